@@ -1,0 +1,238 @@
+"""Array: an immutable array over one backend buffer (a read-only numpy.ndarray, or a cupy.ndarray).
+
+Operators, indexing and most methods are attached by `funcgrad.primitives.operators`, so that the
+same methods serve concrete Arrays and tracers alike.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .aval import ShapedArray
+from .backend import CPU, device_of, cupy
+
+
+class ArrayBase:
+    """What Arrays and tracers share: shape queries and (attached later) operators and methods."""
+    __slots__ = ()
+    __array_priority__ = 100
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object (a 0-d array)")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __setitem__(self, idx, value):
+        raise TypeError(
+            f"'{type(self).__name__}' object does not support item assignment: funcgrad arrays are "
+            "immutable. Use the functional form x = x.at[idx].set(value) (or .add/.mul/.min/.max).")
+
+    __hash__ = None  # arrays are unhashable, as in NumPy
+
+
+class Array(ArrayBase):
+    """An immutable n-dimensional array. Create one with `funcgrad.numpy.asarray` and friends."""
+    __slots__ = ("_buf", "weak_type", "__weakref__")
+
+    def __init__(self, buf, weak_type: bool = False):
+        self._buf = buf
+        self.weak_type = weak_type
+
+    @property
+    def shape(self) -> tuple:
+        return self._buf.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._buf.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._buf.ndim
+
+    @property
+    def size(self) -> int:
+        return self._buf.size
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self._buf.shape, self._buf.dtype, self.weak_type)
+
+    @property
+    def device(self):
+        return device_of(self._buf)
+
+    def devices(self) -> set:
+        return {self.device}
+
+    def block_until_ready(self) -> "Array":
+        if type(self._buf) is not np.ndarray:
+            self.device.xp.cuda.get_current_stream().synchronize()
+        return self
+
+    # --- conversion to host values -------------------------------------------------------------
+    def _host(self) -> np.ndarray:
+        buf = self._buf
+        return buf if type(buf) is np.ndarray else buf.get()
+
+    def __array__(self, dtype=None, copy=None):
+        h = self._host()
+        if copy:
+            h = h.copy()
+        return h if dtype is None else h.astype(dtype, copy=False)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._buf.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._buf.__dlpack_device__()
+
+    def item(self, *args):
+        return self._host().item(*args)
+
+    def tolist(self):
+        return self._host().tolist()
+
+    def _scalar(self, kind: str):
+        if self.size != 1:
+            raise TypeError(f"only size-1 arrays can be converted to Python {kind} scalars; "
+                            f"this one has shape {self.shape}")
+        return self._host().reshape(()).item()
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(f"The truth value of an array with shape {self.shape} is ambiguous. "
+                             "Use a.any() or a.all()")
+        return bool(self._scalar("bool"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if not dtypes.is_integer(self.dtype) and self.dtype != dtypes.bool_ or self.ndim:
+            raise TypeError(f"only integer scalar arrays can be converted to a scalar index; "
+                            f"got {self.dtype}{list(self.shape)}")
+        return int(self._host())
+
+    def __repr__(self) -> str:
+        body = np.array2string(self._host(), separator=", ", prefix="Array(")
+        extra = ", weak_type=True" if self.weak_type else ""
+        return f"Array({body}, dtype={self.dtype}{extra})"
+
+    def __str__(self) -> str:
+        return str(self._host())
+
+    def __format__(self, spec: str) -> str:
+        return format(self._host().item(), spec) if self.ndim == 0 else format(str(self), spec)
+
+    def __reduce__(self):
+        return (_rebuild, (self._host(), self.weak_type))
+
+    def __copy__(self) -> "Array":
+        return self
+
+    def __deepcopy__(self, memo) -> "Array":
+        return self
+
+
+def _rebuild(host, weak_type):
+    return wrap(np.array(host), weak_type)
+
+
+def wrap(buf, weak_type: bool = False) -> Array:
+    """Wrap a freshly computed backend buffer (no copy); NumPy buffers are made read-only."""
+    if type(buf) is not np.ndarray:
+        if isinstance(buf, (np.generic, np.ndarray)):
+            buf = np.asarray(buf)
+        elif not hasattr(buf, "__cuda_array_interface__"):
+            buf = np.asarray(buf)
+    if type(buf) is np.ndarray:
+        buf.flags.writeable = False
+    return Array(buf, weak_type)
+
+
+def _list_dtype(x) -> np.dtype | None:
+    """The dtype Python scalars in a (nested) list take: the highest kind's default dtype."""
+    best = None
+    stack = [x]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, (bool, int, float, complex)) and not isinstance(v, np.generic):
+            dt = dtypes.python_scalar_dtype(v)
+            if best is None or dtypes.kind_rank(dt) > dtypes.kind_rank(best):
+                best = dt
+        else:
+            return None  # contains arrays or NumPy scalars: let NumPy's rules decide
+    return best
+
+
+def to_array(x, dtype=None, copy: bool = True) -> Array:
+    """Convert a concrete value (Array, NumPy/CuPy array, Python scalar, nested list) to an Array."""
+    if isinstance(x, Array):
+        if dtype is None or np.dtype(dtype) == x.dtype:
+            return x
+        return wrap(x._buf.astype(dtypes.canonicalize(dtype)), False)
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.python_scalar_dtype(x)
+        if isinstance(x, int) and not isinstance(x, bool) and dtypes.is_integer(dt):
+            info = np.iinfo(dt)
+            if not info.min <= x <= info.max:
+                raise OverflowError(f"Python int {x} is out of bounds for {dt}")
+        return wrap(np.array(x, dtype=dt), weak_type=dtype is None)
+    cp = cupy() if not isinstance(x, (np.ndarray, np.generic, list, tuple)) else None
+    if cp is not None and isinstance(x, cp.ndarray):
+        buf = x.astype(dtypes.canonicalize(dtype or x.dtype), copy=copy)
+        return Array(buf, False)
+    if isinstance(x, (list, tuple)):
+        if dtype is None:
+            dtype = _list_dtype(x)
+        if any(isinstance(v, ArrayBase) for v in x):
+            x = [np.asarray(v) for v in x]
+    elif hasattr(x, "__array__") or isinstance(x, np.generic):
+        pass
+    elif not isinstance(x, np.ndarray):
+        raise TypeError(f"cannot convert {type(x).__name__} to a funcgrad Array")
+    buf = np.array(x, dtype=None if dtype is None else dtypes.canonicalize(dtype), copy=copy or None)
+    if buf.dtype.kind not in "biufc" and not (dtypes.bfloat16 is not None and buf.dtype == dtypes.bfloat16):
+        raise TypeError(f"cannot convert data of dtype {buf.dtype} to a funcgrad Array: "
+                        "only bool, integer, float and complex data are supported")
+    dtypes.canonicalize(buf.dtype)
+    return wrap(buf, False)
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of an Array, tracer, or Python scalar."""
+    try:
+        return x.aval
+    except AttributeError:
+        pass
+    if isinstance(x, (bool, int, float, complex)):
+        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+    return to_array(x, copy=False).aval
+
+
+__all__ = ["Array", "ArrayBase", "wrap", "to_array", "get_aval", "CPU"]

@@ -1,0 +1,44 @@
+"""Abstract values: what a tracer knows about an array (shape, dtype, weak type) without its contents."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+
+
+class ShapedArray:
+    """The abstract value of an array: shape, dtype and whether its dtype is weak (from a Python scalar)."""
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type: bool = False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def str_short(self) -> str:
+        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def _key(self):
+        return (self.shape, self.dtype, self.weak_type)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ShapedArray) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"

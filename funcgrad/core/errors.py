@@ -1,0 +1,34 @@
+"""Error types users catch, and the helper that finds the user's own source line for messages."""
+from __future__ import annotations
+
+import os
+import sys
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class ConcretizationError(TypeError):
+    """A traced (abstract) value was used where a concrete Python value is needed."""
+
+
+class UnexpectedTracerError(RuntimeError):
+    """A tracer escaped the transform that created it and was used later."""
+
+
+def user_frame(skip: int = 1):
+    """(filename, lineno, function) of the innermost frame outside the funcgrad package, or None."""
+    f = sys._getframe(skip)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PKG_DIR):
+            return fn, f.f_lineno, f.f_code.co_name
+        f = f.f_back
+    return None
+
+
+def user_location(skip: int = 2) -> str:
+    """'file.py:12 (in fn)' for the user's line that led here."""
+    fr = user_frame(skip)
+    if fr is None:
+        return "<unknown location>"
+    return f"{fr[0]}:{fr[1]} (in {fr[2]})"

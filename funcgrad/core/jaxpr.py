@@ -1,0 +1,151 @@
+"""The IR: typed variables, equations `outs = prim[params](ins)`, jaxprs, a printer and an evaluator.
+
+    { lambda a:f32[3] ; b:f32[3]. let c:f32[3] = mul b a; d:f32[] = reduce_sum[axes=(0,)] c in (d,) }
+
+Constants (closed-over arrays) are the variables before the `;`; scalar constants print inline.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .aval import ShapedArray
+
+
+class Var:
+    """A variable of a jaxpr. On a tape (a value-carrying trace) `val` holds its value one level down."""
+    __slots__ = ("aval", "val", "is_const", "__weakref__")
+
+    def __init__(self, aval: ShapedArray, val=None, is_const: bool = False):
+        self.aval = aval
+        self.val = val
+        self.is_const = is_const
+
+    def __repr__(self) -> str:
+        return f"Var({self.aval.str_short()})"
+
+
+class Eqn:
+    """One equation `outvars = prim[params](*invars)`."""
+    __slots__ = ("prim", "invars", "outvars", "params")
+
+    def __init__(self, prim, invars, outvars, params):
+        self.prim, self.invars, self.outvars, self.params = prim, list(invars), list(outvars), params
+
+    def __repr__(self) -> str:
+        return pp_eqn(self, _Namer())
+
+
+class Jaxpr:
+    """A closed jaxpr: constvars bound to `consts`, then invars, eqns and outvars."""
+    __slots__ = ("constvars", "consts", "invars", "eqns", "outvars", "__weakref__", "_cache")
+
+    def __init__(self, constvars, consts, invars, eqns, outvars):
+        self.constvars, self.consts = list(constvars), list(consts)
+        self.invars, self.eqns, self.outvars = list(invars), list(eqns), list(outvars)
+        self._cache = {}  # derived artefacts (compiled code, derivative jaxprs) keyed by purpose
+
+    @property
+    def in_avals(self) -> list:
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self) -> list:
+        return [v.aval for v in self.outvars]
+
+    def __str__(self) -> str:
+        return pp_jaxpr(self)
+
+    __repr__ = __str__
+
+    def pretty_print(self) -> str:
+        return pp_jaxpr(self)
+
+
+class _Namer:
+    def __init__(self):
+        self.names = {}
+        self.gen = _names()
+
+    def __call__(self, v) -> str:
+        if v not in self.names:
+            self.names[v] = next(self.gen)
+        return self.names[v]
+
+
+def _names():
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    for n in itertools.count(1):
+        for combo in itertools.product(letters, repeat=n):
+            yield "".join(combo)
+
+
+def _fmt_param(v) -> str:
+    if isinstance(v, Jaxpr):
+        return "{ " + pp_jaxpr(v).replace("\n", "\n  ") + " }"
+    if isinstance(v, np.dtype):
+        return str(v)
+    if callable(v):
+        return getattr(v, "__name__", type(v).__name__)
+    return repr(v)
+
+
+def pp_eqn(eqn: Eqn, name, literals=None) -> str:
+    literals = literals or {}
+    lhs = " ".join(f"{name(v)}:{v.aval.str_short()}" for v in eqn.outvars)
+    params = ""
+    if eqn.params:
+        params = "[" + ", ".join(f"{k}={_fmt_param(v)}" for k, v in sorted(eqn.params.items())) + "]"
+    ins = " ".join(literals.get(v) or name(v) for v in eqn.invars)
+    return f"{lhs} = {eqn.prim.name}{params} {ins}"
+
+
+def _literal_text(val) -> str | None:
+    """Scalars print inline, as literals; anything bigger stays a named constant."""
+    try:
+        if getattr(val, "shape", None) == ():
+            return repr(np.asarray(val).item())
+    except Exception:
+        return None
+    return None
+
+
+def pp_jaxpr(jaxpr: Jaxpr) -> str:
+    name = _Namer()
+    literals = {}
+    kept_consts = []
+    for v, c in zip(jaxpr.constvars, jaxpr.consts):
+        lit = _literal_text(c)
+        if lit is not None:
+            literals[v] = f"{lit}:{v.aval.str_short()}"
+        else:
+            kept_consts.append(v)
+    consts = " ".join(f"{name(v)}:{v.aval.str_short()}" for v in kept_consts)
+    ins = " ".join(f"{name(v)}:{v.aval.str_short()}" for v in jaxpr.invars)
+    lines = [pp_eqn(e, name, literals) for e in jaxpr.eqns]
+    outs = ", ".join(literals.get(v) or name(v) for v in jaxpr.outvars)
+    body = "\n    ".join(lines)
+    head = "{ lambda " + (consts + " " if consts else "") + "; " + ins + ". let"
+    if not lines:
+        return f"{head} in ({outs},) }}"
+    return f"{head}\n    {body}\n  in ({outs},) }}"
+
+
+def eval_jaxpr(jaxpr: Jaxpr, *args):
+    """Run a jaxpr by binding each equation's primitive: under transforms this re-traces it."""
+    env = {}
+    for v, c in zip(jaxpr.constvars, jaxpr.consts):
+        env[v] = c
+    if len(args) != len(jaxpr.invars):
+        raise TypeError(f"jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
+    for v, a in zip(jaxpr.invars, args):
+        env[v] = a
+    for eqn in jaxpr.eqns:
+        outs = eqn.prim.bind(*[env[v] for v in eqn.invars], **eqn.params)
+        if eqn.prim.multiple_results:
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+        else:
+            env[eqn.outvars[0]] = outs
+    return [env[v] for v in jaxpr.outvars]

@@ -1,0 +1,106 @@
+"""Primitive cards and the registry.
+
+A `Primitive` holds everything about one operation in one place:
+
+- `impl(xp)` returns the backend function for array module `xp` (numpy or cupy) taking raw buffers;
+- `abstract_eval(*avals, **params)` is the shape/dtype rule, raising a clear error on bad input;
+- `jvp`: one rule per argument, `rule(t, ans, *args, **params)` -> that argument's tangent contribution
+  (or `jvp_full(primals, tangents, ans, **params)` for rules that do not split by argument);
+- `vjp`: one rule per argument, `rule(g, ans, *args, **params)` -> that argument's cotangent
+  (or `vjp_full(cts, ans, args, needs, **params)`);
+- `batch(args, dims, **params)` -> (out, out_dim): the vmap rule;
+- `codegen`: an optional expression template used by jit's code generator.
+
+Rules are written with funcgrad operations, so they are themselves differentiable and batchable.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .array import Array, ArrayBase, get_aval, to_array, wrap
+from .errors import user_location
+from .trace import find_top
+
+registry: dict[str, "Primitive"] = {}
+
+
+def _all_weak(weaks, params) -> bool:
+    return bool(weaks) and all(weaks)
+
+
+class Primitive:
+    """One operation's card. See the module docstring for what each rule means."""
+
+    def __init__(self, name: str, *, impl: Callable, abstract_eval: Callable,
+                 jvp=None, vjp=None, batch=None, jvp_full=None, vjp_full=None,
+                 multiple_results: bool = False, differentiable: bool = True,
+                 weak_type: Callable | None = None, tape_rule: Callable | None = None,
+                 codegen: str | None = None, register: bool = True):
+        if name in registry and register:
+            raise ValueError(f"primitive {name!r} is already registered")
+        self.name = name
+        self.impl_factory = impl
+        self.impl = impl(np)
+        self._impls = {"numpy": self.impl}
+        self.abstract_eval = abstract_eval
+        self.jvp = jvp
+        self.vjp = vjp
+        self.jvp_full = jvp_full
+        self.vjp_full = vjp_full
+        self.batch = batch
+        self.multiple_results = multiple_results
+        self.differentiable = differentiable
+        self.weak_type_rule = weak_type or _all_weak
+        self.tape_rule = tape_rule
+        self.codegen = codegen
+        if register:
+            registry[name] = self
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def impl_for(self, xp) -> Callable:
+        """The implementation for array module `xp`."""
+        f = self._impls.get(xp.__name__)
+        if f is None:
+            f = self._impls[xp.__name__] = self.impl_factory(xp)
+        return f
+
+    def bind(self, *args, **params):
+        """Apply the primitive: straight to its impl on concrete Arrays, else to the top trace."""
+        for a in args:
+            if a.__class__ is not Array:
+                return self._bind_general(args, params)
+        bufs = [a._buf for a in args]
+        impl = self.impl if not bufs or type(bufs[0]) is np.ndarray else self.impl_for(args[0].device.xp)
+        try:
+            out = impl(*bufs, **params)
+        except Exception as e:
+            self._raise_eager_error(args, params, e)
+        weak = self.weak_type_rule([a.weak_type for a in args], params)
+        if self.multiple_results:
+            return [wrap(o, weak) for o in out]
+        return wrap(out, weak)
+
+    def _bind_general(self, args, params):
+        args = [a if isinstance(a, ArrayBase) else to_array(a, copy=False) for a in args]
+        top = find_top(args)
+        if top is None:
+            return self.bind(*args, **params)
+        return top.process(self, args, params)
+
+    def _raise_eager_error(self, args, params, err):
+        # The fast path skips the shape/dtype rule; on failure run it to produce our own message.
+        self.abstract_eval(*[get_aval(a) for a in args], **params)
+        shapes = ", ".join(a.aval.str_short() for a in args)
+        raise type(err)(f"{self.name} failed on ({shapes}) at {user_location(4)}: {err}") from err
+
+
+def shape_error(op: str, msg: str, exc=TypeError):
+    """Raise `exc` for a bad call to `op`, naming the user's source line."""
+    raise exc(f"{op}: {msg} (at {user_location(3)})")
+
+
+__all__ = ["Primitive", "registry", "shape_error"]

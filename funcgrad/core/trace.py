@@ -1,0 +1,193 @@
+"""Trace levels and tracers.
+
+A transform runs a function on tracers of a new `Trace`. Binding a primitive whose arguments include
+tracers records an equation at the highest live trace among them. A value-carrying trace (the one under
+grad/jvp/vjp) also computes each output by binding at the level below, so its recorded equations form
+a tape with values; an abstract trace (jit, vmap, make_jaxpr) knows only shapes and dtypes.
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+from .array import Array, ArrayBase, get_aval, to_array
+from .aval import ShapedArray
+from .errors import ConcretizationError, UnexpectedTracerError, user_location
+from .jaxpr import Eqn, Jaxpr, Var
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_state = _State()
+
+
+class Trace:
+    """One level of tracing: records equations (a tape when `carries_values`)."""
+
+    def __init__(self, level: int, carries_values: bool, name: str, origin: str):
+        self.level = level
+        self.carries_values = carries_values
+        self.name = name
+        self.origin = origin
+        self.alive = True
+        self.eqns = []
+        self._consts = {}  # id(value) -> (Var, value)
+
+    def __repr__(self) -> str:
+        return f"<{self.name} trace, level {self.level}>"
+
+    def new_arg(self, aval: ShapedArray, val=None) -> "Tracer":
+        return Tracer(self, aval, val, Var(aval, val))
+
+    def const_var(self, x) -> Var:
+        entry = self._consts.get(id(x))
+        if entry is None:
+            val = x if isinstance(x, ArrayBase) else to_array(x, copy=False)
+            entry = (Var(get_aval(val), val, is_const=True), x)  # keeps x alive so its id stays unique
+            self._consts[id(x)] = entry
+        return entry[0]
+
+    def var_of(self, x) -> Var:
+        if isinstance(x, Tracer) and x._trace is self:
+            return x.var
+        return self.const_var(x)
+
+    def process(self, prim, args, params):
+        """Record `prim(*args)` here; returns the output tracer(s)."""
+        if self.carries_values:
+            lower = [a.val if isinstance(a, Tracer) and a._trace is self else a for a in args]
+            if prim.tape_rule is not None:
+                outs, params = prim.tape_rule(lower, params)
+            else:
+                outs = prim.bind(*lower, **params)
+            outs = outs if prim.multiple_results else (outs,)
+            avals = [get_aval(o) for o in outs]
+        else:
+            avals = prim.abstract_eval(*[get_aval(a) for a in args], **params)
+            avals = avals if prim.multiple_results else (avals,)
+            outs = (None,) * len(avals)
+        invars = [self.var_of(a) for a in args]
+        tracers = [Tracer(self, av, o, Var(av, o)) for av, o in zip(avals, outs)]
+        self.eqns.append(Eqn(prim, invars, [t.var for t in tracers], params))
+        return tracers if prim.multiple_results else tracers[0]
+
+    def record(self, prim, args, params, outs):
+        """Record an equation whose outputs (one level down) were computed by the caller."""
+        invars = [self.var_of(a) for a in args]
+        tracers = [Tracer(self, get_aval(o), o, Var(get_aval(o), o)) for o in outs]
+        self.eqns.append(Eqn(prim, invars, [t.var for t in tracers], params))
+        return tracers
+
+    def to_jaxpr(self, in_tracers, outs) -> Jaxpr:
+        """The recorded equations as a closed jaxpr from `in_tracers` to `outs`."""
+        outvars = [self.var_of(o) for o in outs]
+        constvars = [v for v, _ in self._consts.values()]
+        consts = [v.val for v in constvars]
+        return Jaxpr(constvars, consts, [t.var for t in in_tracers], self.eqns, outvars)
+
+
+@contextmanager
+def new_trace(name: str, carries_values: bool):
+    """Open a new, innermost trace level for the duration of a transform."""
+    stack = _state.stack
+    trace = Trace(len(stack) + 1, carries_values, name, user_location(4))
+    stack.append(trace)
+    try:
+        yield trace
+    finally:
+        trace.alive = False
+        stack.pop()
+
+
+def _leak_error(t: "Tracer") -> UnexpectedTracerError:
+    tr = t._trace
+    return UnexpectedTracerError(
+        f"Encountered a tracer that leaked out of the transform that created it: {t!r} was created by "
+        f"the {tr.name} transform started at {tr.origin}, which has finished. A tracer is only valid "
+        "inside the function being transformed; return values out of it instead of storing them "
+        "(for example in a global, a list or an object attribute).")
+
+
+def find_top(args):
+    """The highest live trace among the tracers in `args`, or None if none are tracers."""
+    top = None
+    for a in args:
+        if isinstance(a, Tracer):
+            tr = a._trace
+            if not tr.alive:
+                raise _leak_error(a)
+            if top is None or tr.level > top.level:
+                top = tr
+    return top
+
+
+def _concrete_or_raise(t: "Tracer", what: str):
+    if not t._trace.alive:
+        raise _leak_error(t)
+    if t.val is None:
+        raise ConcretizationError(
+            f"Abstract tracer value encountered where a concrete value is expected: {what} of a traced "
+            f"array {t.aval.str_short()} at {user_location(3)}. Under {t._trace.name} the value is not "
+            "known while tracing. If it depends only on a Python value, mark that argument static "
+            "(jit's static_argnums / static_argnames); otherwise use structured control flow "
+            "(funcgrad.lax.cond / while_loop, or funcgrad.numpy.where) instead of Python if/while.")
+    return t.val
+
+
+class Tracer(ArrayBase):
+    """A stand-in for an array inside a transform: an abstract value plus, when known, the value one
+    level down."""
+    __slots__ = ("_trace", "aval", "val", "var", "__weakref__")
+
+    def __init__(self, trace: Trace, aval: ShapedArray, val, var: Var):
+        self._trace, self.aval, self.val, self.var = trace, aval, val, var
+
+    @property
+    def shape(self) -> tuple:
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval.str_short()}>with<{self._trace.name}, level {self._trace.level}>"
+
+    def __bool__(self) -> bool:
+        return bool(_concrete_or_raise(self, "bool()"))
+
+    def __float__(self) -> float:
+        return float(_concrete_or_raise(self, "float()"))
+
+    def __int__(self) -> int:
+        return int(_concrete_or_raise(self, "int()"))
+
+    def __complex__(self) -> complex:
+        return complex(_concrete_or_raise(self, "complex()"))
+
+    def __index__(self) -> int:
+        return _concrete_or_raise(self, "use as an index (__index__)").__index__()
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+        return np.asarray(_concrete_or_raise(self, "conversion to a NumPy array"), dtype=dtype)
+
+    def item(self, *args):
+        return _concrete_or_raise(self, "item()").item(*args)
+
+    def tolist(self):
+        return _concrete_or_raise(self, "tolist()").tolist()
+
+
+def concrete_value(x):
+    """The concrete Array beneath `x` if there is one (walking down value-carrying levels), else None."""
+    while isinstance(x, Tracer):
+        x = x.val
+    return x if isinstance(x, Array) else None

@@ -1,0 +1,103 @@
+"""NumPy indexing for reads (x[idx]) on Arrays and tracers.
+
+Basic indexing (ints, slices, None, Ellipsis) lowers to slice/rev/reshape; advanced (integer array or
+boolean mask) indexing lowers to gather.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.array import ArrayBase
+from ..core.errors import user_location
+from ..primitives import shape as sh
+
+
+def _expand_index(idx, ndim: int) -> list:
+    """The index as a list with Ellipsis expanded; None entries kept."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    n_ell = sum(1 for i in idx if i is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for i in idx if i is not None and i is not Ellipsis and not _is_bool_mask(i)) \
+        + sum(np.ndim(i) for i in idx if _is_bool_mask(i))
+    if consumed > ndim:
+        raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but {consumed} were "
+                         f"indexed (at {user_location(3)})")
+    out = []
+    for i in idx:
+        if i is Ellipsis:
+            out.extend([slice(None)] * (ndim - consumed))
+        else:
+            out.append(i)
+    if n_ell == 0:
+        out.extend([slice(None)] * (ndim - consumed))
+    return out
+
+
+def _is_bool_mask(i) -> bool:
+    return (isinstance(i, (ArrayBase, np.ndarray)) and i.dtype == np.bool_) or \
+        (isinstance(i, list) and len(i) > 0 and all(isinstance(v, bool) for v in i))
+
+
+def _is_advanced(i) -> bool:
+    return isinstance(i, (ArrayBase, np.ndarray, list)) or (
+        not isinstance(i, (slice, int, np.integer, type(None))) and i is not Ellipsis)
+
+
+def getitem(x, idx):
+    """x[idx] with NumPy semantics."""
+    items = _expand_index(idx, x.ndim)
+    if any(_is_advanced(i) for i in items):
+        from ._advanced_indexing import advanced_getitem
+        return advanced_getitem(x, items)
+    return basic_getitem(x, items)
+
+
+def basic_getitem(x, items):
+    starts, limits, strides, flips = [], [], [], []
+    out_shape = []
+    dim = 0
+    for i in items:
+        if i is None:
+            out_shape.append(1)
+            continue
+        n = x.shape[dim]
+        if isinstance(i, slice):
+            start, stop, step = i.indices(n)
+            if step > 0:
+                size = max(0, -(-(stop - start) // step))
+                starts.append(start)
+                limits.append(start + (size - 1) * step + 1 if size else start)
+                strides.append(step)
+            else:
+                size = max(0, -(-(start - stop) // -step))
+                # Reverse the dimension, then take a positive-stride slice of it.
+                lo = n - 1 - start
+                starts.append(lo)
+                limits.append(lo + (size - 1) * (-step) + 1 if size else lo)
+                strides.append(-step)
+                flips.append(dim)
+            out_shape.append(size)
+        else:
+            k = int(i)
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {n} "
+                                 f"(at {user_location(3)})")
+            k %= n
+            starts.append(k)
+            limits.append(k + 1)
+            strides.append(1)
+        dim += 1
+    y = sh.rev(x, flips) if flips else x
+    y = sh.slice(y, starts, limits, strides)
+    if tuple(out_shape) != tuple(y.shape):
+        y = sh.reshape(y, out_shape)
+    return y
+
+
+def attach(cls) -> None:
+    cls.__getitem__ = getitem
+
+
+attach(ArrayBase)

@@ -1,0 +1,74 @@
+"""Operators and methods of Arrays and tracers, attached here so both share one implementation."""
+from __future__ import annotations
+
+from ..core import dtypes
+from ..core.array import ArrayBase
+from ..primitives import elementwise as ew
+from . import _manipulation as m
+from . import _reductions as r
+from . import _ufuncs as u
+from ._promote import asarray_any
+
+
+def _swap(f):
+    return lambda self, other: f(other, self)
+
+
+def _astype(self, dtype, copy=False):
+    return ew.convert_element_type(self, dtypes.canonicalize(dtype))
+
+
+def _reshape(self, *shape, order="C"):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = shape[0]
+    return m.reshape(self, shape, order)
+
+
+def _transpose(self, *axes):
+    if len(axes) == 1 and not isinstance(axes[0], int):
+        axes = axes[0]
+    return m.transpose(self, axes or None)
+
+
+def attach(cls) -> None:
+    """Install NumPy-style operators and methods on `cls` (Array and Tracer share ArrayBase)."""
+    ops = {
+        "__add__": u.add, "__radd__": _swap(u.add),
+        "__sub__": u.subtract, "__rsub__": _swap(u.subtract),
+        "__mul__": u.multiply, "__rmul__": _swap(u.multiply),
+        "__truediv__": u.true_divide, "__rtruediv__": _swap(u.true_divide),
+        "__pow__": u.power, "__rpow__": _swap(u.power),
+        "__matmul__": m.matmul, "__rmatmul__": _swap(m.matmul),
+        "__neg__": u.negative, "__pos__": u.positive, "__abs__": u.absolute,
+        "__eq__": u.equal, "__ne__": u.not_equal,
+        "__lt__": u.less, "__le__": u.less_equal, "__gt__": u.greater, "__ge__": u.greater_equal,
+    }
+    for name, f in ops.items():
+        setattr(cls, name, _operator(name, f))
+    cls.__hash__ = None
+    methods = {
+        "astype": _astype, "reshape": _reshape, "transpose": _transpose,
+        "sum": r.sum, "mean": r.mean, "prod": r.prod, "max": r.max, "min": r.min,
+        "argmax": r.argmax, "argmin": r.argmin,
+        "squeeze": m.squeeze, "ravel": m.ravel, "flatten": m.ravel, "dot": m.dot,
+        "clip": m.clip, "swapaxes": m.swapaxes,
+    }
+    for name, f in methods.items():
+        setattr(cls, name, f)
+    cls.T = property(lambda self: m.transpose(self))
+    cls.mT = property(lambda self: m.swapaxes(self, -1, -2))
+
+
+def _operator(name, f):
+    def op(self, other=None):
+        if other is None and name in ("__neg__", "__pos__", "__abs__"):
+            return f(self)
+        if not isinstance(other, (ArrayBase, int, float, complex, bool)) and not hasattr(other, "__array__") \
+                and not isinstance(other, (list, tuple)):
+            return NotImplemented
+        return f(self, other)
+    op.__name__ = name
+    return op
+
+
+attach(ArrayBase)

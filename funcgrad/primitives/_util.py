@@ -1,0 +1,73 @@
+"""Small helpers shared by the primitive cards: shape-rule checks and common batching rules."""
+from __future__ import annotations
+
+from ..core import dtypes
+from ..core.aval import ShapedArray
+from ..core.errors import user_location
+
+
+def type_error(op: str, msg: str):
+    raise TypeError(f"{op}: {msg} (at {user_location(3)})")
+
+
+def value_error(op: str, msg: str):
+    raise ValueError(f"{op}: {msg} (at {user_location(3)})")
+
+
+def check_same(op: str, *avals: ShapedArray, dtype: bool = True) -> None:
+    """Elementwise n-ary primitives take operands of one shape and (optionally) one dtype."""
+    a0 = avals[0]
+    for a in avals[1:]:
+        if a.shape != a0.shape:
+            type_error(op, "operands must have equal shapes, got "
+                       + ", ".join(a.str_short() for a in avals)
+                       + "; use funcgrad.numpy functions for NumPy broadcasting")
+        if dtype and a.dtype != a0.dtype:
+            type_error(op, "operands must have equal dtypes, got "
+                       + ", ".join(a.str_short() for a in avals)
+                       + "; convert one with astype or use funcgrad.numpy functions for promotion")
+
+
+def check_dtype(op: str, aval: ShapedArray, kinds: str) -> None:
+    """kinds: a subset of 'b' (bool), 'i' (integer), 'f' (float), 'c' (complex)."""
+    dt = aval.dtype
+    kind = "b" if dt == dtypes.bool_ else "i" if dtypes.is_integer(dt) else "f" if dtypes.is_float(dt) else "c"
+    if kind not in kinds:
+        names = {"b": "bool", "i": "integer", "f": "floating", "c": "complex"}
+        type_error(op, f"does not accept dtype {dt}; expected {' or '.join(names[k] for k in kinds)}")
+
+
+def batch_size(args, dims) -> int:
+    for a, d in zip(args, dims):
+        if d is not None:
+            return a.shape[d]
+    raise ValueError("no batched argument")
+
+
+def move_axis(x, src: int, dst: int):
+    """Move one axis of x (a transpose; the identity when src == dst)."""
+    from .shape import transpose
+    if src == dst:
+        return x
+    perm = [i for i in range(x.ndim) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, tuple(perm))
+
+
+def to_front(x, d, size: int):
+    """x with its batch dimension at 0, broadcasting an unbatched x (d is None) to `size` there."""
+    from .shape import broadcast_in_dim
+    if d is None:
+        return broadcast_in_dim(x, (size,) + tuple(x.shape), tuple(range(1, x.ndim + 1)))
+    return move_axis(x, d, 0)
+
+
+def elementwise_batch(prim):
+    """vmap rule for an elementwise primitive whose operands share one shape."""
+    def rule(args, dims, **params):
+        first = next(d for d in dims if d is not None)
+        if all(d == first for d in dims):
+            return prim.bind(*args, **params), first
+        size = batch_size(args, dims)
+        return prim.bind(*[to_front(a, d, size) for a, d in zip(args, dims)], **params), 0
+    return rule

@@ -1,0 +1,146 @@
+"""Reductions over static axes: reduce_sum, reduce_max, reduce_min, reduce_prod, argmax, argmin."""
+from __future__ import annotations
+
+from ..core import dtypes
+from ..core.aval import ShapedArray
+from ..core.primitive import Primitive
+from ._util import check_dtype, move_axis, value_error
+from .elementwise import select
+from .shape import broadcast_in_dim, full
+
+
+def _kept(ndim, axes):
+    return tuple(i for i in range(ndim) if i not in axes)
+
+
+def _reduce_rule(op: str, kinds: str):
+    def rule(x: ShapedArray, *, axes) -> ShapedArray:
+        check_dtype(op, x, kinds)
+        if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+            value_error(op, f"axes {axes} out of range or repeated for operand {x.str_short()}")
+        if op in ("reduce_max", "reduce_min") and any(x.shape[a] == 0 for a in axes):
+            value_error(op, f"zero-size reduction over axes {axes} of {x.str_short()} has no identity")
+        return ShapedArray(tuple(x.shape[i] for i in _kept(x.ndim, axes)), x.dtype, x.weak_type)
+    return rule
+
+
+def _expand(g, x, axes):
+    """Broadcast a reduced result back to the operand's shape."""
+    return broadcast_in_dim(g, x.shape, _kept(x.ndim, axes))
+
+
+def _reduce_batch(prim):
+    def rule(args, dims, *, axes):
+        x = move_axis(args[0], dims[0], 0)
+        return prim.bind(x, axes=tuple(a + 1 for a in axes)), 0
+    return rule
+
+
+def _sum_impl(xp):
+    return lambda x, *, axes: xp.sum(x, axis=axes, dtype=x.dtype)
+
+
+reduce_sum_p = Primitive(
+    "reduce_sum", impl=_sum_impl, abstract_eval=_reduce_rule("reduce_sum", "ifc"),
+    jvp=[lambda t, ans, x, *, axes: reduce_sum(t, axes)],
+    vjp=[lambda g, ans, x, *, axes: _expand(g, x, axes)])
+reduce_sum_p.batch = _reduce_batch(reduce_sum_p)
+
+
+def _chooser_weights(ans, x, axes):
+    """Where x attains the reduced extreme, divided by how many times it does (ties share evenly)."""
+    loc = (x == _expand(ans, x, axes)).astype(x.dtype)
+    return loc / _expand(reduce_sum(loc, axes), x, axes)
+
+
+def _chooser(name, np_name):
+    p = Primitive(
+        name, impl=lambda xp: (lambda x, *, axes: getattr(xp, np_name)(x, axis=axes)),
+        abstract_eval=_reduce_rule(name, "bif"),
+        jvp=[lambda t, ans, x, *, axes: reduce_sum(t * _chooser_weights(ans, x, axes), axes)],
+        vjp=[lambda g, ans, x, *, axes: _expand(g, x, axes) * _chooser_weights(ans, x, axes)])
+    p.batch = _reduce_batch(p)
+    return p
+
+
+reduce_max_p = _chooser("reduce_max", "max")
+reduce_min_p = _chooser("reduce_min", "min")
+
+
+def _prod_impl(xp):
+    return lambda x, *, axes: xp.prod(x, axis=axes, dtype=x.dtype)
+
+
+def _prod_grad(ans, x, axes):
+    """d prod / d x_i, correct at zeros: the product of the other entries of the slice."""
+    zero = x == 0
+    nonzero_prod = _expand(reduce_prod(select(zero, full(x.shape, 1, x.dtype), x), axes), x, axes)
+    n_zeros = _expand(reduce_sum(zero.astype(x.dtype), axes), x, axes)
+    safe_x = select(zero, full(x.shape, 1, x.dtype), x)
+    no_zero = nonzero_prod / safe_x
+    one_zero = select(zero, nonzero_prod, full(x.shape, 0, x.dtype))
+    return select(n_zeros == 0, no_zero, select(n_zeros == 1, one_zero, full(x.shape, 0, x.dtype)))
+
+
+reduce_prod_p = Primitive(
+    "reduce_prod", impl=_prod_impl, abstract_eval=_reduce_rule("reduce_prod", "ifc"),
+    jvp=[lambda t, ans, x, *, axes: reduce_sum(t * _prod_grad(ans, x, axes), axes)],
+    vjp=[lambda g, ans, x, *, axes: _expand(g, x, axes) * _prod_grad(ans, x, axes)])
+reduce_prod_p.batch = _reduce_batch(reduce_prod_p)
+
+
+def _arg_rule(op):
+    def rule(x: ShapedArray, *, axis, index_dtype) -> ShapedArray:
+        check_dtype(op, x, "bif")
+        if not 0 <= axis < x.ndim:
+            value_error(op, f"axis {axis} out of range for operand {x.str_short()}")
+        if x.shape[axis] == 0:
+            value_error(op, f"attempt to get {op} of an empty sequence ({x.str_short()}, axis {axis})")
+        return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axis), index_dtype, False)
+    return rule
+
+
+def _arg(name, np_name):
+    def impl(xp):
+        return lambda x, *, axis, index_dtype: getattr(xp, np_name)(x, axis=axis).astype(index_dtype)
+    p = Primitive(name, impl=impl, abstract_eval=_arg_rule(name), jvp=[None], vjp=[None],
+                  differentiable=False, weak_type=lambda w, params: False)
+    p.batch = lambda args, dims, *, axis, index_dtype: (
+        p.bind(move_axis(args[0], dims[0], 0), axis=axis + 1, index_dtype=index_dtype), 0)
+    return p
+
+
+argmax_p = _arg("argmax", "argmax")
+argmin_p = _arg("argmin", "argmin")
+
+
+def _axes(x, axes):
+    return tuple(sorted(int(a) % x.ndim if x.ndim else int(a) for a in axes))
+
+
+def reduce_sum(x, axes):
+    axes = _axes(x, axes)
+    return reduce_sum_p.bind(x, axes=axes) if axes else x
+
+
+def reduce_max(x, axes):
+    axes = _axes(x, axes)
+    return reduce_max_p.bind(x, axes=axes) if axes else x
+
+
+def reduce_min(x, axes):
+    axes = _axes(x, axes)
+    return reduce_min_p.bind(x, axes=axes) if axes else x
+
+
+def reduce_prod(x, axes):
+    axes = _axes(x, axes)
+    return reduce_prod_p.bind(x, axes=axes) if axes else x
+
+
+def argmax(x, axis: int, index_dtype=dtypes.int64):
+    return argmax_p.bind(x, axis=int(axis) % x.ndim, index_dtype=dtypes.canonicalize(index_dtype))
+
+
+def argmin(x, axis: int, index_dtype=dtypes.int64):
+    return argmin_p.bind(x, axis=int(axis) % x.ndim, index_dtype=dtypes.canonicalize(index_dtype))

@@ -1,0 +1,335 @@
+"""Automatic differentiation as interpreters of a recorded tape.
+
+`record` runs a function on tracers of a value-carrying trace: every primitive applied to them is
+recorded as an equation whose values are computed one level down. Then
+- jvp walks the tape forward applying each primitive's jvp rule to tangents;
+- vjp walks it in reverse applying vjp rules to cotangents.
+The rules are funcgrad operations, so the walks are themselves traceable: higher orders nest.
+Python control flow over concrete values works, since the tape holds the values.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from ..core import dtypes
+from ..core.array import ArrayBase, get_aval, to_array
+from ..core.errors import user_location
+from ..core.trace import Tracer, new_trace
+from ..core.tree_util import tree_flatten, tree_unflatten, tree_map
+from ..primitives.elementwise import add, zeros_like, ones_like
+
+
+class Tape:
+    """A recorded computation: the trace's equations plus its input and output tracers."""
+
+    def __init__(self, trace, inputs, outputs):
+        self.trace, self.inputs, self.outputs = trace, inputs, outputs
+
+    def out_values(self) -> list:
+        return [_lower(self.trace, o) for o in self.outputs]
+
+
+def _lower(trace, x):
+    """The value of x one level below `trace` (x itself when it is not one of trace's tracers)."""
+    return x.val if isinstance(x, Tracer) and x._trace is trace else x
+
+
+def _as_array(x):
+    if isinstance(x, ArrayBase):
+        return x
+    try:
+        return to_array(x, copy=False)
+    except TypeError:
+        raise TypeError(f"{type(x).__name__} is not a valid funcgrad type: arguments and outputs of "
+                        "transformed functions must be arrays, scalars or pytrees of them") from None
+
+
+def record(flat_fun: Callable, primals: Sequence, name: str) -> Tape:
+    """Run flat_fun(*primals) on tracers of a new value-carrying trace."""
+    primals = [_as_array(p) for p in primals]
+    with new_trace(name, carries_values=True) as trace:
+        ins = [trace.new_arg(get_aval(p), p) for p in primals]
+        outs = [_as_array(o) for o in flat_fun(*ins)]
+    return Tape(trace, ins, outs)
+
+
+def _sum(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return add(a, b)
+
+
+def _instantiate(ct, aval_src):
+    return zeros_like(aval_src) if ct is None else ct
+
+
+def _differentiable(v) -> bool:
+    return not v.is_const and dtypes.is_inexact(v.aval.dtype)
+
+
+def forward(tape: Tape, tangents: Sequence) -> list:
+    """Tangents of the tape's outputs given tangents of its inputs (None means zero)."""
+    env = {}
+    for t_in, tan in zip(tape.inputs, tangents):
+        if tan is not None:
+            env[t_in.var] = tan
+    for eqn in tape.trace.eqns:
+        ts = [env.get(v) for v in eqn.invars]
+        if all(t is None for t in ts) or not eqn.prim.differentiable:
+            continue
+        args = [v.val for v in eqn.invars]
+        prim, params = eqn.prim, eqn.params
+        if prim.multiple_results:
+            ans = [v.val for v in eqn.outvars]
+        else:
+            ans = eqn.outvars[0].val
+        if prim.jvp_full is not None:
+            outs = prim.jvp_full(args, ts, ans, **params)
+            outs = outs if prim.multiple_results else [outs]
+        else:
+            out = None
+            for i, t in enumerate(ts):
+                if t is not None:
+                    rule = prim.jvp[i]
+                    if rule is not None:
+                        out = _sum(out, rule(t, ans, *args, **params))
+            outs = [out]
+        for v, t in zip(eqn.outvars, outs):
+            if t is not None and dtypes.is_inexact(v.aval.dtype):
+                env[v] = t
+    return [env.get(o.var) if isinstance(o, Tracer) and o._trace is tape.trace else None
+            for o in tape.outputs]
+
+
+def backward(tape: Tape, cts: Sequence) -> list:
+    """Cotangents of the tape's inputs given cotangents of its outputs (None means zero)."""
+    env = {}
+    for o, ct in zip(tape.outputs, cts):
+        if ct is not None and isinstance(o, Tracer) and o._trace is tape.trace:
+            env[o.var] = _sum(env.get(o.var), ct)
+    for eqn in reversed(tape.trace.eqns):
+        outs_ct = [env.pop(v, None) for v in eqn.outvars]
+        if all(c is None for c in outs_ct) or not eqn.prim.differentiable:
+            continue
+        prim, params = eqn.prim, eqn.params
+        args = [v.val for v in eqn.invars]
+        needs = [_differentiable(v) for v in eqn.invars]
+        if not any(needs):
+            continue
+        if prim.multiple_results:
+            ans = [v.val for v in eqn.outvars]
+            g = outs_ct if prim.vjp_full is not None else [
+                _instantiate(c, a) for c, a in zip(outs_ct, ans)]
+        else:
+            ans = eqn.outvars[0].val
+            g = outs_ct[0]
+        if prim.vjp_full is not None:
+            in_cts = prim.vjp_full(g if prim.multiple_results else [g], ans, args, needs, **params)
+        else:
+            in_cts = [prim.vjp[i](g, ans, *args, **params) if need and prim.vjp[i] is not None else None
+                      for i, need in enumerate(needs)]
+        for v, need, c in zip(eqn.invars, needs, in_cts):
+            if need and c is not None:
+                env[v] = _sum(env.get(v), c)
+    return [env.get(t.var) for t in tape.inputs]
+
+
+# --- the public transforms ------------------------------------------------------------------------
+
+def _flat_fun(fun, in_tree, out_store):
+    def flat(*leaves):
+        args = tree_unflatten(in_tree, leaves)
+        out = fun(*args)
+        out_leaves, out_tree = tree_flatten(out)
+        out_store.append(out_tree)
+        return out_leaves
+    return flat
+
+
+def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+    """(fun(*primals), J·tangents): forward-mode derivative along `tangents` (pytrees like primals)."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp: primals and tangents must be tuples or lists of arguments, got "
+                        f"{type(primals).__name__} and {type(tangents).__name__}")
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    p_leaves, p_tree = tree_flatten(tuple(primals))
+    t_leaves, t_tree = tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise ValueError(f"jvp: primal and tangent structures differ: {p_tree} and {t_tree}")
+    for p, t in zip(p_leaves, t_leaves):
+        pa, ta = get_aval(p), get_aval(t)
+        if pa.shape != ta.shape:
+            raise ValueError(f"jvp: primal {pa.str_short()} and tangent {ta.str_short()} shapes differ")
+    store = []
+    f = _aux_split(fun, has_aux, store)
+    tape = record(_flat_fun(f, p_tree, store), p_leaves, "jvp")
+    out_tree = store[-1]
+    t_in = [_as_array(t) for t in t_leaves]
+    t_out = forward(tape, t_in)
+    out_vals = tape.out_values()
+    t_out = [zeros_like(v) if t is None else t for t, v in zip(t_out, out_vals)]
+    primal_out = tree_unflatten(out_tree, out_vals)
+    tangent_out = tree_unflatten(out_tree, t_out)
+    if has_aux:
+        return primal_out, tangent_out, _take_aux(store, tape.trace)
+    return primal_out, tangent_out
+
+
+def _aux_split(fun, has_aux, store):
+    if not has_aux:
+        return fun
+
+    def f(*args):
+        out = fun(*args)
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise TypeError("has_aux=True requires the function to return a pair (output, aux)")
+        store.append(("aux", out[1]))
+        return out[0]
+    return f
+
+
+def _take_aux(store, trace):
+    for item in store:
+        if isinstance(item, tuple) and len(item) == 2 and item[0] == "aux":
+            return tree_map(lambda x: _lower(trace, x), item[1])
+    return None
+
+
+def linearize(fun: Callable, *primals):
+    """(fun(*primals), f_jvp) where f_jvp(*tangents) evaluates the derivative without re-running fun."""
+    p_leaves, p_tree = tree_flatten(primals)
+    store = []
+    tape = record(_flat_fun(fun, p_tree, store), p_leaves, "linearize")
+    out_tree = store[-1]
+    out_vals = tape.out_values()
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = tree_flatten(tangents)
+        if t_tree != p_tree:
+            raise ValueError(f"linearize: tangent structure {t_tree} differs from primal structure {p_tree}")
+        t_out = forward(tape, [_as_array(t) for t in t_leaves])
+        return tree_unflatten(out_tree, [zeros_like(v) if t is None else t for t, v in zip(t_out, out_vals)])
+
+    return tree_unflatten(out_tree, out_vals), f_jvp
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False):
+    """(fun(*primals), f_vjp) where f_vjp(cotangent) returns one cotangent per primal."""
+    p_leaves, p_tree = tree_flatten(primals)
+    store = []
+    f = _aux_split(fun, has_aux, store)
+    tape = record(_flat_fun(f, p_tree, store), p_leaves, "vjp")
+    out_tree = [s for s in store if not (isinstance(s, tuple) and len(s) == 2 and s[0] == "aux")][-1]
+    out_vals = tape.out_values()
+    in_avals = [get_aval(p) for p in tape.inputs]
+
+    def f_vjp(ct):
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise ValueError(f"vjp: cotangent structure {ct_tree} differs from output structure {out_tree}")
+        for c, v in zip(ct_leaves, out_vals):
+            ca, va = get_aval(c), get_aval(v)
+            if ca.shape != va.shape:
+                raise ValueError(f"vjp: cotangent {ca.str_short()} does not match output {va.str_short()}")
+        cts = backward(tape, [_as_array(c) for c in ct_leaves])
+        cts = [_zeros_for(a) if c is None else c for c, a in zip(cts, in_avals)]
+        return tree_unflatten(p_tree, cts)
+
+    out = tree_unflatten(out_tree, out_vals)
+    if has_aux:
+        return out, f_vjp, _take_aux(store, tape.trace)
+    return out, f_vjp
+
+
+def _zeros_for(aval):
+    from ..primitives.shape import full
+    return full(aval.shape, 0, aval.dtype)
+
+
+def _check_argnums(argnums, nargs, name):
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    if not nums:
+        raise ValueError(f"{name}: argnums must not be empty")
+    for a in nums:
+        if not isinstance(a, int):
+            raise TypeError(f"{name}: argnums must be ints, got {type(a).__name__}")
+        if not -nargs <= a < nargs:
+            raise ValueError(f"{name}: argnums {a} is out of range for a call with {nargs} positional "
+                             "argument(s)")
+    return single, tuple(a % nargs for a in nums)
+
+
+def _check_grad_input(x, name, holomorphic, allow_int):
+    dt = get_aval(x).dtype
+    if holomorphic:
+        if not dtypes.is_complex(dt):
+            raise TypeError(f"{name} with holomorphic=True requires complex inputs, got {dt}")
+    elif not dtypes.is_inexact(dt) and not allow_int:
+        raise TypeError(f"{name} requires real- or complex-valued inputs (a float or complex dtype), but "
+                        f"got an input of dtype {dt}. Differentiate with respect to float inputs, or use "
+                        "vjp / allow_int=True for integer ones.")
+
+
+def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False, reduce_axes=()):
+    """A function returning (fun(*args), gradient of fun w.r.t. args[argnums])."""
+    name = "value_and_grad"
+
+    def vg(*args, **kwargs):
+        single, nums = _check_argnums(argnums, len(args), name)
+        diff = tuple(args[i] for i in nums)
+        for leaf in tree_flatten(diff)[0]:
+            _check_grad_input(leaf, "grad", holomorphic, allow_int)
+
+        def partial(*d):
+            full = list(args)
+            for i, v in zip(nums, d):
+                full[i] = v
+            return fun(*full, **kwargs)
+
+        out, pullback, *aux = vjp(partial, *diff, has_aux=has_aux)
+        if has_aux:
+            value, aux = out, aux[0]
+        else:
+            value = out
+        leaves = tree_flatten(value)[0]
+        if len(leaves) != 1 or getattr(leaves[0], "shape", ()) != () or not isinstance(value, ArrayBase):
+            shape = getattr(value, "shape", None)
+            raise TypeError(f"grad requires a scalar (shape ()) output, got "
+                            f"{'shape ' + str(shape) if shape is not None else type(value).__name__}. "
+                            "For non-scalar outputs use vjp, jacrev or jacfwd (at "
+                            f"{user_location(2)}).")
+        out_dt = value.dtype
+        if not holomorphic and not dtypes.is_float(out_dt):
+            raise TypeError(f"grad requires a real-valued (float) output, got {out_dt}; for complex "
+                            "outputs use holomorphic=True or vjp")
+        g = pullback(ones_like(value) if not value.weak_type else _ones_strong(value))
+        g = g[0] if single else g
+        return ((value, aux), g) if has_aux else (value, g)
+
+    vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
+    vg.__wrapped__ = fun
+    return vg
+
+
+def _ones_strong(v):
+    from ..primitives.shape import full
+    return full(v.shape, 1, v.dtype)
+
+
+def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False, reduce_axes=()):
+    """The gradient of scalar-valued `fun` with respect to args[argnums] (an int or a tuple)."""
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    def g(*args, **kwargs):
+        out, gr = vg(*args, **kwargs)
+        return (gr, out[1]) if has_aux else gr
+
+    g.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
+    g.__wrapped__ = fun
+    return g

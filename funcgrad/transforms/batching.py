@@ -1,0 +1,158 @@
+"""vmap: trace the per-example function once, then re-interpret its jaxpr with batch rules."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..core.array import ArrayBase, get_aval, to_array
+from ..core.aval import ShapedArray
+from ..core.errors import user_location
+from ..core.jaxpr import Jaxpr
+from ..core.trace import new_trace
+from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..primitives._util import move_axis
+from ..primitives.shape import broadcast_in_dim
+
+
+def trace_to_jaxpr(flat_fun: Callable, in_avals, name: str):
+    """Trace flat_fun on abstract tracers; returns (jaxpr, outputs-as-returned)."""
+    with new_trace(name, carries_values=False) as trace:
+        ins = [trace.new_arg(a) for a in in_avals]
+        outs = flat_fun(*ins)
+        outs = [o if isinstance(o, ArrayBase) else to_array(o, copy=False) for o in outs]
+        jaxpr = trace.to_jaxpr(ins, outs)
+    return jaxpr
+
+
+def batch_jaxpr_eval(jaxpr: Jaxpr, args, dims):
+    """Evaluate `jaxpr` on batched args (batch dimension `dims[i]` or None): returns (outs, out_dims)."""
+    env = {}
+    for v, c in zip(jaxpr.constvars, jaxpr.consts):
+        env[v] = (c, None)
+    for v, a, d in zip(jaxpr.invars, args, dims):
+        env[v] = (a, d)
+    for eqn in jaxpr.eqns:
+        vals, ds = zip(*[env[v] for v in eqn.invars]) if eqn.invars else ((), ())
+        prim = eqn.prim
+        if all(d is None for d in ds):
+            outs = prim.bind(*vals, **eqn.params)
+            outs = outs if prim.multiple_results else [outs]
+            out_ds = [None] * len(outs)
+        else:
+            outs, out_ds = prim.batch(list(vals), list(ds), **eqn.params)
+            if not prim.multiple_results:
+                outs, out_ds = [outs], [out_ds]
+        for v, o, d in zip(eqn.outvars, outs, out_ds):
+            env[v] = (o, d)
+    return [env[v][0] for v in jaxpr.outvars], [env[v][1] for v in jaxpr.outvars]
+
+
+def _check_axes_spec(spec, what):
+    for a in tree_flatten(spec, is_leaf=lambda x: x is None)[0]:
+        if a is not None and not isinstance(a, int):
+            raise ValueError(f"vmap: {what} must be an int, None, or a pytree of them; got {a!r}")
+
+
+def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | None = None,
+         spmd_axis_name=None):
+    """Vectorise `fun` over a new leading axis (or the axes given by in_axes / out_axes)."""
+    _check_axes_spec(in_axes, "in_axes")
+    _check_axes_spec(out_axes, "out_axes")
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+
+    def batched(*args, **kwargs):
+        if kwargs:
+            # Keyword arguments are batched along axis 0, as JAX does.
+            return vmap(lambda a, k: fun(*a, **k), in_axes=(in_axes, 0), out_axes=out_axes,
+                        axis_size=axis_size)(args, kwargs)
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(f"vmap: in_axes has {len(in_axes)} entries but the function was called with "
+                             f"{len(args)} positional arguments (at {user_location(2)})")
+        leaves, in_tree = tree_flatten(args)
+        spec = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+        try:
+            axes = broadcast_prefix(spec, args, "vmap in_axes")
+        except ValueError as e:
+            raise ValueError(f"vmap: in_axes {in_axes!r} does not match the argument structure: {e}") from None
+        size = _axis_size(leaves, axes, axis_size)
+        norm_axes = []
+        for i, (x, a) in enumerate(zip(leaves, axes)):
+            if a is None:
+                norm_axes.append(None)
+                continue
+            nd = get_aval(x).ndim
+            if not -nd <= a < nd:
+                raise ValueError(f"vmap: in_axes {a} is out of range for argument {i} of shape "
+                                 f"{get_aval(x).shape} (rank {nd})")
+            norm_axes.append(a % nd)
+        batched_idx = [i for i, a in enumerate(norm_axes) if a is not None]
+        store = []
+
+        def flat_fun(*batched_leaves):
+            full = list(leaves)
+            for i, b in zip(batched_idx, batched_leaves):
+                full[i] = b
+            out = fun(*tree_unflatten(in_tree, full))
+            out_leaves, out_tree = tree_flatten(out)
+            store.append(out_tree)
+            return out_leaves
+
+        in_avals = []
+        for i in batched_idx:
+            av = get_aval(leaves[i])
+            a = norm_axes[i]
+            in_avals.append(ShapedArray(av.shape[:a] + av.shape[a + 1:], av.dtype, av.weak_type))
+        jaxpr = trace_to_jaxpr(flat_fun, in_avals, "vmap")
+        out_tree = store[-1]
+        bargs = [leaves[i] if isinstance(leaves[i], ArrayBase) else to_array(leaves[i], copy=False)
+                 for i in batched_idx]
+        outs, out_dims = batch_jaxpr_eval(jaxpr, bargs, [norm_axes[i] for i in batched_idx])
+        try:
+            o_axes = broadcast_prefix(out_axes, tree_unflatten(out_tree, outs), "vmap out_axes")
+        except ValueError as e:
+            raise ValueError(f"vmap: out_axes {out_axes!r} does not match the output structure: {e}") from None
+        results = [_place(o, d, oa, size) for o, d, oa in zip(outs, out_dims, o_axes)]
+        return tree_unflatten(out_tree, results)
+
+    batched.__name__ = f"vmap({getattr(fun, '__name__', 'fun')})"
+    batched.__wrapped__ = fun
+    return batched
+
+
+def _axis_size(leaves, axes, axis_size):
+    sizes = {}
+    for i, (x, a) in enumerate(zip(leaves, axes)):
+        if a is None:
+            continue
+        shape = get_aval(x).shape
+        if not shape:
+            raise ValueError(f"vmap: argument {i} is a scalar (shape ()) but in_axes is {a}; "
+                             "use in_axes=None for arguments that are not batched")
+        if -len(shape) <= a < len(shape):
+            sizes.setdefault(shape[a], []).append(i)
+    if len(sizes) > 1:
+        detail = "; ".join(f"size {s} for argument(s) {idx}" for s, idx in sizes.items())
+        raise ValueError(f"vmap got inconsistent sizes for the mapped axis: {detail}")
+    if sizes:
+        size = next(iter(sizes))
+        if axis_size is not None and axis_size != size:
+            raise ValueError(f"vmap: axis_size={axis_size} but the mapped arguments have size {size}")
+        return size
+    if axis_size is None:
+        raise ValueError("vmap must have at least one non-None value in in_axes, or be given axis_size")
+    return axis_size
+
+
+def _place(x, d, out_axis, size):
+    if out_axis is None:
+        if d is not None:
+            raise ValueError("vmap: out_axes=None requires the output not to depend on the mapped axis")
+        return x
+    nd = x.ndim + (1 if d is None else 0)
+    if not -nd <= out_axis < nd:
+        raise ValueError(f"vmap: out_axes {out_axis} is out of range for an output of rank {nd}")
+    out_axis %= nd
+    if d is None:
+        return broadcast_in_dim(x, tuple(x.shape[:out_axis]) + (size,) + tuple(x.shape[out_axis:]),
+                                tuple(i for i in range(nd) if i != out_axis))
+    return move_axis(x, d, out_axis)

@@ -1,0 +1,289 @@
+"""User-defined derivative rules (custom_jvp, custom_vjp) and checkpoint (rematerialisation).
+
+Each is a call primitive holding the traced function as a jaxpr (for shapes, jit and plain evaluation)
+plus the user's rules; its card's jvp/vjp/batch rules apply those rules rather than the jaxpr's own.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+from ..core.array import ArrayBase, get_aval, to_array, wrap
+from ..core.jaxpr import Jaxpr, eval_jaxpr
+from ..core.primitive import Primitive
+from ..core.trace import find_top
+from ..core.tree_util import tree_flatten, tree_unflatten
+from ..primitives.shape import full
+from .batching import trace_to_jaxpr
+
+
+def _zeros(av):
+    return full(av.shape, 0, av.dtype)
+
+
+def _jaxpr_impl(xp):
+    def run(*bufs, jaxpr: Jaxpr, **params):
+        from . import compiler
+        compiled = jaxpr._cache.get("compiled")
+        if compiled is None:
+            compiled = jaxpr._cache["compiled"] = compiler.compile_jaxpr(jaxpr)
+        return compiled(*bufs)
+    return run
+
+
+def _jaxpr_rule(*avals, jaxpr: Jaxpr, **params):
+    return list(jaxpr.out_avals)
+
+
+def _as_leaves(args):
+    return [a if isinstance(a, ArrayBase) else to_array(a, copy=False) for a in args]
+
+
+def _batched_jaxpr(jaxpr, args, dims):
+    """The jaxpr of vmap(eval_jaxpr(jaxpr)) for these batch dims, with outputs batched at 0."""
+    from .batching import vmap
+    avals = [get_aval(a) for a in args]
+    f = vmap(lambda *a: eval_jaxpr(jaxpr, *a), in_axes=tuple(dims))
+    return trace_to_jaxpr(lambda *a: f(*a), avals, "vmap")
+
+
+def _split_nondiff(args, nondiff_argnums):
+    nondiff = tuple(args[i] for i in nondiff_argnums)
+    diff = tuple(a for i, a in enumerate(args) if i not in nondiff_argnums)
+    return nondiff, diff
+
+
+def _merge(nondiff_argnums, nondiff, diff):
+    out, it_n, it_d = [], iter(nondiff), iter(diff)
+    for i in range(len(nondiff) + len(diff)):
+        out.append(next(it_n) if i in nondiff_argnums else next(it_d))
+    return out
+
+
+# --- custom_jvp -----------------------------------------------------------------------------------
+
+def _cjvp_jvp(args, tangents, ans, *, jaxpr, jvp, name):
+    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
+    return list(jvp(list(args), ts)[1])
+
+
+def _cjvp_vjp(cts, ans, args, needs, *, jaxpr, jvp, name):
+    # The tangent map t -> jvp(args, t) is linear, so its vjp (at any point) is its transpose.
+    from .ad import vjp as vjp_transform
+    cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
+    zeros = [_zeros(get_aval(a)) for a in args]
+    _, pull = vjp_transform(lambda *ts: list(jvp(list(args), list(ts))[1]), *zeros)
+    return list(pull(cts))
+
+
+def _cjvp_batch(args, dims, *, jaxpr, jvp, name):
+    from .batching import vmap
+    from ..primitives._util import batch_size, to_front
+    size = batch_size(args, dims)
+    args = [to_front(a, d, size) for a, d in zip(args, dims)]
+    bj = _batched_jaxpr(jaxpr, args, [0] * len(args))
+    bjvp = vmap(lambda p, t: tuple(jvp(list(p), list(t))))
+    outs = custom_jvp_call_p.bind(*args, jaxpr=bj, jvp=lambda p, t: bjvp(p, t), name=name)
+    return outs, [0] * len(outs)
+
+
+custom_jvp_call_p = Primitive("custom_jvp_call", impl=_jaxpr_impl, abstract_eval=_jaxpr_rule,
+                              jvp_full=_cjvp_jvp, vjp_full=_cjvp_vjp, batch=_cjvp_batch,
+                              multiple_results=True)
+custom_jvp_call_p.is_call = True
+
+
+class custom_jvp:
+    """A function with a user-supplied jvp rule: `f.defjvp(lambda primals, tangents: (out, t_out))`."""
+
+    def __init__(self, fun: Callable, nondiff_argnums=()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        functools.update_wrapper(self, fun)
+
+    def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *tangent_fns) -> None:
+        """One function per argument, t_i(g, ans, *args) -> output tangent contribution."""
+        def jvp(primals, tangents):
+            ans = self.fun(*primals)
+            out = None
+            for fn, t in zip(tangent_fns, tangents):
+                if fn is not None:
+                    c = fn(t, ans, *primals)
+                    out = c if out is None else out + c
+            return ans, out
+        self.jvp = jvp
+
+    def __call__(self, *args):
+        if self.jvp is None:
+            raise AttributeError(f"No jvp rule defined for custom_jvp function {self.__name__}; "
+                                 "call .defjvp(rule) first")
+        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = tree_flatten(diff)
+        if find_top([x for x in leaves if isinstance(x, ArrayBase)]) is None:
+            return self.fun(*args)
+        leaves = _as_leaves(leaves)
+        store = []
+
+        def flat_fun(*ls):
+            out = self.fun(*_merge(self.nondiff_argnums, nondiff, tree_unflatten(in_tree, ls)))
+            o_leaves, o_tree = tree_flatten(out)
+            store.append(o_tree)
+            return o_leaves
+
+        def flat_jvp(primals, tangents):
+            p = tree_unflatten(in_tree, primals)
+            t = tree_unflatten(in_tree, tangents)
+            out, t_out = self.jvp(*nondiff, tuple(p), tuple(t))
+            return tree_flatten(out)[0], tree_flatten(t_out)[0]
+
+        jaxpr = trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves], "custom_jvp")
+        outs = custom_jvp_call_p.bind(*leaves, jaxpr=jaxpr, jvp=flat_jvp, name=self.__name__)
+        return tree_unflatten(store[-1], outs)
+
+
+# --- custom_vjp -----------------------------------------------------------------------------------
+
+def _cvjp_tape(lower, params):
+    """Under a value-carrying trace, run the user's fwd now and keep its residuals for bwd."""
+    outs, res = params["fwd"](list(lower))
+    return list(outs), dict(params, res=res)
+
+
+def _cvjp_vjp(cts, ans, args, needs, *, jaxpr, fwd, bwd, name, res=None):
+    cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
+    return list(bwd(res, cts))
+
+
+def _cvjp_jvp(args, tangents, ans, **params):
+    raise TypeError(f"can't apply forward-mode autodiff (jvp) to a custom_vjp function "
+                    f"({params['name']}); define it with custom_jvp instead, or use reverse mode")
+
+
+def _cvjp_batch(args, dims, *, jaxpr, fwd, bwd, name, res=None):
+    from .batching import vmap
+    from ..primitives._util import batch_size, to_front
+    size = batch_size(args, dims)
+    args = [to_front(a, d, size) for a, d in zip(args, dims)]
+    bj = _batched_jaxpr(jaxpr, args, [0] * len(args))
+    bfwd = vmap(lambda a: fwd(list(a)))
+    bbwd = vmap(lambda r, c: tuple(bwd(r, list(c))))
+    outs = custom_vjp_call_p.bind(*args, jaxpr=bj, fwd=lambda a: bfwd(tuple(a)),
+                                  bwd=lambda r, c: bbwd(r, tuple(c)), name=name)
+    return outs, [0] * len(outs)
+
+
+custom_vjp_call_p = Primitive("custom_vjp_call", impl=_jaxpr_impl, abstract_eval=_jaxpr_rule,
+                              jvp_full=_cvjp_jvp, vjp_full=_cvjp_vjp, batch=_cvjp_batch,
+                              tape_rule=_cvjp_tape, multiple_results=True)
+custom_vjp_call_p.is_call = True
+
+
+class custom_vjp:
+    """A function with a user-supplied vjp: `f.defvjp(fwd, bwd)`; fwd returns (out, residuals) and
+    bwd(residuals, g) returns one cotangent per (differentiable) argument."""
+
+    def __init__(self, fun: Callable, nondiff_argnums=()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+        functools.update_wrapper(self, fun)
+
+    def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args):
+        if self.fwd is None:
+            raise AttributeError(f"No vjp rule defined for custom_vjp function {self.__name__}; "
+                                 "call .defvjp(fwd, bwd) first")
+        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = tree_flatten(diff)
+        if find_top([x for x in leaves if isinstance(x, ArrayBase)]) is None:
+            return self.fun(*args)
+        leaves = _as_leaves(leaves)
+        store = []
+
+        def flat_fun(*ls):
+            out = self.fun(*_merge(self.nondiff_argnums, nondiff, tree_unflatten(in_tree, ls)))
+            o_leaves, o_tree = tree_flatten(out)
+            store.append(o_tree)
+            return o_leaves
+
+        def flat_fwd(ls):
+            out, res = self.fwd(*_merge(self.nondiff_argnums, nondiff, tree_unflatten(in_tree, ls)))
+            return tree_flatten(out)[0], res
+
+        def flat_bwd(res, cts):
+            ct = tree_unflatten(store[0], cts)
+            in_cts = self.bwd(*nondiff, res, ct)
+            if not isinstance(in_cts, (tuple, list)):
+                raise TypeError(f"custom_vjp bwd of {self.__name__} must return a tuple with one cotangent "
+                                f"per differentiable argument, got {type(in_cts).__name__}")
+            if len(in_cts) != len(diff):
+                raise ValueError(f"custom_vjp bwd of {self.__name__} returned {len(in_cts)} cotangents for "
+                                 f"{len(diff)} differentiable arguments")
+            return tree_flatten(tuple(in_cts), is_leaf=lambda x: x is None)[0]
+
+        jaxpr = trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves], "custom_vjp")
+        outs = custom_vjp_call_p.bind(*leaves, jaxpr=jaxpr, fwd=flat_fwd, bwd=flat_bwd, name=self.__name__)
+        return tree_unflatten(store[-1], outs)
+
+
+# --- checkpoint -----------------------------------------------------------------------------------
+
+def _remat_jvp(args, tangents, ans, *, jaxpr, name):
+    from .ad import jvp
+    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
+    return list(jvp(lambda *a: eval_jaxpr(jaxpr, *a), list(args), ts)[1])
+
+
+def _remat_vjp(cts, ans, args, needs, *, jaxpr, name):
+    from .ad import vjp
+    cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
+    _, pull = vjp(lambda *a: eval_jaxpr(jaxpr, *a), *args)  # recomputes the forward pass here
+    return list(pull(cts))
+
+
+def _remat_batch(args, dims, *, jaxpr, name):
+    bj = _batched_jaxpr(jaxpr, args, dims)
+    outs = remat_p.bind(*args, jaxpr=bj, name=name)
+    return outs, [0] * len(outs)
+
+
+remat_p = Primitive("remat", impl=_jaxpr_impl, abstract_eval=_jaxpr_rule, jvp_full=_remat_jvp,
+                    vjp_full=_remat_vjp, batch=_remat_batch, multiple_results=True)
+remat_p.is_call = True
+
+
+def checkpoint(fun: Callable, prevent_cse: bool = True, policy=None, static_argnums=()) -> Callable:
+    """`fun` with its intermediates recomputed in the backward pass instead of stored."""
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def wrapped(*args):
+        static, dyn = _split_nondiff(args, static_argnums)
+        leaves, in_tree = tree_flatten(dyn)
+        arrays = [x for x in leaves if isinstance(x, ArrayBase)]
+        if find_top(arrays) is None:
+            return fun(*args)
+        leaves = _as_leaves(leaves)
+        store = []
+
+        def flat_fun(*ls):
+            out = fun(*_merge(static_argnums, static, tree_unflatten(in_tree, ls)))
+            o_leaves, o_tree = tree_flatten(out)
+            store.append(o_tree)
+            return o_leaves
+
+        jaxpr = trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves], "checkpoint")
+        outs = remat_p.bind(*leaves, jaxpr=jaxpr, name=getattr(fun, "__name__", "fun"))
+        return tree_unflatten(store[-1], outs)
+
+    return wrapped
+
+
+remat = checkpoint
