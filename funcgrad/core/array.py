@@ -94,8 +94,13 @@ class Array(ArrayBase):
     def __array__(self, dtype=None, copy=None):
         h = self._host()
         if copy:
-            h = h.copy()
-        return h if dtype is None else h.astype(dtype, copy=False)
+            return h.astype(dtype or h.dtype, copy=True)
+        if dtype is not None and h.dtype != dtype:
+            return h.astype(dtype)
+        if h.flags.writeable:  # hand out a read-only view: the Array's buffer must never change
+            h = h.view()
+            h.flags.writeable = False
+        return h
 
     def __dlpack__(self, *args, **kwargs):
         return self._buf.__dlpack__(*args, **kwargs)
@@ -162,14 +167,10 @@ def _rebuild(host, weak_type):
 
 
 def wrap(buf, weak_type: bool = False) -> Array:
-    """Wrap a freshly computed backend buffer (no copy); NumPy buffers are made read-only."""
-    if type(buf) is not np.ndarray:
-        if isinstance(buf, (np.generic, np.ndarray)):
-            buf = np.asarray(buf)
-        elif not hasattr(buf, "__cuda_array_interface__"):
-            buf = np.asarray(buf)
-    if type(buf) is np.ndarray:
-        buf.flags.writeable = False
+    """Wrap a freshly computed backend buffer (no copy). funcgrad never writes into an Array's buffer,
+    and hands NumPy only read-only views of it (`__array__`), so Arrays stay immutable."""
+    if type(buf) is not np.ndarray and not hasattr(buf, "__cuda_array_interface__"):
+        buf = np.asarray(buf)
     return Array(buf, weak_type)
 
 

@@ -70,18 +70,27 @@ class Primitive:
 
     def bind(self, *args, **params):
         """Apply the primitive: straight to its impl on concrete Arrays, else to the top trace."""
-        for a in args:
-            if a.__class__ is not Array:
-                return self._bind_general(args, params)
-        bufs = [a._buf for a in args]
+        try:
+            bufs = [a._buf for a in args]
+        except AttributeError:  # a tracer or a non-Array operand
+            return self._bind_general(args, params)
         impl = self.impl if not bufs or type(bufs[0]) is np.ndarray else self.impl_for(args[0].device.xp)
         try:
             out = impl(*bufs, **params)
         except Exception as e:
             self._raise_eager_error(args, params, e)
-        weak = self.weak_type_rule([a.weak_type for a in args], params)
+        if self.weak_type_rule is _all_weak:
+            weak = bool(args)
+            for a in args:
+                if not a.weak_type:
+                    weak = False
+                    break
+        else:
+            weak = self.weak_type_rule([a.weak_type for a in args], params)
         if self.multiple_results:
             return [wrap(o, weak) for o in out]
+        if type(out) is np.ndarray:
+            return Array(out, weak)
         return wrap(out, weak)
 
     def _bind_general(self, args, params):
@@ -95,7 +104,12 @@ class Primitive:
         # The fast path skips the shape/dtype rule; on failure run it to produce our own message.
         self.abstract_eval(*[get_aval(a) for a in args], **params)
         shapes = ", ".join(a.aval.str_short() for a in args)
-        raise type(err)(f"{self.name} failed on ({shapes}) at {user_location(4)}: {err}") from err
+        msg = f"{self.name} failed on ({shapes}) at {user_location(4)}: {err}"
+        try:
+            new = type(err)(msg)
+        except Exception:
+            raise err
+        raise new from err
 
 
 def shape_error(op: str, msg: str, exc=TypeError):

@@ -74,7 +74,6 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
             axes = broadcast_prefix(spec, args, "vmap in_axes")
         except ValueError as e:
             raise ValueError(f"vmap: in_axes {in_axes!r} does not match the argument structure: {e}") from None
-        size = _axis_size(leaves, axes, axis_size)
         norm_axes = []
         for i, (x, a) in enumerate(zip(leaves, axes)):
             if a is None:
@@ -83,8 +82,10 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
             nd = get_aval(x).ndim
             if not -nd <= a < nd:
                 raise ValueError(f"vmap: in_axes {a} is out of range for argument {i} of shape "
-                                 f"{get_aval(x).shape} (rank {nd})")
+                                 f"{get_aval(x).shape} (rank {nd}); use in_axes=None for arguments "
+                                 "that are not batched")
             norm_axes.append(a % nd)
+        size = _axis_size(leaves, norm_axes, axis_size)
         batched_idx = [i for i, a in enumerate(norm_axes) if a is not None]
         store = []
 
@@ -124,12 +125,7 @@ def _axis_size(leaves, axes, axis_size):
     for i, (x, a) in enumerate(zip(leaves, axes)):
         if a is None:
             continue
-        shape = get_aval(x).shape
-        if not shape:
-            raise ValueError(f"vmap: argument {i} is a scalar (shape ()) but in_axes is {a}; "
-                             "use in_axes=None for arguments that are not batched")
-        if -len(shape) <= a < len(shape):
-            sizes.setdefault(shape[a], []).append(i)
+        sizes.setdefault(get_aval(x).shape[a], []).append(i)
     if len(sizes) > 1:
         detail = "; ".join(f"size {s} for argument(s) {idx}" for s, idx in sizes.items())
         raise ValueError(f"vmap got inconsistent sizes for the mapped axis: {detail}")

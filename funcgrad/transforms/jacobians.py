@@ -85,15 +85,10 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         diff = tree_unflatten(in_tree, in_leaves)
         basis, sizes = _basis([get_aval(x) for x in in_leaves])
         f = _partial(fun, args, nums, kwargs)
-        aux_box = []
 
         def push(*t_leaves):
             tangents = tree_unflatten(in_tree, list(t_leaves))
-            if has_aux:
-                out, t_out, aux = jvp(f, diff, tangents, has_aux=True)
-                aux_box.append(aux)
-                return t_out
-            return jvp(f, diff, tangents)[1]
+            return jvp(f, diff, tangents, has_aux=has_aux)[1]
 
         t_outs = vmap(push)(*basis)
         t_leaves, out_tree = tree_flatten(t_outs)
@@ -110,15 +105,11 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
             tree = tree_unflatten(in_tree, row)
             jac_leaves.append(tree[0] if single else tree)
         result = tree_unflatten(out_tree, jac_leaves)
-        if has_aux:
-            return result, (f(*diff)[1] if not aux_box else _unbatched_aux(f, diff))
+        if has_aux:  # aux computed inside vmap would be batched, so evaluate it once more unbatched
+            return result, f(*diff)[1]
         return result
     jac.__name__ = f"jacfwd({getattr(fun, '__name__', 'fun')})"
     return jac
-
-
-def _unbatched_aux(f, diff):
-    return f(*diff)[1]
 
 
 def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):

@@ -1,0 +1,148 @@
+"""jit: signature cache, static arguments, weak types, the optimisation passes and the generated code."""
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as jnp
+from funcgrad.transforms import compiler
+
+
+def test_cache_hits_on_same_signature_and_retraces_on_new_shape():
+    traces = []
+
+    def f(x):
+        traces.append(x.shape)
+        return x * 2.0
+
+    jf = fg.jit(f)
+    jf(jnp.ones(3))
+    jf(jnp.zeros(3))
+    assert len(traces) == 1 and jf._cache_size() == 1
+    jf(jnp.ones(4))
+    assert len(traces) == 2 and jf._cache_size() == 2
+    jf(jnp.ones(3, dtype=jnp.float64))
+    assert jf._cache_size() == 3
+
+
+def test_new_python_scalar_values_do_not_retrace():
+    jf = fg.jit(lambda x, s: x * s)
+    x = jnp.ones(3)
+    for s in [1.0, 2.5, -3.0, 7.0]:
+        np.testing.assert_allclose(jf(x, s), np.ones(3) * s)
+    assert jf._cache_size() == 1
+    assert jf(x, 2.0).dtype == np.float32  # the weak scalar does not promote
+
+
+def test_static_argnames_and_kwargs():
+    def f(x, *, power, scale=1.0):
+        return x ** power * scale
+
+    jf = fg.jit(f, static_argnames="power")
+    np.testing.assert_allclose(jf(jnp.arange(3.0), power=2, scale=3.0), [0.0, 3.0, 12.0])
+    np.testing.assert_allclose(jf(jnp.arange(3.0), power=3, scale=1.0), [0.0, 1.0, 8.0])
+    assert jf._cache_size() == 2
+
+
+def test_pytree_inputs_and_outputs():
+    @fg.jit
+    def f(p):
+        return {"sum": p["a"] + p["b"][0], "prod": p["a"] * p["b"][1]}
+
+    out = f({"a": jnp.ones(2), "b": (jnp.full(2, 2.0), jnp.full(2, 3.0))})
+    np.testing.assert_allclose(out["sum"], [3.0, 3.0])
+    np.testing.assert_allclose(out["prod"], [3.0, 3.0])
+
+
+def test_jit_matches_eager_on_mixed_program():
+    def f(x, w):
+        h = jnp.tanh(x @ w)
+        return jnp.sum(h * h, axis=1) / jnp.max(jnp.abs(h) + 1.0)
+
+    rng = np.random.default_rng(0)
+    x, w = rng.normal(size=(4, 3)), rng.normal(size=(3, 5))
+    np.testing.assert_allclose(fg.jit(f)(x, w), f(jnp.asarray(x), jnp.asarray(w)), rtol=1e-12)
+
+
+def test_dead_code_is_eliminated():
+    def f(x):
+        unused = jnp.exp(x) * 3.0  # noqa: F841
+        return jnp.sin(x)
+
+    text = fg.jit(f).lower(jnp.ones(3)).as_text()
+    assert "exp" not in text and "sin" in text
+
+
+def test_common_subexpressions_are_shared():
+    def f(x):
+        return jnp.sin(x) + jnp.sin(x)
+
+    lowered = fg.jit(f).lower(jnp.ones(3))
+    assert lowered.as_text().count("sin") == 1
+    np.testing.assert_allclose(fg.jit(f)(jnp.ones(3)), 2 * np.sin(np.ones(3)), rtol=1e-6)
+
+
+def test_constants_are_folded():
+    c = jnp.arange(4.0)
+
+    def f(x):
+        return x + jnp.exp(c) * 2.0
+
+    text = fg.jit(f).lower(jnp.ones(4)).as_text()
+    assert "exp" not in text and "mul" not in text
+    np.testing.assert_allclose(fg.jit(f)(jnp.ones(4)), 1 + np.exp(np.arange(4.0)) * 2, rtol=1e-6)
+
+
+def test_generated_source_is_straight_line_and_inspectable():
+    src = fg.jit(lambda x: jnp.tanh(x) * 2.0).lower(jnp.ones(3)).source()
+    assert src.startswith("def compiled(")
+    assert "for " not in src and "while " not in src
+
+
+def test_nested_jit_is_inlined():
+    inner = fg.jit(lambda x: jnp.sin(x) * 2.0)
+    outer = fg.jit(lambda x: inner(x) + 1.0)
+    text = outer.lower(jnp.ones(2)).as_text()
+    assert "pjit" not in text and "sin" in text
+    np.testing.assert_allclose(outer(jnp.ones(2)), np.sin(1.0) * 2 + 1, rtol=1e-6)
+
+
+def test_make_jaxpr_prints_like_jax():
+    text = str(fg.make_jaxpr(lambda x, y: jnp.sum(x * y))(jnp.ones(3), jnp.ones(3)))
+    assert text.startswith("{ lambda ; a:f32[3] b:f32[3]. let")
+    assert "c:f32[3] = mul a b" in text
+    assert "d:f32[] = reduce_sum[axes=(0,)] c" in text
+    assert text.rstrip().endswith("in (d,) }")
+
+
+def test_outputs_are_immutable_arrays():
+    out = fg.jit(lambda x: x + 1.0)(jnp.ones(3))
+    assert isinstance(out, fg.Array)
+    with pytest.raises(ValueError):
+        np.asarray(out)[0] = 5.0
+
+
+def test_input_forwarded_to_output_and_constant_output():
+    f = fg.jit(lambda x, y: (x, jnp.ones(2), y * 1.0))
+    a, b, c = f(jnp.arange(2.0), jnp.arange(2.0))
+    np.testing.assert_allclose(a, [0.0, 1.0])
+    np.testing.assert_allclose(b, [1.0, 1.0])
+
+
+def test_cache_is_bounded():
+    from funcgrad.transforms.jit import config
+    old = config.jit_cache_size
+    config.jit_cache_size = 2
+    try:
+        jf = fg.jit(lambda x: x + 1.0)
+        for n in range(1, 6):
+            jf(jnp.ones(n))
+        assert jf._cache_size() == 2
+    finally:
+        config.jit_cache_size = old
+
+
+def test_passes_are_pure_functions_of_jaxprs():
+    jaxpr = fg.make_jaxpr(lambda x: jnp.sin(x) + jnp.sin(x))(jnp.ones(2))
+    before = str(jaxpr)
+    compiler.optimize(jaxpr)
+    assert str(jaxpr) == before

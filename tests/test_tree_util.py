@@ -1,0 +1,71 @@
+"""Pytrees: flatten/unflatten round trips and the container kinds JAX users rely on."""
+import collections
+import dataclasses
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+from funcgrad import tree_util as tu
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+@pytest.mark.parametrize("tree", [
+    1, None, (1, 2), [1, (2, 3)], {"b": 1, "a": [2, None]}, Point(1, (2, 3)),
+    collections.OrderedDict([("z", 1), ("a", 2)]), {"x": {"y": {"z": 3}}}, (), [], {},
+])
+def test_round_trip(tree):
+    leaves, td = tu.tree_flatten(tree)
+    assert tu.tree_unflatten(td, leaves) == tree
+
+
+def test_dict_keys_are_sorted_and_none_is_a_node():
+    leaves, td = tu.tree_flatten({"b": 2, "a": 1, "c": None})
+    assert leaves == [1, 2]
+    assert td.num_leaves == 2
+
+
+def test_tree_map_multi_tree_and_structure_mismatch():
+    out = tu.tree_map(lambda a, b: a + b, {"a": 1, "b": (2, 3)}, {"a": 10, "b": (20, 30)})
+    assert out == {"a": 11, "b": (22, 33)}
+    with pytest.raises(ValueError, match="structures differ"):
+        tu.tree_map(lambda a, b: a, {"a": 1}, {"b": 1})
+
+
+def test_register_pytree_node_class_and_dataclass():
+    @tu.register_pytree_node_class
+    class Box:
+        def __init__(self, v, tag):
+            self.v, self.tag = v, tag
+
+        def tree_flatten(self):
+            return [self.v], self.tag
+
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            return cls(children[0], aux)
+
+    b = tu.tree_map(lambda x: x * 2, Box(3, "t"))
+    assert b.v == 6 and b.tag == "t"
+
+    @dataclasses.dataclass
+    class Params:
+        w: object
+        b: object
+
+    tu.register_dataclass(Params)
+    p = Params(np.float64(1.0), np.float64(2.0))
+    g = fg.grad(lambda p: p.w * 3.0 + p.b ** 2)(p)
+    assert isinstance(g, Params) and float(g.w) == 3.0 and float(g.b) == 4.0
+
+
+def test_structure_equality_and_leaves():
+    assert tu.tree_structure((1, {"a": 2})) == tu.tree_structure((5, {"a": 7}))
+    assert tu.tree_structure((1, 2)) != tu.tree_structure([1, 2])
+    assert tu.tree_leaves([1, (2, {"k": 3})]) == [1, 2, 3]
+
+
+def test_transforms_accept_namedtuples():
+    g = fg.grad(lambda p: p.x * p.y)(Point(np.float64(2.0), np.float64(5.0)))
+    assert isinstance(g, Point) and float(g.x) == 5.0 and float(g.y) == 2.0
