@@ -17,7 +17,7 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple:
     out = []
     for a in axes:
         a = int(a)
-        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        if not -ndim <= a < (ndim if ndim > 1 else 1) or (ndim == 0 and a not in (0, -1)):
             raise ValueError(f"{op}: axis {a} is out of bounds for array of dimension {ndim} "
                              f"(at {user_location(2)})")
         out.append(a % ndim if ndim else 0)

@@ -56,8 +56,9 @@ def fold_constants(jaxpr: Jaxpr) -> Jaxpr:
     constvars, consts = list(jaxpr.constvars), list(jaxpr.consts)
     eqns = []
     for e in jaxpr.eqns:
+        in_size = max([v.aval.size for v in e.invars], default=1)
         if all(v in const_val for v in e.invars) and not getattr(e.prim, "is_call", False) \
-                and all(v.aval.size <= 1 << 16 for v in e.outvars):
+                and all(v.aval.size <= in_size for v in e.outvars):  # never materialise a broadcast
             outs = e.prim.bind(*[const_val[v] for v in e.invars], **e.params)
             outs = outs if e.prim.multiple_results else [outs]
             if all(isinstance(o, Array) for o in outs):
