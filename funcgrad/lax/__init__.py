@@ -1,0 +1,68 @@
+"""funcgrad.lax: the primitives by their own names, with JAX's lax signatures.
+
+Unlike funcgrad.numpy, lax functions do not promote dtypes or broadcast arrays: operands of binary
+operations must share one shape and dtype. Python scalars are accepted and take the other operand's
+dtype (they are weakly typed).
+"""
+from __future__ import annotations
+
+from ..core.array import ArrayBase, to_array
+from ..primitives import elementwise as _ew
+from ..primitives.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: F401
+                                      integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
+                                      rsqrt, select, sign, sin, sqrt, stop_gradient, sub, tanh)
+from ..primitives.linalg import dot_general  # noqa: F401
+from ..primitives.reduction import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum  # noqa: F401
+from ..primitives.shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, iota,  # noqa: F401
+                                pad, reshape as _reshape, rev, slice, squeeze, transpose)
+
+
+def _scalar_to(x, like):
+    if isinstance(x, ArrayBase):
+        return x
+    s = to_array(x, dtype=like.dtype)
+    return broadcast_in_dim(_ew.convert_element_type(s, like.dtype, like.weak_type), like.shape, ())
+
+
+def _binary(fn):
+    def f(x, y):
+        if not isinstance(x, ArrayBase) and isinstance(y, ArrayBase):
+            x = _scalar_to(x, y)
+        elif not isinstance(y, ArrayBase) and isinstance(x, ArrayBase):
+            y = _scalar_to(y, x)
+        return fn(x, y)
+    f.__name__ = fn.__name__
+    f.__doc__ = f"lax.{fn.__name__}: elementwise, operands of one shape and dtype (scalars allowed)."
+    return f
+
+
+add, sub, mul, div, pow, max, min = (_binary(f) for f in (add, sub, mul, div, pow, max, min))  # noqa: A001
+eq, ne, lt, le, gt, ge = (_binary(f) for f in (eq, ne, lt, le, gt, ge))
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    """lax.reshape; `dimensions` (a transpose applied first) as in JAX."""
+    if dimensions is not None:
+        operand = transpose(operand, dimensions)
+    return _reshape(operand, new_sizes)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """Vector/matrix products: contract the last axis of lhs with the first of rhs (ranks 1-2)."""
+    return dot_general(lhs, rhs, (((lhs.ndim - 1,), (0,)), ((), ())), preferred_element_type)
+
+
+def square(x):
+    return integer_pow(x, 2)
+
+
+def reciprocal(x):
+    return div(_ew.ones_like(x), x)
+
+
+def zeros_like_array(x):
+    return _ew.zeros_like(x)
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
