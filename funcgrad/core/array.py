@@ -136,7 +136,7 @@ class Array(ArrayBase):
         return complex(self._scalar("complex"))
 
     def __index__(self) -> int:
-        if not dtypes.is_integer(self.dtype) and self.dtype != dtypes.bool_ or self.ndim:
+        if not dtypes.is_integer(self.dtype) or self.ndim:  # bool is not an index (as in NumPy)
             raise TypeError(f"only integer scalar arrays can be converted to a scalar index; "
                             f"got {self.dtype}{list(self.shape)}")
         return int(self._host())
@@ -188,13 +188,13 @@ def _list_dtype(x) -> np.dtype | None:
                 best = dt
         else:
             return None  # contains arrays or NumPy scalars: let NumPy's rules decide
-    return best
+    return dtypes.defaults.float_ if best is None else best  # an empty list is float, as in NumPy
 
 
 def to_array(x, dtype=None, copy: bool = True) -> Array:
     """Convert a concrete value (Array, NumPy/CuPy array, Python scalar, nested list) to an Array."""
     if isinstance(x, Array):
-        if dtype is None or np.dtype(dtype) == x.dtype:
+        if dtype is None or dtypes.canonicalize(dtype) == x.dtype:
             return x
         return wrap(x._buf.astype(dtypes.canonicalize(dtype)), False)
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):

@@ -1,7 +1,7 @@
 """Array creation with NumPy's signatures (Python floats default to float32, see funcgrad.config)."""
 from __future__ import annotations
 
-import math
+import operator
 
 import numpy as np
 
@@ -9,12 +9,16 @@ from ..core import dtypes
 from ..core.array import ArrayBase, to_array
 from ..primitives import elementwise as ew
 from ..primitives.shape import broadcasted_iota, full as _full
+from ._promote import asarray_any, broadcast_to, is_python_scalar, scalar_array
 
 
 def _shape(shape) -> tuple:
     if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+        shape = (shape,)
+    shape = tuple(operator.index(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
 
 
 def _dtype(dtype, default=None):
@@ -22,17 +26,21 @@ def _dtype(dtype, default=None):
 
 
 def array(object, dtype=None, copy=True, ndmin: int = 0):
-    """Create an Array from a list, NumPy array, scalar or Array, as numpy.array."""
+    """Create an Array from a list, NumPy array, scalar or Array, as numpy.array.
+
+    Python floats (alone or in lists) become the default float dtype; NumPy arrays and scalars keep
+    their dtype."""
     if isinstance(object, ArrayBase):
         x = object if dtype is None else ew.convert_element_type(object, dtypes.canonicalize(dtype))
+        x = ew.convert_element_type(x, x.dtype, False)  # an array() result is strongly typed
     elif isinstance(object, (list, tuple)) and any(isinstance(v, ArrayBase) for v in _flat(object)):
         from ._manipulation import stack
-        x = stack([array(v) for v in object])
+        x = stack([array(v) for v in object]) if len(object) else to_array(object)
         if dtype is not None:
             x = ew.convert_element_type(x, dtypes.canonicalize(dtype))
     else:
         x = to_array(object, dtype=dtype)
-        if isinstance(object, (bool, int, float, complex)) and not isinstance(object, np.generic):
+        if is_python_scalar(object):
             x = ew.convert_element_type(x, x.dtype, False)  # a standalone array is strongly typed
     if x.ndim < ndmin:
         from ..primitives.shape import reshape
@@ -50,40 +58,58 @@ def _flat(xs):
 
 def asarray(a, dtype=None, copy=None):
     """Convert to an Array without copying an Array that already matches, as numpy.asarray."""
-    if isinstance(a, ArrayBase) and (dtype is None or np.dtype(dtype) == a.dtype):
+    if isinstance(a, ArrayBase) and (dtype is None or dtypes.canonicalize(dtype) == a.dtype):
         return a
     return array(a, dtype=dtype, copy=bool(copy))
 
 
 def zeros(shape, dtype=None):
+    """An array of zeros (default dtype: the default float), as numpy.zeros."""
     return _full(_shape(shape), 0, _dtype(dtype))
 
 
 def ones(shape, dtype=None):
+    """An array of ones (default dtype: the default float), as numpy.ones."""
     return _full(_shape(shape), 1, _dtype(dtype))
 
 
 def empty(shape, dtype=None):
+    """As numpy.empty; funcgrad arrays are immutable, so the contents are zeros."""
     return zeros(shape, dtype)
 
 
+def _fill_value(v, dt):
+    """A scalar fill value cast to dtype dt as NumPy casts it; Python ints must fit an integer dtype."""
+    if isinstance(v, int) and not isinstance(v, (bool, np.generic)) and dtypes.is_integer(dt):
+        scalar_array(v, dt, False)  # raises OverflowError, as NumPy 2 does
+        return v
+    return np.asarray(v).astype(dt).item()
+
+
 def full(shape, fill_value, dtype=None):
-    if isinstance(fill_value, ArrayBase):
-        from ._promote import broadcast_to
-        fv = fill_value if dtype is None else ew.convert_element_type(fill_value, dtypes.canonicalize(dtype))
-        return broadcast_to(fv, _shape(shape))
-    dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.python_scalar_dtype(fill_value) \
-        if isinstance(fill_value, (bool, int, float, complex)) else np.asarray(fill_value).dtype
-    return _full(_shape(shape), fill_value, dt)
+    """An array of `shape` filled with `fill_value` (a scalar or an array broadcast to `shape`)."""
+    shape = _shape(shape)
+    if isinstance(fill_value, ArrayBase) or np.ndim(fill_value) > 0:
+        fv = asarray_any(fill_value)
+        if dtype is not None:
+            fv = ew.convert_element_type(fv, dtypes.canonicalize(dtype))
+        return broadcast_to(ew.convert_element_type(fv, fv.dtype, False), shape)
+    if dtype is not None:
+        dt = dtypes.canonicalize(dtype)
+    elif is_python_scalar(fill_value):
+        dt = dtypes.python_scalar_dtype(fill_value)
+    else:
+        dt = dtypes.canonicalize(np.asarray(fill_value).dtype)
+    return _full(shape, _fill_value(fill_value, dt), dt)
 
 
 def _like(name, value):
     def f(a, dtype=None, shape=None):
-        a_dt = a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype
-        a_shape = a.shape if hasattr(a, "shape") else np.shape(a)
-        return _full(_shape(a_shape if shape is None else shape), value,
-                     dtypes.canonicalize(dtype) if dtype is not None else a_dt)
-    f.__name__ = name
+        x = asarray_any(a)
+        dt = dtypes.canonicalize(dtype) if dtype is not None else x.dtype
+        return _full(_shape(x.shape if shape is None else shape), value, dt)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"As numpy.{name}: an array with a's shape and dtype (or the given ones)."
     return f
 
 
@@ -93,78 +119,120 @@ empty_like = _like("empty_like", 0)
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
-    return _full(_shape(a.shape if shape is None else shape), fill_value,
-                 dtypes.canonicalize(dtype) if dtype is not None else a.dtype)
+    """As numpy.full_like: a's shape and dtype (or the given ones), filled with fill_value."""
+    x = asarray_any(a)
+    return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
+
+
+def _concrete_scalar(v, what):
+    if isinstance(v, ArrayBase):
+        from ..core.trace import Tracer
+        if isinstance(v, Tracer) and v.val is None:
+            from ..core.errors import ConcretizationError
+            raise ConcretizationError(f"{what}: bounds must be concrete (not traced); "
+                                      "pass them as static arguments")
+        return v.item()
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
 
 
 def arange(start, stop=None, step=None, dtype=None):
-    """Evenly spaced values in [start, stop), as numpy.arange (concrete bounds only)."""
+    """Evenly spaced values in [start, stop), as numpy.arange (concrete bounds only).
+
+    Without dtype: the default int dtype for integer bounds, the default float dtype if any is a
+    float (NumPy: int64 / float64)."""
     if stop is None:
         start, stop = 0, start
     step = 1 if step is None else step
-    for v in (start, stop, step):
-        if isinstance(v, ArrayBase):
-            from ..core.trace import Tracer
-            if isinstance(v, Tracer) and v.val is None:
-                from ..core.errors import ConcretizationError
-                raise ConcretizationError("arange: bounds must be concrete (not traced); "
-                                          "pass them as static arguments")
-    start, stop, step = (v.item() if isinstance(v, ArrayBase) else v for v in (start, stop, step))
+    start, stop, step = (_concrete_scalar(v, "arange") for v in (start, stop, step))
     if dtype is None:
-        is_float = any(isinstance(v, float) for v in (start, stop, step))
-        dt = dtypes.defaults.float_ if is_float else dtypes.defaults.int_
+        if any(isinstance(v, complex) for v in (start, stop, step)):
+            dt = dtypes.defaults.complex_
+        elif any(isinstance(v, float) for v in (start, stop, step)):
+            dt = dtypes.defaults.float_
+        else:
+            dt = dtypes.defaults.int_
     else:
         dt = dtypes.canonicalize(dtype)
     if step == 0:
-        raise ValueError("arange: step must not be zero")
-    n = max(0, math.ceil((stop - start) / step))
-    r = broadcasted_iota(dt if dtypes.is_integer(dt) else dtypes.float64, (n,), 0)
-    if start == 0 and step == 1:
-        return ew.convert_element_type(r, dt)
-    # Compute in float64/int64 then convert, to match NumPy's values.
-    return to_array(np.arange(start, stop, step).astype(dt))
+        raise ZeroDivisionError("arange: step must not be zero")
+    if start == 0 and step == 1 and isinstance(stop, int) and dt != dtypes.bool_:
+        n = max(0, stop)
+        return ew.convert_element_type(broadcasted_iota(dt if dtypes.is_integer(dt) else dtypes.int64, (n,), 0), dt)
+    # NumPy's own algorithm (first value and delta in the output dtype), for identical values.
+    return to_array(np.arange(start, stop, step, dtype=dt))
 
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0):
-    """num evenly spaced samples over [start, stop], as numpy.linspace."""
-    from ._promote import asarray_any
-    s, e = asarray_any(start), asarray_any(stop)
-    dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.result_type(
-        (s.dtype, s.weak_type), (e.dtype, e.weak_type), (dtypes.defaults.float_, True))[0]
-    if not dtypes.is_inexact(dt):
-        calc = dtypes.defaults.float_
+    """num evenly spaced samples over [start, stop], as numpy.linspace (start/stop may be arrays).
+
+    Computed in the inexact dtype of start and stop; for Python scalars and integers that is float64
+    when `dtype` is given (as NumPy) and the default float dtype otherwise. The result is then cast to
+    `dtype`; integer dtypes round toward -inf as in NumPy."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: Number of samples, {num}, must be non-negative.")
+    from ._manipulation import moveaxis
+    from ._promote import result_dtype
+    start, stop = (v if is_python_scalar(v) else asarray_any(v) for v in (start, stop))
+    in_dt, weak = result_dtype(start, stop)
+    if dtypes.is_inexact(in_dt) and not weak:
+        calc = in_dt  # NumPy computes in the inputs' own inexact dtype
+    elif dtype is not None:
+        calc = dtypes.float64 if not dtypes.is_complex(in_dt) else dtypes.complex128  # as NumPy, then cast
     else:
-        calc = dt
+        calc = dtypes.defaults.float_ if not dtypes.is_complex(in_dt) else dtypes.defaults.complex_
+    s, e = (scalar_array(v, calc, False) if is_python_scalar(v) else ew.convert_element_type(v, calc)
+            for v in (start, stop))
+    from ._ufuncs import true_divide
+    from ._promote import broadcast_all
+    s, e = broadcast_all("linspace", [s, e])
+    dt = dtypes.canonicalize(dtype) if dtype is not None else calc
     div = (num - 1) if endpoint else num
-    s = ew.convert_element_type(s, calc)
-    e = ew.convert_element_type(e, calc)
-    i = ew.convert_element_type(broadcasted_iota(dtypes.int64, (num,), 0), calc)
-    from ._promote import broadcast_to
-    step = (e - s) / div if div > 0 else e * np.nan
+    from ..primitives.shape import broadcast_in_dim, concatenate, slice as lslice
     shape = (num,) + tuple(s.shape)
-    from ..primitives.shape import broadcast_in_dim
-    ib = broadcast_in_dim(i, shape, (0,))
-    out = broadcast_to(s, shape) + ib * broadcast_to(step if div > 0 else e - s, shape)
+    bdims = tuple(range(1, len(shape)))
+    i = broadcast_in_dim(ew.convert_element_type(broadcasted_iota(dtypes.int64, (num,), 0), calc), shape, (0,))
+    delta = ew.sub(e, s)
+    if div > 0:
+        step = true_divide(delta, div)
+        y = ew.mul(i, broadcast_in_dim(step, shape, bdims))
+    else:
+        step = ew.mul(delta, broadcast_to(scalar_array(np.nan, calc, False), delta.shape))
+        y = ew.mul(i, broadcast_in_dim(delta, shape, bdims))
+    y = ew.add(y, broadcast_in_dim(s, shape, bdims))
     if endpoint and num > 1:
-        from ..primitives.shape import concatenate, slice as lslice
-        last = broadcast_in_dim(e, (1,) + tuple(s.shape), tuple(range(1, len(shape))))
-        out = concatenate([lslice(out, (0,) * len(shape), (num - 1,) + tuple(s.shape)), last], 0)
-    if axis != 0 and out.ndim > 1:
-        from ._manipulation import moveaxis
-        out = moveaxis(out, 0, axis)
-    out = ew.convert_element_type(out, dt) if not dtypes.is_inexact(dt) or dt != calc else out
+        last = broadcast_in_dim(e, (1,) + tuple(s.shape), bdims)
+        y = concatenate([lslice(y, (0,) * len(shape), (num - 1,) + tuple(s.shape)), last], 0)
+    if axis != 0:
+        from ._promote import normalize_index
+        y = moveaxis(y, 0, normalize_index(axis, y.ndim, "linspace"))
+    if dtypes.is_integer(dt) and dtypes.is_float(calc):
+        y = _floor(y)
+    y = ew.convert_element_type(y, dt)
     if retstep:
-        return out, step
-    return out
+        return y, step
+    return y
+
+
+def _floor(y):
+    """floor(y) for finite floats, from truncation (there is no floor primitive)."""
+    t = ew.convert_element_type(ew.convert_element_type(y, dtypes.int64), y.dtype)
+    return ew.sub(t, ew.convert_element_type(ew.gt(t, y), y.dtype))
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
-    """A 2-D array with ones on the k-th diagonal, as numpy.eye."""
-    M = N if M is None else M
-    r = broadcasted_iota(dtypes.int64, (N, M), 0)
+    """A 2-D array with ones on the k-th diagonal, as numpy.eye (default dtype: the default float)."""
+    N = operator.index(N)
+    M = N if M is None else operator.index(M)
+    k = operator.index(k)
+    r = broadcasted_iota(dtypes.int64, _shape((N, M)), 0)
     c = broadcasted_iota(dtypes.int64, (N, M), 1)
-    return ew.convert_element_type(ew.eq(r + k, c), _dtype(dtype))
+    return ew.convert_element_type(ew.eq(ew.add(r, _full((N, M), k, dtypes.int64)), c), _dtype(dtype))
 
 
 def identity(n: int, dtype=None):
+    """The n x n identity matrix, as numpy.identity."""
     return eye(n, dtype=dtype)
+

@@ -19,7 +19,8 @@ def _expand_index(idx, ndim: int) -> list:
     n_ell = sum(1 for i in idx if i is Ellipsis)
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(1 for i in idx if i is not None and i is not Ellipsis and not _is_bool_mask(i)) \
+    consumed = sum(1 for i in idx if i is not None and i is not Ellipsis and not _is_bool_mask(i)
+                   and not _is_bool_scalar(i)) \
         + sum(np.ndim(i) for i in idx if _is_bool_mask(i))
     if consumed > ndim:
         raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but {consumed} were "
@@ -40,7 +41,14 @@ def _is_bool_mask(i) -> bool:
         (isinstance(i, list) and len(i) > 0 and all(isinstance(v, bool) for v in i))
 
 
+def _is_bool_scalar(i) -> bool:
+    """A Python/NumPy bool index adds a dimension of size 1 (True) or 0 (False), as in NumPy."""
+    return isinstance(i, (bool, np.bool_))
+
+
 def _is_advanced(i) -> bool:
+    if _is_bool_scalar(i):
+        return True
     return isinstance(i, (ArrayBase, np.ndarray, list)) or (
         not isinstance(i, (slice, int, np.integer, type(None))) and i is not Ellipsis)
 

@@ -2,14 +2,24 @@
 from __future__ import annotations
 
 import math
+import operator
+
+import numpy as np
 
 from ..core import dtypes
 from ..core.errors import user_location
 from ..primitives import elementwise as ew
 from ..primitives import linalg as la
 from ..primitives import shape as sh
-from ._promote import asarray_any, broadcast_shapes, broadcast_to, promote_and_broadcast, promote_dtypes
+from ._promote import (asarray_any, broadcast_shapes, broadcast_to, is_python_scalar, normalize_index,
+                       promote_dtypes)
 from ._reductions import normalize_axis
+
+
+def _shape_arg(shape) -> tuple:
+    if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__") and not hasattr(shape, "__len__")):
+        return (operator.index(shape),)
+    return tuple(operator.index(s) for s in shape)
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
@@ -18,13 +28,15 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         raise NotImplementedError("reshape: only order='C' is supported")
     shape = newshape if shape is None else shape
     x = asarray_any(a)
-    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    shape = _shape_arg(shape)
     if shape.count(-1) > 1:
         raise ValueError("reshape: can only specify one unknown dimension (-1)")
+    if any(s < -1 for s in shape):
+        raise ValueError(f"reshape: negative dimensions other than -1 are not allowed: {shape}")
     if -1 in shape:
         known = math.prod(s for s in shape if s != -1)
         if known == 0 or x.size % known:
-            raise ValueError(f"cannot reshape array of size {x.size} into shape {shape}")
+            raise ValueError(f"cannot reshape array of size {x.size} into shape {shape} (at {user_location(2)})")
         shape = tuple(x.size // known if s == -1 else s for s in shape)
     if math.prod(shape) != x.size:
         raise ValueError(f"cannot reshape array of size {x.size} into shape {shape} (at {user_location(2)})")
@@ -32,29 +44,43 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 
 def ravel(a, order="C"):
+    """The elements as a 1-D array, as numpy.ravel."""
     return reshape(a, (-1,), order)
 
 
 def transpose(a, axes=None):
+    """Permute the axes (reverse them by default), as numpy.transpose."""
     x = asarray_any(a)
     if axes is None:
         axes = tuple(range(x.ndim))[::-1]
-    axes = tuple(int(i) % x.ndim if x.ndim else int(i) for i in axes)
-    if sorted(axes) != list(range(x.ndim)):
+    axes = tuple(axes)
+    if len(axes) != x.ndim:
         raise ValueError(f"transpose: axes {axes} don't match array of dimension {x.ndim}")
-    return sh.transpose(x, axes)
+    perm = tuple(normalize_index(i, x.ndim, "transpose") for i in axes)
+    if len(set(perm)) != len(perm):
+        raise ValueError(f"transpose: repeated axis in transpose: {axes}")
+    return sh.transpose(x, perm)
 
 
 def permute_dims(a, /, axes):
     return transpose(a, axes)
 
 
+def _axes_list(axes, ndim, op, what):
+    axes = (axes,) if not isinstance(axes, (tuple, list)) else axes
+    out = [normalize_index(a, ndim, f"{op} {what}") for a in axes]
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op}: repeated axis in `{what}` argument: {axes}")
+    return out
+
+
 def moveaxis(a, source, destination):
+    """Move axes to new positions, the others keeping their order, as numpy.moveaxis."""
     x = asarray_any(a)
-    src = [int(s) % x.ndim for s in ((source,) if isinstance(source, int) else source)]
-    dst = [int(d) % x.ndim for d in ((destination,) if isinstance(destination, int) else destination)]
+    src = _axes_list(source, x.ndim, "moveaxis", "source")
+    dst = _axes_list(destination, x.ndim, "moveaxis", "destination")
     if len(src) != len(dst):
-        raise ValueError("moveaxis: source and destination must have the same number of elements")
+        raise ValueError("moveaxis: `source` and `destination` arguments must have the same number of elements")
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -62,14 +88,16 @@ def moveaxis(a, source, destination):
 
 
 def swapaxes(a, axis1, axis2):
+    """Interchange two axes, as numpy.swapaxes."""
     x = asarray_any(a)
     perm = list(range(x.ndim))
-    i, j = int(axis1) % x.ndim, int(axis2) % x.ndim
+    i, j = normalize_index(axis1, x.ndim, "swapaxes"), normalize_index(axis2, x.ndim, "swapaxes")
     perm[i], perm[j] = perm[j], perm[i]
     return sh.transpose(x, perm)
 
 
 def squeeze(a, axis=None):
+    """Remove size-1 axes (all of them, or the given ones, which must have size 1), as numpy.squeeze."""
     x = asarray_any(a)
     if axis is None:
         axes = tuple(i for i, s in enumerate(x.shape) if s == 1)
@@ -83,12 +111,13 @@ def squeeze(a, axis=None):
 
 
 def expand_dims(a, axis):
+    """Insert size-1 axes at the given positions of the result, as numpy.expand_dims."""
     x = asarray_any(a)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
     n = x.ndim + len(axes)
-    norm = [int(ax) % n if -n <= int(ax) < n else None for ax in axes]
-    if None in norm:
-        raise ValueError(f"expand_dims: axis {axis} is out of bounds for result of dimension {n}")
+    norm = [normalize_index(ax, n, "expand_dims") for ax in axes]
+    if len(set(norm)) != len(norm):
+        raise ValueError(f"expand_dims: repeated axis in {axis}")
     return sh.expand_dims(x, norm)
 
 
@@ -102,14 +131,20 @@ def concatenate(arrays, axis=0, dtype=None):
         axis = 0
     if any(x.ndim == 0 for x in xs):
         raise ValueError("zero-dimensional arrays cannot be concatenated")
-    xs = promote_dtypes(*xs)
-    if dtype is not None:
-        xs = [ew.convert_element_type(x, dtypes.canonicalize(dtype)) for x in xs]
+    if dtype is not None:  # each input is cast straight to dtype (casting="same_kind"), as in NumPy
+        dtype = dtypes.canonicalize(dtype)
+        for x in xs:
+            if not np.can_cast(x.dtype, dtype, casting="same_kind"):
+                raise TypeError(f"concatenate: Cannot cast array data from {x.dtype} to {dtype} according "
+                                "to the rule 'same_kind'")
+        xs = [ew.convert_element_type(x, dtype) for x in xs]
+    else:
+        xs = promote_dtypes(*xs)
     nd = xs[0].ndim
     if any(x.ndim != nd for x in xs):
         raise ValueError("concatenate: all the input arrays must have the same number of dimensions, got "
                          + ", ".join(str(x.shape) for x in xs))
-    ax = normalize_axis(axis, nd, "concatenate")[0]
+    ax = normalize_index(axis, nd, "concatenate")
     for x in xs:
         if any(a != b for i, (a, b) in enumerate(zip(x.shape, xs[0].shape)) if i != ax):
             raise ValueError("concatenate: all the input array dimensions except for the concatenation axis "
@@ -125,16 +160,27 @@ def stack(arrays, axis=0, dtype=None):
     if any(x.shape != xs[0].shape for x in xs):
         raise ValueError("stack: all input arrays must have the same shape, got "
                          + ", ".join(str(x.shape) for x in xs))
-    ax = normalize_axis(axis, xs[0].ndim + 1, "stack")[0]
+    ax = normalize_index(axis, xs[0].ndim + 1, "stack")
     return concatenate([sh.expand_dims(x, (ax,)) for x in xs], ax, dtype)
 
 
+def _clip_bound(x, v, is_lower: bool):
+    """NumPy 2's clip ignores a Python int bound beyond the integer dtype's range on the harmless side
+    (a lower bound below the minimum, an upper bound above the maximum)."""
+    if isinstance(v, int) and not isinstance(v, bool) and is_python_scalar(v) and dtypes.is_integer(x.dtype):
+        info = np.iinfo(x.dtype)
+        if (is_lower and v < info.min) or (not is_lower and v > info.max):
+            return None
+    return v
+
+
 def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 - NumPy names
-    """Limit values to [a_min, a_max], as numpy.clip."""
+    """Limit values to [a_min, a_max] (minimum(maximum(a, a_min), a_max)), as numpy.clip."""
     lo = a_min if min is None else min
     hi = a_max if max is None else max
     from ._ufuncs import maximum, minimum
     x = asarray_any(a)
+    lo, hi = _clip_bound(x, lo, True), _clip_bound(x, hi, False)
     if lo is not None:
         x = maximum(x, lo)
     if hi is not None:
@@ -145,8 +191,11 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 - NumP
 def matmul(x1, x2, /):
     """Matrix product with NumPy's matmul broadcasting of leading (batch) dimensions."""
     a, b = asarray_any(x1), asarray_any(x2)
+    shape_a, shape_b = tuple(a.shape), tuple(b.shape)
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: input operands must not be scalars, got shapes {a.shape} and {b.shape}")
+        raise ValueError(f"matmul: Input operand {0 if a.ndim == 0 else 1} does not have enough dimensions "
+                         f"(operands must not be scalars; got shapes {shape_a} and {shape_b}) "
+                         f"(at {user_location(2)})")
     a, b = promote_dtypes(a, b)
     va, vb = a.ndim == 1, b.ndim == 1
     if va:
@@ -155,8 +204,8 @@ def matmul(x1, x2, /):
         b = sh.expand_dims(b, (1,))
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0 (size "
-                         f"{b.shape[-2]} is different from {a.shape[-1]}): shapes {tuple(x1.shape)} and "
-                         f"{tuple(x2.shape)} cannot be multiplied (at {user_location(2)})")
+                         f"{b.shape[-2]} is different from {a.shape[-1]}): shapes {shape_a} and "
+                         f"{shape_b} cannot be multiplied (at {user_location(2)})")
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op="matmul")
     nb = len(batch)
     if a.ndim > 2 or b.ndim > 2:
@@ -185,19 +234,38 @@ def dot(a, b):
     return la.dot_general(x, y, (((x.ndim - 1,), (yc,)), ((), ())))
 
 
+def _conj(x):
+    """Complex conjugate, from real-part conversions (there is no conj primitive yet)."""
+    if not dtypes.is_complex(x.dtype):
+        return x
+    real_dt = dtypes.float32 if x.dtype == dtypes.complex64 else dtypes.float64
+    from ._promote import scalar_array
+    mj = broadcast_to(scalar_array(-1j, x.dtype, False), x.shape)
+    re = ew.convert_element_type(x, real_dt)
+    im = ew.convert_element_type(ew.mul(x, mj), real_dt)  # Re(-i z) = Im(z)
+    return ew.add(ew.convert_element_type(re, x.dtype), ew.mul(ew.convert_element_type(im, x.dtype), mj))
+
+
 def vdot(a, b):
-    return dot(ravel(a), ravel(b))
+    """Dot product of the flattened arrays, conjugating the first (complex) one, as numpy.vdot."""
+    x, y = ravel(a), ravel(b)
+    if x.size != y.size:
+        raise ValueError(f"vdot: vectors have different lengths: {x.size} and {y.size}")
+    return dot(_conj(x), y)
 
 
 def outer(a, b):
+    """Outer product of the flattened arrays, as numpy.outer."""
+    from ._ufuncs import multiply
     x, y = ravel(a), ravel(b)
-    return (reshape(x, (-1, 1)) * reshape(y, (1, -1)))
+    return multiply(reshape(x, (-1, 1)), reshape(y, (1, -1)))
 
 
 def broadcast_arrays(*args):
+    """The arguments broadcast against each other (a tuple, as NumPy 2 returns)."""
     xs = [asarray_any(a) for a in args]
     shape = broadcast_shapes(*[x.shape for x in xs], op="broadcast_arrays")
-    return [broadcast_to(x, shape) for x in xs]
+    return tuple(broadcast_to(x, shape) for x in xs)
 
 
 def atleast_1d(*arys):

@@ -1,6 +1,8 @@
 """Operators and methods of Arrays and tracers, attached here so both share one implementation."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..core import dtypes
 from ..core.array import ArrayBase
 from ..primitives import elementwise as ew
@@ -15,19 +17,36 @@ def _swap(f):
 
 
 def _astype(self, dtype, copy=False):
+    """The array converted to `dtype` (always strongly typed), as ndarray.astype."""
     return ew.convert_element_type(self, dtypes.canonicalize(dtype))
 
 
+def _is_int_like(v) -> bool:
+    return isinstance(v, (int, np.integer)) or (hasattr(v, "__index__") and not hasattr(v, "__len__"))
+
+
 def _reshape(self, *shape, order="C"):
-    if len(shape) == 1 and not isinstance(shape[0], int):
+    """a.reshape(2, 3) or a.reshape((2, 3)), as ndarray.reshape."""
+    if len(shape) == 1 and not _is_int_like(shape[0]):
         shape = shape[0]
     return m.reshape(self, shape, order)
 
 
 def _transpose(self, *axes):
-    if len(axes) == 1 and not isinstance(axes[0], int):
+    """a.transpose(1, 0) or a.transpose((1, 0)); no arguments reverses the axes."""
+    if len(axes) == 1 and (axes[0] is None or not _is_int_like(axes[0])):
         axes = axes[0]
     return m.transpose(self, axes or None)
+
+
+def _array_namespace(self, /, *, api_version=None):
+    import funcgrad.numpy
+    return funcgrad.numpy
+
+
+def _copy(self):
+    """Arrays are immutable, so a copy is the array itself (as in JAX)."""
+    return self
 
 
 def attach(cls) -> None:
@@ -51,7 +70,8 @@ def attach(cls) -> None:
         "sum": r.sum, "mean": r.mean, "prod": r.prod, "max": r.max, "min": r.min,
         "argmax": r.argmax, "argmin": r.argmin,
         "squeeze": m.squeeze, "ravel": m.ravel, "flatten": m.ravel, "dot": m.dot,
-        "clip": m.clip, "swapaxes": m.swapaxes,
+        "clip": m.clip, "swapaxes": m.swapaxes, "copy": _copy,
+        "__array_namespace__": _array_namespace,
     }
     for name, f in methods.items():
         setattr(cls, name, f)

@@ -1,11 +1,25 @@
 """Turning NumPy-style arguments into primitive operands: conversion, dtype promotion, broadcasting."""
 from __future__ import annotations
 
+import operator
+
+import numpy as np
+
 from ..core import dtypes
-from ..core.array import ArrayBase, to_array
+from ..core.array import ArrayBase, to_array, wrap
 from ..core.errors import user_location
 from ..primitives.elementwise import convert_element_type
 from ..primitives.shape import broadcast_in_dim
+
+try:
+    from numpy.exceptions import AxisError
+except ImportError:  # pragma: no cover - NumPy < 1.25
+    from numpy import AxisError
+
+
+def is_python_scalar(x) -> bool:
+    """A Python bool/int/float/complex (weakly typed under NEP 50), but not a NumPy scalar."""
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 
 
 def asarray_any(x):
@@ -15,8 +29,40 @@ def asarray_any(x):
     return to_array(x, copy=False)
 
 
+def scalar_array(v, dtype, weak: bool):
+    """A Python scalar as a 0-d Array of `dtype`; like NumPy 2, a Python int that does not fit an
+    integer dtype raises OverflowError instead of wrapping around."""
+    dtype = np.dtype(dtype)
+    if isinstance(v, int) and not isinstance(v, bool) and dtypes.is_integer(dtype):
+        info = np.iinfo(dtype)
+        if not info.min <= v <= info.max:
+            raise OverflowError(f"Python integer {v} out of bounds for {dtype}")
+    return wrap(np.array(v, dtype=dtype), weak)
+
+
+def axis_error(op: str, axis, ndim: int, skip: int = 3):
+    """NumPy's AxisError (a ValueError and an IndexError) naming the operation."""
+    return AxisError(f"{op}: axis {axis} is out of bounds for array of dimension {ndim} "
+                     f"(at {user_location(skip)})")
+
+
+def normalize_index(axis, ndim: int, op: str) -> int:
+    """One axis argument (negative allowed) as an index in [0, ndim); AxisError when out of range."""
+    a = operator.index(axis)
+    if not -ndim <= a < ndim:
+        raise axis_error(op, a, ndim)
+    return a % ndim
+
+
+def _as_shape(s) -> tuple:
+    if isinstance(s, (int, np.integer)):
+        return (int(s),)
+    return tuple(operator.index(d) for d in s)
+
+
 def broadcast_shapes(*shapes, op: str = "broadcast_shapes") -> tuple:
     """NumPy's broadcasting of shapes; ValueError naming the operation and the shapes otherwise."""
+    shapes = [_as_shape(s) for s in shapes]
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(ndim):
@@ -32,36 +78,66 @@ def broadcast_shapes(*shapes, op: str = "broadcast_shapes") -> tuple:
     return tuple(out)
 
 
+
 def broadcast_to(x, shape):
-    shape = tuple(shape)
+    """x broadcast to `shape` (NumPy's rules: new leading axes, size-1 axes stretched)."""
+    x = asarray_any(x)
+    shape = _as_shape(shape)
+    if any(d < 0 for d in shape):
+        raise ValueError(f"broadcast_to: all elements of broadcast shape must be non-negative, got {shape}")
     if tuple(x.shape) == shape:
         return x
     nd = len(shape)
     if x.ndim > nd:
-        raise ValueError(f"broadcast_to: cannot broadcast array of shape {x.shape} to shape {shape}")
+        raise ValueError(f"broadcast_to: cannot broadcast array of shape {tuple(x.shape)} to shape {shape}: "
+                         f"the target has fewer dimensions (at {user_location(2)})")
     for a, b in zip(x.shape[::-1], shape[::-1]):
         if a != 1 and a != b:
-            raise ValueError(f"broadcast_to: cannot broadcast array of shape {x.shape} to shape {shape} "
+            raise ValueError(f"broadcast_to: cannot broadcast array of shape {tuple(x.shape)} to shape {shape} "
                              f"(at {user_location(2)})")
     return broadcast_in_dim(x, shape, tuple(range(nd - x.ndim, nd)))
 
 
 def promote_dtypes(*xs):
-    """Convert operands to their common dtype under NEP 50 (weak Python scalars)."""
+    """Convert operands (Arrays/tracers) to their common dtype under NEP 50 (weak Python scalars)."""
     dt, weak = dtypes.result_type(*[(x.dtype, x.weak_type) for x in xs])
     return [convert_element_type(x, dt, weak) for x in xs]
 
 
-def promote_and_broadcast(op: str, *args):
-    """Operands of an elementwise NumPy function: converted, promoted to one dtype and one shape."""
-    xs = [asarray_any(a) for a in args]
-    x0 = xs[0]
-    if all(x.dtype == x0.dtype and x.weak_type == x0.weak_type for x in xs[1:]):
-        pass
-    else:
-        xs = promote_dtypes(*xs)
+def result_dtype(*args) -> tuple:
+    """(dtype, weak) that NumPy-style arguments promote to; Python scalars count as weak."""
+    keys = []
+    for a in args:
+        if is_python_scalar(a):
+            keys.append((dtypes.python_scalar_dtype(a), True))
+        else:
+            keys.append((a.dtype, a.weak_type))
+    return dtypes.result_type(*keys)
+
+
+def promote_args(op: str, *args):
+    """Operands of an elementwise NumPy function converted to one dtype (NEP 50), not yet broadcast.
+
+    Python scalars are converted straight to the result dtype, so an out-of-range Python int raises
+    OverflowError as in NumPy 2 (e.g. uint8 array + 300), rather than wrapping around."""
+    args = [a if is_python_scalar(a) else asarray_any(a) for a in args]
+    x0 = args[0]
+    if not is_python_scalar(x0) and all(
+            not is_python_scalar(x) and x.dtype == x0.dtype and x.weak_type == x0.weak_type for x in args[1:]):
+        return args
+    dt, weak = result_dtype(*args)
+    return [scalar_array(a, dt, weak) if is_python_scalar(a) else convert_element_type(a, dt, weak)
+            for a in args]
+
+
+def broadcast_all(op: str, xs):
     shape = xs[0].shape
     if any(x.shape != shape for x in xs[1:]):
         shape = broadcast_shapes(*[x.shape for x in xs], op=op)
         xs = [broadcast_to(x, shape) for x in xs]
     return xs
+
+
+def promote_and_broadcast(op: str, *args):
+    """Operands of an elementwise NumPy function: converted, promoted to one dtype and one shape."""
+    return broadcast_all(op, promote_args(op, *args))

@@ -1,28 +1,33 @@
 """Reductions with NumPy's axis/keepdims/dtype semantics."""
 from __future__ import annotations
 
+import builtins
+import operator
+
 from ..core import dtypes
 from ..core.errors import user_location
 from ..primitives import elementwise as ew
 from ..primitives import reduction as red
 from ..primitives.shape import expand_dims
-from ._promote import asarray_any
+from ._promote import asarray_any, axis_error, is_python_scalar, scalar_array
 
 
 def normalize_axis(axis, ndim: int, op: str) -> tuple:
-    """NumPy's axis argument (None, int, tuple; negative allowed) as a sorted tuple of axes."""
+    """NumPy's axis argument (None, int, tuple; negative allowed) as a sorted tuple of axes.
+
+    Out-of-range axes raise numpy's AxisError (a ValueError and an IndexError); as in NumPy, a 0-d
+    array accepts axis 0 and -1 (and reduces over nothing)."""
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
     out = []
     for a in axes:
-        a = int(a)
-        if not -ndim <= a < (ndim if ndim > 1 else 1) or (ndim == 0 and a not in (0, -1)):
-            raise ValueError(f"{op}: axis {a} is out of bounds for array of dimension {ndim} "
-                             f"(at {user_location(2)})")
+        a = operator.index(a)
+        if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1):
+            raise axis_error(op, a, ndim)
         out.append(a % ndim if ndim else 0)
     if len(set(out)) != len(out):
-        raise ValueError(f"{op}: repeated axis in {axis}")
+        raise ValueError(f"{op}: duplicate value in 'axis': {axis} (at {user_location(2)})")
     return tuple(sorted(out)) if ndim else ()
 
 
@@ -34,51 +39,79 @@ def _sum_dtype(x, dtype):
     if dtype is not None:
         return dtypes.canonicalize(dtype)
     if x.dtype == dtypes.bool_ or (dtypes.is_integer(x.dtype) and x.dtype.itemsize < 8):
-        # NumPy sums small integers and bools in the default integer dtype.
+        # NumPy sums and multiplies small integers and bools in the default (unsigned) integer dtype.
         return dtypes.defaults.int_ if x.dtype.kind != "u" else dtypes.uint64
     return None
 
 
+def _cast_scalar(v, like):
+    """An `initial=` value cast to the reduction's dtype, as NumPy does."""
+    if is_python_scalar(v):
+        import numpy as np
+        return scalar_array(np.array(v).astype(like.dtype).item(), like.dtype, like.weak_type)
+    return ew.convert_element_type(asarray_any(v), like.dtype, like.weak_type)
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
-    """Sum of elements over the given axes, as numpy.sum."""
+    """Sum of elements over the given axes, as numpy.sum (bools and small ints sum in int64)."""
     _no_out(out, "sum")
-    x = _masked(asarray_any(a), where, 0)
+    x = asarray_any(a)
+    axes = normalize_axis(axis, x.ndim, "sum")
     dt = _sum_dtype(x, dtype)
     if dt is not None:
         x = ew.convert_element_type(x, dt, x.weak_type)
-    axes = normalize_axis(axis, x.ndim, "sum")
+    x = _masked(x, where, 0)
     r = _keep(red.reduce_sum(x, axes), axes, keepdims)
-    return r if initial is None else r + initial
+    return r if initial is None else ew.add(r, _bcast(_cast_scalar(initial, r), r))
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over the given axes, as numpy.prod."""
     _no_out(out, "prod")
-    x = _masked(asarray_any(a), where, 1)
+    x = asarray_any(a)
+    axes = normalize_axis(axis, x.ndim, "prod")
     dt = _sum_dtype(x, dtype)
     if dt is not None:
         x = ew.convert_element_type(x, dt, x.weak_type)
-    axes = normalize_axis(axis, x.ndim, "prod")
+    x = _masked(x, where, 1)
     r = _keep(red.reduce_prod(x, axes), axes, keepdims)
-    return r if initial is None else r * initial
+    return r if initial is None else ew.mul(r, _bcast(_cast_scalar(initial, r), r))
+
+
+def _bcast(v, like):
+    from ._promote import broadcast_to
+    return broadcast_to(v, like.shape)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    """Arithmetic mean over the given axes, as numpy.mean (integers average in the default float)."""
+    """Arithmetic mean over the given axes, as numpy.mean.
+
+    Integers and bools average in the default float dtype (NumPy: float64); float16 accumulates in
+    float32 and returns float16, and an integer `dtype=` truncates the result, as in NumPy."""
     _no_out(out, "mean")
     x = asarray_any(a)
-    if not dtypes.is_inexact(x.dtype):
-        x = ew.convert_element_type(x, dtypes.defaults.float_ if dtype is None else dtype, x.weak_type)
-    elif dtype is not None:
-        x = ew.convert_element_type(x, dtypes.canonicalize(dtype))
+    if x.ndim == 0 and axis is not None and axis != ():
+        raise axis_error("mean", axis, 0, skip=2)  # NumPy's mean (unlike sum) rejects axis 0 on 0-d input
     axes = normalize_axis(axis, x.ndim, "mean")
+    if dtype is not None:
+        dt = dtypes.canonicalize(dtype)
+    elif dtypes.is_inexact(x.dtype):
+        dt = x.dtype
+    else:
+        dt = dtypes.defaults.float_
+    calc = dt if dtypes.is_inexact(dt) else dtypes.defaults.float_
+    if calc == dtypes.float16 and dtype is None:
+        calc = dtypes.float32
+    x = ew.convert_element_type(x, calc, x.weak_type)
     if where is not None:
-        w = ew.convert_element_type(asarray_any(where), x.dtype)
-        return sum(x * w, axis=axis, keepdims=keepdims) / sum(w + ew.zeros_like(x), axis=axis, keepdims=keepdims)
-    n = 1
-    for ax in axes:
-        n *= x.shape[ax]
-    return _keep(red.reduce_sum(x, axes), axes, keepdims) / n
+        w = ew.convert_element_type(_bcast_bool(where, x), calc)
+        r = sum(ew.mul(x, w), axis=axis, keepdims=keepdims) / sum(w, axis=axis, keepdims=keepdims)
+    else:
+        n = 1
+        for ax in axes:
+            n *= x.shape[ax]
+        r = _keep(red.reduce_sum(x, axes), axes, keepdims) / n
+    return ew.convert_element_type(r, dt, r.weak_type)
 
 
 def _extreme(op, lax_fn):
@@ -90,14 +123,18 @@ def _extreme(op, lax_fn):
             if initial is None:
                 raise ValueError(f"{op}: reduction with where= needs an initial value")
             x = ew.select(_bcast_bool(where, x), x, _fill(x, initial))
-        if any(x.shape[ax] == 0 for ax in axes) and initial is None:
-            raise ValueError(f"zero-size array to reduction operation {op} which has no identity")
+        if any(x.shape[ax] == 0 for ax in axes):
+            if initial is None:
+                raise ValueError(f"zero-size array to reduction operation {op}imum which has no identity "
+                                 f"(shape {tuple(x.shape)}, axis {axis})")
+            # Append one `initial` entry along each reduced axis, so the reduction has something to take.
+            from ..primitives.shape import pad
+            x = pad(x, _cast_scalar(initial, x), [(0, 1 if i in axes else 0, 0) for i in range(x.ndim)])
         r = _keep(lax_fn(x, axes), axes, keepdims)
         if initial is not None:
-            from ._ufuncs import maximum, minimum
-            r = (maximum if op in ("max", "amax") else minimum)(r, initial)
+            r = (ew.max if op == "max" else ew.min)(r, _bcast(_cast_scalar(initial, r), r))
         return r
-    f.__name__ = op
+    f.__name__ = f.__qualname__ = op
     f.__doc__ = f"The {op}imum over the given axes, as numpy.{op}."
     return f
 
@@ -110,7 +147,7 @@ def _fill(x, v):
 def _bcast_bool(where, x):
     from ._promote import broadcast_to
     w = asarray_any(where)
-    return broadcast_to(w if w.dtype == dtypes.bool_ else w != 0, x.shape)
+    return broadcast_to(w if w.dtype == dtypes.bool_ else ew.ne(w, ew.zeros_like(w)), x.shape)
 
 
 def _masked(x, where, identity):
@@ -125,23 +162,34 @@ amax, amin = max, min
 
 
 def _arg(op, lax_fn):
-    def f(a, axis=None, out=None, keepdims=False):
+    def f(a, axis=None, out=None, *, keepdims=False):
         _no_out(out, op)
-        x = asarray_any(a)
-        if axis is None:
+        x0 = asarray_any(a)
+        x = x0
+        if axis is None or x.ndim == 0:
+            if axis is not None:
+                normalize_axis(axis, x.ndim, op)  # validates (0 and -1 are fine on a 0-d array)
             from ..primitives.shape import reshape
             x = reshape(x, (x.size,))
             ax = 0
         else:
-            ax = normalize_axis(axis, x.ndim, op)[0]
+            ax = normalize_axis(axis, x.ndim, op)[0] if not isinstance(axis, (tuple, list)) else None
+            if ax is None:
+                raise TypeError(f"{op}: axis must be an integer or None, got {axis!r}")
         if x.shape[ax] == 0:
             raise ValueError(f"attempt to get {op} of an empty sequence")
         r = lax_fn(x, ax, dtypes.defaults.int_)
         if keepdims:
-            r = expand_dims(r, tuple(range(asarray_any(a).ndim)) if axis is None else (ax,))
+            if axis is None:
+                r = expand_dims(r, tuple(range(x0.ndim))) if x0.ndim else r
+            else:
+                r = expand_dims(r, (ax,)) if x0.ndim else r
+        elif x0.ndim == 0 and r.ndim:
+            from ..primitives.shape import reshape
+            r = reshape(r, ())
         return r
-    f.__name__ = op
-    f.__doc__ = f"Indices of the {op[3:]}imum values along an axis, as numpy.{op}."
+    f.__name__ = f.__qualname__ = op
+    f.__doc__ = f"Indices of the {op[3:]}imum values along an axis, as numpy.{op} (int64)."
     return f
 
 

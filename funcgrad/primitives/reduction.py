@@ -56,7 +56,7 @@ def _chooser_weights(ans, x, axes):
 def _chooser(name, np_name):
     p = Primitive(
         name, impl=lambda xp: (lambda x, *, axes: getattr(xp, np_name)(x, axis=axes)),
-        abstract_eval=_reduce_rule(name, "bif"),
+        abstract_eval=_reduce_rule(name, "bifc"),
         jvp=[lambda t, ans, x, *, axes: reduce_sum(t * _chooser_weights(ans, x, axes), axes)],
         vjp=[lambda g, ans, x, *, axes: _expand(g, x, axes) * _chooser_weights(ans, x, axes)])
     p.batch = _reduce_batch(p)
@@ -91,7 +91,7 @@ reduce_prod_p.batch = _reduce_batch(reduce_prod_p)
 
 def _arg_rule(op):
     def rule(x: ShapedArray, *, axis, index_dtype) -> ShapedArray:
-        check_dtype(op, x, "bif")
+        check_dtype(op, x, "bifc")
         if not 0 <= axis < x.ndim:
             value_error(op, f"axis {axis} out of range for operand {x.str_short()}")
         if x.shape[axis] == 0:
