@@ -11,10 +11,13 @@ from ..primitives import elementwise as _ew
 from ..primitives.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: F401
                                       integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
                                       rsqrt, select, sign, sin, sqrt, stop_gradient, sub, tanh)
+from ..primitives.conv import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
+                               conv_general_dilated, conv_with_general_padding, padtype_to_pads)
 from ..primitives.fft import fft  # noqa: F401
 from ..primitives.indexing import gather, scatter, scatter_add, scatter_max, scatter_min, scatter_mul  # noqa: F401
 from ..primitives.linalg import dot_general  # noqa: F401
 from ..primitives.reduction import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum  # noqa: F401
+from ..primitives.windowed import reduce_window  # noqa: F401
 from ..primitives.shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, iota,  # noqa: F401
                                 pad, reshape as _reshape, rev, slice, squeeze, transpose)
 

@@ -1,0 +1,414 @@
+"""Windowed reductions: reduce_window with add, max or min (sum/max/min pooling), as jax.lax has them.
+
+Each monoid is one card (reduce_window_sum, reduce_window_max, reduce_window_min) whose params are
+window_dimensions, window_strides, padding (explicit (lo, hi) pairs), base_dilation and
+window_dilation. Padding and base-dilation holes hold the monoid's identity (XLA's semantics).
+The impls combine one strided slice per window offset (or reduce one strided view of all windows when
+windows are large). Max/min send derivatives to the first extreme element of each window, through
+two selection cards as in JAX: select_and_gather_add (the jvp) and select_and_scatter_add (the vjp),
+each the other's transpose.
+"""
+from __future__ import annotations
+
+import builtins
+import itertools
+import math
+import operator
+
+import numpy as np
+
+from ..core.array import ArrayBase, get_aval, to_array
+from ..core.aval import ShapedArray
+from ..core.primitive import Primitive
+from ._util import batch_size, check_dtype, to_front, type_error, value_error
+from .conv import as_strided, dilate_dim, pad_dilate, padtype_to_pads, vjp_lhs_padding, window_out_dim
+from .elementwise import convert_element_type, ge_p, le_p, max as _max, min as _min
+from .shape import broadcast_in_dim, full, pad
+
+
+def _identity(kind: str, dtype):
+    dtype = np.dtype(dtype)
+    if kind == "sum":
+        return dtype.type(0)
+    if dtype == np.bool_:
+        return kind == "min"
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min if kind == "max" else info.max
+    return -np.inf if kind == "max" else np.inf
+
+
+def _out_shape(shape, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    return tuple(window_out_dim(dilate_dim(n, bd) + lo + hi, dilate_dim(w, wd), s)
+                 for n, w, s, (lo, hi), bd, wd in zip(shape, window_dimensions, window_strides, padding,
+                                                      base_dilation, window_dilation))
+
+
+def _check_window(op: str, x: ShapedArray, kinds: str, *, window_dimensions, window_strides, padding,
+                  base_dilation, window_dilation) -> tuple:
+    """The shape rule shared by the windowed cards: validate, and return the windows' (output) shape."""
+    check_dtype(op, x, kinds)
+    if not (len(window_dimensions) == len(window_strides) == len(padding) == len(base_dilation)
+            == len(window_dilation) == x.ndim):
+        type_error(op, f"window_dimensions, window_strides, padding, base_dilation and window_dilation "
+                       f"need one entry per dimension of the operand {x.str_short()}, got "
+                       f"{window_dimensions}, {window_strides}, {padding}, {base_dilation}, {window_dilation}")
+    for name, v in (("window_dimensions", window_dimensions), ("window_strides", window_strides),
+                    ("base_dilation", base_dilation), ("window_dilation", window_dilation)):
+        if any(i < 1 for i in v):
+            value_error(op, f"{name} entries must be positive, got {v} for operand {x.str_short()}")
+    for n, (lo, hi), bd in zip(x.shape, padding, base_dilation):
+        if dilate_dim(n, bd) + lo + hi < 0:
+            value_error(op, f"padding {padding} leaves a negative size for operand {x.str_short()}")
+    return _out_shape(x.shape, window_dimensions, window_strides, padding, base_dilation, window_dilation)
+
+
+def _rule(kind: str):
+    op = f"reduce_window_{kind}"
+
+    def rule(x: ShapedArray, **params) -> ShapedArray:
+        out = _check_window(op, x, "ifc" if kind == "sum" else "bif", **params)
+        return ShapedArray(out, x.dtype, x.weak_type)
+    return rule
+
+
+_LOOP_LIMIT = 64  # windows up to this many elements: one vectorised op per window offset
+
+
+def _impl(kind: str):
+    def factory(xp):
+        reducer = {"sum": xp.sum, "max": xp.max, "min": xp.min}[kind]
+        combine = {"sum": xp.add, "max": xp.maximum, "min": xp.minimum}[kind]
+
+        def f(x, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+            init = _identity(kind, x.dtype)
+            out = _out_shape(x.shape, window_dimensions, window_strides, padding, base_dilation,
+                             window_dilation)
+            if math.prod(out) == 0 or math.prod(window_dimensions) == 0:
+                return xp.full(out, init, dtype=x.dtype)
+            xp_ = pad_dilate(xp, x, [(lo, hi, bd - 1) for (lo, hi), bd in zip(padding, base_dilation)], init)
+            if math.prod(window_dimensions) <= _LOOP_LIMIT:
+                # Small windows: combine the strided slice at each window offset (fast in NumPy).
+                acc = None
+                for idx in _window_slices(out, window_dimensions=window_dimensions,
+                                          window_strides=window_strides, window_dilation=window_dilation):
+                    sl = xp_[idx]
+                    if acc is None:
+                        acc = xp.array(sl, dtype=x.dtype, copy=True)
+                    else:
+                        combine(acc, sl, out=acc)
+                return acc
+            # Large windows (global pooling): reduce one strided view of all windows.
+            st = xp_.strides
+            win = as_strided(xp, xp_, out + tuple(window_dimensions),
+                             tuple(s * k for s, k in zip(st, window_strides))
+                             + tuple(s * d for s, d in zip(st, window_dilation)))
+            axes = tuple(range(x.ndim, 2 * x.ndim))
+            if kind == "sum":
+                return reducer(win, axis=axes, dtype=x.dtype)
+            return reducer(win, axis=axes)
+        return f
+    return factory
+
+
+# --- derivatives ----------------------------------------------------------------------------------
+
+def _sum_vjp(g, ans, x, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    """A reduce_window_sum of g dilated by the strides (the transpose of an all-ones convolution)."""
+    n = x.ndim
+    if math.prod(g.shape) == 0:
+        return full(x.shape, 0, x.dtype)
+    pads = vjp_lhs_padding(x.shape, window_dimensions, window_strides, g.shape, padding, base_dilation,
+                           window_dilation)
+    pg = pad(g, full((), 0, g.dtype), [(lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides)])
+    return reduce_window_sum_p.bind(pg, window_dimensions=window_dimensions, window_strides=base_dilation,
+                                    padding=((0, 0),) * n, base_dilation=(1,) * n,
+                                    window_dilation=window_dilation)
+
+
+def _window_slices(out, *, window_dimensions, window_strides, window_dilation, **unused):
+    """Per window offset, the index (a tuple of slices) of the padded operand's elements at that
+    offset of every window: a strided view shaped like the output."""
+    for off in itertools.product(*[range(w) for w in window_dimensions]):
+        yield tuple(builtins.slice(o * d, o * d + (m - 1) * s + 1, s)
+                    for o, d, m, s in zip(off, window_dilation, out, window_strides))
+
+
+def _batch(prim):
+    """vmap rule: the mapped axis becomes a leading window dimension of size 1 (every operand)."""
+    def rule(args, dims, *, window_dimensions, window_strides, padding, base_dilation, window_dilation,
+             **rest):
+        size = batch_size(args, dims)
+        args = [to_front(a, d, size) for a, d in zip(args, dims)]
+        return prim.bind(*args, window_dimensions=(1,) + tuple(window_dimensions),
+                         window_strides=(1,) + tuple(window_strides), padding=((0, 0),) + tuple(padding),
+                         base_dilation=(1,) + tuple(base_dilation),
+                         window_dilation=(1,) + tuple(window_dilation), **rest), 0
+    return rule
+
+
+# --- selection: where max/min pooling sends derivatives -------------------------------------------
+# select_and_gather_add(t, x) picks, per window of x, t at the window's first extreme element (the
+# jvp of max/min pooling); select_and_scatter_add(g, x) adds each g into the operand at that element
+# (the vjp). Each is linear in its first operand and the other's transpose; x only selects.
+
+def _selection(xp, x, select_prim, p):
+    """(padding config, padded shape, output shape, [(index, hit mask)]): per window offset, the windows
+    whose selected element lies there (exactly one offset per window)."""
+    kind = "max" if select_prim is ge_p else "min"
+    combine = xp.maximum if kind == "max" else xp.minimum
+    cfg = [(lo, hi, bd - 1) for (lo, hi), bd in zip(p["padding"], p["base_dilation"])]
+    xpad = pad_dilate(xp, x, cfg, _identity(kind, x.dtype))
+    out = _out_shape(x.shape, p["window_dimensions"], p["window_strides"], p["padding"], p["base_dilation"],
+                     p["window_dilation"])
+    slices = list(_window_slices(out, **p))
+    best = None
+    for sl in slices:
+        best = xp.array(xpad[sl], copy=True) if best is None else combine(best, xpad[sl], out=best)
+    taken = xp.zeros(out, dtype=bool)
+    hits = []
+    for sl in slices:  # the first extreme in window order wins ties (XLA's select: keep unless beaten)
+        hit = xpad[sl] == best
+        hit &= ~taken
+        taken |= hit
+        hits.append((sl, hit))
+    return cfg, xpad.shape, out, hits
+
+
+def _unpad(xp, y, cfg, shape):
+    """The transpose of pad_dilate: y (padded shape) back to the operand's shape."""
+    y = pad_dilate(xp, y, [(max(-lo, 0), max(-hi, 0), 0) for lo, hi, _ in cfg])
+    return y[tuple(builtins.slice(max(lo, 0), max(lo, 0) + dilate_dim(n, i + 1), i + 1)
+                   for (lo, hi, i), n in zip(cfg, shape))]
+
+
+def _masked(xp, v, hit, finite: bool, out):
+    """v where hit, else 0, into `out`. A product is much faster than a select in NumPy (and right for
+    finite v)."""
+    if finite:
+        return xp.multiply(v, hit, out=out)
+    return xp.where(hit, v, 0)
+
+
+def _gather_impl(xp):
+    def f(t, x, *, select_prim, **p):
+        cfg, _, out, hits = _selection(xp, x, select_prim, p)
+        res = xp.zeros(out, dtype=t.dtype)
+        if hits and math.prod(out):
+            tpad = pad_dilate(xp, t, cfg)
+            finite, tmp = bool(xp.isfinite(t).all()), xp.empty_like(res)
+            for sl, hit in hits:
+                res += _masked(xp, tpad[sl], hit, finite, tmp)
+        return res
+    return f
+
+
+def _scatter_impl(xp):
+    def f(g, x, *, select_prim, **p):
+        cfg, pshape, out, hits = _selection(xp, x, select_prim, p)
+        acc = xp.zeros(pshape, dtype=g.dtype)
+        if math.prod(out):
+            finite, tmp = bool(xp.isfinite(g).all()), xp.empty_like(g)
+            for sl, hit in hits:
+                view = acc[sl]
+                view += _masked(xp, g, hit, finite, tmp)
+        return _unpad(xp, acc, cfg, x.shape)
+    return f
+
+
+def _select_rule(op: str, a_is_windows: bool):
+    def rule(a: ShapedArray, x: ShapedArray, *, select_prim, **params) -> ShapedArray:
+        if select_prim not in (ge_p, le_p):
+            value_error(op, f"select_prim must be ge (max) or le (min), got {select_prim}")
+        out = _check_window(op, x, "bif", **params)
+        check_dtype(op, a, "fc")
+        want = tuple(out) if a_is_windows else tuple(x.shape)
+        if tuple(a.shape) != want:
+            type_error(op, f"the first operand {a.str_short()} must have shape {want} for operand "
+                           f"{x.str_short()}")
+        return ShapedArray(x.shape if a_is_windows else out, a.dtype, a.weak_type)
+    return rule
+
+
+select_and_gather_add_p = Primitive(
+    "select_and_gather_add", impl=_gather_impl, abstract_eval=_select_rule("select_and_gather_add", False),
+    jvp=[lambda t, ans, a, x, **p: select_and_gather_add_p.bind(t, x, **p), None],
+    vjp=[lambda g, ans, a, x, **p: select_and_scatter_add_p.bind(g, x, **p), None],
+    weak_type=lambda w, p: w[0])
+select_and_gather_add_p.batch = _batch(select_and_gather_add_p)
+
+select_and_scatter_add_p = Primitive(
+    "select_and_scatter_add", impl=_scatter_impl, abstract_eval=_select_rule("select_and_scatter_add", True),
+    jvp=[lambda t, ans, a, x, **p: select_and_scatter_add_p.bind(t, x, **p), None],
+    vjp=[lambda g, ans, a, x, **p: select_and_gather_add_p.bind(g, x, **p), None],
+    weak_type=lambda w, p: w[0])
+select_and_scatter_add_p.batch = _batch(select_and_scatter_add_p)
+
+
+def _chooser_rules(select_prim):
+    def jvp(t, ans, x, **p):
+        return select_and_gather_add_p.bind(t, x, select_prim=select_prim, **p)
+
+    def vjp(g, ans, x, **p):
+        return select_and_scatter_add_p.bind(g, x, select_prim=select_prim, **p)
+    return [jvp], [vjp]
+
+
+reduce_window_sum_p = Primitive(
+    "reduce_window_sum", impl=_impl("sum"), abstract_eval=_rule("sum"),
+    jvp=[lambda t, ans, x, **p: reduce_window_sum_p.bind(t, **p)], vjp=[_sum_vjp])
+reduce_window_sum_p.batch = _batch(reduce_window_sum_p)
+
+reduce_window_max_p = Primitive(
+    "reduce_window_max", impl=_impl("max"), abstract_eval=_rule("max"),
+    jvp=_chooser_rules(ge_p)[0], vjp=_chooser_rules(ge_p)[1])
+reduce_window_max_p.batch = _batch(reduce_window_max_p)
+
+reduce_window_min_p = Primitive(
+    "reduce_window_min", impl=_impl("min"), abstract_eval=_rule("min"),
+    jvp=_chooser_rules(le_p)[0], vjp=_chooser_rules(le_p)[1])
+reduce_window_min_p.batch = _batch(reduce_window_min_p)
+
+_CARDS = {"sum": reduce_window_sum_p, "max": reduce_window_max_p, "min": reduce_window_min_p}
+
+
+# --- public functions -----------------------------------------------------------------------------
+
+def reduce_window_params(shape, window_dimensions, window_strides, padding, base_dilation=None,
+                         window_dilation=None) -> dict:
+    """The cards' normalised static params (explicit padding pairs, tuples of ints)."""
+    op = "reduce_window"
+    nd = len(shape)
+
+    def ints(name, v):
+        try:
+            t = tuple(int(i) for i in v)
+        except TypeError:
+            raise TypeError(f"{op}: {name} must be a sequence of {nd} ints, got {v!r}") from None
+        if len(t) != nd:
+            raise TypeError(f"{op}: {name} needs one entry per operand dimension ({nd}; shape {tuple(shape)}), "
+                            f"got {v!r}")
+        return t
+
+    window_dimensions = ints("window_dimensions", window_dimensions)
+    window_strides = ints("window_strides", window_strides)
+    base_dilation = (1,) * nd if base_dilation is None else ints("base_dilation", base_dilation)
+    window_dilation = (1,) * nd if window_dilation is None else ints("window_dilation", window_dilation)
+    if isinstance(padding, str):
+        padding = padtype_to_pads(shape, [dilate_dim(w, d) for w, d in zip(window_dimensions, window_dilation)],
+                                  window_strides, padding)
+    else:
+        try:
+            padding = tuple((int(lo), int(hi)) for lo, hi in padding)
+        except (TypeError, ValueError):
+            raise TypeError(f"{op}: padding must be 'SAME', 'VALID' or a sequence of (low, high) pairs, "
+                            f"got {padding!r}") from None
+        if len(padding) != nd:
+            raise TypeError(f"{op}: padding needs one (low, high) pair per operand dimension ({nd}), "
+                            f"got {padding!r}")
+    return dict(window_dimensions=window_dimensions, window_strides=window_strides, padding=padding,
+                base_dilation=base_dilation, window_dilation=window_dilation)
+
+
+_NAMES = {"add": "sum", "sum": "sum", "max": "max", "maximum": "max", "min": "min", "minimum": "min"}
+
+
+def _monoid(computation) -> str:
+    """'sum', 'max' or 'min' for a computation given as a function (lax.add, jnp.maximum, ...) or name."""
+    if isinstance(computation, str):
+        kind = _NAMES.get(computation.lower())
+    elif computation in (operator.add, np.add, np.maximum, np.minimum):
+        kind = {operator.add: "sum", np.add: "sum", np.maximum: "max", np.minimum: "min"}[computation]
+    else:
+        kind = _NAMES.get(getattr(computation, "__name__", None))
+        if kind is None and callable(computation):  # e.g. lambda a, b: a + b: recognise it by its values
+            try:
+                probe = (float(computation(2.0, 3.0)), float(computation(-1.0, 4.0)))
+            except Exception:
+                probe = None
+            kind = {(5.0, 3.0): "sum", (3.0, 4.0): "max", (2.0, -1.0): "min"}.get(probe)
+    if kind is None:
+        raise NotImplementedError(f"reduce_window: computation {computation!r} is not supported; use add, "
+                                  "max or min (lax.add / jnp.add, lax.max / jnp.maximum, lax.min / jnp.minimum)")
+    return kind
+
+
+def _is_identity(kind, init_value, dtype) -> bool:
+    """Whether init_value is concretely the monoid's identity (a tracer is not known to be)."""
+    try:
+        v = np.asarray(init_value)
+        return v.shape == () and bool(v == _identity(kind, dtype))
+    except Exception:
+        return False
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides, padding,
+                  base_dilation=None, window_dilation=None):
+    """jax.lax.reduce_window for computation add, max or min (sum / max / min pooling).
+
+    init_value must be the identity (0, -inf, +inf) for pooling; any other value fills the padding
+    and starts every window, as in XLA. padding: 'SAME', 'VALID' or [(lo, hi), ...] per dimension.
+
+    >>> import funcgrad.numpy as jnp, funcgrad.lax as lax
+    >>> x = jnp.arange(16.).reshape(4, 4)
+    >>> reduce_window(x, -jnp.inf, lax.max, (2, 2), (2, 2), 'VALID').tolist()   # 2x2 max pooling
+    [[5.0, 7.0], [13.0, 15.0]]
+    """
+    if isinstance(operand, (tuple, list)):
+        raise NotImplementedError("reduce_window: pytrees of operands are not supported; pass one array")
+    kind = _monoid(computation)
+    aval = get_aval(operand)
+    params = reduce_window_params(aval.shape, window_dimensions, window_strides, padding, base_dilation,
+                                  window_dilation)
+    out = _CARDS[kind].bind(operand, **params)
+    if _is_identity(kind, init_value, aval.dtype):
+        return out
+    # XLA fills padding with init_value and starts each window's reduction from it.
+    if isinstance(init_value, ArrayBase):
+        init = broadcast_in_dim(convert_element_type(init_value, aval.dtype), out.shape, ())
+    else:
+        init = full(out.shape, init_value, aval.dtype)
+    if kind == "max":
+        return _max(out, init)
+    if kind == "min":
+        return _min(out, init)
+    real = reduce_window_sum_p.impl(np.ones(aval.shape, dtype=np.int64), **params)
+    n_init = 1 + math.prod(params["window_dimensions"]) - real
+    return out + init * _const(n_init, aval.dtype)
+
+
+def _const(values, dtype):
+    return to_array(np.asarray(values).astype(dtype))
+
+
+def reduce_window_sum(operand, window_dimensions, window_strides, padding, base_dilation=None,
+                      window_dilation=None):
+    """Sums over sliding windows (zero padding)."""
+    return _reduce_window_card("sum", operand, window_dimensions, window_strides, padding, base_dilation,
+                               window_dilation)
+
+
+def reduce_window_max(operand, window_dimensions, window_strides, padding, base_dilation=None,
+                      window_dilation=None):
+    """Maxima over sliding windows (max pooling; padding never wins)."""
+    return _reduce_window_card("max", operand, window_dimensions, window_strides, padding, base_dilation,
+                               window_dilation)
+
+
+def reduce_window_min(operand, window_dimensions, window_strides, padding, base_dilation=None,
+                      window_dilation=None):
+    """Minima over sliding windows (padding never wins)."""
+    return _reduce_window_card("min", operand, window_dimensions, window_strides, padding, base_dilation,
+                               window_dilation)
+
+
+def _reduce_window_card(kind, operand, window_dimensions, window_strides, padding, base_dilation=None,
+                        window_dilation=None):
+    params = reduce_window_params(get_aval(operand).shape, window_dimensions, window_strides, padding,
+                                  base_dilation, window_dilation)
+    return _CARDS[kind].bind(operand, **params)
+
+
+__all__ = ["reduce_window", "reduce_window_max", "reduce_window_max_p", "reduce_window_min",
+           "reduce_window_min_p", "reduce_window_params", "reduce_window_sum", "reduce_window_sum_p",
+           "select_and_gather_add_p", "select_and_scatter_add_p"]
