@@ -7,7 +7,7 @@ promotion with weak Python scalars), usable under grad, vmap and jit. Arrays are
 from ..core import dtypes as _dt
 from ..core.array import Array as ndarray  # noqa: F401
 from . import _indexing, _methods  # noqa: F401  (installs operators, methods and indexing)
-from . import _at, fft  # noqa: F401
+from . import _at, fft, linalg  # noqa: F401
 from ._creation import (arange, array, asarray, empty, empty_like, eye, full, full_like, identity,  # noqa: F401
                         linspace, ones, ones_like, zeros, zeros_like)
 from ._manipulation import (atleast_1d, atleast_2d, broadcast_arrays, clip, concatenate, dot, expand_dims,  # noqa: F401

@@ -1,0 +1,738 @@
+"""Matrix factorisations and solves: cholesky, triangular_solve, solve, det, slogdet, eigh, svd, qr.
+
+Every primitive takes stacks of matrices `(..., M, N)`: leading dimensions are batch dimensions (the
+batch rules move a vmapped axis to the front). The impls call the backend's `linalg` module (NumPy or
+CuPy), so float32 / complex64 input stays in its precision; input must be float32, float64, complex64
+or complex128 (funcgrad.numpy.linalg converts integers first). Like NumPy, a singular or non-positive-
+definite input raises numpy.linalg.LinAlgError from the impl (JAX returns NaN instead); bad shapes
+raise LinAlgError (a ValueError) from the shape rule, naming the operation and the shapes.
+
+The derivative rules are the standard ones, written with funcgrad operations so that they are
+differentiable again:
+- cholesky: Murray (2016), "Differentiation of the Cholesky decomposition";
+- eigh: dw = diag(V^T dA V), dV = V (F * V^T dA V) with F_ij = 1 / (w_j - w_i), F_ii = 0;
+- svd: Townsend (2016), "Differentiating the singular value decomposition" (reduced SVD);
+- qr: Walter & Lehmann (2018) for M >= N, extended to M < N by splitting A = [X | Y];
+- solve, det, slogdet, triangular_solve: implicit differentiation of A X = B, d det = det tr(A^-1 dA).
+Derivatives need real input, except for solve, det and triangular_solve (without conjugate_a), whose
+rules involve no conjugation and hold for complex input too (JAX's convention: transposes).
+
+Degenerate inputs give inf / NaN derivatives, as in JAX: repeated eigenvalues (eigh's eigenvectors),
+repeated or zero singular values (svd's U and V; zero ones also for M != N), rank-deficient input to
+qr; det and slogdet derivatives need a non-singular matrix (their rules solve with it, which raises
+LinAlgError on an exactly singular one). Derivatives of eigenvalues alone (or of singular values
+alone) are finite even when they repeat: the reverse-mode rules drop the eigenvector terms when the
+eigenvectors get no cotangent.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.linalg import LinAlgError
+
+from ..core import dtypes
+from ..core.aval import ShapedArray
+from ..core.errors import user_location
+from ..core.primitive import Primitive
+from . import elementwise as ew
+from . import shape as sh
+from ._util import batch_size, to_front, type_error
+from .linalg import dot_general
+from .reduction import reduce_sum
+
+_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
+
+
+# --- shape rules ----------------------------------------------------------------------------------
+
+def _linalg_error(op: str, msg: str):
+    raise LinAlgError(f"{op}: {msg} (at {user_location(3)})")
+
+
+def _check_matrix(op: str, x: ShapedArray, square: bool = False, what: str = "operand") -> None:
+    if x.dtype not in _DTYPES:
+        type_error(op, f"{what} {x.str_short()} has unsupported dtype {x.dtype}; linear algebra needs "
+                       "float32, float64, complex64 or complex128 (convert with astype)")
+    if x.ndim < 2:
+        _linalg_error(op, f"{x.ndim}-dimensional array given ({what} {x.str_short()}); array must be at "
+                          "least two-dimensional")
+    if square and x.shape[-1] != x.shape[-2]:
+        _linalg_error(op, f"last 2 dimensions of the array must be square, got {what} {x.str_short()}")
+
+
+def _check_rhs(op: str, a: ShapedArray, b: ShapedArray, axis: int) -> None:
+    """b shares a's dtype, rank and batch dimensions, and b.shape[axis] == a's size."""
+    _check_matrix(op, b, what="right-hand side")
+    if a.dtype != b.dtype:
+        type_error(op, f"operands must share one dtype, got {a.str_short()} and {b.str_short()}")
+    if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2]:
+        type_error(op, f"operands must have equal batch dimensions (the leading dimensions), got "
+                       f"{a.str_short()} and {b.str_short()}; broadcast them first")
+    if b.shape[axis] != a.shape[-1]:
+        type_error(op, f"matrix {a.str_short()} and right-hand side {b.str_short()} do not fit: dimension "
+                       f"{axis % b.ndim} of the right-hand side must have size {a.shape[-1]}")
+
+
+def _impl_check(*xs, square: bool = False) -> None:
+    """The eager path skips the shape rule: an impl rejects what NumPy would silently accept (integer
+    input, mixed dtypes), so that the rule runs and reports it."""
+    for x in xs:
+        if x.dtype not in _DTYPES or x.dtype != xs[0].dtype or x.ndim < 2:
+            raise TypeError("invalid operands")
+    if square and xs[0].shape[-1] != xs[0].shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+
+
+_REAL = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
+
+
+def _real_dtype(dt) -> np.dtype:
+    """The real dtype of a complex one (a real dtype is its own)."""
+    return _REAL.get(np.dtype(dt), np.dtype(dt))
+
+
+def _real_only(op: str, x) -> None:
+    if dtypes.is_complex(x.dtype):
+        raise NotImplementedError(f"{op}: derivatives for complex input ({x.dtype}) are not supported yet")
+
+
+# --- matrix helpers (funcgrad operations, so differentiable and batchable) ------------------------
+
+def _T(x):
+    """Swap the last two axes."""
+    perm = tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)
+    return sh.transpose(x, perm)
+
+
+def _mm(a, b):
+    """Batched matrix product of (..., m, k) and (..., k, n) with equal batch dimensions."""
+    nd = a.ndim
+    batch = tuple(range(nd - 2))
+    return dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
+
+
+def _iotas(shape):
+    nd = len(shape)
+    return (sh.broadcasted_iota(dtypes.int32, shape, nd - 2),
+            sh.broadcasted_iota(dtypes.int32, shape, nd - 1))
+
+
+def _tri_mask(shape, lower: bool, k: int = 0):
+    """True on and below diagonal k (lower) or on and above it (upper)."""
+    rows, cols = _iotas(shape)
+    off = ew.sub(cols, rows)
+    kk = sh.full(shape, k, dtypes.int32)
+    return ew.le(off, kk) if lower else ew.ge(off, kk)
+
+
+def _tril(x, k: int = 0):
+    return ew.select(_tri_mask(x.shape, True, k), x, ew.zeros_like(x))
+
+
+def _triu(x, k: int = 0):
+    return ew.select(_tri_mask(x.shape, False, k), x, ew.zeros_like(x))
+
+
+def _eye(shape, dtype):
+    rows, cols = _iotas(shape)
+    return ew.convert_element_type(ew.eq(rows, cols), dtype)
+
+
+def _diag(x):
+    """The diagonal (..., n) of square matrices (..., n, n): exact, by a strided slice."""
+    n = x.shape[-1]
+    flat = sh.reshape(x, tuple(x.shape[:-2]) + (n * n,))
+    nd = flat.ndim
+    return sh.slice(flat, (0,) * nd, flat.shape, (1,) * (nd - 1) + (n + 1,))
+
+
+def _diag_embed(v):
+    """Square matrices (..., n, n) with v (..., n) on the diagonal, zeros elsewhere."""
+    n = v.shape[-1]
+    cfg = [(0, 0, 0)] * (v.ndim - 1) + [(0, 0, n)]
+    return sh.reshape(sh.pad(v, sh.full((), 0, v.dtype), cfg), tuple(v.shape[:-1]) + (n, n))
+
+
+def _trace(x):
+    return reduce_sum(_diag(x), (x.ndim - 2,))
+
+
+def _cols(v, rows: int):
+    """r[..., i, j] = v[..., j] for i < rows."""
+    return sh.broadcast_in_dim(v, tuple(v.shape[:-1]) + (rows, v.shape[-1]),
+                               tuple(range(v.ndim - 1)) + (v.ndim,))
+
+
+def _rows(v, cols: int):
+    """r[..., i, j] = v[..., i] for j < cols."""
+    return sh.broadcast_in_dim(v, tuple(v.shape) + (cols,), tuple(range(v.ndim)))
+
+
+def _scalar_bcast(s, like):
+    """A (...)-shaped array broadcast over the trailing matrix dimensions of `like` (..., m, n)."""
+    return sh.broadcast_in_dim(s, like.shape, tuple(range(s.ndim)))
+
+
+def _sym(x):
+    """(x + x^T) / 2 (the derivative rules that use it are for real input)."""
+    return ew.mul(ew.add(x, _T(x)), sh.full(x.shape, 0.5, x.dtype))
+
+
+def _skew_inverse_gaps(w):
+    """F[..., i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it (inf where two entries of w tie)."""
+    n = w.shape[-1]
+    eye = _eye(tuple(w.shape[:-1]) + (n, n), w.dtype)
+    gaps = ew.add(ew.sub(_cols(w, n), _rows(w, n)), eye)  # 1 on the diagonal: no division by zero
+    return ew.sub(ew.div(sh.full(eye.shape, 1, eye.dtype), gaps), eye)
+
+
+def _front_batch(prim):
+    """vmap rule for a primitive over stacks of matrices: batch at the front of every operand."""
+    def rule(args, dims, **params):
+        size = batch_size(args, dims)
+        out = prim.bind(*[to_front(a, d, size) for a, d in zip(args, dims)], **params)
+        return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
+    return rule
+
+
+# --- cholesky -------------------------------------------------------------------------------------
+
+def _cholesky_rule(x: ShapedArray) -> ShapedArray:
+    _check_matrix("cholesky", x, square=True)
+    return x
+
+
+def _cholesky_impl(xp):
+    def f(x):
+        _impl_check(x, square=True)
+        h = 0.5 * (x + xp.swapaxes(x, -1, -2).conj())  # symmetrize as JAX does
+        return xp.linalg.cholesky(h)
+    return f
+
+
+def _phi(x):
+    """The lower triangle of x with its diagonal halved (Murray's Phi)."""
+    return ew.add(_tril(x, -1), _diag_embed(ew.mul(_diag(x), sh.full(x.shape[:-1], 0.5, x.dtype))))
+
+
+def _cholesky_jvp(t, L, x):
+    # dL = L Phi(L^-1 dA L^-T), dA symmetrised (the impl reads the symmetric part of its input).
+    _real_only("cholesky", x)
+    tmp = triangular_solve(L, _sym(t), left_side=False, lower=True, transpose_a=True)
+    return _mm(L, _phi(triangular_solve(L, tmp, left_side=True, lower=True)))
+
+
+def _cholesky_vjp(g, L, x):
+    # The transpose of the jvp: sym(L^-T Phi(L^T Lbar) L^-1).
+    _real_only("cholesky", x)
+    p = _phi(_mm(_T(L), g))
+    tmp = triangular_solve(L, p, left_side=True, lower=True, transpose_a=True)
+    return _sym(triangular_solve(L, tmp, left_side=False, lower=True))
+
+
+cholesky_p = Primitive("cholesky", impl=_cholesky_impl, abstract_eval=_cholesky_rule,
+                       jvp=[_cholesky_jvp], vjp=[_cholesky_vjp])
+cholesky_p.batch = _front_batch(cholesky_p)
+
+
+def cholesky(x):
+    """Lower Cholesky factor L (L L^H = x) of the Hermitian part (x + x^H) / 2 of x, as JAX.
+
+    Raises numpy.linalg.LinAlgError when that part is not positive definite."""
+    return cholesky_p.bind(x)
+
+
+# --- triangular_solve -----------------------------------------------------------------------------
+
+def _tri_rule(a: ShapedArray, b: ShapedArray, *, left_side, lower, transpose_a, conjugate_a,
+              unit_diagonal) -> ShapedArray:
+    op = "triangular_solve"
+    _check_matrix(op, a, square=True, what="matrix")
+    _check_rhs(op, a, b, -2 if left_side else -1)
+    return ShapedArray(b.shape, b.dtype, a.weak_type and b.weak_type)
+
+
+def _tri_impl(xp):
+    def f(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+        _impl_check(a, b, square=True)
+        m = a.shape[-1]
+        if a.shape[:-2] != b.shape[:-2] or a.ndim != b.ndim or b.shape[-2 if left_side else -1] != m:
+            raise ValueError("shapes do not fit")
+        a = xp.tril(a) if lower else xp.triu(a)
+        if unit_diagonal:
+            a = xp.where(xp.eye(m, dtype=bool), xp.ones((), a.dtype), a)
+        if conjugate_a:
+            a = a.conj()
+        if transpose_a:
+            a, lower = xp.swapaxes(a, -1, -2), not lower
+        if not left_side:  # x op(a) = b  <=>  op(a)^T x^T = b^T
+            a, b, lower = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2), not lower
+        if lower:  # reverse rows and columns: an upper triangular system, which LU solves without pivoting
+            x = xp.linalg.solve(a[..., ::-1, ::-1], b[..., ::-1, :])[..., ::-1, :]
+        else:
+            x = xp.linalg.solve(a, b)
+        return xp.swapaxes(x, -1, -2) if not left_side else x
+    return f
+
+
+def _tri_part(x, lower, unit_diagonal):
+    """The part of a matrix triangular_solve reads."""
+    k = (-1 if lower else 1) if unit_diagonal else 0
+    return _tril(x, k) if lower else _triu(x, k)
+
+
+def _tri_op(x, transpose_a, conjugate_a):
+    if conjugate_a and dtypes.is_complex(x.dtype):
+        raise NotImplementedError("triangular_solve: derivatives with conjugate_a=True on complex input "
+                                  "are not supported yet")
+    return _T(x) if transpose_a else x
+
+
+def _tri_jvp_a(t, ans, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    # left: op(A) X = B  =>  dX = -op(A)^-1 op(dA) X;   right: X op(A) = B  =>  dX = -X op(dA) op(A)^-1
+    dop = _tri_op(_tri_part(t, lower, unit_diagonal), transpose_a, conjugate_a)
+    rhs = _mm(dop, ans) if left_side else _mm(ans, dop)
+    return ew.neg(triangular_solve_p.bind(a, rhs, left_side=left_side, lower=lower, transpose_a=transpose_a,
+                                          conjugate_a=conjugate_a, unit_diagonal=unit_diagonal))
+
+
+def _tri_jvp_b(t, ans, a, b, **params):
+    return triangular_solve_p.bind(a, t, **params)
+
+
+def _tri_vjp(cts, ans, args, needs, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    g = cts[0]
+    if g is None:
+        return [None, None]
+    a, b = args
+    # The cotangent of b solves the transposed system: op(A)^T gb = g (left), gb op(A)^T = g (right).
+    gb = triangular_solve_p.bind(a, g, left_side=left_side, lower=lower, transpose_a=not transpose_a,
+                                 conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+    ga = None
+    if needs[0]:
+        m = ew.neg(_mm(gb, _T(ans)) if left_side else _mm(_T(ans), gb))  # cotangent of op(A)
+        ga = _tri_part(_tri_op(m, transpose_a, conjugate_a), lower, unit_diagonal)
+    return [ga, gb if needs[1] else None]
+
+
+triangular_solve_p = Primitive("triangular_solve", impl=_tri_impl, abstract_eval=_tri_rule,
+                               jvp=[_tri_jvp_a, _tri_jvp_b], vjp_full=_tri_vjp)
+triangular_solve_p.batch = _front_batch(triangular_solve_p)
+
+
+def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, transpose_a: bool = False,
+                     conjugate_a: bool = False, unit_diagonal: bool = False):
+    """Solve op(a) x = b (left_side) or x op(a) = b with a triangular, as jax.lax.linalg.triangular_solve.
+
+    Only the triangle of `a` named by `lower` is read (without its diagonal if unit_diagonal);
+    op(a) is a, a^T, conj(a) or a^H per transpose_a / conjugate_a. Raises LinAlgError when a zero
+    sits on the diagonal."""
+    return triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                   transpose_a=bool(transpose_a), conjugate_a=bool(conjugate_a),
+                                   unit_diagonal=bool(unit_diagonal))
+
+
+# --- solve ----------------------------------------------------------------------------------------
+
+def _solve_rule(a: ShapedArray, b: ShapedArray) -> ShapedArray:
+    _check_matrix("solve", a, square=True, what="matrix")
+    _check_rhs("solve", a, b, -2)
+    return ShapedArray(b.shape, b.dtype, a.weak_type and b.weak_type)
+
+
+def _solve_impl(xp):
+    def f(a, b):
+        _impl_check(a, b, square=True)
+        if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2] or b.shape[-2] != a.shape[-1]:
+            raise ValueError("shapes do not fit")
+        return xp.linalg.solve(a, b)
+    return f
+
+
+def _solve_jvp(primals, tangents, x):
+    a, b = primals
+    ta, tb = tangents
+    rhs = tb
+    if ta is not None:
+        rhs = ew.neg(_mm(ta, x)) if rhs is None else ew.sub(rhs, _mm(ta, x))
+    return solve(a, rhs)
+
+
+def _solve_vjp(cts, x, args, needs):
+    g = cts[0]
+    if g is None:
+        return [None, None]
+    a, b = args
+    gb = solve(_T(a), g)
+    return [ew.neg(_mm(gb, _T(x))) if needs[0] else None, gb if needs[1] else None]
+
+
+solve_p = Primitive("solve", impl=_solve_impl, abstract_eval=_solve_rule, jvp_full=_solve_jvp,
+                    vjp_full=_solve_vjp)
+solve_p.batch = _front_batch(solve_p)
+
+
+def solve(a, b):
+    """x with a x = b for square a (..., n, n) and b (..., n, k) of the same batch shape."""
+    return solve_p.bind(a, b)
+
+
+def _inv_T(a):
+    """a^-T, by a solve with the identity."""
+    return solve(_T(a), _eye(a.shape, a.dtype))
+
+
+# --- det and slogdet ------------------------------------------------------------------------------
+
+def _det_rule(a: ShapedArray) -> ShapedArray:
+    _check_matrix("det", a, square=True)
+    return ShapedArray(a.shape[:-2], a.dtype, a.weak_type)
+
+
+def _det_jvp(t, ans, a):
+    # d det = det tr(A^-1 dA)
+    return ew.mul(ans, _trace(solve(a, t)))
+
+
+def _det_vjp(g, ans, a):
+    return ew.mul(_scalar_bcast(ew.mul(g, ans), a), _inv_T(a))
+
+
+def _det_impl(xp):
+    def f(a):
+        _impl_check(a, square=True)
+        return xp.linalg.det(a)
+    return f
+
+
+det_p = Primitive("det", impl=_det_impl, abstract_eval=_det_rule,
+                  jvp=[_det_jvp], vjp=[_det_vjp])
+det_p.batch = _front_batch(det_p)
+
+
+def _slogdet_rule(a: ShapedArray):
+    _check_matrix("slogdet", a, square=True)
+    return [ShapedArray(a.shape[:-2], a.dtype, a.weak_type),
+            ShapedArray(a.shape[:-2], _real_dtype(a.dtype), a.weak_type)]
+
+
+def _slogdet_impl(xp):
+    def f(a):
+        _impl_check(a, square=True)
+        sign, logdet = xp.linalg.slogdet(a)
+        return [sign, logdet]
+    return f
+
+
+def _slogdet_jvp(primals, tangents, ans):
+    a, = primals
+    _real_only("slogdet", a)
+    # The sign is locally constant; d log|det| = tr(A^-1 dA).
+    return [None, _trace(solve(a, tangents[0]))]
+
+
+def _slogdet_vjp(cts, ans, args, needs):
+    a, = args
+    _real_only("slogdet", a)
+    if cts[1] is None:
+        return [None]
+    return [ew.mul(_scalar_bcast(cts[1], a), _inv_T(a))]
+
+
+slogdet_p = Primitive("slogdet", impl=_slogdet_impl, abstract_eval=_slogdet_rule, jvp_full=_slogdet_jvp,
+                      vjp_full=_slogdet_vjp, multiple_results=True)
+slogdet_p.batch = _front_batch(slogdet_p)
+
+
+def det(a):
+    return det_p.bind(a)
+
+
+def slogdet(a):
+    """[sign, log|det|] of square matrices, as numpy.linalg.slogdet."""
+    return slogdet_p.bind(a)
+
+
+# --- eigh -----------------------------------------------------------------------------------------
+
+def _eigh_rule(x: ShapedArray):
+    _check_matrix("eigh", x, square=True)
+    return [ShapedArray(x.shape[:-1], _real_dtype(x.dtype), x.weak_type), x]
+
+
+def _eigh_impl(xp):
+    def f(x):
+        _impl_check(x, square=True)
+        w, v = xp.linalg.eigh(0.5 * (x + xp.swapaxes(x, -1, -2).conj()))  # symmetrize as JAX does
+        return [w, v]
+    return f
+
+
+def _eigh_jvp(primals, tangents, ans):
+    x, = primals
+    _real_only("eigh", x)
+    w, v = ans
+    vt_dx_v = _mm(_T(v), _mm(_sym(tangents[0]), v))
+    dv = _mm(v, ew.mul(_skew_inverse_gaps(w), vt_dx_v))
+    return [_diag(vt_dx_v), dv]
+
+
+def _eigh_vjp(cts, ans, args, needs):
+    x, = args
+    _real_only("eigh", x)
+    gw, gv = cts
+    w, v = ans
+    inner = None if gw is None else _diag_embed(gw)
+    if gv is not None:  # the eigenvector term; skipped when only eigenvalues are used
+        term = ew.mul(_skew_inverse_gaps(w), _mm(_T(v), gv))
+        inner = term if inner is None else ew.add(inner, term)
+    if inner is None:
+        return [None]
+    return [_sym(_mm(v, _mm(inner, _T(v))))]
+
+
+eigh_p = Primitive("eigh", impl=_eigh_impl, abstract_eval=_eigh_rule, jvp_full=_eigh_jvp,
+                   vjp_full=_eigh_vjp, multiple_results=True)
+eigh_p.batch = _front_batch(eigh_p)
+
+
+def eigh(x):
+    """[w, v]: eigenvalues (ascending) and eigenvectors (columns) of the Hermitian part (x + x^H) / 2.
+
+    Derivatives: dw = diag(V^T dA V) and dV = V (F * (V^T dA V)), F_ij = 1 / (w_j - w_i), F_ii = 0.
+    Repeated eigenvalues make F infinite, so eigenvector derivatives are inf / NaN there (as in JAX);
+    reverse-mode derivatives of the eigenvalues alone stay finite."""
+    return eigh_p.bind(x)
+
+
+# --- svd ------------------------------------------------------------------------------------------
+
+def _svd_rule(x: ShapedArray, *, full_matrices, compute_uv):
+    _check_matrix("svd", x)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    b = tuple(x.shape[:-2])
+    s = ShapedArray(b + (k,), _real_dtype(x.dtype), x.weak_type)
+    if not compute_uv:
+        return [s]
+    return [ShapedArray(b + (m, m if full_matrices else k), x.dtype, x.weak_type), s,
+            ShapedArray(b + (n if full_matrices else k, n), x.dtype, x.weak_type)]
+
+
+def _svd_impl(xp):
+    def f(x, *, full_matrices, compute_uv):
+        _impl_check(x)
+        if not compute_uv:
+            return [xp.linalg.svd(x, compute_uv=False)]
+        u, s, vh = xp.linalg.svd(x, full_matrices=full_matrices)
+        return [u, s, vh]
+    return f
+
+
+def _svd_factors(x, ans, full_matrices, compute_uv):
+    """(u, s, v) of the reduced SVD of x, from the outputs when they hold them."""
+    m, n = x.shape[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError(f"svd: derivatives of the full_matrices=True SVD of a non-square matrix "
+                                  f"({m}x{n}) are not defined (U or V is not unique); use "
+                                  "full_matrices=False")
+    if not compute_uv:
+        ans = svd_p.bind(x, full_matrices=False, compute_uv=True)
+    u, s, vh = ans
+    return u, s, _T(vh)
+
+
+def _svd_jvp(primals, tangents, ans, *, full_matrices, compute_uv):
+    x, = primals
+    t, = tangents
+    _real_only("svd", x)
+    u, s, v = _svd_factors(x, ans, full_matrices, compute_uv)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    ds_mat = _mm(_T(u), _mm(t, v))
+    ds = _diag(ds_mat)
+    if not compute_uv:
+        return [ds]
+    s_j, s_i = _cols(s, k), _rows(s, k)
+    f = _skew_inverse_gaps(ew.mul(s, s))  # 1 / (s_j^2 - s_i^2)
+    dss = ew.mul(ds_mat, s_j)  # dS S
+    sds = ew.mul(s_i, ds_mat)  # S dS
+    du = _mm(u, ew.mul(f, ew.add(dss, _T(dss))))
+    dv = _mm(v, ew.mul(f, ew.add(sds, _T(sds))))
+    if m > k:  # the part of dA V outside span(U)
+        dav = _mm(t, v)
+        du = ew.add(du, ew.div(ew.sub(dav, _mm(u, _mm(_T(u), dav))), _cols(s, m)))
+    if n > k:
+        datu = _mm(_T(t), u)
+        dv = ew.add(dv, ew.div(ew.sub(datu, _mm(v, _mm(_T(v), datu))), _cols(s, n)))
+    return [du, ds, _T(dv)]
+
+
+def _svd_vjp(cts, ans, args, needs, *, full_matrices, compute_uv):
+    x, = args
+    _real_only("svd", x)
+    if compute_uv:
+        gu, gs, gvh = cts
+    else:
+        gu, gs, gvh = None, cts[0], None
+    if gu is None and gs is None and gvh is None:
+        return [None]
+    u, s, v = _svd_factors(x, ans, full_matrices, compute_uv)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    # A_bar = U [diag(s_bar) + (J + J^T) S + S (K + K^T)] V^T + (I - U U^T) U_bar S^-1 V^T
+    #         + U S^-1 V_bar^T (I - V V^T),   J = F * (U^T U_bar), K = F * (V^T V_bar)
+    inner = None if gs is None else _diag_embed(gs)
+    extra = None
+
+    def acc(a, b):
+        return b if a is None else ew.add(a, b)
+
+    if gu is not None or gvh is not None:
+        f = _skew_inverse_gaps(ew.mul(s, s))
+    if gu is not None:
+        j = ew.mul(f, _mm(_T(u), gu))
+        inner = acc(inner, ew.mul(ew.add(j, _T(j)), _cols(s, k)))
+        if m > k:
+            gu_s = ew.div(gu, _cols(s, m))
+            extra = acc(extra, _mm(ew.sub(gu_s, _mm(u, _mm(_T(u), gu_s))), _T(v)))
+    if gvh is not None:
+        gv = _T(gvh)
+        kk = ew.mul(f, _mm(_T(v), gv))
+        inner = acc(inner, ew.mul(_rows(s, k), ew.add(kk, _T(kk))))
+        if n > k:
+            gv_s_t = _T(ew.div(gv, _cols(s, n)))  # S^-1 V_bar^T
+            extra = acc(extra, _mm(u, ew.sub(gv_s_t, _mm(_mm(gv_s_t, v), _T(v)))))
+    out = _mm(u, _mm(inner, _T(v)))
+    return [out if extra is None else ew.add(out, extra)]
+
+
+svd_p = Primitive("svd", impl=_svd_impl, abstract_eval=_svd_rule, jvp_full=_svd_jvp, vjp_full=_svd_vjp,
+                  multiple_results=True)
+svd_p.batch = _front_batch(svd_p)
+
+
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
+    """[u, s, vh] (or [s] without compute_uv), as numpy.linalg.svd; s is descending.
+
+    Differentiable for the reduced SVD (full_matrices=False, or any square input) and for s alone.
+    Repeated singular values make U and V derivatives inf / NaN (as in JAX), and so do zero singular
+    values of a non-square matrix; reverse-mode derivatives of s alone stay finite."""
+    return svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+
+
+# --- qr -------------------------------------------------------------------------------------------
+
+def _qr_rule(x: ShapedArray, *, full_matrices):
+    _check_matrix("qr", x)
+    m, n = x.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    b = tuple(x.shape[:-2])
+    return [ShapedArray(b + (m, k), x.dtype, x.weak_type), ShapedArray(b + (k, n), x.dtype, x.weak_type)]
+
+
+def _qr_impl(xp):
+    def f(x, *, full_matrices):
+        _impl_check(x)
+        q, r = xp.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+        return [q, r]
+    return f
+
+
+def _qr_check(x, full_matrices):
+    _real_only("qr", x)
+    m, n = x.shape[-2:]
+    if full_matrices and m > n:
+        raise NotImplementedError(f"qr: derivatives of the complete QR of a tall matrix ({m}x{n}) are not "
+                                  "defined (Q is not unique); use the reduced mode")
+
+
+def _split(x, m):
+    """x (..., m, n) with m < n as its first m columns and the rest."""
+    nd = x.ndim
+    head = sh.slice(x, (0,) * nd, tuple(x.shape[:-1]) + (m,))
+    tail = sh.slice(x, (0,) * (nd - 1) + (m,), tuple(x.shape))
+    return head, tail
+
+
+def _qr_square_jvp(q, r, t):
+    # E = dA R^-1, C = Q^T E, omega = tril(C, -1) - tril(C, -1)^T (skew);
+    # dQ = Q (omega - C) + E, dR = (C - omega) R
+    e = triangular_solve(r, t, left_side=False, lower=False)
+    c = _mm(_T(q), e)
+    low = _tril(c, -1)
+    omega = ew.sub(low, _T(low))
+    return ew.add(_mm(q, ew.sub(omega, c)), e), _mm(ew.sub(c, omega), r)
+
+
+def _qr_jvp(primals, tangents, ans, *, full_matrices):
+    x, = primals
+    t, = tangents
+    _qr_check(x, full_matrices)
+    q, r = ans
+    m, n = x.shape[-2:]
+    if m >= n:
+        return list(_qr_square_jvp(q, r, t))
+    # A = [X | Y]: Q R1 = X is a square QR and R2 = Q^T Y.
+    r1, _ = _split(r, m)
+    x_y = _split(x, m)[1]
+    t_x, t_y = _split(t, m)
+    dq, dr1 = _qr_square_jvp(q, r1, t_x)
+    dr2 = ew.add(_mm(_T(dq), x_y), _mm(_T(q), t_y))
+    return [dq, sh.concatenate([dr1, dr2], r.ndim - 1)]
+
+
+def _copyltu(mat):
+    """The symmetric matrix with mat's lower triangle."""
+    return ew.add(_tril(mat), _T(_tril(mat, -1)))
+
+
+def _qr_square_vjp(q, r, gq, gr):
+    # A_bar = (Q_bar + Q copyltu(M)) R^-T,  M = R R_bar^T - Q_bar^T Q
+    mat = None
+    if gr is not None:
+        mat = _mm(r, _T(gr))
+    if gq is not None:
+        qq = _mm(_T(gq), q)
+        mat = ew.neg(qq) if mat is None else ew.sub(mat, qq)
+    b = _mm(q, _copyltu(mat))
+    if gq is not None:
+        b = ew.add(b, gq)
+    return triangular_solve(r, b, left_side=False, lower=False, transpose_a=True)
+
+
+def _qr_vjp(cts, ans, args, needs, *, full_matrices):
+    x, = args
+    gq, gr = cts
+    if gq is None and gr is None:
+        return [None]
+    _qr_check(x, full_matrices)
+    q, r = ans
+    m, n = x.shape[-2:]
+    if m >= n:
+        return [_qr_square_vjp(q, r, gq, gr)]
+    r1, _ = _split(r, m)
+    x_y = _split(x, m)[1]
+    gr1, gr2 = _split(gr, m) if gr is not None else (None, None)
+    if gr2 is not None:
+        extra = _mm(x_y, _T(gr2))
+        gq = extra if gq is None else ew.add(gq, extra)
+    g_x = _qr_square_vjp(q, r1, gq, gr1)
+    g_y = _mm(q, gr2) if gr2 is not None else sh.full(x_y.shape, 0, x.dtype)
+    return [sh.concatenate([g_x, g_y], x.ndim - 1)]
+
+
+qr_p = Primitive("qr", impl=_qr_impl, abstract_eval=_qr_rule, jvp_full=_qr_jvp, vjp_full=_qr_vjp,
+                 multiple_results=True)
+qr_p.batch = _front_batch(qr_p)
+
+
+def qr(x, *, full_matrices: bool = False):
+    """[q, r] with x = q r, as numpy.linalg.qr (mode 'complete' when full_matrices, else 'reduced').
+
+    Differentiable in reduced mode for any shape (and in complete mode when M <= N); a rank-deficient
+    input gives inf / NaN derivatives (R is singular)."""
+    return qr_p.bind(x, full_matrices=bool(full_matrices))
+
+
+__all__ = ["cholesky", "triangular_solve", "solve", "det", "slogdet", "eigh", "svd", "qr",
+           "cholesky_p", "triangular_solve_p", "solve_p", "det_p", "slogdet_p", "eigh_p", "svd_p", "qr_p"]

@@ -1,0 +1,129 @@
+"""Cases for the matrix factorisations and solves (funcgrad/primitives/linalg_decomp.py).
+
+Each case is `case(draw) -> (args, params)` (see README.md). Inputs are float64 stacks of small
+matrices (sides 1..4, up to two leading batch dimensions) that are well conditioned whatever values
+Hypothesis draws: matrices are built as U diag(s) V^T from orthogonal factors (Cayley transforms of
+drawn skew-symmetric matrices, so any draw is orthogonal) and drawn spectra kept apart, so that
+- cholesky gets symmetric positive-definite input (eigenvalues in [1, 3]);
+- eigh gets eigenvalues at least 0.375 apart, svd singular values at least 0.375 apart and >= 1;
+- solve, det and slogdet get singular values in [0.5, 2] (either sign of det);
+- triangular_solve gets a diagonal with |a_ii| in [1, 2] and garbage in the unread triangle;
+- qr gets full-rank input (for M < N, a well-conditioned leading M x M block).
+"""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+F64 = np.dtype(np.float64)
+
+
+def _values(draw, shape, lo=-1.0, hi=1.0):
+    return draw(hnp.arrays(F64, tuple(shape), elements=st.floats(lo, hi, allow_nan=False, width=64)))
+
+
+def _batch(draw):
+    return tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+
+
+def _orthogonal(draw, batch, n):
+    """Orthogonal (..., n, n): the Cayley transform (I - K)(I + K)^-1 of a skew-symmetric K.
+
+    K is a fixed generic matrix plus a drawn one, so that no draw (all zeros, say) gives a structured
+    matrix (diagonal, or with zero entries) where LAPACK's choice of signs for singular vectors,
+    eigenvectors or Householder reflections jumps, which finite differences would see."""
+    base = np.random.default_rng(n).uniform(-1.0, 1.0, (n, n))
+    m = base + 0.5 * _values(draw, batch + (n, n))
+    k = m - np.swapaxes(m, -1, -2)
+    eye = np.eye(n)
+    return np.swapaxes(np.linalg.solve(np.swapaxes(eye + k, -1, -2), np.swapaxes(eye - k, -1, -2)), -1, -2)
+
+
+def _spread(draw, batch, k, lo, gap):
+    """(..., k) values >= lo, pairwise at least 0.75 * gap apart, in a drawn order."""
+    order = np.array(draw(st.permutations(range(k))), dtype=F64)
+    return lo + order * gap + _values(draw, batch + (k,), 0.0, gap / 4)
+
+
+def _with_spectrum(draw, batch, m, n, s):
+    u = _orthogonal(draw, batch, m)[..., :, :s.shape[-1]]
+    v = _orthogonal(draw, batch, n)[..., :, :s.shape[-1]]
+    return (u * s[..., None, :]) @ np.swapaxes(v, -1, -2)
+
+
+def _side(draw):
+    return draw(st.integers(1, 4))
+
+
+def cholesky_case(draw):
+    batch, n = _batch(draw), _side(draw)
+    q = _orthogonal(draw, batch, n)
+    w = _values(draw, batch + (n,), 1.0, 3.0)
+    return [(q * w[..., None, :]) @ np.swapaxes(q, -1, -2)], {}
+
+
+def eigh_case(draw):
+    batch, n = _batch(draw), _side(draw)
+    q = _orthogonal(draw, batch, n)
+    w = _spread(draw, batch, n, -0.9, 0.5)  # |w| >= 0.1: a singular matrix is a structured point
+    return [(q * w[..., None, :]) @ np.swapaxes(q, -1, -2)], {}
+
+
+def _nonsingular(draw, batch, n):
+    s = _values(draw, batch + (n,), 0.5, 2.0)
+    a = _with_spectrum(draw, batch, n, n, s)
+    if draw(st.booleans()):  # flip the sign of the determinant
+        a = a * np.where(np.arange(n) == 0, -1.0, 1.0)[:, None]
+    return a
+
+
+def solve_case(draw):
+    batch, n, k = _batch(draw), _side(draw), draw(st.integers(1, 3))
+    return [_nonsingular(draw, batch, n), _values(draw, batch + (n, k), -2.0, 2.0)], {}
+
+
+def det_case(draw):
+    return [_nonsingular(draw, _batch(draw), _side(draw))], {}
+
+
+def triangular_solve_case(draw):
+    batch, m, k = _batch(draw), _side(draw), draw(st.integers(1, 3))
+    params = {"left_side": draw(st.booleans()), "lower": draw(st.booleans()),
+              "transpose_a": draw(st.booleans()), "conjugate_a": draw(st.booleans()),
+              "unit_diagonal": draw(st.booleans())}
+    a = _values(draw, batch + (m, m), -0.5, 0.5)  # the unread triangle keeps these values
+    diag = _values(draw, batch + (m,), 1.0, 2.0) * np.where(_values(draw, batch + (m,)) < 0, -1.0, 1.0)
+    a = a + (diag[..., None] - np.diagonal(a, axis1=-2, axis2=-1)[..., None]) * np.eye(m)
+    b = _values(draw, batch + ((m, k) if params["left_side"] else (k, m)), -2.0, 2.0)
+    return [a, b], params
+
+
+def svd_case(draw):
+    batch, m, n = _batch(draw), _side(draw), _side(draw)
+    k = min(m, n)
+    s = _spread(draw, batch, k, 1.0, 0.5)
+    full = draw(st.booleans()) if m == n else False  # the full SVD of a non-square matrix has no derivative
+    return [_with_spectrum(draw, batch, m, n, s)], {"full_matrices": full, "compute_uv": draw(st.booleans())}
+
+
+def qr_case(draw):
+    batch, m, n = _batch(draw), _side(draw), _side(draw)
+    k = min(m, n)
+    x = _with_spectrum(draw, batch, m, k, _values(draw, batch + (k,), 1.0, 2.0))
+    if n > k:
+        x = np.concatenate([x, _values(draw, batch + (m, n - k))], axis=-1)
+    full = draw(st.booleans()) if m <= n else False  # complete Q of a tall matrix has no derivative
+    return [x], {"full_matrices": full}
+
+
+CASES = {
+    "cholesky": cholesky_case,
+    "triangular_solve": triangular_solve_case,
+    "solve": solve_case,
+    "det": det_case,
+    "slogdet": det_case,
+    "eigh": eigh_case,
+    "svd": svd_case,
+    "qr": qr_case,
+}

@@ -1,0 +1,653 @@
+"""Linear algebra: the linalg_decomp primitives and funcgrad.numpy.linalg, checked against numpy.linalg
+(values, dtypes, errors), central finite differences (first and second order), vmap against a Python
+loop, and jit against eager evaluation."""
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.linalg import LinAlgError
+
+import funcgrad as fg
+import funcgrad.numpy as jnp
+import funcgrad.numpy.linalg as la
+from funcgrad.core.primitive import registry
+from funcgrad.primitives import linalg_decomp as ld
+from funcgrad.testing import check_grads
+
+
+def _load_cases():
+    # tests/cases/linalg.py by path, so that this file does not depend on the other case modules
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parent / "cases" / "linalg.py"
+    spec = importlib.util.spec_from_file_location("_linalg_cases", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+linalg_cases = _load_cases()
+
+
+# --- inputs and helpers ---------------------------------------------------------------------------
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed).normal(size=shape)
+
+
+def mT(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def nonsingular(n, batch=(), seed=0):
+    """Well-conditioned (..., n, n): singular values in [1, 2], so solves and det are tame."""
+    q1 = np.linalg.qr(rand(*batch, n, n, seed=seed))[0]
+    q2 = np.linalg.qr(rand(*batch, n, n, seed=seed + 1))[0]
+    s = 1 + np.random.default_rng(seed + 2).uniform(size=batch + (n,))
+    return (q1 * s[..., None, :]) @ mT(q2)
+
+
+def spd(n, batch=(), seed=0):
+    m = rand(*batch, n, n, seed=seed)
+    return m @ mT(m) + n * np.eye(n)
+
+
+def sym_distinct(n, batch=(), seed=0):
+    """Symmetric with eigenvalues at least 0.75 apart (none near zero)."""
+    q = np.linalg.qr(rand(*batch, n, n, seed=seed))[0]
+    w = np.arange(n) - n / 2 + 0.3 + 0.2 * np.random.default_rng(seed + 1).uniform(size=batch + (n,))
+    return (q * w[..., None, :]) @ mT(q)
+
+
+def fd_grad(f, x, eps=1e-6):
+    """Central finite-difference gradient of scalar f at float64 x."""
+    x = np.asarray(x, dtype=np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (float(f(x + e)) - float(f(x - e))) / (2 * eps)
+    return g
+
+
+def weights_like(out, seed=7):
+    return [rand(*np.shape(o), seed=seed + i) for i, o in enumerate(out)]
+
+
+def scalarize(f, args, seed=7):
+    """sum_i <C_i, f(*args)_i> for fixed random C_i: a scalar function whose gradient sees every output."""
+    outs = f(*args)
+    outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+    cs = weights_like([np.asarray(o) for o in outs], seed)
+
+    def g(*a):
+        o = f(*a)
+        o = list(o) if isinstance(o, (tuple, list)) else [o]
+        return sum(jnp.sum(oi * c) for oi, c in zip(o, cs))
+    return g
+
+
+def close(a, b, rtol=1e-10, atol=1e-12):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+A4 = nonsingular(4)
+B42 = rand(4, 2, seed=3)
+S4 = spd(4)
+E4 = sym_distinct(4)
+W53 = nonsingular(3, seed=5)[[0, 1, 2, 0, 1]] + 0.3 * rand(5, 3, seed=6)  # tall, full rank
+
+
+# --- the primitives: every registered card, from the property-test cases --------------------------
+
+PRIMS = sorted(linalg_cases.CASES)
+
+
+def _case(name):
+    return st.composite(lambda draw: linalg_cases.CASES[name](draw))()
+
+
+def _outs(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def test_every_primitive_has_a_case_and_every_rule():
+    mine = {"cholesky", "triangular_solve", "solve", "det", "slogdet", "eigh", "svd", "qr"}
+    assert mine == set(PRIMS)
+    for name in mine:
+        p = registry[name]
+        assert p.abstract_eval is not None and p.batch is not None
+        assert p.jvp is not None or p.jvp_full is not None
+        assert p.vjp is not None or p.vjp_full is not None
+
+
+def _reference(name, args, params):
+    """numpy.linalg's answer for a primitive (triangular_solve through a solve on the read triangle)."""
+    a = args[0]
+    if name == "cholesky":
+        return [np.linalg.cholesky((a + mT(a)) / 2)]
+    if name == "triangular_solve":
+        b = args[1]
+        t = np.tril(a) if params["lower"] else np.triu(a)
+        if params["unit_diagonal"]:
+            t = t - np.diagonal(t, axis1=-2, axis2=-1)[..., None] * np.eye(a.shape[-1]) + np.eye(a.shape[-1])
+        op = mT(t) if params["transpose_a"] else t
+        return [np.linalg.solve(op, b) if params["left_side"] else mT(np.linalg.solve(mT(op), mT(b)))]
+    if name == "solve":
+        return [np.linalg.solve(a, args[1])]
+    if name == "det":
+        return [np.linalg.det(a)]
+    if name == "slogdet":
+        return list(np.linalg.slogdet(a))
+    if name == "eigh":
+        return list(np.linalg.eigh(a))
+    if name == "svd":
+        if params["compute_uv"]:
+            return list(np.linalg.svd(a, full_matrices=params["full_matrices"]))
+        return [np.linalg.svd(a, compute_uv=False)]
+    if name == "qr":
+        return list(np.linalg.qr(a, mode="complete" if params["full_matrices"] else "reduced"))
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize("name", PRIMS)
+@given(data=st.data())
+def test_primitive_values_match_numpy(name, data):
+    args, params = data.draw(_case(name))
+    out = _outs(registry[name].bind(*[jnp.asarray(a) for a in args], **params))
+    ref = _reference(name, args, params)
+    assert len(out) == len(ref)
+    for o, r in zip(out, ref):
+        assert o.shape == r.shape and o.dtype == r.dtype
+        close(o, r, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", PRIMS)
+@given(data=st.data())
+def test_primitive_derivatives_match_finite_differences(name, data):
+    # jvp against central differences and vjp against jvp, to second order.
+    args, params = data.draw(_case(name))
+    check_grads(lambda *a: registry[name].bind(*a, **params), args, order=2, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", PRIMS)
+@given(data=st.data())
+def test_primitive_vmap_matches_loop_and_jit_matches_eager(name, data):
+    args, params = data.draw(_case(name))
+    # a second example of the same shapes and parameters, still inside the smooth domain
+    args2 = [args[0] * 1.5] + [np.flip(b, -1) - 0.5 for b in args[1:]]
+    prim = registry[name]
+    f = lambda *a: prim.bind(*a, **params)  # noqa: E731
+    # batch axis 1 for the first operand; the others batched at 0 or not at all
+    stacked = [np.stack([a, b], axis=min(1, a.ndim)) if i == 0 else np.stack([a, b])
+               for i, (a, b) in enumerate(zip(args, args2))]
+    in_axes = tuple(min(1, a.ndim) if i == 0 else 0 for i, a in enumerate(args))
+    got = _outs(fg.vmap(f, in_axes=in_axes)(*stacked))
+    for k, each in enumerate((args, args2)):
+        for g, e in zip(got, _outs(f(*each))):
+            close(np.asarray(g)[k], e)
+    if len(args) == 2:  # an unbatched second operand
+        got = _outs(fg.vmap(f, in_axes=(min(1, args[0].ndim), None))(stacked[0], args[1]))
+        for g, e in zip(got, _outs(f(args2[0], args[1]))):
+            close(np.asarray(g)[1], e)
+    for g, e in zip(_outs(fg.jit(f)(*args)), _outs(f(*args))):
+        close(g, e, rtol=1e-13, atol=0)
+
+
+def test_shape_rules_name_the_operation_and_shapes():
+    with pytest.raises(LinAlgError, match=r"cholesky: last 2 dimensions .* square.*f64\[2,3\]"):
+        fg.make_jaxpr(ld.cholesky)(np.zeros((2, 3)))
+    with pytest.raises(LinAlgError, match=r"svd: 1-dimensional array given.*f64\[3\]"):
+        fg.make_jaxpr(ld.svd)(np.zeros(3))
+    with pytest.raises(TypeError, match=r"solve: .*equal batch dimensions.*f64\[2,3,3\] and f64\[3,2\]"):
+        fg.make_jaxpr(ld.solve)(np.zeros((2, 3, 3)), np.zeros((3, 2)))
+    with pytest.raises(TypeError, match=r"triangular_solve: matrix f64\[3,3\] and right-hand side f64\[2,3"):
+        fg.make_jaxpr(lambda a, b: ld.triangular_solve(a, b, left_side=True))(np.zeros((3, 3)),
+                                                                              np.zeros((2, 3)))
+    with pytest.raises(TypeError, match=r"eigh: .*unsupported dtype int32"):
+        ld.eigh(jnp.asarray(np.eye(3, dtype=np.int32)))
+    with pytest.raises(TypeError, match=r"det: .*unsupported dtype float16"):
+        ld.det(jnp.asarray(np.eye(3, dtype=np.float16)))
+
+
+def test_triangular_solve_reads_one_triangle_and_raises_on_zero_pivot():
+    a = np.triu(rand(3, 3)) + 3 * np.eye(3)
+    garbage = a + np.tril(rand(3, 3, seed=1), -1)
+    b = rand(3, 2)
+    close(ld.triangular_solve(jnp.asarray(garbage), jnp.asarray(b), left_side=True, lower=False),
+          np.linalg.solve(a, b))
+    with pytest.raises(LinAlgError, match="triangular_solve"):
+        ld.triangular_solve(jnp.asarray(a * (1 - np.eye(3))), jnp.asarray(b), left_side=True)
+
+
+# --- numpy.linalg values --------------------------------------------------------------------------
+
+@st.composite
+def square_batches(draw, min_n=1):
+    batch = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+    n = draw(st.integers(min_n, 4))
+    seed = draw(st.integers(0, 1000))
+    return nonsingular(n, batch, seed), seed
+
+
+@given(square_batches())
+def test_solve_inv_det_slogdet_match_numpy(arg):
+    a, seed = arg
+    n = a.shape[-1]
+    b = rand(*a.shape[:-1], 2, seed=seed)
+    v = rand(n, seed=seed + 1)
+    close(la.solve(a, b), np.linalg.solve(a, b), rtol=1e-9)
+    # 1-D b broadcast against the batch (NumPy 2's rule)
+    v_ref = np.linalg.solve(a, np.broadcast_to(v[:, None], a.shape[:-1] + (1,)))[..., 0]
+    close(la.solve(a, v), v_ref, rtol=1e-9)
+    close(la.inv(a), np.linalg.inv(a), rtol=1e-9)
+    close(la.det(a), np.linalg.det(a), rtol=1e-9)
+    sign, logdet = la.slogdet(a)
+    ref = np.linalg.slogdet(a)
+    close(sign, ref.sign)
+    close(logdet, ref.logabsdet, rtol=1e-9, atol=1e-12)
+
+
+@given(square_batches())
+def test_cholesky_eigh_match_numpy(arg):
+    a, seed = arg
+    s = a @ mT(a)
+    close(la.cholesky(s), np.linalg.cholesky(s), rtol=1e-9)
+    close(la.cholesky(s, upper=True), mT(np.linalg.cholesky(s)), rtol=1e-9)
+    w, v = la.eigh(s)
+    close(w, np.linalg.eigvalsh(s), rtol=1e-9)
+    close(la.eigvalsh(s), np.linalg.eigvalsh(s), rtol=1e-9)
+    close(np.asarray(v) @ (np.asarray(w)[..., :, None] * mT(np.asarray(v))), s, rtol=1e-9, atol=1e-10)
+    close(mT(np.asarray(v)) @ np.asarray(v), np.broadcast_to(np.eye(s.shape[-1]), s.shape), atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 2), (1, 3)])
+def test_svd_qr_match_numpy(shape):
+    x = rand(*shape, seed=11)
+    for full in (True, False):
+        u, s, vh = la.svd(x, full_matrices=full)
+        nu, ns, nvh = np.linalg.svd(x, full_matrices=full)
+        assert u.shape == nu.shape and vh.shape == nvh.shape
+        close(s, ns)
+        k = min(shape[-2:])
+        u_k, vh_k = np.asarray(u)[..., :k], np.asarray(vh)[..., :k, :]
+        close((u_k * np.asarray(s)[..., None, :]) @ vh_k, x, atol=1e-12)
+        close(np.abs(u), np.abs(nu), atol=1e-10)  # the same up to signs
+    close(la.svd(x, compute_uv=False), np.linalg.svd(x, compute_uv=False))
+    close(la.svdvals(x), np.linalg.svd(x, compute_uv=False))
+    for mode in ("reduced", "complete"):
+        q, r = la.qr(x, mode=mode)
+        nq, nr = np.linalg.qr(x, mode=mode)
+        close(q, nq)
+        close(r, nr)
+    close(la.qr(x, mode="r"), np.linalg.qr(x, mode="r"))
+
+
+def test_result_namedtuples():
+    assert la.eigh(E4)._fields == ("eigenvalues", "eigenvectors")
+    assert la.svd(W53)._fields == ("U", "S", "Vh")
+    assert la.qr(W53)._fields == ("Q", "R")
+    assert la.slogdet(A4)._fields == ("sign", "logabsdet")
+    out = fg.jit(la.eigh)(E4)  # a pytree through jit
+    assert isinstance(out, la.EighResult)
+    close(out.eigenvalues, np.linalg.eigvalsh(E4))
+
+
+def test_lstsq_pinv_match_numpy():
+    tall, b1, b2 = W53, rand(5, seed=1), rand(5, 2, seed=2)
+    for b in (b1, b2):
+        x, res, rank, s = la.lstsq(tall, b)
+        nx, nres, nrank, ns = np.linalg.lstsq(tall, b)
+        close(x, nx, rtol=1e-9)
+        close(res, nres, rtol=1e-9)
+        assert res.shape == nres.shape and int(rank) == nrank
+        close(s, ns)
+    deficient = np.outer(rand(4), rand(3, seed=1))  # rank 1: NumPy gives empty residuals
+    x, res, rank, s = la.lstsq(deficient, b2[:4])
+    nx, nres, nrank, ns = np.linalg.lstsq(deficient, b2[:4])
+    close(x, nx, rtol=1e-9)
+    assert res.shape == (0,) and int(rank) == nrank == 1
+    wide = mT(W53)
+    x, res, rank, s = la.lstsq(wide, b2[:3])
+    close(x, np.linalg.lstsq(wide, b2[:3])[0], rtol=1e-9)
+    assert res.shape == (0,)
+    # under jit the rank is unknown while tracing: residuals are always computed, as in JAX
+    _, res_jit, rank_jit, _ = fg.jit(la.lstsq)(tall, b2)
+    close(res_jit, np.linalg.lstsq(tall, b2)[1], rtol=1e-9)
+    for a in (tall, wide, deficient, rand(2, 3, 3)):
+        close(la.pinv(a), np.linalg.pinv(a), rtol=1e-9, atol=1e-12)
+    close(la.pinv(deficient, rtol=None), np.linalg.pinv(deficient, 4 * np.finfo(float).eps), atol=1e-12)
+    with pytest.raises(ValueError, match="can't be both set"):
+        la.pinv(tall, rcond=1e-3, rtol=1e-3)
+
+
+VECTOR_ORDS = [None, np.inf, -np.inf, 0, 1, -1, 2, -2, 3, 0.5]
+MATRIX_ORDS = [None, "fro", "nuc", np.inf, -np.inf, 1, -1, 2, -2]
+
+
+@pytest.mark.parametrize("ord", VECTOR_ORDS)
+def test_vector_norms_match_numpy(ord):
+    x = rand(2, 3, 4)
+    close(la.norm(x[0, 0], ord), np.linalg.norm(x[0, 0], ord))
+    for axis in (0, -1, 1):
+        for keepdims in (False, True):
+            close(la.norm(x, ord, axis=axis, keepdims=keepdims),
+                  np.linalg.norm(x, ord, axis=axis, keepdims=keepdims))
+    if ord is not None:
+        close(la.vector_norm(x, axis=(0, 2), ord=ord, keepdims=True),
+              np.linalg.norm(mT(x).reshape(-1, 3), ord, axis=0).reshape(1, 3, 1))
+        close(la.vector_norm(x, ord=ord), np.linalg.norm(x.ravel(), ord))
+
+
+@pytest.mark.parametrize("ord", MATRIX_ORDS)
+def test_matrix_norms_match_numpy(ord):
+    x = rand(2, 3, 4)
+    close(la.norm(x[0], ord), np.linalg.norm(x[0], ord))
+    for axis in ((1, 2), (2, 0), (-1, -3)):
+        for keepdims in (False, True):
+            close(la.norm(x, ord, axis=axis, keepdims=keepdims),
+                  np.linalg.norm(x, ord, axis=axis, keepdims=keepdims))
+    if ord is not None:
+        close(la.matrix_norm(x, ord=ord), np.linalg.norm(x, ord, axis=(-2, -1)))
+
+
+def test_norm_defaults_and_errors():
+    x = rand(2, 3, 4)
+    close(la.norm(x), np.linalg.norm(x))
+    close(la.norm(x, keepdims=True), np.linalg.norm(x, keepdims=True))
+    close(la.norm(np.arange(6).reshape(2, 3)), np.linalg.norm(np.arange(6).reshape(2, 3)), rtol=1e-6)
+    with pytest.raises(ValueError, match="Invalid norm order 'fro' for vectors"):
+        la.norm(x[0, 0], "fro")
+    with pytest.raises(ValueError, match="Invalid norm order"):
+        la.norm(x[0], 3)
+    with pytest.raises(ValueError, match="Improper number of dimensions"):
+        la.norm(x, 2)
+    with pytest.raises(ValueError, match="Duplicate axes"):
+        la.norm(x, axis=(1, -2))
+
+
+def test_matrix_power_rank_cond_multi_dot_match_numpy():
+    for n in range(-4, 8):
+        close(la.matrix_power(A4, n), np.linalg.matrix_power(A4, n), rtol=1e-9)
+    ints = np.arange(9).reshape(3, 3) % 4
+    assert la.matrix_power(ints, 5).dtype == np.int64
+    close(la.matrix_power(ints, 5), np.linalg.matrix_power(ints, 5))
+    with pytest.raises(TypeError, match="exponent must be an integer"):
+        la.matrix_power(A4, 1.5)
+    stack = np.stack([W53, np.outer(rand(5), rand(3)), np.zeros((5, 3))])
+    close(la.matrix_rank(stack), np.linalg.matrix_rank(stack))
+    assert int(la.matrix_rank(W53, tol=10.0)) == np.linalg.matrix_rank(W53, tol=10.0)
+    s = np.linalg.svd(W53, compute_uv=False)
+    assert int(la.matrix_rank(W53, rtol=0.5)) == np.sum(s > 0.5 * s.max())
+    assert int(la.matrix_rank(np.zeros(3))) == 0 and int(la.matrix_rank(np.ones(3))) == 1
+    for p in (None, 2, -2, 1, -1, np.inf, -np.inf, "fro", "nuc"):
+        close(la.cond(A4, p), np.linalg.cond(A4, p), rtol=1e-9)
+    singular = np.stack([np.eye(3), np.ones((3, 3))])
+    for p in (None, 1):
+        close(la.cond(singular, p), np.linalg.cond(singular, p))
+    chain = [rand(4, seed=1), rand(4, 6), rand(6, 2), rand(2, 3), rand(3, seed=2)]
+    for arrays in (chain, chain[1:4], chain[1:], chain[:2], chain[:-1]):
+        close(la.multi_dot(arrays), np.linalg.multi_dot(arrays))
+
+
+@pytest.mark.skipif(not hasattr(np.linalg, "vecdot"), reason="numpy.linalg's Array API names need NumPy 2")
+def test_array_api_helpers_match_numpy():
+    x = rand(2, 3, 4)
+    for k in (-3, -1, 0, 1, 3, 5):
+        close(la.diagonal(x, offset=k), np.linalg.diagonal(x, offset=k))
+        close(la.trace(x, offset=k), np.linalg.trace(x, offset=k))
+    assert la.trace(np.ones((3, 3), np.int32)).dtype == np.linalg.trace(np.ones((3, 3), np.int32)).dtype
+    close(la.matrix_transpose(x), np.linalg.matrix_transpose(x))
+    close(la.vecdot(x, x[0]), np.linalg.vecdot(x, x[0]))
+    close(la.vecdot(x, x[0], axis=-2), np.linalg.vecdot(x, x[0], axis=-2))
+    close(la.outer(x[0, 0], x[1, 1, :3]), np.linalg.outer(x[0, 0], x[1, 1, :3]))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        la.outer(x[0], x[0, 0])
+    c1, c2 = rand(4, 3), rand(3, seed=1)
+    close(la.cross(c1, c2), np.linalg.cross(c1, c2))
+    close(la.cross(mT(c1), c2[:, None], axis=0), np.linalg.cross(mT(c1), c2[:, None], axis=0))
+    with pytest.raises(ValueError, match="3-dimensional vectors"):
+        la.cross(rand(2), rand(2))
+    y = rand(4, 3, 5)
+    close(la.tensordot(x, y, axes=([1, 2], [1, 0])), np.linalg.tensordot(x, y, axes=([1, 2], [1, 0])))
+    close(la.tensordot(x, rand(3, 4, 2), axes=2), np.linalg.tensordot(x, rand(3, 4, 2), axes=2))
+    close(la.matmul(x, rand(4, 5)), np.linalg.matmul(x, rand(4, 5)))
+    t, tb = rand(2, 3, 6), rand(2, 3, seed=1)
+    close(la.tensorsolve(t, tb), np.linalg.tensorsolve(t, tb), rtol=1e-9)
+    t4 = rand(4, 6, 8, 3)
+    close(la.tensorinv(t4, 2), np.linalg.tensorinv(t4, 2), rtol=1e-9)
+
+
+FLOAT32_FUNCS = {
+    "solve": lambda a: la.solve(a, a[..., :1]), "inv": la.inv, "det": la.det, "slogdet": la.slogdet,
+    "cholesky": lambda a: la.cholesky(a @ mT(a)), "eigh": lambda a: la.eigh(a + mT(a)),
+    "svd": la.svd, "qr": la.qr, "pinv": la.pinv,
+    "lstsq": lambda a: [r for i, r in enumerate(la.lstsq(a, a[:, 0])) if i != 2],  # not the rank
+    "norm": lambda a: (la.norm(a), la.norm(a, 2), la.norm(a, "nuc")), "cond": la.cond,
+    "matrix_power": lambda a: la.matrix_power(a, -2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT32_FUNCS))
+def test_float32_stays_float32_and_integers_become_default_float(name):
+    f = FLOAT32_FUNCS[name]
+    a32 = A4.astype(np.float32)
+    for o in fg.tree_util.tree_leaves(f(a32)):
+        assert o.dtype in (np.float32,), (name, o.dtype)
+    ints = (np.arange(16).reshape(4, 4) % 5 + 4 * np.eye(4)).astype(np.int64)
+    for o in fg.tree_util.tree_leaves(f(ints)):
+        assert o.dtype == np.float32  # funcgrad's default float dtype (NumPy: float64)
+
+
+def test_complex_values_match_numpy():
+    a = A4 + 1j * rand(4, 4, seed=9)
+    h = a @ a.conj().T + 4 * np.eye(4)
+    close(la.solve(a, B42), np.linalg.solve(a, B42))
+    close(la.inv(a), np.linalg.inv(a))
+    close(la.det(a), np.linalg.det(a))
+    close(la.cholesky(h), np.linalg.cholesky(h))
+    close(la.eigvalsh(h), np.linalg.eigvalsh(h))
+    close(la.svdvals(a), np.linalg.svd(a, compute_uv=False))
+    close(la.qr(a).R, np.linalg.qr(a).R)
+    close(la.norm(a, "nuc"), np.linalg.norm(a, "nuc"))
+    close(la.vecdot(a, a), np.sum(a.conj() * a, axis=-1))
+    # solve and det have complex (holomorphic) derivatives
+    g = fg.grad(lambda z: jnp.sum(la.det(z)), holomorphic=True)(a)
+    close(g, np.linalg.det(a) * np.linalg.inv(a).T)
+
+
+def test_errors_match_numpy():
+    singular = np.ones((3, 3))
+    with pytest.raises(LinAlgError):
+        la.solve(singular, np.ones(3))
+    with pytest.raises(LinAlgError):
+        la.inv(singular)
+    with pytest.raises(LinAlgError):
+        la.cholesky(-np.eye(3))
+    assert float(la.det(singular)) == 0.0
+    sign, logdet = la.slogdet(singular)
+    assert float(sign) == 0.0 and float(logdet) == -np.inf
+    for f in (la.inv, la.det, la.slogdet, la.cholesky, la.eigh, la.eigvalsh, lambda a: la.solve(a, a[0]),
+              lambda a: la.matrix_power(a, 2)):
+        with pytest.raises(LinAlgError, match="square"):
+            f(np.ones((2, 3)))
+        with pytest.raises(LinAlgError, match="at least two-dimensional"):
+            f(np.ones(3))
+    with pytest.raises(LinAlgError, match="two-dimensional"):
+        la.svd(np.ones(3))
+    with pytest.raises(LinAlgError, match="Incompatible dimensions"):
+        la.lstsq(np.ones((3, 2)), np.ones(4))
+    with pytest.raises(ValueError, match="mismatch"):
+        la.solve(np.eye(3), np.ones((4, 2)))
+    with pytest.raises(TypeError, match="unsupported in linalg"):
+        la.inv(np.eye(3, dtype=np.float16))
+    with pytest.raises(ValueError, match="Unrecognized mode"):
+        la.qr(np.eye(3), mode="economy")
+    with pytest.raises(ValueError, match="UPLO"):
+        la.eigh(np.eye(3), UPLO="X")
+    with pytest.raises(AttributeError, match="eigh"):
+        la.eig  # noqa: B018
+
+
+def test_symmetrize_input_false_reads_one_triangle_like_numpy():
+    a = S4 + np.triu(rand(4, 4, seed=3), 1)  # garbage above the diagonal
+    close(la.cholesky(a, symmetrize_input=False), np.linalg.cholesky(a))
+    close(la.eigvalsh(a, symmetrize_input=False), np.linalg.eigvalsh(a))
+    b = S4 + np.tril(rand(4, 4, seed=3), -1)
+    close(la.eigvalsh(b, UPLO="U", symmetrize_input=False), np.linalg.eigvalsh(b, UPLO="U"))
+    close(la.cholesky(b, upper=True, symmetrize_input=False), mT(np.linalg.cholesky(b.T)))
+    close(la.eigvalsh(a), np.linalg.eigvalsh((a + a.T) / 2))  # the default: the symmetric part, as JAX
+
+
+# --- derivatives against finite differences -------------------------------------------------------
+
+def _eigh_fn(a):
+    w, v = la.eigh(a)
+    return (v * jnp.sin(w)) @ v.T  # gauge invariant: the sign of each eigenvector cancels
+
+
+def _svd_u_fn(a):
+    u, s, vh = la.svd(a, full_matrices=False)
+    return (u * s ** 3) @ u.T, (vh.T * jnp.exp(s)) @ vh, (u * s) @ vh
+
+
+GRAD_CASES = {
+    "det": (la.det, (A4,)),
+    "inv": (la.inv, (A4,)),
+    "slogdet": (lambda a: la.slogdet(a).logabsdet, (A4,)),
+    "solve": (la.solve, (A4, B42)),
+    "solve_vec": (la.solve, (A4, B42[:, 0])),
+    "cholesky": (la.cholesky, (S4,)),
+    "cholesky_upper": (lambda a: la.cholesky(a, upper=True), (S4,)),
+    "eigvalsh": (la.eigvalsh, (E4,)),
+    "eigh": (_eigh_fn, (E4,)),
+    "svd": (_svd_u_fn, (W53,)),
+    "svd_wide": (_svd_u_fn, (mT(W53),)),
+    "svdvals": (la.svdvals, (W53,)),
+    "qr": (la.qr, (W53,)),
+    "qr_wide": (la.qr, (mT(W53),)),
+    "qr_complete_wide": (lambda a: la.qr(a, mode="complete"), (mT(W53),)),
+    "pinv": (la.pinv, (W53,)),
+    "lstsq": (lambda a, b: la.lstsq(a, b)[0], (W53, B42[:, 0].tolist() + [0.5])),
+    "norm_2": (lambda a: la.norm(a, 2), (W53,)),
+    "norm_nuc": (lambda a: la.norm(a, "nuc"), (W53,)),
+    "norm_fro": (lambda a: la.norm(a, "fro"), (W53,)),
+    "norm_inf": (lambda a: la.norm(a, np.inf), (W53,)),
+    "norm_-1": (lambda a: la.norm(a, -1), (W53,)),
+    "norm_vec3": (lambda a: la.norm(a, 3, axis=0), (W53,)),
+    "vector_norm": (lambda a: la.vector_norm(a, axis=(0, 1)), (W53,)),
+    "matrix_power": (lambda a: la.matrix_power(a, -3), (A4,)),
+    "cond": (la.cond, (A4,)),
+    "cond_1": (lambda a: la.cond(a, 1), (A4,)),
+    "multi_dot": (lambda a, b: la.multi_dot([b.T, a, a, b]), (A4, B42)),
+    "trace_diag": (lambda a: la.trace(a, offset=1) * la.diagonal(a, offset=-1), (A4,)),
+    "cross": (la.cross, (rand(2, 3), rand(3, seed=1))),
+    "tensorsolve": (la.tensorsolve, (A4.reshape(2, 2, 4), B42[:, 0].reshape(2, 2))),
+    "tensorinv": (lambda a: la.tensorinv(a, 1), (A4.reshape(4, 2, 2),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_CASES))
+def test_grad_matches_finite_differences(name):
+    f, args = GRAD_CASES[name]
+    args = [np.asarray(a, dtype=np.float64) for a in args]
+    loss = scalarize(f, args)
+    for i in range(len(args)):
+        def fi(x, i=i):
+            a = list(args)
+            a[i] = x
+            return loss(*a)
+        got = fg.grad(fi)(args[i])
+        close(got, fd_grad(fi, args[i]), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["det", "inv", "cholesky", "eigh", "svd", "qr", "pinv", "solve"])
+def test_jvp_matches_finite_differences(name):
+    f, args = GRAD_CASES[name]
+    args = [np.asarray(a, dtype=np.float64) for a in args]
+    ts = [rand(*a.shape, seed=20 + i) for i, a in enumerate(args)]
+    eps = 1e-6
+    _, tan = fg.jvp(f, tuple(args), tuple(ts))
+    plus = f(*[a + eps * t for a, t in zip(args, ts)])
+    minus = f(*[a - eps * t for a, t in zip(args, ts)])
+    for t, p, m in zip(_outs(tan), _outs(plus), _outs(minus)):
+        close(t, (np.asarray(p) - np.asarray(m)) / (2 * eps), rtol=1e-6, atol=1e-7)
+
+
+SECOND_ORDER = {
+    "det": (la.det, A4),
+    "inv": (la.inv, A4),
+    "cholesky": (la.cholesky, S4),
+    "solve": (lambda a: la.solve(a, B42), A4),
+    "solve_b": (lambda b: la.solve(A4, b), B42),
+    "eigvalsh": (lambda a: la.eigvalsh(a) ** 3, E4),
+    "slogdet": (lambda a: la.slogdet(a).logabsdet, A4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_grad_of_grad_matches_finite_differences(name):
+    f, x = SECOND_ORDER[name]
+    loss = scalarize(f, [x])
+    v = rand(*x.shape, seed=30)
+    inner = lambda y: jnp.sum(fg.grad(loss)(y) * v)  # noqa: E731  (a Hessian-vector product)
+    close(fg.grad(inner)(x), fd_grad(inner, x, eps=1e-5), rtol=1e-5, atol=1e-6)
+
+
+def test_det_derivative_closed_form():
+    g = fg.grad(la.det)(A4)
+    close(g, np.linalg.det(A4) * np.linalg.inv(A4).T, rtol=1e-10)
+    t4 = rand(4, 4, seed=4)
+    _, t = fg.jvp(la.det, (A4,), (t4,))
+    close(t, np.linalg.det(A4) * np.trace(np.linalg.solve(A4, t4)), rtol=1e-10)
+    close(fg.grad(lambda a: la.slogdet(a).logabsdet)(A4), np.linalg.inv(A4).T, rtol=1e-10)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the inf / NaN eigenvector derivatives
+def test_degenerate_spectra():
+    # eigenvalue (and singular value) gradients stay finite when they repeat ...
+    close(fg.grad(lambda a: jnp.sum(la.eigvalsh(a) ** 2))(np.eye(3)), 2 * np.eye(3))
+    close(fg.grad(lambda a: la.norm(a, "nuc"))(np.eye(3)), np.eye(3))
+    # ... eigenvector gradients do not (as in JAX)
+    g = fg.grad(lambda a: jnp.sum(la.eigh(a).eigenvectors[:, 0]))(np.eye(3))
+    assert not np.all(np.isfinite(np.asarray(g)))
+    with pytest.raises(NotImplementedError, match="full_matrices"):
+        fg.grad(lambda a: jnp.sum(la.svd(a).U))(W53)
+    with pytest.raises(NotImplementedError, match="complete QR of a tall"):
+        fg.grad(lambda a: jnp.sum(la.qr(a, mode="complete").Q))(W53)
+    with pytest.raises(NotImplementedError, match="complex"):
+        fg.jvp(la.cholesky, (S4 + 0j,), (S4 + 0j,))
+
+
+# --- vmap and jit of the NumPy API ----------------------------------------------------------------
+
+BATCHABLE = {
+    "det": la.det, "inv": la.inv, "slogdet": la.slogdet, "cholesky": lambda a: la.cholesky(a @ a.T),
+    "eigvalsh": lambda a: la.eigvalsh(a + a.T), "svdvals": la.svdvals, "qr": la.qr,
+    "pinv": la.pinv, "norm2": lambda a: la.norm(a, 2), "matrix_power": lambda a: la.matrix_power(a, -2),
+    "lstsq_x": lambda a: la.lstsq(a, a[:, 0])[0], "cond": la.cond, "trace": la.trace,
+    "solve": lambda a: la.solve(a, a[0]),
+    "grad_det": fg.grad(la.det), "grad_eigvalsh": fg.grad(lambda a: jnp.sum(jnp.sin(la.eigvalsh(a)))),
+    "grad_inv": fg.grad(lambda a: jnp.sum(la.inv(a) ** 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BATCHABLE))
+def test_vmap_matches_loop_and_jit_matches_eager(name):
+    f = BATCHABLE[name]
+    xs = nonsingular(4, (3,), seed=40)
+    loop = [f(x) for x in xs]
+    for axis in (0, 2):
+        got = fg.vmap(f, in_axes=axis)(np.moveaxis(xs, 0, axis))
+        for g, *each in zip(fg.tree_util.tree_leaves(got), *[fg.tree_util.tree_leaves(o) for o in loop]):
+            close(g, np.stack([np.asarray(e) for e in each]), rtol=1e-9)
+    for g, e in zip(fg.tree_util.tree_leaves(fg.jit(f)(xs[0])), fg.tree_util.tree_leaves(loop[0])):
+        close(g, e, rtol=1e-12)
+
+
+def test_vmap_of_solve_with_unbatched_operands():
+    xs = nonsingular(3, (4,), seed=41)
+    b = rand(3, 2)
+    close(fg.vmap(la.solve, in_axes=(0, None))(xs, b), np.linalg.solve(xs, b))
+    bs = rand(3, 5, 2)
+    close(fg.vmap(la.solve, in_axes=(None, 1))(xs[0], bs), np.linalg.solve(xs[0], np.moveaxis(bs, 1, 0)))
