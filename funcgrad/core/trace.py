@@ -102,6 +102,11 @@ def new_trace(name: str, carries_values: bool):
         stack.pop()
 
 
+def transform_active() -> bool:
+    """Whether any transform is tracing on this thread."""
+    return bool(_state.stack)
+
+
 def _leak_error(t: "Tracer") -> UnexpectedTracerError:
     tr = t._trace
     return UnexpectedTracerError(

@@ -1,0 +1,572 @@
+"""Structured control flow: cond/switch, while_loop, fori_loop and scan.
+
+Each body is traced once to a jaxpr. Outside any transform (no tracers among the operands) the loops and
+branches run directly as Python over the user's functions. Under a transform they bind a primitive whose
+card transforms the body jaxprs: jvp/vjp/batch rules build new control-flow equations from the jvp, vjp or
+vmap of their bodies, so every transform composes with them.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.array import ArrayBase, get_aval, to_array
+from ..core.aval import ShapedArray
+from ..core.jaxpr import Jaxpr, eval_jaxpr
+from ..core.primitive import Primitive
+from ..core.trace import concrete_value, find_top, new_trace, transform_active
+from ..core.tree_util import tree_flatten, tree_unflatten
+from . import elementwise as ew
+from .cumulative import reduce_or
+from .shape import broadcast_in_dim, concatenate, expand_dims, full, reshape, slice as lslice, squeeze
+
+
+# --- tracing bodies -------------------------------------------------------------------------------
+
+def _as_arrays(leaves):
+    return [x if isinstance(x, ArrayBase) else to_array(x, copy=False) for x in leaves]
+
+
+def trace_flat(fun: Callable, in_avals, name: str) -> Jaxpr:
+    """Trace a flat function (list of arrays -> list of arrays) to a closed jaxpr."""
+    with new_trace(name, carries_values=False) as trace:
+        ins = [trace.new_arg(a) for a in in_avals]
+        outs = _as_arrays(fun(*ins))
+        return trace.to_jaxpr(ins, outs)
+
+
+def _tree_trace(fun: Callable, in_tree, in_avals, name: str, splat: bool = True):
+    """Trace fun over pytree inputs: fun(*tree) when splat (operands), else fun(tree) (a carry)."""
+    store = []
+
+    def flat(*leaves):
+        tree = tree_unflatten(in_tree, list(leaves))
+        out = fun(*tree) if splat else fun(tree)
+        out_leaves, out_tree = tree_flatten(out)
+        store.append(out_tree)
+        return out_leaves
+
+    jaxpr = trace_flat(flat, in_avals, name)
+    return jaxpr, store[-1]
+
+
+def _aval_str(avals) -> str:
+    return "(" + ", ".join(a.str_short() for a in avals) + ")"
+
+
+def _check_same_types(what: str, tree_a, avals_a, tree_b, avals_b, paths=None):
+    if tree_a != tree_b:
+        raise TypeError(f"{what}: pytree structures differ: {tree_a} and {tree_b}")
+    for i, (a, b) in enumerate(zip(avals_a, avals_b)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            where = f" at {paths[i]}" if paths else f" (leaf {i})"
+            raise TypeError(f"{what}: types differ{where}: {a.str_short()} vs {b.str_short()}")
+
+
+def _leaf_paths(tree) -> list:
+    paths = []
+
+    def walk(x, p):
+        if isinstance(x, dict):
+            for k in sorted(x, key=str):
+                walk(x[k], f"{p}[{k!r}]")
+        elif isinstance(x, (tuple, list)):
+            for i, v in enumerate(x):
+                walk(v, f"{p}[{i}]")
+        elif x is not None:
+            paths.append(p or "the carry")
+    walk(tree, "")
+    return paths
+
+
+def _promote_weak_carry(leaves, out_avals):
+    """Weakly typed carry leaves (Python scalars) take the dtype the body gives them, as in JAX;
+    returns the new leaves, or None when nothing changed."""
+    changed = False
+    new = []
+    for x, out in zip(leaves, out_avals):
+        a = get_aval(x)
+        if a.weak_type and a.shape == out.shape and a.dtype != out.dtype:
+            x = ew.convert_element_type(x, out.dtype, out.weak_type)
+            changed = True
+        new.append(x)
+    return new if changed else None
+
+
+def _zeros(av):
+    return full(av.shape, 0, av.dtype)
+
+
+def _compiled(jaxpr: Jaxpr):
+    from ..transforms import compiler
+    c = jaxpr._cache.get("compiled")
+    if c is None:
+        c = jaxpr._cache["compiled"] = compiler.compile_jaxpr(jaxpr)
+    return c
+
+
+def _fn(jaxpr):
+    return lambda *a: eval_jaxpr(jaxpr, *a)
+
+
+def _concrete(leaves) -> bool:
+    """Outside every transform, loops run directly as Python (bodies may close over tracers otherwise)."""
+    return not transform_active() and find_top([x for x in leaves if isinstance(x, ArrayBase)]) is None
+
+
+# --- cond / switch --------------------------------------------------------------------------------
+
+def _cond_rule(index, *ops, branches):
+    if index.dtype != dtypes.int32 or index.shape != ():
+        raise TypeError(f"cond: index must be an int32 scalar, got {index.str_short()}")
+    return list(branches[0].out_avals)
+
+
+def _cond_impl(xp):
+    def run(index, *ops, branches):
+        i = int(min(max(int(index), 0), len(branches) - 1))
+        return _compiled(branches[i])(*ops)
+    return run
+
+
+def _cond_jvp(args, tangents, ans, *, branches):
+    from ..transforms.ad import jvp
+    index, ops = args[0], list(args[1:])
+    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(ops, tangents[1:])]
+    avals = [get_aval(a) for a in ops] * 2
+    n = len(ops)
+    new = tuple(trace_flat(lambda *pt, b=b: list(jvp(_fn(b), list(pt[:n]), list(pt[n:]))[1]), avals, "cond")
+                for b in branches)
+    return list(cond_p.bind(index, *ops, *ts, branches=new))
+
+
+def _cond_vjp(cts, ans, args, needs, *, branches):
+    from ..transforms.ad import vjp
+    index, ops = args[0], list(args[1:])
+    cts = [_zeros(av) if c is None else c for c, av in zip(cts, branches[0].out_avals)]
+    n = len(ops)
+    avals = [get_aval(a) for a in ops] + [get_aval(c) for c in cts]
+
+    def make(b):
+        return lambda *pc: list(vjp(_fn(b), *pc[:n])[1](list(pc[n:])))
+
+    new = tuple(trace_flat(make(b), avals, "cond") for b in branches)
+    return [None] + list(cond_p.bind(index, *ops, *cts, branches=new))
+
+
+def _cond_batch(args, dims, *, branches):
+    from ..transforms.batching import vmap
+    from ._util import batch_size, move_axis, to_front
+    index, ops = args[0], list(args[1:])
+    idim, odims = dims[0], list(dims[1:])
+    size = batch_size(args, dims)
+    if idim is None:
+        avals = [get_aval(a) for a in ops]
+        new = tuple(trace_flat(lambda *o, b=b: list(vmap(_fn(b), in_axes=tuple(odims), out_axes=0,
+                                                         axis_size=size)(*o)), avals, "cond")
+                    for b in branches)
+        outs = cond_p.bind(index, *ops, branches=new)
+        return list(outs), [0] * len(outs)
+    # A batched predicate: evaluate every branch and select per example.
+    ops = [to_front(a, d, size) for a, d in zip(ops, odims)]
+    index = move_axis(index, idim, 0)
+    results = [vmap(_fn(b), out_axes=0, axis_size=size)(*ops) if ops else
+               [broadcast_in_dim(o, (size,) + tuple(o.shape), tuple(range(1, o.ndim + 1)))
+                for o in eval_jaxpr(b)] for b in branches]
+    last = len(branches) - 1
+    index = ew.max(ew.min(index, full((size,), last, dtypes.int32)), full((size,), 0, dtypes.int32))
+    outs = []
+    for k in range(len(results[0])):
+        out = results[last][k]
+        for i in range(last - 1, -1, -1):
+            pred = broadcast_in_dim(ew.eq(index, full((size,), i, dtypes.int32)), out.shape, (0,))
+            out = ew.select(pred, results[i][k], out)
+        outs.append(out)
+    return outs, [0] * len(outs)
+
+
+cond_p = Primitive("cond", impl=_cond_impl, abstract_eval=_cond_rule, jvp_full=_cond_jvp,
+                   vjp_full=_cond_vjp, batch=_cond_batch, multiple_results=True)
+cond_p.is_call = True
+
+
+def switch(index, branches, *operands):
+    """Apply branches[index](*operands), with index clamped into range (as jax.lax.switch)."""
+    branches = list(branches)
+    if not branches:
+        raise ValueError("switch: needs at least one branch")
+    leaves, in_tree = tree_flatten(operands)
+    idx = concrete_value(index) if isinstance(index, ArrayBase) else index
+    if idx is not None:  # a known index: run the branch directly (its derivative is the cond's)
+        return branches[int(np.clip(int(idx), 0, len(branches) - 1))](*operands)
+    leaves = _as_arrays(leaves)
+    avals = [get_aval(x) for x in leaves]
+    traced = [_tree_trace(b, in_tree, avals, "switch") for b in branches]
+    j0, t0 = traced[0]
+    for k, (j, t) in enumerate(traced[1:], 1):
+        _check_same_types(f"switch: branch {k} and branch 0 outputs", t, j.out_avals, t0, j0.out_avals)
+    index = index if isinstance(index, ArrayBase) else to_array(index)
+    if index.dtype != dtypes.int32:
+        index = ew.convert_element_type(index, dtypes.int32)
+    outs = cond_p.bind(index, *leaves, branches=tuple(j for j, _ in traced))
+    return tree_unflatten(t0, outs)
+
+
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
+    """true_fun(*operands) if pred else false_fun(*operands); traced structurally under jit/vmap."""
+    if isinstance(pred, ArrayBase):
+        if pred.shape != ():
+            raise TypeError(f"cond: pred must be a scalar, got shape {pred.shape}")
+        if pred.dtype != dtypes.bool_:
+            pred = ew.ne(pred, ew.zeros_like(pred))
+        index = ew.convert_element_type(pred, dtypes.int32)
+    else:
+        index = int(bool(pred))
+    return switch(index, [false_fun, true_fun], *operands)
+
+
+# --- while_loop -----------------------------------------------------------------------------------
+
+def _while_rule(*args, cond_jaxpr, body_jaxpr, n_cond_consts, n_body_consts):
+    return list(body_jaxpr.out_avals)
+
+
+def _while_impl(xp):
+    def run(*args, cond_jaxpr, body_jaxpr, n_cond_consts, n_body_consts):
+        cc = list(args[:n_cond_consts])
+        bc = list(args[n_cond_consts:n_cond_consts + n_body_consts])
+        carry = list(args[n_cond_consts + n_body_consts:])
+        c, b = _compiled(cond_jaxpr), _compiled(body_jaxpr)
+        while bool(c(*cc, *carry)[0]):
+            carry = list(b(*bc, *carry))
+        return carry
+    return run
+
+
+def _while_jvp(args, tangents, ans, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_body_consts):
+    from ..transforms.ad import jvp
+    nc, nb = n_cond_consts, n_body_consts
+    cc, bc, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
+    bct = [_zeros(get_aval(a)) if t is None else t for a, t in zip(bc, tangents[nc:nc + nb])]
+    ct = [_zeros(get_aval(a)) if t is None else t for a, t in zip(carry, tangents[nc + nb:])]
+    k = len(carry)
+    # New carry: (primal carry, carry tangents); body consts: (consts, const tangents).
+    cavals = [get_aval(a) for a in list(cc) + list(carry) + list(carry)]
+    new_cond = trace_flat(lambda *a: eval_jaxpr(cond_jaxpr, *a[:nc + k]), cavals, "while")
+    bavals = [get_aval(a) for a in list(bc) + bct + list(carry) + ct]
+
+    def body(*a):
+        consts, cts_, c, t = a[:nb], a[nb:2 * nb], a[2 * nb:2 * nb + k], a[2 * nb + k:]
+        out, tout = jvp(_fn(body_jaxpr), list(consts) + list(c), list(cts_) + list(t))
+        return list(out) + list(tout)
+
+    new_body = trace_flat(body, bavals, "while")
+    outs = while_p.bind(*cc, *bc, *bct, *carry, *ct, cond_jaxpr=new_cond, body_jaxpr=new_body,
+                        n_cond_consts=nc, n_body_consts=2 * nb)
+    return list(outs[k:])
+
+
+def _while_vjp(cts, ans, args, needs, **params):
+    raise TypeError("Reverse-mode differentiation does not work for while_loop: its number of iterations "
+                    "is not known in advance, so the intermediate values cannot be stored. Use "
+                    "funcgrad.lax.fori_loop with static bounds, or funcgrad.lax.scan, instead.")
+
+
+def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_body_consts):
+    from ..transforms.batching import vmap
+    from ._util import batch_size, to_front
+    size = batch_size(args, dims)
+    nc, nb = n_cond_consts, n_body_consts
+    cc, bc, carry = list(args[:nc]), list(args[nc:nc + nb]), list(args[nc + nb:])
+    ccd, bcd = list(dims[:nc]), list(dims[nc:nc + nb])
+    carry = [to_front(a, d, size) for a, d in zip(carry, dims[nc + nb:])]  # every carry batched at 0
+    k = len(carry)
+    vcond = vmap(_fn(cond_jaxpr), in_axes=tuple(ccd) + (0,) * k, axis_size=size)
+    vbody = vmap(_fn(body_jaxpr), in_axes=tuple(bcd) + (0,) * k, out_axes=0, axis_size=size)
+    cavals = [get_aval(a) for a in cc + carry]
+    new_cond = trace_flat(lambda *a: [reduce_or(vcond(*a)[0], (0,))], cavals, "while")
+    bavals = [get_aval(a) for a in cc + bc + carry]
+
+    def body(*a):
+        c_consts, b_consts, c = a[:nc], a[nc:nc + nb], list(a[nc + nb:])
+        live = vcond(*c_consts, *c)[0]
+        new = vbody(*b_consts, *c)
+        return [ew.select(broadcast_in_dim(live, n.shape, (0,)), n, o) for n, o in zip(new, c)]
+
+    new_body = trace_flat(body, bavals, "while")
+    outs = while_p.bind(*cc, *cc, *bc, *carry, cond_jaxpr=new_cond, body_jaxpr=new_body,
+                        n_cond_consts=nc, n_body_consts=nc + nb)
+    return list(outs), [0] * len(outs)
+
+
+while_p = Primitive("while", impl=_while_impl, abstract_eval=_while_rule, jvp_full=_while_jvp,
+                    vjp_full=_while_vjp, batch=_while_batch, multiple_results=True)
+while_p.is_call = True
+
+
+def _closure_jaxpr(fun, in_tree, avals, name):
+    """Trace fun, then hoist its constants into explicit leading inputs (so transforms see them)."""
+    jaxpr, out_tree = _tree_trace(fun, in_tree, avals, name, splat=False)
+    consts = list(jaxpr.consts)
+    open_jaxpr = Jaxpr([], [], list(jaxpr.constvars) + list(jaxpr.invars), jaxpr.eqns, jaxpr.outvars)
+    return open_jaxpr, consts, out_tree
+
+
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
+    """Repeat `val = body_fun(val)` while `cond_fun(val)`; the carry keeps its types (as jax.lax.while_loop)."""
+    leaves, tree = tree_flatten(init_val)
+    if _concrete(leaves):
+        val = init_val
+        while bool(cond_fun(val)):
+            val = body_fun(val)
+        return val
+    leaves = _as_arrays(leaves)
+    avals = [get_aval(x) for x in leaves]
+    body_j, body_consts, body_tree = _closure_jaxpr(body_fun, tree, avals, "while_loop body")
+    promoted = _promote_weak_carry(leaves, body_j.out_avals) if body_tree == tree else None
+    if promoted is not None:
+        leaves, avals = promoted, [get_aval(x) for x in promoted]
+        body_j, body_consts, body_tree = _closure_jaxpr(body_fun, tree, avals, "while_loop body")
+    _check_same_types("while_loop: body_fun must return a carry of the input's type", body_tree,
+                      body_j.out_avals, tree, avals, _leaf_paths(init_val))
+    cond_j, cond_consts, _ = _closure_jaxpr(cond_fun, tree, avals, "while_loop cond")
+    if len(cond_j.outvars) != 1 or cond_j.out_avals[0].shape != () or cond_j.out_avals[0].dtype != dtypes.bool_:
+        raise TypeError(f"while_loop: cond_fun must return a boolean scalar, got {_aval_str(cond_j.out_avals)}")
+    outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_j, body_jaxpr=body_j,
+                        n_cond_consts=len(cond_consts), n_body_consts=len(body_consts))
+    return tree_unflatten(tree, outs)
+
+
+# --- scan -----------------------------------------------------------------------------------------
+
+def _scan_rule(*args, jaxpr, n_consts, n_carry, length, reverse):
+    outs = jaxpr.out_avals
+    ys = [ShapedArray((length,) + a.shape, a.dtype, a.weak_type) for a in outs[n_carry:]]
+    return list(outs[:n_carry]) + ys
+
+
+def _scan_impl(xp):
+    def run(*args, jaxpr, n_consts, n_carry, length, reverse):
+        consts, carry, xs = list(args[:n_consts]), list(args[n_consts:n_consts + n_carry]), args[n_consts + n_carry:]
+        body = _compiled(jaxpr)
+        ys = None
+        order = range(length - 1, -1, -1) if reverse else range(length)
+        for i in order:
+            out = body(*consts, *carry, *[x[i] for x in xs])
+            carry = list(out[:n_carry])
+            if ys is None:
+                ys = [xp.empty((length,) + np.shape(y), dtype=np.asarray(y).dtype if xp is np else y.dtype)
+                      for y in out[n_carry:]]
+            for buf, y in zip(ys, out[n_carry:]):
+                buf[i] = y
+        if ys is None:
+            ys = [xp.empty((length,) + a.shape, a.dtype) for a in jaxpr.out_avals[n_carry:]]
+        return carry + ys
+    return run
+
+
+def _scan_jvp(args, tangents, ans, *, jaxpr, n_consts, n_carry, length, reverse):
+    from ..transforms.ad import jvp
+    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
+    nc, k = n_consts, n_carry
+    consts, carry, xs = args[:nc], args[nc:nc + k], args[nc + k:]
+    tc, tk, tx = ts[:nc], ts[nc:nc + k], ts[nc + k:]
+    nx = len(xs)
+    x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs]
+    avals = ([get_aval(a) for a in list(consts) + list(tc) + list(carry) + list(tk)] + x_avals + x_avals)
+
+    def body(*a):
+        c, dc = a[:nc], a[nc:2 * nc]
+        h, dh = a[2 * nc:2 * nc + k], a[2 * nc + k:2 * nc + 2 * k]
+        x, dx = a[2 * nc + 2 * k:2 * nc + 2 * k + nx], a[2 * nc + 2 * k + nx:]
+        out, tout = jvp(_fn(jaxpr), list(c) + list(h) + list(x), list(dc) + list(dh) + list(dx))
+        return list(out[:k]) + list(tout[:k]) + list(out[k:]) + list(tout[k:])
+
+    new = trace_flat(body, avals, "scan")
+    outs = scan_p.bind(*consts, *tc, *carry, *tk, *xs, *tx, jaxpr=new, n_consts=2 * nc, n_carry=2 * k,
+                       length=length, reverse=reverse)
+    ny = len(jaxpr.outvars) - k
+    return list(outs[k:2 * k]) + list(outs[2 * k + ny:])
+
+
+def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, reverse):
+    from ..transforms.ad import vjp
+    nc, k = n_consts, n_carry
+    consts, carry, xs = list(args[:nc]), list(args[nc:nc + k]), list(args[nc + k:])
+    outs_avals = _scan_rule(*[get_aval(a) for a in args], jaxpr=jaxpr, n_consts=nc, n_carry=k,
+                            length=length, reverse=reverse)
+    cts = [_zeros(av) if c is None else c for c, av in zip(cts, outs_avals)]
+    ct_carry, ct_ys = cts[:k], cts[k:]
+    nx = len(xs)
+    x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs]
+    # 1. Forward again, stacking the carry that enters each step.
+    fwd_avals = [get_aval(a) for a in consts + carry] + x_avals
+    fwd = trace_flat(lambda *a: (lambda out: list(out[:k]) + list(a[nc:nc + k]))(eval_jaxpr(jaxpr, *a)),
+                     fwd_avals, "scan")
+    stacked = scan_p.bind(*consts, *carry, *xs, jaxpr=fwd, n_consts=nc, n_carry=k, length=length,
+                          reverse=reverse)[k:]
+    # 2. Backward: carry (ct of carry, accumulated ct of consts); per step (carry_t, x_t, ct_y_t).
+    ny = len(ct_ys)
+    y_avals = [ShapedArray(get_aval(c).shape[1:], get_aval(c).dtype) for c in ct_ys]
+    h_avals = [get_aval(a) for a in carry]
+    bwd_avals = ([get_aval(a) for a in consts] + h_avals + [get_aval(a) for a in consts]
+                 + h_avals + x_avals + y_avals)
+
+    def body(*a):
+        c = list(a[:nc])
+        g_h = list(a[nc:nc + k])
+        g_c = list(a[nc + k:2 * nc + k])
+        h = list(a[2 * nc + k:2 * nc + 2 * k])
+        x = list(a[2 * nc + 2 * k:2 * nc + 2 * k + nx])
+        g_y = list(a[2 * nc + 2 * k + nx:])
+        _, pull = vjp(_fn(jaxpr), *(c + h + x))
+        gs = pull(g_h + g_y)
+        new_gc = [ew.add(acc, g) for acc, g in zip(g_c, gs[:nc])]
+        return list(gs[nc:nc + k]) + new_gc + list(gs[nc + k:])
+
+    bwd = trace_flat(body, bwd_avals, "scan")
+    zero_c = [_zeros(get_aval(c)) for c in consts]
+    res = scan_p.bind(*consts, *ct_carry, *zero_c, *stacked, *xs, *ct_ys, jaxpr=bwd, n_consts=nc,
+                      n_carry=k + nc, length=length, reverse=not reverse)
+    g_init, g_consts, g_xs = res[:k], res[k:k + nc], res[k + nc:]
+    return list(g_consts) + list(g_init) + list(g_xs)
+
+
+def _scan_batch(args, dims, *, jaxpr, n_consts, n_carry, length, reverse):
+    from ..transforms.batching import vmap
+    from ._util import batch_size, move_axis, to_front
+    size = batch_size(args, dims)
+    nc, k = n_consts, n_carry
+    consts = list(args[:nc])
+    cdims = list(dims[:nc])
+    carry = [to_front(a, d, size) for a, d in zip(args[nc:nc + k], dims[nc:nc + k])]
+    xs, xdims = [], []
+    for a, d in zip(args[nc + k:], dims[nc + k:]):
+        if d is None:
+            xs.append(a)
+            xdims.append(None)
+        else:
+            xs.append(move_axis(a, d, 1))  # scanned axis stays first; batch second
+            xdims.append(0)
+    vbody = vmap(_fn(jaxpr), in_axes=tuple(cdims) + (0,) * k + tuple(xdims), out_axes=0, axis_size=size)
+    avals = ([get_aval(a) for a in consts + carry]
+             + [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs])
+    new = trace_flat(lambda *a: list(vbody(*a)), avals, "scan")
+    outs = scan_p.bind(*consts, *carry, *xs, jaxpr=new, n_consts=nc, n_carry=k, length=length, reverse=reverse)
+    return list(outs), [0] * k + [1] * (len(outs) - k)
+
+
+scan_p = Primitive("scan", impl=_scan_impl, abstract_eval=_scan_rule, jvp_full=_scan_jvp,
+                   vjp_full=_scan_vjp, batch=_scan_batch, multiple_results=True)
+scan_p.is_call = True
+
+
+def _index(x, i):
+    return squeeze(lslice(x, (i,) + (0,) * (x.ndim - 1), (i + 1,) + tuple(x.shape[1:])), (0,))
+
+
+def _stack(ys):
+    return concatenate([expand_dims(y, (0,)) for y in ys], 0)
+
+
+def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False, unroll: int = 1):
+    """Loop `carry, y = f(carry, x)` over the leading axis of xs, stacking the ys (as jax.lax.scan)."""
+    x_leaves, x_tree = tree_flatten(xs)
+    lengths = {int(get_aval(x).shape[0]) if get_aval(x).shape else None for x in x_leaves}
+    if None in lengths:
+        raise ValueError("scan: every leaf of xs needs a leading axis to scan over")
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) > 1:
+        raise ValueError(f"scan: xs leaves and length disagree on the scan length: {sorted(lengths)}")
+    if not lengths:
+        raise ValueError("scan: give xs or length")
+    n = lengths.pop()
+    c_leaves, c_tree = tree_flatten(init)
+    if _concrete(c_leaves + x_leaves):
+        return _scan_python(f, init, xs, x_leaves, x_tree, n, reverse)
+    c_leaves, x_leaves = _as_arrays(c_leaves), _as_arrays(x_leaves)
+    c_avals = [get_aval(c) for c in c_leaves]
+    x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype, get_aval(x).weak_type) for x in x_leaves]
+    store = []
+
+    def body(*a):
+        carry = tree_unflatten(c_tree, list(a[:len(c_leaves)]))
+        x = tree_unflatten(x_tree, list(a[len(c_leaves):]))
+        out = f(carry, x)
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise TypeError("scan: f must return a pair (carry, y)")
+        new_c, y = out
+        nc_leaves, nc_tree = tree_flatten(new_c)
+        y_leaves, y_tree = tree_flatten(y)
+        store.append((nc_tree, y_tree, len(nc_leaves)))
+        return nc_leaves + y_leaves
+
+    closed = trace_flat(body, c_avals + x_avals, "scan")
+    nc_tree, y_tree, n_c = store[-1]
+    promoted = _promote_weak_carry(c_leaves, closed.out_avals[:n_c]) if nc_tree == c_tree else None
+    if promoted is not None:
+        c_leaves, c_avals = promoted, [get_aval(c) for c in promoted]
+        closed = trace_flat(body, c_avals + x_avals, "scan")
+        nc_tree, y_tree, n_c = store[-1]
+    _check_same_types("scan: f must return a carry of the init's type", nc_tree, closed.out_avals[:n_c],
+                      c_tree, c_avals, _leaf_paths(init))
+    consts = list(closed.consts)
+    open_j = Jaxpr([], [], list(closed.constvars) + list(closed.invars), closed.eqns, closed.outvars)
+    outs = scan_p.bind(*consts, *c_leaves, *x_leaves, jaxpr=open_j, n_consts=len(consts),
+                       n_carry=len(c_leaves), length=n, reverse=bool(reverse))
+    return tree_unflatten(c_tree, outs[:n_c]), tree_unflatten(y_tree, outs[n_c:])
+
+
+def _scan_python(f, init, xs, x_leaves, x_tree, n, reverse):
+    x_leaves = _as_arrays(x_leaves)
+    carry, ys = init, []
+    for i in (range(n - 1, -1, -1) if reverse else range(n)):
+        x = tree_unflatten(x_tree, [_index(x, i) for x in x_leaves])
+        carry, y = f(carry, x)
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    if not ys:
+        return carry, None
+    y_leaves = [tree_flatten(y)[0] for y in ys]
+    y_tree = tree_flatten(ys[0])[1]
+    stacked = [_stack([_as_arrays([yl[j]])[0] for yl in y_leaves]) for j in range(len(y_leaves[0]))]
+    return carry, tree_unflatten(y_tree, stacked)
+
+
+def fori_loop(lower, upper, body_fun: Callable, init_val):
+    """body_fun(i, val) for i in [lower, upper). Static bounds lower to scan, so reverse mode works."""
+    lo, hi = concrete_value(lower) if isinstance(lower, ArrayBase) else lower, \
+        concrete_value(upper) if isinstance(upper, ArrayBase) else upper
+    if lo is not None and hi is not None:
+        lo, hi = int(lo), int(hi)
+        if _concrete(tree_flatten(init_val)[0]):
+            val = init_val
+            for i in range(lo, hi):
+                val = body_fun(i, val)
+            return val
+        idx = to_array(np.arange(lo, max(lo, hi), dtype=np.int32))
+        carry, _ = scan(lambda c, i: (body_fun(i, c), None), init_val, idx, length=max(0, hi - lo))
+        return carry
+
+    def cond_fun(c):
+        return ew.lt(c[0], _bound(upper, c[0]))
+
+    def body(c):
+        return (ew.add(c[0], full((), 1, c[0].dtype)), body_fun(c[0], c[1]))
+
+    start = lower if isinstance(lower, ArrayBase) else to_array(np.int32(lower))
+    return while_loop(cond_fun, body, (start, init_val))[1]
+
+
+def _bound(b, like):
+    b = b if isinstance(b, ArrayBase) else to_array(np.asarray(b, dtype=like.dtype))
+    return ew.convert_element_type(b, like.dtype)
+
+
+def map(f: Callable, xs):  # noqa: A001 - lax name
+    """Apply f to each slice of xs along the leading axis (a scan with no carry)."""
+    return scan(lambda _, x: ((), f(x)), (), xs)[1]
