@@ -19,7 +19,7 @@ from ..core.primitive import Primitive
 from ..core.trace import concrete_value, find_top, new_trace, transform_active
 from ..core.tree_util import tree_flatten, tree_unflatten
 from . import elementwise as ew
-from .cumulative import reduce_or
+from .reduction import reduce_max
 from .shape import broadcast_in_dim, concatenate, expand_dims, full, reshape, slice as lslice, squeeze
 
 
@@ -286,7 +286,7 @@ def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_body_co
     vcond = vmap(_fn(cond_jaxpr), in_axes=tuple(ccd) + (0,) * k, axis_size=size)
     vbody = vmap(_fn(body_jaxpr), in_axes=tuple(bcd) + (0,) * k, out_axes=0, axis_size=size)
     cavals = [get_aval(a) for a in cc + carry]
-    new_cond = trace_flat(lambda *a: [reduce_or(vcond(*a)[0], (0,))], cavals, "while")
+    new_cond = trace_flat(lambda *a: [reduce_max(vcond(*a)[0], (0,))], cavals, "while")
     bavals = [get_aval(a) for a in cc + bc + carry]
 
     def body(*a):
