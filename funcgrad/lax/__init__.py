@@ -15,11 +15,6 @@ from ..primitives.control_flow import cond, fori_loop, map, scan, switch, while_
 from ..primitives.conv import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
                                conv_general_dilated, conv_with_general_padding, padtype_to_pads)
 from ..primitives.fft import fft  # noqa: F401
-from ..primitives.cumulative import (cumlogsumexp, cummax, cummin, cumprod, cumsum, reduce_and,  # noqa: F401
-                                     reduce_or)
-from ..primitives.dynamic_slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,  # noqa: F401
-                                          dynamic_update_slice, dynamic_update_slice_in_dim)
-from ..primitives.sorting import sort, sort_key_val, top_k  # noqa: F401
 from ..primitives.indexing import gather, scatter, scatter_add, scatter_max, scatter_min, scatter_mul  # noqa: F401
 from ..primitives.linalg import dot_general  # noqa: F401
 from ..primitives.reduction import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum  # noqa: F401
