@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, to_array, wrap
+from ..core.array import Array, ArrayBase, to_array, wrap
 from ..core.errors import user_location
 from ..primitives.elementwise import convert_element_type
 from ..primitives.shape import broadcast_in_dim
@@ -120,6 +120,12 @@ def promote_args(op: str, *args):
 
     Python scalars are converted straight to the result dtype, so an out-of-range Python int raises
     OverflowError as in NumPy 2 (e.g. uint8 array + 300), rather than wrapping around."""
+    if len(args) == 2:  # the hot path: a concrete float Array with a Python float/int, either side
+        a, b = args
+        if a.__class__ is Array and (b.__class__ is float or b.__class__ is int) and a._buf.dtype.kind in "fc":
+            return [a, wrap(np.array(b, a._buf.dtype), True)]
+        if b.__class__ is Array and (a.__class__ is float or a.__class__ is int) and b._buf.dtype.kind in "fc":
+            return [wrap(np.array(a, b._buf.dtype), True), b]
     args = [a if is_python_scalar(a) else asarray_any(a) for a in args]
     x0 = args[0]
     if not is_python_scalar(x0) and all(
@@ -130,14 +136,21 @@ def promote_args(op: str, *args):
             for a in args]
 
 
-def broadcast_all(op: str, xs):
+def broadcast_all(op: str, xs, lazy: bool = False):
+    """Operands broadcast to one shape. With `lazy`, concrete Arrays outside any transform are left as
+    they are once the shapes are checked (for a backend call that broadcasts them itself)."""
     shape = xs[0].shape
     if any(x.shape != shape for x in xs[1:]):
+        if lazy and all(x.__class__ is Array for x in xs):
+            if not all(x.shape == () or x.shape == shape for x in xs):
+                broadcast_shapes(*[x.shape for x in xs], op=op)  # raises for incompatible shapes
+            return xs
         shape = broadcast_shapes(*[x.shape for x in xs], op=op)
         xs = [broadcast_to(x, shape) for x in xs]
     return xs
 
 
-def promote_and_broadcast(op: str, *args):
-    """Operands of an elementwise NumPy function: converted, promoted to one dtype and one shape."""
-    return broadcast_all(op, promote_args(op, *args))
+def promote_and_broadcast(op: str, *args, lazy: bool = False):
+    """Operands of an elementwise NumPy function: converted, promoted to one dtype and one shape
+    (see broadcast_all for `lazy`, used by the elementwise functions that bind one primitive)."""
+    return broadcast_all(op, promote_args(op, *args), lazy)
