@@ -133,7 +133,38 @@ class Compiled:
         return self.fn(*bufs)
 
 
+# Primitives that are one backend ufunc call: their results are fresh buffers, and they accept out=.
+UFUNCS = {"add": "add", "sub": "subtract", "mul": "multiply", "neg": "negative", "exp": "exp", "log": "log",
+          "log1p": "log1p", "expm1": "expm1", "tanh": "tanh", "sin": "sin", "cos": "cos", "sqrt": "sqrt",
+          "max": "maximum", "min": "minimum"}
+
+
+def _last_uses(jaxpr: Jaxpr) -> dict:
+    """var -> index of the last equation reading it (outputs are read 'after' the last equation)."""
+    last = {}
+    for k, e in enumerate(jaxpr.eqns):
+        for v in e.invars:
+            last[v] = k
+    for v in jaxpr.outvars:
+        last[v] = len(jaxpr.eqns)
+    return last
+
+
+def _reusable(jaxpr: Jaxpr) -> set:
+    """Vars holding a fresh buffer that nothing else aliases: produced by a ufunc and read only by
+    ufuncs (which never return views), so once dead their memory can take a later ufunc's result."""
+    fresh = {v for e in jaxpr.eqns if e.prim.name in UFUNCS and not e.params for v in e.outvars
+             if v.aval.shape}
+    for e in jaxpr.eqns:
+        if e.prim.name not in UFUNCS or e.params:
+            fresh.difference_update(e.invars)
+    fresh.difference_update(jaxpr.outvars)
+    return fresh
+
+
 def compile_jaxpr(jaxpr: Jaxpr, xp=np) -> Compiled:
+    """Generate one straight-line function: one line per equation, dead buffers released (`del`) or
+    reused as the `out=` of a later ufunc of the same shape and dtype."""
     names = {}
     glb = {}
 
@@ -149,19 +180,35 @@ def compile_jaxpr(jaxpr: Jaxpr, xp=np) -> Compiled:
         glb[n] = c._buf if isinstance(c, Array) else c
     args = [name(v) for v in jaxpr.invars]
     lines = [f"def compiled({', '.join(args)}):"]
+    last = _last_uses(jaxpr)
+    reusable = _reusable(jaxpr) if xp is np else set()
+    keep = set(jaxpr.constvars)
     for k, e in enumerate(jaxpr.eqns):
         ins = [name(v) for v in e.invars]
-        if e.prim.codegen is not None and not e.params:
+        dying = [v for v in dict.fromkeys(e.invars) if last.get(v) == k and v not in keep]
+        outs = [name(v) for v in e.outvars]
+        ufunc = UFUNCS.get(e.prim.name) if not e.params else None
+        donor = None
+        if ufunc is not None and e.outvars[0].aval.shape:
+            out_aval = e.outvars[0].aval
+            donor = next((v for v in dying if v in reusable and v.aval.shape == out_aval.shape
+                          and v.aval.dtype == out_aval.dtype), None)
+        if donor is not None:
+            expr = f"np.{ufunc}({', '.join(ins)}, out={name(donor)})"
+        elif e.prim.codegen is not None and not e.params:
             expr = e.prim.codegen.format(*ins)
         else:
             fn = f"f{k}"
             glb[fn] = functools.partial(e.prim.impl_for(xp), **e.params) if e.params else e.prim.impl_for(xp)
             expr = f"{fn}({', '.join(ins)})"
-        outs = [name(v) for v in e.outvars]
         lhs = ", ".join(outs) + ("," if e.prim.multiple_results and len(outs) == 1 else "")
         if e.prim.multiple_results and not outs:
             lhs = "_"
         lines.append(f"    {lhs} = {expr}")
+        dead = [name(v) for v in dying if v not in jaxpr.outvars]
+        dead += [name(v) for v in e.outvars if v not in last]  # results nobody reads
+        if dead:
+            lines.append(f"    del {', '.join(dead)}")
     lines.append(f"    return ({''.join(name(v) + ', ' for v in jaxpr.outvars)})")
     source = "\n".join(lines)
     glb["np"] = np
