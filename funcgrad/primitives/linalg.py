@@ -49,6 +49,9 @@ def _dot_rule(x: ShapedArray, y: ShapedArray, *, dimension_numbers, preferred_el
 def _dot_impl(xp):
     def f(x, y, *, dimension_numbers, preferred_element_type=None):
         (lc, rc), (lb, rb) = dimension_numbers
+        if preferred_element_type is not None and x.dtype != preferred_element_type:
+            # Accumulate in the preferred type (e.g. float32 operands summed in float64).
+            x, y = x.astype(preferred_element_type), y.astype(preferred_element_type)
         if not lb and lc == (x.ndim - 1,) and rc == (0,) and y.ndim <= 2 and x.ndim <= 2:
             out = xp.matmul(x, y) if x.ndim and y.ndim else x * y
         else:
