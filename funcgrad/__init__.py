@@ -5,7 +5,7 @@
 """
 from . import core, primitives  # noqa: F401  (registers the primitive cards)
 from . import numpy  # noqa: F401  (installs Array operators and methods)
-from . import lax, tree_util  # noqa: F401
+from . import lax, random, tree_util  # noqa: F401
 from .config import config  # noqa: F401
 from .core import Array, ConcretizationError, UnexpectedTracerError  # noqa: F401
 from .core.backend import devices  # noqa: F401

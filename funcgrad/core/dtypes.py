@@ -127,12 +127,18 @@ def _weak_into(weak: np.dtype, strong: np.dtype) -> np.dtype:
 
 def result_type(*operands) -> tuple[np.dtype, bool]:
     """Promote operands given as (dtype, weak_type) pairs; returns (dtype, weak_type)."""
-    strong = None
+    strongs = []
     weak = None
     for dt, is_weak in operands:
         if is_weak:
             weak = dt if weak is None or kind_rank(dt) > kind_rank(weak) else weak
         else:
+            strongs.append(dt)
+    strong = None
+    if len(strongs) > 2 and (bfloat16 is None or bfloat16 not in strongs):
+        strong = np.result_type(*strongs)  # NumPy's n-ary rule is not pairwise-associative
+    else:
+        for dt in strongs:
             strong = dt if strong is None else _promote_strong(strong, dt)
     if strong is None:
         return weak, True

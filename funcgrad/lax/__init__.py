@@ -11,10 +11,21 @@ from ..primitives import elementwise as _ew
 from ..primitives.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: F401
                                       integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
                                       rsqrt, select, sign, sin, sqrt, stop_gradient, sub, tanh)
+from ..primitives.elementwise import (RoundingMethod, acos, acosh, asin, asinh, atan, atan2, atanh,  # noqa: F401
+                                      bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
+                                      cbrt, ceil, clamp, complex, conj, cosh, exp2, floor, imag, is_finite,
+                                      nextafter, population_count, real, rem, round, shift_left,
+                                      shift_right_arithmetic, shift_right_logical, sinh, tan)
+from ..primitives.special import digamma, erf, erf_inv, erfc, lgamma, polygamma  # noqa: F401
 from ..primitives.control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401,A004
 from ..primitives.conv import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
                                conv_general_dilated, conv_with_general_padding, padtype_to_pads)
 from ..primitives.fft import fft  # noqa: F401
+from ..primitives.cumulative import (cumlogsumexp, cummax, cummin, cumprod, cumsum, reduce_and,  # noqa: F401
+                                     reduce_or)
+from ..primitives.dynamic_slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,  # noqa: F401
+                                          dynamic_update_slice, dynamic_update_slice_in_dim)
+from ..primitives.sorting import sort, sort_key_val, top_k  # noqa: F401
 from ..primitives.indexing import gather, scatter, scatter_add, scatter_max, scatter_min, scatter_mul  # noqa: F401
 from ..primitives.linalg import dot_general  # noqa: F401
 from ..primitives.reduction import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum  # noqa: F401
@@ -44,6 +55,10 @@ def _binary(fn):
 
 add, sub, mul, div, pow, max, min = (_binary(f) for f in (add, sub, mul, div, pow, max, min))  # noqa: A001
 eq, ne, lt, le, gt, ge = (_binary(f) for f in (eq, ne, lt, le, gt, ge))
+atan2, rem, nextafter, complex = (_binary(f) for f in (atan2, rem, nextafter, complex))  # noqa: A001
+bitwise_and, bitwise_or, bitwise_xor = (_binary(f) for f in (bitwise_and, bitwise_or, bitwise_xor))
+shift_left, shift_right_arithmetic, shift_right_logical = (
+    _binary(f) for f in (shift_left, shift_right_arithmetic, shift_right_logical))
 
 
 def reshape(operand, new_sizes, dimensions=None):

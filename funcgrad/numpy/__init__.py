@@ -8,18 +8,51 @@ from ..core import dtypes as _dt
 from ..core.array import Array as ndarray  # noqa: F401
 from . import _indexing, _methods  # noqa: F401  (installs operators, methods and indexing)
 from . import _at, fft, linalg  # noqa: F401
+from ._array_api import (__array_api_version__, __array_namespace_info__, acos, acosh, asin, asinh, astype,  # noqa: F401
+                         atan, atan2, atanh, from_dlpack, pow)
 from ._creation import (arange, array, asarray, empty, empty_like, eye, full, full_like, identity,  # noqa: F401
                         linspace, ones, ones_like, zeros, zeros_like)
 from ._manipulation import (atleast_1d, atleast_2d, broadcast_arrays, clip, concatenate, dot, expand_dims,  # noqa: F401
                             matmul, moveaxis, nonzero, outer, permute_dims, ravel, reshape, squeeze, stack,
                             swapaxes, transpose, vdot)
 from ._promote import broadcast_shapes, broadcast_to  # noqa: F401
+from ._creation import (copy, diag, diagflat, frombuffer, fromfunction, fromiter, geomspace, indices,  # noqa: F401
+                        logspace, meshgrid, tri, tril, triu)
+from ._manipulation import (append, array_split, atleast_3d, block, column_stack, concat, cross,  # noqa: F401
+                            delete, diagonal, dsplit, dstack, flip, fliplr, flipud, hsplit, hstack, inner,
+                            insert, kron, matrix_transpose, pad, repeat, resize, roll, rollaxis, rot90,
+                            row_stack, split, tensordot, tile, trace, trim_zeros, unstack, vecdot, vsplit,
+                            vstack)
+from ._einsum import einsum, einsum_path  # noqa: F401
+from ._logic import allclose, array_equal, array_equiv, isclose, isscalar, ndim, shape, size  # noqa: F401
+from ._signal import convolve, correlate, interp  # noqa: F401
+from ._dtype_helpers import (can_cast, complexfloating, dtype, finfo, floating, generic, iinfo, inexact,  # noqa: F401
+                             integer, isdtype, issubdtype, number, promote_types, result_type,
+                             signedinteger, unsignedinteger)
 from ._reductions import amax, amin, argmax, argmin, max, mean, min, prod, sum  # noqa: F401
 from ._ufuncs import (abs, absolute, add, cos, divide, equal, exp, expm1, greater, greater_equal, less,  # noqa: F401
                       less_equal, log, log1p, logistic, maximum, minimum, multiply, negative, not_equal,
                       positive, power, reciprocal, sign, sin, sqrt, square, subtract, tanh, true_divide, where)
+from ._ufuncs import (angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, around,  # noqa: F401
+                      bitwise_and, bitwise_count, bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
+                      bitwise_right_shift, bitwise_xor, cbrt, ceil, conj, conjugate, copysign, cosh, deg2rad,
+                      degrees, divmod, exp2, fix, float_power, floor, floor_divide, fmax, fmin, fmod, heaviside,
+                      hypot, imag, invert, iscomplex, iscomplexobj, isfinite, isinf, isnan, isneginf, isposinf,
+                      isreal, isrealobj, left_shift, log10, log2, logaddexp, logaddexp2, logical_and,
+                      logical_not, logical_or, logical_xor, mod, nan_to_num, nextafter, rad2deg, radians, real,
+                      remainder, right_shift, rint, round, signbit, sinc, sinh, tan, trunc)
+from ._sorting import (argpartition, argsort, argwhere, compress, count_nonzero, cumprod, cumsum,  # noqa: F401
+                       cumulative_prod, cumulative_sum, diff, ediff1d, extract, flatnonzero, lexsort,
+                       nancumprod, nancumsum, nonzero, partition, piecewise, put_along_axis, searchsorted,
+                       select, sort, take, take_along_axis, unique, unique_all, unique_counts, unique_inverse,
+                       unique_values)
+from ._statistics import (all, any, average, bincount, corrcoef, cov, digitize, histogram,  # noqa: F401,A004
+                          histogram_bin_edges, median, nanargmax, nanargmin, nanmax, nanmean, nanmedian, nanmin,
+                          nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile, ptp, quantile,
+                          std, var)
 
 bool_ = _dt.bool_
+bool = _dt.bool_  # noqa: A001 - the Array API standard's name
 int8, int16, int32, int64 = _dt.int8, _dt.int16, _dt.int32, _dt.int64
 uint8, uint16, uint32, uint64 = _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64
 float16, float32, float64 = _dt.float16, _dt.float32, _dt.float64

@@ -56,24 +56,24 @@ def _flat(xs):
             yield v
 
 
-def asarray(a, dtype=None, copy=None):
+def asarray(a, dtype=None, copy=None, *, device=None):
     """Convert to an Array without copying an Array that already matches, as numpy.asarray."""
     if isinstance(a, ArrayBase) and (dtype is None or dtypes.canonicalize(dtype) == a.dtype):
         return a
     return array(a, dtype=dtype, copy=bool(copy))
 
 
-def zeros(shape, dtype=None):
+def zeros(shape, dtype=None, *, device=None):
     """An array of zeros (default dtype: the default float), as numpy.zeros."""
     return _full(_shape(shape), 0, _dtype(dtype))
 
 
-def ones(shape, dtype=None):
+def ones(shape, dtype=None, *, device=None):
     """An array of ones (default dtype: the default float), as numpy.ones."""
     return _full(_shape(shape), 1, _dtype(dtype))
 
 
-def empty(shape, dtype=None):
+def empty(shape, dtype=None, *, device=None):
     """As numpy.empty; funcgrad arrays are immutable, so the contents are zeros."""
     return zeros(shape, dtype)
 
@@ -86,7 +86,7 @@ def _fill_value(v, dt):
     return np.asarray(v).astype(dt).item()
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, *, device=None):
     """An array of `shape` filled with `fill_value` (a scalar or an array broadcast to `shape`)."""
     shape = _shape(shape)
     if isinstance(fill_value, ArrayBase) or np.ndim(fill_value) > 0:
@@ -104,7 +104,7 @@ def full(shape, fill_value, dtype=None):
 
 
 def _like(name, value):
-    def f(a, dtype=None, shape=None):
+    def f(a, dtype=None, shape=None, *, device=None):
         x = asarray_any(a)
         dt = dtypes.canonicalize(dtype) if dtype is not None else x.dtype
         return _full(_shape(x.shape if shape is None else shape), value, dt)
@@ -118,7 +118,7 @@ ones_like = _like("ones_like", 1)
 empty_like = _like("empty_like", 0)
 
 
-def full_like(a, fill_value, dtype=None, shape=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     """As numpy.full_like: a's shape and dtype (or the given ones), filled with fill_value."""
     x = asarray_any(a)
     return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
@@ -137,7 +137,7 @@ def _concrete_scalar(v, what):
     return v
 
 
-def arange(start, stop=None, step=None, dtype=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values in [start, stop), as numpy.arange (concrete bounds only).
 
     Without dtype: the default int dtype for integer bounds, the default float dtype if any is a
@@ -164,7 +164,8 @@ def arange(start, stop=None, step=None, dtype=None):
     return to_array(np.arange(start, stop, step, dtype=dt))
 
 
-def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0):
+def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0,
+             *, device=None):
     """num evenly spaced samples over [start, stop], as numpy.linspace (start/stop may be arrays).
 
     Computed in the inexact dtype of start and stop; for Python scalars and integers that is float64
@@ -222,7 +223,7 @@ def _floor(y):
     return ew.sub(t, ew.convert_element_type(ew.gt(t, y), y.dtype))
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
+def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
     """A 2-D array with ones on the k-th diagonal, as numpy.eye (default dtype: the default float)."""
     N = operator.index(N)
     M = N if M is None else operator.index(M)
@@ -236,3 +237,213 @@ def identity(n: int, dtype=None):
     """The n x n identity matrix, as numpy.identity."""
     return eye(n, dtype=dtype)
 
+
+
+def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):
+    """base ** linspace(start, stop, num), as numpy.logspace (base may be an array).
+
+    Computed as linspace is (see linspace); the result is then cast to `dtype`."""
+    from ._ufuncs import power
+    b_ndim = base.ndim if isinstance(base, ArrayBase) else (0 if is_python_scalar(base) else np.ndim(base))
+    if b_ndim:
+        from ._promote import broadcast_shapes
+        b = asarray_any(base)
+        args = [asarray_any(v) for v in (start, stop)]
+        ndmax = len(broadcast_shapes(*[v.shape for v in args], b.shape))
+        start, stop, base = (v if v.ndim >= ndmax else _reshape_ndmin(v, ndmax) for v in (*args, b))
+        from ._manipulation import expand_dims
+        base = expand_dims(base, axis)
+    calc_dtype = None
+    if dtype is not None:  # as NumPy: linspace in float64 (complex128), power, then cast to dtype
+        calc_dtype = dtypes.complex128 if dtypes.is_complex(dtypes.canonicalize(dtype)) else dtypes.float64
+    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis, dtype=calc_dtype)
+    r = power(base, y)
+    if dtype is None:
+        return r
+    return ew.convert_element_type(r, dtypes.canonicalize(dtype))
+
+
+def _reshape_ndmin(v, nd):
+    from ..primitives.shape import reshape
+    return reshape(v, (1,) * (nd - v.ndim) + tuple(v.shape))
+
+
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
+    """Numbers spaced evenly on a log scale from start to stop (a geometric progression), as
+    numpy.geomspace; negative and complex endpoints are handled as NumPy does. The endpoints are
+    returned exactly."""
+    from ._ufuncs import true_divide
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    s, e = (v if is_python_scalar(v) else asarray_any(v) for v in (start, stop))
+    for v in (s, e):
+        from ..core.trace import concrete_value
+        h = v if is_python_scalar(v) else concrete_value(v)
+        if h is not None and np.any(np.asarray(h) == 0):
+            raise ValueError("Geometric sequence cannot include zero")
+    # NumPy: result_type(start, stop, float(num), zeros((), dtype)), with its float64 read as the
+    # default float dtype
+    keys = [(dtypes.python_scalar_dtype(v), True) if is_python_scalar(v) else (v.dtype, v.weak_type)
+            for v in (s, e)]
+    # default float dtype (when `dtype` is given, NumPy's float64, as linspace does)
+    flt = dtypes.defaults.float_ if dtype is None else dtypes.float64
+    keys.append((dtypes.canonicalize(dtype) if dtype is not None else flt, False))
+    dt, _ = dtypes.result_type(*keys, (flt, False))
+    s, e = (scalar_array(v, dt, False) if is_python_scalar(v) else ew.convert_element_type(v, dt) for v in (s, e))
+    from ._promote import broadcast_all
+    s, e = broadcast_all("geomspace", [s, e])
+    sign = ew.sign(s)
+    s = ew.div(s, sign)
+    e = ew.div(e, sign)
+    if hasattr(ew, "log10"):
+        ls, le = ew.log10(s), ew.log10(e)
+    else:  # pragma: no cover - older primitive sets
+        ls, le = (true_divide(ew.log(v), np.log(10.0)) for v in (s, e))
+    r = logspace(ls, le, num=num, endpoint=endpoint, base=10.0)
+    r = ew.convert_element_type(r, dt)
+    from ..primitives.shape import broadcast_in_dim, concatenate, slice as lslice
+    if num > 0:
+        shape = tuple(r.shape)
+        rest = shape[1:]
+        bd = tuple(range(1, len(shape)))
+        parts = [broadcast_in_dim(s, (1,) + rest, bd)]
+        if num > 1 and endpoint:
+            if num > 2:
+                parts.append(lslice(r, (1,) + (0,) * len(rest), (num - 1,) + rest))
+            parts.append(broadcast_in_dim(e, (1,) + rest, bd))
+        else:
+            parts.append(lslice(r, (1,) + (0,) * len(rest), shape))
+        r = concatenate([p for p in parts if p.shape[0]], 0)
+        r = ew.mul(r, broadcast_in_dim(sign, shape, bd))
+    if axis != 0:
+        from ._manipulation import moveaxis
+        from ._promote import normalize_index
+        r = moveaxis(r, 0, normalize_index(axis, r.ndim, "geomspace"))
+    return r if dtype is None else ew.convert_element_type(r, dtypes.canonicalize(dtype))
+
+
+def tri(N, M=None, k: int = 0, dtype=None, *, like=None):
+    """A 2-D array with ones at and below the k-th diagonal, as numpy.tri (default dtype: the
+    default float)."""
+    N = operator.index(N)
+    M = N if M is None else operator.index(M)
+    k = operator.index(k)
+    shape = _shape((N, M))
+    r = broadcasted_iota(dtypes.int64, shape, 0)
+    c = broadcasted_iota(dtypes.int64, shape, 1)
+    mask = ew.ge(ew.add(r, _full(shape, k, dtypes.int64)), c)
+    return ew.convert_element_type(mask, _dtype(dtype))
+
+
+def _tri_mask_select(m, k, lower: bool, op: str):
+    x = asarray_any(m)
+    if x.ndim == 0:
+        raise ValueError(f"{op}: input must have at least one dimension")
+    shape2 = tuple(x.shape[-2:]) if x.ndim >= 2 else (x.shape[0], x.shape[0])
+    mask = tri(*shape2, k=k if lower else operator.index(k) - 1, dtype=dtypes.bool_)
+    out_shape = tuple(x.shape[:-2]) + shape2 if x.ndim >= 2 else shape2
+    xb = broadcast_to(x, out_shape)
+    mb = broadcast_to(mask, out_shape)
+    z = _full(out_shape, 0, x.dtype, x.weak_type)
+    return ew.select(mb, xb, z) if lower else ew.select(mb, z, xb)
+
+
+def tril(m, k: int = 0):
+    """Zero the elements above the k-th diagonal of the last two axes, as numpy.tril (1-D input is
+    broadcast to a square matrix first)."""
+    return _tri_mask_select(m, k, True, "tril")
+
+
+def triu(m, k: int = 0):
+    """Zero the elements below the k-th diagonal of the last two axes, as numpy.triu."""
+    return _tri_mask_select(m, k, False, "triu")
+
+
+def diag(v, k: int = 0):
+    """The k-th diagonal of a 2-D array, or a 2-D array with the 1-D v on its k-th diagonal, as
+    numpy.diag. Building is one pad (v spread out with interior padding); extracting is a slice."""
+    x = asarray_any(v)
+    k = operator.index(k)
+    if x.ndim == 2:
+        from ._manipulation import diagonal
+        return diagonal(x, k)
+    if x.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = x.shape[0]
+    size = n + abs(k)
+    if n == 0:
+        return _full((size, size), 0, x.dtype)
+    from ..primitives.shape import pad, reshape
+    start = k if k >= 0 else -k * size
+    used = n + (n - 1) * size
+    flat = pad(x, _full((), 0, x.dtype), [(start, size * size - start - used, size)])
+    return reshape(flat, (size, size))
+
+
+def diagflat(v, k: int = 0):
+    """A 2-D array with the flattened input on its k-th diagonal, as numpy.diagflat."""
+    from ._manipulation import ravel
+    return diag(ravel(asarray_any(v)), k)
+
+
+def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy"):
+    """Coordinate arrays from coordinate vectors, as numpy.meshgrid (a tuple; 'xy' swaps the first
+    two axes; sparse=True leaves them unbroadcast)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    from ..primitives.shape import reshape
+    nd = len(xi)
+    s0 = (1,) * nd
+    out = []
+    for i, x in enumerate(xi):
+        x = asarray_any(x)
+        out.append(reshape(x, s0[:i] + (x.size,) + s0[i + 1:]))
+    if indexing == "xy" and nd > 1:
+        out[0] = reshape(out[0], (1, out[0].size) + s0[2:])
+        out[1] = reshape(out[1], (out[1].size, 1) + s0[2:])
+    if not sparse:
+        from ._manipulation import broadcast_arrays
+        out = list(broadcast_arrays(*out))
+    return tuple(out)
+
+
+def indices(dimensions, dtype=int, sparse: bool = False):
+    """An array (or with sparse=True a tuple of arrays) of the grid indices, as numpy.indices."""
+    dims = tuple(operator.index(d) for d in dimensions)
+    dt = dtypes.canonicalize(dtype)
+    n = len(dims)
+    if sparse:
+        res = []
+        for i, d in enumerate(dims):
+            shape = (1,) * i + (d,) + (1,) * (n - i - 1)
+            res.append(ew.convert_element_type(broadcasted_iota(dtypes.int64, shape, i), dt))
+        return tuple(res)
+    shape = (n,) + _shape(dims)
+    if n == 0:
+        return _full(shape, 0, dt)
+    from ..primitives.shape import concatenate, reshape
+    parts = [reshape(broadcasted_iota(dtypes.int64, dims, i), (1,) + dims) for i in range(n)]
+    return ew.convert_element_type(concatenate(parts, 0), dt)
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """function(*indices(shape, dtype), **kwargs), as numpy.fromfunction (dtype=float is the default
+    float dtype)."""
+    return function(*indices(shape, dtype=dtype), **kwargs)
+
+
+def copy(a, order="K", subok=False):
+    """An array copy of a (Arrays are immutable, so an Array comes back strongly typed, unchanged)."""
+    return array(a, copy=True)
+
+
+def frombuffer(buffer, dtype=np.float64, count=-1, offset=0, *, like=None):
+    """A 1-D array from the bytes of `buffer`, as numpy.frombuffer (dtype is read as NumPy reads it:
+    float means float64 here, since it describes the bytes)."""
+    return to_array(np.frombuffer(buffer, dtype=np.dtype(dtype), count=count, offset=offset))
+
+
+def fromiter(iter, dtype, count=-1, *, like=None):  # noqa: A002 - NumPy name
+    """A 1-D array from an iterable, as numpy.fromiter."""
+    return to_array(np.fromiter(iter, dtype=dtypes.canonicalize(dtype), count=count))

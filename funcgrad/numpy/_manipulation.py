@@ -1,4 +1,16 @@
-"""Shape manipulation and products with NumPy semantics: reshape, transpose, stack, clip, dot, matmul."""
+"""Shape manipulation and products with NumPy semantics, built on the shape, indexing and dot_general
+primitives (so everything here works under grad, vmap and jit):
+
+reshape/transpose/moveaxis/rollaxis, joining (concatenate, stack, vstack, hstack, dstack, column_stack,
+block, append), splitting (split, array_split, [hvd]split, unstack), repetition (tile, repeat, resize),
+reversal (flip, rot90, roll), pad (every practical NumPy mode), insert/delete/trim_zeros (positions must
+be concrete: the output shape depends on them), and products (dot, matmul, vdot, outer, inner,
+tensordot, kron, cross, diagonal, trace, vecdot).
+
+Positions computed from concrete arguments (pad's index maps, repeat counts, insert/delete positions)
+are worked out with NumPy on index arrays, so the semantics and error messages are NumPy's, and the
+data moves with one slice or gather.
+"""
 from __future__ import annotations
 
 import math
@@ -121,7 +133,7 @@ def expand_dims(a, axis):
     return sh.expand_dims(x, norm)
 
 
-def concatenate(arrays, axis=0, dtype=None):
+def concatenate(arrays, axis=0, dtype=None, casting="same_kind"):
     """Join arrays along an existing axis, as numpy.concatenate (axis=None flattens first)."""
     xs = [asarray_any(a) for a in arrays]
     if not xs:
@@ -131,12 +143,15 @@ def concatenate(arrays, axis=0, dtype=None):
         axis = 0
     if any(x.ndim == 0 for x in xs):
         raise ValueError("zero-dimensional arrays cannot be concatenated")
-    if dtype is not None:  # each input is cast straight to dtype (casting="same_kind"), as in NumPy
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
+                         f"(got {casting!r})")
+    if dtype is not None:  # each input is cast straight to dtype (checked with `casting`), as in NumPy
         dtype = dtypes.canonicalize(dtype)
         for x in xs:
-            if not np.can_cast(x.dtype, dtype, casting="same_kind"):
+            if not np.can_cast(x.dtype, dtype, casting=casting):
                 raise TypeError(f"concatenate: Cannot cast array data from {x.dtype} to {dtype} according "
-                                "to the rule 'same_kind'")
+                                f"to the rule '{casting}'")
         xs = [ew.convert_element_type(x, dtype) for x in xs]
     else:
         xs = promote_dtypes(*xs)
@@ -269,16 +284,18 @@ def broadcast_arrays(*args):
 
 
 def atleast_1d(*arys):
+    """Arrays with at least one dimension (a tuple for several inputs), as numpy.atleast_1d."""
     out = [reshape(asarray_any(a), (1,)) if asarray_any(a).ndim == 0 else asarray_any(a) for a in arys]
-    return out[0] if len(out) == 1 else out
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def atleast_2d(*arys):
+    """Arrays with at least two dimensions (a tuple for several inputs), as numpy.atleast_2d."""
     out = []
     for a in arys:
         x = asarray_any(a)
         out.append(reshape(x, (1,) * (2 - x.ndim) + tuple(x.shape)) if x.ndim < 2 else x)
-    return out[0] if len(out) == 1 else out
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def nonzero(a):
@@ -293,3 +310,1025 @@ def nonzero(a):
         raise ConcretizationError("nonzero: the number of non-zero elements must be known, so the input "
                                   "must be concrete (not traced under jit or vmap)") from e
     return tuple(to_array(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(host)))
+
+
+# --- helpers shared by the functions below --------------------------------------------------------
+
+def _host_value(v):
+    """v as a NumPy value when it is concrete (a Python/NumPy value, an Array, or a tracer carrying a
+    value), else None (a traced value under jit or vmap)."""
+    from ..core.array import ArrayBase
+    if isinstance(v, ArrayBase):
+        from ..core.trace import concrete_value
+        c = concrete_value(v)
+        return None if c is None else np.asarray(c)
+    if isinstance(v, (list, tuple)) and any(isinstance(e, ArrayBase) for e in _flatten(v)):
+        parts = [_host_value(e) if isinstance(e, (ArrayBase, list, tuple)) else e for e in v]
+        if any(p is None for p in parts):
+            return None
+        return np.array(parts)
+    return v
+
+
+def _flatten(v):
+    for e in v:
+        if isinstance(e, (list, tuple)):
+            yield from _flatten(e)
+        else:
+            yield e
+
+
+def _need_concrete(v, op: str, what: str):
+    h = _host_value(v)
+    if h is None:
+        from ..core.errors import ConcretizationError
+        raise ConcretizationError(f"{op}: {what} must be concrete (not traced under jit or vmap); pass it as "
+                                  f"a static argument (at {user_location(3)})")
+    return h
+
+
+def _move_front_to(x, axis: int):
+    """x with its axis 0 moved to position `axis`."""
+    perm = list(range(1, axis + 1)) + [0] + list(range(axis + 1, x.ndim))
+    return sh.transpose(x, perm)
+
+
+def _slice_axis(x, axis: int, start: int, stop: int, step: int = 1):
+    lo = [0] * x.ndim
+    hi = list(x.shape)
+    st = [1] * x.ndim
+    lo[axis], hi[axis], st[axis] = start, stop, step
+    return sh.slice(x, lo, hi, st)
+
+
+def _take_axis(x, idx, axis: int):
+    """x[..., idx, ...] along `axis` for a concrete 1-D integer index array (in range): a slice when
+    idx is a contiguous run, else one gather."""
+    idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+    if idx.size == 0:
+        return _slice_axis(x, axis, 0, 0)
+    if idx.size == 1 or np.all(np.diff(idx) == 1):
+        return _slice_axis(x, axis, int(idx[0]), int(idx[0]) + idx.size)
+    from ..primitives.indexing import gather
+    return _move_front_to(gather(x, idx[:, None], (axis,)), axis)
+
+
+def _take_flat(x, labels):
+    """ravel(x)[labels] for a concrete integer array `labels` (any shape): one gather."""
+    labels = np.asarray(labels, dtype=np.int64)
+    flat = sh.reshape(x, (x.size,))
+    if labels.size == 0:
+        return sh.full(labels.shape, 0, x.dtype)
+    if labels.ndim == 1 and np.all(np.diff(labels) == 1):
+        return sh.slice(flat, (int(labels[0]),), (int(labels[0]) + labels.size,))
+    from ..primitives.indexing import gather
+    return gather(flat, labels[..., None], (0,))
+
+
+def _zeros(shape, dtype):
+    return sh.full(tuple(shape), 0, dtype)
+
+
+# --- axes ------------------------------------------------------------------------------------------
+
+def rollaxis(a, axis, start=0):
+    """Roll `axis` backwards until it lies before position `start`, as numpy.rollaxis."""
+    from ._promote import AxisError
+    x = asarray_any(a)
+    n = x.ndim
+    axis = normalize_index(axis, n, "rollaxis")
+    start = operator.index(start)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return x
+    axes = list(range(n))
+    axes.remove(axis)
+    axes.insert(start, axis)
+    return sh.transpose(x, axes)
+
+
+def matrix_transpose(x, /):
+    """Swap the last two axes (Array API), as numpy.matrix_transpose."""
+    x = asarray_any(x)
+    if x.ndim < 2:
+        raise ValueError(f"Input array must be at least 2-dimensional, but it is {x.ndim}")
+    return swapaxes(x, -1, -2)
+
+
+def atleast_3d(*arys):
+    """Views with at least three dimensions: (N,) -> (1, N, 1), (M, N) -> (M, N, 1), as numpy.atleast_3d."""
+    out = []
+    for a in arys:
+        x = asarray_any(a)
+        if x.ndim == 0:
+            x = sh.reshape(x, (1, 1, 1))
+        elif x.ndim == 1:
+            x = sh.reshape(x, (1, x.shape[0], 1))
+        elif x.ndim == 2:
+            x = sh.reshape(x, tuple(x.shape) + (1,))
+        out.append(x)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+# --- joining and splitting -------------------------------------------------------------------------
+
+def concat(arrays, /, *, axis=0):
+    """Array API name of concatenate."""
+    return concatenate(arrays, axis)
+
+
+def _as_tuple(r):
+    return r if isinstance(r, (tuple, list)) else (r,)
+
+
+def _check_seq(tup, op):
+    if not isinstance(tup, (list, tuple)):
+        from ..core.array import ArrayBase
+        if isinstance(tup, ArrayBase) or isinstance(tup, np.ndarray):
+            return list(tup)
+        raise TypeError(f"{op}: arrays to stack must be passed as a sequence type such as list or tuple")
+    return tup
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    """Stack arrays vertically (row-wise), 1-D inputs becoming rows, as numpy.vstack."""
+    arrs = _as_tuple(atleast_2d(*_check_seq(tup, "vstack")))
+    return concatenate(arrs, 0, dtype=dtype, casting=casting)
+
+
+row_stack = vstack
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    """Stack arrays horizontally (column-wise), as numpy.hstack (1-D inputs join along axis 0)."""
+    arrs = _as_tuple(atleast_1d(*_check_seq(tup, "hstack")))
+    if arrs and arrs[0].ndim == 1:
+        return concatenate(arrs, 0, dtype=dtype, casting=casting)
+    return concatenate(arrs, 1, dtype=dtype, casting=casting)
+
+
+def dstack(tup):
+    """Stack arrays along the third axis, as numpy.dstack."""
+    arrs = _as_tuple(atleast_3d(*_check_seq(tup, "dstack")))
+    return concatenate(arrs, 2)
+
+
+def column_stack(tup):
+    """Stack 1-D arrays as columns of a 2-D array (others as they are), as numpy.column_stack."""
+    arrays = []
+    for v in _check_seq(tup, "column_stack"):
+        x = asarray_any(v)
+        if x.ndim < 2:
+            x = sh.reshape(x, (x.size, 1))
+        arrays.append(x)
+    return concatenate(arrays, 1)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Split into sub-arrays (sections need not divide the axis equally), as numpy.array_split."""
+    x = asarray_any(ary)
+    if x.ndim == 0:
+        raise IndexError("array_split: tuple index out of range (a 0-d array cannot be split)")
+    ax = normalize_index(axis, x.ndim, "array_split")
+    n = x.shape[ax]
+    ios = indices_or_sections
+    ios = _host_value(ios) if not isinstance(ios, (int, np.integer)) else ios
+    if np.ndim(ios) > 0 or isinstance(ios, (list, tuple)):
+        div_points = [0] + [operator.index(i) for i in np.asarray(ios).reshape(-1).tolist()] + [n]
+        nsec = len(div_points) - 1
+    else:
+        nsec = operator.index(ios) if not isinstance(ios, float) else int(ios)
+        if nsec <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extras = divmod(n, nsec)
+        sizes = [0] + extras * [each + 1] + (nsec - extras) * [each]
+        div_points = np.cumsum(sizes).tolist()
+    out = []
+    for i in range(nsec):
+        start, stop, _ = slice(div_points[i], div_points[i + 1]).indices(n)
+        out.append(_slice_axis(x, ax, start, max(start, stop)))
+    return out
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Split into equal sections (or at the given indices), as numpy.split."""
+    ios = indices_or_sections
+    if isinstance(ios, (int, np.integer)) or (np.ndim(_host_value(ios)) == 0
+                                              and not isinstance(ios, (list, tuple))):
+        x = asarray_any(ary)
+        if x.ndim == 0:
+            raise IndexError("split: tuple index out of range (a 0-d array cannot be split)")
+        n = x.shape[normalize_index(axis, x.ndim, "split")]
+        sections = operator.index(_host_value(ios) if not isinstance(ios, int) else ios)
+        if sections > 0 and n % sections:
+            raise ValueError("array split does not result in an equal division")
+    return array_split(ary, ios, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """Split along axis 1 (axis 0 for 1-D input), as numpy.hsplit."""
+    x = asarray_any(ary)
+    if x.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(x, indices_or_sections, 1 if x.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """Split along axis 0 (at least 2-D input), as numpy.vsplit."""
+    x = asarray_any(ary)
+    if x.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(x, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    """Split along axis 2 (at least 3-D input), as numpy.dsplit."""
+    x = asarray_any(ary)
+    if x.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(x, indices_or_sections, 2)
+
+
+def unstack(x, /, *, axis=0):
+    """The sub-arrays along `axis`, as a tuple (Array API / numpy.unstack)."""
+    x = asarray_any(x)
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    ax = normalize_index(axis, x.ndim, "unstack")
+    return tuple(sh.squeeze(_slice_axis(x, ax, i, i + 1), (ax,)) for i in range(x.shape[ax]))
+
+
+def append(arr, values, axis=None):
+    """arr with values appended (both flattened when axis is None), as numpy.append."""
+    x, v = asarray_any(arr), asarray_any(values)
+    if axis is None:
+        if x.ndim != 1:
+            x = ravel(x)
+        v = ravel(v)
+        axis = x.ndim - 1
+    return concatenate((x, v), axis=axis)
+
+
+def _block_check(arrays, parent_index):
+    from ..core.array import ArrayBase
+    if isinstance(arrays, tuple):
+        raise TypeError(f"{_block_index(parent_index)} is a tuple. Only lists can be used to arrange blocks, "
+                        "and np.block does not allow implicit conversion from tuple to ndarray.")
+    if isinstance(arrays, list) and len(arrays) > 0:
+        results = [_block_check(a, parent_index + [i]) for i, a in enumerate(arrays)]
+        first_index, max_ndim = results[0]
+        for index, nd in results[1:]:
+            max_ndim = builtins_max(max_ndim, nd)
+            if len(index) != len(first_index):
+                raise ValueError(f"List depths are mismatched. First element was at depth {len(first_index)}, "
+                                 f"but there is an element at depth {len(index)} ({_block_index(index)})")
+            if index[-1] is None:
+                first_index = index
+        return first_index, max_ndim
+    if isinstance(arrays, list):
+        return parent_index + [None], 0
+    return parent_index, (arrays.ndim if isinstance(arrays, ArrayBase) else np.ndim(arrays))
+
+
+def builtins_max(a, b):
+    return a if a >= b else b
+
+
+def _block_index(index):
+    return "arrays" + "".join(f"[{i}]" for i in index)
+
+
+def block(arrays):
+    """Assemble an array from nested lists of blocks, as numpy.block."""
+    bottom, arr_ndim = _block_check(arrays, [])
+    list_ndim = len(bottom)
+    if bottom and bottom[-1] is None:
+        raise ValueError(f"List at {_block_index(bottom)} cannot be empty")
+    result_ndim = builtins_max(arr_ndim, list_ndim)
+
+    def rec(arrs, depth):
+        if depth < list_ndim:
+            parts = [rec(a, depth + 1) for a in arrs]
+            ax = result_ndim - (list_ndim - depth)
+            shapes = [p.shape for p in parts]
+            for s in shapes:
+                if s[:ax] != shapes[0][:ax] or s[ax + 1:] != shapes[0][ax + 1:]:
+                    raise ValueError(f"Mismatched array shapes in block along axis {ax - result_ndim}.")
+            return concatenate(parts, ax)
+        from ._creation import array as _array
+        x = asarray_any(arrs) if not isinstance(arrs, (list, tuple)) else _array(arrs)
+        if is_python_scalar(arrs):
+            x = _array(arrs)
+        if x.ndim < result_ndim:
+            x = sh.reshape(x, (1,) * (result_ndim - x.ndim) + tuple(x.shape))
+        return x
+
+    return rec(arrays, 0)
+
+
+# --- repetition ------------------------------------------------------------------------------------
+
+def tile(A, reps):
+    """A repeated `reps` times along each axis, as numpy.tile."""
+    x = asarray_any(A)
+    try:
+        tup = tuple(operator.index(r) for r in reps)
+    except TypeError:
+        tup = (operator.index(reps),)
+    if any(r < 0 for r in tup):
+        raise ValueError("negative dimensions are not allowed")
+    d = len(tup)
+    if x.ndim < d:
+        x = sh.reshape(x, (1,) * (d - x.ndim) + tuple(x.shape))
+    tup = (1,) * (x.ndim - d) + tup
+    if all(r == 1 for r in tup):
+        return x
+    inter = []
+    for r, s in zip(tup, x.shape):
+        inter += [r, s]
+    y = sh.broadcast_in_dim(x, inter, tuple(range(1, 2 * x.ndim, 2)))
+    return sh.reshape(y, tuple(r * s for r, s in zip(tup, x.shape)))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """Repeat each element `repeats` times (a scalar or one count per element), as numpy.repeat.
+
+    With traced (non-static) repeats the output size is unknown, so `total_repeat_length` must give
+    it, as in JAX: extra values are dropped, and a short result is filled with the last value."""
+    x = asarray_any(a)
+    if axis is None:
+        x = ravel(x)
+        ax = 0
+    else:
+        ax = normalize_index(axis, x.ndim, "repeat")
+    n = x.shape[ax]
+    r = _host_value(repeats)
+    L = None if total_repeat_length is None else operator.index(total_repeat_length)
+    if r is not None:
+        idx = np.repeat(np.arange(n, dtype=np.int64), r)  # NumPy's own checks and errors
+        r = np.asarray(r)
+        if L is None and r.size == 1:
+            k = int(r.reshape(()))
+            if k == 1:
+                return x
+            shape = tuple(x.shape)
+            y = sh.broadcast_in_dim(x, shape[:ax + 1] + (k,) + shape[ax + 1:],
+                                    tuple(range(ax + 1)) + tuple(range(ax + 2, x.ndim + 1)))
+            return sh.reshape(y, shape[:ax] + (n * k,) + shape[ax + 1:])
+        if L is not None:
+            if L < 0:
+                raise ValueError(f"repeat: total_repeat_length must be non-negative, got {L}")
+            if idx.size >= L:
+                idx = idx[:L]
+            elif idx.size:
+                idx = np.concatenate([idx, np.full(L - idx.size, idx[-1])])
+            elif L:
+                raise ValueError("repeat: cannot fill total_repeat_length from an empty result")
+        return _take_axis(x, idx, ax)
+    if L is None:
+        from ..core.errors import ConcretizationError
+        raise ConcretizationError("repeat: with traced `repeats` the output size is unknown; pass "
+                                  "total_repeat_length=... (or make repeats static) "
+                                  f"(at {user_location(2)})")
+    rep = asarray_any(repeats)
+    if not dtypes.is_integer(rep.dtype):
+        raise TypeError(f"repeat: repeats must be integers, got {rep.dtype}")
+    rep = broadcast_to(ew.convert_element_type(rep, dtypes.int64), (n,))
+    if n == 0 or L == 0:
+        return _slice_axis(x, ax, 0, 0) if L == 0 else broadcast_to(x, x.shape)  # pragma: no cover
+    # cumulative counts cs[i] = sum(rep[:i+1]); output position j reads element #{i: cs[i] <= j}
+    tri_mask = ew.ge(sh.broadcasted_iota(dtypes.int64, (n, n), 0), sh.broadcasted_iota(dtypes.int64, (n, n), 1))
+    cs = red_sum(ew.select(tri_mask, sh.broadcast_in_dim(rep, (n, n), (1,)), _zeros((n, n), dtypes.int64)), (1,))
+    j = sh.broadcasted_iota(dtypes.int64, (L, n), 0)
+    cnt = red_sum(ew.convert_element_type(ew.le(sh.broadcast_in_dim(cs, (L, n), (1,)), j), dtypes.int64), (1,))
+    idx = ew.min(cnt, sh.full((L,), n - 1, dtypes.int64))
+    from ..primitives.indexing import gather
+    return _move_front_to(gather(x, sh.reshape(idx, (L, 1)), (ax,)), ax)
+
+
+def red_sum(x, axes):
+    from ..primitives.reduction import reduce_sum
+    return reduce_sum(x, axes)
+
+
+def resize(a, new_shape):
+    """A new array of `new_shape` filled with repeated copies of a (flattened), as numpy.resize."""
+    if isinstance(new_shape, (int, np.integer)):
+        new_shape = (new_shape,)
+    new_shape = tuple(operator.index(d) for d in new_shape)
+    x = ravel(asarray_any(a))
+    new_size = 1
+    for d in new_shape:
+        new_size *= d
+        if d < 0:
+            raise ValueError("all elements of `new_shape` must be non-negative")
+    if x.size == 0 or new_size == 0:
+        return _zeros(new_shape, x.dtype)
+    reps = -(-new_size // x.size)
+    y = tile(x, reps) if reps > 1 else x
+    return sh.reshape(_slice_axis(y, 0, 0, new_size), new_shape)
+
+
+# --- reversal and rotation -------------------------------------------------------------------------
+
+def flip(m, axis=None):
+    """Reverse the order of elements along the given axes (all by default), as numpy.flip."""
+    x = asarray_any(m)
+    if axis is None:
+        axes = tuple(range(x.ndim))
+    else:
+        axes = normalize_axis(axis, x.ndim, "flip") if x.ndim else _flip_0d(axis)
+    return sh.rev(x, axes) if axes else x
+
+
+def _flip_0d(axis):
+    from ._promote import axis_error
+    a = axis if not isinstance(axis, (tuple, list)) else (axis[0] if axis else None)
+    if a is None:
+        return ()
+    raise axis_error("flip", a, 0)
+
+
+def fliplr(m):
+    """Reverse the order along axis 1, as numpy.fliplr."""
+    x = asarray_any(m)
+    if x.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return sh.rev(x, (1,))
+
+
+def flipud(m):
+    """Reverse the order along axis 0, as numpy.flipud."""
+    x = asarray_any(m)
+    if x.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return sh.rev(x, (0,))
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees k times in the plane of `axes`, as numpy.rot90."""
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    x = asarray_any(m)
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == x.ndim:
+        raise ValueError("Axes must be different.")
+    if axes[0] >= x.ndim or axes[0] < -x.ndim or axes[1] >= x.ndim or axes[1] < -x.ndim:
+        raise ValueError(f"Axes={axes} out of range for array of ndim={x.ndim}.")
+    k = operator.index(k) % 4
+    a0, a1 = axes[0] % x.ndim, axes[1] % x.ndim
+    if k == 0:
+        return x
+    if k == 2:
+        return sh.rev(x, (a0, a1))
+    perm = list(range(x.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return sh.transpose(sh.rev(x, (a1,)), perm)
+    return sh.rev(sh.transpose(x, perm), (a1,))
+
+
+def _int_mod(s, n: int):
+    """s mod n (result in [0, n)) for a traced integer scalar s and a positive Python int n."""
+    s = ew.convert_element_type(s, dtypes.int64)
+    nn = sh.full(s.shape, n, dtypes.int64)
+    r = ew.sub(s, ew.mul(ew.div(s, nn), nn))  # div truncates toward zero
+    return ew.select(ew.lt(r, _zeros(s.shape, dtypes.int64)), ew.add(r, nn), r)
+
+
+def roll(a, shift, axis=None):
+    """Roll elements along the given axes (the flattened array when axis is None), as numpy.roll.
+
+    shift and axis may be tuples (broadcast together; shifts on one axis add up). A traced shift
+    lowers to a gather."""
+    x = asarray_any(a)
+    if axis is None:
+        return sh.reshape(roll(ravel(x), shift, 0), x.shape)
+    axes_in = axis if isinstance(axis, (tuple, list)) else (axis,)
+    norm = [normalize_index(ax, x.ndim, "roll") for ax in axes_in]
+    axis = norm if isinstance(axis, (tuple, list)) else norm[0]
+    hs = _host_value(shift)
+    if hs is None:  # traced shift: one gather per axis
+        from ._creation import array as _array
+        s_arr = _array(shift) if isinstance(shift, (list, tuple)) else asarray_any(shift)
+        axes_np = np.asarray(axis)
+        if s_arr.ndim > 1 or axes_np.ndim > 1:
+            raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+        n_pairs = builtins_max(s_arr.size, axes_np.size)
+        s_b = broadcast_to(s_arr, (n_pairs,))
+        axes_b = np.broadcast_to(axes_np, (n_pairs,))
+        from ..primitives.indexing import gather
+        for i, ax in enumerate(axes_b.tolist()):
+            ax = normalize_index(ax, x.ndim, "roll")
+            n = x.shape[ax]
+            if n == 0:
+                continue
+            s = sh.reshape(sh.slice(s_b, (i,), (i + 1,)), ())
+            r = sh.broadcast_in_dim(_int_mod(s, n), (n,), ())
+            idx = ew.sub(sh.broadcasted_iota(dtypes.int64, (n,), 0), r)
+            idx = ew.select(ew.lt(idx, _zeros((n,), dtypes.int64)),
+                            ew.add(idx, sh.full((n,), n, dtypes.int64)), idx)
+            x = _move_front_to(gather(x, sh.reshape(idx, (n, 1)), (ax,)), ax)
+        return x
+    s_np, a_np = np.broadcast_arrays(np.asarray(hs), np.asarray(axis))
+    if s_np.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    shifts = {}
+    for s, ax in zip(s_np.reshape(-1).tolist(), a_np.reshape(-1).tolist()):
+        ax = normalize_index(ax, x.ndim, "roll")
+        shifts[ax] = shifts.get(ax, 0) + operator.index(s)
+    for ax, s in shifts.items():
+        n = x.shape[ax]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            x = sh.concatenate([_slice_axis(x, ax, n - s, n), _slice_axis(x, ax, 0, n - s)], ax)
+    return x
+
+
+# --- pad -------------------------------------------------------------------------------------------
+
+def _as_pairs(x, ndim, as_index=False):
+    """NumPy's pad-argument broadcasting: a scalar, a (before, after) pair, or one pair per axis."""
+    if x is None:
+        return ((None, None),) * ndim
+    x = np.array(x)
+    if as_index:
+        x = np.round(x).astype(np.intp, copy=False)
+    if x.ndim < 3:
+        if x.size == 1:
+            x = x.ravel()
+            if as_index and x[0] < 0:
+                raise ValueError("index can't contain negative values")
+            return ((x[0], x[0]),) * ndim
+        if x.size == 2 and x.shape != (2, 1):
+            x = x.ravel()
+            if as_index and (x[0] < 0 or x[1] < 0):
+                raise ValueError("index can't contain negative values")
+            return ((x[0], x[1]),) * ndim
+    if as_index and x.size and x.min() < 0:
+        raise ValueError("index can't contain negative values")
+    return np.broadcast_to(x, (ndim, 2)).tolist()
+
+
+def _value_pairs(values, ndim, dtype):
+    """constant_values / end_values as per-axis pairs of 0-d arrays of `dtype` (traced values allowed)."""
+    from ..core.array import ArrayBase
+    if isinstance(values, ArrayBase) or (isinstance(values, (list, tuple)) and any(
+            isinstance(e, ArrayBase) for e in _flatten(values))):
+        v = asarray_any(values) if isinstance(values, ArrayBase) else _stack_nested(values)
+        v = ew.convert_element_type(v, dtype)
+        if v.ndim < 3 and v.size == 1:
+            e = sh.reshape(v, ())
+            return [(e, e)] * ndim
+        if v.ndim < 3 and v.size == 2 and tuple(v.shape) != (2, 1):
+            f = sh.reshape(v, (2,))
+            b, a = sh.reshape(sh.slice(f, (0,), (1,)), ()), sh.reshape(sh.slice(f, (1,), (2,)), ())
+            return [(b, a)] * ndim
+        v = broadcast_to(v, (ndim, 2))
+        return [tuple(sh.reshape(sh.slice(v, (i, j), (i + 1, j + 1)), ()) for j in range(2)) for i in range(ndim)]
+    pairs = _as_pairs(values, ndim)
+    return [tuple(_const(v, dtype) for v in p) for p in pairs]
+
+
+def _stack_nested(values):
+    from ._creation import array as _array
+    return _array(values)
+
+
+def _const(v, dtype):
+    from ..core.array import wrap
+    if dtype == dtypes.bool_:
+        return wrap(np.asarray(np.asarray(v).astype(bool)))
+    with np.errstate(all="ignore"):
+        return wrap(np.asarray(v).astype(dtype))
+
+
+def _same_const(pairs):
+    """The common Python value if every pad value is the same concrete scalar, else None."""
+    from ..core.array import Array
+    vals = set()
+    for p in pairs:
+        for v in p:
+            if not isinstance(v, Array):
+                return None
+            h = np.asarray(v).item()
+            if isinstance(h, float) and h != h:
+                return None
+            vals.add(h)
+    return vals.pop() if len(vals) == 1 else None
+
+
+_PAD_KWARGS = {
+    "empty": [], "edge": [], "wrap": [], "constant": ["constant_values"],
+    "linear_ramp": ["end_values"], "maximum": ["stat_length"], "mean": ["stat_length"],
+    "median": ["stat_length"], "minimum": ["stat_length"], "reflect": ["reflect_type"],
+    "symmetric": ["reflect_type"],
+}
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Pad an array, as numpy.pad.
+
+    Modes: 'constant' (constant_values: scalar, (before, after) or per-axis pairs; traced values
+    allowed), 'empty' (zeros), 'edge', 'wrap', 'reflect' and 'symmetric' (reflect_type 'even' or
+    'odd'), 'linear_ramp' (end_values), 'maximum', 'minimum', 'mean' (stat_length). pad_width: an
+    int, (before, after), or one pair per axis. Axes are padded in order, so corners come from the
+    later axes, as in NumPy. Not supported: mode 'median' and callable modes."""
+    x = asarray_any(array)
+    pw = np.asarray(_need_concrete(pad_width, "pad", "pad_width"))
+    if pw.dtype.kind not in "iu":
+        raise TypeError("`pad_width` must be of integral type.")
+    pw = [(int(b), int(a)) for b, a in _as_pairs(pw, x.ndim, as_index=True)]
+    if callable(mode):
+        raise NotImplementedError("pad: a callable mode is not supported by funcgrad")
+    try:
+        unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
+    except (KeyError, TypeError):
+        raise ValueError(f"mode '{mode}' is not supported") from None
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    if mode in ("constant", "empty"):
+        values = _value_pairs(kwargs.get("constant_values", 0) if mode == "constant" else 0, x.ndim, x.dtype)
+        c = _same_const(values)
+        if c is not None:
+            return sh.pad(x, sh.full((), c, x.dtype), [(b, a, 0) for b, a in pw])
+        for ax, ((b, a), (vb, va)) in enumerate(zip(pw, values)):
+            if vb is va:
+                x = _pad1(x, ax, b, a, vb)
+            else:
+                x = _pad1(_pad1(x, ax, b, 0, vb), ax, 0, a, va)
+        return x
+    if x.size == 0:
+        for ax, (b, a) in enumerate(pw):
+            if x.shape[ax] == 0 and (b or a):
+                raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant' or 'empty'")
+        return _zeros([n + b + a for n, (b, a) in zip(x.shape, pw)], x.dtype)
+    if mode in ("edge", "wrap", "reflect", "symmetric"):
+        odd = kwargs.get("reflect_type", "even")
+        if odd not in ("even", "odd"):
+            raise ValueError(f"pad: reflect_type must be 'even' or 'odd', got {odd!r}")
+        for ax, (b, a) in enumerate(pw):
+            if b or a:
+                x = _pad_index_mode(x, ax, b, a, mode, odd == "odd")
+        return x
+    if mode == "linear_ramp":
+        ends = _value_pairs(kwargs.get("end_values", 0), x.ndim, x.dtype)
+        for ax, ((b, a), (eb, ea)) in enumerate(zip(pw, ends)):
+            x = _pad_ramp(x, ax, b, a, eb, ea)
+        return x
+    if mode == "median":
+        raise NotImplementedError("pad: mode 'median' is not supported by funcgrad (no sort primitive)")
+    lengths = _as_pairs(kwargs.get("stat_length", None), x.ndim, as_index=True)
+    for ax, ((b, a), lp) in enumerate(zip(pw, lengths)):
+        x = _pad_stat(x, ax, b, a, lp, mode)
+    return x
+
+
+def _pad1(x, ax, b, a, v):
+    if not b and not a:
+        return x
+    cfg = [(0, 0, 0)] * x.ndim
+    cfg[ax] = (b, a, 0)
+    return sh.pad(x, v, cfg)
+
+
+def _pad_index_mode(x, ax, b, a, mode, odd):
+    n = x.shape[ax]
+    if n == 1 and mode in ("reflect", "symmetric"):
+        mode, odd = "edge", False  # NumPy's legacy rule for a singleton axis
+    if not odd:  # a pure index map along the axis: NumPy's own on arange(n), then one gather
+        idx = np.pad(np.arange(n, dtype=np.int64), (b, a), mode=mode)
+        return _take_axis(x, idx, ax)
+    # reflect_type="odd": NumPy's loop (_set_reflect_both), each pass appending one reflected chunk
+    # 2 * edge - mirror image per side (bools compute as integers and are cast back each pass)
+    include_edge = mode == "symmetric"
+    calc = dtypes.int64 if x.dtype == dtypes.bool_ else x.dtype
+    cur = x
+    lp, rp = b, a
+    while lp > 0 or rp > 0:
+        length = cur.shape[ax]
+        if include_edge:
+            old, off = length // n * n, 1
+        else:
+            old, off = (length - 1) // (n - 1) * (n - 1), 0
+        parts = []
+        if lp > 0:
+            c = min(old, lp)
+            parts.append(_odd_chunk(_slice_axis(cur, ax, 1 - off, c - off + 1), _slice_axis(cur, ax, 0, 1),
+                                    ax, calc, x.dtype))
+            lp -= c
+        parts.append(cur)
+        if rp > 0:
+            c = min(old, rp)
+            k = 1 - off
+            parts.append(_odd_chunk(_slice_axis(cur, ax, length - k - c, length - k),
+                                    _slice_axis(cur, ax, length - 1, length), ax, calc, x.dtype))
+            rp -= c
+        cur = sh.concatenate(parts, ax)
+    return cur
+
+
+def _odd_chunk(chunk, edge, ax, calc, dtype):
+    """2 * edge - reversed(chunk) along ax, computed in `calc` and cast back to `dtype`."""
+    chunk = ew.convert_element_type(sh.rev(chunk, (ax,)), calc)
+    edge = broadcast_to(ew.convert_element_type(edge, calc), chunk.shape)
+    out = ew.sub(ew.add(edge, edge), chunk)
+    return ew.convert_element_type(out, dtype) if calc != dtype else out
+
+
+def _with(shape, ax, size):
+    s = list(shape)
+    s[ax] = size
+    return tuple(s)
+
+
+def _pad_ramp(x, ax, b, a, eb, ea):
+    n = x.shape[ax]
+    parts = []
+    from ._creation import linspace
+    if b:
+        edge = sh.squeeze(_slice_axis(x, ax, 0, 1), (ax,))
+        parts.append(linspace(eb, edge, num=b, endpoint=False, dtype=x.dtype, axis=ax))
+    parts.append(x)
+    if a:
+        edge = sh.squeeze(_slice_axis(x, ax, n - 1, n), (ax,))
+        parts.append(sh.rev(linspace(ea, edge, num=a, endpoint=False, dtype=x.dtype, axis=ax), (ax,)))
+    return sh.concatenate(parts, ax) if len(parts) > 1 else x
+
+
+def _round_half_even(y):
+    from ._creation import _floor
+    half = sh.full(y.shape, 0.5, y.dtype)
+    r = _floor(ew.add(y, half))
+    tie = ew.eq(ew.sub(r, y), half)
+    two = sh.full(y.shape, 2.0, y.dtype)
+    odd = ew.ne(ew.sub(r, ew.mul(_floor(ew.div(r, two)), two)), _zeros(y.shape, y.dtype))
+    return ew.select(ew.select(tie, odd, tie), ew.sub(r, sh.full(y.shape, 1.0, y.dtype)), r)
+
+
+def _stat(chunk, ax, mode, dtype):
+    from ..primitives import reduction as red
+    if mode == "maximum":
+        return red.reduce_max(chunk, (ax,))
+    if mode == "minimum":
+        return red.reduce_min(chunk, (ax,))
+    n = chunk.shape[ax]
+    if dtypes.is_inexact(dtype):
+        s = red.reduce_sum(chunk, (ax,))
+        return ew.div(s, sh.full(s.shape, n, dtype))
+    # integers: NumPy averages in float64, rounds half to even and casts back
+    s = red.reduce_sum(ew.convert_element_type(chunk, dtypes.float64), (ax,))
+    m = _round_half_even(ew.div(s, sh.full(s.shape, n, dtypes.float64)))
+    return ew.convert_element_type(m, dtype)
+
+
+def _pad_stat(x, ax, b, a, lp, mode):
+    n = x.shape[ax]
+    lb, la_ = lp
+    lb = n if lb is None or n < lb else int(lb)
+    la_ = n if la_ is None or n < la_ else int(la_)
+    if (lb == 0 or la_ == 0) and mode in ("maximum", "minimum"):
+        raise ValueError("stat_length of 0 yields no value for padding")
+    if mode == "mean" and not dtypes.is_inexact(x.dtype) and x.dtype != dtypes.bool_ and (lb == 0 or la_ == 0):
+        raise ValueError("pad: stat_length of 0 gives an undefined integer mean")
+    if not b and not a:
+        return x
+    if x.dtype == dtypes.bool_ and mode == "mean":
+        raise TypeError("pad: mode 'mean' is not supported for bool arrays")
+    left = _stat(_slice_axis(x, ax, 0, lb), ax, mode, x.dtype)
+    right = left if lb == la_ == n else _stat(_slice_axis(x, ax, n - la_, n), ax, mode, x.dtype)
+    parts = []
+    keep = tuple(i for i in range(x.ndim) if i != ax)
+    if b:
+        parts.append(sh.broadcast_in_dim(left, _with(x.shape, ax, b), keep))
+    parts.append(x)
+    if a:
+        parts.append(sh.broadcast_in_dim(right, _with(x.shape, ax, a), keep))
+    return sh.concatenate(parts, ax)
+
+
+# --- element insertion and removal (concrete positions) --------------------------------------------
+
+def _labels(shape):
+    return np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
+
+
+def _obj_host(obj, op):
+    if isinstance(obj, slice):
+        return obj
+    return _need_concrete(obj, op, "the index argument `obj`")
+
+
+def delete(arr, obj, axis=None):
+    """arr without the sub-arrays at `obj` (an int, slice, integer array or boolean mask) along
+    `axis` (flattened when None), as numpy.delete. obj must be concrete."""
+    x = asarray_any(arr)
+    lab = np.delete(_labels(x.shape), _obj_host(obj, "delete"), axis=axis)  # NumPy's rules and errors
+    return _take_flat(x, lab)
+
+
+def insert(arr, obj, values, axis=None):
+    """arr with `values` inserted before the positions `obj` along `axis` (flattened when None), as
+    numpy.insert. obj must be concrete; values may be traced (they are cast to arr's dtype)."""
+    from ..core.array import ArrayBase
+    x = asarray_any(arr)
+    if isinstance(values, ArrayBase) or (isinstance(values, (list, tuple)) and any(
+            isinstance(e, ArrayBase) for e in _flatten(values))):
+        from ._creation import array as _array
+        v = ew.convert_element_type(values if isinstance(values, ArrayBase) else _array(values), x.dtype)
+    else:
+        from ..core.array import wrap
+        v = wrap(np.array(values, dtype=x.dtype))
+    vlab = x.size + _labels(tuple(v.shape))
+    lab = np.insert(_labels(x.shape), _obj_host(obj, "insert"), vlab, axis=axis)
+    both = sh.concatenate([sh.reshape(x, (x.size,)), sh.reshape(v, (v.size,))], 0)
+    return _take_flat(both, lab)
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """Trim leading and/or trailing zeros (the smallest bounding box over `axis`), as
+    numpy.trim_zeros. The values must be concrete (the output shape depends on them)."""
+    x = asarray_any(filt)
+    host = np.asarray(_need_concrete(x, "trim_zeros", "the input"))
+    trim = trim.lower()
+    if trim not in {"fb", "bf", "f", "b"}:
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axis(axis, x.ndim, "trim_zeros")
+    if not axes:
+        return x
+    nz = np.argwhere(host)
+    if nz.size == 0:
+        start = stop = [0] * x.ndim
+    else:
+        start, stop = nz.min(0).tolist(), (nz.max(0) + 1).tolist()
+        if "f" not in trim:
+            start = [0] * x.ndim
+        if "b" not in trim:
+            stop = list(x.shape)
+    lo = [start[i] if i in axes else 0 for i in range(x.ndim)]
+    hi = [stop[i] if i in axes else x.shape[i] for i in range(x.ndim)]
+    return sh.slice(x, lo, hi)
+
+
+# --- products ---------------------------------------------------------------------------------------
+
+def inner(a, b, /):
+    """Inner product over the last axes (a scalar operand multiplies), as numpy.inner."""
+    x, y = asarray_any(a), asarray_any(b)
+    if x.ndim == 0 or y.ndim == 0:
+        from ._ufuncs import multiply
+        return multiply(x, y)
+    if x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"shapes {tuple(x.shape)} and {tuple(y.shape)} not aligned: {x.shape[-1]} "
+                         f"(dim {x.ndim - 1}) != {y.shape[-1]} (dim {y.ndim - 1})")
+    x, y = promote_dtypes(x, y)
+    return la.dot_general(x, y, (((x.ndim - 1,), (y.ndim - 1,)), ((), ())))
+
+
+def tensordot(a, b, axes=2):
+    """Sum products over the given axes (an int N: a's last N with b's first N; or a pair of axis
+    sequences), as numpy.tensordot. One dot_general."""
+    try:
+        iter(axes)
+    except TypeError:
+        n = operator.index(axes)
+        axes_a, axes_b = list(range(-n, 0)), list(range(n))
+    else:
+        axes_a, axes_b = axes
+    axes_a = list(axes_a) if isinstance(axes_a, (list, tuple)) else [axes_a]
+    axes_b = list(axes_b) if isinstance(axes_b, (list, tuple)) else [axes_b]
+    if len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
+        raise ValueError("duplicate axes are not allowed in tensordot")
+    x, y = asarray_any(a), asarray_any(b)
+    if len(axes_a) != len(axes_b):
+        raise ValueError("shape-mismatch for sum")
+    ca = [normalize_index(i, x.ndim, "tensordot") for i in axes_a]
+    cb = [normalize_index(i, y.ndim, "tensordot") for i in axes_b]
+    if any(x.shape[i] != y.shape[j] for i, j in zip(ca, cb)) or len(set(ca)) != len(ca) \
+            or len(set(cb)) != len(cb):
+        raise ValueError("shape-mismatch for sum")
+    x, y = promote_dtypes(x, y)
+    return la.dot_general(x, y, ((tuple(ca), tuple(cb)), ((), ())))
+
+
+def kron(a, b):
+    """Kronecker product, as numpy.kron."""
+    from ._ufuncs import multiply
+    y = asarray_any(b)
+    x = asarray_any(a)
+    if x.ndim < y.ndim:
+        x = sh.reshape(x, (1,) * (y.ndim - x.ndim) + tuple(x.shape))
+    if x.ndim == 0 or y.ndim == 0:
+        return multiply(x, y)
+    nd = builtins_max(x.ndim, y.ndim)
+    xs = (1,) * (nd - x.ndim) + tuple(x.shape)
+    ys = (1,) * (nd - y.ndim) + tuple(y.shape)
+    xa = sh.reshape(x, sum(((s, 1) for s in xs), ()))
+    ya = sh.reshape(y, sum(((1, s) for s in ys), ()))
+    return sh.reshape(multiply(xa, ya), tuple(p * q for p, q in zip(xs, ys)))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Cross product of 3-vectors (or 2-vectors, whose cross product is a scalar z component) along
+    the given axes, broadcasting the others, as numpy.cross."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    x, y = asarray_any(a), asarray_any(b)
+    if x.ndim < 1 or y.ndim < 1:
+        raise ValueError("At least one array has zero dimension")
+    x = moveaxis(x, normalize_index(axisa, x.ndim, "cross (axisa)"), -1)
+    y = moveaxis(y, normalize_index(axisb, y.ndim, "cross (axisb)"), -1)
+    na, nb = x.shape[-1], y.shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if na == 2 or nb == 2:
+        import warnings
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional "
+                      "vectors instead. (deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=2)
+    shape = broadcast_shapes(x.shape[:-1], y.shape[:-1], op="cross")
+    if na == 3 or nb == 3:
+        axc = normalize_index(axisc, len(shape) + 1, "cross (axisc)")
+    dt = dtypes.promote_types(x.dtype, y.dtype)
+    x, y = ew.convert_element_type(x, dt), ew.convert_element_type(y, dt)
+    from ._ufuncs import multiply, negative, subtract
+
+    def comp(v, i):
+        return broadcast_to(sh.squeeze(_slice_axis(v, v.ndim - 1, i, i + 1), (v.ndim - 1,)), shape)
+
+    a0, a1 = comp(x, 0), comp(x, 1)
+    b0, b1 = comp(y, 0), comp(y, 1)
+    c2 = subtract(multiply(a0, b1), multiply(a1, b0))
+    if na == 2 and nb == 2:
+        return c2
+    if na == 2:
+        b2 = comp(y, 2)
+        c0, c1 = multiply(a1, b2), negative(multiply(a0, b2))
+    elif nb == 2:
+        a2 = comp(x, 2)
+        c0, c1 = negative(multiply(a2, b1)), multiply(a2, b0)
+    else:
+        a2, b2 = comp(x, 2), comp(y, 2)
+        c0 = subtract(multiply(a1, b2), multiply(a2, b1))
+        c1 = subtract(multiply(a2, b0), multiply(a0, b2))
+    out = sh.concatenate([sh.expand_dims(c, (len(shape),)) for c in (c0, c1, c2)], len(shape))
+    return moveaxis(out, -1, axc)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal at `offset` of the (axis1, axis2) planes, appended as the last axis, as
+    numpy.diagonal. One strided slice of the flattened planes."""
+    x = asarray_any(a)
+    if x.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    a1 = normalize_index(axis1, x.ndim, "diagonal")
+    a2 = normalize_index(axis2, x.ndim, "diagonal")
+    if a1 == a2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    k = operator.index(offset)
+    perm = [i for i in range(x.ndim) if i not in (a1, a2)] + [a1, a2]
+    y = sh.transpose(x, perm)
+    n, m = y.shape[-2:]
+    lead = tuple(y.shape[:-2])
+    if k >= 0:
+        count, start = builtins_max(0, min(n, m - k)), k
+    else:
+        count, start = builtins_max(0, min(n + k, m)), -k * m
+    flat = sh.reshape(y, lead + (n * m,))
+    if count == 0:
+        return sh.slice(flat, (0,) * flat.ndim, lead + (0,))
+    return sh.slice(flat, (0,) * len(lead) + (start,), lead + (start + (count - 1) * (m + 1) + 1,),
+                    (1,) * len(lead) + (m + 1,))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """Sum along a diagonal, as numpy.trace (small integers and bools sum in int64)."""
+    from ._reductions import sum as _sum
+    if out is not None:
+        raise TypeError("trace: out= is not supported: funcgrad arrays are immutable")
+    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """Vector dot product conj(x1) . x2 along `axis`, broadcasting the other axes (numpy.vecdot)."""
+    x, y = asarray_any(x1), asarray_any(x2)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError("vecdot: Input operand does not have enough dimensions (it must have at least 1)")
+    x = moveaxis(x, normalize_index(axis, x.ndim, "vecdot"), -1)
+    y = moveaxis(y, normalize_index(axis, y.ndim, "vecdot"), -1)
+    if x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"vecdot: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+                         f"signature (n),(n)->() (size {y.shape[-1]} is different from {x.shape[-1]})")
+    x, y = promote_dtypes(x, y)
+    batch = broadcast_shapes(x.shape[:-1], y.shape[:-1], op="vecdot")
+    nb = len(batch)
+    x = broadcast_to(_conj(x), batch + x.shape[-1:])
+    y = broadcast_to(y, batch + y.shape[-1:])
+    bd = tuple(range(nb))
+    return la.dot_general(x, y, (((nb,), (nb,)), (bd, bd)))

@@ -39,6 +39,11 @@ def _transpose(self, *axes):
     return m.transpose(self, axes or None)
 
 
+def _round(self, decimals=0, out=None):
+    """The array rounded to `decimals` places (ties to even), as ndarray.round."""
+    return u.round(self, decimals, out)
+
+
 def _array_namespace(self, /, *, api_version=None):
     import funcgrad.numpy
     return funcgrad.numpy
@@ -58,7 +63,15 @@ def attach(cls) -> None:
         "__truediv__": u.true_divide, "__rtruediv__": _swap(u.true_divide),
         "__pow__": u.power, "__rpow__": _swap(u.power),
         "__matmul__": m.matmul, "__rmatmul__": _swap(m.matmul),
-        "__neg__": u.negative, "__pos__": u.positive, "__abs__": u.absolute,
+        "__floordiv__": u.floor_divide, "__rfloordiv__": _swap(u.floor_divide),
+        "__mod__": u.remainder, "__rmod__": _swap(u.remainder),
+        "__divmod__": u.divmod, "__rdivmod__": _swap(u.divmod),
+        "__and__": u.bitwise_and, "__rand__": _swap(u.bitwise_and),
+        "__or__": u.bitwise_or, "__ror__": _swap(u.bitwise_or),
+        "__xor__": u.bitwise_xor, "__rxor__": _swap(u.bitwise_xor),
+        "__lshift__": u.left_shift, "__rlshift__": _swap(u.left_shift),
+        "__rshift__": u.right_shift, "__rrshift__": _swap(u.right_shift),
+        "__neg__": u.negative, "__pos__": u.positive, "__abs__": u.absolute, "__invert__": u.invert,
         "__eq__": u.equal, "__ne__": u.not_equal,
         "__lt__": u.less, "__le__": u.less_equal, "__gt__": u.greater, "__ge__": u.greater_equal,
     }
@@ -71,17 +84,36 @@ def attach(cls) -> None:
         "argmax": r.argmax, "argmin": r.argmin,
         "squeeze": m.squeeze, "ravel": m.ravel, "flatten": m.ravel, "dot": m.dot,
         "clip": m.clip, "swapaxes": m.swapaxes, "copy": _copy,
+        "conj": u.conjugate, "conjugate": u.conjugate, "round": _round,
         "__array_namespace__": _array_namespace,
     }
+    for name in ("all", "any", "cumsum", "cumprod", "var", "std", "ptp", "diagonal", "trace", "repeat",
+                 "take", "sort", "argsort", "nonzero", "searchsorted", "flatten"):
+        methods.setdefault(name, _namespace_method(name))
+    methods["flatten"] = m.ravel
+    methods["to_device"] = lambda self, device, /, stream=None: self
     for name, f in methods.items():
         setattr(cls, name, f)
+    cls.real = property(u.real, doc="The real part (the array itself for real dtypes).")
+    cls.imag = property(u.imag, doc="The imaginary part (zeros for real dtypes).")
     cls.T = property(lambda self: m.transpose(self))
     cls.mT = property(lambda self: m.swapaxes(self, -1, -2))
 
 
+def _namespace_method(name):
+    """x.name(...) as funcgrad.numpy.name(x, ...), looked up at call time (as JAX's Array methods;
+    `sort` returns a sorted copy, since arrays are immutable)."""
+    def method(self, *args, **kwargs):
+        from .. import numpy as fnp
+        return getattr(fnp, name)(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"Same as funcgrad.numpy.{name}(self, ...)."
+    return method
+
+
 def _operator(name, f):
     def op(self, other=None):
-        if other is None and name in ("__neg__", "__pos__", "__abs__"):
+        if other is None and name in ("__neg__", "__pos__", "__abs__", "__invert__"):
             return f(self)
         if not isinstance(other, (ArrayBase, int, float, complex, bool)) and not hasattr(other, "__array__") \
                 and not isinstance(other, (list, tuple)):

@@ -104,8 +104,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
         calc = dtypes.float32
     x = ew.convert_element_type(x, calc, x.weak_type)
     if where is not None:
-        w = ew.convert_element_type(_bcast_bool(where, x), calc)
-        r = sum(ew.mul(x, w), axis=axis, keepdims=keepdims) / sum(w, axis=axis, keepdims=keepdims)
+        mask = _bcast_bool(where, x)
+        w = ew.convert_element_type(mask, calc)
+        kept = ew.select(mask, x, ew.zeros_like(x))  # masked-out NaNs must not reach the sum
+        r = sum(kept, axis=axis, keepdims=keepdims) / sum(w, axis=axis, keepdims=keepdims)
     else:
         n = 1
         for ax in axes:

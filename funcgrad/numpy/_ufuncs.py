@@ -4,14 +4,25 @@ dtype rules are NumPy 2's (NEP 50: Python scalars are weak) with funcgrad's one 
 where NumPy would produce float64 from integer/bool data or from a Python float (true division, exp,
 mean of integers, int array + 0.5), funcgrad produces the default float dtype (float32, or float64 after
 `funcgrad.config.update("enable_x64", True)`); Python complex likewise gives the default complex dtype.
+(NumPy's float16 results for int8/uint8/bool input, e.g. numpy.sin(int8), are the default float too.)
+Where NumPy has no loop for a dtype (complex arctan2, float bitwise_and, ...) the TypeError is NumPy's.
+`float_power` keeps NumPy's meaning: it always computes in float64 (complex128 for complex input).
+
+Derivatives come from the primitives (JAX's conventions, including for complex numbers); rounding,
+floor_divide, comparisons and predicates have zero derivative.
 """
 from __future__ import annotations
+
+import math
+import operator
 
 import numpy as np
 
 from ..core import dtypes
 from ..primitives import elementwise as ew
-from ._promote import (asarray_any, broadcast_shapes, broadcast_to, is_python_scalar,
+from ..primitives import special as sp
+from ..primitives.shape import full
+from ._promote import (asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, result_dtype, scalar_array)
 
 
@@ -22,22 +33,46 @@ def _to_inexact(x):
     return ew.convert_element_type(x, dtypes.defaults.float_, x.weak_type)
 
 
-def _float_unary(name, lax_fn):
+def _no_loop(name, dt):
+    raise TypeError(f"{name}: ufunc {name!r} not supported for the input types ({dt}), as in NumPy")
+
+
+def _float_unary(name, lax_fn, complex_ok=True):
     def f(x, /):
-        return lax_fn(_to_inexact(asarray_any(x)))
+        x = asarray_any(x)
+        if not complex_ok and dtypes.is_complex(x.dtype):
+            _no_loop(name, x.dtype)
+        return lax_fn(_to_inexact(x))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise {name}, as numpy.{name}; integer input is computed in the default float dtype."
     return f
 
 
 exp = _float_unary("exp", ew.exp)
+exp2 = _float_unary("exp2", ew.exp2)
 log = _float_unary("log", ew.log)
+log2 = _float_unary("log2", ew.log2)
+log10 = _float_unary("log10", ew.log10)
 log1p = _float_unary("log1p", ew.log1p)
 expm1 = _float_unary("expm1", ew.expm1)
-tanh = _float_unary("tanh", ew.tanh)
 sin = _float_unary("sin", ew.sin)
 cos = _float_unary("cos", ew.cos)
+tan = _float_unary("tan", ew.tan)
+arcsin = _float_unary("arcsin", ew.asin)
+arccos = _float_unary("arccos", ew.acos)
+arctan = _float_unary("arctan", ew.atan)
+sinh = _float_unary("sinh", ew.sinh)
+cosh = _float_unary("cosh", ew.cosh)
+tanh = _float_unary("tanh", ew.tanh)
+arcsinh = _float_unary("arcsinh", ew.asinh)
+arccosh = _float_unary("arccosh", ew.acosh)
+arctanh = _float_unary("arctanh", ew.atanh)
 sqrt = _float_unary("sqrt", ew.sqrt)
+cbrt = _float_unary("cbrt", ew.cbrt, complex_ok=False)
+deg2rad = _float_unary("deg2rad", lambda x: x * (math.pi / 180), complex_ok=False)
+rad2deg = _float_unary("rad2deg", lambda x: x * (180 / math.pi), complex_ok=False)
+radians = _float_unary("radians", lambda x: x * (math.pi / 180), complex_ok=False)
+degrees = _float_unary("degrees", lambda x: x * (180 / math.pi), complex_ok=False)
 
 
 def _bool_error(name, op):
@@ -110,16 +145,22 @@ greater = _compare("greater", ew.gt)
 greater_equal = _compare("greater_equal", ew.ge)
 
 
-def true_divide(x1, x2, /):
-    """x1 / x2 with NumPy semantics: integer and bool operands divide in the default float dtype."""
+def _inexact_args(name, x1, x2, complex_ok=True):
+    """Operands promoted (NEP 50) and broadcast; integers and bools go to the default float dtype."""
     args = [a if is_python_scalar(a) else asarray_any(a) for a in (x1, x2)]
     dt, weak = result_dtype(*args)
     if not dtypes.is_inexact(dt):
-        # NumPy divides integers in a float loop, so a Python int need not fit the integer dtype.
+        # NumPy computes integers in a float loop, so a Python int need not fit the integer dtype.
         dt = dtypes.defaults.float_
         args = [scalar_array(a, dt, True) if is_python_scalar(a) else _to_inexact(a) for a in args]
-    a, b = promote_and_broadcast("true_divide", *args)
-    return ew.div(a, b)
+    elif not complex_ok and dtypes.is_complex(dt):
+        _no_loop(name, dt)
+    return promote_and_broadcast(name, *args)
+
+
+def true_divide(x1, x2, /):
+    """x1 / x2 with NumPy semantics: integer and bool operands divide in the default float dtype."""
+    return ew.div(*_inexact_args("true_divide", x1, x2))
 
 
 divide = true_divide
@@ -196,7 +237,7 @@ def square(x, /):
     x = asarray_any(x)
     if x.dtype == dtypes.bool_:
         x = ew.convert_element_type(x, dtypes.int8)
-    return ew.integer_pow(x, 2)
+    return ew.square(x)
 
 
 def rsqrt(x, /):
@@ -217,3 +258,520 @@ def where(condition, x=None, y=None, /):
     shape = broadcast_shapes(c.shape, a.shape, b.shape, op="where")
     return ew.select(broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape))
 
+
+
+# --- binary float functions -----------------------------------------------------------------------
+
+def _float_binary(name, fn, complex_ok=False):
+    def f(x1, x2, /):
+        return fn(*_inexact_args(name, x1, x2, complex_ok))
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"Elementwise {name} with NumPy broadcasting and promotion, as numpy.{name}; integer "
+                 "operands are computed in the default float dtype.")
+    return f
+
+
+def _isinf_float(x):
+    return ew.eq(ew.abs(x), full(x.shape, np.inf, x.dtype))
+
+
+def _logaddexp(a, b):
+    amax = ew.max(a, b)
+    delta = ew.sub(a, b)
+    # delta is NaN when both are infinite of one sign (then a + b is the answer) or either is NaN.
+    return ew.select(ew.ne(delta, delta), ew.add(a, b), amax + ew.log1p(ew.exp(-ew.abs(delta))))
+
+
+def _logaddexp2(a, b):
+    amax = ew.max(a, b)
+    delta = ew.sub(a, b)
+    return ew.select(ew.ne(delta, delta), ew.add(a, b),
+                     amax + ew.log1p(ew.exp2(-ew.abs(delta))) * (1 / math.log(2)))
+
+
+def _hypot(a, b):
+    a, b = ew.abs(a), ew.abs(b)
+    big, small = ew.max(a, b), ew.min(a, b)
+    zero = ew.eq(big, ew.zeros_like(big))
+    ratio = small / ew.select(zero, ew.ones_like(big), big)  # scaled, so no overflow or underflow
+    out = ew.select(zero, big, big * ew.sqrt(1 + ratio * ratio))
+    return ew.select(ew.bitwise_or(_isinf_float(a), _isinf_float(b)), full(a.shape, np.inf, a.dtype), out)
+
+
+def _copysign(a, b):
+    mag = ew.abs(a)
+    return ew.select(_signbit_float(b), ew.neg(mag), mag)
+
+
+def _heaviside(a, b):
+    zero, one = ew.zeros_like(a), ew.ones_like(a)
+    out = ew.select(ew.lt(a, zero), zero, ew.select(ew.gt(a, zero), one, b))
+    return ew.select(ew.ne(a, a), a, out)
+
+
+arctan2 = _float_binary("arctan2", ew.atan2)
+logaddexp = _float_binary("logaddexp", _logaddexp)
+logaddexp2 = _float_binary("logaddexp2", _logaddexp2)
+hypot = _float_binary("hypot", _hypot)
+copysign = _float_binary("copysign", _copysign)
+heaviside = _float_binary("heaviside", _heaviside)
+nextafter = _float_binary("nextafter", ew.nextafter)
+
+
+def float_power(x1, x2, /):
+    """x1 ** x2 computed in float64 (complex128 for complex operands), as numpy.float_power."""
+    args = [a if is_python_scalar(a) else asarray_any(a) for a in (x1, x2)]
+    dt = dtypes.complex128 if dtypes.is_complex(result_dtype(*args)[0]) else dtypes.float64
+    args = [scalar_array(a, dt, False) if is_python_scalar(a) else ew.convert_element_type(a, dt) for a in args]
+    return ew.pow(*broadcast_all("float_power", args))
+
+
+def _nan_aware(name, lax_fn):
+    def f(x1, x2, /):
+        a, b = promote_and_broadcast(name, x1, x2)
+        if not dtypes.is_inexact(a.dtype):
+            return lax_fn(a, b)
+        return ew.select(isnan(b), a, ew.select(isnan(a), b, lax_fn(a, b)))
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise {name[1:]}imum ignoring NaNs (NaN only where both are NaN), as numpy.{name}."
+    return f
+
+
+fmax = _nan_aware("fmax", ew.max)
+fmin = _nan_aware("fmin", ew.min)
+
+
+def sinc(x, /):
+    """sin(pi x) / (pi x), 1 at 0, as numpy.sinc (a Taylor polynomial near 0 keeps every derivative)."""
+    x = _to_inexact(asarray_any(x))
+    y = x * math.pi
+    mag = ew.abs(y)
+    small = ew.lt(mag, full(x.shape, 1e-2, mag.dtype))
+    ys = ew.select(small, ew.ones_like(y), y)
+    u = y * y
+    taylor = 1 + u * (-1 / 6 + u * (1 / 120 - u * (1 / 5040)))
+    return ew.select(small, taylor, ew.sin(ys) / ys)
+
+
+# --- rounding -------------------------------------------------------------------------------------
+
+def _real_only(name, x):
+    x = asarray_any(x)
+    if dtypes.is_complex(x.dtype):
+        _no_loop(name, x.dtype)
+    return x
+
+
+def _trunc(x):
+    return ew.select(ew.lt(x, ew.zeros_like(x)), ew.ceil(x), ew.floor(x))
+
+
+def _integral(name, lax_fn):
+    def f(x, /):
+        x = _real_only(name, x)
+        if not dtypes.is_inexact(x.dtype):
+            return x  # NumPy 2 keeps integer and bool dtypes
+        return lax_fn(x)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise {name}, as numpy.{name} (integer and bool input is returned unchanged)."
+    return f
+
+
+floor = _integral("floor", ew.floor)
+ceil = _integral("ceil", ew.ceil)
+trunc = _integral("trunc", _trunc)
+fix = _integral("fix", _trunc)
+
+
+def _rint(x):
+    if dtypes.is_complex(x.dtype):
+        return ew.complex(_rint(ew.real(x)), _rint(ew.imag(x)))
+    return ew.round(x, ew.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def rint(x, /):
+    """Round to the nearest integral value, ties to even, as numpy.rint (integers give floats)."""
+    return _rint(_to_inexact(asarray_any(x)))
+
+
+def _round_int(x, decimals):
+    if decimals >= 0:
+        return x
+    p = 10 ** -decimals
+    if p > np.iinfo(x.dtype).max:
+        return ew.zeros_like(x)
+    pa = full(x.shape, p, x.dtype)
+    q = floor_divide(x, pa)
+    r = x - q * pa                                   # in [0, p): no overflow below
+    odd = ew.ne(ew.rem(q, full(x.shape, 2, x.dtype)), ew.zeros_like(q))
+    up = ew.bitwise_or(ew.gt(r, pa - r), ew.bitwise_and(ew.eq(r, pa - r), odd))
+    return (q + ew.convert_element_type(up, x.dtype)) * pa
+
+
+def _round_float(x, decimals):
+    if dtypes.is_complex(x.dtype):
+        return ew.complex(_round_float(ew.real(x), decimals), _round_float(ew.imag(x), decimals))
+    if decimals == 0:
+        return _rint(x)
+    if decimals > 0:  # NumPy's algorithm: scale, round half to even, unscale
+        f = 10.0 ** decimals
+        return _rint(x * f) / f
+    f = 10.0 ** -decimals
+    return _rint(x / f) * f
+
+
+def round(a, decimals=0, out=None):  # noqa: A001 - NumPy name
+    """Round to `decimals` decimal places, ties to even, as numpy.round (integers stay integers)."""
+    if out is not None:
+        raise TypeError("round: out= is not supported; funcgrad arrays are immutable")
+    decimals = operator.index(decimals)
+    x = asarray_any(a)
+    if dtypes.is_integer(x.dtype):
+        return _round_int(x, decimals)
+    return _round_float(_to_inexact(x), decimals)
+
+
+around = round
+
+
+# --- floor division and remainders ----------------------------------------------------------------
+
+def _int_or_float_args(name, x1, x2):
+    a, b = promote_and_broadcast(name, x1, x2)
+    if a.dtype == dtypes.bool_:  # NumPy has no bool loop: it computes in int8
+        a, b = ew.convert_element_type(a, dtypes.int8), ew.convert_element_type(b, dtypes.int8)
+    elif dtypes.is_complex(a.dtype):
+        _no_loop(name, a.dtype)
+    return a, b
+
+
+def _divmod(a, b, quotient=True, remainder=True):
+    """(floor(a / b), a - b * floor(a / b)) with NumPy's results, signs and special values (either part
+    None when not asked for)."""
+    zero = ew.zeros_like(a)
+    mod0 = ew.rem(a, b)  # C fmod: the sign of a
+    nonzero = ew.ne(mod0, zero)  # (True for NaN)
+    adjust = ew.bitwise_and(nonzero, ew.ne(ew.lt(b, zero), ew.lt(mod0, zero)))
+    q = r = None
+    if not dtypes.is_inexact(a.dtype):
+        if quotient:
+            q = ew.div(a, b) - ew.select(adjust, ew.ones_like(a), zero)
+        if remainder:
+            r = mod0 + ew.select(adjust, b, zero)
+        return q, r
+    # Floats, as npy_divmod: a zero remainder takes the sign of b; the quotient is snapped to an
+    # integer; a zero quotient takes the sign of a / b; division by zero gives a / b and NaN.
+    if remainder:
+        signed_zero = ew.select(ew.lt(b, zero), ew.neg(zero), zero)
+        r = ew.select(adjust, mod0 + b, ew.select(nonzero, mod0, signed_zero))
+    if quotient:
+        quot = ew.div(a - mod0, b)
+        quot = ew.select(adjust, quot - 1, quot)
+        fl = ew.floor(quot)
+        fl = ew.select(ew.gt(quot - fl, full(a.shape, 0.5, a.dtype)), fl + 1, fl)
+        ratio = ew.div(a, b)
+        fl = ew.select(ew.ne(quot, zero), fl, ratio * 0)  # (ratio * 0 is a zero with the sign of a / b)
+        q = ew.select(ew.eq(b, zero), ratio, fl)
+    return q, r
+
+
+def floor_divide(x1, x2, /):
+    """x1 // x2: the floor of the quotient, as numpy.floor_divide (Python's semantics for integers;
+    division by zero gives 0 for integers and inf/NaN for floats). Its derivative is zero."""
+    a, b = _int_or_float_args("floor_divide", x1, x2)
+    if dtypes.is_inexact(a.dtype):
+        a, b = ew.stop_gradient(a), ew.stop_gradient(b)
+    return _divmod(a, b, remainder=False)[0]
+
+
+def remainder(x1, x2, /):
+    """x1 % x2 with the sign of x2, as numpy.remainder (Python's %); d/dx1 = 1, d/dx2 = -(x1 // x2)."""
+    a, b = _int_or_float_args("remainder", x1, x2)
+    return _divmod(a, b, quotient=False)[1]
+
+
+mod = remainder
+
+
+def divmod(x1, x2, /):  # noqa: A001 - NumPy name
+    """(x1 // x2, x1 % x2), as numpy.divmod."""
+    a, b = _int_or_float_args("divmod", x1, x2)
+    if not dtypes.is_inexact(a.dtype):
+        return _divmod(a, b)
+    q = _divmod(ew.stop_gradient(a), ew.stop_gradient(b), remainder=False)[0]
+    return q, _divmod(a, b, quotient=False)[1]
+
+
+def fmod(x1, x2, /):
+    """The C remainder x1 - trunc(x1 / x2) * x2 (the sign of x1), as numpy.fmod."""
+    return ew.rem(*_int_or_float_args("fmod", x1, x2))
+
+
+# --- predicates -----------------------------------------------------------------------------------
+
+def _const_bool(x, value):
+    return full(x.shape, value, dtypes.bool_)
+
+
+def isfinite(x, /):
+    """True where x is neither infinite nor NaN, as numpy.isfinite."""
+    x = asarray_any(x)
+    if dtypes.is_complex(x.dtype):
+        return ew.bitwise_and(ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x)))
+    if dtypes.is_float(x.dtype):
+        return ew.is_finite(x)
+    return _const_bool(x, True)
+
+
+def isnan(x, /):
+    """True where x is NaN (either part, for complex), as numpy.isnan."""
+    x = asarray_any(x)
+    if dtypes.is_complex(x.dtype):
+        return ew.bitwise_or(isnan(ew.real(x)), isnan(ew.imag(x)))
+    if dtypes.is_float(x.dtype):
+        return ew.ne(x, x)
+    return _const_bool(x, False)
+
+
+def isinf(x, /):
+    """True where x is +inf or -inf (either part, for complex), as numpy.isinf."""
+    x = asarray_any(x)
+    if dtypes.is_complex(x.dtype):
+        return ew.bitwise_or(isinf(ew.real(x)), isinf(ew.imag(x)))
+    if dtypes.is_float(x.dtype):
+        return _isinf_float(x)
+    return _const_bool(x, False)
+
+
+def _signed_inf(name, value):
+    def f(x, /):
+        x = asarray_any(x)
+        if dtypes.is_complex(x.dtype):
+            raise TypeError(f"{name}: This operation is not supported for complex values because it would "
+                            f"be ambiguous (as numpy.{name}).")
+        if dtypes.is_float(x.dtype):
+            return ew.eq(x, full(x.shape, value, x.dtype))
+        return _const_bool(x, False)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"True where x is {value}, as numpy.{name}."
+    return f
+
+
+isposinf = _signed_inf("isposinf", np.inf)
+isneginf = _signed_inf("isneginf", -np.inf)
+
+
+def _signbit_float(x):
+    bits = ew.bitcast_convert_type(x, np.dtype(f"i{x.dtype.itemsize}"))
+    return ew.lt(bits, ew.zeros_like(bits))
+
+
+def signbit(x, /):
+    """True where the sign bit is set (also for -0.0 and negative NaNs), as numpy.signbit."""
+    x = _real_only("signbit", x)
+    if dtypes.is_float(x.dtype):
+        return _signbit_float(x)
+    if dtypes.is_integer(x.dtype) and np.dtype(x.dtype).kind == "i":
+        return ew.lt(x, ew.zeros_like(x))
+    return _const_bool(x, False)
+
+
+# --- logical and bitwise operations ---------------------------------------------------------------
+
+def _truth(x):
+    x = asarray_any(x)
+    return x if x.dtype == dtypes.bool_ else ew.ne(x, ew.zeros_like(x))
+
+
+def _logical(name, lax_fn):
+    def f(x1, x2, /):
+        return lax_fn(*broadcast_all(name, [_truth(x1), _truth(x2)]))
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise {name} of the truth values (nonzero is True), as numpy.{name}."
+    return f
+
+
+logical_and = _logical("logical_and", ew.bitwise_and)
+logical_or = _logical("logical_or", ew.bitwise_or)
+logical_xor = _logical("logical_xor", ew.bitwise_xor)
+
+
+def logical_not(x, /):
+    """Elementwise not of the truth values (nonzero is True), as numpy.logical_not."""
+    return ew.bitwise_not(_truth(x))
+
+
+def _bits_only(name, *xs):
+    for x in xs:
+        if x.dtype != dtypes.bool_ and not dtypes.is_integer(x.dtype):
+            _no_loop(name, x.dtype)
+
+
+def _bitwise(name, lax_fn):
+    def f(x1, x2, /):
+        a, b = promote_and_broadcast(name, x1, x2)
+        _bits_only(name, a)
+        return lax_fn(a, b)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise {name} of bool or integer operands, as numpy.{name}."
+    return f
+
+
+bitwise_and = _bitwise("bitwise_and", ew.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", ew.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", ew.bitwise_xor)
+
+
+def bitwise_not(x, /):
+    """~x: bitwise not of integers, logical not of bools, as numpy.invert."""
+    x = asarray_any(x)
+    _bits_only("bitwise_not", x)
+    return ew.bitwise_not(x)
+
+
+invert = bitwise_invert = bitwise_not
+
+
+def _shift_args(name, x1, x2):
+    a, b = promote_and_broadcast(name, x1, x2)
+    _bits_only(name, a)
+    if a.dtype == dtypes.bool_:  # NumPy shifts bools in int8
+        a, b = ew.convert_element_type(a, dtypes.int8), ew.convert_element_type(b, dtypes.int8)
+    return a, b
+
+
+def left_shift(x1, x2, /):
+    """x1 << x2, as numpy.left_shift (shifting by the bit width or more gives 0)."""
+    return ew.shift_left(*_shift_args("left_shift", x1, x2))
+
+
+def right_shift(x1, x2, /):
+    """x1 >> x2, as numpy.right_shift: arithmetic for signed integers, logical for unsigned ones."""
+    a, b = _shift_args("right_shift", x1, x2)
+    if np.dtype(a.dtype).kind == "u":
+        return ew.shift_right_logical(a, b)
+    return ew.shift_right_arithmetic(a, b)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+def bitwise_count(x, /):
+    """The number of 1 bits in |x| (uint8), as numpy.bitwise_count."""
+    x = asarray_any(x)
+    _bits_only("bitwise_count", x)
+    if x.dtype == dtypes.bool_:
+        return ew.convert_element_type(x, dtypes.uint8)
+    if np.dtype(x.dtype).kind == "i":
+        x = ew.convert_element_type(ew.abs(x), np.dtype(f"u{x.dtype.itemsize}"))  # |INT_MIN| wraps right
+    return ew.convert_element_type(ew.population_count(x), dtypes.uint8)
+
+
+# --- complex numbers ------------------------------------------------------------------------------
+
+def real(val, /):
+    """The real part (x itself for real input), as numpy.real."""
+    x = asarray_any(val)
+    return ew.real(x) if dtypes.is_complex(x.dtype) else x
+
+
+def imag(val, /):
+    """The imaginary part (zeros of x's dtype for real input), as numpy.imag."""
+    x = asarray_any(val)
+    return ew.imag(x) if dtypes.is_complex(x.dtype) else ew.zeros_like(x)
+
+
+def conjugate(x, /):
+    """The complex conjugate (x itself for real input), as numpy.conjugate."""
+    x = asarray_any(x)
+    if x.dtype == dtypes.bool_:  # NumPy's conjugate has no bool loop: it computes in int8
+        return ew.convert_element_type(x, dtypes.int8)
+    return ew.conj(x) if dtypes.is_complex(x.dtype) else x
+
+
+conj = conjugate
+
+
+def angle(z, deg=False):
+    """The argument of complex z (0 or pi for real z), in radians or degrees, as numpy.angle."""
+    z = asarray_any(z)
+    if dtypes.is_complex(z.dtype):
+        out = ew.atan2(ew.imag(z), ew.real(z))
+    else:
+        x = _to_inexact(z)
+        out = ew.atan2(ew.zeros_like(x), x)
+    return out * (180 / math.pi) if deg else out
+
+
+def iscomplexobj(x) -> bool:
+    """Whether x has a complex dtype (whatever its values), as numpy.iscomplexobj."""
+    dt = getattr(x, "dtype", None)
+    if dt is None:
+        dt = asarray_any(x).dtype
+    return dtypes.is_complex(dt)
+
+
+def isrealobj(x) -> bool:
+    """Whether x does not have a complex dtype, as numpy.isrealobj."""
+    return not iscomplexobj(x)
+
+
+def iscomplex(x, /):
+    """True where the imaginary part is nonzero, as numpy.iscomplex."""
+    x = asarray_any(x)
+    if not dtypes.is_complex(x.dtype):
+        return _const_bool(x, False)
+    im = ew.imag(x)
+    return ew.ne(im, ew.zeros_like(im))
+
+
+def isreal(x, /):
+    """True where the imaginary part is zero, as numpy.isreal."""
+    return logical_not(iscomplex(x))
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN -> `nan`, +inf -> `posinf` (default: the largest finite value), -inf -> `neginf` (default:
+    the most negative one); for complex input, in each part. As numpy.nan_to_num."""
+    x = asarray_any(x)
+    if dtypes.is_complex(x.dtype):
+        parts = [nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf) for p in (ew.real(x), ew.imag(x))]
+        return ew.complex(*parts)
+    if not dtypes.is_float(x.dtype):
+        return x
+    info = _finfo(x.dtype)
+    pos = float(info.max) if posinf is None else posinf
+    neg = float(info.min) if neginf is None else neginf
+
+    def const(v):
+        return full(x.shape, v, x.dtype)
+    out = ew.select(isnan(x), const(nan), x)
+    out = ew.select(ew.eq(x, const(np.inf)), const(pos), out)
+    return ew.select(ew.eq(x, const(-np.inf)), const(neg), out)
+
+
+def _finfo(dt):
+    try:
+        return np.finfo(dt)
+    except (TypeError, ValueError):  # bfloat16 lives in ml_dtypes
+        import ml_dtypes
+        return ml_dtypes.finfo(dt)
+
+
+# --- special functions (funcgrad.scipy.special builds on these) -----------------------------------
+
+def _special(name, lax_fn):
+    def f(x, /):
+        x = asarray_any(x)
+        if dtypes.is_complex(x.dtype):
+            raise TypeError(f"{name}: complex input is not supported")
+        return lax_fn(_to_inexact(x))
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+erf = _special("erf", sp.erf)
+erfc = _special("erfc", sp.erfc)
+erfinv = _special("erfinv", sp.erf_inv)
+gammaln = _special("gammaln", sp.lgamma)
+digamma = _special("digamma", sp.digamma)

@@ -67,7 +67,9 @@ def elementwise_batch(prim):
     def rule(args, dims, **params):
         first = next(d for d in dims if d is not None)
         if all(d == first for d in dims):
-            return prim.bind(*args, **params), first
-        size = batch_size(args, dims)
-        return prim.bind(*[to_front(a, d, size) for a, d in zip(args, dims)], **params), 0
+            out, d = prim.bind(*args, **params), first
+        else:
+            size = batch_size(args, dims)
+            out, d = prim.bind(*[to_front(a, d, size) for a, d in zip(args, dims)], **params), 0
+        return (out, [d] * len(out)) if prim.multiple_results else (out, d)
     return rule

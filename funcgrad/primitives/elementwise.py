@@ -1,19 +1,31 @@
-"""Elementwise primitives: unary math, binary arithmetic, comparisons, select, dtype conversion.
+"""Elementwise primitives: math, arithmetic, rounding, bit operations, comparisons, select, complex
+parts and dtype conversion.
 
-Operands of a binary primitive share one shape and dtype (funcgrad.numpy does promotion and
-broadcasting). Derivatives follow JAX's conventions, including at kinks (max/min split ties evenly).
+Operands of an n-ary primitive share one shape and dtype (funcgrad.numpy does promotion and
+broadcasting). Derivatives follow JAX's conventions, including at kinks (max/min split ties evenly)
+and for complex numbers: a jvp rule is the (real-)linear map t -> J t, and a vjp rule its transpose
+under the bilinear pairing <u, v> = Re(sum(u * v)), without conjugation. So a holomorphic function's
+jvp and vjp share one formula, t * f'(x) and g * f'(x); real(x) has vjp complex(g, 0), conj(x) has
+vjp conj(g), and |x| has jvp real(t * conj(x) / |x|) and vjp g * conj(x) / |x|.
+Rounding, bit operations and predicates have zero derivative (their rules are None).
 """
 from __future__ import annotations
+
+import enum
+import math
 
 import numpy as np
 
 from ..core import dtypes
+from ..core.array import ArrayBase, to_array
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ._util import check_dtype, check_same, elementwise_batch, type_error
 
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
 
-# --- unary ----------------------------------------------------------------------------------------
+
+# --- card builders --------------------------------------------------------------------------------
 
 def _unary_rule(op: str, kinds: str):
     def rule(x: ShapedArray, **params) -> ShapedArray:
@@ -21,72 +33,6 @@ def _unary_rule(op: str, kinds: str):
         return x
     return rule
 
-
-def unary(name: str, impl, deriv, kinds: str = "fc", codegen: str | None = None) -> Primitive:
-    """A unary elementwise card from its derivative f'(x) written as deriv(ans, x).
-
-    The Jacobian is diagonal, so the jvp (t * f'(x)) and the vjp (g * f'(x)) share the formula.
-    """
-    p = Primitive(name, impl=impl, abstract_eval=_unary_rule(name, kinds),
-                  jvp=[lambda t, ans, x: t * deriv(ans, x)],
-                  vjp=[lambda g, ans, x: g * deriv(ans, x)],
-                  codegen=codegen)
-    p.batch = elementwise_batch(p)
-    return p
-
-
-def _logistic_impl(xp):
-    def f(x):
-        return (xp.tanh(x * 0.5) + 1) * 0.5  # stable for large |x|, unlike 1 / (1 + exp(-x))
-    return f
-
-
-def _rsqrt_impl(xp):
-    return lambda x: 1 / xp.sqrt(x)
-
-
-neg_p = unary("neg", lambda xp: xp.negative, lambda ans, x: -1, "ifc", codegen="(-{0})")
-exp_p = unary("exp", lambda xp: xp.exp, lambda ans, x: ans)
-log_p = unary("log", lambda xp: xp.log, lambda ans, x: 1 / x)
-log1p_p = unary("log1p", lambda xp: xp.log1p, lambda ans, x: 1 / (x + 1))
-expm1_p = unary("expm1", lambda xp: xp.expm1, lambda ans, x: ans + 1)
-tanh_p = unary("tanh", lambda xp: xp.tanh, lambda ans, x: 1 - ans * ans)
-logistic_p = unary("logistic", _logistic_impl, lambda ans, x: ans * (1 - ans))
-sin_p = unary("sin", lambda xp: xp.sin, lambda ans, x: cos(x))
-cos_p = unary("cos", lambda xp: xp.cos, lambda ans, x: -sin(x))
-sqrt_p = unary("sqrt", lambda xp: xp.sqrt, lambda ans, x: 0.5 / ans)
-rsqrt_p = unary("rsqrt", _rsqrt_impl, lambda ans, x: -0.5 * ans / x)
-
-
-def _abs_rule(x: ShapedArray) -> ShapedArray:
-    check_dtype("abs", x, "ifc")
-    if dtypes.is_complex(x.dtype):
-        return x.update(dtype=dtypes.float32 if x.dtype == dtypes.complex64 else dtypes.float64)
-    return x
-
-
-def _abs_deriv(ans, x):
-    if dtypes.is_complex(x.dtype):
-        raise TypeError("abs: derivatives of abs on complex input are not supported yet; "
-                        "write it as sqrt(real**2 + imag**2)")
-    return sign(x)
-
-
-abs_p = Primitive("abs", impl=lambda xp: xp.abs, abstract_eval=_abs_rule,
-                  jvp=[lambda t, ans, x: t * _abs_deriv(ans, x)],
-                  vjp=[lambda g, ans, x: g * _abs_deriv(ans, x)])
-abs_p.batch = elementwise_batch(abs_p)
-
-sign_p = Primitive("sign", impl=lambda xp: xp.sign, abstract_eval=_unary_rule("sign", "ifc"),
-                   jvp=[None], vjp=[None])
-sign_p.batch = elementwise_batch(sign_p)
-
-stop_gradient_p = Primitive("stop_gradient", impl=lambda xp: (lambda x: x),
-                            abstract_eval=lambda x: x, jvp=[None], vjp=[None])
-stop_gradient_p.batch = elementwise_batch(stop_gradient_p)
-
-
-# --- binary ---------------------------------------------------------------------------------------
 
 def _binary_rule(op: str, kinds: str):
     def rule(x: ShapedArray, y: ShapedArray, **params) -> ShapedArray:
@@ -96,12 +42,246 @@ def _binary_rule(op: str, kinds: str):
     return rule
 
 
-def binary(name: str, impl, jvp, vjp, kinds: str = "ifc", codegen: str | None = None) -> Primitive:
-    p = Primitive(name, impl=impl, abstract_eval=_binary_rule(name, kinds), jvp=jvp, vjp=vjp,
-                  codegen=codegen)
+def _card(name, impl, rule, jvp, vjp, **kw) -> Primitive:
+    p = Primitive(name, impl=impl, abstract_eval=rule, jvp=jvp, vjp=vjp, **kw)
     p.batch = elementwise_batch(p)
     return p
 
+
+def unary(name: str, impl, deriv, kinds: str = "fc", codegen: str | None = None) -> Primitive:
+    """A unary elementwise card from its derivative f'(x) written as deriv(ans, x).
+
+    The Jacobian is diagonal, so the jvp (t * f'(x)) and the vjp (g * f'(x)) share the formula
+    (for complex x too, when f is holomorphic: JAX's vjps do not conjugate).
+    """
+    return _card(name, impl, _unary_rule(name, kinds),
+                 [lambda t, ans, x, **p: t * deriv(ans, x)], [lambda g, ans, x, **p: g * deriv(ans, x)],
+                 codegen=codegen)
+
+
+def binary(name: str, impl, jvp, vjp, kinds: str = "ifc", codegen: str | None = None) -> Primitive:
+    return _card(name, impl, _binary_rule(name, kinds), jvp, vjp, codegen=codegen)
+
+
+def binary_partials(name: str, impl, dx, dy, kinds: str = "f") -> Primitive:
+    """A binary card from its partial derivatives dx(ans, x, y) and dy(ans, x, y)."""
+    return binary(name, impl,
+                  [lambda t, ans, x, y: t * dx(ans, x, y), lambda t, ans, x, y: t * dy(ans, x, y)],
+                  [lambda g, ans, x, y: g * dx(ans, x, y), lambda g, ans, x, y: g * dy(ans, x, y)], kinds)
+
+
+def nondiff(name: str, impl, nargs: int, kinds: str, out_dtype=None, codegen: str | None = None,
+            rule=None) -> Primitive:
+    """A card whose derivative is identically zero: rounding, bit operations, predicates.
+
+    out_dtype: the result dtype when it is not the operands' (e.g. bool for predicates)."""
+    if rule is None:
+        base = _unary_rule(name, kinds) if nargs == 1 else _binary_rule(name, kinds)
+
+        def rule(*avals, **params):
+            out = base(*avals, **params)
+            return out if out_dtype is None else ShapedArray(out.shape, out_dtype, False)
+    kw = {}
+    if out_dtype is not None:
+        kw = {"differentiable": False, "weak_type": lambda w, p: False}
+    return _card(name, impl, rule, [None] * nargs, [None] * nargs, codegen=codegen, **kw)
+
+
+# --- unary math -----------------------------------------------------------------------------------
+
+def _logistic_impl(xp):
+    def f(x):
+        if x.dtype.kind == "c":
+            return 1 / (1 + xp.exp(-x))
+        e = xp.exp(-xp.abs(x))  # never overflows; and e / (1 + e) keeps full relative accuracy for x < 0
+        return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    return f
+
+
+def _rsqrt_impl(xp):
+    return lambda x: 1 / xp.sqrt(x)
+
+
+def _ufunc(name):
+    return lambda xp: getattr(xp, name)
+
+
+neg_p = unary("neg", _ufunc("negative"), lambda ans, x: -1, "ifc", codegen="(-{0})")
+exp_p = unary("exp", _ufunc("exp"), lambda ans, x: ans)
+exp2_p = unary("exp2", _ufunc("exp2"), lambda ans, x: ans * _LN2)
+log_p = unary("log", _ufunc("log"), lambda ans, x: 1 / x)
+log2_p = unary("log2", _ufunc("log2"), lambda ans, x: (1 / _LN2) / x)
+log10_p = unary("log10", _ufunc("log10"), lambda ans, x: (1 / _LN10) / x)
+log1p_p = unary("log1p", _ufunc("log1p"), lambda ans, x: 1 / (x + 1))
+expm1_p = unary("expm1", _ufunc("expm1"), lambda ans, x: ans + 1)
+logistic_p = unary("logistic", _logistic_impl, lambda ans, x: ans * (1 - ans))
+sin_p = unary("sin", _ufunc("sin"), lambda ans, x: cos(x))
+cos_p = unary("cos", _ufunc("cos"), lambda ans, x: -sin(x))
+tan_p = unary("tan", _ufunc("tan"), lambda ans, x: 1 + ans * ans)
+asin_p = unary("asin", _ufunc("arcsin"), lambda ans, x: rsqrt(1 - x * x))
+acos_p = unary("acos", _ufunc("arccos"), lambda ans, x: -rsqrt(1 - x * x))
+atan_p = unary("atan", _ufunc("arctan"), lambda ans, x: 1 / (1 + x * x))
+sinh_p = unary("sinh", _ufunc("sinh"), lambda ans, x: cosh(x))
+cosh_p = unary("cosh", _ufunc("cosh"), lambda ans, x: sinh(x))
+tanh_p = unary("tanh", _ufunc("tanh"), lambda ans, x: 1 - ans * ans)
+asinh_p = unary("asinh", _ufunc("arcsinh"), lambda ans, x: rsqrt(x * x + 1))
+acosh_p = unary("acosh", _ufunc("arccosh"), lambda ans, x: rsqrt((x - 1) * (x + 1)))
+atanh_p = unary("atanh", _ufunc("arctanh"), lambda ans, x: 1 / ((1 - x) * (1 + x)))
+sqrt_p = unary("sqrt", _ufunc("sqrt"), lambda ans, x: 0.5 / ans)
+rsqrt_p = unary("rsqrt", _rsqrt_impl, lambda ans, x: -0.5 * ans / x)
+cbrt_p = unary("cbrt", _ufunc("cbrt"), lambda ans, x: integer_pow(ans, -2) * (1 / 3), "f")
+square_p = unary("square", _ufunc("square"), lambda ans, x: 2 * x, "ifc")
+
+
+def _abs_rule(x: ShapedArray) -> ShapedArray:
+    check_dtype("abs", x, "ifc")
+    if dtypes.is_complex(x.dtype):
+        return x.update(dtype=_real_of(x.dtype))
+    return x
+
+
+def _unit_conj(ans, x):
+    """conj(x) / |x| (0 at x == 0): the derivative of |x| for complex x, as a complex array."""
+    return conj(x) / convert_element_type(_replace_zero(ans), x.dtype)
+
+
+def _abs_jvp(t, ans, x):
+    if dtypes.is_complex(x.dtype):
+        return real(t * _unit_conj(ans, x))  # d|x| = Re(conj(x) dx) / |x|
+    return t * sign(x)
+
+
+def _abs_vjp(g, ans, x):
+    if dtypes.is_complex(x.dtype):
+        return convert_element_type(g, x.dtype) * _unit_conj(ans, x)
+    return g * sign(x)
+
+
+abs_p = _card("abs", _ufunc("abs"), _abs_rule, [_abs_jvp], [_abs_vjp])
+sign_p = nondiff("sign", _ufunc("sign"), 1, "ifc")
+stop_gradient_p = _card("stop_gradient", lambda xp: (lambda x: x), lambda x: x, [None], [None])
+
+
+# --- rounding and predicates (zero derivative) ----------------------------------------------------
+
+class RoundingMethod(enum.IntEnum):
+    """How lax.round breaks ties: AWAY_FROM_ZERO (C's round) or TO_NEAREST_EVEN (numpy.round)."""
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+    def __repr__(self) -> str:  # (as the jaxpr printer shows the parameter)
+        return self.name
+
+    __str__ = __repr__
+
+
+def _round_impl(xp):
+    def f(x, *, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+        if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+            return xp.rint(x)
+        r = xp.trunc(x)  # x - r is exact, so the tie test is too
+        return xp.where(xp.abs(x - r) >= 0.5, r + xp.sign(x), r).astype(x.dtype)
+    return f
+
+
+def _round_rule(x: ShapedArray, *, rounding_method) -> ShapedArray:
+    check_dtype("round", x, "f")
+    if rounding_method not in (0, 1):
+        type_error("round", f"rounding_method must be a RoundingMethod, got {rounding_method!r}")
+    return x
+
+
+def _nextafter_impl(xp):
+    return lambda x, y: xp.nextafter(x, y)
+
+
+floor_p = nondiff("floor", _ufunc("floor"), 1, "f")
+ceil_p = nondiff("ceil", _ufunc("ceil"), 1, "f")
+round_p = nondiff("round", _round_impl, 1, "f", rule=_round_rule)
+nextafter_p = nondiff("nextafter", _nextafter_impl, 2, "f")
+is_finite_p = nondiff("is_finite", _ufunc("isfinite"), 1, "f", out_dtype=dtypes.bool_)
+
+
+# --- bit operations (bool and integer operands; zero derivative) ----------------------------------
+
+def _unsigned_of(dt) -> np.dtype:
+    return np.dtype(f"u{np.dtype(dt).itemsize}")
+
+
+def _signed_of(dt) -> np.dtype:
+    return np.dtype(f"i{np.dtype(dt).itemsize}")
+
+
+def _shift_impl(kind: str):
+    """XLA's shifts: an amount outside [0, bits) shifts every bit out (sign bits for arithmetic)."""
+    def factory(xp):
+        def f(x, y):
+            x, y = xp.asarray(x), xp.asarray(y)
+            bits = x.dtype.itemsize * 8
+            ok = (y >= 0) & (y < bits)
+            s = xp.where(ok, y, 0).astype(x.dtype)
+            if kind == "left":
+                out, fill = xp.left_shift(x, s), 0
+            elif kind == "arithmetic":
+                xs, ss = x.view(_signed_of(x.dtype)), s.view(_signed_of(x.dtype))
+                out = xp.right_shift(xs, ss).view(x.dtype)
+                fill = xp.where(xs < 0, -1, 0).astype(xs.dtype).view(x.dtype)
+            else:
+                xu, su = x.view(_unsigned_of(x.dtype)), s.view(_unsigned_of(x.dtype))
+                out, fill = xp.right_shift(xu, su).view(x.dtype), 0
+            return xp.where(ok, out, fill).astype(x.dtype)
+        return f
+    return factory
+
+
+def _popcount_impl(xp):
+    def f(x):
+        x = xp.asarray(x)
+        u = x.view(_unsigned_of(x.dtype))
+        if hasattr(xp, "bitwise_count"):
+            return xp.bitwise_count(u).astype(x.dtype)
+        count = xp.zeros(u.shape, dtype=u.dtype)
+        for i in range(8 * u.dtype.itemsize):
+            count = count + ((u >> i) & 1).astype(u.dtype)
+        return count.astype(x.dtype)
+    return f
+
+
+not_p = nondiff("not", _ufunc("invert"), 1, "bi", codegen="(~{0})")
+and_p = nondiff("and", _ufunc("bitwise_and"), 2, "bi", codegen="({0} & {1})")
+or_p = nondiff("or", _ufunc("bitwise_or"), 2, "bi", codegen="({0} | {1})")
+xor_p = nondiff("xor", _ufunc("bitwise_xor"), 2, "bi", codegen="({0} ^ {1})")
+shift_left_p = nondiff("shift_left", _shift_impl("left"), 2, "i")
+shift_right_arithmetic_p = nondiff("shift_right_arithmetic", _shift_impl("arithmetic"), 2, "i")
+shift_right_logical_p = nondiff("shift_right_logical", _shift_impl("logical"), 2, "i")
+population_count_p = nondiff("population_count", _popcount_impl, 1, "i")
+
+
+def _bitcast_rule(x: ShapedArray, *, new_dtype) -> ShapedArray:
+    new_dtype = np.dtype(new_dtype)
+    if new_dtype.itemsize != x.dtype.itemsize:
+        type_error("bitcast_convert_type", f"{x.dtype} ({x.dtype.itemsize * 8} bits) and {new_dtype} "
+                   f"({new_dtype.itemsize * 8} bits) differ in width; only equal widths are supported")
+    return ShapedArray(x.shape, new_dtype, False)
+
+
+def _bitcast_impl(xp):
+    def f(x, *, new_dtype):
+        x = xp.asarray(x)
+        if x.dtype.itemsize != np.dtype(new_dtype).itemsize:
+            raise ValueError("bit widths differ")  # (the eager path then reports the shape rule's error)
+        return x.view(new_dtype)
+    return f
+
+
+bitcast_convert_type_p = Primitive(
+    "bitcast_convert_type", impl=_bitcast_impl,
+    abstract_eval=_bitcast_rule, jvp=[None], vjp=[None], differentiable=False,
+    weak_type=lambda w, p: False)
+bitcast_convert_type_p.batch = elementwise_batch(bitcast_convert_type_p)
+
+
+# --- binary arithmetic ----------------------------------------------------------------------------
 
 def _int_div_impl(xp):
     def div(x, y):
@@ -123,31 +303,44 @@ def _balanced_eq(x, z, y):
     return eq_x / (1 + eq_y)
 
 
-add_p = binary("add", lambda xp: xp.add, [lambda t, ans, x, y: t, lambda t, ans, x, y: t],
+def _pow_dx(x, y):
+    """d/dx x**y = y * x**(y-1). Only the point x == 0, y == 0 (0 * inf) is special-cased, to 0, so
+    the formula stays differentiable in y at y == 0 (d2/dxdy x**y = 1/x there)."""
+    d = y * pow(x, y - 1)
+    return select(x == 0, select(y == 0, zeros_like(x), d), d)
+
+
+def _trunc_quotient(x, y):
+    """x / y rounded toward zero: the multiple of y that rem subtracts."""
+    q = div(x, y)
+    return sign(q) * floor(abs(q))
+
+
+add_p = binary("add", _ufunc("add"), [lambda t, ans, x, y: t, lambda t, ans, x, y: t],
                [lambda g, ans, x, y: g, lambda g, ans, x, y: g], codegen="({0} + {1})")
-sub_p = binary("sub", lambda xp: xp.subtract, [lambda t, ans, x, y: t, lambda t, ans, x, y: -t],
+sub_p = binary("sub", _ufunc("subtract"), [lambda t, ans, x, y: t, lambda t, ans, x, y: -t],
                [lambda g, ans, x, y: g, lambda g, ans, x, y: -g], codegen="({0} - {1})")
-mul_p = binary("mul", lambda xp: xp.multiply, [lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t],
+mul_p = binary("mul", _ufunc("multiply"), [lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t],
                [lambda g, ans, x, y: g * y, lambda g, ans, x, y: x * g], codegen="({0} * {1})")
 div_p = binary("div", _int_div_impl,
                [lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y],
                [lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y])
-pow_p = binary("pow", lambda xp: xp.power,
+rem_p = binary("rem", _ufunc("fmod"),  # C fmod: the sign of x
+               [lambda t, ans, x, y: t, lambda t, ans, x, y: -t * _trunc_quotient(x, y)],
+               [lambda g, ans, x, y: g, lambda g, ans, x, y: -g * _trunc_quotient(x, y)], kinds="if")
+pow_p = binary("pow", _ufunc("power"),
                [lambda t, ans, x, y: t * _pow_dx(x, y), lambda t, ans, x, y: t * log(_replace_zero(x)) * ans],
                [lambda g, ans, x, y: g * _pow_dx(x, y), lambda g, ans, x, y: g * log(_replace_zero(x)) * ans])
-max_p = binary("max", lambda xp: xp.maximum,
+max_p = binary("max", _ufunc("maximum"),
                [lambda t, ans, x, y: t * _balanced_eq(x, ans, y), lambda t, ans, x, y: t * _balanced_eq(y, ans, x)],
                [lambda g, ans, x, y: g * _balanced_eq(x, ans, y), lambda g, ans, x, y: g * _balanced_eq(y, ans, x)],
                kinds="bifc")
-min_p = binary("min", lambda xp: xp.minimum,
+min_p = binary("min", _ufunc("minimum"),
                [lambda t, ans, x, y: t * _balanced_eq(x, ans, y), lambda t, ans, x, y: t * _balanced_eq(y, ans, x)],
                [lambda g, ans, x, y: g * _balanced_eq(x, ans, y), lambda g, ans, x, y: g * _balanced_eq(y, ans, x)],
                kinds="bifc")
-
-
-def _pow_dx(x, y):
-    # y * x**(y-1), defined as 0 where y == 0 (so d/dx x**0 = 0 even at x = 0).
-    return select(y == 0, zeros_like(x), y * pow(x, y - 1))
+atan2_p = binary_partials("atan2", _ufunc("arctan2"),  # atan2(x, y) = atan(x / y), as lax.atan2
+                          lambda ans, x, y: y / (x * x + y * y), lambda ans, x, y: -x / (x * x + y * y))
 
 
 def _integer_pow_rule(x: ShapedArray, *, y: int) -> ShapedArray:
@@ -171,10 +364,71 @@ def _integer_pow_impl(xp):
     return f
 
 
-integer_pow_p = Primitive("integer_pow", impl=_integer_pow_impl, abstract_eval=_integer_pow_rule,
-                          jvp=[lambda t, ans, x, *, y: t * _integer_pow_d(x, y)],
-                          vjp=[lambda g, ans, x, *, y: g * _integer_pow_d(x, y)])
-integer_pow_p.batch = elementwise_batch(integer_pow_p)
+integer_pow_p = _card("integer_pow", _integer_pow_impl, _integer_pow_rule,
+                      [lambda t, ans, x, *, y: t * _integer_pow_d(x, y)],
+                      [lambda g, ans, x, *, y: g * _integer_pow_d(x, y)])
+
+
+def _clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:
+    check_same("clamp", lo, x, hi)
+    check_dtype("clamp", x, "if")
+    return ShapedArray(x.shape, x.dtype, lo.weak_type and x.weak_type and hi.weak_type)
+
+
+def _where(pred, t):
+    return select(pred, t, zeros_like(t))
+
+
+# JAX's rules: the gradient goes to whichever operand the result equals (x inside the open interval).
+_clamp_rules = [lambda t, ans, lo, x, hi: _where(bitwise_and(gt(lo, x), lt(lo, hi)), t),
+                lambda t, ans, lo, x, hi: _where(bitwise_and(gt(x, lo), lt(x, hi)), t),
+                lambda t, ans, lo, x, hi: _where(lt(hi, x), t)]
+clamp_p = _card("clamp", lambda xp: (lambda lo, x, hi: xp.minimum(xp.maximum(x, lo), hi)), _clamp_rule,
+                _clamp_rules, _clamp_rules)
+
+
+# --- complex numbers ------------------------------------------------------------------------------
+
+def _real_of(dt) -> np.dtype:
+    return dtypes.float32 if np.dtype(dt) == dtypes.complex64 else dtypes.float64
+
+
+def _complex_of(dt) -> np.dtype:
+    return dtypes.complex64 if np.dtype(dt) == dtypes.float32 else dtypes.complex128
+
+
+def _part_rule(op: str):
+    def rule(x: ShapedArray) -> ShapedArray:
+        check_dtype(op, x, "c")
+        return x.update(dtype=_real_of(x.dtype))
+    return rule
+
+
+def _complex_rule(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    check_same("complex", x, y)
+    if x.dtype not in (dtypes.float32, dtypes.float64):
+        type_error("complex", f"operands must be float32 or float64, got {x.dtype}")
+    return ShapedArray(x.shape, _complex_of(x.dtype), x.weak_type and y.weak_type)
+
+
+def _complex_impl(xp):
+    def f(x, y):
+        x, y = xp.asarray(x), xp.asarray(y)
+        out = xp.empty(x.shape, dtype=_complex_of(x.dtype))
+        out.real, out.imag = x, y  # (x + 1j * y would turn an infinite y into a NaN real part)
+        return out
+    return f
+
+
+real_p = _card("real", _ufunc("real"), _part_rule("real"),
+               [lambda t, ans, x: real(t)], [lambda g, ans, x: complex(g, zeros_like(g))])
+imag_p = _card("imag", _ufunc("imag"), _part_rule("imag"),
+               [lambda t, ans, x: imag(t)], [lambda g, ans, x: complex(zeros_like(g), neg(g))])
+conj_p = _card("conj", _ufunc("conj"), _unary_rule("conj", "c"),
+               [lambda t, ans, x: conj(t)], [lambda g, ans, x: conj(g)])
+complex_p = _card("complex", _complex_impl, _complex_rule,
+                  [lambda t, ans, x, y: complex(t, zeros_like(t)), lambda t, ans, x, y: complex(zeros_like(t), t)],
+                  [lambda g, ans, x, y: real(g), lambda g, ans, x, y: neg(imag(g))])
 
 
 # --- comparisons and select -----------------------------------------------------------------------
@@ -188,19 +442,15 @@ def _compare_rule(op: str):
 
 
 def compare(name: str, impl, codegen: str) -> Primitive:
-    p = Primitive(name, impl=impl, abstract_eval=_compare_rule(name), jvp=[None, None],
-                  vjp=[None, None], differentiable=False, weak_type=lambda w, p: False,
-                  codegen=codegen)
-    p.batch = elementwise_batch(p)
-    return p
+    return nondiff(name, impl, 2, "bifc", out_dtype=dtypes.bool_, codegen=codegen, rule=_compare_rule(name))
 
 
-eq_p = compare("eq", lambda xp: xp.equal, "({0} == {1})")
-ne_p = compare("ne", lambda xp: xp.not_equal, "({0} != {1})")
-lt_p = compare("lt", lambda xp: xp.less, "({0} < {1})")
-le_p = compare("le", lambda xp: xp.less_equal, "({0} <= {1})")
-gt_p = compare("gt", lambda xp: xp.greater, "({0} > {1})")
-ge_p = compare("ge", lambda xp: xp.greater_equal, "({0} >= {1})")
+eq_p = compare("eq", _ufunc("equal"), "({0} == {1})")
+ne_p = compare("ne", _ufunc("not_equal"), "({0} != {1})")
+lt_p = compare("lt", _ufunc("less"), "({0} < {1})")
+le_p = compare("le", _ufunc("less_equal"), "({0} <= {1})")
+gt_p = compare("gt", _ufunc("greater"), "({0} > {1})")
+ge_p = compare("ge", _ufunc("greater_equal"), "({0} >= {1})")
 
 
 def _select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray) -> ShapedArray:
@@ -211,14 +461,13 @@ def _select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray)
     return ShapedArray(on_true.shape, on_true.dtype, on_true.weak_type and on_false.weak_type)
 
 
-select_p = Primitive(
-    "select", impl=lambda xp: xp.where, abstract_eval=_select_rule,
-    jvp=[None, lambda t, ans, p, a, b: select(p, t, zeros_like(t)),
-         lambda t, ans, p, a, b: select(p, zeros_like(t), t)],
-    vjp=[None, lambda g, ans, p, a, b: select(p, g, zeros_like(g)),
-         lambda g, ans, p, a, b: select(p, zeros_like(g), g)],
+select_p = _card(
+    "select", _ufunc("where"), _select_rule,
+    [None, lambda t, ans, p, a, b: select(p, t, zeros_like(t)),
+     lambda t, ans, p, a, b: select(p, zeros_like(t), t)],
+    [None, lambda g, ans, p, a, b: select(p, g, zeros_like(g)),
+     lambda g, ans, p, a, b: select(p, zeros_like(g), g)],
     weak_type=lambda w, params: w[1] and w[2])
-select_p.batch = elementwise_batch(select_p)
 
 
 # --- dtype conversion -----------------------------------------------------------------------------
@@ -247,35 +496,54 @@ def _convert_g(g, ans, x, *, new_dtype, weak_type=False):
     return convert_element_type(g, x.dtype, x.weak_type)
 
 
-convert_element_type_p = Primitive(
-    "convert_element_type", impl=_convert_impl, abstract_eval=_convert_rule,
-    jvp=[_convert_t], vjp=[_convert_g], weak_type=lambda w, params: params.get("weak_type", False))
-convert_element_type_p.batch = elementwise_batch(convert_element_type_p)
+convert_element_type_p = _card(
+    "convert_element_type", _convert_impl, _convert_rule, [_convert_t], [_convert_g],
+    weak_type=lambda w, params: params.get("weak_type", False))
 
 
 # --- lax-style functions (strict: no promotion, no broadcasting) ----------------------------------
 
 def neg(x): return neg_p.bind(x)
 def exp(x): return exp_p.bind(x)
+def exp2(x): return exp2_p.bind(x)
 def log(x): return log_p.bind(x)
+def log2(x): return log2_p.bind(x)
+def log10(x): return log10_p.bind(x)
 def log1p(x): return log1p_p.bind(x)
 def expm1(x): return expm1_p.bind(x)
-def tanh(x): return tanh_p.bind(x)
 def logistic(x): return logistic_p.bind(x)
 def sin(x): return sin_p.bind(x)
 def cos(x): return cos_p.bind(x)
+def tan(x): return tan_p.bind(x)
+def asin(x): return asin_p.bind(x)
+def acos(x): return acos_p.bind(x)
+def atan(x): return atan_p.bind(x)
+def sinh(x): return sinh_p.bind(x)
+def cosh(x): return cosh_p.bind(x)
+def tanh(x): return tanh_p.bind(x)
+def asinh(x): return asinh_p.bind(x)
+def acosh(x): return acosh_p.bind(x)
+def atanh(x): return atanh_p.bind(x)
 def sqrt(x): return sqrt_p.bind(x)
 def rsqrt(x): return rsqrt_p.bind(x)
+def cbrt(x): return cbrt_p.bind(x)
+def square(x): return square_p.bind(x)
 def abs(x): return abs_p.bind(x)  # noqa: A001 - lax name
 def sign(x): return sign_p.bind(x)
 def stop_gradient(x): return stop_gradient_p.bind(x)
+def floor(x): return floor_p.bind(x)
+def ceil(x): return ceil_p.bind(x)
+def is_finite(x): return is_finite_p.bind(x)
 def add(x, y): return add_p.bind(x, y)
 def sub(x, y): return sub_p.bind(x, y)
 def mul(x, y): return mul_p.bind(x, y)
 def div(x, y): return div_p.bind(x, y)
+def rem(x, y): return rem_p.bind(x, y)
 def pow(x, y): return pow_p.bind(x, y)  # noqa: A001 - lax name
 def max(x, y): return max_p.bind(x, y)  # noqa: A001 - lax name
 def min(x, y): return min_p.bind(x, y)  # noqa: A001 - lax name
+def atan2(x, y): return atan2_p.bind(x, y)
+def nextafter(x1, x2): return nextafter_p.bind(x1, x2)
 def integer_pow(x, y: int): return integer_pow_p.bind(x, y=int(y))
 def eq(x, y): return eq_p.bind(x, y)
 def ne(x, y): return ne_p.bind(x, y)
@@ -284,6 +552,48 @@ def le(x, y): return le_p.bind(x, y)
 def gt(x, y): return gt_p.bind(x, y)
 def ge(x, y): return ge_p.bind(x, y)
 def select(pred, on_true, on_false): return select_p.bind(pred, on_true, on_false)
+def bitwise_not(x): return not_p.bind(x)
+def bitwise_and(x, y): return and_p.bind(x, y)
+def bitwise_or(x, y): return or_p.bind(x, y)
+def bitwise_xor(x, y): return xor_p.bind(x, y)
+def shift_left(x, y): return shift_left_p.bind(x, y)
+def shift_right_arithmetic(x, y): return shift_right_arithmetic_p.bind(x, y)
+def shift_right_logical(x, y): return shift_right_logical_p.bind(x, y)
+def population_count(x): return population_count_p.bind(x)
+def real(x): return real_p.bind(x)
+def imag(x): return imag_p.bind(x)
+def complex(x, y): return complex_p.bind(x, y)  # noqa: A001 - lax name
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001 - lax name
+    """x rounded to an integral value; ties away from zero (default) or to even, as lax.round."""
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+def conj(x):
+    """The complex conjugate, as lax.conj: real input gives a complex result."""
+    if not dtypes.is_complex(x.dtype):
+        x = convert_element_type(x, _complex_of(x.dtype))
+    return conj_p.bind(x)
+
+
+def clamp(min, x, max):  # noqa: A002 - lax names
+    """min(max(x, min), max) elementwise, as lax.clamp; the bounds may be scalars (shape ())."""
+    return clamp_p.bind(_bound_like(min, x), x, _bound_like(max, x))
+
+
+def _bound_like(b, x):
+    from .shape import broadcast_in_dim
+    if not isinstance(b, ArrayBase):
+        b = to_array(b, dtype=x.dtype)
+    if tuple(b.shape) == () and tuple(x.shape) != ():
+        b = broadcast_in_dim(b, tuple(x.shape), ())
+    return b
+
+
+def bitcast_convert_type(x, new_dtype):
+    """The bits of x reinterpreted as `new_dtype` of the same width, as lax.bitcast_convert_type."""
+    return bitcast_convert_type_p.bind(x, new_dtype=dtypes.canonicalize(new_dtype))
 
 
 def convert_element_type(x, new_dtype, weak_type: bool = False):

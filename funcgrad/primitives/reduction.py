@@ -115,7 +115,14 @@ argmin_p = _arg("argmin", "argmin")
 
 
 def _axes(x, axes):
-    return tuple(sorted(int(a) % x.ndim if x.ndim else int(a) for a in axes))
+    """Axes as sorted non-negative ints; negative ones count from the end, out-of-range ones raise."""
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -x.ndim <= a < x.ndim:
+            value_error("reduce", f"axis {a} is out of range for an operand of rank {x.ndim}")
+        out.append(a % x.ndim)
+    return tuple(sorted(out))
 
 
 def reduce_sum(x, axes):

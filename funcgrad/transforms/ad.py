@@ -304,6 +304,8 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
                             "For non-scalar outputs use vjp, jacrev or jacfwd (at "
                             f"{user_location(2)}).")
         out_dt = value.dtype
+        if holomorphic and not dtypes.is_complex(out_dt):
+            raise TypeError(f"grad with holomorphic=True requires a complex output, got {out_dt}")
         if not holomorphic and not dtypes.is_float(out_dt):
             raise TypeError(f"grad requires a real-valued (float) output, got {out_dt}; for complex "
                             "outputs use holomorphic=True or vjp")

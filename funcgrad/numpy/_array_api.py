@@ -1,0 +1,87 @@
+"""The Array API standard (2024.12) names that NumPy spells differently, and the inspection namespace.
+
+`x.__array_namespace__()` returns funcgrad.numpy itself (as JAX does with jax.numpy): it is a superset
+of the standard. Deviation, by design: arrays are immutable, so `x[i] = v` raises TypeError (use
+`x.at[i].set(v)`); augmented assignment `x += y` rebinds the name to a new array, as in JAX.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.array import ArrayBase, to_array
+from ..core.backend import CPU, devices as _devices
+from ..primitives import elementwise as ew
+from . import _ufuncs as u
+
+__array_api_version__ = "2024.12"
+
+acos, acosh, asin, asinh = u.arccos, u.arccosh, u.arcsin, u.arcsinh
+atan, atan2, atanh = u.arctan, u.arctan2, u.arctanh
+pow = u.power  # noqa: A001 - the standard's name
+
+
+def astype(x, dtype, /, *, copy: bool = True, device=None):
+    """x converted to dtype (a new array; funcgrad arrays are immutable, so `copy` changes nothing)."""
+    if not isinstance(x, ArrayBase):
+        raise TypeError(f"astype: expected an array, got {type(x).__name__}")
+    return ew.convert_element_type(x, dtypes.canonicalize(dtype))
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An Array from any object supporting DLPack (NumPy, CuPy, torch, ...)."""
+    if hasattr(x, "__dlpack__"):
+        try:
+            return to_array(np.from_dlpack(x))
+        except (TypeError, RuntimeError, BufferError):
+            from ..core.backend import cupy
+            cp = cupy()
+            if cp is None:
+                raise
+            return to_array(cp.from_dlpack(x))
+    raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
+
+
+_KINDS = {
+    "bool": [dtypes.bool_],
+    "signed integer": [dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64],
+    "unsigned integer": [dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64],
+    "real floating": [dtypes.float32, dtypes.float64],
+    "complex floating": [dtypes.complex64, dtypes.complex128],
+}
+_KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
+_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
+
+
+class _Info:
+    """The standard's inspection namespace (`__array_namespace_info__()`)."""
+
+    def capabilities(self) -> dict:
+        # Boolean-mask indexing and nonzero need concrete sizes (they work outside jit only).
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+
+    def default_device(self):
+        return CPU
+
+    def default_dtypes(self, *, device=None) -> dict:
+        return {"real floating": dtypes.defaults.float_, "complex floating": dtypes.defaults.complex_,
+                "integral": dtypes.defaults.int_, "indexing": dtypes.int64}
+
+    def devices(self) -> list:
+        return _devices()
+
+    def dtypes(self, *, device=None, kind=None) -> dict:
+        if kind is None:
+            names = ["bool"] + [str(d) for d in _KINDS["numeric"]]
+            return {n: np.dtype(n) for n in names}
+        kinds = (kind,) if isinstance(kind, str) else tuple(kind)
+        out = {}
+        for k in kinds:
+            if k not in _KINDS:
+                raise ValueError(f"dtypes: unknown kind {k!r}; expected one of {sorted(_KINDS)}")
+            out.update({str(d): d for d in _KINDS[k]})
+        return out
+
+
+def __array_namespace_info__() -> _Info:
+    return _Info()

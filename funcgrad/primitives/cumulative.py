@@ -1,0 +1,287 @@
+"""Scans along one axis (cumsum, cumprod, cummax, cummin, cumlogsumexp) and the boolean reductions
+reduce_and / reduce_or.
+
+The scans take params `axis` and `reverse`, as jax.lax.cumsum: out[k] combines x[0..k] (x[k..n-1]
+when reverse=True) along `axis`.
+
+Derivatives (all written with funcgrad operations, so they differentiate again):
+- cumsum is linear: its jvp is a cumsum of the tangent, its vjp a cumsum in the other direction.
+- cumprod and cumlogsumexp have Jacobians of the form J[k, j] = c[j] * prod_{j < i <= k} a[i]
+  (cumprod: a = x, c = the exclusive product; cumlogsumexp: a[k] = exp(out[k-1] - out[k]) and
+  c[k] = exp(x[k] - out[k]), both in [0, 1]). The jvp is the first-order linear recurrence
+  d[k] = a[k] d[k-1] + c[k] t[k] and the vjp its transpose; both are evaluated by `linear_recurrence`,
+  a log-depth (Hillis-Steele) scan of multiplications and additions. No division is involved, so
+  cumprod's derivative is exact with zeros in x, and cumlogsumexp's is stable for large inputs and
+  -inf entries (as in JAX, whose rules come from an associative scan too).
+- cummax / cummin route each output's derivative to the running arg-extremum: the first position
+  attaining the running maximum (minimum), as argmax does. The derivative is a gather of tangents,
+  and its transpose a scatter-add.
+- reduce_and / reduce_or act on bools and have no derivative.
+"""
+from __future__ import annotations
+
+from ..core import dtypes
+from ..core.aval import ShapedArray
+from ..core.primitive import Primitive
+from . import elementwise as ew
+from ._util import check_dtype, move_axis, type_error, value_error
+from .shape import broadcasted_iota, full, pad, rev
+from .sorting import scatter_add_along, take_along
+
+# --- helpers: shifts and the linear recurrence ----------------------------------------------------
+
+
+def shift(x, axis: int, steps: int, fill, reverse: bool = False):
+    """x moved `steps` places along `axis`, filling the vacated places with the scalar `fill`:
+    y[k] = x[k - steps] (y[k] = x[k + steps] when reverse=True)."""
+    cfg = [(0, 0, 0)] * x.ndim
+    cfg[axis] = (-steps, steps, 0) if reverse else (steps, -steps, 0)
+    return pad(x, full((), fill, x.dtype), cfg)
+
+
+def linear_recurrence(a, b, axis: int, reverse: bool = False):
+    """h with h[k] = a[k] * h[k-1] + b[k] along `axis` (h[-1] = 0); with reverse=True
+    h[k] = a[k] * h[k+1] + b[k] (h[n] = 0).
+
+    A log-depth scan over the affine maps h -> a h + b, so it is built from mul/add/pad and is
+    differentiable and batchable like any funcgrad expression."""
+    n = b.shape[axis]
+    steps = 1
+    while steps < n:
+        b = ew.add(ew.mul(a, shift(b, axis, steps, 0, reverse)), b)
+        if 2 * steps < n:
+            a = ew.mul(a, shift(a, axis, steps, 1, reverse))
+        steps *= 2
+    return b
+
+
+def _isfinite(x):
+    return ew.eq(ew.sub(x, x), ew.zeros_like(x))
+
+
+# --- the cards ------------------------------------------------------------------------------------
+
+def _scan_rule(op: str, kinds: str):
+    def rule(x: ShapedArray, *, axis, reverse) -> ShapedArray:
+        check_dtype(op, x, kinds)
+        if not isinstance(axis, int) or not 0 <= axis < x.ndim:
+            value_error(op, f"axis {axis!r} out of range for operand {x.str_short()} "
+                            "(a scan needs an array of rank >= 1 and 0 <= axis < rank)")
+        if not isinstance(reverse, bool):
+            type_error(op, f"reverse must be a bool, got {reverse!r}")
+        return x
+    return rule
+
+
+def _kind(dt) -> str:
+    return "b" if dt == dtypes.bool_ else "i" if dtypes.is_integer(dt) else "f" if dtypes.is_float(dt) else "c"
+
+
+def _scan_impl(make, kinds: str):
+    """impl(xp) from make(xp) -> f(x, axis) computing the forward scan."""
+    def impl(xp):
+        f = make(xp)
+
+        def scan(x, *, axis, reverse):
+            if not 0 <= axis < x.ndim or _kind(x.dtype) not in kinds:
+                raise ValueError("bad operand")  # the caller reports it with the shape rule's message
+            if reverse:
+                return xp.flip(f(xp.flip(x, axis), axis), axis)
+            return f(x, axis)
+        return scan
+    return impl
+
+
+def _accumulate(name):
+    def make(xp):
+        ufunc = getattr(xp, name)
+
+        def f(x, axis):
+            try:
+                return ufunc.accumulate(x, axis=axis)
+            except (AttributeError, NotImplementedError, TypeError):  # e.g. CuPy without accumulate
+                import numpy as np
+                return xp.asarray(getattr(np, name).accumulate(xp.asnumpy(x), axis=axis))
+        return f
+    return make
+
+
+def _forward_only(rule):
+    """A derivative rule written for reverse=False, extended to reverse=True by flipping the axis."""
+    def wrapped(t, ans, x, *, axis, reverse):
+        if not reverse:
+            return rule(t, ans, x, axis)
+        return rev(rule(rev(t, (axis,)), rev(ans, (axis,)), rev(x, (axis,)), axis), (axis,))
+    return wrapped
+
+
+def _scan_batch(prim):
+    def rule(args, dims, *, axis, reverse):
+        return prim.bind(move_axis(args[0], dims[0], 0), axis=axis + 1, reverse=reverse), 0
+    return rule
+
+
+def _affine_rules(coefficients):
+    """(jvp, vjp) for a scan whose Jacobian is J[k, j] = c[j] prod_{j<i<=k} a[i], with
+    coefficients(ans, x, axis) -> (a, c) for the forward direction."""
+    def jvp(t, ans, x, axis):
+        a, c = coefficients(ans, x, axis)
+        return linear_recurrence(a, ew.mul(c, t), axis)
+
+    def vjp(g, ans, x, axis):
+        a, c = coefficients(ans, x, axis)
+        # grad[j] = c[j] * s[j] with s[j] = g[j] + a[j+1] * s[j+1].
+        return ew.mul(c, linear_recurrence(shift(a, axis, 1, 0, reverse=True), g, axis, reverse=True))
+    return _forward_only(jvp), _forward_only(vjp)
+
+
+def _cumprod_coefficients(ans, x, axis):
+    return x, shift(ans, axis, 1, 1)  # c[k] = prod_{i<k} x[i]
+
+
+def _cumlogsumexp_coefficients(ans, x, axis):
+    prev = shift(ans, axis, 1, float("-inf"))
+    ok = _isfinite(ans)  # where out[k] is -inf (or inf, nan) the derivative is taken as 0
+    zero = ew.zeros_like(ans)
+    safe = ew.select(ok, ans, zero)
+    a = ew.select(ok, ew.exp(ew.sub(prev, safe)), zero)
+    c = ew.select(ok, ew.exp(ew.sub(x, safe)), zero)
+    return a, c
+
+
+def _running_arg(ans, x, axis, strictly_better):
+    """Index of the first position attaining the running extreme: positions where x beats the
+    previous running value are records; the running arg is the last record so far."""
+    prev = shift(ans, axis, 1, 0)
+    first = ew.eq(broadcasted_iota(dtypes.int64, x.shape, axis), full(x.shape, 0, dtypes.int64))
+    record = ew.select(first, first, strictly_better(x, prev))
+    pos = broadcasted_iota(dtypes.int64, x.shape, axis)
+    return cummax(ew.select(record, pos, full(x.shape, 0, dtypes.int64)), axis)
+
+
+def _chooser_rules(strictly_better):
+    def jvp(t, ans, x, axis):
+        return take_along(t, _running_arg(ans, x, axis, strictly_better), axis)
+
+    def vjp(g, ans, x, axis):
+        return scatter_add_along(g, _running_arg(ans, x, axis, strictly_better), axis, x.shape)
+    return _forward_only(jvp), _forward_only(vjp)
+
+
+def _cumsum_impl(xp):
+    return lambda x, axis: xp.cumsum(x, axis=axis, dtype=x.dtype)
+
+
+def _cumprod_impl(xp):
+    return lambda x, axis: xp.cumprod(x, axis=axis, dtype=x.dtype)
+
+
+cumsum_p = Primitive(
+    "cumsum", impl=_scan_impl(_cumsum_impl, "ifc"), abstract_eval=_scan_rule("cumsum", "ifc"),
+    jvp=[lambda t, ans, x, *, axis, reverse: cumsum(t, axis, reverse)],
+    vjp=[lambda g, ans, x, *, axis, reverse: cumsum(g, axis, not reverse)])
+
+_cumprod_jvp, _cumprod_vjp = _affine_rules(_cumprod_coefficients)
+cumprod_p = Primitive(
+    "cumprod", impl=_scan_impl(_cumprod_impl, "ifc"), abstract_eval=_scan_rule("cumprod", "ifc"),
+    jvp=[_cumprod_jvp], vjp=[_cumprod_vjp])
+
+_cle_jvp, _cle_vjp = _affine_rules(_cumlogsumexp_coefficients)
+cumlogsumexp_p = Primitive(
+    "cumlogsumexp", impl=_scan_impl(_accumulate("logaddexp"), "f"),
+    abstract_eval=_scan_rule("cumlogsumexp", "f"), jvp=[_cle_jvp], vjp=[_cle_vjp])
+
+_cummax_jvp, _cummax_vjp = _chooser_rules(ew.gt)
+cummax_p = Primitive(
+    "cummax", impl=_scan_impl(_accumulate("maximum"), "bif"), abstract_eval=_scan_rule("cummax", "bif"),
+    jvp=[_cummax_jvp], vjp=[_cummax_vjp])
+
+_cummin_jvp, _cummin_vjp = _chooser_rules(ew.lt)
+cummin_p = Primitive(
+    "cummin", impl=_scan_impl(_accumulate("minimum"), "bif"), abstract_eval=_scan_rule("cummin", "bif"),
+    jvp=[_cummin_jvp], vjp=[_cummin_vjp])
+
+for _p in (cumsum_p, cumprod_p, cumlogsumexp_p, cummax_p, cummin_p):
+    _p.batch = _scan_batch(_p)
+
+
+# --- boolean reductions ---------------------------------------------------------------------------
+
+def _bool_reduce_rule(op: str):
+    def rule(x: ShapedArray, *, axes) -> ShapedArray:
+        if x.dtype != dtypes.bool_:
+            type_error(op, f"operand must be bool, got {x.str_short()}; compare it with 0 first")
+        if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+            value_error(op, f"axes {axes} out of range or repeated for operand {x.str_short()}")
+        return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype, False)
+    return rule
+
+
+def _bool_reduce(name, np_name):
+    def impl(xp):
+        fn = getattr(xp, np_name)
+
+        def f(x, *, axes):
+            if x.dtype != bool:
+                raise TypeError("bad dtype")  # the caller reports it with the shape rule's message
+            return xp.asarray(fn(x, axis=tuple(axes)))
+        return f
+    p = Primitive(name, impl=impl, abstract_eval=_bool_reduce_rule(name), jvp=[None], vjp=[None],
+                  differentiable=False, weak_type=lambda w, params: False)
+    p.batch = lambda args, dims, *, axes: (
+        p.bind(move_axis(args[0], dims[0], 0), axes=tuple(a + 1 for a in axes)), 0)
+    return p
+
+
+reduce_and_p = _bool_reduce("reduce_and", "all")
+reduce_or_p = _bool_reduce("reduce_or", "any")
+
+
+# --- lax-style functions --------------------------------------------------------------------------
+
+def _axis(x, axis) -> int:
+    axis = int(axis)
+    if x.ndim and -x.ndim <= axis < x.ndim:
+        return axis % x.ndim
+    return axis  # out of range: the shape rule reports it
+
+
+def cumsum(operand, axis: int = 0, reverse: bool = False):
+    """Cumulative sum along `axis` (from the end when reverse=True), as jax.lax.cumsum."""
+    return cumsum_p.bind(operand, axis=_axis(operand, axis), reverse=bool(reverse))
+
+
+def cumprod(operand, axis: int = 0, reverse: bool = False):
+    """Cumulative product along `axis`, as jax.lax.cumprod (its derivative is exact with zeros)."""
+    return cumprod_p.bind(operand, axis=_axis(operand, axis), reverse=bool(reverse))
+
+
+def cummax(operand, axis: int = 0, reverse: bool = False):
+    """Running maximum along `axis`, as jax.lax.cummax."""
+    return cummax_p.bind(operand, axis=_axis(operand, axis), reverse=bool(reverse))
+
+
+def cummin(operand, axis: int = 0, reverse: bool = False):
+    """Running minimum along `axis`, as jax.lax.cummin."""
+    return cummin_p.bind(operand, axis=_axis(operand, axis), reverse=bool(reverse))
+
+
+def cumlogsumexp(operand, axis: int = 0, reverse: bool = False):
+    """Running log(sum(exp(x))) along `axis` (numerically stable), as jax.lax.cumlogsumexp."""
+    return cumlogsumexp_p.bind(operand, axis=_axis(operand, axis), reverse=bool(reverse))
+
+
+def _bool_axes(x, axes) -> tuple:
+    return tuple(sorted(_axis(x, a) for a in axes))  # out-of-range axes reach the shape rule
+
+
+def reduce_and(operand, axes):
+    """Logical and of a bool array over `axes`, as jax.lax.reduce_and."""
+    axes = _bool_axes(operand, axes)
+    return reduce_and_p.bind(operand, axes=axes) if axes else operand
+
+
+def reduce_or(operand, axes):
+    """Logical or of a bool array over `axes`, as jax.lax.reduce_or."""
+    axes = _bool_axes(operand, axes)
+    return reduce_or_p.bind(operand, axes=axes) if axes else operand

@@ -1,0 +1,340 @@
+"""Continuous samplers built on uniform bits: uniform, normal and the distributions that transform them.
+
+Each follows JAX's algorithm for its distribution step for step (same key use, same operations in the
+same dtype), so values agree with JAX's non-partitionable threefry to the last bit where only exact
+operations are involved (uniform, and everything up to a final elementwise transcendental function)
+and to a unit or two in the last place otherwise (the transcendental functions of NumPy and XLA
+round differently).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import dtypes
+from ..primitives import elementwise as ew
+from ..primitives import shape as sh
+from ..primitives.reduction import reduce_sum
+from ._keys import UINT_DTYPES, canonical_shape, check_key, const, random_bits, split2
+from ._util import (as_dtype, broadcast_shapes, broadcast_to, check_shape, erf, erf_inv, finfo, float_dtype,
+                    has_special, next_up)
+
+SQRT2 = math.sqrt(2.0)
+
+
+def _c(value, like):
+    """A constant shaped and typed like `like`."""
+    return const(value, like.dtype, like.shape)
+
+
+# --- uniform --------------------------------------------------------------------------------------
+
+def _uniform(key, shape, dtype, minval, maxval):
+    """JAX's `_uniform`: the top `nmant` bits of random words as the mantissa of a float in [1, 2),
+    minus 1, i.e. (bits >> (nbits - nmant)) * 2**-nmant exactly; then scaled to [minval, maxval)."""
+    info = finfo(dtype)
+    nbits, nmant = info.bits, info.nmant
+    rng_bits = nbits if nmant >= 8 else 8
+    bits = random_bits(key, rng_bits, shape)
+    if rng_bits != nbits:
+        bits = ew.convert_element_type(bits, UINT_DTYPES[nbits])
+    mantissa = ew.div(bits, const(2 ** (rng_bits - nmant), bits.dtype, shape))   # a logical shift right
+    floats = ew.mul(ew.convert_element_type(mantissa, dtype), const(2.0 ** -nmant, dtype, shape))
+    minval = broadcast_to(minval, shape)
+    maxval = broadcast_to(maxval, shape)
+    span = ew.sub(maxval, minval)
+    if nbits <= 32:
+        # XLA (on CPUs and GPUs with FMA) fuses floats * span + minval into one rounding; the float64
+        # product of two floats of <= 24 bits is exact, so this rounds (almost always) the same way.
+        wide = np.dtype(np.float64)
+        scaled = ew.add(ew.mul(ew.convert_element_type(floats, wide), ew.convert_element_type(span, wide)),
+                        ew.convert_element_type(minval, wide))
+        scaled = ew.convert_element_type(scaled, dtype)
+    else:
+        scaled = ew.add(ew.mul(floats, span), minval)
+    return ew.max(minval, scaled)
+
+
+def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
+    """Uniform samples in [minval, maxval) of `shape` and float `dtype` (default float32), as
+    jax.random.uniform (bit for bit). Differentiable in minval and maxval.
+
+    >>> funcgrad.random.uniform(funcgrad.random.PRNGKey(0))   # 0.41845703, as JAX
+    """
+    key = check_key(key, "uniform")
+    shape = canonical_shape(shape, "uniform")
+    dtype = float_dtype(dtype, "uniform")
+    minval, maxval = as_dtype(minval, dtype), as_dtype(maxval, dtype)
+    check_shape("uniform", shape, minval.shape, maxval.shape)
+    return _uniform(key, shape, dtype, minval, maxval)
+
+
+# --- normal and friends ---------------------------------------------------------------------------
+
+def _normal_real(key, shape, dtype):
+    if not has_special("erf_inv"):
+        return _box_muller(key, shape, dtype)
+    lo = float(np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype)))
+    u = _uniform(key, shape, dtype, const(lo, dtype), const(1.0, dtype))
+    return ew.mul(const(SQRT2, dtype, shape), erf_inv(u))
+
+
+def _box_muller(key, shape, dtype):
+    """Fallback without erf_inv (values then differ from JAX's): sqrt(-2 log u1) cos(2 pi u2)."""
+    k1, k2 = split2(key)
+    u1 = _uniform(k1, shape, dtype, const(float(finfo(dtype).tiny), dtype), const(1.0, dtype))
+    u2 = _uniform(k2, shape, dtype, const(0.0, dtype), const(1.0, dtype))
+    r = ew.sqrt(ew.mul(_c(-2.0, u1), ew.log(u1)))
+    return ew.mul(r, ew.cos(ew.mul(_c(2 * math.pi, u2), u2)))
+
+
+def normal(key, shape=(), dtype=None):
+    """Standard normal samples, as jax.random.normal: sqrt(2) * erf_inv(u) with u uniform in (-1, 1)
+    (complex dtypes: independent real and imaginary parts of variance 1/2)."""
+    key = check_key(key, "normal")
+    shape = canonical_shape(shape, "normal")
+    dtype = float_dtype(dtype, "normal", complex_ok=True)
+    if dtypes.is_complex(dtype):
+        real = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+        k_re, k_im = split2(key)
+        re = ew.convert_element_type(_normal_real(k_re, shape, real), dtype)
+        im = ew.convert_element_type(_normal_real(k_im, shape, real), dtype)
+        z = ew.add(re, ew.mul(const(1j, dtype, shape), im))
+        return ew.div(z, const(SQRT2, dtype, shape))
+    return _normal_real(key, shape, dtype)
+
+
+def truncated_normal(key, lower, upper, shape=None, dtype=None):
+    """Standard normal samples conditioned on lower < x < upper, as jax.random.truncated_normal
+    (inverse-CDF: erf_inv of a uniform between erf(lower/sqrt2) and erf(upper/sqrt2), clipped into
+    the open interval)."""
+    key = check_key(key, "truncated_normal")
+    dtype = float_dtype(dtype, "truncated_normal")
+    lower, upper = as_dtype(lower, dtype), as_dtype(upper, dtype)
+    if shape is None:
+        shape = broadcast_shapes(lower.shape, upper.shape)
+    else:
+        shape = canonical_shape(shape, "truncated_normal")
+        check_shape("truncated_normal", shape, lower.shape, upper.shape)
+    if not has_special("erf_inv"):
+        raise NotImplementedError("truncated_normal needs erf and erf_inv (funcgrad.primitives.special)")
+    a = erf(ew.div(lower, _c(SQRT2, lower)))
+    b = erf(ew.div(upper, _c(SQRT2, upper)))
+    u = _uniform(key, shape, dtype, a, b)
+    out = ew.mul(_c(SQRT2, u), erf_inv(u))
+    lo = broadcast_to(next_up(ew.stop_gradient(lower), +1), shape)
+    hi = broadcast_to(next_up(ew.stop_gradient(upper), -1), shape)
+    return ew.min(ew.max(out, lo), hi)
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+    """Samples of N(mean, cov): mean + factor @ z with z standard normal of shape `shape + (n,)` and
+    factor the Cholesky factor of cov (method="cholesky"), or U sqrt(S) from method="eigh" / "svd"
+    (for singular cov), as jax.random.multivariate_normal. Differentiable in mean and cov."""
+    from .. import numpy as jnp
+    key = check_key(key, "multivariate_normal")
+    if method not in ("svd", "eigh", "cholesky"):
+        raise ValueError("multivariate_normal: method must be one of 'svd', 'eigh', 'cholesky'")
+    mean, cov = jnp.asarray(mean), jnp.asarray(cov)
+    dt = np.result_type(mean.dtype, cov.dtype)
+    if not dtypes.is_inexact(dt):
+        dt = dtypes.defaults.float_
+    dtype = np.dtype(dt) if dtype is None else float_dtype(dtype, "multivariate_normal")
+    mean, cov = ew.convert_element_type(mean, dtype), ew.convert_element_type(cov, dtype)
+    if mean.ndim < 1:
+        raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == {mean.ndim}")
+    if cov.ndim < 2:
+        raise ValueError(f"multivariate_normal requires cov.ndim >= 2, got cov.ndim == {cov.ndim}")
+    n = mean.shape[-1]
+    if tuple(cov.shape[-2:]) != (n, n):
+        raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, but got "
+                         f"cov.shape == {tuple(cov.shape)}")
+    batch = broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
+    if shape is None:
+        shape = batch
+    else:
+        shape = canonical_shape(shape, "multivariate_normal")
+        check_shape("multivariate_normal", shape, mean.shape[:-1], cov.shape[:-2])
+    if method == "svd":
+        u, s, _ = jnp.linalg.svd(cov)
+        factor = u * jnp.sqrt(s[..., None, :])
+    elif method == "eigh":
+        w, v = jnp.linalg.eigh(cov)
+        factor = v * jnp.sqrt(jnp.maximum(w, 0)[..., None, :])
+    else:
+        factor = jnp.linalg.cholesky(cov)
+    z = normal(key, tuple(shape) + (n,), dtype)
+    return mean + jnp.matmul(factor, z[..., None])[..., 0]
+
+
+def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
+    """A random (semi-)orthogonal n x m matrix (Haar measure), stacked to `shape + (n, m)`: the Q of a
+    QR factorisation of a Gaussian matrix with the signs of R's diagonal folded in (Mezzadri 2007),
+    as jax.random.orthogonal."""
+    from .. import numpy as jnp
+    key = check_key(key, "orthogonal")
+    shape = canonical_shape(shape, "orthogonal")
+    dtype = float_dtype(dtype, "orthogonal", complex_ok=True)
+    n = int(n)
+    m = n if m is None else int(m)
+    z = normal(key, shape + (max(n, m), min(n, m)), dtype)
+    q, r = jnp.linalg.qr(z)
+    d = jnp.diagonal(r, axis1=-2, axis2=-1)
+    x = q * jnp.expand_dims(jnp.sign(d), -2)
+    return jnp.swapaxes(x, -1, -2) if n < m else x
+
+
+# --- one-parameter transforms of a uniform --------------------------------------------------------
+
+def _float_sampler(name, key, shape, dtype):
+    return check_key(key, name), canonical_shape(shape, name), float_dtype(dtype, name)
+
+
+def gumbel(key, shape=(), dtype=None, mode=None):
+    """Standard Gumbel samples -log(-log(u)), as jax.random.gumbel (mode "low", the default, or "high",
+    which uses two uniforms for a wider range)."""
+    key, shape, dtype = _float_sampler("gumbel", key, shape, dtype)
+    mode = "low" if mode is None else mode
+    if mode not in ("low", "high"):
+        raise ValueError(f"gumbel: mode must be 'low' or 'high', got {mode!r}")
+    info = finfo(dtype)
+    if mode == "high":
+        both = _uniform(key, (2,) + shape, dtype, const(0.0, dtype), const(1.0, dtype))
+        high = sh.reshape(sh.slice(both, (0,) + (0,) * len(shape), (1,) + shape), shape)
+        low = sh.reshape(sh.slice(both, (1,) + (0,) * len(shape), (2,) + shape), shape)
+        mixed = ew.add(ew.add(high, ew.mul(_c(2.0 ** -info.nmant, low), low)), _c(float(info.tiny), low))
+        x = ew.select(ew.ge(high, _c(0.5, high)), high, mixed)
+        return ew.neg(ew.log(ew.neg(ew.log1p(ew.neg(x)))))
+    u = _uniform(key, shape, dtype, const(float(info.tiny), dtype), const(1.0, dtype))
+    return ew.neg(ew.log(ew.neg(ew.log(u))))
+
+
+def exponential(key, shape=(), dtype=None):
+    """Exponential(1) samples -log(1 - u), as jax.random.exponential."""
+    key, shape, dtype = _float_sampler("exponential", key, shape, dtype)
+    u = _uniform(key, shape, dtype, const(0.0, dtype), const(1.0, dtype))
+    return ew.neg(ew.log1p(ew.neg(u)))
+
+
+def laplace(key, shape=(), dtype=None):
+    """Laplace(0, 1) samples sign(u) log(1 - |u|), u uniform in (-1, 1), as jax.random.laplace."""
+    key, shape, dtype = _float_sampler("laplace", key, shape, dtype)
+    u = _uniform(key, shape, dtype, const(-1.0 + float(finfo(dtype).epsneg), dtype), const(1.0, dtype))
+    return ew.mul(ew.sign(u), ew.log1p(ew.neg(ew.abs(u))))
+
+
+def logistic(key, shape=(), dtype=None):
+    """Standard logistic samples log(u) - log(1 - u), as jax.random.logistic."""
+    key, shape, dtype = _float_sampler("logistic", key, shape, dtype)
+    x = _uniform(key, shape, dtype, const(float(finfo(dtype).tiny), dtype), const(1.0, dtype))
+    return ew.sub(ew.log(x), ew.log1p(ew.neg(x)))
+
+
+def cauchy(key, shape=(), dtype=None):
+    """Standard Cauchy samples tan(pi (u - 1/2)), as jax.random.cauchy."""
+    key, shape, dtype = _float_sampler("cauchy", key, shape, dtype)
+    u = _uniform(key, shape, dtype, const(float(finfo(dtype).eps), dtype), const(1.0, dtype))
+    t = ew.mul(_c(math.pi, u), ew.sub(u, _c(0.5, u)))
+    tan = getattr(ew, "tan", None)
+    return tan(t) if tan is not None else ew.div(ew.sin(t), ew.cos(t))
+
+
+def rayleigh(key, scale=1.0, shape=None, dtype=None):
+    """Rayleigh(scale) samples scale * sqrt(-2 log u), as jax.random.rayleigh."""
+    key = check_key(key, "rayleigh")
+    dtype = float_dtype(dtype, "rayleigh")
+    scale = as_dtype(scale, dtype)
+    shape = tuple(scale.shape) if shape is None else canonical_shape(shape, "rayleigh")
+    check_shape("rayleigh", shape, scale.shape)
+    u = _uniform(key, shape, dtype, const(0.0, dtype), const(1.0, dtype))
+    return ew.mul(broadcast_to(scale, shape), ew.sqrt(ew.mul(ew.log(u), _c(-2.0, u))))
+
+
+def pareto(key, b, shape=None, dtype=None):
+    """Pareto(b) samples exp(e / b) with e exponential, as jax.random.pareto."""
+    key = check_key(key, "pareto")
+    dtype = float_dtype(dtype, "pareto")
+    b = as_dtype(b, dtype)
+    shape = tuple(b.shape) if shape is None else canonical_shape(shape, "pareto")
+    check_shape("pareto", shape, b.shape)
+    e = exponential(key, shape, dtype)
+    return ew.exp(ew.div(e, broadcast_to(b, shape)))
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    """Weibull samples scale * (-log(1 - u))**(1/concentration), as jax.random.weibull_min."""
+    key, shape, dtype = _float_sampler("weibull_min", key, shape, dtype)
+    scale, concentration = as_dtype(scale, dtype), as_dtype(concentration, dtype)
+    u = _uniform(key, shape, dtype, const(0.0, dtype), const(1.0, dtype))
+    e = ew.neg(ew.log1p(ew.neg(u)))
+    return ew.mul(ew.pow(e, broadcast_to(ew.div(_c(1.0, concentration), concentration), shape)),
+                  broadcast_to(scale, shape))
+
+
+def lognormal(key, sigma=1.0, shape=None, dtype=None):
+    """exp(sigma * z) with z standard normal, as jax.random.lognormal."""
+    key = check_key(key, "lognormal")
+    dtype = float_dtype(dtype, "lognormal")
+    sigma = as_dtype(sigma, dtype)
+    shape = tuple(sigma.shape) if shape is None else canonical_shape(shape, "lognormal")
+    check_shape("lognormal", shape, sigma.shape)
+    return ew.exp(ew.mul(normal(key, shape, dtype), broadcast_to(sigma, shape)))
+
+
+def maxwell(key, shape=(), dtype=None):
+    """Maxwell samples: the norm of three independent standard normals, as jax.random.maxwell."""
+    key, shape, dtype = _float_sampler("maxwell", key, shape, dtype)
+    z = normal(key, shape + (3,), dtype)
+    return ew.sqrt(reduce_sum(ew.mul(z, z), (len(shape),)))
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+    """Maxwell samples with a random sign, times scale plus loc, as jax.random.double_sided_maxwell;
+    the result's shape is `shape` followed by the broadcast shape of loc and scale."""
+    key = check_key(key, "double_sided_maxwell")
+    dtype = float_dtype(dtype, "double_sided_maxwell")
+    loc, scale = as_dtype(loc, dtype), as_dtype(scale, dtype)
+    shape = canonical_shape(shape, "double_sided_maxwell") + broadcast_shapes(loc.shape, scale.shape)
+    k_m, k_r = split2(key)
+    from ._discrete import rademacher
+    m = maxwell(k_m, shape, dtype)
+    sign = rademacher(k_r, shape, dtype)
+    return ew.add(ew.mul(ew.mul(sign, m), broadcast_to(scale, shape)), broadcast_to(loc, shape))
+
+
+def triangular(key, left, mode, right, shape=None, dtype=None):
+    """Triangular(left, mode, right) samples by inversion, as jax.random.triangular."""
+    key = check_key(key, "triangular")
+    dtype = float_dtype(dtype, "triangular")
+    left, mode, right = (as_dtype(v, dtype) for v in (left, mode, right))
+    params = broadcast_shapes(left.shape, mode.shape, right.shape)
+    shape = params if shape is None else canonical_shape(shape, "triangular")
+    check_shape("triangular", shape, params)
+    left, mode, right = (broadcast_to(v, shape) for v in (left, mode, right))
+    fc = ew.div(ew.sub(mode, left), ew.sub(right, left))
+    u = _uniform(key, shape, dtype, const(0.0, dtype), const(1.0, dtype))
+    out1 = ew.add(left, ew.sqrt(ew.mul(ew.mul(u, ew.sub(right, left)), ew.sub(mode, left))))
+    out2 = ew.sub(right, ew.sqrt(ew.mul(ew.mul(ew.sub(_c(1.0, u), u), ew.sub(right, left)),
+                                        ew.sub(right, mode))))
+    return ew.select(ew.lt(u, fc), out1, out2)
+
+
+def wald(key, mean, shape=None, dtype=None):
+    """Wald (inverse Gaussian) samples with the given mean and unit shape, as jax.random.wald."""
+    key = check_key(key, "wald")
+    dtype = float_dtype(dtype, "wald")
+    mean = as_dtype(mean, dtype)
+    shape = tuple(mean.shape) if shape is None else canonical_shape(shape, "wald")
+    check_shape("wald", shape, mean.shape)
+    k1, k2 = split2(key)
+    mean = broadcast_to(mean, shape)
+    v = normal(k1, shape, dtype)
+    z = _uniform(k2, shape, dtype, const(0.0, dtype), const(1.0, dtype))
+    y = ew.integer_pow(v, 2)
+    y_sq = ew.integer_pow(y, 2)
+    mean_sq = ew.integer_pow(mean, 2)
+    sqrt_term = ew.sqrt(ew.add(ew.mul(ew.mul(_c(4.0, mean), mean), y), ew.mul(mean_sq, y_sq)))
+    x = ew.sub(ew.add(mean, ew.div(ew.mul(mean_sq, y), _c(2.0, y))),
+               ew.mul(ew.div(mean, _c(2.0, mean)), sqrt_term))
+    return ew.select(ew.le(z, ew.div(mean, ew.add(mean, x))), x, ew.div(mean_sq, x))

@@ -1,0 +1,255 @@
+"""Keys, splitting and raw bits: JAX's default ("original", non-partitionable) threefry scheme.
+
+A key is a uint32[2] Array (JAX's raw `PRNGKey` layout); a batch of keys is uint32[..., 2]. Every
+function here is a composition of funcgrad operations around the `threefry2x32` card, so keys may be
+tracers: they work under jit, vmap (over a batch of keys) and grad (keys carry no derivative).
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.array import Array, ArrayBase, to_array
+from ..primitives import elementwise as ew
+from ..primitives import shape as sh
+from ..primitives.prng import threefry2x32
+
+U32 = np.dtype(np.uint32)
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: U32, 64: np.dtype(np.uint64)}
+
+
+# --- argument checks ------------------------------------------------------------------------------
+
+def check_key(key, name: str):
+    """key as an Array (or tracer) of uint32[2]; a clear TypeError otherwise."""
+    if not isinstance(key, ArrayBase):
+        try:
+            key = to_array(key, copy=False)
+        except TypeError:
+            raise TypeError(f"{name}: expected a PRNG key (uint32[2], from funcgrad.random.PRNGKey or "
+                            f"split), got {type(key).__name__}") from None
+    if key.dtype != U32 or tuple(key.shape) != (2,):
+        extra = (" For a batch of keys, map over them with funcgrad.vmap." if key.dtype == U32
+                 and key.ndim > 1 and key.shape[-1] == 2 else "")
+        raise TypeError(f"{name}: expected a PRNG key, a uint32[2] array (from funcgrad.random.PRNGKey or "
+                        f"split), got {key.dtype}{list(key.shape)}.{extra}")
+    return key
+
+
+def canonical_shape(shape, name: str) -> tuple:
+    """A static shape: a tuple of non-negative Python ints (an int n means (n,))."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        out = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"{name}: shape must be a tuple of ints (static, not traced), got {shape!r}") from None
+    if any(d < 0 for d in out):
+        raise ValueError(f"{name}: shape must have non-negative sizes, got {out}")
+    return out
+
+
+def _word(key, i: int):
+    return sh.reshape(sh.slice(key, (i,), (i + 1,)), ())
+
+
+def const(value, dtype, shape=()):
+    """A strongly typed constant of `dtype` broadcast to `shape`."""
+    return sh.full(tuple(shape), value, np.dtype(dtype))
+
+
+# --- threefry on counters -------------------------------------------------------------------------
+
+def threefry_2x32(key, count):
+    """The Threefry-2x32 hash of a uint32 counter array under `key` (JAX's `threefry_2x32`): the
+    flattened counters (padded with one zero if odd) are split into halves that form the (x1, x2)
+    pairs; the two outputs, concatenated and unpadded, have count's shape."""
+    n = math.prod(count.shape)
+    flat = sh.reshape(count, (n,))
+    odd = n % 2
+    if odd:
+        flat = sh.concatenate([flat, const(0, U32, (1,))], 0)
+    half = (n + odd) // 2
+    x1 = sh.slice(flat, (0,), (half,))
+    x2 = sh.slice(flat, (half,), (2 * half,))
+    k1 = sh.broadcast_in_dim(_word(key, 0), (half,), ())
+    k2 = sh.broadcast_in_dim(_word(key, 1), (half,), ())
+    y1, y2 = threefry2x32(k1, k2, x1, x2)
+    out = sh.concatenate([y1, y2], 0)
+    if odd:
+        out = sh.slice(out, (0,), (n,))
+    return sh.reshape(out, tuple(count.shape))
+
+
+# --- seeds ----------------------------------------------------------------------------------------
+
+def _seed_words_concrete(seed):
+    """(hi, lo) uint32 words of a concrete integer seed."""
+    if isinstance(seed, (bool, int)) and not isinstance(seed, np.generic):
+        width = 64  # Python ints are funcgrad's default int, int64 (JAX with x64 enabled)
+        s = int(seed)
+        if not -2 ** 63 <= s < 2 ** 64:
+            raise OverflowError(f"PRNGKey: seed {s} does not fit 64 bits")
+    else:
+        arr = np.asarray(seed)
+        if arr.shape:
+            raise TypeError(f"PRNGKey: the seed must be a scalar, got an array of shape {arr.shape}; "
+                            "use funcgrad.vmap to make a batch of keys")
+        if arr.dtype.kind not in "iub":
+            raise TypeError(f"PRNGKey: the seed must be an integer, got {arr.dtype}")
+        width = 8 * arr.dtype.itemsize
+        s = int(arr)
+    v = s % 2 ** 64
+    return (v >> 32 if width == 64 else 0), v % 2 ** 32
+
+
+def _seed_key(seed):
+    if isinstance(seed, ArrayBase) and not isinstance(seed, Array):  # traced
+        if seed.shape:
+            raise TypeError(f"PRNGKey: the seed must be a scalar, got shape {tuple(seed.shape)}; "
+                            "use funcgrad.vmap to make a batch of keys")
+        if not (dtypes.is_integer(seed.dtype) or seed.dtype == dtypes.bool_):
+            raise TypeError(f"PRNGKey: the seed must be an integer, got {seed.dtype}")
+        lo = ew.convert_element_type(seed, U32)
+        if np.dtype(seed.dtype).itemsize == 8:  # the high word: a logical shift right by 32
+            wide = ew.convert_element_type(seed, np.dtype(np.uint64))
+            hi = ew.convert_element_type(ew.div(wide, const(2 ** 32, np.uint64)), U32)
+        else:
+            hi = const(0, U32)
+        return sh.concatenate([sh.reshape(hi, (1,)), sh.reshape(lo, (1,))], 0)
+    hi, lo = _seed_words_concrete(np.asarray(seed) if isinstance(seed, ArrayBase) else seed)
+    return to_array(np.array([hi, lo], dtype=U32))
+
+
+def PRNGKey(seed):  # noqa: N802 - JAX's name
+    """A PRNG key (uint32[2]) from an integer seed, as jax.random.PRNGKey.
+
+    The key holds the seed's 64 bits as (high word, low word): PRNGKey(0) is [0, 0], PRNGKey(7) is
+    [0, 7]. A Python int is a 64-bit seed (funcgrad's default int is int64), so negative and large seeds
+    give the keys JAX gives with x64 enabled (PRNGKey(-1) == [4294967295, 4294967295]); a NumPy or
+    funcgrad integer of 32 bits or fewer has high word 0 (PRNGKey(np.int32(-1)) == [0, 4294967295]),
+    as in JAX. Seeds 0 <= seed < 2**31 give JAX's keys in every configuration. The seed may be traced
+    (under jit / vmap)."""
+    return _seed_key(seed)
+
+
+def key(seed, *, impl=None):
+    """A PRNG key from an integer seed. funcgrad has no typed key arrays: this returns the same raw
+    uint32[2] array as PRNGKey(seed) (what jax.random.key_data(jax.random.key(seed)) holds), and every
+    function accepts it where JAX takes a typed key. Only impl=None or "threefry2x32" is supported."""
+    if impl not in (None, "threefry2x32", "threefry"):
+        raise ValueError(f"key: only the threefry2x32 implementation exists, got impl={impl!r}")
+    return _seed_key(seed)
+
+
+def key_data(keys):
+    """The uint32 data of a key or a batch of keys (..., 2): the keys themselves (raw keys)."""
+    if not isinstance(keys, ArrayBase):
+        keys = to_array(keys, copy=False)
+    if keys.dtype != U32 or keys.ndim < 1 or keys.shape[-1] != 2:
+        raise TypeError(f"key_data: expected uint32 keys of shape (..., 2), got {keys.dtype}{list(keys.shape)}")
+    return keys
+
+
+def wrap_key_data(key_bits_array, *, impl=None):
+    """The inverse of key_data: uint32 data of shape (..., 2) used as keys."""
+    if impl not in (None, "threefry2x32", "threefry"):
+        raise ValueError(f"wrap_key_data: only the threefry2x32 implementation exists, got impl={impl!r}")
+    return key_data(key_bits_array)
+
+
+def key_impl(keys) -> str:
+    """The name of the PRNG implementation: always "threefry2x32"."""
+    key_data(keys)
+    return "threefry2x32"
+
+
+def clone(key):
+    """key itself (keys are immutable values; JAX's clone exists for its stateful-key experiments)."""
+    return check_key(key, "clone")
+
+
+# --- split and fold_in ----------------------------------------------------------------------------
+
+def split(key, num=2):
+    """`num` new keys from `key` (num an int or a shape tuple): uint32[*num, 2], as jax.random.split
+    (threefry of the counters 0 .. 2*prod(num)-1)."""
+    key = check_key(key, "split")
+    shape = canonical_shape(num, "split")
+    n = math.prod(shape)
+    bits = threefry_2x32(key, sh.iota(U32, 2 * n))
+    return sh.reshape(bits, shape + (2,))
+
+
+def split2(key):
+    k = split(key, 2)
+    return sh.reshape(sh.slice(k, (0, 0), (1, 2)), (2,)), sh.reshape(sh.slice(k, (1, 0), (2, 2)), (2,))
+
+
+def fold_in(key, data):
+    """A new key from `key` and an integer (taken modulo 2**32), as jax.random.fold_in: threefry of
+    the counters (0, data)."""
+    key = check_key(key, "fold_in")
+    if isinstance(data, ArrayBase):
+        if data.shape:
+            raise TypeError(f"fold_in: data must be a scalar, got shape {tuple(data.shape)}; "
+                            "use funcgrad.vmap for a batch")
+        if not (dtypes.is_integer(data.dtype) or data.dtype == dtypes.bool_):
+            raise TypeError(f"fold_in: data must be an integer, got {data.dtype}")
+        word = ew.convert_element_type(data, U32)
+    else:
+        arr = np.asarray(data)
+        if arr.shape or arr.dtype.kind not in "iub":
+            raise TypeError(f"fold_in: data must be an integer scalar, got {data!r}")
+        word = const(int(arr) % 2 ** 32, U32)
+    counts = sh.concatenate([const(0, U32, (1,)), sh.reshape(word, (1,))], 0)
+    return threefry_2x32(key, counts)
+
+
+# --- raw bits -------------------------------------------------------------------------------------
+
+def _mod_pow2(x, bits: int):
+    """x mod 2**bits for unsigned x (bits < x's width)."""
+    m = const(2 ** bits, x.dtype, x.shape)
+    return ew.sub(x, ew.mul(ew.div(x, m), m))
+
+
+def random_bits(key, bit_width: int, shape):
+    """Uniform random unsigned integers of `bit_width` bits (8, 16, 32, 64) and `shape`, laid out as
+    JAX's default threefry `random_bits`: threefry of the counters 0 .. ceil(bits/32)-1; 64-bit values
+    join the first half of the words (high) with the second half (low); 8/16-bit values are the
+    little-endian pieces of the words."""
+    key = check_key(key, "random_bits")
+    if bit_width not in UINT_DTYPES:
+        raise TypeError(f"random_bits: bit_width must be 8, 16, 32 or 64, got {bit_width!r}")
+    shape = canonical_shape(shape, "random_bits")
+    size = math.prod(shape)
+    max_count = -(-bit_width * size // 32)
+    if max_count >= 2 ** 32 - 1:
+        raise NotImplementedError("random_bits: more than 2**32 - 2 words of random bits in one call")
+    bits = threefry_2x32(key, sh.iota(U32, max_count))
+    dtype = UINT_DTYPES[bit_width]
+    if bit_width == 64:
+        hi = ew.convert_element_type(sh.slice(bits, (0,), (size,)), dtype)
+        lo = ew.convert_element_type(sh.slice(bits, (size,), (2 * size,)), dtype)
+        bits = ew.add(ew.mul(hi, const(2 ** 32, dtype, (size,))), lo)
+    elif bit_width < 32:
+        per_word = 32 // bit_width
+        pieces = []
+        for j in range(per_word):  # piece j of word w is (w >> (bit_width * j)) & mask
+            shifted = ew.div(bits, const(2 ** (bit_width * j), U32, (max_count,))) if j else bits
+            pieces.append(sh.reshape(_mod_pow2(shifted, bit_width), (max_count, 1)))
+        bits = sh.reshape(sh.concatenate(pieces, 1), (max_count * per_word,))
+        bits = ew.convert_element_type(sh.slice(bits, (0,), (size,)), dtype)
+    return sh.reshape(bits, shape)
+
+
+def bits(key, shape=(), dtype=None):
+    """Uniform random bits as unsigned integers of `dtype` (default uint32), as jax.random.bits."""
+    dtype = np.dtype(U32 if dtype is None else dtypes.canonicalize(dtype))
+    if dtype.kind != "u":
+        raise ValueError(f"bits: dtype must be an unsigned integer dtype, got {dtype}")
+    return random_bits(key, dtype.itemsize * 8, shape)

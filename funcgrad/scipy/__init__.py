@@ -1,0 +1,5 @@
+"""funcgrad.scipy: SciPy-named functions over funcgrad's primitives (differentiable, batchable, jittable).
+
+    import funcgrad.scipy.special as sps
+"""
+from . import special  # noqa: F401

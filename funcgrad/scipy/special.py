@@ -1,0 +1,72 @@
+"""scipy.special-named functions: erf, erfc, erfinv, gammaln, gamma, digamma/psi, polygamma, expit, logit.
+
+As in funcgrad.numpy, integer and bool input is computed in the default float dtype (SciPy: float64);
+complex input is not supported. Accuracy in float64 is a few units in the last place (see
+funcgrad.primitives.special); gamma is exp(gammaln) with the sign restored, so its relative error
+grows like |gammaln(x)| * 1e-16.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..core import dtypes
+from ..numpy import _ufuncs as u
+from ..numpy._promote import asarray_any
+from ..primitives import elementwise as ew
+from ..primitives import special as sp
+from ..primitives.shape import full
+
+erf = u.erf
+erfc = u.erfc
+erfinv = u.erfinv
+gammaln = u.gammaln
+digamma = psi = u.digamma
+
+
+def _float(name, x):
+    x = asarray_any(x)
+    if dtypes.is_complex(x.dtype):
+        raise TypeError(f"{name}: complex input is not supported")
+    return u._to_inexact(x)
+
+
+def polygamma(n, x):
+    """The n-th derivative of digamma (n a non-negative Python int), as scipy.special.polygamma."""
+    try:
+        k = operator.index(n)
+    except TypeError:
+        raise TypeError(f"polygamma: the order n must be a concrete int, got {type(n).__name__}; arrays of "
+                        "orders are not supported") from None
+    return sp.polygamma(k, _float("polygamma", x))
+
+
+def gamma(x):
+    """The gamma function, exp(gammaln(x)) with its sign; inf at 0 (signed) and NaN at negative
+    integers, as scipy.special.gamma."""
+    x = _float("gamma", x)
+    zero = ew.zeros_like(x)
+    # For x < 0, gamma(x) has the sign (-1)^(floor(-x) + 1) = -1 when floor(-x) is even.
+    neg_sign = u.remainder(ew.floor(ew.neg(x)), 2) == 0
+    negative = ew.bitwise_and(ew.lt(x, zero), neg_sign)
+    mag = ew.exp(sp.lgamma(x))
+    out = ew.select(negative, ew.neg(mag), mag)
+    pole = ew.bitwise_and(ew.le(x, zero), ew.eq(x, ew.floor(x)))  # 0, negative integers, -inf
+    nan = full(x.shape, np.nan, x.dtype)
+    signed_inf = u.copysign(full(x.shape, np.inf, x.dtype), x)
+    return ew.select(ew.eq(x, zero), signed_inf, ew.select(pole, nan, out))
+
+
+def expit(x):
+    """The logistic sigmoid 1 / (1 + exp(-x)), as scipy.special.expit."""
+    return ew.logistic(_float("expit", x))
+
+
+def logit(p):
+    """log(p / (1 - p)), the inverse of expit, as scipy.special.logit."""
+    p = _float("logit", p)
+    return ew.log(p / (1 - p))
+
+
+__all__ = ["digamma", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln", "logit", "polygamma", "psi"]
