@@ -160,3 +160,87 @@ def test_outside_transforms_loops_run_as_python():
 
     assert lax.while_loop(lambda c: c < 5, body, 0) == 5
     assert len(calls) == 5  # run directly, once per iteration, no tracing
+
+
+# --- Hypothesis over sizes and values: each construct against the unrolled Python code -------------
+
+from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+small = st.floats(-1.5, 1.5)
+
+
+@given(n=st.integers(0, 6), d=st.integers(1, 3), data=st.data())
+def test_scan_equals_unrolled_loop_with_gradients(n, d, data):
+    w = data.draw(hnp.arrays(np.float64, (d,), elements=small), label="w")
+    xs = data.draw(hnp.arrays(np.float64, (n, d), elements=small), label="xs")
+    h0 = np.zeros(d)
+
+    def scanned(w, xs):
+        h, ys = lax.scan(lambda h, x: (jnp.tanh(w * h + x), h * w), h0, xs, length=n)
+        return jnp.sum(h) + (jnp.sum(ys) if n else 0.0)
+
+    def unrolled(w, xs):
+        h, total = jnp.asarray(h0), 0.0
+        for i in range(n):
+            total = total + jnp.sum(h * w)
+            h = jnp.tanh(w * h + xs[i])
+        return jnp.sum(h) + total
+
+    np.testing.assert_allclose(fg.jit(scanned)(w, xs), unrolled(w, xs), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fg.jit(fg.grad(scanned))(w, xs), fg.grad(unrolled)(w, xs), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(fg.jit(fg.hessian(scanned))(w, xs), fg.hessian(unrolled)(w, xs),
+                               rtol=1e-8, atol=1e-10)
+
+
+@given(lo=st.integers(-2, 3), hi=st.integers(-2, 6), x=small)
+def test_fori_loop_equals_python_loop(lo, hi, x):
+    x = np.float64(x)
+    expected, v = 1.0, 1.0
+    for i in range(lo, hi):
+        v = v * np.sin(x + i) + 0.5
+    expected = v
+    np.testing.assert_allclose(fg.jit(lambda x: lax.fori_loop(lo, hi, lambda i, v: v * jnp.sin(x + i) + 0.5, np.float64(1.0)))(x),
+                               expected, rtol=1e-12)
+    dyn = fg.jit(lambda lo, hi, x: lax.fori_loop(lo, hi, lambda i, v: v * jnp.sin(x + i) + 0.5, np.float64(1.0)))
+    np.testing.assert_allclose(dyn(lo, hi, x), expected, rtol=1e-12)
+
+
+@given(xs=hnp.arrays(np.float64, st.integers(1, 5), elements=small))
+def test_cond_vmap_equals_loop(xs):
+    f = lambda x: lax.cond(x > 0, lambda x: jnp.exp(x), lambda x: jnp.cos(x) * 3.0, x)
+    np.testing.assert_allclose(fg.vmap(f)(xs), [float(f(x)) for x in xs], rtol=1e-12)
+    np.testing.assert_allclose(fg.vmap(fg.grad(f))(xs), [float(fg.grad(f)(x)) for x in xs], rtol=1e-12)
+
+
+@given(ns=hnp.arrays(np.int32, st.integers(1, 4), elements=st.integers(0, 5)), x=small)
+def test_batched_while_runs_until_every_member_is_done(ns, x):
+    x = np.float64(x)
+    f = lambda n, x: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 1.5 + 0.25), (0, x))[1]
+    expected = []
+    for n in ns:
+        v = x
+        for _ in range(int(n)):
+            v = v * 1.5 + 0.25
+        expected.append(v)
+    np.testing.assert_allclose(fg.vmap(f, in_axes=(0, None))(ns, x), expected, rtol=1e-12)
+
+
+@given(xs=hnp.arrays(np.float64, st.tuples(st.integers(1, 9), st.integers(1, 3)), elements=small),
+       reverse=st.booleans())
+def test_associative_scan_equals_sequential_scan(xs, reverse):
+    fn = lambda a, b: (a[0] * b[0], a[1] * b[0] + b[1])  # composition of affine maps: associative
+    a, b = np.tanh(xs), xs
+    got = lax.associative_scan(fn, (a, b), reverse=reverse)
+    ea, eb = a.copy(), b.copy()
+    order = range(len(a) - 2, -1, -1) if reverse else range(1, len(a))
+    for i in order:
+        j = i + 1 if reverse else i - 1
+        ea[i], eb[i] = (ea[j] * a[i], eb[j] * a[i] + b[i])
+    np.testing.assert_allclose(got[0], ea, rtol=1e-12)
+    np.testing.assert_allclose(got[1], eb, rtol=1e-12, atol=1e-12)
+    g = fg.grad(lambda b: jnp.sum(lax.associative_scan(fn, (a, b), reverse=reverse)[1] ** 2))(b)
+    g_seq = fg.grad(lambda b: jnp.sum(fg.jit(lambda b: lax.scan(
+        lambda h, ab: ((ab[0] * h + ab[1]),) * 2, jnp.zeros_like(b[0]),
+        (jnp.asarray(a[::-1] if reverse else a), b[::-1] if reverse else b))[1])(b) ** 2))(b)
+    np.testing.assert_allclose(g, g_seq, rtol=1e-9, atol=1e-12)

@@ -231,7 +231,7 @@ def get_aval(x) -> ShapedArray:
         return x.aval
     except AttributeError:
         pass
-    if isinstance(x, (bool, int, float, complex)):
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         return ShapedArray((), dtypes.python_scalar_dtype(x), True)
     return to_array(x, copy=False).aval
 

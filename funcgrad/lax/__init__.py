@@ -17,7 +17,8 @@ from ..primitives.elementwise import (RoundingMethod, acos, acosh, asin, asinh, 
                                       nextafter, population_count, real, rem, round, shift_left,
                                       shift_right_arithmetic, shift_right_logical, sinh, tan)
 from ..primitives.special import digamma, erf, erf_inv, erfc, lgamma, polygamma  # noqa: F401
-from ..primitives.control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401,A004
+from ..primitives.control_flow import (associative_scan, cond, fori_loop, map, scan, switch,  # noqa: F401,A004
+                                        while_loop)
 from ..primitives.conv import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
                                conv_general_dilated, conv_with_general_padding, padtype_to_pads)
 from ..primitives.fft import fft  # noqa: F401

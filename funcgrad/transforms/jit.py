@@ -52,7 +52,7 @@ def _leaf_key(x):
     if isinstance(x, Tracer):
         a = x.aval
         return (a.shape, a.dtype, a.weak_type, Tracer)
-    if isinstance(x, (bool, int, float, complex)):
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         return ((), type(x), True, None)
     a = get_aval(x)
     return (a.shape, a.dtype, a.weak_type, type(x))
