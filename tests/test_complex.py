@@ -250,3 +250,14 @@ def test_complex_binary_cards_check_grads(name):
     y = jnp.asarray(RNG.uniform(0.3, 1.5, 3) - 1j * RNG.uniform(0.2, 0.6, 3))
     check_grads(registry[name].bind, (x, y), order=2)
     check_grads(registry["complex"].bind, (jnp.real(x), jnp.imag(y)), order=2)
+
+
+def test_jacobian_dtype_checks_follow_jax():
+    import pytest
+    z = np.array([1 + 2j, 0.5 - 1j])
+    with pytest.raises(TypeError, match="real-valued outputs"):
+        funcgrad.jacrev(lambda x: x * 1j)(np.ones(2))
+    with pytest.raises(TypeError, match="complex outputs"):
+        funcgrad.jacfwd(lambda z: jnp.abs(z), holomorphic=True)(z)
+    with pytest.raises(TypeError, match="complex outputs"):
+        funcgrad.jacrev(lambda z: jnp.abs(z), holomorphic=True)(z)

@@ -5,6 +5,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.array import get_aval, to_array
 from ..core.tree_util import tree_flatten, tree_unflatten
 from ..primitives.shape import reshape, transpose, slice as lslice
@@ -37,6 +38,17 @@ def _blocks(x, sizes, axis_first: bool):
     return out
 
 
+def _check_outputs(leaves, name, holomorphic):
+    """As JAX: reverse mode needs real outputs unless holomorphic; holomorphic needs complex ones."""
+    for o in leaves:
+        dt = get_aval(o).dtype
+        if holomorphic and not dtypes.is_complex(dt):
+            raise TypeError(f"{name} with holomorphic=True requires complex outputs, got {dt}")
+        if not holomorphic and name == "jacrev" and dtypes.is_complex(dt):
+            raise TypeError(f"jacrev requires real-valued outputs, got {dt}; for a holomorphic function "
+                            "pass holomorphic=True, or split the output into real and imaginary parts")
+
+
 def _partial(fun, args, nums, kwargs):
     def f(*d):
         full = list(args)
@@ -56,6 +68,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         res = vjp(_partial(fun, args, nums, kwargs), *diff, has_aux=has_aux)
         out, pullback = res[0], res[1]
         out_leaves, out_tree = tree_flatten(out)
+        _check_outputs(out_leaves, "jacrev", holomorphic)
         in_leaves, in_tree = tree_flatten(diff)
         basis, sizes = _basis([get_aval(o) for o in out_leaves])
         cts = vmap(pullback)(tree_unflatten(out_tree, basis))
@@ -92,6 +105,8 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 
         t_outs = vmap(push)(*basis)
         t_leaves, out_tree = tree_flatten(t_outs)
+        if holomorphic:
+            _check_outputs(t_leaves, "jacfwd", holomorphic)
         jac_leaves = []
         for t in t_leaves:
             o_shape = tuple(t.shape[1:])
