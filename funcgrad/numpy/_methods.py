@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase
+from ..core.array import Array, ArrayBase
 from ..primitives import elementwise as ew
 from . import _manipulation as m
 from . import _reductions as r
@@ -113,6 +113,9 @@ def _namespace_method(name):
 
 def _operator(name, f):
     def op(self, other=None):
+        c = other.__class__
+        if c is Array or c is float or c is int:
+            return f(self, other)
         if other is None and name in ("__neg__", "__pos__", "__abs__", "__invert__"):
             return f(self)
         if not isinstance(other, (ArrayBase, int, float, complex, bool)) and not hasattr(other, "__array__") \

@@ -120,8 +120,11 @@ def promote_args(op: str, *args):
 
     Python scalars are converted straight to the result dtype, so an out-of-range Python int raises
     OverflowError as in NumPy 2 (e.g. uint8 array + 300), rather than wrapping around."""
-    if len(args) == 2:  # the hot path: a concrete float Array with a Python float/int, either side
+    if len(args) == 2:  # hot paths: two Arrays of one dtype; a float Array with a Python float/int
         a, b = args
+        if a.__class__ is Array and b.__class__ is Array:
+            if a._buf.dtype == b._buf.dtype and a.weak_type == b.weak_type:
+                return args
         if a.__class__ is Array and (b.__class__ is float or b.__class__ is int) and a._buf.dtype.kind in "fc":
             return [a, wrap(np.array(b, a._buf.dtype), True)]
         if b.__class__ is Array and (a.__class__ is float or a.__class__ is int) and b._buf.dtype.kind in "fc":
@@ -140,6 +143,11 @@ def broadcast_all(op: str, xs, lazy: bool = False):
     """Operands broadcast to one shape. With `lazy`, concrete Arrays outside any transform are left as
     they are once the shapes are checked (for a backend call that broadcasts them itself)."""
     shape = xs[0].shape
+    if len(xs) == 2:
+        other = xs[1].shape
+        if other == shape or (lazy and (other == () or shape == ()) and xs[0].__class__ is Array
+                              and xs[1].__class__ is Array):
+            return xs
     if any(x.shape != shape for x in xs[1:]):
         if lazy and all(x.__class__ is Array for x in xs):
             if not all(x.shape == () or x.shape == shape for x in xs):

@@ -82,7 +82,7 @@ def _bool_error(name, op):
 
 def _binary(name, lax_fn, bool_fn=None, bool_ok=True):
     def f(x1, x2, /):
-        a, b = promote_and_broadcast(name, x1, x2)
+        a, b = promote_and_broadcast(name, x1, x2, lazy=True)  # one primitive: eager operands may broadcast
         if a.dtype == dtypes.bool_:
             if not bool_ok:
                 _bool_error(name, ", the `-` operator," if name == "subtract" else "")
