@@ -5,16 +5,9 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as jnp
 from funcgrad import lax
+from fd import fd_grad as fd
 
 
-def fd(f, x, eps=1e-6):
-    x = np.asarray(x, dtype=np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (float(f(x + e)) - float(f(x - e))) / (2 * eps)
-    return g
 
 
 def branchy(x):

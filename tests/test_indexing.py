@@ -13,6 +13,7 @@ import funcgrad as fg
 import funcgrad.numpy as jnp
 from funcgrad.primitives import indexing as ix
 from cases.indexing import CASES
+from fd import fd_grad
 
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((3, 4, 5))
@@ -20,15 +21,6 @@ X = jnp.asarray(A)
 UFUNC = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum}
 
 
-def fd_grad(f, x, eps=1e-6):
-    """Central finite-difference gradient of scalar f (NumPy in, float out) at float64 x."""
-    x = np.asarray(x, dtype=np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (float(f(x + e)) - float(f(x - e))) / (2 * eps)
-    return g
 
 
 def fd_jvp(f, x, t, eps=1e-6):

@@ -13,6 +13,7 @@ import funcgrad.numpy.linalg as la
 from funcgrad.core.primitive import registry
 from funcgrad.primitives import linalg_decomp as ld
 from funcgrad.testing import check_grads
+from fd import fd_grad
 
 
 def _load_cases():
@@ -59,15 +60,6 @@ def sym_distinct(n, batch=(), seed=0):
     return (q * w[..., None, :]) @ mT(q)
 
 
-def fd_grad(f, x, eps=1e-6):
-    """Central finite-difference gradient of scalar f at float64 x."""
-    x = np.asarray(x, dtype=np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (float(f(x + e)) - float(f(x - e))) / (2 * eps)
-    return g
 
 
 def weights_like(out, seed=7):

@@ -5,17 +5,9 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
+from fd import fd_grad
 
 
-def fd_grad(f, x, eps=1e-6):
-    """Central finite-difference gradient of scalar f at float64 x."""
-    x = np.asarray(x, dtype=np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (float(f(x + e)) - float(f(x - e))) / (2 * eps)
-    return g
 
 
 X = np.array([0.3, -1.2, 2.0, 0.7])

@@ -60,6 +60,25 @@ def _merge(nondiff_argnums, nondiff, diff):
     return out
 
 
+class _FlatCall:
+    """fun(*args) as a function of the flat leaves of its differentiable arguments (the rest are held
+    fixed); records each output tree structure in `out_trees`. `eager` when no argument is traced."""
+
+    def __init__(self, fun, nondiff_argnums, args):
+        self.fun, self.nondiff_argnums = fun, nondiff_argnums
+        self.nondiff, diff = _split_nondiff(args, nondiff_argnums)
+        leaves, self.in_tree = tree_flatten(diff)
+        self.eager = find_top([x for x in leaves if isinstance(x, ArrayBase)]) is None
+        self.leaves = leaves if self.eager else _as_leaves(leaves)
+        self.out_trees = []
+
+    def __call__(self, *ls):
+        out = self.fun(*_merge(self.nondiff_argnums, self.nondiff, tree_unflatten(self.in_tree, ls)))
+        o_leaves, o_tree = tree_flatten(out)
+        self.out_trees.append(o_tree)
+        return o_leaves
+
+
 # --- custom_jvp -----------------------------------------------------------------------------------
 
 def _cjvp_jvp(args, tangents, ans, *, jaxpr, jvp, name):
@@ -122,18 +141,10 @@ class custom_jvp:
         if self.jvp is None:
             raise AttributeError(f"No jvp rule defined for custom_jvp function {self.__name__}; "
                                  "call .defjvp(rule) first")
-        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_flatten(diff)
-        if find_top([x for x in leaves if isinstance(x, ArrayBase)]) is None:
+        call = _FlatCall(self.fun, self.nondiff_argnums, args)
+        if call.eager:
             return self.fun(*args)
-        leaves = _as_leaves(leaves)
-        store = []
-
-        def flat_fun(*ls):
-            out = self.fun(*_merge(self.nondiff_argnums, nondiff, tree_unflatten(in_tree, ls)))
-            o_leaves, o_tree = tree_flatten(out)
-            store.append(o_tree)
-            return o_leaves
+        nondiff, leaves, in_tree, flat_fun, store = call.nondiff, call.leaves, call.in_tree, call, call.out_trees
 
         def flat_jvp(primals, tangents):
             p = tree_unflatten(in_tree, primals)
@@ -200,18 +211,10 @@ class custom_vjp:
         if self.fwd is None:
             raise AttributeError(f"No vjp rule defined for custom_vjp function {self.__name__}; "
                                  "call .defvjp(fwd, bwd) first")
-        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_flatten(diff)
-        if find_top([x for x in leaves if isinstance(x, ArrayBase)]) is None:
+        call = _FlatCall(self.fun, self.nondiff_argnums, args)
+        if call.eager:
             return self.fun(*args)
-        leaves = _as_leaves(leaves)
-        store = []
-
-        def flat_fun(*ls):
-            out = self.fun(*_merge(self.nondiff_argnums, nondiff, tree_unflatten(in_tree, ls)))
-            o_leaves, o_tree = tree_flatten(out)
-            store.append(o_tree)
-            return o_leaves
+        nondiff, leaves, in_tree, flat_fun, store = call.nondiff, call.leaves, call.in_tree, call, call.out_trees
 
         def flat_fwd(ls):
             out, res = self.fwd(*_merge(self.nondiff_argnums, nondiff, tree_unflatten(in_tree, ls)))
@@ -223,9 +226,9 @@ class custom_vjp:
             if not isinstance(in_cts, (tuple, list)):
                 raise TypeError(f"custom_vjp bwd of {self.__name__} must return a tuple with one cotangent "
                                 f"per differentiable argument, got {type(in_cts).__name__}")
-            if len(in_cts) != len(diff):
+            if len(in_cts) != len(args) - len(nondiff):
                 raise ValueError(f"custom_vjp bwd of {self.__name__} returned {len(in_cts)} cotangents for "
-                                 f"{len(diff)} differentiable arguments")
+                                 f"{len(args) - len(nondiff)} differentiable arguments")
             return tree_flatten(tuple(in_cts), is_leaf=lambda x: x is None)[0]
 
         jaxpr = trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves], "custom_vjp")
