@@ -69,4 +69,7 @@ def logit(p):
     return ew.log(p / (1 - p))
 
 
-__all__ = ["digamma", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln", "logit", "polygamma", "psi"]
+from ..numpy._statistics import logsumexp  # noqa: E402  (stable, with a stable gradient: the softmax)
+
+__all__ = ["digamma", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln", "logit", "logsumexp", "polygamma",
+           "psi"]
