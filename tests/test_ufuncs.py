@@ -624,3 +624,13 @@ def test_clip_and_lax_clamp_gradients():
     glo, ghi = funcgrad.grad(lambda a, b: jnp.sum(funcgrad.lax.clamp(a, jnp.asarray(x), b)), argnums=(0, 1))(lo, hi)
     np.testing.assert_array_equal(np.asarray(glo), [1, 0, 0, 0, 0, 0])
     np.testing.assert_array_equal(np.asarray(ghi), [0, 0, 0, 0, 0, 1])
+
+
+def test_erf_inv_float32_fast_path_is_accurate_to_a_few_ulps():
+    from funcgrad import lax
+    y = np.linspace(-0.999999, 0.999999, 20001).astype(np.float32)
+    got = np.asarray(lax.erf_inv(y), np.float64)
+    ref = np.asarray(lax.erf_inv(y.astype(np.float64)))  # the float64 path: Halley-refined
+    ulps = np.abs(got - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64).clip(1e-45)
+    assert ulps.max() <= 4
+    assert np.isinf(np.asarray(lax.erf_inv(np.float32([1.0, -1.0])))).all()

@@ -147,6 +147,43 @@ def _erf_inv_kernel(xp, y):
     return xp.copysign(x, y)
 
 
+# Giles (2010), "Approximating the erfinv function": single-precision polynomials in w = -log(1 - y^2),
+# the method XLA uses for float32; relative error about 4e-7, i.e. a few float32 ulps.
+_GILES_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+               -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _erf_inv_single(xp, y):
+    """erf_inv for float32/float16: Giles' polynomials, a handful of passes instead of series."""
+    y64 = y.astype(np.float64)
+    with _errstate(xp):
+        w = -xp.log((1.0 - y64) * (1.0 + y64))
+        central = w < 5.0
+        wc = xp.where(central, w - 2.5, 0.0)
+        wt = xp.sqrt(xp.where(central, 5.0, w)) - 3.0
+        pc = xp.full_like(wc, _GILES_CENTRAL[0])
+        pt = xp.full_like(wt, _GILES_TAIL[0])
+        for c_c, c_t in zip(_GILES_CENTRAL[1:], _GILES_TAIL[1:]):
+            pc = c_c + pc * wc
+            pt = c_t + pt * wt
+        x = xp.where(central, pc, pt) * y64
+        x = xp.where(xp.abs(y64) == 1, xp.copysign(np.inf, y64), x)
+    return x.astype(y.dtype)
+
+
+def _erf_inv_impl(xp):
+    accurate = _in_float64(_erf_inv_kernel)(xp)
+
+    def f(x):
+        x = xp.asarray(x)
+        if x.dtype.itemsize <= 4 and x.dtype.kind == "f":
+            return _erf_inv_single(xp, x)
+        return accurate(x)
+    return f
+
+
 # --- Hurwitz zeta and the polygamma functions -----------------------------------------------------
 
 def _hurwitz_zeta(xp, s: int, a):
@@ -299,6 +336,9 @@ _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2
 erf_p = _card("erf", _erf_kernel, lambda ans, x: _TWO_OVER_SQRT_PI * ew.exp(-(x * x)))
 erfc_p = _card("erfc", _erfc_kernel, lambda ans, x: -_TWO_OVER_SQRT_PI * ew.exp(-(x * x)))
 erf_inv_p = _card("erf_inv", _erf_inv_kernel, lambda ans, x: _SQRT_PI_OVER_2 * ew.exp(ans * ans))
+erf_inv_p.impl_factory = _erf_inv_impl  # float32 takes the fast single-precision method
+erf_inv_p.impl = _erf_inv_impl(np)
+erf_inv_p._impls = {"numpy": erf_inv_p.impl}
 lgamma_p = _card("lgamma", _lgamma_kernel, lambda ans, x: digamma(x))
 digamma_p = _card("digamma", _digamma_kernel, lambda ans, x: polygamma(1, x))
 
