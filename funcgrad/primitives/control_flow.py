@@ -367,7 +367,7 @@ def _scan_impl(xp):
     return run
 
 
-def _scan_jvp(args, tangents, ans, *, jaxpr, n_consts, n_carry, length, reverse):
+def _scan_jvp(args, tangents, ans, *, jaxpr, n_consts, n_carry, length, reverse, res=None):
     from ..transforms.ad import jvp
     ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     nc, k = n_consts, n_carry
@@ -391,7 +391,27 @@ def _scan_jvp(args, tangents, ans, *, jaxpr, n_consts, n_carry, length, reverse)
     return list(outs[k:2 * k]) + list(outs[2 * k + ny:])
 
 
-def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, reverse):
+def _forward_with_carries(args, jaxpr, nc, k, length, reverse):
+    """The scan's outputs plus, stacked, the carry that enters each step (the vjp's residuals)."""
+    x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in args[nc + k:]]
+    fwd_avals = [get_aval(a) for a in args[:nc + k]] + x_avals
+    fwd = jaxpr._cache.get("fwd_with_carries")
+    if fwd is None:
+        fwd = jaxpr._cache["fwd_with_carries"] = trace_flat(
+            lambda *a: list(eval_jaxpr(jaxpr, *a)) + list(a[nc:nc + k]), fwd_avals, "scan")
+    outs = scan_p.bind(*args, jaxpr=fwd, n_consts=nc, n_carry=k, length=length, reverse=reverse)
+    n_out = len(jaxpr.outvars)
+    return list(outs[:n_out]), list(outs[n_out:])
+
+
+def _scan_tape(lower, params):
+    """On a tape, run the forward scan once, keeping the per-step carries for the backward pass."""
+    outs, stacked = _forward_with_carries(list(lower), params["jaxpr"], params["n_consts"],
+                                          params["n_carry"], params["length"], params["reverse"])
+    return outs, dict(params, res=stacked)
+
+
+def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, reverse, res=None):
     from ..transforms.ad import vjp
     nc, k = n_consts, n_carry
     consts, carry, xs = list(args[:nc]), list(args[nc:nc + k]), list(args[nc + k:])
@@ -401,12 +421,8 @@ def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, revers
     ct_carry, ct_ys = cts[:k], cts[k:]
     nx = len(xs)
     x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs]
-    # 1. Forward again, stacking the carry that enters each step.
-    fwd_avals = [get_aval(a) for a in consts + carry] + x_avals
-    fwd = trace_flat(lambda *a: (lambda out: list(out[:k]) + list(a[nc:nc + k]))(eval_jaxpr(jaxpr, *a)),
-                     fwd_avals, "scan")
-    stacked = scan_p.bind(*consts, *carry, *xs, jaxpr=fwd, n_consts=nc, n_carry=k, length=length,
-                          reverse=reverse)[k:]
+    # 1. The carry entering each step: kept from the forward pass when recorded on a tape.
+    stacked = res if res is not None else _forward_with_carries(list(args), jaxpr, nc, k, length, reverse)[1]
     # 2. Backward: carry (ct of carry, accumulated ct of consts); per step (carry_t, x_t, ct_y_t).
     ny = len(ct_ys)
     y_avals = [ShapedArray(get_aval(c).shape[1:], get_aval(c).dtype) for c in ct_ys]
@@ -459,7 +475,7 @@ def _scan_batch(args, dims, *, jaxpr, n_consts, n_carry, length, reverse):
 
 
 scan_p = Primitive("scan", impl=_scan_impl, abstract_eval=_scan_rule, jvp_full=_scan_jvp,
-                   vjp_full=_scan_vjp, batch=_scan_batch, multiple_results=True)
+                   vjp_full=_scan_vjp, batch=_scan_batch, tape_rule=_scan_tape, multiple_results=True)
 scan_p.is_call = True
 
 
