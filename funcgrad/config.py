@@ -1,14 +1,34 @@
-"""Global configuration: `funcgrad.config.update("enable_x64", True)` and friends."""
+"""Global configuration: `funcgrad.config.update("enable_x64", True)` and friends.
+
+jit settings:
+  log_compiles            log each compile (logger "funcgrad.jit"), naming what in the signature changed
+  jit_cache_size          the bound of each jitted function's LRU cache of compiled signatures
+  disable_jit             run jitted functions eagerly
+  jit_passes              the enabled optimisation passes (names from funcgrad.transforms.compiler.PASSES)
+  jit_fusion              fuse elementwise chains over large arrays into blocked kernels
+  jit_fusion_min_size     the number of elements from which an elementwise chain is fused
+  jit_fusion_block_size   the elements per block of a fused kernel
+  jit_fusion_threads      the threads a fused kernel may share its blocks among
+  jit_fusion_parallel_min_size  the number of elements from which a fused kernel uses those threads
+  jit_donate_buffers      reuse dead intermediate buffers as out= of later operations
+"""
 from __future__ import annotations
 
 from .core import dtypes
+from .transforms.compiler import codegen as _codegen
+from .transforms.compiler import config as _compiler_config
 from .transforms.jit import config as _jit_config
+
+_JIT = ("log_compiles", "jit_cache_size", "disable_jit")
+_CODEGEN = {"jit_fusion": "fusion", "jit_fusion_min_size": "fusion_min_size",
+            "jit_fusion_block_size": "fusion_block_size", "jit_fusion_threads": "fusion_threads",
+            "jit_fusion_parallel_min_size": "fusion_parallel_min_size", "jit_donate_buffers": "donate"}
 
 
 class Config:
     """Settings read by the library. Change them with `update(name, value)`."""
 
-    _names = ("enable_x64", "log_compiles", "jit_cache_size", "disable_jit")
+    _names = ("enable_x64",) + _JIT + ("jit_passes",) + tuple(_CODEGEN)
 
     def __init__(self):
         self.enable_x64 = False
@@ -17,19 +37,39 @@ class Config:
         if name == "enable_x64" or name == "jax_enable_x64":
             self.enable_x64 = bool(value)
             dtypes.set_x64(bool(value))
-        elif name in ("log_compiles", "jit_cache_size", "disable_jit"):
+        elif name in ("jax_log_compiles",):
+            _jit_config.log_compiles = bool(value)
+        elif name in _JIT:
+            if name == "jit_cache_size":
+                value = int(value)
+                if value < 1:
+                    raise ValueError(f"jit_cache_size must be at least 1, got {value}")
             setattr(_jit_config, name, value)
+        elif name == "jit_passes":
+            _compiler_config.passes = _compiler_config.enabled(tuple(value))
+        elif name in _CODEGEN:
+            setattr(_codegen.config, _CODEGEN[name], value)
         else:
             raise ValueError(f"unknown config option {name!r}; known: {', '.join(self._names)}")
 
     def read(self, name: str):
         if name == "enable_x64":
             return self.enable_x64
-        return getattr(_jit_config, name)
+        if name == "jit_passes":
+            return _compiler_config.passes
+        if name in _CODEGEN:
+            return getattr(_codegen.config, _CODEGEN[name])
+        if name in _JIT:
+            return getattr(_jit_config, name)
+        raise ValueError(f"unknown config option {name!r}; known: {', '.join(self._names)}")
 
     @property
     def log_compiles(self):
         return _jit_config.log_compiles
+
+    @property
+    def jit_cache_size(self):
+        return _jit_config.jit_cache_size
 
 
 config = Config()

@@ -180,3 +180,146 @@ def test_inputs_are_never_overwritten():
     before = np.asarray(x).copy()
     fg.jit(lambda x: jnp.exp(x) * x + 1.0)(x)
     np.testing.assert_array_equal(np.asarray(x), before)
+
+
+# --- cache behaviour -----------------------------------------------------------------------------
+
+def test_cache_is_an_lru_bounded_by_config_update():
+    old = fg.config.read("jit_cache_size")
+    fg.config.update("jit_cache_size", 2)
+    try:
+        traces = []
+        jf = fg.jit(lambda x: traces.append(x.shape) or x + 1.0)
+        jf(jnp.ones(1))
+        jf(jnp.ones(2))
+        jf(jnp.ones(1))           # a hit: size 1 becomes the most recently used
+        jf(jnp.ones(3))           # evicts size 2, the least recently used
+        assert jf._cache_size() == 2 and len(traces) == 3
+        jf(jnp.ones(1))
+        assert len(traces) == 3   # still cached
+        jf(jnp.ones(2))
+        assert len(traces) == 4   # was evicted: traced again
+    finally:
+        fg.config.update("jit_cache_size", old)
+    with pytest.raises(ValueError, match="jit_cache_size"):
+        fg.config.update("jit_cache_size", 0)
+
+
+def test_clear_cache_and_cache_size():
+    jf = fg.jit(lambda x: x * 2.0)
+    jf(jnp.ones(2))
+    jf(jnp.ones(3))
+    assert jf._cache_size() == 2
+    jf.clear_cache()
+    assert jf._cache_size() == 0
+    np.testing.assert_allclose(jf(jnp.ones(2)), [2.0, 2.0])
+    assert jf._cache_size() == 1
+
+
+def test_static_argument_hits_misses_and_unhashable_error():
+    traces = []
+
+    def f(x, n):
+        traces.append(n)
+        return x * n
+
+    jf = fg.jit(f, static_argnums=1)
+    jf(jnp.ones(2), 2)
+    jf(jnp.zeros(2), 2)
+    assert traces == [2]
+    jf(jnp.ones(2), 3)
+    assert traces == [2, 3] and jf._cache_size() == 2
+    with pytest.raises(ValueError, match=r"static argument 1 of type list is not hashable"):
+        jf(jnp.ones(2), [1, 2])
+    jg = fg.jit(lambda x, *, opts: x, static_argnames="opts")
+    with pytest.raises(ValueError, match=r"static argument 'opts' of type dict"):
+        jg(jnp.ones(2), opts={"a": 1})
+
+
+def test_weak_types_are_part_of_the_signature_but_values_are_not():
+    jf = fg.jit(lambda x, s: x * s)
+    x = jnp.ones(3, dtype=jnp.float32)
+    for s in (1.0, 2.0, -0.5):
+        jf(x, s)
+    assert jf._cache_size() == 1
+    jf(x, 2)                         # a Python int: weak, but another dtype
+    assert jf._cache_size() == 2
+    out = jf(x, np.float32(2.0))      # a NumPy scalar is strongly typed
+    assert jf._cache_size() == 3 and out.dtype == np.float32
+    weak_two = fg.jit(lambda s: s * 1.0)(2.0)
+    assert weak_two.weak_type
+    assert jf(weak_two, 3.0).weak_type  # weak times weak stays weak
+    assert jf._cache_size() == 4
+
+
+def test_numpy_and_funcgrad_arguments_share_a_cache_entry():
+    jf = fg.jit(lambda x, y: x + y)
+    jf(np.ones(3, np.float32), jnp.ones(3, dtype=jnp.float32))
+    jf(jnp.ones(3, dtype=jnp.float32), np.ones(3, np.float32))
+    assert jf._cache_size() == 1
+
+
+def test_python_scalar_signature_follows_enable_x64():
+    jf = fg.jit(lambda s: s * 2)
+    assert jf(1.5).dtype == np.float32
+    old = fg.config.read("enable_x64")
+    fg.config.update("enable_x64", True)
+    try:
+        assert jf(1.5).dtype == np.float64
+    finally:
+        fg.config.update("enable_x64", old)
+    assert jf._cache_size() == 2
+
+
+def test_log_compiles_names_what_changed(caplog):
+    import logging
+    old = fg.config.read("log_compiles")
+    fg.config.update("log_compiles", True)
+    try:
+        def f(x, n=1, *, scale=1.0):
+            return x * n * scale
+
+        jf = fg.jit(f, static_argnums=1)
+        weak_one = fg.jit(lambda s: s * 1.0)(1.0)
+        with caplog.at_level(logging.WARNING, logger="funcgrad.jit"):
+            jf(jnp.ones(3), 2)
+            jf(jnp.ones(3), 2)                          # a hit: no log
+            jf(jnp.ones(4), 2)                          # shape
+            jf(jnp.ones(4, dtype=jnp.float64), 2)       # dtype
+            jf(weak_one, 2)                             # shape and weak type
+            jf(jnp.ones(4), 3)                          # static value
+            jf(jnp.ones(4), 3, scale=2.0)               # tree structure (a new keyword argument)
+        msgs = [r.getMessage() for r in caplog.records
+                if r.name == "funcgrad.jit" and r.getMessage().startswith("Compiling f ")]
+        assert len(msgs) == 6, msgs
+        assert "first compile" in msgs[0]
+        assert "shapes changed" in msgs[1] and "float32[3] -> float32[4]" in msgs[1]
+        assert "dtypes changed" in msgs[2] and "float64" in msgs[2]
+        assert "weak types changed" in msgs[3]
+        assert "static argument values changed" in msgs[4] and "2 -> 3" in msgs[4]
+        assert "tree structure changed" in msgs[5]
+    finally:
+        fg.config.update("log_compiles", old)
+
+
+def test_grad_and_vmap_of_jit_stay_compiled():
+    f = fg.jit(lambda x: jnp.sum(jnp.sin(x) * x))
+    x = jnp.linspace(0.0, 1.0, 5)
+    assert "pjit" in str(fg.make_jaxpr(fg.grad(f))(x))
+    assert "pjit" in str(fg.make_jaxpr(fg.vmap(f))(jnp.ones((2, 5))))
+    np.testing.assert_allclose(fg.grad(f)(x), np.sin(np.asarray(x)) + np.asarray(x) * np.cos(np.asarray(x)),
+                               rtol=1e-6)
+    np.testing.assert_allclose(fg.vmap(f)(jnp.stack([x, 2 * x])),
+                               [np.sum(np.sin(x) * x), np.sum(np.sin(2 * x) * 2 * x)], rtol=1e-6)
+
+
+def test_disable_jit_runs_eagerly():
+    seen = []
+    jf = fg.jit(lambda x: seen.append(type(x).__name__) or x + 1)
+    old = fg.config.read("disable_jit")
+    fg.config.update("disable_jit", True)
+    try:
+        jf(jnp.ones(2))
+        assert seen == ["Array"]
+    finally:
+        fg.config.update("disable_jit", old)

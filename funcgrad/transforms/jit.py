@@ -19,7 +19,10 @@ from ..core.errors import user_location
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
 from ..core.trace import Tracer
-from ..core.tree_util import tree_flatten, tree_unflatten
+from ..core.backend import xp_of
+from ..core.dtypes import bool_ as _bool
+from ..core.dtypes import defaults as _defaults
+from ..core.tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
 from . import compiler
 from .batching import trace_to_jaxpr
 
@@ -46,16 +49,70 @@ def _hashable_static(v, where: str):
 
 
 def _leaf_key(x):
+    """(shape, dtype, weak type) for a NumPy-backed leaf, plus the device (or tracer) otherwise.
+
+    The fast path of JitFunction.__call__ builds the same tuple inline for Arrays on the CPU."""
     if x.__class__ is Array:
         b = x._buf
-        return (b.shape, b.dtype, x.weak_type, type(b))
+        if b.__class__ is np.ndarray:
+            return (b.shape, b.dtype, x.weak_type)
+        return (b.shape, b.dtype, x.weak_type, str(x.device))
     if isinstance(x, Tracer):
         a = x.aval
         return (a.shape, a.dtype, a.weak_type, Tracer)
-    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
-        return ((), type(x), True, None)
-    a = get_aval(x)
-    return (a.shape, a.dtype, a.weak_type, type(x))
+    a = get_aval(x)  # Python scalars: weakly typed, their dtype depends on enable_x64
+    if isinstance(x, (np.ndarray, np.generic)):
+        return (a.shape, a.dtype, a.weak_type)
+    if isinstance(x, (bool, int, float, complex)):
+        return (a.shape, a.dtype, a.weak_type, "python scalar")
+    return (a.shape, a.dtype, a.weak_type, ("type", type(x).__name__))
+
+
+def _describe_leaf(k) -> str:
+    shape, dtype, weak = k[0], k[1], k[2]
+    s = f"{np.dtype(dtype).name}[{','.join(map(str, shape))}]"
+    if weak:
+        s += "(weak)"
+    if len(k) > 3 and k[3] == "python scalar":
+        s += " (Python scalar)"
+    elif len(k) > 3 and isinstance(k[3], str):
+        s += f" on {k[3]}"
+    elif len(k) > 3 and k[3] is Tracer:
+        s += " (traced)"
+    elif len(k) > 3 and isinstance(k[3], tuple):
+        s += f" (a {k[3][1]})"
+    return s
+
+
+class _Entry:
+    """One cache entry: the optimised jaxpr, the output structure and (once built) the compiled code."""
+    __slots__ = ("jaxpr", "out_tree", "compiled", "fn", "out_weak", "forwarded", "single", "xp")
+
+    def __init__(self, jaxpr, out_tree, xp):
+        self.jaxpr, self.out_tree, self.xp = jaxpr, out_tree, xp
+        self.compiled = self.fn = None
+        self.out_weak = [v.aval.weak_type for v in jaxpr.outvars]
+        fw = compiler.forwarded_outputs(jaxpr)
+        self.forwarded = fw if any(i is not None for i in fw) else None
+        self.single = treedef_is_leaf(out_tree)
+
+    def build(self):
+        if self.fn is None:
+            self.compiled = compiler.compile_jaxpr(self.jaxpr, self.xp)
+            self.fn = self.compiled.fn
+        return self.fn
+
+    def finish(self, outs, leaves):
+        weak = self.out_weak
+        res = [Array(o, w) if o.__class__ is np.ndarray else wrap(o, w) for o, w in zip(outs, weak)]
+        fw = self.forwarded
+        if fw is not None:
+            for k, i in enumerate(fw):
+                if i is not None and leaves[i].__class__ is Array:
+                    res[k] = leaves[i]  # the caller's own (immutable) Array, unchanged
+        if self.single:
+            return res[0]
+        return tree_unflatten(self.out_tree, res)
 
 
 class Lowered:
@@ -65,13 +122,27 @@ class Lowered:
         self.jaxpr, self._compiled = jaxpr, compiled
 
     def as_text(self) -> str:
+        """The optimised jaxpr (what runs, before code generation)."""
         return str(self.jaxpr)
 
+    def fused_text(self) -> str:
+        """The program as code generation sees it, with fused elementwise groups spelled out."""
+        return self._compiled.plan_text()
+
     def source(self) -> str:
+        """The generated Python source (the straight-line function, then any fused block kernels)."""
         return self._compiled.source
 
     def compile(self):
         return self
+
+
+def _xp_of(leaves):
+    for x in leaves:
+        b = getattr(x, "_buf", None)
+        if b is not None and b.__class__ is not np.ndarray:
+            return xp_of(b)
+    return np
 
 
 class JitFunction:
@@ -81,7 +152,9 @@ class JitFunction:
         self.fun = fun
         self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        self._plain = not self.static_argnums and not self.static_argnames
         self._cache: OrderedDict = OrderedDict()
+        self._last_key = None
         self.compile_count = 0
         functools.update_wrapper(self, fun)
 
@@ -106,7 +179,12 @@ class JitFunction:
     def _signature(self, args, kwargs):
         static, static_kw, dyn_args, dyn_kwargs, n = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        key = (in_tree, static, static_kw, n, tuple(_leaf_key(x) for x in leaves))
+        leaf_keys = tuple(_leaf_key(x) for x in leaves)
+        if not static and not static_kw and not dyn_kwargs and len(leaves) == n and \
+                all(treedef_is_leaf(c) for c in in_tree.children[0].children):
+            key = (None, leaf_keys)  # n plain positional leaves: the fast path's key
+        else:
+            key = (in_tree, static, static_kw, n, leaf_keys)
         return key, leaves, in_tree, static, static_kw, n
 
     def _trace(self, leaves, in_tree, static, static_kw, n):
@@ -127,51 +205,115 @@ class JitFunction:
         jaxpr = trace_to_jaxpr(flat_fun, avals, "jit")
         return jaxpr, store[-1]
 
+    def _log_compile(self, key, in_tree, static, static_kw, leaves):
+        name = getattr(self.fun, "__name__", "fun")
+        sig = ", ".join(_describe_leaf(_leaf_key(x)) for x in leaves)
+        prev = self._last_key
+        if prev is None:
+            why = "first compile"
+        else:
+            why = "; ".join(_signature_diff(prev, key)) or "signature evicted from the cache"
+        log.warning("Compiling %s (compile #%d) for arguments (%s): %s", name, self.compile_count, sig, why)
+
     def _entry(self, args, kwargs):
         key, leaves, in_tree, static, static_kw, n = self._signature(args, kwargs)
         entry = self._cache.get(key)
         if entry is None:
             jaxpr, out_tree = self._trace(leaves, in_tree, static, static_kw, n)
             jaxpr = compiler.optimize(jaxpr)
-            entry = (jaxpr, out_tree, None)
+            entry = _Entry(jaxpr, out_tree, _xp_of(leaves))
             self._cache[key] = entry
             self.compile_count += 1
             if config.log_compiles:
-                log.warning("Compiling %s for signature %s", getattr(self.fun, "__name__", "fun"),
-                            [a.str_short() for a in jaxpr.in_avals])
-            while len(self._cache) > config.jit_cache_size:
+                self._log_compile(key, in_tree, static, static_kw, leaves)
+            self._last_key = key
+            while len(self._cache) > max(int(config.jit_cache_size), 1):
                 self._cache.popitem(last=False)
         else:
             self._cache.move_to_end(key)
-        return entry, key, leaves
+        return entry, leaves
 
     def __call__(self, *args, **kwargs):
+        if self._plain and not kwargs:
+            # The steady state: arguments are CPU Arrays or Python scalars; hash the signature, find
+            # the code, call it. (The key is the one _signature builds for such a call.)
+            key = []
+            bufs = []
+            for a in args:
+                c = a.__class__
+                if c is Array:
+                    b = a._buf
+                    if b.__class__ is not np.ndarray:
+                        break
+                    key.append((b.shape, b.dtype, a.weak_type))
+                    bufs.append(b)
+                elif c is float or c is int or c is bool:
+                    dt = _defaults.float_ if c is float else _defaults.int_ if c is int else _bool
+                    key.append(((), dt, True, "python scalar"))
+                    bufs.append(np.array(a, dt))
+                else:
+                    break
+            else:
+                key = (None, tuple(key))
+                entry = self._cache.get(key)
+                if entry is not None and entry.fn is not None and not config.disable_jit:
+                    self._cache.move_to_end(key)
+                    return entry.finish(entry.fn(*bufs), args)
         if config.disable_jit:
             return self.fun(*args, **kwargs)
-        (jaxpr, out_tree, compiled), key, leaves = self._entry(args, kwargs)
+        entry, leaves = self._entry(args, kwargs)
         if any(isinstance(x, Tracer) for x in leaves):
-            outs = pjit_p.bind(*leaves, jaxpr=jaxpr, name=getattr(self.fun, "__name__", "fun"))
-            return tree_unflatten(out_tree, outs)
-        if compiled is None:
-            compiled = compiler.compile_jaxpr(jaxpr)
-            self._cache[key] = (jaxpr, out_tree, compiled)
+            outs = pjit_p.bind(*leaves, jaxpr=entry.jaxpr, name=getattr(self.fun, "__name__", "fun"))
+            return tree_unflatten(entry.out_tree, outs)
+        fn = entry.build()
         bufs = [x._buf if x.__class__ is Array else to_array(x, copy=False)._buf for x in leaves]
-        outs = compiled(*bufs)
-        return tree_unflatten(out_tree, [wrap(o, w) for o, w in zip(outs, compiled.out_weak)])
+        return entry.finish(fn(*bufs), leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:
-        (jaxpr, out_tree, compiled), key, leaves = self._entry(args, kwargs)
-        return Lowered(jaxpr, compiler.compile_jaxpr(jaxpr))
+        entry, leaves = self._entry(args, kwargs)
+        entry.build()
+        return Lowered(entry.jaxpr, entry.compiled)
 
     def eval_shape(self, *args, **kwargs):
-        (jaxpr, out_tree, _), _, _ = self._entry(args, kwargs)
-        return tree_unflatten(out_tree, jaxpr.out_avals)
+        entry, _ = self._entry(args, kwargs)
+        return tree_unflatten(entry.out_tree, entry.jaxpr.out_avals)
 
     def _cache_size(self) -> int:
         return len(self._cache)
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._last_key = None
+
+
+def _signature_diff(prev, key) -> list:
+    """What changed between two cache keys, in words (for log_compiles)."""
+    def parts(k):
+        if k[0] is None:
+            return None, (), (), len(k[1]), k[1]
+        return k
+    t0, s0, kw0, n0, l0 = parts(prev)
+    t1, s1, kw1, n1, l1 = parts(key)
+    out = []
+    if (t0 is None) != (t1 is None) or (t0 is not None and t0 != t1) or n0 != n1 or len(l0) != len(l1):
+        out.append(f"tree structure changed ({len(l0)} -> {len(l1)} array leaves"
+                   + (f", {n0} -> {n1} positional arguments" if n0 != n1 else "") + ")")
+    if s0 != s1 or kw0 != kw1:
+        d0, d1 = dict(s0) | dict(kw0), dict(s1) | dict(kw1)
+        ch = [f"{k!r}: {d0.get(k, '<absent>')!r} -> {d1.get(k, '<absent>')!r}"
+              for k in sorted(set(d0) | set(d1), key=repr) if d0.get(k, d1) != d1.get(k, d0)]
+        out.append("static argument values changed (" + ", ".join(ch) + ")")
+    if len(l0) == len(l1):
+        kinds = (("shapes", 0), ("dtypes", 1), ("weak types", 2))
+        for what, i in kinds:
+            ch = [f"leaf {j}: {_describe_leaf(a)} -> {_describe_leaf(b)}"
+                  for j, (a, b) in enumerate(zip(l0, l1)) if a[i] != b[i]]
+            if ch:
+                out.append(f"{what} changed (" + ", ".join(ch) + ")")
+        dev = [f"leaf {j}" for j, (a, b) in enumerate(zip(l0, l1)) if a[3:] != b[3:]]
+        if dev:
+            out.append("devices / argument kinds changed (" + ", ".join(dev) + ")")
+    return out
 
 
 def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(), donate_argnums=(),

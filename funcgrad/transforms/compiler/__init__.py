@@ -1,0 +1,123 @@
+"""jit's compiler: optimisation passes over a jaxpr, then code generation to one Python function.
+
+    from funcgrad.transforms import compiler
+    opt = compiler.optimize(jaxpr)                         # all enabled passes
+    opt = compiler.optimize(jaxpr, passes=("dce", "cse"))  # just these, in the pipeline's order
+    fn = compiler.compile_jaxpr(opt)                       # a Compiled: fn(*buffers), fn.source
+
+Passes (each a pure function jaxpr -> jaxpr, one small module each, in pipeline order):
+  inline    inline.py    nested jit calls replaced by their equations
+  fold      fold.py      constant folding
+  simplify  simplify.py  algebraic simplification (x*1, x+0, neg(neg x), transpose/reshape chains, ...)
+  cse       cse.py       common-subexpression elimination (and merging of equal constants)
+  forward   forward.py   outputs equal to an input are that input
+  dce       dce.py       dead-code elimination (incl. unused residuals of a vjp, unused scan outputs)
+The pipeline runs twice when the first round changed something (a rewrite often enables another).
+`config.passes` holds the enabled pass names (funcgrad.config.update("jit_passes", (...)) sets it).
+
+Code generation (codegen.py) lowers further (custom_jvp/custom_vjp/remat calls inlined, stop_gradient
+dropped: the generated code is never differentiated), plans elementwise fusion (fusion.py, backend-
+neutral) and emits straight-line NumPy code with buffer reuse and blocked fused kernels.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.jaxpr import Jaxpr
+from . import codegen, fusion
+from ._ir import Renamer, rebuild
+from .codegen import Compiled, config as codegen_config
+from .cse import cse
+from .dce import dce
+from .fold import fold_constants
+from .forward import forward_inputs, forwarded_outputs
+from .inline import inline_all_calls, inline_calls
+from .simplify import simplify
+
+PASSES = {
+    "inline": inline_calls,
+    "fold": fold_constants,
+    "simplify": simplify,
+    "cse": cse,
+    "forward": forward_inputs,
+    "dce": dce,
+}
+ALL_PASSES = tuple(PASSES)
+
+
+class CompilerConfig:
+    """Which passes run (`passes`), and the code generator's settings (`codegen`)."""
+
+    def __init__(self):
+        self.passes = ALL_PASSES
+        self.codegen = codegen_config
+
+    def enabled(self, passes=None) -> tuple:
+        names = self.passes if passes is None else passes
+        if isinstance(names, str):
+            names = (names,)
+        unknown = [n for n in names if n not in PASSES]
+        if unknown:
+            raise ValueError(f"unknown compiler pass(es) {unknown}; known: {', '.join(PASSES)}")
+        return tuple(n for n in PASSES if n in names)
+
+
+config = CompilerConfig()
+
+
+def _signature(j: Jaxpr):
+    return (len(j.eqns), len(j.constvars), tuple(id(v) for v in j.outvars))
+
+
+def optimize(jaxpr: Jaxpr, passes=None) -> Jaxpr:
+    """Run the enabled passes (all of `config.passes`, or the names given) over `jaxpr`.
+
+    Pure: `jaxpr` is left as it was; the result computes the same values, and differentiates and
+    batches the same (jit transforms optimised jaxprs)."""
+    names = config.enabled(passes)
+    for _ in range(2):
+        before = _signature(jaxpr)
+        for n in names:
+            jaxpr = PASSES[n](jaxpr)
+        if _signature(jaxpr) == before:
+            break
+    return jaxpr
+
+
+def strip_stop_gradient(jaxpr: Jaxpr) -> Jaxpr:
+    """Drop stop_gradient equations (the identity on values): for code generation only."""
+    if not any(e.prim.name == "stop_gradient" for e in jaxpr.eqns):
+        return jaxpr
+    rename = Renamer()
+    eqns = []
+    outset = set(jaxpr.outvars)
+    for e in jaxpr.eqns:
+        e = rename.eqn(e)
+        if e.prim.name == "stop_gradient" and len(e.invars) == 1 and \
+                (e.outvars[0] not in outset or e.outvars[0].aval == e.invars[0].aval):
+            rename.set(e.outvars[0], e.invars[0])
+            continue
+        eqns.append(e)
+    return rebuild(jaxpr, eqns, [rename(v) for v in jaxpr.outvars])
+
+
+def lower(jaxpr: Jaxpr, passes=None) -> Jaxpr:
+    """The jaxpr code generation works on: calls inlined, stop_gradient dropped, passes run."""
+    names = config.enabled(passes)
+    j = jaxpr
+    if "inline" in names:
+        j = inline_all_calls(j)
+    j = strip_stop_gradient(j)
+    if j is not jaxpr or names:
+        j = optimize(j, names)
+    return j
+
+
+def compile_jaxpr(jaxpr: Jaxpr, xp=np, passes=None, fusion=None) -> Compiled:
+    """Generate one straight-line function for `jaxpr` (after `lower`); see codegen.py."""
+    return codegen.generate(lower(jaxpr, passes), xp, fusion)
+
+
+__all__ = ["optimize", "compile_jaxpr", "lower", "Compiled", "PASSES", "ALL_PASSES", "config",
+           "inline_calls", "inline_all_calls", "fold_constants", "simplify", "cse", "forward_inputs",
+           "forwarded_outputs", "dce", "fusion", "codegen", "strip_stop_gradient"]

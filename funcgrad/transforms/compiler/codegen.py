@@ -1,0 +1,595 @@
+"""Code generation: an optimised jaxpr becomes one straight-line Python function over backend buffers.
+
+    def compiled(v0, v1):
+        v2 = _matmul(v0, v1)               # dot_general, specialised to one BLAS call
+        v3 = _add(v2, c0, v2)              # v2 dies here: its fresh buffer takes the result (out=)
+        ...
+        return (v3, )
+
+Each equation is one line calling the backend directly: NumPy ufuncs as globals (`_add(a, b, out)`),
+specialised lines for the common structural primitives (`x.reshape(s)`, `x.transpose(p)`, `x.T`,
+matmul for 2-D dot_generals, `x.astype(t)`, `x.sum(axes, t)`), otherwise the primitive's impl. Scalar
+constants are 0-d arrays (NumPy's fastest scalar operand) where an elementwise op broadcasts them.
+
+Buffers. A result is "fresh" when the line that made it allocated it (a ufunc, matmul, astype, a fused
+kernel): nothing else refers to it. A fresh buffer whose variable and every view of it are dead, that is
+not an output, may be donated as the `out=` of a later ufunc (or matmul) of the same shape and dtype.
+Views, inputs, constants and outputs are never written. Dead variables are released (`del`).
+
+Fusion (NumPy backend): groups from `fusion.plan` whose arrays have at least `config.fusion_min_size`
+elements run as one generated kernel that walks cache-sized blocks (`config.fusion_block_size`
+elements, flat slices of contiguous operands, or runs of rows otherwise), evaluating the whole chain on
+one block in a few block-sized temporaries and writing each result read later into its preallocated
+full-size output; blocks are shared among `config.fusion_threads` threads (NumPy releases the GIL in
+its loops). Smaller groups stay straight-line in-place code, which for a few elements is already one
+ufunc call per op.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ...core.jaxpr import Eqn, Jaxpr, Var
+from . import fusion as _fusion
+from ._config import config  # noqa: F401 - re-exported: compiler.codegen.config
+from .blocked import SLOW_SCALAR, _FILLED_LIMIT, _KernelSpec, filled_block, run_fused, scratch
+from ._ir import ELEMENTWISE, buffer_of, uniform_value
+
+
+class Compiled:
+    """A generated function over raw backend buffers, with its source for inspection."""
+
+    def __init__(self, fn, source: str, out_weak, jaxpr=None, plan=None):
+        self.fn, self.source, self.out_weak = fn, source, out_weak
+        self.jaxpr, self.plan = jaxpr, plan
+
+    def __call__(self, *bufs):
+        return self.fn(*bufs)
+
+    def plan_text(self) -> str:
+        return _fusion.pretty_plan(self.plan) if self.plan is not None else str(self.jaxpr)
+
+
+# --- what each primitive becomes --------------------------------------------------------------------
+
+def ufunc_of(e: Eqn):
+    """The NumPy ufunc that computes e exactly (same result, same dtype), or None."""
+    if e.prim.multiple_results or len(e.outvars) != 1:
+        return None
+    impl = e.prim.impl
+    if not e.params and isinstance(impl, np.ufunc):
+        return impl
+    name = e.prim.name
+    if name == "div" and not e.params and e.outvars[0].aval.dtype.kind in "fc":
+        return np.true_divide
+    return None
+
+
+def _extra_operand(e: Eqn):
+    """integer_pow as a ufunc with a literal second operand: (ufunc, literal) or None."""
+    if e.prim.name == "integer_pow" and set(e.params) == {"y"} and isinstance(e.params["y"], int) \
+            and e.outvars[0].aval.dtype.kind in "fc":
+        y = e.params["y"]
+        return (np.multiply, None) if y == 2 else (np.power, y)
+    return None
+
+
+def _dot_pattern(e: Eqn):
+    """For dot_general equations that are one matmul of (possibly transposed) operands: the pair of
+    suffixes ("" or ".T") to apply to the operands; else None."""
+    if e.prim.name != "dot_general":
+        return None
+    p = e.params
+    if p.get("preferred_element_type") not in (None, e.invars[0].aval.dtype):
+        return None
+    (lc, rc), (lb, rb) = p["dimension_numbers"]
+    a, b = e.invars
+    if lb or rb or len(lc) != 1 or a.aval.dtype != b.aval.dtype:
+        return None
+    na, nb = a.aval.ndim, b.aval.ndim
+    if na == 2 and nb == 2:
+        ta = {(1,): "", (0,): ".T"}[tuple(lc)]
+        tb = {(0,): "", (1,): ".T"}[tuple(rc)]
+        return ta, tb
+    if na == 1 and nb == 2:
+        return "", {(0,): "", (1,): ".T"}[tuple(rc)]
+    if na == 2 and nb == 1:
+        return {(1,): "", (0,): ".T"}[tuple(lc)], ""
+    return None
+
+
+_FRESH_IMPLS = frozenset(("concatenate",))  # impls that always return a new array (never a view)
+
+
+# --- the generator ----------------------------------------------------------------------------------
+
+class _Gen:
+    def __init__(self, jaxpr: Jaxpr, items, xp):
+        self.jaxpr, self.items, self.xp = jaxpr, items, xp
+        self.glb = {"np": np}
+        self.gids = {}
+        self.names = {}
+        self.lines = []
+        self.kernels = []
+        self.nglob = 0
+        self.const_val = dict(zip(jaxpr.constvars, jaxpr.consts))
+        self.scalar_names = {}
+        self.dry = False
+        self.lazy = self._lazy_broadcasts() if xp is np else set()
+
+    def _lazy_broadcasts(self) -> set:
+        """broadcast_in_dim results read only by ufunc lines that have another full-size operand: they
+        need not be materialised (not even as a broadcast view): the ufunc broadcasts them."""
+        prod = {}
+        readers = {}
+        for it in self.items:
+            if isinstance(it, _fusion.FusedGroup):
+                for v in it.inputs:
+                    readers.setdefault(v, []).append(None)
+                continue
+            for v in it.outvars:
+                prod[v] = it
+            for v in it.invars:
+                readers.setdefault(v, []).append(it)
+        outset = set(self.jaxpr.outvars)
+
+        def full(v, shape):
+            p = prod.get(v)
+            return tuple(v.aval.shape) == shape and (p is None or p.prim.name != "broadcast_in_dim") \
+                and not (v in self.const_val and uniform_value(self.const_val[v], limit=0) is not None)
+
+        lazy = set()
+        for v, p in prod.items():
+            if p.prim.name != "broadcast_in_dim" or v in outset or v not in readers:
+                continue
+            shape = tuple(v.aval.shape)
+            ok = True
+            for r in readers[v]:
+                if r is None or (ufunc_of(r) is None and r.prim.name != "select") or \
+                        not any(w is not v and full(w, shape) for w in r.invars):
+                    ok = False
+                    break
+            if ok:
+                lazy.add(v)
+        return lazy
+
+    # names ------------------------------------------------------------------------------------------
+    def name(self, v: Var) -> str:
+        n = self.names.get(v)
+        if n is None and self.dry:
+            return "_"
+        if n is None:
+            n = self.names[v] = f"v{len(self.names)}"
+        return n
+
+    def global_(self, value, hint="g") -> str:
+        if self.dry:
+            return hint
+        key = (id(value), hint)
+        n = self.gids.get(key)
+        if n is not None and self.glb.get(n) is value:
+            return n
+        n = f"{hint}{self.nglob}"
+        self.nglob += 1
+        self.glb[n] = value
+        self.gids[key] = n
+        return n
+
+    def ufunc_name(self, uf) -> str:
+        n = "_" + uf.__name__
+        self.glb[n] = uf
+        return n
+
+    def scalar(self, v: Var):
+        """The 0-d array name for a uniform constant (NumPy's cheapest scalar operand), or None."""
+        if v not in self.const_val or self.xp is not np:
+            return None
+        if self.dry:
+            return "_" if uniform_value(self.const_val[v], limit=0) is not None and v.aval.shape else None
+        if v in self.scalar_names:
+            return self.scalar_names[v]
+        u = uniform_value(self.const_val[v], limit=0)
+        n = None
+        if u is not None and v.aval.shape:
+            n = self.global_(np.asarray(u, dtype=v.aval.dtype).reshape(()), "s")
+        self.scalar_names[v] = n
+        return n
+
+    def operands(self, e: Eqn, broadcasting: bool, ufunc=None):
+        """Operand names; uniform constants as 0-d arrays when the op broadcasts and another operand
+        (or the out= buffer) has the full shape; for ufuncs slow with a scalar operand (maximum, ...),
+        as a contiguous array filled with the value instead."""
+        names = [self.name(v) for v in e.invars]
+        if broadcasting and e.outvars[0].aval.shape:
+            sc = [self.scalar(v) for v in e.invars]
+            if any(s is None for s in sc):
+                if ufunc is not None and ufunc.__name__ in SLOW_SCALAR:
+                    sc = [self.filled(v) if s is not None else None for v, s in zip(e.invars, sc)]
+                names = [s if s is not None else n for s, n in zip(sc, names)]
+        return names
+
+    def filled(self, v: Var):
+        """A contiguous read-only array of v's shape holding its one value (None if too big)."""
+        if v.aval.size > _FILLED_LIMIT:
+            return self.scalar(v)
+        if self.dry:
+            return "_"
+        val = uniform_value(self.const_val[v], limit=0)
+        return self.global_(filled_block(tuple(v.aval.shape), np.asarray(val, v.aval.dtype).reshape(())), "k")
+
+    # one equation ---------------------------------------------------------------------------------
+    def expr(self, e: Eqn):
+        """(expression, expression with {out}, fresh): how to compute e; the second is None when the
+        line cannot write into a given buffer."""
+        name = e.prim.name
+        xp = self.xp
+        if xp is np:
+            uf = ufunc_of(e)
+            if uf is not None:
+                ins = self.operands(e, True, uf)
+                f = self.ufunc_name(uf)
+                a = ", ".join(ins)
+                return f"{f}({a})", f"{f}({a}, out={{out}})", bool(e.outvars[0].aval.shape)
+            extra = _extra_operand(e)
+            if extra is not None:
+                uf, y = extra
+                f = self.ufunc_name(uf)
+                x = self.name(e.invars[0])
+                a = f"{x}, {x}" if y is None else f"{x}, {y!r}"
+                return f"{f}({a})", f"{f}({a}, out={{out}})", bool(e.outvars[0].aval.shape)
+            if name == "select" and len(e.invars) == 3:
+                self.glb["_where"] = np.where
+                ins = self.operands(e, True)
+                return f"_where({', '.join(ins)})", None, bool(e.outvars[0].aval.shape)
+            if name == "dot_general":
+                pat = _dot_pattern(e)
+                if pat is not None:
+                    self.glb["_matmul"] = np.matmul
+                    a, b = (self.name(v) for v in e.invars)
+                    s = f"_matmul({a}{pat[0]}, {b}{pat[1]}"
+                    return s + ")", s + ", out={out})", bool(e.outvars[0].aval.shape)
+            if name == "convert_element_type" and e.invars[0].aval.dtype.kind != "c":
+                dt = self.global_(np.dtype(e.params["new_dtype"]), "dt")
+                return f"{self.name(e.invars[0])}.astype({dt})", None, bool(e.outvars[0].aval.shape)
+            if name in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod") and set(e.params) == {"axes"}:
+                x = self.name(e.invars[0])
+                axes = tuple(e.params["axes"])
+                meth = {"reduce_sum": "sum", "reduce_max": "max", "reduce_min": "min", "reduce_prod": "prod"}[name]
+                if meth in ("sum", "prod"):
+                    dt = self.global_(e.invars[0].aval.dtype, "dt")
+                    return f"{x}.{meth}({axes!r}, {dt})", None, bool(e.outvars[0].aval.shape)
+                return f"{x}.{meth}({axes!r})", None, bool(e.outvars[0].aval.shape)
+        x = self.name(e.invars[0]) if e.invars else None
+        out_shape = tuple(e.outvars[0].aval.shape) if len(e.outvars) == 1 else None
+        if name in ("reshape", "squeeze", "expand_dims") and not e.prim.multiple_results:
+            return f"{x}.reshape({out_shape!r})", None, False
+        if name == "transpose":
+            perm = tuple(e.params["permutation"])
+            if perm == (1, 0):
+                return f"{x}.T", None, False
+            return f"{x}.transpose({perm!r})", None, False
+        if name == "broadcast_in_dim":
+            shape, dims = tuple(e.params["shape"]), tuple(e.params["broadcast_dimensions"])
+            expanded = [1] * len(shape)
+            for i, d in enumerate(dims):
+                expanded[d] = e.invars[0].aval.shape[i]
+            expanded = tuple(expanded)
+            src = x if expanded == tuple(e.invars[0].aval.shape) else f"{x}.reshape({expanded!r})"
+            if e.outvars[0] in self.lazy:  # every reader is a ufunc that broadcasts it itself
+                return (x if not e.invars[0].aval.shape else src), None, False
+            if expanded == shape:
+                return src, None, False
+            self.glb["_broadcast_to"] = xp.broadcast_to
+            return f"_broadcast_to({src}, {shape!r})", None, False
+        if name == "slice" and not e.prim.multiple_results:
+            p = e.params
+            parts = []
+            for s, l, k in zip(p["start_indices"], p["limit_indices"], p["strides"]):
+                parts.append(f"{s}:{l}" + (f":{k}" if k != 1 else ""))
+            return f"{x}[{', '.join(parts) + (',' if len(parts) == 1 else '')}]", None, False
+        if name == "stop_gradient":
+            return x, None, False
+        impl = e.prim.impl_for(xp)
+        fn = self.global_(functools.partial(impl, **e.params) if e.params else impl, "f")
+        call = f"{fn}({', '.join(self.name(v) for v in e.invars)})"
+        return call, None, name in _FRESH_IMPLS and not e.prim.multiple_results
+
+
+    # the program ------------------------------------------------------------------------------------
+    def generate(self) -> str:
+        jaxpr = self.jaxpr
+        for i, (v, c) in enumerate(zip(jaxpr.constvars, jaxpr.consts)):
+            self.names[v] = f"c{i}"
+            self.glb[f"c{i}"] = buffer_of(c)
+        args = [self.name(v) for v in jaxpr.invars]
+        items = self.items
+        outset = set(jaxpr.outvars)
+        ext = set(jaxpr.invars) | set(jaxpr.constvars)
+
+        # last use (item index) of every variable; outputs live to the end
+        end = len(items)
+        last = {}
+        for k, it in enumerate(items):
+            for v in _reads(it):
+                last[v] = k
+        for v in jaxpr.outvars:
+            last[v] = end + 1
+
+        # alias analysis: roots[v] = the fresh buffers v may share memory with
+        roots = {}
+        fresh_vars = set()
+        plans = []
+        for k, it in enumerate(items):
+            if isinstance(it, _fusion.FusedGroup):
+                plans.append(None)
+                for v in it.outputs:
+                    roots[v] = frozenset((v,))
+                    fresh_vars.add(v)
+                continue
+            e = it
+            self.dry = True
+            ex = self.expr(e)
+            self.dry = False
+            plans.append(ex)
+            if ex[2] and len(e.outvars) == 1:
+                roots[e.outvars[0]] = frozenset(e.outvars)
+                fresh_vars.add(e.outvars[0])
+            else:
+                r = frozenset().union(*[roots.get(v, frozenset()) for v in e.invars]) if e.invars else frozenset()
+                for v in e.outvars:
+                    roots[v] = r
+        alias_last = {}
+        for v, rs in roots.items():
+            lu = last.get(v, -1)
+            for r in rs:
+                if alias_last.get(r, -1) < lu:
+                    alias_last[r] = lu
+        donate = config.donate and self.xp is np
+
+        lines = [f"def compiled({', '.join(args)}):"]
+        self.lines = lines
+        for k, it in enumerate(items):
+            reads = _reads(it)
+            dying = [v for v in dict.fromkeys(reads) if last.get(v) == k and v not in ext]
+            if isinstance(it, _fusion.FusedGroup):
+                donors = {}
+                if donate:
+                    in_roots = set()
+                    for v in it.inputs:
+                        if v not in fresh_vars:
+                            in_roots |= roots.get(v, frozenset())
+                    first_read = {}
+                    last_read = {}
+                    for n, e in enumerate(it.eqns):
+                        for v in e.invars:
+                            v = it.broadcasts[v][0] if v in it.broadcasts else v
+                            first_read.setdefault(v, n)
+                            last_read[v] = n
+                    made_at = {e.outvars[0]: n for n, e in enumerate(it.eqns)}
+                    used = set()
+                    for j, o in enumerate(it.outputs):
+                        for v in dying:
+                            if v in fresh_vars and v not in outset and v not in used and v not in in_roots \
+                                    and alias_last.get(v, -1) <= k and v in last_read \
+                                    and v.aval.shape == o.aval.shape and v.aval.dtype == o.aval.dtype \
+                                    and last_read[v] <= made_at[o]:
+                                donors[j] = it.inputs.index(v)
+                                used.add(v)
+                                break
+                self.emit_group(it, k, donors)
+            else:
+                e = it
+                expr, expr_out, fresh = self.expr(e)
+                donor = None
+                if donate and expr_out is not None and len(e.outvars) == 1 and e.outvars[0].aval.shape:
+                    oa = e.outvars[0].aval
+                    in_roots = set()
+                    for v in e.invars:
+                        if v not in fresh_vars:
+                            in_roots |= roots.get(v, frozenset())
+                    for v in dying:
+                        if v in fresh_vars and v not in outset and alias_last.get(v, -1) <= k \
+                                and v.aval.shape == oa.shape and v.aval.dtype == oa.dtype \
+                                and v not in in_roots:
+                            donor = v
+                            break
+                    if donor is not None and e.prim.name == "dot_general" and donor in e.invars:
+                        donor = None  # matmul must not write over its own operand
+                if donor is not None:
+                    rhs = expr_out.format(out=self.name(donor))
+                    if e.outvars[0] not in self.names:
+                        self.names[e.outvars[0]] = self.name(donor)  # the result takes over the name
+                        dying = [v for v in dying if v is not donor]
+                else:
+                    rhs = expr
+                outs = [self.name(v) for v in e.outvars]
+                if e.prim.multiple_results:
+                    lhs = ", ".join(outs) + ("," if len(outs) == 1 else "") if outs else "_"
+                else:
+                    lhs = outs[0]
+                lines.append(f"    {lhs} = {rhs}")
+            dead = [self.name(v) for v in dying if v not in outset]
+            produced = it.outputs if isinstance(it, _fusion.FusedGroup) else it.outvars
+            dead += [self.name(v) for v in produced if v not in last]
+            if dead:
+                lines.append(f"    del {', '.join(dead)}")
+        lines.append(f"    return ({''.join(self.name(v) + ', ' for v in jaxpr.outvars)})")
+        return "\n".join(lines)
+
+    # fused kernels ----------------------------------------------------------------------------------
+    def emit_group(self, g: _fusion.FusedGroup, k: int, donors=None):
+        if not g.outputs:
+            return  # nothing reads any of its results (dead code left when dce is disabled)
+        kname = f"_kernel{len(self.kernels)}"
+        spec = self.kernel(g, kname)
+        spec.donors = tuple((donors or {}).get(j) for j in range(len(g.outputs)))
+        if donors:
+            self.lines.append(f"    # fused kernel {kname} writes output(s) {sorted(donors)} into dying input buffer(s)")
+        self.glb["_run_fused"] = run_fused
+        ins = ", ".join(self.input_expr(g, v) for v in g.inputs)
+        outs = [self.name(v) for v in g.outputs]
+        lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
+        sname = self.global_(spec, "spec")
+        self.lines.append(f"    {lhs} = _run_fused({sname}, ({ins}{',' if len(g.inputs) == 1 else ''}))")
+
+    def input_expr(self, g, v):
+        s = self.scalar(v)
+        return s if s is not None else self.name(v)
+
+    def kernel(self, g: _fusion.FusedGroup, kname: str):
+        """Generate the block kernel of group g; returns its _KernelSpec."""
+        shape = g.shape
+        kin = {}      # var read by members -> local name inside the loop
+        params = []
+        pre = []      # loop-invariant setup
+        body = []
+        sliced = []
+        direct = {v for e in g.eqns for v in e.invars}
+        for i, v in enumerate(g.inputs):
+            p = f"i{i}"
+            params.append(p)
+            is_scalar = self.scalar(v) is not None or not v.aval.shape
+            sliced.append(v in direct and not is_scalar)
+            kin[v] = p if is_scalar else f"a{i}"
+            if v in direct and not is_scalar:
+                body.append(f"a{i} = {p}[s:e]")
+        nb = 0
+        for w, (x, expanded) in g.broadcasts.items():
+            p = f"i{g.inputs.index(x)}"
+            local = f"b{nb}"
+            nb += 1
+            if self.scalar(x) is not None or not x.aval.shape:
+                kin[w] = p
+            elif expanded[0] == shape[0] and shape[0] != 1:
+                body.append(f"{local} = {p}.reshape({(shape[0],) + tuple(expanded[1:])!r})[s:e]")
+                kin[w] = local
+            else:
+                pre.append(f"{local} = {p}.reshape({(1,) + tuple(expanded[1:])!r})")
+                kin[w] = local
+        outputs = set(g.outputs)
+        oidx = {v: j for j, v in enumerate(g.outputs)}
+        for j in range(len(g.outputs)):
+            params.append(f"o{j}")
+            body.append(f"q{j} = o{j}[s:e]")
+        last = {}
+        for n, e in enumerate(g.eqns):
+            for v in e.invars:
+                last[v] = n
+        slots = []          # (name, dtype): block temporaries
+        filled = {}         # (dtype, value bytes) -> name of a block filled with a constant
+        free = {}           # dtype -> free slots
+        where = dict(kin)   # var -> name holding its block
+        slot_of = {}
+        for n, e in enumerate(g.eqns):
+            out = e.outvars[0]
+            dt = out.aval.dtype
+            ins = [where[v] for v in e.invars]
+            uf = ufunc_of(e)
+            if uf is not None and uf.__name__ in SLOW_SCALAR:
+                for j, v in enumerate(e.invars):
+                    if self.scalar(v) is not None:
+                        val = uniform_value(self.const_val[v], limit=0)
+                        key = (v.aval.dtype, np.asarray(val).tobytes())
+                        if key not in filled:
+                            fname = f"f{len(filled)}"
+                            filled[key] = fname
+                            c = self.global_(np.asarray(val, v.aval.dtype).reshape(()), "s")
+                            pre.append(f"{fname} = _filled(tshape, {c})")
+                        ins[j] = filled[key]
+            dying_slots = [slot_of[v] for v in dict.fromkeys(e.invars) if v in slot_of and last.get(v) == n]
+            if out in outputs:
+                target = f"q{oidx[out]}"
+            else:
+                cands = [t for t in dying_slots if t[1] == dt] + free.get(dt, [])
+                if cands:
+                    slot = cands[0]
+                    if slot in free.get(dt, []):
+                        free[dt].remove(slot)
+                else:
+                    slot = (f"t{len(slots)}", dt)
+                    slots.append(slot)
+                target = slot[0]
+                slot_of[out] = slot
+            body.append(self.block_op(e, ins, target))
+            where[out] = target
+            for t in dying_slots:
+                if t[0] != target and t not in free.get(t[1], []):
+                    free.setdefault(t[1], []).append(t)
+        src = [f"def {kname}(lo, hi, step, tshape, {', '.join(params)}):"]
+        src += [f"    {p}" for p in pre]
+        if slots:
+            dts = ", ".join(self.global_(dt, "dt") for _, dt in slots)
+            names = ", ".join(nm for nm, _ in slots)
+            src.append(f"    {names}{',' if len(slots) == 1 else ''} = _scratch(tshape, ({dts},))")
+        src.append("    for s in range(lo, hi, step):")
+        src.append("        e = s + step")
+        src.append("        if e > hi:")
+        src.append("            e = hi")
+        for nm in [nm for nm, _ in slots] + list(filled.values()):
+            src.append(f"            {nm} = {nm}[:e - s]")
+        src += [f"        {b}" for b in body]
+        self.glb["_scratch"] = scratch
+        self.glb["_filled"] = filled_block
+        self.glb["_copyto"] = np.copyto
+        source = "\n".join(src)
+        self.kernels.append(source)
+        exec(compile(source, f"<jit kernel {kname}>", "exec"), self.glb)
+        return _KernelSpec(self.glb[kname], shape, [v.aval.dtype for v in g.outputs], sliced,
+                           bool(g.broadcasts), len(g.eqns), source)
+
+    def block_op(self, e: Eqn, ins, target: str) -> str:
+        """One member of a fused group on one block, writing into `target`."""
+        uf = ufunc_of(e)
+        if uf is not None:
+            return f"{self.ufunc_name(uf)}({', '.join(ins)}, out={target})"
+        extra = _extra_operand(e)
+        if extra is not None:
+            uf, y = extra
+            a = f"{ins[0]}, {ins[0]}" if y is None else f"{ins[0]}, {y!r}"
+            return f"{self.ufunc_name(uf)}({a}, out={target})"
+        if e.prim.name == "convert_element_type" and e.invars[0].aval.dtype.kind != "c":
+            return f"_copyto({target}, {ins[0]}, casting='unsafe')"
+        if e.prim.name == "select":
+            self.glb["_where"] = np.where
+            return f"_copyto({target}, _where({', '.join(ins)}))"
+        impl = e.prim.impl_for(np)
+        fn = self.global_(functools.partial(impl, **e.params) if e.params else impl, "f")
+        return f"_copyto({target}, {fn}({', '.join(ins)}), casting='unsafe')"
+
+
+def _reads(it):
+    if isinstance(it, _fusion.FusedGroup):
+        return list(it.inputs)
+    return it.invars
+
+
+# --- entry points -------------------------------------------------------------------------------------
+
+def fusible(e: Eqn) -> bool:
+    """Whether the NumPy backend can run e inside a block kernel."""
+    if e.prim.name not in ELEMENTWISE or e.prim.multiple_results or len(e.outvars) != 1:
+        return False
+    out = e.outvars[0].aval
+    if not out.shape or out.size < config.fusion_min_size:
+        return False
+    return all(tuple(v.aval.shape) == tuple(out.shape) for v in e.invars)
+
+
+def broadcastable(e: Eqn) -> bool:
+    return ufunc_of(e) is not None or _extra_operand(e) is not None
+
+
+def generate(jaxpr: Jaxpr, xp=np, fuse=None) -> Compiled:
+    fuse = config.fusion if fuse is None else fuse
+    if fuse and xp is np and any(fusible(e) for e in jaxpr.eqns):
+        items = _fusion.plan(jaxpr, fusible, broadcastable)
+    else:
+        items = list(jaxpr.eqns)
+    gen = _Gen(jaxpr, items, xp)
+    source = gen.generate()
+    full = "\n\n".join([source] + gen.kernels)
+    exec(compile(source, f"<jit {id(jaxpr):x}>", "exec"), gen.glb)
+    has_groups = any(isinstance(it, _fusion.FusedGroup) for it in items)
+    return Compiled(gen.glb["compiled"], full, [v.aval.weak_type for v in jaxpr.outvars], jaxpr,
+                    items if has_groups else None)
