@@ -24,3 +24,20 @@ def device_put(x, device=None):
 
 def block_until_ready(x):
     return tree_util.tree_map(lambda v: v.block_until_ready() if hasattr(v, "block_until_ready") else v, x)
+
+
+# --- the PyTorch-style face: Tensor, torch functions and dtypes, autograd, func --------------------------
+# (`funcgrad.tensor` is the function torch.tensor; the package of that name is funcgrad.tensor in
+# sys.modules. The functional `grad`, `vmap`, `jit`, `jvp`, `vjp`, `hessian`, ... above keep their names.)
+from . import autograd, func  # noqa: E402,F401
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa: E402,F401
+                       no_grad, set_grad_enabled)
+from .tensor import *  # noqa: E402,F401,F403
+from .tensor import (Generator, Size, Tensor, bfloat16, bool, cdouble, cfloat, complex64, complex128,  # noqa: E402,F401,A004
+                     cuda, default_generator, device, double, dtype, finfo, float, float16, float32, float64,
+                     get_default_dtype, get_rng_state, half, iinfo, initial_seed, int, int8, int16, int32, int64,
+                     is_tensor, long, manual_seed, numel, return_types, seed, set_default_dtype, set_printoptions,
+                     set_rng_state, short, uint8, uint16, uint32, uint64)
+from .tensor import (are_deterministic_algorithms_enabled, can_cast, compile, get_default_device,  # noqa: E402,F401,A004
+                     get_num_threads, is_complex, is_floating_point, is_nonzero, is_storage, promote_types,
+                     result_type, set_default_device, set_num_threads, use_deterministic_algorithms)

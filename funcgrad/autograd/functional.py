@@ -1,0 +1,102 @@
+"""torch.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp of functions of tensors."""
+from __future__ import annotations
+
+
+def _T():
+    from . import graph
+    return graph._TENSOR
+
+
+def _tup(x):
+    T = _T()
+    return (x,) if isinstance(x, T.Tensor) else tuple(x)
+
+
+def _prep(inputs, create_graph):
+    return tuple(x.detach().requires_grad_(True) if not create_graph or not x._rg else x
+                 for x in _tup(inputs))
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    from . import grad
+    T = _T()
+    single = isinstance(inputs, T.Tensor)
+    ins = _prep(inputs, create_graph)
+    outs = func(*ins)
+    outs_t = _tup(outs)
+    vs = [None] * len(outs_t) if v is None else list(_tup(v))
+    gs = grad(list(outs_t), list(ins), vs, create_graph=create_graph, allow_unused=True, materialize_grads=True)
+    out = outs if create_graph else (outs.detach() if isinstance(outs, T.Tensor) else tuple(o.detach() for o in outs))
+    return out, (gs[0] if single else gs)
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
+    """The Jacobian: for one input and one output, a tensor of shape out.shape + in.shape."""
+    import numpy as np
+    from . import grad
+    from ..tensor import _ops as O
+    T = _T()
+    single_in = isinstance(inputs, T.Tensor)
+    ins = _prep(inputs, create_graph)
+    outs = func(*ins)
+    single_out = isinstance(outs, T.Tensor)
+    outs_t = _tup(outs)
+    result = []
+    for o in outs_t:
+        rows = [[] for _ in ins]
+        for k in range(o.numel()):
+            g = np.zeros(o.shape, o._np_dtype())
+            g.reshape(-1)[k] = 1
+            gs = grad([o], list(ins), [T._make(g)], retain_graph=True, create_graph=create_graph,
+                      allow_unused=True, materialize_grads=True) if o._rg else \
+                [T._make(np.zeros(x.shape, x._np_dtype())) for x in ins]
+            for j, gj in enumerate(gs):
+                rows[j].append(gj)
+        per_in = []
+        for j, x in enumerate(ins):
+            if rows[j]:
+                per_in.append(O.stack(rows[j]).reshape(tuple(o.shape) + tuple(x.shape)))
+            else:
+                per_in.append(T._make(np.zeros(tuple(o.shape) + tuple(x.shape), x._np_dtype())))
+        result.append(per_in[0] if single_in else tuple(per_in))
+    return result[0] if single_out else tuple(result)
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+    T = _T()
+    single = isinstance(inputs, T.Tensor)
+
+    def jac(*xs):
+        return jacobian(func, xs[0] if single else xs, create_graph=True)
+    return jacobian(jac, inputs, create_graph=create_graph)
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """Forward-mode product via the double-vjp trick."""
+    import numpy as np
+    from . import grad
+    T = _T()
+    ins = _prep(inputs, True)
+    outs = func(*ins)
+    outs_t = _tup(outs)
+    us = [T._make(np.zeros(o.shape, o._np_dtype())).requires_grad_() for o in outs_t]
+    gs = grad(list(outs_t), list(ins), us, create_graph=True, allow_unused=True, materialize_grads=True)
+    vs = list(_tup(v)) if v is not None else [T._make(np.ones(x.shape, x._np_dtype())) for x in ins]
+    res = grad(list(gs), us, vs, create_graph=create_graph, allow_unused=True, materialize_grads=True)
+    out = outs.detach() if isinstance(outs, T.Tensor) else tuple(o.detach() for o in outs)
+    return out, (res[0] if isinstance(outs, T.Tensor) else res)
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    from . import grad
+    T = _T()
+    single = isinstance(inputs, T.Tensor)
+    ins = _prep(inputs, True)
+    out = func(*ins)
+    gs = grad([out], list(ins), create_graph=True, allow_unused=True, materialize_grads=True)
+    vs = list(_tup(v))
+    res = grad(list(gs), list(ins), vs, create_graph=create_graph, allow_unused=True, materialize_grads=True)
+    return out.detach(), (res[0] if single else res)
+
+
+vhp = hvp

@@ -1,0 +1,168 @@
+"""Grad modes (thread-local): no_grad, enable_grad, set_grad_enabled, inference_mode."""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+
+class _GradState(threading.local):
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+        self.anomaly = False
+        self.anomaly_check_nan = True
+
+
+state = _GradState()
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations on tensors that require grad are recorded for backward (this thread)."""
+    return state.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return state.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (with or without parentheses)."""
+
+    def __call__(self, func):
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    resp = gen.send(None)
+                while True:
+                    try:
+                        with self.clone():
+                            req = yield resp
+                            resp = gen.send(req)
+                    except StopIteration as e:
+                        return e.value
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording: results of operations inside do not require grad."""
+
+    def __new__(cls, orig_func=None):
+        self = super().__new__(cls)
+        if orig_func is not None and callable(orig_func):
+            self.__init__()
+            return self(orig_func)
+        return self
+
+    def __init__(self, orig_func=None):
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = False
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+        return False
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording inside a no_grad region."""
+
+    def __new__(cls, orig_func=None):
+        self = super().__new__(cls)
+        if orig_func is not None and callable(orig_func):
+            self.__init__()
+            return self(orig_func)
+        return self
+
+    def __init__(self, orig_func=None):
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = True
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+        return False
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """set_grad_enabled(mode): takes effect at once when called; as a context manager it restores the
+    previous mode on exit."""
+
+    def __init__(self, mode: bool):
+        self.prev = state.enabled
+        self.mode = bool(mode)
+        state.enabled = self.mode
+
+    def __enter__(self):
+        state.enabled = self.mode
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+        return False
+
+    def __call__(self, func):
+        state.enabled = self.prev  # used as a decorator: the mode applies inside calls only
+        return super().__call__(func)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """inference_mode(mode=True): like no_grad (funcgrad has no separate inference tensors)."""
+
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if callable(mode) and not isinstance(mode, bool):
+            self.__init__(True)
+            return self(mode)
+        return self
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+        self.prev = None
+        self.prev_inf = None
+
+    def __enter__(self):
+        self.prev, self.prev_inf = state.enabled, state.inference
+        if self.mode:
+            state.enabled = False
+            state.inference = True
+
+    def __exit__(self, *exc):
+        state.enabled, state.inference = self.prev, self.prev_inf
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class _force_grad:
+    """Internal: set the grad mode for the backward pass."""
+    __slots__ = ("mode", "prev")
+
+    def __init__(self, mode: bool):
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = self.mode
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+        return False

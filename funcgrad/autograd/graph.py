@@ -1,0 +1,586 @@
+"""The define-by-run graph: nodes holding recorded tapes, leaf accumulators, and the backward engine.
+
+A `Node` is made when an operation on tensors that require grad runs with grad mode on. It holds the
+tape `funcgrad.transforms.ad.record` made of the operation (its primitive equations with their values),
+the Array-level function itself, the input tensors with their storage versions, and one edge per
+differentiable input (the input's own grad_fn, or its leaf's AccumulateGrad). Backward walks nodes in
+topological order and calls `ad.backward(tape, cotangents)` on each: every derivative formula used
+is a primitive's own vjp rule. With create_graph=True each node's backward is itself run as a
+recorded tensor operation (a vjp of the node's function), so it can be differentiated again.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import traceback
+import warnings
+import weakref
+
+import numpy as np
+
+from ..core.array import Array
+from ..core.trace import Tracer, new_trace
+from ..transforms import ad
+from .grad_mode import _force_grad, state as _gs
+
+_seq = itertools.count()
+
+FREED_MSG = ("Trying to backward through the graph a second time (or directly access saved tensors after "
+             "they have already been freed). Saved intermediate values of the graph are freed when you call "
+             ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+             "graph a second time or if you need to access saved tensors after calling backward.")
+
+_HINT = (" Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+         "with torch.autograd.set_detect_anomaly(True).")
+
+_TENSOR = None  # funcgrad.tensor._tensor, set on import of that module (it imports this one)
+
+
+def _T():
+    return _TENSOR
+
+
+def _type_name(t) -> str:
+    """torch's legacy type name for error messages: torch.FloatTensor [3, 4]."""
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+             "complex128": "ComplexDouble", "bfloat16": "BFloat16"}
+    dt = t.dtype.name if hasattr(t.dtype, "name") else str(t.dtype)
+    return f"[torch.{names.get(dt, dt)}Tensor [{', '.join(str(d) for d in t.shape)}]]"
+
+
+_PKG = __file__.rsplit("/autograd/", 1)[0]
+
+
+def _user_stack():
+    """The forward traceback without funcgrad's own frames."""
+    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PKG)]
+    return traceback.format_list(frames)
+
+
+class Node:
+    """A recorded operation in the backward graph (the object a tensor's grad_fn refers to)."""
+    __slots__ = ("tape", "fn", "inputs", "diff", "edges", "versions", "out_refs", "out_versions",
+                 "out_meta", "seq", "_pre_hooks", "_retains", "_post_hooks", "_node_pre_hooks", "_stack",
+                 "metadata", "__weakref__")
+
+    def __init__(self, tape, fn, inputs, diff, edges, versions):
+        self.tape = tape
+        self.fn = fn
+        self.inputs = inputs
+        self.diff = diff
+        self.edges = edges
+        self.versions = versions
+        self.out_refs = None
+        self.out_versions = None
+        self.out_meta = None
+        self.seq = next(_seq)
+        self._pre_hooks = None
+        self._retains = None
+        self._post_hooks = None
+        self._node_pre_hooks = None
+        self._stack = _user_stack() if _gs.anomaly else None
+        self.metadata = None
+
+    # --- the public face of a grad_fn ---------------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((None, 0) if e is None else e for e in self.edges)
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) -> None or replacement grad_inputs; runs after this node."""
+        if self._post_hooks is None:
+            self._post_hooks = []
+        self._post_hooks.append(fn)
+        return _RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) -> None or replacement grad_outputs; runs before this node."""
+        if self._node_pre_hooks is None:
+            self._node_pre_hooks = []
+        self._node_pre_hooks.append(fn)
+        return _RemovableHandle(self._node_pre_hooks, fn)
+
+    def _register_tensor_hook(self, nr: int, fn):
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        lst = self._pre_hooks.setdefault(nr, [])
+        lst.append(fn)
+        return _RemovableHandle(lst, fn)
+
+    def _register_retain(self, nr: int, tensor):
+        if self._retains is None:
+            self._retains = {}
+        self._retains[nr] = weakref.ref(tensor)
+
+    # --- bookkeeping ----------------------------------------------------------------------------------
+    def bind_outputs(self, outs) -> None:
+        """Remember the output tensors (weakly) with their storage versions and shapes/dtypes."""
+        self.out_refs = [weakref.ref(t) for t in outs]
+        self.out_versions = [t._st.version if t._st is not None else 0 for t in outs]
+        self.out_meta = [((t._v if t._v is not None else t._a).shape, t._np_dtype()) for t in outs]
+
+    def num_outputs(self) -> int:
+        return len(self.out_meta) if self.out_meta is not None else 1
+
+    def release(self) -> None:
+        self.tape = None
+        self.inputs = None
+
+    def _released(self) -> bool:
+        return self.tape is None
+
+    def check_versions(self) -> None:
+        for i, (t, v) in enumerate(zip(self.inputs, self.versions)):
+            cur = t._st.version if t._st is not None else 0
+            if cur != v and t._v is not None and self._value_needed(t._v):
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: {_type_name(t)} is at version {cur}; expected version {v} instead." + _HINT)
+        if self.out_refs is not None:
+            for k, (ref, v) in enumerate(zip(self.out_refs, self.out_versions)):
+                t = ref()
+                if t is None or t._st is None or t._v is None:
+                    continue
+                cur = t._st.version
+                if cur != v and self._value_needed(t._v):
+                    raise RuntimeError(
+                        "one of the variables needed for gradient computation has been modified by an "
+                        f"inplace operation: {_type_name(t)}, which is output {k} of {self.name()}, is at "
+                        f"version {cur}; expected version {v} instead." + _HINT)
+
+    def _value_needed(self, buf) -> bool:
+        """Whether backward through this node reads any value that aliases `buf` (a conservative,
+        exact-by-structure check: the vjp rules are traced abstractly and their dependence examined)."""
+        tape = self.tape
+        if tape is None:
+            return False
+
+        def aliases(v):
+            val = v.val
+            while isinstance(val, Tracer):
+                val = val.val
+            return isinstance(val, Array) and type(val._buf) is np.ndarray and \
+                np.may_share_memory(val._buf, buf)
+
+        tainted = set()
+        for t in tape.inputs:
+            if aliases(t.var):
+                tainted.add(t.var)
+        for eqn in tape.trace.eqns:
+            for v in list(eqn.invars) + list(eqn.outvars):
+                if aliases(v):
+                    tainted.add(v)
+        if not tainted:
+            return False
+        for eqn in tape.trace.eqns:
+            if any(v in tainted for v in eqn.invars) or any(v in tainted for v in eqn.outvars):
+                if _vjp_reads(eqn, tainted):
+                    return True
+        return False
+
+    # --- backward ---------------------------------------------------------------------------------
+    def apply(self, cts, create_graph: bool):
+        """Cotangents for this node's differentiable inputs (aligned with `edges`)."""
+        if self.tape is None:
+            raise RuntimeError(FREED_MSG)
+        self.check_versions()
+        T = _TENSOR
+        if create_graph and (any(c is not None and c._rg for c in cts) or
+                             any(self.inputs[i]._rg for i in self.diff)):
+            return self._apply_differentiable(cts)
+        arrs = [None if c is None else c._arr() for c in cts]
+        in_cts = ad.backward(self.tape, arrs)
+        out = []
+        for k, c in enumerate(in_cts):
+            if c is None:  # no path inside the op: a zero gradient still reaches the input, as in torch
+                x = self.inputs[self.diff[k]]
+                out.append(T._make(np.zeros(x.shape, x._np_dtype())))
+            else:
+                out.append(T._wrap(c))
+        return out
+
+    def _apply_differentiable(self, cts):
+        """Backward as a recorded tensor operation: the vjp of the node's function, as a function of the
+        node's inputs and the cotangents, so that it can be differentiated again."""
+        T = _TENSOR
+        fn, inputs, diff = self.fn, self.inputs, self.diff
+        n = len(inputs)
+        given = [k for k, c in enumerate(cts) if c is not None]
+        meta = self.out_meta
+
+        def bwd(*arrs):
+            prim = list(arrs[:n])
+            cs = arrs[n:]
+
+            def f(*d):
+                full = list(prim)
+                for i, x in zip(diff, d):
+                    full[i] = x
+                r = fn(*full)
+                return list(r) if isinstance(r, (list, tuple)) else [r]
+
+            outs, pull = ad.vjp(f, *[prim[i] for i in diff])
+            from ..numpy import zeros_like
+            full_ct = [zeros_like(o) for o in outs]
+            for k, c in zip(given, cs):
+                full_ct[k] = c
+            return list(pull(full_ct))
+
+        # inputs whose values the backward does not read enter as constants (no edge back into the
+        # forward graph for them), as torch's formulas only reference what they save
+        read = self._inputs_read()
+        ins = tuple(x if i in read else x.detach() for i, x in enumerate(inputs))
+        ts = ins + tuple(cts[k] for k in given)
+        res = T._apply_multi(type(self).__name__ + "Backward", bwd, ts)
+        del meta
+        return list(res)
+
+    def _inputs_read(self) -> set:
+        """Indices of inputs whose values (directly or through values computed from them inside the
+        op) the vjp rules read."""
+        tape = self.tape
+        eqns = tape.trace.eqns
+        read = set()
+        pos = {t.var: k for k, t in enumerate(tape.inputs)}
+        for k, i in enumerate(self.diff):
+            tainted = {tape.inputs[k].var}
+            for e in eqns:
+                if any(v in tainted for v in e.invars):
+                    tainted.update(e.outvars)
+            if any(_vjp_reads(e, tainted) for e in eqns
+                   if any(v in tainted for v in e.invars) or any(v in tainted for v in e.outvars)):
+                read.add(i)
+        del pos
+        n = len(self.inputs)
+        read |= {i for i in range(n) if i not in self.diff}  # non-differentiable inputs stay as they are
+        return read
+
+
+def _vjp_reads(eqn, tainted) -> bool:
+    """Whether eqn's vjp rule reads the value of any tainted variable among its inputs/outputs."""
+    prim = eqn.prim
+    if not prim.differentiable:
+        return False
+    try:
+        with new_trace("inplace-check", carries_values=False) as tr:
+            gs = [tr.new_arg(v.aval) for v in eqn.outvars]
+            ans_t = [tr.new_arg(v.aval) for v in eqn.outvars]
+            args = [tr.new_arg(v.aval) for v in eqn.invars]
+            dep = {t.var for t, v in zip(ans_t, eqn.outvars) if v in tainted}
+            dep |= {t.var for t, v in zip(args, eqn.invars) if v in tainted}
+            needs = [ad._differentiable(v) for v in eqn.invars]
+            params = eqn.params
+            ans = ans_t if prim.multiple_results else ans_t[0]
+            if prim.vjp_full is not None:
+                res = prim.vjp_full(gs if prim.multiple_results else [gs[0]], ans, args, needs, **params)
+            else:
+                g = gs if prim.multiple_results else gs[0]
+                res = [prim.vjp[i](g, ans, *args, **params) if need and prim.vjp[i] is not None else None
+                       for i, need in enumerate(needs)]
+        for e in tr.eqns:
+            if any(v in dep for v in e.invars):
+                dep.update(e.outvars)
+        for r in res:
+            if isinstance(r, Tracer) and r._trace is tr and r.var in dep:
+                return True
+        return False
+    except Exception:
+        return True  # cannot tell: assume it does
+
+
+class CopySlices(Node):
+    """An in-place op on a view of a base: `op` is the op's own node (recorded on the view's old value,
+    slice-sized). Backward sends the view region of the base's cotangent through `op` and the rest of it
+    to the base's previous graph, as torch's CopySlices."""
+    __slots__ = ("op", "vfn")
+
+    def __init__(self, op, vfn, base_edge, base):
+        Node.__init__(self, True, None, (), [], [base_edge] + list(op.edges), [])
+        self.op = op
+        self.vfn = vfn
+
+    def name(self) -> str:
+        return "CopySlices"
+
+    def check_versions(self) -> None:
+        self.op.check_versions()
+
+    def release(self) -> None:
+        self.op.release()
+        self.tape = None
+
+    def apply(self, cts, create_graph: bool):
+        if self.tape is None or self.op.tape is None:
+            raise RuntimeError(FREED_MSG)
+        self.op.check_versions()
+        T = _TENSOR
+        vfn = self.vfn
+        g = cts[0]
+        gv = T._apply1("CopySlicesView", vfn, g)
+
+        def rest(a):  # a with the view region zeroed: a - V^T V a
+            _, pull = ad.vjp(vfn, a)
+            return a - pull(vfn(a))[0]
+        gb = T._apply1("CopySlicesRest", rest, g) if self.edges[0] is not None else None
+        return [gb] + list(self.op.apply([gv], create_graph))
+
+
+CopySlices.__name__ = "CopySlices"
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf tensor: accumulates the incoming gradient into `variable.grad`."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.tape = True
+        self.fn = None
+        self.inputs = ()
+        self.diff = ()
+        self.edges = ()
+        self.versions = ()
+        self.out_refs = None
+        self.out_versions = None
+        self.out_meta = [(variable.shape, variable._np_dtype())]
+        self.seq = -1  # run last among ready nodes, as in torch
+        self._pre_hooks = None
+        self._retains = None
+        self._post_hooks = None
+        self._node_pre_hooks = None
+        self._stack = None
+        self.metadata = None
+
+    def release(self) -> None:
+        pass
+
+    def apply(self, cts, create_graph: bool):
+        accumulate(self.variable, cts[0], create_graph)
+        return []
+
+
+def accumulate(var, g, create_graph: bool) -> None:
+    """var.grad += g, as torch's AccumulateGrad: a fresh tensor the first time, in place afterwards
+    (out of place when building a graph of the gradient)."""
+    T = _TENSOR
+    if g is None:
+        return
+    old = var._grad
+    if old is None:
+        if create_graph and g._rg:
+            var._grad = g
+        else:
+            var._grad = T._fresh(g)
+    elif create_graph or old._rg or g._rg or old._v is None or not old._v.flags.writeable:
+        with _force_grad(create_graph):
+            var._grad = old + g
+    else:
+        np.add(old._v, g._v, out=old._v, casting="unsafe")
+        old._bump()
+    hooks = var.__dict__.get("_pahooks")
+    if hooks:
+        for h in list(hooks):
+            h(var)
+
+
+class _RemovableHandle:
+    __slots__ = ("lst", "fn")
+
+    def __init__(self, lst, fn):
+        self.lst, self.fn = lst, fn
+
+    def remove(self) -> None:
+        try:
+            self.lst.remove(self.fn)
+        except ValueError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+_classes: dict = {}
+
+
+def node_class(name: str):
+    """A Node subclass named like torch's grad_fn classes (MulBackward0, ...)."""
+    cls = _classes.get(name)
+    if cls is None:
+        cls = _classes[name] = type(name, (Node,), {"__slots__": ()})
+    return cls
+
+
+# --- the engine ---------------------------------------------------------------------------------------
+
+def _has_nan(t) -> bool:
+    v = t._v
+    return v is not None and v.dtype.kind in "fc" and bool(np.isnan(v).any())
+
+
+def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=None,
+                 accumulate_into=None, accumulate_leaves: bool = True):
+    """Run the graph backward from `roots` (a list of (node, output_nr)) seeded with `grads`.
+
+    capture: {(node, nr): index} -> returns a list of captured gradients (autograd.grad);
+    accumulate_into: a set of tensors whose .grad receives gradients (backward(inputs=...)); None means
+    every leaf reached. Returns the captured list (or None).
+    """
+    # 1. discover the graph and count dependencies
+    deps = {}
+    nodes = {}
+    stack = []
+    for node, _ in roots:
+        if id(node) not in nodes:
+            nodes[id(node)] = node
+            stack.append(node)
+    while stack:
+        n = stack.pop()
+        for e in n.edges:
+            if e is None:
+                continue
+            m = e[0]
+            deps[id(m)] = deps.get(id(m), 0) + 1
+            if id(m) not in nodes:
+                nodes[id(m)] = m
+                stack.append(m)
+    # 2. topological order (most recently created first among ready nodes, as torch's CPU engine)
+    ready = []
+    for node in {id(n): n for n, _ in roots}.values():
+        if deps.get(id(node), 0) == 0:
+            heapq.heappush(ready, (-node.seq, id(node), node))
+    order = []
+    remaining = dict(deps)
+    while ready:
+        _, _, n = heapq.heappop(ready)
+        order.append(n)
+        for e in n.edges:
+            if e is None:
+                continue
+            m = e[0]
+            c = remaining[id(m)] - 1
+            remaining[id(m)] = c
+            if c == 0:
+                heapq.heappush(ready, (-m.seq, id(m), m))
+    # 3. which nodes must execute
+    execute = None
+    if capture is not None or accumulate_into is not None:
+        targets = set()
+        if capture is not None:
+            targets |= {id(k[0]) for k in capture}
+        acc_ids = set()
+        if accumulate_into is not None:
+            for t in accumulate_into:
+                if t._gfn is None:
+                    acc = t._acc_node(create=False)
+                    if acc is not None:
+                        acc_ids.add(id(acc))
+                        targets.add(id(acc))
+                else:
+                    targets.add(id(t._grad_fn_now()))
+        reach = {}
+        execute = set()
+        for n in reversed(order):
+            ex = any(e is not None and reach.get(id(e[0]), False) for e in n.edges)
+            if ex or id(n) in acc_ids:
+                execute.add(id(n))
+            reach[id(n)] = ex or id(n) in targets
+    captured = [None] * (max(capture.values()) + 1) if capture else None
+    nonleaf_acc = None
+    if accumulate_into is not None:
+        nonleaf_acc = {}
+        for t in accumulate_into:
+            if t._gfn is not None:
+                nonleaf_acc.setdefault((id(t._grad_fn_now()), t._onr), []).append(t)
+    # 4. seed and run
+    buffers = {}
+    for (node, nr), g in zip(roots, grads):
+        buf = buffers.setdefault(id(node), [None] * node.num_outputs())
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    with _force_grad(create_graph):
+        for n in order:
+            cts = buffers.pop(id(n), None)
+            if cts is None or all(c is None for c in cts):
+                continue
+            is_acc = type(n) is AccumulateGrad
+            # tensor hooks (pre-hooks on this node's outputs), then retain_grad, then captures
+            if is_acc:
+                var = n.variable
+                if var._hooks:
+                    for h in list(var._hooks):
+                        r = h(cts[0])
+                        if r is not None:
+                            cts[0] = r
+            elif n._pre_hooks:
+                for nr, hooks in n._pre_hooks.items():
+                    if cts[nr] is not None:
+                        for h in list(hooks):
+                            r = h(cts[nr])
+                            if r is not None:
+                                cts[nr] = r
+            if n._node_pre_hooks:
+                for h in list(n._node_pre_hooks):
+                    r = h(tuple(cts))
+                    if r is not None:
+                        cts = list(r)
+            if n._retains:
+                for nr, ref in n._retains.items():
+                    t = ref()
+                    if t is not None and cts[nr] is not None:
+                        _retain_store(t, cts[nr], create_graph)
+            if capture is not None:
+                for nr in range(len(cts)):
+                    k = capture.get((n, nr)) if (n, nr) in capture else None
+                    if k is not None and cts[nr] is not None:
+                        captured[k] = cts[nr] if captured[k] is None else captured[k] + cts[nr]
+            if nonleaf_acc:
+                for nr in range(len(cts)):
+                    for t in nonleaf_acc.get((id(n), nr), ()):
+                        accumulate(t, cts[nr], create_graph)
+            if execute is not None and id(n) not in execute:
+                continue
+            if is_acc:
+                if accumulate_leaves or execute is not None:
+                    n.apply(cts, create_graph)
+                continue
+            in_cts = n.apply(cts, create_graph)
+            if _gs.anomaly and _gs.anomaly_check_nan:
+                for i, c in enumerate(in_cts):
+                    if c is not None and _has_nan(c):
+                        if n._stack:
+                            warnings.warn(f"Error detected in {n.name()}. Traceback of forward call that "
+                                          "caused the error:\n" + "".join(n._stack), stacklevel=2)
+                        raise RuntimeError(f"Function '{n.name()}' returned nan values in its {i}th output.")
+            if n._post_hooks:
+                for h in list(n._post_hooks):
+                    r = h(tuple(in_cts), tuple(cts))
+                    if r is not None:
+                        in_cts = list(r)
+            if not retain_graph:
+                n.release()
+            for e, c in zip(n.edges, in_cts):
+                if e is None or c is None:
+                    continue
+                m, nr = e
+                buf = buffers.get(id(m))
+                if buf is None:
+                    buf = buffers[id(m)] = [None] * m.num_outputs()
+                buf[nr] = c if buf[nr] is None else buf[nr] + c
+    return captured
+
+
+def _retain_store(t, g, create_graph):
+    if t._grad is None:
+        t._grad = g if (create_graph and g._rg) else _TENSOR._fresh(g)
+    else:
+        with _force_grad(create_graph):
+            t._grad = t._grad + g

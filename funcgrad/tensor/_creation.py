@@ -1,0 +1,491 @@
+"""Tensor creation (tensor, zeros, arange, ...) and the stateful random generator built on
+funcgrad.random's stateless keys."""
+from __future__ import annotations
+
+import builtins
+import math
+import os
+import struct
+
+import numpy as np
+
+from .. import random as _jr
+from ..core.array import Array
+from . import _dtype as D
+from ._tensor import Tensor, _make, _Storage
+
+
+def _finish(v, requires_grad=False, dtype=None):
+    if dtype is not None:
+        dt = D.to_np(dtype)
+        if v.dtype != dt:
+            v = v.astype(dt)
+    if not v.flags.writeable or v.base is not None:
+        v = v.copy()
+    t = _make(v)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_dtype(data):
+    """The tensor dtype of Python data, as torch infers it: Python bool/int/float/complex give bool, int64,
+    the default float and the default complex; NumPy scalars and tensors keep their dtype; the items'
+    dtypes promote with torch.promote_types."""
+    best = None
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if isinstance(x, (np.generic, np.ndarray)):
+            dt = x.dtype
+        elif isinstance(x, bool):
+            dt = np.dtype(np.bool_)
+        elif isinstance(x, int):
+            dt = np.dtype(np.int64)
+        elif isinstance(x, float):
+            dt = D.default_float()
+        elif isinstance(x, builtins.complex):
+            dt = D.default_complex()
+        elif isinstance(x, Tensor):
+            dt = x._np_dtype()
+        elif isinstance(x, (np.generic, np.ndarray)):
+            dt = x.dtype
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+        best = dt if best is None else D.promote_types(best, dt)
+    return D.default_float() if best is None else best
+
+
+def _to_host(data):
+    if isinstance(data, Tensor):
+        return data._host()
+    if isinstance(data, (list, tuple)):
+        if any(isinstance(x, (Tensor, list, tuple)) for x in data):
+            return [_to_host(x) for x in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of data (nested lists, scalars, NumPy arrays, tensors)."""
+    if isinstance(data, Tensor):
+        v = np.array(data._host(), dtype=None if dtype is None else D.to_np(dtype))
+    elif isinstance(data, np.ndarray):
+        v = np.array(data, dtype=None if dtype is None else D.to_np(dtype))
+    elif isinstance(data, Array):
+        v = np.array(data, dtype=None if dtype is None else D.to_np(dtype))
+    else:
+        dt = D.to_np(dtype) if dtype is not None else _infer_dtype(data)
+        host = _to_host(data)
+        if isinstance(host, list) and any(isinstance(x, np.ndarray) and x.ndim for x in host):
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        try:
+            v = np.array(host, dtype=dt)
+        except (OverflowError, ValueError) as e:
+            if "sequence" in str(e) or "inhomogeneous" in str(e):
+                raise ValueError(f"expected sequence of equal length lists: {e}") from None
+            v = np.array(host).astype(dt)
+    if v.dtype not in D._NP2T:
+        raise TypeError(f"can't convert np.ndarray of type {v.dtype}. The only supported types are: float64, "
+                        "float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
+    return _finish(v, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Shares memory with a NumPy array (or tensor) when no conversion is needed."""
+    if isinstance(data, Tensor):
+        if dtype is None or D.to_np(dtype) == data._np_dtype():
+            return data
+        return data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or D.to_np(dtype) == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with `ndarray`: writes through either are seen by both."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype not in D._NP2T:
+        raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}.")
+    t = _make(ndarray)
+    t._st = _Storage(ndarray)
+    return t
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (list, tuple, D.Size)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _fill(size, value, dtype, requires_grad, default=None):
+    dt = D.to_np(dtype) if dtype is not None else (default if default is not None else D.default_float())
+    for s in size:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return _finish(np.full(size, value, dt), requires_grad)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _fill(_size(size), 0, dtype, requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _fill(_size(size), 1, dtype, requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    return _fill(_size(size), 0, dtype, requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    default = None
+    if dtype is None:
+        default = _infer_dtype(fill_value)
+    return _fill(_size((size,)) if not isinstance(size, int) else (size,), fill_value, dtype, requires_grad,
+                 default)
+
+
+def _like(input, dtype):
+    return input._np_dtype() if dtype is None else D.to_np(dtype)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(np.zeros(input.shape, _like(input, dtype)), requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(np.ones(input.shape, _like(input, dtype)), requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(np.zeros(input.shape, _like(input, dtype)), requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _finish(np.full(input.shape, fill_value, _like(input, dtype)), requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    dt = D.to_np(dtype) if dtype is not None else D.default_float()
+    return _finish(np.eye(n, n if m is None else m, dtype=dt), requires_grad)
+
+
+def _num(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        isf = any(isinstance(v, float) or (isinstance(v, np.floating)) for v in (start, end, step))
+        dt = D.default_float() if isf else np.dtype(np.int64)
+    else:
+        dt = D.to_np(dtype)
+    n = int(math.ceil((end - start) / step))
+    if dt.kind in "iu" and all(isinstance(v, (int, np.integer)) for v in (start, end, step)):
+        v = np.arange(start, end, step, dtype=dt)
+    else:
+        v = (start + np.arange(n, dtype=np.float64) * step).astype(dt)
+    return _finish(v, requires_grad)
+
+
+def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
+    import warnings
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
+                  "in [start, end).", UserWarning, stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    dt = D.to_np(dtype) if dtype is not None else D.default_float()
+    return _finish((start + np.arange(n, dtype=np.float64) * step).astype(dt), requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    start, end = _num(start), _num(end)
+    dt = D.to_np(dtype) if dtype is not None else D.default_float()
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dt.kind in "fc":
+        # torch's kernel: start + i*step for the first half, end - (steps-1-i)*step for the second
+        wdt = dt
+        i = np.arange(steps)
+        step = (np.asarray(end, wdt) - np.asarray(start, wdt)) / np.asarray(max(steps - 1, 1), wdt)
+        half = steps // 2
+        v = np.where(i < half, np.asarray(start, wdt) + step * i.astype(wdt),
+                     np.asarray(end, wdt) - step * (steps - 1 - i).astype(wdt)).astype(dt)
+        if steps == 1:
+            v = np.array([start], dt)
+    else:
+        v = np.linspace(start, end, steps).astype(dt)
+    return _finish(v, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    dt = D.to_np(dtype) if dtype is not None else D.default_float()
+    v = np.power(float(base), np.linspace(float(_num(start)), float(_num(end)), steps)).astype(dt)
+    return _finish(v, requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    return tensor(float(s) if dtype is None else s, dtype=dtype, requires_grad=requires_grad)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+    r, c = np.tril_indices(row, offset, col)
+    return _finish(np.stack([r, c]).astype(D.to_np(dtype) if dtype else np.int64))
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None):
+    r, c = np.triu_indices(row, offset, col)
+    return _finish(np.stack([r, c]).astype(D.to_np(dtype) if dtype else np.int64))
+
+
+def complex(real, imag):  # noqa: A001
+    return real.to(D.complex64 if real._np_dtype() == np.float32 else D.complex128) + \
+        imag.to(D.complex64 if imag._np_dtype() == np.float32 else D.complex128) * 1j
+
+
+# --- the stateful generator --------------------------------------------------------------------------------
+
+_DEFAULT_SEED = 67280421310721
+
+
+class Generator:
+    """A stateful random number generator (torch.Generator) over funcgrad.random's stateless keys: the
+    state is (seed, counter); every draw uses the key fold_in(PRNGKey(seed), counter) and advances the
+    counter. Streams differ from PyTorch's (which uses Mersenne Twister / Philox)."""
+
+    def __init__(self, device="cpu"):
+        self.device = D.device(device)
+        self.manual_seed(_DEFAULT_SEED)
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
+            raise RuntimeError("Overflow when unpacking long")
+        self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF
+        self._counter = 0
+        self._key = None
+        self._block_id = -1
+        return self
+
+    def seed(self) -> int:
+        s = int.from_bytes(os.urandom(8), "little") & 0x7FFF_FFFF_FFFF_FFFF
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self):
+        return from_bytes(struct.pack("<QQ", self._seed, self._counter))
+
+    def set_state(self, new_state):
+        b = bytes(np.asarray(new_state._host(), np.uint8).tobytes())
+        if len(b) != 16:
+            raise RuntimeError("Expected a 16-byte RNG state")
+        self._seed, self._counter = struct.unpack("<QQ", b)
+        self._key = None
+        return self
+
+    def next_key(self):
+        """The key of draw number `counter`: entry counter % 1024 of split(fold_in(PRNGKey(seed),
+        counter // 1024), 1024) (keys are made a block at a time)."""
+        block, i = divmod(self._counter, _BLOCK)
+        if self._key is None or self._block_id != block:
+            s = self._seed
+            base = Array(np.array([(s >> 32) & 0xFFFFFFFF, s & 0xFFFFFFFF], np.uint32))
+            k = _jr.fold_in(base, block & 0xFFFFFFFF)
+            if block > 0xFFFFFFFF:
+                k = _jr.fold_in(k, block >> 32)
+            self._key = np.asarray(_jr.split(k, _BLOCK))
+            self._block_id = block
+        self._counter += 1
+        return Array(self._key[i])
+
+
+_BLOCK = 1024
+
+
+def from_bytes(b):
+    return _finish(np.frombuffer(b, np.uint8).copy())
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """Seed the default generator; returns it."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    default_generator.set_state(new_state)
+
+
+def _gen(generator):
+    return default_generator if generator is None else generator
+
+
+def _float_dt(dtype):
+    dt = D.to_np(dtype) if dtype is not None else D.default_float()
+    if dt.kind not in "fc":
+        raise RuntimeError(f"\"check_uniform_bounds\" not implemented for '{dt}'")
+    return dt
+
+
+def _sample(arr):
+    return np.array(arr)
+
+
+_jitted = {}
+
+
+def _jit_sampler(name):
+    """funcgrad.random's sampler `name`, compiled once per (shape, dtype)."""
+    f = _jitted.get(name)
+    if f is None:
+        from .. import jit
+        f = _jitted[name] = jit(getattr(_jr, name), static_argnums=(1, 2))
+    return f
+
+
+def _uniform(key, shape, dt):
+    return _jit_sampler("uniform")(key, tuple(shape), np.dtype(dt))
+
+
+def _normal(key, shape, dt):
+    return _jit_sampler("normal")(key, tuple(shape), np.dtype(dt))
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    shape = _size(size)
+    dt = _float_dt(dtype)
+    return _finish(_sample(_uniform(_gen(generator).next_key(), shape, dt)), requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False):
+    shape = _size(size)
+    dt = _float_dt(dtype)
+    return _finish(_sample(_normal(_gen(generator).next_key(), shape, dt)), requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
+    if size is None:
+        if high is None or not isinstance(high, (tuple, list, D.Size)):
+            raise TypeError("randint() missing required argument 'size'")
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    dt = D.to_np(dtype) if dtype is not None else np.dtype(np.int64)
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    v = _sample(_jr.randint(_gen(generator).next_key(), tuple(size), low, high, dtype=np.int64))
+    return _finish(v.astype(dt), requires_grad)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    dt = D.to_np(dtype) if dtype is not None else np.dtype(np.int64)
+    v = _sample(_jr.permutation(_gen(generator).next_key(), int(n)))
+    return _finish(v.astype(dt), requires_grad)
+
+
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=dtype or input.dtype)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    """normal(mean, std, size) with float mean/std, or tensor mean and/or std (broadcast)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        ref = mean if isinstance(mean, Tensor) else std
+        shape = ref.shape if not (isinstance(mean, Tensor) and isinstance(std, Tensor)) else \
+            np.broadcast_shapes(mean.shape, std.shape)
+        z = randn(tuple(shape), generator=generator, dtype=ref.dtype)
+        return z * std + mean
+    if size is None:
+        raise TypeError("normal() missing required argument 'size'")
+    z = randn(tuple(size), generator=generator, dtype=dtype)
+    return _finish((z._v * np.asarray(std, z._v.dtype) + np.asarray(mean, z._v.dtype)).astype(z._v.dtype),
+                   requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    probs = input._host() if p is None else np.full(input.shape, p, input._np_dtype())
+    u = _sample(_uniform(_gen(generator).next_key(), probs.shape, probs.dtype if probs.dtype.kind == "f"
+                         else np.float32))
+    return _finish((u < probs).astype(input._np_dtype()))
+
+
+def poisson(input, generator=None):
+    lam = input._host()
+    v = _sample(_jr.poisson(_gen(generator).next_key(), lam, lam.shape))
+    return _finish(v.astype(input._np_dtype()))
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    p = input._host().astype(np.float64)
+    two = p.ndim == 2
+    p2 = p if two else p[None]
+    if np.any(p2 < 0) or not np.all(np.isfinite(p2)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if np.any(p2.sum(-1) <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement and num_samples > p2.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    key = _gen(generator).next_key()
+    with np.errstate(divide="ignore"):
+        logits = np.log(p2)
+    if replacement:
+        g = np.asarray(_jr.gumbel(key, (num_samples,) + p2.shape, np.float64))
+        r = np.argmax(logits[None] + g, axis=-1).T
+    else:
+        g = np.asarray(_jr.gumbel(key, p2.shape, np.float64))
+        r = np.argsort(-(logits + g), axis=-1, kind="stable")[:, :num_samples]
+    r = r.astype(np.int64)
+    return _finish(np.ascontiguousarray(r if two else r[0]))

@@ -1,0 +1,304 @@
+"""torch-style dtype objects, devices, Size and PyTorch's type-promotion rules.
+
+A `dtype` here is a singleton per NumPy dtype (`funcgrad.float32`, ...). It compares equal to itself
+and to the NumPy dtype it stands for, and carries that NumPy dtype as `.dtype`, so NumPy and
+funcgrad.numpy accept it wherever they take a dtype (`numpy.zeros(3, funcgrad.float32)`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes as _cdt
+
+
+class dtype:
+    """A tensor element type, as torch.dtype."""
+    __slots__ = ("name", "dtype", "is_floating_point", "is_complex", "is_signed", "itemsize", "_aliases")
+
+    def __init__(self, name: str, np_dtype):
+        self.name = name
+        self.dtype = np.dtype(np_dtype)
+        k = self.dtype.kind
+        self.is_floating_point = k == "f" or (_cdt.bfloat16 is not None and self.dtype == _cdt.bfloat16)
+        self.is_complex = k == "c"
+        self.is_signed = k in "ifc" or self.is_floating_point
+        self.itemsize = self.dtype.itemsize
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other) -> bool:
+        if other is self:
+            return True
+        if isinstance(other, dtype):
+            return False
+        if isinstance(other, np.dtype):
+            return other == self.dtype
+        return NotImplemented
+
+    def __ne__(self, other) -> bool:
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+    def to_real(self) -> "dtype":
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    def to_complex(self) -> "dtype":
+        return {float32: complex64, float64: complex128, float16: complex64}.get(self, self)
+
+
+bool_ = dtype("bool", np.bool_)
+uint8 = dtype("uint8", np.uint8)
+uint16 = dtype("uint16", np.uint16)
+uint32 = dtype("uint32", np.uint32)
+uint64 = dtype("uint64", np.uint64)
+int8 = dtype("int8", np.int8)
+int16 = dtype("int16", np.int16)
+int32 = dtype("int32", np.int32)
+int64 = dtype("int64", np.int64)
+float16 = dtype("float16", np.float16)
+float32 = dtype("float32", np.float32)
+float64 = dtype("float64", np.float64)
+complex64 = dtype("complex64", np.complex64)
+complex128 = dtype("complex128", np.complex128)
+bfloat16 = dtype("bfloat16", _cdt.bfloat16) if _cdt.bfloat16 is not None else None
+
+ALL = [d for d in (bool_, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float32,
+                   float64, complex64, complex128, bfloat16) if d is not None]
+_NP2T = {d.dtype: d for d in ALL}
+_NAMES = {d.name: d for d in ALL}
+# torch's aliases
+_NAMES.update({"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
+               "short": int16, "cfloat": complex64, "cdouble": complex128, "bool": bool_})
+
+
+def _by_name(name: str) -> dtype:
+    return _NAMES[name]
+
+
+def from_np(dt) -> dtype:
+    """The torch dtype of a NumPy dtype."""
+    try:
+        return _NP2T[dt]
+    except KeyError:
+        raise TypeError(f"NumPy dtype {dt} has no funcgrad tensor dtype") from None
+
+
+def to_np(d) -> np.dtype:
+    """A NumPy dtype from a torch dtype, a NumPy dtype, a Python type or a name."""
+    if isinstance(d, dtype):
+        return d.dtype
+    if d is float:
+        return _DEFAULT[0].dtype
+    if d is int:
+        return np.dtype(np.int64)
+    if d is bool:
+        return np.dtype(np.bool_)
+    if d is complex:
+        return complex64.dtype if _DEFAULT[0] is not float64 else complex128.dtype
+    if isinstance(d, str):
+        name = d[6:] if d.startswith("torch.") else d
+        if name in _NAMES:
+            return _NAMES[name].dtype
+    dt = np.dtype(d)
+    if dt not in _NP2T:
+        raise TypeError(f"dtype {dt} is not supported")
+    return dt
+
+
+_DEFAULT = [float32]  # the default floating dtype (torch.get_default_dtype)
+
+
+def get_default_dtype() -> dtype:
+    return _DEFAULT[0]
+
+
+def set_default_dtype(d) -> None:
+    d = from_np(to_np(d))
+    if not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _DEFAULT[0] = d
+
+
+def default_float() -> np.dtype:
+    return _DEFAULT[0].dtype
+
+
+def default_complex() -> np.dtype:
+    return complex128.dtype if _DEFAULT[0] is float64 else complex64.dtype
+
+
+# --- PyTorch type promotion --------------------------------------------------------------------------
+
+def _cat(dt: np.dtype) -> int:
+    """0 bool, 1 integer, 2 floating, 3 complex."""
+    k = dt.kind
+    if k == "b":
+        return 0
+    if k in "iu":
+        return 1
+    if k == "c":
+        return 3
+    return 2
+
+
+_BF16 = _cdt.bfloat16
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """torch.promote_types on NumPy dtypes."""
+    if a == b:
+        return a
+    ca, cb = _cat(a), _cat(b)
+    if ca != cb:
+        hi, lo = (a, b) if ca > cb else (b, a)
+        if max(ca, cb) <= 1:  # bool with integer
+            return hi
+        if _cat(hi) == 3 and _cat(lo) == 2:  # complex with float: complex of the wider precision
+            if lo == np.float64 or hi == np.complex128:
+                return np.dtype(np.complex128)
+            return np.dtype(np.complex64)
+        return hi  # a float or complex type wins over bool and integers, keeping its width
+    if ca == 2 and _BF16 is not None and _BF16 in (a, b):
+        other = b if a == _BF16 else a
+        return np.dtype(np.float32) if other == np.float16 else other
+    if ca == 1 and {a.kind, b.kind} == {"i", "u"} and max(a.itemsize, b.itemsize) == 8:
+        if np.dtype(np.uint64) in (a, b):
+            raise TypeError(f"Promotion for uint64 and {a if b.kind == 'u' else b} types is not supported")
+    return np.promote_types(a, b)
+
+
+def _combine(higher, lower):
+    """c10's combine_categories (None stands for Undefined)."""
+    if higher is not None and _cat(higher) == 3:
+        return higher
+    if lower is not None and _cat(lower) == 3:
+        if higher is not None and _cat(higher) == 2:
+            return np.dtype(np.complex128) if higher == np.float64 else np.dtype(np.complex64)
+        return lower
+    if higher is not None and _cat(higher) == 2:
+        return higher
+    if higher is not None and (higher == np.bool_ or (lower is not None and _cat(lower) == 2)):
+        return promote_types(higher, lower) if lower is not None else higher
+    if higher is None and lower is not None and _cat(lower) == 2:
+        return lower
+    if higher is not None:
+        return higher
+    return lower
+
+
+def scalar_dtype(v) -> np.dtype:
+    """The dtype a Python scalar takes in tensor arithmetic (a 'wrapped number')."""
+    if isinstance(v, bool):
+        return np.dtype(np.bool_)
+    if isinstance(v, int):
+        return np.dtype(np.int64)
+    if isinstance(v, float):
+        return _DEFAULT[0].dtype
+    if isinstance(v, complex):
+        return default_complex()
+    if isinstance(v, np.generic):
+        return v.dtype
+    raise TypeError(f"{type(v).__name__} is not a number")
+
+
+def result_type(dim_dts, zero_dts, scalar_dts) -> np.dtype:
+    """torch.result_type: dimensioned tensors, then zero-dim tensors, then Python scalars."""
+    def red(ds):
+        r = None
+        for d in ds:
+            r = d if r is None else promote_types(r, d)
+        return r
+    return _combine(red(dim_dts), _combine(red(zero_dts), red(scalar_dts)))
+
+
+def can_cast(frm: np.dtype, to: np.dtype) -> bool:
+    """torch.can_cast: no category demotion (float -> int, complex -> float, non-bool -> bool)."""
+    return _cat(frm) <= _cat(to)
+
+
+# --- Size and device ---------------------------------------------------------------------------------
+
+class Size(tuple):
+    """A tensor's shape, as torch.Size: a tuple of ints."""
+    __slots__ = ()
+
+    def __new__(cls, seq=()):
+        return super().__new__(cls, (int(d) for d in seq))
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+
+class device:
+    """Where a tensor lives, as torch.device: device('cpu'), device('cuda:0'), device('cuda', 0)."""
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):  # noqa: A002 - torch's parameter name
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int):
+            type, index = "cuda", type
+        if not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments: {type!r}")
+        if ":" in type:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed "
+                                   f"explicitly: {type}")
+            type, _, idx = type.partition(":")
+            index = int(idx)
+        if type not in ("cpu", "cuda", "meta", "mps"):
+            raise RuntimeError(f"Expected one of cpu, cuda, mps, meta device type at start of device "
+                               f"string: {type}")
+        self.type, self.index = type, index
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+CPU = device("cpu")

@@ -1,0 +1,207 @@
+"""Tensor indexing: reads (basic indices give views) and writes (x[idx] = v, x[mask] = 0, x[:, 1] += 1)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import state as _gs
+from ..core.array import Array
+from ..primitives import elementwise as ew
+from . import _dtype as D
+from ._tensor import Tensor, _apply1, _inplace, _req, _view, _wrap
+
+_BASIC = (int, slice, type(None), type(Ellipsis))
+
+
+def _convert_item(i):
+    if isinstance(i, Tensor):
+        v = i._host()
+        if v.dtype.kind == "b":
+            return v
+        if v.dtype.kind not in "iu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if v.dtype == np.uint8:
+            import warnings
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                          "instead.", UserWarning, stacklevel=4)
+            return v.astype(bool)
+        return v
+    if isinstance(i, (bool, np.bool_)):
+        return bool(i)
+    if isinstance(i, (np.integer,)):
+        return int(i)
+    if isinstance(i, slice):
+        if i.step is not None:
+            step = int(i.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+        if any(isinstance(v, Tensor) for v in (i.start, i.stop, i.step)):
+            return slice(*(int(v) if isinstance(v, Tensor) else v for v in (i.start, i.stop, i.step)))
+        return i
+    if isinstance(i, (list, tuple)):
+        arr = np.array([x.item() if isinstance(x, Tensor) else x for x in i]) if any(
+            isinstance(x, Tensor) for x in i) else np.array(i)
+        if arr.dtype.kind not in "iub" and arr.size:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if arr.size == 0:
+            arr = arr.astype(np.int64)
+        return arr
+    if isinstance(i, np.ndarray):
+        return i
+    if isinstance(i, _BASIC):
+        return i
+    if hasattr(i, "__index__"):
+        return i.__index__()
+    raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                     f"indices (got {type(i).__name__})")
+
+
+def _convert_index(idx):
+    if isinstance(idx, tuple):
+        return tuple(_convert_item(i) for i in idx)
+    if isinstance(idx, list):
+        # torch (like old NumPy) treats a list containing slices/None/Ellipsis as a tuple
+        if any(isinstance(i, (slice, type(None), type(Ellipsis))) or isinstance(i, (list, tuple, Tensor))
+               for i in idx) and any(isinstance(i, (slice, type(None), type(Ellipsis))) for i in idx):
+            return tuple(_convert_item(i) for i in idx)
+    return _convert_item(idx)
+
+
+def _is_basic(key) -> bool:
+    if isinstance(key, tuple):
+        return all(isinstance(i, _BASIC) and not isinstance(i, bool) for i in key)
+    return isinstance(key, _BASIC) and not isinstance(key, bool)
+
+
+def _check_bounds(shape, key):
+    """torch's IndexError message for an integer index out of range."""
+    items = key if isinstance(key, tuple) else (key,)
+    n_ell = sum(1 for i in items if i is Ellipsis)
+    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if consumed > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    dim = 0
+    for i in items:
+        if i is Ellipsis:
+            dim += len(shape) - consumed
+            continue
+        if i is None:
+            continue
+        if isinstance(i, int) and not isinstance(i, bool):
+            n = shape[dim]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {n}")
+        dim += 1
+    del n_ell
+
+
+def _np_key(key):
+    """A basic index that makes NumPy return a view even when every axis gets an integer."""
+    if isinstance(key, tuple):
+        return key if any(i is Ellipsis for i in key) else key + (Ellipsis,)
+    return key if key is Ellipsis else (key, Ellipsis)
+
+
+def getitem(self, idx):
+    key = _convert_index(idx)
+    shape = self._v.shape if self._v is not None else self._a.shape
+    if _is_basic(key):
+        _check_bounds(shape, key)
+        nkey = _np_key(key)
+        return _view("Index" if isinstance(key, tuple) else "Select", self, lambda v: v[nkey], lambda a: a[key])
+    _check_adv(shape, key)
+    if self._v is not None and not (_gs.enabled and _req(self)):
+        return _wrap(Array(np.asarray(self._v[key])))
+    return _apply1("Index", lambda a: a[key], self)
+
+
+def _check_adv(shape, key):
+    items = key if isinstance(key, tuple) else (key,)
+    dim = 0
+    consumed = sum(1 if not isinstance(i, np.ndarray) or i.dtype != np.bool_ else max(i.ndim, 1)
+                   for i in items if i is not None and i is not Ellipsis)
+    for i in items:
+        if i is Ellipsis:
+            dim += len(shape) - consumed
+            continue
+        if i is None:
+            continue
+        if isinstance(i, np.ndarray) and i.dtype == np.bool_:
+            for k in range(i.ndim):
+                if dim + k >= len(shape) or i.shape[k] != shape[dim + k]:
+                    raise IndexError(f"The shape of the mask {list(i.shape)} at index {k} does not match the shape "
+                                     f"of the indexed tensor {list(shape)} at index {dim + k}")
+            dim += max(i.ndim, 1)
+            continue
+        if isinstance(i, np.ndarray):
+            if dim >= len(shape):
+                raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+            n = shape[dim]
+            if i.size and (i.max() >= n or i.min() < -n):
+                bad = int(i.max()) if i.max() >= n else int(i.min())
+                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+        elif isinstance(i, int) and not isinstance(i, bool):
+            if dim < len(shape) and not -shape[dim] <= i < shape[dim]:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {shape[dim]}")
+        dim += 1
+
+
+def setitem(self, idx, value):
+    key = _convert_index(idx)
+    shape = self._v.shape if self._v is not None else self._a.shape
+    dt = self._np_dtype()
+    if isinstance(value, Tensor):
+        vt = value
+    else:
+        from ._creation import tensor
+        if isinstance(value, (list, tuple, np.ndarray)):
+            vt = tensor(value, dtype=D.from_np(dt))
+        else:
+            vt = None
+    if self._v is None:  # a traced tensor: functional update of the held value
+        from ._ops import _cast
+        from .. import numpy as jnp
+        val = vt._arr() if vt is not None else Array(np.array(value, dt))
+        tgt = jnp.zeros(shape, np.bool_)[key].shape
+        self._a = self._a.at[key].set(jnp.broadcast_to(_cast(val, dt), tgt))
+        return
+    if _is_basic(key):
+        _check_bounds(shape, key)
+        prev = _gs.enabled
+        _gs.enabled = False
+        try:
+            nkey = _np_key(key)
+            target = _view("Index", self, lambda v: v[nkey], lambda a: a[key])
+        finally:
+            _gs.enabled = prev
+        if vt is None:
+            target.fill_(value)
+        else:
+            target.copy_(vt)
+        return
+    _check_adv(shape, key)
+    grad = _gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
+                            (vt is not None and _req(vt)))
+    if self._v is not None and not grad:
+        if not self._v.flags.writeable:
+            from ._tensor import _OVERLAP_MSG
+            raise RuntimeError(_OVERLAP_MSG)
+        val = value if vt is None else vt._host()
+        try:
+            self._v[key] = val
+        except ValueError as e:
+            raise RuntimeError(f"shape mismatch: {e}") from None
+        self._bump()
+        return
+    if vt is None:
+        from ._creation import tensor
+        vt = tensor(value, dtype=D.from_np(dt))
+    tgt_shape = np.empty(shape, np.bool_)[key].shape
+
+    def fn(a, v):
+        v = ew.convert_element_type(v, a.dtype) if v.dtype != a.dtype else v
+        if v.shape != tgt_shape:
+            from .. import numpy as jnp
+            v = jnp.broadcast_to(v, tgt_shape)
+        return a.at[key].set(v)
+    _inplace("IndexPut", self, fn, (vt,), reads_self=False)
+

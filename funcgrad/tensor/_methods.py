@@ -1,0 +1,597 @@
+"""Tensor methods: the torch functions as methods, operators, in-place variants and conversions."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import state as _gs
+from ..core.array import Array
+from ..primitives import elementwise as ew
+from . import _creation as C
+from . import _dtype as D
+from . import _index
+from . import _ops as O
+from ._tensor import Tensor, _apply1, _inplace, _req, _traced, _wrap
+
+# --- the generic in-place variant of an op ------------------------------------------------------------
+
+
+def _make_inplace(op, name):
+    """op_(self, *args): op computed on the Array values, written into self's buffer."""
+    def method(self, *args, **kwargs):
+        tens = tuple(a for a in args if isinstance(a, Tensor)) + tuple(
+            v for v in kwargs.values() if isinstance(v, Tensor))
+
+        def fn(a, *os):
+            it = iter(os)
+            new_args = [_traced(next(it)) if isinstance(x, Tensor) else x for x in args]
+            new_kw = {k: (_traced(next(it)) if isinstance(v, Tensor) else v) for k, v in kwargs.items()}
+            r = op(_traced(a), *new_args, **new_kw)
+            return r._a if r._v is None else r._arr()
+        return _inplace(name, self, fn, tens)
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+def _bc_into(src, dst) -> bool:
+    """Whether shape src broadcasts to exactly dst."""
+    if len(src) > len(dst):
+        return False
+    return all(a == 1 or a == b for a, b in zip(src[::-1], dst[::-1]))
+
+
+def _fast_binary_inplace(np_fn, op, name):
+    """add_/sub_/mul_/div_: straight to NumPy's out= when nothing is recorded and dtypes agree."""
+    generic = _make_inplace(op, name)
+
+    def method(self, other, *, alpha=None):
+        v = self._v
+        if v is not None and not _gs.enabled or (v is not None and not self._rg and not (
+                isinstance(other, Tensor) and _req(other)) and (self._base is None or not self._base._rg)):
+            if v.flags.writeable and v.dtype.kind in "fc":
+                if isinstance(other, Tensor):
+                    ov = other._v
+                    if ov is not None and ov.dtype == v.dtype and (ov.shape == v.shape or _bc_into(ov.shape, v.shape)):
+                        if alpha is not None and alpha != 1:
+                            ov = ov * np.asarray(alpha, v.dtype)
+                        np_fn(v, ov, out=v)
+                        self._bump()
+                        return self
+                elif other.__class__ is float or other.__class__ is int:
+                    if alpha is not None and alpha != 1:
+                        other = other * alpha
+                    np_fn(v, np.asarray(other, v.dtype), out=v)
+                    self._bump()
+                    return self
+        if alpha is not None:
+            return generic(self, other, alpha=alpha)
+        return generic(self, other)
+    method.__name__ = name.lower() + "_"
+    return method
+
+
+def _div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return _div_fast(self, other)
+    return _make_inplace(O.div, "Div")(self, other, rounding_mode=rounding_mode)
+
+
+_div_fast = _fast_binary_inplace(np.true_divide, O.div, "Div")
+
+
+def zero_(self):
+    return fill_(self, 0)
+
+
+def fill_(self, value):
+    v = self._v
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                               "dimensions.")
+        if _req(value) and _gs.enabled:
+            return _inplace("Fill", self, lambda a, s: O.jnp.broadcast_to(O._cast(s, a.dtype), a.shape), (value,),
+                            reads_self=False)
+        value = value.item()
+    if v is not None and (not _gs.enabled or (not self._rg and (self._base is None or not self._base._rg))):
+        if not v.flags.writeable:
+            from ._tensor import _OVERLAP_MSG
+            raise RuntimeError(_OVERLAP_MSG)
+        v[...] = value
+        self._bump()
+        return self
+    dt = self._np_dtype()
+    return _inplace("Fill", self, lambda a: O.jnp.full(a.shape, value, dt), reads_self=False)
+
+
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        src = C.tensor(src)
+    v = self._v
+    if v is not None and src._v is not None and (not _gs.enabled or (
+            not self._rg and not _req(src) and (self._base is None or not self._base._rg))):
+        if not v.flags.writeable:
+            from ._tensor import _OVERLAP_MSG
+            raise RuntimeError(_OVERLAP_MSG)
+        if src._v.shape != v.shape and not _bc_into(src._v.shape, v.shape):
+            _raise_bc(v.shape, src._v.shape)
+        np.copyto(v, src._v, casting="unsafe")
+        self._bump()
+        return self
+
+    def fn(a, s):
+        s = ew.convert_element_type(s, a.dtype) if s.dtype != a.dtype else s
+        return O.jnp.broadcast_to(s, a.shape) if s.shape != a.shape else s
+    return _inplace("Copy", self, fn, (src,), reads_self=False)
+
+
+def _raise_bc(dst, src):
+    raise RuntimeError(f"The size of tensor a ({list(dst)[-1] if dst else 1}) must match the size of tensor b "
+                       f"({list(src)[-1] if src else 1}) at non-singleton dimension {max(len(dst) - 1, 0)}")
+
+
+def _sampler_(name, draw):
+    def method(self, *args, generator=None, **kwargs):
+        sample = draw(self, generator, *args, **kwargs)
+        dt = self._np_dtype()
+        arr = Array(np.asarray(sample, dt))
+        return _inplace(name, self, lambda a: arr)
+    method.__name__ = name
+    return method
+
+
+def _draw_uniform(self, gen, a=0.0, b=1.0):
+    dt = self._np_dtype() if self._np_dtype().kind == "f" else np.float32
+    u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, dt))
+    return u * (b - a) + a if (a, b) != (0.0, 1.0) else u
+
+
+def _draw_normal(self, gen, mean=0.0, std=1.0):
+    dt = self._np_dtype() if self._np_dtype().kind == "f" else np.float32
+    z = np.asarray(C._normal(C._gen(gen).next_key(), self.shape, dt))
+    return z * np.asarray(std, dt) + np.asarray(mean, dt)
+
+
+def _draw_bernoulli(self, gen, p=0.5):
+    pv = p._host() if isinstance(p, Tensor) else p
+    u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, np.float32))
+    return u < pv
+
+
+def _draw_random(self, gen, low=0, high=None):
+    if high is None:
+        low, high = 0, (low if low else (2 ** 24 if self._np_dtype() == np.float32 else 2 ** 53))
+    return np.asarray(C._jr.randint(C._gen(gen).next_key(), self.shape, low, high, np.int64))
+
+
+def _draw_exponential(self, gen, lambd=1.0):
+    dt = self._np_dtype()
+    return np.asarray(C._jr.exponential(C._gen(gen).next_key(), self.shape, dt)) / lambd
+
+
+def _draw_log_normal(self, gen, mean=1.0, std=2.0):
+    return np.exp(_draw_normal(self, gen, mean, std))
+
+
+def _draw_cauchy(self, gen, median=0.0, sigma=1.0):
+    dt = self._np_dtype()
+    return np.asarray(C._jr.cauchy(C._gen(gen).next_key(), self.shape, dt)) * sigma + median
+
+
+def _draw_geometric(self, gen, p):
+    u = np.asarray(C._jr.uniform(C._gen(gen).next_key(), self.shape, np.float64))
+    return np.ceil(np.log1p(-u) / np.log1p(-p))
+
+
+# --- conversions ---------------------------------------------------------------------------------------
+
+def _to_dtype(self, dt, copy=False):
+    if self._np_dtype() == dt and not copy:
+        return self
+    if self._rg and dt.kind not in "fc":
+        return _wrap(ew.convert_element_type(self._arr(), dt))
+    return _apply1("ToCopy", lambda a: ew.convert_element_type(a, dt), self)
+
+
+def _parse_to(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, (D.dtype, np.dtype)) or a in (float, int, bool, complex):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+            device = a.device
+        elif isinstance(a, (str, D.device)):
+            device = a
+        elif isinstance(a, bool):
+            pass
+        elif a is None:
+            pass
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {type(a).__name__}")
+    return dtype, device, copy
+
+
+def to(self, *args, **kwargs):
+    dtype, device, copy = _parse_to(args, dict(kwargs))
+    if device is not None:
+        _check_device(device)
+    if dtype is None:
+        return O.clone(self) if copy else self
+    return _to_dtype(self, D.to_np(dtype), copy)
+
+
+def _check_device(device):
+    d = D.device(device)
+    if d.type == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if d.type not in ("cpu", "meta"):
+        raise RuntimeError(f"device type {d.type} is not available")
+
+
+def cpu(self, memory_format=None):
+    return self
+
+
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+_LEGACY = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
+           "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
+           "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
+           "complex64": "torch.ComplexFloatTensor", "complex128": "torch.ComplexDoubleTensor",
+           "bfloat16": "torch.BFloat16Tensor"}
+_FROM_LEGACY = {v: k for k, v in _LEGACY.items()}
+
+
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    if dtype is None:
+        return _LEGACY[self._np_dtype().name]
+    if isinstance(dtype, str) and dtype in _FROM_LEGACY:
+        dtype = _FROM_LEGACY[dtype]
+    return _to_dtype(self, D.to_np(dtype))
+
+
+def type_as(self, other):
+    return _to_dtype(self, other._np_dtype())
+
+
+def _conv(dt):
+    def m(self, memory_format=None):
+        return _to_dtype(self, dt.dtype)
+    return m
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    return C.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    return C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    return C.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    return C.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def set_(self, source=None):
+    if source is None:
+        self._v = np.zeros((0,), self._np_dtype())
+        self._a = None
+        self._st = None
+        return self
+    self._v = source._v
+    self._a = source._a
+    self._st = source._storage() if source._v is not None else None
+    return self
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    v = self._v
+    if v is not None and not (_gs.enabled and self._rg):
+        np.fill_diagonal(v, fill_value, wrap=wrap)
+        self._bump()
+        return self
+    mask = np.zeros(self.shape, bool)
+    np.fill_diagonal(mask, True, wrap=wrap)
+    return _inplace("FillDiagonal", self, lambda a: ew.select(Array(mask), O.jnp.full(a.shape, fill_value, a.dtype), a))
+
+
+# --- methods whose signatures differ from the functions ----------------------------------------------------
+
+def _flip_m(self, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = tuple(dims[0])
+    return O.flip(self, dims)
+
+
+def _size_args(f):
+    def m(self, *sizes):
+        return f(self, *sizes)
+    return m
+
+
+def _T(self):
+    if self.ndim != 2 and self.ndim != 0:
+        return O.permute(self, tuple(reversed(range(self.ndim))))
+    return O.t(self)
+
+
+def _mT(self):
+    return O.transpose(self, -2, -1)
+
+
+def _real(self):
+    if self._np_dtype().kind != "c":
+        return self
+    return _apply1("Real", lambda a: ew.real(a), self)
+
+
+def _imag(self):
+    if self._np_dtype().kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _apply1("Imag", lambda a: ew.imag(a), self)
+
+
+def _conj(self):
+    if self._np_dtype().kind != "c":
+        return self
+    return _apply1("Conj", lambda a: ew.conj(a), self)
+
+
+def _H(self):
+    return _conj(_T(self)) if self.ndim == 2 else _conj(self)
+
+
+def _neg_dunder(self):
+    return O.neg(self)
+
+
+def _invert(self):
+    if self._np_dtype() == np.bool_:
+        return O.logical_not(self)
+    return O.bitwise_not(self)
+
+
+def _swap(f):
+    return lambda self, other: f(other, self)
+
+
+def _matmul_r(self, other):
+    return O.matmul(other if isinstance(other, Tensor) else C.tensor(other), self)
+
+
+def _eq_dunder(self, other):
+    if not isinstance(other, (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)):
+        return NotImplemented
+    return O.eq(self, other)
+
+
+def _ne_dunder(self, other):
+    if not isinstance(other, (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)):
+        return NotImplemented
+    return O.ne(self, other)
+
+
+def _binary_dunder(f):
+    def m(self, other):
+        if not isinstance(other, (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)):
+            return NotImplemented
+        return f(self, other)
+    return m
+
+
+def _rbinary_dunder(f):
+    def m(self, other):
+        if not isinstance(other, (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)):
+            return NotImplemented
+        return f(other, self)
+    return m
+
+
+def _sum_m(self, dim=None, keepdim=False, *, dtype=None):
+    return O.sum(self, dim, keepdim, dtype=dtype)
+
+
+def _apply_(self, callable_):
+    v = self._v
+    flat = v.reshape(-1) if v.flags.c_contiguous else None
+    if flat is None:
+        out = np.vectorize(callable_, otypes=[v.dtype])(v)
+        np.copyto(v, out)
+    else:
+        for i in range(flat.size):
+            flat[i] = callable_(flat[i].item())
+    self._bump()
+    return self
+
+
+def _pin_memory(self, device=None):
+    return self
+
+
+def _share_memory_(self):
+    return self
+
+
+def _is_shared(self):
+    return False
+
+
+def _dim_order(self):
+    st = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda i: -st[i]))
+
+
+_INPLACE_OPS = [
+    "abs", "neg", "negative", "sign", "floor", "ceil", "trunc", "frac", "round", "square", "relu", "exp", "exp2",
+    "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma",
+    "reciprocal", "clamp", "clip", "clamp_min", "clamp_max", "pow", "remainder", "fmod", "floor_divide",
+    "maximum", "minimum", "atan2", "lerp", "masked_fill", "where", "scatter", "scatter_add", "scatter_reduce",
+    "index_add", "index_copy", "index_fill", "index_put", "tril", "triu", "nan_to_num", "logit", "hypot",
+    "logical_not", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "xlogy", "copysign", "float_power", "fix",
+]
+
+_METHODS = [
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin",
+    "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh", "tanh", "asinh", "arcsinh", "acosh", "arccosh",
+    "atanh", "arctanh", "sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma", "reciprocal", "abs", "absolute",
+    "neg", "negative", "sign", "sgn", "floor", "ceil", "trunc", "fix", "frac", "square", "relu", "positive",
+    "round", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
+    "isreal", "nan_to_num", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+    "floor_divide", "remainder", "fmod", "pow", "float_power", "maximum", "minimum", "fmax", "fmin", "atan2",
+    "arctan2", "hypot", "logaddexp", "copysign", "xlogy", "lerp", "eq", "ne", "lt", "le", "gt", "ge",
+    "not_equal", "less", "less_equal", "greater", "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_left_shift", "bitwise_right_shift", "logical_and", "logical_or", "logical_xor", "clamp", "clip",
+    "clamp_min", "clamp_max", "where", "masked_fill", "masked_select", "nansum", "prod", "mean", "nanmean",
+    "var", "std", "amax", "amin", "aminmax", "max", "min", "argmax", "argmin", "all", "any", "count_nonzero",
+    "logsumexp", "norm", "cumsum", "cumprod", "median", "matmul", "mm", "bmm", "mv", "dot", "inner", "vdot",
+    "outer", "ger", "addmm", "addmv", "baddbmm", "kron", "trace", "diag", "diagonal", "diag_embed", "tril",
+    "triu", "cross", "softmax", "log_softmax", "logit", "view", "reshape", "view_as", "reshape_as", "flatten",
+    "unflatten", "ravel", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes", "swapdims", "t",
+    "movedim", "moveaxis", "expand", "expand_as", "broadcast_to", "contiguous", "clone", "repeat", "tile",
+    "repeat_interleave", "split", "tensor_split", "chunk", "unbind", "narrow", "select", "index_select",
+    "gather", "take_along_dim", "take", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
+    "index_fill", "index_put", "nonzero", "argwhere", "flip", "fliplr", "flipud", "roll", "rot90", "sort",
+    "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "bincount", "allclose", "isclose",
+    "equal", "dist", "histc", "var_mean", "std_mean", "mode",
+]
+
+
+def install():
+    T = Tensor
+    for name in _METHODS:
+        setattr(T, name, getattr(O, name))
+    T.sum = _sum_m
+    T.flip = _flip_m
+    for name in _INPLACE_OPS:
+        setattr(T, name + "_", _make_inplace(getattr(O, name), name.capitalize()))
+    T.add_ = _fast_binary_inplace(np.add, O.add, "Add")
+    T.sub_ = _fast_binary_inplace(np.subtract, O.sub, "Sub")
+    T.subtract_ = T.sub_
+    T.mul_ = _fast_binary_inplace(np.multiply, O.mul, "Mul")
+    T.multiply_ = T.mul_
+    T.div_ = _div_
+    T.divide_ = T.true_divide_ = _div_
+    T.zero_ = zero_
+    T.fill_ = fill_
+    T.copy_ = copy_
+    T.set_ = set_
+    T.fill_diagonal_ = fill_diagonal_
+    T.uniform_ = _sampler_("uniform_", _draw_uniform)
+    T.normal_ = _sampler_("normal_", _draw_normal)
+    T.bernoulli_ = _sampler_("bernoulli_", _draw_bernoulli)
+    T.random_ = _sampler_("random_", _draw_random)
+    T.exponential_ = _sampler_("exponential_", _draw_exponential)
+    T.log_normal_ = _sampler_("log_normal_", _draw_log_normal)
+    T.cauchy_ = _sampler_("cauchy_", _draw_cauchy)
+    T.geometric_ = _sampler_("geometric_", _draw_geometric)
+    T.bernoulli = lambda self, p=None, *, generator=None: C.bernoulli(self, p, generator=generator)
+    T.multinomial = lambda self, num_samples, replacement=False, *, generator=None: C.multinomial(
+        self, num_samples, replacement, generator=generator)
+    T.to = to
+    T.cpu = cpu
+    T.cuda = cuda
+    T.type = type_
+    T.type_as = type_as
+    T.float = _conv(D.float32)
+    T.double = _conv(D.float64)
+    T.half = _conv(D.float16)
+    if D.bfloat16 is not None:
+        T.bfloat16 = _conv(D.bfloat16)
+    T.long = _conv(D.int64)
+    T.int = _conv(D.int32)
+    T.short = _conv(D.int16)
+    T.char = _conv(D.int8)
+    T.byte = _conv(D.uint8)
+    T.bool = _conv(D.bool_)
+    T.cfloat = _conv(D.complex64)
+    T.cdouble = _conv(D.complex128)
+    T.new_tensor = new_tensor
+    T.new_zeros = new_zeros
+    T.new_ones = new_ones
+    T.new_empty = new_empty
+    T.new_full = new_full
+    T.T = property(_T)
+    T.mT = property(_mT)
+    T.mH = property(lambda self: _conj(_mT(self)))
+    T.H = property(_H)
+    T.real = property(_real)
+    T.imag = property(_imag)
+    T.conj = _conj
+    T.resolve_conj = lambda self: self
+    T.resolve_neg = lambda self: self
+    T.apply_ = _apply_
+    T.pin_memory = _pin_memory
+    T.is_pinned = lambda self: False
+    T.share_memory_ = _share_memory_
+    T.is_shared = _is_shared
+    T.dim_order = _dim_order
+    T.__getitem__ = _index.getitem
+    T.__setitem__ = _index.setitem
+    T.__add__ = _binary_dunder(O.add)
+    T.__radd__ = _rbinary_dunder(O.add)
+    T.__sub__ = _binary_dunder(O.sub)
+    T.__rsub__ = _rbinary_dunder(O.sub)
+    T.__mul__ = _binary_dunder(O.mul)
+    T.__rmul__ = _rbinary_dunder(O.mul)
+    T.__truediv__ = _binary_dunder(O.div)
+    T.__rtruediv__ = _rbinary_dunder(O.div)
+    T.__floordiv__ = _binary_dunder(O.floor_divide)
+    T.__rfloordiv__ = _rbinary_dunder(O.floor_divide)
+    T.__mod__ = _binary_dunder(O.remainder)
+    T.__rmod__ = _rbinary_dunder(O.remainder)
+    T.__pow__ = _binary_dunder(O.pow)
+    T.__rpow__ = _rbinary_dunder(O.pow)
+    T.__matmul__ = _binary_dunder(lambda a, b: O.matmul(a, b if isinstance(b, Tensor) else C.tensor(b)))
+    T.__rmatmul__ = _matmul_r
+    T.__and__ = _binary_dunder(O.bitwise_and)
+    T.__rand__ = _rbinary_dunder(O.bitwise_and)
+    T.__or__ = _binary_dunder(O.bitwise_or)
+    T.__ror__ = _rbinary_dunder(O.bitwise_or)
+    T.__xor__ = _binary_dunder(O.bitwise_xor)
+    T.__rxor__ = _rbinary_dunder(O.bitwise_xor)
+    T.__lshift__ = _binary_dunder(O.bitwise_left_shift)
+    T.__rlshift__ = _rbinary_dunder(O.bitwise_left_shift)
+    T.__rshift__ = _binary_dunder(O.bitwise_right_shift)
+    T.__rrshift__ = _rbinary_dunder(O.bitwise_right_shift)
+    T.__neg__ = _neg_dunder
+    T.__pos__ = lambda self: self
+    T.__abs__ = lambda self: O.abs(self)
+    T.__invert__ = _invert
+    T.__eq__ = _eq_dunder
+    T.__ne__ = _ne_dunder
+    T.__lt__ = _binary_dunder(O.lt)
+    T.__le__ = _binary_dunder(O.le)
+    T.__gt__ = _binary_dunder(O.gt)
+    T.__ge__ = _binary_dunder(O.ge)
+    T.__iadd__ = lambda self, other: T.add_(self, other)
+    T.__isub__ = lambda self, other: T.sub_(self, other)
+    T.__imul__ = lambda self, other: T.mul_(self, other)
+    T.__itruediv__ = lambda self, other: _div_(self, other)
+    T.__ifloordiv__ = lambda self, other: T.floor_divide_(self, other)
+    T.__imod__ = lambda self, other: T.remainder_(self, other)
+    T.__ipow__ = lambda self, other: T.pow_(self, other)
+    T.__iand__ = lambda self, other: T.bitwise_and_(self, other)
+    T.__ior__ = lambda self, other: T.bitwise_or_(self, other)
+    T.__ixor__ = lambda self, other: T.bitwise_xor_(self, other)
+    T.__hash__ = object.__hash__
+
+
+install()

@@ -1,0 +1,2101 @@
+"""torch-style functions over tensors (also installed as Tensor methods), with PyTorch's semantics:
+type promotion (tensors over zero-dim tensors over Python scalars), `dim=`/`keepdim=`, integer
+division rules, (values, indices) named tuples, views that alias their base.
+
+Each op is an Array-level function of funcgrad primitives / funcgrad.numpy applied through
+`_apply*` (which records it for autograd when needed); derivative formulas come from the primitives.
+"""
+from __future__ import annotations
+
+import builtins
+import collections
+import math
+
+import numpy as np
+
+from .. import numpy as jnp
+from ..core.array import Array
+from ..primitives import elementwise as ew
+from ..primitives import special as _sp
+from ..primitives import stop_gradient as _stop_gradient
+from ..primitives.linalg import dot_general as _dot_general
+from ..primitives.reduction import reduce_sum as _reduce_sum
+from ..primitives.shape import broadcast_in_dim as _broadcast_in_dim
+from . import _dtype as D
+from ..autograd.grad_mode import state as _gs
+from ._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _req, _view, _views, _wrap
+
+_bool = builtins.bool
+_int = builtins.int
+_float = builtins.float
+_min = builtins.min
+_max = builtins.max
+_sum = builtins.sum
+_abs = builtins.abs
+_any = builtins.any
+_all = builtins.all
+_range = builtins.range
+_NPB = np.dtype(np.bool_)
+_NPI64 = np.dtype(np.int64)
+
+
+# --- named tuples (torch.return_types) --------------------------------------------------------------------
+class return_types:
+    max = collections.namedtuple("max", ["values", "indices"])
+    min = collections.namedtuple("min", ["values", "indices"])
+    sort = collections.namedtuple("sort", ["values", "indices"])
+    topk = collections.namedtuple("topk", ["values", "indices"])
+    kthvalue = collections.namedtuple("kthvalue", ["values", "indices"])
+    median = collections.namedtuple("median", ["values", "indices"])
+    mode = collections.namedtuple("mode", ["values", "indices"])
+    cummax = collections.namedtuple("cummax", ["values", "indices"])
+    cummin = collections.namedtuple("cummin", ["values", "indices"])
+    aminmax = collections.namedtuple("aminmax", ["min", "max"])
+
+
+# --- helpers -------------------------------------------------------------------------------------------
+
+def _is_scalar(x) -> bool:
+    return isinstance(x, (_bool, _int, _float, complex, np.generic)) and not isinstance(x, Tensor)
+
+
+def _as_tensor(x, dtype=None):
+    if isinstance(x, Tensor):
+        return x
+    from ._creation import tensor
+    return tensor(x, dtype=dtype)
+
+
+def _cast(a, dt):
+    return a if a.dtype == dt else ew.convert_element_type(a, dt)
+
+
+def _scalar_arr(s, dt):
+    if isinstance(s, Tensor):
+        s = s.item()
+    try:
+        b = np.array(s, dt)
+    except (OverflowError, ValueError):
+        b = np.array(s).astype(dt)
+    return Array(b)
+
+
+def _bshape(sa, sb):
+    """Broadcast shape of two shapes, with torch's error message."""
+    na, nb = len(sa), len(sb)
+    n = _max(na, nb)
+    out = []
+    for i in _range(n):
+        a = sa[i - n + na] if i - n + na >= 0 else 1
+        b = sb[i - n + nb] if i - n + nb >= 0 else 1
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                               f"non-singleton dimension {i}")
+        out.append(b if a == 1 else a)
+    return tuple(out)
+
+
+def _bid(x, shape):
+    n = len(shape)
+    return _broadcast_in_dim(x, shape, tuple(_range(n - x.ndim, n)))
+
+
+def _bc(prim):
+    """An elementwise binary primitive with broadcasting. NumPy broadcasts concrete operands itself; so it
+    does a concrete 0-d constant against an operand being recorded on a tape over concrete values (its
+    cotangent is never needed); otherwise operands are broadcast explicitly."""
+    def f(p, q):
+        sp, sq = p.shape, q.shape
+        if sp != sq:
+            pa, qa = p.__class__ is Array, q.__class__ is Array
+            if pa and qa:
+                return prim(p, q)
+            if qa and not sq and getattr(p, "val", None).__class__ is Array:
+                return prim(p, q)
+            if pa and not sp and getattr(q, "val", None).__class__ is Array:
+                return prim(p, q)
+            shape = _bshape(sp, sq)
+            if sp != shape:
+                p = _bid(p, shape)
+            if sq != shape:
+                q = _bid(q, shape)
+        return prim(p, q)
+    return f
+
+
+def _promote(x, y):
+    """torch.result_type of two operands (tensors or Python scalars)."""
+    dims, zeros, scal = [], [], []
+    for v in (x, y):
+        if isinstance(v, Tensor):
+            (dims if v.ndim else zeros).append(v._np_dtype())
+        else:
+            scal.append(D.scalar_dtype(v))
+    return D.result_type(dims, zeros, scal)
+
+
+def _result_type_many(xs):
+    dims, zeros, scal = [], [], []
+    for v in xs:
+        if isinstance(v, Tensor):
+            (dims if v.ndim else zeros).append(v._np_dtype())
+        else:
+            scal.append(D.scalar_dtype(v))
+    return D.result_type(dims, zeros, scal)
+
+
+def _norm_scalar(v):
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return _as_tensor(v)
+    return v
+
+
+_ARITH, _TRUEDIV, _CMP = 0, 1, 2
+
+
+def _binop(name, afn, x, y, kind=_ARITH, cdt=None):
+    """x op y with torch promotion; afn works on Arrays of one dtype (broadcasting via _bc)."""
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        xv, yv = x._v, y._v
+        # the hot path: two concrete tensors of one dtype, nothing to record
+        if xv is not None and yv is not None and xv.dtype == yv.dtype and cdt is None and \
+                (kind != _TRUEDIV or xv.dtype.kind in "fc") and \
+                not (_gs.enabled and (x._rg or y._rg or x._base is not None and _req(x)
+                                      or y._base is not None and _req(y))):
+            if xv.shape != yv.shape:
+                _bshape(xv.shape, yv.shape)
+            return _wrap(afn(x._arr(), y._arr()))
+    y = _norm_scalar(y)
+    x = _norm_scalar(x)
+    xt = isinstance(x, Tensor)
+    yt = isinstance(y, Tensor)
+    if xt and yt:
+        dx, dy = x._np_dtype(), y._np_dtype()
+        dt = dx if dx == dy else _promote(x, y)
+    elif xt:
+        if not _is_scalar(y):
+            raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(y).__name__}")
+        dx = x._np_dtype()
+        if dx.kind == "f" and (y.__class__ is _float or y.__class__ is _int):
+            dt = dx
+        else:
+            dt = _promote(x, y)
+    elif yt:
+        if not _is_scalar(x):
+            raise TypeError(f"{name}(): argument 'input' must be Tensor or Number, not {type(x).__name__}")
+        dy = y._np_dtype()
+        if dy.kind == "f" and (x.__class__ is _float or x.__class__ is _int):
+            dt = dy
+        else:
+            dt = _promote(x, y)
+    else:
+        raise TypeError(f"{name}(): expected a Tensor operand")
+    if kind == _TRUEDIV and dt.kind in "biu":
+        dt = D.default_float()
+    if cdt is not None:
+        dt = cdt(dt)
+    if xt and yt:
+        sx = x._v.shape if x._v is not None else x._a.shape
+        sy = y._v.shape if y._v is not None else y._a.shape
+        if sx != sy:
+            _bshape(sx, sy)
+
+        def fn(p, q):
+            return afn(_cast(p, dt), _cast(q, dt))
+        if kind == _CMP:
+            return _apply_nograd(fn, (x, y))
+        return _apply(name, fn, (x, y))
+    if xt:
+        s = _scalar_arr(y, dt)
+
+        def fn(p):
+            return afn(_cast(p, dt), s)
+        t = x
+    else:
+        s = _scalar_arr(x, dt)
+
+        def fn(q):
+            return afn(s, _cast(q, dt))
+        t = y
+    if kind == _CMP:
+        return _apply_nograd(fn, (t,))
+    return _apply1(name, fn, t)
+
+
+def _dims(dim, ndim):
+    """A dim argument (int, tuple/list, or None) as a sorted tuple of axes (None: all)."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        return tuple(sorted({_dim(d, ndim) for d in dim}))
+    return (_dim(dim, ndim),)
+
+
+def _np(dt):
+    return None if dt is None else D.to_np(dt)
+
+
+# --- elementwise unary ---------------------------------------------------------------------------------
+
+def _float_unary(name, prim):
+    def fn_for(dt):
+        if dt.kind in "fc":
+            return prim
+        fdt = D.default_float()
+        return lambda a: prim(ew.convert_element_type(a, fdt))
+
+    def op(input, *, out=None):
+        r = _apply1(name, fn_for(input._np_dtype()), input)
+        return _out(r, out)
+    op.__name__ = name.lower()
+    return op
+
+
+def _out(r, out):
+    if out is None:
+        return r
+    out.copy_(r) if out.shape == r.shape else out.set_(r)
+    return out
+
+
+def _sigmoid(a):
+    return ew.logistic(a)
+
+
+def _rsqrt(a):
+    return ew.rsqrt(a)
+
+
+def _log_sigmoid(a):
+    return -jnp.logaddexp(ew.neg(a), _scalar_arr(0, a.dtype))
+
+
+exp = _float_unary("Exp", ew.exp)
+exp2 = _float_unary("Exp2", ew.exp2)
+expm1 = _float_unary("Expm1", ew.expm1)
+log = _float_unary("Log", ew.log)
+log2 = _float_unary("Log2", ew.log2)
+log10 = _float_unary("Log10", ew.log10)
+log1p = _float_unary("Log1p", ew.log1p)
+sqrt = _float_unary("Sqrt", ew.sqrt)
+rsqrt = _float_unary("Rsqrt", _rsqrt)
+sin = _float_unary("Sin", ew.sin)
+cos = _float_unary("Cos", ew.cos)
+tan = _float_unary("Tan", ew.tan)
+asin = arcsin = _float_unary("Asin", ew.asin)
+acos = arccos = _float_unary("Acos", ew.acos)
+atan = arctan = _float_unary("Atan", ew.atan)
+sinh = _float_unary("Sinh", ew.sinh)
+cosh = _float_unary("Cosh", ew.cosh)
+tanh = _float_unary("Tanh", ew.tanh)
+asinh = arcsinh = _float_unary("Asinh", ew.asinh)
+acosh = arccosh = _float_unary("Acosh", ew.acosh)
+atanh = arctanh = _float_unary("Atanh", ew.atanh)
+sigmoid = _float_unary("Sigmoid", _sigmoid)
+erf = _float_unary("Erf", _sp.erf)
+erfc = _float_unary("Erfc", _sp.erfc)
+erfinv = _float_unary("Erfinv", _sp.erf_inv)
+lgamma = _float_unary("Lgamma", _sp.lgamma)
+digamma = _float_unary("Digamma", _sp.digamma)
+reciprocal = _float_unary("Reciprocal", lambda a: ew.div(_scalar_arr(1, a.dtype), a))
+
+
+def _same_unary(name, afn, bool_ok=True):
+    def op(input, *, out=None):
+        if not bool_ok and input._np_dtype() == _NPB:
+            raise RuntimeError(f"{name.lower()}: bool input is not supported")
+        return _out(_apply1(name, afn, input), out)
+    op.__name__ = name.lower()
+    return op
+
+
+def _zero_for(a):
+    """0 of a's dtype: a 0-d Array where NumPy broadcasts it (concrete a, or a recorded over concrete
+    values, see _bc), a full array under abstract tracing."""
+    if a.__class__ is Array or getattr(a, "val", None).__class__ is Array:
+        return Array(np.zeros((), a.dtype))
+    return jnp.zeros_like(a)
+
+
+def _relu(a):
+    z = _zero_for(a)
+    return ew.select(ew.gt(a, z), a, z)
+
+
+def _zeros_like_arr(a):
+    return jnp.zeros_like(a)
+
+
+def _abs_fn(a):
+    if a.dtype == _NPB:
+        return a
+    return ew.abs(a)
+
+
+def _neg_fn(a):
+    if a.dtype == _NPB:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return ew.neg(a)
+
+
+def _sign_fn(a):
+    if a.dtype == _NPB:
+        return a
+    return ew.sign(a)
+
+
+def _int_id(f):
+    return lambda a: a if a.dtype.kind in "biu" else f(a)
+
+
+abs = absolute = _same_unary("Abs", _abs_fn)  # noqa: A001
+neg = negative = _same_unary("Neg", _neg_fn)
+sign = _same_unary("Sign", _sign_fn)
+sgn = sign
+floor = _same_unary("Floor", _int_id(ew.floor))
+ceil = _same_unary("Ceil", _int_id(ew.ceil))
+trunc = fix = _same_unary("Trunc", _int_id(lambda a: jnp.trunc(a)))
+frac = _same_unary("Frac", lambda a: ew.sub(a, jnp.trunc(a)))
+square = _same_unary("Square", lambda a: ew.integer_pow(a, 2) if a.dtype != _NPB else a)
+relu = _same_unary("Relu", _relu)
+positive = _same_unary("Positive", lambda a: a)
+
+
+def round(input, *, decimals=0, out=None):  # noqa: A001
+    return _out(_apply1("Round", _int_id(lambda a: jnp.round(a, decimals)), input), out)
+
+
+def logical_not(input, *, out=None):
+    return _out(_apply_nograd(lambda a: ew.eq(a, _scalar_arr(0, a.dtype)) if a.dtype != _NPB
+                              else jnp.logical_not(a), (input,)), out)
+
+
+def bitwise_not(input, *, out=None):
+    if input._np_dtype().kind in "fc":
+        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    return _out(_apply_nograd(lambda a: jnp.logical_not(a) if a.dtype == _NPB else ew.bitwise_not(a),
+                              (input,)), out)
+
+
+def isnan(input):
+    return _apply_nograd(lambda a: jnp.isnan(a), (input,))
+
+
+def isinf(input):
+    return _apply_nograd(lambda a: jnp.isinf(a), (input,))
+
+
+def isfinite(input):
+    return _apply_nograd(lambda a: jnp.isfinite(a), (input,))
+
+
+def isposinf(input):
+    return _apply_nograd(lambda a: jnp.isposinf(a), (input,))
+
+
+def isneginf(input):
+    return _apply_nograd(lambda a: jnp.isneginf(a), (input,))
+
+
+def signbit(input):
+    return _apply_nograd(lambda a: jnp.signbit(a), (input,))
+
+
+def isreal(input):
+    return _apply_nograd(lambda a: jnp.isreal(a), (input,))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    return _out(_apply1("NanToNum", lambda a: jnp.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+                        if a.dtype.kind in "fc" else a, input), out)
+
+
+# --- elementwise binary --------------------------------------------------------------------------------
+
+_add = _bc(ew.add)
+_sub = _bc(ew.sub)
+_mul = _bc(ew.mul)
+_div = _bc(ew.div)
+_eq = _bc(ew.eq)
+_ne = _bc(ew.ne)
+_lt = _bc(ew.lt)
+_le = _bc(ew.le)
+_gt = _bc(ew.gt)
+_ge = _bc(ew.ge)
+_maximum = _bc(ew.max)
+_minimum = _bc(ew.min)
+
+
+def _bool_add(p, q):
+    return _maximum(p, q) if p.dtype == _NPB else _add(p, q)
+
+
+def _bool_mul(p, q):
+    return _minimum(p, q) if p.dtype == _NPB else _mul(p, q)
+
+
+def _sub_fn(p, q):
+    if p.dtype == _NPB:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                           "`^` or `logical_xor()` operator instead.")
+    return _sub(p, q)
+
+
+def add(input, other, *, alpha=1, out=None):
+    if alpha != 1:
+        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    if not isinstance(input, Tensor):
+        return _out(_binop("Add", _bool_add, input, other), out)
+    return _out(_binop("Add", _bool_add, input, other), out)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    if alpha != 1:
+        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    return _out(_binop("Sub", _sub_fn, input, other), out)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    return sub(other, input, alpha=alpha)
+
+
+def mul(input, other, *, out=None):
+    return _out(_binop("Mul", _bool_mul, input, other), out)
+
+
+multiply = mul
+
+
+def _floor_div_fn(p, q):
+    if p.dtype.kind in "iu":
+        return _bc(lambda a, b: jnp.floor_divide(a, b))(p, q)
+    return _bc(lambda a, b: ew.floor(ew.div(a, b)))(p, q)
+
+
+def _trunc_div_fn(p, q):
+    if p.dtype.kind in "iu":
+        return _bc(lambda a, b: jnp.fix(ew.div(ew.convert_element_type(a, np.float64),
+                                                ew.convert_element_type(b, np.float64))).astype(a.dtype))(p, q)
+    return _bc(lambda a, b: jnp.trunc(ew.div(a, b)))(p, q)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    if rounding_mode is None:
+        return _out(_binop("Div", _div, input, other, _TRUEDIV), out)
+    if rounding_mode == "floor":
+        return _out(_binop("Div", _floor_div_fn, input, other), out)
+    if rounding_mode == "trunc":
+        return _out(_binop("Div", _trunc_div_fn, input, other), out)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                       f"'{rounding_mode}'")
+
+
+divide = true_divide = div
+
+
+def floor_divide(input, other, *, out=None):
+    return _out(_binop("FloorDivide", _floor_div_fn, input, other), out)
+
+
+def remainder(input, other, *, out=None):
+    return _out(_binop("Remainder", _bc(lambda a, b: jnp.remainder(a, b)), input, other), out)
+
+
+def fmod(input, other, *, out=None):
+    return _out(_binop("Fmod", _bc(lambda a, b: jnp.fmod(a, b)), input, other), out)
+
+
+def _pow_fn(p, q):
+    return _bc(ew.pow)(p, q)
+
+
+def pow(input, exponent, *, out=None):  # noqa: A001
+    if isinstance(input, Tensor) and isinstance(exponent, _int) and not isinstance(exponent, _bool):
+        dt = input._np_dtype()
+        if dt.kind in "iu" and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if dt != _NPB:
+            e = exponent
+            return _out(_apply1("Pow", lambda a: ew.integer_pow(a, e), input), out)
+    if isinstance(input, Tensor) and isinstance(exponent, _float) and exponent == 0.5 and \
+            input._np_dtype().kind in "fc":
+        return _out(_apply1("Pow", ew.sqrt, input), out)
+    return _out(_binop("Pow", _pow_fn, input, exponent), out)
+
+
+float_power = lambda input, exponent: pow(input.double() if isinstance(input, Tensor) else input,  # noqa: E731
+                                          exponent.double() if isinstance(exponent, Tensor) else exponent)
+
+
+def maximum(input, other, *, out=None):
+    return _out(_binop("Maximum", _maximum, input, other), out)
+
+
+def minimum(input, other, *, out=None):
+    return _out(_binop("Minimum", _minimum, input, other), out)
+
+
+def fmax(input, other):
+    return _binop("Fmax", _bc(lambda a, b: jnp.fmax(a, b)), input, other)
+
+
+def fmin(input, other):
+    return _binop("Fmin", _bc(lambda a, b: jnp.fmin(a, b)), input, other)
+
+
+def atan2(input, other, *, out=None):
+    return _out(_binop("Atan2", _bc(ew.atan2), input, other, _TRUEDIV), out)
+
+
+arctan2 = atan2
+
+
+def hypot(input, other):
+    return _binop("Hypot", _bc(lambda a, b: jnp.hypot(a, b)), input, other, _TRUEDIV)
+
+
+def logaddexp(input, other):
+    return _binop("Logaddexp", _bc(lambda a, b: jnp.logaddexp(a, b)), input, other, _TRUEDIV)
+
+
+def copysign(input, other):
+    return _binop("Copysign", _bc(lambda a, b: jnp.copysign(a, b)), input, other, _TRUEDIV)
+
+
+def xlogy(input, other):
+    def f(a, b):
+        z = _zeros_like_arr(a)
+        return ew.select(ew.eq(a, z), z, ew.mul(a, ew.log(ew.select(ew.eq(a, z), ew.add(z, _scalar_arr(1, a.dtype)), b))))
+    return _binop("Xlogy", _bc(f), input, other, _TRUEDIV)
+
+
+def lerp(input, end, weight):
+    return add(input, mul(weight, sub(end, input)))
+
+
+def eq(input, other, *, out=None):
+    return _out(_binop("Eq", _eq, input, other, _CMP), out)
+
+
+def ne(input, other, *, out=None):
+    return _out(_binop("Ne", _ne, input, other, _CMP), out)
+
+
+def lt(input, other, *, out=None):
+    return _out(_binop("Lt", _lt, input, other, _CMP), out)
+
+
+def le(input, other, *, out=None):
+    return _out(_binop("Le", _le, input, other, _CMP), out)
+
+
+def gt(input, other, *, out=None):
+    return _out(_binop("Gt", _gt, input, other, _CMP), out)
+
+
+def ge(input, other, *, out=None):
+    return _out(_binop("Ge", _ge, input, other, _CMP), out)
+
+
+not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+
+
+def _int_or_bool(name, dt):
+    if dt.kind in "fc":
+        raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_legacy_name(dt)}'")
+    return dt
+
+
+def _legacy_name(dt):
+    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(np.dtype(dt).name, str(dt))
+
+
+def bitwise_and(input, other):
+    return _binop("BitwiseAnd", _bc(ew.bitwise_and), input, other, _ARITH,
+                  lambda dt: _int_or_bool("bitwise_and", dt))
+
+
+def bitwise_or(input, other):
+    return _binop("BitwiseOr", _bc(ew.bitwise_or), input, other, _ARITH,
+                  lambda dt: _int_or_bool("bitwise_or", dt))
+
+
+def bitwise_xor(input, other):
+    return _binop("BitwiseXor", _bc(ew.bitwise_xor), input, other, _ARITH,
+                  lambda dt: _int_or_bool("bitwise_xor", dt))
+
+
+def bitwise_left_shift(input, other):
+    return _binop("LShift", _bc(lambda a, b: jnp.left_shift(a, b)), input, other)
+
+
+def bitwise_right_shift(input, other):
+    return _binop("RShift", _bc(lambda a, b: jnp.right_shift(a, b)), input, other)
+
+
+def _truth(a):
+    return a if a.dtype == _NPB else ew.ne(a, _scalar_arr(0, a.dtype))
+
+
+def logical_and(input, other):
+    o = _as_tensor(other)
+    return _apply_nograd(lambda a, b: _bc(ew.bitwise_and)(_truth(a), _truth(b)), (input, o))
+
+
+def logical_or(input, other):
+    o = _as_tensor(other)
+    return _apply_nograd(lambda a, b: _bc(ew.bitwise_or)(_truth(a), _truth(b)), (input, o))
+
+
+def logical_xor(input, other):
+    o = _as_tensor(other)
+    return _apply_nograd(lambda a, b: _bc(ew.bitwise_xor)(_truth(a), _truth(b)), (input, o))
+
+
+# --- clamp / where / masked ------------------------------------------------------------------------------
+
+def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    lo, hi = min, max
+    vals = [input] + [v for v in (lo, hi) if v is not None]
+    dt = _result_type_many(vals)
+    ts = [input] + [v for v in (lo, hi) if isinstance(v, Tensor)]
+    has_lo_t, has_hi_t = isinstance(lo, Tensor), isinstance(hi, Tensor)
+    lo_s = None if lo is None or has_lo_t else _scalar_arr(lo, dt)
+    hi_s = None if hi is None or has_hi_t else _scalar_arr(hi, dt)
+
+    def fn(a, *bs):
+        a = _cast(a, dt)
+        i = 0
+        if lo is not None:
+            b = _cast(bs[i], dt) if has_lo_t else lo_s
+            i += has_lo_t
+            if b.shape != a.shape:
+                shape = _bshape(a.shape, b.shape)
+                a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
+            a = ew.select(ew.lt(a, b), b, a)
+        if hi is not None:
+            b = _cast(bs[i], dt) if has_hi_t else hi_s
+            if b.shape != a.shape:
+                shape = _bshape(a.shape, b.shape)
+                a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
+            a = ew.select(ew.gt(a, b), b, a)
+        return a
+    return _out(_apply("Clamp", fn, tuple(ts)), out)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):  # noqa: A002
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):  # noqa: A002
+    return clamp(input, max=max)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    cond = _as_tensor(condition)
+    if cond._np_dtype() != _NPB:
+        cond = cond.bool()
+    dt = _result_type_many([v for v in (input, other)])
+    xs = []
+    consts = []
+    for v in (input, other):
+        if isinstance(v, Tensor):
+            xs.append(v)
+            consts.append(None)
+        else:
+            consts.append(_scalar_arr(v, dt))
+
+    def fn(c, *ts):
+        it = iter(ts)
+        a = _cast(next(it), dt) if consts[0] is None else consts[0]
+        b = _cast(next(it), dt) if consts[1] is None else consts[1]
+        shape = _bshape(_bshape(c.shape, a.shape), b.shape)
+        if c.shape != shape:
+            c = jnp.broadcast_to(c, shape)
+        if a.shape != shape:
+            a = jnp.broadcast_to(a, shape)
+        if b.shape != shape:
+            b = jnp.broadcast_to(b, shape)
+        return ew.select(c, a, b)
+    return _out(_apply("Where", fn, (cond,) + tuple(xs)), out)
+
+
+def masked_fill(input, mask, value):
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    _check_mask(mask)
+    dt = input._np_dtype()
+    if isinstance(value, Tensor):
+        def fn(a, m, v):
+            shape = _bshape(a.shape, m.shape)
+            return ew.select(jnp.broadcast_to(m, shape), jnp.broadcast_to(_cast(v, dt), shape),
+                             jnp.broadcast_to(a, shape))
+        return _apply("MaskedFill", fn, (input, mask, value))
+    s = _scalar_arr(value, dt)
+
+    def fn1(a, m):
+        shape = _bshape(a.shape, m.shape)
+        return ew.select(jnp.broadcast_to(m, shape), jnp.broadcast_to(s, shape), jnp.broadcast_to(a, shape))
+    return _apply("MaskedFill", fn1, (input, mask))
+
+
+def _check_mask(mask):
+    if not isinstance(mask, Tensor) or mask._np_dtype() != _NPB:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
+
+
+def masked_select(input, mask):
+    def fn(a, m):
+        shape = _bshape(a.shape, m.shape)
+        return jnp.broadcast_to(a, shape)[np.asarray(jnp.broadcast_to(m, shape))]
+    return _apply("MaskedSelect", fn, (input, mask))
+
+
+# --- reductions -------------------------------------------------------------------------------------------
+
+def _red_int64(dt):
+    return _NPI64 if dt.kind in "biu" else dt
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
+    if isinstance(dim, D.dtype):
+        dim, dtype = None, dim
+    nd = input.ndim
+    axes = _dims(dim, nd)
+    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+
+    if axes is None and not keepdim:
+        def fn(a):
+            a = _cast(a, odt)
+            return _reduce_sum(a, tuple(_range(a.ndim))) if a.ndim else a
+    else:
+        def fn(a):
+            return jnp.sum(_cast(a, odt), axis=axes, keepdims=keepdim)
+    return _out(_apply1("Sum", fn, input), out)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    axes = _dims(dim, input.ndim)
+    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    return _apply1("Nansum", lambda a: jnp.nansum(_cast(a, odt), axis=axes, keepdims=keepdim), input)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(dim, D.dtype):
+        dim, dtype = None, dim
+    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    axes = None if dim is None else (_dim(dim, input.ndim),)
+    return _apply1("Prod", lambda a: jnp.prod(_cast(a, odt), axis=axes, keepdims=keepdim), input)
+
+
+def _float_check(name, dt, dtype=None):
+    if dtype is not None:
+        return _np(dtype)
+    if dt.kind not in "fc":
+        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating "
+                           f"point or complex dtype. Got: {_legacy_int(dt)}")
+    return dt
+
+
+def _legacy_int(dt):
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}.get(np.dtype(dt).name, str(dt))
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if isinstance(dim, D.dtype):
+        dim, dtype = None, dim
+    odt = _float_check("mean", input._np_dtype(), dtype)
+    axes = _dims(dim, input.ndim)
+    return _out(_apply1("Mean", lambda a: jnp.mean(_cast(a, odt), axis=axes, keepdims=keepdim), input), out)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    odt = _float_check("nanmean", input._np_dtype(), dtype)
+    axes = _dims(dim, input.ndim)
+    return _apply1("Nanmean", lambda a: jnp.nanmean(_cast(a, odt), axis=axes, keepdims=keepdim), input)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return 1
+    return 1 if unbiased else 0
+
+
+def _var_args(dim, unbiased, keepdim, correction):
+    if isinstance(dim, _bool):
+        dim, unbiased = None, dim
+    return dim, _correction(unbiased, correction), keepdim
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    dim, ddof, keepdim = _var_args(dim, unbiased, keepdim, correction)
+    dt = _float_check("var", input._np_dtype())
+    del dt
+    axes = _dims(dim, input.ndim)
+    return _out(_apply1("Var", lambda a: jnp.var(a, axis=axes, ddof=ddof, keepdims=keepdim), input), out)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    dim, ddof, keepdim = _var_args(dim, unbiased, keepdim, correction)
+    _float_check("std", input._np_dtype())
+    axes = _dims(dim, input.ndim)
+
+    def fn(a):
+        v = jnp.var(a, axis=axes, ddof=ddof, keepdims=keepdim)
+        return ew.sqrt(v)
+    return _out(_apply1("Std", fn, input), out)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim if not isinstance(dim, _bool) else None, keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim if not isinstance(dim, _bool) else None, keepdim))
+
+
+def _empty_check(input, name, dim=None):
+    if input.numel() == 0 and (dim is None or input.shape[dim] == 0):
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                         f"the reduction dim with the 'dim' argument." if dim is None else
+                         f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+
+
+def amax(input, dim=(), keepdim=False):
+    axes = _dims(dim, input.ndim)
+    _empty_check(input, "amax")
+    return _apply1("Amax", lambda a: jnp.max(a, axis=axes, keepdims=keepdim), input)
+
+
+def amin(input, dim=(), keepdim=False):
+    axes = _dims(dim, input.ndim)
+    _empty_check(input, "amin")
+    return _apply1("Amin", lambda a: jnp.min(a, axis=axes, keepdims=keepdim), input)
+
+
+def _take_at(d, keepdim):
+    def fn(a, i):
+        v = jnp.take_along_axis(a, i, axis=d)
+        return v if keepdim else jnp.squeeze(v, d)
+    return fn
+
+
+def _minmax(name, red, argred, input, dim, keepdim, other_fn):
+    if isinstance(dim, Tensor):
+        return other_fn(input, dim)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        return _apply1(name.capitalize(), lambda a: red(a), input)
+    d = _dim(dim, input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if input.ndim == 0:
+        return getattr(return_types, name)(input.clone() if not input._rg else input * 1,
+                                           _wrap(Array(np.zeros((), np.int64))))
+    idx = _apply_nograd(lambda a: jnp.expand_dims(argred(a, axis=d), d), (input,))
+    values = _apply(name.capitalize(), _take_at(d, keepdim), (input, idx))
+    if not keepdim:
+        idx = idx.squeeze(d)
+    return getattr(return_types, name)(values, idx)
+
+
+def max(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
+    return _minmax("max", lambda a: jnp.max(a), jnp.argmax, input, dim, keepdim, maximum)
+
+
+def min(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
+    return _minmax("min", lambda a: jnp.min(a), jnp.argmin, input, dim, keepdim, minimum)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    return return_types.aminmax(amin(input, () if dim is None else dim, keepdim),
+                                amax(input, () if dim is None else dim, keepdim))
+
+
+def argmax(input, dim=None, keepdim=False):
+    if dim is None:
+        return _apply_nograd(lambda a: _keep_all(jnp.argmax(a), a.ndim, keepdim), (input,))
+    d = _dim(dim, input.ndim)
+    return _apply_nograd(lambda a: jnp.argmax(a, axis=d, keepdims=keepdim) if a.ndim else
+                         jnp.zeros((), np.int64), (input,))
+
+
+def argmin(input, dim=None, keepdim=False):
+    if dim is None:
+        return _apply_nograd(lambda a: _keep_all(jnp.argmin(a), a.ndim, keepdim), (input,))
+    d = _dim(dim, input.ndim)
+    return _apply_nograd(lambda a: jnp.argmin(a, axis=d, keepdims=keepdim) if a.ndim else
+                         jnp.zeros((), np.int64), (input,))
+
+
+def _keep_all(r, ndim, keepdim):
+    r = _cast(r, _NPI64)
+    return jnp.reshape(r, (1,) * ndim) if keepdim else r
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001
+    axes = _dims(dim, input.ndim)
+    r = _apply_nograd(lambda a: jnp.all(a, axis=axes, keepdims=keepdim), (input,))
+    return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
+
+
+def any(input, dim=None, keepdim=False):  # noqa: A001
+    axes = _dims(dim, input.ndim)
+    r = _apply_nograd(lambda a: jnp.any(a, axis=axes, keepdims=keepdim), (input,))
+    return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
+
+
+def count_nonzero(input, dim=None):
+    axes = _dims(dim, input.ndim)
+    return _apply_nograd(lambda a: _cast(jnp.sum(_cast(_truth(a), _NPI64), axis=axes), _NPI64), (input,))
+
+
+def logsumexp(input, dim, keepdim=False):
+    axes = _dims(dim, input.ndim)
+    dt = input._np_dtype()
+    if dt.kind not in "fc":
+        input = input.to(D.get_default_dtype())
+
+    def fn(a):
+        m = _stop_gradient(jnp.max(a, axis=axes, keepdims=True))
+        m = ew.select(jnp.isfinite(m), m, jnp.zeros_like(m))
+        s = jnp.sum(ew.exp(ew.sub(a, jnp.broadcast_to(m, a.shape))), axis=axes, keepdims=True)
+        r = ew.add(ew.log(s), m)
+        if not keepdim:
+            r = jnp.squeeze(r, axes if axes is not None else tuple(_range(a.ndim)))
+        return r
+    return _apply1("Logsumexp", fn, input)
+
+
+def _safe_norm2(a, axes, keepdim):
+    s = jnp.sum(_abs2(a), axis=axes, keepdims=keepdim)
+    z = ew.eq(s, jnp.zeros_like(s))
+    safe = ew.select(z, jnp.ones_like(s), s)
+    return ew.select(z, jnp.zeros_like(s), ew.sqrt(safe))
+
+
+def _abs2(a):
+    if a.dtype.kind == "c":
+        return ew.add(ew.integer_pow(ew.real(a), 2), ew.integer_pow(ew.imag(a), 2))
+    return ew.integer_pow(a, 2)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    if input._np_dtype().kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_legacy_int(input._np_dtype())}")
+    axes = _dims(dim, input.ndim)
+    if p is None or p == "fro" or p == 2:
+        return _apply1("Norm", lambda a: _safe_norm2(a, axes, keepdim), input)
+    if p == "nuc":
+        raise NotImplementedError("norm(p='nuc') is not implemented")
+    if p == math.inf or p == "inf":
+        return _apply1("Norm", lambda a: jnp.max(ew.abs(a), axis=axes, keepdims=keepdim), input)
+    if p == -math.inf:
+        return _apply1("Norm", lambda a: jnp.min(ew.abs(a), axis=axes, keepdims=keepdim), input)
+    if p == 0:
+        return _apply1("Norm", lambda a: _cast(jnp.sum(_cast(ew.ne(a, jnp.zeros_like(a)), a.dtype), axis=axes,
+                                                       keepdims=keepdim), a.dtype), input)
+    if p == 1:
+        return _apply1("Norm", lambda a: jnp.sum(ew.abs(a), axis=axes, keepdims=keepdim), input)
+    pv = _float(p)
+
+    def fn(a):
+        s = jnp.sum(ew.pow(ew.abs(a), _scalar_arr(pv, ew.abs(a).dtype)), axis=axes, keepdims=keepdim)
+        return ew.pow(s, _scalar_arr(1.0 / pv, s.dtype))
+    return _apply1("Norm", fn, input)
+
+
+def cumsum(input, dim, *, dtype=None):
+    d = _dim(dim, input.ndim)
+    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    return _apply1("Cumsum", lambda a: jnp.cumsum(_cast(a, odt), axis=d) if a.ndim else _cast(a, odt), input)
+
+
+def cumprod(input, dim, *, dtype=None):
+    d = _dim(dim, input.ndim)
+    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    return _apply1("Cumprod", lambda a: jnp.cumprod(_cast(a, odt), axis=d) if a.ndim else _cast(a, odt), input)
+
+
+def median(input, dim=None, keepdim=False):
+    if dim is None:
+        def fn(a):
+            f = jnp.sort(jnp.ravel(a))
+            return f[(f.shape[0] - 1) // 2]
+        return _apply1("Median", fn, input)
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    idx = _apply_nograd(lambda a: jnp.take(jnp.argsort(a, axis=d, stable=True), np.array([(n - 1) // 2]),
+                                           axis=d), (input,))
+    values = _apply("Median", _take_at(d, keepdim), (input, idx))
+    return return_types.median(values, idx if keepdim else idx.squeeze(d))
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The smallest most frequent value along dim and the index of its last occurrence (as torch)."""
+    if input.ndim == 0:
+        return return_types.mode(clone(input), _wrap(Array(np.zeros((), np.int64))))
+    d = _dim(dim, input.ndim)
+    v = np.moveaxis(input._host(), d, -1)
+    flat = v.reshape(-1, v.shape[-1])
+    idx = np.empty(flat.shape[0], np.int64)
+    for r, row in enumerate(flat):
+        vals, counts = np.unique(row, return_counts=True)
+        m = vals[np.argmax(counts)]  # np.unique sorts, argmax takes the first (smallest) among ties
+        idx[r] = np.flatnonzero(row == m)[-1]
+    idx = _wrap(Array(np.expand_dims(idx.reshape(v.shape[:-1]), d)))
+    values = _apply("Mode", _take_at(d, keepdim), (input, idx))
+    return return_types.mode(values, idx if keepdim else idx.squeeze(d))
+
+
+# --- linear algebra ----------------------------------------------------------------------------------
+
+def _same_dtype(name, a, b):
+    if a._np_dtype() != b._np_dtype():
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_legacy_name(a._np_dtype())}"
+                           f" != {_legacy_name(b._np_dtype())}" if name in ("mm", "addmm", "matmul") else
+                           f"expected both vectors to have same dtype, but found {_legacy_name(a._np_dtype())} and "
+                           f"{_legacy_name(b._np_dtype())}")
+
+
+def matmul(input, other, *, out=None):
+    if input.ndim == 0 or other.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
+                           f"{other.ndim}D")
+    _same_dtype("matmul", input, other)
+    ka = input.shape[-1]
+    kb = other.shape[-2] if other.ndim > 1 else other.shape[0]
+    if ka != kb:
+        if input.ndim == 2 and other.ndim == 2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{ka} and "
+                               f"{other.shape[0]}x{other.shape[1]})")
+        if input.ndim == 1 and other.ndim == 1:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{ka}] and src [{kb}] to have the "
+                               "same number of elements, but got {ka} and {kb} elements respectively")
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{kb}] but got: "
+                           f"[{ka}].")
+    if input.ndim == 2 and other.ndim == 2:
+        return _out(_apply("Mm", _mm2, (input, other)), out)
+    return _out(_apply("Matmul", lambda a, b: jnp.matmul(a, b), (input, other)), out)
+
+
+_MM_DN = (((1,), (0,)), ((), ()))
+
+
+def _mm2(a, b):
+    return _dot_general(a, b, _MM_DN)
+
+
+def mm(input, mat2, *, out=None):
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return matmul(input, mat2, out=out)
+
+
+def bmm(input, mat2, *, out=None):
+    if input.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    _same_dtype("matmul", input, mat2)
+    return _out(_apply("Bmm", lambda a, b: jnp.matmul(a, b), (input, mat2)), out)
+
+
+def mv(input, vec):
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {vec.ndim}, {input.ndim}, {vec.ndim}")
+    return matmul(input, vec)
+
+
+def dot(input, other):
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    _same_dtype("dot", input, other)
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
+                           f"and {other.shape[0]} elements respectively")
+    return _apply("Dot", lambda a, b: jnp.dot(a, b), (input, other))
+
+
+inner = lambda input, other: _apply("Inner", lambda a, b: jnp.inner(a, b), (input, other))  # noqa: E731
+
+
+def vdot(input, other):
+    return _apply("Vdot", lambda a, b: jnp.vdot(a, b), (input, other))
+
+
+def outer(input, vec2):
+    return _apply("Outer", lambda a, b: jnp.outer(a, b), (input, vec2))
+
+
+ger = outer
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    r = mm(mat1, mat2)
+    if alpha != 1:
+        r = r * alpha
+    if beta == 0:  # input is ignored (NaN in it does not propagate), as in torch
+        return r
+    return (input * beta if beta != 1 else input) + r
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    r = mv(mat, vec)
+    return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    r = bmm(batch1, batch2)
+    return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
+
+
+def einsum(equation, *operands):
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    return _apply("Einsum", lambda *xs: jnp.einsum(equation, *xs), tuple(operands))
+
+
+def tensordot(a, b, dims=2):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    return _apply("Tensordot", lambda x, y: jnp.tensordot(x, y, axes=dims), (a, b))
+
+
+def kron(input, other):
+    return _apply("Kron", lambda a, b: jnp.kron(a, b), (input, other))
+
+
+def trace(input):
+    if input.ndim != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.ndim))
+    odt = _red_int64(input._np_dtype())
+    return _apply1("Trace", lambda a: jnp.trace(_cast(a, odt)), input)
+
+
+def diag(input, diagonal=0):
+    if input.ndim == 1:
+        return _apply1("Diag", lambda a: jnp.diag(a, diagonal), input)
+    if input.ndim == 2:
+        return _apply1("Diag", lambda a: jnp.diagonal(a, diagonal), input)
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.ndim}D")
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return _apply1("Diagonal", lambda a: jnp.diagonal(a, offset, dim1, dim2), input)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices with input's last dimension on their (offset) diagonal (last two dims only)."""
+    if (dim1 % (input.ndim + 1), dim2 % (input.ndim + 1)) != (input.ndim - 1, input.ndim):
+        raise NotImplementedError("diag_embed with custom dim1/dim2 is not implemented")
+    n = input.shape[-1] + _abs(offset)
+
+    def fn(a):
+        k = a.shape[-1]
+        lead = a.shape[:-1]
+        z = jnp.zeros(lead + (n, n), a.dtype)
+        rows = np.arange(k) + _max(-offset, 0)
+        cols = np.arange(k) + _max(offset, 0)
+        return z.at[(Ellipsis, rows, cols)].set(a)
+    return _apply1("DiagEmbed", fn, input)
+
+
+def tril(input, diagonal=0):
+    return _apply1("Tril", lambda a: jnp.tril(a, diagonal), input)
+
+
+def triu(input, diagonal=0):
+    return _apply1("Triu", lambda a: jnp.triu(a, diagonal), input)
+
+
+def cross(input, other, dim=None):
+    d = -1 if dim is None else dim
+    return _apply("Cross", lambda a, b: jnp.cross(a, b, axis=d), (input, other))
+
+
+# --- activations --------------------------------------------------------------------------------------
+
+def _softmax_dim(dim, ndim, name):
+    if dim is None:
+        import warnings
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                      "dim=X as an argument.", stacklevel=3)
+        dim = 0 if ndim in (0, 1, 3) else 1
+    return _dim(dim, ndim)
+
+
+def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    d = _softmax_dim(dim, input.ndim, "softmax")
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._np_dtype().kind not in "fc":
+        raise RuntimeError("\"softmax_lastdim_kernel_impl\" not implemented for 'Long'")
+
+    def fn(a):
+        if a.ndim == 0:
+            return jnp.ones_like(a)
+        m = _stop_gradient(jnp.max(a, axis=d, keepdims=True))
+        e = ew.exp(ew.sub(a, jnp.broadcast_to(m, a.shape)))
+        s = jnp.sum(e, axis=d, keepdims=True)
+        return ew.div(e, jnp.broadcast_to(s, a.shape))
+    return _apply1("Softmax", fn, input)
+
+
+def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    d = _softmax_dim(dim, input.ndim, "log_softmax")
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._np_dtype().kind not in "fc":
+        raise RuntimeError("\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'")
+
+    def fn(a):
+        if a.ndim == 0:
+            return jnp.zeros_like(a)
+        m = _stop_gradient(jnp.max(a, axis=d, keepdims=True))
+        sh = ew.sub(a, jnp.broadcast_to(m, a.shape))
+        lse = ew.log(jnp.sum(ew.exp(sh), axis=d, keepdims=True))
+        return ew.sub(sh, jnp.broadcast_to(lse, a.shape))
+    return _apply1("LogSoftmax", fn, input)
+
+
+def logit(input, eps=None):
+    def fn(a):
+        if eps is not None:
+            a = ew.select(ew.lt(a, _scalar_arr(eps, a.dtype)), jnp.full_like(a, eps),
+                          ew.select(ew.gt(a, _scalar_arr(1 - eps, a.dtype)), jnp.full_like(a, 1 - eps), a))
+        return ew.log(ew.div(a, ew.sub(_scalar_arr(1, a.dtype), a)))
+    return _apply1("Logit", fn, input)
+
+
+# --- shape and views ----------------------------------------------------------------------------------
+
+def _shape_args(args):
+    if len(args) == 1 and isinstance(args[0], (list, tuple, D.Size)):
+        return tuple(_int(s) for s in args[0])
+    return tuple(_int(s) for s in args)
+
+
+def _infer(shape, numel):
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    if neg:
+        known = 1
+        for i, s in enumerate(shape):
+            if i != neg[0]:
+                known *= s
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif math.prod(shape) != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _np_view_reshape(v, shape):
+    """v reshaped without copying; ValueError when that needs a copy."""
+    try:
+        return np.reshape(v, shape, copy=False)
+    except TypeError:  # NumPy < 2.1 has no copy= argument
+        r = v.view()
+        try:
+            r.shape = shape
+        except AttributeError:
+            raise ValueError("Unable to avoid creating a copy while reshaping.") from None
+        return r
+
+
+def _reshape_arr(shape):
+    return lambda a: jnp.reshape(a, shape)
+
+
+def view(input, *shape):
+    if len(shape) == 1 and isinstance(shape[0], (D.dtype, np.dtype, type)):
+        return _view_dtype(input, shape[0])
+    shape = _infer(_shape_args(shape), input.numel())
+    v = input._v
+    nv = None
+    if v is not None:
+        try:
+            nv = _np_view_reshape(v, shape)
+        except ValueError:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") \
+                from None
+    return _view("View", input, lambda x: nv if x is v else _np_view_reshape(x, shape), _reshape_arr(shape))
+
+
+def _view_dtype(input, dtype):
+    dt = D.to_np(dtype)
+    if input._v is None:
+        raise NotImplementedError("view(dtype) of a traced tensor")
+    return _view("ViewDtype", input, lambda x: x.view(dt), lambda a: jnp.asarray(np.asarray(a).view(dt)))
+
+
+def reshape(input, *shape):
+    shape = _infer(_shape_args(shape), input.numel())
+    v = input._v
+    nv = None
+    if v is not None:
+        try:
+            nv = _np_view_reshape(v, shape)
+        except ValueError:
+            return _apply1("Reshape", _reshape_arr(shape), input)
+    return _view("Reshape", input, lambda x: nv if x is v else _np_view_reshape(x, shape), _reshape_arr(shape))
+
+
+def view_as(input, other):
+    return view(input, other.shape)
+
+
+def reshape_as(input, other):
+    return reshape(input, other.shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    nd = input.ndim
+    if nd == 0:
+        return reshape(input, (1,))
+    s = _dim(start_dim, nd)
+    e = _dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shp = input.shape
+    return reshape(input, shp[:s] + (math.prod(shp[s:e + 1]),) + shp[e + 1:])
+
+
+def unflatten(input, dim, sizes):
+    d = _dim(dim, input.ndim)
+    shp = input.shape
+    sizes = list(sizes)
+    if -1 in sizes:
+        k = sizes.index(-1)
+        known = math.prod(s for i, s in enumerate(sizes) if i != k)
+        sizes[k] = shp[d] // known
+    return view(input, shp[:d] + tuple(sizes) + shp[d + 1:])
+
+
+def ravel(input):
+    return reshape(input, (-1,))
+
+
+def squeeze(input, dim=None):
+    shp = input.shape
+    if dim is None:
+        axes = tuple(i for i, s in enumerate(shp) if s == 1)
+    else:
+        dims = dim if isinstance(dim, (list, tuple)) else (dim,)
+        axes = tuple(sorted({_dim(d, len(shp)) for d in dims if shp and shp[_dim(d, len(shp))] == 1}))
+    if not axes:
+        return _view("Squeeze", input, lambda x: x.view(), lambda a: a)
+    return _view("Squeeze", input, lambda x: np.squeeze(x, axes), lambda a: jnp.squeeze(a, axes))
+
+
+def unsqueeze(input, dim):
+    nd = input.ndim
+    if not -nd - 1 <= dim <= nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd - 1}, {nd}], but got {dim})")
+    d = dim % (nd + 1)
+    return _view("Unsqueeze", input, lambda x: np.expand_dims(x, d), lambda a: jnp.expand_dims(a, d))
+
+
+def permute(input, *dims):
+    dims = _shape_args(dims)
+    nd = input.ndim
+    if len(dims) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
+                           f"to len(dims) = {len(dims)}")
+    p = tuple(_dim(d, nd) for d in dims)
+    if len(set(p)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _view("Permute", input, lambda x: np.transpose(x, p), lambda a: jnp.transpose(a, p))
+
+
+def transpose(input, dim0, dim1):
+    nd = input.ndim
+    if nd == 0:
+        return _view("Transpose", input, lambda x: x.view(), lambda a: a)
+    d0, d1 = _dim(dim0, nd), _dim(dim1, nd)
+    p = list(_range(nd))
+    p[d0], p[d1] = p[d1], p[d0]
+    p = tuple(p)
+    return _view("Transpose", input, lambda x: np.transpose(x, p), lambda a: jnp.transpose(a, p))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    if input.ndim < 2:
+        return _view("T", input, lambda x: x.view(), lambda a: a)
+    return transpose(input, 0, 1)
+
+
+def movedim(input, source, destination):
+    nd = input.ndim
+    src = [source] if isinstance(source, _int) else list(source)
+    dst = [destination] if isinstance(destination, _int) else list(destination)
+    src = [_dim(s, nd) for s in src]
+    dst = [_dim(s, nd) for s in dst]
+    order = [n for n in _range(nd) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(input, order)
+
+
+moveaxis = movedim
+
+
+def expand(input, *sizes):
+    sizes = _shape_args(sizes)
+    nd = input.ndim
+    if len(sizes) < nd:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(input.shape)}}}, size={list(sizes)}): the number of "
+                           f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({nd})")
+    shp = input.shape
+    out = []
+    off = len(sizes) - nd
+    for i, s in enumerate(sizes):
+        if i < off:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
+                                   "non-existing dimension 0")
+            out.append(s)
+        else:
+            cur = shp[i - off]
+            if s == -1:
+                out.append(cur)
+            elif cur == 1 or cur == s:
+                out.append(s)
+            else:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) "
+                                   f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                                   f"{list(shp)}")
+    out = tuple(out)
+    return _view("Expand", input, lambda x: np.broadcast_to(x, out), lambda a: jnp.broadcast_to(a, out))
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+def broadcast_to(input, size):
+    return expand(input, size)
+
+
+def broadcast_tensors(*tensors):
+    shape = ()
+    for x in tensors:
+        shape = _bshape(shape, x.shape)
+    return [expand(x, shape) for x in tensors]
+
+
+def broadcast_shapes(*shapes):
+    out = ()
+    for s in shapes:
+        out = _bshape(out, (s,) if isinstance(s, _int) else tuple(s))
+    return D.Size(out)
+
+
+def contiguous(input, memory_format=None):
+    if input.is_contiguous():
+        return input
+    return clone(input)
+
+
+def clone(input, *, memory_format=None):
+    return _apply1("Clone", _identity, input)
+
+
+def _identity(a):
+    return a
+
+
+def repeat(input, *sizes):
+    sizes = _shape_args(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    return _apply1("Repeat", lambda a: jnp.tile(a, sizes), input)
+
+
+def tile(input, dims):
+    dims = tuple(dims)
+    if len(dims) < input.ndim:
+        dims = (1,) * (input.ndim - len(dims)) + dims
+    return _apply1("Tile", lambda a: jnp.tile(a, dims), input)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:
+        r = input.tolist()
+        return _wrap(Array(np.repeat(np.arange(len(r)), r).astype(np.int64)))
+    if isinstance(repeats, Tensor):
+        repeats = repeats.tolist() if repeats.ndim else repeats.item()
+    if dim is None:
+        return _apply1("RepeatInterleave", lambda a: jnp.repeat(jnp.ravel(a), repeats), input)
+    d = _dim(dim, input.ndim)
+    return _apply1("RepeatInterleave", lambda a: jnp.repeat(a, repeats, axis=d), input)
+
+
+def _cat_check(tensors, d, name):
+    ref = tensors[0]
+    for k, x in enumerate(tensors[1:], 1):
+        if x.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {x.ndim}")
+        for i in _range(ref.ndim):
+            if i != d and x.shape[i] != ref.shape[i]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref.shape[i]} but got size {x.shape[i]} for tensor number {k} in the list.")
+
+
+def cat(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    nonempty = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)] or tensors[:1]
+    d = _dim(dim, nonempty[0].ndim)
+    _cat_check(nonempty, d, "cat")
+    dt = _result_type_many(tensors)
+    return _out(_apply("Cat", lambda *xs: jnp.concatenate([_cast(x, dt) for x in xs], axis=d),
+                       tuple(nonempty)), out)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0].shape
+    for k, x in enumerate(tensors):
+        if x.shape != ref:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
+                               f"{list(x.shape)} at entry {k}")
+    d = _dim(dim, len(ref) + 1)
+    dt = _result_type_many(tensors)
+    return _out(_apply("Stack", lambda *xs: jnp.stack([_cast(x, dt) for x in xs], axis=d), tuple(tensors)), out)
+
+
+def hstack(tensors):
+    tensors = [atleast_1d(x) for x in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([atleast_2d(x) for x in tensors], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    return cat([atleast_3d(x) for x in tensors], 2)
+
+
+def column_stack(tensors):
+    return hstack([x.reshape(-1, 1) if x.ndim <= 1 else x for x in tensors])
+
+
+def atleast_1d(x):
+    return x.reshape(1) if x.ndim == 0 else x
+
+
+def atleast_2d(x):
+    return x.reshape(1, -1) if x.ndim < 2 else x
+
+
+def atleast_3d(x):
+    if x.ndim == 0:
+        return x.reshape(1, 1, 1)
+    if x.ndim == 1:
+        return x.reshape(1, -1, 1)
+    if x.ndim == 2:
+        return x.unsqueeze(-1)
+    return x
+
+
+def _slice_fns(d, bounds):
+    fns = []
+    arr_bounds = []
+    for (s, e) in bounds:
+        idx = (slice(None),) * d + (slice(s, e),)
+        fns.append((lambda idx: lambda x: x[idx])(idx))
+        arr_bounds.append(idx)
+    return fns, arr_bounds
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    d = _dim(dim, tensor.ndim)
+    n = tensor.shape[d]
+    if isinstance(split_size_or_sections, _int):
+        s = split_size_or_sections
+        if s <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        bounds = [(i, _min(i + s, n)) for i in _range(0, n, s)] if s else [(0, 0)]
+    else:
+        sizes = list(split_size_or_sections)
+        if _sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                               f"at dimension {d}), but got split_sizes={sizes}")
+        bounds, acc = [], 0
+        for s in sizes:
+            bounds.append((acc, acc + s))
+            acc += s
+    fns, idxs = _slice_fns(d, bounds)
+    return tuple(_views("Split", tensor, fns, lambda a: [a[i] for i in idxs]))
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(indices_or_sections, _int):
+        k = indices_or_sections
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+    else:
+        idx = [0] + list(indices_or_sections) + [n]
+        sizes = [_max(0, _min(b, n) - _min(a, n)) for a, b in zip(idx[:-1], idx[1:])]
+    return split(input, sizes, d)
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    size = -(-n // chunks) if n else 0
+    if size == 0:
+        return split(input, [0] * chunks if n == 0 else 1, d)
+    return split(input, size, d)
+
+
+def unbind(input, dim=0):
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    idxs = [(slice(None),) * d + (i,) for i in _range(n)]
+    fns = [(lambda idx: lambda x: x[idx + (Ellipsis,)])(idx) for idx in idxs]
+    return tuple(_views("Unbind", input, fns, lambda a: [a[i] for i in idxs]))
+
+
+def narrow(input, dim, start, length):
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(start, Tensor):
+        start = start.item()
+    if start < 0:
+        start += n
+    if not 0 <= start <= n or length < 0 or start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    idx = (slice(None),) * d + (slice(start, start + length),)
+    return _view("Narrow", input, lambda x: x[idx], lambda a: a[idx])
+
+
+def select(input, dim, index):
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+                         f"dimension {d}")
+    idx = (slice(None),) * d + (index % n,)
+    nidx = idx + (Ellipsis,)
+    return _view("Select", input, lambda x: x[nidx], lambda a: a[idx])
+
+
+def _idx_arr(index):
+    v = index._host() if isinstance(index, Tensor) else np.asarray(index)
+    if v.dtype.kind not in "iu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return v
+
+
+def index_select(input, dim, index):
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index)
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    n = input.shape[d] if input.ndim else 1
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError("index out of range in self")
+    idx = idx.reshape(-1)
+    return _apply1("IndexSelect", lambda a: jnp.take(a, idx, axis=d) if a.ndim else a, input)
+
+
+def _gather_index(shape_idx, d, idx):
+    grids = list(np.indices(shape_idx, sparse=True))
+    grids[d] = idx
+    return tuple(grids)
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index)
+    if idx.ndim != input.ndim and not (idx.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for i in _range(idx.ndim):
+        if i != d and idx.shape[i] > input.shape[i]:
+            raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no "
+                               f"larger than self {list(input.shape)} apart from dimension {d}")
+    n = input.shape[d] if input.ndim else 1
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with size {n}")
+    full = _gather_index(idx.shape, d, idx)
+    return _apply1("Gather", lambda a: a[full], input)
+
+
+def take_along_dim(input, indices, dim=None):
+    idx = _idx_arr(indices)
+    if dim is None:
+        return _apply1("TakeAlongDim", lambda a: jnp.take_along_axis(jnp.ravel(a), idx.reshape(-1), axis=0), input)
+    d = _dim(dim, input.ndim)
+    return _apply1("TakeAlongDim", lambda a: jnp.take_along_axis(a, idx, axis=d), input)
+
+
+def take(input, index):
+    idx = _idx_arr(index)
+    return _apply1("Take", lambda a: jnp.ravel(a)[idx], input)
+
+
+def _scatter_fn(d, idx, reduce, dt):
+    full = _gather_index(idx.shape, d, idx)
+
+    def fn(a, src):
+        src = _cast(src, dt)
+        if src.shape != idx.shape:
+            src = src[tuple(slice(0, s) for s in idx.shape)]
+        if reduce is None:
+            return a.at[full].set(src)
+        if reduce in ("add", "sum"):
+            return a.at[full].add(src)
+        if reduce in ("multiply", "prod"):
+            return a.at[full].mul(src)
+        if reduce == "amax":
+            return a.at[full].max(src)
+        if reduce == "amin":
+            return a.at[full].min(src)
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    return fn
+
+
+def _src(src, value, shape, dt):
+    if src is None:
+        src = value
+    if isinstance(src, Tensor):
+        return src
+    return _wrap(Array(np.full(shape, src, dt)))
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index)
+    s = _src(src, value, idx.shape, input._np_dtype())
+    return _apply("Scatter", _scatter_fn(d, idx, reduce, input._np_dtype()), (input, s))
+
+
+def scatter_add(input, dim, index, src):
+    return scatter(input, dim, index, src, reduce="add")
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    if not include_self or reduce == "mean":
+        raise NotImplementedError("scatter_reduce with include_self=False or reduce='mean'")
+    return scatter(input, dim, index, src, reduce=reduce)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index).reshape(-1)
+    if alpha != 1:
+        source = source * alpha
+    dt = input._np_dtype()
+    key = (slice(None),) * d + (idx,)
+    return _apply("IndexAdd", lambda a, s: a.at[key].add(_cast(s, dt)), (input, source))
+
+
+def index_copy(input, dim, index, source):
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index).reshape(-1)
+    dt = input._np_dtype()
+    key = (slice(None),) * d + (idx,)
+    return _apply("IndexCopy", lambda a, s: a.at[key].set(_cast(s, dt)), (input, source))
+
+
+def index_fill(input, dim, index, value):
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index).reshape(-1)
+    dt = input._np_dtype()
+    key = (slice(None),) * d + (idx,)
+    if isinstance(value, Tensor):
+        return _apply("IndexFill", lambda a, v: a.at[key].set(_cast(v, dt)), (input, value))
+    s = _scalar_arr(value, dt)
+    return _apply1("IndexFill", lambda a: a.at[key].set(s), input)
+
+
+def index_put(input, indices, values, accumulate=False):
+    from ._index import _convert_index
+    key = _convert_index(tuple(indices))
+    dt = input._np_dtype()
+    values = _as_tensor(values) if not _is_scalar(values) else _wrap(Array(np.array(values, dt)))
+    if accumulate:
+        return _apply("IndexPut", lambda a, v: a.at[key].add(_cast(v, dt)), (input, values))
+    return _apply("IndexPut", lambda a, v: a.at[key].set(_cast(v, dt)), (input, values))
+
+
+def nonzero(input, *, as_tuple=False):
+    v = input._host()
+    nz = np.nonzero(v) if v.ndim else np.nonzero(v.reshape(1))
+    if as_tuple:
+        return tuple(_wrap(Array(np.ascontiguousarray(i, dtype=np.int64))) for i in nz)
+    return _wrap(Array(np.ascontiguousarray(np.stack(nz, axis=1) if nz else np.zeros((0, 0)), dtype=np.int64)))
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+def flip(input, dims):
+    dims = (dims,) if isinstance(dims, _int) else tuple(dims)
+    axes = tuple(_dim(d, input.ndim) for d in dims)
+    return _apply1("Flip", lambda a: jnp.flip(a, axes) if axes else a, input)
+
+
+def fliplr(input):
+    return flip(input, (1,))
+
+
+def flipud(input):
+    return flip(input, (0,))
+
+
+def roll(input, shifts, dims=None):
+    if dims is None:
+        return _apply1("Roll", lambda a: jnp.reshape(jnp.roll(jnp.ravel(a), shifts), a.shape), input)
+    return _apply1("Roll", lambda a: jnp.roll(a, shifts, axis=dims), input)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    return _apply1("Rot90", lambda a: jnp.rot90(a, k, axes=tuple(dims)), input)
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    if isinstance(dim, _bool):
+        dim, descending = -1, dim
+    if input.ndim == 0:
+        return return_types.sort(clone(input), _wrap(Array(np.zeros((), np.int64))))
+    d = _dim(dim, input.ndim)
+    idx = argsort(input, d, descending, stable=True)
+    values = _apply("Sort", lambda a, i: jnp.take_along_axis(a, i, axis=d), (input, idx))
+    return return_types.sort(values, idx)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    if input.ndim == 0:
+        return _wrap(Array(np.zeros((), np.int64)))
+    d = _dim(dim, input.ndim)
+    v = input._host()
+    if descending:
+        # stable descending order, NaN first (as torch)
+        key = -v if v.dtype.kind in "fiu" and v.dtype != np.uint8 else None
+        if key is None:
+            r = np.flip(np.argsort(np.flip(v, d), axis=d, kind="stable"), d)
+            r = v.shape[d] - 1 - r
+        else:
+            r = np.argsort(np.where(np.isnan(v), -np.inf, key) if v.dtype.kind == "f" else key, axis=d,
+                           kind="stable")
+    else:
+        r = np.argsort(v, axis=d, kind="stable")
+    return _wrap(Array(np.ascontiguousarray(r.astype(np.int64))))
+
+
+def msort(input):
+    return sort(input, 0).values
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    d = _dim(dim, input.ndim) if input.ndim else 0
+    n = input.shape[d] if input.ndim else 1
+    if k > n or k < 0:
+        raise RuntimeError("selected index k out of range")
+    idx = argsort(input, d, descending=largest)
+    if input.ndim:
+        idx = narrow(idx, d, 0, k).contiguous()
+    values = _apply("Topk", lambda a, i: jnp.take_along_axis(a, i, axis=d) if a.ndim else a, (input, idx))
+    return return_types.topk(values, idx)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    d = _dim(dim, input.ndim)
+    idx = argsort(input, d)
+    idx = narrow(idx, d, k - 1, 1).contiguous()
+    values = _apply("Kthvalue", _take_at(d, keepdim), (input, idx))
+    return return_types.kthvalue(values, idx if keepdim else idx.squeeze(d))
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    v = input._host()
+    res = np.unique(v if dim is None else v, return_inverse=return_inverse, return_counts=return_counts,
+                    axis=dim)
+    if not (return_inverse or return_counts):
+        return _wrap(Array(np.ascontiguousarray(res)))
+    out = [_wrap(Array(np.ascontiguousarray(res[0])))]
+    k = 1
+    if return_inverse:
+        out.append(_wrap(Array(np.ascontiguousarray(res[k].reshape(v.shape if dim is None else -1)
+                                                     .astype(np.int64)))))
+        k += 1
+    if return_counts:
+        out.append(_wrap(Array(np.ascontiguousarray(res[k].astype(np.int64)))))
+    return tuple(out)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    v = input._host().reshape(-1)
+    if v.size == 0:
+        return _wrap(Array(v.copy()))
+    keep = np.concatenate([[True], v[1:] != v[:-1]])
+    vals = v[keep]
+    out = [_wrap(Array(vals.copy()))]
+    if return_inverse:
+        out.append(_wrap(Array((np.cumsum(keep) - 1).reshape(input.shape).astype(np.int64))))
+    if return_counts:
+        idx = np.flatnonzero(keep)
+        out.append(_wrap(Array(np.diff(np.append(idx, v.size)).astype(np.int64))))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def bincount(input, weights=None, minlength=0):
+    v = input._host()
+    w = None if weights is None else weights._host()
+    r = np.bincount(v, w, minlength)
+    return _wrap(Array(r if w is not None else r.astype(np.int64)))
+
+
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None):
+    s = sorted_sequence._host()
+    v = values._host() if isinstance(values, Tensor) else np.asarray(values)
+    side = side or ("right" if right else "left")
+    if s.ndim == 1:
+        r = np.searchsorted(s, v, side=side)
+    else:
+        r = np.stack([np.searchsorted(a, b, side=side) for a, b in zip(s.reshape(-1, s.shape[-1]),
+                                                                        v.reshape(-1, v.shape[-1]))]).reshape(v.shape)
+    return _wrap(Array(np.asarray(r, np.int32 if out_int32 else np.int64)))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        indexing = "ij"
+    n = len(tensors)
+    shape = tuple(x.numel() for x in tensors)
+    outs = []
+    for i, x in enumerate(tensors):
+        s = [1] * n
+        s[i] = shape[i]
+        outs.append(x.reshape(s).expand(shape))
+    if indexing == "xy" and n >= 2:
+        outs = [o.transpose(0, 1) for o in outs]
+    return tuple(outs)
+
+
+def cartesian_prod(*tensors):
+    grids = meshgrid(*tensors, indexing="ij")
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> _bool:
+    return _bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    other = _as_tensor(other)
+    if input._np_dtype() != other._np_dtype():
+        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    return _wrap(Array(np.isclose(input._host(), other._host(), rtol, atol, equal_nan)))
+
+
+def equal(input, other) -> _bool:
+    return input.shape == other.shape and _bool(np.array_equal(input._host(), other._host()))
+
+
+def cdist(x1, x2, p=2.0):
+    def fn(a, b):
+        diff = ew.sub(jnp.expand_dims(a, -2), jnp.expand_dims(b, -3))
+        if p == 2:
+            return _safe_norm2(diff, (-1,), False)
+        if p == 1:
+            return jnp.sum(ew.abs(diff), axis=-1)
+        return ew.pow(jnp.sum(ew.pow(ew.abs(diff), _scalar_arr(p, a.dtype)), axis=-1), _scalar_arr(1 / p, a.dtype))
+    return _apply("Cdist", fn, (x1, x2))
+
+
+def dist(input, other, p=2):
+    return norm(sub(input, other), p)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    num = sum(mul(x1, x2), dim)
+    den = clamp(norm(x1, 2, dim) * norm(x2, 2, dim), min=eps)
+    return num / den
+
+
+def histc(input, bins=100, min=0, max=0):  # noqa: A002
+    v = input._host()
+    lo, hi = (v.min(), v.max()) if min == max == 0 else (min, max)
+    h, _ = np.histogram(v, bins=bins, range=(lo, hi))
+    return _wrap(Array(h.astype(v.dtype)))
+
+
+__all__ = sorted(n for n, v in list(globals().items())
+                 if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__
+                 and n not in ("return_types", "zeros_like_t"))

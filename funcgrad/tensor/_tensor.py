@@ -1,0 +1,943 @@
+"""Tensor: a mutable, PyTorch-style handle over backend storage, and the dispatch every op goes through.
+
+Layout (as PyTorch's): a `_Storage` (one writable NumPy buffer plus one version counter, shared by every
+view of it) and the tensor's own NumPy view of that buffer (`_v`). Views made by NumPy slicing, reshape,
+transpose, ... alias the buffer, so a write through either side is seen by both. Every operation hands
+the functional core a zero-copy read-only `Array` over the view (`_arr()`), computes with funcgrad's
+primitives, and wraps the result in a new tensor. Under `funcgrad.func` transforms a tensor may instead
+hold a tracer (`_v is None`): then operations stay functional, and in-place ones replace the held value.
+
+Autograd: when grad mode is on and an input requires grad, the op's Array-level function is recorded with
+`funcgrad.transforms.ad.record` into a graph `Node` (see funcgrad.autograd.graph).
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..autograd import graph as _graph
+from ..autograd.grad_mode import state as _gs
+from ..core.array import Array, ArrayBase as _ArrayBase
+from ..core.trace import Tracer
+from ..primitives import elementwise as _ew
+from ..transforms import ad as _ad
+from . import _dtype as D
+
+_new_obj = object.__new__
+_NP2T = D._NP2T
+
+
+class _Storage:
+    """One writable buffer and its version counter, shared by a tensor and all its views."""
+    __slots__ = ("buf", "version", "__weakref__")
+
+    def __init__(self, buf):
+        self.buf = buf
+        self.version = 0
+
+
+class Tensor:
+    """A multi-dimensional array with autograd, as torch.Tensor. See the module docstring for layout."""
+    __slots__ = ("_v", "_a", "_st", "_rg", "_gfn", "__dict__", "__weakref__")
+    __array_priority__ = 1000
+
+    # rarely set attributes live in the instance __dict__ (these are the defaults)
+    _base = None        # the tensor this one is a view of (the root of the view chain)
+    _vfn = None         # Array-level function: base value -> this view's value
+    _onr = 0            # which output of grad_fn this tensor is
+    _grad = None
+    _retain = False
+    _hooks = None
+    _accref = None      # weakref to the leaf's AccumulateGrad node
+    _rebases = 0        # (on a base) how many times an in-place op re-pointed its grad_fn
+    _vrb = 0            # (on a view) the base's _rebases when this view's grad_fn was made
+    _pahooks = None
+    _is_param = False
+
+    def __new__(cls, *args, **kwargs):
+        """torch.Tensor(data) / torch.Tensor(*sizes): a float tensor of the default dtype."""
+        device = kwargs.pop("device", None)
+        del device
+        if kwargs:
+            raise TypeError(f"Tensor() got unexpected keyword arguments {sorted(kwargs)}")
+        if len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not isinstance(args[0], D.Size):
+            src = args[0]
+            if isinstance(src, Tensor):
+                t = _make_as(cls, src._v)
+                t._st = src._storage()
+                return t
+            v = np.array(src, dtype=D.default_float() if not isinstance(src, np.ndarray) else None)
+            if v.dtype.kind not in "fc":
+                v = v.astype(D.default_float())
+            return _make_as(cls, v)
+        shape = args[0] if len(args) == 1 and isinstance(args[0], D.Size) else (args or (0,))
+        return _make_as(cls, np.zeros(tuple(int(s) for s in shape), D.default_float()))
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False):
+        """A `cls` instance sharing `data`'s storage (how nn.Parameter is made)."""
+        t = _new_obj(cls)
+        if data._v is None:
+            t._v, t._a, t._st = None, data._a, None
+        else:
+            t._v, t._a, t._st = data._v, data._a, data._storage()
+        t._rg = False
+        t._gfn = None
+        if require_grad:
+            t.requires_grad_(True)
+        return t
+
+    # --- the functional core's view of this tensor --------------------------------------------------
+    def _arr(self):
+        a = self._a
+        if a is None:
+            r = self._v.view()
+            r.flags.writeable = False
+            a = self._a = Array(r)
+        return a
+
+    def _np_dtype(self) -> np.dtype:
+        v = self._v
+        return v.dtype if v is not None else self._a.dtype
+
+    def _storage(self) -> _Storage:
+        st = self._st
+        if st is None:
+            st = self._st = _Storage(self._v)
+        return st
+
+    def _bump(self) -> None:
+        st = self._st
+        if st is None:
+            st = self._st = _Storage(self._v)
+        st.version += 1
+
+    @property
+    def _version(self) -> int:
+        st = self._st
+        return 0 if st is None else st.version
+
+    # --- metadata --------------------------------------------------------------------------------------
+    @property
+    def dtype(self):
+        v = self._v
+        return _NP2T[v.dtype if v is not None else self._a.dtype]
+
+    @property
+    def shape(self):
+        v = self._v
+        return tuple.__new__(D.Size, v.shape if v is not None else self._a.shape)
+
+    def size(self, dim=None):
+        s = self._v.shape if self._v is not None else self._a.shape
+        if dim is None:
+            return tuple.__new__(D.Size, s)
+        return s[_dim(dim, len(s))]
+
+    def dim(self) -> int:
+        return (self._v if self._v is not None else self._a).ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return (self._v if self._v is not None else self._a).ndim
+
+    def numel(self) -> int:
+        return int((self._v if self._v is not None else self._a).size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._np_dtype().itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._np_dtype().itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._np_dtype().itemsize
+
+    @property
+    def device(self):
+        return D.CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        return False
+
+    @property
+    def is_meta(self) -> bool:
+        return False
+
+    @property
+    def layout(self):
+        return "torch.strided"
+
+    def is_floating_point(self) -> bool:
+        return self._np_dtype().kind == "f" or self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._np_dtype().kind == "c"
+
+    def is_signed(self) -> bool:
+        return self.dtype.is_signed
+
+    def get_device(self) -> int:
+        return -1
+
+    def stride(self, dim=None):
+        v = self._v
+        if v is None:
+            st = _contig_strides(self._a.shape)
+        else:
+            isz = v.itemsize
+            st = tuple(s // isz for s in v.strides)
+        return st if dim is None else st[_dim(dim, len(st))]
+
+    def storage_offset(self) -> int:
+        v = self._v
+        base = self._storage().buf
+        return (v.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // v.itemsize
+
+    def data_ptr(self) -> int:
+        return self._v.__array_interface__["data"][0] if self._v is not None else 0
+
+    def untyped_storage(self):
+        return self._storage()
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        v = self._v
+        if v is None:
+            return True
+        return _is_contig(v)
+
+    def is_set_to(self, other) -> bool:
+        return self._v is not None and other._v is not None and self._v.__array_interface__ == \
+            other._v.__array_interface__
+
+    # --- autograd attributes ---------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        if self._base is not None and self._vrb != self._base._rebases:
+            self._grad_fn_now()
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True):
+        requires_grad = bool(requires_grad)
+        if self._gfn is not None and not requires_grad:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to "
+                               "use a computed variable in a subgraph that doesn't require differentiation "
+                               "use var_no_grad = var.detach().")
+        if requires_grad and self._np_dtype().kind not in "fc":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if self._gfn is None:
+            self._rg = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn_now()
+
+    def _grad_fn_now(self):
+        b = self._base
+        if b is not None and self._vrb != b._rebases and b._rg:
+            # the base was modified in place since this view's grad_fn was made: replay the view on it
+            _view_regen(self, b)
+        return self._gfn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn_now() is None
+
+    @property
+    def grad(self):
+        if self._gfn is not None and not self._retain and self._grad is None:
+            import warnings
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                          ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                          "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                          "non-leaf Tensor.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"{type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value._np_dtype() != self._np_dtype():
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return bool(self._retain)
+
+    def retain_grad(self) -> None:
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        g = self._grad_fn_now()
+        if g is None or self._retain:
+            return
+        self._retain = True
+        g._register_retain(self._onr, self)
+
+    def register_hook(self, hook):
+        """hook(grad) -> None or a replacement grad, called when the gradient for this tensor is computed."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        g = self._grad_fn_now()
+        if g is not None:
+            return g._register_tensor_hook(self._onr, hook)
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(hook)
+        return _graph._RemovableHandle(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self._gfn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._pahooks is None:
+            self._pahooks = []
+        self._pahooks.append(hook)
+        return _graph._RemovableHandle(self._pahooks, hook)
+
+    def _acc_node(self, create: bool = True):
+        ref = self._accref
+        acc = ref() if ref is not None else None
+        if acc is None and create:
+            acc = _graph.AccumulateGrad(self)
+            self._accref = weakref.ref(acc)
+        return acc
+
+    def detach(self):
+        """A tensor sharing this one's storage (and version counter), outside the graph."""
+        if self._v is None:
+            return _traced(self._a)
+        t = _make(self._v)
+        t._a = self._a
+        t._st = self._storage()
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base._rg:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._gfn = None
+        self._rg = False
+        if "_onr" in self.__dict__:
+            del self.__dict__["_onr"]
+        return self
+
+    @property
+    def data(self):
+        """The tensor's data, detached, with a separate version counter (as torch's .data)."""
+        if self._v is None:
+            return _traced(self._a)
+        t = _make(self._v)
+        t._a = self._a
+        t._st = _Storage(self._storage().buf)
+        return t
+
+    @data.setter
+    def data(self, value) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._v = value._v
+        self._a = value._a
+        self._st = value._storage() if value._v is not None else None
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from ..autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # --- conversion to Python / NumPy --------------------------------------------------------------------
+    def _host(self) -> np.ndarray:
+        if self._v is None:
+            return np.asarray(self._a)
+        return self._v
+
+    def item(self):
+        v = self._host()
+        if v.size != 1:
+            raise RuntimeError(f"a Tensor with {v.size} elements cannot be converted to Scalar")
+        return v.reshape(()).item()
+
+    def tolist(self):
+        return self._host().tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._rg and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self._host()
+
+    def __array__(self, dtype=None, copy=None):
+        v = self._host()
+        if dtype is not None and v.dtype != dtype:
+            return v.astype(dtype)
+        if copy:
+            return v.copy()
+        return v
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __bool__(self) -> bool:
+        v = self._v if self._v is not None else self._a
+        if v.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._scalar("bool"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if self._np_dtype().kind not in "iub" or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._scalar("int"))
+
+    def _scalar(self, kind):
+        if self._v is None:
+            a = self._a
+            if a.size != 1:
+                raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+            return getattr(a.reshape(()) if a.ndim else a, "__" + kind + "__")()
+        v = self._v
+        if v.size != 1:
+            raise RuntimeError(f"a Tensor with {v.size} elements cannot be converted to Scalar")
+        return v.reshape(()).item()
+
+    def __len__(self) -> int:
+        s = self._v.shape if self._v is not None else self._a.shape
+        if not s:
+            raise TypeError("len() of a 0-d tensor")
+        return s[0]
+
+    def __iter__(self):
+        s = self._v.shape if self._v is not None else self._a.shape
+        if not s:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __contains__(self, element) -> bool:
+        return bool((self == element).any())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return _repr(self)
+
+    def __format__(self, spec) -> str:
+        if self.dim() == 0:
+            return format(self.item(), spec)
+        return object.__format__(self, spec) if not spec else format(str(self), spec)
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self._host().copy(), self._rg))
+
+    def __deepcopy__(self, memo):
+        if self._gfn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.")
+        if id(self) in memo:
+            return memo[id(self)]
+        t = _make_as(type(self), self._host().copy())
+        t.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("_is_param",)})
+        t._rg = self._rg
+        if self._grad is not None:
+            t._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = t
+        return t
+
+    # --- misc --------------------------------------------------------------------------------------
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def __setstate__(self, state):
+        pass
+
+
+def _rebuild(host, rg):
+    t = _make(np.array(host))
+    t._rg = rg
+    return t
+
+
+def _dim(d, n) -> int:
+    d = int(d)
+    m = max(n, 1)
+    if not -m <= d < m:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {d})")
+    return d % m if n else 0
+
+
+def _contig_strides(shape) -> tuple:
+    st, acc = [], 1
+    for d in reversed(shape):
+        st.append(acc)
+        acc *= max(d, 1)
+    return tuple(reversed(st))
+
+
+def _is_contig(v) -> bool:
+    if v.flags.c_contiguous:
+        return True
+    # torch ignores strides of size-1 dims
+    exp = v.itemsize
+    for d, s in zip(reversed(v.shape), reversed(v.strides)):
+        if d != 1 and s != exp:
+            return False
+        exp *= d
+    return True
+
+
+# --- construction ---------------------------------------------------------------------------------------
+
+def _make(v):
+    t = _new_obj(Tensor)
+    t._v = v
+    t._a = None
+    t._st = None
+    t._rg = False
+    t._gfn = None
+    return t
+
+
+def _make_as(cls, v):
+    t = _new_obj(cls)
+    t._v = v
+    t._a = None
+    t._st = None
+    t._rg = False
+    t._gfn = None
+    return t
+
+
+def _traced(a):
+    t = _new_obj(Tensor)
+    t._v = None
+    t._a = a
+    t._st = None
+    t._rg = False
+    t._gfn = None
+    return t
+
+
+def _wrap(out):
+    """A new tensor over a freshly computed Array (copied into its own buffer if it is not one)."""
+    if out.__class__ is Array:
+        b = out._buf
+        if b.base is not None or not b.flags.writeable:
+            if type(b) is not np.ndarray:
+                b = np.asarray(b)
+            b = b.copy()
+        t = _new_obj(Tensor)
+        t._v = b
+        t._a = None
+        t._st = None
+        t._rg = False
+        t._gfn = None
+        return t
+    if isinstance(out, Tracer):
+        return _traced(out)
+    if isinstance(out, np.ndarray):
+        return _make(out if out.flags.writeable and out.base is None else out.copy())
+    raise TypeError(f"cannot wrap {type(out).__name__} as a Tensor")
+
+
+def _fresh(t):
+    """A detached copy of t in a buffer of its own."""
+    if t._v is None:
+        return _traced(t._a)
+    return _make(np.array(t._v))
+
+
+# --- dispatch --------------------------------------------------------------------------------------------
+
+def _req(t) -> bool:
+    """Whether t requires grad, refreshing a view whose base was modified in place (with gradients)
+    since the view was made."""
+    if t._rg:
+        return True
+    b = t._base
+    if b is not None and t._vrb != b._rebases and b._rg:
+        t._grad_fn_now()
+        return t._rg
+    return False
+
+
+def _edge(t):
+    g = t._grad_fn_now()
+    if g is not None:
+        return (g, t._onr)
+    return (t._acc_node(), 0)
+
+
+def _record(name, fn, ts):
+    """Record fn(*arrays of ts) as a graph node. Returns (node, list of output Arrays, multi)."""
+    arrs = [t._arr() for t in ts]
+    diff = [i for i, t in enumerate(ts) if t._rg]
+    multi = [False]
+    if len(diff) == len(arrs):
+        def flat(*xs):
+            r = fn(*xs)
+            if isinstance(r, (list, tuple)):
+                multi[0] = True
+                return list(r)
+            return [r]
+        prim = arrs
+    else:
+        def flat(*xs):
+            full = list(arrs)
+            for i, x in zip(diff, xs):
+                full[i] = x
+            r = fn(*full)
+            if isinstance(r, (list, tuple)):
+                multi[0] = True
+                return list(r)
+            return [r]
+        prim = [arrs[i] for i in diff]
+    tape = _fast_record(flat, prim, name)
+    vals = tape.out_values()
+    edges = [_edge(ts[i]) for i in diff]
+    versions = [t._st.version if t._st is not None else 0 for t in ts]
+    node = _graph.node_class(name + "Backward0")(tape, fn, ts, diff, edges, versions)
+    return node, vals, multi[0]
+
+
+try:  # ad.record without its user-facing niceties (the origin line of the trace) on the hot path
+    from ..core.trace import Trace as _Trace, _state as _trace_state
+
+    def _fast_record(flat, prims, name):
+        stack = _trace_state.stack
+        trace = _Trace(len(stack) + 1, True, name, "")
+        stack.append(trace)
+        try:
+            ins = [trace.new_arg(p.aval, p) for p in prims]
+            outs = [o if isinstance(o, _ArrayBase) else _ad._as_array(o) for o in flat(*ins)]
+        finally:
+            trace.alive = False
+            stack.pop()
+        return _ad.Tape(trace, ins, outs)
+except ImportError:  # pragma: no cover - if the trace internals change, use the public entry point
+    _fast_record = _ad.record
+
+
+def _outputs(node, vals):
+    outs = []
+    for k, val in enumerate(vals):
+        t = _wrap(val)
+        if t._np_dtype().kind in "fc":
+            t._rg = True
+            t._gfn = node
+            if k:
+                t._onr = k
+        outs.append(t)
+    node.bind_outputs(outs)
+    return outs
+
+
+def _apply(name, fn, ts):
+    """The result tensor(s) of the Array-level fn applied to tensors ts (recording when needed)."""
+    if _gs.enabled:
+        for t in ts:
+            if t._rg or (t._base is not None and _req(t)):
+                # (tensors holding tracers of funcgrad.func transforms are differentiated by those)
+                if all(u._v is not None for u in ts):
+                    node, vals, multi = _record(name, fn, ts)
+                    outs = _outputs(node, vals)
+                    return outs if multi else outs[0]
+                break
+    out = fn(*[t._arr() for t in ts])
+    if isinstance(out, (list, tuple)):
+        return [_wrap(o) for o in out]
+    return _wrap(out)
+
+
+def _apply1(name, fn, x):
+    if (x._rg or (x._base is not None and _req(x))) and _gs.enabled:
+        return _apply(name, fn, (x,))
+    a = x._a
+    if a is None:
+        a = x._arr()
+    return _wrap(fn(a))
+
+
+def _apply_multi(name, fn, ts):
+    r = _apply(name, fn, ts)
+    return r if isinstance(r, list) else [r]
+
+
+def _apply_nograd(fn, ts):
+    """An op whose outputs never carry gradients (comparisons, argmax, ...): nothing is recorded."""
+    out = fn(*[t._arr() for t in ts])
+    if isinstance(out, (list, tuple)):
+        return [_wrap(o) for o in out]
+    return _wrap(out)
+
+
+# --- views ------------------------------------------------------------------------------------------------
+
+def _compose(f, g):
+    if f is None:
+        return g
+    return lambda a: g(f(a))
+
+
+def _view(name, x, np_fn, arr_fn):
+    """A view of x: np_fn on its NumPy view (aliasing the storage); arr_fn is the same on Arrays."""
+    v = x._v
+    if v is None:
+        return _traced(arr_fn(x._a))
+    nv = np_fn(v)
+    t = _new_obj(Tensor)
+    t._v = nv
+    t._a = None
+    t._st = x._st if x._st is not None else x._storage()
+    t._rg = False
+    t._gfn = None
+    base = x._base
+    if base is None:
+        base = x
+        t._vfn = arr_fn
+    else:
+        t._vfn = _compose(x._vfn, arr_fn)
+    t._base = base
+    if base._rebases:
+        t._vrb = base._rebases
+    if base._rg and _gs.enabled and _req(x):
+        node, vals, _ = _record(name, arr_fn, (x,))
+        t._rg = True
+        t._gfn = node
+        node.bind_outputs([t])
+    return t
+
+
+def _views(name, x, np_fns, arr_fn):
+    """Several views of x at once (split, chunk, unbind): arr_fn returns the list of their values."""
+    v = x._v
+    if v is None:
+        return [_traced(o) for o in arr_fn(x._a)]
+    st = x._st if x._st is not None else x._storage()
+    base = x._base if x._base is not None else x
+    outs = []
+    for k, f in enumerate(np_fns):
+        t = _make(f(v))
+        t._st = st
+        t._base = base
+        t._vfn = _compose(x._vfn, (lambda k: lambda a: arr_fn(a)[k])(k))
+        outs.append(t)
+    if base._rebases:
+        for t in outs:
+            t._vrb = base._rebases
+    if base._rg and _gs.enabled and _req(x):
+        node, vals, _ = _record(name, arr_fn, (x,))
+        for k, t in enumerate(outs):
+            t._rg = True
+            t._gfn = node
+            if k:
+                t._onr = k
+        node.bind_outputs(outs)
+    return outs
+
+
+def _view_regen(view, base):
+    """Re-make a view's grad_fn from its base's current one (after an in-place op on the base)."""
+    view._vrb = base._rebases
+    from ..autograd.grad_mode import _force_grad
+    with _force_grad(True):
+        node, vals, _ = _record("AsStrided", view._vfn, (base,))
+    view._rg = True
+    view._gfn = node
+    if "_onr" in view.__dict__:
+        del view.__dict__["_onr"]
+    node.bind_outputs([view])
+
+
+# --- in-place ----------------------------------------------------------------------------------------------
+
+_LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+_VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+_OVERLAP_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                "memory location. Please clone() the tensor before performing the operation.")
+
+
+def _check_cast(res_dt, t_dt, name):
+    if not D.can_cast(res_dt, t_dt):
+        raise RuntimeError(f"result type {_legacy(res_dt)} can't be cast to the desired output type "
+                           f"{_legacy(t_dt)}")
+
+
+def _legacy(dt) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble"}.get(np.dtype(dt).name, str(dt))
+
+
+def _inplace(name, t, fn, others=(), reads_self=True):
+    """t <- fn(t's value, *others' values), written into t's buffer; fn is Array-level and its result is
+    cast to t's dtype. Records a node (re-pointing t's or its base's grad_fn) when gradients flow.
+    reads_self=False promises that fn's derivatives never read t's old value (copy_, fill_, index_put_),
+    so no snapshot of it is kept."""
+    v = t._v
+    dt = t._np_dtype()
+    if v is None:  # a traced tensor: replace the held value
+        new = fn(t._a, *[o._arr() for o in others])
+        _check_cast(new.dtype, dt, name)
+        if new.shape != t._a.shape:
+            _shape_mismatch(t._a.shape, new.shape)
+        t._a = _ew.convert_element_type(new, dt)
+        return t
+    if not v.flags.writeable:
+        raise RuntimeError(_OVERLAP_MSG)
+    if _gs.enabled and (t._rg or (t._base is not None and t._base._rg) or any(_req(o) for o in others)):
+        new, node, base = _rebase(name, t, fn, others, reads_self)
+    else:
+        node = None
+        new = fn(t._arr(), *[o._arr() for o in others])
+        _check_cast(new.dtype, dt, name)
+        if new.shape != v.shape:
+            _shape_mismatch(v.shape, new.shape)
+    np.copyto(v, new._buf if new.__class__ is Array else np.asarray(new), casting="unsafe")
+    t._bump()
+    if node is not None:
+        node.bind_outputs([base])
+    return t
+
+
+def _shape_mismatch(out, got):
+    raise RuntimeError(f"output with shape {list(out)} doesn't match the broadcast shape {list(got)}")
+
+
+def _rebase(name, t, fn, others, reads_self):
+    """Record an in-place op on t (a whole tensor, or a view of a base) and re-point the base's grad_fn.
+
+    On a whole tensor the node is the op itself, applied to the tensor's old value. On a view the node is
+    a CopySlices: the op is recorded on the view's old value only (slice-sized), and backward routes the
+    base's cotangent around the view region (see graph.CopySlices)."""
+    base = t._base if t._base is not None else t
+    if base._rg and base._gfn is None:
+        raise RuntimeError(_VIEW_LEAF_MSG if t is not base else _LEAF_MSG)
+    if t is not base and t._rg and t._gfn is None and not base._rg:
+        raise RuntimeError(_LEAF_MSG)
+    dt = t._np_dtype()
+    # the op's input: t's old value (a private snapshot when the op's derivative reads it; else an alias)
+    # carrying t's current graph edge
+    old = _make(np.array(t._v) if reads_self else t._v)
+    if t is base:
+        if base._rg:
+            old._rg = True
+            old._gfn = base._grad_fn_now()
+            if base._onr:
+                old._onr = base._onr
+    elif reads_self and _req(t):
+        old._rg = True
+        old._gfn = t._grad_fn_now()
+        if t._onr:
+            old._onr = t._onr
+
+    def f(a, *os):
+        r = fn(a, *os)
+        _check_cast(r.dtype, dt, name)
+        if r.shape != a.shape:
+            _shape_mismatch(a.shape, r.shape)
+        return _ew.convert_element_type(r, dt)
+
+    from ..autograd.grad_mode import _force_grad
+    with _force_grad(True):
+        node, vals, _ = _record(name, f, (old,) + tuple(others))
+    new = vals[0]
+    if t is not base:
+        base_edge = _edge(base) if base._rg else None
+        node = _graph.CopySlices(node, t._vfn, base_edge, base)
+    base._gfn = node
+    base._rg = True
+    if "_onr" in base.__dict__:
+        del base.__dict__["_onr"]
+    base._rebases += 1
+    return new, node, base
+
+
+# --- printing ------------------------------------------------------------------------------------------
+
+_PRINT = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
+
+
+def _fmt_body(v: np.ndarray, prefix: str) -> str:
+    kw = dict(separator=", ", prefix=prefix, threshold=_PRINT["threshold"], edgeitems=_PRINT["edgeitems"],
+              max_line_width=_PRINT["linewidth"])
+    if v.dtype.kind == "f":
+        finite = v[np.isfinite(v)]
+        if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
+            return np.array2string(v, **kw)
+        if _PRINT["sci_mode"]:
+            return np.array2string(v, formatter={"float_kind": lambda x: f"{x:.{_PRINT['precision']}e}"}, **kw)
+        return np.array2string(v, precision=_PRINT["precision"], floatmode="fixed", **kw)
+    return np.array2string(v, **kw)
+
+
+def _repr(t) -> str:
+    if t._v is None:
+        return f"Tensor(traced {t._a!r})"
+    v = t._v
+    dt = t.dtype
+    prefix = "tensor("
+    body = _fmt_body(v, prefix) if v.size else "[]"
+    extras = []
+    if v.size == 0 and v.shape != (0,):
+        extras.append(f"size={tuple(v.shape)}")
+    if dt not in (D.float32 if D.get_default_dtype() is D.float32 else D.get_default_dtype(), D.int64, D.bool_,
+                  D.complex64 if D.get_default_dtype() is D.float32 else D.complex128):
+        extras.append(f"dtype={dt}")
+    g = t._grad_fn_now()
+    if g is not None:
+        extras.append(f"grad_fn=<{g.name()}>")
+    elif t._rg:
+        extras.append("requires_grad=True")
+    return prefix + body + "".join(", " + e for e in extras) + ")"
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                     sci_mode=None):
+    if profile == "default":
+        _PRINT.update(precision=4, threshold=1000, edgeitems=3, linewidth=80)
+    elif profile == "short":
+        _PRINT.update(precision=2, threshold=1000, edgeitems=2, linewidth=80)
+    elif profile == "full":
+        _PRINT.update(precision=4, threshold=np.inf, edgeitems=3, linewidth=80)
+    for k, v in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
+                 ("linewidth", linewidth)):
+        if v is not None:
+            _PRINT[k] = v
+    _PRINT["sci_mode"] = sci_mode
+
+
+_graph._TENSOR = __import__(__name__, fromlist=["_wrap"])
