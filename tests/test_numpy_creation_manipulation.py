@@ -389,8 +389,10 @@ def test_pad_errors_and_traced_values():
     check(f(x, np.float64(7)), np.pad(x, ((1, 2), (0, 1)), constant_values=7))
     g = grad(lambda c: jnp.sum(jnp.pad(jnp.asarray(x), 2, constant_values=c) ** 2))
     np.testing.assert_allclose(float(g(np.float64(3.0))), 2 * 3.0 * (np.pad(x, 2).size - x.size))
-    with pytest.raises(NotImplementedError):
-        jnp.pad(x, 1, "median")
+    for stat_length in (None, 1, 2):
+        check(jnp.pad(x, 2, "median", stat_length=stat_length), np.pad(x, 2, "median", stat_length=stat_length))
+    xi = np.array([[1, 5, 2, 8], [3, 4, 9, 0]])
+    check(jnp.pad(xi, ((1, 1), (2, 3)), "median"), np.pad(xi, ((1, 1), (2, 3)), "median"))
 
 
 @given(data=st.data())

@@ -983,8 +983,6 @@ def pad(array, pad_width, mode="constant", **kwargs):
         for ax, ((b, a), (eb, ea)) in enumerate(zip(pw, ends)):
             x = _pad_ramp(x, ax, b, a, eb, ea)
         return x
-    if mode == "median":
-        raise NotImplementedError("pad: mode 'median' is not supported by funcgrad (no sort primitive)")
     lengths = _as_pairs(kwargs.get("stat_length", None), x.ndim, as_index=True)
     for ax, ((b, a), lp) in enumerate(zip(pw, lengths)):
         x = _pad_stat(x, ax, b, a, lp, mode)
@@ -1079,6 +1077,12 @@ def _stat(chunk, ax, mode, dtype):
         return red.reduce_max(chunk, (ax,))
     if mode == "minimum":
         return red.reduce_min(chunk, (ax,))
+    if mode == "median":
+        from ._statistics import median
+        m = median(chunk, axis=ax)
+        if dtypes.is_inexact(dtype):
+            return ew.convert_element_type(m, dtype)
+        return ew.convert_element_type(_round_half_even(ew.convert_element_type(m, dtypes.float64)), dtype)
     n = chunk.shape[ax]
     if dtypes.is_inexact(dtype):
         s = red.reduce_sum(chunk, (ax,))
@@ -1094,7 +1098,7 @@ def _pad_stat(x, ax, b, a, lp, mode):
     lb, la_ = lp
     lb = n if lb is None or n < lb else int(lb)
     la_ = n if la_ is None or n < la_ else int(la_)
-    if (lb == 0 or la_ == 0) and mode in ("maximum", "minimum"):
+    if (lb == 0 or la_ == 0) and mode in ("maximum", "minimum", "median"):
         raise ValueError("stat_length of 0 yields no value for padding")
     if mode == "mean" and not dtypes.is_inexact(x.dtype) and x.dtype != dtypes.bool_ and (lb == 0 or la_ == 0):
         raise ValueError("pad: stat_length of 0 gives an undefined integer mean")

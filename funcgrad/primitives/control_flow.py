@@ -424,7 +424,6 @@ def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, revers
     # 1. The carry entering each step: kept from the forward pass when recorded on a tape.
     stacked = res if res is not None else _forward_with_carries(list(args), jaxpr, nc, k, length, reverse)[1]
     # 2. Backward: carry (ct of carry, accumulated ct of consts); per step (carry_t, x_t, ct_y_t).
-    ny = len(ct_ys)
     y_avals = [ShapedArray(get_aval(c).shape[1:], get_aval(c).dtype) for c in ct_ys]
     h_avals = [get_aval(a) for a in carry]
     bwd_avals = ([get_aval(a) for a in consts] + h_avals + [get_aval(a) for a in consts]

@@ -18,7 +18,7 @@ from ..primitives import shape as sh
 from ..primitives.reduction import reduce_sum
 from ._keys import UINT_DTYPES, canonical_shape, check_key, const, random_bits, split2
 from ._util import (as_dtype, broadcast_shapes, broadcast_to, check_shape, erf, erf_inv, finfo, float_dtype,
-                    has_special, next_up)
+                    next_up)
 
 SQRT2 = math.sqrt(2.0)
 
@@ -73,20 +73,9 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
 # --- normal and friends ---------------------------------------------------------------------------
 
 def _normal_real(key, shape, dtype):
-    if not has_special("erf_inv"):
-        return _box_muller(key, shape, dtype)
     lo = float(np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype)))
     u = _uniform(key, shape, dtype, const(lo, dtype), const(1.0, dtype))
     return ew.mul(const(SQRT2, dtype, shape), erf_inv(u))
-
-
-def _box_muller(key, shape, dtype):
-    """Fallback without erf_inv (values then differ from JAX's): sqrt(-2 log u1) cos(2 pi u2)."""
-    k1, k2 = split2(key)
-    u1 = _uniform(k1, shape, dtype, const(float(finfo(dtype).tiny), dtype), const(1.0, dtype))
-    u2 = _uniform(k2, shape, dtype, const(0.0, dtype), const(1.0, dtype))
-    r = ew.sqrt(ew.mul(_c(-2.0, u1), ew.log(u1)))
-    return ew.mul(r, ew.cos(ew.mul(_c(2 * math.pi, u2), u2)))
 
 
 def normal(key, shape=(), dtype=None):
@@ -117,8 +106,6 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     else:
         shape = canonical_shape(shape, "truncated_normal")
         check_shape("truncated_normal", shape, lower.shape, upper.shape)
-    if not has_special("erf_inv"):
-        raise NotImplementedError("truncated_normal needs erf and erf_inv (funcgrad.primitives.special)")
     a = erf(ew.div(lower, _c(SQRT2, lower)))
     b = erf(ew.div(upper, _c(SQRT2, upper)))
     u = _uniform(key, shape, dtype, a, b)

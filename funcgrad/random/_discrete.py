@@ -129,10 +129,7 @@ def _clip_to(v, lo, hi):
 
 def _sort_by(keys, x, axis: int):
     """x reordered along `axis` by sorting `keys` (stable), as lax.sort_key_val."""
-    try:
-        from ..primitives.sorting import sort_key_val
-    except ImportError:  # pragma: no cover - an older tree without sorting
-        raise NotImplementedError("permutation needs funcgrad.primitives.sorting") from None
+    from ..primitives.sorting import sort_key_val
     return sort_key_val(keys, x, axis)[1]
 
 

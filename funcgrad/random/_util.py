@@ -2,7 +2,6 @@
 special functions the samplers need (taken from funcgrad's own cards where they exist)."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -13,14 +12,7 @@ from ..primitives import elementwise as ew
 from ..primitives import shape as sh
 from ._keys import const
 
-try:  # erf, erf_inv and lgamma cards (funcgrad.primitives.special)
-    from ..primitives import special as _special
-except ImportError:  # pragma: no cover - an older tree without the special functions
-    _special = None
-
-
-def has_special(name: str) -> bool:
-    return _special is not None and hasattr(_special, name)
+from ..primitives import special as _special
 
 
 # --- dtypes, shapes and parameters ----------------------------------------------------------------
@@ -106,9 +98,6 @@ def next_up(x, sign: int):
 
 
 def erf(x):
-    if not has_special("erf"):
-        raise NotImplementedError("this sampler needs erf (funcgrad.primitives.special), which this "
-                                  "funcgrad build lacks")
     return _special.erf(x)
 
 
@@ -117,22 +106,7 @@ def erf_inv(x):
 
 
 def lgamma(x):
-    """log Gamma(x) for x > 0: the card when present, else Stirling's series after shifting x >= 8."""
-    if has_special("lgamma"):
-        return _special.lgamma(x)
-    shift = ew.zeros_like(x)
-    y = x
-    for _ in range(8):
-        low = ew.lt(y, const(8.0, x.dtype, x.shape))
-        shift = ew.select(low, ew.add(shift, ew.log(y)), shift)
-        y = ew.select(low, ew.add(y, ew.ones_like(y)), y)
-    inv = ew.div(ew.ones_like(y), y)
-    inv2 = ew.mul(inv, inv)
-    series = ew.mul(inv, ew.add(const(1 / 12, x.dtype, x.shape), ew.mul(inv2, ew.add(
-        const(-1 / 360, x.dtype, x.shape), ew.mul(inv2, const(1 / 1260, x.dtype, x.shape))))))
-    half_log_2pi = const(0.5 * math.log(2 * math.pi), x.dtype, x.shape)
-    main = ew.add(ew.sub(ew.mul(ew.sub(y, const(0.5, x.dtype, x.shape)), ew.log(y)), y), half_log_2pi)
-    return ew.sub(ew.add(main, series), shift)
+    return _special.lgamma(x)
 
 
 def reshape(x, shape):
