@@ -41,3 +41,6 @@ from .tensor import (Generator, Size, Tensor, bfloat16, bool, cdouble, cfloat, c
 from .tensor import (are_deterministic_algorithms_enabled, can_cast, compile, get_default_device,  # noqa: E402,F401,A004
                      get_num_threads, is_complex, is_floating_point, is_nonzero, is_storage, promote_types,
                      result_type, set_default_device, set_num_threads, use_deterministic_algorithms)
+from . import nn  # noqa: E402,F401
+from . import optim, utils  # noqa: E402,F401
+from .serialization import load, save  # noqa: E402,F401

@@ -1,0 +1,22 @@
+"""nn.Parameter: a Tensor subclass that modules register as a parameter (requires_grad=True by default)."""
+from ..tensor._tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A tensor that is a module parameter, as torch.nn.Parameter."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from .. import empty
+            data = empty(0)
+        t = Tensor._make_subclass(cls, data.detach() if data.requires_grad else data, requires_grad)
+        t._is_param = True
+        return t
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, proto):
+        return (Parameter, (self.detach().clone(), self.requires_grad))
+
+

@@ -1,0 +1,8 @@
+"""torch.optim: stateful optimisers over Tensor parameters (update math in funcgrad.optim.functional)."""
+from . import functional, lr_scheduler  # noqa: F401
+from .adam import Adam, AdamW  # noqa: F401
+from .optimizer import Optimizer  # noqa: F401
+from .rmsprop_adagrad import Adagrad, RMSprop  # noqa: F401
+from .sgd import SGD  # noqa: F401
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler", "functional"]

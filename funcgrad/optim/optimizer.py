@@ -1,0 +1,192 @@
+"""torch.optim.Optimizer: parameter groups, per-parameter state, zero_grad and state_dict."""
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+from itertools import chain
+
+import numpy as np
+
+import funcgrad as _fg
+
+__all__ = ["Optimizer", "required"]
+
+
+class _Required:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+def _as_array(t):
+    """A read-only funcgrad Array over a tensor's current value (no copy)."""
+    return _fg.numpy.asarray(t.detach()._host())
+
+
+def _write(t, value) -> None:
+    """Write `value` (an Array or ndarray) into tensor `t`'s storage in place (bumps its version)."""
+    with _fg.no_grad():
+        t.copy_(_fg.from_numpy(np.array(value, dtype=t.detach()._host().dtype, copy=True)))
+
+
+class Optimizer:
+    """Base class of the stateful optimisers (torch.optim.Optimizer)."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, _fg.Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            "but got " + type(params).__name__)
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for g in param_groups:
+            self.add_param_group(g)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __repr__(self):
+        s = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}"
+            for k in sorted(group):
+                if k != "params":
+                    s += f"\n    {k}: {group[k]}"
+        return s + "\n)"
+
+    def add_param_group(self, param_group):
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, _fg.Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        for p in param_group["params"]:
+            if not isinstance(p, _fg.Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + type(p).__name__)
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter "
+                                 f"{name}")
+            param_group.setdefault(name, default)
+        ids = {id(p) for p in param_group["params"]}
+        if len(ids) != len(param_group["params"]):
+            import warnings
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error", stacklevel=3)
+        seen = set()
+        for g in self.param_groups:
+            seen.update(id(p) for p in g["params"])
+        if not seen.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    if set_to_none:
+                        p.grad = None
+                    else:
+                        g = p.grad
+                        if g.grad_fn is not None:
+                            g.detach_()
+                        else:
+                            g.requires_grad_(False)
+                        g.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def _closure(self, closure):
+        if closure is None:
+            return None
+        with _fg.enable_grad():
+            return closure()
+
+    # --- state_dict -------------------------------------------------------------------------------------------
+    def state_dict(self):
+        index = {}
+        start = 0
+
+        def pack_group(group):
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        groups = [pack_group(g) for g in self.param_groups]
+        state = {index[id(k)]: v for k, v in self.state.items() if id(k) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        state_dict = copy.deepcopy(state_dict) if not _has_tensors(state_dict) else _copy_sd(state_dict)
+        groups = self.param_groups
+        saved_groups = state_dict["param_groups"]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = {name: _cast_state(param, name, val) for name, val in v.items()}
+            else:
+                state[k] = v
+        new_groups = []
+        for g, s in zip(groups, saved_groups):
+            s = dict(s)
+            s["params"] = g["params"]
+            new_groups.append(s)
+        self.state = state
+        self.param_groups = new_groups
+
+
+def _has_tensors(obj):
+    if isinstance(obj, _fg.Tensor):
+        return True
+    if isinstance(obj, dict):
+        return any(_has_tensors(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return any(_has_tensors(v) for v in obj)
+    return False
+
+
+def _copy_sd(obj):
+    if isinstance(obj, _fg.Tensor):
+        return obj.detach().clone()
+    if isinstance(obj, dict):
+        return {k: _copy_sd(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_copy_sd(v) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(_copy_sd(v) for v in obj)
+    return copy.deepcopy(obj)
+
+
+def _cast_state(param, name, value):
+    """As torch: floating state tensors take the parameter's dtype, except `step`."""
+    if isinstance(value, _fg.Tensor) and name != "step" and value.is_floating_point():
+        return value.to(param.dtype)
+    return value

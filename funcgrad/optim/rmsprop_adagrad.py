@@ -1,0 +1,84 @@
+"""torch.optim.RMSprop and Adagrad, applying funcgrad.optim.functional's updates to tensors in place."""
+from __future__ import annotations
+
+import funcgrad as _fg
+
+from . import functional as F
+from .optimizer import Optimizer, _as_array, _write
+
+__all__ = ["RMSprop", "Adagrad"]
+
+
+def _check(lr, eps, weight_decay):
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _apply(self, closure, defaults, update, buffers):
+    """One step: per parameter, gather its state tensors, run the pure update, write everything back."""
+    loss = self._closure(closure)
+    with _fg.no_grad():
+        for group in self.param_groups:
+            hp = {k: group[k] for k in defaults}
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                st = self.state[p]
+                names = buffers(group)
+                if "step" not in st:
+                    st["step"] = _fg.tensor(0.0, dtype=_fg.float32)
+                for n in names:
+                    if n not in st:
+                        st[n] = _fg.zeros_like(p.detach())
+                fstate = {"step": int(st["step"].item())}
+                fstate.update((n, _as_array(st[n])) for n in names)
+                new_p, new_st = update(_as_array(p), _as_array(p.grad), fstate, hp)
+                _write(p, new_p)
+                st["step"].add_(1)
+                for n in names:
+                    _write(st[n], new_st[n])
+    return loss
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        _check(lr, eps, weight_decay)
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                                      weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable))
+
+    def step(self, closure=None):
+        return _apply(self, closure, F.RMSPROP_DEFAULTS, F.rmsprop_update,
+                      lambda g: ["square_avg"] + (["momentum_buffer"] if g["momentum"] > 0 else [])
+                      + (["grad_avg"] if g["centered"] else []))
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        _check(lr, eps, weight_decay)
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable, fused=fused))
+        # as torch: the state of every parameter exists from the start
+        for group in self.param_groups:
+            for p in group["params"]:
+                st = self.state[p]
+                st["step"] = _fg.tensor(0.0, dtype=_fg.float32)
+                st["sum"] = _fg.full_like(p.detach(), group["initial_accumulator_value"])
+
+    def step(self, closure=None):
+        return _apply(self, closure, F.ADAGRAD_DEFAULTS, F.adagrad_update, lambda g: ["sum"])
