@@ -62,7 +62,9 @@ def _dot_impl(xp):
             k = math.prod(x.shape[i] for i in lc)
             xt = xp.transpose(x, list(lb) + xf + list(lc)).reshape(bshape + [math.prod(m), k])
             yt = xp.transpose(y, list(rb) + list(rc) + yf).reshape(bshape + [k, math.prod(n)])
-            out = xp.matmul(xt, yt).reshape(bshape + m + n)
+            # A contraction of size 1 is an outer product: broadcasting beats a k=1 matmul.
+            prod = xt * yt if k == 1 else xp.matmul(xt, yt)
+            out = prod.reshape(bshape + m + n)
         if preferred_element_type is not None and out.dtype != preferred_element_type:
             out = out.astype(preferred_element_type)
         return out
