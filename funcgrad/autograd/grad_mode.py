@@ -55,48 +55,37 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _FixedMode(_DecoratorContextManager):
+    """A context manager / decorator that sets grad mode to `_mode` and restores it on exit."""
+    _mode = False
+
+    def __new__(cls, orig_func=None):
+        self = super().__new__(cls)
+        if orig_func is not None and callable(orig_func):  # used bare as a decorator
+            self.__init__()
+            return self(orig_func)
+        return self
+
+    def __init__(self, orig_func=None):
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = self._mode
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+        return False
+
+
+class no_grad(_FixedMode):
     """Disable gradient recording: results of operations inside do not require grad."""
-
-    def __new__(cls, orig_func=None):
-        self = super().__new__(cls)
-        if orig_func is not None and callable(orig_func):
-            self.__init__()
-            return self(orig_func)
-        return self
-
-    def __init__(self, orig_func=None):
-        self.prev = None
-
-    def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = False
-
-    def __exit__(self, *exc):
-        state.enabled = self.prev
-        return False
+    _mode = False
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_FixedMode):
     """Enable gradient recording inside a no_grad region."""
-
-    def __new__(cls, orig_func=None):
-        self = super().__new__(cls)
-        if orig_func is not None and callable(orig_func):
-            self.__init__()
-            return self(orig_func)
-        return self
-
-    def __init__(self, orig_func=None):
-        self.prev = None
-
-    def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = True
-
-    def __exit__(self, *exc):
-        state.enabled = self.prev
-        return False
+    _mode = True
 
 
 class set_grad_enabled(_DecoratorContextManager):
