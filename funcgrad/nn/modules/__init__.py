@@ -1,6 +1,15 @@
+"""torch.nn modules, one file per family (as torch.nn.modules)."""
 from .module import Module  # noqa: F401
-from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
-from .layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, Dropout, Embedding, Flatten, GELU,  # noqa: F401
-                     Identity, LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2d, ReLU, Sigmoid, SiLU, Softmax,
-                     Tanh)
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss  # noqa: F401
+from .activation import *  # noqa: F401,F403
+from .batchnorm import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403

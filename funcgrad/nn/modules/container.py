@@ -6,6 +6,8 @@ from collections import OrderedDict
 
 from .module import Module
 
+__all__ = ['Sequential', 'ModuleList', 'ModuleDict']
+
 
 class Sequential(Module):
     def __init__(self, *args):
