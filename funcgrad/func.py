@@ -1,11 +1,11 @@
 """funcgrad.func: torch.func's composable transforms (grad, grad_and_value, vjp, jvp, jacrev, jacfwd,
-hessian, vmap) over funcgrad's functional transforms, taking and returning Tensors.
+hessian, vmap, functional_call) over funcgrad's functional transforms, taking and returning Tensors.
 
     from funcgrad.func import grad, vmap
     per_example = vmap(grad(loss), in_dims=(None, 0, 0))(w, xs, ys)
 
 Inside the transformed function tensors hold tracers: operations stay functional (in-place ops replace
-the held value; views of traced tensors do not alias). `functional_call` waits for funcgrad.nn.
+the held value; views of traced tensors do not alias).
 """
 from __future__ import annotations
 
@@ -141,8 +141,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True,
                     strict=False):
-    """Call `module` with its parameters and buffers replaced by the given tensors. Needs funcgrad.nn."""
-    raise NotImplementedError("funcgrad.func.functional_call needs funcgrad.nn.Module (not yet available)")
+    """module(*args, **kwargs) with its parameters and buffers replaced by the given tensors, as
+    torch.func.functional_call (see funcgrad.nn.utils.stateless)."""
+    from .nn.utils.stateless import functional_call as call
+    return call(module, parameter_and_buffer_dicts, args, kwargs, tie_weights=tie_weights, strict=strict)
 
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]

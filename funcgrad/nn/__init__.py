@@ -3,3 +3,4 @@ from .parameter import Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from . import functional, init, utils  # noqa: F401
+from .utils.stateless import value_and_grad  # noqa: F401

@@ -1746,6 +1746,13 @@ def select(input, dim, index):
 
 
 def _idx_arr(index):
+    """An index tensor's values: a host array, or the traced Array itself under funcgrad.func transforms
+    (then the host-side bounds checks are skipped)."""
+    if isinstance(index, Tensor) and index._v is None:
+        v = index._a
+        if np.dtype(v.dtype).kind not in "iu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return v
     v = index._host() if isinstance(index, Tensor) else np.asarray(index)
     if v.dtype.kind not in "iu":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -1758,7 +1765,7 @@ def index_select(input, dim, index):
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     n = input.shape[d] if input.ndim else 1
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < -n or idx.max() >= n):
         raise IndexError("index out of range in self")
     idx = idx.reshape(-1)
     return _apply1("IndexSelect", lambda a: jnp.take(a, idx, axis=d) if a.ndim else a, input)
@@ -1780,7 +1787,7 @@ def gather(input, dim, index, *, sparse_grad=False):
             raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no "
                                f"larger than self {list(input.shape)} apart from dimension {d}")
     n = input.shape[d] if input.ndim else 1
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < -n or idx.max() >= n):
         raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with size {n}")
     full = _gather_index(idx.shape, d, idx)
     return _apply1("Gather", lambda a: a[full], input)

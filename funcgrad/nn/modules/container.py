@@ -1,15 +1,83 @@
-"""Sequential, ModuleList, ModuleDict."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict (torch.nn semantics)."""
 from __future__ import annotations
 
 import operator
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from itertools import chain, islice
 
-from .module import Module
+from ...tensor._tensor import Tensor
+from ..parameter import Parameter
+from .module import Module, _addindent
 
-__all__ = ['Sequential', 'ModuleList', 'ModuleDict']
+__all__ = ['Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict']
 
 
-class Sequential(Module):
+class _Indexed(Module):
+    """What Sequential, ModuleList and ParameterList share: members stored under the keys "0".."n-1",
+    kept contiguous on deletion and insertion."""
+
+    def _store(self) -> dict:
+        return self._modules
+
+    def _set(self, key: str, value) -> None:
+        self.add_module(key, value)
+
+    def _index(self, idx) -> int:
+        n = len(self)
+        idx = operator.index(idx)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return idx % n
+
+    def __len__(self) -> int:
+        return len(self._store())
+
+    def __iter__(self):
+        return iter(self._store().values())
+
+    def _renumber(self, values) -> None:
+        store = self._store()
+        store.clear()
+        for i, v in enumerate(values):
+            store[str(i)] = v
+
+    def __delitem__(self, idx) -> None:
+        keys = list(self._store().keys())
+        drop = set(keys[idx]) if isinstance(idx, slice) else {keys[self._index(idx)]}
+        self._renumber([v for k, v in self._store().items() if k not in drop])
+
+    def append(self, value):
+        self._set(str(len(self)), value)
+        return self
+
+    def extend(self, values):
+        if not isinstance(values, Iterable):
+            raise TypeError(f"{type(self).__name__}.extend should be called with an iterable, but got "
+                            f"{type(values).__name__}")
+        for v in values:
+            self.append(v)
+        return self
+
+    def insert(self, index: int, value) -> None:
+        n = len(self)
+        index = max(0, min(n, index + n if index < 0 else index))
+        values = list(self._store().values())
+        self._renumber(values[:index] + [None] + values[index:])
+        self._set(str(index), value)
+
+    def pop(self, key=-1):
+        v = self[key]
+        del self[key]
+        return v
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+
+class Sequential(_Indexed):
+    """Modules applied in order; Sequential(OrderedDict(name=module)) names them."""
+
     def __init__(self, *args):
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
@@ -19,42 +87,42 @@ class Sequential(Module):
             for i, m in enumerate(args):
                 self.add_module(str(i), m)
 
-    def _idx(self, idx):
-        n = len(self)
-        idx = operator.index(idx)
-        if not -n <= idx < n:
-            raise IndexError(f"index {idx} is out of range")
-        return idx % n
-
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return type(self)(OrderedDict(list(self._modules.items())[idx]))
-        return list(self._modules.values())[self._idx(idx)]
+        return next(islice(self._modules.values(), self._index(idx), None))
 
-    def __setitem__(self, idx, module):
-        key = list(self._modules.keys())[self._idx(idx)]
+    def __setitem__(self, idx, module) -> None:
+        key = list(self._modules.keys())[self._index(idx)]
         setattr(self, key, module)
 
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for k in list(self._modules.keys())[idx]:
-                delattr(self, k)
-        else:
-            delattr(self, list(self._modules.keys())[self._idx(idx)])
-        vals = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(vals):
-            self._modules[str(i)] = m
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return Sequential(*chain(self, other))
 
-    def __len__(self):
-        return len(self._modules)
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return self.extend(other)
 
-    def __iter__(self):
-        return iter(self._modules.values())
+    def __mul__(self, other: int):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return Sequential(*(list(self) * other))
 
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
+    __rmul__ = __mul__
+
+    def __imul__(self, other: int):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return self.extend(list(self) * (other - 1))
 
     def forward(self, input):
         for m in self:
@@ -62,63 +130,48 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Indexed):
+    """A list of modules, registered (so their parameters are the parent's)."""
+
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.extend(modules)
 
-    def _idx(self, idx):
-        n = len(self)
-        idx = operator.index(idx)
-        if not -n <= idx < n:
-            raise IndexError(f"index {idx} is out of range")
-        return idx % n
-
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return type(self)(list(self._modules.values())[idx])
-        return self._modules[str(self._idx(idx))]
+        return self._modules[str(self._index(idx))]
 
-    def __setitem__(self, idx, module):
-        self.add_module(str(self._idx(idx)), module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for k in range(len(self))[idx]:
-                delattr(self, str(k))
-        else:
-            delattr(self, str(self._idx(idx)))
-        vals = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(vals):
-            self._modules[str(i)] = m
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+    def __setitem__(self, idx, module) -> None:
+        self.add_module(str(self._index(idx)), module)
 
     def __iadd__(self, modules):
         return self.extend(modules)
 
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
+    def __add__(self, other):
+        return ModuleList(chain(self, other))
 
-    def extend(self, modules):
-        for m in modules:
-            self.append(m)
-        return self
-
-    def insert(self, index, module):
-        for i in range(len(self._modules), index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
+    def __repr__(self):
+        """Runs of identical children are shown once, as "(0-2): 3 x Linear(...)" (as torch prints)."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        lines, start = [], 0
+        for i in range(1, len(reprs) + 1):
+            if i == len(reprs) or reprs[i] != reprs[start]:
+                body = _addindent(reprs[start], 2)
+                if i - start == 1:
+                    lines.append(f"({start}): {body}")
+                else:
+                    lines.append(f"({start}-{i - 1}): {i - start} x {body}")
+                start = i
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):
+    """An ordered dict of modules, registered."""
+
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
@@ -127,22 +180,22 @@ class ModuleDict(Module):
     def __getitem__(self, key):
         return self._modules[key]
 
-    def __setitem__(self, key, module):
+    def __setitem__(self, key, module) -> None:
         self.add_module(key, module)
 
-    def __delitem__(self, key):
+    def __delitem__(self, key) -> None:
         del self._modules[key]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._modules)
 
     def __iter__(self):
         return iter(self._modules)
 
-    def __contains__(self, key):
+    def __contains__(self, key) -> bool:
         return key in self._modules
 
-    def clear(self):
+    def clear(self) -> None:
         self._modules.clear()
 
     def pop(self, key):
@@ -159,7 +212,161 @@ class ModuleDict(Module):
     def values(self):
         return self._modules.values()
 
-    def update(self, modules):
-        items = modules.items() if hasattr(modules, "items") else modules
-        for k, m in items:
+    def update(self, modules) -> None:
+        if not isinstance(modules, (Mapping, Iterable)):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(modules).__name__)
+        items = modules.items() if isinstance(modules, Mapping) else modules
+        for j, kv in enumerate(items):
+            if not isinstance(modules, Mapping) and (not isinstance(kv, Iterable) or len(kv) != 2):
+                raise ValueError(f"ModuleDict update sequence element #{j} has length "
+                                 f"{len(kv) if hasattr(kv, '__len__') else 'unknown'}; 2 is required")
+            k, m = kv
             self[k] = m
+
+
+def _as_parameter(value):
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+def _param_line(key, p, type_name) -> str:
+    """One extra_repr line of ParameterList (dtype shown) / ParameterDict (legacy type name shown)."""
+    if not isinstance(p, Tensor):
+        return f"  ({key}): Object of type: {type(p).__name__}"
+    size = "x".join(str(s) for s in p.size())
+    kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+    device = "" if p.device.type == "cpu" else f" ({p.device})"
+    return f"  ({key}): {kind} containing: [{type_name(p)} of size {size}{device}]"
+
+
+class ParameterList(_Indexed):
+    """A list of parameters, registered; plain tensors appended become Parameters, other objects are kept
+    as they are (as torch's)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self.__dict__["_values"] = {}
+        if values is not None:
+            self.extend(values)
+
+    def _store(self) -> dict:
+        return self._values
+
+    def _set(self, key: str, value) -> None:
+        value = _as_parameter(value)
+        self._values[key] = value
+        if isinstance(value, Parameter):
+            self.register_parameter(key, value)
+        else:
+            self._parameters.pop(key, None)
+
+    def _renumber(self, values) -> None:
+        self._values.clear()
+        self._parameters.clear()
+        for i, v in enumerate(values):
+            self._set(str(i), v)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._values.values())[idx])
+        return self._values[str(self._index(idx))]
+
+    def __setitem__(self, idx, param) -> None:
+        self._set(str(self._index(idx)), param)
+
+    def __iadd__(self, values):
+        return self.extend(values)
+
+    def extra_repr(self) -> str:
+        return "\n".join(_param_line(k, p, lambda t: t.dtype) for k, p in self._values.items())
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters, registered; plain tensors stored become Parameters."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, value) -> None:
+        self.register_parameter(key, _as_parameter(value))
+
+    def __delitem__(self, key) -> None:
+        del self._parameters[key]
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key) -> bool:
+        return key in self._parameters
+
+    def __or__(self, other):
+        out = ParameterDict(self.items())
+        out.update(other)
+        return out
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def get(self, key, default=None):
+        return self._parameters.get(key, default)
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def popitem(self):
+        k = next(reversed(self._parameters))
+        return k, self.pop(k)
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        self._parameters.clear()
+
+    def copy(self):
+        return ParameterDict(OrderedDict(self.items()))
+
+    def fromkeys(self, keys, default=None):
+        return ParameterDict((k, default) for k in keys)
+
+    def update(self, parameters) -> None:
+        if not isinstance(parameters, (Mapping, Iterable)):
+            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(parameters).__name__)
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = parameters.items()
+        elif isinstance(parameters, Mapping):
+            items = sorted(parameters.items())
+        else:
+            items = parameters
+        for k, v in items:
+            self[k] = v
+
+    def extra_repr(self) -> str:
+        return "\n".join(_param_line(k, p, lambda t: t.type()) for k, p in self._parameters.items())
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterDict should not be called.")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import collections
+import collections.abc
 import itertools
 
 import numpy as np
@@ -21,21 +22,134 @@ def _addindent(s_, num_spaces):
     return first + "\n" + "\n".join(s)
 
 
+def _as_tensor(v):
+    """A checkpoint entry as a Tensor: funcgrad Tensors as they are; torch tensors and arrays converted."""
+    if isinstance(v, Tensor):
+        return v
+    from ... import tensor as _tensor
+    try:
+        if hasattr(v, "detach") and hasattr(v, "numpy"):
+            v = v.detach().cpu().numpy()
+        return _tensor(np.asarray(v))
+    except Exception:
+        return None
+
+
 class _RemovableHandle:
+    """What register_*_hook returns: `remove()` (or leaving a `with` block) unregisters the hook."""
     _ids = itertools.count()
 
-    def __init__(self, d):
+    def __init__(self, d, flag_sets=()):
         self._d = d
+        self._flags = tuple(flag_sets)
         self.id = next(self._ids)
 
     def remove(self):
         self._d.pop(self.id, None)
+        for f in self._flags:
+            f.discard(self.id)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *a):
         self.remove()
+
+
+def _hook_function(backward, materialize=True):
+    """An identity autograd.Function over any number of tensors whose backward is `backward(grads)`."""
+    from ...autograd.function import Function
+
+    class BackwardHookFunction(Function):
+        @staticmethod
+        def forward(ctx, *tensors):
+            ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
+            ctx.set_materialize_grads(materialize)
+            return tensors
+
+        @staticmethod
+        def backward(ctx, *grads):
+            return backward(grads)
+    return BackwardHookFunction
+
+
+class _BackwardHook:
+    """Full backward hooks of one module call, as torch's: identity nodes on the tensor inputs and outputs.
+    The output node sees grad_output (and runs the backward pre-hooks); the input node sees grad_input and
+    runs the hooks, which may replace it. If no input requires grad the hooks run at the output node with
+    grad_input all None."""
+
+    def __init__(self, module):
+        self.module = module
+        self.grad_output = None
+        self.n_inputs = 0
+        self.inputs_require_grad = False
+
+    def wrap_inputs(self, args):
+        from ... import is_grad_enabled
+        pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        self.n_inputs = len(pos)
+        self.inputs_require_grad = is_grad_enabled() and any(args[i].requires_grad for i in pos)
+        if not self.inputs_require_grad:
+            return args
+        new = _hook_function(self._on_grad_input).apply(*[args[i] for i in pos])
+        args = list(args)
+        for i, t in zip(pos, new):
+            args[i] = t
+        return tuple(args)
+
+    def wrap_outputs(self, out):
+        from ... import is_grad_enabled
+        single = isinstance(out, Tensor)
+        outs = (out,) if single else out
+        if not isinstance(outs, tuple) or not is_grad_enabled():
+            return out
+        pos = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
+        if not any(outs[i].requires_grad for i in pos):
+            return out
+        fn = _hook_function(self._on_grad_output, materialize=False)
+        new = fn.apply(*[outs[i] for i in pos])
+        outs = list(outs)
+        for i, t in zip(pos, new):
+            outs[i] = t
+        return outs[0] if single else tuple(outs)
+
+    def _on_grad_output(self, grads):
+        m = self.module
+        grads = tuple(grads)
+        for h in list(m._backward_pre_hooks.values()):
+            r = h(m, grads)
+            if r is not None:
+                r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+                if len(r) != len(grads):
+                    raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
+                                       f"{len(r)}, but expected {len(grads)}")
+                grads = r
+        self.grad_output = grads
+        if not self.inputs_require_grad:
+            if m._backward_hooks:
+                import warnings
+                warnings.warn("Full backward hook is firing when gradients are computed with respect to module "
+                              "outputs since no inputs require gradients. See https://docs.pytorch.org/docs/main/"
+                              "generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for "
+                              "more details.", stacklevel=2)
+            self._run_hooks((None,) * self.n_inputs)
+        return grads
+
+    def _on_grad_input(self, grads):
+        return self._run_hooks(tuple(grads))
+
+    def _run_hooks(self, grad_input):
+        m = self.module
+        for h in list(m._backward_hooks.values()):
+            r = h(m, grad_input, self.grad_output)
+            if r is not None:
+                r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+                if len(r) != len(grad_input):
+                    raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(r)}, "
+                                       f"but expected {len(grad_input)}")
+                grad_input = r
+        return grad_input
 
 
 class Module:
@@ -54,33 +168,126 @@ class Module:
         d["_non_persistent_buffers_set"] = set()
         d["_modules"] = {}
         d["_forward_hooks"] = {}
+        d["_forward_hooks_with_kwargs"] = set()
+        d["_forward_hooks_always_called"] = set()
         d["_forward_pre_hooks"] = {}
+        d["_forward_pre_hooks_with_kwargs"] = set()
+        d["_backward_hooks"] = {}
+        d["_backward_pre_hooks"] = {}
+        d["_state_dict_hooks"] = {}
+        d["_state_dict_pre_hooks"] = {}
+        d["_load_state_dict_pre_hooks"] = {}
+        d["_load_state_dict_post_hooks"] = {}
 
     forward = None
 
     def __call__(self, *args, **kwargs):
-        for h in list(self._forward_pre_hooks.values()):
-            r = h(self, args)
-            if r is not None:
-                args = r if isinstance(r, tuple) else (r,)
-        if self.forward is None:
+        fwd = self.forward
+        if fwd is None:
             raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-        out = self.forward(*args, **kwargs)
-        for h in list(self._forward_hooks.values()):
-            r = h(self, args, out)
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
+            return fwd(*args, **kwargs)
+        return self._call_with_hooks(fwd, args, kwargs)
+
+    def _call_with_hooks(self, fwd, args, kwargs):
+        for hid, h in list(self._forward_pre_hooks.items()):
+            if hid in self._forward_pre_hooks_with_kwargs:
+                r = h(self, args, kwargs)
+                if r is not None:
+                    if not (isinstance(r, tuple) and len(r) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {r}.")
+                    args, kwargs = r
+            else:
+                r = h(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+        bw = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            bw = _BackwardHook(self)
+            args = bw.wrap_inputs(args)
+        try:
+            out = fwd(*args, **kwargs)
+        except Exception:
+            for hid, h in list(self._forward_hooks.items()):
+                if hid in self._forward_hooks_always_called:
+                    try:
+                        self._run_forward_hook(hid, h, args, kwargs, None)
+                    except Exception:
+                        pass
+            raise
+        for hid, h in list(self._forward_hooks.items()):
+            r = self._run_forward_hook(hid, h, args, kwargs, out)
             if r is not None:
                 out = r
+        if bw is not None:
+            out = bw.wrap_outputs(out)
         return out
 
-    def register_forward_hook(self, hook):
-        h = _RemovableHandle(self._forward_hooks)
-        self._forward_hooks[h.id] = hook
+    def _run_forward_hook(self, hid, h, args, kwargs, out):
+        if hid in self._forward_hooks_with_kwargs:
+            return h(self, args, kwargs, out)
+        return h(self, args, out)
+
+    def _add_hook(self, store, hook, prepend=False, flags=()):
+        h = _RemovableHandle(store, flags)
+        store[h.id] = hook
+        if prepend:
+            store_items = list(store.items())
+            store.clear()
+            store[h.id] = hook
+            store.update((k, v) for k, v in store_items if k != h.id)
+        for flag_set in flags:
+            flag_set.add(h.id)
         return h
 
-    def register_forward_pre_hook(self, hook):
-        h = _RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[h.id] = hook
-        return h
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) (or (module, args, kwargs, output) with_kwargs) after forward."""
+        flags = ([self._forward_hooks_with_kwargs] if with_kwargs else []) + (
+            [self._forward_hooks_always_called] if always_call else [])
+        return self._add_hook(self._forward_hooks, hook, prepend, flags)
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) (or (module, args, kwargs) with_kwargs) before forward; may replace the inputs."""
+        flags = [self._forward_pre_hooks_with_kwargs] if with_kwargs else []
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, flags)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) once the gradients w.r.t. the module's inputs are known;
+        it may return a replacement grad_input."""
+        return self._add_hook(self._backward_hooks, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) before the gradients w.r.t. the inputs are computed; it may return a
+        replacement grad_output."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        import warnings
+        warnings.warn("Using a non-full backward hook when the forward contains multiple autograd Nodes is "
+                      "deprecated and will be removed in future versions. This hook will be missing some "
+                      "grad_input. Please use register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=2)
+        return self.register_full_backward_hook(hook)
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) before this module's entries are written into a state_dict."""
+        return self._add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) after; may edit the state_dict in place."""
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)."""
+        return self._add_hook(self._load_state_dict_pre_hooks, hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) after load_state_dict; may edit the key lists in place."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook)
 
     # --- registration ---------------------------------------------------------------------------------
     def _check_name(self, name, kind):
@@ -270,6 +477,7 @@ class Module:
 
     # --- state ----------------------------------------------------------------------------------------
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """Parameters and persistent buffers by dotted name (detached unless keep_vars), as torch's."""
         if args:
             destination = args[0]
             if len(args) > 1:
@@ -278,40 +486,61 @@ class Module:
                 keep_vars = args[2]
         if destination is None:
             destination = collections.OrderedDict()
+            destination._metadata = collections.OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in list(self._state_dict_hooks.values()):
+            r = hook(self, destination, prefix, local_metadata)
+            if r is not None:
+                destination = r
+        return destination
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
-        for name, m in self._modules.items():
-            if m is not None:
-                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
-        return destination
+        extra = getattr(type(self), "get_extra_state", None)
+        if extra is not Module.get_extra_state:
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+
+    def get_extra_state(self):
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        from ... import no_grad, tensor as _tensor
-        expected = self.state_dict(keep_vars=True)
-        missing = [k for k in expected if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in expected]
-        errors = []
-        for key, cur in expected.items():
-            if key not in state_dict:
-                continue
-            v = state_dict[key]
-            if not isinstance(v, Tensor):
-                try:
-                    v = _tensor(np.asarray(v.detach().cpu().numpy() if hasattr(v, "detach") else v))
-                except Exception:
-                    errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
-                                  f'Tensor-like object from checkpoint but received {type(v)}')
-                    continue
-            if tuple(v.shape) != tuple(cur.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape {v.shape} from checkpoint, "
-                              f"the shape in current model is {cur.shape}.")
-                continue
-            with no_grad():
-                cur.copy_(v)
+        """Copy parameters and buffers from state_dict (torch Tensors and arrays too); strict reports
+        missing and unexpected keys as torch does. Returns (missing_keys, unexpected_keys)."""
+        if not isinstance(state_dict, collections.abc.Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = collections.OrderedDict(state_dict)
+
+        def load(module, local, prefix=""):
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local, prefix, local_metadata, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    cp = prefix + name + "."
+                    load(child, {k: v for k, v in local.items() if k.startswith(cp)}, cp)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for hook in list(module._load_state_dict_post_hooks.values()):
+                hook(module, keys)
+        load(self, state_dict)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -322,6 +551,57 @@ class Module:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 type(self).__name__, "\n\t".join(errors)))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        from ... import no_grad
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
+        local = {k: v for k, v in itertools.chain(self._parameters.items(), persistent.items()) if v is not None}
+        for name, cur in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            v = _as_tensor(state_dict[key])
+            if v is None:
+                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                                  f'Tensor-like object from checkpoint but received {type(state_dict[key])}')
+                continue
+            if tuple(v.shape) != tuple(cur.shape):
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape {v.shape} from checkpoint, "
+                                  f"the shape in current model is {cur.shape}.")
+                continue
+            try:
+                if assign:
+                    if name in self._parameters:
+                        setattr(self, name, v if isinstance(v, Parameter) else Parameter(v, cur.requires_grad))
+                    else:
+                        self._buffers[name] = v
+                else:
+                    with no_grad():
+                        cur.copy_(v)
+            except Exception as ex:
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                                  f"{cur.shape} and whose dimensions in the checkpoint are {v.shape}, an exception "
+                                  f"occurred : {ex.args}.")
+        extra_key = prefix + "_extra_state"
+        if getattr(type(self), "set_extra_state", None) is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_key:
+                    head = key[len(prefix):].split(".", 1)[0]
+                    if head not in self._modules and head not in local:
+                        unexpected_keys.append(key)
 
     # --- modes and bulk operations ----------------------------------------------------------------------
     def train(self, mode=True):
@@ -359,45 +639,92 @@ class Module:
         return self
 
     def _apply(self, fn):
+        """Apply fn to every parameter, gradient and buffer. Parameters keep their identity (their .data is
+        replaced, as torch does by default) so optimisers holding them stay valid."""
         from ... import no_grad
         for m in self.children():
             m._apply(fn)
-        for key, p in self._parameters.items():
+        for p in self._parameters.values():
             if p is None:
                 continue
             with no_grad():
                 new = fn(p)
-            if new is p:
-                continue
-            np_ = Parameter(new, p.requires_grad)
-            self._parameters[key] = np_
+            if new is not p:
+                p.data = new
+            if p.grad is not None:
+                with no_grad():
+                    g = fn(p.grad)
+                if g is not p.grad:
+                    p.grad = g
         for key, b in self._buffers.items():
             if b is not None:
                 self._buffers[key] = fn(b)
         return self
 
     def to(self, *args, **kwargs):
-        dtype = kwargs.get("dtype")
-        for a in list(args) + [kwargs.get("tensor")]:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif a is not None and not isinstance(a, (str, int)) and type(a).__name__ != "device":
+        """Move/cast parameters and buffers: to(device), to(dtype), to(device, dtype), to(tensor); only
+        floating-point and complex tensors change dtype, as in torch."""
+        from ...tensor._dtype import device as _device, dtype as _dtype
+        device = kwargs.pop("device", None)
+        dtype = kwargs.pop("dtype", None)
+        non_blocking = kwargs.pop("non_blocking", False)
+        tensor = kwargs.pop("tensor", None)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
+        rest = list(args)
+        if rest and isinstance(rest[0], Tensor):
+            tensor = rest.pop(0)
+        if tensor is not None:
+            device, dtype = tensor.device, tensor.dtype
+        for a in rest:
+            if isinstance(a, bool):
+                non_blocking = a
+            elif isinstance(a, _dtype):
                 dtype = a
-        if dtype is None:
-            return self
+            elif isinstance(a, (str, int, _device)):
+                device = a
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments - got {type(a).__name__}")
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                            f"dtype={dtype}")
+
+        def convert(t):
+            dt = dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) else None
+            if device is None and dt is None:
+                return t
+            return t.to(device=device, dtype=dt, non_blocking=non_blocking)
+        return self._apply(convert)
+
+    def _cast_floating(self, dtype):
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self):
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+        from ... import float32
+        return self._cast_floating(float32)
 
     def double(self):
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+        from ... import float64
+        return self._cast_floating(float64)
+
+    def half(self):
+        from ... import float16
+        return self._cast_floating(float16)
+
+    def bfloat16(self):
+        from ... import bfloat16
+        return self._cast_floating(bfloat16)
 
     def cpu(self):
-        return self
+        return self.to("cpu")
 
     def cuda(self, device=None):
-        return self
+        return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
+
+    def share_memory(self):
+        """Move every parameter and buffer into shared memory (for torch.multiprocessing)."""
+        return self._apply(lambda t: t.share_memory_())
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))
