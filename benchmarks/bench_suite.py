@@ -24,6 +24,8 @@ Workloads (see benchmarks/README.md for the exact definitions):
   S1  conv2d 1->16->32 forward+backward; einsum 'ij,jk,kl->il' and 'bij,bjk->bik'
   S2  lax.scan of an RNN cell (hidden 64) over 1000 steps, value and gradient under jit
   S3  10**7 float32 normals: jit(funcgrad.random.normal) vs numpy.random.Generator.standard_normal
+  T0-T3  the PyTorch-style face against torch eager (per-op overhead, MLP / CNN / LSTM training steps);
+      see torch_face.py. "x base" is x NumPy for E/W/S rows and x torch eager for T rows.
 """
 from __future__ import annotations
 
@@ -920,6 +922,12 @@ WORKLOADS = {
     "S2": ("lax.scan RNN, 1000 steps, value+grad under jit", bench_s2),
     "S3": ("10^7 normals: jit(random.normal) vs Generator", bench_s3),
 }
+# The T workloads (the PyTorch-style face against torch eager) live in torch_face.py.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_face  # noqa: E402
+
+WORKLOADS.update({k: (title, (lambda fn=fn: fn(sys.modules[__name__]))) for k, (title, fn)
+                  in torch_face.WORKLOADS.items()})
 
 
 # --- main -----------------------------------------------------------------------------------------------
@@ -1035,7 +1043,7 @@ def main(argv=None) -> int:
 
     print("\n".join(header(load, selected, total)))
     print()
-    print("| workload | implementation | median | x NumPy | notes |")
+    print("| workload | implementation | median | x base | notes |")
     print("|---|---|---:|---:|---|")
     for r in ROWS:
         print("| " + " | ".join(r) + " |")

@@ -129,9 +129,10 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 
 
 def parameter_arrays(module, *, trainable_only: bool = False) -> dict:
-    """{name: Array} of the module's parameters (detached values), the usual input of functional_call
-    under funcgrad.jit / grad / vmap."""
-    return {n: p.detach()._arr() for n, p in module.named_parameters()
+    """{name: Array} of the module's parameters (copies: later in-place updates of the module do not
+    change them), the usual input of functional_call under funcgrad.jit / grad / vmap."""
+    from ...core.array import Array
+    return {n: Array(p.detach().numpy().copy()) for n, p in module.named_parameters()
             if p.requires_grad or not trainable_only}
 
 

@@ -1,0 +1,176 @@
+"""The T workloads of the benchmark suite: funcgrad's PyTorch-style face against torch eager.
+
+Run through the suite (`python benchmarks/bench_suite.py --only T0,T1,T2,T3`); each function takes the suite
+module `S` (its timing, checking and table helpers). The base of each row group ("x base") is torch eager
+when torch is importable, else funcgrad eager.
+  T0  Tensor per-op overhead, 16 x f32: add, mul, exp, tanh, sum, with and without requires_grad
+  T1  MLP 784-512-512-10 training step, batch 128: zero_grad, forward, cross_entropy, backward, SGD step
+  T2  small CNN training step (conv3x3 1->16, relu, maxpool2, conv3x3 16->32, relu, maxpool2, linear 10;
+      batch 32x1x28x28): eager nn + SGD, and jit-compiled through functional_call
+  T3  LSTM training step (input 128, hidden 128, sequence 35, batch 20, linear 128->10 on every step):
+      eager nn + SGD, and jit-compiled through functional_call
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import funcgrad as fg
+import funcgrad.nn as fnn
+import funcgrad.numpy as jnp
+from funcgrad.func import functional_call
+
+
+def _torch(S):
+    return S.torch
+
+
+def _twin(S, make_fg, make_torch):
+    """A funcgrad model and (when torch is importable) its torch twin with the same parameters."""
+    fg.manual_seed(0)
+    m = make_fg(fnn)
+    t = None
+    if _torch(S) is not None:
+        t = make_torch(_torch(S).nn)
+        t.load_state_dict({k: _torch(S).from_numpy(v.numpy().copy()) for k, v in m.state_dict().items()})
+    return m, t
+
+
+def _ce(logits, labels):
+    """Mean softmax cross-entropy on Arrays (the loss of the jit-compiled steps)."""
+    z = logits - jnp.max(logits, axis=-1, keepdims=True)
+    logp = z - jnp.log(jnp.sum(jnp.exp(z), axis=-1, keepdims=True))
+    return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=1))
+
+
+def _steps(S, label, m, t, x, y, lr=0.01, flatten_logits=False, jit=True):
+    """Time one SGD training step: funcgrad eager (nn + optim), funcgrad jit via functional_call, torch eager.
+    The losses of the first steps are checked against torch's before anything is timed."""
+    torch = _torch(S)
+    F = fnn.functional
+    opt = fg.optim.SGD(m.parameters(), lr=lr)
+    xt, yt = fg.tensor(x), fg.tensor(y)
+
+    def fg_step():
+        opt.zero_grad()
+        out = m(xt)
+        if isinstance(out, tuple):
+            out = out[0]
+        loss = F.cross_entropy(out.reshape(-1, out.shape[-1]) if flatten_logits else out, yt.reshape(-1))
+        loss.backward()
+        opt.step()
+        return loss
+
+    @fg.jit
+    def jit_step(params, xb, yb):
+        def loss_fn(p):
+            out = functional_call(m, p, (xb,))
+            return _ce(out.reshape(-1, out.shape[-1]), yb.reshape(-1))
+        loss, grads = fg.value_and_grad(loss_fn)(params)
+        return loss, {k: params[k] - lr * grads[k] for k in params}
+
+    params = fnn.utils.stateless.parameter_arrays(m)
+    xa, ya = jnp.asarray(x), jnp.asarray(y)
+    box = {"p": params}
+
+    def run_jit():
+        loss, box["p"] = jit_step(box["p"], xa, ya)
+        return loss
+
+    c = S.Case(label)
+    if t is not None:
+        topt = torch.optim.SGD(t.parameters(), lr=lr)
+        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+
+        def torch_step():
+            topt.zero_grad()
+            out = t(tx)
+            if isinstance(out, tuple):
+                out = out[0]
+            loss = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]) if flatten_logits else out,
+                                                     ty.reshape(-1))
+            loss.backward()
+            topt.step()
+            return loss
+        for _ in range(2):  # same losses step by step before timing
+            a, b, j = float(fg_step()), float(torch_step()), float(run_jit())
+            if not (np.isclose(a, b, rtol=1e-4) and np.isclose(j, b, rtol=1e-4)):
+                raise AssertionError(f"{label}: losses differ: funcgrad eager {a}, jit {j}, torch {b}")
+        c.base = S.measure(torch_step)
+        S.add_row(label, "torch eager", c.base, c.base)
+    c.time("funcgrad eager (nn + optim)", fg_step)
+    if jit:
+        c.time("funcgrad.jit (functional_call)", run_jit)
+
+
+def bench_t0(S) -> None:
+    torch = _torch(S)
+    a = np.linspace(-1, 1, 16, dtype=np.float32)
+    for rg in (False, True):
+        for name in ("add", "mul", "exp", "tanh", "sum"):
+            binary = name in ("add", "mul")
+            label = f"T0 {name}, 16 x f32" + (", requires_grad" if rg else "")
+            x = fg.tensor(a, requires_grad=rg)
+            f = getattr(fg, name)
+            fg_fn = (lambda f=f, x=x: f(x, x)) if binary else (lambda f=f, x=x: f(x))
+            c = S.Case(label)
+            if torch is not None:
+                tx = torch.tensor(a, requires_grad=rg)
+                tf = getattr(torch, name)
+                t_fn = (lambda tf=tf, tx=tx: tf(tx, tx)) if binary else (lambda tf=tf, tx=tx: tf(tx))
+                S.check(label, fg_fn().detach().numpy(), t_fn().detach().numpy(), 1e-6)
+                c.base = S.measure(t_fn)
+                S.add_row(label, "torch eager", c.base, c.base)
+            t = c.time("funcgrad eager", fg_fn)
+            if c.base is not None:
+                S.ROWS[-1] = S.ROWS[-1][:4] + (f"{(t - c.base) * 1e6:+.2f} µs per op",)
+
+
+def bench_t1(S) -> None:
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((128, 784)).astype(np.float32)
+    y = rng.integers(0, 10, 128)
+    m, t = _twin(S, lambda nn: nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                                             nn.Linear(512, 10)),
+                 lambda nn: nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                                          nn.Linear(512, 10)))
+    _steps(S, "T1 MLP 784-512-512-10 train step, batch 128", m, t, x, y)
+
+
+def bench_t2(S) -> None:
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((32, 1, 28, 28)).astype(np.float32)
+    y = rng.integers(0, 10, 32)
+
+    def make(nn):
+        return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+    m, t = _twin(S, make, make)
+    _steps(S, "T2 CNN train step, batch 32x1x28x28", m, t, x, y)
+
+
+def bench_t3(S) -> None:
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((35, 20, 128)).astype(np.float32)
+    y = rng.integers(0, 10, (35, 20))
+
+    def make(nn):
+        class LSTMTagger(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = nn.LSTM(128, 128)
+                self.head = nn.Linear(128, 10)
+
+            def forward(self, inp):
+                return self.head(self.lstm(inp)[0])
+        return LSTMTagger()
+    m, t = _twin(S, make, make)
+    _steps(S, "T3 LSTM train step, seq 35 x batch 20, hidden 128", m, t, x, y, flatten_logits=True)
+
+
+WORKLOADS = {
+    "T0": ("Tensor per-op overhead, 16 x f32, with/without requires_grad, vs torch", bench_t0),
+    "T1": ("MLP train step with loss.backward() and optim.SGD vs torch eager", bench_t1),
+    "T2": ("small CNN train step: eager nn and jit(functional_call) vs torch eager", bench_t2),
+    "T3": ("LSTM train step: eager nn and jit(functional_call) vs torch eager", bench_t3),
+}
