@@ -1,12 +1,14 @@
 """torch.nn.functional: the functional forms of the layers and losses, built on funcgrad's Tensor ops.
-Convolution and pooling apply funcgrad.lax primitives through the recorded-op mechanism of
-funcgrad.tensor (`_apply`), so autograd comes from the primitives' own derivative rules."""
+Everything here is composed of differentiable Tensor operations, so autograd comes from the primitives' own
+derivative rules; in-place variants (`relu_`, `inplace=True`) write the result into the input's buffer through
+the Tensor engine's in-place mechanism, which records them like any other in-place op."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import funcgrad as _fg
-from ..tensor._tensor import _apply
+from ..tensor._tensor import _apply, _inplace as _tensor_inplace, _traced  # noqa: F401
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -19,6 +21,47 @@ def _pair(v, n=2):
     return tuple(int(v) for _ in range(n))
 
 
+def _size(t) -> str:
+    return f"torch.Size({list(t.shape)})"
+
+
+def _concrete(*ts) -> bool:
+    """Whether the tensors hold concrete values (so host-side value checks are possible)."""
+    return all(t is None or getattr(t, "_v", None) is not None for t in ts)
+
+
+# --- in-place plumbing ------------------------------------------------------------------------------
+def _inplace_apply(input, fn, name):
+    """input <- fn(input), written into input's buffer and recorded as one in-place op (torch's `op_`)."""
+    def afn(a):
+        r = fn(_traced(a))
+        return r._a if r._v is None else r._arr()
+    return _tensor_inplace(name, input, afn)
+
+
+def _maybe_inplace(input, inplace, fn, name):
+    return _inplace_apply(input, fn, name) if inplace else fn(input)
+
+
+# --- reductions and the legacy size_average/reduce arguments ------------------------------------------
+def _legacy_get_string(size_average, reduce, emit_warning=True):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = ("mean" if size_average else "sum") if reduce else "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      stacklevel=3)
+    return ret
+
+
+def _reduction(size_average, reduce, reduction, allowed=_REDUCTIONS):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if reduction not in allowed:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
 def _reduce(loss, reduction):
     if reduction == "none":
         return loss
@@ -29,35 +72,175 @@ def _reduce(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-# --- linear / activations --------------------------------------------------------------------------
+def _check_target_size(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({_size(target)}) that is different to the input size ({_size(input)}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
+def _weighted(loss, weight, input, reduction, mean_by_weight=True):
+    if weight is None:
+        return _reduce(loss, reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean" and mean_by_weight:
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
+# --- linear -----------------------------------------------------------------------------------------
 def linear(input, weight, bias=None):
+    """y = x W^T + b."""
+    if weight.dim() == 2 and input.dim() >= 1 and input.shape[-1] != weight.shape[1]:
+        rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows if input.dim() > 1 else 1}x"
+                           f"{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
     out = _fg.matmul(input, weight.t()) if weight.dim() == 2 else _fg.matmul(input, weight)
     return out if bias is None else out + bias
 
 
 def bilinear(input1, input2, weight, bias=None):
+    """y_o = x1^T A_o x2 + b_o over the last dimension of both inputs."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for d in range(input1.dim() - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got "
+                               f"{input1.shape[d]} and {input2.shape[d]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
     out = _fg.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
 
 
+def identity(input):
+    return input
+
+
+# --- activations ------------------------------------------------------------------------------------
+def threshold(input, threshold, value, inplace=False):
+    """y = x if x > threshold else value."""
+    return _maybe_inplace(input, inplace, lambda x: _fg.where(x > threshold, x, _fg.full_like(x, value)),
+                          "Threshold")
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, True)
+
+
 def relu(input, inplace=False):
-    return _fg.relu(input)
+    return _maybe_inplace(input, inplace, _fg.relu, "Relu")
 
 
-def relu6(input, inplace=False):
-    return hardtanh(input, 0.0, 6.0)
+def relu_(input):
+    return relu(input, True)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _fg.clamp(input, min_val, max_val)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _maybe_inplace(input, inplace, lambda x: _fg.clamp(x, min_val, max_val), "Hardtanh")
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _fg.where(input > 0, input, input * negative_slope)
+    return _maybe_inplace(input, inplace, lambda x: _fg.where(x > 0, x, x * negative_slope), "LeakyRelu")
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def _elu(x, alpha, scale=1.0, input_scale=1.0):
+    neg = alpha * _fg.expm1(_fg.clamp(x, max=0) * input_scale)
+    out = _fg.where(x > 0, x, neg)
+    return out if scale == 1.0 else out * scale
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return _fg.where(input > 0, input, alpha * (_fg.exp(_fg.clamp(input, max=0)) - 1))
+    return _maybe_inplace(input, inplace, lambda x: _elu(x, alpha), "Elu")
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    return _maybe_inplace(input, inplace, lambda x: _elu(x, _SELU_ALPHA, _SELU_SCALE), "Selu")
+
+
+def selu_(input):
+    return selu(input, True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _maybe_inplace(input, inplace, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha), "Celu")
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomised leaky ReLU: negative slopes drawn from U(lower, upper) in training, their mean in eval."""
+    if training:
+        slope = _fg.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper)
+        fn = lambda x: _fg.where(x >= 0, x, x * slope)  # noqa: E731
+    else:
+        s = (lower + upper) / 2
+        fn = lambda x: _fg.where(x >= 0, x, x * s)  # noqa: E731
+    return _maybe_inplace(input, inplace, fn, "RreluWithNoise")
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+def prelu(input, weight):
+    """max(0, x) + weight * min(0, x), weight shared or one per channel (dim 1)."""
+    channels = input.shape[1] if input.dim() >= 2 else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{weight.numel()} and channel size = {channels}.")
+    w = weight
+    if weight.numel() != 1 and input.dim() >= 2:
+        w = weight.reshape([-1] + [1] * (input.dim() - 2))
+    elif weight.numel() == 1:
+        w = weight.reshape(())
+    return _fg.where(input > 0, input, input * w)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b) where (a, b) are the two halves of input along dim."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    nd = input.dim()
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    d = dim % nd
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+    a, b = input.chunk(2, d)
+    return a * _fg.sigmoid(b)
 
 
 def sigmoid(input):
@@ -66,6 +249,19 @@ def sigmoid(input):
 
 def tanh(input):
     return _fg.tanh(input)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)) = -softplus(-x), computed stably."""
+    return -softplus(-input)
+
+
+def hardsigmoid(input, inplace=False):
+    return _maybe_inplace(input, inplace, lambda x: _fg.clamp(x + 3.0, 0.0, 6.0) / 6.0, "Hardsigmoid")
+
+
+def hardswish(input, inplace=False):
+    return _maybe_inplace(input, inplace, lambda x: x * (_fg.clamp(x + 3.0, 0.0, 6.0) / 6.0), "Hardswish")
 
 
 def gelu(input, approximate="none"):
@@ -77,59 +273,224 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    return input * _fg.sigmoid(input)
+    return _maybe_inplace(input, inplace, lambda x: x * _fg.sigmoid(x), "Silu")
+
+
+def mish(input, inplace=False):
+    return _maybe_inplace(input, inplace, lambda x: x * _fg.tanh(softplus(x)), "Mish")
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
     z = input * beta
     soft = (_fg.log1p(_fg.exp(-_fg.abs(z))) + _fg.clamp(z, min=0)) / beta
     return _fg.where(z > threshold, input, soft)
 
 
-def _softmax_dim(ndim):
+def softsign(input):
+    return input / (1 + _fg.abs(input))
+
+
+def _check_lambd(input, lambd):
+    if lambd < 0:
+        name = {"float32": "Float", "float64": "Double", "float16": "Half"}.get(str(input.dtype).split(".")[-1],
+                                                                             "Float")
+        raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype {name}, but found {lambd}")
+
+
+def softshrink(input, lambd=0.5):
+    _check_lambd(input, lambd)
+    return _fg.where(input > lambd, input - lambd, _fg.where(input < -lambd, input + lambd, input * 0))
+
+
+def hardshrink(input, lambd=0.5):
+    _check_lambd(input, lambd)
+    return _fg.where((input > lambd) | (input < -lambd), input, input * 0)
+
+
+def tanhshrink(input):
+    return input - _fg.tanh(input)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim(input.dim())
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return _fg.softmax(input, dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return _fg.softmax(-input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim(input.dim())
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return _fg.log_softmax(input, dim, dtype=dtype)
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax distribution; hard=True gives one-hot samples with soft gradients."""
+    gumbels = -_fg.empty(tuple(logits.shape), dtype=logits.dtype).exponential_().log()
+    y_soft = _fg.softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _fg.zeros_like(logits).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+# --- dropout ----------------------------------------------------------------------------------------
+def _check_p(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _keep_mask(shape, p, dtype):
+    return _fg.empty(tuple(shape), dtype=dtype).bernoulli_(1.0 - p)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only)."""
+    _check_p(p)
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input * 0.0
-    mask = _fg.empty(tuple(input.shape), dtype=input.dtype).bernoulli_(1.0 - p)
-    return input * mask / (1.0 - p)
+        return _maybe_inplace(input, inplace, lambda x: x * 0.0, "Dropout")
+    scaled = _keep_mask(input.shape, p, input.dtype) / (1.0 - p)
+    return _maybe_inplace(input, inplace, lambda x: x * scaled, "Dropout")
+
+
+def _feature_dropout(input, p, training, inplace, alpha=False):
+    """Dropout of whole channels: one draw per (N, C), broadcast over the remaining dimensions."""
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    if alpha:
+        return _alpha_dropout_with_mask(input, p, shape, inplace)
+    if p == 1.0:
+        return _maybe_inplace(input, inplace, lambda x: x * 0.0, "FeatureDropout")
+    scaled = _keep_mask(shape, p, input.dtype) / (1.0 - p)
+    return _maybe_inplace(input, inplace, lambda x: x * scaled, "FeatureDropout")
+
+
+def _unbatched(input, batched, fn):
+    if batched:
+        return fn(input)
+    out = fn(input.unsqueeze(0))
+    return out.squeeze(0)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    if input.dim() == 2 and inplace:  # torch unsqueeze_s in place: the input itself comes back
+        _feature_dropout(input.unsqueeze(0), p, training, True)
+        return input
+    return _unbatched(input, input.dim() == 3, lambda x: _feature_dropout(x, p, training, inplace))
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will result in an "
+                      "error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    if nd == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a "
+                      "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                      "please switch to using dropout1d instead.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and will result in an "
+                      "error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
+                      "inputs).", stacklevel=2)
+    if nd != 5 and inplace:
+        _feature_dropout(input.unsqueeze(0), p, training, True)
+        return input
+    return _unbatched(input, nd == 5, lambda x: _feature_dropout(x, p, training, inplace))
+
+
+_ALPHA_PRIME = -1.7580993408473766  # -scale * alpha of SELU: the value SELU saturates to
+
+
+def _alpha_dropout_with_mask(input, p, mask_shape, inplace):
+    if p == 1.0:
+        return _maybe_inplace(input, inplace, lambda x: x * 0.0, "AlphaDropout")
+    keep = _keep_mask(mask_shape, p, input.dtype)
+    a = ((1 - p) * (1 + p * _ALPHA_PRIME ** 2)) ** -0.5
+    b = (1 - keep) * (a * _ALPHA_PRIME) - a * _ALPHA_PRIME * p  # dropped units sit at SELU's floor
+    scale = keep * a
+    return _maybe_inplace(input, inplace, lambda x: x * scale + b, "AlphaDropout")
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps the self-normalising (SELU) mean and variance: dropped units take SELU's floor."""
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    return _alpha_dropout_with_mask(input, p, tuple(input.shape), inplace)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _feature_dropout(input, p, training, inplace, alpha=True)
 
 
 # --- normalisation ---------------------------------------------------------------------------------
+def _check_stat(name, t, c):
+    if t is not None and t.numel() != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
+    if input.dim() < 2:
+        raise ValueError(f"Expected 2D or higher input to batch_norm (got {input.dim()}D input)")
+    c = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        _check_stat(name, t, c)
     dims = [0] + list(range(2, input.dim()))
     shape = [1, -1] + [1] * (input.dim() - 2)
     if training:
-        n = input.numel() // input.shape[1]
+        n = input.numel() // c if c else 0
         if n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                             f"{list(input.shape)}")
+                             f"{_size(input)}")
         mean = input.mean(dims)
         var = ((input - mean.reshape(shape)) ** 2).mean(dims)
         if running_mean is not None:
             with _fg.no_grad():
                 running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+        if running_var is not None:
+            with _fg.no_grad():
                 running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
     else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
         mean, var = running_mean, running_var
     out = (input - mean.reshape(shape)) * _fg.rsqrt(var.reshape(shape) + eps)
     if weight is not None:
@@ -139,15 +500,59 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return out
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalises each (sample, channel) over its spatial dimensions; running stats average the instances."""
+    if input.dim() < 2:
+        raise ValueError(f"Expected 2D or higher input to instance_norm (got {input.dim()}D input)")
+    c = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        _check_stat(name, t, c)
+    dims = list(range(2, input.dim()))
+    shape = [1, -1] + [1] * (input.dim() - 2)
+    if use_input_stats:
+        n = 1
+        for s in input.shape[2:]:
+            n *= s
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {_size(input)}")
+        mean = input.mean(dims, keepdim=True)
+        var = ((input - mean) ** 2).mean(dims, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            with _fg.no_grad():
+                m = mean.detach().reshape(input.shape[0], c)
+                v = var.detach().reshape(input.shape[0], c) * (n / (n - 1))
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(m.mean(0) * momentum)
+                if running_var is not None:
+                    running_var.mul_(1 - momentum).add_(v.mean(0) * momentum)
+        out = (input - mean) * _fg.rsqrt(var + eps)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+        out = (input - running_mean.reshape(shape)) * _fg.rsqrt(running_var.reshape(shape) + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def _check_normalized_shape(input, normalized_shape):
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
     k = len(normalized_shape)
-    if tuple(input.shape[input.dim() - k:]) != tuple(normalized_shape):
+    if k > input.dim() or tuple(input.shape[input.dim() - k:]) != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-                           f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
+                           f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size"
                            f"{list(input.shape)}")
-    dims = list(range(input.dim() - k, input.dim()))
+    return list(range(input.dim() - k, input.dim()))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    dims = _check_normalized_shape(input, normalized_shape)
     mean = input.mean(dims, keepdim=True)
     var = ((input - mean) ** 2).mean(dims, keepdim=True)
     out = (input - mean) * _fg.rsqrt(var + eps)
@@ -158,38 +563,340 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape dims (eps defaults to the dtype's eps)."""
+    dims = _check_normalized_shape(input, normalized_shape)
+    if eps is None:
+        eps = _fg.finfo(input.dtype).eps
+    out = input * _fg.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    return out if weight is None else out * weight
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalises each group of channels of each sample over (channels in group, spatial dims)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    x = input.reshape(n, num_groups, -1)
+    if x.shape[-1] == 0:
+        raise ValueError(f"Expected more than 1 value per group, got input size {_size(input)}")
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    out = ((x - mean) * _fg.rsqrt(var + eps)).reshape(tuple(input.shape))
+    shape = [1, -1] + [1] * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha/size * sum of x^2 over a window of `size` neighbouring channels)^beta."""
+    nd = input.dim()
+    if nd < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {nd} dimensions)")
+    if input.numel() == 0:
+        return input
+    sq = input * input
+    c = input.shape[1]
+    pad_shape = lambda m: (input.shape[0], m) + tuple(input.shape[2:])  # noqa: E731
+    padded = _fg.cat([_fg.zeros(pad_shape(size // 2), dtype=input.dtype), sq,
+                      _fg.zeros(pad_shape((size - 1) // 2), dtype=input.dtype)], 1)
+    win = padded.narrow(1, 0, c)
+    for i in range(1, size):  # a sum over the window's offsets (size is small), vectorised over elements
+        win = win + padded.narrow(1, i, c)
+    div = (win * (alpha / size) + k) ** beta
+    return input / div
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p over dim, eps)."""
+    denom = _fg.clamp(_fg.norm(input, p, dim, keepdim=True), min=eps).expand_as(input)
+    r = input / denom
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """<x1, x2> / (max(||x1||, eps) * max(||x2||, eps)) along dim (inputs broadcast)."""
+    x1, x2 = _fg.broadcast_tensors(x1, x2)
+    n1 = _fg.clamp(_fg.norm(x1, 2, dim, keepdim=True), min=eps)
+    n2 = _fg.clamp(_fg.norm(x2, 2, dim, keepdim=True), min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dimension."""
+    nd = max(x1.dim(), x2.dim())
+    return _fg.norm(x1 - x2 + eps, p, nd - 1 if nd else None, keepdim=keepdim)
+
+
+def pdist(input, p=2):
+    """The p-norm distances between all pairs of rows i < j of an (N, M) input, in row-major order."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    n = input.shape[0]
+    iu = _fg.triu_indices(n, n, 1)
+    diff = input.index_select(0, iu[0]) - input.index_select(0, iu[1])
+    return _fg.norm(diff, p, 1)
+
+
+# --- embeddings ---------------------------------------------------------------------------------------
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescales (in place, without gradient) the rows of weight that input refers to, to norm <= max_norm."""
+    with _fg.no_grad():
+        idx = _fg.unique(input.reshape(-1))
+        rows = weight.index_select(0, idx)
+        norms = _fg.norm(rows, norm_type, 1, keepdim=True)
+        scale = _fg.where(norms > max_norm, max_norm / (norms + 1e-7), _fg.ones_like(norms))
+        weight.index_copy_(0, idx, rows * scale)
+
+
+def _scale_grad(out, flat, num, valid=None):
+    """out unchanged in value, its gradient divided by how often each row's index occurs in flat (counting
+    only the valid positions, when a mask is given)."""
+    w = None if valid is None else valid.to(out.dtype)
+    counts = _fg.bincount(flat, w, minlength=num).to(out.dtype)
+    s = (1.0 / _fg.clamp(counts.index_select(0, flat), min=1)).unsqueeze(-1)
+    d = out.detach()
+    return d + (out - d) * s
+
+
+def _padding_idx(padding_idx, num):
+    if padding_idx is None:
+        return None
+    if padding_idx > 0:
+        assert padding_idx < num, "Padding_idx must be within num_embeddings"
+    elif padding_idx < 0:
+        assert padding_idx >= -num, "Padding_idx must be within num_embeddings"
+        padding_idx += num
+    return padding_idx
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported yet")
-    flat = input.reshape(-1)
+    """Rows of weight looked up by the integer indices in input (padding_idx rows get no gradient)."""
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported (funcgrad has no sparse "
+                                  "tensors); use sparse=False")
+    if input.is_floating_point() or input.dtype == _fg.bool:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    padding_idx = _padding_idx(padding_idx, weight.shape[0])
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    flat = input.reshape(-1).long()
     out = _fg.index_select(weight, 0, flat)
     if padding_idx is not None:
-        if padding_idx < 0:
-            padding_idx += weight.shape[0]
         keep = (flat != padding_idx).unsqueeze(-1)
         out = _fg.where(keep, out, out.detach())
+    if scale_grad_by_freq:
+        out = _scale_grad(out, flat, weight.shape[0])
     return out.reshape(tuple(input.shape) + (weight.shape[1],))
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """Sums, means or maxes of bags of embeddings: rows of a 2D input, or segments of a 1D input at offsets."""
+    if sparse:
+        raise NotImplementedError("embedding_bag: sparse gradients are not supported (funcgrad has no sparse "
+                                  "tensors); use sparse=False")
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, "
+                         f"then it must have the same shape as the input ({tuple(input.shape)})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type "
+                             f"{type(offsets).__module__.split('.')[0]}.{type(offsets).__name__}")
+        b, length = input.shape
+        ids = input
+        mask = _fg.ones((b, length), dtype=_fg.bool)
+        psw = per_sample_weights
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        n = input.shape[0]
+        offs = offsets.long()
+        if offs.numel() and _concrete(offs) and int(offs[0].item()) != 0:
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                               f"from position 0. However, got {int(offs[0].item())}")
+        if include_last_offset:
+            starts, ends = offs[:-1], offs[1:]
+        else:
+            starts = offs
+            ends = _fg.cat([offs[1:], _fg.tensor([n], dtype=_fg.int64)])
+        lengths = _fg.clamp(ends, max=n) - starts
+        b = starts.shape[0]
+        length = int(lengths.max().item()) if b else 0
+        pos = _fg.arange(length)
+        mask = pos.unsqueeze(0) < lengths.unsqueeze(1)
+        where_ = _fg.where(mask, starts.unsqueeze(1) + pos.unsqueeze(0), _fg.zeros((), dtype=_fg.int64))
+        ids = input.long()[where_] if n else _fg.zeros((b, length), dtype=_fg.int64)
+        psw = per_sample_weights[where_] if per_sample_weights is not None and n else per_sample_weights
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    if scale_grad_by_freq and mode == "max":
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    pidx = _padding_idx(padding_idx, weight.shape[0])
+    if pidx is not None:
+        mask = mask & (ids != pidx)
+    d = weight.shape[1]
+    if ids.numel() == 0:
+        return _fg.zeros((b, d), dtype=weight.dtype) + weight.sum() * 0
+    emb = _fg.index_select(weight, 0, ids.reshape(-1))
+    if scale_grad_by_freq:
+        emb = _scale_grad(emb, ids.reshape(-1), weight.shape[0], mask.reshape(-1))
+    emb = emb.reshape(tuple(ids.shape) + (d,))
+    m = mask.unsqueeze(-1)
+    count = mask.sum(1, keepdim=True)
+    if mode == "max":
+        picked = _fg.where(m, emb, _fg.full((), float("-inf"), dtype=emb.dtype)).max(1).values
+        return _fg.where(count > 0, picked, _fg.zeros((), dtype=emb.dtype))
+    w = mask.to(emb.dtype)
+    if psw is not None:
+        w = w * psw
+    total = (emb * w.unsqueeze(-1)).sum(1)
+    if mode == "sum":
+        return total
+    return total / _fg.clamp(count, min=1).to(emb.dtype)
 
 
 def one_hot(tensor, num_classes=-1):
     if tensor.dtype != _fg.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if num_classes == -1:
-        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+    if tensor.numel() and _concrete(tensor):
+        lo, hi = int(tensor.min().item()), int(tensor.max().item())
+        if lo < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = hi + 1
+        elif hi >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    elif num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max().item()) + 1
     ar = _fg.arange(num_classes)
     return (tensor.unsqueeze(-1) == ar).long()
 
 
-# --- losses -----------------------------------------------------------------------------------------
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return _reduce((input - target) ** 2, reduction)
+# --- regression losses ----------------------------------------------------------------------------------
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _check_target_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    return _weighted((input - target) ** 2, weight, input, reduction)
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return _reduce(_fg.abs(input - target), reduction)
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _check_target_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    return _weighted(_fg.abs(input - target), weight, input, reduction)
 
 
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, |d| - beta/2 elsewhere (L1 when beta == 0)."""
+    _check_target_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    z = _fg.abs(input - target)
+    loss = z if beta == 0 else _fg.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| <= delta, delta (|d| - delta/2) elsewhere."""
+    _check_target_size(input, target)
+    reduction = _reduction(None, None, reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    z = _fg.abs(input - target)
+    loss = _fg.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+    return _weighted(loss, weight, input, reduction, mean_by_weight=False)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """Negative log likelihood of target ~ Poisson(exp(input)) (or Poisson(input) with log_input=False)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = _fg.exp(input) - target * input
+    else:
+        loss = input - target * _fg.log(input + eps)
+    if full:
+        big = target > 1
+        t = _fg.where(big, target, _fg.ones_like(target))  # keeps log() finite where the term is unused
+        stirling = t * _fg.log(t) - t + 0.5 * _fg.log(2 * math.pi * t)
+        loss = loss + _fg.where(big, stirling, _fg.zeros_like(stirling))
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 (log var + (input - target)^2 / var) [+ 0.5 log 2 pi], var clamped below at eps (gradient passes)."""
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = _fg.ones_like(input) * var
+    elif _concrete(var) and bool((var < 0).any().item()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.dim() == var.dim() and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    clamped = _fg.clamp(var.detach(), min=eps)
+    var = var + (clamped - var.detach())  # clamp the value only: the gradient reaches var unchanged
+    loss = 0.5 * (_fg.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target * (log target - input) pointwise (input holds log-probabilities); 'batchmean' divides by N."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = _fg.exp(target) * (target - input)
+    else:
+        loss = _fg.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    return _reduce(loss, reduction)
+
+
+# --- classification losses ----------------------------------------------------------------------------
 def _to_last(x):
     """(N, C, d1, ...) -> (N*d1*..., C)."""
     if x.dim() > 2:
@@ -197,15 +904,51 @@ def _to_last(x):
     return x.reshape(-1, x.shape[-1])
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+def _check_class_target(input, target, name="nll_loss"):
+    if target.is_floating_point():
+        raise RuntimeError(f"expected scalar type Long but found {target.type().split('.')[-1].replace('Tensor', '')}")
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() == 1:
-        input, target = input.unsqueeze(0), target.unsqueeze(0)
-    out_shape = tuple(target.shape)
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        return
+    if target.dim() >= 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    if input.dim() == 2:
+        if target.dim() != 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    else:
+        want = [input.shape[0]] + list(input.shape[2:])
+        if list(target.shape) != want:
+            raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
+
+
+def _check_bounds(t, valid, c):
+    if _concrete(t) and t.numel():
+        bad = valid & ((t < 0) | (t >= c))
+        if bool(bad.any().item()):
+            raise IndexError(f"Target {int(t[bad][0].item())} is out of bounds.")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """-input[n, target[n]] (weighted), over (N, C) or (N, C, d1, ...) inputs; ignore_index entries drop out."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_class_target(input, target)
+    c = input.shape[0] if input.dim() == 1 else input.shape[1]
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight.shape)}")
+    if input.dim() == 1:
+        input, target = input.unsqueeze(0), target.reshape(1)
+        out_shape = ()
+    else:
+        out_shape = tuple(target.shape)
     logp = _to_last(input)
     t = target.reshape(-1)
     valid = t != ignore_index
+    _check_bounds(t, valid, c)
     tc = _fg.where(valid, t, _fg.zeros_like(t))
     picked = -logp.gather(1, tc.unsqueeze(1)).squeeze(1)
     w = weight[tc] if weight is not None else _fg.ones_like(picked)
@@ -220,12 +963,17 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    """log_softmax over the class dim, then NLL against class indices or class probabilities."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     cdim = 0 if input.dim() == 1 else 1
-    logp = log_softmax(input, cdim)
     C = input.shape[cdim]
-    if target.is_floating_point():  # class probabilities
+    if weight is not None and weight.numel() != C:
+        raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight.shape)}")
+    logp = log_softmax(input, cdim)
+    if target.is_floating_point() and tuple(target.shape) == tuple(input.shape):  # class probabilities
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / C
         wshape = [1] * input.dim()
@@ -235,13 +983,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             term = term * weight.reshape(wshape)
         loss = -term.sum(cdim)
         if reduction == "mean":
-            return loss.sum() / (input.numel() // C)
+            return loss.sum() / (input.numel() // C) if input.numel() else loss.sum() / 0.0
         return _reduce(loss, reduction)
+    if target.is_floating_point() and target.dim() >= 1 and input.dim() >= 2 and target.dim() == input.dim():
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
         return nll
     if input.dim() == 1:
-        logp, target = logp.unsqueeze(0), target.unsqueeze(0)
+        logp, target = logp.unsqueeze(0), target.reshape(1)
     lp = _to_last(logp)
     t = target.reshape(-1)
     valid = (t != ignore_index).to(lp.dtype)
@@ -261,19 +1011,25 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch does."""
+    reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
-                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+        raise ValueError(f"Using a target size ({_size(target)}) that is different to the input size "
+                         f"({_size(input)}) is deprecated. Please ensure they have the same size.")
+    if _concrete(input) and input.numel() and bool(((input < 0) | (input > 1)).any().item()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
     loss = -(target * _fg.clamp(_fg.log(input), min=-100) + (1 - target) * _fg.clamp(_fg.log(1 - input), min=-100))
     if weight is not None:
-        loss = loss * weight
+        loss = loss * weight.expand(_fg.broadcast_shapes(tuple(weight.shape), tuple(target.shape)))
     return _reduce(loss, reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
+    """BCE of sigmoid(input), computed stably; pos_weight scales the positive term per class."""
+    reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+        raise ValueError(f"Target size ({_size(target)}) must be the same as input size ({_size(input)})")
     sp = _fg.log1p(_fg.exp(-_fg.abs(input))) + _fg.clamp(-input, min=0)  # log(1 + exp(-x))
     if pos_weight is not None:
         lw = 1 + (pos_weight - 1) * target
@@ -283,6 +1039,148 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input))."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce(softplus(-target * input), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Per-class BCE with logits, averaged over classes, then reduced over samples."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(dim=input.dim() - 1) / input.shape[-1]
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """sum over i != y of max(0, margin - x[y] + x[i])^p / C (weighted by weight[y])."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    x = input.unsqueeze(0) if input.dim() <= 1 else input
+    if x.dim() != 2:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    t = target.reshape(-1)
+    if t.shape[0] != x.shape[0]:
+        raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got {list(target.shape)}")
+    c = x.shape[1]
+    if _concrete(t) and t.numel() and bool(((t < 0) | (t >= c)).any().item()):
+        raise RuntimeError("target out of range")
+    xy = x.gather(1, t.unsqueeze(1))
+    z = _fg.clamp(margin - xy + x, min=0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight[t].unsqueeze(1)
+    not_y = _fg.arange(c).unsqueeze(0) != t.unsqueeze(1)
+    loss = (z * not_y.to(z.dtype)).sum(1) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C; target lists class
+    indices, ended by the first -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.is_floating_point():
+        raise RuntimeError("expected scalar type Long but found Float")
+    x = input.unsqueeze(0) if input.dim() <= 1 else input
+    t = target.reshape(x.shape) if input.dim() <= 1 else target
+    if tuple(t.shape) != tuple(x.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    c = x.shape[1]
+    valid = _fg.cumprod((t >= 0).long(), 1).bool()  # the targets before the first -1
+    if _concrete(t) and t.numel() and bool((valid & (t >= c)).any().item()):
+        raise RuntimeError("target out of range")
+    tc = _fg.where(valid, t, _fg.zeros_like(t))
+    classes = _fg.arange(c)
+    is_target = ((tc.unsqueeze(2) == classes) & valid.unsqueeze(2)).any(1)  # (N, C)
+    xj = x.gather(1, tc)  # (N, J)
+    z = _fg.clamp(1 - xj.unsqueeze(2) + x.unsqueeze(1), min=0)  # (N, J, C)
+    m = valid.unsqueeze(2) & (~is_target).unsqueeze(1)
+    loss = (z * m.to(z.dtype)).sum((1, 2)) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+# --- embedding / ranking losses -----------------------------------------------------------------------
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) for target 1, max(0, cos(x1, x2) - margin) for target -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() not in (1, 2) or input1.shape != input2.shape:
+        raise RuntimeError(f"cosine_embedding_loss: expected input1 and input2 of the same 1D or 2D size, got "
+                           f"{list(input1.shape)} and {list(input2.shape)}")
+    d = input1.dim() - 1
+    if input1.dim() == 2 and (target.dim() != 1 or target.shape[0] != input1.shape[0]) or \
+            input1.dim() == 1 and target.dim() != 0:
+        raise RuntimeError(f"{input1.dim()}D target tensor expects {input1.dim() - 1}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)} and target of size "
+                           f"{list(target.shape)}")
+    eps = 1e-12
+    prod = (input1 * input2).sum(d)
+    mag = _fg.sqrt(((input1 * input1).sum(d) + eps) * ((input2 * input2).sum(d) + eps))
+    cos = prod / mag
+    zeros = _fg.zeros_like(cos)
+    pos = _fg.where(target == 1, 1 - cos, zeros)
+    neg = _fg.where(target == -1, _fg.clamp(cos - margin, min=0), zeros)
+    return _reduce(pos + neg, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -target * (x1 - x2) + margin)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {_size(input1)}, input2: {_size(input2)}, target: {_size(target)} ")
+    return _reduce(_fg.clamp(-target * (input1 - input2) + margin, min=0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """x for target 1, max(0, margin - x) for target -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = _fg.zeros_like(input)
+    loss = _fg.where(target != -1, input, zeros) + _fg.where(target != 1, _fg.clamp(margin - input, min=0), zeros)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """max(0, d(a, p) - d(a, n) + margin) with d the p-norm pairwise distance."""
+    reduction = _reduction(size_average, reduce, reduction)
+    a, po, ne = anchor.dim(), positive.dim(), negative.dim()
+    if not (a == po == ne):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a}D, positive {po}D, and negative {ne}D inputs")
+    d_ap = pairwise_distance(anchor, positive, p, eps)
+    d_an = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_an = _fg.minimum(d_an, pairwise_distance(positive, negative, p, eps))
+    return _reduce(_fg.clamp(margin + d_ap - d_an, min=0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """The triplet loss with any distance function (pairwise_distance by default)."""
+    reduction = _reduction(None, None, reduction)
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                         "instead")
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_ap, d_an = dist(anchor, positive), dist(anchor, negative)
+    if swap:
+        d_an = _fg.minimum(d_an, dist(positive, negative))
+    return _reduce(_fg.clamp(margin + d_ap - d_an, min=0), reduction)
 
 
 # Convolution, pooling and resampling live in their own module; attention in another.

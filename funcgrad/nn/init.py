@@ -1,12 +1,25 @@
-"""torch.nn.init: in-place initialisers drawing from funcgrad's global generator."""
+"""torch.nn.init: in-place initialisers drawing from funcgrad's global generator (or a given one).
+Each runs under no_grad, so parameters stay leaves, and returns the tensor it filled."""
 from __future__ import annotations
 
 import math
+import warnings
+
+import numpy as np
 
 import funcgrad as _fg
+import funcgrad.numpy as _jnp
+
+
+def _no_op_if_empty(tensor) -> bool:
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return True
+    return False
 
 
 def calculate_gain(nonlinearity, param=None):
+    """The recommended gain (std scale) for a nonlinearity, as torch.nn.init.calculate_gain."""
     linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                   "conv_transpose3d"]
     if nonlinearity in linear_fns or nonlinearity == "sigmoid":
@@ -86,7 +99,7 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    if 0 in tuple(tensor.shape):
+    if _no_op_if_empty(tensor):
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
@@ -96,9 +109,90 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    if 0 in tuple(tensor.shape):
+    if _no_op_if_empty(tensor):
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """N(mean, std^2) truncated to [a, b], by inverse-CDF sampling of a uniform draw."""
+    def cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
+                      "may be incorrect.", stacklevel=2)
+    with _fg.no_grad():
+        lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
+        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
+        tensor.erfinv_()
+        tensor.mul_(std * math.sqrt(2.0))
+        tensor.add_(mean)
+        tensor.clamp_(min=a, max=b)
+        return tensor
+
+
+def eye_(tensor):
+    """The identity matrix (ones on the main diagonal of a 2D tensor)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with _fg.no_grad():
+        tensor.copy_(_fg.eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """The Dirac delta for {3,4,5}D conv weights: each group's outputs copy its inputs at the kernel centre."""
+    dimensions = tensor.dim()
+    if dimensions not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    n = min(out_per_group, sizes[1])
+    with _fg.no_grad():
+        tensor.zero_()
+        g = _fg.arange(groups).repeat_interleave(n)
+        d = _fg.arange(n).repeat(groups)
+        centre = tuple(_fg.full((groups * n,), s // 2, dtype=_fg.int64) for s in sizes[2:])
+        tensor[(g * out_per_group + d, d) + centre] = 1.0
+    return tensor
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix (over the tensor flattened to rows x rest), from the QR of a normal draw."""
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _fg.empty((rows, cols), dtype=tensor.dtype).normal_(0, 1, generator=generator)
+    if rows < cols:
+        flat = flat.t()
+    q, r = _jnp.linalg.qr(_jnp.asarray(flat.numpy()))
+    q = _fg.from_numpy(np.array(q)) * _fg.sign(_fg.from_numpy(np.array(_jnp.diagonal(r))))  # unique: diag(r) > 0
+    if rows < cols:
+        q = q.t()
+    with _fg.no_grad():
+        tensor.copy_(q.reshape(tuple(tensor.shape)))
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """N(0, std^2) entries with a fraction `sparsity` of each column set to zero."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with _fg.no_grad():
+        tensor.normal_(0, std, generator=generator)
+        if num_zeros and rows and cols:
+            keys = _fg.empty((rows, cols)).uniform_(0, 1, generator=generator)
+            rank = keys.argsort(0).argsort(0)  # a uniformly random permutation of the rows, per column
+            tensor.masked_fill_(rank < num_zeros, 0.0)
+    return tensor

@@ -7,10 +7,11 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ['BatchNorm1d', 'BatchNorm2d']
+__all__ = ['BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d']
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    """Shared by batch and instance norm: affine parameters and (optionally) running statistics."""
     _dims = ()
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
@@ -54,6 +55,12 @@ class _BatchNorm(Module):
             raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._dims)} input (got {input.dim()}D "
                              "input)")
 
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
     def forward(self, input):
         self._check_input_dim(input)
         eaf = 0.0 if self.momentum is None else self.momentum
@@ -67,10 +74,6 @@ class _BatchNorm(Module):
                             self.running_var if use_running else None, self.weight, self.bias, bn_training,
                             eaf, self.eps)
 
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
-
 
 class BatchNorm1d(_BatchNorm):
     _dims = (2, 3)
@@ -78,3 +81,7 @@ class BatchNorm1d(_BatchNorm):
 
 class BatchNorm2d(_BatchNorm):
     _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    _dims = (5,)

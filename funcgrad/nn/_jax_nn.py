@@ -1,0 +1,198 @@
+"""jax.nn's functions on Arrays (funcgrad.nn serves both faces: torch.nn's classes are capitalised, jax.nn's
+functions are lowercase, so `import funcgrad as jax; jax.nn.relu(x)` and `import funcgrad as torch;
+torch.nn.ReLU()` share one namespace without clashing). Written with funcgrad.numpy, so grad, vmap and jit
+apply; derivatives at kinks follow JAX (relu'(0) = 0)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import lax
+from .. import numpy as jnp
+from ..numpy._statistics import logsumexp
+from ..scipy.special import erf
+
+__all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
+           "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu", "relu6", "selu",
+           "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid", "squareplus",
+           "standardize", "swish", "tanh", "dot_product_attention"]
+
+
+def identity(x):
+    return jnp.asarray(x)
+
+
+def relu(x):
+    """max(x, 0) with derivative 0 at 0 (as jax.nn.relu)."""
+    x = jnp.asarray(x)
+    return jnp.where(x > 0, x, jnp.zeros_like(x))
+
+
+def relu6(x):
+    x = jnp.asarray(x)
+    return jnp.where(x > 0, jnp.where(x < 6, x, jnp.full_like(x, 6)), jnp.zeros_like(x))
+
+
+def sigmoid(x):
+    return lax.logistic(jnp.asarray(x))
+
+
+def log_sigmoid(x):
+    return -softplus(-jnp.asarray(x))
+
+
+def softplus(x):
+    return jnp.logaddexp(jnp.asarray(x), 0)
+
+
+def sparse_plus(x):
+    x = jnp.asarray(x)
+    return jnp.where(x <= -1, jnp.zeros_like(x), jnp.where(x >= 1, x, (x + 1) ** 2 / 4))
+
+
+def sparse_sigmoid(x):
+    x = jnp.asarray(x)
+    return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
+
+
+def soft_sign(x):
+    x = jnp.asarray(x)
+    return x / (jnp.abs(x) + 1)
+
+
+def silu(x):
+    x = jnp.asarray(x)
+    return x * sigmoid(x)
+
+
+swish = silu
+
+
+def hard_sigmoid(x):
+    return relu6(jnp.asarray(x) + 3.0) / 6.0
+
+
+def hard_silu(x):
+    x = jnp.asarray(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+def hard_tanh(x):
+    x = jnp.asarray(x)
+    return jnp.where(x > 1, jnp.ones_like(x), jnp.where(x < -1, -jnp.ones_like(x), x))
+
+
+def tanh(x):
+    return jnp.tanh(x)
+
+
+def elu(x, alpha=1.0):
+    x = jnp.asarray(x)
+    safe = jnp.where(x > 0, jnp.zeros_like(x), x)
+    return jnp.where(x > 0, x, alpha * jnp.expm1(safe))
+
+
+def celu(x, alpha=1.0):
+    x = jnp.asarray(x)
+    return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
+
+
+def selu(x):
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    return scale * elu(x, alpha)
+
+
+def leaky_relu(x, negative_slope=1e-2):
+    x = jnp.asarray(x)
+    return jnp.where(x >= 0, x, negative_slope * x)
+
+
+def gelu(x, approximate: bool = True):
+    """GELU; jax.nn's default is the tanh approximation."""
+    x = jnp.asarray(x)
+    if approximate:
+        c = math.sqrt(2 / math.pi)
+        return 0.5 * x * (1 + jnp.tanh(c * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + erf(x / math.sqrt(2)))
+
+
+def mish(x):
+    x = jnp.asarray(x)
+    return x * jnp.tanh(softplus(x))
+
+
+def squareplus(x, b=4):
+    x = jnp.asarray(x)
+    return (x + jnp.sqrt(x * x + b)) / 2
+
+
+def glu(x, axis: int = -1):
+    x = jnp.asarray(x)
+    n = x.shape[axis]
+    if n % 2:
+        raise ValueError(f"glu: the size of axis {axis} must be even, got shape {x.shape}")
+    a, b = jnp.split(x, 2, axis=axis)
+    return a * sigmoid(b)
+
+
+def _where_mask(x, where, fill):
+    return x if where is None else jnp.where(where, x, fill)
+
+
+def softmax(x, axis=-1, where=None, initial=None):
+    """exp(x - max) / sum, over `axis` (an int or tuple); `where` masks entries out (they get 0)."""
+    x = jnp.asarray(x)
+    xm = _where_mask(x, where, -jnp.inf)
+    unnorm = jnp.exp(xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True)))
+    unnorm = _where_mask(unnorm, where, 0.0)
+    return unnorm / jnp.sum(unnorm, axis=axis, keepdims=True)
+
+
+def log_softmax(x, axis=-1, where=None, initial=None):
+    x = jnp.asarray(x)
+    xm = _where_mask(x, where, -jnp.inf)
+    shifted = xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True))
+    out = shifted - jnp.log(jnp.sum(_where_mask(jnp.exp(shifted), where, 0.0), axis=axis, keepdims=True))
+    return _where_mask(out, where, -jnp.inf)
+
+
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
+    x = jnp.asarray(x)
+    if mean is None:
+        mean = jnp.mean(x, axis=axis, keepdims=True, where=where)
+    if variance is None:
+        variance = jnp.mean(jnp.square(x), axis=axis, keepdims=True, where=where) - jnp.square(mean)
+    return (x - mean) * lax.rsqrt(variance + epsilon)
+
+
+def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
+    """x's integer entries as one-hot vectors along a new `axis` (out-of-range entries give all zeros)."""
+    x = jnp.asarray(x)
+    dtype = jnp.float32 if dtype is None else dtype
+    classes = jnp.arange(num_classes)
+    ax = axis if axis >= 0 else x.ndim + 1 + axis
+    shape = [1] * (x.ndim + 1)
+    shape[ax] = num_classes
+    return (jnp.expand_dims(x, ax) == classes.reshape(shape)).astype(dtype)
+
+
+def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None, is_causal=False, **_):
+    """softmax(q k^T * scale + bias, masked) v over inputs shaped [batch..., seq, heads, dim] (jax.nn's)."""
+    q, k, v = jnp.asarray(query), jnp.asarray(key), jnp.asarray(value)
+    d = q.shape[-1]
+    scale = 1.0 / math.sqrt(d) if scale is None else scale
+    logits = jnp.einsum("...qhd,...khd->...hqk", q, k) * scale
+    if bias is not None:
+        logits = logits + bias
+    if mask is not None:
+        logits = jnp.where(mask, logits, jnp.finfo(logits.dtype).min)
+    if is_causal:
+        tq, tk = logits.shape[-2], logits.shape[-1]
+        causal = np.tril(np.ones((tq, tk), bool))
+        logits = jnp.where(causal, logits, jnp.finfo(logits.dtype).min)
+    probs = softmax(logits, axis=-1)
+    return jnp.einsum("...hqk,...khd->...qhd", probs, v)
