@@ -285,6 +285,7 @@ def test_scheduler_state_dict_resume(name, kw):
     np.testing.assert_allclose(np.array(out), np.array(ref[6:]), rtol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
 def test_scheduler_closed_form_and_errors():
     p = fg.zeros(1, requires_grad=True)
     opt = optim.SGD([p], lr=1.0)

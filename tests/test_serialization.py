@@ -1,7 +1,9 @@
-"""funcgrad.save / funcgrad.load: exact round trips of tensors, state_dicts and containers; no code on load."""
+"""funcgrad.save / funcgrad.load: exact round trips of tensors, state_dicts and containers; the old pickle-free
+format still loads; weights_only refuses what it does not know."""
 import io
 import json
 import math
+import pickle
 import zipfile
 from collections import OrderedDict
 
@@ -59,7 +61,9 @@ def test_containers_round_trip():
            (1, "k"): (fg.zeros(1), shared, shared),
            3: OrderedDict([("z", np.arange(4, dtype=np.int16)), ("y", np.float32(1.25))]),
            "dt": fg.float16, "size": fg.Size([2, 3]), "nested": {"deep": [[[]]], "e": {}}}
-    r = _rt(obj)
+    with pytest.raises(pickle.UnpicklingError, match="numpy"):   # NumPy arrays need weights_only=False
+        _rt(obj)
+    r = _rt(obj, weights_only=False)
     assert r["a"] == obj["a"] and all(type(x) is type(y) for x, y in zip(r["a"], obj["a"]))
     assert isinstance(r[(1, "k")], tuple) and r[(1, "k")][1] is r[(1, "k")][2]
     assert isinstance(r[3], OrderedDict) and list(r[3]) == ["z", "y"]
@@ -95,20 +99,40 @@ def test_optimizer_state_dict_round_trip(tmp_path):
     np.testing.assert_array_equal(w.detach().numpy(), w2.detach().numpy())
 
 
-def test_file_holds_only_data_and_refuses_other_objects():
+def test_file_layout_is_torchs_and_unpicklable_objects_are_refused():
     buf = io.BytesIO()
     fg.save({"x": fg.ones(3)}, buf)
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
         names = sorted(z.namelist())
-        assert names == ["funcgrad/data/0.npy", "funcgrad/manifest.json"]
-        assert json.loads(z.read("funcgrad/manifest.json"))["format"] == "funcgrad.save"
-        assert not any(n.endswith(".pkl") for n in names)
-    with pytest.raises(TypeError, match="cannot save"):
+        assert names == ["archive/byteorder", "archive/data.pkl", "archive/data/0", "archive/version"]
+        assert z.read("archive/byteorder") == b"little"
+        assert np.frombuffer(z.read("archive/data/0"), np.float32).tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(pickle.PicklingError):
         fg.save({"f": lambda: 0}, io.BytesIO())
-    with pytest.raises(TypeError):
-        fg.save(np.array([object()]), io.BytesIO())
-    with pytest.raises(TypeError):
-        fg.save({1, 2}, io.BytesIO())
+
+
+def _old_format(root, arrays=()):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("funcgrad/manifest.json", json.dumps({"format": "funcgrad.save", "version": 1, "root": root}))
+        for i, a in enumerate(arrays):
+            npy = io.BytesIO()
+            np.save(npy, a)
+            z.writestr(f"funcgrad/data/{i}.npy", npy.getvalue())
+    buf.seek(0)
+    return buf
+
+
+def test_old_pickle_free_format_still_loads():
+    root = {"T": "dict", "v": [[{"T": "str", "v": "w"}, {"T": "tensor", "v": 0, "requires_grad": True,
+                                                        "parameter": True}],
+                               [{"T": "str", "v": "again"}, {"T": "ref", "v": 0}],
+                               [{"T": "str", "v": "f"}, {"T": "float", "v": (0.1).hex()}],
+                               [{"T": "str", "v": "dt"}, {"T": "dtype", "v": "torch.int16"}]]}
+    r = fg.load(_old_format(root, [np.arange(4, dtype=np.float64)]))
+    assert isinstance(r["w"], fg.nn.Parameter) and r["w"].requires_grad and r["w"].dtype == fg.float64
+    assert r["again"] is r["w"] and r["f"] == 0.1 and r["dt"] is fg.int16
+    np.testing.assert_array_equal(r["w"].detach().numpy(), [0, 1, 2, 3])
 
 
 def test_load_rejects_foreign_and_malicious_files():
@@ -134,9 +158,11 @@ def test_load_rejects_foreign_and_malicious_files():
         fg.load(buf)
 
 
-def test_torch_save_files_are_refused(tmp_path):
+def test_legacy_and_torchscript_files_are_refused(tmp_path):
     torch = pytest.importorskip("torch")
     p = tmp_path / "t.pt"
-    torch.save({"a": torch.ones(2)}, p)
-    with pytest.raises(RuntimeError, match="torch.save"):
+    torch.save({"a": torch.ones(2)}, p, _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match="legacy"):
         fg.load(p)
+    with pytest.raises(NotImplementedError):
+        fg.save(fg.ones(1), io.BytesIO(), _use_new_zipfile_serialization=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import funcgrad as _fg
 
 from . import functional as F
-from .optimizer import Optimizer, _as_array, _write
+from .optimizer import Optimizer, _functional_step, _step_tensor
 
 __all__ = ["Adam", "AdamW"]
 
@@ -36,32 +36,13 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        loss = self._closure(closure)
-        with _fg.no_grad():
-            for group in self.param_groups:
-                hp = {k: group[k] for k in F.ADAM_DEFAULTS}
-                hp["decoupled_weight_decay"] = group.get("decoupled_weight_decay", self._decoupled)
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    st = self.state[p]
-                    if len(st) == 0:
-                        st["step"] = _fg.tensor(0.0, dtype=_fg.float32)
-                        st["exp_avg"] = _fg.zeros_like(p.detach())
-                        st["exp_avg_sq"] = _fg.zeros_like(p.detach())
-                        if group["amsgrad"]:
-                            st["max_exp_avg_sq"] = _fg.zeros_like(p.detach())
-                    fstate = {"step": int(st["step"].item()), "exp_avg": _as_array(st["exp_avg"]),
-                              "exp_avg_sq": _as_array(st["exp_avg_sq"])}
-                    if group["amsgrad"]:
-                        fstate["max_exp_avg_sq"] = _as_array(st["max_exp_avg_sq"])
-                    new_p, new_st = F.adam_update(_as_array(p), _as_array(p.grad), fstate, hp)
-                    _write(p, new_p)
-                    st["step"].add_(1)
-                    for k in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
-                        if k in new_st:
-                            _write(st[k], new_st[k])
-        return loss
+        def init(p, group):
+            st = {"step": _step_tensor(), "exp_avg": _fg.zeros_like(p.detach()),
+                  "exp_avg_sq": _fg.zeros_like(p.detach())}
+            if group["amsgrad"]:
+                st["max_exp_avg_sq"] = _fg.zeros_like(p.detach())
+            return st
+        return _functional_step(self, closure, F.ADAM_DEFAULTS, F.adam_update, init)
 
 
 class AdamW(Adam):

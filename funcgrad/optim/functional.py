@@ -23,7 +23,10 @@ ADAGRAD_DEFAULTS = dict(lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumul
 
 __all__ = ["SGD_DEFAULTS", "ADAM_DEFAULTS", "ADAMW_DEFAULTS", "RMSPROP_DEFAULTS", "ADAGRAD_DEFAULTS", "sgd_init",
            "sgd_update", "adam_init", "adam_update", "adamw_init", "adamw_update", "rmsprop_init",
-           "rmsprop_update", "adagrad_init", "adagrad_update"]
+           "rmsprop_update", "adagrad_init", "adagrad_update", "ADADELTA_DEFAULTS", "ADAMAX_DEFAULTS",
+           "NADAM_DEFAULTS", "RADAM_DEFAULTS", "ASGD_DEFAULTS", "RPROP_DEFAULTS", "adadelta_init", "adadelta_update",
+           "adamax_init", "adamax_update", "nadam_init", "nadam_update", "radam_init", "radam_update", "asgd_init",
+           "asgd_update", "rprop_init", "rprop_update"]
 
 
 def _hp(hp, defaults):
@@ -211,3 +214,213 @@ def adagrad_update(params, grads, state, hp=None):
 
     new_p, new_s = _map(one, params, grads, state["sum"])
     return new_p, {"step": t, "sum": new_s}
+
+
+# --- Adadelta ----------------------------------------------------------------------------------------------
+ADADELTA_DEFAULTS = dict(lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, maximize=False)
+
+
+def adadelta_init(params, hp=None):
+    _hp(hp, ADADELTA_DEFAULTS)
+    return {"step": 0, "square_avg": _zeros_like_tree(params), "acc_delta": _zeros_like_tree(params)}
+
+
+def adadelta_update(params, grads, state, hp=None):
+    """torch.optim.Adadelta's update: v = rho v + (1-rho) g^2; d = sqrt(u + eps) / sqrt(v + eps) g;
+    u = rho u + (1-rho) d^2; p -= lr d."""
+    hp = _hp(hp, ADADELTA_DEFAULTS)
+    lr, rho, eps, wd = hp["lr"], hp["rho"], hp["eps"], hp["weight_decay"]
+
+    def one(p, g, v, u):
+        if hp["maximize"]:
+            g = -g
+        if wd != 0:
+            g = g + wd * p
+        v = v * rho + (1 - rho) * g * g
+        d = jnp.sqrt(u + eps) / jnp.sqrt(v + eps) * g
+        u = u * rho + (1 - rho) * d * d
+        return (p - lr * d).astype(p.dtype), v, u
+
+    new_p, v, u = _map(one, params, grads, state["square_avg"], state["acc_delta"])
+    return new_p, {"step": state["step"] + 1, "square_avg": v, "acc_delta": u}
+
+
+# --- Adamax ------------------------------------------------------------------------------------------------
+ADAMAX_DEFAULTS = dict(lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, maximize=False)
+
+
+def adamax_init(params, hp=None):
+    _hp(hp, ADAMAX_DEFAULTS)
+    return {"step": 0, "exp_avg": _zeros_like_tree(params), "exp_inf": _zeros_like_tree(params)}
+
+
+def adamax_update(params, grads, state, hp=None):
+    """torch.optim.Adamax's update: m lerps to g; u = max(b2 u, |g| + eps); p -= lr / (1 - b1^t) m / u."""
+    hp = _hp(hp, ADAMAX_DEFAULTS)
+    b1, b2 = hp["betas"]
+    t = state["step"] + 1
+    clr = hp["lr"] / (1 - b1 ** t)
+
+    def one(p, g, m, u):
+        if hp["maximize"]:
+            g = -g
+        if hp["weight_decay"] != 0:
+            g = g + hp["weight_decay"] * p
+        m = m + (g - m) * (1 - b1)
+        u = jnp.maximum(u * b2, jnp.abs(g) + hp["eps"])
+        return (p - clr * (m / u)).astype(p.dtype), m, u
+
+    new_p, m, u = _map(one, params, grads, state["exp_avg"], state["exp_inf"])
+    return new_p, {"step": t, "exp_avg": m, "exp_inf": u}
+
+
+# --- NAdam -------------------------------------------------------------------------------------------------
+NADAM_DEFAULTS = dict(lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, momentum_decay=4e-3,
+                      decoupled_weight_decay=False, maximize=False)
+
+
+def nadam_init(params, hp=None):
+    _hp(hp, NADAM_DEFAULTS)
+    return {"step": 0, "mu_product": jnp.asarray(1.0, dtype=jnp.float32), "exp_avg": _zeros_like_tree(params),
+            "exp_avg_sq": _zeros_like_tree(params)}
+
+
+def nadam_update(params, grads, state, hp=None):
+    """torch.optim.NAdam's update (Nesterov-accelerated Adam with the mu_t momentum schedule); `mu_product`
+    is the running product of the mu_t, kept in float32 as torch keeps it."""
+    hp = _hp(hp, NADAM_DEFAULTS)
+    lr, eps, wd, psi = hp["lr"], hp["eps"], hp["weight_decay"], hp["momentum_decay"]
+    b1, b2 = hp["betas"]
+    t = state["step"] + 1
+    bc2 = 1 - b2 ** t
+    mu = b1 * (1.0 - 0.5 * 0.96 ** (t * psi))
+    mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
+    mu_prod = jnp.asarray(jnp.asarray(state["mu_product"], dtype=jnp.float32) * mu, dtype=jnp.float32)
+    c_grad = -lr * (1.0 - mu) / (1.0 - mu_prod)
+    c_avg = -lr * mu_next / (1.0 - mu_prod * mu_next)
+
+    def one(p, g, m, v):
+        if hp["maximize"]:
+            g = -g
+        if wd != 0:
+            if hp["decoupled_weight_decay"]:
+                p = p * (1 - lr * wd)
+            else:
+                g = g + wd * p
+        m = m + (g - m) * (1 - b1)
+        v = v * b2 + (1 - b2) * g * g
+        denom = jnp.sqrt(v / bc2) + eps
+        p = p + (c_grad * (g / denom)).astype(p.dtype)
+        return (p + (c_avg * (m / denom)).astype(p.dtype)).astype(p.dtype), m, v
+
+    new_p, m, v = _map(one, params, grads, state["exp_avg"], state["exp_avg_sq"])
+    return new_p, {"step": t, "mu_product": mu_prod, "exp_avg": m, "exp_avg_sq": v}
+
+
+# --- RAdam -------------------------------------------------------------------------------------------------
+RADAM_DEFAULTS = dict(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, decoupled_weight_decay=False,
+                      maximize=False)
+
+
+def radam_init(params, hp=None):
+    _hp(hp, RADAM_DEFAULTS)
+    return {"step": 0, "exp_avg": _zeros_like_tree(params), "exp_avg_sq": _zeros_like_tree(params)}
+
+
+def radam_update(params, grads, state, hp=None):
+    """torch.optim.RAdam's update: Adam with the variance rectification term, plain momentum SGD while the
+    approximated SMA length rho_t is at most 5."""
+    hp = _hp(hp, RADAM_DEFAULTS)
+    lr, eps, wd = hp["lr"], hp["eps"], hp["weight_decay"]
+    b1, b2 = hp["betas"]
+    t = state["step"] + 1
+    bc1, bc2 = 1 - b1 ** t, 1 - b2 ** t
+    rho_inf = 2 / (1 - b2) - 1
+    rho_t = rho_inf - 2 * t * b2 ** t / bc2
+    rectify = jnp.asarray(rho_t) > 5.0
+    rect = jnp.sqrt(jnp.maximum((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t),
+                                0.0))
+
+    def one(p, g, m, v):
+        if hp["maximize"]:
+            g = -g
+        if wd != 0:
+            if hp["decoupled_weight_decay"]:
+                p = p * (1 - lr * wd)
+            else:
+                g = g + wd * p
+        m = m + (g - m) * (1 - b1)
+        v = v * b2 + (1 - b2) * g * g
+        m_hat = m / bc1
+        adaptive = bc2 ** 0.5 / (jnp.sqrt(v) + eps)
+        upd = jnp.where(rectify, m_hat * lr * adaptive * rect, m_hat * lr)
+        return (p - upd).astype(p.dtype), m, v
+
+    new_p, m, v = _map(one, params, grads, state["exp_avg"], state["exp_avg_sq"])
+    return new_p, {"step": t, "exp_avg": m, "exp_avg_sq": v}
+
+
+# --- ASGD --------------------------------------------------------------------------------------------------
+ASGD_DEFAULTS = dict(lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0, maximize=False)
+
+
+def asgd_init(params, hp=None):
+    hp = _hp(hp, ASGD_DEFAULTS)
+    return {"step": 0, "eta": jnp.asarray(hp["lr"], dtype=jnp.float32), "mu": jnp.asarray(1.0, dtype=jnp.float32),
+            "ax": _zeros_like_tree(params)}
+
+
+def asgd_update(params, grads, state, hp=None):
+    """torch.optim.ASGD's update: p = p (1 - lambd eta) - eta g; ax averages p (weight mu); eta and mu follow
+    their schedules in the step count."""
+    hp = _hp(hp, ASGD_DEFAULTS)
+    lr, lambd, alpha, t0, wd = hp["lr"], hp["lambd"], hp["alpha"], hp["t0"], hp["weight_decay"]
+    t = state["step"] + 1
+    eta = jnp.asarray(state["eta"], dtype=jnp.float32)
+    mu = jnp.asarray(state["mu"], dtype=jnp.float32)
+
+    def one(p, g, ax):
+        if hp["maximize"]:
+            g = -g
+        if wd != 0:
+            g = g + wd * p
+        p = (p * (1 - lambd * eta)).astype(p.dtype)
+        p = (p - eta * g).astype(p.dtype)
+        ax = jnp.where(mu != 1, ax + (p - ax) * mu, p).astype(ax.dtype)
+        return p, ax
+
+    new_p, ax = _map(one, params, grads, state["ax"])
+    new_eta = jnp.asarray(lr / ((1 + lambd * lr * t) ** alpha), dtype=jnp.float32)
+    new_mu = jnp.asarray(1 / jnp.maximum(1, jnp.asarray(t) - t0), dtype=jnp.float32)
+    return new_p, {"step": t, "eta": new_eta, "mu": new_mu, "ax": ax}
+
+
+# --- Rprop -------------------------------------------------------------------------------------------------
+RPROP_DEFAULTS = dict(lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), maximize=False)
+
+
+def rprop_init(params, hp=None):
+    hp = _hp(hp, RPROP_DEFAULTS)
+    leaves, tree = tree_flatten(params)
+    return {"step": 0, "prev": _zeros_like_tree(params),
+            "step_size": tree_unflatten(tree, [jnp.full_like(p, hp["lr"]) for p in leaves])}
+
+
+def rprop_update(params, grads, state, hp=None):
+    """torch.optim.Rprop's update: per element, grow the step size by etaplus where the gradient kept its
+    sign, shrink it by etaminus (and skip the step) where it flipped; p -= sign(g) step_size."""
+    hp = _hp(hp, RPROP_DEFAULTS)
+    eminus, eplus = hp["etas"]
+    smin, smax = hp["step_sizes"]
+
+    def one(p, g, prev, ss):
+        if hp["maximize"]:
+            g = -g
+        s = jnp.sign(g * prev)
+        factor = jnp.where(s > 0, eplus, jnp.where(s < 0, eminus, 1.0)).astype(ss.dtype)
+        ss = jnp.clip(ss * factor, smin, smax).astype(ss.dtype)
+        g = jnp.where(factor == eminus, jnp.zeros_like(g), g)
+        return (p - jnp.sign(g) * ss).astype(p.dtype), g, ss
+
+    new_p, prev, ss = _map(one, params, grads, state["prev"], state["step_size"])
+    return new_p, {"step": state["step"] + 1, "prev": prev, "step_size": ss}

@@ -72,6 +72,13 @@ class Optimizer:
                             "of tensors in sets will change between runs. Please use a list instead.")
         else:
             param_group["params"] = list(params)
+        # named parameters (as from module.named_parameters()) give the group a "param_names" list
+        names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+        param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in param_group["params"]]
+        if names:
+            if len(names) != len(param_group["params"]):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
         for p in param_group["params"]:
             if not isinstance(p, _fg.Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
@@ -91,6 +98,10 @@ class Optimizer:
         seen = set()
         for g in self.param_groups:
             seen.update(id(p) for p in g["params"])
+            if ("param_names" in param_group) != ("param_names" in g):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
         if not seen.isdisjoint(ids):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
@@ -158,6 +169,8 @@ class Optimizer:
         for g, s in zip(groups, saved_groups):
             s = dict(s)
             s["params"] = g["params"]
+            if "param_names" in g and "param_names" not in s:
+                s["param_names"] = g["param_names"]
             new_groups.append(s)
         self.state = state
         self.param_groups = new_groups
@@ -190,3 +203,52 @@ def _cast_state(param, name, value):
     if isinstance(value, _fg.Tensor) and name != "step" and value.is_floating_point():
         return value.to(param.dtype)
     return value
+
+
+def _functional_step(opt, closure, defaults, update, init, scalars=()):
+    """One step of a per-parameter optimiser: for each parameter with a gradient, create its state with
+    `init(p, group)` (an ordered dict of tensors, torch's layout) when empty, run the pure `update` of
+    funcgrad.optim.functional on Arrays, and write the new parameter and state back in place. `scalars`
+    names 0-d state entries (mu_product, eta, ...) handed to `update` as 0-d Arrays."""
+    loss = opt._closure(closure)
+    with _fg.no_grad():
+        for group in opt.param_groups:
+            hp = {k: group[k] for k in defaults}
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if p.grad.is_sparse:
+                    raise RuntimeError(f"{type(opt).__name__} does not support sparse gradients")
+                st = opt.state[p]
+                if len(st) == 0:
+                    st.update(init(p, group))
+                fstate = {k: (int(v.item()) if k == "step" else _real(v)) for k, v in st.items()}
+                new_p, new_st = update(_real(p), _real(p.grad), fstate, hp)
+                _write_real(p, new_p)
+                st["step"].add_(1)
+                for k, v in new_st.items():
+                    if k != "step":
+                        _write_real(st[k], v)
+    return loss
+
+
+def _real(t):
+    """An Array over t's value; a complex tensor is seen as real with a trailing (re, im) axis, as torch's
+    optimisers treat complex parameters (view_as_real)."""
+    if not t.is_complex():
+        return _as_array(t)
+    h = np.ascontiguousarray(t.detach()._host())
+    return _fg.numpy.asarray(h.view(h.real.dtype).reshape(h.shape + (2,)))
+
+
+def _write_real(t, value) -> None:
+    """Write an update computed by _real's convention back into t."""
+    if t.is_complex():
+        dt = t.detach()._host().dtype
+        value = np.ascontiguousarray(np.asarray(value, dtype=np.zeros((), dt).real.dtype)).view(dt)
+        value = value.reshape(tuple(t.shape))
+    _write(t, value)
+
+
+def _step_tensor():
+    return _fg.tensor(0.0, dtype=_fg.float32)

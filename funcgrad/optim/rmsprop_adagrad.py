@@ -4,7 +4,7 @@ from __future__ import annotations
 import funcgrad as _fg
 
 from . import functional as F
-from .optimizer import Optimizer, _as_array, _write
+from .optimizer import Optimizer, _functional_step, _step_tensor
 
 __all__ = ["RMSprop", "Adagrad"]
 
@@ -18,30 +18,13 @@ def _check(lr, eps, weight_decay):
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
-def _apply(self, closure, defaults, update, buffers):
-    """One step: per parameter, gather its state tensors, run the pure update, write everything back."""
-    loss = self._closure(closure)
-    with _fg.no_grad():
-        for group in self.param_groups:
-            hp = {k: group[k] for k in defaults}
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                st = self.state[p]
-                names = buffers(group)
-                if "step" not in st:
-                    st["step"] = _fg.tensor(0.0, dtype=_fg.float32)
-                for n in names:
-                    if n not in st:
-                        st[n] = _fg.zeros_like(p.detach())
-                fstate = {"step": int(st["step"].item())}
-                fstate.update((n, _as_array(st[n])) for n in names)
-                new_p, new_st = update(_as_array(p), _as_array(p.grad), fstate, hp)
-                _write(p, new_p)
-                st["step"].add_(1)
-                for n in names:
-                    _write(st[n], new_st[n])
-    return loss
+def _init_zeros(names):
+    """State initialiser: a float32 step counter and zero buffers named by names(group)."""
+    def init(p, group):
+        st = {"step": _step_tensor()}
+        st.update((n, _fg.zeros_like(p.detach())) for n in names(group))
+        return st
+    return init
 
 
 class RMSprop(Optimizer):
@@ -57,9 +40,9 @@ class RMSprop(Optimizer):
                                       maximize=maximize, differentiable=differentiable))
 
     def step(self, closure=None):
-        return _apply(self, closure, F.RMSPROP_DEFAULTS, F.rmsprop_update,
-                      lambda g: ["square_avg"] + (["momentum_buffer"] if g["momentum"] > 0 else [])
-                      + (["grad_avg"] if g["centered"] else []))
+        return _functional_step(self, closure, F.RMSPROP_DEFAULTS, F.rmsprop_update, _init_zeros(
+            lambda g: ["square_avg"] + (["momentum_buffer"] if g["momentum"] > 0 else [])
+            + (["grad_avg"] if g["centered"] else [])))
 
 
 class Adagrad(Optimizer):
@@ -77,8 +60,9 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 st = self.state[p]
-                st["step"] = _fg.tensor(0.0, dtype=_fg.float32)
+                st["step"] = _step_tensor()
                 st["sum"] = _fg.full_like(p.detach(), group["initial_accumulator_value"])
 
     def step(self, closure=None):
-        return _apply(self, closure, F.ADAGRAD_DEFAULTS, F.adagrad_update, lambda g: ["sum"])
+        return _functional_step(self, closure, F.ADAGRAD_DEFAULTS, F.adagrad_update, lambda p, g: {
+            "step": _step_tensor(), "sum": _fg.full_like(p.detach(), g["initial_accumulator_value"])})
