@@ -13,6 +13,7 @@ from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, 
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa: F401
                         no_grad, set_grad_enabled, state as _state)
 from .graph import Node  # noqa: F401
+from .variable import Variable  # noqa: F401
 
 
 def _tensor_mod():
@@ -195,4 +196,4 @@ from . import functional  # noqa: E402,F401
 
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "gradcheck",
-           "gradgradcheck", "functional", "once_differentiable"]
+           "gradgradcheck", "functional", "once_differentiable", "Variable"]

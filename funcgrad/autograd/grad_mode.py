@@ -113,7 +113,8 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """inference_mode(mode=True): like no_grad (funcgrad has no separate inference tensors)."""
+    """inference_mode(mode=True): no_grad, and tensors made inside are inference tensors (is_inference()):
+    they may not be saved for backward nor updated in place outside inference mode."""
 
     def __new__(cls, mode=True):
         self = super().__new__(cls)
@@ -129,9 +130,9 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev, self.prev_inf = state.enabled, state.inference
+        state.inference = self.mode  # inference_mode(False) inside inference_mode makes normal tensors again
         if self.mode:
             state.enabled = False
-            state.inference = True
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self.prev, self.prev_inf

@@ -37,17 +37,6 @@ bool = bool_  # noqa: A001
 chalf = None
 
 
-def _legacy_ctor(name, dt):
-    def ctor(*args):
-        if len(args) == 1 and not isinstance(args[0], (_builtins.int, Size)):
-            return tensor(args[0], dtype=dt)
-        shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
-        return zeros(*shape, dtype=dt)
-    ctor.__name__ = name
-    ctor.__doc__ = f"torch.{name}(data) or torch.{name}(*sizes) (legacy constructor)."
-    return ctor
-
-
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
@@ -88,46 +77,83 @@ def can_cast(from_, to):
     return _dtype.can_cast(_dtype.to_np(from_), _dtype.to_np(to))
 
 
-class finfo:
-    """Machine limits of a floating dtype (torch.finfo)."""
+def _g(x) -> str:
+    """A number as torch's finfo/iinfo reprs print it (six significant digits)."""
+    return f"{x:g}"
 
-    def __init__(self, type=None):  # noqa: A002
-        dt = _dtype.to_np(type if type is not None else get_default_dtype())
-        fi = _np.finfo(dt)
-        self.bits = fi.bits
+
+class finfo:
+    """Machine limits of a floating dtype (torch.finfo); a complex dtype gives its real part's."""
+
+    def __init__(self, type=None):  # noqa: A002 - torch's parameter name
+        t = get_default_dtype() if type is None else type
+        dt = _dtype.to_np(t)
+        if dt.kind == "c":
+            dt = _np.dtype(_np.float32 if dt == _np.complex64 else _np.float64)
+        if not (dt.kind == "f" or (_dtype.bfloat16 is not None and dt == _dtype.bfloat16.dtype)):
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            "'torch.finfo'")
+        fi = _ml_finfo(dt)
+        self.bits = builtins_int(fi.bits)
         self.eps = builtins_float(fi.eps)
         self.max = builtins_float(fi.max)
         self.min = builtins_float(fi.min)
         self.tiny = self.smallest_normal = builtins_float(fi.tiny)
-        self.resolution = builtins_float(fi.resolution)
-        self.dtype = str(dt)
+        self.resolution = builtins_float(10.0 ** -builtins_int(fi.precision))
+        self.dtype = _dtype.from_np(dt).name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    def __hash__(self) -> int:
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={_g(self.resolution)}, min={_g(self.min)}, max={_g(self.max)}, "
+                f"eps={_g(self.eps)}, smallest_normal={_g(self.smallest_normal)}, tiny={_g(self.tiny)}, "
+                f"dtype={self.dtype})")
+
+
+def _ml_finfo(dt):
+    if _np.dtype(dt).kind != "f":  # bfloat16 (ml_dtypes) has its own finfo
+        import ml_dtypes
+        return ml_dtypes.finfo(dt)
+    return _np.finfo(dt)
 
 
 class iinfo:
     """Machine limits of an integer dtype (torch.iinfo)."""
 
-    def __init__(self, type):  # noqa: A002
+    def __init__(self, type):  # noqa: A002 - torch's parameter name
         dt = _dtype.to_np(type)
+        if dt.kind == "b":
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if dt.kind not in "iu":
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                            "'torch.iinfo'")
         ii = _np.iinfo(dt)
-        self.bits = ii.bits
+        self.bits = builtins_int(ii.bits)
         self.max = builtins_int(ii.max)
         self.min = builtins_int(ii.min)
         self.dtype = str(dt)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    def __hash__(self) -> int:
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={_g(self.min)}, max={_g(self.max)}, dtype={self.dtype})"
 
 
 builtins_float = _builtins.float
 builtins_int = _builtins.int
 
 
-FloatTensor = _legacy_ctor("FloatTensor", float32)
-DoubleTensor = _legacy_ctor("DoubleTensor", float64)
-HalfTensor = _legacy_ctor("HalfTensor", float16)
-LongTensor = _legacy_ctor("LongTensor", int64)
-IntTensor = _legacy_ctor("IntTensor", int32)
-ShortTensor = _legacy_ctor("ShortTensor", int16)
-CharTensor = _legacy_ctor("CharTensor", int8)
-ByteTensor = _legacy_ctor("ByteTensor", uint8)
-BoolTensor = _legacy_ctor("BoolTensor", bool_)
+from ._legacy import (BoolTensor, ByteTensor, CharTensor, ComplexDoubleTensor, ComplexFloatTensor,  # noqa: E402
+                      DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
+from ._legacy import BFloat16Tensor  # noqa: E402
 
 
 def get_default_device():
@@ -135,8 +161,9 @@ def get_default_device():
 
 
 def set_default_device(dev) -> None:
-    if dev is not None and device(dev).type != "cpu":
-        raise RuntimeError("funcgrad tensors live on the CPU")
+    """Only the CPU holds tensors: other devices raise the error placing a tensor there raises."""
+    if dev is not None:
+        _dtype.check_device(dev)
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False) -> None:
@@ -177,5 +204,5 @@ __all__ = sorted(set(_ops_mod.__all__) | {
     "numel", "result_type", "promote_types", "can_cast", "finfo", "iinfo", "get_default_device",
     "set_default_device", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "set_num_threads", "get_num_threads", "compile", "cuda", "FloatTensor", "DoubleTensor", "HalfTensor",
-    "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"} - {"bfloat16"} | (
-    {"bfloat16"} if bfloat16 is not None else set()))
+    "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "ComplexFloatTensor",
+    "ComplexDoubleTensor"} - {"bfloat16"} | ({"bfloat16", "BFloat16Tensor"} if bfloat16 is not None else set()))

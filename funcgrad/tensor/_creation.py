@@ -70,6 +70,7 @@ def _to_host(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of data (nested lists, scalars, NumPy arrays, tensors)."""
+    _dev(device)
     if isinstance(data, Tensor):
         v = np.array(data._host(), dtype=None if dtype is None else D.to_np(dtype))
     elif isinstance(data, np.ndarray):
@@ -95,6 +96,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 def as_tensor(data, dtype=None, device=None):
     """Shares memory with a NumPy array (or tensor) when no conversion is needed."""
+    _dev(device)
     if isinstance(data, Tensor):
         if dtype is None or D.to_np(dtype) == data._np_dtype():
             return data
@@ -118,6 +120,11 @@ def from_numpy(ndarray):
     return t
 
 
+def _dev(device) -> None:
+    if device is not None:
+        D.check_device(device)
+
+
 def _size(size):
     if len(size) == 1 and isinstance(size[0], (list, tuple, D.Size)):
         size = tuple(size[0])
@@ -133,19 +140,23 @@ def _fill(size, value, dtype, requires_grad, default=None):
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    _dev(device)
     return _fill(_size(size), 0, dtype, requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    _dev(device)
     return _fill(_size(size), 1, dtype, requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
+    _dev(device)
     return _fill(_size(size), 0, dtype, requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    _dev(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     default = None
@@ -160,23 +171,28 @@ def _like(input, dtype):
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    _dev(device)
     return _finish(np.zeros(input.shape, _like(input, dtype)), requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    _dev(device)
     return _finish(np.ones(input.shape, _like(input, dtype)), requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    _dev(device)
     return _finish(np.zeros(input.shape, _like(input, dtype)), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    _dev(device)
     return _finish(np.full(input.shape, fill_value, _like(input, dtype)), requires_grad)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    _dev(device)
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
     return _finish(np.eye(n, n if m is None else m, dtype=dt), requires_grad)
 
@@ -186,6 +202,7 @@ def _num(x):
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    _dev(device)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
@@ -207,6 +224,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
+    _dev(device)
     import warnings
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
@@ -219,6 +237,7 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    _dev(device)
     start, end = _num(start), _num(end)
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
     if steps < 0:
@@ -240,21 +259,25 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
+    _dev(device)
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
     v = np.power(float(base), np.linspace(float(_num(start)), float(_num(end)), steps)).astype(dt)
     return _finish(v, requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    _dev(device)
     return tensor(float(s) if dtype is None else s, dtype=dtype, requires_grad=requires_grad)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+    _dev(device)
     r, c = np.tril_indices(row, offset, col)
     return _finish(np.stack([r, c]).astype(D.to_np(dtype) if dtype else np.int64))
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None):
+    _dev(device)
     r, c = np.triu_indices(row, offset, col)
     return _finish(np.stack([r, c]).astype(D.to_np(dtype) if dtype else np.int64))
 
@@ -276,12 +299,18 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self.device = D.device(device)
+        if self.device.type == "cuda" and not D._accelerator_type():
+            raise RuntimeError("Cannot get CUDA generator: Torch not compiled with CUDA enabled")
         self.manual_seed(_DEFAULT_SEED)
 
+    def __repr__(self) -> str:
+        return f"<funcgrad.Generator object at {id(self):#x}>"
+
     def manual_seed(self, seed):
+        """Reset to the stream of `seed` (any int in [-2**63, 2**64)); returns self."""
         seed = int(seed)
         if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
-            raise RuntimeError("Overflow when unpacking long")
+            raise ValueError("Overflow when unpacking long long")
         self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF
         self._counter = 0
         self._key = None
@@ -300,9 +329,13 @@ class Generator:
         return from_bytes(struct.pack("<QQ", self._seed, self._counter))
 
     def set_state(self, new_state):
-        b = bytes(np.asarray(new_state._host(), np.uint8).tobytes())
+        """Restore a state from get_state() (a 16-element uint8 tensor: seed and counter)."""
+        if not isinstance(new_state, Tensor) or new_state._np_dtype() != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        b = bytes(np.ascontiguousarray(new_state._host()).tobytes())
         if len(b) != 16:
-            raise RuntimeError("Expected a 16-byte RNG state")
+            raise RuntimeError(f"Expected a funcgrad RNG state of size 16 but found the input RNG state size to "
+                               f"be {len(b)}")
         self._seed, self._counter = struct.unpack("<QQ", b)
         self._key = None
         return self
@@ -334,8 +367,11 @@ default_generator = Generator()
 
 
 def manual_seed(seed):
-    """Seed the default generator; returns it."""
-    return default_generator.manual_seed(seed)
+    """Seed every default generator (the CPU one; CUDA's is a no-op here); returns the CPU one."""
+    g = default_generator.manual_seed(seed)
+    from . import cuda
+    cuda.manual_seed_all(seed)
+    return g
 
 
 def seed() -> int:
@@ -361,8 +397,13 @@ def _gen(generator):
 def _float_dt(dtype):
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
     if dt.kind not in "fc":
-        raise RuntimeError(f"\"check_uniform_bounds\" not implemented for '{dt}'")
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_legacy(dt)}'")
     return dt
+
+
+def _legacy(dt) -> str:
+    from ._tensor import _legacy as L
+    return L(dt)
 
 
 def _sample(arr):
@@ -391,6 +432,7 @@ def _normal(key, shape, dt):
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
+    _dev(device)
     shape = _size(size)
     dt = _float_dt(dtype)
     return _finish(_sample(_uniform(_gen(generator).next_key(), shape, dt)), requires_grad)
@@ -398,13 +440,17 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
+    _dev(device)
     shape = _size(size)
-    dt = _float_dt(dtype)
+    dt = D.to_np(dtype) if dtype is not None else D.default_float()
+    if dt.kind not in "fc":
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_legacy(dt)}'")
     return _finish(_sample(_normal(_gen(generator).next_key(), shape, dt)), requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad=False):
+    _dev(device)
     if size is None:
         if high is None or not isinstance(high, (tuple, list, D.Size)):
             raise TypeError("randint() missing required argument 'size'")
@@ -412,28 +458,62 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if high is None:
         low, high = 0, low
     dt = D.to_np(dtype) if dtype is not None else np.dtype(np.int64)
+    low, high = int(low), int(high)
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    v = _sample(_jr.randint(_gen(generator).next_key(), tuple(size), low, high, dtype=np.int64))
+    _check_int_range(low, high, dt)
+    v = _randint_np(_gen(generator), _size((size,)) if isinstance(size, int) else tuple(size), low, high)
     return _finish(v.astype(dt), requires_grad)
 
 
+def _check_int_range(low, high, dt) -> None:
+    """torch's bounds check of random_/randint's [low, high) against an integer or bool dtype."""
+    if dt.kind in "iub":
+        info = np.iinfo(dt) if dt.kind != "b" else None
+        lo, hi = (0, 1) if info is None else (int(info.min), int(info.max))
+        name = {"b": "bool", "u": "unsigned char"}.get(dt.kind, "") if dt.itemsize == 1 or dt.kind == "b" else \
+            {2: "short", 4: "int", 8: "long int"}[dt.itemsize]
+        if dt.kind == "i" and dt.itemsize == 1:
+            name = "signed char"
+        if not lo <= low <= hi:
+            raise RuntimeError(f"from is out of bounds for {name}")
+        if not lo <= high - 1 <= hi:
+            raise RuntimeError(f"to - 1 is out of bounds for {name}")
+
+
+def _randint_np(gen, shape, low: int, high: int) -> np.ndarray:
+    """Uniform int64 values in [low, high) (any range up to 2**64 wide) from one key of gen."""
+    span = high - low
+    key = gen.next_key()
+    if span <= 2 ** 62 and -2 ** 63 <= low and high <= 2 ** 63 - 1:
+        return np.asarray(_jr.randint(key, shape, low, high, dtype=np.int64))
+    bits = np.asarray(_jr.bits(key, shape, np.uint64)).astype(object)  # exact modulo for huge spans
+    return np.array((bits % span + low).tolist() if shape else int(bits % span + low), dtype=np.int64)
+
+
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    _dev(device)
     dt = D.to_np(dtype) if dtype is not None else np.dtype(np.int64)
-    v = _sample(_jr.permutation(_gen(generator).next_key(), int(n)))
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    v = _sample(_jr.permutation(_gen(generator).next_key(), n)) if n else np.zeros(0, np.int64)
     return _finish(v.astype(dt), requires_grad)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    _dev(device)
     return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    _dev(device)
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
                  memory_format=None):
+    _dev(device)
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, dtype=dtype or input.dtype)
@@ -441,50 +521,121 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
-    """normal(mean, std, size) with float mean/std, or tensor mean and/or std (broadcast)."""
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        ref = mean if isinstance(mean, Tensor) else std
-        shape = ref.shape if not (isinstance(mean, Tensor) and isinstance(std, Tensor)) else \
-            np.broadcast_shapes(mean.shape, std.shape)
-        z = randn(tuple(shape), generator=generator, dtype=ref.dtype)
-        return z * std + mean
+    """normal(mean, std): tensor mean and/or std (broadcast; the result does not require grad), or
+    normal(mean, std, size) with float mean and std."""
+    _dev(device)
+    tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if tm or ts:
+        if size is not None:
+            raise TypeError("normal() received an invalid combination of arguments: size= is only accepted with "
+                            "float mean and std")
+        ref = mean if tm else std
+        dt = ref._np_dtype()
+        if tm and ts:
+            dt = D.promote_types(mean._np_dtype(), std._np_dtype())
+        if dt.kind not in "fc":
+            raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_legacy(dt)}'")
+        m = mean._host() if tm else np.asarray(mean, dt)
+        sd = std._host() if ts else np.asarray(std, dt)
+        if ts:
+            if not np.all(sd >= 0):
+                raise RuntimeError("normal expects all elements of std >= 0.0")
+        elif std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+        shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
+        z = np.asarray(_normal(_gen(generator).next_key(), shape, dt))
+        out = (z * sd + m).astype(dt)
+        ins = [t for t in (mean, std) if isinstance(t, Tensor)]
+        from ..autograd.grad_mode import state
+        if state.enabled and any(t.requires_grad for t in ins):
+            # torch's normal is recorded but not reparameterised: zero gradients for mean and std
+            from ._tensor import _apply
+            const = Array(out)
+            return _apply("Normal", lambda *xs: _zero_grad_const(const, xs), ins)
+        return _finish(out)
     if size is None:
-        raise TypeError("normal() missing required argument 'size'")
-    z = randn(tuple(size), generator=generator, dtype=dtype)
-    return _finish((z._v * np.asarray(std, z._v.dtype) + np.asarray(mean, z._v.dtype)).astype(z._v.dtype),
-                   requires_grad)
+        raise TypeError("normal() received an invalid combination of arguments - got (float, float): size is "
+                        "required when mean and std are floats")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    z = randn(_size((size,)) if isinstance(size, int) else tuple(size), generator=generator, dtype=dtype)
+    v = z._v
+    return _finish((v * np.asarray(std, v.dtype) + np.asarray(mean, v.dtype)).astype(v.dtype), requires_grad)
+
+
+def _zero_grad_const(const, xs):
+    for x in xs:
+        const = const + x * 0
+    return const
+
+
+def _check_probs(p: np.ndarray, what: str = "p_in") -> None:
+    if not np.all((p >= 0) & (p <= 1)):
+        raise RuntimeError(f"Expected {what} >= 0 && {what} <= 1 to be true, but got false.")
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
-    probs = input._host() if p is None else np.full(input.shape, p, input._np_dtype())
-    u = _sample(_uniform(_gen(generator).next_key(), probs.shape, probs.dtype if probs.dtype.kind == "f"
-                         else np.float32))
-    return _finish((u < probs).astype(input._np_dtype()))
+    """Draws 0/1 with probabilities `input` (a float tensor), or with the float `p` in input's shape and dtype."""
+    dt = input._np_dtype()
+    if p is None:
+        if dt.kind != "f":
+            raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_legacy(dt)}'")
+        probs = input._host()
+        _check_probs(probs)
+    else:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+        probs = np.asarray(p, np.float64)
+    u = np.asarray(_uniform(_gen(generator).next_key(), input.shape, np.float64 if dt == np.float64 else
+                            np.float32))
+    return _finish(np.asarray(u < probs).astype(dt))
 
 
 def poisson(input, generator=None):
+    """Poisson counts with rates `input` (a float tensor), in input's dtype."""
+    dt = input._np_dtype()
+    if dt.kind != "f":
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_legacy(dt)}'")
     lam = input._host()
-    v = _sample(_jr.poisson(_gen(generator).next_key(), lam, lam.shape))
-    return _finish(v.astype(input._np_dtype()))
+    if np.any(lam < 0):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    v = _sample(_jr.poisson(_gen(generator).next_key(), lam.astype(np.float64), lam.shape))
+    return _finish(v.astype(dt))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """Category indices drawn with probabilities proportional to input's rows (1-d or 2-d): with replacement
+    by inverse CDF, without by the Gumbel top-k trick."""
+    dt = input._np_dtype()
+    if dt.kind != "f":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_legacy(dt)}")
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    num_samples = int(num_samples)
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
     p = input._host().astype(np.float64)
     two = p.ndim == 2
     p2 = p if two else p[None]
+    if not replacement and num_samples > p2.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     if np.any(p2 < 0) or not np.all(np.isfinite(p2)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if np.any(p2.sum(-1) <= 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if not replacement and num_samples > p2.shape[-1]:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     key = _gen(generator).next_key()
-    with np.errstate(divide="ignore"):
-        logits = np.log(p2)
+    rows, k = p2.shape
     if replacement:
-        g = np.asarray(_jr.gumbel(key, (num_samples,) + p2.shape, np.float64))
-        r = np.argmax(logits[None] + g, axis=-1).T
+        cdf = np.cumsum(p2, -1)
+        cdf /= cdf[:, -1:]
+        u = np.asarray(_jr.uniform(key, (rows, num_samples), np.float64))
+        # one searchsorted over all rows: row i's cdf is shifted to [i, i + 1]
+        off = np.arange(rows, dtype=np.float64)[:, None]
+        r = np.searchsorted((cdf + off).ravel(), (u + off).ravel(), side="right").reshape(rows, num_samples)
+        r = np.minimum(r - np.arange(rows)[:, None] * k, k - 1)
     else:
+        with np.errstate(divide="ignore"):
+            logits = np.log(p2)
         g = np.asarray(_jr.gumbel(key, p2.shape, np.float64))
         r = np.argsort(-(logits + g), axis=-1, kind="stable")[:, :num_samples]
     r = r.astype(np.int64)

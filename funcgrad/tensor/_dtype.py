@@ -6,6 +6,8 @@ funcgrad.numpy accept it wherever they take a dtype (`numpy.zeros(3, funcgrad.fl
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..core import dtypes as _cdt
@@ -232,7 +234,7 @@ class Size(tuple):
     __slots__ = ()
 
     def __new__(cls, seq=()):
-        return super().__new__(cls, (int(d) for d in seq))
+        return super().__new__(cls, [_size_item(d, i) for i, d in enumerate(seq)])
 
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
@@ -255,29 +257,72 @@ class Size(tuple):
     def __radd__(self, other):
         return Size(tuple(other) + tuple(self))
 
+    def __mul__(self, n):
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+def _size_item(d, i: int) -> int:
+    if isinstance(d, (int, np.integer, np.bool_)):
+        return int(d)
+    if not isinstance(d, (float, np.floating, complex)) and hasattr(d, "__index__"):
+        return d.__index__()
+    raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(d).__name__}')")
+
+
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                 "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_DEVICE_RE = re.compile(r"([a-zA-Z_]+)(?::(0|[1-9][0-9]*))?")
+_NO_ACCEL = "Cannot access accelerator device when none is available."
+
+
+def _accelerator_type():
+    """'cuda' when CuPy sees a GPU, else None (funcgrad's only accelerator backend)."""
+    from ..core.backend import cupy
+    return "cuda" if cupy() is not None else None
+
 
 class device:
-    """Where a tensor lives, as torch.device: device('cpu'), device('cuda:0'), device('cuda', 0)."""
+    """Where a tensor lives, as torch.device: device('cpu'), device('cuda:0'), device('cuda', 0), device(0)
+    (the current accelerator). Compares equal to devices only (device('cpu') != 'cpu', as in torch)."""
     __slots__ = ("type", "index")
 
-    def __init__(self, type, index=None):  # noqa: A002 - torch's parameter name
-        if isinstance(type, device):
+    def __init__(self, type=None, index=None):  # noqa: A002 - torch's parameter names
+        if isinstance(type, device) and index is None:
             self.type, self.index = type.type, type.index
             return
-        if isinstance(type, int):
-            type, index = "cuda", type
+        if isinstance(type, int) and not isinstance(type, bool) and index is None:
+            acc = _accelerator_type()
+            if acc is None:
+                raise RuntimeError(_NO_ACCEL)
+            type, index = acc, type
         if not isinstance(type, str):
-            raise TypeError(f"device() received an invalid combination of arguments: {type!r}")
-        if ":" in type:
+            if index is not None:
+                raise TypeError(f"device(): argument 'type' (position 1) must be str, not "
+                                f"{_type_name(type)}")
+            raise TypeError(f"device() received an invalid combination of arguments - got "
+                            f"({_type_name(type)}), but expected one of: (torch.device device), "
+                            f"(str type, int index = -1)")
+        if index is not None and (not isinstance(index, int) or isinstance(index, bool)):
+            raise TypeError(f"device(): argument 'index' (position 2) must be int, not {_type_name(index)}")
+        m = _DEVICE_RE.fullmatch(type)
+        if m is None:
+            raise RuntimeError(f"Invalid device string: '{type}'")
+        if m.group(1) not in _DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
+                               f"string: {m.group(1)}")
+        if m.group(2) is not None:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was passed "
                                    f"explicitly: {type}")
-            type, _, idx = type.partition(":")
-            index = int(idx)
-        if type not in ("cpu", "cuda", "meta", "mps"):
-            raise RuntimeError(f"Expected one of cpu, cuda, mps, meta device type at start of device "
-                               f"string: {type}")
-        self.type, self.index = type, index
+            index = int(m.group(2))
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
+        self.type, self.index = m.group(1), index
 
     def __repr__(self) -> str:
         return f"device(type='{self.type}')" if self.index is None else \
@@ -287,12 +332,15 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and self.type == other.type and self.index == other.index
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type,) if self.index is None else (self.type, self.index))
 
     def __enter__(self):
         return self
@@ -301,4 +349,26 @@ class device:
         return False
 
 
+def _type_name(x) -> str:
+    t = x.__class__
+    return "torch.device" if t is device else t.__name__
+
+
 CPU = device("cpu")
+
+
+def check_device(dev) -> device:
+    """`dev` as a device a tensor may be placed on. Tensors live on the CPU ('meta' is accepted and ignored);
+    other devices raise the error a CPU-only PyTorch build raises."""
+    d = dev if isinstance(dev, device) else device(dev)
+    t = d.type
+    if t in ("cpu", "meta"):
+        return d
+    if t == "cuda":
+        if _accelerator_type() is None:
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        raise NotImplementedError(f"funcgrad tensors live on the CPU (device {d} was asked for); the GPU is "
+                                  f"reached through the functional core (funcgrad.numpy on CuPy arrays)")
+    if t == "xpu":
+        raise AssertionError("Torch not compiled with XPU enabled")
+    raise RuntimeError(f"PyTorch is not linked with support for {t} devices")

@@ -101,13 +101,28 @@ def _np_key(key):
     return key if key is Ellipsis else (key, Ellipsis)
 
 
+def _basic_name(key) -> str:
+    """torch's grad_fn name for a basic index: that of the last non-trivial step (select, slice, unsqueeze)."""
+    items = key if isinstance(key, tuple) else (key,)
+    name = "Alias"
+    for i in items:
+        if isinstance(i, (int, np.integer)):
+            name = "Select"
+        elif i is None:
+            name = "Unsqueeze"
+        elif isinstance(i, slice):
+            if i != slice(None) or not isinstance(key, tuple):
+                name = "Slice"
+    return name
+
+
 def getitem(self, idx):
     key = _convert_index(idx)
     shape = self._v.shape if self._v is not None else self._a.shape
     if _is_basic(key):
         _check_bounds(shape, key)
         nkey = _np_key(key)
-        return _view("Index" if isinstance(key, tuple) else "Select", self, lambda v: v[nkey], lambda a: a[key])
+        return _view(_basic_name(key), self, lambda v: v[nkey], lambda a: a[key])
     _check_adv(shape, key)
     if self._v is not None and not (_gs.enabled and _req(self)):
         return _wrap(Array(np.asarray(self._v[key])))
@@ -185,6 +200,9 @@ def setitem(self, idx, value):
         if not self._v.flags.writeable:
             from ._tensor import _OVERLAP_MSG
             raise RuntimeError(_OVERLAP_MSG)
+        if self._inf and not _gs.inference:
+            from ._tensor import _INF_INPLACE_MSG
+            raise RuntimeError(_INF_INPLACE_MSG)
         val = value if vt is None else vt._host()
         try:
             self._v[key] = val

@@ -47,7 +47,7 @@ def _fast_binary_inplace(np_fn, op, name):
         v = self._v
         if v is not None and not _gs.enabled or (v is not None and not self._rg and not (
                 isinstance(other, Tensor) and _req(other)) and (self._base is None or not self._base._rg)):
-            if v.flags.writeable and v.dtype.kind in "fc":
+            if v.flags.writeable and v.dtype.kind in "fc" and not self._inf:
                 if isinstance(other, Tensor):
                     ov = other._v
                     if ov is not None and ov.dtype == v.dtype and (ov.shape == v.shape or _bc_into(ov.shape, v.shape)):
@@ -78,6 +78,13 @@ def _div_(self, other, *, rounding_mode=None):
 _div_fast = _fast_binary_inplace(np.true_divide, O.div, "Div")
 
 
+def _check_inf(t) -> None:
+    """Refuse an in-place write to an inference tensor outside inference mode (before writing)."""
+    if t._inf and not _gs.inference:
+        from ._tensor import _INF_INPLACE_MSG
+        raise RuntimeError(_INF_INPLACE_MSG)
+
+
 def zero_(self):
     return fill_(self, 0)
 
@@ -96,6 +103,7 @@ def fill_(self, value):
         if not v.flags.writeable:
             from ._tensor import _OVERLAP_MSG
             raise RuntimeError(_OVERLAP_MSG)
+        _check_inf(self)
         v[...] = value
         self._bump()
         return self
@@ -112,6 +120,7 @@ def copy_(self, src, non_blocking=False):
         if not v.flags.writeable:
             from ._tensor import _OVERLAP_MSG
             raise RuntimeError(_OVERLAP_MSG)
+        _check_inf(self)
         if src._v.shape != v.shape and not _bc_into(src._v.shape, v.shape):
             _raise_bc(v.shape, src._v.shape)
         np.copyto(v, src._v, casting="unsafe")
@@ -133,53 +142,122 @@ def _sampler_(name, draw):
     def method(self, *args, generator=None, **kwargs):
         sample = draw(self, generator, *args, **kwargs)
         dt = self._np_dtype()
-        arr = Array(np.asarray(sample, dt))
-        return _inplace(name, self, lambda a: arr)
+        arr = Array(np.asarray(sample).astype(dt))
+        return _inplace(name, self, lambda a: arr, reads_self=False)
     method.__name__ = name
     return method
 
 
+def _L(dt) -> str:
+    from ._tensor import _legacy
+    return _legacy(dt)
+
+
+def _float_only(self, kernel: str):
+    dt = self._np_dtype()
+    if dt.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_L(dt)}'")
+    return dt
+
+
+def _work_dt(dt):
+    """The dtype draws are made in: float64 for float64 tensors, float32 otherwise."""
+    return np.dtype(np.float64) if dt == np.float64 else np.dtype(np.float32)
+
+
 def _draw_uniform(self, gen, a=0.0, b=1.0):
-    dt = self._np_dtype() if self._np_dtype().kind == "f" else np.float32
-    u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, dt))
-    return u * (b - a) + a if (a, b) != (0.0, 1.0) else u
+    dt = _float_only(self, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}")
+    w = _work_dt(dt)
+    u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, w))
+    return u * (w.type(b) - w.type(a)) + w.type(a) if (a, b) != (0.0, 1.0) else u
 
 
 def _draw_normal(self, gen, mean=0.0, std=1.0):
-    dt = self._np_dtype() if self._np_dtype().kind == "f" else np.float32
-    z = np.asarray(C._normal(C._gen(gen).next_key(), self.shape, dt))
-    return z * np.asarray(std, dt) + np.asarray(mean, dt)
+    dt = _float_only(self, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    w = _work_dt(dt)
+    z = np.asarray(C._normal(C._gen(gen).next_key(), self.shape, w))
+    return z * w.type(std) + w.type(mean)
 
 
 def _draw_bernoulli(self, gen, p=0.5):
-    pv = p._host() if isinstance(p, Tensor) else p
-    u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, np.float32))
+    if isinstance(p, Tensor):
+        pv = p._host()
+        C._check_probs(pv)
+        pv = np.broadcast_to(pv, self.shape)
+    else:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+        pv = p
+    w = np.dtype(np.float64) if isinstance(p, Tensor) and p._np_dtype() == np.float64 else np.dtype(np.float32)
+    u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, w))
     return u < pv
 
 
-def _draw_random(self, gen, low=0, high=None):
-    if high is None:
-        low, high = 0, (low if low else (2 ** 24 if self._np_dtype() == np.float32 else 2 ** 53))
-    return np.asarray(C._jr.randint(C._gen(gen).next_key(), self.shape, low, high, np.int64))
+def _random_to(dt) -> int:
+    """random_()'s exclusive upper bound for a dtype: every integer the dtype holds exactly."""
+    if dt.kind == "b":
+        return 2
+    if dt.kind in "iu":
+        return int(np.iinfo(dt).max) + 1
+    return 2 ** (np.finfo(dt).nmant + 1) + 1
+
+
+def _draw_random(self, gen, *args, **kwargs):
+    """random_(), random_(to), random_(from, to): uniform integers in [from, to); to=None means the dtype's
+    largest exactly representable integer, inclusive."""
+    dt = self._np_dtype()
+    names = ("from", "to") if len(args) != 1 else ("to",)
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    low = int(bound.get("from", 0))
+    high = bound.get("to", None)
+    high = _random_to(dt) if high is None else int(high)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    C._check_int_range(low, high, dt)
+    return C._randint_np(C._gen(gen), tuple(self.shape), low, high)
 
 
 def _draw_exponential(self, gen, lambd=1.0):
     dt = self._np_dtype()
-    return np.asarray(C._jr.exponential(C._gen(gen).next_key(), self.shape, dt)) / lambd
+    if dt.kind != "f":
+        raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_L(dt)}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    w = _work_dt(dt)
+    return np.asarray(C._jr.exponential(C._gen(gen).next_key(), self.shape, w)) / w.type(lambd)
 
 
 def _draw_log_normal(self, gen, mean=1.0, std=2.0):
+    _float_only(self, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     return np.exp(_draw_normal(self, gen, mean, std))
 
 
 def _draw_cauchy(self, gen, median=0.0, sigma=1.0):
     dt = self._np_dtype()
-    return np.asarray(C._jr.cauchy(C._gen(gen).next_key(), self.shape, dt)) * sigma + median
+    if dt.kind != "f":
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_L(dt)}")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    w = _work_dt(dt)
+    u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, np.float64))
+    return (np.tan(np.pi * (u - 0.5)) * sigma + median).astype(w)
 
 
 def _draw_geometric(self, gen, p):
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     u = np.asarray(C._jr.uniform(C._gen(gen).next_key(), self.shape, np.float64))
-    return np.ceil(np.log1p(-u) / np.log1p(-p))
+    # trials up to the first success: P(k) = (1-p)^(k-1) p, k >= 1
+    return np.maximum(np.ceil(np.log1p(-u) / np.log1p(-p)), 1)
 
 
 # --- conversions ---------------------------------------------------------------------------------------
@@ -206,7 +284,7 @@ def _parse_to(args, kwargs):
         elif isinstance(a, Tensor):
             dtype = a.dtype
             device = a.device
-        elif isinstance(a, (str, D.device)):
+        elif isinstance(a, (str, D.device)) or (isinstance(a, int) and not isinstance(a, bool)):
             device = a
         elif isinstance(a, bool):
             pass
@@ -218,20 +296,13 @@ def _parse_to(args, kwargs):
 
 
 def to(self, *args, **kwargs):
+    """x.to(dtype), x.to(device), x.to(other), x.to(device, dtype, copy=...): only the CPU holds tensors."""
     dtype, device, copy = _parse_to(args, dict(kwargs))
     if device is not None:
-        _check_device(device)
+        D.check_device(device)
     if dtype is None:
         return O.clone(self) if copy else self
     return _to_dtype(self, D.to_np(dtype), copy)
-
-
-def _check_device(device):
-    d = D.device(device)
-    if d.type == "cuda":
-        raise AssertionError("Torch not compiled with CUDA enabled")
-    if d.type not in ("cpu", "meta"):
-        raise RuntimeError(f"device type {d.type} is not available")
 
 
 def cpu(self, memory_format=None):
@@ -239,7 +310,11 @@ def cpu(self, memory_format=None):
 
 
 def cuda(self, device=None, non_blocking=False, memory_format=None):
-    raise AssertionError("Torch not compiled with CUDA enabled")
+    if device is not None:
+        d = D.device(device) if not isinstance(device, D.device) else device
+        if d.type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
+    return to(self, "cuda" if device is None else device)
 
 
 _LEGACY = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
@@ -251,9 +326,19 @@ _FROM_LEGACY = {v: k for k, v in _LEGACY.items()}
 
 
 def type_(self, dtype=None, non_blocking=False, **kwargs):
+    """x.type() -> 'torch.FloatTensor'; x.type(torch.DoubleTensor / 'torch.DoubleTensor' / torch.float64) converts."""
     if dtype is None:
         return _LEGACY[self._np_dtype().name]
-    if isinstance(dtype, str) and dtype in _FROM_LEGACY:
+    from ._legacy import TYPES
+    if isinstance(dtype, type) and dtype.__name__ in TYPES and TYPES[dtype.__name__] is dtype:
+        dtype = dtype.dtype
+    elif dtype is Tensor or dtype == "torch.Tensor":
+        dtype = D.get_default_dtype()
+    elif isinstance(dtype, str):
+        if dtype.startswith("torch.cuda.") and dtype[11:] in TYPES and not D._accelerator_type():
+            raise RuntimeError("Cannot initialize CUDA: Torch not compiled with CUDA enabled")
+        if dtype not in _FROM_LEGACY:
+            raise ValueError(f"invalid type: '{dtype}'")
         dtype = _FROM_LEGACY[dtype]
     return _to_dtype(self, D.to_np(dtype))
 
@@ -421,6 +506,9 @@ def _apply_(self, callable_):
 
 
 def _pin_memory(self, device=None):
+    """Pinned memory needs an accelerator: torch's error without one."""
+    if not D._accelerator_type():
+        raise RuntimeError(D._NO_ACCEL)
     return self
 
 

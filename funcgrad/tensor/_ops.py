@@ -907,7 +907,7 @@ def _minmax(name, red, argred, input, dim, keepdim, other_fn):
         if input.numel() == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
-        return _apply1(name.capitalize(), lambda a: red(a), input)
+        return _apply1(name.capitalize() + "1", lambda a: red(a), input)
     d = _dim(dim, input.ndim)
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -1012,7 +1012,13 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if p is None or p == "fro" or p == 2:
         return _apply1("Norm", lambda a: _safe_norm2(a, axes, keepdim), input)
     if p == "nuc":
-        raise NotImplementedError("norm(p='nuc') is not implemented")
+        from .linalg import matrix_norm
+        if dim is None and input.ndim != 2:
+            if input.ndim < 2:
+                raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               f"{' '.join(str(i) for i in _range(input.ndim))}")
+        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
     if p == math.inf or p == "inf":
         return _apply1("Norm", lambda a: jnp.max(ew.abs(a), axis=axes, keepdims=keepdim), input)
     if p == -math.inf:
@@ -1217,18 +1223,25 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Matrices with input's last dimension on their (offset) diagonal (last two dims only)."""
-    if (dim1 % (input.ndim + 1), dim2 % (input.ndim + 1)) != (input.ndim - 1, input.ndim):
-        raise NotImplementedError("diag_embed with custom dim1/dim2 is not implemented")
-    n = input.shape[-1] + _abs(offset)
+    """Matrices with input's last dimension on their (offset) diagonal, spanning output dims dim1 and dim2."""
+    nd = input.ndim + 1
+    d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = input.shape[-1] + _abs(offset) if input.ndim else 1 + _abs(offset)
 
     def fn(a):
+        if a.ndim == 0:
+            a = jnp.reshape(a, (1,))
         k = a.shape[-1]
         lead = a.shape[:-1]
         z = jnp.zeros(lead + (n, n), a.dtype)
         rows = np.arange(k) + _max(-offset, 0)
         cols = np.arange(k) + _max(offset, 0)
-        return z.at[(Ellipsis, rows, cols)].set(a)
+        r = z.at[(Ellipsis, rows, cols)].set(a)
+        if (d1, d2) != (nd - 2, nd - 1):
+            r = jnp.moveaxis(r, (-2, -1), (d1, d2))
+        return r
     return _apply1("DiagEmbed", fn, input)
 
 
@@ -1376,8 +1389,8 @@ def reshape(input, *shape):
         try:
             nv = _np_view_reshape(v, shape)
         except ValueError:
-            return _apply1("Reshape", _reshape_arr(shape), input)
-    return _view("Reshape", input, lambda x: nv if x is v else _np_view_reshape(x, shape), _reshape_arr(shape))
+            return _apply1("UnsafeView", _reshape_arr(shape), input)
+    return _view("View", input, lambda x: nv if x is v else _np_view_reshape(x, shape), _reshape_arr(shape))
 
 
 def view_as(input, other):
@@ -1424,9 +1437,10 @@ def squeeze(input, dim=None):
     else:
         dims = dim if isinstance(dim, (list, tuple)) else (dim,)
         axes = tuple(sorted({_dim(d, len(shp)) for d in dims if shp and shp[_dim(d, len(shp))] == 1}))
+    nm = "Squeeze" if dim is None else ("Squeeze1" if not isinstance(dim, (list, tuple)) else "Squeeze2")
     if not axes:
-        return _view("Squeeze", input, lambda x: x.view(), lambda a: a)
-    return _view("Squeeze", input, lambda x: np.squeeze(x, axes), lambda a: jnp.squeeze(a, axes))
+        return _view(nm, input, lambda x: x.view(), lambda a: a)
+    return _view(nm, input, lambda x: np.squeeze(x, axes), lambda a: jnp.squeeze(a, axes))
 
 
 def unsqueeze(input, dim):
@@ -1469,7 +1483,7 @@ def t(input):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     if input.ndim < 2:
         return _view("T", input, lambda x: x.view(), lambda a: a)
-    return transpose(input, 0, 1)
+    return _view("T", input, lambda x: np.transpose(x, (1, 0)), lambda a: jnp.transpose(a, (1, 0)))
 
 
 def movedim(input, source, destination):
@@ -1847,9 +1861,41 @@ def scatter_add(input, dim, index, src):
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    if not include_self or reduce == "mean":
-        raise NotImplementedError("scatter_reduce with include_self=False or reduce='mean'")
-    return scatter(input, dim, index, src, reduce=reduce)
+    """Reduce src's values into input at index along dim (sum, prod, mean, amax, amin); include_self=False
+    leaves input's own values out of the reduction wherever something is scattered."""
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index)
+    dt = input._np_dtype()
+    if include_self and reduce != "mean":
+        return _apply("ScatterReduce", _scatter_fn(d, idx, reduce, dt), (input, src))
+    full = _gather_index(idx.shape, d, idx)
+    counts = np.zeros(tuple(input.shape), np.int64)
+    np.add.at(counts, full, 1)
+    hit = counts > 0
+    if reduce == "mean":
+        denom = np.maximum(counts + (1 if include_self else 0), 1)
+        ident = 0
+    elif reduce in ("amax", "amin"):
+        big = np.inf if dt.kind == "f" else (np.iinfo(dt).max if dt.kind in "iu" else True)
+        ident = -big if reduce == "amax" and dt.kind == "f" else (
+            (np.iinfo(dt).min if dt.kind in "iu" else False) if reduce == "amax" else big)
+    else:
+        ident = 1 if reduce == "prod" else 0
+    op = {"mean": "sum"}.get(reduce, reduce)
+    scat = _scatter_fn(d, idx, op, dt)
+    hit_a = Array(hit)
+
+    def fn(a, s):
+        base = a if include_self else ew.select(hit_a, jnp.full(a.shape, ident, a.dtype), a)
+        r = scat(base, s)
+        if reduce != "mean":
+            return r
+        if dt.kind == "f" or dt.kind == "c":
+            return r / Array(denom.astype(dt))
+        return jnp.floor_divide(r, Array(denom.astype(dt)))
+    return _apply("ScatterReduce", fn, (input, src))
 
 
 def index_add(input, dim, index, source, *, alpha=1):

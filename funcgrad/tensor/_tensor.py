@@ -54,25 +54,20 @@ class Tensor:
     _vrb = 0            # (on a view) the base's _rebases when this view's grad_fn was made
     _pahooks = None
     _is_param = False
+    _inf = False        # an inference tensor (made in inference_mode)
 
     def __new__(cls, *args, **kwargs):
-        """torch.Tensor(data) / torch.Tensor(*sizes): a float tensor of the default dtype."""
-        device = kwargs.pop("device", None)
-        del device
-        if kwargs:
-            raise TypeError(f"Tensor() got unexpected keyword arguments {sorted(kwargs)}")
-        if len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not isinstance(args[0], D.Size):
+        """torch.Tensor(*sizes), torch.Tensor(data), torch.Tensor(): a tensor of the default dtype (uninitialised
+        -- here zero -- for sizes); torch.Tensor(tensor) aliases that tensor's storage."""
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
             src = args[0]
-            if isinstance(src, Tensor):
-                t = _make_as(cls, src._v)
-                t._st = src._storage()
-                return t
-            v = np.array(src, dtype=D.default_float() if not isinstance(src, np.ndarray) else None)
-            if v.dtype.kind not in "fc":
-                v = v.astype(D.default_float())
-            return _make_as(cls, v)
-        shape = args[0] if len(args) == 1 and isinstance(args[0], D.Size) else (args or (0,))
-        return _make_as(cls, np.zeros(tuple(int(s) for s in shape), D.default_float()))
+            t = _make_as(cls, src._v)
+            t._a = src._a
+            t._st = src._storage() if src._v is not None else None
+            return t
+        from ._legacy import legacy_new
+        v = legacy_new("Tensor", D.default_float(), args, dict(kwargs))._v
+        return _make_as(cls, v)
 
     @staticmethod
     def _make_subclass(cls, data, require_grad=False):
@@ -108,6 +103,8 @@ class Tensor:
         return st
 
     def _bump(self) -> None:
+        if self._inf and not _gs.inference:
+            raise RuntimeError(_INF_INPLACE_MSG)
         st = self._st
         if st is None:
             st = self._st = _Storage(self._v)
@@ -249,6 +246,9 @@ class Tensor:
                                "use var_no_grad = var.detach().")
         if requires_grad and self._np_dtype().kind not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if requires_grad and self._inf and not _gs.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                               "allowed.")
         if self._gfn is None:
             self._rg = requires_grad
         return self
@@ -342,7 +342,14 @@ class Tensor:
         t = _make(self._v)
         t._a = self._a
         t._st = self._storage()
+        if self._inf:
+            t._inf = True
         return t
+
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor: made under inference_mode, never to be recorded for backward
+        nor modified in place outside inference mode."""
+        return self._inf
 
     def detach_(self):
         if self._base is not None and self._base._rg:
@@ -361,6 +368,8 @@ class Tensor:
         t = _make(self._v)
         t._a = self._a
         t._st = _Storage(self._storage().buf)
+        if self._inf:
+            t._inf = True
         return t
 
     @data.setter
@@ -481,6 +490,15 @@ class Tensor:
     def _is_view(self) -> bool:
         return self._base is not None
 
+    def share_memory_(self):
+        """Move the storage into shared memory (in place; see funcgrad.multiprocessing). Returns self."""
+        from ..multiprocessing import reductions
+        return reductions.share_memory_(self)
+
+    def is_shared(self) -> bool:
+        from ..multiprocessing import reductions
+        return reductions.is_shared(self)
+
     def __setstate__(self, state):
         pass
 
@@ -528,6 +546,8 @@ def _make(v):
     t._st = None
     t._rg = False
     t._gfn = None
+    if _gs.inference:
+        t._inf = True
     return t
 
 
@@ -565,6 +585,8 @@ def _wrap(out):
         t._st = None
         t._rg = False
         t._gfn = None
+        if _gs.inference:
+            t._inf = True
         return t
     if isinstance(out, Tracer):
         return _traced(out)
@@ -601,8 +623,14 @@ def _edge(t):
     return (t._acc_node(), 0)
 
 
+_NODE_CLS: dict = {}
+
+
 def _record(name, fn, ts):
     """Record fn(*arrays of ts) as a graph node. Returns (node, list of output Arrays, multi)."""
+    for t in ts:
+        if t._inf and name not in _NOT_SAVED:
+            raise RuntimeError(_INF_SAVED_MSG)
     arrs = [t._arr() for t in ts]
     diff = [i for i, t in enumerate(ts) if t._rg]
     multi = [False]
@@ -629,7 +657,11 @@ def _record(name, fn, ts):
     vals = tape.out_values()
     edges = [_edge(ts[i]) for i in diff]
     versions = [t._st.version if t._st is not None else 0 for t in ts]
-    node = _graph.node_class(name + "Backward0")(tape, fn, ts, diff, edges, versions)
+    cls = _NODE_CLS.get(name)
+    if cls is None:  # "Max1" names torch's overload MaxBackward1; a plain name gets Backward0
+        cls = _NODE_CLS[name] = _graph.node_class(name[:-1] + "Backward" + name[-1] if name[-1].isdigit()
+                                                  else name + "Backward0")
+    node = cls(tape, fn, ts, diff, edges, versions)
     return node, vals, multi[0]
 
 
@@ -733,6 +765,8 @@ def _view(name, x, np_fn, arr_fn):
     t._base = base
     if base._rebases:
         t._vrb = base._rebases
+    if x._inf:
+        t._inf = True
     if base._rg and _gs.enabled and _req(x):
         node, vals, _ = _record(name, arr_fn, (x,))
         t._rg = True
@@ -758,6 +792,9 @@ def _views(name, x, np_fns, arr_fn):
     if base._rebases:
         for t in outs:
             t._vrb = base._rebases
+    if x._inf:
+        for t in outs:
+            t._inf = True
     if base._rg and _gs.enabled and _req(x):
         node, vals, _ = _record(name, arr_fn, (x,))
         for k, t in enumerate(outs):
@@ -784,6 +821,15 @@ def _view_regen(view, base):
 
 # --- in-place ----------------------------------------------------------------------------------------------
 
+_INF_SAVED_MSG = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                  "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                  "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                  "`torch.inference_mode()`.")
+# ops whose backward never reads their inputs: an inference tensor may take part in them (as in torch)
+_NOT_SAVED = frozenset(("Add", "Sub", "Neg", "Sum", "Cat", "Stack", "Clone", "Expand", "View", "Reshape"))
+_INF_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+                    "to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 "
+                    "for more details.")
 _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 _VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 _OVERLAP_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a single "
@@ -818,6 +864,8 @@ def _inplace(name, t, fn, others=(), reads_self=True):
         return t
     if not v.flags.writeable:
         raise RuntimeError(_OVERLAP_MSG)
+    if t._inf and not _gs.inference:
+        raise RuntimeError(_INF_INPLACE_MSG)
     if _gs.enabled and (t._rg or (t._base is not None and t._base._rg) or any(_req(o) for o in others)):
         new, node, base = _rebase(name, t, fn, others, reads_self)
     else:
@@ -891,17 +939,134 @@ def _rebase(name, t, fn, others, reads_self):
 _PRINT = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
 
 
-def _fmt_body(v: np.ndarray, prefix: str) -> str:
-    kw = dict(separator=", ", prefix=prefix, threshold=_PRINT["threshold"], edgeitems=_PRINT["edgeitems"],
-              max_line_width=_PRINT["linewidth"])
-    if v.dtype.kind == "f":
-        finite = v[np.isfinite(v)]
-        if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
-            return np.array2string(v, **kw)
-        if _PRINT["sci_mode"]:
-            return np.array2string(v, formatter={"float_kind": lambda x: f"{x:.{_PRINT['precision']}e}"}, **kw)
-        return np.array2string(v, precision=_PRINT["precision"], floatmode="fixed", **kw)
-    return np.array2string(v, **kw)
+
+class _Formatter:
+    """Formats the elements of one tensor (or of its real or imaginary parts) at one common width, choosing
+    integer, fixed or scientific notation from the values' range, as PyTorch's printer does."""
+
+    def __init__(self, vals: np.ndarray, floating: bool):
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.width = 1
+        prec = _PRINT["precision"]
+        if not floating:
+            if vals.size:
+                self.width = max(len(str(x)) for x in vals.ravel().tolist())
+        else:
+            v = vals.astype(np.float64).ravel()
+            nz = v[np.isfinite(v) & (v != 0)]
+            if nz.size:
+                a = np.abs(nz)
+                lo, hi = a.min(), a.max()
+                items = nz.tolist()
+                self.int_mode = bool(np.all(nz == np.ceil(nz)))
+                wide = hi / lo > 1000.0 or hi > 1.0e8
+                sci = wide if self.int_mode else (wide or lo < 1.0e-4)
+                if _PRINT["sci_mode"] is not None:
+                    sci = bool(_PRINT["sci_mode"])
+                self.sci_mode = sci
+                if sci:
+                    self.width = max(len(f"{x:.{prec}e}") for x in items)
+                elif self.int_mode:
+                    self.width = max(len(f"{x:.0f}") for x in items) + 1
+                else:
+                    self.width = max(len(f"{x:.{prec}f}") for x in items)
+        if _PRINT["sci_mode"] is not None:
+            self.sci_mode = bool(_PRINT["sci_mode"])
+
+    def format(self, x) -> str:
+        prec = _PRINT["precision"]
+        if self.floating:
+            if self.sci_mode:
+                s = f"{x:{self.width}.{prec}e}"
+            elif self.int_mode:
+                s = f"{x:.0f}"
+                if x == x and x not in (np.inf, -np.inf):
+                    s += "."
+            else:
+                s = f"{x:.{prec}f}"
+        else:
+            s = f"{x}"
+        return " " * (self.width - len(s)) + s
+
+
+def _summarized(v: np.ndarray) -> np.ndarray:
+    """The elements printing shows: edgeitems at both ends of every long dimension."""
+    e = _PRINT["edgeitems"]
+    for ax, n in enumerate(v.shape):
+        if n > 2 * e:
+            idx = np.r_[0:e, n - e:n]
+            v = np.take(v, idx, axis=ax)
+    return v
+
+
+def _elem_fmt(f1, f2):
+    if f2 is None:
+        return lambda x: f1.format(x)
+
+    def fmt(z):
+        re_s = f1.format(z.real)
+        im_s = (f2.format(z.imag) + "j").lstrip()
+        return re_s + im_s if im_s[0] in "+-" else re_s + "+" + im_s
+    return fmt
+
+
+def _vector_str(v, indent, summarize, f1, f2) -> str:
+    elem = f1.width + 2 + (f2.width + 1 if f2 is not None else 0)
+    per_line = max(1, int((_PRINT["linewidth"] - indent) // elem))
+    e = _PRINT["edgeitems"]
+    fmt = _elem_fmt(f1, f2)
+    if summarize and not e:
+        return "[...]"
+    items = v.tolist()
+    if summarize and len(items) > 2 * e:
+        data = [fmt(x) for x in items[:e]] + [" ..."] + [fmt(x) for x in items[len(items) - e:]]
+    else:
+        data = [fmt(x) for x in items]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _nd_str(v, indent, summarize, f1, f2) -> str:
+    if v.ndim == 0:
+        return _elem_fmt(f1, f2)(v.item())
+    if v.ndim == 1:
+        return _vector_str(v, indent, summarize, f1, f2)
+    e = _PRINT["edgeitems"]
+    n = v.shape[0]
+    if summarize and n > 2 * e:
+        rows = [_nd_str(v[i], indent + 1, summarize, f1, f2) for i in range(e)] + ["..."] + \
+            [_nd_str(v[i], indent + 1, summarize, f1, f2) for i in range(n - e, n)]
+    else:
+        rows = [_nd_str(v[i], indent + 1, summarize, f1, f2) for i in range(n)]
+    return "[" + ("," + "\n" * (v.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def _body(v: np.ndarray, indent: int) -> str:
+    summarize = v.size > _PRINT["threshold"]
+    if v.dtype.kind == "f" or D._NP2T[v.dtype].is_floating_point:
+        v = v.astype(np.float64) if v.dtype != np.float64 else v
+    src = _summarized(v) if summarize else v
+    if v.dtype.kind == "c":
+        f1 = _Formatter(src.real, True)
+        f2 = _Formatter(src.imag, True)
+        return _nd_str(v, indent, summarize, f1, f2)
+    return _nd_str(v, indent, summarize, _Formatter(src, v.dtype.kind == "f"), None)
+
+
+def _add_suffixes(text: str, suffixes, indent: int) -> str:
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for suf in suffixes:
+        if last + len(suf) + 2 > _PRINT["linewidth"]:
+            parts.append(",\n" + " " * indent + suf)
+            last = indent + len(suf)
+        else:
+            parts.append(", " + suf)
+            last += len(suf) + 2
+    parts.append(")")
+    return "".join(parts)
 
 
 def _repr(t) -> str:
@@ -910,19 +1075,25 @@ def _repr(t) -> str:
     v = t._v
     dt = t.dtype
     prefix = "tensor("
-    body = _fmt_body(v, prefix) if v.size else "[]"
-    extras = []
-    if v.size == 0 and v.shape != (0,):
-        extras.append(f"size={tuple(v.shape)}")
-    if dt not in (D.float32 if D.get_default_dtype() is D.float32 else D.get_default_dtype(), D.int64, D.bool_,
-                  D.complex64 if D.get_default_dtype() is D.float32 else D.complex128):
-        extras.append(f"dtype={dt}")
+    indent = len(prefix)
+    default = D.get_default_dtype()
+    suffixes = []
+    if v.size == 0:
+        if v.ndim != 1:
+            suffixes.append(f"size={tuple(v.shape)}")
+        if dt is not default:
+            suffixes.append(f"dtype={dt}")
+        body = "[]"
+    else:
+        if dt not in (default, D.complex128 if default is D.float64 else D.complex64, D.int64, D.bool_):
+            suffixes.append(f"dtype={dt}")
+        body = _body(v, indent)
     g = t._grad_fn_now()
     if g is not None:
-        extras.append(f"grad_fn=<{g.name()}>")
+        suffixes.append(f"grad_fn=<{g.name()}>")
     elif t._rg:
-        extras.append("requires_grad=True")
-    return prefix + body + "".join(", " + e for e in extras) + ")"
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from importlib.util import find_spec as _find_spec
 
 from ._checks import check_grads, check_jvp, check_vjp
+from ._comparison import assert_close, make_tensor  # noqa: F401  (torch.testing's)
 
 _STRATEGIES = ("arrays", "shapes", "broadcastable_shapes", "mutually_broadcastable_shapes",
                "broadcastable_shape_pairs", "float_dtypes", "dtypes")

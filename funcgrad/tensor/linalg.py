@@ -1,0 +1,187 @@
+"""funcgrad.linalg (torch.linalg) on tensors: norms (vector, matrix incl. 'nuc' and 2/-2, Frobenius) and
+the common decompositions and solvers, each one recorded op over funcgrad.numpy.linalg (so autograd uses
+the primitives' rules)."""
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+
+from .. import numpy as jnp
+from ..primitives import elementwise as ew
+from ._tensor import _apply, _apply1, _dim
+
+_LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _float_check(x, op: str):
+    dt = x._np_dtype()
+    if dt.kind not in "fc":
+        raise RuntimeError(f"linalg.{op}: Expected a floating point or complex tensor as input. Got "
+                           f"{_LEGACY.get(dt.name, dt.name)}")
+
+
+def _pair(dim, nd: int, op: str):
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        got = " ".join(str(d) for d in (dim if isinstance(dim, (tuple, list)) else [dim]))
+        raise RuntimeError(f"linalg.{op}: dim must be a 2-tuple. Got {got}")
+    d0, d1 = _dim(dim[0], nd), _dim(dim[1], nd)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.{op}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def _matrix_norm_arr(a, ord, d0, d1, keepdim):  # noqa: A002
+    """A matrix norm of Array a over dims (d0, d1)."""
+    m = jnp.moveaxis(a, (d0, d1), (-2, -1))
+    if ord == "fro":
+        r = ew.sqrt(jnp.sum(ew.real(a * ew.conj(a)) if a.dtype.kind == "c" else a * a, axis=(d0, d1)))
+        return jnp.expand_dims(r, tuple(sorted((d0, d1)))) if keepdim else r
+    if ord in ("nuc", 2, -2):
+        sv = jnp.linalg.svd(m, compute_uv=False)
+        r = jnp.sum(sv, axis=-1) if ord == "nuc" else (jnp.max(sv, axis=-1) if ord == 2 else jnp.min(sv, axis=-1))
+    elif ord in (1, -1, math.inf, -math.inf):
+        ax = -2 if ord in (1, -1) else -1  # 1: max column sum (over rows), inf: max row sum
+        s = jnp.sum(ew.abs(m), axis=ax)
+        r = jnp.max(s, axis=-1) if ord > 0 else jnp.min(s, axis=-1)
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return jnp.expand_dims(r, tuple(sorted((d0, d1)))) if keepdim else r
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    """Frobenius, nuclear ('nuc'), spectral (2, -2) or induced (1, -1, inf, -inf) norm over two dims."""
+    if dtype is not None:
+        A = A.to(dtype)
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    _float_check(A, "matrix_norm")
+    d0, d1 = _pair(dim, A.ndim, "matrix_norm")
+    return _apply1("LinalgMatrixNorm", lambda a: _matrix_norm_arr(a, ord, d0, d1, keepdim), A)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    """The ord-norm of x's entries (over dim, or all of them)."""
+    from . import _ops as O
+    _float_check(x, "vector_norm")
+    if dtype is not None:
+        x = x.to(dtype)
+    if ord in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
+    return O.norm(x, p=float(ord) if ord not in (2,) else 2, dim=dim, keepdim=keepdim)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    """torch.linalg.norm: a vector norm for 1-d input or int dim, a matrix norm for 2-d input or a 2-tuple dim;
+    ord=None is the 2-norm of all entries."""
+    if dim is not None and not isinstance(dim, (tuple, list)):
+        dim = (dim,)
+    if ord is None:
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if dim is None:
+        if isinstance(ord, str) and A.ndim < 2:
+            return matrix_norm(A, ord)
+        if A.ndim not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                               f"{A.ndim}D.")
+        dim = tuple(range(A.ndim))
+    if len(dim) == 2:
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+# --- decompositions and solvers ----------------------------------------------------------------------
+
+_svd_t = collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
+_qr_t = collections.namedtuple("linalg_qr", ["Q", "R"])
+_eigh_t = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_slogdet_t = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+
+
+def _square(A, op: str):
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.{op}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2] if A.ndim >= 2 else 1} by {A.shape[-1] if A.ndim else 1} matrices")
+    _float_check(A, op)
+
+
+def det(A, *, out=None):
+    _square(A, "det")
+    return _apply1("LinalgDet", jnp.linalg.det, A)
+
+
+def inv(A, *, out=None):
+    _square(A, "inv")
+    return _apply1("LinalgInv", jnp.linalg.inv, A)
+
+
+def slogdet(A, *, out=None):
+    _square(A, "slogdet")
+    sign, logabs = _apply("LinalgSlogdet", lambda a: list(jnp.linalg.slogdet(a)), (A,))
+    return _slogdet_t(sign, logabs)
+
+
+def solve(A, B, *, left=True, out=None):
+    _square(A, "solve")
+    if not left:
+        raise NotImplementedError("linalg.solve(left=False) is not implemented; solve the transposed system")
+    vec = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    if vec:
+        return _apply("LinalgSolve", lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0], (A, B))
+    return _apply("LinalgSolve", jnp.linalg.solve, (A, B))
+
+
+def cholesky(A, *, upper=False, out=None):
+    _square(A, "cholesky")
+    return _apply1("LinalgCholesky", lambda a: jnp.linalg.cholesky(a, upper=upper), A)
+
+
+def qr(A, mode="reduced", *, out=None):
+    q, r = _apply("LinalgQr", lambda a: list(jnp.linalg.qr(a, mode=mode)), (A,))
+    return _qr_t(q, r)
+
+
+def eigh(A, UPLO="L", *, out=None):
+    _square(A, "eigh")
+    w, v = _apply("LinalgEigh", lambda a: list(jnp.linalg.eigh(a, UPLO=UPLO)), (A,))
+    return _eigh_t(w, v)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    _square(A, "eigvalsh")
+    return _apply1("LinalgEigvalsh", lambda a: jnp.linalg.eigvalsh(a, UPLO=UPLO), A)
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    u, s, vh = _apply("LinalgSvd", lambda a: list(jnp.linalg.svd(a, full_matrices=full_matrices)), (A,))
+    return _svd_t(u, s, vh)
+
+
+def svdvals(A, *, driver=None, out=None):
+    return _apply1("LinalgSvdvals", lambda a: jnp.linalg.svd(a, compute_uv=False), A)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    return _apply1("LinalgPinv", lambda a: jnp.linalg.pinv(a, hermitian=hermitian), A)
+
+
+def matrix_power(A, n, *, out=None):
+    _square(A, "matrix_power")
+    return _apply1("LinalgMatrixPower", lambda a: jnp.linalg.matrix_power(a, int(n)), A)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    from ._tensor import _wrap
+    return _wrap(jnp.linalg.matrix_rank(A._arr(), hermitian=hermitian).astype(np.int64))
+
+
+def cross(input, other, *, dim=-1, out=None):
+    from . import _ops as O
+    return O.cross(input, other, dim=dim)
+
+
+__all__ = ["norm", "vector_norm", "matrix_norm", "det", "inv", "slogdet", "solve", "cholesky", "qr", "eigh",
+           "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "matrix_rank", "cross"]
