@@ -382,3 +382,30 @@ def test_nn_value_and_grad_equals_backward():
         np.testing.assert_allclose(_np(g[k]), _np(p.grad), rtol=1e-6, atol=1e-7)
     m[0].weight.requires_grad_(False)
     assert "0.weight" not in vg(fg.tensor(x), fg.tensor(y))[1]
+
+
+def test_jit_of_torch_func_grad_over_functional_call():
+    m, t = _twins(11)
+    x, y = _data(6)
+    params = {k: v.detach() for k, v in m.named_parameters()}
+
+    def loss(p, xb, yb):
+        return F.cross_entropy(functional_call(m, p, (xb,)), yb)
+    eager = fg.func.grad(loss)(params, fg.tensor(x), fg.tensor(y))
+    compiled = fg.jit(fg.func.grad(loss))
+    got = compiled(params, fg.tensor(x), fg.tensor(y))
+    tg = torch.func.grad(lambda p, xb, yb: torch.nn.functional.cross_entropy(
+        torch.func.functional_call(t, p, (xb,)), yb))({k: v.detach() for k, v in t.named_parameters()},
+                                                      torch.tensor(x), torch.tensor(y))
+    for k in params:
+        np.testing.assert_allclose(np.asarray(got[k]), _np(eager[k]), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(np.asarray(got[k]), tg[k].numpy(), rtol=1e-5, atol=1e-6)
+    compiled(params, fg.tensor(x), fg.tensor(y))
+    assert compiled._cache_size() == 1
+
+
+def test_linear_records_one_node_like_torch():
+    x = fg.randn(4, 3, requires_grad=True)
+    lin = nn.Linear(3, 2)
+    assert type(lin(x).grad_fn).__name__ == "AddmmBackward0"
+    assert type(F.linear(x, lin.weight).grad_fn).__name__ == "MmBackward0"

@@ -192,7 +192,16 @@ def _list_dtype(x) -> np.dtype | None:
 
 
 def to_array(x, dtype=None, copy: bool = True) -> Array:
-    """Convert a concrete value (Array, NumPy/CuPy array, Python scalar, nested list) to an Array."""
+    """Convert a concrete value (Array, NumPy/CuPy array, Python scalar, nested list) to an Array.
+    Objects of a higher layer that hold an Array (the torch face's Tensor) hand it over through a
+    `__funcgrad_array__()` method; under a transform that may be a tracer, which is returned as it is."""
+    conv = getattr(type(x), "__funcgrad_array__", None)
+    if conv is not None:
+        held = conv(x)
+        if isinstance(held, Array) or dtype is None:
+            x = held
+            if not isinstance(x, Array):
+                return x
     if isinstance(x, Array):
         if dtype is None or dtypes.canonicalize(dtype) == x.dtype:
             return x

@@ -8,6 +8,7 @@ import math
 import warnings
 
 import funcgrad as _fg
+from .. import lax as _lax
 from ..tensor._tensor import _apply, _inplace as _tensor_inplace, _traced  # noqa: F401
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -97,8 +98,14 @@ def linear(input, weight, bias=None):
         rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows if input.dim() > 1 else 1}x"
                            f"{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
-    out = _fg.matmul(input, weight.t()) if weight.dim() == 2 else _fg.matmul(input, weight)
-    return out if bias is None else out + bias
+    if weight.dim() != 2:
+        out = _fg.matmul(input, weight)
+        return out if bias is None else out + bias
+    # one recorded node (torch's AddmmBackward0 / MmBackward0): x W^T contracted directly, no transpose op
+    dims = (((input.dim() - 1,), (1,)), ((), ()))
+    if bias is None:
+        return _apply("Mm", lambda x, w: _lax.dot_general(x, w, dims), (input, weight))
+    return _apply("Addmm", lambda x, w, b: _lax.dot_general(x, w, dims) + b, (input, weight, bias))
 
 
 def bilinear(input1, input2, weight, bias=None):

@@ -680,6 +680,8 @@ def install():
     T.__ior__ = lambda self, other: T.bitwise_or_(self, other)
     T.__ixor__ = lambda self, other: T.bitwise_xor_(self, other)
     T.__hash__ = object.__hash__
+    # the functional transforms (jit, grad, vmap) see a Tensor as the Array it holds (a tracer inside them)
+    T.__funcgrad_array__ = lambda self: self._a if self._v is None else self._arr()
 
 
 install()
