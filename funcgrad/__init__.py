@@ -48,8 +48,3 @@ from . import accelerator, backends, testing  # noqa: E402,F401
 from .tensor import linalg  # noqa: E402,F401  (torch.linalg on tensors)
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401
-# torch.random's stateful names (manual_seed, fork_rng, ...) beside funcgrad.random's stateless keys
-from .tensor import _rng  # noqa: E402
-for _n in _rng.__all__:
-    setattr(random, _n, getattr(_rng, _n))
-del _n

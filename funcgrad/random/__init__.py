@@ -59,3 +59,12 @@ __all__ = [
     "bernoulli", "rademacher", "randint", "permutation", "choice", "categorical", "geometric", "poisson",
     "gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal", "ball",
 ]
+
+
+def __getattr__(name: str):
+    """torch.random's stateful names (manual_seed, fork_rng, get_rng_state, ...) beside the stateless keys,
+    forwarded lazily to the torch face (importing it here would be circular)."""
+    from ..tensor import _rng
+    if name in _rng.__all__:
+        return getattr(_rng, name)
+    raise AttributeError(f"module 'funcgrad.random' has no attribute '{name}'")
