@@ -213,8 +213,23 @@ def test_iterable_dataset():
 
 def test_loader_argument_errors():
     ds = list(range(5))
-    with pytest.raises(NotImplementedError, match="num_workers"):
-        fd.DataLoader(ds, num_workers=2)
+    with pytest.raises(ValueError, match="num_workers"):
+        fd.DataLoader(ds, num_workers=-1)
+    with pytest.raises(ValueError, match="prefetch_factor"):
+        fd.DataLoader(ds, prefetch_factor=2)
+    with pytest.raises(ValueError, match="persistent_workers"):
+        fd.DataLoader(ds, persistent_workers=True)
+    with pytest.raises(ValueError, match="multiprocessing_context"):
+        fd.DataLoader(ds, multiprocessing_context="spawn")
+    with pytest.raises(ValueError, match="multiprocessing_context"):
+        fd.DataLoader(ds, num_workers=1, multiprocessing_context="nope")
+    with pytest.raises(TypeError, match="multiprocessing_context"):
+        fd.DataLoader(ds, num_workers=1, multiprocessing_context=3)
+    with pytest.raises(ValueError, match="timeout"):
+        fd.DataLoader(ds, timeout=-1)
+    dl = fd.DataLoader(ds)
+    with pytest.raises(ValueError, match="batch_size attribute should not be set"):
+        dl.batch_size = 3
     with pytest.raises(ValueError):
         fd.DataLoader(ds, sampler=[0, 1], shuffle=True)
     with pytest.raises(ValueError):
@@ -225,3 +240,70 @@ def test_loader_argument_errors():
         fd.BatchSampler(range(3), 0, False)
     with pytest.raises(ValueError):
         fd.RandomSampler([], generator=fg.Generator())
+
+
+@pytest.mark.parametrize("n,reps,drop_last", [(10, 3, False), (10, 3, True), (2, 5, False), (12, 4, False),
+                                              (7, 2, True)])
+def test_distributed_sampler_partition_matches_torch(n, reps, drop_last):
+    torch = pytest.importorskip("torch")
+    from funcgrad.utils.data.distributed import DistributedSampler
+    ds = list(range(n))
+    ours_all = []
+    for r in range(reps):
+        ours = DistributedSampler(ds, num_replicas=reps, rank=r, shuffle=False, drop_last=drop_last)
+        theirs = torch.utils.data.distributed.DistributedSampler(ds, num_replicas=reps, rank=r, shuffle=False,
+                                                                 drop_last=drop_last)
+        assert list(ours) == list(theirs) and len(ours) == len(theirs)
+        assert ours.total_size == theirs.total_size
+        # shuffled: the same partition/padding rules applied to funcgrad's permutation for seed + epoch
+        sh = DistributedSampler(ds, num_replicas=reps, rank=r, seed=3, drop_last=drop_last)
+        sh.set_epoch(2)
+        perm = fg.randperm(n, generator=fg.Generator().manual_seed(5)).tolist()
+        padded = (perm * (reps + 1))[:sh.total_size] if not drop_last else perm[:sh.total_size]
+        assert list(sh) == padded[r::reps] and len(sh) == len(theirs)
+        ours_all += list(sh)
+    assert set(ours_all) == (set(ds) if not drop_last else set(ours_all))
+    s = DistributedSampler(ds, num_replicas=reps, rank=0, seed=1)
+    e0 = list(s)
+    assert list(s) == e0
+    s.set_epoch(1)
+    assert list(s) != e0 or n <= 3
+    with pytest.raises(ValueError, match="Invalid rank"):
+        DistributedSampler(ds, num_replicas=reps, rank=reps)
+
+
+def test_weighted_random_sampler():
+    torch = pytest.importorskip("torch")
+    w = [0.0, 1.0, 3.0, 0.0]
+    draws = list(fd.WeightedRandomSampler(w, 4000, generator=fg.Generator().manual_seed(0)))
+    counts = np.bincount(draws, minlength=4)
+    assert counts[0] == counts[3] == 0 and 2.5 < counts[2] / counts[1] < 3.5
+    s = list(fd.WeightedRandomSampler([1, 1, 1, 5, 1], 5, replacement=False, generator=fg.Generator()))
+    assert sorted(s) == [0, 1, 2, 3, 4] and len(fd.WeightedRandomSampler(w, 7)) == 7
+    for bad, err in [(dict(weights=w, num_samples=0), ValueError), (dict(weights=w, num_samples=2, replacement=1),
+                                                                    ValueError),
+                     (dict(weights=[[1.0, 2.0]], num_samples=2), ValueError)]:
+        with pytest.raises(err):
+            torch.utils.data.WeightedRandomSampler(**bad)
+        with pytest.raises(err):
+            fd.WeightedRandomSampler(**bad)
+
+
+def test_stack_and_chain_datasets_match_torch():
+    torch = pytest.importorskip("torch")
+    a, b = list(range(5)), [x * 10 for x in range(5)]
+    for args, kwargs in [((a, b), {}), ((), {"a": a, "b": b})]:
+        ours, theirs = fd.StackDataset(*args, **kwargs), torch.utils.data.StackDataset(*args, **kwargs)
+        assert len(ours) == len(theirs) and ours[3] == theirs[3]
+        assert ours.__getitems__([0, 4]) == theirs.__getitems__([0, 4])
+        _assert_same(list(fd.DataLoader(ours, batch_size=2)), list(torch.utils.data.DataLoader(theirs, batch_size=2)))
+    for bad in [((a, [1]), {}), ((), {}), ((a,), {"b": b})]:
+        with pytest.raises(ValueError):
+            torch.utils.data.StackDataset(*bad[0], **bad[1])
+        with pytest.raises(ValueError):
+            fd.StackDataset(*bad[0], **bad[1])
+    chain = fd.ChainDataset([Stream(3), Stream(2)])
+    assert list(chain) == [0, 1, 2, 0, 1] and len(chain) == 5
+    assert isinstance(Stream(2) + Stream(1), fd.ChainDataset)
+    with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+        list(fd.ChainDataset([[1, 2]]))

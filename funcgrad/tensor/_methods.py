@@ -512,14 +512,6 @@ def _pin_memory(self, device=None):
     return self
 
 
-def _share_memory_(self):
-    return self
-
-
-def _is_shared(self):
-    return False
-
-
 def _dim_order(self):
     st = self.stride()
     return tuple(sorted(range(self.ndim), key=lambda i: -st[i]))
@@ -628,8 +620,6 @@ def install():
     T.apply_ = _apply_
     T.pin_memory = _pin_memory
     T.is_pinned = lambda self: False
-    T.share_memory_ = _share_memory_
-    T.is_shared = _is_shared
     T.dim_order = _dim_order
     T.__getitem__ = _index.getitem
     T.__setitem__ = _index.setitem

@@ -1,131 +1,89 @@
-"""DataLoader and default_collate / default_convert (torch.utils.data), single-process only.
+"""DataLoader (torch.utils.data.DataLoader): batches from a dataset, in this process or in worker processes.
 
-num_workers > 0 raises NotImplementedError in this version (no worker processes yet); pin_memory is
-accepted and ignored (there is only host memory).
+With num_workers > 0, each iterator starts that many worker processes (see ._worker for the protocol):
+indices go out on one queue per worker, round robin, at most prefetch_factor * num_workers at a time;
+results come back on one queue and are reordered so that batches arrive in sampler order (unless
+in_order=False). Large batches travel through shared memory (funcgrad.multiprocessing). Workers end when
+the iterator is exhausted (unless persistent_workers), garbage collected, or fails (timeout, a worker
+dying); an exception raised by the dataset in a worker is re-raised here with the worker's traceback.
+pin_memory is accepted and, with no accelerator, ignored with torch's warning.
 """
 from __future__ import annotations
 
-import collections.abc as cabc
-import re
-
-import numpy as np
+import itertools
+import multiprocessing as _pymp
+import os
+import queue
+import warnings
 
 import funcgrad as _fg
 
+from ... import multiprocessing as _mp
+from ...multiprocessing import reductions as _red
+from . import _worker
+from ._collate import default_collate, default_convert
+from ._worker import ExceptionWrapper, get_worker_info  # noqa: F401
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
-__all__ = ["DataLoader", "default_collate", "default_convert"]
-
-_np_str_obj = re.compile(r"[SaUO]")
-_ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}")
+__all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
 
-def default_convert(data):
-    """numpy arrays (and numpy scalars) become tensors, recursively through dicts, named tuples and
-    sequences; everything else is returned unchanged (used when batch_size is None)."""
-    if isinstance(data, _fg.Tensor):
-        return data
-    if isinstance(data, (np.ndarray, np.generic)) and not isinstance(data, (np.str_, np.bytes_)):
-        if data.dtype.kind in "SaUO":
-            return data
-        return _fg.as_tensor(data)
-    if isinstance(data, cabc.Mapping):
-        try:
-            return type(data)({k: default_convert(v) for k, v in data.items()})
-        except TypeError:
-            return {k: default_convert(v) for k, v in data.items()}
-    if isinstance(data, tuple) and hasattr(data, "_fields"):
-        return type(data)(*(default_convert(d) for d in data))
-    if isinstance(data, tuple):
-        return [default_convert(d) for d in data]
-    if isinstance(data, cabc.Sequence) and not isinstance(data, (str, bytes)):
-        try:
-            return type(data)([default_convert(d) for d in data])
-        except TypeError:
-            return [default_convert(d) for d in data]
-    return data
+class _InfiniteConstantSampler(Sampler):
+    """The index stream of an IterableDataset: None forever (the dataset decides when to stop)."""
+
+    def __iter__(self):
+        while True:
+            yield None
 
 
-def default_collate(batch):
-    """Collate a list of samples into a batch, as torch's default_collate: tensors are stacked along a new
-    first dimension, numpy arrays and numpy scalars become stacked tensors, Python floats a float64 tensor,
-    ints an int64 tensor (bools a bool tensor), strings stay a list; dicts, named tuples, tuples and lists
-    are collated field by field (tuples come back as lists, as in torch)."""
-    elem = batch[0]
-    if isinstance(elem, _fg.Tensor):
-        return _fg.stack(list(batch), 0)
-    if isinstance(elem, (np.ndarray, np.generic)) and not isinstance(elem, (np.str_, np.bytes_)):
-        if _np_str_obj.search(elem.dtype.str) is not None:
-            raise TypeError(_ERR.format(elem.dtype))
-        if isinstance(elem, np.ndarray) and elem.ndim > 0:
-            return default_collate([_fg.as_tensor(b) for b in batch])
-        return _fg.as_tensor(np.asarray(batch))
-    if isinstance(elem, bool):
-        return _fg.tensor(list(batch))
-    if isinstance(elem, float):
-        return _fg.tensor(list(batch), dtype=_fg.float64)
-    if isinstance(elem, int):
-        return _fg.tensor(list(batch))
-    if isinstance(elem, (str, bytes)):
-        return batch
-    if isinstance(elem, cabc.Mapping):
-        out = {k: default_collate([d[k] for d in batch]) for k in elem}
-        try:
-            return type(elem)(out)
-        except TypeError:
-            return out
-    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
-    if isinstance(elem, cabc.Sequence):
-        it = iter(batch)
-        n = len(next(it))
-        if not all(len(e) == n for e in it):
-            raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = list(zip(*batch))
-        if isinstance(elem, tuple):
-            return [default_collate(list(s)) for s in transposed]
-        try:
-            return type(elem)([default_collate(list(s)) for s in transposed])
-        except TypeError:
-            return [default_collate(list(s)) for s in transposed]
-    raise TypeError(_ERR.format(type(elem)))
+def _draw_base_seed(generator) -> int:
+    return int(_fg.empty((), dtype=_fg.int64).random_(generator=generator).item())
 
 
 class DataLoader:
-    """Iterates a dataset in batches (torch.utils.data.DataLoader), in the calling process."""
+    """Iterates a dataset in batches (torch.utils.data.DataLoader); see the module docstring."""
+
+    _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
+    __initialized = False
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None,
                  persistent_workers=False, pin_memory_device="", in_order=True):
-        if num_workers < 0:
+        if not isinstance(num_workers, int) or isinstance(num_workers, bool) or num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                              "multiprocessing.")
-        if num_workers > 0:
-            raise NotImplementedError("funcgrad's DataLoader has no worker processes yet: use num_workers=0")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
-        if prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in multiprocessing. let "
-                             "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
-        if persistent_workers:
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers "
+                             "> 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        if prefetch_factor is not None and prefetch_factor < 0:
+            raise AssertionError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset = dataset
         self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
-        self.generator = generator
+        self.in_order = in_order
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in (None, False):
                 raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
                                  f"shuffle={shuffle}")
             if sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler option")
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
+                                 f"sampler={sampler}")
             if batch_sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified batch_sampler option")
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, "
+                                 f"but got batch_sampler={batch_sampler}")
         shuffle = bool(shuffle)
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
@@ -138,55 +96,337 @@ class DataLoader:
         elif batch_size is None and drop_last:
             raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
                              "drop_last")
-        if sampler is None and not self._iterable:
-            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
-        if batch_size is not None and batch_sampler is None and not self._iterable:
+        if sampler is None:
+            if self._iterable:
+                sampler = _InfiniteConstantSampler()
+            else:
+                sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.batch_size = batch_size
         self.drop_last = drop_last
         self.sampler = sampler
         self.batch_sampler = batch_sampler
+        self.generator = generator
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
+        self.persistent_workers = persistent_workers
+        self.multiprocessing_context = multiprocessing_context
+        self._IterableDataset_len_called = None
+        self._iterator = None
+        self.__initialized = True
+        self._check_worker_number_rationality()
+
+    # --- configuration -----------------------------------------------------------------------------------
+    @property
+    def multiprocessing_context(self):
+        return self.__mp_ctx
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, ctx):
+        if ctx is not None:
+            if self.num_workers <= 0:
+                raise ValueError(f"multiprocessing_context can only be used with multi-process loading "
+                                 f"(num_workers > 0), but got num_workers={self.num_workers}")
+            if isinstance(ctx, str):
+                valid = _pymp.get_all_start_methods()
+                if ctx not in valid:
+                    raise ValueError(f"multiprocessing_context option should specify a valid start method in "
+                                     f"{valid!r}, but got multiprocessing_context={ctx!r}")
+                ctx = _pymp.get_context(ctx)
+            elif not isinstance(ctx, _pymp.context.BaseContext):
+                raise TypeError(f"multiprocessing_context option should be a valid context object or a string "
+                                f"specifying the start method, but got multiprocessing_context={ctx}")
+        self.__mp_ctx = ctx
+
+    def __setattr__(self, attr, val):
+        if self.__initialized and attr in self._FROZEN:
+            raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is "
+                             f"initialized")
+        super().__setattr__(attr, val)
+
+    def _check_worker_number_rationality(self):
+        if self.num_workers == 0:
+            return
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cpus = os.cpu_count()
+        if cpus is not None and self.num_workers > cpus:
+            warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. Our "
+                          f"suggested max number of worker in current system is {cpus}, which is smaller than "
+                          f"what this DataLoader is going to create. Please be aware that excessive worker "
+                          f"creation might get DataLoader running slow or even freeze, lower the worker number "
+                          f"to avoid potential slowness/freeze if necessary.", UserWarning, stacklevel=3)
 
     @property
-    def _auto_collation(self):
-        return self.batch_sampler is not None or (self._iterable and self.batch_size is not None)
+    def _auto_collation(self) -> bool:
+        return self.batch_sampler is not None
 
-    def _fetch(self, indices):
-        getitems = getattr(self.dataset, "__getitems__", None)
-        if callable(getitems):
-            return getitems(indices)
-        return [self.dataset[i] for i in indices]
+    @property
+    def _index_sampler(self):
+        return self.batch_sampler if self._auto_collation else self.sampler
+
+    # --- iteration ---------------------------------------------------------------------------------------
+    def _get_iterator(self):
+        if self.num_workers == 0:
+            return _SingleProcessIter(self)
+        return _MultiProcessIter(self)
 
     def __iter__(self):
-        if self._iterable:
-            return self._iter_iterable()
-        if self.batch_sampler is not None:
-            return (self.collate_fn(self._fetch(list(b))) for b in self.batch_sampler)
-        return (self.collate_fn(self.dataset[i]) for i in self.sampler)
+        if self.persistent_workers and self.num_workers > 0:
+            if self._iterator is None:
+                self._iterator = self._get_iterator()
+            else:
+                self._iterator._reset(self)
+            return self._iterator
+        return self._get_iterator()
 
-    def _iter_iterable(self):
-        if self.batch_size is None:
-            for x in self.dataset:
-                yield self.collate_fn(x)
-            return
-        batch = []
-        for x in self.dataset:
-            batch.append(x)
-            if len(batch) == self.batch_size:
-                yield self.collate_fn(batch)
-                batch = []
-        if batch and not self.drop_last:
-            yield self.collate_fn(batch)
-
-    def __len__(self):
+    def __len__(self) -> int:
         if self._iterable:
-            n = len(self.dataset)
+            n = self._IterableDataset_len_called = len(self.dataset)
             if self.batch_size is not None:
                 n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
             return n
-        if self.batch_sampler is not None:
-            return len(self.batch_sampler)
-        return len(self.sampler)
+        return len(self._index_sampler)
+
+
+class _BaseIter:
+    def __init__(self, loader: DataLoader):
+        self._dataset = loader.dataset
+        self._iterable = loader._iterable
+        self._auto_collation = loader._auto_collation
+        self._drop_last = loader.drop_last
+        self._index_sampler = loader._index_sampler
+        self._num_workers = loader.num_workers
+        self._timeout = loader.timeout
+        self._collate_fn = loader.collate_fn
+        self._len_called = loader._IterableDataset_len_called
+        if loader.pin_memory:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", UserWarning, stacklevel=4)
+        self._sampler_iter = iter(self._index_sampler)
+        self._base_seed = _draw_base_seed(loader.generator)
+        self._persistent_workers = loader.persistent_workers
+        self._num_yielded = 0
+
+    def __iter__(self):
+        return self
+
+    def _reset(self, loader, first_iter=False):
+        self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._len_called = loader._IterableDataset_len_called
+
+    def _next_index(self):
+        return next(self._sampler_iter)
+
+    def __next__(self):
+        data = self._next_data()
+        self._num_yielded += 1
+        if self._iterable and self._len_called is not None and self._num_yielded > self._len_called:
+            warnings.warn(f"Length of IterableDataset {self._dataset} was reported to be {self._len_called} (when "
+                          f"accessing len(dataloader)), but {self._num_yielded} samples have been fetched. ",
+                          UserWarning, stacklevel=2)
+        return data
+
+    def __len__(self):
+        return len(self._index_sampler)
+
+
+class _SingleProcessIter(_BaseIter):
+    def __init__(self, loader):
+        super().__init__(loader)
+        self._fetcher = _worker.make_fetcher(self._iterable, self._dataset, self._auto_collation,
+                                             self._collate_fn, self._drop_last)
+
+    def _next_data(self):
+        index = self._next_index()
+        return self._fetcher.fetch(index)
+
+
+class _MultiProcessIter(_BaseIter):
+    """Worker processes feeding one result queue; see the module docstring."""
+
+    def __init__(self, loader):
+        super().__init__(loader)
+        self._shutdown = True  # until the workers exist
+        self._prefetch_factor = loader.prefetch_factor
+        self._in_order = loader.in_order
+        ctx = loader.multiprocessing_context or _mp.get_context()
+        self._worker_result_queue = ctx.Queue()
+        self._workers_done_event = ctx.Event()
+        self._index_queues, self._workers = [], []
+        self._worker_pids = []
+        try:
+            for i in range(self._num_workers):
+                iq = ctx.Queue()
+                iq.cancel_join_thread()
+                w = ctx.Process(target=_worker.worker_loop, daemon=True,
+                                args=(self._iterable, self._dataset, iq, self._worker_result_queue,
+                                      self._workers_done_event, self._auto_collation, self._collate_fn,
+                                      self._drop_last, self._base_seed, loader.worker_init_fn, i,
+                                      self._num_workers, self._persistent_workers))
+                w.start()
+                self._index_queues.append(iq)
+                self._workers.append(w)
+                self._shutdown = False
+        except BaseException:
+            self._shutdown_workers()
+            raise
+        self._shutdown = False
+        self._reset(loader, first_iter=True)
+
+    def _reset(self, loader, first_iter=False):
+        super()._reset(loader, first_iter)
+        self._send_idx = 0
+        self._rcvd_idx = 0
+        self._task_info = {}
+        self._tasks_outstanding = 0
+        self._workers_status = [True] * self._num_workers
+        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+        if not first_iter:
+            for q in self._index_queues:
+                q.put(_worker._ResumeIteration())
+            remaining = self._num_workers
+            while remaining > 0:
+                idx, _ = self._get_data()
+                if isinstance(idx, _worker._ResumeIteration):
+                    remaining -= 1
+        for _ in range(self._prefetch_factor * self._num_workers):
+            self._try_put_index()
+
+    # --- receiving -----------------------------------------------------------------------------------
+    def _try_get_data(self, timeout):
+        _red._local.keep_fd = False
+        try:
+            return True, self._worker_result_queue.get(timeout=timeout)
+        except queue.Empty:
+            pass
+        except Exception:
+            self._shutdown_workers()
+            raise
+        finally:
+            _red._local.keep_fd = True
+        failed = [w for i, w in enumerate(self._workers) if self._workers_status[i] and not w.is_alive()]
+        if failed and not self._shutdown:
+            pids = ", ".join(str(w.pid) for w in failed)
+            self._shutdown_workers()
+            raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly")
+        return False, None
+
+    def _get_data(self):
+        if self._timeout > 0:
+            ok, data = self._try_get_data(self._timeout)
+            if ok:
+                return data
+            self._shutdown_workers()
+            raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+        while True:
+            ok, data = self._try_get_data(_worker.MP_STATUS_CHECK_INTERVAL)
+            if ok:
+                return data
+
+    def _next_data(self):
+        while True:
+            while self._rcvd_idx < self._send_idx:
+                info = self._task_info.get(self._rcvd_idx)
+                if info is not None:
+                    if len(info) == 2 or self._workers_status[info[0]]:
+                        break
+                    # sent to a worker whose IterableDataset ran out: no answer will come
+                    del self._task_info[self._rcvd_idx]
+                    self._tasks_outstanding -= 1
+                self._rcvd_idx += 1   # (None: already delivered out of order)
+            else:
+                if not self._persistent_workers:
+                    self._shutdown_workers()
+                raise StopIteration
+            if len(self._task_info[self._rcvd_idx]) == 2:
+                data = self._task_info.pop(self._rcvd_idx)[1]
+                self._rcvd_idx += 1
+                return self._process_data(data)
+            idx, data = self._get_data()
+            self._tasks_outstanding -= 1
+            if isinstance(data, _worker._IterableDatasetStopIteration):
+                if self._persistent_workers:
+                    self._workers_status[data.worker_id] = False
+                else:
+                    self._mark_worker_as_unavailable(data.worker_id)
+                self._try_put_index()
+                continue
+            if idx != self._rcvd_idx:
+                if not self._in_order:
+                    del self._task_info[idx]
+                    return self._process_data(data)
+                self._task_info[idx] += (data,)
+                continue
+            del self._task_info[idx]
+            self._rcvd_idx += 1
+            return self._process_data(data)
+
+    def _process_data(self, data):
+        self._try_put_index()
+        if isinstance(data, ExceptionWrapper):
+            data.reraise()
+        return data
+
+    # --- sending -------------------------------------------------------------------------------------
+    def _try_put_index(self):
+        if self._tasks_outstanding >= self._prefetch_factor * self._num_workers:
+            return
+        try:
+            index = self._next_index()
+        except StopIteration:
+            return
+        for _ in range(self._num_workers):
+            w = next(self._worker_queue_idx_cycle)
+            if self._workers_status[w]:
+                break
+        else:
+            return  # every worker has run out of data
+        self._index_queues[w].put((self._send_idx, index))
+        self._task_info[self._send_idx] = (w,)
+        self._tasks_outstanding += 1
+        self._send_idx += 1
+
+    def _mark_worker_as_unavailable(self, worker_id, shutdown=False):
+        self._index_queues[worker_id].put(None)
+        self._workers_status[worker_id] = False
+
+    # --- shutting down -------------------------------------------------------------------------------
+    def _shutdown_workers(self):
+        """Stop and join every worker (terminating stragglers) and close the queues; idempotent."""
+        if self._shutdown:
+            return
+        self._shutdown = True
+        try:
+            self._workers_done_event.set()
+            for i, q in enumerate(self._index_queues):
+                try:
+                    q.put(None)
+                except (OSError, ValueError):
+                    pass
+            for w in self._workers:
+                w.join(timeout=_worker.MP_STATUS_CHECK_INTERVAL)
+            for q in self._index_queues:
+                q.cancel_join_thread()
+                q.close()
+            self._worker_result_queue.cancel_join_thread()
+            self._worker_result_queue.close()
+        finally:
+            for w in self._workers:
+                if w.is_alive():
+                    w.terminate()
+                    w.join(1.0)
+                if w.is_alive():
+                    w.kill()
+                    w.join()
+
+    def __del__(self):
+        if not getattr(self, "_shutdown", True):
+            try:
+                self._shutdown_workers()
+            except Exception:  # interpreter shutdown: daemonic workers are reaped by multiprocessing
+                pass

@@ -1,4 +1,5 @@
-"""Dataset, IterableDataset, TensorDataset, ConcatDataset, Subset and random_split (torch.utils.data)."""
+"""Datasets (torch.utils.data): Dataset, IterableDataset, TensorDataset, StackDataset, ConcatDataset,
+ChainDataset, Subset and random_split."""
 from __future__ import annotations
 
 import bisect
@@ -7,7 +8,8 @@ import warnings
 
 import funcgrad as _fg
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset", "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
+           "random_split"]
 
 
 class Dataset:
@@ -21,10 +23,14 @@ class Dataset:
 
 
 class IterableDataset(Dataset):
-    """An iterable-style dataset: subclasses define __iter__."""
+    """An iterable-style dataset: subclasses define __iter__. With DataLoader workers each worker iterates
+    its own copy; shard with get_worker_info() to avoid duplicates."""
 
     def __iter__(self):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
 
 
 class TensorDataset(Dataset):
@@ -40,6 +46,46 @@ class TensorDataset(Dataset):
 
     def __len__(self):
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Samples are tuples (positional datasets) or dicts (keyword datasets) of the datasets' samples."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])
+        if any(len(d) != self._length for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def _column(self, d, indices):
+        getitems = getattr(d, "__getitems__", None)
+        if not callable(getitems):
+            return [d[i] for i in indices]
+        items = getitems(indices)
+        if len(items) != len(indices):
+            raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, got {len(items)}")
+        return items
+
+    def __getitems__(self, indices):
+        if isinstance(self.datasets, dict):
+            cols = {k: self._column(d, indices) for k, d in self.datasets.items()}
+            return [{k: c[j] for k, c in cols.items()} for j in range(len(indices))]
+        cols = [self._column(d, indices) for d in self.datasets]
+        return [tuple(c[j] for c in cols) for j in range(len(indices))]
+
+    def __len__(self):
+        return self._length
 
 
 class ConcatDataset(Dataset):
@@ -66,6 +112,27 @@ class ConcatDataset(Dataset):
             idx = len(self) + idx
         i = bisect.bisect_right(self.cumulative_sizes, idx)
         return self.datasets[i][idx - (self.cumulative_sizes[i - 1] if i else 0)]
+
+
+class ChainDataset(IterableDataset):
+    """Iterates several IterableDatasets one after the other."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 class Subset(Dataset):

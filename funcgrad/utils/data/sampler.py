@@ -1,9 +1,10 @@
-"""Samplers (torch.utils.data): Sequential, Random, SubsetRandom and Batch."""
+"""Samplers (torch.utils.data): Sequential, Random, SubsetRandom, WeightedRandom and Batch."""
 from __future__ import annotations
 
 import funcgrad as _fg
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+           "BatchSampler"]
 
 
 class Sampler:
@@ -77,6 +78,31 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self):
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """num_samples indices drawn with probability proportional to weights (multinomial), with or without
+    replacement. Streams are funcgrad's, not PyTorch's."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        w = _fg.as_tensor(weights, dtype=_fg.float64)
+        if w.dim() != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        self.weights = w
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        yield from _fg.multinomial(self.weights, self.num_samples, self.replacement,
+                                   generator=self.generator).tolist()
+
+    def __len__(self):
+        return self.num_samples
 
 
 class BatchSampler(Sampler):
