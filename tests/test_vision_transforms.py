@@ -548,3 +548,310 @@ def test_transform_grad_flows():
     yt = torch.cat([yt[:, :, :1], yt, yt[:, :, -1:]], 2)
     ((yt - 0.5) / 0.2).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+# --- posterize / solarize / autocontrast / equalize / invert / sharpness ----------------------------------
+from PIL import ImageEnhance, ImageOps  # noqa: E402
+
+_PIL_OPS = {
+    "posterize": (lambda i: ImageOps.posterize(i, 3), lambda x: F.posterize(x, 3)),
+    "posterize1": (lambda i: ImageOps.posterize(i, 1), lambda x: F.posterize(x, 1)),
+    "posterize8": (lambda i: ImageOps.posterize(i, 8), lambda x: F.posterize(x, 8)),
+    "solarize": (lambda i: ImageOps.solarize(i, 100), lambda x: F.solarize(x, 100)),
+    "equalize": (ImageOps.equalize, F.equalize),
+    "invert": (ImageOps.invert, F.invert),
+    "sharpness": (lambda i: ImageEnhance.Sharpness(i).enhance(1.7), lambda x: F.adjust_sharpness(x, 1.7)),
+    "sharpness0": (lambda i: ImageEnhance.Sharpness(i).enhance(0.0), lambda x: F.adjust_sharpness(x, 0.0)),
+    "sharpness3": (lambda i: ImageEnhance.Sharpness(i).enhance(3.0), lambda x: F.adjust_sharpness(x, 3.0)),
+}
+
+
+def _narrow_range(h, w, c):
+    """A uint8 image whose channels use different sub-ranges (so autocontrast / equalize do something)."""
+    a = _u8(h, w, c).astype(np.int64)
+    lo = RNG.integers(0, 100, c if c else 1)
+    return (lo + a * RNG.integers(20, 150, c if c else 1) // 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("op", sorted(_PIL_OPS))
+@pytest.mark.parametrize("h,w,c", [(9, 11, 3), (24, 20, 0), (18, 17, 3)])
+def test_colour_ops_pil_and_uint8_tensor_equal_pillow(op, h, w, c):
+    pil_fn, fn = _PIL_OPS[op]
+    a = _narrow_range(h, w, c)
+    ref = np.asarray(pil_fn(_pil(a)))
+    np.testing.assert_array_equal(np.asarray(fn(_pil(a))), ref)
+    t = fg.from_numpy(a[None] if c == 0 else np.ascontiguousarray(a.transpose(2, 0, 1)))
+    out = fn(t)
+    assert out.dtype == fg.uint8
+    got = out.numpy()[0] if c == 0 else _hwc(out)
+    np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("op", ["posterize", "solarize", "equalize", "invert", "sharpness"])
+def test_colour_ops_batched_equal_per_image(op):
+    fn = _PIL_OPS[op][1]
+    imgs = [_narrow_range(16, 18, 3) for _ in range(4)]
+    imgs[1][..., 0] = 77  # a constant channel
+    x = fg.from_numpy(np.stack([a.transpose(2, 0, 1) for a in imgs]).reshape(2, 2, 3, 16, 18).copy())
+    out = fn(x).numpy().reshape(4, 3, 16, 18)
+    for i, a in enumerate(imgs):
+        np.testing.assert_array_equal(out[i], _hwc(fn(_chw(a))).transpose(2, 0, 1))
+        np.testing.assert_array_equal(out[i], np.asarray(_PIL_OPS[op][0](_pil(a))).transpose(2, 0, 1))
+
+
+@pytest.mark.parametrize("shape", [(3, 9, 11), (2, 1, 24, 20), (2, 2, 3, 5, 6)])
+def test_uint8_autocontrast_and_posterize(shape):
+    """autocontrast: torchvision's float32 formula exactly, Pillow's float64 lookup table to within 1."""
+    a = RNG.integers(30, 180, shape).astype(np.uint8)
+    a[..., 0, 0] = 90  # some channels constant below
+    a[..., :1, :, :] = 90 if shape[-3] == 3 else a[..., :1, :, :]
+    tt = torch.tensor(a)
+    lo = tt.amin((-2, -1), keepdim=True).float()
+    hi = tt.amax((-2, -1), keepdim=True).float()
+    scale = 255.0 / (hi - lo)
+    bad = ~torch.isfinite(scale)
+    lo[bad], scale[bad] = 0, 1
+    ref = ((tt - lo) * scale).clamp(0, 255).to(torch.uint8).numpy()
+    got = F.autocontrast(fg.from_numpy(a)).numpy()
+    np.testing.assert_array_equal(got, ref)
+    planes = a.reshape(-1, *shape[-2:])
+    pil = np.stack([np.asarray(ImageOps.autocontrast(_pil(p))) for p in planes]).reshape(shape)
+    assert np.abs(got.astype(int) - pil).max() <= 1
+    for bits in range(9):
+        mask = (0xFF << (8 - bits)) & 0xFF
+        np.testing.assert_array_equal(F.posterize(fg.from_numpy(a), bits).numpy(), a & mask)
+
+
+def test_equalize_edge_cases_against_pillow():
+    for a in (np.full((5, 5), 9, np.uint8), np.where(np.eye(6, dtype=bool), 200, 3).astype(np.uint8),
+              np.zeros((4, 4), np.uint8), _u8(40, 40, 0)):
+        got = F.equalize(fg.from_numpy(a[None].copy())).numpy()[0]
+        np.testing.assert_array_equal(got, np.asarray(ImageOps.equalize(_pil(a))))
+
+
+def _torch_blend(img, other, ratio, bound):
+    return (ratio * img + (1.0 - ratio) * other).clamp(0, bound)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3, 7, 9), (2, 1, 5, 4)])
+def test_float_colour_ops_formulas_and_grads(dtype, shape):
+    """torchvision's documented tensor formulas, written in torch, forward and backward."""
+    a = RNG.random(shape).astype(dtype)
+    a[..., 0, 0] = 0.2  # autocontrast: min / max per channel
+    tt = torch.tensor(a, requires_grad=True)
+    x = fg.tensor(a, requires_grad=True)
+    # sharpness: 3x3 smoothing (centre weight 5, sum 13) inside a one-pixel border of the original
+    k = torch.ones(3, 3, dtype=tt.dtype)
+    k[1, 1] = 5.0
+    k = (k / k.sum()).expand(shape[-3], 1, 3, 3)
+    flat = tt.reshape(-1, *shape[-3:])
+    blur = flat.clone()
+    blur[..., 1:-1, 1:-1] = torch.nn.functional.conv2d(flat, k, groups=shape[-3])
+    ref_sharp = _torch_blend(tt, blur.reshape(shape), 1.8, 1.0)
+    lo = tt.amin((-2, -1), keepdim=True)
+    hi = tt.amax((-2, -1), keepdim=True)
+    ref_ac = ((tt - lo) / (hi - lo)).clamp(0, 1)
+    ref_sol = torch.where(tt >= 0.4, 1.0 - tt, tt)
+    (ref_sharp.sum() + (ref_ac * ref_ac).sum() + (ref_sol * tt).sum()).backward()
+    sharp, ac, sol = F.adjust_sharpness(x, 1.8), F.autocontrast(x), F.solarize(x, 0.4)
+    (sharp.sum() + (ac * ac).sum() + (sol * x).sum()).backward()
+    tol = 1e-5 if dtype == "float32" else 1e-10
+    for got, ref in ((sharp, ref_sharp), (ac, ref_ac), (sol, ref_sol), (F.invert(x), 1.0 - tt)):
+        assert got.dtype == x.dtype
+        np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(x.grad.numpy(), tt.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_autocontrast_constant_channel_and_small_sharpness():
+    a = np.full((3, 4, 4), 0.3, np.float32)
+    a[1] = RNG.random((4, 4))
+    out = F.autocontrast(fg.tensor(a)).numpy()
+    np.testing.assert_array_equal(out[0], a[0])
+    assert out[1].min() == 0.0 and abs(out[1].max() - 1.0) < 1e-6
+    tiny = fg.rand(3, 2, 5)
+    assert F.adjust_sharpness(tiny, 2.0) is tiny
+
+
+def test_colour_op_errors():
+    f = fg.rand(3, 4, 4)
+    u = fg.zeros(3, 4, 4, dtype=fg.uint8)
+    with pytest.raises(ValueError, match="bits"):
+        F.posterize(u, 9)
+    with pytest.raises(TypeError, match="uint8"):
+        F.posterize(f, 3)
+    with pytest.raises(TypeError, match="uint8"):
+        F.equalize(f)
+    with pytest.raises(TypeError, match="Threshold"):
+        F.solarize(f, 1.5)
+    with pytest.raises(ValueError, match="sharpness_factor"):
+        F.adjust_sharpness(f, -0.1)
+    with pytest.raises(TypeError, match="at least 3 dimensions"):
+        F.invert(fg.rand(4, 4))
+    with pytest.raises(TypeError, match="channel values"):
+        F.autocontrast(fg.rand(4, 4, 4))
+    with pytest.raises(TypeError, match="PIL Image"):
+        F.posterize(np.zeros((3, 3), np.uint8), 2)
+
+
+# --- perspective ---------------------------------------------------------------------------------------
+_START = [[0, 0], [11, 0], [11, 8], [0, 8]]
+_ENDS = [[[1, 2], [9, 0], [11, 7], [2, 8]], [[3, 1], [10, 2], [8, 6], [0, 7]], [[0, 0], [11, 0], [11, 8], [0, 8]]]
+
+
+def _homography(c, x, y):
+    d = c[6] * x + c[7] * y + 1
+    return (c[0] * x + c[1] * y + c[2]) / d, (c[3] * x + c[4] * y + c[5]) / d
+
+
+@pytest.mark.parametrize("end", _ENDS)
+def test_perspective_coeffs_map_endpoints_to_startpoints(end):
+    c = F._get_perspective_coeffs(_START, end)
+    assert len(c) == 8 and all(isinstance(v, float) for v in c)
+    for (sx, sy), (ex, ey) in zip(_START, end):
+        x, y = _homography(c, ex, ey)
+        assert abs(x - sx) < 1e-4 and abs(y - sy) < 1e-4
+
+
+def _torch_perspective(a, coeffs, mode, fill):
+    """torchvision's documented perspective grid (pixel centres through the homography, normalised by the
+    image size) and grid_sample with the ones-channel fill mask."""
+    n, c, h, w = a.shape
+    co = torch.tensor(coeffs, dtype=torch.float32)
+    ys, xs = torch.meshgrid(torch.arange(h) + 0.5, torch.arange(w) + 0.5, indexing="ij")
+    d = co[6] * xs + co[7] * ys + 1.0
+    gx = (co[0] * xs + co[1] * ys + co[2]) / d / (0.5 * w) - 1.0
+    gy = (co[3] * xs + co[4] * ys + co[5]) / d / (0.5 * h) - 1.0
+    grid = torch.stack([gx, gy], -1)[None].expand(n, h, w, 2)
+    x = torch.tensor(a)
+    if fill is not None:
+        x = torch.cat([x, torch.ones(n, 1, h, w, dtype=x.dtype)], 1)
+    out = torch.nn.functional.grid_sample(x, grid, mode=mode, padding_mode="zeros", align_corners=False)
+    if fill is not None:
+        out, m = out[:, :-1], out[:, -1:].expand(n, c, h, w)
+        f = torch.tensor(fill, dtype=out.dtype).view(1, -1, 1, 1).expand_as(out)
+        out = torch.where(m < 0.5, f, out) if mode == "nearest" else out * m + (1.0 - m) * f
+    return out
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+@pytest.mark.parametrize("fill", [None, [0.5], [0.1, 0.2, 0.3]])
+@pytest.mark.parametrize("end", _ENDS[:2])
+def test_tensor_perspective_matches_grid_sample(mode, fill, end):
+    a = RNG.random((2, 3, 9, 12)).astype(np.float32)
+    x = fg.tensor(a, requires_grad=True)
+    out = F.perspective(x, _START, end, T.InterpolationMode(mode), fill=fill)
+    ref_in = torch.tensor(a, requires_grad=True)
+    c = F._get_perspective_coeffs(_START, end)
+    ref = _torch_perspective(ref_in.detach().numpy(), c, mode, fill)
+    np.testing.assert_allclose(out.detach().numpy(), ref.numpy(), atol=1e-5)
+    if mode == "bilinear" and fill is None:
+        ref_in2 = torch.tensor(a, requires_grad=True)
+        x2 = ref_in2
+        co = torch.tensor(c)
+        h, w = 9, 12
+        ys, xs = torch.meshgrid(torch.arange(h) + 0.5, torch.arange(w) + 0.5, indexing="ij")
+        d = co[6] * xs + co[7] * ys + 1.0
+        grid = torch.stack([(co[0] * xs + co[1] * ys + co[2]) / d / (0.5 * w) - 1.0,
+                            (co[3] * xs + co[4] * ys + co[5]) / d / (0.5 * h) - 1.0], -1)[None].expand(2, h, w, 2)
+        torch.nn.functional.grid_sample(x2, grid, align_corners=False).pow(2).sum().backward()
+        out.pow(2).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), ref_in2.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_perspective_uint8_and_pil():
+    a = _u8(9, 12)
+    end = _ENDS[0]
+    coeffs = F._get_perspective_coeffs(_START, end)
+    # PIL path is Pillow's PERSPECTIVE transform, fill included
+    for interp, res in ((T.InterpolationMode.NEAREST, Image.Resampling.NEAREST),
+                        (T.InterpolationMode.BILINEAR, Image.Resampling.BILINEAR)):
+        got = F.perspective(_pil(a), _START, end, interp, fill=[10, 20, 30])
+        ref = _pil(a).transform((12, 9), Image.PERSPECTIVE, coeffs, res, fillcolor=(10, 20, 30))
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(ref))
+    # uint8 tensor: nearest picks the same pixels as Pillow; bilinear is grid_sample rounded
+    # (to within float rounding of source coordinates that land on a pixel boundary: at most 2 pixels differ)
+    nearest = _hwc(F.perspective(_chw(a), _START, end, T.InterpolationMode.NEAREST, fill=[10, 20, 30]))
+    ref = _pil(a).transform((12, 9), Image.PERSPECTIVE, coeffs, Image.Resampling.NEAREST, fillcolor=(10, 20, 30))
+    assert (nearest != np.asarray(ref)).any(-1).sum() <= 2
+    bil = F.perspective(_chw(a), _START, end)
+    assert bil.dtype == fg.uint8
+    ref = _torch_perspective(a.transpose(2, 0, 1)[None].astype(np.float32), coeffs, "bilinear", None)
+    np.testing.assert_array_equal(bil.numpy(), ref.round().to(torch.uint8)[0].numpy())
+
+
+def test_perspective_errors():
+    x = fg.rand(3, 5, 5)
+    with pytest.raises(ValueError, match="four corners"):
+        F.perspective(x, _START[:3], _ENDS[0][:3])
+    with pytest.raises(ValueError, match="unsupported"):
+        F.perspective(x, _START, _ENDS[0], T.InterpolationMode.BICUBIC)
+
+
+# --- random transforms -----------------------------------------------------------------------------------
+def test_random_perspective_params_and_seeding():
+    for _ in range(20):
+        start, end = T.RandomPerspective.get_params(20, 10, 0.6)
+        assert start == [[0, 0], [19, 0], [19, 9], [0, 9]]
+        (tlx, tly), (trx, try_), (brx, bry), (blx, bly) = end
+        assert 0 <= tlx <= 6 and 0 <= tly <= 3 and 13 <= trx <= 19 and 0 <= try_ <= 3
+        assert 13 <= brx <= 19 and 6 <= bry <= 9 and 0 <= blx <= 6 and 6 <= bly <= 9
+    x = fg.rand(3, 10, 20)
+    t = T.RandomPerspective(0.6, p=1.0)
+    fg.manual_seed(5)
+    y1 = t(x)
+    fg.manual_seed(5)
+    y2 = t(x)
+    np.testing.assert_array_equal(y1.numpy(), y2.numpy())
+    assert not np.array_equal(y1.numpy(), x.numpy())
+    assert T.RandomPerspective(p=0.0)(x) is x
+    pil = _pil(_u8(10, 20))
+    assert T.RandomPerspective(p=1.0, fill=3)(pil).size == (20, 10)
+    assert repr(T.RandomPerspective(p=0.3)) == "RandomPerspective(p=0.3)"
+
+
+@pytest.mark.parametrize("cls,args,fn", [
+    (T.RandomPosterize, (3,), lambda x: F.posterize(x, 3)),
+    (T.RandomSolarize, (128,), lambda x: F.solarize(x, 128)),
+    (T.RandomAdjustSharpness, (2.0,), lambda x: F.adjust_sharpness(x, 2.0)),
+    (T.RandomAutocontrast, (), F.autocontrast),
+    (T.RandomEqualize, (), F.equalize),
+    (T.RandomInvert, (), F.invert)])
+def test_random_colour_transforms(cls, args, fn):
+    x = _chw(_narrow_range(18, 19, 3))
+    assert not np.array_equal(fn(x).numpy(), x.numpy())
+    np.testing.assert_array_equal(cls(*args, p=1.0)(x).numpy(), fn(x).numpy())
+    assert cls(*args, p=0.0)(x) is x
+    fg.manual_seed(0)
+    hits = sum(not np.array_equal(cls(*args)(x).numpy(), x.numpy()) for _ in range(60))
+    fg.manual_seed(0)
+    again = sum(not np.array_equal(cls(*args)(x).numpy(), x.numpy()) for _ in range(60))
+    assert 15 < hits < 45 and hits == again
+
+
+def test_new_reprs_and_v2_alias():
+    import funcgrad.vision.transforms.v2 as v2
+    import funcgrad.vision.transforms.v2.functional as F2
+    assert repr(T.RandomPosterize(2, 0.3)) == "RandomPosterize(bits=2,p=0.3)"
+    assert repr(T.RandomSolarize(0.5)) == "RandomSolarize(threshold=0.5,p=0.5)"
+    assert repr(T.RandomAdjustSharpness(2)) == "RandomAdjustSharpness(sharpness_factor=2,p=0.5)"
+    assert repr(T.RandomEqualize()) == "RandomEqualize(p=0.5)"
+    for name in ("Compose", "RandomPerspective", "RandomEqualize", "Resize", "Normalize", "InterpolationMode"):
+        assert getattr(v2, name) is getattr(T, name)
+    assert F2.perspective is F.perspective and v2.functional.equalize is F.equalize
+
+
+def test_tensor_resize_and_pad_keep_leading_dims():
+    x = fg.rand(2, 2, 3, 6, 7)
+    for mode in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+        out = F.resize(x, [4, 9], T.InterpolationMode(mode), antialias=False)
+        ref = torch.nn.functional.interpolate(torch.tensor(x.numpy()).reshape(12, 1, 6, 7), size=(4, 9), mode=mode)
+        np.testing.assert_allclose(out.numpy(), ref.reshape(2, 2, 3, 4, 9).numpy(), atol=1e-5)
+    g = fg.from_numpy(_u8(5, 6, 0))
+    assert tuple(F.resize(g, [3, 4], T.InterpolationMode.NEAREST).shape) == (3, 4)
+    for mode, tmode in (("edge", "replicate"), ("reflect", "reflect")):
+        out = F.pad(x, [1, 2, 3, 1], padding_mode=mode)
+        ref = torch.nn.functional.pad(torch.tensor(x.numpy()).reshape(12, 6, 7), (1, 3, 2, 1), mode=tmode)
+        np.testing.assert_array_equal(out.numpy(), ref.reshape(2, 2, 3, 9, 11).numpy())
+    b = fg.ones(1, 3, 3, dtype=fg.bool)
+    assert F.pad(b, 1).numpy().sum() == 9 and F.pad(b, 1).dtype == fg.bool

@@ -1,8 +1,6 @@
 """Image operations on PIL images, through Pillow (what torchvision's PIL transforms wrap)."""
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 try:
@@ -158,3 +156,33 @@ def to_grayscale(img, num_output_channels: int = 1):
 def invert(img):
     _check(img)
     return ImageOps.invert(img)
+
+
+def perspective(img, coeffs, interpolation, fill=None):
+    _check(img)
+    return img.transform(img.size, Image.PERSPECTIVE, tuple(coeffs), interpolation, **_fill(fill, img))
+
+
+def posterize(img, bits: int):
+    _check(img)
+    return ImageOps.posterize(img, bits)
+
+
+def solarize(img, threshold: float):
+    _check(img)
+    return ImageOps.solarize(img, threshold)
+
+
+def autocontrast(img):
+    _check(img)
+    return ImageOps.autocontrast(img)
+
+
+def equalize(img):
+    _check(img)
+    return ImageOps.equalize(img)
+
+
+def adjust_sharpness(img, factor: float):
+    _check(img)
+    return ImageEnhance.Sharpness(img).enhance(factor)

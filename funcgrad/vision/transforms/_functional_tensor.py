@@ -1,18 +1,14 @@
 """Image operations on funcgrad Tensors (..., C, H, W), built from Tensor ops so autograd flows through them.
 
-Index maps and resampling weights depend only on shapes and parameters, so they are computed with NumPy and
-applied with gathers and matrix products: one vectorised step per axis, no loops over pixels.
+Padding and (non-antialiased) resizing go through torch.nn.functional.pad / interpolate; what those lack
+(symmetric padding, antialiased resizing, warps) uses index maps and weights that depend only on shapes and
+parameters, computed with NumPy and applied with gathers and matrix products: no loops over pixels.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 import funcgrad as _fg
-
-_INT_DTYPES = None
-
 
 def _is_int(dtype) -> bool:
     return not (dtype.is_floating_point or dtype.is_complex)
@@ -44,16 +40,6 @@ def _idx(a) -> "_fg.Tensor":
     return _fg.as_tensor(np.ascontiguousarray(a, dtype=np.int64))
 
 
-def _gather2d(img, rows, cols):
-    """img[..., rows, :][..., cols] for integer index arrays."""
-    out = img
-    if not (len(rows) == img.shape[-2] and np.array_equal(rows, np.arange(img.shape[-2]))):
-        out = out.index_select(-2, _idx(rows))
-    if not (len(cols) == img.shape[-1] and np.array_equal(cols, np.arange(img.shape[-1]))):
-        out = out.index_select(-1, _idx(cols))
-    return out
-
-
 # --- flips, crops, padding -------------------------------------------------------------------------------
 def hflip(img):
     assert_image_tensor(img)
@@ -75,11 +61,27 @@ def crop(img, top: int, left: int, height: int, width: int):
     return img[..., top:bottom, left:right]
 
 
-_NP_MODES = {"edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}
+def _as_3d(img):
+    """img viewed as (N, H, W) -- the shape F.pad / F.interpolate take -- and a function restoring its shape."""
+    shape = tuple(img.shape)
+    x = img.reshape(-1, shape[-2], shape[-1])
+    return x, lambda out: out.reshape(*shape[:-2], out.shape[-2], out.shape[-1])
+
+
+def _pad_symmetric(img, padding):
+    """Symmetric padding (edge pixel repeated), which F.pad does not offer: one gather per axis."""
+    left, top, right, bottom = padding
+    h, w = img.shape[-2], img.shape[-1]
+    rows = np.pad(np.arange(h), (top, bottom), mode="symmetric")
+    cols = np.pad(np.arange(w), (left, right), mode="symmetric")
+    return img.index_select(-2, _idx(rows)).index_select(-1, _idx(cols))
 
 
 def pad(img, padding, fill=0, padding_mode: str = "constant"):
-    """padding = [left, top, right, bottom] (already parsed); negative padding crops."""
+    """padding = [left, top, right, bottom] (already parsed); negative padding crops first.
+
+    constant / edge / reflect go through torch.nn.functional.pad (edge is its 'replicate')."""
+    from funcgrad.nn import functional as F
     assert_image_tensor(img)
     if fill is None:
         fill = 0
@@ -87,109 +89,79 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
         raise TypeError("Got inappropriate fill arg")
     left, top, right, bottom = padding
     h, w = img.shape[-2], img.shape[-1]
-    # negative padding: crop first
     img = img[..., max(-top, 0):h - max(-bottom, 0), max(-left, 0):w - max(-right, 0)]
-    left, top, right, bottom = (max(p, 0) for p in (left, top, right, bottom))
-    if left == top == right == bottom == 0:
+    padding = [max(p, 0) for p in (left, top, right, bottom)]
+    if not any(padding):
         return img
-    h, w = img.shape[-2], img.shape[-1]
+    if padding_mode == "symmetric":
+        return _pad_symmetric(img, padding)
+    left, top, right, bottom = padding
+    x, restore = _as_3d(img)
     if padding_mode == "constant":
-        rows = np.pad(np.arange(h), (top, bottom), constant_values=-1)
-        cols = np.pad(np.arange(w), (left, right), constant_values=-1)
-        out = _gather2d(img, np.maximum(rows, 0), np.maximum(cols, 0))
-        mask = _fg.as_tensor(np.outer(rows >= 0, cols >= 0))
-        if img.dtype == _fg.bool:
-            fill_t = _fg.tensor(bool(fill))
-        else:
-            fill_t = _fg.tensor(fill, dtype=img.dtype)
-        return _fg.where(mask, out, fill_t)
-    if padding_mode == "reflect" and (max(top, bottom) >= h or max(left, right) >= w):
-        raise RuntimeError(f"pad: padding size should be less than the corresponding input dimension, but got "
-                           f"padding {[left, top, right, bottom]} for input of shape {list(img.shape)}")
-    mode = _NP_MODES[padding_mode]
-    rows = np.pad(np.arange(h), (top, bottom), mode=mode)
-    cols = np.pad(np.arange(w), (left, right), mode=mode)
-    return _gather2d(img, rows, cols)
+        value = bool(fill) if img.dtype == _fg.bool else fill
+        return restore(F.pad(x, [left, right, top, bottom], mode="constant", value=value))
+    mode = {"edge": "replicate", "reflect": "reflect"}[padding_mode]
+    return restore(F.pad(x, [left, right, top, bottom], mode=mode))
 
 
-# --- resampling weights ----------------------------------------------------------------------------------
+# --- resizing --------------------------------------------------------------------------------------------
 def _cubic(x, a):
     x = np.abs(x)
     return np.where(x <= 1, ((a + 2) * x - (a + 3)) * x * x + 1,
                     np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0.0))
 
 
-def _nearest_index(n_in: int, n_out: int, exact: bool) -> np.ndarray:
-    dst = np.arange(n_out)
-    if n_out == n_in and not exact:
-        return dst
-    if n_out == 2 * n_in and not exact:
-        return dst >> 1
-    scale = np.float32(n_in) / np.float32(n_out)
-    pos = (dst.astype(np.float32) + np.float32(0.5 if exact else 0.0)) * scale
-    return np.minimum(np.floor(pos).astype(np.int64), n_in - 1)
-
-
-def _weights(n_in: int, n_out: int, mode: str, antialias: bool) -> np.ndarray:
-    """(n_out, n_in) matrix W so that out = W @ in along one axis, as torch.nn.functional.interpolate does
-    with align_corners=False (bilinear / bicubic, with or without antialiasing)."""
+def _aa_weights(n_in: int, n_out: int, mode: str) -> np.ndarray:
+    """(n_out, n_in) matrix W so that out = W @ in along one axis: torch's antialiased bilinear / bicubic
+    interpolation (align_corners=False), whose filter widens by the downscaling factor.
+    F.interpolate refuses antialias=True, so vision keeps this path."""
     W = np.zeros((n_out, n_in), np.float64)
     scale = n_in / n_out
     dst = np.arange(n_out)
-    if antialias:
-        size = 2 if mode == "bilinear" else 4
-        support = size / 2 * scale if scale >= 1.0 else size / 2
-        inv = 1.0 / scale if scale >= 1.0 else 1.0
-        center = scale * (dst + 0.5)
-        xmin = np.maximum((center - support + 0.5).astype(np.int64), 0)
-        xmax = np.minimum((center + support + 0.5).astype(np.int64), n_in)
-        k = int(np.max(xmax - xmin)) if n_out else 0
-        j = xmin[:, None] + np.arange(k)[None, :]
-        x = (j - center[:, None] + 0.5) * inv
-        f = np.maximum(1.0 - np.abs(x), 0.0) if mode == "bilinear" else _cubic(x, -0.5)
-        f = np.where(j < xmax[:, None], f, 0.0)
-        tot = f.sum(1, keepdims=True)
-        f = f / np.where(tot == 0, 1.0, tot)
-        np.add.at(W, (np.repeat(dst, k), np.minimum(j, n_in - 1).ravel()), f.ravel())
-        return W
-    src = (dst + 0.5) * scale - 0.5
-    if mode == "bilinear":
-        src = np.maximum(src, 0.0)
-        i0 = np.floor(src).astype(np.int64)
-        lam = src - i0
-        i0 = np.minimum(i0, n_in - 1)
-        i1 = np.minimum(i0 + 1, n_in - 1)
-        np.add.at(W, (dst, i0), 1.0 - lam)
-        np.add.at(W, (dst, i1), lam)
-        return W
-    i0 = np.floor(src).astype(np.int64)
-    t = src - i0
-    for off in (-1, 0, 1, 2):
-        np.add.at(W, (dst, np.clip(i0 + off, 0, n_in - 1)), _cubic(t - off, -0.75))
+    size = 2 if mode == "bilinear" else 4
+    support = size / 2 * scale if scale >= 1.0 else size / 2
+    inv = 1.0 / scale if scale >= 1.0 else 1.0
+    center = scale * (dst + 0.5)
+    xmin = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    xmax = np.minimum((center + support + 0.5).astype(np.int64), n_in)
+    k = int(np.max(xmax - xmin)) if n_out else 0
+    j = xmin[:, None] + np.arange(k)[None, :]
+    x = (j - center[:, None] + 0.5) * inv
+    f = np.maximum(1.0 - np.abs(x), 0.0) if mode == "bilinear" else _cubic(x, -0.5)
+    f = np.where(j < xmax[:, None], f, 0.0)
+    tot = f.sum(1, keepdims=True)
+    f = f / np.where(tot == 0, 1.0, tot)
+    np.add.at(W, (np.repeat(dst, k), np.minimum(j, n_in - 1).ravel()), f.ravel())
     return W
 
 
 def resize(img, size, interpolation: str = "bilinear", antialias: bool = True):
-    """Resize the last two axes to size = [h, w] (torch.nn.functional.interpolate semantics)."""
+    """Resize the last two axes to size = [h, w] (torch.nn.functional.interpolate semantics, align_corners
+    False); integer images are resampled in float32 and rounded back (bicubic / antialiased results clamped)."""
+    from funcgrad.nn import functional as F
     assert_image_tensor(img)
     oh, ow = int(size[0]), int(size[1])
     h, w = img.shape[-2], img.shape[-1]
-    if interpolation in ("nearest", "nearest-exact"):
-        exact = interpolation == "nearest-exact"
-        return _gather2d(img, _nearest_index(h, oh, exact), _nearest_index(w, ow, exact))
-    if interpolation not in ("bilinear", "bicubic"):
+    if interpolation not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
         raise ValueError(f"Tensor images only support nearest, nearest-exact, bilinear and bicubic interpolation, "
                          f"got {interpolation}")
+    x, restore = _as_3d(img)
+    if interpolation in ("nearest", "nearest-exact"):
+        return restore(F.interpolate(x.unsqueeze(0), size=[oh, ow], mode=interpolation).squeeze(0))
     dtype = img.dtype
-    x = img if dtype.is_floating_point else img.to(_fg.float32)
-    wh = _fg.as_tensor(_weights(h, oh, interpolation, antialias)).to(x.dtype)
-    ww = _fg.as_tensor(_weights(w, ow, interpolation, antialias)).to(x.dtype)
-    out = _fg.matmul(_fg.matmul(wh, x), ww.t())
+    if not dtype.is_floating_point:
+        x = x.to(_fg.float32)
+    if antialias:
+        wh = _fg.as_tensor(_aa_weights(h, oh, interpolation)).to(x.dtype)
+        ww = _fg.as_tensor(_aa_weights(w, ow, interpolation)).to(x.dtype)
+        out = _fg.matmul(_fg.matmul(wh, x), ww.t())
+    else:
+        out = F.interpolate(x.unsqueeze(0), size=[oh, ow], mode=interpolation, align_corners=False).squeeze(0)
     if not dtype.is_floating_point:
         if interpolation == "bicubic" or antialias:
             out = out.clamp(0, max_value(dtype))
         out = out.round().to(dtype)
-    return out
+    return restore(out)
 
 
 # --- geometric warps -------------------------------------------------------------------------------------
@@ -217,6 +189,14 @@ def _warp(img, theta, ow: int, oh: int, interpolation: str, fill):
     g = base @ (theta.T / np.array([0.5 * w, 0.5 * h], np.float32))
     sx = ((g[..., 0] + 1) * w - 1) / 2
     sy = ((g[..., 1] + 1) * h - 1) / 2
+    return _sample(img, sx, sy, interpolation, fill)
+
+
+def _sample(img, sx, sy, interpolation: str, fill):
+    """out[..., i, j] = img at source pixel (sx[i, j], sy[i, j]) (pixel centres at integers), as grid_sample
+    with zero padding; with `fill`, pixels whose taps fall outside blend towards fill (nearest: replaced)."""
+    h, w = img.shape[-2], img.shape[-1]
+    oh, ow = sx.shape
     dtype = img.dtype
     x = img if dtype.is_floating_point else img.to(_fg.float32)
     lead = tuple(x.shape[:-2])
@@ -387,10 +367,122 @@ def adjust_gamma(img, gamma: float, gain: float = 1.0):
     return out
 
 
+def perspective(img, coeffs, interpolation: str = "bilinear", fill=None):
+    """Output pixel (x, y) reads the input at ((a x + b y + c) / (g x + h y + 1), (d x + e y + f) / (...)),
+    coeffs = [a, b, c, d, e, f, g, h] in pixel-edge coordinates (as PIL's Image.PERSPECTIVE)."""
+    assert_image_tensor(img)
+    h, w = img.shape[-2], img.shape[-1]
+    c = np.asarray(coeffs, np.float32)
+    X, Y = np.meshgrid(np.arange(w, dtype=np.float32) + np.float32(0.5),
+                       np.arange(h, dtype=np.float32) + np.float32(0.5))
+    den = c[6] * X + c[7] * Y + np.float32(1.0)
+    sx = (c[0] * X + c[1] * Y + c[2]) / den - np.float32(0.5)
+    sy = (c[3] * X + c[4] * Y + c[5]) / den - np.float32(0.5)
+    return _sample(img, sx, sy, interpolation, fill)
+
+
+def _check_ndim3(img):
+    if img.ndim < 3:
+        raise TypeError(f"Input image tensor should have at least 3 dimensions, but found {img.ndim}")
+
+
 def invert(img):
     assert_image_tensor(img)
+    _check_ndim3(img)
     _check_channels(img, [1, 3])
     return max_value(img.dtype) - img
+
+
+def posterize(img, bits: int):
+    """Keep the top `bits` bits of each uint8 value."""
+    assert_image_tensor(img)
+    _check_ndim3(img)
+    if img.dtype != _fg.uint8:
+        raise TypeError(f"Only torch.uint8 image tensors are supported, but found {img.dtype}")
+    _check_channels(img, [1, 3])
+    return img & ((256 - 2 ** (8 - bits)) & 0xFF)
+
+
+def solarize(img, threshold: float):
+    """Invert the values at or above threshold."""
+    assert_image_tensor(img)
+    _check_ndim3(img)
+    _check_channels(img, [1, 3])
+    if threshold > max_value(img.dtype):
+        raise TypeError("Threshold should be less than bound of img.")
+    return _fg.where(img >= threshold, invert(img), img)
+
+
+def autocontrast(img):
+    """Stretch each channel linearly so its minimum maps to 0 and its maximum to full intensity
+    (constant channels are left as they are)."""
+    assert_image_tensor(img)
+    _check_ndim3(img)
+    _check_channels(img, [1, 3])
+    bound = max_value(img.dtype)
+    fdt = img.dtype if img.dtype.is_floating_point else _fg.float32
+    lo = img.amin(dim=(-2, -1), keepdim=True).to(fdt)
+    hi = img.amax(dim=(-2, -1), keepdim=True).to(fdt)
+    flat = hi == lo
+    lo = _fg.where(flat, _fg.zeros_like(lo), lo)
+    scale = _fg.where(flat, _fg.ones_like(hi), bound / _fg.where(flat, _fg.ones_like(hi), hi - lo))
+    return ((img - lo) * scale).clamp(0, bound).to(img.dtype)
+
+
+def equalize(img):
+    """Histogram equalisation of each channel of a uint8 image (PIL's ImageOps.equalize lookup table),
+    all channels of all images at once: one bincount over offset values, one cumsum, one gather."""
+    assert_image_tensor(img)
+    _check_ndim3(img)
+    if img.dtype != _fg.uint8:
+        raise TypeError(f"Only torch.uint8 image tensors are supported, but found {img.dtype}")
+    _check_channels(img, [1, 3])
+    shape = tuple(img.shape)
+    x = img.reshape(-1, shape[-2] * shape[-1]).to(_fg.int64)
+    n = x.shape[0]
+    if n == 0 or x.shape[1] == 0:
+        return img
+    offs = (_fg.arange(n) * 256).unsqueeze(1)
+    hist = _fg.bincount((x + offs).reshape(-1), minlength=n * 256).reshape(n, 256)
+    last = hist.gather(1, x.amax(1, keepdim=True))          # count of each channel's brightest value
+    step = _fg.div(x.shape[1] - last, 255, rounding_mode="floor")
+    safe = _fg.where(step == 0, _fg.ones_like(step), step)
+    lut = _fg.div(_fg.cumsum(hist, 1) + _fg.div(safe, 2, rounding_mode="floor"), safe, rounding_mode="floor")
+    lut = _fg.cat([_fg.zeros_like(lut[:, :1]), lut[:, :-1]], 1).clamp(0, 255)
+    out = _fg.where(step == 0, x, lut.gather(1, x))
+    return out.to(_fg.uint8).reshape(*shape)
+
+
+def _blurred_degenerate(img):
+    """The image smoothed by PIL's SMOOTH kernel [[1, 1, 1], [1, 5, 1], [1, 1, 1]] / 13 inside a
+    one-pixel border that keeps the original values."""
+    from funcgrad.nn import functional as F
+    dtype = img.dtype
+    fdt = dtype if dtype.is_floating_point else _fg.float32
+    k = np.ones((3, 3))
+    k[1, 1] = 5.0
+    k /= k.sum()
+    c, h, w = get_dimensions(img)
+    x = img.reshape(-1, c, h, w).to(fdt)
+    weight = _fg.as_tensor(np.broadcast_to(k, (c, 1, 3, 3)).copy()).to(fdt)
+    blurred = F.conv2d(x, weight, groups=c)
+    if not dtype.is_floating_point:
+        blurred = blurred.round()
+    blurred = F.pad(blurred.to(dtype), [1, 1, 1, 1]).reshape(*img.shape)
+    inner = np.zeros((h, w), bool)
+    inner[1:-1, 1:-1] = True
+    return _fg.where(_fg.as_tensor(inner), blurred, img)
+
+
+def adjust_sharpness(img, sharpness_factor: float):
+    """Blend with the smoothed image: factor 0 blurs, 1 is the original, 2 sharpens."""
+    if sharpness_factor < 0:
+        raise ValueError(f"sharpness_factor ({sharpness_factor}) is not non-negative.")
+    assert_image_tensor(img)
+    _check_channels(img, [1, 3])
+    if img.shape[-1] <= 2 or img.shape[-2] <= 2:
+        return img
+    return _blend(img, _blurred_degenerate(img), sharpness_factor)
 
 
 # --- filtering -------------------------------------------------------------------------------------------
@@ -409,7 +501,6 @@ def gaussian_blur(img, kernel_size, sigma):
     kx = _gaussian_kernel1d(kernel_size[0], sigma[0])
     ky = _gaussian_kernel1d(kernel_size[1], sigma[1])
     k2 = np.outer(ky, kx).astype(np.float32)
-    lead = tuple(x.shape[:-3]) if x.ndim >= 3 else ()
     c = x.shape[-3] if x.ndim >= 3 else 1
     h, w = x.shape[-2], x.shape[-1]
     x4 = x.reshape(-1, c, h, w)

@@ -17,7 +17,8 @@ __all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_n
            "pil_to_tensor", "to_pil_image", "convert_image_dtype", "normalize", "resize", "pad", "crop",
            "center_crop", "resized_crop", "hflip", "vflip", "five_crop", "ten_crop", "rotate", "affine",
            "adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue", "adjust_gamma",
-           "to_grayscale", "rgb_to_grayscale", "gaussian_blur", "erase", "invert"]
+           "to_grayscale", "rgb_to_grayscale", "gaussian_blur", "erase", "invert", "perspective", "posterize",
+           "solarize", "autocontrast", "equalize", "adjust_sharpness"]
 
 
 class InterpolationMode(Enum):
@@ -467,6 +468,35 @@ def affine(img, angle: float, translate: List[int], scale: float, shear: List[fl
     return F_t.affine(img, matrix, interpolation.value, _tensor_fill(fill, img))
 
 
+def _get_perspective_coeffs(startpoints, endpoints) -> List[float]:
+    """The 8 coefficients of the homography taking each endpoint to its startpoint (the inverse map PIL's
+    Image.PERSPECTIVE wants), by least squares in float64, rounded to float32."""
+    if len(startpoints) != 4 or len(endpoints) != 4:
+        raise ValueError(f"Please provide exactly four corners, got {len(startpoints)} startpoints and "
+                         f"{len(endpoints)} endpoints.")
+    e = np.asarray(endpoints, np.float64)
+    s = np.asarray(startpoints, np.float64)
+    a = np.zeros((8, 8))
+    a[0::2, 0:2], a[0::2, 2] = e, 1.0
+    a[1::2, 3:5], a[1::2, 5] = e, 1.0
+    a[0::2, 6:8] = -s[:, :1] * e
+    a[1::2, 6:8] = -s[:, 1:] * e
+    res = np.linalg.lstsq(a, s.reshape(8), rcond=None)[0]
+    return [float(v) for v in res.astype(np.float32)]
+
+
+def perspective(img, startpoints: List[List[int]], endpoints: List[List[int]],
+                interpolation=InterpolationMode.BILINEAR, fill: Optional[List[float]] = None):
+    """Warp so that the four startpoints (top-left, top-right, bottom-right, bottom-left) land on endpoints."""
+    coeffs = _get_perspective_coeffs(startpoints, endpoints)
+    interpolation = _mode(interpolation)
+    if not _is_tensor(img):
+        return F_pil.perspective(img, coeffs, _pil_modes()[interpolation], fill)
+    if interpolation.value not in ("nearest", "bilinear"):
+        raise ValueError(f"Interpolation mode '{interpolation.value}' is unsupported with Tensor input")
+    return F_t.perspective(img, coeffs, interpolation.value, _tensor_fill(fill, img))
+
+
 # --- colour ----------------------------------------------------------------------------------------------
 def adjust_brightness(img, brightness_factor: float):
     if not _is_tensor(img):
@@ -517,7 +547,37 @@ def rgb_to_grayscale(img, num_output_channels: int = 1):
 
 
 def invert(img):
+    """Full intensity minus each value."""
     return F_t.invert(img) if _is_tensor(img) else F_pil.invert(img)
+
+
+def posterize(img, bits: int):
+    """Keep the top `bits` (0..8) bits of each channel of a uint8 image."""
+    if not (0 <= bits <= 8):
+        raise ValueError(f"The number if bits should be between 0 and 8. Got {bits}")
+    return F_t.posterize(img, bits) if _is_tensor(img) else F_pil.posterize(img, bits)
+
+
+def solarize(img, threshold: float):
+    """Invert all values at or above threshold."""
+    return F_t.solarize(img, threshold) if _is_tensor(img) else F_pil.solarize(img, threshold)
+
+
+def autocontrast(img):
+    """Rescale each channel so its darkest value becomes black and its lightest white."""
+    return F_t.autocontrast(img) if _is_tensor(img) else F_pil.autocontrast(img)
+
+
+def equalize(img):
+    """Equalise each channel's histogram (uint8 images)."""
+    return F_t.equalize(img) if _is_tensor(img) else F_pil.equalize(img)
+
+
+def adjust_sharpness(img, sharpness_factor: float):
+    """0 gives a blurred image, 1 the original, 2 doubles the sharpness."""
+    if not _is_tensor(img):
+        return F_pil.adjust_sharpness(img, sharpness_factor)
+    return F_t.adjust_sharpness(img, sharpness_factor)
 
 
 def gaussian_blur(img, kernel_size: List[int], sigma: Optional[List[float]] = None):

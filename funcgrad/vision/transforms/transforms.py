@@ -10,7 +10,7 @@ import numbers
 import random
 import warnings
 from collections.abc import Sequence
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 import numpy as np
 
@@ -22,7 +22,8 @@ __all__ = ["Compose", "ToTensor", "PILToTensor", "ConvertImageDtype", "ToPILImag
            "CenterCrop", "Pad", "Lambda", "RandomApply", "RandomChoice", "RandomOrder", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "FiveCrop", "TenCrop",
            "ColorJitter", "RandomRotation", "RandomAffine", "Grayscale", "RandomGrayscale", "RandomErasing",
-           "GaussianBlur", "InterpolationMode", "RandomInvert"]
+           "GaussianBlur", "InterpolationMode", "RandomInvert", "RandomPerspective", "RandomPosterize",
+           "RandomSolarize", "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize"]
 
 
 def _uniform(a: float, b: float) -> float:
@@ -287,6 +288,85 @@ class RandomVerticalFlip(RandomHorizontalFlip):
 class RandomInvert(RandomHorizontalFlip):
     def forward(self, img):
         return F.invert(img) if _coin(self.p) else img
+
+
+class RandomAutocontrast(RandomHorizontalFlip):
+    def forward(self, img):
+        return F.autocontrast(img) if _coin(self.p) else img
+
+
+class RandomEqualize(RandomHorizontalFlip):
+    def forward(self, img):
+        return F.equalize(img) if _coin(self.p) else img
+
+
+class RandomPosterize(Module):
+    def __init__(self, bits, p=0.5):
+        self.bits, self.p = bits, p
+
+    def forward(self, img):
+        return F.posterize(img, self.bits) if _coin(self.p) else img
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(bits={self.bits},p={self.p})"
+
+
+class RandomSolarize(Module):
+    def __init__(self, threshold, p=0.5):
+        self.threshold, self.p = threshold, p
+
+    def forward(self, img):
+        return F.solarize(img, self.threshold) if _coin(self.p) else img
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(threshold={self.threshold},p={self.p})"
+
+
+class RandomAdjustSharpness(Module):
+    def __init__(self, sharpness_factor, p=0.5):
+        self.sharpness_factor, self.p = sharpness_factor, p
+
+    def forward(self, img):
+        return F.adjust_sharpness(img, self.sharpness_factor) if _coin(self.p) else img
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(sharpness_factor={self.sharpness_factor},p={self.p})"
+
+
+class RandomPerspective(Module):
+    """With probability p, move each corner inwards by up to distortion_scale * half the image size."""
+
+    def __init__(self, distortion_scale=0.5, p=0.5, interpolation=InterpolationMode.BILINEAR, fill=0):
+        self.p, self.distortion_scale = p, distortion_scale
+        self.interpolation = _interp(interpolation)
+        if fill is None:
+            fill = 0
+        elif not isinstance(fill, (Sequence, numbers.Number)):
+            raise TypeError("Fill should be either a sequence or a number.")
+        self.fill = fill
+
+    @staticmethod
+    def get_params(width: int, height: int, distortion_scale: float):
+        dw, dh = int(distortion_scale * (width // 2)), int(distortion_scale * (height // 2))
+        topleft = [_randint(0, dw + 1), _randint(0, dh + 1)]
+        topright = [_randint(width - dw - 1, width), _randint(0, dh + 1)]
+        botright = [_randint(width - dw - 1, width), _randint(height - dh - 1, height)]
+        botleft = [_randint(0, dw + 1), _randint(height - dh - 1, height)]
+        startpoints = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
+        return startpoints, [topleft, topright, botright, botleft]
+
+    def forward(self, img):
+        fill = self.fill
+        c, h, w = F.get_dimensions(img)
+        if isinstance(img, _fg.Tensor):
+            fill = [float(fill)] * c if isinstance(fill, (int, float)) else [float(f) for f in fill]
+        if _coin(self.p):
+            start, end = self.get_params(w, h, self.distortion_scale)
+            return F.perspective(img, start, end, self.interpolation, fill)
+        return img
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(p={self.p})"
 
 
 class RandomResizedCrop(Module):
