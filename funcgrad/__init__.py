@@ -45,6 +45,7 @@ from . import nn  # noqa: E402,F401
 from . import optim, utils  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 from . import accelerator, backends, testing  # noqa: E402,F401
+from . import distributions, multiprocessing  # noqa: E402,F401
 from .tensor import linalg  # noqa: E402,F401  (torch.linalg on tensors)
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401

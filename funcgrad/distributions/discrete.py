@@ -1,0 +1,611 @@
+"""Discrete families: Bernoulli, Binomial, Categorical, OneHotCategorical(StraightThrough), Geometric,
+Poisson, NegativeBinomial, Multinomial. probs/logits alternatives as in PyTorch (the other is computed
+lazily); formulas on Arrays through `utils.call`."""
+from __future__ import annotations
+
+from numbers import Number
+
+import numpy as np
+
+from .. import numpy as jnp
+from .. import random as jr
+from ..scipy import special as sps
+from ..tensor._dtype import Size
+from . import constraints
+from .continuous import _Checked, _shape, xlogy
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .utils import (arr, broadcast_all, call, call_nograd, expand_to, is_concrete, lazy_property, logits_to_probs,
+                    probs_to_logits)
+
+__all__ = ["Bernoulli", "Binomial", "Categorical", "Geometric", "Multinomial", "NegativeBinomial",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson"]
+
+
+def _bce_with_logits(lg, x):
+    return jnp.maximum(lg, 0) - lg * x + jnp.log1p(jnp.exp(-jnp.abs(lg)))
+
+
+def _one_of(probs, logits):
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+class Bernoulli(_Checked, ExponentialFamily):
+    """Bernoulli(probs or logits): 1 with probability probs."""
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
+    _mean_carrier_measure = 0
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        _one_of(probs, logits)
+        if probs is not None:
+            is_scalar = isinstance(probs, Number)
+            (self.probs,) = broadcast_all(probs)
+        else:
+            is_scalar = isinstance(logits, Number)
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        super().__init__(Size() if is_scalar else self._param.shape, validate_args=validate_args)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return Size(self._param.shape)
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def mode(self):
+        return call("BernoulliMode", lambda p: jnp.where(p == 0.5, jnp.nan, (p >= 0.5).astype(p.dtype)),
+                    self.probs)
+
+    @property
+    def variance(self):
+        return call("BernoulliVar", lambda p: p * (1 - p), self.probs)
+
+    def _sample(self, key, sample_shape):
+        shape = _shape(self, sample_shape)
+        return call("BernoulliSample", lambda p: (jr.uniform(key, shape, p.dtype) < p).astype(p.dtype), self.probs)
+
+    def log_prob(self, value):
+        self._check(value)
+        return call("BernoulliLogProb", lambda x, lg: -_bce_with_logits(lg, x), value, self.logits)
+
+    def entropy(self):
+        return call("BernoulliEntropy", _bce_with_logits, self.logits, self.probs)
+
+    def enumerate_support(self, expand=True):
+        nb = len(self._batch_shape)
+        values = call_nograd(lambda p: jnp.reshape(jnp.arange(2, dtype=p.dtype), (-1,) + (1,) * nb), self._param)
+        if expand:
+            values = expand_to(values, (2,) + tuple(self._batch_shape))
+        return values
+
+    @property
+    def _natural_params(self):
+        return (call("Logit", lambda p: jnp.log(p / (1 - p)), self.probs),)
+
+    def _log_normalizer(self, x):
+        return jnp.log1p(jnp.exp(x))
+
+
+class Binomial(_Checked, Distribution):
+    """Binomial(total_count=1, probs or logits): the number of successes in total_count trials.
+
+    Sampling sums max(total_count) Bernoulli draws, so it needs a concrete total_count (not one traced by
+    jit/vmap: NotImplementedError) and costs O(max(total_count)) per sample."""
+    arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
+                       "logits": constraints.real}
+    has_enumerate_support = True
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        _one_of(probs, logits)
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = call("TypeAs", lambda n, p: n.astype(p.dtype), self.total_count, self.probs)
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = call("TypeAs", lambda n, p: n.astype(p.dtype), self.total_count, self.logits)
+        self._param = self.probs if probs is not None else self.logits
+        super().__init__(self._param.shape, validate_args=validate_args)
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self.total_count)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return Size(self._param.shape)
+
+    @property
+    def mean(self):
+        return call("BinomialMean", lambda n, p: n * p, self.total_count, self.probs)
+
+    @property
+    def mode(self):
+        return call("BinomialMode", lambda n, p: jnp.minimum(jnp.floor((n + 1) * p), n), self.total_count, self.probs)
+
+    @property
+    def variance(self):
+        return call("BinomialVar", lambda n, p: n * p * (1 - p), self.total_count, self.probs)
+
+    def _max_count(self, what) -> int:
+        if not is_concrete(self.total_count):
+            raise NotImplementedError(f"Binomial.{what}: total_count must be concrete (not traced by jit/vmap)")
+        return int(np.asarray(arr(self.total_count)).max()) if np.asarray(arr(self.total_count)).size else 0
+
+    def _sample(self, key, sample_shape):
+        shape = _shape(self, sample_shape)
+        nmax = self._max_count("sample")
+
+        def f(n, p):
+            u = jr.uniform(key, shape + (nmax,), p.dtype)
+            trial = jnp.arange(nmax, dtype=p.dtype) < n[..., None]
+            return jnp.sum((u < p[..., None]) & trial, axis=-1).astype(p.dtype)
+        return call("BinomialSample", f, self.total_count, self.probs)
+
+    def log_prob(self, value):
+        self._check(value)
+
+        def f(k, n, lg):
+            log_factorial_n = sps.gammaln(n + 1)
+            log_factorial_k = sps.gammaln(k + 1)
+            log_factorial_nmk = sps.gammaln(n - k + 1)
+            clamp0 = (jnp.maximum(lg, 0) + lg - jnp.minimum(lg, 0)) / 2
+            normalize_term = n * clamp0 + n * jnp.log1p(jnp.exp(-jnp.abs(lg))) - log_factorial_n
+            return k * lg - log_factorial_k - log_factorial_nmk - normalize_term
+        return call("BinomialLogProb", f, value, self.total_count, self.logits)
+
+    def _homogeneous(self, what) -> int:
+        n = np.asarray(arr(self.total_count))
+        total = int(n.max()) if n.size else 0
+        if n.size and not n.min() == total:
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")
+        return total
+
+    def entropy(self):
+        self._homogeneous("entropy")
+        lp = self.log_prob(self.enumerate_support(False))
+        return call("BinomialEntropy", lambda x: -jnp.sum(jnp.exp(x) * x, axis=0), lp)
+
+    def enumerate_support(self, expand=True):
+        total = self._homogeneous("enumerate_support")
+        nb = len(self._batch_shape)
+        values = call_nograd(lambda p: jnp.reshape(jnp.arange(1 + total, dtype=p.dtype), (-1,) + (1,) * nb),
+                             self._param)
+        if expand:
+            values = expand_to(values, (1 + total,) + tuple(self._batch_shape))
+        return values
+
+
+class Categorical(_Checked, Distribution):
+    """Categorical(probs or logits) over {0, ..., K-1}; the last dim of probs/logits indexes categories."""
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        _one_of(probs, logits)
+        if probs is not None:
+            if probs.ndim < 1:
+                raise ValueError("`probs` parameter must be at least one-dimensional.")
+            self.probs = call("CategoricalNormalize", lambda p: p / jnp.sum(p, -1, keepdims=True), probs)
+        else:
+            if logits.ndim < 1:
+                raise ValueError("`logits` parameter must be at least one-dimensional.")
+            self.logits = call("CategoricalNormalize",
+                               lambda lg: lg - sps.logsumexp(lg, axis=-1, keepdims=True), logits)
+        self._param = self.probs if probs is not None else self.logits
+        self._num_events = self._param.shape[-1]
+        batch_shape = tuple(self._param.shape[:-1]) if self._param.ndim > 1 else ()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self._num_events - 1)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits)
+
+    @property
+    def param_shape(self):
+        return Size(self._param.shape)
+
+    @property
+    def mean(self):
+        shape = tuple(self._extended_shape())
+        return call("CategoricalMean", lambda p: jnp.full(shape, jnp.nan, dtype=p.dtype), self.probs)
+
+    @property
+    def mode(self):
+        return call_nograd(lambda p: jnp.argmax(p, axis=-1).astype(jnp.int64), self.probs)
+
+    @property
+    def variance(self):
+        shape = tuple(self._extended_shape())
+        return call("CategoricalVar", lambda p: jnp.full(shape, jnp.nan, dtype=p.dtype), self.probs)
+
+    def _sample(self, key, sample_shape):
+        shape = _shape(self, sample_shape)
+        return call_nograd(lambda lg: jr.categorical(key, lg, axis=-1, shape=shape).astype(jnp.int64), self.logits)
+
+    def log_prob(self, value):
+        self._check(value)
+
+        def f(v, lg):
+            v = v.astype(jnp.int64)[..., None]
+            shape = jnp.broadcast_shapes(v.shape, lg.shape)
+            v = jnp.broadcast_to(v, shape[:-1] + (1,))
+            lg = jnp.broadcast_to(lg, shape)
+            return jnp.take_along_axis(lg, v, axis=-1)[..., 0]
+        return call("CategoricalLogProb", f, value, self.logits)
+
+    def entropy(self):
+        def f(lg, p):
+            lg = jnp.maximum(lg, jnp.finfo(lg.dtype).min)
+            return -jnp.sum(lg * p, -1)
+        return call("CategoricalEntropy", f, self.logits, self.probs)
+
+    def enumerate_support(self, expand=True):
+        n = self._num_events
+        nb = len(self._batch_shape)
+        values = call_nograd(lambda p: jnp.reshape(jnp.arange(n, dtype=jnp.int64), (-1,) + (1,) * nb), self._param)
+        if expand:
+            values = expand_to(values, (n,) + tuple(self._batch_shape))
+        return values
+
+
+class OneHotCategorical(_Checked, Distribution):
+    """A Categorical whose samples are one-hot vectors of length K (event_shape (K,))."""
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.one_hot
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._categorical = Categorical(probs, logits)
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                         validate_args=validate_args)
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def mean(self):
+        return self._categorical.probs
+
+    @property
+    def mode(self):
+        def f(p):
+            return (jnp.arange(p.shape[-1]) == jnp.argmax(p, axis=-1)[..., None]).astype(p.dtype)
+        return call_nograd(f, self._categorical.probs)
+
+    @property
+    def variance(self):
+        return call("OneHotVar", lambda p: p * (1 - p), self._categorical.probs)
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+    def _sample(self, key, sample_shape):
+        n = self.event_shape[0]
+        idx = self._categorical._sample(key, sample_shape)
+        return call_nograd(lambda i, p: (i[..., None] == jnp.arange(n)).astype(p.dtype), idx, self._categorical.probs)
+
+    def log_prob(self, value):
+        self._check(value)
+        indices = call_nograd(lambda v: jnp.argmax(v, axis=-1), value)
+        return self._categorical.log_prob(indices)
+
+    def entropy(self):
+        return self._categorical.entropy()
+
+    def enumerate_support(self, expand=True):
+        n = self.event_shape[0]
+        nb = len(self._batch_shape)
+        values = call_nograd(lambda p: jnp.reshape(jnp.eye(n, dtype=p.dtype), (n,) + (1,) * nb + (n,)),
+                             self._categorical._param)
+        if expand:
+            values = expand_to(values, (n,) + tuple(self._batch_shape) + (n,))
+        return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical with the straight-through gradient estimator: rsample's value is a one-hot sample,
+    its gradient that of the probabilities."""
+    has_rsample = True
+
+    def _rsample(self, key, sample_shape):
+        samples = self._sample(key, sample_shape)
+        return call("StraightThrough", lambda s, p: s + (p - jnp.asarray(_sg(p))), samples, self._categorical.probs)
+
+
+def _sg(x):
+    from ..lax import stop_gradient
+    return stop_gradient(x)
+
+
+class Geometric(_Checked, Distribution):
+    """Geometric(probs or logits): the number of failures before the first success."""
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        _one_of(probs, logits)
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+        else:
+            (self.logits,) = broadcast_all(logits)
+        probs_or_logits = probs if probs is not None else logits
+        batch_shape = Size() if isinstance(probs_or_logits, Number) else \
+            (self.probs if probs is not None else self.logits).shape
+        super().__init__(batch_shape, validate_args=validate_args)
+        if self._validate_args and probs is not None and is_concrete(self.probs):
+            if not bool(call_nograd(lambda p: jnp.all(p > 0), self.probs)):
+                raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of shape "
+                                 f"{tuple(self.probs.shape)}) of distribution {repr(self)} to be positive but "
+                                 f"found invalid values:\n{self.probs}")
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def mean(self):
+        return call("GeometricMean", lambda p: 1.0 / p - 1.0, self.probs)
+
+    @property
+    def mode(self):
+        return call("ZerosLike", jnp.zeros_like, self.probs)
+
+    @property
+    def variance(self):
+        return call("GeometricVar", lambda p: (1.0 / p - 1.0) / p, self.probs)
+
+    def _sample(self, key, sample_shape):
+        shape = _shape(self, sample_shape)
+
+        def f(p):
+            u = jnp.maximum(jr.uniform(key, shape, p.dtype), jnp.finfo(p.dtype).tiny)
+            return jnp.floor(jnp.log(u) / jnp.log1p(-p))
+        return call("GeometricSample", f, self.probs)
+
+    def log_prob(self, value):
+        self._check(value)
+
+        def f(k, p):
+            k, pb = jnp.broadcast_arrays(k, p)
+            pb = jnp.where((pb == 1) & (k == 0), 0.0, pb)
+            return k * jnp.log1p(-pb) + jnp.log(p)
+        return call("GeometricLogProb", f, value, self.probs)
+
+    def entropy(self):
+        return call("GeometricEntropy", lambda lg, p: _bce_with_logits(lg, p) / p, self.logits, self.probs)
+
+
+class Poisson(_Checked, ExponentialFamily):
+    """Poisson(rate)."""
+    arg_constraints = {"rate": constraints.nonnegative}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = broadcast_all(rate)
+        batch_shape = Size() if isinstance(rate, Number) else self.rate.shape
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.rate
+
+    @property
+    def mode(self):
+        return call("PoissonMode", jnp.floor, self.rate)
+
+    @property
+    def variance(self):
+        return self.rate
+
+    def _sample(self, key, sample_shape):
+        shape = _shape(self, sample_shape)
+        return call("PoissonSample", lambda r: jr.poisson(key, jnp.broadcast_to(r, shape), shape).astype(r.dtype),
+                    self.rate)
+
+    def log_prob(self, value):
+        self._check(value)
+        return call("PoissonLogProb", lambda k, r: xlogy(k, r) - r - sps.gammaln(k + 1), value, self.rate)
+
+    @property
+    def _natural_params(self):
+        return (call("Log", jnp.log, self.rate),)
+
+    def _log_normalizer(self, x):
+        return jnp.exp(x)
+
+
+class NegativeBinomial(_Checked, Distribution):
+    """NegativeBinomial(total_count, probs or logits): failures before total_count successes, each trial
+    succeeding with probability 1 - probs (PyTorch's convention)."""
+    arg_constraints = {"total_count": constraints.greater_than_eq(0), "probs": constraints.half_open_interval(0.0, 1.0),
+                       "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, total_count, probs=None, logits=None, validate_args=None):
+        _one_of(probs, logits)
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = call("TypeAs", lambda n, p: n.astype(p.dtype), self.total_count, self.probs)
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = call("TypeAs", lambda n, p: n.astype(p.dtype), self.total_count, self.logits)
+        self._param = self.probs if probs is not None else self.logits
+        super().__init__(self._param.shape, validate_args=validate_args)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return Size(self._param.shape)
+
+    @property
+    def mean(self):
+        return call("NBMean", lambda n, lg: n * jnp.exp(lg), self.total_count, self.logits)
+
+    @property
+    def mode(self):
+        return call("NBMode", lambda n, lg: jnp.maximum(jnp.floor((n - 1) * jnp.exp(lg)), 0.0),
+                    self.total_count, self.logits)
+
+    @property
+    def variance(self):
+        return call("NBVar", lambda n, lg, p: n * jnp.exp(lg) / (1 - p), self.total_count, self.logits, self.probs)
+
+    def _sample(self, key, sample_shape):
+        shape = _shape(self, sample_shape)
+
+        def f(n, lg):
+            k1, k2 = jr.split(key)
+            g = jr.gamma(k1, jnp.broadcast_to(n, shape), shape, lg.dtype) * jnp.exp(lg)
+            g = jnp.maximum(g, jnp.finfo(lg.dtype).tiny)
+            return jr.poisson(k2, g, shape).astype(lg.dtype)
+        return call_nograd(f, self.total_count, self.logits)
+
+    def log_prob(self, value):
+        self._check(value)
+
+        def f(k, n, lg):
+            log_unnormalized_prob = n * (-softplus_(lg)) + k * (-softplus_(-lg))
+            log_normalization = -sps.gammaln(n + k) + sps.gammaln(1.0 + k) + sps.gammaln(n)
+            log_normalization = jnp.where(n + k == 0.0, 0.0, log_normalization)
+            return log_unnormalized_prob - log_normalization
+        return call("NBLogProb", f, value, self.total_count, self.logits)
+
+
+def softplus_(x):
+    return jnp.logaddexp(x, 0.0)
+
+
+class Multinomial(_Checked, Distribution):
+    """Multinomial(total_count=1, probs or logits): counts of total_count draws from a Categorical."""
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if not isinstance(total_count, int):
+            raise NotImplementedError("inhomogeneous total_count is not supported")
+        self.total_count = total_count
+        self._categorical = Categorical(probs=probs, logits=logits)
+        self._binomial = Binomial(total_count=total_count, probs=self._categorical.probs)
+        batch_shape = self._categorical.batch_shape
+        event_shape = self._categorical.param_shape[-1:]
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    @constraints.dependent_property(is_discrete=True, event_dim=1)
+    def support(self):
+        return constraints.multinomial(self.total_count)
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+    @property
+    def mean(self):
+        n = self.total_count
+        return call("MultinomialMean", lambda p: n * p, self.probs)
+
+    @property
+    def variance(self):
+        n = self.total_count
+        return call("MultinomialVar", lambda p: n * p * (1 - p), self.probs)
+
+    def _sample(self, key, sample_shape):
+        n = self.total_count
+        k = self.event_shape[0]
+        shape = tuple(Size(sample_shape) + self._batch_shape)
+
+        def f(lg, p):
+            idx = jr.categorical(key, lg, axis=-1, shape=(n,) + shape)
+            return jnp.sum(idx[..., None] == jnp.arange(k), axis=0).astype(p.dtype)
+        return call_nograd(f, self.logits, self.probs)
+
+    def log_prob(self, value):
+        self._check(value)
+
+        def f(x, lg):
+            lg, x = jnp.broadcast_arrays(lg, x)
+            lg = jnp.where((lg == -jnp.inf) & (x == 0), 0.0, lg)
+            log_factorial_n = sps.gammaln(jnp.sum(x, -1) + 1)
+            log_factorial_xs = jnp.sum(sps.gammaln(x + 1), -1)
+            log_powers = jnp.sum(x * lg, -1)
+            return log_factorial_n - log_factorial_xs + log_powers
+        return call("MultinomialLogProb", f, value, self.logits)
+
+    def entropy(self):
+        n = self.total_count
+        support = self._binomial.enumerate_support(expand=False)[1:]
+        binomial_probs = call("Exp", jnp.exp, self._binomial.log_prob(support))
+
+        def f(ce, bp, s):
+            n_lgamma = sps.gammaln(jnp.asarray(n + 1.0, dtype=bp.dtype))
+            weights = sps.gammaln(s + 1.0)
+            return n * ce - n_lgamma + jnp.sum(bp * weights, axis=(0, -1))
+        return call("MultinomialEntropy", f, self._categorical.entropy(), binomial_probs, support)
+
+    def expand(self, batch_shape, _instance=None):
+        new = type(self).__new__(type(self))
+        batch_shape = Size(batch_shape)
+        new.total_count = self.total_count
+        new._categorical = self._categorical.expand(batch_shape)
+        new._binomial = self._binomial.expand(batch_shape + self.event_shape)
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
