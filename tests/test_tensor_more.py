@@ -147,8 +147,6 @@ def test_scatter_reduce_int_mean_and_errors(include_self):
     assert a[:2] == b[:2]
 
 
-@pytest.mark.xfail(reason="the scatter-multiply primitive's vjp for src with repeated indices is wrong (reported)",
-                   strict=True)
 def test_scatter_reduce_prod_gradient_repeated_index():
     for m in (torch, fg):
         src = m.tensor([1., 5., 3.], requires_grad=True)

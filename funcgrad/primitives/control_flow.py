@@ -384,11 +384,19 @@ def _scan_jvp(args, tangents, ans, *, jaxpr, n_consts, n_carry, length, reverse,
         out, tout = jvp(_fn(jaxpr), list(c) + list(h) + list(x), list(dc) + list(dh) + list(dx))
         return list(out[:k]) + list(tout[:k]) + list(out[k:]) + list(tout[k:])
 
-    new = trace_flat(body, avals, "scan")
+    key = ("jvp", nc, k, nx, _avals_key(avals))
+    new = jaxpr._cache.get(key)
+    if new is None:
+        new = jaxpr._cache[key] = trace_flat(body, avals, "scan")
     outs = scan_p.bind(*consts, *tc, *carry, *tk, *xs, *tx, jaxpr=new, n_consts=2 * nc, n_carry=2 * k,
                        length=length, reverse=reverse)
     ny = len(jaxpr.outvars) - k
     return list(outs[k:2 * k]) + list(outs[2 * k + ny:])
+
+
+def _avals_key(avals) -> tuple:
+    """A hashable key for derived body jaxprs: everything tracing depends on in each aval."""
+    return tuple((tuple(a.shape), np.dtype(a.dtype).str, bool(a.weak_type)) for a in avals)
 
 
 def _forward_with_carries(args, jaxpr, nc, k, length, reverse):
@@ -441,7 +449,11 @@ def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, revers
         new_gc = [ew.add(acc, g) for acc, g in zip(g_c, gs[:nc])]
         return list(gs[nc:nc + k]) + new_gc + list(gs[nc + k:])
 
-    bwd = trace_flat(body, bwd_avals, "scan")
+    # The backward body depends only on the body jaxpr and these avals: trace it (and so compile it) once.
+    key = ("bwd", nc, k, nx, _avals_key(bwd_avals))
+    bwd = jaxpr._cache.get(key)
+    if bwd is None:
+        bwd = jaxpr._cache[key] = trace_flat(body, bwd_avals, "scan")
     zero_c = [_zeros(get_aval(c)) for c in consts]
     res = scan_p.bind(*consts, *ct_carry, *zero_c, *stacked, *xs, *ct_ys, jaxpr=bwd, n_consts=nc,
                       n_carry=k + nc, length=length, reverse=not reverse)

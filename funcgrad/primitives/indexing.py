@@ -16,9 +16,8 @@ Derivatives follow JAX. gather is linear in the operand (its vjp scatter-adds in
 linear; scatter-set routes each updated position's derivative to the update row that won it (the last
 one, which is what the implementation writes, so duplicate indices are handled exactly); scatter-min/max
 split ties evenly between the operand and the updates that attain the result, as `max`/`min` do.
-Caveat: scatter-mul's derivative with respect to `updates` assumes unique indices (each position written
-by at most one row); with duplicates it is wrong, as in JAX (which refuses it). Its derivative with
-respect to the operand is exact either way.
+scatter-mul's derivative with respect to update row b is the operand times the product of the *other*
+rows written to the same position (exact with repeated indices and with zeros: see `_mul_others`).
 """
 from __future__ import annotations
 
@@ -215,6 +214,8 @@ def _scatter_impl(xp):
                     view[0] = upd[-1]
             else:
                 view[cols] = upd
+        elif xp is np and rows.shape[0] > 1 and math.prod(upd.shape[1:]) >= _AT_MIN_ROW:
+            _ufunc_at_by_rank(ufuncs[mode], view, rows, upd, tuple(x.shape[a] for a in axes))
         elif xp is np:
             ufuncs[mode].at(view, cols, upd)
         else:
@@ -226,6 +227,43 @@ def _scatter_impl(xp):
                                                     axes=axes, mode=mode))
         return out
     return f
+
+
+# ufunc.at handles one index row at a time, which is slow when each row carries many values (the vjp
+# of gather/take: embedding and interpolation backward); from this many values per row, use the grouping
+# below instead. With fewer, ufunc.at's per-row cost is lower than sorting the rows.
+_AT_MIN_ROW = 16
+
+
+def _ufunc_at_by_rank(ufunc, view, rows, upd, sizes) -> None:
+    """`ufunc.at(view, cols, upd)` for in-range index rows (R, k) into the leading axes of view,
+    in m vectorised passes where m is the largest number of rows sharing one position.
+
+    Rows are stably sorted by position; pass j applies, to every position, its j-th row (in the
+    original order). Within a pass positions are distinct, so a buffered fancy-index update is exact,
+    and every position sees its rows in the original order: the result is bit-for-bit ufunc.at's."""
+    k = rows.shape[1]
+    flat = np.ravel_multi_index(tuple(rows[:, j] for j in range(k)), sizes) if k > 1 else rows[:, 0]
+    n = flat.shape[0]
+    order = None
+    if not (flat[1:] >= flat[:-1]).all():
+        order = np.argsort(flat, kind="stable")
+        flat = flat[order]
+    new = np.empty(n, bool)
+    new[0] = True
+    np.not_equal(flat[1:], flat[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    if starts.shape[0] == n:  # distinct positions: one pass
+        groups = [None]
+    else:
+        rank = np.arange(n) - starts[np.cumsum(new) - 1]  # index of each sorted row within its position
+        by_rank = np.argsort(rank, kind="stable")
+        groups = np.split(by_rank, np.cumsum(np.bincount(rank))[:-1])
+    for sel in groups:
+        f = flat if sel is None else flat[sel]
+        src = sel if order is None else (order if sel is None else order[sel])
+        pos = np.unravel_index(f, sizes) if k > 1 else (f,)
+        view[pos] = ufunc(view[pos], upd if src is None else upd[src])
 
 
 def _zeros(shape, dtype):
@@ -253,6 +291,31 @@ def _extremal_weights(ans, x, idx, upd, axes):
     return w_x, w_u, count
 
 
+def _mul_others(x, idx, upd, axes):
+    """For scatter-mul: per update row b (shape of upd), x[p] times the product of the other rows
+    written to b's position p, i.e. d out[p] / d upd[b]; 0 for an out-of-range row.
+
+    No division by zero: the product over the nonzero updates is divided by upd[b] only where
+    upd[b] != 0. The zero updates among the others enter as a factor that is 1 (none), the other zero
+    update itself (exactly one: its value is 0 but the derivative with respect to it flows), or 0 (two
+    or more), so this is exact and so is its own derivative (scatter-mul's second order)."""
+    zeros = _zeros(upd.shape, upd.dtype)
+    is_zero = ew.eq(upd, zeros)
+    safe = ew.select(is_zero, full(upd.shape, 1, upd.dtype), upd)
+    nz_prod = gather_p.bind(scatter_p.bind(x, idx, safe, axes=axes, mode="mul"), idx, axes=axes)
+    zero_u = ew.select(is_zero, upd, zeros)  # value 0; carries the derivative along zero updates
+    zero_sum = scatter_p.bind(_zeros(x.shape, upd.dtype), idx, zero_u, axes=axes, mode="add")
+    lone = ew.sub(gather_p.bind(zero_sum, idx, axes=axes), zero_u)  # the other zero updates' sum
+    zf = ew.convert_element_type(is_zero, dtypes.int32)
+    n_zero = gather_p.bind(scatter_p.bind(_zeros(x.shape, dtypes.int32), idx, zf, axes=axes, mode="add"),
+                           idx, axes=axes)
+    n_other = ew.sub(n_zero, zf)
+    zero_factor = ew.select(ew.eq(n_other, _zeros(zf.shape, zf.dtype)), full(upd.shape, 1, upd.dtype),
+                            ew.select(ew.eq(n_other, full(zf.shape, 1, zf.dtype)), lone, zeros))
+    ok = broadcast_in_dim(_in_bounds(idx, x.shape, axes), upd.shape, tuple(range(idx.ndim - 1)))
+    return ew.select(ok, ew.mul(ew.div(nz_prod, safe), zero_factor), zeros)
+
+
 # Per-argument jvp rules, rule(t, ans, operand, indices, updates, *, axes, mode).
 
 def _scatter_jvp_x(t, ans, x, idx, upd, *, axes, mode):
@@ -270,8 +333,8 @@ def _scatter_jvp_u(t, ans, x, idx, upd, *, axes, mode):
     zeros = _zeros(x.shape, t.dtype)
     if mode in ("add", "set"):
         return scatter_p.bind(zeros, idx, t, axes=axes, mode=mode)
-    if mode == "mul":  # unique indices: d out[p] = x[p] * d upd
-        return scatter_p.bind(zeros, idx, ew.mul(gather_p.bind(x, idx, axes=axes), t), axes=axes, mode="add")
+    if mode == "mul":  # d out[p] = sum over rows b at p of (x[p] * prod of the other rows) * d upd[b]
+        return scatter_p.bind(zeros, idx, ew.mul(_mul_others(x, idx, upd, axes), t), axes=axes, mode="add")
     _, w_u, count = _extremal_weights(ans, x, idx, upd, axes)
     return ew.div(scatter_p.bind(zeros, idx, ew.mul(t, w_u), axes=axes, mode="add"), count)
 
@@ -294,8 +357,8 @@ def _scatter_vjp_u(g, ans, x, idx, upd, *, axes, mode):
         return _where_rows(_in_bounds(idx, x.shape, axes), gather_p.bind(g, idx, axes=axes))
     if mode == "set":
         return _where_rows(_set_winners(idx, x.shape, axes), gather_p.bind(g, idx, axes=axes))
-    if mode == "mul":  # unique indices: d out[p] / d upd[b] = x[p]
-        return _where_rows(_in_bounds(idx, x.shape, axes), gather_p.bind(ew.mul(g, x), idx, axes=axes))
+    if mode == "mul":
+        return ew.mul(gather_p.bind(g, idx, axes=axes), _mul_others(x, idx, upd, axes))
     _, w_u, count = _extremal_weights(ans, x, idx, upd, axes)
     return ew.mul(gather_p.bind(ew.div(g, count), idx, axes=axes), w_u)
 

@@ -1,8 +1,8 @@
 """Cases for the indexing primitives: gather and scatter (every mode).
 
-Indices are in bounds. For scatter-add/set they may repeat (set's derivative routes to the last write,
-which is what its implementation keeps); for mul/min/max they are unique, and min/max updates stay
-0.25 away from the operand values they meet, so there are no ties.
+Indices are in bounds. For scatter-add/set/mul they may repeat (set's derivative routes to the last
+write, which is what its implementation keeps; mul's to the product of the other rows); for min/max
+they are unique, and their updates stay 0.25 away from the operand values they meet, so there are no ties.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def scatter_case(draw):
     shape, axes = _operand_and_axes(draw, 1)
     rest = tuple(shape[d] for d in range(len(shape)) if d not in axes)
     sizes = tuple(shape[a] for a in axes)
-    if mode in ("add", "set"):
+    if mode in ("add", "set", "mul"):
         batch = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
         cols = [draw(hnp.arrays(np.int64, batch, elements=st.integers(0, n - 1))) for n in sizes]
         idx = np.stack(cols, -1)
