@@ -447,7 +447,9 @@ def test_alpha_dropout_keeps_selu_statistics(cls, fname, shape):
     np.testing.assert_allclose(v[~dropped], a * np_(x)[~dropped] - a * -1.7580993408473766 * p, rtol=1e-4,
                                atol=1e-5)
     y.sum().backward()
-    np.testing.assert_allclose(np_(x.grad), np.where(dropped, 0, a), rtol=1e-5)
+    # a kept unit may land within 1e-6 of the dropped value by chance: its gradient cannot be told by value
+    clear = ~(dropped & np.isclose(a * np_(x) - a * -1.7580993408473766 * p, dropped_value, atol=1e-6))
+    np.testing.assert_allclose(np_(x.grad)[clear], np.where(dropped, 0, a)[clear], rtol=1e-5)
     f.eval()
     assert f(x) is x
     assert getattr(F, fname)(x, p) is x  # training defaults to False in the functional form

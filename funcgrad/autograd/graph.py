@@ -1,11 +1,12 @@
 """The define-by-run graph: nodes holding recorded tapes, leaf accumulators, and the backward engine.
 
 A `Node` is made when an operation on tensors that require grad runs with grad mode on. It holds the
-tape `funcgrad.transforms.ad.record` made of the operation (its primitive equations with their values),
-the Array-level function itself, the input tensors with their storage versions, and one edge per
-differentiable input (the input's own grad_fn, or its leaf's AccumulateGrad). Backward walks nodes in
-topological order and calls `ad.backward(tape, cotangents)` on each: every derivative formula used
-is a primitive's own vjp rule. With create_graph=True each node's backward is itself run as a
+operation's record: usually a `Recorded` (the primitive binds the op made eagerly, with their values),
+else the tape `funcgrad.transforms.ad.record` made of it; plus the Array-level function itself, the
+input tensors with their storage versions, and one edge per differentiable input (the input's own
+grad_fn, or its leaf's AccumulateGrad). Backward walks nodes in topological order and applies the
+record's vjp rules to the cotangents: every derivative formula used is a primitive's own vjp rule.
+Complex gradients follow torch's convention (the conjugate of the functional face's cotangent). With create_graph=True each node's backward is itself run as a
 recorded tensor operation (a vjp of the node's function), so it can be differentiated again.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ import weakref
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.array import Array
 from ..core.trace import Tracer, new_trace
 from ..transforms import ad
@@ -56,6 +58,157 @@ def _user_stack():
     """The forward traceback without funcgrad's own frames."""
     frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PKG)]
     return traceback.format_list(frames)
+
+
+def _conj_if_complex(a):
+    """conj(a) for complex Arrays (or tracers), a itself otherwise."""
+    if a.dtype.kind == "c":
+        from ..primitives.elementwise import conj
+        return conj(a)
+    return a
+
+
+class Recorded:
+    """An operation recorded eagerly (see funcgrad.core.primitive.record_eager): its differentiable input
+    Arrays, the primitive binds it made as (prim, params, args, out), and its output Arrays. Backward
+    applies the primitives' vjp rules directly. The equivalent `ad.Tape` (`trace`, `inputs`, `outputs`)
+    is built on first use by the rarer paths that inspect the tape's structure."""
+    __slots__ = ("ins", "binds", "outs", "_tape")
+
+    def __init__(self, ins, binds, outs):
+        self.ins, self.binds, self.outs, self._tape = ins, binds, outs, None
+
+    def backward(self, cts) -> list:
+        """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero)."""
+        binds, ins = self.binds, self.ins
+        if len(binds) == 1 and len(cts) == 1:  # one bind, one output: the rules straight from the card
+            prim, params, args, ans = binds[0]
+            if not prim.multiple_results and self.outs[0] is ans and prim.vjp_full is None:
+                g = cts[0]
+                res = [None] * len(ins)
+                if g is None or not prim.differentiable:
+                    return res
+                rules = prim.vjp
+                for k, x in enumerate(ins):
+                    if not _inexact(x):
+                        continue
+                    for i, a in enumerate(args):
+                        if a is x and rules[i] is not None:
+                            c = rules[i](g, ans, *args, **params)
+                            if c.shape != a.shape:
+                                c = _unbroadcast(c, a.shape)
+                            res[k] = c if res[k] is None else ad._sum(res[k], c)
+                return res
+        live = {id(a) for a in ins}
+        binds = []  # the binds that depend on the inputs (the rest compute constants)
+        for b in self.binds:
+            for a in b[2]:
+                if id(a) in live:
+                    binds.append(b)
+                    if b[0].multiple_results:
+                        live.update(id(o) for o in b[3])
+                    else:
+                        live.add(id(b[3]))
+                    break
+        env = {}
+        for o, c in zip(self.outs, cts):
+            if c is not None and id(o) in live:
+                k = id(o)
+                prev = env.get(k)
+                env[k] = c if prev is None else ad._sum(prev, c)
+        for prim, params, args, ans in reversed(binds):
+            if prim.multiple_results:
+                g = [env.pop(id(o), None) for o in ans]
+                if all(c is None for c in g):
+                    continue
+            else:
+                g = env.pop(id(ans), None)
+                if g is None:
+                    continue
+            if not prim.differentiable:
+                continue
+            needs = [id(a) in live and _inexact(a) for a in args]
+            if not any(needs):
+                continue
+            if prim.vjp_full is not None:
+                in_cts = prim.vjp_full(g if prim.multiple_results else [g], ans, list(args), needs, **params)
+            else:
+                if prim.multiple_results:
+                    g = [ad._instantiate(c, a) for c, a in zip(g, ans)]
+                rules = prim.vjp
+                in_cts = [rules[i](g, ans, *args, **params) if need and rules[i] is not None else None
+                          for i, need in enumerate(needs)]
+            for a, need, c in zip(args, needs, in_cts):
+                if need and c is not None:
+                    if c.shape != a.shape:  # NumPy broadcast a concrete operand implicitly
+                        c = _unbroadcast(c, a.shape)
+                    k = id(a)
+                    prev = env.get(k)
+                    env[k] = c if prev is None else ad._sum(prev, c)
+        return [env.get(id(a)) for a in self.ins]
+
+    # --- the equivalent tape, for the structural checks (in-place detection, create_graph) ---------
+    def _build(self):
+        tape = self._tape
+        if tape is None:
+            from ..core.array import get_aval
+            from ..core.jaxpr import Eqn, Var
+            from ..core.trace import Trace
+            trace = Trace(0, True, "autograd", "")
+            trace.alive = False
+            var = {}
+            ins = []
+            for a in self.ins:
+                t = Tracer(trace, a.aval, a, Var(a.aval, a))
+                var[id(a)] = t.var
+                ins.append(t)
+            tracers = {}
+            for prim, params, args, ans in self.binds:
+                invars = [var.get(id(a)) or Var(get_aval(a), a, is_const=True) for a in args]
+                outs = ans if prim.multiple_results else [ans]
+                outvars = []
+                for o in outs:
+                    t = Tracer(trace, o.aval, o, Var(o.aval, o))
+                    var[id(o)] = t.var
+                    tracers[id(o)] = t
+                    outvars.append(t.var)
+                trace.eqns.append(Eqn(prim, invars, outvars, params))
+            for a, t in zip(self.ins, ins):
+                tracers.setdefault(id(a), t)
+            outputs = [tracers.get(id(o), o) for o in self.outs]
+            tape = self._tape = ad.Tape(trace, ins, outputs)
+        return tape
+
+    @property
+    def trace(self):
+        return self._build().trace
+
+    @property
+    def inputs(self):
+        return self._build().inputs
+
+    @property
+    def outputs(self):
+        return self._build().outputs
+
+    def out_values(self) -> list:
+        return list(self.outs)
+
+
+def _unbroadcast(c, shape):
+    """c summed down to `shape` (the adjoint of NumPy's implicit broadcasting to c.shape)."""
+    from ..primitives.reduction import reduce_sum
+    from ..primitives.shape import reshape
+    lead = c.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and c.shape[lead + i] != 1)
+    if axes:
+        c = reduce_sum(c, axes)
+    return reshape(c, tuple(shape)) if c.shape != tuple(shape) else c
+
+
+def _inexact(a) -> bool:
+    k = a.dtype.kind
+    return k == "f" or k == "c" or (k not in "biu" and dtypes.is_inexact(a.dtype))
 
 
 class Node:
@@ -195,15 +348,18 @@ class Node:
         if create_graph and (any(c is not None and c._rg for c in cts) or
                              any(self.inputs[i]._rg for i in self.diff)):
             return self._apply_differentiable(cts)
-        arrs = [None if c is None else c._arr() for c in cts]
-        in_cts = ad.backward(self.tape, arrs)
+        # torch's gradient of a real loss w.r.t. complex z is the conjugate of the functional face's
+        # (JAX's) cotangent: conjugate on the way in and on the way out
+        arrs = [None if c is None else _conj_if_complex(c._arr()) for c in cts]
+        tape = self.tape
+        in_cts = tape.backward(arrs) if type(tape) is Recorded else ad.backward(tape, arrs)
         out = []
         for k, c in enumerate(in_cts):
             if c is None:  # no path inside the op: a zero gradient still reaches the input, as in torch
                 x = self.inputs[self.diff[k]]
                 out.append(T._make(np.zeros(x.shape, x._np_dtype())))
             else:
-                out.append(T._wrap(c))
+                out.append(T._wrap(_conj_if_complex(c)))
         return out
 
     def _apply_differentiable(self, cts):
@@ -230,8 +386,8 @@ class Node:
             from ..numpy import zeros_like
             full_ct = [zeros_like(o) for o in outs]
             for k, c in zip(given, cs):
-                full_ct[k] = c
-            return list(pull(full_ct))
+                full_ct[k] = _conj_if_complex(c)
+            return [_conj_if_complex(c) for c in pull(full_ct)]
 
         # inputs whose values the backward does not read enter as constants (no edge back into the
         # forward graph for them), as torch's formulas only reference what they save

@@ -15,6 +15,7 @@ Rules are written with funcgrad operations, so they are themselves differentiabl
 """
 from __future__ import annotations
 
+import threading
 from typing import Callable
 
 import numpy as np
@@ -24,6 +25,32 @@ from .errors import user_location
 from .trace import find_top
 
 registry: dict[str, "Primitive"] = {}
+
+
+# --- eager recording (the Tensor engine's fast path) ------------------------------------------------------
+# While a thread records, every eager bind on concrete Arrays appends (prim, params, args, out) to that
+# thread's list: a single-op Tensor operation is recorded for backward without a trace.
+
+class _RecState(threading.local):
+    rec = None
+
+
+_rec_state = _RecState()
+
+
+def record_eager(fn: Callable, args) -> tuple:
+    """(fn(*args), binds): run fn eagerly on concrete Arrays, listing every primitive bind it made as
+    (prim, params, args, out) in order."""
+    st = _rec_state
+    prev = st.rec
+    rec = st.rec = []
+    try:
+        out = fn(*args)
+    finally:
+        st.rec = prev
+        if prev is not None:  # a nested recording: the outer one sees these binds too
+            prev.extend(rec)
+    return out, rec
 
 
 def _all_weak(weaks, params) -> bool:
@@ -88,10 +115,15 @@ class Primitive:
         else:
             weak = self.weak_type_rule([a.weak_type for a in args], params)
         if self.multiple_results:
-            return [wrap(o, weak) for o in out]
-        if type(out) is np.ndarray:
-            return Array(out, weak)
-        return wrap(out, weak)
+            res = [wrap(o, weak) for o in out]
+        elif type(out) is np.ndarray:
+            res = Array(out, weak)
+        else:
+            res = wrap(out, weak)
+        rec = _rec_state.rec
+        if rec is not None:
+            rec.append((self, params, args, res))
+        return res
 
     def _bind_general(self, args, params):
         args = [a if isinstance(a, ArrayBase) else to_array(a, copy=False) for a in args]
@@ -117,4 +149,4 @@ def shape_error(op: str, msg: str, exc=TypeError):
     raise exc(f"{op}: {msg} (at {user_location(3)})")
 
 
-__all__ = ["Primitive", "registry", "shape_error"]
+__all__ = ["Primitive", "registry", "shape_error", "record_eager"]

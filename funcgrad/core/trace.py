@@ -57,19 +57,23 @@ class Trace:
 
     def process(self, prim, args, params):
         """Record `prim(*args)` here; returns the output tracer(s)."""
+        invars = [a.var if a.__class__ is Tracer and a._trace is self else self.const_var(a) for a in args]
         if self.carries_values:
-            lower = [a.val if isinstance(a, Tracer) and a._trace is self else a for a in args]
+            lower = [a.val if a.__class__ is Tracer and a._trace is self else a for a in args]
             if prim.tape_rule is not None:
                 outs, params = prim.tape_rule(lower, params)
             else:
                 outs = prim.bind(*lower, **params)
-            outs = outs if prim.multiple_results else (outs,)
+            if not prim.multiple_results:  # the common case, without the lists
+                av = get_aval(outs)
+                var = Var(av, outs)
+                self.eqns.append(Eqn(prim, invars, [var], params))
+                return Tracer(self, av, outs, var)
             avals = [get_aval(o) for o in outs]
         else:
             avals = prim.abstract_eval(*[get_aval(a) for a in args], **params)
             avals = avals if prim.multiple_results else (avals,)
             outs = (None,) * len(avals)
-        invars = [self.var_of(a) for a in args]
         tracers = [Tracer(self, av, o, Var(av, o)) for av, o in zip(avals, outs)]
         self.eqns.append(Eqn(prim, invars, [t.var for t in tracers], params))
         return tracers if prim.multiple_results else tracers[0]

@@ -7,8 +7,10 @@ the functional core a zero-copy read-only `Array` over the view (`_arr()`), comp
 primitives, and wraps the result in a new tensor. Under `funcgrad.func` transforms a tensor may instead
 hold a tracer (`_v is None`): then operations stay functional, and in-place ones replace the held value.
 
-Autograd: when grad mode is on and an input requires grad, the op's Array-level function is recorded with
-`funcgrad.transforms.ad.record` into a graph `Node` (see funcgrad.autograd.graph).
+Autograd: when grad mode is on and an input requires grad, the op's Array-level function is run eagerly
+while its primitive binds are listed (`funcgrad.core.primitive.record_eager`) and the list becomes a graph
+`Node` whose backward applies the primitives' vjp rules directly (see funcgrad.autograd.graph). Functions
+over sub-computations (control flow, jit, custom rules) are recorded on a tape (`ad.record`) instead.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import numpy as np
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import state as _gs
 from ..core.array import Array, ArrayBase as _ArrayBase
+from ..core.primitive import record_eager as _record_eager
 from ..core.trace import Tracer
 from ..primitives import elementwise as _ew
 from ..transforms import ad as _ad
@@ -633,6 +636,69 @@ def _record(name, fn, ts):
             raise RuntimeError(_INF_SAVED_MSG)
     arrs = [t._arr() for t in ts]
     diff = [i for i, t in enumerate(ts) if t._rg]
+    # the common case: run fn eagerly, listing the primitive binds it makes (no trace, no tracers)
+    for i in diff:  # fresh handles, so that the differentiable inputs are told apart by identity
+        a = arrs[i]
+        arrs[i] = Array(a._buf, a.weak_type)
+    out, binds = _record_eager(fn, arrs)
+    multi = isinstance(out, (list, tuple))
+    vals = list(out) if multi else [out]
+    if _recorded_ok(binds, vals, arrs, diff):
+        tape = _graph.Recorded([arrs[i] for i in diff], binds, vals)
+    else:  # a composite the eager record cannot stand for (custom rules, values made outside binds)
+        tape, vals, multi = _record_traced(fn, arrs, diff)
+    return _make_node(name, tape, fn, ts, diff), vals, multi
+
+
+def _recorded_ok(binds, vals, arrs, diff) -> bool:
+    """Whether the eager record of fn is complete: every output is an Array made by a recorded bind (or is
+    an input), and no recorded primitive needs a tape of its own (custom_vjp, scan)."""
+    if len(binds) == 1 and len(vals) == 1 and vals[0] is binds[0][3] and \
+            _HIGHER_ORDER.get(binds[0][0]) is False:
+        return True  # the common case: one first-order primitive
+    made = set()
+    for b in binds:
+        ho = _HIGHER_ORDER.get(b[0])
+        if ho is None:
+            ho = _HIGHER_ORDER[b[0]] = _is_higher_order(b[0], b[1])
+        if ho:
+            return False
+        if b[0].multiple_results:
+            made.update(id(o) for o in b[3])
+        else:
+            made.add(id(b[3]))
+    for v in vals:
+        if type(v) is not Array:
+            return False
+        if id(v) not in made and not any(v is arrs[i] for i in diff):
+            return False
+    return True
+
+
+_HIGHER_ORDER: dict = {}  # Primitive -> whether it carries sub-computations (then the tape path is used)
+_HO_NAMES = frozenset({"cond", "while", "scan", "pjit", "custom_jvp_call", "custom_vjp_call", "remat"})
+
+
+def _is_higher_order(prim, params) -> bool:
+    """A primitive over sub-computations (control flow, jit, custom rules): its differentiation on a tape
+    differs from its eager bind (a while_loop over concrete values is unrolled on the tape, say)."""
+    from ..core.jaxpr import Jaxpr
+    return prim.tape_rule is not None or prim.name in _HO_NAMES or \
+        any(isinstance(v, Jaxpr) for v in params.values())
+
+
+def _make_node(name, tape, fn, ts, diff):
+    edges = [_edge(ts[i]) for i in diff]
+    versions = [t._st.version if t._st is not None else 0 for t in ts]
+    cls = _NODE_CLS.get(name)
+    if cls is None:  # "Max1" names torch's overload MaxBackward1; a plain name gets Backward0
+        cls = _NODE_CLS[name] = _graph.node_class(name[:-1] + "Backward" + name[-1] if name[-1].isdigit()
+                                                  else name + "Backward0")
+    return cls(tape, fn, ts, diff, edges, versions)
+
+
+def _record_traced(fn, arrs, diff):
+    """Record fn on tracers (an `ad.Tape`): the general path. Returns (tape, output Arrays, multi)."""
     multi = [False]
     if len(diff) == len(arrs):
         def flat(*xs):
@@ -653,16 +719,8 @@ def _record(name, fn, ts):
                 return list(r)
             return [r]
         prim = [arrs[i] for i in diff]
-    tape = _fast_record(flat, prim, name)
-    vals = tape.out_values()
-    edges = [_edge(ts[i]) for i in diff]
-    versions = [t._st.version if t._st is not None else 0 for t in ts]
-    cls = _NODE_CLS.get(name)
-    if cls is None:  # "Max1" names torch's overload MaxBackward1; a plain name gets Backward0
-        cls = _NODE_CLS[name] = _graph.node_class(name[:-1] + "Backward" + name[-1] if name[-1].isdigit()
-                                                  else name + "Backward0")
-    node = cls(tape, fn, ts, diff, edges, versions)
-    return node, vals, multi[0]
+    tape = _fast_record(flat, prim, "autograd")
+    return tape, tape.out_values(), multi[0]
 
 
 try:  # ad.record without its user-facing niceties (the origin line of the trace) on the hot path

@@ -109,31 +109,53 @@ def backward(tape: Tape, cts: Sequence) -> list:
     for o, ct in zip(tape.outputs, cts):
         if ct is not None and isinstance(o, Tracer) and o._trace is tape.trace:
             env[o.var] = _sum(env.get(o.var), ct)
+    inexact = _INEXACT
     for eqn in reversed(tape.trace.eqns):
-        outs_ct = [env.pop(v, None) for v in eqn.outvars]
-        if all(c is None for c in outs_ct) or not eqn.prim.differentiable:
+        prim = eqn.prim
+        if prim.multiple_results:
+            outs_ct = [env.pop(v, None) for v in eqn.outvars]
+            if all(c is None for c in outs_ct):
+                continue
+        else:
+            g = env.pop(eqn.outvars[0], None)
+            if g is None:
+                continue
+        if not prim.differentiable:
             continue
-        prim, params = eqn.prim, eqn.params
-        args = [v.val for v in eqn.invars]
-        needs = [_differentiable(v) for v in eqn.invars]
+        params = eqn.params
+        invars = eqn.invars
+        needs = []
+        for v in invars:
+            if v.is_const:
+                needs.append(False)
+            else:
+                dt = v.aval.dtype
+                d = inexact.get(dt)
+                if d is None:
+                    d = inexact[dt] = dtypes.is_inexact(dt)
+                needs.append(d)
         if not any(needs):
             continue
+        args = [v.val for v in invars]
         if prim.multiple_results:
             ans = [v.val for v in eqn.outvars]
             g = outs_ct if prim.vjp_full is not None else [
                 _instantiate(c, a) for c, a in zip(outs_ct, ans)]
         else:
             ans = eqn.outvars[0].val
-            g = outs_ct[0]
         if prim.vjp_full is not None:
             in_cts = prim.vjp_full(g if prim.multiple_results else [g], ans, args, needs, **params)
         else:
             in_cts = [prim.vjp[i](g, ans, *args, **params) if need and prim.vjp[i] is not None else None
                       for i, need in enumerate(needs)]
-        for v, need, c in zip(eqn.invars, needs, in_cts):
+        for v, need, c in zip(invars, needs, in_cts):
             if need and c is not None:
-                env[v] = _sum(env.get(v), c)
+                prev = env.get(v)
+                env[v] = c if prev is None else add(prev, c)
     return [env.get(t.var) for t in tape.inputs]
+
+
+_INEXACT: dict = {}  # dtype -> dtypes.is_inexact(dtype), for the backward walk
 
 
 # --- the public transforms ------------------------------------------------------------------------

@@ -1,0 +1,208 @@
+"""The eagerly recorded Tensor autograd path, complex gradients (torch's convention at the Tensor face,
+JAX's in funcgrad.grad) and the torch-style generator's samplers, checked against real PyTorch."""
+import numpy as np
+import pytest
+
+import funcgrad as fg
+
+torch = pytest.importorskip("torch")
+
+
+def _grads(lib, f, arrays, seed=0):
+    xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+    out = f(lib, *xs)
+    g = np.random.default_rng(seed).standard_normal(tuple(out.shape)).astype(np.asarray(arrays[0]).real.dtype)
+    out.backward(lib.tensor(g))
+    return np.asarray(out.detach()), [np.asarray(x.grad) for x in xs]
+
+
+def _check(f, arrays, rtol=1e-5, atol=1e-6):
+    of, gf = _grads(fg, f, arrays)
+    ot, gt = _grads(torch, f, arrays)
+    np.testing.assert_allclose(of, ot, rtol=rtol, atol=atol)
+    for a, b in zip(gf, gt):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((3, 4))
+B = rng.standard_normal((3, 4))
+S = rng.standard_normal(())
+
+CASES = {
+    "mul": (lambda t, x, y: x * y, [A, B]),
+    "same_input_twice": (lambda t, x, y: x * x + y, [A, B]),
+    "scalar_broadcast": (lambda t, x, y: x.sum() * y, [A, B]),
+    "0d_times_matrix": (lambda t, s, y: s * y + s, [S, B]),
+    "row_broadcast": (lambda t, x, y: x[:1] * y, [A, B]),
+    "chain": (lambda t, x, y: ((x * y).tanh().exp() / (1 + y * y)).sum(-1), [A, B]),
+    "mean_mixed": (lambda t, x, y: (x.sigmoid() * 3 - y.tanh()).exp().mean() * x, [A, B]),
+    "matmul": (lambda t, x, y: x @ y.T, [A, B]),
+    "softmax": (lambda t, x, y: t.softmax(x * y, dim=-1), [A, B]),
+    "where": (lambda t, x, y: t.where(x > 0, x * 2, y * y), [A, B]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_recorded_ops_match_torch(name, dtype):
+    f, arrays = CASES[name]
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-10)
+    _check(f, [np.asarray(a, dtype) for a in arrays], **tol)
+
+
+def test_detached_alias_is_a_constant():
+    for lib in (fg, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        (x * x.detach()).sum().backward()
+        res = x.grad if lib is torch else torch.tensor(np.asarray(x.grad))
+        if lib is fg:
+            got = res
+        else:
+            want = res
+    np.testing.assert_allclose(np.asarray(got), want.numpy())
+
+
+def test_multi_output_ops():
+    x0 = rng.standard_normal((4, 6))
+    _check(lambda t, x: t.stack([a * (i + 1) for i, a in enumerate(x.unbind(1))]).sum(0), [x0])
+    _check(lambda t, x: x.max(dim=1)[0] * 2, [x0])
+    _check(lambda t, x: t.cat(x.split(2, dim=1)[::-1], 1), [x0])
+
+
+def test_second_order_and_retain_graph():
+    for lib in (fg, torch):
+        x = lib.tensor([0.3, -1.2, 2.0], requires_grad=True)
+        y = (x.tanh() * x).sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        (h,) = lib.autograd.grad(g.sum(), x)
+        if lib is fg:
+            gf, hf = np.asarray(g.detach()), np.asarray(h)
+        else:
+            np.testing.assert_allclose(gf, g.detach().numpy(), rtol=1e-6)
+            np.testing.assert_allclose(hf, h.numpy(), rtol=1e-5, atol=1e-6)
+    x = fg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x.exp() * 2).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(np.asarray(x.grad), 4 * np.exp([1.0, 2.0]), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+
+
+def test_saved_tensor_modified_in_place_raises():
+    for lib in (fg, torch):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = a * 1
+        c = b.sin()
+        b.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            c.sum().backward()
+    # a value the backward does not read may change
+    a = fg.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    c = b + 2
+    e = b.exp()  # exp's backward reads its result, not its input (as torch's)
+    b.add_(1)
+    (c + e).sum().backward()
+    np.testing.assert_allclose(np.asarray(a.grad), 1 + np.exp([1.0, 2.0]), rtol=1e-6)
+
+
+def test_hooks_and_no_grad():
+    x = fg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), [30.0, 30.0])
+    with fg.no_grad():
+        z = x * 2
+    assert z.grad_fn is None and not z.requires_grad
+    assert (x * 2).grad_fn.name() == "MulBackward0"
+
+
+# --- complex gradients ----------------------------------------------------------------------------------
+
+Z = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))
+W = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))
+
+COMPLEX = {
+    "abs2": lambda t, z: (z.abs() ** 2).sum(),
+    "mul_real": lambda t, z: (z * t.tensor(W)).real.sum(),
+    "exp_imag": lambda t, z: z.exp().imag.sum(),
+    "real_imag": lambda t, z: (z.real * 2 - z.imag * z.real).sum(),
+    "matmul_abs": lambda t, z: (z @ z.T.conj()).abs().sum(),
+    "mul_abs": lambda t, z: (z * z).abs().sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPLEX))
+def test_complex_grad_follows_torch(name):
+    res = []
+    for lib in (fg, torch):
+        z = lib.tensor(Z, requires_grad=True)
+        COMPLEX[name](lib, z).backward()
+        res.append(np.asarray(z.grad))
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-5, atol=1e-6)
+
+
+def test_complex_abs_square_example_and_create_graph():
+    z = fg.tensor([1 + 2j], requires_grad=True)
+    (z.abs() ** 2).sum().backward()
+    np.testing.assert_allclose(np.asarray(z.grad), [2 + 4j])
+    res = []
+    for lib in (fg, torch):
+        z = lib.tensor([1 + 2j, -0.5 + 0.25j], requires_grad=True)
+        (g,) = lib.autograd.grad((z * z).abs().sum(), z, create_graph=True)
+        g.abs().sum().backward()
+        res.append((np.asarray(g.detach()), np.asarray(z.grad)))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-5)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5)
+
+
+def test_real_input_through_complex_ops():
+    res = []
+    for lib in (fg, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (x * lib.tensor([1 + 1j, 2 - 1j])).abs().sum().backward()
+        res.append(np.asarray(x.grad))
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-6)
+
+
+def test_functional_grad_keeps_jax_convention():
+    import funcgrad.numpy as jnp
+    g = fg.grad(lambda z: jnp.abs(z) ** 2)(jnp.asarray(1 + 2j, dtype=np.complex64))
+    np.testing.assert_allclose(np.asarray(g), 2 - 4j)
+
+
+# --- the generator's samplers -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("draw", ["rand", "randn"])
+def test_samplers_deterministic_and_resumable(draw):
+    f = getattr(fg, draw)
+    fg.manual_seed(123)
+    a = np.asarray(f(5, 7))
+    b = np.asarray(f(5, 7))
+    fg.manual_seed(123)
+    np.testing.assert_array_equal(np.asarray(f(5, 7)), a)
+    state = fg.get_rng_state()
+    c = np.asarray(f(3))
+    fg.set_rng_state(state)
+    np.testing.assert_array_equal(np.asarray(f(3)), c)
+    assert not np.array_equal(a, b)
+    g1, g2 = fg.Generator().manual_seed(7), fg.Generator().manual_seed(7)
+    np.testing.assert_array_equal(np.asarray(f(4, generator=g1)), np.asarray(f(4, generator=g2)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_sampler_dtypes_and_distribution(dtype):
+    dt = getattr(fg, dtype)
+    u = fg.rand(200_000, dtype=dt)
+    z = fg.randn(200_000, dtype=dt)
+    assert u.dtype == dt and z.dtype == dt and u.shape == (200_000,)
+    un, zn = np.asarray(u, np.float64), np.asarray(z, np.float64)
+    assert un.min() >= 0 and un.max() < 1
+    assert abs(un.mean() - 0.5) < 0.01 and abs(zn.mean()) < 0.02 and abs(zn.std() - 1) < 0.02
+    c = np.asarray(fg.randn(100_000, dtype=fg.complex64))
+    assert c.dtype == np.complex64 and abs(c.real.var() - 0.5) < 0.02 and abs(c.imag.var() - 0.5) < 0.02
+    tt = torch.randn(100_000, dtype=torch.complex64)
+    assert abs(tt.real.var().item() - c.real.var()) < 0.03
