@@ -366,3 +366,23 @@ def test_parameter_broadcasting_matches_torch(shapes):
         v = r.uniform(0.1, 0.9, (2,) + tuple(td.batch_shape))
         _close(td.log_prob(T(v)), fd.log_prob(F(v)), name)
         assert tuple(fd.sample((2,)).shape) == (2,) + tuple(td.batch_shape)
+
+
+@pytest.mark.parametrize("name,param", [("Categorical", "probs"), ("Categorical", "logits"),
+                                        ("Bernoulli", "probs"), ("Binomial", "probs"),
+                                        ("Geometric", "probs"), ("OneHotCategorical", "probs")])
+def test_parameter_derived_inside_sample_keeps_its_graph(name, param):
+    """REINFORCE's pattern: sample() (under no_grad) is the first to touch a lazily derived parameter
+    (logits from probs or back); log_prob afterwards must still differentiate to the given parameter."""
+    p = simplex(3, 4) if name in ("Categorical", "OneHotCategorical") else unit(3)
+    if param == "logits":
+        p = np.log(p)
+    grads, value = [], None
+    for lib, mk in ((fg, F), (torch, T)):
+        x = mk(p, grad=True)
+        d = getattr(lib.distributions, name)(**{param: x})
+        s = N(d.sample())
+        value = s if value is None else value  # the two generators differ: score funcgrad's draw in both
+        d.log_prob(mk(value)).sum().backward()
+        grads.append(N(x.grad))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)

@@ -18,6 +18,7 @@ from ..core.array import ArrayBase
 from ..core.trace import Tracer
 from ..scipy import special as sps
 from ..tensor._tensor import Tensor, _apply, _apply_nograd
+from ..autograd.grad_mode import enable_grad
 
 __all__ = ["broadcast_all", "call", "call_nograd", "clamp_probs", "lazy_property", "logits_to_probs",
            "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix", "euler_constant"]
@@ -161,7 +162,9 @@ def stop_gradient(x):
 
 
 class lazy_property:
-    """A property computed once and cached on the instance (cached values are not pytree children)."""
+    """A property computed once and cached on the instance (cached values are not pytree children).
+    It is computed with grad enabled, as torch does: the first access may happen inside `sample()`'s
+    no_grad block, and the cached value must still carry the graph for a later `log_prob`."""
 
     def __init__(self, wrapped: Callable):
         self.wrapped = wrapped
@@ -170,7 +173,8 @@ class lazy_property:
     def __get__(self, instance, obj_type=None):
         if instance is None:
             return _lazy_property_and_property(self.wrapped)
-        value = self.wrapped(instance)
+        with enable_grad():
+            value = self.wrapped(instance)
         name = self.wrapped.__name__
         instance.__dict__[name] = value
         instance.__dict__["_lazy_cached"] = instance.__dict__.get("_lazy_cached", frozenset()) | {name}
