@@ -1,2 +1,2 @@
-"""torch.utils: data loading (funcgrad.utils.data)."""
-from . import data  # noqa: F401
+"""torch.utils: data loading (funcgrad.utils.data) and activation checkpointing (funcgrad.utils.checkpoint)."""
+from . import checkpoint, data  # noqa: F401
