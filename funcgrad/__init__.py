@@ -47,5 +47,7 @@ from .serialization import load, save  # noqa: E402,F401
 from . import accelerator, backends, testing  # noqa: E402,F401
 from . import distributions, multiprocessing  # noqa: E402,F401
 from .tensor import linalg  # noqa: E402,F401  (torch.linalg on tensors)
+from . import _torch_jit  # noqa: E402
+_torch_jit.attach(jit)  # torch.jit.script / trace / ignore ... on the same name
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401

@@ -1,0 +1,134 @@
+"""torch.jit's names on `funcgrad.jit`: TorchScript compiles a Module or function to a program with the
+same results as eager execution, and funcgrad runs the eager code itself, so `script` and `trace` hand
+back the same object (as `funcgrad.compile` does). `funcgrad.jit` stays JAX's jit when called; these
+are attributes of it, so `torch.jit.script(model)` and `jax.jit(f)` both work through one name."""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+__all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "is_scripting", "is_tracing",
+           "annotate", "Final", "ScriptModule", "ScriptFunction", "save", "load", "freeze",
+           "optimize_for_inference", "fork", "wait", "interface", "Attribute"]
+
+
+def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
+    """Return `obj` unchanged: it runs eagerly with TorchScript's results."""
+    if optimize is not None:
+        warnings.warn("`optimize` is deprecated and has no effect. Use `with torch.jit.optimized_execution()` "
+                      "instead", FutureWarning, stacklevel=2)
+    if not callable(obj) and not isinstance(obj, type):
+        raise RuntimeError(f"Type '{type(obj).__name__}' cannot be compiled since it inherits from nn.Module "
+                           "or is not callable")
+    return obj
+
+
+def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, check_inputs=None,
+          check_tolerance: float = 1e-5, strict: bool = True, _force_outplace: bool = False,
+          _module_class=None, _compilation_unit=None, example_kwarg_inputs=None, _store_inputs: bool = True):
+    """Return `func` unchanged after checking it runs on the example inputs (a trace's one guarantee)."""
+    if example_inputs is None and example_kwarg_inputs is None:
+        raise RuntimeError("example_kwarg_inputs should be a dict (trace needs example_inputs or example_kwarg_inputs)")
+    if check_trace:
+        args = example_inputs if isinstance(example_inputs, tuple) else (
+            () if example_inputs is None else (example_inputs,))
+        func(*args, **(example_kwarg_inputs or {}))
+    return func
+
+
+def trace_module(mod, inputs: dict, **kwargs):
+    for name, args in inputs.items():
+        getattr(mod, name)(*(args if isinstance(args, tuple) else (args,)))
+    return mod
+
+
+def ignore(drop=False, **kwargs):
+    if callable(drop):
+        return drop
+    return lambda fn: fn
+
+
+def unused(fn: Callable) -> Callable:
+    return fn
+
+
+def export(fn: Callable) -> Callable:
+    return fn
+
+
+def interface(obj):
+    return obj
+
+
+def is_scripting() -> bool:
+    return False
+
+
+def is_tracing() -> bool:
+    return False
+
+
+def annotate(the_type, the_value):
+    return the_value
+
+
+class _FinalMeta(type):
+    def __getitem__(cls, item):
+        return item
+
+
+class Final(metaclass=_FinalMeta):
+    """`Final[int]` in a TorchScript class annotation: the annotation is the inner type here."""
+
+
+class Attribute:
+    def __new__(cls, value, type=None):  # noqa: A002
+        return value
+
+
+def freeze(mod, preserved_attrs=None, optimize_numerics: bool = True):
+    return mod
+
+
+def optimize_for_inference(mod, other_methods=None):
+    return mod
+
+
+class _Future:
+    def __init__(self, value):
+        self._value = value
+
+    def wait(self):
+        return self._value
+
+
+def fork(func, *args, **kwargs) -> _Future:
+    return _Future(func(*args, **kwargs))
+
+
+def wait(future: _Future):
+    return future.wait()
+
+
+def save(m, f, _extra_files=None) -> None:
+    from .serialization import save as _save
+    _save(m, f)
+
+
+def load(f, map_location=None, _extra_files=None, _restore_shapes: bool = False) -> Any:
+    from .serialization import load as _load
+    return _load(f, map_location=map_location, weights_only=False)
+
+
+def _script_types():
+    from .nn.modules.module import Module
+    return Module, type(lambda: None)
+
+
+ScriptModule, ScriptFunction = _script_types()
+
+
+def attach(jit_fn) -> None:
+    """Hang torch.jit's names on the JAX-style jit function."""
+    for name in __all__:
+        setattr(jit_fn, name, globals()[name])
