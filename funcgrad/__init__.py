@@ -48,6 +48,9 @@ from . import accelerator, backends, testing  # noqa: E402,F401
 from . import distributions, multiprocessing  # noqa: E402,F401
 from .tensor import linalg  # noqa: E402,F401  (torch.linalg on tensors)
 from . import _torch_jit  # noqa: E402
+from .tensor._formats import (channels_last, channels_last_3d, contiguous_format, jagged, layout,  # noqa: E402,F401
+                              memory_format, preserve_format, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc,
+                              sparse_csr, strided)
 _torch_jit.attach(jit)  # torch.jit.script / trace / ignore ... on the same name
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401

@@ -186,7 +186,8 @@ class Tensor:
 
     @property
     def layout(self):
-        return "torch.strided"
+        from ._formats import strided
+        return strided
 
     def is_floating_point(self) -> bool:
         return self._np_dtype().kind == "f" or self.dtype.is_floating_point

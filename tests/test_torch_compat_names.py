@@ -1,5 +1,6 @@
-"""torch.jit's names on funcgrad.jit: script/trace give back eager code with TorchScript's results, the
-decorators and queries behave as in eager torch, save/load round-trips, and jit itself is still JAX's."""
+"""torch names with no computation behind them: torch.jit's on funcgrad.jit (script/trace give back eager code with
+TorchScript's results; decorators and queries behave as in eager torch; save/load round-trips; jit is still JAX's) and the
+layout / memory_format tags."""
 import numpy as np
 import pytest
 
@@ -64,3 +65,15 @@ def test_jit_is_still_the_functional_compiler():
     f = fg.jit(lambda a: jnp.sin(a) * 2)
     np.testing.assert_allclose(np.asarray(f(jnp.arange(3.0))), np.sin(np.arange(3.0)) * 2, rtol=1e-6)
     assert f._cache_size() == 1
+
+
+def test_layout_and_memory_format_tags_match_torch():
+    import pickle
+    for name in ("channels_last", "channels_last_3d", "contiguous_format", "preserve_format", "strided",
+                 "sparse_coo"):
+        ours, theirs = getattr(fg, name), getattr(torch, name)
+        assert repr(ours) == repr(theirs) and str(ours) == str(theirs)
+        assert pickle.loads(pickle.dumps(ours)) is ours
+    assert isinstance(fg.channels_last, fg.memory_format) and isinstance(fg.strided, fg.layout)
+    assert fg.ones(2).layout == fg.strided and fg.ones(2).layout != fg.sparse_coo
+    assert torch.ones(2).layout == torch.strided
