@@ -22,6 +22,7 @@ class CodegenConfig:
         self.fusion_block_size = 65536          # elements per block (256 KB of float32)
         self.fusion_threads = max(1, min(os.cpu_count() or 1, 8))
         self.fusion_parallel_min_size = 262144  # elements from which a kernel's blocks use threads
+        self.patterns = True                    # code-generation rewrites (patterns.py)
         self.donate = True                      # reuse dead fresh buffers as out= (never inputs, views,
         #                                         constants or outputs)
 

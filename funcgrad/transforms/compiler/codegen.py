@@ -99,7 +99,7 @@ def _dot_pattern(e: Eqn):
     return None
 
 
-_FRESH_IMPLS = frozenset(("concatenate",))  # impls that always return a new array (never a view)
+_FRESH_IMPLS = frozenset(("concatenate", "extremum_grad"))  # impls that always return a new array (never a view)
 
 
 # --- the generator ----------------------------------------------------------------------------------
@@ -290,6 +290,9 @@ class _Gen:
             return f"{x}[{', '.join(parts) + (',' if len(parts) == 1 else '')}]", None, False
         if name == "stop_gradient":
             return x, None, False
+        if name == "extremum_grad" and xp is np:  # g, x, y with a uniform constant y as a 0-d array
+            fn = self.global_(functools.partial(e.prim.impl_for(xp), **e.params), "f")
+            return f"{fn}({', '.join(self.operands(e, True))})", None, True
         impl = e.prim.impl_for(xp)
         fn = self.global_(functools.partial(impl, **e.params) if e.params else impl, "f")
         call = f"{fn}({', '.join(self.name(v) for v in e.invars)})"
