@@ -1,7 +1,7 @@
 """Code generation settings, shared by codegen.py and the blocked-kernel runtime (blocked.py).
 
 Reachable as `funcgrad.transforms.compiler.config.codegen` and through funcgrad.config.update:
-jit_fusion, jit_fusion_min_size, jit_fusion_block_size, jit_fusion_threads, jit_donate_buffers.
+jit_fusion, jit_fusion_min_size, jit_fusion_block_size, jit_fusion_threads, jit_fusion_evaluator, jit_donate_buffers.
 """
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ class CodegenConfig:
         self.fusion_block_size = 65536          # elements per block (256 KB of float32)
         self.fusion_threads = max(1, min(os.cpu_count() or 1, 8))
         self.fusion_parallel_min_size = 262144  # elements from which a kernel's blocks use threads
+        # Who evaluates a fused group: "numpy" (blocked kernels), "numexpr" (every group it can take,
+        # when importable) or "auto" (numexpr for the groups it runs faster: see numexpr_eval.py).
+        self.fusion_evaluator = "auto"
         self.patterns = True                    # code-generation rewrites (patterns.py)
         self.donate = True                      # reuse dead fresh buffers as out= (never inputs, views,
         #                                         constants or outputs)

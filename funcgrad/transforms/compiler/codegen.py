@@ -32,6 +32,7 @@ import numpy as np
 
 from ...core.jaxpr import Eqn, Jaxpr, Var
 from . import fusion as _fusion
+from . import numexpr_eval
 from ._config import config  # noqa: F401 - re-exported: compiler.codegen.config
 from .blocked import SLOW_SCALAR, _FILLED_LIMIT, _KernelSpec, filled_block, run_fused, scratch
 from ._ir import ELEMENTWISE, buffer_of, uniform_value
@@ -424,6 +425,8 @@ class _Gen:
     def emit_group(self, g: _fusion.FusedGroup, k: int, donors=None):
         if not g.outputs:
             return  # nothing reads any of its results (dead code left when dce is disabled)
+        if self.xp is np and self.emit_numexpr(g):
+            return
         kname = f"_kernel{len(self.kernels)}"
         spec = self.kernel(g, kname)
         spec.donors = tuple((donors or {}).get(j) for j in range(len(g.outputs)))
@@ -435,6 +438,24 @@ class _Gen:
         lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
         sname = self.global_(spec, "spec")
         self.lines.append(f"    {lhs} = _run_fused({sname}, ({ins}{',' if len(g.inputs) == 1 else ''}))")
+
+    def emit_numexpr(self, g: _fusion.FusedGroup) -> bool:
+        """Emit g as numexpr programs (numexpr_eval.py) when the configured evaluator takes it."""
+        spec = numexpr_eval.plan(g, lambda v: v.aval.dtype, config.fusion_evaluator)
+        if spec is None:
+            return False
+        ins = [self.input_expr(g, v) for v in g.inputs]
+        for x, expanded in g.broadcasts.values():
+            s = self.input_expr(g, x)
+            ins.append(s if not x.aval.shape or s != self.name(x) else f"{s}.reshape({expanded!r})")
+        outs = [self.name(v) for v in g.outputs]
+        sname = self.global_(spec, "nespec")
+        self.glb["_ne_run"] = numexpr_eval.run
+        self.kernels.append(f"# numexpr group {sname} over {g.shape}:\n" +
+                            "\n".join("#   " + line for line in spec.text.split("\n")))
+        lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
+        self.lines.append(f"    {lhs} = _ne_run({sname}, ({', '.join(ins)}{',' if len(ins) == 1 else ''}))")
+        return True
 
     def input_expr(self, g, v):
         s = self.scalar(v)
