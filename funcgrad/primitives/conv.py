@@ -1,7 +1,8 @@
 """Convolution: conv_general_dilated with JAX's lax signatures and semantics (1-D, 2-D, 3-D, ...).
 
 The impl is im2col: the input is dilated and padded once into a channels-last buffer, every window
-is read through one strided view, and each group is one matrix product. The derivatives are
+is read through one strided view, and each group is one matrix product (per example when the output
+is (N, C, spatial...), so that it comes out contiguous in that layout). The derivatives are
 convolutions again (JAX's transpose formulas), so every order of derivative and vmap composes.
 """
 from __future__ import annotations
@@ -290,6 +291,12 @@ def _conv_impl(xp):
                 cols = win.reshape(B, (N // B) * P, K * C)
                 wm = w.reshape(K * I, B, O // B).transpose(1, 0, 2)
                 res = xp.matmul(cols, wm).reshape(B, N // B, P, O // B).transpose(1, 2, 0, 3)
+            elif tuple(out_spec) == tuple(range(n + 2)):
+                # (N, C, spatial...) out: one product per example, (O, K*C) @ (K*C, P), writes the
+                # result contiguous in that layout (no transposed view for the ops that follow)
+                cols = win.reshape(N, P, K * C)
+                res = xp.matmul(w.reshape(K * I, O).T, cols.transpose(0, 2, 1))
+                return res.reshape((N, O) + outs)
             else:
                 res = xp.matmul(win.reshape(N * P, K * C), w.reshape(K * I, O))
             canon = res.reshape((N // B,) + outs + (O,))
