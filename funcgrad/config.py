@@ -9,9 +9,9 @@ jit settings:
   jit_fusion_min_size     the number of elements from which an elementwise chain is fused
   jit_fusion_block_size   the elements per block of a fused kernel
   jit_fusion_threads      the threads a fused kernel may share its blocks among
-  jit_fusion_parallel_min_size  the number of elements from which a fused kernel uses those threads
-  jit_fusion_evaluator    who runs fused groups: "auto" (default), "numpy" (blocked kernels) or "numexpr"
-                          (needs the optional numexpr package; see transforms/compiler/numexpr_eval.py)
+  jit_fusion_parallel_min_size  the work (elements x operations) from which a fused kernel uses those threads
+  jit_fusion_evaluator    who runs fused groups: "numpy" (blocked kernels, the default) or "numexpr" (needs
+                          the optional numexpr package; see transforms/compiler/numexpr_eval.py)
   jit_donate_buffers      reuse dead intermediate buffers as out= of later operations
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ _CODEGEN = {"jit_fusion": "fusion", "jit_fusion_min_size": "fusion_min_size",
             "jit_fusion_block_size": "fusion_block_size", "jit_fusion_threads": "fusion_threads",
             "jit_fusion_parallel_min_size": "fusion_parallel_min_size", "jit_donate_buffers": "donate",
             "jit_fusion_evaluator": "fusion_evaluator"}
-_EVALUATORS = ("auto", "numpy", "numexpr")
+_EVALUATORS = ("numpy", "numexpr")
 
 
 class Config:

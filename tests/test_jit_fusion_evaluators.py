@@ -99,14 +99,17 @@ def test_outputs_read_later_and_inputs_left_alone(ev):
     np.testing.assert_array_equal(np.asarray(X), x)
 
 
-@pytest.mark.skipif(not numexpr_eval.available(), reason="numexpr is not installed")
-def test_auto_gives_numexpr_the_arithmetic_groups_only():
+def test_numpy_is_the_default_evaluator():
     x = jnp.asarray(np.ones(1000, np.float32))
-    with evaluator("auto"):
-        arith = fg.jit(lambda v: (v * 0.5 + 1.0) * v).lower(x).source()
-        trans = fg.jit(lambda v: jnp.exp(v * 0.5) + 1.0).lower(x).source()
-    assert "_ne_run" in arith
-    assert ("_ne_run" in trans) == numexpr_eval.has_vml() and ("_run_fused" in trans) != numexpr_eval.has_vml()
+    cg = compiler.config.codegen
+    old = cg.fusion_min_size
+    try:
+        cg.fusion_min_size = 1
+        assert cg.fusion_evaluator == "numpy"
+        src = fg.jit(lambda v: (v * 0.5 + 1.0) * v).lower(x).source()
+    finally:
+        cg.fusion_min_size = old
+    assert "_run_fused" in src and "_ne_run" not in src
 
 
 @pytest.mark.skipif(not numexpr_eval.available(), reason="numexpr is not installed")

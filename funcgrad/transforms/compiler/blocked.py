@@ -166,7 +166,7 @@ def run_fused(spec: _KernelSpec, ins):
     if getattr(_tls, "depth", 0):
         threads = 1  # a kernel inside a kernel (an impl running compiled code): never wait on the pool
     nblocks = -(-n // step)
-    if threads > 1 and spec.size >= config.fusion_parallel_min_size and nblocks > 1:
+    if threads > 1 and spec.size * spec.n_ops >= config.fusion_parallel_min_size and nblocks > 1:
         threads = min(threads, nblocks)
         # chunks of a few blocks: a few per thread, so that a stalled thread's share is small
         per = max(1, nblocks // (4 * threads)) * step

@@ -14,11 +14,13 @@ semantics: converts are explicit), and every constant is passed as a typed 0-d a
 literal (numexpr reads `x * 0.5` as float64), so float32 stays float32. Converts, integer ops and
 anything else leave the group to the blocked NumPy kernel (blocked.py), the fallback.
 
-When ("auto", `config.fusion_evaluator`). Without Intel's VML, numexpr's float32 transcendental
-functions are scalar libm calls, several times slower than NumPy's SIMD loops (measured on a 2-CPU
-x86-64: exp 2.0 vs 0.33 ns per element, tanh 14 vs 0.16), so "auto" gives numexpr only groups without
-them (arithmetic, comparisons, where, max/min, abs), or any eligible group when numexpr has VML.
-"numexpr" gives it every eligible group; "numpy" none.
+When. Only when asked (`config.fusion_evaluator = "numexpr"`, funcgrad.config.update(
+"jit_fusion_evaluator", "numexpr")); the blocked NumPy kernels are the default. Measured on the
+2-CPU x86-64 this project benchmarks on (numexpr 2.14.2 without Intel's VML, one thread each, 1M
+float32 elements), numexpr was slower for every group tried: p - 0.01 * g 3.4 vs 0.22 ms, a 6-op
+arithmetic chain 7.0 vs 3.4 ms, where + add 14.2 vs 12.3 ms, and W1's 100-op exp/tanh chain 664 vs
+39 ms (its float32 exp and tanh are scalar libm calls, 2.0 and 14 ns per element against NumPy's
+SIMD 0.33 and 0.16). It may pay off with VML or on other CPUs: measure before switching.
 
 Threads: numexpr uses up to the number of cores; NUMEXPR_NUM_THREADS=1 (or numexpr.set_num_threads)
 limits it, e.g. on a machine shared with other work.
@@ -125,9 +127,7 @@ def plan(g, operand_dtype, evaluator: str):
     """A NumexprSpec for fused group g, or None when it stays with the blocked NumPy kernel.
 
     operand_dtype(v): the dtype numexpr will see for input v (its own; 0-d scalars keep it)."""
-    if _ne is None or evaluator == "numpy":
-        return None
-    if evaluator == "auto" and not has_vml() and any(e.prim.name not in _CHEAP for e in g.eqns):
+    if _ne is None or evaluator != "numexpr":
         return None
     srcs = list(g.inputs) + [w for w in g.broadcasts]
     if len(srcs) + len(g.outputs) > _MAX_ARGS:
