@@ -12,6 +12,7 @@ jit settings:
   jit_fusion_parallel_min_size  the work (elements x operations) from which a fused kernel uses those threads
   jit_fusion_evaluator    who runs fused groups: "numpy" (blocked kernels, the default) or "numexpr" (needs
                           the optional numexpr package; see transforms/compiler/numexpr_eval.py)
+  jit_parallel_ops        run independent matrix products / convolutions two at a time on two threads
   jit_donate_buffers      reuse dead intermediate buffers as out= of later operations
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ _JIT = ("log_compiles", "jit_cache_size", "disable_jit")
 _CODEGEN = {"jit_fusion": "fusion", "jit_fusion_min_size": "fusion_min_size",
             "jit_fusion_block_size": "fusion_block_size", "jit_fusion_threads": "fusion_threads",
             "jit_fusion_parallel_min_size": "fusion_parallel_min_size", "jit_donate_buffers": "donate",
-            "jit_fusion_evaluator": "fusion_evaluator"}
+            "jit_fusion_evaluator": "fusion_evaluator", "jit_parallel_ops": "parallel_ops"}
 _EVALUATORS = ("numpy", "numexpr")
 
 

@@ -154,6 +154,8 @@ CONFIGS = {
                                         "fusion_threads": 2, "fusion_parallel_min_size": 1},
     "fusion without buffer reuse": {"fusion": True, "fusion_min_size": 1, "fusion_block_size": 7,
                                     "donate": False},
+    # every pair of independent matrix products run on two threads
+    "parallel ops": {"parallel_ops": True, "parallel_min_flops": 0},
     # every eligible group evaluated by numexpr (skipped when numexpr is not installed)
     "numexpr evaluator": {"fusion": True, "fusion_min_size": 1, "fusion_evaluator": "numexpr"},
 }

@@ -1,7 +1,7 @@
 """Code generation settings, shared by codegen.py and the blocked-kernel runtime (blocked.py).
 
 Reachable as `funcgrad.transforms.compiler.config.codegen` and through funcgrad.config.update:
-jit_fusion, jit_fusion_min_size, jit_fusion_block_size, jit_fusion_threads, jit_fusion_evaluator, jit_donate_buffers.
+jit_fusion, jit_fusion_min_size, jit_fusion_block_size, jit_fusion_threads, jit_fusion_evaluator, jit_parallel_ops, jit_donate_buffers.
 """
 from __future__ import annotations
 
@@ -29,6 +29,11 @@ class CodegenConfig:
         # Who evaluates a fused group: "numpy" (the blocked kernels) or "numexpr" (every group it can
         # take, when importable; slower on the machines measured so far: see numexpr_eval.py).
         self.fusion_evaluator = "numpy"
+        # Run independent heavy operations (matrix products, convolutions of at least
+        # parallel_min_flops) two at a time on two threads (parallel.py). Off: the benchmarks pin BLAS
+        # to one thread, and this is a second core doing BLAS work.
+        self.parallel_ops = False
+        self.parallel_min_flops = 10_000_000
         self.patterns = True                    # code-generation rewrites (patterns.py)
         self.donate = True                      # reuse dead fresh buffers as out= (never inputs, views,
         #                                         constants or outputs)

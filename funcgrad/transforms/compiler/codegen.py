@@ -32,7 +32,7 @@ import numpy as np
 
 from ...core.jaxpr import Eqn, Jaxpr, Var
 from . import fusion as _fusion
-from . import numexpr_eval
+from . import numexpr_eval, parallel
 from ._config import config  # noqa: F401 - re-exported: compiler.codegen.config
 from .blocked import SLOW_SCALAR, _FILLED_LIMIT, _KernelSpec, filled_block, run_fused, scratch
 from ._ir import ELEMENTWISE, buffer_of, uniform_value
@@ -118,6 +118,8 @@ class _Gen:
         self.scalar_names = {}
         self.dry = False
         self.lazy = self._lazy_broadcasts() if xp is np else set()
+        self.pairs = {}     # id(A) -> B: B starts on a worker just before A (parallel.py)
+        self.pending = {}   # id(B) -> name of its Deferred
 
     def _lazy_broadcasts(self) -> set:
         """broadcast_in_dim results read only by ufunc lines that have another full-size operand: they
@@ -385,8 +387,17 @@ class _Gen:
             else:
                 e = it
                 expr, expr_out, fresh = self.expr(e)
+                paired = id(e) in self.pairs or id(e) in self.pending
+                if id(e) in self.pairs:  # start its partner on a worker first (parallel.py)
+                    b = self.pairs[id(e)]
+                    fn, bargs = self.call_form(b)
+                    self.pending[id(b)] = dname = f"_d{k}"
+                    self.glb["_spawn"] = parallel.spawn
+                    lines.append(f"    {dname} = _spawn({fn}, {', '.join(bargs)})")
+                if id(e) in self.pending:
+                    expr = f"{self.pending[id(e)]}.wait()"
                 donor = None
-                if donate and expr_out is not None and len(e.outvars) == 1 and e.outvars[0].aval.shape:
+                if donate and not paired and expr_out is not None and len(e.outvars) == 1 and e.outvars[0].aval.shape:
                     oa = e.outvars[0].aval
                     in_roots = set()
                     for v in e.invars:
@@ -456,6 +467,16 @@ class _Gen:
         lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
         self.lines.append(f"    {lhs} = _ne_run({sname}, ({', '.join(ins)}{',' if len(ins) == 1 else ''}))")
         return True
+
+    def call_form(self, e: Eqn):
+        """(function name, argument expressions) computing e: a call another thread can make."""
+        pat = _dot_pattern(e) if self.xp is np and e.prim.name == "dot_general" else None
+        names = [self.name(v) for v in e.invars]
+        if pat is not None:
+            self.glb["_matmul"] = np.matmul
+            return "_matmul", [names[0] + pat[0], names[1] + pat[1]]
+        impl = e.prim.impl_for(self.xp)
+        return self.global_(functools.partial(impl, **e.params) if e.params else impl, "f"), names
 
     def input_expr(self, g, v):
         s = self.scalar(v)
@@ -610,7 +631,11 @@ def generate(jaxpr: Jaxpr, xp=np, fuse=None) -> Compiled:
         items = _fusion.plan(jaxpr, fusible, broadcastable)
     else:
         items = list(jaxpr.eqns)
+    pairs = {}
+    if config.parallel_ops and xp is np:
+        items, pairs = parallel.pair_up(items, config.parallel_min_flops)
     gen = _Gen(jaxpr, items, xp)
+    gen.pairs = pairs
     source = gen.generate()
     full = "\n\n".join([source] + gen.kernels)
     exec(compile(source, f"<jit {id(jaxpr):x}>", "exec"), gen.glb)
