@@ -2,7 +2,8 @@
 
     def compiled(v0, v1):
         v2 = _matmul(v0, v1)               # dot_general, specialised to one BLAS call
-        v3 = _add(v2, c0, v2)              # v2 dies here: its fresh buffer takes the result (out=)
+        v3 = _add(v2, c0, v2)              # v2 dies here: its fresh buffer takes the result (out,
+                                           # passed positionally: ~0.2 us less per call than out=)
         ...
         return (v3, )
 
@@ -233,14 +234,14 @@ class _Gen:
                 ins = self.operands(e, True, uf)
                 f = self.ufunc_name(uf)
                 a = ", ".join(ins)
-                return f"{f}({a})", f"{f}({a}, out={{out}})", bool(e.outvars[0].aval.shape)
+                return f"{f}({a})", f"{f}({a}, {_out(uf, '{out}')})", bool(e.outvars[0].aval.shape)
             extra = _extra_operand(e)
             if extra is not None:
                 uf, y = extra
                 f = self.ufunc_name(uf)
                 x = self.name(e.invars[0])
                 a = f"{x}, {x}" if y is None else f"{x}, {y!r}"
-                return f"{f}({a})", f"{f}({a}, out={{out}})", bool(e.outvars[0].aval.shape)
+                return f"{f}({a})", f"{f}({a}, {{out}})", bool(e.outvars[0].aval.shape)
             if name == "select" and len(e.invars) == 3:
                 self.glb["_where"] = np.where
                 ins = self.operands(e, True)
@@ -251,7 +252,7 @@ class _Gen:
                     self.glb["_matmul"] = np.matmul
                     a, b = (self.name(v) for v in e.invars)
                     s = f"_matmul({a}{pat[0]}, {b}{pat[1]}"
-                    return s + ")", s + ", out={out})", bool(e.outvars[0].aval.shape)
+                    return s + ")", s + ", {out})", bool(e.outvars[0].aval.shape)
             if name == "convert_element_type" and e.invars[0].aval.dtype.kind != "c":
                 dt = self.global_(np.dtype(e.params["new_dtype"]), "dt")
                 return f"{self.name(e.invars[0])}.astype({dt})", None, bool(e.outvars[0].aval.shape)
@@ -587,12 +588,12 @@ class _Gen:
         """One member of a fused group on one block, writing into `target`."""
         uf = ufunc_of(e)
         if uf is not None:
-            return f"{self.ufunc_name(uf)}({', '.join(ins)}, out={target})"
+            return f"{self.ufunc_name(uf)}({', '.join(ins)}, {_out(uf, target)})"
         extra = _extra_operand(e)
         if extra is not None:
             uf, y = extra
             a = f"{ins[0]}, {ins[0]}" if y is None else f"{ins[0]}, {y!r}"
-            return f"{self.ufunc_name(uf)}({a}, out={target})"
+            return f"{self.ufunc_name(uf)}({a}, {target})"
         if e.prim.name == "convert_element_type" and e.invars[0].aval.dtype.kind != "c":
             return f"_copyto({target}, {ins[0]}, casting='unsafe')"
         if e.prim.name == "select":
@@ -601,6 +602,11 @@ class _Gen:
         impl = e.prim.impl_for(np)
         fn = self.global_(functools.partial(impl, **e.params) if e.params else impl, "f")
         return f"_copyto({target}, {fn}({', '.join(ins)}), casting='unsafe')"
+
+
+def _out(uf, name: str) -> str:
+    """The out argument of a ufunc call: positional (cheaper), except where NumPy deprecates that."""
+    return f"out={name}" if uf.__name__ in ("maximum", "minimum") else name
 
 
 def _reads(it):
