@@ -101,7 +101,10 @@ def _dot_pattern(e: Eqn):
     return None
 
 
-_FRESH_IMPLS = frozenset(("concatenate", "extremum_grad"))  # impls that always return a new array (never a view)
+# impls that always return a new writeable array, or a view of one made inside the impl (never of an input)
+_FRESH_IMPLS = frozenset(("concatenate", "extremum_grad", "conv_general_dilated", "reduce_window_sum",
+                          "reduce_window_max", "reduce_window_min", "select_and_scatter_add",
+                          "select_and_gather_add"))
 
 
 # --- the generator ----------------------------------------------------------------------------------
