@@ -135,3 +135,16 @@ def test_a_mask_read_elsewhere_is_still_computed():
         got, want = fg.jit(f)(x, g), f(x, g)
     for a, b in zip(got, want):
         assert_same(a, b)
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, -1.0, np.nan])
+def test_scalar_operands(value):
+    """0-d operands (NumPy returns scalars for them) take the same rewrite and give eager's values."""
+    def f(x, g):
+        return fg.vjp(lambda a: jnp.maximum(a, 0.0), x)[1](g)[0]
+
+    x, g = jnp.asarray(np.float32(value)), jnp.asarray(np.float32(3.0))
+    assert lowered_names(f, x, g).count("extremum_grad") == 1
+    got = fg.jit(f)(x, g)
+    assert_same(got, f(x, g))
+    assert np.asarray(got).shape == ()

@@ -624,3 +624,12 @@ def test_tiling_windows_scatter_like_the_general_path(kind, shape, window, monke
                                                             select_prim=select_prim, **params))
     np.testing.assert_array_equal(got, ref_reduce_window(xf.astype(float), KINDS[kind][1], *loops,
                                                          g=gf.astype(float))[1].astype(np.float32))
+
+
+@pytest.mark.parametrize("select_prim", [ge_p, le_p])
+def test_selection_of_a_scalar_operand(select_prim):
+    """A 0-d operand is its own (only) window: the cotangent goes to it, as a 0-d array."""
+    params = windowed.reduce_window_params((), (), (), "VALID")
+    got = windowed.select_and_scatter_add_p.bind(jnp.asarray(np.float32(3.0)), jnp.asarray(np.float32(2.0)),
+                                                 select_prim=select_prim, **params)
+    assert np.asarray(got).shape == () and float(got) == 3.0

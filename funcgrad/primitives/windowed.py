@@ -245,15 +245,18 @@ def _tiled_scatter(xp, g, x, kind, split):
 def _scatter_impl(xp):
     def f(g, x, *, select_prim, **p):
         split = _tiling(x.shape, p)
-        if split is not None and math.prod(x.shape):
+        if split and math.prod(x.shape):  # (a 0-d operand has nothing to tile)
             return _tiled_scatter(xp, g, x, "max" if select_prim is ge_p else "min", split)
         cfg, pshape, out, hits = _selection(xp, x, select_prim, p)
         acc = xp.zeros(pshape, dtype=g.dtype)
         if math.prod(out):
             finite, tmp = bool(xp.isfinite(g).all()), xp.empty_like(g)
             for sl, hit in hits:
-                view = acc[sl]
-                view += _masked(xp, g, hit, finite, tmp)
+                if acc.ndim:
+                    view = acc[sl]
+                    view += _masked(xp, g, hit, finite, tmp)
+                else:  # acc[()] of a 0-d array is a scalar copy, not a view
+                    acc[...] += _masked(xp, g, hit, finite, tmp)
         return _unpad(xp, acc, cfg, x.shape)
     return f
 

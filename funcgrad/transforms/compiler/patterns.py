@@ -33,11 +33,11 @@ def _extremum_grad_impl(xp):
         out = xp.multiply(g, wins)
         tie = xp.equal(x, y)
         if tie.any():
-            if xp is np:
+            if xp is np and out.ndim:
                 np.multiply(g, 0.5, out=out, where=tie)
-            else:
+            else:  # 0-d operands give a NumPy scalar, which takes no out=
                 out = xp.where(tie, g * 0.5, out)
-        return out
+        return xp.asarray(out)
     return f
 
 
