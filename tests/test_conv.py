@@ -633,3 +633,21 @@ def test_selection_of_a_scalar_operand(select_prim):
     got = windowed.select_and_scatter_add_p.bind(jnp.asarray(np.float32(3.0)), jnp.asarray(np.float32(2.0)),
                                                  select_prim=select_prim, **params)
     assert np.asarray(got).shape == () and float(got) == 3.0
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("shape,window", [((3, 2, 6, 8), (1, 1, 2, 2)), ((4, 3, 6), (2, 1, 3)),
+                                          ((2, 3), (1, 1))])
+def test_tiling_windows_reduce_like_the_general_path(kind, shape, window, monkeypatch):
+    """max/min pooling over windows that tile the operand takes a faster path: the same values (NaN
+    windows included), and always a new buffer (jit writes into it later), never a view of the input."""
+    x = RNG.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[::5] = np.nan
+    params = windowed.reduce_window_params(shape, window, window, "VALID")
+    impl = windowed._CARDS[kind].impl
+    fast = impl(x, **params)
+    assert not np.shares_memory(fast, x)
+    monkeypatch.setattr(windowed, "_tiling", lambda *a: None)
+    general = impl(x, **params)
+    assert fast.dtype == general.dtype and fast.shape == general.shape
+    np.testing.assert_array_equal(fast, general)

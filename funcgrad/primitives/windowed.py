@@ -86,6 +86,12 @@ def _impl(kind: str):
                              window_dilation)
             if math.prod(out) == 0 or math.prod(window_dimensions) == 0:
                 return xp.full(out, init, dtype=x.dtype)
+            if kind != "sum":
+                split = _tiling(x.shape, dict(window_dimensions=window_dimensions, window_strides=window_strides,
+                                              padding=padding, base_dilation=base_dilation,
+                                              window_dilation=window_dilation))
+                if split:
+                    return _tiled_extreme(xp, x, combine, split).reshape(out)
             xp_ = pad_dilate(xp, x, [(lo, hi, bd - 1) for (lo, hi), bd in zip(padding, base_dilation)], init)
             if math.prod(window_dimensions) <= _LOOP_LIMIT:
                 # Small windows: combine the strided slice at each window offset (fast in NumPy).
@@ -212,6 +218,29 @@ def _tiling(x_shape, p):
             any(n % k for n, k in zip(x_shape, w)):
         return None
     return tuple(d for n, k in zip(x_shape, w) for d in (n // k, k))
+
+
+def _tiled_extreme(xp, x, combine, split):
+    """max/min over windows that tile x, one window axis at a time on x's (windows, offset) view: the
+    first axis reduced combines whole contiguous rows, each later one works on the shrunken result.
+    (Exact in any order: max and min round nothing; NaN propagates as in the general path.)"""
+    acc = x.reshape(split)
+    if all(w == 1 for w in split[1::2]):
+        return xp.array(acc, copy=True)  # a new buffer, never a view of the operand
+    for i in range(len(split) // 2):
+        w = split[2 * i + 1]
+        if w == 1:
+            continue
+        take = [builtins.slice(None)] * acc.ndim
+        parts = []
+        for j in range(w):
+            take[2 * i + 1] = builtins.slice(j, j + 1)
+            parts.append(acc[tuple(take)])
+        nxt = combine(parts[0], parts[1])
+        for part in parts[2:]:
+            combine(nxt, part, out=nxt)
+        acc = nxt
+    return acc
 
 
 def _tiled_scatter(xp, g, x, kind, split):
