@@ -13,7 +13,7 @@ matmul for 2-D dot_generals, `x.astype(t)`, `x.sum(axes, t)`), otherwise the pri
 constants are 0-d arrays (NumPy's fastest scalar operand) where an elementwise op broadcasts them.
 
 Buffers. A result is "fresh" when the line that made it allocated it (a ufunc, matmul, astype, a fused
-kernel): nothing else refers to it. A fresh buffer whose variable and every view of it are dead, that is
+kernel, an impl listed in _FRESH_IMPLS such as a convolution): nothing else refers to it. A fresh buffer whose variable and every view of it are dead, that is
 not an output, may be donated as the `out=` of a later ufunc (or matmul) of the same shape and dtype.
 Views, inputs, constants and outputs are never written. Dead variables are released (`del`).
 
@@ -21,9 +21,14 @@ Fusion (NumPy backend): groups from `fusion.plan` whose arrays have at least `co
 elements run as one generated kernel that walks cache-sized blocks (`config.fusion_block_size`
 elements, flat slices of contiguous operands, or runs of rows otherwise), evaluating the whole chain on
 one block in a few block-sized temporaries and writing each result read later into its preallocated
-full-size output; blocks are shared among `config.fusion_threads` threads (NumPy releases the GIL in
-its loops). Smaller groups stay straight-line in-place code, which for a few elements is already one
-ufunc call per op.
+full-size output; from `config.fusion_parallel_min_size` element-operations the blocks are shared
+among `config.fusion_threads` threads (NumPy releases the GIL in its loops). Smaller groups stay
+straight-line in-place code, which for a few elements is already one ufunc call per op. With
+`config.fusion_evaluator = "numexpr"` a group numexpr can take runs as numexpr programs instead
+(numexpr_eval.py).
+
+Also (patterns.py, parallel.py): relu's backward and its kin are one `extremum_grad` call, and with
+`config.parallel_ops` two independent matrix products / convolutions run at once on two threads.
 """
 from __future__ import annotations
 
