@@ -123,7 +123,7 @@ class NumexprSpec:
         self.shape, self.steps, self.text = tuple(shape), steps, text
 
 
-def plan(g, operand_dtype, evaluator: str):
+def plan(g, operand_dtype, evaluator: str) -> NumexprSpec | None:
     """A NumexprSpec for fused group g, or None when it stays with the blocked NumPy kernel.
 
     operand_dtype(v): the dtype numexpr will see for input v (its own; 0-d scalars keep it)."""
@@ -170,7 +170,7 @@ def _mentions(s: str, name: str) -> bool:
     return re.search(rf"\b{name}\b", s) is not None
 
 
-def run(spec: NumexprSpec, ins):
+def run(spec: NumexprSpec, ins) -> list:
     """Evaluate the group: each output into a fresh buffer, in order (later ones may read earlier)."""
     vals = list(ins)
     outs = []

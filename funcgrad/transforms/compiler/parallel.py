@@ -39,7 +39,7 @@ def flops(e: Eqn) -> int:
     return 0
 
 
-def pair_up(items: list, min_flops: int, window: int = 64):
+def pair_up(items: list, min_flops: int, window: int = 64) -> tuple[list, dict]:
     """(items reordered, {id(A): B}): heavy independent pairs made adjacent, A first (see above).
 
     items: Eqn or fused groups in a valid order; only Eqns are paired."""
