@@ -185,6 +185,35 @@ def test_inputs_are_never_overwritten():
     np.testing.assert_array_equal(np.asarray(x), before)
 
 
+@pytest.mark.parametrize("window", [(1, 1), (2, 2)])
+def test_convolution_and_pooling_results_are_written_in_place_but_inputs_never(window):
+    """Convolutions, windowed reductions and pooling's selection cards return new buffers, which a
+    later elementwise op reuses when they die; a 1x1 "pooling" (whose result equals its operand) must
+    still be a new buffer, never the caller's."""
+    import funcgrad.lax as lax
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.standard_normal((2, 3, 6, 6)).astype(np.float32))
+    k = jnp.asarray(rng.standard_normal((4, 3, 3, 3)).astype(np.float32))
+
+    def f(a, b):
+        pooled = lax.reduce_window(a, -jnp.inf, lax.max, (1, 1) + window, (1, 1) + window, "VALID")
+        conv = lax.conv_general_dilated(a, b, (1, 1), "SAME")
+        return pooled * 2.0 + 1.0, jnp.maximum(conv + 1.0, 0.0)
+
+    before = [np.asarray(v).copy() for v in (x, k)]
+    want = f(x, k)
+    jf = fg.jit(f)
+    src = jf.lower(x, k).source()
+    in_place = [m for m in re.findall(r"^\s+(v\d+) = _\w+\((?:.*, )?(v\d+)\)$", src, re.M) if m[0] == m[1]]
+    assert len(in_place) >= 2  # the pooled and the convolved buffers are written again
+    for _ in range(2):
+        got = jf(x, k)
+        for g_, w_ in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g_), np.asarray(w_), rtol=1e-6)
+    for v, b in zip((x, k), before):
+        np.testing.assert_array_equal(np.asarray(v), b)
+
+
 # --- cache behaviour -----------------------------------------------------------------------------
 
 def test_cache_is_an_lru_bounded_by_config_update():
