@@ -9,7 +9,10 @@ jit settings:
   jit_fusion_min_size     the number of elements from which an elementwise chain is fused
   jit_fusion_block_size   the elements per block of a fused kernel
   jit_fusion_threads      the threads a fused kernel may share its blocks among
-  jit_fusion_parallel_min_size  the number of elements from which a fused kernel uses those threads
+  jit_fusion_parallel_min_size  the work (elements x operations) from which a fused kernel uses those threads
+  jit_fusion_evaluator    who runs fused groups: "numpy" (blocked kernels, the default) or "numexpr" (needs
+                          the optional numexpr package; see transforms/compiler/numexpr_eval.py)
+  jit_parallel_ops        run independent matrix products / convolutions two at a time on two threads
   jit_donate_buffers      reuse dead intermediate buffers as out= of later operations
 """
 from __future__ import annotations
@@ -22,7 +25,9 @@ from .transforms.jit import config as _jit_config
 _JIT = ("log_compiles", "jit_cache_size", "disable_jit")
 _CODEGEN = {"jit_fusion": "fusion", "jit_fusion_min_size": "fusion_min_size",
             "jit_fusion_block_size": "fusion_block_size", "jit_fusion_threads": "fusion_threads",
-            "jit_fusion_parallel_min_size": "fusion_parallel_min_size", "jit_donate_buffers": "donate"}
+            "jit_fusion_parallel_min_size": "fusion_parallel_min_size", "jit_donate_buffers": "donate",
+            "jit_fusion_evaluator": "fusion_evaluator", "jit_parallel_ops": "parallel_ops"}
+_EVALUATORS = ("numpy", "numexpr")
 
 
 class Config:
@@ -48,6 +53,14 @@ class Config:
         elif name == "jit_passes":
             _compiler_config.passes = _compiler_config.enabled(tuple(value))
         elif name in _CODEGEN:
+            if name == "jit_fusion_evaluator" and value not in _EVALUATORS:
+                raise ValueError(f"jit_fusion_evaluator must be one of {', '.join(map(repr, _EVALUATORS))}, "
+                                 f"got {value!r}")
+            if name == "jit_fusion_evaluator" and value == "numexpr":
+                from .transforms.compiler import numexpr_eval
+                if not numexpr_eval.available():
+                    raise ImportError("jit_fusion_evaluator='numexpr' needs the numexpr package "
+                                      "(pip install numexpr, or funcgrad[fast])")
             setattr(_codegen.config, _CODEGEN[name], value)
         else:
             raise ValueError(f"unknown config option {name!r}; known: {', '.join(self._names)}")

@@ -588,3 +588,66 @@ def test_cases_pass_generic_checks(name, data):
     got = fg.vmap(f)(*stacked)
     for i in range(2):
         np.testing.assert_allclose(np.asarray(got[i]), np.asarray(f(*[s[i] for s in stacked])), **TOL)
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("shape,window", [((3, 2, 6, 8), (1, 1, 2, 2)), ((4, 3, 6), (2, 1, 3)),
+                                          ((2, 4, 4), (1, 4, 2))])
+def test_tiling_windows_scatter_like_the_general_path(kind, shape, window, monkeypatch):
+    """Windows that tile the operand (max pooling's usual case) take a faster path; it must give the
+    general path's values exactly: ties to the first extreme, NaN windows send nothing, non-finite
+    and -0.0 cotangents stay in their window, 0.0 elsewhere."""
+    x = RNG.integers(0, 3, shape).astype(np.float32)  # many ties
+    x.reshape(-1)[::7] = np.nan
+    params = windowed.reduce_window_params(shape, window, window, "VALID")
+    select_prim = ge_p if kind == "max" else le_p
+    assert windowed._tiling(shape, params) is not None
+    out_shape = tuple(n // w for n, w in zip(shape, window))
+    g = RNG.standard_normal(out_shape).astype(np.float32)
+    g.reshape(-1)[1], g.reshape(-1)[2], g.reshape(-1)[3] = np.inf, -0.0, np.nan
+
+    def scatter(gg):
+        return np.asarray(windowed.select_and_scatter_add_p.bind(jnp.asarray(gg), jnp.asarray(x),
+                                                                 select_prim=select_prim, **params))
+    fast, fast_finite = scatter(g), scatter(np.nan_to_num(g, posinf=0.0, nan=0.0))
+    monkeypatch.setattr(windowed, "_tiling", lambda *a: None)
+    general, general_finite = scatter(g), scatter(np.nan_to_num(g, posinf=0.0, nan=0.0))
+    for a, b in ((fast, general), (fast_finite, general_finite)):
+        assert a.dtype == b.dtype == np.float32 and a.shape == b.shape == shape
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
+    xf = np.nan_to_num(x, nan=0.0)  # no NaN: the loop reference applies
+    loops = (kind, window, window, ((0, 0),) * len(shape), (1,) * len(shape), (1,) * len(shape))
+    gf = np.nan_to_num(g, posinf=0.0, nan=0.0)
+    monkeypatch.undo()
+    got = np.asarray(windowed.select_and_scatter_add_p.bind(jnp.asarray(gf), jnp.asarray(xf),
+                                                            select_prim=select_prim, **params))
+    np.testing.assert_array_equal(got, ref_reduce_window(xf.astype(float), KINDS[kind][1], *loops,
+                                                         g=gf.astype(float))[1].astype(np.float32))
+
+
+@pytest.mark.parametrize("select_prim", [ge_p, le_p])
+def test_selection_of_a_scalar_operand(select_prim):
+    """A 0-d operand is its own (only) window: the cotangent goes to it, as a 0-d array."""
+    params = windowed.reduce_window_params((), (), (), "VALID")
+    got = windowed.select_and_scatter_add_p.bind(jnp.asarray(np.float32(3.0)), jnp.asarray(np.float32(2.0)),
+                                                 select_prim=select_prim, **params)
+    assert np.asarray(got).shape == () and float(got) == 3.0
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("shape,window", [((3, 2, 6, 8), (1, 1, 2, 2)), ((4, 3, 6), (2, 1, 3)),
+                                          ((2, 3), (1, 1))])
+def test_tiling_windows_reduce_like_the_general_path(kind, shape, window, monkeypatch):
+    """max/min pooling over windows that tile the operand takes a faster path: the same values (NaN
+    windows included), and always a new buffer (jit writes into it later), never a view of the input."""
+    x = RNG.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[::5] = np.nan
+    params = windowed.reduce_window_params(shape, window, window, "VALID")
+    impl = windowed._CARDS[kind].impl
+    fast = impl(x, **params)
+    assert not np.shares_memory(fast, x)
+    monkeypatch.setattr(windowed, "_tiling", lambda *a: None)
+    general = impl(x, **params)
+    assert fast.dtype == general.dtype and fast.shape == general.shape
+    np.testing.assert_array_equal(fast, general)

@@ -1,4 +1,6 @@
 """jit: signature cache, static arguments, weak types, the optimisation passes and the generated code."""
+import re
+
 import numpy as np
 import pytest
 
@@ -157,7 +159,8 @@ def test_dead_buffers_are_reused_and_released():
 
     x = jnp.linspace(0.0, 1.0, 12).reshape(3, 4)
     src = fg.jit(f).lower(x).source()
-    assert "out=" in src and "del " in src
+    in_place = [m for m in re.findall(r"^\s+(v\d+) = _\w+\((?:.*, )?(v\d+)\)$", src, re.M) if m[0] == m[1]]
+    assert in_place and "del " in src  # a ufunc writes into a dead buffer (out, passed positionally)
     y = np.exp(np.asarray(x))
     np.testing.assert_allclose(fg.jit(f)(x), np.tanh(y + 2 * y) ** 2, rtol=1e-6)
 
@@ -180,6 +183,35 @@ def test_inputs_are_never_overwritten():
     before = np.asarray(x).copy()
     fg.jit(lambda x: jnp.exp(x) * x + 1.0)(x)
     np.testing.assert_array_equal(np.asarray(x), before)
+
+
+@pytest.mark.parametrize("window", [(1, 1), (2, 2)])
+def test_convolution_and_pooling_results_are_written_in_place_but_inputs_never(window):
+    """Convolutions, windowed reductions and pooling's selection cards return new buffers, which a
+    later elementwise op reuses when they die; a 1x1 "pooling" (whose result equals its operand) must
+    still be a new buffer, never the caller's."""
+    import funcgrad.lax as lax
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.standard_normal((2, 3, 6, 6)).astype(np.float32))
+    k = jnp.asarray(rng.standard_normal((4, 3, 3, 3)).astype(np.float32))
+
+    def f(a, b):
+        pooled = lax.reduce_window(a, -jnp.inf, lax.max, (1, 1) + window, (1, 1) + window, "VALID")
+        conv = lax.conv_general_dilated(a, b, (1, 1), "SAME")
+        return pooled * 2.0 + 1.0, jnp.maximum(conv + 1.0, 0.0)
+
+    before = [np.asarray(v).copy() for v in (x, k)]
+    want = f(x, k)
+    jf = fg.jit(f)
+    src = jf.lower(x, k).source()
+    in_place = [m for m in re.findall(r"^\s+(v\d+) = _\w+\((?:.*, )?(v\d+)\)$", src, re.M) if m[0] == m[1]]
+    assert len(in_place) >= 2  # the pooled and the convolved buffers are written again
+    for _ in range(2):
+        got = jf(x, k)
+        for g_, w_ in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g_), np.asarray(w_), rtol=1e-6)
+    for v, b in zip((x, k), before):
+        np.testing.assert_array_equal(np.asarray(v), b)
 
 
 # --- cache behaviour -----------------------------------------------------------------------------

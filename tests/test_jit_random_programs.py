@@ -17,6 +17,7 @@ import funcgrad as fg
 import funcgrad.lax as lax
 import funcgrad.numpy as jnp
 from funcgrad.transforms import compiler
+from funcgrad.transforms.compiler import numexpr_eval
 
 SHAPE = (3, 4)
 
@@ -153,12 +154,22 @@ CONFIGS = {
                                         "fusion_threads": 2, "fusion_parallel_min_size": 1},
     "fusion without buffer reuse": {"fusion": True, "fusion_min_size": 1, "fusion_block_size": 7,
                                     "donate": False},
+    # every pair of independent matrix products run on two threads
+    "parallel ops": {"parallel_ops": True, "parallel_min_flops": 0},
+    # every eligible group evaluated by numexpr (skipped when numexpr is not installed)
+    "numexpr evaluator": {"fusion": True, "fusion_min_size": 1, "fusion_evaluator": "numexpr"},
 }
+
+
+def _skip_unavailable(config):
+    if CONFIGS[config].get("fusion_evaluator") == "numexpr" and not numexpr_eval.available():
+        pytest.skip("numexpr is not installed")
 
 
 @pytest.mark.parametrize("config", list(CONFIGS), ids=list(CONFIGS))
 @given(programs())
 def test_jit_matches_eager_on_random_programs(config, program):
+    _skip_unavailable(config)
     with compiler_settings(**CONFIGS[config]):
         _check(program)
 
@@ -222,10 +233,12 @@ INT_MENU = {
 INT_NAMES = sorted(INT_MENU)
 
 
-@pytest.mark.parametrize("config", ["all passes", "no passes", "fusion on tiny blocks, threaded"])
+@pytest.mark.parametrize("config", ["all passes", "no passes", "fusion on tiny blocks, threaded",
+                                    "numexpr evaluator"])
 @given(st.lists(st.tuples(st.sampled_from(INT_NAMES), st.integers(0, 20), st.integers(0, 20)),
                 min_size=1, max_size=6), st.integers(0, 2 ** 16))
 def test_jit_matches_eager_on_random_integer_programs(config, steps, seed):
+    _skip_unavailable(config)
     def f(a, b):
         pool = [a, b]
         for name, i, j in steps:

@@ -1,7 +1,8 @@
 """Convolution: conv_general_dilated with JAX's lax signatures and semantics (1-D, 2-D, 3-D, ...).
 
 The impl is im2col: the input is dilated and padded once into a channels-last buffer, every window
-is read through one strided view, and each group is one matrix product. The derivatives are
+is read through one strided view, and each group is one matrix product (per example when the output
+is (N, C, spatial...), so that it comes out contiguous in that layout). The derivatives are
 convolutions again (JAX's transpose formulas), so every order of derivative and vmap composes.
 """
 from __future__ import annotations
@@ -251,6 +252,61 @@ def _conv_rule(lhs: ShapedArray, rhs: ShapedArray, *, window_strides, padding, l
     return ShapedArray(tuple(out), dt, lhs.weak_type and rhs.weak_type)
 
 
+_FEW_CHANNELS = 4  # up to this many input channels, im2col reads (N, C, spatial...) in place
+
+
+def _conv_channels_first(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, rhs_spec):
+    """An (N, C, spatial...) -> (N, O, spatial...) convolution with few input channels (a network's
+    first layer): the columns are gathered as (N, C * K, P) straight from the padded input, whose rows
+    are contiguous runs (channels-last columns of 1-3 channels copy a few elements at a time), and one
+    product per example gives the output in its layout."""
+    n = lhs.ndim - 2
+    x = pad_dilate(xp, lhs, [(0, 0, 0), (0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)])
+    x = xp.ascontiguousarray(x)
+    N, C = x.shape[:2]
+    O = rhs.shape[rhs_spec[0]]
+    ks = tuple(rhs.shape[d] for d in rhs_spec[2:])
+    outs = tuple(window_out_dim(x.shape[2 + i], dilate_dim(ks[i], rhs_dilation[i]), window_strides[i])
+                 for i in range(n))
+    if not math.prod(outs):
+        return xp.zeros((N, O) + outs, dtype=x.dtype)
+    st = x.strides
+    win = as_strided(xp, x, (N, C) + ks + outs,
+                     (st[0], st[1]) + tuple(st[2 + i] * rhs_dilation[i] for i in range(n))
+                     + tuple(st[2 + i] * window_strides[i] for i in range(n)))
+    cols = win.reshape(N, C * math.prod(ks), math.prod(outs))
+    w = xp.transpose(rhs, (rhs_spec[0], rhs_spec[1]) + tuple(rhs_spec[2:])).reshape(O, -1)
+    return xp.matmul(w, cols).reshape((N, O) + outs)
+
+
+_KERNEL_GRAD = True
+
+
+def _conv_kernel_grad(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation):
+    """The convolution a kernel's gradient is (conv_general_dilated's vjp for rhs): lhs, rhs and the
+    output all laid out (feature, batch, spatial...), i.e. x (N, C, ...) and g (N, O, ...) of the
+    forward convolution as they are. out[o, c, k] = sum_n sum_p g[n, o, p] x[n, c, k + p]: per n one
+    product (O, P) @ (P, C * K) over x's windows gathered channels-first, then a sum over n, so
+    neither x nor g is transposed into a channels-last copy."""
+    n = lhs.ndim - 2
+    x = pad_dilate(xp, lhs, [(0, 0, 0), (0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)])
+    x = xp.ascontiguousarray(x)
+    N, C = x.shape[:2]
+    O = rhs.shape[1]
+    ks = tuple(rhs.shape[2:])
+    outs = tuple(window_out_dim(x.shape[2 + i], dilate_dim(ks[i], rhs_dilation[i]), window_strides[i])
+                 for i in range(n))
+    if not math.prod(outs):
+        return xp.zeros((O, C) + outs, dtype=x.dtype)
+    st = x.strides
+    win = as_strided(xp, x, (N, C) + outs + ks,
+                     (st[0], st[1]) + tuple(st[2 + i] * window_strides[i] for i in range(n))
+                     + tuple(st[2 + i] * rhs_dilation[i] for i in range(n)))
+    cols = win.reshape(N, C * math.prod(outs), math.prod(ks))
+    g = xp.ascontiguousarray(rhs).reshape(N, O, math.prod(ks))
+    return xp.matmul(g, cols.transpose(0, 2, 1)).sum(axis=0).reshape((O, C) + outs)
+
+
 def _conv_impl(xp):
     def f(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
           feature_group_count, batch_group_count, precision=None, preferred_element_type=None):
@@ -261,6 +317,15 @@ def _conv_impl(xp):
             raise TypeError("operands must share one dtype")
         if preferred_element_type is not None:
             lhs, rhs = lhs.astype(preferred_element_type), rhs.astype(preferred_element_type)
+        canon = tuple(range(n + 2))
+        if G == 1 and B == 1 and tuple(lhs_spec) == tuple(out_spec) == canon and \
+                lhs.shape[1] <= _FEW_CHANNELS and math.prod(lhs.shape) and math.prod(rhs.shape):
+            return _conv_channels_first(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                                        rhs_spec)
+        swapped = (1, 0) + canon[2:]
+        if G == 1 and B == 1 and tuple(lhs_spec) == tuple(rhs_spec) == tuple(out_spec) == swapped and \
+                _KERNEL_GRAD and math.prod(lhs.shape) and math.prod(rhs.shape):
+            return _conv_kernel_grad(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation)
         # The input channels-last, (N, *spatial, C), dilated and padded once into a contiguous buffer.
         x = xp.transpose(lhs, (lhs_spec[0],) + tuple(lhs_spec[2:]) + (lhs_spec[1],))
         x = pad_dilate(xp, x, [(0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)]
@@ -290,6 +355,12 @@ def _conv_impl(xp):
                 cols = win.reshape(B, (N // B) * P, K * C)
                 wm = w.reshape(K * I, B, O // B).transpose(1, 0, 2)
                 res = xp.matmul(cols, wm).reshape(B, N // B, P, O // B).transpose(1, 2, 0, 3)
+            elif tuple(out_spec) == tuple(range(n + 2)):
+                # (N, C, spatial...) out: one product per example, (O, K*C) @ (K*C, P), writes the
+                # result contiguous in that layout (no transposed view for the ops that follow)
+                cols = win.reshape(N, P, K * C)
+                res = xp.matmul(w.reshape(K * I, O).T, cols.transpose(0, 2, 1))
+                return res.reshape((N, O) + outs)
             else:
                 res = xp.matmul(win.reshape(N * P, K * C), w.reshape(K * I, O))
             canon = res.reshape((N // B,) + outs + (O,))

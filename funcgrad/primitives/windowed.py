@@ -86,6 +86,12 @@ def _impl(kind: str):
                              window_dilation)
             if math.prod(out) == 0 or math.prod(window_dimensions) == 0:
                 return xp.full(out, init, dtype=x.dtype)
+            if kind != "sum":
+                split = _tiling(x.shape, dict(window_dimensions=window_dimensions, window_strides=window_strides,
+                                              padding=padding, base_dilation=base_dilation,
+                                              window_dilation=window_dilation))
+                if split:
+                    return _tiled_extreme(xp, x, combine, split).reshape(out)
             xp_ = pad_dilate(xp, x, [(lo, hi, bd - 1) for (lo, hi), bd in zip(padding, base_dilation)], init)
             if math.prod(window_dimensions) <= _LOOP_LIMIT:
                 # Small windows: combine the strided slice at each window offset (fast in NumPy).
@@ -203,15 +209,83 @@ def _gather_impl(xp):
     return f
 
 
+def _tiling(x_shape, p):
+    """For windows that tile the operand exactly (stride = window, no padding or dilation): the
+    operand's shape with every axis split into (windows, offset); else None."""
+    w, s = p["window_dimensions"], p["window_strides"]
+    if tuple(w) != tuple(s) or any(lo or hi for lo, hi in p["padding"]) or \
+            any(d != 1 for d in p["base_dilation"]) or any(d != 1 for d in p["window_dilation"]) or \
+            any(n % k for n, k in zip(x_shape, w)):
+        return None
+    return tuple(d for n, k in zip(x_shape, w) for d in (n // k, k))
+
+
+def _tiled_extreme(xp, x, combine, split):
+    """max/min over windows that tile x, one window axis at a time on x's (windows, offset) view: the
+    first axis reduced combines whole contiguous rows, each later one works on the shrunken result.
+    (Exact in any order: max and min round nothing; NaN propagates as in the general path.)"""
+    acc = x.reshape(split)
+    if all(w == 1 for w in split[1::2]):
+        return xp.array(acc, copy=True)  # a new buffer, never a view of the operand
+    for i in range(len(split) // 2):
+        w = split[2 * i + 1]
+        if w == 1:
+            continue
+        take = [builtins.slice(None)] * acc.ndim
+        parts = []
+        for j in range(w):
+            take[2 * i + 1] = builtins.slice(j, j + 1)
+            parts.append(acc[tuple(take)])
+        nxt = combine(parts[0], parts[1])
+        for part in parts[2:]:
+            combine(nxt, part, out=nxt)
+        acc = nxt
+    return acc
+
+
+def _tiled_scatter(xp, g, x, kind, split):
+    """select_and_scatter_add for exactly tiling windows (max pooling's usual case): the window offsets
+    are gathered into one contiguous (offsets, windows) array so that the extreme, the first hit of
+    each window and the masked cotangents are contiguous passes; only the K reads and K writes of
+    the operand's layout are strided. Values as the general path: 0.0 + g at the first extreme of
+    each window, 0.0 elsewhere."""
+    w = split[1::2]
+    out = split[0::2]
+    offsets = list(itertools.product(*[range(k) for k in w]))
+    xs = x.reshape(split)
+    stack = xp.empty((len(offsets),) + tuple(out), dtype=x.dtype)
+    for k, off in enumerate(offsets):
+        stack[k] = xs[tuple(i for o in off for i in (builtins.slice(None), o))]
+    best = stack.max(axis=0) if kind == "max" else stack.min(axis=0)
+    res = xp.empty(split, dtype=g.dtype)
+    free = xp.ones(out, dtype=bool)   # windows whose extreme is not yet found
+    hit = xp.empty(out, dtype=bool)
+    tmp = xp.empty(out, dtype=g.dtype)
+    finite = bool(xp.isfinite(g).all())
+    for k, off in enumerate(offsets):
+        xp.equal(stack[k], best, out=hit)
+        hit &= free
+        free ^= hit
+        v = xp.multiply(g, hit, out=tmp) if finite else xp.where(hit, g, 0)
+        xp.add(v, 0, out=res[tuple(i for o in off for i in (builtins.slice(None), o))])
+    return res.reshape(x.shape)
+
+
 def _scatter_impl(xp):
     def f(g, x, *, select_prim, **p):
+        split = _tiling(x.shape, p)
+        if split and math.prod(x.shape):  # (a 0-d operand has nothing to tile)
+            return _tiled_scatter(xp, g, x, "max" if select_prim is ge_p else "min", split)
         cfg, pshape, out, hits = _selection(xp, x, select_prim, p)
         acc = xp.zeros(pshape, dtype=g.dtype)
         if math.prod(out):
             finite, tmp = bool(xp.isfinite(g).all()), xp.empty_like(g)
             for sl, hit in hits:
-                view = acc[sl]
-                view += _masked(xp, g, hit, finite, tmp)
+                if acc.ndim:
+                    view = acc[sl]
+                    view += _masked(xp, g, hit, finite, tmp)
+                else:  # acc[()] of a 0-d array is a scalar copy, not a view
+                    acc[...] += _masked(xp, g, hit, finite, tmp)
         return _unpad(xp, acc, cfg, x.shape)
     return f
 

@@ -16,7 +16,8 @@ The pipeline runs twice when the first round changed something (a rewrite often 
 `config.passes` holds the enabled pass names (funcgrad.config.update("jit_passes", (...)) sets it).
 
 Code generation (codegen.py) lowers further (custom_jvp/custom_vjp/remat calls inlined, stop_gradient
-dropped: the generated code is never differentiated), plans elementwise fusion (fusion.py, backend-
+dropped, multi-equation patterns such as relu's backward replaced by one internal operation
+(patterns.py): the generated code is never differentiated), plans elementwise fusion (fusion.py, backend-
 neutral) and emits straight-line NumPy code with buffer reuse and blocked fused kernels.
 """
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .dce import dce
 from .fold import fold_constants
 from .forward import forward_inputs, forwarded_outputs
 from .inline import inline_all_calls, inline_calls
+from .patterns import rewrite_extremum_grads
 from .simplify import simplify
 
 PASSES = {
@@ -102,7 +104,8 @@ def strip_stop_gradient(jaxpr: Jaxpr) -> Jaxpr:
 
 
 def lower(jaxpr: Jaxpr, passes=None) -> Jaxpr:
-    """The jaxpr code generation works on: calls inlined, stop_gradient dropped, passes run."""
+    """The jaxpr code generation works on: calls inlined, stop_gradient dropped, passes run, then the
+    code-generation rewrites of patterns.py (with dce; `config.codegen.patterns` turns them off)."""
     names = config.enabled(passes)
     j = jaxpr
     if "inline" in names:
@@ -110,6 +113,10 @@ def lower(jaxpr: Jaxpr, passes=None) -> Jaxpr:
     j = strip_stop_gradient(j)
     if j is not jaxpr or names:
         j = optimize(j, names)
+    if "dce" in names and codegen_config.patterns:
+        r = rewrite_extremum_grads(j)
+        if r is not j:
+            j = dce(r)
     return j
 
 
@@ -120,4 +127,4 @@ def compile_jaxpr(jaxpr: Jaxpr, xp=np, passes=None, fusion=None) -> Compiled:
 
 __all__ = ["optimize", "compile_jaxpr", "lower", "Compiled", "PASSES", "ALL_PASSES", "config",
            "inline_calls", "inline_all_calls", "fold_constants", "simplify", "cse", "forward_inputs",
-           "forwarded_outputs", "dce", "fusion", "codegen", "strip_stop_gradient"]
+           "forwarded_outputs", "dce", "fusion", "codegen", "strip_stop_gradient", "rewrite_extremum_grads"]
