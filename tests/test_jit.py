@@ -355,3 +355,14 @@ def test_disable_jit_runs_eagerly():
         assert seen == ["Array"]
     finally:
         fg.config.update("disable_jit", old)
+
+
+def test_lower_compile_is_callable_for_the_lowered_signature():
+    f = fg.jit(lambda x, n, scale=1.0: x * n * scale, static_argnums=1)
+    compiled = f.lower(jnp.ones(2), 3, scale=2.0).compile()
+    np.testing.assert_allclose(np.asarray(compiled(jnp.arange(2.0), scale=0.5)), [0.0, 1.5])
+    assert compiled.compile() is compiled and "mul" in compiled.as_text()
+    with pytest.raises(TypeError, match="argument types differ"):
+        compiled(jnp.ones(3), scale=2.0)
+    with pytest.raises(TypeError, match="static arguments are fixed"):
+        compiled(jnp.ones(2), 3, scale=2.0)

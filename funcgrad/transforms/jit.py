@@ -118,8 +118,8 @@ class _Entry:
 class Lowered:
     """What jit will run for one signature: the optimised jaxpr and the generated Python source."""
 
-    def __init__(self, jaxpr: Jaxpr, compiled):
-        self.jaxpr, self._compiled = jaxpr, compiled
+    def __init__(self, jaxpr: Jaxpr, compiled, call=None):
+        self.jaxpr, self._compiled, self._call = jaxpr, compiled, call
 
     def as_text(self) -> str:
         """The optimised jaxpr (what runs, before code generation)."""
@@ -133,8 +133,25 @@ class Lowered:
         """The generated Python source (the straight-line function, then any fused block kernels)."""
         return self._compiled.source
 
-    def compile(self):
+    def compile(self) -> "Compiled":
+        return Compiled(self)
+
+
+class Compiled(Lowered):
+    """`jit(f).lower(*args).compile()`: callable on arguments of the lowered signature only (the static
+    arguments were fixed by `lower` and are not passed again), as JAX's compiled stage."""
+
+    def __init__(self, lowered: Lowered):
+        super().__init__(lowered.jaxpr, lowered._compiled, lowered._call)
+
+    def compile(self) -> "Compiled":
         return self
+
+    def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs)
+
+
+_MISSING = object()
 
 
 def _xp_of(leaves):
@@ -270,9 +287,32 @@ class JitFunction:
         return entry.finish(fn(*bufs), leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:
+        key, leaves, in_tree, static, static_kw, n = self._signature(args, kwargs)
         entry, leaves = self._entry(args, kwargs)
         entry.build()
-        return Lowered(entry.jaxpr, entry.compiled)
+        statics, static_kws = dict(static), dict(static_kw)
+        keys = tuple(_leaf_key(x) for x in leaves)
+        name = getattr(self.fun, "__name__", "fun")
+
+        def call(dyn_args, dyn_kwargs):
+            it = iter(dyn_args)
+            full = []
+            for i in range(n):
+                full.append(statics[i] if i in statics else next(it, _MISSING))
+            extra = list(it)
+            if _MISSING in full or extra:
+                raise TypeError(f"Compiled {name}: called with {len(dyn_args)} positional argument(s); it was "
+                                f"compiled for {n - len(statics)} (static arguments are fixed at lower time)")
+            got_leaves, got_tree = tree_flatten((tuple(a for i, a in enumerate(full) if i not in statics),
+                                                 dyn_kwargs))
+            got = tuple(_leaf_key(x) for x in got_leaves)
+            if got_tree != in_tree or got != keys:
+                raise TypeError(f"Compiled {name}: argument types differ from the types for which this "
+                                f"computation was compiled: got ({', '.join(map(_describe_leaf, got))}), "
+                                f"compiled for ({', '.join(map(_describe_leaf, keys))})")
+            return self(*full, **dyn_kwargs, **static_kws)
+
+        return Lowered(entry.jaxpr, entry.compiled, call)
 
     def eval_shape(self, *args, **kwargs):
         entry, _ = self._entry(args, kwargs)
