@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import traceback
 import warnings
 import weakref
@@ -354,12 +355,22 @@ class Node:
         tape = self.tape
         in_cts = tape.backward(arrs) if type(tape) is Recorded else ad.backward(tape, arrs)
         out = []
-        for k, c in enumerate(in_cts):
+        for k in range(len(in_cts)):
+            c = in_cts[k]
             if c is None:  # no path inside the op: a zero gradient still reaches the input, as in torch
                 x = self.inputs[self.diff[k]]
                 out.append(T._make(np.zeros(x.shape, x._np_dtype())))
-            else:
+                continue
+            in_cts[k] = None
+            if c.dtype.kind == "c":
                 out.append(T._wrap(_conj_if_complex(c)))
+                continue
+            for j, a in enumerate(arrs):
+                if c is a:  # the rule passed a cotangent through unchanged: pass its tensor on, as torch
+                    out.append(cts[j])
+                    break
+            else:
+                out.append(_adopt(c))
         return out
 
     def _apply_differentiable(self, cts):
@@ -523,8 +534,8 @@ class AccumulateGrad(Node):
 
 
 def accumulate(var, g, create_graph: bool) -> None:
-    """var.grad += g, as torch's AccumulateGrad: a fresh tensor the first time, in place afterwards
-    (out of place when building a graph of the gradient)."""
+    """var.grad += g, as torch's AccumulateGrad: the first time g itself when nothing else refers to it
+    (else a copy), in place afterwards (out of place when building a graph of the gradient)."""
     T = _TENSOR
     if g is None:
         return
@@ -532,6 +543,10 @@ def accumulate(var, g, create_graph: bool) -> None:
     if old is None:
         if create_graph and g._rg:
             var._grad = g
+        elif not create_graph and _REFS_OK and _getrefcount(g) == _ACC_REFS and _stealable(g, var):
+            var._grad = g
+        elif g._v is not None and var._v is not None and var._v.flags.c_contiguous:
+            var._grad = T._make(np.array(g._v, order="C"))  # torch's layout: a contiguous parameter's
         else:
             var._grad = T._fresh(g)
     elif create_graph or old._rg or g._rg or old._v is None or not old._v.flags.writeable:
@@ -544,6 +559,42 @@ def accumulate(var, g, create_graph: bool) -> None:
     if hooks:
         for h in list(hooks):
             h(var)
+
+
+# Reference counts tell when the engine holds the only reference to a gradient (as torch's use_count
+# checks): then it is handed on without a copy. Only where CPython's counts are exact (3.14 may borrow
+# references on the evaluation stack); elsewhere every such gradient is copied.
+_REFS_OK = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+_getrefcount = sys.getrefcount
+_ACC_REFS = 3     # the engine's list of the node's cotangents, accumulate's argument, getrefcount's
+_ADOPT_REFS = 3   # _adopt's argument, the caller's variable, getrefcount's argument
+
+
+def _stealable(g, var) -> bool:
+    """Whether gradient tensor g (referenced only by the engine) can become var.grad as it is: a plain
+    tensor owning a C-contiguous writeable buffer that no view, Array or other tensor shares."""
+    v = g._v
+    if not (v is not None and v.flags.writeable and v.flags.c_contiguous and _getrefcount(v) == 3
+            and g._st is None and g._a is None and not g._rg and g._gfn is None and type(g) is _TENSOR.Tensor
+            and v.dtype == var._np_dtype() and not g.__dict__):
+        return False
+    base = v.base  # a view (a transpose, a reshape) of a same-size temporary only it refers to will do
+    return base is None or (type(base) is np.ndarray and base.base is None and base.size == v.size
+                            and _getrefcount(base) == 3)
+
+
+def _adopt(c):
+    """A tensor over the freshly computed Array c (from a vjp rule), over c's own buffer when nothing else
+    refers to c or its memory, even where that buffer is a view (a transpose, a reshape) of a temporary
+    of the same size; otherwise a copy (T._wrap)."""
+    T = _TENSOR
+    b = c._buf
+    if _REFS_OK and type(b) is np.ndarray and b.flags.writeable and _getrefcount(c) == _ADOPT_REFS:
+        base = b.base
+        if base is not None and type(base) is np.ndarray and base.base is None and base.size == b.size \
+                and _getrefcount(b) == 3 and _getrefcount(base) == 3:
+            return T._make(b)
+    return T._wrap(c)
 
 
 class _RemovableHandle:
@@ -731,6 +782,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                 if buf is None:
                     buf = buffers[id(m)] = [None] * m.num_outputs()
                 buf[nr] = c if buf[nr] is None else buf[nr] + c
+            in_cts = c = buf = None  # the buffers hold the gradients now (see _stealable)
     return captured
 
 
