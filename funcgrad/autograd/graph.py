@@ -215,8 +215,13 @@ def _inexact(a) -> bool:
 class Node:
     """A recorded operation in the backward graph (the object a tensor's grad_fn refers to)."""
     __slots__ = ("tape", "fn", "inputs", "diff", "edges", "versions", "out_refs", "out_versions",
-                 "out_meta", "seq", "_pre_hooks", "_retains", "_post_hooks", "_node_pre_hooks", "_stack",
-                 "metadata", "__weakref__")
+                 "out_meta", "seq", "__dict__", "__weakref__")
+    # rarely set attributes live in the instance __dict__ (these are the defaults)
+    _pre_hooks = None       # {output nr: [tensor hooks]}
+    _retains = None         # {output nr: weakref to a tensor that retains its grad}
+    _post_hooks = None
+    _node_pre_hooks = None
+    _stack = None           # the forward traceback (anomaly mode)
 
     def __init__(self, tape, fn, inputs, diff, edges, versions):
         self.tape = tape
@@ -229,12 +234,16 @@ class Node:
         self.out_versions = None
         self.out_meta = None
         self.seq = next(_seq)
-        self._pre_hooks = None
-        self._retains = None
-        self._post_hooks = None
-        self._node_pre_hooks = None
-        self._stack = _user_stack() if _gs.anomaly else None
-        self.metadata = None
+        if _gs.anomaly:
+            self._stack = _user_stack()
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for the user's own data about this node (as torch's Node.metadata)."""
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
 
     # --- the public face of a grad_fn ---------------------------------------------------------------
     def name(self) -> str:
@@ -280,7 +289,12 @@ class Node:
         self.out_versions = [t._st.version if t._st is not None else 0 for t in outs]
         self.out_meta = [((t._v if t._v is not None else t._a).shape, t._np_dtype()) for t in outs]
 
-    def num_outputs(self) -> int:
+    def bind_outputs1(self, t) -> None:
+        """bind_outputs([t]) for a fresh concrete tensor t (no storage object yet: version 0)."""
+        self.out_refs = (weakref.ref(t),)
+        self.out_versions = _V0 if t._st is None else (t._st.version,)
+
+    def num_outputs(self) -> int:  # (out_meta None: one output)
         return len(self.out_meta) if self.out_meta is not None else 1
 
     def release(self) -> None:
@@ -516,14 +530,8 @@ class AccumulateGrad(Node):
         self.versions = ()
         self.out_refs = None
         self.out_versions = None
-        self.out_meta = [(variable.shape, variable._np_dtype())]
+        self.out_meta = None  # one output
         self.seq = -1  # run last among ready nodes, as in torch
-        self._pre_hooks = None
-        self._retains = None
-        self._post_hooks = None
-        self._node_pre_hooks = None
-        self._stack = None
-        self.metadata = None
 
     def release(self) -> None:
         pass
@@ -616,6 +624,7 @@ class _RemovableHandle:
         self.remove()
 
 
+_V0 = (0,)
 _classes: dict = {}
 
 
