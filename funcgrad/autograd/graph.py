@@ -519,19 +519,21 @@ CopySlices.__name__ = "CopySlices"
 class AccumulateGrad(Node):
     """The sink of a leaf tensor: accumulates the incoming gradient into `variable.grad`."""
     __slots__ = ("variable",)
+    # constant for every AccumulateGrad: class attributes shadow Node's slots, so making one (as often as
+    # once per op on a leaf, since a leaf refers to its AccumulateGrad only weakly, as torch's) is cheap
+    tape = True
+    fn = None
+    inputs = ()
+    diff = ()
+    edges = ()
+    versions = ()
+    out_refs = None
+    out_versions = None
+    out_meta = None  # one output
+    seq = -1  # run last among ready nodes, as in torch
 
     def __init__(self, variable):
         self.variable = variable
-        self.tape = True
-        self.fn = None
-        self.inputs = ()
-        self.diff = ()
-        self.edges = ()
-        self.versions = ()
-        self.out_refs = None
-        self.out_versions = None
-        self.out_meta = None  # one output
-        self.seq = -1  # run last among ready nodes, as in torch
 
     def release(self) -> None:
         pass

@@ -696,10 +696,16 @@ def _make_node(name, tape, fn, ts, diff):
     edges = [_edge(ts[i]) for i in diff]
     versions = [0 if t._st is None else t._st.version for t in ts]
     cls = _NODE_CLS.get(name)
-    if cls is None:  # "Max1" names torch's overload MaxBackward1; a plain name gets Backward0
-        cls = _NODE_CLS[name] = _graph.node_class(name[:-1] + "Backward" + name[-1] if name[-1].isdigit()
-                                                  else name + "Backward0")
+    if cls is None:
+        cls = _node_cls(name)
     return cls(tape, fn, ts, diff, edges, versions)
+
+
+def _node_cls(name):
+    """The Node class for op `name`: "Max1" names torch's overload MaxBackward1; a plain name Backward0."""
+    cls = _NODE_CLS[name] = _graph.node_class(name[:-1] + "Backward" + name[-1] if name[-1].isdigit()
+                                              else name + "Backward0")
+    return cls
 
 
 def _record_traced(fn, arrs, diff):
@@ -834,6 +840,8 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     args = []
     ins = []
     diff = []
+    edges = []
+    versions = []
     tensors = []
     for t in ts:
         if t.__class__ is Array:
@@ -848,23 +856,42 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             a = Array(a._buf)
             ins.append(a)
             diff.append(len(tensors))
+            edges.append(_edge(t))
+        st = t._st
+        versions.append(0 if st is None else st.version)
         tensors.append(t)
         args.append(a)
-    ans = None
+    ans = r = None
     if _rec_state.rec is None:  # (else bind, which also lists the bind for the enclosing recording)
         try:
             r = prim.impl(*[a._buf for a in args], **params)
-            ans = Array(r if r.__class__ is np.ndarray else np.asarray(r))
+            if r.__class__ is not np.ndarray:
+                r = np.asarray(r)
+            ans = Array(r)
         except Exception:
             pass  # bind raises it in the primitive's words
     if ans is None:
         ans = prim.bind(*args, **params)
-    node = _make_node(name, _graph.Recorded(ins, [(prim, params, args, ans)], [ans]), fn,
-                      tuple(tensors), diff)
-    out = _wrap(ans)
-    if out._v.dtype.kind in "fc":
+    cls = _NODE_CLS.get(name)
+    if cls is None:
+        cls = _node_cls(name)
+    node = cls(_graph.Recorded(ins, [(prim, params, args, ans)], [ans]), fn, tuple(tensors), diff, edges,
+               versions)
+    if r is not None and r.base is None and r.flags.writeable:
+        out = _new_obj(Tensor)
+        out._v = r
+        out._a = None
+        out._st = None
+        if _gs.inference:
+            out._inf = True
+    else:
+        out = _wrap(ans)
+    if r.dtype.kind in "fc" if r is not None else out._v.dtype.kind in "fc":
         out._rg = True
         out._gfn = node
+    else:
+        out._rg = False
+        out._gfn = None
     node.bind_outputs1(out)
     return out
 
