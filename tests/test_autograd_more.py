@@ -45,6 +45,7 @@ CASES = {
     "views_of_leaves": (lambda t, x, y: x[1] * y[:, 2:].sum() + x.T.exp().sum(1) - y[0].tanh(), [A, B]),
     "unary_family": (lambda t, x, y: ((x * x + 1).sqrt().log() + (y * y + 1).rsqrt() + x.sin() * y.cos()
                                       + x.expm1() - (y * y).log1p() + x.sigmoid()).sum(0), [A, B]),
+    "relu_chain": (lambda t, x, y: t.relu(x * y - 0.2) * t.relu(-x) + t.nn.functional.relu(y).sum(0), [A, B]),
     "sub_div_same_tensor": (lambda t, x, y: (x - x * y) / (y * y + 2) + (y / (x * x + 1)).sum(), [A, B]),
 }
 
@@ -71,6 +72,24 @@ def test_second_order_through_direct_ops_matches_torch(dtype):
     tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-10)
     for a, b in zip(*out):
         np.testing.assert_allclose(a, b, **tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_special_values_match_torch(dtype):
+    """relu's values (+0.0 for negatives, inf, -inf -> 0, NaN stays NaN) and its gradient (0 at 0, passed
+    through at NaN) as torch."""
+    vals = np.array([-np.inf, -3.5, -1e-30, 0.0, 1e-30, 2.0, np.inf, np.nan], dtype)
+    for data in (vals, vals[1:]):  # with and without -inf
+        res = []
+        for lib in (fg, torch):
+            x = lib.tensor(data, requires_grad=True)
+            y = lib.relu(x * 1.0)
+            y.backward(lib.tensor(np.arange(1, len(data) + 1, dtype=dtype)))
+            res.append((y.detach().numpy(), x.grad.numpy()))
+        (yf, gf), (yt, gt) = res
+        np.testing.assert_array_equal(yf, yt)
+        assert not np.signbit(yf[~np.isnan(yf)]).any()
+        np.testing.assert_array_equal(gf, gt)
 
 
 def test_direct_ops_report_bad_shapes_as_torch():

@@ -103,6 +103,8 @@ class Recorded:
         live = {id(a) for a in ins}
         binds = []  # the binds that depend on the inputs (the rest compute constants)
         for b in self.binds:
+            if not b[0].differentiable:  # (comparisons, stop_gradient, ...): their outputs are constants
+                continue
             for a in b[2]:
                 if id(a) in live:
                     binds.append(b)
