@@ -12,6 +12,7 @@ import numpy as _np
 import funcgrad as _fg
 import funcgrad.numpy as _jnp
 from .. import lax as _lax
+from ..primitives.indexing import gather as _gather
 from ..tensor._tensor import _apply, _inplace as _tensor_inplace, _traced  # noqa: F401
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -986,13 +987,12 @@ def _nll_rows(input, t, ignore_index, reduction):
     if tv.size and (tv.min() < 0 or tv.max() >= c):
         raise IndexError(f"Target {int(tv[(tv < 0) | (tv >= c)][0])} is out of bounds.")
     all_valid = bool(valid.all())
-    rows = _np.arange(len(t))
-    cols = t if all_valid else _np.where(valid, t, 0)
+    at = _np.stack([_np.arange(len(t)), t if all_valid else _np.where(valid, t, 0)], 1)  # (row, class) pairs
     mask = None if all_valid else valid.astype(input._np_dtype())
     count = _np.asarray(valid.sum(), input._np_dtype())
 
     def fn(lp):
-        loss = -lp[rows, cols]
+        loss = -_gather(lp, at, (0, 1))
         if mask is not None:
             loss = loss * mask
         if reduction == "none":
