@@ -13,6 +13,7 @@ import funcgrad as _fg
 import funcgrad.numpy as _jnp
 from .. import lax as _lax
 from ..primitives.indexing import gather as _gather
+from ..tensor._ops import _add as _add_bc
 from ..tensor._tensor import _apply, _inplace as _tensor_inplace, _traced  # noqa: F401
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -109,7 +110,11 @@ def linear(input, weight, bias=None):
     dims = (((input.dim() - 1,), (1,)), ((), ()))
     if bias is None:
         return _apply("Mm", lambda x, w: _lax.dot_general(x, w, dims), (input, weight))
-    return _apply("Addmm", lambda x, w, b: _lax.dot_general(x, w, dims) + b, (input, weight, bias))
+
+    def addmm(x, w, b):
+        y = _lax.dot_general(x, w, dims)
+        return _add_bc(y, b) if y.dtype == b.dtype else y + b  # (the bias broadcast by NumPy when concrete)
+    return _apply("Addmm", addmm, (input, weight, bias))
 
 
 def bilinear(input1, input2, weight, bias=None):

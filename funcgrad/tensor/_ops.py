@@ -19,7 +19,8 @@ from ..primitives import elementwise as ew
 from ..primitives import special as _sp
 from ..primitives import stop_gradient as _stop_gradient
 from ..primitives.linalg import dot_general as _dot_general
-from ..primitives.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
+from ..primitives.reduction import reduce_max as _reduce_max, reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
+from ..primitives.shape import reshape as _reshape
 from ..primitives.shape import broadcast_in_dim as _broadcast_in_dim
 from . import _dtype as D
 from ..autograd.grad_mode import state as _gs
@@ -1331,11 +1332,14 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     def fn(a):
         if a.ndim == 0:
             return jnp.ones_like(a)
-        m = _stop_gradient(jnp.max(a, axis=d, keepdims=True))
-        e = ew.exp(ew.sub(a, jnp.broadcast_to(m, a.shape)))
-        s = jnp.sum(e, axis=d, keepdims=True)
-        return ew.div(e, jnp.broadcast_to(s, a.shape))
+        e = ew.exp(_sub(a, _stop_gradient(_keepdim(_reduce_max(a, (d,)), a.shape, d))))
+        return _div(e, _keepdim(_reduce_sum(e, (d,)), a.shape, d))
     return _apply1("Softmax", fn, input)
+
+
+def _keepdim(r, shape, d):
+    """A reduction r over axis d of an array of `shape`, with that axis kept (size 1)."""
+    return _reshape(r, shape[:d] + (1,) + shape[d + 1:])
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
@@ -1348,10 +1352,8 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     def fn(a):
         if a.ndim == 0:
             return jnp.zeros_like(a)
-        m = _stop_gradient(jnp.max(a, axis=d, keepdims=True))
-        sh = ew.sub(a, jnp.broadcast_to(m, a.shape))
-        lse = ew.log(jnp.sum(ew.exp(sh), axis=d, keepdims=True))
-        return ew.sub(sh, jnp.broadcast_to(lse, a.shape))
+        sh = _sub(a, _stop_gradient(_keepdim(_reduce_max(a, (d,)), a.shape, d)))
+        return _sub(sh, ew.log(_keepdim(_reduce_sum(ew.exp(sh), (d,)), a.shape, d)))
     return _apply1("LogSoftmax", fn, input)
 
 
