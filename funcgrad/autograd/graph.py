@@ -307,9 +307,12 @@ class Node:
         return self.tape is None
 
     def check_versions(self) -> None:
-        for i, (t, v) in enumerate(zip(self.inputs, self.versions)):
-            cur = t._st.version if t._st is not None else 0
-            if cur != v and t._v is not None and self._value_needed(t._v):
+        for t, v in zip(self.inputs, self.versions):
+            st = t._st
+            if st is None or st.version == v:
+                continue
+            cur = st.version
+            if t._v is not None and self._value_needed(t._v):
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
                     f"operation: {_type_name(t)} is at version {cur}; expected version {v} instead." + _HINT)
@@ -367,7 +370,7 @@ class Node:
             return self._apply_differentiable(cts)
         # torch's gradient of a real loss w.r.t. complex z is the conjugate of the functional face's
         # (JAX's) cotangent: conjugate on the way in and on the way out
-        arrs = [None if c is None else _conj_if_complex(c._arr()) for c in cts]
+        arrs = [None if c is None else _cot_array(c) for c in cts]
         tape = self.tape
         in_cts = tape.backward(arrs) if type(tape) is Recorded else ad.backward(tape, arrs)
         out = []
@@ -444,6 +447,17 @@ class Node:
         n = len(self.inputs)
         read |= {i for i in range(n) if i not in self.diff}  # non-differentiable inputs stay as they are
         return read
+
+
+def _cot_array(c):
+    """The Array a cotangent tensor enters the vjp rules as (conjugated if complex, see Node.apply): a
+    handle on its buffer (the engine never writes into a cotangent), or its cached read-only Array."""
+    v = c._v
+    if v is None or c._a is not None:
+        return _conj_if_complex(c._arr() if v is not None else c._a)
+    if v.dtype.kind == "c":
+        return _conj_if_complex(c._arr())
+    return Array(v)
 
 
 def _vjp_reads(eqn, tainted) -> bool:
@@ -726,10 +740,17 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
     for (node, nr), g in zip(roots, grads):
         buf = buffers.setdefault(id(node), [None] * node.num_outputs())
         buf[nr] = g if buf[nr] is None else buf[nr] + g
+    check_nan = _gs.anomaly and _gs.anomaly_check_nan
+    pop = buffers.pop
     with _force_grad(create_graph):
         for n in order:
-            cts = buffers.pop(id(n), None)
-            if cts is None or all(c is None for c in cts):
+            cts = pop(id(n), None)
+            if cts is None:
+                continue
+            if len(cts) == 1:
+                if cts[0] is None:
+                    continue
+            elif all(c is None for c in cts):
                 continue
             is_acc = type(n) is AccumulateGrad
             # tensor hooks (pre-hooks on this node's outputs), then retain_grad, then captures
@@ -773,7 +794,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                     n.apply(cts, create_graph)
                 continue
             in_cts = n.apply(cts, create_graph)
-            if _gs.anomaly and _gs.anomaly_check_nan:
+            if check_nan:
                 for i, c in enumerate(in_cts):
                     if c is not None and _has_nan(c):
                         if n._stack:
@@ -793,9 +814,11 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                 m, nr = e
                 buf = buffers.get(id(m))
                 if buf is None:
-                    buf = buffers[id(m)] = [None] * m.num_outputs()
-                buf[nr] = c if buf[nr] is None else buf[nr] + c
-            in_cts = c = buf = None  # the buffers hold the gradients now (see _stealable)
+                    meta = m.out_meta
+                    buffers[id(m)] = buf = [None] * len(meta) if meta is not None else [None]
+                prev = buf[nr]
+                buf[nr] = c if prev is None else prev + c
+            in_cts = c = buf = prev = None  # the buffers hold the gradients now (see _stealable)
     return captured
 
 
