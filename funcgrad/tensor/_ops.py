@@ -339,13 +339,17 @@ def _zero_for(a):
     return jnp.zeros_like(a)
 
 
+_RELU_SELECT_MAX = 2048  # relu of at most this many elements selects (see _relu)
+
+
 def _relu(a):
     """torch's relu: a where a > 0 or NaN, else 0; gradient g where a > 0 or NaN, 0 elsewhere (at 0 too). On
     concrete floats it is a * m + 0 with m = not(a <= 0) (the + 0 turns the -0.0 of negative a into 0.0):
     ufunc passes only, and a backward of one multiply, where a select (NumPy's where) is ~50x slower than a
-    ufunc pass on relu's unpredictable masks. A -inf (whose product with 0 is NaN) or a tracer selects."""
+    ufunc pass on relu's unpredictable masks. Small arrays (where the count of binds matters more), a -inf
+    (whose product with 0 is NaN) and tracers select; both forms give the same values and gradients."""
     z = _zero_for(a)
-    if a.dtype.kind != "f" or a.__class__ is not Array or not a.size or \
+    if a.dtype.kind != "f" or a.__class__ is not Array or a.size <= _RELU_SELECT_MAX or \
             np.fmin.reduce(a._buf, axis=None) == -np.inf:
         return ew.select(ew.le(a, z), z, a) if a.dtype != _NPB else a
     return _add(_mul(a, ew.convert_element_type(ew.bitwise_not(ew.le(a, z)), a.dtype)), z)
