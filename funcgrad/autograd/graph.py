@@ -615,11 +615,13 @@ def _adopt(c):
     of the same size; otherwise a copy (T._wrap)."""
     T = _TENSOR
     b = c._buf
-    if _REFS_OK and type(b) is np.ndarray and b.flags.writeable and _getrefcount(c) == _ADOPT_REFS:
-        base = b.base
-        if base is not None and type(base) is np.ndarray and base.base is None and base.size == b.size \
-                and _getrefcount(b) == 3 and _getrefcount(base) == 3:
-            return T._make(b)
+    if _REFS_OK and type(b) is np.ndarray and b.flags.writeable:
+        if _getrefcount(c) == _ADOPT_REFS and _getrefcount(b) == 3:
+            base = b.base
+            if base is None or (type(base) is np.ndarray and base.base is None and base.size == b.size
+                                and _getrefcount(base) == 3):
+                return T._make(b)
+        return T._make(np.array(b))  # the buffer is shared (say with a cotangent it came from): a copy
     return T._wrap(c)
 
 
