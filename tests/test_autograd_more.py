@@ -89,6 +89,9 @@ def test_relu_special_values_match_torch(dtype):
             res.append((y.detach().numpy(), x.grad.numpy()))
         (yf, gf), (yt, gt) = res
         np.testing.assert_array_equal(yf, yt)
+        with fg.no_grad():  # unrecorded: the same values
+            np.testing.assert_array_equal(fg.relu(fg.tensor(data, requires_grad=True)).numpy(), yt)
+        np.testing.assert_array_equal(fg.tensor(data).relu().numpy(), yt)
         assert not np.signbit(yf[~np.isnan(yf)]).any()
         np.testing.assert_array_equal(gf, gt)
 

@@ -24,8 +24,8 @@ from ..primitives.shape import reshape as _reshape
 from ..primitives.shape import broadcast_in_dim as _broadcast_in_dim
 from . import _dtype as D
 from ..autograd.grad_mode import state as _gs
-from ._tensor import (Tensor, _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _dim, _req,
-                      _view, _views, _wrap)
+from ._tensor import (Tensor, _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _dim, _make,
+                      _req, _view, _views, _wrap)
 
 _bool = builtins.bool
 _int = builtins.int
@@ -391,7 +391,20 @@ ceil = _same_unary("Ceil", _int_id(ew.ceil))
 trunc = fix = _same_unary("Trunc", _int_id(lambda a: jnp.trunc(a)))
 frac = _same_unary("Frac", lambda a: ew.sub(a, jnp.trunc(a)))
 square = _same_unary("Square", lambda a: ew.integer_pow(a, 2) if a.dtype != _NPB else a)
-relu = _same_unary("Relu", _relu)
+_relu_recorded = _same_unary("Relu", _relu)
+_MAX_P = ew.max_p
+
+
+def relu(input, *, out=None):
+    """torch.relu. Unrecorded on concrete floats it is the max primitive's impl against 0 (the same values
+    as _relu's forms: NaN stays NaN, -inf and negatives give +0.0); recorded it is _relu."""
+    v = input._v
+    if v is not None and v.dtype.kind == "f" and \
+            not (_gs.enabled and (input._rg or input._base is not None and _req(input))):
+        r = _MAX_P.impl(v, v.dtype.type(0))
+        r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
+        return r if out is None else _out(r, out)
+    return _relu_recorded(input, out=out)
 positive = _same_unary("Positive", lambda a: a)
 
 

@@ -753,6 +753,16 @@ except ImportError:  # pragma: no cover - if the trace internals change, use the
 
 
 def _outputs(node, vals):
+    if len(vals) == 1:
+        t = _wrap(vals[0])
+        if t._np_dtype().kind in "fc":
+            t._rg = True
+            t._gfn = node
+        if t._v is not None:
+            node.bind_outputs1(t)
+        else:
+            node.bind_outputs([t])
+        return [t]
     outs = []
     for k, val in enumerate(vals):
         t = _wrap(val)
