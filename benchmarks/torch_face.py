@@ -3,7 +3,8 @@
 Run through the suite (`python benchmarks/bench_suite.py --only T0,T1,T2,T3`); each function takes the suite
 module `S` (its timing, checking and table helpers). The base of each row group ("x base") is torch eager
 when torch is importable, else funcgrad eager.
-  T0  Tensor per-op overhead, 16 x f32: add, mul, exp, tanh, sum, with and without requires_grad
+  T0  Tensor per-op overhead, 16 x f32: add, mul, exp, tanh, sum, relu, x * 0.5, with and without
+      requires_grad
   T1  MLP 784-512-512-10 training step, batch 128: zero_grad, forward, cross_entropy, backward, SGD step
   T2  small CNN training step (conv3x3 1->16, relu, maxpool2, conv3x3 16->32, relu, maxpool2, linear 10;
       batch 32x1x28x28): eager nn + SGD, and jit-compiled through functional_call
@@ -102,21 +103,30 @@ def _steps(S, label, m, t, x, y, lr=0.01, flatten_logits=False, jit=True):
         c.time("funcgrad.jit (functional_call)", run_jit)
 
 
+# T0's operations: name -> how to call it on a library `lib` and a tensor x
+_T0_OPS = {
+    "add": lambda lib, x: lib.add(x, x),
+    "mul": lambda lib, x: lib.mul(x, x),
+    "exp": lambda lib, x: lib.exp(x),
+    "tanh": lambda lib, x: lib.tanh(x),
+    "sum": lambda lib, x: lib.sum(x),
+    "relu": lambda lib, x: lib.relu(x),
+    "x * 0.5": lambda lib, x: x * 0.5,
+}
+
+
 def bench_t0(S) -> None:
     torch = _torch(S)
     a = np.linspace(-1, 1, 16, dtype=np.float32)
     for rg in (False, True):
-        for name in ("add", "mul", "exp", "tanh", "sum"):
-            binary = name in ("add", "mul")
+        for name, op in _T0_OPS.items():
             label = f"T0 {name}, 16 x f32" + (", requires_grad" if rg else "")
             x = fg.tensor(a, requires_grad=rg)
-            f = getattr(fg, name)
-            fg_fn = (lambda f=f, x=x: f(x, x)) if binary else (lambda f=f, x=x: f(x))
+            fg_fn = (lambda op=op, x=x: op(fg, x))
             c = S.Case(label)
             if torch is not None:
                 tx = torch.tensor(a, requires_grad=rg)
-                tf = getattr(torch, name)
-                t_fn = (lambda tf=tf, tx=tx: tf(tx, tx)) if binary else (lambda tf=tf, tx=tx: tf(tx))
+                t_fn = (lambda op=op, tx=tx: op(torch, tx))
                 S.check(label, fg_fn().detach().numpy(), t_fn().detach().numpy(), 1e-6)
                 c.base = S.measure(t_fn)
                 S.add_row(label, "torch eager", c.base, c.base)

@@ -40,6 +40,13 @@ CASES = {
     "matmul": (lambda t, x, y: x @ y.T, [A, B]),
     "softmax": (lambda t, x, y: t.softmax(x * y, dim=-1), [A, B]),
     "where": (lambda t, x, y: t.where(x > 0, x * 2, y * y), [A, B]),
+    "python_numbers_both_sides": (lambda t, x, y: 2.0 - x / 3 + 1.5 / (y * y + 1) - 0.5 * x + (2 - y) * 3,
+                                  [A, B]),
+    "views_of_leaves": (lambda t, x, y: x[1] * y[:, 2:].sum() + x.T.exp().sum(1) - y[0].tanh(), [A, B]),
+    "unary_family": (lambda t, x, y: ((x * x + 1).sqrt().log() + (y * y + 1).rsqrt() + x.sin() * y.cos()
+                                      + x.expm1() - (y * y).log1p() + x.sigmoid()).sum(0), [A, B]),
+    "relu_chain": (lambda t, x, y: t.relu(x * y - 0.2) * t.relu(-x) + t.nn.functional.relu(y).sum(0), [A, B]),
+    "sub_div_same_tensor": (lambda t, x, y: (x - x * y) / (y * y + 2) + (y / (x * x + 1)).sum(), [A, B]),
 }
 
 
@@ -49,6 +56,53 @@ def test_recorded_ops_match_torch(name, dtype):
     f, arrays = CASES[name]
     tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-10)
     _check(f, [np.asarray(a, dtype) for a in arrays], **tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_second_order_through_direct_ops_matches_torch(dtype):
+    """create_graph through ops recorded as single primitive binds (add, mul, exp, tanh, sum, numbers)."""
+    out = []
+    for lib in (fg, torch):
+        x = lib.tensor(np.asarray(A, dtype), requires_grad=True)
+        y = lib.tensor(np.asarray(B, dtype), requires_grad=True)
+        z = ((x * y).tanh() * 2.0 + (x - 0.5).exp() / (y * y + 1)).sum()
+        gx, gy = lib.autograd.grad(z, (x, y), create_graph=True)
+        (gx.sum() * 3 + (gy * gy).sum()).backward()
+        out.append([np.asarray(v.detach()) for v in (gx, gy, x.grad, y.grad)])
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-10)
+    for a, b in zip(*out):
+        np.testing.assert_allclose(a, b, **tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_special_values_match_torch(dtype):
+    """relu's values (+0.0 for negatives, inf, -inf -> 0, NaN stays NaN) and its gradient (0 at 0, passed
+    through at NaN) as torch."""
+    vals = np.array([-np.inf, -3.5, -1e-30, 0.0, 1e-30, 2.0, np.inf, np.nan], dtype)
+    big = np.tile(vals[1:], 400)  # (large arrays take relu's multiply form, small ones its select)
+    for data in (vals, vals[1:], big, np.concatenate([big, vals[:1]])):  # with and without -inf
+        res = []
+        for lib in (fg, torch):
+            x = lib.tensor(data, requires_grad=True)
+            y = lib.relu(x * 1.0)
+            y.backward(lib.tensor(np.arange(1, len(data) + 1, dtype=dtype) % 7))
+            res.append((y.detach().numpy(), x.grad.numpy()))
+        (yf, gf), (yt, gt) = res
+        np.testing.assert_array_equal(yf, yt)
+        with fg.no_grad():  # unrecorded: the same values
+            np.testing.assert_array_equal(fg.relu(fg.tensor(data, requires_grad=True)).numpy(), yt)
+        np.testing.assert_array_equal(fg.tensor(data).relu().numpy(), yt)
+        assert not np.signbit(yf[~np.isnan(yf)]).any()
+        np.testing.assert_array_equal(gf, gt)
+
+
+def test_direct_ops_report_bad_shapes_as_torch():
+    for lib in (fg, torch):
+        x = lib.ones(2, 3, requires_grad=True)
+        with pytest.raises(RuntimeError, match=r"size of tensor a \(3\) must match the size of tensor b \(4\)"):
+            x + lib.ones(2, 4)
+        with pytest.raises(RuntimeError, match=r"size of tensor a \(3\) must match the size of tensor b \(4\)"):
+            x.detach() * lib.ones(4)
 
 
 def test_detached_alias_is_a_constant():

@@ -230,6 +230,96 @@ def test_functional_is_pure():
         OF.sgd_update(p, g, s, dict(bogus=1))
 
 
+_INPLACE_CASES = [("sgd", dict(lr=0.1)), ("sgd", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)),
+                  ("sgd", dict(lr=0.1, momentum=0.5, dampening=0.2, maximize=True)),
+                  ("adam", dict(lr=0.05, amsgrad=True, weight_decay=0.1)), ("adamw", dict(lr=0.05)),
+                  ("rmsprop", dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.1)),
+                  ("adagrad", dict(lr=0.1, lr_decay=0.01)), ("adadelta", dict(weight_decay=0.1)),
+                  ("adamax", dict(lr=0.01, maximize=True)), ("nadam", dict(lr=0.01, weight_decay=0.1)),
+                  ("radam", dict(lr=0.01)), ("asgd", dict(lr=0.05, t0=2)), ("rprop", dict(lr=0.02))]
+
+
+@pytest.mark.parametrize("name,kw", _INPLACE_CASES)
+def test_inplace_update_matches_pure_update(name, kw):
+    """update(..., inplace=True) writes the pure update's result into the very NumPy buffers it is given
+    (parameters and state), step after step; the pure update leaves NumPy inputs untouched."""
+    init, update = getattr(OF, name + "_init"), getattr(OF, name + "_update")
+    r = np.random.default_rng(3)
+    params = {"w": r.standard_normal((3, 4)).astype(np.float32), "b": r.standard_normal(3).astype(np.float32)}
+    pure_p = {k: fg.numpy.asarray(v) for k, v in params.items()}
+    pure_s = init(pure_p, kw)
+    buf_p = {k: v.copy() for k, v in params.items()}
+    buf_s = {k: (v if k == "step" else
+                 {n: np.array(a) for n, a in v.items()} if isinstance(v, dict) else np.array(v))
+             for k, v in init(pure_p, kw).items()}
+    for i in range(6):
+        g = {k: r.standard_normal(v.shape).astype(np.float32) for k, v in params.items()}
+        g_before = {k: v.copy() for k, v in g.items()}
+        pure_p, pure_s = update(pure_p, g, pure_s, kw)
+        ids = {k: id(v) for k, v in buf_p.items()}
+        new_p, new_s = update(buf_p, g, buf_s, kw, inplace=True)
+        for k in params:
+            assert new_p[k] is buf_p[k] and id(buf_p[k]) == ids[k]
+            np.testing.assert_array_equal(buf_p[k], np.asarray(pure_p[k]))
+            np.testing.assert_array_equal(g[k], g_before[k])  # gradients are read, never written
+        for n, v in new_s.items():
+            if n == "step":
+                assert v == i + 1 == int(pure_s[n])
+            elif isinstance(v, dict):
+                for k in v:
+                    assert v[k] is buf_s[n][k]
+                    np.testing.assert_array_equal(v[k], np.asarray(pure_s[n][k]))
+            else:  # 0-d schedules (mu_product, eta, mu) are computed afresh
+                np.testing.assert_allclose(np.asarray(v), np.asarray(pure_s[n]), rtol=1e-6)
+                buf_s[n] = np.asarray(v)
+        buf_s["step"] = new_s["step"]
+    # the pure path on NumPy leaves mutates nothing
+    x = {k: v.copy() for k, v in params.items()}
+    st = {k: (v if k == "step" else {n: np.array(a) for n, a in v.items()} if isinstance(v, dict) else np.array(v))
+          for k, v in init({k: fg.numpy.asarray(v) for k, v in x.items()}, kw).items()}
+    st_before = {k: ({n: a.copy() for n, a in v.items()} if isinstance(v, dict) else v) for k, v in st.items()}
+    update(x, {k: np.ones_like(v) for k, v in x.items()}, st, kw)
+    for k in params:
+        np.testing.assert_array_equal(x[k], params[k])
+    for k, v in st.items():
+        if isinstance(v, dict):
+            for n in v:
+                np.testing.assert_array_equal(v[n], st_before[k][n])
+
+
+def test_inplace_update_needs_writeable_numpy_buffers():
+    p = {"a": fg.numpy.asarray(np.ones(3, np.float32))}
+    with pytest.raises(TypeError, match="writeable numpy.ndarray"):
+        OF.sgd_update(p, p, OF.sgd_init(p), dict(lr=0.1), inplace=True)
+    ro = np.ones(3, np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(TypeError, match="writeable numpy.ndarray"):
+        OF.adam_update({"a": ro}, {"a": ro}, OF.adam_init({"a": fg.numpy.asarray(ro)}), inplace=True)
+
+
+@pytest.mark.parametrize("name,kw", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.1, amsgrad=True)),
+                                     ("NAdam", dict(lr=0.1)), ("ASGD", dict(lr=0.1))])
+def test_step_writes_parameters_and_state_in_place(name, kw):
+    """A step writes into the parameters' and the state tensors' storage (no new buffers) and bumps their
+    versions, so a saved tensor aliasing a parameter is caught as modified in place."""
+    w = fg.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    opt = getattr(optim, name)([w], **kw)
+    (w * w).sum().backward()
+    opt.step()
+    st = opt.state[w]
+    bufs = {k: (v.data_ptr(), v._version) for k, v in st.items() if isinstance(v, fg.Tensor)}
+    ptr, ver = w.data_ptr(), w._version
+    y = w * w  # saves w for backward
+    (w * w).sum().backward()
+    opt.step()
+    assert w.data_ptr() == ptr and w._version > ver
+    for k, v in st.items():
+        if isinstance(v, fg.Tensor):
+            assert v.data_ptr() == bufs[k][0] and v._version > bufs[k][1], k
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
 # --- lr schedulers -------------------------------------------------------------------------------------------
 SCHEDS = [
     ("StepLR", dict(step_size=3, gamma=0.5)),

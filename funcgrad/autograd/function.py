@@ -28,7 +28,7 @@ class FunctionCtx:
 
 class BackwardCFunction(_graph.Node):
     """The graph node of one Function.apply call; it is also the `ctx` handed to forward/backward."""
-    __slots__ = ("__dict__",)
+    __slots__ = ()  # (Node has an instance __dict__ for ctx attributes)
 
     def __init__(self):
         _graph.Node.__init__(self, True, None, (), [], [], [])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import traceback
 import warnings
 import weakref
@@ -102,6 +103,8 @@ class Recorded:
         live = {id(a) for a in ins}
         binds = []  # the binds that depend on the inputs (the rest compute constants)
         for b in self.binds:
+            if not b[0].differentiable:  # (comparisons, stop_gradient, ...): their outputs are constants
+                continue
             for a in b[2]:
                 if id(a) in live:
                     binds.append(b)
@@ -214,8 +217,13 @@ def _inexact(a) -> bool:
 class Node:
     """A recorded operation in the backward graph (the object a tensor's grad_fn refers to)."""
     __slots__ = ("tape", "fn", "inputs", "diff", "edges", "versions", "out_refs", "out_versions",
-                 "out_meta", "seq", "_pre_hooks", "_retains", "_post_hooks", "_node_pre_hooks", "_stack",
-                 "metadata", "__weakref__")
+                 "out_meta", "seq", "__dict__", "__weakref__")
+    # rarely set attributes live in the instance __dict__ (these are the defaults)
+    _pre_hooks = None       # {output nr: [tensor hooks]}
+    _retains = None         # {output nr: weakref to a tensor that retains its grad}
+    _post_hooks = None
+    _node_pre_hooks = None
+    _stack = None           # the forward traceback (anomaly mode)
 
     def __init__(self, tape, fn, inputs, diff, edges, versions):
         self.tape = tape
@@ -228,12 +236,16 @@ class Node:
         self.out_versions = None
         self.out_meta = None
         self.seq = next(_seq)
-        self._pre_hooks = None
-        self._retains = None
-        self._post_hooks = None
-        self._node_pre_hooks = None
-        self._stack = _user_stack() if _gs.anomaly else None
-        self.metadata = None
+        if _gs.anomaly:
+            self._stack = _user_stack()
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for the user's own data about this node (as torch's Node.metadata)."""
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
 
     # --- the public face of a grad_fn ---------------------------------------------------------------
     def name(self) -> str:
@@ -279,7 +291,12 @@ class Node:
         self.out_versions = [t._st.version if t._st is not None else 0 for t in outs]
         self.out_meta = [((t._v if t._v is not None else t._a).shape, t._np_dtype()) for t in outs]
 
-    def num_outputs(self) -> int:
+    def bind_outputs1(self, t) -> None:
+        """bind_outputs([t]) for a fresh concrete tensor t (no storage object yet: version 0)."""
+        self.out_refs = (weakref.ref(t),)
+        self.out_versions = _V0 if t._st is None else (t._st.version,)
+
+    def num_outputs(self) -> int:  # (out_meta None: one output)
         return len(self.out_meta) if self.out_meta is not None else 1
 
     def release(self) -> None:
@@ -290,9 +307,12 @@ class Node:
         return self.tape is None
 
     def check_versions(self) -> None:
-        for i, (t, v) in enumerate(zip(self.inputs, self.versions)):
-            cur = t._st.version if t._st is not None else 0
-            if cur != v and t._v is not None and self._value_needed(t._v):
+        for t, v in zip(self.inputs, self.versions):
+            st = t._st
+            if st is None or st.version == v:
+                continue
+            cur = st.version
+            if t._v is not None and self._value_needed(t._v):
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
                     f"operation: {_type_name(t)} is at version {cur}; expected version {v} instead." + _HINT)
@@ -350,16 +370,26 @@ class Node:
             return self._apply_differentiable(cts)
         # torch's gradient of a real loss w.r.t. complex z is the conjugate of the functional face's
         # (JAX's) cotangent: conjugate on the way in and on the way out
-        arrs = [None if c is None else _conj_if_complex(c._arr()) for c in cts]
+        arrs = [None if c is None else _cot_array(c) for c in cts]
         tape = self.tape
         in_cts = tape.backward(arrs) if type(tape) is Recorded else ad.backward(tape, arrs)
         out = []
-        for k, c in enumerate(in_cts):
+        for k in range(len(in_cts)):
+            c = in_cts[k]
             if c is None:  # no path inside the op: a zero gradient still reaches the input, as in torch
                 x = self.inputs[self.diff[k]]
                 out.append(T._make(np.zeros(x.shape, x._np_dtype())))
-            else:
+                continue
+            in_cts[k] = None
+            if c.dtype.kind == "c":
                 out.append(T._wrap(_conj_if_complex(c)))
+                continue
+            for j, a in enumerate(arrs):
+                if c is a:  # the rule passed a cotangent through unchanged: pass its tensor on, as torch
+                    out.append(cts[j])
+                    break
+            else:
+                out.append(_adopt(c))
         return out
 
     def _apply_differentiable(self, cts):
@@ -417,6 +447,17 @@ class Node:
         n = len(self.inputs)
         read |= {i for i in range(n) if i not in self.diff}  # non-differentiable inputs stay as they are
         return read
+
+
+def _cot_array(c):
+    """The Array a cotangent tensor enters the vjp rules as (conjugated if complex, see Node.apply): a
+    handle on its buffer (the engine never writes into a cotangent), or its cached read-only Array."""
+    v = c._v
+    if v is None or c._a is not None:
+        return _conj_if_complex(c._arr() if v is not None else c._a)
+    if v.dtype.kind == "c":
+        return _conj_if_complex(c._arr())
+    return Array(v)
 
 
 def _vjp_reads(eqn, tainted) -> bool:
@@ -494,25 +535,21 @@ CopySlices.__name__ = "CopySlices"
 class AccumulateGrad(Node):
     """The sink of a leaf tensor: accumulates the incoming gradient into `variable.grad`."""
     __slots__ = ("variable",)
+    # constant for every AccumulateGrad: class attributes shadow Node's slots, so making one (as often as
+    # once per op on a leaf, since a leaf refers to its AccumulateGrad only weakly, as torch's) is cheap
+    tape = True
+    fn = None
+    inputs = ()
+    diff = ()
+    edges = ()
+    versions = ()
+    out_refs = None
+    out_versions = None
+    out_meta = None  # one output
+    seq = -1  # run last among ready nodes, as in torch
 
     def __init__(self, variable):
         self.variable = variable
-        self.tape = True
-        self.fn = None
-        self.inputs = ()
-        self.diff = ()
-        self.edges = ()
-        self.versions = ()
-        self.out_refs = None
-        self.out_versions = None
-        self.out_meta = [(variable.shape, variable._np_dtype())]
-        self.seq = -1  # run last among ready nodes, as in torch
-        self._pre_hooks = None
-        self._retains = None
-        self._post_hooks = None
-        self._node_pre_hooks = None
-        self._stack = None
-        self.metadata = None
 
     def release(self) -> None:
         pass
@@ -523,8 +560,8 @@ class AccumulateGrad(Node):
 
 
 def accumulate(var, g, create_graph: bool) -> None:
-    """var.grad += g, as torch's AccumulateGrad: a fresh tensor the first time, in place afterwards
-    (out of place when building a graph of the gradient)."""
+    """var.grad += g, as torch's AccumulateGrad: the first time g itself when nothing else refers to it
+    (else a copy), in place afterwards (out of place when building a graph of the gradient)."""
     T = _TENSOR
     if g is None:
         return
@@ -532,6 +569,10 @@ def accumulate(var, g, create_graph: bool) -> None:
     if old is None:
         if create_graph and g._rg:
             var._grad = g
+        elif not create_graph and _REFS_OK and _getrefcount(g) == _ACC_REFS and _stealable(g, var):
+            var._grad = g
+        elif g._v is not None and var._v is not None and var._v.flags.c_contiguous:
+            var._grad = T._make(np.array(g._v, order="C"))  # torch's layout: a contiguous parameter's
         else:
             var._grad = T._fresh(g)
     elif create_graph or old._rg or g._rg or old._v is None or not old._v.flags.writeable:
@@ -544,6 +585,44 @@ def accumulate(var, g, create_graph: bool) -> None:
     if hooks:
         for h in list(hooks):
             h(var)
+
+
+# Reference counts tell when the engine holds the only reference to a gradient (as torch's use_count
+# checks): then it is handed on without a copy. Only where CPython's counts are exact (3.14 may borrow
+# references on the evaluation stack); elsewhere every such gradient is copied.
+_REFS_OK = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+_getrefcount = sys.getrefcount
+_ACC_REFS = 3     # the engine's list of the node's cotangents, accumulate's argument, getrefcount's
+_ADOPT_REFS = 3   # _adopt's argument, the caller's variable, getrefcount's argument
+
+
+def _stealable(g, var) -> bool:
+    """Whether gradient tensor g (referenced only by the engine) can become var.grad as it is: a plain
+    tensor owning a C-contiguous writeable buffer that no view, Array or other tensor shares."""
+    v = g._v
+    if not (v is not None and v.flags.writeable and v.flags.c_contiguous and _getrefcount(v) == 3
+            and g._st is None and g._a is None and not g._rg and g._gfn is None and type(g) is _TENSOR.Tensor
+            and v.dtype == var._np_dtype() and not g.__dict__):
+        return False
+    base = v.base  # a view (a transpose, a reshape) of a same-size temporary only it refers to will do
+    return base is None or (type(base) is np.ndarray and base.base is None and base.size == v.size
+                            and _getrefcount(base) == 3)
+
+
+def _adopt(c):
+    """A tensor over the freshly computed Array c (from a vjp rule), over c's own buffer when nothing else
+    refers to c or its memory, even where that buffer is a view (a transpose, a reshape) of a temporary
+    of the same size; otherwise a copy (T._wrap)."""
+    T = _TENSOR
+    b = c._buf
+    if _REFS_OK and type(b) is np.ndarray and b.flags.writeable:
+        if _getrefcount(c) == _ADOPT_REFS and _getrefcount(b) == 3:
+            base = b.base
+            if base is None or (type(base) is np.ndarray and base.base is None and base.size == b.size
+                                and _getrefcount(base) == 3):
+                return T._make(b)
+        return T._make(np.array(b))  # the buffer is shared (say with a cotangent it came from): a copy
+    return T._wrap(c)
 
 
 class _RemovableHandle:
@@ -565,6 +644,7 @@ class _RemovableHandle:
         self.remove()
 
 
+_V0 = (0,)
 _classes: dict = {}
 
 
@@ -662,10 +742,17 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
     for (node, nr), g in zip(roots, grads):
         buf = buffers.setdefault(id(node), [None] * node.num_outputs())
         buf[nr] = g if buf[nr] is None else buf[nr] + g
+    check_nan = _gs.anomaly and _gs.anomaly_check_nan
+    pop = buffers.pop
     with _force_grad(create_graph):
         for n in order:
-            cts = buffers.pop(id(n), None)
-            if cts is None or all(c is None for c in cts):
+            cts = pop(id(n), None)
+            if cts is None:
+                continue
+            if len(cts) == 1:
+                if cts[0] is None:
+                    continue
+            elif all(c is None for c in cts):
                 continue
             is_acc = type(n) is AccumulateGrad
             # tensor hooks (pre-hooks on this node's outputs), then retain_grad, then captures
@@ -709,7 +796,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                     n.apply(cts, create_graph)
                 continue
             in_cts = n.apply(cts, create_graph)
-            if _gs.anomaly and _gs.anomaly_check_nan:
+            if check_nan:
                 for i, c in enumerate(in_cts):
                     if c is not None and _has_nan(c):
                         if n._stack:
@@ -729,8 +816,11 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                 m, nr = e
                 buf = buffers.get(id(m))
                 if buf is None:
-                    buf = buffers[id(m)] = [None] * m.num_outputs()
-                buf[nr] = c if buf[nr] is None else buf[nr] + c
+                    meta = m.out_meta
+                    buffers[id(m)] = buf = [None] * len(meta) if meta is not None else [None]
+                prev = buf[nr]
+                buf[nr] = c if prev is None else prev + c
+            in_cts = c = buf = prev = None  # the buffers hold the gradients now (see _stealable)
     return captured
 
 

@@ -7,8 +7,13 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as _np
+
 import funcgrad as _fg
+import funcgrad.numpy as _jnp
 from .. import lax as _lax
+from ..primitives.indexing import gather as _gather
+from ..tensor._ops import _add as _add_bc
 from ..tensor._tensor import _apply, _inplace as _tensor_inplace, _traced  # noqa: F401
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -105,7 +110,11 @@ def linear(input, weight, bias=None):
     dims = (((input.dim() - 1,), (1,)), ((), ()))
     if bias is None:
         return _apply("Mm", lambda x, w: _lax.dot_general(x, w, dims), (input, weight))
-    return _apply("Addmm", lambda x, w, b: _lax.dot_general(x, w, dims) + b, (input, weight, bias))
+
+    def addmm(x, w, b):
+        y = _lax.dot_general(x, w, dims)
+        return _add_bc(y, b) if y.dtype == b.dtype else y + b  # (the bias broadcast by NumPy when concrete)
+    return _apply("Addmm", addmm, (input, weight, bias))
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -951,6 +960,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
+    if weight is None and input.dim() == 2 and target.dim() == 1 and _concrete(input, target):
+        return _nll_rows(input, target._v, ignore_index, reduction)
     if input.dim() == 1:
         input, target = input.unsqueeze(0), target.reshape(1)
         out_shape = ()
@@ -970,6 +981,30 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if reduction == "sum":
         return loss.sum()
     return loss.sum() / w.sum()
+
+
+def _nll_rows(input, t, ignore_index, reduction):
+    """nll_loss of (N, C) log-probabilities against N class indices t (a NumPy array), unweighted: one
+    recorded op (the picked entries, masked where t == ignore_index, then the reduction)."""
+    valid = t != ignore_index
+    c = input.shape[1]
+    tv = t[valid]
+    if tv.size and (tv.min() < 0 or tv.max() >= c):
+        raise IndexError(f"Target {int(tv[(tv < 0) | (tv >= c)][0])} is out of bounds.")
+    all_valid = bool(valid.all())
+    at = _np.stack([_np.arange(len(t)), t if all_valid else _np.where(valid, t, 0)], 1)  # (row, class) pairs
+    mask = None if all_valid else valid.astype(input._np_dtype())
+    count = _np.asarray(valid.sum(), input._np_dtype())
+
+    def fn(lp):
+        loss = -_gather(lp, at, (0, 1))
+        if mask is not None:
+            loss = loss * mask
+        if reduction == "none":
+            return loss
+        total = _jnp.sum(loss)
+        return total if reduction == "sum" else total / count
+    return _apply("NllLoss", fn, (input,))
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,

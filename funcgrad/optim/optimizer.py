@@ -205,31 +205,94 @@ def _cast_state(param, name, value):
     return value
 
 
-def _functional_step(opt, closure, defaults, update, init, scalars=()):
+def _functional_step(opt, closure, defaults, update, init):
     """One step of a per-parameter optimiser: for each parameter with a gradient, create its state with
-    `init(p, group)` (an ordered dict of tensors, torch's layout) when empty, run the pure `update` of
-    funcgrad.optim.functional on Arrays, and write the new parameter and state back in place. `scalars`
-    names 0-d state entries (mu_product, eta, ...) handed to `update` as 0-d Arrays."""
+    `init(p, group)` (an ordered dict of tensors, torch's layout: a float32 `step` and buffers) when empty,
+    then apply the `update` of funcgrad.optim.functional to it in place (see `_apply_update`)."""
     loss = opt._closure(closure)
     with _fg.no_grad():
         for group in opt.param_groups:
             hp = {k: group[k] for k in defaults}
             for p in group["params"]:
-                if p.grad is None:
+                g = p.grad
+                if g is None:
                     continue
-                if p.grad.is_sparse:
+                if g.is_sparse:
                     raise RuntimeError(f"{type(opt).__name__} does not support sparse gradients")
                 st = opt.state[p]
                 if len(st) == 0:
                     st.update(init(p, group))
-                fstate = {k: (int(v.item()) if k == "step" else _real(v)) for k, v in st.items()}
-                new_p, new_st = update(_real(p), _real(p.grad), fstate, hp)
-                _write_real(p, new_p)
-                st["step"].add_(1)
-                for k, v in new_st.items():
-                    if k != "step":
-                        _write_real(st[k], v)
+                _apply_update(update, p, g, st, hp)
     return loss
+
+
+def _apply_update(update, p, g, st, hp, step=None) -> None:
+    """Apply a functional `update` to parameter p (gradient g) and its state tensors `st` in place.
+
+    The update runs with inplace=True on the tensors' own storage buffers (NumPy computes straight into
+    them; nothing is copied) and each written tensor's version is bumped, as torch's in-place ops do. The
+    step count is `step` when given (SGD keeps none), else st["step"], which is then incremented. Tensors
+    without a writeable buffer of their own (traced values) take the copying path instead."""
+    names = [k for k in st if k != "step"]
+    count = step if step is not None else int(st["step"].item())
+    pb = _buf(p)
+    bufs = [_buf(st[k]) for k in names]
+    gv = _grad_buf(g)
+    if pb is None or gv is None or any(b is None for b in bufs):
+        _apply_update_copying(update, p, g, st, hp, names, count)
+    else:
+        fstate = dict(zip(names, bufs))
+        fstate["step"] = count
+        new_p, new_st = update(pb, gv, fstate, hp, inplace=True)
+        if new_p is not pb:
+            np.copyto(pb, new_p, casting="same_kind")
+        p._bump()
+        for k, b in zip(names, bufs):
+            v = new_st[k]
+            if v is not b:  # a state entry the formula computes afresh (0-d schedules): write it
+                np.copyto(b, v, casting="same_kind")
+            st[k]._bump()
+    if step is None:
+        s = st["step"]
+        sb = _buf(s)
+        if sb is None:
+            s.add_(1)
+        else:
+            sb += 1
+            s._bump()
+
+
+def _apply_update_copying(update, p, g, st, hp, names, count) -> None:
+    fstate = {k: _real(st[k]) for k in names}
+    fstate["step"] = count
+    new_p, new_st = update(_real(p), _real(g), fstate, hp)
+    _write_real(p, new_p)
+    for k in names:
+        _write_real(st[k], new_st[k])
+
+
+def _buf(t):
+    """A writeable NumPy array over t's storage (a complex tensor seen as real with a trailing (re, im) axis,
+    as torch's optimisers treat complex parameters), or None where t has none to offer."""
+    v = t._v
+    if v is None or not v.flags.writeable:
+        return None
+    if v.dtype.kind == "c":
+        if not v.flags.c_contiguous:
+            return None
+        return v.reshape(-1).view(v.real.dtype).reshape(v.shape + (2,))
+    return v
+
+
+def _grad_buf(g):
+    """A NumPy array of g's value in _buf's layout (read only), or None for a traced gradient."""
+    v = g._v
+    if v is None:
+        return None
+    if v.dtype.kind == "c":
+        v = np.ascontiguousarray(v)
+        return v.reshape(-1).view(v.real.dtype).reshape(v.shape + (2,))
+    return v
 
 
 def _real(t):

@@ -1,12 +1,10 @@
 """torch.optim.SGD, applying funcgrad.optim.functional.sgd_update to tensors in place."""
 from __future__ import annotations
 
-import numpy as np
-
 import funcgrad as _fg
 
 from . import functional as F
-from .optimizer import Optimizer, _as_array, _write, required
+from .optimizer import Optimizer, _apply_update, required
 
 __all__ = ["SGD"]
 
@@ -32,19 +30,17 @@ class SGD(Optimizer):
         with _fg.no_grad():
             for group in self.param_groups:
                 hp = {k: group[k] for k in F.SGD_DEFAULTS}
+                momentum = group["momentum"] != 0
                 for p in group["params"]:
-                    if p.grad is None:
+                    g = p.grad
+                    if g is None:
                         continue
-                    st = self.state[p] if group["momentum"] != 0 else {}
-                    buf = st.get("momentum_buffer")
-                    fstate = {"step": 0 if buf is None else 1}
-                    if group["momentum"] != 0:
-                        fstate["momentum_buffer"] = _as_array(buf) if buf is not None else _as_array(p.grad)
-                    new_p, new_st = F.sgd_update(_as_array(p), _as_array(p.grad), fstate, hp)
-                    _write(p, new_p)
-                    if group["momentum"] != 0:
-                        if buf is None:
-                            st["momentum_buffer"] = _fg.from_numpy(np.array(new_st["momentum_buffer"], copy=True))
-                        else:
-                            _write(buf, new_st["momentum_buffer"])
+                    if not momentum:  # as torch: no state at all
+                        _apply_update(F.sgd_update, p, g, {}, hp, step=0)
+                        continue
+                    st = self.state[p]
+                    first = st.get("momentum_buffer") is None
+                    if first:  # torch's buffer starts as a copy of the first (decayed) gradient
+                        st["momentum_buffer"] = _fg.zeros_like(p.detach())
+                    _apply_update(F.sgd_update, p, g, st, hp, step=0 if first else 1)
         return loss

@@ -19,11 +19,13 @@ from ..primitives import elementwise as ew
 from ..primitives import special as _sp
 from ..primitives import stop_gradient as _stop_gradient
 from ..primitives.linalg import dot_general as _dot_general
-from ..primitives.reduction import reduce_sum as _reduce_sum
+from ..primitives.reduction import reduce_max as _reduce_max, reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
+from ..primitives.shape import reshape as _reshape
 from ..primitives.shape import broadcast_in_dim as _broadcast_in_dim
 from . import _dtype as D
 from ..autograd.grad_mode import state as _gs
-from ._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _req, _view, _views, _wrap
+from ._tensor import (Tensor, _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _dim, _make,
+                      _req, _view, _views, _wrap)
 
 _bool = builtins.bool
 _int = builtins.int
@@ -153,18 +155,29 @@ def _norm_scalar(v):
 _ARITH, _TRUEDIV, _CMP = 0, 1, 2
 
 
-def _binop(name, afn, x, y, kind=_ARITH, cdt=None):
-    """x op y with torch promotion; afn works on Arrays of one dtype (broadcasting via _bc)."""
-    if isinstance(x, Tensor) and isinstance(y, Tensor):
-        xv, yv = x._v, y._v
-        # the hot path: two concrete tensors of one dtype, nothing to record
-        if xv is not None and yv is not None and xv.dtype == yv.dtype and cdt is None and \
-                (kind != _TRUEDIV or xv.dtype.kind in "fc") and \
-                not (_gs.enabled and (x._rg or y._rg or x._base is not None and _req(x)
-                                      or y._base is not None and _req(y))):
-            if xv.shape != yv.shape:
-                _bshape(xv.shape, yv.shape)
-            return _wrap(afn(x._arr(), y._arr()))
+def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
+    """x op y with torch promotion; afn works on Arrays of one dtype (broadcasting via _bc). prim: the
+    primitive afn binds (alone) on operands of one numeric dtype, which then take the direct path."""
+    if isinstance(x, Tensor):
+        xv = x._v
+        if isinstance(y, Tensor):
+            yv = y._v
+            # the hot path: two concrete tensors of one dtype
+            if xv is not None and yv is not None and xv.dtype == yv.dtype and cdt is None and \
+                    (kind != _TRUEDIV or xv.dtype.kind in "fc"):
+                if xv.shape != yv.shape:
+                    _bshape(xv.shape, yv.shape)
+                if prim is not None and xv.dtype.kind in "fciu":
+                    return _apply_prim(name, prim, afn, (x, y))
+                if not (_gs.enabled and (x._rg or y._rg or x._base is not None and _req(x)
+                                         or y._base is not None and _req(y))):
+                    return _wrap(afn(x._arr(), y._arr()))
+        elif prim is not None and xv is not None and (y.__class__ is _float or y.__class__ is _int) and \
+                xv.dtype.kind == "f":  # a float tensor and a Python number: the tensor's dtype
+            return _apply_prim_scalar(name, prim, afn, x, y, False)
+    elif prim is not None and (x.__class__ is _float or x.__class__ is _int) and isinstance(y, Tensor) and \
+            y._v is not None and y._v.dtype.kind == "f":
+        return _apply_prim_scalar(name, prim, afn, y, x, True)
     y = _norm_scalar(y)
     x = _norm_scalar(x)
     xt = isinstance(x, Tensor)
@@ -239,7 +252,9 @@ def _np(dt):
 
 # --- elementwise unary ---------------------------------------------------------------------------------
 
-def _float_unary(name, prim):
+def _float_unary(name, prim, card=None):
+    """A float-valued elementwise function (integer inputs computed in the default float dtype); card: the
+    primitive prim binds, for the direct path on float tensors."""
     def fn_for(dt):
         if dt.kind in "fc":
             return prim
@@ -247,6 +262,11 @@ def _float_unary(name, prim):
         return lambda a: prim(ew.convert_element_type(a, fdt))
 
     def op(input, *, out=None):
+        if card is not None:
+            v = input._v
+            if v is not None and v.dtype.kind in "fc":
+                r = _apply_prim(name, card, prim, (input,))
+                return r if out is None else _out(r, out)
         r = _apply1(name, fn_for(input._np_dtype()), input)
         return _out(r, out)
     op.__name__ = name.lower()
@@ -272,28 +292,28 @@ def _log_sigmoid(a):
     return -jnp.logaddexp(ew.neg(a), _scalar_arr(0, a.dtype))
 
 
-exp = _float_unary("Exp", ew.exp)
+exp = _float_unary("Exp", ew.exp, ew.exp_p)
 exp2 = _float_unary("Exp2", ew.exp2)
-expm1 = _float_unary("Expm1", ew.expm1)
-log = _float_unary("Log", ew.log)
+expm1 = _float_unary("Expm1", ew.expm1, ew.expm1_p)
+log = _float_unary("Log", ew.log, ew.log_p)
 log2 = _float_unary("Log2", ew.log2)
 log10 = _float_unary("Log10", ew.log10)
-log1p = _float_unary("Log1p", ew.log1p)
-sqrt = _float_unary("Sqrt", ew.sqrt)
-rsqrt = _float_unary("Rsqrt", _rsqrt)
-sin = _float_unary("Sin", ew.sin)
-cos = _float_unary("Cos", ew.cos)
+log1p = _float_unary("Log1p", ew.log1p, ew.log1p_p)
+sqrt = _float_unary("Sqrt", ew.sqrt, ew.sqrt_p)
+rsqrt = _float_unary("Rsqrt", _rsqrt, ew.rsqrt_p)
+sin = _float_unary("Sin", ew.sin, ew.sin_p)
+cos = _float_unary("Cos", ew.cos, ew.cos_p)
 tan = _float_unary("Tan", ew.tan)
 asin = arcsin = _float_unary("Asin", ew.asin)
 acos = arccos = _float_unary("Acos", ew.acos)
 atan = arctan = _float_unary("Atan", ew.atan)
 sinh = _float_unary("Sinh", ew.sinh)
 cosh = _float_unary("Cosh", ew.cosh)
-tanh = _float_unary("Tanh", ew.tanh)
+tanh = _float_unary("Tanh", ew.tanh, ew.tanh_p)
 asinh = arcsinh = _float_unary("Asinh", ew.asinh)
 acosh = arccosh = _float_unary("Acosh", ew.acosh)
 atanh = arctanh = _float_unary("Atanh", ew.atanh)
-sigmoid = _float_unary("Sigmoid", _sigmoid)
+sigmoid = _float_unary("Sigmoid", _sigmoid, ew.logistic_p)
 erf = _float_unary("Erf", _sp.erf)
 erfc = _float_unary("Erfc", _sp.erfc)
 erfinv = _float_unary("Erfinv", _sp.erf_inv)
@@ -319,9 +339,20 @@ def _zero_for(a):
     return jnp.zeros_like(a)
 
 
+_RELU_SELECT_MAX = 2048  # relu of at most this many elements selects (see _relu)
+
+
 def _relu(a):
+    """torch's relu: a where a > 0 or NaN, else 0; gradient g where a > 0 or NaN, 0 elsewhere (at 0 too). On
+    concrete floats it is a * m + 0 with m = not(a <= 0) (the + 0 turns the -0.0 of negative a into 0.0):
+    ufunc passes only, and a backward of one multiply, where a select (NumPy's where) is ~50x slower than a
+    ufunc pass on relu's unpredictable masks. Small arrays (where the count of binds matters more), a -inf
+    (whose product with 0 is NaN) and tracers select; both forms give the same values and gradients."""
     z = _zero_for(a)
-    return ew.select(ew.gt(a, z), a, z)
+    if a.dtype.kind != "f" or a.__class__ is not Array or a.size <= _RELU_SELECT_MAX or \
+            np.fmin.reduce(a._buf, axis=None) == -np.inf:
+        return ew.select(ew.le(a, z), z, a) if a.dtype != _NPB else a
+    return _add(_mul(a, ew.convert_element_type(ew.bitwise_not(ew.le(a, z)), a.dtype)), z)
 
 
 def _zeros_like_arr(a):
@@ -360,7 +391,20 @@ ceil = _same_unary("Ceil", _int_id(ew.ceil))
 trunc = fix = _same_unary("Trunc", _int_id(lambda a: jnp.trunc(a)))
 frac = _same_unary("Frac", lambda a: ew.sub(a, jnp.trunc(a)))
 square = _same_unary("Square", lambda a: ew.integer_pow(a, 2) if a.dtype != _NPB else a)
-relu = _same_unary("Relu", _relu)
+_relu_recorded = _same_unary("Relu", _relu)
+_MAX_P = ew.max_p
+
+
+def relu(input, *, out=None):
+    """torch.relu. Unrecorded on concrete floats it is the max primitive's impl against 0 (the same values
+    as _relu's forms: NaN stays NaN, -inf and negatives give +0.0); recorded it is _relu."""
+    v = input._v
+    if v is not None and v.dtype.kind == "f" and \
+            not (_gs.enabled and (input._rg or input._base is not None and _req(input))):
+        r = _MAX_P.impl(v, v.dtype.type(0))
+        r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
+        return r if out is None else _out(r, out)
+    return _relu_recorded(input, out=out)
 positive = _same_unary("Positive", lambda a: a)
 
 
@@ -444,18 +488,21 @@ def _sub_fn(p, q):
     return _sub(p, q)
 
 
+_ADD_P, _SUB_P, _MUL_P, _DIV_P = ew.add_p, ew.sub_p, ew.mul_p, ew.div_p
+
+
 def add(input, other, *, alpha=1, out=None):
     if alpha != 1:
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
-    if not isinstance(input, Tensor):
-        return _out(_binop("Add", _bool_add, input, other), out)
-    return _out(_binop("Add", _bool_add, input, other), out)
+    r = _binop("Add", _bool_add, input, other, prim=_ADD_P)
+    return r if out is None else _out(r, out)
 
 
 def sub(input, other, *, alpha=1, out=None):
     if alpha != 1:
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
-    return _out(_binop("Sub", _sub_fn, input, other), out)
+    r = _binop("Sub", _sub_fn, input, other, prim=_SUB_P)
+    return r if out is None else _out(r, out)
 
 
 subtract = sub
@@ -466,7 +513,8 @@ def rsub(input, other, *, alpha=1):
 
 
 def mul(input, other, *, out=None):
-    return _out(_binop("Mul", _bool_mul, input, other), out)
+    r = _binop("Mul", _bool_mul, input, other, prim=_MUL_P)
+    return r if out is None else _out(r, out)
 
 
 multiply = mul
@@ -487,7 +535,7 @@ def _trunc_div_fn(p, q):
 
 def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
-        return _out(_binop("Div", _div, input, other, _TRUEDIV), out)
+        return _out(_binop("Div", _div, input, other, _TRUEDIV, prim=_DIV_P), out)
     if rounding_mode == "floor":
         return _out(_binop("Div", _floor_div_fn, input, other), out)
     if rounding_mode == "trunc":
@@ -772,7 +820,26 @@ def _red_int64(dt):
     return _NPI64 if dt.kind in "biu" else dt
 
 
+_REDUCE_SUM_P = _reduce_sum_p
+_AXES_PARAMS: dict = {}
+
+
+def _all_axes(nd):
+    p = _AXES_PARAMS.get(nd)
+    if p is None:
+        p = _AXES_PARAMS[nd] = {"axes": tuple(_range(nd))}
+    return p
+
+
+def _sum_all(a):
+    return _reduce_sum(a, tuple(_range(a.ndim)))
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
+    if dim is None and dtype is None and not keepdim and out is None:
+        v = input._v
+        if v is not None and v.ndim and v.dtype.kind in "fc":
+            return _apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(v.ndim))
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     nd = input.ndim
@@ -780,6 +847,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
 
     if axes is None and not keepdim:
+        if nd and input._v is not None and input._v.dtype == odt and odt.kind in "fc":
+            return _out(_apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(nd)), out)
+
         def fn(a):
             a = _cast(a, odt)
             return _reduce_sum(a, tuple(_range(a.ndim))) if a.ndim else a
@@ -1279,11 +1349,14 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     def fn(a):
         if a.ndim == 0:
             return jnp.ones_like(a)
-        m = _stop_gradient(jnp.max(a, axis=d, keepdims=True))
-        e = ew.exp(ew.sub(a, jnp.broadcast_to(m, a.shape)))
-        s = jnp.sum(e, axis=d, keepdims=True)
-        return ew.div(e, jnp.broadcast_to(s, a.shape))
+        e = ew.exp(_sub(a, _stop_gradient(_keepdim(_reduce_max(a, (d,)), a.shape, d))))
+        return _div(e, _keepdim(_reduce_sum(e, (d,)), a.shape, d))
     return _apply1("Softmax", fn, input)
+
+
+def _keepdim(r, shape, d):
+    """A reduction r over axis d of an array of `shape`, with that axis kept (size 1)."""
+    return _reshape(r, shape[:d] + (1,) + shape[d + 1:])
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
@@ -1296,10 +1369,8 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     def fn(a):
         if a.ndim == 0:
             return jnp.zeros_like(a)
-        m = _stop_gradient(jnp.max(a, axis=d, keepdims=True))
-        sh = ew.sub(a, jnp.broadcast_to(m, a.shape))
-        lse = ew.log(jnp.sum(ew.exp(sh), axis=d, keepdims=True))
-        return ew.sub(sh, jnp.broadcast_to(lse, a.shape))
+        sh = _sub(a, _stop_gradient(_keepdim(_reduce_max(a, (d,)), a.shape, d)))
+        return _sub(sh, ew.log(_keepdim(_reduce_sum(ew.exp(sh), (d,)), a.shape, d)))
     return _apply1("LogSoftmax", fn, input)
 
 

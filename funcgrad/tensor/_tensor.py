@@ -21,7 +21,7 @@ import numpy as np
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import state as _gs
 from ..core.array import Array, ArrayBase as _ArrayBase
-from ..core.primitive import record_eager as _record_eager
+from ..core.primitive import _rec_state, record_eager as _record_eager
 from ..core.trace import Tracer
 from ..primitives import elementwise as _ew
 from ..transforms import ad as _ad
@@ -621,10 +621,15 @@ def _req(t) -> bool:
 
 
 def _edge(t):
-    g = t._grad_fn_now()
+    if t._base is None:
+        g = t._gfn
+    else:
+        g = t._grad_fn_now()
     if g is not None:
         return (g, t._onr)
-    return (t._acc_node(), 0)
+    ref = t._accref
+    acc = ref() if ref is not None else None
+    return (acc if acc is not None else t._acc_node(), 0)
 
 
 _NODE_CLS: dict = {}
@@ -690,12 +695,18 @@ def _is_higher_order(prim, params) -> bool:
 
 def _make_node(name, tape, fn, ts, diff):
     edges = [_edge(ts[i]) for i in diff]
-    versions = [t._st.version if t._st is not None else 0 for t in ts]
+    versions = [0 if t._st is None else t._st.version for t in ts]
     cls = _NODE_CLS.get(name)
-    if cls is None:  # "Max1" names torch's overload MaxBackward1; a plain name gets Backward0
-        cls = _NODE_CLS[name] = _graph.node_class(name[:-1] + "Backward" + name[-1] if name[-1].isdigit()
-                                                  else name + "Backward0")
+    if cls is None:
+        cls = _node_cls(name)
     return cls(tape, fn, ts, diff, edges, versions)
+
+
+def _node_cls(name):
+    """The Node class for op `name`: "Max1" names torch's overload MaxBackward1; a plain name Backward0."""
+    cls = _NODE_CLS[name] = _graph.node_class(name[:-1] + "Backward" + name[-1] if name[-1].isdigit()
+                                              else name + "Backward0")
+    return cls
 
 
 def _record_traced(fn, arrs, diff):
@@ -743,6 +754,16 @@ except ImportError:  # pragma: no cover - if the trace internals change, use the
 
 
 def _outputs(node, vals):
+    if len(vals) == 1:
+        t = _wrap(vals[0])
+        if t._np_dtype().kind in "fc":
+            t._rg = True
+            t._gfn = node
+        if t._v is not None:
+            node.bind_outputs1(t)
+        else:
+            node.bind_outputs([t])
+        return [t]
     outs = []
     for k, val in enumerate(vals):
         t = _wrap(val)
@@ -771,6 +792,119 @@ def _apply(name, fn, ts):
     if isinstance(out, (list, tuple)):
         return [_wrap(o) for o in out]
     return _wrap(out)
+
+
+_NOPARAMS: dict = {}
+
+
+def _apply_prim(name, prim, fn, ts, params=_NOPARAMS):
+    """The result tensor of fn on tensors ts, where fn(*arrays) is exactly one bind of `prim` on the
+    arrays in order with `params` (e.g. an elementwise op on operands of one dtype). Unrecorded, the
+    primitive's impl runs straight on the tensors' buffers; recorded, the node is built without listing
+    binds (see _record_prim). The primitive's impl must return a new array (not a view of an operand)."""
+    if _gs.enabled:
+        for t in ts:
+            if t._rg or (t._base is not None and _req(t)):
+                for u in ts:
+                    if u._v is None:  # tensors holding tracers: their transform differentiates
+                        return _wrap(fn(*[u._arr() if u._v is not None else u._a for u in ts]))
+                return _record_prim(name, prim, fn, ts, params)
+    vs = []
+    for t in ts:
+        v = t._v
+        if v is None:
+            return _wrap(fn(*[u._arr() if u._v is not None else u._a for u in ts]))
+        vs.append(v)
+    try:
+        r = prim.impl(*vs, **params)
+    except Exception:  # the primitive's bind reports it in its own words
+        return _wrap(fn(*[t._arr() for t in ts]))
+    if r.__class__ is not np.ndarray or r.base is not None:
+        r = np.array(r)
+    return _make(r)
+
+
+def _apply_prim_scalar(name, prim, afn, t, s, left):
+    """afn(t, s) (afn(s, t) when left) for a float tensor t and a Python number s taken in t's dtype, where
+    afn is one bind of prim: as _apply_prim, the number entering as a constant."""
+    if _gs.enabled and (t._rg or (t._base is not None and _req(t))):
+        dt = t._v.dtype
+        c = Array(np.array(s, dt))
+        fn = (lambda q: afn(c, q)) if left else (lambda p: afn(p, c))
+        return _record_prim(name, prim, fn, (c, t) if left else (t, c))
+    v = t._v
+    c = v.dtype.type(s)
+    try:
+        r = prim.impl(c, v) if left else prim.impl(v, c)
+    except Exception:  # the primitive's bind reports it in its own words
+        c = Array(np.array(s, v.dtype))
+        return _wrap(afn(c, t._arr()) if left else afn(t._arr(), c))
+    if r.__class__ is not np.ndarray or r.base is not None:
+        r = np.array(r)
+    return _make(r)
+
+
+def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
+    """Record fn = one bind of prim on the arrays of ts (tensors; an Array in ts is a constant operand) as a
+    graph node: a `Recorded` of that bind, the inputs that require grad entering through fresh Array
+    handles so that identity tells them apart. Returns the output tensor."""
+    args = []
+    ins = []
+    diff = []
+    edges = []
+    versions = []
+    tensors = []
+    for t in ts:
+        if t.__class__ is Array:
+            args.append(t)
+            continue
+        if t._inf and name not in _NOT_SAVED:
+            raise RuntimeError(_INF_SAVED_MSG)
+        a = t._a
+        if a is None:
+            a = t._arr()
+        if t._rg or (t._base is not None and _req(t)):
+            a = Array(a._buf)
+            ins.append(a)
+            diff.append(len(tensors))
+            edges.append(_edge(t))
+        st = t._st
+        versions.append(0 if st is None else st.version)
+        tensors.append(t)
+        args.append(a)
+    ans = r = None
+    if _rec_state.rec is None:  # (else bind, which also lists the bind for the enclosing recording)
+        try:
+            r = prim.impl(*[a._buf for a in args], **params)
+            if r.__class__ is not np.ndarray:
+                r = np.asarray(r)
+            ans = Array(r)
+        except Exception:
+            pass  # bind raises it in the primitive's words
+    if ans is None:
+        ans = prim.bind(*args, **params)
+    cls = _NODE_CLS.get(name)
+    if cls is None:
+        cls = _node_cls(name)
+    node = cls(_graph.Recorded(ins, [(prim, params, args, ans)], [ans]), fn, tuple(tensors), diff, edges,
+               versions)
+    if r is not None and r.base is None and r.flags.writeable:
+        out = _new_obj(Tensor)
+        out._v = r
+        out._a = None
+        out._st = None
+        if _gs.inference:
+            out._inf = True
+    else:
+        out = _wrap(ans)
+    if r.dtype.kind in "fc" if r is not None else out._v.dtype.kind in "fc":
+        out._rg = True
+        out._gfn = node
+    else:
+        out._rg = False
+        out._gfn = None
+    node.bind_outputs1(out)
+    return out
 
 
 def _apply1(name, fn, x):
