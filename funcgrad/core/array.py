@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
-from .aval import ShapedArray
+from .aval import ShapedArray, shaped
 from .backend import CPU, device_of, cupy
 
 
@@ -72,7 +72,8 @@ class Array(ArrayBase):
 
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self._buf.shape, self._buf.dtype, self.weak_type)
+        buf = self._buf
+        return shaped(buf.shape, buf.dtype, bool(self.weak_type))
 
     @property
     def device(self):

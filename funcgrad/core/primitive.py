@@ -97,10 +97,11 @@ class Primitive:
 
     def bind(self, *args, **params):
         """Apply the primitive: straight to its impl on concrete Arrays, else to the top trace."""
-        try:
-            bufs = [a._buf for a in args]
-        except AttributeError:  # a tracer or a non-Array operand
-            return self._bind_general(args, params)
+        bufs = []
+        for a in args:
+            if a.__class__ is not Array:  # a tracer or a non-Array operand (no exception: tracing is hot)
+                return self._bind_general(args, params)
+            bufs.append(a._buf)
         impl = self.impl if not bufs or type(bufs[0]) is np.ndarray else self.impl_for(args[0].device.xp)
         try:
             out = impl(*bufs, **params)

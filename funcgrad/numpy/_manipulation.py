@@ -19,7 +19,9 @@ import operator
 import numpy as np
 
 from ..core import dtypes
+from ..core.array import Array
 from ..core.errors import user_location
+from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from ..primitives import linalg as la
 from ..primitives import shape as sh
@@ -203,8 +205,18 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 - NumP
     return x
 
 
+_MATMUL_DN = {1: (((0,), (0,)), ((), ())), 2: (((1,), (0,)), ((), ()))}
+
+
 def matmul(x1, x2, /):
     """Matrix product with NumPy's matmul broadcasting of leading (batch) dimensions."""
+    ca, cb = x1.__class__, x2.__class__
+    if (ca is Array or ca is Tracer) and (cb is Array or cb is Tracer):
+        # The hot path: vectors and matrices of one dtype are one dot_general, with no reshapes.
+        na, nb = len(x1.shape), len(x2.shape)
+        if 0 < na <= 2 and 0 < nb <= 2 and x1.dtype == x2.dtype and x1.weak_type == x2.weak_type \
+                and x1.shape[-1] == x2.shape[0]:
+            return la.dot_general_p.bind(x1, x2, dimension_numbers=_MATMUL_DN[na], preferred_element_type=None)
     a, b = asarray_any(x1), asarray_any(x2)
     shape_a, shape_b = tuple(a.shape), tuple(b.shape)
     if a.ndim == 0 or b.ndim == 0:

@@ -8,6 +8,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import Array, ArrayBase, to_array, wrap
 from ..core.errors import user_location
+from ..core.trace import Tracer
 from ..primitives.elementwise import convert_element_type
 from ..primitives.shape import broadcast_in_dim
 
@@ -120,15 +121,17 @@ def promote_args(op: str, *args):
 
     Python scalars are converted straight to the result dtype, so an out-of-range Python int raises
     OverflowError as in NumPy 2 (e.g. uint8 array + 300), rather than wrapping around."""
-    if len(args) == 2:  # hot paths: two Arrays of one dtype; a float Array with a Python float/int
+    if len(args) == 2:  # hot paths: two arrays of one dtype; a float array with a Python float/int
         a, b = args
-        if a.__class__ is Array and b.__class__ is Array:
-            if a._buf.dtype == b._buf.dtype and a.weak_type == b.weak_type:
-                return args
-        if a.__class__ is Array and (b.__class__ is float or b.__class__ is int) and a._buf.dtype.kind in "fc":
-            return [a, wrap(np.array(b, a._buf.dtype), True)]
-        if b.__class__ is Array and (a.__class__ is float or a.__class__ is int) and b._buf.dtype.kind in "fc":
-            return [wrap(np.array(a, b._buf.dtype), True), b]
+        ca, cb = a.__class__, b.__class__
+        if ca is Array or ca is Tracer:
+            if cb is Array or cb is Tracer:
+                if a.dtype == b.dtype and a.weak_type == b.weak_type:
+                    return args
+            elif (cb is float or cb is int) and a.dtype.kind in "fc":
+                return [a, wrap(np.array(b, a.dtype), True)]
+        elif (cb is Array or cb is Tracer) and (ca is float or ca is int) and b.dtype.kind in "fc":
+            return [wrap(np.array(a, b.dtype), True), b]
     args = [a if is_python_scalar(a) else asarray_any(a) for a in args]
     x0 = args[0]
     if not is_python_scalar(x0) and all(

@@ -19,6 +19,8 @@ import operator
 import numpy as np
 
 from ..core import dtypes
+from ..core.array import Array
+from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from ..primitives import special as sp
 from ..primitives.shape import full
@@ -39,6 +41,11 @@ def _no_loop(name, dt):
 
 def _float_unary(name, lax_fn, complex_ok=True):
     def f(x, /):
+        c = x.__class__
+        if c is Array or c is Tracer:  # the hot path: a float (or complex) array
+            k = x.dtype.kind
+            if k == "f" or (k == "c" and complex_ok):
+                return lax_fn(x)
         x = asarray_any(x)
         if not complex_ok and dtypes.is_complex(x.dtype):
             _no_loop(name, x.dtype)
