@@ -73,7 +73,7 @@ class Trace:
             if not prim.multiple_results:  # the common case, without the lists
                 av = outs.aval
                 var = Var(av, outs)
-                self.eqns.append(Eqn(prim, invars, (var,), params))
+                self.eqns.append(Eqn(prim, invars, [var], params))
                 return Tracer(self, av, outs, var)
             avals = [get_aval(o) for o in outs]
         else:

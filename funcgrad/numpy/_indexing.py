@@ -55,6 +55,14 @@ def _is_advanced(i) -> bool:
 
 def getitem(x, idx):
     """x[idx] with NumPy semantics."""
+    if idx.__class__ is int:  # the hot path, x[i]: a slice of the first dimension, then a reshape
+        shape = tuple(x.shape)
+        if shape and -shape[0] <= idx < shape[0]:
+            k = idx % shape[0]
+            rest = (0,) * (len(shape) - 1)
+            y = sh.slice_p.bind(x, start_indices=(k,) + rest, limit_indices=(k + 1,) + shape[1:],
+                                strides=(1,) * len(shape))
+            return sh.reshape_p.bind(y, new_sizes=shape[1:])
     items = _expand_index(idx, x.ndim)
     if any(_is_advanced(i) for i in items):
         from ._advanced_indexing import advanced_getitem

@@ -116,6 +116,25 @@ def result_dtype(*args) -> tuple:
     return dtypes.result_type(*keys)
 
 
+_SCALARS: dict = {}  # (value, dtype) -> a weak 0-d Array: the Python constants of a loop recur
+
+
+def _weak_scalar(v, dtype) -> Array:
+    """A Python int/float as a weakly typed 0-d Array of a float or complex dtype (cached; the buffer
+    is read-only, so sharing it is safe)."""
+    key = (v, dtype)
+    x = _SCALARS.get(key)
+    if x is None:
+        buf = np.array(v, dtype)
+        buf.flags.writeable = False
+        x = Array(buf, True)
+        if v or v.__class__ is int:  # (not 0.0: -0.0 == 0.0 would share an entry)
+            if len(_SCALARS) >= 512:
+                _SCALARS.clear()
+            _SCALARS[key] = x
+    return x
+
+
 def promote_args(op: str, *args):
     """Operands of an elementwise NumPy function converted to one dtype (NEP 50), not yet broadcast.
 
@@ -129,9 +148,9 @@ def promote_args(op: str, *args):
                 if a.dtype == b.dtype and a.weak_type == b.weak_type:
                     return args
             elif (cb is float or cb is int) and a.dtype.kind in "fc":
-                return [a, wrap(np.array(b, a.dtype), True)]
+                return [a, _weak_scalar(b, a.dtype)]
         elif (cb is Array or cb is Tracer) and (ca is float or ca is int) and b.dtype.kind in "fc":
-            return [wrap(np.array(a, b.dtype), True), b]
+            return [_weak_scalar(a, b.dtype), b]
     args = [a if is_python_scalar(a) else asarray_any(a) for a in args]
     x0 = args[0]
     if not is_python_scalar(x0) and all(

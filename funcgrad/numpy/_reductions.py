@@ -5,7 +5,9 @@ import builtins
 import operator
 
 from ..core import dtypes
+from ..core.array import Array
 from ..core.errors import user_location
+from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from ..primitives import reduction as red
 from ..primitives.shape import expand_dims
@@ -31,6 +33,9 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple:
     return tuple(sorted(out)) if ndim else ()
 
 
+_ALL_AXES = tuple(tuple(range(n)) for n in range(33))
+
+
 def _keep(x, axes, keepdims):
     return expand_dims(x, axes) if keepdims and axes else x
 
@@ -54,6 +59,11 @@ def _cast_scalar(v, like):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """Sum of elements over the given axes, as numpy.sum (bools and small ints sum in int64)."""
+    if axis is None and dtype is None and out is None and not keepdims and initial is None and where is None:
+        c = a.__class__
+        if (c is Array or c is Tracer) and a.dtype.kind in "fc":  # the hot path: a float array's total
+            nd = len(a.shape)
+            return red.reduce_sum_p.bind(a, axes=_ALL_AXES[nd]) if 0 < nd < len(_ALL_AXES) else sum(a, ())
     _no_out(out, "sum")
     x = asarray_any(a)
     axes = normalize_axis(axis, x.ndim, "sum")

@@ -24,7 +24,7 @@ from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from ..primitives import special as sp
 from ..primitives.shape import full
-from ._promote import (asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
+from ._promote import (_weak_scalar, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, result_dtype, scalar_array)
 
 
@@ -87,8 +87,29 @@ def _bool_error(name, op):
                     ".astype(int) first")
 
 
-def _binary(name, lax_fn, bool_fn=None, bool_ok=True):
+def _binary(name, prim, bool_fn=None, bool_ok=True):
+    lax_fn = prim.bind
+
     def f(x1, x2, /):
+        c1, c2 = x1.__class__, x2.__class__
+        if c1 is Array and c2 is Array:  # the hot paths: operands of one shape and one non-bool dtype
+            b1, b2 = x1._buf, x2._buf
+            if b1.dtype == b2.dtype and b1.shape == b2.shape and x1.weak_type == x2.weak_type \
+                    and b1.dtype.kind != "b":
+                return lax_fn(x1, x2)
+        elif (c1 is Tracer or c1 is Array) and (c2 is Tracer or c2 is Array):
+            a1, a2 = x1.aval, x2.aval
+            if (a1 is a2 or (a1.dtype == a2.dtype and a1.shape == a2.shape and a1.weak_type == a2.weak_type)) \
+                    and a1.dtype.kind != "b":
+                return lax_fn(x1, x2)
+        elif c1 is Array and (c2 is float or c2 is int):  # a float array and a Python scalar (the
+            dt = x1._buf.dtype                            # backend broadcasts a 0-d operand)
+            if dt.kind in "fc":
+                return lax_fn(x1, _weak_scalar(x2, dt))
+        elif c2 is Array and (c1 is float or c1 is int):
+            dt = x2._buf.dtype
+            if dt.kind in "fc":
+                return lax_fn(_weak_scalar(x1, dt), x2)
         a, b = promote_and_broadcast(name, x1, x2, lazy=True)  # one primitive: eager operands may broadcast
         if a.dtype == dtypes.bool_:
             if not bool_ok:
@@ -102,11 +123,11 @@ def _binary(name, lax_fn, bool_fn=None, bool_ok=True):
 
 
 # On bools NumPy's add is logical or and multiply is logical and: max and min of bools.
-add = _binary("add", ew.add, bool_fn=ew.max)
-subtract = _binary("subtract", ew.sub, bool_ok=False)
-multiply = _binary("multiply", ew.mul, bool_fn=ew.min)
-maximum = _binary("maximum", ew.max)
-minimum = _binary("minimum", ew.min)
+add = _binary("add", ew.add_p, bool_fn=ew.max)
+subtract = _binary("subtract", ew.sub_p, bool_ok=False)
+multiply = _binary("multiply", ew.mul_p, bool_fn=ew.min)
+maximum = _binary("maximum", ew.max_p)
+minimum = _binary("minimum", ew.min_p)
 
 
 def _out_of_range_compare(name, x1, x2):

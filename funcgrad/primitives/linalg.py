@@ -86,16 +86,29 @@ def _argsort(seq) -> tuple:
 
 
 _VJP_PLANS: dict = {}
+_VJP_PLANS_BY_ID: dict = {}
 
 
 def _vjp_plan(dimension_numbers, x_ndim, y_ndim, wrt_x: bool):
     """How to compute one operand's cotangent: (swap, dn, perm) meaning
     transpose(dot_general(g, other) or, when swap, dot_general(other, g), with dn), perm)
     (perm None: no transpose). The order that needs no transpose is preferred. Cached per signature."""
+    fast = _VJP_PLANS_BY_ID.get((id(dimension_numbers), x_ndim, y_ndim, wrt_x))
+    if fast is not None and fast[0] is dimension_numbers:  # (hashing the nested tuple costs more)
+        return fast[1]
     key = (dimension_numbers, x_ndim, y_ndim, wrt_x)
     plan = _VJP_PLANS.get(key)
-    if plan is not None:
-        return plan
+    if plan is None:
+        plan = _make_vjp_plan(dimension_numbers, x_ndim, y_ndim, wrt_x)
+        if len(_VJP_PLANS) < 4096:
+            _VJP_PLANS[key] = plan
+    if len(_VJP_PLANS_BY_ID) >= 4096:
+        _VJP_PLANS_BY_ID.clear()
+    _VJP_PLANS_BY_ID[(id(dimension_numbers), x_ndim, y_ndim, wrt_x)] = (dimension_numbers, plan)  # keeps it alive
+    return plan
+
+
+def _make_vjp_plan(dimension_numbers, x_ndim, y_ndim, wrt_x):
     (lc, rc), (lb, rb) = dimension_numbers
     g_b, g_xf, g_yf = _ranges(x_ndim, y_ndim, dimension_numbers)
     if not wrt_x:  # the cotangent of y is that of x in the mirrored contraction
@@ -113,8 +126,6 @@ def _vjp_plan(dimension_numbers, x_ndim, y_ndim, wrt_x: bool):
     else:
         perm = None if order == ident else _argsort(order)
         plan = (False, ((g_yf, y_free), (g_b, tuple(rb))), perm)
-    if len(_VJP_PLANS) < 4096:
-        _VJP_PLANS[key] = plan
     return plan
 
 
@@ -126,6 +137,8 @@ def _dot_vjp(wrt_x: bool):
             dot_general_p.bind(g, other, dimension_numbers=dn, preferred_element_type=None)
         if perm is not None:
             r = transpose(r, perm)
+        if r.dtype == target.dtype and not r.weak_type:
+            return r
         return convert_element_type(r, target.dtype)
     return rule
 

@@ -37,7 +37,7 @@ def _reduce_batch(prim):
 
 
 def _sum_impl(xp):
-    return lambda x, *, axes: xp.sum(x, axis=axes, dtype=x.dtype)
+    return lambda x, *, axes: x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs)
 
 
 reduce_sum_p = Primitive(

@@ -112,6 +112,33 @@ def backward(tape: Tape, cts: Sequence) -> list:
     inexact = _INEXACT
     for eqn in reversed(tape.trace.eqns):
         prim = eqn.prim
+        if not prim.multiple_results and prim.vjp_full is None:  # the common case, in one pass
+            g = env.pop(eqn.outvars[0], None)
+            if g is None or not prim.differentiable:
+                continue
+            invars = eqn.invars
+            args = None
+            vjps = prim.vjp
+            for i, v in enumerate(invars):
+                if v.is_const:
+                    continue
+                dt = v.aval.dtype
+                d = inexact.get(dt)
+                if d is None:
+                    d = inexact[dt] = dtypes.is_inexact(dt)
+                if not d:
+                    continue
+                rule = vjps[i]
+                if rule is None:
+                    continue
+                if args is None:
+                    args = [w.val for w in invars]
+                    ans = eqn.outvars[0].val
+                c = rule(g, ans, *args, **eqn.params)
+                if c is not None:
+                    prev = env.get(v)
+                    env[v] = c if prev is None else add(prev, c)
+            continue
         if prim.multiple_results:
             outs_ct = [env.pop(v, None) for v in eqn.outvars]
             if all(c is None for c in outs_ct):
