@@ -213,10 +213,13 @@ def matmul(x1, x2, /):
     ca, cb = x1.__class__, x2.__class__
     if (ca is Array or ca is Tracer) and (cb is Array or cb is Tracer):
         # The hot path: vectors and matrices of one dtype are one dot_general, with no reshapes.
-        na, nb = len(x1.shape), len(x2.shape)
-        if 0 < na <= 2 and 0 < nb <= 2 and x1.dtype == x2.dtype and x1.weak_type == x2.weak_type \
-                and x1.shape[-1] == x2.shape[0]:
-            return la.dot_general_p.bind(x1, x2, dimension_numbers=_MATMUL_DN[na], preferred_element_type=None)
+        a1 = x1._buf if ca is Array else x1.aval
+        a2 = x2._buf if cb is Array else x2.aval
+        s1, s2 = a1.shape, a2.shape
+        if 0 < len(s1) <= 2 and 0 < len(s2) <= 2 and a1.dtype == a2.dtype and x1.weak_type == x2.weak_type \
+                and s1[-1] == s2[0]:
+            return la.dot_general_p.bind(x1, x2, dimension_numbers=_MATMUL_DN[len(s1)],
+                                         preferred_element_type=None)
     a, b = asarray_any(x1), asarray_any(x2)
     shape_a, shape_b = tuple(a.shape), tuple(b.shape)
     if a.ndim == 0 or b.ndim == 0:

@@ -52,10 +52,14 @@ def _dot_impl(xp):
             # Accumulate in the preferred type (e.g. float32 operands summed in float64).
             x, y = x.astype(preferred_element_type), y.astype(preferred_element_type)
         if not lb and len(lc) == 1 and 0 < x.ndim <= 2 and 0 < y.ndim <= 2:
-            # One contraction of vectors/matrices: a matmul, of transposed views where needed.
-            out = xp.matmul(x.T if lc[0] == 0 and x.ndim == 2 else x, y.T if rc[0] == 1 else y)
+            # One contraction of vectors/matrices: a matrix product of transposed views where needed
+            # (ndarray.dot: for 1-D and 2-D operands it is matmul, with a third of its call overhead).
+            out = (x.T if lc[0] == 0 and x.ndim == 2 else x).dot(y.T if rc[0] == 1 else y)
         elif not lb and not lc:  # an outer product
-            out = x.reshape(x.shape + (1,) * y.ndim) * y
+            if x.ndim == 1 and y.ndim == 1 and x.size * y.size <= 4096:  # small: a k=1 product is cheaper
+                out = x.reshape(-1, 1).dot(y.reshape(1, -1))
+            else:
+                out = x.reshape(x.shape + (1,) * y.ndim) * y
         else:
             xf, yf = _free(x.ndim, lc, lb), _free(y.ndim, rc, rb)
             bshape = [x.shape[i] for i in lb]

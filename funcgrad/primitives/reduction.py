@@ -6,7 +6,7 @@ from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ._util import check_dtype, move_axis, value_error
 from .elementwise import select
-from .shape import broadcast_in_dim, full
+from .shape import broadcast_in_dim_p, full
 
 
 def _kept(ndim, axes):
@@ -26,7 +26,10 @@ def _reduce_rule(op: str, kinds: str):
 
 def _expand(g, x, axes):
     """Broadcast a reduced result back to the operand's shape."""
-    return broadcast_in_dim(g, x.shape, _kept(x.ndim, axes))
+    shape = tuple(x.shape)
+    if not axes:
+        return g
+    return broadcast_in_dim_p.bind(g, shape=shape, broadcast_dimensions=_kept(len(shape), axes))
 
 
 def _reduce_batch(prim):

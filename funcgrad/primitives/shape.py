@@ -36,16 +36,15 @@ def _bid_rule(x: ShapedArray, *, shape, broadcast_dimensions) -> ShapedArray:
 
 def _bid_impl(xp):
     def f(x, *, shape, broadcast_dimensions):
-        if xp is np and x.flags.c_contiguous:
-            # A read-only view with zero strides on the new and stretched dimensions, made directly
-            # (numpy.broadcast_to costs ~10x more on small arrays).
+        if xp is np and (not x.ndim or x.flags.c_contiguous):
+            # A view with zero strides on the new and stretched dimensions, made directly (numpy's
+            # broadcast_to costs ~10x more on small arrays). Like every Array buffer it is never
+            # written: writers (the Tensor face, jit's buffer donation) copy or skip views (.base).
             strides = [0] * len(shape)
             for i, b in enumerate(broadcast_dimensions):
                 if x.shape[i] == shape[b]:
                     strides[b] = x.strides[i]
-            out = np.ndarray(shape, x.dtype, x, 0, strides)
-            out.flags.writeable = False
-            return out
+            return np.ndarray(shape, x.dtype, x, 0, strides)
         expanded = [1] * len(shape)
         for i, b in enumerate(broadcast_dimensions):
             expanded[b] = x.shape[i]
