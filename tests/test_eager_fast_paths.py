@@ -167,3 +167,33 @@ def test_leaked_tracer_is_reported_next_to_a_live_one():
 
     with pytest.raises(fg.UnexpectedTracerError, match="leaked"):
         fg.grad(outer)(1.0)
+
+
+@given(st.integers(0, 6), st.one_of(st.none(), st.integers(-8, 8)), st.one_of(st.none(), st.integers(-8, 8)),
+       st.one_of(st.none(), st.integers(-3, 3).filter(lambda k: k != 0)))
+def test_slice_of_first_dimension_matches_numpy(n, start, stop, step):
+    a = np.arange(n * 2, dtype=np.float32).reshape(n, 2)
+    got = jnp.asarray(a)[start:stop:step]
+    want = a[start:stop:step]
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_slice_gradient_scatters_back():
+    g = fg.grad(lambda v: jnp.sum(v[1:5:2] * np.array([2.0, 3.0])))(jnp.asarray(np.zeros(6)))
+    np.testing.assert_array_equal(np.asarray(g), [0.0, 2.0, 0.0, 3.0, 0.0, 0.0])
+
+
+def test_reshape_fast_path_matches_numpy_and_rejects_bad_shapes():
+    a = np.arange(12.0)
+    x = jnp.asarray(a)
+    for shape in [(3, 4), (2, 2, 3), (12,), (1, 12, 1)]:
+        np.testing.assert_array_equal(np.asarray(x.reshape(shape)), a.reshape(shape))
+        np.testing.assert_array_equal(np.asarray(jnp.reshape(x, shape)), a.reshape(shape))
+    assert x.reshape(-1, 4).shape == (3, 4) and x.reshape(4, -1).shape == (4, 3)
+    with pytest.raises(ValueError, match="reshape"):
+        x.reshape((5, 3))
+    with pytest.raises(ValueError, match="negative"):
+        x.reshape((-2, -6))
+    g = fg.grad(lambda v: jnp.sum(v.reshape(3, 4)[1] * 2.0))(x)
+    np.testing.assert_array_equal(np.asarray(g), np.repeat([0.0, 2.0, 0.0], 4))

@@ -97,15 +97,18 @@ class Primitive:
 
     def bind(self, *args, **params):
         """Apply the primitive: straight to its impl on concrete Arrays, else to the top trace."""
-        if len(args) == 2:  # (unrolled for the common arities: this is the eager hot path)
+        n = len(args)
+        if n == 2:  # (unrolled for the common arities: this is the eager hot path)
             a, b = args
             if a.__class__ is not Array or b.__class__ is not Array:  # a tracer or a non-Array operand
                 return self._bind_general(args, params)
             bufs = (a._buf, b._buf)
             weak = a.weak_type and b.weak_type
-        elif len(args) == 1:
+        elif n == 1:
             a = args[0]
             if a.__class__ is not Array:
+                if a.__class__ is Tracer and a._trace.alive:  # one tracer: record at its trace
+                    return a._trace.process(self, args, params)
                 return self._bind_general(args, params)
             bufs = (a._buf,)
             weak = a.weak_type
@@ -118,7 +121,7 @@ class Primitive:
                 bufs.append(a._buf)
                 if not a.weak_type:
                     weak = False
-        impl = self.impl if not bufs or bufs[0].__class__ is np.ndarray else self.impl_for(args[0].device.xp)
+        impl = self.impl if not n or bufs[0].__class__ is np.ndarray else self.impl_for(args[0].device.xp)
         try:
             out = impl(*bufs, **params)
         except Exception as e:

@@ -11,7 +11,7 @@ import threading
 from contextlib import contextmanager
 
 from .array import Array, ArrayBase, get_aval, to_array
-from .aval import ShapedArray
+from .aval import ShapedArray, shaped
 from .errors import ConcretizationError, UnexpectedTracerError, user_location
 from .jaxpr import Eqn, Jaxpr, Var
 
@@ -71,7 +71,11 @@ class Trace:
             else:
                 outs = prim.bind(*lower, **params)
             if not prim.multiple_results:  # the common case, without the lists
-                av = outs.aval
+                if outs.__class__ is Array:
+                    b = outs._buf
+                    av = shaped(b.shape, b.dtype, bool(outs.weak_type))
+                else:
+                    av = outs.aval
                 var = Var(av, outs)
                 self.eqns.append(Eqn(prim, invars, [var], params))
                 return Tracer(self, av, outs, var)

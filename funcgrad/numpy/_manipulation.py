@@ -38,6 +38,19 @@ def _shape_arg(shape) -> tuple:
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """Array with the same data and a new shape (one entry may be -1), as numpy.reshape."""
+    c = a.__class__
+    if (c is Array or c is Tracer) and shape.__class__ is tuple and order == "C" and newshape is None:
+        old = a.shape  # the hot path: a tuple of non-negative ints with the right product
+        if shape == old:
+            return a
+        n = 1
+        for d in shape:
+            if d.__class__ is not int or d < 0:
+                break
+            n *= d
+        else:
+            if n == math.prod(old):
+                return sh.reshape_p.bind(a, new_sizes=shape)
     if order != "C":
         raise NotImplementedError("reshape: only order='C' is supported")
     shape = newshape if shape is None else shape
