@@ -197,3 +197,10 @@ def test_reshape_fast_path_matches_numpy_and_rejects_bad_shapes():
         x.reshape((-2, -6))
     g = fg.grad(lambda v: jnp.sum(v.reshape(3, 4)[1] * 2.0))(x)
     np.testing.assert_array_equal(np.asarray(g), np.repeat([0.0, 2.0, 0.0], 4))
+
+
+def test_int_zero_constant_does_not_stand_in_for_negative_zero():
+    x = jnp.asarray(np.array([1.0, 2.0]))
+    np.asarray(x * 0)  # an int 0 constant first
+    np.testing.assert_array_equal(np.signbit(np.asarray(x * -0.0)), [True, True])
+    np.testing.assert_array_equal(np.signbit(np.asarray(-0.0 + jnp.zeros(2))), np.signbit(-0.0 + np.zeros(2)))

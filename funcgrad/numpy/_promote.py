@@ -121,14 +121,15 @@ _SCALARS: dict = {}  # (value, dtype) -> a weak 0-d Array: the Python constants 
 
 def _weak_scalar(v, dtype) -> Array:
     """A Python int/float as a weakly typed 0-d Array of a float or complex dtype (cached; the buffer
-    is read-only, so sharing it is safe)."""
-    key = (v, dtype)
+    is read-only, so sharing it is safe). Keys carry the type, and float zeros are never cached, so
+    -0.0 never shares an entry with 0.0 or 0."""
+    key = (v, dtype, v.__class__)
     x = _SCALARS.get(key)
     if x is None:
         buf = np.array(v, dtype)
         buf.flags.writeable = False
         x = Array(buf, True)
-        if v or v.__class__ is int:  # (not 0.0: -0.0 == 0.0 would share an entry)
+        if v or v.__class__ is int:
             if len(_SCALARS) >= 512:
                 _SCALARS.clear()
             _SCALARS[key] = x
