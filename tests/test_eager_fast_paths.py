@@ -204,3 +204,62 @@ def test_int_zero_constant_does_not_stand_in_for_negative_zero():
     np.asarray(x * 0)  # an int 0 constant first
     np.testing.assert_array_equal(np.signbit(np.asarray(x * -0.0)), [True, True])
     np.testing.assert_array_equal(np.signbit(np.asarray(-0.0 + jnp.zeros(2))), np.signbit(-0.0 + np.zeros(2)))
+
+
+def test_compare_divide_where_mean_match_numpy():
+    a = np.array([-1.5, 0.0, 2.0, 3.5], np.float32)
+    b = np.array([1.0, -2.0, 2.0, 0.5], np.float32)
+    x, y = jnp.asarray(a), jnp.asarray(b)
+    cases = [(x > 0, a > 0), (0.0 <= x, 0.0 <= a), (x == y, a == b), (x / y, a / b), (x / 2, a / 2),
+             (3 / y, 3 / b), (x ** 3, a ** 3), (y ** -2, b ** -2),
+             (jnp.where(x > 0, x, y), np.where(a > 0, a, b)), (jnp.where(x > 0, x, 0.0), np.where(a > 0, a, 0.0)),
+             (jnp.where(np.array(True), x, y), np.where(True, a, b)), (jnp.mean(x), np.mean(a)),
+             (jnp.mean(jnp.asarray(a.reshape(2, 2))), np.mean(a.reshape(2, 2))),
+             (jnp.asarray(np.arange(4)) > 2, np.arange(4) > 2), (jnp.asarray(np.arange(4)) / 2, np.arange(4) / 2)]
+    for got, want in cases:
+        assert got.shape == want.shape, (got, want)
+        if want.dtype != np.float64:  # (integers divide in the default float dtype, documented)
+            assert got.dtype == want.dtype, (got, want)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    assert jnp.mean(jnp.asarray(np.ones(3, np.float16))).dtype == np.float16
+    with pytest.raises(ValueError, match="broadcast"):
+        jnp.where(x > 0, x, jnp.ones(3, np.float32))
+
+
+def test_where_and_mean_gradients():
+    a = np.array([-1.5, 0.5, 2.0])
+    g = fg.grad(lambda v: jnp.mean(jnp.where(v > 0, v * v, -v)))(jnp.asarray(a))
+    np.testing.assert_allclose(np.asarray(g), np.where(a > 0, 2 * a, -1.0) / 3)
+
+
+@given(st.data())
+def test_tuple_of_ints_and_slices_matches_numpy(data):
+    shape = tuple(data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    idx = []
+    for n in shape[:data.draw(st.integers(0, len(shape)))]:
+        if data.draw(st.booleans()):
+            idx.append(data.draw(st.integers(-n, n - 1)))
+        else:
+            idx.append(slice(data.draw(st.one_of(st.none(), st.integers(-5, 5))),
+                             data.draw(st.one_of(st.none(), st.integers(-5, 5))),
+                             data.draw(st.one_of(st.none(), st.sampled_from([-2, -1, 1, 2])))))
+    idx = tuple(idx)
+    got = jnp.asarray(a)[idx]
+    np.testing.assert_array_equal(np.asarray(got), a[idx])
+    assert got.shape == a[idx].shape
+
+
+def test_tuple_index_errors_and_transpose_dot_fast_paths():
+    a = np.arange(12.0).reshape(3, 4)
+    x = jnp.asarray(a)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[0, 4]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 1, 2]
+    np.testing.assert_array_equal(np.asarray(x.T), a.T)
+    np.testing.assert_array_equal(np.asarray(jnp.transpose(jnp.asarray(np.ones((2, 3, 4))))).shape, (4, 3, 2))
+    np.testing.assert_allclose(np.asarray(jnp.dot(x, x.T)), a @ a.T)
+    np.testing.assert_allclose(np.asarray(jnp.dot(x[0], x.T)), a[0] @ a.T)
+    with pytest.raises(ValueError, match="dot"):
+        jnp.dot(x, x)

@@ -72,6 +72,12 @@ def getitem(x, idx):
                 limit = start + (size - 1) * step + 1 if size else start
                 rest = (0,) * (len(shape) - 1)
                 return sh.slice(x, (start,) + rest, (limit,) + shape[1:], (step,) + (1,) * len(rest))
+    elif idx.__class__ is tuple and len(idx) <= len(x.shape):
+        for i in idx:  # ints and slices only: basic indexing without the general normalisation
+            if i.__class__ is not int and i.__class__ is not slice:
+                break
+        else:
+            return basic_getitem(x, list(idx) + [slice(None)] * (len(x.shape) - len(idx)))
     items = _expand_index(idx, x.ndim)
     if any(_is_advanced(i) for i in items):
         from ._advanced_indexing import advanced_getitem

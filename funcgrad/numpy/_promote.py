@@ -168,8 +168,12 @@ def broadcast_all(op: str, xs, lazy: bool = False):
     shape = xs[0].shape
     if len(xs) == 2:
         other = xs[1].shape
-        if other == shape or (lazy and (other == () or shape == ()) and xs[0].__class__ is Array
-                              and xs[1].__class__ is Array):
+        if other == shape:
+            return xs
+        if lazy and xs[0].__class__ is Array and xs[1].__class__ is Array:
+            for a, b in zip(shape[::-1], other[::-1]):  # NumPy's rule, checked without building the result
+                if a != b and a != 1 and b != 1:
+                    broadcast_shapes(shape, other, op=op)  # raises NumPy's error
             return xs
     if any(x.shape != shape for x in xs[1:]):
         if lazy and all(x.__class__ is Array for x in xs):

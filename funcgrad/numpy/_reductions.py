@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 from ..core import dtypes
@@ -98,6 +99,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
     Integers and bools average in the default float dtype (NumPy: float64); float16 accumulates in
     float32 and returns float16, and an integer `dtype=` truncates the result, as in NumPy."""
+    if axis is None and dtype is None and out is None and not keepdims and where is None:
+        c = a.__class__
+        if (c is Array or c is Tracer) and a.dtype.kind in "fc" and a.dtype != dtypes.float16:
+            shape = tuple(a.shape)  # the hot path: the mean of a whole float32/64 (complex) array
+            if 0 < len(shape) < len(_ALL_AXES):
+                return red.reduce_sum_p.bind(a, axes=_ALL_AXES[len(shape)]) / math.prod(shape)
     _no_out(out, "mean")
     x = asarray_any(a)
     if x.ndim == 0 and axis is not None and axis != ():

@@ -298,6 +298,16 @@ def where(condition, x=None, y=None, /):
             from ._manipulation import nonzero
             return nonzero(condition)
         raise ValueError("where: either both or neither of x and y should be given")
+    cc = condition.__class__
+    if (cc is Array or cc is Tracer) and condition.dtype == dtypes.bool_:  # the hot path: no broadcasting
+        ops = _agreeing(x, y, "biufcV")
+        if ops is not None:
+            a, b = ops
+            shape = condition.shape
+            if a.shape == shape and b.shape == shape:
+                return ew.select_p.bind(condition, a, b)
+            if cc is Array and (a.shape == shape or b.shape == shape):  # a scalar beside a concrete array
+                return ew.select_p.bind(condition, a, b)
     c = asarray_any(condition)
     if c.dtype != dtypes.bool_:
         c = ew.ne(c, ew.zeros_like(c))
