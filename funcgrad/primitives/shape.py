@@ -36,7 +36,7 @@ def _bid_rule(x: ShapedArray, *, shape, broadcast_dimensions) -> ShapedArray:
 
 def _bid_impl(xp):
     def f(x, *, shape, broadcast_dimensions):
-        if xp is np and (not x.ndim or x.flags.c_contiguous):
+        if xp is np and (not x.ndim or x.flags.c_contiguous) and x.dtype.kind in "biufc":
             # A view with zero strides on the new and stretched dimensions, made directly (numpy's
             # broadcast_to costs ~10x more on small arrays). Like every Array buffer it is never
             # written: writers (the Tensor face, jit's buffer donation) copy or skip views (.base).
@@ -53,11 +53,14 @@ def _bid_impl(xp):
 
 
 def _bid_vjp(g, ans, x, *, shape, broadcast_dimensions):
-    new = [i for i in range(len(shape)) if i not in broadcast_dimensions]
-    ones = [b for i, b in enumerate(broadcast_dimensions) if x.shape[i] == 1 and shape[b] != 1]
-    from .reduction import reduce_sum
-    s = reduce_sum(g, tuple(sorted(new + ones)))
-    return reshape(s, x.shape)
+    """Sum g over the new and the stretched dimensions, then restore x's size-1 dimensions."""
+    xs = tuple(x.shape)
+    axes = [d for d in range(len(shape)) if d not in broadcast_dimensions]
+    for i, b in enumerate(broadcast_dimensions):
+        if xs[i] == 1 and shape[b] != 1:
+            axes.append(b)
+    s = _reduction.reduce_sum_p.bind(g, axes=tuple(sorted(axes))) if axes else g
+    return s if tuple(s.shape) == xs else reshape_p.bind(s, new_sizes=xs)
 
 
 def _bid_batch(args, dims, *, shape, broadcast_dimensions):
@@ -455,3 +458,6 @@ def full(shape, fill_value, dtype, weak_type: bool = False):
     """An array of `shape` filled with the Python scalar `fill_value`."""
     return full_p.bind(shape=tuple(int(s) for s in shape), fill_value=fill_value,
                        dtype=dtypes.canonicalize(dtype), weak_type=bool(weak_type))
+
+
+from . import reduction as _reduction  # noqa: E402  (below: reduction imports this module's cards)
