@@ -9,8 +9,18 @@ from .elementwise import select
 from .shape import broadcast_in_dim_p, full
 
 
+_KEPT: dict = {}
+
+
 def _kept(ndim, axes):
-    return tuple(i for i in range(ndim) if i not in axes)
+    """The dimensions of an ndim-array that a reduction over `axes` keeps (cached: rules call it often)."""
+    key = (ndim, axes)
+    kept = _KEPT.get(key)
+    if kept is None:
+        kept = tuple(i for i in range(ndim) if i not in axes)
+        if len(_KEPT) < 1024:
+            _KEPT[key] = kept
+    return kept
 
 
 def _reduce_rule(op: str, kinds: str):
