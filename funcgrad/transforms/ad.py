@@ -16,7 +16,7 @@ from ..core.array import ArrayBase, get_aval, to_array
 from ..core.errors import user_location
 from ..core.trace import Tracer, new_trace
 from ..core.tree_util import tree_flatten, tree_unflatten, tree_map
-from ..primitives.elementwise import add, zeros_like, ones_like
+from ..primitives.elementwise import add, add_p, zeros_like, ones_like
 
 
 class Tape:
@@ -110,6 +110,7 @@ def backward(tape: Tape, cts: Sequence) -> list:
         if ct is not None and isinstance(o, Tracer) and o._trace is tape.trace:
             env[o.var] = _sum(env.get(o.var), ct)
     inexact = _INEXACT
+    accumulate = add_p.bind
     for eqn in reversed(tape.trace.eqns):
         prim = eqn.prim
         if not prim.multiple_results and prim.vjp_full is None:  # the common case, in one pass
@@ -137,7 +138,7 @@ def backward(tape: Tape, cts: Sequence) -> list:
                 c = rule(g, ans, *args, **eqn.params)
                 if c is not None:
                     prev = env.get(v)
-                    env[v] = c if prev is None else add(prev, c)
+                    env[v] = c if prev is None else accumulate(prev, c)
             continue
         if prim.multiple_results:
             outs_ct = [env.pop(v, None) for v in eqn.outvars]
