@@ -68,7 +68,7 @@ def _chooser_weights(ans, x, axes):
 
 def _chooser(name, np_name):
     p = Primitive(
-        name, impl=lambda xp: (lambda x, *, axes: getattr(xp, np_name)(x, axis=axes)),
+        name, impl=lambda xp: (lambda x, *, axes: getattr(x, np_name)(axis=axes)),  # (methods: no wrapper)
         abstract_eval=_reduce_rule(name, "bifc"),
         jvp=[lambda t, ans, x, *, axes: reduce_sum(t * _chooser_weights(ans, x, axes), axes)],
         vjp=[lambda g, ans, x, *, axes: _expand(g, x, axes) * _chooser_weights(ans, x, axes)])
@@ -81,7 +81,7 @@ reduce_min_p = _chooser("reduce_min", "min")
 
 
 def _prod_impl(xp):
-    return lambda x, *, axes: xp.prod(x, axis=axes, dtype=x.dtype)
+    return lambda x, *, axes: x.prod(axis=axes, dtype=x.dtype)
 
 
 def _prod_grad(ans, x, axes):
