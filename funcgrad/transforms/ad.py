@@ -75,7 +75,37 @@ def forward(tape: Tape, tangents: Sequence) -> list:
     for t_in, tan in zip(tape.inputs, tangents):
         if tan is not None:
             env[t_in.var] = tan
+    inexact = _INEXACT
+    accumulate = add_p.bind
     for eqn in tape.trace.eqns:
+        prim = eqn.prim
+        if not prim.multiple_results and prim.jvp_full is None:  # the common case, in one pass
+            if not prim.differentiable:
+                continue
+            out = args = None
+            invars = eqn.invars
+            for i, v in enumerate(invars):
+                t = env.get(v)
+                if t is None:
+                    continue
+                rule = prim.jvp[i]
+                if rule is None:
+                    continue
+                if args is None:
+                    args = [w.val for w in invars]
+                    ans = eqn.outvars[0].val
+                c = rule(t, ans, *args, **eqn.params)
+                if c is not None:
+                    out = c if out is None else accumulate(out, c)
+            if out is not None:
+                v = eqn.outvars[0]
+                dt = v.aval.dtype
+                d = inexact.get(dt)
+                if d is None:
+                    d = inexact[dt] = dtypes.is_inexact(dt)
+                if d:
+                    env[v] = out
+            continue
         ts = [env.get(v) for v in eqn.invars]
         if all(t is None for t in ts) or not eqn.prim.differentiable:
             continue
