@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
-from .aval import ShapedArray
+from .aval import ShapedArray, shaped
 from .backend import CPU, device_of, cupy
 
 
@@ -72,7 +72,8 @@ class Array(ArrayBase):
 
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self._buf.shape, self._buf.dtype, self.weak_type)
+        buf = self._buf
+        return shaped(buf.shape, buf.dtype, bool(self.weak_type))
 
     @property
     def device(self):
@@ -169,7 +170,8 @@ def _rebuild(host, weak_type):
 def wrap(buf, weak_type: bool = False) -> Array:
     """Wrap a freshly computed backend buffer (no copy). funcgrad never writes into an Array's buffer,
     and hands NumPy only read-only views of it (`__array__`), so Arrays stay immutable."""
-    if type(buf) is not np.ndarray and not hasattr(buf, "__cuda_array_interface__"):
+    if buf.__class__ is not np.ndarray and (isinstance(buf, np.generic)
+                                            or not hasattr(buf, "__cuda_array_interface__")):
         buf = np.asarray(buf)
     return Array(buf, weak_type)
 

@@ -42,3 +42,18 @@ class ShapedArray:
 
     def __repr__(self) -> str:
         return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+
+
+_interned: dict = {}
+
+
+def shaped(shape: tuple, dtype: np.dtype, weak_type: bool) -> ShapedArray:
+    """The ShapedArray for an already normalised (tuple of ints, numpy dtype, bool) triple, shared:
+    avals are never mutated, and tracing makes one per recorded value, so reuse saves the constructor."""
+    key = (shape, dtype, weak_type)
+    av = _interned.get(key)
+    if av is None:
+        if len(_interned) >= 4096:
+            _interned.clear()
+        av = _interned[key] = ShapedArray(shape, dtype, weak_type)
+    return av

@@ -31,7 +31,9 @@ class Eqn:
     __slots__ = ("prim", "invars", "outvars", "params")
 
     def __init__(self, prim, invars, outvars, params):
-        self.prim, self.invars, self.outvars, self.params = prim, list(invars), list(outvars), params
+        self.prim, self.params = prim, params
+        self.invars = invars if invars.__class__ is list else list(invars)
+        self.outvars = outvars if outvars.__class__ is list else list(outvars)
 
     def __repr__(self) -> str:
         return pp_eqn(self, _Namer())

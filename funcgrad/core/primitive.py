@@ -22,7 +22,7 @@ import numpy as np
 
 from .array import Array, ArrayBase, get_aval, to_array, wrap
 from .errors import user_location
-from .trace import find_top
+from .trace import Tracer, _leak_error, find_top
 
 registry: dict[str, "Primitive"] = {}
 
@@ -97,26 +97,40 @@ class Primitive:
 
     def bind(self, *args, **params):
         """Apply the primitive: straight to its impl on concrete Arrays, else to the top trace."""
-        try:
-            bufs = [a._buf for a in args]
-        except AttributeError:  # a tracer or a non-Array operand
-            return self._bind_general(args, params)
-        impl = self.impl if not bufs or type(bufs[0]) is np.ndarray else self.impl_for(args[0].device.xp)
+        n = len(args)
+        if n == 2:  # (unrolled for the common arities: this is the eager hot path)
+            a, b = args
+            if a.__class__ is not Array or b.__class__ is not Array:  # a tracer or a non-Array operand
+                return self._bind_general(args, params)
+            bufs = (a._buf, b._buf)
+            weak = a.weak_type and b.weak_type
+        elif n == 1:
+            a = args[0]
+            if a.__class__ is not Array:
+                if a.__class__ is Tracer and a._trace.alive:  # one tracer: record at its trace
+                    return a._trace.process(self, args, params)
+                return self._bind_general(args, params)
+            bufs = (a._buf,)
+            weak = a.weak_type
+        else:
+            bufs = []
+            weak = bool(args)
+            for a in args:
+                if a.__class__ is not Array:
+                    return self._bind_general(args, params)
+                bufs.append(a._buf)
+                if not a.weak_type:
+                    weak = False
+        impl = self.impl if not n or bufs[0].__class__ is np.ndarray else self.impl_for(args[0].device.xp)
         try:
             out = impl(*bufs, **params)
         except Exception as e:
             self._raise_eager_error(args, params, e)
-        if self.weak_type_rule is _all_weak:
-            weak = bool(args)
-            for a in args:
-                if not a.weak_type:
-                    weak = False
-                    break
-        else:
+        if self.weak_type_rule is not _all_weak:
             weak = self.weak_type_rule([a.weak_type for a in args], params)
         if self.multiple_results:
             res = [wrap(o, weak) for o in out]
-        elif type(out) is np.ndarray:
+        elif out.__class__ is np.ndarray:
             res = Array(out, weak)
         else:
             res = wrap(out, weak)
@@ -126,6 +140,20 @@ class Primitive:
         return res
 
     def _bind_general(self, args, params):
+        top = None
+        for a in args:
+            if a.__class__ is Tracer:  # the usual case here: record at the highest live trace
+                tr = a._trace
+                if not tr.alive:
+                    raise _leak_error(a)
+                if top is None or tr.level > top.level:
+                    top = tr
+            elif a.__class__ is not Array:
+                break
+        else:
+            if top is None:
+                return self.bind(*args, **params)
+            return top.process(self, args, params)
         args = [a if isinstance(a, ArrayBase) else to_array(a, copy=False) for a in args]
         top = find_top(args)
         if top is None:

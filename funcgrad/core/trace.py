@@ -11,7 +11,7 @@ import threading
 from contextlib import contextmanager
 
 from .array import Array, ArrayBase, get_aval, to_array
-from .aval import ShapedArray
+from .aval import ShapedArray, shaped
 from .errors import ConcretizationError, UnexpectedTracerError, user_location
 from .jaxpr import Eqn, Jaxpr, Var
 
@@ -57,20 +57,31 @@ class Trace:
 
     def process(self, prim, args, params):
         """Record `prim(*args)` here; returns the output tracer(s)."""
-        invars = [a.var if a.__class__ is Tracer and a._trace is self else self.const_var(a) for a in args]
         if self.carries_values:
-            lower = [a.val if a.__class__ is Tracer and a._trace is self else a for a in args]
+            invars, lower = [], []
+            for a in args:
+                if a.__class__ is Tracer and a._trace is self:
+                    invars.append(a.var)
+                    lower.append(a.val)
+                else:
+                    invars.append(self.const_var(a))
+                    lower.append(a)
             if prim.tape_rule is not None:
                 outs, params = prim.tape_rule(lower, params)
             else:
                 outs = prim.bind(*lower, **params)
             if not prim.multiple_results:  # the common case, without the lists
-                av = get_aval(outs)
+                if outs.__class__ is Array:
+                    b = outs._buf
+                    av = shaped(b.shape, b.dtype, bool(outs.weak_type))
+                else:
+                    av = outs.aval
                 var = Var(av, outs)
                 self.eqns.append(Eqn(prim, invars, [var], params))
                 return Tracer(self, av, outs, var)
             avals = [get_aval(o) for o in outs]
         else:
+            invars = [a.var if a.__class__ is Tracer and a._trace is self else self.const_var(a) for a in args]
             avals = prim.abstract_eval(*[get_aval(a) for a in args], **params)
             avals = avals if prim.multiple_results else (avals,)
             outs = (None,) * len(avals)

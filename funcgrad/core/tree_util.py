@@ -5,6 +5,8 @@ import dataclasses
 from collections import OrderedDict, defaultdict
 from typing import Any, Callable, NamedTuple
 
+from .array import Array
+
 
 class _Node(NamedTuple):
     to_iter: Callable      # obj -> (children, aux)
@@ -144,6 +146,9 @@ _NONE = PyTreeDef("none", None, ())
 
 
 def _flatten(x, leaves, is_leaf):
+    if x.__class__ is Array and is_leaf is None:  # the common leaf, without the registry look-up
+        leaves.append(x)
+        return _LEAF
     if is_leaf is not None and is_leaf(x):
         leaves.append(x)
         return _LEAF
@@ -177,7 +182,7 @@ def tree_unflatten(treedef: PyTreeDef, leaves):
 
 
 def _build(td: PyTreeDef, it):
-    if td.kind == "leaf":
+    if td is _LEAF or td.kind == "leaf":
         try:
             return next(it)
         except StopIteration:

@@ -55,6 +55,29 @@ def _is_advanced(i) -> bool:
 
 def getitem(x, idx):
     """x[idx] with NumPy semantics."""
+    if idx.__class__ is int:  # the hot path, x[i]: a slice of the first dimension, then a reshape
+        shape = tuple(x.shape)
+        if shape and -shape[0] <= idx < shape[0]:
+            k = idx % shape[0]
+            rest = (0,) * (len(shape) - 1)
+            y = sh.slice_p.bind(x, start_indices=(k,) + rest, limit_indices=(k + 1,) + shape[1:],
+                                strides=(1,) * len(shape))
+            return sh.reshape_p.bind(y, new_sizes=shape[1:])
+    elif idx.__class__ is slice:  # x[a:b:k], k > 0: one slice of the first dimension
+        shape = tuple(x.shape)
+        if shape:
+            start, stop, step = idx.indices(shape[0])
+            if step > 0:
+                size = max(0, -(-(stop - start) // step))
+                limit = start + (size - 1) * step + 1 if size else start
+                rest = (0,) * (len(shape) - 1)
+                return sh.slice(x, (start,) + rest, (limit,) + shape[1:], (step,) + (1,) * len(rest))
+    elif idx.__class__ is tuple and len(idx) <= len(x.shape):
+        for i in idx:  # ints and slices only: basic indexing without the general normalisation
+            if i.__class__ is not int and i.__class__ is not slice:
+                break
+        else:
+            return basic_getitem(x, list(idx) + [slice(None)] * (len(x.shape) - len(idx)))
     items = _expand_index(idx, x.ndim)
     if any(_is_advanced(i) for i in items):
         from ._advanced_indexing import advanced_getitem

@@ -19,7 +19,9 @@ import operator
 import numpy as np
 
 from ..core import dtypes
+from ..core.array import Array
 from ..core.errors import user_location
+from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from ..primitives import linalg as la
 from ..primitives import shape as sh
@@ -36,6 +38,19 @@ def _shape_arg(shape) -> tuple:
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """Array with the same data and a new shape (one entry may be -1), as numpy.reshape."""
+    c = a.__class__
+    if (c is Array or c is Tracer) and shape.__class__ is tuple and order == "C" and newshape is None:
+        old = a.shape  # the hot path: a tuple of non-negative ints with the right product
+        if shape == old:
+            return a
+        n = 1
+        for d in shape:
+            if d.__class__ is not int or d < 0:
+                break
+            n *= d
+        else:
+            if n == math.prod(old):
+                return sh.reshape_p.bind(a, new_sizes=shape)
     if order != "C":
         raise NotImplementedError("reshape: only order='C' is supported")
     shape = newshape if shape is None else shape
@@ -62,6 +77,9 @@ def ravel(a, order="C"):
 
 def transpose(a, axes=None):
     """Permute the axes (reverse them by default), as numpy.transpose."""
+    if axes is None and (a.__class__ is Array or a.__class__ is Tracer):  # the hot path: a.T
+        nd = len(a.shape)
+        return sh.transpose_p.bind(a, permutation=tuple(range(nd - 1, -1, -1))) if nd > 1 else a
     x = asarray_any(a)
     if axes is None:
         axes = tuple(range(x.ndim))[::-1]
@@ -203,8 +221,29 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 - NumP
     return x
 
 
+_MATMUL_DN = {1: (((0,), (0,)), ((), ())), 2: (((1,), (0,)), ((), ()))}
+
+
+def _small_matmul(x1, x2):
+    """x1 @ x2 as one dot_general when both are vectors or matrices of one dtype and weak type whose
+    core dimensions agree (the hot path of matmul and dot); None otherwise."""
+    ca, cb = x1.__class__, x2.__class__
+    if (ca is Array or ca is Tracer) and (cb is Array or cb is Tracer):
+        a1 = x1._buf if ca is Array else x1.aval
+        a2 = x2._buf if cb is Array else x2.aval
+        s1, s2 = a1.shape, a2.shape
+        if 0 < len(s1) <= 2 and 0 < len(s2) <= 2 and a1.dtype == a2.dtype and x1.weak_type == x2.weak_type \
+                and s1[-1] == s2[0]:
+            return la.dot_general_p.bind(x1, x2, dimension_numbers=_MATMUL_DN[len(s1)],
+                                         preferred_element_type=None)
+    return None
+
+
 def matmul(x1, x2, /):
     """Matrix product with NumPy's matmul broadcasting of leading (batch) dimensions."""
+    out = _small_matmul(x1, x2)
+    if out is not None:
+        return out
     a, b = asarray_any(x1), asarray_any(x2)
     shape_a, shape_b = tuple(a.shape), tuple(b.shape)
     if a.ndim == 0 or b.ndim == 0:
@@ -237,6 +276,9 @@ def matmul(x1, x2, /):
 
 def dot(a, b):
     """numpy.dot: scalars multiply; otherwise contract the last axis of a with the second-last of b."""
+    out = _small_matmul(a, b)  # (for vectors and matrices dot is matmul)
+    if out is not None:
+        return out
     x, y = asarray_any(a), asarray_any(b)
     if x.ndim == 0 or y.ndim == 0:
         from ._ufuncs import multiply

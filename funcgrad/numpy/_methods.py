@@ -5,6 +5,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import Array, ArrayBase
+from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from . import _manipulation as m
 from . import _reductions as r
@@ -114,7 +115,7 @@ def _namespace_method(name):
 def _operator(name, f):
     def op(self, other=None):
         c = other.__class__
-        if c is Array or c is float or c is int:
+        if c is Array or c is Tracer or c is float or c is int:
             return f(self, other)
         if other is None and name in ("__neg__", "__pos__", "__abs__", "__invert__"):
             return f(self)

@@ -8,6 +8,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import Array, ArrayBase, to_array, wrap
 from ..core.errors import user_location
+from ..core.trace import Tracer
 from ..primitives.elementwise import convert_element_type
 from ..primitives.shape import broadcast_in_dim
 
@@ -115,20 +116,42 @@ def result_dtype(*args) -> tuple:
     return dtypes.result_type(*keys)
 
 
+_SCALARS: dict = {}  # (value, dtype) -> a weak 0-d Array: the Python constants of a loop recur
+
+
+def _weak_scalar(v, dtype) -> Array:
+    """A Python int/float as a weakly typed 0-d Array of a float or complex dtype (cached; the buffer
+    is read-only, so sharing it is safe). Keys carry the type, and float zeros are never cached, so
+    -0.0 never shares an entry with 0.0 or 0."""
+    key = (v, dtype, v.__class__)
+    x = _SCALARS.get(key)
+    if x is None:
+        buf = np.array(v, dtype)
+        buf.flags.writeable = False
+        x = Array(buf, True)
+        if v or v.__class__ is int:
+            if len(_SCALARS) >= 512:
+                _SCALARS.clear()
+            _SCALARS[key] = x
+    return x
+
+
 def promote_args(op: str, *args):
     """Operands of an elementwise NumPy function converted to one dtype (NEP 50), not yet broadcast.
 
     Python scalars are converted straight to the result dtype, so an out-of-range Python int raises
     OverflowError as in NumPy 2 (e.g. uint8 array + 300), rather than wrapping around."""
-    if len(args) == 2:  # hot paths: two Arrays of one dtype; a float Array with a Python float/int
+    if len(args) == 2:  # hot paths: two arrays of one dtype; a float array with a Python float/int
         a, b = args
-        if a.__class__ is Array and b.__class__ is Array:
-            if a._buf.dtype == b._buf.dtype and a.weak_type == b.weak_type:
-                return args
-        if a.__class__ is Array and (b.__class__ is float or b.__class__ is int) and a._buf.dtype.kind in "fc":
-            return [a, wrap(np.array(b, a._buf.dtype), True)]
-        if b.__class__ is Array and (a.__class__ is float or a.__class__ is int) and b._buf.dtype.kind in "fc":
-            return [wrap(np.array(a, b._buf.dtype), True), b]
+        ca, cb = a.__class__, b.__class__
+        if ca is Array or ca is Tracer:
+            if cb is Array or cb is Tracer:
+                if a.dtype == b.dtype and a.weak_type == b.weak_type:
+                    return args
+            elif (cb is float or cb is int) and a.dtype.kind in "fc":
+                return [a, _weak_scalar(b, a.dtype)]
+        elif (cb is Array or cb is Tracer) and (ca is float or ca is int) and b.dtype.kind in "fc":
+            return [_weak_scalar(a, b.dtype), b]
     args = [a if is_python_scalar(a) else asarray_any(a) for a in args]
     x0 = args[0]
     if not is_python_scalar(x0) and all(
@@ -145,8 +168,12 @@ def broadcast_all(op: str, xs, lazy: bool = False):
     shape = xs[0].shape
     if len(xs) == 2:
         other = xs[1].shape
-        if other == shape or (lazy and (other == () or shape == ()) and xs[0].__class__ is Array
-                              and xs[1].__class__ is Array):
+        if other == shape:
+            return xs
+        if lazy and xs[0].__class__ is Array and xs[1].__class__ is Array:
+            for a, b in zip(shape[::-1], other[::-1]):  # NumPy's rule, checked without building the result
+                if a != b and a != 1 and b != 1:
+                    broadcast_shapes(shape, other, op=op)  # raises NumPy's error
             return xs
     if any(x.shape != shape for x in xs[1:]):
         if lazy and all(x.__class__ is Array for x in xs):

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 from ..core import dtypes
+from ..core.array import Array
 from ..core.errors import user_location
+from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from ..primitives import reduction as red
 from ..primitives.shape import expand_dims
@@ -31,6 +34,9 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple:
     return tuple(sorted(out)) if ndim else ()
 
 
+_ALL_AXES = tuple(tuple(range(n)) for n in range(33))
+
+
 def _keep(x, axes, keepdims):
     return expand_dims(x, axes) if keepdims and axes else x
 
@@ -54,6 +60,11 @@ def _cast_scalar(v, like):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """Sum of elements over the given axes, as numpy.sum (bools and small ints sum in int64)."""
+    if axis is None and dtype is None and out is None and not keepdims and initial is None and where is None:
+        c = a.__class__
+        if (c is Array or c is Tracer) and a.dtype.kind in "fc":  # the hot path: a float array's total
+            nd = len(a.shape)
+            return red.reduce_sum_p.bind(a, axes=_ALL_AXES[nd]) if 0 < nd < len(_ALL_AXES) else sum(a, ())
     _no_out(out, "sum")
     x = asarray_any(a)
     axes = normalize_axis(axis, x.ndim, "sum")
@@ -88,6 +99,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
     Integers and bools average in the default float dtype (NumPy: float64); float16 accumulates in
     float32 and returns float16, and an integer `dtype=` truncates the result, as in NumPy."""
+    if axis is None and dtype is None and out is None and not keepdims and where is None:
+        c = a.__class__
+        if (c is Array or c is Tracer) and a.dtype.kind in "fc" and a.dtype != dtypes.float16:
+            shape = tuple(a.shape)  # the hot path: the mean of a whole float32/64 (complex) array
+            if 0 < len(shape) < len(_ALL_AXES):
+                return red.reduce_sum_p.bind(a, axes=_ALL_AXES[len(shape)]) / math.prod(shape)
     _no_out(out, "mean")
     x = asarray_any(a)
     if x.ndim == 0 and axis is not None and axis != ():

@@ -19,10 +19,12 @@ import operator
 import numpy as np
 
 from ..core import dtypes
+from ..core.array import Array
+from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from ..primitives import special as sp
 from ..primitives.shape import full
-from ._promote import (asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
+from ._promote import (_weak_scalar, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, result_dtype, scalar_array)
 
 
@@ -39,6 +41,11 @@ def _no_loop(name, dt):
 
 def _float_unary(name, lax_fn, complex_ok=True):
     def f(x, /):
+        c = x.__class__
+        if c is Array or c is Tracer:  # the hot path: a float (or complex) array
+            k = x.dtype.kind
+            if k == "f" or (k == "c" and complex_ok):
+                return lax_fn(x)
         x = asarray_any(x)
         if not complex_ok and dtypes.is_complex(x.dtype):
             _no_loop(name, x.dtype)
@@ -80,8 +87,40 @@ def _bool_error(name, op):
                     ".astype(int) first")
 
 
-def _binary(name, lax_fn, bool_fn=None, bool_ok=True):
+def _agreeing(x1, x2, kinds: str):
+    """(x1, x2) ready for an elementwise primitive when no promotion or broadcasting is needed: two
+    arrays of one shape, dtype (of a kind in `kinds`) and weak type; or a concrete float/complex Array
+    and a Python int/float, as a cached weak 0-d constant (the backend broadcasts it). Else None.
+    These are the hot paths of the NumPy functions; everything else takes the general path."""
+    c1, c2 = x1.__class__, x2.__class__
+    if c1 is Array and c2 is Array:
+        b1, b2 = x1._buf, x2._buf
+        if b1.dtype == b2.dtype and b1.shape == b2.shape and x1.weak_type == x2.weak_type \
+                and b1.dtype.kind in kinds:
+            return x1, x2
+    elif (c1 is Tracer or c1 is Array) and (c2 is Tracer or c2 is Array):
+        a1, a2 = x1.aval, x2.aval
+        if (a1 is a2 or (a1.dtype == a2.dtype and a1.shape == a2.shape and a1.weak_type == a2.weak_type)) \
+                and a1.dtype.kind in kinds:
+            return x1, x2
+    elif c1 is Array and (c2 is float or c2 is int):
+        dt = x1._buf.dtype
+        if dt.kind in "fc" and dt.kind in kinds:
+            return x1, _weak_scalar(x2, dt)
+    elif c2 is Array and (c1 is float or c1 is int):
+        dt = x2._buf.dtype
+        if dt.kind in "fc" and dt.kind in kinds:
+            return _weak_scalar(x1, dt), x2
+    return None
+
+
+def _binary(name, prim, bool_fn=None, bool_ok=True):
+    lax_fn = prim.bind
+
     def f(x1, x2, /):
+        ops = _agreeing(x1, x2, "iufcV")  # (not bool: NumPy's add/multiply of bools are or/and)
+        if ops is not None:
+            return lax_fn(*ops)
         a, b = promote_and_broadcast(name, x1, x2, lazy=True)  # one primitive: eager operands may broadcast
         if a.dtype == dtypes.bool_:
             if not bool_ok:
@@ -95,11 +134,11 @@ def _binary(name, lax_fn, bool_fn=None, bool_ok=True):
 
 
 # On bools NumPy's add is logical or and multiply is logical and: max and min of bools.
-add = _binary("add", ew.add, bool_fn=ew.max)
-subtract = _binary("subtract", ew.sub, bool_ok=False)
-multiply = _binary("multiply", ew.mul, bool_fn=ew.min)
-maximum = _binary("maximum", ew.max)
-minimum = _binary("minimum", ew.min)
+add = _binary("add", ew.add_p, bool_fn=ew.max)
+subtract = _binary("subtract", ew.sub_p, bool_ok=False)
+multiply = _binary("multiply", ew.mul_p, bool_fn=ew.min)
+maximum = _binary("maximum", ew.max_p)
+minimum = _binary("minimum", ew.min_p)
 
 
 def _out_of_range_compare(name, x1, x2):
@@ -127,6 +166,9 @@ def _out_of_range_compare(name, x1, x2):
 
 def _compare(name, lax_fn):
     def f(x1, x2, /):
+        ops = _agreeing(x1, x2, "biufcV")  # (a Python scalar only beside floats: it cannot overflow)
+        if ops is not None:
+            return lax_fn(*ops)
         r = _out_of_range_compare(name, x1, x2)
         if r is not None:
             return r
@@ -160,6 +202,9 @@ def _inexact_args(name, x1, x2, complex_ok=True):
 
 def true_divide(x1, x2, /):
     """x1 / x2 with NumPy semantics: integer and bool operands divide in the default float dtype."""
+    ops = _agreeing(x1, x2, "fc")
+    if ops is not None:
+        return ew.div_p.bind(*ops)
     return ew.div(*_inexact_args("true_divide", x1, x2))
 
 
@@ -168,6 +213,8 @@ divide = true_divide
 
 def power(x1, x2, /):
     """x1 ** x2. A Python int exponent lowers to integer_pow (exact, and cheap to differentiate)."""
+    if x2.__class__ is int and (x1.__class__ is Array or x1.__class__ is Tracer) and x1.dtype.kind in "fc":
+        return ew.integer_pow_p.bind(x1, y=x2)  # the hot path: a float array to a Python int power
     if isinstance(x2, int) and not isinstance(x2, bool) and not is_python_scalar(x1):
         x = asarray_any(x1)
         dt, _ = result_dtype(x, x2)
@@ -251,6 +298,16 @@ def where(condition, x=None, y=None, /):
             from ._manipulation import nonzero
             return nonzero(condition)
         raise ValueError("where: either both or neither of x and y should be given")
+    cc = condition.__class__
+    if (cc is Array or cc is Tracer) and condition.dtype == dtypes.bool_:  # the hot path: no broadcasting
+        ops = _agreeing(x, y, "biufcV")
+        if ops is not None:
+            a, b = ops
+            shape = condition.shape
+            if a.shape == shape and b.shape == shape:
+                return ew.select_p.bind(condition, a, b)
+            if cc is Array and (a.shape == shape or b.shape == shape):  # a scalar beside a concrete array
+                return ew.select_p.bind(condition, a, b)
     c = asarray_any(condition)
     if c.dtype != dtypes.bool_:
         c = ew.ne(c, ew.zeros_like(c))

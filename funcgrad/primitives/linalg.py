@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from ..core import dtypes
 from ..core.aval import ShapedArray
@@ -52,8 +51,15 @@ def _dot_impl(xp):
         if preferred_element_type is not None and x.dtype != preferred_element_type:
             # Accumulate in the preferred type (e.g. float32 operands summed in float64).
             x, y = x.astype(preferred_element_type), y.astype(preferred_element_type)
-        if not lb and lc == (x.ndim - 1,) and rc == (0,) and y.ndim <= 2 and x.ndim <= 2:
-            out = xp.matmul(x, y) if x.ndim and y.ndim else x * y
+        if not lb and len(lc) == 1 and 0 < x.ndim <= 2 and 0 < y.ndim <= 2:
+            # One contraction of vectors/matrices: a matrix product of transposed views where needed
+            # (ndarray.dot: for 1-D and 2-D operands it is matmul, with a third of its call overhead).
+            out = (x.T if lc[0] == 0 and x.ndim == 2 else x).dot(y.T if rc[0] == 1 else y)
+        elif not lb and not lc:  # an outer product
+            if x.ndim == 1 and y.ndim == 1 and x.size * y.size <= 4096:  # small: a k=1 product is cheaper
+                out = x.reshape(-1, 1).dot(y.reshape(1, -1))
+            else:
+                out = x.reshape(x.shape + (1,) * y.ndim) * y
         else:
             xf, yf = _free(x.ndim, lc, lb), _free(y.ndim, rc, rb)
             bshape = [x.shape[i] for i in lb]
@@ -79,20 +85,69 @@ def _ranges(x_ndim, y_ndim, dimension_numbers):
     return (tuple(range(nb)), tuple(range(nb, nb + nxf)), tuple(range(nb + nxf, nb + nxf + nyf)))
 
 
-def _dot_vjp_x(g, ans, x, y, *, dimension_numbers, preferred_element_type=None):
-    (lc, rc), (lb, rb) = dimension_numbers
-    g_b, g_xf, g_yf = _ranges(x.ndim, y.ndim, dimension_numbers)
-    r = dot_general(g, y, ((g_yf, tuple(_free(y.ndim, rc, rb))), (g_b, tuple(rb))))
-    order = list(lb) + _free(x.ndim, lc, lb) + [lc[j] for j in np.argsort(rc)]
-    return convert_element_type(transpose(r, tuple(int(i) for i in np.argsort(order))), x.dtype)
+def _argsort(seq) -> tuple:
+    return tuple(sorted(range(len(seq)), key=seq.__getitem__))
 
 
-def _dot_vjp_y(g, ans, x, y, *, dimension_numbers, preferred_element_type=None):
+_VJP_PLANS: dict = {}
+_VJP_PLANS_BY_ID: dict = {}
+
+
+def _vjp_plan(dimension_numbers, x_ndim, y_ndim, wrt_x: bool):
+    """How to compute one operand's cotangent: (swap, dn, perm) meaning
+    transpose(dot_general(g, other) or, when swap, dot_general(other, g), with dn), perm)
+    (perm None: no transpose). The order that needs no transpose is preferred. Cached per signature."""
+    fast = _VJP_PLANS_BY_ID.get((id(dimension_numbers), x_ndim, y_ndim, wrt_x))
+    if fast is not None and fast[0] is dimension_numbers:  # (hashing the nested tuple costs more)
+        return fast[1]
+    key = (dimension_numbers, x_ndim, y_ndim, wrt_x)
+    plan = _VJP_PLANS.get(key)
+    if plan is None:
+        plan = _make_vjp_plan(dimension_numbers, x_ndim, y_ndim, wrt_x)
+        if len(_VJP_PLANS) < 4096:
+            _VJP_PLANS[key] = plan
+    if len(_VJP_PLANS_BY_ID) >= 4096:
+        _VJP_PLANS_BY_ID.clear()
+    _VJP_PLANS_BY_ID[(id(dimension_numbers), x_ndim, y_ndim, wrt_x)] = (dimension_numbers, plan)  # keeps it alive
+    return plan
+
+
+def _make_vjp_plan(dimension_numbers, x_ndim, y_ndim, wrt_x):
     (lc, rc), (lb, rb) = dimension_numbers
-    g_b, g_xf, g_yf = _ranges(x.ndim, y.ndim, dimension_numbers)
-    r = dot_general(g, x, ((g_xf, tuple(_free(x.ndim, lc, lb))), (g_b, tuple(lb))))
-    order = list(rb) + _free(y.ndim, rc, rb) + [rc[j] for j in np.argsort(lc)]
-    return convert_element_type(transpose(r, tuple(int(i) for i in np.argsort(order))), y.dtype)
+    g_b, g_xf, g_yf = _ranges(x_ndim, y_ndim, dimension_numbers)
+    if not wrt_x:  # the cotangent of y is that of x in the mirrored contraction
+        (lc, rc), (lb, rb), g_xf, g_yf, x_ndim, y_ndim = (rc, lc), (rb, lb), g_yf, g_xf, y_ndim, x_ndim
+    # "x" is now the operand whose cotangent we want, "y" the other one; g's dims are (batch, the
+    # other's free dims g_yf, ...) as dot_general orders them.
+    y_free = tuple(_free(y_ndim, rc, rb))
+    contracted = [lc[j] for j in _argsort(rc)]  # x's dims matching y's contracting dims, in y's order
+    x_free = _free(x_ndim, lc, lb)
+    order = list(lb) + x_free + contracted
+    swapped_order = list(lb) + contracted + x_free
+    ident = list(range(x_ndim))
+    if order != ident and swapped_order == ident:
+        plan = (True, ((y_free, g_yf), (tuple(rb), g_b)), None)
+    else:
+        perm = None if order == ident else _argsort(order)
+        plan = (False, ((g_yf, y_free), (g_b, tuple(rb))), perm)
+    return plan
+
+
+def _dot_vjp(wrt_x: bool):
+    def rule(g, ans, x, y, *, dimension_numbers, preferred_element_type=None):
+        swap, dn, perm = _vjp_plan(dimension_numbers, x.ndim, y.ndim, wrt_x)
+        other, target = (y, x) if wrt_x else (x, y)
+        r = dot_general_p.bind(other, g, dimension_numbers=dn, preferred_element_type=None) if swap else \
+            dot_general_p.bind(g, other, dimension_numbers=dn, preferred_element_type=None)
+        if perm is not None:
+            r = transpose(r, perm)
+        if r.dtype == target.dtype and not r.weak_type:
+            return r
+        return convert_element_type(r, target.dtype)
+    return rule
+
+
+_dot_vjp_x, _dot_vjp_y = _dot_vjp(True), _dot_vjp(False)
 
 
 def _shift(dims, d):
@@ -126,9 +181,20 @@ dot_general_p = Primitive(
     vjp=[_dot_vjp_x, _dot_vjp_y], batch=_dot_batch)
 
 
+_DNS: dict = {}  # dimension_numbers as given -> as ints (a cache: callers repeat a few)
+
+
 def dot_general(x, y, dimension_numbers, preferred_element_type=None):
-    (lc, rc), (lb, rb) = dimension_numbers
-    dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
-          (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
+    try:
+        dn = _DNS[dimension_numbers]
+    except (KeyError, TypeError):  # new, or unhashable (lists)
+        (lc, rc), (lb, rb) = dimension_numbers
+        dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
+              (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
+        if isinstance(dimension_numbers, tuple) and len(_DNS) < 4096:
+            try:
+                _DNS[dimension_numbers] = dn
+            except TypeError:
+                pass
     pet = None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
     return dot_general_p.bind(x, y, dimension_numbers=dn, preferred_element_type=pet)

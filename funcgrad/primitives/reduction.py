@@ -6,11 +6,21 @@ from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ._util import check_dtype, move_axis, value_error
 from .elementwise import select
-from .shape import broadcast_in_dim, full
+from .shape import broadcast_in_dim_p, full
+
+
+_KEPT: dict = {}
 
 
 def _kept(ndim, axes):
-    return tuple(i for i in range(ndim) if i not in axes)
+    """The dimensions of an ndim-array that a reduction over `axes` keeps (cached: rules call it often)."""
+    key = (ndim, axes)
+    kept = _KEPT.get(key)
+    if kept is None:
+        kept = tuple(i for i in range(ndim) if i not in axes)
+        if len(_KEPT) < 1024:
+            _KEPT[key] = kept
+    return kept
 
 
 def _reduce_rule(op: str, kinds: str):
@@ -26,7 +36,10 @@ def _reduce_rule(op: str, kinds: str):
 
 def _expand(g, x, axes):
     """Broadcast a reduced result back to the operand's shape."""
-    return broadcast_in_dim(g, x.shape, _kept(x.ndim, axes))
+    shape = tuple(x.shape)
+    if not axes:
+        return g
+    return broadcast_in_dim_p.bind(g, shape=shape, broadcast_dimensions=_kept(len(shape), axes))
 
 
 def _reduce_batch(prim):
@@ -37,7 +50,7 @@ def _reduce_batch(prim):
 
 
 def _sum_impl(xp):
-    return lambda x, *, axes: xp.sum(x, axis=axes, dtype=x.dtype)
+    return lambda x, *, axes: x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs)
 
 
 reduce_sum_p = Primitive(
@@ -55,7 +68,7 @@ def _chooser_weights(ans, x, axes):
 
 def _chooser(name, np_name):
     p = Primitive(
-        name, impl=lambda xp: (lambda x, *, axes: getattr(xp, np_name)(x, axis=axes)),
+        name, impl=lambda xp: (lambda x, *, axes: getattr(x, np_name)(axis=axes)),  # (methods: no wrapper)
         abstract_eval=_reduce_rule(name, "bifc"),
         jvp=[lambda t, ans, x, *, axes: reduce_sum(t * _chooser_weights(ans, x, axes), axes)],
         vjp=[lambda g, ans, x, *, axes: _expand(g, x, axes) * _chooser_weights(ans, x, axes)])
@@ -68,7 +81,7 @@ reduce_min_p = _chooser("reduce_min", "min")
 
 
 def _prod_impl(xp):
-    return lambda x, *, axes: xp.prod(x, axis=axes, dtype=x.dtype)
+    return lambda x, *, axes: x.prod(axis=axes, dtype=x.dtype)
 
 
 def _prod_grad(ans, x, axes):

@@ -16,7 +16,7 @@ from ..core.array import ArrayBase, get_aval, to_array
 from ..core.errors import user_location
 from ..core.trace import Tracer, new_trace
 from ..core.tree_util import tree_flatten, tree_unflatten, tree_map
-from ..primitives.elementwise import add, zeros_like, ones_like
+from ..primitives.elementwise import add, add_p, zeros_like, ones_like
 
 
 class Tape:
@@ -75,7 +75,37 @@ def forward(tape: Tape, tangents: Sequence) -> list:
     for t_in, tan in zip(tape.inputs, tangents):
         if tan is not None:
             env[t_in.var] = tan
+    inexact = _INEXACT
+    accumulate = add_p.bind
     for eqn in tape.trace.eqns:
+        prim = eqn.prim
+        if not prim.multiple_results and prim.jvp_full is None:  # the common case, in one pass
+            if not prim.differentiable:
+                continue
+            out = args = None
+            invars = eqn.invars
+            for i, v in enumerate(invars):
+                t = env.get(v)
+                if t is None:
+                    continue
+                rule = prim.jvp[i]
+                if rule is None:
+                    continue
+                if args is None:
+                    args = [w.val for w in invars]
+                    ans = eqn.outvars[0].val
+                c = rule(t, ans, *args, **eqn.params)
+                if c is not None:
+                    out = c if out is None else accumulate(out, c)
+            if out is not None:
+                v = eqn.outvars[0]
+                dt = v.aval.dtype
+                d = inexact.get(dt)
+                if d is None:
+                    d = inexact[dt] = dtypes.is_inexact(dt)
+                if d:
+                    env[v] = out
+            continue
         ts = [env.get(v) for v in eqn.invars]
         if all(t is None for t in ts) or not eqn.prim.differentiable:
             continue
@@ -110,8 +140,36 @@ def backward(tape: Tape, cts: Sequence) -> list:
         if ct is not None and isinstance(o, Tracer) and o._trace is tape.trace:
             env[o.var] = _sum(env.get(o.var), ct)
     inexact = _INEXACT
+    accumulate = add_p.bind
     for eqn in reversed(tape.trace.eqns):
         prim = eqn.prim
+        if not prim.multiple_results and prim.vjp_full is None:  # the common case, in one pass
+            g = env.pop(eqn.outvars[0], None)
+            if g is None or not prim.differentiable:
+                continue
+            invars = eqn.invars
+            args = None
+            vjps = prim.vjp
+            for i, v in enumerate(invars):
+                if v.is_const:
+                    continue
+                dt = v.aval.dtype
+                d = inexact.get(dt)
+                if d is None:
+                    d = inexact[dt] = dtypes.is_inexact(dt)
+                if not d:
+                    continue
+                rule = vjps[i]
+                if rule is None:
+                    continue
+                if args is None:
+                    args = [w.val for w in invars]
+                    ans = eqn.outvars[0].val
+                c = rule(g, ans, *args, **eqn.params)
+                if c is not None:
+                    prev = env.get(v)
+                    env[v] = c if prev is None else accumulate(prev, c)
+            continue
         if prim.multiple_results:
             outs_ct = [env.pop(v, None) for v in eqn.outvars]
             if all(c is None for c in outs_ct):
