@@ -70,6 +70,17 @@ class _Matcher:
             return is_value(uniform_value(self.const_val[e.invars[0]]), 1)
         return False
 
+    def same(self, u: Var, v: Var) -> bool:
+        """u and v hold the same value: one variable, or two uniform constants of one value and type
+        (the eager layer caches a broadcast scalar per use, so max's 0 and the tie test's 0 can differ)."""
+        if u is v:
+            return True
+        cu, cv = self.const_val.get(u), self.const_val.get(v)
+        if cu is None or cv is None or u.aval.shape != v.aval.shape or u.aval.dtype != v.aval.dtype:
+            return False
+        a, b = uniform_value(cu), uniform_value(cv)
+        return a is not None and b is not None and (a == b and np.signbit(a) == np.signbit(b))
+
     def mask(self, v: Var, dtype):
         """(a, z) when v = convert(eq(a, z)) to `dtype`."""
         c = self.only(v, "convert_element_type")
@@ -99,7 +110,8 @@ class _Matcher:
                 continue
             x = mx[1] if mx[0] is z else mx[0]
             y = my[1] if my[0] is z else my[0]
-            if {x, y} == set(ze.invars) or (x is y and x in ze.invars):
+            p, q = ze.invars
+            if (self.same(x, p) and self.same(y, q)) or (self.same(x, q) and self.same(y, p)):
                 if all(tuple(v.aval.shape) == tuple(z.aval.shape) and v.aval.dtype == dtype for v in (x, y)):
                     return ze.prim.name, x, y
         return None
