@@ -4,6 +4,8 @@
     from funcgrad import grad, vmap, jit
 """
 from . import core, primitives  # noqa: F401  (registers the primitive cards)
+
+core.errors.ignore_fp_warnings()
 from . import numpy  # noqa: F401  (installs Array operators and methods)
 from . import lax, random, tree_util  # noqa: F401
 from .config import config  # noqa: F401

@@ -120,3 +120,23 @@ def test_every_primitive_has_every_rule():
         assert p.batch is not None, name
         assert p.jvp is not None or p.jvp_full is not None, name
         assert p.vjp is not None or p.vjp_full is not None, name
+
+
+def test_floating_point_exceptions_are_values_not_warnings():
+    """log(0), 0/0, overflow inside funcgrad (eager, Tensor, jit, grad) give inf/nan silently, as JAX and
+    PyTorch do; the user's own NumPy calls keep NumPy's warnings."""
+    import warnings
+
+    import funcgrad as fg
+    import funcgrad.numpy as jnp
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fg.core.errors.ignore_fp_warnings()  # funcgrad's filter (installed on import) goes first again
+        z = jnp.zeros(3)
+        assert np.isneginf(np.asarray(jnp.log(z))).all()
+        assert np.isnan(np.asarray(z / z)).all()
+        assert np.isinf(np.asarray(fg.jit(lambda x: jnp.exp(x * 1000.0))(jnp.ones(3)))).all()
+        assert np.isinf(np.asarray(fg.grad(lambda x: jnp.sum(jnp.sqrt(x)))(z))).all()
+        assert np.isneginf(fg.log(fg.zeros(2)).numpy()).all()
+        with pytest.raises(RuntimeWarning, match="divide by zero"):
+            np.log(np.zeros(1))

@@ -32,3 +32,13 @@ def user_location(skip: int = 2) -> str:
     if fr is None:
         return "<unknown location>"
     return f"{fr[0]}:{fr[1]} (in {fr[2]})"
+
+
+def ignore_fp_warnings() -> None:
+    """Floating-point exceptions inside funcgrad's own kernels are values (inf, nan), as in JAX and PyTorch,
+    not warnings. NumPy attributes them to the calling frame, so this filter covers funcgrad's modules
+    (and jit's generated code, whose module is `funcgrad.jit_generated`) and leaves the user's NumPy code
+    as it was. Installed on import."""
+    import warnings
+    warnings.filterwarnings("ignore", r"(divide by zero|invalid value|overflow|underflow) encountered",
+                            RuntimeWarning, r"funcgrad(\.|$)")

@@ -117,7 +117,7 @@ _FRESH_IMPLS = frozenset(("concatenate", "extremum_grad", "conv_general_dilated"
 class _Gen:
     def __init__(self, jaxpr: Jaxpr, items, xp):
         self.jaxpr, self.items, self.xp = jaxpr, items, xp
-        self.glb = {"np": np}
+        self.glb = {"np": np, "__name__": "funcgrad.jit_generated"}  # (module name: see the warning filter in funcgrad/__init__.py)
         self.gids = {}
         self.names = {}
         self.lines = []
