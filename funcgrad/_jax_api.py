@@ -27,7 +27,7 @@ from .core.tree_util import tree_flatten, tree_map, tree_unflatten
 __all__ = ["ShapeDtypeStruct", "eval_shape", "typeof", "device_count", "local_devices", "local_device_count",
            "default_backend", "process_index", "process_count", "Device", "device_get", "disable_jit",
            "clear_caches", "ensure_compile_time_eval", "named_scope", "named_call", "linear_transpose",
-           "closure_convert", "print_environment_info"]
+           "closure_convert", "print_environment_info", "pure_callback"]
 
 
 class ShapeDtypeStruct:
@@ -295,3 +295,50 @@ def print_environment_info(return_string: bool = False):
         return text
     print(text, end="")
     return None
+
+
+# --- host callbacks ---------------------------------------------------------------------------------
+
+class _PureCallback:
+    """Rebuilds the callback's argument tree from NumPy buffers and flattens what it returns."""
+    __slots__ = ("fn", "tree", "out_tree")
+
+    def __init__(self, fn, tree, out_tree):
+        self.fn, self.tree, self.out_tree = fn, tree, out_tree
+
+    def __call__(self, *bufs):
+        args, kwargs = tree_unflatten(self.tree, bufs)
+        out = self.fn(*args, **kwargs)
+        leaves, tree = tree_flatten(out)
+        if tree != self.out_tree:
+            raise TypeError(f"pure_callback: the callback returned a {tree}, but result_shape_dtypes is a "
+                            f"{self.out_tree}")
+        return leaves
+
+
+def pure_callback(callback: Callable, result_shape_dtypes, *args, sharding=None, vmap_method=None,
+                  vectorized=None, **kwargs):
+    """Call a pure Python function on NumPy arrays from traced code: under jit it runs when the compiled
+    function runs. `result_shape_dtypes` is a pytree of ShapeDtypeStructs (or arrays) describing what it
+    returns; `vmap_method` says how vmap calls it ('sequential', 'expand_dims', 'broadcast_all';
+    legacy `vectorized=True` means 'legacy_vectorized'). Not differentiable (wrap it in custom_jvp)."""
+    from .numpy import asarray
+    from .primitives.callbacks import pure_callback_p
+    if not callable(callback):
+        raise TypeError(f"pure_callback: expected a callable, got {type(callback).__name__}")
+    if vectorized is not None:
+        if vmap_method is not None:
+            raise ValueError("pure_callback: give vmap_method or the deprecated vectorized, not both")
+        vmap_method = "legacy_vectorized" if vectorized else "sequential"
+    res_leaves, res_tree = tree_flatten(result_shape_dtypes)
+    result_avals = []
+    for r in res_leaves:
+        if not (hasattr(r, "shape") and hasattr(r, "dtype")):
+            raise TypeError(f"pure_callback: result_shape_dtypes leaves must have .shape and .dtype "
+                            f"(e.g. ShapeDtypeStruct), got {type(r).__name__}")
+        result_avals.append(ShapedArray(tuple(r.shape), _dt.canonicalize(r.dtype)))
+    leaves, tree = tree_flatten((args, kwargs))
+    leaves = [x if isinstance(x, ArrayBase) else asarray(x) for x in leaves]
+    outs = pure_callback_p.bind(*leaves, callback=_PureCallback(callback, tree, res_tree),
+                                result_avals=tuple(result_avals), vmap_method=vmap_method)
+    return tree_unflatten(res_tree, outs)
