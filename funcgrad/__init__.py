@@ -12,7 +12,7 @@ from .core.backend import devices  # noqa: F401
 from .numpy import asarray as _asarray
 from .primitives import stop_gradient  # noqa: F401
 from .transforms import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacfwd, jacrev, jit,  # noqa: F401
-                         jvp, linearize, make_jaxpr, remat, value_and_grad, vjp, vmap)
+                         jvp, linearize, make_jaxpr, pmap, remat, value_and_grad, vjp, vmap)
 
 __version__ = "0.1.0"
 

@@ -88,3 +88,7 @@ def zeros_like_array(x):
 
 def full_like(x, fill_value, dtype=None, shape=None):
     return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
+
+
+from ..primitives.collectives import (all_gather, axis_index, axis_size, pmax, pmean, pmin,  # noqa: E402,F401
+                                      ppermute, pshuffle, psum, pswapaxes)
