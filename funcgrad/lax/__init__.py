@@ -92,3 +92,4 @@ def full_like(x, fill_value, dtype=None, shape=None):
 
 from ..primitives.collectives import (all_gather, axis_index, axis_size, pmax, pmean, pmin,  # noqa: E402,F401
                                       ppermute, pshuffle, psum, pswapaxes)
+from . import linalg  # noqa: E402,F401
