@@ -2,4 +2,4 @@
 
     import funcgrad.scipy.special as sps
 """
-from . import linalg, signal, special, stats  # noqa: F401
+from . import linalg, optimize, signal, special, stats  # noqa: F401
