@@ -99,3 +99,24 @@ def test_errors_and_pmap():
         jax.pmap(lambda v: v, axis_name="d", devices=jax.local_devices()[:1])(jnp.ones(2))
     out = jax.pmap(lambda v, k: v * k, static_broadcasted_argnums=1)(xs, 3.0)
     np.testing.assert_allclose(out, xs * 3.0)
+
+
+def test_collectives_inside_control_flow():
+    x = np.arange(6.0).reshape(2, 3)
+
+    def f(v):
+        def body(c, xi):
+            return c + lax.psum(xi, "i") * xi, lax.axis_index("i")
+        return lax.scan(body, 0.0, v)
+    total, idx = vm(f)(x)
+    np.testing.assert_allclose(total, (x.sum(0) * x).sum(1))
+    assert np.asarray(idx).tolist() == [[0, 0, 0], [1, 1, 1]]
+    np.testing.assert_allclose(jax.jit(vm(f))(x)[0], (x.sum(0) * x).sum(1))
+    # d/dx of sum_t (sum_i x_it)^2 is 2 sum_i x_it
+    g = jax.grad(lambda z: jnp.sum(vm(lambda v: f(v)[0])(z)))(x)
+    np.testing.assert_allclose(g, np.broadcast_to(2 * x.sum(0), x.shape))
+    loop = vm(lambda v: lax.fori_loop(0, 3, lambda i, c: c + lax.psum(v, "i"), jnp.zeros(3)))(x)
+    np.testing.assert_allclose(loop, np.broadcast_to(3 * x.sum(0), x.shape))
+    # a batched predicate runs both branches for every member, so pmean sees all of them
+    c = vm(lambda v: lax.cond(v.sum() > 3, lambda u: lax.pmean(u, "i"), lambda u: u * 0, v))(x)
+    np.testing.assert_allclose(c, [np.zeros(3), x.mean(0)])

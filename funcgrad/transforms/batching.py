@@ -1,6 +1,7 @@
 """vmap: trace the per-example function once, then re-interpret its jaxpr with batch rules."""
 from __future__ import annotations
 
+import threading
 from typing import Callable
 
 from ..core.array import ArrayBase, get_aval, to_array
@@ -53,6 +54,15 @@ def batch_jaxpr_eval(jaxpr: Jaxpr, args, dims, axis=None):
                 outs = prim.bind(*vals, **eqn.params)
             outs = outs if prim.multiple_results else [outs]
             out_ds = [None] * len(outs)
+        elif axis is not None and getattr(prim, "is_call", False) and _nested_collectives(eqn.params):
+            # control flow whose bodies use collectives: its batch rule's vmaps take this axis's name
+            _inherit.stack.append(axis)
+            try:
+                outs, out_ds = prim.batch(list(vals), list(ds), **eqn.params)
+            finally:
+                _inherit.stack.pop()
+            if not prim.multiple_results:
+                outs, out_ds = [outs], [out_ds]
         else:
             outs, out_ds = prim.batch(list(vals), list(ds), **eqn.params)
             if not prim.multiple_results:
@@ -60,6 +70,30 @@ def batch_jaxpr_eval(jaxpr: Jaxpr, args, dims, axis=None):
         for v, o, d in zip(eqn.outvars, outs, out_ds):
             env[v] = (o, d)
     return [env[v][0] for v in jaxpr.outvars], [env[v][1] for v in jaxpr.outvars]
+
+
+class _Inherit(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_inherit = _Inherit()
+
+
+def _nested_collectives(params) -> bool:
+    for v in params.values():
+        for j in (v if isinstance(v, (tuple, list)) else (v,)):
+            if isinstance(j, Jaxpr) and has_collective(j):
+                return True
+    return False
+
+
+def _inherited_axis_name(axis_size):
+    """The axis name a control-flow batch rule's vmap inherits from the named vmap evaluating it."""
+    st = _inherit.stack
+    if st and st[-1] is not None and st[-1][1] == axis_size:
+        return st[-1][0]
+    return None
 
 
 def _check_axes_spec(spec, what):
@@ -102,6 +136,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
                                  "that are not batched")
             norm_axes.append(a % nd)
         size = _axis_size(leaves, norm_axes, axis_size)
+        name = axis_name if axis_name is not None else _inherited_axis_name(size)
         batched_idx = [i for i, a in enumerate(norm_axes) if a is not None]
         store = []
 
@@ -119,8 +154,12 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
             av = get_aval(leaves[i])
             a = norm_axes[i]
             in_avals.append(ShapedArray(av.shape[:a] + av.shape[a + 1:], av.dtype, av.weak_type))
-        axis = None if axis_name is None else (axis_name, size)
-        jaxpr = trace_to_jaxpr(flat_fun, in_avals, "vmap", axis)
+        axis = None if name is None else (name, size)
+        _inherit.stack.append(None)  # vmaps inside this one do not inherit
+        try:
+            jaxpr = trace_to_jaxpr(flat_fun, in_avals, "vmap", axis)
+        finally:
+            _inherit.stack.pop()
         out_tree = store[-1]
         bargs = [leaves[i] if isinstance(leaves[i], ArrayBase) else to_array(leaves[i], copy=False)
                  for i in batched_idx]
