@@ -102,7 +102,7 @@ def test_errors_and_pmap():
 
 
 def test_collectives_inside_control_flow():
-    x = np.arange(6.0).reshape(2, 3)
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
 
     def f(v):
         def body(c, xi):
