@@ -27,7 +27,8 @@ from .core.tree_util import tree_flatten, tree_map, tree_unflatten
 __all__ = ["ShapeDtypeStruct", "eval_shape", "typeof", "device_count", "local_devices", "local_device_count",
            "default_backend", "process_index", "process_count", "Device", "device_get", "disable_jit",
            "clear_caches", "ensure_compile_time_eval", "named_scope", "named_call", "linear_transpose",
-           "closure_convert", "print_environment_info", "pure_callback"]
+           "closure_convert", "print_environment_info", "pure_callback", "device_put_replicated",
+           "device_put_sharded"]
 
 
 class ShapeDtypeStruct:
@@ -164,6 +165,22 @@ def device_get(x):
             return v.get()
         return v
     return tree_map(get, x)
+
+
+def device_put_replicated(x, devices: list):
+    """x (a pytree) stacked len(devices) times along a new leading axis, for pmap over those devices."""
+    from .numpy import asarray, stack
+    if not devices:
+        raise ValueError("device_put_replicated: `devices` must be a non-empty sequence")
+    return tree_map(lambda v: stack([asarray(v)] * len(devices)), x)
+
+
+def device_put_sharded(shards: list, devices: list):
+    """The pytrees in `shards` (one per device) stacked leafwise along a new leading axis."""
+    from .numpy import asarray, stack
+    if len(shards) != len(devices):
+        raise ValueError(f"device_put_sharded: {len(shards)} shards for {len(devices)} devices")
+    return tree_map(lambda *vs: stack([asarray(v) for v in vs]), *shards)
 
 
 # --- jit controls -----------------------------------------------------------------------------------

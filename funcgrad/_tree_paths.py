@@ -5,10 +5,12 @@ A path is a tuple of keys from the root to a leaf; the leaves come in `tree_flat
 """
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict, defaultdict
 from typing import Any, Callable, NamedTuple
 
-from .core.tree_util import _LEAF, PyTreeDef, _node_for, _registry, tree_flatten, tree_unflatten
+from .core.tree_util import (_LEAF, PyTreeDef, _node_for, _registry, register_pytree_node, tree_flatten,
+                             tree_unflatten)
 
 
 class DictKey(NamedTuple):
@@ -115,4 +117,21 @@ def all_leaves(iterable, is_leaf: Callable | None = None) -> bool:
 
 
 __all__ = ["DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "keystr", "tree_flatten_with_path",
-           "tree_leaves_with_path", "tree_map_with_path", "treedef_children", "all_leaves"]
+           "tree_leaves_with_path", "tree_map_with_path", "treedef_children", "all_leaves", "Partial"]
+
+
+class Partial(functools.partial):
+    """functools.partial as a pytree: the function is static (part of the structure), the bound
+    arguments are children, so a Partial can pass through jit, vmap and grad (jax.tree_util.Partial)."""
+
+
+def _partial_flatten(p):
+    return (p.args, p.keywords), p.func
+
+
+def _partial_unflatten(func, children):
+    args, kw = children
+    return Partial(func, *args, **kw)
+
+
+register_pytree_node(Partial, _partial_flatten, _partial_unflatten)

@@ -120,3 +120,13 @@ def test_collectives_inside_control_flow():
     # a batched predicate runs both branches for every member, so pmean sees all of them
     c = vm(lambda v: lax.cond(v.sum() > 3, lambda u: lax.pmean(u, "i"), lambda u: u * 0, v))(x)
     np.testing.assert_allclose(c, [np.zeros(3), x.mean(0)])
+
+
+def test_psum_scatter_and_lax_zeta():
+    out = vm(lambda v: lax.psum_scatter(v[:3], "i"))(X)
+    np.testing.assert_allclose(out, X[:, :3].sum(0))
+    tiled = vm(lambda v: lax.psum_scatter(jnp.tile(v, 3), "i", tiled=True))(X)
+    np.testing.assert_allclose(tiled, np.broadcast_to(X.sum(0), (3, 4)))
+    with pytest.raises(ValueError, match="axis has size"):
+        vm(lambda v: lax.psum_scatter(v, "i"))(X)
+    check_grads(lambda z: jnp.sum(vm(lambda v: lax.psum_scatter(jnp.sin(v[:3]), "i") * v[0])(z)), (X / 10,), order=1)

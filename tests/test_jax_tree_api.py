@@ -139,3 +139,24 @@ def test_dtypes_module():
     assert d.finfo(np.float32).eps == np.finfo(np.float32).eps and d.iinfo(np.int8).max == 127
     assert d.float0.itemsize == 0
     assert d.scalar_type_of(jnp.ones(2, jnp.int32)) is int
+
+
+def test_partial_is_a_pytree():
+    from funcgrad.tree_util import Partial
+    p = Partial(lambda a, b, c=0.0: a * b + c, jnp.ones(2), c=3.0)
+    assert len(jax.tree.leaves(p)) == 2
+    np.testing.assert_allclose(jax.jit(lambda f, x: f(x))(p, 2.0), [5.0, 5.0])
+    g = jax.grad(lambda f: jnp.sum(f(2.0)))(p)
+    assert isinstance(g, Partial)
+    np.testing.assert_allclose(g.args[0], [2.0, 2.0])
+    np.testing.assert_allclose(g.keywords["c"], 2.0)
+
+
+def test_device_put_replicated_and_sharded():
+    devs = jax.local_devices()
+    r = jax.device_put_replicated({"a": jnp.arange(3)}, devs)
+    assert r["a"].shape == (len(devs), 3)
+    s = jax.device_put_sharded([jnp.full((2,), float(i)) for i in range(len(devs))], devs)
+    assert s.shape == (len(devs), 2)
+    with pytest.raises(ValueError):
+        jax.device_put_sharded([jnp.ones(1)] * (len(devs) + 1), devs)

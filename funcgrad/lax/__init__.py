@@ -91,10 +91,16 @@ def full_like(x, fill_value, dtype=None, shape=None):
 
 
 from ..primitives.collectives import (all_gather, axis_index, axis_size, pmax, pmean, pmin,  # noqa: E402,F401
-                                      ppermute, pshuffle, psum, pswapaxes)
+                                      ppermute, pshuffle, psum, psum_scatter, pswapaxes)
 from . import linalg  # noqa: E402,F401
 from ._extras import (batch_matmul, broadcast, collapse, index_in_dim, optimization_barrier,  # noqa: E402,F401
                       reduce, reduce_precision, slice_in_dim)
 from ..primitives.special_functions2 import (bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a,  # noqa: E402,F401
                                              igammac)
 from ..primitives.prng import random_gamma_grad  # noqa: E402,F401
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function sum_k (k + q)^-x (see funcgrad.scipy.special.zeta)."""
+    from ..scipy.special import zeta as _zeta
+    return _zeta(x, q)

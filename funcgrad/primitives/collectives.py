@@ -358,6 +358,31 @@ def pshuffle(x, axis_name, perm):
     return ppermute(x, axis_name, [(src, dst) for dst, src in enumerate(perm)])
 
 
+def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None, tiled: bool = False):
+    """psum(x) split along `scatter_dimension` among the members: member i gets block i (tiled=True: a
+    block of size/n along that dimension; else that dimension, of size n, is indexed away)."""
+    from .dynamic_slicing import dynamic_slice_in_dim
+    _check_groups(axis_index_groups, "psum_scatter")
+    n = axis_size(axis_name)
+    idx = axis_index(axis_name)
+
+    def one(v):
+        v = v if isinstance(v, ArrayBase) else to_array(v, copy=False)
+        d = scatter_dimension % v.ndim
+        size = v.shape[d]
+        if tiled:
+            if size % n:
+                raise ValueError(f"psum_scatter: dimension {d} of size {size} is not divisible by the axis size {n}")
+            block = size // n
+            return dynamic_slice_in_dim(_p(psum_p, v, axis_name), idx * block, block, d)
+        if size != n:
+            raise ValueError(f"psum_scatter: dimension {d} has size {size}, but the axis has size {n} "
+                             "(use tiled=True to split it into blocks)")
+        return squeeze(dynamic_slice_in_dim(_p(psum_p, v, axis_name), idx, 1, d), (d,))
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [one(v) for v in leaves])
+
+
 def pswapaxes(*args, **kwargs):
     raise NotImplementedError("pswapaxes is not supported")
 
@@ -374,5 +399,5 @@ def has_collective(jaxpr) -> bool:
     return False
 
 
-__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "pshuffle", "axis_index", "axis_size",
+__all__ = ["psum", "psum_scatter", "pmean", "pmax", "pmin", "all_gather", "ppermute", "pshuffle", "axis_index", "axis_size",
            "axis_frame", "apply_collective", "has_collective", "lookup"]
