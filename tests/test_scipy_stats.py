@@ -174,3 +174,26 @@ def test_special_gradients():
     check_grads(lambda x: fs.betainc(1.5, 2.0, x), (jnp.asarray(U[:3]),), order=2)
     check_grads(fs.i0e, (jnp.asarray(X[:4] * 10),), order=2)
     check_grads(fs.i1e, (jnp.asarray(X[:4] * 10),), order=2)
+
+
+def test_more_distributions_against_scipy():
+    ks = np.concatenate([K, [-1.0, 0.0, 2.5]])
+    close(stats.geom.logpmf(ks, 0.3), sst.geom.logpmf(ks, 0.3))
+    close(stats.geom.pmf(ks, 0.3, 1), sst.geom.pmf(ks, 0.3, 1))
+    close(stats.nbinom.logpmf(ks, 3.5, 0.4), sst.nbinom.logpmf(ks, 3.5, 0.4))
+    close(stats.betabinom.logpmf(ks, 9, 2.5, 1.5), sst.betabinom.logpmf(ks, 9, 2.5, 1.5))
+    close(stats.pareto.logpdf(1 + POS, 2.5, 0.1, 1.2), sst.pareto.logpdf(1 + POS, 2.5, 0.1, 1.2))
+    close(stats.vonmises.logpdf(X, 2.5), sst.vonmises.logpdf(X, 2.5))
+    close(stats.vonmises.pdf(X, 50.0), sst.vonmises.pdf(X, 50.0))
+    close(stats.gennorm.logpdf(X, 1.5), sst.gennorm.logpdf(X, 1.5))
+    close(stats.gennorm.cdf(X, 1.5), sst.gennorm.cdf(X, 1.5))
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 6.0, 0.0], [1.0, 1.0, 1.0]])
+    p = np.array([0.2, 0.3, 0.5])
+    exp = np.array([sst.multinomial.logpmf(r, 6, p) for r in x])
+    close(stats.multinomial.logpmf(x, 6.0, p), exp)
+    for a, b in [(-1.0, 2.0), (0.5, 3.0), (-4.0, -1.5), (-np.inf, 0.3), (6.0, 9.0)]:
+        xs = np.linspace(a - 0.5 if np.isfinite(a) else -3, b + 0.5, 17) * 1.3 + 0.2
+        for m in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]:
+            got = np.asarray(getattr(stats.truncnorm, m)(xs, a, b, 0.2, 1.3))
+            want = getattr(sst.truncnorm, m)(xs, a, b, 0.2, 1.3)
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300, err_msg=f"truncnorm.{m} a={a} b={b}")

@@ -3,8 +3,10 @@ jax.scipy.stats' names and signatures (`from funcgrad.scipy.stats import norm; n
 
 Differentiable, batchable and jittable; arguments broadcast and promote like NumPy ufuncs.
 """
-from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,  # noqa: F401
-               multivariate_normal, norm, poisson, t, uniform)
+from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm,  # noqa: F401
+               geom, laplace, logistic, multinomial, multivariate_normal, nbinom, norm, pareto, poisson, t,
+               truncnorm, uniform, vonmises)
 
-__all__ = ["bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace", "logistic",
-           "multivariate_normal", "norm", "poisson", "t", "uniform"]
+__all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "gennorm",
+           "geom", "laplace", "logistic", "multinomial", "multivariate_normal", "nbinom", "norm", "pareto",
+           "poisson", "t", "truncnorm", "uniform", "vonmises"]
