@@ -56,7 +56,39 @@ def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
     return separator.join(parts)
 
 
+_KEYED: dict = {}  # type -> flatten_with_keys, for types registered with register_pytree_with_keys
+
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys, unflatten_func, flatten_func=None) -> None:
+    """Register a container whose `flatten_with_keys(x)` returns ([(key, child), ...], aux_data); the
+    keys appear in key paths (tree_flatten_with_path, keystr)."""
+    def flatten(x):
+        pairs, aux = flatten_with_keys(x)
+        return [c for _, c in pairs], aux
+    register_pytree_node(nodetype, flatten_func or flatten, unflatten_func)
+    _KEYED[nodetype] = flatten_with_keys
+
+
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Class decorator: the class provides `tree_flatten_with_keys(self)` and classmethod
+    `tree_unflatten(aux, children)` (and optionally `tree_flatten`)."""
+    flat = getattr(cls, "tree_flatten", None)
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
+                              (lambda x: x.tree_flatten()) if flat is not None else None)
+    return cls
+
+
+def register_static(cls: type) -> type:
+    """Register `cls` as a pytree with no children: its instances are part of the structure (static
+    under jit; they must be hashable), never leaves."""
+    register_pytree_node(cls, lambda x: ((), x), lambda aux, _: aux)
+    return cls
+
+
 def _child_keys(x, n_children: int, aux) -> list:
+    fwk = _KEYED.get(type(x))
+    if fwk is not None:
+        return [k for k, _ in fwk(x)[0]]
     if isinstance(x, (dict, OrderedDict, defaultdict)) and type(x) in _registry:
         return [DictKey(k) for k in aux[1]]
     if isinstance(x, tuple) and hasattr(type(x), "_fields") and type(x) not in _registry:
@@ -117,7 +149,8 @@ def all_leaves(iterable, is_leaf: Callable | None = None) -> bool:
 
 
 __all__ = ["DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "keystr", "tree_flatten_with_path",
-           "tree_leaves_with_path", "tree_map_with_path", "treedef_children", "all_leaves", "Partial"]
+           "tree_leaves_with_path", "tree_map_with_path", "treedef_children", "all_leaves", "Partial",
+           "register_pytree_with_keys", "register_pytree_with_keys_class", "register_static"]
 
 
 class Partial(functools.partial):

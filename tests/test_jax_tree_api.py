@@ -160,3 +160,39 @@ def test_device_put_replicated_and_sharded():
     assert s.shape == (len(devs), 2)
     with pytest.raises(ValueError):
         jax.device_put_sharded([jnp.ones(1)] * (len(devs) + 1), devs)
+
+
+def test_register_with_keys_and_static():
+    from funcgrad import tree_util as tu
+
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    tu.register_pytree_with_keys(Pair, lambda p: (((tu.GetAttrKey("a"), p.a), (tu.GetAttrKey("b"), p.b)), None),
+                                 lambda aux, ch: Pair(*ch))
+    paths = [keystr(p) for p, _ in jax.tree.leaves_with_path({"p": Pair(1, 2)})]
+    assert paths == ["['p'].a", "['p'].b"]
+    assert jax.tree.map(lambda v: v * 3, Pair(1, 2)).b == 6
+
+    @tu.register_static
+    class Config:
+        def __init__(self, n):
+            self.n = n
+
+        def __hash__(self):
+            return hash(self.n)
+
+        def __eq__(self, other):
+            return isinstance(other, Config) and other.n == self.n
+
+    assert jax.tree.leaves((Config(3), 1.0)) == [1.0]
+    calls = []
+
+    @jax.jit
+    def f(cfg_and_x):
+        cfg, x = cfg_and_x
+        calls.append(cfg.n)
+        return x * cfg.n
+    assert float(f((Config(3), 2.0))) == 6.0 and float(f((Config(4), 2.0))) == 8.0
+    assert calls == [3, 4]  # static: a new trace per value, the value usable in Python
