@@ -122,3 +122,19 @@ def test_lax_linalg():
     batch = RNG.normal(size=(3, 4, 4))
     out = funcgrad.vmap(lambda m: lax.linalg.lu(m)[0])(batch)
     close(out[2], np.asarray(lax.linalg.lu(batch[2])[0]))
+
+
+def test_lstsq_pinv_trapezoid_entropy():
+    import scipy.integrate as si
+    import scipy.stats as sst
+    import funcgrad.scipy as fsp
+    a, b = RNG.normal(size=(5, 3)), RNG.normal(size=5)
+    close(fl.lstsq(a, b)[0], sl.lstsq(a, b)[0])
+    close(fl.pinv(a), sl.pinv(a))
+    close(fl.pinv(a, rtol=0.5), sl.pinv(a, rtol=0.5))
+    y, x = RNG.normal(size=(3, 5)), np.sort(RNG.uniform(size=5))
+    close(fsp.integrate.trapezoid(y, x), si.trapezoid(y, x))
+    close(fsp.integrate.trapezoid(y, dx=0.5, axis=0), si.trapezoid(y, dx=0.5, axis=0))
+    p, q = np.array([0.2, 0.3, 0.5, 0.0]), np.array([0.1, 0.1, 0.4, 0.4])
+    close(fsp.stats.entropy(p), sst.entropy(p))
+    close(fsp.stats.entropy(p * 3, q, base=2), sst.entropy(p * 3, q, base=2))

@@ -2,4 +2,4 @@
 
     import funcgrad.scipy.special as sps
 """
-from . import linalg, optimize, signal, special, stats  # noqa: F401
+from . import integrate, linalg, optimize, signal, special, stats  # noqa: F401

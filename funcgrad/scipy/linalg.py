@@ -14,7 +14,7 @@ from ..primitives import linalg_decomp as _ld
 from ..primitives.lu import lu as _lu
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "solve", "lu", "lu_factor", "lu_solve",
-           "qr", "svd", "eigh", "inv", "det", "expm", "block_diag", "toeplitz"]
+           "qr", "svd", "eigh", "inv", "det", "expm", "block_diag", "toeplitz", "lstsq", "pinv"]
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -199,6 +199,25 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
     for i in range(max_squarings if conc is None else int(conc)):
         R = jnp.where((s_arr > i)[..., None, None], R @ R, R)
     return R
+
+
+def lstsq(a, b, cond=None, overwrite_a: bool = False, overwrite_b: bool = False, check_finite: bool = True,
+          lapack_driver=None):
+    """(x, residues, rank, s): the least-squares solution of a x = b, as scipy.linalg.lstsq."""
+    x, res, rank, s = _la.lstsq(a, b, rcond=cond)
+    return x, res, rank, s
+
+
+def pinv(a, *, atol=None, rtol=None, check_finite: bool = True):
+    """The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * s_max) dropped)."""
+    a = _la._inexact(a, "pinv")
+    if atol is None and rtol is None:
+        return _la.pinv(a)
+    u, s, vh = _la.svd(a, full_matrices=False)
+    cut = max(atol or 0.0, 0.0)
+    tol = jnp.maximum(cut, (rtol if rtol is not None else 0.0) * jnp.max(s, axis=-1, keepdims=True))
+    s_inv = jnp.where(s > tol, 1 / jnp.where(s > tol, s, 1), 0)
+    return jnp.swapaxes(vh, -1, -2) @ (s_inv[..., None] * jnp.swapaxes(u, -1, -2))
 
 
 def block_diag(*arrs):

@@ -6,7 +6,8 @@ Differentiable, batchable and jittable; arguments broadcast and promote like Num
 from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm,  # noqa: F401
                geom, laplace, logistic, multinomial, multivariate_normal, nbinom, norm, pareto, poisson, t,
                truncnorm, uniform, vonmises)
+from ._entropy import entropy  # noqa: F401
 
 __all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "gennorm",
            "geom", "laplace", "logistic", "multinomial", "multivariate_normal", "nbinom", "norm", "pareto",
-           "poisson", "t", "truncnorm", "uniform", "vonmises"]
+           "poisson", "t", "truncnorm", "uniform", "vonmises", "entropy"]
