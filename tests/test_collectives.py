@@ -130,3 +130,14 @@ def test_psum_scatter_and_lax_zeta():
     with pytest.raises(ValueError, match="axis has size"):
         vm(lambda v: lax.psum_scatter(v, "i"))(X)
     check_grads(lambda z: jnp.sum(vm(lambda v: lax.psum_scatter(jnp.sin(v[:3]), "i") * v[0])(z)), (X / 10,), order=1)
+
+
+def test_all_to_all():
+    x = np.arange(18.0).reshape(3, 3, 2)  # member i holds x[i]; its axis 0 (size 3) is split
+    out = vm(lambda v: lax.all_to_all(v, "i", 0, 0))(x)
+    np.testing.assert_array_equal(out, np.swapaxes(x, 0, 1))  # out[j, i] = x[i, j]
+    out = vm(lambda v: lax.all_to_all(v, "i", 0, 1))(x)
+    np.testing.assert_array_equal(out, np.moveaxis(np.swapaxes(x, 0, 1), 1, 2))
+    check_grads(lambda z: jnp.sum(jnp.sin(vm(lambda v: lax.all_to_all(v, "i", 0, 0))(z)) * z), (x / 10,), order=1)
+    with pytest.raises(ValueError, match="split_axis"):
+        vm(lambda v: lax.all_to_all(v, "i", 1, 0))(x)

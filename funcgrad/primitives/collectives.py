@@ -383,6 +383,30 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
     return tree_unflatten(tree, [one(v) for v in leaves])
 
 
+def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None, tiled: bool = False):
+    """Member j receives chunk j of every member's x along `split_axis` (whose size must be the axis
+    size), the chunks stacked in member order along a new axis at `concat_axis` in place of the split
+    axis. Built from all_gather, so it is differentiable."""
+    from .dynamic_slicing import dynamic_slice_in_dim
+    _check_groups(axis_index_groups, "all_to_all")
+    if tiled:
+        raise NotImplementedError("all_to_all: tiled=True is not supported")
+    n = axis_size(axis_name)
+    idx = axis_index(axis_name)
+
+    def one(v):
+        v = v if isinstance(v, ArrayBase) else to_array(v, copy=False)
+        s_ax, c_ax = split_axis % v.ndim, concat_axis % v.ndim
+        if v.shape[s_ax] != n:
+            raise ValueError(f"all_to_all: split_axis {split_axis} has size {v.shape[s_ax]}, but the axis "
+                             f"{axis_name!r} has size {n}")
+        g = all_gather(v, axis_name)  # (n sources, ...v)
+        mine = squeeze(dynamic_slice_in_dim(g, idx, 1, s_ax + 1), (s_ax + 1,))  # (n sources, ...v without split)
+        return move_axis(mine, 0, c_ax)
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [one(v) for v in leaves])
+
+
 def pswapaxes(*args, **kwargs):
     raise NotImplementedError("pswapaxes is not supported")
 
@@ -399,5 +423,5 @@ def has_collective(jaxpr) -> bool:
     return False
 
 
-__all__ = ["psum", "psum_scatter", "pmean", "pmax", "pmin", "all_gather", "ppermute", "pshuffle", "axis_index", "axis_size",
+__all__ = ["psum", "psum_scatter", "all_to_all", "pmean", "pmax", "pmin", "all_gather", "ppermute", "pshuffle", "axis_index", "axis_size",
            "axis_frame", "apply_collective", "has_collective", "lookup"]
