@@ -283,7 +283,8 @@ def closure_convert(fun: Callable, *example_args):
     n_in = len(leaves)
 
     def converted(*args_and_consts):
-        args, cs = args_and_consts[:len(args_and_consts) - len(consts)], args_and_consts[len(args_and_consts) - len(consts):]
+        split = len(args_and_consts) - len(consts)
+        args, cs = args_and_consts[:split], args_and_consts[split:]
         flat_args, tree = tree_flatten(tuple(args))
         if tree != in_tree or len(flat_args) != n_in:
             raise TypeError(f"closure_convert: called with arguments of structure {tree}, traced with {in_tree}")

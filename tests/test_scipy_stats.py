@@ -139,6 +139,7 @@ SPECIAL = [  # (ours, scipy's, args)
     (lambda a: fs.multigammaln(a, 3), lambda a: ss.multigammaln(a, 3), (A + 1,)),
     (fs.factorial, ss.factorial, (np.array([-1.0, 0.0, 1.0, 4.0, 7.5]),)),
     (fs.poch, ss.poch, (A, B)),
+    (fs.gammasgn, ss.gammasgn, (np.array([0.0, -0.0, -1.0, -2.0, -0.5, -1.5, -2.5, 2.0, np.inf, -np.inf, np.nan]),)),
     (fs.softmax, ss.softmax, (X.reshape(5, 6),)),
     (fs.log_softmax, ss.log_softmax, (X.reshape(5, 6),)),
     (lambda x: fs.softmax(x, axis=1), lambda x: ss.softmax(x, axis=1), (X.reshape(5, 6),)),

@@ -90,7 +90,8 @@ def full_like(x, fill_value, dtype=None, shape=None):
     return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
 
 
-from ..primitives.collectives import (all_gather, all_to_all, axis_index, axis_size, pmax, pmean, pmin,  # noqa: E402,F401
+from ..primitives.collectives import (all_gather, all_to_all, axis_index, axis_size, pmax,  # noqa: E402,F401
+                                      pmean, pmin,
                                       ppermute, pshuffle, psum, psum_scatter, pswapaxes)
 from . import linalg  # noqa: E402,F401
 from ._extras import (batch_matmul, broadcast, collapse, index_in_dim, optimization_barrier,  # noqa: E402,F401

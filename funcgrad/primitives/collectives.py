@@ -423,5 +423,6 @@ def has_collective(jaxpr) -> bool:
     return False
 
 
-__all__ = ["psum", "psum_scatter", "all_to_all", "pmean", "pmax", "pmin", "all_gather", "ppermute", "pshuffle", "axis_index", "axis_size",
+__all__ = ["psum", "psum_scatter", "all_to_all", "pmean", "pmax", "pmin", "all_gather", "ppermute", "pshuffle",
+           "axis_index", "axis_size",
            "axis_frame", "apply_collective", "has_collective", "lookup"]

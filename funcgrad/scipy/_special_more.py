@@ -268,6 +268,17 @@ def factorial(n, exact: bool = False):
     return jnp.where(n < 0, 0.0, jnp.exp(_lgamma(n + 1)))
 
 
+def gammasgn(x):
+    """The sign of the gamma function: 1 for x > 0 (and +0, +inf), -1 at -0, (-1)^ceil(-x) between the
+    poles below 0, NaN at negative integers, -inf and NaN."""
+    x = promote_float("gammasgn", x)
+    neg_sign = jnp.where(jnp.remainder(jnp.floor(-x), 2) == 0, -1.0, 1.0)
+    pole = (x < 0) & (x == jnp.floor(x))
+    out = jnp.where(x > 0, 1.0, neg_sign)
+    out = jnp.where(x == 0, jnp.copysign(1.0, x), out)
+    return jnp.where(pole | jnp.isnan(x), jnp.nan, out).astype(x.dtype)
+
+
 def poch(z, m):
     """The rising factorial Gamma(z + m) / Gamma(z) (for z, z + m > 0)."""
     z, m = promote_float("poch", z, m)
@@ -290,4 +301,4 @@ def log_softmax(x, /, *, axis=None):
 
 __all__ = ["xlogy", "xlog1py", "entr", "rel_entr", "kl_div", "ndtr", "log_ndtr", "ndtri", "gammainc",
            "gammaincc", "betainc", "betaln", "beta", "i0", "i0e", "i1", "i1e", "zeta", "multigammaln",
-           "factorial", "poch", "softmax", "log_softmax"]
+           "factorial", "gammasgn", "poch", "softmax", "log_softmax"]

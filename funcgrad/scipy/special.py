@@ -71,11 +71,11 @@ def logit(p):
 
 from ..numpy._statistics import logsumexp  # noqa: E402  (stable, with a stable gradient: the softmax)
 
-from ._special_more import (beta, betainc, betaln, entr, factorial, gammainc, gammaincc, i0, i0e,  # noqa: E402
-                            i1, i1e, kl_div, log_ndtr, log_softmax, multigammaln, ndtr, ndtri, poch, rel_entr,
+from ._special_more import (beta, betainc, betaln, entr, factorial, gammainc, gammaincc,  # noqa: E402
+                            gammasgn, i0, i0e, i1, i1e, kl_div, log_ndtr, log_softmax, multigammaln, ndtr, ndtri, poch, rel_entr,
                             softmax, xlog1py, xlogy, zeta)
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln", "logit", "logsumexp", "polygamma",
-           "psi", "beta", "betainc", "betaln", "entr", "factorial", "gammainc", "gammaincc", "i0", "i0e", "i1",
-           "i1e", "kl_div", "log_ndtr", "log_softmax", "multigammaln", "ndtr", "ndtri", "poch", "rel_entr",
+           "psi", "beta", "betainc", "betaln", "entr", "factorial", "gammainc", "gammaincc", "gammasgn", "i0",
+           "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "multigammaln", "ndtr", "ndtri", "poch", "rel_entr",
            "softmax", "xlog1py", "xlogy", "zeta"]
