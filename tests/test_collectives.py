@@ -141,3 +141,18 @@ def test_all_to_all():
     check_grads(lambda z: jnp.sum(jnp.sin(vm(lambda v: lax.all_to_all(v, "i", 0, 0))(z)) * z), (x / 10,), order=1)
     with pytest.raises(ValueError, match="split_axis"):
         vm(lambda v: lax.all_to_all(v, "i", 1, 0))(x)
+
+
+def test_constant_operands_and_axis_index_inside_jit_and_control_flow():
+    x = jnp.arange(3.0)
+    np.testing.assert_allclose(vm(jax.jit(lambda v: v * lax.psum(1.0, "i")))(x), [0.0, 3.0, 6.0])
+    np.testing.assert_allclose(vm(jax.jit(lambda v: v * lax.axis_index("i")))(x), [0.0, 1.0, 4.0])
+    np.testing.assert_allclose(vm(jax.grad(lambda v: v * lax.psum(1.0, "i")))(x), [3.0, 3.0, 3.0])
+    got = vm(lambda v: lax.scan(lambda c, _: (c + lax.axis_index("i"), None), 0, None, length=2)[0])(x)
+    assert np.asarray(got).tolist() == [0, 2, 4]
+    got = jax.jit(vm(lambda v: lax.cond(v > 0, lambda u: u + lax.psum(1, "i"), lambda u: u * 1.0, v)))(x)
+    np.testing.assert_allclose(got, [0.0, 4.0, 5.0])
+    got = vm(lambda v: lax.cond(v > 0, lambda u: u + lax.axis_index("i") * 1.0, lambda u: u, 1.0))(x)
+    np.testing.assert_allclose(got, [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(vm(lambda v: lax.fori_loop(0, 2, lambda i, c: c + lax.psum(1.0, "i"), v))(x),
+                               [6.0, 7.0, 8.0])

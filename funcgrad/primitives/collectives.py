@@ -23,6 +23,7 @@ from ..core import dtypes
 from ..core.array import ArrayBase, to_array
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
+from ..core.trace import _state as _trace_state
 from ..core.trace import find_top
 from ..core.tree_util import tree_flatten, tree_unflatten
 from ._util import move_axis
@@ -44,6 +45,7 @@ class AxisFrame(NamedTuple):
 class _Env(threading.local):
     def __init__(self):
         self.frames = []
+        self.max_level = None  # while a collective binds at a trace: the deepest level below it
 
 
 _env = _Env()
@@ -84,23 +86,43 @@ def axis_size(axis_name) -> int:
     return n
 
 
-def bind_collective(prim, args, params):
-    """Bind a collective at the trace of the innermost axis it names, or higher if an operand is traced
-    above it (a grad inside the vmap)."""
+# Traces whose jaxprs keep closed-over tracers as constants instead of turning them into operands
+# (scan and while_loop bodies hoist them): a collective inside one is recorded there.
+_KEEPS_CLOSURES = frozenset(("jit", "switch"))
+
+
+def bind_collective(prim, args, params, use_stack: bool = True, max_level=None):
+    """Bind a collective at the trace of the innermost vmap naming its axis, or at an operand's trace
+    if that is deeper. scan and while_loop bodies traced inside the vmap turn such values into operands,
+    but jit and cond do not: when one is being traced between that trace and the innermost one (up to
+    `max_level`, the level below a value-carrying trace binding one level down), the collective is
+    recorded at the innermost trace, inside the jitted function (psum(1, "i") under jit)."""
     frames = [lookup(nm) for nm in _names(params["axis_name"])]
     target = max((f.trace for f in frames), key=lambda t: t.level)
+    if not target.alive:
+        raise NameError(f"{prim.name}: the vmap that binds axis {params['axis_name']} has finished")
     args = [a if isinstance(a, ArrayBase) else to_array(a, copy=False) for a in args]
+    chosen = target
     top = find_top(args)
-    if top is None or top.level < target.level:
-        if not target.alive:
-            raise NameError(f"{prim.name}: the vmap that binds axis {params['axis_name']} has finished")
-        return target.process(prim, args, params)
-    return top.process(prim, args, params)
+    if top is not None and top.level > chosen.level:
+        chosen = top
+    if use_stack:
+        above = [tr for tr in _trace_state.stack
+                 if tr.level > chosen.level and (max_level is None or tr.level <= max_level)]
+        if any(tr.name in _KEEPS_CLOSURES for tr in above):
+            chosen = above[-1]
+    prev = _env.max_level
+    _env.max_level = chosen.level - 1
+    try:
+        return chosen.process(prim, args, params)
+    finally:
+        _env.max_level = prev
 
 
 def _tape_rule(prim):
     def rule(lower, params):
-        return bind_collective(prim, lower, params), params
+        ml = _env.max_level
+        return bind_collective(prim, lower, params, use_stack=ml is not None, max_level=ml), params
     return rule
 
 
@@ -121,6 +143,9 @@ def _make(name, abstract_eval=_same_aval, **rules):
     p = Primitive(name, impl=_eager_impl(name), abstract_eval=abstract_eval, register=False, **rules)
     p.collective = True
     p.tape_rule = _tape_rule(p)
+    # binding (e.g. when a jaxpr is re-evaluated inside a vmap's batch rule) goes to the axis's trace,
+    # also without traced operands (axis_index, psum of a constant)
+    p.bind = lambda *args, **params: bind_collective(p, args, params)
     return p
 
 
@@ -319,8 +344,7 @@ def axis_index(axis_name):
     names = _names(axis_name)
     if len(names) > 1:
         return _flat_index(names)
-    frame = lookup(names[0])
-    return frame.trace.process(axis_index_p, [], {"axis_name": names})
+    return bind_collective(axis_index_p, [], {"axis_name": names})
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False):

@@ -11,7 +11,7 @@ from ..core.jaxpr import Jaxpr
 from ..core.trace import new_trace
 from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..primitives._util import move_axis
-from ..primitives.collectives import apply_collective, axis_frame, bind_collective, has_collective
+from ..primitives.collectives import apply_collective, axis_frame, has_collective
 from ..primitives.shape import broadcast_in_dim
 
 
@@ -47,22 +47,24 @@ def batch_jaxpr_eval(jaxpr: Jaxpr, args, dims, axis=None):
         elif axis is not None and getattr(prim, "is_call", False) and prim.name == "pjit" and \
                 has_collective(eqn.params["jaxpr"]):  # a jitted function with collectives: inline it
             outs, out_ds = batch_jaxpr_eval(eqn.params["jaxpr"], list(vals), list(ds), axis)
-        elif all(d is None for d in ds):
-            if getattr(prim, "collective", False):  # an enclosing vmap's axis
-                outs = bind_collective(prim, list(vals), eqn.params)
-            else:
-                outs = prim.bind(*vals, **eqn.params)
-            outs = outs if prim.multiple_results else [outs]
-            out_ds = [None] * len(outs)
-        elif axis is not None and getattr(prim, "is_call", False) and _nested_collectives(eqn.params):
+        elif axis is not None and getattr(prim, "is_call", False) and vals and _nested_collectives(eqn.params):
             # control flow whose bodies use collectives: its batch rule's vmaps take this axis's name
+            # (with no batched operand, the first is batched by broadcasting: the bodies may still
+            # depend on the member through axis_index)
+            vals, ds = list(vals), list(ds)
+            if all(d is None for d in ds):
+                vals[0], ds[0] = _place(_as_array(vals[0]), None, 0, axis[1]), 0
             _inherit.stack.append(axis)
             try:
-                outs, out_ds = prim.batch(list(vals), list(ds), **eqn.params)
+                outs, out_ds = prim.batch(vals, ds, **eqn.params)
             finally:
                 _inherit.stack.pop()
             if not prim.multiple_results:
                 outs, out_ds = [outs], [out_ds]
+        elif all(d is None for d in ds):
+            outs = prim.bind(*vals, **eqn.params)  # a collective's bind goes to its axis's trace
+            outs = outs if prim.multiple_results else [outs]
+            out_ds = [None] * len(outs)
         else:
             outs, out_ds = prim.batch(list(vals), list(ds), **eqn.params)
             if not prim.multiple_results:
@@ -94,6 +96,10 @@ def _inherited_axis_name(axis_size):
     if st and st[-1] is not None and st[-1][1] == axis_size:
         return st[-1][0]
     return None
+
+
+def _as_array(x):
+    return x if isinstance(x, ArrayBase) else to_array(x, copy=False)
 
 
 def _check_axes_spec(spec, what):
