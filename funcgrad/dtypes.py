@@ -18,11 +18,6 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     bfloat16 = None
 
-prng_key = np.dtype(np.uint32)
-"""funcgrad's keys are raw uint32[2] arrays (no typed key arrays)."""
-
-extended = np.void
-
 
 def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype:
     """The np.dtype funcgrad uses for `dtype` (Python int/float/complex -> the defaults)."""
@@ -89,5 +84,5 @@ def iinfo(dtype):
     return np.iinfo(dtype)
 
 
-__all__ = ["float0", "bfloat16", "prng_key", "extended", "canonicalize_dtype", "issubdtype", "result_type",
+__all__ = ["float0", "bfloat16", "canonicalize_dtype", "issubdtype", "result_type",
            "is_weakly_typed", "scalar_type_of", "finfo", "iinfo"]

@@ -97,6 +97,12 @@ def test_pure_callback_jit_and_vmap_methods():
     bc = jax.vmap(lambda r, s: jax.pure_callback(lambda a, b: (a.shape, b.shape) and a + b, sds((3,), r.dtype),
                                                  r, s, vmap_method="broadcast_all"), in_axes=(0, None))
     np.testing.assert_allclose(bc(xs, jnp.ones(3)), np.arange(6.0).reshape(2, 3) + 1)
+    calls.clear()
+    su = jax.vmap(lambda r: jax.pure_callback(host_sin, sds(r.shape, r.dtype), r, vmap_method="sequential_unrolled"))
+    np.testing.assert_allclose(su(xs), np.sin(np.arange(6.0)).reshape(2, 3), rtol=1e-6)
+    assert calls == [(3,), (3,)]
+    with pytest.raises(ValueError, match="unknown vmap_method"):
+        jax.vmap(lambda r: jax.pure_callback(np.sin, sds((3,), r.dtype), r, vmap_method="parallel"))(xs)
     with pytest.raises(NotImplementedError, match="vmap_method"):
         jax.vmap(lambda r: jax.pure_callback(np.sin, sds((3,), r.dtype), r))(xs)
 

@@ -7,7 +7,7 @@ reads its (absent) results. Neither is in the primitive registry: their behaviou
 callback, which the registry-wide property tests cannot know; tests/test_callbacks.py checks them.
 
 Batching: `debug_callback` calls the callback once per batch element, in order (as JAX does).
-`pure_callback` follows its `vmap_method`: "sequential" (one call per element, results stacked),
+`pure_callback` follows its `vmap_method`: "sequential" / "sequential_unrolled" (one call per element, results stacked),
 "expand_dims" (one call; unbatched operands get a size-1 leading axis), "broadcast_all" (one call; every
 operand broadcast to the batch), "legacy_vectorized" (as expand_dims); None raises, as in JAX.
 Derivatives: `debug_callback` has none (it is invisible to differentiation); `pure_callback` raises,
@@ -97,8 +97,8 @@ def _pure_batch(args, dims, *, callback, result_avals, vmap_method):
     if vmap_method is None:
         raise NotImplementedError(
             "vmap is only supported for pure_callback when vmap_method is given: 'sequential', "
-            "'expand_dims', 'broadcast_all' or 'legacy_vectorized'")
-    if vmap_method == "sequential":
+            "'sequential_unrolled', 'expand_dims', 'broadcast_all' or 'legacy_vectorized'")
+    if vmap_method in ("sequential", "sequential_unrolled"):
         rows = [pure_callback_p.bind(*[a if d is None else _index(a, d, i) for a, d in zip(args, dims)],
                                      callback=callback, result_avals=result_avals, vmap_method=vmap_method)
                 for i in range(size)]
@@ -117,7 +117,7 @@ def _pure_batch(args, dims, *, callback, result_avals, vmap_method):
                                     vmap_method=vmap_method)
         return list(outs), [0] * n
     raise ValueError(f"pure_callback: unknown vmap_method {vmap_method!r}; expected 'sequential', "
-                     "'expand_dims', 'broadcast_all' or 'legacy_vectorized'")
+                     "'sequential_unrolled', 'expand_dims', 'broadcast_all' or 'legacy_vectorized'")
 
 
 def _no_derivative(*args, **params):
