@@ -12,7 +12,7 @@ from typing import Any, Callable
 from . import _tree_paths
 from .core import tree_util as _tu
 
-_NO_INIT = object()
+from .tree_util import _NO_INIT  # noqa: E402  (one "no initializer" marker for tree.reduce and tree_reduce)
 
 
 def map(f: Callable, tree, *rest, is_leaf: Callable | None = None):  # noqa: A001

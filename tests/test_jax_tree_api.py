@@ -196,3 +196,16 @@ def test_register_with_keys_and_static():
         return x * cfg.n
     assert float(f((Config(3), 2.0))) == 6.0 and float(f((Config(4), 2.0))) == 8.0
     assert calls == [3, 4]  # static: a new trace per value, the value usable in Python
+
+
+def test_tree_util_reduce_all_and_checkpoint_policies():
+    from funcgrad import tree_util as tu
+    assert tu.tree_reduce(lambda a, b: b, [], None) is None  # None is a real initializer
+    assert tu.tree_reduce(lambda a, b: a + b, [1, (2, 3)]) == 6
+    assert tu.tree_all([1, (0,)]) is False and tu.tree_all([[1], None], is_leaf=lambda v: v is None) is False
+    pol = jax.checkpoint_policies
+    f = jax.checkpoint(lambda x: jnp.sin(x) * 2, policy=pol.save_from_both_policies(pol.dots_saveable,
+                                                                                   pol.nothing_saveable))
+    np.testing.assert_allclose(jax.grad(f)(1.0), 2 * np.cos(1.0), rtol=1e-6)
+    assert pol.everything_saveable() and not pol.nothing_saveable()
+    assert pol.checkpoint_name(3.0, "h") == 3.0
