@@ -2,4 +2,4 @@
 
     import funcgrad.scipy.special as sps
 """
-from . import integrate, linalg, optimize, signal, special, stats  # noqa: F401
+from . import fft, integrate, linalg, optimize, signal, special, stats  # noqa: F401
