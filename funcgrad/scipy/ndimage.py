@@ -1,10 +1,10 @@
 """funcgrad.scipy.ndimage: map_coordinates (orders 0 and 1), as jax.scipy.ndimage.
 
 Values of `input` at fractional `coordinates` (one array per input dimension) by nearest-neighbour
-(order 0) or multilinear (order 1) interpolation. Out-of-range indices follow `mode`: 'constant'
-(cval, interpolated across the edge: SciPy's 'grid-constant', as JAX), 'nearest' (edge value), 'wrap' (periodic, SciPy's 'grid-wrap', as JAX), 'mirror'
-(d c b | a b c d | c b a) or 'reflect' (d c b a | a b c d | d c b a). Differentiable in input and,
-for order 1, in the coordinates.
+(order 0) or multilinear (order 1) interpolation. Out-of-range indices follow `mode`:
+'constant' (cval, interpolated across the edge: SciPy's 'grid-constant', as JAX), 'nearest' (edge
+value), 'wrap' (periodic: SciPy's 'grid-wrap', as JAX), 'mirror' (d c b | a b c d | c b a) or
+'reflect' (d c b a | a b c d | d c b a). Differentiable in input and, for order 1, in the coordinates.
 """
 from __future__ import annotations
 
