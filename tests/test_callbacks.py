@@ -116,3 +116,11 @@ def test_pure_callback_pytrees_and_errors():
         jax.pure_callback(lambda a: a.astype(np.float64), sds((2,), np.float32), jnp.ones(2))
     with pytest.raises(ValueError, match="JVP"):
         jax.grad(lambda x: jax.pure_callback(np.sin, sds((), x.dtype), x))(1.0)
+
+
+def test_print_formats_like_jax(capsys):
+    # 0-d values format as NumPy scalars do (JAX's Array.__format__ defers to them)
+    jax.jit(lambda x: jax.debug.print("x={x:.2f} s={} {{literal}}", x.sum(), x=x[0]))(jnp.array([1.23456, 2.0]))
+    jax.debug.print("{} {}", jnp.array(0.5, jnp.float32), jnp.array([0.1, 0.2]))
+    s = np.float32(1.23456) + np.float32(2.0)
+    assert _lines(capsys) == [f"x=1.23 s={format(s, '')} {{literal}}", "0.5 [0.1 0.2]"]
