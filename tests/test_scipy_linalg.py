@@ -138,3 +138,24 @@ def test_lstsq_pinv_trapezoid_entropy():
     p, q = np.array([0.2, 0.3, 0.5, 0.0]), np.array([0.1, 0.1, 0.4, 0.4])
     close(fsp.stats.entropy(p), sst.entropy(p))
     close(fsp.stats.entropy(p * 3, q, base=2), sst.entropy(p * 3, q, base=2))
+
+
+def test_polar_vq_zscore_sem():
+    import scipy.cluster.vq as svq
+    import scipy.stats as sst
+    import funcgrad.scipy as fsp
+    for side in ("right", "left"):
+        u, p = fl.polar(A, side=side)
+        u2, p2 = sl.polar(A, side=side)
+        close(u, u2, 1e-11)
+        close(p, p2, 1e-11)
+    obs, book = RNG.normal(size=(10, 3)), RNG.normal(size=(4, 3))
+    codes, dist = fsp.cluster.vq.vq(obs, book)
+    c2, d2 = svq.vq(obs, book)
+    assert np.asarray(codes).tolist() == c2.tolist()
+    close(dist, d2)
+    x = RNG.normal(size=(6, 3))
+    close(fsp.stats.zscore(x), sst.zscore(x))
+    close(fsp.stats.zscore(x, axis=1, ddof=1), sst.zscore(x, axis=1, ddof=1))
+    close(fsp.stats.sem(x), sst.sem(x))
+    close(fsp.stats.sem(x, axis=None, ddof=0), sst.sem(x, axis=None, ddof=0))

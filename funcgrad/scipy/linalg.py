@@ -14,7 +14,7 @@ from ..primitives import linalg_decomp as _ld
 from ..primitives.lu import lu as _lu
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "solve", "lu", "lu_factor", "lu_solve",
-           "qr", "svd", "eigh", "inv", "det", "expm", "block_diag", "toeplitz", "lstsq", "pinv"]
+           "qr", "svd", "eigh", "inv", "det", "expm", "block_diag", "toeplitz", "lstsq", "pinv", "polar"]
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -218,6 +218,22 @@ def pinv(a, *, atol=None, rtol=None, check_finite: bool = True):
     tol = jnp.maximum(cut, (rtol if rtol is not None else 0.0) * jnp.max(s, axis=-1, keepdims=True))
     s_inv = jnp.where(s > tol, 1 / jnp.where(s > tol, s, 1), 0)
     return jnp.swapaxes(vh, -1, -2) @ (s_inv[..., None] * jnp.swapaxes(u, -1, -2))
+
+
+def polar(a, side: str = "right", *, method: str = "svd", eps=None, maxiter: int = 50):
+    """(u, p): a = u p (side 'right') or a = p u ('left') with u unitary and p Hermitian positive
+    semi-definite, from the SVD (method 'svd'; JAX's 'qdwh' is accepted and computed the same way)."""
+    if side not in ("right", "left"):
+        raise ValueError(f"polar: side must be 'right' or 'left', got {side!r}")
+    if method not in ("svd", "qdwh"):
+        raise ValueError(f"polar: method must be 'svd' or 'qdwh', got {method!r}")
+    u_, s, vh = _la.svd(_la._matrix(a, "polar"), full_matrices=False)
+    unitary = u_ @ vh
+    if side == "right":
+        p = (jnp.conj(jnp.swapaxes(vh, -1, -2)) * s[..., None, :]) @ vh
+    else:
+        p = (u_ * s[..., None, :]) @ jnp.conj(jnp.swapaxes(u_, -1, -2))
+    return unitary, p
 
 
 def block_diag(*arrs):

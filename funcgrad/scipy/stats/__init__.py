@@ -7,7 +7,9 @@ from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon
                geom, laplace, logistic, multinomial, multivariate_normal, nbinom, norm, pareto, poisson, t,
                truncnorm, uniform, vonmises)
 from ._entropy import entropy  # noqa: F401
+from ._summary import sem, zscore  # noqa: F401
 
 __all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "gennorm",
            "geom", "laplace", "logistic", "multinomial", "multivariate_normal", "nbinom", "norm", "pareto",
-           "poisson", "t", "truncnorm", "uniform", "vonmises", "entropy"]
+           "poisson", "t", "truncnorm", "uniform", "vonmises", "entropy", "sem",
+           "zscore"]
