@@ -198,3 +198,29 @@ def test_more_distributions_against_scipy():
             got = np.asarray(getattr(stats.truncnorm, m)(xs, a, b, 0.2, 1.3))
             want = getattr(sst.truncnorm, m)(xs, a, b, 0.2, 1.3)
             np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300, err_msg=f"truncnorm.{m} a={a} b={b}")
+
+
+@pytest.mark.parametrize("bw", [None, "silverman", 0.3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_gaussian_kde_against_scipy(bw, weighted):
+    rng = np.random.default_rng(1)
+    data, pts = rng.normal(size=(2, 40)), rng.normal(size=(2, 7))
+    w = rng.uniform(0.5, 2.0, 40) if weighted else None
+    ours, ref = stats.gaussian_kde(data, bw, w), sst.gaussian_kde(data, bw, w)
+    close(ours(pts), ref(pts), rtol=1e-12)
+    close(ours.logpdf(pts), ref.logpdf(pts), rtol=1e-12)
+    close(ours.covariance, ref.covariance, rtol=1e-12)
+
+
+def test_gaussian_kde_1d_resample_and_jit():
+    rng = np.random.default_rng(2)
+    data = rng.normal(size=50)
+    ours, ref = stats.gaussian_kde(data), sst.gaussian_kde(data)
+    close(ours.integrate_box_1d(-0.5, 1.0), ref.integrate_box_1d(-0.5, 1.0))
+    close(funcgrad.jit(lambda k, x: k(x))(ours, np.array([0.0, 1.0])), ref(np.array([0.0, 1.0])))
+    s = np.asarray(ours.resample(funcgrad.random.PRNGKey(0), (4000,)))
+    assert s.shape == (1, 4000)
+    sd = np.sqrt(data.var(ddof=1) + ref.covariance[0, 0])
+    assert abs(s.mean() - data.mean()) < 5 * sd / np.sqrt(4000)
+    with pytest.raises(ValueError, match="multiple elements"):
+        stats.gaussian_kde(np.ones(1))

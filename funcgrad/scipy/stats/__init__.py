@@ -8,8 +8,9 @@ from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon
                truncnorm, uniform, vonmises)
 from ._entropy import entropy  # noqa: F401
 from ._summary import sem, zscore  # noqa: F401
+from ._kde import gaussian_kde  # noqa: F401
 
 __all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "gennorm",
            "geom", "laplace", "logistic", "multinomial", "multivariate_normal", "nbinom", "norm", "pareto",
            "poisson", "t", "truncnorm", "uniform", "vonmises", "entropy", "sem",
-           "zscore"]
+           "zscore", "gaussian_kde"]
