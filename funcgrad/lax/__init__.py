@@ -94,6 +94,7 @@ from ..primitives.collectives import (all_gather, all_to_all, axis_index, axis_s
                                       pmean, pmin,
                                       ppermute, pshuffle, psum, psum_scatter, pswapaxes)
 from . import linalg  # noqa: E402,F401
+from ._implicit import custom_linear_solve, custom_root  # noqa: E402,F401
 from ._extras import (batch_matmul, broadcast, collapse, index_in_dim, optimization_barrier,  # noqa: E402,F401
                       reduce, reduce_precision, slice_in_dim)
 from ..primitives.special_functions2 import (bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a,  # noqa: E402,F401
