@@ -17,7 +17,7 @@ from .transforms import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacf
 __version__ = "0.1.0"
 
 # --- more of JAX's top level: pytrees, debugging, shapes, devices, jit controls ---------------------------
-from . import checkpoint_policies, debug, dtypes, tree  # noqa: E402,F401
+from . import checkpoint_policies, debug, dtypes, experimental, tree  # noqa: E402,F401
 from ._jax_api import (Device, ShapeDtypeStruct, clear_caches, closure_convert, default_backend,  # noqa: E402,F401
                        device_count, device_get, device_put_replicated, device_put_sharded, disable_jit,
                        ensure_compile_time_eval, eval_shape,

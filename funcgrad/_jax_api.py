@@ -340,23 +340,28 @@ def pure_callback(callback: Callable, result_shape_dtypes, *args, sharding=None,
     function runs. `result_shape_dtypes` is a pytree of ShapeDtypeStructs (or arrays) describing what it
     returns; `vmap_method` says how vmap calls it ('sequential', 'expand_dims', 'broadcast_all';
     legacy `vectorized=True` means 'legacy_vectorized'). Not differentiable (wrap it in custom_jvp)."""
-    from .numpy import asarray
     from .primitives.callbacks import pure_callback_p
-    if not callable(callback):
-        raise TypeError(f"pure_callback: expected a callable, got {type(callback).__name__}")
     if vectorized is not None:
         if vmap_method is not None:
             raise ValueError("pure_callback: give vmap_method or the deprecated vectorized, not both")
         vmap_method = "legacy_vectorized" if vectorized else "sequential"
+    return _pure_like(pure_callback_p, "pure_callback", callback, result_shape_dtypes, args, kwargs, vmap_method)
+
+
+def _pure_like(prim, name, callback, result_shape_dtypes, args, kwargs, vmap_method):
+    """Bind a host-callback primitive: flatten the arguments and the declared results."""
+    from .numpy import asarray
+    if not callable(callback):
+        raise TypeError(f"{name}: expected a callable, got {type(callback).__name__}")
     res_leaves, res_tree = tree_flatten(result_shape_dtypes)
     result_avals = []
     for r in res_leaves:
         if not (hasattr(r, "shape") and hasattr(r, "dtype")):
-            raise TypeError(f"pure_callback: result_shape_dtypes leaves must have .shape and .dtype "
+            raise TypeError(f"{name}: result_shape_dtypes leaves must have .shape and .dtype "
                             f"(e.g. ShapeDtypeStruct), got {type(r).__name__}")
         result_avals.append(ShapedArray(tuple(r.shape), _dt.canonicalize(r.dtype)))
     leaves, tree = tree_flatten((args, kwargs))
     leaves = [x if isinstance(x, ArrayBase) else asarray(x) for x in leaves]
-    outs = pure_callback_p.bind(*leaves, callback=_PureCallback(callback, tree, res_tree),
-                                result_avals=tuple(result_avals), vmap_method=vmap_method)
+    outs = prim.bind(*leaves, callback=_PureCallback(callback, tree, res_tree),
+                     result_avals=tuple(result_avals), vmap_method=vmap_method)
     return tree_unflatten(res_tree, outs)

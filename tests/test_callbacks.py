@@ -124,3 +124,26 @@ def test_print_formats_like_jax(capsys):
     jax.debug.print("{} {}", jnp.array(0.5, jnp.float32), jnp.array([0.1, 0.2]))
     s = np.float32(1.23456) + np.float32(2.0)
     assert _lines(capsys) == [f"x=1.23 s={format(s, '')} {{literal}}", "0.5 [0.1 0.2]"]
+
+
+def test_io_callback_runs_for_its_effect():
+    from funcgrad.experimental import io_callback
+    log = []
+
+    def record(v):
+        log.append(v.tolist())
+        return np.float32(v.sum())
+    sds = jax.ShapeDtypeStruct((), np.float32)
+
+    @jax.jit
+    def f(x):
+        io_callback(record, sds, x)  # result unused: still runs, at call time
+        return x * 2
+    f(jnp.arange(3.0))
+    f(jnp.ones(3))
+    assert log == [[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]]
+    log.clear()
+    out = jax.vmap(lambda r: io_callback(record, sds, r))(jnp.arange(4.0).reshape(2, 2))
+    assert log == [[0.0, 1.0], [2.0, 3.0]] and np.asarray(out).tolist() == [1.0, 5.0]
+    with pytest.raises(ValueError, match="not differentiable"):
+        jax.grad(lambda x: io_callback(record, sds, x))(1.0)

@@ -1,5 +1,6 @@
-"""Host callbacks: `debug_callback` (a side effect, no results) and `pure_callback` (results of declared
-shapes computed by Python on NumPy arrays).
+"""Host callbacks: `debug_callback` (a side effect, no results), `pure_callback` (results of declared
+shapes computed by Python on NumPy arrays) and `io_callback` (like pure_callback, but an effect: kept
+by jit even when its results are unused, and called once per element under vmap).
 
 Both are staged like any primitive, so under jit they run when the compiled function runs, not when it
 is traced. `debug_callback` is marked `effectful`: jit's dead-code elimination keeps it although nothing
@@ -131,17 +132,41 @@ pure_callback_p = Primitive("pure_callback", impl=_pure_impl, abstract_eval=_pur
 pure_callback_p.weak_type_rule = lambda weaks, params: False
 pure_callback_p.foldable = False
 
-__all__ = ["debug_callback_p", "pure_callback_p", "drop_effects"]
+__all__ = ["debug_callback_p", "pure_callback_p", "io_callback_p", "drop_effects"]
+
+
+def _io_batch(args, dims, *, callback, result_avals, vmap_method):
+    size = _batch_size(args, dims)
+    rows = [io_callback_p.bind(*[a if d is None else _index(a, d, i) for a, d in zip(args, dims)],
+                               callback=callback, result_avals=result_avals, vmap_method=vmap_method)
+            for i in range(size)]
+    n = len(result_avals)
+    return [concatenate([expand_dims(r[k], (0,)) for r in rows], 0) for k in range(n)], [0] * n
+
+
+def _io_no_derivative(*args, **params):
+    raise ValueError("io_callback is not differentiable (its callback may have side effects); use "
+                     "pure_callback with custom_jvp / custom_vjp for a differentiable host function")
+
+
+io_callback_p = Primitive("io_callback", impl=_pure_impl, abstract_eval=_pure_abstract,
+                          jvp_full=_io_no_derivative, vjp_full=_io_no_derivative, batch=_io_batch,
+                          multiple_results=True, register=False)
+io_callback_p.weak_type_rule = lambda weaks, params: False
+io_callback_p.foldable = False
+io_callback_p.effectful = True
 
 
 def drop_effects(jaxpr):
     """`jaxpr` without its effectful equations (debug callbacks), for the recomputations inside
     derivative rules: the effect already happened when the primal ran."""
     from ..core.jaxpr import Jaxpr
-    if not any(getattr(e.prim, "effectful", False) for e in jaxpr.eqns):
+    def droppable(e):  # effects without results (io_callback's results may be needed)
+        return getattr(e.prim, "effectful", False) and not e.outvars
+    if not any(droppable(e) for e in jaxpr.eqns):
         return jaxpr
     j = jaxpr._cache.get("no_effects")
     if j is None:
-        eqns = [e for e in jaxpr.eqns if not getattr(e.prim, "effectful", False)]
+        eqns = [e for e in jaxpr.eqns if not droppable(e)]
         j = jaxpr._cache["no_effects"] = Jaxpr(jaxpr.constvars, jaxpr.consts, jaxpr.invars, eqns, jaxpr.outvars)
     return j
