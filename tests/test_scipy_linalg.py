@@ -159,3 +159,18 @@ def test_polar_vq_zscore_sem():
     close(fsp.stats.zscore(x, axis=1, ddof=1), sst.zscore(x, axis=1, ddof=1))
     close(fsp.stats.sem(x), sst.sem(x))
     close(fsp.stats.sem(x, axis=None, ddof=0), sst.sem(x, axis=None, ddof=0))
+
+
+def test_lax_tridiagonal_solve():
+    from funcgrad.testing import check_grads
+    m = 6
+    dl, du = RNG.normal(size=(2, m)), RNG.normal(size=(2, m))
+    d = 4 + RNG.uniform(size=(2, m))
+    b = RNG.normal(size=(2, m, 3))
+    x = lax.linalg.tridiagonal_solve(dl, d, du, b)
+    for i in range(2):
+        T = np.diag(d[i]) + np.diag(dl[i, 1:], -1) + np.diag(du[i, :-1], 1)
+        close(np.asarray(x)[i], np.linalg.solve(T, b[i]))
+    check_grads(lambda *a: lax.linalg.tridiagonal_solve(*a), tuple(jnp.asarray(v) for v in (dl, d, du, b)), order=1)
+    with pytest.raises(ValueError, match="diagonals"):
+        lax.linalg.tridiagonal_solve(dl, d, du[:, :-1], b)

@@ -8,7 +8,8 @@ from ..numpy import linalg as _la
 from ..primitives import linalg_decomp as _ld
 from ..primitives.lu import lu as _lu
 
-__all__ = ["cholesky", "eigh", "qr", "svd", "triangular_solve", "lu", "lu_pivots_to_permutation"]
+__all__ = ["cholesky", "eigh", "qr", "svd", "triangular_solve", "lu", "lu_pivots_to_permutation",
+           "tridiagonal_solve"]
 
 
 def cholesky(x, *, symmetrize_input: bool = True):
@@ -67,3 +68,39 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     return asarray(flat_perm.reshape(perm.shape))
 
 
+
+
+def tridiagonal_solve(dl, d, du, b):
+    """x with T x = b for tridiagonal T given by its lower (dl, dl[..., 0] ignored), main (d) and upper
+    (du, du[..., -1] ignored) diagonals of shape (..., m); b is (..., m, n). The Thomas algorithm, a
+    scan (so it batches and differentiates), without pivoting: meant for diagonally dominant or
+    positive-definite T."""
+    from .. import numpy as jnp
+    from ..primitives.control_flow import scan
+    dl, d, du, b = (jnp.asarray(v) for v in (dl, d, du, b))
+    if not (dl.shape == d.shape == du.shape) or b.ndim != d.ndim + 1 or b.shape[:-1] != d.shape:
+        raise ValueError(f"tridiagonal_solve: diagonals must share a shape (..., m) and b be (..., m, n); got "
+                         f"{dl.shape}, {d.shape}, {du.shape} and {b.shape}")
+    dt = jnp.result_type(dl, d, du, b)
+    mv = [jnp.moveaxis(v.astype(dt), -1, 0) for v in (dl, d, du)]
+    bb = jnp.moveaxis(b.astype(dt), -2, 0)  # (m, ..., n)
+    dl_, d_, du_ = (v[..., None] for v in mv)
+
+    def forward(carry, row):
+        c_prev, y_prev = carry
+        l, dd, u, rhs = row
+        denom = dd - l * c_prev
+        c = u / denom
+        y = (rhs - l * y_prev) / denom
+        return (c, y), (c, y)
+    zero_c = jnp.zeros_like(d_[0])
+    zero_y = jnp.zeros_like(bb[0])
+    first_l = dl_.at[0].set(0)
+    _, (cs, ys) = scan(forward, (zero_c, zero_y), (first_l, d_, du_, bb))
+
+    def backward(x_next, row):
+        c, y = row
+        x = y - c * x_next
+        return x, x
+    _, xs = scan(backward, jnp.zeros_like(ys[0]), (cs, ys), reverse=True)
+    return jnp.moveaxis(xs, 0, -2)
