@@ -139,6 +139,9 @@ SPECIAL = [  # (ours, scipy's, args)
     (lambda a: fs.multigammaln(a, 3), lambda a: ss.multigammaln(a, 3), (A + 1,)),
     (fs.factorial, ss.factorial, (np.array([-1.0, 0.0, 1.0, 4.0, 7.5]),)),
     (fs.poch, ss.poch, (A, B)),
+    (fs.exp1, ss.exp1, (np.concatenate([np.linspace(0.01, 3, 40), [0.0, 5.0, 20.0, 50.0, 800.0, -1.0]]),)),
+    (fs.expi, ss.expi, (np.concatenate([np.linspace(-30, 80, 120), [0.0, 100.0, 500.0, -700.0]]),)),
+    (fs.bernoulli, ss.bernoulli, (20,)),
     (fs.gammasgn, ss.gammasgn, (np.array([0.0, -0.0, -1.0, -2.0, -0.5, -1.5, -2.5, 2.0, np.inf, -np.inf, np.nan]),)),
     (fs.softmax, ss.softmax, (X.reshape(5, 6),)),
     (fs.log_softmax, ss.log_softmax, (X.reshape(5, 6),)),
@@ -174,6 +177,8 @@ def test_special_gradients():
         funcgrad.grad(lambda a: fs.betainc(a, 2.0, 0.3))(1.5)
     check_grads(lambda x: fs.betainc(1.5, 2.0, x), (jnp.asarray(U[:3]),), order=2)
     check_grads(fs.i0e, (jnp.asarray(X[:4] * 10),), order=2)
+    check_grads(fs.exp1, (jnp.asarray(POS[:4] * 2),), order=2)
+    check_grads(fs.expi, (jnp.asarray(X[:4] * 3),), order=2)
     check_grads(fs.i1e, (jnp.asarray(X[:4] * 10),), order=2)
 
 

@@ -279,6 +279,103 @@ def gammasgn(x):
     return jnp.where(pole | jnp.isnan(x), jnp.nan, out).astype(x.dtype)
 
 
+_EULER_GAMMA = 0.5772156649015329
+
+
+def _exp1_pos(x):
+    """E1(x) for x > 0 (NaN-free where x <= 0; callers select): the power series up to 1, then the
+    continued fraction e^-x / (x + 1 - 1^2/(x + 3 - 2^2/(x + 5 - ...))) evaluated from depth 100."""
+    small = x <= 1
+    xs = jnp.where(small, x, 1.0)
+    term = jnp.ones_like(xs)
+    series = jnp.zeros_like(xs)
+    for k in range(1, 26):
+        term = -term * xs / k
+        series = series - term / k
+    low = -_EULER_GAMMA - jnp.log(jnp.where(xs > 0, xs, 1.0)) + series
+    xl = jnp.where(small, 1.0, x)
+    t = jnp.zeros_like(xl)
+    for k in range(100, 0, -1):
+        t = k * k / (xl + 2 * k + 1 - t)
+    high = jnp.exp(-xl) / (xl + 1 - t)
+    return jnp.where(small, low, high)
+
+
+@custom_jvp
+def _exp1(x):
+    pos = x > 0
+    v = _exp1_pos(jnp.where(pos, x, 1.0))
+    return jnp.where(pos, v, jnp.where(x == 0, jnp.inf, jnp.nan))
+
+
+@_exp1.defjvp
+def _exp1_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _exp1(x), t * (-jnp.exp(-x) / x)
+
+
+def exp1(x):
+    """The exponential integral E1(x) = int_x^inf e^-t / t dt for real x > 0 (inf at 0, NaN below)."""
+    return _exp1(promote_float("exp1", x))
+
+
+def _expi_pos(x):
+    """Ei(x) for x > 0: the power series up to 50, the asymptotic series e^x/x sum k!/x^k beyond."""
+    small = x <= 50
+    xs = jnp.where(small, x, 1.0)
+    term = jnp.ones_like(xs)
+    series = jnp.zeros_like(xs)
+    for k in range(1, 160):
+        term = term * xs / k
+        series = series + term / k
+    low = _EULER_GAMMA + jnp.log(xs) + series
+    xl = jnp.where(small, 51.0, x)
+    term = jnp.ones_like(xl)
+    total = jnp.ones_like(xl)
+    for k in range(1, 31):
+        term = term * k / xl
+        total = total + term
+    high = jnp.exp(xl) / xl * total
+    return jnp.where(small, low, high)
+
+
+@custom_jvp
+def _expi(x):
+    pos = x > 0
+    v_pos = _expi_pos(jnp.where(pos, x, 1.0))
+    v_neg = -_exp1_pos(jnp.where(x < 0, -x, 1.0))
+    return jnp.where(pos, v_pos, jnp.where(x < 0, v_neg, jnp.where(x == 0, -jnp.inf, jnp.nan)))
+
+
+@_expi.defjvp
+def _expi_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _expi(x), t * (jnp.exp(x) / x)
+
+
+def expi(x):
+    """The exponential integral Ei(x) (principal value) for real x; Ei(x) = -E1(-x) for x < 0."""
+    return _expi(promote_float("expi", x))
+
+
+def bernoulli(n: int):
+    """The Bernoulli numbers B_0 .. B_n (B_1 = -1/2, as SciPy), as a float array."""
+    from fractions import Fraction
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"bernoulli: n must be a non-negative integer, got {n}")
+    a = [Fraction(0)] * (n + 1)
+    out = []
+    for m in range(n + 1):  # Akiyama-Tanigawa
+        a[m] = Fraction(1, m + 1)
+        for j in range(m, 0, -1):
+            a[j - 1] = j * (a[j - 1] - a[j])
+        out.append(a[0])
+    if n >= 1:
+        out[1] = Fraction(-1, 2)
+    return jnp.asarray([float(b) for b in out])
+
+
 def poch(z, m):
     """The rising factorial Gamma(z + m) / Gamma(z) (for z, z + m > 0)."""
     z, m = promote_float("poch", z, m)
@@ -301,4 +398,4 @@ def log_softmax(x, /, *, axis=None):
 
 __all__ = ["xlogy", "xlog1py", "entr", "rel_entr", "kl_div", "ndtr", "log_ndtr", "ndtri", "gammainc",
            "gammaincc", "betainc", "betaln", "beta", "i0", "i0e", "i1", "i1e", "zeta", "multigammaln",
-           "factorial", "gammasgn", "poch", "softmax", "log_softmax"]
+           "factorial", "gammasgn", "poch", "exp1", "expi", "bernoulli", "softmax", "log_softmax"]
