@@ -89,3 +89,30 @@ def test_lax_special_functions():
                                rtol=1e-6)
     with pytest.raises(TypeError, match="equal shapes"):
         lax.igamma(a, x[:2])
+
+
+def test_select_n_split_update_index_approx_k_reduce_xor():
+    x = np.arange(12.0).reshape(3, 4)
+    got = lax.select_n(jnp.array([0, 2, 1, 0]), jnp.zeros(4), jnp.ones(4), 2 * jnp.ones(4))
+    np.testing.assert_array_equal(got, [0.0, 2.0, 1.0, 0.0])
+    np.testing.assert_array_equal(lax.select_n(x > 5, x, -x), np.where(x > 5, -x, x))
+    np.testing.assert_array_equal(jax.jit(lambda w: lax.select_n(w > 1, w, -w))(jnp.arange(3.0)), [0.0, 1.0, -2.0])
+    with pytest.raises(TypeError):
+        lax.select_n(x > 5, x, jnp.ones(2))
+    upd = lax.dynamic_update_index_in_dim(x, -np.ones(4), 1, 0)
+    expect = x.copy()
+    expect[1] = -1
+    np.testing.assert_array_equal(upd, expect)
+    parts = lax.split(x, (1, 3), axis=1)
+    np.testing.assert_array_equal(parts[0], x[:, :1])
+    np.testing.assert_array_equal(parts[1], x[:, 1:])
+    with pytest.raises(ValueError, match="sum"):
+        lax.split(x, (1, 2), axis=1)
+    v, i = lax.approx_max_k(x, 2)
+    np.testing.assert_array_equal(v, -np.sort(-x, axis=1)[:, :2])
+    np.testing.assert_array_equal(i, np.argsort(-x, axis=1)[:, :2])
+    v, i = lax.approx_min_k(x, 2, reduction_dimension=0)
+    np.testing.assert_array_equal(v, np.sort(x, axis=0)[:2])
+    b = np.array([[True, True, False], [True, False, False]])
+    np.testing.assert_array_equal(lax.reduce_xor(b, (1,)), np.logical_xor.reduce(b, axis=1))
+    assert str(lax.Precision.HIGHEST) == "HIGHEST"

@@ -2,6 +2,7 @@
 batch_matmul, reduce_precision, optimization_barrier."""
 from __future__ import annotations
 
+import enum
 import operator
 
 import numpy as np
@@ -16,7 +17,8 @@ from ..primitives.linalg import dot_general
 from ..primitives.reduction import reduce_max, reduce_min, reduce_prod, reduce_sum
 
 __all__ = ["reduce", "broadcast", "index_in_dim", "slice_in_dim", "collapse", "batch_matmul",
-           "reduce_precision", "optimization_barrier"]
+           "reduce_precision", "optimization_barrier", "Precision", "select_n", "dynamic_update_index_in_dim",
+           "split", "approx_max_k", "approx_min_k", "reduce_xor"]
 
 
 def _arr(x):
@@ -189,3 +191,98 @@ def _rp_host(x, eb, mb):
 def optimization_barrier(operand):
     """The identity on a pytree (JAX uses it to stop the compiler moving work across it)."""
     return tree_map(lambda v: v, operand)
+
+
+class Precision(enum.Enum):
+    """Matmul precision hints (accepted by the precision= arguments; NumPy computes at full precision
+    whatever the hint)."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def select_n(which, *cases):
+    """cases[which] elementwise: `which` is bool (two cases) or an integer array of indices."""
+    if not cases:
+        raise ValueError("select_n: at least one case is required")
+    which = _arr(which)
+    cases = [_arr(c) for c in cases]
+    for c in cases[1:]:
+        if c.shape != cases[0].shape or c.dtype != cases[0].dtype:
+            raise TypeError(f"select_n: cases must have one shape and dtype, got "
+                            f"{[(c.shape, str(c.dtype)) for c in cases]}")
+    if which.shape not in ((), cases[0].shape):
+        raise TypeError(f"select_n: which has shape {which.shape}; expected () or {cases[0].shape}")
+    if which.dtype == np.bool_:
+        if len(cases) > 2:
+            raise TypeError("select_n: a boolean `which` selects between at most two cases")
+        which = ew.convert_element_type(which, np.int32, False)
+    which = sh.broadcast_in_dim(which, cases[0].shape, ()) if which.shape == () and cases[0].shape else which
+    out = cases[-1]
+    for i in range(len(cases) - 2, -1, -1):
+        out = ew.select(ew.eq(which, sh.full(which.shape, i, which.dtype)), cases[i], out)
+    return out
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis: int):
+    """operand with `update` written at run-time `index` along `axis` (update may lack that axis)."""
+    from ..primitives.dynamic_slicing import dynamic_update_slice_in_dim
+    operand, update = _arr(operand), _arr(update)
+    axis = operator.index(axis) % operand.ndim
+    if update.ndim == operand.ndim - 1:
+        update = sh.expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+def split(operand, sizes, axis: int = 0):
+    """operand cut into consecutive pieces of the given sizes along `axis` (they must sum to its size)."""
+    x = _arr(operand)
+    axis = operator.index(axis) % x.ndim
+    sizes = [operator.index(n) for n in sizes]
+    if sum(sizes) != x.shape[axis] or any(n < 0 for n in sizes):
+        raise ValueError(f"split: sizes {sizes} must be non-negative and sum to the size {x.shape[axis]} of "
+                         f"axis {axis}")
+    out, start = [], 0
+    for n in sizes:
+        out.append(slice_in_dim(x, start, start + n, 1, axis))
+        start += n
+    return out
+
+
+def _approx_k(operand, k, reduction_dimension, largest):
+    from ..primitives.sorting import top_k
+    x = _arr(operand)
+    d = operator.index(reduction_dimension) % x.ndim
+    moved = sh.transpose(x, tuple(i for i in range(x.ndim) if i != d) + (d,)) if d != x.ndim - 1 else x
+    vals, idx = top_k(moved if largest else ew.neg(moved), k)
+    if not largest:
+        vals = ew.neg(vals)
+    if d != x.ndim - 1:
+        perm = list(range(x.ndim - 1))
+        perm.insert(d, x.ndim - 1)
+        vals, idx = sh.transpose(vals, tuple(perm)), sh.transpose(idx, tuple(perm))
+    return vals, idx
+
+
+def approx_max_k(operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True):
+    """(values, indices) of the k largest along a dimension (exact here: recall 1)."""
+    return _approx_k(operand, k, reduction_dimension, True)
+
+
+def approx_min_k(operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True):
+    """(values, indices) of the k smallest along a dimension (exact here: recall 1)."""
+    return _approx_k(operand, k, reduction_dimension, False)
+
+
+def reduce_xor(operand, axes):
+    """The exclusive or over `axes` of a bool array (the parity of the number of True entries)."""
+    x = _arr(operand)
+    if x.dtype != np.bool_:
+        raise NotImplementedError("reduce_xor: only bool operands are supported")
+    counts = reduce_sum(ew.convert_element_type(x, np.int64, False), tuple(axes))
+    return ew.ne(ew.rem(counts, sh.full(counts.shape, 2, counts.dtype)), sh.full(counts.shape, 0, counts.dtype))
