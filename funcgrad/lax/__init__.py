@@ -95,6 +95,7 @@ from ..primitives.collectives import (all_gather, all_to_all, axis_index, axis_s
                                       ppermute, pshuffle, psum, psum_scatter, pswapaxes)
 from . import linalg  # noqa: E402,F401
 from ._implicit import custom_linear_solve, custom_root  # noqa: E402,F401
+from ._conv_transpose import conv_transpose  # noqa: E402,F401
 from ._extras import (batch_matmul, broadcast, collapse, index_in_dim, optimization_barrier,  # noqa: E402,F401
                       reduce, reduce_precision, slice_in_dim)
 from ._extras import (Precision, approx_max_k, approx_min_k, dynamic_update_index_in_dim,  # noqa: E402,F401
