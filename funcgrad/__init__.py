@@ -14,9 +14,17 @@ from .core.backend import devices  # noqa: F401
 from .numpy import asarray as _asarray
 from .primitives import stop_gradient  # noqa: F401
 from .transforms import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacfwd, jacrev, jit,  # noqa: F401
-                         jvp, linearize, make_jaxpr, remat, value_and_grad, vjp, vmap)
+                         jvp, linearize, make_jaxpr, pmap, remat, value_and_grad, vjp, vmap)
 
 __version__ = "0.1.0"
+
+# --- more of JAX's top level: pytrees, debugging, shapes, devices, jit controls ---------------------------
+from . import checkpoint_policies, debug, dtypes, experimental, tree  # noqa: E402,F401
+from ._jax_api import (Device, ShapeDtypeStruct, clear_caches, closure_convert, default_backend,  # noqa: E402,F401
+                       device_count, device_get, device_put_replicated, device_put_sharded, disable_jit,
+                       ensure_compile_time_eval, eval_shape,
+                       linear_transpose, local_device_count, local_devices, named_call, named_scope,
+                       print_environment_info, process_count, process_index, pure_callback, typeof)
 
 
 def device_put(x, device=None):

@@ -88,3 +88,24 @@ def zeros_like_array(x):
 
 def full_like(x, fill_value, dtype=None, shape=None):
     return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
+
+
+from ..primitives.collectives import (all_gather, all_to_all, axis_index, axis_size, pmax,  # noqa: E402,F401
+                                      pmean, pmin,
+                                      ppermute, pshuffle, psum, psum_scatter, pswapaxes)
+from . import linalg  # noqa: E402,F401
+from ._implicit import custom_linear_solve, custom_root  # noqa: E402,F401
+from ._conv_transpose import conv_transpose  # noqa: E402,F401
+from ._extras import (batch_matmul, broadcast, collapse, index_in_dim, optimization_barrier,  # noqa: E402,F401
+                      reduce, reduce_precision, slice_in_dim)
+from ._extras import (Precision, approx_max_k, approx_min_k, dynamic_update_index_in_dim,  # noqa: E402,F401
+                      reduce_xor, select_n, split)
+from ..primitives.special_functions2 import (bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a,  # noqa: E402,F401
+                                             igammac)
+from ..primitives.prng import random_gamma_grad  # noqa: E402,F401
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function sum_k (k + q)^-x (see funcgrad.scipy.special.zeta)."""
+    from ..scipy.special import zeta as _zeta
+    return _zeta(x, q)

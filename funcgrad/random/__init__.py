@@ -47,6 +47,7 @@ from ._continuous import (cauchy, double_sided_maxwell, exponential, gumbel, lap
 from ._discrete import (bernoulli, categorical, choice, geometric, permutation, poisson, rademacher,  # noqa: F401
                         randint)
 from ._gamma import ball, beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, t  # noqa: F401
+from ._binomial import binomial, multinomial, shuffle  # noqa: F401
 from ._keys import (PRNGKey, bits, clone, fold_in, key, key_data, key_impl, random_bits, split,  # noqa: F401
                     threefry_2x32, wrap_key_data)
 
@@ -58,6 +59,7 @@ __all__ = [
     "double_sided_maxwell", "triangular", "wald",
     "bernoulli", "rademacher", "randint", "permutation", "choice", "categorical", "geometric", "poisson",
     "gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal", "ball",
+    "binomial", "multinomial", "shuffle",
 ]
 
 

@@ -2,4 +2,5 @@
 
     import funcgrad.scipy.special as sps
 """
-from . import special  # noqa: F401
+from . import (cluster, fft, integrate, interpolate, linalg, ndimage, optimize, signal, sparse, special,  # noqa: F401
+               stats)

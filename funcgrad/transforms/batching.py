@@ -1,6 +1,7 @@
 """vmap: trace the per-example function once, then re-interpret its jaxpr with batch rules."""
 from __future__ import annotations
 
+import threading
 from typing import Callable
 
 from ..core.array import ArrayBase, get_aval, to_array
@@ -10,21 +11,28 @@ from ..core.jaxpr import Jaxpr
 from ..core.trace import new_trace
 from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..primitives._util import move_axis
+from ..primitives.collectives import apply_collective, axis_frame, has_collective
 from ..primitives.shape import broadcast_in_dim
 
 
-def trace_to_jaxpr(flat_fun: Callable, in_avals, name: str):
-    """Trace flat_fun on abstract tracers; returns (jaxpr, outputs-as-returned)."""
+def trace_to_jaxpr(flat_fun: Callable, in_avals, name: str, axis=None):
+    """Trace flat_fun on abstract tracers; returns the jaxpr. `axis` = (name, size) puts a named axis in
+    scope for collectives while tracing (vmap's axis_name)."""
     with new_trace(name, carries_values=False) as trace:
         ins = [trace.new_arg(a) for a in in_avals]
-        outs = flat_fun(*ins)
+        if axis is None:
+            outs = flat_fun(*ins)
+        else:
+            with axis_frame(axis[0], axis[1], trace):
+                outs = flat_fun(*ins)
         outs = [o if isinstance(o, ArrayBase) else to_array(o, copy=False) for o in outs]
         jaxpr = trace.to_jaxpr(ins, outs)
     return jaxpr
 
 
-def batch_jaxpr_eval(jaxpr: Jaxpr, args, dims):
-    """Evaluate `jaxpr` on batched args (batch dimension `dims[i]` or None): returns (outs, out_dims)."""
+def batch_jaxpr_eval(jaxpr: Jaxpr, args, dims, axis=None):
+    """Evaluate `jaxpr` on batched args (batch dimension `dims[i]` or None): returns (outs, out_dims).
+    `axis` = (name, size): collectives naming `name` act across the batch dimension."""
     env = {}
     for v, c in zip(jaxpr.constvars, jaxpr.consts):
         env[v] = (c, None)
@@ -33,8 +41,28 @@ def batch_jaxpr_eval(jaxpr: Jaxpr, args, dims):
     for eqn in jaxpr.eqns:
         vals, ds = zip(*[env[v] for v in eqn.invars]) if eqn.invars else ((), ())
         prim = eqn.prim
-        if all(d is None for d in ds):
-            outs = prim.bind(*vals, **eqn.params)
+        if axis is not None and getattr(prim, "collective", False) and axis[0] in eqn.params["axis_name"]:
+            outs, out_ds = apply_collective(prim, list(vals), list(ds), eqn.params, axis[0], axis[1])
+            outs, out_ds = [outs], [out_ds]
+        elif axis is not None and getattr(prim, "is_call", False) and prim.name == "pjit" and \
+                has_collective(eqn.params["jaxpr"]):  # a jitted function with collectives: inline it
+            outs, out_ds = batch_jaxpr_eval(eqn.params["jaxpr"], list(vals), list(ds), axis)
+        elif axis is not None and getattr(prim, "is_call", False) and vals and _nested_collectives(eqn.params):
+            # control flow whose bodies use collectives: its batch rule's vmaps take this axis's name
+            # (with no batched operand, the first is batched by broadcasting: the bodies may still
+            # depend on the member through axis_index)
+            vals, ds = list(vals), list(ds)
+            if all(d is None for d in ds):
+                vals[0], ds[0] = _place(_as_array(vals[0]), None, 0, axis[1]), 0
+            _inherit.stack.append(axis)
+            try:
+                outs, out_ds = prim.batch(vals, ds, **eqn.params)
+            finally:
+                _inherit.stack.pop()
+            if not prim.multiple_results:
+                outs, out_ds = [outs], [out_ds]
+        elif all(d is None for d in ds):
+            outs = prim.bind(*vals, **eqn.params)  # a collective's bind goes to its axis's trace
             outs = outs if prim.multiple_results else [outs]
             out_ds = [None] * len(outs)
         else:
@@ -44,6 +72,34 @@ def batch_jaxpr_eval(jaxpr: Jaxpr, args, dims):
         for v, o, d in zip(eqn.outvars, outs, out_ds):
             env[v] = (o, d)
     return [env[v][0] for v in jaxpr.outvars], [env[v][1] for v in jaxpr.outvars]
+
+
+class _Inherit(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_inherit = _Inherit()
+
+
+def _nested_collectives(params) -> bool:
+    for v in params.values():
+        for j in (v if isinstance(v, (tuple, list)) else (v,)):
+            if isinstance(j, Jaxpr) and has_collective(j):
+                return True
+    return False
+
+
+def _inherited_axis_name(axis_size):
+    """The axis name a control-flow batch rule's vmap inherits from the named vmap evaluating it."""
+    st = _inherit.stack
+    if st and st[-1] is not None and st[-1][1] == axis_size:
+        return st[-1][0]
+    return None
+
+
+def _as_array(x):
+    return x if isinstance(x, ArrayBase) else to_array(x, copy=False)
 
 
 def _check_axes_spec(spec, what):
@@ -64,7 +120,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
         if kwargs:
             # Keyword arguments are batched along axis 0, as JAX does.
             return vmap(lambda a, k: fun(*a, **k), in_axes=(in_axes, 0), out_axes=out_axes,
-                        axis_size=axis_size)(args, kwargs)
+                        axis_size=axis_size, axis_name=axis_name)(args, kwargs)
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(f"vmap: in_axes has {len(in_axes)} entries but the function was called with "
                              f"{len(args)} positional arguments (at {user_location(2)})")
@@ -86,6 +142,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
                                  "that are not batched")
             norm_axes.append(a % nd)
         size = _axis_size(leaves, norm_axes, axis_size)
+        name = axis_name if axis_name is not None else _inherited_axis_name(size)
         batched_idx = [i for i, a in enumerate(norm_axes) if a is not None]
         store = []
 
@@ -103,11 +160,16 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
             av = get_aval(leaves[i])
             a = norm_axes[i]
             in_avals.append(ShapedArray(av.shape[:a] + av.shape[a + 1:], av.dtype, av.weak_type))
-        jaxpr = trace_to_jaxpr(flat_fun, in_avals, "vmap")
+        axis = None if name is None else (name, size)
+        _inherit.stack.append(None)  # vmaps inside this one do not inherit
+        try:
+            jaxpr = trace_to_jaxpr(flat_fun, in_avals, "vmap", axis)
+        finally:
+            _inherit.stack.pop()
         out_tree = store[-1]
         bargs = [leaves[i] if isinstance(leaves[i], ArrayBase) else to_array(leaves[i], copy=False)
                  for i in batched_idx]
-        outs, out_dims = batch_jaxpr_eval(jaxpr, bargs, [norm_axes[i] for i in batched_idx])
+        outs, out_dims = batch_jaxpr_eval(jaxpr, bargs, [norm_axes[i] for i in batched_idx], axis)
         try:
             o_axes = broadcast_prefix(out_axes, tree_unflatten(out_tree, outs), "vmap out_axes")
         except ValueError as e:
@@ -152,3 +214,52 @@ def _place(x, d, out_axis, size):
         return broadcast_in_dim(x, tuple(x.shape[:out_axis]) + (size,) + tuple(x.shape[out_axis:]),
                                 tuple(i for i in range(nd) if i != out_axis))
     return move_axis(x, d, out_axis)
+
+
+def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
+         devices=None, backend=None, axis_size: int | None = None, donate_argnums=(), global_arg_shapes=None):
+    """Map `fun` over a leading axis, one member per device, with `axis_name` available to collectives.
+
+    funcgrad runs the members on one device as a vmap (compiled with jit), so results match JAX's pmap;
+    as in JAX, the mapped axis may not be larger than the number of devices (`devices` or the
+    backend's device count), else ValueError."""
+    from .._jax_api import device_count
+    from .jit import jit
+    static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
+        else tuple(static_broadcasted_argnums)
+    n_devices = len(devices) if devices is not None else device_count(backend)
+
+    cache = {}
+
+    def mapped(*args, **kwargs):
+        static_idx = {s % max(len(args), 1) for s in static}
+        dyn_idx = [i for i in range(len(args)) if i not in static_idx]
+        key = (len(args), tuple((i, args[i]) for i in sorted(static_idx)), tuple(sorted(kwargs)))
+        dyn = [args[i] for i in dyn_idx]
+        ax = in_axes
+        if isinstance(in_axes, (tuple, list)) and static:
+            ax = tuple(in_axes[i] for i in dyn_idx)
+        leaves, _ = tree_flatten(tuple(dyn))
+        spec = broadcast_prefix(ax if isinstance(ax, tuple) else (ax,) * len(dyn), tuple(dyn), "pmap in_axes")
+        sizes = {get_aval(x).shape[a] for x, a in zip(leaves, spec) if a is not None}
+        size = next(iter(sizes)) if len(sizes) == 1 else axis_size
+        if size is not None and size > n_devices:
+            raise ValueError(f"compiling computation that requires {size} logical devices, but only "
+                             f"{n_devices} devices are available (num_replicas={size}): pmap's mapped "
+                             "axis may not exceed the device count")
+        f = cache.get(key)
+        if f is None:
+            statics = {i: args[i] for i in static_idx}
+
+            def inner(*dyn_and_kw):
+                dyn_args, kw = dyn_and_kw[:-1], dyn_and_kw[-1]
+                it = iter(dyn_args)
+                return fun(*[statics[i] if i in statics else next(it) for i in range(len(args))], **kw)
+            kw_axes = 0 if kwargs else None
+            axes = (tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * len(dyn)) + (kw_axes,)
+            f = cache[key] = jit(vmap(inner, in_axes=axes, out_axes=out_axes, axis_name=axis_name,
+                                      axis_size=axis_size))
+        return f(*dyn, kwargs)
+    mapped.__name__ = f"pmap({getattr(fun, '__name__', 'fun')})"
+    mapped.__wrapped__ = fun
+    return mapped

@@ -402,6 +402,8 @@ def _zeros(av):
 
 def _pjit_jvp(args, tangents, ans, *, jaxpr, name):
     from .ad import jvp
+    from ..primitives.callbacks import drop_effects
+    jaxpr = drop_effects(jaxpr)  # the primal (and its prints) already ran
     f = _derived(jaxpr, "jvp", lambda: jit(lambda p, t: jvp(_eval_fn(jaxpr), p, t)[1]))
     ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     return f(list(args), ts)
@@ -409,6 +411,8 @@ def _pjit_jvp(args, tangents, ans, *, jaxpr, name):
 
 def _pjit_vjp(cts, ans, args, needs, *, jaxpr, name):
     from .ad import vjp
+    from ..primitives.callbacks import drop_effects
+    jaxpr = drop_effects(jaxpr)  # the primal (and its prints) already ran
     f = _derived(jaxpr, "vjp", lambda: jit(lambda p, c: vjp(_eval_fn(jaxpr), *p)[1](c)))
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
     return list(f(list(args), cts))

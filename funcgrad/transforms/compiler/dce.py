@@ -7,6 +7,7 @@ This is what removes the unused residuals of a vjp: `jit(lambda x: vjp(f, x)[1](
 forward pass, but only the values the backward pass reads survive. Primitives are pure, so an equation
 none of whose results is read can go. A `scan` whose per-step outputs (ys) are partly unused is
 rewritten to stop producing them (its body is pruned too), as long as the carry is unaffected.
+The exception is a primitive marked `effectful` (debug callbacks): it runs for its side effect.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def dce(jaxpr: Jaxpr) -> Jaxpr:
     eqns = []
     changed = False
     for e in reversed(jaxpr.eqns):
-        if any(v in live for v in e.outvars):
+        if getattr(e.prim, "effectful", False) or any(v in live for v in e.outvars):
             if e.prim.name == "scan" and e.prim.multiple_results:
                 pruned = _prune_scan(e, live)
                 if pruned is not None:

@@ -1,0 +1,367 @@
+"""JAX's smaller top-level names: shapes without computing (`eval_shape`, `ShapeDtypeStruct`, `typeof`),
+devices and processes (`device_count`, `local_devices`, `device_get`, ...), jit controls (`disable_jit`,
+`clear_caches`, `ensure_compile_time_eval`, `named_scope`, `named_call`), `linear_transpose`,
+`closure_convert` and `print_environment_info`.
+
+funcgrad runs in one process on the devices `funcgrad.devices()` lists (the CPU, plus CUDA GPUs when CuPy
+sees them).
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import platform
+import sys
+from typing import Callable
+
+import numpy as np
+
+from .core import dtypes as _dt
+from .core.array import ArrayBase, get_aval
+from .core.aval import ShapedArray
+from .core.backend import CPU, Device, devices
+from .core.jaxpr import eval_jaxpr
+from .core.tree_util import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["ShapeDtypeStruct", "eval_shape", "typeof", "device_count", "local_devices", "local_device_count",
+           "default_backend", "process_index", "process_count", "Device", "device_get", "disable_jit",
+           "clear_caches", "ensure_compile_time_eval", "named_scope", "named_call", "linear_transpose",
+           "closure_convert", "print_environment_info", "pure_callback", "device_put_replicated",
+           "device_put_sharded"]
+
+
+class ShapeDtypeStruct:
+    """A stand-in for an array of a given shape and dtype: input to `eval_shape`, `pure_callback`'s
+    result shapes, and what `eval_shape` returns."""
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+    def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
+        try:
+            self.shape = tuple(int(d) for d in shape)
+        except TypeError:
+            raise TypeError(f"ShapeDtypeStruct: shape must be a sequence of ints, got {shape!r}") from None
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be given")
+        self.dtype = _dt.canonicalize(dtype)
+        self.weak_type = bool(weak_type)
+        self.sharding = sharding
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+def _to_struct(av: ShapedArray) -> ShapeDtypeStruct:
+    return ShapeDtypeStruct(av.shape, av.dtype, weak_type=av.weak_type)
+
+
+def eval_shape(fun: Callable, *args, **kwargs):
+    """The shapes and dtypes `fun(*args, **kwargs)` would return, as a pytree of ShapeDtypeStructs,
+    found by tracing abstractly (nothing is computed). Array leaves may be arrays or anything with
+    `.shape` and `.dtype` (ShapeDtypeStruct)."""
+    from .transforms.batching import trace_to_jaxpr
+    leaves, in_tree = tree_flatten((args, kwargs))
+    avals = []
+    for x in leaves:
+        if isinstance(x, (ArrayBase, ShapeDtypeStruct, bool, int, float, complex, np.ndarray, np.generic)):
+            avals.append(get_aval(x))
+        elif hasattr(x, "shape") and hasattr(x, "dtype"):
+            avals.append(ShapedArray(x.shape, _dt.canonicalize(x.dtype)))
+        else:
+            avals.append(get_aval(x))
+    store = []
+
+    def flat(*ins):
+        a, k = tree_unflatten(in_tree, ins)
+        out_leaves, out_tree = tree_flatten(fun(*a, **k))
+        store.append(out_tree)
+        return out_leaves
+
+    jaxpr = trace_to_jaxpr(flat, avals, "eval_shape")
+    return tree_unflatten(store[-1], [_to_struct(v.aval) for v in jaxpr.outvars])
+
+
+def typeof(x) -> ShapedArray:
+    """The abstract value (shape, dtype, weak type) of an array, tracer or Python scalar."""
+    return get_aval(x)
+
+
+# --- devices and processes -------------------------------------------------------------------------
+
+def _backend_devices(backend) -> list:
+    if backend is None:
+        ds = devices()
+        gpus = [d for d in ds if d.platform != "cpu"]
+        return gpus or [CPU]
+    name = backend if isinstance(backend, str) else getattr(backend, "platform", str(backend))
+    if name not in ("cpu", "gpu", "cuda"):
+        raise RuntimeError(f"Unknown backend {name!r}; funcgrad has 'cpu' and 'gpu' (CUDA via CuPy)")
+    ds = devices(name)
+    if not ds:
+        raise RuntimeError(f"Backend {name!r} failed to initialize: no such devices are visible")
+    return ds
+
+
+def default_backend() -> str:
+    """'gpu' when a CUDA device is visible (through CuPy), else 'cpu'."""
+    return "gpu" if any(d.platform != "cpu" for d in devices()) else "cpu"
+
+
+def device_count(backend=None) -> int:
+    """The number of devices of the default backend (or of `backend`)."""
+    return len(_backend_devices(backend))
+
+
+def local_devices(process_index: int | None = None, backend=None, host_id=None) -> list:
+    """The devices of this process (the only process) for the default backend."""
+    return _backend_devices(backend)
+
+
+def local_device_count(backend=None) -> int:
+    return len(_backend_devices(backend))
+
+
+def process_index(backend=None) -> int:
+    """0: funcgrad runs as a single process."""
+    return 0
+
+
+def process_count(backend=None) -> int:
+    """1: funcgrad runs as a single process."""
+    return 1
+
+
+def device_get(x):
+    """Copy a pytree's arrays to host NumPy arrays (other leaves pass through)."""
+    def get(v):
+        if isinstance(v, ArrayBase):
+            return np.asarray(v)
+        if hasattr(v, "get") and type(v).__module__.startswith("cupy"):
+            return v.get()
+        return v
+    return tree_map(get, x)
+
+
+def device_put_replicated(x, devices: list):
+    """x (a pytree) stacked len(devices) times along a new leading axis, for pmap over those devices."""
+    from .numpy import asarray, stack
+    if not devices:
+        raise ValueError("device_put_replicated: `devices` must be a non-empty sequence")
+    return tree_map(lambda v: stack([asarray(v)] * len(devices)), x)
+
+
+def device_put_sharded(shards: list, devices: list):
+    """The pytrees in `shards` (one per device) stacked leafwise along a new leading axis."""
+    from .numpy import asarray, stack
+    if len(shards) != len(devices):
+        raise ValueError(f"device_put_sharded: {len(shards)} shards for {len(devices)} devices")
+    return tree_map(lambda *vs: stack([asarray(v) for v in vs]), *shards)
+
+
+# --- jit controls -----------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+    """Inside this context, jit-decorated functions run eagerly (Python control flow and prints run on
+    concrete values), as JAX's disable_jit."""
+    from .transforms.jit import config
+    prev = config.disable_jit
+    config.disable_jit = bool(disable)
+    try:
+        yield
+    finally:
+        config.disable_jit = prev
+
+
+def clear_caches() -> None:
+    """Empty every jitted function's cache of compiled signatures (the next call re-traces)."""
+    from .transforms.jit import JitFunction
+    for obj in gc.get_objects():
+        if isinstance(obj, JitFunction):
+            obj.clear_cache()
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """Operations on concrete values run at trace time. funcgrad already evaluates operations whose
+    operands are all concrete eagerly under jit (only tracers are staged), so this context changes
+    nothing; it exists so JAX programs run."""
+    yield
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """A name for the operations traced inside (JAX uses it in profiles); funcgrad keeps no names."""
+    if not isinstance(name, str):
+        raise TypeError(f"named_scope: name must be a str, got {type(name).__name__}")
+    yield
+
+
+def named_call(fun: Callable, *, name: str | None = None) -> Callable:
+    """`fun` under a name for profiles (the identity here, since funcgrad keeps no scope names)."""
+    @functools.wraps(fun)
+    def call(*args, **kwargs):
+        return fun(*args, **kwargs)
+    if name is not None:
+        call.__name__ = name
+    return call
+
+
+# --- transposition and closure conversion ----------------------------------------------------------
+
+def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
+    """The transpose of a linear function `fun`, for inputs shaped like `primals` (arrays or
+    ShapeDtypeStructs): `linear_transpose(f, x)(ct)` returns a tuple of cotangents, one per input.
+
+    `fun` is assumed linear (as JAX assumes); the transpose is its vjp, taken at zero inputs."""
+    from .transforms.ad import vjp
+    leaves, tree = tree_flatten(primals)
+    for x in leaves:
+        if not _dt.is_inexact(get_aval(x).dtype):
+            raise TypeError(f"linear_transpose only supports float and complex inputs, got "
+                            f"{get_aval(x).str_short()}")
+    from .primitives.shape import full
+    zeros = [full(get_aval(x).shape, 0, get_aval(x).dtype) for x in leaves]
+    zero_primals = tree_unflatten(tree, zeros)
+    expected = eval_shape(fun, *zero_primals)
+
+    def transposed(*cts):
+        ct = cts[0] if len(cts) == 1 else cts
+        exp_leaves, exp_tree = tree_flatten(expected)
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != exp_tree or any(tuple(get_aval(c).shape) != e.shape for c, e in zip(ct_leaves, exp_leaves)):
+            raise TypeError(f"linear_transpose: cotangent structure/shapes {ct_tree} "
+                            f"{[get_aval(c).shape for c in ct_leaves]} do not match the output of "
+                            f"the function {exp_tree} {[e.shape for e in exp_leaves]}")
+        _, pullback = vjp(fun, *zero_primals)
+        return tuple(pullback(ct))
+    return transposed
+
+
+def closure_convert(fun: Callable, *example_args):
+    """(converted, consts): `converted(*args, *consts)` computes `fun(*args)` with the floating-point
+    arrays `fun` closes over (including tracers of enclosing transforms) passed as explicit arguments,
+    so custom_vjp rules can differentiate with respect to them."""
+    from .transforms.batching import trace_to_jaxpr
+    leaves, in_tree = tree_flatten(example_args)
+    store = []
+
+    def flat(*ins):
+        out_leaves, out_tree = tree_flatten(fun(*tree_unflatten(in_tree, ins)))
+        store.append(out_tree)
+        return out_leaves
+
+    jaxpr = trace_to_jaxpr(flat, [get_aval(x) for x in leaves], "closure_convert")
+    out_tree = store[-1]
+    hoist = [i for i, c in enumerate(jaxpr.consts) if _dt.is_inexact(get_aval(c).dtype)]
+    consts = [jaxpr.consts[i] for i in hoist]
+    n_in = len(leaves)
+
+    def converted(*args_and_consts):
+        split = len(args_and_consts) - len(consts)
+        args, cs = args_and_consts[:split], args_and_consts[split:]
+        flat_args, tree = tree_flatten(tuple(args))
+        if tree != in_tree or len(flat_args) != n_in:
+            raise TypeError(f"closure_convert: called with arguments of structure {tree}, traced with {in_tree}")
+        all_consts = list(jaxpr.consts)
+        for i, c in zip(hoist, cs):
+            all_consts[i] = c
+        env_jaxpr = jaxpr.__class__(jaxpr.constvars, all_consts, jaxpr.invars, jaxpr.eqns, jaxpr.outvars)
+        return tree_unflatten(out_tree, eval_jaxpr(env_jaxpr, *flat_args))
+    return converted, consts
+
+
+def print_environment_info(return_string: bool = False):
+    """Versions of funcgrad, NumPy and Python, and the devices, as JAX's print_environment_info."""
+    from . import __version__
+    lines = [f"funcgrad:   {__version__}", f"numpy:      {np.__version__}",
+             f"python:     {sys.version.replace(chr(10), ' ')}",
+             f"platform:   {platform.platform()}",
+             f"backend:    {default_backend()}", f"devices:    {devices()}"]
+    try:
+        import ml_dtypes
+        lines.insert(2, f"ml_dtypes:  {ml_dtypes.__version__}")
+    except ImportError:
+        pass
+    text = "\n".join(lines) + "\n"
+    if return_string:
+        return text
+    print(text, end="")
+    return None
+
+
+# --- host callbacks ---------------------------------------------------------------------------------
+
+class _PureCallback:
+    """Rebuilds the callback's argument tree from NumPy buffers and flattens what it returns."""
+    __slots__ = ("fn", "tree", "out_tree")
+
+    def __init__(self, fn, tree, out_tree):
+        self.fn, self.tree, self.out_tree = fn, tree, out_tree
+
+    def __call__(self, *bufs):
+        args, kwargs = tree_unflatten(self.tree, bufs)
+        out = self.fn(*args, **kwargs)
+        leaves, tree = tree_flatten(out)
+        if tree != self.out_tree:
+            raise TypeError(f"pure_callback: the callback returned a {tree}, but result_shape_dtypes is a "
+                            f"{self.out_tree}")
+        return leaves
+
+
+def pure_callback(callback: Callable, result_shape_dtypes, *args, sharding=None, vmap_method=None,
+                  vectorized=None, **kwargs):
+    """Call a pure Python function on NumPy arrays from traced code: under jit it runs when the compiled
+    function runs. `result_shape_dtypes` is a pytree of ShapeDtypeStructs (or arrays) describing what it
+    returns; `vmap_method` says how vmap calls it ('sequential', 'expand_dims', 'broadcast_all';
+    legacy `vectorized=True` means 'legacy_vectorized'). Not differentiable (wrap it in custom_jvp)."""
+    from .primitives.callbacks import pure_callback_p
+    if vectorized is not None:
+        if vmap_method is not None:
+            raise ValueError("pure_callback: give vmap_method or the deprecated vectorized, not both")
+        vmap_method = "legacy_vectorized" if vectorized else "sequential"
+    return _pure_like(pure_callback_p, "pure_callback", callback, result_shape_dtypes, args, kwargs, vmap_method)
+
+
+def _pure_like(prim, name, callback, result_shape_dtypes, args, kwargs, vmap_method):
+    """Bind a host-callback primitive: flatten the arguments and the declared results."""
+    from .numpy import asarray
+    if not callable(callback):
+        raise TypeError(f"{name}: expected a callable, got {type(callback).__name__}")
+    res_leaves, res_tree = tree_flatten(result_shape_dtypes)
+    result_avals = []
+    for r in res_leaves:
+        if not (hasattr(r, "shape") and hasattr(r, "dtype")):
+            raise TypeError(f"{name}: result_shape_dtypes leaves must have .shape and .dtype "
+                            f"(e.g. ShapeDtypeStruct), got {type(r).__name__}")
+        result_avals.append(ShapedArray(tuple(r.shape), _dt.canonicalize(r.dtype)))
+    leaves, tree = tree_flatten((args, kwargs))
+    leaves = [x if isinstance(x, ArrayBase) else asarray(x) for x in leaves]
+    outs = prim.bind(*leaves, callback=_PureCallback(callback, tree, res_tree),
+                     result_avals=tuple(result_avals), vmap_method=vmap_method)
+    return tree_unflatten(res_tree, outs)

@@ -1,0 +1,77 @@
+"""funcgrad.checkpoint_policies: JAX's names for rematerialisation policies.
+
+A policy says which intermediates of a `checkpoint`-ed function may be saved for the backward pass
+instead of recomputed: `policy(prim, *avals, **params) -> bool`. funcgrad's checkpoint accepts them
+but always recomputes everything (the results are the same; only memory and time differ), so these
+exist for JAX programs that pass them.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+__all__ = ["everything_saveable", "nothing_saveable", "dots_saveable", "checkpoint_dots",
+           "dots_with_no_batch_dims_saveable", "checkpoint_dots_with_no_batch_dims", "save_only_these_names",
+           "save_anything_except_these_names", "save_any_names_but_these", "save_from_both_policies",
+           "checkpoint_name"]
+
+
+def everything_saveable(*args, **kwargs) -> bool:
+    """Save every intermediate (no recomputation)."""
+    return True
+
+
+def nothing_saveable(*args, **kwargs) -> bool:
+    """Save nothing (recompute every intermediate)."""
+    return False
+
+
+def dots_saveable(prim, *avals, **params) -> bool:
+    """Save the results of matrix products (dot_general)."""
+    return getattr(prim, "name", prim) == "dot_general"
+
+
+checkpoint_dots = dots_saveable
+
+
+def dots_with_no_batch_dims_saveable(prim, *avals, **params) -> bool:
+    """Save the results of matrix products without batch dimensions."""
+    if getattr(prim, "name", prim) != "dot_general":
+        return False
+    dims = params.get("dimension_numbers")
+    return dims is None or not dims[1][0]
+
+
+checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
+
+
+def _names_policy(keep: bool, names) -> Callable:
+    names = frozenset(names)
+
+    def policy(prim, *avals, **params) -> bool:
+        if getattr(prim, "name", prim) != "name":
+            return False
+        return (params.get("name") in names) == keep
+    return policy
+
+
+def save_only_these_names(*names) -> Callable:
+    """Save only the values tagged with checkpoint_name(x, name) for these names."""
+    return _names_policy(True, names)
+
+
+def save_anything_except_these_names(*names) -> Callable:
+    """Save every tagged value except those with these names."""
+    return _names_policy(False, names)
+
+
+save_any_names_but_these = save_anything_except_these_names
+
+
+def save_from_both_policies(policy_1: Callable, policy_2: Callable) -> Callable:
+    """Save what either policy saves."""
+    return lambda *args, **kwargs: bool(policy_1(*args, **kwargs) or policy_2(*args, **kwargs))
+
+
+def checkpoint_name(x, name: str):
+    """Tag x with a name for the policies above (the identity on values)."""
+    return x

@@ -1,0 +1,88 @@
+"""funcgrad.dtypes: JAX's `jax.dtypes` names (canonicalize_dtype, issubdtype, result_type, float0,
+bfloat16, finfo, iinfo, ...).
+
+Unlike JAX without x64, funcgrad does not narrow 64-bit dtypes: a NumPy float64 array stays float64, so
+`canonicalize_dtype` only validates (and maps Python types to funcgrad's defaults).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import dtypes as _dt
+
+float0 = np.dtype([("float0", np.void, 0)])
+"""The dtype of tangents/cotangents of integer and bool inputs (grad(..., allow_int=True))."""
+
+try:
+    from ml_dtypes import bfloat16  # noqa: F401  (the scalar type, as jax.dtypes.bfloat16)
+except ImportError:  # pragma: no cover - depends on the environment
+    bfloat16 = None
+
+
+def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype:
+    """The np.dtype funcgrad uses for `dtype` (Python int/float/complex -> the defaults)."""
+    return _dt.canonicalize(dtype)
+
+
+def issubdtype(a, b) -> bool:
+    """np.issubdtype, extended to bfloat16 (a floating type) and float0."""
+    if a is None:
+        return False
+    if bfloat16 is not None and np.dtype(a) == np.dtype(bfloat16):
+        if b in (np.floating, np.inexact, np.number, np.generic):
+            return True
+        return isinstance(b, (type, np.dtype, str)) and np.dtype(b) == np.dtype(bfloat16)
+    return bool(np.issubdtype(a, b))
+
+
+def result_type(*args, return_weak_type_flag: bool = False):
+    """The dtype JAX/funcgrad promotion gives `args` (arrays, dtypes or Python scalars)."""
+    from .core.array import ArrayBase, get_aval
+    ops = []
+    for a in args:
+        if isinstance(a, (ArrayBase, bool, int, float, complex, np.ndarray, np.generic)):
+            av = get_aval(a)
+            ops.append((av.dtype, av.weak_type))
+        else:
+            ops.append((_dt.canonicalize(a), False))
+    if not ops:
+        raise ValueError("at least one array or dtype is required")
+    dt, weak = _dt.result_type(*ops)
+    return (dt, weak) if return_weak_type_flag else dt
+
+
+def is_weakly_typed(x) -> bool:
+    from .core.array import get_aval
+    return get_aval(x).weak_type
+
+
+def scalar_type_of(x) -> type:
+    """The Python scalar type (bool, int, float or complex) of an array's dtype."""
+    from .core.array import get_aval
+    dt = get_aval(x).dtype if not isinstance(x, np.dtype) else x
+    if dt == np.bool_:
+        return bool
+    if _dt.is_integer(dt):
+        return int
+    if _dt.is_float(dt):
+        return float
+    if _dt.is_complex(dt):
+        return complex
+    raise TypeError(f"scalar_type_of: invalid scalar dtype {dt}")
+
+
+def finfo(dtype):
+    """Machine limits of a floating dtype (np.finfo; ml_dtypes.finfo for bfloat16)."""
+    if bfloat16 is not None and np.dtype(dtype) == np.dtype(bfloat16):
+        import ml_dtypes
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
+def iinfo(dtype):
+    """Machine limits of an integer dtype (np.iinfo)."""
+    return np.iinfo(dtype)
+
+
+__all__ = ["float0", "bfloat16", "canonicalize_dtype", "issubdtype", "result_type",
+           "is_weakly_typed", "scalar_type_of", "finfo", "iinfo"]

@@ -1,0 +1,401 @@
+"""The rest of jax.scipy.special: information-theory functions (xlogy, xlog1py, entr, rel_entr, kl_div),
+the normal distribution (ndtr, log_ndtr, ndtri), incomplete gamma/beta (gammainc, gammaincc, betainc,
+betaln, beta), Bessel (i0, i0e, i1, i1e), zeta, multigammaln, factorial, softmax, log_softmax.
+
+Operands broadcast and promote as NumPy's ufuncs do (integers become the default float dtype).
+Everything is differentiable where JAX's is (see funcgrad.primitives.special_functions2 for the
+incomplete gamma/beta rules); xlogy/xlog1py/ndtri have custom derivative rules that stay finite at the
+points where the naive formula gives NaN.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+from .. import numpy as jnp
+from ..core import dtypes
+from ..numpy._promote import asarray_any
+from ..primitives import special_functions2 as s2
+from ..primitives.special import erfc as _erfc
+from ..primitives.special import erf_inv as _erf_inv
+from ..primitives.special import lgamma as _lgamma
+from ..transforms.custom import custom_jvp
+
+_SQRT2 = math.sqrt(2.0)
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def promote_float(name: str, *xs):
+    """Broadcast `xs` and give them one inexact dtype (integers -> the default float)."""
+    arrs = [asarray_any(x) for x in xs]
+    for a in arrs:
+        if dtypes.is_complex(a.dtype):
+            raise TypeError(f"{name}: complex input is not supported")
+    dt = jnp.result_type(*arrs)
+    if not dtypes.is_inexact(dt):
+        dt = dtypes.defaults.float_
+    arrs = [a.astype(dt) if a.dtype != dt else a for a in arrs]
+    if len(arrs) > 1:
+        arrs = list(jnp.broadcast_arrays(*arrs))
+    return arrs if len(arrs) > 1 else arrs[0]
+
+
+# --- xlogy / xlog1py and relatives ----------------------------------------------------------------
+
+@custom_jvp
+def _xlogy(x, y):
+    safe_y = jnp.where(x == 0, jnp.ones_like(y), y)
+    return jnp.where(x == 0, jnp.zeros_like(x), x * jnp.log(safe_y))
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = _xlogy(x, y)
+    safe_y = jnp.where(x == 0, jnp.ones_like(y), y)
+    return out, tx * jnp.where(x == 0, jnp.zeros_like(x), jnp.log(safe_y)) + ty * x / safe_y
+
+
+@custom_jvp
+def _xlog1py(x, y):
+    safe_y = jnp.where(x == 0, jnp.zeros_like(y), y)
+    return jnp.where(x == 0, jnp.zeros_like(x), x * jnp.log1p(safe_y))
+
+
+@_xlog1py.defjvp
+def _xlog1py_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = _xlog1py(x, y)
+    safe_y = jnp.where(x == 0, jnp.zeros_like(y), y)
+    return out, tx * jnp.where(x == 0, jnp.zeros_like(x), jnp.log1p(safe_y)) + ty * x / (1 + safe_y)
+
+
+def xlogy(x, y):
+    """x * log(y), and 0 where x == 0 (whatever y), as scipy.special.xlogy."""
+    return _xlogy(*promote_float("xlogy", x, y))
+
+
+def xlog1py(x, y):
+    """x * log1p(y), and 0 where x == 0, as scipy.special.xlog1py."""
+    return _xlog1py(*promote_float("xlog1py", x, y))
+
+
+def entr(x):
+    """-x log x for x > 0, 0 at 0, -inf for x < 0."""
+    x = promote_float("entr", x)
+    return jnp.where(x < 0, -jnp.inf, -xlogy(x, x))
+
+
+def rel_entr(x, y):
+    """x log(x / y) for x, y > 0; 0 for x == 0 <= y; inf otherwise."""
+    x, y = promote_float("rel_entr", x, y)
+    ok = (x > 0) & (y > 0)
+    safe_x, safe_y = jnp.where(ok, x, 1), jnp.where(ok, y, 1)
+    val = safe_x * jnp.log(safe_x / safe_y)
+    return jnp.where(ok, val, jnp.where((x == 0) & (y >= 0), 0, jnp.inf))
+
+
+def kl_div(x, y):
+    """x log(x / y) - x + y for x, y > 0; y for x == 0 <= y; inf otherwise."""
+    x, y = promote_float("kl_div", x, y)
+    ok = (x > 0) & (y > 0)
+    safe_x, safe_y = jnp.where(ok, x, 1), jnp.where(ok, y, 1)
+    val = safe_x * jnp.log(safe_x / safe_y) - safe_x + safe_y
+    return jnp.where(ok, val, jnp.where((x == 0) & (y >= 0), y, jnp.inf))
+
+
+# --- the normal distribution ----------------------------------------------------------------------
+
+def ndtr(x):
+    """The standard normal CDF, 0.5 erfc(-x / sqrt 2) (accurate in the lower tail)."""
+    x = promote_float("ndtr", x)
+    return 0.5 * _erfc(-x / _SQRT2)
+
+
+def log_ndtr(x):
+    """log(ndtr(x)), accurate in both tails: log1p(-ndtr(-x)) above -1, log of erfc down to -20, and
+    the asymptotic series -x^2/2 - log(-x sqrt(2 pi)) + log(1 - 1/x^2 + 3/x^4 - ...) below."""
+    x = promote_float("log_ndtr", x)
+    upper = x > -1
+    mid = (x <= -1) & (x > -20)
+    xu = jnp.where(upper, x, 0.0)
+    xm = jnp.where(mid, x, -1.0)
+    xl = jnp.where(upper | mid, -20.0, x)
+    up = jnp.log1p(-0.5 * _erfc(xu / _SQRT2))
+    md = jnp.log(0.5 * _erfc(-xm / _SQRT2))
+    z = 1 / (xl * xl)
+    series = 1 + z * (-1 + z * (3 + z * (-15 + z * (105 + z * (-945)))))
+    lo = -0.5 * xl * xl - jnp.log(-xl) - _LOG_SQRT_2PI + jnp.log(series)
+    return jnp.where(upper, up, jnp.where(mid, md, lo))
+
+
+@custom_jvp
+def _ndtri(p):
+    # central part: erf_inv, then one Newton step on the CDF written with erfc (full relative accuracy)
+    x = _SQRT2 * _erf_inv(2 * p - 1)
+    lower = x < 0
+    cdf_err = jnp.where(lower, 0.5 * _erfc(-x / _SQRT2) - p, (1 - p) - 0.5 * _erfc(x / _SQRT2))
+    pdf = jnp.exp(-0.5 * x * x - _LOG_SQRT_2PI)
+    step = jnp.where(jnp.isfinite(x) & (pdf > 0), cdf_err / jnp.where(pdf > 0, pdf, 1.0), 0.0)
+    central = x - step
+    # lower tail (p < 1e-3, where 2p - 1 rounds away p's digits): Abramowitz & Stegun 26.2.23 as the
+    # start, then Newton on log_ndtr(x) = log p
+    tail = (p > 0) & (p < 1e-3)
+    pl = jnp.where(tail, p, 1e-3)
+    t = jnp.sqrt(-2 * jnp.log(pl))
+    xt = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
+    for _ in range(3):
+        ln = log_ndtr(xt)
+        xt = xt - (ln - jnp.log(pl)) * jnp.exp(ln + 0.5 * xt * xt + _LOG_SQRT_2PI)
+    return jnp.where(tail, xt, central)
+
+
+@_ndtri.defjvp
+def _ndtri_jvp(primals, tangents):
+    (p,), (t,) = primals, tangents
+    x = _ndtri(p)
+    return x, t * jnp.exp(0.5 * x * x + _LOG_SQRT_2PI)
+
+
+def ndtri(p):
+    """The inverse of ndtr: the standard normal quantile function (NaN outside [0, 1])."""
+    return _ndtri(promote_float("ndtri", p))
+
+
+# --- incomplete gamma and beta --------------------------------------------------------------------
+
+def gammainc(a, x):
+    """The regularised lower incomplete gamma function P(a, x)."""
+    return s2.igamma(*promote_float("gammainc", a, x))
+
+
+def gammaincc(a, x):
+    """The regularised upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return s2.igammac(*promote_float("gammaincc", a, x))
+
+
+def betainc(a, b, x):
+    """The regularised incomplete beta function I_x(a, b) (differentiable in x only, as in JAX)."""
+    return s2.betainc(*promote_float("betainc", a, b, x))
+
+
+def betaln(a, b):
+    """log |B(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b)."""
+    a, b = promote_float("betaln", a, b)
+    return _lgamma(a) + _lgamma(b) - _lgamma(a + b)
+
+
+def beta(a, b):
+    """The beta function B(a, b) (positive arguments: exp(betaln))."""
+    return jnp.exp(betaln(a, b))
+
+
+# --- Bessel ---------------------------------------------------------------------------------------
+
+def i0e(x):
+    """Exponentially scaled modified Bessel function of order 0, e^-|x| I_0(x)."""
+    return s2.bessel_i0e(promote_float("i0e", x))
+
+
+def i1e(x):
+    """Exponentially scaled modified Bessel function of order 1, e^-|x| I_1(x)."""
+    return s2.bessel_i1e(promote_float("i1e", x))
+
+
+def i0(x):
+    """The modified Bessel function of order 0."""
+    x = promote_float("i0", x)
+    return jnp.exp(jnp.abs(x)) * s2.bessel_i0e(x)
+
+
+def i1(x):
+    """The modified Bessel function of order 1."""
+    x = promote_float("i1", x)
+    return jnp.exp(jnp.abs(x)) * s2.bessel_i1e(x)
+
+
+# --- zeta, multigammaln, factorial ----------------------------------------------------------------
+
+_ZETA_N = 12
+# B_2k / (2k)! for the Euler-Maclaurin tail.
+_B2K = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798]
+_EM = [b / math.factorial(2 * k + 2) for k, b in enumerate(_B2K)]
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function sum_k (k + q)^-x (q = 1: Riemann's), for x > 1 and q > 0 (NaN for
+    x < 1, inf at x == 1), by Euler-Maclaurin summation; differentiable in x and q."""
+    if q is None:
+        q = 1.0
+    x, q = promote_float("zeta", x, q)
+    ok = (x > 1) & (q > 0)
+    xs = jnp.where(ok, x, 2.0)
+    qs = jnp.where(ok, q, 1.0)
+    s = jnp.zeros_like(xs)
+    for k in range(_ZETA_N):
+        s = s + (qs + k) ** (-xs)
+    a = qs + _ZETA_N
+    s = s + a ** (1 - xs) / (xs - 1) + 0.5 * a ** (-xs)
+    fac = xs  # s (s+1) ... (s+2j-2), updated per term
+    power = a ** (-xs - 1)
+    for j, c in enumerate(_EM):
+        s = s + c * fac * power
+        fac = fac * (xs + 2 * j + 1) * (xs + 2 * j + 2)
+        power = power / (a * a)
+    return jnp.where(ok, s, jnp.where(x == 1, jnp.inf, jnp.nan))
+
+
+def multigammaln(a, d):
+    """The log of the multivariate gamma function of dimension d (a concrete int)."""
+    try:
+        d = operator.index(d)
+    except TypeError:
+        raise TypeError(f"multigammaln: d must be a concrete int, got {type(d).__name__}") from None
+    a = promote_float("multigammaln", a)
+    out = jnp.full_like(a, d * (d - 1) / 4 * math.log(math.pi))
+    for j in range(d):
+        out = out + _lgamma(a - j / 2)
+    return out
+
+
+def factorial(n, exact: bool = False):
+    """n! = Gamma(n + 1) (0 for n < 0); exact=True is not supported (as in JAX)."""
+    if exact:
+        raise NotImplementedError("factorial with exact=True is not supported")
+    n = promote_float("factorial", n)
+    return jnp.where(n < 0, 0.0, jnp.exp(_lgamma(n + 1)))
+
+
+def gammasgn(x):
+    """The sign of the gamma function: 1 for x > 0 (and +0, +inf), -1 at -0, (-1)^ceil(-x) between the
+    poles below 0, NaN at negative integers, -inf and NaN."""
+    x = promote_float("gammasgn", x)
+    neg_sign = jnp.where(jnp.remainder(jnp.floor(-x), 2) == 0, -1.0, 1.0)
+    pole = (x < 0) & (x == jnp.floor(x))
+    out = jnp.where(x > 0, 1.0, neg_sign)
+    out = jnp.where(x == 0, jnp.copysign(1.0, x), out)
+    return jnp.where(pole | jnp.isnan(x), jnp.nan, out).astype(x.dtype)
+
+
+_EULER_GAMMA = 0.5772156649015329
+
+
+def _exp1_pos(x):
+    """E1(x) for x > 0 (NaN-free where x <= 0; callers select): the power series up to 1, then the
+    continued fraction e^-x / (x + 1 - 1^2/(x + 3 - 2^2/(x + 5 - ...))) evaluated from depth 100."""
+    small = x <= 1
+    xs = jnp.where(small, x, 1.0)
+    term = jnp.ones_like(xs)
+    series = jnp.zeros_like(xs)
+    for k in range(1, 26):
+        term = -term * xs / k
+        series = series - term / k
+    low = -_EULER_GAMMA - jnp.log(jnp.where(xs > 0, xs, 1.0)) + series
+    xl = jnp.where(small, 1.0, x)
+    t = jnp.zeros_like(xl)
+    for k in range(100, 0, -1):
+        t = k * k / (xl + 2 * k + 1 - t)
+    high = jnp.exp(-xl) / (xl + 1 - t)
+    return jnp.where(small, low, high)
+
+
+@custom_jvp
+def _exp1(x):
+    pos = x > 0
+    v = _exp1_pos(jnp.where(pos, x, 1.0))
+    return jnp.where(pos, v, jnp.where(x == 0, jnp.inf, jnp.nan))
+
+
+@_exp1.defjvp
+def _exp1_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _exp1(x), t * (-jnp.exp(-x) / x)
+
+
+def exp1(x):
+    """The exponential integral E1(x) = int_x^inf e^-t / t dt for real x > 0 (inf at 0, NaN below)."""
+    return _exp1(promote_float("exp1", x))
+
+
+def _expi_pos(x):
+    """Ei(x) for x > 0: the power series up to 50, the asymptotic series e^x/x sum k!/x^k beyond."""
+    small = x <= 50
+    xs = jnp.where(small, x, 1.0)
+    term = jnp.ones_like(xs)
+    series = jnp.zeros_like(xs)
+    for k in range(1, 160):
+        term = term * xs / k
+        series = series + term / k
+    low = _EULER_GAMMA + jnp.log(xs) + series
+    xl = jnp.where(small, 51.0, x)
+    term = jnp.ones_like(xl)
+    total = jnp.ones_like(xl)
+    for k in range(1, 31):
+        term = term * k / xl
+        total = total + term
+    high = jnp.exp(xl) / xl * total
+    return jnp.where(small, low, high)
+
+
+@custom_jvp
+def _expi(x):
+    pos = x > 0
+    v_pos = _expi_pos(jnp.where(pos, x, 1.0))
+    v_neg = -_exp1_pos(jnp.where(x < 0, -x, 1.0))
+    return jnp.where(pos, v_pos, jnp.where(x < 0, v_neg, jnp.where(x == 0, -jnp.inf, jnp.nan)))
+
+
+@_expi.defjvp
+def _expi_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _expi(x), t * (jnp.exp(x) / x)
+
+
+def expi(x):
+    """The exponential integral Ei(x) (principal value) for real x; Ei(x) = -E1(-x) for x < 0."""
+    return _expi(promote_float("expi", x))
+
+
+def bernoulli(n: int):
+    """The Bernoulli numbers B_0 .. B_n (B_1 = -1/2, as SciPy), as a float array."""
+    from fractions import Fraction
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"bernoulli: n must be a non-negative integer, got {n}")
+    a = [Fraction(0)] * (n + 1)
+    out = []
+    for m in range(n + 1):  # Akiyama-Tanigawa
+        a[m] = Fraction(1, m + 1)
+        for j in range(m, 0, -1):
+            a[j - 1] = j * (a[j - 1] - a[j])
+        out.append(a[0])
+    if n >= 1:
+        out[1] = Fraction(-1, 2)
+    return jnp.asarray([float(b) for b in out])
+
+
+def poch(z, m):
+    """The rising factorial Gamma(z + m) / Gamma(z) (for z, z + m > 0)."""
+    z, m = promote_float("poch", z, m)
+    return jnp.exp(_lgamma(z + m) - _lgamma(z))
+
+
+def softmax(x, /, *, axis=None):
+    """exp(x - logsumexp(x, axis)) (axis None: over all axes), as jax.scipy.special.softmax."""
+    from ..numpy._statistics import logsumexp
+    x = promote_float("softmax", x)
+    return jnp.exp(x - logsumexp(x, axis=axis, keepdims=True))
+
+
+def log_softmax(x, /, *, axis=None):
+    """x - logsumexp(x, axis) (axis None: over all axes)."""
+    from ..numpy._statistics import logsumexp
+    x = promote_float("log_softmax", x)
+    return x - logsumexp(x, axis=axis, keepdims=True)
+
+
+__all__ = ["xlogy", "xlog1py", "entr", "rel_entr", "kl_div", "ndtr", "log_ndtr", "ndtri", "gammainc",
+           "gammaincc", "betainc", "betaln", "beta", "i0", "i0e", "i1", "i1e", "zeta", "multigammaln",
+           "factorial", "gammasgn", "poch", "exp1", "expi", "bernoulli", "softmax", "log_softmax"]

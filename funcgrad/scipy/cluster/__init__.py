@@ -1,0 +1,2 @@
+"""funcgrad.scipy.cluster: vq (vector quantisation), as jax.scipy.cluster."""
+from . import vq  # noqa: F401

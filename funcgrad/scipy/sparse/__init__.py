@@ -1,0 +1,2 @@
+"""funcgrad.scipy.sparse: linalg.cg, as jax.scipy.sparse."""
+from . import linalg  # noqa: F401

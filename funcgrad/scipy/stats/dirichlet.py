@@ -1,0 +1,29 @@
+"""The Dirichlet distribution, as jax.scipy.stats.dirichlet: x has the K categories on its first axis
+(shape (K,) or (K, N)), alpha has shape (K,); points off the simplex get -inf."""
+from __future__ import annotations
+
+from ... import numpy as jnp
+from ...primitives.special import lgamma
+from .._special_more import promote_float, xlogy
+
+
+def logpdf(x, alpha):
+    x, alpha = (promote_float("dirichlet.logpdf", v) for v in (x, alpha))
+    if alpha.ndim != 1:
+        raise ValueError(f"dirichlet.logpdf: alpha must be one-dimensional, got shape {alpha.shape}")
+    if x.shape[0] != alpha.shape[0]:
+        raise ValueError(f"dirichlet.logpdf: x has {x.shape[0]} categories on its first axis, alpha "
+                         f"{alpha.shape[0]}")
+    a = jnp.reshape(alpha, alpha.shape + (1,) * (x.ndim - 1))
+    normalize = jnp.sum(lgamma(alpha)) - lgamma(jnp.sum(alpha))
+    logp = jnp.sum(xlogy(a - 1, x), axis=0) - normalize
+    eps = 10 * jnp.finfo(x.dtype).eps
+    on_simplex = jnp.all(x >= 0, axis=0) & (jnp.abs(jnp.sum(x, axis=0) - 1) <= eps * x.shape[0])
+    return jnp.where(on_simplex, logp, -jnp.inf)
+
+
+def pdf(x, alpha):
+    return jnp.exp(logpdf(x, alpha))
+
+
+__all__ = ["logpdf", "pdf"]

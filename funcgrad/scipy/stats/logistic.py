@@ -1,0 +1,48 @@
+"""The logistic distribution, as jax.scipy.stats.logistic."""
+from __future__ import annotations
+
+from ... import numpy as jnp
+from .._special_more import promote_float
+from ..special import expit, logit
+from ._util import nan_outside, standardize
+
+
+def logpdf(x, loc=0, scale=1):
+    y, log_s, *_ = standardize("logistic.logpdf", x, loc, scale)
+    a = jnp.abs(y)  # symmetric: -|y| - 2 log1p(exp(-|y|)) is stable for both signs
+    return -a - 2 * jnp.log1p(jnp.exp(-a)) - log_s
+
+
+def pdf(x, loc=0, scale=1):
+    return jnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    return expit(standardize("logistic.cdf", x, loc, scale)[0])
+
+
+def logcdf(x, loc=0, scale=1):
+    y = standardize("logistic.logcdf", x, loc, scale)[0]
+    return -jnp.logaddexp(0.0, -y)
+
+
+def sf(x, loc=0, scale=1):
+    return expit(-standardize("logistic.sf", x, loc, scale)[0])
+
+
+def logsf(x, loc=0, scale=1):
+    y = standardize("logistic.logsf", x, loc, scale)[0]
+    return -jnp.logaddexp(0.0, y)
+
+
+def ppf(q, loc=0, scale=1):
+    q, loc, scale = promote_float("logistic.ppf", q, loc, scale)
+    return nan_outside(q, loc + scale * logit(q))
+
+
+def isf(q, loc=0, scale=1):
+    q, loc, scale = promote_float("logistic.isf", q, loc, scale)
+    return nan_outside(q, loc - scale * logit(q))
+
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]

@@ -1,0 +1,48 @@
+"""The normal distribution N(loc, scale^2), as jax.scipy.stats.norm."""
+from __future__ import annotations
+
+import math
+
+from ... import numpy as jnp
+from .._special_more import log_ndtr, ndtr, ndtri
+from ._util import nan_outside, promote_float, standardize
+
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def logpdf(x, loc=0, scale=1):
+    y, log_s, *_ = standardize("norm.logpdf", x, loc, scale)
+    return -0.5 * y * y - _LOG_SQRT_2PI - log_s
+
+
+def pdf(x, loc=0, scale=1):
+    return jnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    return ndtr(standardize("norm.cdf", x, loc, scale)[0])
+
+
+def logcdf(x, loc=0, scale=1):
+    return log_ndtr(standardize("norm.logcdf", x, loc, scale)[0])
+
+
+def sf(x, loc=0, scale=1):
+    return ndtr(-standardize("norm.sf", x, loc, scale)[0])
+
+
+def logsf(x, loc=0, scale=1):
+    return log_ndtr(-standardize("norm.logsf", x, loc, scale)[0])
+
+
+def ppf(q, loc=0, scale=1):
+    q, loc, scale = promote_float("norm.ppf", q, loc, scale)
+    return nan_outside(q, loc + scale * ndtri(q))
+
+
+def isf(q, loc=0, scale=1):
+    q, loc, scale = promote_float("norm.isf", q, loc, scale)
+    return nan_outside(q, loc - scale * ndtri(q))
+
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]

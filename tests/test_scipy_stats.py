@@ -1,0 +1,231 @@
+"""funcgrad.scipy.stats and the new funcgrad.scipy.special functions against SciPy (float64), plus
+gradients by finite differences."""
+import numpy as np
+import pytest
+import scipy.special as ss
+import scipy.stats as sst
+
+import funcgrad
+import funcgrad.numpy as jnp
+import funcgrad.scipy.special as fs
+from funcgrad.scipy import stats
+from funcgrad.testing import check_grads
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(0, 2, 30)
+POS = np.exp(RNG.normal(0, 1, 30))
+Q = RNG.uniform(0.001, 0.999, 30)
+U = RNG.uniform(0.02, 0.98, 30)
+A = np.exp(RNG.uniform(-1, 2, 30))
+B = np.exp(RNG.uniform(-1, 2, 30))
+K = RNG.integers(0, 8, 30).astype(float)
+
+
+def close(got, expected, rtol=1e-10, atol=1e-13):
+    got = np.asarray(got)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
+
+
+@pytest.fixture(autouse=True)
+def x64():
+    funcgrad.config.update("enable_x64", True)
+    yield
+    funcgrad.config.update("enable_x64", False)
+
+
+CONT = [  # (our module, scipy distribution, args after x, x values, methods)
+    ("norm", sst.norm, (0.5, 1.5), X, ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]),
+    ("cauchy", sst.cauchy, (0.5, 1.5), X, ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]),
+    ("laplace", sst.laplace, (0.5, 1.5), X, ["logpdf", "pdf", "cdf"]),
+    ("logistic", sst.logistic, (0.5, 1.5), X, ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]),
+    ("uniform", sst.uniform, (-1.0, 3.0), X, ["logpdf", "pdf", "cdf"]),
+    ("expon", sst.expon, (-0.5, 2.0), X, ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]),
+    ("t", sst.t, (3.5, 0.5, 1.5), X, ["logpdf", "pdf"]),
+    ("gamma", sst.gamma, (A, 0.1, 1.5), POS, ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]),
+    ("chi2", sst.chi2, (A * 2, 0.1, 1.5), POS, ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]),
+    ("beta", sst.beta, (A, B), U, ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]),
+]
+
+
+@pytest.mark.parametrize("name,dist,args,xs,methods", CONT, ids=[c[0] for c in CONT])
+def test_continuous_against_scipy(name, dist, args, xs, methods):
+    mod = getattr(stats, name)
+    for m in methods:
+        got = getattr(mod, m)(xs, *args)
+        exp = getattr(dist, m)(xs, *args)
+        finite = np.isfinite(exp)
+        assert np.array_equal(np.isfinite(np.asarray(got)), finite), f"{name}.{m}: non-finite pattern"
+        close(np.asarray(got)[finite], exp[finite], rtol=1e-9)
+
+
+@pytest.mark.parametrize("name,dist,args", [("norm", sst.norm, (0.5, 1.5)), ("cauchy", sst.cauchy, (0.5, 1.5)),
+                                            ("logistic", sst.logistic, (0.5, 1.5)),
+                                            ("uniform", sst.uniform, (-1.0, 3.0)),
+                                            ("expon", sst.expon, (-0.5, 2.0))])
+def test_quantiles_against_scipy(name, dist, args):
+    mod = getattr(stats, name)
+    close(mod.ppf(Q, *args), dist.ppf(Q, *args), rtol=1e-10)
+    if hasattr(mod, "isf"):
+        close(mod.isf(Q, *args), dist.isf(Q, *args), rtol=1e-10)
+    assert np.isnan(np.asarray(mod.ppf(np.array([-0.1, 1.1]), *args))).all()
+
+
+def test_discrete_against_scipy():
+    ks = np.concatenate([K, [-1.0, 2.5]])
+    close(stats.poisson.logpmf(ks, 3.2), sst.poisson.logpmf(ks, 3.2))
+    close(stats.poisson.pmf(ks, 3.2, 1), sst.poisson.pmf(ks, 3.2, 1))
+    close(stats.poisson.cdf(ks, 3.2), sst.poisson.cdf(ks, 3.2))
+    close(stats.binom.logpmf(ks, 9, 0.3), sst.binom.logpmf(ks, 9, 0.3))
+    close(stats.binom.pmf(ks, 9, 0.3), sst.binom.pmf(ks, 9, 0.3))
+    kb = np.array([0.0, 1.0, 2.0, -1.0, 0.5])
+    close(stats.bernoulli.logpmf(kb, 0.3), sst.bernoulli.logpmf(kb, 0.3))
+    close(stats.bernoulli.pmf(kb, 0.3), sst.bernoulli.pmf(kb, 0.3))
+    close(stats.bernoulli.cdf(kb, 0.3), sst.bernoulli.cdf(kb, 0.3))
+    close(stats.bernoulli.ppf(np.array([0.1, 0.7, 0.71, 1.0]), 0.3), sst.bernoulli.ppf([0.1, 0.7, 0.71, 1.0], 0.3))
+
+
+def test_multivariate():
+    d = 3
+    M = RNG.normal(size=(d, d))
+    cov = M @ M.T + d * np.eye(d)
+    mean = RNG.normal(size=d)
+    xs = RNG.normal(size=(5, d))
+    close(stats.multivariate_normal.logpdf(xs, mean, cov), sst.multivariate_normal.logpdf(xs, mean, cov))
+    close(stats.multivariate_normal.pdf(xs[0], mean, cov), sst.multivariate_normal.pdf(xs[0], mean, cov))
+    close(stats.multivariate_normal.logpdf(xs, mean, np.diag(cov)),
+          sst.multivariate_normal.logpdf(xs, mean, np.diag(np.diag(cov))))
+    alpha = np.array([0.5, 2.0, 3.0])
+    pts = RNG.dirichlet(alpha, size=4).T  # (K, N)
+    close(stats.dirichlet.logpdf(pts, alpha), sst.dirichlet.logpdf(pts, alpha))
+    close(stats.dirichlet.pdf(pts[:, 0], alpha), sst.dirichlet.pdf(pts[:, 0], alpha))
+    assert float(stats.dirichlet.logpdf(np.array([0.5, 0.6, 0.1]), alpha)) == -np.inf
+
+
+def test_stats_gradients():
+    check_grads(lambda x, m, s: stats.norm.logcdf(x, m, s), (jnp.asarray(X[:4]), 0.3, 1.2), order=2)
+    check_grads(lambda x, a: stats.gamma.logpdf(x, a), (jnp.asarray(POS[:4]), jnp.asarray(A[:4])), order=2)
+    check_grads(lambda x, a: stats.gamma.cdf(x, a), (jnp.asarray(POS[:4]), jnp.asarray(A[:4])), order=1)
+    check_grads(lambda x: stats.beta.cdf(x, 2.0, 3.0), (jnp.asarray(U[:4]),), order=2)
+    check_grads(lambda x, df: stats.t.logpdf(x, df), (jnp.asarray(X[:4]), 4.0), order=2)
+    cov = np.array([[2.0, 0.3], [0.3, 1.0]])
+    check_grads(lambda x, m, c: stats.multivariate_normal.logpdf(x, m, c),
+                (jnp.asarray(X[:2]), jnp.zeros(2), jnp.asarray(cov)), order=1)
+    # vmap and jit agree with the eager result
+    f = lambda x: stats.norm.logpdf(x, 1.0, 2.0)
+    close(funcgrad.vmap(f)(X), f(X))
+    close(funcgrad.jit(f)(X), f(X))
+
+
+SPECIAL = [  # (ours, scipy's, args)
+    (fs.xlogy, ss.xlogy, (np.array([0.0, 0.0, 1.5, 2.0]), np.array([0.0, 2.0, 3.0, 0.5]))),
+    (fs.xlog1py, ss.xlog1py, (np.array([0.0, 0.0, 1.5, 2.0]), np.array([-1.0, 2.0, 3.0, -0.5]))),
+    (fs.entr, ss.entr, (np.array([-1.0, 0.0, 0.5, 3.0]),)),
+    (fs.rel_entr, ss.rel_entr, (np.array([0.0, 1.0, 1.0, -1.0, 2.0]), np.array([1.0, 2.0, 0.0, 1.0, 0.3]))),
+    (fs.kl_div, ss.kl_div, (np.array([0.0, 1.0, 1.0, -1.0, 2.0]), np.array([1.0, 2.0, 0.0, 1.0, 0.3]))),
+    (fs.ndtr, ss.ndtr, (X * 5,)),
+    (fs.log_ndtr, ss.log_ndtr, (np.concatenate([X * 5, [-19.9, -20.1, -40.0, -1e3, 8.0, 30.0]]),)),
+    (fs.ndtri, ss.ndtri, (np.concatenate([Q, [1e-300, 1e-20, 1e-10, 0.5, 1 - 1e-12, 0.0, 1.0]]),)),
+    (fs.gammainc, ss.gammainc, (A, POS)),
+    (fs.gammaincc, ss.gammaincc, (A, POS)),
+    (fs.betainc, ss.betainc, (A, B, U)),
+    (fs.betaln, ss.betaln, (A, B)),
+    (fs.beta, ss.beta, (A, B)),
+    (fs.i0, ss.i0, (X * 5,)),
+    (fs.i0e, ss.i0e, (X * 20,)),
+    (fs.i1, ss.i1, (X * 5,)),
+    (fs.i1e, ss.i1e, (X * 20,)),
+    (fs.zeta, ss.zeta, (1 + POS, A)),
+    (lambda a: fs.multigammaln(a, 3), lambda a: ss.multigammaln(a, 3), (A + 1,)),
+    (fs.factorial, ss.factorial, (np.array([-1.0, 0.0, 1.0, 4.0, 7.5]),)),
+    (fs.poch, ss.poch, (A, B)),
+    (fs.exp1, ss.exp1, (np.concatenate([np.linspace(0.01, 3, 40), [0.0, 5.0, 20.0, 50.0, 800.0, -1.0]]),)),
+    (fs.expi, ss.expi, (np.concatenate([np.linspace(-30, 80, 120), [0.0, 100.0, 500.0, -700.0]]),)),
+    (fs.bernoulli, ss.bernoulli, (20,)),
+    (fs.gammasgn, ss.gammasgn, (np.array([0.0, -0.0, -1.0, -2.0, -0.5, -1.5, -2.5, 2.0, np.inf, -np.inf, np.nan]),)),
+    (fs.softmax, ss.softmax, (X.reshape(5, 6),)),
+    (fs.log_softmax, ss.log_softmax, (X.reshape(5, 6),)),
+    (lambda x: fs.softmax(x, axis=1), lambda x: ss.softmax(x, axis=1), (X.reshape(5, 6),)),
+    (lambda x: fs.log_softmax(x, axis=0), lambda x: ss.log_softmax(x, axis=0), (X.reshape(5, 6),)),
+]
+
+
+@pytest.mark.parametrize("ours,theirs,args", SPECIAL, ids=[getattr(s[1], "__name__", "f") for s in SPECIAL])
+def test_special_against_scipy(ours, theirs, args):
+    with np.errstate(all="ignore"):
+        exp = np.asarray(theirs(*args), dtype=np.float64)
+    got = np.asarray(ours(*args))
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, exp, rtol=2e-12, atol=0)
+
+
+def test_special_gradients():
+    check_grads(lambda x, y: fs.xlogy(x, y), (jnp.asarray(POS[:3]), jnp.asarray(A[:3])), order=2)
+    g = funcgrad.grad(lambda x: fs.xlogy(x, 0.0))(0.0)
+    assert float(g) == 0.0  # finite at x == y == 0
+    check_grads(fs.ndtri, (jnp.asarray(Q[:4]),), order=2)
+    check_grads(fs.log_ndtr, (jnp.asarray(np.array([-30.0, -5.0, 0.3, 4.0])),), order=2)
+    check_grads(lambda q: fs.zeta(2.5, q), (jnp.asarray(A[:3]),), order=2)
+    check_grads(lambda a, x: fs.gammainc(a, x), (jnp.asarray(A[:3]), jnp.asarray(POS[:3])), order=1)
+    h = 1e-6  # the a-derivative against SciPy's function by central differences
+    a0, x0 = 1.7, 2.5
+    ga = funcgrad.grad(lambda a: fs.gammaincc(a, x0))(a0)
+    np.testing.assert_allclose(float(ga), (ss.gammaincc(a0 + h, x0) - ss.gammaincc(a0 - h, x0)) / (2 * h), rtol=1e-7)
+    with pytest.raises(NotImplementedError):
+        funcgrad.grad(funcgrad.grad(lambda a: fs.gammainc(a, x0)))(a0)
+    with pytest.raises(ValueError, match="Betainc gradient"):
+        funcgrad.grad(lambda a: fs.betainc(a, 2.0, 0.3))(1.5)
+    check_grads(lambda x: fs.betainc(1.5, 2.0, x), (jnp.asarray(U[:3]),), order=2)
+    check_grads(fs.i0e, (jnp.asarray(X[:4] * 10),), order=2)
+    check_grads(fs.exp1, (jnp.asarray(POS[:4] * 2),), order=2)
+    check_grads(fs.expi, (jnp.asarray(X[:4] * 3),), order=2)
+    check_grads(fs.i1e, (jnp.asarray(X[:4] * 10),), order=2)
+
+
+def test_more_distributions_against_scipy():
+    ks = np.concatenate([K, [-1.0, 0.0, 2.5]])
+    close(stats.geom.logpmf(ks, 0.3), sst.geom.logpmf(ks, 0.3))
+    close(stats.geom.pmf(ks, 0.3, 1), sst.geom.pmf(ks, 0.3, 1))
+    close(stats.nbinom.logpmf(ks, 3.5, 0.4), sst.nbinom.logpmf(ks, 3.5, 0.4))
+    close(stats.betabinom.logpmf(ks, 9, 2.5, 1.5), sst.betabinom.logpmf(ks, 9, 2.5, 1.5))
+    close(stats.pareto.logpdf(1 + POS, 2.5, 0.1, 1.2), sst.pareto.logpdf(1 + POS, 2.5, 0.1, 1.2))
+    close(stats.vonmises.logpdf(X, 2.5), sst.vonmises.logpdf(X, 2.5))
+    close(stats.vonmises.pdf(X, 50.0), sst.vonmises.pdf(X, 50.0))
+    close(stats.gennorm.logpdf(X, 1.5), sst.gennorm.logpdf(X, 1.5))
+    close(stats.gennorm.cdf(X, 1.5), sst.gennorm.cdf(X, 1.5))
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 6.0, 0.0], [1.0, 1.0, 1.0]])
+    p = np.array([0.2, 0.3, 0.5])
+    exp = np.array([sst.multinomial.logpmf(r, 6, p) for r in x])
+    close(stats.multinomial.logpmf(x, 6.0, p), exp)
+    for a, b in [(-1.0, 2.0), (0.5, 3.0), (-4.0, -1.5), (-np.inf, 0.3), (6.0, 9.0)]:
+        xs = np.linspace(a - 0.5 if np.isfinite(a) else -3, b + 0.5, 17) * 1.3 + 0.2
+        for m in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]:
+            got = np.asarray(getattr(stats.truncnorm, m)(xs, a, b, 0.2, 1.3))
+            want = getattr(sst.truncnorm, m)(xs, a, b, 0.2, 1.3)
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300, err_msg=f"truncnorm.{m} a={a} b={b}")
+
+
+@pytest.mark.parametrize("bw", [None, "silverman", 0.3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_gaussian_kde_against_scipy(bw, weighted):
+    rng = np.random.default_rng(1)
+    data, pts = rng.normal(size=(2, 40)), rng.normal(size=(2, 7))
+    w = rng.uniform(0.5, 2.0, 40) if weighted else None
+    ours, ref = stats.gaussian_kde(data, bw, w), sst.gaussian_kde(data, bw, w)
+    close(ours(pts), ref(pts), rtol=1e-12)
+    close(ours.logpdf(pts), ref.logpdf(pts), rtol=1e-12)
+    close(ours.covariance, ref.covariance, rtol=1e-12)
+
+
+def test_gaussian_kde_1d_resample_and_jit():
+    rng = np.random.default_rng(2)
+    data = rng.normal(size=50)
+    ours, ref = stats.gaussian_kde(data), sst.gaussian_kde(data)
+    close(ours.integrate_box_1d(-0.5, 1.0), ref.integrate_box_1d(-0.5, 1.0))
+    close(funcgrad.jit(lambda k, x: k(x))(ours, np.array([0.0, 1.0])), ref(np.array([0.0, 1.0])))
+    s = np.asarray(ours.resample(funcgrad.random.PRNGKey(0), (4000,)))
+    assert s.shape == (1, 4000)
+    sd = np.sqrt(data.var(ddof=1) + ref.covariance[0, 0])
+    assert abs(s.mean() - data.mean()) < 5 * sd / np.sqrt(4000)
+    with pytest.raises(ValueError, match="multiple elements"):
+        stats.gaussian_kde(np.ones(1))
