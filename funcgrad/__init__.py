@@ -49,3 +49,15 @@ from . import distributions, multiprocessing  # noqa: E402,F401
 from .tensor import linalg  # noqa: E402,F401  (torch.linalg on tensors)
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401
+from . import amp, fft, special  # noqa: E402,F401  (torch.amp, torch.fft, torch.special)
+from . import _cuda_amp  # noqa: E402
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled, set_autocast_enabled  # noqa: E402,F401
+from .tensor._storage import Storage, TypedStorage, UntypedStorage  # noqa: E402,F401
+import sys as _sys  # noqa: E402
+
+# torch.linalg and torch.cuda are importable modules (`import torch.linalg as LA` through a torch -> funcgrad
+# module-name shim), as are cuda.amp's deprecated spellings
+cuda.amp = _cuda_amp
+_sys.modules[__name__ + ".linalg"] = linalg
+_sys.modules[__name__ + ".cuda"] = cuda
+_sys.modules[__name__ + ".cuda.amp"] = _cuda_amp

@@ -1,0 +1,257 @@
+"""Special functions on tensors (torch.special and the torch.* names among them): Bessel I0/I1 (plain and
+scaled), the normal distribution's ndtr/ndtri/log_ndtr, entr, xlog1py, polygamma, multigammaln, the
+regularised incomplete gamma functions, and the orthogonal polynomials.
+
+Each is one recorded op over funcgrad primitives (bessel_i0e/i1e, erf/erfc/erf_inv, lgamma, ...), so
+gradients come from the primitive cards. Integer inputs compute in the default float dtype, as in torch.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import numpy as jnp
+from ..core.array import Array
+from ..primitives import bessel as _bs
+from ..primitives import elementwise as ew
+from ..primitives import special as _sp
+from . import _dtype as D
+from . import _ops as O
+from ._tensor import Tensor, _apply, _apply1, _wrap
+
+
+def _fdt(dt):
+    return dt if dt.kind in "f" else D.default_float()
+
+
+def _unary(name, afn, doc=""):
+    """A float elementwise op: integer/bool input computes in the default float dtype."""
+    def op(input, *, out=None):
+        dt = _fdt(input._np_dtype())
+        return O._out(_apply1(name, lambda a: afn(O._cast(a, dt)), input), out)
+    op.__name__ = name.lower()
+    op.__doc__ = doc
+    return op
+
+
+def _in64(afn):
+    """afn evaluated in float64 and rounded back (for formulas whose float32 intermediates would underflow)."""
+    def f(a):
+        return O._cast(afn(O._cast(a, np.dtype(np.float64))), a.dtype)
+    return f
+
+
+def _full(a, v):
+    return jnp.full(a.shape, v, a.dtype)
+
+
+i0e = _unary("I0e", _bs.bessel_i0e, "exp(-|x|) I0(x)")
+i1e = _unary("I1e", _bs.bessel_i1e, "exp(-|x|) I1(x)")
+i0 = _unary("I0", lambda a: _bs.bessel_i0e(a) * ew.exp(ew.abs(a)), "The modified Bessel function I0.")
+i1 = _unary("I1", lambda a: _bs.bessel_i1e(a) * ew.exp(ew.abs(a)), "The modified Bessel function I1.")
+
+_SQRT1_2 = 1 / math.sqrt(2.0)
+
+
+def _ndtr(a):
+    return _sp.erfc(-a * _SQRT1_2) * 0.5
+
+
+def _ndtri(a):
+    return _sp.erf_inv(a * 2.0 - 1.0) * math.sqrt(2.0)
+
+
+def _log_ndtr(a):
+    """log Phi(x): log(erfc(-x/sqrt2)/2) above -20; below, the asymptotic series of the Mills ratio."""
+    far = ew.lt(a, _full(a, -20.0))
+    near_x = ew.select(far, _full(a, -20.0), a)
+    near = ew.log(_sp.erfc(-near_x * _SQRT1_2) * 0.5)
+    far_x = ew.select(far, a, _full(a, -20.0))
+    z2 = 1.0 / (far_x * far_x)
+    series = 1.0 - z2 * (1.0 - z2 * (3.0 - z2 * (15.0 - z2 * 105.0)))
+    tail = -0.5 * far_x * far_x - ew.log(-far_x) - 0.5 * math.log(2 * math.pi) + ew.log(series)
+    return ew.select(far, tail, near)
+
+
+ndtr = _unary("Ndtr", _in64(_ndtr), "The standard normal CDF.")
+ndtri = _unary("Ndtri", _in64(_ndtri), "The inverse of the standard normal CDF.")
+log_ndtr = _unary("LogNdtr", _in64(_log_ndtr), "log of the standard normal CDF (stable in the left tail).")
+
+
+def _entr(a):
+    z = jnp.zeros_like(a)
+    pos = ew.gt(a, z)
+    safe = ew.select(pos, a, jnp.ones_like(a))
+    r = ew.select(pos, -a * ew.log(safe), z)
+    r = ew.select(ew.lt(a, z), _full(a, -math.inf), r)
+    return ew.select(ew.ne(a, a), a, r)
+
+
+entr = _unary("Entr", _entr, "-x log x for x > 0, 0 at 0, -inf for x < 0.")
+
+
+def expit(input, *, out=None):
+    return O._out(O.sigmoid(input), out)
+
+
+def exp2(input, *, out=None):
+    return O._out(O.exp2(input), out)
+
+
+def xlog1py(input, other, *, out=None):
+    """x * log1p(y), 0 where x == 0 (even where log1p(y) is infinite or NaN)."""
+    def f(a, b):
+        z = jnp.zeros_like(a)
+        x0 = ew.eq(a, z)
+        return ew.select(x0, z, a * ew.log1p(ew.select(x0, z, b)))
+    return O._out(O._binop("Xlog1py", O._bc(f), input, other, O._TRUEDIV), out)
+
+
+def xlogy(input, other, *, out=None):
+    return O._out(O.xlogy(input, other), out)
+
+
+def polygamma(n, input, *, out=None):
+    """The n-th derivative of digamma."""
+    n = int(n)
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    dt = _fdt(input._np_dtype())
+    return O._out(_apply1("Polygamma", lambda a: _sp.polygamma(n, O._cast(a, dt)), input), out)
+
+
+def multigammaln(input, p, *, out=None):
+    from ._ops_more import mvlgamma
+    return O._out(mvlgamma(input, p), out)
+
+
+# --- incomplete gamma (values on the host; the derivative in x composes with lgamma) ------------------
+
+def _igamma_host(a: np.ndarray, x: np.ndarray, upper: bool) -> np.ndarray:
+    """Regularised incomplete gamma P(a, x) (Q when upper): the series for x < a + 1, the continued fraction
+    (modified Lentz) otherwise, in float64."""
+    a = np.asarray(a, np.float64)
+    x = np.asarray(x, np.float64)
+    a, x = np.broadcast_arrays(a, x)
+    out = np.full(a.shape, np.nan)
+    with np.errstate(all="ignore"):
+        lg = np.array([math.lgamma(v) if v > 0 else np.nan for v in a.reshape(-1)]).reshape(a.shape) if a.size \
+            else np.zeros(a.shape)
+        pre = np.exp(a * np.log(np.where(x > 0, x, 1.0)) - x - lg)
+        ser = (x < a + 1)
+        # series: P = pre * sum x^n / (a (a+1) ... (a+n))
+        ap = a.copy()
+        term = 1.0 / np.where(a > 0, a, 1.0)
+        s = term.copy()
+        for _ in range(500):
+            ap = ap + 1
+            term = term * x / ap
+            s = s + term
+        p_series = pre * s
+        # continued fraction for Q
+        tiny = 1e-300
+        b = x + 1 - a
+        c = np.full(a.shape, 1 / tiny)
+        d = 1 / np.where(b == 0, tiny, b)
+        h = d.copy()
+        for i in range(1, 500):
+            an = -i * (i - a)
+            b = b + 2
+            d = an * d + b
+            d = np.where(np.abs(d) < tiny, tiny, d)
+            c = b + an / c
+            c = np.where(np.abs(c) < tiny, tiny, c)
+            d = 1 / d
+            h = h * d * c
+        q_cf = pre * h
+        p = np.where(ser, p_series, 1 - q_cf)
+        q = np.where(ser, 1 - p_series, q_cf)
+        r = q if upper else p
+        r = np.where(x == 0, 1.0 if upper else 0.0, r)
+        r = np.where(np.isinf(x) & (x > 0), 0.0 if upper else 1.0, r)
+        r = np.where((a == 0) & (x > 0), 0.0 if upper else 1.0, r)
+        r = np.where((a < 0) | (x < 0) | np.isnan(a) | np.isnan(x), np.nan, r)
+        out[...] = r
+    return out
+
+
+def _igamma(name, upper):
+    def op(input, other, *, out=None):
+        a_t, x_t = O._as_tensor(input), O._as_tensor(other)
+        dt = O._promote(a_t, x_t)
+        dt = _fdt(dt)
+        shape = O._bshape(tuple(a_t.shape), tuple(x_t.shape))
+        val = _igamma_host(a_t._host(), x_t._host(), upper).astype(dt).reshape(shape)
+        if not (x_t.requires_grad or a_t.requires_grad):
+            return O._out(_wrap(Array(val)), out)
+        if a_t.requires_grad:
+            raise NotImplementedError(f"the derivative for '{name}' with respect to its first argument (a) is not "
+                                      "implemented.")
+        # d/dx P(a, x) = x^(a-1) exp(-x) / Gamma(a): the value is a constant plus a term whose derivative is
+        # that density (first-order gradients in x only).
+        a_arr = Array(np.broadcast_to(a_t._host().astype(dt), shape).copy())
+        const = Array(val)
+        sign = -1.0 if upper else 1.0
+
+        def f(x):
+            x = jnp.broadcast_to(O._cast(x, dt), shape)
+            dens = ew.exp((a_arr - 1.0) * ew.log(x) - x - _sp.lgamma(a_arr))
+            return const + sign * (ew.stop_gradient(dens) * (x - ew.stop_gradient(x)))
+        return O._out(_apply1(name.capitalize(), f, x_t), out)
+    op.__name__ = name
+    return op
+
+
+igamma = gammainc = _igamma("igamma", False)
+igammac = gammaincc = _igamma("igammac", True)
+
+
+# --- orthogonal polynomials (three-term recurrences, n a Python int or an integer tensor) ----------------
+
+def _poly(name, first, step):
+    def op(input, n, *, out=None):
+        x = O._as_tensor(input)
+        ns = n._host() if isinstance(n, Tensor) else np.asarray(n)
+        dt = _fdt(O._promote(x, n) if isinstance(n, Tensor) else x._np_dtype())
+        nmax = int(ns.max()) if ns.size else 0
+        shape = O._bshape(tuple(x.shape), ns.shape)
+        nb = Array(np.broadcast_to(ns, shape).astype(np.int64).copy())
+
+        def f(a):
+            a = jnp.broadcast_to(O._cast(a, dt), shape)
+            p0 = jnp.ones_like(a)
+            p1 = first(a)
+            res = ew.select(ew.eq(nb, Array(np.zeros(shape, np.int64))), p0, jnp.zeros_like(a))
+            if nmax >= 1:
+                res = ew.select(ew.eq(nb, Array(np.ones(shape, np.int64))), p1, res)
+            for k in range(1, nmax):
+                p0, p1 = p1, step(a, p1, p0, k)
+                res = ew.select(ew.eq(nb, Array(np.full(shape, k + 1, np.int64))), p1, res)
+            return ew.select(ew.lt(nb, Array(np.zeros(shape, np.int64))), jnp.zeros_like(a), res)
+        return O._out(_apply1(name, f, x), out)
+    op.__name__ = name
+    return op
+
+
+chebyshev_polynomial_t = _poly("chebyshev_polynomial_t", lambda x: x, lambda x, p1, p0, k: 2 * x * p1 - p0)
+chebyshev_polynomial_u = _poly("chebyshev_polynomial_u", lambda x: 2 * x, lambda x, p1, p0, k: 2 * x * p1 - p0)
+hermite_polynomial_h = _poly("hermite_polynomial_h", lambda x: 2 * x, lambda x, p1, p0, k: 2 * x * p1 - 2 * k * p0)
+hermite_polynomial_he = _poly("hermite_polynomial_he", lambda x: x, lambda x, p1, p0, k: x * p1 - k * p0)
+laguerre_polynomial_l = _poly("laguerre_polynomial_l", lambda x: 1 - x,
+                              lambda x, p1, p0, k: ((2 * k + 1 - x) * p1 - k * p0) / (k + 1))
+legendre_polynomial_p = _poly("legendre_polynomial_p", lambda x: x,
+                              lambda x, p1, p0, k: ((2 * k + 1) * x * p1 - k * p0) / (k + 1))
+
+
+def spherical_bessel_j0(input, *, out=None):
+    """sin(x) / x (1 at 0)."""
+    def f(a):
+        z = ew.eq(a, jnp.zeros_like(a))
+        safe = ew.select(z, jnp.ones_like(a), a)
+        return ew.select(z, jnp.ones_like(a), ew.sin(safe) / safe)
+    dt = _fdt(input._np_dtype())
+    return O._out(_apply1("SphericalBesselJ0", lambda a: f(O._cast(a, dt)), input), out)
+
+
+_ = _apply
