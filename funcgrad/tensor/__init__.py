@@ -64,7 +64,7 @@ def is_complex(input) -> bool:
 def is_nonzero(input) -> bool:
     if input.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return bool(input.item())
+    return _builtins.bool(input.item())
 
 
 def numel(input) -> int:

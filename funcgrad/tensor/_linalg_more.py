@@ -18,6 +18,7 @@ from .. import numpy as jnp
 from ..core.array import Array
 from ..primitives import linalg_decomp as _ld
 from . import _dtype as D
+from . import _creation as _C
 from . import _ops as O
 from . import linalg as LA
 from ._tensor import Tensor, _apply, _apply1, _wrap
@@ -59,7 +60,7 @@ def det(input):
 def logdet(input):
     """log(det(input)): NaN for a negative determinant, -inf for a zero one."""
     sign, logabs = LA.slogdet(input)
-    return O.where(O.lt(sign, 0), O.full_like(logabs, math.nan), logabs) if not input.is_complex() else \
+    return O.where(O.lt(sign, 0), _C.full_like(logabs, math.nan), logabs) if not input.is_complex() else \
         O.add(logabs, O.log(sign))
 
 
@@ -81,6 +82,8 @@ def matrix_power(input, n):
 
 
 def cholesky(input, upper=False, *, out=None):
+    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+                  "PyTorch release.", UserWarning, stacklevel=2)
     return O._out(LA.cholesky(input, upper=upper), out)
 
 
@@ -128,6 +131,8 @@ def cholesky_inverse(L, upper=False, *, out=None):
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """(X, A.clone()) with op(A) X = b for triangular A (op: transpose if asked)."""
+    warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
+                  "in a future PyTorch release.", UserWarning, stacklevel=2)
     if b.ndim < 2 or A.ndim < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
                            f"{b.ndim} dimensions instead" if b.ndim < 2 else
@@ -333,6 +338,8 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve (legacy argument order): X with A X = b."""
+    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
+                  "PyTorch release.", UserWarning, stacklevel=2)
     return O._out(linalg_lu_solve(LU_data, LU_pivots, b), out)
 
 
@@ -396,7 +403,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     except Exception:
         if check_errors:
             raise
-        r = O.full_like(A, math.nan)
+        r = _C.full_like(A, math.nan)
         info = 1
     return _ex_t(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
 
@@ -408,7 +415,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     except Exception:
         if check_errors:
             raise
-        r = O.full_like(A, math.nan)
+        r = _C.full_like(A, math.nan)
         info = 1
     return _chol_ex_t(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
 
@@ -420,7 +427,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     except Exception:
         if check_errors:
             raise
-        r = O.full_like(B, math.nan)
+        r = _C.full_like(B, math.nan)
         info = 1
     return _solve_ex_t(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
 

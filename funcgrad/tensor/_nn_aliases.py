@@ -1,7 +1,8 @@
 """The torch.* names of nn.functional operations (torch.conv2d, torch.batch_norm, torch.dropout, torch.kl_div,
 ...), with the argument orders and defaults of their torch.* signatures (which differ from F's in places:
 batch_norm's parameter order, embedding's (weight, indices), losses' integer `reduction`, max_pool1d's
-`stride=()`). Each forwards to funcgrad.nn.functional, imported lazily (nn is built on this package)."""
+`stride=()`; the losses' torch.* bindings reduce nothing unless `reduction` is given, 0/1/2 meaning none/mean/sum).
+Each forwards to funcgrad.nn.functional, imported lazily (nn is built on this package)."""
 from __future__ import annotations
 
 import functools
@@ -119,19 +120,19 @@ def constant_pad_nd(input, pad, value=0):
     return _F().pad(input, pad, "constant", value)
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     return _F().cosine_embedding_loss(input1, input2, target, margin, reduction=_red(reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     return _F().hinge_embedding_loss(input, target, margin, reduction=_red(reduction))
 
 
-def kl_div(input, target, reduction=1, *, log_target=False):
+def kl_div(input, target, reduction=0, *, log_target=False):
     return _F().kl_div(input, target, reduction=_red(reduction), log_target=log_target)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     return _F().margin_ranking_loss(input1, input2, target, margin, reduction=_red(reduction))
 
 
@@ -139,16 +140,16 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return _F().poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_red(reduction))
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction=1):
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction=0):
     return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_red(reduction))
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     return _F().binary_cross_entropy_with_logits(input, target, weight, reduction=_red(reduction),
                                                  pos_weight=pos_weight)
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _red(reduction), zero_infinity)
 
 

@@ -20,6 +20,7 @@ from ..core.array import Array
 from ..primitives import cumulative as _cum
 from ..primitives import elementwise as ew
 from . import _dtype as D
+from . import _creation as _C
 from . import _ops as O
 from ._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _view, _wrap
 
@@ -92,7 +93,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 def _beta_alpha(input, prod, beta, alpha):
     r = prod if alpha == 1 else O.mul(prod, alpha)
     if beta == 0:  # input is ignored (NaN in it does not propagate) but still broadcasts and promotes
-        return O.add(r, O.zeros_like(input))
+        return O.add(r, _C.zeros_like(input))
     return O.add(input if beta == 1 else O.mul(input, beta), r)
 
 
@@ -322,7 +323,7 @@ def fill(input, value):
         if value.ndim != 0:
             raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
-        return O.add(O.zeros_like(input), value.to(input.dtype))
+        return O.add(_C.zeros_like(input), value.to(input.dtype))
     return _full_like(input, value)
 
 
@@ -352,7 +353,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     d = _dim(dim, input.ndim)
     others = [i for i in _range(input.ndim) if i != d]
     n = O.norm(input, p, dim=others, keepdim=True) if others else O.abs(input)
-    scale = O.where(O.gt(n, maxnorm), O.div(maxnorm, O.add(n, 1e-7)), O.ones_like(n))
+    scale = O.where(O.gt(n, maxnorm), O.div(maxnorm, O.add(n, 1e-7)), _C.ones_like(n))
     return O._out(O.mul(input, scale.detach() if not input.requires_grad else scale), out)
 
 
@@ -538,7 +539,11 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
         hi_ = _wrap(Array(hi.astype(np.int64)[..., None]))
         vlo = O.gather(srt, -1, li).squeeze(-1)
         vhi = O.gather(srt, -1, hi_).squeeze(-1)
-        if interpolation == "linear":
+        if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:  # differentiable in q
+            qi = q.reshape(-1)[len(outs)]
+            wgt = O.sub(O.mul(qi, _wrap(Array((np.maximum(n_valid, 1) - 1).astype(dt)))), _wrap(Array(lo.astype(dt))))
+            r = O.add(vlo, O.mul(O.sub(vhi, vlo), wgt))
+        elif interpolation == "linear":
             wgt = _wrap(Array((pos - lo).astype(dt)))
             r = O.add(vlo, O.mul(O.sub(vhi, vlo), wgt))
         elif interpolation == "midpoint":
