@@ -58,6 +58,7 @@ import sys as _sys  # noqa: E402
 # torch.linalg and torch.cuda are importable modules (`import torch.linalg as LA` through a torch -> funcgrad
 # module-name shim), as are cuda.amp's deprecated spellings
 cuda.amp = _cuda_amp
+cuda.__path__ = []  # a package, as torch.cuda is, so that the import system looks up funcgrad.cuda.amp
 _sys.modules[__name__ + ".linalg"] = linalg
 _sys.modules[__name__ + ".cuda"] = cuda
 _sys.modules[__name__ + ".cuda.amp"] = _cuda_amp

@@ -31,7 +31,7 @@ def _flat(out):
 
 
 def _np(t):
-    return t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
+    return t.detach().resolve_conj().numpy() if hasattr(t, "detach") else np.asarray(t)
 
 
 def check(fn, *args, grad=True, rtol=1e-5, atol=1e-6):

@@ -99,17 +99,23 @@ def exp2(input, *, out=None):
     return O._out(O.exp2(input), out)
 
 
-def xlog1py(input, other, *, out=None):
-    """x * log1p(y), 0 where x == 0 (even where log1p(y) is infinite or NaN)."""
+def _x_times(logfn):
+    """x * logfn(y), 0 where x == 0 and logfn(y) is infinite (NaN y stays NaN); d/dx is logfn(y) as in torch."""
     def f(a, b):
         z = jnp.zeros_like(a)
-        x0 = ew.eq(a, z)
-        return ew.select(x0, z, a * ew.log1p(ew.select(x0, z, b)))
-    return O._out(O._binop("Xlog1py", O._bc(f), input, other, O._TRUEDIV), out)
+        lg = logfn(b)
+        return a * ew.select(ew.bitwise_and(ew.eq(a, z), jnp.isinf(lg)), z, lg)
+    return O._bc(f)
+
+
+def xlog1py(input, other, *, out=None):
+    """x * log1p(y), 0 at x == 0 (unless y is NaN)."""
+    return O._out(O._binop("Xlog1py", _x_times(ew.log1p), input, other, O._TRUEDIV), out)
 
 
 def xlogy(input, other, *, out=None):
-    return O._out(O.xlogy(input, other), out)
+    """x * log(y), 0 at x == 0 (unless y is NaN)."""
+    return O._out(O._binop("Xlogy", _x_times(ew.log), input, other, O._TRUEDIV), out)
 
 
 def polygamma(n, input, *, out=None):
