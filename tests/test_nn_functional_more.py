@@ -1,0 +1,111 @@
+"""nn.functional additions (affine_grid, grid_sample, ctc_loss, lp_pool, 3-d adaptive pooling and unpooling,
+channel_shuffle) and their modules, against real PyTorch: values, gradients, warnings and errors."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+
+torch = pytest.importorskip("torch")
+from tests.test_torch_api_more import check, pos, r  # noqa: E402
+
+RNG = np.random.default_rng(2)
+
+
+@pytest.mark.parametrize("align", [True, False])
+def test_affine_grid(align):
+    check(lambda L, th: L.nn.functional.affine_grid(th, (2, 3, 4, 5), align_corners=align), r(2, 2, 3))
+    check(lambda L, th: L.nn.functional.affine_grid(th, (1, 1, 3, 4, 2), align_corners=align), r(1, 3, 4))
+    check(lambda L, th: L.nn.functional.affine_grid(th, (2, 3, 1, 5), align_corners=align), r(2, 2, 3))
+    with pytest.raises(ValueError):
+        fg.nn.functional.affine_grid(fg.ones(2, 3, 3), (2, 3, 4, 5), align_corners=False)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        fg.nn.functional.affine_grid(fg.ones(1, 2, 3), (1, 1, 2, 2))
+    assert any("align_corners" in str(x.message) for x in w)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [True, False])
+def test_grid_sample_2d(mode, padding, align):
+    x = r(2, 3, 5, 6)
+    grid = RNG.uniform(-1.4, 1.4, (2, 4, 7, 2))
+    check(lambda L, a, g: L.nn.functional.grid_sample(a, g, mode=mode, padding_mode=padding, align_corners=align),
+          x, grid, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_3d(padding):
+    x = r(1, 2, 3, 4, 5)
+    grid = RNG.uniform(-1.2, 1.2, (1, 2, 3, 4, 3))
+    check(lambda L, a, g: L.nn.functional.grid_sample(a, g, padding_mode=padding, align_corners=False), x, grid,
+          rtol=1e-7, atol=1e-9)
+
+
+def test_grid_sample_errors():
+    F = fg.nn.functional
+    with pytest.raises(ValueError, match="mode"):
+        F.grid_sample(fg.ones(1, 1, 2, 2), fg.zeros(1, 1, 1, 2), mode="cubic", align_corners=False)
+    with pytest.raises(ValueError, match="padding_mode"):
+        F.grid_sample(fg.ones(1, 1, 2, 2), fg.zeros(1, 1, 1, 2), padding_mode="wrap", align_corners=False)
+    with pytest.raises(RuntimeError):
+        F.grid_sample(fg.ones(1, 1, 2, 2), fg.zeros(1, 1, 1, 3), align_corners=False)
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 3), align_corners=False)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_ctc_loss(reduction):
+    # (through log_softmax: torch's gradient with respect to log_probs themselves assumes they are normalised)
+    T, N, C = 8, 3, 5
+    lp = r(T, N, C)
+    targets = np.array([[1, 2, 2, 0], [3, 1, 4, 4], [2, 0, 0, 0]])
+    tl = [3, 4, 1]
+    il = [8, 7, 5]
+    check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, il, tl, reduction=reduction), lp, targets,
+          rtol=1e-8, atol=1e-10)
+    flat = np.array([1, 2, 2, 3, 1, 4, 4, 2])
+    check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, L.tensor(il), L.tensor(tl), reduction=reduction), lp, flat,
+          rtol=1e-8, atol=1e-10)
+    check(lambda L, x, t: L.nn.CTCLoss(blank=0, reduction=reduction)(x.log_softmax(2), t, il, tl), lp, targets,
+          rtol=1e-8, atol=1e-10)
+
+
+def test_ctc_loss_impossible_and_blank():
+    T, C = 3, 4
+    lp = r(T, 1, C)
+    tg = np.array([[1, 1, 1]])  # needs 5 frames: impossible in 3
+    check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, [3], [3], reduction="none"), lp, tg, grad=False)
+    check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, [3], [3], reduction="sum", zero_infinity=True), lp, tg)
+    check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, [3], [2], blank=3, reduction="sum"), lp, np.array([[1, 2]]))
+    check(lambda L, x, t: L.ctc_loss(x.log_softmax(2), t, [3], [2]), lp, np.array([[1, 2]]))
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0])
+def test_lp_pool(p):
+    x = pos(2, 3, 8, 7, 6)
+    check(lambda L, a: L.nn.functional.lp_pool1d(a[0, :, 0, 0], p, 3), x)
+    check(lambda L, a: (L.nn.functional.lp_pool2d(a[0], p, 2), L.nn.functional.lp_pool2d(a[0], p, (3, 2), 2,
+                                                                                           ceil_mode=True)), x)
+    check(lambda L, a: L.nn.functional.lp_pool3d(a, p, 2, 2), x)
+    check(lambda L, a: (L.nn.LPPool2d(p, 2)(a[0]), L.nn.LPPool1d(p, 2)(a[0, :, 0, 0])), x)
+
+
+def test_pool3d_and_shuffle():
+    x = r(2, 3, 6, 5, 7)
+    check(lambda L, a: (L.nn.functional.adaptive_avg_pool3d(a, (2, 3, 4)), L.nn.AdaptiveAvgPool3d((3, None, 2))(a)),
+          x)
+    check(lambda L, a: (L.nn.functional.adaptive_max_pool3d(a, 2, return_indices=True),
+                        L.nn.AdaptiveMaxPool3d((1, 2, 3))(a)), x)
+    check(lambda L, a: L.nn.functional.max_pool3d_with_indices(a, 2), x)
+    y = x[..., :4, :6].copy()
+    check(lambda L, a: L.nn.functional.max_unpool3d(*L.nn.functional.max_pool3d(a, 2, return_indices=True), 2), y)
+    check(lambda L, a: L.nn.MaxUnpool3d(2)(*L.nn.functional.max_pool3d(a, 2, return_indices=True)), y)
+    check(lambda L, a: (L.nn.functional.channel_shuffle(a, 3), L.nn.ChannelShuffle(3)(a), L.channel_shuffle(a, 1)),
+          r(2, 6, 3))
+    with pytest.raises(RuntimeError, match="divisible"):
+        fg.nn.functional.channel_shuffle(fg.ones(1, 5, 2), 2)
