@@ -8,16 +8,22 @@ from __future__ import annotations
 
 from .tensor import _ops as _O
 from .tensor import _ops_more as _M
-from .tensor._special_ops import (chebyshev_polynomial_t, chebyshev_polynomial_u, entr, exp2, expit,  # noqa: F401
-                                  gammainc, gammaincc, hermite_polynomial_h, hermite_polynomial_he, i0, i0e, i1,
-                                  i1e, laguerre_polynomial_l, legendre_polynomial_p, log_ndtr, multigammaln, ndtr,
-                                  ndtri, polygamma, spherical_bessel_j0, xlog1py, xlogy)
+from .tensor._special_ops import (chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,  # noqa: F401
+                                  chebyshev_polynomial_w, entr, erfcx, exp2, expit, gammainc, gammaincc,
+                                  hermite_polynomial_h, hermite_polynomial_he, i0, i0e, i1, i1e,
+                                  laguerre_polynomial_l, legendre_polynomial_p, log_ndtr, multigammaln, ndtr, ndtri,
+                                  polygamma, shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u,
+                                  shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w,
+                                  spherical_bessel_j0, xlog1py, xlogy)
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py", "gammaln", "digamma", "psi", "polygamma",
            "multigammaln", "i0", "i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1", "ndtr", "ndtri",
            "log_ndtr", "sinc", "entr", "log1p", "expm1", "exp2", "logsumexp", "softmax", "log_softmax", "round",
            "gammainc", "gammaincc", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "hermite_polynomial_h",
-           "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p", "spherical_bessel_j0"]
+           "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p", "spherical_bessel_j0",
+           "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+           "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
+           "erfcx"]
 
 erf = _O.erf
 erfc = _O.erfc

@@ -242,3 +242,16 @@ def test_storages():
         assert L.is_storage(us) and L.is_storage(ts)
     assert fg.UntypedStorage(5).size() == 5
     assert fg.Storage is fg.TypedStorage
+
+
+def test_special_more():
+    x = RNG.uniform(-3, 30, (12,))
+    x[:3] = [-26.0, -1.0, 0.0]
+    check(lambda L, t: L.special.erfcx(t), x, rtol=1e-12)
+    check(lambda L, t: L.special.erfcx(t), np.array([-27.0, -1e3]), grad=False)  # inf
+    check(lambda L, t: L.special.erfcx(t), x.astype(np.float32), rtol=1e-5)
+    y = RNG.uniform(-1, 1, (7,))
+    for name in ("chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+                 "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w"):
+        for n in (0, 1, 2, 6):
+            check(lambda L, t: getattr(L.special, name)(t, n), y, grad=False, rtol=1e-10, atol=1e-10)

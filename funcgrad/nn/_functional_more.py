@@ -312,3 +312,89 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 _ = _max_pool, _shape
+
+
+# --- fractional max pooling ------------------------------------------------------------------------------
+
+def _fractional_starts(L, k, o, u):
+    """Window starts along one dim for the pseudo-random sample u in [0, 1) (Graham's fractional pooling)."""
+    if o == 1:
+        return np.array([L - k])
+    alpha = (L - k) / (o - 1)
+    starts = [int((i + u) * alpha) - int(u * alpha) for i in range(o - 1)] + [L - k]
+    return np.asarray(starts)
+
+
+def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, return_indices, _random_samples):
+    op = f"fractional_max_pool{n}d"
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
+    batched = input.dim() == n + 2
+    x = input if batched else input.unsqueeze(0)
+    N, C = x.shape[0], x.shape[1]
+    sizes = tuple(x.shape[2:])
+    k = _ntuple(op, "kernel_size", kernel_size, n)
+    if output_size is None:
+        if output_ratio is None:
+            raise ValueError(f"{op} requires specifying either an output_size or an output_ratio")
+        ratio = _ntuple(op, "output_ratio", output_ratio, n) if not isinstance(output_ratio, (tuple, list)) and \
+            float(output_ratio).is_integer() else (tuple(output_ratio) if isinstance(output_ratio, (tuple, list))
+                                                   else (output_ratio,) * n)
+        outs = tuple(int(L * r_) for L, r_ in zip(sizes, ratio))
+    else:
+        outs = _ntuple(op, "output_size", output_size, n)
+    for L, ki, oi in zip(sizes, k, outs):
+        if oi + ki - 1 > L:
+            raise RuntimeError(f"{op}(): pool size {ki} and output size {oi} are too large for input size {L}")
+    if _random_samples is None:
+        samples = _fg.rand(N, C, n, dtype=x.dtype)
+    else:
+        samples = _random_samples
+    su = samples.detach().numpy().reshape(N, C, n).astype(np.float64)
+    K = math.prod(k)
+    P = math.prod(outs)
+    idx = np.zeros((N, C, P, K), np.int64)
+    for b in range(N):
+        for c in range(C):
+            # (torch's samples are ordered (W, H) in 2-d but (T, H, W) in 3-d)
+            starts = [_fractional_starts(sizes[i], k[i], outs[i], su[b, c, n - 1 - i if n == 2 else i])
+                      for i in range(n)]
+            pos = [s_[:, None] + np.arange(ki)[None, :] for s_, ki in zip(starts, k)]  # (o_i, k_i)
+            flat = np.zeros((), np.int64)
+            for i in range(n):
+                shp = [1] * (2 * n)
+                shp[i], shp[n + i] = pos[i].shape
+                flat = flat * sizes[i] + pos[i].reshape(shp)
+            idx[b, c] = flat.reshape(P, K)
+    vals = _fg.gather(x.reshape(N, C, -1), 2, _fg.tensor(idx.reshape(N, C, P * K))).reshape(N, C, P, K)
+    best = vals.argmax(-1, keepdim=True)
+    out = _fg.gather(vals, 3, best).reshape(N, C, *outs)
+    ind = _fg.tensor(np.take_along_axis(idx, best.numpy(), 3).reshape(N, C, *outs))
+    if not batched:
+        out, ind = out.squeeze(0), ind.squeeze(0)
+    return (out, ind) if return_indices else out
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """Max pooling over pseudo-randomly placed windows reaching a fixed output size (Graham 2014)."""
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=True, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=True, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+__all__ += ["fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+            "fractional_max_pool3d_with_indices"]

@@ -26,6 +26,7 @@ from ._tensor import Tensor, set_printoptions  # noqa: F401
 from ._ops_more import *  # noqa: F401,F403,E402
 from ._linalg_more import *  # noqa: F401,F403,E402
 from ._nn_aliases import *  # noqa: F401,F403,E402
+from ._ops_misc import *  # noqa: F401,F403,E402
 from ._special_ops import i0, igamma, igammac, polygamma  # noqa: F401,E402
 from . import _methods_more  # noqa: E402
 globals().update(_methods_more.install())  # torch.relu_, torch.zero_, ... (the in-place functions)
@@ -197,13 +198,13 @@ def compile(model=None, **kwargs):  # noqa: A001
 
 
 from . import _ops as _ops_mod  # noqa: E402
-from . import _linalg_more, _nn_aliases, _ops_more  # noqa: E402
+from . import _linalg_more, _nn_aliases, _ops_misc, _ops_more  # noqa: E402
 for _k, _f in _linalg_more.LINALG_EXTRA.items():  # torch.linalg's functions beyond the core set
     setattr(linalg, _k, _f)
     linalg.__all__.append(_k)
 
 __all__ = sorted(set(_ops_mod.__all__) | set(_ops_more.__all__) | set(_linalg_more.__all__) |
-                 set(_nn_aliases.__all__) | set(_methods_more._TORCH_INPLACE_FNS) & set(globals()) |
+                 set(_nn_aliases.__all__) | set(_ops_misc.__all__) | set(_methods_more._TORCH_INPLACE_FNS) & set(globals()) |
                  {"i0", "igamma", "igammac", "polygamma"} | {
     "Generator", "arange", "as_tensor", "asarray", "bernoulli", "complex", "default_generator", "empty",
     "empty_like", "eye", "from_numpy", "full", "full_like", "get_rng_state", "initial_seed", "linspace",

@@ -167,6 +167,30 @@ def _untyped_storage_m(self):
     return UntypedStorage._of(self)
 
 
+def _as_subclass(self, cls):
+    """self's data (shared) as an instance of the Tensor subclass cls, outside the graph."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass: expected a Tensor subclass, got {cls}")
+    t = self.detach()
+    t.__class__ = cls
+    return t
+
+
+def _map_(self, tensor, callable):  # noqa: A002 - torch's parameter name
+    """self[i] = callable(self[i], tensor[i]) for every element (Python floats/ints), in place."""
+    other = tensor.expand_as(self)._host() if tensor.shape != self.shape else tensor._host()
+    mine = self._host()
+    vals = [callable(a, b) for a, b in zip(mine.reshape(-1).tolist(), np.asarray(other).reshape(-1).tolist())]
+    from . import _creation as C
+    self.copy_(C.tensor(vals, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _not_sparse(name):
+    raise RuntimeError(f"{name}(): Could not run on a strided tensor (only sparse tensors have it); funcgrad has no "
+                       "sparse tensors")
+
+
 def _torch_inplace_fn(name):
     def fn(input, *args, **kwargs):
         return getattr(input, name)(*args, **kwargs)
@@ -214,6 +238,27 @@ def install() -> dict:
     T.unsafe_split = O.split
     T.unsafe_split_with_sizes = M.split_with_sizes
     T.output_nr = property(lambda self: self._onr)
+    from . import _ops_misc as MI
+    T.stft = MI.stft
+    T.istft = MI.istft
+    T.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
+    T.as_subclass = _as_subclass
+    T.map_ = _map_
+    T.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \
+        layout=None, pin_memory=False: MI.empty_strided(size, stride, dtype=dtype or self.dtype,
+                                                        requires_grad=requires_grad)
+    T.const_data_ptr = lambda self: self.data_ptr()
+    T.record_stream = lambda self, stream: None
+    T.is_distributed = lambda self: False
+    T.is_coalesced = lambda self: _not_sparse("is_coalesced")
+    T.coalesce = lambda self: _not_sparse("coalesce")
+    T.indices = lambda self: _not_sparse("indices")
+    T.values = lambda self: _not_sparse("values")
+    T.sparse_dim = lambda self: 0
+    T.dense_dim = lambda self: self.ndim
+    T.storage_type = lambda self: type(self.storage())
+    T.name = None
+    T.volatile = property(lambda self: False)
     T.is_xpu = T.is_mps = T.is_ipu = T.is_xla = T.is_vulkan = T.is_maia = T.is_mtia = T.is_mkldnn = \
         T.is_nested = T.is_sparse_csr = property(lambda self: False)
     return {name: _torch_inplace_fn(name) for name in _TORCH_INPLACE_FNS if hasattr(T, name)}
