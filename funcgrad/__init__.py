@@ -51,7 +51,10 @@ from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_prec
 from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401
 from . import amp, fft, special  # noqa: E402,F401  (torch.amp, torch.fft, torch.special)
 from . import _cuda_amp  # noqa: E402
-from .amp import autocast, get_autocast_dtype, is_autocast_enabled, set_autocast_enabled  # noqa: E402,F401
+from .amp import (autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,  # noqa: E402,F401,E501
+                  get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled,
+                  is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled, set_autocast_cpu_dtype,
+                  set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
 from .tensor._storage import Storage, TypedStorage, UntypedStorage  # noqa: E402,F401
 import sys as _sys  # noqa: E402
 

@@ -132,6 +132,43 @@ def clear_autocast_cache() -> None:
     """Nothing is cached (no casts are made)."""
 
 
+def get_autocast_cpu_dtype():
+    return get_autocast_dtype("cpu")
+
+
+def get_autocast_gpu_dtype():
+    return get_autocast_dtype("cuda")
+
+
+def is_autocast_cpu_enabled() -> bool:
+    return is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled: bool) -> None:
+    set_autocast_enabled("cpu", enabled)
+
+
+def set_autocast_cpu_dtype(dtype) -> None:
+    set_autocast_dtype("cpu", dtype)
+
+
+def set_autocast_gpu_dtype(dtype) -> None:
+    set_autocast_dtype("cuda", dtype)
+
+
+_NESTING = [0]
+
+
+def autocast_increment_nesting() -> int:
+    _NESTING[0] += 1
+    return _NESTING[0]
+
+
+def autocast_decrement_nesting() -> int:
+    _NESTING[0] -= 1
+    return _NESTING[0]
+
+
 def custom_fwd(fwd=None, *, device_type: str = "cuda", cast_inputs=None):
     """Decorator for a custom Function's forward (inputs are never cast here)."""
     _check_device(device_type)

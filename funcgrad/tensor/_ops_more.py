@@ -229,17 +229,15 @@ def view_as_real(input):
     if dt.kind != "c":
         raise RuntimeError("view_as_real is only supported for complex tensors")
     rdt = np.dtype(np.float32 if dt == np.complex64 else np.float64)
-    return _view("ViewAsReal", input, lambda v: v.view(rdt).reshape(v.shape + (2,)) if v.ndim and v.strides[-1] ==
-                 v.itemsize else _strided_real(v, rdt), lambda a: jnp.stack([ew.real(a), ew.imag(a)], axis=-1))
 
-
-def _strided_real(v, rdt):
-    return np.lib.stride_tricks.as_strided(v.real, v.shape + (2,), v.strides + (rdt.itemsize,),
-                                           writeable=v.flags.writeable)
+    def np_fn(v):  # the real and imaginary parts as a trailing axis of stride one element
+        return np.lib.stride_tricks.as_strided(v.real, v.shape + (2,), v.strides + (rdt.itemsize,),
+                                               writeable=v.flags.writeable)
+    return _view("ViewAsReal", input, np_fn, lambda a: jnp.stack([ew.real(a), ew.imag(a)], axis=-1))
 
 
 def view_as_complex(input):
-    """A complex view of a float tensor whose last dimension has size 2 (stride 1)."""
+    """A complex view of a float tensor whose last dimension has size 2 (stride 1), sharing its storage."""
     dt = input._np_dtype()
     if dt not in (np.float32, np.float64):
         raise RuntimeError(f"view_as_complex is only supported for float and double tensors, but got a tensor of "
@@ -252,31 +250,17 @@ def view_as_complex(input):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     cdt = np.dtype(np.complex64 if dt == np.float32 else np.complex128)
 
-    def np_fn(v):
-        return np.lib.stride_tricks.as_strided(v[..., 0].view(cdt) if v.ndim == 1 or v[..., 0].flags.c_contiguous
-                                               else _as_c(v, cdt), v.shape[:-1],
-                                               tuple(s for s in v.strides[:-1]), writeable=v.flags.writeable)
-    return _view("ViewAsComplex", input, lambda v: _as_c(v, cdt),
-                 lambda a: ew.complex(a[..., 0], a[..., 1]) if hasattr(ew, "complex") else
-                 a[..., 0] + a[..., 1] * np.asarray(1j, cdt))
-
-
-def _as_c(v, cdt):
-    """A complex NumPy view over the pairs of v's last axis (same buffer)."""
-    base = np.lib.stride_tricks.as_strided(v, v.shape[:-1] + (2,), v.strides[:-1] + (v.itemsize,),
-                                           writeable=v.flags.writeable)
-    # the first element of each pair, reinterpreted as complex: build from the raw address
-    flat0 = base[..., 0]
-    out = np.ndarray(v.shape[:-1], dtype=cdt, buffer=_root(v), offset=_offset(flat0, v),
-                     strides=v.strides[:-1])
-    if not v.flags.writeable:
-        out.flags.writeable = False
-    return out
+    def np_fn(v):  # each pair reinterpreted as one complex number, at the pair's address
+        out = np.ndarray(v.shape[:-1], dtype=cdt, buffer=_root(v), offset=_offset(v, v), strides=v.strides[:-1])
+        if not v.flags.writeable:
+            out.flags.writeable = False
+        return out
+    return _view("ViewAsComplex", input, np_fn, lambda a: ew.complex(a[..., 0], a[..., 1]))
 
 
 def _root(v):
     r = v
-    while r.base is not None and isinstance(r.base, np.ndarray):
+    while isinstance(r.base, np.ndarray):
         r = r.base
     return r
 
