@@ -516,3 +516,33 @@ def test_nn_aliases():
     check(lambda L, p, q: L.poisson_nll_loss(p, q, True, False, 1e-8, 1), a, pos(4, 5))
     check(lambda L, p, q, n: L.triplet_margin_loss(p, q, n), a, b, r(4, 5))
     check(lambda L, p, q: L.binary_cross_entropy_with_logits(p, q), a, RNG.random((4, 5)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.addcmul(1, 2, 3), lambda L: L.cummax([1.0, 2.0], 0), lambda L: L.special.i0(2.0),
+    lambda L: L.fft.fft([1.0, 2.0]), lambda L: L.det(3), lambda L: L.linalg.det([[1.0]]),
+    lambda L: L.trapezoid([1.0, 2.0]), lambda L: L.logcumsumexp([1.0], 0), lambda L: L.diff([1, 2, 3]),
+    lambda L: L.linalg.lu_factor(3), lambda L: L.view_as_real(1j)])
+def test_non_tensor_arguments_raise_type_error(call):
+    with pytest.raises(TypeError) as want:
+        call(torch)
+    with pytest.raises(TypeError) as got:
+        call(fg)
+    assert str(got.value).split("(")[0].split("_")[-1] == str(want.value).split("(")[0].split("_")[-1]
+    assert "must be Tensor" in str(got.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.cov(L.ones(2, 2, 2)), lambda L: L.quantile(L.ones(3), L.tensor([[0.5]])),
+    lambda L: L.combinations(L.ones(2, 2)), lambda L: L.vander(L.ones(2, 2)), lambda L: L.block_diag(L.ones(2, 2, 2)),
+    lambda L: L.diff(L.tensor(1.0)), lambda L: L.renorm(L.ones(2, 2), -1, 0, 1.0), lambda L: L.mvlgamma(L.ones(2), 0),
+    lambda L: L.polar(L.ones(2), L.ones(2, dtype=L.float64)), lambda L: L.nonzero_static(L.ones(2), size=-1),
+    lambda L: L.index_reduce(L.ones(3), 0, L.tensor([0]), L.ones(1), "sum"),
+    lambda L: L.linalg.multi_dot([L.ones(2, 2)]), lambda L: L.matrix_exp(L.ones(2, 3)),
+    lambda L: L.nn.functional.channel_shuffle(L.ones(1, 5, 2), 2),
+    lambda L: L.nn.functional.ctc_loss(L.ones(3, 1, 4), L.ones(1, 2, dtype=L.int64), [3], [2], blank=7)])
+def test_bad_values_raise_runtime_error(call):
+    with pytest.raises(RuntimeError):
+        call(torch)
+    with pytest.raises(RuntimeError):
+        call(fg)

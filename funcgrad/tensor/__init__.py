@@ -23,6 +23,9 @@ from ._dtype import (Size, bfloat16, bool_, complex64, complex128, device, dtype
 from ._ops import *  # noqa: F401,F403
 from ._ops import return_types  # noqa: F401
 from ._tensor import Tensor, set_printoptions  # noqa: F401
+from . import _argcheck, _linalg_more, _ops_misc, _ops_more, _special_ops  # noqa: E402
+for _m in (_ops_more, _linalg_more, _ops_misc, _special_ops):  # torch's TypeError for non-tensor arguments
+    _argcheck.wrap_module(_m, [n for n in dir(_m) if not n.startswith("_")])
 from ._ops_more import *  # noqa: F401,F403,E402
 from ._linalg_more import *  # noqa: F401,F403,E402
 from ._nn_aliases import *  # noqa: F401,F403,E402
@@ -202,6 +205,7 @@ from . import _linalg_more, _nn_aliases, _ops_misc, _ops_more  # noqa: E402
 for _k, _f in _linalg_more.LINALG_EXTRA.items():  # torch.linalg's functions beyond the core set
     setattr(linalg, _k, _f)
     linalg.__all__.append(_k)
+_argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
 
 __all__ = sorted(set(_ops_mod.__all__) | set(_ops_more.__all__) | set(_linalg_more.__all__) |
                  set(_nn_aliases.__all__) | set(_ops_misc.__all__) | set(_methods_more._TORCH_INPLACE_FNS) & set(globals()) |
