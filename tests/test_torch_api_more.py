@@ -539,6 +539,7 @@ def test_non_tensor_arguments_raise_type_error(call):
     lambda L: L.polar(L.ones(2), L.ones(2, dtype=L.float64)), lambda L: L.nonzero_static(L.ones(2), size=-1),
     lambda L: L.index_reduce(L.ones(3), 0, L.tensor([0]), L.ones(1), "sum"),
     lambda L: L.linalg.multi_dot([L.ones(2, 2)]), lambda L: L.matrix_exp(L.ones(2, 3)),
+    lambda L: L.linalg.lu_factor(L.tensor([[0.0, 1.0], [0.0, 2.0]])),
     lambda L: L.nn.functional.channel_shuffle(L.ones(1, 5, 2), 2),
     lambda L: L.nn.functional.ctc_loss(L.ones(3, 1, 4), L.ones(1, 2, dtype=L.int64), [3], [2], blank=7)])
 def test_bad_values_raise_runtime_error(call):

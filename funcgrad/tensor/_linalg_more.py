@@ -227,6 +227,8 @@ def _lu_nopivot(a, k):
     m = a.shape[-2]
     for j in range(k):
         piv = a[..., j:j + 1, j:j + 1]
+        # a zero pivot (after partial pivoting the column below is zero too) leaves the column as it is
+        piv = jnp.where(piv == 0, jnp.ones_like(piv), piv)
         col = a[..., j + 1:, j:j + 1] / piv
         a = a.at[..., j + 1:, j:j + 1].set(col)
         if j + 1 < m:
@@ -262,11 +264,23 @@ def lu_factor(A, *, pivot=True, out=None):
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     LU, piv, _ = _lu_packed(A)
+    d = np.diagonal(LU._host(), axis1=-2, axis2=-1).reshape(-1, min(A.shape[-2:]))
+    for b, row in enumerate(d):
+        zero = np.nonzero(row == 0)[0]
+        if zero.size:
+            where = f"(Batch element {b}): " if A.ndim > 2 else ""
+            raise RuntimeError(f"torch.linalg.lu_factor: {where}U[{zero[0] + 1},{zero[0] + 1}] is zero and using it on "
+                               "lu_solve would result in a division by zero. If you still want to perform the "
+                               "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     return _lu_factor_t(LU, piv)
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
-    LU, piv = lu_factor(A, pivot=pivot)
+    """(LU, pivots, info): info is 0, or (1-based) the first zero on U's diagonal, per matrix."""
+    _check_lu_input(A, "lu_factor_ex")
+    if check_errors:
+        lu_factor(A, pivot=pivot)
+    LU, piv, _ = _lu_packed(A)
     d = np.abs(np.diagonal(LU._host(), axis1=-2, axis2=-1))
     zero = d == 0
     info = np.where(zero.any(-1), np.argmax(zero, -1) + 1, 0).astype(np.int32)
