@@ -547,3 +547,21 @@ def test_bad_values_raise_runtime_error(call):
         call(torch)
     with pytest.raises(RuntimeError):
         call(fg)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_linalg_eig(dtype):
+    a = r(2, 4, 4).astype(dtype)
+    w, v = fg.linalg.eig(fg.tensor(a))
+    tw = torch.linalg.eigvals(torch.tensor(a))
+    assert str(w.dtype) == str(tw.dtype) and str(v.dtype) == str(tw.dtype)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    for b in range(2):
+        np.testing.assert_allclose(np.sort_complex(fg.linalg.eigvals(fg.tensor(a[b])).numpy()),
+                                   np.sort_complex(tw[b].numpy()), rtol=tol, atol=tol)
+        np.testing.assert_allclose(a[b] @ v[b].numpy(), v[b].numpy() * w[b].numpy(), atol=tol * 10)
+    x = fg.tensor(a, requires_grad=True)
+    with pytest.raises(NotImplementedError):
+        fg.linalg.eigvals(x).real.sum().backward()
+    with pytest.raises(RuntimeError):
+        fg.linalg.eig(fg.ones(2, 3))

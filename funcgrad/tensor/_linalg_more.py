@@ -497,3 +497,45 @@ LINALG_EXTRA = {
 __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "cholesky",
            "cholesky_solve", "cholesky_inverse", "triangular_solve", "qr", "svd", "lu", "lu_solve", "lu_unpack",
            "solve", "lstsq"]
+
+
+# --- general eigendecomposition (values only on the host; no derivative) ------------------------------------
+
+_eig_t = collections.namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
+
+
+def _eig_function():
+    from ..autograd import Function
+
+    class _Eig(Function):
+        @staticmethod
+        def forward(ctx, A, vectors):
+            h = A.detach()._host()
+            if vectors:
+                w, v = np.linalg.eig(h)
+                return _wrap(Array(np.asarray(w))), _wrap(Array(np.asarray(v)))
+            return _wrap(Array(np.asarray(np.linalg.eigvals(h))))
+
+        @staticmethod
+        def backward(ctx, *grads):
+            raise NotImplementedError("the derivative of linalg.eig / linalg.eigvals is not implemented in "
+                                      "funcgrad (there is no eig primitive); use eigh for Hermitian matrices")
+    return _Eig
+
+
+def linalg_eig(A, *, out=None):
+    """(eigenvalues, eigenvectors) of square matrices, complex (as torch.linalg.eig). No derivative: backward
+    through it raises NotImplementedError."""
+    from .linalg import _square
+    _square(A, "eig")
+    return _eig_t(*_eig_function().apply(A, True))
+
+
+def linalg_eigvals(A, *, out=None):
+    """The eigenvalues of square matrices (complex). No derivative: backward raises NotImplementedError."""
+    from .linalg import _square
+    _square(A, "eigvals")
+    return _eig_function().apply(A, False)
+
+
+LINALG_EXTRA.update(eig=linalg_eig, eigvals=linalg_eigvals)

@@ -338,7 +338,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     others = [i for i in _range(input.ndim) if i != d]
     n = O.norm(input, p, dim=others, keepdim=True) if others else O.abs(input)
     scale = O.where(O.gt(n, maxnorm), O.div(maxnorm, O.add(n, 1e-7)), _C.ones_like(n))
-    return O._out(O.mul(input, scale.detach() if not input.requires_grad else scale), out)
+    return O._out(O.mul(input, scale), out)
 
 
 # --- scans --------------------------------------------------------------------------------------------------
