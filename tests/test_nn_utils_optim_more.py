@@ -206,3 +206,46 @@ def test_func_linearize_and_stack_module_state():
     params, buffers = fg.func.stack_module_state(models)
     assert params["weight"].shape == (3, 2, 3) and buffers == {} and params["weight"].requires_grad
     np.testing.assert_array_equal(params["bias"][1].detach().numpy(), models[1].bias.detach().numpy())
+
+
+def test_spatial_transformer_training_matches_torch():
+    """A small spatial-transformer classifier (affine_grid + grid_sample, a weight-normed head, CTC-free) trained
+    a few steps with GradScaler('cpu') and Adafactor, in float64, from identical weights."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 1, 8, 8))
+    y = np.array([0, 2, 1, 2])
+    loc_w, loc_b = rng.standard_normal((6, 64)) * 0.01, np.array([1.0, 0, 0, 0, 1.0, 0])
+    conv_w, head_w = rng.standard_normal((3, 1, 3, 3)) * 0.3, rng.standard_normal((3, 108)) * 0.1
+    losses = {}
+    for L in (fg, torch):
+        L.set_default_dtype(L.float64)
+        try:
+            loc = L.nn.Linear(64, 6)
+            conv = L.nn.Conv2d(1, 3, 3, bias=False)
+            head = L.nn.utils.parametrizations.weight_norm(L.nn.Linear(108, 3, bias=False))
+            with L.no_grad():
+                loc.weight.copy_(L.tensor(loc_w))
+                loc.bias.copy_(L.tensor(loc_b))
+                conv.weight.copy_(L.tensor(conv_w))
+                head.weight = L.tensor(head_w)
+            params = list(loc.parameters()) + list(conv.parameters()) + list(head.parameters())
+            opt = L.optim.Adafactor(params, lr=0.05)
+            scaler = L.amp.GradScaler("cpu", init_scale=1024.0)
+            out = []
+            for _ in range(4):
+                opt.zero_grad()
+                xt = L.tensor(x)
+                theta = loc(xt.flatten(1)).view(-1, 2, 3)
+                grid = L.nn.functional.affine_grid(theta, list(xt.shape), align_corners=False)
+                z = L.nn.functional.grid_sample(xt, grid, align_corners=False, padding_mode="border")
+                logits = head(L.relu(conv(z)).flatten(1))
+                loss = L.nn.functional.cross_entropy(logits, L.tensor(y))
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+                out.append(loss.item())
+            losses[L] = out
+        finally:
+            L.set_default_dtype(L.float32)
+    np.testing.assert_allclose(losses[fg], losses[torch], rtol=1e-9)
+    assert losses[fg][-1] < losses[fg][0]
