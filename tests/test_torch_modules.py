@@ -270,3 +270,13 @@ def test_bessel_j_against_mpmath():
     (fg.special.bessel_j0(xt).sum() + fg.special.bessel_j1(xt).sum()).backward()
     want = np.array([float(-mpmath.besselj(1, v) + mpmath.diff(lambda t: mpmath.besselj(1, t), v)) for v in x])
     np.testing.assert_allclose(xt.grad.numpy(), want, atol=5e-11)
+
+
+def test_zeta():
+    x = np.array([2.0, 3.0, 1.0, 0.5, 2.5, 2.0, 2.0, 2.0, 7.5, 1.0001, 40.0, 1.5])
+    q = np.array([1.0, 2.0, 1.0, 1.0, -1.5, -2.0, 0.0, -1.5, 0.3, 5.0, 0.9, 1e3])
+    check(lambda L, a, b: L.special.zeta(a, b), x, q, grad=False, rtol=1e-13)
+    check(lambda L, b: (L.special.zeta(2.0, b), L.special.zeta(b + 2, 1.0)), q[:2], grad=False, rtol=1e-13)
+    xt = fg.tensor(x[:2], requires_grad=True)
+    with pytest.raises(NotImplementedError):
+        fg.special.zeta(xt, fg.tensor(q[:2])).sum().backward()

@@ -14,6 +14,8 @@ _TENSOR_PARAMS = frozenset({"input", "tensor1", "tensor2", "batch1", "batch2", "
 
 def require_tensors(fn, prefix: str = ""):
     """fn with its tensor parameters (by name, among the first few) checked to be Tensors."""
+    if getattr(fn, "_numbers_ok", False):  # torch accepts a Number for either operand (xlogy, zeta)
+        return fn
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):

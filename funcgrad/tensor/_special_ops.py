@@ -298,3 +298,61 @@ def spherical_bessel_j0(input, *, out=None):
 
 
 _ = _apply
+
+
+# --- Hurwitz zeta (values on the host; torch has no derivative for it either) -------------------------
+
+_B2J = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798, -174611 / 330,
+        854513 / 138, -236364091 / 2730]  # B_2, B_4, ..., B_24
+
+
+def _zeta_host(s: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """sum_k (q + k)^(-s): direct terms until q + k >= 10, then Euler-Maclaurin with 12 Bernoulli terms."""
+    s, q = np.broadcast_arrays(np.asarray(s, np.float64), np.asarray(q, np.float64))
+    with np.errstate(all="ignore"):
+        n = np.clip(np.ceil(10 - q), 0, None)
+        n = np.where(np.isfinite(n), n, 0)
+        total = np.zeros(s.shape)
+        for k in range(int(n.max()) if n.size else 0):
+            total = total + np.where(k < n, np.power(q + k, -s), 0.0)
+        w = q + n
+        total = total + np.power(w, 1 - s) / (s - 1) + 0.5 * np.power(w, -s)
+        poch = s.copy()  # s (s+1) ... (s+2j-2)
+        fact = 2.0  # (2j)!
+        for j, b in enumerate(_B2J, start=1):
+            total = total + b / fact * poch * np.power(w, -s - 2 * j + 1)
+            poch = poch * (s + 2 * j - 1) * (s + 2 * j)
+            fact = fact * (2 * j + 1) * (2 * j + 2)
+        total = np.where(s == 1, np.inf, total)
+        total = np.where(s < 1, np.nan, total)
+        q_int = (q <= 0) & (q == np.floor(q))
+        total = np.where(q_int & (s >= 1), np.inf, total)
+        total = np.where((q < 0) & ~q_int & (s != np.floor(s)), np.nan, total)
+    return total
+
+
+def zeta(input, other, *, out=None):
+    """The Hurwitz zeta function sum_k (other + k)^(-input) (input is s, other is q); no derivative, as in torch
+    (backward raises NotImplementedError)."""
+    from ..autograd import Function
+    a = input if isinstance(input, Tensor) else None
+    b = other if isinstance(other, Tensor) else None
+    if a is None and b is None:
+        raise TypeError("zeta(): expected at least one Tensor argument")
+    x_t, q_t = O._as_tensor(input), O._as_tensor(other)
+    dt = _fdt(O._promote(input, other))
+    shape = O._bshape(tuple(x_t.shape), tuple(q_t.shape))
+
+    class _Zeta(Function):
+        @staticmethod
+        def forward(ctx, *ts):
+            return _wrap(Array(_zeta_host(x_t._host(), q_t._host()).astype(dt).reshape(shape)))
+
+        @staticmethod
+        def backward(ctx, *grads):
+            raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+    return O._out(_Zeta.apply(*[t for t in (a, b) if t is not None]), out)
+
+
+for _f in (xlogy, xlog1py, zeta):
+    _f._numbers_ok = True
