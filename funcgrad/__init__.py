@@ -51,6 +51,7 @@ from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_prec
 from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401
 from . import amp, fft, special  # noqa: E402,F401  (torch.amp, torch.fft, torch.special)
 from . import _cuda_amp  # noqa: E402
+from . import _cpu as cpu  # noqa: E402  (torch.cpu)
 from .amp import (autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,  # noqa: E402,F401,E501
                   get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled,
                   is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled, set_autocast_cpu_dtype,
@@ -65,3 +66,6 @@ cuda.__path__ = []  # a package, as torch.cuda is, so that the import system loo
 _sys.modules[__name__ + ".linalg"] = linalg
 _sys.modules[__name__ + ".cuda"] = cuda
 _sys.modules[__name__ + ".cuda.amp"] = _cuda_amp
+cpu.__path__ = []
+_sys.modules[__name__ + ".cpu"] = cpu
+_sys.modules[__name__ + ".cpu.amp"] = cpu.amp

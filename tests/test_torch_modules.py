@@ -280,3 +280,15 @@ def test_zeta():
     xt = fg.tensor(x[:2], requires_grad=True)
     with pytest.raises(NotImplementedError):
         fg.special.zeta(xt, fg.tensor(q[:2])).sum().backward()
+
+
+def test_cpu_module():
+    import funcgrad.cpu.amp  # noqa: F401
+    for name in ("is_available", "device_count", "current_device"):
+        assert getattr(fg.cpu, name)() == getattr(torch.cpu, name)()
+    (a, wa), (b, wb) = _warns(lambda: fg.cpu.amp.autocast()), _warns(lambda: torch.cpu.amp.autocast())
+    assert [c for c, _ in wa] == [c for c, _ in wb] and a._enabled == b._enabled
+    (s, ws), (t, wt) = _warns(lambda: fg.cpu.amp.GradScaler()), _warns(lambda: torch.cpu.amp.GradScaler())
+    assert [c for c, _ in ws] == [c for c, _ in wt] and s.is_enabled() == t.is_enabled()
+    with fg.cpu.stream(fg.cpu.current_stream()):
+        fg.cpu.synchronize()
