@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from .tensor import _ops as _O
 from .tensor import _ops_more as _M
-from .tensor._special_ops import bessel_j0, bessel_j1, zeta  # noqa: F401
+from .tensor._special_ops import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0,  # noqa: F401
+                                  modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1, zeta)
 from .tensor._special_ops import (chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,  # noqa: F401
                                   chebyshev_polynomial_w, entr, erfcx, exp2, expit, gammainc, gammaincc,
                                   hermite_polynomial_h, hermite_polynomial_he, i0, i0e, i1, i1e,
@@ -24,7 +25,8 @@ __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py", "gamma
            "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p", "spherical_bessel_j0",
            "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
            "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
-           "erfcx", "bessel_j0", "bessel_j1", "zeta"]
+           "erfcx", "bessel_j0", "bessel_j1", "zeta", "bessel_y0", "bessel_y1", "modified_bessel_k0",
+           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"]
 
 erf = _O.erf
 erfc = _O.erfc

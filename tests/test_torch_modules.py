@@ -292,3 +292,20 @@ def test_cpu_module():
     assert [c for c, _ in ws] == [c for c, _ in wt] and s.is_enabled() == t.is_enabled()
     with fg.cpu.stream(fg.cpu.current_stream()):
         fg.cpu.synchronize()
+
+
+@pytest.mark.parametrize("name,nu,kind", [("bessel_y0", 0, "y"), ("bessel_y1", 1, "y"), ("modified_bessel_k0", 0, "k"),
+                                          ("modified_bessel_k1", 1, "k"), ("scaled_modified_bessel_k0", 0, "ks"),
+                                          ("scaled_modified_bessel_k1", 1, "ks")])
+def test_bessel_second_kind(name, nu, kind):
+    mpmath = pytest.importorskip("mpmath")
+    x = np.concatenate([np.geomspace(1e-4, 60, 40), [15.99, 16.01]])
+    ref = {"y": lambda v: mpmath.bessely(nu, v), "k": lambda v: mpmath.besselk(nu, v),
+           "ks": lambda v: mpmath.besselk(nu, v) * mpmath.exp(v)}[kind]
+    want = np.array([float(ref(v)) for v in x])
+    got = getattr(fg.special, name)(fg.tensor(x)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-13)
+    # edges and dtypes as torch: 0 and negative arguments, float32, no gradient
+    check(lambda L, t: getattr(L.special, name)(t), np.array([0.0, -1.0, 2.5]), grad=False)
+    check(lambda L, t: getattr(L.special, name)(t), x.astype(np.float32), grad=False, rtol=2e-5, atol=1e-6)
+    assert not getattr(fg.special, name)(fg.ones(2, requires_grad=True)).requires_grad

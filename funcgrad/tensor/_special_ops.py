@@ -356,3 +356,97 @@ def zeta(input, other, *, out=None):
 
 for _f in (xlogy, xlog1py, zeta):
     _f._numbers_ok = True
+
+
+# --- Bessel functions of the second kind and modified ones of the third kind (values only) ------------------
+# torch returns these without a gradient; so do these host kernels (float64, results rounded to the input's
+# float dtype).
+
+_EULER = 0.57721566490153286061
+
+
+def _k_scaled_host(x: np.ndarray, nu: int) -> np.ndarray:
+    """exp(x) K_nu(x) = int_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt by the trapezoidal rule, which converges
+    geometrically fast for this analytic, doubly-exponentially decaying integrand: step min(1/16, 0.6/sqrt(x))
+    (the integrand's width near 0 is 1/sqrt(x)), 400 steps (past exp(-745) for every x >= 1e-6)."""
+    out = np.full(x.shape, np.nan)
+    pos = x > 0
+    xp = x[pos]
+    if xp.size:
+        h = np.minimum(1 / 16, 0.6 / np.sqrt(xp))[:, None]
+        t = np.arange(400)[None, :] * h
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            vals = np.exp(-xp[:, None] * (2 * np.sinh(t / 2) ** 2)) * np.cosh(nu * t)  # cosh t - 1, no cancellation
+        vals = np.nan_to_num(vals, nan=0.0, posinf=0.0)
+        out[pos] = h[:, 0] * (vals.sum(1) - 0.5 * vals[:, 0])
+    out[x == 0] = np.inf
+    return out
+
+
+def _y_host(x: np.ndarray, nu: int) -> np.ndarray:
+    """Y0 / Y1: the logarithmic power series in extended precision up to 16, Hankel's expansion beyond."""
+    from ..primitives.bessel import _J_SWITCH, _bessel_j
+    out = np.full(x.shape, np.nan)
+    small = (x > 0) & (x <= _J_SWITCH)
+    big = x > _J_SWITCH
+    if small.any():
+        z = x[small].astype(np.longdouble)
+        q = (z / 2) ** 2
+        jn = np.asarray(_bessel_j(np, x[small], nu), np.longdouble)
+        lg = np.log(z / 2)
+        if nu == 0:
+            term = np.ones_like(z)
+            h = np.longdouble(0)
+            s = np.zeros_like(z)
+            for k in range(1, 70):
+                term = -term * q / (k * k)
+                h += np.longdouble(1) / k
+                s = s - h * term
+            y = (2 / np.pi) * ((lg + _EULER) * jn + s)
+        else:
+            # Y1 = (2/pi) J1 ln(x/2) - 2/(pi x) - (1/pi) sum_k (-1)^k (psi(k+1) + psi(k+2)) (x/2)^(2k+1)/(k!(k+1)!)
+            term = z / 2
+            psi1 = np.longdouble(-_EULER)
+            psi2 = np.longdouble(1 - _EULER)
+            s = term * (psi1 + psi2)
+            for k in range(1, 70):
+                term = -term * q / (k * (k + 1))
+                psi1 += np.longdouble(1) / k
+                psi2 += np.longdouble(1) / (k + 1)
+                s = s + term * (psi1 + psi2)
+            y = (2 / np.pi) * jn * lg - 2 / (np.pi * z) - s / np.pi
+        out[small] = np.asarray(y, np.float64)
+    if big.any():
+        z = x[big]
+        mu = 4.0 * nu * nu
+        a = np.ones_like(z)
+        p, qq = a.copy(), np.zeros_like(z)
+        for k in range(1, 40):
+            a = a * (mu - (2 * k - 1) ** 2) / (8.0 * k * z)
+            sign = -1.0 if (k // 2) % 2 else 1.0
+            if k % 2:
+                qq = qq + sign * a
+            else:
+                p = p + sign * a
+        chi = z - (nu / 2 + 0.25) * np.pi
+        out[big] = np.sqrt(2 / (np.pi * z)) * (p * np.sin(chi) + qq * np.cos(chi))
+    out[x == 0] = -np.inf
+    return out
+
+
+def _host_special(name, fn):
+    def op(input, *, out=None):
+        dt = _fdt(input._np_dtype())
+        v = np.asarray(input._host(), np.float64)
+        return O._out(_wrap(Array(fn(v).astype(dt))), out)
+    op.__name__ = name
+    op.__doc__ = f"torch.special.{name} (no gradient, as in torch)."
+    return op
+
+
+bessel_y0 = _host_special("bessel_y0", lambda v: _y_host(v, 0))
+bessel_y1 = _host_special("bessel_y1", lambda v: _y_host(v, 1))
+scaled_modified_bessel_k0 = _host_special("scaled_modified_bessel_k0", lambda v: _k_scaled_host(v, 0))
+scaled_modified_bessel_k1 = _host_special("scaled_modified_bessel_k1", lambda v: _k_scaled_host(v, 1))
+modified_bessel_k0 = _host_special("modified_bessel_k0", lambda v: _k_scaled_host(v, 0) * np.exp(-v))
+modified_bessel_k1 = _host_special("modified_bessel_k1", lambda v: _k_scaled_host(v, 1) * np.exp(-v))
