@@ -122,3 +122,14 @@ def test_small_methods():
     assert fg.ones(2).new_empty_strided((2, 2), (2, 1)).shape == (2, 2)
     with pytest.raises(RuntimeError):
         fg.ones(2).indices()
+
+
+def test_unfold_and_as_strided_inside_func_transforms():
+    x = r(6)
+    fx, tx = fg.tensor(x), torch.tensor(x)
+    g = fg.func.grad(lambda t: (t.unfold(0, 3, 1) ** 2).sum())(fx)
+    gt = torch.func.grad(lambda t: (t.unfold(0, 3, 1) ** 2).sum())(tx)
+    np.testing.assert_allclose(g.numpy(), gt.numpy())
+    v = fg.func.vmap(lambda t: t.as_strided((2, 2), (1, 2)).sum(0))(fg.tensor(r(3, 4)))
+    vt = torch.func.vmap(lambda t: t.as_strided((2, 2), (1, 2)).sum(0))(torch.tensor(v.numpy() * 0 + 1))
+    assert v.shape == vt.shape == (3, 2)

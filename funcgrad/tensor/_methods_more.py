@@ -154,7 +154,8 @@ def _unfold(self, dimension, size, step):
     new_size[d] = count
     new_stride = list(st)
     new_stride[d] = st[d] * step
-    return M.as_strided(self, new_size + [size], new_stride + [st[d]], self.storage_offset())
+    return M.as_strided(self, new_size + [size], new_stride + [st[d]],
+                        self.storage_offset() if self._v is not None else 0)
 
 
 def _storage_m(self):

@@ -923,10 +923,17 @@ def as_strided(input, size, stride, storage_offset=None):
     if any(s < 0 for s in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
                            f"{list(stride)}")
-    off = input.storage_offset() if storage_offset is None else int(storage_offset)
     v = input._v
-    if v is None:
-        raise RuntimeError("as_strided is not supported inside funcgrad.func transforms")
+    if v is None:  # a traced tensor (inside funcgrad.func transforms): read as a contiguous buffer
+        off = 0 if storage_offset is None else int(storage_offset)
+        want = off + sum(np.arange(n).reshape((-1,) + (1,) * (len(size) - 1 - k)) * st
+                         for k, (n, st) in enumerate(zip(size, stride))) if size else np.array(off)
+        flat = np.asarray(want, np.int64).reshape(-1)
+        if flat.size and flat.max() >= input.numel():
+            raise RuntimeError(f"as_strided: sizes {list(size)}, strides {list(stride)} and storage offset {off} "
+                               f"reach past the {input.numel()} elements of the input")
+        return _apply1("AsStrided", lambda a: jnp.ravel(a)[flat].reshape(size), input)
+    off = input.storage_offset() if storage_offset is None else int(storage_offset)
     buf = input._storage().buf.reshape(-1)
     need = off + sum((n - 1) * s for n, s in zip(size, stride)) + 1 if all(size) else 0
     if need > buf.size:
