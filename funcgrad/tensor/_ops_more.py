@@ -1,6 +1,7 @@
 """More torch functions over tensors: pointwise extras (addcmul, sinc, ldexp, ...), scans (cummax,
-logcumsumexp), statistics (quantile, cov, histogram), the *_scatter family, integration (trapezoid),
-construction helpers (block_diag, vander, combinations, the window functions) and small predicates.
+logcumsumexp), integration (trapezoid), construction helpers (block_diag, vander, combinations, the window
+functions), as_strided and small predicates; statistics live in _ops_stats, the *_scatter family in
+_ops_scatter (both re-exported here).
 
 Like `_ops`, each op is composed of existing Tensor ops or of Array-level funcgrad operations run through
 `_apply*`, so autograd uses the primitives' derivative rules; index bookkeeping is done on the host.
