@@ -109,3 +109,29 @@ def test_pool3d_and_shuffle():
           r(2, 6, 3))
     with pytest.raises(RuntimeError, match="divisible"):
         fg.nn.functional.channel_shuffle(fg.ones(1, 5, 2), 2)
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda L: L.nn.LazyLinear(4), (3, 5)), (lambda L: L.nn.LazyConv2d(4, 3, padding=1), (2, 3, 5, 5)),
+    (lambda L: L.nn.LazyConv1d(2, 2, stride=2), (2, 3, 8)), (lambda L: L.nn.LazyConvTranspose2d(2, 3), (1, 3, 4, 4)),
+    (lambda L: L.nn.LazyBatchNorm2d(), (4, 3, 2, 2)), (lambda L: L.nn.LazyInstanceNorm1d(affine=True, track_running_stats=True), (2, 3, 6))])
+def test_lazy_modules(make, shape):
+    x = r(*shape).astype(np.float32)
+    mods = {L: make(L) for L in (fg, torch)}
+    opt = fg.optim.SGD(mods[fg].parameters(), lr=0.1)  # built before the parameters are materialised
+    assert mods[fg].has_uninitialized_params()
+    outs = {L: m(L.tensor(x)) for L, m in mods.items()}
+    assert type(mods[fg]).__name__ == type(mods[torch]).__name__
+    assert sorted(mods[fg].state_dict()) == sorted(mods[torch].state_dict())
+    for (k, a), (_, b) in zip(sorted(mods[fg].state_dict().items()), sorted(mods[torch].state_dict().items())):
+        assert tuple(a.shape) == tuple(b.shape), k
+    with fg.no_grad():  # same weights -> same outputs
+        for k, p in mods[fg].named_parameters():
+            p.copy_(fg.tensor(dict(mods[torch].named_parameters())[k].detach().numpy()))
+    np.testing.assert_allclose(mods[fg](fg.tensor(x)).detach().numpy(),
+                               mods[torch](torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-5)
+    before = [p.detach().clone() for p in opt.param_groups[0]["params"]]
+    mods[fg](fg.tensor(x)).square().sum().backward()
+    opt.step()
+    assert any(not np.allclose(a.numpy(), p.detach().numpy()) for a, p in zip(before, opt.param_groups[0]["params"]))
+    assert tuple(outs[fg].shape) == tuple(outs[torch].shape)

@@ -19,3 +19,4 @@ from .upsampling import *  # noqa: F401,F403
 from .pixelshuffle import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .more import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
