@@ -135,3 +135,28 @@ def test_lazy_modules(make, shape):
     opt.step()
     assert any(not np.allclose(a.numpy(), p.detach().numpy()) for a, p in zip(before, opt.param_groups[0]["params"]))
     assert tuple(outs[fg].shape) == tuple(outs[torch].shape)
+
+
+def test_buffer_and_sync_batchnorm():
+    for L in (fg, torch):
+        class M(L.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = L.nn.Buffer(L.ones(2))
+                self.b = L.nn.Buffer(L.zeros(1), persistent=False)
+        m = M()
+        assert list(m.state_dict()) == ["a"] and [n for n, _ in m.named_buffers()] == ["a", "b"]
+        assert not m.a.requires_grad and isinstance(m.a, L.nn.Buffer)
+    x = r(4, 3, 5).astype(np.float32)
+    outs = {}
+    for L in (fg, torch):
+        net = L.nn.Sequential(L.nn.Conv1d(3, 3, 1), L.nn.BatchNorm1d(3))
+        with L.no_grad():
+            net[0].weight.copy_(L.ones(3, 3, 1))
+            net[0].bias.zero_()
+        sync = L.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        assert type(sync[1]).__name__ == "SyncBatchNorm" and sync[1].weight is net[1].weight
+        y = sync(L.tensor(x))
+        outs[L] = (y.detach().numpy(), sync[1].running_mean.numpy())
+    for a, b in zip(outs[fg], outs[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)

@@ -20,3 +20,4 @@ from .pixelshuffle import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .more import *  # noqa: F401,F403
 from .lazy import *  # noqa: F401,F403
+from .buffer_sync import *  # noqa: F401,F403
