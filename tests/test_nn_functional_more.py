@@ -160,3 +160,30 @@ def test_buffer_and_sync_batchnorm():
         outs[L] = (y.detach().numpy(), sync[1].running_mean.numpy())
     for a, b in zip(outs[fg], outs[torch]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_adaptive_log_softmax_matches_torch():
+    x = r(6, 8).astype(np.float32)
+    y = np.array([0, 3, 5, 9, 14, 2])
+    res = {}
+    for L in (fg, torch):
+        L.manual_seed(0)
+        m = L.nn.AdaptiveLogSoftmaxWithLoss(8, 15, [4, 10], div_value=2.0, head_bias=True)
+        res[L] = m
+    with fg.no_grad():
+        for (k, p), (_, q) in zip(res[fg].named_parameters(), res[torch].named_parameters()):
+            assert tuple(p.shape) == tuple(q.shape), k
+            p.copy_(fg.tensor(q.detach().numpy()))
+    outs = {}
+    for L, m in res.items():
+        xt = L.tensor(x, requires_grad=True)
+        o = m(xt, L.tensor(y))
+        o.loss.backward()
+        outs[L] = (o.output.detach().numpy(), o.loss.item(), xt.grad.numpy(), m.log_prob(L.tensor(x)).detach().numpy(),
+                   m.predict(L.tensor(x)).numpy(), m(L.tensor(x[0]), L.tensor(y[0])).output.detach().numpy())
+    for a, b in zip(outs[fg], outs[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError):
+        res[fg](fg.tensor(x), fg.tensor(y + 15))
+    with pytest.raises(ValueError):
+        fg.nn.AdaptiveLogSoftmaxWithLoss(8, 15, [10, 4])

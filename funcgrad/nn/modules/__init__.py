@@ -21,3 +21,4 @@ from .fold import *  # noqa: F401,F403
 from .more import *  # noqa: F401,F403
 from .lazy import *  # noqa: F401,F403
 from .buffer_sync import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
