@@ -484,7 +484,8 @@ def test_linalg_more():
     check(lambda L, a, b: L.linalg.vecdot(a, b), r(3, 4), r(4))
     check(lambda L, a: (L.linalg.cond(a), L.linalg.diagonal(a), L.linalg.tensorinv(a.reshape(4, 2, 2), 1)),
           r(4, 4))
-    check(lambda L, a, b: L.linalg.lstsq(a, b).solution, r(5, 3), r(5, 2))
+    check(lambda L, a, b: L.linalg.lstsq(a, b), r(5, 3), r(5, 2))
+    check(lambda L, a, b: L.linalg.lstsq(a, b), r(2, 5, 3), r(2, 5, 2))
     check(lambda L, a: (L.linalg.inv_ex(a).inverse, L.linalg.cholesky_ex(a).L), spd(3))
     check(lambda L: (L.chain_matmul(L.ones(2, 3), L.ones(3, 4), L.ones(4, 1)),), grad=False)
     check(lambda L, a: (L.frobenius_norm(a, (0, 1)), L.nuclear_norm(a)), r(3, 4))

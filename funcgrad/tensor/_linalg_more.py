@@ -447,7 +447,8 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 
 
 def linalg_lstsq(A, B, rcond=None, *, driver=None):
-    """(solution, residuals, rank, singular_values) of min ||A X - B|| (solution = pinv(A) B)."""
+    """(solution, residuals, rank, singular_values) of min ||A X - B|| (solution = pinv(A) B); as torch's default
+    'gelsy' driver, residuals and singular_values are empty."""
     if A.ndim < 2:
         raise RuntimeError(f"torch.linalg.lstsq: input must have at least 2 dimensions.")
     vec = B.ndim == A.ndim - 1
@@ -455,7 +456,9 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     X = O.matmul(LA.pinv(A), Bm)
     from ._creation import empty
     sol = X.squeeze(-1) if vec else X
-    return _lstsq_t(sol, empty(0, dtype=A.dtype), empty(0, dtype=D.int64), empty(0, dtype=A.dtype))
+    # torch's default CPU driver ('gelsy') reports the rank but neither residuals nor singular values
+    rank = _wrap(Array(np.asarray(np.linalg.matrix_rank(A._host()), np.int64)))
+    return _lstsq_t(sol, empty(0, dtype=A.dtype), rank, empty(0, dtype=A.dtype))
 
 
 def cond(A, p=None, *, out=None):
