@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .tensor import _ops as _O
 from .tensor import _ops_more as _M
-from .tensor._special_ops import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0,  # noqa: F401
+from .tensor._special_ops import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0,  # noqa: F401,E501
                                   modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1, zeta)
 from .tensor._special_ops import (chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,  # noqa: F401
                                   chebyshev_polynomial_w, entr, erfcx, exp2, expit, gammainc, gammaincc,
@@ -26,7 +26,7 @@ __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py", "gamma
            "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
            "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
            "erfcx", "bessel_j0", "bessel_j1", "zeta", "bessel_y0", "bessel_y1", "modified_bessel_k0",
-           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"]
+           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai"]
 
 erf = _O.erf
 erfc = _O.erfc

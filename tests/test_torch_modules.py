@@ -309,3 +309,15 @@ def test_bessel_second_kind(name, nu, kind):
     check(lambda L, t: getattr(L.special, name)(t), np.array([0.0, -1.0, 2.5]), grad=False)
     check(lambda L, t: getattr(L.special, name)(t), x.astype(np.float32), grad=False, rtol=2e-5, atol=1e-6)
     assert not getattr(fg.special, name)(fg.ones(2, requires_grad=True)).requires_grad
+
+
+def test_airy_ai():
+    mpmath = pytest.importorskip("mpmath")
+    x = np.concatenate([np.linspace(-30, 12, 120), [0.0, -8.0, -8.001, 2.0, 2.001, 40.0]])
+    want = np.array([float(mpmath.airyai(v)) for v in x])
+    np.testing.assert_allclose(fg.special.airy_ai(fg.tensor(x)).numpy(), want, rtol=1e-11, atol=1e-14)
+    # torch's own Ai is off by up to ~3e-6 on the negative axis
+    np.testing.assert_allclose(fg.special.airy_ai(fg.tensor(x)).numpy(),
+                               torch.special.airy_ai(torch.tensor(x)).numpy(), atol=1e-5)
+    check(lambda L, t: L.special.airy_ai(t), np.array([-np.inf, np.nan, 1.0], np.float32), grad=False)
+    assert fg.special.airy_ai(fg.tensor([np.inf])).item() == 0.0  # the limit (torch gives NaN)

@@ -450,3 +450,48 @@ scaled_modified_bessel_k0 = _host_special("scaled_modified_bessel_k0", lambda v:
 scaled_modified_bessel_k1 = _host_special("scaled_modified_bessel_k1", lambda v: _k_scaled_host(v, 1))
 modified_bessel_k0 = _host_special("modified_bessel_k0", lambda v: _k_scaled_host(v, 0) * np.exp(-v))
 modified_bessel_k1 = _host_special("modified_bessel_k1", lambda v: _k_scaled_host(v, 1) * np.exp(-v))
+
+
+def _airy_host(x: np.ndarray) -> np.ndarray:
+    """Ai(x): the Maclaurin series c1 f(x) - c2 g(x) in extended precision on [-8, 2]; (1/pi) sqrt(x/3)
+    K_{1/3}(zeta) beyond 2 and the asymptotic expansion (zeta = 2/3 |x|^(3/2)) below -8."""
+    out = np.full(x.shape, np.nan)
+    mid = (x >= -8) & (x <= 2)
+    if mid.any():
+        z = x[mid].astype(np.longdouble)
+        z3 = z ** 3
+        f = t = np.ones_like(z)
+        g = u = z.copy()
+        for k in range(1, 80):
+            t = t * z3 / ((3 * k - 1) * (3 * k))
+            u = u * z3 / ((3 * k) * (3 * k + 1))
+            f, g = f + t, g + u
+        c1 = np.longdouble("0.355028053887817239260063186004183176")
+        c2 = np.longdouble("0.258819403792806798405183560189203963")
+        out[mid] = np.asarray(c1 * f - c2 * g, np.float64)
+    hi = x > 2
+    if hi.any():
+        z = x[hi]
+        zeta = 2 / 3 * z ** 1.5
+        out[hi] = np.sqrt(z / 3) / np.pi * _k_scaled_host(zeta, 1 / 3) * np.exp(-zeta)
+    lo = x < -8
+    if lo.any():
+        z = -x[lo]
+        zeta = 2 / 3 * z ** 1.5
+        uk = 1.0
+        p, q = np.ones_like(z), np.zeros_like(z)
+        for k in range(1, 30):
+            uk = uk * (6 * k - 5) * (6 * k - 3) * (6 * k - 1) / ((2 * k - 1) * 216 * k)
+            term = uk / zeta ** k
+            sign = -1.0 if (k // 2) % 2 else 1.0
+            if k % 2:
+                q = q + sign * term
+            else:
+                p = p + sign * term
+        ph = zeta + np.pi / 4
+        out[lo] = (np.sin(ph) * p - np.cos(ph) * q) / (np.sqrt(np.pi) * z ** 0.25)
+    out[np.isposinf(x)] = 0.0
+    return out
+
+
+airy_ai = _host_special("airy_ai", _airy_host)
