@@ -566,3 +566,13 @@ def test_linalg_eig(dtype):
         fg.linalg.eigvals(x).real.sum().backward()
     with pytest.raises(RuntimeError):
         fg.linalg.eig(fg.ones(2, 3))
+
+
+def test_householder_product():
+    check(lambda L, a, t: (L.linalg.householder_product(a, t), L.orgqr(a, t[..., :2])), r(2, 5, 3),
+          np.abs(r(2, 3)))
+    check(lambda L, a, t: a.orgqr(t), r(4, 4), np.abs(r(4)))
+    with pytest.raises(RuntimeError):
+        fg.linalg.householder_product(fg.ones(2, 3), fg.ones(2))
+    with pytest.raises(fg.linalg.LinAlgError):
+        fg.linalg.inv(fg.zeros(2, 2))

@@ -497,7 +497,7 @@ LINALG_EXTRA = {
     "tensorsolve": tensorsolve,
 }
 
-__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "cholesky",
+__all__ = ["orgqr", "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "cholesky",
            "cholesky_solve", "cholesky_inverse", "triangular_solve", "qr", "svd", "lu", "lu_solve", "lu_unpack",
            "solve", "lstsq"]
 
@@ -542,3 +542,30 @@ def linalg_eigvals(A, *, out=None):
 
 
 LINALG_EXTRA.update(eig=linalg_eig, eigvals=linalg_eigvals)
+
+
+def householder_product(A, tau, *, out=None):
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H, v_i = (0, ..., 0, 1, A[i+1:, i]) (the Q of
+    a geqrf factorisation), composed of differentiable Tensor ops."""
+    if A.ndim < 2:
+        raise RuntimeError(f"torch.linalg.householder_product: input must have at least 2 dimensions.")
+    m, n = A.shape[-2], A.shape[-1]
+    k = tau.shape[-1]
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if k > n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    from ._creation import eye, ones, zeros
+    batch = tuple(A.shape[:-2])
+    X = eye(m, n, dtype=A.dtype).expand(*batch, m, n)
+    for i in reversed(range(k)):
+        v = O.cat([zeros(*batch, i, dtype=A.dtype), ones(*batch, 1, dtype=A.dtype), A[..., i + 1:, i]], -1)
+        vh = v.conj() if v.is_complex() else v
+        X = X - tau[..., i, None, None] * (v.unsqueeze(-1) * (vh.unsqueeze(-2) @ X))
+    return O._out(X, out)
+
+
+orgqr = householder_product
+LINALG_EXTRA.update(householder_product=householder_product)
