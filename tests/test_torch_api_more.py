@@ -576,3 +576,11 @@ def test_householder_product():
         fg.linalg.householder_product(fg.ones(2, 3), fg.ones(2))
     with pytest.raises(fg.linalg.LinAlgError):
         fg.linalg.inv(fg.zeros(2, 2))
+
+
+def test_geqrf_ormqr():
+    check(lambda L, a: L.geqrf(a), r(2, 5, 3), grad=False)
+    check(lambda L, a: a.geqrf(), r(3, 3), grad=False)
+    a = r(5, 3)
+    for left, tr, c in ((True, False, r(5, 2)), (True, True, r(5, 2)), (False, False, r(2, 5)), (False, True, r(2, 5))):
+        check(lambda L, cc: L.ormqr(*L.geqrf(L.tensor(a)), cc, left=left, transpose=tr), c)

@@ -569,3 +569,41 @@ def householder_product(A, tau, *, out=None):
 
 orgqr = householder_product
 LINALG_EXTRA.update(householder_product=householder_product)
+
+
+_geqrf_t = collections.namedtuple("geqrf", ["a", "tau"])
+
+
+def geqrf(input, *, out=None):
+    """LAPACK's QR in Householder form (a, tau): R on and above a's diagonal, the reflectors' vectors below
+    (computed on the host; no derivative, as in torch)."""
+    if input.ndim < 2:
+        raise RuntimeError(f"torch.geqrf: input must have at least 2 dimensions.")
+    h = input._host()
+    batch = h.shape[:-2]
+    flat = h.reshape((-1,) + h.shape[-2:])
+    a_out, tau_out = [], []
+    for mat in flat:
+        raw, tau = np.linalg.qr(mat, mode="raw")
+        a_out.append(raw.T)
+        tau_out.append(tau)
+    a = np.stack(a_out).reshape(h.shape).astype(h.dtype)
+    tau = np.stack(tau_out).reshape(batch + (min(h.shape[-2:]),)).astype(h.dtype)
+    return _geqrf_t(_wrap(Array(np.ascontiguousarray(a))), _wrap(Array(np.ascontiguousarray(tau))))
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """other multiplied by Q (or Q^H when transpose) of the Householder form (input, tau), from the left or the
+    right; differentiable (Q is built by householder_product)."""
+    m = input.shape[-2]
+    from ._creation import zeros
+    sq = input if input.shape[-1] == m else O.cat(
+        [input[..., :, :min(m, input.shape[-1])], zeros(*input.shape[:-2], m, max(m - input.shape[-1], 0),
+                                                         dtype=input.dtype)], -1)
+    Q = householder_product(sq, tau)
+    if transpose:
+        Q = Q.mH
+    return O._out(O.matmul(Q, other) if left else O.matmul(other, Q), out)
+
+
+__all__ += ["geqrf", "ormqr"]

@@ -212,6 +212,8 @@ def install() -> dict:
     T.polygamma_ = _make_inplace(lambda x, n: S.polygamma(n, x), "Polygamma")
     T.lu = _lu_method
     T.orgqr = LM.householder_product
+    T.geqrf = LM.geqrf
+    T.ormqr = LM.ormqr
     T.solve = lambda self, *a, **k: LM.solve()
     T.lstsq = lambda self, *a, **k: LM.lstsq()
     T.eig = lambda self, *a, **k: LM.eig()
