@@ -187,3 +187,15 @@ def test_adaptive_log_softmax_matches_torch():
         res[fg](fg.tensor(x), fg.tensor(y + 15))
     with pytest.raises(ValueError):
         fg.nn.AdaptiveLogSoftmaxWithLoss(8, 15, [10, 4])
+
+
+def test_dataparallel_fractional_modules_nllloss2d():
+    keys = {L: list(L.nn.DataParallel(L.nn.Linear(2, 3)).state_dict()) for L in (fg, torch)}
+    assert keys[fg] == keys[torch] == ["module.weight", "module.bias"]
+    x, s = r(2, 3, 7, 9), np.random.default_rng(6).random((2, 3, 2))
+    check(lambda L, t, u: L.nn.FractionalMaxPool2d((2, 3), output_size=(3, 4), _random_samples=u.detach())(t), x, s)
+    lp = r(2, 4, 3, 3)
+    y = np.random.default_rng(7).integers(0, 4, (2, 3, 3))
+    check(lambda L, a, t: L.nn.NLLLoss2d()(a.log_softmax(1), t), lp, y)
+    with pytest.raises(ValueError):
+        fg.nn.FractionalMaxPool2d(2)

@@ -3,7 +3,7 @@ ChannelShuffle (thin wrappers over funcgrad.nn.functional)."""
 from __future__ import annotations
 
 from .. import functional as F
-from .loss import _Loss
+from .loss import NLLLoss, _Loss
 from .module import Module
 from .pooling import _AdaptiveAvgPoolNd, _AdaptiveMaxPoolNd, _MaxUnpoolNd
 
@@ -78,3 +78,51 @@ class ChannelShuffle(Module):
 
     def extra_repr(self) -> str:
         return f"groups={self.groups}"
+
+
+class _FractionalMaxPoolNd(Module):
+    _fn = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                 _random_samples=None) -> None:
+        super().__init__()
+        if output_size is None and output_ratio is None:
+            raise ValueError("FractionalMaxPool requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        self.kernel_size, self.output_size, self.output_ratio = kernel_size, output_size, output_ratio
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+
+    def forward(self, input):
+        return type(self)._fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                              _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max pooling over pseudo-randomly placed windows (F.fractional_max_pool2d)."""
+    _fn = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _fn = staticmethod(F.fractional_max_pool3d)
+
+
+class DataParallel(Module):
+    """torch.nn.DataParallel on a machine without GPUs: calls the wrapped module (reachable as .module), so
+    state_dict keys carry the 'module.' prefix as in torch."""
+
+    def __init__(self, module, device_ids=None, output_device=None, dim: int = 0) -> None:
+        super().__init__()
+        self.module = module
+        self.device_ids, self.output_device, self.dim = [], None, dim
+
+    def forward(self, *inputs, **kwargs):
+        return self.module(*inputs, **kwargs)
+
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "DataParallel", "NLLLoss2d"]
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated alias of NLLLoss (which handles (N, C, H, W) inputs)."""

@@ -21,3 +21,12 @@ def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False
     warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
                   FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+def convert_conv2d_weight_memory_format(module, memory_format):
+    """Tensors here are always contiguous: returns module unchanged."""
+    return module
+
+
+def convert_conv3d_weight_memory_format(module, memory_format):
+    return module
