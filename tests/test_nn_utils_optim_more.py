@@ -249,3 +249,41 @@ def test_spatial_transformer_training_matches_torch():
             L.set_default_dtype(L.float32)
     np.testing.assert_allclose(losses[fg], losses[torch], rtol=1e-9)
     assert losses[fg][-1] < losses[fg][0]
+
+
+@pytest.mark.parametrize("kind", ["swa", "ema", "ema_multi", "buffers"])
+def test_swa_utils_match_torch(kind):
+    rng = np.random.default_rng(8)
+    w1, w2 = rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal((2, 4)).astype(np.float32)
+    data = [rng.standard_normal((5, 3)).astype(np.float32) for _ in range(4)]
+    res = {}
+    for L in (fg, torch):
+        net = L.nn.Sequential(L.nn.Linear(3, 4), L.nn.BatchNorm1d(4), L.nn.Linear(4, 2))
+        with L.no_grad():
+            net[0].weight.copy_(L.tensor(w1))
+            net[2].weight.copy_(L.tensor(w2))
+            net[0].bias.zero_()
+            net[2].bias.fill_(0.5)
+        su = L.optim.swa_utils
+        kw = {"swa": {}, "ema": {"avg_fn": su.get_ema_avg_fn(0.9)},
+              "ema_multi": {"multi_avg_fn": su.get_ema_multi_avg_fn(0.8)}, "buffers": {"use_buffers": True}}[kind]
+        avg = su.AveragedModel(net, **kw)
+        opt = L.optim.SGD(net.parameters(), lr=0.5)
+        sched = su.SWALR(opt, swa_lr=0.05, anneal_epochs=3, anneal_strategy="linear" if kind == "ema" else "cos")
+        lrs = []
+        for x in data:
+            opt.zero_grad()
+            net(L.tensor(x)).square().mean().backward()
+            opt.step()
+            avg.update_parameters(net)
+            sched.step()
+            lrs.append(sched.get_last_lr()[0])
+        su.update_bn([L.tensor(x) for x in data], avg)
+        res[L] = ([p.detach().numpy().copy() for p in avg.parameters()], avg.module[1].running_mean.numpy().copy(),
+                  lrs, int(avg.n_averaged.item()), avg(L.tensor(data[0])).detach().numpy())
+    for a, b in zip(res[fg][0], res[torch][0]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[fg][1], res[torch][1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[fg][2], res[torch][2], rtol=1e-12)
+    assert res[fg][3] == res[torch][3]
+    np.testing.assert_allclose(res[fg][4], res[torch][4], rtol=1e-4, atol=1e-5)

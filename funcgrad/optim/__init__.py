@@ -12,3 +12,4 @@ from .sgd import SGD  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
            "ASGD", "Rprop", "LBFGS", "Adafactor", "SparseAdam", "lr_scheduler", "functional"]
+from . import swa_utils  # noqa: E402,F401
