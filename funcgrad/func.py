@@ -148,3 +148,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
+
+
+from ._func_more import linearize, stack_module_state  # noqa: E402
+__all__ += ["linearize", "stack_module_state"]

@@ -1232,3 +1232,4 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 # Convolution, pooling and resampling live in their own module; attention in another.
 from ._functional_conv import *  # noqa: E402,F401,F403
 from ._functional_attention import *  # noqa: E402,F401,F403
+from ._functional_more import *  # noqa: E402,F401,F403

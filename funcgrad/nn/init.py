@@ -196,3 +196,34 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
             rank = keys.argsort(0).argsort(0)  # a uniformly random permutation of the rows, per column
             tensor.masked_fill_(rank < num_zeros, 0.0)
     return tensor
+
+
+# --- torch's deprecated spellings without the trailing underscore (warn, then do the in-place version) ------
+
+def _deprecated(meth):
+    import functools
+    import warnings
+
+    new = globals()[meth.__name__]
+    old_name = meth.__name__[:-1]
+
+    @functools.wraps(new)
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{meth.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

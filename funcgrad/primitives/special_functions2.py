@@ -1,6 +1,5 @@
-"""More special functions, as JAX's lax has them: igamma, igammac (regularised incomplete gamma),
-betainc (regularised incomplete beta), bessel_i0e, bessel_i1e (exponentially scaled modified Bessel
-functions of orders 0 and 1).
+"""More special functions, as JAX's lax has them: igamma, igammac (regularised incomplete gamma) and
+betainc (regularised incomplete beta). (bessel_i0e / bessel_i1e are re-exported from bessel.py.)
 
 Kernels run in float64 (rounded back to the operand dtype), vectorised, iterating until every element
 has converged:
@@ -9,14 +8,12 @@ has converged:
   complement, so each is computed where it is not a difference of nearly equal numbers.
 - betainc I_x(a, b): the continued fraction of I_x(a, b) (modified Lentz) for x < (a+1)/(a+b+2), else
   1 - I_{1-x}(b, a).
-- bessel_i0e / i1e: the power series times e^-|x| for |x| <= 30, the asymptotic expansion beyond.
 
 Derivatives (funcgrad operations, so they batch and nest): dP/dx = x^(a-1) e^-x / Gamma(a),
 dQ/dx = -dP/dx; dP/da by the `igamma_grad_a` card (whose kernel is funcgrad.random's implicit
 gamma-gradient series, times dP/dx), which like JAX's has no derivative of its own: second derivatives
 with respect to a raise NotImplementedError. betainc: d/dx = x^(a-1) (1-x)^(b-1) / B(a, b); with respect
-to a and b it raises ValueError, as JAX does. i0e' = i1e - sign(x) i0e, i1e' = i0e - (sign(x) + 1/x) i1e
-(1/2 at 0).
+to a and b it raises ValueError, as JAX does.
 """
 from __future__ import annotations
 
@@ -29,6 +26,7 @@ from ..core.primitive import Primitive
 from . import elementwise as ew
 from ._util import check_dtype, check_same, elementwise_batch
 from .shape import full
+from .bessel import bessel_i0e, bessel_i1e  # noqa: F401  (one card each, in bessel.py)
 from .special import _errstate, _lgamma_kernel, lgamma
 
 _MAX_TERMS = 5000
@@ -175,47 +173,6 @@ def _betainc_impl(xp):
     return f
 
 
-def _bessel_series(xp, ax, order: int):
-    """e^-x I_order(x) for 0 <= x <= 30 by the power series."""
-    half2 = (ax / 2) ** 2
-    term = xp.ones_like(ax) if order == 0 else ax / 2
-    s = term
-    for k in range(1, 120):
-        term = term * half2 / (k * (k + order))
-        s = s + term
-    return s * xp.exp(-ax)
-
-
-def _bessel_asymptotic(xp, ax, order: int):
-    """e^-x I_order(x) for x > 30: sqrt(1/(2 pi x)) sum_k (-1)^k prod_j (4 nu^2 - (2j-1)^2) / (k! (8x)^k)."""
-    mu = 4.0 * order * order
-    term = xp.ones_like(ax)
-    s = term
-    for k in range(1, 40):
-        term = -term * (mu - (2 * k - 1) ** 2) / (k * 8 * ax)
-        s = s + term
-    return s / xp.sqrt(2 * math.pi * ax)
-
-
-def _bessel_impl(order: int):
-    def factory(xp):
-        def f(x):
-            dt = x.dtype
-            shape = x.shape
-            x64 = xp.asarray(x, dtype=np.float64).reshape(-1)
-            ax = xp.abs(x64)
-            with _errstate(xp):
-                small = ax <= 30
-                out = xp.where(small, _bessel_series(xp, xp.where(small, ax, 0.0), order),
-                               _bessel_asymptotic(xp, xp.where(small, 31.0, ax), order))
-                if order == 1:
-                    out = xp.where(x64 < 0, -out, out)
-                out = xp.where(xp.isnan(x64), x64, out)
-            return out.reshape(shape).astype(dt)
-        return f
-    return factory
-
-
 # --- cards ----------------------------------------------------------------------------------------
 
 def _binary_rule(op):
@@ -293,26 +250,6 @@ betainc_p = Primitive(
 betainc_p.batch = elementwise_batch(betainc_p)
 
 
-def _i0e_d(x):
-    return bessel_i1e(x) - ew.sign(x) * bessel_i0e(x)
-
-
-def _i1e_d(x):
-    zero = ew.zeros_like(x)
-    nz = ew.ne(x, zero)
-    safe = ew.select(nz, x, ew.ones_like(x))
-    i0, i1 = bessel_i0e(x), bessel_i1e(x)
-    return ew.select(nz, i0 - (ew.sign(x) + 1 / safe) * i1, full(x.shape, 0.5, x.dtype))
-
-
-bessel_i0e_p = Primitive("bessel_i0e", impl=_bessel_impl(0), abstract_eval=_unary_rule("bessel_i0e"),
-                         jvp=[lambda t, ans, x: t * _i0e_d(x)], vjp=[lambda g, ans, x: g * _i0e_d(x)])
-bessel_i0e_p.batch = elementwise_batch(bessel_i0e_p)
-bessel_i1e_p = Primitive("bessel_i1e", impl=_bessel_impl(1), abstract_eval=_unary_rule("bessel_i1e"),
-                         jvp=[lambda t, ans, x: t * _i1e_d(x)], vjp=[lambda g, ans, x: g * _i1e_d(x)])
-bessel_i1e_p.batch = elementwise_batch(bessel_i1e_p)
-
-
 def igamma(a, x):
     """The regularised lower incomplete gamma function P(a, x) (a, x of one shape and float dtype)."""
     return igamma_p.bind(a, x)
@@ -328,14 +265,4 @@ def betainc(a, b, x):
     return betainc_p.bind(a, b, x)
 
 
-def bessel_i0e(x):
-    """e^-|x| I_0(x)."""
-    return bessel_i0e_p.bind(x)
-
-
-def bessel_i1e(x):
-    """e^-|x| I_1(x)."""
-    return bessel_i1e_p.bind(x)
-
-
-__all__ = ["igamma", "igammac", "igamma_grad_a", "betainc", "bessel_i0e", "bessel_i1e"]
+__all__ = ["igamma", "igammac", "igamma_grad_a", "betainc", "bessel_i0e", "bessel_i1e"]  # (Bessel cards: bessel.py)

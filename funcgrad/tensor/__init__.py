@@ -23,6 +23,16 @@ from ._dtype import (Size, bfloat16, bool_, complex64, complex128, device, dtype
 from ._ops import *  # noqa: F401,F403
 from ._ops import return_types  # noqa: F401
 from ._tensor import Tensor, set_printoptions  # noqa: F401
+from . import _argcheck, _linalg_more, _ops_misc, _ops_more, _special_ops  # noqa: E402
+for _m in (_ops_more, _linalg_more, _ops_misc, _special_ops):  # torch's TypeError for non-tensor arguments
+    _argcheck.wrap_module(_m, [n for n in dir(_m) if not n.startswith("_")])
+from ._ops_more import *  # noqa: F401,F403,E402
+from ._linalg_more import *  # noqa: F401,F403,E402
+from ._nn_aliases import *  # noqa: F401,F403,E402
+from ._ops_misc import *  # noqa: F401,F403,E402
+from ._special_ops import i0, igamma, igammac, polygamma  # noqa: F401,E402
+from . import _methods_more  # noqa: E402
+globals().update(_methods_more.install())  # torch.relu_, torch.zero_, ... (the in-place functions)
 
 # torch's dtype aliases
 float = float32  # noqa: A001
@@ -42,8 +52,9 @@ def is_tensor(obj) -> bool:
 
 
 def is_storage(obj) -> bool:
+    from ._storage import TypedStorage, UntypedStorage
     from ._tensor import _Storage
-    return isinstance(obj, _Storage)
+    return isinstance(obj, (_Storage, TypedStorage, UntypedStorage))
 
 
 def is_floating_point(input) -> bool:
@@ -57,7 +68,7 @@ def is_complex(input) -> bool:
 def is_nonzero(input) -> bool:
     if input.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return bool(input.item())
+    return _builtins.bool(input.item())
 
 
 def numel(input) -> int:
@@ -190,8 +201,16 @@ def compile(model=None, **kwargs):  # noqa: A001
 
 
 from . import _ops as _ops_mod  # noqa: E402
+from . import _linalg_more, _nn_aliases, _ops_misc, _ops_more  # noqa: E402
+for _k, _f in _linalg_more.LINALG_EXTRA.items():  # torch.linalg's functions beyond the core set
+    setattr(linalg, _k, _f)
+    linalg.__all__.append(_k)
+_argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
+linalg.LinAlgError = _np.linalg.LinAlgError  # what singular or non-definite input raises
 
-__all__ = sorted(set(_ops_mod.__all__) | {
+__all__ = sorted(set(_ops_mod.__all__) | set(_ops_more.__all__) | set(_linalg_more.__all__) |
+                 set(_nn_aliases.__all__) | set(_ops_misc.__all__) | set(_methods_more._TORCH_INPLACE_FNS) & set(globals()) |
+                 {"i0", "igamma", "igammac", "polygamma"} | {
     "Generator", "arange", "as_tensor", "asarray", "bernoulli", "complex", "default_generator", "empty",
     "empty_like", "eye", "from_numpy", "full", "full_like", "get_rng_state", "initial_seed", "linspace",
     "logspace", "manual_seed", "multinomial", "normal", "ones", "ones_like", "poisson", "rand", "rand_like",

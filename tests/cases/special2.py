@@ -1,11 +1,10 @@
-"""Cases for funcgrad/primitives/special_functions2.py: igamma, igammac, betainc, bessel_i0e, bessel_i1e.
+"""Cases for funcgrad/primitives/special_functions2.py: igamma, igammac, betainc (the Bessel cards' cases
+are in bessel.py).
 
 - igamma / igammac: a in (0.1, 20), x = a times a factor in (0.05, 4) (both sides of the series /
   continued-fraction switch at x = a + 1); second derivatives hold a fixed (see SECOND_ORDER_FIXED in
   tests/test_primitive_properties.py).
 - betainc: a, b in (0.3, 10), x in (0.05, 0.95); only x is differentiated (FIXED_OPERANDS).
-- bessel_i0e / i1e: 0.05 <= |x| <= 40 (series below |x| = 30, asymptotic expansion above; e^-|x| has a
-  kink at 0).
 """
 from __future__ import annotations
 
@@ -36,12 +35,4 @@ def betainc_case(draw):
     return [a, b, x], {}
 
 
-def bessel_case(draw):
-    # |x| >= 0.05: e^-|x| has a kink at 0 (in i0e's first derivative and i1e's second)
-    mag = draw(arrays(F64, _shape(draw), elements=st.floats(0.05, 40.0)))
-    sign = draw(arrays(F64, mag.shape, elements=st.sampled_from([-1.0, 1.0])))
-    return [mag * sign], {}
-
-
-CASES = {"igamma": igamma_case, "igammac": igamma_case, "betainc": betainc_case,
-         "bessel_i0e": bessel_case, "bessel_i1e": bessel_case}
+CASES = {"igamma": igamma_case, "igammac": igamma_case, "betainc": betainc_case}

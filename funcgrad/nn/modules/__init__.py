@@ -18,3 +18,7 @@ from .padding import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 from .pixelshuffle import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
+from .more import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
+from .buffer_sync import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403

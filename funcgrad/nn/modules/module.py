@@ -375,6 +375,10 @@ class Module:
                     else:
                         dd.pop(name)
         params = d.get("_parameters")
+        if getattr(value, "_is_buffer", False):  # nn.Buffer(t): registered as a buffer
+            remove_from(d, params or {}, d.get("_modules") or {})
+            self.register_buffer(name, value, persistent=value._buffer_persistent)
+            return
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")

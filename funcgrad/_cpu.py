@@ -1,0 +1,105 @@
+"""funcgrad.cpu (torch.cpu): the CPU device module, and cpu.amp's deprecated autocast / GradScaler spellings."""
+from __future__ import annotations
+
+import types
+import warnings
+
+from . import amp as _amp
+
+__all__ = ["is_available", "is_initialized", "device_count", "current_device", "set_device", "synchronize",
+           "current_stream", "stream", "Stream", "Event", "StreamContext", "amp"]
+
+
+def is_available() -> bool:
+    return True
+
+
+def is_initialized() -> bool:
+    return True
+
+
+def device_count() -> int:
+    return 1
+
+
+def current_device() -> str:
+    return "cpu"
+
+
+def set_device(device) -> None:
+    """Only 'cpu' exists: anything is accepted and ignored, as in torch."""
+
+
+def synchronize(device=None) -> None:
+    """CPU work is synchronous."""
+
+
+class Stream:
+    """The (only) CPU stream: its operations complete immediately."""
+
+    def __init__(self, priority: int = -1) -> None:
+        self.priority = priority
+
+    def wait_stream(self, stream) -> None:
+        pass
+
+    def synchronize(self) -> None:
+        pass
+
+
+class Event:
+    def query(self) -> bool:
+        return True
+
+    def record(self, stream=None) -> None:
+        pass
+
+    def synchronize(self) -> None:
+        pass
+
+    def wait(self, stream=None) -> None:
+        pass
+
+
+_STREAM = Stream()
+
+
+def current_stream(device=None) -> Stream:
+    return _STREAM
+
+
+class StreamContext:
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def __enter__(self):
+        return self.stream
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+def stream(stream) -> StreamContext:
+    return StreamContext(stream)
+
+
+class _CpuAutocast(_amp.autocast):
+    def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True):
+        warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cpu', "
+                      "args...)` instead.", FutureWarning, stacklevel=2)
+        super().__init__("cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+
+class _CpuGradScaler(_amp.GradScaler):
+    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
+                 growth_interval: int = 2000, enabled: bool = True):
+        warnings.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cpu', "
+                      "args...)` instead.", FutureWarning, stacklevel=2)
+        super().__init__("cpu", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+
+
+_CpuAutocast.__name__ = "autocast"
+_CpuGradScaler.__name__ = "GradScaler"
+amp = types.ModuleType("funcgrad.cpu.amp", "torch.cpu.amp: deprecated spellings of funcgrad.amp for the CPU.")
+amp.autocast = _CpuAutocast
+amp.GradScaler = _CpuGradScaler

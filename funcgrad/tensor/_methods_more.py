@@ -1,0 +1,283 @@
+"""Tensor methods and torch-level in-place functions for the ops of `_ops_more`, `_linalg_more` and
+`_special_ops`: the method forms, the in-place `op_` variants (through `_methods._make_inplace`, so they are
+recorded like every other in-place op), the in-place view ops (`t_`, `transpose_`, `unsqueeze_`, ...),
+`resize_`, the legacy `Tensor.new` constructor and the `torch.<op>_` functions."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.array import Array
+from . import _linalg_more as LM
+from . import _ops as O
+from . import _ops_more as M
+from . import _special_ops as S
+from ._methods import _make_inplace
+from ._tensor import Tensor, _make, _wrap
+
+_METHODS_MORE = [
+    "addcdiv", "addcmul", "addbmm", "addr", "angle", "cummax", "cummin", "deg2rad", "rad2deg", "diff", "diagflat",
+    "diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter", "frexp", "ldexp", "gcd", "lcm",
+    "heaviside", "histogram", "hsplit", "vsplit", "dsplit", "logaddexp2", "logcumsumexp", "masked_scatter",
+    "mvlgamma", "nanmedian", "nanquantile", "quantile", "nextafter", "renorm", "sinc", "put", "index_reduce",
+    "nonzero_static", "is_same_size", "is_conj", "is_neg", "conj_physical", "split_with_sizes", "as_strided",
+    "cov", "corrcoef",
+]
+_LINALG_METHODS = ["cholesky", "cholesky_inverse", "cholesky_solve", "det", "logdet", "slogdet", "inverse",
+                   "pinverse", "matrix_exp", "matrix_power", "lu_solve", "qr", "svd", "triangular_solve"]
+_SPECIAL_METHODS = ["i0", "igamma", "igammac"]
+
+# in-place variants made from an out-of-place op of the same name
+_INPLACE_MORE = {
+    "addcdiv": M.addcdiv, "addcmul": M.addcmul, "addbmm": M.addbmm, "addr": M.addr, "deg2rad": M.deg2rad,
+    "rad2deg": M.rad2deg, "gcd": M.gcd, "lcm": M.lcm, "heaviside": M.heaviside, "ldexp": M.ldexp,
+    "masked_scatter": M.masked_scatter, "mvlgamma": M.mvlgamma, "nextafter": M.nextafter, "renorm": M.renorm,
+    "sinc": M.sinc, "put": M.put, "index_reduce": M.index_reduce, "conj_physical": M.conj_physical,
+    "i0": S.i0, "igamma": S.igamma, "igammac": S.igammac, "addmv": O.addmv, "addmm": O.addmm,
+    "baddbmm": O.baddbmm, "cumsum": O.cumsum, "cumprod": O.cumprod, "absolute": O.abs, "arccos": O.acos,
+    "arcsin": O.asin, "arctan": O.atan, "arccosh": O.acosh, "arcsinh": O.asinh, "arctanh": O.atanh,
+    "arctan2": O.atan2, "sgn": O.sgn, "greater": O.gt, "greater_equal": O.ge, "less": O.lt, "less_equal": O.le,
+    "not_equal": O.ne, "bitwise_left_shift": O.bitwise_left_shift, "bitwise_right_shift": O.bitwise_right_shift,
+}
+
+
+# --- in-place view ops: the tensor itself takes the new shape and strides over the same storage ----------
+
+def _inplace_view(op, name):
+    def method(self, *args, **kwargs):
+        from ..autograd.grad_mode import state
+        if state.enabled and self.requires_grad:
+            raise RuntimeError(f"{name}(): in-place view operations on a tensor that requires grad are not "
+                               "supported; use the out-of-place form")
+        v = op(self, *args, **kwargs)
+        if self._v is None:
+            self._a = v._a
+            return self
+        self._v = v._v
+        self._a = None
+        return self
+    method.__name__ = name
+    return method
+
+
+def _as_strided_(self, size, stride, storage_offset=None):
+    return _inplace_view(M.as_strided, "as_strided_")(self, size, stride, storage_offset)
+
+
+def resize_(self, *sizes, memory_format=None):
+    """Give the tensor the shape `sizes` (contiguous): kept values where the element count allows, the
+    storage reallocated (new elements uninitialised: zero here) when it grows."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    sizes = tuple(int(s) for s in sizes)
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    v = self._v
+    if v is None:
+        raise RuntimeError("resize_ is not supported inside funcgrad.func transforms")
+    n = int(np.prod(sizes))
+    if n == v.size and v.flags.c_contiguous:
+        self._v = v.reshape(sizes)
+    else:
+        buf = self._storage().buf
+        if n <= buf.size and v.flags.c_contiguous and self.storage_offset() == 0 and buf.flags.c_contiguous:
+            self._v = buf.reshape(-1)[:n].reshape(sizes)
+        else:
+            new = np.zeros(sizes, v.dtype)
+            flat = np.ascontiguousarray(v).reshape(-1)
+            k = min(n, flat.size)
+            new.reshape(-1)[:k] = flat[:k]
+            self._v = new
+            self._st = None
+    self._a = None
+    self._bump()
+    return self
+
+
+def resize_as_(self, the_template, memory_format=None):
+    return resize_(self, tuple(the_template.shape))
+
+
+def _resize(self, *sizes):
+    return resize_(self.clone(), *sizes)
+
+
+def new(self, *args, **kwargs):
+    """Legacy constructor: new() is empty, new(sizes...) uninitialised, new(data) a copy of data, all of
+    self's dtype."""
+    from . import _creation as C
+    dt = kwargs.pop("dtype", None) or self.dtype
+    if not args:
+        return C.empty(0, dtype=dt)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0].to(dt) if args[0].dtype != dt else args[0]
+    if all(isinstance(a, int) for a in args) or (len(args) == 1 and isinstance(args[0], tuple)
+                                               and type(args[0]).__name__ == "Size"):
+        return C.empty(*args, dtype=dt)
+    return C.tensor(args[0], dtype=dt)
+
+
+def _lu_method(self, pivot=True, get_infos=False):
+    return LM.lu(self, pivot, get_infos)
+
+
+def _sum_to_size(self, *size):
+    """The sum of self down to `size` (which self must be expandable from)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    size = tuple(int(s) for s in size)
+    shape = tuple(self.shape)
+    if len(size) > len(shape) or any(s != 1 and s != d for s, d in zip(size[::-1], shape[::-1])):
+        raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
+                           f"{{{', '.join(map(str, shape))}}}.")
+    lead = len(shape) - len(size)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1]
+    r = O.sum(self, dims, keepdim=True) if dims else self
+    return r.reshape(size) if lead else r
+
+
+def _unfold(self, dimension, size, step):
+    """A view of all the length-`size` slices of dimension `dimension` taken every `step`, as a new last
+    dimension."""
+    d = O._dim(dimension, max(self.ndim, 1))
+    n = self.shape[d] if self.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if self.ndim == 0:
+        return self.reshape(1)
+    count = (n - size) // step + 1
+    st = self.stride()
+    new_size = list(self.shape)
+    new_size[d] = count
+    new_stride = list(st)
+    new_stride[d] = st[d] * step
+    return M.as_strided(self, new_size + [size], new_stride + [st[d]],
+                        self.storage_offset() if self._v is not None else 0)
+
+
+def _storage_m(self):
+    from ._storage import TypedStorage
+    return TypedStorage._of(self)
+
+
+def _untyped_storage_m(self):
+    from ._storage import UntypedStorage
+    return UntypedStorage._of(self)
+
+
+def _as_subclass(self, cls):
+    """self's data (shared) as an instance of the Tensor subclass cls, outside the graph."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass: expected a Tensor subclass, got {cls}")
+    t = self.detach()
+    t.__class__ = cls
+    return t
+
+
+def _map_(self, tensor, callable):  # noqa: A002 - torch's parameter name
+    """self[i] = callable(self[i], tensor[i]) for every element (Python floats/ints), in place."""
+    other = tensor.expand_as(self)._host() if tensor.shape != self.shape else tensor._host()
+    mine = self._host()
+    vals = [callable(a, b) for a, b in zip(mine.reshape(-1).tolist(), np.asarray(other).reshape(-1).tolist())]
+    from . import _creation as C
+    self.copy_(C.tensor(vals, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _not_sparse(name):
+    raise RuntimeError(f"{name}(): Could not run on a strided tensor (only sparse tensors have it); funcgrad has no "
+                       "sparse tensors")
+
+
+def _torch_inplace_fn(name):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+    fn.__name__ = name
+    return fn
+
+
+def install() -> dict:
+    """Add the methods to Tensor; returns the torch-level names (in-place functions) to export."""
+    T = Tensor
+    for name in _METHODS_MORE:
+        setattr(T, name, getattr(M, name))
+    for name in _LINALG_METHODS:
+        setattr(T, name, getattr(LM, name))
+    for name in _SPECIAL_METHODS:
+        setattr(T, name, getattr(S, name))
+    T.polygamma = lambda self, n: S.polygamma(n, self)
+    T.polygamma_ = _make_inplace(lambda x, n: S.polygamma(n, x), "Polygamma")
+    T.lu = _lu_method
+    T.orgqr = LM.householder_product
+    T.geqrf = LM.geqrf
+    T.ormqr = LM.ormqr
+    T.solve = lambda self, *a, **k: LM.solve()
+    T.lstsq = lambda self, *a, **k: LM.lstsq()
+    T.eig = lambda self, *a, **k: LM.eig()
+    T.symeig = lambda self, *a, **k: LM.symeig()
+    for name, op in _INPLACE_MORE.items():
+        setattr(T, name + "_", _make_inplace(op, name.capitalize()))
+    for name in ("swapaxes", "swapdims", "transpose", "t", "squeeze", "unsqueeze"):
+        setattr(T, name + "_", _inplace_view(getattr(O, name), name + "_"))
+    T.as_strided_ = _as_strided_
+    T.resize_ = resize_
+    T.resize_as_ = resize_as_
+    T.resize = _resize
+    T.resize_as = lambda self, other: _resize(self, tuple(other.shape))
+    T.new = new
+    T.is_nonzero = lambda self: __import__("funcgrad.tensor", fromlist=["is_nonzero"]).is_nonzero(self)
+    T.sum_to_size = _sum_to_size
+    T.unfold = _unfold
+    T.storage = _storage_m
+    T.untyped_storage = _untyped_storage_m
+    T.adjoint = lambda self: self.mH
+    T.hardshrink = lambda self, lambd=0.5: __import__("funcgrad.nn.functional", fromlist=["x"]).hardshrink(
+        self, lambd)
+    T.prelu = lambda self, weight: __import__("funcgrad.nn.functional", fromlist=["x"]).prelu(self, weight)
+    T.narrow_copy = lambda self, dim, start, length: O.narrow(self, dim, start, length).clone()
+    T.unsafe_chunk = O.chunk
+    T.unsafe_split = O.split
+    T.unsafe_split_with_sizes = M.split_with_sizes
+    T.output_nr = property(lambda self: self._onr)
+    from . import _ops_misc as MI
+    T.stft = MI.stft
+    T.istft = MI.istft
+    T.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
+    T.as_subclass = _as_subclass
+    T.map_ = _map_
+    T.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \
+        layout=None, pin_memory=False: MI.empty_strided(size, stride, dtype=dtype or self.dtype,
+                                                        requires_grad=requires_grad)
+    T.const_data_ptr = lambda self: self.data_ptr()
+    T.record_stream = lambda self, stream: None
+    T.is_distributed = lambda self: False
+    T.is_coalesced = lambda self: _not_sparse("is_coalesced")
+    T.coalesce = lambda self: _not_sparse("coalesce")
+    T.indices = lambda self: _not_sparse("indices")
+    T.values = lambda self: _not_sparse("values")
+    T.sparse_dim = lambda self: 0
+    T.dense_dim = lambda self: self.ndim
+    T.storage_type = lambda self: type(self.storage())
+    T.name = None
+    T.volatile = property(lambda self: False)
+    T.is_xpu = T.is_mps = T.is_ipu = T.is_xla = T.is_vulkan = T.is_maia = T.is_mtia = T.is_mkldnn = \
+        T.is_nested = T.is_sparse_csr = property(lambda self: False)
+    return {name: _torch_inplace_fn(name) for name in _TORCH_INPLACE_FNS if hasattr(T, name)}
+
+
+# the in-place functions torch exports at its top level (torch.relu_(x) == x.relu_())
+_TORCH_INPLACE_FNS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+    "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_",
+    "conj_physical_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_",
+    "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_",
+    "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "resize_as_", "round_",
+    "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
+    "zero_",
+)
+
+
+_ = (Array, _make, _wrap)

@@ -1,0 +1,214 @@
+"""torch statistics over tensors: cov, corrcoef, quantile / nanquantile, nanmedian and histogram. Values
+that select (order statistics) are gathered from the input, so gradients reach the chosen elements."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..core.array import Array
+from . import _creation as _C  # noqa: F401
+from . import _dtype as D
+from . import _ops as O
+from ._ops_more import _legacy, _rt
+from ._tensor import Tensor, _dim, _wrap
+
+__all__ = ["cov", "corrcoef", "quantile", "nanquantile", "nanmedian", "histogram"]
+
+
+# --- statistics ------------------------------------------------------------------------------------------
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance of the rows (variables) of input over its columns (observations)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    if x._np_dtype().kind in "biu":
+        x = x.to(D.from_np(D.default_float()))
+    nobs = x.shape[1]
+    w = None
+    if fweights is not None:
+        if fweights.ndim > 1:
+            raise RuntimeError(f"cov(): expected fweights to have one or fewer dimensions but got fweights with "
+                               f"{fweights.ndim} dimensions")
+        if fweights._np_dtype().kind not in "iu":
+            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                               f"{_legacy(fweights._np_dtype())} dtype")
+        if fweights.numel() != nobs:
+            raise RuntimeError(f"cov(): expected fweights to have the same numel as there are observations in the "
+                               f"input but got {fweights.numel()} != {nobs}")
+        if (fweights._host() < 0).any():
+            raise RuntimeError("cov(): fweights cannot be negative")
+        w = fweights
+    if aweights is not None:
+        if aweights.ndim > 1:
+            raise RuntimeError(f"cov(): expected aweights to have one or fewer dimensions but got aweights with "
+                               f"{aweights.ndim} dimensions")
+        if aweights._np_dtype().kind != "f":
+            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
+                               f"{_legacy(aweights._np_dtype())} dtype")
+        if aweights.numel() != nobs:
+            raise RuntimeError(f"cov(): expected aweights to have the same numel as there are observations in the "
+                               f"input but got {aweights.numel()} != {nobs}")
+        if (aweights._host() < 0).any():
+            raise RuntimeError("cov(): aweights cannot be negative")
+        w = aweights if w is None else O.mul(w, aweights)
+    if w is None:
+        wsum = float(nobs)
+        avg = x.mean(1)
+        norm_factor = nobs - correction
+    else:
+        w = w.to(x.dtype)
+        wsum_t = w.sum()
+        avg = O.div(O.mul(x, w).sum(1), wsum_t)
+        wsum = wsum_t
+        if correction == 0:
+            norm_factor = wsum_t
+        elif aweights is None:
+            norm_factor = O.sub(wsum_t, correction)
+        else:
+            norm_factor = O.sub(wsum_t, O.div(O.mul(O.mul(w, aweights.to(x.dtype)).sum(), correction), wsum_t))
+    if not isinstance(norm_factor, Tensor) and norm_factor <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning, stacklevel=2)
+        norm_factor = 0
+    xm = O.sub(x, avg.unsqueeze(1))
+    xw = xm if w is None else O.mul(xm, w)
+    c = O.matmul(xw, xm.mT.conj() if xm.is_complex() else xm.mT)
+    c = O.div(c, norm_factor)
+    return c.squeeze() if input.ndim < 2 or c.numel() == 1 else c
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows of input (clipped to [-1, 1])."""
+    c = cov(input)
+    if c.ndim == 0:
+        return O.div(c, c)
+    d = O.diagonal(c)
+    sd = O.sqrt(d)
+    c = O.div(O.div(c, sd.unsqueeze(1)), sd.unsqueeze(0))
+    return O.clamp(c, -1, 1) if not c.is_complex() else c
+
+
+def _check_q(q, name):
+    qv = q._host() if isinstance(q, Tensor) else np.asarray(q, np.float64)
+    if isinstance(q, Tensor) and q.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if np.any((qv < 0) | (qv > 1)):
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    return qv
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    dt = input._np_dtype()
+    if dt not in (np.float32, np.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, Tensor) and q._np_dtype() != dt:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. Found "
+                           f"{interpolation}")
+    qv = _check_q(q, name)
+    scalar_q = not isinstance(q, Tensor) or q.ndim == 0
+    qs = np.atleast_1d(qv).astype(np.float64)
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if dim is None:
+        x = input.reshape(-1)
+        d = 0
+    else:
+        d = _dim(dim, input.ndim)
+        x = input if input.ndim else input.reshape(1)
+    xs = O.movedim(x, d, -1)
+    srt = O.sort(xs, -1).values
+    h = srt._host()
+    nan_mask = np.isnan(h)
+    n_valid = (~nan_mask).sum(-1) if ignore_nan else np.full(h.shape[:-1], h.shape[-1])
+    outs = []
+    for qq in qs:
+        pos = qq * (np.maximum(n_valid, 1) - 1).astype(np.float64)
+        if interpolation == "lower":
+            lo = hi = np.floor(pos)
+        elif interpolation == "higher":
+            lo = hi = np.ceil(pos)
+        elif interpolation == "nearest":
+            lo = hi = np.round(pos)
+        else:
+            lo, hi = np.floor(pos), np.ceil(pos)
+        li = _wrap(Array(lo.astype(np.int64)[..., None]))
+        hi_ = _wrap(Array(hi.astype(np.int64)[..., None]))
+        vlo = O.gather(srt, -1, li).squeeze(-1)
+        vhi = O.gather(srt, -1, hi_).squeeze(-1)
+        if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:  # differentiable in q
+            qi = q.reshape(-1)[len(outs)]
+            wgt = O.sub(O.mul(qi, _wrap(Array((np.maximum(n_valid, 1) - 1).astype(dt)))), _wrap(Array(lo.astype(dt))))
+            r = O.add(vlo, O.mul(O.sub(vhi, vlo), wgt))
+        elif interpolation == "linear":
+            wgt = _wrap(Array((pos - lo).astype(dt)))
+            r = O.add(vlo, O.mul(O.sub(vhi, vlo), wgt))
+        elif interpolation == "midpoint":
+            r = O.mul(O.add(vlo, vhi), 0.5)
+        else:
+            r = vlo
+        bad = (n_valid == 0) if ignore_nan else nan_mask.any(-1)
+        if bad.any():
+            r = O.where(_wrap(Array(bad)), _wrap(Array(np.full(bad.shape, np.nan, dt))), r)
+        if keepdim:
+            if dim is None:
+                r = r.reshape((1,) * input.ndim)
+            elif input.ndim:
+                r = r.unsqueeze(d)
+        outs.append(r)
+    return outs[0] if scalar_q else O.stack(outs, 0)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """The q-th quantiles of input (over all entries, or along dim); a 1-D q adds a leading dimension."""
+    return O._out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """quantile ignoring NaN entries (NaN where a row has none)."""
+    return O._out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)
+
+
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    """The lower median of the non-NaN entries (values and indices along dim)."""
+    if dim is None:
+        x = input.reshape(-1)
+        h = x._host()
+        order = np.argsort(h, kind="stable")
+        k = int((~np.isnan(h)).sum()) if h.dtype.kind == "f" else h.size
+        if h.size == 0:
+            return _wrap(Array(np.array(np.nan, h.dtype)))
+        i = order[max(k - 1, 0) // 2] if k else order[0]
+        return x[int(i)]
+    d = _dim(dim, input.ndim)
+    if input.ndim == 0:
+        return _rt.nanmedian(input.clone(), _wrap(Array(np.zeros((), np.int64))))
+    h = input._host()
+    order = np.argsort(h, axis=d, kind="stable")
+    k = (~np.isnan(h)).sum(d, keepdims=True) if h.dtype.kind == "f" else np.full_like(
+        np.take(h, [0], axis=d), h.shape[d], dtype=np.int64)
+    pick = np.maximum(k - 1, 0) // 2
+    idx = np.take_along_axis(order, pick, axis=d).astype(np.int64)
+    it = _wrap(Array(idx))
+    vals = O.gather(input, d, it)
+    if not keepdim:
+        vals, it = vals.squeeze(d), it.squeeze(d)
+    return _rt.nanmedian(vals, it)
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):  # noqa: A002
+    """(hist, bin_edges) of input's values (a count of bins over [min, max] or the given edges)."""
+    if input._np_dtype().kind != "f":
+        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
+                           f"input {_legacy(input._np_dtype())} and bins {_legacy(input._np_dtype())}")
+    v = input._host().reshape(-1)
+    w = None if weight is None else weight._host().reshape(-1)
+    b = bins._host() if isinstance(bins, Tensor) else int(bins)
+    h, edges = np.histogram(v, bins=b, range=range if range is not None and not isinstance(bins, Tensor) else None,
+                            weights=w, density=density)
+    dt = input._np_dtype()
+    return _rt.histogram(_wrap(Array(h.astype(dt))), _wrap(Array(edges.astype(dt))))

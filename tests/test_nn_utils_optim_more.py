@@ -1,0 +1,289 @@
+"""nn.utils (weight_norm, spectral_norm, parametrize/parametrizations, fusion, skip_init, clip_grad_norm),
+nn.init's deprecated spellings, optim.Adafactor and SparseAdam, torch.func.linearize and stack_module_state,
+against real PyTorch."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+
+torch = pytest.importorskip("torch")
+
+RNG = np.random.default_rng(3)
+
+
+def _copy_linear(L, w, b):
+    m = L.nn.Linear(w.shape[1], w.shape[0])
+    with L.no_grad():
+        m.weight.copy_(L.tensor(w))
+        m.bias.copy_(L.tensor(b))
+    return m
+
+
+def _f32(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def test_weight_norm_hook_and_parametrization():
+    w, b, x = _f32(4, 3), _f32(4), _f32(5, 3)
+    for dim in (0, 1, None):
+        outs = {}
+        for L in (fg, torch):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                m = L.nn.utils.weight_norm(_copy_linear(L, w, b), dim=dim)
+            y = m(L.tensor(x))
+            y.square().sum().backward()
+            outs[L] = (y.detach().numpy(), m.weight_g.grad.numpy(), m.weight_v.grad.numpy(),
+                       sorted(m.state_dict()))
+            L.nn.utils.remove_weight_norm(m)
+            assert sorted(m.state_dict()) == ["bias", "weight"]
+            np.testing.assert_allclose(m.weight.detach().numpy(), w, rtol=1e-5, atol=1e-6)
+        for a, c in zip(outs[fg], outs[torch]):
+            np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-5) if not isinstance(a, list) else None
+        assert outs[fg][3] == outs[torch][3]
+    outs = {}
+    for L in (fg, torch):
+        m = L.nn.utils.parametrizations.weight_norm(_copy_linear(L, w, b))
+        y = m(L.tensor(x))
+        y.square().sum().backward()
+        pw = m.parametrizations.weight
+        outs[L] = (y.detach().numpy(), pw.original0.grad.numpy(), pw.original1.grad.numpy(), sorted(m.state_dict()),
+                   type(m).__name__)
+        L.nn.utils.parametrize.remove_parametrizations(m, "weight")
+        assert type(m).__name__ == "Linear" and not L.nn.utils.parametrize.is_parametrized(m)
+    for a, c in zip(outs[fg][:3], outs[torch][:3]):
+        np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-5)
+    assert outs[fg][3:] == outs[torch][3:]
+
+
+def test_spectral_norm():
+    w = _f32(6, 4)
+    for make in (lambda L, m: L.nn.utils.spectral_norm(m, n_power_iterations=30),
+                 lambda L, m: L.nn.utils.parametrizations.spectral_norm(m, n_power_iterations=30)):
+        for L in (fg, torch):
+            m = make(L, _copy_linear(L, w, _f32(6)))
+            m(L.tensor(_f32(2, 4)))  # a training-mode forward refines u, v
+            sigma = np.linalg.svd(m.weight.detach().numpy(), compute_uv=False)[0]
+            assert abs(sigma - 1) < 1e-3
+    m = fg.nn.utils.spectral_norm(_copy_linear(fg, w, _f32(6)))
+    assert sorted(m.state_dict()) == sorted(torch.nn.utils.spectral_norm(torch.nn.Linear(4, 6)).state_dict())
+    m(fg.randn(2, 4)).sum().backward()
+    assert m.weight_orig.grad is not None
+    fg.nn.utils.remove_spectral_norm(m)
+    assert "weight" in dict(m.named_parameters())
+
+
+def test_register_parametrization_and_orthogonal():
+    class Sym(fg.nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).mT
+
+    m = fg.nn.Linear(3, 3)
+    fg.nn.utils.parametrize.register_parametrization(m, "weight", Sym())
+    W = m.weight.detach().numpy()
+    np.testing.assert_allclose(W, W.T)
+    assert "parametrizations.weight.original" in m.state_dict()
+    m(fg.randn(2, 3)).sum().backward()
+    assert m.parametrizations.weight.original.grad is not None
+    for shape, mp in (((5, 3), "matrix_exp"), ((3, 5), "cayley"), ((4, 4), None)):
+        lin = fg.nn.Linear(shape[1], shape[0])
+        fg.nn.utils.parametrizations.orthogonal(lin, orthogonal_map=mp)
+        with fg.no_grad():
+            lin.parametrizations.weight.original.copy_(fg.randn(*shape))
+        Q = lin.weight.detach().numpy()
+        gram = Q.T @ Q if shape[0] >= shape[1] else Q @ Q.T
+        np.testing.assert_allclose(gram, np.eye(min(shape)), atol=1e-5)
+
+
+def test_fusion():
+    for L in (fg, torch):
+        L.manual_seed(0)
+    conv_w, conv_b = _f32(4, 3, 3, 3), _f32(4)
+    bn_stats = (_f32(4), np.abs(_f32(4)) + 0.5, np.abs(_f32(4)) + 0.5, _f32(4))
+    x = _f32(2, 3, 6, 6)
+    res = {}
+    for L in (fg, torch):
+        conv = L.nn.Conv2d(3, 4, 3)
+        bn = L.nn.BatchNorm2d(4)
+        with L.no_grad():
+            conv.weight.copy_(L.tensor(conv_w))
+            conv.bias.copy_(L.tensor(conv_b))
+            bn.running_mean.copy_(L.tensor(bn_stats[0]))
+            bn.running_var.copy_(L.tensor(bn_stats[1]))
+            bn.weight.copy_(L.tensor(bn_stats[2]))
+            bn.bias.copy_(L.tensor(bn_stats[3]))
+        conv.eval()
+        bn.eval()
+        fused = L.nn.utils.fuse_conv_bn_eval(conv, bn)
+        res[L] = (fused(L.tensor(x)).detach().numpy(), bn(conv(L.tensor(x))).detach().numpy())
+        lin, bn1 = L.nn.Linear(3, 4), L.nn.BatchNorm1d(4)
+        with L.no_grad():
+            bn1.running_mean.copy_(L.tensor(bn_stats[0]))
+            bn1.running_var.copy_(L.tensor(bn_stats[1]))
+        lin.eval()
+        bn1.eval()
+        xl = L.tensor(x[:, :, 0, 0])
+        np.testing.assert_allclose(L.nn.utils.fuse_linear_bn_eval(lin, bn1)(xl).detach().numpy(),
+                                   bn1(lin(xl)).detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(res[fg][0], res[fg][1], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(res[fg][0], res[torch][0], rtol=1e-4, atol=1e-5)
+    with pytest.raises(AssertionError):
+        fg.nn.utils.fuse_conv_bn_eval(fg.nn.Conv2d(1, 1, 1), fg.nn.BatchNorm2d(1))
+
+
+def test_small_utils_and_init_aliases():
+    m = fg.nn.utils.skip_init(fg.nn.Linear, 3, 2)
+    assert m.weight.shape == (2, 3)
+    with pytest.raises(RuntimeError):
+        fg.nn.utils.skip_init(fg.nn.ReLU)
+    p = fg.nn.Parameter(fg.ones(3))
+    p.grad = fg.full((3,), 2.0)
+    with pytest.warns(FutureWarning):
+        n = fg.nn.utils.clip_grad_norm([p], 1.0)
+    assert abs(n.item() - 12 ** 0.5) < 1e-6 and abs(p.grad.norm().item() - 1.0) < 1e-5
+    t = fg.empty(3, 4)
+    for name in ("uniform", "normal", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+                 "orthogonal"):
+        with pytest.warns(FutureWarning, match=f"nn.init.{name}_"):
+            getattr(fg.nn.init, name)(t)
+    with pytest.warns(FutureWarning):
+        fg.nn.init.constant(t, 0.5)
+    assert (t == 0.5).all()
+
+
+@pytest.mark.parametrize("kw", [{}, {"weight_decay": 0.1, "lr": 0.05}, {"maximize": True, "d": 2.0},
+                                {"eps": (1e-30, 1e-2), "beta2_decay": -0.5}])
+def test_adafactor_matches_torch(kw):
+    w0, v0 = _f32(4, 3), _f32(5)
+    res = {}
+    for L in (fg, torch):
+        w, v = L.nn.Parameter(L.tensor(w0)), L.nn.Parameter(L.tensor(v0))
+        opt = L.optim.Adafactor([w, v], **kw)
+        for _ in range(6):
+            opt.zero_grad()
+            ((w.sin() * 3).sum() + (v * v * v).sum()).backward()
+            opt.step()
+        res[L] = (w.detach().numpy(), v.detach().numpy(), opt.state[w]["row_var"].numpy())
+    for a, b in zip(res[fg], res[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_adam_matches_torch_on_embeddings():
+    w0 = _f32(10, 3)
+    idx = [np.array([[1, 2], [4, 2]]), np.array([[7, 1]]), np.array([[0, 9], [9, 9]])]
+    res = {}
+    for L in (fg, torch):
+        emb = L.nn.Embedding(10, 3, sparse=L is torch)  # (funcgrad's embedding gradients are dense)
+        with L.no_grad():
+            emb.weight.copy_(L.tensor(w0))
+        opt = L.optim.SparseAdam(emb.parameters(), lr=0.1)
+        for i in idx:
+            opt.zero_grad()
+            emb(L.tensor(i)).pow(2).sum().backward()
+            opt.step()
+        res[L] = emb.weight.detach().numpy()
+    np.testing.assert_allclose(res[fg], res[torch], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError):
+        fg.optim.SparseAdam([fg.nn.Parameter(fg.ones(1))], lr=-1.0)
+
+
+def test_func_linearize_and_stack_module_state():
+    x = _f32(4)
+    for L in (fg, torch):
+        out, jvp_fn = L.func.linearize(lambda t: t.sin() * t, L.tensor(x))
+        t = L.tensor(np.ones(4, np.float32))
+        if L is fg:
+            got = (out.numpy(), jvp_fn(t).numpy())
+        else:
+            want = (out.numpy(), jvp_fn(t).numpy())
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
+    models = [fg.nn.Linear(3, 2) for _ in range(3)]
+    params, buffers = fg.func.stack_module_state(models)
+    assert params["weight"].shape == (3, 2, 3) and buffers == {} and params["weight"].requires_grad
+    np.testing.assert_array_equal(params["bias"][1].detach().numpy(), models[1].bias.detach().numpy())
+
+
+def test_spatial_transformer_training_matches_torch():
+    """A small spatial-transformer classifier (affine_grid + grid_sample, a weight-normed head, CTC-free) trained
+    a few steps with GradScaler('cpu') and Adafactor, in float64, from identical weights."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 1, 8, 8))
+    y = np.array([0, 2, 1, 2])
+    loc_w, loc_b = rng.standard_normal((6, 64)) * 0.01, np.array([1.0, 0, 0, 0, 1.0, 0])
+    conv_w, head_w = rng.standard_normal((3, 1, 3, 3)) * 0.3, rng.standard_normal((3, 108)) * 0.1
+    losses = {}
+    for L in (fg, torch):
+        L.set_default_dtype(L.float64)
+        try:
+            loc = L.nn.Linear(64, 6)
+            conv = L.nn.Conv2d(1, 3, 3, bias=False)
+            head = L.nn.utils.parametrizations.weight_norm(L.nn.Linear(108, 3, bias=False))
+            with L.no_grad():
+                loc.weight.copy_(L.tensor(loc_w))
+                loc.bias.copy_(L.tensor(loc_b))
+                conv.weight.copy_(L.tensor(conv_w))
+                head.weight = L.tensor(head_w)
+            params = list(loc.parameters()) + list(conv.parameters()) + list(head.parameters())
+            opt = L.optim.Adafactor(params, lr=0.05)
+            scaler = L.amp.GradScaler("cpu", init_scale=1024.0)
+            out = []
+            for _ in range(4):
+                opt.zero_grad()
+                xt = L.tensor(x)
+                theta = loc(xt.flatten(1)).view(-1, 2, 3)
+                grid = L.nn.functional.affine_grid(theta, list(xt.shape), align_corners=False)
+                z = L.nn.functional.grid_sample(xt, grid, align_corners=False, padding_mode="border")
+                logits = head(L.relu(conv(z)).flatten(1))
+                loss = L.nn.functional.cross_entropy(logits, L.tensor(y))
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+                out.append(loss.item())
+            losses[L] = out
+        finally:
+            L.set_default_dtype(L.float32)
+    np.testing.assert_allclose(losses[fg], losses[torch], rtol=1e-9)
+    assert losses[fg][-1] < losses[fg][0]
+
+
+@pytest.mark.parametrize("kind", ["swa", "ema", "ema_multi", "buffers"])
+def test_swa_utils_match_torch(kind):
+    rng = np.random.default_rng(8)
+    w1, w2 = rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal((2, 4)).astype(np.float32)
+    data = [rng.standard_normal((5, 3)).astype(np.float32) for _ in range(4)]
+    res = {}
+    for L in (fg, torch):
+        net = L.nn.Sequential(L.nn.Linear(3, 4), L.nn.BatchNorm1d(4), L.nn.Linear(4, 2))
+        with L.no_grad():
+            net[0].weight.copy_(L.tensor(w1))
+            net[2].weight.copy_(L.tensor(w2))
+            net[0].bias.zero_()
+            net[2].bias.fill_(0.5)
+        su = L.optim.swa_utils
+        kw = {"swa": {}, "ema": {"avg_fn": su.get_ema_avg_fn(0.9)},
+              "ema_multi": {"multi_avg_fn": su.get_ema_multi_avg_fn(0.8)}, "buffers": {"use_buffers": True}}[kind]
+        avg = su.AveragedModel(net, **kw)
+        opt = L.optim.SGD(net.parameters(), lr=0.5)
+        sched = su.SWALR(opt, swa_lr=0.05, anneal_epochs=3, anneal_strategy="linear" if kind == "ema" else "cos")
+        lrs = []
+        for x in data:
+            opt.zero_grad()
+            net(L.tensor(x)).square().mean().backward()
+            opt.step()
+            avg.update_parameters(net)
+            sched.step()
+            lrs.append(sched.get_last_lr()[0])
+        su.update_bn([L.tensor(x) for x in data], avg)
+        res[L] = ([p.detach().numpy().copy() for p in avg.parameters()], avg.module[1].running_mean.numpy().copy(),
+                  lrs, int(avg.n_averaged.item()), avg(L.tensor(data[0])).detach().numpy())
+    for a, b in zip(res[fg][0], res[torch][0]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[fg][1], res[torch][1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[fg][2], res[torch][2], rtol=1e-12)
+    assert res[fg][3] == res[torch][3]
+    np.testing.assert_allclose(res[fg][4], res[torch][4], rtol=1e-4, atol=1e-5)

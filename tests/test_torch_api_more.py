@@ -1,0 +1,586 @@
+"""The torch functions, Tensor methods and in-place variants added beyond the core set (addcmul, cummax,
+quantile, the *_scatter family, window functions, legacy linalg names, LU, matrix_exp, ...), checked against
+real PyTorch: values, dtypes, gradients and the exception types of bad input."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+
+torch = pytest.importorskip("torch")
+
+RNG = np.random.default_rng(0)
+
+
+def _to(lib, x, rg):
+    if isinstance(x, np.ndarray):
+        t = lib.tensor(x)
+        if rg and x.dtype.kind == "f":
+            t.requires_grad_(True)
+        return t
+    return x
+
+
+def _flat(out):
+    if isinstance(out, (tuple, list)):
+        return [o for x in out for o in _flat(x)]
+    return [out]
+
+
+def _np(t):
+    return t.detach().resolve_conj().numpy() if hasattr(t, "detach") else np.asarray(t)
+
+
+def check(fn, *args, grad=True, rtol=1e-5, atol=1e-6):
+    """fn(lib, *tensors) agrees between torch and funcgrad: values, dtypes, and gradients of a random
+    weighting of the float outputs with respect to every float input."""
+    ft = [_to(fg, a, grad) for a in args]
+    tt = [_to(torch, a, grad) for a in args]
+    fo, to = _flat(fn(fg, *ft)), _flat(fn(torch, *tt))
+    assert len(fo) == len(to)
+    for a, b in zip(fo, to):
+        if not hasattr(b, "dtype"):
+            assert a == b
+            continue
+        assert str(a.dtype) == str(b.dtype), (a.dtype, b.dtype)
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(_np(a), _np(b), rtol=rtol, atol=atol, equal_nan=True)
+    if not grad:
+        return
+    ins = [(f, t) for f, t in zip(ft, tt) if hasattr(t, "requires_grad") and t.requires_grad]
+    outs = [(a, b) for a, b in zip(fo, to) if hasattr(b, "requires_grad") and b.requires_grad]
+    if not ins or not outs:
+        return
+    ws = [RNG.standard_normal(tuple(b.shape)) for _, b in outs]
+
+    def loss(lib, ys):  # a real scalar (the real part of complex outputs)
+        terms = [(y * lib.tensor(w.astype(_np(y).real.dtype))) for y, w in zip(ys, ws)]
+        return sum((t.real if t.is_complex() else t).sum() for t in terms)
+    lf = loss(fg, [a for a, _ in outs])
+    lt = loss(torch, [b for _, b in outs])
+    gf = fg.autograd.grad(lf, [f for f, _ in ins], allow_unused=True)
+    gt = torch.autograd.grad(lt, [t for _, t in ins], allow_unused=True)
+    for a, b in zip(gf, gt):
+        if a is None or b is None:  # an unused input: None on one side, zeros (or None) on the other
+            assert all(g is None or np.allclose(_np(g), 0) for g in (a, b))
+            continue
+        np.testing.assert_allclose(_np(a), _np(b), rtol=rtol * 10, atol=atol * 10)
+
+
+def r(*shape, dtype=np.float64):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def pos(*shape, dtype=np.float64):
+    return (RNG.random(shape) + 0.5).astype(dtype)
+
+
+def spd(n, batch=()):
+    a = RNG.standard_normal(batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+# --- pointwise and products ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [1, 0.5, -2.0])
+def test_addcmul_addcdiv(value):
+    a, b, c = r(3, 1), r(1, 4), pos(3, 4)
+    check(lambda L, x, y, z: L.addcmul(x, y, z, value=value), a, b, c)
+    check(lambda L, x, y, z: L.addcdiv(x, y, z, value=value), a, b, c)
+    check(lambda L, x, y, z: x.addcmul(y, z, value=value), a, b, c)
+
+
+def test_addcmul_inplace_and_errors():
+    a, b, c = r(3, 4), r(3, 4), pos(3, 4)
+    check(lambda L, x, y, z: (x * 1).addcdiv_(y, z, value=0.3), a, b, c)
+    check(lambda L, x, y, z: (x * 1).addcmul_(y, z), a, b, c)
+    i = np.arange(4)
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
+        fg.addcdiv(fg.tensor(i), fg.tensor(i), fg.tensor(i + 1))
+    with pytest.raises(RuntimeError):
+        torch.addcdiv(torch.tensor(i), torch.tensor(i), torch.tensor(i + 1))
+
+
+@pytest.mark.parametrize("beta,alpha", [(1, 1), (0.5, 2.0), (0, 1)])
+def test_addbmm_addr(beta, alpha):
+    check(lambda L, m, x, y: L.addbmm(m, x, y, beta=beta, alpha=alpha), r(3, 5), r(4, 3, 2), r(4, 2, 5))
+    check(lambda L, m, x, y: L.addr(m, x, y, beta=beta, alpha=alpha), r(3, 4), r(3), r(4))
+    check(lambda L, m, x, y: (m * 1).addr_(x, y, beta=beta, alpha=alpha), r(3, 4), r(3), r(4))
+    check(lambda L, m, x, y: (m * 1).baddbmm_(x, y, beta=beta, alpha=alpha), r(4, 3, 5), r(4, 3, 2), r(4, 2, 5))
+
+
+def test_beta_zero_ignores_nan():
+    m = np.full((2, 2), np.nan)
+    check(lambda L, m, x, y: L.addr(m, x, y, beta=0), m, r(2), r(2), grad=False)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_unary_extras(dtype):
+    x = (r(7) * 3).astype(dtype)
+    x[0] = 0
+    g = dtype != np.int64
+    for name in ("angle", "deg2rad", "rad2deg", "sinc", "i0"):
+        check(lambda L, t: getattr(L, name)(t), x, grad=g and name != "angle")
+        check(lambda L, t: getattr(t, name)(), x, grad=False)
+    if dtype != np.int64:
+        check(lambda L, t: (t * 1).sinc_(), x)
+        check(lambda L, t: L.deg2rad_(t * 1), x)
+
+
+def test_complex_angle_polar_views():
+    z = r(3, 2) + 1j * r(3, 2)
+    check(lambda L, t: L.angle(t), z, grad=False)
+    check(lambda L, a, b: L.polar(a, b), pos(4), r(4))
+    check(lambda L, t: L.view_as_real(t), z, grad=False)
+    check(lambda L, t: L.view_as_complex(t), r(3, 2))
+    check(lambda L, t: (L.real(t), L.imag(t)), z, grad=False)
+    # views share storage
+    t = fg.tensor(z)
+    fg.view_as_real(t)[0, 0, 0] = 100.0
+    assert t[0, 0].real.item() == 100.0
+    with pytest.raises(RuntimeError, match="view_as_real is only supported for complex"):
+        fg.view_as_real(fg.ones(2))
+    with pytest.raises(RuntimeError, match="last dimension of size 2"):
+        fg.view_as_complex(fg.ones(2, 3))
+
+
+def test_binary_extras():
+    a, b = r(3, 4), r(4)
+    check(lambda L, x, y: L.logaddexp2(x, y), a, b)
+    check(lambda L, x, y: L.ldexp(x, y), a, np.array([1, 2, 3, 0]))
+    # (torch's gradient for a negative integer exponent is 0, from an integer 2 ** -1; the true one is 1/2)
+    x = fg.tensor([3.0, 1.0], requires_grad=True)
+    fg.ldexp(x, fg.tensor([-1, 2])).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.5, 4.0])
+    check(lambda L, x, y: L.nextafter(x, y), a, b, grad=False)
+    i, j = np.array([12, 18, -4, 0]), np.array([8, 27, 6, 5])
+    check(lambda L, x, y: (L.gcd(x, y), L.lcm(x, y), x.gcd(y)), i, j, grad=False)
+    check(lambda L, x, y: L.heaviside(x, y), np.array([-1.5, 0, 2.0, 0]), np.array([0.5, 0.25, 3, 7.0]),
+          grad=False)
+    check(lambda L, x: L.frexp(x), np.array([0.0, 1.5, -3.0, 1e-300, 1024.0]), grad=False)
+    with pytest.raises(RuntimeError):
+        fg.gcd(fg.ones(2), fg.ones(2))
+    with pytest.raises(RuntimeError, match="different dtypes"):
+        fg.heaviside(fg.ones(2), fg.ones(2, dtype=fg.float64))
+
+
+def test_mvlgamma_renorm_logcumsumexp():
+    check(lambda L, x: L.mvlgamma(x, 3), pos(5) + 2)
+    check(lambda L, x: L.special.multigammaln(x, 2), pos(5) + 1)
+    with pytest.raises(RuntimeError, match="All elements must be greater than"):
+        fg.mvlgamma(fg.tensor([0.1, 3.0]), 3)
+    check(lambda L, x: L.renorm(x, 2, 0, 1.0), r(4, 3) * 2)
+    check(lambda L, x: L.renorm(x, 1, 1, 0.5), r(4, 3))
+    x = r(3, 5) * 50
+    x[0, 2] = 800.0
+    check(lambda L, t: L.logcumsumexp(t, 1), x)
+    check(lambda L, t: t.logcumsumexp(0), x)
+
+
+# --- scans, statistics ------------------------------------------------------------------------------------
+
+def test_cummax_cummin():
+    x = np.array([[1.0, 3, 3, 2, np.nan, 5, np.nan], [0, -1, -1, 2, 2, -3, 9]])
+    check(lambda L, t: (L.cummax(t, 1), L.cummin(t, 1)), x, grad=False)
+    y = r(4, 5)
+    check(lambda L, t: (L.cummax(t, 0), t.cummin(-1)), y)
+    check(lambda L, t: L.cummin(t, 0), np.array([True, False, True]), grad=False)
+
+
+def test_diff_diagflat():
+    x = r(3, 5)
+    check(lambda L, t: L.diff(t), x)
+    check(lambda L, t, p, a: L.diff(t, n=2, dim=0, prepend=p, append=a), x, r(1, 5), r(2, 5))
+    check(lambda L, t: L.diff(t), np.array([True, False, False, True]), grad=False)
+    check(lambda L, t: (L.diagflat(t), L.diagflat(t, 1), L.diagflat(t, -2)), r(2, 2))
+
+
+@pytest.mark.parametrize("interp", ["linear", "lower", "higher", "midpoint", "nearest"])
+def test_quantile(interp):
+    x = r(4, 7)
+    check(lambda L, t: L.quantile(t, 0.3, dim=1, interpolation=interp), x)
+    check(lambda L, t, q: L.quantile(t, q, dim=0, keepdim=True, interpolation=interp), x, np.array([0.1, 0.5, 1.0]))
+    check(lambda L, t: L.quantile(t, 0.75, interpolation=interp), x)
+    y = x.copy()
+    y[1, 2] = y[3, 0] = np.nan
+    y[2, :] = np.nan
+    check(lambda L, t: (L.nanquantile(t, 0.4, dim=1, interpolation=interp), L.quantile(t, 0.4, dim=1)), y,
+          grad=False)
+
+
+def test_quantile_errors_and_nanmedian():
+    with pytest.raises(RuntimeError, match="range"):
+        fg.quantile(fg.randn(4), 1.5)
+    with pytest.raises(RuntimeError, match="float or double"):
+        fg.quantile(fg.arange(4), 0.5)
+    y = r(3, 6)
+    y[0, 1] = y[1, :2] = np.nan
+    check(lambda L, t: (L.nanmedian(t), L.nanmedian(t, 1), t.nanmedian(0, keepdim=True)), y, grad=False)
+    check(lambda L, t: L.nanmedian(t, 1).values, y)
+
+
+def test_cov_corrcoef():
+    x = r(3, 8)
+    check(lambda L, t: (L.cov(t), L.corrcoef(t), L.cov(t, correction=0)), x)
+    fw = np.array([1, 2, 1, 3, 1, 1, 2, 1])
+    aw = pos(8)
+    check(lambda L, t, f, a: L.cov(t, fweights=f, aweights=a), x, fw, aw)
+    check(lambda L, t, a: L.cov(t, aweights=a, correction=2), x, aw)
+    check(lambda L, t: L.cov(t), r(8))
+    with pytest.raises(RuntimeError, match="fweights"):
+        fg.cov(fg.tensor(x), fweights=fg.tensor(np.ones(3, np.int64)))
+
+
+def test_histogram():
+    x = r(50)
+    check(lambda L, t: L.histogram(t, 7), x, grad=False)
+    check(lambda L, t: L.histogram(t, 5, range=(-1.0, 1.0), density=True), x, grad=False)
+    check(lambda L, t, b: L.histogram(t, b), x, np.array([-2.0, -0.5, 0.0, 3.0]), grad=False)
+
+
+# --- construction -------------------------------------------------------------------------------------------
+
+def test_block_diag_vander_combinations():
+    check(lambda L, a, b, c: L.block_diag(a, b, c), r(2, 3), r(3), np.array(2.5))
+    v = np.array([0.0, 1.5, -2.0])
+    check(lambda L, x: (L.vander(x), L.vander(x, 5, increasing=True)), v, grad=False)
+    # (torch.vander's own backward fails with an in-place error; compare with powers written out)
+    x = fg.tensor(v, requires_grad=True)
+    w = r(3, 5)
+    fg.vander(x, 5, increasing=True).mul(fg.tensor(w)).sum().backward()
+    xt = torch.tensor(v, requires_grad=True)
+    torch.stack([xt ** k for k in range(5)], 1).mul(torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy())
+    check(lambda L, x: L.linalg.vander(x, N=4), r(2, 3))
+    check(lambda L, x: L.vander(x), np.array([2, 3, 0]), grad=False)
+    for kw in ({}, {"r": 3}, {"with_replacement": True}, {"r": 0}):
+        check(lambda L, x: L.combinations(x, **kw), r(4))
+
+
+def test_unravel_isin_nonzero_static():
+    check(lambda L, i: L.unravel_index(i, (3, 4, 5)), np.array([0, 7, 59, -1]), grad=False)
+    with pytest.raises(ValueError):
+        fg.unravel_index(fg.tensor([60]), (3, 4, 5))
+    check(lambda L, a, b: (L.isin(a, b), L.isin(a, b, invert=True)), np.array([1, 2, 3, 4]), np.array([2, 4, 9]),
+          grad=False)
+    x = np.array([[0, 1, 0], [2, 0, 3]])
+    check(lambda L, t: (L.nonzero_static(t, size=2), L.nonzero_static(t, size=5, fill_value=-7)), x, grad=False)
+
+
+@pytest.mark.parametrize("name", ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
+                                  "kaiser_window"])
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 16])
+@pytest.mark.parametrize("periodic", [True, False])
+def test_windows(name, n, periodic):
+    check(lambda L: getattr(L, name)(n, periodic), grad=False)
+    check(lambda L: getattr(L, name)(n, periodic, dtype=L.float64), grad=False, rtol=1e-12, atol=1e-14)
+
+
+def test_window_errors():
+    with pytest.raises(RuntimeError):
+        fg.hann_window(4, dtype=fg.int64)
+    with pytest.raises(RuntimeError):
+        torch.hann_window(4, dtype=torch.int64)
+    check(lambda L: L.hamming_window(9, True, 0.6, 0.3), grad=False)
+    check(lambda L: L.kaiser_window(9, False, 3.0), grad=False)
+
+
+def test_splits():
+    x = r(4, 6, 2)
+    check(lambda L, t: (L.hsplit(t, 2), L.vsplit(t, [1, 3]), L.dsplit(t, 2)), x)
+    check(lambda L, t: (t.split_with_sizes([2, 4], 1), L.split_with_sizes(t, [1, 3], 0)), x)
+    with pytest.raises(RuntimeError, match="not divisible"):
+        fg.hsplit(fg.ones(5, 5), 2)
+    with pytest.raises(RuntimeError):
+        fg.dsplit(fg.ones(5, 5), 1)
+
+
+def test_trapezoid():
+    y = r(3, 6)
+    check(lambda L, t: (L.trapezoid(t), L.trapz(t, dim=0), L.trapezoid(t, dx=0.5)), y)
+    check(lambda L, t, x: (L.trapezoid(t, x), L.cumulative_trapezoid(t, x)), y, np.sort(r(6)))
+    check(lambda L, t, x: L.trapezoid(t, x, dim=0), y, r(3, 6))
+    check(lambda L, t: L.cumulative_trapezoid(t, dx=2.0, dim=0), y)
+
+
+# --- scatters into copies -------------------------------------------------------------------------------
+
+def test_scatter_family():
+    x = r(4, 5)
+    check(lambda L, t, s: L.diagonal_scatter(t, s, 1), x, r(4))
+    check(lambda L, t, s: L.select_scatter(t, s, 1, -2), x, r(4))
+    check(lambda L, t, s: L.slice_scatter(t, s, 1, 1, 5, 2), x, r(4, 2))
+    s = r(2, 2)
+    check(lambda L, t, s: L.as_strided_scatter(t, s, (2, 2), (5, 1), 3), x, s, grad=False)
+    # its gradients are slice_scatter's over the same region (torch's own as_strided_scatter backward differs)
+    ref = torch.tensor(x, requires_grad=True), torch.tensor(s, requires_grad=True)
+    got = fg.tensor(x, requires_grad=True), fg.tensor(s, requires_grad=True)
+    w = r(4, 5)
+    (torch.slice_scatter(ref[0][:2], ref[1], 1, 3, 5).sum() * 0 + torch.cat(
+        [torch.slice_scatter(ref[0][:2], ref[1], 1, 3, 5), ref[0][2:]]).mul(torch.tensor(w)).sum()).backward()
+    fg.as_strided_scatter(got[0], got[1], (2, 2), (5, 1), 3).mul(fg.tensor(w)).sum().backward()
+    for a, b in zip(got, ref):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy())
+    check(lambda L, t, s: t.diagonal_scatter(s), x, r(4))
+    with pytest.raises(RuntimeError):
+        fg.select_scatter(fg.tensor(x), fg.ones(3), 1, 0)
+
+
+def test_put_masked_scatter_index_reduce():
+    x = r(3, 4)
+    idx = np.array([0, 5, -1, 5])
+    check(lambda L, t, i, s: (L.put(t, i, s, accumulate=True), t.put(i[:3], s[:3])), x, idx, r(4))
+    check(lambda L, t, i, s: (t * 1).put_(i, s, accumulate=True), x, idx, r(4))
+    m = RNG.random((3, 4)) > 0.5
+    check(lambda L, t, mm, s: L.masked_scatter(t, mm, s), x, m, r(12))
+    check(lambda L, t, mm, s: (t * 1).masked_scatter_(mm, s), x, m[0], r(12))
+    for red in ("prod", "mean", "amax", "amin"):
+        for inc in (True, False):
+            check(lambda L, t, i, s: t.index_reduce(0, i, s, red, include_self=inc), x, np.array([0, 2, 0]),
+                  r(3, 4) + 0.1 * np.arange(12).reshape(3, 4))
+
+
+# --- views and in-place view ops ----------------------------------------------------------------------------
+
+def test_as_strided_and_unfold():
+    x = r(4, 5)
+    check(lambda L, t: L.as_strided(t, (3, 2), (2, 3), 1), x)
+    check(lambda L, t: (t.unfold(1, 2, 1), t.unfold(0, 3, 2)), x)
+    t = fg.zeros(6)
+    v = t.as_strided((2, 2), (3, 1))
+    v[1, 1] = 5.0
+    assert t[4].item() == 5.0
+    check(lambda L, t: t.sum_to_size(1, 5), x)
+    check(lambda L, t: t.sum_to_size(4, 1), x)
+    with pytest.raises(RuntimeError):
+        fg.ones(4, 5).sum_to_size(3, 5)
+
+
+def test_inplace_views_and_resize():
+    for op in (lambda t: t.t_(), lambda t: t.transpose_(0, 1), lambda t: t.unsqueeze_(1),
+               lambda t: t.unsqueeze_(0).squeeze_(0), lambda t: t.swapdims_(0, 1)):
+        a, b = fg.tensor(r(2, 3)), None
+        b = torch.tensor(a.numpy())
+        ra, rb = op(a), op(b)
+        assert ra is a and tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    a = fg.arange(6.0)
+    a.resize_(2, 3)
+    assert a.shape == (2, 3) and a[1, 2].item() == 5.0
+    a.resize_(2)
+    np.testing.assert_array_equal(a.numpy(), [0.0, 1.0])
+    a.resize_as_(fg.ones(3, 3))
+    assert a.shape == (3, 3)
+    with pytest.raises(RuntimeError, match="require grad"):
+        fg.ones(2, requires_grad=True).resize_(3)
+
+
+def test_predicates_and_misc():
+    a = fg.ones(2, 3)
+    assert fg.is_same_size(a, fg.zeros(2, 3)) and not a.is_same_size(fg.zeros(3, 2))
+    assert not fg.is_conj(a) and not fg.is_neg(a) and not a.is_conj()
+    assert a.is_nonzero() if False else fg.ones(1).is_nonzero()
+    with pytest.raises(RuntimeError):
+        a.is_nonzero()
+    assert fg.typename(a) == torch.typename(torch.ones(2)) == "torch.FloatTensor"
+    assert fg.typename(1.0) == torch.typename(1.0)
+    assert fg.get_device(a) == torch.get_device(torch.ones(1)) == -1
+    assert (fg.e, fg.pi, fg.inf, fg.newaxis) == (torch.e, torch.pi, torch.inf, torch.newaxis)
+    assert math.isnan(fg.nan)
+    check(lambda L, t: (L.fill(t, 2.5), L.conj_physical(t), L.resolve_conj(t), t.new(2, 3).shape),
+          r(2, 3), grad=False)
+    assert fg.ones(2, dtype=fg.int64).new([1, 2]).dtype == fg.int64
+    fg.set_warn_always(True)
+    assert fg.is_warn_always_enabled()
+    fg.set_warn_always(False)
+    assert not fg.is_anomaly_enabled()
+    fg.set_anomaly_enabled(True)
+    assert fg.is_anomaly_enabled()
+    fg.set_anomaly_enabled(False)
+
+
+def test_torch_inplace_functions():
+    for name in ("relu_", "sigmoid_", "clamp_", "abs_", "exp_", "zero_", "sinc_"):
+        assert hasattr(fg, name), name
+    x = r(5)
+    check(lambda L, t: L.relu_(t * 1), x)
+    check(lambda L, t: L.clamp_(t * 1, -0.5, 0.5), x)
+    check(lambda L, t: L.sigmoid_(t * 1), x)
+    t = fg.tensor(x)
+    assert fg.zero_(t) is t and t.sum().item() == 0
+
+
+def test_copy_variants_of_views():
+    x = r(3, 4)
+    check(lambda L, t: (L.narrow_copy(t, 1, 1, 2) if hasattr(L, "narrow_copy") else t.narrow_copy(1, 1, 2)), x)
+
+
+# --- linear algebra: legacy names ----------------------------------------------------------------------
+
+def test_linalg_legacy():
+    a = r(3, 3)
+    s = spd(3)
+    check(lambda L, t: (L.det(t), L.logdet(t @ t.mT), L.slogdet(t), L.inverse(t), t.inverse()), a)
+    check(lambda L, t: L.logdet(t), np.diag([-1.0, 2.0, 3.0]), grad=False)
+    check(lambda L, t: (L.pinverse(t), L.matrix_power(t, 3), t.matrix_power(-2)), a)
+    # (gradients through a symmetric input: torch symmetrises the cotangent of cholesky's input)
+    check(lambda L, t: (L.cholesky(t @ t.mT + 3 * L.eye(3, dtype=t.dtype)),
+                        L.cholesky(t @ t.mT + 3 * L.eye(3, dtype=t.dtype), upper=True)), a)
+    L_ = np.linalg.cholesky(s)
+    # (factors through tril/triu: torch's gradient also reaches the triangle the solve never reads)
+    check(lambda L, l_, b: (L.cholesky_solve(b, l_.tril()), L.cholesky_inverse(l_.tril())), L_, r(3, 2))
+    check(lambda L, u, b: (L.cholesky_solve(b, u.triu(), upper=True), L.cholesky_inverse(u.triu(), upper=True)),
+          L_.T.copy(), r(3, 2))
+    check(lambda L, t, b: L.triangular_solve(b, t), np.triu(a) + 3 * np.eye(3), r(3, 2))
+    check(lambda L, t, b: L.triangular_solve(b, t, upper=False, transpose=True, unitriangular=True),
+          np.tril(a), r(3, 2))
+    with pytest.raises(RuntimeError, match="removed"):
+        fg.solve(fg.ones(2, 2), fg.ones(2, 2))
+    with pytest.raises(RuntimeError, match="removed"):
+        fg.lstsq(fg.ones(2, 2), fg.ones(2, 2))
+
+
+def test_qr_svd_legacy():
+    a = r(4, 3)
+    q, rr = fg.qr(fg.tensor(a))
+    np.testing.assert_allclose((q @ rr).numpy(), a, atol=1e-12)
+    q2, r2 = fg.qr(fg.tensor(a), some=False)
+    assert q2.shape == (4, 4) and r2.shape == (4, 3)
+    u, sv, v = fg.svd(fg.tensor(a))
+    np.testing.assert_allclose((u * sv @ v.mT).numpy(), a, atol=1e-12)
+    check(lambda L, t: L.svd(t).S, a)
+    check(lambda L, t: L.svd(t, compute_uv=False), a, grad=False)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (5, 3), (3, 5)])
+def test_lu(shape):
+    a = r(*shape)
+    check(lambda L, t: L.linalg.lu_factor(t), a)
+    check(lambda L, t: L.linalg.lu(t), a)
+    check(lambda L, t: L.lu_unpack(*L.linalg.lu_factor(t)), a)
+    if shape[-1] == shape[-2]:
+        b = r(*shape[:-1], 2)
+        check(lambda L, t, bb: L.linalg.lu_solve(*L.linalg.lu_factor(t), bb), a, b)
+        check(lambda L, t, bb: L.linalg.lu_solve(*L.linalg.lu_factor(t), bb, adjoint=True), a, b)
+        check(lambda L, t, bb: L.lu_solve(bb, *L.linalg.lu_factor(t)), a, b)
+        bt = r(*shape[:-2], 2, shape[-1])
+        check(lambda L, t, bb: L.linalg.lu_solve(*L.linalg.lu_factor(t), bb, left=False), a, bt)
+
+
+def test_matrix_exp():
+    for scale in (0.1, 1.0, 10.0):
+        check(lambda L, t: (L.matrix_exp(t), L.linalg.matrix_exp(t)), r(2, 4, 4) * scale, rtol=1e-9)
+    check(lambda L, t: t.matrix_exp(), r(3, 3).astype(np.float32), rtol=2e-5, atol=1e-5)
+
+
+def test_linalg_more():
+    check(lambda L, a, b: L.linalg.solve_triangular(a, b, upper=True), np.triu(r(3, 3)) + 3 * np.eye(3), r(3, 2))
+    check(lambda L, a, b: L.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
+          np.tril(r(3, 3)), r(2, 3))
+    check(lambda L, a, b, c: L.linalg.multi_dot([a, b, c]), r(3), r(3, 4), r(4))
+    check(lambda L, a, b: L.linalg.vecdot(a, b), r(3, 4), r(4))
+    check(lambda L, a: (L.linalg.cond(a), L.linalg.diagonal(a), L.linalg.tensorinv(a.reshape(4, 2, 2), 1)),
+          r(4, 4))
+    check(lambda L, a, b: L.linalg.lstsq(a, b), r(5, 3), r(5, 2))
+    check(lambda L, a, b: L.linalg.lstsq(a, b), r(2, 5, 3), r(2, 5, 2))
+    check(lambda L, a: (L.linalg.inv_ex(a).inverse, L.linalg.cholesky_ex(a).L), spd(3))
+    check(lambda L: (L.chain_matmul(L.ones(2, 3), L.ones(3, 4), L.ones(4, 1)),), grad=False)
+    check(lambda L, a: (L.frobenius_norm(a, (0, 1)), L.nuclear_norm(a)), r(3, 4))
+
+
+# --- torch.* aliases of nn.functional ------------------------------------------------------------------------
+
+def test_nn_aliases():
+    x = r(2, 3, 8)
+    check(lambda L, t, w: L.conv1d(t, w, padding=1), x, r(4, 3, 3))
+    check(lambda L, t: (L.max_pool1d(t, 2), L.avg_pool1d(t, 3, 2), L.adaptive_avg_pool1d(t, 4)), x)
+    check(lambda L, t: L.adaptive_max_pool1d(t, 3), x)
+    check(lambda L, t, w, b: L.layer_norm(t, (8,), w, b, 1e-5, True), x, pos(8), r(8))
+    check(lambda L, t, w, b: L.group_norm(t, 3, w, b, 1e-5, True), x, pos(3), r(3))
+    check(lambda L, t, w, b: L.batch_norm(t, w, b, None, None, True, 0.1, 1e-5, True), x, pos(3), r(3))
+    check(lambda L, t, w, b: L.instance_norm(t, w, b, None, None, True, 0.1, 1e-5, True), x, pos(3), r(3))
+    check(lambda L, w, i: L.embedding(w, i), r(10, 3), np.array([[1, 2], [9, 0]]))
+    check(lambda L, t: (L.selu(t), L.celu(t, 0.5), L.threshold(t, 0.1, -1.0), L.hardshrink(t, 0.3)), x)
+    check(lambda L, t: (L.dropout(t, 0.3, False), L.alpha_dropout(t, 0.3, False)), x)
+    check(lambda L, t, w: L.prelu(t, w), x, pos(3))
+    check(lambda L, t: (L.pixel_shuffle(t, 2), L.pixel_unshuffle(t, 2)), r(1, 4, 4, 4))
+    check(lambda L, t: (L.pdist(t), L.pairwise_distance(t, t.flip(0))), r(4, 3))
+    a, b = r(4, 5), r(4, 5)
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    check(lambda L, p, q, t: (L.cosine_embedding_loss(p, q, t), L.cosine_embedding_loss(p, q, t, 0.1, 2),
+                              L.margin_ranking_loss(p[:, 0], q[:, 0], t, 0.2, 0)), a, b, y)
+    check(lambda L, p, q: (L.kl_div(p, q), L.kl_div(p, q, 2, log_target=True)), a, b)
+    check(lambda L, p, q: L.hinge_embedding_loss(p, q, 1.0, 1), a, np.sign(b))
+    check(lambda L, p, q: L.poisson_nll_loss(p, q, True, False, 1e-8, 1), a, pos(4, 5))
+    check(lambda L, p, q, n: L.triplet_margin_loss(p, q, n), a, b, r(4, 5))
+    check(lambda L, p, q: L.binary_cross_entropy_with_logits(p, q), a, RNG.random((4, 5)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.addcmul(1, 2, 3), lambda L: L.cummax([1.0, 2.0], 0), lambda L: L.special.i0(2.0),
+    lambda L: L.fft.fft([1.0, 2.0]), lambda L: L.det(3), lambda L: L.linalg.det([[1.0]]),
+    lambda L: L.trapezoid([1.0, 2.0]), lambda L: L.logcumsumexp([1.0], 0), lambda L: L.diff([1, 2, 3]),
+    lambda L: L.linalg.lu_factor(3), lambda L: L.view_as_real(1j)])
+def test_non_tensor_arguments_raise_type_error(call):
+    with pytest.raises(TypeError) as want:
+        call(torch)
+    with pytest.raises(TypeError) as got:
+        call(fg)
+    assert str(got.value).split("(")[0].split("_")[-1] == str(want.value).split("(")[0].split("_")[-1]
+    assert "must be Tensor" in str(got.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.cov(L.ones(2, 2, 2)), lambda L: L.quantile(L.ones(3), L.tensor([[0.5]])),
+    lambda L: L.combinations(L.ones(2, 2)), lambda L: L.vander(L.ones(2, 2)), lambda L: L.block_diag(L.ones(2, 2, 2)),
+    lambda L: L.diff(L.tensor(1.0)), lambda L: L.renorm(L.ones(2, 2), -1, 0, 1.0), lambda L: L.mvlgamma(L.ones(2), 0),
+    lambda L: L.polar(L.ones(2), L.ones(2, dtype=L.float64)), lambda L: L.nonzero_static(L.ones(2), size=-1),
+    lambda L: L.index_reduce(L.ones(3), 0, L.tensor([0]), L.ones(1), "sum"),
+    lambda L: L.linalg.multi_dot([L.ones(2, 2)]), lambda L: L.matrix_exp(L.ones(2, 3)),
+    lambda L: L.linalg.lu_factor(L.tensor([[0.0, 1.0], [0.0, 2.0]])),
+    lambda L: L.nn.functional.channel_shuffle(L.ones(1, 5, 2), 2),
+    lambda L: L.nn.functional.ctc_loss(L.ones(3, 1, 4), L.ones(1, 2, dtype=L.int64), [3], [2], blank=7)])
+def test_bad_values_raise_runtime_error(call):
+    with pytest.raises(RuntimeError):
+        call(torch)
+    with pytest.raises(RuntimeError):
+        call(fg)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_linalg_eig(dtype):
+    a = r(2, 4, 4).astype(dtype)
+    w, v = fg.linalg.eig(fg.tensor(a))
+    tw = torch.linalg.eigvals(torch.tensor(a))
+    assert str(w.dtype) == str(tw.dtype) and str(v.dtype) == str(tw.dtype)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    for b in range(2):
+        np.testing.assert_allclose(np.sort_complex(fg.linalg.eigvals(fg.tensor(a[b])).numpy()),
+                                   np.sort_complex(tw[b].numpy()), rtol=tol, atol=tol)
+        np.testing.assert_allclose(a[b] @ v[b].numpy(), v[b].numpy() * w[b].numpy(), atol=tol * 10)
+    x = fg.tensor(a, requires_grad=True)
+    with pytest.raises(NotImplementedError):
+        fg.linalg.eigvals(x).real.sum().backward()
+    with pytest.raises(RuntimeError):
+        fg.linalg.eig(fg.ones(2, 3))
+
+
+def test_householder_product():
+    check(lambda L, a, t: (L.linalg.householder_product(a, t), L.orgqr(a, t[..., :2])), r(2, 5, 3),
+          np.abs(r(2, 3)))
+    check(lambda L, a, t: a.orgqr(t), r(4, 4), np.abs(r(4)))
+    with pytest.raises(RuntimeError):
+        fg.linalg.householder_product(fg.ones(2, 3), fg.ones(2))
+    with pytest.raises(fg.linalg.LinAlgError):
+        fg.linalg.inv(fg.zeros(2, 2))
+
+
+def test_geqrf_ormqr():
+    check(lambda L, a: L.geqrf(a), r(2, 5, 3), grad=False)
+    check(lambda L, a: a.geqrf(), r(3, 3), grad=False)
+    a = r(5, 3)
+    for left, tr, c in ((True, False, r(5, 2)), (True, True, r(5, 2)), (False, False, r(2, 5)), (False, True, r(2, 5))):
+        check(lambda L, cc: L.ormqr(*L.geqrf(L.tensor(a)), cc, left=left, transpose=tr), c)
