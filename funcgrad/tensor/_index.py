@@ -172,12 +172,16 @@ def setitem(self, idx, value):
             vt = tensor(value, dtype=D.from_np(dt))
         else:
             vt = None
-    if self._v is None:  # a traced tensor: functional update of the held value
+    if self._v is None:  # a traced tensor: a functional update of its root (see _functional)
         from ._ops import _cast
         from .. import numpy as jnp
+        from . import _functional
         val = vt._arr() if vt is not None else Array(np.array(value, dt))
-        tgt = jnp.zeros(shape, np.bool_)[key].shape
-        self._a = self._a.at[key].set(jnp.broadcast_to(_cast(val, dt), tgt))
+        tgt = np.empty(shape, np.bool_)[key].shape
+        if self._sh is not None and not self._sh.flags.writeable:
+            from ._tensor import _OVERLAP_MSG
+            raise RuntimeError(_OVERLAP_MSG)
+        _functional.write(self, self._a.at[key].set(jnp.broadcast_to(_cast(val, dt), tgt)), "index_put_")
         return
     if _is_basic(key):
         _check_bounds(shape, key)
@@ -194,8 +198,8 @@ def setitem(self, idx, value):
             target.copy_(vt)
         return
     _check_adv(shape, key)
-    grad = _gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
-                            (vt is not None and _req(vt)))
+    grad = (_gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
+                             (vt is not None and _req(vt)))) or (vt is not None and vt._v is None)
     if self._v is not None and not grad:
         if not self._v.flags.writeable:
             from ._tensor import _OVERLAP_MSG

@@ -95,7 +95,7 @@ def fill_(self, value):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
-        if _req(value) and _gs.enabled:
+        if (_req(value) and _gs.enabled) or value._v is None:
             return _inplace("Fill", self, lambda a, s: O.jnp.broadcast_to(O._cast(s, a.dtype), a.shape), (value,),
                             reads_self=False)
         value = value.item()

@@ -22,6 +22,7 @@ from ..primitives.linalg import dot_general as _dot_general
 from ..primitives.reduction import reduce_sum as _reduce_sum
 from ..primitives.shape import broadcast_in_dim as _broadcast_in_dim
 from . import _dtype as D
+from . import _functional
 from ..autograd.grad_mode import state as _gs
 from ._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _req, _view, _views, _wrap
 
@@ -1362,15 +1363,13 @@ def view(input, *shape):
     if len(shape) == 1 and isinstance(shape[0], (D.dtype, np.dtype, type)):
         return _view_dtype(input, shape[0])
     shape = _infer(_shape_args(shape), input.numel())
-    v = input._v
-    nv = None
-    if v is not None:
-        try:
-            nv = _np_view_reshape(v, shape)
-        except ValueError:
-            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
-                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") \
-                from None
+    v = input._v if input._v is not None else _functional.shadow(input)
+    try:
+        nv = _np_view_reshape(v, shape)
+    except ValueError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") \
+            from None
     return _view("View", input, lambda x: nv if x is v else _np_view_reshape(x, shape), _reshape_arr(shape))
 
 
@@ -1383,13 +1382,11 @@ def _view_dtype(input, dtype):
 
 def reshape(input, *shape):
     shape = _infer(_shape_args(shape), input.numel())
-    v = input._v
-    nv = None
-    if v is not None:
-        try:
-            nv = _np_view_reshape(v, shape)
-        except ValueError:
-            return _apply1("UnsafeView", _reshape_arr(shape), input)
+    v = input._v if input._v is not None else _functional.shadow(input)
+    try:
+        nv = _np_view_reshape(v, shape)
+    except ValueError:
+        return _apply1("UnsafeView", _reshape_arr(shape), input)
     return _view("View", input, lambda x: nv if x is v else _np_view_reshape(x, shape), _reshape_arr(shape))
 
 

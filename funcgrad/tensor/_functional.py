@@ -1,0 +1,224 @@
+"""Views and in-place ops of tensors that hold tracers (inside funcgrad.func transforms and jit), functionalised
+as torch.func does it.
+
+A view of a traced tensor stays linked to its root (`_base`, with `_vfn`: root value -> view value). An in-place
+op on the root or on any view replaces the root's value functionally -- a scatter of the new values into the
+root positions the view covers -- and refreshes every live view of that root from the new value, so all of them
+see the write on their next use, as eager views sharing a buffer do.
+
+Which root positions a view covers comes from a *shadow*: a NumPy array laid out as the root (for a traced root
+an uninitialised int8 array, whose untouched pages cost nothing) to which each view applies the same NumPy view
+function an eager tensor would. So strides, contiguity (whether reshape views or copies), storage offsets and
+expand's overlapping elements follow the eager rules exactly, and a view's flat root positions are its shadow's
+offsets and strides.
+
+An eager tensor (one with a buffer, e.g. made by torch.zeros inside the function) written with a traced value is
+*promoted*: it and the views of it made while a transform was active become traced. Under vmap, writing a batched
+value into a tensor that is not batched raises torch's RuntimeError, as does any in-place op on an input that a
+grad-like transform differentiates.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..core.array import Array
+from ..core.trace import Tracer, _state as _trace_state
+
+_VMAP_INPLACE_MSG = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+                     "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
+                     "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to use "
+                     "out-of-place operators instead of inplace arithmetic. If said operator is being called "
+                     "inside the PyTorch framework, please file a bug report instead.")
+
+
+def _T():
+    from . import _tensor
+    return _tensor
+
+
+def tracing() -> bool:
+    """Whether a transform is tracing on this thread (then eager views are tracked for promotion)."""
+    return bool(_trace_state.stack)
+
+
+# --- shadows and views ---------------------------------------------------------------------------------------
+
+def shadow(t) -> np.ndarray:
+    """The NumPy layout stand-in of traced tensor t (made on first need for a root)."""
+    sh = t._sh
+    if sh is None:
+        sh = t._sh = np.empty(t._a.shape, np.int8)
+    return sh
+
+
+def _register(root, t) -> None:
+    lv = root._lv
+    if lv is None:
+        root._lv = [weakref.ref(t)]
+    else:
+        lv.append(weakref.ref(t))
+
+
+def _compose(f, g):
+    if f is None:
+        return g
+    return lambda a: g(f(a))
+
+
+def view(x, np_fn, arr_fn):
+    """A traced view of traced tensor x: arr_fn on its value, np_fn on its shadow."""
+    root = x._base if x._base is not None else x
+    t = _T()._traced(arr_fn(x._a))
+    t._sh = np_fn(shadow(x))
+    t._base = root
+    t._vfn = arr_fn if x is root else _compose(x._vfn, arr_fn)
+    _register(root, t)
+    return t
+
+
+def views(x, np_fns, arr_fn):
+    """Several traced views of x at once (split, chunk, unbind): arr_fn gives the list of their values."""
+    root = x._base if x._base is not None else x
+    sh = shadow(x)
+    T = _T()
+    outs = []
+    for k, (f, val) in enumerate(zip(np_fns, arr_fn(x._a))):
+        t = T._traced(val)
+        t._sh = f(sh)
+        t._base = root
+        t._vfn = _compose(x._vfn if x is not root else None, (lambda k: lambda a: arr_fn(a)[k])(k))
+        _register(root, t)
+        outs.append(t)
+    return outs
+
+
+def track_eager(base, t) -> None:
+    """Remember an eager view made while tracing, so that promoting its root promotes it too."""
+    ev = base.__dict__.get("_ev")
+    if ev is None:
+        base._ev = [weakref.ref(t)]
+    else:
+        ev.append(weakref.ref(t))
+
+
+# --- writes -------------------------------------------------------------------------------------------------
+
+def _vmap_traces(x) -> set:
+    out = set()
+    while isinstance(x, Tracer):
+        tr = x._trace
+        if tr.name == "vmap":
+            out.add(tr)
+        x = x.val
+    return out
+
+
+def check_batched(old, new) -> None:
+    """torch's error for writing a value batched by some vmap into a tensor that vmap does not batch."""
+    if isinstance(new, Tracer) and not _vmap_traces(new) <= _vmap_traces(old):
+        raise RuntimeError(_VMAP_INPLACE_MSG)
+
+
+def _index_map(view_sh: np.ndarray, root_sh: np.ndarray) -> np.ndarray:
+    """The flat root positions of each element of a view, from the shadows' offsets and strides."""
+    isz = root_sh.itemsize
+    off = (view_sh.__array_interface__["data"][0] - root_sh.__array_interface__["data"][0]) // isz
+    flat = np.arange(root_sh.size, dtype=np.int64)
+    if view_sh.size == 0:
+        return np.zeros(view_sh.shape, np.int64)
+    return np.lib.stride_tricks.as_strided(flat[off:], view_sh.shape,
+                                           tuple(s // isz * 8 for s in view_sh.strides)).copy()
+
+
+def _scatter(root_val, idx: np.ndarray, new):
+    from .. import numpy as jnp
+    shape = root_val.shape
+    flat = jnp.reshape(root_val, (-1,)).at[Array(idx.reshape(-1))].set(jnp.reshape(new, (-1,)))
+    return jnp.reshape(flat, shape)
+
+
+def write(t, new, name: str = "inplace arithmetic") -> None:
+    """Traced tensor t <- new (t's shape and dtype): the root's value is updated and its live views refreshed."""
+    T = _T()
+    root = t._base if t._base is not None else t
+    frz = root.__dict__.get("_frz")
+    if frz:
+        raise RuntimeError(T._LEAF_MSG if t is root else T._VIEW_LEAF_MSG)
+    old = root._a
+    check_batched(old, new)
+    if t is root:
+        root._a = new
+    else:
+        sh = t._sh
+        if not sh.flags.writeable:
+            raise RuntimeError(T._OVERLAP_MSG)
+        idx = t.__dict__.get("_im")
+        if idx is None:
+            idx = t._im = _index_map(sh, root._sh)
+        if idx.size:
+            root._a = _scatter(old, idx, new)
+        t._a = new
+    _refresh(root, t)
+
+
+def _refresh(root, skip) -> None:
+    lv = root._lv
+    if not lv:
+        return
+    a = root._a
+    alive = []
+    for r in lv:
+        w = r()
+        if w is None or w._base is not root:
+            continue
+        alive.append(r)
+        if w is not skip:
+            w._a = w._vfn(a)
+    root._lv = alive
+
+
+def promote(t, new, name: str = "inplace arithmetic") -> None:
+    """Eager tensor t <- traced value new: t's root and the views of it made while tracing become traced."""
+    check_batched(None, new)
+    root = t._base if t._base is not None else t
+    members = [root]
+    if t is not root:
+        members.append(t)
+    ev = root.__dict__.get("_ev")
+    if ev:
+        for r in ev:
+            w = r()
+            if w is not None and w is not t and w._v is not None:
+                members.append(w)
+        del root.__dict__["_ev"]
+    if not root._v.flags.c_contiguous:  # shadows need a C-ordered root; lay one out afresh
+        root_sh = np.empty(root._v.shape, np.int8)
+        members = [root]
+        if t is not root:
+            raise RuntimeError(f"{name}: writing a traced value into a view of a non-contiguous tensor made "
+                               "outside the transform is not supported; clone() it first")
+    else:
+        root_sh = root._v
+    root._a = Array(np.array(root._v))
+    for w in members:
+        if w is not root:
+            w._sh = w._v
+            w._a = w._vfn(root._a)
+            _register(root, w)
+        w._v = None
+        w._st = None
+    root._sh = root_sh
+    write(t, new, name)
+
+
+def detached(a):
+    """a with every gradient level stopped (tensor.detach() inside a transform): the value below each
+    value-carrying trace, then stop_gradient at an abstract one (vmap, jit)."""
+    while isinstance(a, Tracer) and a._trace.carries_values and a.val is not None:
+        a = a.val
+    if isinstance(a, Tracer):
+        from ..primitives.elementwise import stop_gradient
+        a = stop_gradient(a)
+    return a
