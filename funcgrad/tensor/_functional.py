@@ -67,18 +67,20 @@ def _compose(f, g):
     return lambda a: g(f(a))
 
 
-def view(x, np_fn, arr_fn):
+def view(x, np_fn, arr_fn, name: str = "View"):
     """A traced view of traced tensor x: arr_fn on its value, np_fn on its shadow."""
     root = x._base if x._base is not None else x
     t = _T()._traced(arr_fn(x._a))
     t._sh = np_fn(shadow(x))
     t._base = root
     t._vfn = arr_fn if x is root else _compose(x._vfn, arr_fn)
+    if x._mv is not None:
+        t._mv = (name, 0)
     _register(root, t)
     return t
 
 
-def views(x, np_fns, arr_fn):
+def views(x, np_fns, arr_fn, name: str = "Split"):
     """Several traced views of x at once (split, chunk, unbind): arr_fn gives the list of their values."""
     root = x._base if x._base is not None else x
     sh = shadow(x)
@@ -89,6 +91,7 @@ def views(x, np_fns, arr_fn):
         t._sh = f(sh)
         t._base = root
         t._vfn = _compose(x._vfn if x is not root else None, (lambda k: lambda a: arr_fn(a)[k])(k))
+        t._mv = (name, k)
         _register(root, t)
         outs.append(t)
     return outs
@@ -105,19 +108,44 @@ def track_eager(base, t) -> None:
 
 # --- writes -------------------------------------------------------------------------------------------------
 
-def _vmap_traces(x) -> set:
+def _vmap_traces(x) -> frozenset:
     out = set()
     while isinstance(x, Tracer):
         tr = x._trace
         if tr.name == "vmap":
             out.add(tr)
         x = x.val
-    return out
+    return frozenset(out)
 
 
-def check_batched(old, new) -> None:
-    """torch's error for writing a value batched by some vmap into a tensor that vmap does not batch."""
-    if isinstance(new, Tracer) and not _vmap_traces(new) <= _vmap_traces(old):
+_MULTI_VIEW_MSG = ("Output {k} of {name} is a view and is being modified inplace. This view is the output of a "
+                   "function that returns multiple views. Such functions do not allow the output views to be "
+                   "modified inplace. You should replace the inplace operation by an out-of-place one.")
+_REVERSE = frozenset(("vjp",))
+
+
+def reverse_mode(x) -> bool:
+    """Whether x is being differentiated in reverse mode (torch: requires grad under a grad transform)."""
+    while isinstance(x, Tracer):
+        if x._trace.name in _REVERSE:
+            return True
+        x = x.val
+    return False
+
+
+def requires_grad(t) -> bool:
+    """Whether traced tensor t requires grad under a reverse-mode transform (now, or since its root did)."""
+    root = t._base if t._base is not None else t
+    return bool(root.__dict__.get("_rv")) or reverse_mode(t._a)
+
+
+def check_batched(root, new) -> None:
+    """torch's error for writing a value batched by some vmap into a tensor that vmap does not batch. Which vmaps
+    batch a tensor is fixed when it is first written (a batched tensor filled with a constant stays batched)."""
+    batched = root.__dict__.get("_bt")
+    if batched is None:
+        batched = root._bt = _vmap_traces(root._a) if root._v is None else frozenset()
+    if isinstance(new, Tracer) and not _vmap_traces(new) <= batched:
         raise RuntimeError(_VMAP_INPLACE_MSG)
 
 
@@ -139,27 +167,45 @@ def _scatter(root_val, idx: np.ndarray, new):
     return jnp.reshape(flat, shape)
 
 
-def write(t, new, name: str = "inplace arithmetic") -> None:
-    """Traced tensor t <- new (t's shape and dtype): the root's value is updated and its live views refreshed."""
+def overlaps(sh) -> bool:
+    """Whether a layout has elements sharing one memory location (a stride 0 over a dimension longer than 1, as
+    expand makes): torch refuses in-place ops other than fills into such a tensor."""
+    return sh is not None and any(s == 0 and n > 1 for n, s in zip(sh.shape, sh.strides))
+
+
+# in-place ops torch lets write elements that share a location (each of them gets the same value)
+FILLS = frozenset(("Fill", "Masked_fill", "IndexPut"))
+
+
+def write(t, new, name: str = "inplace arithmetic", key=None) -> None:
+    """Traced tensor t <- new (t's shape and dtype), or t[key] <- new (then new has t[key]'s shape): the root's
+    value is updated and its live views refreshed. The caller has checked overlapping elements (`overlaps`)."""
     T = _T()
     root = t._base if t._base is not None else t
     frz = root.__dict__.get("_frz")
     if frz:
         raise RuntimeError(T._LEAF_MSG if t is root else T._VIEW_LEAF_MSG)
     old = root._a
-    check_batched(old, new)
+    check_batched(root, new)
+    if not root.__dict__.get("_rv") and reverse_mode(old):
+        root._rv = True  # (requiring grad sticks to a tensor whatever is later written into it, as in torch)
+    mv = t._mv
+    if mv is not None and (requires_grad(t) or reverse_mode(new)):
+        raise RuntimeError(_MULTI_VIEW_MSG.format(k=mv[1], name=mv[0]))
     if t is root:
-        root._a = new
+        root._a = new if key is None else old.at[key].set(new)
     else:
-        sh = t._sh
-        if not sh.flags.writeable:
-            raise RuntimeError(T._OVERLAP_MSG)
         idx = t.__dict__.get("_im")
         if idx is None:
-            idx = t._im = _index_map(sh, root._sh)
+            idx = t._im = _index_map(t._sh, root._sh)
+        if key is not None:  # the root positions of t[key] (an index into t's positions)
+            idx = idx[key]
         if idx.size:
             root._a = _scatter(old, idx, new)
-        t._a = new
+        if key is None:
+            t._a = new
+        else:
+            t._a = t._vfn(root._a)
     _refresh(root, t)
 
 
@@ -181,8 +227,8 @@ def _refresh(root, skip) -> None:
 
 def promote(t, new, name: str = "inplace arithmetic") -> None:
     """Eager tensor t <- traced value new: t's root and the views of it made while tracing become traced."""
-    check_batched(None, new)
     root = t._base if t._base is not None else t
+    check_batched(root, new)
     members = [root]
     if t is not root:
         members.append(t)
@@ -222,3 +268,26 @@ def detached(a):
         from ..primitives.elementwise import stop_gradient
         a = stop_gradient(a)
     return a
+
+
+def write_readonly(t, fn, others, name: str) -> None:
+    """Eager in-place op on a read-only view (one of an expanded tensor), as torch allows it: a fill, or a write to
+    elements that do not share locations, goes through the root's buffer."""
+    T = _T()
+    v = t._v
+    root = t._base
+    rv = root._v if root is not None else None
+    if (overlaps(v) and name not in FILLS) or rv is None or not rv.flags.writeable or not rv.flags.c_contiguous:
+        raise RuntimeError(T._OVERLAP_MSG)
+    if t._inf:
+        from ..autograd.grad_mode import state
+        if not state.inference:
+            raise RuntimeError(T._INF_INPLACE_MSG)
+    new = fn(t._arr(), *[o._arr() for o in others])
+    T._check_cast(new.dtype, v.dtype, name)
+    if new.shape != v.shape:
+        T._shape_mismatch(v.shape, new.shape)
+    if isinstance(new, Tracer):
+        raise RuntimeError(T._OVERLAP_MSG)
+    rv.reshape(-1)[_index_map(v, rv).reshape(-1)] = np.asarray(new).reshape(-1)
+    t._bump()

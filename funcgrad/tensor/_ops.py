@@ -1220,7 +1220,28 @@ def diag(input, diagonal=0):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    return _apply1("Diagonal", lambda a: jnp.diagonal(a, offset, dim1, dim2), input)
+    """A view of the (offset) diagonal of dims dim1, dim2, moved to the last dimension (as torch.diagonal)."""
+    nd = input.ndim
+    d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _view("Diagonal", input, lambda x: _np_diagonal(x, offset, d1, d2),
+                 lambda a: jnp.diagonal(a, offset, d1, d2))
+
+
+def _np_diagonal(v, offset, d1, d2):
+    """np.diagonal as a view that is writeable when v is (NumPy's own is read-only)."""
+    n1, n2 = v.shape[d1], v.shape[d2]
+    length = _max(0, _min(n1, n2 - offset) if offset >= 0 else _min(n1 + offset, n2))
+    if length:
+        if offset > 0:
+            v = v[(slice(None),) * d2 + (slice(offset, None),)]
+        elif offset < 0:
+            v = v[(slice(None),) * d1 + (slice(-offset, None),)]
+    rest = [i for i in _range(v.ndim) if i != d1 and i != d2]
+    shape = tuple(v.shape[i] for i in rest) + (length,)
+    strides = tuple(v.strides[i] for i in rest) + (v.strides[d1] + v.strides[d2],)
+    return np.lib.stride_tricks.as_strided(v, shape, strides, writeable=v.flags.writeable)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):

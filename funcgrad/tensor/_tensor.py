@@ -61,6 +61,7 @@ class Tensor:
     _inf = False        # an inference tensor (made in inference_mode)
     _sh = None          # (traced) NumPy layout stand-in linking views to their root (see _functional)
     _lv = None          # (traced root) weak references to its live views
+    _mv = None          # (traced view) (op name, output number) when made by a multi-view op (split, unbind)
 
     def __new__(cls, *args, **kwargs):
         """torch.Tensor(*sizes), torch.Tensor(data), torch.Tensor(): a tensor of the default dtype (uninitialised
@@ -815,7 +816,7 @@ def _view(name, x, np_fn, arr_fn):
     """A view of x: np_fn on its NumPy view (aliasing the storage); arr_fn is the same on Arrays."""
     v = x._v
     if v is None:
-        return _fn.view(x, np_fn, arr_fn)
+        return _fn.view(x, np_fn, arr_fn, name)
     nv = np_fn(v)
     t = _new_obj(Tensor)
     t._v = nv
@@ -848,7 +849,7 @@ def _views(name, x, np_fns, arr_fn):
     """Several views of x at once (split, chunk, unbind): arr_fn returns the list of their values."""
     v = x._v
     if v is None:
-        return _fn.views(x, np_fns, arr_fn)
+        return _fn.views(x, np_fns, arr_fn, name)
     st = x._st if x._st is not None else x._storage()
     base = x._base if x._base is not None else x
     outs = []
@@ -932,13 +933,15 @@ def _inplace(name, t, fn, others=(), reads_self=True):
         _check_cast(new.dtype, dt, name)
         if new.shape != t._a.shape:
             _shape_mismatch(t._a.shape, new.shape)
-        sh = t._sh
-        if sh is not None and not sh.flags.writeable:
+        if _fn.overlaps(t._sh) and (name not in _fn.FILLS or _fn.requires_grad(t)):  # (torch's rules)
             raise RuntimeError(_OVERLAP_MSG)
         _fn.write(t, _ew.convert_element_type(new, dt), name)
         return t
-    if not v.flags.writeable:
-        raise RuntimeError(_OVERLAP_MSG)
+    if not v.flags.writeable:  # a view of an expanded tensor
+        if _gs.enabled and (t._rg or (t._base is not None and t._base._rg) or any(_req(o) for o in others)):
+            raise RuntimeError(_OVERLAP_MSG)
+        _fn.write_readonly(t, fn, others, name)
+        return t
     if t._inf and not _gs.inference:
         raise RuntimeError(_INF_INPLACE_MSG)
     if _gs.enabled and (t._rg or (t._base is not None and t._base._rg) or any(_req(o) for o in others)):
