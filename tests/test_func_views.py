@@ -406,6 +406,9 @@ def test_jit_of_grad_with_views_and_inplace():
     g = fg.jit(FF.grad(f))
     same(g(fg.tensor(x)), TF.grad(f)(torch.tensor(x)))
     same(g(fg.tensor(x + 1)), TF.grad(f)(torch.tensor(x + 1)))
+    xs = arr(11, (4, 3, 3))
+    same(fg.jit(FF.vmap(f))(fg.tensor(xs)), TF.vmap(f)(torch.tensor(xs)))
+    same(fg.jit(FF.vmap(FF.grad(f)))(fg.tensor(xs)), TF.vmap(TF.grad(f))(torch.tensor(xs)))
 
 
 # --- random programs -------------------------------------------------------------------------------------------

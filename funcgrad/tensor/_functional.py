@@ -24,7 +24,7 @@ import weakref
 import numpy as np
 
 from ..core.array import Array
-from ..core.trace import Tracer, _state as _trace_state
+from ..core.trace import Tracer
 
 _VMAP_INPLACE_MSG = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
                      "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
@@ -36,11 +36,6 @@ _VMAP_INPLACE_MSG = ("vmap: inplace arithmetic(self, *extra_args) is not possibl
 def _T():
     from . import _tensor
     return _tensor
-
-
-def tracing() -> bool:
-    """Whether a transform is tracing on this thread (then eager views are tracked for promotion)."""
-    return bool(_trace_state.stack)
 
 
 # --- shadows and views ---------------------------------------------------------------------------------------
@@ -58,7 +53,14 @@ def _register(root, t) -> None:
     if lv is None:
         root._lv = [weakref.ref(t)]
     else:
-        lv.append(weakref.ref(t))
+        _append_live(lv, t)
+
+
+def _append_live(refs: list, t) -> None:
+    """Append a weak reference to t, dropping dead ones now and then (views made in a loop and discarded)."""
+    refs.append(weakref.ref(t))
+    if len(refs) % 256 == 0:
+        refs[:] = [r for r in refs if r() is not None]
 
 
 def _compose(f, g):
@@ -103,7 +105,7 @@ def track_eager(base, t) -> None:
     if ev is None:
         base._ev = [weakref.ref(t)]
     else:
-        ev.append(weakref.ref(t))
+        _append_live(ev, t)
 
 
 # --- writes -------------------------------------------------------------------------------------------------

@@ -4,8 +4,9 @@ Layout (as PyTorch's): a `_Storage` (one writable NumPy buffer plus one version 
 view of it) and the tensor's own NumPy view of that buffer (`_v`). Views made by NumPy slicing, reshape,
 transpose, ... alias the buffer, so a write through either side is seen by both. Every operation hands
 the functional core a zero-copy read-only `Array` over the view (`_arr()`), computes with funcgrad's
-primitives, and wraps the result in a new tensor. Under `funcgrad.func` transforms a tensor may instead
-hold a tracer (`_v is None`): then operations stay functional, and in-place ones replace the held value.
+primitives, and wraps the result in a new tensor. Under `funcgrad.func` transforms (and jit) a tensor may
+instead hold a tracer (`_v is None`): then views and in-place ops are functionalised as torch.func does it --
+a view stays linked to its base and a write through either updates both (see `_functional`).
 
 Autograd: when grad mode is on and an input requires grad, the op's Array-level function is run eagerly
 while its primitive binds are listed (`funcgrad.core.primitive.record_eager`) and the list becomes a graph
