@@ -529,3 +529,30 @@ def test_random_view_inplace_programs_match_torch_func(shape, steps, seed):
         got = make(fg, FF, logs["fg"])
         assert [e[0] for e in logs["fg"]] == [e[0] for e in logs["torch"]], (logs, steps)
         same(got, expected, 1e-9)
+
+
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+       chain=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=4))
+def test_view_regions_match_numpy_aliasing(shape, chain):
+    """Where a view lies in its root (a box written by dynamic_update_slice, or flat positions scattered) agrees
+    with NumPy's own aliasing of the same view of a buffer."""
+    from funcgrad.core.array import Array
+    from funcgrad.tensor import _functional as FN
+    root = fg.arange(int(np.prod(shape)), dtype=fg.float64).reshape(tuple(shape)) * 1.0
+    v = root
+    for code, r1, r2 in chain:
+        w = _view_step(v, code, r1, r2)
+        if w is not None and w._v is not None and np.shares_memory(w._v, root._v):
+            v = w
+    if v is root or FN.overlaps(v._v):
+        return
+    new = np.arange(v.numel(), dtype=np.float64).reshape(v.shape) + 1000
+    expected = root._v.copy()
+    off = (v._v.__array_interface__["data"][0] - root._v.__array_interface__["data"][0]) // 8
+    np.lib.stride_tricks.as_strided(expected.reshape(-1)[off:], v._v.shape, v._v.strides)[...] = new
+    box = FN._box(v._v, root._v)
+    got = FN._update_box(Array(root._v.copy()), box, Array(new)) if box is not None else \
+        FN._scatter(Array(root._v.copy()), FN._index_map(v._v, root._v), Array(new))
+    np.testing.assert_array_equal(np.asarray(got), expected)
+    flat = FN._scatter(Array(root._v.copy()), FN._index_map(v._v, root._v), Array(new))
+    np.testing.assert_array_equal(np.asarray(flat), expected)

@@ -162,6 +162,57 @@ def _index_map(view_sh: np.ndarray, root_sh: np.ndarray) -> np.ndarray:
                                            tuple(s // isz * 8 for s in view_sh.strides)).copy()
 
 
+def _box(view_sh: np.ndarray, root_sh: np.ndarray):
+    """When a view covers a box of its root (slices of step 1 and integers, transposed, with dimensions of size
+    1 added or dropped): (the view's dimensions in root order, the box's shape, its start); else None."""
+    isz = root_sh.itemsize
+    rshape = root_sh.shape
+    rstrides = [s // isz for s in root_sh.strides]
+    off = (view_sh.__array_interface__["data"][0] - root_sh.__array_interface__["data"][0]) // isz
+    if not rshape or off < 0 or off >= max(root_sh.size, 1):
+        return None
+    if view_sh.size > 1 and _contiguous(view_sh, isz):  # a run of consecutive root elements
+        return (None, view_sh.size, off)
+    start = [int(i) for i in np.unravel_index(off, rshape)]
+    box = [1] * len(rshape)
+    order = []
+    for j, (n, st) in enumerate(zip(view_sh.shape, view_sh.strides)):
+        if n == 1:
+            continue
+        dims = [i for i in range(len(rshape)) if rstrides[i] == st // isz and rshape[i] > 1 and box[i] == 1]
+        if len(dims) != 1 or start[dims[0]] + n > rshape[dims[0]]:
+            return None
+        box[dims[0]] = n
+        order.append((dims[0], j))
+    order.sort()
+    return tuple(j for _, j in order), tuple(box), tuple(start)
+
+
+def _contiguous(sh: np.ndarray, isz: int) -> bool:
+    exp = isz
+    for n, st in zip(reversed(sh.shape), reversed(sh.strides)):
+        if n != 1 and st != exp:
+            return False
+        exp *= n
+    return True
+
+
+def _update_box(root_val, box, new):
+    from .. import numpy as jnp
+    from ..primitives.dynamic_slicing import dynamic_update_slice
+    order, shape, start = box
+    if order is None:  # a flat run
+        flat = dynamic_update_slice(jnp.reshape(root_val, (-1,)), jnp.reshape(new, (-1,)), (start,))
+        return jnp.reshape(flat, root_val.shape)
+    kept = [j for j in range(new.ndim) if new.shape[j] != 1]
+    upd = jnp.squeeze(new, tuple(j for j in range(new.ndim) if new.shape[j] == 1)) if len(kept) < new.ndim else new
+    pos = {j: k for k, j in enumerate(kept)}
+    perm = tuple(pos[j] for j in order)
+    if perm != tuple(range(len(perm))):
+        upd = jnp.transpose(upd, perm)
+    return dynamic_update_slice(root_val, jnp.reshape(upd, shape), start)
+
+
 def _scatter(root_val, idx: np.ndarray, new):
     from .. import numpy as jnp
     shape = root_val.shape
@@ -194,21 +245,43 @@ def write(t, new, name: str = "inplace arithmetic", key=None) -> None:
     mv = t._mv
     if mv is not None and (requires_grad(t) or reverse_mode(new)):
         raise RuntimeError(_MULTI_VIEW_MSG.format(k=mv[1], name=mv[0]))
-    if t is root:
-        root._a = new if key is None else old.at[key].set(new)
+    if t is root and key is None:
+        root._a = new
     else:
-        idx = t.__dict__.get("_im")
-        if idx is None:
-            idx = t._im = _index_map(t._sh, root._sh)
-        if key is not None:  # the root positions of t[key] (an index into t's positions)
-            idx = idx[key]
-        if idx.size:
-            root._a = _scatter(old, idx, new)
-        if key is None:
-            t._a = new
-        else:
-            t._a = t._vfn(root._a)
+        region = _region(t, root, key)
+        if region is None:  # an advanced index into the root: its own scatter
+            root._a = old.at[key].set(new)
+        elif region.__class__ is tuple:
+            root._a = _update_box(old, region, new)
+        elif region.size:
+            root._a = _scatter(old, region, new)
+        if t is not root:
+            t._a = new if key is None else t._vfn(root._a)
     _refresh(root, t)
+
+
+def _region(t, root, key):
+    """Where t (or t[key]) lies in root: a box (see `_box`), or the flat root positions (an index map); None for
+    an advanced key into the root itself."""
+    from ._index import _is_basic, _np_key
+    basic = key is None or _is_basic(key)
+    if t is root and not basic:
+        return None
+    sh = t._sh if t._sh is not None else shadow(t)
+    rsh = root._sh if root._sh is not None else shadow(root)
+    if key is None:
+        r = t.__dict__.get("_rg_")
+        if r is None:
+            r = _box(sh, rsh)
+            if r is None:
+                r = _index_map(sh, rsh)
+            t._rg_ = r
+        return r
+    if basic:
+        sub = sh[_np_key(key)]
+        r = _box(sub, rsh)
+        return r if r is not None else _index_map(sub, rsh)
+    return _index_map(sh, rsh)[key]
 
 
 def _refresh(root, skip) -> None:
