@@ -270,12 +270,12 @@ def _region(t, root, key):
     sh = t._sh if t._sh is not None else shadow(t)
     rsh = root._sh if root._sh is not None else shadow(root)
     if key is None:
-        r = t.__dict__.get("_rg_")
+        r = t.__dict__.get("_region")
         if r is None:
             r = _box(sh, rsh)
             if r is None:
                 r = _index_map(sh, rsh)
-            t._rg_ = r
+            t._region = r
         return r
     if basic:
         sub = sh[_np_key(key)]
