@@ -161,7 +161,7 @@ def _check_adv(shape, key):
 
 
 def setitem(self, idx, value):
-    if isinstance(idx, Tensor) and idx._v is None and idx._np_dtype() == np.bool_ and (
+    if idx.__class__ is Tensor and idx._v is None and idx._np_dtype() == np.bool_ and (
             not isinstance(value, Tensor) or value.ndim == 0):
         # x[traced mask] = scalar: a masked fill (the mask's values are unknown while tracing)
         nd = self.ndim - idx.ndim
