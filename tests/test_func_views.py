@@ -187,6 +187,23 @@ def test_index_assignment_forms():
         check(make)
 
 
+def test_index_assignment_with_index_tensors_on_bases_and_views():
+    def f(x):
+        L = _lib(x)
+        y = x.clone()
+        m = L.tensor([True, False, True, False])
+        y[m] = x[1] * 3
+        v = y.t()
+        v[:, m] = v[:, m] * 2
+        y[L.tensor([0, 3]), 1] = x[0, 0]
+        v[L.tensor([2]), 1:] += x[3, 1]
+        return (y ** 2).sum()
+    x, xs = arr(12, (4, 3)), arr(13, (2, 4, 3))
+    for make in (lambda L, F: F.grad(f)(L.tensor(x)), lambda L, F: F.vmap(f)(L.tensor(xs)),
+                 lambda L, F: F.hessian(f)(L.tensor(x))):
+        check(make)
+
+
 def test_base_inplace_is_seen_by_views_and_views_by_each_other():
     def f(x):
         y = x * 2
