@@ -247,17 +247,18 @@ def write(t, new, name: str = "inplace arithmetic", key=None) -> None:
         raise RuntimeError(_MULTI_VIEW_MSG.format(k=mv[1], name=mv[0]))
     if t is root and key is None:
         root._a = new
-    else:
-        region = _region(t, root, key)
-        if region is None:  # an advanced index into the root: its own scatter
-            root._a = old.at[key].set(new)
-        elif region.__class__ is tuple:
-            root._a = _update_box(old, region, new)
-        elif region.size:
-            root._a = _scatter(old, region, new)
-        if t is not root:
-            t._a = new if key is None else t._vfn(root._a)
-    _refresh(root, t)
+        _refresh(root, t, None)
+        return
+    region = _region(t, root, key)
+    if region is None:  # an advanced index into the root: its own scatter
+        root._a = old.at[key].set(new)
+    elif region.__class__ is tuple:
+        root._a = _update_box(old, region, new)
+    elif region.size:
+        root._a = _scatter(old, region, new)
+    if t is not root:
+        t._a = new if key is None else t._vfn(root._a)
+    _refresh(root, t, _written(root, region, key))
 
 
 def _region(t, root, key):
@@ -284,7 +285,33 @@ def _region(t, root, key):
     return _index_map(sh, rsh)[key]
 
 
-def _refresh(root, skip) -> None:
+def _written(root, region, key) -> np.ndarray:
+    """A boolean mask over root's elements: those a write to `region` (or root[key]) changed."""
+    mask = np.zeros(root._a.shape, np.bool_)
+    if region is None:
+        mask[key] = True
+    elif region.__class__ is tuple:
+        order, shape, start = region
+        if order is None:
+            mask.reshape(-1)[start:start + shape] = True
+        else:
+            mask[tuple(slice(b, b + n) for b, n in zip(start, shape))] = True
+    else:
+        mask.reshape(-1)[region.reshape(-1)] = True
+    return mask
+
+
+def _touches(region, mask: np.ndarray) -> bool:
+    if region.__class__ is tuple:
+        order, shape, start = region
+        if order is None:
+            return bool(mask.reshape(-1)[start:start + shape].any())
+        return bool(mask[tuple(slice(b, b + n) for b, n in zip(start, shape))].any())
+    return bool(mask.reshape(-1)[region.reshape(-1)].any())
+
+
+def _refresh(root, skip, mask) -> None:
+    """Recompute the live views of root (those that overlap the written `mask`, or all when it is None)."""
     lv = root._lv
     if not lv:
         return
@@ -295,7 +322,7 @@ def _refresh(root, skip) -> None:
         if w is None or w._base is not root:
             continue
         alive.append(r)
-        if w is not skip:
+        if w is not skip and (mask is None or _touches(_region(w, root, None), mask)):
             w._a = w._vfn(a)
     root._lv = alive
 
