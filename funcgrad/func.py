@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .core.array import Array, ArrayBase
 from .core.trace import Tracer, _state as _trace_state
-from .tree_util import broadcast_prefix, tree_leaves, tree_map
+from .tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .transforms import ad as _ad
 from . import transforms as _tr
 
@@ -27,17 +27,6 @@ def _T():
 def _to_arrays(tree):
     T = _T()
     return tree_map(lambda x: x._arr() if isinstance(x, T.Tensor) else x, tree)
-
-
-def _to_tensors(tree):
-    """Arrays and tracers (as handed to the user's function) become tensors."""
-    T = _T()
-
-    def f(x):
-        if isinstance(x, ArrayBase):
-            return T._traced(x)
-        return x
-    return tree_map(f, tree)
 
 
 def _out_tensors(tree):
@@ -69,16 +58,19 @@ def _wrap_fn(func, frozen=(), box=None, return_muts=False):
     for the others, one entry per leaf of (args, kwargs)) are appended to it, and returned as a second output
     when `return_muts`."""
     def g(*args, **kwargs):
-        targs, tkw = _to_tensors(args), _to_tensors(kwargs)
-        for i in frozen:
-            if i < len(targs):
-                for t in tree_leaves(targs[i]):
-                    if isinstance(t, _T().Tensor):
-                        t._frz = True
+        T = _T()
+        leaves, tree = tree_flatten((args, kwargs))
+        tleaves = [T._traced(x) if isinstance(x, ArrayBase) else x for x in leaves]
+        targs, tkw = tree_unflatten(tree, tleaves)
+        if frozen:
+            for i in frozen:
+                if i < len(targs):
+                    for t in tree_leaves(targs[i]):
+                        if isinstance(t, T.Tensor):
+                            t._frz = True
         if box is None:
             return _unwrap_out(func(*targs, **tkw))
-        T = _T().Tensor
-        ins = [(t, t._a) if isinstance(t, T) else None for t in tree_leaves((targs, tkw))]
+        ins = [(t, t._a) if isinstance(t, T.Tensor) else None for t in tleaves]
         out = _unwrap_out(func(*targs, **tkw))
         muts = [None if e is None or e[0]._a is e[1] else e[0]._arr() for e in ins]
         box.append(muts)

@@ -33,9 +33,15 @@ _VMAP_INPLACE_MSG = ("vmap: inplace arithmetic(self, *extra_args) is not possibl
                      "inside the PyTorch framework, please file a bug report instead.")
 
 
+_TENSOR = None
+
+
 def _T():
-    from . import _tensor
-    return _tensor
+    global _TENSOR
+    if _TENSOR is None:
+        from . import _tensor
+        _TENSOR = _tensor
+    return _TENSOR
 
 
 # --- shadows and views ---------------------------------------------------------------------------------------
