@@ -161,6 +161,12 @@ def _check_adv(shape, key):
 
 
 def setitem(self, idx, value):
+    if idx.__class__ is Tensor and idx._v is None and idx._np_dtype() == np.bool_ and (
+            not isinstance(value, Tensor) or value.ndim == 0):
+        # x[traced mask] = scalar: a masked fill (the mask's values are unknown while tracing)
+        nd = self.ndim - idx.ndim
+        self.masked_fill_(idx.reshape(tuple(idx.shape) + (1,) * nd) if nd > 0 else idx, value)
+        return
     key = _convert_index(idx)
     shape = self._v.shape if self._v is not None else self._a.shape
     dt = self._np_dtype()
@@ -172,12 +178,16 @@ def setitem(self, idx, value):
             vt = tensor(value, dtype=D.from_np(dt))
         else:
             vt = None
-    if self._v is None:  # a traced tensor: functional update of the held value
+    if self._v is None:  # a traced tensor: a functional update of its root (see _functional)
         from ._ops import _cast
         from .. import numpy as jnp
+        from . import _functional
         val = vt._arr() if vt is not None else Array(np.array(value, dt))
-        tgt = jnp.zeros(shape, np.bool_)[key].shape
-        self._a = self._a.at[key].set(jnp.broadcast_to(_cast(val, dt), tgt))
+        tgt = np.empty(shape, np.bool_)[key].shape
+        if self._sh is not None and _is_basic(key) and _functional.overlaps(self._sh[_np_key(key)]):
+            from ._tensor import _OVERLAP_MSG
+            raise RuntimeError(_OVERLAP_MSG)
+        _functional.write(self, jnp.broadcast_to(_cast(val, dt), tgt), "index_put_", key)
         return
     if _is_basic(key):
         _check_bounds(shape, key)
@@ -194,12 +204,9 @@ def setitem(self, idx, value):
             target.copy_(vt)
         return
     _check_adv(shape, key)
-    grad = _gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
-                            (vt is not None and _req(vt)))
-    if self._v is not None and not grad:
-        if not self._v.flags.writeable:
-            from ._tensor import _OVERLAP_MSG
-            raise RuntimeError(_OVERLAP_MSG)
+    grad = (_gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
+                             (vt is not None and _req(vt)))) or (vt is not None and vt._v is None)
+    if self._v is not None and not grad and self._v.flags.writeable:
         if self._inf and not _gs.inference:
             from ._tensor import _INF_INPLACE_MSG
             raise RuntimeError(_INF_INPLACE_MSG)

@@ -95,14 +95,12 @@ def fill_(self, value):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
-        if _req(value) and _gs.enabled:
+        if (_req(value) and _gs.enabled) or value._v is None:
             return _inplace("Fill", self, lambda a, s: O.jnp.broadcast_to(O._cast(s, a.dtype), a.shape), (value,),
                             reads_self=False)
         value = value.item()
-    if v is not None and (not _gs.enabled or (not self._rg and (self._base is None or not self._base._rg))):
-        if not v.flags.writeable:
-            from ._tensor import _OVERLAP_MSG
-            raise RuntimeError(_OVERLAP_MSG)
+    if v is not None and v.flags.writeable and (not _gs.enabled or (
+            not self._rg and (self._base is None or not self._base._rg))):
         _check_inf(self)
         v[...] = value
         self._bump()
@@ -115,11 +113,8 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         src = C.tensor(src)
     v = self._v
-    if v is not None and src._v is not None and (not _gs.enabled or (
+    if v is not None and src._v is not None and v.flags.writeable and (not _gs.enabled or (
             not self._rg and not _req(src) and (self._base is None or not self._base._rg))):
-        if not v.flags.writeable:
-            from ._tensor import _OVERLAP_MSG
-            raise RuntimeError(_OVERLAP_MSG)
         _check_inf(self)
         if src._v.shape != v.shape and not _bc_into(src._v.shape, v.shape):
             _raise_bc(v.shape, src._v.shape)

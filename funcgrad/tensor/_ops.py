@@ -23,6 +23,7 @@ from ..primitives.reduction import reduce_max as _reduce_max, reduce_sum as _red
 from ..primitives.shape import reshape as _reshape
 from ..primitives.shape import broadcast_in_dim as _broadcast_in_dim
 from . import _dtype as D
+from . import _functional
 from ..autograd.grad_mode import state as _gs
 from ._tensor import (Tensor, _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _dim, _make,
                       _req, _view, _views, _wrap)
@@ -1289,7 +1290,28 @@ def diag(input, diagonal=0):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    return _apply1("Diagonal", lambda a: jnp.diagonal(a, offset, dim1, dim2), input)
+    """A view of the (offset) diagonal of dims dim1, dim2, moved to the last dimension (as torch.diagonal)."""
+    nd = input.ndim
+    d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _view("Diagonal", input, lambda x: _np_diagonal(x, offset, d1, d2),
+                 lambda a: jnp.diagonal(a, offset, d1, d2))
+
+
+def _np_diagonal(v, offset, d1, d2):
+    """np.diagonal as a view that is writeable when v is (NumPy's own is read-only)."""
+    n1, n2 = v.shape[d1], v.shape[d2]
+    length = _max(0, _min(n1, n2 - offset) if offset >= 0 else _min(n1 + offset, n2))
+    if length:
+        if offset > 0:
+            v = v[(slice(None),) * d2 + (slice(offset, None),)]
+        elif offset < 0:
+            v = v[(slice(None),) * d1 + (slice(-offset, None),)]
+    rest = [i for i in _range(v.ndim) if i != d1 and i != d2]
+    shape = tuple(v.shape[i] for i in rest) + (length,)
+    strides = tuple(v.strides[i] for i in rest) + (v.strides[d1] + v.strides[d2],)
+    return np.lib.stride_tricks.as_strided(v, shape, strides, writeable=v.flags.writeable)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -1433,15 +1455,13 @@ def view(input, *shape):
     if len(shape) == 1 and isinstance(shape[0], (D.dtype, np.dtype, type)):
         return _view_dtype(input, shape[0])
     shape = _infer(_shape_args(shape), input.numel())
-    v = input._v
-    nv = None
-    if v is not None:
-        try:
-            nv = _np_view_reshape(v, shape)
-        except ValueError:
-            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
-                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") \
-                from None
+    v = input._v if input._v is not None else _functional.shadow(input)
+    try:
+        nv = _np_view_reshape(v, shape)
+    except ValueError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") \
+            from None
     return _view("View", input, lambda x: nv if x is v else _np_view_reshape(x, shape), _reshape_arr(shape))
 
 
@@ -1454,13 +1474,11 @@ def _view_dtype(input, dtype):
 
 def reshape(input, *shape):
     shape = _infer(_shape_args(shape), input.numel())
-    v = input._v
-    nv = None
-    if v is not None:
-        try:
-            nv = _np_view_reshape(v, shape)
-        except ValueError:
-            return _apply1("UnsafeView", _reshape_arr(shape), input)
+    v = input._v if input._v is not None else _functional.shadow(input)
+    try:
+        nv = _np_view_reshape(v, shape)
+    except ValueError:
+        return _apply1("UnsafeView", _reshape_arr(shape), input)
     return _view("View", input, lambda x: nv if x is v else _np_view_reshape(x, shape), _reshape_arr(shape))
 
 

@@ -4,8 +4,9 @@ Layout (as PyTorch's): a `_Storage` (one writable NumPy buffer plus one version 
 view of it) and the tensor's own NumPy view of that buffer (`_v`). Views made by NumPy slicing, reshape,
 transpose, ... alias the buffer, so a write through either side is seen by both. Every operation hands
 the functional core a zero-copy read-only `Array` over the view (`_arr()`), computes with funcgrad's
-primitives, and wraps the result in a new tensor. Under `funcgrad.func` transforms a tensor may instead
-hold a tracer (`_v is None`): then operations stay functional, and in-place ones replace the held value.
+primitives, and wraps the result in a new tensor. Under `funcgrad.func` transforms (and jit) a tensor may
+instead hold a tracer (`_v is None`): then views and in-place ops are functionalised as torch.func does it --
+a view stays linked to its base and a write through either updates both (see `_functional`).
 
 Autograd: when grad mode is on and an input requires grad, the op's Array-level function is run eagerly
 while its primitive binds are listed (`funcgrad.core.primitive.record_eager`) and the list becomes a graph
@@ -22,10 +23,11 @@ from ..autograd import graph as _graph
 from ..autograd.grad_mode import state as _gs
 from ..core.array import Array, ArrayBase as _ArrayBase
 from ..core.primitive import _rec_state, record_eager as _record_eager
-from ..core.trace import Tracer
+from ..core.trace import Tracer, _state as _trace_state
 from ..primitives import elementwise as _ew
 from ..transforms import ad as _ad
 from . import _dtype as D
+from . import _functional as _fn
 
 _new_obj = object.__new__
 _NP2T = D._NP2T
@@ -58,6 +60,9 @@ class Tensor:
     _pahooks = None
     _is_param = False
     _inf = False        # an inference tensor (made in inference_mode)
+    _sh = None          # (traced) NumPy layout stand-in linking views to their root (see _functional)
+    _lv = None          # (traced root) weak references to its live views
+    _mv = None          # (traced view) (op name, output number) when made by a multi-view op (split, unbind)
 
     def __new__(cls, *args, **kwargs):
         """torch.Tensor(*sizes), torch.Tensor(data), torch.Tensor(): a tensor of the default dtype (uninitialised
@@ -202,7 +207,7 @@ class Tensor:
         return -1
 
     def stride(self, dim=None):
-        v = self._v
+        v = self._v if self._v is not None else self._sh
         if v is None:
             st = _contig_strides(self._a.shape)
         else:
@@ -212,6 +217,12 @@ class Tensor:
 
     def storage_offset(self) -> int:
         v = self._v
+        if v is None:
+            v = self._sh
+            if v is None or self._base is None:
+                return 0
+            base = self._base._sh
+            return (v.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // v.itemsize
         base = self._storage().buf
         return (v.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // v.itemsize
 
@@ -222,7 +233,7 @@ class Tensor:
         return self._storage()
 
     def is_contiguous(self, memory_format=None) -> bool:
-        v = self._v
+        v = self._v if self._v is not None else self._sh
         if v is None:
             return True
         return _is_contig(v)
@@ -341,8 +352,8 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing this one's storage (and version counter), outside the graph."""
-        if self._v is None:
-            return _traced(self._a)
+        if self._v is None:  # under a transform: the value with every gradient level stopped
+            return _traced(_fn.detached(self._a))
         t = _make(self._v)
         t._a = self._a
         t._st = self._storage()
@@ -941,7 +952,7 @@ def _view(name, x, np_fn, arr_fn):
     """A view of x: np_fn on its NumPy view (aliasing the storage); arr_fn is the same on Arrays."""
     v = x._v
     if v is None:
-        return _traced(arr_fn(x._a))
+        return _fn.view(x, np_fn, arr_fn, name)
     nv = np_fn(v)
     t = _new_obj(Tensor)
     t._v = nv
@@ -960,6 +971,8 @@ def _view(name, x, np_fn, arr_fn):
         t._vrb = base._rebases
     if x._inf:
         t._inf = True
+    if _trace_state.stack:
+        _fn.track_eager(base, t)
     if base._rg and _gs.enabled and _req(x):
         node, vals, _ = _record(name, arr_fn, (x,))
         t._rg = True
@@ -972,7 +985,7 @@ def _views(name, x, np_fns, arr_fn):
     """Several views of x at once (split, chunk, unbind): arr_fn returns the list of their values."""
     v = x._v
     if v is None:
-        return [_traced(o) for o in arr_fn(x._a)]
+        return _fn.views(x, np_fns, arr_fn, name)
     st = x._st if x._st is not None else x._storage()
     base = x._base if x._base is not None else x
     outs = []
@@ -985,6 +998,9 @@ def _views(name, x, np_fns, arr_fn):
     if base._rebases:
         for t in outs:
             t._vrb = base._rebases
+    if _trace_state.stack:
+        for t in outs:
+            _fn.track_eager(base, t)
     if x._inf:
         for t in outs:
             t._inf = True
@@ -1048,15 +1064,20 @@ def _inplace(name, t, fn, others=(), reads_self=True):
     so no snapshot of it is kept."""
     v = t._v
     dt = t._np_dtype()
-    if v is None:  # a traced tensor: replace the held value
+    if v is None:  # a traced tensor: a functional update of its root (see _functional)
         new = fn(t._a, *[o._arr() for o in others])
         _check_cast(new.dtype, dt, name)
         if new.shape != t._a.shape:
             _shape_mismatch(t._a.shape, new.shape)
-        t._a = _ew.convert_element_type(new, dt)
+        if _fn.overlaps(t._sh) and (name not in _fn.FILLS or _fn.requires_grad(t)):  # (torch's rules)
+            raise RuntimeError(_OVERLAP_MSG)
+        _fn.write(t, _ew.convert_element_type(new, dt), name)
         return t
-    if not v.flags.writeable:
-        raise RuntimeError(_OVERLAP_MSG)
+    if not v.flags.writeable:  # a view of an expanded tensor
+        if _gs.enabled and (t._rg or (t._base is not None and t._base._rg) or any(_req(o) for o in others)):
+            raise RuntimeError(_OVERLAP_MSG)
+        _fn.write_readonly(t, fn, others, name)
+        return t
     if t._inf and not _gs.inference:
         raise RuntimeError(_INF_INPLACE_MSG)
     if _gs.enabled and (t._rg or (t._base is not None and t._base._rg) or any(_req(o) for o in others)):
@@ -1067,7 +1088,13 @@ def _inplace(name, t, fn, others=(), reads_self=True):
         _check_cast(new.dtype, dt, name)
         if new.shape != v.shape:
             _shape_mismatch(v.shape, new.shape)
-    np.copyto(v, new._buf if new.__class__ is Array else np.asarray(new), casting="unsafe")
+    if new.__class__ is Array:
+        np.copyto(v, new._buf, casting="unsafe")
+    elif isinstance(new, Tracer):  # a traced value written into a buffer: the tensor becomes traced
+        _fn.promote(t, _ew.convert_element_type(new, dt), name)
+        return t
+    else:
+        np.copyto(v, np.asarray(new), casting="unsafe")
     t._bump()
     if node is not None:
         node.bind_outputs([base])
