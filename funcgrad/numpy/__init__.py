@@ -42,7 +42,7 @@ from ._ufuncs import (angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, 
                       logical_not, logical_or, logical_xor, mod, nan_to_num, nextafter, rad2deg, radians, real,
                       remainder, right_shift, rint, round, signbit, sinc, sinh, tan, trunc)
 from ._sorting import (argpartition, argsort, argwhere, compress, count_nonzero, cumprod, cumsum,  # noqa: F401
-                       cumulative_prod, cumulative_sum, diff, ediff1d, extract, flatnonzero, lexsort,
+                       cumulative_prod, cumulative_sum, diff, ediff1d, extract, flatnonzero, isin, lexsort,
                        nancumprod, nancumsum, nonzero, partition, piecewise, put_along_axis, searchsorted,
                        select, sort, take, take_along_axis, unique, unique_all, unique_counts, unique_inverse,
                        unique_values)

@@ -9,6 +9,7 @@ from ..core import dtypes
 from ..core.array import ArrayBase, to_array
 from ..primitives import elementwise as ew
 from ..primitives.shape import broadcasted_iota, full as _full
+from ._device import put
 from ._promote import asarray_any, broadcast_to, is_python_scalar, scalar_array
 
 
@@ -59,23 +60,26 @@ def _flat(xs):
 def asarray(a, dtype=None, copy=None, *, device=None):
     """Convert to an Array without copying an Array that already matches, as numpy.asarray."""
     if isinstance(a, ArrayBase) and (dtype is None or dtypes.canonicalize(dtype) == a.dtype):
-        return a
-    return array(a, dtype=dtype, copy=bool(copy))
+        return a if device is None else put(a, device, "asarray")
+    x = array(a, dtype=dtype, copy=bool(copy))
+    return x if device is None else put(x, device, "asarray")
 
 
 def zeros(shape, dtype=None, *, device=None):
     """An array of zeros (default dtype: the default float), as numpy.zeros."""
-    return _full(_shape(shape), 0, _dtype(dtype))
+    x = _full(_shape(shape), 0, _dtype(dtype))
+    return x if device is None else put(x, device, "zeros")
 
 
 def ones(shape, dtype=None, *, device=None):
     """An array of ones (default dtype: the default float), as numpy.ones."""
-    return _full(_shape(shape), 1, _dtype(dtype))
+    x = _full(_shape(shape), 1, _dtype(dtype))
+    return x if device is None else put(x, device, "ones")
 
 
 def empty(shape, dtype=None, *, device=None):
     """As numpy.empty; funcgrad arrays are immutable, so the contents are zeros."""
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=device)
 
 
 def _fill_value(v, dt):
@@ -88,7 +92,11 @@ def _fill_value(v, dt):
 
 def full(shape, fill_value, dtype=None, *, device=None):
     """An array of `shape` filled with `fill_value` (a scalar or an array broadcast to `shape`)."""
-    shape = _shape(shape)
+    x = _fill(_shape(shape), fill_value, dtype)
+    return x if device is None else put(x, device, "full")
+
+
+def _fill(shape, fill_value, dtype):
     if isinstance(fill_value, ArrayBase) or np.ndim(fill_value) > 0:
         fv = asarray_any(fill_value)
         if dtype is not None:
@@ -107,7 +115,8 @@ def _like(name, value):
     def f(a, dtype=None, shape=None, *, device=None):
         x = asarray_any(a)
         dt = dtypes.canonicalize(dtype) if dtype is not None else x.dtype
-        return _full(_shape(x.shape if shape is None else shape), value, dt)
+        out = _full(_shape(x.shape if shape is None else shape), value, dt)
+        return out if device is None else put(out, device, name)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"As numpy.{name}: an array with a's shape and dtype (or the given ones)."
     return f
@@ -121,7 +130,8 @@ empty_like = _like("empty_like", 0)
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     """As numpy.full_like: a's shape and dtype (or the given ones), filled with fill_value."""
     x = asarray_any(a)
-    return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
+    return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype,
+                device=device)
 
 
 def _concrete_scalar(v, what):
@@ -142,6 +152,11 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 
     Without dtype: the default int dtype for integer bounds, the default float dtype if any is a
     float (NumPy: int64 / float64)."""
+    x = _arange(start, stop, step, dtype)
+    return x if device is None else put(x, device, "arange")
+
+
+def _arange(start, stop, step, dtype):
     if stop is None:
         start, stop = 0, start
     step = 1 if step is None else step
@@ -212,6 +227,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     if dtypes.is_integer(dt) and dtypes.is_float(calc):
         y = _floor(y)
     y = ew.convert_element_type(y, dt)
+    if device is not None:
+        y = put(y, device, "linspace")
     if retstep:
         return y, step
     return y
@@ -230,7 +247,8 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
     k = operator.index(k)
     r = broadcasted_iota(dtypes.int64, _shape((N, M)), 0)
     c = broadcasted_iota(dtypes.int64, (N, M), 1)
-    return ew.convert_element_type(ew.eq(ew.add(r, _full((N, M), k, dtypes.int64)), c), _dtype(dtype))
+    x = ew.convert_element_type(ew.eq(ew.add(r, _full((N, M), k, dtypes.int64)), c), _dtype(dtype))
+    return x if device is None else put(x, device, "eye")
 
 
 def identity(n: int, dtype=None):

@@ -189,10 +189,14 @@ def _clip_bound(x, v, is_lower: bool):
     return v
 
 
-def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 - NumPy names
-    """Limit values to [a_min, a_max] (minimum(maximum(a, a_min), a_max)), as numpy.clip."""
+def clip(x, /, min=None, max=None, *, a_min=None, a_max=None):  # noqa: A002 - the standard's names
+    """Limit values to [min, max] (minimum(maximum(x, min), max)), as numpy.clip; the bounds are
+    positional or `min=`/`max=` (the Array API's names) or NumPy's older `a_min=`/`a_max=`."""
+    if (min is not None and a_min is not None) or (max is not None and a_max is not None):
+        raise TypeError("clip: pass each bound once (min= or a_min=, max= or a_max=)")
     lo = a_min if min is None else min
     hi = a_max if max is None else max
+    a = x
     from ._ufuncs import maximum, minimum
     x = asarray_any(a)
     lo, hi = _clip_bound(x, lo, True), _clip_bound(x, hi, False)
