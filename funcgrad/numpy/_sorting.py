@@ -380,7 +380,10 @@ def _unique_core(rows, equal_nan: bool, size, fill_value):
 
 
 def _fill_array(fill_value, dtype, shape):
-    f = asarray_any(fill_value)
+    if isinstance(fill_value, int) and is_python_scalar(fill_value) and dtypes.is_integer(dtype):
+        f = scalar_array(fill_value, dtype, False)  # in dtype directly (uint64's max exceeds int64)
+    else:
+        f = asarray_any(fill_value)
     return broadcast_to(ew.convert_element_type(f, dtype), shape)
 
 
