@@ -765,6 +765,23 @@ def test_creation(data):
     _same_call("broadcast_arrays", [x, x], {})
 
 
+def test_asarray_copy_keyword():
+    """copy=False never copies (ValueError where it would have to), as the standard and NumPy say."""
+    for obj, kw in (([1, 2], {}), (1.5, {}), (np.ones(2), {"dtype": fnp.float32})):
+        with pytest.raises(ValueError, match="copy"):
+            fnp.asarray(obj, copy=False, **kw)
+        with pytest.raises(ValueError):
+            xp.asarray(obj, copy=False, **{k: sdt(dtype_name(v)) for k, v in kw.items()})
+    src = np.arange(3.0)
+    shared, copied = fnp.asarray(src, copy=False), fnp.asarray(src, copy=True)
+    src[0] = 7.0
+    assert float(shared[0]) == 7.0 and float(copied[0]) == 0.0
+    x = fnp.ones(2)
+    assert fnp.asarray(x, copy=False) is x and fnp.asarray(x, dtype=fnp.float32, copy=False) is x
+    assert_same(xp.asarray([[1, 2.5]], dtype=xp.float64), fnp.asarray([[1, 2.5]], dtype=fnp.float64))
+    assert_same(xp.asarray([True, False]), fnp.asarray([True, False]))
+
+
 def test_default_dtypes_of_creation_functions():
     """Without dtype= the defaults of __array_namespace_info__ (float32, complex64, int64) are used."""
     dd = fnp.__array_namespace_info__().default_dtypes()

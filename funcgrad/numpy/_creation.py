@@ -6,10 +6,11 @@ import operator
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, to_array
+from ..core.array import ArrayBase, to_array, wrap
+from ..core.backend import CPU
 from ..primitives import elementwise as ew
 from ..primitives.shape import broadcasted_iota, full as _full
-from ._device import put
+from ._device import put, resolve
 from ._promote import asarray_any, broadcast_to, is_python_scalar, scalar_array
 
 
@@ -58,11 +59,30 @@ def _flat(xs):
 
 
 def asarray(a, dtype=None, copy=None, *, device=None):
-    """Convert to an Array without copying an Array that already matches, as numpy.asarray."""
+    """Convert to an Array without copying an Array that already matches, as numpy.asarray.
+
+    copy=False never copies, as in NumPy and the Array API: it raises ValueError where a copy is
+    needed (lists, scalars, a dtype change), and shares a NumPy array's buffer (read-only through the
+    Array; writes the caller makes to the NumPy array show through)."""
     if isinstance(a, ArrayBase) and (dtype is None or dtypes.canonicalize(dtype) == a.dtype):
         return a if device is None else put(a, device, "asarray")
+    if copy is False:
+        return _no_copy(a, dtype, device)
     x = array(a, dtype=dtype, copy=bool(copy))
     return x if device is None else put(x, device, "asarray")
+
+
+def _no_copy(a, dtype, device):
+    same = isinstance(a, np.ndarray) and (dtype is None or np.dtype(dtypes.canonicalize(dtype)) == a.dtype)
+    if same and resolve(device, "asarray") in (None, CPU):
+        dtypes.canonicalize(a.dtype)  # a supported dtype
+        view = a.view()
+        view.flags.writeable = False
+        return wrap(view)
+    what = f"dtype {a.dtype} to {np.dtype(dtype)}" if dtype is not None and hasattr(a, "dtype") \
+        else f"a {type(a).__name__}"
+    raise ValueError(f"asarray: copy=False, but converting {what} needs a copy "
+                     "(pass copy=None to copy only when needed)")
 
 
 def zeros(shape, dtype=None, *, device=None):

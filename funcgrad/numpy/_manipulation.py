@@ -189,14 +189,19 @@ def _clip_bound(x, v, is_lower: bool):
     return v
 
 
-def clip(x, /, min=None, max=None, *, a_min=None, a_max=None):  # noqa: A002 - the standard's names
+def clip(x=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None, out=None):  # noqa: A002
     """Limit values to [min, max] (minimum(maximum(x, min), max)), as numpy.clip; the bounds are
-    positional or `min=`/`max=` (the Array API's names) or NumPy's older `a_min=`/`a_max=`."""
+    positional or `min=`/`max=` (the Array API's names) or NumPy's older `a_min=`/`a_max=`, and the
+    array may be passed as NumPy's `a=`."""
+    if out is not None:
+        raise TypeError("clip: out= is not supported: funcgrad arrays are immutable; use the return value")
+    if (x is None) == (a is None):
+        raise TypeError("clip: pass the array once, positionally or as a=")
     if (min is not None and a_min is not None) or (max is not None and a_max is not None):
         raise TypeError("clip: pass each bound once (min= or a_min=, max= or a_max=)")
     lo = a_min if min is None else min
     hi = a_max if max is None else max
-    a = x
+    a = x if a is None else a
     from ._ufuncs import maximum, minimum
     x = asarray_any(a)
     lo, hi = _clip_bound(x, lo, True), _clip_bound(x, hi, False)
