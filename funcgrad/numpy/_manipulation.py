@@ -133,8 +133,10 @@ def expand_dims(a, axis):
     return sh.expand_dims(x, norm)
 
 
-def concatenate(arrays, axis=0, dtype=None, casting="same_kind"):
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     """Join arrays along an existing axis, as numpy.concatenate (axis=None flattens first)."""
+    if out is not None:
+        raise TypeError("concatenate: out= is not supported: funcgrad arrays are immutable; use the return value")
     xs = [asarray_any(a) for a in arrays]
     if not xs:
         raise ValueError("need at least one array to concatenate")
@@ -446,9 +448,9 @@ def atleast_3d(*arys):
 
 # --- joining and splitting -------------------------------------------------------------------------
 
-def concat(arrays, /, *, axis=0):
-    """Array API name of concatenate."""
-    return concatenate(arrays, axis)
+def concat(arrays, /, axis=0, out=None, *, dtype=None):
+    """The Array API's (and NumPy 2's) name of concatenate."""
+    return concatenate(arrays, axis, out, dtype)
 
 
 def _as_tuple(r):

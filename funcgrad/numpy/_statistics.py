@@ -146,6 +146,7 @@ def _keep_shape(x, axes):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=0.0):
     """Standard deviation over the given axes (sqrt of var), as numpy.std."""
+    _no_out(out, "std")
     v = var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
     return ew.sqrt(v)
 
