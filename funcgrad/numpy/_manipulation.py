@@ -178,7 +178,7 @@ def stack(arrays, axis=0, dtype=None):
         raise ValueError("stack: all input arrays must have the same shape, got "
                          + ", ".join(str(x.shape) for x in xs))
     ax = normalize_index(axis, xs[0].ndim + 1, "stack")
-    return concatenate([sh.expand_dims(x, (ax,)) for x in xs], ax, dtype)
+    return concatenate([sh.expand_dims(x, (ax,)) for x in xs], ax, dtype=dtype)
 
 
 def _clip_bound(x, v, is_lower: bool):
