@@ -230,3 +230,168 @@ def test_in_place_operators_follow_numpy_casting():
         ni *= 1.5
     with pytest.raises(ValueError):
         x -= fnp.ones((3, 2))
+
+
+# --- the rest of NumPy's commonly used functions, against NumPy ------------------------------------
+def _same(got, want, tol=1e-10, dtype=None):
+    """Values and dtype of a result (or tuple/list of results) equal NumPy's (dtype: NumPy's float64
+    results are the default float32 here when the input is not already float64)."""
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w, tol, dtype)
+        return
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.dtype == (w.dtype if dtype is None else np.dtype(dtype)), (g.dtype, w.dtype)
+    assert g.shape == w.shape, (g.shape, w.shape)
+    if w.dtype.kind in "fc":
+        np.testing.assert_allclose(g, w.astype(g.dtype), rtol=tol, atol=tol, equal_nan=True)
+        if w.dtype.kind == "f":
+            both = (g == 0) & (w == 0)
+            np.testing.assert_array_equal(np.signbit(g[both]), np.signbit(w[both]))
+    else:
+        np.testing.assert_array_equal(g, w)
+
+
+_FLOATS = np.array([0.0, -0.0, 1.0, -2.0, 3.75, -0.3, 1e-40, 5e-324, np.inf, -np.inf, np.nan, 1024.0, 0.5,
+                    2.0 ** -1022, np.finfo(np.float32).max, 7.0e300])
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_float_decomposition_functions(dt):
+    with np.errstate(all="ignore"):
+        x = _FLOATS.astype(dt)
+        X = fnp.asarray(x)
+        _same(fnp.frexp(X), np.frexp(x), 0)
+        _same(fnp.modf(X), np.modf(x), 0)
+        _same(fnp.spacing(X), np.spacing(x), 0)
+        _same(fnp.fabs(X), np.fabs(x), 0)
+        e = np.array([0, 1, -3, 2000, -2000, 10, -1074, 5, 0, 1, 1, -10, 3, 1, -1, 3], np.int32)
+        _same(fnp.ldexp(X, fnp.asarray(e)), np.ldexp(x, e), 0)
+        m, k = fnp.frexp(X)
+        _same(fnp.ldexp(m, k), x, 0)  # round trip
+    _same(fnp.fabs(fnp.asarray(np.array([-1, 2]))), np.fabs([-1, 2]), dtype="float32")
+    with pytest.raises(TypeError, match="fabs"):
+        fnp.fabs(fnp.asarray(1j))
+    with pytest.raises(TypeError, match="ldexp"):
+        fnp.ldexp(X, 1.5)
+
+
+@given(a=hnp.arrays(np.int64, 6, elements=st.integers(-10 ** 6, 10 ** 6)),
+       b=hnp.arrays(np.int64, 6, elements=st.integers(-10 ** 6, 10 ** 6)))
+def test_gcd_lcm(a, b):
+    _same(fnp.gcd(fnp.asarray(a), fnp.asarray(b)), np.gcd(a, b))
+    _same(fnp.lcm(fnp.asarray(a % 1000), fnp.asarray(b % 1000)), np.lcm(a % 1000, b % 1000))
+    _same(fnp.gcd(fnp.asarray(a.astype(np.int16) % 100), 12), np.gcd(a.astype(np.int16) % 100, 12))
+    from funcgrad import jit
+    _same(jit(fnp.gcd)(fnp.asarray(a), fnp.asarray(b)), np.gcd(a, b))
+    with pytest.raises(TypeError, match="gcd"):
+        fnp.gcd(fnp.asarray(1.5), 2)
+
+
+def test_sort_complex():
+    for dt in ("int8", "int16", "int32", "float32", "float64", "complex64"):
+        v = np.array([3, 1, 2, -1], dtype=dt)
+        _same(fnp.sort_complex(fnp.asarray(v)), np.sort_complex(v))
+
+
+def test_index_helpers():
+    idx = np.array([0, 5, 11, 7])
+    for order in ("C", "F"):
+        _same(fnp.unravel_index(fnp.asarray(idx), (3, 4), order=order), np.unravel_index(idx, (3, 4), order=order))
+        mi = (np.array([0, 2, 1]), np.array([3, 0, 1]))
+        _same(fnp.ravel_multi_index(tuple(map(fnp.asarray, mi)), (3, 4), order=order),
+              np.ravel_multi_index(mi, (3, 4), order=order))
+    bad = (np.array([5, -1]), np.array([1, 9]))
+    for mode in ("wrap", "clip", ("clip", "wrap")):
+        _same(fnp.ravel_multi_index(tuple(map(fnp.asarray, bad)), (3, 4), mode=mode),
+              np.ravel_multi_index(bad, (3, 4), mode=mode))
+    with pytest.raises(ValueError, match="bounds"):
+        fnp.unravel_index(12, (3, 4))
+    with pytest.raises(ValueError, match="invalid entry"):
+        fnp.ravel_multi_index(tuple(map(fnp.asarray, bad)), (3, 4))
+    for f in ("tril_indices", "triu_indices"):
+        for args in ((3,), (3, 1), (3, -1, 5), (4, 0, 2)):
+            _same(getattr(fnp, f)(*args), getattr(np, f)(*args))
+    x = np.arange(12).reshape(3, 4)
+    _same(fnp.tril_indices_from(x, -1), np.tril_indices_from(x, -1))
+    _same(fnp.triu_indices_from(fnp.asarray(x), 1), np.triu_indices_from(x, 1))
+    _same(fnp.diag_indices(3, 3), np.diag_indices(3, 3))
+    _same(fnp.diag_indices_from(np.ones((2, 2))), np.diag_indices_from(np.ones((2, 2))))
+    ix = fnp.ix_([0, 2], [True, False, True, True])
+    _same(fnp.asarray(x)[ix], x[np.ix_([0, 2], [True, False, True, True])])
+    for shape, wrap in (((3, 3), False), ((5, 3), True), ((5, 3), False), ((3, 5), False), ((3, 3, 3), False)):
+        want = np.zeros(shape)
+        np.fill_diagonal(want, [1, 2], wrap=wrap)
+        _same(fnp.fill_diagonal(fnp.zeros(shape, dtype=fnp.float64), fnp.asarray([1.0, 2.0]), wrap=wrap,
+                                inplace=False), want)
+    with pytest.raises(ValueError, match="inplace=False"):
+        fnp.fill_diagonal(fnp.zeros((2, 2)), 1.0)
+
+
+@given(a=hnp.arrays(np.int64, st.integers(0, 7), elements=st.integers(0, 8)),
+       b=hnp.arrays(np.int32, st.integers(0, 7), elements=st.integers(0, 8)), nan=st.booleans())
+def test_set_operations(a, b, nan):
+    if nan:
+        a = a.astype(np.float64)
+        a[:1] = np.nan
+    for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d", "isin"):
+        _same(getattr(fnp, name)(fnp.asarray(a), fnp.asarray(b)), getattr(np, name)(a, b))
+    _same(fnp.intersect1d(fnp.asarray(a), fnp.asarray(b), return_indices=True),
+          np.intersect1d(a, b, return_indices=True))
+    _same(fnp.isin(fnp.asarray(a), fnp.asarray(b), invert=True), np.isin(a, b, invert=True))
+    ua, ub = np.unique(a)[::-1], np.unique(b)
+    for name in ("intersect1d", "setdiff1d", "setxor1d"):
+        _same(getattr(fnp, name)(fnp.asarray(ua), fnp.asarray(ub), assume_unique=True),
+              getattr(np, name)(ua, ub, assume_unique=True))
+
+
+def test_isin_traces_and_batches():
+    from funcgrad import jit, vmap
+    x, t = np.array([[1, 5, 3], [4, 2, 9]]), np.array([3, 9, 1])
+    _same(jit(fnp.isin)(fnp.asarray(x), fnp.asarray(t)), np.isin(x, t))
+    _same(vmap(fnp.isin, in_axes=(0, None))(fnp.asarray(x), fnp.asarray(t)), np.isin(x, t))
+
+
+@given(y=hnp.arrays(np.float64, st.tuples(st.integers(3, 5), st.integers(3, 5)), elements=st.floats(-9, 9)),
+       seed=st.integers(0, 100), edge_order=st.sampled_from([1, 2]))
+def test_trapezoid_and_gradient(y, seed, edge_order):
+    rng = np.random.default_rng(seed)
+    x0, x1 = np.cumsum(rng.uniform(0.1, 2, y.shape[0])), np.cumsum(rng.uniform(0.1, 2, y.shape[1]))
+    Y = fnp.asarray(y)
+    _same(fnp.trapezoid(Y), np.trapezoid(y), 1e-9)
+    _same(fnp.trapezoid(Y, dx=0.5, axis=0), np.trapezoid(y, dx=0.5, axis=0), 1e-9)
+    _same(fnp.trapezoid(Y, fnp.asarray(x0), axis=0), np.trapezoid(y, x0, axis=0), 1e-9)
+    _same(fnp.gradient(Y, edge_order=edge_order), np.gradient(y, edge_order=edge_order), 1e-9)
+    _same(fnp.gradient(Y, 0.5, 2.0, edge_order=edge_order), np.gradient(y, 0.5, 2.0, edge_order=edge_order), 1e-9)
+    _same(fnp.gradient(Y, fnp.asarray(x0), fnp.asarray(x1), edge_order=edge_order),
+          np.gradient(y, x0, x1, edge_order=edge_order), 1e-8)
+    _same(fnp.gradient(Y, fnp.asarray(x1), axis=-1, edge_order=edge_order),
+          np.gradient(y, x1, axis=-1, edge_order=edge_order), 1e-8)
+
+
+def test_polynomials_windows_and_products():
+    v = np.array([1.0, 2.0, 3.0])
+    _same(fnp.vander(fnp.asarray(v)), np.vander(v))
+    _same(fnp.vander(fnp.asarray(v), 4, increasing=True), np.vander(v, 4, increasing=True))
+    _same(fnp.vander(fnp.asarray(np.array([1, 2, 3])), 2), np.vander(np.array([1, 2, 3]), 2))
+    _same(fnp.polyval(fnp.asarray([3.0, 0.0, 1.0]), fnp.asarray(v)), np.polyval([3.0, 0.0, 1.0], v))
+    _same(fnp.polyval(fnp.asarray([3, 0, 1]), fnp.asarray(np.array([1, 2]))), np.polyval([3, 0, 1], np.array([1, 2])))
+    for w in ("bartlett", "blackman", "hamming", "hanning"):
+        for m in (-1, 0, 1, 2, 5, 8):
+            _same(getattr(fnp, w)(m), getattr(np, w)(m), 1e-6, dtype="float32")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))
+    vec, row = rng.standard_normal(4) + 1j, rng.standard_normal((2, 3)) - 2j
+    _same(fnp.matvec(fnp.asarray(a), fnp.asarray(vec)), np.matvec(a, vec))
+    _same(fnp.vecmat(fnp.asarray(row), fnp.asarray(a)), np.vecmat(row, a))
+
+
+def test_apply_along_axis():
+    z = np.random.default_rng(0).standard_normal((2, 3, 4))
+    for axis in (0, 1, -1):
+        _same(fnp.apply_along_axis(lambda t: fnp.sum(t ** 2), axis, fnp.asarray(z)),
+              np.apply_along_axis(lambda t: np.sum(t ** 2), axis, z))
+        _same(fnp.apply_along_axis(lambda t, k: fnp.outer(t, t[:k]), axis, fnp.asarray(z), 2),
+              np.apply_along_axis(lambda t, k: np.outer(t, t[:k]), axis, z, 2))
+    assert fnp.asanyarray([1, 2]).dtype == np.int64 and fnp.ascontiguousarray(3.0).shape == (1,)

@@ -50,6 +50,12 @@ from ._statistics import (all, any, average, bincount, corrcoef, cov, digitize, 
                           histogram_bin_edges, median, nanargmax, nanargmin, nanmax, nanmean, nanmedian, nanmin,
                           nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile, ptp, quantile,
                           std, var)
+from ._math_extra import fabs, frexp, gcd, lcm, ldexp, modf, sort_complex, spacing  # noqa: F401
+from ._index_tricks import (diag_indices, diag_indices_from, fill_diagonal, ix_, ravel_multi_index,  # noqa: F401
+                            tril_indices, tril_indices_from, triu_indices, triu_indices_from, unravel_index)
+from ._setops import intersect1d, setdiff1d, setxor1d, union1d  # noqa: F401
+from ._numerical import (apply_along_axis, asanyarray, ascontiguousarray, bartlett, blackman, gradient,  # noqa: F401
+                         hamming, hanning, matvec, polyval, trapezoid, vander, vecmat)
 
 bool_ = _dt.bool_
 bool = _dt.bool_  # noqa: A001 - the Array API standard's name
