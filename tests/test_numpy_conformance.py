@@ -395,3 +395,23 @@ def test_apply_along_axis():
         _same(fnp.apply_along_axis(lambda t, k: fnp.outer(t, t[:k]), axis, fnp.asarray(z), 2),
               np.apply_along_axis(lambda t, k: np.outer(t, t[:k]), axis, z, 2))
     assert fnp.asanyarray([1, 2]).dtype == np.int64 and fnp.ascontiguousarray(3.0).shape == (1,)
+
+
+def test_dtype_names_are_callable_scalar_types():
+    """np.float32(1.5) makes a value of that dtype (a 0-d Array here, as in JAX); the names still
+    compare, hash and convert as NumPy's dtypes."""
+    import pickle
+    for name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                 "float32", "float64", "complex64", "complex128"):
+        t, ref = getattr(fnp, name), getattr(np, name if name != "bool" else "bool_")
+        v = t(1)
+        assert isinstance(v, Array) and v.shape == () and v.dtype == np.dtype(ref)
+        assert t == np.dtype(ref) and np.dtype(ref) == t and np.dtype(t) == np.dtype(ref)
+        assert {np.dtype(ref): name}[t] == name and hash(t) == hash(np.dtype(ref))
+        assert fnp.zeros(2, t).dtype == t and np.zeros(2, t).dtype == np.dtype(ref)
+        assert t.kind == np.dtype(ref).kind and t.itemsize == np.dtype(ref).itemsize
+        assert pickle.loads(pickle.dumps(t)) == t
+    assert float(fnp.float32(1.1)) == float(np.float32(1.1)) and int(fnp.int8(300.7 - 256)) == int(np.int8(44))
+    assert fnp.float32(np.arange(3)).dtype == np.float32 and fnp.float32() == 0
+    assert fnp.float32 != fnp.float64 and fnp.int8 != "int16"
+    assert fnp.isdtype(fnp.float32, "real floating") and fnp.issubdtype(fnp.int8, fnp.integer)

@@ -57,14 +57,16 @@ from ._setops import intersect1d, setdiff1d, setxor1d, union1d  # noqa: F401
 from ._numerical import (apply_along_axis, asanyarray, ascontiguousarray, bartlett, blackman, gradient,  # noqa: F401
                          hamming, hanning, matvec, polyval, trapezoid, vander, vecmat)
 
-bool_ = _dt.bool_
-bool = _dt.bool_  # noqa: A001 - the Array API standard's name
-int8, int16, int32, int64 = _dt.int8, _dt.int16, _dt.int32, _dt.int64
-uint8, uint16, uint32, uint64 = _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64
-float16, float32, float64 = _dt.float16, _dt.float32, _dt.float64
-complex64, complex128 = _dt.complex64, _dt.complex128
+from ._scalar_types import ScalarType as _ST  # noqa: E402
+
+bool_ = _ST(_dt.bool_)
+bool = bool_  # noqa: A001 - the Array API standard's name
+int8, int16, int32, int64 = (_ST(d) for d in (_dt.int8, _dt.int16, _dt.int32, _dt.int64))
+uint8, uint16, uint32, uint64 = (_ST(d) for d in (_dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64))
+float16, float32, float64 = (_ST(d) for d in (_dt.float16, _dt.float32, _dt.float64))
+complex64, complex128 = _ST(_dt.complex64), _ST(_dt.complex128)
 if _dt.bfloat16 is not None:
-    bfloat16 = _dt.bfloat16
+    bfloat16 = _ST(_dt.bfloat16)
 
 import numpy as _np  # noqa: E402
 

@@ -166,7 +166,10 @@ def isdtype(dtype, kind):  # noqa: F811 - Array API parameter name
     """Whether dtype is of `kind` (a dtype, a kind name such as 'real floating' or 'integral', or a
     tuple of them), as numpy.isdtype (bfloat16 is 'real floating')."""
     if not isinstance(dtype, np.dtype):
-        raise TypeError(f"dtype argument must be a NumPy dtype, but it is a {type(dtype)}.")
+        from ._scalar_types import ScalarType
+        if not isinstance(dtype, ScalarType):
+            raise TypeError(f"isdtype: the dtype argument must be a dtype, but it is a {type(dtype).__name__}.")
+        dtype = dtype.dtype  # funcgrad.numpy's dtype names (float32, ...)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
         if isinstance(k, str):
