@@ -415,3 +415,26 @@ def test_dtype_names_are_callable_scalar_types():
     assert fnp.float32(np.arange(3)).dtype == np.float32 and fnp.float32() == 0
     assert fnp.float32 != fnp.float64 and fnp.int8 != "int16"
     assert fnp.isdtype(fnp.float32, "real floating") and fnp.issubdtype(fnp.int8, fnp.integer)
+
+
+def test_array_methods_and_attributes_of_ndarray():
+    """The non-mutating ndarray methods and attributes (in-place ones such as fill/put/resize are
+    absent: funcgrad arrays are immutable); methods that sort return a sorted copy, as in JAX."""
+    a = np.array([[3.0, 1.0, 2.0], [0.5, 7.0, -4.0]])
+    x = fnp.asarray(a)
+    assert (x.itemsize, x.nbytes, x.ndim, x.size, x.shape) == (a.itemsize, a.nbytes, a.ndim, a.size, a.shape)
+    assert x.tobytes() == a.tobytes() and x.tolist() == a.tolist() and x.item(1) == a.item(1)
+    _same(x.argpartition(1, axis=1)[:, :1], np.argpartition(a, 1, axis=1)[:, :1])
+    _same(x.compress([True, False, True], axis=1), a.compress([True, False, True], axis=1))
+    for name, args in (("cumsum", (1,)), ("cumprod", (0,)), ("trace", ()), ("diagonal", ()),
+                       ("argsort", (1,)), ("nonzero", ()), ("repeat", (2, 1)),
+                       ("take", ([0, 2], 1)), ("std", (0,)), ("var", (None, None, None, 1)), ("round", (1,)),
+                       ("clip", (0, 2)), ("swapaxes", (0, 1)), ("squeeze", ()), ("flatten", ()), ("ravel", ()),
+                       ("sum", (1,)), ("mean", (0,)), ("max", (1,)), ("argmin", (1,)), ("all", ()), ("any", (0,))):
+        _same(getattr(x, name)(*args), getattr(a, name)(*args))
+    _same(fnp.asarray(np.sort(a[0])).searchsorted(1.5), np.sort(a[0]).searchsorted(1.5))
+    sorted_copy = x.sort(axis=1)
+    _same(sorted_copy, np.sort(a, axis=1))
+    _same(x, a)  # unchanged
+    for name in ("fill", "put", "resize", "setflags"):
+        assert not hasattr(x, name)

@@ -119,6 +119,10 @@ class Array(ArrayBase):
     def tolist(self):
         return self._host().tolist()
 
+    def tobytes(self, order="C") -> bytes:
+        """The raw bytes of the elements, as ndarray.tobytes."""
+        return self._host().tobytes(order)
+
     def _scalar(self, kind: str):
         if self.size != 1:
             raise TypeError(f"only size-1 arrays can be converted to Python {kind} scalars; "

@@ -62,6 +62,12 @@ def _to_device(self, device, /, stream=None):
     return put(self, device, "to_device")
 
 
+def _compress(self, condition, axis=None, out=None):
+    """The entries (or slices along axis) where condition is true, as ndarray.compress."""
+    from ._sorting import compress
+    return compress(condition, self, axis, out=out)
+
+
 def _mT(self):
     if self.ndim < 2:
         raise ValueError(f"mT: matrix transpose needs at least 2 dimensions, got shape {tuple(self.shape)}")
@@ -107,12 +113,15 @@ def attach(cls) -> None:
         "__array_namespace__": _array_namespace,
     }
     for name in ("all", "any", "cumsum", "cumprod", "var", "std", "ptp", "diagonal", "trace", "repeat",
-                 "take", "sort", "argsort", "nonzero", "searchsorted", "flatten"):
+                 "take", "sort", "argsort", "nonzero", "searchsorted", "flatten", "argpartition"):
         methods.setdefault(name, _namespace_method(name))
     methods["flatten"] = m.ravel
     methods["to_device"] = _to_device
+    methods["compress"] = _compress
     for name, f in methods.items():
         setattr(cls, name, f)
+    cls.itemsize = property(lambda self: self.dtype.itemsize, doc="Bytes per element, as ndarray.itemsize.")
+    cls.nbytes = property(lambda self: self.size * self.dtype.itemsize, doc="Bytes of all elements.")
     cls.real = property(u.real, doc="The real part (the array itself for real dtypes).")
     cls.imag = property(u.imag, doc="The imaginary part (zeros for real dtypes).")
     cls.T = property(lambda self: m.transpose(self))
