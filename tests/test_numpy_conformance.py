@@ -237,7 +237,8 @@ def _same(got, want, tol=1e-10, dtype=None):
     """Values and dtype of a result (or tuple/list of results) equal NumPy's (dtype: NumPy's float64
     results are the default float32 here when the input is not already float64)."""
     if isinstance(want, (tuple, list)):
-        assert isinstance(got, (tuple, list)) and len(got) == len(want)
+        assert type(got) is type(want) or (isinstance(got, tuple) and isinstance(want, tuple)), type(got)
+        assert len(got) == len(want)
         for g, w in zip(got, want):
             _same(g, w, tol, dtype)
         return

@@ -60,7 +60,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 def gradient(f, *varargs, axis=None, edge_order=1):
     """The gradient of sampled f by second-order central differences inside and first- or second-order
     one-sided differences at the edges, as numpy.gradient. Spacings: one scalar for all axes, one per
-    axis, or 1-d coordinate arrays. Returns one array, or a list with one per axis."""
+    axis, or 1-d coordinate arrays. Returns one array, or a tuple with one per axis (as NumPy 2)."""
     f = _inexact(asarray_any(f))
     axes = tuple(range(f.ndim)) if axis is None else \
         tuple(normalize_index(a, f.ndim, "gradient") for a in ((axis,) if isinstance(axis, int) else axis))
@@ -75,7 +75,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     else:
         raise TypeError(f"gradient: expected 0, 1 or {len(axes)} spacing arguments, got {len(varargs)}")
     outs = [_gradient_1d(f, ax, h, edge_order) for ax, h in zip(axes, spacing)]
-    return outs[0] if len(outs) == 1 else outs
+    return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def _bcast(v, ndim, ax):
