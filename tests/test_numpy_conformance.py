@@ -439,3 +439,47 @@ def test_array_methods_and_attributes_of_ndarray():
     _same(x, a)  # unchanged
     for name in ("fill", "put", "resize", "setflags"):
         assert not hasattr(x, name)
+
+
+def test_polynomials_against_numpy():
+    A = fnp.asarray
+    _same(fnp.polyder(A(np.array([5]))), np.polyder([5]))
+    _same(fnp.polyder(A(np.array([1.0, 2, 3, 4])), 2), np.polyder([1.0, 2, 3, 4], 2))
+    _same(fnp.polyint(A(np.array([1.0, 2]))), np.polyint([1.0, 2]))
+    _same(fnp.polyint(A(np.array([3.0])), 2, [1, 2]), np.polyint([3.0], 2, [1, 2]))
+    _same(fnp.polyadd(A(np.array([1, 2])), A(np.array([1.0, 2, 3]))), np.polyadd([1, 2], [1.0, 2, 3]))
+    _same(fnp.polysub(A(np.array([1])), A(np.array([1, 2]))), np.polysub([1], [1, 2]))
+    _same(fnp.polymul(A(np.array([1, 2])), A(np.array([3, 4]))), np.polymul([1, 2], [3, 4]))
+    rng = np.random.default_rng(0)
+    x = np.linspace(0, 2, 12)
+    y = 3 * x ** 2 - x + 0.5 + 0.01 * rng.standard_normal(12)
+    _same(fnp.polyfit(A(x), A(y), 2), np.polyfit(x, y, 2), 1e-7)
+    ys = np.stack([y, 2 * y], 1)
+    _same(fnp.polyfit(A(x), A(ys), 3), np.polyfit(x, ys, 3), 1e-6)
+    w = rng.uniform(0.5, 2, 12)
+    _same(fnp.polyfit(A(x), A(y), 2, w=A(w)), np.polyfit(x, y, 2, w=w), 1e-7)
+    got, want = fnp.polyfit(A(x), A(y), 2, full=True), np.polyfit(x, y, 2, full=True)
+    _same(got[0], want[0], 1e-7)
+    _same(got[1], want[1], 1e-6)
+    assert int(got[2]) == want[2]
+    ph = np.cumsum(rng.uniform(-4, 4, (3, 20)), axis=1)
+    for kw in ({}, {"axis": 0}, {"discont": 4.0}, {"period": 6.0}, {"period": 360, "discont": 100}):
+        _same(fnp.unwrap(A(ph), **kw), np.unwrap(ph, **kw))
+
+
+def test_put_choose_iterable():
+    a = np.arange(10.0).reshape(2, 5)
+    for ind, v, mode in (([0, 3, -1], [9.0, 8.0], None), ([1, 12], [7.0], "wrap"), ([1, 12, -20], [7.0, 6.0, 5.0], "clip")):
+        want = a.copy()
+        np.put(want, ind, v, mode=mode or "raise")
+        _same(fnp.put(fnp.asarray(a), fnp.asarray(ind), fnp.asarray(v), mode=mode, inplace=False), want)
+    with pytest.raises(IndexError, match="out of bounds"):
+        fnp.put(fnp.asarray(a), fnp.asarray([10]), 1.0, inplace=False)
+    with pytest.raises(ValueError, match="inplace=False"):
+        fnp.put(fnp.asarray(a), [0], 1.0)
+    c = [np.arange(4), np.arange(4) * 10, np.full(4, -1)]
+    for idx, mode in (([0, 1, 2, 1], "raise"), ([3, -1, 5, 0], "wrap"), ([3, -1, 5, 0], "clip"), ([[0], [2]], "raise")):
+        _same(fnp.choose(fnp.asarray(idx), [fnp.asarray(v) for v in c], mode=mode), np.choose(idx, c, mode=mode))
+    with pytest.raises(IndexError):
+        fnp.choose(fnp.asarray([3, 0, 0, 0]), [fnp.asarray(v) for v in c])
+    assert fnp.iterable([1]) and fnp.iterable(fnp.ones(2)) and not fnp.iterable(fnp.asarray(1.0))

@@ -51,8 +51,10 @@ from ._statistics import (all, any, average, bincount, corrcoef, cov, digitize, 
                           nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile, ptp, quantile,
                           std, var)
 from ._math_extra import fabs, frexp, gcd, lcm, ldexp, modf, sort_complex, spacing  # noqa: F401
-from ._index_tricks import (diag_indices, diag_indices_from, fill_diagonal, ix_, ravel_multi_index,  # noqa: F401
-                            tril_indices, tril_indices_from, triu_indices, triu_indices_from, unravel_index)
+from ._index_tricks import (choose, diag_indices, diag_indices_from, fill_diagonal, iterable, ix_, put,  # noqa: F401
+                            ravel_multi_index, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
+                            unravel_index)
+from ._polynomial import polyadd, polyder, polyfit, polyint, polymul, polysub, unwrap  # noqa: F401
 from ._setops import intersect1d, setdiff1d, setxor1d, union1d  # noqa: F401
 from ._numerical import (apply_along_axis, asanyarray, ascontiguousarray, bartlett, blackman, gradient,  # noqa: F401
                          hamming, hanning, matvec, polyval, trapezoid, vander, vecmat)

@@ -192,3 +192,63 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     v = tile(v, reps)[:pos.shape[0]]
     flat = ravel(x).at[pos].set(ew.convert_element_type(v, x.dtype))
     return reshape(flat, x.shape)
+
+
+def _index_mode(i, n, mode, op, negative_ok=True):
+    """Integer indices i into a length-n axis under NumPy's mode ('raise' checks concrete ones;
+    negative ones count from the end where negative_ok)."""
+    if mode == "wrap":
+        return u.remainder(i, n)
+    if mode == "clip":
+        return _clip(i, 0, n - 1)
+    if mode in (None, "raise"):
+        c = _concrete(i)
+        if c is not None and c.size and (c.min() < (-n if negative_ok else 0) or c.max() >= n):
+            raise IndexError(f"{op}: index {int(c.max() if c.max() >= n else c.min())} is out of bounds for "
+                             f"size {n}")
+        return u.where(u.less(i, 0), u.add(i, n), i)
+    raise ValueError(f"{op}: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """a with the flat positions `ind` set to v (repeated cyclically), as numpy.put, but returning a new
+    array: funcgrad arrays are immutable, so inplace=False is required (as in JAX)."""
+    if inplace:
+        raise ValueError("put: funcgrad arrays are immutable and cannot be modified in place; "
+                         "pass inplace=False to get the updated array instead")
+    from ._manipulation import ravel, reshape, tile
+    x = asarray_any(a)
+    idx = ravel(_int_indices(ind, "put"))
+    vals = ravel(asarray_any(v))
+    if idx.shape[0] == 0 or vals.shape[0] == 0:
+        return x
+    if x.size == 0:
+        raise IndexError("put: cannot replace in an empty array")
+    idx = _index_mode(idx, x.size, mode, "put")
+    vals = tile(vals, -(-idx.shape[0] // vals.shape[0]))[:idx.shape[0]]
+    return reshape(ravel(x).at[idx].set(ew.convert_element_type(vals, x.dtype)), x.shape)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """Entries picked from `choices` by the integer array a (all broadcast together), as numpy.choose."""
+    if out is not None:
+        raise TypeError("choose: out= is not supported: funcgrad arrays are immutable; use the return value")
+    from ._manipulation import broadcast_arrays, stack
+    from ._sorting import take_along_axis
+    idx = _int_indices(a, "choose")
+    cs = [asarray_any(c) for c in choices]
+    if not cs:
+        raise ValueError("choose: choices must not be empty")
+    idx, *cs = broadcast_arrays(idx, *cs)
+    idx = _index_mode(idx, len(cs), mode, "choose", negative_ok=False)
+    from ._manipulation import expand_dims
+    return take_along_axis(stack(cs), expand_dims(idx, 0), 0)[0]
+
+
+def iterable(y) -> bool:
+    """Whether y can be iterated over (a 0-d array cannot), as numpy.iterable."""
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
