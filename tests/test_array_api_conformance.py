@@ -452,6 +452,29 @@ def test_in_place_operators_that_would_change_dtype_or_shape_raise():
     assert z.dtype == fnp.float32
 
 
+def test_in_place_operators_under_transforms():
+    """The same rules hold for traced arrays (under jit, vmap and grad)."""
+    from funcgrad import grad, jit, vmap
+
+    def f(x, y):
+        x += y
+        x *= 2.0
+        return x
+
+    x32, y64 = fnp.ones(3, dtype=fnp.float32), fnp.ones(3, dtype=fnp.float64)
+    for g in (jit(f), vmap(f)):
+        out = g(x32, y64)
+        assert out.dtype == fnp.float32 and np.array_equal(out, [4.0, 4.0, 4.0])
+    np.testing.assert_allclose(grad(lambda x: f(x, x).sum())(x32), [4.0, 4.0, 4.0])
+
+    def bad(x):
+        x += fnp.ones((2, 3))
+        return x
+
+    with pytest.raises(ValueError, match="shape"):
+        jit(bad)(x32)
+
+
 def test_item_assignment_raises_because_arrays_are_immutable():
     """Permitted by the standard for libraries without mutation; funcgrad offers x.at[i].set(v)."""
     x = fnp.zeros(3)
@@ -972,6 +995,13 @@ def test_device_keywords_and_to_device():
     assert x.to_device(dev).device == dev and np.array_equal(x.to_device(dev, stream=None), [0, 1, 2])
     with pytest.raises(ValueError, match="to_device"):
         x.to_device("tpu")
+
+
+def test_device_keywords_under_jit():
+    from funcgrad import jit
+    dev = fnp.__array_namespace_info__().default_device()
+    out = jit(lambda x: fnp.zeros(3, device=dev) + fnp.asarray(x, device="cpu").to_device(dev))(fnp.ones(3))
+    assert out.device == dev and np.array_equal(out, [1.0, 1.0, 1.0])
 
 
 def test_python_scalar_conversions():
