@@ -491,3 +491,22 @@ def test_put_choose_iterable():
     with pytest.raises(IndexError):
         fnp.choose(fnp.asarray([3, 0, 0, 0]), [fnp.asarray(v) for v in c])
     assert fnp.iterable([1]) and fnp.iterable(fnp.ones(2)) and not fnp.iterable(fnp.asarray(1.0))
+
+
+def test_vectorize_maps_with_vmap():
+    """numpy.vectorize's results for traceable functions (as jax.numpy.vectorize), with signatures."""
+    x, y = np.arange(6.0).reshape(2, 3), np.array([1.0, 4.0, 2.0])
+    _same(fnp.vectorize(lambda a, b: fnp.where(a > b, a - b, a + b))(fnp.asarray(x), fnp.asarray(y)),
+          np.vectorize(lambda a, b: a - b if a > b else a + b)(x, y))
+    sig = "(n),(n)->()"
+    _same(fnp.vectorize(lambda a, b: fnp.sum(a * b), signature=sig)(fnp.asarray(x), fnp.asarray(y)),
+          np.vectorize(lambda a, b: np.sum(a * b), signature=sig)(x, y))
+    m, v = np.arange(24.0).reshape(2, 3, 4), np.arange(4.0)
+    sig = "(m,n),(n)->(m)"
+    _same(fnp.vectorize(lambda a, b: a @ b, signature=sig)(fnp.asarray(m), fnp.asarray(v)),
+          np.vectorize(lambda a, b: a @ b, signature=sig)(m, v))
+    _same(fnp.vectorize(lambda a, p: a ** p, excluded={1})(fnp.asarray(x), 2),
+          np.vectorize(lambda a, p: a ** p, excluded={1})(x, 2))
+    _same(fnp.vectorize(lambda a: (a, a * 2))(fnp.asarray(x)), np.vectorize(lambda a: (a, a * 2))(x))
+    with pytest.raises(ValueError, match="core dimension"):
+        fnp.vectorize(lambda a, b: a @ b, signature="(n),(n)->()")(fnp.ones(3), fnp.ones(4))

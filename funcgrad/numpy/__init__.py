@@ -57,7 +57,7 @@ from ._index_tricks import (choose, diag_indices, diag_indices_from, fill_diagon
 from ._polynomial import polyadd, polyder, polyfit, polyint, polymul, polysub, unwrap  # noqa: F401
 from ._setops import intersect1d, setdiff1d, setxor1d, union1d  # noqa: F401
 from ._numerical import (apply_along_axis, asanyarray, ascontiguousarray, bartlett, blackman, gradient,  # noqa: F401
-                         hamming, hanning, matvec, polyval, trapezoid, vander, vecmat)
+                         hamming, hanning, matvec, polyval, trapezoid, vander, vecmat, vectorize)
 
 from ._scalar_types import ScalarType as _ST  # noqa: E402
 

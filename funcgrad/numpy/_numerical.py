@@ -201,4 +201,61 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 
 
 __all__ = ["asanyarray", "ascontiguousarray", "trapezoid", "gradient", "vander", "polyval", "bartlett",
-           "blackman", "hamming", "hanning", "matvec", "vecmat", "apply_along_axis"]
+           "blackman", "hamming", "hanning", "matvec", "vecmat", "apply_along_axis", "vectorize"]
+
+
+def _parse_signature(signature: str):
+    """'(m,n),(n)->(m)' as ([('m', 'n'), ('n',)], [('m',)])."""
+    import re
+    def dims(part):
+        return [tuple(d for d in g.split(",") if d) for g in re.findall(r"\(([^()]*)\)", part)]
+    if "->" not in signature:
+        raise ValueError(f"vectorize: not a valid gufunc signature: {signature!r}")
+    ins, outs = signature.replace(" ", "").split("->")
+    return dims(ins), dims(outs)
+
+
+def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+    """pyfunc mapped over its arguments' broadcast (loop) dimensions with vmap, as numpy.vectorize but
+    traced (as jax.numpy.vectorize): pyfunc must be written with funcgrad operations. `excluded`
+    names positions or keywords passed through unmapped; `signature` (e.g. '(n),(n)->()') gives
+    each argument's core dimensions, which pyfunc sees whole."""
+    import functools
+
+    from ..transforms import vmap
+    from ._promote import broadcast_shapes, broadcast_to
+
+    core_in, core_out = _parse_signature(signature) if signature else (None, None)
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        mapped = [i for i in range(len(args)) if i not in excluded]
+        arrays = [asarray_any(args[i]) for i in mapped]
+        cores = core_in if core_in is not None else [()] * len(arrays)
+        if len(cores) != len(arrays):
+            raise TypeError(f"vectorize: signature {signature!r} expects {len(cores)} array arguments, "
+                            f"got {len(arrays)}")
+        sizes = {}
+        for a, c in zip(arrays, cores):
+            if a.ndim < len(c):
+                raise ValueError(f"vectorize: an argument of shape {tuple(a.shape)} has fewer dimensions than "
+                                 f"its core dimensions {c}")
+            for name, n in zip(c, a.shape[a.ndim - len(c):]):
+                if sizes.setdefault(name, n) != n:
+                    raise ValueError(f"vectorize: inconsistent size for core dimension {name!r}: {sizes[name]} "
+                                     f"and {n}")
+        loop = broadcast_shapes(*[tuple(a.shape[:a.ndim - len(c)]) for a, c in zip(arrays, cores)])
+        arrays = [broadcast_to(a, loop + tuple(a.shape[a.ndim - len(c):])) for a, c in zip(arrays, cores)]
+
+        def call(*xs):
+            full = list(args)
+            for i, x in zip(mapped, xs):
+                full[i] = x
+            return pyfunc(*full, **kwargs)
+
+        f = call
+        for _ in loop:
+            f = vmap(f)
+        return f(*arrays)
+
+    return wrapped
