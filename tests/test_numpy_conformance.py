@@ -510,3 +510,22 @@ def test_vectorize_maps_with_vmap():
     _same(fnp.vectorize(lambda a: (a, a * 2))(fnp.asarray(x)), np.vectorize(lambda a: (a, a * 2))(x))
     with pytest.raises(ValueError, match="core dimension"):
         fnp.vectorize(lambda a, b: a @ b, signature="(n),(n)->()")(fnp.ones(3), fnp.ones(4))
+
+
+def test_printing_saving_and_dtype_queries(tmp_path):
+    a = np.array([[1.5, -2.25], [3.0, 1e-9]])
+    x = fnp.asarray(a)
+    assert fnp.array2string(x, precision=2) == np.array2string(a, precision=2)
+    assert fnp.array_str(x) == np.array_str(a) and fnp.array_repr(x) == repr(x)
+    with fnp.printoptions(precision=1, suppress=True):
+        assert str(x) == str(a) and fnp.get_printoptions()["precision"] == 1
+    fnp.save(tmp_path / "a.npy", x)
+    back = fnp.load(tmp_path / "a.npy")
+    assert isinstance(back, Array) and np.array_equal(back, a) and back.dtype == a.dtype
+    fnp.savez(tmp_path / "b.npz", x, y=fnp.arange(3))
+    with fnp.load(tmp_path / "b.npz") as z:
+        assert np.array_equal(z["arr_0"], a) and np.array_equal(z["y"], [0, 1, 2])
+    assert fnp.min_scalar_type(300) == np.min_scalar_type(300)
+    assert fnp.common_type(fnp.ones(2, dtype=fnp.int8), fnp.ones(2, dtype=fnp.float32)) is \
+        np.common_type(np.ones(2, np.int8), np.ones(2, np.float32))
+    assert fnp.binary_repr(5) == "101" and fnp.base_repr(10, 3) == np.base_repr(10, 3)
