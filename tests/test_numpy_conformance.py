@@ -529,3 +529,29 @@ def test_printing_saving_and_dtype_queries(tmp_path):
     assert fnp.common_type(fnp.ones(2, dtype=fnp.int8), fnp.ones(2, dtype=fnp.float32)) is \
         np.common_type(np.ones(2, np.int8), np.ones(2, np.float32))
     assert fnp.binary_repr(5) == "101" and fnp.base_repr(10, 3) == np.base_repr(10, 3)
+
+
+@pytest.mark.parametrize("kw", [{}, {"bins": (3, 4, 5)}, {"range": [(-1, 1), (-2, 2), (0, 0.5)]},
+                                {"bins": [np.array([-1, 0, 1.0]), 3, np.array([0, 0.5, 1.0])]},
+                                {"density": True}, {"weights": True, "density": True, "bins": 3}])
+def test_histogramdd_and_histogram2d(kw):
+    rng = np.random.default_rng(0)
+    x, y, z = rng.standard_normal(50), rng.standard_normal(50), rng.uniform(0, 1, 50)
+    kw = dict(kw, weights=rng.uniform(0, 2, 50)) if "weights" in kw else kw
+    ours = {k: fnp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    for sample, ref in ((fnp.asarray(np.stack([x, y, z], 1)), np.stack([x, y, z], 1)),
+                        ([fnp.asarray(x), fnp.asarray(y), fnp.asarray(z)], [x, y, z])):
+        (h, edges), (rh, redges) = fnp.histogramdd(sample, **ours), np.histogramdd(ref, **kw)
+        counts_dtype = None if "weights" in kw else "float32"  # unweighted: the default float (NumPy: float64)
+        _same(h, rh, 1e-5, dtype=counts_dtype)
+        assert isinstance(edges, list) and len(edges) == len(redges)
+        for e, r in zip(edges, redges):
+            _same(e, r, 1e-6)
+    kw2 = {k: v for k, v in kw.items() if k != "range"}
+    if "bins" in kw2:
+        kw2["bins"] = 4
+    got, want = fnp.histogram2d(fnp.asarray(x), fnp.asarray(y), **{k: fnp.asarray(v) if isinstance(v, np.ndarray)
+                                                                   else v for k, v in kw2.items()}), \
+        np.histogram2d(x, y, **kw2)
+    _same(got[0], want[0], 1e-5, dtype=None if "weights" in kw else "float32")
+    _same(got[1:], want[1:], 1e-6)

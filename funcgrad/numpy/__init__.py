@@ -54,6 +54,7 @@ from ._math_extra import fabs, frexp, gcd, lcm, ldexp, modf, sort_complex, spaci
 from ._index_tricks import (choose, diag_indices, diag_indices_from, fill_diagonal, iterable, ix_, put,  # noqa: F401
                             ravel_multi_index, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
                             unravel_index)
+from ._histogramdd import histogram2d, histogramdd  # noqa: F401
 from ._io import (array2string, array_repr, array_str, base_repr, binary_repr, common_type,  # noqa: F401
                   get_printoptions, load, min_scalar_type, printoptions, save, savez, savez_compressed,
                   set_printoptions)
