@@ -555,3 +555,28 @@ def test_histogramdd_and_histogram2d(kw):
         np.histogram2d(x, y, **kw2)
     _same(got[0], want[0], 1e-5, dtype=None if "weights" in kw else "float32")
     _same(got[1:], want[1:], 1e-6)
+
+
+def test_small_conversions_and_helpers(tmp_path):
+    A = fnp.asarray
+    _same(fnp.poly(A(np.array([1.0, 2.0, -3.0]))), np.poly([1.0, 2.0, -3.0]))
+    _same(fnp.asarray_chkfinite(np.array([1.0, 2.0])), np.asarray_chkfinite(np.array([1.0, 2.0])))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        fnp.asarray_chkfinite(np.array([1.0, np.inf]))
+    for v in (np.array([1 + 1e-17j, 2]), np.array([1 + 1e-3j])):
+        _same(fnp.real_if_close(A(v)), np.real_if_close(v))
+    a = np.arange(24.0).reshape(2, 3, 4)
+    _same(fnp.apply_over_axes(fnp.sum, A(a), [0, 2]), np.apply_over_axes(np.sum, a, [0, 2]))
+    _same(fnp.mask_indices(3, fnp.triu, 1), np.mask_indices(3, np.triu, 1))
+    assert fnp.asfortranarray(2.0).shape == (1,)
+    path = tmp_path / "t.txt"
+    fnp.savetxt(path, A(np.array([[1.0, 2.0], [3.0, 4.0]])))
+    _same(fnp.loadtxt(path, dtype=fnp.float64), np.loadtxt(path))
+    assert fnp.loadtxt(path).dtype == fnp.float32  # Python float: the default float dtype
+    unpacked = fnp.loadtxt(path, unpack=True, dtype=np.float64)
+    assert isinstance(unpacked, Array)
+    _same(unpacked, np.loadtxt(path, unpack=True))
+    with fnp.errstate(divide="ignore"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert float(fnp.asarray(1.0) / 0) == np.inf

@@ -56,12 +56,13 @@ from ._index_tricks import (choose, diag_indices, diag_indices_from, fill_diagon
                             unravel_index)
 from ._histogramdd import histogram2d, histogramdd  # noqa: F401
 from ._io import (array2string, array_repr, array_str, base_repr, binary_repr, common_type,  # noqa: F401
-                  get_printoptions, load, min_scalar_type, printoptions, save, savez, savez_compressed,
-                  set_printoptions)
+                  errstate, geterr, get_printoptions, load, loadtxt, min_scalar_type, printoptions, save,
+                  savetxt, savez, savez_compressed, seterr, set_printoptions)
 from ._polynomial import polyadd, polyder, polyfit, polyint, polymul, polysub, unwrap  # noqa: F401
 from ._setops import intersect1d, setdiff1d, setxor1d, union1d  # noqa: F401
-from ._numerical import (apply_along_axis, asanyarray, ascontiguousarray, bartlett, blackman, gradient,  # noqa: F401
-                         hamming, hanning, matvec, polyval, trapezoid, vander, vecmat, vectorize)
+from ._numerical import (apply_along_axis, apply_over_axes, asanyarray, asarray_chkfinite,  # noqa: F401
+                         ascontiguousarray, asfortranarray, bartlett, blackman, gradient, hamming, hanning,
+                         mask_indices, matvec, poly, polyval, real_if_close, trapezoid, vander, vecmat, vectorize)
 
 from ._scalar_types import ScalarType as _ST  # noqa: E402
 

@@ -74,3 +74,20 @@ def common_type(*arrays):
         if not (dtypes.is_inexact(dt) or dtypes.is_integer(dt)):
             raise TypeError(f"common_type: can't get common type for non-numeric array of dtype {dt}")
     return np.common_type(*[np.empty(0, dtype=dt) for dt in kinds])
+
+
+errstate, geterr, seterr = np.errstate, np.geterr, np.seterr  # they govern the NumPy backend's warnings
+
+
+def loadtxt(fname, dtype=float, comments="#", delimiter=None, converters=None, skiprows=0, usecols=None,
+            unpack=False, ndmin=0, encoding=None, max_rows=None, *, quotechar=None, like=None):
+    """Read a text file of numbers into an Array (Python `float` means the default float dtype)."""
+    out = np.loadtxt(fname, np.float64 if dtype is float else dtype, comments, delimiter, converters, skiprows,
+                     usecols, unpack, ndmin, encoding, max_rows, quotechar=quotechar)
+    return to_array(out, dtypes.canonicalize(dtype))
+
+
+def savetxt(fname, X, fmt="%.18e", delimiter=" ", newline="\n", header="", footer="", comments="# ",  # noqa: N803
+            encoding=None) -> None:
+    """Write a 1-d or 2-d array to a text file, as numpy.savetxt."""
+    np.savetxt(fname, _host(X), fmt, delimiter, newline, header, footer, comments, encoding)

@@ -201,7 +201,8 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 
 
 __all__ = ["asanyarray", "ascontiguousarray", "trapezoid", "gradient", "vander", "polyval", "bartlett",
-           "blackman", "hamming", "hanning", "matvec", "vecmat", "apply_along_axis", "vectorize"]
+           "blackman", "hamming", "hanning", "matvec", "vecmat", "apply_along_axis", "vectorize", "asfortranarray", "asarray_chkfinite",
+           "real_if_close", "apply_over_axes", "mask_indices", "poly"]
 
 
 def _parse_signature(signature: str):
@@ -259,3 +260,69 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
         return f(*arrays)
 
     return wrapped
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """asarray with at least one dimension (memory layout is the backend's concern)."""
+    return ascontiguousarray(a, dtype)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """asarray, raising ValueError if a (concrete) array holds infinities or NaNs."""
+    x = asarray(a, dtype)
+    from ..core.trace import Tracer
+    if dtypes.is_inexact(x.dtype) and not isinstance(x, Tracer) and not bool(np.isfinite(np.asarray(x)).all()):
+        raise ValueError("array must not contain infs or NaNs")
+    return x
+
+
+def real_if_close(a, tol=100):
+    """The real part if every imaginary part is within tol machine epsilons of zero (tol > 1) or within
+    tol (tol <= 1), else a itself, as numpy.real_if_close (decided on concrete values)."""
+    x = asarray_any(a)
+    if not dtypes.is_complex(x.dtype):
+        return x
+    eps = float(np.finfo(x.real.dtype).eps)
+    limit = tol * eps if tol > 1 else tol
+    return x.real if bool(np.all(np.abs(np.asarray(x).imag) < limit)) else x
+
+
+def apply_over_axes(func, a, axes):
+    """func(a, axis) applied repeatedly over `axes`, keeping each reduced axis (as size 1), as
+    numpy.apply_over_axes."""
+    x = asarray_any(a)
+    for ax in (axes,) if isinstance(axes, int) else axes:
+        ax = normalize_index(ax, x.ndim, "apply_over_axes")
+        res = asarray_any(func(x, ax))
+        if res.ndim == x.ndim:
+            x = res
+        elif res.ndim == x.ndim - 1:
+            x = expand_dims(res, ax)
+        else:
+            raise ValueError("apply_over_axes: function is not returning an array of the correct shape")
+    return x
+
+
+def mask_indices(n, mask_func, k=0):
+    """The (row, column) indices where mask_func(ones((n, n)), k) is nonzero, e.g. triu or tril."""
+    from ._creation import ones
+    from ._sorting import nonzero
+    return nonzero(asarray_any(mask_func(ones((operator.index(n), operator.index(n)), dtypes.int64), k)))
+
+
+def poly(seq_of_zeros):
+    """The coefficients (highest power first) of the monic polynomial with the given roots, as
+    numpy.poly for a 1-d sequence of roots (complex roots give complex coefficients)."""
+    from ._creation import ones
+    from ._signal import convolve
+    z = asarray_any(seq_of_zeros)
+    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
+        raise NotImplementedError("poly: the characteristic polynomial of a matrix needs eigvals, "
+                                  "which funcgrad does not have yet")
+    if z.ndim != 1:
+        raise ValueError("poly: input must be 1d or non-empty square 2d array.")
+    z = _inexact(z)
+    c = ones(1, z.dtype)
+    for i in range(z.shape[0]):
+        c = convolve(c, concatenate([ones(1, z.dtype), u.negative(z[i:i + 1])]))
+    return c
