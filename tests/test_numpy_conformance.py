@@ -580,3 +580,15 @@ def test_small_conversions_and_helpers(tmp_path):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             assert float(fnp.asarray(1.0) / 0) == np.inf
+
+
+def test_i0_and_kaiser():
+    x = np.concatenate([np.linspace(-40, 40, 161), [0.0, 1e-8, 29.999, 30.001, 100.0, 500.0, 700.0, 710.0,
+                                                     -np.inf, np.inf, np.nan]])
+    _same(fnp.i0(fnp.asarray(x)), np.i0(x), 1e-14)
+    _same(fnp.i0(fnp.asarray(x.astype(np.float32))), np.i0(x.astype(np.float32)), 1e-5)
+    from funcgrad import grad
+    # d/dx I0(x) = I1(x); I1(1) = 0.565159103992485...
+    np.testing.assert_allclose(float(grad(fnp.i0)(fnp.asarray(1.0, dtype=fnp.float64))), 0.5651591039924851, rtol=1e-13)
+    for m, beta in ((0, 1.0), (1, 5.0), (2, 0.0), (7, 5.0), (12, 14.0), (5, 40.0)):
+        _same(fnp.kaiser(m, beta), np.kaiser(m, beta), 1e-6, dtype="float32")

@@ -50,7 +50,7 @@ from ._statistics import (all, any, average, bincount, corrcoef, cov, digitize, 
                           histogram_bin_edges, median, nanargmax, nanargmin, nanmax, nanmean, nanmedian, nanmin,
                           nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile, ptp, quantile,
                           std, var)
-from ._math_extra import fabs, frexp, gcd, lcm, ldexp, modf, sort_complex, spacing  # noqa: F401
+from ._math_extra import fabs, frexp, gcd, i0, lcm, ldexp, modf, sort_complex, spacing  # noqa: F401
 from ._index_tricks import (choose, diag_indices, diag_indices_from, fill_diagonal, iterable, ix_, put,  # noqa: F401
                             ravel_multi_index, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
                             unravel_index)
@@ -61,7 +61,7 @@ from ._io import (array2string, array_repr, array_str, base_repr, binary_repr, c
 from ._polynomial import polyadd, polyder, polyfit, polyint, polymul, polysub, unwrap  # noqa: F401
 from ._setops import intersect1d, setdiff1d, setxor1d, union1d  # noqa: F401
 from ._numerical import (apply_along_axis, apply_over_axes, asanyarray, asarray_chkfinite,  # noqa: F401
-                         ascontiguousarray, asfortranarray, bartlett, blackman, gradient, hamming, hanning,
+                         ascontiguousarray, asfortranarray, bartlett, blackman, gradient, hamming, hanning, kaiser,
                          mask_indices, matvec, poly, polyval, real_if_close, trapezoid, vander, vecmat, vectorize)
 
 from ._scalar_types import ScalarType as _ST  # noqa: E402

@@ -110,3 +110,26 @@ def sort_complex(a):
         small = x.dtype.kind in "iu" and x.dtype.itemsize <= 2
         x = ew.convert_element_type(x, dtypes.complex64 if small else dtypes.complex128)
     return sort(x)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0, as numpy.i0: its power series
+    sum_k ((x/2)^k / k!)^2 for |x| <= 30 and the asymptotic expansion e^|x| / sqrt(2 pi |x|) *
+    sum_k ((2k-1)!!)^2 / (k! (8|x|)^k) beyond (both accurate to a few ulp in float64)."""
+    x = _float_input(x, "i0")
+    a = u.absolute(x)
+    small = u.less_equal(a, 30.0)
+    s = u.where(small, a, ew.zeros_like(a))
+    q = u.multiply(u.multiply(s, s), 0.25)
+    term, total = ew.ones_like(a), ew.ones_like(a)
+    for k in range(1, 90):
+        term = u.divide(u.multiply(term, q), float(k * k))
+        total = u.add(total, term)
+    b = u.where(small, ew.ones_like(a) * 31.0, a)
+    inv = u.divide(1.0, u.multiply(b, 8.0))
+    term2, tail = ew.ones_like(a), ew.ones_like(a)
+    for k in range(1, 30):
+        term2 = u.multiply(term2, u.multiply(inv, float((2 * k - 1) ** 2) / k))
+        tail = u.add(tail, term2)
+    big = u.divide(u.multiply(u.exp(b), tail), u.sqrt(u.multiply(b, 2 * 3.141592653589793)))
+    return u.where(small, total, big)

@@ -202,7 +202,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 
 __all__ = ["asanyarray", "ascontiguousarray", "trapezoid", "gradient", "vander", "polyval", "bartlett",
            "blackman", "hamming", "hanning", "matvec", "vecmat", "apply_along_axis", "vectorize", "asfortranarray", "asarray_chkfinite",
-           "real_if_close", "apply_over_axes", "mask_indices", "poly"]
+           "real_if_close", "apply_over_axes", "mask_indices", "poly", "kaiser"]
 
 
 def _parse_signature(signature: str):
@@ -326,3 +326,17 @@ def poly(seq_of_zeros):
     for i in range(z.shape[0]):
         c = convolve(c, concatenate([ones(1, z.dtype), u.negative(z[i:i + 1])]))
     return c
+
+
+def kaiser(M, beta):  # noqa: N803 - NumPy's name
+    """The Kaiser window of M points with shape parameter beta, as numpy.kaiser (default float dtype)."""
+    from ._creation import ones
+    from ._math_extra import i0
+    m = operator.index(M)
+    if m <= 1:
+        return ones(max(m, 0), dtypes.defaults.float_)
+    alpha = (m - 1) / 2.0
+    n = to_array(np.arange(m, dtype=np.float64))
+    r = u.divide(u.subtract(n, alpha), alpha)
+    w = u.divide(i0(u.multiply(beta, u.sqrt(u.subtract(1.0, u.multiply(r, r))))), i0(to_array(np.float64(beta))))
+    return ew.convert_element_type(w, dtypes.defaults.float_)
