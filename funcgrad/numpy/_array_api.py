@@ -2,7 +2,10 @@
 
 `x.__array_namespace__()` returns funcgrad.numpy itself (as JAX does with jax.numpy): it is a superset
 of the standard. Deviation, by design: arrays are immutable, so `x[i] = v` raises TypeError (use
-`x.at[i].set(v)`); augmented assignment `x += y` rebinds the name to a new array, as in JAX.
+`x.at[i].set(v)`); augmented assignment `x += y` rebinds the name to a new array, as in JAX, which
+keeps x's shape and dtype as the standard requires (a same-kind result is cast back, as NumPy does;
+another kind or shape raises). Float floor division follows Python and NumPy where the standard's
+notes allow it (`inf // 2` is NaN, `1 // -inf` is -1).
 """
 from __future__ import annotations
 
