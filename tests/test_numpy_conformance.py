@@ -592,3 +592,17 @@ def test_i0_and_kaiser():
     np.testing.assert_allclose(float(grad(fnp.i0)(fnp.asarray(1.0, dtype=fnp.float64))), 0.5651591039924851, rtol=1e-13)
     for m, beta in ((0, 1.0), (1, 5.0), (2, 0.0), (7, 5.0), (12, 14.0), (5, 40.0)):
         _same(fnp.kaiser(m, beta), np.kaiser(m, beta), 1e-6, dtype="float32")
+
+
+@pytest.mark.parametrize("shape", [(13,), (3, 10), (2, 3, 9)])
+@pytest.mark.parametrize("bitorder", ["big", "little"])
+def test_packbits_unpackbits(shape, bitorder):
+    a = np.random.default_rng(len(shape)).integers(0, 3, shape).astype(np.int16)
+    for axis in [None] + list(range(len(shape))):
+        packed = np.packbits(a, axis=axis, bitorder=bitorder)
+        _same(fnp.packbits(fnp.asarray(a), axis=axis, bitorder=bitorder), packed)
+        for count in (None, 3, 20) + ((-2,) if axis is None else ()):
+            _same(fnp.unpackbits(fnp.asarray(packed), axis=axis, count=count, bitorder=bitorder),
+                  np.unpackbits(packed, axis=axis, count=count, bitorder=bitorder))
+    with pytest.raises(TypeError, match="unpackbits"):
+        fnp.unpackbits(fnp.asarray(a))

@@ -133,3 +133,57 @@ def i0(x):
         tail = u.add(tail, term2)
     big = u.divide(u.multiply(u.exp(b), tail), u.sqrt(u.multiply(b, 2 * 3.141592653589793)))
     return u.where(small, total, big)
+
+
+def _bit_weights(bitorder: str, op: str):
+    if bitorder not in ("big", "little"):
+        raise ValueError(f"{op}: 'order' must be either 'little' or 'big', got {bitorder!r}")
+    from ._creation import asarray
+    w = [1 << (7 - i) for i in range(8)] if bitorder == "big" else [1 << i for i in range(8)]
+    return asarray(w, dtype=dtypes.uint8)
+
+
+def packbits(a, /, axis=None, bitorder="big"):
+    """The truth values of a packed into uint8 bytes along `axis` (flattened when None), the last
+    byte zero-padded, as numpy.packbits."""
+    from ._manipulation import moveaxis, pad, ravel, reshape
+    from ._reductions import sum as sum_
+    x = asarray_any(a)
+    if not (dtypes.is_integer(x.dtype) or x.dtype == dtypes.bool_):
+        raise TypeError(f"packbits: expected an input array of integer or boolean data type, got {x.dtype}")
+    if axis is None:
+        x, ax = ravel(x), 0
+    else:
+        from ._promote import normalize_index
+        ax = normalize_index(axis, x.ndim, "packbits")
+    x = moveaxis(ew.convert_element_type(u.not_equal(x, 0), dtypes.uint8), ax, -1)
+    n = x.shape[-1]
+    x = pad(x, [(0, 0)] * (x.ndim - 1) + [(0, -n % 8)])
+    x = reshape(x, tuple(x.shape[:-1]) + (-1, 8))
+    packed = sum_(u.multiply(x, _bit_weights(bitorder, "packbits")), axis=-1, dtype=dtypes.uint8)
+    return moveaxis(packed, -1, ax)
+
+
+def unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    """The bits of uint8 a as 0/1 uint8 values along `axis` (flattened when None), `count` of them
+    (negative: drop from the end), as numpy.unpackbits."""
+    from ._manipulation import expand_dims, moveaxis, ravel, reshape
+    x = asarray_any(a)
+    if x.dtype != dtypes.uint8:
+        raise TypeError(f"unpackbits: expected an input array of unsigned byte data type, got {x.dtype}")
+    if axis is None:
+        x, ax = ravel(x), 0
+    else:
+        from ._promote import normalize_index
+        ax = normalize_index(axis, x.ndim, "unpackbits")
+    x = moveaxis(x, ax, -1)
+    bits = u.not_equal(u.bitwise_and(expand_dims(x, -1), _bit_weights(bitorder, "unpackbits")), 0)
+    bits = reshape(ew.convert_element_type(bits, dtypes.uint8), tuple(x.shape[:-1]) + (-1,))
+    if count is not None:
+        n = bits.shape[-1]
+        keep = count if count >= 0 else max(n + count, 0)
+        if keep > n:
+            from ._manipulation import pad
+            bits = pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, keep - n)])
+        bits = bits[..., :keep]
+    return moveaxis(bits, -1, ax)
