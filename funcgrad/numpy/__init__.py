@@ -86,3 +86,10 @@ def __getattr__(name):
         raise AttributeError(f"funcgrad.numpy has no function {name!r} yet (numpy.{name} exists); "
                              "it is not implemented in funcgrad")
     raise AttributeError(f"module 'funcgrad.numpy' has no attribute {name!r}")
+
+
+import sys as _sys  # noqa: E402
+
+from . import _ufunc_methods  # noqa: E402
+
+_ufunc_methods.attach(_sys.modules[__name__])  # add.reduce, maximum.accumulate, multiply.outer, ...
