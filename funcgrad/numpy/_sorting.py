@@ -512,14 +512,6 @@ cumulative_prod = _cumulative_api("cumulative_prod", cumprod, 1)
 
 # --- differences ----------------------------------------------------------------------------------
 
-class _NoValue:
-    def __repr__(self):
-        return "<no value>"
-
-
-_NOVALUE = _NoValue()
-
-
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """n-th discrete difference along `axis`, with optional values prepended/appended, as numpy.diff
     (bools: not_equal; integers keep their dtype and wrap around)."""
@@ -534,7 +526,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         return x
     pieces = []
     for v in (prepend, append):
-        if v is _NOVALUE or v is None:
+        if v is None:
             pieces.append(None)
             continue
         # As NumPy (np.asanyarray), a Python scalar here is a strongly typed array: it promotes.
