@@ -652,3 +652,30 @@ def test_ufunc_methods(name):
         kw = {"where": w, "initial": 0 if name != "multiply" else 1} if name not in ("logical_and", "logical_or") \
             else {"where": w}
         _same(ff.reduce(fnp.asarray(inputs[0]), axis=1, **kw), nf.reduce(inputs[0], axis=1, **kw))
+
+
+def test_index_expression_helpers():
+    _same(fnp.mgrid[0:3, 0:4], np.mgrid[0:3, 0:4])
+    _same(fnp.mgrid[-1:1:5j], np.mgrid[-1:1:5j], 1e-6, dtype="float32")  # Python floats: the default float
+    _same(fnp.mgrid[0:2:0.5, 1:3], np.mgrid[0:2:0.5, 1:3], 1e-6, dtype="float32")
+    _same(fnp.ogrid[0:3, 0:4], tuple(np.ogrid[0:3, 0:4]))
+    a, b = np.array([1, 2, 3]), np.array([4, 5, 6])
+    m = np.array([[0, 1, 2], [3, 4, 5]])
+    _same(fnp.r_[fnp.asarray(a), 0, fnp.asarray(b)], np.r_[a, 0, b])
+    _same(fnp.r_[0:4, 7], np.r_[0:4, 7])
+    for spec in ("-1", "0,2", "0,2,0", "1,2,0", "0,3,-2", "0,3,1"):
+        args = (fnp.asarray(m), fnp.asarray(m)) if spec in ("-1", "0,3,-2", "0,3,1") else ([1, 2, 3], [4, 5, 6])
+        ref = (m, m) if spec in ("-1", "0,3,-2", "0,3,1") else ([1, 2, 3], [4, 5, 6])
+        _same(fnp.r_[(spec,) + args], np.r_[(spec,) + ref])
+    _same(fnp.c_[fnp.asarray(a), fnp.asarray(b)], np.c_[a, b])
+    _same(fnp.c_[np.array([[1, 2, 3]]), 0, 0, np.array([[4, 5, 6]])], np.c_[np.array([[1, 2, 3]]), 0, 0, np.array([[4, 5, 6]])])
+    _same(fnp.asarray(m)[fnp.s_[1:, ::2]], m[np.s_[1:, ::2]])
+    assert fnp.index_exp[1:2] == np.index_exp[1:2] and list(fnp.ndindex(2, 2)) == list(np.ndindex(2, 2))
+
+
+def test_c_style_dtype_aliases():
+    for name in ("int_", "intp", "uint", "uintp", "intc", "uintc", "short", "ushort", "byte", "ubyte", "long",
+                 "ulong", "longlong", "ulonglong", "half", "single", "double", "csingle", "cdouble"):
+        assert getattr(fnp, name) == np.dtype(getattr(np, name)), name
+        assert getattr(fnp, name)(1).dtype == np.dtype(getattr(np, name))
+    assert fnp.euler_gamma == np.euler_gamma

@@ -56,6 +56,7 @@ from ._index_tricks import (choose, diag_indices, diag_indices_from, fill_diagon
                             ravel_multi_index, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
                             unravel_index)
 from ._histogramdd import histogram2d, histogramdd  # noqa: F401
+from ._grids import c_, index_exp, mgrid, ndindex, ogrid, r_, s_  # noqa: F401
 from ._io import (array2string, array_repr, array_str, base_repr, binary_repr, common_type,  # noqa: F401
                   errstate, geterr, get_printoptions, load, loadtxt, min_scalar_type, printoptions, save,
                   savetxt, savez, savez_compressed, seterr, set_printoptions)
@@ -78,7 +79,13 @@ if _dt.bfloat16 is not None:
 
 import numpy as _np  # noqa: E402
 
-pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
+pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma
+
+# NumPy's C-style aliases, mapped as NumPy maps them on this platform (int_ and intp: int64, ...).
+(int_, intp, uint, uintp, intc, uintc, short, ushort, byte, ubyte, long, ulong, longlong, ulonglong, half,  # noqa: A001
+ single, double, csingle, cdouble) = (_ST(_np.dtype(getattr(_np, _n))) for _n in (
+    "int_", "intp", "uint", "uintp", "intc", "uintc", "short", "ushort", "byte", "ubyte", "long", "ulong",
+    "longlong", "ulonglong", "half", "single", "double", "csingle", "cdouble"))
 
 
 def __getattr__(name):
