@@ -706,7 +706,8 @@ def test_searchsorted(data):
     side = data.draw(st.sampled_from(["left", "right"]))
     _same_call("searchsorted", [x1, x2], {"side": side})
     perm = np.argsort(-x1, kind="stable")
-    _same_call("searchsorted", [x1[perm], x2], {"side": side, "sorter": xp.asarray(np.argsort(x1[perm], kind="stable"))})
+    sorter = xp.asarray(np.argsort(x1[perm], kind="stable"))
+    _same_call("searchsorted", [x1[perm], x2], {"side": side, "sorter": sorter})
 
 
 @given(data=st.data())
@@ -790,7 +791,8 @@ def test_creation(data):
         _same_call(name, [x], {})
         _same_call(name, [x], {"dtype": sdt("int16")})
     _same_call("full_like", [x, fill], {})
-    n, m, k = data.draw(st.integers(0, 4)), data.draw(st.one_of(st.none(), st.integers(0, 4))), data.draw(st.integers(-4, 4))
+    n, m = data.draw(st.integers(0, 4)), data.draw(st.one_of(st.none(), st.integers(0, 4)))
+    k = data.draw(st.integers(-4, 4))
     _same_call("eye", [n, m], {"k": k, "dtype": sdt(dt)})
     if dt in REAL + CPLX:
         start, stop = data.draw(st.integers(-5, 5)), data.draw(st.integers(-5, 5))
@@ -1032,7 +1034,8 @@ def test_indexing_follows_the_standard():
     """Integer, slice, ellipsis, None, boolean-mask and integer-array indices, as array-api-strict."""
     v = np.arange(24).reshape(2, 3, 4)
     x, s = fnp.asarray(v), xp.asarray(v)
-    keys = [(0, Ellipsis), (-1, Ellipsis), (1, 2, Ellipsis), (slice(None), 1, Ellipsis), (Ellipsis, 0), (None, 1, Ellipsis),
+    keys = [(0, Ellipsis), (-1, Ellipsis), (1, 2, Ellipsis), (slice(None), 1, Ellipsis), (Ellipsis, 0),
+            (None, 1, Ellipsis),
             (slice(1, None, 2), Ellipsis, None), (slice(None, None, -1), Ellipsis), (0, slice(3, 0, -2), -2),
             (Ellipsis,), (1, slice(1, None), 0)]
     for k in keys:

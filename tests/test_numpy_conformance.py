@@ -477,7 +477,8 @@ def test_polynomials_against_numpy():
 
 def test_put_choose_iterable():
     a = np.arange(10.0).reshape(2, 5)
-    for ind, v, mode in (([0, 3, -1], [9.0, 8.0], None), ([1, 12], [7.0], "wrap"), ([1, 12, -20], [7.0, 6.0, 5.0], "clip")):
+    for ind, v, mode in (([0, 3, -1], [9.0, 8.0], None), ([1, 12], [7.0], "wrap"),
+                         ([1, 12, -20], [7.0, 6.0, 5.0], "clip")):
         want = a.copy()
         np.put(want, ind, v, mode=mode or "raise")
         _same(fnp.put(fnp.asarray(a), fnp.asarray(ind), fnp.asarray(v), mode=mode, inplace=False), want)
@@ -668,7 +669,8 @@ def test_index_expression_helpers():
         ref = (m, m) if spec in ("-1", "0,3,-2", "0,3,1") else ([1, 2, 3], [4, 5, 6])
         _same(fnp.r_[(spec,) + args], np.r_[(spec,) + ref])
     _same(fnp.c_[fnp.asarray(a), fnp.asarray(b)], np.c_[a, b])
-    _same(fnp.c_[np.array([[1, 2, 3]]), 0, 0, np.array([[4, 5, 6]])], np.c_[np.array([[1, 2, 3]]), 0, 0, np.array([[4, 5, 6]])])
+    row1, row2 = np.array([[1, 2, 3]]), np.array([[4, 5, 6]])
+    _same(fnp.c_[row1, 0, 0, row2], np.c_[row1, 0, 0, row2])
     _same(fnp.asarray(m)[fnp.s_[1:, ::2]], m[np.s_[1:, ::2]])
     assert fnp.index_exp[1:2] == np.index_exp[1:2] and list(fnp.ndindex(2, 2)) == list(np.ndindex(2, 2))
 

@@ -162,7 +162,8 @@ def _window(name, fn):
 
 _TAU = 2.0 * np.pi
 bartlett = _window("bartlett", lambda n, m: 1.0 - np.abs(2.0 * n / (m - 1) - 1.0))
-blackman = _window("blackman", lambda n, m: 0.42 - 0.5 * np.cos(_TAU * n / (m - 1)) + 0.08 * np.cos(2 * _TAU * n / (m - 1)))
+blackman = _window("blackman", lambda n, m: 0.42 - 0.5 * np.cos(_TAU * n / (m - 1))
+                   + 0.08 * np.cos(2 * _TAU * n / (m - 1)))
 hamming = _window("hamming", lambda n, m: 0.54 - 0.46 * np.cos(_TAU * n / (m - 1)))
 hanning = _window("hanning", lambda n, m: 0.5 - 0.5 * np.cos(_TAU * n / (m - 1)))
 
@@ -201,8 +202,9 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 
 
 __all__ = ["asanyarray", "ascontiguousarray", "trapezoid", "gradient", "vander", "polyval", "bartlett",
-           "blackman", "hamming", "hanning", "matvec", "vecmat", "apply_along_axis", "vectorize", "asfortranarray", "asarray_chkfinite",
-           "real_if_close", "apply_over_axes", "mask_indices", "poly", "kaiser"]
+           "blackman", "hamming", "hanning", "matvec", "vecmat", "apply_along_axis", "vectorize",
+           "asfortranarray", "asarray_chkfinite", "real_if_close", "apply_over_axes", "mask_indices", "poly",
+           "kaiser"]
 
 
 def _parse_signature(signature: str):
