@@ -103,8 +103,13 @@ class Array(ArrayBase):
             h.flags.writeable = False
         return h
 
-    def __dlpack__(self, *args, **kwargs):
-        return self._buf.__dlpack__(*args, **kwargs)
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of the buffer (read-only: consumers must not write into it)."""
+        kwargs = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device), ("copy", copy))
+                  if v is not None}
+        if stream is not None:
+            kwargs["stream"] = stream
+        return self._buf.__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
         return self._buf.__dlpack_device__()
@@ -114,6 +119,10 @@ class Array(ArrayBase):
 
     def tolist(self):
         return self._host().tolist()
+
+    def tobytes(self, order="C") -> bytes:
+        """The raw bytes of the elements, as ndarray.tobytes."""
+        return self._host().tobytes(order)
 
     def _scalar(self, kind: str):
         if self.size != 1:

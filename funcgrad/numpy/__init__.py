@@ -42,7 +42,7 @@ from ._ufuncs import (angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, 
                       logical_not, logical_or, logical_xor, mod, nan_to_num, nextafter, rad2deg, radians, real,
                       remainder, right_shift, rint, round, signbit, sinc, sinh, tan, trunc)
 from ._sorting import (argpartition, argsort, argwhere, compress, count_nonzero, cumprod, cumsum,  # noqa: F401
-                       cumulative_prod, cumulative_sum, diff, ediff1d, extract, flatnonzero, lexsort,
+                       cumulative_prod, cumulative_sum, diff, ediff1d, extract, flatnonzero, isin, lexsort,
                        nancumprod, nancumsum, nonzero, partition, piecewise, put_along_axis, searchsorted,
                        select, sort, take, take_along_axis, unique, unique_all, unique_counts, unique_inverse,
                        unique_values)
@@ -50,19 +50,42 @@ from ._statistics import (all, any, average, bincount, corrcoef, cov, digitize, 
                           histogram_bin_edges, median, nanargmax, nanargmin, nanmax, nanmean, nanmedian, nanmin,
                           nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile, ptp, quantile,
                           std, var)
+from ._math_extra import (fabs, frexp, gcd, i0, lcm, ldexp, modf, packbits, sort_complex, spacing,  # noqa: F401
+                          unpackbits)
+from ._index_tricks import (choose, diag_indices, diag_indices_from, fill_diagonal, iterable, ix_, put,  # noqa: F401
+                            ravel_multi_index, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
+                            unravel_index)
+from ._histogramdd import histogram2d, histogramdd  # noqa: F401
+from ._grids import c_, index_exp, mgrid, ndindex, ogrid, r_, s_  # noqa: F401
+from ._io import (array2string, array_repr, array_str, base_repr, binary_repr, common_type,  # noqa: F401
+                  errstate, geterr, get_printoptions, load, loadtxt, min_scalar_type, printoptions, save,
+                  savetxt, savez, savez_compressed, seterr, set_printoptions)
+from ._polynomial import polyadd, polyder, polyfit, polyint, polymul, polysub, unwrap  # noqa: F401
+from ._setops import intersect1d, setdiff1d, setxor1d, union1d  # noqa: F401
+from ._numerical import (apply_along_axis, apply_over_axes, asanyarray, asarray_chkfinite,  # noqa: F401
+                         ascontiguousarray, asfortranarray, bartlett, blackman, gradient, hamming, hanning, kaiser,
+                         mask_indices, matvec, poly, polyval, real_if_close, trapezoid, vander, vecmat, vectorize)
 
-bool_ = _dt.bool_
-bool = _dt.bool_  # noqa: A001 - the Array API standard's name
-int8, int16, int32, int64 = _dt.int8, _dt.int16, _dt.int32, _dt.int64
-uint8, uint16, uint32, uint64 = _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64
-float16, float32, float64 = _dt.float16, _dt.float32, _dt.float64
-complex64, complex128 = _dt.complex64, _dt.complex128
+from ._scalar_types import ScalarType as _ST  # noqa: E402
+
+bool_ = _ST(_dt.bool_)
+bool = bool_  # noqa: A001 - the Array API standard's name
+int8, int16, int32, int64 = (_ST(d) for d in (_dt.int8, _dt.int16, _dt.int32, _dt.int64))
+uint8, uint16, uint32, uint64 = (_ST(d) for d in (_dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64))
+float16, float32, float64 = (_ST(d) for d in (_dt.float16, _dt.float32, _dt.float64))
+complex64, complex128 = _ST(_dt.complex64), _ST(_dt.complex128)
 if _dt.bfloat16 is not None:
-    bfloat16 = _dt.bfloat16
+    bfloat16 = _ST(_dt.bfloat16)
 
 import numpy as _np  # noqa: E402
 
-pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
+pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma
+
+# NumPy's C-style aliases, mapped as NumPy maps them on this platform (int_ and intp: int64, ...).
+(int_, intp, uint, uintp, intc, uintc, short, ushort, byte, ubyte, long, ulong, longlong, ulonglong, half,  # noqa: A001
+ single, double, csingle, cdouble) = (_ST(_np.dtype(getattr(_np, _n))) for _n in (
+    "int_", "intp", "uint", "uintp", "intc", "uintc", "short", "ushort", "byte", "ubyte", "long", "ulong",
+    "longlong", "ulonglong", "half", "single", "double", "csingle", "cdouble"))
 
 
 def __getattr__(name):
@@ -70,3 +93,10 @@ def __getattr__(name):
         raise AttributeError(f"funcgrad.numpy has no function {name!r} yet (numpy.{name} exists); "
                              "it is not implemented in funcgrad")
     raise AttributeError(f"module 'funcgrad.numpy' has no attribute {name!r}")
+
+
+import sys as _sys  # noqa: E402
+
+from . import _ufunc_methods  # noqa: E402
+
+_ufunc_methods.attach(_sys.modules[__name__])  # add.reduce, maximum.accumulate, multiply.outer, ...

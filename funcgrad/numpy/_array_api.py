@@ -2,17 +2,21 @@
 
 `x.__array_namespace__()` returns funcgrad.numpy itself (as JAX does with jax.numpy): it is a superset
 of the standard. Deviation, by design: arrays are immutable, so `x[i] = v` raises TypeError (use
-`x.at[i].set(v)`); augmented assignment `x += y` rebinds the name to a new array, as in JAX.
+`x.at[i].set(v)`); augmented assignment `x += y` rebinds the name to a new array, as in JAX, which
+keeps x's shape and dtype as the standard requires (a same-kind result is cast back, as NumPy does;
+another kind or shape raises). Float floor division follows Python and NumPy where the standard's
+notes allow it (`inf // 2` is NaN, `1 // -inf` is -1).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, to_array
+from ..core.array import ArrayBase, to_array, wrap
 from ..core.backend import CPU, devices as _devices
 from ..primitives import elementwise as ew
 from . import _ufuncs as u
+from ._device import put
 
 __array_api_version__ = "2024.12"
 
@@ -22,24 +26,34 @@ pow = u.power  # noqa: A001 - the standard's name
 
 
 def astype(x, dtype, /, *, copy: bool = True, device=None):
-    """x converted to dtype (a new array; funcgrad arrays are immutable, so `copy` changes nothing)."""
+    """x converted to dtype (and moved to `device`). funcgrad arrays are immutable, so a copy is never
+    observable: with copy=False or True alike, x itself is returned when nothing changes."""
     if not isinstance(x, ArrayBase):
         raise TypeError(f"astype: expected an array, got {type(x).__name__}")
-    return ew.convert_element_type(x, dtypes.canonicalize(dtype))
+    dt = dtypes.canonicalize(dtype)
+    out = ew.convert_element_type(x, dt)
+    return out if device is None else put(out, device, "astype")
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    """An Array from any object supporting DLPack (NumPy, CuPy, torch, ...)."""
-    if hasattr(x, "__dlpack__"):
-        try:
-            return to_array(np.from_dlpack(x))
-        except (TypeError, RuntimeError, BufferError):
-            from ..core.backend import cupy
-            cp = cupy()
-            if cp is None:
-                raise
-            return to_array(cp.from_dlpack(x))
-    raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
+    """An Array from any object supporting DLPack (NumPy, CuPy, torch, ...). The Array owns a copy
+    unless the producer's buffer is read-only or copy=False (then the buffer is shared, and the
+    producer must not write into it); device= moves the result."""
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
+    try:
+        buf = np.from_dlpack(x) if copy is None else np.from_dlpack(x, copy=copy)
+    except (TypeError, RuntimeError, BufferError):
+        from ..core.backend import cupy
+        cp = cupy()
+        if cp is None:
+            raise
+        buf = cp.from_dlpack(x)
+    if copy is False and isinstance(buf, np.ndarray):
+        buf = buf.view()
+        buf.flags.writeable = False
+        return put(wrap(buf), device, "from_dlpack")
+    return put(to_array(buf), device, "from_dlpack")
 
 
 _KINDS = {

@@ -6,9 +6,11 @@ import operator
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, to_array
+from ..core.array import ArrayBase, to_array, wrap
+from ..core.backend import CPU
 from ..primitives import elementwise as ew
 from ..primitives.shape import broadcasted_iota, full as _full
+from ._device import put, resolve
 from ._promote import asarray_any, broadcast_to, is_python_scalar, scalar_array
 
 
@@ -57,25 +59,47 @@ def _flat(xs):
 
 
 def asarray(a, dtype=None, copy=None, *, device=None):
-    """Convert to an Array without copying an Array that already matches, as numpy.asarray."""
+    """Convert to an Array without copying an Array that already matches, as numpy.asarray.
+
+    copy=False never copies, as in NumPy and the Array API: it raises ValueError where a copy is
+    needed (lists, scalars, a dtype change), and shares a NumPy array's buffer (read-only through the
+    Array; writes the caller makes to the NumPy array show through)."""
     if isinstance(a, ArrayBase) and (dtype is None or dtypes.canonicalize(dtype) == a.dtype):
-        return a
-    return array(a, dtype=dtype, copy=bool(copy))
+        return a if device is None else put(a, device, "asarray")
+    if copy is False:
+        return _no_copy(a, dtype, device)
+    x = array(a, dtype=dtype, copy=bool(copy))
+    return x if device is None else put(x, device, "asarray")
+
+
+def _no_copy(a, dtype, device):
+    same = isinstance(a, np.ndarray) and (dtype is None or np.dtype(dtypes.canonicalize(dtype)) == a.dtype)
+    if same and resolve(device, "asarray") in (None, CPU):
+        dtypes.canonicalize(a.dtype)  # a supported dtype
+        view = a.view()
+        view.flags.writeable = False
+        return wrap(view)
+    what = f"dtype {a.dtype} to {np.dtype(dtype)}" if dtype is not None and hasattr(a, "dtype") \
+        else f"a {type(a).__name__}"
+    raise ValueError(f"asarray: copy=False, but converting {what} needs a copy "
+                     "(pass copy=None to copy only when needed)")
 
 
 def zeros(shape, dtype=None, *, device=None):
     """An array of zeros (default dtype: the default float), as numpy.zeros."""
-    return _full(_shape(shape), 0, _dtype(dtype))
+    x = _full(_shape(shape), 0, _dtype(dtype))
+    return x if device is None else put(x, device, "zeros")
 
 
 def ones(shape, dtype=None, *, device=None):
     """An array of ones (default dtype: the default float), as numpy.ones."""
-    return _full(_shape(shape), 1, _dtype(dtype))
+    x = _full(_shape(shape), 1, _dtype(dtype))
+    return x if device is None else put(x, device, "ones")
 
 
 def empty(shape, dtype=None, *, device=None):
     """As numpy.empty; funcgrad arrays are immutable, so the contents are zeros."""
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=device)
 
 
 def _fill_value(v, dt):
@@ -88,7 +112,11 @@ def _fill_value(v, dt):
 
 def full(shape, fill_value, dtype=None, *, device=None):
     """An array of `shape` filled with `fill_value` (a scalar or an array broadcast to `shape`)."""
-    shape = _shape(shape)
+    x = _fill(_shape(shape), fill_value, dtype)
+    return x if device is None else put(x, device, "full")
+
+
+def _fill(shape, fill_value, dtype):
     if isinstance(fill_value, ArrayBase) or np.ndim(fill_value) > 0:
         fv = asarray_any(fill_value)
         if dtype is not None:
@@ -107,7 +135,8 @@ def _like(name, value):
     def f(a, dtype=None, shape=None, *, device=None):
         x = asarray_any(a)
         dt = dtypes.canonicalize(dtype) if dtype is not None else x.dtype
-        return _full(_shape(x.shape if shape is None else shape), value, dt)
+        out = _full(_shape(x.shape if shape is None else shape), value, dt)
+        return out if device is None else put(out, device, name)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"As numpy.{name}: an array with a's shape and dtype (or the given ones)."
     return f
@@ -121,7 +150,8 @@ empty_like = _like("empty_like", 0)
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     """As numpy.full_like: a's shape and dtype (or the given ones), filled with fill_value."""
     x = asarray_any(a)
-    return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
+    return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype,
+                device=device)
 
 
 def _concrete_scalar(v, what):
@@ -142,6 +172,11 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 
     Without dtype: the default int dtype for integer bounds, the default float dtype if any is a
     float (NumPy: int64 / float64)."""
+    x = _arange(start, stop, step, dtype)
+    return x if device is None else put(x, device, "arange")
+
+
+def _arange(start, stop, step, dtype):
     if stop is None:
         start, stop = 0, start
     step = 1 if step is None else step
@@ -212,6 +247,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     if dtypes.is_integer(dt) and dtypes.is_float(calc):
         y = _floor(y)
     y = ew.convert_element_type(y, dt)
+    if device is not None:
+        y = put(y, device, "linspace")
     if retstep:
         return y, step
     return y
@@ -230,7 +267,8 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
     k = operator.index(k)
     r = broadcasted_iota(dtypes.int64, _shape((N, M)), 0)
     c = broadcasted_iota(dtypes.int64, (N, M), 1)
-    return ew.convert_element_type(ew.eq(ew.add(r, _full((N, M), k, dtypes.int64)), c), _dtype(dtype))
+    x = ew.convert_element_type(ew.eq(ew.add(r, _full((N, M), k, dtypes.int64)), c), _dtype(dtype))
+    return x if device is None else put(x, device, "eye")
 
 
 def identity(n: int, dtype=None):

@@ -3,7 +3,9 @@ isdtype, and NumPy's scalar-type hierarchy (generic, number, integer, floating, 
 
 Promotion is funcgrad's (NumPy 2 / NEP 50: Python scalars are weak), with the documented difference
 that a Python float (or float64 produced from integers) is the default float dtype (float32 unless
-x64 is enabled). finfo/iinfo return NumPy's objects (ml_dtypes' for bfloat16).
+x64 is enabled). finfo's limits are Python floats (as the Array API requires; NumPy's other fields are
+there too); iinfo is NumPy's. can_cast follows the Array API's promotion lattice unless NumPy's
+`casting=` rule is named.
 """
 from __future__ import annotations
 
@@ -54,16 +56,31 @@ def _as_dtype(x):
     return dtypes.canonicalize(x)
 
 
-def can_cast(from_, to, casting="safe"):
-    """Whether a cast from `from_` (a dtype or array) to `to` follows the casting rule, as
-    numpy.can_cast (which, in NumPy 2, rejects Python scalars)."""
+def _family(dt) -> str:
+    return "b" if dt.kind == "b" else "i" if dt.kind in "iu" else "c" if dt.kind == "c" else "f"
+
+
+def can_cast(from_, to, casting=None):
+    """Whether `from_` (a dtype or array) can be cast to `to`.
+
+    By default the Array API's rule: the cast must follow its type promotion lattice, so only within
+    a kind (bool, integers, real floats, complex) or from a real float to a complex one, and without
+    losing range (int8 -> uint8 and int32 -> float32 are False; NumPy says True for bool -> int8).
+    With `casting=` ('no', 'equiv', 'safe', 'same_kind', 'unsafe') it is numpy.can_cast. Python
+    scalars are rejected, as in NumPy 2."""
     if is_python_scalar(from_):
         raise TypeError("can_cast() does not support Python ints, floats, and complex because the result "
                         "used to depend on the value.\nThis change was part of adopting NEP 50, we may "
                         "explicitly allow them again in the future.")
+    src, dst = np.dtype(_as_dtype(from_)), np.dtype(_as_dtype(to))
+    if casting is None:
+        fs, fd = _family(src), _family(dst)
+        if fs != fd and not (fs == "f" and fd == "c"):
+            return False
+        return bool(np.can_cast(src, dst, casting="safe"))
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'")
-    return bool(np.can_cast(_as_dtype(from_), _as_dtype(to), casting=casting))
+    return bool(np.can_cast(src, dst, casting=casting))
 
 
 def _info_dtype(x):
@@ -72,13 +89,39 @@ def _info_dtype(x):
     return _as_dtype(x)
 
 
-def finfo(dtype):  # noqa: F811 - NumPy's parameter name
-    """Machine limits for a floating dtype (complex gives its real part's), as numpy.finfo."""
-    dt = _info_dtype(dtype)
-    if dtypes.bfloat16 is not None and dt == dtypes.bfloat16:
-        import ml_dtypes
-        return ml_dtypes.finfo(dt)
-    return np.finfo(dt)
+class finfo:  # noqa: N801 - NumPy's and the Array API's name
+    """Machine limits for a floating dtype (complex gives its real part's), as numpy.finfo; `eps`,
+    `max`, `min`, `smallest_normal`, `tiny` and `resolution` are Python floats, as the Array API requires
+    (numpy.finfo gives NumPy scalars); every other field is numpy.finfo's (ml_dtypes' for bfloat16)."""
+    _FLOATS = ("eps", "epsneg", "max", "min", "smallest_normal", "smallest_subnormal", "tiny", "resolution")
+
+    def __init__(self, type, /):  # noqa: A002 - the standard's parameter name
+        dt = _info_dtype(type)
+        if dtypes.bfloat16 is not None and dt == dtypes.bfloat16:
+            import ml_dtypes
+            self._np = ml_dtypes.finfo(dt)
+        else:
+            try:
+                self._np = np.finfo(dt)
+            except ValueError:
+                raise ValueError(f"finfo: data type {np.dtype(dt)} is not inexact (use iinfo for integers)") from None
+        for name in self._FLOATS:
+            setattr(self, name, float(getattr(self._np, name)))
+        self.bits, self.dtype = int(self._np.bits), self._np.dtype
+
+    def __getattr__(self, name):
+        if name == "_np":
+            raise AttributeError(name)
+        return getattr(self._np, name)
+
+    def __repr__(self) -> str:
+        return repr(self._np)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    def __hash__(self) -> int:
+        return hash(("finfo", self.dtype))
 
 
 def iinfo(int_type):
@@ -123,7 +166,10 @@ def isdtype(dtype, kind):  # noqa: F811 - Array API parameter name
     """Whether dtype is of `kind` (a dtype, a kind name such as 'real floating' or 'integral', or a
     tuple of them), as numpy.isdtype (bfloat16 is 'real floating')."""
     if not isinstance(dtype, np.dtype):
-        raise TypeError(f"dtype argument must be a NumPy dtype, but it is a {type(dtype)}.")
+        from ._scalar_types import ScalarType
+        if not isinstance(dtype, ScalarType):
+            raise TypeError(f"isdtype: the dtype argument must be a dtype, but it is a {type(dtype).__name__}.")
+        dtype = dtype.dtype  # funcgrad.numpy's dtype names (float32, ...)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
         if isinstance(k, str):

@@ -151,8 +151,10 @@ def expand_dims(a, axis):
     return sh.expand_dims(x, norm)
 
 
-def concatenate(arrays, axis=0, dtype=None, casting="same_kind"):
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     """Join arrays along an existing axis, as numpy.concatenate (axis=None flattens first)."""
+    if out is not None:
+        raise TypeError("concatenate: out= is not supported: funcgrad arrays are immutable; use the return value")
     xs = [asarray_any(a) for a in arrays]
     if not xs:
         raise ValueError("need at least one array to concatenate")
@@ -194,7 +196,7 @@ def stack(arrays, axis=0, dtype=None):
         raise ValueError("stack: all input arrays must have the same shape, got "
                          + ", ".join(str(x.shape) for x in xs))
     ax = normalize_index(axis, xs[0].ndim + 1, "stack")
-    return concatenate([sh.expand_dims(x, (ax,)) for x in xs], ax, dtype)
+    return concatenate([sh.expand_dims(x, (ax,)) for x in xs], ax, dtype=dtype)
 
 
 def _clip_bound(x, v, is_lower: bool):
@@ -207,10 +209,19 @@ def _clip_bound(x, v, is_lower: bool):
     return v
 
 
-def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 - NumPy names
-    """Limit values to [a_min, a_max] (minimum(maximum(a, a_min), a_max)), as numpy.clip."""
+def clip(x=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None, out=None):  # noqa: A002
+    """Limit values to [min, max] (minimum(maximum(x, min), max)), as numpy.clip; the bounds are
+    positional or `min=`/`max=` (the Array API's names) or NumPy's older `a_min=`/`a_max=`, and the
+    array may be passed as NumPy's `a=`."""
+    if out is not None:
+        raise TypeError("clip: out= is not supported: funcgrad arrays are immutable; use the return value")
+    if (x is None) == (a is None):
+        raise TypeError("clip: pass the array once, positionally or as a=")
+    if (min is not None and a_min is not None) or (max is not None and a_max is not None):
+        raise TypeError("clip: pass each bound once (min= or a_min=, max= or a_max=)")
     lo = a_min if min is None else min
     hi = a_max if max is None else max
+    a = x if a is None else a
     from ._ufuncs import maximum, minimum
     x = asarray_any(a)
     lo, hi = _clip_bound(x, lo, True), _clip_bound(x, hi, False)
@@ -479,9 +490,9 @@ def atleast_3d(*arys):
 
 # --- joining and splitting -------------------------------------------------------------------------
 
-def concat(arrays, /, *, axis=0):
-    """Array API name of concatenate."""
-    return concatenate(arrays, axis)
+def concat(arrays, /, axis=0, out=None, *, dtype=None):
+    """The Array API's (and NumPy 2's) name of concatenate."""
+    return concatenate(arrays, axis, out, dtype)
 
 
 def _as_tuple(r):

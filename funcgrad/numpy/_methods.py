@@ -45,9 +45,34 @@ def _round(self, decimals=0, out=None):
     return u.round(self, decimals, out)
 
 
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+
+
 def _array_namespace(self, /, *, api_version=None):
+    """funcgrad.numpy, the Array API namespace (a superset of versions 2021.12 to 2024.12)."""
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise ValueError(f"__array_namespace__: api_version={api_version!r} is not supported; "
+                         f"funcgrad.numpy implements the Array API versions {', '.join(_API_VERSIONS)}")
     import funcgrad.numpy
     return funcgrad.numpy
+
+
+def _to_device(self, device, /, stream=None):
+    """The array on `device` (a Device from funcgrad.devices() or its name, e.g. 'cpu')."""
+    from ._device import put
+    return put(self, device, "to_device")
+
+
+def _compress(self, condition, axis=None, out=None):
+    """The entries (or slices along axis) where condition is true, as ndarray.compress."""
+    from ._sorting import compress
+    return compress(condition, self, axis, out=out)
+
+
+def _mT(self):
+    if self.ndim < 2:
+        raise ValueError(f"mT: matrix transpose needs at least 2 dimensions, got shape {tuple(self.shape)}")
+    return m.swapaxes(self, -1, -2)
 
 
 def _copy(self):
@@ -89,16 +114,21 @@ def attach(cls) -> None:
         "__array_namespace__": _array_namespace,
     }
     for name in ("all", "any", "cumsum", "cumprod", "var", "std", "ptp", "diagonal", "trace", "repeat",
-                 "take", "sort", "argsort", "nonzero", "searchsorted", "flatten"):
+                 "take", "sort", "argsort", "nonzero", "searchsorted", "flatten", "argpartition"):
         methods.setdefault(name, _namespace_method(name))
     methods["flatten"] = m.ravel
-    methods["to_device"] = lambda self, device, /, stream=None: self
+    methods["to_device"] = _to_device
+    methods["compress"] = _compress
     for name, f in methods.items():
         setattr(cls, name, f)
+    cls.itemsize = property(lambda self: self.dtype.itemsize, doc="Bytes per element, as ndarray.itemsize.")
+    cls.nbytes = property(lambda self: self.size * self.dtype.itemsize, doc="Bytes of all elements.")
     cls.real = property(u.real, doc="The real part (the array itself for real dtypes).")
     cls.imag = property(u.imag, doc="The imaginary part (zeros for real dtypes).")
     cls.T = property(lambda self: m.transpose(self))
-    cls.mT = property(lambda self: m.swapaxes(self, -1, -2))
+    cls.mT = property(_mT, doc="The transpose of the last two axes (a stack of matrices).")
+    for name, op in _IN_PLACE.items():
+        setattr(cls, name, _in_place(name, getattr(cls, op)))
 
 
 def _namespace_method(name):
@@ -112,17 +142,49 @@ def _namespace_method(name):
     return method
 
 
+_UNARY = ("__neg__", "__pos__", "__abs__", "__invert__")
+
+
 def _operator(name, f):
-    def op(self, other=None):
-        c = other.__class__
-        if c is Array or c is Tracer or c is float or c is int:
-            return f(self, other)
-        if other is None and name in ("__neg__", "__pos__", "__abs__", "__invert__"):
+    if name in _UNARY:
+        def op(self, /):
             return f(self)
-        if not isinstance(other, (ArrayBase, int, float, complex, bool)) and not hasattr(other, "__array__") \
-                and not isinstance(other, (list, tuple)):
-            return NotImplemented
-        return f(self, other)
+    else:
+        def op(self, other, /):
+            c = other.__class__
+            if c is Array or c is Tracer or c is float or c is int:
+                return f(self, other)
+            if not isinstance(other, (ArrayBase, int, float, complex, bool)) and not hasattr(other, "__array__") \
+                    and not isinstance(other, (list, tuple)):
+                return NotImplemented
+            return f(self, other)
+    op.__name__ = name
+    return op
+
+
+_IN_PLACE = {"__iadd__": "__add__", "__isub__": "__sub__", "__imul__": "__mul__", "__itruediv__": "__truediv__",
+             "__ifloordiv__": "__floordiv__", "__imod__": "__mod__", "__ipow__": "__pow__",
+             "__imatmul__": "__matmul__", "__iand__": "__and__", "__ior__": "__or__", "__ixor__": "__xor__",
+             "__ilshift__": "__lshift__", "__irshift__": "__rshift__"}
+
+
+def _in_place(name, f):
+    """x op= y: rebinds x to x op y (arrays are immutable), which must keep x's shape and dtype, as the
+    Array API requires and NumPy enforces: a result of the same kind is cast back to x's dtype (float32 +=
+    float64 stays float32), another kind (int += float) raises TypeError, a new shape raises ValueError."""
+    def op(self, other, /):
+        out = f(self, other)
+        if out is NotImplemented:
+            return out
+        if out.shape != self.shape:
+            raise ValueError(f"{name}: the result's shape {tuple(out.shape)} differs from the in-place "
+                             f"operand's shape {tuple(self.shape)} (an in-place operation cannot broadcast it)")
+        if out.dtype != self.dtype:
+            if not np.can_cast(out.dtype, self.dtype, "same_kind"):
+                raise TypeError(f"{name}: cannot cast the result from {out.dtype} to the in-place operand's "
+                                f"dtype {self.dtype} (same_kind casting rule)")
+            out = ew.convert_element_type(out, self.dtype)
+        return out
     op.__name__ = name
     return op
 

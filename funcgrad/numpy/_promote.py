@@ -80,9 +80,9 @@ def broadcast_shapes(*shapes, op: str = "broadcast_shapes") -> tuple:
 
 
 
-def broadcast_to(x, shape):
-    """x broadcast to `shape` (NumPy's rules: new leading axes, size-1 axes stretched)."""
-    x = asarray_any(x)
+def broadcast_to(array, shape):
+    """`array` broadcast to `shape` (NumPy's rules: new leading axes, size-1 axes stretched)."""
+    x = asarray_any(array)
     shape = _as_shape(shape)
     if any(d < 0 for d in shape):
         raise ValueError(f"broadcast_to: all elements of broadcast shape must be non-negative, got {shape}")

@@ -117,6 +117,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     else:
         dt = dtypes.defaults.float_
     calc = dt if dtypes.is_inexact(dt) else dtypes.defaults.float_
+    if not dtypes.is_inexact(dt):  # as NumPy: the sum accumulates in the integer dtype (wrapping)
+        total = sum(x, axis=axis, dtype=dt, keepdims=keepdims, where=where)
+        count = sum(ew.ones_like(ew.convert_element_type(x, dt)), axis=axis, dtype=dtypes.int64,
+                    keepdims=keepdims, where=where)
+        r = ew.div(ew.convert_element_type(total, calc), ew.convert_element_type(count, calc))
+        return ew.convert_element_type(r, dt)
     if calc == dtypes.float16 and dtype is None:
         calc = dtypes.float32
     x = ew.convert_element_type(x, calc, x.weak_type)

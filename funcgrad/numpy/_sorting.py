@@ -380,7 +380,10 @@ def _unique_core(rows, equal_nan: bool, size, fill_value):
 
 
 def _fill_array(fill_value, dtype, shape):
-    f = asarray_any(fill_value)
+    if isinstance(fill_value, int) and is_python_scalar(fill_value) and dtypes.is_integer(dtype):
+        f = scalar_array(fill_value, dtype, False)  # in dtype directly (uint64's max exceeds int64)
+    else:
+        f = asarray_any(fill_value)
     return broadcast_to(ew.convert_element_type(f, dtype), shape)
 
 
@@ -509,15 +512,7 @@ cumulative_prod = _cumulative_api("cumulative_prod", cumprod, 1)
 
 # --- differences ----------------------------------------------------------------------------------
 
-class _NoValue:
-    def __repr__(self):
-        return "<no value>"
-
-
-_NOVALUE = _NoValue()
-
-
-def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
+def diff(a, n=1, axis=-1, prepend=None, append=None):
     """n-th discrete difference along `axis`, with optional values prepended/appended, as numpy.diff
     (bools: not_equal; integers keep their dtype and wrap around)."""
     n = operator.index(n)
@@ -531,7 +526,7 @@ def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
         return x
     pieces = []
     for v in (prepend, append):
-        if v is _NOVALUE or v is None:
+        if v is None:
             pieces.append(None)
             continue
         # As NumPy (np.asanyarray), a Python scalar here is a strongly typed array: it promotes.
@@ -645,9 +640,10 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indic
     return sh.transpose(g, perm)
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
     """Values of arr at `indices` along `axis`, matching them elementwise elsewhere (broadcasting),
-    as numpy.take_along_axis; axis=None uses the flattened array. Out-of-bounds: see `take`."""
+    as numpy.take_along_axis (axis defaults to -1, as in NumPy 2.3 and the Array API); axis=None uses
+    the flattened array. Out-of-bounds: see `take`."""
     x = asarray_any(arr)
     idx = _index_operand(indices, "take_along_axis")
     if axis is None:
@@ -792,3 +788,24 @@ __all__ = ["argpartition", "argsort", "argwhere", "compress", "count_nonzero", "
            "nancumprod", "nancumsum", "nonzero", "partition", "piecewise", "put_along_axis", "searchsorted",
            "select", "sort", "take", "take_along_axis", "unique", "unique_all", "unique_counts",
            "unique_inverse", "unique_values"]
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Whether each element of `element` occurs in `test_elements` (a bool array of element's shape), as
+    numpy.isin and the Array API's isin (NaN is in nothing). By sorting test_elements and a binary
+    search, so it is O((n + m) log m) and works under jit and vmap."""
+    from ._promote import result_dtype
+    from ._ufuncs import logical_not
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"isin: kind must be None, 'sort' or 'table', got {kind!r}")
+    x, t = asarray_any(element), asarray_any(test_elements)
+    dt, _ = result_dtype(x, t)
+    x, t = ew.convert_element_type(x, dt), ew.convert_element_type(_flat(t), dt)
+    if t.shape[0] == 0:
+        found = sh.full(tuple(x.shape), False, dtypes.bool_)
+    else:
+        ts = sort(t)
+        pos = searchsorted(ts, x)
+        pos = ew.min(pos, sh.full(tuple(x.shape), t.shape[0] - 1, pos.dtype))
+        found = ew.eq(take(ts, pos), x)
+    return logical_not(found) if invert else found

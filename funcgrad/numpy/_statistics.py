@@ -102,7 +102,8 @@ def _no_out(out, op):
 # --- var, std, ptp, average -----------------------------------------------------------------------
 
 def _ddof(ddof, correction, op):
-    if correction is not None:
+    """The degrees-of-freedom correction: NumPy's ddof or the Array API's correction (default 0.0)."""
+    if correction is not None and correction != 0:
         if ddof != 0:
             raise ValueError(f"{op}: ddof and correction can't be provided simultaneously.")
         return correction
@@ -110,7 +111,7 @@ def _ddof(ddof, correction, op):
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
-        correction=None):
+        correction=0.0):
     """Variance over the given axes, as numpy.var (ddof or the Array API's correction; complex input
     gives a real result; where= masks entries)."""
     _no_out(out, "var")
@@ -143,8 +144,9 @@ def _keep_shape(x, axes):
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
-        correction=None):
+        correction=0.0):
     """Standard deviation over the given axes (sqrt of var), as numpy.std."""
+    _no_out(out, "std")
     v = var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
     return ew.sqrt(v)
 

@@ -31,6 +31,7 @@ from ..primitives import elementwise as ew
 from ..primitives import shape as sh
 from ..primitives.fft import _conj as _conj_complex
 from ..primitives.fft import fft as _lax_fft
+from ._device import put
 from ._manipulation import moveaxis
 from ._promote import asarray_any, normalize_index
 from ._ufuncs import divide, multiply
@@ -293,18 +294,18 @@ def _int_n(n, op: str) -> int:
     return n
 
 
-def fftfreq(n, d=1.0, *, dtype=None, device=None):
+def fftfreq(n, d=1.0, device=None, *, dtype=None):
     """Sample frequencies [0, 1, ..., -1] / (d * n), as numpy.fft.fftfreq (default float dtype)."""
     n = _int_n(n, "fftfreq")
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)]).astype(np.float64)
-    return _freqs(k, n, d, dtype, "fftfreq")
+    return put(_freqs(k, n, d, dtype, "fftfreq"), device, "fftfreq")
 
 
-def rfftfreq(n, d=1.0, *, dtype=None, device=None):
+def rfftfreq(n, d=1.0, device=None, *, dtype=None):
     """Sample frequencies [0, 1, ..., n//2] / (d * n) for rfft, as numpy.fft.rfftfreq."""
     n = _int_n(n, "rfftfreq")
     k = np.arange(0, n // 2 + 1).astype(np.float64)
-    return _freqs(k, n, d, dtype, "rfftfreq")
+    return put(_freqs(k, n, d, dtype, "rfftfreq"), device, "rfftfreq")
 
 
 def _roll_axis(x, shift: int, axis: int):

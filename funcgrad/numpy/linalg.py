@@ -54,7 +54,6 @@ __all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh"
            "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
 
 _LINALG_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
-_NoValue = object()
 
 
 class EighResult(NamedTuple):
@@ -292,20 +291,16 @@ def _pinv_jvp(rcond, hermitian, primals, tangents):
     return p, dp
 
 
-def pinv(a, rcond=None, hermitian: bool = False, *, rtol=_NoValue):
+def pinv(a, rcond=None, hermitian: bool = False, *, rtol=None):
     """Moore-Penrose pseudo-inverse by SVD, singular values <= rcond * max(s) dropped, as numpy.linalg.pinv.
+    Without rcond or rtol the cut-off is max(M, N) * eps, as in JAX and the Array API (NumPy: 1e-15).
 
     Its derivative (Golub & Pereyra) does not involve the SVD's, so it stays finite for repeated
     singular values; it assumes the rank does not change under the perturbation."""
     x = _matrix(a, "pinv")
     if rcond is None:
-        if rtol is _NoValue:
-            rcond = 1e-15
-        elif rtol is None:
-            rcond = max(x.shape[-2:]) * np.finfo(_real_dtype(x.dtype)).eps
-        else:
-            rcond = rtol
-    elif rtol is not _NoValue:
+        rcond = max(x.shape[-2:]) * np.finfo(_real_dtype(x.dtype)).eps if rtol is None else rtol
+    elif rtol is not None:
         raise ValueError("pinv: `rtol` and `rcond` can't be both set.")
     m, n = x.shape[-2:]
     if m == 0 or n == 0:

@@ -482,6 +482,8 @@ def _convert_rule(x: ShapedArray, *, new_dtype, weak_type: bool = False) -> Shap
 def _convert_impl(xp):
     def f(x, *, new_dtype, weak_type=False):
         if x.dtype.kind == "c" and new_dtype.kind != "c":
+            if new_dtype.kind == "b":  # nonzero, as NumPy: 1j is True
+                return x != 0
             x = x.real
         return x.astype(new_dtype)
     return f

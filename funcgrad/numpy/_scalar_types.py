@@ -1,0 +1,49 @@
+"""The dtype names of funcgrad.numpy (float32, int64, bool, ...): dtype objects that are also callable.
+
+As with NumPy's scalar types and JAX's, `jnp.float32(1.5)` makes a (0-d) array of that dtype, and the
+name works wherever a dtype does: `x.dtype == jnp.float32`, `zeros(3, jnp.float32)`, `np.dtype(...)`,
+dict keys (it hashes as its NumPy dtype) and dtype attributes (`.kind`, `.itemsize`, ...).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class ScalarType:
+    """A dtype that is also a constructor of arrays of that dtype."""
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype)
+
+    def __call__(self, x=0, /):
+        """x as an array of this dtype (NumPy's values-to-dtype casting, e.g. float32(1.5) -> 1.5)."""
+        from ._creation import array
+        return array(x, dtype=self.dtype)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, ScalarType):
+            return self.dtype == other.dtype
+        try:
+            return self.dtype == np.dtype(other)
+        except TypeError:
+            return NotImplemented
+
+    def __ne__(self, other) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __getattr__(self, name):
+        return getattr(self.dtype, name)
+
+    def __repr__(self) -> str:
+        return f"dtype('{self.dtype.name}')" if self.dtype.name != "bool" else "dtype('bool')"
+
+    def __str__(self) -> str:
+        return self.dtype.name
+
+    def __reduce__(self):
+        return ScalarType, (self.dtype,)
