@@ -681,3 +681,14 @@ def test_c_style_dtype_aliases():
         assert getattr(fnp, name) == np.dtype(getattr(np, name)), name
         assert getattr(fnp, name)(1).dtype == np.dtype(getattr(np, name))
     assert fnp.euler_gamma == np.euler_gamma
+
+
+def test_where_one_argument_form_takes_jax_size_and_fill_value():
+    import funcgrad as fg
+    c = fnp.asarray([0, 3, 0, 5])
+    for got, want in zip(fnp.where(c), np.where(np.asarray(c))):
+        np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(fnp.where(c, size=3, fill_value=-1)[0]), [1, 3, -1])
+    np.testing.assert_array_equal(np.asarray(fg.jit(lambda v: fnp.where(v, size=1)[0])(c)), [1])
+    with pytest.raises(ValueError, match="one-argument form"):
+        fnp.where(c > 0, c, 0, size=2)

@@ -13,7 +13,7 @@ from ._array_api import (__array_api_version__, __array_namespace_info__, acos, 
 from ._creation import (arange, array, asarray, empty, empty_like, eye, full, full_like, identity,  # noqa: F401
                         linspace, ones, ones_like, zeros, zeros_like)
 from ._manipulation import (atleast_1d, atleast_2d, broadcast_arrays, clip, concatenate, dot, expand_dims,  # noqa: F401
-                            matmul, moveaxis, nonzero, outer, permute_dims, ravel, reshape, squeeze, stack,
+                            matmul, moveaxis, outer, permute_dims, ravel, reshape, squeeze, stack,
                             swapaxes, transpose, vdot)
 from ._promote import broadcast_shapes, broadcast_to  # noqa: F401
 from ._creation import (copy, diag, diagflat, frombuffer, fromfunction, fromiter, geomspace, indices,  # noqa: F401

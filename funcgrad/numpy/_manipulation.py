@@ -351,20 +351,6 @@ def atleast_2d(*arys):
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def nonzero(a):
-    """Indices of the non-zero elements (concrete input only: the output size depends on the data)."""
-    import numpy as np
-    from ..core.array import to_array
-    x = asarray_any(a)
-    try:
-        host = np.asarray(x)
-    except TypeError as e:
-        from ..core.errors import ConcretizationError
-        raise ConcretizationError("nonzero: the number of non-zero elements must be known, so the input "
-                                  "must be concrete (not traced under jit or vmap)") from e
-    return tuple(to_array(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(host)))
-
-
 # --- helpers shared by the functions below --------------------------------------------------------
 
 def _host_value(v):

@@ -291,13 +291,17 @@ def rsqrt(x, /):
     return ew.rsqrt(_to_inexact(asarray_any(x)))
 
 
-def where(condition, x=None, y=None, /):
-    """Elements of x where condition holds, else of y; all three broadcast together."""
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """Elements of x where condition holds, else of y; all three broadcast together. With condition alone,
+    `nonzero(condition, size=, fill_value=)` (JAX's static `size` makes it usable under jit and vmap)."""
     if x is None or y is None:
         if x is None and y is None:
-            from ._manipulation import nonzero
-            return nonzero(condition)
+            from ._sorting import nonzero
+            return nonzero(condition, size=size, fill_value=fill_value)
         raise ValueError("where: either both or neither of x and y should be given")
+    if size is not None or fill_value is not None:
+        raise ValueError("where: size and fill_value can only be given with the one-argument form "
+                         "where(condition)")
     cc = condition.__class__
     if (cc is Array or cc is Tracer) and condition.dtype == dtypes.bool_:  # the hot path: no broadcasting
         ops = _agreeing(x, y, "biufcV")
