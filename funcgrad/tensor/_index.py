@@ -129,6 +129,11 @@ def getitem(self, idx):
     return _apply1("Index", lambda a: a[key], self)
 
 
+def _fw_on() -> bool:
+    from . import _tensor
+    return _tensor._fw_on
+
+
 def _check_adv(shape, key):
     items = key if isinstance(key, tuple) else (key,)
     dim = 0
@@ -205,7 +210,7 @@ def setitem(self, idx, value):
         return
     _check_adv(shape, key)
     grad = (_gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
-                             (vt is not None and _req(vt)))) or (vt is not None and vt._v is None)
+                             (vt is not None and _req(vt)))) or (vt is not None and vt._v is None) or _fw_on()
     if self._v is not None and not grad and self._v.flags.writeable:
         if self._inf and not _gs.inference:
             from ._tensor import _INF_INPLACE_MSG

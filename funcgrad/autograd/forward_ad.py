@@ -1,0 +1,341 @@
+"""Forward-mode AD on tensors (dual tensors), as torch.autograd.forward_ad.
+
+    with dual_level():
+        d = make_dual(x, v)            # x carrying the tangent v
+        y = f(d)                       # every Tensor op propagates the tangent
+        jvp = unpack_dual(y).tangent   # J_f(x) v
+
+A tangent is kept on the tensor (`Tensor._fw`, tagged with the level it belongs to). While a level is
+active, the Tensor dispatch (`funcgrad.tensor._tensor`) hands every op that has a tangent-carrying input to
+`apply` here, which computes the output tangent with funcgrad's functional `jvp` over the op's Array-level
+function: the primitives' jvp rules, so no derivative formula lives here. The tangent computation is itself
+an op on tensors (primals and tangents), recorded for backward when they require grad, so reverse mode
+composes with it. A view's tangent is the same view of its input's tangent (sharing the tangent's storage),
+and an in-place op writes the new tangent into the old one, as in torch.
+"""
+from __future__ import annotations
+
+import weakref
+from contextlib import contextmanager
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+__all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
+           "UnpackedDualTensor"]
+
+
+class _Level:
+    """One dual level (only one may exist at a time, as in torch); tensors' tangents name it."""
+    __slots__ = ("number", "tensors", "__weakref__")
+
+    def __init__(self, number: int):
+        self.number = number
+        self.tensors = weakref.WeakSet()  # tensors holding a tangent of this level (cleared on exit)
+
+
+_current: Optional[_Level] = None
+
+
+def _T():
+    from ..tensor import _tensor
+    return _tensor
+
+
+def enter_dual_level() -> int:
+    """Open a new dual level and return its number (0: nested levels are not supported, as in torch)."""
+    global _current
+    if _current is not None:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    T = _T()
+    _current = _Level(0)
+    T._fwd = __import__(__name__, fromlist=["apply"])
+    T._fw_on = True
+    return 0
+
+
+def exit_dual_level(*, level: Optional[int] = None) -> None:
+    """Close the dual level `level` (default: the current one); every tangent of it is dropped."""
+    global _current
+    cur = -1 if _current is None else _current.number
+    if level is None:
+        level = cur
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    if level != cur:
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. "
+                           "This is not supported.")
+    lv = _current
+    _current = None
+    _T()._fw_on = False
+    for t in list(lv.tensors):
+        t.__dict__.pop("_fw", None)
+
+
+@contextmanager
+def dual_level():
+    """Context manager for a dual level: tangents made inside it are dropped on exit."""
+    level = enter_dual_level()
+    try:
+        yield level
+    finally:
+        exit_dual_level(level=level)
+
+
+class UnpackedDualTensor(NamedTuple):
+    """The (primal, tangent) pair of a dual tensor; tangent is None when it has none."""
+    primal: object
+    tangent: object
+
+
+def _check_level(level, what: str) -> _Level:
+    if _current is None:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+                           "enter_dual_level() first.")
+    if level is not None and level != _current.number:
+        raise RuntimeError(f"Invalid level given to {what}")
+    return _current
+
+
+def _dtype_ok(x, what: str) -> None:
+    if x._np_dtype().kind not in "fc":
+        raise ValueError(f"Expected {what} to be floating point or complex, but got: {x.dtype}")
+
+
+def make_dual(tensor, tangent, *, level: Optional[int] = None):
+    """A view of `tensor` (sharing its storage) that carries `tangent` at the dual level."""
+    T = _T()
+    lv = _check_level(level, "_make_dual")
+    if not isinstance(tensor, T.Tensor) or not isinstance(tangent, T.Tensor):
+        bad = tensor if not isinstance(tensor, T.Tensor) else tangent
+        raise TypeError(f"make_dual(): expected Tensor arguments, but got {type(bad).__name__}")
+    _dtype_ok(tensor, "primal")
+    _dtype_ok(tangent, "tangent")
+    if tuple(tangent.shape) != tuple(tensor.shape):
+        raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                           f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
+                           f"forward gradient is of size {list(tangent.shape)}.")
+    if tangent_of(tensor) is not None:
+        raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward gradient at the "
+                           f"same level {lv.number} is not supported.")
+    prev = T._fw_on
+    T._fw_on = False  # the alias itself carries no tangent of tensor's
+    try:
+        dual = T._view("View", tensor, _alias_np, _alias_arr)
+    finally:
+        T._fw_on = prev
+    set_tangent(dual, tangent)
+    return dual
+
+
+def _alias_np(v):
+    return v.view()
+
+
+def _alias_arr(a):
+    return a
+
+
+def unpack_dual(tensor, *, level: Optional[int] = None) -> UnpackedDualTensor:
+    """(primal, tangent) of `tensor`: the primal is a view of it without the tangent; the tangent is the
+    tangent tensor itself (None if there is none at `level`)."""
+    T = _T()
+    if _current is None or (level is not None and level != _current.number):
+        return UnpackedDualTensor(tensor, None)
+    tan = tangent_of(tensor)
+    prev = T._fw_on
+    T._fw_on = False
+    try:
+        primal = T._view("View", tensor, _alias_np, _alias_arr) if tensor._v is not None else tensor
+    finally:
+        T._fw_on = prev
+    return UnpackedDualTensor(primal, tan)
+
+
+# --- the dispatch hooks (called by funcgrad.tensor._tensor only while a level is active) --------------------
+
+def tangent_of(t):
+    """t's tangent at the current level, or None."""
+    fw = t.__dict__.get("_fw")
+    if fw is None or _current is None or fw[0] is not _current:
+        return None
+    return fw[1]
+
+
+def set_tangent(t, tan) -> None:
+    lv = _current
+    t.__dict__["_fw"] = (lv, tan)
+    lv.tensors.add(t)
+
+
+def has_tangent(ts) -> bool:
+    """Whether any tensor in ts carries a tangent at the current level."""
+    lv = _current
+    for t in ts:
+        d = getattr(t, "__dict__", None)
+        if d:
+            fw = d.get("_fw")
+            if fw is not None and fw[0] is lv:
+                return True
+    return False
+
+
+def _tangent_fn(fn, nprim: int, has: list):
+    """(primals..., tangents of the inputs in `has`) -> output tangents of fn, by funcgrad's jvp."""
+    from ..transforms.ad import jvp
+
+    def g(*arrs):
+        prims = list(arrs[:nprim])
+        tans = list(arrs[nprim:])
+        ins = [prims[i] for i in has]
+        tans = [t if t.dtype == p.dtype else t.astype(p.dtype) for t, p in zip(tans, ins)]
+
+        def f(*xs):
+            full = list(prims)
+            for i, x in zip(has, xs):
+                full[i] = x
+            return fn(*full)
+        _, tout = jvp(f, ins, tans)
+        return tout
+    return g
+
+
+def _tangents(name, fn, ts):
+    """The output tangent tensor(s) of fn on tensors ts (some carrying tangents), as a recorded op."""
+    T = _T()
+    has = [i for i, t in enumerate(ts) if not isinstance(t, T.Array) and tangent_of(t) is not None]
+    tans = [tangent_of(ts[i]) for i in has]
+    g = _tangent_fn(fn, len(ts), has)
+    arrays = [t for t in ts if isinstance(t, T.Array)]
+    if arrays:  # constant Array operands (from _apply_prim_scalar): close over them
+        tensors = [t for t in ts if not isinstance(t, T.Array)]
+        pos = [i for i, t in enumerate(ts) if not isinstance(t, T.Array)]
+        has = [pos.index(i) for i in has]
+
+        def fn2(*xs, _fn=fn, _ts=ts, _pos=pos):
+            full = list(_ts)
+            for i, x in zip(_pos, xs):
+                full[i] = x
+            return _fn(*full)
+        g = _tangent_fn(fn2, len(tensors), has)
+        ts = tensors
+    return T._apply0(name, g, tuple(ts) + tuple(tans))
+
+
+def _attach(outs, tans) -> None:
+    for o, tn in zip(outs, tans):
+        if o._np_dtype().kind in "fc" and tn is not None:
+            set_tangent(o, tn)
+
+
+def apply(name, fn, ts):
+    """An op with tangent-carrying inputs: the primal result as without tangents, plus its tangent."""
+    T = _T()
+    prim_ts = [t for t in ts if not isinstance(t, T.Array)]
+    out = T._apply0(name, fn, prim_ts) if len(prim_ts) == len(ts) else _apply_consts(T, name, fn, ts)
+    tans = _tangents(name, fn, ts)
+    if isinstance(out, list):
+        _attach(out, tans if isinstance(tans, list) else [tans])
+    else:
+        _attach([out], tans if isinstance(tans, list) else [tans])
+    return out
+
+
+def _apply_consts(T, name, fn, ts):
+    pos = [i for i, t in enumerate(ts) if not isinstance(t, T.Array)]
+
+    def fn2(*xs):
+        full = list(ts)
+        for i, x in zip(pos, xs):
+            full[i] = x
+        return fn(*full)
+    return T._apply0(name, fn2, [ts[i] for i in pos])
+
+
+def view(x, t, name, np_fn, arr_fn) -> None:
+    """A view t of x: its tangent is the same view of x's tangent (sharing the tangent's storage)."""
+    tan = tangent_of(x)
+    if tan is not None and tan._v is not None:
+        T = _T()
+        prev = T._fw_on
+        T._fw_on = False
+        try:
+            set_tangent(t, T._view(name, tan, np_fn, arr_fn))
+        finally:
+            T._fw_on = prev
+
+
+def views(x, outs, name, np_fns, arr_fn) -> None:
+    tan = tangent_of(x)
+    if tan is None or tan._v is None:
+        return
+    T = _T()
+    prev = T._fw_on
+    T._fw_on = False
+    try:
+        touts = T._views(name, tan, np_fns, arr_fn)
+    finally:
+        T._fw_on = prev
+    for o, tn in zip(outs, touts):
+        set_tangent(o, tn)
+
+
+def inplace_tangent(name, t, fn, others):
+    """Before the in-place op fn on t: the new tangent of t (or None when no operand has one), computed on a
+    snapshot of t's old value."""
+    T = _T()
+    if tangent_of(t) is None and t._base is not None and tangent_of(t._base) is not None:
+        a = _alias(tangent_of(t._base), t._base, t)
+        if a is not None:
+            set_tangent(t, a)
+    if T._req(t) and T._gs.enabled:
+        old = T._apply0("Clone", _alias_arr, (t,))
+    else:
+        old = T._make(np.array(t._v))
+    fw = tangent_of(t)
+    if fw is not None:
+        set_tangent(old, fw)
+    return _tangents(name, fn, (old,) + tuple(others))
+
+
+def inplace_write(t, new_tan) -> None:
+    """After an in-place op on t: write its new tangent into t's tangent (a view of its base's when t is a
+    view), making one (zeros for the base) where there is none."""
+    T = _T()
+    tan = tangent_of(t)
+    prev = T._fw_on
+    T._fw_on = False
+    try:
+        if tan is None and t._base is not None:
+            base = t._base
+            btan = tangent_of(base)
+            if btan is None and base._v is not None and base._v.flags.c_contiguous:
+                btan = T._make(np.zeros_like(base._v))
+                set_tangent(base, btan)
+            if btan is not None:
+                tan = _alias(btan, base, t)
+                if tan is not None:
+                    set_tangent(t, tan)
+        if tan is None:
+            set_tangent(t, new_tan if new_tan._np_dtype() == t._np_dtype() else new_tan.to(t.dtype))
+            return
+        tan.copy_(new_tan)
+    finally:
+        T._fw_on = prev
+
+
+def _alias(btan, base, t):
+    """t's layout within base, applied to base's tangent btan (a view of it), or None if the layouts differ."""
+    T = _T()
+    bv, tv, tb = base._v, t._v, btan._v
+    if tb is None or tv is None or tb.shape != bv.shape or tb.strides != bv.strides or tb.dtype != bv.dtype:
+        return None
+    off = tv.__array_interface__["data"][0] - bv.__array_interface__["data"][0]
+    root = tb
+    while root.base is not None and isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.c_contiguous:
+        return None
+    off += tb.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    nv = np.ndarray(tv.shape, tv.dtype, buffer=root, offset=off, strides=tv.strides)
+    return T._view("AsStrided", btan, lambda v: nv, t._vfn)
