@@ -140,9 +140,13 @@ def unpack_dual(tensor, *, level: Optional[int] = None) -> UnpackedDualTensor:
     """(primal, tangent) of `tensor`: the primal is a view of it without the tangent; the tangent is the
     tangent tensor itself (None if there is none at `level`)."""
     T = _T()
-    if _current is None or (level is not None and level != _current.number):
+    if _current is None:
         return UnpackedDualTensor(tensor, None)
     tan = tangent_of(tensor)
+    if level is not None and level != _current.number:
+        if tan is not None:
+            raise RuntimeError("Invalid level given to _fw_primal")
+        tan = None
     prev = T._fw_on
     T._fw_on = False
     try:
@@ -317,7 +321,7 @@ def inplace_write(t, new_tan) -> None:
                 if tan is not None:
                     set_tangent(t, tan)
         if tan is None:
-            set_tangent(t, new_tan if new_tan._np_dtype() == t._np_dtype() else new_tan.to(t.dtype))
+            set_tangent(t, new_tan)
             return
         tan.copy_(new_tan)
     finally:

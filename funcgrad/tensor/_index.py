@@ -124,7 +124,7 @@ def getitem(self, idx):
         nkey = _np_key(key)
         return _view(_basic_name(key), self, lambda v: v[nkey], lambda a: a[key])
     _check_adv(shape, key)
-    if self._v is not None and not (_gs.enabled and _req(self)):
+    if self._v is not None and not (_gs.enabled and _req(self)) and not _fw_on():
         return _wrap(Array(np.asarray(self._v[key])))
     return _apply1("Index", lambda a: a[key], self)
 
