@@ -108,6 +108,41 @@ OPS = {
     "cross_entropy": (lambda L, a: _F(L).cross_entropy(a, L.tensor([1, 0, 3])), [(3, 4)]),
     "nll_loss": (lambda L, a: _F(L).nll_loss(_F(L).log_softmax(a, 1), L.tensor([2, 0])), [(2, 3)]),
     "bce_logits": (lambda L, a, b: _F(L).binary_cross_entropy_with_logits(a, L.sigmoid(b)), [(4,), (4,)]),
+    "to_float32": (lambda L, a: a.to(L.float32) * 2, [(3,)]),
+    "clone_contig": (lambda L, a: a.t().contiguous().clone(), [(2, 3)]),
+    "embedding": (lambda L, w: _F(L).embedding(L.tensor([0, 2, 1]), w), [(3, 4)]),
+    "batch_norm_train": (lambda L, x: _F(L).batch_norm(x, L.zeros(3, dtype=x.dtype), L.ones(3, dtype=x.dtype),
+                                                       training=True), [(4, 3)]),
+    "batch_norm_eval": (lambda L, x, w: _F(L).batch_norm(x, L.zeros(3, dtype=x.dtype), L.ones(3, dtype=x.dtype),
+                                                         w, None), [(4, 3), (3,)]),
+    "dropout0": (lambda L, x: _F(L).dropout(x, 0.0), [(4,)]),
+    "pad": (lambda L, x: _F(L).pad(x, (1, 2)), [(2, 3)]),
+    "interpolate": (lambda L, x: _F(L).interpolate(x, scale_factor=2, mode="nearest"), [(1, 1, 3)]),
+    "conv1d": (lambda L, x, w, b: _F(L).conv1d(x, w, b, stride=2), [(1, 2, 7), (3, 2, 3), (3,)]),
+    "conv_transpose2d": (lambda L, x, w: _F(L).conv_transpose2d(x, w), [(1, 2, 3, 3), (2, 1, 2, 2)]),
+    "group_norm": (lambda L, x: _F(L).group_norm(x, 2), [(2, 4, 3)]),
+    "smooth_l1": (lambda L, a, b: _F(L).smooth_l1_loss(a, b), [(5,), (5,)]),
+    "kl_div": (lambda L, a, b: _F(L).kl_div(_F(L).log_softmax(a, 1), _F(L).softmax(b, 1), reduction="batchmean"),
+               [(2, 3), (2, 3)]),
+    "normalize": (lambda L, a: _F(L).normalize(a, dim=1), [(2, 3)]),
+    "cosine_sim": (lambda L, a, b: _F(L).cosine_similarity(a, b), [(2, 3), (2, 3)]),
+    "linalg_inv": (lambda L, a: L.linalg.inv(a + 3 * L.eye(3, dtype=a.dtype)), [(3, 3)]),
+    "det_solve": (lambda L, a, b: (L.linalg.det(a), L.linalg.solve(a + 3 * L.eye(3, dtype=a.dtype), b)),
+                  [(3, 3), (3,)]),
+    "triu_diag": (lambda L, a: (L.triu(a), L.diagonal(a), a.diag()), [(3, 3)]),
+    "repeat_tile": (lambda L, a: (a.repeat(2, 1), L.tile(a, (2,))), [(2, 3)]),
+    "narrow_select": (lambda L, a: (a.narrow(1, 1, 2), a.select(0, 1), a.unfold(1, 2, 1)), [(2, 3)]),
+    "scatter_add": (lambda L, a, s: a.scatter_add(0, L.tensor([[0, 1, 0]]), s), [(2, 3), (1, 3)]),
+    "index_add": (lambda L, a, s: a.index_add(0, L.tensor([1, 1]), s), [(2, 3), (2, 3)]),
+    "lerp_addcmul": (lambda L, a, b: (L.lerp(a, b, 0.3), L.addcmul(a, a, b, value=0.5)), [(3,), (3,)]),
+    "fft": (lambda L, a: L.fft.rfft(a).abs(), [(8,)]),
+    "complex_view": (lambda L, a: L.view_as_real(L.view_as_complex(a) * 2), [(3, 2)]),
+    "atan_erf": (lambda L, a: L.atan(a) + L.erf(a) + L.special.expit(a), [(4,)]),
+    "addmm_baddbmm": (lambda L, c, a, b: L.addmm(c, a, b), [(2, 2), (2, 3), (3, 2)]),
+    "inplace_relu": (lambda L, a: _F(L).relu(a * 1, inplace=True), [(5,)]),
+    "inplace_clamp_": (lambda L, a: (a * 1).clamp_(-0.3, 0.3), [(5,)]),
+    "index_put_": (lambda L, a, v: (a * 1).index_put_((L.tensor([0, 2]),), v), [(3,), (2,)]),
+    "masked_scatter": (lambda L, a, s: a.masked_scatter(a > 0, s), [(4,), (4,)]),
 }
 
 
@@ -344,3 +379,17 @@ def test_no_tangent_no_overhead_path_and_untouched_ops():
         idx = fg.argmax(d)
         assert fgAD.unpack_dual(idx).tangent is None
         assert fgAD.unpack_dual(fg.max(d, 0).indices).tangent is None
+
+
+def test_ops_torch_lacks_forward_ad_for_equal_func_jvp():
+    """Ops whose forward AD torch does not implement (its cdist, CPU attention) still get tangents here,
+    equal to funcgrad.func.jvp's."""
+    q, k, v = (fg.tensor(RNG.standard_normal((1, 2, 3, 4))) for _ in range(3))
+    tq = fg.tensor(RNG.standard_normal((1, 2, 3, 4)))
+    a, b = fg.tensor(RNG.standard_normal((2, 3))), fg.tensor(RNG.standard_normal((4, 3)))
+    ta = fg.tensor(RNG.standard_normal((2, 3)))
+    for f, x, t in ((lambda x: fF.scaled_dot_product_attention(x, k, v), q, tq), (lambda x: fg.cdist(x, b), a, ta)):
+        _, want = fg.func.jvp(f, (x,), (t,))
+        with fgAD.dual_level():
+            got = fgAD.unpack_dual(f(fgAD.make_dual(x, t))).tangent
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)

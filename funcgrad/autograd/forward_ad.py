@@ -259,14 +259,22 @@ def _apply_consts(T, name, fn, ts):
 def view(x, t, name, np_fn, arr_fn) -> None:
     """A view t of x: its tangent is the same view of x's tangent (sharing the tangent's storage)."""
     tan = tangent_of(x)
-    if tan is not None and tan._v is not None:
-        T = _T()
-        prev = T._fw_on
-        T._fw_on = False
-        try:
-            set_tangent(t, T._view(name, tan, np_fn, arr_fn))
-        finally:
-            T._fw_on = prev
+    if tan is None or tan._v is None:
+        return
+    T = _T()
+    prev = T._fw_on
+    T._fw_on = False
+    try:
+        nv = np_fn(tan._v)
+        if nv.size and not np.may_share_memory(nv, tan._v):
+            # np_fn reads the primal's storage itself (as_strided, unfold): map t's place in x onto x's
+            # tangent, or else (other layouts) the tangent is the view function applied to it, unaliased
+            tv = _alias(tan, x, t, arr_fn)
+            set_tangent(t, tv if tv is not None else T._apply0(name, arr_fn, (tan,)))
+        else:
+            set_tangent(t, T._view(name, tan, lambda _: nv, arr_fn))
+    finally:
+        T._fw_on = prev
 
 
 def views(x, outs, name, np_fns, arr_fn) -> None:
@@ -289,7 +297,7 @@ def inplace_tangent(name, t, fn, others):
     snapshot of t's old value."""
     T = _T()
     if tangent_of(t) is None and t._base is not None and tangent_of(t._base) is not None:
-        a = _alias(tangent_of(t._base), t._base, t)
+        a = _alias(tangent_of(t._base), t._base, t, t._vfn)
         if a is not None:
             set_tangent(t, a)
     if T._req(t) and T._gs.enabled:
@@ -317,7 +325,7 @@ def inplace_write(t, new_tan) -> None:
                 btan = T._make(np.zeros_like(base._v))
                 set_tangent(base, btan)
             if btan is not None:
-                tan = _alias(btan, base, t)
+                tan = _alias(btan, base, t, t._vfn)
                 if tan is not None:
                     set_tangent(t, tan)
         if tan is None:
@@ -328,8 +336,9 @@ def inplace_write(t, new_tan) -> None:
         T._fw_on = prev
 
 
-def _alias(btan, base, t):
-    """t's layout within base, applied to base's tangent btan (a view of it), or None if the layouts differ."""
+def _alias(btan, base, t, arr_fn):
+    """t's layout within base, applied to base's tangent btan (a view of it; arr_fn maps base's value to
+    t's), or None if the layouts differ."""
     T = _T()
     bv, tv, tb = base._v, t._v, btan._v
     if tb is None or tv is None or tb.shape != bv.shape or tb.strides != bv.strides or tb.dtype != bv.dtype:
@@ -341,5 +350,8 @@ def _alias(btan, base, t):
     if not root.flags.c_contiguous:
         return None
     off += tb.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    nv = np.ndarray(tv.shape, tv.dtype, buffer=root, offset=off, strides=tv.strides)
-    return T._view("AsStrided", btan, lambda v: nv, t._vfn)
+    try:
+        nv = np.ndarray(tv.shape, tv.dtype, buffer=root, offset=off, strides=tv.strides)
+    except (TypeError, ValueError):  # t reaches outside base's region of the storage
+        return None
+    return T._view("AsStrided", btan, lambda v: nv, arr_fn)
