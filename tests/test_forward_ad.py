@@ -393,3 +393,87 @@ def test_ops_torch_lacks_forward_ad_for_equal_func_jvp():
         with fgAD.dual_level():
             got = fgAD.unpack_dual(f(fgAD.make_dual(x, t))).tangent
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+def _functions(L):
+    class NoJvp(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class TwoTangents(NoJvp):
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 5, t
+
+    class Own(L.autograd.Function):  # a jvp that is deliberately not the forward's derivative
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_forward(x)
+            ctx.save_for_backward(y)
+            return x * y
+
+        @staticmethod
+        def backward(ctx, g):
+            y, = ctx.saved_tensors
+            return g * y, g
+
+        @staticmethod
+        def jvp(ctx, tx, ty):
+            x, = ctx.saved_tensors
+            return tx * 7 + ty * x
+    return NoJvp, TwoTangents, Own
+
+
+@pytest.mark.parametrize("case", ["nojvp", "count", "own_x", "own_y", "own_grad"])
+def test_custom_function_jvp_matches_torch(case):
+    def run(L, AD):
+        NoJvp, TwoTangents, Own = _functions(L)
+        with AD.dual_level():
+            x = L.tensor([1.0, 2.0], requires_grad=case == "own_grad")
+            d = AD.make_dual(x, L.tensor([1.0, -1.0]))
+            y = L.tensor([3.0, 4.0])
+            f = {"nojvp": lambda: NoJvp.apply(d), "count": lambda: TwoTangents.apply(d),
+                 "own_x": lambda: Own.apply(d, y), "own_y": lambda: Own.apply(y, d),
+                 "own_grad": lambda: Own.apply(d, y)}[case]
+            try:
+                out = f()
+            except Exception as e:
+                return type(e), str(e)
+            p, t = AD.unpack_dual(out)
+            if case == "own_grad":
+                p.sum().backward()
+                return p.tolist(), t.tolist(), x.grad.tolist()
+            return p.tolist(), t.tolist()
+    assert run(fg, fgAD) == run(torch, tAD)
+
+
+def test_module_with_batchnorm_and_functional_call_dual_parameters():
+    def build(L):
+        L.manual_seed(0)
+        return L.nn.Sequential(L.nn.Conv2d(1, 2, 3), L.nn.BatchNorm2d(2), L.nn.ReLU(), L.nn.Flatten(),
+                               L.nn.Linear(8, 3))
+    tm = build(torch)
+    fm = build(fg)
+    fm.load_state_dict({k: fg.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    x = RNG.standard_normal((2, 1, 4, 4)).astype(np.float32)
+    t = RNG.standard_normal((2, 1, 4, 4)).astype(np.float32)
+    got = _run(fg, fgAD, lambda L, a: fm(a), [x], [t])  # training mode: batch statistics, running stats
+    want = _run(torch, tAD, lambda L, a: tm(a), [x], [t])
+    np.testing.assert_allclose(got[0][1], want[0][1], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(fm[1].running_var.numpy(), tm[1].running_var.numpy(), rtol=1e-6)
+    res = []
+    for L, AD, m in ((fg, fgAD, fm), (torch, tAD, tm)):
+        m.eval()
+        params = {k: v.detach() for k, v in m.named_parameters()}
+        gen = np.random.default_rng(1)
+        with AD.dual_level():
+            dp = {k: AD.make_dual(v, L.tensor(gen.standard_normal(tuple(v.shape)).astype(np.float32)))
+                  for k, v in params.items()}
+            out = L.func.functional_call(m, dp, (L.tensor(x),))
+            res.append(AD.unpack_dual(out).tangent.detach().numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-4, atol=1e-5)

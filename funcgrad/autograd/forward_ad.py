@@ -355,3 +355,56 @@ def _alias(btan, base, t, arr_fn):
     except (TypeError, ValueError):  # t reaches outside base's region of the storage
         return None
     return T._view("AsStrided", btan, lambda v: nv, arr_fn)
+
+
+@contextmanager
+def _suspended():
+    """Tensor ops without tangent propagation (a custom Function's forward and jvp, as in torch)."""
+    T = _T()
+    prev = T._fw_on
+    T._fw_on = False
+    try:
+        yield
+    finally:
+        T._fw_on = prev
+
+
+def custom_function(cls, args, kwargs):
+    """autograd.Function.apply on tangent-carrying inputs: forward without tangents, then the output
+    tangents from the Function's own jvp(ctx, *input tangents) (zeros for inputs without one)."""
+    T = _T()
+    from .function import Function
+    if cls.jvp is Function.jvp:
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
+    box = []
+    tans = []
+    for a in args:
+        if isinstance(a, T.Tensor):
+            tn = tangent_of(a)
+            tans.append(tn if tn is not None else T._make(np.zeros(a.shape, a._np_dtype())))
+        else:
+            tans.append(None)
+    with _suspended():
+        out = cls._apply_impl(args, kwargs, box)
+        ctx = box[0]
+        prev = ctx._saved, ctx._saved_versions
+        fwd_saved = getattr(ctx, "saved_for_forward", None)
+        if fwd_saved is not None or ctx._saved is None:  # jvp sees what save_for_forward saved
+            saved = list(fwd_saved if fwd_saved is not None else (getattr(ctx, "to_save", ()) or ()))
+            ctx._saved = saved
+            ctx._saved_versions = [t._st.version if (t is not None and t._st is not None) else 0 for t in saved]
+        try:
+            r = cls.jvp(ctx, *tans)
+        finally:
+            if prev[0] is not None:
+                ctx._saved, ctx._saved_versions = prev
+    outs = out if isinstance(out, tuple) else (out,)
+    rs = r if isinstance(r, tuple) else (r,)
+    if len(rs) != len(outs):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected {len(outs)} "
+                           f"but got {len(rs)})")
+    for o, tn in zip(outs, rs):
+        if isinstance(o, T.Tensor) and tn is not None and o._np_dtype().kind in "fc":
+            set_tangent(o, tn)
+    return out
