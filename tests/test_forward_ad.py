@@ -477,3 +477,22 @@ def test_module_with_batchnorm_and_functional_call_dual_parameters():
             out = L.func.functional_call(m, dp, (L.tensor(x),))
             res.append(AD.unpack_dual(out).tangent.detach().numpy())
     np.testing.assert_allclose(res[0], res[1], rtol=1e-4, atol=1e-5)
+
+
+def test_tangent_layout_and_grad_modes_as_torch():
+    def run(L, AD):
+        res = []
+        with AD.dual_level():
+            p, t = L.tensor(RNG.standard_normal((2, 3))), L.tensor(RNG.standard_normal((3, 2))).t()
+            u = AD.unpack_dual(AD.make_dual(p, t)).tangent
+            res += [u is t, u.stride(), u.tolist() == t.tolist()]
+            p2, t2 = L.tensor(RNG.standard_normal((3, 2))).t(), L.tensor(RNG.standard_normal((2, 3)))
+            d2 = AD.make_dual(p2, t2)
+            u2 = AD.unpack_dual(d2).tangent
+            res += [u2 is t2, u2.stride(), AD.unpack_dual(d2[1]).tangent.tolist() == t2[1].tolist()]
+            with L.no_grad():
+                res.append(AD.unpack_dual(AD.make_dual(L.ones(3), L.ones(3)).exp()).tangent is None)
+            with L.inference_mode():
+                res.append(AD.unpack_dual(AD.make_dual(L.ones(3), L.ones(3)).exp()).tangent is None)
+        return res
+    assert run(fg, fgAD) == run(torch, tAD)

@@ -21,6 +21,8 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from .grad_mode import state as _gs
+
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
            "UnpackedDualTensor"]
 
@@ -124,6 +126,16 @@ def make_dual(tensor, tangent, *, level: Optional[int] = None):
         dual = T._view("View", tensor, _alias_np, _alias_arr)
     finally:
         T._fw_on = prev
+    tv, pv = tangent._v, tensor._v
+    if tv is not None and pv is not None and [x // tv.itemsize for x in tv.strides] != \
+            [x // pv.itemsize for x in pv.strides]:
+        # the tangent takes the primal's layout (a copy), so that views of the dual map onto it, as in torch
+        lay = np.empty_like(pv, dtype=tv.dtype) if pv.flags.c_contiguous or pv.flags.f_contiguous else \
+            np.empty(pv.shape, tv.dtype)
+        new = T._make(lay)
+        with _suspended():
+            new.copy_(tangent)
+        tangent = new
     set_tangent(dual, tangent)
     return dual
 
@@ -175,6 +187,8 @@ def set_tangent(t, tan) -> None:
 def has_tangent(ts) -> bool:
     """Whether any tensor in ts carries a tangent at the current level."""
     lv = _current
+    if _gs.inference:  # inference mode computes no tangents, as in torch
+        return False
     for t in ts:
         d = getattr(t, "__dict__", None)
         if d:
