@@ -331,25 +331,27 @@ def test_reverse_over_forward(name):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
 
 
-def _fwd_over_rev(lib, AD, x, t, f):
+def _fwd_over_rev(lib, AD, x, t, f, create_graph, wrt_primal):
     xp = lib.tensor(x, requires_grad=True)
     with AD.dual_level():
         d = AD.make_dual(xp, lib.tensor(t))
         y = f(lib, d)
-        g, = lib.autograd.grad(y, d, create_graph=True)
+        g, = lib.autograd.grad(y, xp if wrt_primal else d, create_graph=create_graph)
         p, tn = AD.unpack_dual(g)
-        return p.detach().numpy(), tn.detach().numpy()
+        return p.detach().numpy(), tn.detach().numpy(), g.requires_grad
 
 
+@pytest.mark.parametrize("create_graph,wrt_primal", [(True, False), (False, False), (False, True)])
 @pytest.mark.parametrize("f", [lambda L, a: (a.sin() * a).sum(), lambda L, a: L.logsumexp(a * a, 0).sum(),
                                lambda L, a: (a @ a.t()).tanh().sum()])
-def test_forward_over_reverse_hvp(f):
+def test_forward_over_reverse_hvp(f, create_graph, wrt_primal):
     x = RNG.standard_normal((3, 2))
     t = RNG.standard_normal((3, 2))
-    got = _fwd_over_rev(fg, fgAD, x, t, f)
-    want = _fwd_over_rev(torch, tAD, x, t, f)
-    for a, b in zip(got, want):
+    got = _fwd_over_rev(fg, fgAD, x, t, f, create_graph, wrt_primal)
+    want = _fwd_over_rev(torch, tAD, x, t, f, create_graph, wrt_primal)
+    for a, b in zip(got[:2], want[:2]):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    assert got[2] == want[2]
 
 
 # --- agreement with funcgrad.func.jvp, which does not see dual levels ----------------------------------
