@@ -498,3 +498,28 @@ def test_tangent_layout_and_grad_modes_as_torch():
                 res.append(AD.unpack_dual(AD.make_dual(L.ones(3), L.ones(3)).exp()).tangent is None)
         return res
     assert run(fg, fgAD) == run(torch, tAD)
+
+
+@given(n=st.integers(2, 5), start=st.integers(0, 1), step=st.integers(1, 2),
+       op=st.sampled_from(["mul_", "add_", "exp_", "zero_", "copy_"]), transpose=st.booleans())
+def test_hypothesis_inplace_through_views(n, start, step, op, transpose):
+    """An in-place op on a view of a dual tensor (or of a plain tensor, with a dual operand) updates the
+    tangents of the base and of the other views as in torch."""
+    def f(L, d, e):
+        base = d * 1  # a non-leaf dual root
+        plain = L.zeros(d.shape, dtype=d.dtype)
+        outs = []
+        for root, other in ((base, e), (plain, d)):
+            r = root.t() if transpose else root
+            v = r[start::step]
+            w = r[:1]
+            o = other.t()[start::step] if transpose else other[start::step]
+            if op == "exp_":
+                v.exp_()
+            elif op == "zero_":
+                v.zero_()
+            else:
+                getattr(v, op)(o)
+            outs += [root, w]
+        return outs
+    _check(f, [(n, n), (n, n)])

@@ -165,17 +165,29 @@ def unpack_dual(tensor, *, level: Optional[int] = None) -> UnpackedDualTensor:
         primal = T._view("View", tensor, _alias_np, _alias_arr) if tensor._v is not None else tensor
     finally:
         T._fw_on = prev
+    if primal is not tensor:
+        set_tangent(primal, None)  # a primal view never takes its base's tangent
     return UnpackedDualTensor(primal, tan)
 
 
 # --- the dispatch hooks (called by funcgrad.tensor._tensor only while a level is active) --------------------
 
 def tangent_of(t):
-    """t's tangent at the current level, or None."""
+    """t's tangent at the current level, or None. A view without one of its own whose base has one gets
+    (and keeps) the matching view of the base's tangent, as in torch."""
     fw = t.__dict__.get("_fw")
-    if fw is None or _current is None or fw[0] is not _current:
+    if fw is not None and _current is not None and fw[0] is _current:
+        return fw[1]
+    b = t._base
+    if b is None or _current is None:
         return None
-    return fw[1]
+    bfw = b.__dict__.get("_fw")
+    if bfw is None or bfw[0] is not _current or bfw[1] is None:
+        return None
+    tan = _alias(bfw[1], b, t, t._vfn)
+    if tan is not None:
+        set_tangent(t, tan)
+    return tan
 
 
 def set_tangent(t, tan) -> None:
@@ -194,7 +206,14 @@ def has_tangent(ts) -> bool:
         if d:
             fw = d.get("_fw")
             if fw is not None and fw[0] is lv:
-                return True
+                if fw[1] is not None:
+                    return True
+                continue
+            b = d.get("_base")
+            if b is not None:
+                fw = b.__dict__.get("_fw")
+                if fw is not None and fw[0] is lv and fw[1] is not None:
+                    return True
     return False
 
 
