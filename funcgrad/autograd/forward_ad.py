@@ -238,25 +238,12 @@ def _tangent_fn(fn, nprim: int, has: list):
 
 
 def _tangents(name, fn, ts):
-    """The output tangent tensor(s) of fn on tensors ts (some carrying tangents), as a recorded op."""
+    """The output tangent tensor(s) of fn on tensors ts (some carrying tangents), as an op on tensors (so
+    recorded for backward when primals or tangents require grad)."""
     T = _T()
-    has = [i for i, t in enumerate(ts) if not isinstance(t, T.Array) and tangent_of(t) is not None]
+    has = [i for i, t in enumerate(ts) if tangent_of(t) is not None]
     tans = [tangent_of(ts[i]) for i in has]
-    g = _tangent_fn(fn, len(ts), has)
-    arrays = [t for t in ts if isinstance(t, T.Array)]
-    if arrays:  # constant Array operands (from _apply_prim_scalar): close over them
-        tensors = [t for t in ts if not isinstance(t, T.Array)]
-        pos = [i for i, t in enumerate(ts) if not isinstance(t, T.Array)]
-        has = [pos.index(i) for i in has]
-
-        def fn2(*xs, _fn=fn, _ts=ts, _pos=pos):
-            full = list(_ts)
-            for i, x in zip(_pos, xs):
-                full[i] = x
-            return _fn(*full)
-        g = _tangent_fn(fn2, len(tensors), has)
-        ts = tensors
-    return T._apply0(name, g, tuple(ts) + tuple(tans))
+    return T._apply0(name, _tangent_fn(fn, len(ts), has), tuple(ts) + tuple(tans))
 
 
 def _attach(outs, tans) -> None:
@@ -268,25 +255,10 @@ def _attach(outs, tans) -> None:
 def apply(name, fn, ts):
     """An op with tangent-carrying inputs: the primal result as without tangents, plus its tangent."""
     T = _T()
-    prim_ts = [t for t in ts if not isinstance(t, T.Array)]
-    out = T._apply0(name, fn, prim_ts) if len(prim_ts) == len(ts) else _apply_consts(T, name, fn, ts)
+    out = T._apply0(name, fn, ts)
     tans = _tangents(name, fn, ts)
-    if isinstance(out, list):
-        _attach(out, tans if isinstance(tans, list) else [tans])
-    else:
-        _attach([out], tans if isinstance(tans, list) else [tans])
+    _attach(out if isinstance(out, list) else [out], tans if isinstance(tans, list) else [tans])
     return out
-
-
-def _apply_consts(T, name, fn, ts):
-    pos = [i for i, t in enumerate(ts) if not isinstance(t, T.Array)]
-
-    def fn2(*xs):
-        full = list(ts)
-        for i, x in zip(pos, xs):
-            full[i] = x
-        return fn(*full)
-    return T._apply0(name, fn2, [ts[i] for i in pos])
 
 
 def view(x, t, name, np_fn, arr_fn) -> None:
