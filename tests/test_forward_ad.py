@@ -523,3 +523,16 @@ def test_hypothesis_inplace_through_views(n, start, step, op, transpose):
             outs += [root, w]
         return outs
     _check(f, [(n, n), (n, n)])
+
+
+def test_tangent_keeps_its_dtype_as_torch():
+    def run(L, AD):
+        with AD.dual_level():
+            d = AD.make_dual(L.tensor([0.5, -1.0]), L.tensor([1.0, 2.0], dtype=L.float64))
+            outs = [d * 2, d.exp(), d[0], d.sum(), L.softmax(d, 0), d.to(L.float16)]
+            return [(str(AD.unpack_dual(o).tangent.dtype), AD.unpack_dual(o).tangent.double().tolist())
+                    for o in outs]
+    got, want = run(fg, fgAD), run(torch, tAD)
+    assert [g[0] for g in got] == [w[0] for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g[1], w[1], rtol=1e-3 if g[0].endswith("16") else 1e-6)

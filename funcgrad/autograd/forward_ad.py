@@ -218,14 +218,14 @@ def has_tangent(ts) -> bool:
 
 
 def _tangent_fn(fn, nprim: int, has: list):
-    """(primals..., tangents of the inputs in `has`) -> output tangents of fn, by funcgrad's jvp."""
+    """(primals..., tangents of the inputs in `has`) -> output tangents of fn, by funcgrad's jvp. A tangent
+    keeps its own dtype (torch allows a float64 tangent on a float32 primal; the rules then promote)."""
     from ..transforms.ad import jvp
 
     def g(*arrs):
         prims = list(arrs[:nprim])
         tans = list(arrs[nprim:])
         ins = [prims[i] for i in has]
-        tans = [t if t.dtype == p.dtype else t.astype(p.dtype) for t, p in zip(tans, ins)]
 
         def f(*xs):
             full = list(prims)
