@@ -298,13 +298,9 @@ def views(x, outs, name, np_fns, arr_fn) -> None:
 
 
 def inplace_tangent(name, t, fn, others):
-    """Before the in-place op fn on t: the new tangent of t (or None when no operand has one), computed on a
-    snapshot of t's old value."""
+    """Before the in-place op fn on t (some operand carrying a tangent): t's new tangent, computed on a
+    snapshot of t's old value (recorded when t requires grad, for reverse-over-forward)."""
     T = _T()
-    if tangent_of(t) is None and t._base is not None and tangent_of(t._base) is not None:
-        a = _alias(tangent_of(t._base), t._base, t, t._vfn)
-        if a is not None:
-            set_tangent(t, a)
     if T._req(t) and T._gs.enabled:
         old = T._apply0("Clone", _alias_arr, (t,))
     else:
