@@ -197,3 +197,4 @@ from . import functional  # noqa: E402,F401
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "gradcheck",
            "gradgradcheck", "functional", "once_differentiable", "Variable"]
+from . import forward_ad  # noqa: E402,F401

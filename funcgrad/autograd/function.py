@@ -162,8 +162,17 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         T = _graph._TENSOR
+        if T._fw_on and T._fwd.has_tangent([a for a in args if isinstance(a, T.Tensor)]):
+            return T._fwd.custom_function(cls, args, kwargs)  # forward AD: through the Function's jvp
+        return cls._apply_impl(args, kwargs)
+
+    @classmethod
+    def _apply_impl(cls, args, kwargs, ctx_box=None):
+        T = _graph._TENSOR
         Tensor = T.Tensor
         ctx = cls._backward_cls()
+        if ctx_box is not None:
+            ctx_box.append(ctx)
         ctx._n_inputs = len(args)
         needs = tuple(isinstance(a, Tensor) and T._req(a) for a in args)
         ctx.needs_input_grad = needs

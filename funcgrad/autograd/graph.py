@@ -368,6 +368,8 @@ class Node:
         if create_graph and (any(c is not None and c._rg for c in cts) or
                              any(self.inputs[i]._rg for i in self.diff)):
             return self._apply_differentiable(cts)
+        if T._fw_on and T._fwd.has_tangent(list(cts) + list(self.inputs)):
+            return self._apply_differentiable(cts)  # forward AD: the gradients get tangents too, as in torch
         # torch's gradient of a real loss w.r.t. complex z is the conjugate of the functional face's
         # (JAX's) cotangent: conjugate on the way in and on the way out
         arrs = [None if c is None else _cot_array(c) for c in cts]

@@ -7,6 +7,7 @@ from ..autograd.grad_mode import state as _gs
 from ..core.array import Array
 from ..primitives import elementwise as ew
 from . import _dtype as D
+from . import _tensor as _TM
 from ._tensor import Tensor, _apply1, _inplace, _req, _view, _wrap
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -124,7 +125,7 @@ def getitem(self, idx):
         nkey = _np_key(key)
         return _view(_basic_name(key), self, lambda v: v[nkey], lambda a: a[key])
     _check_adv(shape, key)
-    if self._v is not None and not (_gs.enabled and _req(self)):
+    if self._v is not None and not (_gs.enabled and _req(self)) and not _TM._fw_on:
         return _wrap(Array(np.asarray(self._v[key])))
     return _apply1("Index", lambda a: a[key], self)
 
@@ -205,7 +206,7 @@ def setitem(self, idx, value):
         return
     _check_adv(shape, key)
     grad = (_gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
-                             (vt is not None and _req(vt)))) or (vt is not None and vt._v is None)
+                             (vt is not None and _req(vt)))) or (vt is not None and vt._v is None) or _TM._fw_on
     if self._v is not None and not grad and self._v.flags.writeable:
         if self._inf and not _gs.inference:
             from ._tensor import _INF_INPLACE_MSG

@@ -10,6 +10,7 @@ from . import _creation as C
 from . import _dtype as D
 from . import _index
 from . import _ops as O
+from . import _tensor as _TM
 from ._tensor import Tensor, _apply1, _inplace, _req, _traced, _wrap
 
 # --- the generic in-place variant of an op ------------------------------------------------------------
@@ -45,6 +46,8 @@ def _fast_binary_inplace(np_fn, op, name):
 
     def method(self, other, *, alpha=None):
         v = self._v
+        if _TM._fw_on:  # forward AD: the tangents are updated by _inplace
+            v = None
         if v is not None and not _gs.enabled or (v is not None and not self._rg and not (
                 isinstance(other, Tensor) and _req(other)) and (self._base is None or not self._base._rg)):
             if v.flags.writeable and v.dtype.kind in "fc" and not self._inf:
@@ -99,7 +102,7 @@ def fill_(self, value):
             return _inplace("Fill", self, lambda a, s: O.jnp.broadcast_to(O._cast(s, a.dtype), a.shape), (value,),
                             reads_self=False)
         value = value.item()
-    if v is not None and v.flags.writeable and (not _gs.enabled or (
+    if v is not None and v.flags.writeable and not _TM._fw_on and (not _gs.enabled or (
             not self._rg and (self._base is None or not self._base._rg))):
         _check_inf(self)
         v[...] = value
@@ -113,7 +116,7 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         src = C.tensor(src)
     v = self._v
-    if v is not None and src._v is not None and v.flags.writeable and (not _gs.enabled or (
+    if v is not None and src._v is not None and v.flags.writeable and not _TM._fw_on and (not _gs.enabled or (
             not self._rg and not _req(src) and (self._base is None or not self._base._rg))):
         _check_inf(self)
         if src._v.shape != v.shape and not _bc_into(src._v.shape, v.shape):
@@ -382,7 +385,7 @@ def set_(self, source=None):
 
 def fill_diagonal_(self, fill_value, wrap=False):
     v = self._v
-    if v is not None and not (_gs.enabled and self._rg):
+    if v is not None and not (_gs.enabled and self._rg) and not _TM._fw_on:
         np.fill_diagonal(v, fill_value, wrap=wrap)
         self._bump()
         return self

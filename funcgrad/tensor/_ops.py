@@ -24,6 +24,7 @@ from ..primitives.shape import reshape as _reshape
 from ..primitives.shape import broadcast_in_dim as _broadcast_in_dim
 from . import _dtype as D
 from . import _functional
+from . import _tensor as _TM
 from ..autograd.grad_mode import state as _gs
 from ._tensor import (Tensor, _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _dim, _make,
                       _req, _view, _views, _wrap)
@@ -171,7 +172,7 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
                 if prim is not None and xv.dtype.kind in "fciu":
                     return _apply_prim(name, prim, afn, (x, y))
                 if not (_gs.enabled and (x._rg or y._rg or x._base is not None and _req(x)
-                                         or y._base is not None and _req(y))):
+                                         or y._base is not None and _req(y))) and not _TM._fw_on:
                     return _wrap(afn(x._arr(), y._arr()))
         elif prim is not None and xv is not None and (y.__class__ is _float or y.__class__ is _int) and \
                 xv.dtype.kind == "f":  # a float tensor and a Python number: the tensor's dtype
@@ -401,7 +402,7 @@ def relu(input, *, out=None):
     as _relu's forms: NaN stays NaN, -inf and negatives give +0.0); recorded it is _relu."""
     v = input._v
     if v is not None and v.dtype.kind == "f" and \
-            not (_gs.enabled and (input._rg or input._base is not None and _req(input))):
+            not (_gs.enabled and (input._rg or input._base is not None and _req(input))) and not _TM._fw_on:
         r = _MAX_P.impl(v, v.dtype.type(0))
         r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
         return r if out is None else _out(r, out)

@@ -31,6 +31,8 @@ from . import _functional as _fn
 
 _new_obj = object.__new__
 _NP2T = D._NP2T
+_fw_on = False  # a forward-AD dual level is active (set by funcgrad.autograd.forward_ad, which is _fwd)
+_fwd = None
 
 
 class _Storage:
@@ -63,6 +65,7 @@ class Tensor:
     _sh = None          # (traced) NumPy layout stand-in linking views to their root (see _functional)
     _lv = None          # (traced root) weak references to its live views
     _mv = None          # (traced view) (op name, output number) when made by a multi-view op (split, unbind)
+    _fw = None          # (dual level, tangent tensor) under forward AD (see funcgrad.autograd.forward_ad)
 
     def __new__(cls, *args, **kwargs):
         """torch.Tensor(*sizes), torch.Tensor(data), torch.Tensor(): a tensor of the default dtype (uninitialised
@@ -790,6 +793,13 @@ def _outputs(node, vals):
 
 def _apply(name, fn, ts):
     """The result tensor(s) of the Array-level fn applied to tensors ts (recording when needed)."""
+    if _fw_on and _fwd.has_tangent(ts):
+        return _fwd.apply(name, fn, ts)
+    return _apply0(name, fn, ts)
+
+
+def _apply0(name, fn, ts):
+    """_apply without tangents."""
     if _gs.enabled:
         for t in ts:
             if t._rg or (t._base is not None and _req(t)):
@@ -813,6 +823,8 @@ def _apply_prim(name, prim, fn, ts, params=_NOPARAMS):
     arrays in order with `params` (e.g. an elementwise op on operands of one dtype). Unrecorded, the
     primitive's impl runs straight on the tensors' buffers; recorded, the node is built without listing
     binds (see _record_prim). The primitive's impl must return a new array (not a view of an operand)."""
+    if _fw_on and _fwd.has_tangent(ts):
+        return _fwd.apply(name, fn, ts)
     if _gs.enabled:
         for t in ts:
             if t._rg or (t._base is not None and _req(t)):
@@ -838,6 +850,9 @@ def _apply_prim(name, prim, fn, ts, params=_NOPARAMS):
 def _apply_prim_scalar(name, prim, afn, t, s, left):
     """afn(t, s) (afn(s, t) when left) for a float tensor t and a Python number s taken in t's dtype, where
     afn is one bind of prim: as _apply_prim, the number entering as a constant."""
+    if _fw_on and _fwd.has_tangent((t,)):
+        c = Array(np.array(s, t._v.dtype))
+        return _fwd.apply(name, (lambda q: afn(c, q)) if left else (lambda p: afn(p, c)), (t,))
     if _gs.enabled and (t._rg or (t._base is not None and _req(t))):
         dt = t._v.dtype
         c = Array(np.array(s, dt))
@@ -919,6 +934,8 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
 
 
 def _apply1(name, fn, x):
+    if _fw_on and _fwd.has_tangent((x,)):
+        return _fwd.apply(name, fn, (x,))
     if (x._rg or (x._base is not None and _req(x))) and _gs.enabled:
         return _apply(name, fn, (x,))
     a = x._a
@@ -978,6 +995,8 @@ def _view(name, x, np_fn, arr_fn):
         t._rg = True
         t._gfn = node
         node.bind_outputs([t])
+    if _fw_on:
+        _fwd.view(x, t, name, np_fn, arr_fn)
     return t
 
 
@@ -1012,6 +1031,8 @@ def _views(name, x, np_fns, arr_fn):
             if k:
                 t._onr = k
         node.bind_outputs(outs)
+    if _fw_on:
+        _fwd.views(x, outs, name, np_fns, arr_fn)
     return outs
 
 
@@ -1061,7 +1082,17 @@ def _inplace(name, t, fn, others=(), reads_self=True):
     """t <- fn(t's value, *others' values), written into t's buffer; fn is Array-level and its result is
     cast to t's dtype. Records a node (re-pointing t's or its base's grad_fn) when gradients flow.
     reads_self=False promises that fn's derivatives never read t's old value (copy_, fill_, index_put_),
-    so no snapshot of it is kept."""
+    so no snapshot of it is kept. Under forward AD t's tangent is updated in place too."""
+    if _fw_on and t._v is not None and _fwd.has_tangent((t, t._base) + tuple(others)):
+        new_tan = _fwd.inplace_tangent(name, t, fn, others)
+        _inplace0(name, t, fn, others, reads_self)
+        _fwd.inplace_write(t, new_tan)
+        return t
+    return _inplace0(name, t, fn, others, reads_self)
+
+
+def _inplace0(name, t, fn, others=(), reads_self=True):
+    """_inplace without tangents."""
     v = t._v
     dt = t._np_dtype()
     if v is None:  # a traced tensor: a functional update of its root (see _functional)
@@ -1313,6 +1344,10 @@ def _repr(t) -> str:
         suffixes.append(f"grad_fn=<{g.name()}>")
     elif t._rg:
         suffixes.append("requires_grad=True")
+    if _fw_on:
+        tan = _fwd.tangent_of(t)
+        if tan is not None:
+            suffixes.append(f"tangent={tan.item() if tan.ndim == 0 and tan._v is not None else _repr(tan)}")
     return _add_suffixes(prefix + body, suffixes, indent)
 
 
