@@ -16,7 +16,7 @@ from ..core.array import ArrayBase, get_aval, to_array
 from ..core.aval import ShapedArray
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
-from ..core.trace import concrete_value, find_top, new_trace, transform_active
+from ..core.trace import concrete_value, find_top, hoist_tracer_consts, new_trace, transform_active
 from ..core.tree_util import tree_flatten, tree_unflatten
 from . import elementwise as ew
 from .reduction import reduce_max
@@ -210,7 +210,9 @@ def switch(index, branches, *operands):
     index = index if isinstance(index, ArrayBase) else to_array(index)
     if index.dtype != dtypes.int32:
         index = ew.convert_element_type(index, dtypes.int32)
-    outs = cond_p.bind(index, *leaves, branches=tuple(j for j, _ in traced))
+    # Tracers the branches close over become leading operands, shared by every branch.
+    jaxprs, hoisted = hoist_tracer_consts([j for j, _ in traced])
+    outs = cond_p.bind(index, *hoisted, *leaves, branches=tuple(jaxprs))
     return tree_unflatten(t0, outs)
 
 

@@ -11,7 +11,7 @@ from typing import Callable
 from ..core.array import ArrayBase, get_aval, to_array, wrap
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
-from ..core.trace import find_top
+from ..core.trace import find_top, hoist_tracer_consts, transform_active
 from ..core.tree_util import tree_flatten, tree_unflatten
 from ..primitives.shape import full
 from .batching import trace_to_jaxpr
@@ -270,8 +270,7 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy=None, static_argn
     def wrapped(*args):
         static, dyn = _split_nondiff(args, static_argnums)
         leaves, in_tree = tree_flatten(dyn)
-        arrays = [x for x in leaves if isinstance(x, ArrayBase)]
-        if find_top(arrays) is None:
+        if not transform_active():
             return fun(*args)
         leaves = _as_leaves(leaves)
         store = []
@@ -283,7 +282,8 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy=None, static_argn
             return o_leaves
 
         jaxpr = trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves], "checkpoint")
-        outs = remat_p.bind(*leaves, jaxpr=jaxpr, name=getattr(fun, "__name__", "fun"))
+        (jaxpr,), hoisted = hoist_tracer_consts([jaxpr])  # closed-over tracers become operands
+        outs = remat_p.bind(*hoisted, *leaves, jaxpr=jaxpr, name=getattr(fun, "__name__", "fun"))
         return tree_unflatten(store[-1], outs)
 
     return wrapped
