@@ -410,3 +410,23 @@ def test_differentiating_custom_rules_wrt_a_closed_over_value_raises(kind):
     if kind == "custom_jvp":
         with pytest.raises(fg.UnexpectedTracerError, match="closes over"):
             fg.jvp(lambda x: make(x)(np.float64(0.6)), (np.float64(0.3),), (np.float64(1.0),))
+
+
+@pytest.mark.parametrize("kind", sorted(MAKERS))
+@pytest.mark.parametrize("where", ["jit", "jit_cond"])
+def test_custom_rules_closing_over_values_held_fixed_by_an_inner_derivative(kind, where):
+    """grad of a jitted (or jitted cond) function calling a custom rule that closes over a tracer of an
+    enclosing vmap or grad: jit and cond differentiate only the operands that need it, so the closed-over
+    value is held fixed rather than reported as differentiated."""
+    make = MAKERS[kind]
+
+    def inner(x):
+        if where == "jit":
+            return fg.jit(lambda y: make(x)(y))
+        return fg.jit(lambda y: lax.cond(y > 0, lambda z: make(x)(z), lambda z: z, y))
+
+    y = np.float64(0.6)
+    np.testing.assert_allclose(np.asarray(fg.vmap(lambda x: fg.grad(inner(x))(y))(jnp.asarray(XS))),
+                               np.cos(0.6) * XS * 10.0, rtol=1e-12)
+    np.testing.assert_allclose(float(fg.grad(lambda x: fg.grad(inner(x))(y))(np.float64(0.3))),
+                               np.cos(0.6) * 10.0, rtol=1e-12)

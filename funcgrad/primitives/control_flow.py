@@ -131,29 +131,50 @@ def _cond_impl(xp):
     return run
 
 
+def _partial(jaxpr, ops, idx):
+    """eval_jaxpr(jaxpr) as a function of the operands at positions idx, the others fixed to ops'."""
+    def f(*d):
+        full = list(ops)
+        for i, v in zip(idx, d):
+            full[i] = v
+        return eval_jaxpr(jaxpr, *full)
+    return f
+
+
+# The derivative rules differentiate only the operands that need it (a tangent, or a cotangent asked
+# for): the others, such as values the branches close over from an enclosing transform, stay fixed.
+
 def _cond_jvp(args, tangents, ans, *, branches):
     from ..transforms.ad import jvp
     index, ops = args[0], list(args[1:])
-    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(ops, tangents[1:])]
-    avals = [get_aval(a) for a in ops] * 2
+    idx = [i for i, t in enumerate(tangents[1:]) if t is not None]
+    ts = [tangents[1 + i] for i in idx]
+    avals = [get_aval(a) for a in ops] + [get_aval(t) for t in ts]
     n = len(ops)
-    new = tuple(trace_flat(lambda *pt, b=b: list(jvp(_fn(b), list(pt[:n]), list(pt[n:]))[1]), avals, "cond")
-                for b in branches)
+
+    def make(b):
+        return lambda *pt: list(jvp(_partial(b, pt[:n], idx), [pt[i] for i in idx], list(pt[n:]))[1])
+
+    new = tuple(trace_flat(make(b), avals, "cond") for b in branches)
     return list(cond_p.bind(index, *ops, *ts, branches=new))
 
 
 def _cond_vjp(cts, ans, args, needs, *, branches):
     from ..transforms.ad import vjp
     index, ops = args[0], list(args[1:])
+    idx = [i for i, need in enumerate(needs[1:]) if need]
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, branches[0].out_avals)]
     n = len(ops)
     avals = [get_aval(a) for a in ops] + [get_aval(c) for c in cts]
 
     def make(b):
-        return lambda *pc: list(vjp(_fn(b), *pc[:n])[1](list(pc[n:])))
+        return lambda *pc: list(vjp(_partial(b, pc[:n], idx), *[pc[i] for i in idx])[1](list(pc[n:])))
 
     new = tuple(trace_flat(make(b), avals, "cond") for b in branches)
-    return [None] + list(cond_p.bind(index, *ops, *cts, branches=new))
+    out = [None] * (n + 1)
+    for i, c in zip(idx, cond_p.bind(index, *ops, *cts, branches=new)):
+        out[1 + i] = c
+    return out
 
 
 def _cond_batch(args, dims, *, branches):

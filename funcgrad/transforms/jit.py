@@ -421,22 +421,40 @@ def _zeros(av):
     return full(av.shape, 0, av.dtype)
 
 
+def _partial_fn(jaxpr, p, idx):
+    """eval_jaxpr(jaxpr) as a function of the arguments at positions idx, the others fixed to p's."""
+    def f(*d):
+        full = list(p)
+        for i, v in zip(idx, d):
+            full[i] = v
+        return eval_jaxpr(jaxpr, *full)
+    return f
+
+
 def _pjit_jvp(args, tangents, ans, *, jaxpr, name):
+    # Only the arguments with a tangent are differentiated: the others (values closed over from an
+    # enclosing transform, say) are held fixed inside the derivative.
     from .ad import jvp
     from ..primitives.callbacks import drop_effects
     jaxpr = drop_effects(jaxpr)  # the primal (and its prints) already ran
-    f = _derived(jaxpr, "jvp", lambda: jit(lambda p, t: jvp(_eval_fn(jaxpr), p, t)[1]))
-    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
-    return f(list(args), ts)
+    idx = tuple(i for i, t in enumerate(tangents) if t is not None)
+    f = _derived(jaxpr, ("jvp", idx), lambda: jit(
+        lambda p, t: jvp(_partial_fn(jaxpr, p, idx), [p[i] for i in idx], t)[1]))
+    return f(list(args), [tangents[i] for i in idx])
 
 
 def _pjit_vjp(cts, ans, args, needs, *, jaxpr, name):
     from .ad import vjp
     from ..primitives.callbacks import drop_effects
     jaxpr = drop_effects(jaxpr)  # the primal (and its prints) already ran
-    f = _derived(jaxpr, "vjp", lambda: jit(lambda p, c: vjp(_eval_fn(jaxpr), *p)[1](c)))
+    idx = tuple(i for i, n in enumerate(needs) if n)
+    f = _derived(jaxpr, ("vjp", idx), lambda: jit(
+        lambda p, c: vjp(_partial_fn(jaxpr, p, idx), *[p[i] for i in idx])[1](c)))
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
-    return list(f(list(args), cts))
+    out = [None] * len(args)
+    for i, c in zip(idx, f(list(args), cts)):
+        out[i] = c
+    return out
 
 
 def _pjit_batch(args, dims, *, jaxpr, name):
