@@ -132,12 +132,13 @@ def _cond_impl(xp):
 
 
 def _partial(jaxpr, ops, idx):
-    """eval_jaxpr(jaxpr) as a function of the operands at positions idx, the others fixed to ops'."""
+    """eval_jaxpr(jaxpr) as a function of the operands at positions idx (the others fixed to ops'),
+    followed by any further inputs after ops."""
     def f(*d):
         full = list(ops)
         for i, v in zip(idx, d):
             full[i] = v
-        return eval_jaxpr(jaxpr, *full)
+        return eval_jaxpr(jaxpr, *full, *d[len(idx):])
     return f
 
 
@@ -392,26 +393,29 @@ def _scan_impl(xp):
 
 def _scan_jvp(args, tangents, ans, *, jaxpr, n_consts, n_carry, length, reverse, res=None):
     from ..transforms.ad import jvp
-    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     nc, k = n_consts, n_carry
+    cidx = [i for i in range(nc) if tangents[i] is not None]  # consts without a tangent stay fixed
+    m = len(cidx)
+    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     consts, carry, xs = args[:nc], args[nc:nc + k], args[nc + k:]
-    tc, tk, tx = ts[:nc], ts[nc:nc + k], ts[nc + k:]
+    tc, tk, tx = [ts[i] for i in cidx], ts[nc:nc + k], ts[nc + k:]
     nx = len(xs)
     x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs]
     avals = ([get_aval(a) for a in list(consts) + list(tc) + list(carry) + list(tk)] + x_avals + x_avals)
 
     def body(*a):
-        c, dc = a[:nc], a[nc:2 * nc]
-        h, dh = a[2 * nc:2 * nc + k], a[2 * nc + k:2 * nc + 2 * k]
-        x, dx = a[2 * nc + 2 * k:2 * nc + 2 * k + nx], a[2 * nc + 2 * k + nx:]
-        out, tout = jvp(_fn(jaxpr), list(c) + list(h) + list(x), list(dc) + list(dh) + list(dx))
+        c, dc = a[:nc], a[nc:nc + m]
+        h, dh = a[nc + m:nc + m + k], a[nc + m + k:nc + m + 2 * k]
+        x, dx = a[nc + m + 2 * k:nc + m + 2 * k + nx], a[nc + m + 2 * k + nx:]
+        out, tout = jvp(_partial(jaxpr, c, cidx), [c[i] for i in cidx] + list(h) + list(x),
+                        list(dc) + list(dh) + list(dx))
         return list(out[:k]) + list(tout[:k]) + list(out[k:]) + list(tout[k:])
 
-    key = ("jvp", nc, k, nx, _avals_key(avals))
+    key = ("jvp", nc, k, nx, tuple(cidx), _avals_key(avals))
     new = jaxpr._cache.get(key)
     if new is None:
         new = jaxpr._cache[key] = trace_flat(body, avals, "scan")
-    outs = scan_p.bind(*consts, *tc, *carry, *tk, *xs, *tx, jaxpr=new, n_consts=2 * nc, n_carry=2 * k,
+    outs = scan_p.bind(*consts, *tc, *carry, *tk, *xs, *tx, jaxpr=new, n_consts=nc + m, n_carry=2 * k,
                        length=length, reverse=reverse)
     ny = len(jaxpr.outvars) - k
     return list(outs[k:2 * k]) + list(outs[2 * k + ny:])
@@ -457,31 +461,36 @@ def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, revers
     # 2. Backward: carry (ct of carry, accumulated ct of consts); per step (carry_t, x_t, ct_y_t).
     y_avals = [ShapedArray(get_aval(c).shape[1:], get_aval(c).dtype) for c in ct_ys]
     h_avals = [get_aval(a) for a in carry]
-    bwd_avals = ([get_aval(a) for a in consts] + h_avals + [get_aval(a) for a in consts]
+    cidx = [i for i in range(nc) if needs[i]]  # consts whose cotangent is not asked for stay fixed
+    m = len(cidx)
+    bwd_avals = ([get_aval(a) for a in consts] + h_avals + [get_aval(consts[i]) for i in cidx]
                  + h_avals + x_avals + y_avals)
 
     def body(*a):
         c = list(a[:nc])
         g_h = list(a[nc:nc + k])
-        g_c = list(a[nc + k:2 * nc + k])
-        h = list(a[2 * nc + k:2 * nc + 2 * k])
-        x = list(a[2 * nc + 2 * k:2 * nc + 2 * k + nx])
-        g_y = list(a[2 * nc + 2 * k + nx:])
-        _, pull = vjp(_fn(jaxpr), *(c + h + x))
+        g_c = list(a[nc + k:nc + k + m])
+        h = list(a[nc + k + m:nc + 2 * k + m])
+        x = list(a[nc + 2 * k + m:nc + 2 * k + m + nx])
+        g_y = list(a[nc + 2 * k + m + nx:])
+        _, pull = vjp(_partial(jaxpr, c, cidx), *([c[i] for i in cidx] + h + x))
         gs = pull(g_h + g_y)
-        new_gc = [ew.add(acc, g) for acc, g in zip(g_c, gs[:nc])]
-        return list(gs[nc:nc + k]) + new_gc + list(gs[nc + k:])
+        new_gc = [ew.add(acc, g) for acc, g in zip(g_c, gs[:m])]
+        return list(gs[m:m + k]) + new_gc + list(gs[m + k:])
 
     # The backward body depends only on the body jaxpr and these avals: trace it (and so compile it) once.
-    key = ("bwd", nc, k, nx, _avals_key(bwd_avals))
+    key = ("bwd", nc, k, nx, tuple(cidx), _avals_key(bwd_avals))
     bwd = jaxpr._cache.get(key)
     if bwd is None:
         bwd = jaxpr._cache[key] = trace_flat(body, bwd_avals, "scan")
-    zero_c = [_zeros(get_aval(c)) for c in consts]
+    zero_c = [_zeros(get_aval(consts[i])) for i in cidx]
     res = scan_p.bind(*consts, *ct_carry, *zero_c, *stacked, *xs, *ct_ys, jaxpr=bwd, n_consts=nc,
-                      n_carry=k + nc, length=length, reverse=not reverse)
-    g_init, g_consts, g_xs = res[:k], res[k:k + nc], res[k + nc:]
-    return list(g_consts) + list(g_init) + list(g_xs)
+                      n_carry=k + m, length=length, reverse=not reverse)
+    g_init, g_consts, g_xs = res[:k], res[k:k + m], res[k + m:]
+    out_c = [None] * nc
+    for i, g in zip(cidx, g_consts):
+        out_c[i] = g
+    return out_c + list(g_init) + list(g_xs)
 
 
 def _scan_batch(args, dims, *, jaxpr, n_consts, n_carry, length, reverse):
