@@ -431,6 +431,6 @@ def test_custom_rules_closing_over_values_held_fixed_by_an_inner_derivative(kind
     np.testing.assert_allclose(np.asarray(fg.vmap(lambda x: fg.grad(inner(x))(y))(jnp.asarray(XS))),
                                np.cos(0.6) * XS * 10.0, rtol=1e-12)
     if where == "scan":
-        return  # an outer grad through scan's residuals raises (a known limitation: see README)
+        return  # an outer grad through scan raises here (a known gap, noted in README.md)
     np.testing.assert_allclose(float(fg.grad(lambda x: fg.grad(inner(x))(y))(np.float64(0.3))),
                                np.cos(0.6) * 10.0, rtol=1e-12)
