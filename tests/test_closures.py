@@ -434,3 +434,18 @@ def test_custom_rules_closing_over_values_held_fixed_by_an_inner_derivative(kind
         return  # an outer grad through scan raises here (a known gap, noted in README.md)
     np.testing.assert_allclose(float(fg.grad(lambda x: fg.grad(inner(x))(y))(np.float64(0.3))),
                                np.cos(0.6) * 10.0, rtol=1e-12)
+
+
+def test_custom_rule_closing_over_a_batched_value_in_while_under_jvp():
+    """while_loop's jvp differentiates only the body constants with a tangent: a custom rule in the body
+    closing over a vmap tracer is differentiated with respect to its explicit argument only. (custom_vjp
+    has no forward mode, as in JAX.)"""
+    make = MAKERS["custom_jvp"]
+
+    def f(x, y):
+        return lax.while_loop(lambda c: c[0] < 1 + 0 * c[1].astype(jnp.int32),
+                              lambda c: (c[0] + 1, make(x)(c[1])), (0, y))[1]
+
+    y = np.float64(0.6)
+    got = fg.vmap(lambda x: fg.jvp(lambda u: f(x, u), (y,), (np.float64(1.0),))[1])(jnp.asarray(XS))
+    np.testing.assert_allclose(np.asarray(got), np.cos(0.6) * XS * 10.0, rtol=1e-12)

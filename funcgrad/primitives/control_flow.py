@@ -273,22 +273,25 @@ def _while_jvp(args, tangents, ans, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_
     from ..transforms.ad import jvp
     nc, nb = n_cond_consts, n_body_consts
     cc, bc, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
-    bct = [_zeros(get_aval(a)) if t is None else t for a, t in zip(bc, tangents[nc:nc + nb])]
+    bidx = [i for i in range(nb) if tangents[nc + i] is not None]  # the others stay fixed
+    m = len(bidx)
+    bct = [tangents[nc + i] for i in bidx]
     ct = [_zeros(get_aval(a)) if t is None else t for a, t in zip(carry, tangents[nc + nb:])]
     k = len(carry)
-    # New carry: (primal carry, carry tangents); body consts: (consts, const tangents).
+    # New carry: (primal carry, carry tangents); body consts: (consts, tangents of those that have one).
     cavals = [get_aval(a) for a in list(cc) + list(carry) + list(carry)]
     new_cond = trace_flat(lambda *a: eval_jaxpr(cond_jaxpr, *a[:nc + k]), cavals, "while")
     bavals = [get_aval(a) for a in list(bc) + bct + list(carry) + ct]
 
     def body(*a):
-        consts, cts_, c, t = a[:nb], a[nb:2 * nb], a[2 * nb:2 * nb + k], a[2 * nb + k:]
-        out, tout = jvp(_fn(body_jaxpr), list(consts) + list(c), list(cts_) + list(t))
+        consts, cts_, c, t = a[:nb], a[nb:nb + m], a[nb + m:nb + m + k], a[nb + m + k:]
+        out, tout = jvp(_partial(body_jaxpr, consts, bidx), [consts[i] for i in bidx] + list(c),
+                        list(cts_) + list(t))
         return list(out) + list(tout)
 
     new_body = trace_flat(body, bavals, "while")
     outs = while_p.bind(*cc, *bc, *bct, *carry, *ct, cond_jaxpr=new_cond, body_jaxpr=new_body,
-                        n_cond_consts=nc, n_body_consts=2 * nb)
+                        n_cond_consts=nc, n_body_consts=nb + m)
     return list(outs[k:])
 
 
