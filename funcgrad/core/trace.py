@@ -206,7 +206,7 @@ class Tracer(ArrayBase):
         return _concrete_or_raise(self, "tolist()").tolist()
 
 
-def hoist_tracer_consts(jaxprs) -> tuple[list, list]:
+def hoist_tracer_consts(jaxprs: list) -> tuple[list, list]:
     """Closure conversion for sub-functions (bodies, branches, jitted functions): the constants of
     `jaxprs` that are tracers of enclosing transforms become explicit leading inputs, so every transform
     rule sees them as ordinary operands rather than as values frozen into a parameter.
