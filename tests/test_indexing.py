@@ -657,3 +657,42 @@ def test_jit_matches_eager(name):
     f, args = JIT_FUNS[name]
     eager = f(*[jnp.asarray(a) for a in args])
     np.testing.assert_allclose(np.asarray(fg.jit(f)(*args)), np.asarray(eager), rtol=1e-14)
+
+
+# --- empty index arrays ---------------------------------------------------------------------------
+
+@st.composite
+def empty_index_cases(draw):
+    """(x, idx, upd, axes, mode) whose index array is empty: no coordinates per row (idx of shape
+    B + (0,), every row addresses the whole operand) or no rows (a zero-length batch axis). Operands
+    are large enough (up to 5**3 values) for scatter's grouped-update path."""
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
+    if draw(st.booleans()):
+        axes = ()
+        batch = tuple(draw(st.lists(st.integers(1, 3), min_size=1, max_size=2)))
+    else:
+        axes = tuple(draw(st.permutations(range(len(shape))))[:draw(st.integers(1, len(shape)))])
+        batch = draw(st.sampled_from([(0,), (2, 0), (0, 3)]))
+    idx = np.zeros(batch + (len(axes),), np.int64)
+    rest = tuple(shape[d] for d in range(len(shape)) if d not in axes)
+    x = draw(hnp.arrays(np.float64, shape, elements=st.floats(0.5, 2.0)))
+    upd = draw(hnp.arrays(np.float64, batch + rest, elements=st.floats(0.5, 2.0)))
+    return x, idx, upd, axes, draw(st.sampled_from(["add", "set", "mul"]))
+
+
+@given(empty_index_cases())
+def test_empty_index_arrays_values_and_second_derivatives(case):
+    """gather/scatter with an empty index array match the loop references, and their derivatives (to
+    second order, both modes) match finite differences."""
+    from funcgrad.testing import check_grads
+    x, idx, upd, axes, mode = case
+    jidx = jnp.asarray(idx)
+    np.testing.assert_array_equal(np.asarray(ix.gather_p.bind(jnp.asarray(x), jidx, axes=axes)),
+                                  ref_gather(x, idx, axes))
+    np.testing.assert_allclose(
+        np.asarray(ix.scatter_p.bind(jnp.asarray(x), jidx, jnp.asarray(upd), axes=axes, mode=mode)),
+        ref_scatter(x, idx, upd, axes, mode), rtol=1e-14)
+    check_grads(lambda a: ix.gather_p.bind(a, jidx, axes=axes), [jnp.asarray(x)], order=2,
+                modes=("fwd", "rev"))
+    check_grads(lambda a, u: ix.scatter_p.bind(a, jidx, u, axes=axes, mode=mode),
+                [jnp.asarray(x), jnp.asarray(upd)], order=2, modes=("fwd", "rev"))

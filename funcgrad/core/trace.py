@@ -206,6 +206,44 @@ class Tracer(ArrayBase):
         return _concrete_or_raise(self, "tolist()").tolist()
 
 
+def hoist_tracer_consts(jaxprs: list) -> tuple[list, list]:
+    """Closure conversion for sub-functions (bodies, branches, jitted functions): the constants of
+    `jaxprs` that are tracers of enclosing transforms become explicit leading inputs, so every transform
+    rule sees them as ordinary operands rather than as values frozen into a parameter.
+
+    Returns (new jaxprs, hoisted values): each new jaxpr takes (*hoisted, *its inputs); a tracer several
+    jaxprs read is hoisted once (a jaxpr ignores the hoisted inputs it does not read)."""
+    hoisted, index = [], {}
+    for j in jaxprs:
+        for c in j.consts:
+            if isinstance(c, Tracer) and id(c) not in index:
+                index[id(c)] = len(hoisted)
+                hoisted.append(c)
+    if not hoisted:
+        return list(jaxprs), []
+    out = []
+    for j in jaxprs:
+        sub, consts_v, consts = {}, [], []
+        for v, c in zip(j.constvars, j.consts):
+            if isinstance(c, Tracer):
+                sub[index[id(c)]] = v
+            else:
+                consts_v.append(v)
+                consts.append(c)
+        fresh = {}
+        ins = []
+        for i, c in enumerate(hoisted):
+            v = sub.get(i)
+            nv = Var(c.aval)
+            if v is not None:
+                fresh[v] = nv
+            ins.append(nv)
+        eqns = [Eqn(e.prim, [fresh.get(v, v) for v in e.invars], e.outvars, e.params) for e in j.eqns]
+        outvars = [fresh.get(v, v) for v in j.outvars]
+        out.append(Jaxpr(consts_v, consts, ins + list(j.invars), eqns, outvars))
+    return out, hoisted
+
+
 def concrete_value(x):
     """The concrete Array beneath `x` if there is one (walking down value-carrying levels), else None."""
     while isinstance(x, Tracer):

@@ -16,7 +16,7 @@ from ..core.array import ArrayBase, get_aval, to_array
 from ..core.aval import ShapedArray
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
-from ..core.trace import concrete_value, find_top, new_trace, transform_active
+from ..core.trace import concrete_value, find_top, hoist_tracer_consts, new_trace, transform_active
 from ..core.tree_util import tree_flatten, tree_unflatten
 from . import elementwise as ew
 from .reduction import reduce_max
@@ -131,29 +131,51 @@ def _cond_impl(xp):
     return run
 
 
+def _partial(jaxpr, ops, idx):
+    """eval_jaxpr(jaxpr) as a function of the operands at positions idx (the others fixed to ops'),
+    followed by any further inputs after ops."""
+    def f(*d):
+        full = list(ops)
+        for i, v in zip(idx, d):
+            full[i] = v
+        return eval_jaxpr(jaxpr, *full, *d[len(idx):])
+    return f
+
+
+# The derivative rules differentiate only the operands that need it (a tangent, or a cotangent asked
+# for): the others, such as values the branches close over from an enclosing transform, stay fixed.
+
 def _cond_jvp(args, tangents, ans, *, branches):
     from ..transforms.ad import jvp
     index, ops = args[0], list(args[1:])
-    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(ops, tangents[1:])]
-    avals = [get_aval(a) for a in ops] * 2
+    idx = [i for i, t in enumerate(tangents[1:]) if t is not None]
+    ts = [tangents[1 + i] for i in idx]
+    avals = [get_aval(a) for a in ops] + [get_aval(t) for t in ts]
     n = len(ops)
-    new = tuple(trace_flat(lambda *pt, b=b: list(jvp(_fn(b), list(pt[:n]), list(pt[n:]))[1]), avals, "cond")
-                for b in branches)
+
+    def make(b):
+        return lambda *pt: list(jvp(_partial(b, pt[:n], idx), [pt[i] for i in idx], list(pt[n:]))[1])
+
+    new = tuple(trace_flat(make(b), avals, "cond") for b in branches)
     return list(cond_p.bind(index, *ops, *ts, branches=new))
 
 
 def _cond_vjp(cts, ans, args, needs, *, branches):
     from ..transforms.ad import vjp
     index, ops = args[0], list(args[1:])
+    idx = [i for i, need in enumerate(needs[1:]) if need]
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, branches[0].out_avals)]
     n = len(ops)
     avals = [get_aval(a) for a in ops] + [get_aval(c) for c in cts]
 
     def make(b):
-        return lambda *pc: list(vjp(_fn(b), *pc[:n])[1](list(pc[n:])))
+        return lambda *pc: list(vjp(_partial(b, pc[:n], idx), *[pc[i] for i in idx])[1](list(pc[n:])))
 
     new = tuple(trace_flat(make(b), avals, "cond") for b in branches)
-    return [None] + list(cond_p.bind(index, *ops, *cts, branches=new))
+    out = [None] * (n + 1)
+    for i, c in zip(idx, cond_p.bind(index, *ops, *cts, branches=new)):
+        out[1 + i] = c
+    return out
 
 
 def _cond_batch(args, dims, *, branches):
@@ -210,7 +232,9 @@ def switch(index, branches, *operands):
     index = index if isinstance(index, ArrayBase) else to_array(index)
     if index.dtype != dtypes.int32:
         index = ew.convert_element_type(index, dtypes.int32)
-    outs = cond_p.bind(index, *leaves, branches=tuple(j for j, _ in traced))
+    # Tracers the branches close over become leading operands, shared by every branch.
+    jaxprs, hoisted = hoist_tracer_consts([j for j, _ in traced])
+    outs = cond_p.bind(index, *hoisted, *leaves, branches=tuple(jaxprs))
     return tree_unflatten(t0, outs)
 
 
@@ -249,22 +273,25 @@ def _while_jvp(args, tangents, ans, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_
     from ..transforms.ad import jvp
     nc, nb = n_cond_consts, n_body_consts
     cc, bc, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
-    bct = [_zeros(get_aval(a)) if t is None else t for a, t in zip(bc, tangents[nc:nc + nb])]
+    bidx = [i for i in range(nb) if tangents[nc + i] is not None]  # the others stay fixed
+    m = len(bidx)
+    bct = [tangents[nc + i] for i in bidx]
     ct = [_zeros(get_aval(a)) if t is None else t for a, t in zip(carry, tangents[nc + nb:])]
     k = len(carry)
-    # New carry: (primal carry, carry tangents); body consts: (consts, const tangents).
+    # New carry: (primal carry, carry tangents); body consts: (consts, tangents of those that have one).
     cavals = [get_aval(a) for a in list(cc) + list(carry) + list(carry)]
     new_cond = trace_flat(lambda *a: eval_jaxpr(cond_jaxpr, *a[:nc + k]), cavals, "while")
     bavals = [get_aval(a) for a in list(bc) + bct + list(carry) + ct]
 
     def body(*a):
-        consts, cts_, c, t = a[:nb], a[nb:2 * nb], a[2 * nb:2 * nb + k], a[2 * nb + k:]
-        out, tout = jvp(_fn(body_jaxpr), list(consts) + list(c), list(cts_) + list(t))
+        consts, cts_, c, t = a[:nb], a[nb:nb + m], a[nb + m:nb + m + k], a[nb + m + k:]
+        out, tout = jvp(_partial(body_jaxpr, consts, bidx), [consts[i] for i in bidx] + list(c),
+                        list(cts_) + list(t))
         return list(out) + list(tout)
 
     new_body = trace_flat(body, bavals, "while")
     outs = while_p.bind(*cc, *bc, *bct, *carry, *ct, cond_jaxpr=new_cond, body_jaxpr=new_body,
-                        n_cond_consts=nc, n_body_consts=2 * nb)
+                        n_cond_consts=nc, n_body_consts=nb + m)
     return list(outs[k:])
 
 
@@ -369,26 +396,29 @@ def _scan_impl(xp):
 
 def _scan_jvp(args, tangents, ans, *, jaxpr, n_consts, n_carry, length, reverse, res=None):
     from ..transforms.ad import jvp
-    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     nc, k = n_consts, n_carry
+    cidx = [i for i in range(nc) if tangents[i] is not None]  # consts without a tangent stay fixed
+    m = len(cidx)
+    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     consts, carry, xs = args[:nc], args[nc:nc + k], args[nc + k:]
-    tc, tk, tx = ts[:nc], ts[nc:nc + k], ts[nc + k:]
+    tc, tk, tx = [ts[i] for i in cidx], ts[nc:nc + k], ts[nc + k:]
     nx = len(xs)
     x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs]
     avals = ([get_aval(a) for a in list(consts) + list(tc) + list(carry) + list(tk)] + x_avals + x_avals)
 
     def body(*a):
-        c, dc = a[:nc], a[nc:2 * nc]
-        h, dh = a[2 * nc:2 * nc + k], a[2 * nc + k:2 * nc + 2 * k]
-        x, dx = a[2 * nc + 2 * k:2 * nc + 2 * k + nx], a[2 * nc + 2 * k + nx:]
-        out, tout = jvp(_fn(jaxpr), list(c) + list(h) + list(x), list(dc) + list(dh) + list(dx))
+        c, dc = a[:nc], a[nc:nc + m]
+        h, dh = a[nc + m:nc + m + k], a[nc + m + k:nc + m + 2 * k]
+        x, dx = a[nc + m + 2 * k:nc + m + 2 * k + nx], a[nc + m + 2 * k + nx:]
+        out, tout = jvp(_partial(jaxpr, c, cidx), [c[i] for i in cidx] + list(h) + list(x),
+                        list(dc) + list(dh) + list(dx))
         return list(out[:k]) + list(tout[:k]) + list(out[k:]) + list(tout[k:])
 
-    key = ("jvp", nc, k, nx, _avals_key(avals))
+    key = ("jvp", nc, k, nx, tuple(cidx), _avals_key(avals))
     new = jaxpr._cache.get(key)
     if new is None:
         new = jaxpr._cache[key] = trace_flat(body, avals, "scan")
-    outs = scan_p.bind(*consts, *tc, *carry, *tk, *xs, *tx, jaxpr=new, n_consts=2 * nc, n_carry=2 * k,
+    outs = scan_p.bind(*consts, *tc, *carry, *tk, *xs, *tx, jaxpr=new, n_consts=nc + m, n_carry=2 * k,
                        length=length, reverse=reverse)
     ny = len(jaxpr.outvars) - k
     return list(outs[k:2 * k]) + list(outs[2 * k + ny:])
@@ -434,31 +464,36 @@ def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, revers
     # 2. Backward: carry (ct of carry, accumulated ct of consts); per step (carry_t, x_t, ct_y_t).
     y_avals = [ShapedArray(get_aval(c).shape[1:], get_aval(c).dtype) for c in ct_ys]
     h_avals = [get_aval(a) for a in carry]
-    bwd_avals = ([get_aval(a) for a in consts] + h_avals + [get_aval(a) for a in consts]
+    cidx = [i for i in range(nc) if needs[i]]  # consts whose cotangent is not asked for stay fixed
+    m = len(cidx)
+    bwd_avals = ([get_aval(a) for a in consts] + h_avals + [get_aval(consts[i]) for i in cidx]
                  + h_avals + x_avals + y_avals)
 
     def body(*a):
         c = list(a[:nc])
         g_h = list(a[nc:nc + k])
-        g_c = list(a[nc + k:2 * nc + k])
-        h = list(a[2 * nc + k:2 * nc + 2 * k])
-        x = list(a[2 * nc + 2 * k:2 * nc + 2 * k + nx])
-        g_y = list(a[2 * nc + 2 * k + nx:])
-        _, pull = vjp(_fn(jaxpr), *(c + h + x))
+        g_c = list(a[nc + k:nc + k + m])
+        h = list(a[nc + k + m:nc + 2 * k + m])
+        x = list(a[nc + 2 * k + m:nc + 2 * k + m + nx])
+        g_y = list(a[nc + 2 * k + m + nx:])
+        _, pull = vjp(_partial(jaxpr, c, cidx), *([c[i] for i in cidx] + h + x))
         gs = pull(g_h + g_y)
-        new_gc = [ew.add(acc, g) for acc, g in zip(g_c, gs[:nc])]
-        return list(gs[nc:nc + k]) + new_gc + list(gs[nc + k:])
+        new_gc = [ew.add(acc, g) for acc, g in zip(g_c, gs[:m])]
+        return list(gs[m:m + k]) + new_gc + list(gs[m + k:])
 
     # The backward body depends only on the body jaxpr and these avals: trace it (and so compile it) once.
-    key = ("bwd", nc, k, nx, _avals_key(bwd_avals))
+    key = ("bwd", nc, k, nx, tuple(cidx), _avals_key(bwd_avals))
     bwd = jaxpr._cache.get(key)
     if bwd is None:
         bwd = jaxpr._cache[key] = trace_flat(body, bwd_avals, "scan")
-    zero_c = [_zeros(get_aval(c)) for c in consts]
+    zero_c = [_zeros(get_aval(consts[i])) for i in cidx]
     res = scan_p.bind(*consts, *ct_carry, *zero_c, *stacked, *xs, *ct_ys, jaxpr=bwd, n_consts=nc,
-                      n_carry=k + nc, length=length, reverse=not reverse)
-    g_init, g_consts, g_xs = res[:k], res[k:k + nc], res[k + nc:]
-    return list(g_consts) + list(g_init) + list(g_xs)
+                      n_carry=k + m, length=length, reverse=not reverse)
+    g_init, g_consts, g_xs = res[:k], res[k:k + m], res[k + m:]
+    out_c = [None] * nc
+    for i, g in zip(cidx, g_consts):
+        out_c[i] = g
+    return out_c + list(g_init) + list(g_xs)
 
 
 def _scan_batch(args, dims, *, jaxpr, n_consts, n_carry, length, reverse):

@@ -192,9 +192,11 @@ def _scatter_impl(xp):
         rows = idx.reshape((math.prod(idx.shape[:-1]), k))
         upd = upd.reshape((rows.shape[0],) + tuple(x.shape[d] for d in rest))
         view = xp.transpose(out, list(axes) + rest)
+        sizes = tuple(x.shape[a] for a in axes)
         if k == 0:  # every row addresses the whole operand: index a dummy leading axis of size 1
             view = view[None]
-            cols = (xp.zeros(rows.shape[0], dtype=xp.intp),)
+            rows = xp.zeros((rows.shape[0], 1), dtype=xp.intp)
+            cols, sizes = (rows[:, 0],), (1,)
         else:
             bounds = xp.asarray([x.shape[a] for a in axes])
             ok = ((rows >= 0) & (rows < bounds)).all(axis=1)
@@ -215,7 +217,7 @@ def _scatter_impl(xp):
             else:
                 view[cols] = upd
         elif xp is np and rows.shape[0] > 1 and math.prod(upd.shape[1:]) >= _AT_MIN_ROW:
-            _ufunc_at_by_rank(ufuncs[mode], view, rows, upd, tuple(x.shape[a] for a in axes))
+            _ufunc_at_by_rank(ufuncs[mode], view, rows, upd, sizes)
         elif xp is np:
             ufuncs[mode].at(view, cols, upd)
         else:

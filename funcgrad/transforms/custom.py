@@ -11,7 +11,8 @@ from typing import Callable
 from ..core.array import ArrayBase, get_aval, to_array, wrap
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
-from ..core.trace import find_top
+from ..core.errors import UnexpectedTracerError
+from ..core.trace import Tracer, find_top, hoist_tracer_consts, transform_active
 from ..core.tree_util import tree_flatten, tree_unflatten
 from ..primitives.shape import full
 from .batching import trace_to_jaxpr
@@ -47,6 +48,10 @@ def _batched_jaxpr(jaxpr, args, dims):
     return trace_to_jaxpr(lambda *a: f(*a), avals, "vmap")
 
 
+def _concat(pair) -> list:
+    return list(pair[0]) + list(pair[1])
+
+
 def _split_nondiff(args, nondiff_argnums):
     nondiff = tuple(args[i] for i in nondiff_argnums)
     diff = tuple(a for i, a in enumerate(args) if i not in nondiff_argnums)
@@ -68,7 +73,9 @@ class _FlatCall:
         self.fun, self.nondiff_argnums = fun, nondiff_argnums
         self.nondiff, diff = _split_nondiff(args, nondiff_argnums)
         leaves, self.in_tree = tree_flatten(diff)
-        self.eager = find_top([x for x in leaves if isinstance(x, ArrayBase)]) is None
+        # Outside every transform, call fun directly; under one, even with concrete arguments fun may
+        # close over its tracers, so it is traced.
+        self.eager = not transform_active() and find_top([x for x in leaves if isinstance(x, ArrayBase)]) is None
         self.leaves = leaves if self.eager else _as_leaves(leaves)
         self.out_trees = []
 
@@ -81,28 +88,40 @@ class _FlatCall:
 
 # --- custom_jvp -----------------------------------------------------------------------------------
 
-def _cjvp_jvp(args, tangents, ans, *, jaxpr, jvp, name):
+def _closed_over_error(kind: str, name: str) -> UnexpectedTracerError:
+    return UnexpectedTracerError(
+        f"Differentiation of the {kind} function {name} with respect to a value it closes over (a tracer "
+        f"of the transform differentiating it): its custom rule only gives derivatives with respect to "
+        f"its explicit arguments. Pass the closed-over value to {name} as an argument and extend the "
+        f"rule, or use funcgrad.closure_convert.")
+
+
+def _cjvp_jvp(args, tangents, ans, *, jaxpr, jvp, name, n_consts=0):
+    if any(t is not None for t in tangents[:n_consts]):
+        raise _closed_over_error("custom_jvp", name)
     ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     return list(jvp(list(args), ts)[1])
 
 
-def _cjvp_vjp(cts, ans, args, needs, *, jaxpr, jvp, name):
+def _cjvp_vjp(cts, ans, args, needs, *, jaxpr, jvp, name, n_consts=0):
     # The tangent map t -> jvp(args, t) is linear, so its vjp (at any point) is its transpose.
     from .ad import vjp as vjp_transform
+    if any(needs[:n_consts]):
+        raise _closed_over_error("custom_jvp", name)
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
     zeros = [_zeros(get_aval(a)) for a in args]
     _, pull = vjp_transform(lambda *ts: list(jvp(list(args), list(ts))[1]), *zeros)
     return list(pull(cts))
 
 
-def _cjvp_batch(args, dims, *, jaxpr, jvp, name):
+def _cjvp_batch(args, dims, *, jaxpr, jvp, name, n_consts=0):
     from .batching import vmap
     from ..primitives._util import batch_size, to_front
     size = batch_size(args, dims)
     args = [to_front(a, d, size) for a, d in zip(args, dims)]
     bj = _batched_jaxpr(jaxpr, args, [0] * len(args))
     bjvp = vmap(lambda p, t: tuple(jvp(list(p), list(t))))
-    outs = custom_jvp_call_p.bind(*args, jaxpr=bj, jvp=lambda p, t: bjvp(p, t), name=name)
+    outs = custom_jvp_call_p.bind(*args, jaxpr=bj, jvp=lambda p, t: bjvp(p, t), name=name, n_consts=n_consts)
     return outs, [0] * len(outs)
 
 
@@ -152,8 +171,27 @@ class custom_jvp:
             out, t_out = self.jvp(*nondiff, tuple(p), tuple(t))
             return tree_flatten(out)[0], tree_flatten(t_out)[0]
 
-        jaxpr = trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves], "custom_jvp")
-        outs = custom_jvp_call_p.bind(*leaves, jaxpr=jaxpr, jvp=flat_jvp, name=self.__name__)
+        avals = [get_aval(x) for x in leaves]
+        jaxpr = trace_to_jaxpr(flat_fun, avals, "custom_jvp")
+        if not any(isinstance(c, Tracer) for c in jaxpr.consts):
+            outs = custom_jvp_call_p.bind(*leaves, jaxpr=jaxpr, jvp=flat_jvp, name=self.__name__)
+            return tree_unflatten(store[-1], outs)
+        # fun closes over tracers of enclosing transforms: so may its rule. Both are traced now, while
+        # those tracers are live, and the tracers become leading operands (as in JAX, transforms other
+        # than differentiation with respect to them then work).
+        n = len(leaves)
+        rule_j = trace_to_jaxpr(lambda *pt: _concat(flat_jvp(list(pt[:n]), list(pt[n:]))), avals + avals,
+                                "custom_jvp rule")
+        (jaxpr, rule_j), hoisted = hoist_tracer_consts([jaxpr, rule_j])
+        k = len(hoisted)
+
+        def closed_jvp(primals, tangents):
+            res = eval_jaxpr(rule_j, *primals, *tangents[k:])
+            m = len(res) // 2
+            return res[:m], res[m:]
+
+        outs = custom_jvp_call_p.bind(*hoisted, *leaves, jaxpr=jaxpr, jvp=closed_jvp, name=self.__name__,
+                                      n_consts=k)
         return tree_unflatten(store[-1], outs)
 
 
@@ -165,9 +203,13 @@ def _cvjp_tape(lower, params):
     return list(outs), dict(params, res=res)
 
 
-def _cvjp_vjp(cts, ans, args, needs, *, jaxpr, fwd, bwd, name, res=None):
+def _cvjp_vjp(cts, ans, args, needs, *, jaxpr, fwd, bwd, name, res=None, n_consts=0):
+    if any(needs[:n_consts]):
+        raise _closed_over_error("custom_vjp", name)
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
-    return list(bwd(res, cts))
+    if res is None:  # not recorded on a tape (a vjp rule traced for a control-flow body): run fwd now
+        res = fwd(list(args))[1]
+    return [None] * n_consts + list(bwd(res, cts))
 
 
 def _cvjp_jvp(args, tangents, ans, **params):
@@ -175,7 +217,7 @@ def _cvjp_jvp(args, tangents, ans, **params):
                     f"({params['name']}); define it with custom_jvp instead, or use reverse mode")
 
 
-def _cvjp_batch(args, dims, *, jaxpr, fwd, bwd, name, res=None):
+def _cvjp_batch(args, dims, *, jaxpr, fwd, bwd, name, res=None, n_consts=0):
     from .batching import vmap
     from ..primitives._util import batch_size, to_front
     size = batch_size(args, dims)
@@ -184,7 +226,7 @@ def _cvjp_batch(args, dims, *, jaxpr, fwd, bwd, name, res=None):
     bfwd = vmap(lambda a: fwd(list(a)))
     bbwd = vmap(lambda r, c: tuple(bwd(r, list(c))))
     outs = custom_vjp_call_p.bind(*args, jaxpr=bj, fwd=lambda a: bfwd(tuple(a)),
-                                  bwd=lambda r, c: bbwd(r, tuple(c)), name=name)
+                                  bwd=lambda r, c: bbwd(r, tuple(c)), name=name, n_consts=n_consts)
     return outs, [0] * len(outs)
 
 
@@ -231,8 +273,44 @@ class custom_vjp:
                                  f"{len(args) - len(nondiff)} differentiable arguments")
             return tree_flatten(tuple(in_cts), is_leaf=lambda x: x is None)[0]
 
-        jaxpr = trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves], "custom_vjp")
-        outs = custom_vjp_call_p.bind(*leaves, jaxpr=jaxpr, fwd=flat_fwd, bwd=flat_bwd, name=self.__name__)
+        avals = [get_aval(x) for x in leaves]
+        jaxpr = trace_to_jaxpr(flat_fun, avals, "custom_vjp")
+        if not any(isinstance(c, Tracer) for c in jaxpr.consts):
+            outs = custom_vjp_call_p.bind(*leaves, jaxpr=jaxpr, fwd=flat_fwd, bwd=flat_bwd, name=self.__name__)
+            return tree_unflatten(store[-1], outs)
+        # fun closes over tracers of enclosing transforms: trace fwd and bwd too while they are live,
+        # and make those tracers leading operands (JAX's semantics: vmap and jit work; differentiating
+        # with respect to a closed-over value raises).
+        res_store = []
+
+        def fwd_flat(*ls):
+            out, res = flat_fwd(list(ls))
+            res_leaves, res_tree = tree_flatten(res)
+            res_store.append((res_tree, len(out)))
+            return list(out) + list(res_leaves)
+
+        fwd_j = trace_to_jaxpr(fwd_flat, avals, "custom_vjp fwd")
+        res_tree, n_out = res_store[-1]
+        res_avals = fwd_j.out_avals[n_out:]
+
+        def bwd_flat(*rc):
+            in_cts = flat_bwd(tree_unflatten(res_tree, list(rc[:len(res_avals)])), list(rc[len(res_avals):]))
+            return [_zeros(a) if c is None else c for c, a in zip(in_cts, avals)]
+
+        bwd_j = trace_to_jaxpr(bwd_flat, list(res_avals) + list(fwd_j.out_avals[:n_out]), "custom_vjp bwd")
+        (jaxpr, fwd_j, bwd_j), hoisted = hoist_tracer_consts([jaxpr, fwd_j, bwd_j])
+        k = len(hoisted)
+
+        def closed_fwd(args_):
+            outs_ = eval_jaxpr(fwd_j, *args_)
+            return outs_[:n_out], (list(args_[:k]), outs_[n_out:])
+
+        def closed_bwd(res, cts):
+            consts, res_leaves = res
+            return eval_jaxpr(bwd_j, *consts, *res_leaves, *cts)
+
+        outs = custom_vjp_call_p.bind(*hoisted, *leaves, jaxpr=jaxpr, fwd=closed_fwd, bwd=closed_bwd,
+                                      name=self.__name__, n_consts=k)
         return tree_unflatten(store[-1], outs)
 
 
@@ -270,8 +348,7 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy=None, static_argn
     def wrapped(*args):
         static, dyn = _split_nondiff(args, static_argnums)
         leaves, in_tree = tree_flatten(dyn)
-        arrays = [x for x in leaves if isinstance(x, ArrayBase)]
-        if find_top(arrays) is None:
+        if not transform_active():
             return fun(*args)
         leaves = _as_leaves(leaves)
         store = []
@@ -283,7 +360,8 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy=None, static_argn
             return o_leaves
 
         jaxpr = trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves], "checkpoint")
-        outs = remat_p.bind(*leaves, jaxpr=jaxpr, name=getattr(fun, "__name__", "fun"))
+        (jaxpr,), hoisted = hoist_tracer_consts([jaxpr])  # closed-over tracers become operands
+        outs = remat_p.bind(*hoisted, *leaves, jaxpr=jaxpr, name=getattr(fun, "__name__", "fun"))
         return tree_unflatten(store[-1], outs)
 
     return wrapped

@@ -18,7 +18,7 @@ from ..core.aval import ShapedArray
 from ..core.errors import user_location
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
-from ..core.trace import Tracer
+from ..core.trace import Tracer, hoist_tracer_consts
 from ..core.backend import xp_of
 from ..core.dtypes import bool_ as _bool
 from ..core.dtypes import defaults as _defaults
@@ -87,6 +87,7 @@ def _describe_leaf(k) -> str:
 class _Entry:
     """One cache entry: the optimised jaxpr, the output structure and (once built) the compiled code."""
     __slots__ = ("jaxpr", "out_tree", "compiled", "fn", "out_weak", "forwarded", "single", "xp")
+    hoisted = ()
 
     def __init__(self, jaxpr, out_tree, xp):
         self.jaxpr, self.out_tree, self.xp = jaxpr, out_tree, xp
@@ -113,6 +114,20 @@ class _Entry:
         if self.single:
             return res[0]
         return tree_unflatten(self.out_tree, res)
+
+
+class _ClosureEntry:
+    """A trace of a function that closes over tracers of an enclosing transform (never cached): its
+    jaxpr takes those tracers (`hoisted`) as leading arguments."""
+    __slots__ = ("jaxpr", "out_tree", "hoisted")
+
+    def __init__(self, jaxpr, out_tree, hoisted):
+        self.jaxpr, self.out_tree, self.hoisted = jaxpr, out_tree, hoisted
+
+    def build(self):
+        raise TypeError("jit: a function that closes over traced values of an enclosing transform can "
+                        "only be called, not lowered or compiled on its own; pass those values as "
+                        "arguments instead")
 
 
 class Lowered:
@@ -237,6 +252,11 @@ class JitFunction:
         entry = self._cache.get(key)
         if entry is None:
             jaxpr, out_tree = self._trace(leaves, in_tree, static, static_kw, n)
+            (jaxpr,), hoisted = hoist_tracer_consts([jaxpr])
+            if hoisted:
+                # `fun` closes over tracers of an enclosing transform: they become leading arguments of
+                # the call. Such a trace belongs to that transform's values, so it is not cached.
+                return _ClosureEntry(compiler.optimize(jaxpr), out_tree, hoisted), leaves
             jaxpr = compiler.optimize(jaxpr)
             entry = _Entry(jaxpr, out_tree, _xp_of(leaves))
             self._cache[key] = entry
@@ -279,8 +299,9 @@ class JitFunction:
         if config.disable_jit:
             return self.fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs)
-        if any(isinstance(x, Tracer) for x in leaves):
-            outs = pjit_p.bind(*leaves, jaxpr=entry.jaxpr, name=getattr(self.fun, "__name__", "fun"))
+        if entry.hoisted or any(isinstance(x, Tracer) for x in leaves):
+            outs = pjit_p.bind(*entry.hoisted, *leaves, jaxpr=entry.jaxpr,
+                               name=getattr(self.fun, "__name__", "fun"))
             return tree_unflatten(entry.out_tree, outs)
         fn = entry.build()
         bufs = [x._buf if x.__class__ is Array else to_array(x, copy=False)._buf for x in leaves]
@@ -400,22 +421,40 @@ def _zeros(av):
     return full(av.shape, 0, av.dtype)
 
 
+def _partial_fn(jaxpr, p, idx):
+    """eval_jaxpr(jaxpr) as a function of the arguments at positions idx, the others fixed to p's."""
+    def f(*d):
+        full = list(p)
+        for i, v in zip(idx, d):
+            full[i] = v
+        return eval_jaxpr(jaxpr, *full)
+    return f
+
+
 def _pjit_jvp(args, tangents, ans, *, jaxpr, name):
+    # Only the arguments with a tangent are differentiated: the others (values closed over from an
+    # enclosing transform, say) are held fixed inside the derivative.
     from .ad import jvp
     from ..primitives.callbacks import drop_effects
     jaxpr = drop_effects(jaxpr)  # the primal (and its prints) already ran
-    f = _derived(jaxpr, "jvp", lambda: jit(lambda p, t: jvp(_eval_fn(jaxpr), p, t)[1]))
-    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
-    return f(list(args), ts)
+    idx = tuple(i for i, t in enumerate(tangents) if t is not None)
+    f = _derived(jaxpr, ("jvp", idx), lambda: jit(
+        lambda p, t: jvp(_partial_fn(jaxpr, p, idx), [p[i] for i in idx], t)[1]))
+    return f(list(args), [tangents[i] for i in idx])
 
 
 def _pjit_vjp(cts, ans, args, needs, *, jaxpr, name):
     from .ad import vjp
     from ..primitives.callbacks import drop_effects
     jaxpr = drop_effects(jaxpr)  # the primal (and its prints) already ran
-    f = _derived(jaxpr, "vjp", lambda: jit(lambda p, c: vjp(_eval_fn(jaxpr), *p)[1](c)))
+    idx = tuple(i for i, n in enumerate(needs) if n)
+    f = _derived(jaxpr, ("vjp", idx), lambda: jit(
+        lambda p, c: vjp(_partial_fn(jaxpr, p, idx), *[p[i] for i in idx])[1](c)))
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
-    return list(f(list(args), cts))
+    out = [None] * len(args)
+    for i, c in zip(idx, f(list(args), cts)):
+        out[i] = c
+    return out
 
 
 def _pjit_batch(args, dims, *, jaxpr, name):

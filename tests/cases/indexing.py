@@ -26,9 +26,14 @@ def _operand_and_axes(draw, min_axes: int):
     return tuple(shape), tuple(order[:k])
 
 
+def _batch(draw) -> tuple:
+    """Index batch shape B; sometimes with a zero-length axis, so the index array is empty."""
+    return tuple(draw(st.lists(st.integers(0, 3), max_size=2)))
+
+
 def gather_case(draw):
     shape, axes = _operand_and_axes(draw, 0)
-    batch = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+    batch = _batch(draw)
     cols = [draw(hnp.arrays(np.int64, batch, elements=st.integers(0, shape[a] - 1))) for a in axes]
     idx = np.stack(cols, -1) if cols else np.zeros(batch + (0,), np.int64)
     return [_values(draw, shape), idx], {"axes": axes}
@@ -40,11 +45,11 @@ def scatter_case(draw):
     rest = tuple(shape[d] for d in range(len(shape)) if d not in axes)
     sizes = tuple(shape[a] for a in axes)
     if mode in ("add", "set", "mul"):
-        batch = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+        batch = _batch(draw)
         cols = [draw(hnp.arrays(np.int64, batch, elements=st.integers(0, n - 1))) for n in sizes]
         idx = np.stack(cols, -1)
     else:  # unique rows: distinct flat positions
-        m = draw(st.integers(1, math.prod(sizes)))
+        m = draw(st.integers(0, math.prod(sizes)))
         flat = draw(st.permutations(range(math.prod(sizes))))[:m]
         idx = np.stack(np.unravel_index(np.asarray(flat, np.int64), sizes), -1).astype(np.int64)
     x = _values(draw, shape)
