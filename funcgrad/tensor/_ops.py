@@ -376,6 +376,8 @@ def _neg_fn(a):
 def _sign_fn(a):
     if a.dtype == _NPB:
         return a
+    if a.dtype.kind == "f":  # torch's sign(nan) is 0
+        return ew.select(ew.ne(a, a), _zero_for(a) + jnp.zeros_like(a), ew.sign(a))
     return ew.sign(a)
 
 
@@ -383,15 +385,41 @@ def _int_id(f):
     return lambda a: a if a.dtype.kind in "biu" else f(a)
 
 
-abs = absolute = _same_unary("Abs", _abs_fn)  # noqa: A001
+def _not_impl(kernel, kinds="b"):
+    """A dtype check raising torch's NotImplementedError for a kernel without a bool (or integer) version."""
+    def check(dt):
+        dt = np.dtype(dt)
+        if dt.kind in kinds:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy_name(dt)}'")
+        return dt
+    return check
+
+
+def _checked_unary(op, check):
+    def f(input, *args, **kwargs):
+        check(input._np_dtype())
+        return op(input, *args, **kwargs)
+    f.__name__ = op.__name__
+    f.__doc__ = op.__doc__
+    return f
+
+
+abs = absolute = _checked_unary(_same_unary("Abs", _abs_fn), _not_impl("abs_cpu"))  # noqa: A001
 neg = negative = _same_unary("Neg", _neg_fn)
 sign = _same_unary("Sign", _sign_fn)
 sgn = sign
-floor = _same_unary("Floor", _int_id(ew.floor))
-ceil = _same_unary("Ceil", _int_id(ew.ceil))
-trunc = fix = _same_unary("Trunc", _int_id(lambda a: jnp.trunc(a)))
-frac = _same_unary("Frac", lambda a: ew.sub(a, jnp.trunc(a)))
-square = _same_unary("Square", lambda a: ew.integer_pow(a, 2) if a.dtype != _NPB else a)
+floor = _checked_unary(_same_unary("Floor", _int_id(ew.floor)), _not_impl("floor_vml_cpu"))
+ceil = _checked_unary(_same_unary("Ceil", _int_id(ew.ceil)), _not_impl("ceil_vml_cpu"))
+trunc = fix = _checked_unary(_same_unary("Trunc", _int_id(lambda a: jnp.trunc(a))), _not_impl("trunc_vml_cpu"))
+frac = _checked_unary(_same_unary("Frac", lambda a: ew.sub(a, jnp.trunc(a))), _not_impl("frac_cpu", "biu"))
+_square = _same_unary("Square", lambda a: ew.integer_pow(a, 2))
+
+
+def square(input, *, out=None):
+    """input ** 2 (a bool tensor squares as int64, as torch's pow(x, 2) promotes it)."""
+    if input._np_dtype() == _NPB:
+        input = input.to(D.from_np(np.dtype(np.int64)))
+    return _square(input, out=out)
 _relu_recorded = _same_unary("Relu", _relu)
 _MAX_P = ew.max_p
 
@@ -405,11 +433,22 @@ def relu(input, *, out=None):
         r = _MAX_P.impl(v, v.dtype.type(0))
         r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
         return r if out is None else _out(r, out)
+    if v is not None and v.dtype == _NPB or v is None and input._np_dtype() == _NPB:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return _relu_recorded(input, out=out)
-positive = _same_unary("Positive", lambda a: a)
+
+
+_positive = _same_unary("Positive", lambda a: a)
+
+
+def positive(input):
+    if input._np_dtype() == _NPB:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return _positive(input)
 
 
 def round(input, *, decimals=0, out=None):  # noqa: A001
+    _not_impl("round_vml_cpu")(input._np_dtype())
     return _out(_apply1("Round", _int_id(lambda a: jnp.round(a, decimals)), input), out)
 
 
@@ -420,7 +459,7 @@ def logical_not(input, *, out=None):
 
 def bitwise_not(input, *, out=None):
     if input._np_dtype().kind in "fc":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_legacy_name(input._np_dtype())}'")
     return _out(_apply_nograd(lambda a: jnp.logical_not(a) if a.dtype == _NPB else ew.bitwise_not(a),
                               (input,)), out)
 
@@ -499,7 +538,14 @@ def add(input, other, *, alpha=1, out=None):
     return r if out is None else _out(r, out)
 
 
+def _is_bool(x):
+    return x.__class__ is _bool or isinstance(x, Tensor) and x._np_dtype() == _NPB
+
+
 def sub(input, other, *, alpha=1, out=None):
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if alpha != 1:
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     r = _binop("Sub", _sub_fn, input, other, prim=_SUB_P)
@@ -521,25 +567,65 @@ def mul(input, other, *, out=None):
 multiply = mul
 
 
+def _float_floor_div(a, b):
+    """Python's float floor division: (a - fmod(a, b)) / b, one less where fmod's sign differs from b's,
+    rounded to the nearest integer; a signed zero keeps the sign of a / b and b == 0 gives a / b."""
+    z = jnp.zeros_like(a)
+    m = jnp.fmod(a, b)
+    d = ew.div(ew.sub(a, m), b)
+    d = ew.select(ew.bitwise_and(ew.ne(m, z), ew.ne(ew.lt(b, z), ew.lt(m, z))), ew.sub(d, jnp.ones_like(d)), d)
+    fl = ew.floor(d)
+    fl = ew.select(ew.gt(ew.sub(d, fl), jnp.full_like(d, 0.5)), ew.add(fl, jnp.ones_like(fl)), fl)
+    q = ew.div(a, b)
+    fl = ew.select(ew.eq(d, z), jnp.copysign(z, q), fl)
+    return ew.select(ew.eq(b, z), q, fl)
+
+
 def _floor_div_fn(p, q):
     if p.dtype.kind in "iu":
         return _bc(lambda a, b: jnp.floor_divide(a, b))(p, q)
-    return _bc(lambda a, b: ew.floor(ew.div(a, b)))(p, q)
+    return _bc(_float_floor_div)(p, q)
+
+
+def _int_trunc_div(a, b):
+    q = jnp.floor_divide(a, b)
+    r = ew.sub(a, ew.mul(q, b))
+    z = jnp.zeros_like(a)
+    fix = ew.bitwise_and(ew.ne(r, z), ew.ne(ew.lt(a, z), ew.lt(b, z)))
+    return ew.select(fix, ew.add(q, jnp.ones_like(q)), q)
 
 
 def _trunc_div_fn(p, q):
     if p.dtype.kind in "iu":
-        return _bc(lambda a, b: jnp.fix(ew.div(ew.convert_element_type(a, np.float64),
-                                                ew.convert_element_type(b, np.float64))).astype(a.dtype))(p, q)
+        return _bc(_int_trunc_div)(p, q)
     return _bc(lambda a, b: jnp.trunc(ew.div(a, b)))(p, q)
+
+
+def _check_int_div(name, input, other):
+    """torch raises for integer division by zero (and has no bool kernel for floor/remainder/fmod)."""
+    dt = _promote(input, other)
+    if dt == _NPB and name is not None:
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+    if dt.kind not in "biu":
+        return
+    if isinstance(other, Tensor):
+        v = other._v if other._v is not None else getattr(other._a, "val", None)
+        if v is None:
+            return
+        if not np.all(np.asarray(v)):
+            raise RuntimeError("ZeroDivisionError")
+    elif _is_scalar(other) and other == 0:
+        raise RuntimeError("ZeroDivisionError")
 
 
 def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         return _out(_binop("Div", _div, input, other, _TRUEDIV, prim=_DIV_P), out)
     if rounding_mode == "floor":
+        _check_int_div("div_floor_cpu", input, other)
         return _out(_binop("Div", _floor_div_fn, input, other), out)
     if rounding_mode == "trunc":
+        _check_int_div("div_trunc_cpu", input, other)
         return _out(_binop("Div", _trunc_div_fn, input, other), out)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                        f"'{rounding_mode}'")
@@ -549,14 +635,17 @@ divide = true_divide = div
 
 
 def floor_divide(input, other, *, out=None):
+    _check_int_div("div_floor_cpu", input, other)
     return _out(_binop("FloorDivide", _floor_div_fn, input, other), out)
 
 
 def remainder(input, other, *, out=None):
+    _check_int_div("remainder_cpu", input, other)
     return _out(_binop("Remainder", _bc(lambda a, b: jnp.remainder(a, b)), input, other), out)
 
 
 def fmod(input, other, *, out=None):
+    _check_int_div("fmod_cpu", input, other)
     return _out(_binop("Fmod", _bc(lambda a, b: jnp.fmod(a, b)), input, other), out)
 
 
@@ -567,14 +656,16 @@ def _pow_fn(p, q):
 def pow(input, exponent, *, out=None):  # noqa: A001
     if isinstance(input, Tensor) and isinstance(exponent, _int) and not isinstance(exponent, _bool):
         dt = input._np_dtype()
-        if dt.kind in "iu" and exponent < 0:
+        if dt.kind in "biu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if dt != _NPB:
             e = exponent
             return _out(_apply1("Pow", lambda a: ew.integer_pow(a, e), input), out)
-    if isinstance(input, Tensor) and isinstance(exponent, _float) and exponent == 0.5 and \
-            input._np_dtype().kind in "fc":
-        return _out(_apply1("Pow", ew.sqrt, input), out)
+    if isinstance(input, Tensor) and isinstance(exponent, _float) and exponent in (0.5, -0.5) and \
+            input._np_dtype().kind in "fc":  # torch's sqrt / rsqrt (rsqrt(-0.0) is -inf)
+        return _out(_apply1("Pow", ew.sqrt if exponent > 0 else _rsqrt, input), out)
+    if isinstance(input, Tensor) and exponent.__class__ is _bool and input._np_dtype() == _NPB:
+        return _out(input.clone() if exponent else input.new_ones(input.shape), out)
     return _out(_binop("Pow", _pow_fn, input, exponent), out)
 
 
@@ -582,11 +673,18 @@ float_power = lambda input, exponent: pow(input.double() if isinstance(input, Te
                                           exponent.double() if isinstance(exponent, Tensor) else exponent)
 
 
+def _tensor_arg(name, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+
+
 def maximum(input, other, *, out=None):
+    _tensor_arg("maximum", other)
     return _out(_binop("Maximum", _maximum, input, other), out)
 
 
 def minimum(input, other, *, out=None):
+    _tensor_arg("minimum", other)
     return _out(_binop("Minimum", _minimum, input, other), out)
 
 
@@ -599,6 +697,7 @@ def fmin(input, other):
 
 
 def atan2(input, other, *, out=None):
+    _tensor_arg("atan2", other)
     return _out(_binop("Atan2", _bc(ew.atan2), input, other, _TRUEDIV), out)
 
 
@@ -606,10 +705,12 @@ arctan2 = atan2
 
 
 def hypot(input, other):
+    _not_impl("hypot_cpu", "biu")(_promote(input, other))
     return _binop("Hypot", _bc(lambda a, b: jnp.hypot(a, b)), input, other, _TRUEDIV)
 
 
 def logaddexp(input, other):
+    _not_impl("logaddexp_cpu", "biu")(_promote(input, other))
     return _binop("Logaddexp", _bc(lambda a, b: jnp.logaddexp(a, b)), input, other, _TRUEDIV)
 
 
@@ -620,7 +721,7 @@ def copysign(input, other):
 def xlogy(input, other):
     def f(a, b):
         z = _zeros_like_arr(a)
-        return ew.select(ew.eq(a, z), z, ew.mul(a, ew.log(ew.select(ew.eq(a, z), ew.add(z, _scalar_arr(1, a.dtype)), b))))
+        return ew.select(ew.bitwise_and(ew.eq(a, z), ew.eq(b, b)), z, ew.mul(a, ew.log(ew.select(ew.eq(a, z), ew.add(z, _scalar_arr(1, a.dtype)), b))))
     return _binop("Xlogy", _bc(f), input, other, _TRUEDIV)
 
 
@@ -657,12 +758,13 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 def _int_or_bool(name, dt):
     if dt.kind in "fc":
-        raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_legacy_name(dt)}'")
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_legacy_name(dt)}'")
     return dt
 
 
 def _legacy_name(dt):
-    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(np.dtype(dt).name, str(dt))
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(np.dtype(dt).name, str(dt))
 
 
 def bitwise_and(input, other):
@@ -681,11 +783,13 @@ def bitwise_xor(input, other):
 
 
 def bitwise_left_shift(input, other):
-    return _binop("LShift", _bc(lambda a, b: jnp.left_shift(a, b)), input, other)
+    return _binop("LShift", _bc(lambda a, b: jnp.left_shift(a, b)), input, other, _ARITH,
+                  _not_impl("lshift_cpu", "bfc"))
 
 
 def bitwise_right_shift(input, other):
-    return _binop("RShift", _bc(lambda a, b: jnp.right_shift(a, b)), input, other)
+    return _binop("RShift", _bc(lambda a, b: jnp.right_shift(a, b)), input, other, _ARITH,
+                  _not_impl("rshift_cpu", "bfc"))
 
 
 def _truth(a):
@@ -713,6 +817,9 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     lo, hi = min, max
+    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
+        _not_impl("clamp_min_scalar_cpu" if hi is None else "clamp_max_scalar_cpu" if lo is None
+                  else "clamp_scalar_cpu")(_result_type_many([v for v in (input, lo, hi) if v is not None]))
     vals = [input] + [v for v in (lo, hi) if v is not None]
     dt = _result_type_many(vals)
     ts = [input] + [v for v in (lo, hi) if isinstance(v, Tensor)]
@@ -744,10 +851,14 @@ clip = clamp
 
 
 def clamp_min(input, min):  # noqa: A002
+    if not isinstance(min, Tensor):
+        _not_impl("clamp_min_scalar_cpu")(_promote(input, min))
     return clamp(input, min=min)
 
 
 def clamp_max(input, max):  # noqa: A002
+    if not isinstance(max, Tensor):
+        _not_impl("clamp_max_scalar_cpu")(_promote(input, max))
     return clamp(input, max=max)
 
 
@@ -1397,11 +1508,21 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
 
 
 def logit(input, eps=None):
+    """log(p / (1 - p)) in the input's float dtype (integers in the default float), p clamped to
+    [eps, 1 - eps] when eps is given; written as log(p) - log1p(-p) so the gradient at 0 and 1 is infinite."""
+    dt = input._np_dtype()
+    fdt = dt if dt.kind in "fc" else D.default_float()
+
     def fn(a):
+        a = _cast(a, fdt)
         if eps is not None:
             a = ew.select(ew.lt(a, _scalar_arr(eps, a.dtype)), jnp.full_like(a, eps),
                           ew.select(ew.gt(a, _scalar_arr(1 - eps, a.dtype)), jnp.full_like(a, 1 - eps), a))
-        return ew.log(ew.div(a, ew.sub(_scalar_arr(1, a.dtype), a)))
+        if eps is None:  # torch's gradient is NaN outside [0, 1]: a factor NaN there, 1 inside
+            z = jnp.zeros_like(a)
+            a = ew.mul(a, ew.select(ew.bitwise_or(ew.lt(a, z), ew.gt(a, ew.add(z, jnp.ones_like(a)))),
+                                    jnp.full_like(a, np.nan), jnp.ones_like(a)))
+        return ew.sub(ew.log(a), ew.log1p(ew.neg(a)))
     return _apply1("Logit", fn, input)
 
 

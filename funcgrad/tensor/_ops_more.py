@@ -124,7 +124,7 @@ def angle(input, *, out=None):
         a = O._cast(a, fdt)
         z = jnp.zeros_like(a)
         r = ew.select(ew.lt(a, z), jnp.full(a.shape, math.pi, fdt), z)
-        return ew.select(ew.ne(a, a), a, r)
+        return ew.select(ew.ne(a, a), ew.mul(a, z), r)  # NaN kept, with a zero gradient as in torch
     return O._out(_apply1("Angle", fn, input), out)
 
 
@@ -160,6 +160,12 @@ def ldexp(input, other, *, out=None):
 
 def logaddexp2(input, other, *, out=None):
     ln2 = math.log(2.0)
+    dt = O._promote(input, other)
+    if dt.kind in "biu":
+        raise NotImplementedError(f"\"logaddexp2_cpu\" not implemented for '{_legacy(dt)}'")
+    fdt = D.from_np(dt)
+    input = input.to(fdt) if isinstance(input, Tensor) else input
+    other = other.to(fdt) if isinstance(other, Tensor) else other
     return O._out(O.div(O.logaddexp(O.mul(input, ln2), O.mul(other, ln2)), ln2), out)
 
 
@@ -176,7 +182,7 @@ def _int_binary(name, np_fn):
         a, b = _t(input), _t(other)
         dt = O._promote(a, b)
         if dt.kind not in "iu":
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_legacy(dt)}'")
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_legacy(dt)}'")
         O._bshape(tuple(a.shape), tuple(b.shape))
         return O._out(_wrap(Array(np.asarray(np_fn(a._host().astype(dt), b._host().astype(dt))).astype(dt))), out)
     op.__name__ = name
@@ -200,6 +206,8 @@ def heaviside(input, values, *, out=None):
 
 def nextafter(input, other, *, out=None):
     a, b = _t(input), _t(other)
+    if a._np_dtype() == np.bool_ and b._np_dtype() == np.bool_:
+        raise NotImplementedError("\"nextafter_cpu\" not implemented for 'Bool'")
     if a._np_dtype() != b._np_dtype():
         raise RuntimeError(f"expected both inputs to have the same dtype, but got {_legacy(a._np_dtype())} and "
                            f"{_legacy(b._np_dtype())}")
