@@ -700,10 +700,12 @@ def minimum(input, other, *, out=None):
 
 
 def fmax(input, other):
+    _tensor_arg("fmax", other)
     return _binop("Fmax", _bc(lambda a, b: jnp.fmax(a, b)), input, other)
 
 
 def fmin(input, other):
+    _tensor_arg("fmin", other)
     return _binop("Fmin", _bc(lambda a, b: jnp.fmin(a, b)), input, other)
 
 
@@ -716,11 +718,13 @@ arctan2 = atan2
 
 
 def hypot(input, other):
+    _tensor_arg("hypot", other)
     _not_impl("hypot_cpu", "biu")(_promote(input, other))
     return _binop("Hypot", _bc(lambda a, b: jnp.hypot(a, b)), input, other, _TRUEDIV)
 
 
 def logaddexp(input, other):
+    _tensor_arg("logaddexp", other)
     _not_impl("logaddexp_cpu", "biu")(_promote(input, other))
     return _binop("Logaddexp", _bc(lambda a, b: jnp.logaddexp(a, b)), input, other, _TRUEDIV)
 
@@ -808,19 +812,19 @@ def _truth(a):
     return a if a.dtype == _NPB else ew.ne(a, _scalar_arr(0, a.dtype))
 
 
-def logical_and(input, other):
-    o = _as_tensor(other)
-    return _apply_nograd(lambda a, b: _bc(ew.bitwise_and)(_truth(a), _truth(b)), (input, o))
+def _logical(name, combine):
+    def op(input, other, *, out=None):
+        _tensor_arg(name, other)
+        dt = _promote(input, other)  # torch compares in the common dtype (a float64 1e-300 is 0 as float32)
+        return _out(_apply_nograd(lambda a, b: _bc(combine)(_truth(_cast(a, dt)), _truth(_cast(b, dt))),
+                                  (input, other)), out)
+    op.__name__ = name
+    return op
 
 
-def logical_or(input, other):
-    o = _as_tensor(other)
-    return _apply_nograd(lambda a, b: _bc(ew.bitwise_or)(_truth(a), _truth(b)), (input, o))
-
-
-def logical_xor(input, other):
-    o = _as_tensor(other)
-    return _apply_nograd(lambda a, b: _bc(ew.bitwise_xor)(_truth(a), _truth(b)), (input, o))
+logical_and = _logical("logical_and", ew.bitwise_and)
+logical_or = _logical("logical_or", ew.bitwise_or)
+logical_xor = _logical("logical_xor", ew.bitwise_xor)
 
 
 # --- clamp / where / masked ------------------------------------------------------------------------------

@@ -169,6 +169,7 @@ def ldexp(input, other, *, out=None):
 
 def logaddexp2(input, other, *, out=None):
     ln2 = math.log(2.0)
+    O._tensor_arg("logaddexp2", other)
     dt = O._promote(input, other)
     if dt.kind in "biu":
         raise NotImplementedError(f"\"logaddexp2_cpu\" not implemented for '{_legacy(dt)}'")
@@ -188,6 +189,7 @@ def frexp(input, *, out=None):
 
 def _int_binary(name, np_fn):
     def op(input, other, *, out=None):
+        O._tensor_arg(name, other)
         a, b = _t(input), _t(other)
         dt = O._promote(a, b)
         if dt.kind not in "iu":
@@ -204,6 +206,7 @@ lcm = _int_binary("lcm", np.lcm)
 
 def heaviside(input, values, *, out=None):
     """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as in torch)."""
+    O._tensor_arg("heaviside", values)
     if input._np_dtype() != values._np_dtype():
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     if input._np_dtype().kind == "c":
@@ -214,6 +217,7 @@ def heaviside(input, values, *, out=None):
 
 
 def nextafter(input, other, *, out=None):
+    O._tensor_arg("nextafter", other)
     a, b = _t(input), _t(other)
     dt = O._promote(a, b)
     if dt.kind != "f":
