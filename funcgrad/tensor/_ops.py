@@ -1424,8 +1424,19 @@ def outer(input, vec2):
 ger = outer
 
 
+def _expandable(input, shape, name):
+    """torch's addmm-family rule: input must expand to the product's shape (not broadcast beyond it)."""
+    s = tuple(input.shape)
+    if len(s) > len(shape) or builtins.any(a not in (1, b) for a, b in builtins.zip(s[::-1], shape[::-1])):
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1] if shape else 0}) must match the "
+                           f"existing size ({s[-1] if s else 0}) at non-singleton dimension, in {name}: "
+                           f"input {list(s)}, product {list(shape)}")
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     r = mm(mat1, mat2)
+    if isinstance(input, Tensor):
+        _expandable(input, tuple(r.shape), "addmm")
     if alpha != 1:
         r = r * alpha
     if beta == 0:  # input is ignored (NaN in it does not propagate), as in torch
@@ -1435,11 +1446,15 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     r = mv(mat, vec)
+    if isinstance(input, Tensor):
+        _expandable(input, tuple(r.shape), "addmv")
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     r = bmm(batch1, batch2)
+    if isinstance(input, Tensor):
+        _expandable(input, tuple(r.shape), "baddbmm")
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
 
 
@@ -2507,16 +2522,22 @@ def dist(input, other, p=2):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    num = sum(mul(x1, x2), dim)
-    den = clamp(norm(x1, 2, dim) * norm(x2, 2, dim), min=eps)
-    return num / den
+    """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along dim, each norm clamped on its own (torch)."""
+    x1, x2 = broadcast_tensors(x1, x2)
+    n1 = clamp(norm(x1, 2, dim, keepdim=True), min=eps)
+    n2 = clamp(norm(x2, 2, dim, keepdim=True), min=eps)
+    return sum(mul(div(x1, n1), div(x2, n2)), dim)
 
 
 def histc(input, bins=100, min=0, max=0):  # noqa: A002
     v = input._host()
-    lo, hi = (v.min(), v.max()) if min == max == 0 else (min, max)
-    h, _ = np.histogram(v, bins=bins, range=(lo, hi))
-    return _wrap(Array(h.astype(v.dtype)))
+    lo, hi = (v.min(), v.max()) if min == max == 0 and v.size else (min, max)
+    if lo == hi:  # torch widens an empty range by 1 on each side
+        lo, hi = lo - 1, hi + 1
+    f = v[(v >= lo) & (v <= hi)].astype(np.float64)
+    # torch's bin of x: floor((x - lo) * bins / (hi - lo)), the top edge in the last bin (not NumPy's edges)
+    idx = np.minimum(((f - lo) * bins / (hi - lo)).astype(np.int64), bins - 1)
+    return _wrap(Array(np.bincount(idx, minlength=bins).astype(v.dtype)))
 
 
 __all__ = sorted(n for n, v in list(globals().items())
