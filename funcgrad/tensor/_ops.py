@@ -658,8 +658,19 @@ def fmod(input, other, *, out=None):
     return _out(_binop("Fmod", _bc(lambda a, b: jnp.fmod(a, b)), input, other), out)
 
 
+def _float_pow(a, b):
+    """a ** b with C's pow at a = -inf and a non-integer b: +inf for b > 0, +0 for b < 0 (NumPy gives NaN)."""
+    r = ew.pow(a, b)
+    if a.dtype.kind != "f":
+        return r
+    z = jnp.zeros_like(r)
+    fix = ew.bitwise_and(ew.eq(a, jnp.full_like(a, -np.inf)), ew.ne(b, ew.floor(b)))
+    fix = ew.bitwise_and(fix, ew.eq(b, b))
+    return ew.select(fix, ew.select(ew.gt(b, jnp.zeros_like(b)), jnp.full_like(r, np.inf), z), r)
+
+
 def _pow_fn(p, q):
-    return _bc(ew.pow)(p, q)
+    return _bc(_float_pow)(p, q)
 
 
 def pow(input, exponent, *, out=None):  # noqa: A001

@@ -114,6 +114,24 @@ def det(A, *, out=None):
     return _apply1("LinalgDet", jnp.linalg.det, A)
 
 
+class LinAlgError(RuntimeError, np.linalg.LinAlgError):
+    """torch.linalg.LinAlgError: a RuntimeError (as in torch) that is also NumPy's LinAlgError."""
+
+
+def _torch_linalg_error(fn):
+    """Re-raise NumPy's LinAlgError (singular or non-definite input) as torch's RuntimeError subclass."""
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except LinAlgError:
+            raise
+        except np.linalg.LinAlgError as e:
+            raise LinAlgError(str(e)) from None
+    wrapper.__name__, wrapper.__doc__, wrapper.__qualname__ = fn.__name__, fn.__doc__, fn.__qualname__
+    return wrapper
+
+
+@_torch_linalg_error
 def inv(A, *, out=None):
     _square(A, "inv")
     return _apply1("LinalgInv", jnp.linalg.inv, A)
@@ -125,6 +143,7 @@ def slogdet(A, *, out=None):
     return _slogdet_t(sign, logabs)
 
 
+@_torch_linalg_error
 def solve(A, B, *, left=True, out=None):
     _square(A, "solve")
     if not left:
@@ -135,6 +154,7 @@ def solve(A, B, *, left=True, out=None):
     return _apply("LinalgSolve", jnp.linalg.solve, (A, B))
 
 
+@_torch_linalg_error
 def cholesky(A, *, upper=False, out=None):
     _square(A, "cholesky")
     return _apply1("LinalgCholesky", lambda a: jnp.linalg.cholesky(a, upper=upper), A)
