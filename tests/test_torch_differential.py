@@ -520,7 +520,8 @@ def test_linalg_and_products(data):
         singular = any(abs(np.linalg.det(m)) < 1e-12 for m in A)
         if name == "det" and singular:
             continue  # known: det's gradient (a solve in the shared primitive card) fails at a singular matrix
-        repeated = any(len(np.unique(np.round(np.linalg.svd(m, compute_uv=False), 12))) < n for m in A)
+        repeated = any(len(np.unique(np.round(np.linalg.svd(m, compute_uv=False), 12))) < n
+                       or np.linalg.cond(m) > 1e6 for m in A)  # (or ill-conditioned: no common digits)
         if isinstance(tout, torch.Tensor) and tout.numel() and not (name == "vector_norm" and tiny) \
                 and not (name == "pinv" and repeated):  # pinv' via the SVD: NaN at repeated singular values
             check_grad(tout, fout, targs, fargs, name, 1e-6, 1e-8)
