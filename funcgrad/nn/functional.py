@@ -181,8 +181,13 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def _elu(x, alpha, scale=1.0, input_scale=1.0):
-    neg = alpha * _fg.expm1(_fg.clamp(x, max=0) * input_scale)
-    out = _fg.where(x > 0, x, neg)
+    """alpha * expm1(x * input_scale) where x <= 0, else x (NaN takes the identity branch, as in torch)."""
+    if x.dtype.is_floating_point is False and not x.is_complex():
+        from ..tensor._tensor import _legacy
+        raise NotImplementedError(f"\"elu_cpu\" not implemented for '{_legacy(x._np_dtype())}'")
+    nonpos = x <= 0
+    neg = alpha * _fg.expm1(_fg.where(nonpos, x, 0.0) * input_scale)
+    out = _fg.where(nonpos, neg, x)
     return out if scale == 1.0 else out * scale
 
 
@@ -299,8 +304,16 @@ def mish(input, inplace=False):
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
     z = input * beta
-    soft = (_fg.log1p(_fg.exp(-_fg.abs(z))) + _fg.clamp(z, min=0)) / beta
-    return _fg.where(z > threshold, input, soft)
+    return _fg.where(z > threshold, input, _softplus(z) / beta)
+
+
+def _softplus(z):
+    """log(1 + exp(z)) without overflow and without a kink at 0 (the gradient there is 1/2): each branch of
+    the select sees only the inputs it keeps, so the other branch's gradient is an exact 0."""
+    pos = z > 0
+    zp = _fg.where(pos, z, 0.0)
+    zn = _fg.where(pos, 0.0, z)
+    return _fg.where(pos, zp + _fg.log1p(_fg.exp(-zp)), _fg.log1p(_fg.exp(zn)))
 
 
 def softsign(input):
@@ -1076,7 +1089,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target)}) must be the same as input size ({_size(input)})")
-    sp = _fg.log1p(_fg.exp(-_fg.abs(input))) + _fg.clamp(-input, min=0)  # log(1 + exp(-x))
+    sp = _softplus(-input)  # log(1 + exp(-x))
     if pos_weight is not None:
         lw = 1 + (pos_weight - 1) * target
         loss = (1 - target) * input + lw * sp

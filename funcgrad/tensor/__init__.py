@@ -206,7 +206,8 @@ for _k, _f in _linalg_more.LINALG_EXTRA.items():  # torch.linalg's functions bey
     setattr(linalg, _k, _f)
     linalg.__all__.append(_k)
 _argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
-linalg.LinAlgError = _np.linalg.LinAlgError  # what singular or non-definite input raises
+# linalg.LinAlgError (defined in linalg.py) is what singular or non-definite input raises: a RuntimeError, as
+# in torch, and NumPy's LinAlgError
 
 __all__ = sorted(set(_ops_mod.__all__) | set(_ops_more.__all__) | set(_linalg_more.__all__) |
                  set(_nn_aliases.__all__) | set(_ops_misc.__all__) | set(_methods_more._TORCH_INPLACE_FNS) & set(globals()) |

@@ -515,6 +515,15 @@ def _dim_order(self):
     return tuple(sorted(range(self.ndim), key=lambda i: -st[i]))
 
 
+def _float_power_(self, exponent):
+    """float_power_ computes in double, so (as in torch) only a double tensor can hold its result."""
+    if self._np_dtype() != np.float64:
+        from ._tensor import _legacy
+        raise RuntimeError(f"the base given to float_power_ has dtype {_legacy(self._np_dtype())} but the "
+                           f"operation's result requires dtype Double")
+    return _make_inplace(O.float_power, "FloatPower")(self, exponent)
+
+
 _INPLACE_OPS = [
     "abs", "neg", "negative", "sign", "floor", "ceil", "trunc", "frac", "round", "square", "relu", "exp", "exp2",
     "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan",
@@ -560,6 +569,7 @@ def install():
     T.flip = _flip_m
     for name in _INPLACE_OPS:
         setattr(T, name + "_", _make_inplace(getattr(O, name), name.capitalize()))
+    T.float_power_ = _float_power_
     T.add_ = _fast_binary_inplace(np.add, O.add, "Add")
     T.sub_ = _fast_binary_inplace(np.subtract, O.sub, "Sub")
     T.subtract_ = T.sub_

@@ -237,14 +237,23 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
     return _apply1(name, fn, t)
 
 
-def _dims(dim, ndim):
-    """A dim argument (int, tuple/list, or None) as a sorted tuple of axes (None: all)."""
+def _dims(dim, ndim, dup_ok=False):
+    """A dim argument (int, tuple/list, or None) as a sorted tuple of axes (None: all; a 0-d tensor's dim 0
+    or -1 reduces nothing, ())."""
     if dim is None:
         return None
+    if ndim == 0:
+        for d in (dim if isinstance(dim, (list, tuple)) else (dim,)):
+            _dim(d, 0)
+        return None if isinstance(dim, (list, tuple)) and len(dim) == 0 else ()
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        return tuple(sorted({_dim(d, ndim) for d in dim}))
+        ds = [_dim(d, ndim) for d in dim]
+        for i, d in enumerate(ds):
+            if d in ds[:i] and not dup_ok:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return tuple(sorted(set(ds)))
     return (_dim(dim, ndim),)
 
 
@@ -377,6 +386,8 @@ def _neg_fn(a):
 def _sign_fn(a):
     if a.dtype == _NPB:
         return a
+    if a.dtype.kind == "f":  # torch's sign(nan) is 0
+        return ew.select(ew.ne(a, a), _zero_for(a) + jnp.zeros_like(a), ew.sign(a))
     return ew.sign(a)
 
 
@@ -384,15 +395,41 @@ def _int_id(f):
     return lambda a: a if a.dtype.kind in "biu" else f(a)
 
 
-abs = absolute = _same_unary("Abs", _abs_fn)  # noqa: A001
+def _not_impl(kernel, kinds="b"):
+    """A dtype check raising torch's NotImplementedError for a kernel without a bool (or integer) version."""
+    def check(dt):
+        dt = np.dtype(dt)
+        if dt.kind in kinds:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy_name(dt)}'")
+        return dt
+    return check
+
+
+def _checked_unary(op, check):
+    def f(input, *args, **kwargs):
+        check(input._np_dtype())
+        return op(input, *args, **kwargs)
+    f.__name__ = op.__name__
+    f.__doc__ = op.__doc__
+    return f
+
+
+abs = absolute = _checked_unary(_same_unary("Abs", _abs_fn), _not_impl("abs_cpu"))  # noqa: A001
 neg = negative = _same_unary("Neg", _neg_fn)
 sign = _same_unary("Sign", _sign_fn)
 sgn = sign
-floor = _same_unary("Floor", _int_id(ew.floor))
-ceil = _same_unary("Ceil", _int_id(ew.ceil))
-trunc = fix = _same_unary("Trunc", _int_id(lambda a: jnp.trunc(a)))
-frac = _same_unary("Frac", lambda a: ew.sub(a, jnp.trunc(a)))
-square = _same_unary("Square", lambda a: ew.integer_pow(a, 2) if a.dtype != _NPB else a)
+floor = _checked_unary(_same_unary("Floor", _int_id(ew.floor)), _not_impl("floor_vml_cpu"))
+ceil = _checked_unary(_same_unary("Ceil", _int_id(ew.ceil)), _not_impl("ceil_vml_cpu"))
+trunc = fix = _checked_unary(_same_unary("Trunc", _int_id(lambda a: jnp.trunc(a))), _not_impl("trunc_vml_cpu"))
+frac = _checked_unary(_same_unary("Frac", lambda a: ew.sub(a, jnp.trunc(a))), _not_impl("frac_cpu", "biu"))
+_square = _same_unary("Square", lambda a: ew.integer_pow(a, 2))
+
+
+def square(input, *, out=None):
+    """input ** 2 (a bool tensor squares as int64, as torch's pow(x, 2) promotes it)."""
+    if input._np_dtype() == _NPB:
+        input = input.to(D.from_np(np.dtype(np.int64)))
+    return _square(input, out=out)
 _relu_recorded = _same_unary("Relu", _relu)
 _MAX_P = ew.max_p
 
@@ -406,11 +443,22 @@ def relu(input, *, out=None):
         r = _MAX_P.impl(v, v.dtype.type(0))
         r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
         return r if out is None else _out(r, out)
+    if v is not None and v.dtype == _NPB or v is None and input._np_dtype() == _NPB:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return _relu_recorded(input, out=out)
-positive = _same_unary("Positive", lambda a: a)
+
+
+_positive = _same_unary("Positive", lambda a: a)
+
+
+def positive(input):
+    if input._np_dtype() == _NPB:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return _positive(input)
 
 
 def round(input, *, decimals=0, out=None):  # noqa: A001
+    _not_impl("round_vml_cpu")(input._np_dtype())
     return _out(_apply1("Round", _int_id(lambda a: jnp.round(a, decimals)), input), out)
 
 
@@ -421,7 +469,7 @@ def logical_not(input, *, out=None):
 
 def bitwise_not(input, *, out=None):
     if input._np_dtype().kind in "fc":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_legacy_name(input._np_dtype())}'")
     return _out(_apply_nograd(lambda a: jnp.logical_not(a) if a.dtype == _NPB else ew.bitwise_not(a),
                               (input,)), out)
 
@@ -500,7 +548,14 @@ def add(input, other, *, alpha=1, out=None):
     return r if out is None else _out(r, out)
 
 
+def _is_bool(x):
+    return x.__class__ is _bool or isinstance(x, Tensor) and x._np_dtype() == _NPB
+
+
 def sub(input, other, *, alpha=1, out=None):
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if alpha != 1:
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     r = _binop("Sub", _sub_fn, input, other, prim=_SUB_P)
@@ -522,25 +577,65 @@ def mul(input, other, *, out=None):
 multiply = mul
 
 
+def _float_floor_div(a, b):
+    """Python's float floor division: (a - fmod(a, b)) / b, one less where fmod's sign differs from b's,
+    rounded to the nearest integer; a signed zero keeps the sign of a / b and b == 0 gives a / b."""
+    z = jnp.zeros_like(a)
+    m = jnp.fmod(a, b)
+    d = ew.div(ew.sub(a, m), b)
+    d = ew.select(ew.bitwise_and(ew.ne(m, z), ew.ne(ew.lt(b, z), ew.lt(m, z))), ew.sub(d, jnp.ones_like(d)), d)
+    fl = ew.floor(d)
+    fl = ew.select(ew.gt(ew.sub(d, fl), jnp.full_like(d, 0.5)), ew.add(fl, jnp.ones_like(fl)), fl)
+    q = ew.div(a, b)
+    fl = ew.select(ew.eq(d, z), jnp.copysign(z, q), fl)
+    return ew.select(ew.eq(b, z), q, fl)
+
+
 def _floor_div_fn(p, q):
     if p.dtype.kind in "iu":
         return _bc(lambda a, b: jnp.floor_divide(a, b))(p, q)
-    return _bc(lambda a, b: ew.floor(ew.div(a, b)))(p, q)
+    return _bc(_float_floor_div)(p, q)
+
+
+def _int_trunc_div(a, b):
+    q = jnp.floor_divide(a, b)
+    r = ew.sub(a, ew.mul(q, b))
+    z = jnp.zeros_like(a)
+    fix = ew.bitwise_and(ew.ne(r, z), ew.ne(ew.lt(a, z), ew.lt(b, z)))
+    return ew.select(fix, ew.add(q, jnp.ones_like(q)), q)
 
 
 def _trunc_div_fn(p, q):
     if p.dtype.kind in "iu":
-        return _bc(lambda a, b: jnp.fix(ew.div(ew.convert_element_type(a, np.float64),
-                                                ew.convert_element_type(b, np.float64))).astype(a.dtype))(p, q)
+        return _bc(_int_trunc_div)(p, q)
     return _bc(lambda a, b: jnp.trunc(ew.div(a, b)))(p, q)
+
+
+def _check_int_div(name, input, other):
+    """torch raises for integer division by zero (and has no bool kernel for floor/remainder/fmod)."""
+    dt = _promote(input, other)
+    if dt == _NPB and name is not None:
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+    if dt.kind not in "biu":
+        return
+    if isinstance(other, Tensor):
+        v = other._v if other._v is not None else getattr(other._a, "val", None)
+        if v is None:
+            return
+        if not np.all(np.asarray(v)):
+            raise RuntimeError("ZeroDivisionError")
+    elif _is_scalar(other) and other == 0:
+        raise RuntimeError("ZeroDivisionError")
 
 
 def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         return _out(_binop("Div", _div, input, other, _TRUEDIV, prim=_DIV_P), out)
     if rounding_mode == "floor":
+        _check_int_div("div_floor_cpu", input, other)
         return _out(_binop("Div", _floor_div_fn, input, other), out)
     if rounding_mode == "trunc":
+        _check_int_div("div_trunc_cpu", input, other)
         return _out(_binop("Div", _trunc_div_fn, input, other), out)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                        f"'{rounding_mode}'")
@@ -550,32 +645,50 @@ divide = true_divide = div
 
 
 def floor_divide(input, other, *, out=None):
+    _check_int_div("div_floor_cpu", input, other)
     return _out(_binop("FloorDivide", _floor_div_fn, input, other), out)
 
 
 def remainder(input, other, *, out=None):
+    _check_int_div("remainder_cpu", input, other)
     return _out(_binop("Remainder", _bc(lambda a, b: jnp.remainder(a, b)), input, other), out)
 
 
 def fmod(input, other, *, out=None):
+    _check_int_div("fmod_cpu", input, other)
     return _out(_binop("Fmod", _bc(lambda a, b: jnp.fmod(a, b)), input, other), out)
 
 
+def _float_pow(a, b):
+    """a ** b with C's pow at a = -inf and a non-integer b: +inf for b > 0, +0 for b < 0 (NumPy gives NaN)."""
+    r = ew.pow(a, b)
+    if a.dtype.kind != "f":
+        return r
+    z = jnp.zeros_like(r)
+    fix = ew.bitwise_and(ew.eq(a, jnp.full_like(a, -np.inf)), ew.ne(b, ew.floor(b)))
+    fix = ew.bitwise_and(fix, ew.eq(b, b))
+    return ew.select(fix, ew.select(ew.gt(b, jnp.zeros_like(b)), jnp.full_like(r, np.inf), z), r)
+
+
 def _pow_fn(p, q):
-    return _bc(ew.pow)(p, q)
+    return _bc(_float_pow)(p, q)
 
 
 def pow(input, exponent, *, out=None):  # noqa: A001
     if isinstance(input, Tensor) and isinstance(exponent, _int) and not isinstance(exponent, _bool):
         dt = input._np_dtype()
-        if dt.kind in "iu" and exponent < 0:
+        if dt.kind in "biu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if dt != _NPB:
             e = exponent
             return _out(_apply1("Pow", lambda a: ew.integer_pow(a, e), input), out)
-    if isinstance(input, Tensor) and isinstance(exponent, _float) and exponent == 0.5 and \
-            input._np_dtype().kind in "fc":
-        return _out(_apply1("Pow", ew.sqrt, input), out)
+    if isinstance(input, Tensor) and isinstance(exponent, _float) and exponent in (0.5, -0.5) and \
+            input._np_dtype().kind in "fc":  # torch's sqrt / rsqrt (rsqrt(-0.0) is -inf)
+        return _out(_apply1("Pow", ew.sqrt if exponent > 0 else _rsqrt, input), out)
+    if isinstance(input, Tensor) and exponent.__class__ is _bool and input._np_dtype() == _NPB:
+        return _out(input.clone() if exponent else input.new_ones(input.shape), out)
+    if _promote(input, exponent) == _NPB:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     return _out(_binop("Pow", _pow_fn, input, exponent), out)
 
 
@@ -583,23 +696,33 @@ float_power = lambda input, exponent: pow(input.double() if isinstance(input, Te
                                           exponent.double() if isinstance(exponent, Tensor) else exponent)
 
 
+def _tensor_arg(name, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+
+
 def maximum(input, other, *, out=None):
+    _tensor_arg("maximum", other)
     return _out(_binop("Maximum", _maximum, input, other), out)
 
 
 def minimum(input, other, *, out=None):
+    _tensor_arg("minimum", other)
     return _out(_binop("Minimum", _minimum, input, other), out)
 
 
 def fmax(input, other):
+    _tensor_arg("fmax", other)
     return _binop("Fmax", _bc(lambda a, b: jnp.fmax(a, b)), input, other)
 
 
 def fmin(input, other):
+    _tensor_arg("fmin", other)
     return _binop("Fmin", _bc(lambda a, b: jnp.fmin(a, b)), input, other)
 
 
 def atan2(input, other, *, out=None):
+    _tensor_arg("atan2", other)
     return _out(_binop("Atan2", _bc(ew.atan2), input, other, _TRUEDIV), out)
 
 
@@ -607,10 +730,14 @@ arctan2 = atan2
 
 
 def hypot(input, other):
+    _tensor_arg("hypot", other)
+    _not_impl("hypot_cpu", "biu")(_promote(input, other))
     return _binop("Hypot", _bc(lambda a, b: jnp.hypot(a, b)), input, other, _TRUEDIV)
 
 
 def logaddexp(input, other):
+    _tensor_arg("logaddexp", other)
+    _not_impl("logaddexp_cpu", "biu")(_promote(input, other))
     return _binop("Logaddexp", _bc(lambda a, b: jnp.logaddexp(a, b)), input, other, _TRUEDIV)
 
 
@@ -621,7 +748,8 @@ def copysign(input, other):
 def xlogy(input, other):
     def f(a, b):
         z = _zeros_like_arr(a)
-        return ew.select(ew.eq(a, z), z, ew.mul(a, ew.log(ew.select(ew.eq(a, z), ew.add(z, _scalar_arr(1, a.dtype)), b))))
+        x0 = ew.eq(a, z)  # torch: 0 where x == 0, unless y is NaN
+        return ew.select(x0, ew.select(ew.ne(b, b), b, z), ew.mul(a, ew.log(ew.select(ew.eq(a, z), ew.add(z, _scalar_arr(1, a.dtype)), b))))
     return _binop("Xlogy", _bc(f), input, other, _TRUEDIV)
 
 
@@ -658,12 +786,13 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 def _int_or_bool(name, dt):
     if dt.kind in "fc":
-        raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_legacy_name(dt)}'")
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_legacy_name(dt)}'")
     return dt
 
 
 def _legacy_name(dt):
-    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(np.dtype(dt).name, str(dt))
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(np.dtype(dt).name, str(dt))
 
 
 def bitwise_and(input, other):
@@ -682,30 +811,32 @@ def bitwise_xor(input, other):
 
 
 def bitwise_left_shift(input, other):
-    return _binop("LShift", _bc(lambda a, b: jnp.left_shift(a, b)), input, other)
+    return _binop("LShift", _bc(lambda a, b: jnp.left_shift(a, b)), input, other, _ARITH,
+                  _not_impl("lshift_cpu", "bfc"))
 
 
 def bitwise_right_shift(input, other):
-    return _binop("RShift", _bc(lambda a, b: jnp.right_shift(a, b)), input, other)
+    return _binop("RShift", _bc(lambda a, b: jnp.right_shift(a, b)), input, other, _ARITH,
+                  _not_impl("rshift_cpu", "bfc"))
 
 
 def _truth(a):
     return a if a.dtype == _NPB else ew.ne(a, _scalar_arr(0, a.dtype))
 
 
-def logical_and(input, other):
-    o = _as_tensor(other)
-    return _apply_nograd(lambda a, b: _bc(ew.bitwise_and)(_truth(a), _truth(b)), (input, o))
+def _logical(name, combine):
+    def op(input, other, *, out=None):
+        _tensor_arg(name, other)
+        dt = _promote(input, other)  # torch compares in the common dtype (a float64 1e-300 is 0 as float32)
+        return _out(_apply_nograd(lambda a, b: _bc(combine)(_truth(_cast(a, dt)), _truth(_cast(b, dt))),
+                                  (input, other)), out)
+    op.__name__ = name
+    return op
 
 
-def logical_or(input, other):
-    o = _as_tensor(other)
-    return _apply_nograd(lambda a, b: _bc(ew.bitwise_or)(_truth(a), _truth(b)), (input, o))
-
-
-def logical_xor(input, other):
-    o = _as_tensor(other)
-    return _apply_nograd(lambda a, b: _bc(ew.bitwise_xor)(_truth(a), _truth(b)), (input, o))
+logical_and = _logical("logical_and", ew.bitwise_and)
+logical_or = _logical("logical_or", ew.bitwise_or)
+logical_xor = _logical("logical_xor", ew.bitwise_xor)
 
 
 # --- clamp / where / masked ------------------------------------------------------------------------------
@@ -714,6 +845,9 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     lo, hi = min, max
+    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
+        _not_impl("clamp_min_scalar_cpu" if hi is None else "clamp_max_scalar_cpu" if lo is None
+                  else "clamp_scalar_cpu")(_result_type_many([v for v in (input, lo, hi) if v is not None]))
     vals = [input] + [v for v in (lo, hi) if v is not None]
     dt = _result_type_many(vals)
     ts = [input] + [v for v in (lo, hi) if isinstance(v, Tensor)]
@@ -745,10 +879,14 @@ clip = clamp
 
 
 def clamp_min(input, min):  # noqa: A002
+    if not isinstance(min, Tensor):
+        _not_impl("clamp_min_scalar_cpu")(_promote(input, min))
     return clamp(input, min=min)
 
 
 def clamp_max(input, max):  # noqa: A002
+    if not isinstance(max, Tensor):
+        _not_impl("clamp_max_scalar_cpu")(_promote(input, max))
     return clamp(input, max=max)
 
 
@@ -932,7 +1070,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
     def fn(a):
         v = jnp.var(a, axis=axes, ddof=ddof, keepdims=keepdim)
-        return ew.sqrt(v)
+        return _safe_sqrt(v)
     return _out(_apply1("Std", fn, input), out)
 
 
@@ -953,15 +1091,28 @@ def _empty_check(input, name, dim=None):
                          f"{name}(): Expected reduction dim {dim} to have non-zero size.")
 
 
+def _empty_axes_check(input, name, axes):
+    """torch's rule for max-like reductions: every reduced dim must be non-empty."""
+    if axes is None or input.ndim == 0:
+        if input.numel() == 0:
+            raise (IndexError if name.startswith("arg") else RuntimeError)(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                "reduction dim with the 'dim' argument.")
+        return
+    for a in axes:
+        if input.shape[a] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
 def amax(input, dim=(), keepdim=False):
+    _empty_axes_check(input, "amax", _dims(dim, input.ndim, dup_ok=True))  # torch checks this first
     axes = _dims(dim, input.ndim)
-    _empty_check(input, "amax")
     return _apply1("Amax", lambda a: jnp.max(a, axis=axes, keepdims=keepdim), input)
 
 
 def amin(input, dim=(), keepdim=False):
+    _empty_axes_check(input, "amin", _dims(dim, input.ndim, dup_ok=True))
     axes = _dims(dim, input.ndim)
-    _empty_check(input, "amin")
     return _apply1("Amin", lambda a: jnp.min(a, axis=axes, keepdims=keepdim), input)
 
 
@@ -1006,7 +1157,14 @@ def aminmax(input, *, dim=None, keepdim=False):
                                 amax(input, () if dim is None else dim, keepdim))
 
 
+def _arg_check(name, input, dim):
+    if input._np_dtype() == _NPB:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    _empty_axes_check(input, name, None if dim is None else (_dim(dim, input.ndim),))
+
+
 def argmax(input, dim=None, keepdim=False):
+    _arg_check("argmax", input, dim)
     if dim is None:
         return _apply_nograd(lambda a: _keep_all(jnp.argmax(a), a.ndim, keepdim), (input,))
     d = _dim(dim, input.ndim)
@@ -1015,6 +1173,7 @@ def argmax(input, dim=None, keepdim=False):
 
 
 def argmin(input, dim=None, keepdim=False):
+    _arg_check("argmin", input, dim)
     if dim is None:
         return _apply_nograd(lambda a: _keep_all(jnp.argmin(a), a.ndim, keepdim), (input,))
     d = _dim(dim, input.ndim)
@@ -1051,8 +1210,11 @@ def logsumexp(input, dim, keepdim=False):
         input = input.to(D.get_default_dtype())
 
     def fn(a):
-        m = _stop_gradient(jnp.max(a, axis=axes, keepdims=True))
-        m = ew.select(jnp.isfinite(m), m, jnp.zeros_like(m))
+        if 0 in a.shape:  # an empty sum: log(0) = -inf
+            m = jnp.zeros_like(jnp.sum(a, axis=axes, keepdims=True))
+        else:
+            m = _stop_gradient(jnp.max(a, axis=axes, keepdims=True))
+            m = ew.select(jnp.isfinite(m), m, jnp.zeros_like(m))
         s = jnp.sum(ew.exp(ew.sub(a, jnp.broadcast_to(m, a.shape))), axis=axes, keepdims=True)
         r = ew.add(ew.log(s), m)
         if not keepdim:
@@ -1062,7 +1224,18 @@ def logsumexp(input, dim, keepdim=False):
 
 
 def _safe_norm2(a, axes, keepdim):
-    s = jnp.sum(_abs2(a), axis=axes, keepdims=keepdim)
+    return _safe_sqrt(jnp.sum(_abs2(a), axis=axes, keepdims=keepdim))
+
+
+def _safe_root(s, root):
+    """s ** (1 / root) (root 2: sqrt) with torch's zero gradient where s == 0 (a norm or std of zeros)."""
+    z = ew.eq(s, jnp.zeros_like(s))
+    safe = ew.select(z, jnp.ones_like(s), s)
+    r = ew.sqrt(safe) if root == 2 else ew.pow(safe, _scalar_arr(1.0 / root, s.dtype))
+    return ew.select(z, jnp.zeros_like(s), r)
+
+
+def _safe_sqrt(s):
     z = ew.eq(s, jnp.zeros_like(s))
     safe = ew.select(z, jnp.ones_like(s), s)
     return ew.select(z, jnp.zeros_like(s), ew.sqrt(safe))
@@ -1104,7 +1277,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
     def fn(a):
         s = jnp.sum(ew.pow(ew.abs(a), _scalar_arr(pv, ew.abs(a).dtype)), axis=axes, keepdims=keepdim)
-        return ew.pow(s, _scalar_arr(1.0 / pv, s.dtype))
+        return _safe_root(s, pv) if pv > 0 else ew.pow(s, _scalar_arr(1.0 / pv, s.dtype))
     return _apply1("Norm", fn, input)
 
 
@@ -1121,15 +1294,33 @@ def cumprod(input, dim, *, dtype=None):
 
 
 def median(input, dim=None, keepdim=False):
+    if dim is None and input.numel() == 0 and input._np_dtype().kind == "f":
+        return _wrap(Array(np.array(np.nan, input._np_dtype())))
+    if dim is not None:
+        _dim(dim, input.ndim)
+    if input._np_dtype() == _NPB and input.numel():
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+    if dim is not None and input.ndim == 0:
+        return return_types.median(input.clone() if not input._rg else input * 1,
+                                   _wrap(Array(np.zeros((), np.int64))))
+    if dim is not None and input.shape[_dim(dim, input.ndim)] == 0:
+        raise IndexError(f"median(): Expected reduction dim {_dim(dim, input.ndim)} to have non-zero size.")
     if dim is None:
-        def fn(a):
+        def fn(a):  # NaN (sorted last) if there is one, as in torch
             f = jnp.sort(jnp.ravel(a))
-            return f[(f.shape[0] - 1) // 2]
+            return ew.select(ew.ne(f[-1], f[-1]), f[-1], f[(f.shape[0] - 1) // 2])
         return _apply1("Median", fn, input)
     d = _dim(dim, input.ndim)
     n = input.shape[d]
-    idx = _apply_nograd(lambda a: jnp.take(jnp.argsort(a, axis=d, stable=True), np.array([(n - 1) // 2]),
-                                           axis=d), (input,))
+
+    def median_index(a):  # the lower median's index, or the first NaN's where a slice has one
+        i = jnp.take(jnp.argsort(a, axis=d, stable=True), np.array([(n - 1) // 2]), axis=d)
+        if a.dtype.kind != "f":
+            return i
+        nan = ew.ne(a, a)
+        first_nan = jnp.expand_dims(jnp.argmax(nan, axis=d), d)
+        return ew.select(jnp.any(nan, axis=d, keepdims=True), _cast(first_nan, i.dtype), i)
+    idx = _apply_nograd(median_index, (input,))
     values = _apply("Median", _take_at(d, keepdim), (input, idx))
     return return_types.median(values, idx if keepdim else idx.squeeze(d))
 
@@ -1226,7 +1417,12 @@ def dot(input, other):
     return _apply("Dot", lambda a, b: jnp.dot(a, b), (input, other))
 
 
-inner = lambda input, other: _apply("Inner", lambda a, b: jnp.inner(a, b), (input, other))  # noqa: E731
+def inner(input, other, *, out=None):
+    """Sum over the last dims of both (a product with a scalar when either is 0-d)."""
+    if input.ndim and other.ndim and input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return _out(_apply("Inner", lambda a, b: jnp.inner(a, b), (input, other)), out)
 
 
 def vdot(input, other):
@@ -1240,8 +1436,19 @@ def outer(input, vec2):
 ger = outer
 
 
+def _expandable(input, shape, name):
+    """torch's addmm-family rule: input must expand to the product's shape (not broadcast beyond it)."""
+    s = tuple(input.shape)
+    if len(s) > len(shape) or builtins.any(a not in (1, b) for a, b in builtins.zip(s[::-1], shape[::-1])):
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1] if shape else 0}) must match the "
+                           f"existing size ({s[-1] if s else 0}) at non-singleton dimension, in {name}: "
+                           f"input {list(s)}, product {list(shape)}")
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     r = mm(mat1, mat2)
+    if isinstance(input, Tensor):
+        _expandable(input, tuple(r.shape), "addmm")
     if alpha != 1:
         r = r * alpha
     if beta == 0:  # input is ignored (NaN in it does not propagate), as in torch
@@ -1251,11 +1458,15 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     r = mv(mat, vec)
+    if isinstance(input, Tensor):
+        _expandable(input, tuple(r.shape), "addmv")
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     r = bmm(batch1, batch2)
+    if isinstance(input, Tensor):
+        _expandable(input, tuple(r.shape), "baddbmm")
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
 
 
@@ -1268,6 +1479,25 @@ def einsum(equation, *operands):
 def tensordot(a, b, dims=2):
     if isinstance(dims, Tensor):
         dims = dims.tolist()
+    if isinstance(dims, _int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(_range(a.ndim - dims, a.ndim)), list(_range(dims))
+    else:
+        da, db = ([dims[0]] if isinstance(dims[0], _int) else list(dims[0]),
+                  [dims[1]] if isinstance(dims[1], _int) else list(dims[1]))
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    for i, j in zip(da, db):
+        sa, sb = a.shape[_dim(i, a.ndim)], b.shape[_dim(j, b.ndim)]
+        if sa != sb and 1 in (sa, sb):  # torch broadcasts a contracted dim of size 1
+            if sa == 1:
+                a = a.expand(*[sb if k == _dim(i, a.ndim) else -1 for k in _range(a.ndim)])
+            else:
+                b = b.expand(*[sa if k == _dim(j, b.ndim) else -1 for k in _range(b.ndim)])
+        elif sa != sb:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} in dim {i} and "
+                               f"second has size {sb} in dim {j}")
     return _apply("Tensordot", lambda x, y: jnp.tensordot(x, y, axes=dims), (a, b))
 
 
@@ -1338,16 +1568,31 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _apply1("DiagEmbed", fn, input)
 
 
+def _need_2d(name, input):
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
 def tril(input, diagonal=0):
+    _need_2d("tril", input)
     return _apply1("Tril", lambda a: jnp.tril(a, diagonal), input)
 
 
 def triu(input, diagonal=0):
+    _need_2d("triu", input)
     return _apply1("Triu", lambda a: jnp.triu(a, diagonal), input)
 
 
 def cross(input, other, dim=None):
-    d = -1 if dim is None else dim
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    shape = _bshape(tuple(input.shape), tuple(other.shape))
+    if dim is None:  # torch.cross's default: the first dim of size 3
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    d = _dim(dim, len(shape))
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+                           f"{other.shape[d]}")
     return _apply("Cross", lambda a, b: jnp.cross(a, b, axis=d), (input, other))
 
 
@@ -1398,11 +1643,22 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
 
 
 def logit(input, eps=None):
+    """log(p / (1 - p)) in the input's float dtype (integers in the default float), p clamped to
+    [eps, 1 - eps] when eps is given; written as log(p) - log1p(-p) so the gradient at 0 and 1 is infinite."""
+    dt = input._np_dtype()
+    fdt = dt if dt.kind in "fc" else D.default_float()
+
     def fn(a):
+        a = _cast(a, fdt)
         if eps is not None:
             a = ew.select(ew.lt(a, _scalar_arr(eps, a.dtype)), jnp.full_like(a, eps),
                           ew.select(ew.gt(a, _scalar_arr(1 - eps, a.dtype)), jnp.full_like(a, 1 - eps), a))
-        return ew.log(ew.div(a, ew.sub(_scalar_arr(1, a.dtype), a)))
+        if eps is None:  # torch's gradient is NaN outside [0, 1]: a factor NaN there, 1 inside
+            z = jnp.zeros_like(a)
+            a = ew.mul(a, ew.select(ew.bitwise_or(ew.lt(a, z), ew.gt(a, ew.add(z, jnp.ones_like(a)))),
+                                    jnp.full_like(a, np.nan), jnp.ones_like(a)))
+        a = ew.add(a, jnp.zeros_like(a))  # -0.0 -> 0.0: torch's gradient at -0.0 is +inf as at 0.0
+        return ew.sub(ew.log(a), ew.log1p(ew.neg(a)))
     return _apply1("Logit", fn, input)
 
 
@@ -1582,6 +1838,13 @@ def movedim(input, source, destination):
     dst = [destination] if isinstance(destination, _int) else list(destination)
     src = [_dim(s, nd) for s in src]
     dst = [_dim(s, nd) for s in dst]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+                           f"the same number of dims as destination ({dst} dims)")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src}) or `destination` ({dst})")
+    if nd == 0:
+        return input.view(input.shape)
     order = [n for n in _range(nd) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -1699,7 +1962,13 @@ def cat(tensors, dim=0, *, out=None):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    nonempty = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)] or tensors[:1]
+    for i, x in enumerate(tensors):
+        if x.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    nonempty = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)]
+    if not nonempty:  # torch skips 1-d empty tensors, whatever dim says
+        dt = _result_type_many(tensors)
+        return _out(_apply("Cat", lambda *xs: _cast(xs[0], dt), (tensors[0],)), out)
     d = _dim(dim, nonempty[0].ndim)
     _cat_check(nonempty, d, "cat")
     dt = _result_type_many(tensors)
@@ -1773,13 +2042,15 @@ def _slice_fns(d, bounds):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _dim(dim, tensor.ndim)
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, _int):
         s = split_size_or_sections
         if s <= 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
-        bounds = [(i, _min(i + s, n)) for i in _range(0, n, s)] if s else [(0, 0)]
+        bounds = [(i, _min(i + s, n)) for i in _range(0, n, s)] if s and n else [(0, 0)]
     else:
         sizes = list(split_size_or_sections)
         if _sum(sizes) != n:
@@ -1794,6 +2065,8 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def tensor_split(input, indices_or_sections, dim=0):
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(indices_or_sections, _int):
@@ -1809,6 +2082,8 @@ def tensor_split(input, indices_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _dim(dim, input.ndim)
     n = input.shape[d]
     size = -(-n // chunks) if n else 0
@@ -1826,6 +2101,8 @@ def unbind(input, dim=0):
 
 
 def narrow(input, dim, start, length):
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(start, Tensor):
@@ -1849,9 +2126,12 @@ def select(input, dim, index):
     return _view("Select", input, lambda x: x[nidx], lambda a: a[idx])
 
 
-def _idx_arr(index):
+def _idx_arr(index, op=None):
     """An index tensor's values: a host array, or the traced Array itself under funcgrad.func transforms
-    (then the host-side bounds checks are skipped)."""
+    (then the host-side bounds checks are skipped). op: the name of a function taking an index tensor
+    argument (gather, index_select, ...), for which torch reports a non-integer index as a RuntimeError."""
+    if op is not None and isinstance(index, Tensor) and index._np_dtype().kind not in "iu":
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
     if isinstance(index, Tensor) and index._v is None:
         v = index._a
         if np.dtype(v.dtype).kind not in "iu":
@@ -1865,11 +2145,11 @@ def _idx_arr(index):
 
 def index_select(input, dim, index):
     d = _dim(dim, input.ndim)
-    idx = _idx_arr(index)
+    idx = _idx_arr(index, "index_select")
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     n = input.shape[d] if input.ndim else 1
-    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < -n or idx.max() >= n):
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
         raise IndexError("index out of range in self")
     idx = idx.reshape(-1)
     return _apply1("IndexSelect", lambda a: jnp.take(a, idx, axis=d) if a.ndim else a, input)
@@ -1883,7 +2163,7 @@ def _gather_index(shape_idx, d, idx):
 
 def gather(input, dim, index, *, sparse_grad=False):
     d = _dim(dim, input.ndim)
-    idx = _idx_arr(index)
+    idx = _idx_arr(index, "gather")
     if idx.ndim != input.ndim and not (idx.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for i in _range(idx.ndim):
@@ -1891,8 +2171,9 @@ def gather(input, dim, index, *, sparse_grad=False):
             raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no "
                                f"larger than self {list(input.shape)} apart from dimension {d}")
     n = input.shape[d] if input.ndim else 1
-    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < -n or idx.max() >= n):
-        raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with size {n}")
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
     full = _gather_index(idx.shape, d, idx)
     return _apply1("Gather", lambda a: a[full], input)
 
@@ -1941,7 +2222,11 @@ def _src(src, value, shape, dt):
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     d = _dim(dim, input.ndim)
-    idx = _idx_arr(index)
+    idx = _idx_arr(index, "scatter")
+    n = input.shape[d] if input.ndim else 1
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
     s = _src(src, value, idx.shape, input._np_dtype())
     return _apply("Scatter", _scatter_fn(d, idx, reduce, input._np_dtype()), (input, s))
 
@@ -2042,24 +2327,46 @@ def argwhere(input):
 def flip(input, dims):
     dims = (dims,) if isinstance(dims, _int) else tuple(dims)
     axes = tuple(_dim(d, input.ndim) for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError("dims has duplicates, original flip dims size=" + str(len(dims)))
+    if input.ndim == 0:
+        axes = ()
     return _apply1("Flip", lambda a: jnp.flip(a, axes) if axes else a, input)
 
 
 def fliplr(input):
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
 def flipud(input):
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
 def roll(input, shifts, dims=None):
+    if input.numel() == 0:  # torch returns an empty input as it is, whatever dims says
+        return clone(input)
+    if input.ndim == 0 and dims is not None:
+        raise IndexError(f"Dimension specified as {dims} but tensor has no dimensions")
     if dims is None:
         return _apply1("Roll", lambda a: jnp.reshape(jnp.roll(jnp.ravel(a), shifts), a.shape), input)
+    dims = _dim(dims, input.ndim) if isinstance(dims, _int) else tuple(_dim(d, input.ndim) for d in dims)
     return _apply1("Roll", lambda a: jnp.roll(a, shifts, axis=dims), input)
 
 
 def rot90(input, k=1, dims=(0, 1)):
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = _dim(dims[0], input.ndim), _dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    dims = (d0, d1)
     return _apply1("Rot90", lambda a: jnp.rot90(a, k, axes=tuple(dims)), input)
 
 
@@ -2227,16 +2534,22 @@ def dist(input, other, p=2):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    num = sum(mul(x1, x2), dim)
-    den = clamp(norm(x1, 2, dim) * norm(x2, 2, dim), min=eps)
-    return num / den
+    """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along dim, each norm clamped on its own (torch)."""
+    x1, x2 = broadcast_tensors(x1, x2)
+    n1 = clamp(norm(x1, 2, dim, keepdim=True), min=eps)
+    n2 = clamp(norm(x2, 2, dim, keepdim=True), min=eps)
+    return sum(mul(div(x1, n1), div(x2, n2)), dim)
 
 
 def histc(input, bins=100, min=0, max=0):  # noqa: A002
     v = input._host()
-    lo, hi = (v.min(), v.max()) if min == max == 0 else (min, max)
-    h, _ = np.histogram(v, bins=bins, range=(lo, hi))
-    return _wrap(Array(h.astype(v.dtype)))
+    lo, hi = (v.min(), v.max()) if min == max == 0 and v.size else (min, max)
+    if lo == hi:  # torch widens an empty range by 1 on each side
+        lo, hi = lo - 1, hi + 1
+    f = v[(v >= lo) & (v <= hi)].astype(np.float64)
+    # torch's bin of x: floor((x - lo) * bins / (hi - lo)), the top edge in the last bin (not NumPy's edges)
+    idx = np.minimum(((f - lo) * bins / (hi - lo)).astype(np.int64), bins - 1)
+    return _wrap(Array(np.bincount(idx, minlength=bins).astype(v.dtype)))
 
 
 __all__ = sorted(n for n, v in list(globals().items())

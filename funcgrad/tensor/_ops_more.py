@@ -124,7 +124,7 @@ def angle(input, *, out=None):
         a = O._cast(a, fdt)
         z = jnp.zeros_like(a)
         r = ew.select(ew.lt(a, z), jnp.full(a.shape, math.pi, fdt), z)
-        return ew.select(ew.ne(a, a), a, r)
+        return ew.select(ew.ne(a, a), ew.mul(a, z), r)  # NaN kept, with a zero gradient as in torch
     return O._out(_apply1("Angle", fn, input), out)
 
 
@@ -145,10 +145,19 @@ def sinc(input, *, out=None):
 
     def fn(a):
         a = O._cast(a, fdt)
-        zero = ew.eq(a, jnp.zeros_like(a))
-        safe = ew.select(zero, jnp.ones_like(a), a)
-        px = safe * np.asarray(math.pi, fdt if fdt.kind == "f" else np.float64).astype(fdt)
-        return ew.select(zero, jnp.ones_like(a), ew.sin(px) / px)
+        pi = np.asarray(math.pi, fdt if fdt.kind == "f" else np.float64).astype(fdt)
+        if fdt.kind == "c":
+            zero = ew.eq(a, jnp.zeros_like(a))
+            px = ew.select(zero, jnp.ones_like(a), a) * pi
+            return ew.select(zero, jnp.ones_like(a), ew.sin(px) / px)
+        # near 0 the Taylor series 1 - y/6 + y^2/120 - y^3/5040 (y = (pi x)^2), so that value and gradient
+        # keep full precision where sin(px) / px cancels (and is 0/0 at 0)
+        small = ew.lt(ew.abs(a), jnp.full_like(a, 1e-3))
+        px = ew.select(small, jnp.ones_like(a), a) * pi
+        y = ew.select(small, a, jnp.zeros_like(a)) * pi
+        y = y * y
+        taylor = 1.0 - y * (1.0 / 6.0 - y * (1.0 / 120.0 - y * (1.0 / 5040.0)))
+        return ew.select(small, taylor, ew.sin(px) / px)
     return O._out(_apply1("Sinc", fn, input), out)
 
 
@@ -160,6 +169,13 @@ def ldexp(input, other, *, out=None):
 
 def logaddexp2(input, other, *, out=None):
     ln2 = math.log(2.0)
+    O._tensor_arg("logaddexp2", other)
+    dt = O._promote(input, other)
+    if dt.kind in "biu":
+        raise NotImplementedError(f"\"logaddexp2_cpu\" not implemented for '{_legacy(dt)}'")
+    fdt = D.from_np(dt)
+    input = input.to(fdt) if isinstance(input, Tensor) else input
+    other = other.to(fdt) if isinstance(other, Tensor) else other
     return O._out(O.div(O.logaddexp(O.mul(input, ln2), O.mul(other, ln2)), ln2), out)
 
 
@@ -173,10 +189,11 @@ def frexp(input, *, out=None):
 
 def _int_binary(name, np_fn):
     def op(input, other, *, out=None):
+        O._tensor_arg(name, other)
         a, b = _t(input), _t(other)
         dt = O._promote(a, b)
         if dt.kind not in "iu":
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_legacy(dt)}'")
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_legacy(dt)}'")
         O._bshape(tuple(a.shape), tuple(b.shape))
         return O._out(_wrap(Array(np.asarray(np_fn(a._host().astype(dt), b._host().astype(dt))).astype(dt))), out)
     op.__name__ = name
@@ -189,6 +206,7 @@ lcm = _int_binary("lcm", np.lcm)
 
 def heaviside(input, values, *, out=None):
     """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as in torch)."""
+    O._tensor_arg("heaviside", values)
     if input._np_dtype() != values._np_dtype():
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     if input._np_dtype().kind == "c":
@@ -199,10 +217,12 @@ def heaviside(input, values, *, out=None):
 
 
 def nextafter(input, other, *, out=None):
+    O._tensor_arg("nextafter", other)
     a, b = _t(input), _t(other)
-    if a._np_dtype() != b._np_dtype():
-        raise RuntimeError(f"expected both inputs to have the same dtype, but got {_legacy(a._np_dtype())} and "
-                           f"{_legacy(b._np_dtype())}")
+    dt = O._promote(a, b)
+    if dt.kind != "f":
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_legacy(dt)}'")
+    a, b = a.to(D.from_np(dt)), b.to(D.from_np(dt))
     O._bshape(tuple(a.shape), tuple(b.shape))
     return O._out(_wrap(Array(np.asarray(np.nextafter(a._host(), b._host())))), out)
 

@@ -175,6 +175,10 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """The lower median of the non-NaN entries (values and indices along dim)."""
+    if dim is not None:
+        O._dim(dim, input.ndim)
+    if input._np_dtype() == np.bool_:
+        raise NotImplementedError("\"nanmedian_cpu\" not implemented for 'Bool'")
     if dim is None:
         x = input.reshape(-1)
         h = x._host()

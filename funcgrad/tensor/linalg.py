@@ -36,7 +36,8 @@ def _matrix_norm_arr(a, ord, d0, d1, keepdim):  # noqa: A002
     """A matrix norm of Array a over dims (d0, d1)."""
     m = jnp.moveaxis(a, (d0, d1), (-2, -1))
     if ord == "fro":
-        r = ew.sqrt(jnp.sum(ew.real(a * ew.conj(a)) if a.dtype.kind == "c" else a * a, axis=(d0, d1)))
+        from ._ops import _safe_sqrt
+        r = _safe_sqrt(jnp.sum(ew.real(a * ew.conj(a)) if a.dtype.kind == "c" else a * a, axis=(d0, d1)))
         return jnp.expand_dims(r, tuple(sorted((d0, d1)))) if keepdim else r
     if ord in ("nuc", 2, -2):
         sv = jnp.linalg.svd(m, compute_uv=False)
@@ -113,6 +114,24 @@ def det(A, *, out=None):
     return _apply1("LinalgDet", jnp.linalg.det, A)
 
 
+class LinAlgError(RuntimeError, np.linalg.LinAlgError):
+    """torch.linalg.LinAlgError: a RuntimeError (as in torch) that is also NumPy's LinAlgError."""
+
+
+def _torch_linalg_error(fn):
+    """Re-raise NumPy's LinAlgError (singular or non-definite input) as torch's RuntimeError subclass."""
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except LinAlgError:
+            raise
+        except np.linalg.LinAlgError as e:
+            raise LinAlgError(str(e)) from None
+    wrapper.__name__, wrapper.__doc__, wrapper.__qualname__ = fn.__name__, fn.__doc__, fn.__qualname__
+    return wrapper
+
+
+@_torch_linalg_error
 def inv(A, *, out=None):
     _square(A, "inv")
     return _apply1("LinalgInv", jnp.linalg.inv, A)
@@ -124,6 +143,7 @@ def slogdet(A, *, out=None):
     return _slogdet_t(sign, logabs)
 
 
+@_torch_linalg_error
 def solve(A, B, *, left=True, out=None):
     _square(A, "solve")
     if not left:
@@ -134,6 +154,7 @@ def solve(A, B, *, left=True, out=None):
     return _apply("LinalgSolve", jnp.linalg.solve, (A, B))
 
 
+@_torch_linalg_error
 def cholesky(A, *, upper=False, out=None):
     _square(A, "cholesky")
     return _apply1("LinalgCholesky", lambda a: jnp.linalg.cholesky(a, upper=upper), A)
