@@ -103,11 +103,18 @@ def full(shape, fill_value, dtype=None, *, device=None):
     return _full(shape, _fill_value(fill_value, dt), dt)
 
 
+def _keep_weak(out, x, dtype):
+    """out weakly typed when x is and no dtype was asked for (JAX's *_like keep a's weak type)."""
+    if dtype is None and getattr(x, "weak_type", False):
+        return ew.convert_element_type(out, out.dtype, True)
+    return out
+
+
 def _like(name, value):
     def f(a, dtype=None, shape=None, *, device=None):
         x = asarray_any(a)
         dt = dtypes.canonicalize(dtype) if dtype is not None else x.dtype
-        return _full(_shape(x.shape if shape is None else shape), value, dt)
+        return _keep_weak(_full(_shape(x.shape if shape is None else shape), value, dt), x, dtype)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"As numpy.{name}: an array with a's shape and dtype (or the given ones)."
     return f
@@ -121,7 +128,8 @@ empty_like = _like("empty_like", 0)
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     """As numpy.full_like: a's shape and dtype (or the given ones), filled with fill_value."""
     x = asarray_any(a)
-    return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
+    out = full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
+    return _keep_weak(out, x, dtype)
 
 
 def _concrete_scalar(v, what):
