@@ -14,6 +14,10 @@ jit settings:
                           the optional numexpr package; see transforms/compiler/numexpr_eval.py)
   jit_parallel_ops        run independent matrix products / convolutions two at a time on two threads
   jit_donate_buffers      reuse dead intermediate buffers as out= of later operations
+
+random settings:
+  jax_threefry_partitionable  funcgrad.random's split/bits layout: True (JAX >= 0.5's default) or False
+                              (JAX's original layout); read at call or trace time
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ _EVALUATORS = ("numpy", "numexpr")
 class Config:
     """Settings read by the library. Change them with `update(name, value)`."""
 
-    _names = ("enable_x64",) + _JIT + ("jit_passes",) + tuple(_CODEGEN)
+    _names = ("enable_x64", "jax_threefry_partitionable") + _JIT + ("jit_passes",) + tuple(_CODEGEN)
 
     def __init__(self):
         self.enable_x64 = False
@@ -42,6 +46,9 @@ class Config:
         if name == "enable_x64" or name == "jax_enable_x64":
             self.enable_x64 = bool(value)
             dtypes.set_x64(bool(value))
+        elif name in ("jax_threefry_partitionable", "threefry_partitionable"):
+            from .random._keys import flags
+            flags.threefry_partitionable = bool(value)
         elif name in ("jax_log_compiles",):
             _jit_config.log_compiles = bool(value)
         elif name in _JIT:
@@ -68,6 +75,9 @@ class Config:
     def read(self, name: str):
         if name == "enable_x64":
             return self.enable_x64
+        if name in ("jax_threefry_partitionable", "threefry_partitionable"):
+            from .random._keys import flags
+            return flags.threefry_partitionable
         if name == "jit_passes":
             return _compiler_config.passes
         if name in _CODEGEN:

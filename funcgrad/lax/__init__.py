@@ -6,6 +6,10 @@ dtype (they are weakly typed).
 """
 from __future__ import annotations
 
+import builtins as _builtins
+
+import numpy as np
+
 from ..core.array import ArrayBase, to_array
 from ..primitives import elementwise as _ew
 from ..primitives.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: F401
@@ -35,23 +39,66 @@ from ..primitives.shape import (broadcast_in_dim, broadcasted_iota, concatenate,
                                 pad, reshape as _reshape, rev, slice, squeeze, transpose)
 
 
+_builtin_complex = _builtins.complex
+
+
+def _is_python_scalar(x) -> bool:
+    return isinstance(x, (bool, int, float, _builtin_complex)) and not isinstance(x, np.generic)
+
+
 def _scalar_to(x, like):
-    if isinstance(x, ArrayBase):
-        return x
     s = to_array(x, dtype=like.dtype)
     return broadcast_in_dim(_ew.convert_element_type(s, like.dtype, like.weak_type), like.shape, ())
 
 
 def _binary(fn):
+    name = fn.__name__
+
     def f(x, y):
-        if not isinstance(x, ArrayBase) and isinstance(y, ArrayBase):
+        if _is_python_scalar(x) and not _is_python_scalar(y):
+            y = y if isinstance(y, ArrayBase) else to_array(y)
             x = _scalar_to(x, y)
-        elif not isinstance(y, ArrayBase) and isinstance(x, ArrayBase):
+        elif _is_python_scalar(y) and not _is_python_scalar(x):
+            x = x if isinstance(x, ArrayBase) else to_array(x)
             y = _scalar_to(y, x)
+        else:
+            x = x if isinstance(x, ArrayBase) else to_array(x)
+            y = y if isinstance(y, ArrayBase) else to_array(y)
+            if x.dtype != y.dtype:  # a weakly typed operand takes the other's dtype, as in JAX
+                if x.weak_type and not y.weak_type:
+                    x = _ew.convert_element_type(x, y.dtype)
+                elif y.weak_type and not x.weak_type:
+                    y = _ew.convert_element_type(y, x.dtype)
+                else:
+                    raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {x.dtype}, "
+                                    f"{y.dtype}. (funcgrad.numpy's functions promote dtypes.)")
         return fn(x, y)
-    f.__name__ = fn.__name__
-    f.__doc__ = f"lax.{fn.__name__}: elementwise, operands of one shape and dtype (scalars allowed)."
+    f.__name__ = name
+    f.__doc__ = f"lax.{name}: elementwise, operands of one shape and dtype (scalars allowed)."
     return f
+
+
+def _typed_unary(fn, kinds: str, what: str):
+    """fn restricted to operands whose dtype kind is in `kinds` (TypeError otherwise, as JAX's lax)."""
+    name = fn.__name__
+
+    def f(x, *args, **kwargs):
+        x = x if isinstance(x, ArrayBase) else to_array(x)
+        if np.dtype(x.dtype).kind not in kinds:
+            raise TypeError(f"{name} does not accept dtype {x.dtype}. Accepted dtypes are subtypes of {what}.")
+        return fn(x, *args, **kwargs)
+    f.__name__ = name
+    f.__doc__ = fn.__doc__
+    return f
+
+
+_FLOAT_ONLY = (floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, logistic, cbrt)
+_INEXACT = (sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log,
+            log1p, sqrt, rsqrt)
+floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, logistic, cbrt = (  # noqa: A001
+    _typed_unary(g, "f", "floating") for g in _FLOAT_ONLY)
+sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log, log1p, sqrt, rsqrt = (
+    _typed_unary(g, "fc", "floating, complexfloating") for g in _INEXACT)
 
 
 add, sub, mul, div, pow, max, min = (_binary(f) for f in (add, sub, mul, div, pow, max, min))  # noqa: A001

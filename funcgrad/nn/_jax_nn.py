@@ -11,6 +11,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..numpy._statistics import logsumexp
+from ..core.array import ArrayBase, to_array
 from ..scipy.special import erf
 
 __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
@@ -19,50 +20,55 @@ __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swis
            "standardize", "swish", "tanh", "dot_product_attention"]
 
 
+def _arr(x):
+    """x as an Array; a Python scalar stays weakly typed, as jax.nn's functions keep it."""
+    return x if isinstance(x, ArrayBase) else to_array(x)
+
+
 def identity(x):
-    return jnp.asarray(x)
+    return _arr(x)
 
 
 def relu(x):
     """max(x, 0) with derivative 0 at 0 (as jax.nn.relu)."""
-    x = jnp.asarray(x)
+    x = _arr(x)
     return jnp.where(x > 0, x, jnp.zeros_like(x))
 
 
 def relu6(x):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return jnp.where(x > 0, jnp.where(x < 6, x, jnp.full_like(x, 6)), jnp.zeros_like(x))
 
 
 def sigmoid(x):
-    return lax.logistic(jnp.asarray(x))
+    return lax.logistic(_arr(x))
 
 
 def log_sigmoid(x):
-    return -softplus(-jnp.asarray(x))
+    return -softplus(-_arr(x))
 
 
 def softplus(x):
-    return jnp.logaddexp(jnp.asarray(x), 0)
+    return jnp.logaddexp(_arr(x), 0)
 
 
 def sparse_plus(x):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return jnp.where(x <= -1, jnp.zeros_like(x), jnp.where(x >= 1, x, (x + 1) ** 2 / 4))
 
 
 def sparse_sigmoid(x):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
 def soft_sign(x):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return x / (jnp.abs(x) + 1)
 
 
 def silu(x):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return x * sigmoid(x)
 
 
@@ -70,11 +76,11 @@ swish = silu
 
 
 def hard_sigmoid(x):
-    return relu6(jnp.asarray(x) + 3.0) / 6.0
+    return relu6(_arr(x) + 3.0) / 6.0
 
 
 def hard_silu(x):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return x * hard_sigmoid(x)
 
 
@@ -82,7 +88,7 @@ hard_swish = hard_silu
 
 
 def hard_tanh(x):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return jnp.where(x > 1, jnp.ones_like(x), jnp.where(x < -1, -jnp.ones_like(x), x))
 
 
@@ -91,13 +97,13 @@ def tanh(x):
 
 
 def elu(x, alpha=1.0):
-    x = jnp.asarray(x)
+    x = _arr(x)
     safe = jnp.where(x > 0, jnp.zeros_like(x), x)
     return jnp.where(x > 0, x, alpha * jnp.expm1(safe))
 
 
 def celu(x, alpha=1.0):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
@@ -107,13 +113,13 @@ def selu(x):
 
 
 def leaky_relu(x, negative_slope=1e-2):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return jnp.where(x >= 0, x, negative_slope * x)
 
 
 def gelu(x, approximate: bool = True):
     """GELU; jax.nn's default is the tanh approximation."""
-    x = jnp.asarray(x)
+    x = _arr(x)
     if approximate:
         c = math.sqrt(2 / math.pi)
         return 0.5 * x * (1 + jnp.tanh(c * (x + 0.044715 * x ** 3)))
@@ -121,17 +127,17 @@ def gelu(x, approximate: bool = True):
 
 
 def mish(x):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return x * jnp.tanh(softplus(x))
 
 
 def squareplus(x, b=4):
-    x = jnp.asarray(x)
+    x = _arr(x)
     return (x + jnp.sqrt(x * x + b)) / 2
 
 
 def glu(x, axis: int = -1):
-    x = jnp.asarray(x)
+    x = _arr(x)
     n = x.shape[axis]
     if n % 2:
         raise ValueError(f"glu: the size of axis {axis} must be even, got shape {x.shape}")
@@ -145,7 +151,7 @@ def _where_mask(x, where, fill):
 
 def softmax(x, axis=-1, where=None, initial=None):
     """exp(x - max) / sum, over `axis` (an int or tuple); `where` masks entries out (they get 0)."""
-    x = jnp.asarray(x)
+    x = _arr(x)
     xm = _where_mask(x, where, -jnp.inf)
     unnorm = jnp.exp(xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True)))
     unnorm = _where_mask(unnorm, where, 0.0)
@@ -153,7 +159,7 @@ def softmax(x, axis=-1, where=None, initial=None):
 
 
 def log_softmax(x, axis=-1, where=None, initial=None):
-    x = jnp.asarray(x)
+    x = _arr(x)
     xm = _where_mask(x, where, -jnp.inf)
     shifted = xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True))
     out = shifted - jnp.log(jnp.sum(_where_mask(jnp.exp(shifted), where, 0.0), axis=axis, keepdims=True))
@@ -161,7 +167,7 @@ def log_softmax(x, axis=-1, where=None, initial=None):
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
-    x = jnp.asarray(x)
+    x = _arr(x)
     if mean is None:
         mean = jnp.mean(x, axis=axis, keepdims=True, where=where)
     if variance is None:
@@ -171,8 +177,8 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
 
 def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
     """x's integer entries as one-hot vectors along a new `axis` (out-of-range entries give all zeros)."""
-    x = jnp.asarray(x)
-    dtype = jnp.float32 if dtype is None else dtype
+    x = _arr(x)
+    dtype = jnp.asarray(0.0).dtype if dtype is None else dtype
     classes = jnp.arange(num_classes)
     ax = axis if axis >= 0 else x.ndim + 1 + axis
     shape = [1] * (x.ndim + 1)

@@ -1,4 +1,4 @@
-"""jax.nn.initializers: functions init(key, shape, dtype=float32) -> Array, drawn from funcgrad.random.
+"""jax.nn.initializers: functions init(key, shape, dtype=the default float) -> Array, drawn from funcgrad.random.
 
     import funcgrad as jax
     w = jax.nn.initializers.glorot_normal()(jax.random.key(0), (784, 512))
@@ -21,34 +21,34 @@ __all__ = ["constant", "delta_orthogonal", "glorot_normal", "glorot_uniform", "h
 Initializer = Callable
 
 
-def zeros(key, shape, dtype=jnp.float32):
+def zeros(key, shape, dtype=None):
     return jnp.zeros(shape, dtype)
 
 
-def ones(key, shape, dtype=jnp.float32):
+def ones(key, shape, dtype=None):
     return jnp.ones(shape, dtype)
 
 
-def constant(value, dtype=jnp.float32) -> Initializer:
+def constant(value, dtype=None) -> Initializer:
     def init(key, shape, dtype=dtype):
-        return jnp.full(shape, value, dtype)
+        return jnp.full(shape, value, jnp.zeros((), dtype).dtype)
     return init
 
 
-def uniform(scale=1e-2, dtype=jnp.float32) -> Initializer:
+def uniform(scale=1e-2, dtype=None) -> Initializer:
     """U[0, scale)."""
     def init(key, shape, dtype=dtype):
         return random.uniform(key, shape, dtype) * scale
     return init
 
 
-def normal(stddev=1e-2, dtype=jnp.float32) -> Initializer:
+def normal(stddev=1e-2, dtype=None) -> Initializer:
     def init(key, shape, dtype=dtype):
         return random.normal(key, shape, dtype) * stddev
     return init
 
 
-def truncated_normal(stddev=1e-2, dtype=jnp.float32, lower=-2.0, upper=2.0) -> Initializer:
+def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0) -> Initializer:
     def init(key, shape, dtype=dtype):
         return random.truncated_normal(key, lower, upper, shape, dtype) * stddev
     return init
@@ -73,7 +73,7 @@ def _fans(shape: Sequence[int], in_axis=-2, out_axis=-1, batch_axis=()):
 
 
 def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-1, batch_axis=(),
-                     dtype=jnp.float32) -> Initializer:
+                     dtype=None) -> Initializer:
     """Variance scale / fan (fan_in, fan_out or fan_avg) with a truncated normal, normal or uniform draw."""
     if mode not in ("fan_in", "fan_out", "fan_avg", "fan_geo_avg"):
         raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
@@ -94,27 +94,27 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
     return init
 
 
-def glorot_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=jnp.float32) -> Initializer:
+def glorot_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
     return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
-def glorot_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=jnp.float32) -> Initializer:
+def glorot_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
     return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 
 
-def lecun_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=jnp.float32) -> Initializer:
+def lecun_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
     return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
-def lecun_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=jnp.float32) -> Initializer:
+def lecun_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
     return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 
 
-def he_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=jnp.float32) -> Initializer:
+def he_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
     return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
-def he_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=jnp.float32) -> Initializer:
+def he_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
     return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 
 
@@ -122,7 +122,7 @@ xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
 
 
-def orthogonal(scale=1.0, column_axis=-1, dtype=jnp.float32) -> Initializer:
+def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
     """A (scaled) matrix with orthonormal columns (or rows), reshaped to `shape`."""
     def init(key, shape, dtype=dtype):
         shape = tuple(shape)
@@ -142,7 +142,7 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=jnp.float32) -> Initializer:
     return init
 
 
-def delta_orthogonal(scale=1.0, column_axis=-1, dtype=jnp.float32) -> Initializer:
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
     """An orthogonal matrix at the centre of a 3-5-D convolution kernel, zeros elsewhere."""
     def init(key, shape, dtype=dtype):
         shape = tuple(shape)

@@ -131,11 +131,18 @@ def _fill(shape, fill_value, dtype):
     return _full(shape, _fill_value(fill_value, dt), dt)
 
 
+def _keep_weak(out, x, dtype):
+    """out weakly typed when x is and no dtype was asked for (JAX's *_like keep a's weak type)."""
+    if dtype is None and getattr(x, "weak_type", False):
+        return ew.convert_element_type(out, out.dtype, True)
+    return out
+
+
 def _like(name, value):
     def f(a, dtype=None, shape=None, *, device=None):
         x = asarray_any(a)
         dt = dtypes.canonicalize(dtype) if dtype is not None else x.dtype
-        out = _full(_shape(x.shape if shape is None else shape), value, dt)
+        out = _keep_weak(_full(_shape(x.shape if shape is None else shape), value, dt), x, dtype)
         return out if device is None else put(out, device, name)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"As numpy.{name}: an array with a's shape and dtype (or the given ones)."
@@ -150,8 +157,9 @@ empty_like = _like("empty_like", 0)
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     """As numpy.full_like: a's shape and dtype (or the given ones), filled with fill_value."""
     x = asarray_any(a)
-    return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype,
-                device=device)
+    out = full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype,
+               device=device)
+    return _keep_weak(out, x, dtype)
 
 
 def _concrete_scalar(v, what):

@@ -8,11 +8,10 @@
 
 Keys are raw uint32[2] arrays, JAX's `PRNGKey` layout: funcgrad has no typed key arrays, so `key(seed)`
 returns the same array as `PRNGKey(seed)`, and `key_data` / `wrap_key_data` are the identity. The
-generator is Threefry-2x32 with 20 rounds (the `threefry2x32` primitive) used the way JAX's default,
-non-partitionable implementation (`jax_threefry_partitionable=False`, JAX's default before 0.5) uses
-it, so keys, split, fold_in, bits and uniform match that JAX configuration bit for bit
-(uniform(PRNGKey(0)) == 0.41845703, split(PRNGKey(0))[0] == [4146024105, 967050713]). JAX >= 0.5
-defaults to the partitionable layout, whose streams differ; funcgrad does not implement it.
+generator is Threefry-2x32 with 20 rounds (the `threefry2x32` primitive) laid out as JAX lays it:
+by default the partitionable layout (JAX >= 0.5's default), or the original one after
+`funcgrad.config.update("jax_threefry_partitionable", False)` (JAX's default before 0.5). Keys, split,
+fold_in, bits and uniform match the same JAX configuration bit for bit.
 
 Samplers follow JAX's algorithms (the same bits consumed the same way). Integer and boolean samplers
 (randint, bernoulli, permutation, choice, categorical, geometric, poisson) and uniform (any minval,
@@ -37,8 +36,8 @@ Differences from JAX, all deliberate:
 - Python-int seeds are 64-bit (funcgrad's default int), as in JAX with x64: PRNGKey(-1) is
   [2**32-1, 2**32-1]; seeds in [0, 2**31) give JAX's keys in every configuration;
 - fold_in takes Python ints modulo 2**32 (JAX raises for ints outside uint32);
-- no typed key arrays and no partitionable threefry (JAX's default since 0.5, `jax_threefry_partitionable`),
-  whose split/bits layout differs.
+- no typed key arrays;
+- binomial uses another exact algorithm than JAX's (same distribution, other values).
 """
 from ..primitives import prng as _prng  # noqa: F401  (registers the threefry2x32 and random_gamma_grad cards)
 from ._continuous import (cauchy, double_sided_maxwell, exponential, gumbel, laplace, logistic,  # noqa: F401

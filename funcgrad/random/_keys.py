@@ -1,4 +1,10 @@
-"""Keys, splitting and raw bits: JAX's default ("original", non-partitionable) threefry scheme.
+"""Keys, splitting and raw bits: JAX's two threefry layouts.
+
+`threefry_partitionable` (JAX's `jax_threefry_partitionable`, default True as in JAX >= 0.5) picks how
+split and random_bits lay counters out: the partitionable layout hashes one (hi, lo) 64-bit counter per
+output element; the original one hashes the counters 0 .. n-1 in halves. fold_in and PRNGKey are the
+same in both. Change it with funcgrad.config.update("jax_threefry_partitionable", flag); it is read when
+a function runs or is traced, so re-jit after changing it.
 
 A key is a uint32[2] Array (JAX's raw `PRNGKey` layout); a batch of keys is uint32[..., 2]. Every
 function here is a composition of funcgrad operations around the `threefry2x32` card, so keys may be
@@ -18,6 +24,14 @@ from ..primitives import shape as sh
 from ..primitives.prng import threefry2x32
 
 U32 = np.dtype(np.uint32)
+
+
+class _Flags:
+    """Settings of the PRNG, changed through funcgrad.config."""
+    threefry_partitionable: bool = True
+
+
+flags = _Flags()
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: U32, 64: np.dtype(np.uint64)}
 
 
@@ -82,6 +96,22 @@ def threefry_2x32(key, count):
     if odd:
         out = sh.slice(out, (0,), (n,))
     return sh.reshape(out, tuple(count.shape))
+
+
+def _iota_2x32(shape: tuple):
+    """(hi, lo) uint32 words of the row-major element index, each of `shape`."""
+    n = math.prod(shape)
+    if n >= 2 ** 32:
+        raise NotImplementedError("random bits arrays of 2**32 or more elements are not supported")
+    return const(0, U32, shape), sh.reshape(sh.iota(U32, n), shape)
+
+
+def _threefry_elementwise(key, shape: tuple):
+    """The partitionable layout: threefry2x32 of one (hi, lo) counter per element of `shape`."""
+    hi, lo = _iota_2x32(shape)
+    k1 = sh.broadcast_in_dim(_word(key, 0), shape, ())
+    k2 = sh.broadcast_in_dim(_word(key, 1), shape, ())
+    return threefry2x32(k1, k2, hi, lo)
 
 
 # --- seeds ----------------------------------------------------------------------------------------
@@ -176,9 +206,13 @@ def clone(key):
 
 def split(key, num=2):
     """`num` new keys from `key` (num an int or a shape tuple): uint32[*num, 2], as jax.random.split
-    (threefry of the counters 0 .. 2*prod(num)-1)."""
+    (partitionable: the two threefry words of each key's index; original: threefry of the counters
+    0 .. 2*prod(num)-1)."""
     key = check_key(key, "split")
     shape = canonical_shape(num, "split")
+    if flags.threefry_partitionable:
+        y1, y2 = _threefry_elementwise(key, shape)
+        return sh.concatenate([sh.reshape(y1, shape + (1,)), sh.reshape(y2, shape + (1,))], len(shape))
     n = math.prod(shape)
     bits = threefry_2x32(key, sh.iota(U32, 2 * n))
     return sh.reshape(bits, shape + (2,))
@@ -219,13 +253,24 @@ def _mod_pow2(x, bits: int):
 
 def random_bits(key, bit_width: int, shape):
     """Uniform random unsigned integers of `bit_width` bits (8, 16, 32, 64) and `shape`, laid out as
-    JAX's default threefry `random_bits`: threefry of the counters 0 .. ceil(bits/32)-1; 64-bit values
-    join the first half of the words (high) with the second half (low); 8/16-bit values are the
-    little-endian pieces of the words."""
+    JAX's threefry `random_bits`. Partitionable: each element hashes its own index; 64-bit values
+    join the two words (high, low), narrower ones keep the low bits of their xor. Original: threefry of
+    the counters 0 .. ceil(bits/32)-1; 64-bit values join the first half of the words (high) with the
+    second half (low); 8/16-bit values are the little-endian pieces of the words."""
     key = check_key(key, "random_bits")
     if bit_width not in UINT_DTYPES:
         raise TypeError(f"random_bits: bit_width must be 8, 16, 32 or 64, got {bit_width!r}")
     shape = canonical_shape(shape, "random_bits")
+    dtype = UINT_DTYPES[bit_width]
+    if flags.threefry_partitionable:
+        y1, y2 = _threefry_elementwise(key, shape)
+        if bit_width == 64:
+            hi, lo = ew.convert_element_type(y1, dtype), ew.convert_element_type(y2, dtype)
+            return ew.add(ew.mul(hi, const(2 ** 32, dtype, shape)), lo)
+        mixed = ew.bitwise_xor(y1, y2)
+        if bit_width == 32:
+            return mixed
+        return ew.convert_element_type(_mod_pow2(mixed, bit_width), dtype)
     size = math.prod(shape)
     max_count = -(-bit_width * size // 32)
     if max_count >= 2 ** 32 - 1:
