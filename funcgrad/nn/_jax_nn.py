@@ -121,7 +121,8 @@ def gelu(x, approximate: bool = True):
     """GELU; jax.nn's default is the tanh approximation."""
     x = _arr(x)
     if approximate:
-        c = math.sqrt(2 / math.pi)
+        # the constant in x's own dtype, strongly typed as in jax.nn (so gelu(0.5) is not weakly typed)
+        c = np.asarray(math.sqrt(2 / math.pi), dtype=x.dtype)[()]
         return 0.5 * x * (1 + jnp.tanh(c * (x + 0.044715 * x ** 3)))
     return 0.5 * x * (1 + erf(x / math.sqrt(2)))
 
