@@ -116,3 +116,15 @@ def test_select_n_split_update_index_approx_k_reduce_xor():
     b = np.array([[True, True, False], [True, False, False]])
     np.testing.assert_array_equal(lax.reduce_xor(b, (1,)), np.logical_xor.reduce(b, axis=1))
     assert str(lax.Precision.HIGHEST) == "HIGHEST"
+
+
+def test_igamma_x_derivative_at_zero_is_the_density_limit():
+    """dP/dx(a, 0) = lim x^(a-1) e^-x / Gamma(a): inf for a < 1, 1 for a = 1, 0 for a > 1 (scipy's
+    gamma.pdf gives the same limits); igammac's is its negative."""
+    import scipy.stats
+    a = jnp.asarray([0.5, 1.0, 2.5])
+    want = scipy.stats.gamma.pdf(0.0, np.asarray(a))
+    got = jax.grad(lambda x: jnp.sum(lax.igamma(a, x)))(jnp.zeros(3))
+    np.testing.assert_array_equal(np.asarray(got), want)
+    gotc = jax.grad(lambda x: jnp.sum(lax.igammac(a, x)))(jnp.zeros(3))
+    np.testing.assert_array_equal(np.asarray(gotc), -want)

@@ -197,12 +197,15 @@ def _unary_rule(op):
 
 
 def _igamma_dx(a, x):
-    """x^(a-1) e^-x / Gamma(a), the density of Gamma(a, 1) at x."""
+    """x^(a-1) e^-x / Gamma(a), the density of Gamma(a, 1) at x; at x = 0 its limit: inf for a < 1,
+    1 / Gamma(1) = 1 for a = 1, 0 for a > 1 (and 0 for x < 0, where P is constant)."""
     zero = ew.zeros_like(x)
+    one = ew.ones_like(x)
     pos = ew.gt(x, zero)
-    safe_x = ew.select(pos, x, ew.ones_like(x))
+    safe_x = ew.select(pos, x, one)
     log_pdf = (a - 1) * ew.log(safe_x) - safe_x - lgamma(a)
-    return ew.select(pos, ew.exp(log_pdf), zero)
+    at_zero = ew.select(ew.lt(a, one), full(x.shape, np.inf, x.dtype), ew.select(ew.eq(a, one), one, zero))
+    return ew.select(pos, ew.exp(log_pdf), ew.select(ew.eq(x, zero), at_zero, zero))
 
 
 def _no_second_derivative(*args, **params):

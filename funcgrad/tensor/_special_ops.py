@@ -1,6 +1,6 @@
 """Special functions on tensors (torch.special and the torch.* names among them): Bessel I0/I1 (plain and
 scaled), the normal distribution's ndtr/ndtri/log_ndtr, entr, xlog1py, polygamma, multigammaln, the
-regularised incomplete gamma functions, and the orthogonal polynomials.
+regularised incomplete gamma functions (lax's igamma/igammac cards), and the orthogonal polynomials.
 
 Each is one recorded op over funcgrad primitives (bessel_i0e/i1e, erf/erfc/erf_inv, lgamma, ...), so
 gradients come from the primitive cards. Integer inputs compute in the default float dtype, as in torch.
@@ -16,6 +16,8 @@ from ..core.array import Array
 from ..primitives import bessel as _bs
 from ..primitives import elementwise as ew
 from ..primitives import special as _sp
+from ..primitives import special_functions2 as _sf2
+from ..autograd.grad_mode import state as _gs
 from . import _dtype as D
 from . import _ops as O
 from ._tensor import Tensor, _apply, _apply1, _wrap
@@ -134,78 +136,22 @@ def multigammaln(input, p, *, out=None):
     return O._out(mvlgamma(input, p), out)
 
 
-# --- incomplete gamma (values on the host; the derivative in x composes with lgamma) ------------------
-
-def _igamma_host(a: np.ndarray, x: np.ndarray, upper: bool) -> np.ndarray:
-    """Regularised incomplete gamma P(a, x) (Q when upper): the series for x < a + 1, the continued fraction
-    (modified Lentz) otherwise, in float64."""
-    a = np.asarray(a, np.float64)
-    x = np.asarray(x, np.float64)
-    a, x = np.broadcast_arrays(a, x)
-    out = np.full(a.shape, np.nan)
-    with np.errstate(all="ignore"):
-        lg = np.array([math.lgamma(v) if v > 0 else np.nan for v in a.reshape(-1)]).reshape(a.shape) if a.size \
-            else np.zeros(a.shape)
-        pre = np.exp(a * np.log(np.where(x > 0, x, 1.0)) - x - lg)
-        ser = (x < a + 1)
-        # series: P = pre * sum x^n / (a (a+1) ... (a+n))
-        ap = a.copy()
-        term = 1.0 / np.where(a > 0, a, 1.0)
-        s = term.copy()
-        for _ in range(500):
-            ap = ap + 1
-            term = term * x / ap
-            s = s + term
-        p_series = pre * s
-        # continued fraction for Q
-        tiny = 1e-300
-        b = x + 1 - a
-        c = np.full(a.shape, 1 / tiny)
-        d = 1 / np.where(b == 0, tiny, b)
-        h = d.copy()
-        for i in range(1, 500):
-            an = -i * (i - a)
-            b = b + 2
-            d = an * d + b
-            d = np.where(np.abs(d) < tiny, tiny, d)
-            c = b + an / c
-            c = np.where(np.abs(c) < tiny, tiny, c)
-            d = 1 / d
-            h = h * d * c
-        q_cf = pre * h
-        p = np.where(ser, p_series, 1 - q_cf)
-        q = np.where(ser, 1 - p_series, q_cf)
-        r = q if upper else p
-        r = np.where(x == 0, 1.0 if upper else 0.0, r)
-        r = np.where(np.isinf(x) & (x > 0), 0.0 if upper else 1.0, r)
-        r = np.where((a == 0) & (x > 0), 0.0 if upper else 1.0, r)
-        r = np.where((a < 0) | (x < 0) | np.isnan(a) | np.isnan(x), np.nan, r)
-        out[...] = r
-    return out
-
+# --- incomplete gamma: lax's igamma / igammac cards ----------------------------------------------------
 
 def _igamma(name, upper):
+    card = _sf2.igammac if upper else _sf2.igamma
+
     def op(input, other, *, out=None):
         a_t, x_t = O._as_tensor(input), O._as_tensor(other)
-        dt = O._promote(a_t, x_t)
-        dt = _fdt(dt)
+        dt = _fdt(O._promote(a_t, x_t))
         shape = O._bshape(tuple(a_t.shape), tuple(x_t.shape))
-        val = _igamma_host(a_t._host(), x_t._host(), upper).astype(dt).reshape(shape)
-        if not (x_t.requires_grad or a_t.requires_grad):
-            return O._out(_wrap(Array(val)), out)
-        if a_t.requires_grad:
+        if a_t.requires_grad and _gs.enabled:  # as torch: no derivative in a
             raise NotImplementedError(f"the derivative for '{name}' with respect to its first argument (a) is not "
                                       "implemented.")
-        # d/dx P(a, x) = x^(a-1) exp(-x) / Gamma(a): the value is a constant plus a term whose derivative is
-        # that density (first-order gradients in x only).
-        a_arr = Array(np.broadcast_to(a_t._host().astype(dt), shape).copy())
-        const = Array(val)
-        sign = -1.0 if upper else 1.0
+        a_arr = jnp.broadcast_to(O._cast(a_t.detach()._arr(), dt), shape)
 
         def f(x):
-            x = jnp.broadcast_to(O._cast(x, dt), shape)
-            dens = ew.exp((a_arr - 1.0) * ew.log(x) - x - _sp.lgamma(a_arr))
-            return const + sign * (ew.stop_gradient(dens) * (x - ew.stop_gradient(x)))
+            return card(a_arr, jnp.broadcast_to(O._cast(x, dt), shape))
         return O._out(_apply1(name.capitalize(), f, x_t), out)
     op.__name__ = name
     return op
