@@ -159,6 +159,20 @@ class Case:
             add_row(self.label, impl, None, None, f"{type(e).__name__}: {str(e).splitlines()[0][:70]}")
 
 
+def compiled_with_parallel_ops(f, *args):
+    """A fresh jit of f compiled (by one checked call) with jit_parallel_ops on: large matrix products
+    split between two threads, independent convolutions paired. The setting is read when code is
+    generated, so later calls run that code with the setting restored."""
+    jf = funcgrad.jit(f)
+    old = funcgrad.config.read("jit_parallel_ops")
+    funcgrad.config.update("jit_parallel_ops", True)
+    try:
+        out = jf(*args)
+    finally:
+        funcgrad.config.update("jit_parallel_ops", old)
+    return jf, out
+
+
 # --- checking results ---------------------------------------------------------------------------------
 
 def to_numpy(x):
@@ -593,6 +607,9 @@ def bench_w2() -> None:
     c.numpy(lambda: numpy_step(np_params, x_np, y_np), "NumPy (by hand)")
     c.time("funcgrad eager", lambda: fg_step(params, x, y))
     c.time("funcgrad.jit", lambda: step_jit(params, x, y))
+    step_par, out = compiled_with_parallel_ops(fg_step, params, x, y)
+    check("W2 SGD step (jit, parallel ops)", out, want, 1e-6)
+    c.time("funcgrad.jit, jit_parallel_ops", lambda: step_par(params, x, y), "opt-in: a second thread (not BLAS's)")
     if torch is not None:
         def make_torch():
             tp = torch_tree(np_params, requires_grad=True)
@@ -714,6 +731,9 @@ def bench_w5() -> None:
     c.numpy(lambda: numpy_cnn_value_and_grad(np_params, x_np, y_np), "NumPy (im2col, by hand)")
     c.time("funcgrad eager", lambda: vg(params, x, y))
     c.time("funcgrad.jit", lambda: vg_jit(params, x, y))
+    vg_par, out = compiled_with_parallel_ops(vg, params, x, y)
+    check("W5 jit(value_and_grad), parallel ops", out, want, 1e-4)
+    c.time("funcgrad.jit, jit_parallel_ops", lambda: vg_par(params, x, y), "opt-in: a second thread (not BLAS's)")
     if torch is not None:
         def make_torch():
             import torch.nn.functional as F
@@ -938,7 +958,10 @@ def load_optional(use_torch: bool, use_jax: bool) -> None:
         try:
             import torch as _torch
             threads = os.environ.get("OMP_NUM_THREADS")
-            if threads and threads.isdigit():
+            # torch reads OMP_NUM_THREADS itself; calling set_num_threads anyway (even with the same
+            # count) stops two NumPy BLAS calls in two Python threads from overlapping afterwards, which
+            # would distort the jit_parallel_ops rows
+            if threads and threads.isdigit() and _torch.get_num_threads() != int(threads):
                 _torch.set_num_threads(int(threads))
             torch = _torch
         except Exception:  # noqa: BLE001

@@ -1,5 +1,6 @@
-"""jit's opt-in inter-operation parallelism (compiler/parallel.py): independent heavy operations are
-paired, the generated code starts one on a worker, and the values are exactly the sequential ones."""
+"""jit's opt-in parallelism (compiler/parallel.py): large matrix products are split between two threads,
+other independent heavy operations are paired, the generated code starts one on a worker, and the values
+are the sequential ones."""
 import contextlib
 import threading
 
@@ -39,7 +40,7 @@ def data(seed=0):
             jnp.asarray(rng.standard_normal((48, 64)).astype(np.float32)))
 
 
-def test_backward_products_run_in_pairs_with_identical_values():
+def test_large_products_are_split_between_two_threads():
     args = data()
     with settings(parallel_ops=False):
         want = fg.jit(mlp_grads)(*args)
@@ -47,15 +48,50 @@ def test_backward_products_run_in_pairs_with_identical_values():
         f = fg.jit(mlp_grads)
         src = f.lower(*args).source()
         got = f(*args)
-    assert src.count("_spawn(") >= 1 and src.count(".wait()") == src.count("_spawn(")
-    for g, w in zip(got, want):
-        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    # the products with a result dimension of at least 64 are split; the 48x32 one is not, and nothing
+    # is left to pair it with
+    assert src.count("_split_matmul(") == 4 and src.count("_matmul(") == 5 and "_spawn(" not in src
+    # float32 products split differently round differently: both results must be as close to the
+    # float64 gradients as float32 allows
+    exact = mlp_grads(*[jnp.asarray(np.asarray(a, np.float64)) for a in args])
+    for g, w, x in zip(got, want, exact):
+        err_split = np.abs(np.asarray(g, np.float64) - np.asarray(x)).max()
+        err_seq = np.abs(np.asarray(w, np.float64) - np.asarray(x)).max()
+        assert err_split <= 4 * err_seq + 1e-6 and err_split < 1e-4 * np.abs(np.asarray(x)).max()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m,k,n", [(129, 33, 70), (64, 64, 64), (3, 50, 200), (200, 7, 1), (1, 9, 65)])
+def test_split_matmul_equals_matmul(m, k, n, dtype):
+    rng = np.random.default_rng(m * n)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    want = a @ b
+    got = parallel.split_matmul(a, b)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    # transposed views (the layouts backward passes produce) and a given output buffer
+    out = np.full((m, n), np.nan, dtype)
+    got = parallel.split_matmul(np.ascontiguousarray(a.T).T, np.asfortranarray(b), out)
+    assert got is out
+    np.testing.assert_allclose(out, want, rtol=tol, atol=tol)
+
+
+def test_products_below_the_thresholds_are_not_split():
+    args = data()
+    with settings(parallel_ops=True):  # default flop threshold: these products are far below it
+        assert "_split_matmul" not in fg.jit(mlp_grads).lower(*args).source()
+    x = jnp.asarray(np.ones((40, 40), np.float32))  # big enough by flops, but no dimension reaches 64
+    with settings(parallel_ops=True, parallel_min_flops=0):
+        assert "_split_matmul" not in fg.jit(lambda a: a @ a).lower(x).source()
 
 
 def test_off_by_default_and_small_products_are_not_paired():
     args = data()
     assert compiler.config.codegen.parallel_ops is False
-    assert "_spawn" not in fg.jit(mlp_grads).lower(*args).source()
+    src = fg.jit(mlp_grads).lower(*args).source()
+    assert "_spawn" not in src and "_split_matmul" not in src
     with settings(parallel_ops=True):  # default threshold: these products are far below it
         assert "_spawn" not in fg.jit(mlp_grads).lower(*args).source()
 

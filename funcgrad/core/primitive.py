@@ -100,7 +100,16 @@ class Primitive:
         n = len(args)
         if n == 2:  # (unrolled for the common arities: this is the eager hot path)
             a, b = args
-            if a.__class__ is not Array or b.__class__ is not Array:  # a tracer or a non-Array operand
+            ca, cb = a.__class__, b.__class__
+            if ca is not Array or cb is not Array:  # a tracer or a non-Array operand
+                if ca is Tracer:  # a tracer beside an Array or a tracer of its own trace: record there
+                    tr = a._trace
+                    if tr.alive and (cb is Array or (cb is Tracer and b._trace is tr)):
+                        return tr.process(self, args, params)
+                elif cb is Tracer and ca is Array:
+                    tr = b._trace
+                    if tr.alive:
+                        return tr.process(self, args, params)
                 return self._bind_general(args, params)
             bufs = (a._buf, b._buf)
             weak = a.weak_type and b.weak_type

@@ -28,7 +28,8 @@ straight-line in-place code, which for a few elements is already one ufunc call 
 (numexpr_eval.py).
 
 Also (patterns.py, parallel.py): relu's backward and its kin are one `extremum_grad` call, and with
-`config.parallel_ops` two independent matrix products / convolutions run at once on two threads.
+`config.parallel_ops` a large matrix product is split between two threads and two independent
+convolutions (or batched products) run at once.
 """
 from __future__ import annotations
 
@@ -129,6 +130,7 @@ class _Gen:
         self.lazy = self._lazy_broadcasts() if xp is np else set()
         self.pairs = {}     # id(A) -> B: B starts on a worker just before A (parallel.py)
         self.pending = {}   # id(B) -> name of its Deferred
+        self.split = set()  # ids of matrix products split between two threads (parallel.py)
 
     def _lazy_broadcasts(self) -> set:
         """broadcast_in_dim results read only by ufunc lines that have another full-size operand: they
@@ -257,9 +259,14 @@ class _Gen:
             if name == "dot_general":
                 pat = _dot_pattern(e)
                 if pat is not None:
-                    self.glb["_matmul"] = np.matmul
+                    fn = "_matmul"
+                    if id(e) in self.split:  # half of it on a worker (parallel.py)
+                        fn = "_split_matmul"
+                        self.glb[fn] = parallel.split_matmul
+                    else:
+                        self.glb[fn] = np.matmul
                     a, b = (self.name(v) for v in e.invars)
-                    s = f"_matmul({a}{pat[0]}, {b}{pat[1]}"
+                    s = f"{fn}({a}{pat[0]}, {b}{pat[1]}"
                     return s + ")", s + ", {out})", bool(e.outvars[0].aval.shape)
             if name == "convert_element_type" and e.invars[0].aval.dtype.kind != "c":
                 dt = self.global_(np.dtype(e.params["new_dtype"]), "dt")
@@ -645,11 +652,13 @@ def generate(jaxpr: Jaxpr, xp=np, fuse=None) -> Compiled:
         items = _fusion.plan(jaxpr, fusible, broadcastable)
     else:
         items = list(jaxpr.eqns)
-    pairs = {}
+    pairs, split = {}, set()
     if config.parallel_ops and xp is np:
-        items, pairs = parallel.pair_up(items, config.parallel_min_flops)
+        split = {id(it) for it in items
+                 if isinstance(it, Eqn) and parallel.splittable(it, _dot_pattern, config.parallel_min_flops)}
+        items, pairs = parallel.pair_up(items, config.parallel_min_flops, exclude=split)
     gen = _Gen(jaxpr, items, xp)
-    gen.pairs = pairs
+    gen.pairs, gen.split = pairs, split
     source = gen.generate()
     full = "\n\n".join([source] + gen.kernels)
     exec(compile(source, f"<jit {id(jaxpr):x}>", "exec"), gen.glb)

@@ -13,13 +13,25 @@ anything between them). The generated code starts B on a worker thread, runs A, 
 
 A paired line never writes into a donated buffer (the other operation may be reading it), and a B
 that no worker has picked up when A finishes runs in the calling thread, so a busy machine costs no
-waiting on an idle queue. Off by default (`config.parallel_ops`, jit_parallel_ops): it is a second
-core doing BLAS work, where the benchmarks pin BLAS to one thread to measure overhead.
+waiting on an idle queue.
+
+A large matrix product of 2-D operands (`splittable`) is instead split in two along the output's rows
+(or columns when it has few rows): `split_matmul` gives one half to a worker and computes the other,
+each half one BLAS call writing into its part of the result. Every element is the same dot product
+BLAS would compute unsplit, and the two halves share the work evenly, which a pair of unequal products
+does not; so products that can be split are not paired, and pairing is left to convolutions and
+batched products.
+
+Off by default (`config.parallel_ops`, jit_parallel_ops): it is a second core doing BLAS work, where
+the benchmarks pin BLAS to one thread to measure overhead; with a multi-threaded BLAS it would only
+add threads to the ones BLAS already runs.
 """
 from __future__ import annotations
 
 import math
 import threading
+
+import numpy as np
 
 from ...core.jaxpr import Eqn
 from . import blocked
@@ -39,16 +51,45 @@ def flops(e: Eqn) -> int:
     return 0
 
 
-def pair_up(items: list, min_flops: int, window: int = 64) -> tuple[list, dict]:
+_MIN_SPLIT = 64  # rows (or columns) of a product's result from which it is split in two
+
+
+def splittable(e: Eqn, dot_pattern, min_flops: int) -> bool:
+    """Whether e is a matrix product of 2-D operands (dot_pattern(e) is not None) worth splitting."""
+    if e.prim.name != "dot_general" or flops(e) < min_flops or dot_pattern(e) is None:
+        return False
+    shape = e.outvars[0].aval.shape
+    return len(shape) == 2 and max(shape) >= _MIN_SPLIT
+
+
+def split_matmul(a, b, out=None):
+    """a @ b for 2-D a and b, half of the result's rows (or columns) computed by a worker thread."""
+    m, n = a.shape[0], b.shape[1]
+    if out is None:
+        out = np.empty((m, n), np.result_type(a.dtype, b.dtype))
+    if m >= n or m >= _MIN_SPLIT:
+        h = m // 2
+        d = spawn(np.matmul, a[h:], b, out[h:])
+        np.matmul(a[:h], b, out[:h])
+    else:
+        h = n // 2
+        d = spawn(np.matmul, a, b[:, h:], out[:, h:])
+        np.matmul(a, b[:, :h], out[:, :h])
+    d.wait()
+    return out
+
+
+def pair_up(items: list, min_flops: int, window: int = 64, exclude=frozenset()) -> tuple[list, dict]:
     """(items reordered, {id(A): B}): heavy independent pairs made adjacent, A first (see above).
 
-    items: Eqn or fused groups in a valid order; only Eqns are paired."""
+    items: Eqn or fused groups in a valid order; only Eqns are paired, never those in `exclude` (ids)."""
     items = list(items)
     defined_at = {}
     for k, it in enumerate(items):
         for v in (it.outputs if not isinstance(it, Eqn) else it.outvars):
             defined_at[v] = k
-    heavy = [isinstance(it, Eqn) and not it.prim.multiple_results and flops(it) >= min_flops for it in items]
+    heavy = [isinstance(it, Eqn) and not it.prim.multiple_results and id(it) not in exclude
+             and flops(it) >= max(min_flops, 1) for it in items]
     pairs = {}
     k = 0
     while k < len(items):
