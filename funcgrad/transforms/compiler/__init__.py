@@ -18,7 +18,8 @@ The pipeline runs twice when the first round changed something (a rewrite often 
 Code generation (codegen.py) lowers further (custom_jvp/custom_vjp/remat calls inlined, stop_gradient
 dropped, multi-equation patterns such as relu's backward replaced by one internal operation
 (patterns.py): the generated code is never differentiated), plans elementwise fusion (fusion.py, backend-
-neutral) and emits straight-line NumPy code with buffer reuse and blocked fused kernels.
+neutral) and emits straight-line NumPy code with buffer reuse and blocked fused kernels, or, for CuPy,
+straight-line CuPy code with one generated ElementwiseKernel per fused group (cuda_kernels.py).
 """
 from __future__ import annotations
 

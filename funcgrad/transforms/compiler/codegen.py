@@ -27,6 +27,13 @@ straight-line in-place code, which for a few elements is already one ufunc call 
 `config.fusion_evaluator = "numexpr"` a group numexpr can take runs as numexpr programs instead
 (numexpr_eval.py).
 
+Fusion (CuPy backend): `cuda_plan` groups every elementwise equation cuda_kernels.py translates
+exactly (no minimum size: each op fused away saves a kernel launch and a trip through device memory),
+and each group becomes one call of a generated `cupy.ElementwiseKernel`, built at code-generation time
+and shared by equal groups; its parameters, results and C operation are shown as a comment in
+`Compiled.source`. A group that does not translate runs one backend call per equation. The NumPy path
+is unaffected.
+
 Also (patterns.py, parallel.py): relu's backward and its kin are one `extremum_grad` call, and with
 `config.parallel_ops` a large matrix product is split between two threads and two independent
 convolutions (or batched products) run at once.
@@ -39,7 +46,7 @@ import numpy as np
 
 from ...core.jaxpr import Eqn, Jaxpr, Var
 from . import fusion as _fusion
-from . import numexpr_eval, parallel
+from . import cuda_kernels, numexpr_eval, parallel
 from ._config import config  # noqa: F401 - re-exported: compiler.codegen.config
 from .blocked import SLOW_SCALAR, _FILLED_LIMIT, _KernelSpec, filled_block, run_fused, scratch
 from ._ir import ELEMENTWISE, buffer_of, uniform_value
@@ -131,6 +138,7 @@ class _Gen:
         self.pairs = {}     # id(A) -> B: B starts on a worker just before A (parallel.py)
         self.pending = {}   # id(B) -> name of its Deferred
         self.split = set()  # ids of matrix products split between two threads (parallel.py)
+        self.cuda = {}      # id(group) -> its cuda_kernels.KernelSource (CuPy backend)
 
     def _lazy_broadcasts(self) -> set:
         """broadcast_in_dim results read only by ufunc lines that have another full-size operand: they
@@ -452,6 +460,9 @@ class _Gen:
     def emit_group(self, g: _fusion.FusedGroup, k: int, donors=None):
         if not g.outputs:
             return  # nothing reads any of its results (dead code left when dce is disabled)
+        if id(g) in self.cuda:
+            self.emit_elementwise_kernel(g, self.cuda[id(g)])
+            return
         if self.xp is np and self.emit_numexpr(g):
             return
         kname = f"_kernel{len(self.kernels)}"
@@ -483,6 +494,43 @@ class _Gen:
         lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
         self.lines.append(f"    {lhs} = _ne_run({sname}, ({', '.join(ins)}{',' if len(ins) == 1 else ''}))")
         return True
+
+    def emit_elementwise_kernel(self, g: _fusion.FusedGroup, src: cuda_kernels.KernelSource) -> None:
+        """Emit g as one call of its ElementwiseKernel (CuPy backend; cuda_kernels.py). The kernel
+        object is built here, once per distinct source; broadcast operands are passed reshaped to their
+        expanded shape and uniform NumPy constants as scalars (the kernel broadcasts both). Outputs are
+        preallocated only when no argument has the group's full shape."""
+        kname = self.global_(cuda_kernels.kernel(self.xp, src), "_ek")
+        args = []
+        full = False
+        for v, expanded in src.args:
+            s = self.cuda_scalar(v)
+            if s is not None:
+                args.append(s)
+                continue
+            n = self.name(v)
+            shape = tuple(v.aval.shape)
+            if expanded is not None and shape and shape != expanded:
+                n = f"{n}.reshape({expanded!r})"
+                shape = expanded
+            full = full or shape == g.shape
+            args.append(n)
+        if not full:
+            self.glb["_empty"] = self.xp.empty
+            args += [f"_empty({g.shape!r}, {self.global_(dt, 'dt')})" for dt in src.out_dtypes]
+        self.kernels.append(f"# {kname}: " + "\n#   ".join(src.text().split("\n")))
+        outs = [self.name(v) for v in g.outputs]
+        lhs = outs[0] if len(outs) == 1 else ", ".join(outs)
+        self.lines.append(f"    {lhs} = {kname}({', '.join(args)})")
+
+    def cuda_scalar(self, v: Var):
+        """For a constant that holds one value in a NumPy buffer: a global NumPy scalar of its dtype."""
+        if v not in self.const_val or not isinstance(buffer_of(self.const_val[v]), (np.ndarray, np.generic)):
+            return None  # (a device constant is passed as the array it is)
+        u = uniform_value(self.const_val[v], limit=0)
+        if u is None:
+            return None
+        return self.global_(np.asarray(u, dtype=v.aval.dtype)[()], "s")
 
     def call_form(self, e: Eqn):
         """(function name, argument expressions) computing e: a call another thread can make."""
@@ -646,10 +694,46 @@ def broadcastable(e: Eqn) -> bool:
     return ufunc_of(e) is not None or _extra_operand(e) is not None
 
 
+def cuda_fusible(e: Eqn) -> bool:
+    """Whether the CuPy backend can put e in an ElementwiseKernel: any elementwise single-result
+    equation over operands of its own shape that cuda_kernels translates exactly. No minimum size: on
+    a GPU every op fused away saves a kernel launch and a trip through device memory."""
+    if e.prim.name not in ELEMENTWISE or e.prim.multiple_results or len(e.outvars) != 1:
+        return False
+    shape = tuple(e.outvars[0].aval.shape)
+    return all(tuple(v.aval.shape) == shape for v in e.invars) and cuda_kernels.translatable(e)
+
+
+def cuda_broadcastable(e: Eqn) -> bool:
+    """Every kernel parameter broadcasts (ElementwiseKernel expands its arguments itself)."""
+    return True
+
+
+def cuda_plan(jaxpr: Jaxpr) -> tuple[list, dict]:
+    """The CuPy backend's program: (items, id(group) -> KernelSource). A group with no exact
+    translation is replaced by its equations (the broadcasts it absorbed first): one call each."""
+    items = _fusion.plan(jaxpr, cuda_fusible, cuda_broadcastable)
+    made = {v: e for e in jaxpr.eqns for v in e.outvars}
+    out, srcs = [], {}
+    for it in items:
+        if isinstance(it, _fusion.FusedGroup):
+            src = cuda_kernels.translate(it)
+            if src is None:
+                out += [made[w] for w in it.broadcasts] + it.eqns
+                continue
+            srcs[id(it)] = src
+        out.append(it)
+    return out, srcs
+
+
 def generate(jaxpr: Jaxpr, xp=np, fuse=None) -> Compiled:
+    """Compile `jaxpr` for array module xp (numpy, or cupy: fused groups become ElementwiseKernels)."""
     fuse = config.fusion if fuse is None else fuse
+    srcs = {}
     if fuse and xp is np and any(fusible(e) for e in jaxpr.eqns):
         items = _fusion.plan(jaxpr, fusible, broadcastable)
+    elif fuse and cuda_kernels.is_kernel_backend(xp) and any(cuda_fusible(e) for e in jaxpr.eqns):
+        items, srcs = cuda_plan(jaxpr)
     else:
         items = list(jaxpr.eqns)
     pairs, split = {}, set()
@@ -658,7 +742,7 @@ def generate(jaxpr: Jaxpr, xp=np, fuse=None) -> Compiled:
                  if isinstance(it, Eqn) and parallel.splittable(it, _dot_pattern, config.parallel_min_flops)}
         items, pairs = parallel.pair_up(items, config.parallel_min_flops, exclude=split)
     gen = _Gen(jaxpr, items, xp)
-    gen.pairs, gen.split = pairs, split
+    gen.pairs, gen.split, gen.cuda = pairs, split, srcs
     source = gen.generate()
     full = "\n\n".join([source] + gen.kernels)
     exec(compile(source, f"<jit {id(jaxpr):x}>", "exec"), gen.glb)

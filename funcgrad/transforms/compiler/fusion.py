@@ -4,8 +4,10 @@
 into `FusedGroup`s and returns the program as a list of items, each an `Eqn` or a `FusedGroup`, in an
 order that respects every dependency. A backend then emits each group as one kernel: the NumPy code
 generator evaluates a large group block by block (a cache-sized flat slice of every operand at a time,
-writing into preallocated outputs) and a small one as in-place ufunc calls; a CUDA backend would emit
-one ElementwiseKernel per group from the same description.
+writing into preallocated outputs) and a small one as in-place ufunc calls; the CuPy backend emits one
+generated ElementwiseKernel per group from the same description (cuda_kernels.py). Each backend passes
+its own `fusible` predicate (NumPy: groups of at least config.fusion_min_size elements; CuPy: every
+elementwise equation with an exact C translation, whatever its size).
 
 A group's
 - `eqns` are its members, in program order;
