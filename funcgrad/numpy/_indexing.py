@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.array import ArrayBase
+from ..core.array import Array, ArrayBase
 from ..core.errors import user_location
+from ..core.primitive import _rec_state
 from ..primitives import shape as sh
 
 
@@ -56,6 +57,10 @@ def _is_advanced(i) -> bool:
 def getitem(x, idx):
     """x[idx] with NumPy semantics."""
     if idx.__class__ is int:  # the hot path, x[i]: a slice of the first dimension, then a reshape
+        if x.__class__ is Array and _rec_state.rec is None:
+            buf = x._buf  # concrete and not recorded: the view slice + reshape would make, made directly
+            if buf.ndim and -buf.shape[0] <= idx < buf.shape[0]:
+                return Array(buf[idx, ...], x.weak_type)
         shape = tuple(x.shape)
         if shape and -shape[0] <= idx < shape[0]:
             k = idx % shape[0]

@@ -17,9 +17,10 @@ import math
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, to_array
+from ..core.array import Array, ArrayBase, to_array
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
+from ..core.trace import Tracer
 from ._util import check_dtype, check_same, elementwise_batch, type_error
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -42,6 +43,23 @@ def _binary_rule(op: str, kinds: str):
     return rule
 
 
+def _times(t, d):
+    """t * d for a tangent or cotangent t and a derivative factor d. Usually d is an Array or tracer of
+    t's shape and dtype and this is one mul bind (the derivative walks' hot path); anything else (a Python
+    scalar factor, mixed weak types) goes through the operator's promotion."""
+    c = d.__class__
+    if c is t.__class__:
+        if c is Array:
+            a, b = d._buf, t._buf
+            if a.shape == b.shape and a.dtype == b.dtype and d.weak_type == t.weak_type:
+                return mul_p.bind(t, d)
+        elif c is Tracer:
+            a, b = d.aval, t.aval
+            if a is b or (a.shape == b.shape and a.dtype == b.dtype and a.weak_type == b.weak_type):
+                return mul_p.bind(t, d)
+    return t * d
+
+
 def _card(name, impl, rule, jvp, vjp, **kw) -> Primitive:
     p = Primitive(name, impl=impl, abstract_eval=rule, jvp=jvp, vjp=vjp, **kw)
     p.batch = elementwise_batch(p)
@@ -55,7 +73,8 @@ def unary(name: str, impl, deriv, kinds: str = "fc", codegen: str | None = None)
     (for complex x too, when f is holomorphic: JAX's vjps do not conjugate).
     """
     return _card(name, impl, _unary_rule(name, kinds),
-                 [lambda t, ans, x, **p: t * deriv(ans, x)], [lambda g, ans, x, **p: g * deriv(ans, x)],
+                 [lambda t, ans, x, **p: _times(t, deriv(ans, x))],
+                 [lambda g, ans, x, **p: _times(g, deriv(ans, x))],
                  codegen=codegen)
 
 
@@ -323,8 +342,8 @@ add_p = binary("add", _ufunc("add"), [lambda t, ans, x, y: t, lambda t, ans, x, 
                [lambda g, ans, x, y: g, lambda g, ans, x, y: g], codegen="({0} + {1})")
 sub_p = binary("sub", _ufunc("subtract"), [lambda t, ans, x, y: t, lambda t, ans, x, y: -t],
                [lambda g, ans, x, y: g, lambda g, ans, x, y: -g], codegen="({0} - {1})")
-mul_p = binary("mul", _ufunc("multiply"), [lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t],
-               [lambda g, ans, x, y: g * y, lambda g, ans, x, y: x * g], codegen="({0} * {1})")
+mul_p = binary("mul", _ufunc("multiply"), [lambda t, ans, x, y: _times(t, y), lambda t, ans, x, y: _times(t, x)],
+               [lambda g, ans, x, y: _times(g, y), lambda g, ans, x, y: _times(g, x)], codegen="({0} * {1})")
 div_p = binary("div", _int_div_impl,
                [lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y],
                [lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y])
