@@ -12,7 +12,8 @@ jit settings:
   jit_fusion_parallel_min_size  the work (elements x operations) from which a fused kernel uses those threads
   jit_fusion_evaluator    who runs fused groups: "numpy" (blocked kernels, the default) or "numexpr" (needs
                           the optional numexpr package; see transforms/compiler/numexpr_eval.py)
-  jit_parallel_ops        run independent matrix products / convolutions two at a time on two threads
+  jit_parallel_ops        use a second thread: large matrix products split in two, independent
+                          convolutions run two at a time (off: see transforms/compiler/parallel.py)
   jit_donate_buffers      reuse dead intermediate buffers as out= of later operations
 
 random settings:

@@ -30,9 +30,10 @@ class CodegenConfig:
         # Who evaluates a fused group: "numpy" (the blocked kernels) or "numexpr" (every group it can
         # take, when importable; slower on the machines measured so far: see numexpr_eval.py).
         self.fusion_evaluator = "numpy"
-        # Run independent heavy operations (matrix products, convolutions of at least
-        # parallel_min_flops) two at a time on two threads (parallel.py). Off: the benchmarks pin BLAS
-        # to one thread, and this is a second core doing BLAS work.
+        # Use a second thread for heavy operations of at least parallel_min_flops (parallel.py): a
+        # large 2-D matrix product is split in two halves, other independent products / convolutions
+        # run two at a time. Off: the benchmarks pin BLAS to one thread, and this is a second core
+        # doing BLAS work (with a multi-threaded BLAS it only adds threads).
         self.parallel_ops = False
         self.parallel_min_flops = 10_000_000
         self.patterns = True                    # code-generation rewrites (patterns.py)
