@@ -19,6 +19,16 @@ jit settings:
 random settings:
   jax_threefry_partitionable  funcgrad.random's split/bits layout: True (JAX >= 0.5's default) or False
                               (JAX's original layout); read at call or trace time
+
+JAX's options (each also spelled with the `jax_` prefix, as in jax.config):
+  enable_x64              the default float (and complex) dtype is 64-bit
+  debug_nans, debug_infs  raise FloatingPointError naming the first operation whose result holds a NaN
+                          (an infinity); jitted functions then run op by op
+  numpy_rank_promotion    "allow" (default), "warn" or "raise" on implicit rank promotion of non-scalar
+                          operands in funcgrad.numpy's broadcasting functions
+  platform_name, platforms  "cpu" (and "gpu"/"cuda" where CuPy sees a GPU); anything else raises
+  default_matmul_precision, traceback_filtering, check_tracer_leaks, ...  accepted; funcgrad already
+                          behaves as one of their settings (full float32 matmuls, unfiltered tracebacks)
 """
 from __future__ import annotations
 
@@ -33,59 +43,130 @@ _CODEGEN = {"jit_fusion": "fusion", "jit_fusion_min_size": "fusion_min_size",
             "jit_fusion_parallel_min_size": "fusion_parallel_min_size", "jit_donate_buffers": "donate",
             "jit_fusion_evaluator": "fusion_evaluator", "jit_parallel_ops": "parallel_ops"}
 _EVALUATORS = ("numpy", "numexpr")
+_RANK_PROMOTION = ("allow", "warn", "raise")
+_PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32", "fastest",
+               "bfloat16_3x", "tensorfloat32_3x", "ANY_F8_ANY_F8_F32", "BF16_BF16_F32", "F32_F32_F32")
+# JAX options accepted because funcgrad already behaves as one of their settings: NumPy multiplies
+# float32 matrices in float32 ("highest"); tracebacks are never filtered; a leaked tracer raises when
+# used; there is no compilation cache to persist.
+_ACCEPTED = ("default_matmul_precision", "traceback_filtering", "check_tracer_leaks", "enable_checks",
+             "compilation_cache_dir", "persistent_cache_min_compile_time_secs",
+             "persistent_cache_min_entry_size_bytes", "softmax_custom_jvp", "default_prng_impl",
+             "numpy_dtype_promotion", "dynamic_shapes", "explain_cache_misses", "log_checkpoint_residuals")
+
+
+def _canonical(name: str) -> str:
+    """JAX spells every option with a `jax_` prefix; funcgrad accepts both spellings."""
+    if name.startswith("jax_") and name != "jax_threefry_partitionable":
+        return name[4:]
+    return "jax_threefry_partitionable" if name == "threefry_partitionable" else name
 
 
 class Config:
-    """Settings read by the library. Change them with `update(name, value)`."""
+    """Settings read by the library. Change them with `update(name, value)`, read them with
+    `read(name)` or as attributes (`config.jax_enable_x64`, `config.x64_enabled`)."""
 
-    _names = ("enable_x64", "jax_threefry_partitionable") + _JIT + ("jit_passes",) + tuple(_CODEGEN)
+    _names = ("enable_x64", "jax_threefry_partitionable") + _JIT + ("jit_passes",) + tuple(_CODEGEN) + \
+        ("debug_nans", "debug_infs", "numpy_rank_promotion", "platform_name", "platforms") + _ACCEPTED
 
     def __init__(self):
         self.enable_x64 = False
+        self._values = {"numpy_rank_promotion": "allow", "platform_name": "", "platforms": None,
+                        "default_matmul_precision": None, "traceback_filtering": "auto",
+                        "numpy_dtype_promotion": "standard", "default_prng_impl": "threefry2x32"}
 
     def update(self, name: str, value) -> None:
-        if name == "enable_x64" or name == "jax_enable_x64":
+        key = _canonical(name)
+        if key == "enable_x64":
             self.enable_x64 = bool(value)
             dtypes.set_x64(bool(value))
-        elif name in ("jax_threefry_partitionable", "threefry_partitionable"):
+        elif key == "jax_threefry_partitionable":
             from .random._keys import flags
             flags.threefry_partitionable = bool(value)
-        elif name in ("jax_log_compiles",):
-            _jit_config.log_compiles = bool(value)
-        elif name in _JIT:
-            if name == "jit_cache_size":
+        elif key in ("debug_nans", "debug_infs"):
+            from .core.primitive import fp_checks
+            setattr(fp_checks, key[6:], bool(value))
+            fp_checks.on = fp_checks.nans or fp_checks.infs
+        elif key == "numpy_rank_promotion":
+            if value not in _RANK_PROMOTION:
+                raise ValueError(f"jax_numpy_rank_promotion must be one of {_RANK_PROMOTION}, got {value!r}")
+            from .numpy import _promote
+            _promote.rank_promotion = value
+            self._values[key] = value
+        elif key in ("platform_name", "platforms"):
+            self._check_platforms(name, value)
+            self._values[key] = value
+        elif key == "numpy_dtype_promotion" and value != "standard":
+            raise NotImplementedError("jax_numpy_dtype_promotion: funcgrad implements only 'standard' "
+                                      f"promotion, got {value!r}")
+        elif key == "default_matmul_precision" and value not in _PRECISIONS:
+            raise ValueError(f"jax_default_matmul_precision: unknown precision {value!r}")
+        elif key in _ACCEPTED:
+            self._values[key] = value
+        elif key in _JIT:
+            if key == "jit_cache_size":
                 value = int(value)
                 if value < 1:
                     raise ValueError(f"jit_cache_size must be at least 1, got {value}")
-            setattr(_jit_config, name, value)
-        elif name == "jit_passes":
+            setattr(_jit_config, key, bool(value) if key != "jit_cache_size" else value)
+        elif key == "jit_passes":
             _compiler_config.passes = _compiler_config.enabled(tuple(value))
-        elif name in _CODEGEN:
-            if name == "jit_fusion_evaluator" and value not in _EVALUATORS:
+        elif key in _CODEGEN:
+            if key == "jit_fusion_evaluator" and value not in _EVALUATORS:
                 raise ValueError(f"jit_fusion_evaluator must be one of {', '.join(map(repr, _EVALUATORS))}, "
                                  f"got {value!r}")
-            if name == "jit_fusion_evaluator" and value == "numexpr":
+            if key == "jit_fusion_evaluator" and value == "numexpr":
                 from .transforms.compiler import numexpr_eval
                 if not numexpr_eval.available():
                     raise ImportError("jit_fusion_evaluator='numexpr' needs the numexpr package "
                                       "(pip install numexpr, or funcgrad[fast])")
-            setattr(_codegen.config, _CODEGEN[name], value)
+            setattr(_codegen.config, _CODEGEN[key], value)
         else:
             raise ValueError(f"unknown config option {name!r}; known: {', '.join(self._names)}")
 
+    @staticmethod
+    def _check_platforms(name, value):
+        """Platforms are "cpu" and, where CuPy sees a GPU, "gpu"/"cuda" (comma-separated lists allowed)."""
+        if value in (None, ""):
+            return
+        from .core.backend import cupy
+        for p in str(value).split(","):
+            p = p.strip().lower()
+            if p == "cpu" or (p in ("gpu", "cuda") and cupy() is not None):
+                continue
+            raise RuntimeError(f"{name}: unable to initialize backend {p!r}: funcgrad has 'cpu'"
+                               + (" and 'gpu'" if cupy() is not None else " only (no CuPy GPU found)"))
+
     def read(self, name: str):
-        if name == "enable_x64":
+        key = _canonical(name)
+        if key == "enable_x64":
             return self.enable_x64
-        if name in ("jax_threefry_partitionable", "threefry_partitionable"):
+        if key == "jax_threefry_partitionable":
             from .random._keys import flags
             return flags.threefry_partitionable
-        if name == "jit_passes":
+        if key in ("debug_nans", "debug_infs"):
+            from .core.primitive import fp_checks
+            return getattr(fp_checks, key[6:])
+        if key == "jit_passes":
             return _compiler_config.passes
-        if name in _CODEGEN:
-            return getattr(_codegen.config, _CODEGEN[name])
-        if name in _JIT:
-            return getattr(_jit_config, name)
+        if key in _CODEGEN:
+            return getattr(_codegen.config, _CODEGEN[key])
+        if key in _JIT:
+            return getattr(_jit_config, key)
+        if key in self._values or key in _ACCEPTED:
+            return self._values.get(key)
         raise ValueError(f"unknown config option {name!r}; known: {', '.join(self._names)}")
+
+    def __getattr__(self, name: str):
+        # (only reached for names that are not real attributes: config.jax_enable_x64, ...)
+        if name.startswith("__") or name == "_values":
+            raise AttributeError(name)
+        if name == "x64_enabled":
+            return self.enable_x64
+        try:
+            return self.read(name)
+        except ValueError:
+            raise AttributeError(f"funcgrad.config has no option {name!r}") from None
 
     @property
     def log_compiles(self):

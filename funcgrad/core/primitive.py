@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 
 from .array import Array, ArrayBase, get_aval, to_array, wrap
+from .backend import xp_of
 from .errors import user_location
 from .trace import Tracer, _leak_error, find_top
 
@@ -51,6 +52,32 @@ def record_eager(fn: Callable, args) -> tuple:
         if prev is not None:  # a nested recording: the outer one sees these binds too
             prev.extend(rec)
     return out, rec
+
+
+# --- floating-point checks (config "jax_debug_nans" / "jax_debug_infs") ---------------------------------
+
+class _FpChecks:
+    """Which eager results are checked: NaNs, infinities (`on` is either)."""
+    nans = False
+    infs = False
+    on = False
+
+
+fp_checks = _FpChecks()
+
+
+def _check_fp(prim, out) -> None:
+    """Raise FloatingPointError, naming the primitive, when `out` holds a NaN (or inf) being checked for."""
+    for o in (out if prim.multiple_results else (out,)):
+        if getattr(getattr(o, "dtype", None), "kind", "") not in ("f", "c"):
+            continue
+        xp = xp_of(o)
+        if fp_checks.nans and bool(xp.isnan(o).any()):
+            raise FloatingPointError(f"invalid value (nan) encountered in {prim.name} (at {user_location(3)}); "
+                                     "funcgrad.config 'jax_debug_nans' is on")
+        if fp_checks.infs and bool(xp.isinf(o).any()):
+            raise FloatingPointError(f"invalid value (inf) encountered in {prim.name} (at {user_location(3)}); "
+                                     "funcgrad.config 'jax_debug_infs' is on")
 
 
 def _all_weak(weaks, params) -> bool:
@@ -135,6 +162,8 @@ class Primitive:
             out = impl(*bufs, **params)
         except Exception as e:
             self._raise_eager_error(args, params, e)
+        if fp_checks.on:
+            _check_fp(self, out)
         if self.weak_type_rule is not _all_weak:
             weak = self.weak_type_rule([a.weak_type for a in args], params)
         if self.multiple_results:
@@ -186,4 +215,4 @@ def shape_error(op: str, msg: str, exc=TypeError):
     raise exc(f"{op}: {msg} (at {user_location(3)})")
 
 
-__all__ = ["Primitive", "registry", "shape_error", "record_eager"]
+__all__ = ["Primitive", "registry", "shape_error", "record_eager", "fp_checks"]

@@ -162,6 +162,23 @@ def promote_args(op: str, *args):
             for a in args]
 
 
+rank_promotion = "allow"  # config "jax_numpy_rank_promotion": "allow", "warn" or "raise"
+
+
+def _rank_promotion(op: str, shapes) -> None:
+    """Warn or raise (as configured) when operands of different non-zero ranks broadcast together."""
+    if len({len(s) for s in shapes if len(s)}) < 2:
+        return
+    msg = (f"{op}: operands could not be combined with shapes {' '.join(map(str, shapes))} without implicit "
+           f"rank promotion, which the config option jax_numpy_rank_promotion={rank_promotion!r} forbids "
+           f"(at {user_location(4)}); add the missing leading axes explicitly (reshape / expand_dims / "
+           "x[None]) or set the option to 'allow'")
+    if rank_promotion == "raise":
+        raise ValueError(msg)
+    import warnings
+    warnings.warn(msg, UserWarning, stacklevel=4)
+
+
 def broadcast_all(op: str, xs, lazy: bool = False):
     """Operands broadcast to one shape. With `lazy`, concrete Arrays outside any transform are left as
     they are once the shapes are checked (for a backend call that broadcasts them itself)."""
@@ -170,12 +187,16 @@ def broadcast_all(op: str, xs, lazy: bool = False):
         other = xs[1].shape
         if other == shape:
             return xs
+        if rank_promotion != "allow":
+            _rank_promotion(op, [shape, other])
         if lazy and xs[0].__class__ is Array and xs[1].__class__ is Array:
             for a, b in zip(shape[::-1], other[::-1]):  # NumPy's rule, checked without building the result
                 if a != b and a != 1 and b != 1:
                     broadcast_shapes(shape, other, op=op)  # raises NumPy's error
             return xs
     if any(x.shape != shape for x in xs[1:]):
+        if rank_promotion != "allow" and len(xs) != 2:
+            _rank_promotion(op, [x.shape for x in xs])
         if lazy and all(x.__class__ is Array for x in xs):
             if not all(x.shape == () or x.shape == shape for x in xs):
                 broadcast_shapes(*[x.shape for x in xs], op=op)  # raises for incompatible shapes

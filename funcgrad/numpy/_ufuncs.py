@@ -24,6 +24,7 @@ from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from ..primitives import special as sp
 from ..primitives.shape import full
+from . import _promote
 from ._promote import (_weak_scalar, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, result_dtype, scalar_array)
 
@@ -316,6 +317,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if c.dtype != dtypes.bool_:
         c = ew.ne(c, ew.zeros_like(c))
     a, b = promote_args("where", x, y)
+    if _promote.rank_promotion != "allow":
+        _promote._rank_promotion("where", [c.shape, a.shape, b.shape])
     shape = broadcast_shapes(c.shape, a.shape, b.shape, op="where")
     return ew.select(broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape))
 

@@ -17,7 +17,7 @@ from ..core.array import Array, ArrayBase, get_aval, to_array, wrap
 from ..core.aval import ShapedArray
 from ..core.errors import user_location
 from ..core.jaxpr import Jaxpr, eval_jaxpr
-from ..core.primitive import Primitive
+from ..core.primitive import Primitive, fp_checks
 from ..core.trace import Tracer, hoist_tracer_consts
 from ..core.backend import xp_of
 from ..core.dtypes import bool_ as _bool
@@ -293,10 +293,10 @@ class JitFunction:
             else:
                 key = (None, tuple(key))
                 entry = self._cache.get(key)
-                if entry is not None and entry.fn is not None and not config.disable_jit:
+                if entry is not None and entry.fn is not None and not config.disable_jit and not fp_checks.on:
                     self._cache.move_to_end(key)
                     return entry.finish(entry.fn(*bufs), args)
-        if config.disable_jit:
+        if config.disable_jit or fp_checks.on:  # (NaN/inf checks run op by op, naming the operation)
             return self.fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs)
         if entry.hoisted or any(isinstance(x, Tracer) for x in leaves):
