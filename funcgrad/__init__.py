@@ -19,7 +19,9 @@ from .transforms import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacf
 __version__ = "0.1.0"
 
 # --- more of JAX's top level: pytrees, debugging, shapes, devices, jit controls ---------------------------
+import contextlib as _contextlib  # noqa: E402
 from . import checkpoint_policies, debug, dtypes, experimental, tree  # noqa: E402,F401
+from . import errors, flatten_util, profiler, sharding  # noqa: E402,F401
 from ._jax_api import (Device, ShapeDtypeStruct, clear_caches, closure_convert, default_backend,  # noqa: E402,F401
                        device_count, device_get, device_put_replicated, device_put_sharded, disable_jit,
                        ensure_compile_time_eval, eval_shape,
@@ -27,9 +29,36 @@ from ._jax_api import (Device, ShapeDtypeStruct, clear_caches, closure_convert, 
                        print_environment_info, process_count, process_index, pure_callback, typeof)
 
 
-def device_put(x, device=None):
-    """Place x (a pytree) on a device as Arrays."""
-    return tree_util.tree_map(lambda v: _asarray(v), x)
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Place x (a pytree) on a device as Arrays: `device` is a Device, a Sharding of one device, or None
+    (the array's own device, else the default one)."""
+    if device is not None and not isinstance(device, core.backend.Device):
+        if not isinstance(device, sharding.Sharding):
+            raise TypeError(f"device_put: device must be a Device or a Sharding, got {type(device).__name__}")
+        device = device.single_device("device_put")
+    if device is None:
+        device = _default_device.value
+    return tree_util.tree_map(lambda v: _asarray(v, device=device), x)
+
+
+class _DefaultDevice:
+    value = None
+
+
+_default_device = _DefaultDevice()
+
+
+@_contextlib.contextmanager
+def default_device(device):
+    """Inside this context, device_put without a device places arrays on `device` (a Device or None)."""
+    if device is not None and not isinstance(device, core.backend.Device):
+        raise TypeError(f"default_device: expected a Device or None, got {type(device).__name__}")
+    prev = _default_device.value
+    _default_device.value = device
+    try:
+        yield
+    finally:
+        _default_device.value = prev
 
 
 def block_until_ready(x):

@@ -82,6 +82,12 @@ class Array(ArrayBase):
     def devices(self) -> set:
         return {self.device}
 
+    @property
+    def sharding(self):
+        """The SingleDeviceSharding of the device holding this array (funcgrad.sharding)."""
+        from ..sharding import SingleDeviceSharding
+        return SingleDeviceSharding(self.device)
+
     def block_until_ready(self) -> "Array":
         if type(self._buf) is not np.ndarray:
             self.device.xp.cuda.get_current_stream().synchronize()

@@ -15,6 +15,19 @@ class UnexpectedTracerError(RuntimeError):
     """A tracer escaped the transform that created it and was used later."""
 
 
+# The particular conversions of a traced value, as JAX names them (all ConcretizationErrors, so TypeErrors).
+class TracerBoolConversionError(ConcretizationError):
+    """bool() of a traced value (a Python `if`/`while` on it)."""
+
+
+class TracerIntegerConversionError(ConcretizationError):
+    """int() / __index__ of a traced value (a Python index or range bound)."""
+
+
+class TracerArrayConversionError(ConcretizationError):
+    """numpy.asarray (or another __array__ conversion) of a traced value."""
+
+
 def user_frame(skip: int = 1):
     """(filename, lineno, function) of the innermost frame outside the funcgrad package, or None."""
     f = sys._getframe(skip)

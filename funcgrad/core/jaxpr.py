@@ -49,6 +49,16 @@ class Jaxpr:
         self._cache = {}  # derived artefacts (compiled code, derivative jaxprs) keyed by purpose
 
     @property
+    def jaxpr(self) -> "Jaxpr":
+        """Itself: JAX's make_jaxpr returns a ClosedJaxpr whose `.jaxpr` is the open jaxpr; funcgrad's
+        jaxprs are closed (constvars bound to `consts`) and serve as both."""
+        return self
+
+    @property
+    def literals(self) -> list:
+        return self.consts
+
+    @property
     def in_avals(self) -> list:
         return [v.aval for v in self.invars]
 

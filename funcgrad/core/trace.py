@@ -12,7 +12,8 @@ from contextlib import contextmanager
 
 from .array import Array, ArrayBase, get_aval, to_array
 from .aval import ShapedArray, shaped
-from .errors import ConcretizationError, UnexpectedTracerError, user_location
+from .errors import (ConcretizationError, TracerArrayConversionError, TracerBoolConversionError,
+                     TracerIntegerConversionError, UnexpectedTracerError, user_location)
 from .jaxpr import Eqn, Jaxpr, Var
 
 
@@ -144,11 +145,11 @@ def find_top(args):
     return top
 
 
-def _concrete_or_raise(t: "Tracer", what: str):
+def _concrete_or_raise(t: "Tracer", what: str, error=ConcretizationError):
     if not t._trace.alive:
         raise _leak_error(t)
     if t.val is None:
-        raise ConcretizationError(
+        raise error(
             f"Abstract tracer value encountered where a concrete value is expected: {what} of a traced "
             f"array {t.aval.str_short()} at {user_location(3)}. Under {t._trace.name} the value is not "
             "known while tracing. If it depends only on a Python value, mark that argument static "
@@ -181,23 +182,24 @@ class Tracer(ArrayBase):
         return f"Traced<{self.aval.str_short()}>with<{self._trace.name}, level {self._trace.level}>"
 
     def __bool__(self) -> bool:
-        return bool(_concrete_or_raise(self, "bool()"))
+        return bool(_concrete_or_raise(self, "bool()", TracerBoolConversionError))
 
     def __float__(self) -> float:
         return float(_concrete_or_raise(self, "float()"))
 
     def __int__(self) -> int:
-        return int(_concrete_or_raise(self, "int()"))
+        return int(_concrete_or_raise(self, "int()", TracerIntegerConversionError))
 
     def __complex__(self) -> complex:
         return complex(_concrete_or_raise(self, "complex()"))
 
     def __index__(self) -> int:
-        return _concrete_or_raise(self, "use as an index (__index__)").__index__()
+        return _concrete_or_raise(self, "use as an index (__index__)", TracerIntegerConversionError).__index__()
 
     def __array__(self, dtype=None, copy=None):
         import numpy as np
-        return np.asarray(_concrete_or_raise(self, "conversion to a NumPy array"), dtype=dtype)
+        return np.asarray(_concrete_or_raise(self, "conversion to a NumPy array", TracerArrayConversionError),
+                          dtype=dtype)
 
     def item(self, *args):
         return _concrete_or_raise(self, "item()").item(*args)

@@ -1,9 +1,27 @@
-"""funcgrad.experimental: io_callback, as jax.experimental."""
+"""funcgrad.experimental: io_callback and the enable_x64 / disable_x64 contexts, as jax.experimental."""
 from __future__ import annotations
 
+import contextlib
 from typing import Callable
 
-__all__ = ["io_callback"]
+__all__ = ["io_callback", "enable_x64", "disable_x64"]
+
+
+@contextlib.contextmanager
+def enable_x64(new_val: bool = True):
+    """Inside this context the default float (and complex) dtype is 64-bit (config "jax_enable_x64")."""
+    from ..config import config
+    prev = config.read("enable_x64")
+    config.update("enable_x64", new_val)
+    try:
+        yield
+    finally:
+        config.update("enable_x64", prev)
+
+
+def disable_x64():
+    """Inside this context the default float (and complex) dtype is 32-bit."""
+    return enable_x64(False)
 
 
 def io_callback(callback: Callable, result_shape_dtypes, *args, sharding=None, ordered: bool = False,

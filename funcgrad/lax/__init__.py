@@ -144,7 +144,7 @@ from . import linalg  # noqa: E402,F401
 from ._implicit import custom_linear_solve, custom_root  # noqa: E402,F401
 from ._conv_transpose import conv_transpose  # noqa: E402,F401
 from ._extras import (batch_matmul, broadcast, collapse, index_in_dim, optimization_barrier,  # noqa: E402,F401
-                      reduce, reduce_precision, slice_in_dim)
+                      reduce, reduce_precision, slice_in_dim, with_sharding_constraint)
 from ._extras import (Precision, approx_max_k, approx_min_k, dynamic_update_index_in_dim,  # noqa: E402,F401
                       reduce_xor, select_n, split)
 from ..primitives.special_functions2 import (bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a,  # noqa: E402,F401

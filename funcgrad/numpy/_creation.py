@@ -15,8 +15,8 @@ from ._promote import asarray_any, broadcast_to, is_python_scalar, scalar_array
 
 
 def _shape(shape) -> tuple:
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
+    if isinstance(shape, (int, np.integer)) or getattr(shape, "ndim", None) == 0:
+        shape = (shape,)  # (a 0-d array or tracer: one dimension; a traced one fails in operator.index)
     shape = tuple(operator.index(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")

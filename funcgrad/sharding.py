@@ -1,0 +1,132 @@
+"""funcgrad.sharding: JAX's sharding types for what funcgrad runs on, one device per array.
+
+`jax.device_put(x, NamedSharding(mesh, P()))`, `x.sharding` and `lax.with_sharding_constraint` appear in
+ordinary single-device JAX programs; here they describe the one device an array lives on. A sharding over
+several devices (a mesh with more than one device) is refused when it would place data, since funcgrad
+does not split arrays between devices.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .core.backend import Device, devices
+
+__all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "Mesh", "PartitionSpec", "AbstractMesh"]
+
+
+class Sharding:
+    """How an array is laid out over devices (here: all of it on one device)."""
+
+    @property
+    def device_set(self) -> set:
+        return set(self._devices())
+
+    def _devices(self) -> list:
+        raise NotImplementedError
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return True
+
+    @property
+    def memory_kind(self):
+        return None
+
+    def single_device(self, what: str) -> Device:
+        """The one device data placed with this sharding goes to (several devices: NotImplementedError)."""
+        devs = self._devices()
+        if len(devs) != 1:
+            raise NotImplementedError(f"{what}: a sharding over {len(devs)} devices; funcgrad keeps each array "
+                                      "on one device (use a one-device mesh, or pmap/vmap for batches)")
+        return devs[0]
+
+
+class SingleDeviceSharding(Sharding):
+    """All of an array on `device`."""
+
+    def __init__(self, device: Device, *, memory_kind=None):
+        if not isinstance(device, Device):
+            raise TypeError(f"SingleDeviceSharding: expected a Device, got {type(device).__name__}")
+        self.device = device
+
+    def _devices(self) -> list:
+        return [self.device]
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SingleDeviceSharding) and other.device == self.device
+
+    def __hash__(self) -> int:
+        return hash(("single", self.device))
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self.device!r})"
+
+
+class PartitionSpec(tuple):
+    """How each array dimension maps to mesh axes (None: not split), e.g. PartitionSpec('data', None)."""
+
+    def __new__(cls, *parts):
+        return super().__new__(cls, parts)
+
+    def __repr__(self) -> str:
+        return f"PartitionSpec{tuple.__repr__(self)}"
+
+
+class Mesh:
+    """Devices arranged in a named grid: Mesh(devices, ('data',)). Usable as a context manager."""
+
+    def __init__(self, devices, axis_names, *, axis_types=None):
+        self.devices = np.asarray(devices, dtype=object)
+        self.axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        if self.devices.ndim != len(self.axis_names):
+            raise ValueError(f"Mesh: {self.devices.ndim}-dimensional devices array for "
+                             f"{len(self.axis_names)} axis names {self.axis_names}")
+
+    @property
+    def shape(self) -> dict:
+        return dict(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def size(self) -> int:
+        return int(self.devices.size)
+
+    @property
+    def device_ids(self):
+        return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __repr__(self) -> str:
+        return f"Mesh({', '.join(f'{k!r}: {v}' for k, v in self.shape.items())})"
+
+
+AbstractMesh = Mesh
+
+
+class NamedSharding(Sharding):
+    """An array laid out over `mesh` as `spec` says."""
+
+    def __init__(self, mesh: Mesh, spec: PartitionSpec = PartitionSpec(), *, memory_kind=None):
+        for axis in (a for p in spec if p is not None for a in ((p,) if isinstance(p, str) else p)):
+            if axis not in mesh.axis_names:
+                raise ValueError(f"NamedSharding: axis {axis!r} of {spec} is not one of the mesh's axes "
+                                 f"{mesh.axis_names}")
+        self.mesh, self.spec = mesh, spec
+
+    def _devices(self) -> list:
+        return list(self.mesh.devices.flat)
+
+    def __repr__(self) -> str:
+        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
+
+
+def default_device_sharding() -> SingleDeviceSharding:
+    return SingleDeviceSharding(devices()[0])
