@@ -228,3 +228,4 @@ def test_max_min_gradients_split_ties_like_torch(op):
         res.append((a.grad.numpy(), b.grad.numpy()))
     np.testing.assert_array_equal(res[1][0], res[0][0])
     np.testing.assert_array_equal(res[1][1], res[0][1])
+

@@ -634,3 +634,20 @@ def test_erf_inv_float32_fast_path_is_accurate_to_a_few_ulps():
     ulps = np.abs(got - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64).clip(1e-45)
     assert ulps.max() <= 4
     assert np.isinf(np.asarray(lax.erf_inv(np.float32([1.0, -1.0])))).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logistic_within_two_ulp_of_the_exact_value(dtype):
+    sps = pytest.importorskip("scipy.special")
+    x = np.concatenate([np.linspace(-120, 120, 40001), [-np.inf, np.inf, 0.0, -0.0, 1e-30, -1e-30]]).astype(dtype)
+    got = np.asarray(funcgrad.lax.logistic(jnp.asarray(x)))
+    assert got.dtype == dtype
+    want = sps.expit(x.astype(np.float64))
+    tiny = np.finfo(dtype).tiny
+    normal = want >= tiny
+    rel = np.abs(got[normal] - want[normal]) / want[normal]
+    assert rel.max() <= 2 * np.finfo(dtype).eps
+    assert np.all(got[~normal] <= tiny) and np.all(got >= 0)  # below the normal range: 0 or subnormal
+    assert np.isnan(np.asarray(funcgrad.lax.logistic(jnp.asarray(np.array([np.nan], dtype)))))[0]
+    np.testing.assert_array_equal(np.asarray(funcgrad.lax.logistic(jnp.asarray(np.array(2.0, dtype)))),
+                                  np.asarray(1 / (1 + np.exp(np.array(-2.0, dtype)))))  # 0-d input

@@ -112,8 +112,13 @@ def _logistic_impl(xp):
     def f(x):
         if x.dtype.kind == "c":
             return 1 / (1 + xp.exp(-x))
-        e = xp.exp(-xp.abs(x))  # never overflows; and e / (1 + e) keeps full relative accuracy for x < 0
-        return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+        # 1 / (1 + exp(-x)) in one buffer: within 2 ulp of the true value wherever it is a normal number
+        # (for x < 0, 1 + exp(-x) >= 2 loses nothing); where exp(-x) overflows the result is its limit 0,
+        # so results below the smallest normal number (x < -87 in float32) flush to 0, as on XLA's CPU.
+        r = xp.negative(x, out=xp.empty_like(x))
+        xp.exp(r, out=r)
+        xp.add(r, 1, out=r)
+        return xp.reciprocal(r, out=r)
     return f
 
 

@@ -25,8 +25,9 @@ Semantics follow what funcgrad computes eagerly (NumPy / CuPy ufuncs, lax rules)
   integer div truncates toward zero and rem takes the dividend's sign (C, as funcgrad's div and fmod),
   with x / 0 == x % 0 == 0 and MIN / -1 == MIN as NumPy gives; shifts by an amount outside [0, bits)
   shift every bit out, as XLA's.
-- logistic, rsqrt and round use the same formulas as their impls (exp(-|x|) form, 1 / sqrt, half away
-  from zero).
+- rsqrt and round use the same formulas as their impls (1 / sqrt, half away from zero); logistic uses the
+  exp(-|x|) form, within 2 ulp of the impl's 1 / (1 + exp(-x)) and exact also where the result is
+  subnormal (the impl flushes those to 0).
 - convert_element_type is a C cast (to bool: != 0). Float to integer casts of NaN/inf/out-of-range
   values are platform-defined in NumPy too (CUDA saturates, x86 gives INT_MIN).
 Not translated (the group falls back): complex, float16/bfloat16, integer pow, population_count, the
@@ -207,7 +208,7 @@ def statements(e: Eqn, ops: list, target: str) -> list | None:
             return one(simple[name])
         if name in ("max", "min"):
             return one((_maximum if name == "max" else _minimum)(a, b, kind))
-        if name == "logistic":  # as the impl: exp(-|x|) never overflows
+        if name == "logistic":  # exp(-|x|) never overflows (free here: no extra pass over memory)
             return [f"{ct} {target}_e = exp{f}(-fabs{f}({a}));",
                     f"{ct} {target} = ({a} >= 0) ? {one_} / ({one_} + {target}_e) : {target}_e / ({one_} + {target}_e);"]
         return None
