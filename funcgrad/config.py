@@ -87,6 +87,29 @@ class Config:
             return getattr(_jit_config, name)
         raise ValueError(f"unknown config option {name!r}; known: {', '.join(self._names)}")
 
+    def config_with_absl(self) -> None:
+        """As jax.config.config_with_absl, called by programs before absl's app.run: apply the settings
+        given on the command line as --jax_NAME=VALUE (or --jax_NAME / --nojax_NAME for booleans)."""
+        self.parse_flags_with_absl()
+
+    def parse_flags_with_absl(self) -> None:
+        """Apply --jax_NAME=VALUE command-line settings (sys.argv) that name an option of this config."""
+        import sys
+        for arg in sys.argv[1:]:
+            if not arg.startswith(("--jax_", "--nojax_")):
+                continue
+            name, eq, value = arg[2:].partition("=")
+            on = not name.startswith("no")
+            name = name if on else name[2:]
+            if name not in self._names and name[4:] not in self._names and name != "jax_enable_x64":
+                continue
+            if not eq:
+                self.update(name, on)
+            elif value.lower() in ("true", "false", "1", "0"):
+                self.update(name, value.lower() in ("true", "1"))
+            else:
+                self.update(name, int(value) if value.isdigit() else value)
+
     @property
     def log_compiles(self):
         return _jit_config.log_compiles

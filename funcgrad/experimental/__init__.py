@@ -1,4 +1,5 @@
-"""funcgrad.experimental: io_callback, as jax.experimental."""
+"""funcgrad.experimental: io_callback, as jax.experimental; the older submodule names stax and
+optimizers (now funcgrad.example_libraries) resolve to the same modules."""
 from __future__ import annotations
 
 from typing import Callable
