@@ -120,3 +120,16 @@ class Config:
 
 
 config = Config()
+
+# The module itself answers as the Config does (funcgrad.config.update(...), .read(...), settings as
+# attributes), so code that reaches the module rather than the instance works: `from jax.config import
+# config` in older JAX programs imports this module under the name jax.config, which rebinds the package
+# attribute funcgrad.config to it.
+update = config.update
+read = config.read
+config_with_absl = config.config_with_absl
+parse_flags_with_absl = config.parse_flags_with_absl
+
+
+def __getattr__(name):
+    return getattr(config, name)
