@@ -18,6 +18,8 @@ from .transforms import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacf
 
 __version__ = "0.1.0"
 
+jacobian = jacrev  # jax.jacobian is jax.jacrev
+
 # --- more of JAX's top level: pytrees, debugging, shapes, devices, jit controls ---------------------------
 import contextlib as _contextlib  # noqa: E402
 from . import checkpoint_policies, debug, dtypes, experimental, tree  # noqa: E402,F401

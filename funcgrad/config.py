@@ -168,6 +168,29 @@ class Config:
         except ValueError:
             raise AttributeError(f"funcgrad.config has no option {name!r}") from None
 
+    def config_with_absl(self) -> None:
+        """As jax.config.config_with_absl, called by programs before absl's app.run: apply the settings
+        given on the command line as --jax_NAME=VALUE (or --jax_NAME / --nojax_NAME for booleans)."""
+        self.parse_flags_with_absl()
+
+    def parse_flags_with_absl(self) -> None:
+        """Apply --jax_NAME=VALUE command-line settings (sys.argv) that name an option of this config."""
+        import sys
+        for arg in sys.argv[1:]:
+            if not arg.startswith(("--jax_", "--nojax_")):
+                continue
+            name, eq, value = arg[2:].partition("=")
+            on = not name.startswith("no")
+            name = name if on else name[2:]
+            if _canonical(name) not in self._names:
+                continue
+            if not eq:
+                self.update(name, on)
+            elif value.lower() in ("true", "false", "1", "0"):
+                self.update(name, value.lower() in ("true", "1"))
+            else:
+                self.update(name, int(value) if value.isdigit() else value)
+
     @property
     def log_compiles(self):
         return _jit_config.log_compiles
@@ -178,3 +201,16 @@ class Config:
 
 
 config = Config()
+
+# The module itself answers as the Config does (funcgrad.config.update(...), .read(...), settings as
+# attributes), so code that reaches the module rather than the instance works: `from jax.config import
+# config` in older JAX programs imports this module under the name jax.config, which rebinds the package
+# attribute funcgrad.config to it.
+update = config.update
+read = config.read
+config_with_absl = config.config_with_absl
+parse_flags_with_absl = config.parse_flags_with_absl
+
+
+def __getattr__(name):
+    return getattr(config, name)

@@ -1,4 +1,5 @@
-"""funcgrad.experimental: io_callback and the enable_x64 / disable_x64 contexts, as jax.experimental."""
+"""funcgrad.experimental: io_callback and the enable_x64 / disable_x64 contexts, as jax.experimental; the
+older submodule names stax and optimizers (now funcgrad.example_libraries) resolve to the same modules."""
 from __future__ import annotations
 
 import contextlib

@@ -27,7 +27,17 @@ def asarray_any(x):
     """An Array or tracer for x; Python scalars become weakly typed arrays."""
     if isinstance(x, ArrayBase):
         return x
+    if isinstance(x, (list, tuple)) and _holds_array(x):
+        from ._creation import asarray  # a sequence holding tracers: stacked, as jnp.asarray does
+        return asarray(x)
     return to_array(x, copy=False)
+
+
+def _holds_array(seq) -> bool:
+    for v in seq:
+        if isinstance(v, ArrayBase) or (isinstance(v, (list, tuple)) and _holds_array(v)):
+            return True
+    return False
 
 
 def scalar_array(v, dtype, weak: bool):

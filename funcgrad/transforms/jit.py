@@ -184,6 +184,9 @@ class JitFunction:
         self.fun = fun
         self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        self._n_params = None
+        if self.static_argnums or self.static_argnames:
+            self._resolve_static_with_signature(fun)
         self._plain = not self.static_argnums and not self.static_argnames
         self._cache: OrderedDict = OrderedDict()
         self._last_key = None
@@ -193,10 +196,43 @@ class JitFunction:
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
+    def _resolve_static_with_signature(self, fun):
+        """As JAX does where the signature is known: a static argnum names its parameter (so passing it
+        by keyword is static too), a static argname its position (so passing it positionally is static),
+        and negative argnums count from the last positional parameter."""
+        import inspect
+        try:
+            params = list(inspect.signature(fun).parameters.values())
+        except (TypeError, ValueError):
+            return
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+            return
+        positional = [p for p in params if p.kind in kinds]
+        n = self._n_params = len(positional)
+        nums = []
+        for i in self.static_argnums:
+            if not -n <= i < n:
+                raise ValueError(f"jit: static_argnums {i} is out of range: "
+                                 f"{getattr(fun, '__name__', 'fun')} takes {n} positional argument(s)")
+            nums.append(i % n)
+        names = list(self.static_argnames)
+        for i in nums:
+            if positional[i].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and positional[i].name not in names:
+                names.append(positional[i].name)
+        for i, p in enumerate(positional):
+            if p.name in self.static_argnames and i not in nums:
+                nums.append(i)
+        self.static_argnums, self.static_argnames = tuple(nums), tuple(names)
+
     def _split(self, args, kwargs):
         n = len(args)
         static_nums = set()
         for i in self.static_argnums:
+            if self._n_params is not None:
+                if i < n:  # a static parameter not passed positionally: by keyword, or its default
+                    static_nums.add(i)
+                continue
             if not -n <= i < n:
                 raise ValueError(f"jit: static_argnums {i} is out of range for a call with {n} positional "
                                  f"argument(s) to {getattr(self.fun, '__name__', 'fun')}")
