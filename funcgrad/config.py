@@ -84,9 +84,9 @@ class Config:
             from .random._keys import flags
             flags.threefry_partitionable = bool(value)
         elif key in ("debug_nans", "debug_infs"):
-            from .core.primitive import fp_checks
-            setattr(fp_checks, key[6:], bool(value))
-            fp_checks.on = fp_checks.nans or fp_checks.infs
+            from .core.primitive import fp_checks, set_fp_checks
+            set_fp_checks(bool(value) if key == "debug_nans" else fp_checks.nans,
+                          bool(value) if key == "debug_infs" else fp_checks.infs)
         elif key == "numpy_rank_promotion":
             if value not in _RANK_PROMOTION:
                 raise ValueError(f"jax_numpy_rank_promotion must be one of {_RANK_PROMOTION}, got {value!r}")

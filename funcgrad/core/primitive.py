@@ -39,15 +39,32 @@ class _RecState(threading.local):
 _rec_state = _RecState()
 
 
+class _Hooks:
+    """How many reasons an eager bind has to do more than compute: recordings active in any thread, and
+    NaN/inf checks. Zero in the common case, so bind tests one attribute instead of a thread-local."""
+    active = 0
+
+
+hooks = _Hooks()
+_hooks_lock = threading.Lock()
+
+
+def _add_hook(delta: int) -> None:
+    with _hooks_lock:
+        hooks.active += delta
+
+
 def record_eager(fn: Callable, args) -> tuple:
     """(fn(*args), binds): run fn eagerly on concrete Arrays, listing every primitive bind it made as
     (prim, params, args, out) in order."""
     st = _rec_state
     prev = st.rec
     rec = st.rec = []
+    _add_hook(1)
     try:
         out = fn(*args)
     finally:
+        _add_hook(-1)
         st.rec = prev
         if prev is not None:  # a nested recording: the outer one sees these binds too
             prev.extend(rec)
@@ -64,6 +81,15 @@ class _FpChecks:
 
 
 fp_checks = _FpChecks()
+
+
+def set_fp_checks(nans: bool, infs: bool) -> None:
+    """Turn the NaN / inf checks of eager results on or off (config "jax_debug_nans" / "jax_debug_infs")."""
+    was = fp_checks.on
+    fp_checks.nans, fp_checks.infs = bool(nans), bool(infs)
+    fp_checks.on = fp_checks.nans or fp_checks.infs
+    if fp_checks.on != was:
+        _add_hook(1 if fp_checks.on else -1)
 
 
 def _check_fp(prim, out) -> None:
@@ -159,11 +185,9 @@ class Primitive:
                     weak = False
         impl = self.impl if not n or bufs[0].__class__ is np.ndarray else self.impl_for(args[0].device.xp)
         try:
-            out = impl(*bufs, **params)
+            out = impl(*bufs, **params) if params else impl(*bufs)  # (an empty ** costs ~0.1 us)
         except Exception as e:
             self._raise_eager_error(args, params, e)
-        if fp_checks.on:
-            _check_fp(self, out)
         if self.weak_type_rule is not _all_weak:
             weak = self.weak_type_rule([a.weak_type for a in args], params)
         if self.multiple_results:
@@ -172,10 +196,16 @@ class Primitive:
             res = Array(out, weak)
         else:
             res = wrap(out, weak)
+        if hooks.active:
+            self._run_hooks(out, params, args, res)
+        return res
+
+    def _run_hooks(self, out, params, args, res) -> None:
+        if fp_checks.on:
+            _check_fp(self, out)
         rec = _rec_state.rec
         if rec is not None:
             rec.append((self, params, args, res))
-        return res
 
     def _bind_general(self, args, params):
         top = None
@@ -215,4 +245,4 @@ def shape_error(op: str, msg: str, exc=TypeError):
     raise exc(f"{op}: {msg} (at {user_location(3)})")
 
 
-__all__ = ["Primitive", "registry", "shape_error", "record_eager", "fp_checks"]
+__all__ = ["Primitive", "registry", "shape_error", "record_eager", "fp_checks", "set_fp_checks"]

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.array import Array, ArrayBase
 from ..core.errors import user_location
-from ..core.primitive import _rec_state
+from ..core.primitive import _rec_state, hooks
 from ..primitives import shape as sh
 
 
@@ -57,7 +57,7 @@ def _is_advanced(i) -> bool:
 def getitem(x, idx):
     """x[idx] with NumPy semantics."""
     if idx.__class__ is int:  # the hot path, x[i]: a slice of the first dimension, then a reshape
-        if x.__class__ is Array and _rec_state.rec is None:
+        if x.__class__ is Array and (not hooks.active or _rec_state.rec is None):
             buf = x._buf  # concrete and not recorded: the view slice + reshape would make, made directly
             if buf.ndim and -buf.shape[0] <= idx < buf.shape[0]:
                 return Array(buf[idx, ...], x.weak_type)
