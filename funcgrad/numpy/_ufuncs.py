@@ -533,6 +533,9 @@ def _divmod(a, b, quotient=True, remainder=True):
         ratio = ew.div(a, b)
         fl = ew.select(ew.ne(quot, zero), fl, ratio * 0)  # (ratio * 0 is a zero with the sign of a / b)
         q = ew.select(ew.eq(b, zero), ratio, fl)
+        # With an infinite operand the Array API standard takes floor(a / b) (inf // 2 is inf, -1 // inf
+        # is -0) where NumPy and Python give NaN and -1.
+        q = ew.select(ew.bitwise_or(_isinf_float(a), _isinf_float(b)), ew.floor(ratio), q)
     return q, r
 
 
