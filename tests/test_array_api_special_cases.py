@@ -455,3 +455,73 @@ def test_clip_nan_propagation(dt, jit):
     for lo_s, hi_s in [(NAN, 1.0), (0.0, NAN), (None, NAN), (NAN, None)]:
         out = _host(fnp.clip(fnp.asarray(v), lo_s, hi_s))
         assert np.isnan(out).all(), (lo_s, hi_s, out)
+
+
+# --- the fixed functions keep their derivatives away from the special points --------------------------------
+@pytest.mark.parametrize("dt", DTYPES)
+def test_gradients_of_fixed_functions_unchanged(dt):
+    x = fnp.asarray(np.array([0.3, 1.7, 4.0, 9.5], dtype=dt))
+    g = funcgrad.grad(lambda v: fnp.sum(v ** 0.5))(x)
+    np.testing.assert_allclose(np.asarray(g), 0.5 / np.sqrt(np.asarray(x)), rtol=1e-6)
+    g = funcgrad.jit(funcgrad.grad(lambda v: fnp.sum(fnp.pow(v, fnp.full_like(v, 0.5)))))(x)
+    np.testing.assert_allclose(np.asarray(g), 0.5 / np.sqrt(np.asarray(x)), rtol=1e-6)
+    g = funcgrad.grad(lambda v: fnp.sum(fnp.floor_divide(v, 0.7)))(x)
+    np.testing.assert_array_equal(np.asarray(g), np.zeros(4, dt))
+    g = funcgrad.grad(lambda v: fnp.sum(v % 0.7))(x)
+    np.testing.assert_array_equal(np.asarray(g), np.ones(4, dt))
+    g = funcgrad.jit(funcgrad.grad(lambda v: fnp.sum((v + 0.0) * v)))(x)
+    np.testing.assert_allclose(np.asarray(g), 2 * np.asarray(x), rtol=1e-6)
+
+
+def test_jit_keeps_the_sign_of_zero_sums():
+    """x + 0.0 is +0 at x = -0 (so jit must not drop the addition); x + (-0.0) and x - 0.0 are x."""
+    x = fnp.asarray([-0.0, 0.0, -1.0])
+    for f in (lambda v: v + 0.0, lambda v: 0.0 + v, lambda v: v - (-0.0), lambda v: v + fnp.zeros_like(v),
+              lambda v: v + (-0.0), lambda v: v - 0.0, lambda v: -0.0 + v):
+        eager, jitted = np.asarray(f(x)), np.asarray(funcgrad.jit(f)(x))
+        np.testing.assert_array_equal(np.signbit(jitted), np.signbit(eager))
+        np.testing.assert_array_equal(jitted, eager)
+
+
+# --- other 2024.12 semantics ---------------------------------------------------------------------------------
+INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("dt", INTS)
+def test_integer_inputs(dt):
+    """Rounding integers is the identity in the same dtype; the predicates and sign work on integers."""
+    v = np.array([0, 1, 7, np.iinfo(dt).max], dtype=dt)
+    x = fnp.asarray(v)
+    for name in ("ceil", "floor", "trunc", "round"):
+        for f in (getattr(fnp, name), funcgrad.jit(getattr(fnp, name))):
+            out = f(x)
+            assert out.dtype == np.dtype(dt), (name, out.dtype)
+            np.testing.assert_array_equal(np.asarray(out), v)
+    for name, want in (("isnan", False), ("isinf", False), ("isfinite", True)):
+        out = getattr(fnp, name)(x)
+        assert out.dtype == np.bool_
+        np.testing.assert_array_equal(np.asarray(out), np.full(4, want))
+    s = fnp.sign(x)
+    assert s.dtype == np.dtype(dt)
+    np.testing.assert_array_equal(np.asarray(s), [0, 1, 1, 1])
+
+
+def test_meshgrid_returns_a_list():
+    out = fnp.meshgrid(fnp.arange(3), fnp.arange(2))
+    assert isinstance(out, list) and [o.shape for o in out] == [(2, 3), (2, 3)]
+    out = fnp.meshgrid(fnp.arange(3), fnp.arange(2), indexing="ij")
+    assert isinstance(out, list) and [o.shape for o in out] == [(3, 2), (3, 2)]
+
+
+def test_clip_with_array_bounds():
+    x = fnp.asarray([1.0, 5.0, 9.0, -0.5])
+    lo = fnp.asarray([2.0, 0.0, 0.0, -1.0])
+    hi = fnp.asarray([3.0, 4.0, NAN, 0.0])
+    out = np.asarray(fnp.clip(x, lo, hi))
+    np.testing.assert_array_equal(out, [2.0, 4.0, NAN, -0.5])
+    np.testing.assert_array_equal(np.asarray(funcgrad.jit(fnp.clip)(x, lo, hi)), out)
+    i = fnp.asarray(np.array([1, 5, 9], dtype=np.int16))
+    out = fnp.clip(i, fnp.asarray(np.array(2, dtype=np.int16)), 6)
+    assert out.dtype == np.int16
+    np.testing.assert_array_equal(np.asarray(out), [2, 5, 6])
+    assert fnp.clip(i).dtype == np.int16 and fnp.clip(i, max=3).dtype == np.int16
