@@ -525,3 +525,30 @@ def test_clip_with_array_bounds():
     assert out.dtype == np.int16
     np.testing.assert_array_equal(np.asarray(out), [2, 5, 6])
     assert fnp.clip(i).dtype == np.int16 and fnp.clip(i, max=3).dtype == np.int16
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("how", ["operator", "function", "inplace", "jit"])
+def test_pow_python_int_exponents(dt, how):
+    """x ** n with a Python int n takes another path (integer_pow); the same rules hold there."""
+    x = pool(dt)
+    bad = []
+    for n in (0, 1, 2, 3, 4, -1, -2, -3):
+        with np.errstate(all="ignore"):
+            if how == "operator":
+                r = fnp.asarray(x) ** n
+            elif how == "function":
+                r = fnp.pow(fnp.asarray(x), n)
+            elif how == "jit":
+                r = funcgrad.jit(lambda v, n=n: v ** n)(fnp.asarray(x))
+            else:
+                r = fnp.asarray(x)
+                r **= n
+        r = _host(r)
+        assert r.dtype == np.dtype(dt)
+        for xi, ri in zip(x, r):
+            a, b = float(xi), float(n)
+            for k, (cond, want) in enumerate(POW):
+                if cond(a, b) and not matches(ri.item(), want(a, b)):
+                    bad.append(f"rule {k}: {a!r} ** {n} = {ri.item()!r}, expected {want(a, b)!r}")
+    assert not bad, "\n".join(bad[:25])
