@@ -275,6 +275,15 @@ def _skip_complex_inf(name, args):
 def _spec_fixes(name, args, e):
     """array-api-strict computes with NumPy, which breaks some of the standard's special cases; there
     the expected value is the standard's (tests/test_array_api_special_cases.py checks them all)."""
+    if name == "expm1" and e.dtype.kind == "c":  # NumPy's formula gives NaN parts at infinities
+        x, e = args[0], e.copy()
+        a, b = x.real, x.imag
+        e.imag[b == 0] = b[b == 0]
+        e.real[(a == 0) & (b == 0)] = 0.0
+        e.real[a == -np.inf] = -1.0
+        e.imag[(a == -np.inf) & ~np.isfinite(b)] = 0.0
+        e.real[(a == np.inf) & ~np.isfinite(b)] = np.inf
+        return e
     if e.dtype.kind != "f" or name not in ("floor_divide", "pow"):
         return e
     a, b = np.broadcast_arrays(*args)
