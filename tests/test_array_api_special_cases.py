@@ -652,3 +652,15 @@ def test_complex_unary_special_cases(name, mode, dt):
             if not (_part_ok(re, want_re, a, b) and (im is None or _part_ok(im, want_im, a, b))):
                 bad.append(f"{name}({a!r} + {b!r}j) = {y!r}, expected ({want_re!r}, {want_im!r})")
     assert not bad, "\n".join(bad[:25])
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_pow_half_on_zero_dimensional_arrays(dt):
+    """0-d operands (NumPy returns scalars there) take the same special cases, eagerly and under jit."""
+    for v, want in ((-0.0, 0.0), (-INF, INF), (4.0, 2.0), (NAN, NAN)):
+        x = fnp.asarray(np.array(v, dtype=dt))
+        for f in (lambda a: a ** 0.5, lambda a: fnp.pow(a, fnp.asarray(np.array(0.5, dtype=dt)))):
+            for g in (f, funcgrad.jit(f)):
+                out = _host(g(x))
+                assert out.shape == () and out.dtype == np.dtype(dt)
+                assert matches(out.item(), want), (v, out)

@@ -360,8 +360,8 @@ def _pow_impl(xp):
         # NumPy's power loop computes a uniform exponent of 0.5 as sqrt(x), which gives -0 at -0 and NaN
         # at -inf where pow's special cases (C99's and the Array API standard's) give +0 and +inf.
         if out.dtype.kind == "f" and out.size and (y.ndim == 0 or not any(y.strides)) and y.flat[0] == 0.5:
-            np.add(out, 0.0, out=out)  # -0 + 0 is +0
-            np.copyto(out, np.inf, where=np.broadcast_to(x == -np.inf, out.shape))
+            fixed = np.where(np.asarray(x) == -np.inf, np.inf, out + 0.0)  # (-0 + 0 is +0)
+            return fixed if isinstance(out, np.ndarray) else fixed[()]
         return out
     return pow_
 
