@@ -272,6 +272,33 @@ def _skip_complex_inf(name, args):
     return None
 
 
+def _spec_fixes(name, args, e):
+    """array-api-strict computes with NumPy, which breaks some of the standard's special cases; there
+    the expected value is the standard's (tests/test_array_api_special_cases.py checks them all)."""
+    if name == "expm1" and e.dtype.kind == "c":  # NumPy's formula gives NaN parts at infinities
+        x, e = args[0], e.copy()
+        a, b = x.real, x.imag
+        e.imag[b == 0] = b[b == 0]
+        e.real[(a == 0) & (b == 0)] = 0.0
+        e.real[a == -np.inf] = -1.0
+        e.imag[(a == -np.inf) & ~np.isfinite(b)] = 0.0
+        e.real[(a == np.inf) & ~np.isfinite(b)] = np.inf
+        return e
+    if e.dtype.kind != "f" or name not in ("floor_divide", "pow"):
+        return e
+    a, b = np.broadcast_arrays(*args)
+    e = e.copy()
+    with np.errstate(all="ignore"):
+        if name == "floor_divide":  # with an infinite operand: floor(a / b), not NaN or -1
+            inf = np.isinf(a) | np.isinf(b)
+            e[inf] = np.floor(a[inf] / b[inf])
+        else:  # NumPy's power computes a broadcast exponent of 0.5 as sqrt: -0 at -0, NaN at -inf
+            half = b == 0.5
+            e[half & (a == 0)] = 0.0
+            e[half & (a == -np.inf)] = np.inf
+    return e
+
+
 def _compare_elementwise(name, args):
     ref = strict_or_none(getattr(xp, name), *[xp.asarray(a) for a in args])
     if ref is None:
@@ -279,7 +306,7 @@ def _compare_elementwise(name, args):
     with np.errstate(all="ignore"):
         got = getattr(fnp, name)(*[fnp.asarray(a) for a in args])
     keep = _skip_complex_inf(name, args)
-    e, g = host(ref), host(got)
+    e, g = _spec_fixes(name, args, host(ref)), host(got)
     if keep is not None:
         e, g = e[keep], g[keep]
     assert_same(e, g, label=f"{name}{tuple(a.dtype.name for a in args)}")

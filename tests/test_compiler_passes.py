@@ -117,7 +117,7 @@ def test_fold_keeps_big_results_as_broadcast_views_or_leaves_them():
 # --- simplify -------------------------------------------------------------------------------------
 
 SIMPLIFY_CASES = {
-    "x * 1 + 0": (lambda x: x * 1.0 + 0.0, "{ lambda ; a:f32[3]. let in (a,) }"),
+    "x * 1 + (-0)": (lambda x: x * 1.0 + -0.0, "{ lambda ; a:f32[3]. let in (a,) }"),
     "neg(neg x)": (lambda x: lax.neg(lax.neg(x)), "{ lambda ; a:f32[3]. let in (a,) }"),
     "x / 1 - 0": (lambda x: x / 1.0 - 0.0, "{ lambda ; a:f32[3]. let in (a,) }"),
     "x ** 1": (lambda x: lax.integer_pow(x, 1), "{ lambda ; a:f32[3]. let in (a,) }"),
@@ -166,8 +166,22 @@ def test_simplify_integer_self_subtraction_and_bool_identities():
     assert text(dce(simplify(j))) == "{ lambda ; a:bool[3]. let in (a,) }"
 
 
+def test_simplify_keeps_float_additions_of_positive_zero():
+    """x + 0.0 is +0 where x is -0, so for floats only x + (-0.0) and x - 0.0 become x; for integers
+    any added zero goes."""
+    x = jnp.asarray(np.array([-0.0, 1.0, -2.0], np.float32))
+    for f in (lambda x: x + 0.0, lambda x: 0.0 + x, lambda x: x - (-0.0)):
+        j = fg.make_jaxpr(f)(x)
+        after = dce(simplify(j))
+        assert len(after.eqns) == 1, text(after)
+        out = np.asarray(fg.jit(f)(x))
+        assert not np.signbit(out[0]) and out[0] == 0
+    xi = jnp.asarray(np.array([1, -2, 3], np.int32))
+    assert text(dce(simplify(fg.make_jaxpr(lambda x: x + 0)(xi)))) == "{ lambda ; a:i32[3]. let in (a,) }"
+
+
 def test_simplify_handwritten_broadcast_of_zeros_feeding_add_and_broadcast_chains():
-    zero, zv = const(0.0)
+    zero, zv = const(-0.0)
     a = v((2, 3))
     b1, b2, s = v((3,)), v((2, 3)), v((2, 3))
     j = Jaxpr([zero], [zv], [a], [
@@ -175,7 +189,7 @@ def test_simplify_handwritten_broadcast_of_zeros_feeding_add_and_broadcast_chain
         eqn("broadcast_in_dim", [b1], b2, shape=(2, 3), broadcast_dimensions=(1,)),
         eqn("add", [b2, a], s)], [s])
     assert text(j) == ("{ lambda ; a:f32[2,3]. let b:f32[3] = broadcast_in_dim[broadcast_dimensions=(), "
-                       "shape=(3,)] 0.0:f32[] c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,), "
+                       "shape=(3,)] -0.0:f32[] c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,), "
                        "shape=(2, 3)] b d:f32[2,3] = add c a in (d,) }")
     after = dce(simplify(j))
     assert text(after) == "{ lambda ; a:f32[2,3]. let in (a,) }"

@@ -4,8 +4,11 @@
 of the standard. Deviation, by design: arrays are immutable, so `x[i] = v` raises TypeError (use
 `x.at[i].set(v)`); augmented assignment `x += y` rebinds the name to a new array, as in JAX, which
 keeps x's shape and dtype as the standard requires (a same-kind result is cast back, as NumPy does;
-another kind or shape raises). Float floor division follows Python and NumPy where the standard's
-notes allow it (`inf // 2` is NaN, `1 // -inf` is -1).
+another kind or shape raises). Elementwise special cases (NaN, signed zeros, infinities) follow the
+standard where NumPy differs: float floor division with an infinite operand is floor(x1 / x2)
+(`inf // 2` is inf, `1 // -inf` is -0; NumPy and Python give NaN and -1), and `x ** 0.5` is +0 at -0 and
++inf at -inf (NumPy's scalar-exponent shortcut computes sqrt). tests/test_array_api_special_cases.py
+checks every stated case.
 """
 from __future__ import annotations
 

@@ -434,8 +434,9 @@ def diagflat(v, k: int = 0):
 
 
 def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy"):
-    """Coordinate arrays from coordinate vectors, as numpy.meshgrid (a tuple; 'xy' swaps the first
-    two axes; sparse=True leaves them unbroadcast)."""
+    """Coordinate arrays from coordinate vectors, as numpy.meshgrid ('xy' swaps the first two axes;
+    sparse=True leaves them unbroadcast), returned as a list, as the Array API standard (2024.12) and
+    jax.numpy return them (NumPy 2 returns a tuple)."""
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     from ..primitives.shape import reshape
@@ -451,7 +452,7 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
     if not sparse:
         from ._manipulation import broadcast_arrays
         out = list(broadcast_arrays(*out))
-    return tuple(out)
+    return list(out)
 
 
 def indices(dimensions, dtype=int, sparse: bool = False):

@@ -62,7 +62,30 @@ log = _float_unary("log", ew.log)
 log2 = _float_unary("log2", ew.log2)
 log10 = _float_unary("log10", ew.log10)
 log1p = _float_unary("log1p", ew.log1p)
-expm1 = _float_unary("expm1", ew.expm1)
+def _expm1(x):
+    """expm1; for complex x with the Array API standard's special values where NumPy's formula
+    expm1(a) cos(b) - 2 sin(b/2)**2 + i exp(a) sin(b) gives NaN or -0: an imaginary part b when b is 0
+    (also at a = inf), +0 + 0j at +-0 + 0j, -1 + 0j at a = -inf, and a real part inf at a = inf with b
+    infinite or NaN."""
+    out = ew.expm1(x)
+    if not dtypes.is_complex(x.dtype):
+        return out
+    a, b = ew.real(x), ew.imag(x)
+    re, im = ew.real(out), ew.imag(out)
+    zero = ew.zeros_like(a)
+    inf = full(a.shape, np.inf, a.dtype)
+    b_finite = ew.is_finite(b)
+    a_ninf = ew.eq(a, ew.neg(inf))
+    b_zero = ew.eq(b, zero)
+    im = ew.select(b_zero, b, im)
+    re = ew.select(ew.bitwise_and(b_zero, ew.eq(a, zero)), zero, re)  # 0 + 0j at +-0 + 0j
+    re = ew.select(a_ninf, full(a.shape, -1, a.dtype), re)
+    im = ew.select(ew.bitwise_and(a_ninf, ew.bitwise_not(b_finite)), zero, im)
+    re = ew.select(ew.bitwise_and(ew.eq(a, inf), ew.bitwise_not(b_finite)), inf, re)
+    return ew.complex(re, im)
+
+
+expm1 = _float_unary("expm1", _expm1)
 sin = _float_unary("sin", ew.sin)
 cos = _float_unary("cos", ew.cos)
 tan = _float_unary("tan", ew.tan)
@@ -536,6 +559,9 @@ def _divmod(a, b, quotient=True, remainder=True):
         ratio = ew.div(a, b)
         fl = ew.select(ew.ne(quot, zero), fl, ratio * 0)  # (ratio * 0 is a zero with the sign of a / b)
         q = ew.select(ew.eq(b, zero), ratio, fl)
+        # With an infinite operand the Array API standard takes floor(a / b) (inf // 2 is inf, -1 // inf
+        # is -0) where NumPy and Python give NaN and -1.
+        q = ew.select(ew.bitwise_or(_isinf_float(a), _isinf_float(b)), ew.floor(ratio), q)
     return q, r
 
 

@@ -355,7 +355,23 @@ div_p = binary("div", _int_div_impl,
 rem_p = binary("rem", _ufunc("fmod"),  # C fmod: the sign of x
                [lambda t, ans, x, y: t, lambda t, ans, x, y: -t * _trunc_quotient(x, y)],
                [lambda g, ans, x, y: g, lambda g, ans, x, y: -g * _trunc_quotient(x, y)], kinds="if")
-pow_p = binary("pow", _ufunc("power"),
+def _pow_impl(xp):
+    power = xp.power
+    if xp is not np:
+        return power
+
+    def pow_(x, y):
+        out = power(x, y)
+        # NumPy's power loop computes a uniform exponent of 0.5 as sqrt(x), which gives -0 at -0 and NaN
+        # at -inf where pow's special cases (C99's and the Array API standard's) give +0 and +inf.
+        if out.dtype.kind == "f" and out.size and (y.ndim == 0 or not any(y.strides)) and y.flat[0] == 0.5:
+            fixed = np.where(np.asarray(x) == -np.inf, np.inf, out + 0.0)  # (-0 + 0 is +0)
+            return fixed if isinstance(out, np.ndarray) else fixed[()]
+        return out
+    return pow_
+
+
+pow_p = binary("pow", _pow_impl,
                [lambda t, ans, x, y: t * _pow_dx(x, y), lambda t, ans, x, y: t * log(_replace_zero(x)) * ans],
                [lambda g, ans, x, y: g * _pow_dx(x, y), lambda g, ans, x, y: g * log(_replace_zero(x)) * ans])
 max_p = binary("max", _ufunc("maximum"),

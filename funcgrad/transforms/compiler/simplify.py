@@ -1,13 +1,14 @@
 """Algebraic simplification: rewrite equations into cheaper equivalents, or into nothing.
 
     before: { lambda ; a:f32[3]. let b:f32[3] = neg a; c:f32[3] = neg b
-                                     d:f32[3] = broadcast_in_dim[broadcast_dimensions=(), shape=(3,)] 0.0
+                                     d:f32[3] = broadcast_in_dim[broadcast_dimensions=(), shape=(3,)] -0.0
                                      e:f32[3] = add c d in (e,) }
     after:  { lambda ; a:f32[3]. let  in (a,) }          (after dce)
 
 Rules (x, y variables; "0", "1" any operand known to hold that one value everywhere: a constant, a
 `full`, or a broadcast / reshape / transpose / convert of one):
-  x * 1, 1 * x, x / 1, x + 0, 0 + x, x - 0, x ** 1, integer_pow(x, 1)  -> x
+  x * 1, 1 * x, x / 1, x + 0, 0 + x, x - 0, x ** 1, integer_pow(x, 1)  -> x   (for floats, the zero
+                                                 added must be -0 and the zero subtracted +0: -0 + +0 is +0)
   x * 0, 0 * x, x & 0, x - x            -> 0    for integers and bools only: for floats x * 0 is NaN
                                                  when x is inf or NaN, and x - x is NaN for inf
   x & True, x | False, x ^ False, x | 0, x ^ 0, max(x, x), min(x, x), x & x, x | x -> x
@@ -79,6 +80,17 @@ class _Simplifier:
     def is_(self, v: Var, target) -> bool:
         return is_value(self.known(v), target)
 
+    def is_zero(self, v: Var, *, negative: bool) -> bool:
+        """v is known to be 0; for floating dtypes, a zero of the given sign: x + (-0) and x - (+0) are x
+        for every x, but x + (+0) is +0 where x is -0 (IEEE 754)."""
+        k = self.known(v)
+        if not is_value(k, 0):
+            return False
+        k = np.asarray(k)
+        if k.dtype.kind == "c":
+            return bool(np.signbit(k.real)) == negative and bool(np.signbit(k.imag)) == negative
+        return k.dtype.kind != "f" or bool(np.signbit(k)) == negative
+
     # --- rewriting ---------------------------------------------------------------------------
     def alias(self, out: Var, x: Var) -> bool:
         if replace_outvars_ok(out, x, self.outset):
@@ -119,13 +131,13 @@ class _Simplifier:
         exact = kind in "iub"  # integer / bool arithmetic: no inf or NaN
         if name == "add" and len(ins) == 2:
             x, y = ins
-            if self.is_(y, 0) and self.alias(out, x):
+            if self.is_zero(y, negative=True) and self.alias(out, x):
                 return True
-            if self.is_(x, 0) and self.alias(out, y):
+            if self.is_zero(x, negative=True) and self.alias(out, y):
                 return True
         elif name == "sub" and len(ins) == 2:
             x, y = ins
-            if self.is_(y, 0) and self.alias(out, x):
+            if self.is_zero(y, negative=False) and self.alias(out, x):
                 return True
             if exact and x is y:
                 return self.constant(out, 0)
