@@ -64,7 +64,7 @@ from .tensor._formats import (channels_last, channels_last_3d, contiguous_format
 _torch_jit.attach(jit)  # torch.jit.script / trace / ignore ... on the same name
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401
-from . import amp, fft, sparse, special  # noqa: E402,F401  (torch.amp, torch.fft, torch.sparse, torch.special)
+from . import amp, fft, onnx, sparse, special  # noqa: E402,F401  (torch.amp, .fft, .onnx, .sparse, .special)
 from . import _cuda_amp  # noqa: E402
 from . import _cpu as cpu  # noqa: E402  (torch.cpu)
 from ._absent_device import mps, xpu  # noqa: E402  (torch.mps, torch.xpu: never available)
