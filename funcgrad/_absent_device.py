@@ -2,11 +2,13 @@
 `device_count()` 0, the seeding calls do nothing, and whatever needs the device raises torch's error."""
 from __future__ import annotations
 
+import importlib.machinery
 import types
 
 
 def make(name: str, error: str) -> types.ModuleType:
     mod = types.ModuleType(f"funcgrad.{name}", f"torch.{name}: funcgrad has no {name.upper()} device.")
+    mod.__spec__ = importlib.machinery.ModuleSpec(mod.__name__, None)  # importable through sys.modules
 
     def _absent(*args, **kwargs):
         raise AssertionError(error)

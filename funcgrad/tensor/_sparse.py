@@ -11,6 +11,8 @@ above return strided tensors where torch would keep the sparse layout (e.g. `spa
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from . import _creation as C
@@ -147,7 +149,7 @@ def _sparse_repr(self):
     indices, values, _ = _coo(self)
     pad = " " * len("tensor(indices=")
     ind = repr(indices).replace("\n", "\n" + pad)
-    val = repr(values).replace("\n", "\n" + " " * len("       values="))
+    val = re.sub(r",\s*dtype=torch\.\w+\)$", ")", repr(values)).replace("\n", "\n" + " " * len("       values="))
     extra = ""
     if self.dtype not in (D.get_default_dtype(), D.int64, D.bool_):
         extra = f", dtype={self.dtype}"
