@@ -95,9 +95,10 @@ from .tensor._formats import (channels_last, channels_last_3d, contiguous_format
 _torch_jit.attach(jit)  # torch.jit.script / trace / ignore ... on the same name
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401
-from . import amp, fft, special  # noqa: E402,F401  (torch.amp, torch.fft, torch.special)
+from . import amp, fft, onnx, sparse, special  # noqa: E402,F401  (torch.amp, .fft, .onnx, .sparse, .special)
 from . import _cuda_amp  # noqa: E402
 from . import _cpu as cpu  # noqa: E402  (torch.cpu)
+from ._absent_device import mps, xpu  # noqa: E402  (torch.mps, torch.xpu: never available)
 from .amp import (autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,  # noqa: E402,F401,E501
                   get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled,
                   is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled, set_autocast_cpu_dtype,
@@ -115,3 +116,5 @@ _sys.modules[__name__ + ".cuda.amp"] = _cuda_amp
 cpu.__path__ = []
 _sys.modules[__name__ + ".cpu"] = cpu
 _sys.modules[__name__ + ".cpu.amp"] = cpu.amp
+_sys.modules[__name__ + ".xpu"] = xpu
+_sys.modules[__name__ + ".mps"] = mps

@@ -713,7 +713,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     """Rows of weight looked up by the integer indices in input (padding_idx rows get no gradient)."""
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported (funcgrad has no sparse "
-                                  "tensors); use sparse=False")
+                                  "gradients); use sparse=False")
     if input.is_floating_point() or input.dtype == _fg.bool:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
@@ -736,7 +736,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     """Sums, means or maxes of bags of embeddings: rows of a 2D input, or segments of a 1D input at offsets."""
     if sparse:
         raise NotImplementedError("embedding_bag: sparse gradients are not supported (funcgrad has no sparse "
-                                  "tensors); use sparse=False")
+                                  "gradients); use sparse=False")
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, "
                          f"then it must have the same shape as the input ({tuple(input.shape)})")

@@ -33,6 +33,9 @@ from ._ops_misc import *  # noqa: F401,F403,E402
 from ._special_ops import i0, igamma, igammac, polygamma  # noqa: F401,E402
 from . import _methods_more  # noqa: E402
 globals().update(_methods_more.install())  # torch.relu_, torch.zero_, ... (the in-place functions)
+from . import _sparse  # noqa: E402
+_sparse.install(Tensor)  # sparse COO tensors (to_sparse, indices, values, ...)
+from ._sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
 
 # torch's dtype aliases
 float = float32  # noqa: A001
@@ -216,7 +219,7 @@ __all__ = sorted(set(_ops_mod.__all__) | set(_ops_more.__all__) | set(_linalg_mo
     "empty_like", "eye", "from_numpy", "full", "full_like", "get_rng_state", "initial_seed", "linspace",
     "logspace", "manual_seed", "multinomial", "normal", "ones", "ones_like", "poisson", "rand", "rand_like",
     "randint", "randint_like", "randn", "randn_like", "randperm", "range", "scalar_tensor", "seed",
-    "set_rng_state", "tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
+    "set_rng_state", "sparse_coo_tensor", "spmm", "tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
     "Size", "bfloat16", "complex64", "complex128", "device", "dtype", "float16", "float32", "float64",
     "get_default_dtype", "int8", "int16", "int32", "int64", "set_default_dtype", "uint8", "uint16", "uint32",
     "uint64", "return_types", "Tensor", "set_printoptions", "float", "double", "half", "cfloat", "cdouble",

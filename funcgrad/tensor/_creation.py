@@ -125,6 +125,15 @@ def _dev(device) -> None:
         D.check_device(device)
 
 
+def _size_kw(name, args, size):
+    """The shape of zeros/ones/empty/rand/randn: positional sizes, or torch's `size=` keyword."""
+    if size is not None:
+        if args:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        return _size((size,))
+    return _size(args)
+
+
 def _size(size):
     if len(size) == 1 and isinstance(size[0], (list, tuple, D.Size)):
         size = tuple(size[0])
@@ -139,20 +148,20 @@ def _fill(size, value, dtype, requires_grad, default=None):
     return _finish(np.full(size, value, dt), requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _dev(device)
-    return _fill(_size(size), 0, dtype, requires_grad)
+    return _fill(_size_kw("zeros", args, size), 0, dtype, requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _dev(device)
-    return _fill(_size(size), 1, dtype, requires_grad)
+    return _fill(_size_kw("ones", args, size), 1, dtype, requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     _dev(device)
-    return _fill(_size(size), 0, dtype, requires_grad)
+    return _fill(_size_kw("empty", args, size), 0, dtype, requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -430,18 +439,18 @@ def _normal(key, shape, dt):
     return _jit_sampler("normal")(key, tuple(shape), np.dtype(dt))
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     _dev(device)
-    shape = _size(size)
+    shape = _size_kw("rand", args, size)
     dt = _float_dt(dtype)
     return _finish(_sample(_uniform(_gen(generator).next_key(), shape, dt)), requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     _dev(device)
-    shape = _size(size)
+    shape = _size_kw("randn", args, size)
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
     if dt.kind not in "fc":
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_legacy(dt)}'")

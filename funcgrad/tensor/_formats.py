@@ -1,7 +1,8 @@
 """torch.memory_format and torch.layout: singleton tags that print and pickle as torch's do.
 
-funcgrad tensors are strided and dense, so `strided` is the only layout a tensor reports; memory formats
-are accepted wherever torch takes them (`to`, `contiguous`, `clone`, `*_like`, `Module.to`)."""
+funcgrad tensors are strided and dense: a tensor reports `strided`, or `sparse_coo` when it is a sparse COO
+tensor (held densely, see _sparse.py); memory formats are accepted wherever torch takes them (`to`,
+`contiguous`, `clone`, `*_like`, `Module.to`)."""
 from __future__ import annotations
 
 

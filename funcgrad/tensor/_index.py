@@ -48,6 +48,8 @@ def _convert_item(i):
         return arr
     if isinstance(i, np.ndarray):
         return i
+    if isinstance(i, range):  # torch reads a range as the sequence of its integers
+        return np.arange(i.start, i.stop, i.step, dtype=np.int64)
     if isinstance(i, _BASIC):
         return i
     if hasattr(i, "__index__"):

@@ -187,11 +187,6 @@ def _map_(self, tensor, callable):  # noqa: A002 - torch's parameter name
     return self
 
 
-def _not_sparse(name):
-    raise RuntimeError(f"{name}(): Could not run on a strided tensor (only sparse tensors have it); funcgrad has no "
-                       "sparse tensors")
-
-
 def _torch_inplace_fn(name):
     def fn(input, *args, **kwargs):
         return getattr(input, name)(*args, **kwargs)
@@ -245,7 +240,6 @@ def install() -> dict:
     from . import _ops_misc as MI
     T.stft = MI.stft
     T.istft = MI.istft
-    T.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
     T.as_subclass = _as_subclass
     T.map_ = _map_
     T.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \
@@ -254,12 +248,6 @@ def install() -> dict:
     T.const_data_ptr = lambda self: self.data_ptr()
     T.record_stream = lambda self, stream: None
     T.is_distributed = lambda self: False
-    T.is_coalesced = lambda self: _not_sparse("is_coalesced")
-    T.coalesce = lambda self: _not_sparse("coalesce")
-    T.indices = lambda self: _not_sparse("indices")
-    T.values = lambda self: _not_sparse("values")
-    T.sparse_dim = lambda self: 0
-    T.dense_dim = lambda self: self.ndim
     T.storage_type = lambda self: type(self.storage())
     T.name = None
     T.volatile = property(lambda self: False)
