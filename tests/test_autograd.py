@@ -728,3 +728,4 @@ def test_func_transforms():
         z.mul_(2)
         return (z * z).sum()
     close(F.grad(with_inplace)(fg.tensor(w)), TF.grad(with_inplace)(torch.tensor(w)))
+

@@ -31,7 +31,8 @@ class Eqn:
     __slots__ = ("prim", "invars", "outvars", "params")
 
     def __init__(self, prim, invars, outvars, params):
-        self.prim, self.params = prim, params
+        self.prim = prim
+        self.params = params
         self.invars = invars if invars.__class__ is list else list(invars)
         self.outvars = outvars if outvars.__class__ is list else list(outvars)
 

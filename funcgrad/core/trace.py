@@ -11,7 +11,7 @@ import threading
 from contextlib import contextmanager
 
 from .array import Array, ArrayBase, get_aval, to_array
-from .aval import ShapedArray, shaped
+from .aval import ShapedArray, _interned, shaped
 from .errors import (ConcretizationError, TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError, UnexpectedTracerError, user_location)
 from .jaxpr import Eqn, Jaxpr, Var
@@ -70,11 +70,13 @@ class Trace:
             if prim.tape_rule is not None:
                 outs, params = prim.tape_rule(lower, params)
             else:
-                outs = prim.bind(*lower, **params)
+                outs = prim.bind(*lower, **params) if params else prim.bind(*lower)
             if not prim.multiple_results:  # the common case, without the lists
                 if outs.__class__ is Array:
                     b = outs._buf
-                    av = shaped(b.shape, b.dtype, bool(outs.weak_type))
+                    av = _interned.get((b.shape, b.dtype, outs.weak_type))
+                    if av is None:
+                        av = shaped(b.shape, b.dtype, bool(outs.weak_type))
                 else:
                     av = outs.aval
                 var = Var(av, outs)

@@ -12,8 +12,11 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from ..core import dtypes
-from ..core.array import ArrayBase, get_aval, to_array
+import numpy as np
+
+from ..core.array import Array, ArrayBase, get_aval, to_array
 from ..core.errors import user_location
+from ..core.primitive import hooks
 from ..core.trace import Tracer, new_trace
 from ..core.tree_util import tree_flatten, tree_unflatten, tree_map
 from ..primitives.elementwise import add, add_p, zeros_like, ones_like
@@ -133,6 +136,33 @@ def forward(tape: Tape, tangents: Sequence) -> list:
             for o in tape.outputs]
 
 
+class _Accumulator:
+    """Sums of cotangent contributions for the backward walk. A sum it made itself (a fresh Array that
+    nothing else holds) takes later concrete NumPy contributions in place, one ufunc call each, instead of
+    a new array per contribution (a weight read at every step of a loop gets one per step). A sum stops
+    being its own once the walk hands it to a rule (`release`), since a rule may pass it on unchanged."""
+    __slots__ = ("owned",)
+
+    def __init__(self):
+        self.owned = set()  # ids of the sums made here and not yet released
+
+    def __call__(self, prev, c):
+        if prev.__class__ is Array and c.__class__ is Array and id(prev) in self.owned and not hooks.active:
+            pb, cb = prev._buf, c._buf
+            if pb.__class__ is np.ndarray and cb.__class__ is np.ndarray and pb.shape == cb.shape \
+                    and pb.dtype == cb.dtype:
+                np.add(pb, cb, out=pb)
+                return prev
+        self.owned.discard(id(prev))
+        r = add_p.bind(prev, c)
+        if r.__class__ is Array and r._buf.__class__ is np.ndarray and r._buf.flags.writeable:
+            self.owned.add(id(r))
+        return r
+
+    def release(self, g):
+        self.owned.discard(id(g))
+
+
 def backward(tape: Tape, cts: Sequence) -> list:
     """Cotangents of the tape's inputs given cotangents of its outputs (None means zero)."""
     env = {}
@@ -140,13 +170,15 @@ def backward(tape: Tape, cts: Sequence) -> list:
         if ct is not None and isinstance(o, Tracer) and o._trace is tape.trace:
             env[o.var] = _sum(env.get(o.var), ct)
     inexact = _INEXACT
-    accumulate = add_p.bind
+    accumulate = _Accumulator()
+    release = accumulate.owned.discard
     for eqn in reversed(tape.trace.eqns):
         prim = eqn.prim
         if not prim.multiple_results and prim.vjp_full is None:  # the common case, in one pass
             g = env.pop(eqn.outvars[0], None)
             if g is None or not prim.differentiable:
                 continue
+            release(id(g))
             invars = eqn.invars
             args = None
             vjps = prim.vjp
@@ -174,10 +206,13 @@ def backward(tape: Tape, cts: Sequence) -> list:
             outs_ct = [env.pop(v, None) for v in eqn.outvars]
             if all(c is None for c in outs_ct):
                 continue
+            for c in outs_ct:
+                release(id(c))
         else:
             g = env.pop(eqn.outvars[0], None)
             if g is None:
                 continue
+            release(id(g))
         if not prim.differentiable:
             continue
         params = eqn.params
@@ -209,7 +244,7 @@ def backward(tape: Tape, cts: Sequence) -> list:
         for v, need, c in zip(invars, needs, in_cts):
             if need and c is not None:
                 prev = env.get(v)
-                env[v] = c if prev is None else add(prev, c)
+                env[v] = c if prev is None else accumulate(prev, c)
     return [env.get(t.var) for t in tape.inputs]
 
 
