@@ -1,0 +1,160 @@
+"""The later funcgrad.scipy.special functions (expn, sici, fresnel, spence, ...) against SciPy: float64
+values at tight tolerances, float32 at ~1e-5, edge values, jit == eager, vmap, and derivatives
+(exact rules against finite differences)."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.special as ss
+from hypothesis import given
+from hypothesis import strategies as st
+
+import funcgrad
+import funcgrad.numpy as jnp
+import funcgrad.scipy.special as fs
+from funcgrad.testing import check_grads
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture
+def x64():
+    funcgrad.config.update("enable_x64", True)
+    yield
+    funcgrad.config.update("enable_x64", False)
+
+
+def _tuple(v):
+    return v if isinstance(v, tuple) else (v,)
+
+
+def compare(ours, theirs, args, rtol, atol=0.0, dtype=np.float64):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # SciPy's "n truncated to an integer"
+        exp = _tuple(theirs(*[np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in args]))
+    got = _tuple(ours(*args))
+    assert len(got) == len(exp)
+    for g, e in zip(got, exp):
+        g = np.asarray(g)
+        assert g.dtype == dtype
+        np.testing.assert_allclose(g, np.asarray(e, np.float64), rtol=rtol, atol=atol)
+
+
+X_EXPN = np.concatenate([np.linspace(0.01, 5, 120), np.geomspace(5, 700, 60), [1e-10, 0.999, 1.0, 1.001]])
+X_SICI = np.concatenate([np.linspace(-30, 30, 241), np.geomspace(1e-8, 1e4, 80), [3.9999, 4.0, 4.0001]])
+X_FRES = np.concatenate([np.linspace(-30, 30, 241), np.geomspace(1e-8, 30, 60), [1.7999, 1.8, 1.8001]])
+X_SPENCE = np.concatenate([np.linspace(0, 5, 201), np.geomspace(1e-10, 1e10, 120), [0.5, 2.0, 1.0]])
+
+
+# --- float64 values ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 10, 30])
+def test_expn_float64(x64, n):
+    compare(fs.expn, ss.expn, (n, X_EXPN), rtol=1e-13)
+
+
+def test_expn_broadcast_and_edges(x64):
+    n = np.array([[0.0], [1.0], [2.0], [4.0], [-1.0], [2.7]])
+    x = np.array([0.0, 1e-300, 0.5, 3.0, 750.0, np.inf, -1.0, np.nan])
+    compare(fs.expn, ss.expn, (n, x), rtol=1e-13)
+    assert np.isnan(np.asarray(fs.expn(np.nan, 1.0)))
+
+
+def test_sici_fresnel_spence_float64(x64):
+    compare(fs.sici, ss.sici, (X_SICI,), rtol=1e-13, atol=2e-15)  # atol: near the zeros of Ci
+    compare(fs.fresnel, ss.fresnel, (X_FRES,), rtol=1e-13)
+    compare(fs.spence, ss.spence, (X_SPENCE,), rtol=1e-13, atol=1e-15)
+
+
+def test_edges_match_scipy(x64):
+    e = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, 1e-300, 1e300])
+    compare(fs.sici, ss.sici, (e,), rtol=1e-14)
+    compare(fs.fresnel, ss.fresnel, (e,), rtol=1e-14)
+    compare(fs.spence, ss.spence, (e,), rtol=1e-14)
+
+
+def test_fresnel_large_arguments(x64):
+    # the phase pi x^2 / 2 is rounded: accuracy degrades to about 1e-12 at x ~ 1e4
+    x = np.geomspace(30, 1e4, 40)
+    compare(fs.fresnel, ss.fresnel, (x,), rtol=5e-12)
+
+
+# --- float32 and integer inputs --------------------------------------------------------------------
+
+def test_float32():
+    x = np.linspace(0.05, 20, 60).astype(np.float32)
+    compare(lambda v: fs.expn(3, v), lambda v: ss.expn(3, v), (x,), rtol=2e-5, dtype=np.float32)
+    xs = np.linspace(-20, 20, 81).astype(np.float32)
+    compare(fs.sici, ss.sici, (xs,), rtol=2e-5, atol=2e-6, dtype=np.float32)
+    compare(fs.fresnel, ss.fresnel, (xs,), rtol=2e-5, atol=1e-7, dtype=np.float32)
+    compare(fs.spence, ss.spence, (x,), rtol=2e-5, atol=1e-6, dtype=np.float32)
+
+
+def test_integer_inputs_promote():
+    assert fs.expn(2, 3).dtype == jnp.float32
+    assert fs.spence(2).dtype == jnp.float32
+    assert all(v.dtype == jnp.float32 for v in fs.sici(np.arange(1, 4)))
+    assert all(v.dtype == jnp.float32 for v in fs.fresnel(np.arange(1, 4)))
+
+
+# --- transforms ------------------------------------------------------------------------------------
+
+def test_jit_and_vmap_match_eager(x64):
+    x = jnp.asarray(np.array([0.3, 1.7, 4.5, 9.0]))
+    n = jnp.asarray(np.array([0, 1, 3, 6]))
+    np.testing.assert_array_equal(funcgrad.jit(fs.expn)(n, x), fs.expn(n, x))
+    np.testing.assert_array_equal(funcgrad.vmap(fs.expn)(n, x), fs.expn(n, x))
+    for f in (fs.sici, fs.fresnel, fs.spence):
+        for a, b in zip(_tuple(funcgrad.jit(f)(x)), _tuple(f(x))):
+            np.testing.assert_array_equal(a, b)
+        for a, b in zip(_tuple(funcgrad.vmap(f)(x)), _tuple(f(x))):
+            np.testing.assert_array_equal(a, b)
+
+
+# --- derivatives -----------------------------------------------------------------------------------
+
+def test_derivatives(x64):
+    x = jnp.asarray(np.array([0.3, 1.7, 5.0, 7.5]))
+    check_grads(lambda v: fs.expn(1, v), (x,), order=2)
+    check_grads(lambda v: fs.expn(4, v), (x,), order=1)
+    check_grads(fs.sici, (x,), order=1)
+    check_grads(fs.fresnel, (x,), order=2)
+    check_grads(fs.spence, (jnp.asarray(np.array([0.2, 1.0, 1.5, 6.0])),), order=2)
+
+
+def test_derivative_values(x64):
+    g = funcgrad.grad(lambda v: fs.expn(3, v))(1.3)
+    np.testing.assert_allclose(float(g), -ss.expn(2, 1.3), rtol=1e-13)
+    g = funcgrad.grad(lambda v: fs.expn(0, v))(1.3)
+    np.testing.assert_allclose(float(g), -np.exp(-1.3) * 2.3 / 1.69, rtol=1e-13)
+    assert float(funcgrad.grad(fs.spence)(1.0)) == -1.0
+    assert float(funcgrad.grad(lambda v: fs.sici(v)[0])(0.0)) == 1.0
+    s, c = funcgrad.jacfwd(fs.fresnel)(jnp.asarray(0.8))
+    np.testing.assert_allclose([float(s), float(c)], [np.sin(np.pi * 0.32), np.cos(np.pi * 0.32)], rtol=1e-14)
+
+
+@given(st.floats(0.01, 50.0), st.integers(0, 12))
+def test_expn_hypothesis(x, n):
+    funcgrad.config.update("enable_x64", True)
+    try:
+        np.testing.assert_allclose(float(fs.expn(n, x)), ss.expn(n, x), rtol=1e-12)
+    finally:
+        funcgrad.config.update("enable_x64", False)
+
+
+@given(st.floats(-1e3, 1e3))
+def test_sici_fresnel_hypothesis(x):
+    funcgrad.config.update("enable_x64", True)
+    try:
+        for a, b in zip(fs.sici(x), ss.sici(x)):
+            np.testing.assert_allclose(float(a), b, rtol=1e-12, atol=1e-15)
+        for a, b in zip(fs.fresnel(x), ss.fresnel(x)):
+            np.testing.assert_allclose(float(a), b, rtol=1e-12)
+    finally:
+        funcgrad.config.update("enable_x64", False)
+
+
+def test_complex_input_rejected():
+    for f in (fs.sici, fs.fresnel, fs.spence, lambda v: fs.expn(1, v)):
+        with pytest.raises(TypeError):
+            f(np.array([1 + 1j]))
