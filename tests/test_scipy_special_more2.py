@@ -155,6 +155,106 @@ def test_sici_fresnel_hypothesis(x):
 
 
 def test_complex_input_rejected():
-    for f in (fs.sici, fs.fresnel, fs.spence, lambda v: fs.expn(1, v)):
+    for f in (fs.sici, fs.fresnel, fs.spence, lambda v: fs.expn(1, v), lambda v: fs.hyp1f1(1.0, 2.0, v),
+              lambda v: fs.hyp2f1(1.0, 2.0, 3.0, v)):
         with pytest.raises(TypeError):
             f(np.array([1 + 1j]))
+
+
+# --- hyp1f1 / hyp2f1 ---------------------------------------------------------------------------------
+
+def test_hyp1f1_float64(x64):
+    r = np.random.default_rng(11)
+    a = r.uniform(0.1, 20, 200)
+    b = r.uniform(0.1, 20, 200)
+    compare(fs.hyp1f1, ss.hyp1f1, (a, b, r.uniform(0, 50, 200)), rtol=1e-13)
+    compare(fs.hyp1f1, ss.hyp1f1, (a, a + r.uniform(0, 20, 200), r.uniform(-50, 0, 200)), rtol=1e-13)
+    far = r.uniform(250, 700, 200) * r.choice([-1.0, 1.0], 200)  # the large-argument expansion
+    compare(fs.hyp1f1, ss.hyp1f1, (a, b, far), rtol=1e-12)
+    an = r.uniform(-10, 0, 200)  # alternating terms: a few digits are lost
+    compare(fs.hyp1f1, ss.hyp1f1, (an, b, r.uniform(-30, 30, 200)), rtol=1e-9)
+
+
+def test_hyp1f1_edges(x64):
+    a = np.array([-2.0, -3.0, 0.0, 1.0, 1.0, 1.5, 2.0])
+    b = np.array([1.0, 2.5, 3.0, 0.0, -1.0, 1.5, 3.0])
+    x = np.array([3.0, -4.0, 7.0, 0.5, 0.5, 2.0, 0.0])
+    compare(fs.hyp1f1, ss.hyp1f1, (a, b, x), rtol=1e-13)
+    assert np.isnan(float(fs.hyp1f1(np.nan, 1.0, 1.0)))
+
+
+def test_hyp2f1_float64(x64):
+    r = np.random.default_rng(12)
+    a, b = r.uniform(-5, 5, 200), r.uniform(-5, 5, 200)
+    c = r.uniform(0.1, 10, 200)
+    compare(fs.hyp2f1, ss.hyp2f1, (a, b, c, r.uniform(-1, 0.6, 200)), rtol=1e-13, atol=1e-14)
+    compare(fs.hyp2f1, ss.hyp2f1, (a, b, c, r.uniform(-20, 0.95, 200)), rtol=5e-11, atol=1e-14)
+
+
+def test_hyp2f1_edges(x64):
+    a = np.array([1.0, 0.5, -2.0, 1.0, 1.0, 0.5, 2.0, 1.0, -3.0])
+    b = np.array([1.0, 0.3, 0.3, 1.0, 1.0, 0.3, 1.0, 2.0, 1.5])
+    c = np.array([2.0, 1.2, 1.2, -1.0, 3.0, 0.2, 3.0, 4.0, 2.0])
+    x = np.array([1.5, 1.0, 2.0, 0.5, 0.9, 1.0, 0.5, 0.0, -7.0])
+    compare(fs.hyp2f1, ss.hyp2f1, (a, b, c, x), rtol=1e-13)
+    # c - a - b an integer: the series is used, slower to converge towards 1
+    compare(fs.hyp2f1, ss.hyp2f1, (np.array([1.0, 0.5]), np.array([1.0, 0.5]), np.array([2.0, 3.0]),
+                                   np.array([0.9, -0.8])), rtol=1e-10)
+
+
+def test_hyp_float32_and_transforms(x64):
+    y = np.linspace(-10, 10, 21).astype(np.float32)
+    f32 = np.float32
+    funcgrad.config.update("enable_x64", False)
+    compare(fs.hyp1f1, ss.hyp1f1, (f32(1.5), f32(2.5), y), rtol=1e-5, dtype=np.float32)
+    compare(fs.hyp2f1, ss.hyp2f1, (f32(1.5), f32(0.7), f32(2.5), np.linspace(-10, 0.9, 21).astype(f32)),
+            rtol=1e-5, dtype=np.float32)
+    funcgrad.config.update("enable_x64", True)
+    a = jnp.asarray(np.array([0.5, 1.5, 2.5]))
+    x = jnp.asarray(np.array([-3.0, 0.4, 2.5]))
+    np.testing.assert_array_equal(funcgrad.jit(fs.hyp1f1)(a, a + 1, x), fs.hyp1f1(a, a + 1, x))
+    np.testing.assert_array_equal(funcgrad.vmap(fs.hyp1f1)(a, a + 1, x), fs.hyp1f1(a, a + 1, x))
+    np.testing.assert_array_equal(funcgrad.jit(fs.hyp2f1)(a, a, a + 1, x / 5), fs.hyp2f1(a, a, a + 1, x / 5))
+    np.testing.assert_array_equal(funcgrad.vmap(fs.hyp2f1)(a, a, a + 1, x / 5), fs.hyp2f1(a, a, a + 1, x / 5))
+
+
+def _fd(f, args, i, h=1e-6):
+    up = list(args)
+    dn = list(args)
+    up[i] += h
+    dn[i] -= h
+    return (f(*up) - f(*dn)) / (2 * h)
+
+
+@pytest.mark.parametrize("args", [(1.5, 2.5, 3.0), (1.5, 2.5, -3.0), (0.7, 4.0, 30.0), (3.0, 1.2, -10.0),
+                                  (2.0, 3.0, 300.0)])
+def test_hyp1f1_derivatives(x64, args):
+    g = funcgrad.grad(fs.hyp1f1, argnums=(0, 1, 2))(*args)
+    a, b, x = args
+    np.testing.assert_allclose(float(g[2]), a / b * ss.hyp1f1(a + 1, b + 1, x), rtol=1e-12)
+    for i in range(2):  # the parameter derivatives against SciPy by central differences
+        np.testing.assert_allclose(float(g[i]), _fd(ss.hyp1f1, args, i), rtol=1e-7)
+
+
+@pytest.mark.parametrize("args", [(1.5, 0.7, 2.5, 0.3), (1.5, 0.7, 2.5, 0.8), (1.5, 0.7, 2.5, -3.0),
+                                  (-1.3, 2.2, 4.1, 0.9), (2.0, 1.0, 3.0, 0.5)])
+def test_hyp2f1_derivatives(x64, args):
+    g = funcgrad.grad(fs.hyp2f1, argnums=(0, 1, 2, 3))(*args)
+    a, b, c, x = args
+    np.testing.assert_allclose(float(g[3]), a * b / c * ss.hyp2f1(a + 1, b + 1, c + 1, x), rtol=1e-12)
+    for i in range(3):
+        np.testing.assert_allclose(float(g[i]), _fd(ss.hyp2f1, args, i), rtol=1e-7)
+
+
+def test_hyp_check_grads(x64):
+    check_grads(lambda v: fs.hyp1f1(1.5, 2.5, v), (jnp.asarray(np.array([-3.0, 0.4, 2.5])),), order=2)
+    check_grads(lambda v: fs.hyp2f1(1.5, 0.7, 2.5, v), (jnp.asarray(np.array([-3.0, 0.3, 0.8])),), order=1)
+
+
+@given(st.floats(0.1, 10.0), st.floats(0.1, 10.0), st.floats(0.0, 40.0))
+def test_hyp1f1_hypothesis(a, b, x):
+    funcgrad.config.update("enable_x64", True)
+    try:
+        np.testing.assert_allclose(float(fs.hyp1f1(a, b, x)), ss.hyp1f1(a, b, x), rtol=1e-12)
+    finally:
+        funcgrad.config.update("enable_x64", False)
