@@ -258,3 +258,122 @@ def test_hyp1f1_hypothesis(a, b, x):
         np.testing.assert_allclose(float(fs.hyp1f1(a, b, x)), ss.hyp1f1(a, b, x), rtol=1e-12)
     finally:
         funcgrad.config.update("enable_x64", False)
+
+
+# --- lpmn / lpmn_values / sph_harm_y -----------------------------------------------------------------
+
+def _scipy_lpmn(l_max, z):
+    """SciPy's lpmn (removed in SciPy 1.17) rebuilt from assoc_legendre_p_all: (m, l, z) tables."""
+    vals, ders = ss.assoc_legendre_p_all(l_max, l_max, z, diff_n=1)
+    v = np.zeros((l_max + 1, l_max + 1, len(z)))
+    d = np.zeros_like(v)
+    for m in range(l_max + 1):
+        for l in range(m, l_max + 1):
+            v[m, l], d[m, l] = vals[l, m], ders[l, m]
+    return v, d
+
+
+def _norm(l_max):
+    from math import factorial, pi, sqrt
+    return np.array([[sqrt((2 * l + 1) * factorial(l - m) / (4 * pi * factorial(l + m))) if m <= l else 0.0
+                      for l in range(l_max + 1)] for m in range(l_max + 1)])[..., None]
+
+
+@pytest.mark.parametrize("l_max", [0, 1, 3, 8])
+def test_lpmn_float64(x64, l_max):
+    z = np.linspace(-0.99, 0.99, 23)
+    v, d = fs.lpmn(l_max, l_max, z)
+    ev, ed = _scipy_lpmn(l_max, z)
+    assert v.shape == d.shape == (l_max + 1, l_max + 1, 23) and v.dtype == jnp.float64
+    scale = np.max(np.abs(ev), axis=-1, keepdims=True) + 1  # relative to each table entry's size
+    np.testing.assert_allclose(np.asarray(v) / scale, ev / scale, rtol=0, atol=1e-14)
+    dscale = np.max(np.abs(ed), axis=-1, keepdims=True) + 1
+    np.testing.assert_allclose(np.asarray(d) / dscale, ed / dscale, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(np.asarray(fs.lpmn_values(l_max, l_max, z, False)), np.asarray(v), rtol=0, atol=0)
+    np.testing.assert_allclose(np.asarray(fs.lpmn_values(l_max, l_max, z, True)), ev * _norm(l_max),
+                               rtol=1e-13, atol=1e-15)
+
+
+def test_lpmn_high_degree_float32():
+    # normalised recurrences: no overflow in float32 even where (l + m)! would
+    z = np.linspace(-0.9, 0.9, 11).astype(np.float32)
+    got = fs.lpmn_values(40, 40, z, True)
+    assert got.dtype == jnp.float32 and np.all(np.isfinite(np.asarray(got)))
+    ev, _ = _scipy_lpmn(8, z.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(got)[:9, :9], ev * _norm(8), rtol=1e-5, atol=1e-6)
+    v, d = fs.lpmn(3, 3, z)
+    ev, ed = _scipy_lpmn(3, z.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(v), ev, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(d), ed, rtol=1e-5, atol=1e-4)
+
+
+def test_lpmn_edges_and_errors(x64):
+    v = fs.lpmn_values(2, 2, np.array([-1.0, 1.0, 1.5, np.nan]), False)
+    np.testing.assert_allclose(np.asarray(v)[:, :, :2], _scipy_lpmn(2, np.array([-1.0, 1.0]))[0], atol=1e-15)
+    assert np.all(np.isnan(np.asarray(v)[:, :, 2:]))
+    with pytest.raises(NotImplementedError, match="m != n"):
+        fs.lpmn(2, 3, np.array([0.5]))
+    with pytest.raises(ValueError, match="1D"):
+        fs.lpmn(2, 2, np.array([[0.5]]))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        fs.lpmn_values(2, 2, np.array([0, 1]), True)
+    with pytest.raises(ValueError, match="non-negative"):
+        fs.lpmn(-1, -1, np.array([0.5]))
+    with pytest.raises(TypeError, match="concrete Python ints"):
+        fs.lpmn(2.0, 2, np.array([0.5]))
+
+
+def test_lpmn_transforms(x64):
+    z = jnp.asarray(np.linspace(-0.8, 0.8, 5))
+    for a, b in zip(funcgrad.jit(lambda v: fs.lpmn(4, 4, v))(z), fs.lpmn(4, 4, z)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-15, atol=0)
+    zb = jnp.stack([z, z / 2])
+    batched = funcgrad.vmap(lambda v: fs.lpmn_values(3, 3, v, True))(zb)
+    assert batched.shape == (2, 4, 4, 5)
+    for i in range(2):
+        np.testing.assert_allclose(np.asarray(batched[i]), np.asarray(fs.lpmn_values(3, 3, zb[i], True)),
+                                   rtol=1e-15)
+    # the z-derivative of the values (through the recurrences) equals lpmn's derivative table
+    jac = funcgrad.jacfwd(lambda v: jnp.sum(fs.lpmn_values(4, 4, v, False), axis=()))(z)
+    diag = np.einsum("mlkk->mlk", np.asarray(jac))
+    np.testing.assert_allclose(diag, np.asarray(fs.lpmn(4, 4, z)[1]), rtol=1e-12, atol=1e-12)
+
+
+def test_sph_harm_y_float64(x64):
+    r = np.random.default_rng(5)
+    n = r.integers(0, 12, 300)
+    m = r.integers(-12, 13, 300)  # includes |m| > n, where both give 0
+    th, ph = r.uniform(0, np.pi, 300), r.uniform(0, 2 * np.pi, 300)
+    got = fs.sph_harm_y(n, m, th, ph)
+    assert got.dtype == jnp.complex128
+    np.testing.assert_allclose(np.asarray(got), ss.sph_harm_y(n, m, th, ph), rtol=1e-12, atol=1e-14)
+    # SciPy's old argument order: (m, n, azimuth, polar)
+    np.testing.assert_allclose(np.asarray(fs.sph_harm(m, n, ph, th)), ss.sph_harm_y(n, m, th, ph),
+                               rtol=1e-12, atol=1e-14)
+    # broadcasting, the poles
+    got = fs.sph_harm_y(np.array([[2], [3]]), np.array([1, 0, -2]), np.array([0.0, np.pi, 1.0]), 0.3)
+    np.testing.assert_allclose(np.asarray(got), ss.sph_harm_y(np.array([[2], [3]]), np.array([1, 0, -2]),
+                                                              np.array([0.0, np.pi, 1.0]), 0.3), atol=1e-15)
+
+
+def test_sph_harm_y_float32_jit_vmap_grad(x64):
+    n, m = jnp.asarray(np.array([1, 2, 4, 6])), jnp.asarray(np.array([-1, 2, 0, -3]))
+    th, ph = np.array([0.3, 1.2, 2.0, 2.9]), np.array([0.1, 2.0, 4.0, 6.0])
+    f32 = fs.sph_harm_y(n, m, th.astype(np.float32), ph.astype(np.float32))
+    assert f32.dtype == jnp.complex64
+    np.testing.assert_allclose(np.asarray(f32), ss.sph_harm_y(n, m, th, ph), rtol=2e-5, atol=1e-6)
+    f = funcgrad.jit(lambda t, p: fs.sph_harm_y(n, m, t, p, n_max=6))
+    np.testing.assert_allclose(np.asarray(f(th, ph)), np.asarray(fs.sph_harm_y(n, m, th, ph)), rtol=1e-15)
+    v = funcgrad.vmap(lambda a, b, t, p: fs.sph_harm_y(a, b, t, p, n_max=6))(n, m, jnp.asarray(th), jnp.asarray(ph))
+    np.testing.assert_allclose(np.asarray(v), np.asarray(fs.sph_harm_y(n, m, th, ph)), rtol=1e-15)
+    with pytest.raises(TypeError, match="n_max"):
+        funcgrad.jit(lambda a, t: fs.sph_harm_y(a, m, t, ph))(n, th)
+    with pytest.raises(NotImplementedError):
+        fs.sph_harm_y(n, m, th, ph, diff_n=1)
+    with pytest.raises(TypeError, match="integer"):
+        fs.sph_harm_y(np.array([1.0]), m, th, ph)
+    # d/dtheta of the real part against finite differences
+    check_grads(lambda t: jnp.real(fs.sph_harm_y(n, m, t, jnp.asarray(ph))), (jnp.asarray(th),), order=1)
+    # degrees above n_max are clipped to it (as JAX)
+    np.testing.assert_allclose(np.asarray(fs.sph_harm_y(np.array([5]), np.array([1]), 0.7, 0.2, n_max=3)),
+                               ss.sph_harm_y(3, 1, 0.7, 0.2), rtol=1e-13)
