@@ -377,3 +377,73 @@ def test_sph_harm_y_float32_jit_vmap_grad(x64):
     # degrees above n_max are clipped to it (as JAX)
     np.testing.assert_allclose(np.asarray(fs.sph_harm_y(np.array([5]), np.array([1]), 0.7, 0.2, n_max=3)),
                                ss.sph_harm_y(3, 1, 0.7, 0.2), rtol=1e-13)
+
+
+# --- funcgrad extras: wofz, dawsn, owens_t -----------------------------------------------------------
+
+def test_wofz(x64):
+    r = np.random.default_rng(21)
+    z = r.normal(0, 2, 400) + 1j * r.normal(0, 2, 400)
+    got = fs.wofz(z)
+    assert got.dtype == jnp.complex128
+    np.testing.assert_allclose(np.asarray(got), ss.wofz(z), rtol=3e-14)
+    x = np.concatenate([np.linspace(-10, 10, 101), [0.0, 1e10, np.inf, -np.inf, np.nan]])
+    got = fs.wofz(x)
+    assert got.dtype == jnp.complex128
+    np.testing.assert_allclose(np.asarray(got), ss.wofz(x), rtol=1e-14, atol=1e-30)
+    np.testing.assert_allclose(np.asarray(fs.wofz(np.array([1e10j, -3j]))), ss.wofz(np.array([1e10j, -3j])),
+                               rtol=1e-14)
+    funcgrad.config.update("enable_x64", False)
+    g32 = fs.wofz(z.astype(np.complex64))
+    assert g32.dtype == jnp.complex64 and fs.wofz(np.float32(1.0)).dtype == jnp.complex64
+    np.testing.assert_allclose(np.asarray(g32), ss.wofz(z), rtol=1e-5)
+    funcgrad.config.update("enable_x64", True)
+    # holomorphic derivative w' = -2 z w + 2i / sqrt(pi), against SciPy by central differences along t
+    z0 = jnp.asarray(np.array([0.3 + 0.8j, -1.2 - 0.4j]))
+    t0 = jnp.asarray(np.array([1.0 + 0.5j, -0.3 + 1j]))
+    _, tout = funcgrad.jvp(fs.wofz, (z0,), (t0,))
+    h = 1e-6
+    fd = (ss.wofz(np.asarray(z0) + h * np.asarray(t0)) - ss.wofz(np.asarray(z0) - h * np.asarray(t0))) / (2 * h)
+    np.testing.assert_allclose(np.asarray(tout), fd, rtol=1e-8)
+    np.testing.assert_array_equal(np.asarray(funcgrad.jit(fs.wofz)(z)), np.asarray(fs.wofz(z)))
+    np.testing.assert_array_equal(np.asarray(funcgrad.vmap(fs.wofz)(z)), np.asarray(fs.wofz(z)))
+
+
+def test_dawsn(x64):
+    x = np.concatenate([np.linspace(-10, 10, 401), np.geomspace(1e-300, 1e300, 60),
+                        [np.inf, -np.inf, np.nan, 0.0, -0.0]])
+    compare(fs.dawsn, ss.dawsn, (x,), rtol=1e-14)
+    assert np.signbit(np.asarray(fs.dawsn(-0.0)))
+    funcgrad.config.update("enable_x64", False)
+    compare(fs.dawsn, ss.dawsn, (np.linspace(-10, 10, 41).astype(np.float32),), rtol=2e-6, dtype=np.float32)
+    assert fs.dawsn(np.arange(3)).dtype == jnp.float32
+    funcgrad.config.update("enable_x64", True)
+    check_grads(fs.dawsn, (jnp.asarray(np.array([-2.0, 0.3, 4.0])),), order=2)
+    np.testing.assert_allclose(float(funcgrad.grad(fs.dawsn)(1.3)), 1 - 2.6 * ss.dawsn(1.3), rtol=1e-14)
+    xs = jnp.asarray(np.array([-2.0, 0.3, 4.0]))
+    np.testing.assert_array_equal(np.asarray(funcgrad.jit(fs.dawsn)(xs)), np.asarray(fs.dawsn(xs)))
+    np.testing.assert_array_equal(np.asarray(funcgrad.vmap(fs.dawsn)(xs)), np.asarray(fs.dawsn(xs)))
+
+
+def test_owens_t(x64):
+    r = np.random.default_rng(22)
+    h, a = r.uniform(-30, 30, 1000), r.uniform(-10, 10, 1000)
+    compare(fs.owens_t, ss.owens_t, (h, a), rtol=2e-13)
+    e = np.array([0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.0])
+    compare(fs.owens_t, ss.owens_t, (0.5, e), rtol=1e-14)
+    compare(fs.owens_t, ss.owens_t, (e, 0.7), rtol=1e-14)
+    compare(fs.owens_t, ss.owens_t, (np.array([[0.3], [2.0]]), np.array([0.2, 5.0, -50.0])), rtol=1e-13)
+    funcgrad.config.update("enable_x64", False)
+    compare(fs.owens_t, ss.owens_t, (h[:50].astype(np.float32) / 5, a[:50].astype(np.float32)), rtol=2e-5,
+            atol=1e-8, dtype=np.float32)
+    funcgrad.config.update("enable_x64", True)
+    check_grads(fs.owens_t, (jnp.asarray(np.array([-2.0, 0.3, 1.5])), jnp.asarray(np.array([0.5, -3.0, 0.9]))),
+                order=1)
+    # dT/da = e^(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2))
+    np.testing.assert_allclose(float(funcgrad.grad(fs.owens_t, argnums=1)(0.7, 0.4)),
+                               np.exp(-0.49 * 1.16 / 2) / (2 * np.pi * 1.16), rtol=1e-13)
+    hs, as_ = jnp.asarray(h[:6]), jnp.asarray(a[:6])
+    np.testing.assert_allclose(np.asarray(funcgrad.jit(fs.owens_t)(hs, as_)), np.asarray(fs.owens_t(hs, as_)),
+                               rtol=1e-15)
+    np.testing.assert_allclose(np.asarray(funcgrad.vmap(fs.owens_t)(hs, as_)), np.asarray(fs.owens_t(hs, as_)),
+                               rtol=1e-15)

@@ -1,7 +1,8 @@
 """More of jax.scipy.special: the generalised exponential integral expn, the sine/cosine integrals
 sici, the Fresnel integrals fresnel, Spence's function (the dilogarithm) spence, and the
 hypergeometric functions hyp1f1 and hyp2f1, the associated Legendre functions lpmn / lpmn_values and
-the spherical harmonics sph_harm_y / sph_harm.
+the spherical harmonics sph_harm_y / sph_harm; and three SciPy functions jax.scipy.special lacks
+(funcgrad extras): the Faddeeva function wofz, Dawson's integral dawsn and Owen's T function owens_t.
 
 Each is written with funcgrad.numpy operations as fixed-length series / continued fractions (so it
 works under jit and vmap), computes in its input's float dtype (integers promote to the default float),
@@ -670,5 +671,146 @@ def sph_harm(m, n, theta, phi, n_max=None):
     return sph_harm_y(n, m, phi, theta, n_max=n_max)
 
 
+# --- funcgrad extras (in scipy.special, not in jax.scipy.special): dawsn, owens_t -------------------
+
+_DAWSN_CF = 60
+
+
+@custom_jvp
+def _dawsn(x):
+    ax = jnp.abs(x)
+    huge = ax > 1e8
+    xs = jnp.where(huge, 1.0, ax)
+    x2 = xs * xs
+    # D(x) = x / (1 + 2x^2 - 4x^2 / (3 + 2x^2 - 8x^2 / (5 + 2x^2 - ...))), convergent for all x
+    t = jnp.zeros_like(xs)
+    for k in range(_DAWSN_CF, 0, -1):
+        t = 4 * k * x2 / (2 * k + 1 + 2 * x2 - t)
+    val = xs / (1 + 2 * x2 - t)
+    xh = jnp.where(huge, ax, 1e8)
+    val = jnp.where(huge, 1 / (2 * xh) + 1 / (4 * xh * xh * xh), val)
+    val = jnp.where(ax == jnp.inf, 0.0, val)
+    return jnp.copysign(val, x)
+
+
+@_dawsn.defjvp
+def _dawsn_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    d = _dawsn(x)
+    return d, t * (1 - 2 * x * d)
+
+
+def dawsn(x):
+    """Dawson's integral D(x) = e^(-x^2) int_0^x e^(t^2) dt, as scipy.special.dawsn (a funcgrad extra:
+    jax.scipy.special has no dawsn). A 60-term continued fraction, convergent for all real x (the
+    asymptotic 1/(2x) + 1/(4x^3) beyond 1e8): about 1e-14 relative in float64. Differentiable:
+    D'(x) = 1 - 2 x D(x)."""
+    return _dawsn(promote_float("dawsn", x))
+
+
+def _gauss_legendre(n):
+    import numpy as np
+    xg, wg = np.polynomial.legendre.leggauss(n)
+    return (xg + 1) / 2, wg / 2  # on [0, 1]
+
+
+_OT_NODES, _OT_WEIGHTS = _gauss_legendre(64)
+
+
+def _owens_t_small(h, a):
+    """T(h, a) for 0 <= a <= 1: 64-point Gauss-Legendre quadrature of
+    e^(-h^2 (1 + x^2) / 2) / (1 + x^2) / (2 pi) over [0, a]."""
+    x = a[..., None] * jnp.asarray(_OT_NODES, dtype=a.dtype)
+    q = 1 + x * x
+    f = jnp.exp(-0.5 * (h * h)[..., None] * q) / q
+    return a * jnp.sum(f * jnp.asarray(_OT_WEIGHTS, dtype=a.dtype), axis=-1) / (2 * _PI)
+
+
+def owens_t(h, a):
+    """Owen's T function T(h, a) = 1/(2 pi) int_0^a e^(-h^2 (1 + x^2) / 2) / (1 + x^2) dx, as
+    scipy.special.owens_t (a funcgrad extra: jax.scipy.special has no owens_t). Even in h, odd in a;
+    for |a| <= 1 a 64-point Gauss-Legendre rule, for |a| > 1 the identity
+    T(h, a) = (Phi(h) Q(ah) + Phi(ah) Q(h)) / 2 - T(ah, 1/a) (Q = 1 - Phi, so nothing cancels).
+    About 2e-13 relative in float64 for |h| <= 30. Differentiable in h and a through the quadrature.
+    """
+    from ._special_more import ndtr
+    h, a = promote_float("owens_t", h, a)
+    ah_ = jnp.abs(h)
+    aa = jnp.abs(a)
+    small = aa <= 1
+    a_s = jnp.where(small, aa, 0.0)
+    a_b = jnp.where(small, 2.0, aa)
+    t_small = _owens_t_small(ah_, a_s)
+    hb = a_b * ah_
+    big = 0.5 * (ndtr(ah_) * ndtr(-hb) + ndtr(hb) * ndtr(-ah_)) - _owens_t_small(hb, 1 / a_b)
+    val = jnp.where(small, t_small, big)
+    # a = +-inf: T(h, inf) = Q(|h|) / 2
+    val = jnp.where(aa == jnp.inf, 0.5 * ndtr(-ah_), val)
+    return jnp.where(a < 0, -val, val)
+
+
+def _weideman(n):
+    """Weideman's (1994) rational approximation of the Faddeeva function: its scale L and the n
+    coefficients (highest power first) of the polynomial in Z = (L + iz) / (L - iz), from the FFT of
+    e^(-t^2) (L^2 + t^2) sampled at t = L tan(theta / 2)."""
+    import numpy as np
+    m = 2 * n
+    k = np.arange(-m + 1, m)
+    L = math.sqrt(n / math.sqrt(2))
+    t = L * np.tan(k * math.pi / m / 2)
+    f = np.concatenate([[0.0], np.exp(-t * t) * (L * L + t * t)])
+    a = np.real(np.fft.fft(np.fft.fftshift(f))) / (2 * m)
+    return L, [float(c) for c in a[1:n + 1][::-1]]
+
+
+_W_L, _W_COEF = _weideman(40)
+_INV_SQRT_PI = 1 / math.sqrt(_PI)
+
+
+def _wofz_upper(z):
+    """w(z) for Im z >= 0."""
+    d = _W_L - 1j * z
+    Z = (_W_L + 1j * z) / d
+    p = jnp.zeros_like(z)
+    for c in _W_COEF:
+        p = p * Z + c
+    return 2 * p / (d * d) + _INV_SQRT_PI / d
+
+
+@custom_jvp
+def _wofz(z):
+    lower = jnp.imag(z) < 0
+    infinite = jnp.isinf(jnp.real(z)) | jnp.isinf(jnp.imag(z))
+    zu = jnp.where(lower, -z, z)
+    wu = _wofz_upper(jnp.where(infinite, 0.0, zu))
+    # w(z) = 2 e^(-z^2) - w(-z) in the lower half plane
+    out = jnp.where(lower, 2 * jnp.exp(-z * z) - wu, wu)
+    return jnp.where(infinite & ~lower, 0.0, out)
+
+
+@_wofz.defjvp
+def _wofz_jvp(primals, tangents):
+    (z,), (t,) = primals, tangents
+    w = _wofz(z)
+    return w, t * (-2 * z * w + 2j * _INV_SQRT_PI)
+
+
+def wofz(z):
+    """The Faddeeva function w(z) = e^(-z^2) erfc(-iz), as scipy.special.wofz (a funcgrad extra:
+    jax.scipy.special has no wofz); real input gives the complex dtype of its precision.
+
+    Weideman's rational approximation with 40 terms in the upper half plane, w(z) = 2 e^(-z^2) - w(-z)
+    below: about 1e-14 relative in complex128 for |z| <= 5 in the upper half plane (in the lower half
+    plane e^(-z^2) carries a relative error of about |z|^2 * eps). Holomorphic, with
+    w'(z) = -2 z w(z) + 2i / sqrt(pi).
+    """
+    z = asarray_any(z)
+    if not dtypes.is_complex(z.dtype):
+        if not dtypes.is_inexact(z.dtype):
+            z = z.astype(dtypes.defaults.float_)
+        z = z.astype(jnp.complex64 if z.dtype == jnp.float32 else jnp.complex128)
+    return _wofz(z)
+
+
 __all__ = ["expn", "sici", "fresnel", "spence", "hyp1f1", "hyp2f1", "lpmn", "lpmn_values", "sph_harm",
-           "sph_harm_y"]
+           "sph_harm_y", "wofz", "dawsn", "owens_t"]
