@@ -73,6 +73,9 @@ def same(ours, theirs, *, exact=True, rtol=1e-12, atol=0.0, weak=True):
 
 
 seeds = st.integers(0, 2 ** 31 - 1)
+# float64 results built from O(1) terms that may cancel (sums, 1 - tanh**2): XLA and NumPy round the
+# terms (and order the sums) differently, so compare at float64 rounding of the terms, not of the result
+F64 = dict(rtol=1e-12, atol=1e-14)
 small_shapes = st.lists(st.integers(0, 4), min_size=0, max_size=3).map(tuple)
 
 
@@ -291,6 +294,13 @@ def test_scipy_special(name, x):
     args = (x + 1.5, x) if name in ("xlogy", "xlog1py", "gammainc", "gammaincc", "betaln", "zeta", "poch",
                                      "kl_div", "rel_entr") else (x,)
     tol = 2e-5 if x.dtype == np.float32 else 1e-10
+    if name == "betaln" and x.dtype == np.float64:
+        # JAX's betaln uses a Stirling-series correction with float32-accurate coefficients (off by
+        # ~3e-8 relative in float64 for arguments above 8); check funcgrad against scipy at full
+        # precision and against JAX at the precision JAX's algorithm gives
+        import scipy.special as sps
+        same(f(*args), sps.betaln(*args), exact=False, rtol=tol, atol=tol, weak=False)
+        tol = 1e-6
     same(f(*args), g(*args), exact=False, rtol=tol, atol=tol)
 
 
@@ -338,24 +348,23 @@ def test_grad_family(x):
                         else funcgrad.grad(f, argnums)(x, y),
                         np.atleast_1d(jax.grad(g, argnums)(x, y)) if argnums != (0, 1)
                         else jax.grad(g, argnums)(x, y)):
-            same(a, b, exact=False, weak=False)
+            same(a, b, exact=False, weak=False, **F64)
     aux = lambda h: lambda x, y: (h(x, y), {"a": x * 2})  # noqa: E731
-    (va, ga), auxa = funcgrad.value_and_grad(aux(f), has_aux=True)(x, y)[0], \
-        funcgrad.value_and_grad(aux(f), has_aux=True)(x, y)[1]
-    (vb, gb), auxb = jax.value_and_grad(aux(g), has_aux=True)(x, y)
-    same(va, vb, exact=False, weak=False)
-    same(ga, gb, exact=False)
+    (va, auxa), ga = funcgrad.value_and_grad(aux(f), has_aux=True)(x, y)
+    (vb, auxb), gb = jax.value_and_grad(aux(g), has_aux=True)(x, y)
+    same(va, vb, exact=False, weak=False, **F64)
+    same(ga, gb, exact=False, **F64)
     same(auxa["a"], auxb["a"])
     for jf, jj in [(funcgrad.jacfwd, jax.jacfwd), (funcgrad.jacrev, jax.jacrev), (funcgrad.hessian, jax.hessian)]:
         same(jf(f)(x, y), jj(g)(x, y), exact=False, rtol=1e-10, atol=1e-12, weak=False)
     pa, ta = funcgrad.jvp(f, (x, y), (np.ones_like(x), y))
     pb, tb = jax.jvp(g, (x, y), (np.ones_like(x), y))
-    same(pa, pb, exact=False, weak=False)
-    same(ta, tb, exact=False, weak=False)
+    same(pa, pb, exact=False, weak=False, **F64)
+    same(ta, tb, exact=False, weak=False, **F64)
     oa, vjpa = funcgrad.vjp(f, x, y)
     ob, vjpb = jax.vjp(g, x, y)
     for a, b in zip(vjpa(np.float64(1.5)), vjpb(np.float64(1.5))):
-        same(a, b, exact=False, weak=False)
+        same(a, b, exact=False, weak=False, **F64)
 
 
 @given(x=vecs)
@@ -367,10 +376,10 @@ def test_vmap_pytrees(x):
     ra = funcgrad.vmap(f(fnp), **kw)(batch, 2.0)
     rb = jax.vmap(f(jjnp), **kw)(batch, 2.0)
     for a, b in zip(jax.tree_util.tree_leaves(ra), jax.tree_util.tree_leaves(rb)):
-        same(a, b, exact=False, weak=False)
+        same(a, b, exact=False, weak=False, **F64)
     ga = funcgrad.vmap(funcgrad.grad(lambda w, v: fnp.sum(fnp.tanh(w * v))), (None, 0))(x, batch["a"])
     gb = jax.vmap(jax.grad(lambda w, v: jjnp.sum(jjnp.tanh(w * v))), (None, 0))(x, batch["a"])
-    same(ga, gb, exact=False, weak=False)
+    same(ga, gb, exact=False, weak=False, **F64)
 
 
 def test_holomorphic_and_errors():

@@ -337,7 +337,10 @@ def _check_argnums(argnums, nargs, name):
     for a in nums:
         if not isinstance(a, int):
             raise TypeError(f"{name}: argnums must be ints, got {type(a).__name__}")
-        if not -nargs <= a < nargs:
+        if a >= nargs:  # JAX: a TypeError, the caller passed too few positional arguments
+            raise TypeError(f"{name}: differentiating with respect to argnums {a} requires at least "
+                            f"{a + 1} positional arguments to be passed by the caller, but got only {nargs}")
+        if a < -nargs:
             raise ValueError(f"{name}: argnums {a} is out of range for a call with {nargs} positional "
                              "argument(s)")
     return single, tuple(a % nargs for a in nums)
