@@ -270,8 +270,10 @@ def test_lax_float_unary_rejects_ints(name):
         getattr(flax, name)(np.arange(3))
 
 
-@given(a=st.integers(-50, 50), b=st.integers(-7, 7))
+@given(a=st.integers(-50, 50), b=st.integers(-7, 7).filter(bool))
 def test_lax_integer_div_rem(a, b):
+    # b != 0: XLA's operation semantics make integer division (and remainder) by zero produce an
+    # implementation-defined value (XLA:CPU happens to give -1 and x; funcgrad gives NumPy's 0 and 0)
     x, y = np.array([a, -a]), np.array([b, b])
     same(flax.div(x, y), jlax.div(x, y))
     same(flax.rem(x, y), jlax.rem(x, y))
