@@ -73,6 +73,18 @@ def is_inexact(dtype) -> bool:
     return is_float(dtype) or is_complex(dtype)
 
 
+def to_inexact(dtype, weak: bool = False) -> np.dtype:
+    """The float dtype JAX computes an integer or bool operand in (jax.dtypes.to_inexact_dtype):
+    bool and integers of up to 32 bits give float32, 64-bit integers (and weakly typed Python ints)
+    the default float; float and complex dtypes are kept."""
+    dtype = np.dtype(dtype)
+    if is_inexact(dtype):
+        return dtype
+    if weak or dtype.itemsize == 8:
+        return defaults.float_
+    return float32
+
+
 def is_integer(dtype) -> bool:
     return np.dtype(dtype).kind in "iu"
 

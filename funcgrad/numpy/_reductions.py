@@ -122,7 +122,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     elif dtypes.is_inexact(x.dtype):
         dt = x.dtype
     else:
-        dt = dtypes.defaults.float_
+        dt = dtypes.to_inexact(x.dtype)  # as JAX: float32 for bools and ints up to 32 bits
     calc = dt if dtypes.is_inexact(dt) else dtypes.defaults.float_
     if not dtypes.is_inexact(dt):  # as NumPy: the sum accumulates in the integer dtype (wrapping)
         total = sum(x, axis=axis, dtype=dt, keepdims=keepdims, where=where)

@@ -29,10 +29,11 @@ from ._promote import (_weak_scalar, asarray_any, broadcast_all, broadcast_shape
 
 
 def _to_inexact(x):
-    """Integers and bools become the default float dtype (NumPy: float64 or smaller)."""
+    """Integers and bools become a float dtype as in JAX: float32 for bool and integers of up to 32
+    bits, the default float for 64-bit (and weakly typed) integers."""
     if dtypes.is_inexact(x.dtype):
         return x
-    return ew.convert_element_type(x, dtypes.defaults.float_, x.weak_type)
+    return ew.convert_element_type(x, dtypes.to_inexact(x.dtype, x.weak_type), x.weak_type)
 
 
 def _no_loop(name, dt):
@@ -193,8 +194,9 @@ def _inexact_args(name, x1, x2, complex_ok=True):
     dt, weak = result_dtype(*args)
     if not dtypes.is_inexact(dt):
         # NumPy computes integers in a float loop, so a Python int need not fit the integer dtype.
-        dt = dtypes.defaults.float_
-        args = [scalar_array(a, dt, True) if is_python_scalar(a) else _to_inexact(a) for a in args]
+        dt = dtypes.to_inexact(dt, weak)
+        args = [scalar_array(a, dt, True) if is_python_scalar(a) else ew.convert_element_type(a, dt, a.weak_type)
+                for a in args]
     elif not complex_ok and dtypes.is_complex(dt):
         _no_loop(name, dt)
     return promote_and_broadcast(name, *args)
