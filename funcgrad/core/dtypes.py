@@ -156,7 +156,11 @@ def result_type(*operands) -> tuple[np.dtype, bool]:
         return weak, True
     if weak is None:
         return strong, False
-    return _weak_into(weak, strong), False
+    # JAX's lattice: where the weak operand's kind decides the result (an int array with a Python
+    # float, a bool array with a Python int), the result stays weakly typed; a float array with a
+    # Python complex gives the strong complex of the float's width
+    still_weak = kind_rank(weak) > kind_rank(strong) and not (is_complex(weak) and is_float(strong))
+    return _weak_into(weak, strong), still_weak
 
 
 def promote_types(a, b) -> np.dtype:
