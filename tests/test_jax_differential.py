@@ -829,7 +829,11 @@ def test_nn_arguments(x, seed):
         agree(lambda np_: nn_[np_].one_hot(i, 5, dtype=dt) if dt else nn_[np_].one_hot(i, 5), exact=True)
     agree(lambda np_: nn_[np_].one_hot(i[0], 4, axis=0), exact=True)
     agree(lambda np_: nn_[np_].relu(i), exact=True)
-    agree(lambda np_: nn_[np_].sigmoid(i))
+    agree(lambda np_: nn_[np_].sigmoid(i.astype(x.dtype)))
+    with pytest.raises(TypeError):
+        jnn.sigmoid(i)  # lax.logistic rejects integers
+    with pytest.raises(TypeError):
+        fnn.sigmoid(i)
 
 
 def test_nn_one_hot_x32(x32):
