@@ -274,10 +274,9 @@ def logistic(x, /):
 
 
 def reciprocal(x, /):
-    """1/x in x's dtype, as numpy.reciprocal (integers divide with truncation; bool gives int8)."""
-    x = asarray_any(x)
-    if x.dtype == dtypes.bool_:
-        x = ew.convert_element_type(x, dtypes.int8)
+    """1/x, as jax.numpy.reciprocal: integer and bool input is promoted to float first (JAX's
+    to_inexact rule), where NumPy would truncate in the integer dtype."""
+    x = _to_inexact(asarray_any(x))
     return ew.div(ew.ones_like(x), x)
 
 
