@@ -36,6 +36,10 @@ def _to_inexact(x):
     return ew.convert_element_type(x, dtypes.to_inexact(x.dtype, x.weak_type), x.weak_type)
 
 
+class _NegativeIntegerPower(ValueError, TypeError):
+    """An integer to a negative integer power: NumPy raises ValueError, jax.numpy TypeError."""
+
+
 def _no_loop(name, dt):
     raise TypeError(f"{name}: ufunc {name!r} not supported for the input types ({dt}), as in NumPy")
 
@@ -226,7 +230,7 @@ def power(x1, x2, /):
                 if not info.min <= x2 <= info.max:
                     raise OverflowError(f"Python integer {x2} out of bounds for {dt}")
                 if x2 < 0:
-                    raise ValueError("power: Integers to negative integer powers are not allowed.")
+                    raise _NegativeIntegerPower("power: Integers to negative integer powers are not allowed.")
             return ew.integer_pow(x, x2)
     a, b = promote_and_broadcast("power", x1, x2)
     if a.dtype == dtypes.bool_:  # NumPy has no bool loop for power: it computes in int8
