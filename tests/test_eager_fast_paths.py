@@ -107,7 +107,7 @@ def test_sum_of_whole_array(dtype):
     assert s.shape == () and s.dtype == np.sum(a).dtype
     np.testing.assert_allclose(np.asarray(s), np.sum(a), rtol=1e-6)
     assert jnp.sum(jnp.asarray(2.5)).shape == ()
-    assert jnp.sum(2.5).weak_type and not s.weak_type
+    assert not jnp.sum(2.5).weak_type and not s.weak_type  # as in JAX, a reduction's result is strong
 
 
 def test_int_index_matches_numpy_and_differentiates():

@@ -229,7 +229,9 @@ def to_array(x, dtype=None, copy: bool = True) -> Array:
             info = np.iinfo(dt)
             if not info.min <= x <= info.max:
                 raise OverflowError(f"Python int {x} is out of bounds for {dt}")
-        return wrap(np.array(x, dtype=dt), weak_type=dtype is None)
+        # as in JAX, Python int/float/complex are weakly typed; a Python bool is not (bool is the
+        # bottom of the lattice, so it never needs to be)
+        return wrap(np.array(x, dtype=dt), weak_type=dtype is None and not isinstance(x, bool))
     cp = cupy() if not isinstance(x, (np.ndarray, np.generic, list, tuple)) else None
     if cp is not None and isinstance(x, cp.ndarray):
         buf = x.astype(dtypes.canonicalize(dtype or x.dtype), copy=copy)

@@ -73,6 +73,18 @@ def is_inexact(dtype) -> bool:
     return is_float(dtype) or is_complex(dtype)
 
 
+def to_inexact(dtype, weak: bool = False) -> np.dtype:
+    """The float dtype JAX computes an integer or bool operand in (jax.dtypes.to_inexact_dtype):
+    bool and integers of up to 32 bits give float32, 64-bit integers (and weakly typed Python ints)
+    the default float; float and complex dtypes are kept."""
+    dtype = np.dtype(dtype)
+    if is_inexact(dtype):
+        return dtype
+    if weak or dtype.itemsize == 8:
+        return defaults.float_
+    return float32
+
+
 def is_integer(dtype) -> bool:
     return np.dtype(dtype).kind in "iu"
 
@@ -144,7 +156,11 @@ def result_type(*operands) -> tuple[np.dtype, bool]:
         return weak, True
     if weak is None:
         return strong, False
-    return _weak_into(weak, strong), False
+    # JAX's lattice: where the weak operand's kind decides the result (an int array with a Python
+    # float, a bool array with a Python int), the result stays weakly typed; a float array with a
+    # Python complex gives the strong complex of the float's width
+    still_weak = kind_rank(weak) > kind_rank(strong) and not (is_complex(weak) and is_float(strong))
+    return _weak_into(weak, strong), still_weak
 
 
 def promote_types(a, b) -> np.dtype:

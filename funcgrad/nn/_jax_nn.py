@@ -156,7 +156,9 @@ def softmax(x, axis=-1, where=None, initial=None):
     xm = _where_mask(x, where, -jnp.inf)
     unnorm = jnp.exp(xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True)))
     unnorm = _where_mask(unnorm, where, 0.0)
-    return unnorm / jnp.sum(unnorm, axis=axis, keepdims=True)
+    # masked entries are 0 after the division too, as in JAX: a row with every entry masked out gives
+    # zeros, not 0/0 = nan
+    return _where_mask(unnorm / jnp.sum(unnorm, axis=axis, keepdims=True), where, 0.0)
 
 
 def log_softmax(x, axis=-1, where=None, initial=None):

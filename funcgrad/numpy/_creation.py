@@ -370,8 +370,8 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
 
 
 def tri(N, M=None, k: int = 0, dtype=None, *, like=None):
-    """A 2-D array with ones at and below the k-th diagonal, as numpy.tri (default dtype: the
-    default float)."""
+    """A 2-D array with ones at and below the k-th diagonal, as jax.numpy.tri (default dtype:
+    float32, as in JAX, whatever the x64 setting)."""
     N = operator.index(N)
     M = N if M is None else operator.index(M)
     k = operator.index(k)
@@ -379,7 +379,7 @@ def tri(N, M=None, k: int = 0, dtype=None, *, like=None):
     r = broadcasted_iota(dtypes.int64, shape, 0)
     c = broadcasted_iota(dtypes.int64, shape, 1)
     mask = ew.ge(ew.add(r, _full(shape, k, dtypes.int64)), c)
-    return ew.convert_element_type(mask, _dtype(dtype))
+    return ew.convert_element_type(mask, dtypes.float32 if dtype is None else _dtype(dtype))
 
 
 def _tri_mask_select(m, k, lower: bool, op: str):

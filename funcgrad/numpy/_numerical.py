@@ -36,7 +36,7 @@ def _slice_axis(x, axis, start, stop):
 
 
 def _inexact(x):
-    return x if dtypes.is_inexact(x.dtype) else ew.convert_element_type(x, dtypes.defaults.float_)
+    return x if dtypes.is_inexact(x.dtype) else ew.convert_element_type(x, dtypes.to_inexact(x.dtype))
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):

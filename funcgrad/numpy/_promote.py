@@ -120,7 +120,7 @@ def result_dtype(*args) -> tuple:
     keys = []
     for a in args:
         if is_python_scalar(a):
-            keys.append((dtypes.python_scalar_dtype(a), True))
+            keys.append((dtypes.python_scalar_dtype(a), not isinstance(a, bool)))
         else:
             keys.append((a.dtype, a.weak_type))
     return dtypes.result_type(*keys)

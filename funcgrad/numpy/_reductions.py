@@ -41,6 +41,12 @@ def _keep(x, axes, keepdims):
     return expand_dims(x, axes) if keepdims and axes else x
 
 
+def _strong(x):
+    """x without its weak type: as in JAX, a reduction's result is strongly typed even when its input
+    (a Python scalar, or a weakly typed array) is weak."""
+    return ew.convert_element_type(x, x.dtype, False) if x.weak_type else x
+
+
 def _sum_dtype(x, dtype):
     if dtype is not None:
         return dtypes.canonicalize(dtype)
@@ -62,11 +68,11 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     """Sum of elements over the given axes, as numpy.sum (bools and small ints sum in int64)."""
     if axis is None and dtype is None and out is None and not keepdims and initial is None and where is None:
         c = a.__class__
-        if (c is Array or c is Tracer) and a.dtype.kind in "fc":  # the hot path: a float array's total
+        if (c is Array or c is Tracer) and a.dtype.kind in "fc" and not a.weak_type:  # the hot path
             nd = len(a.shape)
             return red.reduce_sum_p.bind(a, axes=_ALL_AXES[nd]) if 0 < nd < len(_ALL_AXES) else sum(a, ())
     _no_out(out, "sum")
-    x = asarray_any(a)
+    x = _strong(asarray_any(a))
     axes = normalize_axis(axis, x.ndim, "sum")
     dt = _sum_dtype(x, dtype)
     if dt is not None:
@@ -79,7 +85,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over the given axes, as numpy.prod."""
     _no_out(out, "prod")
-    x = asarray_any(a)
+    x = _strong(asarray_any(a))
     axes = normalize_axis(axis, x.ndim, "prod")
     dt = _sum_dtype(x, dtype)
     if dt is not None:
@@ -101,12 +107,13 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     float32 and returns float16, and an integer `dtype=` truncates the result, as in NumPy."""
     if axis is None and dtype is None and out is None and not keepdims and where is None:
         c = a.__class__
-        if (c is Array or c is Tracer) and a.dtype.kind in "fc" and a.dtype != dtypes.float16:
+        if (c is Array or c is Tracer) and a.dtype.kind in "fc" and a.dtype != dtypes.float16 \
+                and not a.weak_type:
             shape = tuple(a.shape)  # the hot path: the mean of a whole float32/64 (complex) array
             if 0 < len(shape) < len(_ALL_AXES):
                 return red.reduce_sum_p.bind(a, axes=_ALL_AXES[len(shape)]) / math.prod(shape)
     _no_out(out, "mean")
-    x = asarray_any(a)
+    x = _strong(asarray_any(a))
     if x.ndim == 0 and axis is not None and axis != ():
         raise axis_error("mean", axis, 0, skip=2)  # NumPy's mean (unlike sum) rejects axis 0 on 0-d input
     axes = normalize_axis(axis, x.ndim, "mean")
@@ -115,7 +122,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     elif dtypes.is_inexact(x.dtype):
         dt = x.dtype
     else:
-        dt = dtypes.defaults.float_
+        dt = dtypes.to_inexact(x.dtype)  # as JAX: float32 for bools and ints up to 32 bits
     calc = dt if dtypes.is_inexact(dt) else dtypes.defaults.float_
     if not dtypes.is_inexact(dt):  # as NumPy: the sum accumulates in the integer dtype (wrapping)
         total = sum(x, axis=axis, dtype=dt, keepdims=keepdims, where=where)
@@ -142,7 +149,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 def _extreme(op, lax_fn):
     def f(a, axis=None, out=None, keepdims=False, initial=None, where=None):
         _no_out(out, op)
-        x = asarray_any(a)
+        x = _strong(asarray_any(a))
         axes = normalize_axis(axis, x.ndim, op)
         if where is not None:
             if initial is None:

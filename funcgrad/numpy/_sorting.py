@@ -460,6 +460,8 @@ def _cumulative(op, lax_fn, bool_fn, nan_identity=None):
         if out is not None:
             raise TypeError(f"{op}: out= is not supported: funcgrad arrays are immutable")
         x = asarray_any(a)
+        if x.weak_type:  # as in JAX, the result is strongly typed
+            x = ew.convert_element_type(x, x.dtype, False)
         x, ax = _axis_or_flat(x if x.ndim else sh.reshape(x, (1,)), axis, op)
         if nan_identity is not None and dtypes.is_inexact(x.dtype):
             x = ew.select(_isnan(x), _const(x.shape, nan_identity, x.dtype), x)

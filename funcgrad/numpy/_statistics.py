@@ -55,7 +55,8 @@ def _calc_dtype(x, dtype, op):
         return (dt if dtypes.is_inexact(dt) else dtypes.defaults.float_), dt
     if dtypes.is_inexact(x.dtype):
         return (dtypes.float32 if x.dtype == dtypes.float16 else x.dtype), x.dtype
-    return dtypes.defaults.float_, dtypes.defaults.float_
+    dt = dtypes.to_inexact(x.dtype)  # as JAX: float32 for bools and ints up to 32 bits
+    return dt, dt
 
 
 def _bcast_mask(where, x):
@@ -251,7 +252,7 @@ def _quantile(a, q, axis, method, keepdims, omit_nan: bool, op: str, scale=1.0):
     N = math.prod(x.shape[d] for d in axes)
     flat = sh.reshape(sh.transpose(x, rest + list(axes)), bshape + (N,))
     discrete_int = method in ("lower", "higher", "nearest") and not dtypes.is_inexact(x.dtype)
-    calc = x.dtype if dtypes.is_inexact(x.dtype) else dtypes.defaults.float_
+    calc = dtypes.to_inexact(x.dtype)
     if isinstance(q, ArrayBase):  # an array operand: promoted with the data, divided by `scale` here
         if not dtypes.is_inexact(q.dtype):
             q = ew.convert_element_type(q, dtypes.defaults.float_)

@@ -30,10 +30,15 @@ from ._promote import (_weak_scalar, asarray_any, broadcast_all, broadcast_shape
 
 
 def _to_inexact(x):
-    """Integers and bools become the default float dtype (NumPy: float64 or smaller)."""
+    """Integers and bools become a float dtype as in JAX: float32 for bool and integers of up to 32
+    bits, the default float for 64-bit (and weakly typed) integers."""
     if dtypes.is_inexact(x.dtype):
         return x
-    return ew.convert_element_type(x, dtypes.defaults.float_, x.weak_type)
+    return ew.convert_element_type(x, dtypes.to_inexact(x.dtype, x.weak_type), x.weak_type)
+
+
+class _NegativeIntegerPower(ValueError, TypeError):
+    """An integer to a negative integer power: NumPy raises ValueError, jax.numpy TypeError."""
 
 
 def _no_loop(name, dt):
@@ -217,8 +222,9 @@ def _inexact_args(name, x1, x2, complex_ok=True):
     dt, weak = result_dtype(*args)
     if not dtypes.is_inexact(dt):
         # NumPy computes integers in a float loop, so a Python int need not fit the integer dtype.
-        dt = dtypes.defaults.float_
-        args = [scalar_array(a, dt, True) if is_python_scalar(a) else _to_inexact(a) for a in args]
+        dt = dtypes.to_inexact(dt, weak)
+        args = [scalar_array(a, dt, True) if is_python_scalar(a) else ew.convert_element_type(a, dt, a.weak_type)
+                for a in args]
     elif not complex_ok and dtypes.is_complex(dt):
         _no_loop(name, dt)
     return promote_and_broadcast(name, *args)
@@ -248,7 +254,7 @@ def power(x1, x2, /):
                 if not info.min <= x2 <= info.max:
                     raise OverflowError(f"Python integer {x2} out of bounds for {dt}")
                 if x2 < 0:
-                    raise ValueError("power: Integers to negative integer powers are not allowed.")
+                    raise _NegativeIntegerPower("power: Integers to negative integer powers are not allowed.")
             return ew.integer_pow(x, x2)
     a, b = promote_and_broadcast("power", x1, x2)
     if a.dtype == dtypes.bool_:  # NumPy has no bool loop for power: it computes in int8
@@ -296,10 +302,9 @@ def logistic(x, /):
 
 
 def reciprocal(x, /):
-    """1/x in x's dtype, as numpy.reciprocal (integers divide with truncation; bool gives int8)."""
-    x = asarray_any(x)
-    if x.dtype == dtypes.bool_:
-        x = ew.convert_element_type(x, dtypes.int8)
+    """1/x, as jax.numpy.reciprocal: integer and bool input is promoted to float first (JAX's
+    to_inexact rule), where NumPy would truncate in the integer dtype."""
+    x = _to_inexact(asarray_any(x))
     return ew.div(ew.ones_like(x), x)
 
 

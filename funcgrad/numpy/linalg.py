@@ -83,7 +83,7 @@ def _inexact(a, op: str):
     """a as an array linalg accepts: integers and bools become the default float dtype."""
     x = asarray_any(a)
     if not dtypes.is_inexact(x.dtype):
-        return ew.convert_element_type(x, dtypes.defaults.float_, x.weak_type)
+        return ew.convert_element_type(x, dtypes.to_inexact(x.dtype, x.weak_type), x.weak_type)
     if x.dtype not in _LINALG_DTYPES:
         raise TypeError(f"{op}: array type {x.dtype} is unsupported in linalg; convert to float32 or "
                         f"float64 first (at {user_location(3)})")

@@ -263,8 +263,12 @@ def _flat_fun(fun, in_tree, out_store):
     return flat
 
 
-def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
-    """(fun(*primals), J·tangents): forward-mode derivative along `tangents` (pytrees like primals)."""
+def jvp(fun: Callable, primals, tangents, has_aux: bool = False, *, _check_dtypes: bool = False):
+    """(fun(*primals), J·tangents): forward-mode derivative along `tangents` (pytrees like primals).
+
+    The public funcgrad.jvp checks, as JAX does, that each float tangent has its primal's dtype
+    (TypeError otherwise); internal callers (the Tensor face's forward AD, which lets a tangent keep
+    its own dtype as PyTorch does) skip the check."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primals and tangents must be tuples or lists of arguments, got "
                         f"{type(primals).__name__} and {type(tangents).__name__}")
@@ -278,6 +282,9 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
         pa, ta = get_aval(p), get_aval(t)
         if pa.shape != ta.shape:
             raise ValueError(f"jvp: primal {pa.str_short()} and tangent {ta.str_short()} shapes differ")
+        if _check_dtypes and dtypes.is_inexact(pa.dtype) and ta.dtype != pa.dtype:
+            raise TypeError(f"jvp: primal and tangent arguments do not match; dtypes must be equal, got "
+                            f"primal {pa.str_short()} and tangent {ta.str_short()}")
     store = []
     f = _aux_split(fun, has_aux, store)
     tape = record(_flat_fun(f, p_tree, store), p_leaves, "jvp")
@@ -372,7 +379,10 @@ def _check_argnums(argnums, nargs, name):
     for a in nums:
         if not isinstance(a, int):
             raise TypeError(f"{name}: argnums must be ints, got {type(a).__name__}")
-        if not -nargs <= a < nargs:
+        if a >= nargs:  # JAX: a TypeError, the caller passed too few positional arguments
+            raise TypeError(f"{name}: differentiating with respect to argnums {a} requires at least "
+                            f"{a + 1} positional arguments to be passed by the caller, but got only {nargs}")
+        if a < -nargs:
             raise ValueError(f"{name}: argnums {a} is out of range for a call with {nargs} positional "
                              "argument(s)")
     return single, tuple(a % nargs for a in nums)
@@ -425,12 +435,23 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
             raise TypeError(f"grad requires a real-valued (float) output, got {out_dt}; for complex "
                             "outputs use holomorphic=True or vjp")
         g = pullback(ones_like(value) if not value.weak_type else _ones_strong(value))
+        g = tree_map(_weak_as, g, diff)
         g = g[0] if single else g
         return ((value, aux), g) if has_aux else (value, g)
 
     vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
     vg.__wrapped__ = fun
     return vg
+
+
+def _weak_as(g, primal):
+    """The gradient typed as its primal, weak type included: in JAX a weakly typed primal (a Python
+    scalar) gets a weakly typed gradient, whatever strongly typed arrays it met on the way."""
+    from ..primitives.elementwise import convert_element_type
+    weak = bool(get_aval(primal).weak_type)
+    if not isinstance(g, ArrayBase) or bool(getattr(g, "weak_type", False)) == weak:
+        return g
+    return convert_element_type(g, g.dtype, weak)
 
 
 def _ones_strong(v):
@@ -450,3 +471,12 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
     g.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
     g.__wrapped__ = fun
     return g
+
+
+def public_jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+    """(fun(*primals), J·tangents): forward-mode derivative along `tangents` (pytrees like primals);
+    as in JAX, a float tangent must have its primal's dtype (TypeError otherwise)."""
+    return jvp(fun, primals, tangents, has_aux, _check_dtypes=True)
+
+
+public_jvp.__name__ = public_jvp.__qualname__ = "jvp"
