@@ -151,11 +151,12 @@ def blockwise(key, shape: tuple, dtype, body, *operands):
         if n >= 2 ** 32:
             raise NotImplementedError("random bits arrays of 2**32 or more elements are not supported")
         operands = tuple(sh.reshape(o, ()) for o in operands)
-        out = np.empty(n, np.dtype(dtype))
+        out = np.empty(shape, np.dtype(dtype))
+        flat = out.reshape(-1)   # (a view: out is contiguous)
         for s in range(0, n, step):
             c = min(step, n - s)
-            out[s:s + c] = body(key, s, c, *operands)._buf
-        return Array(out.reshape(shape))
+            flat[s:s + c] = body(key, s, c, *operands)._buf
+        return Array(out)
     return sh.reshape(body(key, 0, n, *operands), shape)
 
 
