@@ -5,7 +5,9 @@ gradient. funcgrad.random builds keys, splitting and every sampler on these two 
   numbers: as easy as 1, 2, 3", SC 2011), the rotation constants and key schedule of Random123 and of
   JAX's `threefry2x32_p`, so the output bits are JAX's. Four uint32 operands of one shape, two uint32
   outputs. The kernel is plain vectorised uint32 arithmetic (wrap-around add, rotate by two shifts and
-  an or, xor) written once for any array module, so NumPy and CuPy give the same bits.
+  an or, xor) written once for any array module, so NumPy and CuPy give the same bits. On NumPy it
+  runs over blocks of `_util.BLOCK_SIZE` counters, all 20 rounds of a block in cache and in place, and
+  a key broadcast from one value is injected as scalars; elementwise, so the bits never depend on it.
 - `random_gamma_grad(a, x)`: dx/da of a Gamma(a, 1) sample x at fixed quantile, the implicit
   reparameterisation gradient -(dF/da) / (dF/dx) with F the regularised lower incomplete gamma
   function P(a, x) (Figurnov et al., "Implicit reparameterization gradients", 2018), as JAX's

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..core import dtypes
+from ..core.array import Array
 from ..primitives import elementwise as ew
 from ..primitives import shape as sh
 from ..primitives.reduction import reduce_sum
@@ -56,15 +57,24 @@ def _uniform_floats(key, start, shape, dtype):
 
 def _uniform_scaled(floats, shape, dtype, minval, maxval):
     """floats in [0, 1) scaled to [minval, maxval) as JAX rounds it."""
-    minval = broadcast_to(minval, shape)
-    maxval = broadcast_to(maxval, shape)
-    span = ew.sub(maxval, minval)
+    wide = np.dtype(np.float64)
+    if minval.__class__ is Array and maxval.__class__ is Array and minval.shape == maxval.shape == ():
+        # Concrete scalar bounds (blockwise's case): span and the float64 bounds are computed once and
+        # broadcast, not per element; the same values (no derivative can flow through constants).
+        span = ew.sub(maxval, minval)
+        if finfo(dtype).bits <= 32:
+            span_w, min_w = (broadcast_to(ew.convert_element_type(v, wide), shape) for v in (span, minval))
+        span, minval = broadcast_to(span, shape), broadcast_to(minval, shape)
+    else:
+        minval = broadcast_to(minval, shape)
+        maxval = broadcast_to(maxval, shape)
+        span = ew.sub(maxval, minval)
+        if finfo(dtype).bits <= 32:
+            span_w, min_w = ew.convert_element_type(span, wide), ew.convert_element_type(minval, wide)
     if finfo(dtype).bits <= 32:
         # XLA (on CPUs and GPUs with FMA) fuses floats * span + minval into one rounding; the float64
         # product of two floats of <= 24 bits is exact, so this rounds (almost always) the same way.
-        wide = np.dtype(np.float64)
-        scaled = ew.add(ew.mul(ew.convert_element_type(floats, wide), ew.convert_element_type(span, wide)),
-                        ew.convert_element_type(minval, wide))
+        scaled = ew.add(ew.mul(ew.convert_element_type(floats, wide), span_w), min_w)
         scaled = ew.convert_element_type(scaled, dtype)
     else:
         scaled = ew.add(ew.mul(floats, span), minval)

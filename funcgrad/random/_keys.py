@@ -103,7 +103,7 @@ def threefry_2x32(key, count):
 def _iota_2x32(shape: tuple, start: int = 0):
     """(hi, lo) uint32 words of the row-major element index plus `start`, each of `shape`."""
     n = math.prod(shape)
-    if start + n > 2 ** 32:
+    if start + n >= 2 ** 32:
         raise NotImplementedError("random bits arrays of 2**32 or more elements are not supported")
     lo = sh.iota(U32, n)
     if start:
@@ -137,7 +137,8 @@ def blockwise(key, shape: tuple, dtype, body, *operands):
     operations, so a sample of `shape` is, flattened, the concatenation of the samples of blocks of
     counters. `body(key, start, count, *operands)` returns the 1-d sample of the counters start ..
     start + count - 1 (operands: parameters that broadcast against every element, i.e. of size 1).
-    With a concrete key and operands on NumPy, no eager hooks, and more than one block of elements,
+    With a concrete key and operands on NumPy, no eager hooks (recorders and floating-point checks see
+    the whole-array operations), and more than one block of elements,
     the blocks are computed one after another into one preallocated output: every temporary of the
     chain (threefry words, mantissa bits, float64 intermediates, erf_inv's polynomials) stays in
     cache. Otherwise (tracers: jit, vmap, grad; CuPy; the original layout) it is body(key, 0, size)
