@@ -169,22 +169,27 @@ def _erf_inv_single(xp, y):
         xp.log(w, out=w)
         xp.negative(w, out=w)                                   # w = -log((1 - y)(1 + y))
         central = w < 5.0
-        wc = w - 2.5
-        x = xp.full_like(wc, _GILES_CENTRAL[0])
-        for c_c in _GILES_CENTRAL[1:]:
-            x *= wc
+        all_central = bool(central.all())
+        if not all_central:
+            tail = xp.nonzero(~central)[0]
+            w_tail = w[tail]
+        w -= 2.5                                                # the central polynomial's variable
+        x = w * _GILES_CENTRAL[0]
+        x += _GILES_CENTRAL[1]
+        for c_c in _GILES_CENTRAL[2:]:
+            x *= w
             x += c_c
-        if not bool(central.all()):
-            tail = xp.nonzero(~central)
-            wt = xp.sqrt(w[tail]) - 3.0
+        if not all_central:
+            wt = xp.sqrt(w_tail) - 3.0
             pt = xp.full_like(wt, _GILES_TAIL[0])
             for c_t in _GILES_TAIL[1:]:
                 pt = c_t + pt * wt
             x[tail] = pt
         x *= y64
-        ones = xp.abs(y64) == 1
-        if bool(ones.any()):
-            x[ones] = xp.copysign(np.inf, y64[ones])
+        if not all_central:                                     # y = +-1 exactly where w = +inf
+            ones = tail[w_tail == np.inf]
+            if ones.size:
+                x[ones] = xp.copysign(np.inf, y64[ones])
     return x.astype(y.dtype).reshape(y.shape)
 
 
