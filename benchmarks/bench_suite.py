@@ -23,7 +23,8 @@ Workloads (see benchmarks/README.md for the exact definitions):
   W7  tiny RNN (hidden 8, float64) over 50 steps as a Python loop: eager grad and jit(grad)
   S1  conv2d 1->16->32 forward+backward; einsum 'ij,jk,kl->il' and 'bij,bjk->bik'
   S2  lax.scan of an RNN cell (hidden 64) over 1000 steps, value and gradient under jit
-  S3  10**7 float32 normals: jit(funcgrad.random.normal) vs numpy.random.Generator.standard_normal
+  S3  10**7 float32 normals: jit(funcgrad.random.normal) and eager random.normal vs
+      numpy.random.Generator.standard_normal
   T0-T3  the PyTorch-style face against torch eager (per-op overhead, MLP / CNN / LSTM training steps);
       see torch_face.py. "x base" is x NumPy for E/W/S rows and x torch eager for T rows.
 """
@@ -909,7 +910,7 @@ def check_normal_sample(what: str, z, n: int) -> None:
 
 
 def bench_s3() -> None:
-    n = 10**6 if QUICK else 10**7  # --quick: a tenth (funcgrad takes about a second per 10^6)
+    n = 10**6 if QUICK else 10**7  # --quick: a tenth
     gen = np.random.default_rng(7)
     key = jrandom.PRNGKey(0)
     normal_jit = funcgrad.jit(lambda k: jrandom.normal(k, (n,), jnp.float32))
@@ -920,6 +921,9 @@ def bench_s3() -> None:
     c = Case(f"S3 10^{len(str(n)) - 1} normal f32")
     c.numpy(lambda: gen.standard_normal(n, dtype=F32), "Generator.standard_normal")
     c.time("funcgrad jit(random.normal)", lambda: normal_jit(key), "Threefry-2x32 + erf_inv", warm=True)
+    check_normal_sample("funcgrad random.normal (eager)", jrandom.normal(key, (n,), jnp.float32), n)
+    c.time("funcgrad random.normal (eager)", lambda: jrandom.normal(key, (n,), jnp.float32),
+           "concrete key: computed in cache-sized blocks", warm=True)
     if jax is not None:
         def make_jax():
             f, k = jax.jit(lambda kk: jax.random.normal(kk, (n,), jaxnp.float32)), jax.random.PRNGKey(0)

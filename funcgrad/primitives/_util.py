@@ -5,6 +5,12 @@ from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.errors import user_location
 
+# Elements per block of the NumPy kernels that stream long elementwise chains (threefry's 20 rounds,
+# erf_inv's polynomials, funcgrad.random's bits -> uniform -> normal): each block's chain runs in cache
+# instead of making one pass over memory per operation. Elementwise, so the values never depend on it;
+# read at call time (tests set it small to check that).
+BLOCK_SIZE = 32768
+
 
 def type_error(op: str, msg: str):
     raise TypeError(f"{op}: {msg} (at {user_location(3)})")

@@ -5,7 +5,9 @@ gradient. funcgrad.random builds keys, splitting and every sampler on these two 
   numbers: as easy as 1, 2, 3", SC 2011), the rotation constants and key schedule of Random123 and of
   JAX's `threefry2x32_p`, so the output bits are JAX's. Four uint32 operands of one shape, two uint32
   outputs. The kernel is plain vectorised uint32 arithmetic (wrap-around add, rotate by two shifts and
-  an or, xor) written once for any array module, so NumPy and CuPy give the same bits.
+  an or, xor) written once for any array module, so NumPy and CuPy give the same bits. On NumPy it
+  runs over blocks of `_util.BLOCK_SIZE` counters, all 20 rounds of a block in cache and in place, and
+  a key broadcast from one value is injected as scalars; elementwise, so the bits never depend on it.
 - `random_gamma_grad(a, x)`: dx/da of a Gamma(a, 1) sample x at fixed quantile, the implicit
   reparameterisation gradient -(dF/da) / (dF/dx) with F the regularised lower incomplete gamma
   function P(a, x) (Figurnov et al., "Implicit reparameterization gradients", 2018), as JAX's
@@ -37,6 +39,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
+from . import _util
 from ._util import check_dtype, check_same, elementwise_batch, type_error
 
 # --- threefry2x32 ---------------------------------------------------------------------------------
@@ -56,6 +59,11 @@ def _threefry_rule(k1: ShapedArray, k2: ShapedArray, x1: ShapedArray, x2: Shaped
     return [out, out]
 
 
+def _is_scalar(a) -> bool:
+    """a (1-d) holds one value repeated: a single element or a zero-stride broadcast view."""
+    return a.shape[0] <= 1 or a.strides[0] == 0
+
+
 def _threefry_impl(xp):
     u32 = xp.uint32
 
@@ -67,21 +75,45 @@ def _threefry_impl(xp):
         # Work on 1-d arrays so every operation stays an array operation (NumPy 0-d arithmetic returns
         # scalars, which warn on the intended wrap-around).
         k1, k2, x1, x2 = (a.reshape(-1) for a in (k1, k2, x1, x2))
-        ks = (k1, k2, k1 ^ k2 ^ u32(_PARITY))
-        x = x1 + ks[0]
-        y = x2 + ks[1]
-        tmp = xp.empty_like(y)
-        for i in range(5):
-            for r in _ROTATIONS[i % 2]:
-                x += y                              # x = x + y (mod 2^32)
-                xp.left_shift(y, u32(r), out=tmp)   # y = rotl(y, r) ^ x
-                y >>= u32(32 - r)
-                y |= tmp
-                y ^= x
-            x += ks[(i + 1) % 3]                    # key injection i + 1
-            y += ks[(i + 2) % 3]
-            y += u32(i + 1)
-        return [x.reshape(shape), y.reshape(shape)]
+        n = x1.shape[0]
+        out1, out2 = xp.empty(n, u32), xp.empty(n, u32)
+        # A key broadcast from one value (the usual case: every sampler hashes many counters under one
+        # key) is used as a scalar, so key injection is one scalar add per word.
+        scalar_key = _is_scalar(k1) and _is_scalar(k2) and n > 0
+        if scalar_key:
+            a, b = int(k1[0]), int(k2[0])
+            ks = (u32(a), u32(b), u32(a ^ b ^ _PARITY))
+            inject = [(ks[(i + 1) % 3], u32((int(ks[(i + 2) % 3]) + i + 1) % 2 ** 32)) for i in range(5)]
+        # Cache-sized blocks of counters (NumPy only: on a GPU one pass per operation is the right
+        # shape): all 20 rounds of a block run in cache, written straight into the outputs.
+        step = max(1, _util.BLOCK_SIZE) if xp is np else max(n, 1)
+        tmp = xp.empty(min(step, n), u32)
+        for s in range(0, n, step):
+            e = min(n, s + step)
+            x, y, t = out1[s:e], out2[s:e], tmp[:e - s]
+            if scalar_key:
+                xp.add(x1[s:e], ks[0], out=x)
+                xp.add(x2[s:e], ks[1], out=y)
+            else:
+                bk1, bk2 = k1[s:e], k2[s:e]
+                bks = (bk1, bk2, bk1 ^ bk2 ^ u32(_PARITY))
+                xp.add(x1[s:e], bks[0], out=x)
+                xp.add(x2[s:e], bks[1], out=y)
+            for i in range(5):
+                for r in _ROTATIONS[i % 2]:
+                    x += y                              # x = x + y (mod 2^32)
+                    xp.left_shift(y, u32(r), out=t)     # y = rotl(y, r) ^ x
+                    y >>= u32(32 - r)
+                    y |= t
+                    y ^= x
+                if scalar_key:                          # key injection i + 1
+                    x += inject[i][0]
+                    y += inject[i][1]
+                else:
+                    x += bks[(i + 1) % 3]
+                    y += bks[(i + 2) % 3]
+                    y += u32(i + 1)
+        return [out1.reshape(shape), out2.reshape(shape)]
     return threefry2x32
 
 

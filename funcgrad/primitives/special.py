@@ -36,6 +36,7 @@ import numpy as np
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from . import elementwise as ew
+from . import _util
 from ._util import check_dtype, elementwise_batch, type_error
 
 # Even Bernoulli numbers B_2, B_4, ..., B_20 (exact rationals).
@@ -156,31 +157,68 @@ _GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0
 
 
 def _erf_inv_single(xp, y):
-    """erf_inv for float32/float16: Giles' polynomials, a handful of passes instead of series."""
-    y64 = y.astype(np.float64)
+    """erf_inv for float32/float16: Giles' polynomials, a handful of passes instead of series.
+
+    The tail polynomial is evaluated only where it is used (|y| > 0.9966 or so, w >= 5), and the
+    central one in place; every element sees the same float64 operations as evaluating both
+    polynomials everywhere and selecting."""
+    y64 = y.astype(np.float64).reshape(-1)   # 1-d: 0-d arithmetic would give scalars, not arrays
     with _errstate(xp):
-        w = -xp.log((1.0 - y64) * (1.0 + y64))
+        w = 1.0 - y64
+        w *= 1.0 + y64
+        xp.log(w, out=w)
+        xp.negative(w, out=w)                                   # w = -log((1 - y)(1 + y))
         central = w < 5.0
-        wc = xp.where(central, w - 2.5, 0.0)
-        wt = xp.sqrt(xp.where(central, 5.0, w)) - 3.0
-        pc = xp.full_like(wc, _GILES_CENTRAL[0])
-        pt = xp.full_like(wt, _GILES_TAIL[0])
-        for c_c, c_t in zip(_GILES_CENTRAL[1:], _GILES_TAIL[1:]):
-            pc = c_c + pc * wc
-            pt = c_t + pt * wt
-        x = xp.where(central, pc, pt) * y64
-        x = xp.where(xp.abs(y64) == 1, xp.copysign(np.inf, y64), x)
-    return x.astype(y.dtype)
+        all_central = bool(central.all())
+        if not all_central:
+            tail = xp.nonzero(~central)[0]
+            w_tail = w[tail]
+        w -= 2.5                                                # the central polynomial's variable
+        x = w * _GILES_CENTRAL[0]
+        x += _GILES_CENTRAL[1]
+        for c_c in _GILES_CENTRAL[2:]:
+            x *= w
+            x += c_c
+        if not all_central:
+            wt = xp.sqrt(w_tail) - 3.0
+            pt = xp.full_like(wt, _GILES_TAIL[0])
+            for c_t in _GILES_TAIL[1:]:
+                pt = c_t + pt * wt
+            x[tail] = pt
+        x *= y64
+        if not all_central:                                     # y = +-1 exactly where w = +inf
+            ones = tail[w_tail == np.inf]
+            if ones.size:
+                x[ones] = xp.copysign(np.inf, y64[ones])
+    return x.astype(y.dtype).reshape(y.shape)
+
+
+def _blocked(xp, f, x):
+    """f (an elementwise function of backend arrays, same dtype out) over cache-sized blocks of x
+    written into one output: on NumPy the dozens of float64 temporaries of a block stay in cache
+    instead of each being a pass over memory. Elementwise, so the values are f(x)'s."""
+    n = x.size
+    step = max(1, _util.BLOCK_SIZE)
+    if xp is not np or n <= step:
+        return f(x)
+    flat = x.reshape(-1)
+    out = np.empty(n, x.dtype)
+    for s in range(0, n, step):
+        out[s:s + step] = f(flat[s:s + step])
+    return out.reshape(x.shape)
 
 
 def _erf_inv_impl(xp):
     accurate = _in_float64(_erf_inv_kernel)(xp)
 
+    def single(x):
+        return _erf_inv_single(xp, x)
+
     def f(x):
         x = xp.asarray(x)
         if x.dtype.itemsize <= 4 and x.dtype.kind == "f":
-            return _erf_inv_single(xp, x)
-        return accurate(x)
+            return _blocked(xp, single, x)
+        return _blocked(xp, accurate, x)
     return f
 
 

@@ -13,10 +13,12 @@ import math
 import numpy as np
 
 from ..core import dtypes
+from ..core.array import Array
 from ..primitives import elementwise as ew
 from ..primitives import shape as sh
 from ..primitives.reduction import reduce_sum
-from ._keys import UINT_DTYPES, canonical_shape, check_key, const, random_bits, split2
+from ._keys import (UINT_DTYPES, _partitionable_bits, blockwise, canonical_shape, check_key, const, flags,
+                    random_bits, split2)
 from ._util import (as_dtype, broadcast_shapes, broadcast_to, check_shape, erf, erf_inv, finfo, float_dtype,
                     next_up)
 
@@ -33,27 +35,59 @@ def _c(value, like):
 def _uniform(key, shape, dtype, minval, maxval):
     """JAX's `_uniform`: the top `nmant` bits of random words as the mantissa of a float in [1, 2),
     minus 1, i.e. (bits >> (nbits - nmant)) * 2**-nmant exactly; then scaled to [minval, maxval)."""
+    if minval.size == 1 and maxval.size == 1:   # elementwise in the counters: blocks where possible
+        return blockwise(key, shape, dtype, _uniform_block(dtype), minval, maxval)
+    return _uniform_scaled(_uniform_floats(key, 0, shape, dtype), shape, dtype, minval, maxval)
+
+
+def _uniform_floats(key, start, shape, dtype):
+    """Floats in [0, 1) from the random bits of the counters start .. start + size - 1."""
     info = finfo(dtype)
     nbits, nmant = info.bits, info.nmant
     rng_bits = nbits if nmant >= 8 else 8
-    bits = random_bits(key, rng_bits, shape)
+    if start or (flags.threefry_partitionable and len(shape) == 1):
+        bits = _partitionable_bits(key, start, shape[0], rng_bits)
+    else:
+        bits = random_bits(key, rng_bits, shape)
     if rng_bits != nbits:
         bits = ew.convert_element_type(bits, UINT_DTYPES[nbits])
     mantissa = ew.div(bits, const(2 ** (rng_bits - nmant), bits.dtype, shape))   # a logical shift right
-    floats = ew.mul(ew.convert_element_type(mantissa, dtype), const(2.0 ** -nmant, dtype, shape))
-    minval = broadcast_to(minval, shape)
-    maxval = broadcast_to(maxval, shape)
-    span = ew.sub(maxval, minval)
-    if nbits <= 32:
+    return ew.mul(ew.convert_element_type(mantissa, dtype), const(2.0 ** -nmant, dtype, shape))
+
+
+def _uniform_scaled(floats, shape, dtype, minval, maxval):
+    """floats in [0, 1) scaled to [minval, maxval) as JAX rounds it."""
+    wide = np.dtype(np.float64)
+    if minval.__class__ is Array and maxval.__class__ is Array and minval.shape == maxval.shape == ():
+        # Concrete scalar bounds (blockwise's case): span and the float64 bounds are computed once and
+        # broadcast, not per element; the same values (no derivative can flow through constants).
+        span = ew.sub(maxval, minval)
+        if finfo(dtype).bits <= 32:
+            span_w, min_w = (broadcast_to(ew.convert_element_type(v, wide), shape) for v in (span, minval))
+        span, minval = broadcast_to(span, shape), broadcast_to(minval, shape)
+    else:
+        minval = broadcast_to(minval, shape)
+        maxval = broadcast_to(maxval, shape)
+        span = ew.sub(maxval, minval)
+        if finfo(dtype).bits <= 32:
+            span_w, min_w = ew.convert_element_type(span, wide), ew.convert_element_type(minval, wide)
+    if finfo(dtype).bits <= 32:
         # XLA (on CPUs and GPUs with FMA) fuses floats * span + minval into one rounding; the float64
         # product of two floats of <= 24 bits is exact, so this rounds (almost always) the same way.
-        wide = np.dtype(np.float64)
-        scaled = ew.add(ew.mul(ew.convert_element_type(floats, wide), ew.convert_element_type(span, wide)),
-                        ew.convert_element_type(minval, wide))
+        scaled = ew.add(ew.mul(ew.convert_element_type(floats, wide), span_w), min_w)
         scaled = ew.convert_element_type(scaled, dtype)
     else:
         scaled = ew.add(ew.mul(floats, span), minval)
     return ew.max(minval, scaled)
+
+
+def _uniform_block(dtype):
+    """`blockwise`'s body for uniform samples (minval and maxval of size 1)."""
+    def body(key, start, count, minval, maxval):
+        shape = (count,)
+        return _uniform_scaled(_uniform_floats(key, start, shape, dtype), shape, dtype,
+                               sh.reshape(minval, ()), sh.reshape(maxval, ()))
+    return body
 
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
@@ -73,9 +107,19 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
 # --- normal and friends ---------------------------------------------------------------------------
 
 def _normal_real(key, shape, dtype):
+    return blockwise(key, shape, dtype, _normal_block(dtype))
+
+
+def _normal_block(dtype):
+    """`blockwise`'s body for standard normal samples: sqrt(2) erf_inv(u), u uniform in (-1, 1)."""
     lo = float(np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype)))
-    u = _uniform(key, shape, dtype, const(lo, dtype), const(1.0, dtype))
-    return ew.mul(const(SQRT2, dtype, shape), erf_inv(u))
+
+    def body(key, start, count):
+        shape = (count,)
+        u = _uniform_scaled(_uniform_floats(key, start, shape, dtype), shape, dtype,
+                            const(lo, dtype), const(1.0, dtype))
+        return ew.mul(const(SQRT2, dtype, shape), erf_inv(u))
+    return body
 
 
 def normal(key, shape=(), dtype=None):

@@ -21,6 +21,8 @@ from ..core import dtypes
 from ..core.array import Array, ArrayBase, to_array
 from ..primitives import elementwise as ew
 from ..primitives import shape as sh
+from ..core.primitive import hooks as _hooks
+from ..primitives import _util as _prim_util
 from ..primitives.prng import threefry2x32
 
 U32 = np.dtype(np.uint32)
@@ -98,20 +100,65 @@ def threefry_2x32(key, count):
     return sh.reshape(out, tuple(count.shape))
 
 
-def _iota_2x32(shape: tuple):
-    """(hi, lo) uint32 words of the row-major element index, each of `shape`."""
+def _iota_2x32(shape: tuple, start: int = 0):
+    """(hi, lo) uint32 words of the row-major element index plus `start`, each of `shape`."""
     n = math.prod(shape)
-    if n >= 2 ** 32:
+    if start + n >= 2 ** 32:
         raise NotImplementedError("random bits arrays of 2**32 or more elements are not supported")
-    return const(0, U32, shape), sh.reshape(sh.iota(U32, n), shape)
+    lo = sh.iota(U32, n)
+    if start:
+        lo = ew.add(lo, const(start, U32, (n,)))
+    return const(0, U32, shape), sh.reshape(lo, shape)
 
 
-def _threefry_elementwise(key, shape: tuple):
-    """The partitionable layout: threefry2x32 of one (hi, lo) counter per element of `shape`."""
-    hi, lo = _iota_2x32(shape)
+def _threefry_elementwise(key, shape: tuple, start: int = 0):
+    """The partitionable layout: threefry2x32 of one (hi, lo) counter per element of `shape` (the
+    counters start .. start + size - 1: a block of a larger array, see `blockwise`)."""
+    hi, lo = _iota_2x32(shape, start)
     k1 = sh.broadcast_in_dim(_word(key, 0), shape, ())
     k2 = sh.broadcast_in_dim(_word(key, 1), shape, ())
     return threefry2x32(k1, k2, hi, lo)
+
+
+# --- blocked evaluation on concrete keys -------------------------------------------------------------
+
+def _block_elements() -> int:
+    """Elements per block of `blockwise`: two of the kernels' cache blocks, so the per-block dispatch
+    of the sampler's dozen or so operations is paid rarely while the float64 temporaries stay in
+    cache."""
+    return max(1, 2 * _prim_util.BLOCK_SIZE)
+
+
+def blockwise(key, shape: tuple, dtype, body, *operands):
+    """The sampler `body(key, start, count, *operands)` over `shape`, computed a block at a time when
+    that is possible, else in one piece.
+
+    In the partitionable layout element i of a sample depends only on the counter i and on elementwise
+    operations, so a sample of `shape` is, flattened, the concatenation of the samples of blocks of
+    counters. `body(key, start, count, *operands)` returns the 1-d sample of the counters start ..
+    start + count - 1 (operands: parameters that broadcast against every element, i.e. of size 1).
+    With a concrete key and operands on NumPy, no eager hooks (recorders and floating-point checks see
+    the whole-array operations), and more than one block of elements,
+    the blocks are computed one after another into one preallocated output: every temporary of the
+    chain (threefry words, mantissa bits, float64 intermediates, erf_inv's polynomials) stays in
+    cache. Otherwise (tracers: jit, vmap, grad; CuPy; the original layout) it is body(key, 0, size)
+    reshaped: the same operations on the whole (flattened) array."""
+    n = math.prod(shape)
+    step = _block_elements()
+    if (n > step and flags.threefry_partitionable and not _hooks.active
+            and key.__class__ is Array and key._buf.__class__ is np.ndarray
+            and all(o.__class__ is Array and o._buf.__class__ is np.ndarray and o.size == 1
+                    for o in operands)):
+        if n >= 2 ** 32:
+            raise NotImplementedError("random bits arrays of 2**32 or more elements are not supported")
+        operands = tuple(sh.reshape(o, ()) for o in operands)
+        out = np.empty(shape, np.dtype(dtype))
+        flat = out.reshape(-1)   # (a view: out is contiguous)
+        for s in range(0, n, step):
+            c = min(step, n - s)
+            flat[s:s + c] = body(key, s, c, *operands)._buf
+        return Array(out)
+    return sh.reshape(body(key, 0, n, *operands), shape)
 
 
 # --- seeds ----------------------------------------------------------------------------------------
@@ -251,6 +298,20 @@ def _mod_pow2(x, bits: int):
     return ew.sub(x, ew.mul(ew.div(x, m), m))
 
 
+def _partitionable_bits(key, start: int, count: int, bit_width: int):
+    """Elements start .. start + count - 1 of the flattened partitionable random_bits (1-d)."""
+    shape = (count,)
+    dtype = UINT_DTYPES[bit_width]
+    y1, y2 = _threefry_elementwise(key, shape, start)
+    if bit_width == 64:
+        hi, lo = ew.convert_element_type(y1, dtype), ew.convert_element_type(y2, dtype)
+        return ew.add(ew.mul(hi, const(2 ** 32, dtype, shape)), lo)
+    mixed = ew.bitwise_xor(y1, y2)
+    if bit_width == 32:
+        return mixed
+    return ew.convert_element_type(_mod_pow2(mixed, bit_width), dtype)
+
+
 def random_bits(key, bit_width: int, shape):
     """Uniform random unsigned integers of `bit_width` bits (8, 16, 32, 64) and `shape`, laid out as
     JAX's threefry `random_bits`. Partitionable: each element hashes its own index; 64-bit values
@@ -261,16 +322,9 @@ def random_bits(key, bit_width: int, shape):
     if bit_width not in UINT_DTYPES:
         raise TypeError(f"random_bits: bit_width must be 8, 16, 32 or 64, got {bit_width!r}")
     shape = canonical_shape(shape, "random_bits")
-    dtype = UINT_DTYPES[bit_width]
     if flags.threefry_partitionable:
-        y1, y2 = _threefry_elementwise(key, shape)
-        if bit_width == 64:
-            hi, lo = ew.convert_element_type(y1, dtype), ew.convert_element_type(y2, dtype)
-            return ew.add(ew.mul(hi, const(2 ** 32, dtype, shape)), lo)
-        mixed = ew.bitwise_xor(y1, y2)
-        if bit_width == 32:
-            return mixed
-        return ew.convert_element_type(_mod_pow2(mixed, bit_width), dtype)
+        return blockwise(key, shape, UINT_DTYPES[bit_width],
+                         lambda k, start, count: _partitionable_bits(k, start, count, bit_width))
     size = math.prod(shape)
     max_count = -(-bit_width * size // 32)
     if max_count >= 2 ** 32 - 1:

@@ -431,12 +431,26 @@ def _jit_sampler(name):
     return f
 
 
+# From this many elements on, draws call funcgrad.random eagerly: with a concrete key it computes the
+# sample in cache-sized blocks (see funcgrad.random._keys.blockwise), with no compilation per shape
+# and no full-size temporaries. Smaller draws use the compiled sampler, whose per-call overhead is
+# lower. Both give the same values.
+_EAGER_MIN = 1 << 16
+
+
+def _sampler(name, key, shape, dt):
+    shape = tuple(shape)
+    if math.prod(shape) >= _EAGER_MIN:
+        return getattr(_jr, name)(key, shape, np.dtype(dt))
+    return _jit_sampler(name)(key, shape, np.dtype(dt))
+
+
 def _uniform(key, shape, dt):
-    return _jit_sampler("uniform")(key, tuple(shape), np.dtype(dt))
+    return _sampler("uniform", key, shape, dt)
 
 
 def _normal(key, shape, dt):
-    return _jit_sampler("normal")(key, tuple(shape), np.dtype(dt))
+    return _sampler("normal", key, shape, dt)
 
 
 def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,

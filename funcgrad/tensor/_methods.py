@@ -140,7 +140,7 @@ def _sampler_(name, draw):
     def method(self, *args, generator=None, **kwargs):
         sample = draw(self, generator, *args, **kwargs)
         dt = self._np_dtype()
-        arr = Array(np.asarray(sample).astype(dt))
+        arr = Array(np.asarray(sample).astype(dt, copy=False))   # (copied into self's buffer below)
         return _inplace(name, self, lambda a: arr, reads_self=False)
     method.__name__ = name
     return method
@@ -169,7 +169,11 @@ def _draw_uniform(self, gen, a=0.0, b=1.0):
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}")
     w = _work_dt(dt)
     u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, w))
-    return u * (w.type(b) - w.type(a)) + w.type(a) if (a, b) != (0.0, 1.0) else u
+    if (a, b) == (0.0, 1.0):
+        return u
+    out = u * (w.type(b) - w.type(a))
+    out += w.type(a)   # (in place: one full-size temporary fewer; the same roundings)
+    return out
 
 
 def _draw_normal(self, gen, mean=0.0, std=1.0):
@@ -178,7 +182,9 @@ def _draw_normal(self, gen, mean=0.0, std=1.0):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     w = _work_dt(dt)
     z = np.asarray(C._normal(C._gen(gen).next_key(), self.shape, w))
-    return z * w.type(std) + w.type(mean)
+    out = z * w.type(std)
+    out += w.type(mean)   # (in place: one full-size temporary fewer; the same roundings)
+    return out
 
 
 def _draw_bernoulli(self, gen, p=0.5):
