@@ -73,8 +73,10 @@ def _word(key, i: int):
 
 
 def const(value, dtype, shape=()):
-    """A strongly typed constant of `dtype` broadcast to `shape`."""
-    return sh.full(tuple(shape), value, np.dtype(dtype))
+    """A strongly typed constant of `dtype` broadcast to `shape` (a zero-stride view of one value: no
+    memory and no time however large the shape)."""
+    c = sh.full((), value, np.dtype(dtype))
+    return sh.broadcast_in_dim(c, tuple(shape), ()) if shape else c
 
 
 # --- threefry on counters -------------------------------------------------------------------------

@@ -19,6 +19,10 @@ from ...core.jaxpr import Jaxpr, Var
 from ._ir import ELEMENTWISE, Renamer, is_call, rebuild, uniform_value
 
 FOLD_LIMIT = 1024
+# primitives whose result can be a view of an input (or, for `full`, a zero-stride broadcast): the ones
+# whose big results may still be affordable
+_MAY_VIEW = frozenset(("full", "broadcast_in_dim", "reshape", "transpose", "slice", "squeeze", "expand_dims",
+                       "rev", "dynamic_slice", "convert_element_type", "copy", "copy_p"))
 
 
 def _root(buf):
@@ -53,6 +57,10 @@ def fold_constants(jaxpr: Jaxpr) -> Jaxpr:
                 and getattr(e.prim, "foldable", True):
             ins = [const_val[v] for v in e.invars]
             in_size = max([v.aval.size for v in e.invars], default=1)
+            if e.outvars[0].aval.size > max(in_size, FOLD_LIMIT) and e.prim.name not in _MAY_VIEW and not (
+                    e.prim.name in ELEMENTWISE and all(uniform_value(c) is not None for c in ins)):
+                eqns.append(e)  # a big fresh result (an iota, arithmetic on big constants): never kept, so
+                continue        # not computed either (folding a 1e8-element iota took seconds)
             try:
                 with np.errstate(all="ignore"):
                     if e.prim.name == "full" and not e.invars:  # a zero-stride view of one scalar
