@@ -8,13 +8,42 @@ from ..numpy import linalg as _la
 from ..primitives import linalg_decomp as _ld
 from ..primitives.lu import lu as _lu
 
-__all__ = ["cholesky", "eigh", "qr", "svd", "triangular_solve", "lu", "lu_pivots_to_permutation",
+__all__ = ["cholesky", "eig", "eigh", "qr", "svd", "triangular_solve", "lu", "lu_pivots_to_permutation",
            "tridiagonal_solve"]
 
 
 def cholesky(x, *, symmetrize_input: bool = True):
     """The lower Cholesky factor of Hermitian positive-definite matrices (..., n, n)."""
     return _la.cholesky(x, symmetrize_input=symmetrize_input)
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False, implementation=None, use_magma=None):
+    """[w, vl, vr] (the eigenvector entries as requested): eigenvalues and left / right eigenvectors of
+    general square matrices, complex, as jax.lax.linalg.eig.
+
+    vr is LAPACK's (unit norm, real largest-magnitude component); vl is computed as the columns of V^-H
+    (u_j^H A = w_j u_j^H), normalised the same way, so for real eigenvectors its sign may differ from
+    LAPACK's. Eigenvector derivatives need enable_eigvec_derivs=True (as in JAX) and distinct eigenvalues."""
+    a = _la._matrix(x, "eig", square=True)
+    if not (compute_left_eigenvectors or compute_right_eigenvectors):
+        return [_ld.eig(a, vectors=False)[0]]
+    w, vr = _ld.eig(a, vectors=True, eigvec_derivs=bool(enable_eigvec_derivs))
+    out = [w]
+    if compute_left_eigenvectors:
+        out.append(_left_eigenvectors(vr))
+    if compute_right_eigenvectors:
+        out.append(vr)
+    return out
+
+
+def _left_eigenvectors(vr):
+    from .. import numpy as jnp
+    u = jnp.conj(jnp.swapaxes(jnp.linalg.inv(vr), -1, -2))
+    u = u / jnp.linalg.norm(u, axis=-2, keepdims=True)
+    k = jnp.argmax(jnp.abs(u), axis=-2, keepdims=True)
+    big = jnp.take_along_axis(u, k, axis=-2)
+    return u * (jnp.conj(big) / jnp.abs(big))
 
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,

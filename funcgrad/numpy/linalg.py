@@ -47,11 +47,11 @@ from . import _reductions as _r
 from . import _ufuncs as _u
 from ._promote import asarray_any, broadcast_shapes, broadcast_to, normalize_index, promote_dtypes
 
-__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq",
+__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm",
            "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv",
            "tensorsolve", "trace", "vecdot", "vector_norm",
-           "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+           "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
 
 _LINALG_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 
@@ -185,6 +185,29 @@ def eigh(a, UPLO: str = "L", *, symmetrize_input: bool = True):
         x = _from_triangle(x, lower=uplo == "L")
     w, v = ld.eigh(x)
     return EighResult(w, v)
+
+
+class EigResult(NamedTuple):
+    eigenvalues: ArrayBase
+    eigenvectors: ArrayBase
+
+
+def eig(a):
+    """EigResult(w, v): eigenvalues and right eigenvectors (columns, unit norm) of general square matrices,
+    always complex (complex64 for 32-bit input, complex128 for 64-bit), as jax.numpy.linalg.eig.
+
+    As in JAX, differentiating it raises NotImplementedError (eigenvector derivatives are only valid for
+    distinct eigenvalues): use eigvals for differentiable eigenvalues, or
+    funcgrad.lax.linalg.eig(..., enable_eigvec_derivs=True) to opt in to eigenvector derivatives."""
+    x = _matrix(a, "eig", square=True)
+    w, v = ld.eig(x, vectors=True, eigvec_derivs=False)
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """The eigenvalues (complex) of general square matrices; differentiable (dw = diag(V^-1 dA V))."""
+    x = _matrix(a, "eigvals", square=True)
+    return ld.eig(x, vectors=False)[0]
 
 
 def eigvalsh(a, UPLO: str = "L", *, symmetrize_input: bool = True):
@@ -733,9 +756,6 @@ def multi_dot(arrays, *, out=None):
 
 
 def __getattr__(name):
-    if name in ("eig", "eigvals"):
-        raise AttributeError(f"funcgrad.numpy.linalg.{name} (general, non-symmetric eigenproblems) is not "
-                             "implemented; for symmetric / Hermitian matrices use eigh or eigvalsh")
     if hasattr(np.linalg, name):
         raise AttributeError(f"funcgrad.numpy.linalg has no function {name!r} yet "
                              f"(numpy.linalg.{name} exists)")

@@ -1,4 +1,4 @@
-"""Matrix factorisations and solves: cholesky, triangular_solve, solve, det, slogdet, eigh, svd, qr.
+"""Matrix factorisations and solves: cholesky, triangular_solve, solve, det, slogdet, eigh, svd, qr, eig.
 
 Every primitive takes stacks of matrices `(..., M, N)`: leading dimensions are batch dimensions (the
 batch rules move a vmapped axis to the front). The impls call the backend's `linalg` module (NumPy or
@@ -37,7 +37,7 @@ from . import elementwise as ew
 from . import shape as sh
 from ._util import batch_size, to_front, type_error
 from .linalg import dot_general
-from .reduction import reduce_sum
+from .reduction import argmax, reduce_sum
 
 _DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 
@@ -734,5 +734,117 @@ def qr(x, *, full_matrices: bool = False):
     return qr_p.bind(x, full_matrices=bool(full_matrices))
 
 
+# --- eig (general, non-symmetric) -----------------------------------------------------------------
+
+_COMPLEX = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128,
+            dtypes.complex64: dtypes.complex64, dtypes.complex128: dtypes.complex128}
+
+
+def _eig_rule(x: ShapedArray, *, vectors, eigvec_derivs):
+    _check_matrix("eig", x, square=True)
+    c = _COMPLEX[np.dtype(x.dtype)]
+    w = ShapedArray(x.shape[:-1], c)
+    return [w, ShapedArray(x.shape, c)] if vectors else [w]
+
+
+def _eig_impl(xp):
+    def f(x, *, vectors, eigvec_derivs):
+        _impl_check(x, square=True)
+        c = _COMPLEX[np.dtype(x.dtype)]
+        xh = np.asarray(x.get() if hasattr(x, "get") else x)  # LAPACK geev runs on the host (as in JAX)
+        if not vectors:
+            return [xp.asarray(np.linalg.eigvals(xh).astype(c, copy=False))]
+        w, v = np.linalg.eig(xh)
+        return [xp.asarray(w.astype(c, copy=False)), xp.asarray(v.astype(c, copy=False))]
+    return f
+
+
+def _eig_parts(x, ans, vectors):
+    """(w, v) of x: the outputs, or (when only eigenvalues were asked for) a fresh decomposition."""
+    if vectors:
+        return ans[0], ans[1]
+    return tuple(eig_p.bind(x, vectors=True, eigvec_derivs=True))
+
+
+def _eig_no_vector_derivs():
+    raise NotImplementedError(
+        "eig: derivatives of non-symmetric eigenvectors are only valid under assumptions on the input that "
+        "cannot be checked (distinct eigenvalues); pass enable_eigvec_derivs=True to funcgrad.lax.linalg.eig "
+        "to opt in, or differentiate eigvals only")
+
+
+def _eig_mask(v):
+    """mask[..., i, j] = 1 where i = argmax_i |v_ij| (LAPACK makes that component of v_j real), and
+    d[..., j] = Re v_{k_j j}."""
+    k = argmax(ew.abs(v), v.ndim - 2, dtypes.int32)
+    rows = sh.broadcasted_iota(dtypes.int32, v.shape, v.ndim - 2)
+    mask = ew.convert_element_type(ew.eq(rows, _cols(k, v.shape[-2])), v.dtype)
+    d = ew.real(reduce_sum(ew.mul(mask, v), (v.ndim - 2,)))
+    return mask, d
+
+
+def _eig_jvp(primals, tangents, ans, *, vectors, eigvec_derivs):
+    x, = primals
+    if vectors and not eigvec_derivs:
+        _eig_no_vector_derivs()
+    w, v = _eig_parts(x, ans, vectors)
+    dx = ew.convert_element_type(tangents[0], v.dtype)
+    p = _mm(solve(v, dx), v)  # V^-1 dA V
+    dw = _diag(p)
+    if not vectors:
+        return [dw]
+    u = _mm(v, ew.mul(_skew_inverse_gaps(w), p))
+    # dv_j = u_j + c_j v_j; unit norm fixes Re c_j, the real largest component fixes Im c_j
+    nd = v.ndim
+    mask, d = _eig_mask(v)
+    re = ew.neg(ew.real(reduce_sum(ew.mul(ew.conj(v), u), (nd - 2,))))
+    im = ew.neg(ew.div(ew.imag(reduce_sum(ew.mul(mask, u), (nd - 2,))), d))
+    c = ew.complex(re, im)
+    return [dw, ew.add(u, ew.mul(v, _cols(c, v.shape[-2])))]
+
+
+def _eig_vjp(cts, ans, args, needs, *, vectors, eigvec_derivs):
+    x, = args
+    gw = cts[0]
+    gv = cts[1] if vectors else None
+    if gw is None and gv is None:
+        return [None]
+    if vectors and not eigvec_derivs:
+        _eig_no_vector_derivs()
+    w, v = _eig_parts(x, ans, vectors)
+    n = v.shape[-1]
+    gp = None if gw is None else _diag_embed(gw)
+    if gv is not None:  # transpose of the jvp's eigenvector term, under the pairing Re sum(a * b)
+        nd = v.ndim
+        mask, d = _eig_mask(v)
+        s = reduce_sum(ew.mul(gv, v), (nd - 2,))
+        gu = ew.sub(gv, ew.mul(ew.conj(v), _cols(ew.complex(ew.real(s), ew.zeros_like(d)), n)))
+        gu = ew.sub(gu, ew.mul(mask, _cols(ew.complex(ew.zeros_like(d), ew.div(ew.imag(s), d)), n)))
+        term = ew.mul(_skew_inverse_gaps(w), _mm(_T(v), gu))
+        gp = term if gp is None else ew.add(gp, term)
+    ga = solve(_T(v), _mm(gp, _T(v)))  # V^-T gP V^T
+    if not dtypes.is_complex(x.dtype):
+        ga = ew.real(ga)
+    return [ga]
+
+
+eig_p = Primitive("eig", impl=_eig_impl, abstract_eval=_eig_rule, jvp_full=_eig_jvp, vjp_full=_eig_vjp,
+                  multiple_results=True)
+eig_p.batch = _front_batch(eig_p)
+
+
+def eig(x, *, vectors: bool = True, eigvec_derivs: bool = False):
+    """[w] or [w, v]: eigenvalues and right eigenvectors (columns) of general square matrices, always
+    complex (complex64 for float32 / complex64 input), as LAPACK's geev gives them: each v_j has unit
+    2-norm and a real largest-magnitude component. Runs on the host (NumPy's LAPACK).
+
+    Derivatives (non-degenerate perturbation theory): with P = V^-1 dA V, dw = diag(P) and
+    dv_j = u_j + c_j v_j, U = V (F * P), F_ij = 1 / (w_j - w_i) (0 on the diagonal), where the complex c_j
+    keeps geev's normalisation: c_j = -Re(v_j^H u_j) - i Im(u_kj) / v_kj, k = argmax_i |v_ij|.
+    Eigenvector derivatives need eigvec_derivs=True (as in JAX) and distinct eigenvalues; eigenvalue
+    derivatives alone are finite for repeated eigenvalues of a diagonalisable matrix in reverse mode."""
+    return eig_p.bind(x, vectors=bool(vectors), eigvec_derivs=bool(eigvec_derivs))
+
+
 __all__ = ["cholesky", "triangular_solve", "solve", "det", "slogdet", "eigh", "svd", "qr",
-           "cholesky_p", "triangular_solve_p", "solve_p", "det_p", "slogdet_p", "eigh_p", "svd_p", "qr_p"]
+           "cholesky_p", "triangular_solve_p", "solve_p", "det_p", "slogdet_p", "eigh_p", "svd_p", "qr_p", "eig", "eig_p"]

@@ -502,43 +502,42 @@ __all__ = ["orgqr", "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_p
            "solve", "lstsq"]
 
 
-# --- general eigendecomposition (values only on the host; no derivative) ------------------------------------
+# --- general eigendecomposition (the eig primitive: LAPACK geev on the host, differentiable) -------------------
 
 _eig_t = collections.namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
 
+_EIG_PHASE = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "
+              "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.")
 
-def _eig_function():
-    from ..autograd import Function
 
-    class _Eig(Function):
-        @staticmethod
-        def forward(ctx, A, vectors):
-            h = A.detach()._host()
-            if vectors:
-                w, v = np.linalg.eig(h)
-                return _wrap(Array(np.asarray(w))), _wrap(Array(np.asarray(v)))
-            return _wrap(Array(np.asarray(np.linalg.eigvals(h))))
-
-        @staticmethod
-        def backward(ctx, *grads):
-            raise NotImplementedError("the derivative of linalg.eig / linalg.eigvals is not implemented in "
-                                      "funcgrad (there is no eig primitive); use eigh for Hermitian matrices")
-    return _Eig
+def _eig_gauge_hook(V):
+    """torch's check: a loss may not depend on the eigenvectors' phases, i.e. Im(diag(V^H gV)) == 0
+    (within torch's tolerance). Only a check: the gradient itself comes from the eig primitive's rule."""
+    def hook(g):
+        v, gv = V.detach()._host(), g.detach()._host()
+        phase = np.imag(np.sum(np.conj(v) * gv, axis=-2))
+        if not np.allclose(phase, 0.0, rtol=1e-2, atol=1e-2):
+            raise RuntimeError(_EIG_PHASE)
+    return hook
 
 
 def linalg_eig(A, *, out=None):
-    """(eigenvalues, eigenvectors) of square matrices, complex (as torch.linalg.eig). No derivative: backward
-    through it raises NotImplementedError."""
+    """(eigenvalues, eigenvectors) of square matrices, complex (as torch.linalg.eig); eigenvectors have unit
+    norm. Differentiable through the eig primitive (distinct eigenvalues needed for the eigenvector part);
+    as in torch, backward raises RuntimeError when the loss depends on the eigenvectors' phases."""
     from .linalg import _square
     _square(A, "eig")
-    return _eig_t(*_eig_function().apply(A, True))
+    w, v = _apply("LinalgEig", lambda a: _ld.eig(a, vectors=True, eigvec_derivs=True), (A,))
+    if v.requires_grad:
+        v.register_hook(_eig_gauge_hook(v))
+    return _eig_t(w, v)
 
 
 def linalg_eigvals(A, *, out=None):
-    """The eigenvalues of square matrices (complex). No derivative: backward raises NotImplementedError."""
+    """The eigenvalues of square matrices (complex), differentiable (dw = diag(V^-1 dA V))."""
     from .linalg import _square
     _square(A, "eigvals")
-    return _eig_function().apply(A, False)
+    return _apply1("LinalgEigvals", lambda a: _ld.eig(a, vectors=False)[0], A)
 
 
 LINALG_EXTRA.update(eig=linalg_eig, eigvals=linalg_eigvals)

@@ -8,7 +8,8 @@ drawn skew-symmetric matrices, so any draw is orthogonal) and drawn spectra kept
 - eigh gets eigenvalues at least 0.375 apart, svd singular values at least 0.375 apart and >= 1;
 - solve, det and slogdet get singular values in [0.5, 2] (either sign of det);
 - triangular_solve gets a diagonal with |a_ii| in [1, 2] and garbage in the unread triangle;
-- qr gets full-rank input (for M < N, a well-conditioned leading M x M block).
+- qr gets full-rank input (for M < N, a well-conditioned leading M x M block);
+- eig gets non-normal matrices with distinct real eigenvalues (see eig_case).
 """
 from __future__ import annotations
 
@@ -117,7 +118,21 @@ def qr_case(draw):
     return [x], {"full_matrices": full}
 
 
+def eig_case(draw):
+    """Real Schur-form construction Q (diag(w) + N) Q^T: distinct real eigenvalues (at least 0.375
+    apart) and non-orthogonal eigenvectors; a fixed generic part keeps |v_ij| free of ties (LAPACK makes
+    the largest component of each eigenvector real, which finite differences would see jump)."""
+    batch, n = _batch(draw), _side(draw)
+    q = _orthogonal(draw, batch, n)
+    w = _spread(draw, batch, n, -0.9, 0.5)
+    base = np.triu(np.random.default_rng(10 + n).uniform(-0.5, 0.5, (n, n)), 1)
+    t = w[..., None] * np.eye(n) + base + 0.1 * np.triu(_values(draw, batch + (n, n)), 1)
+    vectors = draw(st.booleans())
+    return [q @ t @ np.swapaxes(q, -1, -2)], {"vectors": vectors, "eigvec_derivs": True}
+
+
 CASES = {
+    "eig": eig_case,
     "cholesky": cholesky_case,
     "triangular_solve": triangular_solve_case,
     "solve": solve_case,
