@@ -138,3 +138,72 @@ def test_torch_eig_backward_matches_torch(x):
     for o, r in zip(ours, ref):
         assert o.dtype == r.dtype
         np.testing.assert_allclose(o, r, atol=1e-8)
+
+
+# --- jax.scipy.linalg matrix constructors ---------------------------------------------------------
+
+import funcgrad.scipy.linalg as fsl  # noqa: E402
+
+V3 = np.array([1.0, -2.0, 3.5])
+V4 = np.array([4.0, 5.0, -6.0, 7.0])
+
+
+def _scipy_cases():
+    sl = pytest.importorskip("scipy.linalg")
+    cases = [(fsl.circulant(V4), sl.circulant(V4)), (fsl.hankel(V3), sl.hankel(V3)),
+             (fsl.hankel(V3, V4), sl.hankel(V3, V4)), (fsl.companion(V4), sl.companion(V4)),
+             (fsl.fiedler(V3), sl.fiedler(V3)), (fsl.leslie(V4, V3), sl.leslie(V4, V3)),
+             (fsl.hadamard(8), sl.hadamard(8)), (fsl.dft(5, "sqrtn"), sl.dft(5, "sqrtn")), (fsl.dft(4), sl.dft(4)),
+             (fsl.dft(3, "n"), sl.dft(3, "n"))]
+    for n in (1, 2, 5):
+        cases += [(fsl.hilbert(n), sl.hilbert(n)), (fsl.invhilbert(n), sl.invhilbert(n)),
+                  (fsl.helmert(n), sl.helmert(n)), (fsl.helmert(n, full=True), sl.helmert(n, full=True))]
+        for kind in ("symmetric", "lower", "upper"):
+            cases += [(fsl.pascal(n, kind), sl.pascal(n, kind)), (fsl.invpascal(n, kind), sl.invpascal(n, kind))]
+    for a in (V3, V4):
+        for n in (1, 2, 3, 6):
+            for mode in ("full", "same", "valid"):
+                cases.append((fsl.convolution_matrix(a, n, mode), sl.convolution_matrix(a, n, mode)))
+    return cases
+
+
+def test_constructors_match_scipy():
+    for got, ref in _scipy_cases():
+        assert got.shape == ref.shape
+        np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_constructor_defaults_and_errors():
+    assert fsl.hilbert(3).dtype == np.float32 and fsl.dft(3).dtype == np.complex64
+    assert fsl.hadamard(4, np.float32).dtype == np.float32
+    np.testing.assert_allclose(np.asarray(fsl.pascal(4)) @ np.asarray(fsl.invpascal(4)), np.eye(4), atol=1e-4)
+    with pytest.raises(ValueError):
+        fsl.hadamard(6)
+    with pytest.raises(ValueError):
+        fsl.pascal(3, "sideways")
+    with pytest.raises(ValueError):
+        fsl.convolution_matrix(V3, 2, "middle")
+    with pytest.raises(ValueError):
+        fsl.leslie(V4, V4)
+    with pytest.raises(TypeError):
+        fsl.hilbert(3.0)
+
+
+def test_constructors_batch_and_differentiate():
+    b = RNG.standard_normal((2, 4))
+    for f in (fsl.circulant, fsl.companion, fsl.fiedler):
+        got = f(b)
+        for i in range(2):
+            np.testing.assert_allclose(np.asarray(got[i]), np.asarray(f(b[i])), atol=1e-12)
+        np.testing.assert_allclose(np.asarray(funcgrad.vmap(f)(b)), np.asarray(got), atol=1e-12)
+        np.testing.assert_allclose(np.asarray(funcgrad.jit(f)(b)), np.asarray(got), atol=1e-12)
+    check_grads(fsl.circulant, (V4,), order=2)
+    check_grads(fsl.companion, (V4,), order=2)
+    check_grads(lambda c, r: fsl.hankel(c, r), (V3, V4), order=2)
+    check_grads(lambda a: fsl.convolution_matrix(a, 3, "same"), (V4,), order=2)
+    check_grads(fsl.leslie, (V4, V3), order=2)
+    # the constructor really builds what it claims: roots of the polynomial are the companion's eigenvalues
+    np.testing.assert_allclose(np.sort_complex(np.asarray(jnp.linalg.eigvals(fsl.companion(V4)))),
+                               np.sort_complex(np.roots(V4)), atol=1e-10)
+    x = RNG.standard_normal(5)
+    np.testing.assert_allclose(np.asarray(fsl.convolution_matrix(V4, 5)) @ x, np.convolve(V4, x), atol=1e-12)

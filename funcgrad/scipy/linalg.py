@@ -1,6 +1,8 @@
 """funcgrad.scipy.linalg: SciPy's linalg names over funcgrad's decompositions (differentiable, batchable
 over leading axes, jittable): cholesky, cho_factor, cho_solve, solve_triangular, solve, lu, lu_factor,
-lu_solve, qr, svd, eigh, inv, det, expm, block_diag, toeplitz.
+lu_solve, qr, svd, eigh, inv, det, expm, block_diag, toeplitz, and the special-matrix constructors of
+_linalg_constructors (circulant, companion, convolution_matrix, dft, fiedler, hadamard, hankel, helmert,
+hilbert, invhilbert, invpascal, leslie, pascal).
 
 SciPy's defaults are kept where they differ from NumPy's (cholesky returns the upper factor unless
 lower=True; lu returns (p, l, u) with a = p l u). overwrite_*/check_finite are accepted and ignored.
@@ -12,9 +14,13 @@ from ..core.trace import concrete_value
 from ..numpy import linalg as _la
 from ..primitives import linalg_decomp as _ld
 from ..primitives.lu import lu as _lu
+from ._linalg_constructors import (circulant, companion, convolution_matrix, dft, fiedler, hadamard,  # noqa: F401
+                                   hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal)
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "solve", "lu", "lu_factor", "lu_solve",
-           "qr", "svd", "eigh", "inv", "det", "expm", "block_diag", "toeplitz", "lstsq", "pinv", "polar"]
+           "qr", "svd", "eigh", "inv", "det", "expm", "block_diag", "toeplitz", "lstsq", "pinv", "polar",
+           "circulant", "companion", "convolution_matrix", "dft", "fiedler", "hadamard", "hankel", "helmert",
+           "hilbert", "invhilbert", "invpascal", "leslie", "pascal"]
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
