@@ -207,3 +207,40 @@ def test_constructors_batch_and_differentiate():
                                np.sort_complex(np.roots(V4)), atol=1e-10)
     x = RNG.standard_normal(5)
     np.testing.assert_allclose(np.asarray(fsl.convolution_matrix(V4, 5)) @ x, np.convolve(V4, x), atol=1e-12)
+
+
+# --- expm_frechet, solve_sylvester -----------------------------------------------------------------
+
+M3, E3 = RNG.standard_normal((3, 3)), RNG.standard_normal((3, 3))
+N2, C32 = RNG.standard_normal((2, 2)), RNG.standard_normal((3, 2))
+
+
+def test_expm_frechet_values_and_grads():
+    sl = pytest.importorskip("scipy.linalg")
+    ex, fr = fsl.expm_frechet(M3, E3)
+    ex0, fr0 = sl.expm_frechet(M3, E3)
+    np.testing.assert_allclose(np.asarray(ex), ex0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(fr), fr0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(fsl.expm_frechet(M3, E3, compute_expm=False)), fr0, rtol=1e-10)
+    # it is the directional derivative of expm
+    _, t = funcgrad.jvp(fsl.expm, (M3,), (E3,))
+    np.testing.assert_allclose(np.asarray(fr), np.asarray(t), rtol=1e-8, atol=1e-10)
+    b = RNG.standard_normal((2, 3, 3))
+    got = funcgrad.vmap(lambda a: fsl.expm_frechet(a, E3, compute_expm=False))(b)
+    for i in range(2):
+        np.testing.assert_allclose(np.asarray(got[i]), sl.expm_frechet(b[i], E3)[1], rtol=1e-9, atol=1e-12)
+    check_grads(lambda a, e: fsl.expm_frechet(a, e, compute_expm=False), (M3, E3), order=1)
+    with pytest.raises(ValueError):
+        fsl.expm_frechet(M3, N2)
+
+
+def test_solve_sylvester_values_and_grads():
+    sl = pytest.importorskip("scipy.linalg")
+    x = fsl.solve_sylvester(M3, N2, C32)
+    np.testing.assert_allclose(np.asarray(x), sl.solve_sylvester(M3, N2, C32), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(M3 @ np.asarray(x) + np.asarray(x) @ N2, C32, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(funcgrad.jit(fsl.solve_sylvester)(M3, N2, C32)), np.asarray(x),
+                               atol=1e-12)
+    check_grads(fsl.solve_sylvester, (M3, N2, C32), order=2)
+    with pytest.raises(ValueError):
+        fsl.solve_sylvester(M3, N2, C32.T)

@@ -20,7 +20,7 @@ from ._linalg_constructors import (circulant, companion, convolution_matrix, dft
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "solve", "lu", "lu_factor", "lu_solve",
            "qr", "svd", "eigh", "inv", "det", "expm", "block_diag", "toeplitz", "lstsq", "pinv", "polar",
            "circulant", "companion", "convolution_matrix", "dft", "fiedler", "hadamard", "hankel", "helmert",
-           "hilbert", "invhilbert", "invpascal", "leslie", "pascal"]
+           "hilbert", "invhilbert", "invpascal", "leslie", "pascal", "expm_frechet", "solve_sylvester"]
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -272,3 +272,45 @@ def toeplitz(c, r=None):
     j = jnp.arange(r.shape[0])[None, :]
     return vals[c.shape[0] - 1 - i + j]
 
+
+
+def expm_frechet(A, E, *, method=None, compute_expm: bool = True):
+    """(expm(A), L(A, E)) or L(A, E) alone: the Frechet derivative of the matrix exponential at A in the
+    direction E, read off the block exponential expm([[A, E], [0, A]]) = [[expm A, L], [0, expm A]]
+    (Higham, "Functions of Matrices", Thm 3.6); differentiable through expm. Batched over leading axes."""
+    if method not in (None, "SPS", "blockEnlarge"):
+        raise ValueError(f"expm_frechet: unknown method {method!r}")
+    A, E = _la._inexact(A, "expm_frechet"), _la._inexact(E, "expm_frechet")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"expm_frechet: expected A to be a square matrix, got shape {tuple(A.shape)}")
+    if A.shape != E.shape:
+        raise ValueError(f"expm_frechet: expected A and E to be the same shape, got {tuple(A.shape)} and "
+                         f"{tuple(E.shape)}")
+    dt = jnp.result_type(A, E)
+    A, E = A.astype(dt), E.astype(dt)
+    n = A.shape[-1]
+    top = jnp.concatenate([A, E], axis=-1)
+    bottom = jnp.concatenate([jnp.zeros_like(A), A], axis=-1)
+    big = expm(jnp.concatenate([top, bottom], axis=-2))
+    frechet = big[..., :n, n:]
+    return (big[..., :n, :n], frechet) if compute_expm else frechet
+
+
+def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
+    """X with A X + X B = C, by the Kronecker form (kron(A, I) + kron(I, B^T)) vec(X) = vec(C) (row-major
+    vec) and one solve: differentiable in A, B and C, O((m n)^3) work, meant for small matrices. A singular
+    system (A and -B sharing an eigenvalue) raises LinAlgError. method and tol are accepted for JAX
+    compatibility."""
+    if method not in ("schur", "eigen"):
+        raise ValueError(f"solve_sylvester: method must be 'schur' or 'eigen', got {method!r}")
+    A, B, C = (_la._inexact(x, "solve_sylvester") for x in (A, B, C))
+    dt = jnp.result_type(A, B, C)
+    A, B, C = A.astype(dt), B.astype(dt), C.astype(dt)
+    if A.ndim != 2 or B.ndim != 2 or C.ndim != 2:
+        raise ValueError("solve_sylvester: A, B and C must be two-dimensional")
+    m, n = C.shape
+    if A.shape != (m, m) or B.shape != (n, n):
+        raise ValueError(f"solve_sylvester: shapes do not fit: A {tuple(A.shape)} (must be {(m, m)}), "
+                         f"B {tuple(B.shape)} (must be {(n, n)}), C {tuple(C.shape)}")
+    k = jnp.kron(A, jnp.eye(n, dtype=dt)) + jnp.kron(jnp.eye(m, dtype=dt), B.T)
+    return jnp.linalg.solve(k, C.reshape(m * n)).reshape(m, n)
