@@ -244,3 +244,45 @@ def test_solve_sylvester_values_and_grads():
     check_grads(fsl.solve_sylvester, (M3, N2, C32), order=2)
     with pytest.raises(ValueError):
         fsl.solve_sylvester(M3, N2, C32.T)
+
+
+def test_roots_polydiv_polymul_trim_as_numpy():
+    rng = np.random.default_rng(5)
+    for deg in (1, 2, 5, 8):
+        p = rng.standard_normal(deg + 1)
+        got = np.sort_complex(np.asarray(jnp.roots(jnp.asarray(p))))
+        np.testing.assert_allclose(got, np.sort_complex(np.roots(p).astype(complex)), rtol=1e-8, atol=1e-10)
+    got = np.sort_complex(np.asarray(jnp.roots(jnp.asarray([0.0, 0.0, 1.0, -3.0, 2.0, 0.0]))))
+    np.testing.assert_allclose(got, [0, 1, 2], atol=1e-12)  # leading zeros stripped, trailing zero a root
+    assert jnp.roots(jnp.asarray([1.0, 0.0, 1.0])).dtype == np.complex64
+    assert jnp.roots(jnp.asarray([4.0])).shape == (0,)
+    u, v = np.array([5.0, 7.0, 9.0, -2.0]), np.array([4.0, 1.0])
+    q, r = jnp.polydiv(jnp.asarray(u), jnp.asarray(v))
+    nq, nr = np.polydiv(u, v)
+    np.testing.assert_allclose(np.asarray(q), nq, rtol=1e-12)
+    assert r.shape == u.shape  # JAX keeps the dividend's length; the leading entries are (near) zero
+    np.testing.assert_allclose(np.asarray(r)[-nr.size:], nr, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(r)[:-nr.size], 0, atol=1e-12)
+    q2, r2 = jnp.polydiv(jnp.asarray(u), jnp.asarray(v), trim_leading_zeros=True)
+    np.testing.assert_allclose(np.asarray(r2), nr, rtol=1e-12)
+    jq, jr = funcgrad.jit(jnp.polydiv)(jnp.asarray(u), jnp.asarray(v))
+    np.testing.assert_allclose(np.asarray(jq), nq, rtol=1e-12)
+    g = funcgrad.grad(lambda a: jnp.sum(jnp.polydiv(a, jnp.asarray(v))[0]))(jnp.asarray(u))
+    eps = 1e-6
+    fd = [(np.polydiv(u + eps * e, v)[0].sum() - np.polydiv(u - eps * e, v)[0].sum()) / (2 * eps) for e in np.eye(4)]
+    np.testing.assert_allclose(np.asarray(g), fd, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(jnp.polymul(jnp.asarray([0.0, 2.0, 1.0]), jnp.asarray([1.0, 3.0]),
+                                                      trim_leading_zeros=True)), [2.0, 7.0, 3.0])
+    with pytest.raises(TypeError, match="concrete"):
+        funcgrad.jit(lambda a: jnp.roots(a))(jnp.asarray(u))
+    np.testing.assert_allclose(np.sort_complex(np.asarray(funcgrad.jit(lambda a: jnp.roots(a, strip_zeros=False))(
+        jnp.asarray(u)))), np.sort_complex(np.roots(u).astype(complex)), rtol=1e-8)
+
+
+def test_eig_of_a_non_finite_matrix_is_nan_not_an_error():
+    x = np.stack([np.array([[np.nan, 1.0], [0.0, 1.0]]), np.array([[2.0, 0.0], [0.0, 3.0]])])
+    w, v = jnp.linalg.eig(jnp.asarray(x))
+    w, v = np.asarray(w), np.asarray(v)
+    assert np.isnan(w[0].real).all() and np.isnan(w[0].imag).all() and np.isnan(v[0].real).all()
+    np.testing.assert_allclose(np.sort(w[1].real), [2.0, 3.0])  # the finite matrix of the batch is unaffected
+    assert np.isnan(np.asarray(jnp.linalg.eigvals(jnp.asarray(x[0])))).all()

@@ -60,7 +60,8 @@ from ._grids import c_, index_exp, mgrid, ndindex, ogrid, r_, s_  # noqa: F401
 from ._io import (array2string, array_repr, array_str, base_repr, binary_repr, common_type,  # noqa: F401
                   errstate, geterr, get_printoptions, load, loadtxt, min_scalar_type, printoptions, save,
                   savetxt, savez, savez_compressed, seterr, set_printoptions)
-from ._polynomial import polyadd, polyder, polyfit, polyint, polymul, polysub, unwrap  # noqa: F401
+from ._polynomial import (polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, roots,  # noqa: F401
+                          unwrap)
 from ._setops import intersect1d, setdiff1d, setxor1d, union1d  # noqa: F401
 from ._numerical import (apply_along_axis, apply_over_axes, asanyarray, asarray_chkfinite,  # noqa: F401
                          ascontiguousarray, asfortranarray, bartlett, blackman, gradient, hamming, hanning, kaiser,

@@ -10,6 +10,7 @@ import numpy as np
 from ..core import dtypes
 from ..primitives import elementwise as ew
 from . import _ufuncs as u
+from . import _ufuncs as _uf  # (polydiv's parameter is named u, as in NumPy)
 from ._creation import arange, zeros
 from ._manipulation import concatenate, expand_dims
 from ._promote import asarray_any, normalize_index, promote_dtypes
@@ -41,9 +42,70 @@ def polysub(a1, a2):
     return u.subtract(_pad_front(a, n - a.shape[0]), _pad_front(b, n - b.shape[0]))
 
 
-def polymul(a1, a2):
-    """The product of two polynomials (the convolution of their coefficients)."""
-    return convolve(_poly(a1, "polymul"), _poly(a2, "polymul"))
+def polymul(a1, a2, *, trim_leading_zeros: bool = False):
+    """The product of two polynomials (the convolution of their coefficients). With trim_leading_zeros
+    (concrete coefficients only), leading zeros of the result are removed, as numpy.polymul does."""
+    out = convolve(_poly(a1, "polymul"), _poly(a2, "polymul"))
+    return _trim_leading(out, "polymul") if trim_leading_zeros else out
+
+
+def _trim_leading(x, op, rtol: float = 0.0):
+    """x without its leading zeros (|c| <= rtol * max|x|), keeping at least one element; needs concrete x."""
+    from ..core.trace import Tracer
+    if isinstance(x, Tracer) and x.val is None:
+        raise TypeError(f"{op}: trimming leading zeros needs concrete coefficients (the result's length would "
+                        "depend on their values); under jit leave the trimming option off")
+    v = np.asarray(x)
+    tol = rtol * float(np.max(np.abs(v))) if v.size else 0.0
+    k = 0
+    while k < v.size - 1 and abs(v[k]) <= tol:
+        k += 1
+    return x[k:]
+
+
+def polydiv(u, v, *, trim_leading_zeros: bool = False):
+    """(quotient, remainder) of polynomial division u / v, as jax.numpy.polydiv: the remainder keeps u's
+    length (its leading entries are the zeros the division leaves) unless trim_leading_zeros, which drops
+    them as numpy.polydiv does (concrete coefficients only). Results are inexact."""
+    a, b = promote_dtypes(_poly(u, "polydiv"), _poly(v, "polydiv"))
+    if a.dtype.kind not in "fc":
+        dt = dtypes.to_inexact(a.dtype)
+        a, b = a.astype(dt), b.astype(dt)
+    m, n = a.shape[0] - 1, b.shape[0] - 1
+    if b.shape[0] == 0:
+        raise ValueError("polydiv: the divisor has no coefficients")
+    scale = _uf.divide(1.0, b[0])
+    q = zeros(max(m - n + 1, 1), a.dtype)
+    r = a
+    for k in range(m - n + 1):
+        d = scale * r[k]
+        q = q.at[k].set(d)
+        r = r.at[k:k + n + 1].add(-d * b)
+    if trim_leading_zeros:
+        r = _trim_leading(r, "polydiv", rtol=1e-14)
+    return q, r
+
+
+def roots(p, *, strip_zeros: bool = True):
+    """The roots of a polynomial (highest power first) as complex numbers: the eigenvalues of its companion
+    matrix, as jax.numpy.roots. strip_zeros removes leading zero coefficients first (concrete input only);
+    without it a leading zero gives an infinite (NaN) root."""
+    from . import linalg
+    from ._creation import eye
+    x = _poly(p, "roots")
+    if x.dtype.kind not in "fc":
+        x = x.astype(dtypes.to_inexact(x.dtype))
+    if strip_zeros:
+        x = _trim_leading(x, "roots")
+        if x.shape[0] == 1 and float(np.abs(np.asarray(x[0]))) == 0.0:
+            x = x[:0]
+    n = x.shape[0] - 1
+    cdt = np.result_type(x.dtype, np.complex64)
+    if n < 1:
+        return zeros((0,), cdt)
+    top = expand_dims(_uf.negative(x[1:]) / x[0], 0)
+    below = concatenate([eye(n - 1, dtype=x.dtype), zeros((n - 1, 1), x.dtype)], axis=1)
+    return linalg.eigvals(concatenate([top, below], axis=0)).astype(cdt)
 
 
 def polyder(p, m=1):

@@ -752,10 +752,20 @@ def _eig_impl(xp):
         _impl_check(x, square=True)
         c = _COMPLEX[np.dtype(x.dtype)]
         xh = np.asarray(x.get() if hasattr(x, "get") else x)  # LAPACK geev runs on the host (as in JAX)
+        bad = ~np.isfinite(xh).all(axis=(-2, -1))
+        if bad.any():  # NaN/inf matrices give NaN results (as in JAX), the others their decomposition
+            xh = np.where(bad[..., None, None], 0, xh)
         if not vectors:
-            return [xp.asarray(np.linalg.eigvals(xh).astype(c, copy=False))]
+            w = np.linalg.eigvals(xh).astype(c, copy=False)
+            if bad.any():
+                w[bad] = complex(np.nan, np.nan)
+            return [xp.asarray(w)]
         w, v = np.linalg.eig(xh)
-        return [xp.asarray(w.astype(c, copy=False)), xp.asarray(v.astype(c, copy=False))]
+        w, v = w.astype(c, copy=False), v.astype(c, copy=False)
+        if bad.any():
+            w[bad] = complex(np.nan, np.nan)
+            v[bad] = complex(np.nan, np.nan)
+        return [xp.asarray(w), xp.asarray(v)]
     return f
 
 
