@@ -7,7 +7,7 @@ from . import core, primitives  # noqa: F401  (registers the primitive cards)
 
 core.errors.ignore_fp_warnings()
 from . import numpy  # noqa: F401  (installs Array operators and methods)
-from . import lax, ops, random, tree_util  # noqa: F401
+from . import image, lax, ops, random, tree_util  # noqa: F401
 from .config import config  # noqa: F401
 from .core import Array, ConcretizationError, UnexpectedTracerError  # noqa: F401
 from .core.backend import devices  # noqa: F401
