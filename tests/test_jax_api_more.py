@@ -162,3 +162,110 @@ def test_image_matches_jax():
     ga = jax.grad(lambda im: (jax.image.resize(im, (2, 5, 4, 3), "lanczos3") ** 2).sum())(x)
     gb = fg.grad(lambda im: (fg.image.resize(im, (2, 5, 4, 3), "lanczos3") ** 2).sum())(x)
     np.testing.assert_allclose(np.asarray(gb), np.asarray(ga), atol=1e-4)
+
+
+# --- lax extras ---------------------------------------------------------------------------------------
+def test_conv_general_dilated_patches_values_and_grad():
+    x = RNG.standard_normal((2, 3, 5, 4))
+    p = fg.lax.conv_general_dilated_patches(x, (2, 3), (1, 1), "VALID")
+    assert p.shape == (2, 3 * 6, 4, 2)
+    p = np.asarray(p)
+    for c in range(3):
+        for i in range(2):
+            for j in range(3):  # feature c*6 + (i*3 + j) is channel c at kernel offset (i, j)
+                np.testing.assert_array_equal(p[:, c * 6 + i * 3 + j], x[:, c, i:i + 4, j:j + 2])
+    xh = x.transpose(0, 2, 3, 1)
+    ph = fg.lax.conv_general_dilated_patches(xh, (2, 3), (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    np.testing.assert_array_equal(np.asarray(ph), p.transpose(0, 2, 3, 1))
+    check_grads(lambda a: fg.lax.conv_general_dilated_patches(a, (2, 2), (2, 1), "SAME"), (x,), order=1)
+
+
+def test_lax_shape_helpers():
+    lax = fg.lax
+    assert lax.broadcast_to_rank(jnp.arange(3), 3).shape == (1, 1, 3)
+    with pytest.raises(ValueError):
+        lax.broadcast_to_rank(jnp.ones((2, 3)), 1)
+    assert lax.broadcast_shapes((2, 1), (1, 3)) == (2, 3) and lax.broadcast_shapes((2, 1), (3,)) == (2, 3)
+    with pytest.raises(ValueError):
+        lax.broadcast_shapes((2, 2), (3,))
+    assert lax.reduce_window_shape_tuple((5, 6), (2, 2), (1, 2), [(0, 0), (1, 1)]) == (4, 4)
+    assert lax.reduce_window_shape_tuple((5, 6), (2, 2), (1, 2), [(0, 0), (1, 1)], (2, 1), (1, 2)) == (8, 3)
+    assert lax.conv_shape_tuple((1, 3, 8, 8), (4, 3, 3, 3), (1, 1), "SAME") == (1, 4, 8, 8)
+    assert lax.conv_shape_tuple((1, 3, 8, 8), (4, 3, 3, 3), (2, 2), [(1, 1), (0, 0)]) == (1, 4, 4, 3)
+    assert lax.conv_shape_tuple((4, 3, 8, 8), (4, 3, 3, 3), (1, 1), "SAME", batch_group_count=2) == (2, 4, 8, 8)
+    dn = ("NHWC", "HWIO", "NHWC")
+    assert lax.conv_general_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (1, 1), "VALID", dn) == (1, 6, 6, 4)
+    assert lax.conv_transpose_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (2, 2), "SAME", dn) == (1, 16, 16, 4)
+    assert lax.conv_transpose_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (2, 2), "VALID", dn) == (1, 17, 17, 4)
+
+
+def test_lax_small_functions():
+    lax = fg.lax
+    assert np.asarray(lax.clz(np.array([0, 1, 2, 255, -1], np.int32))).tolist() == [32, 31, 30, 24, 0]
+    assert np.asarray(lax.clz(np.array([0, 1, 128], np.uint8))).tolist() == [8, 7, 0]
+    assert np.asarray(lax.clz(np.array([1, 2 ** 40], np.int64))).tolist() == [63, 23]
+    with pytest.raises(TypeError):
+        lax.clz(np.ones(2, np.float32))
+    e = lax.empty((2, 3), np.float32)
+    assert e.shape == (2, 3) and e.dtype == np.float32
+    assert np.asarray(lax.tile(jnp.arange(3), (2,))).tolist() == [0, 1, 2, 0, 1, 2]
+    assert np.asarray(lax.stack([jnp.arange(2), jnp.arange(2)], 1)).tolist() == [[0, 0], [1, 1]]
+    parts = lax.unstack(jnp.arange(6).reshape(2, 3), 1)
+    assert isinstance(parts, tuple) and [np.asarray(p).tolist() for p in parts] == [[0, 3], [1, 4], [2, 5]]
+    src = np.arange(60).reshape(3, 4, 5)
+    got = lax.index_take(src, (np.array([0, 2]), np.array([1, 3])), (0, 2))
+    np.testing.assert_array_equal(np.asarray(got), src[[0, 2], :, [1, 3]])
+    x = jnp.zeros(4)
+    idx = np.array([[1], [3], [1]])
+    np.testing.assert_array_equal(np.asarray(lax.scatter_sub(x, idx, jnp.ones(3), (0,))), [0, -2, 0, -1])
+    np.testing.assert_allclose(np.asarray(lax.scatter_apply(jnp.arange(4.0), np.array([[2]]), jnp.exp, (0,))),
+                               [0, 1, np.exp(2.0), 3], rtol=1e-6)
+    check_grads(lambda a: lax.scatter_sub(a, idx, a[:3] ** 2, (0,)), (RNG.standard_normal(4),), order=2)
+
+
+def test_lax_types_and_modes():
+    lax = fg.lax
+    g = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+    assert g.operand_batching_dims == () and g._fields[-1] == "start_indices_batching_dims"
+    s = lax.ScatterDimensionNumbers((1,), (0,), (0,))
+    assert s.scatter_indices_batching_dims == ()
+    x = jnp.arange(5)
+    out = x.at[np.array([0, 9])].get(mode=lax.GatherScatterMode.FILL_OR_DROP, fill_value=-1)
+    assert np.asarray(out).tolist() == [0, -1]
+    assert np.asarray(x.at[np.array([0, 9])].get(mode=lax.GatherScatterMode.CLIP)).tolist() == [0, 4]
+    assert lax.GatherScatterMode.from_any("clip") is lax.GatherScatterMode.CLIP
+    assert lax.DotDimensionNumbers is not None and lax.ConvGeneralDilatedDimensionNumbers is not None
+
+
+def test_lax_primitives_under_jax_names():
+    lax = fg.lax
+    a, b = jnp.array([1.0, 2.0]), jnp.array([3.0, 5.0])
+    assert np.asarray(lax.add_p.bind(a, b)).tolist() == [4.0, 7.0]
+    assert np.asarray(lax.mul_p.bind(a, b)).tolist() == [3.0, 10.0]
+    np.testing.assert_allclose(np.asarray(lax.exp_p.bind(a)), np.exp([1.0, 2.0]))
+    assert lax.sin_p.name == "sin" and lax.reduce_sum_p.name == "reduce_sum"
+    assert lax.and_p.name == "and" and lax.not_p.name == "not"
+    assert fg.grad(lambda t: lax.mul_p.bind(t, t))(3.0) == 6.0
+    jaxpr = str(fg.make_jaxpr(lambda t: lax.add_p.bind(t, t))(1.0))
+    assert "add" in jaxpr
+
+
+def test_lax_extras_match_jax():
+    jax = pytest.importorskip("jax")
+    x = RNG.standard_normal((2, 3, 7, 6)).astype(np.float32)
+    for args in [((2, 3), (1, 1), "VALID"), ((3, 2), (2, 1), "SAME"), ((2, 2), (1, 2), [(1, 0), (2, 1)])]:
+        np.testing.assert_allclose(np.asarray(fg.lax.conv_general_dilated_patches(x, *args)),
+                                   np.asarray(jax.lax.conv_general_dilated_patches(x, *args)))
+    for dt in [np.int32, np.uint8, np.int16, np.uint32]:
+        v = np.array([0, 1, 2, 3, 100, np.iinfo(dt).max, np.iinfo(dt).min], dt)
+        np.testing.assert_array_equal(np.asarray(fg.lax.clz(v)), np.asarray(jax.lax.clz(v)))
+    src = np.arange(60).reshape(3, 4, 5)
+    for idx, axes in [((np.array([0, 2]), np.array([1, 3])), (0, 1)), ((np.array([0, 2, 1]),), (1,))]:
+        np.testing.assert_array_equal(np.asarray(fg.lax.index_take(src, idx, axes)),
+                                      np.asarray(jax.lax.index_take(src, idx, axes)))
+    assert fg.lax.conv_transpose_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (2, 2), "VALID", ("NHWC", "HWIO", "NHWC")) \
+        == tuple(int(d) for d in jax.lax.conv_transpose_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (2, 2), "VALID",
+                                                                    ("NHWC", "HWIO", "NHWC")))
+    assert set(fg.lax.GatherDimensionNumbers._fields) == set(jax.lax.GatherDimensionNumbers._fields)
+    assert set(fg.lax.ScatterDimensionNumbers._fields) == set(jax.lax.ScatterDimensionNumbers._fields)
+    assert {m.name for m in fg.lax.GatherScatterMode} == {m.name for m in jax.lax.GatherScatterMode}
