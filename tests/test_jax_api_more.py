@@ -269,3 +269,129 @@ def test_lax_extras_match_jax():
     assert set(fg.lax.GatherDimensionNumbers._fields) == set(jax.lax.GatherDimensionNumbers._fields)
     assert set(fg.lax.ScatterDimensionNumbers._fields) == set(jax.lax.ScatterDimensionNumbers._fields)
     assert {m.name for m in fg.lax.GatherScatterMode} == {m.name for m in jax.lax.GatherScatterMode}
+
+
+# --- top level ----------------------------------------------------------------------------------------
+def test_custom_gradient():
+    @fg.custom_gradient
+    def f(x):
+        return jnp.sin(x), lambda g: (g * 100.0,)
+
+    assert float(f(1.0)) == pytest.approx(np.sin(1.0))
+    assert float(fg.grad(f)(1.0)) == 100.0
+    assert float(fg.jit(fg.grad(f))(1.0)) == 100.0
+    np.testing.assert_array_equal(np.asarray(fg.vmap(fg.grad(f))(jnp.ones(3))), [100.0] * 3)
+
+    @fg.custom_gradient
+    def h(x, y):
+        return x * y, lambda g: (g * y, g * x * 2)
+
+    gx, gy = fg.grad(h, argnums=(0, 1))(2.0, 3.0)
+    assert (float(gx), float(gy)) == (3.0, 4.0)
+
+    @fg.custom_gradient
+    def bad(x, y):
+        return x * y, lambda g: g
+
+    with pytest.raises(TypeError, match="cotangents"):
+        fg.grad(bad)(2.0, 3.0)
+    assert fg.custom_derivatives.custom_gradient is fg.custom_gradient
+    assert fg.custom_derivatives.custom_jvp is fg.custom_jvp and fg.custom_derivatives.custom_vjp is fg.custom_vjp
+
+
+def test_float0_for_integer_gradients():
+    assert fg.float0.itemsize == 0 and fg.float0.names == ("float0",)
+    gx, gi = fg.grad(lambda x, i: x * i, argnums=(0, 1), allow_int=True)(2.0, 3)
+    assert float(gx) == 3.0
+    assert isinstance(gi, np.ndarray) and gi.dtype == fg.float0 and gi.shape == ()
+    gi = fg.grad(lambda x, i: (x * i).sum(), argnums=1, allow_int=True)(jnp.ones(3), jnp.arange(3))
+    assert gi.dtype == fg.float0 and gi.shape == (3,)
+    gj = fg.jit(fg.grad(lambda x, i: x * i, argnums=(0, 1), allow_int=True))(2.0, 3)
+    assert float(gj[0]) == 3.0 and not np.any(np.asarray(gj[1]))  # under jit: integer zeros
+    with pytest.raises(TypeError):
+        fg.grad(lambda i: i * 2.0)(3)
+
+
+def test_make_mesh_and_shard_map_one_device():
+    mesh = fg.make_mesh((1,), ("data",))
+    assert mesh.shape == {"data": 1} and mesh.axis_names == ("data",)
+    with pytest.raises(ValueError):
+        fg.make_mesh((len(fg.devices()) + 1,), ("data",))
+    assert fg.NamedSharding is fg.sharding.NamedSharding and fg.P is fg.sharding.PartitionSpec
+
+    def body(a, b):
+        return fg.lax.psum(a * b, "data"), a
+
+    sm = fg.shard_map(body, mesh=mesh, in_specs=(fg.P("data"), fg.P()), out_specs=(fg.P(), fg.P("data")))
+    x = jnp.arange(4.0)
+    for fn in (sm, fg.jit(sm)):
+        s, a = fn(x, 2 * jnp.ones(4))
+        np.testing.assert_array_equal(np.asarray(s), [0, 2, 4, 6])
+        np.testing.assert_array_equal(np.asarray(a), [0, 1, 2, 3])
+    g = fg.grad(lambda v: sm(v, v)[0].sum())(x)
+    np.testing.assert_array_equal(np.asarray(g), 2 * np.arange(4.0))
+    with pytest.raises(ValueError, match="model"):
+        fg.shard_map(body, mesh=mesh, in_specs=(fg.P("model"), fg.P()), out_specs=fg.P())(x, x)
+    with pytest.raises(ValueError, match="rank"):
+        fg.shard_map(body, mesh=mesh, in_specs=(fg.P("data", None), fg.P()), out_specs=fg.P())(x, x)
+    deco = fg.shard_map(mesh=mesh, in_specs=fg.P(), out_specs=fg.P())(lambda v: v + 1)
+    np.testing.assert_array_equal(np.asarray(deco(x)), np.arange(4.0) + 1)
+
+
+def test_process_names_and_modules():
+    assert (fg.host_count(), fg.host_id(), fg.host_ids(), fg.process_indices()) == (1, 0, [0], [0])
+    assert fg.stages.Wrapped is type(fg.jit(lambda v: v))
+    low = fg.jit(lambda v: v + 1).lower(1.0)
+    assert isinstance(low, fg.stages.Lowered) and isinstance(low.compile(), fg.stages.Compiled)
+    assert fg.typing.ArrayLike is not None and fg.typing.DTypeLike is not None
+    np.testing.assert_array_equal(np.asarray(fg.dlpack.from_dlpack(np.arange(3.0))), [0.0, 1.0, 2.0])
+    a = fg.dlpack.from_dlpack(jnp.arange(3))
+    assert isinstance(a, fg.Array) and np.asarray(a).tolist() == [0, 1, 2]
+    assert fg.dlpack.is_supported_dtype(np.float32) and not fg.dlpack.is_supported_dtype(object)
+    with pytest.raises(TypeError):
+        fg.dlpack.from_dlpack([1, 2])
+
+
+def test_config_context_managers():
+    assert fg.debug_nans.value is False
+    with fg.debug_nans(True):
+        assert fg.debug_nans.value is True
+        with pytest.raises(FloatingPointError):
+            jnp.log(jnp.array(-1.0))
+    assert fg.debug_nans.value is False
+    with fg.debug_infs(True):
+        with pytest.raises(FloatingPointError):
+            jnp.log(jnp.array(0.0))
+    with fg.enable_x64(True):
+        assert jnp.array(1.0).dtype == np.float64
+    assert jnp.array(1.0).dtype == np.float32
+    with fg.numpy_rank_promotion("raise"):
+        with pytest.raises(ValueError):
+            jnp.ones(3) + jnp.ones((2, 3))
+    assert fg.numpy_rank_promotion.value == "allow"
+    with fg.default_matmul_precision("highest"):
+        assert fg.default_matmul_precision.value == "highest"
+    assert fg.default_matmul_precision.value is None
+    with fg.log_compiles(True):
+        assert fg.config.read("log_compiles")
+    assert not fg.config.read("log_compiles")
+    with fg.checking_leaks(), fg.transfer_guard("allow"), fg.enable_checks(True):
+        pass
+    with pytest.raises(ValueError):
+        with fg.numpy_rank_promotion("sometimes"):
+            pass
+
+
+def test_top_level_matches_jax():
+    jax = pytest.importorskip("jax")
+    assert fg.float0 == jax.float0
+    f_j = jax.custom_gradient(lambda x: (jax.numpy.sin(x) * x, lambda g: (g * jax.numpy.cos(x),)))
+    f_f = fg.custom_gradient(lambda x: (jnp.sin(x) * x, lambda g: (g * jnp.cos(x),)))
+    assert float(fg.grad(f_f)(0.7)) == pytest.approx(float(jax.grad(f_j)(0.7)), rel=1e-6)
+    names = ["custom_gradient", "float0", "make_mesh", "shard_map", "host_count", "host_id", "host_ids",
+             "process_indices", "numpy_rank_promotion", "debug_nans", "debug_infs", "enable_x64",
+             "default_matmul_precision", "log_compiles", "NamedSharding", "P", "typing", "stages", "dlpack",
+             "custom_derivatives", "checking_leaks", "transfer_guard"]
+    assert [n for n in names if not hasattr(jax, n)] == []
+    for mod in ("typing", "stages"):
+        assert set(getattr(fg, mod).__all__) <= set(dir(getattr(jax, mod)))
