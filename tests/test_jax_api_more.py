@@ -395,3 +395,57 @@ def test_top_level_matches_jax():
     assert [n for n in names if not hasattr(jax, n)] == []
     for mod in ("typing", "stages"):
         assert set(getattr(fg, mod).__all__) <= set(dir(getattr(jax, mod)))
+
+
+# --- tree_util and nn ---------------------------------------------------------------------------------
+def test_tree_util_extras():
+    import collections
+    tu = fg.tree_util
+    assert tu.flatten_one_level({"b": [2, 3], "a": 1}) == ((1, [2, 3]), ("a", "b"))
+    assert tu.flatten_one_level((1, 2)) == ((1, 2), None)
+    assert tu.flatten_one_level([1, (2,)]) == ([1, (2,)], None)
+    assert tu.flatten_one_level(None) == ((), None)
+    Pt = collections.namedtuple("Pt", "x y")
+    assert tu.flatten_one_level(Pt(1, 2)) == ([1, 2], Pt)
+    with pytest.raises(ValueError):
+        tu.flatten_one_level(1)
+    assert tu.tree_broadcast((1, {"a": 2}), ([3, 4], {"a": (5, 6)})) == ([1, 1], {"a": (2, 2)})
+    assert tu.tree_broadcast(7, {"x": 1, "y": [2, 3]}) == {"x": 7, "y": [7, 7]}
+    with pytest.raises(ValueError):
+        tu.tree_broadcast((1, 2, 3), (1, 2))
+    td = tu.treedef_tuple([tu.tree_structure([1, 2]), tu.tree_structure(3)])
+    assert td == tu.tree_structure(([1, 2], 3)) and td.num_leaves == 3
+    assert tu.tree_unflatten(td, [1, 2, 3]) == ([1, 2], 3)
+    assert tu.KeyPath is not None and tu.KeyEntry is not None
+
+
+def test_nn_log1mexp_logmeanexp():
+    x = np.array([1e-8, 0.1, 0.5, 1.0, 10.0, 50.0])
+    got = np.asarray(fg.nn.log1mexp(x))
+    want = [np.log(-np.expm1(-v)) if v < 0.69 else np.log1p(-np.exp(-v)) for v in x]  # the accurate branch
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert got[-1] == pytest.approx(-np.exp(-50.0), rel=1e-12)
+    assert np.asarray(fg.nn.log1mexp(0.0)) == -np.inf and np.isnan(np.asarray(fg.nn.log1mexp(-1.0)))
+    check_grads(fg.nn.log1mexp, (np.array([0.3, 0.9, 3.0]),), order=2)
+    a = RNG.standard_normal((2, 3))
+    np.testing.assert_allclose(np.asarray(fg.nn.logmeanexp(a, axis=1)), np.log(np.exp(a).mean(1)), rtol=1e-12)
+    np.testing.assert_allclose(float(fg.nn.logmeanexp(a)), np.log(np.exp(a).mean()), rtol=1e-12)
+    w = np.array([[1, 1, 0], [1, 0, 0]], bool)
+    want = [np.log(np.exp(a[0, :2]).mean()), a[1, 0]]
+    np.testing.assert_allclose(np.asarray(fg.nn.logmeanexp(a, axis=1, where=w)), want, rtol=1e-12)
+    assert fg.nn.logmeanexp(a, axis=0, keepdims=True).shape == (1, 3)
+    check_grads(lambda v: fg.nn.logmeanexp(v, axis=0), (a,), order=2)
+
+
+def test_tree_nn_match_jax():
+    jax = pytest.importorskip("jax")
+    x = np.array([0.1, 1.0, 10.0, 0.0, 1e-8, 50.0, -1.0], np.float32)
+    np.testing.assert_allclose(np.asarray(fg.nn.log1mexp(x)), np.asarray(jax.nn.log1mexp(x)), rtol=1e-6)
+    a = RNG.standard_normal((2, 3)).astype(np.float32)
+    w = np.array([[1, 1, 0], [1, 0, 0]], bool)
+    np.testing.assert_allclose(np.asarray(fg.nn.logmeanexp(a, axis=1, where=w)),
+                               np.asarray(jax.nn.logmeanexp(a, axis=1, where=w)), rtol=1e-6)
+    tree = {"a": 1, "b": [2, (3, 4)]}
+    assert fg.tree_util.flatten_one_level(tree) == jax.tree_util.flatten_one_level(tree)
+    assert fg.tree_util.tree_broadcast((1, {"a": 2}), ([3, 4], {"a": (5, 6)})) == \
+        jax.tree_util.tree_broadcast((1, {"a": 2}), ([3, 4], {"a": (5, 6)}))
