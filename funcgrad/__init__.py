@@ -33,7 +33,7 @@ from ._jax_top_more import (checking_leaks, custom_gradient, debug_infs, debug_n
                             default_matmul_precision, default_prng_impl, enable_checks, enable_x64, float0,
                             host_count, host_id, host_ids, log_compiles, make_mesh, numpy_dtype_promotion,
                             numpy_rank_promotion, process_indices, shard_map, transfer_guard)
-from . import custom_derivatives, dlpack, stages, typing  # noqa: E402,F401
+from . import custom_batching, custom_derivatives, dlpack, stages, typing  # noqa: E402,F401
 from .sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401
 
 

@@ -391,7 +391,7 @@ def test_top_level_matches_jax():
     names = ["custom_gradient", "float0", "make_mesh", "shard_map", "host_count", "host_id", "host_ids",
              "process_indices", "numpy_rank_promotion", "debug_nans", "debug_infs", "enable_x64",
              "default_matmul_precision", "log_compiles", "NamedSharding", "P", "typing", "stages", "dlpack",
-             "custom_derivatives", "checking_leaks", "transfer_guard"]
+             "custom_derivatives", "custom_batching", "checking_leaks", "transfer_guard"]
     assert [n for n in names if not hasattr(jax, n)] == []
     for mod in ("typing", "stages"):
         assert set(getattr(fg, mod).__all__) <= set(dir(getattr(jax, mod)))
@@ -449,3 +449,57 @@ def test_tree_nn_match_jax():
     assert fg.tree_util.flatten_one_level(tree) == jax.tree_util.flatten_one_level(tree)
     assert fg.tree_util.tree_broadcast((1, {"a": 2}), ([3, 4], {"a": (5, 6)})) == \
         jax.tree_util.tree_broadcast((1, {"a": 2}), ([3, 4], {"a": (5, 6)}))
+
+
+# --- custom_batching ----------------------------------------------------------------------------------
+def test_custom_vmap_uses_the_rule():
+    from funcgrad.custom_batching import custom_vmap
+    seen = []
+
+    @custom_vmap
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, x, y):
+        seen.append((axis_size, list(in_batched)))
+        return jnp.sin(x) * y + 100.0, any(in_batched)
+
+    x = jnp.arange(3.0)
+    assert float(f(1.0, 2.0)) == pytest.approx(2 * np.sin(1.0))
+    np.testing.assert_allclose(np.asarray(fg.vmap(f)(x, x)), np.sin(x) * x + 100, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(fg.vmap(f, in_axes=(0, None))(x, 2.0)), 2 * np.sin(x) + 100, rtol=1e-6)
+    assert seen == [(3, [True, True]), (3, [True, False])]
+    np.testing.assert_allclose(np.asarray(fg.jit(fg.vmap(f))(x, x)), np.sin(x) * x + 100, rtol=1e-6)
+    assert float(fg.grad(f)(1.0, 2.0)) == pytest.approx(2 * np.cos(1.0), rel=1e-6)
+    g = fg.grad(lambda a: fg.vmap(f)(a, a).sum())(x)  # through the rule's computation
+    np.testing.assert_allclose(np.asarray(g), np.cos(x) * x + np.sin(x), rtol=1e-6)
+    with pytest.raises(AttributeError):
+        fg.vmap(custom_vmap(lambda v: v))(x)
+
+
+def test_sequential_vmap_loops():
+    from funcgrad.custom_batching import sequential_vmap
+    calls = []
+
+    def g(v):
+        calls.append(v.shape)
+        return v * 2, v.sum()
+
+    sg = sequential_vmap(g)
+    a, s = fg.vmap(sg)(jnp.ones((4, 2)))
+    np.testing.assert_array_equal(np.asarray(a), 2 * np.ones((4, 2)))
+    np.testing.assert_array_equal(np.asarray(s), [2.0] * 4)
+    assert calls.count((2,)) >= 5  # traced once, then once per batch member
+
+
+def test_custom_vmap_matches_jax():
+    jax = pytest.importorskip("jax")
+    def make(lib, np_):
+        f = lib.custom_batching.custom_vmap(lambda x, y: np_.sin(x) * y)
+        f.def_vmap(lambda n, b, x, y: (np_.sin(x) * y + n, b[0] or b[1]))
+        return f
+    fj, ff = make(jax, jax.numpy), make(fg, jnp)
+    x = np.arange(3.0, dtype=np.float32)
+    np.testing.assert_allclose(np.asarray(fg.vmap(ff, in_axes=(0, None))(x, 2.0)),
+                               np.asarray(jax.vmap(fj, in_axes=(0, None))(x, 2.0)), rtol=1e-6)
