@@ -223,6 +223,33 @@ def test_lax_small_functions():
     check_grads(lambda a: lax.scatter_sub(a, idx, a[:3] ** 2, (0,)), (RNG.standard_normal(4),), order=2)
 
 
+
+def test_scatter_sub_apply_with_dimension_numbers():
+    lax = fg.lax
+    x = np.arange(12.0).reshape(3, 4)
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    idx = np.array([[2], [0], [2], [7]])
+    want = x.copy()
+    for i in (2, 0, 2):
+        want[i] -= 1
+    np.testing.assert_array_equal(np.asarray(lax.scatter_sub(x, idx, np.ones((4, 4)), dn)), want)  # 7: dropped
+    want[2] -= 1  # clip sends 7 to row 2
+    np.testing.assert_array_equal(np.asarray(lax.scatter_sub(x, idx, np.ones((4, 4)), dn, mode="clip")), want)
+    dn1 = lax.ScatterDimensionNumbers(update_window_dims=(0,), inserted_window_dims=(1,),
+                                      scatter_dims_to_operand_dims=(1,))
+    want1 = x.copy()
+    want1[:, [1, 3]] -= 5
+    np.testing.assert_array_equal(np.asarray(lax.scatter_sub(x, np.array([[1], [3]]), 5 * np.ones((3, 2)), dn1)),
+                                  want1)
+    want2 = x.copy()
+    want2[[1, 2]] = np.exp(x[[1, 2]])
+    np.testing.assert_allclose(np.asarray(lax.scatter_apply(x, np.array([[1], [2]]), jnp.exp, dn)), want2)
+    partial = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                          scatter_dims_to_operand_dims=(0,))
+    with pytest.raises(NotImplementedError):
+        lax.scatter_sub(x, idx, np.ones((4, 2)), partial)  # a window narrower than the operand's rows
+
 def test_lax_types_and_modes():
     lax = fg.lax
     g = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
@@ -269,6 +296,14 @@ def test_lax_extras_match_jax():
     assert set(fg.lax.GatherDimensionNumbers._fields) == set(jax.lax.GatherDimensionNumbers._fields)
     assert set(fg.lax.ScatterDimensionNumbers._fields) == set(jax.lax.ScatterDimensionNumbers._fields)
     assert {m.name for m in fg.lax.GatherScatterMode} == {m.name for m in jax.lax.GatherScatterMode}
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    for dn, idx, upd in [(((1,), (0,), (0,)), np.array([[2], [0], [2], [7]]), np.ones((4, 4), np.float32)),
+                         (((0,), (1,), (1,)), np.array([[1], [3]]), 5 * np.ones((3, 2), np.float32)),
+                         (((), (0, 1), (1, 0)), np.array([[3, 0], [1, 2]]), np.array([1.0, 2.0], np.float32))]:
+        for mode in (None, "clip"):
+            a = jax.lax.scatter_sub(x, idx, upd, jax.lax.ScatterDimensionNumbers(*dn), mode=mode)
+            b = fg.lax.scatter_sub(x, idx, upd, jax.lax.ScatterDimensionNumbers(*dn), mode=mode)
+            np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
 
 
 # --- top level ----------------------------------------------------------------------------------------

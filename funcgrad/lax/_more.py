@@ -146,20 +146,67 @@ def index_take(src, idxs, axes):
     return moved[tuple(jnp.asarray(i) for i in idxs)]
 
 
-def scatter_sub(operand, indices, updates, axes):
-    """operand with updates subtracted at `indices` (funcgrad's scatter convention, as lax.scatter_add)."""
+def _from_dimension_numbers(operand, indices, updates, dnums, mode, what):
+    """JAX's (scatter_indices, updates, ScatterDimensionNumbers) as funcgrad's (indices, updates, axes), for
+    scatters whose windows are whole operand dimensions (x.at[idx] style); others: NotImplementedError."""
+    jnp = _jnp()
+    uw = tuple(int(d) for d in dnums.update_window_dims)
+    inserted = tuple(int(d) for d in dnums.inserted_window_dims)
+    to_operand = tuple(int(d) for d in dnums.scatter_dims_to_operand_dims)
+    if tuple(getattr(dnums, "operand_batching_dims", ())) or sorted(inserted) != sorted(to_operand):
+        raise NotImplementedError(f"{what}: funcgrad supports scatters whose indexed operand dimensions are "
+                                  "exactly the inserted window dimensions (no batching dimensions)")
+    rest = [d for d in range(operand.ndim) if d not in inserted]
+    indices = jnp.asarray(indices)
+    if updates is not None:
+        updates = jnp.asarray(updates)
+        batch = [d for d in range(updates.ndim) if d not in uw]
+        if [updates.shape[d] for d in uw] != [operand.shape[d] for d in rest]:
+            raise NotImplementedError(f"{what}: funcgrad supports windows spanning whole operand dimensions "
+                                      f"(updates {tuple(updates.shape)}, operand {tuple(operand.shape)})")
+        updates = jnp.transpose(updates, tuple(batch) + uw)
+    mode = GatherScatterMode.from_any(mode)
+    if mode is GatherScatterMode.CLIP:
+        hi = np.array([operand.shape[d] - 1 for d in to_operand])
+        indices = jnp.clip(indices, 0, hi)
+    elif mode is GatherScatterMode.ONE_HOT:
+        raise NotImplementedError(f"{what}: mode ONE_HOT")
+    return indices, updates, to_operand
+
+
+def _is_dnums(x) -> bool:
+    return hasattr(x, "update_window_dims") and hasattr(x, "scatter_dims_to_operand_dims")
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+                unique_indices=False, mode=None):
+    """operand with updates subtracted at the indexed positions. `dimension_numbers` is JAX's
+    ScatterDimensionNumbers (whole-dimension windows, as x.at[...] makes) or funcgrad's `axes`."""
     from ..primitives.indexing import scatter_add
-    return scatter_add(operand, indices, -_jnp().asarray(updates), axes)
+    jnp = _jnp()
+    operand = jnp.asarray(operand)
+    if _is_dnums(dimension_numbers):
+        scatter_indices, updates, axes = _from_dimension_numbers(operand, scatter_indices, updates,
+                                                                 dimension_numbers, mode, "scatter_sub")
+    else:
+        axes = dimension_numbers
+    return scatter_add(operand, scatter_indices, -jnp.asarray(updates), axes)
 
 
-def scatter_apply(operand, indices, func, axes, *, update_shape=()):
-    """operand with func applied at the positions `indices` addresses (funcgrad's scatter convention;
-    each position once, as x.at[...].apply)."""
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """operand with func applied at the indexed positions (each position once). `dimension_numbers`:
+    JAX's ScatterDimensionNumbers (whole-dimension windows) or funcgrad's `axes`."""
     from ..primitives.indexing import gather, scatter
     jnp = _jnp()
     operand = jnp.asarray(operand)
-    taken = gather(operand, indices, axes)
-    return scatter(operand, indices, func(taken), axes, "set")
+    if _is_dnums(dimension_numbers):
+        scatter_indices, _, axes = _from_dimension_numbers(operand, scatter_indices, None, dimension_numbers,
+                                                           mode, "scatter_apply")
+    else:
+        axes = dimension_numbers
+    taken = gather(operand, scatter_indices, axes)
+    return scatter(operand, scatter_indices, func(taken), axes, "set")
 
 
 def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs_dilation=None,
