@@ -1,7 +1,7 @@
 """funcgrad.ops: JAX's segment reductions (`jax.ops.segment_sum` and friends).
 
 `segment_sum(data, segment_ids, num_segments)` adds the rows `data[i]` whose `segment_ids[i]` is `s` into
-row `s` of a `(num_segments,) + data.shape[segment_ids.ndim:]` result. They are written with the scatter
+row `s` of a `(num_segments,) + data.shape[1:]` result. They are written with the scatter
 of `x.at[ids].add/mul/max/min`, so grad, vmap and jit come from the scatter card. Ids outside
 `[0, num_segments)` are dropped (the default mode); segments that receive nothing hold the reduction's
 identity (0, 1, the dtype's lowest / highest value, -inf / inf for floats).
@@ -35,9 +35,9 @@ def _segment(how, data, segment_ids, num_segments, indices_are_sorted, unique_in
     segment_ids = jnp.asarray(segment_ids)
     if not np.issubdtype(segment_ids.dtype, np.integer):
         raise TypeError(f"segment_{how}: segment_ids must be integers, got {segment_ids.dtype}")
-    if data.shape[:segment_ids.ndim] != segment_ids.shape:
-        raise ValueError(f"segment_{how}: segment_ids of shape {segment_ids.shape} must match the leading "
-                         f"dimensions of data, of shape {data.shape}")
+    if segment_ids.ndim != 1 or data.ndim < 1 or data.shape[0] not in (1, segment_ids.shape[0]):
+        raise ValueError(f"segment_{how}: segment_ids must be one-dimensional, one id per row of data "
+                         f"(along its leading axis); got shapes {tuple(segment_ids.shape)} and {tuple(data.shape)}")
     if num_segments is None:
         try:
             ids = np.asarray(segment_ids)
@@ -48,7 +48,7 @@ def _segment(how, data, segment_ids, num_segments, indices_are_sorted, unique_in
     num_segments = int(num_segments)
     if num_segments < 0:
         raise ValueError(f"segment_{how}: num_segments must be non-negative, got {num_segments}")
-    shape = (num_segments,) + tuple(data.shape[segment_ids.ndim:])
+    shape = (num_segments,) + tuple(data.shape[1:])
     out = jnp.full(shape, _identity(how, data.dtype), dtype=data.dtype)
     mode = getattr(mode, "name", mode)
     mode = "drop" if mode is None else str(mode).lower()

@@ -57,6 +57,10 @@ def test_segment_ops_integers_and_errors():
         fg.jit(lambda d, i: fg.ops.segment_sum(d, i))(xi, SEG_IDS)
     with pytest.raises(TypeError):
         fg.ops.segment_sum(xi, SEG_IDS.astype(np.float32), 7)
+    with pytest.raises(ValueError):
+        fg.ops.segment_sum(np.ones((2, 3)), np.array([[0, 1, 1], [1, 0, 2]]), 3)  # ids along one axis only
+    with pytest.raises(ValueError):
+        fg.ops.segment_sum(np.ones((4, 3)), np.array([0, 1]), 3)
 
 
 def test_segment_ops_match_jax():
