@@ -542,3 +542,32 @@ def test_custom_vmap_matches_jax():
     x = np.arange(3.0, dtype=np.float32)
     np.testing.assert_allclose(np.asarray(fg.vmap(ff, in_axes=(0, None))(x, 2.0)),
                                np.asarray(jax.vmap(fj, in_axes=(0, None))(x, 2.0)), rtol=1e-6)
+
+
+def test_programs_through_the_shim():
+    import sys
+    import os
+    sys.path.insert(0, os.path.dirname(__file__))
+    from jax_shim import jax_is_funcgrad
+    program = """
+import numpy as np
+import jax, jax.numpy as jnp
+from jax import lax
+from jax.experimental.shard_map import shard_map
+from jax.experimental import mesh_utils
+from jax.sharding import Mesh, PartitionSpec as P
+import jax.image, jax.ops
+
+mesh = Mesh(mesh_utils.create_device_mesh((1,)), ("batch",))
+step = shard_map(lambda x: lax.pmean(x.sum(), "batch"), mesh, in_specs=P("batch"), out_specs=P())
+total = jax.jit(step)(jnp.arange(6.0))
+seg = jax.ops.segment_sum(jnp.arange(6.0), jnp.array([0, 0, 1, 1, 2, 2]), num_segments=3)
+img = jax.image.resize(jnp.ones((4, 4, 3)), (8, 8, 3), "bilinear")
+with jax.debug_nans(False), jax.numpy_rank_promotion("allow"):
+    g = jax.grad(jax.custom_gradient(lambda x: (x * x, lambda ct: (3.0 * ct,))))(2.0)
+result = (float(total), np.asarray(seg).tolist(), img.shape, float(g))
+"""
+    ns = {}
+    with jax_is_funcgrad():
+        exec(program, ns)
+    assert ns["result"] == (15.0, [1.0, 5.0, 9.0], (8, 8, 3), 3.0)
