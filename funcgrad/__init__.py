@@ -7,7 +7,7 @@ from . import core, primitives  # noqa: F401  (registers the primitive cards)
 
 core.errors.ignore_fp_warnings()
 from . import numpy  # noqa: F401  (installs Array operators and methods)
-from . import lax, random, tree_util  # noqa: F401
+from . import image, lax, ops, random, tree_util  # noqa: F401
 from .config import config  # noqa: F401
 from .core import Array, ConcretizationError, UnexpectedTracerError  # noqa: F401
 from .core.backend import devices  # noqa: F401
@@ -29,6 +29,12 @@ from ._jax_api import (Device, ShapeDtypeStruct, clear_caches, closure_convert, 
                        ensure_compile_time_eval, eval_shape,
                        linear_transpose, local_device_count, local_devices, named_call, named_scope,
                        print_environment_info, process_count, process_index, pure_callback, typeof)
+from ._jax_top_more import (checking_leaks, custom_gradient, debug_infs, debug_nans,  # noqa: E402,F401
+                            default_matmul_precision, default_prng_impl, enable_checks, enable_x64, float0,
+                            host_count, host_id, host_ids, log_compiles, make_mesh, numpy_dtype_promotion,
+                            numpy_rank_promotion, process_indices, shard_map, transfer_guard)
+from . import custom_batching, custom_derivatives, dlpack, stages, typing  # noqa: E402,F401
+from .sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):

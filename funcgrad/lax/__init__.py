@@ -150,6 +150,7 @@ from ._extras import (Precision, approx_max_k, approx_min_k, dynamic_update_inde
 from ..primitives.special_functions2 import (bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a,  # noqa: E402,F401
                                              igammac)
 from ..primitives.prng import random_gamma_grad  # noqa: E402,F401
+from ._more import *  # noqa: E402,F401,F403  (patches, shape tuples, clz, ..., and the *_p primitives)
 
 
 def zeta(x, q):

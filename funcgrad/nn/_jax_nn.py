@@ -205,3 +205,30 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
         logits = jnp.where(causal, logits, jnp.finfo(logits.dtype).min)
     probs = softmax(logits, axis=-1)
     return jnp.einsum("...hqk,...khd->...qhd", probs, v)
+
+
+def log1mexp(x):
+    """log(1 - exp(-x)), accurate for small and large x > 0 (-inf at 0, NaN below)."""
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        x = x.astype(jnp.result_type(float))
+    small = x < math.log(2.0)
+    # log(-expm1(-x)) near 0, log1p(-exp(-x)) for large x; each branch fed a safe value
+    near = jnp.log(-jnp.expm1(-jnp.where(small, x, 1.0)))
+    far = jnp.log1p(-jnp.exp(-jnp.where(small, 1.0, x)))
+    return jnp.where(small, near, far)
+
+
+def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
+    """log(mean(exp(x))) over `axis` (only the elements `where` selects), computed stably."""
+    x = jnp.asarray(x)
+    lse = logsumexp(x, axis=axis, keepdims=keepdims, where=where)
+    if where is None:
+        axes = range(x.ndim) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+        n = math.prod(x.shape[a] for a in axes)
+        return lse - math.log(n) if n > 0 else lse
+    count = jnp.sum(jnp.broadcast_to(jnp.asarray(where), x.shape), axis=axis, keepdims=keepdims)
+    return lse - jnp.log(count.astype(lse.dtype))
+
+
+__all__ += ["log1mexp", "logmeanexp"]

@@ -436,12 +436,23 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
                             "outputs use holomorphic=True or vjp")
         g = pullback(ones_like(value) if not value.weak_type else _ones_strong(value))
         g = tree_map(_weak_as, g, diff)
+        if allow_int:  # integer and boolean inputs get float0 zeros, as in JAX
+            g = tree_map(_float0_for_int, g, diff)
         g = g[0] if single else g
         return ((value, aux), g) if has_aux else (value, g)
 
     vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
     vg.__wrapped__ = fun
     return vg
+
+
+def _float0_for_int(g, primal):
+    dt = get_aval(primal).dtype
+    traced = isinstance(primal, ArrayBase) and type(primal) is not Array
+    if dtypes.is_inexact(dt) or type(g) is not Array or traced:
+        return g  # (under jit, with a traced primal, the integer zeros stay: a traced function returns Arrays)
+    from .._jax_top_more import float0
+    return np.zeros(get_aval(primal).shape, dtype=float0)
 
 
 def _weak_as(g, primal):
