@@ -447,3 +447,32 @@ def test_owens_t(x64):
                                rtol=1e-15)
     np.testing.assert_allclose(np.asarray(funcgrad.vmap(fs.owens_t)(hs, as_)), np.asarray(fs.owens_t(hs, as_)),
                                rtol=1e-15)
+
+
+def test_boxcox_comb_loggamma_against_scipy():
+    import funcgrad
+    import funcgrad.scipy.special as fs
+    sps = pytest.importorskip("scipy.special")
+    rng = np.random.default_rng(11)
+    x = rng.uniform(0.01, 5, 50)
+    for lm in (-1.5, -1e-3, 0.0, 0.5, 2.0):
+        np.testing.assert_allclose(np.asarray(fs.boxcox(jnp.asarray(x), lm)), sps.boxcox(x, lm), rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(fs.boxcox1p(jnp.asarray(x - 0.5), lm)), sps.boxcox1p(x - 0.5, lm),
+                                   rtol=1e-12, atol=1e-15)
+    assert np.isnan(np.asarray(fs.boxcox(jnp.asarray([-1.0]), 0.5))).all()
+    # the lmbda = 0 branch has a finite derivative in lmbda (its limit, log(x)^2 / 2) and in x
+    g = funcgrad.grad(lambda lm: fs.boxcox(jnp.asarray(2.0), lm))(jnp.asarray(0.0))
+    assert np.isfinite(float(g))
+    np.testing.assert_allclose(float(funcgrad.grad(lambda v: fs.boxcox(v, 0.5))(jnp.asarray(4.0))), 4.0 ** -0.5)
+    N, k = np.array([5.0, 5.0, 10.0, 3.0, 0.0, 7.5, 4.0]), np.array([2.0, 2.5, 3.0, 5.0, 0.0, 2.0, -1.0])
+    np.testing.assert_allclose(np.asarray(fs.comb(jnp.asarray(N), jnp.asarray(k))), sps.comb(N, k), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(fs.comb(jnp.asarray(N), jnp.asarray(k), repetition=True)),
+                               sps.comb(N, k, repetition=True), rtol=1e-12)
+    z = np.array([-2.5, -1.0, 0.0, 0.5, 3.0, 40.0])
+    got = np.asarray(fs.loggamma(jnp.asarray(z)))
+    np.testing.assert_array_equal(np.isnan(got), z < 0)
+    np.testing.assert_allclose(got[z >= 0], sps.gammaln(z[z >= 0]), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(funcgrad.jit(fs.loggamma)(jnp.asarray(z[3:]))), sps.gammaln(z[3:]),
+                               rtol=1e-13)
+    with pytest.raises(TypeError, match="complex"):
+        fs.loggamma(jnp.asarray([1 + 1j]))

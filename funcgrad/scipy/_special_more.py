@@ -34,7 +34,11 @@ def promote_float(name: str, *xs):
     dt = jnp.result_type(*arrs)
     if not dtypes.is_inexact(dt):
         dt = dtypes.defaults.float_
-    arrs = [a.astype(dt) if a.dtype != dt else a for a in arrs]
+    # a Python scalar is made at the result's dtype from its own value (not through the default float:
+    # 1e-3 via float32 is off by 5e-8 relative in a float64 computation)
+    arrs = [a if a.dtype == dt else
+            jnp.asarray(x, dtype=dt) if isinstance(x, (int, float)) and not isinstance(x, bool) else a.astype(dt)
+            for a, x in zip(arrs, xs)]
     if len(arrs) > 1:
         arrs = list(jnp.broadcast_arrays(*arrs))
     return arrs if len(arrs) > 1 else arrs[0]
