@@ -1,0 +1,1 @@
+"""torch.distributed.elastic: only the `multiprocessing.errors.record` decorator that launch scripts use."""
