@@ -102,6 +102,8 @@ _torch_jit.attach(jit)  # torch.jit.script / trace / ignore ... on the same name
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401
 from . import amp, fft, onnx, sparse, special  # noqa: E402,F401  (torch.amp, .fft, .onnx, .sparse, .special)
+from . import compiler, distributed, hub, overrides  # noqa: E402,F401  (torch.compiler, ...)
+from ._torch_cond import cond  # noqa: E402,F401  (torch.cond, eager)
 from . import _cuda_amp  # noqa: E402
 from . import _cpu as cpu  # noqa: E402  (torch.cpu)
 from ._absent_device import mps, xpu  # noqa: E402  (torch.mps, torch.xpu: never available)

@@ -198,3 +198,4 @@ __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_gra
            "inference_mode", "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "gradcheck",
            "gradgradcheck", "functional", "once_differentiable", "Variable"]
 from . import forward_ad  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401 (torch.autograd.profiler)
