@@ -1,6 +1,8 @@
 """torch.cond on the tensor face, run eagerly: the branch pred picks is called with the operands."""
 from __future__ import annotations
 
+from .tensor import Tensor
+
 __all__ = ["cond"]
 
 
@@ -10,7 +12,6 @@ def cond(pred, true_fn, false_fn, operands=()):
     pred is a Python bool/int/float or a one-element Tensor. Eager code: the result is differentiable
     through the branch taken, like any other Tensor code. (Under funcgrad's functional `jit`, use
     `funcgrad.lax.cond`, which traces both branches.)"""
-    from .tensor import Tensor
     if isinstance(pred, Tensor):
         if pred.numel() != 1:
             raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")

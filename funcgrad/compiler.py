@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 
+from .tensor import compile as _compile
+
 __all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "is_exporting", "reset",
            "allow_in_graph", "assume_constant_result", "substitute_in_graph", "list_backends",
            "cudagraph_mark_step_begin", "set_stance", "nested_compile_region"]
@@ -16,7 +18,6 @@ __all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "is_expo
 
 def compile(*args, **kwargs):  # noqa: A001
     """torch.compiler.compile: the same as `funcgrad.compile` (returns the model unchanged)."""
-    from .tensor import compile as _compile
     return _compile(*args, **kwargs)
 
 

@@ -20,6 +20,8 @@ import warnings
 from typing import Optional
 from urllib.parse import urlparse
 
+from .serialization import load as _load
+
 __all__ = ["get_dir", "set_dir", "download_url_to_file", "load_state_dict_from_url", "load", "list", "help"]
 
 HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")
@@ -89,7 +91,6 @@ def load_state_dict_from_url(url: str, model_dir: Optional[str] = None, map_loca
             m = HASH_REGEX.search(filename)
             hash_prefix = m.group(1) if m else None
         download_url_to_file(url, cached_file, hash_prefix, progress=progress)
-    from .serialization import load as _load
     return _load(cached_file, map_location=map_location, weights_only=weights_only)
 
 

@@ -8,14 +8,15 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Iterable
 
+from .tensor import Tensor as _Tensor
+
 __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
            "handle_torch_function", "is_tensor_like", "get_ignored_functions", "get_overridable_functions",
            "get_testing_overrides", "wrap_torch_function", "is_tensor_method_or_property", "resolve_name"]
 
 
 def _tensor_type():
-    from .tensor import Tensor
-    return Tensor
+    return _Tensor
 
 
 def _overrides(obj) -> bool:
@@ -39,9 +40,10 @@ def has_torch_function_variadic(*args) -> bool:
 def _overloaded_args(relevant_args):
     """Arguments whose types override `__torch_function__`, one per type, subclasses before their bases."""
     types, args = [], []
+    T = _tensor_type()
     for a in relevant_args:
         t = type(a)
-        if t in types or not _overrides(a):
+        if t in types or not (_overrides(a) or t is T):
             continue
         pos = len(args)
         for i, other in enumerate(args):
@@ -57,16 +59,19 @@ def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any], *a
     """Call the first `__torch_function__` among relevant_args' types that does not return NotImplemented
     (TypeError if all do); with none defined, call `public_api(*args, **kwargs)`."""
     overloaded = _overloaded_args(relevant_args)
-    if not overloaded:
+    T = _tensor_type()
+    if not any(type(a) is not T for a in overloaded):
         return public_api(*args, **kwargs)
     types = tuple(type(a) for a in overloaded)
     for a in overloaded:
+        if type(a) is T:  # plain Tensors take no part in dispatch (torch's default handler declines here)
+            continue
         result = type(a).__torch_function__(public_api, types, args, kwargs)
         if result is not NotImplemented:
             return result
     name = f"{public_api.__module__}.{public_api.__name__}"
     raise TypeError(f"no implementation found for '{name}' on types that implement __torch_function__: "
-                    f"{[type(a) for a in overloaded]}")
+                    f"{[t for t in types if t is not T]}")
 
 
 def is_tensor_like(inp) -> bool:
