@@ -205,6 +205,9 @@ def compile(model=None, **kwargs):  # noqa: A001
 
 from . import _ops as _ops_mod  # noqa: E402
 from . import _linalg_more, _nn_aliases, _ops_misc, _ops_more  # noqa: E402
+from . import _linalg_ldl  # noqa: E402
+_linalg_more.LINALG_EXTRA.update(ldl_factor=_linalg_ldl.ldl_factor, ldl_factor_ex=_linalg_ldl.ldl_factor_ex,
+                                  ldl_solve=_linalg_ldl.ldl_solve)
 for _k, _f in _linalg_more.LINALG_EXTRA.items():  # torch.linalg's functions beyond the core set
     setattr(linalg, _k, _f)
     linalg.__all__.append(_k)
