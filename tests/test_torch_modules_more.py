@@ -278,3 +278,46 @@ def test_torch_profiler_schedule():
             prof.step()
     assert seen == [["s1", "s2"]]
     assert fg.profiler.TraceAnnotation and fg.profiler.trace  # the JAX names stay
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_ldl_like_torch(dtype, hermitian):
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 6, 9):
+        for trial in range(6):
+            a = rng.standard_normal((2, n, n))
+            if dtype == np.complex128:
+                a = a + 1j * rng.standard_normal((2, n, n))
+            a = a.astype(dtype)
+            a = a + (np.conj(a) if hermitian else a).swapaxes(-1, -2)
+            if trial % 2 == 0:  # small diagonal: 2x2 pivot blocks
+                a[..., np.arange(n), np.arange(n)] *= 0.01
+            t = torch.linalg.ldl_factor(torch.from_numpy(a), hermitian=hermitian)
+            f = fg.linalg.ldl_factor(fg.tensor(a), hermitian=hermitian)
+            assert f.LD.dtype == fg.tensor(a).dtype and f.pivots.dtype == fg.int32
+            np.testing.assert_array_equal(f.pivots.numpy(), t.pivots.numpy())
+            np.testing.assert_allclose(f.LD.numpy(), t.LD.numpy(), rtol=1e-4, atol=1e-4)
+            b = rng.standard_normal((2, n, 3)).astype(dtype)
+            xf = fg.linalg.ldl_solve(f.LD, f.pivots, fg.tensor(b), hermitian=hermitian).numpy()
+            xt = torch.linalg.ldl_solve(t.LD, t.pivots, torch.from_numpy(b), hermitian=hermitian).numpy()
+            np.testing.assert_allclose(xf, xt, rtol=2e-3, atol=2e-3)
+            ex = fg.linalg.ldl_factor_ex(fg.tensor(a), hermitian=hermitian)
+            assert ex.info.numpy().tolist() == [0, 0]
+
+
+def test_ldl_errors_like_torch():
+    z = np.zeros((3, 3))
+    t, f = torch.linalg.ldl_factor_ex(torch.from_numpy(z)), fg.linalg.ldl_factor_ex(fg.tensor(z))
+    assert int(f.info) == int(t.info) == 1
+    np.testing.assert_array_equal(f.pivots.numpy(), t.pivots.numpy())
+    with pytest.raises(RuntimeError, match="ldl_factor"):
+        fg.linalg.ldl_factor(fg.tensor(z))
+    with pytest.raises(RuntimeError, match="ldl_factor_ex"):
+        fg.linalg.ldl_factor_ex(fg.tensor(z), check_errors=True)
+    for bad, key in ((np.ones((2, 3)), "square"), (np.ones((3, 3), np.int64), "floating point")):
+        te, fe = _err(torch.linalg.ldl_factor, torch.from_numpy(bad)), _err(fg.linalg.ldl_factor, fg.tensor(bad))
+        assert type(fe) is type(te) and key in str(fe) and key in str(te)
+    LD, piv = fg.linalg.ldl_factor(fg.tensor(np.eye(5) * 2))
+    with pytest.raises(RuntimeError, match="Incompatible matrix sizes"):
+        fg.linalg.ldl_solve(LD, piv, fg.ones(4, 2, dtype=fg.float64))
