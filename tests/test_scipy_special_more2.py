@@ -476,3 +476,26 @@ def test_boxcox_comb_loggamma_against_scipy():
                                rtol=1e-13)
     with pytest.raises(TypeError, match="complex"):
         fs.loggamma(jnp.asarray([1 + 1j]))
+
+
+def test_erfcx_card_against_scipy():
+    import funcgrad
+    import funcgrad.scipy.special as fs
+    sps = pytest.importorskip("scipy.special")
+    x = np.concatenate([np.linspace(-26, 60, 4001), [0.0, 1e10, 1e200, np.inf, -np.inf, -30.0, np.nan]])
+    got, want = np.asarray(fs.erfcx(jnp.asarray(x))), sps.erfcx(x)
+    fin = np.isfinite(want) & (want != 0)
+    np.testing.assert_allclose(got[fin], want[fin], rtol=4e-15)
+    np.testing.assert_array_equal(got[~fin & ~np.isnan(want)], want[~fin & ~np.isnan(want)])  # 0 at inf, inf below -26.6
+    assert np.isnan(got[-1])
+    x32 = x[:4001].astype(np.float32)
+    g32 = np.asarray(fs.erfcx(jnp.asarray(x32)))
+    w32 = sps.erfcx(x32.astype(np.float64))
+    ok = w32 < 1e38
+    assert g32.dtype == np.float32
+    np.testing.assert_allclose(g32[ok], w32[ok], rtol=2e-7)
+    pts = jnp.asarray(np.array([-2.0, -0.3, 0.0, 0.7, 5.0, 40.0]))
+    d = np.asarray(funcgrad.vmap(funcgrad.grad(fs.erfcx))(pts))
+    p = np.asarray(pts)
+    np.testing.assert_allclose(d, 2 * p * sps.erfcx(p) - 2 / np.sqrt(np.pi), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(np.asarray(funcgrad.jit(fs.erfcx)(pts)), sps.erfcx(p), rtol=4e-15)

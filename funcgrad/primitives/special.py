@@ -1,4 +1,5 @@
-"""Special functions: erf, erfc, erf_inv, lgamma, digamma and polygamma, as JAX's lax has them.
+"""Special functions: erf, erfc, erfcx, erf_inv, lgamma, digamma and polygamma (erfcx is
+jax.scipy.special's; the others are JAX's lax ones).
 
 The kernels are vectorised NumPy/CuPy code. Every operand is computed in float64 and rounded back to
 its own dtype, so float16/bfloat16/float32 results are correctly rounded in practice. In float64
@@ -22,7 +23,9 @@ digamma off the positive axis, where no fixed-precision method keeps relative ac
 - polygamma(m, x), m >= 1: (-1)^(m+1) m! zeta(m + 1, x), with the Hurwitz zeta function from the
   recurrence plus Euler-Maclaurin summation.
 
-Derivatives: erf' = 2/sqrt(pi) exp(-x^2), erfc' = -erf', erf_inv' = sqrt(pi)/2 exp(erf_inv(x)^2),
+- erfcx: the same Chebyshev series for x >= 0; 2 exp(x^2) - erfcx(-x) for x < 0.
+
+Derivatives: erf' = 2/sqrt(pi) exp(-x^2), erfc' = -erf', erfcx' = 2 x erfcx(x) - 2/sqrt(pi), erf_inv' = sqrt(pi)/2 exp(erf_inv(x)^2),
 lgamma' = digamma, digamma' = polygamma(1, .), polygamma(m, .)' = polygamma(m + 1, .). All rules are
 funcgrad operations, so every order differentiates and batches.
 """
@@ -113,6 +116,16 @@ def _erfc_pos(xp, a):
     a = xp.minimum(a, 28.0)  # erfc(28) underflows to 0 in float64
     t = (a - 4.0) / (a + 4.0)
     return _exp_minus_square(xp, a) * (_clenshaw(_ERFCX_CHEB, t) / (a + 4.0))
+
+
+def _erfcx_kernel(xp, x):
+    """erfcx(x) = exp(x^2) erfc(x): the Chebyshev series of (x + 4) erfcx(x) for x >= 0 (to +inf, where it
+    tends to 0 as 1/(sqrt(pi) x)), and erfcx(x) = 2 exp(x^2) - erfcx(-x) below (inf once exp(x^2) is)."""
+    a = xp.abs(x)
+    t = (xp.minimum(a, 1e150) - 4.0) / (xp.minimum(a, 1e150) + 4.0)  # (t at a = inf would be NaN)
+    pos = _clenshaw(_ERFCX_CHEB, t) / (a + 4.0)
+    neg = 2.0 * xp.exp(xp.minimum(x * x, 1000.0)) - pos
+    return xp.where(x < 0, neg, pos)
 
 
 def _erf_kernel(xp, x):
@@ -373,6 +386,7 @@ _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2
 
 erf_p = _card("erf", _erf_kernel, lambda ans, x: _TWO_OVER_SQRT_PI * ew.exp(-(x * x)))
 erfc_p = _card("erfc", _erfc_kernel, lambda ans, x: -_TWO_OVER_SQRT_PI * ew.exp(-(x * x)))
+erfcx_p = _card("erfcx", _erfcx_kernel, lambda ans, x: 2.0 * x * ans - _TWO_OVER_SQRT_PI)
 erf_inv_p = _card("erf_inv", _erf_inv_kernel, lambda ans, x: _SQRT_PI_OVER_2 * ew.exp(ans * ans))
 erf_inv_p.impl_factory = _erf_inv_impl  # float32 takes the fast single-precision method
 erf_inv_p.impl = _erf_inv_impl(np)
@@ -399,6 +413,7 @@ polygamma_p.batch = elementwise_batch(polygamma_p)
 
 def erf(x): return erf_p.bind(x)
 def erfc(x): return erfc_p.bind(x)
+def erfcx(x): return erfcx_p.bind(x)
 def erf_inv(x): return erf_inv_p.bind(x)
 def lgamma(x): return lgamma_p.bind(x)
 def digamma(x): return digamma_p.bind(x)

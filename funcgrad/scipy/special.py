@@ -73,6 +73,7 @@ from ..numpy._statistics import logsumexp  # noqa: E402  (stable, with a stable 
 
 from ._special_more import (bernoulli, exp1, expi)  # noqa: E402,F401
 from ._special_simple import boxcox, boxcox1p, comb, loggamma  # noqa: E402,F401
+from ..primitives.special import erfcx  # noqa: E402,F401
 from ._special_more2 import (dawsn, expn, fresnel, hyp1f1, hyp2f1, lpmn, lpmn_values, owens_t,  # noqa: E402,F401
                              sici, spence, sph_harm, sph_harm_y, wofz)
 from ._special_more import (beta, betainc, betaln, entr, factorial, gammainc, gammaincc,  # noqa: E402
@@ -84,4 +85,4 @@ __all__ = ["digamma", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln", "log
            "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "multigammaln", "ndtr", "ndtri", "poch", "rel_entr",
            "softmax", "xlog1py", "xlogy", "zeta", "bernoulli", "exp1", "expi",
            "expn", "fresnel", "sici", "spence", "hyp1f1", "hyp2f1", "lpmn", "lpmn_values", "sph_harm", "sph_harm_y",
-           "dawsn", "owens_t", "wofz", "boxcox", "boxcox1p", "comb", "loggamma"]
+           "dawsn", "owens_t", "wofz", "boxcox", "boxcox1p", "comb", "loggamma", "erfcx"]

@@ -217,20 +217,7 @@ shifted_chebyshev_polynomial_v = _shifted(chebyshev_polynomial_v, "shifted_cheby
 shifted_chebyshev_polynomial_w = _shifted(chebyshev_polynomial_w, "shifted_chebyshev_polynomial_w")
 
 
-def _erfcx(a):
-    """exp(x^2) erfc(x): directly up to 26 (float64), the asymptotic series above, 2 exp(x^2) - erfcx(-x) below 0
-    (which overflows to inf, as it should, for x < -26.6)."""
-    big = ew.gt(a, _full(a, 26.0))
-    tiny = ew.lt(a, _full(a, -26.5))  # exp(x^2) overflows: erfcx is inf there
-    xs = ew.select(big, _full(a, 26.0), ew.select(tiny, _full(a, -26.5), a))
-    direct = ew.select(tiny, _full(a, math.inf), ew.exp(xs * xs) * _sp.erfc(xs))
-    xl = ew.select(big, a, _full(a, 26.0))
-    z2 = 1.0 / (2.0 * xl * xl)
-    series = (1.0 - z2 * (1.0 - 3.0 * z2 * (1.0 - 5.0 * z2))) / (xl * math.sqrt(math.pi))
-    return ew.select(big, series, direct)
-
-
-erfcx = _unary("Erfcx", _in64(_erfcx), "The scaled complementary error function exp(x^2) erfc(x).")
+erfcx = _unary("Erfcx", _sp.erfcx, "The scaled complementary error function exp(x^2) erfc(x).")
 
 
 def spherical_bessel_j0(input, *, out=None):

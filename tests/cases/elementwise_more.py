@@ -170,7 +170,7 @@ CASES = {
     "atanh": unary(-0.9, 0.9), "exp2": unary(-3, 3), "log2": unary(0.1, 5), "log10": unary(0.1, 5),
     "cbrt": unary_away_from_zero(0.2, 3), "square": unary(-3, 3),
     # special functions
-    "erf": unary(-3, 3), "erfc": unary(-3, 3), "erf_inv": unary(-0.9, 0.9), "lgamma": unary(0.2, 5),
+    "erf": unary(-3, 3), "erfc": unary(-3, 3), "erfcx": unary(-3, 3), "erf_inv": unary(-0.9, 0.9), "lgamma": unary(0.2, 5),
     "digamma": unary(0.3, 5), "polygamma": polygamma_case,
     # binary
     "atan2": atan2_case, "rem": rem_case, "clamp": clamp_case,
