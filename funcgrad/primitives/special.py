@@ -150,15 +150,30 @@ def _erf_inv_kernel(xp, y):
     # Winitzki: erfinv(a) ~ sqrt(sqrt(b^2 - w/k) - b), b = 2/(pi k) + w/2, w = log(1 - a^2), k = 0.147.
     w = xp.log(q * (1.0 + a_safe))
     b = 2 / (math.pi * 0.147) + 0.5 * w
-    x = xp.sqrt(xp.maximum(xp.sqrt(b * b - w / 0.147) - b, 0.0))
-    tail = a_safe > 0.5
-    for _ in range(3):  # Halley's method: x -= r / (1 + x r), r = f / f'
-        deriv = _TWO_OVER_SQRT_PI * _exp_minus_square(xp, x)
-        f = xp.where(tail, _erfc_pos(xp, x) - q, _erf_kernel(xp, x) - a_safe)
-        r = xp.where(tail, -f, f) / deriv
-        x = x - r / (1.0 + x * r)
-    x = xp.where(inside, x, xp.where(a == 1, np.inf, np.nan))
+    x = xp.sqrt(xp.maximum(xp.sqrt(b * b - w / 0.147) - b, 0.0)).reshape(-1)
+    # Halley's method, x -= r / (1 + x r) with r = f / f', on erf(x) - a where a <= 1/2 (there x < 0.48,
+    # so erf is its Taylor series) and on -(erfc(x) - (1 - a)) above: each element only evaluates its own
+    # function (one series instead of both per step: 3x fewer operations, the same values)
+    tail = (a_safe > 0.5).reshape(-1)
+    for part, fn in ((xp.nonzero(~tail)[0], _erf_minus), (xp.nonzero(tail)[0], _erfc_minus)):
+        if not part.size:
+            continue
+        xs, target = x[part], (a_safe if fn is _erf_minus else q).reshape(-1)[part]
+        for _ in range(3):
+            deriv = _TWO_OVER_SQRT_PI * _exp_minus_square(xp, xs)
+            r = fn(xp, xs, target) / deriv
+            xs = xs - r / (1.0 + xs * r)
+        x[part] = xs
+    x = xp.where(inside, x.reshape(a.shape), xp.where(a == 1, np.inf, np.nan))
     return xp.copysign(x, y)
+
+
+def _erf_minus(xp, x, a):
+    return _erf_small(xp, x) - a
+
+
+def _erfc_minus(xp, x, q):
+    return -(_erfc_pos(xp, x) - q)
 
 
 # Giles (2010), "Approximating the erfinv function": single-precision polynomials in w = -log(1 - y^2),
