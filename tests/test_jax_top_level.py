@@ -96,3 +96,8 @@ def test_make_jaxpr_result_has_closed_jaxpr_attributes():
     assert closed.jaxpr is closed
     assert [e.prim.name for e in closed.jaxpr.eqns][:1] == ["sin"]
     assert closed.literals == closed.consts and [a.shape for a in closed.in_avals] == [(3,)]
+
+
+def test_numpy_2_removed_aliases_jax_keeps():
+    assert jnp.float_ is jnp.float64 and jnp.complex_ is jnp.complex128
+    assert jnp.float_(1.5).dtype == np.float64 and jnp.zeros(2, dtype=jnp.complex_).dtype == np.complex128

@@ -87,6 +87,7 @@ pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _
  single, double, csingle, cdouble) = (_ST(_np.dtype(getattr(_np, _n))) for _n in (
     "int_", "intp", "uint", "uintp", "intc", "uintc", "short", "ushort", "byte", "ubyte", "long", "ulong",
     "longlong", "ulonglong", "half", "single", "double", "csingle", "cdouble"))
+float_, complex_ = float64, complex128  # (JAX keeps the names NumPy 2 removed: float64 and complex128)
 
 
 def __getattr__(name):
