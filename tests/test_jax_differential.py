@@ -7,7 +7,6 @@ results are compared by kind and value (funcgrad's default int is int64; JAX's i
 float64 inputs are avoided (funcgrad keeps their dtype, DESIGN.md). Deliberate deviations are named
 where they are skipped; remaining known ones are strict xfails at the end of the file.
 """
-import sys
 import types
 
 import numpy as np
@@ -25,6 +24,7 @@ import funcgrad.random as fr  # noqa: E402
 from funcgrad import lax as flax  # noqa: E402
 from funcgrad import nn as fnn  # noqa: E402
 from funcgrad.scipy import special as fss  # noqa: E402
+from jax_shim import jax_is_funcgrad  # noqa: E402
 
 
 
@@ -412,18 +412,6 @@ def test_holomorphic_and_errors():
 
 # --- JAX example programs through an import shim ------------------------------------------------
 
-def _shimmed(monkeypatch):
-    """sys.modules maps jax.* to funcgrad's modules, so unchanged JAX code runs on funcgrad."""
-    import funcgrad.example_libraries.optimizers as fopt
-    import funcgrad.example_libraries.stax as fstax
-    names = {"jax": funcgrad, "jax.numpy": fnp, "jax.random": fr, "jax.lax": flax, "jax.nn": fnn,
-             "jax.example_libraries": funcgrad.example_libraries,
-             "jax.example_libraries.stax": fstax, "jax.example_libraries.optimizers": fopt,
-             "jax.scipy": funcgrad.scipy, "jax.scipy.special": fss, "jax.tree_util": funcgrad.tree_util}
-    for name, mod in names.items():
-        monkeypatch.setitem(sys.modules, name, mod)
-
-
 MLP_PROGRAM = '''
 import jax, jax.numpy as jnp
 from jax import random, grad, jit, vmap
@@ -471,12 +459,11 @@ def _run_program(source):
     return mod
 
 
-def test_mlp_and_rnn_programs(monkeypatch):
+def test_mlp_and_rnn_programs():
     theirs = _run_program(MLP_PROGRAM)
     t_losses, t_pe = theirs.run()
     t_rnn = theirs.rnn()
-    with monkeypatch.context() as m:
-        _shimmed(m)
+    with jax_is_funcgrad():
         ours = _run_program(MLP_PROGRAM)
         o_losses, o_pe = ours.run()
         o_rnn = ours.rnn()
@@ -661,7 +648,6 @@ def test_jnp_creation_dtypes():
 
 
 def test_jnp_creation_dtypes_x32(x32):
-    test_jnp_creation_dtypes.__wrapped__() if hasattr(test_jnp_creation_dtypes, "__wrapped__") else None
     for f in [lambda np_: np_.linspace(0, 1, 5), lambda np_: np_.arange(0.0, 1.0, 0.25),
               lambda np_: np_.eye(3), lambda np_: np_.tri(3), lambda np_: np_.zeros(2),
               lambda np_: np_.asarray([1.0, 2.0]), lambda np_: np_.arange(5), lambda np_: np_.ones(2, int),

@@ -2,6 +2,7 @@
 (`torch` and every `torch.*` module resolve to funcgrad's), on small random data: each must run and learn."""
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.abc
 import importlib.util
@@ -29,21 +30,49 @@ class _TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
-@pytest.fixture
-def torch_is_funcgrad():
-    """While the test runs, `import torch` (and torch.nn, torch.optim, ...) gives funcgrad."""
-    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+class _VisionAlias(_TorchAlias):
+    """`torchvision.X` -> `funcgrad.vision.X`."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "torchvision" or name.startswith("torchvision."):
+            real = "funcgrad.vision" + name[len("torchvision"):]
+            if importlib.util.find_spec(real) is None:
+                return None
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        return importlib.import_module("funcgrad.vision" + spec.name[len("torchvision"):])
+
+
+def _shimmed(name: str) -> bool:
+    return name in ("torch", "torchvision") or name.startswith(("torch.", "torchvision."))
+
+
+@contextlib.contextmanager
+def funcgrad_as_torch():
+    """While the block runs, `import torch` (torch.nn, torch.optim, ...) gives funcgrad and `import
+    torchvision` gives funcgrad.vision; the real modules (if imported) come back afterwards."""
+    saved = {k: v for k, v in sys.modules.items() if _shimmed(k)}
     for k in saved:
         del sys.modules[k]
-    finder = _TorchAlias()
-    sys.meta_path.insert(0, finder)
+    finders = [_TorchAlias(), _VisionAlias()]
+    sys.meta_path[:0] = finders
     try:
         yield
     finally:
-        sys.meta_path.remove(finder)
-        for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+        for f in finders:
+            sys.meta_path.remove(f)
+        for k in [k for k in sys.modules if _shimmed(k)]:
             del sys.modules[k]
         sys.modules.update(saved)
+
+
+@pytest.fixture
+def torch_is_funcgrad():
+    """While the test runs, `import torch` (and torch.nn, torch.optim, ...) gives funcgrad."""
+    with funcgrad_as_torch():
+        yield
 
 
 def run_program(src: str) -> dict:

@@ -7,55 +7,16 @@ state_dict loaded into the funcgrad model) and the two runs' losses, outputs and
 float32 rounding."""
 from __future__ import annotations
 
-import contextlib
-import importlib
-import importlib.util
 import sys
 
 import numpy as np
 import pytest
 
-from test_torch_example_programs import _TorchAlias, run_program
-
-
-class _VisionAlias(_TorchAlias):
-    """`torchvision.X` -> `funcgrad.vision.X`."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name == "torchvision" or name.startswith("torchvision."):
-            real = "funcgrad.vision" + name[len("torchvision"):]
-            if importlib.util.find_spec(real) is None:
-                return None
-            return importlib.util.spec_from_loader(name, self)
-        return None
-
-    def create_module(self, spec):
-        return importlib.import_module("funcgrad.vision" + spec.name[len("torchvision"):])
-
-
-def _shimmed(k):
-    return k in ("torch", "torchvision") or k.startswith(("torch.", "torchvision."))
-
-
-@contextlib.contextmanager
-def _as_funcgrad():
-    saved = {k: v for k, v in sys.modules.items() if _shimmed(k)}
-    for k in saved:
-        del sys.modules[k]
-    finders = [_TorchAlias(), _VisionAlias()]
-    sys.meta_path[:0] = finders
-    try:
-        yield
-    finally:
-        for f in finders:
-            sys.meta_path.remove(f)
-        for k in [k for k in sys.modules if _shimmed(k)]:
-            del sys.modules[k]
-        sys.modules.update(saved)
+from test_torch_example_programs import funcgrad_as_torch, run_program
 
 
 def run_on_funcgrad(src):
-    with _as_funcgrad():
+    with funcgrad_as_torch():
         return run_program(src)
 
 
@@ -668,7 +629,7 @@ def test_regression_polynomial_features_matches_torch():
     t = run_on_torch(REGRESSION)
     import torch
     mt = torch.nn.Linear(4, 1)
-    with _as_funcgrad():
+    with funcgrad_as_torch():
         import funcgrad
         mf = funcgrad.nn.Linear(4, 1)
     copy_weights(mt, mf)

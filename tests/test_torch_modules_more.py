@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import funcgrad as fg
-from tests.test_torch_example_programs import torch_is_funcgrad  # noqa: F401 (fixture)
+from test_torch_example_programs import torch_is_funcgrad  # noqa: F401 (fixture)
 
 torch = pytest.importorskip("torch")
 

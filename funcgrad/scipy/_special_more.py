@@ -14,7 +14,7 @@ import operator
 
 from .. import numpy as jnp
 from ..core import dtypes
-from ..numpy._promote import asarray_any
+from ..numpy._promote import asarray_any, is_python_scalar, result_dtype, scalar_array
 from ..primitives import special_functions2 as s2
 from ..primitives.special import erfc as _erfc
 from ..primitives.special import erf_inv as _erf_inv
@@ -26,19 +26,16 @@ _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
 def promote_float(name: str, *xs):
-    """Broadcast `xs` and give them one inexact dtype (integers -> the default float)."""
-    arrs = [asarray_any(x) for x in xs]
-    for a in arrs:
-        if dtypes.is_complex(a.dtype):
-            raise TypeError(f"{name}: complex input is not supported")
-    dt = jnp.result_type(*arrs)
+    """Broadcast `xs` and give them one inexact dtype: NumPy-style promotion (Python scalars weak, made
+    straight at the result's dtype), then integers and bools to the float funcgrad.numpy gives them."""
+    args = [a if is_python_scalar(a) else asarray_any(a) for a in xs]
+    dt, weak = result_dtype(*args)
+    if dtypes.is_complex(dt):
+        raise TypeError(f"{name}: complex input is not supported")
     if not dtypes.is_inexact(dt):
-        dt = dtypes.defaults.float_
-    # a Python scalar is made at the result's dtype from its own value (not through the default float:
-    # 1e-3 via float32 is off by 5e-8 relative in a float64 computation)
-    arrs = [a if a.dtype == dt else
-            jnp.asarray(x, dtype=dt) if isinstance(x, (int, float)) and not isinstance(x, bool) else a.astype(dt)
-            for a, x in zip(arrs, xs)]
+        dt = dtypes.to_inexact(dt, weak)
+    arrs = [scalar_array(a, dt, True) if is_python_scalar(a) else a if a.dtype == dt else a.astype(dt)
+            for a in args]
     if len(arrs) > 1:
         arrs = list(jnp.broadcast_arrays(*arrs))
     return arrs if len(arrs) > 1 else arrs[0]
