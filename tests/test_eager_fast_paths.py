@@ -263,3 +263,53 @@ def test_tuple_index_errors_and_transpose_dot_fast_paths():
     np.testing.assert_allclose(np.asarray(jnp.dot(x[0], x.T)), a[0] @ a.T)
     with pytest.raises(ValueError, match="dot"):
         jnp.dot(x, x)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("scalar", [2.5, -3, 0.0, -0.0, 0])
+def test_traced_array_with_python_scalar_matches_the_general_path(dtype, scalar):
+    """A traced float array beside a Python scalar takes a cached constant of its shape: values, dtypes,
+    weak types and derivatives must be those of the promoted-and-broadcast general path (the concrete
+    Array result), for either operand order, under grad, vmap and jit."""
+    x = jnp.asarray(np.array([0.5, -1.25, 2.0]), dtype=dtype)
+    ops = [lambda a: a + scalar, lambda a: scalar - a, lambda a: a * scalar, lambda a: scalar * a,
+           lambda a: a / (scalar if scalar else 4.0), lambda a: jnp.maximum(a.real, scalar) if dtype != "complex64"
+           else a - scalar]
+    for op in ops:
+        want = op(x)  # the concrete path
+        for got in (fg.jit(op)(x), fg.vmap(op)(x[None])[0]):
+            assert got.dtype == want.dtype and got.weak_type == want.weak_type and got.shape == want.shape
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        if dtype != "complex64":
+            g = fg.grad(lambda a: jnp.sum(op(a) * op(a)))(x)
+            h = 1e-3 if dtype == "float32" else 1e-6
+            e = jnp.asarray(np.eye(3), dtype=dtype)
+            fd = [(jnp.sum(op(x + h * e[i]) ** 2) - jnp.sum(op(x - h * e[i]) ** 2)) / (2 * h) for i in range(3)]
+            np.testing.assert_allclose(np.asarray(g), np.asarray(fd, dtype=np.float64),
+                                       rtol=2e-2 if dtype == "float32" else 1e-6, atol=1e-3)
+
+
+def test_traced_weak_scalar_stays_weak_with_python_scalars():
+    """grad of a function of a Python float: the tracer is weakly typed and stays so beside Python
+    scalars, as the general path (and JAX) has it."""
+    seen = []
+
+    def f(a):
+        r = 3.0 * a + 1
+        seen.append((r.dtype, r.weak_type))
+        return r * r
+    g = fg.grad(f)(2.0)
+    assert seen == [(np.dtype(g.dtype), True)] and g.weak_type
+    assert float(g) == pytest.approx(2 * (3.0 * 2.0 + 1) * 3.0)
+    # a strong float32 tracer stays float32 and strong
+    seen.clear()
+    fg.grad(f)(jnp.float32(2.0))
+    assert seen == [(np.dtype("float32"), False)]
+    # a weakly typed array (a broadcast Python scalar) stays weak beside Python scalars when traced
+    w = jnp.broadcast_to(2.0, (3,))
+    assert w.weak_type
+    for t in (fg.jit(lambda a: 3.0 * a + 1)(w), fg.vmap(lambda a: 3.0 * a + 1)(w)):
+        assert t.weak_type and t.dtype == (3.0 * w + 1).dtype
+    seen.clear()
+    fg.grad(lambda a: jnp.sum(f(a)))(w)
+    assert seen == [(w.dtype, True)]

@@ -59,18 +59,40 @@ class Trace:
     def process(self, prim, args, params):
         """Record `prim(*args)` here; returns the output tracer(s)."""
         if self.carries_values:
-            invars, lower = [], []
-            for a in args:
+            if len(args) == 1 and prim.tape_rule is None:  # (unrolled: the eager grad's hot path)
+                a = args[0]
                 if a.__class__ is Tracer and a._trace is self:
-                    invars.append(a.var)
-                    lower.append(a.val)
+                    invars = [a.var]
+                    a = a.val
                 else:
-                    invars.append(self.const_var(a))
-                    lower.append(a)
-            if prim.tape_rule is not None:
-                outs, params = prim.tape_rule(lower, params)
+                    invars = [self.const_var(a)]
+                outs = prim.bind(a, **params) if params else prim.bind(a)
+            elif len(args) == 2 and prim.tape_rule is None:
+                a, b = args
+                if a.__class__ is Tracer and a._trace is self:
+                    va = a.var
+                    a = a.val
+                else:
+                    va = self.const_var(a)
+                if b.__class__ is Tracer and b._trace is self:
+                    invars = [va, b.var]
+                    b = b.val
+                else:
+                    invars = [va, self.const_var(b)]
+                outs = prim.bind(a, b, **params) if params else prim.bind(a, b)
             else:
-                outs = prim.bind(*lower, **params) if params else prim.bind(*lower)
+                invars, lower = [], []
+                for a in args:
+                    if a.__class__ is Tracer and a._trace is self:
+                        invars.append(a.var)
+                        lower.append(a.val)
+                    else:
+                        invars.append(self.const_var(a))
+                        lower.append(a)
+                if prim.tape_rule is not None:
+                    outs, params = prim.tape_rule(lower, params)
+                else:
+                    outs = prim.bind(*lower, **params) if params else prim.bind(*lower)
             if not prim.multiple_results:  # the common case, without the lists
                 if outs.__class__ is Array:
                     b = outs._buf

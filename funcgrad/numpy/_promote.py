@@ -146,6 +146,26 @@ def _weak_scalar(v, dtype) -> Array:
     return x
 
 
+_FILLED: dict = {}  # (value, dtype, type, shape) -> a weak read-only broadcast of _weak_scalar
+
+
+def weak_filled(v, dtype, shape: tuple) -> Array:
+    """A Python int/float as a weakly typed Array of `shape` (a zero-stride view of one element,
+    cached like _weak_scalar): the operand a traced array meets in `x + 1.0`, made once rather than
+    promoted and broadcast on every call."""
+    if not shape:
+        return _weak_scalar(v, dtype)
+    key = (v, dtype, v.__class__, shape)
+    x = _FILLED.get(key)
+    if x is None:
+        x = Array(np.broadcast_to(_weak_scalar(v, dtype)._buf, shape), True)
+        if v or v.__class__ is int:
+            if len(_FILLED) >= 512:
+                _FILLED.clear()
+            _FILLED[key] = x
+    return x
+
+
 def promote_args(op: str, *args):
     """Operands of an elementwise NumPy function converted to one dtype (NEP 50), not yet broadcast.
 

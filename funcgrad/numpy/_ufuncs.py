@@ -25,7 +25,7 @@ from ..primitives import elementwise as ew
 from ..primitives import special as sp
 from ..primitives.shape import full
 from . import _promote
-from ._promote import (_weak_scalar, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
+from ._promote import (_weak_scalar, weak_filled, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, result_dtype, scalar_array)
 
 
@@ -119,7 +119,8 @@ def _bool_error(name, op):
 def _agreeing(x1, x2, kinds: str):
     """(x1, x2) ready for an elementwise primitive when no promotion or broadcasting is needed: two
     arrays of one shape, dtype (of a kind in `kinds`) and weak type; or a concrete float/complex Array
-    and a Python int/float, as a cached weak 0-d constant (the backend broadcasts it). Else None.
+    and a Python int/float, as a cached weak 0-d constant (the backend broadcasts it); or a traced
+    float/complex array and a Python int/float, as a cached weak constant of its shape. Else None.
     These are the hot paths of the NumPy functions; everything else takes the general path."""
     c1, c2 = x1.__class__, x2.__class__
     if c1 is Array and c2 is Array:
@@ -140,6 +141,16 @@ def _agreeing(x1, x2, kinds: str):
         dt = x2._buf.dtype
         if dt.kind in "fc" and dt.kind in kinds:
             return _weak_scalar(x1, dt), x2
+    elif c1 is Tracer and (c2 is float or c2 is int):  # a traced float array and a Python scalar
+        a1 = x1.aval
+        dt = a1.dtype
+        if dt.kind in "fc" and dt.kind in kinds:
+            return x1, weak_filled(x2, dt, a1.shape)
+    elif c2 is Tracer and (c1 is float or c1 is int):
+        a2 = x2.aval
+        dt = a2.dtype
+        if dt.kind in "fc" and dt.kind in kinds:
+            return weak_filled(x1, dt, a2.shape), x2
     return None
 
 

@@ -182,7 +182,9 @@ def backward(tape: Tape, cts: Sequence) -> list:
             invars = eqn.invars
             args = None
             vjps = prim.vjp
-            for i, v in enumerate(invars):
+            i = -1
+            for v in invars:
+                i += 1
                 if v.is_const:
                     continue
                 dt = v.aval.dtype
@@ -195,9 +197,12 @@ def backward(tape: Tape, cts: Sequence) -> list:
                 if rule is None:
                     continue
                 if args is None:
-                    args = [w.val for w in invars]
+                    n = len(invars)  # (no comprehension: it costs a frame per equation)
+                    args = (invars[0].val,) if n == 1 else (invars[0].val, invars[1].val) if n == 2 \
+                        else tuple([w.val for w in invars])
                     ans = eqn.outvars[0].val
-                c = rule(g, ans, *args, **eqn.params)
+                    params = eqn.params
+                c = rule(g, ans, *args, **params) if params else rule(g, ans, *args)
                 if c is not None:
                     prev = env.get(v)
                     env[v] = c if prev is None else accumulate(prev, c)
