@@ -9,7 +9,10 @@ A `Primitive` holds everything about one operation in one place:
 - `vjp`: one rule per argument, `rule(g, ans, *args, **params)` -> that argument's cotangent
   (or `vjp_full(cts, ans, args, needs, **params)`);
 - `batch(args, dims, **params)` -> (out, out_dim): the vmap rule;
-- `codegen`: an optional expression template used by jit's code generator.
+- `codegen`: an optional expression template used by jit's code generator;
+- `tape_rule(lower, params, traced)` -> (outs, params): optional, how a value-carrying trace computes the
+  primitive (`traced[i]`: operand i is that trace's own, so may be differentiated), keeping in the
+  recorded params what the vjp will need (scan's and custom_vjp's residuals).
 
 Rules are written with funcgrad operations, so they are themselves differentiable and batchable.
 """

@@ -89,8 +89,8 @@ class Trace:
                     else:
                         invars.append(self.const_var(a))
                         lower.append(a)
-                if prim.tape_rule is not None:
-                    outs, params = prim.tape_rule(lower, params)
+                if prim.tape_rule is not None:  # (which operands are this tape's: those it differentiates)
+                    outs, params = prim.tape_rule(lower, params, [not v.is_const for v in invars])
                 else:
                     outs = prim.bind(*lower, **params) if params else prim.bind(*lower)
             if not prim.multiple_results:  # the common case, without the lists

@@ -120,7 +120,7 @@ def bind_collective(prim, args, params, use_stack: bool = True, max_level=None):
 
 
 def _tape_rule(prim):
-    def rule(lower, params):
+    def rule(lower, params, traced=None):
         ml = _env.max_level
         return bind_collective(prim, lower, params, use_stack=ml is not None, max_level=ml), params
     return rule

@@ -430,7 +430,7 @@ def _avals_key(avals) -> tuple:
 
 
 def _forward_with_carries(args, jaxpr, nc, k, length, reverse):
-    """The scan's outputs plus, stacked, the carry that enters each step (the vjp's residuals)."""
+    """The scan's outputs plus, stacked, the carry that enters each step (the recomputing vjp's residuals)."""
     x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in args[nc + k:]]
     fwd_avals = [get_aval(a) for a in args[:nc + k]] + x_avals
     fwd = jaxpr._cache.get("fwd_with_carries")
@@ -442,57 +442,150 @@ def _forward_with_carries(args, jaxpr, nc, k, length, reverse):
     return list(outs[:n_out]), list(outs[n_out:])
 
 
-def _scan_tape(lower, params):
-    """On a tape, run the forward scan once, keeping the per-step carries for the backward pass."""
-    outs, stacked = _forward_with_carries(list(lower), params["jaxpr"], params["n_consts"],
-                                          params["n_carry"], params["length"], params["reverse"])
-    return outs, dict(params, res=stacked)
+def _tape_values(tape):
+    """Every place a recorded tape keeps a value the backward walk may read: (holder, how) pairs for its
+    variables and for the residuals a primitive's tape rule stored in its parameters (scan, custom_vjp)."""
+    from ..core.trace import Tracer
+    seen, places = set(), []
+    for v in [t.var for t in tape.inputs] + [v for e in tape.trace.eqns for v in e.invars + e.outvars]:
+        if id(v) not in seen:
+            seen.add(id(v))
+            places.append(v)
+    stored = []
+    for e in tape.trace.eqns:
+        if "res" in e.params:
+            leaves, tree = tree_flatten(e.params["res"])
+            if any(isinstance(x, Tracer) for x in leaves):
+                stored.append((e, leaves, tree))
+    return places, stored
+
+
+def _residual_bodies(jaxpr, nc, k, cidx, fwd_avals, ny):
+    """The scan body split into a forward that also returns, per step, every value its vjp reads, and a
+    backward that reads them instead of recomputing the step (as JAX's partial evaluation does):
+
+        fwd: (consts, carry, x) -> (carry', y, *residuals)
+        bwd: (consts, g_carry, g_consts, x, g_y, *residuals) -> (g_carry_before, g_consts', g_x)
+
+    Residuals the backward does not read are dropped from both. Cached on the body jaxpr."""
+    from ..core.trace import Tracer
+    from ..transforms.ad import backward, record
+    key = ("vjp_residuals", nc, k, tuple(cidx), _avals_key(fwd_avals))
+    hit = jaxpr._cache.get(key)
+    if hit is not None:
+        return hit
+    m, nx = len(cidx), len(fwd_avals) - nc - k
+    box = {}
+
+    def fwd_body(*a):
+        c, h, x = list(a[:nc]), list(a[nc:nc + k]), list(a[nc + k:])
+        tape = record(_partial(jaxpr, c, cidx), [c[i] for i in cidx] + h + x, "scan")
+        outs = _as_arrays(tape.out_values())
+        inputs = {id(t): t for t in c + x}  # the backward gets these as its own inputs
+        places, stored = _tape_values(tape)
+        cands, cid = [], set()
+        for val in [v.val for v in places] + [x for _, leaves, _ in stored for x in leaves]:
+            if isinstance(val, Tracer) and id(val) not in inputs and id(val) not in cid:
+                cid.add(id(val))
+                cands.append(val)
+        box.update(tape=tape, c=c, x=x, cands=cands, places=places, stored=stored)
+        return outs + cands
+
+    fwd = trace_flat(fwd_body, fwd_avals, "scan")
+    tape, cands = box["tape"], box["cands"]
+    n_out = k + ny
+    res_avals = [v.aval for v in fwd.outvars[n_out:]]
+    bwd_avals = (list(fwd_avals[:nc]) + list(fwd.out_avals[:k]) + [fwd_avals[i] for i in cidx]
+                 + list(fwd_avals[nc + k:]) + list(fwd.out_avals[k:n_out]) + res_avals)
+
+    def bwd_body(*a):
+        c = a[:nc]
+        g_h = list(a[nc:nc + k])
+        g_c = list(a[nc + k:nc + k + m])
+        x = a[nc + k + m:nc + k + m + nx]
+        g_y = list(a[nc + k + m + nx:nc + k + m + nx + ny])
+        res = a[nc + k + m + nx + ny:]
+        new = {id(t): u for t, u in zip(box["c"] + box["x"] + cands, list(c) + list(x) + list(res))}
+        for v in box["places"]:  # the tape now reads this trace's values
+            val = v.val
+            if isinstance(val, Tracer) and id(val) in new:
+                v.val = new[id(val)]
+        for e, leaves, tree in box["stored"]:
+            e.params = dict(e.params, res=tree_unflatten(tree, [new.get(id(x), x) for x in leaves]))
+        gs = backward(tape, g_h + g_y)
+        gs = [_zeros(av) if g is None else g for g, av in zip(gs, [fwd_avals[i] for i in cidx]
+                                                                   + list(fwd_avals[nc:]))]
+        new_gc = [ew.add(acc, g) for acc, g in zip(g_c, gs[:m])]
+        return list(gs[m:m + k]) + new_gc + list(gs[m + k:])
+
+    bwd = trace_flat(bwd_body, bwd_avals, "scan")
+    # keep only the residuals the backward reads
+    n_fixed = nc + k + m + nx + ny
+    used_vars = {id(v) for e in bwd.eqns for v in e.invars} | {id(v) for v in bwd.outvars}
+    keep = [r for r, v in enumerate(bwd.invars[n_fixed:]) if id(v) in used_vars]
+    fwd = Jaxpr(fwd.constvars, fwd.consts, fwd.invars, fwd.eqns,
+                list(fwd.outvars[:n_out]) + [fwd.outvars[n_out + r] for r in keep])
+    bwd = Jaxpr(bwd.constvars, bwd.consts, list(bwd.invars[:n_fixed]) + [bwd.invars[n_fixed + r] for r in keep],
+                bwd.eqns, bwd.outvars)
+    hit = jaxpr._cache[key] = (fwd, bwd)
+    return hit
+
+
+def _tape_cidx(args, nc, traced):
+    """The consts a tape-recorded scan keeps residuals for: the tape's own operands of a float or complex
+    dtype, those its backward walk may ask a cotangent for (it may ask for fewer)."""
+    return [i for i in range(nc) if (traced is None or traced[i]) and dtypes.is_inexact(get_aval(args[i]).dtype)]
+
+
+def _fwd_avals(args, nc, k):
+    return [get_aval(a) for a in args[:nc + k]] + [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype,
+                                                               get_aval(x).weak_type) for x in args[nc + k:]]
+
+
+def _forward_with_residuals(args, jaxpr, nc, k, length, reverse, cidx):
+    """The scan's outputs plus the stacked residuals of its vjp (see _residual_bodies)."""
+    ny = len(jaxpr.outvars) - k
+    fwd, _ = _residual_bodies(jaxpr, nc, k, cidx, _fwd_avals(args, nc, k), ny)
+    outs = scan_p.bind(*args, jaxpr=fwd, n_consts=nc, n_carry=k, length=length, reverse=reverse)
+    return list(outs[:k + ny]), list(outs[k + ny:])
+
+
+def _scan_tape(lower, params, traced=None):
+    """On a tape, run the forward scan once, keeping the per-step residuals for the backward pass."""
+    nc = params["n_consts"]
+    cidx = _tape_cidx(lower, nc, traced)
+    outs, stacked = _forward_with_residuals(list(lower), params["jaxpr"], nc, params["n_carry"],
+                                            params["length"], params["reverse"], cidx)
+    return outs, dict(params, res=(tuple(cidx), stacked))
 
 
 def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, reverse, res=None):
-    from ..transforms.ad import vjp
     nc, k = n_consts, n_carry
     consts, carry, xs = list(args[:nc]), list(args[nc:nc + k]), list(args[nc + k:])
     outs_avals = _scan_rule(*[get_aval(a) for a in args], jaxpr=jaxpr, n_consts=nc, n_carry=k,
                             length=length, reverse=reverse)
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, outs_avals)]
     ct_carry, ct_ys = cts[:k], cts[k:]
-    nx = len(xs)
-    x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs]
-    # 1. The carry entering each step: kept from the forward pass when recorded on a tape.
-    stacked = res if res is not None else _forward_with_carries(list(args), jaxpr, nc, k, length, reverse)[1]
-    # 2. Backward: carry (ct of carry, accumulated ct of consts); per step (carry_t, x_t, ct_y_t).
-    y_avals = [ShapedArray(get_aval(c).shape[1:], get_aval(c).dtype) for c in ct_ys]
-    h_avals = [get_aval(a) for a in carry]
-    cidx = [i for i in range(nc) if needs[i]]  # consts whose cotangent is not asked for stay fixed
-    m = len(cidx)
-    bwd_avals = ([get_aval(a) for a in consts] + h_avals + [get_aval(consts[i]) for i in cidx]
-                 + h_avals + x_avals + y_avals)
-
-    def body(*a):
-        c = list(a[:nc])
-        g_h = list(a[nc:nc + k])
-        g_c = list(a[nc + k:nc + k + m])
-        h = list(a[nc + k + m:nc + 2 * k + m])
-        x = list(a[nc + 2 * k + m:nc + 2 * k + m + nx])
-        g_y = list(a[nc + 2 * k + m + nx:])
-        _, pull = vjp(_partial(jaxpr, c, cidx), *([c[i] for i in cidx] + h + x))
-        gs = pull(g_h + g_y)
-        new_gc = [ew.add(acc, g) for acc, g in zip(g_c, gs[:m])]
-        return list(gs[m:m + k]) + new_gc + list(gs[m + k:])
-
-    # The backward body depends only on the body jaxpr and these avals: trace it (and so compile it) once.
-    key = ("bwd", nc, k, nx, tuple(cidx), _avals_key(bwd_avals))
-    bwd = jaxpr._cache.get(key)
-    if bwd is None:
-        bwd = jaxpr._cache[key] = trace_flat(body, bwd_avals, "scan")
+    ny = len(ct_ys)
+    # 1. The per-step residuals: kept from the forward pass when recorded on a tape, else computed now
+    # (for the consts whose cotangent is asked for).
+    if res is not None:
+        cidx, stacked = list(res[0]), res[1]
+    else:
+        cidx = [i for i in range(nc) if needs[i]]
+        stacked = _forward_with_residuals(list(args), jaxpr, nc, k, length, reverse, cidx)[1]
+    _, bwd = _residual_bodies(jaxpr, nc, k, cidx, _fwd_avals(args, nc, k), ny)
+    # 2. Backward, in the opposite order: carry (ct of carry, accumulated ct of consts); per step
+    # (x_t, ct_y_t, residuals_t).
     zero_c = [_zeros(get_aval(consts[i])) for i in cidx]
-    res = scan_p.bind(*consts, *ct_carry, *zero_c, *stacked, *xs, *ct_ys, jaxpr=bwd, n_consts=nc,
-                      n_carry=k + m, length=length, reverse=not reverse)
-    g_init, g_consts, g_xs = res[:k], res[k:k + m], res[k + m:]
+    out = scan_p.bind(*consts, *ct_carry, *zero_c, *xs, *ct_ys, *stacked, jaxpr=bwd, n_consts=nc,
+                      n_carry=k + len(cidx), length=length, reverse=not reverse)
+    m = len(cidx)
+    g_init, g_consts, g_xs = out[:k], out[k:k + m], out[k + m:]
     out_c = [None] * nc
     for i, g in zip(cidx, g_consts):
-        out_c[i] = g
+        if needs[i]:
+            out_c[i] = g
     return out_c + list(g_init) + list(g_xs)
 
 

@@ -656,6 +656,9 @@ def _record(name, fn, ts):
             raise RuntimeError(_INF_SAVED_MSG)
     arrs = [t._arr() for t in ts]
     diff = [i for i, t in enumerate(ts) if t._rg]
+    if getattr(fn, "records_on_a_tape", False):  # fn declares a primitive over sub-computations (a scan):
+        tape, vals, multi = _record_traced(fn, arrs, diff)  # the eager record would be run and discarded
+        return _make_node(name, tape, fn, ts, diff), vals, multi
     # the common case: run fn eagerly, listing the primitive binds it makes (no trace, no tracers)
     for i in diff:  # fresh handles, so that the differentiable inputs are told apart by identity
         a = arrs[i]

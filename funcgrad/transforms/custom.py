@@ -197,7 +197,7 @@ class custom_jvp:
 
 # --- custom_vjp -----------------------------------------------------------------------------------
 
-def _cvjp_tape(lower, params):
+def _cvjp_tape(lower, params, traced=None):
     """Under a value-carrying trace, run the user's fwd now and keep its residuals for bwd."""
     outs, res = params["fwd"](list(lower))
     return list(outs), dict(params, res=res)

@@ -114,6 +114,7 @@ def _layer_fn(mode, reverse, has_c, has_bhh, has_whr, masked):
                             n_carry=len(carry), length=int(xp.shape[0]), reverse=bool(reverse))
         k = len(carry)
         return (outs[k], *outs[:k])
+    fn.records_on_a_tape = True  # one scan: the Tensor engine records it on a tape straight away
     return fn
 
 
