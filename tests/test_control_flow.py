@@ -362,3 +362,33 @@ def test_nested_scan_and_custom_vjp_inside_a_scan_body_differentiate():
         want = fg.grad(f_loop, argnums)(h0, xs)
         np.testing.assert_allclose(got, want, rtol=1e-12)
         np.testing.assert_allclose(fg.jit(fg.grad(f, argnums))(h0, xs), want, rtol=1e-12)
+
+
+def test_scan_residuals_skip_views_of_saved_values():
+    """Slices of a saved value (gates cut out of one stacked product) are taken again in the backward
+    scan rather than saved per step: the forward scan's residual outputs hold no (length, 2) slices."""
+    W = jnp.asarray(np.array([0.5, -0.3, 0.8, 0.1]))
+
+    def f(W, xs):
+        def step(h, x):
+            s = fg.nn.sigmoid(h * W + x)
+            a, b = s[:2], s[2:]
+            return jnp.concatenate([a * b, a + b * b]), jnp.sum(a)
+        h, ys = lax.scan(step, jnp.zeros(4, jnp.float64), xs)
+        return jnp.sum(h) + jnp.sum(ys)
+
+    def f_loop(W, xs):
+        h, tot = jnp.zeros(4, jnp.float64), 0.0
+        for t in range(xs.shape[0]):
+            s = fg.nn.sigmoid(h * W + xs[t])
+            a, b = s[:2], s[2:]
+            h, tot = jnp.concatenate([a * b, a + b * b]), tot + jnp.sum(a)
+        return jnp.sum(h) + jnp.sum(tot)
+    xs = jnp.asarray(np.random.default_rng(2).normal(size=(5, 4)))
+    jx = fg.make_jaxpr(fg.grad(f, argnums=(0, 1)))(W, xs)
+    fwd = [e for e in jx.eqns if e.prim.name == "scan"][0]
+    n_plain = 1 + 1  # the carry and the per-step sum
+    res_shapes = [tuple(v.aval.shape) for v in fwd.outvars[n_plain:]]
+    assert res_shapes and (5, 2) not in res_shapes, res_shapes
+    for a, b in zip(fg.grad(f, argnums=(0, 1))(W, xs), fg.grad(f_loop, argnums=(0, 1))(W, xs)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)

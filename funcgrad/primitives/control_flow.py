@@ -442,6 +442,9 @@ def _forward_with_carries(args, jaxpr, nc, k, length, reverse):
     return list(outs[:n_out]), list(outs[n_out:])
 
 
+_VIEW_PRIMS = frozenset({"slice", "reshape", "squeeze", "expand_dims", "transpose", "broadcast_in_dim", "rev"})
+
+
 def _tape_values(tape):
     """Every place a recorded tape keeps a value the backward walk may read: (holder, how) pairs for its
     variables and for the residuals a primitive's tape rule stored in its parameters (scan, custom_vjp)."""
@@ -470,6 +473,7 @@ def _residual_bodies(jaxpr, nc, k, cidx, fwd_avals, ny):
     Residuals the backward does not read are dropped from both. Cached on the body jaxpr."""
     from ..core.trace import Tracer
     from ..transforms.ad import backward, record
+    from ..transforms.compiler.dce import dce
     key = ("vjp_residuals", nc, k, tuple(cidx), _avals_key(fwd_avals))
     hit = jaxpr._cache.get(key)
     if hit is not None:
@@ -483,12 +487,17 @@ def _residual_bodies(jaxpr, nc, k, cidx, fwd_avals, ny):
         outs = _as_arrays(tape.out_values())
         inputs = {id(t): t for t in c + x}  # the backward gets these as its own inputs
         places, stored = _tape_values(tape)
-        cands, cid = [], set()
+        # a view of another value (a gate sliced out of a stacked product, a reshape) is cheaper to
+        # take again in the backward than to save for every step
+        views = [e for e in tape.trace.eqns if e.prim.name in _VIEW_PRIMS and len(e.invars) == 1
+                 and isinstance(e.invars[0].val, Tracer) and isinstance(e.outvars[0].val, Tracer)]
+        cid = {id(e.outvars[0].val) for e in views}
+        cands = []
         for val in [v.val for v in places] + [x for _, leaves, _ in stored for x in leaves]:
             if isinstance(val, Tracer) and id(val) not in inputs and id(val) not in cid:
                 cid.add(id(val))
                 cands.append(val)
-        box.update(tape=tape, c=c, x=x, cands=cands, places=places, stored=stored)
+        box.update(tape=tape, c=c, x=x, cands=cands, places=places, stored=stored, views=views)
         return outs + cands
 
     fwd = trace_flat(fwd_body, fwd_avals, "scan")
@@ -506,6 +515,8 @@ def _residual_bodies(jaxpr, nc, k, cidx, fwd_avals, ny):
         g_y = list(a[nc + k + m + nx:nc + k + m + nx + ny])
         res = a[nc + k + m + nx + ny:]
         new = {id(t): u for t, u in zip(box["c"] + box["x"] + cands, list(c) + list(x) + list(res))}
+        for e in box["views"]:
+            new[id(e.outvars[0].val)] = e.prim.bind(new[id(e.invars[0].val)], **e.params)
         for v in box["places"]:  # the tape now reads this trace's values
             val = v.val
             if isinstance(val, Tracer) and id(val) in new:
@@ -518,7 +529,7 @@ def _residual_bodies(jaxpr, nc, k, cidx, fwd_avals, ny):
         new_gc = [ew.add(acc, g) for acc, g in zip(g_c, gs[:m])]
         return list(gs[m:m + k]) + new_gc + list(gs[m + k:])
 
-    bwd = trace_flat(bwd_body, bwd_avals, "scan")
+    bwd = dce(trace_flat(bwd_body, bwd_avals, "scan"))
     # keep only the residuals the backward reads
     n_fixed = nc + k + m + nx + ny
     used_vars = {id(v) for e in bwd.eqns for v in e.invars} | {id(v) for v in bwd.outvars}
