@@ -400,3 +400,21 @@ def test_repeated_calls_reuse_the_traced_step():
     for _ in range(3):
         m(x)[0].sum().backward()
     assert len(rnn_mod._JAXPRS) == n
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+def test_recorded_layer_runs_each_scan_once(cls, monkeypatch):
+    """With parameters that require grad, the forward runs the time loop once (saving what backward
+    needs) and backward runs one reverse loop: no discarded eager pass, no recomputation of the steps."""
+    from funcgrad.primitives.control_flow import scan_p
+    runs = []
+    impl = scan_p.impl
+    monkeypatch.setattr(scan_p, "impl", lambda *a, **k: runs.append(k["reverse"]) or impl(*a, **k))
+    fg.manual_seed(0)
+    layer = cls(3, 4)
+    x = fg.randn(5, 2, 3)
+    out, _ = layer(x)
+    assert runs == [False]
+    out.sum().backward()
+    assert runs == [False, True]
+    assert all(p.grad is not None and p.grad.shape == p.shape for p in layer.parameters())
