@@ -1,0 +1,202 @@
+"""Patterns from the pytorch.org tutorials (torch.func per-sample gradients, model ensembling, Jacobians,
+benchmarking with torch.utils.benchmark, ...), written against `torch` and run unchanged on funcgrad through
+the import shim of test_torch_example_programs. Where real torch is installed the same program also runs on
+it and the results must agree."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from test_torch_example_programs import funcgrad_as_torch, run_program
+
+
+def run_on_funcgrad(src):
+    with funcgrad_as_torch():
+        return run_program(src)
+
+
+def run_on_torch(src):
+    pytest.importorskip("torch")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_program(src)
+
+
+def close(a, b, rtol=2e-5, atol=1e-6):
+    np.testing.assert_allclose(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64),
+                               rtol=rtol, atol=atol)
+
+
+# ------------------------------------------------------------------- per-example gradients (torch.func)
+PER_EXAMPLE = """
+import numpy as np
+import torch
+from torch import nn
+import torch.nn.functional as F
+from torch.func import functional_call, grad, vmap
+
+rng = np.random.RandomState(3)
+net = nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 4 * 4, 5))
+# a parameter of the container itself (listed first) whose name sorts last
+net.register_parameter("z_scale", nn.Parameter(torch.tensor(1.5)))
+with torch.no_grad():
+    for p in net.parameters():
+        p.copy_(torch.tensor(np.asarray(rng.randn(*p.shape) * 0.3, dtype=np.float32)))
+xs = torch.tensor(rng.randn(6, 1, 6, 6).astype(np.float32))
+ys = torch.tensor(rng.randint(0, 5, 6))
+
+def loss_of(params, buffers, x, y):
+    out = functional_call(net, (params, buffers), (x.unsqueeze(0),)) * params["z_scale"]
+    return F.cross_entropy(out, y.unsqueeze(0))
+
+params = {k: v.detach() for k, v in net.named_parameters()}
+buffers = {k: v.detach() for k, v in net.named_buffers()}
+per_example = vmap(grad(loss_of), in_dims=(None, None, 0, 0))(params, buffers, xs, ys)
+
+def loop():
+    rows = []
+    for i in range(len(xs)):
+        out = net(xs[i:i + 1]) * net.z_scale
+        rows.append(torch.autograd.grad(F.cross_entropy(out, ys[i:i + 1]), list(net.parameters())))
+    return [torch.stack(col) for col in zip(*rows)]
+looped = loop()
+keys = list(per_example)
+grads = [per_example[k].numpy() for k in keys]
+looped = [g.numpy() for g in looped]
+"""
+
+
+def test_per_example_gradients_keep_parameter_order():
+    fg = run_on_funcgrad(PER_EXAMPLE)
+    # torch.func returns the dict in the order of its input (named_parameters), not sorted by key
+    assert fg["keys"] == [k for k, _ in fg["net"].named_parameters()] and fg["keys"][0] == "z_scale"
+    assert type(fg["per_example"]) is dict
+    for g, l in zip(fg["grads"], fg["looped"]):
+        assert g.shape == l.shape
+        close(g, l, rtol=1e-4, atol=1e-6)
+    t = run_on_torch(PER_EXAMPLE)
+    assert fg["keys"] == t["keys"]
+    for gf, gt in zip(fg["grads"], t["grads"]):
+        close(gf, gt, rtol=1e-4, atol=1e-6)
+
+
+def test_func_transforms_keep_nested_dict_order():
+    import funcgrad as torch
+    from funcgrad.func import grad, jacrev, vmap
+    p = {"w": torch.ones(3), "b": {"z": torch.tensor(2.0), "a": torch.tensor(1.0)}}
+
+    def f(p, x):
+        return ((p["w"] * x).sum() + p["b"]["z"] * p["b"]["a"]) ** 2
+    g = grad(f)(p, torch.arange(3.0))
+    assert list(g) == ["w", "b"] and list(g["b"]) == ["z", "a"] and type(g["b"]) is dict
+    close(g["b"]["z"].numpy(), 2 * (3 + 2) * 1.0)
+    out = vmap(lambda x: {"y": x * 2, "x": x})(torch.arange(4.0))
+    assert list(out) == ["y", "x"]
+    j = jacrev(lambda p: {"s": p["w"].sum(), "m": p["w"] * 3})(p)
+    assert list(j) == ["s", "m"] and list(j["m"]) == ["w", "b"]
+
+
+# ------------------------------------------------------------------- model ensembling with torch.vmap
+ENSEMBLE = """
+import copy
+import numpy as np
+import torch
+from torch import nn
+from torch.func import functional_call, stack_module_state
+
+rng = np.random.RandomState(1)
+def mlp():
+    m = nn.Sequential(nn.Flatten(), nn.Linear(12, 8), nn.Tanh(), nn.Linear(8, 3))
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(torch.tensor(rng.randn(*p.shape).astype(np.float32)))
+    return m
+members = [mlp() for _ in range(4)]
+batches = torch.tensor(rng.randn(4, 5, 3, 4).astype(np.float32))
+shared = batches[0]
+params, buffers = stack_module_state(members)
+skeleton = copy.deepcopy(members[0]).to("meta")
+def run_member(params, buffers, x):
+    return functional_call(skeleton, (params, buffers), (x,))
+each = torch.vmap(run_member)(params, buffers, batches)
+same_input = torch.vmap(run_member, in_dims=(0, 0, None))(params, buffers, shared)
+loop_each = torch.stack([m(b) for m, b in zip(members, batches)])
+loop_same = torch.stack([m(shared) for m in members])
+result = dict(each=each.detach().numpy(), same=same_input.detach().numpy(), loop_each=loop_each.detach().numpy(),
+              loop_same=loop_same.detach().numpy(), is_tensor=isinstance(each, torch.Tensor),
+              stacked=[tuple(v.shape) for v in params.values()])
+"""
+
+
+def test_model_ensemble_with_top_level_vmap():
+    fg = run_on_funcgrad(ENSEMBLE)["result"]
+    assert fg["is_tensor"]
+    close(fg["each"], fg["loop_each"], rtol=1e-5, atol=1e-5)
+    close(fg["same"], fg["loop_same"], rtol=1e-5, atol=1e-5)
+    t = run_on_torch(ENSEMBLE)["result"]
+    assert fg["stacked"] == t["stacked"]
+    close(fg["each"], t["each"], rtol=1e-5, atol=1e-5)
+
+
+def test_top_level_vmap_is_jax_vmap_on_arrays_and_torch_vmap_on_tensors():
+    import funcgrad
+    import funcgrad.numpy as jnp
+    x = jnp.arange(6.0).reshape(2, 3)
+    a = funcgrad.vmap(lambda r: r.sum())(x)
+    assert isinstance(a, funcgrad.Array) and not isinstance(a, funcgrad.Tensor)
+    t = funcgrad.vmap(lambda r: r.sum(), in_dims=1)(funcgrad.tensor(np.arange(6.0).reshape(2, 3)))
+    assert isinstance(t, funcgrad.Tensor)
+    close(t.numpy(), [3.0, 5.0, 7.0])
+    # torch.vmap(f, in_dims, out_dims, randomness)
+    t = funcgrad.vmap(lambda r: r * 2, 0, 1, "different")(funcgrad.ones(2, 3))
+    assert isinstance(t, funcgrad.Tensor) and tuple(t.shape) == (3, 2)
+
+
+# ------------------------------------------------------------------- torch.utils.benchmark
+BENCH = """
+import torch
+import torch.utils.benchmark as benchmark
+
+x = torch.ones(64, 64)
+t = benchmark.Timer(stmt="x @ x", globals={"x": x}, label="matmul", sub_label="64", description="ones")
+once = t.timeit(20)
+auto = t.blocked_autorange(min_run_time=0.02)
+multiline = benchmark.Timer(stmt='''
+    y = x + 1
+    y.sum()''', setup="z = 0", globals={"x": x})
+m2 = multiline.timeit(5)
+cmp = benchmark.Compare([once, auto])
+table = str(cmp)
+result = dict(times=once.times, number=once.number_per_run, raw=once.raw_times, title=once.title,
+              median=once.median, mean=once.mean, repr_lines=repr(once).splitlines()[1:],
+              auto_n=len(auto.times), auto_number=auto.number_per_run, m2_title=m2.title,
+              m2_repr=repr(m2).splitlines()[1:], table=table, label=once.label, stmt=once.stmt)
+"""
+
+
+def test_benchmark_timer_measurement_and_compare():
+    fg = run_on_funcgrad(BENCH)["result"]
+    assert fg["number"] == 20 and len(fg["times"]) == 1 and fg["times"][0] == pytest.approx(fg["raw"][0] / 20)
+    assert fg["median"] == fg["mean"] == fg["times"][0] > 0
+    assert fg["label"] == "matmul" and fg["stmt"] == "x @ x" and fg["title"] == "matmul: 64"
+    assert fg["auto_n"] >= 1 and fg["auto_number"] >= 1
+    assert "matmul" in fg["table"] and "64" in fg["table"] and "ones" in fg["table"]
+    t = run_on_torch(BENCH)["result"]
+    assert fg["title"] == t["title"] and fg["m2_title"] == t["m2_title"]
+    # same layout apart from the measured numbers
+    def shape(lines):
+        return [" ".join("N" if any(c.isdigit() for c in w) else w for w in line.split()) for line in lines]
+    assert shape(fg["repr_lines"]) == shape(t["repr_lines"])
+    assert shape(fg["m2_repr"]) == shape(t["m2_repr"])
+
+
+def test_benchmark_timer_rejects_bad_input():
+    import funcgrad.utils.benchmark as benchmark
+    with pytest.raises(ValueError, match="str"):
+        benchmark.Timer(stmt=lambda: None)
+    with pytest.raises(ValueError, match="global_setup"):
+        benchmark.Timer("pass", global_setup="int x;")
+    with pytest.raises(NotImplementedError):
+        benchmark.Timer("pass").repeat()
+
