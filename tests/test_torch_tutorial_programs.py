@@ -200,3 +200,36 @@ def test_benchmark_timer_rejects_bad_input():
     with pytest.raises(NotImplementedError):
         benchmark.Timer("pass").repeat()
 
+
+# ------------------------------------------------------------------- spatial transformer (affine_grid + grid_sample)
+SAMPLER = """
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+rng = np.random.RandomState(7)
+img = torch.tensor(rng.rand(2, 3, 5, 6).astype(np.float32), requires_grad=True)
+base = torch.tensor([[[0.9, 0.2, 0.1], [-0.1, 1.1, 0.05]], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+runs = {}
+for align in (False, True):
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for pad in ("zeros", "border", "reflection"):
+            theta = base.clone().requires_grad_()
+            grid = F.affine_grid(theta, (2, 3, 4, 7), align_corners=align)
+            out = F.grid_sample(img, grid, mode=mode, padding_mode=pad, align_corners=align)
+            weights = torch.arange(out.numel(), dtype=torch.float32).reshape(out.shape) / out.numel()
+            g_img, g_theta = torch.autograd.grad((out * weights).sum(), (img, theta))
+            runs[align, mode, pad] = (out.detach().numpy(), g_img.numpy(), g_theta.numpy(), out.requires_grad)
+"""
+
+
+def test_grid_sample_modes_and_paddings_match_torch():
+    fg = run_on_funcgrad(SAMPLER)["runs"]
+    assert all(r[3] for r in fg.values())  # nearest too stays connected to the grid (zero gradient)
+    for k, r in fg.items():
+        if k[1] == "nearest":
+            assert not r[2].any(), k
+    t = run_on_torch(SAMPLER)["runs"]
+    for k in fg:
+        for a, b in zip(fg[k][:3], t[k][:3]):
+            close(a, b, rtol=1e-4, atol=2e-5)
