@@ -233,3 +233,101 @@ def test_grid_sample_modes_and_paddings_match_torch():
     for k in fg:
         for a, b in zip(fg[k][:3], t[k][:3]):
             close(a, b, rtol=1e-4, atol=2e-5)
+
+
+# ------------------------------------------------------------------- vision transformer (patches by unfold)
+VIT = """
+import numpy as np
+import torch
+from torch import nn
+
+class Patches(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.size = size
+    def forward(self, x):
+        n = x.shape[0]
+        p = x.unfold(2, self.size, self.size).unfold(3, self.size, self.size)
+        return p.permute(0, 2, 3, 1, 4, 5).contiguous().view(n, -1, x.shape[1] * self.size ** 2)
+
+class Block(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.attn = nn.MultiheadAttention(d, heads)
+        self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
+    def forward(self, x):
+        h = self.norm(x)
+        x = self.attn(h, h, h)[0] + x
+        return self.mlp(self.norm(x)) + x
+
+class TinyViT(nn.Module):
+    def __init__(self, batch, d=12, patch=4, classes=3):
+        super().__init__()
+        self.patches = Patches(patch)
+        self.proj = nn.Linear(3 * patch * patch, d)
+        self.cls = nn.Parameter(torch.randn(batch, 1, d))
+        self.pos = nn.Parameter(torch.randn(batch, 1, d))
+        self.blocks = nn.ModuleList([Block(d, 3) for _ in range(2)])
+        self.head = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, classes))
+    def forward(self, x):
+        z = self.proj(self.patches(x))
+        z = torch.cat((self.cls, z), dim=1)
+        z += self.pos[:, :z.shape[1], :]          # in place on the concatenation
+        for b in self.blocks:
+            z = b(z)
+        return self.head(z[:, 0])
+
+def make_model():
+    torch.manual_seed(0)
+    return TinyViT(batch=2)
+
+def train(model, steps=3):
+    rng = np.random.RandomState(0)
+    xs = torch.tensor(rng.rand(steps, 2, 3, 8, 8).astype(np.float32))
+    ys = torch.tensor(rng.randint(0, 3, (steps, 2)))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2, weight_decay=3e-2)
+    losses = []
+    for x, y in zip(xs, ys):
+        opt.zero_grad()
+        loss = nn.CrossEntropyLoss()(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
+"""
+
+
+def test_vision_transformer_unfold_patches_matches_torch():
+    from test_torch_example_programs_more import copy_weights
+    fg = run_on_funcgrad(VIT)
+    t = run_on_torch(VIT)
+    model_t, model_f = t["make_model"](), fg["make_model"]()
+    copy_weights(model_t, model_f)
+    losses_t, state_t = t["train"](model_t)
+    losses_f, state_f = fg["train"](model_f)
+    close(losses_f, losses_t, rtol=1e-4)
+    for k in state_t:
+        a, b = state_f[k], state_t[k]
+        if k.endswith("in_proj_bias"):  # the key bias gets a zero gradient (softmax ignores it), which Adam
+            a, b = np.delete(a, np.s_[12:24]), np.delete(b, np.s_[12:24])   # turns into +-lr steps on noise
+        close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_hub_tqdm_fallback_wraps_iterables(capsys):
+    """torch.hub.tqdm, used by example programs as a progress bar over a DataLoader, works without tqdm."""
+    from funcgrad.hub import _Faketqdm
+    bar = _Faketqdm(range(4), desc="EPOCH 1")
+    seen = []
+    for i in bar:
+        seen.append(i)
+        bar.set_postfix({"Loss": "1.0"})
+    assert seen == [0, 1, 2, 3] and bar.n == 4 and len(bar) == 4
+    err = capsys.readouterr().err
+    assert "EPOCH 1: 100.0%" in err
+    with _Faketqdm(total=10, disable=True) as counter:   # torch.hub's download-progress use
+        counter.update(5)
+    assert counter.n == 0 and capsys.readouterr().err == ""
+    with pytest.raises(TypeError, match="not iterable"):
+        iter(_Faketqdm(total=3)).__next__()
+
