@@ -331,3 +331,92 @@ def test_hub_tqdm_fallback_wraps_iterables(capsys):
     with pytest.raises(TypeError, match="not iterable"):
         iter(_Faketqdm(total=3)).__next__()
 
+
+# ------------------------------------------------------------------- autograd.Function inside torch.func transforms
+FUNCTION_UNDER_FUNC = """
+import numpy as np
+import torch
+
+class ClipGrad(torch.autograd.Function):      # identity forward, backward clips: differs from the true derivative
+    @staticmethod
+    def forward(x, bound):
+        return x * 1.0
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.bound = inputs[1]
+    @staticmethod
+    def backward(ctx, g):
+        return g.clamp(-ctx.bound, ctx.bound), None
+
+class HostSort(torch.autograd.Function):      # forward leaves torch for NumPy, as in the extending-func notes
+    @staticmethod
+    def forward(x):
+        order = np.argsort(x.numpy(), axis=-1)
+        return torch.tensor(np.take_along_axis(x.numpy(), order, -1)), torch.tensor(order)
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.mark_non_differentiable(output[1])
+        ctx.save_for_backward(output[1])
+    @staticmethod
+    def backward(ctx, g, _):
+        order, = ctx.saved_tensors
+        out = torch.zeros_like(g)
+        out.scatter_(-1, order, g)
+        return out
+
+class Cube(torch.autograd.Function):          # returns its derivative too; backward is differentiable
+    generate_vmap_rule = True
+    @staticmethod
+    def forward(x):
+        return x ** 3, 3 * x ** 2
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0], output[1])
+    @staticmethod
+    def backward(ctx, g, g_dx):
+        x, dx = ctx.saved_tensors
+        return g * dx + g_dx * 6 * x
+
+x = torch.tensor([0.5, -3.0, 2.0, 0.1])
+w = torch.tensor([4.0, 1.0, -2.0, 3.0])
+res = {}
+res["clip"] = torch.func.grad(lambda x: (ClipGrad.apply(x, 1.5) * w).sum())(x).numpy()
+res["clip_jac"] = torch.func.jacrev(lambda x: ClipGrad.apply(x, 1.5) * w)(x).numpy()
+res["sort"] = torch.func.grad(lambda x: (HostSort.apply(x)[0] * torch.arange(4.0)).sum())(x).numpy()
+res["cube_vmap"] = torch.vmap(lambda v: Cube.apply(v)[0])(x).numpy()
+res["cube_gg"] = torch.func.grad(torch.func.grad(lambda v: Cube.apply(v)[0]))(torch.tensor(2.0)).item()
+res["cube_vg"] = torch.vmap(torch.func.grad(lambda v: Cube.apply(v)[0]))(x).numpy()
+xr = x.clone().requires_grad_()
+with torch.no_grad():
+    res["numpy_no_grad"] = xr.numpy().copy()          # allowed for a tensor that requires grad under no_grad
+
+class OldStyle(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+try:
+    torch.func.grad(lambda v: OldStyle.apply(v).sum())(x)
+    res["old_style_error"] = None
+except RuntimeError as e:
+    res["old_style_error"] = str(e)
+"""
+
+
+def test_autograd_function_under_func_transforms_uses_its_backward():
+    fg = run_on_funcgrad(FUNCTION_UNDER_FUNC)["res"]
+    close(fg["clip"], [1.5, 1.0, -1.5, 1.5])
+    close(fg["clip_jac"], np.diag([1.5, 1.0, -1.5, 1.5]))
+    close(fg["sort"], [2.0, 0.0, 3.0, 1.0])            # rank of each element
+    close(fg["cube_vmap"], [0.125, -27.0, 8.0, 0.001], rtol=1e-6)
+    assert fg["cube_gg"] == pytest.approx(12.0)
+    close(fg["cube_vg"], [0.75, 27.0, 12.0, 0.03], rtol=1e-6)
+    close(fg["numpy_no_grad"], [0.5, -3.0, 2.0, 0.1])
+    assert "setup_context" in fg["old_style_error"]
+    t = run_on_torch(FUNCTION_UNDER_FUNC)["res"]
+    for k in ("clip", "clip_jac", "sort", "cube_vmap", "cube_vg", "numpy_no_grad"):
+        close(fg[k], t[k], rtol=1e-6)
+    assert fg["cube_gg"] == pytest.approx(t["cube_gg"])
+    assert t["old_style_error"] is not None and "setup_context" in t["old_style_error"]
