@@ -269,8 +269,8 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
 
 
-from ._func_more import linearize, stack_module_state  # noqa: E402
-__all__ += ["linearize", "stack_module_state"]
+from ._func_more import linearize, replace_all_batch_norm_modules_, stack_module_state  # noqa: E402
+__all__ += ["linearize", "stack_module_state", "replace_all_batch_norm_modules_"]
 
 
 _RANDOMNESS = ("error", "different", "same")

@@ -420,3 +420,40 @@ def test_autograd_function_under_func_transforms_uses_its_backward():
         close(fg[k], t[k], rtol=1e-6)
     assert fg["cube_gg"] == pytest.approx(t["cube_gg"])
     assert t["old_style_error"] is not None and "setup_context" in t["old_style_error"]
+
+
+# ------------------------------------------------------------------- batch norm under vmap (patching running stats)
+BATCHNORM_VMAP = """
+import numpy as np
+import torch
+from torch import nn
+from torch.func import functional_call, replace_all_batch_norm_modules_, vmap
+
+rng = np.random.RandomState(5)
+def make():
+    net = nn.Sequential(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.Flatten(), nn.Linear(3 * 4 * 4, 2))
+    with torch.no_grad():
+        for p in net.parameters():
+            p.copy_(torch.tensor(rng.randn(*p.shape).astype(np.float32) * 0.5))
+    return net
+net = make()
+same = replace_all_batch_norm_modules_(net)
+bn = net[1]
+flags = (same is net, bn.running_mean is None, bn.running_var is None, bn.num_batches_tracked is None,
+         bn.track_running_stats, [n for n, _ in net.named_buffers()])
+x = torch.tensor(rng.randn(4, 2, 1, 6, 6).astype(np.float32))     # 4 independent mini-batches of 2
+params = {k: v.detach() for k, v in net.named_parameters()}
+per_batch = vmap(lambda xb: functional_call(net, params, (xb,)))(x)
+looped = torch.stack([net(xb) for xb in x])
+res = dict(vmapped=per_batch.detach().numpy(), looped=looped.detach().numpy())
+"""
+
+
+def test_replace_all_batch_norm_modules_then_vmap_matches_torch():
+    fg = run_on_funcgrad(BATCHNORM_VMAP)
+    assert fg["flags"] == (True, True, True, True, False, [])
+    close(fg["res"]["vmapped"], fg["res"]["looped"], rtol=1e-5, atol=1e-5)
+    t = run_on_torch(BATCHNORM_VMAP)
+    assert fg["flags"] == t["flags"]
+    close(fg["res"]["vmapped"], t["res"]["vmapped"], rtol=1e-4, atol=1e-5)
+
