@@ -457,3 +457,35 @@ def test_replace_all_batch_norm_modules_then_vmap_matches_torch():
     assert fg["flags"] == t["flags"]
     close(fg["res"]["vmapped"], t["res"]["vmapped"], rtol=1e-4, atol=1e-5)
 
+
+# ------------------------------------------------------------------- one-hot targets by scatter_ with a 0-d index
+ONE_HOT = """
+import torch
+from torchvision.transforms import Lambda
+
+to_one_hot = Lambda(lambda y: torch.zeros(6, dtype=torch.float).scatter_(0, torch.tensor(y), value=1))
+res = dict(one_hot=[to_one_hot(y).tolist() for y in (0, 4)])
+res["src0d"] = torch.zeros(4).scatter(0, torch.tensor(2), torch.tensor(7.0)).tolist()
+res["src1d"] = torch.zeros(4).scatter_add(0, torch.tensor(1), torch.tensor([5.0, 9.0])).tolist()
+res["gather"] = torch.tensor([1.0, 2.0, 3.0]).gather(0, torch.tensor(2)).item()
+res["gather_shape"] = tuple(torch.tensor([1.0, 2.0, 3.0]).gather(0, torch.tensor(2)).shape)
+res["scalar_self"] = torch.tensor(5.0).scatter(0, torch.tensor(0), 2.0).tolist()
+x = torch.zeros(4, requires_grad=True)
+(x.scatter(0, torch.tensor(1), torch.tensor(3.0)) * torch.arange(4.0)).sum().backward()
+res["grad"] = x.grad.tolist()
+try:
+    torch.zeros(2, 3).scatter_(0, torch.tensor(1), value=1)
+    res["error"] = None
+except RuntimeError as e:
+    res["error"] = str(e)
+"""
+
+
+def test_scatter_gather_with_a_0d_index():
+    fg = run_on_funcgrad(ONE_HOT)["res"]
+    assert fg["one_hot"] == [[1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0]]
+    assert fg["src0d"] == [0, 0, 7, 0] and fg["src1d"] == [0, 5, 0, 0]
+    assert fg["gather"] == 3.0 and fg["gather_shape"] == () and fg["scalar_self"] == 2.0
+    assert fg["grad"] == [0, 0, 2, 3]
+    assert "same number of dimensions" in fg["error"]
+
