@@ -489,3 +489,35 @@ def test_scatter_gather_with_a_0d_index():
     assert fg["grad"] == [0, 0, 2, 3]
     assert "same number of dimensions" in fg["error"]
 
+
+# ------------------------------------------------------------------- torch.compile tutorial calls
+COMPILE = """
+import torch
+import torch._dynamo
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 3)
+    def forward(self, x):
+        return torch.nn.functional.relu(self.lin(x))
+
+@torch.compile
+def f(x, y):
+    return torch.sin(x) + torch.cos(y)
+
+m = Block()
+ret = m.compile()
+fast = torch.compile(m, mode="reduce-overhead", fullgraph=False, dynamic=None, backend="inductor")
+x = torch.linspace(-1, 1, 8).reshape(2, 4)
+torch._dynamo.reset()
+torch._dynamo.config.suppress_errors = True
+res = dict(ret=ret, same=(m(x) - fast(x)).abs().max().item(), f=f(x, x).sum().item(),
+           expect=(torch.sin(x) + torch.cos(x)).sum().item(), flag=torch._dynamo.config.suppress_errors)
+"""
+
+
+def test_compile_entry_points_run_eagerly():
+    fg = run_on_funcgrad(COMPILE)["res"]
+    assert fg["ret"] is None and fg["same"] == 0 and fg["flag"] is True
+    assert fg["f"] == pytest.approx(fg["expect"])

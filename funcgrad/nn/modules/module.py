@@ -619,6 +619,12 @@ class Module:
     def eval(self):
         return self.train(False)
 
+    def compile(self, *args, **kwargs):
+        """torch's Module.compile: compile this module's forward in place. funcgrad's compile runs modules
+        eagerly (see funcgrad.compile), so the module is left as it is; returns None, as torch's."""
+        from ... import compile as _compile
+        _compile(self, *args, **kwargs)
+
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():
             p.requires_grad_(requires_grad)
