@@ -242,8 +242,24 @@ def hessian(func, argnums=0):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """func mapped over a batch dimension of its tensor arguments, as torch.func.vmap. Inputs written in place
-    get their final values back (batched along their in_dims)."""
+    get their final values back (batched along their in_dims). randomness: 'error' (a random operation inside
+    raises RuntimeError), 'same' (one draw shared by the whole batch) or 'different' (independent draws per
+    batch element: func then runs once per element, and the results are stacked)."""
+    if randomness not in _RANDOMNESS:
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
+                           f"Got {randomness}")
+    from .tensor import _creation
+
     def wrapper(*args, **kwargs):
+        if randomness == "different":
+            return _vmap_by_loop(func, in_dims, out_dims, args, kwargs)
+        _creation._vmap_randomness.append(randomness)
+        try:
+            return mapped(*args, **kwargs)
+        finally:
+            _creation._vmap_randomness.pop()
+
+    def mapped(*args, **kwargs):
         arrs, kw = _to_arrays(args), _to_arrays(kwargs)
         spec = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         try:
@@ -256,6 +272,34 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         _write_back(args, kwargs, muts)
         return _out_tensors(out)
     return wrapper
+
+
+def _vmap_by_loop(func, in_dims, out_dims, args, kwargs):
+    """vmap as its definition: func on each batch element (random draws independent per element), the results
+    stacked along out_dims."""
+    import funcgrad as _fg
+    T = _T().Tensor
+    spec = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
+    leaves, tree = tree_flatten(_keep_order((args, kwargs)))
+    n_arg_leaves = len(tree_leaves(_keep_order(args)))
+    dims = broadcast_prefix(spec, _keep_order(args), "vmap in_dims") + [0] * (len(leaves) - n_arg_leaves)
+    sizes = {x.shape[d] for x, d in zip(leaves, dims) if d is not None and isinstance(x, T)}
+    if len(sizes) != 1:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{sorted(sizes)} for the mapped dimension" if sizes else
+                         "vmap: at least one input must be a Tensor mapped over a dimension (in_dims not None)")
+    size = sizes.pop()
+    outs = []
+    for b in range(size):
+        sl = [x.select(d, b) if d is not None and isinstance(x, T) else x for x, d in zip(leaves, dims)]
+        a, kw = _plain(tree_unflatten(tree, sl))
+        outs.append(_keep_order(func(*a, **kw)))
+    o_leaves = [tree_leaves(o) for o in outs]
+    o_tree = tree_flatten(outs[0])[1]
+    o_dims = broadcast_prefix(out_dims, outs[0], "vmap out_dims")
+    stacked = [_fg.stack([o[i] for o in o_leaves], dim=d) if d is not None else o_leaves[0][i]
+               for i, d in enumerate(o_dims)]
+    return _plain(tree_unflatten(o_tree, stacked))
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True,

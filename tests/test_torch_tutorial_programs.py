@@ -521,3 +521,40 @@ def test_compile_entry_points_run_eagerly():
     fg = run_on_funcgrad(COMPILE)["res"]
     assert fg["ret"] is None and fg["same"] == 0 and fg["flag"] is True
     assert fg["f"] == pytest.approx(fg["expect"])
+
+
+# ------------------------------------------------------------------- vmap's randomness modes
+RANDOMNESS = """
+import torch
+from torch.func import vmap
+
+torch.manual_seed(0)
+drop = lambda t: torch.nn.functional.dropout(t, 0.5)
+res = {}
+diff = vmap(drop, randomness="different")(torch.ones(64, 32))
+same = vmap(drop, randomness="same")(torch.ones(64, 32))
+res["diff_rows_distinct"] = len({tuple(r) for r in diff.tolist()})
+res["same_rows_distinct"] = len({tuple(r) for r in same.tolist()})
+res["diff_values"] = sorted(set(diff.flatten().tolist()))
+res["noise_out_dims"] = tuple(vmap(lambda t: t + torch.rand(3), randomness="different", out_dims=1)(
+    torch.zeros(5, 3)).shape)
+try:
+    vmap(drop)(torch.ones(4, 6))
+    res["error"] = None
+except RuntimeError as e:
+    res["error"] = str(e)
+res["no_random_ok"] = vmap(lambda t: t * 2)(torch.ones(2, 3)).sum().item()
+"""
+
+
+def test_vmap_randomness_modes():
+    fg = run_on_funcgrad(RANDOMNESS)["res"]
+    assert fg["diff_rows_distinct"] > 60            # independent masks per batch element
+    assert fg["same_rows_distinct"] == 1             # one mask for the whole batch
+    assert fg["diff_values"] == [0.0, 2.0]
+    assert fg["noise_out_dims"] == (3, 5)
+    assert "randomness error mode" in fg["error"]
+    assert fg["no_random_ok"] == 12.0
+    t = run_on_torch(RANDOMNESS)["res"]
+    assert t["same_rows_distinct"] == 1 and t["diff_rows_distinct"] > 60 and t["noise_out_dims"] == (3, 5)
+    assert "randomness error mode" in t["error"]
