@@ -558,3 +558,20 @@ def test_vmap_randomness_modes():
     t = run_on_torch(RANDOMNESS)["res"]
     assert t["same_rows_distinct"] == 1 and t["diff_rows_distinct"] > 60 and t["noise_out_dims"] == (3, 5)
     assert "randomness error mode" in t["error"]
+
+
+# ------------------------------------------------------------------- what load_state_dict shows
+def test_load_state_dict_result_prints_as_torch():
+    import funcgrad as torch
+    a = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 3))
+    b = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    ok = a.load_state_dict(a.state_dict())
+    assert repr(ok) == str(ok) == "<All keys matched successfully>" and ok == ([], [])
+    partial = b.load_state_dict(a.state_dict(), strict=False)
+    assert partial.unexpected_keys == ["1.weight", "1.bias"] and partial.missing_keys == []
+    assert repr(partial) == ("_IncompatibleKeys(missing_keys=[], unexpected_keys=['1.weight', '1.bias'])")
+    real = pytest.importorskip("torch")
+    ra = real.nn.Sequential(real.nn.Linear(2, 2), real.nn.Linear(2, 3))
+    rb = real.nn.Sequential(real.nn.Linear(2, 2))
+    assert repr(rb.load_state_dict(ra.state_dict(), strict=False)) == repr(partial)
+    assert repr(ra.load_state_dict(ra.state_dict())) == repr(ok)
