@@ -575,3 +575,60 @@ def test_load_state_dict_result_prints_as_torch():
     rb = real.nn.Sequential(real.nn.Linear(2, 2))
     assert repr(rb.load_state_dict(ra.state_dict(), strict=False)) == repr(partial)
     assert repr(ra.load_state_dict(ra.state_dict())) == repr(ok)
+
+
+# ------------------------------------------------------------------- parametrizations: cache and output checks
+PARAMETRIZE = """
+import torch
+from torch import nn
+import torch.nn.utils.parametrize as P
+
+calls = []
+class Counting(nn.Module):
+    def forward(self, X):
+        calls.append(1)
+        return X.triu() + X.triu(1).transpose(-1, -2)
+
+layer = nn.Linear(3, 3)
+P.register_parametrization(layer, "weight", Counting())
+n_register = len(calls)
+del calls[:]
+a = layer.weight + layer.weight.T
+n_plain = len(calls)
+del calls[:]
+with P.cached():
+    w1 = layer.weight
+    with P.cached():
+        w2 = layer.weight
+    w3 = layer.weight
+    n_cached = len(calls)
+    same = (w1 is w2) and (w2 is w3)
+after = layer.weight
+res = dict(n_register=n_register, n_plain=n_plain, n_cached=n_cached, same=same, recomputed=after is not w1)
+
+class Shrink(nn.Module):
+    def forward(self, X):
+        return X[:-1]
+class ToDouble(nn.Module):
+    def forward(self, X):
+        return X.double()
+errors = []
+for bad in (Shrink(), ToDouble()):
+    try:
+        P.register_parametrization(nn.Linear(3, 3), "weight", bad)
+        errors.append(None)
+    except ValueError as e:
+        errors.append(str(e).splitlines()[0])
+ok_unsafe = tuple(P.register_parametrization(nn.Linear(3, 3), "weight", Shrink(), unsafe=True).weight.shape)
+res.update(errors=errors, ok_unsafe=ok_unsafe)
+"""
+
+
+def test_parametrize_cached_and_registration_checks_match_torch():
+    fg = run_on_funcgrad(PARAMETRIZE)["res"]
+    assert fg["n_register"] == 1 and fg["n_plain"] == 2 and fg["n_cached"] == 1
+    assert fg["same"] and fg["recomputed"]
+    assert "shape" in fg["errors"][0] and "dtype" in fg["errors"][1]
+    assert fg["ok_unsafe"] == (2, 3)
+    t = run_on_torch(PARAMETRIZE)["res"]
+    assert fg == t
