@@ -632,3 +632,75 @@ def test_parametrize_cached_and_registration_checks_match_torch():
     assert fg["ok_unsafe"] == (2, 3)
     t = run_on_torch(PARAMETRIZE)["res"]
     assert fg == t
+
+
+# ------------------------------------------------------------------- torch.nn.utils.prune
+PRUNING = """
+import numpy as np
+import torch
+from torch import nn
+import torch.nn.utils.prune as prune
+
+rng = np.random.RandomState(11)
+def make():
+    m = nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 4 * 4, 6), nn.ReLU(), nn.Linear(6, 3))
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(torch.tensor(rng.randn(*p.shape).astype(np.float32)))
+    return m
+net = make()
+conv, fc, out = net[0], net[3], net[5]
+res = {}
+prune.l1_unstructured(conv, name="bias", amount=2)
+prune.ln_structured(conv, name="weight", amount=0.5, n=2, dim=0)
+prune.l1_unstructured(conv, name="weight", amount=0.25)          # iterative: a PruningContainer
+res["conv_params"] = [n for n, _ in conv.named_parameters()]
+res["conv_buffers"] = [n for n, _ in conv.named_buffers()]
+res["hook_kinds"] = [type(m).__name__ for h in conv._forward_pre_hooks.values() if hasattr(h, "_tensor_name")
+                     and h._tensor_name == "weight" for m in h]
+res["weight_mask"] = conv.weight_mask.numpy().copy()
+res["bias_mask"] = conv.bias_mask.numpy().copy()
+prune.global_unstructured([(fc, "weight"), (out, "weight")], pruning_method=prune.L1Unstructured, amount=0.3)
+res["fc_mask"] = fc.weight_mask.numpy().copy()
+res["out_mask"] = out.weight_mask.numpy().copy()
+
+class EveryOther(prune.BasePruningMethod):
+    PRUNING_TYPE = "unstructured"
+    def compute_mask(self, t, default_mask):
+        mask = default_mask.clone()
+        mask.view(-1)[::2] = 0
+        return mask
+EveryOther.apply(out, "bias")
+res["custom"] = out.bias_mask.numpy().copy()
+x = torch.tensor(rng.randn(2, 1, 6, 6).astype(np.float32))
+y = net(x)
+y.sum().backward()
+res["out"] = y.detach().numpy()
+res["orig_grad"] = conv.weight_orig.grad.numpy().copy()
+res["keys"] = list(net.state_dict().keys())
+res["pruned"] = (prune.is_pruned(net), prune.is_pruned(make()))
+prune.remove(conv, "weight")
+res["after_remove"] = ([n for n, _ in conv.named_parameters()], [n for n, _ in conv.named_buffers()],
+                       int((conv.weight == 0).sum()))
+try:
+    prune.remove(conv, "weight")
+    res["error"] = None
+except ValueError as e:
+    res["error"] = str(e).split(" of module")[0]
+"""
+
+
+def test_pruning_matches_torch():
+    fg = run_on_funcgrad(PRUNING)["res"]
+    assert fg["conv_params"] == ["bias_orig", "weight_orig"] and fg["conv_buffers"] == ["bias_mask", "weight_mask"]
+    assert fg["hook_kinds"] == ["LnStructured", "L1Unstructured"]
+    assert fg["weight_mask"].reshape(4, -1).sum(1).tolist().count(0) == 2      # half the filters gone
+    assert fg["bias_mask"].sum() == 2 and fg["pruned"] == (True, False)
+    assert fg["error"] == "Parameter 'weight'"
+    t = run_on_torch(PRUNING)["res"]
+    for k in ("conv_params", "conv_buffers", "hook_kinds", "keys", "pruned", "after_remove", "error"):
+        assert fg[k] == t[k], k
+    for k in ("weight_mask", "bias_mask", "fc_mask", "out_mask", "custom"):
+        np.testing.assert_array_equal(fg[k], t[k], err_msg=k)
+    close(fg["out"], t["out"], rtol=1e-5, atol=1e-5)
+    close(fg["orig_grad"], t["orig_grad"], rtol=1e-5, atol=1e-5)
