@@ -704,3 +704,65 @@ def test_pruning_matches_torch():
         np.testing.assert_array_equal(fg[k], t[k], err_msg=k)
     close(fg["out"], t["out"], rtol=1e-5, atol=1e-5)
     close(fg["orig_grad"], t["orig_grad"], rtol=1e-5, atol=1e-5)
+
+
+# ------------------------------------------------------------------- custom conv Function: torch.nn.grad, gradcheck
+CONV_FUNCTION = """
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.autograd.gradcheck import gradcheck
+import torch.autograd.forward_ad as fwAD
+
+class Conv(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return F.conv2d(x, w, stride=2, padding=1)
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        return (torch.nn.grad.conv2d_input(x.shape, w, g, stride=2, padding=1),
+                torch.nn.grad.conv2d_weight(x, w.shape, g, stride=2, padding=1))
+
+class Exp(torch.autograd.Function):          # forward-mode only: jvp, no backward
+    @staticmethod
+    def forward(ctx, x):
+        ctx.result = torch.exp(x)
+        return ctx.result
+    @staticmethod
+    def jvp(ctx, t):
+        return t * ctx.result
+
+class WrongJvp(Exp):
+    @staticmethod
+    def jvp(ctx, t):
+        return t * 2 * ctx.result
+
+rng = np.random.RandomState(2)
+x = torch.tensor(rng.randn(1, 2, 4, 4), requires_grad=True)
+w = torch.tensor(rng.randn(2, 2, 3, 3), requires_grad=True)
+g = torch.tensor(rng.randn(1, 2, 2, 2))
+res = {}
+res["conv_ok"] = gradcheck(Conv.apply, (x, w)) if FULL else None   # (slow on torch: run on funcgrad only)
+res["grad_input"] = torch.nn.grad.conv2d_input(x.shape, w, g, stride=2, padding=1).detach().numpy()
+res["grad_weight"] = torch.nn.grad.conv2d_weight(x, w.shape, g, stride=2, padding=1).detach().numpy()
+p = torch.tensor(rng.randn(2, 2), requires_grad=True)
+kw = dict(check_forward_ad=True, check_backward_ad=False, check_undefined_grad=False, check_batched_grad=False)
+res["fwd_ok"] = gradcheck(Exp.apply, (p,), **kw)
+res["fwd_wrong"] = gradcheck(WrongJvp.apply, (p,), raise_exception=False, **kw)
+try:
+    gradcheck(WrongJvp.apply, (p,), **kw)
+except RuntimeError as e:
+    res["fwd_msg"] = str(e).splitlines()[0]
+"""
+
+
+def test_custom_conv_function_and_forward_mode_gradcheck_match_torch():
+    fg = run_on_funcgrad("FULL = True\n" + CONV_FUNCTION)["res"]
+    assert fg["conv_ok"] and fg["fwd_ok"] and fg["fwd_wrong"] is False
+    assert fg["fwd_msg"] == "Jacobian computed with forward mode mismatch for output 0 with respect to input 0,"
+    t = run_on_torch("FULL = False\n" + CONV_FUNCTION)["res"]
+    assert fg["fwd_msg"] == t["fwd_msg"] and t["fwd_wrong"] is False
+    close(fg["grad_input"], t["grad_input"], rtol=1e-10, atol=1e-12)
+    close(fg["grad_weight"], t["grad_weight"], rtol=1e-10, atol=1e-12)
