@@ -766,3 +766,14 @@ def test_custom_conv_function_and_forward_mode_gradcheck_match_torch():
     assert fg["fwd_msg"] == t["fwd_msg"] and t["fwd_wrong"] is False
     close(fg["grad_input"], t["grad_input"], rtol=1e-10, atol=1e-12)
     close(fg["grad_weight"], t["grad_weight"], rtol=1e-10, atol=1e-12)
+
+
+def test_gradcheck_module_is_callable_as_the_function():
+    """A shim that imports torch.autograd.gradcheck as funcgrad's module may bind the module in place of the
+    function of the same name; calling it must still run gradcheck."""
+    import sys
+    import funcgrad
+    mod = sys.modules["funcgrad.autograd.gradcheck"]
+    x = funcgrad.tensor([0.5, -1.0], dtype=funcgrad.float64, requires_grad=True)
+    assert mod(lambda a: a.tanh() * a, (x,)) is True
+    assert mod(lambda a: a.tanh(), (x,), check_forward_ad=True) is True

@@ -1,6 +1,8 @@
 """gradcheck / gradgradcheck: compare backward's gradients with central finite differences."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 
@@ -140,3 +142,14 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in gs if g is not None)
     return gradcheck(new_func, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)
+
+
+class _CallableModule(type(sys.modules[__name__])):
+    """This module, callable as the function of its name: an import shim that maps torch.autograd.gradcheck
+    to it may bind the module where torch.autograd.gradcheck (the function) is expected."""
+
+    def __call__(self, *args, **kwargs):
+        return gradcheck(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
