@@ -94,6 +94,7 @@ from .serialization import load, save  # noqa: E402,F401
 from . import accelerator, backends, testing  # noqa: E402,F401
 from . import distributions, multiprocessing  # noqa: E402,F401
 from .tensor import linalg  # noqa: E402,F401  (torch.linalg on tensors)
+vmap = func._top_level_vmap(vmap)  # jax.vmap, and torch.vmap when called with Tensors
 from . import _torch_jit  # noqa: E402
 from .tensor._formats import (channels_last, channels_last_3d, contiguous_format, jagged, layout,  # noqa: E402,F401
                               memory_format, preserve_format, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc,

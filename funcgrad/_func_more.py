@@ -37,3 +37,17 @@ def stack_module_state(models):
     buffers = stack(lambda m: m.named_buffers())
     return params, buffers
 
+
+
+def replace_all_batch_norm_modules_(root):
+    """Every batch-norm module under root (root included) stops tracking running statistics, in place: its
+    running_mean / running_var / num_batches_tracked become None, so that it normalises with the batch's own
+    statistics and can run under vmap (torch.func.replace_all_batch_norm_modules_). Returns root."""
+    from .nn.modules.batchnorm import _BatchNorm
+    for m in root.modules():
+        if isinstance(m, _BatchNorm) and m.track_running_stats:
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root

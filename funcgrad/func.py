@@ -15,6 +15,7 @@ from __future__ import annotations
 from .core.array import Array, ArrayBase
 from .core.trace import Tracer, _state as _trace_state
 from .tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
+from .tree_util import register_pytree_node
 from .transforms import ad as _ad
 from . import transforms as _tr
 
@@ -24,9 +25,57 @@ def _T():
     return _tensor
 
 
+class _InOrder(dict):
+    """A dict on its way through a transform. torch.func's pytrees keep a dict's insertion order (JAX's sort its
+    keys), so the transforms here see each plain dict as this node, which flattens in insertion order, and the
+    results turn back into plain dicts with the caller's key order."""
+
+
+register_pytree_node(_InOrder, lambda d: (list(d.values()), tuple(d.keys())),
+                     lambda keys, children: _InOrder(zip(keys, children)))
+
+
+def _keep_order(x):
+    """x with every plain dict (at any depth in lists, tuples, namedtuples and dicts) made an _InOrder."""
+    t = type(x)
+    if t is dict or t is _InOrder:
+        return _InOrder((k, _keep_order(v)) for k, v in x.items())
+    if t is list:
+        return [_keep_order(v) for v in x]
+    if t is tuple:
+        return tuple(_keep_order(v) for v in x)
+    if isinstance(x, tuple) and hasattr(t, "_fields"):
+        return t(*(_keep_order(v) for v in x))
+    if isinstance(x, dict) and t.__module__ == "collections":  # OrderedDict / defaultdict: their own order
+        y = x.copy()
+        for k, v in x.items():
+            y[k] = _keep_order(v)
+        return y
+    return x
+
+
+def _plain(x):
+    """The inverse of _keep_order: every _InOrder back to a plain dict."""
+    t = type(x)
+    if t is _InOrder:
+        return {k: _plain(v) for k, v in x.items()}
+    if t is list:
+        return [_plain(v) for v in x]
+    if t is tuple:
+        return tuple(_plain(v) for v in x)
+    if isinstance(x, tuple) and hasattr(t, "_fields"):
+        return t(*(_plain(v) for v in x))
+    if isinstance(x, dict) and t.__module__ == "collections":
+        y = x.copy()
+        for k, v in x.items():
+            y[k] = _plain(v)
+        return y
+    return x
+
+
 def _to_arrays(tree):
     T = _T()
-    return tree_map(lambda x: x._arr() if isinstance(x, T.Tensor) else x, tree)
+    return tree_map(lambda x: x._arr() if isinstance(x, T.Tensor) else x, _keep_order(tree))
 
 
 def _out_tensors(tree):
@@ -39,7 +88,7 @@ def _out_tensors(tree):
         if isinstance(x, ArrayBase):
             return T._traced(x)
         return x
-    return tree_map(f, tree)
+    return _plain(tree_map(f, tree))
 
 
 def _unwrap_out(tree):
@@ -49,7 +98,7 @@ def _unwrap_out(tree):
         if isinstance(x, T.Tensor):
             return x._arr()
         return x
-    return tree_map(f, tree)
+    return tree_map(f, _keep_order(tree))
 
 
 def _wrap_fn(func, frozen=(), box=None, return_muts=False):
@@ -61,7 +110,7 @@ def _wrap_fn(func, frozen=(), box=None, return_muts=False):
         T = _T()
         leaves, tree = tree_flatten((args, kwargs))
         tleaves = [T._traced(x) if isinstance(x, ArrayBase) else x for x in leaves]
-        targs, tkw = tree_unflatten(tree, tleaves)
+        targs, tkw = _plain(tree_unflatten(tree, tleaves))
         if frozen:
             for i in frozen:
                 if i < len(targs):
@@ -91,7 +140,7 @@ def _write_back(args, kwargs, muts, depth=None) -> None:
     if not muts or all(m is None for m in muts):
         return
     T = _T().Tensor
-    for t, m in zip(tree_leaves((args, kwargs)), muts):
+    for t, m in zip(tree_leaves(_keep_order((args, kwargs))), muts):
         if m is None or not isinstance(t, T):
             continue
         if depth is not None:
@@ -193,8 +242,24 @@ def hessian(func, argnums=0):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """func mapped over a batch dimension of its tensor arguments, as torch.func.vmap. Inputs written in place
-    get their final values back (batched along their in_dims)."""
+    get their final values back (batched along their in_dims). randomness: 'error' (a random operation inside
+    raises RuntimeError), 'same' (one draw shared by the whole batch) or 'different' (independent draws per
+    batch element: func then runs once per element, and the results are stacked)."""
+    if randomness not in _RANDOMNESS:
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
+                           f"Got {randomness}")
+    from .tensor import _creation
+
     def wrapper(*args, **kwargs):
+        if randomness == "different":
+            return _vmap_by_loop(func, in_dims, out_dims, args, kwargs)
+        _creation._vmap_randomness.append(randomness)
+        try:
+            return mapped(*args, **kwargs)
+        finally:
+            _creation._vmap_randomness.pop()
+
+    def mapped(*args, **kwargs):
         arrs, kw = _to_arrays(args), _to_arrays(kwargs)
         spec = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         try:
@@ -209,6 +274,34 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     return wrapper
 
 
+def _vmap_by_loop(func, in_dims, out_dims, args, kwargs):
+    """vmap as its definition: func on each batch element (random draws independent per element), the results
+    stacked along out_dims."""
+    import funcgrad as _fg
+    T = _T().Tensor
+    spec = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
+    leaves, tree = tree_flatten(_keep_order((args, kwargs)))
+    n_arg_leaves = len(tree_leaves(_keep_order(args)))
+    dims = broadcast_prefix(spec, _keep_order(args), "vmap in_dims") + [0] * (len(leaves) - n_arg_leaves)
+    sizes = {x.shape[d] for x, d in zip(leaves, dims) if d is not None and isinstance(x, T)}
+    if len(sizes) != 1:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{sorted(sizes)} for the mapped dimension" if sizes else
+                         "vmap: at least one input must be a Tensor mapped over a dimension (in_dims not None)")
+    size = sizes.pop()
+    outs = []
+    for b in range(size):
+        sl = [x.select(d, b) if d is not None and isinstance(x, T) else x for x, d in zip(leaves, dims)]
+        a, kw = _plain(tree_unflatten(tree, sl))
+        outs.append(_keep_order(func(*a, **kw)))
+    o_leaves = [tree_leaves(o) for o in outs]
+    o_tree = tree_flatten(outs[0])[1]
+    o_dims = broadcast_prefix(out_dims, outs[0], "vmap out_dims")
+    stacked = [_fg.stack([o[i] for o in o_leaves], dim=d) if d is not None else o_leaves[0][i]
+               for i, d in enumerate(o_dims)]
+    return _plain(tree_unflatten(o_tree, stacked))
+
+
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True,
                     strict=False):
     """module(*args, **kwargs) with its parameters and buffers replaced by the given tensors, as
@@ -220,5 +313,49 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
 
 
-from ._func_more import linearize, stack_module_state  # noqa: E402
-__all__ += ["linearize", "stack_module_state"]
+from ._func_more import linearize, replace_all_batch_norm_modules_, stack_module_state  # noqa: E402
+__all__ += ["linearize", "stack_module_state", "replace_all_batch_norm_modules_"]
+
+
+_RANDOMNESS = ("error", "different", "same")
+
+
+def _top_level_vmap(jax_vmap):
+    """funcgrad.vmap, which is both jax.vmap and torch.vmap: called with Tensors (anywhere in the arguments) the
+    mapped function runs as torch.func.vmap's does and returns Tensors; otherwise it is jax.vmap. The positional
+    parameters agree (in_axes / in_dims, out_axes / out_dims); torch's names are accepted as keywords, and a
+    fourth positional argument that names a randomness mode is torch's `randomness`."""
+    def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None, *,
+             in_dims=None, out_dims=None, randomness=None, chunk_size=None):
+        if in_dims is not None:
+            in_axes = in_dims
+        if out_dims is not None:
+            out_axes = out_dims
+        torch_style = (in_dims is not None or out_dims is not None or randomness is not None
+                       or chunk_size is not None)
+        if randomness is None:
+            if isinstance(axis_name, str) and axis_name in _RANDOMNESS:
+                randomness, axis_name = axis_name, None
+            else:
+                randomness = "error"
+        batched = jax_vmap(fun, in_axes, out_axes, axis_name=axis_name, axis_size=axis_size,
+                           spmd_axis_name=spmd_axis_name)
+        tensors = None
+
+        def either(*args, **kwargs):
+            nonlocal tensors
+            T = _T().Tensor
+            if torch_style or any(isinstance(x, T) for x in tree_leaves((args, kwargs))):
+                if tensors is None:
+                    tensors = globals()["vmap"](fun, in_axes, out_axes, randomness, chunk_size=chunk_size)
+                return tensors(*args, **kwargs)
+            return batched(*args, **kwargs)
+        for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+            try:
+                setattr(either, attr, getattr(batched, attr))
+            except (AttributeError, TypeError):
+                pass
+        either.__wrapped__ = fun
+        return either
+    vmap.__doc__ = _top_level_vmap.__doc__
+    return vmap

@@ -24,6 +24,67 @@ from .serialization import load as _load
 
 __all__ = ["get_dir", "set_dir", "download_url_to_file", "load_state_dict_from_url", "load", "list", "help"]
 
+
+class _Faketqdm:
+    """A stand-in for tqdm.tqdm (used when tqdm is not installed, as torch.hub does): wraps an iterable or
+    counts `update`s, writing the progress to stderr unless `disable`; set_description/set_postfix are accepted
+    and ignored."""
+
+    def __init__(self, iterable=None, desc=None, total=None, disable=False, unit=None, *args, **kwargs):
+        if iterable is not None and not hasattr(iterable, "__iter__"):  # tqdm(total=...) spelled positionally
+            iterable, total = None, iterable
+        if total is None and iterable is not None and hasattr(iterable, "__len__"):
+            total = len(iterable)
+        self.iterable, self.desc, self.total, self.disable, self.n = iterable, desc, total, disable, 0
+
+    def __iter__(self):
+        if self.iterable is None:
+            raise TypeError("'tqdm' object is not iterable: it was given no iterable")
+        for item in self.iterable:
+            yield item
+            self.update(1)
+        self.close()
+
+    def __len__(self):
+        return len(self.iterable) if self.iterable is not None else (self.total or 0)
+
+    def update(self, n=1):
+        if self.disable:
+            return
+        self.n += n
+        head = f"{self.desc}: " if self.desc else ""
+        if self.total is None:
+            sys.stderr.write(f"\r{head}{self.n:.1f}")
+        else:
+            sys.stderr.write(f"\r{head}{100 * self.n / float(self.total or 1):.1f}%")
+        sys.stderr.flush()
+
+    def set_description(self, desc=None, refresh=True):
+        self.desc = desc
+
+    def set_postfix(self, ordered_dict=None, refresh=True, **kwargs):
+        pass
+
+    def write(self, s):
+        sys.stderr.write(f"{s}\n")
+
+    def close(self):
+        if not self.disable and self.n:
+            sys.stderr.write("\n")
+        self.disable = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        self.close()
+
+
+try:
+    from tqdm import tqdm  # the real one when installed, as torch.hub
+except ImportError:
+    tqdm = _Faketqdm
+
 HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")
 _hub_dir: Optional[str] = None
 

@@ -56,6 +56,14 @@ def funcgrad_as_torch():
     saved = {k: v for k, v in sys.modules.items() if _shimmed(k)}
     for k in saved:
         del sys.modules[k]
+    # funcgrad's modules already loaded get their torch names up front, as torch's own are in sys.modules:
+    # importing one (`from torch.autograd.gradcheck import gradcheck`) then leaves the parent's attribute of
+    # that name (the function torch.autograd.gradcheck) alone instead of rebinding it to the module
+    for k, v in list(sys.modules.items()):
+        if v is not None and k.startswith("funcgrad.vision."):
+            sys.modules.setdefault("torchvision" + k[len("funcgrad.vision"):], v)
+        elif v is not None and k.startswith("funcgrad."):
+            sys.modules.setdefault("torch" + k[len("funcgrad"):], v)
     finders = [_TorchAlias(), _VisionAlias()]
     sys.meta_path[:0] = finders
     try:

@@ -5,6 +5,8 @@ import numpy as np
 
 from . import graph as _graph
 from .grad_mode import _force_grad, state as _gs
+from ..core.array import Array as _Array
+from ..core.trace import Tracer as _Tracer
 
 
 class FunctionCtx:
@@ -162,6 +164,8 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         T = _graph._TENSOR
+        if any(isinstance(a, T.Tensor) and a._v is None and isinstance(a._a, _Tracer) for a in args):
+            return _apply_under_transform(cls, args, kwargs)  # inside torch.func.grad / vmap / jacrev ...
         if T._fw_on and T._fwd.has_tangent([a for a in args if isinstance(a, T.Tensor)]):
             return T._fwd.custom_function(cls, args, kwargs)  # forward AD: through the Function's jvp
         return cls._apply_impl(args, kwargs)
@@ -253,3 +257,114 @@ def once_differentiable(fn):
         with _force_grad(False):
             return fn(ctx, *args)
     return wrapper
+
+
+_FUNCTORCH_SETUP_MSG = ("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), "
+                        "it must override the setup_context staticmethod. For more details, please see "
+                        "https://pytorch.org/docs/main/notes/extending.func.html")
+
+
+class _TransformCtx(FunctionCtx):
+    """The ctx of a Function applied inside a torch.func transform (no graph node: the transform differentiates)."""
+
+    def __init__(self, needs):
+        self.to_save = ()
+        self.non_differentiable = ()
+        self.dirty_tensors = ()
+        self.materialize_grads = True
+        self.needs_input_grad = needs
+
+    @property
+    def saved_tensors(self):
+        return tuple(self.to_save)
+
+
+def _value_of(x):
+    """The concrete Array under a (value-carrying) tracer, or None when the trace is abstract."""
+    while isinstance(x, _Tracer):
+        x = getattr(x, "val", None)
+    return x if isinstance(x, _Array) else None
+
+
+def _apply_under_transform(cls, args, kwargs):
+    """Function.apply on tensors that hold tracers (inside torch.func.grad, vjp, jacrev, vmap, ...): as torch.func,
+    the Function must define setup_context; its backward is the vjp rule (a custom_vjp), and under vmap the forward
+    and backward are batched as they are written (torch's generate_vmap_rule)."""
+    if cls.setup_context is Function.setup_context:
+        raise RuntimeError(_FUNCTORCH_SETUP_MSG)
+    T = _graph._TENSOR
+    from .. import numpy as _fnp
+    from .._jax_api import ShapeDtypeStruct as _ShapeDtype, pure_callback as _pure_callback
+    from ..core.errors import ConcretizationError
+    from ..transforms.custom import custom_vjp
+    pos = [i for i, a in enumerate(args) if isinstance(a, T.Tensor)]
+    needs = tuple(i in pos for i in range(len(args)))
+
+    def tensors_for(arrs):
+        targs = list(args)
+        for i, a in zip(pos, arrs):
+            targs[i] = T._wrap(a) if type(a) is _Array else T._traced(a)
+        return tuple(targs)
+
+    def unwrap(out):
+        if isinstance(out, tuple):
+            return tuple(unwrap(o) for o in out)
+        return out._arr() if isinstance(out, T.Tensor) else out
+
+    def run(arrs):
+        targs = tensors_for(arrs)
+        with _force_grad(False):
+            return targs, cls.forward(*targs, **kwargs)
+
+    def fun(*arrs):
+        return unwrap(run(arrs)[1])
+
+    def fwd(*arrs):
+        targs, out = run(arrs)
+        ctx = _TransformCtx(needs)
+        cls.setup_context(ctx, targs, out)
+        return unwrap(out), ctx
+
+    def bwd(ctx, cts):
+        single = not isinstance(cts, tuple)
+        cts = (cts,) if single else cts
+        gs = cls.backward(ctx, *[T._wrap(c) if type(c) is _Array else T._traced(c) for c in cts])
+        gs = gs if isinstance(gs, tuple) else (gs,)
+        if len(gs) < len(args):
+            raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients "
+                               f"(expected {len(args)}, got {len(gs)})")
+        outs = []
+        for i in pos:
+            g = gs[i]
+            outs.append(_fnp.zeros_like(args[i]._arr()) if g is None else unwrap(g))
+        return tuple(outs)
+
+    arrs = [args[i]._arr() for i in pos]
+    f = custom_vjp(fun)
+    f.defvjp(fwd, bwd)
+    f.__name__ = cls.__name__
+    try:
+        out = f(*arrs)
+    except ConcretizationError:
+        # forward leaves torch (x.numpy(), say), so it cannot be traced: as torch.func does, run it on the
+        # inputs' values (a host callback), with backward as its vjp rule
+        concrete = [_value_of(a) for a in arrs]
+        if any(c is None for c in concrete):
+            raise RuntimeError(f"{cls.__name__}.forward needs concrete tensors (it converts them to NumPy or Python "
+                               "values), which this transform (vmap, or a function under jit) does not have; funcgrad "
+                               "cannot batch such a Function. Write forward with torch operations.") from None
+        probe = unwrap(run(concrete)[1])
+        shapes = tuple(_ShapeDtype(o.shape, o.dtype) for o in probe) if isinstance(probe, tuple) \
+            else _ShapeDtype(probe.shape, probe.dtype)
+
+        def host(*nps):
+            res = unwrap(run([_fnp.asarray(v) for v in nps])[1])
+            return tuple(np.asarray(r) for r in res) if isinstance(res, tuple) else np.asarray(res)
+
+        f = custom_vjp(lambda *xs: _pure_callback(host, shapes, *xs))
+        f.defvjp(fwd, bwd)
+        f.__name__ = cls.__name__
+        out = f(*arrs)
+    if isinstance(out, tuple):
+        return tuple(T._wrap(o) if type(o) is _Array else T._traced(o) for o in out)
+    return T._wrap(out) if type(out) is _Array else T._traced(out)

@@ -1,6 +1,8 @@
 """gradcheck / gradgradcheck: compare backward's gradients with central finite differences."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 
@@ -55,11 +57,39 @@ def _analytical_jacobian(func, inputs, i, create_graph=False):
     return np.stack(rows, axis=0) if rows else np.zeros((0, inputs[i].numel()))
 
 
+def _forward_jacobian(func, inputs, i):
+    """d(flattened outputs)/d(flattened inputs[i]) by forward-mode AD: one dual tangent per input entry."""
+    from . import forward_ad as fwAD
+    T = _T()
+    x = inputs[i]
+    cols = []
+    for k in range(x.numel()):
+        e = np.zeros(x.shape, x._np_dtype())
+        e.reshape(-1)[k] = 1
+        with fwAD.dual_level():
+            args = list(inputs)
+            args[i] = fwAD.make_dual(x, T._make(e))
+            outs = _as_tuple(func(*args))
+            col = []
+            for o in outs:
+                t = fwAD.unpack_dual(o).tangent
+                col.append(np.zeros(o.numel()) if t is None else t._host().astype(np.float64).ravel())
+        cols.append(np.concatenate(col) if col else np.zeros(0))
+    return np.stack(cols, axis=1) if cols else np.zeros((0, 0))
+
+
+def _mismatch(kind, i, num, ana):
+    T = _T()
+    return (f"Jacobian {kind}mismatch for output 0 with respect to input {i},\nnumerical:{T._make(num)!r}\n"
+            f"analytical:{T._make(ana)!r}\n")
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
               check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
               fast_mode=False, masked=None):
-    """Whether the gradients backward computes match finite differences for every input that requires grad."""
+    """Whether the gradients backward computes (check_backward_ad) and the Jacobian forward-mode AD computes
+    (check_forward_ad) match finite differences for every input that requires grad."""
     T = _T()
     inputs = _as_tuple(inputs)
     for i, x in enumerate(inputs):
@@ -71,13 +101,16 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                           "will likely fail if all the inputs are not of double precision floating point. ",
                           UserWarning, stacklevel=2)
         num = _numerical_jacobian(func, inputs, i, eps)
-        ana = _analytical_jacobian(func, inputs, i)
-        if num.shape != ana.shape or not np.allclose(ana, num, rtol=rtol, atol=atol):
-            msg = (f"Jacobian mismatch for output 0 with respect to input {i},\nnumerical:{num}\n"
-                   f"analytical:{ana}\n")
-            if raise_exception:
-                raise GradcheckError(msg)
-            return False
+        checks = []
+        if check_backward_ad:
+            checks.append(("", _analytical_jacobian(func, inputs, i)))
+        if check_forward_ad:
+            checks.append(("computed with forward mode ", _forward_jacobian(func, inputs, i)))
+        for kind, ana in checks:
+            if num.shape != ana.shape or not np.allclose(ana, num, rtol=rtol, atol=atol):
+                if raise_exception:
+                    raise GradcheckError(_mismatch(kind, i, num, ana))
+                return False
     return True
 
 
@@ -109,3 +142,14 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in gs if g is not None)
     return gradcheck(new_func, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)
+
+
+class _CallableModule(type(sys.modules[__name__])):
+    """This module, callable as the function of its name: an import shim that maps torch.autograd.gradcheck
+    to it may bind the module where torch.autograd.gradcheck (the function) is expected."""
+
+    def __call__(self, *args, **kwargs):
+        return gradcheck(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -161,18 +161,33 @@ def _reflect(x, twice_low, twice_high):
 
 
 def _source_coord(coord, L, padding_mode, align_corners):
-    x = _unnormalize(coord, L, align_corners)
-    if padding_mode == "border":
-        x = _fg.clamp(x, 0, L - 1)
-    elif padding_mode == "reflection":
+    return _pad_coord(_unnormalize(coord, L, align_corners), L, padding_mode, align_corners)
+
+
+def _pad_coord(x, L, padding_mode, align_corners):
+    """A source coordinate moved into [0, L - 1] by the padding mode (unchanged for 'zeros')."""
+    if padding_mode == "reflection":
         x = _reflect(x, 0, 2 * (L - 1)) if align_corners else _reflect(x, -1, 2 * L - 1)
-        x = _fg.clamp(x, 0, L - 1)
+    if padding_mode in ("border", "reflection"):
+        # clipped, with torch's gradient: 1 strictly inside, 0 on and beyond the borders
+        x = _fg.where((x > 0) & (x < L - 1), x, _fg.clamp(x, 0, L - 1).detach())
     return x
+
+
+def _cubic_weights(t, A=-0.75):
+    """The four cubic-convolution weights (A = -0.75, as torch's bicubic) of taps at -1, 0, 1, 2 from t in [0, 1)."""
+    def near(x):  # |x| <= 1
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample input (N, C, [D,] H, W) at grid (N, [D_out,] H_out, W_out, 2|3) of normalised (x, y[, z]) points
-    in [-1, 1], with bilinear/trilinear or nearest interpolation and zeros/border/reflection padding."""
+    in [-1, 1], with bilinear/trilinear, nearest or (4-D only) bicubic interpolation and zeros/border/reflection
+    padding."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
                          f"but got: '{mode}'")
@@ -190,10 +205,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
                            f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
-    if mode == "bicubic":
-        if n != 2:
-            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-        raise NotImplementedError("grid_sample: mode='bicubic' is not implemented")
+    if mode == "bicubic" and n != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     N, C = input.shape[0], input.shape[1]
     sizes = tuple(input.shape[2:])  # (D,) H, W
     out_sp = tuple(grid.shape[1:-1])
@@ -201,7 +214,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     flat_in = input.reshape(N, C, -1)
     g = grid.reshape(N, P, n)
     # source coordinates per spatial dim, in the input's dim order (grid's last axis is x, y, z = W, H, D)
-    src = [_source_coord(g[..., n - 1 - i], sizes[i], padding_mode, ac) for i in range(n)]
+    if mode == "bicubic":  # padding applies to each tap of the 4 x 4 neighbourhood, not to the point itself
+        src = [_unnormalize(g[..., n - 1 - i], sizes[i], ac) for i in range(n)]
+    else:
+        src = [_source_coord(g[..., n - 1 - i], sizes[i], padding_mode, ac) for i in range(n)]
 
     def gather(idxs):
         valid = None
@@ -216,6 +232,20 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
     if mode == "nearest":
         out = gather([_fg.round(s).detach() for s in src])
+        if grid.requires_grad:  # torch's output stays connected to the grid, with a zero gradient
+            for s in src:
+                r = _fg.round(s)
+                out = out * (1 + (r - r.detach())).unsqueeze(1)
+    elif mode == "bicubic":
+        lo = [_fg.floor(s).detach() for s in src]
+        wts = [_cubic_weights(s - f) for s, f in zip(src, lo)]
+        out = None
+        for a in range(4):      # H taps
+            for b in range(4):  # W taps
+                taps = [_pad_coord(lo[0] + (a - 1), sizes[0], padding_mode, ac),
+                        _pad_coord(lo[1] + (b - 1), sizes[1], padding_mode, ac)]
+                term = gather([_fg.floor(t.detach()) for t in taps]) * (wts[0][a] * wts[1][b]).unsqueeze(1)
+                out = term if out is None else out + term
     else:
         lo = [_fg.floor(s).detach() for s in src]
         frac = [s - f for s, f in zip(src, lo)]

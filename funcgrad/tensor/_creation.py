@@ -301,6 +301,10 @@ def complex(real, imag):  # noqa: A001
 _DEFAULT_SEED = 67280421310721
 
 
+# the randomness modes of the torch.func.vmap calls running now, innermost last (funcgrad.func pushes them)
+_vmap_randomness: list = []
+
+
 class Generator:
     """A stateful random number generator (torch.Generator) over funcgrad.random's stateless keys: the
     state is (seed, counter); every draw uses the key fold_in(PRNGKey(seed), counter) and advances the
@@ -352,6 +356,10 @@ class Generator:
     def next_key(self):
         """The key of draw number `counter`: entry counter % 1024 of split(fold_in(PRNGKey(seed),
         counter // 1024), 1024) (keys are made a block at a time)."""
+        if _vmap_randomness and _vmap_randomness[-1] == "error":
+            raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
+                               "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                               "operation out of vmap")
         block, i = divmod(self._counter, _BLOCK)
         if self._key is None or self._block_id != block:
             s = self._seed

@@ -2161,9 +2161,18 @@ def _gather_index(shape_idx, d, idx):
     return tuple(grids)
 
 
+def _as_vectors(input, index):
+    """torch reads a 0-d tensor or a 0-d index in gather/scatter as one element: both as 1-d tensors."""
+    t = index if isinstance(index, Tensor) else tensor(np.asarray(index))
+    return input.reshape(-1), t.reshape(-1)
+
+
 def gather(input, dim, index, *, sparse_grad=False):
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index, "gather")
+    if (idx.ndim == 0 or input.ndim == 0) and idx.ndim <= 1 and input.ndim <= 1:
+        vin, vidx = _as_vectors(input, index)
+        return gather(vin, 0, vidx).reshape(tuple(idx.shape))
     if idx.ndim != input.ndim and not (idx.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for i in _range(idx.ndim):
@@ -2223,6 +2232,13 @@ def _src(src, value, shape, dt):
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index, "scatter")
+    if (idx.ndim == 0 or input.ndim == 0) and idx.ndim <= 1 and input.ndim <= 1:
+        vin, vidx = _as_vectors(input, index)
+        if isinstance(src, Tensor):
+            src = src.reshape(-1)
+        return scatter(vin, 0, vidx, src, value, reduce=reduce).reshape(tuple(input.shape))
+    if idx.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     n = input.shape[d] if input.ndim else 1
     if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
         bad = int(idx.min()) if idx.min() < 0 else int(idx.max())

@@ -418,7 +418,7 @@ class Tensor:
         return self._host().tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._rg and not force:
+        if self._rg and not force and _gs.enabled:  # as torch: allowed under no_grad (and in Function.forward)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
         return self._host()

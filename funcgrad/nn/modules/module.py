@@ -10,7 +10,17 @@ import numpy as np
 from ...tensor._tensor import Tensor
 from ..parameter import Parameter
 
-_IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns; shown as torch shows it (notebooks print it after loading)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, "
+                f"unexpected_keys={self.unexpected_keys!r})")
+
+    __str__ = __repr__
 
 
 def _addindent(s_, num_spaces):
@@ -618,6 +628,12 @@ class Module:
 
     def eval(self):
         return self.train(False)
+
+    def compile(self, *args, **kwargs):
+        """torch's Module.compile: compile this module's forward in place. funcgrad's compile runs modules
+        eagerly (see funcgrad.compile), so the module is left as it is; returns None, as torch's."""
+        from ... import compile as _compile
+        _compile(self, *args, **kwargs)
 
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():

@@ -8,4 +8,4 @@ from ._misc import (clip_grad_norm, convert_conv2d_weight_memory_format,  # noqa
                     convert_conv3d_weight_memory_format, skip_init)
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa: F401,E402,E501
 from .weight_spectral_norm import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm  # noqa: F401,E402,E501
-from . import parametrizations, parametrize  # noqa: F401,E402
+from . import parametrizations, parametrize, prune  # noqa: F401,E402

@@ -17,10 +17,34 @@ __all__ = ["register_parametrization", "remove_parametrizations", "is_parametriz
            "ParametrizationList", "type_before_parametrizations", "transfer_parametrizations_and_params"]
 
 
+_cache_depth = 0
+_cache: dict = {}
+
+
 @contextlib.contextmanager
 def cached():
-    """Parametrized tensors are recomputed on each access (no cache): a context manager for torch code."""
-    yield
+    """Inside this context each parametrized tensor is computed once, on its first access, and that value is
+    reused (as torch's parametrize.cached); the cache is dropped when the outermost context exits."""
+    global _cache_depth
+    _cache_depth += 1
+    try:
+        yield
+    finally:
+        _cache_depth -= 1
+        if not _cache_depth:
+            _cache.clear()
+
+
+def _check_output(value, like, what="parametrization") -> None:
+    """torch's checks (skipped with unsafe=True) that a parametrization keeps the tensor's dtype and shape."""
+    if not isinstance(value, _fg.Tensor):
+        raise ValueError(f"A {what} must return a tensor. Got {type(value).__name__}.")
+    if value.dtype != like.dtype:
+        raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless `unsafe` "
+                         f"flag is enabled.\nunparametrized dtype: {like.dtype}\nparametrized dtype: {value.dtype}")
+    if value.shape != like.shape:
+        raise ValueError("Registering a parametrization may not change the shape of the tensor, unless `unsafe` "
+                         f"flag is enabled.\nunparametrized shape: {like.shape}\nparametrized shape: {value.shape}")
 
 
 class ParametrizationList(ModuleList):
@@ -41,6 +65,9 @@ class ParametrizationList(ModuleList):
             self.ntensors = len(new)
             for i, t in enumerate(new):
                 setattr(self, f"original{i}", Parameter(t.detach().clone(), original.requires_grad))
+        if not unsafe:  # as torch: run the parametrization once and check what it returns
+            with _fg.no_grad():
+                _check_output(self(), original)
 
     def right_inverse(self, value) -> None:
         """Set the original(s) so that the parametrized tensor becomes value."""
@@ -74,6 +101,12 @@ def _inject(module) -> None:
 
 def _add_property(module, name) -> None:
     def get(self):
+        if _cache_depth:
+            key = (id(self), name)
+            value = _cache.get(key)
+            if value is None:
+                value = _cache[key] = self.parametrizations[name]()
+            return value
         return self.parametrizations[name]()
 
     def set_(self, value):
@@ -96,6 +129,9 @@ def register_parametrization(module, tensor_name: str, parametrization, *, unsaf
     """Make module.<tensor_name> = parametrization(original) (see the module docstring)."""
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
+        if not unsafe:
+            current = getattr(module, tensor_name)
+            _check_output(parametrization(current), current)
         module.parametrizations[tensor_name].append(parametrization)
         return module
     if tensor_name not in module._parameters and tensor_name not in module._buffers:
