@@ -27,6 +27,9 @@ Special cases, documented here so nothing is skipped silently:
 - SECOND_ORDER_FIXED (igamma/igammac's a): the first derivative exists (checked by 1 and 2) but, as in
   JAX, not the second; test_second_order_with_fixed_operands holds them fixed for 5, and
   test_fixed_operands_raise checks the error.
+- ZERO_DERIVATIVE_OPERANDS (expn's integer order n, a float operand): no derivative by design (its rule is
+  None, a zero tangent, as in JAX); every derivative check holds it fixed, and
+  test_zero_derivative_operands checks that differentiating it gives zeros.
 The Hypothesis example count comes from tests/conftest.py's profiles.
 """
 from __future__ import annotations
@@ -51,6 +54,7 @@ REVERSE_ONLY = {"custom_vjp_call": "custom_vjp functions support reverse mode on
 FORWARD_ONLY = {"while": "while_loop supports forward mode only (as in JAX)"}
 FIXED_OPERANDS = {"betainc": ((0, 1), ValueError)}
 SECOND_ORDER_FIXED = {"igamma": ((0,), NotImplementedError), "igammac": ((0,), NotImplementedError)}
+ZERO_DERIVATIVE_OPERANDS = {"expn": (0,)}
 
 # (test, primitive) -> the bug. Listed here (as strict xfails) until the card or transform is fixed.
 KNOWN_BUGS: dict[tuple[str, str], str] = {
@@ -117,6 +121,7 @@ def differentiable_part(prim, args, params, fixed=()):
     """f(*float_operands) binding prim with the other operands (bool/int, FIXED_OPERANDS and `fixed`)
     held fixed."""
     fixed = set(fixed) | set(FIXED_OPERANDS.get(prim.name, ((),))[0])
+    fixed |= set(ZERO_DERIVATIVE_OPERANDS.get(prim.name, ()))
     idx = [i for i, a in enumerate(args) if inexact(a) and i not in fixed]
 
     def f(*diff):
@@ -407,6 +412,21 @@ def test_fixed_operands_raise(name, data):
             (lambda v: funcgrad.jvp(funcgrad.grad(f), (v,), (v,))[1])
         with pytest.raises(err):
             fw(args[i])
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_DERIVATIVE_OPERANDS))
+@given(data=st.data())
+def test_zero_derivative_operands(name, data):
+    prim, args, params = draw_case(data, name)
+    idx = ZERO_DERIVATIVE_OPERANDS[name]
+    assert all(inexact(args[i]) for i in idx), f"{name}: ZERO_DERIVATIVE_OPERANDS names a non-inexact operand"
+
+    def f(*diff):
+        full = list(args)
+        for i, d in zip(idx, diff):
+            full[i] = d
+        return prim.bind(*full, **params)
+    assert_zero_derivative(f, [args[i] for i in idx], seed(data))
 
 
 # --- zero derivatives -----------------------------------------------------------------------------

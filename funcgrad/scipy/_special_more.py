@@ -4,8 +4,9 @@ betaln, beta), Bessel (i0, i0e, i1, i1e), zeta, multigammaln, factorial, softmax
 
 Operands broadcast and promote as NumPy's ufuncs do (integers become the default float dtype).
 Everything is differentiable where JAX's is (see funcgrad.primitives.special_functions2 for the
-incomplete gamma/beta rules); xlogy/xlog1py/ndtri have custom derivative rules that stay finite at the
-points where the naive formula gives NaN.
+incomplete gamma/beta rules); xlogy, xlog1py, ndtri, exp1 and expi are primitive cards (see
+funcgrad.primitives.scipy_special), whose derivative rules stay finite at the points where the naive
+formula gives NaN.
 """
 from __future__ import annotations
 
@@ -15,11 +16,10 @@ import operator
 from .. import numpy as jnp
 from ..core import dtypes
 from ..numpy._promote import asarray_any, is_python_scalar, result_dtype, scalar_array
+from ..primitives import scipy_special as _ss
 from ..primitives import special_functions2 as s2
 from ..primitives.special import erfc as _erfc
-from ..primitives.special import erf_inv as _erf_inv
 from ..primitives.special import lgamma as _lgamma
-from ..transforms.custom import custom_jvp
 
 _SQRT2 = math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -43,44 +43,14 @@ def promote_float(name: str, *xs):
 
 # --- xlogy / xlog1py and relatives ----------------------------------------------------------------
 
-@custom_jvp
-def _xlogy(x, y):
-    safe_y = jnp.where(x == 0, jnp.ones_like(y), y)
-    return jnp.where(x == 0, jnp.zeros_like(x), x * jnp.log(safe_y))
-
-
-@_xlogy.defjvp
-def _xlogy_jvp(primals, tangents):
-    x, y = primals
-    tx, ty = tangents
-    out = _xlogy(x, y)
-    safe_y = jnp.where(x == 0, jnp.ones_like(y), y)
-    return out, tx * jnp.where(x == 0, jnp.zeros_like(x), jnp.log(safe_y)) + ty * x / safe_y
-
-
-@custom_jvp
-def _xlog1py(x, y):
-    safe_y = jnp.where(x == 0, jnp.zeros_like(y), y)
-    return jnp.where(x == 0, jnp.zeros_like(x), x * jnp.log1p(safe_y))
-
-
-@_xlog1py.defjvp
-def _xlog1py_jvp(primals, tangents):
-    x, y = primals
-    tx, ty = tangents
-    out = _xlog1py(x, y)
-    safe_y = jnp.where(x == 0, jnp.zeros_like(y), y)
-    return out, tx * jnp.where(x == 0, jnp.zeros_like(x), jnp.log1p(safe_y)) + ty * x / (1 + safe_y)
-
-
 def xlogy(x, y):
     """x * log(y), and 0 where x == 0 (whatever y), as scipy.special.xlogy."""
-    return _xlogy(*promote_float("xlogy", x, y))
+    return _ss.xlogy(*promote_float("xlogy", x, y))
 
 
 def xlog1py(x, y):
     """x * log1p(y), and 0 where x == 0, as scipy.special.xlog1py."""
-    return _xlog1py(*promote_float("xlog1py", x, y))
+    return _ss.xlog1py(*promote_float("xlog1py", x, y))
 
 
 def entr(x):
@@ -132,37 +102,9 @@ def log_ndtr(x):
     return jnp.where(upper, up, jnp.where(mid, md, lo))
 
 
-@custom_jvp
-def _ndtri(p):
-    # central part: erf_inv, then one Newton step on the CDF written with erfc (full relative accuracy)
-    x = _SQRT2 * _erf_inv(2 * p - 1)
-    lower = x < 0
-    cdf_err = jnp.where(lower, 0.5 * _erfc(-x / _SQRT2) - p, (1 - p) - 0.5 * _erfc(x / _SQRT2))
-    pdf = jnp.exp(-0.5 * x * x - _LOG_SQRT_2PI)
-    step = jnp.where(jnp.isfinite(x) & (pdf > 0), cdf_err / jnp.where(pdf > 0, pdf, 1.0), 0.0)
-    central = x - step
-    # lower tail (p < 1e-3, where 2p - 1 rounds away p's digits): Abramowitz & Stegun 26.2.23 as the
-    # start, then Newton on log_ndtr(x) = log p
-    tail = (p > 0) & (p < 1e-3)
-    pl = jnp.where(tail, p, 1e-3)
-    t = jnp.sqrt(-2 * jnp.log(pl))
-    xt = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
-    for _ in range(3):
-        ln = log_ndtr(xt)
-        xt = xt - (ln - jnp.log(pl)) * jnp.exp(ln + 0.5 * xt * xt + _LOG_SQRT_2PI)
-    return jnp.where(tail, xt, central)
-
-
-@_ndtri.defjvp
-def _ndtri_jvp(primals, tangents):
-    (p,), (t,) = primals, tangents
-    x = _ndtri(p)
-    return x, t * jnp.exp(0.5 * x * x + _LOG_SQRT_2PI)
-
-
 def ndtri(p):
     """The inverse of ndtr: the standard normal quantile function (NaN outside [0, 1])."""
-    return _ndtri(promote_float("ndtri", p))
+    return _ss.ndtri(promote_float("ndtri", p))
 
 
 # --- incomplete gamma and beta --------------------------------------------------------------------
@@ -280,83 +222,19 @@ def gammasgn(x):
     return jnp.where(pole | jnp.isnan(x), jnp.nan, out).astype(x.dtype)
 
 
-_EULER_GAMMA = 0.5772156649015329
-
-
-def _exp1_pos(x):
-    """E1(x) for x > 0 (NaN-free where x <= 0; callers select): the power series up to 1, then the
-    continued fraction e^-x / (x + 1 - 1^2/(x + 3 - 2^2/(x + 5 - ...))) evaluated from depth 100."""
-    small = x <= 1
-    xs = jnp.where(small, x, 1.0)
-    term = jnp.ones_like(xs)
-    series = jnp.zeros_like(xs)
-    for k in range(1, 26):
-        term = -term * xs / k
-        series = series - term / k
-    low = -_EULER_GAMMA - jnp.log(jnp.where(xs > 0, xs, 1.0)) + series
-    xl = jnp.where(small, 1.0, x)
-    t = jnp.zeros_like(xl)
-    for k in range(100, 0, -1):
-        t = k * k / (xl + 2 * k + 1 - t)
-    high = jnp.exp(-xl) / (xl + 1 - t)
-    return jnp.where(small, low, high)
-
-
-@custom_jvp
-def _exp1(x):
-    pos = x > 0
-    v = _exp1_pos(jnp.where(pos, x, 1.0))
-    return jnp.where(pos, v, jnp.where(x == 0, jnp.inf, jnp.nan))
-
-
-@_exp1.defjvp
-def _exp1_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    return _exp1(x), t * (-jnp.exp(-x) / x)
-
-
 def exp1(x):
-    """The exponential integral E1(x) = int_x^inf e^-t / t dt for real x > 0 (inf at 0, NaN below)."""
-    return _exp1(promote_float("exp1", x))
+    """The exponential integral E1(x) = int_x^inf e^-t / t dt for real x > 0 (inf at 0, NaN below).
 
-
-def _expi_pos(x):
-    """Ei(x) for x > 0: the power series up to 50, the asymptotic series e^x/x sum k!/x^k beyond."""
-    small = x <= 50
-    xs = jnp.where(small, x, 1.0)
-    term = jnp.ones_like(xs)
-    series = jnp.zeros_like(xs)
-    for k in range(1, 160):
-        term = term * xs / k
-        series = series + term / k
-    low = _EULER_GAMMA + jnp.log(xs) + series
-    xl = jnp.where(small, 51.0, x)
-    term = jnp.ones_like(xl)
-    total = jnp.ones_like(xl)
-    for k in range(1, 31):
-        term = term * k / xl
-        total = total + term
-    high = jnp.exp(xl) / xl * total
-    return jnp.where(small, low, high)
-
-
-@custom_jvp
-def _expi(x):
-    pos = x > 0
-    v_pos = _expi_pos(jnp.where(pos, x, 1.0))
-    v_neg = -_exp1_pos(jnp.where(x < 0, -x, 1.0))
-    return jnp.where(pos, v_pos, jnp.where(x < 0, v_neg, jnp.where(x == 0, -jnp.inf, jnp.nan)))
-
-
-@_expi.defjvp
-def _expi_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    return _expi(x), t * (jnp.exp(x) / x)
+    The power series up to 1, then a continued fraction (the `exp1` card in
+    funcgrad.primitives.scipy_special). Differentiable: E1'(x) = -e^-x / x."""
+    return _ss.exp1(promote_float("exp1", x))
 
 
 def expi(x):
-    """The exponential integral Ei(x) (principal value) for real x; Ei(x) = -E1(-x) for x < 0."""
-    return _expi(promote_float("expi", x))
+    """The exponential integral Ei(x) (principal value) for real x; Ei(x) = -E1(-x) for x < 0.
+
+    The power series up to 50, the asymptotic series beyond (the `expi` card). Ei'(x) = e^x / x."""
+    return _ss.expi(promote_float("expi", x))
 
 
 def bernoulli(n: int):

@@ -4,11 +4,14 @@ hypergeometric functions hyp1f1 and hyp2f1, the associated Legendre functions lp
 the spherical harmonics sph_harm_y / sph_harm; and three SciPy functions jax.scipy.special lacks
 (funcgrad extras): the Faddeeva function wofz, Dawson's integral dawsn and Owen's T function owens_t.
 
-Each is written with funcgrad.numpy operations as fixed-length series / continued fractions (so it
-works under jit and vmap), computes in its input's float dtype (integers promote to the default float),
-and returns NaN for a domain error as SciPy does. The x-derivatives are custom_jvp rules with the exact
-formulas (E_n' = -E_{n-1}, Si' = sin x / x, Ci' = cos x / x, S' = sin(pi x^2 / 2), C' = cos(pi x^2 / 2),
-spence'(x) = log(x) / (1 - x)), themselves written with funcgrad operations, so higher orders work.
+expn, sici, fresnel, spence, dawsn and wofz are primitive cards (funcgrad.primitives.scipy_special:
+fixed-length series / continued fractions in NumPy, with the exact derivative formulas E_n' = -E_{n-1},
+Si' = sin x / x, Ci' = cos x / x, S' = sin(pi x^2 / 2), C' = cos(pi x^2 / 2), spence'(x) = log(x) / (1 - x),
+D' = 1 - 2 x D, w' = -2 z w + 2i / sqrt(pi) on the cards); the functions here promote their operands.
+The others are written with funcgrad.numpy operations (so they work under jit and vmap and differentiate
+through their pieces), except that hyp1f1 and hyp2f1 keep a custom_jvp rule for their x-derivative
+(see there). Each computes in its input's float dtype (integers promote to the default float) and
+returns NaN for a domain error as SciPy does.
 """
 from __future__ import annotations
 
@@ -18,70 +21,17 @@ import operator
 from .. import numpy as jnp
 from ..core import dtypes
 from ..numpy._promote import asarray_any
-from ..primitives.special import digamma as _digamma
+from ..primitives import scipy_special as _ss
 from ..primitives.control_flow import fori_loop
 from ..primitives.special import lgamma as _lgamma
 from ..transforms.ad import jvp as _jvp
 from ..transforms.custom import custom_jvp
-from ._special_more import _EULER_GAMMA, promote_float
+from ._special_more import promote_float
 
 _PI = math.pi
 
 
 # --- expn -----------------------------------------------------------------------------------------
-
-_EXPN_SERIES = 30  # terms of the power series (used for x <= 1)
-_EXPN_CF = 120     # depth of the continued fraction (used for x > 1)
-
-
-def _expn_core(n, x):
-    """E_n(x) for integer-valued n >= 1 and x > 0 (callers select the other cases)."""
-    small = x <= 1
-    xs = jnp.where(small, x, 0.5)
-    nm1 = n - 1
-    # series: E_n(x) = (-x)^(n-1)/(n-1)! (psi(n) - log x) - sum_{k != n-1} (-x)^k / ((k - n + 1) k!)
-    total = jnp.zeros_like(xs)
-    term = jnp.ones_like(xs)  # (-x)^k / k!
-    for k in range(_EXPN_SERIES):
-        if k:
-            term = -term * xs / k
-        d = k - nm1
-        total = total - jnp.where(d == 0, 0.0, term / jnp.where(d == 0, 1.0, d))
-    sign = jnp.where(jnp.remainder(nm1, 2) == 0, 1.0, -1.0)
-    lead = sign * jnp.exp(nm1 * jnp.log(xs) - _lgamma(n))
-    low = total + lead * (_digamma(n) - jnp.log(xs))
-    # continued fraction: E_n(x) = e^-x / (x + n - 1 n / (x + n + 2 - 2 (n + 1) / (x + n + 4 - ...)))
-    xl = jnp.where(small, 2.0, x)
-    t = jnp.zeros_like(xl)
-    for i in range(_EXPN_CF, 0, -1):
-        t = i * (nm1 + i) / (xl + n + 2 * i - t)
-    high = jnp.exp(-xl) / (xl + n - t)
-    return jnp.where(small, low, high)
-
-
-@custom_jvp
-def _expn(n, x):
-    ok = (n >= 1) & (x > 0)
-    ns = jnp.where(ok, n, 1.0)
-    xs = jnp.where(ok, x, 1.0)
-    val = _expn_core(ns, xs)
-    at0 = jnp.where(n > 1, 1 / jnp.where(n > 1, n - 1, 1.0), jnp.inf)
-    e0 = jnp.exp(-x) / x  # n == 0
-    out = jnp.where(ok, val, jnp.nan)
-    out = jnp.where((n >= 1) & (x == 0), at0, out)
-    out = jnp.where((n == 0) & (x >= 0), jnp.where(x == 0, jnp.inf, e0), out)
-    out = jnp.where((n >= 0) & (x == jnp.inf), 0.0, out)
-    return jnp.where(jnp.isnan(n) | jnp.isnan(x), jnp.nan, out)
-
-
-@_expn.defjvp
-def _expn_jvp(primals, tangents):
-    (n, x), (_, t) = primals, tangents
-    # E_n' = -E_{n-1}; for n = 0 the derivative of e^-x / x itself (SciPy has no E_{-1})
-    d0 = -jnp.exp(-x) * (x + 1) / (x * x)
-    d = jnp.where(n >= 1, -_expn(jnp.maximum(n - 1, 0.0), x), d0)
-    return _expn(n, x), t * d
-
 
 def expn(n, x):
     """The generalised exponential integral E_n(x) = int_1^inf e^(-x t) / t^n dt, for integer n >= 0
@@ -92,95 +42,10 @@ def expn(n, x):
     and gets no derivative (as in JAX).
     """
     n, x = promote_float("expn", n, x)
-    return _expn(jnp.trunc(n), x)
+    return _ss.expn(jnp.trunc(n), x)
 
 
 # --- sici -----------------------------------------------------------------------------------------
-
-_SICI_SERIES = 40
-_SICI_CF = 60
-
-
-def _sici_pos(x):
-    """(Si(x), Ci(x)) for x > 0: power series up to 4; above, E1(ix) = -Ci(x) + i (Si(x) - pi/2) by the
-    continued fraction e^-z / (z + 1 - 1/(z + 3 - 4/(z + 5 - ...))) at z = ix, in real arithmetic."""
-    small = x <= 4
-    xs = jnp.where(small, x, 1.0)
-    x2 = xs * xs
-    si = jnp.zeros_like(xs)
-    ci = jnp.zeros_like(xs)
-    term = xs  # (-1)^k x^(2k+1) / (2k+1)!
-    for k in range(_SICI_SERIES):
-        si = si + term / (2 * k + 1)
-        term = -term * x2 / ((2 * k + 2) * (2 * k + 3))
-    term = -x2 / 2  # (-1)^k x^(2k) / (2k)!, from k = 1
-    for k in range(1, _SICI_SERIES):
-        ci = ci + term / (2 * k)
-        term = -term * x2 / ((2 * k + 1) * (2 * k + 2))
-    ci = ci + _EULER_GAMMA + jnp.log(xs)
-    xl = jnp.where(small, 5.0, x)
-    # t = tr + i ti; t <- k^2 / (z + 2k + 1 - t) with z = i xl
-    tr = jnp.zeros_like(xl)
-    ti = jnp.zeros_like(xl)
-    for k in range(_SICI_CF, 0, -1):
-        dr = 2 * k + 1 - tr
-        di = xl - ti
-        den = dr * dr + di * di
-        tr = k * k * dr / den
-        ti = -k * k * di / den
-    dr = 1 - tr
-    di = xl - ti
-    den = dr * dr + di * di
-    qr, qi = dr / den, -di / den  # 1 / (z + 1 - t)
-    c, s = jnp.cos(xl), jnp.sin(xl)  # e^-z = c - i s
-    er = c * qr + s * qi
-    ei = c * qi - s * qr
-    si_l, ci_l = ei + _PI / 2, -er
-    # far out (where the fraction's x^2 would overflow): the auxiliary functions f ~ 1/x, g ~ 1/x^2
-    huge = x > 1e8
-    xh = jnp.where(huge, x, 1e8)
-    f, g = 1 / xh, 1 / xh / xh
-    si_l = jnp.where(huge, _PI / 2 - f * c - g * s, si_l)
-    ci_l = jnp.where(huge, f * s - g * c, ci_l)
-    return jnp.where(small, si, si_l), jnp.where(small, ci, ci_l)
-
-
-def _sici_both(x):
-    ax = jnp.abs(x)
-    pos = (ax > 0) & (ax < jnp.inf)
-    si, ci = _sici_pos(jnp.where(pos, ax, 1.0))
-    si = jnp.where(pos, si, jnp.where(ax == 0, 0.0, _PI / 2))
-    ci = jnp.where(pos, ci, jnp.where(ax == 0, -jnp.inf, 0.0))
-    ci = jnp.where(x == -jnp.inf, jnp.nan, ci)
-    si = jnp.where(x < 0, -si, si)
-    nan = jnp.isnan(x)
-    return jnp.where(nan, jnp.nan, si), jnp.where(nan, jnp.nan, ci)
-
-
-# Si and Ci have separate rules, so that Si's derivative at 0 (1) is not spoilt by Ci's (infinite).
-@custom_jvp
-def _si(x):
-    return _sici_both(x)[0]
-
-
-@_si.defjvp
-def _si_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    nz = x != 0
-    xs = jnp.where(nz, x, 1.0)
-    return _si(x), t * jnp.where(nz, jnp.sin(xs) / xs, 1.0)
-
-
-@custom_jvp
-def _ci(x):
-    return _sici_both(x)[1]
-
-
-@_ci.defjvp
-def _ci_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    return _ci(x), t * (jnp.cos(x) / x)
-
 
 def sici(x):
     """The sine and cosine integrals (Si(x), Ci(x)) = (int_0^x sin t / t dt, gamma + log|x| +
@@ -191,77 +56,10 @@ def sici(x):
     float64 (absolute near the zeros of Ci). Differentiable: Si' = sin x / x, Ci' = cos x / x.
     """
     x = promote_float("sici", x)
-    return _si(x), _ci(x)
+    return _ss.si(x), _ss.ci(x)
 
 
 # --- fresnel --------------------------------------------------------------------------------------
-
-_FRESNEL_SERIES = 40
-_FRESNEL_CF = 80
-_FRESNEL_SPLIT = 1.8
-
-
-def _fresnel_pos(x):
-    """(S(x), C(x)) for 0 <= x < inf."""
-    small = x <= _FRESNEL_SPLIT
-    xs = jnp.where(small, x, 1.0)
-    w = _PI / 2 * xs * xs
-    w2 = w * w
-    s = jnp.zeros_like(xs)
-    c = jnp.zeros_like(xs)
-    term = jnp.ones_like(xs)  # (-1)^k w^(2k) / (2k)!
-    for k in range(_FRESNEL_SERIES):
-        c = c + term / (4 * k + 1)
-        s = s + term * w / ((2 * k + 1) * (4 * k + 3))
-        term = -term * w2 / ((2 * k + 1) * (2 * k + 2))
-    s, c = xs * s, xs * c
-    # C + iS = (1 + i)/2 (1 - erfc(z)) with z = sqrt(pi)/2 (1 - i) x, z^2 = -i pi x^2 / 2, and
-    # erfc(z) = 2z e^(-z^2) / sqrt(pi) / (2z^2 + 1 - 1*2/(2z^2 + 5 - 3*4/(2z^2 + 9 - ...)))
-    xl = jnp.where(small, 2.0, x)
-    p = _PI * xl * xl  # 2z^2 = -i p
-    tr = jnp.zeros_like(xl)
-    ti = jnp.zeros_like(xl)
-    for j in range(_FRESNEL_CF, 0, -1):
-        a = (2 * j - 1) * (2 * j)
-        dr = 4 * j + 1 - tr
-        di = -p - ti
-        den = dr * dr + di * di
-        tr = a * dr / den
-        ti = -a * di / den
-    dr = 1 - tr
-    di = -p - ti
-    den = dr * dr + di * di
-    qr, qi = dr / den, -di / den
-    # 2z / sqrt(pi) = (1 - i) x ; e^(-z^2) = cos(p/2) + i sin(p/2)
-    half = p / 2
-    cr, ci_ = jnp.cos(half), jnp.sin(half)
-    ar, ai = xl * (cr + ci_), xl * (ci_ - cr)  # (1 - i) x (cr + i ci)
-    er = ar * qr - ai * qi
-    ei = ar * qi + ai * qr  # erfc(z)
-    # (1 + i)/2 (1 - e) : real = ((1 - er) + ei)/2, imag = ((1 - er) - ei)/2
-    cl = ((1 - er) + ei) / 2
-    sl = ((1 - er) - ei) / 2
-    return jnp.where(small, s, sl), jnp.where(small, c, cl)
-
-
-@custom_jvp
-def _fresnel(x):
-    ax = jnp.abs(x)
-    fin = ax < jnp.inf
-    s, c = _fresnel_pos(jnp.where(fin, ax, 1.0))
-    s = jnp.where(fin, s, 0.5)
-    c = jnp.where(fin, c, 0.5)
-    neg = x < 0
-    nan = jnp.isnan(x)
-    return jnp.where(nan, jnp.nan, jnp.where(neg, -s, s)), jnp.where(nan, jnp.nan, jnp.where(neg, -c, c))
-
-
-@_fresnel.defjvp
-def _fresnel_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    w = _PI / 2 * x * x
-    return _fresnel(x), (t * jnp.sin(w), t * jnp.cos(w))
-
 
 def fresnel(x):
     """The Fresnel integrals (S(x), C(x)) = (int_0^x sin(pi t^2 / 2) dt, int_0^x cos(pi t^2 / 2) dt),
@@ -271,67 +69,10 @@ def fresnel(x):
     1e-13 relative in float64 for |x| <= 100 (the phase pi x^2 / 2 loses digits as x grows).
     Differentiable: S' = sin(pi x^2 / 2), C' = cos(pi x^2 / 2).
     """
-    return _fresnel(promote_float("fresnel", x))
+    return _ss.fresnel(promote_float("fresnel", x))
 
 
 # --- spence ---------------------------------------------------------------------------------------
-
-# B_k / (k + 1)! for k = 0, 1, 2, 4, ..., 2 * 11 (the odd ones beyond B_1 vanish)
-_BERN = [1.0, -0.5, 1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798,
-         -174611 / 330, 854513 / 138]
-
-
-def _li2_u(u):
-    """Li2(y) from u = -log(1 - y), |u| <= log 2: sum_k B_k u^(k+1) / (k+1)!."""
-    u2 = u * u
-    out = u - u2 / 4
-    pw = u * u2  # u^(2j+1)
-    for j in range(1, len(_BERN) - 1):
-        out = out + _BERN[j + 1] / math.factorial(2 * j + 1) * pw
-        pw = pw * u2
-    return out
-
-
-_ZETA2 = _PI * _PI / 6
-
-
-@custom_jvp
-def _spence(x):
-    ok = (x >= 0) & (x < jnp.inf)
-    xs = jnp.where(ok, x, 1.0)
-    mid = (xs >= 0.5) & (xs <= 2)
-    big = xs > 2
-    low = xs < 0.5
-    # x in [1/2, 2]: Li2(1 - x) with u = -log x
-    xm = jnp.where(mid, xs, 1.0)
-    v_mid = _li2_u(-jnp.log(xm))
-    # x > 2: Li2(y) = -zeta(2) - log(-y)^2 / 2 - Li2(1/y), y = 1 - x; 1/y has u = log1p(-1/x)
-    xb = jnp.where(big, xs, 4.0)
-    lb = jnp.log(xb - 1)
-    v_big = -_ZETA2 - 0.5 * lb * lb - _li2_u(jnp.log1p(-1 / xb))
-    # x < 1/2: Li2(1 - x) = zeta(2) - log(1 - x) log(x) - Li2(x), Li2(x) with u = -log1p(-x)
-    xl = jnp.where(low & (xs > 0), xs, 0.25)
-    v_low = _ZETA2 - jnp.log1p(-xl) * jnp.log(xl) - _li2_u(-jnp.log1p(-xl))
-    v_low = jnp.where(xs == 0, _ZETA2, v_low)
-    out = jnp.where(mid, v_mid, jnp.where(big, v_big, v_low))
-    return jnp.where(ok, out, jnp.nan)
-
-
-@_spence.defjvp
-def _spence_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    # log(x) / (1 - x) = -log1p(w) / w with w = x - 1: its power series near x = 1 (smooth there, so
-    # higher derivatives are right too)
-    w = x - 1
-    near = jnp.abs(w) < 0.1
-    wn = jnp.where(near, w, 0.0)
-    ser = jnp.zeros_like(wn)
-    for k in range(17, -1, -1):
-        ser = 1 / (k + 1) - wn * ser
-    xs = jnp.where(near, 2.0, x)
-    d = jnp.where(near, -ser, jnp.log(xs) / (1 - xs))
-    return _spence(x), t * d
-
 
 def spence(x):
     """Spence's function int_1^x log(t) / (1 - t) dt = Li2(1 - x) for real x >= 0 (NaN below 0, and at
@@ -341,7 +82,7 @@ def spence(x):
     series of the dilogarithm; about 1e-14 relative in float64. Differentiable:
     spence'(x) = log(x) / (1 - x) (-1 at x = 1).
     """
-    return _spence(promote_float("spence", x))
+    return _ss.spence(promote_float("spence", x))
 
 
 # --- hypergeometric functions ---------------------------------------------------------------------
@@ -673,39 +414,12 @@ def sph_harm(m, n, theta, phi, n_max=None):
 
 # --- funcgrad extras (in scipy.special, not in jax.scipy.special): dawsn, owens_t -------------------
 
-_DAWSN_CF = 60
-
-
-@custom_jvp
-def _dawsn(x):
-    ax = jnp.abs(x)
-    huge = ax > 1e8
-    xs = jnp.where(huge, 1.0, ax)
-    x2 = xs * xs
-    # D(x) = x / (1 + 2x^2 - 4x^2 / (3 + 2x^2 - 8x^2 / (5 + 2x^2 - ...))), convergent for all x
-    t = jnp.zeros_like(xs)
-    for k in range(_DAWSN_CF, 0, -1):
-        t = 4 * k * x2 / (2 * k + 1 + 2 * x2 - t)
-    val = xs / (1 + 2 * x2 - t)
-    xh = jnp.where(huge, ax, 1e8)
-    val = jnp.where(huge, 1 / (2 * xh) + 1 / (4 * xh * xh * xh), val)
-    val = jnp.where(ax == jnp.inf, 0.0, val)
-    return jnp.copysign(val, x)
-
-
-@_dawsn.defjvp
-def _dawsn_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    d = _dawsn(x)
-    return d, t * (1 - 2 * x * d)
-
-
 def dawsn(x):
     """Dawson's integral D(x) = e^(-x^2) int_0^x e^(t^2) dt, as scipy.special.dawsn (a funcgrad extra:
     jax.scipy.special has no dawsn). A 60-term continued fraction, convergent for all real x (the
     asymptotic 1/(2x) + 1/(4x^3) beyond 1e8): about 1e-14 relative in float64. Differentiable:
     D'(x) = 1 - 2 x D(x)."""
-    return _dawsn(promote_float("dawsn", x))
+    return _ss.dawsn(promote_float("dawsn", x))
 
 
 def _gauss_legendre(n):
@@ -749,52 +463,6 @@ def owens_t(h, a):
     return jnp.where(a < 0, -val, val)
 
 
-def _weideman(n):
-    """Weideman's (1994) rational approximation of the Faddeeva function: its scale L and the n
-    coefficients (highest power first) of the polynomial in Z = (L + iz) / (L - iz), from the FFT of
-    e^(-t^2) (L^2 + t^2) sampled at t = L tan(theta / 2)."""
-    import numpy as np
-    m = 2 * n
-    k = np.arange(-m + 1, m)
-    L = math.sqrt(n / math.sqrt(2))
-    t = L * np.tan(k * math.pi / m / 2)
-    f = np.concatenate([[0.0], np.exp(-t * t) * (L * L + t * t)])
-    a = np.real(np.fft.fft(np.fft.fftshift(f))) / (2 * m)
-    return L, [float(c) for c in a[1:n + 1][::-1]]
-
-
-_W_L, _W_COEF = _weideman(40)
-_INV_SQRT_PI = 1 / math.sqrt(_PI)
-
-
-def _wofz_upper(z):
-    """w(z) for Im z >= 0."""
-    d = _W_L - 1j * z
-    Z = (_W_L + 1j * z) / d
-    p = jnp.zeros_like(z)
-    for c in _W_COEF:
-        p = p * Z + c
-    return 2 * p / (d * d) + _INV_SQRT_PI / d
-
-
-@custom_jvp
-def _wofz(z):
-    lower = jnp.imag(z) < 0
-    infinite = jnp.isinf(jnp.real(z)) | jnp.isinf(jnp.imag(z))
-    zu = jnp.where(lower, -z, z)
-    wu = _wofz_upper(jnp.where(infinite, 0.0, zu))
-    # w(z) = 2 e^(-z^2) - w(-z) in the lower half plane
-    out = jnp.where(lower, 2 * jnp.exp(-z * z) - wu, wu)
-    return jnp.where(infinite & ~lower, 0.0, out)
-
-
-@_wofz.defjvp
-def _wofz_jvp(primals, tangents):
-    (z,), (t,) = primals, tangents
-    w = _wofz(z)
-    return w, t * (-2 * z * w + 2j * _INV_SQRT_PI)
-
-
 def wofz(z):
     """The Faddeeva function w(z) = e^(-z^2) erfc(-iz), as scipy.special.wofz (a funcgrad extra:
     jax.scipy.special has no wofz); real input gives the complex dtype of its precision.
@@ -809,7 +477,7 @@ def wofz(z):
         if not dtypes.is_inexact(z.dtype):
             z = z.astype(dtypes.defaults.float_)
         z = z.astype(jnp.complex64 if z.dtype == jnp.float32 else jnp.complex128)
-    return _wofz(z)
+    return _ss.wofz(z)
 
 
 __all__ = ["expn", "sici", "fresnel", "spence", "hyp1f1", "hyp2f1", "lpmn", "lpmn_values", "sph_harm",

@@ -1,0 +1,69 @@
+"""Cases for funcgrad/primitives/scipy_special.py (the jax.scipy.special cards), inside each smooth domain:
+
+- xlogy: x in (-3, 3) (0 included: its rules have the limits there), y in (0.2, 5); xlog1py: y in (-0.8, 4).
+- ndtri: p in (0.02, 0.98); exp1: x in (0.1, 5) (both sides of the series / continued-fraction switch
+  at 1); expi: |x| in (0.2, 5); expn: an integer order n in 0..5 (a float operand, no derivative:
+  ZERO_DERIVATIVE_OPERANDS in tests/test_primitive_properties.py) and x in (0.2, 4).
+- si: x in (-6, 6) (0 and the switch at |x| = 4 included); ci: |x| in (0.2, 6).
+- fresnel: x in (-3, 3) (the switch at 1.8); spence: x in (0.05, 4) (through 1, where the derivative is
+  a series); dawsn: x in (-5, 5); wofz: complex z with Re in (-3, 3), Im in (-2, 2) (both half planes).
+"""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+from funcgrad.testing import arrays, shapes
+
+F64 = np.dtype(np.float64)
+
+
+def _shape(draw):
+    return tuple(draw(shapes(min_dims=0, max_dims=2, min_side=1, max_side=3)))
+
+
+def _u(draw, shp, lo, hi):
+    return draw(arrays(F64, shp, elements=st.floats(lo, hi)))
+
+
+def unary(lo, hi, away_from_zero=False):
+    def case(draw):
+        shp = _shape(draw)
+        x = _u(draw, shp, lo, hi)
+        if away_from_zero:
+            x = np.where(draw(arrays(np.dtype(np.bool_), shp)), -x, x)
+        return [x], {}
+    return case
+
+
+def xlogy_case(draw):
+    shp = _shape(draw)
+    x = _u(draw, shp, -3, 3)
+    x = np.where(draw(arrays(np.dtype(np.bool_), shp)), 0.0, x)
+    return [x, _u(draw, shp, 0.2, 5)], {}
+
+
+def xlog1py_case(draw):
+    shp = _shape(draw)
+    x = _u(draw, shp, -3, 3)
+    x = np.where(draw(arrays(np.dtype(np.bool_), shp)), 0.0, x)
+    return [x, _u(draw, shp, -0.8, 4)], {}
+
+
+def expn_case(draw):
+    shp = _shape(draw)
+    n = draw(arrays(F64, shp, elements=st.integers(0, 5).map(float)))
+    return [n, _u(draw, shp, 0.2, 4)], {}
+
+
+def wofz_case(draw):
+    shp = _shape(draw)
+    return [_u(draw, shp, -3, 3) + 1j * _u(draw, shp, -2, 2)], {}
+
+
+CASES = {
+    "xlogy": xlogy_case, "xlog1py": xlog1py_case, "ndtri": unary(0.02, 0.98), "exp1": unary(0.1, 5),
+    "expi": unary(0.2, 5, away_from_zero=True), "expn": expn_case, "si": unary(-6, 6),
+    "ci": unary(0.2, 6, away_from_zero=True), "fresnel": unary(-3, 3), "spence": unary(0.05, 4),
+    "dawsn": unary(-5, 5), "wofz": wofz_case,
+}
