@@ -313,3 +313,28 @@ def test_traced_weak_scalar_stays_weak_with_python_scalars():
     seen.clear()
     fg.grad(lambda a: jnp.sum(f(a)))(w)
     assert seen == [(w.dtype, True)]
+
+
+@pytest.mark.parametrize("sa,sb", [((3, 4, 5), (5, 2)), ((2, 3, 4, 5), (5, 6)), ((4, 5), (3, 5, 2)),
+                                   ((4, 5), (2, 3, 5, 6)), ((5,), (3, 5, 2)), ((3, 4, 5), (5,)),
+                                   ((2, 1, 4, 5), (3, 5, 2))])
+def test_matmul_with_a_shared_matrix_is_one_product(sa, sb):
+    """A stack of matrices times one matrix (or one matrix times a stack) contracts directly, as JAX's
+    matmul: no copy of the shared matrix per batch entry, and its gradient is one product rather than
+    a stack of per-entry products summed. Values and gradients against NumPy / torch."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    want = np.matmul(a, b)
+    r = rng.standard_normal(want.shape)
+    got = jnp.matmul(a, b)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    (torch.matmul(ta, tb) * torch.tensor(r)).sum().backward()
+    ga, gb = fg.grad(lambda x, y: jnp.sum(jnp.matmul(x, y) * r), (0, 1))(a, b)
+    np.testing.assert_allclose(ga, ta.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(gb, tb.grad.numpy(), rtol=1e-10)
+    if len(sa) >= 2 and len(sb) >= 2 and (len(sa) == 2) != (len(sb) == 2):
+        jx = fg.make_jaxpr(fg.grad(lambda x, y: jnp.sum(jnp.matmul(x, y) * r), (0, 1)))(a, b)
+        dots = [e for e in jx.eqns if e.prim.name == "dot_general"]
+        assert len(dots) == 3 and all(e.params["dimension_numbers"][1] == ((), ()) for e in dots), jx

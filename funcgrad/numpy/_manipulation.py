@@ -273,11 +273,19 @@ def matmul(x1, x2, /):
                          f"{shape_b} cannot be multiplied (at {user_location(2)})")
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op="matmul")
     nb = len(batch)
-    if a.ndim > 2 or b.ndim > 2:
-        a = broadcast_to(a, batch + a.shape[-2:])
-        b = broadcast_to(b, batch + b.shape[-2:])
-    bd = tuple(range(nb))
-    out = la.dot_general(a, b, (((nb + 1,), (nb,)), (bd, bd)))
+    if b.ndim == 2 and a.ndim > 2:
+        # a matrix shared by every batch entry: its batch dimensions are free dimensions of one product
+        # (one GEMM, and a gradient for b that is one GEMM too, not a stack of per-entry products summed)
+        out = la.dot_general(a, b, (((a.ndim - 1,), (0,)), ((), ())))
+    elif a.ndim == 2 and b.ndim > 2:
+        out = la.dot_general(a, b, (((1,), (b.ndim - 2,)), ((), ())))  # (M, *batch, N)
+        out = sh.transpose(out, tuple(range(1, nb + 1)) + (0, nb + 1))
+    else:
+        if a.ndim > 2 or b.ndim > 2:
+            a = broadcast_to(a, batch + a.shape[-2:])
+            b = broadcast_to(b, batch + b.shape[-2:])
+        bd = tuple(range(nb))
+        out = la.dot_general(a, b, (((nb + 1,), (nb,)), (bd, bd)))
     if va:
         out = sh.squeeze(out, (out.ndim - 2,))
     if vb:
