@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, get_aval, to_array
+from ..core.array import ArrayBase, get_aval, to_array, wrap
 from ..core.aval import ShapedArray
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
@@ -344,11 +344,12 @@ def _closure_jaxpr(fun, in_tree, avals, name):
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
     """Repeat `val = body_fun(val)` while `cond_fun(val)`; the carry keeps its types (as jax.lax.while_loop)."""
     leaves, tree = tree_flatten(init_val)
-    if _concrete(leaves):
-        val = init_val
+    if _concrete(leaves):  # the carry is still made of arrays, as a traced loop's is
+        val = tree_unflatten(tree, _as_arrays(leaves))
         while bool(cond_fun(val)):
             val = body_fun(val)
-        return val
+        out, out_tree = tree_flatten(val)
+        return tree_unflatten(out_tree, _as_arrays(out))
     leaves = _as_arrays(leaves)
     avals = [get_aval(x) for x in leaves]
     body_j, body_consts, body_tree = _closure_jaxpr(body_fun, tree, avals, "while_loop body")
@@ -605,11 +606,13 @@ def fori_loop(lower, upper, body_fun: Callable, init_val):
         concrete_value(upper) if isinstance(upper, ArrayBase) else upper
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
-        if _concrete(tree_flatten(init_val)[0]):
-            val = init_val
+        leaves, tree = tree_flatten(init_val)
+        if _concrete(leaves):  # run as Python; the index and the carry are arrays, as when traced
+            val = tree_unflatten(tree, _as_arrays(leaves))
             for i in range(lo, hi):
-                val = body_fun(i, val)
-            return val
+                val = body_fun(wrap(np.int32(i), True), val)
+            out, out_tree = tree_flatten(val)
+            return tree_unflatten(out_tree, _as_arrays(out))
         idx = to_array(np.arange(lo, max(lo, hi), dtype=np.int32))
         carry, _ = scan(lambda c, i: (body_fun(i, c), None), init_val, idx, length=max(0, hi - lo))
         return carry

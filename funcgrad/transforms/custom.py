@@ -12,7 +12,8 @@ from ..core.array import ArrayBase, get_aval, to_array, wrap
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
 from ..core.errors import UnexpectedTracerError
-from ..core.trace import Tracer, find_top, hoist_tracer_consts, transform_active
+from ..core.errors import ConcretizationError
+from ..core.trace import Tracer, concrete_value, find_top, hoist_tracer_consts, new_trace, transform_active
 from ..core.tree_util import tree_flatten, tree_unflatten
 from ..primitives.shape import full
 from .batching import trace_to_jaxpr
@@ -84,6 +85,24 @@ class _FlatCall:
         o_leaves, o_tree = tree_flatten(out)
         self.out_trees.append(o_tree)
         return o_leaves
+
+
+def _trace_rule_fun(flat_fun, leaves, name: str) -> Jaxpr:
+    """The jaxpr of the function a custom rule stands for. Traced abstractly; where that needs a value
+    (Python control flow on an argument) and every argument's value is known (differentiation outside
+    jit and vmap), traced again on those values, as JAX then runs the function on concrete primals.
+    The jaxpr is then specific to these values, which are the only ones it is evaluated at."""
+    avals = [get_aval(x) for x in leaves]
+    try:
+        return trace_to_jaxpr(flat_fun, avals, name)
+    except ConcretizationError:
+        values = [concrete_value(x) for x in leaves]
+        if any(v is None for v in values):
+            raise
+    with new_trace(name, carries_values=True) as trace:
+        ins = [trace.new_arg(a, v) for a, v in zip(avals, values)]
+        outs = [o if isinstance(o, ArrayBase) else to_array(o, copy=False) for o in flat_fun(*ins)]
+        return trace.to_jaxpr(ins, outs)
 
 
 # --- custom_jvp -----------------------------------------------------------------------------------
@@ -172,7 +191,7 @@ class custom_jvp:
             return tree_flatten(out)[0], tree_flatten(t_out)[0]
 
         avals = [get_aval(x) for x in leaves]
-        jaxpr = trace_to_jaxpr(flat_fun, avals, "custom_jvp")
+        jaxpr = _trace_rule_fun(flat_fun, leaves, "custom_jvp")
         if not any(isinstance(c, Tracer) for c in jaxpr.consts):
             outs = custom_jvp_call_p.bind(*leaves, jaxpr=jaxpr, jvp=flat_jvp, name=self.__name__)
             return tree_unflatten(store[-1], outs)
@@ -274,7 +293,7 @@ class custom_vjp:
             return tree_flatten(tuple(in_cts), is_leaf=lambda x: x is None)[0]
 
         avals = [get_aval(x) for x in leaves]
-        jaxpr = trace_to_jaxpr(flat_fun, avals, "custom_vjp")
+        jaxpr = _trace_rule_fun(flat_fun, leaves, "custom_vjp")
         if not any(isinstance(c, Tracer) for c in jaxpr.consts):
             outs = custom_vjp_call_p.bind(*leaves, jaxpr=jaxpr, fwd=flat_fwd, bwd=flat_bwd, name=self.__name__)
             return tree_unflatten(store[-1], outs)

@@ -1,0 +1,174 @@
+"""Small programs in the style of JAX's documentation tutorials (autodiff, custom derivative rules,
+pytrees, jaxpr interpreters, control flow, random numbers, ...), written against `jax` and run unchanged on
+funcgrad through the import shim in tests/jax_shim.py. Each checks analytic values, finite differences, or
+(where real JAX is installed) JAX's own answers."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jax_shim import run_program
+
+
+def test_jax_test_util_check_grads_is_importable_and_catches_a_wrong_rule():
+    ns = run_program("""
+        import jax, jax.numpy as jnp
+        from jax.test_util import check_grads, check_jvp, check_vjp
+
+        def f(w, b):
+            return jnp.sum(jnp.tanh(w * 2.0 + b) ** 2)
+
+        check_grads(f, (jnp.array([0.3, -0.2, 0.5]), jnp.array(0.1)), order=2)
+
+        @jax.custom_jvp
+        def wrong(x):
+            return jnp.sin(x)
+        wrong.defjvps(lambda t, ans, x: 2.0 * jnp.cos(x) * t)
+        try:
+            check_grads(wrong, (jnp.array([0.4, 0.9]),), order=1, modes=["fwd"])
+            caught = False
+        except AssertionError:
+            caught = True
+    """)
+    assert ns["caught"]
+
+
+def test_holomorphic_grad_through_a_complex_cholesky():
+    ns = run_program("""
+        import jax, jax.numpy as jnp
+        import numpy as np
+
+        a = jnp.array([[5.0, 2.0 + 3j, 5j], [2.0 - 3j, 7.0, 1.0 + 7j], [-5j, 1.0 - 7j, 12.0]])
+
+        def f(x):
+            low = jnp.linalg.cholesky(x)
+            return jnp.sum((low - jnp.sin(low)) ** 2)
+
+        g = jax.grad(f, holomorphic=True)(a)
+        rng = np.random.default_rng(0)
+        t = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+        t = jnp.asarray(((t + t.conj().T) / 2).astype(np.complex64))   # a Hermitian direction
+        _, df = jax.jvp(f, (a,), (t,))
+        low, dlow = jax.jvp(jnp.linalg.cholesky, (a,), (t,))
+    """)
+    a = np.asarray(ns["a"], np.complex128)
+    t = np.asarray(ns["t"], np.complex128)
+    low = np.linalg.cholesky(a)
+    np.testing.assert_allclose(np.asarray(ns["low"]), low, rtol=1e-5, atol=1e-5)
+    eps = 1e-6
+    fd_low = (np.linalg.cholesky(a + eps * t) - np.linalg.cholesky(a - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(np.asarray(ns["dlow"]), fd_low, rtol=1e-3, atol=1e-4)
+
+    def f(x):
+        c = np.linalg.cholesky(x)
+        return np.sum((c - np.sin(c)) ** 2)
+
+    fd = (f(a + eps * t) - f(a - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(complex(ns["df"]), fd, rtol=1e-3)
+    # the reverse rule is JAX's transpose of the forward one (conj transposes to conj, so for this
+    # non-holomorphic f the pairing agrees in its real part): Re sum(g * t) == Re(jvp along t)
+    np.testing.assert_allclose(np.real(np.sum(np.asarray(ns["g"]) * t)), fd.real, rtol=1e-3)
+
+
+def test_complex_cholesky_and_triangular_solve_vjps_match_jax():
+    jax = pytest.importorskip("jax")
+    import funcgrad as fg
+    from funcgrad.lax import linalg as fla
+    from jax.lax import linalg as jla
+    rng = np.random.default_rng(1)
+    a = (np.tril(rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))) + 3 * np.eye(3)).astype(np.complex64)
+    b = (rng.normal(size=(3, 2)) + 1j * rng.normal(size=(3, 2))).astype(np.complex64)
+    u = (rng.normal(size=(3, 2)) + 1j * rng.normal(size=(3, 2))).astype(np.complex64)
+    for transpose_a, conjugate_a in [(True, True), (False, True), (True, False)]:
+        kw = dict(left_side=True, lower=True, transpose_a=transpose_a, conjugate_a=conjugate_a)
+        want = jax.vjp(lambda x: jla.triangular_solve(x, b, **kw), a)[1](u)[0]
+        got = fg.vjp(lambda x: fla.triangular_solve(x, b, **kw), a)[1](u)[0]
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
+    h = a @ a.conj().T
+    ct = np.tril(u[:, :1] @ u[:, 1:].T)
+    want = jax.vjp(jax.numpy.linalg.cholesky, h)[1](ct)[0]
+    got = fg.vjp(fg.numpy.linalg.cholesky, h)[1](ct)[0]
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-3, atol=1e-4)
+
+
+def test_triangular_solve_with_conjugate_a_differentiates_complex_input():
+    import funcgrad as fg
+    from funcgrad.lax import linalg as lla
+    rng = np.random.default_rng(1)
+    a = np.tril(rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))) + 3 * np.eye(3)
+    b = rng.normal(size=(3, 2)) + 1j * rng.normal(size=(3, 2))
+    ta = np.tril(rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3)))
+
+    def solve(x):
+        return lla.triangular_solve(x, b, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
+
+    def ref(x):
+        return np.linalg.solve(x.conj().T, b)
+
+    _, t = fg.jvp(solve, (a,), (ta,))
+    fd = (ref(a + 1e-6 * ta) - ref(a - 1e-6 * ta)) / 2e-6
+    np.testing.assert_allclose(np.asarray(t), fd, rtol=1e-6, atol=1e-8)
+    u = rng.normal(size=(3, 2)) + 1j * rng.normal(size=(3, 2))
+    _, pull = fg.vjp(solve, a)
+    # a -> solve is antilinear here: JAX's transpose pairs with the jvp in the real part
+    np.testing.assert_allclose(np.real(np.sum(np.asarray(pull(u)[0]) * ta)), np.real(np.sum(u * fd)), rtol=1e-6)
+
+
+def test_custom_rules_may_use_python_control_flow_under_grad():
+    ns = run_program("""
+        import jax, jax.numpy as jnp
+        from functools import partial
+
+        @jax.custom_jvp
+        def piecewise(x):
+            if x > 0:
+                return jnp.sin(x)
+            return jnp.cos(x)
+
+        @piecewise.defjvp
+        def piecewise_jvp(primals, tangents):
+            (x,), (dx,) = primals, tangents
+            return piecewise(x), (2.0 if x > 0 else 3.0) * dx
+
+        @jax.custom_vjp
+        def relu_like(x):
+            return x if x > 0 else 0.0 * x
+
+        relu_like.defvjp(lambda x: (relu_like(x), x > 0), lambda pos, g: (jnp.where(pos, g, 0.5 * g),))
+
+        grads = [jax.grad(piecewise)(1.0), jax.grad(piecewise)(-1.0)]
+        vals = [piecewise(1.0), jax.value_and_grad(piecewise)(-1.0)[0]]
+        vgrads = [jax.grad(relu_like)(2.0), jax.grad(relu_like)(-2.0)]
+        second = jax.grad(lambda x: jax.grad(piecewise)(x) * x)(1.5)
+        try:
+            jax.jit(jax.grad(piecewise))(1.0)
+            jit_error = None
+        except jax.errors.ConcretizationTypeError as e:
+            jit_error = e
+    """)
+    np.testing.assert_allclose([float(g) for g in ns["grads"]], [2.0, 3.0])
+    np.testing.assert_allclose([float(v) for v in ns["vals"]], [np.sin(1.0), np.cos(-1.0)], rtol=1e-6)
+    np.testing.assert_allclose([float(g) for g in ns["vgrads"]], [1.0, 0.5])
+    np.testing.assert_allclose(float(ns["second"]), 2.0)
+    assert ns["jit_error"] is not None  # under jit the value is abstract, as in JAX
+
+
+def test_eager_loops_carry_arrays_and_index_arrays():
+    ns = run_program("""
+        import jax, jax.numpy as jnp
+        from jax import lax
+
+        seen = []
+        def body(i, c):
+            seen.append((i.dtype, i.shape))
+            return c + i
+
+        total = lax.fori_loop(0, 4, body, 0.5)
+        root = lax.while_loop(lambda c: jnp.abs(c[0] - c[1]) > 1e-6,
+                              lambda c: (c[1], 0.5 * (c[1] + 2.0 / c[1])), (2.0, 1.5))[1]
+        count = lax.while_loop(lambda c: c < 3, lambda c: c + 1, jnp.int8(0))
+    """)
+    assert ns["seen"] == [(np.dtype("int32"), ())] * 4
+    assert ns["total"].dtype == np.float32 and float(ns["total"]) == 6.5
+    assert ns["root"].dtype == np.float32 and abs(float(ns["root"]) - np.sqrt(2)) < 1e-6
+    assert ns["count"].dtype == np.int8 and int(ns["count"]) == 3
