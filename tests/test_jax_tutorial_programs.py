@@ -172,3 +172,113 @@ def test_eager_loops_carry_arrays_and_index_arrays():
     assert ns["total"].dtype == np.float32 and float(ns["total"]) == 6.5
     assert ns["root"].dtype == np.float32 and abs(float(ns["root"]) - np.sqrt(2)) < 1e-6
     assert ns["count"].dtype == np.int8 and int(ns["count"]) == 3
+
+
+def test_pytree_treedef_children_and_dataclass_key_paths():
+    ns = run_program("""
+        import dataclasses
+        import jax, jax.numpy as jnp
+
+        td = jax.tree.structure({"w": 1, "opt": (2, [3, 4])})
+        kids = td.children()
+        kid_leaves = [k.num_leaves for k in kids]
+
+        @dataclasses.dataclass
+        class Layer:
+            kernel: object
+            bias: object
+            act: str
+
+        jax.tree_util.register_dataclass(Layer, data_fields=["kernel", "bias"], meta_fields=["act"])
+        layer = Layer(jnp.ones((2, 2)), jnp.zeros(2), "relu")
+        paths = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_flatten_with_path([layer])[0]]
+        grads = jax.grad(lambda l: jnp.sum(l.kernel * 3.0) + jnp.sum(l.bias))(layer)
+    """)
+    assert ns["kid_leaves"] == [3, 1]
+    assert ns["paths"] == ["[0].kernel", "[0].bias"]
+    assert ns["grads"].act == "relu"
+    np.testing.assert_allclose(np.asarray(ns["grads"].kernel), np.full((2, 2), 3.0))
+
+
+def test_a_jaxpr_interpreter_written_against_jax_core_runs_and_composes():
+    ns = run_program("""
+        from functools import wraps
+        import jax, jax.numpy as jnp
+        from jax import lax
+        from jax.extend import core
+        from jax._src.util import safe_map
+
+        def run(jaxpr, consts, *args):
+            env = {}
+            def read(v):
+                return v.val if isinstance(v, core.Literal) else env[v]
+            def write(v, x):
+                env[v] = x
+            safe_map(write, jaxpr.invars, args)
+            safe_map(write, jaxpr.constvars, consts)
+            for eqn in jaxpr.eqns:
+                outs = eqn.primitive.bind(*safe_map(read, eqn.invars), **eqn.params)
+                safe_map(write, eqn.outvars, outs if eqn.primitive.multiple_results else [outs])
+            return safe_map(read, jaxpr.outvars)
+
+        undo = {lax.exp_p: jnp.log, lax.sinh_p: jnp.arcsinh}
+
+        def invert(fun):
+            @wraps(fun)
+            def wrapped(y):
+                closed = jax.make_jaxpr(fun)(y)
+                jaxpr, env = closed.jaxpr, {}
+                env[jaxpr.outvars[0]] = y
+                for eqn in jaxpr.eqns[::-1]:
+                    env[eqn.invars[0]] = undo[eqn.primitive](env[eqn.outvars[0]])
+                return env[jaxpr.invars[0]]
+            return wrapped
+
+        f = lambda x: jnp.exp(jnp.sinh(x))
+        scale = jnp.array([1.0, 2.0, 3.0])
+        closed = jax.make_jaxpr(lambda x: jnp.sin(x) * scale + 1.0)(jnp.ones(3))
+        names = [e.primitive.name for e in closed.jaxpr.eqns]
+        ran = run(closed.jaxpr, closed.literals, jnp.array([0.5, 1.0, 1.5]))
+        via_core = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, jnp.array([0.5, 1.0, 1.5]))
+        as_fun = core.jaxpr_as_fun(closed)(jnp.array([0.5, 1.0, 1.5]))
+        back = invert(f)(f(0.7))
+        slopes = jax.jit(jax.vmap(jax.grad(invert(f))))(jnp.array([1.5, 2.0, 4.0]))
+        is_prim = isinstance(closed.jaxpr.eqns[0].primitive, core.Primitive)
+        from jax.extend.core import primitives
+        same = primitives.exp_p is lax.exp_p and primitives.while_p is not None
+    """)
+    assert ns["names"] == ["sin", "mul", "add"] and ns["is_prim"] and ns["same"]
+    x = np.array([0.5, 1.0, 1.5])
+    want = np.sin(x) * [1.0, 2.0, 3.0] + 1.0
+    for got in (ns["ran"], ns["via_core"], ns["as_fun"]):
+        np.testing.assert_allclose(np.asarray(got[0]), want, rtol=1e-6)
+    np.testing.assert_allclose(float(ns["back"]), 0.7, rtol=1e-5)
+    y = np.array([1.5, 2.0, 4.0])  # d/dy arcsinh(log y) = 1 / (y sqrt(1 + log(y)^2))
+    np.testing.assert_allclose(np.asarray(ns["slopes"]), 1 / (y * np.sqrt(1 + np.log(y) ** 2)), rtol=1e-5)
+
+
+def test_a_user_primitive_from_jax_extend_evaluates_eagerly_under_jit_and_in_jaxprs():
+    ns = run_program("""
+        import numpy as np
+        import jax, jax.numpy as jnp
+        from jax.extend.core import Primitive
+
+        fma_p = Primitive("fused_multiply_add")
+        fma_p.def_impl(lambda x, y, z: np.add(np.multiply(x, y), z))
+        fma_p.def_abstract_eval(lambda x, y, z: jax.core.ShapedArray(x.shape, x.dtype))
+        fma = lambda x, y, z: fma_p.bind(x, y, z)
+
+        eager = fma(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]), jnp.array([0.5, 0.5]))
+        jitted = jax.jit(fma)(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]), jnp.array([0.5, 0.5]))
+        names = [e.primitive.name for e in jax.make_jaxpr(fma)(1.0, 2.0, 3.0).jaxpr.eqns]
+        bare = Primitive("no_rules")
+        try:
+            bare.bind(jnp.ones(2))
+            missing = None
+        except NotImplementedError as e:
+            missing = str(e)
+    """)
+    np.testing.assert_allclose(np.asarray(ns["eager"]), [3.5, 8.5])
+    np.testing.assert_allclose(np.asarray(ns["jitted"]), [3.5, 8.5])
+    assert ns["names"] == ["fused_multiply_add"]
+    assert "no_rules" in ns["missing"]
