@@ -282,3 +282,27 @@ def test_a_user_primitive_from_jax_extend_evaluates_eagerly_under_jit_and_in_jax
     np.testing.assert_allclose(np.asarray(ns["jitted"]), [3.5, 8.5])
     assert ns["names"] == ["fused_multiply_add"]
     assert "no_rules" in ns["missing"]
+
+
+def test_control_flow_on_python_scalars_returns_arrays_and_while_grad_is_a_value_error():
+    ns = run_program("""
+        import jax, jax.numpy as jnp
+        from jax import lax
+
+        both = lax.cond(True, lambda a, b: a + b, lambda a, b: a - b, 1.0, 2.0)
+        picked = lax.switch(5, [lambda x: x + 1.0, lambda x: x * 10.0], 3.0)   # clamped to the last
+        doubled, history = lax.scan(lambda c, _: (c * 2.0, c), 1.0, None, length=4)
+        evens = lax.fori_loop(0, 6, lambda i, c: c + (i % 2 == 0) * i, 0, unroll=3)
+        squares = lax.map(lambda x: x ** 2, jnp.arange(5.0), batch_size=2)
+        try:
+            jax.grad(lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * x, 1.0))(2.0)
+            error = None
+        except ValueError as e:
+            error = e
+    """)
+    for name, value in [("both", 3.0), ("picked", 30.0), ("doubled", 16.0)]:
+        assert ns[name].dtype == np.float32 and float(ns[name]) == value, name
+    np.testing.assert_array_equal(np.asarray(ns["history"]), [1.0, 2.0, 4.0, 8.0])
+    assert int(ns["evens"]) == 6
+    np.testing.assert_allclose(np.asarray(ns["squares"]), np.arange(5.0) ** 2)
+    assert "while_loop" in str(ns["error"])

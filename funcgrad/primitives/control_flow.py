@@ -29,6 +29,12 @@ def _as_arrays(leaves):
     return [x if isinstance(x, ArrayBase) else to_array(x, copy=False) for x in leaves]
 
 
+def _tree_as_arrays(tree):
+    """`tree` with Python-scalar (and NumPy) leaves made Arrays: what a traced body would see/return."""
+    leaves, td = tree_flatten(tree)
+    return tree_unflatten(td, _as_arrays(leaves))
+
+
 def trace_flat(fun: Callable, in_avals, name: str) -> Jaxpr:
     """Trace a flat function (list of arrays -> list of arrays) to a closed jaxpr."""
     with new_trace(name, carries_values=False) as trace:
@@ -221,8 +227,10 @@ def switch(index, branches, *operands):
         raise ValueError("switch: needs at least one branch")
     leaves, in_tree = tree_flatten(operands)
     idx = concrete_value(index) if isinstance(index, ArrayBase) else index
-    if idx is not None:  # a known index: run the branch directly (its derivative is the cond's)
-        return branches[int(np.clip(int(idx), 0, len(branches) - 1))](*operands)
+    if idx is not None:  # a known index: run the branch directly (its derivative is the cond's), on
+        # and to arrays, as a traced branch
+        branch = branches[int(np.clip(int(idx), 0, len(branches) - 1))]
+        return _tree_as_arrays(branch(*tree_unflatten(in_tree, _as_arrays(leaves))))
     leaves = _as_arrays(leaves)
     avals = [get_aval(x) for x in leaves]
     traced = [_tree_trace(b, in_tree, avals, "switch") for b in branches]
@@ -296,7 +304,7 @@ def _while_jvp(args, tangents, ans, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_
 
 
 def _while_vjp(cts, ans, args, needs, **params):
-    raise TypeError("Reverse-mode differentiation does not work for while_loop: its number of iterations "
+    raise ValueError("Reverse-mode differentiation does not work for while_loop: its number of iterations "
                     "is not known in advance, so the intermediate values cannot be stored. Use "
                     "funcgrad.lax.fori_loop with static bounds, or funcgrad.lax.scan, instead.")
 
@@ -585,13 +593,14 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
 
 def _scan_python(f, init, xs, x_leaves, x_tree, n, reverse):
     x_leaves = _as_arrays(x_leaves)
-    carry, ys = init, []
+    carry, ys = _tree_as_arrays(init), []
     for i in (range(n - 1, -1, -1) if reverse else range(n)):
         x = tree_unflatten(x_tree, [_index(x, i) for x in x_leaves])
         carry, y = f(carry, x)
         ys.append(y)
     if reverse:
         ys.reverse()
+    carry = _tree_as_arrays(carry)
     if not ys:
         return carry, None
     y_leaves = [tree_flatten(y)[0] for y in ys]
@@ -600,8 +609,9 @@ def _scan_python(f, init, xs, x_leaves, x_tree, n, reverse):
     return carry, tree_unflatten(y_tree, stacked)
 
 
-def fori_loop(lower, upper, body_fun: Callable, init_val):
-    """body_fun(i, val) for i in [lower, upper). Static bounds lower to scan, so reverse mode works."""
+def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
+    """body_fun(i, val) for i in [lower, upper). Static bounds lower to scan, so reverse mode works.
+    `unroll` (a scan hint in JAX) changes nothing in the result; it is accepted and passed to scan."""
     lo, hi = concrete_value(lower) if isinstance(lower, ArrayBase) else lower, \
         concrete_value(upper) if isinstance(upper, ArrayBase) else upper
     if lo is not None and hi is not None:
@@ -614,7 +624,8 @@ def fori_loop(lower, upper, body_fun: Callable, init_val):
             out, out_tree = tree_flatten(val)
             return tree_unflatten(out_tree, _as_arrays(out))
         idx = to_array(np.arange(lo, max(lo, hi), dtype=np.int32))
-        carry, _ = scan(lambda c, i: (body_fun(i, c), None), init_val, idx, length=max(0, hi - lo))
+        carry, _ = scan(lambda c, i: (body_fun(i, c), None), init_val, idx, length=max(0, hi - lo),
+                        unroll=1 if unroll is None else unroll)
         return carry
 
     def cond_fun(c):
@@ -632,8 +643,11 @@ def _bound(b, like):
     return ew.convert_element_type(b, like.dtype)
 
 
-def map(f: Callable, xs):  # noqa: A001 - lax name
-    """Apply f to each slice of xs along the leading axis (a scan with no carry)."""
+def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001 - lax name
+    """Apply f to each slice of xs along the leading axis (a scan with no carry). `batch_size`, which
+    in JAX vmaps f over that many slices per step, gives the same result; it is accepted and unused."""
+    if batch_size is not None and int(batch_size) < 1:
+        raise ValueError(f"lax.map: batch_size must be positive, got {batch_size}")
     return scan(lambda _, x: ((), f(x)), (), xs)[1]
 
 
