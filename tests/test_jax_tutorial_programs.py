@@ -306,3 +306,55 @@ def test_control_flow_on_python_scalars_returns_arrays_and_while_grad_is_a_value
     assert int(ns["evens"]) == 6
     np.testing.assert_allclose(np.asarray(ns["squares"]), np.arange(5.0) ** 2)
     assert "while_loop" in str(ns["error"])
+
+
+def test_traced_slice_bounds_and_masks_raise_index_errors_and_at_apply():
+    ns = run_program("""
+        import jax, jax.numpy as jnp
+
+        caught = []
+        for fn in (lambda x: x[:x[0]], lambda x: x[x > 2.0]):
+            try:
+                jax.jit(fn)(jnp.arange(5.0))
+                caught.append(None)
+            except IndexError as e:
+                caught.append(type(e).__name__)
+        ok = jax.jit(lambda x, i: jax.lax.dynamic_slice(x, (i,), (2,)))(jnp.arange(5.0), 2)
+        applied = jnp.arange(4.0).at[1:3].apply(jnp.exp)
+    """)
+    assert ns["caught"] == ["NonConcreteSliceError", "NonConcreteBooleanIndexError"]
+    import funcgrad
+    assert issubclass(funcgrad.errors.NonConcreteBooleanIndexError, funcgrad.errors.ConcretizationTypeError)
+    np.testing.assert_allclose(np.asarray(ns["ok"]), [2.0, 3.0])
+    np.testing.assert_allclose(np.asarray(ns["applied"]), [0.0, np.e, np.e ** 2, 3.0], rtol=1e-6)
+
+
+def test_ad_checkpoint_names_policies_and_saved_residuals():
+    ns = run_program("""
+        import io, contextlib
+        import jax, jax.numpy as jnp
+        from jax.ad_checkpoint import checkpoint_name, print_saved_residuals
+
+        def net(params, x):
+            for i, w in enumerate(params):
+                x = checkpoint_name(jnp.tanh(w @ x), name=f"h{i}")
+            return jnp.sum(x ** 2)
+
+        params = [jnp.full((3, 3), 0.2), jnp.full((2, 3), -0.3)]
+        x = jnp.array([1.0, 2.0, -1.0])
+        plain = jax.grad(net)(params, x)
+        policies = [jax.checkpoint_policies.save_only_these_names("h0"),
+                    jax.checkpoint_policies.save_and_offload_only_these_names(
+                        names_which_can_be_saved=[], names_which_can_be_offloaded=["h1"],
+                        offload_src="device", offload_dst="pinned_host"),
+                    jax.checkpoint_policies.nothing_saveable]
+        remat = [jax.grad(jax.checkpoint(net, policy=p))(params, x) for p in policies]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            print_saved_residuals(net, params, x)
+        printed = out.getvalue()
+    """)
+    for r in ns["remat"]:
+        for a, b in zip(r, ns["plain"]):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+    assert "f32[3,3] from the argument" in ns["printed"]

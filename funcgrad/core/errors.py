@@ -28,6 +28,16 @@ class TracerArrayConversionError(ConcretizationError):
     """numpy.asarray (or another __array__ conversion) of a traced value."""
 
 
+class NonConcreteSliceError(IndexError, TracerIntegerConversionError):
+    """x[a:b] with a traced bound: slice bounds must be static (JAX raises IndexError; use
+    lax.dynamic_slice for a traced start)."""
+
+
+class NonConcreteBooleanIndexError(IndexError, ConcretizationError):
+    """x[mask] with a traced boolean mask: the result's shape would depend on its values. An IndexError,
+    as in JAX, and a ConcretizationError (the reason)."""
+
+
 def user_frame(skip: int = 1):
     """(filename, lineno, function) of the innermost frame outside the funcgrad package, or None."""
     f = sys._getframe(skip)

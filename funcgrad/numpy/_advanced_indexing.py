@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import ArrayBase, to_array
-from ..core.errors import ConcretizationError, user_location
+from ..core.errors import ConcretizationError, NonConcreteBooleanIndexError, user_location
 from ..core.trace import Tracer, concrete_value
 from ..primitives import elementwise as ew
 from ..primitives import shape as sh
@@ -166,7 +166,7 @@ def parse_index(shape, items, policy: str = "raise") -> ParsedIndex:
         dt = i.dtype
         if dt == dtypes.bool_:
             if not isinstance(i, np.ndarray):
-                raise ConcretizationError(
+                raise NonConcreteBooleanIndexError(
                     f"Array boolean indices must be concrete; got a traced mask {i.aval.str_short()} at "
                     f"{user_location(3)}. The shape of x[mask] depends on the mask's values, which are "
                     "not known under jit or vmap. Use funcgrad.numpy.where(mask, x, fill) to keep the "
@@ -199,7 +199,8 @@ def parse_index(shape, items, policy: str = "raise") -> ParsedIndex:
 
 
 def _slice_entry(s: slice, dim: int, n: int) -> Entry:
-    start, stop, step = s.indices(n)
+    from ._indexing import slice_indices
+    start, stop, step = slice_indices(s, n)
     size = max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
     return Entry("slice", dim, s, start if size else 0, step, size)
 
