@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import ArrayBase, to_array
-from ..core.errors import ConcretizationError, NonConcreteBooleanIndexError, user_location
+from ..core.errors import NonConcreteBooleanIndexError, user_location
 from ..core.trace import Tracer, concrete_value
 from ..primitives import elementwise as ew
 from ..primitives import shape as sh
