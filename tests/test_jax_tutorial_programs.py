@@ -358,3 +358,42 @@ def test_ad_checkpoint_names_policies_and_saved_residuals():
         for a, b in zip(r, ns["plain"]):
             np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
     assert "f32[3,3] from the argument" in ns["printed"]
+
+
+def test_custom_jvp_symbolic_zeros_mark_the_undifferentiated_arguments():
+    ns = run_program("""
+        from functools import partial
+        import jax, jax.numpy as jnp
+        from jax.custom_derivatives import SymbolicZero
+
+        seen = []
+
+        @jax.custom_jvp
+        def scaled(x, y):
+            return jnp.sin(x) * y
+
+        @partial(scaled.defjvp, symbolic_zeros=True)
+        def scaled_jvp(primals, tangents):
+            (x, y), (dx, dy) = primals, tangents
+            seen.append((type(dx) is SymbolicZero, type(dy) is SymbolicZero))
+            out = jnp.zeros_like(x)
+            if type(dx) is not SymbolicZero:
+                out = out + jnp.cos(x) * dx * y
+            if type(dy) is not SymbolicZero:
+                out = out + jnp.sin(x) * dy
+            return scaled(x, y), out
+
+        gx = jax.grad(scaled)(0.5, 3.0)
+        gy = jax.grad(scaled, argnums=1)(0.5, 3.0)
+        gxy = jax.grad(scaled, argnums=(0, 1))(0.5, 3.0)
+        _, tx = jax.jvp(lambda x: scaled(x, 3.0), (0.5,), (1.0,))
+        jax.effects_barrier()
+        aval_text = str(jax.typeof(jnp.ones((2, 3))))
+    """)
+    np.testing.assert_allclose(float(ns["gx"]), 3 * np.cos(0.5), rtol=1e-6)
+    np.testing.assert_allclose(float(ns["gy"]), np.sin(0.5), rtol=1e-6)
+    np.testing.assert_allclose([float(g) for g in ns["gxy"]], [3 * np.cos(0.5), np.sin(0.5)], rtol=1e-6)
+    np.testing.assert_allclose(float(ns["tx"]), 3 * np.cos(0.5), rtol=1e-6)
+    assert ns["seen"][:2] == [(False, True), (True, False)]
+    assert (False, False) in ns["seen"]
+    assert ns["aval_text"] == "float32[2,3]"

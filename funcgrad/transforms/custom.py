@@ -105,6 +105,24 @@ def _trace_rule_fun(flat_fun, leaves, name: str) -> Jaxpr:
         return trace.to_jaxpr(ins, outs)
 
 
+class SymbolicZero:
+    """The tangent (or cotangent) of a value that is not being differentiated, handed to rules defined
+    with symbolic_zeros=True instead of an array of zeros: `.aval` (and `.shape`, `.dtype`) describe the
+    array it stands for; `instantiate()` makes it."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+
+    def instantiate(self):
+        return _zeros(self.aval)
+
+    def __repr__(self) -> str:
+        return f"SymbolicZero({self.aval.str_short()})"
+
+
 # --- custom_jvp -----------------------------------------------------------------------------------
 
 def _closed_over_error(kind: str, name: str) -> UnexpectedTracerError:
@@ -118,6 +136,8 @@ def _closed_over_error(kind: str, name: str) -> UnexpectedTracerError:
 def _cjvp_jvp(args, tangents, ans, *, jaxpr, jvp, name, n_consts=0):
     if any(t is not None for t in tangents[:n_consts]):
         raise _closed_over_error("custom_jvp", name)
+    if getattr(jvp, "takes_symbolic_zeros", False):  # the user's rule: it is told which tangents are zero
+        return list(jvp(list(args), list(tangents))[1])
     ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     return list(jvp(list(args), ts)[1])
 
@@ -128,6 +148,20 @@ def _cjvp_vjp(cts, ans, args, needs, *, jaxpr, jvp, name, n_consts=0):
     if any(needs[:n_consts]):
         raise _closed_over_error("custom_jvp", name)
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
+    if getattr(jvp, "takes_symbolic_zeros", False):  # transpose in the needed tangents only
+        idx = [i for i, need in enumerate(needs) if need]
+
+        def lin(*ts):
+            full = [None] * len(args)
+            for i, t in zip(idx, ts):
+                full[i] = t
+            return list(jvp(list(args), full)[1])
+
+        _, pull = vjp_transform(lin, *[_zeros(get_aval(args[i])) for i in idx])
+        out = [None] * len(args)
+        for i, c in zip(idx, pull(cts)):
+            out[i] = c
+        return out
     zeros = [_zeros(get_aval(a)) for a in args]
     _, pull = vjp_transform(lambda *ts: list(jvp(list(args), list(ts))[1]), *zeros)
     return list(pull(cts))
@@ -160,7 +194,11 @@ class custom_jvp:
         functools.update_wrapper(self, fun)
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+        """Set the rule jvp(primals, tangents) -> (primal_out, tangent_out). With symbolic_zeros=True
+        the tangent of an argument that is not being differentiated is a SymbolicZero (and the rule may
+        return SymbolicZero for an output tangent)."""
         self.jvp = jvp
+        self.symbolic_zeros = bool(symbolic_zeros)
         return jvp
 
     def defjvps(self, *tangent_fns) -> None:
@@ -184,11 +222,20 @@ class custom_jvp:
             return self.fun(*args)
         nondiff, leaves, in_tree, flat_fun, store = call.nondiff, call.leaves, call.in_tree, call, call.out_trees
 
+        symbolic = getattr(self, "symbolic_zeros", False)
+
         def flat_jvp(primals, tangents):
+            tangents = [(SymbolicZero(get_aval(x)) if symbolic else _zeros(get_aval(x))) if t is None else t
+                        for x, t in zip(primals, tangents)]
             p = tree_unflatten(in_tree, primals)
             t = tree_unflatten(in_tree, tangents)
             out, t_out = self.jvp(*nondiff, tuple(p), tuple(t))
-            return tree_flatten(out)[0], tree_flatten(t_out)[0]
+            out_leaves = tree_flatten(out)[0]
+            t_leaves = tree_flatten(t_out, is_leaf=lambda x: isinstance(x, SymbolicZero))[0]
+            return out_leaves, [_zeros(get_aval(o)) if isinstance(t, SymbolicZero) else t
+                                for o, t in zip(out_leaves, t_leaves)]
+
+        flat_jvp.takes_symbolic_zeros = True  # None tangents are zeros it makes itself
 
         avals = [get_aval(x) for x in leaves]
         jaxpr = _trace_rule_fun(flat_fun, leaves, "custom_jvp")
