@@ -397,3 +397,35 @@ def test_custom_jvp_symbolic_zeros_mark_the_undifferentiated_arguments():
     assert ns["seen"][:2] == [(False, True), (True, False)]
     assert (False, False) in ns["seen"]
     assert ns["aval_text"] == "float32[2,3]"
+
+
+def test_odeint_solutions_and_adjoint_gradients():
+    ns = run_program("""
+        import jax, jax.numpy as jnp
+        from jax.experimental.ode import odeint
+
+        ts = jnp.array([0.0, 0.5, 1.0])
+        decay = lambda y, t, k: -k * y
+        ys = odeint(decay, jnp.array([1.0, 2.0]), ts, 0.8)
+
+        def end(y0, ts, k):
+            return jnp.sum(odeint(decay, y0, ts, k)[-1])
+        g_y0, g_ts, g_k = jax.grad(end, argnums=(0, 1, 2))(jnp.array([1.0, 2.0]), ts, 0.8)
+
+        spring = lambda s, t, w: {"x": s["v"], "v": -w ** 2 * s["x"]}
+        osc = odeint(spring, {"x": 1.0, "v": 0.0}, ts, 2.0)
+        c = 0.3
+        g_closure = jax.grad(lambda a: odeint(lambda y, t: -a * c * y, 1.0, ts)[-1])(1.5)
+        batched = jax.jit(jax.vmap(lambda y0: odeint(decay, y0, ts, 0.8)[-1]))(jnp.array([1.0, 3.0]))
+    """)
+    t = np.array([0.0, 0.5, 1.0])
+    np.testing.assert_allclose(np.asarray(ns["ys"]), np.exp(-0.8 * t)[:, None] * [1.0, 2.0], rtol=2e-6)
+    np.testing.assert_allclose(np.asarray(ns["g_y0"]), np.full(2, np.exp(-0.8)), rtol=1e-5)
+    # moving the last output time changes the output by dy/dt there; the first time shifts the start
+    np.testing.assert_allclose(np.asarray(ns["g_ts"]), [0.8 * 3 * np.exp(-0.8), 0.0, -0.8 * 3 * np.exp(-0.8)],
+                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(float(ns["g_k"]), -3 * np.exp(-0.8), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(ns["osc"]["x"]), np.cos(2 * t), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(ns["osc"]["v"]), -2 * np.sin(2 * t), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(float(ns["g_closure"]), -0.3 * np.exp(-0.45), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(ns["batched"]), np.exp(-0.8) * np.array([1.0, 3.0]), rtol=1e-5)
