@@ -429,3 +429,26 @@ def test_odeint_solutions_and_adjoint_gradients():
     np.testing.assert_allclose(np.asarray(ns["osc"]["v"]), -2 * np.sin(2 * t), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(float(ns["g_closure"]), -0.3 * np.exp(-0.45), rtol=1e-5)
     np.testing.assert_allclose(np.asarray(ns["batched"]), np.exp(-0.8) * np.array([1.0, 3.0]), rtol=1e-5)
+
+
+def test_scipy_signal_fftconvolve_matches_scipy():
+    import scipy.signal as ss
+    ns = run_program("""
+        import jax.numpy as jnp
+        import jax.scipy as jsp
+
+        img = (jnp.arange(64.0).reshape(8, 8) % 5) - 2.0
+        x = jnp.linspace(-2.0, 2.0, 5)
+        window = jsp.stats.norm.pdf(x) * jsp.stats.norm.pdf(x[:, None])
+        outs = {m: jsp.signal.fftconvolve(img, window, mode=m) for m in ("full", "same", "valid")}
+        rows = jsp.signal.fftconvolve(img[:3], jnp.ones((3, 2)), mode="same", axes=1)
+        cplx = jsp.signal.fftconvolve(jnp.array([1 + 1j, 2.0, 3.0]), jnp.array([1.0, 1j]))
+    """)
+    img = (np.arange(64.0).reshape(8, 8) % 5) - 2.0
+    x = np.linspace(-2.0, 2.0, 5)
+    w = np.exp(-x ** 2 / 2)[:, None] * np.exp(-x ** 2 / 2) / (2 * np.pi)
+    for m in ("full", "same", "valid"):
+        np.testing.assert_allclose(np.asarray(ns["outs"][m]), ss.fftconvolve(img, w, mode=m), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(ns["rows"]), ss.fftconvolve(img[:3], np.ones((3, 2)), mode="same", axes=1),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(ns["cplx"]), np.convolve([1 + 1j, 2, 3], [1, 1j]), rtol=1e-6, atol=1e-6)
