@@ -452,3 +452,26 @@ def test_scipy_signal_fftconvolve_matches_scipy():
     np.testing.assert_allclose(np.asarray(ns["rows"]), ss.fftconvolve(img[:3], np.ones((3, 2)), mode="same", axes=1),
                                rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(np.asarray(ns["cplx"]), np.convolve([1 + 1j, 2, 3], [1, 1j]), rtol=1e-6, atol=1e-6)
+
+
+def test_tree_reduce_associative_pairs_as_jax_and_is_tree_node():
+    ns = run_program("""
+        import collections
+        import jax
+
+        shapes = [jax.tree_util.tree_reduce_associative(lambda a, b: "(" + a + b + ")", list("abcdefg"[:n]))
+                  for n in range(1, 8)]
+        total = jax.tree.reduce_associative(lambda a, b: a + b, {"x": 1, "y": (2, 3), "z": [4]})
+        empty = jax.tree.reduce_associative(lambda a, b: a + b, [], identity=0)
+        try:
+            jax.tree.reduce_associative(lambda a, b: a + b, [])
+            error = None
+        except ValueError as e:
+            error = e
+        Pair = collections.namedtuple("Pair", "a b")
+        nodes = [jax.tree_util.is_tree_node(t) for t in (dict, list, Pair, int, float)]
+    """)
+    assert ns["shapes"] == ["a", "(ab)", "(a(bc))", "((ab)(cd))", "((ab)(c(de)))", "((a(bc))(d(ef)))",
+                            "((a(bc))((de)(fg)))"]
+    assert ns["total"] == 10 and ns["empty"] == 0 and ns["error"] is not None
+    assert ns["nodes"] == [True, True, True, False, False]
