@@ -475,3 +475,51 @@ def test_tree_reduce_associative_pairs_as_jax_and_is_tree_node():
                             "((a(bc))((de)(fg)))"]
     assert ns["total"] == 10 and ns["empty"] == 0 and ns["error"] is not None
     assert ns["nodes"] == [True, True, True, False, False]
+
+
+def test_user_primitive_with_jvp_transpose_and_batching_rules_from_jax_interpreters():
+    ns = run_program("""
+        import numpy as np
+        import jax, jax.numpy as jnp
+        from jax.extend import core as jcore
+        from jax.interpreters import ad, batching, mlir
+
+        fma_p = jcore.Primitive("fma_user")
+        fma = lambda x, y, z: fma_p.bind(x, y, z)
+        cube_plus = lambda a, b: fma(a, a * a, b)          # a^3 + b
+        fma_p.def_impl(lambda x, y, z: np.asarray(x) * np.asarray(y) + np.asarray(z))
+        fma_p.def_abstract_eval(lambda x, y, z: jax.core.ShapedArray(x.shape, x.dtype))
+        mlir.register_lowering(fma_p, mlir.lower_fun(lambda x, y, z: x * y + z, multiple_results=False))
+
+        def fma_jvp(primals, tangents):
+            x, y, z = primals
+            zero = lambda t: jnp.zeros_like(x) if type(t) is ad.Zero else t
+            xt, yt, zt = map(zero, tangents)
+            return fma(x, y, z), fma(xt, y, fma(x, yt, zt))
+
+        def fma_transpose(ct, x, y, z):
+            if ad.is_undefined_primal(x):
+                return fma(ct, y, jnp.zeros_like(y)), None, ct
+            return None, fma(x, ct, jnp.zeros_like(x)), ct
+
+        ad.primitive_jvps[fma_p] = fma_jvp
+        ad.primitive_transposes[fma_p] = fma_transpose
+        batching.primitive_batchers[fma_p] = lambda args, dims: (fma(*args), dims[0])
+
+        primal, tangent = jax.jvp(cube_plus, (2.0, 10.0), (1.0, 1.0))
+        slope = jax.grad(cube_plus)(2.0, 10.0)
+        jit_slope = jax.jit(jax.grad(cube_plus))(2.0, 10.0)
+        batched = jax.vmap(cube_plus)(jnp.array([1.0, 2.0]), jnp.array([0.5, 0.5]))
+        bare = jcore.Primitive("no_jvp")
+        bare.def_impl(lambda x: x)
+        bare.def_abstract_eval(lambda x: x)
+        try:
+            jax.grad(lambda x: bare.bind(x))(1.0)
+            missing = None
+        except NotImplementedError as e:
+            missing = str(e)
+    """)
+    assert (float(ns["primal"]), float(ns["tangent"])) == (18.0, 13.0)  # 3 a^2 + 1 at a = 2
+    assert float(ns["slope"]) == 12.0 and float(ns["jit_slope"]) == 12.0
+    np.testing.assert_allclose(np.asarray(ns["batched"]), [1.5, 8.5])
+    assert "no_jvp" in ns["missing"]
