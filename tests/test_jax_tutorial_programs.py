@@ -523,3 +523,29 @@ def test_user_primitive_with_jvp_transpose_and_batching_rules_from_jax_interpret
     assert float(ns["slope"]) == 12.0 and float(ns["jit_slope"]) == 12.0
     np.testing.assert_allclose(np.asarray(ns["batched"]), [1.5, 8.5])
     assert "no_jvp" in ns["missing"]
+
+
+def test_single_device_sharding_programs_run():
+    ns = run_program("""
+        from functools import partial
+        import jax, jax.numpy as jnp
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+        from jax.experimental import mesh_utils
+        from jax.experimental.shard_map import shard_map
+
+        mesh = Mesh(mesh_utils.create_device_mesh((1,)), axis_names=("x",))
+        spec = NamedSharding(mesh, P("x"))
+        x = jax.device_put(jnp.arange(6.0), spec)
+        shards = [(s.index, s.data.shape) for s in x.addressable_shards]
+        doubled = jax.jit(lambda v: jax.lax.with_sharding_constraint(v * 2, spec))(x)
+
+        @partial(shard_map, mesh=mesh, in_specs=P("x"), out_specs=P())
+        def total(v):
+            return jax.lax.psum(jnp.sum(v), "x")
+
+        summed = total(x)
+        flags = (x.is_fully_addressable, x.is_fully_replicated)
+    """)
+    assert ns["shards"] == [((slice(None),), (6,))]
+    np.testing.assert_allclose(np.asarray(ns["doubled"]), 2 * np.arange(6.0))
+    assert float(ns["summed"]) == 15.0 and ns["flags"] == (True, True)
