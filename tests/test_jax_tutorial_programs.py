@@ -549,3 +549,24 @@ def test_single_device_sharding_programs_run():
     assert ns["shards"] == [((slice(None),), (6,))]
     np.testing.assert_allclose(np.asarray(ns["doubled"]), 2 * np.arange(6.0))
     assert float(ns["summed"]) == 15.0 and ns["flags"] == (True, True)
+
+
+def test_lax_cond_older_calling_forms():
+    ns = run_program("""
+        import jax, jax.numpy as jnp
+        from jax import lax
+
+        operand = jnp.array([0.0])
+        four_arg = [lax.cond(p, operand, lambda x: x + 1, operand, lambda x: x - 1) for p in (True, False)]
+        keyword = lax.cond(False, lambda x: x * 2, lambda x: x - 5, operand=3.0)
+        traced = jax.jit(lambda p, x: lax.cond(p, x, jnp.sin, x * 0, jnp.cos))(True, jnp.array([0.5]))
+        try:
+            lax.cond(True, 1.0, 2.0)
+            error = None
+        except TypeError as e:
+            error = e
+    """)
+    assert [float(v[0]) for v in ns["four_arg"]] == [1.0, -1.0]
+    assert float(ns["keyword"]) == -2.0
+    np.testing.assert_allclose(np.asarray(ns["traced"]), np.sin([0.5]), rtol=1e-6)
+    assert ns["error"] is not None

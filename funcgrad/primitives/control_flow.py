@@ -246,8 +246,22 @@ def switch(index, branches, *operands):
     return tree_unflatten(t0, outs)
 
 
-def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
-    """true_fun(*operands) if pred else false_fun(*operands); traced structurally under jit/vmap."""
+_NO_OPERAND = object()
+
+
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_OPERAND):
+    """true_fun(*operands) if pred else false_fun(*operands); traced structurally under jit/vmap.
+    JAX's older forms are accepted too: cond(pred, fun_t, fun_f, operand=x) and
+    cond(pred, x_true, fun_t, x_false, fun_f)."""
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("cond: give the operands positionally or as operand=, not both")
+        operands = (operand,)
+    if not (callable(true_fun) and callable(false_fun)):
+        if callable(false_fun) and len(operands) == 2 and callable(operands[1]):
+            x_true, f_true, x_false, f_false = true_fun, false_fun, operands[0], operands[1]
+            return cond(pred, lambda a, _: f_true(a), lambda _, b: f_false(b), x_true, x_false)
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     if isinstance(pred, ArrayBase):
         if pred.shape != ():
             raise TypeError(f"cond: pred must be a scalar, got shape {pred.shape}")
