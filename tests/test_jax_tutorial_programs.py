@@ -570,3 +570,19 @@ def test_lax_cond_older_calling_forms():
     assert float(ns["keyword"]) == -2.0
     np.testing.assert_allclose(np.asarray(ns["traced"]), np.sin([0.5]), rtol=1e-6)
     assert ns["error"] is not None
+
+
+def test_programs_testing_for_typed_keys_take_the_raw_key_path():
+    ns = run_program("""
+        import jax, jax.numpy as jnp
+
+        def as_raw(key):
+            if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+                return jax.random.key_data(key)
+            return key
+
+        raw = as_raw(jax.random.PRNGKey(3))
+        same = jnp.array_equal(raw, jax.random.key_data(jax.random.PRNGKey(3)))
+        extended = [jnp.issubdtype(t, jax.dtypes.extended) for t in (jnp.float32, jnp.uint32)]
+    """)
+    assert bool(ns["same"]) and ns["extended"] == [False, False]
