@@ -11,6 +11,11 @@ class ConcretizationError(TypeError):
     """A traced (abstract) value was used where a concrete Python value is needed."""
 
 
+class IncompatibleShapesError(ValueError, TypeError):
+    """Operands whose shapes do not fit together (broadcasting, reshape, matmul, concatenate): a
+    ValueError, as NumPy raises, and a TypeError, as JAX raises."""
+
+
 class UnexpectedTracerError(RuntimeError):
     """A tracer escaped the transform that created it and was used later."""
 
