@@ -588,18 +588,19 @@ def test_programs_testing_for_typed_keys_take_the_raw_key_path():
     assert bool(ns["same"]) and ns["extended"] == [False, False]
 
 
-def test_shape_mismatches_raise_type_errors_as_in_jax():
+def test_shape_mismatches_and_bad_index_types_raise_type_errors_as_in_jax():
     ns = run_program("""
         import jax.numpy as jnp
 
         caught = []
         for bad in (lambda: jnp.ones(3) + jnp.ones(4), lambda: jnp.ones(6).reshape(4, 2),
                     lambda: jnp.ones((2, 3)) @ jnp.ones((2, 3)),
-                    lambda: jnp.concatenate([jnp.ones((2, 2)), jnp.ones((3, 3))])):
+                    lambda: jnp.concatenate([jnp.ones((2, 2)), jnp.ones((3, 3))]),
+                    lambda: jnp.ones(3)[1.5], lambda: jnp.ones(3)[jnp.array([0.0, 1.0])]):
             try:
                 bad()
                 caught.append(None)
             except TypeError as e:
-                caught.append(isinstance(e, ValueError))   # NumPy's type too
+                caught.append(isinstance(e, (ValueError, IndexError)))   # NumPy's type too
     """)
-    assert ns["caught"] == [True, True, True, True]
+    assert ns["caught"] == [True] * 6

@@ -16,6 +16,11 @@ class IncompatibleShapesError(ValueError, TypeError):
     ValueError, as NumPy raises, and a TypeError, as JAX raises."""
 
 
+class InvalidIndexTypeError(IndexError, TypeError):
+    """An index of a type that cannot index (a float, a string, a float array): an IndexError, as NumPy
+    raises, and a TypeError, as JAX raises."""
+
+
 class UnexpectedTracerError(RuntimeError):
     """A tracer escaped the transform that created it and was used later."""
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import ArrayBase, to_array
-from ..core.errors import NonConcreteBooleanIndexError, user_location
+from ..core.errors import InvalidIndexTypeError, NonConcreteBooleanIndexError, user_location
 from ..core.trace import Tracer, concrete_value
 from ..primitives import elementwise as ew
 from ..primitives import shape as sh
@@ -99,9 +99,9 @@ def _as_index_array(i):
         return a
     if isinstance(i, (bool, np.bool_, np.ndarray)) or _is_int_scalar(i):
         return np.asarray(i)
-    raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
-                     f"or boolean arrays are valid indices; got {type(i).__name__} {i!r} "
-                     f"(at {user_location(4)})")
+    raise InvalidIndexTypeError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                                f"integer or boolean arrays are valid indices; got {type(i).__name__} {i!r} "
+                                f"(at {user_location(4)})")
 
 
 def _flatten(xs):
@@ -182,8 +182,8 @@ def parse_index(shape, items, policy: str = "raise") -> ParsedIndex:
                 advs.append(c)
             continue
         if not dtypes.is_integer(dt):
-            raise IndexError(f"arrays used as indices must be of integer (or boolean) type, got {dt} "
-                             f"(at {user_location(3)})")
+            raise InvalidIndexTypeError(f"arrays used as indices must be of integer (or boolean) type, got "
+                                        f"{dt} (at {user_location(3)})")
         advs.append(_normalise(i, dim, shape[dim], policy))
         entries.append(Entry("adv", dim, adv=len(advs) - 1))
         dim += 1
