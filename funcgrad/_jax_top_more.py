@@ -12,7 +12,12 @@ import numpy as np
 __all__ = ["custom_gradient", "float0", "make_mesh", "shard_map", "host_count", "host_id", "host_ids",
            "process_indices", "numpy_rank_promotion", "debug_nans", "debug_infs", "enable_x64",
            "default_matmul_precision", "log_compiles", "numpy_dtype_promotion", "default_prng_impl",
-           "enable_checks", "checking_leaks", "transfer_guard"]
+           "enable_checks", "checking_leaks", "transfer_guard", "effects_barrier"]
+
+
+def effects_barrier() -> None:
+    """Wait until every pending effect (debug prints, callbacks) has run: funcgrad runs them when they
+    are reached, so there is never anything to wait for."""
 
 # the dtype of the tangent / cotangent of an integer or boolean value, as in JAX
 float0 = np.dtype([("float0", np.void, 0)])

@@ -7,7 +7,34 @@ from typing import TypeVar
 
 from .core.tree_util import PyTreeDef, _node_for, broadcast_prefix, tree_structure, tree_unflatten
 
-__all__ = ["flatten_one_level", "tree_broadcast", "treedef_tuple", "KeyEntry", "KeyPath"]
+__all__ = ["flatten_one_level", "tree_broadcast", "treedef_tuple", "KeyEntry", "KeyPath",
+           "tree_reduce_associative", "is_tree_node"]
+
+_NO_IDENTITY = object()
+
+
+def tree_reduce_associative(operation, tree, *, identity=_NO_IDENTITY, is_leaf=None):
+    """Combine the leaves with an associative `operation`, pairwise as a balanced tree (so it may be
+    evaluated in parallel); `identity` is the result for a tree without leaves."""
+    from .core.tree_util import tree_leaves
+    items = tree_leaves(tree, is_leaf)
+    if not items:
+        if identity is _NO_IDENTITY:
+            raise ValueError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+
+    def combine(seq):  # the first half (rounded down) on the left, as JAX splits
+        if len(seq) == 1:
+            return seq[0]
+        half = len(seq) // 2
+        return operation(combine(seq[:half]), combine(seq[half:]))
+    return combine(items)
+
+
+def is_tree_node(typ: type) -> bool:
+    """Whether instances of `typ` are pytree nodes (containers) rather than leaves."""
+    from .core.tree_util import _registry
+    return typ in _registry or typ is type(None) or (issubclass(typ, tuple) and hasattr(typ, "_fields"))
 
 KeyEntry = TypeVar("KeyEntry", bound=Hashable)
 KeyPath = tuple[KeyEntry, ...]

@@ -9,8 +9,8 @@ import functools
 from collections import OrderedDict, defaultdict
 from typing import Any, Callable, NamedTuple
 
-from .core.tree_util import (_LEAF, PyTreeDef, _node_for, _registry, register_pytree_node, tree_flatten,
-                             tree_unflatten)
+from .core.tree_util import (_LEAF, PyTreeDef, _data_fields, _node_for, _registry, register_pytree_node,
+                             tree_flatten, tree_unflatten)
 
 
 class DictKey(NamedTuple):
@@ -30,7 +30,7 @@ class SequenceKey(NamedTuple):
 
 
 class GetAttrKey(NamedTuple):
-    """A named field (namedtuples): `tree.name`."""
+    """A named field (namedtuples, registered dataclasses): `tree.name`."""
     name: str
 
     def __str__(self) -> str:
@@ -89,6 +89,9 @@ def _child_keys(x, n_children: int, aux) -> list:
     fwk = _KEYED.get(type(x))
     if fwk is not None:
         return [k for k, _ in fwk(x)[0]]
+    names = _data_fields.get(type(x))
+    if names is not None:  # a registered dataclass: its data fields by name
+        return [GetAttrKey(n) for n in names]
     if isinstance(x, (dict, OrderedDict, defaultdict)) and type(x) in _registry:
         return [DictKey(k) for k in aux[1]]
     if isinstance(x, tuple) and hasattr(type(x), "_fields") and type(x) not in _registry:
@@ -137,7 +140,7 @@ def tree_map_with_path(f: Callable, tree, *rest, is_leaf: Callable | None = None
 
 def treedef_children(td: PyTreeDef) -> list:
     """The structures of a node's children."""
-    return list(td.children)
+    return list(td.child_defs)
 
 
 def all_leaves(iterable, is_leaf: Callable | None = None) -> bool:

@@ -12,7 +12,7 @@ from typing import Callable
 __all__ = ["everything_saveable", "nothing_saveable", "dots_saveable", "checkpoint_dots",
            "dots_with_no_batch_dims_saveable", "checkpoint_dots_with_no_batch_dims", "save_only_these_names",
            "save_anything_except_these_names", "save_any_names_but_these", "save_from_both_policies",
-           "checkpoint_name"]
+           "checkpoint_name", "save_and_offload_only_these_names", "offload_dot_with_no_batch_dims"]
 
 
 def everything_saveable(*args, **kwargs) -> bool:
@@ -70,6 +70,18 @@ save_any_names_but_these = save_anything_except_these_names
 def save_from_both_policies(policy_1: Callable, policy_2: Callable) -> Callable:
     """Save what either policy saves."""
     return lambda *args, **kwargs: bool(policy_1(*args, **kwargs) or policy_2(*args, **kwargs))
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
+                                      offload_src=None, offload_dst=None) -> Callable:
+    """Save the tagged values named in either list (funcgrad has no host offloading: an offloadable
+    value is simply saved)."""
+    return _names_policy(True, list(names_which_can_be_saved) + list(names_which_can_be_offloaded))
+
+
+def offload_dot_with_no_batch_dims(offload_src=None, offload_dst=None) -> Callable:
+    """As dots_with_no_batch_dims_saveable (offloading to the host is saving, here)."""
+    return dots_with_no_batch_dims_saveable
 
 
 def checkpoint_name(x, name: str):

@@ -19,6 +19,16 @@ except ImportError:  # pragma: no cover - depends on the environment
     bfloat16 = None
 
 
+class extended(np.generic):
+    """JAX's abstract base of extended dtypes (typed PRNG keys and the like). funcgrad has none: its keys
+    are raw uint32 arrays, so `issubdtype(x.dtype, extended)` is False for every funcgrad array, and
+    programs that test for typed keys take their raw-key path."""
+
+
+class prng_key(extended):
+    """JAX's abstract dtype of typed PRNG keys (see `extended`)."""
+
+
 def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype:
     """The np.dtype funcgrad uses for `dtype` (Python int/float/complex -> the defaults)."""
     return _dt.canonicalize(dtype)
@@ -85,4 +95,4 @@ def iinfo(dtype):
 
 
 __all__ = ["float0", "bfloat16", "canonicalize_dtype", "issubdtype", "result_type",
-           "is_weakly_typed", "scalar_type_of", "finfo", "iinfo"]
+           "is_weakly_typed", "scalar_type_of", "finfo", "iinfo", "extended", "prng_key"]

@@ -1,14 +1,10 @@
 """funcgrad.errors: the exception types JAX programs catch (jax.errors), funcgrad's own ones."""
 from __future__ import annotations
 
-from .core.errors import (ConcretizationError, TracerArrayConversionError, TracerBoolConversionError,
-                          TracerIntegerConversionError, UnexpectedTracerError)
+from .core.errors import (ConcretizationError, NonConcreteBooleanIndexError, TracerArrayConversionError,
+                          TracerBoolConversionError, TracerIntegerConversionError, UnexpectedTracerError)
 
 ConcretizationTypeError = ConcretizationError
-
-
-class NonConcreteBooleanIndexError(IndexError):
-    """A boolean mask index whose values are not known while tracing (use jnp.where or a static size)."""
 
 
 class KeyReuseError(RuntimeError):

@@ -11,7 +11,7 @@ import numpy as np
 
 from .core.backend import Device, devices
 
-__all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "Mesh", "PartitionSpec", "AbstractMesh"]
+__all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "Mesh", "PartitionSpec", "AbstractMesh", "Shard"]
 
 
 class Sharding:
@@ -43,6 +43,17 @@ class Sharding:
             raise NotImplementedError(f"{what}: a sharding over {len(devs)} devices; funcgrad keeps each array "
                                       "on one device (use a one-device mesh, or pmap/vmap for batches)")
         return devs[0]
+
+
+class Shard:
+    """One piece of an array (JAX's jax.Shard): its device, its `index` (slices into the whole array),
+    `replica_id`, and `data` (the piece as an array). A funcgrad array is one shard, the whole of it."""
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self) -> str:
+        return f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, data={self.data})"
 
 
 class SingleDeviceSharding(Sharding):

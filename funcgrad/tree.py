@@ -50,6 +50,14 @@ def reduce(function: Callable, tree, initializer: Any = _NO_INIT, is_leaf: Calla
     return functools.reduce(function, ls, initializer)
 
 
+def reduce_associative(operation: Callable, tree, *, identity: Any = None, is_leaf: Callable | None = None):
+    """Combine the leaves pairwise with an associative `operation` (identity: the empty tree's result)."""
+    from ._tree_more import _NO_IDENTITY, tree_reduce_associative
+    if identity is None:
+        identity = _NO_IDENTITY
+    return tree_reduce_associative(operation, tree, identity=identity, is_leaf=is_leaf)
+
+
 def all(tree, *, is_leaf: Callable | None = None) -> bool:  # noqa: A001
     """Whether every leaf is truthy (True for a tree without leaves)."""
     import builtins
@@ -79,4 +87,4 @@ leaves_with_path = _tree_paths.tree_leaves_with_path
 map_with_path = _tree_paths.tree_map_with_path
 
 __all__ = ["map", "leaves", "structure", "flatten", "unflatten", "reduce", "all", "transpose", "broadcast",
-           "flatten_with_path", "leaves_with_path", "map_with_path"]
+           "flatten_with_path", "leaves_with_path", "map_with_path", "reduce_associative"]

@@ -70,7 +70,7 @@ def test_while_loop_forward_mode_and_reverse_mode_error():
     x = np.float64(0.4)
     _, t = fg.jvp(fg.jit(f), (x,), (np.float64(1.0),))
     np.testing.assert_allclose(float(t), fd(lambda v: f(jnp.asarray(v)), x), rtol=1e-6)
-    with pytest.raises(TypeError, match="fori_loop.*scan|scan.*fori_loop"):
+    with pytest.raises(ValueError, match="fori_loop.*scan|scan.*fori_loop"):
         fg.grad(fg.jit(f))(x)
 
 

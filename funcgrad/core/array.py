@@ -88,6 +88,22 @@ class Array(ArrayBase):
         from ..sharding import SingleDeviceSharding
         return SingleDeviceSharding(self.device)
 
+    @property
+    def addressable_shards(self) -> list:
+        """The pieces of this array on this process's devices: one, the whole array (funcgrad.sharding)."""
+        from ..sharding import Shard
+        return [Shard(self.device, tuple(slice(None) for _ in self.shape), 0, self)]
+
+    global_shards = addressable_shards
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return True
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
+
     def block_until_ready(self) -> "Array":
         if type(self._buf) is not np.ndarray:
             self.device.xp.cuda.get_current_stream().synchronize()

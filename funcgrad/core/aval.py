@@ -40,8 +40,12 @@ class ShapedArray:
     def __hash__(self) -> int:
         return hash(self._key())
 
+    def __str__(self) -> str:
+        """As JAX prints an aval: the dtype's full name and the shape, e.g. float32[2,3]."""
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
     def __repr__(self) -> str:
-        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+        return f"ShapedArray({self}{', weak_type=True' if self.weak_type else ''})"
 
 
 _interned: dict = {}

@@ -11,6 +11,16 @@ class ConcretizationError(TypeError):
     """A traced (abstract) value was used where a concrete Python value is needed."""
 
 
+class IncompatibleShapesError(ValueError, TypeError):
+    """Operands whose shapes do not fit together (broadcasting, reshape, matmul, concatenate): a
+    ValueError, as NumPy raises, and a TypeError, as JAX raises."""
+
+
+class InvalidIndexTypeError(IndexError, TypeError):
+    """An index of a type that cannot index (a float, a string, a float array): an IndexError, as NumPy
+    raises, and a TypeError, as JAX raises."""
+
+
 class UnexpectedTracerError(RuntimeError):
     """A tracer escaped the transform that created it and was used later."""
 
@@ -26,6 +36,16 @@ class TracerIntegerConversionError(ConcretizationError):
 
 class TracerArrayConversionError(ConcretizationError):
     """numpy.asarray (or another __array__ conversion) of a traced value."""
+
+
+class NonConcreteSliceError(IndexError, TracerIntegerConversionError):
+    """x[a:b] with a traced bound: slice bounds must be static (JAX raises IndexError; use
+    lax.dynamic_slice for a traced start)."""
+
+
+class NonConcreteBooleanIndexError(IndexError, ConcretizationError):
+    """x[mask] with a traced boolean mask: the result's shape would depend on its values. An IndexError,
+    as in JAX, and a ConcretizationError (the reason)."""
 
 
 def user_frame(skip: int = 1):

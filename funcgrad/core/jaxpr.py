@@ -36,8 +36,28 @@ class Eqn:
         self.invars = invars if invars.__class__ is list else list(invars)
         self.outvars = outvars if outvars.__class__ is list else list(outvars)
 
+    @property
+    def primitive(self):
+        """The equation's primitive (JAX's JaxprEqn.primitive)."""
+        return self.prim
+
     def __repr__(self) -> str:
         return pp_eqn(self, _Namer())
+
+
+class Literal:
+    """JAX's literal operand of an equation. funcgrad's jaxprs bind every constant, scalars included, to
+    a constvar (the printer shows scalar ones inline), so no equation holds one; the class exists for
+    interpreters written against JAX, whose `isinstance(v, Literal)` / `type(v) is Literal` tests then
+    take the variable branch."""
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval=None):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"Literal({self.val!r})"
 
 
 class Jaxpr:
@@ -74,6 +94,10 @@ class Jaxpr:
 
     def pretty_print(self) -> str:
         return pp_jaxpr(self)
+
+    @property
+    def effects(self) -> set:
+        return set()
 
 
 class _Namer:
@@ -162,3 +186,20 @@ def eval_jaxpr(jaxpr: Jaxpr, *args):
         else:
             env[eqn.outvars[0]] = outs
     return [env[v] for v in jaxpr.outvars]
+
+
+def eval_jaxpr_consts(jaxpr: Jaxpr, consts, *args, propagate_source_info=True) -> list:
+    """JAX's `jax.core.eval_jaxpr(jaxpr, consts, *args)`: the constvars take `consts` (as a closed
+    jaxpr's `.consts` / `.literals`), the invars `args`; returns the list of outputs."""
+    consts = list(consts)
+    if len(consts) != len(jaxpr.constvars):
+        raise TypeError(f"jaxpr has {len(jaxpr.constvars)} constants, got {len(consts)}")
+    open_jaxpr = Jaxpr([], [], list(jaxpr.constvars) + list(jaxpr.invars), jaxpr.eqns, jaxpr.outvars)
+    return eval_jaxpr(open_jaxpr, *consts, *args)
+
+
+def jaxpr_as_fun(closed: Jaxpr):
+    """A function running a closed jaxpr on its arguments (JAX's `core.jaxpr_as_fun`); returns a list."""
+    def fun(*args):
+        return eval_jaxpr(closed, *args)
+    return fun

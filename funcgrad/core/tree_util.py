@@ -14,6 +14,7 @@ class _Node(NamedTuple):
 
 
 _registry: dict[type, _Node] = {}
+_data_fields: dict[type, tuple] = {}  # registered dataclasses: their children's field names (key paths)
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable) -> None:
@@ -48,6 +49,7 @@ def register_dataclass(cls: type, data_fields=None, meta_fields=None) -> type:
         return cls(**kw)
 
     register_pytree_node(cls, flatten, unflatten)
+    _data_fields[cls] = tuple(data_fields)
     return cls
 
 
@@ -86,26 +88,30 @@ def _node_for(x):
 
 class PyTreeDef:
     """The structure of a pytree: node type, auxiliary data and children structures."""
-    __slots__ = ("kind", "aux", "children", "num_leaves", "_hash")
+    __slots__ = ("kind", "aux", "child_defs", "num_leaves", "_hash")
 
     def __init__(self, kind, aux, children):
-        self.kind, self.aux, self.children = kind, aux, tuple(children)
+        self.kind, self.aux, self.child_defs = kind, aux, tuple(children)
         if kind == "leaf":
             self.num_leaves = 1
         else:
-            self.num_leaves = sum(c.num_leaves for c in self.children)
+            self.num_leaves = sum(c.num_leaves for c in self.child_defs)
         self._hash = None
 
     @property
     def num_nodes(self) -> int:
-        return 1 + sum(c.num_nodes for c in self.children)
+        return 1 + sum(c.num_nodes for c in self.child_defs)
 
     def unflatten(self, leaves):
         return tree_unflatten(self, leaves)
 
+    def children(self) -> list:
+        """The structures of this node's children (PyTreeDef.children() in JAX)."""
+        return list(self.child_defs)
+
     def _key(self):
         kind = self.kind if isinstance(self.kind, str) else self.kind
-        return (kind, _hashable(self.aux), self.children)
+        return (kind, _hashable(self.aux), self.child_defs)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, PyTreeDef) and self._key() == other._key()
@@ -123,13 +129,13 @@ class PyTreeDef:
             return "*"
         if self.kind == "none":
             return "None"
-        kids = ", ".join(c._str() for c in self.children)
+        kids = ", ".join(c._str() for c in self.child_defs)
         if self.kind is tuple:
-            return f"({kids}{',' if len(self.children) == 1 else ''})"
+            return f"({kids}{',' if len(self.child_defs) == 1 else ''})"
         if self.kind is list:
             return f"[{kids}]"
         if self.kind in (dict, OrderedDict, defaultdict):
-            return "{" + ", ".join(f"{k!r}: {c._str()}" for k, c in zip(self.aux[1], self.children)) + "}"
+            return "{" + ", ".join(f"{k!r}: {c._str()}" for k, c in zip(self.aux[1], self.child_defs)) + "}"
         return f"CustomNode({getattr(self.kind, '__name__', self.kind)}[{self.aux!r}], [{kids}])"
 
 
@@ -189,7 +195,7 @@ def _build(td: PyTreeDef, it):
             raise ValueError("tree_unflatten: too few leaves for the tree structure") from None
     if td.kind == "none":
         return None
-    children = [_build(c, it) for c in td.children]
+    children = [_build(c, it) for c in td.child_defs]
     if td.kind == "namedtuple":
         typ, _ = td.aux
         return typ(*children)
@@ -241,13 +247,13 @@ def _up_to(td, x, out, what, path):
         raise ValueError(f"{what}: structures differ at {path or 'the root'}: expected "
                          f"{getattr(expected, '__name__', expected)}, got {type(x).__name__}")
     children, aux = node.to_iter(x)
-    if len(children) != len(td.children) or (td.kind in (dict, OrderedDict, defaultdict)
+    if len(children) != len(td.child_defs) or (td.kind in (dict, OrderedDict, defaultdict)
                                               and aux[1] != td.aux[1]):
         raise ValueError(f"{what}: structures differ at {path or 'the root'}: "
-                         f"{len(td.children)} children expected, got {len(children)}"
+                         f"{len(td.child_defs)} children expected, got {len(children)}"
                          + (f" (keys {list(td.aux[1])} vs {list(aux[1])})" if isinstance(x, dict) else ""))
     keys = td.aux[1] if td.kind in (dict, OrderedDict, defaultdict) else range(len(children))
-    for k, c, sub in zip(keys, children, td.children):
+    for k, c, sub in zip(keys, children, td.child_defs):
         _up_to(sub, c, out, what, f"{path}[{k!r}]")
 
 

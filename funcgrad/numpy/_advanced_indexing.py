@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import ArrayBase, to_array
-from ..core.errors import ConcretizationError, user_location
+from ..core.errors import InvalidIndexTypeError, NonConcreteBooleanIndexError, user_location
 from ..core.trace import Tracer, concrete_value
 from ..primitives import elementwise as ew
 from ..primitives import shape as sh
@@ -99,9 +99,9 @@ def _as_index_array(i):
         return a
     if isinstance(i, (bool, np.bool_, np.ndarray)) or _is_int_scalar(i):
         return np.asarray(i)
-    raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
-                     f"or boolean arrays are valid indices; got {type(i).__name__} {i!r} "
-                     f"(at {user_location(4)})")
+    raise InvalidIndexTypeError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                                f"integer or boolean arrays are valid indices; got {type(i).__name__} {i!r} "
+                                f"(at {user_location(4)})")
 
 
 def _flatten(xs):
@@ -166,7 +166,7 @@ def parse_index(shape, items, policy: str = "raise") -> ParsedIndex:
         dt = i.dtype
         if dt == dtypes.bool_:
             if not isinstance(i, np.ndarray):
-                raise ConcretizationError(
+                raise NonConcreteBooleanIndexError(
                     f"Array boolean indices must be concrete; got a traced mask {i.aval.str_short()} at "
                     f"{user_location(3)}. The shape of x[mask] depends on the mask's values, which are "
                     "not known under jit or vmap. Use funcgrad.numpy.where(mask, x, fill) to keep the "
@@ -182,8 +182,8 @@ def parse_index(shape, items, policy: str = "raise") -> ParsedIndex:
                 advs.append(c)
             continue
         if not dtypes.is_integer(dt):
-            raise IndexError(f"arrays used as indices must be of integer (or boolean) type, got {dt} "
-                             f"(at {user_location(3)})")
+            raise InvalidIndexTypeError(f"arrays used as indices must be of integer (or boolean) type, got "
+                                        f"{dt} (at {user_location(3)})")
         advs.append(_normalise(i, dim, shape[dim], policy))
         entries.append(Entry("adv", dim, adv=len(advs) - 1))
         dim += 1
@@ -199,7 +199,8 @@ def parse_index(shape, items, policy: str = "raise") -> ParsedIndex:
 
 
 def _slice_entry(s: slice, dim: int, n: int) -> Entry:
-    start, stop, step = s.indices(n)
+    from ._indexing import slice_indices
+    start, stop, step = slice_indices(s, n)
     size = max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
     return Entry("slice", dim, s, start if size else 0, step, size)
 

@@ -192,6 +192,12 @@ class _IndexUpdateRef:
         ones = sh.full(self.array.shape, 1, self.array.dtype)
         return power(self.array, _IndexUpdateRef(ones, self.index)._scatter(values, "mul", mode))
 
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """x with x[idx] replaced by func(x[idx]) (a unary elementwise function; an index given more
+        than once gets func applied once)."""
+        mode = _check_mode(mode)
+        return self.set(func(self.get(mode="clip" if mode in (None, "promise_in_bounds") else mode)), mode=mode)
+
 
 class _IndexUpdateHelper:
     """The `x.at` property: index it (`x.at[idx]`) to choose positions for a functional update."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.array import Array, ArrayBase
-from ..core.errors import user_location
+from ..core.errors import ConcretizationError, NonConcreteSliceError, user_location
 from ..core.primitive import _rec_state, hooks
 from ..primitives import shape as sh
 
@@ -54,6 +54,18 @@ def _is_advanced(i) -> bool:
         not isinstance(i, (slice, int, np.integer, type(None))) and i is not Ellipsis)
 
 
+def slice_indices(s: slice, n: int) -> tuple:
+    """s.indices(n), with JAX's IndexError for a traced start, stop or step."""
+    try:
+        return s.indices(n)
+    except ConcretizationError:
+        raise NonConcreteSliceError(
+            f"Slice entries must be static integers; got {s} at {user_location(4)}. Under jit or vmap a "
+            "slice bound that depends on an argument is not known while tracing: use "
+            "funcgrad.lax.dynamic_slice(x, (start,), (size,)) for a traced start with a static size, or "
+            "mark the argument static.") from None
+
+
 def getitem(x, idx):
     """x[idx] with NumPy semantics."""
     if idx.__class__ is int:  # the hot path, x[i]: a slice of the first dimension, then a reshape
@@ -71,7 +83,7 @@ def getitem(x, idx):
     elif idx.__class__ is slice:  # x[a:b:k], k > 0: one slice of the first dimension
         shape = tuple(x.shape)
         if shape:
-            start, stop, step = idx.indices(shape[0])
+            start, stop, step = slice_indices(idx, shape[0])
             if step > 0:
                 size = max(0, -(-(stop - start) // step))
                 limit = start + (size - 1) * step + 1 if size else start
@@ -100,7 +112,7 @@ def basic_getitem(x, items):
             continue
         n = x.shape[dim]
         if isinstance(i, slice):
-            start, stop, step = i.indices(n)
+            start, stop, step = slice_indices(i, n)
             if step > 0:
                 size = max(0, -(-(stop - start) // step))
                 starts.append(start)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import Array
-from ..core.errors import user_location
+from ..core.errors import IncompatibleShapesError, user_location
 from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from ..primitives import linalg as la
@@ -63,10 +63,12 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if -1 in shape:
         known = math.prod(s for s in shape if s != -1)
         if known == 0 or x.size % known:
-            raise ValueError(f"cannot reshape array of size {x.size} into shape {shape} (at {user_location(2)})")
+            raise IncompatibleShapesError(f"cannot reshape array of size {x.size} into shape {shape} "
+                                          f"(at {user_location(2)})")
         shape = tuple(x.size // known if s == -1 else s for s in shape)
     if math.prod(shape) != x.size:
-        raise ValueError(f"cannot reshape array of size {x.size} into shape {shape} (at {user_location(2)})")
+        raise IncompatibleShapesError(f"cannot reshape array of size {x.size} into shape {shape} "
+                                      f"(at {user_location(2)})")
     return sh.reshape(x, shape)
 
 
@@ -177,12 +179,14 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
         xs = promote_dtypes(*xs)
     nd = xs[0].ndim
     if any(x.ndim != nd for x in xs):
-        raise ValueError("concatenate: all the input arrays must have the same number of dimensions, got "
+        raise IncompatibleShapesError("concatenate: all the input arrays must have the same number of "
+                                      "dimensions, got "
                          + ", ".join(str(x.shape) for x in xs))
     ax = normalize_index(axis, nd, "concatenate")
     for x in xs:
         if any(a != b for i, (a, b) in enumerate(zip(x.shape, xs[0].shape)) if i != ax):
-            raise ValueError("concatenate: all the input array dimensions except for the concatenation axis "
+            raise IncompatibleShapesError("concatenate: all the input array dimensions except for the "
+                                          "concatenation axis "
                              "must match exactly, got " + ", ".join(str(x.shape) for x in xs))
     return sh.concatenate(xs, ax)
 
@@ -268,7 +272,7 @@ def matmul(x1, x2, /):
     if vb:
         b = sh.expand_dims(b, (1,))
     if a.shape[-1] != b.shape[-2]:
-        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0 (size "
+        raise IncompatibleShapesError(f"matmul: Input operand 1 has a mismatch in its core dimension 0 (size "
                          f"{b.shape[-2]} is different from {a.shape[-1]}): shapes {shape_a} and "
                          f"{shape_b} cannot be multiplied (at {user_location(2)})")
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op="matmul")

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import Array, ArrayBase, to_array, wrap
-from ..core.errors import user_location
+from ..core.errors import IncompatibleShapesError, user_location
 from ..core.trace import Tracer
 from ..primitives.elementwise import convert_element_type
 from ..primitives.shape import broadcast_in_dim
@@ -82,7 +82,7 @@ def broadcast_shapes(*shapes, op: str = "broadcast_shapes") -> tuple:
             d = s[i - ndim + len(s)] if i - ndim + len(s) >= 0 else 1
             if d != 1:
                 if size != 1 and size != d:
-                    raise ValueError(f"{op}: operands could not be broadcast together with shapes "
+                    raise IncompatibleShapesError(f"{op}: operands could not be broadcast together with shapes "
                                      + " ".join(str(tuple(s)) for s in shapes) + f" (at {user_location(2)})")
                 size = d
         out.append(size)

@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, get_aval, to_array
+from ..core.array import ArrayBase, get_aval, to_array, wrap
 from ..core.aval import ShapedArray
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
@@ -27,6 +27,12 @@ from .shape import broadcast_in_dim, concatenate, expand_dims, full, pad, rev, s
 
 def _as_arrays(leaves):
     return [x if isinstance(x, ArrayBase) else to_array(x, copy=False) for x in leaves]
+
+
+def _tree_as_arrays(tree):
+    """`tree` with Python-scalar (and NumPy) leaves made Arrays: what a traced body would see/return."""
+    leaves, td = tree_flatten(tree)
+    return tree_unflatten(td, _as_arrays(leaves))
 
 
 def trace_flat(fun: Callable, in_avals, name: str) -> Jaxpr:
@@ -221,8 +227,10 @@ def switch(index, branches, *operands):
         raise ValueError("switch: needs at least one branch")
     leaves, in_tree = tree_flatten(operands)
     idx = concrete_value(index) if isinstance(index, ArrayBase) else index
-    if idx is not None:  # a known index: run the branch directly (its derivative is the cond's)
-        return branches[int(np.clip(int(idx), 0, len(branches) - 1))](*operands)
+    if idx is not None:  # a known index: run the branch directly (its derivative is the cond's), on
+        # and to arrays, as a traced branch
+        branch = branches[int(np.clip(int(idx), 0, len(branches) - 1))]
+        return _tree_as_arrays(branch(*tree_unflatten(in_tree, _as_arrays(leaves))))
     leaves = _as_arrays(leaves)
     avals = [get_aval(x) for x in leaves]
     traced = [_tree_trace(b, in_tree, avals, "switch") for b in branches]
@@ -238,8 +246,22 @@ def switch(index, branches, *operands):
     return tree_unflatten(t0, outs)
 
 
-def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
-    """true_fun(*operands) if pred else false_fun(*operands); traced structurally under jit/vmap."""
+_NO_OPERAND = object()
+
+
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_OPERAND):
+    """true_fun(*operands) if pred else false_fun(*operands); traced structurally under jit/vmap.
+    JAX's older forms are accepted too: cond(pred, fun_t, fun_f, operand=x) and
+    cond(pred, x_true, fun_t, x_false, fun_f)."""
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("cond: give the operands positionally or as operand=, not both")
+        operands = (operand,)
+    if not (callable(true_fun) and callable(false_fun)):
+        if callable(false_fun) and len(operands) == 2 and callable(operands[1]):
+            x_true, f_true, x_false, f_false = true_fun, false_fun, operands[0], operands[1]
+            return cond(pred, lambda a, _: f_true(a), lambda _, b: f_false(b), x_true, x_false)
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     if isinstance(pred, ArrayBase):
         if pred.shape != ():
             raise TypeError(f"cond: pred must be a scalar, got shape {pred.shape}")
@@ -296,7 +318,7 @@ def _while_jvp(args, tangents, ans, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_
 
 
 def _while_vjp(cts, ans, args, needs, **params):
-    raise TypeError("Reverse-mode differentiation does not work for while_loop: its number of iterations "
+    raise ValueError("Reverse-mode differentiation does not work for while_loop: its number of iterations "
                     "is not known in advance, so the intermediate values cannot be stored. Use "
                     "funcgrad.lax.fori_loop with static bounds, or funcgrad.lax.scan, instead.")
 
@@ -344,11 +366,12 @@ def _closure_jaxpr(fun, in_tree, avals, name):
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
     """Repeat `val = body_fun(val)` while `cond_fun(val)`; the carry keeps its types (as jax.lax.while_loop)."""
     leaves, tree = tree_flatten(init_val)
-    if _concrete(leaves):
-        val = init_val
+    if _concrete(leaves):  # the carry is still made of arrays, as a traced loop's is
+        val = tree_unflatten(tree, _as_arrays(leaves))
         while bool(cond_fun(val)):
             val = body_fun(val)
-        return val
+        out, out_tree = tree_flatten(val)
+        return tree_unflatten(out_tree, _as_arrays(out))
     leaves = _as_arrays(leaves)
     avals = [get_aval(x) for x in leaves]
     body_j, body_consts, body_tree = _closure_jaxpr(body_fun, tree, avals, "while_loop body")
@@ -688,13 +711,14 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
 
 def _scan_python(f, init, xs, x_leaves, x_tree, n, reverse):
     x_leaves = _as_arrays(x_leaves)
-    carry, ys = init, []
+    carry, ys = _tree_as_arrays(init), []
     for i in (range(n - 1, -1, -1) if reverse else range(n)):
         x = tree_unflatten(x_tree, [_index(x, i) for x in x_leaves])
         carry, y = f(carry, x)
         ys.append(y)
     if reverse:
         ys.reverse()
+    carry = _tree_as_arrays(carry)
     if not ys:
         return carry, None
     y_leaves = [tree_flatten(y)[0] for y in ys]
@@ -703,19 +727,23 @@ def _scan_python(f, init, xs, x_leaves, x_tree, n, reverse):
     return carry, tree_unflatten(y_tree, stacked)
 
 
-def fori_loop(lower, upper, body_fun: Callable, init_val):
-    """body_fun(i, val) for i in [lower, upper). Static bounds lower to scan, so reverse mode works."""
+def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
+    """body_fun(i, val) for i in [lower, upper). Static bounds lower to scan, so reverse mode works.
+    `unroll` (a scan hint in JAX) changes nothing in the result; it is accepted and passed to scan."""
     lo, hi = concrete_value(lower) if isinstance(lower, ArrayBase) else lower, \
         concrete_value(upper) if isinstance(upper, ArrayBase) else upper
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
-        if _concrete(tree_flatten(init_val)[0]):
-            val = init_val
+        leaves, tree = tree_flatten(init_val)
+        if _concrete(leaves):  # run as Python; the index and the carry are arrays, as when traced
+            val = tree_unflatten(tree, _as_arrays(leaves))
             for i in range(lo, hi):
-                val = body_fun(i, val)
-            return val
+                val = body_fun(wrap(np.int32(i), True), val)
+            out, out_tree = tree_flatten(val)
+            return tree_unflatten(out_tree, _as_arrays(out))
         idx = to_array(np.arange(lo, max(lo, hi), dtype=np.int32))
-        carry, _ = scan(lambda c, i: (body_fun(i, c), None), init_val, idx, length=max(0, hi - lo))
+        carry, _ = scan(lambda c, i: (body_fun(i, c), None), init_val, idx, length=max(0, hi - lo),
+                        unroll=1 if unroll is None else unroll)
         return carry
 
     def cond_fun(c):
@@ -733,8 +761,11 @@ def _bound(b, like):
     return ew.convert_element_type(b, like.dtype)
 
 
-def map(f: Callable, xs):  # noqa: A001 - lax name
-    """Apply f to each slice of xs along the leading axis (a scan with no carry)."""
+def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001 - lax name
+    """Apply f to each slice of xs along the leading axis (a scan with no carry). `batch_size`, which
+    in JAX vmaps f over that many slices per step, gives the same result; it is accepted and unused."""
+    if batch_size is not None and int(batch_size) < 1:
+        raise ValueError(f"lax.map: batch_size must be positive, got {batch_size}")
     return scan(lambda _, x: ((), f(x)), (), xs)[1]
 
 

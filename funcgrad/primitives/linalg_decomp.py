@@ -172,9 +172,14 @@ def _scalar_bcast(s, like):
     return sh.broadcast_in_dim(s, like.shape, tuple(range(s.ndim)))
 
 
+def _H(x):
+    """The conjugate transpose of the last two axes (the transpose for real x)."""
+    return ew.conj(_T(x)) if dtypes.is_complex(x.dtype) else _T(x)
+
+
 def _sym(x):
-    """(x + x^T) / 2 (the derivative rules that use it are for real input)."""
-    return ew.mul(ew.add(x, _T(x)), sh.full(x.shape, 0.5, x.dtype))
+    """(x + x^H) / 2: the Hermitian part ((x + x^T) / 2 for real x)."""
+    return ew.mul(ew.add(x, _H(x)), sh.full(x.shape, 0.5, x.dtype))
 
 
 def _skew_inverse_gaps(w):
@@ -215,18 +220,17 @@ def _phi(x):
 
 
 def _cholesky_jvp(t, L, x):
-    # dL = L Phi(L^-1 dA L^-T), dA symmetrised (the impl reads the symmetric part of its input).
-    _real_only("cholesky", x)
-    tmp = triangular_solve(L, _sym(t), left_side=False, lower=True, transpose_a=True)
+    # dL = L Phi(L^-1 dA L^-H), dA made Hermitian (the impl reads the Hermitian part of its input).
+    tmp = triangular_solve(L, _sym(t), left_side=False, lower=True, transpose_a=True, conjugate_a=True)
     return _mm(L, _phi(triangular_solve(L, tmp, left_side=True, lower=True)))
 
 
 def _cholesky_vjp(g, L, x):
-    # The transpose of the jvp: sym(L^-T Phi(L^T Lbar) L^-1).
-    _real_only("cholesky", x)
+    # The (linear, unconjugated) transpose of the jvp: herm(L^-T Phi(L^T Lbar) conj(L)^-1); the
+    # Hermitian-part map is its own transpose, as conj is.
     p = _phi(_mm(_T(L), g))
     tmp = triangular_solve(L, p, left_side=True, lower=True, transpose_a=True)
-    return _sym(triangular_solve(L, tmp, left_side=False, lower=True))
+    return _sym(triangular_solve(L, tmp, left_side=False, lower=True, conjugate_a=True))
 
 
 cholesky_p = Primitive("cholesky", impl=_cholesky_impl, abstract_eval=_cholesky_rule,
@@ -281,9 +285,10 @@ def _tri_part(x, lower, unit_diagonal):
 
 
 def _tri_op(x, transpose_a, conjugate_a):
+    """op(x) as the solve applies it to a; being linear (conj counts as its own transpose), it also
+    maps the cotangent of op(a) to the cotangent of a."""
     if conjugate_a and dtypes.is_complex(x.dtype):
-        raise NotImplementedError("triangular_solve: derivatives with conjugate_a=True on complex input "
-                                  "are not supported yet")
+        x = ew.conj(x)
     return _T(x) if transpose_a else x
 
 

@@ -10,7 +10,7 @@ from .. import numpy as jnp
 from ..core import dtypes
 from ..primitives.conv import conv_general_dilated
 
-__all__ = ["convolve", "correlate", "convolve2d", "correlate2d"]
+__all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve"]
 
 
 def _check(name, in1, in2, mode, method):
@@ -101,3 +101,51 @@ def correlate2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=
     full = _full_conv(a, jnp.flip(jnp.conj(b)))
     starts = [m - 1 - (m - 1) // 2 for m in b.shape]
     return full[tuple(slice(st, st + n) for st, n in zip(starts, a.shape))]
+
+
+def fftconvolve(in1, in2, mode: str = "full", axes=None):
+    """N-d convolution through the FFT, as scipy.signal.fftconvolve: over `axes` (default all), the
+    other axes broadcast against each other; modes 'full', 'same' (in1's size) and 'valid'."""
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"fftconvolve: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    a, b = jnp.asarray(in1), jnp.asarray(in2)
+    if a.ndim != b.ndim:
+        raise ValueError(f"fftconvolve: in1 and in2 should have the same dimensionality, got shapes "
+                         f"{a.shape} and {b.shape}")
+    if a.ndim == 0:
+        return a * b
+    if a.size == 0 or b.size == 0:
+        return jnp.zeros((0,) * a.ndim, jnp.result_type(a, b))
+    nd = a.ndim
+    axes = list(range(nd)) if axes is None else sorted({int(ax) % nd for ax in jnp.atleast_1d(
+        jnp.asarray(axes)).tolist()}) if not isinstance(axes, int) else [axes % nd]
+    for ax in range(nd):
+        if ax not in axes and a.shape[ax] != b.shape[ax] and 1 not in (a.shape[ax], b.shape[ax]):
+            raise ValueError(f"fftconvolve: incompatible shapes for in1 and in2 along axis {ax}: "
+                             f"{a.shape} and {b.shape}")
+    if mode == "valid" and not _valid_ok([a.shape[ax] for ax in axes], [b.shape[ax] for ax in axes]):
+        raise ValueError("fftconvolve: for 'valid' mode, one must be at least as large as the other in "
+                         "every dimension")
+    dt = jnp.result_type(a, b)
+    if not (jnp.issubdtype(dt, jnp.floating) or jnp.issubdtype(dt, jnp.complexfloating)):
+        dt = jnp.result_type(dt, 1.0)
+    a, b = a.astype(dt), b.astype(dt)
+    full = [a.shape[ax] + b.shape[ax] - 1 for ax in axes]
+    if jnp.issubdtype(dt, jnp.complexfloating):
+        out = jnp.fft.ifftn(jnp.fft.fftn(a, s=full, axes=axes) * jnp.fft.fftn(b, s=full, axes=axes),
+                            s=full, axes=axes)
+    else:
+        out = jnp.fft.irfftn(jnp.fft.rfftn(a, s=full, axes=axes) * jnp.fft.rfftn(b, s=full, axes=axes),
+                             s=full, axes=axes)
+    out = out.astype(dt)
+    if mode == "full":
+        return out
+    index = [slice(None)] * nd
+    for ax, f in zip(axes, full):
+        n, m = a.shape[ax], b.shape[ax]
+        if mode == "same":
+            start, size = (f - n) // 2, n
+        else:
+            start, size = min(n, m) - 1, max(n, m) - min(n, m) + 1
+        index[ax] = slice(start, start + size)
+    return out[tuple(index)]

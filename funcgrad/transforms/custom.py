@@ -12,7 +12,8 @@ from ..core.array import ArrayBase, get_aval, to_array, wrap
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
 from ..core.errors import UnexpectedTracerError
-from ..core.trace import Tracer, find_top, hoist_tracer_consts, transform_active
+from ..core.errors import ConcretizationError
+from ..core.trace import Tracer, concrete_value, find_top, hoist_tracer_consts, new_trace, transform_active
 from ..core.tree_util import tree_flatten, tree_unflatten
 from ..primitives.shape import full
 from .batching import trace_to_jaxpr
@@ -86,6 +87,42 @@ class _FlatCall:
         return o_leaves
 
 
+def _trace_rule_fun(flat_fun, leaves, name: str) -> Jaxpr:
+    """The jaxpr of the function a custom rule stands for. Traced abstractly; where that needs a value
+    (Python control flow on an argument) and every argument's value is known (differentiation outside
+    jit and vmap), traced again on those values, as JAX then runs the function on concrete primals.
+    The jaxpr is then specific to these values, which are the only ones it is evaluated at."""
+    avals = [get_aval(x) for x in leaves]
+    try:
+        return trace_to_jaxpr(flat_fun, avals, name)
+    except ConcretizationError:
+        values = [concrete_value(x) for x in leaves]
+        if any(v is None for v in values):
+            raise
+    with new_trace(name, carries_values=True) as trace:
+        ins = [trace.new_arg(a, v) for a, v in zip(avals, values)]
+        outs = [o if isinstance(o, ArrayBase) else to_array(o, copy=False) for o in flat_fun(*ins)]
+        return trace.to_jaxpr(ins, outs)
+
+
+class SymbolicZero:
+    """The tangent (or cotangent) of a value that is not being differentiated, handed to rules defined
+    with symbolic_zeros=True instead of an array of zeros: `.aval` (and `.shape`, `.dtype`) describe the
+    array it stands for; `instantiate()` makes it."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+
+    def instantiate(self):
+        return _zeros(self.aval)
+
+    def __repr__(self) -> str:
+        return f"SymbolicZero({self.aval.str_short()})"
+
+
 # --- custom_jvp -----------------------------------------------------------------------------------
 
 def _closed_over_error(kind: str, name: str) -> UnexpectedTracerError:
@@ -99,6 +136,8 @@ def _closed_over_error(kind: str, name: str) -> UnexpectedTracerError:
 def _cjvp_jvp(args, tangents, ans, *, jaxpr, jvp, name, n_consts=0):
     if any(t is not None for t in tangents[:n_consts]):
         raise _closed_over_error("custom_jvp", name)
+    if getattr(jvp, "takes_symbolic_zeros", False):  # the user's rule: it is told which tangents are zero
+        return list(jvp(list(args), list(tangents))[1])
     ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     return list(jvp(list(args), ts)[1])
 
@@ -109,6 +148,20 @@ def _cjvp_vjp(cts, ans, args, needs, *, jaxpr, jvp, name, n_consts=0):
     if any(needs[:n_consts]):
         raise _closed_over_error("custom_jvp", name)
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
+    if getattr(jvp, "takes_symbolic_zeros", False):  # transpose in the needed tangents only
+        idx = [i for i, need in enumerate(needs) if need]
+
+        def lin(*ts):
+            full = [None] * len(args)
+            for i, t in zip(idx, ts):
+                full[i] = t
+            return list(jvp(list(args), full)[1])
+
+        _, pull = vjp_transform(lin, *[_zeros(get_aval(args[i])) for i in idx])
+        out = [None] * len(args)
+        for i, c in zip(idx, pull(cts)):
+            out[i] = c
+        return out
     zeros = [_zeros(get_aval(a)) for a in args]
     _, pull = vjp_transform(lambda *ts: list(jvp(list(args), list(ts))[1]), *zeros)
     return list(pull(cts))
@@ -141,7 +194,11 @@ class custom_jvp:
         functools.update_wrapper(self, fun)
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+        """Set the rule jvp(primals, tangents) -> (primal_out, tangent_out). With symbolic_zeros=True
+        the tangent of an argument that is not being differentiated is a SymbolicZero (and the rule may
+        return SymbolicZero for an output tangent)."""
         self.jvp = jvp
+        self.symbolic_zeros = bool(symbolic_zeros)
         return jvp
 
     def defjvps(self, *tangent_fns) -> None:
@@ -165,14 +222,23 @@ class custom_jvp:
             return self.fun(*args)
         nondiff, leaves, in_tree, flat_fun, store = call.nondiff, call.leaves, call.in_tree, call, call.out_trees
 
+        symbolic = getattr(self, "symbolic_zeros", False)
+
         def flat_jvp(primals, tangents):
+            tangents = [(SymbolicZero(get_aval(x)) if symbolic else _zeros(get_aval(x))) if t is None else t
+                        for x, t in zip(primals, tangents)]
             p = tree_unflatten(in_tree, primals)
             t = tree_unflatten(in_tree, tangents)
             out, t_out = self.jvp(*nondiff, tuple(p), tuple(t))
-            return tree_flatten(out)[0], tree_flatten(t_out)[0]
+            out_leaves = tree_flatten(out)[0]
+            t_leaves = tree_flatten(t_out, is_leaf=lambda x: isinstance(x, SymbolicZero))[0]
+            return out_leaves, [_zeros(get_aval(o)) if isinstance(t, SymbolicZero) else t
+                                for o, t in zip(out_leaves, t_leaves)]
+
+        flat_jvp.takes_symbolic_zeros = True  # None tangents are zeros it makes itself
 
         avals = [get_aval(x) for x in leaves]
-        jaxpr = trace_to_jaxpr(flat_fun, avals, "custom_jvp")
+        jaxpr = _trace_rule_fun(flat_fun, leaves, "custom_jvp")
         if not any(isinstance(c, Tracer) for c in jaxpr.consts):
             outs = custom_jvp_call_p.bind(*leaves, jaxpr=jaxpr, jvp=flat_jvp, name=self.__name__)
             return tree_unflatten(store[-1], outs)
@@ -274,7 +340,7 @@ class custom_vjp:
             return tree_flatten(tuple(in_cts), is_leaf=lambda x: x is None)[0]
 
         avals = [get_aval(x) for x in leaves]
-        jaxpr = trace_to_jaxpr(flat_fun, avals, "custom_vjp")
+        jaxpr = _trace_rule_fun(flat_fun, leaves, "custom_vjp")
         if not any(isinstance(c, Tracer) for c in jaxpr.consts):
             outs = custom_vjp_call_p.bind(*leaves, jaxpr=jaxpr, fwd=flat_fwd, bwd=flat_bwd, name=self.__name__)
             return tree_unflatten(store[-1], outs)

@@ -249,7 +249,7 @@ class JitFunction:
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         leaf_keys = tuple(_leaf_key(x) for x in leaves)
         if not static and not static_kw and not dyn_kwargs and len(leaves) == n and \
-                all(treedef_is_leaf(c) for c in in_tree.children[0].children):
+                all(treedef_is_leaf(c) for c in in_tree.child_defs[0].child_defs):
             key = (None, leaf_keys)  # n plain positional leaves: the fast path's key
         else:
             key = (in_tree, static, static_kw, n, leaf_keys)
