@@ -613,6 +613,23 @@ def mlp_data():
     return np_params, rng.standard_normal((128, 784)).astype(F32), one_hot(rng, 128, 10)
 
 
+# W2's arithmetic: forward 2(128*784*512 + 128*512*512 + 128*512*10); backward the weight gradients
+# (the same again) plus the input gradients of layers 2 and 3 (2(128*512*512 + 128*512*10)).
+W2_FLOPS = 2 * (2 * (128 * 784 * 512 + 128 * 512 * 512 + 128 * 512 * 10) + 128 * 512 * 512 + 128 * 512 * 10)
+
+
+def gemm_peak_flops() -> float:
+    """This core's float32 matrix-product rate (512^3, the best of 20 runs): what a matmul-bound step
+    can reach on the one BLAS thread the suite allows."""
+    a = np.random.default_rng(0).standard_normal((512, 512)).astype(np.float32)
+    best = float("inf")
+    for _ in range(20):
+        t = time.perf_counter()
+        a @ a
+        best = min(best, time.perf_counter() - t)
+    return 2 * 512 ** 3 / best
+
+
 def bench_w2() -> None:
     np_params, x_np, y_np = mlp_data()
     params, x, y = fg_tree(np_params), jnp.asarray(x_np), jnp.asarray(y_np)
@@ -636,7 +653,11 @@ def bench_w2() -> None:
     check("W2 SGD step (jit)", step_jit(params, x, y), want, 1e-6)
 
     c = Case("W2 MLP 784-512-512-10 SGD step, batch 128")
-    c.numpy(lambda: numpy_step(np_params, x_np, y_np), "NumPy (by hand)")
+    base = c.numpy(lambda: numpy_step(np_params, x_np, y_np), "NumPy (by hand)")
+    peak = gemm_peak_flops()
+    ROWS[-1] = ROWS[-1][:4] + (f"{W2_FLOPS / 1e6:.0f} MFLOP at {W2_FLOPS / base / 1e9:.0f} GFLOP/s: "
+                               f"{100 * W2_FLOPS / base / peak:.0f}% of one core's GEMM peak "
+                               f"({peak / 1e9:.0f} GFLOP/s)",)
     c.time("funcgrad eager", lambda: fg_step(params, x, y))
     c.time("funcgrad.jit", lambda: step_jit(params, x, y))
     step_par, out = compiled_with_parallel_ops(fg_step, params, x, y)
