@@ -89,6 +89,21 @@ def run_program(src: str) -> dict:
     return ns
 
 
+def run_on_funcgrad(src: str) -> dict:
+    """The program with `import torch` resolving to funcgrad."""
+    with funcgrad_as_torch():
+        return run_program(src)
+
+
+def run_on_torch(src: str) -> dict:
+    """The same program on real PyTorch (the test skips without it)."""
+    pytest.importorskip("torch")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_program(src)
+
+
 def test_shim_resolves_torch_to_funcgrad(torch_is_funcgrad):
     import funcgrad
     ns = run_program("""

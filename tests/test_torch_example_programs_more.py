@@ -12,20 +12,8 @@ import sys
 import numpy as np
 import pytest
 
-from test_torch_example_programs import funcgrad_as_torch, run_program
+from test_torch_example_programs import funcgrad_as_torch, run_on_funcgrad, run_on_torch, run_program  # noqa: F401
 
-
-def run_on_funcgrad(src):
-    with funcgrad_as_torch():
-        return run_program(src)
-
-
-def run_on_torch(src):
-    pytest.importorskip("torch")
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return run_program(src)
 
 
 def copy_weights(src_model, dst_model):

@@ -201,6 +201,16 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
+def _zero_k(amount, t, default_mask, choose):
+    """default_mask with the k = amount (a fraction or a count) entries `choose(k)` picks set to 0."""
+    _validate_amount(amount, t.nelement())
+    k = _nparams(amount, t.nelement())
+    mask = default_mask.clone()
+    if k:
+        mask.view(-1)[choose(k)] = 0
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     """Zero `amount` (a fraction or a count) of the entries, chosen at random."""
     PRUNING_TYPE = "unstructured"
@@ -210,13 +220,7 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        _validate_amount(self.amount, t.nelement())
-        k = _nparams(self.amount, t.nelement())
-        mask = default_mask.clone()
-        if k:
-            idx = _fg.topk(_fg.rand_like(t).view(-1), k=k).indices
-            mask.view(-1)[idx] = 0
-        return mask
+        return _zero_k(self.amount, t, default_mask, lambda k: _fg.topk(_fg.rand_like(t).view(-1), k=k).indices)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -232,13 +236,8 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        _validate_amount(self.amount, t.nelement())
-        k = _nparams(self.amount, t.nelement())
-        mask = default_mask.clone()
-        if k:
-            idx = _fg.topk(_fg.abs(t).view(-1), k=k, largest=False).indices
-            mask.view(-1)[idx] = 0
-        return mask
+        return _zero_k(self.amount, t, default_mask,
+                       lambda k: _fg.topk(_fg.abs(t).view(-1), k=k, largest=False).indices)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
