@@ -338,3 +338,29 @@ def test_matmul_with_a_shared_matrix_is_one_product(sa, sb):
         jx = fg.make_jaxpr(fg.grad(lambda x, y: jnp.sum(jnp.matmul(x, y) * r), (0, 1)))(a, b)
         dots = [e for e in jx.eqns if e.prim.name == "dot_general"]
         assert len(dots) == 3 and all(e.params["dimension_numbers"][1] == ((), ()) for e in dots), jx
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [7, 5000])
+def test_tensor_relu_is_one_primitive_with_torchs_values_and_gradient(dtype, n):
+    """torch.relu as one relu primitive (one recorded node): NaN stays NaN with gradient 1, zero and
+    negatives give 0 with gradient 0, as torch's threshold backward; small and large tensors alike."""
+    from funcgrad.primitives.elementwise import relu_p
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(n).astype(dtype)
+    a[:7] = [-0.0, 0.0, -1.0, np.nan, 2.0, -np.inf, np.inf]
+    x = fg.tensor(a, requires_grad=True)
+    y = fg.relu(x)
+    r = rng.standard_normal(n).astype(dtype)
+    (y * fg.tensor(r)).sum().backward()
+    tx = torch.tensor(a, requires_grad=True)
+    ty = torch.relu(tx)
+    (ty * torch.tensor(r)).sum().backward()
+    np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    assert type(y.grad_fn).__name__ == "ReluBackward0"
+    # the functional face: one relu equation under grad and jit
+    f = lambda v: jnp.sum(relu_p.bind(v) * r)
+    assert [e.prim.name for e in fg.make_jaxpr(f)(a).eqns][0] == "relu"
+    g = fg.grad(f)(jnp.asarray(a))
+    np.testing.assert_array_equal(np.asarray(g), tx.grad.numpy())

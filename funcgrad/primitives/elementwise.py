@@ -122,6 +122,10 @@ def _logistic_impl(xp):
     return f
 
 
+def _relu_impl(xp):
+    return lambda x: xp.maximum(x, x.dtype.type(0))
+
+
 def _rsqrt_impl(xp):
     return lambda x: 1 / xp.sqrt(x)
 
@@ -139,6 +143,10 @@ log10_p = unary("log10", _ufunc("log10"), lambda ans, x: (1 / _LN10) / x)
 log1p_p = unary("log1p", _ufunc("log1p"), lambda ans, x: 1 / (x + 1))
 expm1_p = unary("expm1", _ufunc("expm1"), lambda ans, x: ans + 1)
 logistic_p = unary("logistic", _logistic_impl, lambda ans, x: ans * (1 - ans))
+# torch's relu as one primitive: max(x, 0), NaN kept and -0.0 giving 0.0; derivative 1 where the result
+# is not 0 (x > 0, or NaN, as torch's threshold_backward) and 0 at and below 0.
+relu_p = unary("relu", _relu_impl, lambda ans, x: convert_element_type(ne(ans, zeros_like(ans)), ans.dtype),
+               "iuf")
 sin_p = unary("sin", _ufunc("sin"), lambda ans, x: cos(x))
 cos_p = unary("cos", _ufunc("cos"), lambda ans, x: -sin(x))
 tan_p = unary("tan", _ufunc("tan"), lambda ans, x: 1 + ans * ans)

@@ -350,22 +350,6 @@ def _zero_for(a):
     return jnp.zeros_like(a)
 
 
-_RELU_SELECT_MAX = 2048  # relu of at most this many elements selects (see _relu)
-
-
-def _relu(a):
-    """torch's relu: a where a > 0 or NaN, else 0; gradient g where a > 0 or NaN, 0 elsewhere (at 0 too). On
-    concrete floats it is a * m + 0 with m = not(a <= 0) (the + 0 turns the -0.0 of negative a into 0.0):
-    ufunc passes only, and a backward of one multiply, where a select (NumPy's where) is ~50x slower than a
-    ufunc pass on relu's unpredictable masks. Small arrays (where the count of binds matters more), a -inf
-    (whose product with 0 is NaN) and tracers select; both forms give the same values and gradients."""
-    z = _zero_for(a)
-    if a.dtype.kind != "f" or a.__class__ is not Array or a.size <= _RELU_SELECT_MAX or \
-            np.fmin.reduce(a._buf, axis=None) == -np.inf:
-        return ew.select(ew.le(a, z), z, a) if a.dtype != _NPB else a
-    return _add(_mul(a, ew.convert_element_type(ew.bitwise_not(ew.le(a, z)), a.dtype)), z)
-
-
 def _zeros_like_arr(a):
     return jnp.zeros_like(a)
 
@@ -430,13 +414,13 @@ def square(input, *, out=None):
     if input._np_dtype() == _NPB:
         input = input.to(D.from_np(np.dtype(np.int64)))
     return _square(input, out=out)
-_relu_recorded = _same_unary("Relu", _relu)
+_RELU_P = ew.relu_p
 _MAX_P = ew.max_p
 
 
 def relu(input, *, out=None):
-    """torch.relu. Unrecorded on concrete floats it is the max primitive's impl against 0 (the same values
-    as _relu's forms: NaN stays NaN, -inf and negatives give +0.0); recorded it is _relu."""
+    """torch.relu: the relu primitive (one recorded node; NaN stays NaN, negatives give +0.0). Unrecorded on
+    concrete floats its impl runs straight on the buffer."""
     v = input._v
     if v is not None and v.dtype.kind == "f" and \
             not (_gs.enabled and (input._rg or input._base is not None and _req(input))) and not _TM._fw_on:
@@ -445,7 +429,9 @@ def relu(input, *, out=None):
         return r if out is None else _out(r, out)
     if v is not None and v.dtype == _NPB or v is None and input._np_dtype() == _NPB:
         raise RuntimeError("Boolean inputs not supported for relu")
-    return _relu_recorded(input, out=out)
+    r = _apply_prim("Relu", _RELU_P, _RELU_P.bind, (input,)) if v is not None else \
+        _apply1("Relu", _RELU_P.bind, input)
+    return r if out is None else _out(r, out)
 
 
 _positive = _same_unary("Positive", lambda a: a)

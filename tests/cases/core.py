@@ -344,7 +344,7 @@ CASES = {
     "neg": unary(-3, 3), "exp": unary(-3, 3), "log": unary(0.1, 5), "log1p": unary(-0.9, 5),
     "expm1": unary(-3, 3), "tanh": unary(-3, 3), "logistic": unary(-5, 5), "sin": unary(-3, 3),
     "cos": unary(-3, 3), "sqrt": unary(0.1, 5), "rsqrt": unary(0.1, 5),
-    "abs": unary_away_from_zero(0.1, 3), "sign": unary_away_from_zero(0.1, 3),
+    "abs": unary_away_from_zero(0.1, 3), "sign": unary_away_from_zero(0.1, 3), "relu": unary_away_from_zero(0.1, 3),
     "stop_gradient": unary(-3, 3),
     # binary elementwise
     "add": binary(-3, 3), "sub": binary(-3, 3), "mul": binary(-3, 3), "div": div_case, "pow": pow_case,
