@@ -64,6 +64,17 @@ def test_kink_derivatives_follow_jax():
     assert float(fg.grad(fg.nn.hard_tanh)(1.0)) == 1.0
 
 
+def test_relu_keeps_nan_with_zero_derivative_like_jax():
+    """jax.nn.relu is max(x, 0) with derivative 0 at and below 0: NaN stays NaN (its derivative is 0,
+    as JAX's select(x > 0, g, 0)), -0.0 and -inf give 0, inf stays inf."""
+    a = np.array([-0.0, 0.0, -1.0, np.nan, 2.0, -np.inf, np.inf, 1e-30])
+    np.testing.assert_array_equal(np.asarray(fg.nn.relu(a)), [0, 0, 0, np.nan, 2, 0, np.inf, 1e-30])
+    np.testing.assert_array_equal(np.asarray(fg.jit(fg.nn.relu)(a)), [0, 0, 0, np.nan, 2, 0, np.inf, 1e-30])
+    np.testing.assert_array_equal(np.asarray(fg.vmap(fg.grad(fg.nn.relu))(a)), [0, 0, 0, 0, 1, 0, 1, 1])
+    np.testing.assert_array_equal(np.asarray(fg.vmap(fg.grad(fg.grad(lambda x: fg.nn.relu(x) * x)))(a)),
+                                  [0, 0, 0, 0, 2, 0, 2, 2])
+
+
 def test_gelu_exact_and_softmax_family():
     from scipy.special import erf
     np.testing.assert_allclose(np.asarray(fg.nn.gelu(jnp.asarray(X), approximate=False)),

@@ -30,9 +30,9 @@ def identity(x):
 
 
 def relu(x):
-    """max(x, 0) with derivative 0 at 0 (as jax.nn.relu)."""
+    """max(x, 0) with derivative 0 at 0, as jax.nn.relu: NaN stays NaN, with derivative 0 there too."""
     x = _arr(x)
-    return jnp.where(x > 0, x, jnp.zeros_like(x))
+    return jnp.where(x > 0, x, jnp.where(x != x, lax.stop_gradient(x), jnp.zeros_like(x)))
 
 
 def relu6(x):
