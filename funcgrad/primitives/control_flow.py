@@ -452,19 +452,6 @@ def _avals_key(avals) -> tuple:
     return tuple((tuple(a.shape), np.dtype(a.dtype).str, bool(a.weak_type)) for a in avals)
 
 
-def _forward_with_carries(args, jaxpr, nc, k, length, reverse):
-    """The scan's outputs plus, stacked, the carry that enters each step (the recomputing vjp's residuals)."""
-    x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in args[nc + k:]]
-    fwd_avals = [get_aval(a) for a in args[:nc + k]] + x_avals
-    fwd = jaxpr._cache.get("fwd_with_carries")
-    if fwd is None:
-        fwd = jaxpr._cache["fwd_with_carries"] = trace_flat(
-            lambda *a: list(eval_jaxpr(jaxpr, *a)) + list(a[nc:nc + k]), fwd_avals, "scan")
-    outs = scan_p.bind(*args, jaxpr=fwd, n_consts=nc, n_carry=k, length=length, reverse=reverse)
-    n_out = len(jaxpr.outvars)
-    return list(outs[:n_out]), list(outs[n_out:])
-
-
 _VIEW_PRIMS = frozenset({"slice", "reshape", "squeeze", "expand_dims", "transpose", "broadcast_in_dim", "rev"})
 
 

@@ -244,6 +244,15 @@ class L1Unstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
+def _channel_mask(t, dim, keep, default_mask):
+    """default_mask with every channel along dim not selected by `keep` (a mask or indices) zeroed."""
+    mask = _fg.zeros_like(t)
+    slc = [slice(None)] * t.dim()
+    slc[dim] = keep
+    mask[tuple(slc)] = 1
+    return mask * default_mask
+
+
 class RandomStructured(BasePruningMethod):
     """Zero `amount` of the channels along dim, chosen at random."""
     PRUNING_TYPE = "structured"
@@ -263,11 +272,7 @@ class RandomStructured(BasePruningMethod):
         prob = _fg.rand(n)
         threshold = _fg.kthvalue(prob, k=k).values
         keep = prob > threshold
-        mask = _fg.zeros_like(t)
-        slc = [slice(None)] * t.dim()
-        slc[self.dim] = keep
-        mask[tuple(slc)] = 1
-        return mask * default_mask
+        return _channel_mask(t, self.dim, keep, default_mask)
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -293,11 +298,7 @@ class LnStructured(BasePruningMethod):
             return default_mask
         norm = _channel_norm(t, self.n, self.dim)
         keep = _fg.topk(norm, k=nch - k, largest=True).indices
-        mask = _fg.zeros_like(t)
-        slc = [slice(None)] * t.dim()
-        slc[self.dim] = keep
-        mask[tuple(slc)] = 1
-        return mask * default_mask
+        return _channel_mask(t, self.dim, keep, default_mask)
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
