@@ -15,6 +15,8 @@ jit settings:
   jit_parallel_ops        use a second thread: large matrix products split in two, independent
                           convolutions run two at a time (off: see transforms/compiler/parallel.py)
   jit_donate_buffers      reuse dead intermediate buffers as out= of later operations
+  backward_cache_size     how many compiled backward walks of repeated eager grad/vjp tapes are kept (LRU;
+                          0: always interpret; see transforms/backward_cache.py)
 
 random settings:
   jax_threefry_partitionable  funcgrad.random's split/bits layout: True (JAX >= 0.5's default) or False
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 from .core import dtypes
 from .transforms.compiler import codegen as _codegen
+from .transforms import backward_cache as _backward_cache
 from .transforms.compiler import config as _compiler_config
 from .transforms.jit import config as _jit_config
 
@@ -66,7 +69,8 @@ class Config:
     """Settings read by the library. Change them with `update(name, value)`, read them with
     `read(name)` or as attributes (`config.jax_enable_x64`, `config.x64_enabled`)."""
 
-    _names = ("enable_x64", "jax_threefry_partitionable") + _JIT + ("jit_passes",) + tuple(_CODEGEN) + \
+    _names = ("enable_x64", "jax_threefry_partitionable") + _JIT + ("jit_passes", "backward_cache_size") + \
+        tuple(_CODEGEN) + \
         ("debug_nans", "debug_infs", "numpy_rank_promotion", "platform_name", "platforms") + _ACCEPTED
 
     def __init__(self):
@@ -111,6 +115,12 @@ class Config:
             setattr(_jit_config, key, bool(value) if key != "jit_cache_size" else value)
         elif key == "jit_passes":
             _compiler_config.passes = _compiler_config.enabled(tuple(value))
+        elif key == "backward_cache_size":
+            value = int(value)
+            if value < 0:
+                raise ValueError(f"backward_cache_size must be at least 0 (0 turns the cache off), got {value}")
+            _backward_cache.config.backward_cache_size = value
+            _backward_cache.trim()
         elif key in _CODEGEN:
             if key == "jit_fusion_evaluator" and value not in _EVALUATORS:
                 raise ValueError(f"jit_fusion_evaluator must be one of {', '.join(map(repr, _EVALUATORS))}, "
@@ -149,6 +159,8 @@ class Config:
             return getattr(fp_checks, key[6:])
         if key == "jit_passes":
             return _compiler_config.passes
+        if key == "backward_cache_size":
+            return _backward_cache.config.backward_cache_size
         if key in _CODEGEN:
             return getattr(_codegen.config, _CODEGEN[key])
         if key in _JIT:

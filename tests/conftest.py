@@ -10,3 +10,9 @@ settings.register_profile("dev", max_examples=30, deadline=None,
 settings.register_profile("nightly", max_examples=300, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile(os.environ.get("FUNCGRAD_HYPOTHESIS_PROFILE", "ci"))
+
+# FUNCGRAD_COMPILE_EVERY_BACKWARD=1: every eligible eager backward walk runs compiled from its first call
+# (normally from the second call of a repeated tape), so the whole suite checks the compiled walks.
+if os.environ.get("FUNCGRAD_COMPILE_EVERY_BACKWARD"):
+    from funcgrad.transforms import backward_cache
+    backward_cache.config.compile_on_first = True

@@ -8,7 +8,7 @@ from . import dtypes
 
 class ShapedArray:
     """The abstract value of an array: shape, dtype and whether its dtype is weak (from a Python scalar)."""
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
     def __init__(self, shape, dtype, weak_type: bool = False):
         self.shape = tuple(shape)
@@ -38,7 +38,11 @@ class ShapedArray:
         return isinstance(other, ShapedArray) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        try:
+            return self._hash
+        except AttributeError:  # (computed on first use: most avals are never hashed)
+            h = self._hash = hash(self._key())
+            return h
 
     def __str__(self) -> str:
         """As JAX prints an aval: the dtype's full name and the shape, e.g. float32[2,3]."""

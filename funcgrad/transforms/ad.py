@@ -9,6 +9,8 @@ Python control flow over concrete values works, since the tape holds the values.
 """
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from typing import Callable, Sequence
 
 from ..core import dtypes
@@ -20,6 +22,7 @@ from ..core.primitive import hooks
 from ..core.trace import Tracer, new_trace
 from ..core.tree_util import tree_flatten, tree_unflatten, tree_map
 from ..primitives.elementwise import add, add_p, zeros_like, ones_like
+from . import backward_cache
 
 
 class Tape:
@@ -47,10 +50,25 @@ def _as_array(x):
                         "transformed functions must be arrays, scalars or pytrees of them") from None
 
 
+@contextmanager
+def gc_paused():
+    """The cyclic garbage collector paused while a tape is recorded and walked. A tape is thousands of
+    small objects that all stay alive until the walk ends and then die by reference counting (a tape has
+    no cycles), so collections in between would scan them for nothing (a fifth of an eager grad's time)."""
+    if not gc.isenabled():  # (paused further out, or by the user)
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def record(flat_fun: Callable, primals: Sequence, name: str) -> Tape:
     """Run flat_fun(*primals) on tracers of a new value-carrying trace."""
     primals = [_as_array(p) for p in primals]
-    with new_trace(name, carries_values=True) as trace:
+    with gc_paused(), new_trace(name, carries_values=True) as trace:
         ins = [trace.new_arg(get_aval(p), p) for p in primals]
         outs = [_as_array(o) for o in flat_fun(*ins)]
     return Tape(trace, ins, outs)
@@ -164,15 +182,29 @@ class _Accumulator:
 
 
 def backward(tape: Tape, cts: Sequence) -> list:
-    """Cotangents of the tape's inputs given cotangents of its outputs (None means zero)."""
+    """Cotangents of the tape's inputs given cotangents of its outputs (None means zero). A tape whose
+    structure repeats runs its walk compiled (backward_cache.py); the walk itself is `walk_backward`."""
+    trace = tape.trace
+    in_vars = [t.var for t in tape.inputs]
+    out_vars = [o.var if isinstance(o, Tracer) and o._trace is trace else None for o in tape.outputs]
+    if backward_cache.usable():
+        res = backward_cache.compiled_backward(trace.eqns, in_vars, out_vars, cts, walk_backward)
+        if res is not None:
+            return res
+    return walk_backward(trace.eqns, in_vars, out_vars, cts)
+
+
+def walk_backward(eqns: Sequence, in_vars: Sequence, out_vars: Sequence, cts: Sequence) -> list:
+    """The reverse walk over `eqns` applying vjp rules: cotangents of `in_vars` given cotangents of
+    `out_vars` (an output that is not a variable of the tape is None there and gets no cotangent)."""
     env = {}
-    for o, ct in zip(tape.outputs, cts):
-        if ct is not None and isinstance(o, Tracer) and o._trace is tape.trace:
-            env[o.var] = _sum(env.get(o.var), ct)
+    for v, ct in zip(out_vars, cts):
+        if ct is not None and v is not None:
+            env[v] = _sum(env.get(v), ct)
     inexact = _INEXACT
     accumulate = _Accumulator()
     release = accumulate.owned.discard
-    for eqn in reversed(tape.trace.eqns):
+    for eqn in reversed(eqns):
         prim = eqn.prim
         if not prim.multiple_results and prim.vjp_full is None:  # the common case, in one pass
             g = env.pop(eqn.outvars[0], None)
@@ -250,7 +282,7 @@ def backward(tape: Tape, cts: Sequence) -> list:
             if need and c is not None:
                 prev = env.get(v)
                 env[v] = c if prev is None else accumulate(prev, c)
-    return [env.get(t.var) for t in tape.inputs]
+    return [env.get(v) for v in in_vars]
 
 
 _INEXACT: dict = {}  # dtype -> dtypes.is_inexact(dtype), for the backward walk
@@ -421,25 +453,15 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
                 full[i] = v
             return fun(*full, **kwargs)
 
-        out, pullback, *aux = vjp(partial, *diff, has_aux=has_aux)
-        if has_aux:
-            value, aux = out, aux[0]
-        else:
-            value = out
-        leaves = tree_flatten(value)[0]
-        if len(leaves) != 1 or getattr(leaves[0], "shape", ()) != () or not isinstance(value, ArrayBase):
-            shape = getattr(value, "shape", None)
-            raise TypeError(f"grad requires a scalar (shape ()) output, got "
-                            f"{'shape ' + str(shape) if shape is not None else type(value).__name__}. "
-                            "For non-scalar outputs use vjp, jacrev or jacfwd (at "
-                            f"{user_location(2)}).")
-        out_dt = value.dtype
-        if holomorphic and not dtypes.is_complex(out_dt):
-            raise TypeError(f"grad with holomorphic=True requires a complex output, got {out_dt}")
-        if not holomorphic and not dtypes.is_float(out_dt):
-            raise TypeError(f"grad requires a real-valued (float) output, got {out_dt}; for complex "
-                            "outputs use holomorphic=True or vjp")
-        g = pullback(ones_like(value) if not value.weak_type else _ones_strong(value))
+        with gc_paused():  # (until the tape has died: see gc_paused)
+            out, pullback, *aux = vjp(partial, *diff, has_aux=has_aux)
+            if has_aux:
+                value, aux = out, aux[0]
+            else:
+                value = out
+            _check_grad_output(value, holomorphic)
+            g = pullback(ones_like(value) if not value.weak_type else _ones_strong(value))
+            del pullback
         g = tree_map(_weak_as, g, diff)
         if allow_int:  # integer and boolean inputs get float0 zeros, as in JAX
             g = tree_map(_float0_for_int, g, diff)
@@ -449,6 +471,22 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
     vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
     vg.__wrapped__ = fun
     return vg
+
+
+def _check_grad_output(value, holomorphic):
+    leaves = tree_flatten(value)[0]
+    if len(leaves) != 1 or getattr(leaves[0], "shape", ()) != () or not isinstance(value, ArrayBase):
+        shape = getattr(value, "shape", None)
+        raise TypeError(f"grad requires a scalar (shape ()) output, got "
+                        f"{'shape ' + str(shape) if shape is not None else type(value).__name__}. "
+                        "For non-scalar outputs use vjp, jacrev or jacfwd (at "
+                        f"{user_location(4)}).")
+    out_dt = value.dtype
+    if holomorphic and not dtypes.is_complex(out_dt):
+        raise TypeError(f"grad with holomorphic=True requires a complex output, got {out_dt}")
+    if not holomorphic and not dtypes.is_float(out_dt):
+        raise TypeError(f"grad requires a real-valued (float) output, got {out_dt}; for complex "
+                        "outputs use holomorphic=True or vjp")
 
 
 def _float0_for_int(g, primal):

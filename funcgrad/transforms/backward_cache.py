@@ -1,0 +1,228 @@
+"""Compiled backward walks for tapes that repeat.
+
+Eager `grad` records a fresh tape on every call, and walking it in reverse costs a few microseconds of
+Python per equation (the rules are funcgrad operations, each dispatched on its own). A training loop
+records the same tape structure call after call, so the walk is the same too: only the values differ.
+
+`compiled_backward` fingerprints a tape (its equations' primitives and params, how they are wired, every
+abstract value) while gathering the buffers the walk may read. The second time a fingerprint is seen, the
+walk is traced once on abstract stand-ins for those buffers (the same `walk`, so the same rules and
+accumulation order), optimised and compiled by jit's compiler into one straight-line function; from then
+on that function runs on the gathered buffers. What it computes is what the interpreted walk computes.
+
+Only plain tapes qualify: NumPy buffers, no transform active around the call (higher orders keep the
+interpreted walk, whose rules are then traced), no eager hooks (debug_nans / debug_infs, the Tensor
+recorder), jit not disabled, and no primitive whose params carry per-call state (scan's and custom_vjp's
+residuals, custom_jvp's user rule, traced control-flow bodies). Anything else, an unhashable param, or a
+failure while compiling (recorded, so not retried) falls back to the interpreted walk.
+
+`funcgrad.config.update("backward_cache_size", n)` bounds the cache (LRU); 0 turns it off.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..core.array import Array, get_aval, wrap
+from ..core.jaxpr import Eqn, Var
+from ..core.primitive import hooks, registry
+from ..core.trace import new_trace, transform_active
+from . import compiler
+from .jit import config as jit_config
+
+
+class _Config:
+    backward_cache_size = 64
+    compile_on_first = False  # (tests: compile at the first meeting, to run every tape through the cache)
+
+
+config = _Config()
+
+# Primitives whose params change from call to call or hold user callables: a tape holding one is never
+# compiled (scan and custom_vjp_call have tape rules too).
+_PER_CALL = frozenset({"custom_jvp_call", "cond", "while", "remat"})
+_FAILED = object()  # a fingerprint whose walk could not be compiled
+
+_cache: OrderedDict = OrderedDict()  # fingerprint -> (compiled function, output weak types, present mask)
+_seen: OrderedDict = OrderedDict()  # fingerprints met once (compiled on the second meeting)
+_lock = threading.Lock()
+_cacheable: dict = {}  # primitive -> whether tapes holding it may be compiled
+_AMBIGUOUS = (float, bool, complex)  # param values equal across types (1 == 1.0 == True, 0.0 == -0.0)
+
+
+def _is_cacheable(prim) -> bool:
+    ok = _cacheable.get(prim)
+    if ok is None:
+        ok = _cacheable[prim] = (registry.get(prim.name) is prim and prim.tape_rule is None
+                                 and prim.name not in _PER_CALL)
+    return ok
+
+
+def _params_key(p: dict) -> tuple:
+    for v in p.values():
+        if v.__class__ in _AMBIGUOUS:
+            return tuple((k, v.__class__, repr(v)) if v.__class__ in _AMBIGUOUS else (k, v) for k, v in p.items())
+    return tuple(p.items())
+
+
+def _fingerprint(eqns, in_vars, out_vars, cts):
+    """(fingerprint, buffers) of a tape, or None when it does not qualify.
+
+    Variables are numbered in order of first appearance (inputs, then each equation's new constants and
+    outputs); `buffers` holds their values in that order. The fingerprint holds each input's and constant's
+    abstract value, each equation's (primitive, params, operand numbers, output abstract values), the
+    number of inputs, the numbers of the outputs and the cotangents' abstract values: equal fingerprints,
+    equal walks."""
+    index = {}
+    bufs = []
+    items = []
+    for v in in_vars:
+        val = v.val
+        if val.__class__ is not Array or val._buf.__class__ is not np.ndarray:
+            return None
+        index[v] = len(bufs)
+        bufs.append(val._buf)
+        items.append(v.aval)
+    for e in eqns:
+        prim = e.prim
+        ok = _cacheable.get(prim)
+        if not ok and (ok is not None or not _is_cacheable(prim)):
+            return None
+        refs = []
+        for v in e.invars:
+            r = index.get(v)
+            if r is None:  # a constant of the tape
+                val = v.val
+                if val.__class__ is not Array or val._buf.__class__ is not np.ndarray:
+                    return None
+                r = index[v] = len(bufs)
+                bufs.append(val._buf)
+                items.append(v.aval)
+            refs.append(r)
+        outs = e.outvars
+        for v in outs:
+            val = v.val
+            if val.__class__ is not Array or val._buf.__class__ is not np.ndarray:
+                return None
+            index[v] = len(bufs)
+            bufs.append(val._buf)
+        p = e.params
+        items.append((prim, _params_key(p) if p else (), tuple(refs),
+                      outs[0].aval if len(outs) == 1 else tuple([v.aval for v in outs])))
+    out_refs = tuple([None if v is None else index.get(v, -1) for v in out_vars])
+    ct_avals = []
+    for c in cts:
+        if c is None:
+            ct_avals.append(None)
+            continue
+        if c.__class__ is not Array or c._buf.__class__ is not np.ndarray:
+            return None
+        b = c._buf
+        ct_avals.append((b.shape, b.dtype, c.weak_type))
+    return (len(in_vars), tuple(items), out_refs, tuple(ct_avals)), bufs
+
+
+def usable() -> bool:
+    """Whether a backward walk starting now may use the cache."""
+    return (config.backward_cache_size > 0 and not hooks.active and not jit_config.disable_jit
+            and not transform_active())
+
+
+def compiled_backward(eqns: Sequence[Eqn], in_vars: Sequence[Var], out_vars: Sequence, cts: Sequence,
+                      walk: Callable):
+    """The cotangents `walk(eqns, in_vars, out_vars, cts)` returns, computed by the compiled walk cached
+    for this tape's fingerprint; None when the tape does not qualify or is met for the first time."""
+    fp = _fingerprint(eqns, in_vars, out_vars, cts)
+    if fp is None:
+        return None
+    key, bufs = fp
+    try:
+        entry = _cache.get(key)
+    except TypeError:  # an unhashable param
+        return None
+    if entry is None:
+        with _lock:
+            if key not in _seen and not config.compile_on_first:
+                _seen[key] = None
+                if len(_seen) > 4 * config.backward_cache_size:
+                    _seen.popitem(last=False)
+                return None
+            _seen.pop(key, None)
+        entry = _compile(eqns, in_vars, out_vars, cts, walk)
+        with _lock:
+            _cache[key] = entry
+        trim()
+    elif len(_cache) > 1:
+        _cache.move_to_end(key)
+    if entry is _FAILED:
+        return None
+    fn, weak, present = entry
+    outs = fn(*[c._buf for c in cts if c is not None], *bufs)
+    res = []
+    k = 0
+    for p in present:
+        if p:
+            o = outs[k]
+            res.append(Array(o, weak[k]) if o.__class__ is np.ndarray else wrap(o, weak[k]))
+            k += 1
+        else:
+            res.append(None)
+    return res
+
+
+def _compile(eqns, in_vars, out_vars, cts, walk):
+    """Trace `walk` on abstract stand-ins for every numbered variable and compile the result."""
+    order = []
+    seen = set()
+    for v in in_vars:
+        seen.add(v)
+        order.append(v)
+    for e in eqns:
+        for v in e.invars:
+            if v not in seen:
+                seen.add(v)
+                order.append(v)
+        for v in e.outvars:
+            seen.add(v)
+            order.append(v)
+    try:
+        with new_trace("backward", carries_values=False) as tr:
+            ct_args = [tr.new_arg(get_aval(c)) for c in cts if c is not None]
+            var_args = [tr.new_arg(v.aval) for v in order]
+            shadow = {v: Var(v.aval, t, v.is_const) for v, t in zip(order, var_args)}
+            s_eqns = [Eqn(e.prim, [shadow[v] for v in e.invars], [shadow[v] for v in e.outvars], e.params)
+                      for e in eqns]
+            it = iter(ct_args)
+            s_cts = [None if c is None else next(it) for c in cts]
+            res = walk(s_eqns, [shadow[v] for v in in_vars],
+                       [None if v is None else shadow.get(v) for v in out_vars], s_cts)
+            present = [r is not None for r in res]
+            jaxpr = tr.to_jaxpr(ct_args + var_args, [r for r in res if r is not None])
+        compiled = compiler.compile_jaxpr(jaxpr)
+    except Exception:  # e.g. a rule that needs concrete values: keep interpreting this tape
+        return _FAILED
+    return compiled.fn, compiled.out_weak, present
+
+
+def trim() -> None:
+    """Drop the least recently used walks beyond the bound."""
+    with _lock:
+        while len(_cache) > config.backward_cache_size:
+            _cache.popitem(last=False)
+        while len(_seen) > 4 * config.backward_cache_size:
+            _seen.popitem(last=False)
+
+
+def cache_size() -> int:
+    """How many compiled backward walks are cached."""
+    return len(_cache)
+
+
+def clear_cache() -> None:
+    """Forget every compiled backward walk (and every fingerprint met once)."""
+    with _lock:
+        _cache.clear()
+        _seen.clear()

@@ -1,0 +1,285 @@
+"""Compiled backward walks of repeated tapes (funcgrad/transforms/backward_cache.py): the compiled walk
+gives what the interpreted walk gives, sees each call's own values, and serves only the tapes it may."""
+import contextlib
+
+import numpy as np
+import pytest
+from hypothesis import given
+
+import funcgrad as fg
+import funcgrad.numpy as jnp
+from funcgrad.primitives import elementwise as ew
+from funcgrad.transforms import ad
+from funcgrad.transforms import backward_cache as bc
+from test_jit_random_programs import build, programs
+
+
+@contextlib.contextmanager
+def cache(size=64, first=False):
+    old = (bc.config.backward_cache_size, bc.config.compile_on_first)
+    bc.clear_cache()
+    bc.config.backward_cache_size, bc.config.compile_on_first = size, first
+    try:
+        yield
+    finally:
+        bc.config.backward_cache_size, bc.config.compile_on_first = old
+        bc.clear_cache()
+
+
+@pytest.fixture
+def walks(monkeypatch):
+    """Counts the interpreted backward walks (the compiled path does not walk)."""
+    calls = []
+    real = ad.walk_backward
+
+    def counting(*a):
+        calls.append(1)
+        return real(*a)
+    monkeypatch.setattr(ad, "walk_backward", counting)
+    return calls
+
+
+def interpreted(f, *args):
+    """f(*args) with every backward walk interpreted (the cache left as it is)."""
+    old = bc.config.backward_cache_size
+    bc.config.backward_cache_size = 0
+    try:
+        return f(*args)
+    finally:
+        bc.config.backward_cache_size = old
+
+
+def assert_same(got, want, rtol=1e-13):
+    got, want = fg.tree_util.tree_leaves(got), fg.tree_util.tree_leaves(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype and g.weak_type == w.weak_type
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=rtol * 1e-3)
+
+
+def rnn_loss(params, xs):
+    W, U, b = params
+    h, loss = jnp.zeros(W.shape[0], W.dtype), 0.0
+    for t in range(xs.shape[0]):
+        h = jnp.tanh(h @ W + xs[t] @ U + b)
+        loss = loss + jnp.sum(h * h)
+    return loss
+
+
+def rnn_data(seed, steps=6):
+    rng = np.random.default_rng(seed)
+    return ((jnp.asarray(rng.standard_normal((5, 5)) / 3), jnp.asarray(rng.standard_normal((3, 5))),
+             jnp.asarray(rng.standard_normal(5))), jnp.asarray(rng.standard_normal((steps, 3))))
+
+
+def test_a_repeated_tape_compiles_on_its_second_walk_and_then_stops_interpreting(walks):
+    g = fg.grad(rnn_loss)
+    with cache():
+        g(*rnn_data(0))
+        assert bc.cache_size() == 0 and len(walks) == 1
+        g(*rnn_data(1))  # compiles (tracing the walk once on abstract values) and runs the compiled walk
+        assert bc.cache_size() == 1
+        walks.clear()
+        p, xs = rnn_data(2)
+        got = g(p, xs)
+        assert walks == [] and bc.cache_size() == 1
+    assert_same(got, interpreted(g, p, xs))
+
+
+def test_each_call_uses_its_own_values_constants_included():
+    """Nothing of a call is baked into the compiled walk: the inputs, the values on the tape and the
+    constants the function closes over are all read per call."""
+    rng = np.random.default_rng(0)
+    with cache():
+        for _ in range(4):
+            c = jnp.asarray(rng.standard_normal((4, 3)))
+            x = jnp.asarray(rng.standard_normal((4, 3)))
+
+            def f(x):
+                return jnp.sum(jnp.sin(x) * c) + jnp.sum((x @ c.T) ** 2)
+            assert_same(fg.grad(f)(x), interpreted(fg.grad(f), x))
+        assert bc.cache_size() == 1
+
+
+def test_tapes_that_differ_in_control_flow_params_or_shapes_get_their_own_walks():
+    def f(x, axis):
+        y = jnp.sum(x * x, axis=axis) ** 3 if float(jnp.sum(x)) > 0 else jnp.sin(x)
+        return jnp.sum(y)
+
+    rng = np.random.default_rng(1)
+    with cache():
+        for k in range(12):
+            x = jnp.asarray(rng.standard_normal((3, 3) if k % 3 else (2, 4)))
+            axis = k % 2
+            want = interpreted(fg.grad(f), x, axis)
+            assert_same(fg.grad(f)(x, axis), want)
+        assert 2 <= bc.cache_size() <= 8
+
+
+def test_cotangents_are_read_per_call_and_outputs_that_are_inputs():
+    def f(x, y):
+        return x, x * y, jnp.sum(y)
+
+    x, y = jnp.asarray([1.0, 2.0, 3.0]), jnp.asarray([0.5, -1.0, 4.0])
+    with cache():
+        for k in range(4):
+            out, pull = fg.vjp(f, x, y)
+            ct = (jnp.full(3, float(k)), jnp.asarray([1.0, k, -k]), jnp.asarray(2.0 * k))
+            want = interpreted(pull, ct)
+            assert_same(pull(ct), want)
+        assert bc.cache_size() == 1
+
+
+def test_the_compiled_walk_never_writes_into_the_tapes_values():
+    x = jnp.asarray(np.linspace(-1, 1, 12).reshape(3, 4))
+    before = np.asarray(x).copy()
+
+    def f(x):
+        a = jnp.tanh(x)
+        b = a * a + x
+        return jnp.sum(jnp.exp(b) * a), (a, b)
+
+    with cache(first=True):
+        for _ in range(3):
+            (v, (a, b)), g = fg.value_and_grad(f, has_aux=True)(x)
+            kept = [np.asarray(t).copy() for t in (v, a, b)]
+            g2 = fg.grad(lambda x: f(x)[0])(x)
+            assert_same(g2, g)
+            for t, k in zip((v, a, b), kept):
+                np.testing.assert_array_equal(np.asarray(t), k)
+    np.testing.assert_array_equal(np.asarray(x), before)
+    assert_same(g, interpreted(fg.grad(lambda x: f(x)[0]), x))
+
+
+def test_weak_types_higher_orders_and_jit_inside_grad_match_the_interpreted_walk():
+    def f(x):
+        return jnp.sin(x) * x ** 3
+
+    h = fg.jit(lambda x: jnp.sum(jnp.cos(x) * x))
+    cases = [(fg.grad(f), 3.0), (fg.grad(fg.grad(f)), 0.7), (fg.grad(fg.grad(fg.grad(f))), -1.3),
+             (fg.grad(lambda x: h(x) * 2.0), jnp.asarray([0.1, 0.2, 0.3])),
+             (fg.jacrev(lambda x: jnp.tanh(x) * x), jnp.asarray([0.3, -0.4]))]
+    with cache(first=True):
+        for fn, x in cases:
+            want = interpreted(fn, x)
+            assert_same(fn(x), want)
+            assert_same(fn(x), want)
+
+
+def test_a_tape_whose_walk_cannot_be_traced_is_interpreted(monkeypatch, walks):
+    """A rule that needs concrete values fails while the walk is traced: that tape keeps the interpreted
+    walk (and is not traced again)."""
+    real = ew.sin_p.vjp[0]
+
+    def concrete_rule(g, ans, x):
+        assert float(jnp.sum(x)) == float(jnp.sum(x))  # raises on an abstract value
+        return real(g, ans, x)
+    monkeypatch.setattr(ew.sin_p, "vjp", [concrete_rule])
+    f = fg.grad(lambda x: jnp.sum(jnp.sin(x) * x))
+    x = jnp.asarray([0.5, 1.5])
+    with cache(first=True):
+        for _ in range(3):
+            assert_same(f(x), x * jnp.cos(x) + jnp.sin(x))
+        assert len(walks) == 4  # the failed trace of the walk, then three interpreted walks
+
+
+def test_eager_hooks_and_disable_jit_keep_the_interpreted_walk(walks):
+    f = fg.grad(lambda x: jnp.sum(jnp.sqrt(x)))
+    with cache(first=True):
+        try:
+            fg.config.update("jax_debug_infs", True)
+            with pytest.raises(FloatingPointError, match="div|rsqrt|pow|mul"):
+                f(jnp.asarray([0.0, 1.0]))
+        finally:
+            fg.config.update("jax_debug_infs", False)
+        with fg.disable_jit():
+            f(jnp.asarray([1.0, 4.0]))
+        assert len(walks) == 2 and bc.cache_size() == 0
+
+
+def test_unhashable_params_and_the_bound():
+    tape = ad.record(lambda x: [jnp.sum(jnp.sin(x), axis=0)], [jnp.ones((2, 3))], "vjp")
+    eqns = tape.trace.eqns
+    s = next(e for e in eqns if e.prim.name == "reduce_sum")
+    s.params = {**s.params, "axes": list(s.params["axes"])}  # (an unhashable param)
+    with cache(first=True):
+        ins, outs = [t.var for t in tape.inputs], [tape.outputs[0].var]
+        assert bc.compiled_backward(eqns, ins, outs, [jnp.ones(3)], ad.walk_backward) is None
+    with cache(size=2):
+        for n in (1, 2, 3, 4, 1, 2, 3, 4):
+            x = jnp.arange(float(n))
+            assert_same(fg.grad(lambda x: jnp.sum(jnp.exp(x)))(x), jnp.exp(x))
+            assert bc.cache_size() <= 2
+    with cache(size=0, first=True):
+        fg.grad(lambda x: jnp.sum(x * x))(jnp.ones(3))
+        assert bc.cache_size() == 0
+
+
+def test_params_that_compare_equal_across_types_do_not_share_a_walk():
+    keys = {bc._params_key({"v": v}) for v in (0.0, -0.0, 0, False, 1, 1.0, True)}
+    assert len(keys) == 7
+
+
+def test_config_option():
+    old = fg.config.read("backward_cache_size")
+    try:
+        fg.config.update("backward_cache_size", 0)
+        assert bc.config.backward_cache_size == 0
+        with pytest.raises(ValueError, match="backward_cache_size"):
+            fg.config.update("backward_cache_size", -1)
+    finally:
+        fg.config.update("backward_cache_size", old)
+
+
+@given(programs())
+def test_compiled_walks_match_the_interpreted_walk_on_random_programs(program):
+    f, inputs = build(program)
+
+    def loss(*xs):
+        return sum(jnp.sum(jnp.tanh(o)) for o in f(*xs))
+
+    vg = fg.value_and_grad(loss, argnums=tuple(range(len(inputs))))
+    with np.errstate(all="ignore"):
+        want = interpreted(vg, *inputs)
+        with cache(first=True):
+            got = vg(*inputs)
+            again = vg(*inputs)
+    rtol = 1e-5 if program[1] == np.float32 else 1e-12
+    for g in (got, again):
+        assert_same(g, want, rtol)
+
+
+def test_an_input_and_a_constant_of_the_same_type_are_told_apart():
+    """f(x, y) differentiated in both and f(x) closing over y record the same equations over the same
+    abstract values; only the number of inputs tells the tapes apart."""
+    a, b = jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, -4.0])
+    with cache(first=True):
+        for _ in range(2):
+            assert_same(fg.grad(lambda x, y: jnp.sum(x * y), argnums=(0, 1))(a, b), (b, a))
+            assert_same(fg.grad(lambda x: jnp.sum(x * b))(a), b)
+        assert bc.cache_size() == 2
+
+
+def test_the_garbage_collector_is_paused_while_a_gradient_records_and_walks_and_then_restored():
+    import gc
+    seen = []
+
+    def f(x):
+        seen.append(gc.isenabled())
+        return jnp.sum(x * x)
+
+    def bad(x):
+        seen.append(gc.isenabled())
+        raise KeyError("inside")
+
+    assert gc.isenabled()
+    fg.grad(f)(jnp.ones(2))
+    with pytest.raises(KeyError):
+        fg.grad(bad)(jnp.ones(2))
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()  # a user's own pause is left alone
+    try:
+        fg.grad(f)(jnp.ones(2))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
