@@ -1035,6 +1035,27 @@ def load_optional(use_torch: bool, use_jax: bool) -> None:
             jax = jaxnp = jaxlax = None
 
 
+def openblas_core() -> str:
+    """The kernel set NumPy's OpenBLAS chose for this CPU (e.g. Haswell, SkylakeX), or "" if unknown.
+    OpenBLAS picks it from the CPU model; where a hypervisor hides the model it falls back to older
+    kernels (OPENBLAS_CORETYPE overrides it), which decides how fast every matrix product here runs."""
+    import ctypes
+    import glob
+    libdir = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    for path in glob.glob(os.path.join(libdir, "*openblas*")):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename", "openblas_get_corename64_",
+                     "openblas_get_corename"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.restype = ctypes.c_char_p
+                return fn().decode()
+    return ""
+
+
 def header(load, selected, total) -> list[str]:
     here = os.path.dirname(os.path.abspath(__file__))
     try:
@@ -1056,6 +1077,10 @@ def header(load, selected, total) -> list[str]:
         blas = f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
     except Exception:  # noqa: BLE001
         blas = "?"
+    core = openblas_core()
+    if core:
+        blas += f", {core} kernels" + (f" (OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']})"
+                                       if os.environ.get("OPENBLAS_CORETYPE") else "")
     ncpu = os.cpu_count()
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else ncpu
     extras = [f"torch {torch.__version__}" if torch is not None else "torch not importable",

@@ -78,7 +78,9 @@ class _Matcher:
         cu, cv = self.const_val.get(u), self.const_val.get(v)
         if cu is None or cv is None or u.aval.shape != v.aval.shape or u.aval.dtype != v.aval.dtype:
             return False
-        a, b = uniform_value(cu), uniform_value(cv)
+        # (no size limit: an eager conversion of a broadcast zero, as the tie test's promotion makes,
+        # is a materialised array; checking it once at compile time is cheap next to what it saves)
+        a, b = uniform_value(cu, limit=cu.size), uniform_value(cv, limit=cv.size)
         return a is not None and b is not None and (a == b and np.signbit(a) == np.signbit(b))
 
     def mask(self, v: Var, dtype):
@@ -111,9 +113,13 @@ class _Matcher:
             x = mx[1] if mx[0] is z else mx[0]
             y = my[1] if my[0] is z else my[0]
             p, q = ze.invars
-            if (self.same(x, p) and self.same(y, q)) or (self.same(x, q) and self.same(y, p)):
-                if all(tuple(v.aval.shape) == tuple(z.aval.shape) and v.aval.dtype == dtype for v in (x, y)):
-                    return ze.prim.name, x, y
+            # (the max's own operands are returned: equal in value to x and y, and a broadcast scalar
+            # there stays one for code generation where the tie test's copy may be materialised)
+            pair = (p, q) if self.same(x, p) and self.same(y, q) else \
+                (q, p) if self.same(x, q) and self.same(y, p) else None
+            if pair is not None and all(tuple(v.aval.shape) == tuple(z.aval.shape) and v.aval.dtype == dtype
+                                        for v in pair):
+                return (ze.prim.name,) + pair
         return None
 
 
