@@ -283,3 +283,30 @@ def test_the_garbage_collector_is_paused_while_a_gradient_records_and_walks_and_
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_threads_share_compiled_walks_safely():
+    import threading
+    g = fg.grad(rnn_loss)
+    data = [rnn_data(s) for s in range(4)]
+    want = [interpreted(g, *d) for d in data]
+    errors = []
+
+    def work(k):
+        try:
+            for i in range(30):
+                j = (i + k) % 4
+                assert_same(g(*data[j]), want[j])
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    with cache():
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert bc.cache_size() == 1
+    assert errors == []
+    import gc
+    assert gc.isenabled()
