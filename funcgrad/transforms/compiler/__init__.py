@@ -9,6 +9,7 @@ Passes (each a pure function jaxpr -> jaxpr, one small module each, in pipeline 
   inline    inline.py    nested jit calls replaced by their equations
   fold      fold.py      constant folding
   simplify  simplify.py  algebraic simplification (x*1, x+0, neg(neg x), transpose/reshape chains, ...)
+  pads      pads.py      sums of zero-padded disjoint blocks (the backward of a split) as one concatenate
   cse       cse.py       common-subexpression elimination (and merging of equal constants)
   forward   forward.py   outputs equal to an input are that input
   dce       dce.py       dead-code elimination (incl. unused residuals of a vjp, unused scan outputs)
@@ -34,6 +35,7 @@ from .dce import dce
 from .fold import fold_constants
 from .forward import forward_inputs, forwarded_outputs
 from .inline import inline_all_calls, inline_calls
+from .pads import sum_of_pads
 from .patterns import rewrite_extremum_grads
 from .simplify import simplify
 
@@ -41,6 +43,7 @@ PASSES = {
     "inline": inline_calls,
     "fold": fold_constants,
     "simplify": simplify,
+    "pads": sum_of_pads,
     "cse": cse,
     "forward": forward_inputs,
     "dce": dce,
@@ -128,4 +131,4 @@ def compile_jaxpr(jaxpr: Jaxpr, xp=np, passes=None, fusion=None) -> Compiled:
 
 __all__ = ["optimize", "compile_jaxpr", "lower", "Compiled", "PASSES", "ALL_PASSES", "config",
            "inline_calls", "inline_all_calls", "fold_constants", "simplify", "cse", "forward_inputs",
-           "forwarded_outputs", "dce", "fusion", "codegen", "strip_stop_gradient", "rewrite_extremum_grads"]
+           "forwarded_outputs", "dce", "sum_of_pads", "fusion", "codegen", "strip_stop_gradient", "rewrite_extremum_grads"]
