@@ -39,9 +39,10 @@ def _step(mode, x, h, c, whh_t, bhh, whr_t):
     if mode == "LSTM":
         g = x + _jnp.matmul(h, whh_t)
         H = g.shape[-1] // 4
-        s = _lax.logistic(g)  # one call for the i, f, o gates (the g-gate part is unused)
-        i, f, o = s[:, :H], s[:, H:2 * H], s[:, 3 * H:]
-        gg = _jnp.tanh(g[:, 2 * H:3 * H])
+        # (each gate on its own slice, as torch: the backward then assembles the gates' cotangents as one
+        # concatenation, where one logistic over all four left a full-size padded sum and wasted a quarter)
+        i, f = _lax.logistic(g[:, :H]), _lax.logistic(g[:, H:2 * H])
+        gg, o = _jnp.tanh(g[:, 2 * H:3 * H]), _lax.logistic(g[:, 3 * H:])
         c = f * c + i * gg
         h = o * _jnp.tanh(c)
         if whr_t is not None:
