@@ -52,7 +52,7 @@ from ._statistics import (all, any, average, bincount, corrcoef, cov, digitize, 
                           std, var)
 from ._math_extra import (fabs, frexp, gcd, i0, lcm, ldexp, modf, packbits, sort_complex, spacing,  # noqa: F401
                           unpackbits)
-from ._index_tricks import (choose, diag_indices, diag_indices_from, fill_diagonal, iterable, ix_, put,  # noqa: F401
+from ._index_tricks import (choose, diag_indices, diag_indices_from, fill_diagonal, iterable, ix_, place, put,  # noqa: F401
                             ravel_multi_index, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
                             unravel_index)
 from ._histogramdd import histogram2d, histogramdd  # noqa: F401
@@ -67,6 +67,8 @@ from ._numerical import (apply_along_axis, apply_over_axes, asanyarray, asarray_
                          ascontiguousarray, asfortranarray, bartlett, blackman, gradient, hamming, hanning, kaiser,
                          mask_indices, matvec, poly, polyval, real_if_close, trapezoid, vander, vecmat, vectorize)
 
+from ._creation import fromfile, fromstring  # noqa: F401,E402
+from ._ufunc_class import frompyfunc, ufunc  # noqa: F401,E402
 from ._scalar_types import ScalarType as _ST  # noqa: E402
 
 bool_ = _ST(_dt.bool_)
@@ -87,7 +89,8 @@ pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _
  single, double, csingle, cdouble) = (_ST(_np.dtype(getattr(_np, _n))) for _n in (
     "int_", "intp", "uint", "uintp", "intc", "uintc", "short", "ushort", "byte", "ubyte", "long", "ulong",
     "longlong", "ulonglong", "half", "single", "double", "csingle", "cdouble"))
-float_, complex_ = float64, complex128  # (JAX keeps the names NumPy 2 removed: float64 and complex128)
+float_, complex_ = float64, complex128
+character, flexible, object_ = _np.character, _np.flexible, _np.object_  # (NumPy's abstract / object types)  # (JAX keeps the names NumPy 2 removed: float64 and complex128)
 
 
 def __getattr__(name):

@@ -494,3 +494,19 @@ def frombuffer(buffer, dtype=np.float64, count=-1, offset=0, *, like=None):
 def fromiter(iter, dtype, count=-1, *, like=None):  # noqa: A002 - NumPy name
     """A 1-D array from an iterable, as numpy.fromiter."""
     return to_array(np.fromiter(iter, dtype=dtypes.canonicalize(dtype), count=count))
+
+
+def fromstring(string, dtype=float, count: int = -1, *, sep: str):
+    """An array from the numbers in a text string separated by `sep` (numpy.fromstring's text mode; the
+    binary mode, sep='', is deprecated in NumPy and not offered, as in JAX)."""
+    if sep == "":
+        raise ValueError("fromstring: sep='' (binary mode) is not supported; use frombuffer instead")
+    return asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def fromfile(*args, **kwargs):
+    """Not offered, as in JAX: reading a file is not a pure function (so unsafe under jit and the other
+    transforms). Use funcgrad.numpy.asarray(numpy.fromfile(...))."""
+    raise NotImplementedError("funcgrad.numpy.fromfile is not implemented because reading a file is not pure "
+                              "(unsafe under jit and other transforms); use "
+                              "funcgrad.numpy.asarray(numpy.fromfile(...)) instead")

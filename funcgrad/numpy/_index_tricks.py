@@ -229,6 +229,28 @@ def put(a, ind, v, mode=None, *, inplace=True):
     return reshape(ravel(x).at[idx].set(ew.convert_element_type(vals, x.dtype)), x.shape)
 
 
+def place(arr, mask, vals, *, inplace=True):
+    """arr with its positions where `mask` is True set to the first values of `vals` in order (repeated
+    cyclically), as numpy.place, but returning a new array: inplace=False is required (as in JAX). The
+    mask must be concrete: how many values are placed depends on it."""
+    if inplace:
+        raise ValueError("place: funcgrad arrays are immutable and cannot be modified in place; "
+                         "pass inplace=False to get the updated array instead")
+    from ._manipulation import ravel, reshape, tile
+    x = asarray_any(arr)
+    m = np.asarray(mask, dtype=bool)
+    if m.size != x.size:
+        raise ValueError(f"place: mask and data must be the same size, got {m.size} and {x.size}")
+    positions = np.flatnonzero(m)
+    if positions.size == 0:
+        return x
+    vals = ravel(asarray_any(vals))
+    if vals.shape[0] == 0:
+        raise ValueError("place: cannot insert from an empty array")
+    vals = tile(vals, -(-positions.size // vals.shape[0]))[:positions.size]
+    return reshape(ravel(x).at[positions].set(ew.convert_element_type(vals, x.dtype)), x.shape)
+
+
 def choose(a, choices, out=None, mode="raise"):
     """Entries picked from `choices` by the integer array a (all broadcast together), as numpy.choose."""
     if out is not None:
