@@ -504,7 +504,7 @@ def fromstring(string, dtype=float, count: int = -1, *, sep: str):
     return asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
 
-def fromfile(*args, **kwargs):
+def fromfile(file, dtype=float, count: int = -1, sep: str = "", offset: int = 0, *, like=None):
     """Not offered, as in JAX: reading a file is not a pure function (so unsafe under jit and the other
     transforms). Use funcgrad.numpy.asarray(numpy.fromfile(...))."""
     raise NotImplementedError("funcgrad.numpy.fromfile is not implemented because reading a file is not pure "
