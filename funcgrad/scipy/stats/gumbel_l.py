@@ -1,0 +1,45 @@
+"""The left-skewed Gumbel distribution, as jax.scipy.stats.gumbel_l: sf(x) = exp(-exp((x - loc) / scale))."""
+from __future__ import annotations
+
+from ... import numpy as jnp
+from ._util import log1mexp, promote_float, standardize
+
+
+def logpdf(x, loc=0, scale=1):
+    z, log_s, *_ = standardize("gumbel_l.logpdf", x, loc, scale)
+    return -log_s + z - jnp.exp(z)
+
+
+def pdf(x, loc=0, scale=1):
+    return jnp.exp(logpdf(x, loc, scale))
+
+
+def logcdf(x, loc=0, scale=1):
+    return log1mexp(logsf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    z = standardize("gumbel_l.cdf", x, loc, scale)[0]
+    return -jnp.expm1(-jnp.exp(z))
+
+
+def logsf(x, loc=0, scale=1):
+    z = standardize("gumbel_l.logsf", x, loc, scale)[0]
+    return -jnp.exp(z)
+
+
+def sf(x, loc=0, scale=1):
+    return jnp.exp(logsf(x, loc, scale))
+
+
+def ppf(q, loc=0, scale=1):
+    q, loc, scale = promote_float("gumbel_l.ppf", q, loc, scale)
+    return _open(q, loc + scale * jnp.log(-jnp.log1p(-q)))
+
+
+def _open(q, value):
+    """value for 0 < q < 1, NaN elsewhere (q = 0 and q = 1 included, as jax.scipy.stats gives)."""
+    return jnp.where((q > 0) & (q < 1), value, jnp.nan)
+
+
+__all__ = ["logpdf", "pdf", "logcdf", "cdf", "logsf", "sf", "ppf"]
