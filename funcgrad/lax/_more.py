@@ -18,7 +18,8 @@ __all__ = ["conv_general_dilated_patches", "broadcast_to_rank", "broadcast_shape
            "stack", "unstack", "index_take", "scatter_sub", "scatter_apply", "GatherDimensionNumbers",
            "ScatterDimensionNumbers", "GatherScatterMode", "DotDimensionNumbers",
            "ConvGeneralDilatedDimensionNumbers", "reduce_window_shape_tuple", "conv_shape_tuple",
-           "conv_general_shape_tuple", "conv_transpose_shape_tuple"]
+           "conv_general_shape_tuple", "conv_transpose_shape_tuple", "ragged_dot", "mulhi",
+           "platform_dependent", "composite"]
 
 
 def _jnp():
@@ -277,6 +278,82 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, di
     return _shape_of(lambda a, b: conv_transpose(a, b, window_strides, padding,
                                                  dimension_numbers=dimension_numbers),
                      lhs_shape, rhs_shape)
+
+
+# --- JAX's newer lax helpers --------------------------------------------------------------------------
+
+def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None, group_offset=None,
+               out_sharding=None):
+    """Grouped matrix product (jax.lax.ragged_dot): the rows of lhs (m, k) fall in consecutive groups of
+    group_sizes (g,) rows, and the rows of group i are multiplied by rhs[i] (k, n); rows after the last
+    group give zeros. Differentiable in lhs and rhs."""
+    jnp = _jnp()
+    if group_offset is not None:
+        raise NotImplementedError("ragged_dot: group_offset is not supported")
+    lhs, rhs, group_sizes = jnp.asarray(lhs), jnp.asarray(rhs), jnp.asarray(group_sizes)
+    if lhs.ndim != 2 or rhs.ndim != 3 or group_sizes.ndim != 1 or rhs.shape[0] != group_sizes.shape[0] \
+            or lhs.shape[1] != rhs.shape[1]:
+        raise TypeError(f"ragged_dot: expected lhs (m, k), rhs (g, k, n) and group_sizes (g,), got "
+                        f"{tuple(lhs.shape)}, {tuple(rhs.shape)} and {tuple(group_sizes.shape)}")
+    if not jnp.issubdtype(group_sizes.dtype, jnp.integer):
+        raise TypeError(f"ragged_dot: group_sizes must be integers, got {group_sizes.dtype}")
+    ends = jnp.cumsum(group_sizes)
+    rows = jnp.arange(lhs.shape[0])
+    member = (rows[None, :] >= (ends - group_sizes)[:, None]) & (rows[None, :] < ends[:, None])
+    dt = jnp.result_type(lhs, rhs)
+    out = jnp.einsum("gm,mk,gkn->mn", member.astype(dt), lhs.astype(dt), rhs.astype(dt))
+    return out if preferred_element_type is None else out.astype(preferred_element_type)
+
+
+def mulhi(x, y, /):
+    """The upper N bits of the 2N-bit product of N-bit integers x and y (jax.lax.mulhi)."""
+    jnp = _jnp()
+    x, y = jnp.asarray(x), jnp.asarray(y)
+    if x.dtype != y.dtype or not jnp.issubdtype(x.dtype, jnp.integer):
+        raise TypeError(f"mulhi: operands must be integers of one dtype, got {x.dtype} and {y.dtype}")
+    dt = np.dtype(x.dtype)
+    bits = dt.itemsize * 8
+    if bits <= 32:
+        wide = np.int64 if dt.kind == "i" else np.uint64
+        prod = x.astype(wide) * y.astype(wide)
+        return (prod >> bits).astype(dt)
+    u = np.uint64
+    a, b = x.astype(u), y.astype(u)  # (bit patterns)
+    low = u(0xFFFFFFFF)
+    a_lo, a_hi, b_lo, b_hi = a & low, a >> u(32), b & low, b >> u(32)
+    hi_lo, lo_hi = a_hi * b_lo, a_lo * b_hi
+    cross = ((a_lo * b_lo) >> u(32)) + (hi_lo & low) + lo_hi
+    hi = a_hi * b_hi + (hi_lo >> u(32)) + (cross >> u(32))
+    if dt.kind == "i":  # signed: subtract the other operand where one is negative (mod 2**64)
+        hi = hi - jnp.where(x < 0, b, u(0)) - jnp.where(y < 0, a, u(0))
+    return hi.astype(dt)
+
+
+def platform_dependent(*args, default=None, **per_platform):
+    """Call the rule given for the platform the arguments live on (cpu, or cuda / gpu for CuPy arrays),
+    else `default` (jax.lax.platform_dependent)."""
+    from ..core.array import Array
+    on_gpu = any(isinstance(a, Array) and a.device.platform != "cpu" for a in args
+                 if isinstance(a, Array) and hasattr(a, "device"))
+    names = ("cuda", "gpu") if on_gpu else ("cpu",)
+    for n in names:
+        if n in per_platform:
+            return per_platform[n](*args)
+    if default is None:
+        raise NotImplementedError(f"platform_dependent: no rule for platform {names[0]!r} and no default")
+    return default(*args)
+
+
+def composite(decomposition, name: str, version: int = 0):
+    """A function marked as a composite operation (jax.lax.composite): funcgrad runs, differentiates and
+    compiles its decomposition."""
+    import functools
+
+    @functools.wraps(decomposition)
+    def call(*args, **kwargs):
+        return decomposition(*args, **kwargs)
+    call.composite_name, call.composite_version = name, version
+    return call
 
 
 # --- primitives under JAX's names ------------------------------------------------------------------------
