@@ -16,7 +16,6 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.primitives import linalg_decomp as ld
 from funcgrad.testing import check_grads
 
 
