@@ -10,12 +10,19 @@ raise LinAlgError (a ValueError) from the shape rule, naming the operation and t
 The derivative rules are the standard ones, written with funcgrad operations so that they are
 differentiable again:
 - cholesky: Murray (2016), "Differentiation of the Cholesky decomposition";
-- eigh: dw = diag(V^T dA V), dV = V (F * V^T dA V) with F_ij = 1 / (w_j - w_i), F_ii = 0;
+- eigh: dw = diag(V^H dA V), dV = V (F * V^H dA V) with F_ij = 1 / (w_j - w_i), F_ii = 0;
 - svd: Townsend (2016), "Differentiating the singular value decomposition" (reduced SVD);
 - qr: Walter & Lehmann (2018) for M >= N, extended to M < N by splitting A = [X | Y];
 - solve, det, slogdet, triangular_solve: implicit differentiation of A X = B, d det = det tr(A^-1 dA).
-Derivatives need real input, except for solve, det and triangular_solve (without conjugate_a), whose
-rules involve no conjugation and hold for complex input too (JAX's convention: transposes).
+Complex input is differentiable too, with JAX's convention: a jvp is the directional derivative of
+the (real-linear) map, and a vjp is its transpose under the pairing Re sum(a * b), with no
+conjugation, so grad of a real-valued function of complex input equals jax.grad's. Where JAX's rules
+have an extra complex term, so do these: slogdet's sign moves by sign * i Im tr(A^-1 dA); qr keeps
+R's diagonal real (i Im diag(Q^H dA R^-1) joins omega). eigh's eigenvectors and svd's singular
+vectors are defined only up to a phase each; the jvps fix it as JAX's do (eigh: diag(V^H dV) = 0;
+svd: the phase change i Im(U^H dA V)_ii / s_i goes to U alone), so only functions invariant under
+that phase (eigenvalues, |v|^2, V diag(f(w)) V^H, U diag(s) V^H, ...) have gauge-independent
+derivatives, exactly as in JAX.
 
 Degenerate inputs give inf / NaN derivatives, as in JAX: repeated eigenvalues (eigh's eigenvectors),
 repeated or zero singular values (svd's U and V; zero ones also for M != N), rank-deficient input to
@@ -88,11 +95,6 @@ _REAL = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
 def _real_dtype(dt) -> np.dtype:
     """The real dtype of a complex one (a real dtype is its own)."""
     return _REAL.get(np.dtype(dt), np.dtype(dt))
-
-
-def _real_only(op: str, x) -> None:
-    if dtypes.is_complex(x.dtype):
-        raise NotImplementedError(f"{op}: derivatives for complex input ({x.dtype}) are not supported yet")
 
 
 # --- matrix helpers (funcgrad operations, so differentiable and batchable) ------------------------
@@ -175,6 +177,21 @@ def _scalar_bcast(s, like):
 def _H(x):
     """The conjugate transpose of the last two axes (the transpose for real x)."""
     return ew.conj(_T(x)) if dtypes.is_complex(x.dtype) else _T(x)
+
+
+def _cj(x):
+    """The complex conjugate of complex x; real x itself (unchanged, and still real)."""
+    return ew.conj(x) if dtypes.is_complex(x.dtype) else x
+
+
+def _like(x, ref):
+    """x converted to ref's dtype (real -> complex: a zero imaginary part; x itself if equal)."""
+    return x if x.dtype == ref.dtype else ew.convert_element_type(x, ref.dtype)
+
+
+def _imag_part(x):
+    """i Im(x) in x's (complex) dtype: the projection that is its own transpose under Re sum(a * b)."""
+    return ew.complex(ew.zeros_like(ew.real(x)), ew.imag(x))
 
 
 def _sym(x):
@@ -430,17 +447,28 @@ def _slogdet_impl(xp):
 
 def _slogdet_jvp(primals, tangents, ans):
     a, = primals
-    _real_only("slogdet", a)
-    # The sign is locally constant; d log|det| = tr(A^-1 dA).
-    return [None, _trace(solve(a, tangents[0]))]
+    # With d = tr(A^-1 dA): d log|det| = Re d; the sign is locally constant for real input, and for
+    # complex input it turns with the phase: d sign = sign i Im d (as JAX).
+    d = _trace(solve(a, tangents[0]))
+    if not dtypes.is_complex(a.dtype):
+        return [None, d]
+    return [ew.mul(ans[0], _imag_part(d)), ew.real(d)]
 
 
 def _slogdet_vjp(cts, ans, args, needs):
     a, = args
-    _real_only("slogdet", a)
-    if cts[1] is None:
+    g_sign, g_log = cts
+    if dtypes.is_complex(a.dtype):
+        # The transpose of the jvp: the cotangent of d is g_log + i Im(sign g_sign).
+        gd = None if g_log is None else _like(g_log, a)
+        if g_sign is not None:
+            t = _imag_part(ew.mul(ans[0], g_sign))
+            gd = t if gd is None else ew.add(gd, t)
+    else:
+        gd = g_log
+    if gd is None:
         return [None]
-    return [ew.mul(_scalar_bcast(cts[1], a), _inv_T(a))]
+    return [ew.mul(_scalar_bcast(gd, a), _inv_T(a))]
 
 
 slogdet_p = Primitive("slogdet", impl=_slogdet_impl, abstract_eval=_slogdet_rule, jvp_full=_slogdet_jvp,
@@ -474,25 +502,29 @@ def _eigh_impl(xp):
 
 def _eigh_jvp(primals, tangents, ans):
     x, = primals
-    _real_only("eigh", x)
     w, v = ans
-    vt_dx_v = _mm(_T(v), _mm(_sym(tangents[0]), v))
-    dv = _mm(v, ew.mul(_skew_inverse_gaps(w), vt_dx_v))
-    return [_diag(vt_dx_v), dv]
+    vh_dx_v = _mm(_H(v), _mm(_sym(tangents[0]), v))  # Hermitian: real diagonal
+    if not dtypes.is_complex(x.dtype):
+        dv = _mm(v, ew.mul(_skew_inverse_gaps(w), vh_dx_v))
+        return [_diag(vh_dx_v), dv]
+    # JAX's gauge for complex eigenvectors: V^H dV has a zero diagonal (F_ii = 0).
+    dv = _mm(v, ew.mul(_like(_skew_inverse_gaps(w), v), vh_dx_v))
+    return [ew.real(_diag(vh_dx_v)), dv]
 
 
 def _eigh_vjp(cts, ans, args, needs):
+    # The transpose of the jvp under the pairing Re sum(a * b) (no conjugation, as JAX):
+    # A_bar = herm(conj(V) (diag(w_bar) + F * (V^T V_bar)) V^T).
     x, = args
-    _real_only("eigh", x)
     gw, gv = cts
     w, v = ans
-    inner = None if gw is None else _diag_embed(gw)
+    inner = None if gw is None else _diag_embed(_like(gw, v))
     if gv is not None:  # the eigenvector term; skipped when only eigenvalues are used
-        term = ew.mul(_skew_inverse_gaps(w), _mm(_T(v), gv))
+        term = ew.mul(_like(_skew_inverse_gaps(w), v), _mm(_T(v), gv))
         inner = term if inner is None else ew.add(inner, term)
     if inner is None:
         return [None]
-    return [_sym(_mm(v, _mm(inner, _T(v))))]
+    return [_sym(_mm(_cj(v), _mm(inner, _T(v))))]
 
 
 eigh_p = Primitive("eigh", impl=_eigh_impl, abstract_eval=_eigh_rule, jvp_full=_eigh_jvp,
@@ -503,7 +535,8 @@ eigh_p.batch = _front_batch(eigh_p)
 def eigh(x):
     """[w, v]: eigenvalues (ascending) and eigenvectors (columns) of the Hermitian part (x + x^H) / 2.
 
-    Derivatives: dw = diag(V^T dA V) and dV = V (F * (V^T dA V)), F_ij = 1 / (w_j - w_i), F_ii = 0.
+    Derivatives: dw = diag(V^H dA V) and dV = V (F * (V^H dA V)), F_ij = 1 / (w_j - w_i), F_ii = 0
+    (for complex input a phase convention: diag(V^H dV) = 0, as in JAX).
     Repeated eigenvalues make F infinite, so eigenvector derivatives are inf / NaN there (as in JAX);
     reverse-mode derivatives of the eigenvalues alone stay finite."""
     return eigh_p.bind(x)
@@ -534,7 +567,7 @@ def _svd_impl(xp):
 
 
 def _svd_factors(x, ans, full_matrices, compute_uv):
-    """(u, s, v) of the reduced SVD of x, from the outputs when they hold them."""
+    """(u, s, v) of the reduced SVD of x (v = vh^H), from the outputs when they hold them."""
     m, n = x.shape[-2:]
     if compute_uv and full_matrices and m != n:
         raise NotImplementedError(f"svd: derivatives of the full_matrices=True SVD of a non-square matrix "
@@ -543,38 +576,48 @@ def _svd_factors(x, ans, full_matrices, compute_uv):
     if not compute_uv:
         ans = svd_p.bind(x, full_matrices=False, compute_uv=True)
     u, s, vh = ans
-    return u, s, _T(vh)
+    return u, s, _H(vh)
+
+
+def _safe_inverse(s):
+    """1 / s, and 0 where s is 0 (as JAX's svd jvp)."""
+    zero = ew.convert_element_type(ew.eq(s, ew.zeros_like(s)), s.dtype)
+    return ew.sub(ew.div(sh.full(s.shape, 1, s.dtype), ew.add(s, zero)), zero)
 
 
 def _svd_jvp(primals, tangents, ans, *, full_matrices, compute_uv):
     x, = primals
     t, = tangents
-    _real_only("svd", x)
+    cx = dtypes.is_complex(x.dtype)
     u, s, v = _svd_factors(x, ans, full_matrices, compute_uv)
     m, n = x.shape[-2:]
     k = min(m, n)
-    ds_mat = _mm(_T(u), _mm(t, v))
-    ds = _diag(ds_mat)
+    ds_mat = _mm(_H(u), _mm(t, v))
+    ds = ew.real(_diag(ds_mat)) if cx else _diag(ds_mat)
     if not compute_uv:
         return [ds]
-    s_j, s_i = _cols(s, k), _rows(s, k)
-    f = _skew_inverse_gaps(ew.mul(s, s))  # 1 / (s_j^2 - s_i^2)
+    sc = _like(s, x)  # s in x's dtype
+    s_j, s_i = _cols(sc, k), _rows(sc, k)
+    f = _like(_skew_inverse_gaps(ew.mul(s, s)), x)  # 1 / (s_j^2 - s_i^2)
     dss = ew.mul(ds_mat, s_j)  # dS S
     sds = ew.mul(s_i, ds_mat)  # S dS
-    du = _mm(u, ew.mul(f, ew.add(dss, _T(dss))))
-    dv = _mm(v, ew.mul(f, ew.add(sds, _T(sds))))
+    inner_u = ew.mul(f, ew.add(dss, _H(dss)))
+    if cx:  # JAX's gauge: the phase change i Im(dS_ii) / s_i goes to U alone
+        inner_u = ew.add(inner_u, _diag_embed(ew.mul(_imag_part(_diag(ds_mat)), _like(_safe_inverse(s), x))))
+    du = _mm(u, inner_u)
+    dv = _mm(v, ew.mul(f, ew.add(sds, _H(sds))))
     if m > k:  # the part of dA V outside span(U)
         dav = _mm(t, v)
-        du = ew.add(du, ew.div(ew.sub(dav, _mm(u, _mm(_T(u), dav))), _cols(s, m)))
+        du = ew.add(du, ew.div(ew.sub(dav, _mm(u, _mm(_H(u), dav))), _cols(sc, m)))
     if n > k:
-        datu = _mm(_T(t), u)
-        dv = ew.add(dv, ew.div(ew.sub(datu, _mm(v, _mm(_T(v), datu))), _cols(s, n)))
-    return [du, ds, _T(dv)]
+        dahu = _mm(_H(t), u)
+        dv = ew.add(dv, ew.div(ew.sub(dahu, _mm(v, _mm(_H(v), dahu))), _cols(sc, n)))
+    return [du, ds, _H(dv)]
 
 
 def _svd_vjp(cts, ans, args, needs, *, full_matrices, compute_uv):
     x, = args
-    _real_only("svd", x)
+    cx = dtypes.is_complex(x.dtype)
     if compute_uv:
         gu, gs, gvh = cts
     else:
@@ -584,30 +627,37 @@ def _svd_vjp(cts, ans, args, needs, *, full_matrices, compute_uv):
     u, s, v = _svd_factors(x, ans, full_matrices, compute_uv)
     m, n = x.shape[-2:]
     k = min(m, n)
+    # The transpose of the jvp under the pairing Re sum(a * b) (no conjugation, as JAX); for real x:
     # A_bar = U [diag(s_bar) + (J + J^T) S + S (K + K^T)] V^T + (I - U U^T) U_bar S^-1 V^T
-    #         + U S^-1 V_bar^T (I - V V^T),   J = F * (U^T U_bar), K = F * (V^T V_bar)
-    inner = None if gs is None else _diag_embed(gs)
+    #         + U S^-1 V_bar^T (I - V V^T),   J = F * (U^T U_bar), K = F * (V^T V_bar);
+    # for complex x the outer U and the projectors' U, V are conjugated, J^T, K^T become J^H, K^H,
+    # and diag(i Im(U^T U_bar)_ii / s_i) joins the bracket (the transpose of the jvp's phase term).
+    inner = None if gs is None else _diag_embed(_like(gs, x))
     extra = None
 
     def acc(a, b):
         return b if a is None else ew.add(a, b)
 
+    sc = _like(s, x)
     if gu is not None or gvh is not None:
-        f = _skew_inverse_gaps(ew.mul(s, s))
+        f = _like(_skew_inverse_gaps(ew.mul(s, s)), x)
     if gu is not None:
-        j = ew.mul(f, _mm(_T(u), gu))
-        inner = acc(inner, ew.mul(ew.add(j, _T(j)), _cols(s, k)))
+        ut_gu = _mm(_T(u), gu)
+        j = ew.mul(f, ut_gu)
+        inner = acc(inner, ew.mul(ew.add(j, _H(j)), _cols(sc, k)))
+        if cx:
+            inner = acc(inner, _diag_embed(ew.mul(_imag_part(_diag(ut_gu)), _like(_safe_inverse(s), x))))
         if m > k:
-            gu_s = ew.div(gu, _cols(s, m))
-            extra = acc(extra, _mm(ew.sub(gu_s, _mm(u, _mm(_T(u), gu_s))), _T(v)))
+            gu_s = ew.div(gu, _cols(sc, m))
+            extra = acc(extra, _mm(ew.sub(gu_s, _mm(_cj(u), _mm(_T(u), gu_s))), _T(v)))
     if gvh is not None:
-        gv = _T(gvh)
+        gv = _H(gvh)
         kk = ew.mul(f, _mm(_T(v), gv))
-        inner = acc(inner, ew.mul(_rows(s, k), ew.add(kk, _T(kk))))
+        inner = acc(inner, ew.mul(_rows(sc, k), ew.add(kk, _H(kk))))
         if n > k:
-            gv_s_t = _T(ew.div(gv, _cols(s, n)))  # S^-1 V_bar^T
-            extra = acc(extra, _mm(u, ew.sub(gv_s_t, _mm(_mm(gv_s_t, v), _T(v)))))
-    out = _mm(u, _mm(inner, _T(v)))
+            gv_s_h = _H(ew.div(gv, _cols(sc, n)))  # S^-1 V_bar^H
+            extra = acc(extra, _mm(_cj(u), ew.sub(gv_s_h, _mm(_mm(gv_s_h, _cj(v)), _T(v)))))
+    out = _mm(_cj(u), _mm(inner, _T(v)))
     return [out if extra is None else ew.add(out, extra)]
 
 
@@ -644,7 +694,6 @@ def _qr_impl(xp):
 
 
 def _qr_check(x, full_matrices):
-    _real_only("qr", x)
     m, n = x.shape[-2:]
     if full_matrices and m > n:
         raise NotImplementedError(f"qr: derivatives of the complete QR of a tall matrix ({m}x{n}) are not "
@@ -660,12 +709,15 @@ def _split(x, m):
 
 
 def _qr_square_jvp(q, r, t):
-    # E = dA R^-1, C = Q^T E, omega = tril(C, -1) - tril(C, -1)^T (skew);
+    # E = dA R^-1, C = Q^H E, omega = tril(C, -1) - tril(C, -1)^H (skew-Hermitian), plus, for complex
+    # input, i Im(diag C) on the diagonal (R keeps a real diagonal, as in JAX);
     # dQ = Q (omega - C) + E, dR = (C - omega) R
     e = triangular_solve(r, t, left_side=False, lower=False)
-    c = _mm(_T(q), e)
+    c = _mm(_H(q), e)
     low = _tril(c, -1)
-    omega = ew.sub(low, _T(low))
+    omega = ew.sub(low, _H(low))
+    if dtypes.is_complex(c.dtype):
+        omega = ew.add(omega, _diag_embed(_imag_part(_diag(c))))
     return ew.add(_mm(q, ew.sub(omega, c)), e), _mm(ew.sub(c, omega), r)
 
 
@@ -677,12 +729,12 @@ def _qr_jvp(primals, tangents, ans, *, full_matrices):
     m, n = x.shape[-2:]
     if m >= n:
         return list(_qr_square_jvp(q, r, t))
-    # A = [X | Y]: Q R1 = X is a square QR and R2 = Q^T Y.
+    # A = [X | Y]: Q R1 = X is a square QR and R2 = Q^H Y.
     r1, _ = _split(r, m)
     x_y = _split(x, m)[1]
     t_x, t_y = _split(t, m)
     dq, dr1 = _qr_square_jvp(q, r1, t_x)
-    dr2 = ew.add(_mm(_T(dq), x_y), _mm(_T(q), t_y))
+    dr2 = ew.add(_mm(_H(dq), x_y), _mm(_H(q), t_y))
     return [dq, sh.concatenate([dr1, dr2], r.ndim - 1)]
 
 
@@ -692,14 +744,23 @@ def _copyltu(mat):
 
 
 def _qr_square_vjp(q, r, gq, gr):
-    # A_bar = (Q_bar + Q copyltu(M)) R^-T,  M = R R_bar^T - Q_bar^T Q
+    # The transpose of the jvp under the pairing Re sum(a * b) (no conjugation, as JAX):
+    # A_bar = (Q_bar + conj(Q) G) R^-T,  M = R R_bar^T - Q_bar^T Q, G = copyltu(M) for real input;
+    # for complex input G = tril(M, -1)^T + conj(tril(M, -1)) + Re(diag M) (the omega terms'
+    # transposes: the conjugate transpose, and the self-transposing i Im(.) on the diagonal).
     mat = None
     if gr is not None:
         mat = _mm(r, _T(gr))
     if gq is not None:
         qq = _mm(_T(gq), q)
         mat = ew.neg(qq) if mat is None else ew.sub(mat, qq)
-    b = _mm(q, _copyltu(mat))
+    if dtypes.is_complex(mat.dtype):
+        low = _tril(mat, -1)
+        d = _diag(mat)
+        g = ew.add(ew.add(_T(low), ew.conj(low)), _diag_embed(ew.sub(d, _imag_part(d))))
+    else:
+        g = _copyltu(mat)
+    b = _mm(_cj(q), g)
     if gq is not None:
         b = ew.add(b, gq)
     return triangular_solve(r, b, left_side=False, lower=False, transpose_a=True)
@@ -718,11 +779,11 @@ def _qr_vjp(cts, ans, args, needs, *, full_matrices):
     r1, _ = _split(r, m)
     x_y = _split(x, m)[1]
     gr1, gr2 = _split(gr, m) if gr is not None else (None, None)
-    if gr2 is not None:
-        extra = _mm(x_y, _T(gr2))
+    if gr2 is not None:  # transpose of dQ -> dQ^H Y
+        extra = _mm(_cj(x_y), _H(gr2))
         gq = extra if gq is None else ew.add(gq, extra)
     g_x = _qr_square_vjp(q, r1, gq, gr1)
-    g_y = _mm(q, gr2) if gr2 is not None else sh.full(x_y.shape, 0, x.dtype)
+    g_y = _mm(_cj(q), gr2) if gr2 is not None else sh.full(x_y.shape, 0, x.dtype)
     return [sh.concatenate([g_x, g_y], x.ndim - 1)]
 
 
