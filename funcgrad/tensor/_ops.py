@@ -645,8 +645,23 @@ def fmod(input, other, *, out=None):
     return _out(_binop("Fmod", _bc(lambda a, b: jnp.fmod(a, b)), input, other), out)
 
 
+def _int_pow(a, b):
+    """Integer a ** b, torch's values at a negative exponent (NumPy raises): 1 ** b = 1, (-1) ** b = +-1 by
+    b's parity, and 0 for every other base (0 included)."""
+    z = jnp.zeros_like(b)
+    neg = ew.lt(b, z)
+    r = ew.pow(a, ew.select(neg, z, b))
+    one = jnp.ones_like(a)
+    odd = ew.ne(ew.bitwise_and(b, jnp.ones_like(b)), z)
+    at_neg = ew.select(ew.eq(a, one), one,
+                       ew.select(ew.eq(a, ew.neg(one)), ew.select(odd, ew.neg(one), one), jnp.zeros_like(a)))
+    return ew.select(neg, at_neg, r)
+
+
 def _float_pow(a, b):
     """a ** b with C's pow at a = -inf and a non-integer b: +inf for b > 0, +0 for b < 0 (NumPy gives NaN)."""
+    if a.dtype.kind == "i":
+        return _int_pow(a, b)
     r = ew.pow(a, b)
     if a.dtype.kind != "f":
         return r
@@ -812,7 +827,10 @@ def _truth(a):
 
 def _logical(name, combine):
     def op(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         _tensor_arg(name, other)
+        _bshape(tuple(input.shape), tuple(other.shape))
         dt = _promote(input, other)  # torch compares in the common dtype (a float64 1e-300 is 0 as float32)
         return _out(_apply_nograd(lambda a, b: _bc(combine)(_truth(_cast(a, dt)), _truth(_cast(b, dt))),
                                   (input, other)), out)
@@ -2319,7 +2337,9 @@ def nonzero(input, *, as_tuple=False):
     nz = np.nonzero(v) if v.ndim else np.nonzero(v.reshape(1))
     if as_tuple:
         return tuple(_wrap(Array(np.ascontiguousarray(i, dtype=np.int64))) for i in nz)
-    return _wrap(Array(np.ascontiguousarray(np.stack(nz, axis=1) if nz else np.zeros((0, 0)), dtype=np.int64)))
+    if not v.ndim:  # a 0-d input: one row per nonzero (0 or 1), with no columns
+        return _wrap(Array(np.zeros((len(nz[0]), 0), np.int64)))
+    return _wrap(Array(np.ascontiguousarray(np.stack(nz, axis=1), dtype=np.int64)))
 
 
 def argwhere(input):

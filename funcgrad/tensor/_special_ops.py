@@ -128,7 +128,20 @@ def polygamma(n, input, *, out=None):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     dt = _fdt(input._np_dtype())
-    return O._out(_apply1("Polygamma", lambda a: _sp.polygamma(n, O._cast(a, dt)), input), out)
+
+    def f(a):
+        a = O._cast(a, dt)
+        r = _sp.polygamma(n, a)
+        if n == 0:
+            return r
+        # torch's values at the edges: trigamma is 0 at +inf and NaN at -inf; for n >= 2 (through
+        # zeta(n + 1, x)) a pole is (-1)^(n+1) inf and +inf gives NaN
+        if n == 1:
+            return ew.select(a == -np.inf, _full(a, np.nan), r)
+        poles = (a <= 0) & (a == ew.floor(a))
+        r = ew.select(poles, _full(a, np.inf if n % 2 else -np.inf), r)
+        return ew.select(a == np.inf, _full(a, np.nan), r)
+    return O._out(_apply1("Polygamma", f, input), out)
 
 
 def multigammaln(input, p, *, out=None):
