@@ -746,12 +746,9 @@ def copysign(input, other):
     return _binop("Copysign", _bc(lambda a, b: jnp.copysign(a, b)), input, other, _TRUEDIV)
 
 
-def xlogy(input, other):
-    def f(a, b):
-        z = _zeros_like_arr(a)
-        x0 = ew.eq(a, z)  # torch: 0 where x == 0, unless y is NaN
-        return ew.select(x0, ew.select(ew.ne(b, b), b, z), ew.mul(a, ew.log(ew.select(ew.eq(a, z), ew.add(z, _scalar_arr(1, a.dtype)), b))))
-    return _binop("Xlogy", _bc(f), input, other, _TRUEDIV)
+def xlogy(input, other, *, out=None):
+    from ._special_ops import xlogy as _xlogy
+    return _xlogy(input, other, out=out)
 
 
 def lerp(input, end, weight):

@@ -16,6 +16,7 @@ from ..core.array import Array
 from ..primitives import bessel as _bs
 from ..primitives import elementwise as ew
 from ..primitives import special as _sp
+from ..primitives import scipy_special as _ssp
 from ..primitives import special_functions2 as _sf2
 from ..autograd.grad_mode import state as _gs
 from . import _dtype as D
@@ -103,23 +104,25 @@ def exp2(input, *, out=None):
     return O._out(O.exp2(input), out)
 
 
-def _x_times(logfn):
-    """x * logfn(y), 0 where x == 0 and logfn(y) is infinite (NaN y stays NaN); d/dx is logfn(y) as in torch."""
+def _x_times(card):
+    """torch's xlogy / xlog1py through the scipy card: x * log(y) (log1p), 0 at x == 0 unless y is NaN;
+    d/dx = log(y), 0 where x == 0 and y <= 0 (-1), as torch; d/dy = x / y."""
     def f(a, b):
-        z = jnp.zeros_like(a)
-        lg = logfn(b)
-        return a * ew.select(ew.bitwise_and(ew.eq(a, z), jnp.isinf(lg)), z, lg)
+        if a.shape != b.shape:
+            a, b = jnp.broadcast_arrays(a, b)
+        nan = ew.ne(b, b)   # NaN y: x * NaN (a NaN x-gradient), with y zeroed elsewhere (no 0 * inf there)
+        return ew.select(nan, ew.mul(a, ew.select(nan, b, jnp.zeros_like(b))), card(a, b))
     return O._bc(f)
 
 
 def xlog1py(input, other, *, out=None):
     """x * log1p(y), 0 at x == 0 (unless y is NaN)."""
-    return O._out(O._binop("Xlog1py", _x_times(ew.log1p), input, other, O._TRUEDIV), out)
+    return O._out(O._binop("Xlog1py", _x_times(_ssp.xlog1py), input, other, O._TRUEDIV), out)
 
 
 def xlogy(input, other, *, out=None):
     """x * log(y), 0 at x == 0 (unless y is NaN)."""
-    return O._out(O._binop("Xlogy", _x_times(ew.log), input, other, O._TRUEDIV), out)
+    return O._out(O._binop("Xlogy", _x_times(_ssp.xlogy), input, other, O._TRUEDIV), out)
 
 
 def polygamma(n, input, *, out=None):
