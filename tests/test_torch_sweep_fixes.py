@@ -119,3 +119,38 @@ def test_xlogy_values_and_x_gradient(name):
     np.testing.assert_allclose(fs[1].grad.numpy()[keep], ts[1].grad.numpy()[keep])
     both(lambda L, a: fn(L, a, 3), np.array([1, 2, 0]))
     both(lambda L, a, b: fn(L, a, b), np.array([[1.0], [0.0]], np.float32), np.array([1.0, 2.0, 3.0]))
+
+
+def _grads_both(name, a, b):
+    outs = []
+    for lib in (torch, fg):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.tensor(b, requires_grad=True)
+        o = getattr(lib, name)(x, y)
+        o.backward(lib.tensor(np.arange(1.0, o.numel() + 1).reshape(tuple(o.shape))))
+        outs.append((o, x.grad, y.grad))
+    same(outs[0], outs[1])
+    return outs
+
+
+def test_remainder_gradient_at_zero_and_signed_zeros():
+    # d/dx remainder is 1 everywhere (it was 0 at x == 0); values keep fmod's signed zeros as torch
+    a = np.array([0.0, -0.0, 0.0, 5.5, -5.5, 5.5, -5.5, 3.0, 2.0, -2.0, 7.0])
+    b = np.array([2.0, 2.0, -1.0, 2.0, 2.0, -2.0, -2.0, 1.5, INF, INF, -3.0])
+    (to, tx, ty), (fo, fx, fy) = _grads_both("remainder", a, b)
+    np.testing.assert_array_equal(np.signbit(fo.detach().numpy()), np.signbit(to.detach().numpy()))
+    both(lambda L, x, y: x % y, a.astype(np.float32), b[::-1].astype(np.float32))
+    both(lambda L, x, y: L.remainder(x, y), np.array([[5, -5, 7]], np.int64), np.array([[3], [-3]], np.int64))
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin"])
+def test_elementwise_extrema_gradients_at_nan_and_ties(name):
+    # maximum/minimum: a NaN operand passes the whole cotangent to both (it went nowhere); fmax/fmin: the
+    # chosen operand takes all of it, ties included (it was split), and a tie of -0.0 / 0.0 gives the first
+    a = np.array([NAN, 1.0, NAN, 2.0, 2.0, -0.0, 0.0, 3.0])
+    b = np.array([1.0, NAN, NAN, 2.0, 1.0, 0.0, -0.0, 4.0])
+    (to, _, _), (fo, _, _) = _grads_both(name, a, b)
+    if name.startswith("f"):
+        np.testing.assert_array_equal(np.signbit(fo.detach().numpy()), np.signbit(to.detach().numpy()))
+    _grads_both(name, np.array([[1.0, NAN]]), np.array([[3.0], [2.0]]))
+    both(lambda L, x, y: getattr(L, name)(x, y), np.array([[1, 5]]), np.array([[3], [2]], np.int8))

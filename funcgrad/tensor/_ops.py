@@ -637,7 +637,18 @@ def floor_divide(input, other, *, out=None):
 
 def remainder(input, other, *, out=None):
     _check_int_div("remainder_cpu", input, other)
-    return _out(_binop("Remainder", _bc(lambda a, b: jnp.remainder(a, b)), input, other), out)
+    return _out(_binop("Remainder", _bc(_remainder_fn), input, other), out)
+
+
+def _remainder_fn(a, b):
+    """Python's modulo, as torch: fmod(a, b), plus b where that is nonzero with a sign unlike b's. Through
+    the rem card, so d/da is 1 everywhere (also at a == 0) and d/db is -floor(a / b)."""
+    if a.dtype.kind != "f":
+        return jnp.remainder(a, b)
+    m = ew.rem(a, b)
+    z = jnp.zeros_like(m)
+    fix = ew.bitwise_and(ew.ne(m, z), ew.ne(ew.lt(m, z), ew.lt(b, z)))
+    return ew.select(fix, ew.add(m, b), m)
 
 
 def fmod(input, other, *, out=None):
@@ -702,24 +713,53 @@ def _tensor_arg(name, other):
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
 
 
+def _nan_both(extremum):
+    """maximum / minimum with torch's gradient at NaN: where either operand is NaN both operands get the
+    whole cotangent (elsewhere the card's: ties split it in halves). Concrete operands without a NaN skip
+    the extra passes (the values are the card's either way)."""
+    def f(a, b):
+        r = extremum(a, b)
+        if a.dtype.kind != "f" or (a.__class__ is Array and b.__class__ is Array and
+                                   not (np.isnan(a._buf).any() or np.isnan(b._buf).any())):
+            return r
+        if a.shape != b.shape:
+            a, b = jnp.broadcast_arrays(a, b)
+        return ew.select(ew.bitwise_or(ew.ne(a, a), ew.ne(b, b)), ew.add(a, b), r)
+    return f
+
+
+_maximum_nan = _nan_both(_maximum)
+_minimum_nan = _nan_both(_minimum)
+
+
 def maximum(input, other, *, out=None):
     _tensor_arg("maximum", other)
-    return _out(_binop("Maximum", _maximum, input, other), out)
+    return _out(_binop("Maximum", _maximum_nan, input, other), out)
 
 
 def minimum(input, other, *, out=None):
     _tensor_arg("minimum", other)
-    return _out(_binop("Minimum", _minimum, input, other), out)
+    return _out(_binop("Minimum", _minimum_nan, input, other), out)
 
 
-def fmax(input, other):
+def _fextremum(keep_a):
+    """fmax / fmin as torch: a where b is NaN or a wins (ties included, so -0.0 vs 0.0 gives a), else b;
+    the cotangent goes wholly to the operand chosen."""
+    def f(a, b):
+        if a.dtype.kind not in "fc":
+            return ew.select(keep_a(a, b), a, b)
+        return ew.select(ew.bitwise_or(ew.ne(b, b), keep_a(a, b)), a, b)
+    return _bc(lambda a, b: f(*jnp.broadcast_arrays(a, b)) if a.shape != b.shape else f(a, b))
+
+
+def fmax(input, other, *, out=None):
     _tensor_arg("fmax", other)
-    return _binop("Fmax", _bc(lambda a, b: jnp.fmax(a, b)), input, other)
+    return _out(_binop("Fmax", _fextremum(ew.ge), input, other), out)
 
 
-def fmin(input, other):
+def fmin(input, other, *, out=None):
     _tensor_arg("fmin", other)
-    return _binop("Fmin", _bc(lambda a, b: jnp.fmin(a, b)), input, other)
+    return _out(_binop("Fmin", _fextremum(ew.le), input, other), out)
 
 
 def atan2(input, other, *, out=None):
