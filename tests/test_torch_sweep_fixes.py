@@ -154,3 +154,31 @@ def test_elementwise_extrema_gradients_at_nan_and_ties(name):
         np.testing.assert_array_equal(np.signbit(fo.detach().numpy()), np.signbit(to.detach().numpy()))
     _grads_both(name, np.array([[1.0, NAN]]), np.array([[3.0], [2.0]]))
     both(lambda L, x, y: getattr(L, name)(x, y), np.array([[1, 5]]), np.array([[3], [2]], np.int8))
+
+
+def test_all_any_over_no_dims_reduce_nothing():
+    x = np.array([[0, 2], [3, 0]], np.uint8)
+    for name in ("all", "any"):
+        both(lambda L, a: getattr(L, name)(a, dim=()), x)
+        both(lambda L, a: getattr(a, name)(dim=[]), x.astype(np.float32))
+        both(lambda L, a: getattr(L, name)(a, dim=(), keepdim=True), x.astype(bool))
+        both(lambda L, a: getattr(L, name)(a, dim=()), np.array(2.0))
+
+
+def test_integer_dtype_argument_of_reductions():
+    # dtype=int32/int16/int8 gave int64 (NumPy's integer sum promotion) except in sum over everything
+    x = np.array([[1, 2, 100], [3, 4, 100]], np.int16)
+    for dt in ("int8", "int16", "int32"):
+        both(lambda L, a: L.sum(a, dim=1, dtype=getattr(L, dt)), x)
+        both(lambda L, a: L.nansum(a, dtype=getattr(L, dt)), x)
+        both(lambda L, a: L.prod(a, 1, dtype=getattr(L, dt)), x)
+        both(lambda L, a: a.prod(dtype=getattr(L, dt)), x.astype(bool))
+        both(lambda L, a: L.cumsum(a, 1, dtype=getattr(L, dt)), x)
+        both(lambda L, a: a.cumprod(0, dtype=getattr(L, dt)), x)
+
+
+@pytest.mark.parametrize("vals", [[1.0, NAN, 3.0, NAN], [3.0, 1.0, 3.0, 2.0], [NAN], [INF, NAN, INF],
+                                  [-INF, -INF], [[1.0, NAN], [NAN, NAN]]])
+def test_max_min_of_everything_spread_the_gradient_over_nans(vals):
+    for fn in (lambda L, x: x.max(), lambda L, x: L.min(x)):
+        both(fn, np.array(vals), grad=True)

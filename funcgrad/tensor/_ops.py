@@ -1036,14 +1036,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
             return _reduce_sum(a, tuple(_range(a.ndim))) if a.ndim else a
     else:
         def fn(a):
-            return jnp.sum(_cast(a, odt), axis=axes, keepdims=keepdim)
+            return _cast(jnp.sum(_cast(a, odt), axis=axes, keepdims=keepdim), odt)  # (NumPy's int32 sum: int64)
     return _out(_apply1("Sum", fn, input), out)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     axes = _dims(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    return _apply1("Nansum", lambda a: jnp.nansum(_cast(a, odt), axis=axes, keepdims=keepdim), input)
+    return _apply1("Nansum", lambda a: _cast(jnp.nansum(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -1051,7 +1051,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         dim, dtype = None, dim
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
     axes = None if dim is None else (_dim(dim, input.ndim),)
-    return _apply1("Prod", lambda a: jnp.prod(_cast(a, odt), axis=axes, keepdims=keepdim), input)
+    return _apply1("Prod", lambda a: _cast(jnp.prod(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
 
 
 def _float_check(name, dt, dtype=None):
@@ -1185,12 +1185,32 @@ def _minmax(name, red, argred, input, dim, keepdim, other_fn):
     return getattr(return_types, name)(values, idx)
 
 
+def _extremum_all(red, fill):
+    """torch.max(x) / min(x) of everything: with a NaN the result is NaN and its gradient is spread evenly
+    over the NaN entries, as torch (amax's rule, which the card follows, gives NaN everywhere); without
+    one, the card (ties share the gradient evenly). Concrete NaN-free operands take the card alone."""
+    def f(a):
+        if a.dtype.kind != "f" or (a.__class__ is Array and not np.isnan(a._buf).any()):
+            return red(a)
+        nan = ew.ne(a, a)
+        z = jnp.zeros_like(a)
+        m = red(ew.select(nan, jnp.full_like(a, fill), a))
+        cnt = jnp.sum(_cast(nan, a.dtype))
+        spread = ew.div(jnp.sum(ew.select(nan, a, z)), ew.max(cnt, jnp.ones_like(cnt)))
+        return ew.select(jnp.any(nan), spread, m)
+    return f
+
+
+_max_all = _extremum_all(lambda a: jnp.max(a), -np.inf)
+_min_all = _extremum_all(lambda a: jnp.min(a), np.inf)
+
+
 def max(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
-    return _minmax("max", lambda a: jnp.max(a), jnp.argmax, input, dim, keepdim, maximum)
+    return _minmax("max", _max_all, jnp.argmax, input, dim, keepdim, maximum)
 
 
 def min(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
-    return _minmax("min", lambda a: jnp.min(a), jnp.argmin, input, dim, keepdim, minimum)
+    return _minmax("min", _min_all, jnp.argmin, input, dim, keepdim, minimum)
 
 
 def aminmax(input, *, dim=None, keepdim=False):
@@ -1227,13 +1247,27 @@ def _keep_all(r, ndim, keepdim):
     return jnp.reshape(r, (1,) * ndim) if keepdim else r
 
 
+def _no_axes(dim):
+    return isinstance(dim, (list, tuple)) and len(dim) == 0
+
+
+def _truth_t(input):
+    """all / any over no dims (dim=()): each element's truth, as torch (uint8 stays uint8)."""
+    r = _apply_nograd(_truth, (input,))
+    return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
+
+
 def all(input, dim=None, keepdim=False):  # noqa: A001
+    if _no_axes(dim):
+        return _truth_t(input)
     axes = _dims(dim, input.ndim)
     r = _apply_nograd(lambda a: jnp.all(a, axis=axes, keepdims=keepdim), (input,))
     return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
 
 
 def any(input, dim=None, keepdim=False):  # noqa: A001
+    if _no_axes(dim):
+        return _truth_t(input)
     axes = _dims(dim, input.ndim)
     r = _apply_nograd(lambda a: jnp.any(a, axis=axes, keepdims=keepdim), (input,))
     return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
@@ -1325,13 +1359,15 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    return _apply1("Cumsum", lambda a: jnp.cumsum(_cast(a, odt), axis=d) if a.ndim else _cast(a, odt), input)
+    return _apply1("Cumsum", lambda a: _cast(jnp.cumsum(_cast(a, odt), axis=d), odt) if a.ndim else _cast(a, odt),
+                   input)
 
 
 def cumprod(input, dim, *, dtype=None):
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    return _apply1("Cumprod", lambda a: jnp.cumprod(_cast(a, odt), axis=d) if a.ndim else _cast(a, odt), input)
+    return _apply1("Cumprod", lambda a: _cast(jnp.cumprod(_cast(a, odt), axis=d), odt) if a.ndim else _cast(a, odt),
+                   input)
 
 
 def median(input, dim=None, keepdim=False):
