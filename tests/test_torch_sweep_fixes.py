@@ -182,3 +182,31 @@ def test_integer_dtype_argument_of_reductions():
 def test_max_min_of_everything_spread_the_gradient_over_nans(vals):
     for fn in (lambda L, x: x.max(), lambda L, x: L.min(x)):
         both(fn, np.array(vals), grad=True)
+
+
+KINKS = [NAN, INF, -INF, -0.0, 0.0, 0.5, -0.5, 6.0, -1.0, 1.0, 3.0, -3.0, 2.0, -4.0, 0.3, -0.3]
+
+
+@pytest.mark.parametrize("name,kw", [("relu6", {}), ("hardtanh", {}), ("hardtanh", {"min_val": -0.5, "max_val": 2.0}),
+                                     ("hardsigmoid", {}), ("hardswish", {}), ("threshold", {"threshold": 0.5, "value": -2.0}),
+                                     ("rrelu", {}), ("leaky_relu", {})])
+def test_piecewise_activation_gradients_at_the_kinks(name, kw):
+    # torch's gradient is 0 at hardtanh's / relu6's / hardsigmoid's bounds (exclusive interior), hardswish's
+    # is 0 at -3 and 1 at 3, rrelu's is the slope at 0, threshold keeps NaN; integer-valued inputs meet these
+    x = np.array(KINKS if name != "hardswish" else KINKS[1:])  # (torch's hardswish gradient at NaN depends
+    both(lambda L, x: getattr(L.nn.functional, name)(x, **kw), x, grad=True)  # on its vector width)
+
+
+def test_activation_dtypes_and_errors():
+    both(lambda L, x: L.nn.functional.relu6(x), np.array([-2, 3, 8]))
+    both(lambda L, x: L.nn.functional.hardtanh(x), np.array([-2, 0, 8], np.int8))
+    both(lambda L, x: L.nn.functional.hardtanh(x, -1.5, 2.5), np.array([-2, 0, 8]))
+    raises_like(lambda L, x: L.nn.functional.hardtanh(x), np.array([True, False]))
+    for name in ("gelu", "silu", "mish", "softplus", "hardswish", "hardsigmoid", "hardshrink", "softshrink",
+                 "leaky_relu", "logsigmoid", "glu", "rrelu"):
+        raises_like(lambda L, x: getattr(L.nn.functional, name)(x), np.array([[1, 2], [3, 4]]))
+        raises_like(lambda L, x: getattr(L.nn.functional, name)(x), np.array([[True, False]]))
+    for name in ("softmax", "log_softmax"):
+        raises_like(lambda L, x: getattr(L, name)(x, 0), np.array([1, 2]))
+        both(lambda L, x: getattr(L.nn.functional, name)(x, 0), np.zeros((0, 4)))
+        both(lambda L, x: getattr(L, name)(x, 1), np.zeros((3, 0), np.float32))

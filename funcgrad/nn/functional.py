@@ -140,9 +140,18 @@ def identity(input):
 
 
 # --- activations ------------------------------------------------------------------------------------
+def _float_kernel(input, kernel, kinds="biu"):
+    """torch's NotImplementedError for an activation kernel without an integer (or bool) version."""
+    dt = input._np_dtype()
+    if dt.kind in kinds:
+        from ..tensor._tensor import _legacy
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(dt)}'")
+
+
 def threshold(input, threshold, value, inplace=False):
-    """y = x if x > threshold else value."""
-    return _maybe_inplace(input, inplace, lambda x: _fg.where(x > threshold, x, _fg.full_like(x, value)),
+    """y = value where x <= threshold, else x (so NaN stays NaN, with its gradient), as torch."""
+    _float_kernel(input, "threshold_cpu", "b")
+    return _maybe_inplace(input, inplace, lambda x: _fg.where(x <= threshold, _fg.full_like(x, value), x),
                           "Threshold")
 
 
@@ -161,7 +170,17 @@ def relu_(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _maybe_inplace(input, inplace, lambda x: _fg.clamp(x, min_val, max_val), "Hardtanh")
+    dt = input._np_dtype()
+    if dt.kind == "b":
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if dt.kind in "iu":  # integers stay integers, clamped to the bounds truncated toward zero
+        return _maybe_inplace(input, inplace, lambda x: _fg.clamp(x, int(min_val), int(max_val)), "Hardtanh")
+
+    def f(x):
+        # the gradient passes strictly inside (min_val, max_val) only (0 at the bounds and at NaN), as torch
+        inside = (x > min_val) & (x < max_val)
+        return _fg.where(inside, x, _fg.clamp(x, min_val, max_val).detach())
+    return _maybe_inplace(input, inplace, f, "Hardtanh")
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -173,6 +192,7 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _float_kernel(input, "leaky_relu_cpu")
     return _maybe_inplace(input, inplace, lambda x: _fg.where(x > 0, x, x * negative_slope), "LeakyRelu")
 
 
@@ -222,13 +242,15 @@ def celu_(input, alpha=1.0):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Randomised leaky ReLU: negative slopes drawn from U(lower, upper) in training, their mean in eval."""
+    """Randomised leaky ReLU: negative slopes drawn from U(lower, upper) in training, their mean in eval
+    (x <= 0 takes the slope, so the gradient at 0 is the slope, as torch)."""
+    _float_kernel(input, "leaky_relu_cpu")
     if training:
         slope = _fg.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper)
-        fn = lambda x: _fg.where(x >= 0, x, x * slope)  # noqa: E731
+        fn = lambda x: _fg.where(x > 0, x, x * slope)  # noqa: E731
     else:
         s = (lower + upper) / 2
-        fn = lambda x: _fg.where(x >= 0, x, x * s)  # noqa: E731
+        fn = lambda x: _fg.where(x > 0, x, x * s)  # noqa: E731
     return _maybe_inplace(input, inplace, fn, "RreluWithNoise")
 
 
@@ -252,6 +274,7 @@ def prelu(input, weight):
 
 def glu(input, dim=-1):
     """a * sigmoid(b) where (a, b) are the two halves of input along dim."""
+    _float_kernel(input, "glu_cpu")
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     nd = input.dim()
@@ -274,18 +297,34 @@ def tanh(input):
 
 def logsigmoid(input):
     """log(sigmoid(x)) = -softplus(-x), computed stably."""
+    _float_kernel(input, "log_sigmoid_cpu")
     return -softplus(-input)
 
 
 def hardsigmoid(input, inplace=False):
-    return _maybe_inplace(input, inplace, lambda x: _fg.clamp(x + 3.0, 0.0, 6.0) / 6.0, "Hardsigmoid")
+    """relu6(x + 3) / 6; the gradient 1/6 strictly inside (-3, 3) only (0 at the kinks and at NaN), as torch."""
+    _float_kernel(input, "hardsigmoid_cpu")
+
+    def f(x):
+        inside = (x > -3.0) & (x < 3.0)
+        return _fg.where(inside, (x + 3.0) / 6.0, (_fg.clamp(x + 3.0, 0.0, 6.0) / 6.0).detach())
+    return _maybe_inplace(input, inplace, f, "Hardsigmoid")
 
 
 def hardswish(input, inplace=False):
-    return _maybe_inplace(input, inplace, lambda x: x * (_fg.clamp(x + 3.0, 0.0, 6.0) / 6.0), "Hardswish")
+    """x relu6(x + 3) / 6, with torch's gradient: 0 for x <= -3, x / 3 + 1/2 below 3, else 1 (NaN too)."""
+    _float_kernel(input, "hardswish_cpu")
+
+    def f(x):
+        low = (x * 0.0).detach()  # (the sign of x * 0, as torch's value)
+        mid = (x > -3.0) & (x < 3.0)
+        xm = _fg.where(mid, x, _fg.zeros_like(x))  # (no 0 * inf from the unused branch at +-inf)
+        return _fg.where(x <= -3.0, low, _fg.where(mid, xm * (xm + 3.0) / 6.0, x))
+    return _maybe_inplace(input, inplace, f, "Hardswish")
 
 
 def gelu(input, approximate="none"):
+    _float_kernel(input, "GeluKernelImpl")
     if approximate == "none":
         return input * 0.5 * (1.0 + _fg.erf(input * (1.0 / math.sqrt(2.0))))
     if approximate == "tanh":
@@ -294,15 +333,18 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
+    _float_kernel(input, "silu_cpu")
     return _maybe_inplace(input, inplace, lambda x: x * _fg.sigmoid(x), "Silu")
 
 
 def mish(input, inplace=False):
+    _float_kernel(input, "mish_cpu")
     return _maybe_inplace(input, inplace, lambda x: x * _fg.tanh(softplus(x)), "Mish")
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
+    _float_kernel(input, "softplus_cpu")
     z = input * beta
     return _fg.where(z > threshold, input, _softplus(z) / beta)
 
@@ -328,13 +370,19 @@ def _check_lambd(input, lambd):
 
 
 def softshrink(input, lambd=0.5):
+    _float_kernel(input, "softshrink_check")
     _check_lambd(input, lambd)
-    return _fg.where(input > lambd, input - lambd, _fg.where(input < -lambd, input + lambd, input * 0))
+    # NaN falls through to x + lambd (NaN, gradient 1), as torch
+    inside = (input >= -lambd) & (input <= lambd)
+    return _fg.where(inside, input * 0, _fg.where(input > lambd, input - lambd, input + lambd))
 
 
 def hardshrink(input, lambd=0.5):
+    _float_kernel(input, "hardshrink_cpu")
     _check_lambd(input, lambd)
-    return _fg.where((input > lambd) | (input < -lambd), input, input * 0)
+    # 0 (+0.0) on [-lambd, lambd], else x: NaN stays NaN with its gradient, as torch
+    inside = (input >= -lambd) & (input <= lambd)
+    return _fg.where(inside, _fg.zeros_like(input), input)
 
 
 def tanhshrink(input):

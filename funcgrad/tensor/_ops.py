@@ -1689,11 +1689,13 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if dtype is not None:
         input = input.to(dtype)
     elif input._np_dtype().kind not in "fc":
-        raise RuntimeError("\"softmax_lastdim_kernel_impl\" not implemented for 'Long'")
+        raise NotImplementedError("\"softmax_lastdim_kernel_impl\" not implemented for 'Long'")
 
     def fn(a):
         if a.ndim == 0:
             return jnp.ones_like(a)
+        if 0 in a.shape:  # nothing to normalise (the max over an empty axis has no identity)
+            return ew.mul(a, jnp.zeros_like(a))
         e = ew.exp(_sub(a, _stop_gradient(_keepdim(_reduce_max(a, (d,)), a.shape, d))))
         return _div(e, _keepdim(_reduce_sum(e, (d,)), a.shape, d))
     return _apply1("Softmax", fn, input)
@@ -1709,11 +1711,13 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if dtype is not None:
         input = input.to(dtype)
     elif input._np_dtype().kind not in "fc":
-        raise RuntimeError("\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'")
+        raise NotImplementedError("\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'")
 
     def fn(a):
         if a.ndim == 0:
             return jnp.zeros_like(a)
+        if 0 in a.shape:
+            return ew.mul(a, jnp.zeros_like(a))
         sh = _sub(a, _stop_gradient(_keepdim(_reduce_max(a, (d,)), a.shape, d)))
         return _sub(sh, ew.log(_keepdim(_reduce_sum(ew.exp(sh), (d,)), a.shape, d)))
     return _apply1("LogSoftmax", fn, input)
