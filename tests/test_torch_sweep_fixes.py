@@ -210,3 +210,25 @@ def test_activation_dtypes_and_errors():
         raises_like(lambda L, x: getattr(L, name)(x, 0), np.array([1, 2]))
         both(lambda L, x: getattr(L.nn.functional, name)(x, 0), np.zeros((0, 4)))
         both(lambda L, x: getattr(L, name)(x, 1), np.zeros((3, 0), np.float32))
+
+
+def test_clamp_gradient_at_nan():
+    x = np.array([NAN, INF, -INF, -0.0, 0.0, 0.5, -0.5, 1.0, -1.0, 2.0])
+    for kw in ({"min": -0.5, "max": 1.0}, {"min": 0.0}, {"max": 0.5}, {"min": 1.0, "max": -1.0}):
+        both(lambda L, a: L.clamp(a, **kw), x, grad=True)
+    both(lambda L, a, lo: L.clamp(a, lo), np.array([[NAN, 2.0]]), np.array([[0.5], [3.0]]), grad=True)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_ctc_loss_gradient_for_log_probs_leaf(reduction):
+    # torch's gradient w.r.t. log_probs is the logits' one under log_softmax (exp(log_probs) * cotangent
+    # added for t < input_length), as in torch's documented example with a detached log_softmax leaf
+    x = np.random.default_rng(0).standard_normal((6, 2, 4))
+    outs = []
+    for lib in (torch, fg):
+        lp = lib.log_softmax(lib.tensor(x), 2).detach().requires_grad_()
+        loss = lib.nn.functional.ctc_loss(lp, lib.tensor([[1, 2], [3, 1]]), lib.tensor([6, 4]),
+                                          lib.tensor([2, 1]), reduction=reduction)
+        (loss.sum() if reduction == "none" else loss).backward()
+        outs.append((loss, lp.grad))
+    same(outs[0], outs[1])

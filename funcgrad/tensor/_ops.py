@@ -898,6 +898,7 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
 
     def fn(a, *bs):
         a = _cast(a, dt)
+        a0 = a
         i = 0
         if lo is not None:
             b = _cast(bs[i], dt) if has_lo_t else lo_s
@@ -912,6 +913,12 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
                 shape = _bshape(a.shape, b.shape)
                 a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
             a = ew.select(ew.gt(a, b), b, a)
+        if dt.kind == "f" and not (a0.__class__ is Array and not np.isnan(a0._buf).any()):
+            # NaN stays NaN with no gradient, as torch (its mask is min <= x <= max)
+            nan = ew.ne(a0, a0)
+            if nan.shape != a.shape:
+                nan = jnp.broadcast_to(nan, a.shape)
+            a = ew.select(nan, _stop_gradient(a), a)
         return a
     return _out(_apply("Clamp", fn, tuple(ts)), out)
 
