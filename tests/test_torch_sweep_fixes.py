@@ -232,3 +232,45 @@ def test_ctc_loss_gradient_for_log_probs_leaf(reduction):
         (loss.sum() if reduction == "none" else loss).backward()
         outs.append((loss, lp.grad))
     same(outs[0], outs[1])
+
+
+COMPLEX_REJECTED = """floor ceil trunc fix frac round sign signbit isposinf isneginf deg2rad rad2deg erf erfc erfinv lgamma
+digamma i0 logit relu sort argsort msort max min amax amin argmax argmin aminmax median nanmedian mode unique nansum
+nanmean""".split()
+COMPLEX_REJECTED_2 = "lt le gt ge maximum minimum fmax fmin atan2 hypot fmod remainder floor_divide copysign xlogy".split()
+
+
+@pytest.mark.parametrize("name", COMPLEX_REJECTED + COMPLEX_REJECTED_2)
+def test_complex_input_without_a_complex_kernel_raises_as_torch(name):
+    z = np.array([1 + 2j, -3 + 0.5j, 0.5 - 1j], np.complex64)
+    if name in COMPLEX_REJECTED_2:
+        raises_like(lambda L, x: getattr(L, name)(x, x), z)
+        raises_like(lambda L, x: getattr(x, name)(x), z)
+        raises_like(lambda L, x: getattr(L, name)(x.real, x), z)
+    else:
+        raises_like(lambda L, x: getattr(L, name)(x), z)
+        raises_like(lambda L, x: getattr(x, name)(), z)
+    if hasattr(torch.Tensor, name + "_"):
+        raises_like(lambda L, x: getattr(x, name + "_")(*((x,) if name in COMPLEX_REJECTED_2 else ())), z)
+
+
+def test_complex_operators_and_others():
+    z = np.array([1 + 2j, -3 + 0.5j], np.complex64)
+    for fn in (lambda L, x: x < x, lambda L, x: x >= 1, lambda L, x: x % x, lambda L, x: x // x,
+               lambda L, x: x.abs_(), lambda L, x: L.special.erfc(x), lambda L, x: L.clamp(x, 0, 1),
+               lambda L, x: x.clamp_(0, 1), lambda L, x: L.topk(x, 1), lambda L, x: L.kthvalue(x, 1),
+               lambda L, x: L.cummax(x, 0), lambda L, x: L.softmax(x, 0), lambda L, x: L.trace(x[None, :1] > 0)):
+        raises_like(fn, z)
+    both(lambda L, x: L.abs(x), z)
+    both(lambda L, x: L.sgn(x), z)
+
+
+def test_float_power_dtypes():
+    z = np.array([1 + 2j, 2 - 1j], np.complex64)
+    y = np.array([2.0, 3.0], np.float32)
+    both(lambda L, a: L.float_power(a, 2), z)
+    both(lambda L, a, b: L.float_power(b, a), z, y)
+    both(lambda L, b: L.float_power(b, 1j), y)
+    both(lambda L, b: L.float_power(2, b), y)
+    both(lambda L, a: a.to(L.complex128).float_power_(2), z)
+    raises_like(lambda L, a, b: b.double().float_power_(a), z, y)

@@ -523,10 +523,11 @@ def _dim_order(self):
 
 def _float_power_(self, exponent):
     """float_power_ computes in double, so (as in torch) only a double tensor can hold its result."""
-    if self._np_dtype() != np.float64:
+    cplx = isinstance(exponent, complex) or isinstance(exponent, Tensor) and exponent._np_dtype().kind == "c"
+    if self._np_dtype() != (np.complex128 if cplx or self._np_dtype().kind == "c" else np.float64):
         from ._tensor import _legacy
         raise RuntimeError(f"the base given to float_power_ has dtype {_legacy(self._np_dtype())} but the "
-                           f"operation's result requires dtype Double")
+                           f"operation's result requires dtype {'ComplexDouble' if cplx else 'Double'}")
     return _make_inplace(O.float_power, "FloatPower")(self, exponent)
 
 

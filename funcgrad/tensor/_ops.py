@@ -704,8 +704,14 @@ def pow(input, exponent, *, out=None):  # noqa: A001
     return _out(_binop("Pow", _pow_fn, input, exponent), out)
 
 
-float_power = lambda input, exponent: pow(input.double() if isinstance(input, Tensor) else input,  # noqa: E731
-                                          exponent.double() if isinstance(exponent, Tensor) else exponent)
+def float_power(input, exponent, *, out=None):
+    """pow in double precision: float64, or complex128 when either operand is complex (a Python complex
+    exponent included), as torch."""
+    cplx = _any(isinstance(v, complex) or isinstance(v, Tensor) and v._np_dtype().kind == "c"
+                for v in (input, exponent))
+    dt = D.complex128 if cplx else D.float64
+    return _out(pow(input.to(dt) if isinstance(input, Tensor) else input,
+                    exponent.to(dt) if isinstance(exponent, Tensor) else exponent), out)
 
 
 def _tensor_arg(name, other):
@@ -1592,6 +1598,8 @@ def kron(input, other):
 def trace(input):
     if input.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.ndim))
+    if input._np_dtype() == _NPB:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     odt = _red_int64(input._np_dtype())
     return _apply1("Trace", lambda a: jnp.trace(_cast(a, odt)), input)
 
