@@ -274,3 +274,28 @@ def test_float_power_dtypes():
     both(lambda L, b: L.float_power(2, b), y)
     both(lambda L, a: a.to(L.complex128).float_power_(2), z)
     raises_like(lambda L, a, b: b.double().float_power_(a), z, y)
+
+
+def test_integer_matrix_products_truncate_float_coefficients():
+    a = np.array([[1, 2], [3, 4]])
+    both(lambda L, x: L.addmm(x, x, x, beta=0.5, alpha=1.5), a)
+    both(lambda L, x: L.addmm(x, x, x, beta=-1.5, alpha=2), a.astype(np.int8))
+    both(lambda L, x: L.addmv(x[0], x, x[0], beta=0.5, alpha=1.5), a)
+    both(lambda L, x: L.baddbmm(x[None], x[None], x[None], beta=1.5, alpha=2.5), a)
+    both(lambda L, x: L.addmm(x, x, x, beta=0.5, alpha=1.5), a.astype(np.float32))
+
+
+def test_bincount_weight_dtypes():
+    for w in (np.array([1.0, 2.0, 3.0], np.float32), np.array([1.0, 2.0, 3.0]), np.array([1, 2, 3])):
+        both(lambda L, i, v: L.bincount(i, weights=v, minlength=4), np.array([0, 1, 1]), w)
+
+
+def test_bool_matrix_products_and_integer_lerp_raise():
+    b = np.array([[True, False], [False, True]])
+    for fn in (lambda L, x: L.mm(x, x), lambda L, x: x @ x, lambda L, x: L.matmul(x[0], x[0]),
+               lambda L, x: L.dot(x[0], x[0]), lambda L, x: L.einsum("ij,jk->ik", x, x), lambda L, x: L.bmm(x[None], x[None]),
+               lambda L, x: L.mv(x, x[0]), lambda L, x: L.topk(x[0], 1), lambda L, x: L.lerp(x.long(), x.long(), 0.5),
+               lambda L, x: x.long().lerp_(x.long(), 2)):
+        raises_like(fn, b)
+    both(lambda L, x: L.mm(x, x), b.astype(np.int64))
+    both(lambda L, x: L.einsum("ij,jk->ik", x, x), b.astype(np.float32))

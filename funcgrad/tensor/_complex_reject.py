@@ -85,8 +85,46 @@ def reject_complex(fn, exc, msg):
     return wrapper
 
 
+def _bool_mm(kernel):
+    return "b", _NI, f"\"{kernel}\" not implemented for '{{dt}}'"
+
+
+# name: (dtype kinds, exception, message): raised when every tensor among the first two operands is of one of
+# the kinds (bool matrix products, integer lerp, ...)
+KIND_RULES = {
+    "mm": _bool_mm("addmm_impl_cpu_"), "matmul": _bool_mm("addmm_impl_cpu_"), "addmm": _bool_mm("addmm_impl_cpu_"),
+    "inner": _bool_mm("addmm_impl_cpu_"), "tensordot": _bool_mm("addmm_impl_cpu_"), "bmm": _bool_mm("bmm"),
+    "baddbmm": _bool_mm("bmm"), "mv": _bool_mm("addmv_impl_cpu"), "addmv": _bool_mm("addmv_impl_cpu"),
+    "dot": _bool_mm("dot"), "vdot": _bool_mm("dot"),
+    "lerp": ("biu", _NI, "\"lerp_kernel_scalar\" not implemented for '{dt}'"),
+    "topk": ("b", _RT, "topk does not support bool dtypes on CPU"),
+    "einsum": _bool_mm("bmm"),
+}
+
+
+def reject_kinds(fn, kinds, exc, msg):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        ts = [a for a in (args[:2] if fn.__name__ != "einsum" else args[1:]) if isinstance(a, Tensor)]
+        if ts and all(t._np_dtype().kind in kinds for t in ts):
+            raise exc(msg.format(dt=_legacy(ts[0]._np_dtype())))
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 def install(namespace: dict) -> None:
     """Wrap the rules' names in the torch namespace and on Tensor (x.name, x.name_, the operators)."""
+    for name, rule in KIND_RULES.items():
+        f = namespace.get(name)
+        if callable(f):
+            namespace[name] = reject_kinds(f, *rule)
+        for attr in (name, name + "_"):
+            m = Tensor.__dict__.get(attr)
+            if callable(m):
+                setattr(Tensor, attr, reject_kinds(m, *rule))
+    m = Tensor.__dict__.get("__matmul__")
+    if callable(m):
+        Tensor.__matmul__ = reject_kinds(m, *KIND_RULES["matmul"])
     for name, (exc, msg) in RULES.items():
         f = namespace.get(name)
         if callable(f):

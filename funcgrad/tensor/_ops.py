@@ -1535,8 +1535,16 @@ def _expandable(input, shape, name):
                            f"input {list(s)}, product {list(shape)}")
 
 
+def _int_coefs(r, beta, alpha):
+    """torch takes beta and alpha in an integer result's dtype (truncated) in addmm / addmv / baddbmm."""
+    if r._np_dtype().kind in "biu":
+        return (_int(beta) if isinstance(beta, _float) else beta), (_int(alpha) if isinstance(alpha, _float) else alpha)
+    return beta, alpha
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     r = mm(mat1, mat2)
+    beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
         _expandable(input, tuple(r.shape), "addmm")
     if alpha != 1:
@@ -1548,6 +1556,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     r = mv(mat, vec)
+    beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
         _expandable(input, tuple(r.shape), "addmv")
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
@@ -1555,6 +1564,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     r = bmm(batch1, batch2)
+    beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
         _expandable(input, tuple(r.shape), "baddbmm")
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
@@ -2574,7 +2584,9 @@ def bincount(input, weights=None, minlength=0):
     v = input._host()
     w = None if weights is None else weights._host()
     r = np.bincount(v, w, minlength)
-    return _wrap(Array(r if w is not None else r.astype(np.int64)))
+    if w is not None:  # float32 weights count in float32, any other weights in float64 (as torch)
+        return _wrap(Array(r.astype(np.float32 if w.dtype == np.float32 else np.float64)))
+    return _wrap(Array(r.astype(np.int64)))
 
 
 def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None):
