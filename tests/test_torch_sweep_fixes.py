@@ -299,3 +299,11 @@ def test_bool_matrix_products_and_integer_lerp_raise():
         raises_like(fn, b)
     both(lambda L, x: L.mm(x, x), b.astype(np.int64))
     both(lambda L, x: L.einsum("ij,jk->ik", x, x), b.astype(np.float32))
+
+
+def test_empty_tensor_lists_and_bool_cross():
+    for fn in (lambda L, x: L.cat([]), lambda L, x: L.cat(()), lambda L, x: L.hstack([]), lambda L, x: L.vstack([]),
+               lambda L, x: L.dstack([]), lambda L, x: L.column_stack([]), lambda L, x: L.stack([]),
+               lambda L, x: L.cross(x, x, dim=1), lambda L, x: L.linalg.cross(x, x),
+               lambda L, x: L.unique_consecutive(x.to(L.complex64))):
+        raises_like(fn, np.ones((2, 3), bool))

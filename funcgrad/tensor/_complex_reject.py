@@ -52,7 +52,7 @@ RULES = {
     "argmax": (_RT, "argmax(): does not support complex input"), "argmin": (_RT, "argmin(): does not support complex input"),
     "aminmax": _kernel("aminmax_all"), "cummax": _kernel("cummax_cpu"), "cummin": _kernel("cummin_cpu"),
     "median": _kernel("median_cpu"), "nanmedian": _kernel("nanmedian_cpu"), "kthvalue": _kernel("kthvalue_cpu"),
-    "mode": _kernel("mode_cpu"), "unique": _kernel("unique"), "searchsorted": _kernel("searchsorted_out_cpu"),
+    "mode": _kernel("mode_cpu"), "unique": _kernel("unique"), "unique_consecutive": _kernel("unique"), "searchsorted": _kernel("searchsorted_out_cpu"),
     "bucketize": _kernel("bucketize_cpu"), "isin": (_RT, "isin_default_cpu not implemented for complex"),
     "nansum": (_RT, "nansum does not support complex inputs"), "nanmean": (_RT, "nansum does not support complex inputs"),
     "softmax": _kernel("softmax_lastdim_kernel_impl"), "log_softmax": _kernel("log_softmax_lastdim_kernel_impl"),
@@ -98,7 +98,7 @@ KIND_RULES = {
     "dot": _bool_mm("dot"), "vdot": _bool_mm("dot"),
     "lerp": ("biu", _NI, "\"lerp_kernel_scalar\" not implemented for '{dt}'"),
     "topk": ("b", _RT, "topk does not support bool dtypes on CPU"),
-    "einsum": _bool_mm("bmm"),
+    "einsum": _bool_mm("bmm"), "cross": _bool_mm("cross"),
 }
 
 
@@ -122,6 +122,9 @@ def install(namespace: dict) -> None:
             m = Tensor.__dict__.get(attr)
             if callable(m):
                 setattr(Tensor, attr, reject_kinds(m, *rule))
+    lin = namespace.get("linalg")
+    if lin is not None and callable(getattr(lin, "cross", None)):
+        lin.cross = reject_kinds(lin.cross, *KIND_RULES["cross"])
     m = Tensor.__dict__.get("__matmul__")
     if callable(m):
         Tensor.__matmul__ = reject_kinds(m, *KIND_RULES["matmul"])

@@ -2067,7 +2067,7 @@ def _cat_check(tensors, d, name):
 def cat(tensors, dim=0, *, out=None):
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, x in enumerate(tensors):
         if x.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -2099,12 +2099,19 @@ def stack(tensors, dim=0, *, out=None):
     return _out(_apply("Stack", lambda *xs: jnp.stack([_cast(x, dt) for x in xs], axis=d), tuple(tensors)), out)
 
 
+def _nonempty(tensors, name):
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
 def hstack(tensors):
+    _nonempty(tensors, "hstack")
     tensors = [atleast_1d(x) for x in tensors]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
+    _nonempty(tensors, "vstack")
     return cat([atleast_2d(x) for x in tensors], 0)
 
 
@@ -2112,10 +2119,12 @@ row_stack = vstack
 
 
 def dstack(tensors):
+    _nonempty(tensors, "dstack")
     return cat([atleast_3d(x) for x in tensors], 2)
 
 
 def column_stack(tensors):
+    _nonempty(tensors, "column_stack")
     return hstack([x.reshape(-1, 1) if x.ndim <= 1 else x for x in tensors])
 
 
