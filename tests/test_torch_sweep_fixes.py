@@ -307,3 +307,11 @@ def test_empty_tensor_lists_and_bool_cross():
                lambda L, x: L.cross(x, x, dim=1), lambda L, x: L.linalg.cross(x, x),
                lambda L, x: L.unique_consecutive(x.to(L.complex64))):
         raises_like(fn, np.ones((2, 3), bool))
+
+
+def test_ldexp_result_dtype():
+    for a, b in [("float16", "uint8"), ("float16", "int64"), ("float32", "int64"), ("int64", "int64"), ("int32", "bool")]:
+        for sa, sb in [((), ()), ((3,), (3,)), ((3,), ()), ((), (3,))]:
+            x = np.arange(1, 1 + int(np.prod(sa))).reshape(sa).astype(a)
+            y = (np.arange(int(np.prod(sb))) % 3).reshape(sb).astype(b)
+            both(lambda L, u, v: L.ldexp(u, v), x, y)

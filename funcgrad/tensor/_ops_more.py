@@ -162,9 +162,14 @@ def sinc(input, *, out=None):
 
 
 def ldexp(input, other, *, out=None):
-    """input * 2 ** other."""
+    """input * 2 ** other, as torch: 2.0 ** other in other's float dtype, the product in the result dtype of
+    (input, other) (the default float for integers)."""
     o = other if isinstance(other, Tensor) else _t(other)
-    return O._out(O.mul(input, O.exp2(o)), out)
+    dt = O._promote(input, o)
+    if dt.kind in "biu":
+        dt = D.default_float()
+    r = O.mul(input, O.pow(2.0, o))
+    return O._out(r if r._np_dtype() == dt else r.to(D.from_np(dt)), out)
 
 
 def logaddexp2(input, other, *, out=None):
