@@ -315,3 +315,17 @@ def test_ldexp_result_dtype():
             x = np.arange(1, 1 + int(np.prod(sa))).reshape(sa).astype(a)
             y = (np.arange(int(np.prod(sb))) % 3).reshape(sb).astype(b)
             both(lambda L, u, v: L.ldexp(u, v), x, y)
+
+
+def test_torch_functions_that_take_tensors_only():
+    x = np.array([1.0, 2.0])
+    for name in ("eq", "ne", "lt", "ge", "maximum", "minimum", "fmax", "atan2", "hypot", "copysign", "fmod", "logaddexp",
+                 "isclose", "dist", "ldexp", "igamma"):
+        raises_like(lambda L, a: getattr(L, name)(2, a), x)
+    for name in ("maximum", "minimum", "fmax", "fmin", "atan2", "hypot", "logaddexp", "isclose", "dist", "ldexp",
+                 "igamma", "igammac"):
+        raises_like(lambda L, a: getattr(L, name)(a, 2), x)
+        raises_like(lambda L, a: getattr(L, name)(a.to(L.complex64), 2.5), x)
+    for fn in (lambda L, a: L.eq(a, 2), lambda L, a: 2 < a, lambda L, a: a.eq(2), lambda L, a: L.fmod(a, 2),
+               lambda L, a: L.copysign(a, -1), lambda L, a: L.remainder(2, a)):
+        both(fn, x)

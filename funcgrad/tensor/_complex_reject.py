@@ -112,6 +112,30 @@ def reject_kinds(fn, kinds, exc, msg):
     return wrapper
 
 
+# torch.<name>(input, other): functions whose input (and, for the second set, other) must be a Tensor; a
+# Python number there is torch's TypeError (the Tensor methods and operators take numbers)
+TENSOR_INPUT = frozenset("""eq ne lt le gt ge greater less greater_equal less_equal not_equal maximum minimum fmax
+fmin atan2 arctan2 hypot copysign fmod logaddexp logaddexp2 dist isclose ldexp igamma igammac""".split())
+TENSOR_OTHER = frozenset("maximum minimum fmax fmin atan2 arctan2 hypot logaddexp logaddexp2 dist isclose ldexp "
+                         "igamma igammac".split())
+
+
+def require_tensor_operands(fn, name):
+    other_too = name in TENSOR_OTHER
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        a = args[0] if args else kwargs.get("input")
+        if not isinstance(a, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+        if other_too:
+            b = args[1] if len(args) > 1 else kwargs.get("other")
+            if not isinstance(b, Tensor):
+                raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 def install(namespace: dict) -> None:
     """Wrap the rules' names in the torch namespace and on Tensor (x.name, x.name_, the operators)."""
     for name, rule in KIND_RULES.items():
@@ -146,6 +170,10 @@ def install(namespace: dict) -> None:
         m = Tensor.__dict__.get(dunder)
         if callable(m):
             setattr(Tensor, dunder, reject_complex(m, *RULES[name]))
+    for name in TENSOR_INPUT:  # (last, so that it is checked first)
+        f = namespace.get(name)
+        if callable(f):
+            namespace[name] = require_tensor_operands(f, name)
 
 
 def install_special(namespace: dict) -> None:
