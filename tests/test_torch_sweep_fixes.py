@@ -329,3 +329,15 @@ def test_torch_functions_that_take_tensors_only():
     for fn in (lambda L, a: L.eq(a, 2), lambda L, a: 2 < a, lambda L, a: a.eq(2), lambda L, a: L.fmod(a, 2),
                lambda L, a: L.copysign(a, -1), lambda L, a: L.remainder(2, a)):
         both(fn, x)
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_incomplete_gamma_special_cases(name):
+    # a = 0 (e.g. from integer or bool tensors), x = 0, infinities and NaN follow torch's (Cephes') rules
+    vals = [0.0, -0.0, 1.0, 2.5, -1.0, INF, -INF, NAN, 0.3]
+    a, x = np.meshgrid(vals, vals, indexing="ij")
+    both(lambda L, p, q: getattr(L, name)(p, q), a, x)
+    both(lambda L, p, q: getattr(L, name)(p, q), a.astype(np.float32), x.astype(np.float32))
+    both(lambda L, p, q: getattr(L, name)(p, q), np.array([[0], [1], [3]]), np.array([0.0, 0.5, 2.0], np.float32))
+    both(lambda L, q: getattr(L, name)(L.tensor([1.0, 2.0, 0.0]), q), np.array([0.5, 0.0, 2.0]), grad=True)
+    raises_like(lambda L, p: getattr(L, name)(p, p), np.array([True, False]))

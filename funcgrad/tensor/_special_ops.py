@@ -159,15 +159,30 @@ def _igamma(name, upper):
 
     def op(input, other, *, out=None):
         a_t, x_t = O._as_tensor(input), O._as_tensor(other)
-        dt = _fdt(O._promote(a_t, x_t))
+        pdt = O._promote(a_t, x_t)
+        if pdt.kind == "b":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+        dt = _fdt(pdt)
         shape = O._bshape(tuple(a_t.shape), tuple(x_t.shape))
         if a_t.requires_grad and _gs.enabled:  # as torch: no derivative in a
             raise NotImplementedError(f"the derivative for '{name}' with respect to its first argument (a) is not "
                                       "implemented.")
         a_arr = jnp.broadcast_to(O._cast(a_t.detach()._arr(), dt), shape)
 
+        hi, lo = (0.0, 1.0) if upper else (1.0, 0.0)   # the limits at x = inf and at x = 0
+
         def f(x):
-            return card(a_arr, jnp.broadcast_to(O._cast(x, dt), shape))
+            x = jnp.broadcast_to(O._cast(x, dt), shape)
+            r = card(a_arr, x)
+            # torch's (Cephes') special cases, from the last checked to the first: x = inf; a = inf (NaN when
+            # x is inf too); x = 0 (whatever a); a = 0 (hi for x > 0, else NaN); x < 0 or a < 0: NaN
+            c = lambda v: _full(r, v)  # noqa: E731
+            xinf, ainf = ew.eq(ew.abs(x), c(np.inf)), ew.eq(ew.abs(a_arr), c(np.inf))
+            r = ew.select(xinf, c(hi), r)
+            r = ew.select(ainf, ew.select(xinf, c(np.nan), c(lo)), r)
+            r = ew.select(ew.eq(x, c(0.0)), c(lo), r)
+            r = ew.select(ew.eq(a_arr, c(0.0)), ew.select(ew.gt(x, c(0.0)), c(hi), c(np.nan)), r)
+            return ew.select(ew.bitwise_or(ew.lt(x, c(0.0)), ew.lt(a_arr, c(0.0))), c(np.nan), r)
         return O._out(_apply1(name.capitalize(), f, x_t), out)
     op.__name__ = name
     return op
