@@ -341,3 +341,12 @@ def test_incomplete_gamma_special_cases(name):
     both(lambda L, p, q: getattr(L, name)(p, q), np.array([[0], [1], [3]]), np.array([0.0, 0.5, 2.0], np.float32))
     both(lambda L, q: getattr(L, name)(L.tensor([1.0, 2.0, 0.0]), q), np.array([0.5, 0.0, 2.0]), grad=True)
     raises_like(lambda L, p: getattr(L, name)(p, p), np.array([True, False]))
+
+
+def test_integer_division_by_zero_in_place_and_empty():
+    for fn in (lambda L, a, b: a.to(L.uint8).floor_divide_(b.to(L.uint8)), lambda L, a, b: a.remainder_(b),
+               lambda L, a, b: a.__ifloordiv__(b.bool()), lambda L, a, b: a.div_(b, rounding_mode="floor"),
+               lambda L, a, b: a.fmod_(b), lambda L, a, b: L.isclose(a, L.ones(3, dtype=a.dtype))):
+        raises_like(fn, np.array([1, 2]), np.array([0, 1]))
+    both(lambda L, a, b: L.floor_divide(a, b), np.zeros((0,), bool), np.array([0], np.int16))
+    both(lambda L, a, b: L.fmod(a, b), np.zeros((0,), np.int32), np.array([0], np.int32))

@@ -606,8 +606,12 @@ def _check_int_div(name, input, other):
         return
     if isinstance(other, Tensor):
         v = other._v if other._v is not None else getattr(other._a, "val", None)
+        if v is None and other._a.__class__ is Array:  # (an in-place op's operand, handed over as an Array)
+            v = other._a._buf
         if v is None:
             return
+        if isinstance(input, Tensor) and 0 in _bshape(tuple(input.shape), tuple(other.shape)):
+            return  # (nothing is divided)
         if not np.all(np.asarray(v)):
             raise RuntimeError("ZeroDivisionError")
     elif _is_scalar(other) and other == 0:
@@ -2646,6 +2650,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     other = _as_tensor(other)
     if input._np_dtype() != other._np_dtype():
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    _bshape(tuple(input.shape), tuple(other.shape))
     return _wrap(Array(np.isclose(input._host(), other._host(), rtol, atol, equal_nan)))
 
 
