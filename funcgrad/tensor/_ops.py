@@ -1610,6 +1610,8 @@ def kron(input, other):
 
 
 def trace(input):
+    if input._np_dtype() == _NPB:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if input.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.ndim))
     if input._np_dtype() == _NPB:
