@@ -350,3 +350,23 @@ def test_integer_division_by_zero_in_place_and_empty():
         raises_like(fn, np.array([1, 2]), np.array([0, 1]))
     both(lambda L, a, b: L.floor_divide(a, b), np.zeros((0,), bool), np.array([0], np.int16))
     both(lambda L, a, b: L.fmod(a, b), np.zeros((0,), np.int32), np.array([0], np.int32))
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_gradient_for_the_whole_factor(upper):
+    # torch's gradient for the factor is -(C + C^H) L on the whole matrix (the triangle never read included)
+    rng = np.random.default_rng(1)
+    m = rng.standard_normal((3, 3))
+    fac = np.linalg.cholesky(m @ m.T + np.eye(3))
+    both(lambda L, b, f: L.cholesky_solve(b, f, upper=upper), rng.standard_normal((3, 2)), fac.T if upper else fac,
+         grad=True)
+
+
+def test_linalg_solve_left_false_and_shape_errors():
+    a = np.eye(3) * 2 + 0.1 * np.arange(9.0).reshape(3, 3)
+    b = np.arange(6.0).reshape(2, 3)
+    both(lambda L, x, y: L.linalg.solve(x, y, left=False), a, b, grad=True)
+    both(lambda L, x, y: L.linalg.solve(x, y), a, b.T.copy(), grad=True)
+    for fn in (lambda L, x, y: L.linalg.solve(x, y), lambda L, x, y: L.linalg.solve(x, y[:, :2]),
+               lambda L, x, y: L.linalg.solve(x, y[0].float()), lambda L, x, y: L.linalg.solve(x, y[0], left=False)):
+        raises_like(fn, a, b)

@@ -145,10 +145,22 @@ def slogdet(A, *, out=None):
 
 @_torch_linalg_error
 def solve(A, B, *, left=True, out=None):
+    from ._tensor import _legacy
     _square(A, "solve")
-    if not left:
-        raise NotImplementedError("linalg.solve(left=False) is not implemented; solve the transposed system")
+    if A._np_dtype() != B._np_dtype():
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{_legacy(A._np_dtype())} and B of type {_legacy(B._np_dtype())} instead")
+    if not left:  # X A = B: A^T X^T = B^T
+        if B.ndim < 2:
+            raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for "
+                               "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)")
+        return solve(A.mT, B.mT).mT
     vec = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    n = A.shape[-1]
+    if (B.shape[-1] if vec else B.shape[-2] if B.ndim >= 2 else -1) != n:
+        desc = "x".join(str(d) for d in B.shape[-2:]) if not vec else str(B.shape[-1])
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and "
+                           f"{desc})")
     if vec:
         return _apply("LinalgSolve", lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0], (A, B))
     return _apply("LinalgSolve", jnp.linalg.solve, (A, B))
