@@ -370,3 +370,11 @@ def test_linalg_solve_left_false_and_shape_errors():
     for fn in (lambda L, x, y: L.linalg.solve(x, y), lambda L, x, y: L.linalg.solve(x, y[:, :2]),
                lambda L, x, y: L.linalg.solve(x, y[0].float()), lambda L, x, y: L.linalg.solve(x, y[0], left=False)):
         raises_like(fn, a, b)
+
+
+@pytest.mark.parametrize("m", [[[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 5.0]], [[0.0]], [[3.0]],
+                               [[[1.0, 2.0], [3.0, 4.0]], [[2.0, 2.0], [2.0, 2.0]]], [[2.0, 1.0], [0.5, 3.0]]])
+def test_det_gradient_at_singular_matrices(m):
+    # torch's gradient g det A^-H is 0 at an exactly singular matrix (funcgrad's backward raised LinAlgError)
+    both(lambda L, a: L.linalg.det(a), np.array(m), grad=True)
+    both(lambda L, a: a.det(), np.array(m), grad=True)

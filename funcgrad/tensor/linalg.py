@@ -109,8 +109,22 @@ def _square(A, op: str):
     _float_check(A, op)
 
 
+def _det_singular_safe(a):
+    """det whose gradient is torch's at an exactly singular matrix: 0 (torch's g det A^-H with det = 0; the
+    card's A^-T does not exist there). Such matrices get the identity in the differentiated det."""
+    if a.shape[-1] == 1:  # (torch's gradient of a 1x1 det is 1, also at 0)
+        return a[..., 0, 0]
+    d = jnp.linalg.det(a)
+    sing = d == 0
+    m = jnp.broadcast_to(sing[..., None, None], a.shape)
+    safe = jnp.where(m, jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape), a)
+    return jnp.where(sing, jnp.zeros_like(d), jnp.linalg.det(safe))
+
+
 def det(A, *, out=None):
     _square(A, "det")
+    if A.requires_grad:
+        return _apply1("LinalgDet", _det_singular_safe, A)
     return _apply1("LinalgDet", jnp.linalg.det, A)
 
 
