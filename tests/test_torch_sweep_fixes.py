@@ -378,3 +378,25 @@ def test_det_gradient_at_singular_matrices(m):
     # torch's gradient g det A^-H is 0 at an exactly singular matrix (funcgrad's backward raised LinAlgError)
     both(lambda L, a: L.linalg.det(a), np.array(m), grad=True)
     both(lambda L, a: a.det(), np.array(m), grad=True)
+
+
+def test_binary_cross_entropy_input_gradient_at_0_and_1():
+    # torch's (x - t) / max(x (1 - x), 1e-12): finite at x = 0 and 1 (funcgrad gave NaN there)
+    for x, t in (([0.0, 1.0, 0.5, 1e-13, 0.3], [0.0, 1.0, 1.0, 1.0, 0.2]), ([0.0, 1.0, 0.5], [1.0, 0.0, 1.0])):
+        outs = []
+        for lib in (torch, fg):
+            xi = lib.tensor(x, dtype=lib.float64, requires_grad=True)
+            loss = lib.nn.functional.binary_cross_entropy(xi, lib.tensor(t, dtype=lib.float64), reduction="none")
+            loss.backward(lib.arange(1.0, len(x) + 1, dtype=lib.float64))
+            outs.append((loss, xi.grad))
+        same(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("kw", [{}, {"weight": True}])
+def test_nll_and_cross_entropy_with_every_target_ignored(kw):
+    x = np.random.default_rng(0).standard_normal((4, 5))
+    for name in ("cross_entropy", "nll_loss"):
+        def fn(L, a, name=name):
+            extra = {"weight": L.ones(5, dtype=L.float64)} if kw else {}
+            return getattr(L.nn.functional, name)(a, L.tensor([1, 1, 1, 1]), ignore_index=1, **extra)
+        both(fn, x, grad=True)

@@ -1041,6 +1041,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return loss.reshape(out_shape)
     if reduction == "sum":
         return loss.sum()
+    if _concrete(target) and not bool(valid.any()):  # every target ignored: NaN, with torch's zero gradient
+        return loss.sum() * 0.0 + float("nan")
     return loss.sum() / w.sum()
 
 
@@ -1064,7 +1066,11 @@ def _nll_rows(input, t, ignore_index, reduction):
         if reduction == "none":
             return loss
         total = _jnp.sum(loss)
-        return total if reduction == "sum" else total / count
+        if reduction == "sum":
+            return total
+        if count == 0:  # every target ignored: NaN, with torch's zero gradient
+            return total * _np.asarray(0.0, count.dtype) + _np.asarray(_np.nan, count.dtype)
+        return total / count
     return _apply("NllLoss", fn, (input,))
 
 
@@ -1125,7 +1131,18 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"({_size(input)}) is deprecated. Please ensure they have the same size.")
     if _concrete(input) and input.numel() and bool(((input < 0) | (input > 1)).any().item()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = -(target * _fg.clamp(_fg.log(input), min=-100) + (1 - target) * _fg.clamp(_fg.log(1 - input), min=-100))
+    def bce(x):
+        return -(target * _fg.clamp(_fg.log(x), min=-100) + (1 - target) * _fg.clamp(_fg.log(1 - x), min=-100))
+    loss = bce(input)
+    if input.requires_grad and _fg.is_grad_enabled():
+        # torch's input gradient is (x - t) / max(x (1 - x), 1e-12): the formula's own where x (1 - x) is
+        # at least that, and (x - t) * 1e12 at and next to 0 and 1 (where the clamped logs give NaN / 0)
+        edge = (input * (1 - input) < 1e-12).detach()
+        if bool(edge.any()):
+            safe = _fg.where(edge, _fg.full_like(input, 0.5), input)
+            d = ((input - target) / _fg.clamp(input * (1 - input), min=1e-12)).detach()
+            at_edge = bce(input.detach()) + (input - input.detach()) * d
+            loss = _fg.where(edge, at_edge, bce(safe))
     if weight is not None:
         loss = loss * weight.expand(_fg.broadcast_shapes(tuple(weight.shape), tuple(target.shape)))
     return _reduce(loss, reduction)
