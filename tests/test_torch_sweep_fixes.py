@@ -400,3 +400,14 @@ def test_nll_and_cross_entropy_with_every_target_ignored(kw):
             extra = {"weight": L.ones(5, dtype=L.float64)} if kw else {}
             return getattr(L.nn.functional, name)(a, L.tensor([1, 1, 1, 1]), ignore_index=1, **extra)
         both(fn, x, grad=True)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int16", "float32", "bool", "uint8", "int64"])
+def test_class_target_dtypes(dtype):
+    x = np.random.default_rng(0).standard_normal((4, 5))
+    t = np.array([1, 2, 3, 0]).astype(dtype)
+    for name in ("cross_entropy", "nll_loss"):
+        if dtype in ("uint8", "int64"):
+            both(lambda L, a, b: getattr(L.nn.functional, name)(a, b), x, t)
+        else:
+            raises_like(lambda L, a, b: getattr(L.nn.functional, name)(a, b), x, t)

@@ -986,8 +986,10 @@ def _to_last(x):
 
 
 def _check_class_target(input, target, name="nll_loss"):
-    if target.is_floating_point():
-        raise RuntimeError(f"expected scalar type Long but found {target.type().split('.')[-1].replace('Tensor', '')}")
+    tdt = target._np_dtype()
+    if tdt not in (_np.dtype(_np.int64), _np.dtype(_np.uint8)):
+        from ..tensor._tensor import _legacy
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_legacy(tdt)}")
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() == 1:
