@@ -411,3 +411,13 @@ def test_class_target_dtypes(dtype):
             both(lambda L, a, b: getattr(L.nn.functional, name)(a, b), x, t)
         else:
             raises_like(lambda L, a, b: getattr(L.nn.functional, name)(a, b), x, t)
+
+
+@pytest.mark.parametrize("v", [[NAN, INF, -0.0, -INF, 1.3], [1.0, INF], [-INF, -INF, 2.0], [-INF, 0.0, INF], [1.0, 2.0, 3.0, 4.0]])
+def test_quantile_interpolates_from_the_nearer_end(v):
+    # torch's lerp (start + w (end - start) for w < 0.5, else end - (1 - w) (end - start)): -inf, not NaN,
+    # between -inf and a finite value for w >= 0.5
+    for q in (0.0, 0.3, 0.5, 0.9, 1.0):
+        both(lambda L, x: L.nanquantile(x, q), np.array(v))
+        if not np.isnan(v).any():
+            both(lambda L, x: L.quantile(x, q), np.array(v), grad=True)
