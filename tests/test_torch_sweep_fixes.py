@@ -421,3 +421,12 @@ def test_quantile_interpolates_from_the_nearer_end(v):
         both(lambda L, x: L.nanquantile(x, q), np.array(v))
         if not np.isnan(v).any():
             both(lambda L, x: L.quantile(x, q), np.array(v), grad=True)
+
+
+def test_lerp_from_the_nearer_end():
+    a, b = np.array([-INF, 1.0, 2.0, 0.1, 5.0]), np.array([0.0, INF, 3.0, 0.7, -1.0])
+    w = np.array([0.9, 0.2, 1.0, 0.6, 0.3])
+    both(lambda L, x, y: L.lerp(x, y, 0.9), a, b)
+    both(lambda L, x, y, z: L.lerp(x, y, z), a, b, w)
+    both(lambda L, x, y, z: L.lerp(x, y, z), a[2:], b[2:], w[2:], grad=True)
+    both(lambda L, x, y: x.lerp_(y, 0.75), np.array([1.0, 2.0], np.float32), np.array([3.0, 5.0], np.float32))

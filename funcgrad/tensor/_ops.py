@@ -801,8 +801,17 @@ def xlogy(input, other, *, out=None):
     return _xlogy(input, other, out=out)
 
 
-def lerp(input, end, weight):
-    return add(input, mul(weight, sub(end, input)))
+def lerp(input, end, weight, *, out=None):
+    """input + weight (end - input), computed as torch does from the nearer end: for weight >= 0.5 it is
+    end - (1 - weight)(end - input) (same derivatives; exact at weight = 1, and no inf - inf there)."""
+    diff = sub(end, input)
+    lo = add(input, mul(weight, diff))
+    if isinstance(weight, Tensor):
+        hi = sub(end, mul(sub(1, weight), diff))
+        return _out(where(lt(weight, 0.5), lo, hi), out)
+    if weight >= 0.5:
+        return _out(sub(end, mul(1 - weight, diff)), out)
+    return _out(lo, out)
 
 
 def eq(input, other, *, out=None):
