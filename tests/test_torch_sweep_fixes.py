@@ -430,3 +430,11 @@ def test_lerp_from_the_nearer_end():
     both(lambda L, x, y, z: L.lerp(x, y, z), a, b, w)
     both(lambda L, x, y, z: L.lerp(x, y, z), a[2:], b[2:], w[2:], grad=True)
     both(lambda L, x, y: x.lerp_(y, 0.75), np.array([1.0, 2.0], np.float32), np.array([3.0, 5.0], np.float32))
+
+
+def test_0d_dim_checks_and_logcumsumexp_bool():
+    for fn in (lambda L, x: L.sort(x, 1), lambda L, x: L.argsort(x, 1), lambda L, x: L.topk(x, 1, 1),
+               lambda L, x: L.mode(x, 1), lambda L, x: L.logcumsumexp(x > 0, 0)):
+        raises_like(fn, np.array(2.0))
+    for fn in (lambda L, x: L.sort(x, -1), lambda L, x: L.topk(x, 1, 0), lambda L, x: L.mode(x, 0)):
+        both(fn, np.array(2.0))

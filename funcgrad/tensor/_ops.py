@@ -1431,6 +1431,7 @@ def median(input, dim=None, keepdim=False):
 def mode(input, dim=-1, keepdim=False):
     """The smallest most frequent value along dim and the index of its last occurrence (as torch)."""
     if input.ndim == 0:
+        _dim(dim, 0)
         return return_types.mode(clone(input), _wrap(Array(np.zeros((), np.int64))))
     d = _dim(dim, input.ndim)
     v = np.moveaxis(input._host(), d, -1)
@@ -2522,6 +2523,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     if isinstance(dim, _bool):
         dim, descending = -1, dim
     if input.ndim == 0:
+        _dim(dim, 0)
         return return_types.sort(clone(input), _wrap(Array(np.zeros((), np.int64))))
     d = _dim(dim, input.ndim)
     idx = argsort(input, d, descending, stable=True)
@@ -2531,6 +2533,7 @@ def sort(input, dim=-1, descending=False, stable=False):
 
 def argsort(input, dim=-1, descending=False, stable=False):
     if input.ndim == 0:
+        _dim(dim, 0)
         return _wrap(Array(np.zeros((), np.int64)))
     d = _dim(dim, input.ndim)
     v = input._host()
@@ -2553,7 +2556,7 @@ def msort(input):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-    d = _dim(dim, input.ndim) if input.ndim else 0
+    d = _dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     if k > n or k < 0:
         raise RuntimeError("selected index k out of range")

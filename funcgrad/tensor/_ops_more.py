@@ -400,7 +400,7 @@ def logcumsumexp(input, dim, *, out=None):
     """log(cumsum(exp(input))) along dim, computed stably."""
     dt = input._np_dtype()
     if dt.kind not in "fc":
-        raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{_legacy(dt)}'")
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_legacy(dt)}'")
     d = _dim(dim, input.ndim)
     if input.ndim == 0:
         return O._out(input.clone(), out)
