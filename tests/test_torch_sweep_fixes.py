@@ -438,3 +438,26 @@ def test_0d_dim_checks_and_logcumsumexp_bool():
         raises_like(fn, np.array(2.0))
     for fn in (lambda L, x: L.sort(x, -1), lambda L, x: L.topk(x, 1, 0), lambda L, x: L.mode(x, 0)):
         both(fn, np.array(2.0))
+
+
+@pytest.mark.parametrize("p", [0, 1, 2, 3, INF])
+def test_cdist_norms(p):
+    # p = inf gave 1 everywhere (|d| ** inf ** 0) and p = 0 raised ZeroDivisionError
+    rng = np.random.default_rng(0)
+    both(lambda L, a, b: L.cdist(a, b, p=p), rng.standard_normal((2, 3)), rng.standard_normal((4, 3)), grad=True)
+
+
+def test_unique_keeps_each_nan_and_complex_construction():
+    both(lambda L, a: L.unique(a), np.array([3.0, NAN, 1.0, NAN, 1.0]))
+    both(lambda L, a: L.unique(a, return_inverse=True, return_counts=True), np.array([3.0, NAN, 1.0, NAN]))
+    both(lambda L, a, b: L.complex(a, b), np.array([0.0, 1.0, 2.0]), np.array([INF, NAN, -1.0]))
+    both(lambda L, a, b: L.complex(a, b), np.array([1.0, 2.0], np.float32), np.array(3.0, np.float32))
+    raises_like(lambda L, a, b: L.complex(a, b), np.array([1.0]), np.array([1.0], np.float32))
+    raises_like(lambda L, a, b: L.complex(a, b), np.array([1]), np.array([1]))
+    outs = []
+    for lib in (torch, fg):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=True)
+        (lib.complex(a, b) * lib.tensor([1 + 2j, 3 - 1j])).sum().real.backward()
+        outs.append((a.grad, b.grad))
+    same(outs[0], outs[1])

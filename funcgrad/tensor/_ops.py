@@ -2578,7 +2578,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
     v = input._host()
     res = np.unique(v if dim is None else v, return_inverse=return_inverse, return_counts=return_counts,
-                    axis=dim)
+                    axis=dim, equal_nan=False)  # (each NaN is its own value, as torch)
     if not (return_inverse or return_counts):
         return _wrap(Array(np.ascontiguousarray(res)))
     out = [_wrap(Array(np.ascontiguousarray(res[0])))]
@@ -2679,6 +2679,10 @@ def cdist(x1, x2, p=2.0):
             return _safe_norm2(diff, (-1,), False)
         if p == 1:
             return jnp.sum(ew.abs(diff), axis=-1)
+        if p == 0:  # the number of differing coordinates (no gradient, as torch)
+            return _stop_gradient(jnp.sum(_cast(ew.ne(diff, jnp.zeros_like(diff)), a.dtype), axis=-1))
+        if p == _float("inf"):
+            return jnp.max(ew.abs(diff), axis=-1)
         return ew.pow(jnp.sum(ew.pow(ew.abs(diff), _scalar_arr(p, a.dtype)), axis=-1), _scalar_arr(1 / p, a.dtype))
     return _apply("Cdist", fn, (x1, x2))
 
