@@ -22,7 +22,8 @@ def same(t, f):
     assert isinstance(f, fg.Tensor), type(f)
     assert str(f.dtype) == str(t.dtype)
     assert tuple(f.shape) == tuple(t.shape)
-    np.testing.assert_allclose(f.detach().numpy(), t.detach().numpy(), rtol=1e-6, atol=1e-12, equal_nan=True)
+    tol = 2e-3 if t.dtype == torch.float16 else 1e-6
+    np.testing.assert_allclose(f.detach().numpy(), t.detach().numpy(), rtol=tol, atol=1e-12, equal_nan=True)
 
 
 def both(fn, *arrays, grad=False):
@@ -461,3 +462,30 @@ def test_unique_keeps_each_nan_and_complex_construction():
         (lib.complex(a, b) * lib.tensor([1 + 2j, 3 - 1j])).sum().real.backward()
         outs.append((a.grad, b.grad))
     same(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("p", [0, 1, 2, 3, INF, -INF, "fro", "nuc", 0.5, -1])
+def test_norm_dtypes(p):
+    rng = np.random.default_rng(0)
+    z = (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))).astype(np.complex64)
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    for arr in (z, x, x.astype(np.float16)):
+        for kw in ({}, {"dim": 1}, {"dim": 1, "keepdim": True}, {"dtype": "float64"}, {"dtype": "complex128"}):
+            def fn(L, a, kw=kw):
+                k = dict(kw)
+                if "dtype" in k:
+                    k["dtype"] = getattr(L, k["dtype"])
+                return L.norm(a, p=p, **k)
+            try:
+                fn(torch, torch.from_numpy(arr))
+            except Exception:  # noqa: BLE001 - the type is what is compared
+                raises_like(fn, arr)
+            else:
+                both(fn, arr)
+            if not isinstance(p, str):
+                try:
+                    torch.linalg.vector_norm(torch.from_numpy(arr), ord=p, **{k: v for k, v in kw.items() if k != "dtype"})
+                except Exception:  # noqa: BLE001
+                    continue
+                both(lambda L, a: L.linalg.vector_norm(a, ord=p, **{k: v for k, v in kw.items() if k != "dtype"}), arr)
+    raises_like(lambda L, a: L.linalg.matrix_norm(a, ord=2, dtype=L.float64), x.astype(np.float16))

@@ -1349,7 +1349,16 @@ def _abs2(a):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if p == "nuc" and input._np_dtype() == np.float16:
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
     if dtype is not None:
+        xc, dc = input._np_dtype().kind == "c", D.to_np(dtype).kind == "c"
+        if xc != dc:
+            name = "matrix_norm" if p == "nuc" or (p not in (None, "fro") and isinstance(dim, (tuple, list))
+                                                   and len(dim) == 2 and p not in (0,)) else "vector_norm"
+            from ._tensor import _legacy
+            raise RuntimeError(f"linalg.{name}: dtype should be {'complex' if xc else 'real'} for "
+                               f"{'complex' if xc else 'real'} inputs, but got {_legacy(D.to_np(dtype))}")
         input = input.to(dtype)
     if input._np_dtype().kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
@@ -1369,9 +1378,12 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         return _apply1("Norm", lambda a: jnp.max(ew.abs(a), axis=axes, keepdims=keepdim), input)
     if p == -math.inf:
         return _apply1("Norm", lambda a: jnp.min(ew.abs(a), axis=axes, keepdims=keepdim), input)
-    if p == 0:
-        return _apply1("Norm", lambda a: _cast(jnp.sum(_cast(ew.ne(a, jnp.zeros_like(a)), a.dtype), axis=axes,
-                                                       keepdims=keepdim), a.dtype), input)
+    if p == 0:  # (a real count: float32 for complex64 input)
+        def count(a):
+            rdt = np.dtype(np.float32) if a.dtype == np.complex64 else \
+                np.dtype(np.float64) if a.dtype == np.complex128 else a.dtype
+            return _cast(jnp.sum(_cast(ew.ne(a, jnp.zeros_like(a)), rdt), axis=axes, keepdims=keepdim), rdt)
+        return _apply1("Norm", count, input)
     if p == 1:
         return _apply1("Norm", lambda a: jnp.sum(ew.abs(a), axis=axes, keepdims=keepdim), input)
     pv = _float(p)

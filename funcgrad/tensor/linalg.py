@@ -51,10 +51,25 @@ def _matrix_norm_arr(a, ord, d0, d1, keepdim):  # noqa: A002
     return jnp.expand_dims(r, tuple(sorted((d0, d1)))) if keepdim else r
 
 
+def _norm_dtype(x, dtype, name):
+    """x in the dtype= of a norm: a complex input needs a complex dtype, as torch."""
+    if dtype is None:
+        return x
+    from ._tensor import _legacy
+    from . import _dtype as D
+    xc, dc = x._np_dtype().kind == "c", D.to_np(dtype).kind == "c"
+    if xc != dc:
+        raise RuntimeError(f"linalg.{name}: dtype should be {'complex' if xc else 'real'} for "
+                           f"{'complex' if xc else 'real'} inputs, but got {_legacy(D.to_np(dtype))}")
+    return x.to(dtype)
+
+
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """Frobenius, nuclear ('nuc'), spectral (2, -2) or induced (1, -1, inf, -inf) norm over two dims."""
-    if dtype is not None:
-        A = A.to(dtype)
+    if ord in ("nuc", 2, -2) and (A._np_dtype() == np.float16 or str(A.dtype) == "torch.bfloat16"):
+        from ._tensor import _legacy
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {_legacy(A._np_dtype())}")
+    A = _norm_dtype(A, dtype, "matrix_norm")
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     _float_check(A, "matrix_norm")
@@ -66,8 +81,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
     """The ord-norm of x's entries (over dim, or all of them)."""
     from . import _ops as O
     _float_check(x, "vector_norm")
-    if dtype is not None:
-        x = x.to(dtype)
+    x = _norm_dtype(x, dtype, "vector_norm")
     if ord in ("fro", "nuc"):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
     return O.norm(x, p=float(ord) if ord not in (2,) else 2, dim=dim, keepdim=keepdim)
