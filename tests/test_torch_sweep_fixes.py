@@ -341,6 +341,7 @@ def test_incomplete_gamma_special_cases(name):
     both(lambda L, p, q: getattr(L, name)(p, q), a.astype(np.float32), x.astype(np.float32))
     both(lambda L, p, q: getattr(L, name)(p, q), np.array([[0], [1], [3]]), np.array([0.0, 0.5, 2.0], np.float32))
     both(lambda L, q: getattr(L, name)(L.tensor([1.0, 2.0, 0.0]), q), np.array([0.5, 0.0, 2.0]), grad=True)
+    both(lambda L, q: getattr(L, name)(L.tensor([0.5, 2.0, 0.7]), q), np.array([0.0, 0.0, 1.5]), grad=True)
     raises_like(lambda L, p: getattr(L, name)(p, p), np.array([True, False]))
 
 
@@ -489,3 +490,18 @@ def test_norm_dtypes(p):
                     continue
                 both(lambda L, a: L.linalg.vector_norm(a, ord=p, **{k: v for k, v in kw.items() if k != "dtype"}), arr)
     raises_like(lambda L, a: L.linalg.matrix_norm(a, ord=2, dtype=L.float64), x.astype(np.float16))
+
+
+def test_tensor_where_method_mT_H_and_view_dtype():
+    x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    both(lambda L, a: a.where(a > 2, 0), x)
+    both(lambda L, a: a.where(a > 2, L.tensor(5)), x)
+    both(lambda L, a: a.int().where(a > 2, 0.5), x)
+    both(lambda L, a: L.where(L.tensor([1, 0, 1], dtype=L.uint8), a, 0.0), x)
+    raises_like(lambda L, a: L.where(a, 1.0, 2.0), x)
+    raises_like(lambda L, a: a[0].mT, x)
+    raises_like(lambda L, a: a[0].H, x)
+    raises_like(lambda L, a: a[None].H, x)
+    raises_like(lambda L, a: a.view(L.float64), x)
+    both(lambda L, a: a.view(L.int16), x)
+    both(lambda L, a: a.mT, x)

@@ -421,6 +421,11 @@ def _T(self):
 
 
 def _mT(self):
+    if self.ndim == 0:
+        return self
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D "
+                           "tensor.")
     return O.transpose(self, -2, -1)
 
 
@@ -443,6 +448,9 @@ def _conj(self):
 
 
 def _H(self):
+    if self.ndim not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
     return _conj(_T(self)) if self.ndim == 2 else _conj(self)
 
 
@@ -626,6 +634,8 @@ def install():
     T.T = property(_T)
     T.mT = property(_mT)
     T.mH = property(lambda self: _conj(_mT(self)))
+    # x.where(condition, y) is torch.where(condition, x, y)
+    T.where = lambda self, condition, y: O.where(condition, self, y)
     T.H = property(_H)
     T.real = property(_real)
     T.imag = property(_imag)

@@ -962,6 +962,10 @@ def where(condition, input=None, other=None, *, out=None):
         return nonzero(condition, as_tuple=True)
     cond = _as_tensor(condition)
     if cond._np_dtype() != _NPB:
+        if cond._np_dtype() != np.uint8:  # (uint8 is accepted, deprecated, as torch)
+            from ._tensor import _legacy
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                               f"{_legacy(cond._np_dtype())}")
         cond = cond.bool()
     dt = _result_type_many([v for v in (input, other)])
     xs = []
@@ -1860,6 +1864,17 @@ def _view_dtype(input, dtype):
     dt = D.to_np(dtype)
     if input._v is None:
         raise NotImplementedError("view(dtype) of a traced tensor")
+    src, dst = input._np_dtype().itemsize, dt.itemsize
+    if src != dst:
+        if input.ndim == 0:
+            raise RuntimeError("self.dim() cannot be 0 to view " + str(input.dtype) + " as " + str(dtype) +
+                               " (different element sizes)")
+        if dst > src and input.shape[-1] % (dst // src):
+            raise RuntimeError(f"self.size(-1) must be divisible by {dst // src} to view {input.dtype} as {dtype} "
+                               "(different element sizes), but got " + str(input.shape[-1]))
+        if input.ndim and input.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {input.dtype} as {dtype} (different element "
+                               "sizes), but got " + str(input.stride(-1)))
     return _view("ViewDtype", input, lambda x: x.view(dt), lambda a: jnp.asarray(np.asarray(a).view(dt)))
 
 

@@ -175,12 +175,13 @@ def _igamma(name, upper):
             x = jnp.broadcast_to(O._cast(x, dt), shape)
             r = card(a_arr, x)
             # torch's (Cephes') special cases, from the last checked to the first: x = inf; a = inf (NaN when
-            # x is inf too); x = 0 (whatever a); a = 0 (hi for x > 0, else NaN); x < 0 or a < 0: NaN
+            # x is inf too); x = 0 (whatever a, NaN included); a = 0 (hi for x > 0, else NaN); x < 0 or a < 0: NaN
             c = lambda v: _full(r, v)  # noqa: E731
             xinf, ainf = ew.eq(ew.abs(x), c(np.inf)), ew.eq(ew.abs(a_arr), c(np.inf))
             r = ew.select(xinf, c(hi), r)
             r = ew.select(ainf, ew.select(xinf, c(np.nan), c(lo)), r)
-            r = ew.select(ew.eq(x, c(0.0)), c(lo), r)
+            r = ew.select(ew.bitwise_and(ew.eq(x, c(0.0)), ew.ne(a_arr, a_arr)), c(lo), r)  # (a NaN a; the
+            # card has this value, and the gradient, for any other a)
             r = ew.select(ew.eq(a_arr, c(0.0)), ew.select(ew.gt(x, c(0.0)), c(hi), c(np.nan)), r)
             return ew.select(ew.bitwise_or(ew.lt(x, c(0.0)), ew.lt(a_arr, c(0.0))), c(np.nan), r)
         return O._out(_apply1(name.capitalize(), f, x_t), out)
