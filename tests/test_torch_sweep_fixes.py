@@ -505,3 +505,17 @@ def test_tensor_where_method_mT_H_and_view_dtype():
     raises_like(lambda L, a: a.view(L.float64), x)
     both(lambda L, a: a.view(L.int16), x)
     both(lambda L, a: a.mT, x)
+
+
+def test_setitem_and_copy_errors():
+    for rg in (False, True):
+        for fn in (lambda L, a: a.copy_(L.ones(2, 3, 4)), lambda L, a: a.copy_(L.ones(3)),
+                   lambda L, a: a.__setitem__(0, L.ones(2, 4)), lambda L, a: a.__setitem__(([0, 1],), L.ones(3, 4)),
+                   lambda L, a: a.__setitem__(([0, 1],), L.ones(4, dtype=L.float64)),
+                   lambda L, a: a.__setitem__(([0, 1],), L.tensor(2, dtype=L.int64)),
+                   lambda L, a: a.__setitem__((slice(None), [0]), L.tensor([[2]], dtype=L.int64))):
+            raises_like(lambda L, x: fn(L, x.requires_grad_(rg) * 1), np.ones((3, 4), np.float32))
+        for fn in (lambda L, a: a.copy_(L.ones(1, 4)), lambda L, a: a.__setitem__(a > 0, L.tensor(2, dtype=L.int64)),
+                   lambda L, a: a.__setitem__(a > 0, L.tensor([2.0], dtype=L.float64)),
+                   lambda L, a: a.__setitem__(([0, 1],), L.ones(4))):
+            both(lambda L, x: (lambda y: (fn(L, y), y)[1])(x.requires_grad_(rg) * 1), np.ones((3, 4), np.float32))

@@ -125,6 +125,12 @@ def copy_(self, src, non_blocking=False):
         self._bump()
         return self
 
+    dshape, sshape = tuple(self.shape), tuple(src.shape)
+    if sshape != dshape and not _bc_into(sshape, dshape):
+        if len(sshape) > len(dshape) or O._bshape(dshape, sshape) != dshape:
+            raise RuntimeError(f"output with shape {list(dshape)} doesn't match the broadcast shape "
+                               f"{list(O._bshape(dshape, sshape))}")
+
     def fn(a, s):
         s = ew.convert_element_type(s, a.dtype) if s.dtype != a.dtype else s
         return O.jnp.broadcast_to(s, a.shape) if s.shape != a.shape else s
