@@ -519,3 +519,11 @@ def test_setitem_and_copy_errors():
                    lambda L, a: a.__setitem__(a > 0, L.tensor([2.0], dtype=L.float64)),
                    lambda L, a: a.__setitem__(([0, 1],), L.ones(4))):
             both(lambda L, x: (lambda y: (fn(L, y), y)[1])(x.requires_grad_(rg) * 1), np.ones((3, 4), np.float32))
+
+
+def test_outer_and_masked_select_argument_errors():
+    for fn in (lambda L, a: L.outer(a, a[0]), lambda L, a: L.ger(a[0], a), lambda L, a: L.masked_select(a, a),
+               lambda L, a: L.masked_select(a, a.to(L.uint8))):
+        raises_like(fn, np.ones((2, 3)))
+    both(lambda L, a: L.outer(a[0], a[1]), np.arange(6.0).reshape(2, 3))
+    both(lambda L, a: L.masked_select(a, a > 2), np.arange(6.0).reshape(2, 3))

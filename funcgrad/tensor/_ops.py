@@ -1019,6 +1019,9 @@ def _check_mask(mask):
 
 
 def masked_select(input, mask):
+    if not isinstance(mask, Tensor) or mask._np_dtype() != _NPB:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+
     def fn(a, m):
         shape = _bshape(a.shape, m.shape)
         return jnp.broadcast_to(a, shape)[np.asarray(jnp.broadcast_to(m, shape))]
@@ -1550,6 +1553,9 @@ def vdot(input, other):
 
 
 def outer(input, vec2):
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
     return _apply("Outer", lambda a, b: jnp.outer(a, b), (input, vec2))
 
 
