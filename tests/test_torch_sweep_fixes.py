@@ -527,3 +527,19 @@ def test_outer_and_masked_select_argument_errors():
         raises_like(fn, np.ones((2, 3)))
     both(lambda L, a: L.outer(a[0], a[1]), np.arange(6.0).reshape(2, 3))
     both(lambda L, a: L.masked_select(a, a > 2), np.arange(6.0).reshape(2, 3))
+
+
+def test_mvlgamma_atleast_and_igamma_a_gradient():
+    x = np.array([[0.8, -1.4, -2.7], [-2.9, 1.8, 2.5]])
+    for p in (1, 2, 3):  # (no domain check: lgamma's sum, as torch)
+        both(lambda L, a: L.mvlgamma(a, p), x)
+    both(lambda L, a, b: L.atleast_1d(a, b), np.array(1.0), np.array([2.0]))
+    both(lambda L, a: L.atleast_2d((a,)), np.array(1.0))
+    both(lambda L, a, b: L.atleast_3d([a, b]), np.ones(2), np.ones((2, 2)))
+    # igamma with a requiring grad runs; only a backward asking for a's gradient raises
+    for lib in (torch, fg):
+        a = lib.tensor([1.0, INF], requires_grad=True)
+        o = lib.igamma(a, lib.tensor([1.0, 2.0]))
+        assert o.requires_grad and abs(float(o[0]) - 0.6321205588) < 1e-6 and float(o[1]) == 0.0
+        with pytest.raises(NotImplementedError):
+            o.sum().backward()

@@ -2177,15 +2177,25 @@ def column_stack(tensors):
     return hstack([x.reshape(-1, 1) if x.ndim <= 1 else x for x in tensors])
 
 
-def atleast_1d(x):
+def _atleast(one):
+    """torch.atleast_nd: one tensor, or a tuple for several tensors (or one list / tuple of them)."""
+    def f(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+            return one(tensors[0])
+        ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+        return tuple(one(t) for t in ts)
+    return f
+
+
+def _atleast_1d(x):
     return x.reshape(1) if x.ndim == 0 else x
 
 
-def atleast_2d(x):
+def _atleast_2d(x):
     return x.reshape(1, -1) if x.ndim < 2 else x
 
 
-def atleast_3d(x):
+def _atleast_3d(x):
     if x.ndim == 0:
         return x.reshape(1, 1, 1)
     if x.ndim == 1:
@@ -2193,6 +2203,11 @@ def atleast_3d(x):
     if x.ndim == 2:
         return x.unsqueeze(-1)
     return x
+
+
+atleast_1d = _atleast(_atleast_1d)
+atleast_2d = _atleast(_atleast_2d)
+atleast_3d = _atleast(_atleast_3d)
 
 
 def _slice_fns(d, bounds):

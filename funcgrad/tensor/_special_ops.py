@@ -164,9 +164,9 @@ def _igamma(name, upper):
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
         dt = _fdt(pdt)
         shape = O._bshape(tuple(a_t.shape), tuple(x_t.shape))
-        if a_t.requires_grad and _gs.enabled:  # as torch: no derivative in a
-            raise NotImplementedError(f"the derivative for '{name}' with respect to its first argument (a) is not "
-                                      "implemented.")
+        guard = None
+        if a_t.requires_grad and _gs.enabled:  # as torch: no derivative in a, an error only if one is asked for
+            guard = _no_derivative(name)(a_t)
         a_arr = jnp.broadcast_to(O._cast(a_t.detach()._arr(), dt), shape)
 
         hi, lo = (0.0, 1.0) if upper else (1.0, 0.0)   # the limits at x = inf and at x = 0
@@ -184,9 +184,27 @@ def _igamma(name, upper):
             # card has this value, and the gradient, for any other a)
             r = ew.select(ew.eq(a_arr, c(0.0)), ew.select(ew.gt(x, c(0.0)), c(hi), c(np.nan)), r)
             return ew.select(ew.bitwise_or(ew.lt(x, c(0.0)), ew.lt(a_arr, c(0.0))), c(np.nan), r)
-        return O._out(_apply1(name.capitalize(), f, x_t), out)
+        r = _apply1(name.capitalize(), f, x_t)
+        if guard is not None:
+            r = r + guard.expand(shape).to(r.dtype)
+        return O._out(r, out)
     op.__name__ = name
     return op
+
+
+def _no_derivative(name):
+    """A zero of a's shape whose backward raises torch's NotImplementedError (igamma's missing a-derivative)."""
+    from ..autograd.function import Function
+
+    class NoDerivative(Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.detach().new_zeros(tuple(a.shape))   # (not a * 0: NaN at a = inf)
+
+        @staticmethod
+        def backward(ctx, g):
+            raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
+    return NoDerivative.apply
 
 
 igamma = gammainc = _igamma("igamma", False)
