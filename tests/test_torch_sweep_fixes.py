@@ -543,3 +543,9 @@ def test_mvlgamma_atleast_and_igamma_a_gradient():
         assert o.requires_grad and abs(float(o[0]) - 0.6321205588) < 1e-6 and float(o[1]) == 0.0
         with pytest.raises(NotImplementedError):
             o.sum().backward()
+
+
+def test_tensor_lists_not_a_tensor():
+    for name in ("cat", "stack", "hstack", "vstack", "dstack", "column_stack", "concat"):
+        raises_like(lambda L, x: getattr(L, name)(x), np.ones((2, 3)))
+        both(lambda L, x: getattr(L, name)((x, x)), np.ones((2, 3)))

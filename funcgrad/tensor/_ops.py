@@ -2113,8 +2113,14 @@ def _cat_check(tensors, d, name):
                                    f"{ref.shape[i]} but got size {x.shape[i]} for tensor number {k} in the list.")
 
 
+def _tensor_seq(tensors, name):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    return list(tensors)
+
+
 def cat(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
+    tensors = _tensor_seq(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, x in enumerate(tensors):
@@ -2135,7 +2141,7 @@ concat = concatenate = cat
 
 
 def stack(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
+    tensors = _tensor_seq(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0].shape
@@ -2149,18 +2155,20 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def _nonempty(tensors, name):
+    tensors = _tensor_seq(tensors, name)
     if len(tensors) == 0:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
 
 
 def hstack(tensors):
-    _nonempty(tensors, "hstack")
+    tensors = _nonempty(tensors, "hstack")
     tensors = [atleast_1d(x) for x in tensors]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
-    _nonempty(tensors, "vstack")
+    tensors = _nonempty(tensors, "vstack")
     return cat([atleast_2d(x) for x in tensors], 0)
 
 
@@ -2168,12 +2176,12 @@ row_stack = vstack
 
 
 def dstack(tensors):
-    _nonempty(tensors, "dstack")
+    tensors = _nonempty(tensors, "dstack")
     return cat([atleast_3d(x) for x in tensors], 2)
 
 
 def column_stack(tensors):
-    _nonempty(tensors, "column_stack")
+    tensors = _nonempty(tensors, "column_stack")
     return hstack([x.reshape(-1, 1) if x.ndim <= 1 else x for x in tensors])
 
 
