@@ -549,3 +549,16 @@ def test_tensor_lists_not_a_tensor():
     for name in ("cat", "stack", "hstack", "vstack", "dstack", "column_stack", "concat"):
         raises_like(lambda L, x: getattr(L, name)(x), np.ones((2, 3)))
         both(lambda L, x: getattr(L, name)((x, x)), np.ones((2, 3)))
+
+
+def test_float16_norms_accumulate_in_float32():
+    # the 2-norm of float16 values overflowed to inf (squares summed in float16); layer/group norm statistics
+    # in float16 lost most digits (hundreds of ulps)
+    a = np.random.default_rng(0).uniform(0, 10, (64, 50)).astype(np.float16)
+    for fn in (lambda L, x: x.norm(), lambda L, x: L.norm(x, p=3, dim=1), lambda L, x: L.linalg.vector_norm(x, dim=1),
+               lambda L, x: L.nn.functional.normalize(x),
+               lambda L, x: L.nn.functional.layer_norm(x, (50,), weight=L.ones(50, dtype=L.float16)),
+               lambda L, x: L.nn.functional.group_norm(x.reshape(8, 8, 50), 4)):
+        t, f = fn(torch, torch.from_numpy(a)), fn(fg, fg.from_numpy(a))
+        assert str(f.dtype) == str(t.dtype)
+        np.testing.assert_allclose(f.float().numpy(), t.float().numpy(), rtol=2e-3, atol=2e-3)

@@ -628,6 +628,26 @@ def _check_normalized_shape(input, normalized_shape):
     return list(range(input.dim() - k, input.dim()))
 
 
+def _low_precision(t) -> bool:
+    return t is not None and str(t.dtype) in ("torch.float16", "torch.bfloat16")
+
+
+def _in_float32(fn):
+    """A normalisation of a float16 / bfloat16 input computed in float32 and rounded back, as torch's CPU
+    kernels accumulate (the statistics in half precision lose most of their digits)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(input, *args, **kwargs):
+        if not _low_precision(input):
+            return fn(input, *args, **kwargs)
+        up = lambda v: v.float() if isinstance(v, _fg.Tensor) and _low_precision(v) else v  # noqa: E731
+        out = fn(input.float(), *[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})
+        return out.to(input.dtype)
+    return wrapper
+
+
+@_in_float32
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dims = _check_normalized_shape(input, normalized_shape)
     mean = input.mean(dims, keepdim=True)
@@ -649,6 +669,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out if weight is None else out * weight
 
 
+@_in_float32
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalises each group of channels of each sample over (channels in group, spatial dims)."""
     if input.dim() < 2:

@@ -1370,6 +1370,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if input._np_dtype().kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_legacy_int(input._np_dtype())}")
+    if input._np_dtype() == np.float16:  # (accumulated in float32, as torch: squares overflow float16)
+        return norm(input.float(), p, dim, keepdim).to(input.dtype)
     axes = _dims(dim, input.ndim)
     if p is None or p == "fro" or p == 2:
         return _apply1("Norm", lambda a: _safe_norm2(a, axes, keepdim), input)
