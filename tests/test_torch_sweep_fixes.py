@@ -562,3 +562,11 @@ def test_float16_norms_accumulate_in_float32():
         t, f = fn(torch, torch.from_numpy(a)), fn(fg, fg.from_numpy(a))
         assert str(f.dtype) == str(t.dtype)
         np.testing.assert_allclose(f.float().numpy(), t.float().numpy(), rtol=2e-3, atol=2e-3)
+
+
+def test_float16_cumsum_accumulates_in_float32():
+    a = np.random.default_rng(0).uniform(0, 10, (3840,)).astype(np.float16)
+    for fn in (lambda L, x: x.cumsum(0), lambda L, x: (x[:40] / 5).cumprod(0), lambda L, x: L.cumsum(x.reshape(64, 60), 1)):
+        t, f = fn(torch, torch.from_numpy(a)), fn(fg, fg.from_numpy(a))
+        assert str(f.dtype) == str(t.dtype)
+        np.testing.assert_allclose(f.float().numpy(), t.float().numpy(), rtol=2e-3)

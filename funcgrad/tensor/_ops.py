@@ -1406,14 +1406,16 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    return _apply1("Cumsum", lambda a: _cast(jnp.cumsum(_cast(a, odt), axis=d), odt) if a.ndim else _cast(a, odt),
+    acc = np.dtype(np.float32) if odt == np.float16 else odt  # (float16 accumulates in float32, as torch)
+    return _apply1("Cumsum", lambda a: _cast(jnp.cumsum(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt),
                    input)
 
 
 def cumprod(input, dim, *, dtype=None):
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    return _apply1("Cumprod", lambda a: _cast(jnp.cumprod(_cast(a, odt), axis=d), odt) if a.ndim else _cast(a, odt),
+    acc = np.dtype(np.float32) if odt == np.float16 else odt  # (float16 accumulates in float32, as torch)
+    return _apply1("Cumprod", lambda a: _cast(jnp.cumprod(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt),
                    input)
 
 
