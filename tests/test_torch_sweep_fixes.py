@@ -570,3 +570,10 @@ def test_float16_cumsum_accumulates_in_float32():
         t, f = fn(torch, torch.from_numpy(a)), fn(fg, fg.from_numpy(a))
         assert str(f.dtype) == str(t.dtype)
         np.testing.assert_allclose(f.float().numpy(), t.float().numpy(), rtol=2e-3)
+
+
+def test_scaled_bessel_and_spherical_j0_at_infinity():
+    x = np.array([-3.5, -1.0, 0.0, 2.5, INF, -INF, NAN])
+    for name in ("i0e", "i1e", "spherical_bessel_j0", "bessel_j0", "bessel_j1"):
+        both(lambda L, a: getattr(L.special, name)(a), x)
+        both(lambda L, a: getattr(L.special, name)(a), x.astype(np.float32))

@@ -274,8 +274,9 @@ def spherical_bessel_j0(input, *, out=None):
     """sin(x) / x (1 at 0)."""
     def f(a):
         z = ew.eq(a, jnp.zeros_like(a))
-        safe = ew.select(z, jnp.ones_like(a), a)
-        return ew.select(z, jnp.ones_like(a), ew.sin(safe) / safe)
+        inf = ew.eq(ew.abs(a), jnp.full_like(a, np.inf))
+        safe = ew.select(ew.bitwise_or(z, inf), jnp.ones_like(a), a)
+        return ew.select(z, jnp.ones_like(a), ew.select(inf, jnp.zeros_like(a), ew.sin(safe) / safe))
     dt = _fdt(input._np_dtype())
     return O._out(_apply1("SphericalBesselJ0", lambda a: f(O._cast(a, dt)), input), out)
 
