@@ -577,3 +577,9 @@ def test_scaled_bessel_and_spherical_j0_at_infinity():
     for name in ("i0e", "i1e", "spherical_bessel_j0", "bessel_j0", "bessel_j1"):
         both(lambda L, a: getattr(L.special, name)(a), x)
         both(lambda L, a: getattr(L.special, name)(a), x.astype(np.float32))
+
+
+def test_matmul_unbroadcastable_batches():
+    for fn in (lambda L, a, b: L.matmul(a, b), lambda L, a, b: a @ b, lambda L, a, b: L.matmul(a.requires_grad_(), b)):
+        raises_like(fn, np.ones((4, 3, 4)), np.ones((2, 4, 5)))
+    both(lambda L, a, b: a @ b, np.ones((2, 1, 3, 4)), np.ones((5, 4, 2)))

@@ -1497,6 +1497,8 @@ def matmul(input, other, *, out=None):
                            f"[{ka}].")
     if input.ndim == 2 and other.ndim == 2:
         return _out(_apply("Mm", _mm2, (input, other)), out)
+    if input.ndim > 2 or other.ndim > 2:  # the batch dims broadcast (torch's RuntimeError when they cannot)
+        _bshape(tuple(input.shape[:-2]), tuple(other.shape[:-2]) if other.ndim > 1 else ())
     return _out(_apply("Matmul", lambda a, b: jnp.matmul(a, b), (input, other)), out)
 
 
