@@ -583,3 +583,14 @@ def test_matmul_unbroadcastable_batches():
     for fn in (lambda L, a, b: L.matmul(a, b), lambda L, a, b: a @ b, lambda L, a, b: L.matmul(a.requires_grad_(), b)):
         raises_like(fn, np.ones((4, 3, 4)), np.ones((2, 4, 5)))
     both(lambda L, a, b: a @ b, np.ones((2, 1, 3, 4)), np.ones((5, 4, 2)))
+
+
+def test_more_error_types():
+    for fn in (lambda L, a: L.einsum("ij,jk->ik", a, L.ones(4, 5)), lambda L, a: L.kron(a, 3),
+               lambda L, a: a.index_select(1, L.tensor([3])), lambda L, a: a.index_select(0, L.tensor([3])),
+               lambda L, a: a.repeat_interleave(L.tensor([1, 2])), lambda L, a: L.nn.functional.linear(a, L.ones(4, 3), L.ones(5)),
+               lambda L, a: L.linalg.svd(a[0]), lambda L, a: L.linalg.qr(a[0]), lambda L, a: L.linalg.svdvals(a[0])):
+        raises_like(fn, np.ones((2, 3), np.float32))
+    for fn in (lambda L, a: a.repeat_interleave(L.tensor([1, 2]), dim=0), lambda L, a: a.repeat_interleave(L.tensor([2]), dim=1),
+               lambda L, a: L.nn.functional.linear(a, L.ones(4, 3), L.ones(1)), lambda L, a: L.einsum("ij->i", a)):
+        both(fn, np.arange(6.0, dtype=np.float32).reshape(2, 3))

@@ -110,6 +110,11 @@ def linear(input, weight, bias=None):
     dims = (((input.dim() - 1,), (1,)), ((), ()))
     if bias is None:
         return _apply("Mm", lambda x, w: _lax.dot_general(x, w, dims), (input, weight))
+    out_shape = tuple(input.shape[:-1]) + (weight.shape[0],)
+    _fg.broadcast_shapes(tuple(bias.shape), out_shape)  # (torch's RuntimeError for a bias that does not fit)
+    if _fg.broadcast_shapes(tuple(bias.shape), out_shape) != out_shape:
+        raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing size "
+                           f"({bias.shape[-1]}) at non-singleton dimension {len(out_shape) - 1}")
 
     def addmm(x, w, b):
         y = _lax.dot_general(x, w, dims)

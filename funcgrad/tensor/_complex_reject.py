@@ -115,9 +115,9 @@ def reject_kinds(fn, kinds, exc, msg):
 # torch.<name>(input, other): functions whose input (and, for the second set, other) must be a Tensor; a
 # Python number there is torch's TypeError (the Tensor methods and operators take numbers)
 TENSOR_INPUT = frozenset("""eq ne lt le gt ge greater less greater_equal less_equal not_equal maximum minimum fmax
-fmin atan2 arctan2 hypot copysign fmod logaddexp logaddexp2 dist isclose ldexp igamma igammac""".split())
+fmin atan2 arctan2 hypot copysign fmod logaddexp logaddexp2 dist isclose ldexp igamma igammac kron""".split())
 TENSOR_OTHER = frozenset("maximum minimum fmax fmin atan2 arctan2 hypot logaddexp logaddexp2 dist isclose ldexp "
-                         "igamma igammac".split())
+                         "igamma igammac kron".split())
 
 
 def require_tensor_operands(fn, name):

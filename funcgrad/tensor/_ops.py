@@ -1615,7 +1615,10 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
-    return _apply("Einsum", lambda *xs: jnp.einsum(equation, *xs), tuple(operands))
+    try:
+        return _apply("Einsum", lambda *xs: jnp.einsum(equation, *xs), tuple(operands))
+    except ValueError as e:  # (a subscript's sizes disagree, a wrong operand count: torch's RuntimeError)
+        raise RuntimeError(f"einsum(): {e}") from None
 
 
 def tensordot(a, b, dims=2):
@@ -2102,6 +2105,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         return _wrap(Array(np.repeat(np.arange(len(r)), r).astype(np.int64)))
     if isinstance(repeats, Tensor):
         repeats = repeats.tolist() if repeats.ndim else repeats.item()
+    if isinstance(repeats, list):
+        n = input.numel() if dim is None else (input.shape[_dim(dim, input.ndim)] if input.ndim else 1)
+        if len(repeats) not in (1, n):
+            raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{len(repeats)} and input.size({0 if dim is None else dim}) = {n}")
     if dim is None:
         return _apply1("RepeatInterleave", lambda a: jnp.repeat(jnp.ravel(a), repeats), input)
     d = _dim(dim, input.ndim)
@@ -2343,7 +2351,10 @@ def index_select(input, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     n = input.shape[d] if input.ndim else 1
     if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
-        raise IndexError("index out of range in self")
+        if d == 0 or input.ndim <= 1:
+            raise IndexError("index out of range in self")
+        bad = int(idx[(idx < 0) | (idx >= n)][0])  # (torch's message and RuntimeError off dim 0)
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
     idx = idx.reshape(-1)
     return _apply1("IndexSelect", lambda a: jnp.take(a, idx, axis=d) if a.ndim else a, input)
 

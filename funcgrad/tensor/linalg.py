@@ -200,7 +200,13 @@ def cholesky(A, *, upper=False, out=None):
     return _apply1("LinalgCholesky", lambda a: jnp.linalg.cholesky(a, upper=upper), A)
 
 
+def _at_least_2d(A, op):
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.{op}: The input tensor A must have at least 2 dimensions.")
+
+
 def qr(A, mode="reduced", *, out=None):
+    _at_least_2d(A, "qr")
     q, r = _apply("LinalgQr", lambda a: list(jnp.linalg.qr(a, mode=mode)), (A,))
     return _qr_t(q, r)
 
@@ -217,11 +223,13 @@ def eigvalsh(A, UPLO="L", *, out=None):
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
+    _at_least_2d(A, "svd")
     u, s, vh = _apply("LinalgSvd", lambda a: list(jnp.linalg.svd(a, full_matrices=full_matrices)), (A,))
     return _svd_t(u, s, vh)
 
 
 def svdvals(A, *, driver=None, out=None):
+    _at_least_2d(A, "svd")
     return _apply1("LinalgSvdvals", lambda a: jnp.linalg.svd(a, compute_uv=False), A)
 
 
