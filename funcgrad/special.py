@@ -58,3 +58,7 @@ def log_softmax(input, dim, *, dtype=None):
 
 def round(input, *, decimals=0, out=None):  # noqa: A001 - torch's name
     return _O.round(input, decimals=decimals, out=out)
+
+
+from .tensor import _complex_reject as _CR  # noqa: E402
+_CR.install_special(globals())

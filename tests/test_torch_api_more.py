@@ -170,8 +170,7 @@ def test_binary_extras():
 def test_mvlgamma_renorm_logcumsumexp():
     check(lambda L, x: L.mvlgamma(x, 3), pos(5) + 2)
     check(lambda L, x: L.special.multigammaln(x, 2), pos(5) + 1)
-    with pytest.raises(RuntimeError, match="All elements must be greater than"):
-        fg.mvlgamma(fg.tensor([0.1, 3.0]), 3)
+    check(lambda L, x: L.mvlgamma(x, 3), np.array([0.1, 3.0]))  # (torch has no domain check: lgamma's sum)
     check(lambda L, x: L.renorm(x, 2, 0, 1.0), r(4, 3) * 2)
     check(lambda L, x: L.renorm(x, 1, 1, 0.5), r(4, 3))
     x = r(3, 5) * 50

@@ -329,6 +329,13 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             loss = _fg.tensor(0.0 if S == 1 else math.inf, dtype=lp.dtype)
         else:
             loss = -_lse([alpha[-1], alpha[-2]] if S > 1 else [alpha[-1]])
+        if Tb and lp.requires_grad and _fg.is_grad_enabled():
+            # torch's gradient for log_probs is that of the logits under a log_softmax: exp(log_probs) times
+            # the loss's cotangent is added for t < input_length (through log_softmax it cancels, so chains
+            # through it are unchanged). A term of value 0 carries it.
+            seg = lp[:Tb, b, :]
+            d = seg.detach()
+            loss = loss + (d.exp() * _fg.where(_fg.isfinite(d), seg - d, _fg.zeros_like(d))).sum()
         if zero_infinity:
             loss = _fg.where(_fg.isinf(loss), _fg.zeros_like(loss), loss)
         losses.append(loss)

@@ -110,6 +110,11 @@ def linear(input, weight, bias=None):
     dims = (((input.dim() - 1,), (1,)), ((), ()))
     if bias is None:
         return _apply("Mm", lambda x, w: _lax.dot_general(x, w, dims), (input, weight))
+    out_shape = tuple(input.shape[:-1]) + (weight.shape[0],)
+    _fg.broadcast_shapes(tuple(bias.shape), out_shape)  # (torch's RuntimeError for a bias that does not fit)
+    if _fg.broadcast_shapes(tuple(bias.shape), out_shape) != out_shape:
+        raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing size "
+                           f"({bias.shape[-1]}) at non-singleton dimension {len(out_shape) - 1}")
 
     def addmm(x, w, b):
         y = _lax.dot_general(x, w, dims)
@@ -140,9 +145,18 @@ def identity(input):
 
 
 # --- activations ------------------------------------------------------------------------------------
+def _float_kernel(input, kernel, kinds="biu"):
+    """torch's NotImplementedError for an activation kernel without an integer (or bool) version."""
+    dt = input._np_dtype()
+    if dt.kind in kinds:
+        from ..tensor._tensor import _legacy
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(dt)}'")
+
+
 def threshold(input, threshold, value, inplace=False):
-    """y = x if x > threshold else value."""
-    return _maybe_inplace(input, inplace, lambda x: _fg.where(x > threshold, x, _fg.full_like(x, value)),
+    """y = value where x <= threshold, else x (so NaN stays NaN, with its gradient), as torch."""
+    _float_kernel(input, "threshold_cpu", "b")
+    return _maybe_inplace(input, inplace, lambda x: _fg.where(x <= threshold, _fg.full_like(x, value), x),
                           "Threshold")
 
 
@@ -161,7 +175,17 @@ def relu_(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _maybe_inplace(input, inplace, lambda x: _fg.clamp(x, min_val, max_val), "Hardtanh")
+    dt = input._np_dtype()
+    if dt.kind == "b":
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if dt.kind in "iu":  # integers stay integers, clamped to the bounds truncated toward zero
+        return _maybe_inplace(input, inplace, lambda x: _fg.clamp(x, int(min_val), int(max_val)), "Hardtanh")
+
+    def f(x):
+        # the gradient passes strictly inside (min_val, max_val) only (0 at the bounds and at NaN), as torch
+        inside = (x > min_val) & (x < max_val)
+        return _fg.where(inside, x, _fg.clamp(x, min_val, max_val).detach())
+    return _maybe_inplace(input, inplace, f, "Hardtanh")
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -173,6 +197,7 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _float_kernel(input, "leaky_relu_cpu")
     return _maybe_inplace(input, inplace, lambda x: _fg.where(x > 0, x, x * negative_slope), "LeakyRelu")
 
 
@@ -222,13 +247,15 @@ def celu_(input, alpha=1.0):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Randomised leaky ReLU: negative slopes drawn from U(lower, upper) in training, their mean in eval."""
+    """Randomised leaky ReLU: negative slopes drawn from U(lower, upper) in training, their mean in eval
+    (x <= 0 takes the slope, so the gradient at 0 is the slope, as torch)."""
+    _float_kernel(input, "leaky_relu_cpu")
     if training:
         slope = _fg.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper)
-        fn = lambda x: _fg.where(x >= 0, x, x * slope)  # noqa: E731
+        fn = lambda x: _fg.where(x > 0, x, x * slope)  # noqa: E731
     else:
         s = (lower + upper) / 2
-        fn = lambda x: _fg.where(x >= 0, x, x * s)  # noqa: E731
+        fn = lambda x: _fg.where(x > 0, x, x * s)  # noqa: E731
     return _maybe_inplace(input, inplace, fn, "RreluWithNoise")
 
 
@@ -252,6 +279,7 @@ def prelu(input, weight):
 
 def glu(input, dim=-1):
     """a * sigmoid(b) where (a, b) are the two halves of input along dim."""
+    _float_kernel(input, "glu_cpu")
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     nd = input.dim()
@@ -274,18 +302,34 @@ def tanh(input):
 
 def logsigmoid(input):
     """log(sigmoid(x)) = -softplus(-x), computed stably."""
+    _float_kernel(input, "log_sigmoid_cpu")
     return -softplus(-input)
 
 
 def hardsigmoid(input, inplace=False):
-    return _maybe_inplace(input, inplace, lambda x: _fg.clamp(x + 3.0, 0.0, 6.0) / 6.0, "Hardsigmoid")
+    """relu6(x + 3) / 6; the gradient 1/6 strictly inside (-3, 3) only (0 at the kinks and at NaN), as torch."""
+    _float_kernel(input, "hardsigmoid_cpu")
+
+    def f(x):
+        inside = (x > -3.0) & (x < 3.0)
+        return _fg.where(inside, (x + 3.0) / 6.0, (_fg.clamp(x + 3.0, 0.0, 6.0) / 6.0).detach())
+    return _maybe_inplace(input, inplace, f, "Hardsigmoid")
 
 
 def hardswish(input, inplace=False):
-    return _maybe_inplace(input, inplace, lambda x: x * (_fg.clamp(x + 3.0, 0.0, 6.0) / 6.0), "Hardswish")
+    """x relu6(x + 3) / 6, with torch's gradient: 0 for x <= -3, x / 3 + 1/2 below 3, else 1 (NaN too)."""
+    _float_kernel(input, "hardswish_cpu")
+
+    def f(x):
+        low = (x * 0.0).detach()  # (the sign of x * 0, as torch's value)
+        mid = (x > -3.0) & (x < 3.0)
+        xm = _fg.where(mid, x, _fg.zeros_like(x))  # (no 0 * inf from the unused branch at +-inf)
+        return _fg.where(x <= -3.0, low, _fg.where(mid, xm * (xm + 3.0) / 6.0, x))
+    return _maybe_inplace(input, inplace, f, "Hardswish")
 
 
 def gelu(input, approximate="none"):
+    _float_kernel(input, "GeluKernelImpl")
     if approximate == "none":
         return input * 0.5 * (1.0 + _fg.erf(input * (1.0 / math.sqrt(2.0))))
     if approximate == "tanh":
@@ -294,15 +338,18 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
+    _float_kernel(input, "silu_cpu")
     return _maybe_inplace(input, inplace, lambda x: x * _fg.sigmoid(x), "Silu")
 
 
 def mish(input, inplace=False):
+    _float_kernel(input, "mish_cpu")
     return _maybe_inplace(input, inplace, lambda x: x * _fg.tanh(softplus(x)), "Mish")
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
+    _float_kernel(input, "softplus_cpu")
     z = input * beta
     return _fg.where(z > threshold, input, _softplus(z) / beta)
 
@@ -328,13 +375,19 @@ def _check_lambd(input, lambd):
 
 
 def softshrink(input, lambd=0.5):
+    _float_kernel(input, "softshrink_check")
     _check_lambd(input, lambd)
-    return _fg.where(input > lambd, input - lambd, _fg.where(input < -lambd, input + lambd, input * 0))
+    # NaN falls through to x + lambd (NaN, gradient 1), as torch
+    inside = (input >= -lambd) & (input <= lambd)
+    return _fg.where(inside, input * 0, _fg.where(input > lambd, input - lambd, input + lambd))
 
 
 def hardshrink(input, lambd=0.5):
+    _float_kernel(input, "hardshrink_cpu")
     _check_lambd(input, lambd)
-    return _fg.where((input > lambd) | (input < -lambd), input, input * 0)
+    # 0 (+0.0) on [-lambd, lambd], else x: NaN stays NaN with its gradient, as torch
+    inside = (input >= -lambd) & (input <= lambd)
+    return _fg.where(inside, _fg.zeros_like(input), input)
 
 
 def tanhshrink(input):
@@ -580,6 +633,26 @@ def _check_normalized_shape(input, normalized_shape):
     return list(range(input.dim() - k, input.dim()))
 
 
+def _low_precision(t) -> bool:
+    return t is not None and str(t.dtype) in ("torch.float16", "torch.bfloat16")
+
+
+def _in_float32(fn):
+    """A normalisation of a float16 / bfloat16 input computed in float32 and rounded back, as torch's CPU
+    kernels accumulate (the statistics in half precision lose most of their digits)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(input, *args, **kwargs):
+        if not _low_precision(input):
+            return fn(input, *args, **kwargs)
+        up = lambda v: v.float() if isinstance(v, _fg.Tensor) and _low_precision(v) else v  # noqa: E731
+        out = fn(input.float(), *[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})
+        return out.to(input.dtype)
+    return wrapper
+
+
+@_in_float32
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dims = _check_normalized_shape(input, normalized_shape)
     mean = input.mean(dims, keepdim=True)
@@ -601,6 +674,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out if weight is None else out * weight
 
 
+@_in_float32
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalises each group of channels of each sample over (channels in group, spatial dims)."""
     if input.dim() < 2:
@@ -938,8 +1012,10 @@ def _to_last(x):
 
 
 def _check_class_target(input, target, name="nll_loss"):
-    if target.is_floating_point():
-        raise RuntimeError(f"expected scalar type Long but found {target.type().split('.')[-1].replace('Tensor', '')}")
+    tdt = target._np_dtype()
+    if tdt not in (_np.dtype(_np.int64), _np.dtype(_np.uint8)):
+        from ..tensor._tensor import _legacy
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_legacy(tdt)}")
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() == 1:
@@ -993,6 +1069,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return loss.reshape(out_shape)
     if reduction == "sum":
         return loss.sum()
+    if _concrete(target) and not bool(valid.any()):  # every target ignored: NaN, with torch's zero gradient
+        return loss.sum() * 0.0 + float("nan")
     return loss.sum() / w.sum()
 
 
@@ -1016,7 +1094,11 @@ def _nll_rows(input, t, ignore_index, reduction):
         if reduction == "none":
             return loss
         total = _jnp.sum(loss)
-        return total if reduction == "sum" else total / count
+        if reduction == "sum":
+            return total
+        if count == 0:  # every target ignored: NaN, with torch's zero gradient
+            return total * _np.asarray(0.0, count.dtype) + _np.asarray(_np.nan, count.dtype)
+        return total / count
     return _apply("NllLoss", fn, (input,))
 
 
@@ -1077,7 +1159,18 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"({_size(input)}) is deprecated. Please ensure they have the same size.")
     if _concrete(input) and input.numel() and bool(((input < 0) | (input > 1)).any().item()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = -(target * _fg.clamp(_fg.log(input), min=-100) + (1 - target) * _fg.clamp(_fg.log(1 - input), min=-100))
+    def bce(x):
+        return -(target * _fg.clamp(_fg.log(x), min=-100) + (1 - target) * _fg.clamp(_fg.log(1 - x), min=-100))
+    loss = bce(input)
+    if input.requires_grad and _fg.is_grad_enabled():
+        # torch's input gradient is (x - t) / max(x (1 - x), 1e-12): the formula's own where x (1 - x) is
+        # at least that, and (x - t) * 1e12 at and next to 0 and 1 (where the clamped logs give NaN / 0)
+        edge = (input * (1 - input) < 1e-12).detach()
+        if bool(edge.any()):
+            safe = _fg.where(edge, _fg.full_like(input, 0.5), input)
+            d = ((input - target) / _fg.clamp(input * (1 - input), min=1e-12)).detach()
+            at_edge = bce(input.detach()) + (input - input.detach()) * d
+            loss = _fg.where(edge, at_edge, bce(safe))
     if weight is not None:
         loss = loss * weight.expand(_fg.broadcast_shapes(tuple(weight.shape), tuple(target.shape)))
     return _reduce(loss, reduction)

@@ -98,6 +98,8 @@ def _impl(nu: int, kernel=None):
             x = xp.asarray(x)
             with np.errstate(all="ignore"):
                 out = (kernel or _scaled_bessel)(xp, x.astype(np.float64), nu)
+                if kernel is None:  # I_nu(x) e^-|x|: the limit 0 at +-inf (signed for odd orders), not NaN
+                    out = xp.where(xp.isinf(x), xp.copysign(0.0, x) if nu % 2 else 0.0, out)
             return out.astype(x.dtype)
         return f
     return factory

@@ -255,10 +255,12 @@ def _erf_inv_impl(xp):
 def _hurwitz_zeta(xp, s: int, a):
     """zeta(s, a) = sum_k (a + k)^-s for an integer s >= 2 and a not a non-positive integer."""
     threshold = 16.0 + s
-    acc = 0 * a
+    acc = xp.zeros_like(a)   # (not 0 * a: that is NaN at a = inf, where zeta(s, a) is 0)
     y = a
-    lowest = float(xp.min(y)) if y.size else threshold
-    if lowest == lowest and lowest < threshold:   # (skips NaN)
+    # the lowest finite entry sets the number of upward shifts (a NaN or infinity elsewhere must not
+    # cut the loop short for the others)
+    lowest = float(xp.min(xp.where(xp.isfinite(y), y, threshold))) if y.size else threshold
+    if lowest < threshold:
         for _ in range(int(math.ceil(threshold - lowest))):
             low = y < threshold
             acc = acc + xp.where(low, y ** -s, 0.0)

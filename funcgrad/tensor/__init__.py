@@ -215,6 +215,9 @@ _argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
 # linalg.LinAlgError (defined in linalg.py) is what singular or non-definite input raises: a RuntimeError, as
 # in torch, and NumPy's LinAlgError
 
+from . import _complex_reject  # noqa: E402
+_complex_reject.install(globals())  # torch's errors for complex input without a complex kernel
+
 __all__ = sorted(set(_ops_mod.__all__) | set(_ops_more.__all__) | set(_linalg_more.__all__) |
                  set(_nn_aliases.__all__) | set(_ops_misc.__all__) | set(_methods_more._TORCH_INPLACE_FNS) & set(globals()) |
                  {"i0", "igamma", "igammac", "polygamma"} | {

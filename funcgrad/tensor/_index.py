@@ -207,6 +207,14 @@ def setitem(self, idx, value):
             target.copy_(vt)
         return
     _check_adv(shape, key)
+    # torch requires the value's dtype for integer-array indices (a boolean mask anywhere casts)
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    has_mask = any(isinstance(p, Tensor) and p._np_dtype() == np.bool_ or isinstance(p, np.ndarray) and
+                   p.dtype == np.bool_ for p in parts)
+    if isinstance(value, Tensor) and not has_mask and value._np_dtype() != dt:
+        from ._tensor import _legacy
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_legacy(dt)} for the "
+                           f"destination and {_legacy(value._np_dtype())} for the source.")
     grad = (_gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
                              (vt is not None and _req(vt)))) or (vt is not None and vt._v is None) or _TM._fw_on
     if self._v is not None and not grad and self._v.flags.writeable:
@@ -224,6 +232,11 @@ def setitem(self, idx, value):
         from ._creation import tensor
         vt = tensor(value, dtype=D.from_np(dt))
     tgt_shape = np.empty(shape, np.bool_)[key].shape
+    vs = tuple(vt.shape)
+    if vs != tgt_shape and (len(vs) > len(tgt_shape) or any(
+            s != 1 and s != t for s, t in zip(vs[::-1], tgt_shape[::-1]))):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vs)} cannot be broadcast to indexing "
+                           f"result of shape {list(tgt_shape)}")
 
     def fn(a, v):
         v = ew.convert_element_type(v, a.dtype) if v.dtype != a.dtype else v

@@ -103,6 +103,11 @@ def _bcast_batch(A, B):
     return A, B
 
 
+def _fg_solve(A, B):
+    from .linalg import solve
+    return solve(A, B)
+
+
 def cholesky_solve(B, L, upper=False, *, out=None):
     """X with A X = B where A = L L^H (or U^H U when upper)."""
     if B.ndim < 2 or L.ndim < 2:
@@ -113,6 +118,15 @@ def cholesky_solve(B, L, upper=False, *, out=None):
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {B.dtype} and A of type "
                            f"{L.dtype} instead.")
     L, B = _bcast_batch(L, B)
+    if L.requires_grad and O._gs.enabled:
+        # torch's gradient for the factor is -(C + C^H) L (U (C + C^H) when upper) on the whole matrix, the
+        # triangle the solve never reads included: solve with A = L L^H built from the used triangle plus a
+        # zero-valued copy of the other one, through which that part of the gradient flows
+        tri = L.tril() if not upper else L.triu()
+        other = L - tri
+        Lf = tri + (other - other.detach())
+        Lh = Lf.mH
+        return O._out(_fg_solve(Lh @ Lf if upper else Lf @ Lh, B), out)
     if upper:  # A = U^H U: solve U^H y = B, then U x = y
         y = _tri(L, B, lower=False, transpose=True)
         return O._out(_tri(L, y, lower=False), out)

@@ -125,6 +125,12 @@ def copy_(self, src, non_blocking=False):
         self._bump()
         return self
 
+    dshape, sshape = tuple(self.shape), tuple(src.shape)
+    if sshape != dshape and not _bc_into(sshape, dshape):
+        if len(sshape) > len(dshape) or O._bshape(dshape, sshape) != dshape:
+            raise RuntimeError(f"output with shape {list(dshape)} doesn't match the broadcast shape "
+                               f"{list(O._bshape(dshape, sshape))}")
+
     def fn(a, s):
         s = ew.convert_element_type(s, a.dtype) if s.dtype != a.dtype else s
         return O.jnp.broadcast_to(s, a.shape) if s.shape != a.shape else s
@@ -421,6 +427,11 @@ def _T(self):
 
 
 def _mT(self):
+    if self.ndim == 0:
+        return self
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D "
+                           "tensor.")
     return O.transpose(self, -2, -1)
 
 
@@ -443,6 +454,9 @@ def _conj(self):
 
 
 def _H(self):
+    if self.ndim not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
     return _conj(_T(self)) if self.ndim == 2 else _conj(self)
 
 
@@ -523,10 +537,11 @@ def _dim_order(self):
 
 def _float_power_(self, exponent):
     """float_power_ computes in double, so (as in torch) only a double tensor can hold its result."""
-    if self._np_dtype() != np.float64:
+    cplx = isinstance(exponent, complex) or isinstance(exponent, Tensor) and exponent._np_dtype().kind == "c"
+    if self._np_dtype() != (np.complex128 if cplx or self._np_dtype().kind == "c" else np.float64):
         from ._tensor import _legacy
         raise RuntimeError(f"the base given to float_power_ has dtype {_legacy(self._np_dtype())} but the "
-                           f"operation's result requires dtype Double")
+                           f"operation's result requires dtype {'ComplexDouble' if cplx else 'Double'}")
     return _make_inplace(O.float_power, "FloatPower")(self, exponent)
 
 
@@ -625,6 +640,8 @@ def install():
     T.T = property(_T)
     T.mT = property(_mT)
     T.mH = property(lambda self: _conj(_mT(self)))
+    # x.where(condition, y) is torch.where(condition, x, y)
+    T.where = lambda self, condition, y: O.where(condition, self, y)
     T.H = property(_H)
     T.real = property(_real)
     T.imag = property(_imag)

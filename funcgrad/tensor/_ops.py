@@ -606,8 +606,12 @@ def _check_int_div(name, input, other):
         return
     if isinstance(other, Tensor):
         v = other._v if other._v is not None else getattr(other._a, "val", None)
+        if v is None and other._a.__class__ is Array:  # (an in-place op's operand, handed over as an Array)
+            v = other._a._buf
         if v is None:
             return
+        if isinstance(input, Tensor) and 0 in _bshape(tuple(input.shape), tuple(other.shape)):
+            return  # (nothing is divided)
         if not np.all(np.asarray(v)):
             raise RuntimeError("ZeroDivisionError")
     elif _is_scalar(other) and other == 0:
@@ -637,7 +641,18 @@ def floor_divide(input, other, *, out=None):
 
 def remainder(input, other, *, out=None):
     _check_int_div("remainder_cpu", input, other)
-    return _out(_binop("Remainder", _bc(lambda a, b: jnp.remainder(a, b)), input, other), out)
+    return _out(_binop("Remainder", _bc(_remainder_fn), input, other), out)
+
+
+def _remainder_fn(a, b):
+    """Python's modulo, as torch: fmod(a, b), plus b where that is nonzero with a sign unlike b's. Through
+    the rem card, so d/da is 1 everywhere (also at a == 0) and d/db is -floor(a / b)."""
+    if a.dtype.kind != "f":
+        return jnp.remainder(a, b)
+    m = ew.rem(a, b)
+    z = jnp.zeros_like(m)
+    fix = ew.bitwise_and(ew.ne(m, z), ew.ne(ew.lt(m, z), ew.lt(b, z)))
+    return ew.select(fix, ew.add(m, b), m)
 
 
 def fmod(input, other, *, out=None):
@@ -645,8 +660,23 @@ def fmod(input, other, *, out=None):
     return _out(_binop("Fmod", _bc(lambda a, b: jnp.fmod(a, b)), input, other), out)
 
 
+def _int_pow(a, b):
+    """Integer a ** b, torch's values at a negative exponent (NumPy raises): 1 ** b = 1, (-1) ** b = +-1 by
+    b's parity, and 0 for every other base (0 included)."""
+    z = jnp.zeros_like(b)
+    neg = ew.lt(b, z)
+    r = ew.pow(a, ew.select(neg, z, b))
+    one = jnp.ones_like(a)
+    odd = ew.ne(ew.bitwise_and(b, jnp.ones_like(b)), z)
+    at_neg = ew.select(ew.eq(a, one), one,
+                       ew.select(ew.eq(a, ew.neg(one)), ew.select(odd, ew.neg(one), one), jnp.zeros_like(a)))
+    return ew.select(neg, at_neg, r)
+
+
 def _float_pow(a, b):
     """a ** b with C's pow at a = -inf and a non-integer b: +inf for b > 0, +0 for b < 0 (NumPy gives NaN)."""
+    if a.dtype.kind == "i":
+        return _int_pow(a, b)
     r = ew.pow(a, b)
     if a.dtype.kind != "f":
         return r
@@ -678,8 +708,14 @@ def pow(input, exponent, *, out=None):  # noqa: A001
     return _out(_binop("Pow", _pow_fn, input, exponent), out)
 
 
-float_power = lambda input, exponent: pow(input.double() if isinstance(input, Tensor) else input,  # noqa: E731
-                                          exponent.double() if isinstance(exponent, Tensor) else exponent)
+def float_power(input, exponent, *, out=None):
+    """pow in double precision: float64, or complex128 when either operand is complex (a Python complex
+    exponent included), as torch."""
+    cplx = _any(isinstance(v, complex) or isinstance(v, Tensor) and v._np_dtype().kind == "c"
+                for v in (input, exponent))
+    dt = D.complex128 if cplx else D.float64
+    return _out(pow(input.to(dt) if isinstance(input, Tensor) else input,
+                    exponent.to(dt) if isinstance(exponent, Tensor) else exponent), out)
 
 
 def _tensor_arg(name, other):
@@ -687,24 +723,53 @@ def _tensor_arg(name, other):
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
 
 
+def _nan_both(extremum):
+    """maximum / minimum with torch's gradient at NaN: where either operand is NaN both operands get the
+    whole cotangent (elsewhere the card's: ties split it in halves). Concrete operands without a NaN skip
+    the extra passes (the values are the card's either way)."""
+    def f(a, b):
+        r = extremum(a, b)
+        if a.dtype.kind != "f" or (a.__class__ is Array and b.__class__ is Array and
+                                   not (np.isnan(a._buf).any() or np.isnan(b._buf).any())):
+            return r
+        if a.shape != b.shape:
+            a, b = jnp.broadcast_arrays(a, b)
+        return ew.select(ew.bitwise_or(ew.ne(a, a), ew.ne(b, b)), ew.add(a, b), r)
+    return f
+
+
+_maximum_nan = _nan_both(_maximum)
+_minimum_nan = _nan_both(_minimum)
+
+
 def maximum(input, other, *, out=None):
     _tensor_arg("maximum", other)
-    return _out(_binop("Maximum", _maximum, input, other), out)
+    return _out(_binop("Maximum", _maximum_nan, input, other), out)
 
 
 def minimum(input, other, *, out=None):
     _tensor_arg("minimum", other)
-    return _out(_binop("Minimum", _minimum, input, other), out)
+    return _out(_binop("Minimum", _minimum_nan, input, other), out)
 
 
-def fmax(input, other):
+def _fextremum(keep_a):
+    """fmax / fmin as torch: a where b is NaN or a wins (ties included, so -0.0 vs 0.0 gives a), else b;
+    the cotangent goes wholly to the operand chosen."""
+    def f(a, b):
+        if a.dtype.kind not in "fc":
+            return ew.select(keep_a(a, b), a, b)
+        return ew.select(ew.bitwise_or(ew.ne(b, b), keep_a(a, b)), a, b)
+    return _bc(lambda a, b: f(*jnp.broadcast_arrays(a, b)) if a.shape != b.shape else f(a, b))
+
+
+def fmax(input, other, *, out=None):
     _tensor_arg("fmax", other)
-    return _binop("Fmax", _bc(lambda a, b: jnp.fmax(a, b)), input, other)
+    return _out(_binop("Fmax", _fextremum(ew.ge), input, other), out)
 
 
-def fmin(input, other):
+def fmin(input, other, *, out=None):
     _tensor_arg("fmin", other)
-    return _binop("Fmin", _bc(lambda a, b: jnp.fmin(a, b)), input, other)
+    return _out(_binop("Fmin", _fextremum(ew.le), input, other), out)
 
 
 def atan2(input, other, *, out=None):
@@ -731,16 +796,22 @@ def copysign(input, other):
     return _binop("Copysign", _bc(lambda a, b: jnp.copysign(a, b)), input, other, _TRUEDIV)
 
 
-def xlogy(input, other):
-    def f(a, b):
-        z = _zeros_like_arr(a)
-        x0 = ew.eq(a, z)  # torch: 0 where x == 0, unless y is NaN
-        return ew.select(x0, ew.select(ew.ne(b, b), b, z), ew.mul(a, ew.log(ew.select(ew.eq(a, z), ew.add(z, _scalar_arr(1, a.dtype)), b))))
-    return _binop("Xlogy", _bc(f), input, other, _TRUEDIV)
+def xlogy(input, other, *, out=None):
+    from ._special_ops import xlogy as _xlogy
+    return _xlogy(input, other, out=out)
 
 
-def lerp(input, end, weight):
-    return add(input, mul(weight, sub(end, input)))
+def lerp(input, end, weight, *, out=None):
+    """input + weight (end - input), computed as torch does from the nearer end: for weight >= 0.5 it is
+    end - (1 - weight)(end - input) (same derivatives; exact at weight = 1, and no inf - inf there)."""
+    diff = sub(end, input)
+    lo = add(input, mul(weight, diff))
+    if isinstance(weight, Tensor):
+        hi = sub(end, mul(sub(1, weight), diff))
+        return _out(where(lt(weight, 0.5), lo, hi), out)
+    if weight >= 0.5:
+        return _out(sub(end, mul(1 - weight, diff)), out)
+    return _out(lo, out)
 
 
 def eq(input, other, *, out=None):
@@ -812,7 +883,10 @@ def _truth(a):
 
 def _logical(name, combine):
     def op(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         _tensor_arg(name, other)
+        _bshape(tuple(input.shape), tuple(other.shape))
         dt = _promote(input, other)  # torch compares in the common dtype (a float64 1e-300 is 0 as float32)
         return _out(_apply_nograd(lambda a, b: _bc(combine)(_truth(_cast(a, dt)), _truth(_cast(b, dt))),
                                   (input, other)), out)
@@ -843,6 +917,7 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
 
     def fn(a, *bs):
         a = _cast(a, dt)
+        a0 = a
         i = 0
         if lo is not None:
             b = _cast(bs[i], dt) if has_lo_t else lo_s
@@ -857,6 +932,12 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
                 shape = _bshape(a.shape, b.shape)
                 a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
             a = ew.select(ew.gt(a, b), b, a)
+        if dt.kind == "f" and not (a0.__class__ is Array and not np.isnan(a0._buf).any()):
+            # NaN stays NaN with no gradient, as torch (its mask is min <= x <= max)
+            nan = ew.ne(a0, a0)
+            if nan.shape != a.shape:
+                nan = jnp.broadcast_to(nan, a.shape)
+            a = ew.select(nan, _stop_gradient(a), a)
         return a
     return _out(_apply("Clamp", fn, tuple(ts)), out)
 
@@ -881,6 +962,10 @@ def where(condition, input=None, other=None, *, out=None):
         return nonzero(condition, as_tuple=True)
     cond = _as_tensor(condition)
     if cond._np_dtype() != _NPB:
+        if cond._np_dtype() != np.uint8:  # (uint8 is accepted, deprecated, as torch)
+            from ._tensor import _legacy
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                               f"{_legacy(cond._np_dtype())}")
         cond = cond.bool()
     dt = _result_type_many([v for v in (input, other)])
     xs = []
@@ -934,6 +1019,9 @@ def _check_mask(mask):
 
 
 def masked_select(input, mask):
+    if not isinstance(mask, Tensor) or mask._np_dtype() != _NPB:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+
     def fn(a, m):
         shape = _bshape(a.shape, m.shape)
         return jnp.broadcast_to(a, shape)[np.asarray(jnp.broadcast_to(m, shape))]
@@ -981,14 +1069,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
             return _reduce_sum(a, tuple(_range(a.ndim))) if a.ndim else a
     else:
         def fn(a):
-            return jnp.sum(_cast(a, odt), axis=axes, keepdims=keepdim)
+            return _cast(jnp.sum(_cast(a, odt), axis=axes, keepdims=keepdim), odt)  # (NumPy's int32 sum: int64)
     return _out(_apply1("Sum", fn, input), out)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     axes = _dims(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    return _apply1("Nansum", lambda a: jnp.nansum(_cast(a, odt), axis=axes, keepdims=keepdim), input)
+    return _apply1("Nansum", lambda a: _cast(jnp.nansum(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -996,7 +1084,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         dim, dtype = None, dim
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
     axes = None if dim is None else (_dim(dim, input.ndim),)
-    return _apply1("Prod", lambda a: jnp.prod(_cast(a, odt), axis=axes, keepdims=keepdim), input)
+    return _apply1("Prod", lambda a: _cast(jnp.prod(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
 
 
 def _float_check(name, dt, dtype=None):
@@ -1130,12 +1218,32 @@ def _minmax(name, red, argred, input, dim, keepdim, other_fn):
     return getattr(return_types, name)(values, idx)
 
 
+def _extremum_all(red, fill):
+    """torch.max(x) / min(x) of everything: with a NaN the result is NaN and its gradient is spread evenly
+    over the NaN entries, as torch (amax's rule, which the card follows, gives NaN everywhere); without
+    one, the card (ties share the gradient evenly). Concrete NaN-free operands take the card alone."""
+    def f(a):
+        if a.dtype.kind != "f" or (a.__class__ is Array and not np.isnan(a._buf).any()):
+            return red(a)
+        nan = ew.ne(a, a)
+        z = jnp.zeros_like(a)
+        m = red(ew.select(nan, jnp.full_like(a, fill), a))
+        cnt = jnp.sum(_cast(nan, a.dtype))
+        spread = ew.div(jnp.sum(ew.select(nan, a, z)), ew.max(cnt, jnp.ones_like(cnt)))
+        return ew.select(jnp.any(nan), spread, m)
+    return f
+
+
+_max_all = _extremum_all(lambda a: jnp.max(a), -np.inf)
+_min_all = _extremum_all(lambda a: jnp.min(a), np.inf)
+
+
 def max(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
-    return _minmax("max", lambda a: jnp.max(a), jnp.argmax, input, dim, keepdim, maximum)
+    return _minmax("max", _max_all, jnp.argmax, input, dim, keepdim, maximum)
 
 
 def min(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
-    return _minmax("min", lambda a: jnp.min(a), jnp.argmin, input, dim, keepdim, minimum)
+    return _minmax("min", _min_all, jnp.argmin, input, dim, keepdim, minimum)
 
 
 def aminmax(input, *, dim=None, keepdim=False):
@@ -1172,13 +1280,27 @@ def _keep_all(r, ndim, keepdim):
     return jnp.reshape(r, (1,) * ndim) if keepdim else r
 
 
+def _no_axes(dim):
+    return isinstance(dim, (list, tuple)) and len(dim) == 0
+
+
+def _truth_t(input):
+    """all / any over no dims (dim=()): each element's truth, as torch (uint8 stays uint8)."""
+    r = _apply_nograd(_truth, (input,))
+    return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
+
+
 def all(input, dim=None, keepdim=False):  # noqa: A001
+    if _no_axes(dim):
+        return _truth_t(input)
     axes = _dims(dim, input.ndim)
     r = _apply_nograd(lambda a: jnp.all(a, axis=axes, keepdims=keepdim), (input,))
     return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
 
 
 def any(input, dim=None, keepdim=False):  # noqa: A001
+    if _no_axes(dim):
+        return _truth_t(input)
     axes = _dims(dim, input.ndim)
     r = _apply_nograd(lambda a: jnp.any(a, axis=axes, keepdims=keepdim), (input,))
     return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
@@ -1234,11 +1356,22 @@ def _abs2(a):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if p == "nuc" and input._np_dtype() == np.float16:
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
     if dtype is not None:
+        xc, dc = input._np_dtype().kind == "c", D.to_np(dtype).kind == "c"
+        if xc != dc:
+            name = "matrix_norm" if p == "nuc" or (p not in (None, "fro") and isinstance(dim, (tuple, list))
+                                                   and len(dim) == 2 and p not in (0,)) else "vector_norm"
+            from ._tensor import _legacy
+            raise RuntimeError(f"linalg.{name}: dtype should be {'complex' if xc else 'real'} for "
+                               f"{'complex' if xc else 'real'} inputs, but got {_legacy(D.to_np(dtype))}")
         input = input.to(dtype)
     if input._np_dtype().kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_legacy_int(input._np_dtype())}")
+    if input._np_dtype() == np.float16:  # (accumulated in float32, as torch: squares overflow float16)
+        return norm(input.float(), p, dim, keepdim).to(input.dtype)
     axes = _dims(dim, input.ndim)
     if p is None or p == "fro" or p == 2:
         return _apply1("Norm", lambda a: _safe_norm2(a, axes, keepdim), input)
@@ -1254,9 +1387,12 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         return _apply1("Norm", lambda a: jnp.max(ew.abs(a), axis=axes, keepdims=keepdim), input)
     if p == -math.inf:
         return _apply1("Norm", lambda a: jnp.min(ew.abs(a), axis=axes, keepdims=keepdim), input)
-    if p == 0:
-        return _apply1("Norm", lambda a: _cast(jnp.sum(_cast(ew.ne(a, jnp.zeros_like(a)), a.dtype), axis=axes,
-                                                       keepdims=keepdim), a.dtype), input)
+    if p == 0:  # (a real count: float32 for complex64 input)
+        def count(a):
+            rdt = np.dtype(np.float32) if a.dtype == np.complex64 else \
+                np.dtype(np.float64) if a.dtype == np.complex128 else a.dtype
+            return _cast(jnp.sum(_cast(ew.ne(a, jnp.zeros_like(a)), rdt), axis=axes, keepdims=keepdim), rdt)
+        return _apply1("Norm", count, input)
     if p == 1:
         return _apply1("Norm", lambda a: jnp.sum(ew.abs(a), axis=axes, keepdims=keepdim), input)
     pv = _float(p)
@@ -1270,13 +1406,17 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    return _apply1("Cumsum", lambda a: jnp.cumsum(_cast(a, odt), axis=d) if a.ndim else _cast(a, odt), input)
+    acc = np.dtype(np.float32) if odt == np.float16 else odt  # (float16 accumulates in float32, as torch)
+    return _apply1("Cumsum", lambda a: _cast(jnp.cumsum(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt),
+                   input)
 
 
 def cumprod(input, dim, *, dtype=None):
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    return _apply1("Cumprod", lambda a: jnp.cumprod(_cast(a, odt), axis=d) if a.ndim else _cast(a, odt), input)
+    acc = np.dtype(np.float32) if odt == np.float16 else odt  # (float16 accumulates in float32, as torch)
+    return _apply1("Cumprod", lambda a: _cast(jnp.cumprod(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt),
+                   input)
 
 
 def median(input, dim=None, keepdim=False):
@@ -1314,6 +1454,7 @@ def median(input, dim=None, keepdim=False):
 def mode(input, dim=-1, keepdim=False):
     """The smallest most frequent value along dim and the index of its last occurrence (as torch)."""
     if input.ndim == 0:
+        _dim(dim, 0)
         return return_types.mode(clone(input), _wrap(Array(np.zeros((), np.int64))))
     d = _dim(dim, input.ndim)
     v = np.moveaxis(input._host(), d, -1)
@@ -1356,6 +1497,8 @@ def matmul(input, other, *, out=None):
                            f"[{ka}].")
     if input.ndim == 2 and other.ndim == 2:
         return _out(_apply("Mm", _mm2, (input, other)), out)
+    if input.ndim > 2 or other.ndim > 2:  # the batch dims broadcast (torch's RuntimeError when they cannot)
+        _bshape(tuple(input.shape[:-2]), tuple(other.shape[:-2]) if other.ndim > 1 else ())
     return _out(_apply("Matmul", lambda a, b: jnp.matmul(a, b), (input, other)), out)
 
 
@@ -1416,6 +1559,9 @@ def vdot(input, other):
 
 
 def outer(input, vec2):
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
     return _apply("Outer", lambda a, b: jnp.outer(a, b), (input, vec2))
 
 
@@ -1431,8 +1577,16 @@ def _expandable(input, shape, name):
                            f"input {list(s)}, product {list(shape)}")
 
 
+def _int_coefs(r, beta, alpha):
+    """torch takes beta and alpha in an integer result's dtype (truncated) in addmm / addmv / baddbmm."""
+    if r._np_dtype().kind in "biu":
+        return (_int(beta) if isinstance(beta, _float) else beta), (_int(alpha) if isinstance(alpha, _float) else alpha)
+    return beta, alpha
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     r = mm(mat1, mat2)
+    beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
         _expandable(input, tuple(r.shape), "addmm")
     if alpha != 1:
@@ -1444,6 +1598,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     r = mv(mat, vec)
+    beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
         _expandable(input, tuple(r.shape), "addmv")
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
@@ -1451,6 +1606,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     r = bmm(batch1, batch2)
+    beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
         _expandable(input, tuple(r.shape), "baddbmm")
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
@@ -1459,7 +1615,10 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
-    return _apply("Einsum", lambda *xs: jnp.einsum(equation, *xs), tuple(operands))
+    try:
+        return _apply("Einsum", lambda *xs: jnp.einsum(equation, *xs), tuple(operands))
+    except ValueError as e:  # (a subscript's sizes disagree, a wrong operand count: torch's RuntimeError)
+        raise RuntimeError(f"einsum(): {e}") from None
 
 
 def tensordot(a, b, dims=2):
@@ -1492,8 +1651,12 @@ def kron(input, other):
 
 
 def trace(input):
+    if input._np_dtype() == _NPB:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if input.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.ndim))
+    if input._np_dtype() == _NPB:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     odt = _red_int64(input._np_dtype())
     return _apply1("Trace", lambda a: jnp.trace(_cast(a, odt)), input)
 
@@ -1598,11 +1761,13 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if dtype is not None:
         input = input.to(dtype)
     elif input._np_dtype().kind not in "fc":
-        raise RuntimeError("\"softmax_lastdim_kernel_impl\" not implemented for 'Long'")
+        raise NotImplementedError("\"softmax_lastdim_kernel_impl\" not implemented for 'Long'")
 
     def fn(a):
         if a.ndim == 0:
             return jnp.ones_like(a)
+        if 0 in a.shape:  # nothing to normalise (the max over an empty axis has no identity)
+            return ew.mul(a, jnp.zeros_like(a))
         e = ew.exp(_sub(a, _stop_gradient(_keepdim(_reduce_max(a, (d,)), a.shape, d))))
         return _div(e, _keepdim(_reduce_sum(e, (d,)), a.shape, d))
     return _apply1("Softmax", fn, input)
@@ -1618,11 +1783,13 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if dtype is not None:
         input = input.to(dtype)
     elif input._np_dtype().kind not in "fc":
-        raise RuntimeError("\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'")
+        raise NotImplementedError("\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'")
 
     def fn(a):
         if a.ndim == 0:
             return jnp.zeros_like(a)
+        if 0 in a.shape:
+            return ew.mul(a, jnp.zeros_like(a))
         sh = _sub(a, _stop_gradient(_keepdim(_reduce_max(a, (d,)), a.shape, d)))
         return _sub(sh, ew.log(_keepdim(_reduce_sum(ew.exp(sh), (d,)), a.shape, d)))
     return _apply1("LogSoftmax", fn, input)
@@ -1712,6 +1879,17 @@ def _view_dtype(input, dtype):
     dt = D.to_np(dtype)
     if input._v is None:
         raise NotImplementedError("view(dtype) of a traced tensor")
+    src, dst = input._np_dtype().itemsize, dt.itemsize
+    if src != dst:
+        if input.ndim == 0:
+            raise RuntimeError("self.dim() cannot be 0 to view " + str(input.dtype) + " as " + str(dtype) +
+                               " (different element sizes)")
+        if dst > src and input.shape[-1] % (dst // src):
+            raise RuntimeError(f"self.size(-1) must be divisible by {dst // src} to view {input.dtype} as {dtype} "
+                               "(different element sizes), but got " + str(input.shape[-1]))
+        if input.ndim and input.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {input.dtype} as {dtype} (different element "
+                               "sizes), but got " + str(input.stride(-1)))
     return _view("ViewDtype", input, lambda x: x.view(dt), lambda a: jnp.asarray(np.asarray(a).view(dt)))
 
 
@@ -1927,6 +2105,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         return _wrap(Array(np.repeat(np.arange(len(r)), r).astype(np.int64)))
     if isinstance(repeats, Tensor):
         repeats = repeats.tolist() if repeats.ndim else repeats.item()
+    if isinstance(repeats, list):
+        n = input.numel() if dim is None else (input.shape[_dim(dim, input.ndim)] if input.ndim else 1)
+        if len(repeats) not in (1, n):
+            raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{len(repeats)} and input.size({0 if dim is None else dim}) = {n}")
     if dim is None:
         return _apply1("RepeatInterleave", lambda a: jnp.repeat(jnp.ravel(a), repeats), input)
     d = _dim(dim, input.ndim)
@@ -1944,10 +2127,16 @@ def _cat_check(tensors, d, name):
                                    f"{ref.shape[i]} but got size {x.shape[i]} for tensor number {k} in the list.")
 
 
+def _tensor_seq(tensors, name):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    return list(tensors)
+
+
 def cat(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
+    tensors = _tensor_seq(tensors, "cat")
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, x in enumerate(tensors):
         if x.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -1966,7 +2155,7 @@ concat = concatenate = cat
 
 
 def stack(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
+    tensors = _tensor_seq(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0].shape
@@ -1979,12 +2168,21 @@ def stack(tensors, dim=0, *, out=None):
     return _out(_apply("Stack", lambda *xs: jnp.stack([_cast(x, dt) for x in xs], axis=d), tuple(tensors)), out)
 
 
+def _nonempty(tensors, name):
+    tensors = _tensor_seq(tensors, name)
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors):
+    tensors = _nonempty(tensors, "hstack")
     tensors = [atleast_1d(x) for x in tensors]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
+    tensors = _nonempty(tensors, "vstack")
     return cat([atleast_2d(x) for x in tensors], 0)
 
 
@@ -1992,22 +2190,34 @@ row_stack = vstack
 
 
 def dstack(tensors):
+    tensors = _nonempty(tensors, "dstack")
     return cat([atleast_3d(x) for x in tensors], 2)
 
 
 def column_stack(tensors):
+    tensors = _nonempty(tensors, "column_stack")
     return hstack([x.reshape(-1, 1) if x.ndim <= 1 else x for x in tensors])
 
 
-def atleast_1d(x):
+def _atleast(one):
+    """torch.atleast_nd: one tensor, or a tuple for several tensors (or one list / tuple of them)."""
+    def f(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+            return one(tensors[0])
+        ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+        return tuple(one(t) for t in ts)
+    return f
+
+
+def _atleast_1d(x):
     return x.reshape(1) if x.ndim == 0 else x
 
 
-def atleast_2d(x):
+def _atleast_2d(x):
     return x.reshape(1, -1) if x.ndim < 2 else x
 
 
-def atleast_3d(x):
+def _atleast_3d(x):
     if x.ndim == 0:
         return x.reshape(1, 1, 1)
     if x.ndim == 1:
@@ -2015,6 +2225,11 @@ def atleast_3d(x):
     if x.ndim == 2:
         return x.unsqueeze(-1)
     return x
+
+
+atleast_1d = _atleast(_atleast_1d)
+atleast_2d = _atleast(_atleast_2d)
+atleast_3d = _atleast(_atleast_3d)
 
 
 def _slice_fns(d, bounds):
@@ -2136,7 +2351,10 @@ def index_select(input, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     n = input.shape[d] if input.ndim else 1
     if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
-        raise IndexError("index out of range in self")
+        if d == 0 or input.ndim <= 1:
+            raise IndexError("index out of range in self")
+        bad = int(idx[(idx < 0) | (idx >= n)][0])  # (torch's message and RuntimeError off dim 0)
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
     idx = idx.reshape(-1)
     return _apply1("IndexSelect", lambda a: jnp.take(a, idx, axis=d) if a.ndim else a, input)
 
@@ -2319,7 +2537,9 @@ def nonzero(input, *, as_tuple=False):
     nz = np.nonzero(v) if v.ndim else np.nonzero(v.reshape(1))
     if as_tuple:
         return tuple(_wrap(Array(np.ascontiguousarray(i, dtype=np.int64))) for i in nz)
-    return _wrap(Array(np.ascontiguousarray(np.stack(nz, axis=1) if nz else np.zeros((0, 0)), dtype=np.int64)))
+    if not v.ndim:  # a 0-d input: one row per nonzero (0 or 1), with no columns
+        return _wrap(Array(np.zeros((len(nz[0]), 0), np.int64)))
+    return _wrap(Array(np.ascontiguousarray(np.stack(nz, axis=1), dtype=np.int64)))
 
 
 def argwhere(input):
@@ -2376,6 +2596,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     if isinstance(dim, _bool):
         dim, descending = -1, dim
     if input.ndim == 0:
+        _dim(dim, 0)
         return return_types.sort(clone(input), _wrap(Array(np.zeros((), np.int64))))
     d = _dim(dim, input.ndim)
     idx = argsort(input, d, descending, stable=True)
@@ -2385,6 +2606,7 @@ def sort(input, dim=-1, descending=False, stable=False):
 
 def argsort(input, dim=-1, descending=False, stable=False):
     if input.ndim == 0:
+        _dim(dim, 0)
         return _wrap(Array(np.zeros((), np.int64)))
     d = _dim(dim, input.ndim)
     v = input._host()
@@ -2407,7 +2629,7 @@ def msort(input):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-    d = _dim(dim, input.ndim) if input.ndim else 0
+    d = _dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     if k > n or k < 0:
         raise RuntimeError("selected index k out of range")
@@ -2429,7 +2651,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
     v = input._host()
     res = np.unique(v if dim is None else v, return_inverse=return_inverse, return_counts=return_counts,
-                    axis=dim)
+                    axis=dim, equal_nan=False)  # (each NaN is its own value, as torch)
     if not (return_inverse or return_counts):
         return _wrap(Array(np.ascontiguousarray(res)))
     out = [_wrap(Array(np.ascontiguousarray(res[0])))]
@@ -2462,7 +2684,9 @@ def bincount(input, weights=None, minlength=0):
     v = input._host()
     w = None if weights is None else weights._host()
     r = np.bincount(v, w, minlength)
-    return _wrap(Array(r if w is not None else r.astype(np.int64)))
+    if w is not None:  # float32 weights count in float32, any other weights in float64 (as torch)
+        return _wrap(Array(r.astype(np.float32 if w.dtype == np.float32 else np.float64)))
+    return _wrap(Array(r.astype(np.int64)))
 
 
 def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None):
@@ -2513,6 +2737,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     other = _as_tensor(other)
     if input._np_dtype() != other._np_dtype():
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    _bshape(tuple(input.shape), tuple(other.shape))
     return _wrap(Array(np.isclose(input._host(), other._host(), rtol, atol, equal_nan)))
 
 
@@ -2527,6 +2752,10 @@ def cdist(x1, x2, p=2.0):
             return _safe_norm2(diff, (-1,), False)
         if p == 1:
             return jnp.sum(ew.abs(diff), axis=-1)
+        if p == 0:  # the number of differing coordinates (no gradient, as torch)
+            return _stop_gradient(jnp.sum(_cast(ew.ne(diff, jnp.zeros_like(diff)), a.dtype), axis=-1))
+        if p == _float("inf"):
+            return jnp.max(ew.abs(diff), axis=-1)
         return ew.pow(jnp.sum(ew.pow(ew.abs(diff), _scalar_arr(p, a.dtype)), axis=-1), _scalar_arr(1 / p, a.dtype))
     return _apply("Cdist", fn, (x1, x2))
 

@@ -144,9 +144,13 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
             qi = q.reshape(-1)[len(outs)]
             wgt = O.sub(O.mul(qi, _wrap(Array((np.maximum(n_valid, 1) - 1).astype(dt)))), _wrap(Array(lo.astype(dt))))
             r = O.add(vlo, O.mul(O.sub(vhi, vlo), wgt))
-        elif interpolation == "linear":
-            wgt = _wrap(Array((pos - lo).astype(dt)))
+        elif interpolation == "linear":  # torch's lerp: from the nearer end (so inf - inf is not met)
+            w = (pos - lo).astype(dt)
+            wgt = _wrap(Array(w))
             r = O.add(vlo, O.mul(O.sub(vhi, vlo), wgt))
+            if (w >= 0.5).any():
+                r2 = O.sub(vhi, O.mul(O.sub(vhi, vlo), _wrap(Array((1 - w).astype(dt)))))
+                r = O.where(_wrap(Array(w < 0.5)), r, r2)
         elif interpolation == "midpoint":
             r = O.mul(O.add(vlo, vhi), 0.5)
         else:

@@ -16,6 +16,7 @@ from ..core.array import Array
 from ..primitives import bessel as _bs
 from ..primitives import elementwise as ew
 from ..primitives import special as _sp
+from ..primitives import scipy_special as _ssp
 from ..primitives import special_functions2 as _sf2
 from ..autograd.grad_mode import state as _gs
 from . import _dtype as D
@@ -103,23 +104,25 @@ def exp2(input, *, out=None):
     return O._out(O.exp2(input), out)
 
 
-def _x_times(logfn):
-    """x * logfn(y), 0 where x == 0 and logfn(y) is infinite (NaN y stays NaN); d/dx is logfn(y) as in torch."""
+def _x_times(card):
+    """torch's xlogy / xlog1py through the scipy card: x * log(y) (log1p), 0 at x == 0 unless y is NaN;
+    d/dx = log(y), 0 where x == 0 and y <= 0 (-1), as torch; d/dy = x / y."""
     def f(a, b):
-        z = jnp.zeros_like(a)
-        lg = logfn(b)
-        return a * ew.select(ew.bitwise_and(ew.eq(a, z), jnp.isinf(lg)), z, lg)
+        if a.shape != b.shape:
+            a, b = jnp.broadcast_arrays(a, b)
+        nan = ew.ne(b, b)   # NaN y: x * NaN (a NaN x-gradient), with y zeroed elsewhere (no 0 * inf there)
+        return ew.select(nan, ew.mul(a, ew.select(nan, b, jnp.zeros_like(b))), card(a, b))
     return O._bc(f)
 
 
 def xlog1py(input, other, *, out=None):
     """x * log1p(y), 0 at x == 0 (unless y is NaN)."""
-    return O._out(O._binop("Xlog1py", _x_times(ew.log1p), input, other, O._TRUEDIV), out)
+    return O._out(O._binop("Xlog1py", _x_times(_ssp.xlog1py), input, other, O._TRUEDIV), out)
 
 
 def xlogy(input, other, *, out=None):
     """x * log(y), 0 at x == 0 (unless y is NaN)."""
-    return O._out(O._binop("Xlogy", _x_times(ew.log), input, other, O._TRUEDIV), out)
+    return O._out(O._binop("Xlogy", _x_times(_ssp.xlogy), input, other, O._TRUEDIV), out)
 
 
 def polygamma(n, input, *, out=None):
@@ -128,7 +131,20 @@ def polygamma(n, input, *, out=None):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     dt = _fdt(input._np_dtype())
-    return O._out(_apply1("Polygamma", lambda a: _sp.polygamma(n, O._cast(a, dt)), input), out)
+
+    def f(a):
+        a = O._cast(a, dt)
+        r = _sp.polygamma(n, a)
+        if n == 0:
+            return r
+        # torch's values at the edges: trigamma is 0 at +inf and NaN at -inf; for n >= 2 (through
+        # zeta(n + 1, x)) a pole is (-1)^(n+1) inf and +inf gives NaN
+        if n == 1:
+            return ew.select(a == -np.inf, _full(a, np.nan), r)
+        poles = (a <= 0) & (a == ew.floor(a))
+        r = ew.select(poles, _full(a, np.inf if n % 2 else -np.inf), r)
+        return ew.select(a == np.inf, _full(a, np.nan), r)
+    return O._out(_apply1("Polygamma", f, input), out)
 
 
 def multigammaln(input, p, *, out=None):
@@ -143,18 +159,52 @@ def _igamma(name, upper):
 
     def op(input, other, *, out=None):
         a_t, x_t = O._as_tensor(input), O._as_tensor(other)
-        dt = _fdt(O._promote(a_t, x_t))
+        pdt = O._promote(a_t, x_t)
+        if pdt.kind == "b":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+        dt = _fdt(pdt)
         shape = O._bshape(tuple(a_t.shape), tuple(x_t.shape))
-        if a_t.requires_grad and _gs.enabled:  # as torch: no derivative in a
-            raise NotImplementedError(f"the derivative for '{name}' with respect to its first argument (a) is not "
-                                      "implemented.")
+        guard = None
+        if a_t.requires_grad and _gs.enabled:  # as torch: no derivative in a, an error only if one is asked for
+            guard = _no_derivative(name)(a_t)
         a_arr = jnp.broadcast_to(O._cast(a_t.detach()._arr(), dt), shape)
 
+        hi, lo = (0.0, 1.0) if upper else (1.0, 0.0)   # the limits at x = inf and at x = 0
+
         def f(x):
-            return card(a_arr, jnp.broadcast_to(O._cast(x, dt), shape))
-        return O._out(_apply1(name.capitalize(), f, x_t), out)
+            x = jnp.broadcast_to(O._cast(x, dt), shape)
+            r = card(a_arr, x)
+            # torch's (Cephes') special cases, from the last checked to the first: x = inf; a = inf (NaN when
+            # x is inf too); x = 0 (whatever a, NaN included); a = 0 (hi for x > 0, else NaN); x < 0 or a < 0: NaN
+            c = lambda v: _full(r, v)  # noqa: E731
+            xinf, ainf = ew.eq(ew.abs(x), c(np.inf)), ew.eq(ew.abs(a_arr), c(np.inf))
+            r = ew.select(xinf, c(hi), r)
+            r = ew.select(ainf, ew.select(xinf, c(np.nan), c(lo)), r)
+            r = ew.select(ew.bitwise_and(ew.eq(x, c(0.0)), ew.ne(a_arr, a_arr)), c(lo), r)  # (a NaN a; the
+            # card has this value, and the gradient, for any other a)
+            r = ew.select(ew.eq(a_arr, c(0.0)), ew.select(ew.gt(x, c(0.0)), c(hi), c(np.nan)), r)
+            return ew.select(ew.bitwise_or(ew.lt(x, c(0.0)), ew.lt(a_arr, c(0.0))), c(np.nan), r)
+        r = _apply1(name.capitalize(), f, x_t)
+        if guard is not None:
+            r = r + guard.expand(shape).to(r.dtype)
+        return O._out(r, out)
     op.__name__ = name
     return op
+
+
+def _no_derivative(name):
+    """A zero of a's shape whose backward raises torch's NotImplementedError (igamma's missing a-derivative)."""
+    from ..autograd.function import Function
+
+    class NoDerivative(Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.detach().new_zeros(tuple(a.shape))   # (not a * 0: NaN at a = inf)
+
+        @staticmethod
+        def backward(ctx, g):
+            raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
+    return NoDerivative.apply
 
 
 igamma = gammainc = _igamma("igamma", False)
@@ -224,8 +274,9 @@ def spherical_bessel_j0(input, *, out=None):
     """sin(x) / x (1 at 0)."""
     def f(a):
         z = ew.eq(a, jnp.zeros_like(a))
-        safe = ew.select(z, jnp.ones_like(a), a)
-        return ew.select(z, jnp.ones_like(a), ew.sin(safe) / safe)
+        inf = ew.eq(ew.abs(a), jnp.full_like(a, np.inf))
+        safe = ew.select(ew.bitwise_or(z, inf), jnp.ones_like(a), a)
+        return ew.select(z, jnp.ones_like(a), ew.select(inf, jnp.zeros_like(a), ew.sin(safe) / safe))
     dt = _fdt(input._np_dtype())
     return O._out(_apply1("SphericalBesselJ0", lambda a: f(O._cast(a, dt)), input), out)
 

@@ -51,10 +51,25 @@ def _matrix_norm_arr(a, ord, d0, d1, keepdim):  # noqa: A002
     return jnp.expand_dims(r, tuple(sorted((d0, d1)))) if keepdim else r
 
 
+def _norm_dtype(x, dtype, name):
+    """x in the dtype= of a norm: a complex input needs a complex dtype, as torch."""
+    if dtype is None:
+        return x
+    from ._tensor import _legacy
+    from . import _dtype as D
+    xc, dc = x._np_dtype().kind == "c", D.to_np(dtype).kind == "c"
+    if xc != dc:
+        raise RuntimeError(f"linalg.{name}: dtype should be {'complex' if xc else 'real'} for "
+                           f"{'complex' if xc else 'real'} inputs, but got {_legacy(D.to_np(dtype))}")
+    return x.to(dtype)
+
+
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """Frobenius, nuclear ('nuc'), spectral (2, -2) or induced (1, -1, inf, -inf) norm over two dims."""
-    if dtype is not None:
-        A = A.to(dtype)
+    if ord in ("nuc", 2, -2) and (A._np_dtype() == np.float16 or str(A.dtype) == "torch.bfloat16"):
+        from ._tensor import _legacy
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {_legacy(A._np_dtype())}")
+    A = _norm_dtype(A, dtype, "matrix_norm")
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     _float_check(A, "matrix_norm")
@@ -66,8 +81,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
     """The ord-norm of x's entries (over dim, or all of them)."""
     from . import _ops as O
     _float_check(x, "vector_norm")
-    if dtype is not None:
-        x = x.to(dtype)
+    x = _norm_dtype(x, dtype, "vector_norm")
     if ord in ("fro", "nuc"):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
     return O.norm(x, p=float(ord) if ord not in (2,) else 2, dim=dim, keepdim=keepdim)
@@ -109,8 +123,22 @@ def _square(A, op: str):
     _float_check(A, op)
 
 
+def _det_singular_safe(a):
+    """det whose gradient is torch's at an exactly singular matrix: 0 (torch's g det A^-H with det = 0; the
+    card's A^-T does not exist there). Such matrices get the identity in the differentiated det."""
+    if a.shape[-1] == 1:  # (torch's gradient of a 1x1 det is 1, also at 0)
+        return a[..., 0, 0]
+    d = jnp.linalg.det(a)
+    sing = d == 0
+    m = jnp.broadcast_to(sing[..., None, None], a.shape)
+    safe = jnp.where(m, jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape), a)
+    return jnp.where(sing, jnp.zeros_like(d), jnp.linalg.det(safe))
+
+
 def det(A, *, out=None):
     _square(A, "det")
+    if A.requires_grad:
+        return _apply1("LinalgDet", _det_singular_safe, A)
     return _apply1("LinalgDet", jnp.linalg.det, A)
 
 
@@ -145,10 +173,22 @@ def slogdet(A, *, out=None):
 
 @_torch_linalg_error
 def solve(A, B, *, left=True, out=None):
+    from ._tensor import _legacy
     _square(A, "solve")
-    if not left:
-        raise NotImplementedError("linalg.solve(left=False) is not implemented; solve the transposed system")
+    if A._np_dtype() != B._np_dtype():
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{_legacy(A._np_dtype())} and B of type {_legacy(B._np_dtype())} instead")
+    if not left:  # X A = B: A^T X^T = B^T
+        if B.ndim < 2:
+            raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for "
+                               "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)")
+        return solve(A.mT, B.mT).mT
     vec = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    n = A.shape[-1]
+    if (B.shape[-1] if vec else B.shape[-2] if B.ndim >= 2 else -1) != n:
+        desc = "x".join(str(d) for d in B.shape[-2:]) if not vec else str(B.shape[-1])
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and "
+                           f"{desc})")
     if vec:
         return _apply("LinalgSolve", lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0], (A, B))
     return _apply("LinalgSolve", jnp.linalg.solve, (A, B))
@@ -160,7 +200,13 @@ def cholesky(A, *, upper=False, out=None):
     return _apply1("LinalgCholesky", lambda a: jnp.linalg.cholesky(a, upper=upper), A)
 
 
+def _at_least_2d(A, op):
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.{op}: The input tensor A must have at least 2 dimensions.")
+
+
 def qr(A, mode="reduced", *, out=None):
+    _at_least_2d(A, "qr")
     q, r = _apply("LinalgQr", lambda a: list(jnp.linalg.qr(a, mode=mode)), (A,))
     return _qr_t(q, r)
 
@@ -177,11 +223,13 @@ def eigvalsh(A, UPLO="L", *, out=None):
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
+    _at_least_2d(A, "svd")
     u, s, vh = _apply("LinalgSvd", lambda a: list(jnp.linalg.svd(a, full_matrices=full_matrices)), (A,))
     return _svd_t(u, s, vh)
 
 
 def svdvals(A, *, driver=None, out=None):
+    _at_least_2d(A, "svd")
     return _apply1("LinalgSvdvals", lambda a: jnp.linalg.svd(a, compute_uv=False), A)
 
 

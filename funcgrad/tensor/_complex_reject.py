@@ -1,0 +1,192 @@
+"""torch's errors for complex tensors given to operations that have no complex kernel (rounding, ordering,
+special functions, sorting, ...): funcgrad's primitives would compute something (or raise a TypeError of
+their own), torch raises NotImplementedError or RuntimeError. Installed once over the torch-style names and
+the Tensor methods (and their in-place forms) after everything else is in place."""
+from __future__ import annotations
+
+import functools
+
+from ._tensor import Tensor, _legacy
+
+_NI, _RT = NotImplementedError, RuntimeError
+
+
+def _kernel(name):
+    return _NI, f"\"{name}\" not implemented for '{{dt}}'"
+
+
+# name: (exception class, message; {dt} is torch's dtype name) -- the checked operands are the tensors
+# among the first two positional arguments (and `other`)
+RULES = {
+    "floor": (_NI, "floor is not supported for complex inputs"),
+    "ceil": (_NI, "ceil is not supported for complex inputs"),
+    "trunc": (_NI, "trunc is not supported for complex inputs"),
+    "fix": (_NI, "trunc is not supported for complex inputs"),
+    "frac": _kernel("frac_cpu"),
+    "round": _kernel("round_vml_cpu"),
+    "sign": (_NI, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                  "torch.sgn instead."),
+    "signbit": (_NI, "signbit is not implemented for complex tensors."),
+    "isposinf": (_RT, "isposinf does not support complex inputs."),
+    "isneginf": (_RT, "isneginf does not support complex inputs."),
+    "deg2rad": (_RT, "deg2rad is not supported for complex tensors."),
+    "rad2deg": (_RT, "rad2deg is not supported for complex tensors."),
+    "erf": _kernel("erf_vml_cpu"), "erfc": _kernel("erfc_vml_cpu"), "erfinv": _kernel("erfinv_vml_cpu"),
+    "lgamma": _kernel("lgamma_vml_cpu"), "digamma": _kernel("digamma"), "i0": _kernel("i0_vml_cpu"),
+    "logit": _kernel("logit_cpu"), "relu": (_NI, "clamp is not supported for complex types"),
+    "clamp": (_NI, "clamp is not supported for complex types"),
+    "clip": (_NI, "clamp is not supported for complex types"),
+    "clamp_min": (_NI, "clamp is not supported for complex types"),
+    "clamp_max": (_NI, "clamp is not supported for complex types"),
+    "lt": _kernel("lt_cpu"), "le": _kernel("le_cpu"), "gt": _kernel("gt_cpu"), "ge": _kernel("ge_cpu"),
+    "less": _kernel("lt_cpu"), "less_equal": _kernel("le_cpu"), "greater": _kernel("gt_cpu"),
+    "greater_equal": _kernel("ge_cpu"),
+    "maximum": (_RT, "maximum not implemented for complex tensors."),
+    "minimum": (_RT, "minimum not implemented for complex tensors."),
+    "fmax": (_RT, "fmax not implemented for complex tensors."),
+    "fmin": (_RT, "fmin not implemented for complex tensors."),
+    "atan2": _kernel("atan2_cpu"), "arctan2": _kernel("atan2_cpu"), "hypot": _kernel("hypot_cpu"),
+    "fmod": _kernel("fmod_cpu"), "remainder": _kernel("remainder_cpu"), "floor_divide": _kernel("div_floor_cpu"),
+    "copysign": _kernel("copysign_cpu"), "xlogy": _kernel("xlogy_cpu"),
+    "sort": (_RT, " Sort does not support complex dtypes on CPU"),
+    "argsort": (_RT, " Sort does not support complex dtypes on CPU"),
+    "msort": (_RT, " Sort does not support complex dtypes on CPU"),
+    "topk": (_RT, "topk does not support complex dtypes on CPU"),
+    "max": _kernel("max_all"), "min": _kernel("min_all"), "amax": _kernel("max_all"), "amin": _kernel("min_all"),
+    "argmax": (_RT, "argmax(): does not support complex input"),
+    "argmin": (_RT, "argmin(): does not support complex input"),
+    "aminmax": _kernel("aminmax_all"), "cummax": _kernel("cummax_cpu"), "cummin": _kernel("cummin_cpu"),
+    "median": _kernel("median_cpu"), "nanmedian": _kernel("nanmedian_cpu"), "kthvalue": _kernel("kthvalue_cpu"),
+    "mode": _kernel("mode_cpu"), "unique": _kernel("unique"), "unique_consecutive": _kernel("unique"),
+    "searchsorted": _kernel("searchsorted_out_cpu"),
+    "bucketize": _kernel("bucketize_cpu"), "isin": (_RT, "isin_default_cpu not implemented for complex"),
+    "nansum": (_RT, "nansum does not support complex inputs"),
+    "nanmean": (_RT, "nansum does not support complex inputs"),
+    "softmax": _kernel("softmax_lastdim_kernel_impl"), "log_softmax": _kernel("log_softmax_lastdim_kernel_impl"),
+    "histc": _kernel("histogram_histc_cpu"), "cdist": (_RT, "cdist only supports floating-point dtypes, X1 got: {dt}"),
+}
+_SPECIAL = ("erf", "erfc", "erfinv", "digamma", "i0", "logit", "xlogy", "xlog1py", "softmax", "log_softmax")
+
+
+def _complex_operand(args, kwargs):
+    for a in args[:2]:
+        if isinstance(a, Tensor) and a._np_dtype().kind == "c":
+            return a
+    o = kwargs.get("other")
+    if isinstance(o, Tensor) and o._np_dtype().kind == "c":
+        return o
+    return None
+
+
+def reject_complex(fn, exc, msg):
+    if getattr(fn, "_rejects_complex", False):
+        return fn
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        c = _complex_operand(args, kwargs)
+        if c is not None:
+            raise exc(msg.format(dt=_legacy(c._np_dtype())))
+        return fn(*args, **kwargs)
+    wrapper._rejects_complex = True
+    return wrapper
+
+
+def _bool_mm(kernel):
+    return "b", _NI, f"\"{kernel}\" not implemented for '{{dt}}'"
+
+
+# name: (dtype kinds, exception, message): raised when every tensor among the first two operands is of one of
+# the kinds (bool matrix products, integer lerp, ...)
+KIND_RULES = {
+    "mm": _bool_mm("addmm_impl_cpu_"), "matmul": _bool_mm("addmm_impl_cpu_"), "addmm": _bool_mm("addmm_impl_cpu_"),
+    "inner": _bool_mm("addmm_impl_cpu_"), "tensordot": _bool_mm("addmm_impl_cpu_"), "bmm": _bool_mm("bmm"),
+    "baddbmm": _bool_mm("bmm"), "mv": _bool_mm("addmv_impl_cpu"), "addmv": _bool_mm("addmv_impl_cpu"),
+    "dot": _bool_mm("dot"), "vdot": _bool_mm("dot"),
+    "lerp": ("biu", _NI, "\"lerp_kernel_scalar\" not implemented for '{dt}'"),
+    "topk": ("b", _RT, "topk does not support bool dtypes on CPU"),
+    "einsum": _bool_mm("bmm"), "cross": _bool_mm("cross"),
+}
+
+
+def reject_kinds(fn, kinds, exc, msg):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        ts = [a for a in (args[:2] if fn.__name__ != "einsum" else args[1:]) if isinstance(a, Tensor)]
+        if ts and all(t._np_dtype().kind in kinds for t in ts):
+            raise exc(msg.format(dt=_legacy(ts[0]._np_dtype())))
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+# torch.<name>(input, other): functions whose input (and, for the second set, other) must be a Tensor; a
+# Python number there is torch's TypeError (the Tensor methods and operators take numbers)
+TENSOR_INPUT = frozenset("""eq ne lt le gt ge greater less greater_equal less_equal not_equal maximum minimum fmax
+fmin atan2 arctan2 hypot copysign fmod logaddexp logaddexp2 dist isclose ldexp igamma igammac kron""".split())
+TENSOR_OTHER = frozenset("maximum minimum fmax fmin atan2 arctan2 hypot logaddexp logaddexp2 dist isclose ldexp "
+                         "igamma igammac kron".split())
+
+
+def require_tensor_operands(fn, name):
+    other_too = name in TENSOR_OTHER
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        a = args[0] if args else kwargs.get("input")
+        if not isinstance(a, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+        if other_too:
+            b = args[1] if len(args) > 1 else kwargs.get("other")
+            if not isinstance(b, Tensor):
+                raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def install(namespace: dict) -> None:
+    """Wrap the rules' names in the torch namespace and on Tensor (x.name, x.name_, the operators)."""
+    for name, rule in KIND_RULES.items():
+        f = namespace.get(name)
+        if callable(f):
+            namespace[name] = reject_kinds(f, *rule)
+        for attr in (name, name + "_"):
+            m = Tensor.__dict__.get(attr)
+            if callable(m):
+                setattr(Tensor, attr, reject_kinds(m, *rule))
+    lin = namespace.get("linalg")
+    if lin is not None and callable(getattr(lin, "cross", None)):
+        lin.cross = reject_kinds(lin.cross, *KIND_RULES["cross"])
+    m = Tensor.__dict__.get("__matmul__")
+    if callable(m):
+        Tensor.__matmul__ = reject_kinds(m, *KIND_RULES["matmul"])
+    for name, (exc, msg) in RULES.items():
+        f = namespace.get(name)
+        if callable(f):
+            namespace[name] = reject_complex(f, exc, msg)
+        for attr in (name, name + "_"):
+            m = Tensor.__dict__.get(attr)
+            if callable(m):
+                setattr(Tensor, attr, reject_complex(m, exc, msg))
+    for attr in ("abs_", "absolute_"):  # (abs itself takes complex input)
+        m = Tensor.__dict__.get(attr)
+        if callable(m):
+            setattr(Tensor, attr, reject_complex(m, _RT, "In-place abs is not supported for complex tensors."))
+    for dunder, name in (("__lt__", "lt"), ("__le__", "le"), ("__gt__", "gt"), ("__ge__", "ge"),
+                         ("__mod__", "remainder"), ("__floordiv__", "floor_divide"), ("__rfloordiv__", "floor_divide"),
+                         ("__rmod__", "remainder"), ("__imod__", "remainder"), ("__ifloordiv__", "floor_divide")):
+        m = Tensor.__dict__.get(dunder)
+        if callable(m):
+            setattr(Tensor, dunder, reject_complex(m, *RULES[name]))
+    for name in TENSOR_INPUT:  # (last, so that it is checked first)
+        f = namespace.get(name)
+        if callable(f):
+            namespace[name] = require_tensor_operands(f, name)
+
+
+def install_special(namespace: dict) -> None:
+    """The same for torch.special's names."""
+    rules = dict(RULES, xlog1py=_kernel("xlog1py_cpu"), psi=_kernel("digamma"), gammaln=_kernel("lgamma_vml_cpu"))
+    for name in _SPECIAL + ("psi", "gammaln", "round"):
+        f = namespace.get(name)
+        if callable(f) and name in rules:
+            namespace[name] = reject_complex(f, *rules[name])
