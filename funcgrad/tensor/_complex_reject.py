@@ -68,25 +68,35 @@ RULES = {
 _SPECIAL = ("erf", "erfc", "erfinv", "digamma", "i0", "logit", "xlogy", "xlog1py", "softmax", "log_softmax")
 
 
-def _complex_operand(args, kwargs):
-    for a in args[:2]:
-        if isinstance(a, Tensor) and a._np_dtype().kind == "c":
-            return a
-    o = kwargs.get("other")
-    if isinstance(o, Tensor) and o._np_dtype().kind == "c":
-        return o
-    return None
+def _kind(t) -> str:
+    v = t._v
+    return (v.dtype if v is not None else t._a.dtype).kind
+
+
+def _raise(exc, msg, t):
+    raise exc(msg.format(dt=_legacy(t._np_dtype())))
 
 
 def reject_complex(fn, exc, msg):
+    """fn, raising exc(msg) when one of its first two operands (or `other`) is a complex Tensor. (The
+    checks are written out: they sit in front of hot operations such as relu, lt and max.)"""
     if getattr(fn, "_rejects_complex", False):
         return fn
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        c = _complex_operand(args, kwargs)
-        if c is not None:
-            raise exc(msg.format(dt=_legacy(c._np_dtype())))
+        if args:
+            a = args[0]
+            if isinstance(a, Tensor) and _kind(a) == "c":
+                _raise(exc, msg, a)
+            if len(args) > 1:
+                a = args[1]
+                if isinstance(a, Tensor) and _kind(a) == "c":
+                    _raise(exc, msg, a)
+        if kwargs:
+            o = kwargs.get("other")
+            if isinstance(o, Tensor) and _kind(o) == "c":
+                _raise(exc, msg, o)
         return fn(*args, **kwargs)
     wrapper._rejects_complex = True
     return wrapper
@@ -110,11 +120,19 @@ KIND_RULES = {
 
 
 def reject_kinds(fn, kinds, exc, msg):
+    """fn, raising exc(msg) when every Tensor among its first two operands has a dtype kind in `kinds`."""
+    first = 1 if fn.__name__ == "einsum" else 0  # (einsum's operands follow the equation)
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        ts = [a for a in (args[:2] if fn.__name__ != "einsum" else args[1:]) if isinstance(a, Tensor)]
-        if ts and all(t._np_dtype().kind in kinds for t in ts):
-            raise exc(msg.format(dt=_legacy(ts[0]._np_dtype())))
+        hit = None
+        for a in args[first:first + 2]:
+            if isinstance(a, Tensor):
+                if _kind(a) not in kinds:
+                    return fn(*args, **kwargs)
+                hit = a
+        if hit is not None:
+            _raise(exc, msg, hit)
         return fn(*args, **kwargs)
     return wrapper
 
@@ -127,18 +145,25 @@ TENSOR_OTHER = frozenset("maximum minimum fmax fmin atan2 arctan2 hypot logaddex
                          "igamma igammac kron".split())
 
 
-def require_tensor_operands(fn, name):
+def require_tensor_operands(fn, name, complex_rule=None):
+    """fn, raising torch's TypeError when input (and for TENSOR_OTHER, other) is not a Tensor, and with
+    `complex_rule` (exc, msg) also rejecting complex operands (one wrapper rather than two)."""
     other_too = name in TENSOR_OTHER
+    exc, msg = complex_rule if complex_rule is not None else (None, None)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         a = args[0] if args else kwargs.get("input")
         if not isinstance(a, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
-        if other_too:
-            b = args[1] if len(args) > 1 else kwargs.get("other")
-            if not isinstance(b, Tensor):
-                raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
+        b = args[1] if len(args) > 1 else kwargs.get("other")
+        if other_too and not isinstance(b, Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
+        if exc is not None:
+            if _kind(a) == "c":
+                _raise(exc, msg, a)
+            if isinstance(b, Tensor) and _kind(b) == "c":
+                _raise(exc, msg, b)
         return fn(*args, **kwargs)
     return wrapper
 
@@ -177,10 +202,11 @@ def install(namespace: dict) -> None:
         m = Tensor.__dict__.get(dunder)
         if callable(m):
             setattr(Tensor, dunder, reject_complex(m, *RULES[name]))
-    for name in TENSOR_INPUT:  # (last, so that it is checked first)
+    for name in TENSOR_INPUT:  # (last: one wrapper does both checks where a complex rule applies too)
         f = namespace.get(name)
         if callable(f):
-            namespace[name] = require_tensor_operands(f, name)
+            rule = RULES.get(name) if getattr(f, "_rejects_complex", False) else None
+            namespace[name] = require_tensor_operands(f.__wrapped__ if rule else f, name, rule)
 
 
 def install_special(namespace: dict) -> None:
