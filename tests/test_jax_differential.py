@@ -960,3 +960,49 @@ def test_jnp_cumsum_keeps_small_ints():
                    "ValueError as NumPy does (JAX returns -1)")
 def test_jnp_nanargmax_all_nan():
     agree(lambda np_: np_.nanargmax(np.array([[np.nan, np.nan], [1.0, np.nan]]), axis=1))
+
+
+# --- sweep findings: unary dtype / weak type / error rules -------------------------------------
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_unary_bool_int_dtypes_and_scalar_weak_types(x64_on):
+    """fabs/frexp/modf/spacing/i0 compute integers and bools in JAX's to_inexact dtype (float32 up to 32
+    bits), rint and angle in the default float; conj/positive keep bools, square makes them int32;
+    sort_complex promotes with complex64; predicates of Python scalars are weak bools; log2/log10,
+    rint, spacing and real angle are strong; complex deg2rad is defined."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    ins = [np.array([True, False]), np.array([3, -2], np.int8), np.array([3, -2], np.int32),
+           np.array([2, 0], np.uint8), np.array([1.5, -0.25], np.float32), np.float32(2.5), np.ones((), np.float32)]
+    if x64_on:
+        ins.append(np.array([3, -2], np.int64))
+    names = ["fabs", "frexp", "modf", "spacing", "i0", "rint", "angle", "conj", "conjugate", "positive", "square",
+             "sort_complex"]
+    for x in ins:
+        for name in names:
+            if name == "sort_complex" and np.ndim(x) == 0:
+                continue
+            agree(lambda np_: getattr(np_, name)(x))
+        agree(lambda np_: np_.angle(x, deg=True))
+    for s in [3, 2.5, 1 + 2j, True]:
+        for name in ["isnan", "isfinite", "isinf", "isreal", "iscomplex", "logical_not", "log2", "log10", "rint",
+                     "spacing", "angle", "fabs", "i0", "modf", "expm1", "deg2rad", "rad2deg"]:
+            try:
+                getattr(jjnp, name)(s)
+            except (TypeError, ValueError):  # (complex spacing, fabs, i0): the error types are tested below
+                continue
+            agree(lambda np_: getattr(np_, name)(s))
+    z = np.array([1 + 2j, -3j], np.complex64)
+    for name in ["deg2rad", "rad2deg", "degrees", "radians"]:
+        agree(lambda np_: getattr(np_, name)(z))
+
+
+def test_jnp_unary_error_types():
+    z = np.array([1 + 2j], np.complex64)
+    for f in [lambda np_: np_.signbit(z), lambda np_: np_.isposinf(z), lambda np_: np_.isneginf(z),
+              lambda np_: np_.i0(z), lambda np_: np_.round(np.array([True])), lambda np_: np_.floor(z)]:
+        with pytest.raises(Exception) as theirs:
+            f(jjnp)
+        builtin = next(c for c in type(theirs.value).__mro__ if c.__module__ == "builtins")
+        with pytest.raises(builtin):
+            f(fnp)

@@ -8,14 +8,17 @@ from . import _ufuncs as u
 from ._promote import asarray_any
 
 
+class _ComplexInputError(TypeError, ValueError):
+    """Complex input where only real input is defined: NumPy raises TypeError, jax.numpy ValueError."""
+
+
 def _float_input(x, op: str):
-    """x as a real floating array (integers and bools: the default float dtype, NumPy: float64)."""
+    """x as a real floating array; integers and bools become a float as in jax.numpy (float32 for
+    bool and integers of up to 32 bits, the default float for 64-bit and Python integers)."""
     x = asarray_any(x)
     if dtypes.is_complex(x.dtype):
-        raise TypeError(f"{op}: ufunc '{op}' not supported for complex input ({x.dtype})")
-    if not dtypes.is_inexact(x.dtype):
-        x = ew.convert_element_type(x, dtypes.defaults.float_)
-    return x
+        raise _ComplexInputError(f"{op}: ufunc '{op}' not supported for complex input ({x.dtype})")
+    return u._to_inexact(x)  # JAX's to_inexact: float32 for bool and integers of up to 32 bits
 
 
 def fabs(x, /):
@@ -65,7 +68,7 @@ def spacing(x, /):
     x = _float_input(x, "spacing")
     pos = u.add(ew.zeros_like(x), float("inf"))
     inf = u.where(u.equal(x, 0), pos, u.copysign(pos, x))
-    return u.subtract(u.nextafter(x, inf), x)
+    return u._strong(u.subtract(u.nextafter(x, inf), x))  # (strong, as jax.numpy's)
 
 
 def _int_pair(x1, x2, op):
@@ -106,9 +109,8 @@ def sort_complex(a):
     """a sorted (real part first, then imaginary), as a complex array, as numpy.sort_complex."""
     from ._sorting import sort
     x = asarray_any(a)
-    if not dtypes.is_complex(x.dtype):  # NumPy's choice: complex64 for 8/16-bit integers, else complex128
-        small = x.dtype.kind in "iu" and x.dtype.itemsize <= 2
-        x = ew.convert_element_type(x, dtypes.complex64 if small else dtypes.complex128)
+    if not dtypes.is_complex(x.dtype):  # as jax.numpy: the dtype promoted with complex64
+        x = ew.convert_element_type(x, dtypes.complex128 if x.dtype.itemsize == 8 else dtypes.complex64)
     return sort(x)
 
 

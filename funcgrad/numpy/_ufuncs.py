@@ -41,6 +41,20 @@ class _NegativeIntegerPower(ValueError, TypeError):
     """An integer to a negative integer power: NumPy raises ValueError, jax.numpy TypeError."""
 
 
+class _ComplexUndefinedError(TypeError, ValueError):
+    """A function not defined for complex input: NumPy raises TypeError, jax.numpy ValueError."""
+
+
+def _strong(x):
+    """x with its weak type dropped (jax.numpy results computed with a strongly typed constant)."""
+    return ew.convert_element_type(x, x.dtype, False) if x.weak_type else x
+
+
+def _weak_like(r, x):
+    """r weakly typed when x is (a jax.numpy predicate of a Python scalar is a weak bool)."""
+    return ew.convert_element_type(r, r.dtype, True) if x.weak_type and not r.weak_type else r
+
+
 def _no_loop(name, dt):
     raise TypeError(f"{name}: ufunc {name!r} not supported for the input types ({dt}), as in NumPy")
 
@@ -64,8 +78,8 @@ def _float_unary(name, lax_fn, complex_ok=True):
 exp = _float_unary("exp", ew.exp)
 exp2 = _float_unary("exp2", ew.exp2)
 log = _float_unary("log", ew.log)
-log2 = _float_unary("log2", ew.log2)
-log10 = _float_unary("log10", ew.log10)
+log2 = _float_unary("log2", lambda x: _strong(ew.log2(x)))  # (JAX: log(x) / log(2), a strong constant)
+log10 = _float_unary("log10", lambda x: _strong(ew.log10(x)))
 log1p = _float_unary("log1p", ew.log1p)
 def _expm1(x):
     """expm1; for complex x with the Array API standard's special values where NumPy's formula
@@ -87,7 +101,7 @@ def _expm1(x):
     re = ew.select(a_ninf, full(a.shape, -1, a.dtype), re)
     im = ew.select(ew.bitwise_and(a_ninf, ew.bitwise_not(b_finite)), zero, im)
     re = ew.select(ew.bitwise_and(ew.eq(a, inf), ew.bitwise_not(b_finite)), inf, re)
-    return ew.complex(re, im)
+    return _weak_like(ew.complex(re, im), x)
 
 
 expm1 = _float_unary("expm1", _expm1)
@@ -105,10 +119,10 @@ arccosh = _float_unary("arccosh", ew.acosh)
 arctanh = _float_unary("arctanh", ew.atanh)
 sqrt = _float_unary("sqrt", ew.sqrt)
 cbrt = _float_unary("cbrt", ew.cbrt, complex_ok=False)
-deg2rad = _float_unary("deg2rad", lambda x: x * (math.pi / 180), complex_ok=False)
-rad2deg = _float_unary("rad2deg", lambda x: x * (180 / math.pi), complex_ok=False)
-radians = _float_unary("radians", lambda x: x * (math.pi / 180), complex_ok=False)
-degrees = _float_unary("degrees", lambda x: x * (180 / math.pi), complex_ok=False)
+deg2rad = _float_unary("deg2rad", lambda x: x * (math.pi / 180))  # (complex input scales, as in jax.numpy)
+rad2deg = _float_unary("rad2deg", lambda x: x * (180 / math.pi))
+radians = _float_unary("radians", lambda x: x * (math.pi / 180))
+degrees = _float_unary("degrees", lambda x: x * (180 / math.pi))
 
 
 def _bool_error(name, op):
@@ -282,11 +296,8 @@ def negative(x, /):
 
 
 def positive(x, /):
-    """+x, as numpy.positive (bool raises TypeError as in NumPy)."""
-    x = asarray_any(x)
-    if x.dtype == dtypes.bool_:
-        _bool_error("positive", ", the `+` operator,")
-    return x
+    """+x, as jax.numpy.positive (bool input is returned, where NumPy raises TypeError)."""
+    return asarray_any(x)
 
 
 def absolute(x, /):
@@ -320,10 +331,10 @@ def reciprocal(x, /):
 
 
 def square(x, /):
-    """x * x, as numpy.square (bool gives int8, as NumPy's int8 loop)."""
+    """x * x, as jax.numpy.square (bool gives int32, as JAX's; NumPy: int8)."""
     x = asarray_any(x)
     if x.dtype == dtypes.bool_:
-        x = ew.convert_element_type(x, dtypes.int8)
+        x = ew.convert_element_type(x, dtypes.int32)
     return ew.square(x)
 
 
@@ -492,9 +503,17 @@ def _rint(x):
     return ew.round(x, ew.RoundingMethod.TO_NEAREST_EVEN)
 
 
+def _default_inexact(x):
+    """Integers and bools in the default float dtype, strongly typed (jax.numpy's rint and angle)."""
+    if dtypes.is_inexact(x.dtype):
+        return x
+    return ew.convert_element_type(x, dtypes.defaults.float_, False)
+
+
 def rint(x, /):
-    """Round to the nearest integral value, ties to even, as numpy.rint (integers give floats)."""
-    return _rint(_to_inexact(asarray_any(x)))
+    """Round to the nearest integral value, ties to even, as jax.numpy.rint (integers and bools give
+    the default float dtype)."""
+    return _rint(_default_inexact(asarray_any(x)))
 
 
 def _round_int(x, decimals):
@@ -529,6 +548,8 @@ def round(a, decimals=0, out=None):  # noqa: A001 - NumPy name
         raise TypeError("round: out= is not supported; funcgrad arrays are immutable")
     decimals = operator.index(decimals)
     x = asarray_any(a)
+    if x.dtype == dtypes.bool_:
+        raise ValueError("round: bool input is not supported (as in jax.numpy; convert it with .astype first)")
     if dtypes.is_integer(x.dtype):
         return _round_int(x, decimals)
     return _round_float(_to_inexact(x), decimals)
@@ -623,9 +644,9 @@ def isfinite(x, /):
     """True where x is neither infinite nor NaN, as numpy.isfinite."""
     x = asarray_any(x)
     if dtypes.is_complex(x.dtype):
-        return ew.bitwise_and(ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x)))
+        return _weak_like(ew.bitwise_and(ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x))), x)
     if dtypes.is_float(x.dtype):
-        return ew.is_finite(x)
+        return _weak_like(ew.is_finite(x), x)
     return _const_bool(x, True)
 
 
@@ -633,10 +654,10 @@ def isnan(x, /):
     """True where x is NaN (either part, for complex), as numpy.isnan."""
     x = asarray_any(x)
     if dtypes.is_complex(x.dtype):
-        return ew.bitwise_or(isnan(ew.real(x)), isnan(ew.imag(x)))
+        return _weak_like(ew.bitwise_or(isnan(ew.real(x)), isnan(ew.imag(x))), x)
     if dtypes.is_float(x.dtype):
-        return ew.ne(x, x)
-    return _const_bool(x, False)
+        return _weak_like(ew.ne(x, x), x)
+    return _weak_like(_const_bool(x, False), x)
 
 
 def isinf(x, /):
@@ -653,8 +674,8 @@ def _signed_inf(name, value):
     def f(x, /):
         x = asarray_any(x)
         if dtypes.is_complex(x.dtype):
-            raise TypeError(f"{name}: This operation is not supported for complex values because it would "
-                            f"be ambiguous (as numpy.{name}).")
+            raise _ComplexUndefinedError(f"{name}: This operation is not supported for complex values "
+                                         f"because it would be ambiguous (as numpy.{name}).")
         if dtypes.is_float(x.dtype):
             return ew.eq(x, full(x.shape, value, x.dtype))
         return _const_bool(x, False)
@@ -674,7 +695,10 @@ def _signbit_float(x):
 
 def signbit(x, /):
     """True where the sign bit is set (also for -0.0 and negative NaNs), as numpy.signbit."""
-    x = _real_only("signbit", x)
+    x = asarray_any(x)
+    if dtypes.is_complex(x.dtype):
+        raise _ComplexUndefinedError(f"signbit: ufunc 'signbit' not supported for the input types ({x.dtype}), "
+                                     "as in NumPy (jax.numpy: ValueError)")
     if dtypes.is_float(x.dtype):
         return _signbit_float(x)
     if dtypes.is_integer(x.dtype) and np.dtype(x.dtype).kind == "i":
@@ -703,8 +727,10 @@ logical_xor = _logical("logical_xor", ew.bitwise_xor)
 
 
 def logical_not(x, /):
-    """Elementwise not of the truth values (nonzero is True), as numpy.logical_not."""
-    return ew.bitwise_not(_truth(x))
+    """Elementwise not of the truth values (nonzero is True), as numpy.logical_not (weakly typed for
+    a Python number, as in jax.numpy)."""
+    x = asarray_any(x)
+    return _weak_like(ew.bitwise_not(_truth(x)), x)
 
 
 def _bits_only(name, *xs):
@@ -788,10 +814,8 @@ def imag(val, /):
 
 
 def conjugate(x, /):
-    """The complex conjugate (x itself for real input), as numpy.conjugate."""
+    """The complex conjugate (x itself for real input, bool included, as in jax.numpy)."""
     x = asarray_any(x)
-    if x.dtype == dtypes.bool_:  # NumPy's conjugate has no bool loop: it computes in int8
-        return ew.convert_element_type(x, dtypes.int8)
     return ew.conj(x) if dtypes.is_complex(x.dtype) else x
 
 
@@ -803,8 +827,10 @@ def angle(z, deg=False):
     z = asarray_any(z)
     if dtypes.is_complex(z.dtype):
         out = ew.atan2(ew.imag(z), ew.real(z))
-    else:
-        x = _to_inexact(z)
+    else:  # as jax.numpy: integers, bools and 0-d floats in the default float dtype, strongly typed
+        x = _default_inexact(z)
+        if z.ndim == 0:
+            x = ew.convert_element_type(x, dtypes.defaults.float_, False)
         out = ew.atan2(ew.zeros_like(x), x)
     return out * (180 / math.pi) if deg else out
 
@@ -826,9 +852,9 @@ def iscomplex(x, /):
     """True where the imaginary part is nonzero, as numpy.iscomplex."""
     x = asarray_any(x)
     if not dtypes.is_complex(x.dtype):
-        return _const_bool(x, False)
+        return _weak_like(_const_bool(x, False), x)
     im = ew.imag(x)
-    return ew.ne(im, ew.zeros_like(im))
+    return _weak_like(ew.ne(im, ew.zeros_like(im)), x)
 
 
 def isreal(x, /):
