@@ -1006,3 +1006,16 @@ def test_jnp_unary_error_types():
         builtin = next(c for c in type(theirs.value).__mro__ if c.__module__ == "builtins")
         with pytest.raises(builtin):
             f(fnp)
+
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_bool_integer_ops_compute_in_int32(x64_on):
+    """floor_divide/remainder/fmod/divmod/power/shifts of bools compute in int32, as JAX's (NumPy: int8)."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    b, c = np.array([True, True, False]), np.array([True, True, True])
+    for name in ["floor_divide", "remainder", "mod", "fmod", "divmod", "power", "left_shift", "right_shift"]:
+        for args in [(b, c), (b, True), (True, c), (True, True)]:
+            agree(lambda np_: getattr(np_, name)(*args))
+    agree(lambda np_: np_.power(b, 2))
+    agree(lambda np_: np_.power(b, 0))

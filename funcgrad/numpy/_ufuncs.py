@@ -272,6 +272,8 @@ def power(x1, x2, /):
         return ew.integer_pow_p.bind(x1, y=x2)  # the hot path: a float array to a Python int power
     if isinstance(x2, int) and not isinstance(x2, bool) and not is_python_scalar(x1):
         x = asarray_any(x1)
+        if x.dtype == dtypes.bool_ and -2 ** 31 <= x2 < 2 ** 31:  # jax.numpy computes bools in int32
+            x = ew.convert_element_type(x, dtypes.int32)
         dt, _ = result_dtype(x, x2)
         if dt == x.dtype and dt != dtypes.bool_:
             if dtypes.is_integer(dt):
@@ -282,8 +284,8 @@ def power(x1, x2, /):
                     raise _NegativeIntegerPower("power: Integers to negative integer powers are not allowed.")
             return ew.integer_pow(x, x2)
     a, b = promote_and_broadcast("power", x1, x2)
-    if a.dtype == dtypes.bool_:  # NumPy has no bool loop for power: it computes in int8
-        a, b = ew.convert_element_type(a, dtypes.int8), ew.convert_element_type(b, dtypes.int8)
+    if a.dtype == dtypes.bool_:  # as jax.numpy: bools compute in int32 (NumPy: int8)
+        a, b = ew.convert_element_type(a, dtypes.int32), ew.convert_element_type(b, dtypes.int32)
     return ew.pow(a, b)
 
 
@@ -562,8 +564,8 @@ around = round
 
 def _int_or_float_args(name, x1, x2):
     a, b = promote_and_broadcast(name, x1, x2)
-    if a.dtype == dtypes.bool_:  # NumPy has no bool loop: it computes in int8
-        a, b = ew.convert_element_type(a, dtypes.int8), ew.convert_element_type(b, dtypes.int8)
+    if a.dtype == dtypes.bool_:  # as jax.numpy: bools compute in int32 (NumPy: int8)
+        a, b = ew.convert_element_type(a, dtypes.int32), ew.convert_element_type(b, dtypes.int32)
     elif dtypes.is_complex(a.dtype):
         _no_loop(name, a.dtype)
     return a, b
@@ -767,8 +769,8 @@ invert = bitwise_invert = bitwise_not
 def _shift_args(name, x1, x2):
     a, b = promote_and_broadcast(name, x1, x2)
     _bits_only(name, a)
-    if a.dtype == dtypes.bool_:  # NumPy shifts bools in int8
-        a, b = ew.convert_element_type(a, dtypes.int8), ew.convert_element_type(b, dtypes.int8)
+    if a.dtype == dtypes.bool_:  # jax.numpy shifts bools in int32 (NumPy: int8)
+        a, b = ew.convert_element_type(a, dtypes.int32), ew.convert_element_type(b, dtypes.int32)
     return a, b
 
 
