@@ -1019,3 +1019,16 @@ def test_jnp_bool_integer_ops_compute_in_int32(x64_on):
             agree(lambda np_: getattr(np_, name)(*args))
     agree(lambda np_: np_.power(b, 2))
     agree(lambda np_: np_.power(b, 0))
+
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_float_power_promotes_as_jax(x64_on):
+    """float_power promotes as true division does in JAX (NumPy computes in float64)."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    d = _data(5)
+    for a, b in [(d["f32"], d["f32"]), (d["i32"], 2), (2.5, d["bool"]), (d["f32"], 1 + 1j), (2.0, 3),
+                 (np.abs(d["i32"]).astype(np.int16), d["u8"]), (np.abs(d["f32"]).astype(np.float16), 0.5)]:
+        agree(lambda np_: np_.float_power(a, b), rtol=1e-3 if np.asarray(a).dtype == np.float16 else None)
+    agree(lambda np_: funcgrad.grad(lambda x: np_.float_power(x, 2.5).sum())(np.abs(d["f32"])) if np_ is fnp
+          else jax.grad(lambda x: np_.float_power(x, 2.5).sum())(np.abs(d["f32"])))

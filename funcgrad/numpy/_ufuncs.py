@@ -6,7 +6,7 @@ mean of integers, int array + 0.5), funcgrad produces the default float dtype (f
 `funcgrad.config.update("enable_x64", True)`); Python complex likewise gives the default complex dtype.
 (NumPy's float16 results for int8/uint8/bool input, e.g. numpy.sin(int8), are the default float too.)
 Where NumPy has no loop for a dtype (complex arctan2, float bitwise_and, ...) the TypeError is NumPy's.
-`float_power` keeps NumPy's meaning: it always computes in float64 (complex128 for complex input).
+`float_power` is jax.numpy's: the operands promoted as for true division (NumPy computes in float64).
 
 Derivatives come from the primitives (JAX's conventions, including for complex numbers); rounding,
 floor_divide, comparisons and predicates have zero derivative.
@@ -435,11 +435,9 @@ nextafter = _float_binary("nextafter", ew.nextafter)
 
 
 def float_power(x1, x2, /):
-    """x1 ** x2 computed in float64 (complex128 for complex operands), as numpy.float_power."""
-    args = [a if is_python_scalar(a) else asarray_any(a) for a in (x1, x2)]
-    dt = dtypes.complex128 if dtypes.is_complex(result_dtype(*args)[0]) else dtypes.float64
-    args = [scalar_array(a, dt, False) if is_python_scalar(a) else ew.convert_element_type(a, dt) for a in args]
-    return ew.pow(*broadcast_all("float_power", args))
+    """x1 ** x2 in floating point, as jax.numpy.float_power: the operands promoted as for true division
+    (integers and bools to a float dtype, float32 for those of up to 32 bits), not NumPy's float64."""
+    return ew.pow(*_inexact_args("float_power", x1, x2))
 
 
 def _nan_aware(name, lax_fn):
