@@ -1032,3 +1032,21 @@ def test_jnp_float_power_promotes_as_jax(x64_on):
         agree(lambda np_: np_.float_power(a, b), rtol=1e-3 if np.asarray(a).dtype == np.float16 else None)
     agree(lambda np_: funcgrad.grad(lambda x: np_.float_power(x, 2.5).sum())(np.abs(d["f32"])) if np_ is fnp
           else jax.grad(lambda x: np_.float_power(x, 2.5).sum())(np.abs(d["f32"])))
+
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_float_binary_weak_types_and_complex_errors(x64_on):
+    """Float binary functions: bool data with a Python int is weakly typed (JAX's lattice), two Python
+    bools are strong, copysign of a Python scalar with an array is strong, hypot is strong; hypot of
+    complex input raises an error that is also a ValueError (JAX's)."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    d = _data(7)
+    b, f = d["bool"], d["f32"]
+    for name in ["divide", "true_divide", "arctan2", "copysign", "nextafter", "hypot", "logaddexp"]:
+        for args in [(b, 2), (2, b), (True, False), (2.5, f), (f, -3), (2, 3.5), (d["i32"], 2)]:
+            agree(lambda np_: getattr(np_, name)(*args))
+    with pytest.raises(ValueError):
+        jjnp.hypot(np.ones(2, np.complex64), 1.0)
+    with pytest.raises(ValueError):
+        fnp.hypot(np.ones(2, np.complex64), 1.0)

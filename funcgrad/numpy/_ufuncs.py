@@ -56,6 +56,8 @@ def _weak_like(r, x):
 
 
 def _no_loop(name, dt):
+    if dtypes.is_complex(dt):  # (jax.numpy raises ValueError for some complex input: hypot, signbit, ...)
+        raise _ComplexUndefinedError(f"{name}: ufunc {name!r} not supported for the input types ({dt}), as in NumPy")
     raise TypeError(f"{name}: ufunc {name!r} not supported for the input types ({dt}), as in NumPy")
 
 
@@ -248,7 +250,8 @@ def _inexact_args(name, x1, x2, complex_ok=True):
     if not dtypes.is_inexact(dt):
         # NumPy computes integers in a float loop, so a Python int need not fit the integer dtype.
         dt = dtypes.to_inexact(dt, weak)
-        args = [scalar_array(a, dt, True) if is_python_scalar(a) else ew.convert_element_type(a, dt, a.weak_type)
+        # weakly typed where the promotion is (bool data with a Python int, as in JAX; Python bools are strong)
+        args = [scalar_array(a, dt, weak) if is_python_scalar(a) else ew.convert_element_type(a, dt, weak)
                 for a in args]
     elif not complex_ok and dtypes.is_complex(dt):
         _no_loop(name, dt)
@@ -378,9 +381,13 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 
 # --- binary float functions -----------------------------------------------------------------------
 
-def _float_binary(name, fn, complex_ok=False):
+def _float_binary(name, fn, complex_ok=False, strong=False):
     def f(x1, x2, /):
-        return fn(*_inexact_args(name, x1, x2, complex_ok))
+        a, b = _inexact_args(name, x1, x2, complex_ok)
+        r = fn(a, b)
+        # weak only when the promoted operands are (copysign: x1's); hypot only for two Python scalars (JAX)
+        weak = bool(a.weak_type and b.weak_type) and (not strong or (is_python_scalar(x1) and is_python_scalar(x2)))
+        return r if bool(r.weak_type) == weak else ew.convert_element_type(r, r.dtype, weak)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"Elementwise {name} with NumPy broadcasting and promotion, as numpy.{name}; integer "
                  "operands are computed in the default float dtype.")
@@ -428,7 +435,7 @@ def _heaviside(a, b):
 arctan2 = _float_binary("arctan2", ew.atan2)
 logaddexp = _float_binary("logaddexp", _logaddexp)
 logaddexp2 = _float_binary("logaddexp2", _logaddexp2)
-hypot = _float_binary("hypot", _hypot)
+hypot = _float_binary("hypot", _hypot, strong=True)
 copysign = _float_binary("copysign", _copysign)
 heaviside = _float_binary("heaviside", _heaviside)
 nextafter = _float_binary("nextafter", ew.nextafter)
