@@ -1050,3 +1050,23 @@ def test_jnp_float_binary_weak_types_and_complex_errors(x64_on):
         jjnp.hypot(np.ones(2, np.complex64), 1.0)
     with pytest.raises(ValueError):
         fnp.hypot(np.ones(2, np.complex64), 1.0)
+
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_comparisons_weak_and_ldexp_bool_exponent(x64_on):
+    """A comparison whose promoted operands are weak (an int array with a Python float, bool data with a
+    Python int) is a weak bool, as in JAX; ldexp takes a bool exponent; median of complex input and a
+    float ldexp exponent raise errors that are also ValueErrors (JAX's)."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    d = _data(9)
+    for name in ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]:
+        for args in [(d["i32"], 2.5), (2.5, d["i32"]), (d["bool"], 2), (True, 3), (d["f32"], 1), (2, 3.0), (True, False)]:
+            agree(lambda np_: getattr(np_, name)(*args))
+    for args in [(d["f32"], d["bool"]), (d["i32"], True), (d["f32"], d["i32"] % 3)]:
+        agree(lambda np_: np_.ldexp(*args))
+    for f in [lambda np_: np_.median(np.ones(3, np.complex64)), lambda np_: np_.ldexp(d["f32"], 2.5)]:
+        with pytest.raises(ValueError):
+            f(jjnp)
+        with pytest.raises(ValueError):
+            f(fnp)

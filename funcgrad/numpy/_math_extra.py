@@ -12,6 +12,10 @@ class _ComplexInputError(TypeError, ValueError):
     """Complex input where only real input is defined: NumPy raises TypeError, jax.numpy ValueError."""
 
 
+class _ExponentTypeError(TypeError, ValueError):
+    """A non-integer ldexp exponent: NumPy raises TypeError, jax.numpy ValueError."""
+
+
 def _float_input(x, op: str):
     """x as a real floating array; integers and bools become a float as in jax.numpy (float32 for
     bool and integers of up to 32 bits, the default float for 64-bit and Python integers)."""
@@ -39,8 +43,10 @@ def ldexp(x1, x2, /):
     beyond the dtype's range does not overflow or underflow on its own."""
     m = _float_input(x1, "ldexp")
     e = asarray_any(x2)
+    if e.dtype == dtypes.bool_:  # as jax.numpy (NumPy has no loop for a bool exponent)
+        e = ew.convert_element_type(e, dtypes.int32)
     if not dtypes.is_integer(e.dtype):
-        raise TypeError(f"ldexp: the exponent must be an integer array, got {e.dtype}")
+        raise _ExponentTypeError(f"ldexp: the exponent must be an integer array, got {e.dtype}")
     h = u.floor_divide(e, 2)
     two = lambda k: u.exp2(ew.convert_element_type(k, m.dtype))  # noqa: E731
     return u.multiply(u.multiply(m, two(h)), two(u.subtract(e, h)))

@@ -245,7 +245,8 @@ def _quantile(a, q, axis, method, keepdims, omit_nan: bool, op: str, scale=1.0):
                          f"{sorted(_CONTINUOUS) + list(_DISCRETE) + list(_UNSUPPORTED)}")
     x = asarray_any(a)
     if dtypes.is_complex(x.dtype):
-        raise TypeError(f"{op}: a must be an array of real numbers")
+        from ._ufuncs import _ComplexUndefinedError  # a TypeError (NumPy's) and a ValueError (JAX's)
+        raise _ComplexUndefinedError(f"{op}: a must be an array of real numbers")
     axes = normalize_axis(axis, x.ndim, op)
     rest = [d for d in range(x.ndim) if d not in axes]
     bshape = tuple(x.shape[d] for d in rest)

@@ -229,7 +229,9 @@ def _compare(name, lax_fn):
         if r is not None:
             return r
         a, b = promote_and_broadcast(name, x1, x2)
-        return lax_fn(a, b)
+        r = lax_fn(a, b)
+        # weakly typed where the promoted operands are (an int array with a Python float), as in JAX
+        return ew.convert_element_type(r, r.dtype, True) if a.weak_type and b.weak_type and not r.weak_type else r
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise {name} (a bool array) with NumPy broadcasting and promotion, as numpy.{name}."
     return f
