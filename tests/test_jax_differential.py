@@ -1070,3 +1070,19 @@ def test_jnp_comparisons_weak_and_ldexp_bool_exponent(x64_on):
             f(jjnp)
         with pytest.raises(ValueError):
             f(fnp)
+
+
+def test_nn_relu6_nan_and_softmax_axis_errors():
+    """relu6 (and hard_sigmoid through it) keep NaN, as jax.nn's min(max(x, 0), 6); their derivatives
+    match at ordinary points, 0 and 6; softmax/log_softmax of a 0-d array raise (no axis -1)."""
+    x = np.array([np.nan, -1.0, 0.0, 0.5, 6.0, 7.0, 3.0, -3.0])
+    for name in ["relu6", "hard_sigmoid", "hard_silu"]:
+        same(getattr(fnn, name)(x), getattr(jnn, name)(x), exact=False, **F64)
+        xs = x[1:]
+        same(funcgrad.vmap(funcgrad.grad(getattr(fnn, name)))(xs), jax.vmap(jax.grad(getattr(jnn, name)))(xs),
+             exact=False, **F64)
+    for name in ["softmax", "log_softmax"]:
+        with pytest.raises(ValueError):
+            getattr(jnn, name)(np.float32(1.0))
+        with pytest.raises(ValueError):
+            getattr(fnn, name)(np.float32(1.0))
