@@ -1086,3 +1086,9 @@ def test_nn_relu6_nan_and_softmax_axis_errors():
             getattr(jnn, name)(np.float32(1.0))
         with pytest.raises(ValueError):
             getattr(fnn, name)(np.float32(1.0))
+
+
+def test_scipy_scaled_bessel_at_infinity():
+    x = np.array([np.inf, -np.inf, 1e30, -2.5, 0.0])
+    for name in ["i0e", "i1e"]:
+        same(getattr(fss, name)(x), getattr(jss, name)(x), exact=False, **F64)
