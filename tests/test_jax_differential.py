@@ -1092,3 +1092,15 @@ def test_scipy_scaled_bessel_at_infinity():
     x = np.array([np.inf, -np.inf, 1e30, -2.5, 0.0])
     for name in ["i0e", "i1e"]:
         same(getattr(fss, name)(x), getattr(jss, name)(x), exact=False, **F64)
+
+
+def test_scipy_special_normal_functions_strong_and_complex_errors():
+    for name in ["ndtr", "log_ndtr", "ndtri", "spence"]:
+        for v in [0.3, np.array([0.25, 0.75], np.float32)]:
+            agree(lambda np_: getattr(fss if np_ is fnp else jss, name)(v))
+    for name in ["rel_entr", "kl_div"]:
+        z = np.ones(2, np.complex64)
+        with pytest.raises(ValueError):
+            getattr(jss, name)(z, z)
+        with pytest.raises(ValueError):
+            getattr(fss, name)(z, z)
