@@ -1104,3 +1104,30 @@ def test_scipy_special_normal_functions_strong_and_complex_errors():
             getattr(jss, name)(z, z)
         with pytest.raises(ValueError):
             getattr(fss, name)(z, z)
+
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_numerical_helpers_dtypes(x64_on):
+    """vander keeps a float32/float16/complex64 x's dtype (an int64 exponent widened it), cov/corrcoef and
+    trapezoid compute <=32-bit integers and bools in float32 (JAX's to_inexact), digitize gives int32,
+    clip of complex input raises ValueError; gradients agree."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    d = _data(11)
+    for x in [d["f32"], d["i32"], d["bool"], d["u8"], d["f32"].astype(np.float16), (d["f32"] + 1j).astype(np.complex64)]:
+        if x.dtype != np.bool_:  # (JAX's vander rejects bools)
+            agree(lambda np_: np_.vander(x[0], 3), rtol=1e-2 if x.dtype == np.float16 else None)
+        if x.dtype.kind != "c":
+            agree(lambda np_: np_.trapezoid(x, axis=1), rtol=1e-2 if x.dtype == np.float16 else None)
+            agree(lambda np_: np_.digitize(x, np.array([-1, 0, 1.5])))
+        if x.dtype.kind in "biu" or x.dtype == np.float32:
+            agree(lambda np_: np_.cov(x), rtol=1e-4)
+            agree(lambda np_: np_.corrcoef(x), rtol=1e-4)
+    if x64_on:
+        v = _data(12)["f64"]
+        for f in [lambda np_, a: np_.vander(a[0], 4), lambda np_, a: np_.trapezoid(a), lambda np_, a: np_.cov(a)]:
+            same(funcgrad.grad(lambda a: f(fnp, a).sum())(v), jax.grad(lambda a: f(jjnp, a).sum())(v), exact=False, **F64)
+    with pytest.raises(ValueError):
+        jjnp.clip(np.ones(2, np.complex64), 0, 1)
+    with pytest.raises(ValueError):
+        fnp.clip(np.ones(2, np.complex64), 0, 1)
