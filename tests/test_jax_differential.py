@@ -1131,3 +1131,18 @@ def test_jnp_numerical_helpers_dtypes(x64_on):
         jjnp.clip(np.ones(2, np.complex64), 0, 1)
     with pytest.raises(ValueError):
         fnp.clip(np.ones(2, np.complex64), 0, 1)
+
+
+@pytest.mark.parametrize("name,x", [("real", np.ones(2)), ("imag", np.arange(3)), ("abs", np.array([True])),
+                                    ("abs", np.arange(3, dtype=np.uint8)), ("square", np.array([True])),
+                                    ("population_count", np.ones(2, np.float32)), ("population_count", np.array([True]))])
+def test_lax_unary_dtype_checks(name, x):
+    """lax.real/imag take complex only, abs no bools or unsigned ints, square no bools, population_count
+    integers only, as JAX's lax (funcgrad returned a value)."""
+    with pytest.raises(TypeError):
+        getattr(jlax, name)(x)
+    with pytest.raises(TypeError):
+        getattr(flax, name)(x)
+    agree(lambda np_: (jlax if np_ is jjnp else flax).abs(np.array([-2, 3], np.int8)))
+    agree(lambda np_: (jlax if np_ is jjnp else flax).real(np.array([1 + 2j])))
+    agree(lambda np_: (jlax if np_ is jjnp else flax).population_count(np.array([7, 255], np.uint8)))
