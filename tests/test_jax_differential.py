@@ -1146,3 +1146,19 @@ def test_lax_unary_dtype_checks(name, x):
     agree(lambda np_: (jlax if np_ is jjnp else flax).abs(np.array([-2, 3], np.int8)))
     agree(lambda np_: (jlax if np_ is jjnp else flax).real(np.array([1 + 2j])))
     agree(lambda np_: (jlax if np_ is jjnp else flax).population_count(np.array([7, 255], np.uint8)))
+
+
+def test_jnp_logical_of_python_numbers_and_gcd_errors():
+    """logical_and/or/xor of two Python numbers (not both bools) is a weak bool, as in JAX; gcd/lcm of
+    operands that do not promote to an integer raise an error that is also a ValueError (JAX's), while
+    bool data with integers is accepted."""
+    for name in ["logical_and", "logical_or", "logical_xor"]:
+        for args in [(True, 3), (2, 0.0), (2.5, 1j), (True, False), (np.array([1, 0]), 2)]:
+            agree(lambda np_: getattr(np_, name)(*args))
+    for name in ["gcd", "lcm"]:
+        agree(lambda np_: getattr(np_, name)(np.array([True, False]), np.array([4, 6], np.int8)))
+        for args in [(np.array([True]), np.array([False])), (np.array([4]), 2.5)]:
+            with pytest.raises(ValueError):
+                getattr(jjnp, name)(*args)
+            with pytest.raises(ValueError):
+                getattr(fnp, name)(*args)

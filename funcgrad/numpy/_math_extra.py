@@ -12,6 +12,10 @@ class _ComplexInputError(TypeError, ValueError):
     """Complex input where only real input is defined: NumPy raises TypeError, jax.numpy ValueError."""
 
 
+class _IntegersOnlyError(TypeError, ValueError):
+    """gcd/lcm of non-integers: NumPy raises TypeError, jax.numpy ValueError."""
+
+
 class _ExponentTypeError(TypeError, ValueError):
     """A non-integer ldexp exponent: NumPy raises TypeError, jax.numpy ValueError."""
 
@@ -79,9 +83,10 @@ def spacing(x, /):
 
 def _int_pair(x1, x2, op):
     a, b = asarray_any(x1), asarray_any(x2)
-    for v in (a, b):
-        if not dtypes.is_integer(v.dtype) and v.dtype != dtypes.bool_:
-            raise TypeError(f"{op}: ufunc '{op}' not supported for {v.dtype} input (integers only)")
+    from ._promote import result_dtype
+    dt = result_dtype(a, b)[0]  # integers after promotion (bools alone are not, as in jax.numpy); the
+    if not dtypes.is_integer(dt):  # error is a TypeError, NumPy's, and JAX's ValueError
+        raise _IntegersOnlyError(f"{op}: ufunc '{op}' not supported for {dt} input (integers only)")
     return a, b
 
 

@@ -724,7 +724,11 @@ def _truth(x):
 
 def _logical(name, lax_fn):
     def f(x1, x2, /):
-        return lax_fn(*broadcast_all(name, [_truth(x1), _truth(x2)]))
+        r = lax_fn(*broadcast_all(name, [_truth(x1), _truth(x2)]))
+        # two Python numbers (not both bools) give a weak bool, as in jax.numpy
+        if is_python_scalar(x1) and is_python_scalar(x2) and not (isinstance(x1, bool) and isinstance(x2, bool)):
+            r = ew.convert_element_type(r, r.dtype, True)
+        return r
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise {name} of the truth values (nonzero is True), as numpy.{name}."
     return f
