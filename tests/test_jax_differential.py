@@ -960,3 +960,205 @@ def test_jnp_cumsum_keeps_small_ints():
                    "ValueError as NumPy does (JAX returns -1)")
 def test_jnp_nanargmax_all_nan():
     agree(lambda np_: np_.nanargmax(np.array([[np.nan, np.nan], [1.0, np.nan]]), axis=1))
+
+
+# --- sweep findings: unary dtype / weak type / error rules -------------------------------------
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_unary_bool_int_dtypes_and_scalar_weak_types(x64_on):
+    """fabs/frexp/modf/spacing/i0 compute integers and bools in JAX's to_inexact dtype (float32 up to 32
+    bits), rint and angle in the default float; conj/positive keep bools, square makes them int32;
+    sort_complex promotes with complex64; predicates of Python scalars are weak bools; log2/log10,
+    rint, spacing and real angle are strong; complex deg2rad is defined."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    ins = [np.array([True, False]), np.array([3, -2], np.int8), np.array([3, -2], np.int32),
+           np.array([2, 0], np.uint8), np.array([1.5, -0.25], np.float32), np.float32(2.5), np.ones((), np.float32)]
+    if x64_on:
+        ins.append(np.array([3, -2], np.int64))
+    names = ["fabs", "frexp", "modf", "spacing", "i0", "rint", "angle", "conj", "conjugate", "positive", "square",
+             "sort_complex"]
+    for x in ins:
+        for name in names:
+            if name == "sort_complex" and np.ndim(x) == 0:
+                continue
+            agree(lambda np_: getattr(np_, name)(x))
+        agree(lambda np_: np_.angle(x, deg=True))
+    for s in [3, 2.5, 1 + 2j, True]:
+        for name in ["isnan", "isfinite", "isinf", "isreal", "iscomplex", "logical_not", "log2", "log10", "rint",
+                     "spacing", "angle", "fabs", "i0", "modf", "expm1", "deg2rad", "rad2deg"]:
+            try:
+                getattr(jjnp, name)(s)
+            except (TypeError, ValueError):  # (complex spacing, fabs, i0): the error types are tested below
+                continue
+            agree(lambda np_: getattr(np_, name)(s))
+    z = np.array([1 + 2j, -3j], np.complex64)
+    for name in ["deg2rad", "rad2deg", "degrees", "radians"]:
+        agree(lambda np_: getattr(np_, name)(z))
+
+
+def test_jnp_unary_error_types():
+    z = np.array([1 + 2j], np.complex64)
+    for f in [lambda np_: np_.signbit(z), lambda np_: np_.isposinf(z), lambda np_: np_.isneginf(z),
+              lambda np_: np_.i0(z), lambda np_: np_.round(np.array([True])), lambda np_: np_.floor(z)]:
+        with pytest.raises(Exception) as theirs:
+            f(jjnp)
+        builtin = next(c for c in type(theirs.value).__mro__ if c.__module__ == "builtins")
+        with pytest.raises(builtin):
+            f(fnp)
+
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_bool_integer_ops_compute_in_int32(x64_on):
+    """floor_divide/remainder/fmod/divmod/power/shifts of bools compute in int32, as JAX's (NumPy: int8)."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    b, c = np.array([True, True, False]), np.array([True, True, True])
+    for name in ["floor_divide", "remainder", "mod", "fmod", "divmod", "power", "left_shift", "right_shift"]:
+        for args in [(b, c), (b, True), (True, c), (True, True)]:
+            agree(lambda np_: getattr(np_, name)(*args))
+    agree(lambda np_: np_.power(b, 2))
+    agree(lambda np_: np_.power(b, 0))
+
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_float_power_promotes_as_jax(x64_on):
+    """float_power promotes as true division does in JAX (NumPy computes in float64)."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    d = _data(5)
+    for a, b in [(d["f32"], d["f32"]), (d["i32"], 2), (2.5, d["bool"]), (d["f32"], 1 + 1j), (2.0, 3),
+                 (np.abs(d["i32"]).astype(np.int16), d["u8"]), (np.abs(d["f32"]).astype(np.float16), 0.5)]:
+        agree(lambda np_: np_.float_power(a, b), rtol=1e-3 if np.asarray(a).dtype == np.float16 else None)
+    agree(lambda np_: funcgrad.grad(lambda x: np_.float_power(x, 2.5).sum())(np.abs(d["f32"])) if np_ is fnp
+          else jax.grad(lambda x: np_.float_power(x, 2.5).sum())(np.abs(d["f32"])))
+
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_float_binary_weak_types_and_complex_errors(x64_on):
+    """Float binary functions: bool data with a Python int is weakly typed (JAX's lattice), two Python
+    bools are strong, copysign of a Python scalar with an array is strong, hypot is strong; hypot of
+    complex input raises an error that is also a ValueError (JAX's)."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    d = _data(7)
+    b, f = d["bool"], d["f32"]
+    for name in ["divide", "true_divide", "arctan2", "copysign", "nextafter", "hypot", "logaddexp"]:
+        for args in [(b, 2), (2, b), (True, False), (2.5, f), (f, -3), (2, 3.5), (d["i32"], 2)]:
+            agree(lambda np_: getattr(np_, name)(*args))
+    with pytest.raises(ValueError):
+        jjnp.hypot(np.ones(2, np.complex64), 1.0)
+    with pytest.raises(ValueError):
+        fnp.hypot(np.ones(2, np.complex64), 1.0)
+
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_comparisons_weak_and_ldexp_bool_exponent(x64_on):
+    """A comparison whose promoted operands are weak (an int array with a Python float, bool data with a
+    Python int) is a weak bool, as in JAX; ldexp takes a bool exponent; median of complex input and a
+    float ldexp exponent raise errors that are also ValueErrors (JAX's)."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    d = _data(9)
+    for name in ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]:
+        for args in [(d["i32"], 2.5), (2.5, d["i32"]), (d["bool"], 2), (True, 3), (d["f32"], 1), (2, 3.0), (True, False)]:
+            agree(lambda np_: getattr(np_, name)(*args))
+    for args in [(d["f32"], d["bool"]), (d["i32"], True), (d["f32"], d["i32"] % 3)]:
+        agree(lambda np_: np_.ldexp(*args))
+    for f in [lambda np_: np_.median(np.ones(3, np.complex64)), lambda np_: np_.ldexp(d["f32"], 2.5)]:
+        with pytest.raises(ValueError):
+            f(jjnp)
+        with pytest.raises(ValueError):
+            f(fnp)
+
+
+def test_nn_relu6_nan_and_softmax_axis_errors():
+    """relu6 (and hard_sigmoid through it) keep NaN, as jax.nn's min(max(x, 0), 6); their derivatives
+    match at ordinary points, 0 and 6; softmax/log_softmax of a 0-d array raise (no axis -1)."""
+    x = np.array([np.nan, -1.0, 0.0, 0.5, 6.0, 7.0, 3.0, -3.0])
+    for name in ["relu6", "hard_sigmoid", "hard_silu"]:
+        same(getattr(fnn, name)(x), getattr(jnn, name)(x), exact=False, **F64)
+        xs = x[1:]
+        same(funcgrad.vmap(funcgrad.grad(getattr(fnn, name)))(xs), jax.vmap(jax.grad(getattr(jnn, name)))(xs),
+             exact=False, **F64)
+    for name in ["softmax", "log_softmax"]:
+        with pytest.raises(ValueError):
+            getattr(jnn, name)(np.float32(1.0))
+        with pytest.raises(ValueError):
+            getattr(fnn, name)(np.float32(1.0))
+
+
+def test_scipy_scaled_bessel_at_infinity():
+    x = np.array([np.inf, -np.inf, 1e30, -2.5, 0.0])
+    for name in ["i0e", "i1e"]:
+        same(getattr(fss, name)(x), getattr(jss, name)(x), exact=False, **F64)
+
+
+def test_scipy_special_normal_functions_strong_and_complex_errors():
+    for name in ["ndtr", "log_ndtr", "ndtri", "spence"]:
+        for v in [0.3, np.array([0.25, 0.75], np.float32)]:
+            agree(lambda np_: getattr(fss if np_ is fnp else jss, name)(v))
+    for name in ["rel_entr", "kl_div"]:
+        z = np.ones(2, np.complex64)
+        with pytest.raises(ValueError):
+            getattr(jss, name)(z, z)
+        with pytest.raises(ValueError):
+            getattr(fss, name)(z, z)
+
+
+@pytest.mark.parametrize("x64_on", [True, False], ids=["x64", "x32"])
+def test_jnp_numerical_helpers_dtypes(x64_on):
+    """vander keeps a float32/float16/complex64 x's dtype (an int64 exponent widened it), cov/corrcoef and
+    trapezoid compute <=32-bit integers and bools in float32 (JAX's to_inexact), digitize gives int32,
+    clip of complex input raises ValueError; gradients agree."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    d = _data(11)
+    for x in [d["f32"], d["i32"], d["bool"], d["u8"], d["f32"].astype(np.float16), (d["f32"] + 1j).astype(np.complex64)]:
+        if x.dtype != np.bool_:  # (JAX's vander rejects bools)
+            agree(lambda np_: np_.vander(x[0], 3), rtol=1e-2 if x.dtype == np.float16 else None)
+        if x.dtype.kind != "c":
+            agree(lambda np_: np_.trapezoid(x, axis=1), rtol=1e-2 if x.dtype == np.float16 else None)
+            agree(lambda np_: np_.digitize(x, np.array([-1, 0, 1.5])))
+        if x.dtype.kind in "biu" or x.dtype == np.float32:
+            agree(lambda np_: np_.cov(x), rtol=1e-4)
+            agree(lambda np_: np_.corrcoef(x), rtol=1e-4)
+    if x64_on:
+        v = _data(12)["f64"]
+        for f in [lambda np_, a: np_.vander(a[0], 4), lambda np_, a: np_.trapezoid(a), lambda np_, a: np_.cov(a)]:
+            same(funcgrad.grad(lambda a: f(fnp, a).sum())(v), jax.grad(lambda a: f(jjnp, a).sum())(v), exact=False, **F64)
+    with pytest.raises(ValueError):
+        jjnp.clip(np.ones(2, np.complex64), 0, 1)
+    with pytest.raises(ValueError):
+        fnp.clip(np.ones(2, np.complex64), 0, 1)
+
+
+@pytest.mark.parametrize("name,x", [("real", np.ones(2)), ("imag", np.arange(3)), ("abs", np.array([True])),
+                                    ("abs", np.arange(3, dtype=np.uint8)), ("square", np.array([True])),
+                                    ("population_count", np.ones(2, np.float32)), ("population_count", np.array([True]))])
+def test_lax_unary_dtype_checks(name, x):
+    """lax.real/imag take complex only, abs no bools or unsigned ints, square no bools, population_count
+    integers only, as JAX's lax (funcgrad returned a value)."""
+    with pytest.raises(TypeError):
+        getattr(jlax, name)(x)
+    with pytest.raises(TypeError):
+        getattr(flax, name)(x)
+    agree(lambda np_: (jlax if np_ is jjnp else flax).abs(np.array([-2, 3], np.int8)))
+    agree(lambda np_: (jlax if np_ is jjnp else flax).real(np.array([1 + 2j])))
+    agree(lambda np_: (jlax if np_ is jjnp else flax).population_count(np.array([7, 255], np.uint8)))
+
+
+def test_jnp_logical_of_python_numbers_and_gcd_errors():
+    """logical_and/or/xor of two Python numbers (not both bools) is a weak bool, as in JAX; gcd/lcm of
+    operands that do not promote to an integer raise an error that is also a ValueError (JAX's), while
+    bool data with integers is accepted."""
+    for name in ["logical_and", "logical_or", "logical_xor"]:
+        for args in [(True, 3), (2, 0.0), (2.5, 1j), (True, False), (np.array([1, 0]), 2)]:
+            agree(lambda np_: getattr(np_, name)(*args))
+    for name in ["gcd", "lcm"]:
+        agree(lambda np_: getattr(np_, name)(np.array([True, False]), np.array([4, 6], np.int8)))
+        for args in [(np.array([True]), np.array([False])), (np.array([4]), 2.5)]:
+            with pytest.raises(ValueError):
+                getattr(jjnp, name)(*args)
+            with pytest.raises(ValueError):
+                getattr(fnp, name)(*args)

@@ -128,3 +128,13 @@ def test_igamma_x_derivative_at_zero_is_the_density_limit():
     np.testing.assert_array_equal(np.asarray(got), want)
     gotc = jax.grad(lambda x: jnp.sum(lax.igammac(a, x)))(jnp.zeros(3))
     np.testing.assert_array_equal(np.asarray(gotc), -want)
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+def test_scaled_bessel_at_infinity(dt):
+    """i0e(+-inf) = 0 and i1e(+-inf) = +-0, as SciPy (and JAX); the asymptotic series gave NaN there."""
+    x = np.array([np.inf, -np.inf, 1e4, -30.0], dt)
+    for f, ref in [(lax.bessel_i0e, ss.i0e), (lax.bessel_i1e, ss.i1e)]:
+        got = np.asarray(f(jnp.asarray(x)))
+        np.testing.assert_allclose(got, ref(x.astype(np.float64)).astype(dt), rtol=1e-3 if dt == np.float16 else 1e-6)
+        assert not np.isnan(got).any()

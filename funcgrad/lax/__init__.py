@@ -101,6 +101,10 @@ sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp
     _typed_unary(g, "fc", "floating, complexfloating") for g in _INEXACT)
 
 
+real, imag = (_typed_unary(g, "c", "complexfloating") for g in (real, imag))
+abs = _typed_unary(abs, "fci", "floating, complexfloating, signedinteger")  # noqa: A001
+integer_pow = _typed_unary(integer_pow, "iufc", "integer, floating, complexfloating")
+population_count = _typed_unary(population_count, "iu", "integer")
 add, sub, mul, div, pow, max, min = (_binary(f) for f in (add, sub, mul, div, pow, max, min))  # noqa: A001
 eq, ne, lt, le, gt, ge = (_binary(f) for f in (eq, ne, lt, le, gt, ge))
 atan2, rem, nextafter, complex = (_binary(f) for f in (atan2, rem, nextafter, complex))  # noqa: A001
@@ -122,6 +126,10 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
 
 
 def square(x):
+    x = x if isinstance(x, ArrayBase) else to_array(x)
+    if np.dtype(x.dtype).kind not in "iufc":
+        raise TypeError(f"square does not accept dtype {x.dtype}. Accepted dtypes are subtypes of integer, "
+                        "floating, complexfloating.")
     return integer_pow(x, 2)
 
 

@@ -36,8 +36,10 @@ def relu(x):
 
 
 def relu6(x):
+    """min(max(x, 0), 6) with derivative 0 at 0 and 6, as jax.nn.relu6: NaN stays NaN (derivative 0)."""
     x = _arr(x)
-    return jnp.where(x > 0, jnp.where(x < 6, x, jnp.full_like(x, 6)), jnp.zeros_like(x))
+    low = jnp.where(x != x, lax.stop_gradient(x), jnp.zeros_like(x))
+    return jnp.where(x > 0, jnp.where(x < 6, x, jnp.full_like(x, 6)), low)
 
 
 def sigmoid(x):
@@ -150,9 +152,17 @@ def _where_mask(x, where, fill):
     return x if where is None else jnp.where(where, x, fill)
 
 
+def _check_axes(x, axis, op):
+    """Out-of-range axes raise (a 0-d array has no axis -1), as in jax.nn; NumPy's max/sum accept them."""
+    from ..numpy._promote import normalize_index
+    for a in (axis if isinstance(axis, (tuple, list)) else () if axis is None else (axis,)):
+        normalize_index(a, x.ndim, op)
+
+
 def softmax(x, axis=-1, where=None, initial=None):
     """exp(x - max) / sum, over `axis` (an int or tuple); `where` masks entries out (they get 0)."""
     x = _arr(x)
+    _check_axes(x, axis, "softmax")
     xm = _where_mask(x, where, -jnp.inf)
     unnorm = jnp.exp(xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True)))
     unnorm = _where_mask(unnorm, where, 0.0)
@@ -163,6 +173,7 @@ def softmax(x, axis=-1, where=None, initial=None):
 
 def log_softmax(x, axis=-1, where=None, initial=None):
     x = _arr(x)
+    _check_axes(x, axis, "log_softmax")
     xm = _where_mask(x, where, -jnp.inf)
     shifted = xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True))
     out = shifted - jnp.log(jnp.sum(_where_mask(jnp.exp(shifted), where, 0.0), axis=axis, keepdims=True))

@@ -228,6 +228,8 @@ def clip(x=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None, out=N
     a = x if a is None else a
     from ._ufuncs import maximum, minimum
     x = asarray_any(a)
+    if dtypes.is_complex(x.dtype) or any(b is not None and dtypes.is_complex(asarray_any(b).dtype) for b in (lo, hi)):
+        raise ValueError("clip: complex values have no ordering (as in jax.numpy)")
     lo, hi = _clip_bound(x, lo, True), _clip_bound(x, hi, False)
     if lo is not None:
         x = maximum(x, lo)

@@ -8,14 +8,25 @@ from . import _ufuncs as u
 from ._promote import asarray_any
 
 
+class _ComplexInputError(TypeError, ValueError):
+    """Complex input where only real input is defined: NumPy raises TypeError, jax.numpy ValueError."""
+
+
+class _IntegersOnlyError(TypeError, ValueError):
+    """gcd/lcm of non-integers: NumPy raises TypeError, jax.numpy ValueError."""
+
+
+class _ExponentTypeError(TypeError, ValueError):
+    """A non-integer ldexp exponent: NumPy raises TypeError, jax.numpy ValueError."""
+
+
 def _float_input(x, op: str):
-    """x as a real floating array (integers and bools: the default float dtype, NumPy: float64)."""
+    """x as a real floating array; integers and bools become a float as in jax.numpy (float32 for
+    bool and integers of up to 32 bits, the default float for 64-bit and Python integers)."""
     x = asarray_any(x)
     if dtypes.is_complex(x.dtype):
-        raise TypeError(f"{op}: ufunc '{op}' not supported for complex input ({x.dtype})")
-    if not dtypes.is_inexact(x.dtype):
-        x = ew.convert_element_type(x, dtypes.defaults.float_)
-    return x
+        raise _ComplexInputError(f"{op}: ufunc '{op}' not supported for complex input ({x.dtype})")
+    return u._to_inexact(x)  # JAX's to_inexact: float32 for bool and integers of up to 32 bits
 
 
 def fabs(x, /):
@@ -36,8 +47,10 @@ def ldexp(x1, x2, /):
     beyond the dtype's range does not overflow or underflow on its own."""
     m = _float_input(x1, "ldexp")
     e = asarray_any(x2)
+    if e.dtype == dtypes.bool_:  # as jax.numpy (NumPy has no loop for a bool exponent)
+        e = ew.convert_element_type(e, dtypes.int32)
     if not dtypes.is_integer(e.dtype):
-        raise TypeError(f"ldexp: the exponent must be an integer array, got {e.dtype}")
+        raise _ExponentTypeError(f"ldexp: the exponent must be an integer array, got {e.dtype}")
     h = u.floor_divide(e, 2)
     two = lambda k: u.exp2(ew.convert_element_type(k, m.dtype))  # noqa: E731
     return u.multiply(u.multiply(m, two(h)), two(u.subtract(e, h)))
@@ -65,14 +78,15 @@ def spacing(x, /):
     x = _float_input(x, "spacing")
     pos = u.add(ew.zeros_like(x), float("inf"))
     inf = u.where(u.equal(x, 0), pos, u.copysign(pos, x))
-    return u.subtract(u.nextafter(x, inf), x)
+    return u._strong(u.subtract(u.nextafter(x, inf), x))  # (strong, as jax.numpy's)
 
 
 def _int_pair(x1, x2, op):
     a, b = asarray_any(x1), asarray_any(x2)
-    for v in (a, b):
-        if not dtypes.is_integer(v.dtype) and v.dtype != dtypes.bool_:
-            raise TypeError(f"{op}: ufunc '{op}' not supported for {v.dtype} input (integers only)")
+    from ._promote import result_dtype
+    dt = result_dtype(a, b)[0]  # integers after promotion (bools alone are not, as in jax.numpy); the
+    if not dtypes.is_integer(dt):  # error is a TypeError, NumPy's, and JAX's ValueError
+        raise _IntegersOnlyError(f"{op}: ufunc '{op}' not supported for {dt} input (integers only)")
     return a, b
 
 
@@ -106,9 +120,8 @@ def sort_complex(a):
     """a sorted (real part first, then imaginary), as a complex array, as numpy.sort_complex."""
     from ._sorting import sort
     x = asarray_any(a)
-    if not dtypes.is_complex(x.dtype):  # NumPy's choice: complex64 for 8/16-bit integers, else complex128
-        small = x.dtype.kind in "iu" and x.dtype.itemsize <= 2
-        x = ew.convert_element_type(x, dtypes.complex64 if small else dtypes.complex128)
+    if not dtypes.is_complex(x.dtype):  # as jax.numpy: the dtype promoted with complex64
+        x = ew.convert_element_type(x, dtypes.complex128 if x.dtype.itemsize == 8 else dtypes.complex64)
     return sort(x)
 
 

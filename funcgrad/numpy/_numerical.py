@@ -40,8 +40,9 @@ def _inexact(x):
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
-    """The integral of y along `axis` by the trapezoidal rule (sample points x, or spacing dx)."""
-    y = asarray_any(y)
+    """The integral of y along `axis` by the trapezoidal rule (sample points x, or spacing dx); integer
+    and bool y compute in JAX's to_inexact dtype (float32 up to 32 bits)."""
+    y = u._to_inexact(asarray_any(y))
     ax = normalize_index(axis, y.ndim, "trapezoid")
     n = y.shape[ax]
     if x is None:
@@ -137,7 +138,9 @@ def vander(x, N=None, increasing=False):  # noqa: N803 - NumPy's name
         raise ValueError(f"vander: x must be a one-dimensional array or sequence, got shape {tuple(v.shape)}")
     n = v.shape[0] if N is None else operator.index(N)
     powers = arange(n) if increasing else arange(n - 1, -1, -1)
-    return u.power(expand_dims(v, 1), ew.convert_element_type(powers, v.dtype if dtypes.is_integer(v.dtype)
+    # the powers in x's own dtype (integers, floats, complex), so the result keeps it as in jax.numpy
+    # (an int64 exponent promoted a float32 x to float64); bool x computes in int64
+    return u.power(expand_dims(v, 1), ew.convert_element_type(powers, v.dtype if v.dtype != dtypes.bool_
                                                                else dtypes.int64))
 
 

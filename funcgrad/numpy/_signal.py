@@ -151,7 +151,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     real_dt = real_dt if not dtypes.is_complex(real_dt) else dtypes.float64
     f_dt, _ = dtypes.result_type((fps.dtype, fps.weak_type), (real_dt, False))
     if dtypes.is_complex(xs.dtype) or dtypes.is_complex(xps.dtype):
-        raise TypeError("interp: x and xp must be real")
+        from ._ufuncs import _ComplexUndefinedError  # (a TypeError and JAX's ValueError)
+        raise _ComplexUndefinedError("interp: x and xp must be real")
     xs, xps = ew.convert_element_type(xs, real_dt), ew.convert_element_type(xps, real_dt)
     fps = ew.convert_element_type(fps, f_dt)
     if period is not None:

@@ -245,7 +245,8 @@ def _quantile(a, q, axis, method, keepdims, omit_nan: bool, op: str, scale=1.0):
                          f"{sorted(_CONTINUOUS) + list(_DISCRETE) + list(_UNSUPPORTED)}")
     x = asarray_any(a)
     if dtypes.is_complex(x.dtype):
-        raise TypeError(f"{op}: a must be an array of real numbers")
+        from ._ufuncs import _ComplexUndefinedError  # a TypeError (NumPy's) and a ValueError (JAX's)
+        raise _ComplexUndefinedError(f"{op}: a must be an array of real numbers")
     axes = normalize_axis(axis, x.ndim, op)
     rest = [d for d in range(x.ndim) if d not in axes]
     bshape = tuple(x.shape[d] for d in rest)
@@ -607,7 +608,8 @@ def digitize(x, bins, right=False):
     """Indices of the bins each value of x falls in, as numpy.digitize (bins increasing or decreasing)."""
     xa = asarray_any(x)
     if dtypes.is_complex(xa.dtype):
-        raise TypeError("digitize: x may not be complex")
+        from ._ufuncs import _ComplexUndefinedError
+        raise _ComplexUndefinedError("digitize: x may not be complex")
     bn = asarray_any(bins)
     if bn.ndim != 1:
         raise ValueError("digitize: bins must be 1-dimensional")
@@ -615,21 +617,22 @@ def digitize(x, bins, right=False):
     n = bn.shape[0]
     side = "left" if right else "right"
     if n == 0:
-        return _const(xa.shape, 0, INDEX)
+        return _const(xa.shape, 0, dtypes.int32)
+    i32 = dtypes.int32  # jax.numpy's dtype for the result (NumPy: int64)
     inc = _s.searchsorted(bn, xa, side=side)
-    dec = ew.sub(_const(inc.shape, n, INDEX), _s.searchsorted(sh.rev(bn, (0,)), xa, side=side))
+    dec = ew.sub(_const(inc.shape, n, inc.dtype), _s.searchsorted(sh.rev(bn, (0,)), xa, side=side))
     if hb is not None:
         h = np.asarray(hb)
         d = np.diff(h)
         if np.all(d >= 0):
-            return inc
+            return ew.convert_element_type(inc, i32)
         if np.all(d <= 0):
-            return dec
+            return ew.convert_element_type(dec, i32)
         raise ValueError("digitize: bins must be monotonically increasing or decreasing")
     first = sh.reshape(sh.slice(bn, (0,), (1,)), ())
     lastv = sh.reshape(sh.slice(bn, (n - 1,), (n,)), ())
     decreasing = broadcast_to(ew.gt(first, lastv), inc.shape)
-    return ew.select(decreasing, dec, inc)
+    return ew.convert_element_type(ew.select(decreasing, dec, inc), i32)
 
 
 def _bin_type(x):
@@ -726,8 +729,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     X = asarray_any(m)
     if X.ndim > 2:
         raise ValueError("cov: m has more than 2 dimensions")
-    calc = dtypes.canonicalize(dtype) if dtype is not None else (
-        X.dtype if dtypes.is_inexact(X.dtype) else dtypes.defaults.float_)
+    calc = dtypes.canonicalize(dtype) if dtype is not None else dtypes.to_inexact(X.dtype)  # (JAX's rule)
+    if dtype is None and y is not None:
+        calc = dtypes.promote_types(calc, dtypes.to_inexact(asarray_any(y).dtype))
     X = ew.convert_element_type(X, calc)
     if not rowvar and X.ndim == 2:
         X = sh.transpose(X, (1, 0))

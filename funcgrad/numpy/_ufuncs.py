@@ -6,7 +6,7 @@ mean of integers, int array + 0.5), funcgrad produces the default float dtype (f
 `funcgrad.config.update("enable_x64", True)`); Python complex likewise gives the default complex dtype.
 (NumPy's float16 results for int8/uint8/bool input, e.g. numpy.sin(int8), are the default float too.)
 Where NumPy has no loop for a dtype (complex arctan2, float bitwise_and, ...) the TypeError is NumPy's.
-`float_power` keeps NumPy's meaning: it always computes in float64 (complex128 for complex input).
+`float_power` is jax.numpy's: the operands promoted as for true division (NumPy computes in float64).
 
 Derivatives come from the primitives (JAX's conventions, including for complex numbers); rounding,
 floor_divide, comparisons and predicates have zero derivative.
@@ -41,7 +41,23 @@ class _NegativeIntegerPower(ValueError, TypeError):
     """An integer to a negative integer power: NumPy raises ValueError, jax.numpy TypeError."""
 
 
+class _ComplexUndefinedError(TypeError, ValueError):
+    """A function not defined for complex input: NumPy raises TypeError, jax.numpy ValueError."""
+
+
+def _strong(x):
+    """x with its weak type dropped (jax.numpy results computed with a strongly typed constant)."""
+    return ew.convert_element_type(x, x.dtype, False) if x.weak_type else x
+
+
+def _weak_like(r, x):
+    """r weakly typed when x is (a jax.numpy predicate of a Python scalar is a weak bool)."""
+    return ew.convert_element_type(r, r.dtype, True) if x.weak_type and not r.weak_type else r
+
+
 def _no_loop(name, dt):
+    if dtypes.is_complex(dt):  # (jax.numpy raises ValueError for some complex input: hypot, signbit, ...)
+        raise _ComplexUndefinedError(f"{name}: ufunc {name!r} not supported for the input types ({dt}), as in NumPy")
     raise TypeError(f"{name}: ufunc {name!r} not supported for the input types ({dt}), as in NumPy")
 
 
@@ -64,8 +80,8 @@ def _float_unary(name, lax_fn, complex_ok=True):
 exp = _float_unary("exp", ew.exp)
 exp2 = _float_unary("exp2", ew.exp2)
 log = _float_unary("log", ew.log)
-log2 = _float_unary("log2", ew.log2)
-log10 = _float_unary("log10", ew.log10)
+log2 = _float_unary("log2", lambda x: _strong(ew.log2(x)))  # (JAX: log(x) / log(2), a strong constant)
+log10 = _float_unary("log10", lambda x: _strong(ew.log10(x)))
 log1p = _float_unary("log1p", ew.log1p)
 def _expm1(x):
     """expm1; for complex x with the Array API standard's special values where NumPy's formula
@@ -87,7 +103,7 @@ def _expm1(x):
     re = ew.select(a_ninf, full(a.shape, -1, a.dtype), re)
     im = ew.select(ew.bitwise_and(a_ninf, ew.bitwise_not(b_finite)), zero, im)
     re = ew.select(ew.bitwise_and(ew.eq(a, inf), ew.bitwise_not(b_finite)), inf, re)
-    return ew.complex(re, im)
+    return _weak_like(ew.complex(re, im), x)
 
 
 expm1 = _float_unary("expm1", _expm1)
@@ -105,10 +121,10 @@ arccosh = _float_unary("arccosh", ew.acosh)
 arctanh = _float_unary("arctanh", ew.atanh)
 sqrt = _float_unary("sqrt", ew.sqrt)
 cbrt = _float_unary("cbrt", ew.cbrt, complex_ok=False)
-deg2rad = _float_unary("deg2rad", lambda x: x * (math.pi / 180), complex_ok=False)
-rad2deg = _float_unary("rad2deg", lambda x: x * (180 / math.pi), complex_ok=False)
-radians = _float_unary("radians", lambda x: x * (math.pi / 180), complex_ok=False)
-degrees = _float_unary("degrees", lambda x: x * (180 / math.pi), complex_ok=False)
+deg2rad = _float_unary("deg2rad", lambda x: x * (math.pi / 180))  # (complex input scales, as in jax.numpy)
+rad2deg = _float_unary("rad2deg", lambda x: x * (180 / math.pi))
+radians = _float_unary("radians", lambda x: x * (math.pi / 180))
+degrees = _float_unary("degrees", lambda x: x * (180 / math.pi))
 
 
 def _bool_error(name, op):
@@ -213,7 +229,9 @@ def _compare(name, lax_fn):
         if r is not None:
             return r
         a, b = promote_and_broadcast(name, x1, x2)
-        return lax_fn(a, b)
+        r = lax_fn(a, b)
+        # weakly typed where the promoted operands are (an int array with a Python float), as in JAX
+        return ew.convert_element_type(r, r.dtype, True) if a.weak_type and b.weak_type and not r.weak_type else r
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise {name} (a bool array) with NumPy broadcasting and promotion, as numpy.{name}."
     return f
@@ -234,7 +252,8 @@ def _inexact_args(name, x1, x2, complex_ok=True):
     if not dtypes.is_inexact(dt):
         # NumPy computes integers in a float loop, so a Python int need not fit the integer dtype.
         dt = dtypes.to_inexact(dt, weak)
-        args = [scalar_array(a, dt, True) if is_python_scalar(a) else ew.convert_element_type(a, dt, a.weak_type)
+        # weakly typed where the promotion is (bool data with a Python int, as in JAX; Python bools are strong)
+        args = [scalar_array(a, dt, weak) if is_python_scalar(a) else ew.convert_element_type(a, dt, weak)
                 for a in args]
     elif not complex_ok and dtypes.is_complex(dt):
         _no_loop(name, dt)
@@ -258,6 +277,8 @@ def power(x1, x2, /):
         return ew.integer_pow_p.bind(x1, y=x2)  # the hot path: a float array to a Python int power
     if isinstance(x2, int) and not isinstance(x2, bool) and not is_python_scalar(x1):
         x = asarray_any(x1)
+        if x.dtype == dtypes.bool_ and -2 ** 31 <= x2 < 2 ** 31:  # jax.numpy computes bools in int32
+            x = ew.convert_element_type(x, dtypes.int32)
         dt, _ = result_dtype(x, x2)
         if dt == x.dtype and dt != dtypes.bool_:
             if dtypes.is_integer(dt):
@@ -268,8 +289,8 @@ def power(x1, x2, /):
                     raise _NegativeIntegerPower("power: Integers to negative integer powers are not allowed.")
             return ew.integer_pow(x, x2)
     a, b = promote_and_broadcast("power", x1, x2)
-    if a.dtype == dtypes.bool_:  # NumPy has no bool loop for power: it computes in int8
-        a, b = ew.convert_element_type(a, dtypes.int8), ew.convert_element_type(b, dtypes.int8)
+    if a.dtype == dtypes.bool_:  # as jax.numpy: bools compute in int32 (NumPy: int8)
+        a, b = ew.convert_element_type(a, dtypes.int32), ew.convert_element_type(b, dtypes.int32)
     return ew.pow(a, b)
 
 
@@ -282,11 +303,8 @@ def negative(x, /):
 
 
 def positive(x, /):
-    """+x, as numpy.positive (bool raises TypeError as in NumPy)."""
-    x = asarray_any(x)
-    if x.dtype == dtypes.bool_:
-        _bool_error("positive", ", the `+` operator,")
-    return x
+    """+x, as jax.numpy.positive (bool input is returned, where NumPy raises TypeError)."""
+    return asarray_any(x)
 
 
 def absolute(x, /):
@@ -320,10 +338,10 @@ def reciprocal(x, /):
 
 
 def square(x, /):
-    """x * x, as numpy.square (bool gives int8, as NumPy's int8 loop)."""
+    """x * x, as jax.numpy.square (bool gives int32, as JAX's; NumPy: int8)."""
     x = asarray_any(x)
     if x.dtype == dtypes.bool_:
-        x = ew.convert_element_type(x, dtypes.int8)
+        x = ew.convert_element_type(x, dtypes.int32)
     return ew.square(x)
 
 
@@ -365,9 +383,13 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 
 # --- binary float functions -----------------------------------------------------------------------
 
-def _float_binary(name, fn, complex_ok=False):
+def _float_binary(name, fn, complex_ok=False, strong=False):
     def f(x1, x2, /):
-        return fn(*_inexact_args(name, x1, x2, complex_ok))
+        a, b = _inexact_args(name, x1, x2, complex_ok)
+        r = fn(a, b)
+        # weak only when the promoted operands are (copysign: x1's); hypot only for two Python scalars (JAX)
+        weak = bool(a.weak_type and b.weak_type) and (not strong or (is_python_scalar(x1) and is_python_scalar(x2)))
+        return r if bool(r.weak_type) == weak else ew.convert_element_type(r, r.dtype, weak)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"Elementwise {name} with NumPy broadcasting and promotion, as numpy.{name}; integer "
                  "operands are computed in the default float dtype.")
@@ -415,18 +437,16 @@ def _heaviside(a, b):
 arctan2 = _float_binary("arctan2", ew.atan2)
 logaddexp = _float_binary("logaddexp", _logaddexp)
 logaddexp2 = _float_binary("logaddexp2", _logaddexp2)
-hypot = _float_binary("hypot", _hypot)
+hypot = _float_binary("hypot", _hypot, strong=True)
 copysign = _float_binary("copysign", _copysign)
 heaviside = _float_binary("heaviside", _heaviside)
 nextafter = _float_binary("nextafter", ew.nextafter)
 
 
 def float_power(x1, x2, /):
-    """x1 ** x2 computed in float64 (complex128 for complex operands), as numpy.float_power."""
-    args = [a if is_python_scalar(a) else asarray_any(a) for a in (x1, x2)]
-    dt = dtypes.complex128 if dtypes.is_complex(result_dtype(*args)[0]) else dtypes.float64
-    args = [scalar_array(a, dt, False) if is_python_scalar(a) else ew.convert_element_type(a, dt) for a in args]
-    return ew.pow(*broadcast_all("float_power", args))
+    """x1 ** x2 in floating point, as jax.numpy.float_power: the operands promoted as for true division
+    (integers and bools to a float dtype, float32 for those of up to 32 bits), not NumPy's float64."""
+    return ew.pow(*_inexact_args("float_power", x1, x2))
 
 
 def _nan_aware(name, lax_fn):
@@ -492,9 +512,17 @@ def _rint(x):
     return ew.round(x, ew.RoundingMethod.TO_NEAREST_EVEN)
 
 
+def _default_inexact(x):
+    """Integers and bools in the default float dtype, strongly typed (jax.numpy's rint and angle)."""
+    if dtypes.is_inexact(x.dtype):
+        return x
+    return ew.convert_element_type(x, dtypes.defaults.float_, False)
+
+
 def rint(x, /):
-    """Round to the nearest integral value, ties to even, as numpy.rint (integers give floats)."""
-    return _rint(_to_inexact(asarray_any(x)))
+    """Round to the nearest integral value, ties to even, as jax.numpy.rint (integers and bools give
+    the default float dtype)."""
+    return _rint(_default_inexact(asarray_any(x)))
 
 
 def _round_int(x, decimals):
@@ -529,6 +557,8 @@ def round(a, decimals=0, out=None):  # noqa: A001 - NumPy name
         raise TypeError("round: out= is not supported; funcgrad arrays are immutable")
     decimals = operator.index(decimals)
     x = asarray_any(a)
+    if x.dtype == dtypes.bool_:
+        raise ValueError("round: bool input is not supported (as in jax.numpy; convert it with .astype first)")
     if dtypes.is_integer(x.dtype):
         return _round_int(x, decimals)
     return _round_float(_to_inexact(x), decimals)
@@ -541,8 +571,8 @@ around = round
 
 def _int_or_float_args(name, x1, x2):
     a, b = promote_and_broadcast(name, x1, x2)
-    if a.dtype == dtypes.bool_:  # NumPy has no bool loop: it computes in int8
-        a, b = ew.convert_element_type(a, dtypes.int8), ew.convert_element_type(b, dtypes.int8)
+    if a.dtype == dtypes.bool_:  # as jax.numpy: bools compute in int32 (NumPy: int8)
+        a, b = ew.convert_element_type(a, dtypes.int32), ew.convert_element_type(b, dtypes.int32)
     elif dtypes.is_complex(a.dtype):
         _no_loop(name, a.dtype)
     return a, b
@@ -623,9 +653,9 @@ def isfinite(x, /):
     """True where x is neither infinite nor NaN, as numpy.isfinite."""
     x = asarray_any(x)
     if dtypes.is_complex(x.dtype):
-        return ew.bitwise_and(ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x)))
+        return _weak_like(ew.bitwise_and(ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x))), x)
     if dtypes.is_float(x.dtype):
-        return ew.is_finite(x)
+        return _weak_like(ew.is_finite(x), x)
     return _const_bool(x, True)
 
 
@@ -633,10 +663,10 @@ def isnan(x, /):
     """True where x is NaN (either part, for complex), as numpy.isnan."""
     x = asarray_any(x)
     if dtypes.is_complex(x.dtype):
-        return ew.bitwise_or(isnan(ew.real(x)), isnan(ew.imag(x)))
+        return _weak_like(ew.bitwise_or(isnan(ew.real(x)), isnan(ew.imag(x))), x)
     if dtypes.is_float(x.dtype):
-        return ew.ne(x, x)
-    return _const_bool(x, False)
+        return _weak_like(ew.ne(x, x), x)
+    return _weak_like(_const_bool(x, False), x)
 
 
 def isinf(x, /):
@@ -653,8 +683,8 @@ def _signed_inf(name, value):
     def f(x, /):
         x = asarray_any(x)
         if dtypes.is_complex(x.dtype):
-            raise TypeError(f"{name}: This operation is not supported for complex values because it would "
-                            f"be ambiguous (as numpy.{name}).")
+            raise _ComplexUndefinedError(f"{name}: This operation is not supported for complex values "
+                                         f"because it would be ambiguous (as numpy.{name}).")
         if dtypes.is_float(x.dtype):
             return ew.eq(x, full(x.shape, value, x.dtype))
         return _const_bool(x, False)
@@ -674,7 +704,10 @@ def _signbit_float(x):
 
 def signbit(x, /):
     """True where the sign bit is set (also for -0.0 and negative NaNs), as numpy.signbit."""
-    x = _real_only("signbit", x)
+    x = asarray_any(x)
+    if dtypes.is_complex(x.dtype):
+        raise _ComplexUndefinedError(f"signbit: ufunc 'signbit' not supported for the input types ({x.dtype}), "
+                                     "as in NumPy (jax.numpy: ValueError)")
     if dtypes.is_float(x.dtype):
         return _signbit_float(x)
     if dtypes.is_integer(x.dtype) and np.dtype(x.dtype).kind == "i":
@@ -691,7 +724,11 @@ def _truth(x):
 
 def _logical(name, lax_fn):
     def f(x1, x2, /):
-        return lax_fn(*broadcast_all(name, [_truth(x1), _truth(x2)]))
+        r = lax_fn(*broadcast_all(name, [_truth(x1), _truth(x2)]))
+        # two Python numbers (not both bools) give a weak bool, as in jax.numpy
+        if is_python_scalar(x1) and is_python_scalar(x2) and not (isinstance(x1, bool) and isinstance(x2, bool)):
+            r = ew.convert_element_type(r, r.dtype, True)
+        return r
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise {name} of the truth values (nonzero is True), as numpy.{name}."
     return f
@@ -703,8 +740,10 @@ logical_xor = _logical("logical_xor", ew.bitwise_xor)
 
 
 def logical_not(x, /):
-    """Elementwise not of the truth values (nonzero is True), as numpy.logical_not."""
-    return ew.bitwise_not(_truth(x))
+    """Elementwise not of the truth values (nonzero is True), as numpy.logical_not (weakly typed for
+    a Python number, as in jax.numpy)."""
+    x = asarray_any(x)
+    return _weak_like(ew.bitwise_not(_truth(x)), x)
 
 
 def _bits_only(name, *xs):
@@ -741,8 +780,8 @@ invert = bitwise_invert = bitwise_not
 def _shift_args(name, x1, x2):
     a, b = promote_and_broadcast(name, x1, x2)
     _bits_only(name, a)
-    if a.dtype == dtypes.bool_:  # NumPy shifts bools in int8
-        a, b = ew.convert_element_type(a, dtypes.int8), ew.convert_element_type(b, dtypes.int8)
+    if a.dtype == dtypes.bool_:  # jax.numpy shifts bools in int32 (NumPy: int8)
+        a, b = ew.convert_element_type(a, dtypes.int32), ew.convert_element_type(b, dtypes.int32)
     return a, b
 
 
@@ -788,10 +827,8 @@ def imag(val, /):
 
 
 def conjugate(x, /):
-    """The complex conjugate (x itself for real input), as numpy.conjugate."""
+    """The complex conjugate (x itself for real input, bool included, as in jax.numpy)."""
     x = asarray_any(x)
-    if x.dtype == dtypes.bool_:  # NumPy's conjugate has no bool loop: it computes in int8
-        return ew.convert_element_type(x, dtypes.int8)
     return ew.conj(x) if dtypes.is_complex(x.dtype) else x
 
 
@@ -803,8 +840,10 @@ def angle(z, deg=False):
     z = asarray_any(z)
     if dtypes.is_complex(z.dtype):
         out = ew.atan2(ew.imag(z), ew.real(z))
-    else:
-        x = _to_inexact(z)
+    else:  # as jax.numpy: integers, bools and 0-d floats in the default float dtype, strongly typed
+        x = _default_inexact(z)
+        if z.ndim == 0:
+            x = ew.convert_element_type(x, dtypes.defaults.float_, False)
         out = ew.atan2(ew.zeros_like(x), x)
     return out * (180 / math.pi) if deg else out
 
@@ -826,9 +865,9 @@ def iscomplex(x, /):
     """True where the imaginary part is nonzero, as numpy.iscomplex."""
     x = asarray_any(x)
     if not dtypes.is_complex(x.dtype):
-        return _const_bool(x, False)
+        return _weak_like(_const_bool(x, False), x)
     im = ew.imag(x)
-    return ew.ne(im, ew.zeros_like(im))
+    return _weak_like(ew.ne(im, ew.zeros_like(im)), x)
 
 
 def isreal(x, /):

@@ -48,7 +48,7 @@ def _scaled_bessel(xp, x, nu: int):
     series = total * xp.exp(-zs)
     zl = xp.where(small, _SWITCH + 1, z)
     mu = 4.0 * nu * nu
-    term = 1.0 + 0 * zl
+    term = xp.ones_like(zl)  # (not 1 + 0 * zl: that is NaN at |x| = inf, where the answer is 0)
     acc = term
     for k in range(1, _ASYMPTOTIC_TERMS):
         term = -term * (mu - (2 * k - 1) ** 2) / (8.0 * k * zl)

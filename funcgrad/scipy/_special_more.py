@@ -25,13 +25,19 @@ _SQRT2 = math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
+def _strong(x):
+    from ..numpy._ufuncs import _strong as strong
+    return strong(x)
+
+
 def promote_float(name: str, *xs):
     """Broadcast `xs` and give them one inexact dtype: NumPy-style promotion (Python scalars weak, made
     straight at the result's dtype), then integers and bools to the float funcgrad.numpy gives them."""
     args = [a if is_python_scalar(a) else asarray_any(a) for a in xs]
     dt, weak = result_dtype(*args)
     if dtypes.is_complex(dt):
-        raise TypeError(f"{name}: complex input is not supported")
+        from ..numpy._ufuncs import _ComplexUndefinedError  # a TypeError and a ValueError (JAX's)
+        raise _ComplexUndefinedError(f"{name}: complex input is not supported")
     if not dtypes.is_inexact(dt):
         dt = dtypes.to_inexact(dt, weak)
     arrs = [scalar_array(a, dt, True) if is_python_scalar(a) else a if a.dtype == dt else a.astype(dt)
@@ -82,7 +88,7 @@ def kl_div(x, y):
 def ndtr(x):
     """The standard normal CDF, 0.5 erfc(-x / sqrt 2) (accurate in the lower tail)."""
     x = promote_float("ndtr", x)
-    return 0.5 * _erfc(-x / _SQRT2)
+    return _strong(0.5 * _erfc(-x / _SQRT2))  # (strongly typed, as jax.scipy's)
 
 
 def log_ndtr(x):
@@ -99,12 +105,12 @@ def log_ndtr(x):
     z = 1 / (xl * xl)
     series = 1 + z * (-1 + z * (3 + z * (-15 + z * (105 + z * (-945)))))
     lo = -0.5 * xl * xl - jnp.log(-xl) - _LOG_SQRT_2PI + jnp.log(series)
-    return jnp.where(upper, up, jnp.where(mid, md, lo))
+    return _strong(jnp.where(upper, up, jnp.where(mid, md, lo)))
 
 
 def ndtri(p):
     """The inverse of ndtr: the standard normal quantile function (NaN outside [0, 1])."""
-    return _ss.ndtri(promote_float("ndtri", p))
+    return _strong(_ss.ndtri(promote_float("ndtri", p)))
 
 
 # --- incomplete gamma and beta --------------------------------------------------------------------

@@ -82,7 +82,8 @@ def spence(x):
     series of the dilogarithm; about 1e-14 relative in float64. Differentiable:
     spence'(x) = log(x) / (1 - x) (-1 at x = 1).
     """
-    return _ss.spence(promote_float("spence", x))
+    from ._special_more import _strong
+    return _strong(_ss.spence(promote_float("spence", x)))  # (strongly typed, as jax.scipy's)
 
 
 # --- hypergeometric functions ---------------------------------------------------------------------

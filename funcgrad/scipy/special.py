@@ -28,7 +28,8 @@ digamma = psi = u.digamma
 def _float(name, x):
     x = asarray_any(x)
     if dtypes.is_complex(x.dtype):
-        raise TypeError(f"{name}: complex input is not supported")
+        from ..numpy._ufuncs import _ComplexUndefinedError  # a TypeError and a ValueError (JAX's)
+        raise _ComplexUndefinedError(f"{name}: complex input is not supported")
     return u._to_inexact(x)
 
 
