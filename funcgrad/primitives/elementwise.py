@@ -147,6 +147,44 @@ logistic_p = unary("logistic", _logistic_impl, lambda ans, x: ans * (1 - ans))
 # is not 0 (x > 0, or NaN, as torch's threshold_backward) and 0 at and below 0.
 relu_p = unary("relu", _relu_impl, lambda ans, x: convert_element_type(ne(ans, zeros_like(ans)), ans.dtype),
                "iuf")
+
+
+# torch's clamp with number bounds as one primitive (bounds in params, numbers of x's dtype, or None):
+# elements below lo become lo and above hi become hi (hi wins where lo > hi), an element equal to a bound
+# keeps its own signed zero, NaN stays NaN and a NaN bound gives NaN everywhere; derivative 1 where
+# lo <= x <= hi (bounds included, as torch's clamp backward) and 0 elsewhere, NaN included.
+def _clamp_bounds_impl(xp):
+    def f(x, *, lo, hi):
+        r = x
+        for bound, outside in ((lo, xp.less), (hi, xp.greater)):
+            if bound is None:
+                continue
+            b = xp.asarray(bound, x.dtype)
+            r = xp.where(outside(r, b), b, r) if bound == bound else xp.full_like(x, b)
+        return r if r is not x else x.copy()
+    return f
+
+
+def _clamp_bounds_mask(x, lo, hi):
+    from .shape import full
+    inside = None
+    for bound, rule in ((lo, ge), (hi, le)):
+        if bound is not None:
+            m = rule(x, full(x.shape, bound, x.dtype))
+            inside = m if inside is None else bitwise_and(inside, m)
+    return convert_element_type(inside, x.dtype)
+
+
+clamp_bounds_p = _card("clamp_bounds", _clamp_bounds_impl, _unary_rule("clamp_bounds", "iuf"),
+                       [lambda t, ans, x, *, lo, hi: _times(t, _clamp_bounds_mask(x, lo, hi))],
+                       [lambda g, ans, x, *, lo, hi: _times(g, _clamp_bounds_mask(x, lo, hi))])
+
+
+def clamp_bounds(x, lo=None, hi=None):
+    """torch.clamp(x, lo, hi) for number bounds (see clamp_bounds_p)."""
+    return clamp_bounds_p.bind(x, lo=lo, hi=hi)
+
+
 sin_p = unary("sin", _ufunc("sin"), lambda ans, x: cos(x))
 cos_p = unary("cos", _ufunc("cos"), lambda ans, x: -sin(x))
 tan_p = unary("tan", _ufunc("tan"), lambda ans, x: 1 + ans * ans)

@@ -905,11 +905,20 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     lo, hi = min, max
+    dt = _result_type_many([input] + [v for v in (lo, hi) if v is not None])
     if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
         _not_impl("clamp_min_scalar_cpu" if hi is None else "clamp_max_scalar_cpu" if lo is None
-                  else "clamp_scalar_cpu")(_result_type_many([v for v in (input, lo, hi) if v is not None]))
-    vals = [input] + [v for v in (lo, hi) if v is not None]
-    dt = _result_type_many(vals)
+                  else "clamp_scalar_cpu")(dt)
+    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor) and dt.kind in "iuf":
+        # number bounds: one clamp_bounds primitive (one recorded node, one or two passes)
+        params = {"lo": None if lo is None else _scalar_arr(lo, dt)._buf[()],
+                  "hi": None if hi is None else _scalar_arr(hi, dt)._buf[()]}
+        if input._np_dtype() == dt:
+            r = _apply_prim("Clamp", ew.clamp_bounds_p, lambda a: ew.clamp_bounds_p.bind(a, **params),
+                            (input,), params)
+        else:
+            r = _apply("Clamp", lambda a: ew.clamp_bounds_p.bind(_cast(a, dt), **params), (input,))
+        return _out(r, out)
     ts = [input] + [v for v in (lo, hi) if isinstance(v, Tensor)]
     has_lo_t, has_hi_t = isinstance(lo, Tensor), isinstance(hi, Tensor)
     lo_s = None if lo is None or has_lo_t else _scalar_arr(lo, dt)

@@ -339,12 +339,21 @@ def remat_case(draw):
     return [x, y], {"jaxpr": trace_to_jaxpr(fn, _avals(x, y), "checkpoint"), "name": "fn"}
 
 
+def clamp_bounds_case(draw):
+    """Values away from the bounds -1 and 1 (the derivative jumps there); one bound may be absent."""
+    x = away_from_zero(draw, shape(draw), 0.1, 3.0)
+    x = np.where(np.abs(np.abs(x) - 1.0) < 0.1, x * 1.3, x)
+    lo, hi = draw(st.sampled_from([(-1.0, 1.0), (-1.0, None), (None, 1.0)]))
+    return [x], {"lo": lo, "hi": hi}
+
+
 CASES = {
     # unary elementwise
     "neg": unary(-3, 3), "exp": unary(-3, 3), "log": unary(0.1, 5), "log1p": unary(-0.9, 5),
     "expm1": unary(-3, 3), "tanh": unary(-3, 3), "logistic": unary(-5, 5), "sin": unary(-3, 3),
     "cos": unary(-3, 3), "sqrt": unary(0.1, 5), "rsqrt": unary(0.1, 5),
     "abs": unary_away_from_zero(0.1, 3), "sign": unary_away_from_zero(0.1, 3), "relu": unary_away_from_zero(0.1, 3),
+    "clamp_bounds": clamp_bounds_case,
     "stop_gradient": unary(-3, 3),
     # binary elementwise
     "add": binary(-3, 3), "sub": binary(-3, 3), "mul": binary(-3, 3), "div": div_case, "pow": pow_case,
