@@ -427,11 +427,17 @@ def relu(input, *, out=None):
         r = _MAX_P.impl(v, v.dtype.type(0))
         r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
         return r if out is None else _out(r, out)
-    if v is not None and v.dtype == _NPB or v is None and input._np_dtype() == _NPB:
+    kind = input._np_dtype().kind
+    if kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
+    if kind == "c":  # (checked here, off the float fast path, rather than by _complex_reject's wrapper)
+        raise NotImplementedError("clamp is not supported for complex types")
     r = _apply_prim("Relu", _RELU_P, _RELU_P.bind, (input,)) if v is not None else \
         _apply1("Relu", _RELU_P.bind, input)
     return r if out is None else _out(r, out)
+
+
+relu._rejects_complex = True  # (see _complex_reject.py: no wrapper needed)
 
 
 _positive = _same_unary("Positive", lambda a: a)
