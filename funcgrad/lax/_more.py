@@ -333,8 +333,7 @@ def platform_dependent(*args, default=None, **per_platform):
     """Call the rule given for the platform the arguments live on (cpu, or cuda / gpu for CuPy arrays),
     else `default` (jax.lax.platform_dependent)."""
     from ..core.array import Array
-    on_gpu = any(isinstance(a, Array) and a.device.platform != "cpu" for a in args
-                 if isinstance(a, Array) and hasattr(a, "device"))
+    on_gpu = any(isinstance(a, Array) and a.device.platform != "cpu" for a in args)
     names = ("cuda", "gpu") if on_gpu else ("cpu",)
     for n in names:
         if n in per_platform:

@@ -13,6 +13,7 @@ from .. import numpy as jnp
 from ..numpy._statistics import logsumexp
 from ..core.array import ArrayBase, to_array
 from ..scipy.special import erf
+from ..scipy._special_more import log1mexp  # noqa: F401 - jax.nn.log1mexp
 
 __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
            "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu", "relu6", "selu",
@@ -216,18 +217,6 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
         logits = jnp.where(causal, logits, jnp.finfo(logits.dtype).min)
     probs = softmax(logits, axis=-1)
     return jnp.einsum("...hqk,...khd->...qhd", probs, v)
-
-
-def log1mexp(x):
-    """log(1 - exp(-x)), accurate for small and large x > 0 (-inf at 0, NaN below)."""
-    x = jnp.asarray(x)
-    if not jnp.issubdtype(x.dtype, jnp.inexact):
-        x = x.astype(jnp.result_type(float))
-    small = x < math.log(2.0)
-    # log(-expm1(-x)) near 0, log1p(-exp(-x)) for large x; each branch fed a safe value
-    near = jnp.log(-jnp.expm1(-jnp.where(small, x, 1.0)))
-    far = jnp.log1p(-jnp.exp(-jnp.where(small, 1.0, x)))
-    return jnp.where(small, near, far)
 
 
 def logmeanexp(x, axis=None, where=None, keepdims: bool = False):

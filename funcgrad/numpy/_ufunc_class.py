@@ -53,16 +53,13 @@ class ufunc:  # noqa: N801 - NumPy's and JAX's name
             raise ValueError(f"{method} only supported for binary ufuncs with a single output; "
                              f"{self.__name__} has nin={self.nin}, nout={self.nout}")
 
-    def _pair(self, a, b):
-        return self._call(a, b)
-
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
         """Fold the function along `axis` (an int, a tuple, or None for all)."""
         self._binary("reduce")
         if self._reduce is not None:
             return self._reduce(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
                                 where=where)
-        return m._make_reduce(self.__name__, self._pair, self.identity, None)(
+        return m._make_reduce(self.__name__, self._call, self.identity, None)(
             a, axis, dtype, out, keepdims, initial, True if where is None else where)
 
     def accumulate(self, a, axis: int = 0, dtype=None, out=None):
@@ -70,7 +67,7 @@ class ufunc:  # noqa: N801 - NumPy's and JAX's name
         self._binary("accumulate")
         if self._accumulate is not None:
             return self._accumulate(a, axis=axis, dtype=dtype, out=out)
-        return m._make_accumulate(self.__name__, self._pair, False)(a, axis, dtype, out)
+        return m._make_accumulate(self.__name__, self._call, False)(a, axis, dtype, out)
 
     def reduceat(self, a, indices, axis: int = 0, dtype=None, out=None):
         """Reductions over the slices indices[i]:indices[i+1] along `axis`, as numpy.ufunc.reduceat."""
@@ -82,7 +79,7 @@ class ufunc:  # noqa: N801 - NumPy's and JAX's name
     def outer(self, A, B, /):  # noqa: N803 - NumPy's names
         """f(A[i, j, ...], B[k, l, ...]) for every pair: the result's shape is A.shape + B.shape."""
         self._binary("outer")
-        return m._make_outer(self.__name__, self._pair)(A, B)
+        return m._make_outer(self.__name__, self._call)(A, B)
 
     def at(self, a, indices, b=None, /, *, inplace: bool = True):
         """a with a[indices] = f(a[indices], b) applied index by index (repeated indices apply again);
@@ -96,11 +93,11 @@ class ufunc:  # noqa: N801 - NumPy's and JAX's name
             raise TypeError(f"{self.__name__}.at: a {'unary' if self.nin == 1 else 'binary'} ufunc takes "
                             f"{'no second operand' if self.nin == 1 else 'a second operand b'}")
         x = asarray_any(a)
-        positions = np.arange(int(np.prod(x.shape, dtype=np.int64))).reshape(x.shape)
-        flat = np.asarray(positions[_concrete_index(indices)]).reshape(-1)
+        picked = np.arange(x.size).reshape(x.shape)[_concrete_index(indices)]  # flat positions, in order
+        flat = np.asarray(picked).reshape(-1)
         if b is not None:
             from ._promote import broadcast_to
-            b = broadcast_to(asarray_any(b), np.shape(positions[_concrete_index(indices)])).reshape(-1)
+            b = broadcast_to(asarray_any(b), np.shape(picked)).reshape(-1)
         out = x.reshape(-1)
         for k, p in enumerate(flat.tolist()):
             new = self._call(out[p]) if b is None else self._call(out[p], b[k])

@@ -284,3 +284,16 @@ def log_softmax(x, /, *, axis=None):
 __all__ = ["xlogy", "xlog1py", "entr", "rel_entr", "kl_div", "ndtr", "log_ndtr", "ndtri", "gammainc",
            "gammaincc", "betainc", "betaln", "beta", "i0", "i0e", "i1", "i1e", "zeta", "multigammaln",
            "factorial", "gammasgn", "poch", "exp1", "expi", "bernoulli", "softmax", "log_softmax"]
+
+
+def log1mexp(x):
+    """log(1 - exp(-x)), accurate for small and large x > 0 (-inf at 0, NaN below): jax.nn.log1mexp, also
+    the stable tail of scipy.stats' Gumbel distributions."""
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        x = x.astype(jnp.result_type(float))
+    small = x < math.log(2.0)
+    # log(-expm1(-x)) near 0, log1p(-exp(-x)) for large x; each branch fed a safe value
+    near = jnp.log(-jnp.expm1(-jnp.where(small, x, 1.0)))
+    far = jnp.log1p(-jnp.exp(-jnp.where(small, 1.0, x)))
+    return jnp.where(small, near, far)

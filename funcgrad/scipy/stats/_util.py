@@ -16,9 +16,4 @@ def nan_outside(q, value, lo=0.0, hi=1.0):
     return jnp.where((q >= lo) & (q <= hi), value, jnp.nan)
 
 
-def log1mexp(a):
-    """log(1 - exp(a)) for a <= 0, accurate at both ends (log(-expm1(a)) near 0, log1p(-exp(a)) below)."""
-    return jnp.where(a > -0.6931471805599453, jnp.log(-jnp.expm1(a)), jnp.log1p(-jnp.exp(a)))
-
-
-__all__ = ["standardize", "nan_outside", "promote_float", "log1mexp"]
+__all__ = ["standardize", "nan_outside", "promote_float"]

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from ._util import log1mexp, promote_float, standardize
+from .._special_more import log1mexp
+from ._util import promote_float, standardize
 
 
 def logpdf(x, loc=0, scale=1):
@@ -15,7 +16,7 @@ def pdf(x, loc=0, scale=1):
 
 
 def logcdf(x, loc=0, scale=1):
-    return log1mexp(logsf(x, loc, scale))
+    return log1mexp(-logsf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):

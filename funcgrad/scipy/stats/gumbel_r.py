@@ -3,7 +3,8 @@ cdf(x) = exp(-exp(-(x - loc) / scale))."""
 from __future__ import annotations
 
 from ... import numpy as jnp
-from ._util import log1mexp, promote_float, standardize
+from .._special_more import log1mexp
+from ._util import promote_float, standardize
 
 
 def logpdf(x, loc=0, scale=1):
@@ -25,7 +26,7 @@ def cdf(x, loc=0, scale=1):
 
 
 def logsf(x, loc=0, scale=1):
-    return log1mexp(logcdf(x, loc, scale))
+    return log1mexp(-logcdf(x, loc, scale))
 
 
 def sf(x, loc=0, scale=1):
