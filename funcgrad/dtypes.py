@@ -1,8 +1,8 @@
 """funcgrad.dtypes: JAX's `jax.dtypes` names (canonicalize_dtype, issubdtype, result_type, float0,
 bfloat16, finfo, iinfo, ...).
 
-Unlike JAX without x64, funcgrad does not narrow 64-bit dtypes: a NumPy float64 array stays float64, so
-`canonicalize_dtype` only validates (and maps Python types to funcgrad's defaults).
+As in JAX, `canonicalize_dtype` gives the dtype a value takes in the x64 mode: with x64 off (the default)
+float64/int64/uint64/complex128 narrow to float32/int32/uint32/complex64; Python types give the defaults.
 """
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ class prng_key(extended):
 
 
 def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype:
-    """The np.dtype funcgrad uses for `dtype` (Python int/float/complex -> the defaults)."""
-    return _dt.canonicalize(dtype)
+    """The np.dtype a value of `dtype` takes in the JAX face's x64 mode (jax.dtypes.canonicalize_dtype)."""
+    return _dt.canonicalize_dtype(dtype)
 
 
 def issubdtype(a, b) -> bool:
@@ -52,9 +52,10 @@ def result_type(*args, return_weak_type_flag: bool = False):
     for a in args:
         if isinstance(a, (ArrayBase, bool, int, float, complex, np.ndarray, np.generic)):
             av = get_aval(a)
-            ops.append((av.dtype, av.weak_type))
+            dt = av.dtype if isinstance(a, ArrayBase) else _dt.canonicalize_dtype(av.dtype)
+            ops.append((dt, av.weak_type))
         else:
-            ops.append((_dt.canonicalize(a), False))
+            ops.append((_dt.canonicalize_dtype(a), False))
     if not ops:
         raise ValueError("at least one array or dtype is required")
     dt, weak = _dt.result_type(*ops)

@@ -269,6 +269,23 @@ def to_array(x, dtype=None, copy: bool = True) -> Array:
     return wrap(buf, False)
 
 
+def canonical_array(x, dtype=None, copy: bool = False):
+    """The JAX face's conversion of a value into it (jnp.asarray's and JAX's argument handling): an Array or
+    tracer is returned as it is (an Array made 64-bit by the torch face keeps its dtype), as is the Array
+    a torch-face Tensor holds; a foreign value (NumPy array or scalar, nested list, CuPy array) without a
+    requested `dtype` takes its canonical dtype for the x64 mode, so with x64 off (the default) float64 ->
+    float32, int64 -> int32, uint64 -> uint32, complex128 -> complex64. Python scalars become weakly typed
+    values of the mode's default dtypes."""
+    if isinstance(x, ArrayBase):
+        return x if dtype is None else to_array(x, dtype, copy)
+    out = to_array(x, dtype, copy)
+    if dtype is None and out.__class__ is Array:
+        narrow = dtypes._narrow.get(out.dtype)
+        if narrow is not None and getattr(type(x), "__funcgrad_array__", None) is None:
+            return Array(out._buf.astype(narrow), False)
+    return out
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of an Array, tracer, or Python scalar."""
     try:
@@ -280,4 +297,4 @@ def get_aval(x) -> ShapedArray:
     return to_array(x, copy=False).aval
 
 
-__all__ = ["Array", "ArrayBase", "wrap", "to_array", "get_aval", "CPU"]
+__all__ = ["Array", "ArrayBase", "wrap", "to_array", "canonical_array", "get_aval", "CPU"]

@@ -1,6 +1,9 @@
-"""dtypes, default dtypes and type promotion (NumPy 2 / NEP 50 with weakly typed Python scalars).
+"""dtypes, default dtypes, canonicalisation and type promotion (JAX's lattice, weakly typed Python scalars).
 
-One place for every dtype rule: what a Python value becomes, and what two operands promote to.
+One place for every dtype rule of the JAX face: what a Python value becomes, what a foreign value (a NumPy
+array) becomes on entering it (`canonicalize_dtype`: with x64 off, as in JAX, 64-bit dtypes narrow to 32
+bits), and what two operands promote to (`result_type`, JAX's type-promotion lattice). The torch face keeps
+its own rules (funcgrad/tensor/_dtype.py).
 """
 from __future__ import annotations
 
@@ -26,18 +29,46 @@ if bfloat16 is not None:
 
 
 class _Defaults:
-    """Default dtypes for Python floats/ints; switched by `funcgrad.config.update("enable_x64", True)`."""
+    """The JAX face's x64 mode and its default dtypes (Python ints/floats/complexes, creation functions,
+    indices); switched by `funcgrad.config.update("jax_enable_x64", True)`."""
+    x64 = False
     float_ = float32
-    int_ = int64
+    int_ = int32
+    uint_ = uint32
     complex_ = complex64
 
 
 defaults = _Defaults()
 
+# what a 64-bit dtype becomes with x64 off (jax.dtypes.canonicalize_dtype)
+_NARROW = {float64: float32, int64: int32, uint64: uint32, complex128: complex64}
+_narrow = _NARROW  # the table canonicalize_dtype reads: _NARROW with x64 off, empty with x64 on
+
 
 def set_x64(enabled: bool) -> None:
+    """Switch the JAX face between JAX's two modes: 64-bit defaults and no narrowing (on), or 32-bit
+    defaults with every foreign 64-bit value narrowed on entry (off, the default)."""
+    global _narrow
+    enabled = bool(enabled)
+    defaults.x64 = enabled
     defaults.float_ = float64 if enabled else float32
+    defaults.int_ = int64 if enabled else int32
+    defaults.uint_ = uint64 if enabled else uint32
     defaults.complex_ = complex128 if enabled else complex64
+    _narrow = {} if enabled else _NARROW
+    _lub_cache.clear()
+
+
+def canonicalize_dtype(dtype) -> np.dtype:
+    """The dtype a value of `dtype` takes in the JAX face (jax.dtypes.canonicalize_dtype): Python types
+    give the defaults; with x64 off float64/int64/uint64/complex128 narrow to their 32-bit kin."""
+    dt = canonicalize(dtype)
+    return _narrow.get(dt, dt)
+
+
+def is_canonical(dtype) -> bool:
+    """Whether a value of `dtype` can arise in the JAX face's current mode without an explicit request."""
+    return dtype not in _narrow
 
 
 def canonicalize(dtype) -> np.dtype:
@@ -113,59 +144,115 @@ def python_scalar_dtype(x) -> np.dtype:
     raise TypeError(f"{type(x).__name__} is not a Python scalar")
 
 
-def _promote_strong(a: np.dtype, b: np.dtype) -> np.dtype:
-    if a == b:
-        return a
-    if bfloat16 is not None and bfloat16 in (a, b):
-        other = b if a == bfloat16 else a
-        if kind_rank(other) <= 1 or other == bfloat16:
-            return bfloat16
-        if other == float16:
-            return float32
-        return other
-    return np.promote_types(a, b)
+# --- JAX's type-promotion lattice -----------------------------------------------------------------------
+# Nodes are dtypes plus the three weak kinds of Python scalars ("i*", "f*", "c*"); an edge a -> b says b is
+# above a. Two types promote to their least upper bound (jax._src.dtypes._type_promotion_lattice, "standard").
+_I, _F, _C = "i*", "f*", "c*"
+_LATTICE = {
+    bool_: [_I], _I: [uint8, int8], uint8: [uint16, int16], uint16: [uint32, int32], uint32: [uint64, int64],
+    uint64: [_F], int8: [int16], int16: [int32], int32: [int64], int64: [_F],
+    _F: [float16, _C] + ([bfloat16] if bfloat16 is not None else []), float16: [float32], float32: [float64, complex64],
+    float64: [complex128], _C: [complex64], complex64: [complex128], complex128: [],
+}
+if bfloat16 is not None:
+    _LATTICE[bfloat16] = [float32]
 
 
-def _weak_into(weak: np.dtype, strong: np.dtype) -> np.dtype:
-    """NEP 50: a weak operand adopts the strong operand's dtype unless its kind is higher."""
-    if kind_rank(weak) <= kind_rank(strong):
-        return strong
-    if is_complex(weak):  # complex scalar with a float array: complex of the same precision
-        if strong == float64:
-            return complex128
-        return complex64 if is_float(strong) and strong != float64 else defaults.complex_
-    return defaults.float_ if is_float(weak) else weak
+def _upper_sets() -> dict:
+    ups = {}
+
+    def up(n):
+        if n not in ups:
+            out = {n}
+            for m in _LATTICE[n]:
+                out |= up(m)
+            ups[n] = frozenset(out)
+        return ups[n]
+
+    for n in _LATTICE:
+        up(n)
+    return ups
+
+
+_UP = _upper_sets()
+_lub_cache: dict = {}
+
+
+def _lub(nodes) -> object:
+    """The least upper bound of lattice nodes (the one common upper bound below all the others)."""
+    common = None
+    for n in nodes:
+        common = _UP[n] if common is None else common & _UP[n]
+    for c in common:
+        if common <= _UP[c]:
+            return c
+    raise TypeError(f"no common dtype for {sorted(map(str, nodes))}")  # pragma: no cover - a lattice has one
+
+
+_WEAK_DEFAULT = {_I: "int_", _F: "float_", _C: "complex_"}
+
+
+def _weak_node(dt: np.dtype):
+    """The lattice node of a weakly typed value of dtype dt (its kind's Python scalar; bool stays bool)."""
+    if dt == bool_:
+        return bool_
+    k = dt.kind
+    return _I if k in "iu" else _C if k == "c" else _F
 
 
 def result_type(*operands) -> tuple[np.dtype, bool]:
-    """Promote operands given as (dtype, weak_type) pairs; returns (dtype, weak_type)."""
-    strongs = []
-    weak = None
-    for dt, is_weak in operands:
-        if is_weak:
-            weak = dt if weak is None or kind_rank(dt) > kind_rank(weak) else weak
-        else:
-            strongs.append(dt)
-    strong = None
-    if len(strongs) > 2 and (bfloat16 is None or bfloat16 not in strongs):
-        strong = np.result_type(*strongs)  # NumPy's n-ary rule is not pairwise-associative
+    """Promote operands given as (dtype, weak_type) pairs by JAX's lattice; returns (dtype, weak_type).
+
+    As in JAX the result is canonical for the x64 mode (int32 + uint32 is int64 with x64 on and int32 with
+    it off), except where an operand already holds a non-canonical 64-bit dtype (an Array made by the torch
+    face, or at an explicit request): funcgrad never narrows such a value, so neither is the result."""
+    key = operands
+    hit = _lub_cache.get(key)
+    if hit is not None:
+        return hit
+    dts = {dt for dt, _ in operands}
+    if len(dts) == 1 and not all(w for _, w in operands):
+        res = (operands[0][0], False)
+    elif all(w for _, w in operands):  # all weak: the bound of their dtypes, still weak
+        res = _finish(_lub(dts), True, dts)
     else:
-        for dt in strongs:
-            strong = dt if strong is None else _promote_strong(strong, dt)
-    if strong is None:
-        return weak, True
-    if weak is None:
-        return strong, False
-    # JAX's lattice: where the weak operand's kind decides the result (an int array with a Python
-    # float, a bool array with a Python int), the result stays weakly typed; a float array with a
-    # Python complex gives the strong complex of the float's width
-    still_weak = kind_rank(weak) > kind_rank(strong) and not (is_complex(weak) and is_float(strong))
-    return _weak_into(weak, strong), still_weak
+        nodes = {(_weak_node(dt) if w else dt) for dt, w in operands}
+        top = _lub(nodes)
+        res = _finish(top, isinstance(top, str), dts)
+    if len(_lub_cache) > 4096:
+        _lub_cache.clear()
+    _lub_cache[key] = res
+    return res
+
+
+_KIND_DEFAULT = {"b": None, "i": "int_", "u": "uint_", "f": "float_", "c": "complex_"}
+
+
+def _finish(top, weak: bool, dts) -> tuple[np.dtype, bool]:
+    if isinstance(top, str):
+        dt = getattr(defaults, _WEAK_DEFAULT[top])
+    elif weak and top != bool_:  # an all-weak result takes its kind's default dtype, as in JAX
+        dt = getattr(defaults, _KIND_DEFAULT.get(top.kind, "float_"))
+    else:
+        dt = top
+    if dt in _narrow and not any(d in _narrow for d in dts):
+        dt = _narrow[dt]
+    return dt, weak and dt != bool_
+
+
+_WEAK_WIDE = {_I: int64, _F: float64, _C: complex128}
 
 
 def promote_types(a, b) -> np.dtype:
-    """The dtype two strongly typed dtypes promote to."""
-    return _promote_strong(canonicalize(a), canonicalize(b))
+    """The dtype two strongly typed dtypes promote to (jnp.promote_types): their lattice bound, canonical
+    for the mode; where the bound is a weak kind (int64 with uint64) it is that kind's 64-bit dtype, as JAX."""
+    a, b = canonicalize(a), canonicalize(b)
+    top = _lub({a, b})
+    if isinstance(top, str):
+        return _WEAK_WIDE[top]
+    if top in _narrow and a not in _narrow and b not in _narrow:
+        return _narrow[top]
+    return top
 
 
 def short_name(dtype) -> str:

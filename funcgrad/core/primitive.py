@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from .array import Array, ArrayBase, get_aval, to_array, wrap
+from .array import Array, ArrayBase, get_aval, to_array, wrap, canonical_array
 from .backend import xp_of
 from .errors import user_location
 from .trace import Tracer, _leak_error, find_top
@@ -225,7 +225,7 @@ class Primitive:
             if top is None:
                 return self.bind(*args, **params)
             return top.process(self, args, params)
-        args = [a if isinstance(a, ArrayBase) else to_array(a, copy=False) for a in args]
+        args = [a if isinstance(a, ArrayBase) else canonical_array(a) for a in args]
         top = find_top(args)
         if top is None:
             return self.bind(*args, **params)

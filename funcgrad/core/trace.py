@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
-from .array import Array, ArrayBase, get_aval, to_array
+from .array import Array, ArrayBase, get_aval, to_array, canonical_array
 from .aval import ShapedArray, _interned, shaped
 from .errors import (ConcretizationError, TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError, UnexpectedTracerError, user_location)
@@ -46,7 +46,7 @@ class Trace:
     def const_var(self, x) -> Var:
         entry = self._consts.get(id(x))
         if entry is None:
-            val = x if isinstance(x, ArrayBase) else to_array(x, copy=False)
+            val = x if isinstance(x, ArrayBase) else canonical_array(x)
             entry = (Var(get_aval(val), val, is_const=True), x)  # keeps x alive so its id stays unique
             self._consts[id(x)] = entry
         return entry[0]

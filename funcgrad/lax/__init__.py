@@ -10,7 +10,7 @@ import builtins as _builtins
 
 import numpy as np
 
-from ..core.array import ArrayBase, to_array
+from ..core.array import ArrayBase, to_array, canonical_array
 from ..primitives import elementwise as _ew
 from ..primitives.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: F401
                                       integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
@@ -35,8 +35,9 @@ from ..primitives.indexing import gather, scatter, scatter_add, scatter_max, sca
 from ..primitives.linalg import dot_general  # noqa: F401
 from ..primitives.reduction import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum  # noqa: F401
 from ..primitives.windowed import reduce_window  # noqa: F401
-from ..primitives.shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, iota,  # noqa: F401
+from ..primitives.shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, iota,  # noqa: F401
                                 pad, reshape as _reshape, rev, slice, squeeze, transpose)
+from ..primitives.shape import full as _full
 
 
 _builtin_complex = _builtins.complex
@@ -56,14 +57,14 @@ def _binary(fn):
 
     def f(x, y):
         if _is_python_scalar(x) and not _is_python_scalar(y):
-            y = y if isinstance(y, ArrayBase) else to_array(y)
+            y = y if isinstance(y, ArrayBase) else canonical_array(y)
             x = _scalar_to(x, y)
         elif _is_python_scalar(y) and not _is_python_scalar(x):
-            x = x if isinstance(x, ArrayBase) else to_array(x)
+            x = x if isinstance(x, ArrayBase) else canonical_array(x)
             y = _scalar_to(y, x)
         else:
-            x = x if isinstance(x, ArrayBase) else to_array(x)
-            y = y if isinstance(y, ArrayBase) else to_array(y)
+            x = x if isinstance(x, ArrayBase) else canonical_array(x)
+            y = y if isinstance(y, ArrayBase) else canonical_array(y)
             if x.dtype != y.dtype:  # a weakly typed operand takes the other's dtype, as in JAX
                 if x.weak_type and not y.weak_type:
                     x = _ew.convert_element_type(x, y.dtype)
@@ -83,7 +84,7 @@ def _typed_unary(fn, kinds: str, what: str):
     name = fn.__name__
 
     def f(x, *args, **kwargs):
-        x = x if isinstance(x, ArrayBase) else to_array(x)
+        x = x if isinstance(x, ArrayBase) else canonical_array(x)
         if np.dtype(x.dtype).kind not in kinds:
             raise TypeError(f"{name} does not accept dtype {x.dtype}. Accepted dtypes are subtypes of {what}.")
         return fn(x, *args, **kwargs)
@@ -126,7 +127,7 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
 
 
 def square(x):
-    x = x if isinstance(x, ArrayBase) else to_array(x)
+    x = x if isinstance(x, ArrayBase) else canonical_array(x)
     if np.dtype(x.dtype).kind not in "iufc":
         raise TypeError(f"square does not accept dtype {x.dtype}. Accepted dtypes are subtypes of integer, "
                         "floating, complexfloating.")
@@ -139,6 +140,17 @@ def reciprocal(x):
 
 def zeros_like_array(x):
     return _ew.zeros_like(x)
+
+
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    """lax.full: an array of `shape` filled with `fill_value` (a scalar; without `dtype`, its dtype: a Python
+    scalar's weak default one, a NumPy scalar's canonical one for the x64 mode)."""
+    if dtype is None:
+        v = canonical_array(fill_value)
+        if v.ndim:
+            raise TypeError(f"lax.full: fill_value must be a scalar, got shape {tuple(v.shape)}")
+        return broadcast_in_dim(v, tuple(shape), ())
+    return _full(shape, fill_value, dtype)
 
 
 def full_like(x, fill_value, dtype=None, shape=None):

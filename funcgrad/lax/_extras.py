@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, to_array
+from ..core.array import ArrayBase, to_array, canonical_array
 from ..core.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..primitives import elementwise as ew
 from ..primitives import shape as sh
@@ -22,7 +22,7 @@ __all__ = ["reduce", "broadcast", "index_in_dim", "slice_in_dim", "collapse", "b
 
 
 def _arr(x):
-    return x if isinstance(x, ArrayBase) else to_array(x, copy=False)
+    return x if isinstance(x, ArrayBase) else canonical_array(x)
 
 
 def _monoid(computation, dtype) -> str | None:

@@ -11,7 +11,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..numpy._statistics import logsumexp
-from ..core.array import ArrayBase, to_array
+from ..core.array import ArrayBase, to_array, canonical_array
 from ..scipy.special import erf
 from ..scipy._special_more import log1mexp  # noqa: F401 - jax.nn.log1mexp
 
@@ -23,7 +23,7 @@ __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swis
 
 def _arr(x):
     """x as an Array; a Python scalar stays weakly typed, as jax.nn's functions keep it."""
-    return x if isinstance(x, ArrayBase) else to_array(x)
+    return x if isinstance(x, ArrayBase) else canonical_array(x)
 
 
 def identity(x):

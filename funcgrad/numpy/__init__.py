@@ -84,16 +84,23 @@ import numpy as _np  # noqa: E402
 
 pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma
 
-# NumPy's C-style aliases, mapped as NumPy maps them on this platform (int_ and intp: int64, ...).
-(int_, intp, uint, uintp, intc, uintc, short, ushort, byte, ubyte, long, ulong, longlong, ulonglong, half,  # noqa: A001
+# NumPy's C-style aliases, mapped as NumPy maps them on this platform (long: int64, double: float64, ...).
+(intc, uintc, short, ushort, byte, ubyte, long, ulong, longlong, ulonglong, half,  # noqa: A001
  single, double, csingle, cdouble) = (_ST(_np.dtype(getattr(_np, _n))) for _n in (
-    "int_", "intp", "uint", "uintp", "intc", "uintc", "short", "ushort", "byte", "ubyte", "long", "ulong",
+    "intc", "uintc", "short", "ushort", "byte", "ubyte", "long", "ulong",
     "longlong", "ulonglong", "half", "single", "double", "csingle", "cdouble"))
-float_, complex_ = float64, complex128
+# The default-dtype aliases follow the x64 mode (module __getattr__ below): JAX's int_/float_/... name the
+# 64-bit types but make 32-bit arrays with x64 off; funcgrad honours an explicitly requested dtype, so they
+# name the mode's default dtype instead, and jnp.int_(1), zeros(3, jnp.int_) come out as in JAX.
+_MODE_ALIASES = {"int_": "int_", "intp": "int_", "uint": "uint_", "uintp": "uint_", "float_": "float_",
+                 "complex_": "complex_"}
 character, flexible, object_ = _np.character, _np.flexible, _np.object_  # (NumPy's abstract / object types)  # (JAX keeps the names NumPy 2 removed: float64 and complex128)
 
 
 def __getattr__(name):
+    mode = _MODE_ALIASES.get(name)
+    if mode is not None:
+        return _ST(getattr(_dt.defaults, mode))
     if hasattr(_np, name):
         raise AttributeError(f"funcgrad.numpy has no function {name!r} yet (numpy.{name} exists); "
                              "it is not implemented in funcgrad")

@@ -82,21 +82,22 @@ class _Info:
 
     def default_dtypes(self, *, device=None) -> dict:
         return {"real floating": dtypes.defaults.float_, "complex floating": dtypes.defaults.complex_,
-                "integral": dtypes.defaults.int_, "indexing": dtypes.int64}
+                "integral": dtypes.defaults.int_, "indexing": dtypes.defaults.int_}
 
     def devices(self) -> list:
         return _devices()
 
     def dtypes(self, *, device=None, kind=None) -> dict:
+        # (as JAX: with x64 off the 64-bit dtypes are not among them)
         if kind is None:
-            names = ["bool"] + [str(d) for d in _KINDS["numeric"]]
+            names = ["bool"] + [str(d) for d in _KINDS["numeric"] if dtypes.is_canonical(d)]
             return {n: np.dtype(n) for n in names}
         kinds = (kind,) if isinstance(kind, str) else tuple(kind)
         out = {}
         for k in kinds:
             if k not in _KINDS:
                 raise ValueError(f"dtypes: unknown kind {k!r}; expected one of {sorted(_KINDS)}")
-            out.update({str(d): d for d in _KINDS[k]})
+            out.update({str(d): d for d in _KINDS[k] if dtypes.is_canonical(d)})
         return out
 
 

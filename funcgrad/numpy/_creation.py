@@ -1,4 +1,5 @@
-"""Array creation with NumPy's signatures (Python floats default to float32, see funcgrad.config)."""
+"""Array creation with NumPy's signatures and JAX's dtypes: 32-bit defaults with x64 off (the default),
+64-bit with it on; foreign values (NumPy arrays, lists) take their canonical dtype (see funcgrad.config)."""
 from __future__ import annotations
 
 import operator
@@ -6,7 +7,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, to_array, wrap
+from ..core.array import ArrayBase, canonical_array, to_array, wrap
 from ..core.backend import CPU
 from ..primitives import elementwise as ew
 from ..primitives.shape import broadcasted_iota, full as _full
@@ -28,22 +29,22 @@ def _dtype(dtype, default=None):
 
 
 def array(object, dtype=None, copy=True, ndmin: int = 0):
-    """Create an Array from a list, NumPy array, scalar or Array, as numpy.array.
+    """Create an Array from a list, NumPy array, scalar or Array, as jnp.array.
 
-    Python floats (alone or in lists) become the default float dtype; NumPy arrays and scalars keep
-    their dtype."""
+    As in JAX, Python scalars (alone or in lists) take the default dtypes of the x64 mode, and a Python
+    scalar alone stays weakly typed; NumPy arrays and scalars take their canonical dtype (with x64 off
+    float64 -> float32, int64 -> int32, ...); an explicitly requested dtype is honoured."""
     if isinstance(object, ArrayBase):
         x = object if dtype is None else ew.convert_element_type(object, dtypes.canonicalize(dtype))
-        x = ew.convert_element_type(x, x.dtype, False)  # an array() result is strongly typed
     elif isinstance(object, (list, tuple)) and any(isinstance(v, ArrayBase) for v in _flat(object)):
         from ._manipulation import stack
         x = stack([array(v) for v in object]) if len(object) else to_array(object)
         if dtype is not None:
             x = ew.convert_element_type(x, dtypes.canonicalize(dtype))
     else:
-        x = to_array(object, dtype=dtype)
-        if is_python_scalar(object):
-            x = ew.convert_element_type(x, x.dtype, False)  # a standalone array is strongly typed
+        x = canonical_array(object, dtype=dtype, copy=True)
+        if dtype is not None and x.weak_type:
+            x = ew.convert_element_type(x, x.dtype, False)  # a requested dtype is a strong one
     if x.ndim < ndmin:
         from ..primitives.shape import reshape
         x = reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape))
@@ -73,6 +74,9 @@ def asarray(a, dtype=None, copy=None, *, device=None):
 
 
 def _no_copy(a, dtype, device):
+    if dtype is None and isinstance(a, np.ndarray) and not dtypes.is_canonical(a.dtype):
+        x = canonical_array(a)  # narrowed for the x64 mode (a copy, as JAX makes)
+        return x if device is None else put(x, device, "asarray")
     same = isinstance(a, np.ndarray) and (dtype is None or np.dtype(dtypes.canonicalize(dtype)) == a.dtype)
     if same and resolve(device, "asarray") in (None, CPU):
         dtypes.canonicalize(a.dtype)  # a supported dtype
@@ -124,10 +128,12 @@ def _fill(shape, fill_value, dtype):
         return broadcast_to(ew.convert_element_type(fv, fv.dtype, False), shape)
     if dtype is not None:
         dt = dtypes.canonicalize(dtype)
-    elif is_python_scalar(fill_value):
+    elif is_python_scalar(fill_value):  # weakly typed, as in JAX
         dt = dtypes.python_scalar_dtype(fill_value)
+        out = _full(shape, _fill_value(fill_value, dt), dt)
+        return out if isinstance(fill_value, bool) else ew.convert_element_type(out, dt, True)
     else:
-        dt = dtypes.canonicalize(np.asarray(fill_value).dtype)
+        dt = dtypes.canonicalize_dtype(np.asarray(fill_value).dtype)
     return _full(shape, _fill_value(fill_value, dt), dt)
 
 
@@ -179,7 +185,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values in [start, stop), as numpy.arange (concrete bounds only).
 
     Without dtype: the default int dtype for integer bounds, the default float dtype if any is a
-    float (NumPy: int64 / float64)."""
+    float (as JAX: int32 / float32 with x64 off, int64 / float64 with it on)."""
     x = _arange(start, stop, step, dtype)
     return x if device is None else put(x, device, "arange")
 

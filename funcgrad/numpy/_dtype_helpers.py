@@ -28,11 +28,11 @@ def _key(x):
     if is_python_scalar(x):
         return dtypes.python_scalar_dtype(x), True
     if isinstance(x, (np.ndarray, np.generic)):
-        return dtypes.canonicalize(x.dtype), False
+        return dtypes.canonicalize_dtype(x.dtype), False
     if isinstance(x, (list, tuple)):
         from ..core.array import to_array
-        return to_array(x).dtype, False
-    return dtypes.canonicalize(x), False
+        return dtypes.canonicalize_dtype(to_array(x).dtype), False
+    return dtypes.canonicalize_dtype(x), False
 
 
 def result_type(*arrays_and_dtypes):

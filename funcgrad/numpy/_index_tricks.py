@@ -29,7 +29,7 @@ def _int_indices(x, op):
     x = asarray_any(x)
     if not dtypes.is_integer(x.dtype):
         raise TypeError(f"{op}: only int indices permitted, got {x.dtype}")
-    return ew.convert_element_type(x, dtypes.int64)
+    return ew.convert_element_type(x, dtypes.int64, x.weak_type)
 
 
 def unravel_index(indices, shape, order="C"):
@@ -38,7 +38,8 @@ def unravel_index(indices, shape, order="C"):
     dims = _dims(shape, "unravel_index")
     if order not in ("C", "F"):
         raise ValueError(f"unravel_index: order must be 'C' or 'F', got {order!r}")
-    idx = _int_indices(indices, "unravel_index")
+    given = asarray_any(indices)
+    idx = _int_indices(given, "unravel_index")
     size = math.prod(dims)
     c = _concrete(idx)
     if c is not None:
@@ -51,7 +52,12 @@ def unravel_index(indices, shape, order="C"):
     for d in (reversed(dims) if order == "C" else dims):
         out.append(u.remainder(idx, d) if d else idx)
         idx = u.floor_divide(idx, d) if d else idx
+    out = [_like_given(o, given) for o in out]  # (computed in int64; as JAX, in the indices' dtype)
     return tuple(reversed(out)) if order == "C" else tuple(out)
+
+
+def _like_given(x, given):
+    return ew.convert_element_type(x, given.dtype, given.weak_type)
 
 
 def _concrete(x):
@@ -69,7 +75,10 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         raise ValueError(f"ravel_multi_index: parameter multi_index must be a sequence of length {len(dims)}")
     modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
     idx = []
+    given = None
     for i, d, m in zip(multi_index, dims, modes):
+        i = asarray_any(i)
+        given = i if given is None else given
         i = _int_indices(i, "ravel_multi_index")
         if m == "wrap":
             i = u.remainder(i, d)
@@ -87,11 +96,12 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     out = u.multiply(idx[0], int(strides[0]))
     for i, s in zip(idx[1:], strides[1:]):
         out = u.add(out, u.multiply(i, int(s)))
-    return out
+    return _like_given(out, given)
 
 
 def _pair(rows, cols):
-    return to_array(rows.astype(np.int64)), to_array(cols.astype(np.int64))
+    dt = dtypes.defaults.int_  # JAX's index dtype for the x64 mode
+    return to_array(rows.astype(dt)), to_array(cols.astype(dt))
 
 
 def tril_indices(n, k=0, m=None):
@@ -131,7 +141,7 @@ def triu_indices_from(arr, k=0):
 
 def diag_indices(n, ndim=2):
     """ndim copies of arange(n): the indices of the main diagonal of an n x ... x n array."""
-    i = to_array(np.arange(operator.index(n), dtype=np.int64))
+    i = to_array(np.arange(operator.index(n), dtype=dtypes.defaults.int_))
     return (i,) * operator.index(ndim)
 
 

@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import Array, ArrayBase, to_array, wrap
+from ..core.array import Array, ArrayBase, to_array, wrap, canonical_array
 from ..core.errors import IncompatibleShapesError, user_location
 from ..core.trace import Tracer
 from ..primitives.elementwise import convert_element_type
@@ -30,7 +30,7 @@ def asarray_any(x):
     if isinstance(x, (list, tuple)) and _holds_array(x):
         from ._creation import asarray  # a sequence holding tracers: stacked, as jnp.asarray does
         return asarray(x)
-    return to_array(x, copy=False)
+    return canonical_array(x)
 
 
 def _holds_array(seq) -> bool:

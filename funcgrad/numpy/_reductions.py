@@ -50,9 +50,10 @@ def _strong(x):
 def _sum_dtype(x, dtype):
     if dtype is not None:
         return dtypes.canonicalize(dtype)
-    if x.dtype == dtypes.bool_ or (dtypes.is_integer(x.dtype) and x.dtype.itemsize < 8):
-        # NumPy sums and multiplies small integers and bools in the default (unsigned) integer dtype.
-        return dtypes.defaults.int_ if x.dtype.kind != "u" else dtypes.uint64
+    if x.dtype == dtypes.bool_ or (dtypes.is_integer(x.dtype) and x.dtype.itemsize < dtypes.defaults.int_.itemsize):
+        # as JAX: bools and integers narrower than the mode's default int sum and multiply in the default
+        # (unsigned) int: int32/uint32 with x64 off, int64/uint64 with it on
+        return dtypes.defaults.int_ if x.dtype.kind != "u" else dtypes.defaults.uint_
     return None
 
 

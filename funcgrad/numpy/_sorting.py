@@ -55,6 +55,13 @@ def _const(shape, value, dtype):
     return sh.full(tuple(shape), value, dtype)
 
 
+def _ix(x, dtype=None):
+    """An index result in JAX's dtype: the default int of the x64 mode (int32 with x64 off), or `dtype`
+    where JAX fixes one (searchsorted, argpartition: int32). Indices are computed in int64 inside."""
+    dt = dtype or dtypes.defaults.int_
+    return x if x.dtype == dt else ew.convert_element_type(x, dt)
+
+
 def _isnan(x):
     if not dtypes.is_inexact(x.dtype):
         return _const(x.shape, False, dtypes.bool_)
@@ -128,7 +135,8 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False):
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False):
-    """Indices that sort an array along `axis` (None: flattened), as numpy.argsort (int64, stable).
+    """Indices that sort an array along `axis` (None: flattened), as jnp.argsort (stable; JAX's index
+    dtype: int32 with x64 off, int64 with it on).
 
     With descending=True (JAX's option) equal elements still keep their original order."""
     _check_kind(kind, order, "argsort")
@@ -138,11 +146,11 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False)
     x, ax = _axis_or_flat(x, axis, "argsort")
     iota = _iota(x.shape, ax)
     if not descending:
-        return _sort_along([x, iota], ax)[1]
+        return _ix(_sort_along([x, iota], ax)[1])
     # A stable ascending sort of the reversed axis, read backwards: descending with ties in order.
     n = x.shape[ax]
     rev_iota = ew.sub(_const(x.shape, n - 1, INDEX), iota)
-    return sh.rev(_sort_along([sh.rev(x, (ax,)), rev_iota], ax)[1], (ax,))
+    return _ix(sh.rev(_sort_along([sh.rev(x, (ax,)), rev_iota], ax)[1], (ax,)))
 
 
 def lexsort(keys, axis=-1):
@@ -156,9 +164,9 @@ def lexsort(keys, axis=-1):
     if any(k.shape != shape for k in ks):
         raise ValueError(f"lexsort: all keys need to be the same shape, got {[tuple(k.shape) for k in ks]}")
     if len(shape) == 0:
-        return _const((), 0, INDEX)
+        return _ix(_const((), 0, INDEX))
     ax = normalize_index(axis, len(shape), "lexsort")
-    return _sort_along(ks[::-1] + [_iota(shape, ax)], ax, num_keys=len(ks))[-1]
+    return _ix(_sort_along(ks[::-1] + [_iota(shape, ax)], ax, num_keys=len(ks))[-1])
 
 
 def _check_kth(kth, n, op):
@@ -185,7 +193,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
         x = sh.reshape(x, (1,))
     x, ax = _axis_or_flat(x, axis, "argpartition")
     _check_kth(kth, x.shape[ax], "argpartition")
-    return argsort(x, ax, order=order)
+    return _ix(argsort(x, ax, order=order), dtypes.int32)  # int32 in either mode, as jnp.argpartition
 
 
 # --- searchsorted ---------------------------------------------------------------------------------
@@ -212,7 +220,7 @@ def _take_1d(a, idx):
 
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """Indices where the values v would be inserted into the sorted 1-D array a to keep it sorted,
-    as numpy.searchsorted (int64; NaN sort last). method: "scan" (a binary search, log2(len(a))
+    as jnp.searchsorted (int32 in either x64 mode, as JAX; NaN sort last). method: "scan" (a binary search, log2(len(a))
     gathers) or "compare_all" (compares every pair; faster for short a)."""
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
@@ -228,11 +236,11 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     cmp = _less if side == "left" else _less_equal
     n = arr.shape[0]
     if n == 0:
-        return _const(val.shape, 0, INDEX)
+        return _ix(_const(val.shape, 0, INDEX), dtypes.int32)
     if method == "compare_all":
         hit = cmp(broadcast_to(arr, tuple(val.shape) + (n,)),
                   sh.broadcast_in_dim(val, tuple(val.shape) + (n,), tuple(range(val.ndim))))
-        return red.reduce_sum(ew.convert_element_type(hit, INDEX), (val.ndim,))
+        return _ix(red.reduce_sum(ew.convert_element_type(hit, INDEX), (val.ndim,)), dtypes.int32)
     lo, hi = _const(val.shape, 0, INDEX), _const(val.shape, n, INDEX)
     two, one = _const(val.shape, 2, INDEX), _const(val.shape, 1, INDEX)
     last = _const(val.shape, n - 1, INDEX)
@@ -241,7 +249,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
         go_right = _and(cmp(_take_1d(arr, ew.min(mid, last)), val), ew.lt(lo, hi))
         lo = ew.select(go_right, ew.add(mid, one), lo)
         hi = ew.select(go_right, hi, mid)
-    return lo
+    return _ix(lo, dtypes.int32)
 
 
 # --- nonzero and friends --------------------------------------------------------------------------
@@ -267,7 +275,7 @@ def _static_size(size, mask, op):
 
 
 def nonzero(a, *, size=None, fill_value=None):
-    """Indices of the non-zero elements, one int64 array per dimension, as numpy.nonzero.
+    """Indices of the non-zero elements, one array per dimension (JAX's index dtype), as jnp.nonzero.
 
     The input must be concrete unless a static `size` is given: then exactly `size` indices are
     returned, truncated or padded with `fill_value` (default 0; a scalar or one per dimension)."""
@@ -294,7 +302,7 @@ def nonzero(a, *, size=None, fill_value=None):
             raise ValueError(f"nonzero: fill_value must be a scalar or a tuple of length {x.ndim}")
         valid = _valid_prefix(mask, n)
         coords = [ew.select(valid, c, _const((n,), int(f), INDEX)) for c, f in zip(coords, fills)]
-    return tuple(coords)
+    return tuple(_ix(c) for c in coords)
 
 
 def _valid_prefix(mask, n: int):
@@ -309,20 +317,20 @@ def flatnonzero(a, *, size=None, fill_value=None):
 
 
 def argwhere(a, *, size=None, fill_value=None):
-    """Indices of the non-zero elements as an (N, ndim) int64 array, as numpy.argwhere."""
+    """Indices of the non-zero elements as an (N, ndim) array (JAX's index dtype), as jnp.argwhere."""
     x = asarray_any(a)
     if x.ndim == 0:
         n = 1 if size is None and bool(_host(_truthy(x), "argwhere", "pass size=")) else (size or 0)
-        return _const((n, 0), 0, INDEX)
+        return _ix(_const((n, 0), 0, INDEX))
     cols = nonzero(x, size=size, fill_value=fill_value)
     return sh.concatenate([sh.expand_dims(c, (1,)) for c in cols], 1)
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
-    """Number of non-zero values along `axis` (int64), as numpy.count_nonzero."""
+    """Number of non-zero values along `axis` (JAX's default int), as jnp.count_nonzero."""
     x = asarray_any(a)
     axes = normalize_axis(axis, x.ndim, "count_nonzero")
-    r = red.reduce_sum(ew.convert_element_type(_truthy(x), INDEX), axes)
+    r = _ix(red.reduce_sum(ew.convert_element_type(_truthy(x), INDEX), axes))
     return sh.expand_dims(r, axes) if keepdims and axes else r
 
 
@@ -420,7 +428,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         else:
             values = sh.reshape(values, (k,) + tuple(moved.shape[1:]))
             values = sh.transpose(values, _inverse_perm([ax] + [d for d in range(x.ndim) if d != ax]))
-    extra = [r for r, want in ((indices, return_index), (inverse, return_inverse), (counts, return_counts))
+    extra = [_ix(r) for r, want in ((indices, return_index), (inverse, return_inverse), (counts, return_counts))
              if want]
     return (values, *extra) if extra else values
 
@@ -455,7 +463,7 @@ def unique_all(x, /, *, size=None, fill_value=None):
 
 # --- cumulative sums and products -----------------------------------------------------------------
 
-def _cumulative(op, lax_fn, bool_fn, nan_identity=None):
+def _cumulative(op, lax_fn, bool_fn, nan_identity=None, upcast=False):
     def f(a, axis=None, dtype=None, out=None):
         if out is not None:
             raise TypeError(f"{op}: out= is not supported: funcgrad arrays are immutable")
@@ -465,7 +473,8 @@ def _cumulative(op, lax_fn, bool_fn, nan_identity=None):
         x, ax = _axis_or_flat(x if x.ndim else sh.reshape(x, (1,)), axis, op)
         if nan_identity is not None and dtypes.is_inexact(x.dtype):
             x = ew.select(_isnan(x), _const(x.shape, nan_identity, x.dtype), x)
-        dt = _sum_dtype(x, dtype)
+        dt = _sum_dtype(x, dtype) if upcast or dtype is not None else \
+            dtypes.defaults.int_ if x.dtype == dtypes.bool_ else None  # (as JAX: only bools widen)
         if dt is not None:
             x = ew.convert_element_type(x, dt, x.weak_type)
         if x.dtype == dtypes.bool_:  # dtype=bool: logical or / and
@@ -476,8 +485,8 @@ def _cumulative(op, lax_fn, bool_fn, nan_identity=None):
 
 
 cumsum = _cumulative("cumsum", cum.cumsum, cum.cummax)
-cumsum.__doc__ = ("Cumulative sum along `axis` (None: flattened), as numpy.cumsum; bools and small "
-                  "integers accumulate in int64.")
+cumsum.__doc__ = ("Cumulative sum along `axis` (None: flattened), as jnp.cumsum; bools accumulate in "
+                  "the default int, integers in their own dtype (as JAX).")
 cumprod = _cumulative("cumprod", cum.cumprod, cum.cummin)
 cumprod.__doc__ = ("Cumulative product along `axis` (None: flattened), as numpy.cumprod; its derivative "
                    "is exact where x has zeros.")
@@ -508,7 +517,7 @@ def _cumulative_api(op, fn, identity):
     return f
 
 
-cumulative_sum = _cumulative_api("cumulative_sum", cumsum, 0)
+cumulative_sum = _cumulative_api("cumulative_sum", _cumulative("cumsum", cum.cumsum, cum.cummax, upcast=True), 0)
 cumulative_prod = _cumulative_api("cumulative_prod", cumprod, 1)
 
 

@@ -595,7 +595,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         length = builtins.max(int(h.max()) + 1 if h.size else 0, minlength)
     length = operator.index(length)
     if weights is None:
-        upd = _const(xi.shape, 1, INDEX)
+        upd = _const(xi.shape, 1, dtypes.defaults.int_)  # counts in JAX's default int
     else:
         w = asarray_any(weights)
         if tuple(w.shape) != tuple(xi.shape):
@@ -689,8 +689,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - N
 
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy name
     """(counts, edges) of the flattened data, as numpy.histogram: bin i holds edges[i] <= v < edges[i+1],
-    the last bin also its right edge; values outside are ignored. Counts are int64, or the weights'
-    dtype; density=True normalises to a probability density."""
+    the last bin also its right edge; values outside are ignored. Counts have JAX's dtype: the weights' (or
+    data's) dtype made inexact; density=True normalises to a probability density."""
     x = asarray_any(a)
     x = sh.reshape(x, (x.size,))
     edges = histogram_bin_edges(x, bins, range)
@@ -708,7 +708,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     idx = ew.sub(_s.searchsorted(e, xs, side="right"), _const(xs.shape, 1, INDEX))
     last_edge = sh.broadcast_in_dim(sh.reshape(sh.slice(e, (nb,), (nb + 1,)), ()), xs.shape, ())
     idx = ew.select(ew.eq(xs, last_edge), _const(xs.shape, nb - 1, INDEX), idx)
-    upd = _const(xs.shape, 1, INDEX) if weights is None else w
+    # as JAX, counts are inexact: the (weights' or data's) dtype made inexact (ints: float32, int64: float_)
+    cdt = dtypes.to_inexact((x if weights is None else w).dtype)
+    upd = _const(xs.shape, 1, cdt) if weights is None else ew.convert_element_type(w, cdt)
     hist = scatter_p.bind(_const((nb,), 0, upd.dtype), sh.expand_dims(idx, (1,)), upd, axes=(0,), mode="add")
     if density:
         dt = dtypes.result_type((hist.dtype if dtypes.is_inexact(hist.dtype) else dtypes.defaults.float_, False),

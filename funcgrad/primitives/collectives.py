@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, to_array
+from ..core.array import ArrayBase, to_array, canonical_array
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import _state as _trace_state
@@ -101,7 +101,7 @@ def bind_collective(prim, args, params, use_stack: bool = True, max_level=None):
     target = max((f.trace for f in frames), key=lambda t: t.level)
     if not target.alive:
         raise NameError(f"{prim.name}: the vmap that binds axis {params['axis_name']} has finished")
-    args = [a if isinstance(a, ArrayBase) else to_array(a, copy=False) for a in args]
+    args = [a if isinstance(a, ArrayBase) else canonical_array(a) for a in args]
     chosen = target
     top = find_top(args)
     if top is not None and top.level > chosen.level:
@@ -354,7 +354,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
     size = axis_size(names)
 
     def one(v):
-        v = v if isinstance(v, ArrayBase) else to_array(v, copy=False)
+        v = v if isinstance(v, ArrayBase) else canonical_array(v)
         ax = axis % (v.ndim + (0 if tiled else 1)) if v.ndim or not tiled else axis
         return bind_collective(all_gather_p, [v], dict(axis_name=names, axis=ax, tiled=bool(tiled), size=size))
     leaves, tree = tree_flatten(x)
@@ -391,7 +391,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
     idx = axis_index(axis_name)
 
     def one(v):
-        v = v if isinstance(v, ArrayBase) else to_array(v, copy=False)
+        v = v if isinstance(v, ArrayBase) else canonical_array(v)
         d = scatter_dimension % v.ndim
         size = v.shape[d]
         if tiled:
@@ -419,7 +419,7 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
     idx = axis_index(axis_name)
 
     def one(v):
-        v = v if isinstance(v, ArrayBase) else to_array(v, copy=False)
+        v = v if isinstance(v, ArrayBase) else canonical_array(v)
         s_ax, c_ax = split_axis % v.ndim, concat_axis % v.ndim
         if v.shape[s_ax] != n:
             raise ValueError(f"all_to_all: split_axis {split_axis} has size {v.shape[s_ax]}, but the axis "

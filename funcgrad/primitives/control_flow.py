@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase, get_aval, to_array, wrap
+from ..core.array import ArrayBase, get_aval, to_array, wrap, canonical_array
 from ..core.aval import ShapedArray
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
@@ -26,7 +26,7 @@ from .shape import broadcast_in_dim, concatenate, expand_dims, full, pad, rev, s
 # --- tracing bodies -------------------------------------------------------------------------------
 
 def _as_arrays(leaves):
-    return [x if isinstance(x, ArrayBase) else to_array(x, copy=False) for x in leaves]
+    return [x if isinstance(x, ArrayBase) else canonical_array(x) for x in leaves]
 
 
 def _tree_as_arrays(tree):
@@ -237,7 +237,7 @@ def switch(index, branches, *operands):
     j0, t0 = traced[0]
     for k, (j, t) in enumerate(traced[1:], 1):
         _check_same_types(f"switch: branch {k} and branch 0 outputs", t, j.out_avals, t0, j0.out_avals)
-    index = index if isinstance(index, ArrayBase) else to_array(index)
+    index = index if isinstance(index, ArrayBase) else canonical_array(index)
     if index.dtype != dtypes.int32:
         index = ew.convert_element_type(index, dtypes.int32)
     # Tracers the branches close over become leading operands, shared by every branch.

@@ -128,7 +128,7 @@ def _top_k_rule(x: ShapedArray, *, k):
         value_error("top_k", f"k must be between 0 and the size of the last axis ({x.shape[-1]}) of "
                              f"{x.str_short()}, got {k!r}")
     shape = tuple(x.shape[:-1]) + (k,)
-    return [ShapedArray(shape, x.dtype, False), ShapedArray(shape, dtypes.int64, False)]
+    return [ShapedArray(shape, x.dtype, False), ShapedArray(shape, dtypes.int32, False)]
 
 
 def _top_k_impl(xp):
@@ -138,7 +138,7 @@ def _top_k_impl(xp):
         n = x.shape[-1]
         # Descending, ties in index order: a stable ascending sort of the reversed axis, read backwards.
         order = xp.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
-        idx = (n - 1 - order[..., :k]).astype(dtypes.int64)
+        idx = (n - 1 - order[..., :k]).astype(dtypes.int32)
         return [xp.take_along_axis(x, idx, axis=-1), idx]
     return f
 
@@ -189,5 +189,5 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 
 def top_k(operand, k: int):
     """(values, indices) of the k largest entries along the last axis, in descending order (ties:
-    lower index first), as jax.lax.top_k (indices are int64 here)."""
+    lower index first), as jax.lax.top_k (indices are int32, as JAX gives in either x64 mode)."""
     return tuple(top_k_p.bind(operand, k=int(k)))

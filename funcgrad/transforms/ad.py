@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 from ..core import dtypes
 import numpy as np
 
-from ..core.array import Array, ArrayBase, get_aval, to_array
+from ..core.array import Array, ArrayBase, canonical_array, get_aval, to_array
 from ..core.errors import user_location
 from ..core.primitive import hooks
 from ..core.trace import Tracer, new_trace
@@ -44,7 +44,7 @@ def _as_array(x):
     if isinstance(x, ArrayBase):
         return x
     try:
-        return to_array(x, copy=False)
+        return canonical_array(x)
     except TypeError:
         raise TypeError(f"{type(x).__name__} is not a valid funcgrad type: arguments and outputs of "
                         "transformed functions must be arrays, scalars or pytrees of them") from None

@@ -4,7 +4,9 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from ..core.array import ArrayBase, get_aval, to_array
+import numpy as np
+
+from ..core.array import ArrayBase, get_aval, to_array, canonical_array
 from ..core.aval import ShapedArray
 from ..core.errors import user_location
 from ..core.jaxpr import Jaxpr
@@ -25,7 +27,7 @@ def trace_to_jaxpr(flat_fun: Callable, in_avals, name: str, axis=None):
         else:
             with axis_frame(axis[0], axis[1], trace):
                 outs = flat_fun(*ins)
-        outs = [o if isinstance(o, ArrayBase) else to_array(o, copy=False) for o in outs]
+        outs = [o if isinstance(o, ArrayBase) else canonical_array(o) for o in outs]
         jaxpr = trace.to_jaxpr(ins, outs)
     return jaxpr
 
@@ -99,7 +101,7 @@ def _inherited_axis_name(axis_size):
 
 
 def _as_array(x):
-    return x if isinstance(x, ArrayBase) else to_array(x, copy=False)
+    return x if isinstance(x, ArrayBase) else canonical_array(x)
 
 
 def _check_axes_spec(spec, what):
@@ -125,6 +127,8 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
             raise ValueError(f"vmap: in_axes has {len(in_axes)} entries but the function was called with "
                              f"{len(args)} positional arguments (at {user_location(2)})")
         leaves, in_tree = tree_flatten(args)
+        # NumPy arguments enter the JAX face: canonical for the x64 mode (float64 -> float32 with x64 off)
+        leaves = [canonical_array(x) if isinstance(x, (np.ndarray, np.generic)) else x for x in leaves]
         spec = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
         try:
             axes = broadcast_prefix(spec, args, "vmap in_axes")
@@ -167,7 +171,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
         finally:
             _inherit.stack.pop()
         out_tree = store[-1]
-        bargs = [leaves[i] if isinstance(leaves[i], ArrayBase) else to_array(leaves[i], copy=False)
+        bargs = [leaves[i] if isinstance(leaves[i], ArrayBase) else canonical_array(leaves[i])
                  for i in batched_idx]
         outs, out_dims = batch_jaxpr_eval(jaxpr, bargs, [norm_axes[i] for i in batched_idx], axis)
         try:

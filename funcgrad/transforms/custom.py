@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-from ..core.array import ArrayBase, get_aval, to_array, wrap
+from ..core.array import ArrayBase, get_aval, to_array, wrap, canonical_array
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
 from ..core.errors import UnexpectedTracerError
@@ -38,7 +38,7 @@ def _jaxpr_rule(*avals, jaxpr: Jaxpr, **params):
 
 
 def _as_leaves(args):
-    return [a if isinstance(a, ArrayBase) else to_array(a, copy=False) for a in args]
+    return [a if isinstance(a, ArrayBase) else canonical_array(a) for a in args]
 
 
 def _batched_jaxpr(jaxpr, args, dims):
@@ -101,7 +101,7 @@ def _trace_rule_fun(flat_fun, leaves, name: str) -> Jaxpr:
             raise
     with new_trace(name, carries_values=True) as trace:
         ins = [trace.new_arg(a, v) for a, v in zip(avals, values)]
-        outs = [o if isinstance(o, ArrayBase) else to_array(o, copy=False) for o in flat_fun(*ins)]
+        outs = [o if isinstance(o, ArrayBase) else canonical_array(o) for o in flat_fun(*ins)]
         return trace.to_jaxpr(ins, outs)
 
 

@@ -6,7 +6,7 @@ from typing import Callable
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import get_aval, to_array
+from ..core.array import get_aval, to_array, canonical_array
 from ..core.tree_util import tree_flatten, tree_unflatten
 from ..primitives.shape import reshape, transpose, slice as lslice
 from .ad import _check_argnums, _check_grad_input, jvp, vjp
@@ -94,7 +94,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         for leaf in tree_flatten(diff)[0]:
             _check_grad_input(leaf, "jacfwd", holomorphic, False)
         in_leaves, in_tree = tree_flatten(diff)
-        in_leaves = [to_array(x, copy=False) if not hasattr(x, "aval") else x for x in in_leaves]
+        in_leaves = [canonical_array(x) if not hasattr(x, "aval") else x for x in in_leaves]
         diff = tree_unflatten(in_tree, in_leaves)
         basis, sizes = _basis([get_aval(x) for x in in_leaves])
         f = _partial(fun, args, nums, kwargs)

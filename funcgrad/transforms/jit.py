@@ -13,7 +13,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.array import Array, ArrayBase, get_aval, to_array, wrap
+from ..core.array import Array, ArrayBase, canonical_array, get_aval, to_array, wrap
+
+_PY_SCALARS = (bool, int, float, complex)
 from ..core.aval import ShapedArray
 from ..core.errors import user_location
 from ..core.jaxpr import Jaxpr, eval_jaxpr
@@ -247,6 +249,9 @@ class JitFunction:
     def _signature(self, args, kwargs):
         static, static_kw, dyn_args, dyn_kwargs, n = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        # foreign leaves (NumPy arrays and scalars, ...) enter the JAX face: canonical for the x64 mode
+        leaves = [x if isinstance(x, ArrayBase) or x.__class__ in _PY_SCALARS else canonical_array(x)
+                  for x in leaves]
         leaf_keys = tuple(_leaf_key(x) for x in leaves)
         if not static and not static_kw and not dyn_kwargs and len(leaves) == n and \
                 all(treedef_is_leaf(c) for c in in_tree.child_defs[0].child_defs):
