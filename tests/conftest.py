@@ -16,3 +16,20 @@ settings.load_profile(os.environ.get("FUNCGRAD_HYPOTHESIS_PROFILE", "ci"))
 if os.environ.get("FUNCGRAD_COMPILE_EVERY_BACKWARD"):
     from funcgrad.transforms import backward_cache
     backward_cache.config.compile_on_first = True
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def x64():
+    """JAX's x64 mode on for the module's tests (as JAX's own float64 tests run): the JAX face keeps NumPy float64
+    data at 64 bits instead of canonicalising it to float32. Modules comparing float64 values use it with
+    `pytestmark = pytest.mark.usefixtures("x64")`."""
+    import funcgrad
+    old = funcgrad.config.read("jax_enable_x64")
+    funcgrad.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        funcgrad.config.update("jax_enable_x64", old)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import numpy as jnp
+from ..tensor import _jnp as jnp
 from ..tensor._tensor import Tensor
 from .utils import arr, call_nograd
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from numbers import Number
 
-from .. import numpy as jnp
+from ..tensor import _jnp as jnp
 from .. import random as jr
 from ..scipy import special as sps
 from ..tensor._dtype import Size

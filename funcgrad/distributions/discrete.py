@@ -7,7 +7,7 @@ from numbers import Number
 
 import numpy as np
 
-from .. import numpy as jnp
+from ..tensor import _jnp as jnp
 from .. import random as jr
 from ..scipy import special as sps
 from ..tensor._dtype import Size

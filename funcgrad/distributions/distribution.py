@@ -13,7 +13,7 @@ from numbers import Number
 
 import numpy as np
 
-from .. import numpy as jnp
+from ..tensor import _jnp as jnp
 from ..autograd.grad_mode import no_grad
 from ..core.array import ArrayBase
 from ..core.tree_util import register_pytree_node

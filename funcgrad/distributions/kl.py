@@ -7,7 +7,7 @@ import warnings
 from functools import total_ordering
 from typing import Callable
 
-from .. import numpy as jnp
+from ..tensor import _jnp as jnp
 from ..scipy import special as sps
 from .continuous import (Beta, Cauchy, ContinuousBernoulli, Dirichlet, Exponential, Gamma, HalfNormal, Laplace,
                          Normal, Uniform, softplus)

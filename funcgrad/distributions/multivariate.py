@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from numbers import Number
 
-from .. import numpy as jnp
+from ..tensor import _jnp as jnp
 from .. import random as jr
 from ..numpy import linalg as jla
 from ..primitives.linalg_decomp import triangular_solve

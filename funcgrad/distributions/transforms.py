@@ -10,7 +10,7 @@ import math
 import weakref
 from typing import Sequence
 
-from .. import numpy as jnp
+from ..tensor import _jnp as jnp
 from ..core.array import ArrayBase
 from ..core.tree_util import register_pytree_node
 from ..numpy import linalg as jla

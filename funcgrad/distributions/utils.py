@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import numpy as jnp
+from ..tensor import _jnp as jnp
 from ..core.array import ArrayBase
 from ..core.trace import Tracer
 from ..scipy import special as sps

@@ -10,7 +10,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 import funcgrad as _fg
-import funcgrad.numpy as _jnp
+from funcgrad.tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from .. import lax as _lax
 from ..primitives.conv import conv_general_dilated as _conv
 from ..primitives.shape import pad as _lax_pad

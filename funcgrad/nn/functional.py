@@ -10,7 +10,7 @@ import warnings
 import numpy as _np
 
 import funcgrad as _fg
-import funcgrad.numpy as _jnp
+from funcgrad.tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from .. import lax as _lax
 from ..primitives.indexing import gather as _gather
 from ..tensor._ops import _add as _add_bc

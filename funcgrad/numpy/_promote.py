@@ -166,6 +166,26 @@ def weak_filled(v, dtype, shape: tuple) -> Array:
     return x
 
 
+def _convert_operands(args):
+    """Operands as Arrays/tracers (Python scalars kept). A foreign operand (NumPy data) is canonicalised for
+    the x64 mode, unless an Array operand already holds a 64-bit dtype the mode would narrow (made by the
+    torch face or at an explicit request): then it keeps its dtype too, so that no precision is lost where
+    JAX itself could never be (with x64 off JAX has no such Arrays)."""
+    wide = False
+    foreign = False
+    for a in args:
+        if isinstance(a, ArrayBase):
+            if a.dtype in dtypes._narrow:
+                wide = True
+        elif not is_python_scalar(a):
+            foreign = True
+    if foreign and wide:
+        return [a if isinstance(a, ArrayBase) or is_python_scalar(a)
+                else (asarray_any(a) if isinstance(a, (list, tuple)) and _holds_array(a) else to_array(a, copy=False))
+                for a in args]
+    return [a if is_python_scalar(a) else asarray_any(a) for a in args]
+
+
 def promote_args(op: str, *args):
     """Operands of an elementwise NumPy function converted to one dtype (NEP 50), not yet broadcast.
 
@@ -182,7 +202,7 @@ def promote_args(op: str, *args):
                 return [a, _weak_scalar(b, a.dtype)]
         elif (cb is Array or cb is Tracer) and (ca is float or ca is int) and b.dtype.kind in "fc":
             return [_weak_scalar(a, b.dtype), b]
-    args = [a if is_python_scalar(a) else asarray_any(a) for a in args]
+    args = _convert_operands(args)
     x0 = args[0]
     if not is_python_scalar(x0) and all(
             not is_python_scalar(x) and x.dtype == x0.dtype and x.weak_type == x0.weak_type for x in args[1:]):

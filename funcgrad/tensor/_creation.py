@@ -537,7 +537,9 @@ def _randint_np(gen, shape, low: int, high: int) -> np.ndarray:
     span = high - low
     key = gen.next_key()
     if span <= 2 ** 62 and -2 ** 63 <= low and high <= 2 ** 63 - 1:
-        return np.asarray(_jr.randint(key, shape, low, high, dtype=np.int64))
+        # (the bounds as int64 arrays: a Python int is the JAX face's default int, int32 with x64 off)
+        lo, hi = Array(np.array(low, np.int64)), Array(np.array(high, np.int64))
+        return np.asarray(_jr.randint(key, shape, lo, hi, dtype=np.int64))
     bits = np.asarray(_jr.bits(key, shape, np.uint64)).astype(object)  # exact modulo for huge spans
     return np.array((bits % span + low).tolist() if shape else int(bits % span + low), dtype=np.int64)
 

@@ -204,7 +204,7 @@ def _contiguous(sh: np.ndarray, isz: int) -> bool:
 
 
 def _update_box(root_val, box, new):
-    from .. import numpy as jnp
+    from . import _jnp as jnp
     from ..primitives.dynamic_slicing import dynamic_update_slice
     order, shape, start = box
     if order is None:  # a flat run
@@ -220,7 +220,7 @@ def _update_box(root_val, box, new):
 
 
 def _scatter(root_val, idx: np.ndarray, new):
-    from .. import numpy as jnp
+    from . import _jnp as jnp
     shape = root_val.shape
     flat = jnp.reshape(root_val, (-1,)).at[Array(idx.reshape(-1))].set(jnp.reshape(new, (-1,)))
     return jnp.reshape(flat, shape)

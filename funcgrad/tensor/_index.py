@@ -183,7 +183,7 @@ def setitem(self, idx, value):
             vt = None
     if self._v is None:  # a traced tensor: a functional update of its root (see _functional)
         from ._ops import _cast
-        from .. import numpy as jnp
+        from . import _jnp as jnp
         from . import _functional
         val = vt._arr() if vt is not None else Array(np.array(value, dt))
         tgt = np.empty(shape, np.bool_)[key].shape
@@ -241,7 +241,7 @@ def setitem(self, idx, value):
     def fn(a, v):
         v = ew.convert_element_type(v, a.dtype) if v.dtype != a.dtype else v
         if v.shape != tgt_shape:
-            from .. import numpy as jnp
+            from . import _jnp as jnp
             v = jnp.broadcast_to(v, tgt_shape)
         return a.at[key].set(v)
     _inplace("IndexPut", self, fn, (vt,), reads_self=False)

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .. import numpy as jnp
+from . import _jnp as jnp
 from ..core.array import Array
 from ..primitives import linalg_decomp as _ld
 from . import _dtype as D

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .. import numpy as jnp
+from . import _jnp as jnp
 from ..core.array import Array
 from ..primitives import elementwise as ew
 from ..primitives import special as _sp

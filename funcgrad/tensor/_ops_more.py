@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from .. import numpy as jnp
+from . import _jnp as jnp
 from ..core.array import Array
 from ..primitives import cumulative as _cum
 from ..primitives import elementwise as ew

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import numpy as jnp
+from . import _jnp as jnp
 from ..core.array import Array
 from . import _ops as O
 from ._ops_more import _host_int, _legacy

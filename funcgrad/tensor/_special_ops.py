@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .. import numpy as jnp
+from . import _jnp as jnp
 from ..core.array import Array
 from ..primitives import bessel as _bs
 from ..primitives import elementwise as ew

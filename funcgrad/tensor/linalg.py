@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .. import numpy as jnp
+from . import _jnp as jnp
 from ..primitives import elementwise as ew
 from ._tensor import _apply, _apply1, _dim
 

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 import funcgrad as _fg
-import funcgrad.numpy as _jnp
+from funcgrad.tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ... import lax as _lax
 from ...core.array import get_aval as _get_aval
 from ...core.aval import ShapedArray as _ShapedArray
