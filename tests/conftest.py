@@ -21,14 +21,24 @@ if os.environ.get("FUNCGRAD_COMPILE_EVERY_BACKWARD"):
 import pytest  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def x64():
-    """JAX's x64 mode on for the module's tests (as JAX's own float64 tests run): the JAX face keeps NumPy float64
-    data at 64 bits instead of canonicalising it to float32. Modules comparing float64 values use it with
-    `pytestmark = pytest.mark.usefixtures("x64")`."""
+_X64_OFF = ("test_x64_modes", "test_config", "test_random", "test_sampling", "test_tensor", "test_torch_",
+            "test_nn", "test_autograd", "test_optim", "test_func_views", "test_forward_ad", "test_serialization_torch",
+            "test_examples_torch", "test_distributions_torch", "test_lr_scheduler", "test_data", "test_vision",
+            "test_multiprocessing", "test_dataloader")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def x64(request):
+    """JAX's x64 mode for a module's tests. The JAX-face suites written before funcgrad followed JAX's x64
+    modes compare with NumPy's float64/int64 results, so they run with x64 on (as JAX's own float64 tests
+    do); the x64-off default is checked by tests/test_x64_modes.py and by the torch-face suites (the torch
+    face is the same in both modes), which run with the default mode, as do the random samplers' tests.
+    A module sets `JAX_X64 = True / False` to choose explicitly."""
     import funcgrad
+    name = request.module.__name__.rpartition(".")[2]
+    on = getattr(request.module, "JAX_X64", not name.startswith(_X64_OFF))
     old = funcgrad.config.read("jax_enable_x64")
-    funcgrad.config.update("jax_enable_x64", True)
+    funcgrad.config.update("jax_enable_x64", on)
     try:
         yield
     finally:

@@ -12,8 +12,6 @@ import funcgrad.distributions as D
 import funcgrad.numpy as jnp
 import funcgrad.random as jr
 
-pytestmark = pytest.mark.usefixtures("x64")  # float64 comparisons: JAX's x64 mode, as JAX's own tests
-
 stats = pytest.importorskip("scipy.stats")
 
 

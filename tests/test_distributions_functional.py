@@ -10,8 +10,6 @@ import funcgrad.random as jr
 from funcgrad.testing import check_grads
 from funcgrad.tree_util import tree_flatten, tree_unflatten
 
-pytestmark = pytest.mark.usefixtures("x64")  # float64 comparisons: JAX's x64 mode, as JAX's own tests
-
 
 def A(x):
     return jnp.asarray(np.asarray(x, np.float64))

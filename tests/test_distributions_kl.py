@@ -11,8 +11,6 @@ import funcgrad.random as jr
 from funcgrad.distributions import constraints as C
 from funcgrad.distributions import transforms as TR
 
-pytestmark = pytest.mark.usefixtures("x64")  # float64 comparisons: JAX's x64 mode, as JAX's own tests
-
 torch = pytest.importorskip("torch")
 TD = torch.distributions
 

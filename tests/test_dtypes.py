@@ -1,13 +1,12 @@
-"""dtype promotion against NumPy 2: array-array pairs match numpy.result_type exactly; array-with-Python-
-scalar (weak, NEP 50) results match NumPy except for funcgrad's documented default-float rule.
+"""dtype promotion: JAX's type-promotion lattice in JAX's default mode (x64 off), checked against tables
+taken from JAX 0.10.2 (tests/test_x64_modes.py also compares with JAX itself), and NumPy's values.
 
-The one documented difference: funcgrad's default float dtype is float32 (float64 after
-`funcgrad.config.update("enable_x64", True)`), so where NumPy turns integer/bool data combined with a
-Python float into float64, funcgrad gives the default float dtype (and a Python complex with
-integer/bool data gives the default complex dtype, complex64 / complex128 with x64). With x64 enabled
-funcgrad matches NumPy's NEP 50 results exactly, except where integer or bool data alone must become
-float (true division, exp, mean, ...): there funcgrad follows JAX (jax.dtypes.to_inexact_dtype), and bool
-and integers of up to 32 bits compute in float32 while 64-bit integers take the default float.
+With x64 off a NumPy operand is canonicalised to 32 bits on entry (an int64 sample becomes int32), Python
+scalars are weakly typed (they take the array's dtype unless their kind is higher), and two arrays promote
+to their least upper bound in JAX's lattice (float32 + int32 is float32, int32 + uint32 is int32 with x64
+off and int64 with it on). With x64 enabled funcgrad matches NumPy's NEP 50 results for arrays with Python
+scalars exactly, except where integer or bool data alone must become float (true division, exp, mean, ...):
+there funcgrad follows JAX (jax.dtypes.to_inexact_dtype).
 """
 import contextlib
 import itertools
@@ -24,6 +23,7 @@ DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64,
                                 np.uint32, np.uint64, np.float16, np.float32, np.float64,
                                 np.complex64, np.complex128)]
 PAIRS = list(itertools.product(DTYPES, DTYPES))
+JAX_X64 = False  # (conftest) this module checks the default mode, x64 off, and turns x64 on where it says
 
 
 @contextlib.contextmanager
@@ -50,25 +50,74 @@ def _assert_same(actual, expected):
         np.testing.assert_array_equal(a, expected)
 
 
-# --- array with array: exactly numpy.result_type ----------------------------------------------------
+# --- array with array: JAX's lattice ---------------------------------------------------------------
+
+_SHORT = {"b1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+          "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "f32": "float32",
+          "f64": "float64", "c64": "complex64", "c128": "complex128"}
+_ORDER = ["b1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "c64", "c128"]
+# JAX 0.10.2 with x64 off, row x column: "jnp.promote_types / jnp.result_type" of the two dtypes
+_JAX_PROMOTE = {
+    'b1': 'b1/b1 i8/i8 i16/i16 i32/i32 i64/i32 u8/u8 u16/u16 u32/u32 u64/u32 f16/f16 f32/f32 f64/f32 c64/c64 c128/c64',
+    'i8': 'i8/i8 i8/i8 i16/i16 i32/i32 i64/i32 i16/i16 i32/i32 i32/i32 f64/i32 f16/f16 f32/f32 f64/f32 c64/c64 c128/c64',
+    'i16': 'i16/i16 i16/i16 i16/i16 i32/i32 i64/i32 i16/i16 i32/i32 i32/i32 f64/i32 f16/f16 f32/f32 f64/f32 c64/c64 c128/c64',
+    'i32': 'i32/i32 i32/i32 i32/i32 i32/i32 i64/i32 i32/i32 i32/i32 i32/i32 f64/i32 f16/f16 f32/f32 f64/f32 c64/c64 c128/c64',
+    'i64': 'i64/i32 i64/i32 i64/i32 i64/i32 i64/i32 i64/i32 i64/i32 i64/i32 f64/i32 f16/f16 f32/f32 f64/f32 c64/c64 c128/c64',
+    'u8': 'u8/u8 i16/i16 i16/i16 i32/i32 i64/i32 u8/u8 u16/u16 u32/u32 u64/u32 f16/f16 f32/f32 f64/f32 c64/c64 c128/c64',
+    'u16': 'u16/u16 i32/i32 i32/i32 i32/i32 i64/i32 u16/u16 u16/u16 u32/u32 u64/u32 f16/f16 f32/f32 f64/f32 c64/c64 c128/c64',
+    'u32': 'u32/u32 i32/i32 i32/i32 i32/i32 i64/i32 u32/u32 u32/u32 u32/u32 u64/u32 f16/f16 f32/f32 f64/f32 c64/c64 c128/c64',
+    'u64': 'u64/u32 f64/i32 f64/i32 f64/i32 f64/i32 u64/u32 u64/u32 u64/u32 u64/u32 f16/f16 f32/f32 f64/f32 c64/c64 c128/c64',
+    'f16': 'f16/f16 f16/f16 f16/f16 f16/f16 f16/f16 f16/f16 f16/f16 f16/f16 f16/f16 f16/f16 f32/f32 f64/f32 c64/c64 c128/c64',
+    'f32': 'f32/f32 f32/f32 f32/f32 f32/f32 f32/f32 f32/f32 f32/f32 f32/f32 f32/f32 f32/f32 f32/f32 f64/f32 c64/c64 c128/c64',
+    'f64': 'f64/f32 f64/f32 f64/f32 f64/f32 f64/f32 f64/f32 f64/f32 f64/f32 f64/f32 f64/f32 f64/f32 f64/f32 c128/c64 c128/c64',
+    'c64': 'c64/c64 c64/c64 c64/c64 c64/c64 c64/c64 c64/c64 c64/c64 c64/c64 c64/c64 c64/c64 c64/c64 c128/c64 c64/c64 c128/c64',
+    'c128': 'c128/c64 c128/c64 c128/c64 c128/c64 c128/c64 c128/c64 c128/c64 c128/c64 c128/c64 c128/c64 c128/c64 c128/c64 c128/c64 c128/c64',
+}
+# JAX 0.10.2 with x64 off: the dtype of jnp.ones(2, dt) + True / 1 / 1.0 / 1j (* weakly typed)
+_JAX_ADD_SCALAR = {
+    'b1': 'b1 i32* f32* c64*',
+    'i8': 'i8 i8 f32* c64*',
+    'i16': 'i16 i16 f32* c64*',
+    'i32': 'i32 i32 f32* c64*',
+    'i64': 'i32 i32 f32* c64*',
+    'u8': 'u8 u8 f32* c64*',
+    'u16': 'u16 u16 f32* c64*',
+    'u32': 'u32 u32 f32* c64*',
+    'u64': 'u32 u32 f32* c64*',
+    'f16': 'f16 f16 f16 c64',
+    'f32': 'f32 f32 f32 c64',
+    'f64': 'f32 f32 f32 c64',
+    'c64': 'c64 c64 c64 c64',
+    'c128': 'c64 c64 c64 c64',
+}
+
+
+def _jax_promote(a_dt, b_dt):
+    ka, kb = (k for d in (a_dt, b_dt) for k in _SHORT if np.dtype(_SHORT[k]) == d)
+    pt, rt = _JAX_PROMOTE[ka].split()[_ORDER.index(kb)].split("/")
+    return np.dtype(_SHORT[pt]), np.dtype(_SHORT[rt])
+
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("a_dt,b_dt", PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
-def test_array_array_promotion_matches_numpy(a_dt, b_dt):
+def test_array_array_promotion_is_jax_lattice(a_dt, b_dt):
     a, b = _sample(a_dt), _sample(b_dt)
-    expected = np.result_type(a_dt, b_dt)
-    assert dtypes.promote_types(a_dt, b_dt) == expected
-    assert dtypes.result_type((a_dt, False), (b_dt, False)) == (expected, False)
+    pt, expected = _jax_promote(a_dt, b_dt)  # (NumPy data enters canonicalised: int64 -> int32, ...)
+    assert dtypes.promote_types(a_dt, b_dt) == pt
     fa, fb = jnp.asarray(a), jnp.asarray(b)
-    _assert_same(jnp.add(fa, fb), np.add(a, b))
-    _assert_same(fa * fb, np.multiply(a, b))
-    _assert_same(jnp.maximum(fa, fb), np.maximum(a, b))
-    _assert_same(jnp.where(np.array([True, False, True]), fa, fb), np.where([True, False, True], a, b))
-    _assert_same(jnp.concatenate([fa, fb]), np.concatenate([a, b]))
+    assert dtypes.result_type((fa.dtype, False), (fb.dtype, False))[0] == expected
+    a, b = a.astype(fa.dtype), b.astype(fb.dtype)  # NumPy's values, computed in JAX's dtype
+    for f in (np.add, np.multiply, np.maximum, np.subtract):
+        if f is np.subtract and expected == np.bool_:
+            continue
+        r = getattr(jnp, f.__name__)(fa, fb)
+        _assert_same(r, f(a.astype(expected), b.astype(expected)))
+    _assert_same(fa * fb, np.multiply(a.astype(expected), b.astype(expected)))
+    _assert_same(jnp.where(np.array([True, False, True]), fa, fb),
+                 np.where([True, False, True], a.astype(expected), b.astype(expected)))
+    _assert_same(jnp.concatenate([fa, fb]), np.concatenate([a.astype(expected), b.astype(expected)]))
     assert (fa < fb).dtype == np.bool_
-    if expected != np.bool_:
-        _assert_same(fa - fb, np.subtract(a, b))
-    # true division: NumPy's dtype when that is inexact, else the default float dtype.
+    # true division: the promoted dtype when that is inexact, else float32 (JAX's to_inexact)
     div_dt = expected if expected.kind in "fc" else dtypes.defaults.float_
     _assert_same(fa / fb, np.true_divide(a.astype(div_dt), b.astype(div_dt)).astype(div_dt))
     # Promotion is the same under jit.
@@ -81,16 +130,10 @@ SCALARS = [True, 1, 1.0, 1j]
 
 
 def _expected_weak(dt, scalar):
-    """NumPy 2's NEP 50 result, with funcgrad's default float/complex for int/bool data (see module doc)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        expected = np.add(_sample(dt), scalar).dtype
-    if dt.kind in "biu":
-        if isinstance(scalar, float):
-            return dtypes.defaults.float_  # documented: NumPy gives float64
-        if isinstance(scalar, complex):
-            return dtypes.defaults.complex_  # documented: NumPy gives complex128
-    return expected
+    """JAX's result dtype for jnp.asarray(sample of dt) + scalar (from _JAX_ADD_SCALAR)."""
+    k = next(k for k in _SHORT if np.dtype(_SHORT[k]) == dt)
+    got = _JAX_ADD_SCALAR[k].split()[{bool: 0, int: 1, float: 2, complex: 3}[type(scalar)]]
+    return np.dtype(_SHORT[got.rstrip("*")])
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=str)
@@ -110,7 +153,8 @@ def test_array_scalar_weak_promotion(dt, scalar):
         assert r.weak_type == (skind > rank[dt.kind] and not (skind == 3 and dt.kind == "f")), (dt, scalar)
     np.testing.assert_allclose(np.asarray(fa + scalar), np.add(a.astype(expected), scalar).astype(expected),
                                rtol=1e-3)
-    assert dtypes.result_type((dt, False), (dtypes.python_scalar_dtype(scalar), True)) == (expected, r.weak_type)
+    assert dtypes.result_type((fa.dtype, False), (dtypes.python_scalar_dtype(scalar), True)) == (expected,
+                                                                                                r.weak_type)
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=str)
@@ -143,27 +187,36 @@ def test_default_float_rule_documented_cases():
         assert jnp.arange(0.0, 1.0, 0.5).dtype == np.float64
         assert jnp.linspace(0, 1, 3).dtype == np.float64
         assert jnp.eye(2).dtype == np.float64
-    # Floats keep their precision with a Python float (NEP 50), as in NumPy.
+    # Floats keep their precision with a Python float (NEP 50), as in NumPy; NumPy float64 data enters
+    # as float32 with x64 off (as in JAX) and stays float64 with it on.
     assert (jnp.asarray(np.ones(2, np.float16)) + 1.5).dtype == np.float16
-    assert (jnp.asarray(np.ones(2, np.float64)) + 1.5).dtype == np.float64
+    assert (jnp.asarray(np.ones(2, np.float64)) + 1.5).dtype == np.float32
+    with x64():
+        assert (jnp.asarray(np.ones(2, np.float64)) + 1.5).dtype == np.float64
 
 
 def test_python_scalars_alone_are_weak():
-    assert jnp.add(1, 2).weak_type and jnp.add(1, 2).dtype == np.int64
+    assert jnp.add(1, 2).weak_type and jnp.add(1, 2).dtype == np.int32  # JAX's default int with x64 off
     assert jnp.add(1, 2.0).dtype == np.float32 and jnp.add(1, 2.0).weak_type
     w = jnp.multiply(2, 3.0)  # weak float32 does not widen a float16 array
     assert (jnp.asarray(np.ones(2, np.float16)) + w).dtype == np.float16
-    assert jnp.array(1.5).weak_type is False  # array() makes a standalone array strong
-    assert jnp.asarray(np.float64(1.5)).dtype == np.float64  # NumPy scalars are strongly typed
+    assert jnp.array(1.5).weak_type is True  # as in JAX, array() of a Python scalar stays weak
+    assert jnp.array(1.5, dtype=np.float32).weak_type is False  # a requested dtype is strong
+    v = jnp.asarray(np.float64(1.5))  # NumPy scalars are strongly typed (and canonicalised)
+    assert v.dtype == np.float32 and not v.weak_type
 
 
 def test_numpy_scalars_are_strong():
+    # strong, and canonicalised on entry with x64 off (as JAX): np.float64 -> float32, np.int64 -> int32
     f32 = jnp.asarray(np.ones(2, np.float32))
-    assert (f32 + np.float64(1)).dtype == np.result_type(np.float32, np.float64)
-    assert (np.float64(1) + f32).dtype == np.float64
+    assert (f32 + np.float64(1)).dtype == np.float32
+    assert (np.float64(1) + f32).dtype == np.float32
+    assert (jnp.asarray(np.ones(2, np.float16)) + np.float32(1)).dtype == np.float32  # (a weak 1.0: float16)
     i8 = jnp.asarray(np.ones(2, np.int8))
-    assert (i8 + np.int64(1)).dtype == np.int64
+    assert (i8 + np.int64(1)).dtype == np.int32
     assert (i8 + np.array(1, np.int16)).dtype == np.int16
+    with x64():
+        assert (f32 + np.float64(1)).dtype == np.float64 and (i8 + np.int64(1)).dtype == np.int64
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -180,8 +233,9 @@ def test_out_of_range_python_int():
     # An in-range Python int keeps the array's dtype, even where it is the dtype's extreme.
     assert (u8 + 255).dtype == np.uint8
     np.testing.assert_array_equal(np.asarray(u8 - 1), np.array([0, 1], np.uint8))
-    big = jnp.asarray(np.array([1], np.uint64)) + 2 ** 63
-    assert big.dtype == np.uint64 and int(big[0]) == 2 ** 63 + 1
+    with x64():  # (uint64 data exists with x64 on; with it off it enters as uint32)
+        big = jnp.asarray(np.array([1], np.uint64)) + 2 ** 63
+        assert big.dtype == np.uint64 and int(big[0]) == 2 ** 63 + 1
     # Comparisons with an out-of-range Python int are exact in NumPy 2, and here.
     a = np.array([-128, 0, 127], np.int8)
     for op in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
@@ -196,7 +250,7 @@ def test_out_of_range_python_int():
 
 def test_canonicalize_and_defaults():
     assert dtypes.canonicalize(float) == np.float32
-    assert dtypes.canonicalize(int) == np.int64
+    assert dtypes.canonicalize(int) == np.int32  # JAX's default int with x64 off
     assert dtypes.canonicalize(complex) == np.complex64
     assert dtypes.canonicalize(bool) == np.bool_
     assert dtypes.canonicalize("float16") == np.float16
@@ -206,6 +260,7 @@ def test_canonicalize_and_defaults():
     with x64():
         assert dtypes.canonicalize(float) == np.float64
         assert dtypes.canonicalize(complex) == np.complex128
+        assert dtypes.canonicalize(int) == np.int64
     assert dtypes.canonicalize(float) == np.float32
     with pytest.raises(TypeError):
         jnp.asarray(np.array(["a"]))
@@ -220,7 +275,7 @@ def test_weak_result_type_kinds():
         (np.complex64, False)
     assert dtypes.result_type((np.dtype(np.float64), False), (np.dtype(np.complex64), True)) == \
         (np.complex128, False)
-    assert dtypes.result_type((np.dtype(np.bool_), False), (np.dtype(np.int64), True)) == (np.int64, True)
+    assert dtypes.result_type((np.dtype(np.bool_), False), (np.dtype(np.int64), True)) == (np.int32, True)
     assert dtypes.result_type((np.dtype(np.int8), False), (np.dtype(np.int64), True)) == (np.int8, False)
     assert dtypes.result_type((np.dtype(np.int64), True), (np.dtype(np.float32), True)) == (np.float32, True)
 
@@ -239,11 +294,13 @@ def _outcome(f):
         return False, type(e)
 
 
-def _sweep(dt, expected_dtype):
+def _sweep(dt, expected_dtype, skip=()):
     a = _sample(dt)
     fa = jnp.asarray(a)
     for op in SWEEP_OPS:
         for s in SWEEP_SCALARS:
+            if s in skip and type(s) is int:
+                continue
             if op == "power" and s == -129:
                 continue  # integer_pow's 1/x**129 underflows where NumPy gives a denormal (primitive issue)
             for flip in (False, True):
@@ -266,15 +323,20 @@ def _sweep(dt, expected_dtype):
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
-@pytest.mark.parametrize("dt", DTYPES, ids=str)
+@pytest.mark.parametrize("dt", [d for d in DTYPES if d.itemsize < 8 or d == np.complex64], ids=str)
 def test_scalar_sweep_matches_numpy(dt):
-    def expected(dt, np_dtype, s):  # the documented default-float/complex rule for integer/bool data
+    """x64 off: NumPy's results with JAX's 32-bit defaults for what NumPy makes 64-bit (64-bit data enters
+    as 32-bit, so the 64-bit dtypes are swept with x64 on below)."""
+    def expected(dt, np_dtype, s):  # JAX's default float/complex/int for integer/bool data
         if dt.kind in "biu" and np_dtype == np.float64:
             return np.dtype(dtypes.defaults.float_)
         if dt.kind in "biu" and np_dtype == np.complex128:
             return np.dtype(dtypes.defaults.complex_)
+        if dt.kind == "b" and np_dtype == np.int64:  # bool data with a Python int: the weak default int
+            return np.dtype(dtypes.defaults.int_)
         return np_dtype
-    _sweep(dt, expected)
+    # (bool data with a Python int beyond int32: JAX's weak int32 overflows, where NumPy takes int64)
+    _sweep(dt, expected, skip=(2 ** 31, 2 ** 63) if dt == np.bool_ else ())
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
