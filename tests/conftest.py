@@ -21,10 +21,31 @@ if os.environ.get("FUNCGRAD_COMPILE_EVERY_BACKWARD"):
 import pytest  # noqa: E402
 
 
-_X64_OFF = ("test_x64_modes", "test_config", "test_random", "test_sampling", "test_tensor", "test_torch_",
+_X64_OFF = ("test_x64_modes", "test_dtypes", "test_config", "test_random", "test_sampling", "test_tensor", "test_torch_",
             "test_nn", "test_autograd", "test_optim", "test_func_views", "test_forward_ad", "test_serialization_torch",
             "test_examples_torch", "test_distributions_torch", "test_lr_scheduler", "test_data", "test_vision",
             "test_multiprocessing", "test_dataloader")
+
+
+# JAX-face modules whose expectations are those of the default mode (32-bit defaults)
+_X64_OFF_MODULES = {"test_callbacks", "test_compiler_pads", "test_errors", "test_example_libraries", "test_jit",
+                    "test_jax_tutorial_programs", "test_jax_top_level"}
+
+
+def _x64_for(name: str) -> bool:
+    return not (name.startswith(_X64_OFF) or name in _X64_OFF_MODULES)
+
+
+def pytest_collectstart(collector):
+    """A test module is imported in its mode, so that its module-level constants are made in it too."""
+    if isinstance(collector, pytest.Module):
+        import funcgrad
+        funcgrad.config.update("jax_enable_x64", _x64_for(collector.path.stem))
+
+
+def pytest_collectreport(report):
+    import funcgrad
+    funcgrad.config.update("jax_enable_x64", False)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -36,7 +57,7 @@ def x64(request):
     A module sets `JAX_X64 = True / False` to choose explicitly."""
     import funcgrad
     name = request.module.__name__.rpartition(".")[2]
-    on = getattr(request.module, "JAX_X64", not name.startswith(_X64_OFF))
+    on = getattr(request.module, "JAX_X64", _x64_for(name))
     old = funcgrad.config.read("jax_enable_x64")
     funcgrad.config.update("jax_enable_x64", on)
     try:

@@ -23,7 +23,6 @@ DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64,
                                 np.uint32, np.uint64, np.float16, np.float32, np.float64,
                                 np.complex64, np.complex128)]
 PAIRS = list(itertools.product(DTYPES, DTYPES))
-JAX_X64 = False  # (conftest) this module checks the default mode, x64 off, and turns x64 on where it says
 
 
 @contextlib.contextmanager

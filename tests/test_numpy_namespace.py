@@ -34,9 +34,10 @@ def default_float():
 
 
 def float_result(dt):
-    """The dtype funcgrad computes a float-valued function of dt data in."""
+    """The dtype funcgrad computes a float-valued function of dt data in: jax.dtypes.to_inexact_dtype's
+    (bool and integers of up to 32 bits: float32; 64-bit integers: the default float)."""
     dt = np.dtype(dt)
-    return dt if dt.kind in "fc" else np.dtype(default_float())
+    return dt if dt.kind in "fc" else np.dtype(np.float32 if dt.itemsize < 8 else default_float())
 
 
 def tol(dt):
