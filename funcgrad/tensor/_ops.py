@@ -1448,8 +1448,15 @@ def median(input, dim=None, keepdim=False):
         raise IndexError(f"median(): Expected reduction dim {_dim(dim, input.ndim)} to have non-zero size.")
     if dim is None:
         def fn(a):  # NaN (sorted last) if there is one, as in torch
-            f = jnp.sort(jnp.ravel(a))
-            return ew.select(ew.ne(f[-1], f[-1]), f[-1], f[(f.shape[0] - 1) // 2])
+            flat = jnp.ravel(a)
+            f = jnp.sort(flat)
+            m = ew.select(ew.ne(f[-1], f[-1]), f[-1], f[(f.shape[0] - 1) // 2])
+            if a.dtype.kind != "f":
+                return m
+            # torch spreads the gradient evenly over the entries equal to the median: the max of those
+            # entries has that value, and reduce_max's rule shares ties evenly
+            even = jnp.max(jnp.where(ew.eq(flat, m), flat, -np.inf))
+            return ew.select(ew.ne(m, m), m, even)
         return _apply1("Median", fn, input)
     d = _dim(dim, input.ndim)
     n = input.shape[d]
