@@ -271,6 +271,14 @@ TORCH_ROWS = [
     ("vector_norm_0", lambda t, x: t.linalg.vector_norm(x, 0), A([0.0, 2.0]), {"val": 1.0}),
     ("vector_norm_3_at_0", lambda t, x: t.linalg.vector_norm(x, 3), A([0.0, 0.0]), {"val": 0.0}),
     ("vector_norm_3_zero_entry", lambda t, x: t.linalg.vector_norm(x, 3), A([0.0, 2.0]), {"val": 2.0}),
+    # p < 1: torch gives zero entries a zero gradient (|x|^p's slope is infinite there; the Hessian is NaN in
+    # torch, funcgrad's is 0: no second derivative exists)
+    ("vector_norm_0.5_zero_entry", lambda t, x: t.linalg.vector_norm(x, 0.5), A([0.0, 2.0]),
+     {"val": 2.0, "grad": [0.0, 1.0], "skip_ref": ("hess",)}),
+    ("vector_norm_0.5_at_0", lambda t, x: t.linalg.vector_norm(x, 0.5), A([0.0, 0.0]),
+     {"val": 0.0, "grad": [0.0, 0.0], "skip_ref": ("hess",)}),
+    ("vector_norm_-1_zero_entry", lambda t, x: t.linalg.vector_norm(x, -1), A([0.0, 2.0]),
+     {"val": 0.0, "grad": [0.0, 0.0], "skip_ref": ("hess",)}),
     ("torch.norm_p3_at_0", lambda t, x: t.norm(x, p=3), A([0.0, 0.0]), {"val": 0.0}),
     ("normalize_smooth", lambda t, x: t.nn.functional.normalize(x, dim=0), A([3.0, 0.0]), {"val": [1.0, 0.0]}),
     ("matrix_norm_nuc_rank1", lambda t, x: t.linalg.matrix_norm(x, "nuc"), S2, {"val": 5.0}),
@@ -291,6 +299,8 @@ TORCH_ROWS = [
     ("median_tie_evenly", lambda t, x: t.median(x), A([1.0, 2.0, 2.0, 3.0]),
      {"val": 2.0, "grad": [0, 0.5, 0.5, 0]}),
     ("median_all_tied", lambda t, x: t.median(x), A([2.0, 2.0, 2.0]), {"val": 2.0, "grad": [1 / 3] * 3}),
+    ("nanmedian_tie_evenly", lambda t, x: t.nanmedian(x), A([2.0, math.nan, 2.0, 1.0, 3.0, 2.0]),
+     {"val": 2.0, "grad": [1 / 3, 0, 1 / 3, 0, 0, 1 / 3]}),
     ("median_dim_to_index", lambda t, x: t.median(x, 0).values, A([2.0, 1.0, 2.0, 2.0]), {"val": 2.0}),
     ("quantile_tie", lambda t, x: t.quantile(x, 0.3), A([1.0, 2.0, 2.0, 3.0]), {}),
     ("quantile_all_tied", lambda t, x: t.quantile(x, 0.5), A([2.0, 2.0, 2.0]), {"val": 2.0}),

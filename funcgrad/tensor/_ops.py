@@ -1413,7 +1413,14 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     pv = _float(p)
 
     def fn(a):
-        s = jnp.sum(ew.pow(ew.abs(a), _scalar_arr(pv, ew.abs(a).dtype)), axis=axes, keepdims=keepdim)
+        ab = ew.abs(a)
+        if pv < 1:  # |x|^p has an infinite slope at 0: torch gives zero entries a zero gradient
+            z = ew.eq(ab, jnp.zeros_like(ab))
+            powd = ew.pow(ew.select(z, jnp.ones_like(ab), ab), _scalar_arr(pv, ab.dtype))
+            powd = ew.select(z, jnp.full_like(ab, 0.0 if pv > 0 else math.inf), powd)
+        else:
+            powd = ew.pow(ab, _scalar_arr(pv, ab.dtype))
+        s = jnp.sum(powd, axis=axes, keepdims=keepdim)
         return _safe_root(s, pv) if pv > 0 else ew.pow(s, _scalar_arr(1.0 / pv, s.dtype))
     return _apply1("Norm", fn, input)
 
