@@ -67,11 +67,12 @@ class WeightsUnpickler:
     resolve(module, name) -> the allowed object, or raises UnpicklingError.
     persistent_load(pid) -> the object a persistent id stands for.
     build_types(): classes whose fresh instances BUILD / SETITEM / APPEND may fill (beyond the builtins).
+    construct_types: classes NEWOBJ calls (torch: Parameter(*args)) rather than giving to cls.__new__.
     """
 
     def __init__(self, data, *, resolve: Callable[[str, str], Any], persistent_load: Callable[[Any], Any],
-                 build_types: Callable[[], tuple] = tuple, construct_types: tuple = (), encoding: str = "utf-8", errors: str = "strict",
-                 scan: bool = False):
+                 build_types: Callable[[], tuple] = tuple, construct_types: tuple = (), encoding: str = "utf-8",
+                 errors: str = "strict", scan: bool = False):
         self.data = bytes(data) if not isinstance(data, bytes) else data
         self.pos = 0
         self.resolve, self.persistent_load = resolve, persistent_load

@@ -414,6 +414,7 @@ _G_ODICT = _Global("collections", "OrderedDict")
 _G_SIZE = _Global("torch", "Size")
 _G_DEVICE = _Global("torch", "device")
 _G_UNTYPED = _Global("torch.storage", "UntypedStorage")
+_G_LAYOUT = _Global("torch.serialization", "_get_layout")
 
 
 class _StorageRef:
@@ -444,6 +445,7 @@ class _Pickler(pickle._Pickler):
         self.memoize(obj)
 
     dispatch[_DType] = _save_dtype
+    dispatch[_TorchPlaceholder] = _save_dtype
 
     def _g(self, module, name):
         key = (module, name)
@@ -466,6 +468,8 @@ class _Pickler(pickle._Pickler):
             return (_G_SIZE, (tuple(int(s) for s in obj),))
         if isinstance(obj, _fg.device):
             return (_G_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index))
+        if isinstance(obj, _fg.layout):
+            return (_G_LAYOUT, (f"torch.{obj.name}",))
         return NotImplemented
 
     def _storage_of(self, t):
@@ -561,7 +565,7 @@ def _write_aligned(z, arcname, raw):
 # --- loading --------------------------------------------------------------------------------------------------
 _BLOCKED_MODULES = ("sys", "os", "posix", "nt")     # never allowed, even when allow-listed (as torch)
 _MISSING = object()
-_LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."     # torch.save(..., _use_new_zipfile_serialization=False)
+_LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."  # torch.save(_use_new_zipfile_serialization=False)
 
 
 def _map_name(module, name):
@@ -760,6 +764,14 @@ class _FullUnpickler(pickle._Unpickler):
 
     def persistent_load(self, pid):
         return self.archive.persistent_load(pid)
+
+    def load(self):
+        try:
+            return super().load()
+        except EOFError:
+            if self.max_memo == 0:
+                raise
+            raise pickle.UnpicklingError("pickle data was truncated (no STOP opcode)") from None
 
     def _memo_index(self, i):
         if i > self.max_memo:
