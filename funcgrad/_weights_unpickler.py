@@ -68,16 +68,18 @@ class WeightsUnpickler:
     persistent_load(pid) -> the object a persistent id stands for.
     build_types(): classes whose fresh instances BUILD / SETITEM / APPEND may fill (beyond the builtins).
     construct_types: classes NEWOBJ calls (torch: Parameter(*args)) rather than giving to cls.__new__.
+    check_call(func, args): raises UnpicklingError for a call of an allowed object with arguments it refuses.
     """
 
     def __init__(self, data, *, resolve: Callable[[str, str], Any], persistent_load: Callable[[Any], Any],
-                 build_types: Callable[[], tuple] = tuple, construct_types: tuple = (), encoding: str = "utf-8",
+                 build_types: Callable[[], tuple] = tuple, construct_types: tuple = (),
+                 check_call: Callable[[Any, tuple], None] = lambda f, a: None, encoding: str = "utf-8",
                  errors: str = "strict", scan: bool = False):
         self.data = bytes(data) if not isinstance(data, bytes) else data
         self.pos = 0
         self.resolve, self.persistent_load = resolve, persistent_load
         self.user_types = tuple(t for t in build_types() if isinstance(t, type))
-        self.construct_types = construct_types
+        self.construct_types, self.check_call = construct_types, check_call
         self.encoding, self.errors = encoding, errors
         self.scan = scan
         self.refused: list = []
@@ -157,19 +159,21 @@ class WeightsUnpickler:
         self.metastack: list = []
         dispatch = self._dispatch
         data = self.data
+        end = len(data)
         while True:
-            if self.pos >= len(data):
-                if self.pos == 0:
+            pos = self.pos
+            if pos >= end:
+                if pos == 0:
                     raise EOFError("Ran out of input")
                 raise UnpicklingError("pickle data was truncated (no STOP opcode)")
-            op = data[self.pos]
-            self.pos += 1
+            op = data[pos]
+            self.pos = pos + 1
             fn = dispatch.get(op)
             if fn is None:
                 name = _OPNAMES.get(op)
                 if name is None:
                     raise UnpicklingError(f"invalid load key, {chr(op)!r} (byte 0x{op:02x} at offset "
-                                          f"{self.pos - 1}): not a pickle opcode")
+                                          f"{pos}): not a pickle opcode")
                 raise UnpicklingError(f"Unsupported operand {op} ({name}): weights_only loads do not run it")
             if fn(self) is _STOP:
                 return None if self.scan else self.result
@@ -449,7 +453,8 @@ class WeightsUnpickler:
         self.memo[self._read(1)[0]] = self._top()
 
     def _long_binput(self):
-        self.memo[self._check_memo(self._u("<I", 4))] = self._top()
+        i = self._u("<I", 4)
+        self.memo[i if i <= self.max_memo else self._check_memo(i)] = self._top()
 
     def _memoize(self):
         self.memo[len(self.memo)] = self._top()
@@ -510,6 +515,8 @@ class WeightsUnpickler:
         if not isinstance(args, tuple):
             raise UnpicklingError(f"REDUCE arguments of {_describe(func)} must be a tuple, got "
                                   f"{type(args).__name__}")
+        if not self.scan:
+            self.check_call(func, args)
         self._result(func, lambda: func(*args))
 
     def _newobj(self):
@@ -529,6 +536,8 @@ class WeightsUnpickler:
             return
         if not isinstance(cls, type) or not isinstance(args, tuple) or not isinstance(kwargs, dict):
             raise UnpicklingError(f"NEWOBJ needs a class, a tuple and a dict; got {_describe(cls)}")
+        if not self.scan:
+            self.check_call(cls, args)
         if cls in self.construct_types:      # torch: NEWOBJ of Parameter calls Parameter(*args)
             self._result(cls, lambda: cls(*args, **kwargs))
         else:

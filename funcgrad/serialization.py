@@ -2,17 +2,25 @@
 
 `save` writes what torch.save writes: a zip archive `<name>/data.pkl` (a protocol-2 pickle in which every
 tensor is `torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks)` and every
-storage a persistent id naming `<name>/data/<key>`), `<name>/byteorder` and `<name>/version`. Real PyTorch
-can load these files, and `load` reads files written by torch.save, all without importing torch: the
-`torch.*` globals in a file are mapped to funcgrad's own rebuild functions, dtypes, Size, device and
-Parameter. Tensors that shared a storage when saved share one again after loading (views keep their
-offset and strides). Files of funcgrad's earlier pickle-free format (`funcgrad/manifest.json` plus .npy
-arrays) still load.
+storage a persistent id naming `<name>/data/<key>`, whose data starts at a multiple of 64 bytes in the file),
+`<name>/byteorder` and `<name>/version`. Real PyTorch can load these files, and `load` reads files written by
+torch.save, all without importing torch: the `torch.*` globals in a file are mapped to funcgrad's own rebuild
+functions, dtypes, Size, device, layouts and Parameter; torch's sparse tensors load as funcgrad's sparse COO
+tensors (CSR/CSC/BSR/BSC too, as funcgrad has no compressed layouts), and torch objects funcgrad has no
+counterpart for (qschemes, float8 / quantized / sub-byte dtypes) as placeholders that save back as themselves
+(tensors of those dtypes are refused with a RuntimeError naming the dtype). Tensors that shared a storage when
+saved share one again after loading (views keep their offset and strides). Files of funcgrad's earlier
+pickle-free format (`funcgrad/manifest.json` plus .npy arrays) still load.
 
-`load(f, weights_only=True)` (the default, as in torch >= 2.6) unpickles with a restricted unpickler that
-resolves only tensors, storages, dtypes, plain containers and the globals allow-listed with
-`add_safe_globals` / `safe_globals`; anything else raises pickle.UnpicklingError naming the global.
-`weights_only=False` runs the full unpickler: only for files from a trusted source.
+Loading reads each storage record straight into its final array (peak memory about the data itself), or with
+`mmap=True` maps it copy-on-write from the file. A file that is not a checkpoint is refused with what it is
+(empty, truncated zip, plain pickle, torch's legacy format, anything else), as is a corrupt byteorder record.
+
+`load(f, weights_only=True)` (the default, as in torch >= 2.6) runs the pickle through funcgrad's restricted
+interpreter (_weights_unpickler.py): globals resolve only to tensors, storages, dtypes, plain containers and
+what `add_safe_globals` / `safe_globals` allow-list; BUILD / SETITEM / APPEND act only on objects the load
+made; refusals raise pickle.UnpicklingError naming what was refused. `weights_only=False` runs Python's full
+unpickler: only for files from a trusted source.
 """
 from __future__ import annotations
 
@@ -575,13 +583,16 @@ def _map_name(module, name):
     return _compat_pickle.IMPORT_MAPPING.get(module, module), name
 
 
-def _wo_bytearray(*args):
-    """builtins.bytearray in weights_only loads: built from data only (bytearray(n) would let a few bytes of
-    pickle allocate n bytes)."""
-    if args and isinstance(args[0], int):
+def _wo_check_call(func, args):
+    """Calls a weights_only load refuses although the callable is allowed, as they would let a few bytes of pickle
+    allocate any amount of memory: a Tensor class called on anything but tensors (torch.Tensor(n)) and
+    bytearray(n)."""
+    if func is bytearray and args and isinstance(args[0], int):
         raise pickle.UnpicklingError(f"bytearray({args[0]}) allocates memory the file does not hold: a weights_only "
                                      "load builds bytearrays from their data only")
-    return bytearray(*args)
+    if isinstance(func, type) and issubclass(func, _fg.Tensor) and args and not isinstance(args[0], _fg.Tensor):
+        raise pickle.UnpicklingError(f"{func.__module__}.{func.__qualname__}({type(args[0]).__name__}, ...): a "
+                                     "weights_only load makes tensors from the checkpoint's storages only")
 
 
 def _known_global(module, name, weights_only):
@@ -590,8 +601,6 @@ def _known_global(module, name, weights_only):
     g = _torch_globals()
     if full in g:
         return g[full]
-    if weights_only and full == "builtins.bytearray":
-        return _wo_bytearray
     if full in _DEFAULT_SAFE:
         return _DEFAULT_SAFE[full]
     if module == "torch":
@@ -904,7 +913,7 @@ def _load_file(fh, path, mmap, map_location, weights_only, pickle_load_args):
             return _FullUnpickler(io.BytesIO(raw), archive, len(raw), **kw).load()
         u = WeightsUnpickler(raw, resolve=_resolver(_user_safe()), persistent_load=archive.persistent_load,
                              build_types=lambda: tuple(_user_safe().values()), construct_types=(_fg.nn.Parameter,),
-                             **kw)
+                             check_call=_wo_check_call, **kw)
         try:
             return u.load()
         except pickle.UnpicklingError as e:

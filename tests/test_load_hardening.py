@@ -166,6 +166,11 @@ def test_refused_opcodes_and_allocations():
     pkl = b"\x80\x02" + _g("builtins", "bytearray") + b"J\x00\x00\x00\x40\x85R."
     with pytest.raises(pickle.UnpicklingError, match="bytearray"):
         fg.load(io.BytesIO(_zip(pkl)))
+    # and so would torch.Tensor(n) / Parameter(n), through REDUCE or NEWOBJ
+    for cls in (_g("torch", "Tensor"), _g("torch.nn.parameter", "Parameter")):
+        for call in (b"\x85R.", b"\x85\x81."):
+            with pytest.raises(pickle.UnpicklingError, match="storages only"):
+                fg.load(io.BytesIO(_zip(b"\x80\x02" + cls + b"J\x00\x00\x00\x40" + call)))
     # the blocked modules stay blocked even when allow-listed (as torch)
     with S.safe_globals([(os.system, "os.system")]):
         with pytest.raises(pickle.UnpicklingError, match="blocked"):
