@@ -13,6 +13,7 @@ import funcgrad as _fg
 import funcgrad.numpy as _jnp
 from .. import lax as _lax
 from ..primitives.indexing import gather as _gather
+from ..tensor._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ..tensor._ops import _add as _add_bc
 from ..tensor._tensor import _apply, _inplace as _tensor_inplace, _traced  # noqa: F401
 
@@ -103,6 +104,12 @@ def linear(input, weight, bias=None):
         rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows if input.dim() > 1 else 1}x"
                            f"{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
+    if bias is None:
+        if input._np_dtype() != weight._np_dtype():
+            raise _dtype_error("expected m1 and m2 to have the same dtype, but got: {0:c} != {1:c}", input, weight)
+    elif input._np_dtype() != weight._np_dtype() or bias._np_dtype() != weight._np_dtype():  # (torch's addmm)
+        _check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", bias, weight)
+        raise _dtype_error("mat1 and mat2 must have the same dtype, but got {0} and {1}", input, weight)
     if weight.dim() != 2:
         out = _fg.matmul(input, weight)
         return out if bias is None else out + bias
@@ -136,6 +143,10 @@ def bilinear(input1, input2, weight, bias=None):
     if input2.shape[-1] != weight.shape[2]:
         raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
                            f"expected {weight.shape[2]}")
+    dt = input1._np_dtype()
+    if input2._np_dtype() != dt or weight._np_dtype() != dt or (bias is not None and bias._np_dtype() != dt):
+        raise _dtype_error("All tensors must have the same dtype, got input1: {0:c}, input2: {1:c}, weight: {2:c}"
+                           + (", bias: {3:c}" if bias is not None else ""), input1, input2, weight, bias)
     out = _fg.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
 
@@ -265,6 +276,8 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 def prelu(input, weight):
     """max(0, x) + weight * min(0, x), weight shared or one per channel (dim 1)."""
+    if input._np_dtype() != weight._np_dtype():
+        raise _dtype_error("prelu: Type promoting not supported. Got {0} and {1}", input, weight)
     channels = input.shape[1] if input.dim() >= 2 else 1
     if weight.numel() != 1 and weight.numel() != channels:
         raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter numbers = "
@@ -547,6 +560,29 @@ def _check_stat(name, t, c):
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
 
 
+_F32 = _np.dtype(_np.float32)
+
+
+def _norm_dtypes(name, input, *params) -> bool:
+    """torch's CPU rule for a normalisation's parameters (weight, bias[, running_mean, running_var]): all of the
+    input's dtype, or all float32 with a float16 / bfloat16 input (then the result keeps the input's dtype and is
+    computed in float32). Returns whether the input is float16 / bfloat16 (computed in float32)."""
+    x = input._np_dtype()
+    if x.kind != "f" and x.name != "bfloat16":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{DtypeName(x)}'")
+    first = next((p for p in params if p is not None), None)
+    if first is not None and first._np_dtype() != x:  # mixed: every parameter float32, the input half precision
+        if any(p is not None and p._np_dtype() != _F32 for p in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.itemsize != 2:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    elif first is not None:
+        for p in params:
+            if p is not None and p._np_dtype() != x:
+                raise _dtype_error("expected scalar type {0} but found {1}", input, p)
+    return x.itemsize == 2
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
     if input.dim() < 2:
@@ -555,6 +591,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         _check_stat(name, t, c)
+    if _norm_dtypes("batch_norm", input, weight, bias, running_mean, running_var):  # float16 / bfloat16
+        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
+                          eps).to(input.dtype)
     dims = [0] + list(range(2, input.dim()))
     shape = [1, -1] + [1] * (input.dim() - 2)
     if training:
@@ -591,6 +630,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         _check_stat(name, t, c)
+    if _norm_dtypes("batch_norm", input, weight, bias):  # (torch's rule over weight and bias, not the stats)
+        return instance_norm(input.float(), running_mean, running_var, weight, bias, use_input_stats, momentum,
+                             eps).to(input.dtype)
     dims = list(range(2, input.dim()))
     shape = [1, -1] + [1] * (input.dim() - 2)
     if use_input_stats:
@@ -633,28 +675,10 @@ def _check_normalized_shape(input, normalized_shape):
     return list(range(input.dim() - k, input.dim()))
 
 
-def _low_precision(t) -> bool:
-    return t is not None and str(t.dtype) in ("torch.float16", "torch.bfloat16")
-
-
-def _in_float32(fn):
-    """A normalisation of a float16 / bfloat16 input computed in float32 and rounded back, as torch's CPU
-    kernels accumulate (the statistics in half precision lose most of their digits)."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(input, *args, **kwargs):
-        if not _low_precision(input):
-            return fn(input, *args, **kwargs)
-        up = lambda v: v.float() if isinstance(v, _fg.Tensor) and _low_precision(v) else v  # noqa: E731
-        out = fn(input.float(), *[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})
-        return out.to(input.dtype)
-    return wrapper
-
-
-@_in_float32
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dims = _check_normalized_shape(input, normalized_shape)
+    if _norm_dtypes("LayerNormKernelImpl", input, weight, bias):  # float16 / bfloat16: computed in float32
+        return layer_norm(input.float(), normalized_shape, weight, bias, eps).to(input.dtype)
     mean = input.mean(dims, keepdim=True)
     var = ((input - mean) ** 2).mean(dims, keepdim=True)
     out = (input - mean) * _fg.rsqrt(var + eps)
@@ -666,19 +690,25 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape dims (eps defaults to the dtype's eps)."""
+    """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape dims (eps defaults to the dtype's eps), in
+    the input's dtype whatever the weight's (torch: float16 / bfloat16 computed in float32, a weight of another
+    dtype multiplied in the promoted dtype, the result cast back)."""
     dims = _check_normalized_shape(input, normalized_shape)
     if eps is None:
         eps = _fg.finfo(input.dtype).eps
-    out = input * _fg.rsqrt((input * input).mean(dims, keepdim=True) + eps)
-    return out if weight is None else out * weight
+    x = input.float() if input._np_dtype().itemsize == 2 and input.is_floating_point() else input
+    out = x * _fg.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    if weight is not None:
+        out = out * weight
+    return out if out._np_dtype() == input._np_dtype() else out.to(input.dtype)
 
 
-@_in_float32
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalises each group of channels of each sample over (channels in group, spatial dims)."""
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    if _norm_dtypes("GroupNormKernelImpl", input, weight, bias):  # float16 / bfloat16: computed in float32
+        return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
