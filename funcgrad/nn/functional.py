@@ -812,15 +812,21 @@ def _padding_idx(padding_idx, num):
     return padding_idx
 
 
+def _check_indices(dt, fn: str) -> None:
+    """torch's embedding / embedding_bag take int64 or int32 indices only."""
+    if dt != _fg.int64 and dt != _fg.int32:
+        got = "CPUBoolType" if dt == _fg.bool else format(DtypeName(dt), "T")
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {got} instead (while checking arguments for {fn})")
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of weight looked up by the integer indices in input (padding_idx rows get no gradient)."""
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported (funcgrad has no sparse "
                                   "gradients); use sparse=False")
-    if input.is_floating_point() or input.dtype == _fg.bool:
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    _check_indices(input.dtype, "embedding")
     padding_idx = _padding_idx(padding_idx, weight.shape[0])
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
@@ -846,6 +852,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                          f"then it must have the same shape as the input ({tuple(input.shape)})")
     if weight.dim() != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    # (torch promotes 1-D indices and offsets to one dtype, then wants it int64 or int32)
+    _check_indices(input.dtype if offsets is None or input.dim() != 1 else _fg.promote_types(input.dtype,
+                                                                                            offsets.dtype),
+                   "embedding_bag")
+    if per_sample_weights is not None and per_sample_weights._np_dtype() != weight._np_dtype():
+        raise _dtype_error("Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+                           "'per_sample_weights'; but type {0:T} does not equal {1:T} (while checking arguments for "
+                           "embedding_bag)", weight, per_sample_weights)
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
@@ -1079,6 +1093,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
+    _check_same_dtype("expected scalar type {0} but found {1}", input, weight)
     if weight is None and input.dim() == 2 and target.dim() == 1 and _concrete(input, target):
         return _nll_rows(input, target._v, ignore_index, reduction)
     if input.dim() == 1:
@@ -1187,6 +1202,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({_size(target)}) that is different to the input size "
                          f"({_size(input)}) is deprecated. Please ensure they have the same size.")
+    _check_same_dtype("Found dtype {1} but expected {0}", input, target)
     if _concrete(input) and input.numel() and bool(((input < 0) | (input > 1)).any().item()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     def bce(x):
@@ -1203,6 +1219,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             loss = _fg.where(edge, at_edge, bce(safe))
     if weight is not None:
         loss = loss * weight.expand(_fg.broadcast_shapes(tuple(weight.shape), tuple(target.shape)))
+        if loss._np_dtype() != input._np_dtype():  # (torch multiplies in place: the input's dtype)
+            loss = loss.to(input.dtype)
     return _reduce(loss, reduction)
 
 
@@ -1212,6 +1230,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target)}) must be the same as input size ({_size(input)})")
+    td = target._np_dtype()
+    if td.kind in "iu":  # (torch's loss starts as 1 - target and is updated in place, so takes its dtype)
+        raise _dtype_error("result type {0} can't be cast to the desired output type {1}", input, target)
     sp = _softplus(-input)  # log(1 + exp(-x))
     if pos_weight is not None:
         lw = 1 + (pos_weight - 1) * target
@@ -1220,13 +1241,18 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = (1 - target) * input + sp
     if weight is not None:
         loss = loss * weight
+    if loss._np_dtype() != td and (td.kind == "f" or td.name == "bfloat16"):
+        loss = loss.to(target.dtype)
     return _reduce(loss, reduction)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """log(1 + exp(-target * input))."""
+    """log(1 + exp(-target * input)), in the input's dtype (torch computes it in place on -input)."""
     reduction = _reduction(size_average, reduce, reduction)
-    return _reduce(softplus(-target * input), reduction)
+    loss = softplus(-target * input)
+    if loss._np_dtype() != input._np_dtype() and input.is_floating_point():
+        loss = loss.to(input.dtype)
+    return _reduce(loss, reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -1255,6 +1281,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if t.shape[0] != x.shape[0]:
         raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got {list(target.shape)}")
     c = x.shape[1]
+    _check_same_dtype("expected scalar type {0} but found {1}", input, weight)
     if _concrete(t) and t.numel() and bool(((t < 0) | (t >= c)).any().item()):
         raise RuntimeError("target out of range")
     xy = x.gather(1, t.unsqueeze(1))

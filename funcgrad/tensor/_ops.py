@@ -26,7 +26,7 @@ from . import _dtype as D
 from . import _functional
 from . import _tensor as _TM
 from ..autograd.grad_mode import state as _gs
-from ._argcheck import (check_out_dtype as _check_out_dtype, check_same_dtype as _check_same_dtype,
+from ._argcheck import (DtypeName, check_out_dtype as _check_out_dtype, check_same_dtype as _check_same_dtype,
                         dtype_error as _dtype_error)
 from ._tensor import (Tensor, _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _dim, _make,
                       _req, _view, _views, _wrap)
@@ -287,6 +287,16 @@ def _float_unary(name, prim, card=None):
 
 
 def _out(r, out):
+    """r written into out= (torch's error where r's dtype cannot be cast to out's: float -> int, ...)."""
+    if out is None:
+        return r
+    if isinstance(r, Tensor) and r._np_dtype() != out._np_dtype() and not D.can_cast(r._np_dtype(), out._np_dtype()):
+        raise _dtype_error("result type {0} can't be cast to the desired output type {1}", r, out)
+    return _out_cast(r, out)
+
+
+def _out_cast(r, out):
+    """r written into out=, cast to its dtype whatever it is (torch.sum computes in out's dtype)."""
     if out is None:
         return r
     out.copy_(r) if out.shape == r.shape else out.set_(r)
@@ -812,6 +822,10 @@ def xlogy(input, other, *, out=None):
 def lerp(input, end, weight, *, out=None):
     """input + weight (end - input), computed as torch does from the nearer end: for weight >= 0.5 it is
     end - (1 - weight)(end - input) (same derivatives; exact at weight = 1, and no inf - inf there)."""
+    if isinstance(end, Tensor):
+        _check_same_dtype("expected dtype {0:c} for `end` but got dtype {1:c}", input, end)
+    if isinstance(weight, Tensor) and weight.ndim:  # (a 0-d weight is a number to torch)
+        _check_same_dtype("expected dtype {0:c} for `weight` but got dtype {1:c}", input, weight)
     diff = sub(end, input)
     lo = add(input, mul(weight, diff))
     if isinstance(weight, Tensor):
@@ -1075,11 +1089,12 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
         dim, dtype = None, dim
     nd = input.ndim
     axes = _dims(dim, nd)
-    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    # (torch accumulates in out='s dtype when no dtype is given: sum(float, out=long) sums truncated values)
+    odt = _np(dtype) if dtype is not None else out._np_dtype() if out is not None else _red_int64(input._np_dtype())
 
     if axes is None and not keepdim:
         if nd and input._v is not None and input._v.dtype == odt and odt.kind in "fc":
-            return _out(_apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(nd)), out)
+            return _out_cast(_apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(nd)), out)
 
         def fn(a):
             a = _cast(a, odt)
@@ -1087,7 +1102,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     else:
         def fn(a):
             return _cast(jnp.sum(_cast(a, odt), axis=axes, keepdims=keepdim), odt)  # (NumPy's int32 sum: int64)
-    return _out(_apply1("Sum", fn, input), out)
+    return _out_cast(_apply1("Sum", fn, input), out)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -2228,6 +2243,8 @@ def cat(tensors, dim=0, *, out=None):
     d = _dim(dim, nonempty[0].ndim)
     _cat_check(nonempty, d, "cat")
     dt = _result_type_many(tensors)
+    if out is not None and not D.can_cast(dt, out._np_dtype()):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {DtypeName(out.dtype)}")
     return _out(_apply("Cat", lambda *xs: jnp.concatenate([_cast(x, dt) for x in xs], axis=d),
                        tuple(nonempty)), out)
 
@@ -2528,6 +2545,8 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
         bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+    if isinstance(src, Tensor):
+        _check_same_dtype("scatter(): Expected self.dtype to be equal to src.dtype", input, src)
     s = _src(src, value, idx.shape, input._np_dtype())
     return _apply("Scatter", _scatter_fn(d, idx, reduce, input._np_dtype()), (input, s))
 
@@ -2541,6 +2560,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     leaves input's own values out of the reduction wherever something is scattered."""
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    _check_same_dtype("scatter(): Expected self.dtype to be equal to src.dtype", input, src)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index)
     dt = input._np_dtype()
@@ -2575,6 +2595,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
 
 def index_add(input, dim, index, source, *, alpha=1):
+    _check_same_dtype("index_add_(): self ({0}) and source ({1}) must have the same scalar type", input, source)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index).reshape(-1)
     if alpha != 1:
@@ -2585,6 +2606,8 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 
 def index_copy(input, dim, index, source):
+    _check_same_dtype("index_copy_(): self and source expected to have the same dtype, but got (self) {0} and "
+                      "(source) {1}", input, source)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index).reshape(-1)
     dt = input._np_dtype()
@@ -2607,6 +2630,9 @@ def index_put(input, indices, values, accumulate=False):
     from ._index import _convert_index
     key = _convert_index(tuple(indices))
     dt = input._np_dtype()
+    if isinstance(values, Tensor):
+        _check_same_dtype("Index put requires the source and destination dtypes match, got {0} for the destination "
+                          "and {1} for the source.", input, values)
     values = _as_tensor(values) if not _is_scalar(values) else _wrap(Array(np.array(values, dt)))
     if accumulate:
         return _apply("IndexPut", lambda a, v: a.at[key].add(_cast(v, dt)), (input, values))
