@@ -164,6 +164,16 @@ row("LayerNorm_noaffine", lambda T: T.nn.LayerNorm(3, elementwise_affine=False)(
     dtype="float64")
 row("LayerNorm_half_input", lambda T: mod(T, lambda nn: nn.LayerNorm(3))(t(T, (2, 3), "float16")),
     dtype="float16", ref=lambda T: mod(T, lambda nn: nn.LayerNorm(3))(t(T, (2, 3), "float16").float()).half())
+row("layer_norm_all_half", lambda T: F(T).layer_norm(t(T, (2, 3), "float16"), (3,), t(T, (3,), "float16")),
+    dtype="float16")
+row("batch_norm_all_half", lambda T: F(T).batch_norm(t(T, (4, 3), "float16"), T.zeros(3, dtype=T.float16),
+                                                     T.ones(3, dtype=T.float16), t(T, (3,), "float16"),
+                                                     t(T, (3,), "float16"), training=True), dtype="float16")
+row("group_norm_all_half", lambda T: F(T).group_norm(t(T, (2, 4, 3), "float16"), 2, t(T, (4,), "float16"),
+                                                     t(T, (4,), "float16")), dtype="float16")
+row("instance_norm_all_half", lambda T: F(T).instance_norm(t(T, (2, 3, 4), "float16"), None, None,
+                                                           t(T, (3,), "float16"), t(T, (3,), "float16")),
+    dtype="float16")
 row("LayerNorm_bf16_input", lambda T: mod(T, lambda nn: nn.LayerNorm(3))(t(T, (2, 3), "bfloat16")),
     dtype="bfloat16", bf16=True)
 row("batch_norm_train", lambda T: F(T).batch_norm(t(T, (4, 3), "float64"), T.zeros(3), T.ones(3), t(T, (3,)),

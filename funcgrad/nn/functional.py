@@ -592,8 +592,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     ("bias", bias)):
         _check_stat(name, t, c)
     if _norm_dtypes("batch_norm", input, weight, bias, running_mean, running_var):  # float16 / bfloat16
-        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
-                          eps).to(input.dtype)
+        return _batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
+                           eps).to(input.dtype)
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    c = input.shape[1]
     dims = [0] + list(range(2, input.dim()))
     shape = [1, -1] + [1] * (input.dim() - 2)
     if training:
@@ -631,8 +636,13 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                     ("bias", bias)):
         _check_stat(name, t, c)
     if _norm_dtypes("batch_norm", input, weight, bias):  # (torch's rule over weight and bias, not the stats)
-        return instance_norm(input.float(), running_mean, running_var, weight, bias, use_input_stats, momentum,
-                             eps).to(input.dtype)
+        return _instance_norm(input.float(), running_mean, running_var, weight, bias, use_input_stats, momentum,
+                              eps).to(input.dtype)
+    return _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps):
+    c = input.shape[1]
     dims = list(range(2, input.dim()))
     shape = [1, -1] + [1] * (input.dim() - 2)
     if use_input_stats:
@@ -678,7 +688,11 @@ def _check_normalized_shape(input, normalized_shape):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dims = _check_normalized_shape(input, normalized_shape)
     if _norm_dtypes("LayerNormKernelImpl", input, weight, bias):  # float16 / bfloat16: computed in float32
-        return layer_norm(input.float(), normalized_shape, weight, bias, eps).to(input.dtype)
+        return _layer_norm(input.float(), dims, weight, bias, eps).to(input.dtype)
+    return _layer_norm(input, dims, weight, bias, eps)
+
+
+def _layer_norm(input, dims, weight, bias, eps):
     mean = input.mean(dims, keepdim=True)
     var = ((input - mean) ** 2).mean(dims, keepdim=True)
     out = (input - mean) * _fg.rsqrt(var + eps)
@@ -708,7 +722,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     if _norm_dtypes("GroupNormKernelImpl", input, weight, bias):  # float16 / bfloat16: computed in float32
-        return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
+        return _group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
+    return _group_norm(input, num_groups, weight, bias, eps)
+
+
+def _group_norm(input, num_groups, weight, bias, eps):
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
