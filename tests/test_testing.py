@@ -1,6 +1,7 @@
 """funcgrad.testing: check_grads / check_jvp / check_vjp catch wrong derivatives; the strategies deliver."""
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
@@ -282,3 +283,90 @@ def test_dtypes_kinds(dt):
 @given(fgt.arrays(np.float64, fgt.shapes(max_dims=2), elements=st.floats(-1, 1)))
 def test_strategies_drive_check_grads(a):
     check_grads(lambda x: jnp.sin(x) * x, (a,), order=1)
+
+
+# --- the special-points family --------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["real", "nonnegative", "positive", "unit", "nonzero"])
+@given(data=st.data())
+def test_special_points_hold_special_values_of_their_kind(kind, data):
+    dt = data.draw(st.sampled_from([np.float64, np.float32]))
+    x = data.draw(fgt.special_points(dt, (3, 2), kind=kind, bounds=(0.25,) if kind != "positive" else ()))
+    assert x.dtype == dt and x.shape == (3, 2)
+    fi = np.finfo(dt)
+    expected = {0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.25, float(fi.tiny), -float(fi.tiny), float(fi.eps),
+                1.0 - float(fi.epsneg)}
+    assert any(float(v) in expected for v in x.ravel())  # at least one special entry
+    lo, hi = {"real": (-3, 3), "nonnegative": (0, 3), "positive": (0, 3), "unit": (-1, 1),
+              "nonzero": (-3, 3)}[kind]
+    assert np.all((x >= min(lo, -1.25)) & (x <= max(hi, 1.25)))  # inside the kind's domain (+- bounds)
+    if kind == "positive":
+        assert np.all(x > 0)
+    if kind == "nonzero":
+        assert np.all(x != 0)
+
+
+def test_special_points_reach_every_special_value():
+    seen = set()
+
+    @given(fgt.special_points(np.float64, (4,), kind="unit", bounds=(0.75,)))
+    def collect(x):
+        seen.update(float(v) for v in x)
+    collect()
+    assert {0.0, 1.0, -1.0, 0.75} <= seen
+    assert any(math.copysign(1.0, v) < 0 and v == 0 for v in seen) or -0.0 in seen
+
+
+@given(fgt.special_points(np.float64, (3,), allow_nan=True, allow_infinity=True, huge=True, min_special=3))
+def test_special_points_min_special_and_nonfinite(x):
+    fi = np.finfo(np.float64)
+    specials = [0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, fi.tiny, -fi.tiny, fi.eps, fi.max ** 0.25,
+                -fi.max ** 0.25, np.inf, -np.inf]
+    assert all(np.isnan(v) or v in specials for v in x)
+
+
+@pytest.mark.parametrize("which", ["max", "min", "both"])
+@given(data=st.data())
+def test_ties_repeat_the_extreme(which, data):
+    x = data.draw(fgt.ties(np.float64, fgt.shapes(min_dims=1, max_dims=2, min_side=2), which=which))
+    if which in ("max", "both"):
+        assert int(np.sum(x == x.max())) >= 2
+    if which in ("min", "both"):
+        assert int(np.sum(x == x.min())) >= 2
+
+
+def test_ties_need_two_entries():
+    with pytest.raises(ValueError, match="fewer than two"):
+        fgt.ties(np.float64, (1,)).example()
+
+
+@given(fgt.arrays_with_zeros(np.float64, (5,), min_zeros=1, max_zeros=3))
+def test_arrays_with_zeros_count(x):
+    assert 1 <= int(np.sum(x == 0)) <= 3
+    assert np.prod(x) == 0
+
+
+@pytest.mark.parametrize("n,rank", [(2, 0), (2, 1), (3, 1), (3, 2), (4, 3)])
+@given(data=st.data())
+def test_singular_matrices_have_their_rank(n, rank, data):
+    sym = data.draw(st.booleans())
+    m = data.draw(fgt.singular_matrices(n, rank=rank, batch_shape=(2,), symmetric=sym))
+    assert m.shape == (2, n, n)
+    for a in m:
+        assert np.linalg.matrix_rank(a) == rank
+        assert np.linalg.det(a) == pytest.approx(0.0, abs=1e-9)
+        if sym:
+            np.testing.assert_array_equal(a, a.T)
+            assert np.all(np.linalg.eigvalsh(a) > -1e-9)
+
+
+def test_singular_matrices_reject_full_rank():
+    with pytest.raises(ValueError, match="rank must be in"):
+        fgt.singular_matrices(3, rank=3).example()
+
+
+def test_special_strategies_are_exported():
+    import funcgrad.testing.strategies as s
+    for name in ("special_values", "special_points", "ties", "arrays_with_zeros", "singular_matrices"):
+        assert getattr(fgt, name) is getattr(s, name) and name in s.__all__
+        assert ">>>" in getattr(s, name).__doc__

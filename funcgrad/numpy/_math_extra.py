@@ -132,7 +132,7 @@ def i0(x):
     x = _float_input(x, "i0")
     a = u.absolute(x)
     small = u.less_equal(a, 30.0)
-    s = u.where(small, a, ew.zeros_like(a))
+    s = u.where(small, x, ew.zeros_like(x))  # x, not |x|: the series in x^2 is smooth at 0 to every order
     q = u.multiply(u.multiply(s, s), 0.25)
     term, total = ew.ones_like(a), ew.ones_like(a)
     for k in range(1, 90):

@@ -524,7 +524,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     The maximum is subtracted first (held constant for differentiation, which is exact since the
     result does not depend on it), so large inputs do not overflow and the gradient is the softmax
     b * exp(a - result). -inf entries contribute nothing and get a zero gradient; a slice whose sum is
-    zero (all -inf) gives -inf with a zero gradient. With return_sign=True returns
+    zero (all -inf) gives -inf with a NaN gradient, as JAX (torch.logsumexp's is 0). With return_sign=True returns
     (log|sum|, sign(sum)), allowing negative b."""
     from ._ufuncs import _to_inexact
     x = _to_inexact(asarray_any(a))
@@ -558,9 +558,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         e = ew.select(mask, e, ew.zeros_like(e))
     s = red.reduce_sum(e, axes)
     m = sh.reshape(m, s.shape)
-    zero = ew.eq(s, ew.zeros_like(s))  # an empty sum: -inf, with a zero (not NaN) gradient
-    safe = ew.select(zero, ew.ones_like(s), ew.abs(s) if return_sign else s)
-    out = ew.select(zero, _const(s.shape, -np.inf, s.dtype), ew.add(ew.log(safe), m))
+    # an empty sum (all -inf): log(0) = -inf, with JAX's NaN gradient (log's 1/0 times exp's 0)
+    out = ew.add(ew.log(ew.abs(s) if return_sign else s), m)
     out = _keep(out, axes, keepdims)
     if return_sign:
         return out, _keep(ew.sign(s), axes, keepdims)

@@ -4,7 +4,7 @@
     x = la.solve(a, b); sign, logdet = la.slogdet(a); w, v = la.eigh(a)
 
 Semantics are NumPy's (stacks of matrices `(..., M, N)`, NumPy's argument names, result namedtuples,
-numpy.linalg.LinAlgError for singular / non-positive-definite / non-square input), with these
+numpy.linalg.LinAlgError for non-positive-definite / non-square input), with these
 differences, all deliberate:
 
 - Integer and bool input is computed in the default float dtype (float32, or float64 with x64
@@ -22,7 +22,9 @@ differences, all deliberate:
 Derivatives: see funcgrad.primitives.linalg_decomp for the rules and their degenerate cases
 (repeated eigenvalues / singular values give inf or NaN derivatives of eigenvectors / singular
 vectors, as in JAX). pinv (and so lstsq) carries its own derivative rule (Golub & Pereyra 1973),
-which needs no distinct singular values. det and slogdet derivatives need a non-singular matrix.
+which needs no distinct singular values. det's derivative is the adjugate, exact at singular matrices
+too (to second order); slogdet's is inf / NaN there.
+- solve and inv of an exactly singular matrix give inf / NaN, as JAX (NumPy raises LinAlgError).
 """
 from __future__ import annotations
 
@@ -250,7 +252,7 @@ def qr(a, mode: str = "reduced"):
 def solve(a, b):
     """x with a @ x = b, as numpy.linalg.solve: b is (M,) or a stack (..., M, K) broadcast against a.
 
-    Raises LinAlgError for a singular a."""
+    An exactly singular a gives inf / NaN, as in JAX."""
     x = _matrix(a, "solve", square=True)
     y = _inexact(b, "solve")
     x, y = promote_dtypes(x, y)
@@ -271,13 +273,13 @@ def solve(a, b):
 
 
 def inv(a):
-    """Inverse of square matrices (a solve with the identity); LinAlgError for singular ones."""
+    """Inverse of square matrices (a solve with the identity); inf / NaN for exactly singular ones, as JAX."""
     x = _matrix(a, "inv", square=True)
     return ld.solve(x, _eye_like(x))
 
 
 def det(a):
-    """Determinant of square matrices. d det = det tr(a^-1 da) (a must be non-singular to differentiate)."""
+    """Determinant of square matrices; its derivative is the adjugate (exact for singular a too)."""
     return ld.det(_matrix(a, "det", square=True))
 
 

@@ -116,16 +116,29 @@ def _i0e_deriv(ans, x):
     return bessel_i1e(x) - ew.sign(x) * ans
 
 
-def _near_zero(x, zeros):
-    """|x| < 1e-300: where I1(x)/x or J1(x)/x would lose x/2 to underflow (the limit 1/2 is exact to 1e-300)."""
-    return ew.lt(ew.abs(x), zeros + 1e-300)
+def _small(x):
+    """|x| < 1e-3: where I1(x)/x and J1(x)/x come from their series (the quotient's derivatives would
+    cancel infinities near 0: d/dx I1(x)/x has I1(x)/x^2, which overflows at |x| ~ 1e-300)."""
+    return ew.lt(ew.abs(x), ew.sub(x, x) + 1e-3)
+
+
+def _over_x(x, ans, signed_series):
+    """ans / x away from 0, and the series 1/2 + s x^2/16 + x^4/384 (s = +1 for I1, -1 for J1; the
+    next term is below 1e-22) near 0: smooth to every order, with no 0/0 at x = 0."""
+    small = _small(x)
+    safe = ew.select(small, ew.sub(x, x) + 1.0, x)
+    tiny = ew.select(small, x, ew.sub(x, x))
+    t2 = ew.mul(tiny, tiny)
+    series = 0.5 + t2 * (signed_series / 16.0 + t2 / 384.0)
+    return ew.select(small, series, ans / safe)
 
 
 def _i1e_deriv(ans, x):
-    zeros = ew.sub(x, x)
-    at_zero = _near_zero(x, zeros)
-    safe = ew.select(at_zero, zeros + 1.0, x)
-    return ew.select(at_zero, zeros + 0.5, bessel_i0e(x) - ans * (ew.sign(x) + 1.0 / safe))
+    # i1e = e^-|x| I1: i1e' = i0e - sign(x) i1e - e^-|x| I1(x)/x, and e^-|x| I1(x)/x = i1e(x)/x
+    small = _small(x)
+    scaled = _over_x(x, ans, 1.0)  # i1e(x)/x away from 0; I1(x)/x near 0 (times e^-|x| below)
+    scaled = ew.select(small, ew.exp(ew.neg(ew.abs(x))) * scaled, scaled)
+    return bessel_i0e(x) - ew.sign(x) * ans - scaled
 
 
 def _j0_deriv(ans, x):
@@ -133,10 +146,7 @@ def _j0_deriv(ans, x):
 
 
 def _j1_deriv(ans, x):
-    zeros = ew.sub(x, x)
-    at_zero = _near_zero(x, zeros)
-    safe = ew.select(at_zero, zeros + 1.0, x)
-    return ew.select(at_zero, zeros + 0.5, bessel_j0(x) - ans / safe)
+    return bessel_j0(x) - _over_x(x, ans, -1.0)
 
 
 def _card(name, nu, deriv, kernel=None) -> Primitive:

@@ -3,8 +3,9 @@
 Every primitive takes stacks of matrices `(..., M, N)`: leading dimensions are batch dimensions (the
 batch rules move a vmapped axis to the front). The impls call the backend's `linalg` module (NumPy or
 CuPy), so float32 / complex64 input stays in its precision; input must be float32, float64, complex64
-or complex128 (funcgrad.numpy.linalg converts integers first). Like NumPy, a singular or non-positive-
-definite input raises numpy.linalg.LinAlgError from the impl (JAX returns NaN instead); bad shapes
+or complex128 (funcgrad.numpy.linalg converts integers first). Like NumPy, a non-positive-definite
+input to cholesky raises numpy.linalg.LinAlgError from the impl (JAX returns NaN instead); solve of an
+exactly singular matrix gives inf / NaN, as JAX's LU solve does; bad shapes
 raise LinAlgError (a ValueError) from the shape rule, naming the operation and the shapes.
 
 The derivative rules are the standard ones, written with funcgrad operations so that they are
@@ -13,7 +14,8 @@ differentiable again:
 - eigh: dw = diag(V^H dA V), dV = V (F * V^H dA V) with F_ij = 1 / (w_j - w_i), F_ii = 0;
 - svd: Townsend (2016), "Differentiating the singular value decomposition" (reduced SVD);
 - qr: Walter & Lehmann (2018) for M >= N, extended to M < N by splitting A = [X | Y];
-- solve, det, slogdet, triangular_solve: implicit differentiation of A X = B, d det = det tr(A^-1 dA).
+- solve, slogdet, triangular_solve: implicit differentiation of A X = B;
+- det: d det = tr(adj(A) dA), with the adjugate's own rules (valid at singular A; see `adjugate`).
 Complex input is differentiable too, with JAX's convention: a jvp is the directional derivative of
 the (real-linear) map, and a vjp is its transpose under the pairing Re sum(a * b), with no
 conjugation, so grad of a real-valued function of complex input equals jax.grad's. Where JAX's rules
@@ -26,8 +28,7 @@ derivatives, exactly as in JAX.
 
 Degenerate inputs give inf / NaN derivatives, as in JAX: repeated eigenvalues (eigh's eigenvectors),
 repeated or zero singular values (svd's U and V; zero ones also for M != N), rank-deficient input to
-qr; det and slogdet derivatives need a non-singular matrix (their rules solve with it, which raises
-LinAlgError on an exactly singular one). Derivatives of eigenvalues alone (or of singular values
+qr; slogdet's derivative at a singular matrix is inf / NaN (as JAX's), det's is the adjugate. Derivatives of eigenvalues alone (or of singular values
 alone) are finite even when they repeat: the reverse-mode rules drop the eigenvector terms when the
 eigenvectors get no cotangent.
 """
@@ -44,7 +45,7 @@ from . import elementwise as ew
 from . import shape as sh
 from ._util import batch_size, to_front, type_error
 from .linalg import dot_general
-from .reduction import argmax, reduce_sum
+from .reduction import argmax, prod_others, reduce_sum
 
 _DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 
@@ -366,8 +367,27 @@ def _solve_impl(xp):
         _impl_check(a, b, square=True)
         if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2] or b.shape[-2] != a.shape[-1]:
             raise ValueError("shapes do not fit")
-        return xp.linalg.solve(a, b)
+        try:
+            return xp.linalg.solve(a, b)
+        except LinAlgError:  # an exactly singular matrix: inf / NaN, as JAX (LAPACK's getrf + getrs)
+            return _solve_ieee(xp, a, b)
     return f
+
+
+def _solve_ieee(xp, a, b):
+    """a^-1 b by LU with partial pivoting and plain substitution, letting a zero pivot give inf / NaN
+    (where NumPy raises): the values JAX returns for singular input."""
+    from .lu import _lu_impl
+    lu, _, perm = _lu_impl(xp)(a)
+    idx = xp.broadcast_to(perm.astype(np.intp)[..., :, None], b.shape)
+    x = xp.take_along_axis(b, idx, axis=-2).copy()
+    n = a.shape[-1]
+    with np.errstate(all="ignore"):
+        for i in range(1, n):  # L y = P b (unit diagonal)
+            x[..., i, :] -= (lu[..., i, :i, None] * x[..., :i, :]).sum(-2)
+        for i in range(n - 1, -1, -1):  # U x = y
+            x[..., i, :] = (x[..., i, :] - (lu[..., i, i + 1:, None] * x[..., i + 1:, :]).sum(-2)) / lu[..., i, i, None]
+    return x
 
 
 def _solve_jvp(primals, tangents, x):
@@ -394,7 +414,8 @@ solve_p.batch = _front_batch(solve_p)
 
 
 def solve(a, b):
-    """x with a x = b for square a (..., n, n) and b (..., n, k) of the same batch shape."""
+    """x with a x = b for square a (..., n, n) and b (..., n, k) of the same batch shape; an exactly singular
+    a gives inf / NaN (as JAX), not an error."""
     return solve_p.bind(a, b)
 
 
@@ -411,12 +432,12 @@ def _det_rule(a: ShapedArray) -> ShapedArray:
 
 
 def _det_jvp(t, ans, a):
-    # d det = det tr(A^-1 dA)
-    return ew.mul(ans, _trace(solve(a, t)))
+    # d det = tr(adj(A) dA): the adjugate exists for every A, singular or not
+    return reduce_sum(ew.mul(_T(adjugate(a)), t), (a.ndim - 2, a.ndim - 1))
 
 
 def _det_vjp(g, ans, a):
-    return ew.mul(_scalar_bcast(ew.mul(g, ans), a), _inv_T(a))
+    return ew.mul(_scalar_bcast(g, a), _T(adjugate(a)))
 
 
 def _det_impl(xp):
@@ -429,6 +450,90 @@ def _det_impl(xp):
 det_p = Primitive("det", impl=_det_impl, abstract_eval=_det_rule,
                   jvp=[_det_jvp], vjp=[_det_vjp])
 det_p.batch = _front_batch(det_p)
+
+
+# --- adjugate: det's derivative, valid for singular matrices ---------------------------------------
+#
+# With the SVD A = U diag(s) V^H: adj(A) = adj(V^H) adj(diag(s)) adj(U) = sigma V diag(g) U^H, where
+# g_i = prod_{k != i} s_k and sigma = det(U) conj(det(V)) (a unit scalar). No division, so it holds at
+# any rank (rank n-1: a rank-one adjugate; lower: 0). Its derivative in the same basis, with
+# C = U^H dA V and P_ij = prod_{k != i, j} s_k (P_ii = 0), is
+#   d adj = sigma V (diag(P diag(C)) - P * C) U^H
+# (the first-order cofactors of diag(s) + C), again without division; so det's second derivative is
+# right at singular matrices and at repeated singular values (the identity) alike. The vjp is its
+# transpose under the pairing Re sum(a * b): conj(U) (diag(P diag(H)) - P * H) V^T, H = sigma V^T G conj(U).
+# (A third derivative differentiates the SVD, so it is finite only for distinct singular values.)
+
+def _adjugate_rule(a: ShapedArray) -> ShapedArray:
+    _check_matrix("adjugate", a, square=True)
+    return ShapedArray(a.shape, a.dtype, a.weak_type)
+
+
+def _exclusive_products(xp, s):
+    """out[..., i] = prod_{k != i} s[..., k], without division."""
+    one = xp.ones(s.shape[:-1] + (1,), s.dtype)
+    before = xp.cumprod(xp.concatenate([one, s[..., :-1]], -1), -1)
+    after = xp.cumprod(xp.concatenate([one, s[..., :0:-1]], -1), -1)[..., ::-1]
+    return before * after
+
+
+def _adjugate_impl(xp):
+    def f(a):
+        _impl_check(a, square=True)
+        n = a.shape[-1]
+        if n <= 1:
+            return xp.ones(a.shape, a.dtype)
+        u, s, vh = xp.linalg.svd(a)
+        sigma = xp.linalg.det(u) * xp.linalg.det(vh)
+        g = _exclusive_products(xp, s).astype(a.dtype)
+        adj = xp.matmul(xp.swapaxes(vh, -1, -2).conj() * g[..., None, :], xp.swapaxes(u, -1, -2).conj())
+        return adj * sigma[..., None, None]
+    return f
+
+
+def _adjugate_basis(a):
+    """(u, v, sigma, P) of the module comment, for square a (..., n, n), n >= 2."""
+    u, s, vh = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    n = a.shape[-1]
+    eye = _eye(tuple(s.shape) + (n,), s.dtype)
+    ones = sh.full(eye.shape, 1, s.dtype)
+    rows = ew.select(ew.eq(eye, ones), ones, _cols(s, n))  # rows[i, k] = s_k, 1 at k = i
+    p = ew.mul(prod_others(rows, (rows.ndim - 1,)), ew.sub(ones, eye))  # P_ij = prod_{k != i, j} s_k
+    sigma = ew.mul(det_p.bind(u), det_p.bind(vh))
+    return u, _H(vh), sigma, _like(p, a)
+
+
+def _adjugate_inner(p, c):
+    """diag(P diag(c)) - P * c: the first-order cofactors of diag(s) + c."""
+    d = reduce_sum(ew.mul(p, _cols(_diag(c), c.shape[-1])), (c.ndim - 1,))
+    return ew.sub(_diag_embed(d), ew.mul(p, c))
+
+
+def _adjugate_jvp(t, ans, a):
+    if a.shape[-1] <= 1:
+        return ew.zeros_like(t)
+    u, v, sigma, p = _adjugate_basis(a)
+    inner = _adjugate_inner(p, _mm(_H(u), _mm(t, v)))
+    return ew.mul(_scalar_bcast(sigma, a), _mm(v, _mm(inner, _H(u))))
+
+
+def _adjugate_vjp(g, ans, a):
+    if a.shape[-1] <= 1:
+        return ew.zeros_like(g)
+    u, v, sigma, p = _adjugate_basis(a)
+    h = ew.mul(_scalar_bcast(sigma, a), _mm(_T(v), _mm(g, _cj(u))))
+    return _mm(_cj(u), _mm(_adjugate_inner(p, h), _T(v)))
+
+
+adjugate_p = Primitive("adjugate", impl=_adjugate_impl, abstract_eval=_adjugate_rule,
+                       jvp=[_adjugate_jvp], vjp=[_adjugate_vjp])
+adjugate_p.batch = _front_batch(adjugate_p)
+
+
+def adjugate(a):
+    """The adjugate (classical adjoint) adj(A), with adj(A) A = det(A) I: det(A) A^-1 for invertible A,
+    and defined (by the SVD, without division) for singular A too."""
+    return adjugate_p.bind(a)
 
 
 def _slogdet_rule(a: ShapedArray):
@@ -923,4 +1028,4 @@ def eig(x, *, vectors: bool = True, eigvec_derivs: bool = False):
 
 
 __all__ = ["cholesky", "triangular_solve", "solve", "det", "slogdet", "eigh", "svd", "qr",
-           "cholesky_p", "triangular_solve_p", "solve_p", "det_p", "slogdet_p", "eigh_p", "svd_p", "qr_p", "eig", "eig_p"]
+           "cholesky_p", "triangular_solve_p", "solve_p", "det_p", "adjugate", "adjugate_p", "slogdet_p", "eigh_p", "svd_p", "qr_p", "eig", "eig_p"]

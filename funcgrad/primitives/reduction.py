@@ -5,7 +5,6 @@ from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ._util import check_dtype, move_axis, value_error
-from .elementwise import select
 from .shape import broadcast_in_dim_p, full
 
 
@@ -84,21 +83,39 @@ def _prod_impl(xp):
     return lambda x, *, axes: x.prod(axis=axes, dtype=x.dtype)
 
 
-def _prod_grad(ans, x, axes):
-    """d prod / d x_i, correct at zeros: the product of the other entries of the slice."""
-    zero = x == 0
-    nonzero_prod = _expand(reduce_prod(select(zero, full(x.shape, 1, x.dtype), x), axes), x, axes)
-    n_zeros = _expand(reduce_sum(zero.astype(x.dtype), axes), x, axes)
-    safe_x = select(zero, full(x.shape, 1, x.dtype), x)
-    no_zero = nonzero_prod / safe_x
-    one_zero = select(zero, nonzero_prod, full(x.shape, 0, x.dtype))
-    return select(n_zeros == 0, no_zero, select(n_zeros == 1, one_zero, full(x.shape, 0, x.dtype)))
+def prod_others(x, axes):
+    """d prod / d x_i over `axes`: the product of the slice's other entries, as the product of the
+    exclusive cumulative products from both ends (JAX's approach). No division, so it is exact with any
+    number of zeros, and built from cumprod (whose rules are exact with zeros too), so its own
+    derivatives (prod's second derivative: the products of all entries but two) are right at zeros."""
+    from .cumulative import cumprod, shift
+    from .shape import reshape, transpose
+    axes = tuple(axes)
+    kept = _kept(x.ndim, axes)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    if n <= 1:
+        return full(x.shape, 1, x.dtype)
+    perm = kept + axes
+    xt = transpose(x, perm) if perm != tuple(range(x.ndim)) else x
+    flat = reshape(xt, tuple(x.shape[i] for i in kept) + (n,))
+    ax = len(kept)
+    before = shift(cumprod(flat, ax), ax, 1, 1)
+    after = shift(cumprod(flat, ax, reverse=True), ax, 1, 1, reverse=True)
+    out = reshape(before * after, xt.shape)
+    if perm == tuple(range(x.ndim)):
+        return out
+    inv = [0] * x.ndim
+    for i, pi in enumerate(perm):
+        inv[pi] = i
+    return transpose(out, tuple(inv))
 
 
 reduce_prod_p = Primitive(
     "reduce_prod", impl=_prod_impl, abstract_eval=_reduce_rule("reduce_prod", "ifc"),
-    jvp=[lambda t, ans, x, *, axes: reduce_sum(t * _prod_grad(ans, x, axes), axes)],
-    vjp=[lambda g, ans, x, *, axes: _expand(g, x, axes) * _prod_grad(ans, x, axes)])
+    jvp=[lambda t, ans, x, *, axes: reduce_sum(t * prod_others(x, axes), axes)],
+    vjp=[lambda g, ans, x, *, axes: _expand(g, x, axes) * prod_others(x, axes)])
 reduce_prod_p.batch = _reduce_batch(reduce_prod_p)
 
 

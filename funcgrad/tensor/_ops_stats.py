@@ -191,6 +191,9 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
         if h.size == 0:
             return _wrap(Array(np.array(np.nan, h.dtype)))
         i = order[max(k - 1, 0) // 2] if k else order[0]
+        ties = np.flatnonzero(h == h[i])
+        if ties.size > 1:  # torch spreads the gradient evenly over the entries equal to the median (amax's rule)
+            return x[_wrap(Array(ties.astype(np.int64)))].amax()
         return x[int(i)]
     d = _dim(dim, input.ndim)
     if input.ndim == 0:

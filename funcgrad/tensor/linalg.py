@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _jnp as jnp
 from ..primitives import elementwise as ew
+from ..core.array import Array
 from ._tensor import _apply, _apply1, _dim
 
 _LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -123,22 +124,10 @@ def _square(A, op: str):
     _float_check(A, op)
 
 
-def _det_singular_safe(a):
-    """det whose gradient is torch's at an exactly singular matrix: 0 (torch's g det A^-H with det = 0; the
-    card's A^-T does not exist there). Such matrices get the identity in the differentiated det."""
-    if a.shape[-1] == 1:  # (torch's gradient of a 1x1 det is 1, also at 0)
-        return a[..., 0, 0]
-    d = jnp.linalg.det(a)
-    sing = d == 0
-    m = jnp.broadcast_to(sing[..., None, None], a.shape)
-    safe = jnp.where(m, jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape), a)
-    return jnp.where(sing, jnp.zeros_like(d), jnp.linalg.det(safe))
-
-
 def det(A, *, out=None):
+    """The determinant; its gradient is the adjugate, also at singular A (torch's SVD formula, which torch uses
+    under create_graph and torch.func; torch's first-order eager backward gives 0 at an exactly singular A)."""
     _square(A, "det")
-    if A.requires_grad:
-        return _apply1("LinalgDet", _det_singular_safe, A)
     return _apply1("LinalgDet", jnp.linalg.det, A)
 
 
@@ -159,10 +148,35 @@ def _torch_linalg_error(fn):
     return wrapper
 
 
+def _raise_if_singular(A, result, op: str):
+    """torch raises where A has an exact zero pivot in its LU; the JAX-face solve gives inf / NaN there. Only
+    a non-finite result from finite A is looked at (the LU is then factored again); traced values pass."""
+    try:
+        r = result._host()
+    except Exception:  # noqa: BLE001 - a tracer of a funcgrad.func transform: no value to look at
+        return result
+    if np.isfinite(r).all():
+        return result
+    from ..primitives.lu import lu
+    a = A._host()
+    if not np.isfinite(a).all():
+        return result
+    diag = np.diagonal(np.asarray(lu(Array(np.ascontiguousarray(a)))[0]), axis1=-2, axis2=-1).reshape(-1, a.shape[-1])
+    for b, row in enumerate(diag):
+        zero = np.nonzero(row == 0)[0]
+        if zero.size:
+            where = f"(Batch element {b}): " if A.ndim > 2 else ""
+            if op == "inv":
+                raise LinAlgError(f"linalg.inv: {where}The diagonal element {zero[0] + 1} is zero, the inversion "
+                                  "could not be completed because the input matrix is singular.")
+            raise LinAlgError(f"torch.linalg.solve: {where}The solver failed because the input matrix is singular.")
+    return result
+
+
 @_torch_linalg_error
 def inv(A, *, out=None):
     _square(A, "inv")
-    return _apply1("LinalgInv", jnp.linalg.inv, A)
+    return _raise_if_singular(A, _apply1("LinalgInv", jnp.linalg.inv, A), "inv")
 
 
 def slogdet(A, *, out=None):
@@ -190,8 +204,10 @@ def solve(A, B, *, left=True, out=None):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and "
                            f"{desc})")
     if vec:
-        return _apply("LinalgSolve", lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0], (A, B))
-    return _apply("LinalgSolve", jnp.linalg.solve, (A, B))
+        r = _apply("LinalgSolve", lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0], (A, B))
+    else:
+        r = _apply("LinalgSolve", jnp.linalg.solve, (A, B))
+    return _raise_if_singular(A, r, "solve")
 
 
 @_torch_linalg_error

@@ -4,7 +4,8 @@
     check_grads(f, (x, y), order=2)            # jvp vs finite differences, vjp vs jvp, and their derivatives
 
 The strategies (`arrays`, `shapes`, `broadcastable_shapes`, `mutually_broadcastable_shapes`,
-`broadcastable_shape_pairs`, `float_dtypes`, `dtypes`) live in `funcgrad.testing.strategies` and are
+`broadcastable_shape_pairs`, `float_dtypes`, `dtypes`, and the special points: `special_values`,
+`special_points`, `ties`, `arrays_with_zeros`, `singular_matrices`) live in `funcgrad.testing.strategies` and are
 re-exported here lazily: Hypothesis (a test extra) is imported only when one of them is used.
 """
 from __future__ import annotations
@@ -15,7 +16,8 @@ from ._checks import check_grads, check_jvp, check_vjp
 from ._comparison import assert_close, make_tensor  # noqa: F401  (torch.testing's)
 
 _STRATEGIES = ("arrays", "shapes", "broadcastable_shapes", "mutually_broadcastable_shapes",
-               "broadcastable_shape_pairs", "float_dtypes", "dtypes")
+               "broadcastable_shape_pairs", "float_dtypes", "dtypes", "special_values", "special_points", "ties",
+               "arrays_with_zeros", "singular_matrices")
 
 
 def __getattr__(name: str):

@@ -7,6 +7,7 @@ drawn skew-symmetric matrices, so any draw is orthogonal) and drawn spectra kept
 - cholesky gets symmetric positive-definite input (eigenvalues in [1, 3]);
 - eigh gets eigenvalues at least 0.375 apart, svd singular values at least 0.375 apart and >= 1;
 - solve, det and slogdet get singular values in [0.5, 2] (either sign of det);
+- adjugate gets distinct singular values, the smallest one 0 in half the draws (singular input);
 - triangular_solve gets a diagonal with |a_ii| in [1, 2] and garbage in the unread triangle;
 - qr gets full-rank input (for M < N, a well-conditioned leading M x M block);
 - eig gets non-normal matrices with distinct real eigenvalues (see eig_case).
@@ -88,6 +89,19 @@ def det_case(draw):
     return [_nonsingular(draw, _batch(draw), _side(draw))], {}
 
 
+def adjugate_case(draw):
+    """Singular values at least 0.375 apart (the second-order check differentiates the SVD), the smallest
+    one 0 in about half the draws: a singular matrix, where the adjugate is defined without division."""
+    batch, n = _batch(draw), _side(draw)
+    s = _spread(draw, batch, n, 0.5, 0.5)
+    if draw(st.booleans()):
+        s = np.where(s == s.min(axis=-1, keepdims=True), 0.0, s)
+    a = _with_spectrum(draw, batch, n, n, s)
+    if draw(st.booleans()):
+        a = a * np.where(np.arange(n) == 0, -1.0, 1.0)[:, None]
+    return [a], {}
+
+
 def triangular_solve_case(draw):
     batch, m, k = _batch(draw), _side(draw), draw(st.integers(1, 3))
     params = {"left_side": draw(st.booleans()), "lower": draw(st.booleans()),
@@ -137,6 +151,7 @@ CASES = {
     "triangular_solve": triangular_solve_case,
     "solve": solve_case,
     "det": det_case,
+    "adjugate": adjugate_case,
     "slogdet": det_case,
     "eigh": eigh_case,
     "svd": svd_case,
