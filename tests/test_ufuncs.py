@@ -1,9 +1,10 @@
 """The elementwise NumPy functions (funcgrad.numpy) against NumPy, the special functions against
 high-precision values, and their derivatives against finite differences.
 
-dtype expectations are NumPy's, with funcgrad's documented difference: where NumPy makes a float out
-of integer/bool arrays (float16 for int8, float64 for int64, ...), funcgrad makes the default float
-dtype, and the expected values are NumPy's on the inputs cast to it. Where jax.numpy's rule differs
+dtype expectations are NumPy's where NumPy's promotion agrees with jax.numpy's, and jax.numpy's where
+NumPy makes a float its own way (float16 for int8, float64 for int32 with float32, ...): JAX's lattice
+and to_inexact_dtype (expected_dtype); the expected values are NumPy's on the inputs cast to that dtype.
+The module runs with x64 on (tests/conftest.py), so NumPy's float64 data is kept. Where jax.numpy's rule differs
 from NumPy's (bools in int32 for power/floor_divide/..., float_power's dtype, ...), _jax_rule gives it. Where NumPy raises (no loop for the dtype, out-of-range Python int), funcgrad raises the
 same exception type.
 """
@@ -63,22 +64,45 @@ def is_array(x):
     return isinstance(x, np.ndarray)
 
 
+# jax.numpy converts integer and bool input of these to the default float (not by to_inexact_dtype)
+_INTS_TO_DEFAULT_FLOAT = {"angle", "rint"}
+
+
+def jax_dtype(np_args):
+    """The dtype jax.numpy promotes the operands to (its lattice: Python scalars weak, NumPy arrays strong)."""
+    return np.dtype(jnp.result_type(*np_args))
+
+
 def expected_dtype(np_out, np_args, name):
-    """NumPy's result dtype, but the default float where NumPy makes a float out of integer arrays."""
+    """NumPy's result dtype where it is a bool or JAX's promotion agrees; where NumPy makes a float (or
+    complex) its own way, jax.numpy's: the operands' promoted dtype (JAX's lattice: int32 with float16 is
+    float16), made inexact by jax.dtypes.to_inexact_dtype's rule (float32 for bool and integers of up to 32
+    bits, the default float for 64-bit integers and weak Python ints)."""
     dt = np.asarray(np_out).dtype
-    arrays_ = [a for a in np_args if is_array(a)]
-    if dt.kind in "fc" and arrays_ and all(a.dtype.kind in "biu" for a in arrays_):
-        return np.dtype(default_float()) if dt.kind == "f" else np.dtype(np.complex64)
-    return dt
+    if dt.kind not in "fc" or not any(is_array(a) for a in np_args):
+        return dt
+    jt = jax_dtype(np_args)
+    if name == "angle" and np_args[0].ndim == 0 and jt.kind == "f":  # see _jax_rule
+        return default_float()
+    if jt.kind not in "fc" and name in _INTS_TO_DEFAULT_FLOAT:
+        jt = default_float()
+    elif jt.kind not in "fc":
+        weak = all(not is_array(a) or a.dtype == np.bool_ for a in np_args) and any(
+            isinstance(a, int) and not isinstance(a, bool) for a in np_args)
+        jt = np.dtype(dtypes.to_inexact(jt, weak))
+    if dt.kind == "c" and jt.kind == "f":
+        jt = np.dtype(np.complex64 if jt.itemsize <= 4 else np.complex128)
+    elif dt.kind == "f" and jt.kind == "c":
+        jt = np.dtype(np.float32 if jt == np.complex64 else np.float64)
+    return jt
 
 
 def ref_args(np_args, out_dt):
-    """The operands NumPy computes the reference on: integer arrays cast to funcgrad's float dtype."""
+    """The operands NumPy computes the reference on: arrays cast to the dtype jax.numpy computes in."""
     if out_dt.kind not in "fc":
         return np_args
-    if all(not is_array(a) or a.dtype.kind in "biu" for a in np_args):
-        return [a.astype(out_dt) if is_array(a) else a for a in np_args]
-    return np_args
+    return [a.astype(out_dt) if is_array(a) and (a.dtype.kind in "biu" or (
+        a.dtype.kind == out_dt.kind and a.dtype.itemsize > out_dt.itemsize)) else a for a in np_args]
 
 
 def assert_matches(got, want, dt, exact=False):
