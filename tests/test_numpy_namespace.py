@@ -1,9 +1,8 @@
 """funcgrad.numpy against NumPy 2 on random inputs: values, dtypes, shapes and errors.
 
-dtype expectations are NumPy's on the same inputs, with funcgrad's one documented difference (see
-tests/test_dtypes.py): where NumPy makes float64 out of integer/bool data (true division, exp, mean of
-integers, ...) or out of a Python float, funcgrad makes the default float dtype (float32 unless x64 is
-enabled). For those cases the expected values are NumPy's on the inputs cast to the default float.
+dtype expectations are jax.numpy's (the module runs with x64 on, tests/conftest.py): NumPy's where its
+promotion agrees with JAX's lattice; where NumPy makes a float its own way (float64 from int32 with float32,
+float16 from int8, ...) JAX's dtype (jax_result, float_result), with NumPy's values on the inputs cast to it.
 """
 import math
 import operator
@@ -157,14 +156,24 @@ BINARY = ["add", "subtract", "multiply", "divide", "true_divide", "power", "maxi
           "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
 
 
+def jax_result(*args):
+    """The dtype jax.numpy promotes operands to: JAX's lattice (int32 with float16 is float16; NumPy: float32),
+    checked against JAX in tests/test_x64_modes.py and tests/test_dtypes.py."""
+    return np.dtype(jnp.result_type(*args))
+
+
 def _np_binary(name, a, b):
+    """NumPy's answer computed in the dtype jax.numpy gives (JAX's lattice; true division of integers and
+    bools in jax.dtypes.to_inexact_dtype's float)."""
+    dt = jax_result(a, b)
     if name in ("divide", "true_divide"):
-        dt = np.result_type(a, b)
-        if dt.kind not in "fc":  # documented: integer/bool division is in the default float
-            dt = np.dtype(default_float())
-            return np.true_divide(a.astype(dt), b.astype(dt)), dt
+        dt = np.dtype(dtypes.to_inexact(dt))
+        return np.true_divide(a.astype(dt), b.astype(dt)), dt
     r = getattr(np, name)(a, b)
-    return r, np.asarray(r).dtype
+    nd = np.asarray(r).dtype
+    if nd.kind in "fc" and nd != dt:  # NumPy's float differs from JAX's: NumPy's values computed in JAX's
+        return getattr(np, name)(a.astype(dt), b.astype(dt)), dt
+    return r, nd
 
 
 @pytest.mark.parametrize("name", BINARY)
@@ -225,8 +234,11 @@ def test_operators_and_reflected(name, data):
     for flip in (False, True):
         r = op(s, fa) if flip else op(fa, s)
         e = np.asarray(op(s, a) if flip else op(a, s))
-        if e.dtype.kind == "f" and a.dtype.kind in "iu":  # documented: default float, not float64
-            a2 = a.astype(default_float())
+        jt = jax_result(a, s)  # JAX: int32 with 2 is int32 (true division: float32), with 0.5 the default float
+        if name == "true_divide":
+            jt = np.dtype(dtypes.to_inexact(jt))
+        if e.dtype != jt:
+            a2 = a.astype(jt)
             e = np.asarray(op(s, a2) if flip else op(a2, s))
         assert r.dtype == e.dtype, (r.dtype, e.dtype)
         np.testing.assert_allclose(np.asarray(r), e, rtol=1e-5)
@@ -238,8 +250,9 @@ def test_matmul_operator_and_reflected():
     check(jnp.asarray(a) @ jnp.asarray(b), a @ b)
     check(a @ jnp.asarray(b), a @ b)
     check(jnp.asarray(a) @ b, a @ b)
-    check(jnp.asarray(a) @ [1.0, 2.0, 3.0], a @ np.array([1.0, 2.0, 3.0], np.float32))
-    check([1.0, 2.0] @ jnp.asarray(a), np.array([1.0, 2.0], np.float32) @ a)
+    # (jax.numpy raises TypeError for lists; funcgrad takes them as arrays: default-float data)
+    check(jnp.asarray(a) @ [1.0, 2.0, 3.0], a @ np.array([1.0, 2.0, 3.0], default_float()))
+    check([1.0, 2.0] @ jnp.asarray(a), np.array([1.0, 2.0], default_float()) @ a)
 
 
 @pytest.mark.parametrize("fn", [jnp.add, jnp.multiply, jnp.maximum, jnp.less, jnp.power, jnp.true_divide,
@@ -283,7 +296,8 @@ def test_where(data):
 def test_where_scalars():
     check(jnp.where(True, 1, 2), np.where(True, 1, 2))
     r = jnp.where(np.array([True, False]), 1, 2.5)
-    check(r, np.array([1.0, 2.5], np.float32))  # NumPy: float64; default float here (documented)
+    check(r, np.array([1.0, 2.5], default_float()))  # two weak Python scalars: the default float, weak (JAX)
+    assert r.weak_type
     with pytest.raises(ValueError):
         jnp.where(np.array([True]), 1)
     nz = jnp.where(np.array([0, 3, 0, 5]))
@@ -475,7 +489,8 @@ def test_array_and_asarray_dtypes():
         for f in (jnp.array, jnp.asarray):
             r = f(value)
             assert r.dtype == dt, (value, r.dtype)
-            assert not r.weak_type
+            # a Python int/float/complex stays weakly typed (as in JAX 0.10.2); a list or bool does not
+            assert r.weak_type == (type(value) in (int, float, complex)), (value, r.weak_type)
             np.testing.assert_array_equal(np.asarray(r), np.asarray(value, dtype=dt))
     for dt in ALL:
         a = np.ones((2,), dt)
@@ -486,8 +501,8 @@ def test_array_and_asarray_dtypes():
     check(jnp.array([[1, 2]], ndmin=3), np.array([[1, 2]], ndmin=3))
     check(jnp.array(jnp.asarray([1.0, 2.0]), dtype=np.int32), np.array([1, 2], np.int32))
     x = jnp.asarray([1.0])
-    assert jnp.asarray(x) is x and jnp.asarray(x, dtype=np.float32) is x
-    check(jnp.array([jnp.asarray(1.0), 2.0]), np.array([1.0, 2.0], np.float32))
+    assert jnp.asarray(x) is x and jnp.asarray(x, dtype=default_float()) is x
+    check(jnp.array([jnp.asarray(1.0), 2.0]), np.array([1.0, 2.0], default_float()))
     check(jnp.array([np.ones(2, np.float64), np.zeros(2, np.float64)]), np.array([np.ones(2), np.zeros(2)]))
 
 
@@ -561,8 +576,8 @@ def test_arange_floats(start, stop, step, scale):
 def test_arange_misc():
     check(jnp.arange(np.int32(5)), np.arange(np.int32(5)))  # NumPy: int64 for any integer bounds
     check(jnp.arange(jnp.asarray(4)), np.arange(4))
-    check(jnp.arange(0, 1, 0.1), np.arange(0, 1, 0.1, dtype=np.float32))
-    check(jnp.arange(2.5), np.arange(2.5, dtype=np.float32))
+    check(jnp.arange(0, 1, 0.1), np.arange(0, 1, 0.1, dtype=default_float()))
+    check(jnp.arange(2.5), np.arange(2.5, dtype=default_float()))
     with pytest.raises(ZeroDivisionError):
         np.arange(0, 5, 0)
     with pytest.raises(ZeroDivisionError):
@@ -592,12 +607,12 @@ def test_linspace_arrays_and_axis():
     for axis in (0, 1, -1, 2):
         check(jnp.linspace(s, e, 5, axis=axis), np.linspace(s, e, 5, axis=axis))
     check(jnp.linspace(np.float32(1), np.float32(2), 4), np.linspace(np.float32(1), np.float32(2), 4))
-    check(jnp.linspace(0, 10, 5, endpoint=False), np.linspace(0, 10, 5, endpoint=False, dtype=np.float32))
+    check(jnp.linspace(0, 10, 5, endpoint=False), np.linspace(0, 10, 5, endpoint=False, dtype=default_float()))
     check(jnp.linspace(-5, 5, 4, dtype=int), np.linspace(-5, 5, 4, dtype=int))
     check(jnp.linspace(0, 3, 10, dtype=np.int32), np.linspace(0, 3, 10, dtype=np.int32))
-    check(jnp.linspace(2, 2, 3), np.linspace(2, 2, 3, dtype=np.float32))
-    check(jnp.linspace(0, 1, 1), np.linspace(0, 1, 1, dtype=np.float32))
-    check(jnp.linspace(0, 1, 0), np.linspace(0, 1, 0, dtype=np.float32))
+    check(jnp.linspace(2, 2, 3), np.linspace(2, 2, 3, dtype=default_float()))
+    check(jnp.linspace(0, 1, 1), np.linspace(0, 1, 1, dtype=default_float()))
+    check(jnp.linspace(0, 1, 0), np.linspace(0, 1, 0, dtype=default_float()))
     with pytest.raises(ValueError):
         jnp.linspace(0, 1, -1)
     with pytest.raises(TypeError):
@@ -626,8 +641,10 @@ def test_matmul(data):
     b_shape = (k,) if b_vec else batch.input_shapes[1] + (k, n)
     a = arrays(data.draw, da, a_shape, lo=-3, hi=3)
     b = arrays(data.draw, db, b_shape, lo=-3, hi=3)
-    check(jnp.matmul(a, b), np.matmul(a, b))
-    check(jnp.asarray(a) @ jnp.asarray(b), a @ b)
+    dt = jax_result(a, b)  # JAX's lattice: int32 with float32 is float32 (NumPy: float64)
+    want = np.matmul(a.astype(dt), b.astype(dt))
+    check(jnp.matmul(a, b), want, dt)
+    check(jnp.asarray(a) @ jnp.asarray(b), want, dt)
 
 
 @given(data=st.data())
@@ -765,7 +782,7 @@ def test_broadcast_to_and_arrays(data):
         check(g, w)
     for x in xs:
         check(jnp.broadcast_to(x, shapes.result_shape), np.broadcast_to(x, shapes.result_shape))
-    check(jnp.broadcast_to(2.5, (2, 2)), np.broadcast_to(np.float32(2.5), (2, 2)))
+    check(jnp.broadcast_to(2.5, (2, 2)), np.broadcast_to(np.asarray(2.5, default_float()), (2, 2)))
     assert jnp.broadcast_shapes(*shapes.input_shapes) == np.broadcast_shapes(*shapes.input_shapes)
 
 
