@@ -3,7 +3,10 @@
 Signatures (so positional and keyword calls written for NumPy bind the same way), `out=` (rejected
 with a TypeError naming the function: arrays are immutable), reductions' `where=`, `keepdims`,
 `dtype`, `initial`, `ddof`, and result types. Documented differences, as in JAX: results are
-funcgrad Arrays (0-d Arrays where NumPy returns scalars) and Python floats default to float32.
+funcgrad Arrays (0-d Arrays where NumPy returns scalars), and dtypes are jax.numpy's: the module runs with
+x64 on (tests/conftest.py), so Python floats give float64, but where JAX's rules differ from NumPy's
+(cumulative sums keep small integer dtypes, argpartition gives int32, histogramdd counts integers) the
+expectation is JAX's.
 """
 from __future__ import annotations
 
@@ -16,7 +19,12 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import funcgrad.numpy as fnp
+from funcgrad.core import dtypes as _dtypes
 from funcgrad.core.array import Array
+
+
+def default_float():
+    return np.dtype(_dtypes.defaults.float_)
 
 P = inspect.Parameter
 
@@ -166,6 +174,8 @@ def test_reduction_dtype_keyword(name, dtype):
     x = np.array([[1, 2, 3], [4, 5, 126]], dtype=np.int16)
     kw = {"axis": 1} if dtype is None or name.startswith("cum") else {"axis": None}
     want = getattr(np, name)(x, dtype=dtype, **kw)
+    if dtype is None and name.startswith("cum"):
+        want = want.astype(x.dtype)  # jax.numpy's cumsum/cumprod keep int16 (NumPy: the default int)
     got = getattr(fnp, name)(fnp.asarray(x), dtype=dtype, **kw)
     _close(got, want)
 
@@ -243,7 +253,7 @@ def test_in_place_operators_follow_numpy_casting():
 # --- the rest of NumPy's commonly used functions, against NumPy ------------------------------------
 def _same(got, want, tol=1e-10, dtype=None):
     """Values and dtype of a result (or tuple/list of results) equal NumPy's (dtype: NumPy's float64
-    results are the default float32 here when the input is not already float64)."""
+    results are the default float, float64 in this module's x64 mode, unless `dtype` says otherwise)."""
     if isinstance(want, (tuple, list)):
         assert type(got) is type(want) or (isinstance(got, tuple) and isinstance(want, tuple)), type(got)
         assert len(got) == len(want)
@@ -279,7 +289,7 @@ def test_float_decomposition_functions(dt):
         _same(fnp.ldexp(X, fnp.asarray(e)), np.ldexp(x, e), 0)
         m, k = fnp.frexp(X)
         _same(fnp.ldexp(m, k), x, 0)  # round trip
-    _same(fnp.fabs(fnp.asarray(np.array([-1, 2]))), np.fabs([-1, 2]), dtype="float32")
+    _same(fnp.fabs(fnp.asarray(np.array([-1, 2]))), np.fabs([-1, 2]), dtype=default_float())  # int64: default
     with pytest.raises(TypeError, match="fabs"):
         fnp.fabs(fnp.asarray(1j))
     with pytest.raises(TypeError, match="ldexp"):
@@ -389,7 +399,7 @@ def test_polynomials_windows_and_products():
     _same(fnp.polyval(fnp.asarray([3, 0, 1]), fnp.asarray(np.array([1, 2]))), np.polyval([3, 0, 1], np.array([1, 2])))
     for w in ("bartlett", "blackman", "hamming", "hanning"):
         for m in (-1, 0, 1, 2, 5, 8):
-            _same(getattr(fnp, w)(m), getattr(np, w)(m), 1e-6, dtype="float32")
+            _same(getattr(fnp, w)(m), getattr(np, w)(m), 1e-6, dtype=default_float())
     rng = np.random.default_rng(0)
     a = rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))
     vec, row = rng.standard_normal(4) + 1j, rng.standard_normal((2, 3)) - 2j
@@ -434,7 +444,8 @@ def test_array_methods_and_attributes_of_ndarray():
     x = fnp.asarray(a)
     assert (x.itemsize, x.nbytes, x.ndim, x.size, x.shape) == (a.itemsize, a.nbytes, a.ndim, a.size, a.shape)
     assert x.tobytes() == a.tobytes() and x.tolist() == a.tolist() and x.item(1) == a.item(1)
-    _same(x.argpartition(1, axis=1)[:, :1], np.argpartition(a, 1, axis=1)[:, :1])
+    # jax.numpy's argpartition gives int32 indices (also with x64 on)
+    _same(x.argpartition(1, axis=1)[:, :1], np.argpartition(a, 1, axis=1)[:, :1].astype(np.int32))
     _same(x.compress([True, False, True], axis=1), a.compress([True, False, True], axis=1))
     for name, args in (("cumsum", (1,)), ("cumprod", (0,)), ("trace", ()), ("diagonal", ()),
                        ("argsort", (1,)), ("nonzero", ()), ("repeat", (2, 1)),
@@ -442,7 +453,7 @@ def test_array_methods_and_attributes_of_ndarray():
                        ("clip", (0, 2)), ("swapaxes", (0, 1)), ("squeeze", ()), ("flatten", ()), ("ravel", ()),
                        ("sum", (1,)), ("mean", (0,)), ("max", (1,)), ("argmin", (1,)), ("all", ()), ("any", (0,))):
         _same(getattr(x, name)(*args), getattr(a, name)(*args))
-    _same(fnp.asarray(np.sort(a[0])).searchsorted(1.5), np.sort(a[0]).searchsorted(1.5))
+    _same(fnp.asarray(np.sort(a[0])).searchsorted(1.5), np.sort(a[0]).searchsorted(1.5).astype(np.int32))  # JAX
     sorted_copy = x.sort(axis=1)
     _same(sorted_copy, np.sort(a, axis=1))
     _same(x, a)  # unchanged
@@ -544,7 +555,8 @@ def test_histogramdd_and_histogram2d(kw):
     for sample, ref in ((fnp.asarray(np.stack([x, y, z], 1)), np.stack([x, y, z], 1)),
                         ([fnp.asarray(x), fnp.asarray(y), fnp.asarray(z)], [x, y, z])):
         (h, edges), (rh, redges) = fnp.histogramdd(sample, **ours), np.histogramdd(ref, **kw)
-        counts_dtype = None if "weights" in kw else "float32"  # unweighted: the default float (NumPy: float64)
+        # JAX: unweighted counts (without density) in the default int, else the sample's float (NumPy: float64)
+        counts_dtype = None if "weights" in kw or kw.get("density") else _dtypes.defaults.int_
         _same(h, rh, 1e-5, dtype=counts_dtype)
         assert isinstance(edges, list) and len(edges) == len(redges)
         for e, r in zip(edges, redges):
@@ -555,7 +567,7 @@ def test_histogramdd_and_histogram2d(kw):
     got, want = fnp.histogram2d(fnp.asarray(x), fnp.asarray(y), **{k: fnp.asarray(v) if isinstance(v, np.ndarray)
                                                                    else v for k, v in kw2.items()}), \
         np.histogram2d(x, y, **kw2)
-    _same(got[0], want[0], 1e-5, dtype=None if "weights" in kw else "float32")
+    _same(got[0], want[0], 1e-5, dtype=None if "weights" in kw or kw.get("density") else _dtypes.defaults.int_)
     _same(got[1:], want[1:], 1e-6)
 
 
@@ -574,7 +586,7 @@ def test_small_conversions_and_helpers(tmp_path):
     path = tmp_path / "t.txt"
     fnp.savetxt(path, A(np.array([[1.0, 2.0], [3.0, 4.0]])))
     _same(fnp.loadtxt(path, dtype=fnp.float64), np.loadtxt(path))
-    assert fnp.loadtxt(path).dtype == fnp.float32  # Python float: the default float dtype
+    assert fnp.loadtxt(path).dtype == default_float()  # Python float: the default float dtype
     unpacked = fnp.loadtxt(path, unpack=True, dtype=np.float64)
     assert isinstance(unpacked, Array)
     _same(unpacked, np.loadtxt(path, unpack=True))
@@ -593,7 +605,7 @@ def test_i0_and_kaiser():
     # d/dx I0(x) = I1(x); I1(1) = 0.565159103992485...
     np.testing.assert_allclose(float(grad(fnp.i0)(fnp.asarray(1.0, dtype=fnp.float64))), 0.5651591039924851, rtol=1e-13)
     for m, beta in ((0, 1.0), (1, 5.0), (2, 0.0), (7, 5.0), (12, 14.0), (5, 40.0)):
-        _same(fnp.kaiser(m, beta), np.kaiser(m, beta), 1e-6, dtype="float32")
+        _same(fnp.kaiser(m, beta), np.kaiser(m, beta), 1e-6, dtype=default_float())
 
 
 @pytest.mark.parametrize("shape", [(13,), (3, 10), (2, 3, 9)])
@@ -658,8 +670,8 @@ def test_ufunc_methods(name):
 
 def test_index_expression_helpers():
     _same(fnp.mgrid[0:3, 0:4], np.mgrid[0:3, 0:4])
-    _same(fnp.mgrid[-1:1:5j], np.mgrid[-1:1:5j], 1e-6, dtype="float32")  # Python floats: the default float
-    _same(fnp.mgrid[0:2:0.5, 1:3], np.mgrid[0:2:0.5, 1:3], 1e-6, dtype="float32")
+    _same(fnp.mgrid[-1:1:5j], np.mgrid[-1:1:5j], 1e-6, dtype=default_float())  # Python floats: the default
+    _same(fnp.mgrid[0:2:0.5, 1:3], np.mgrid[0:2:0.5, 1:3], 1e-6, dtype=default_float())
     _same(fnp.ogrid[0:3, 0:4], tuple(np.ogrid[0:3, 0:4]))
     a, b = np.array([1, 2, 3]), np.array([4, 5, 6])
     m = np.array([[0, 1, 2], [3, 4, 5]])

@@ -1,5 +1,6 @@
 """Multidimensional histograms: histogramdd and histogram2d, as NumPy's (bin edges per dimension as in
-numpy.histogram; counts as floats in the default float dtype, NumPy: float64)."""
+numpy.histogram). dtypes as JAX's: sample, weights and edges in their promoted inexact dtype; counts in the
+default int without weights (NumPy: float64), else (and with density) in that inexact dtype."""
 from __future__ import annotations
 
 import builtins
@@ -15,7 +16,7 @@ from ._creation import zeros
 from ._manipulation import reshape, stack
 from ._promote import asarray_any
 from ._sorting import searchsorted
-from ._statistics import histogram_bin_edges
+from ._statistics import _hist_dtype, histogram_bin_edges
 
 
 def _as_sample(sample):
@@ -35,6 +36,9 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
     coordinate arrays. bins: an int, or per dimension an int or an array of edges; range: per dimension
     (lo, hi) or None. Points outside the edges are ignored; the last bin includes its right edge."""
     x = _as_sample(sample)
+    wa = None if weights is None else asarray_any(weights)
+    cdt = _hist_dtype(x, wa)
+    x = ew.convert_element_type(x, cdt)
     n, d = x.shape
     bins_d = [bins] * d if isinstance(bins, int) else list(bins)
     ranges = [None] * d if range is None else list(range)
@@ -44,10 +48,11 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
     for k in builtins.range(d):
         col = x[:, k]
         e = histogram_bin_edges(col, bins_d[k], ranges[k])
+        if e.dtype != cdt:
+            e = ew.convert_element_type(e, cdt)
         nb = e.shape[0] - 1
         edges.append(e)
-        cc = col if col.dtype == e.dtype else ew.convert_element_type(col, e.dtype) if dtypes.is_inexact(e.dtype) \
-            else col
+        cc = col
         idx = u.subtract(searchsorted(e, cc, side="right"), 1)
         idx = u.where(u.equal(cc, e[nb]), nb - 1, idx)  # the last bin is closed
         ok = u.logical_and(u.greater_equal(idx, 0), u.less(idx, nb))
@@ -56,13 +61,13 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
     nbs = tuple(e.shape[0] - 1 for e in edges)
     size = math.prod(nbs)
     slot = u.where(valid, flat, size) if n else flat  # invalid points go to a discarded extra slot
-    dt = dtypes.defaults.float_
-    w = u.add(zeros(n, dt), 1.0) if weights is None else ew.convert_element_type(
-        asarray_any(weights), dtypes.result_type((asarray_any(weights).dtype, False), (dt, False))[0])
+    dt = dtypes.defaults.int_ if wa is None else cdt
+    w = u.add(zeros(n, dt), 1) if wa is None else ew.convert_element_type(wa, cdt)
     hist = zeros(size + 1, w.dtype).at[slot].add(w)[:size]
     hist = reshape(hist, nbs)
     if density:
-        total = u.add(hist.sum(), 0.0)
+        hist = ew.convert_element_type(hist, cdt)
+        total = hist.sum()
         for k, e in enumerate(edges):
             width = ew.convert_element_type(u.subtract(e[1:], e[:-1]), hist.dtype)
             shape = [1] * d

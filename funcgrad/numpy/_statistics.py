@@ -686,30 +686,37 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - N
     return linspace(lo, hi, nbins + 1, dtype=bt)
 
 
+def _hist_dtype(x, w=None):
+    """The inexact dtype JAX's histograms compute in: promote_dtypes_inexact(sample, weights)."""
+    ops = [(x.dtype, x.weak_type)] + ([] if w is None else [(w.dtype, w.weak_type)])
+    dt, weak = dtypes.result_type(*ops)
+    return dtypes.to_inexact(dt, weak)
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy name
     """(counts, edges) of the flattened data, as numpy.histogram: bin i holds edges[i] <= v < edges[i+1],
-    the last bin also its right edge; values outside are ignored. Counts have JAX's dtype: the weights' (or
-    data's) dtype made inexact; density=True normalises to a probability density."""
+    the last bin also its right edge; values outside are ignored. Counts and edges have JAX's dtype: the data's
+    and weights' promoted dtype made inexact; density=True normalises to a probability density."""
     x = asarray_any(a)
-    x = sh.reshape(x, (x.size,))
-    edges = histogram_bin_edges(x, bins, range)
-    nb = edges.shape[0] - 1
+    w = None
     if weights is not None:
         w = asarray_any(weights)
-        if tuple(w.shape) != tuple(asarray_any(a).shape):
+        if tuple(w.shape) != tuple(x.shape):
             raise ValueError("histogram: weights should have the same shape as a.")
         w = sh.reshape(w, (w.size,))
+    # as JAX (promote_dtypes_inexact(a, weights)): data, weights, edges and counts in one inexact dtype
+    cdt = _hist_dtype(x, w)
+    x = ew.convert_element_type(sh.reshape(x, (x.size,)), cdt)
+    edges = histogram_bin_edges(x, bins, range)
+    if edges.dtype != cdt:
+        edges = ew.convert_element_type(edges, cdt)
+    nb = edges.shape[0] - 1
     xs = x
-    if dtypes.is_inexact(edges.dtype) and edges.dtype != xs.dtype:
-        xs, e = _s.promote_args("histogram", xs, edges)
-    else:
-        e = edges
+    e = edges
     idx = ew.sub(_s.searchsorted(e, xs, side="right"), _const(xs.shape, 1, INDEX))
     last_edge = sh.broadcast_in_dim(sh.reshape(sh.slice(e, (nb,), (nb + 1,)), ()), xs.shape, ())
     idx = ew.select(ew.eq(xs, last_edge), _const(xs.shape, nb - 1, INDEX), idx)
-    # as JAX, counts are inexact: the (weights' or data's) dtype made inexact (ints: float32, int64: float_)
-    cdt = dtypes.to_inexact((x if weights is None else w).dtype)
-    upd = _const(xs.shape, 1, cdt) if weights is None else ew.convert_element_type(w, cdt)
+    upd = _const(xs.shape, 1, cdt) if w is None else ew.convert_element_type(w, cdt)
     hist = scatter_p.bind(_const((nb,), 0, upd.dtype), sh.expand_dims(idx, (1,)), upd, axes=(0,), mode="add")
     if density:
         dt = dtypes.result_type((hist.dtype if dtypes.is_inexact(hist.dtype) else dtypes.defaults.float_, False),
