@@ -440,7 +440,9 @@ def test_float32_stays_float32_and_integers_become_default_float(name):
         assert o.dtype in (np.float32,), (name, o.dtype)
     ints = (np.arange(16).reshape(4, 4) % 5 + 4 * np.eye(4)).astype(np.int64)
     for o in fg.tree_util.tree_leaves(f(ints)):
-        assert o.dtype == np.float32  # funcgrad's default float dtype (NumPy: float64)
+        assert o.dtype == np.float64  # JAX's to_inexact_dtype of int64 (the module runs with x64 on)
+    for o in fg.tree_util.tree_leaves(f(ints.astype(np.int32))):
+        assert o.dtype == np.float32  # JAX: integers of up to 32 bits give float32 (NumPy: float64)
 
 
 def test_complex_values_match_numpy():

@@ -2,7 +2,9 @@
 the lax-level scans / sort / top_k / dynamic slices; gradients against finite differences (float64),
 vmap against a Python loop, jit against eager.
 
-dtype expectations are NumPy's, with funcgrad's documented differences: take/take_along_axis default
+dtype expectations are NumPy's, except where jax.numpy's differ (searchsorted and top_k indices are int32,
+cumulative sums keep small integer dtypes, Python scalars in diff's prepend/append are weakly typed), and
+funcgrad's documented differences: take/take_along_axis default
 to mode="fill" (JAX); partition sorts fully (checked as a partition); put_along_axis is functional.
 """
 import numpy as np
@@ -14,6 +16,7 @@ from hypothesis.extra import numpy as hnp
 import funcgrad
 import funcgrad.lax as lax
 import funcgrad.numpy as jnp
+from funcgrad.core import dtypes
 from funcgrad.core.errors import ConcretizationError
 from funcgrad.testing import check_grads
 
@@ -129,15 +132,17 @@ def test_searchsorted_matches_numpy(data):
     v = draw_array(data, dt, nan=True, label="v")
     side = data.draw(st.sampled_from(["left", "right"]), label="side")
     method = data.draw(st.sampled_from(["scan", "compare_all"]), label="method")
-    check(jnp.searchsorted(a, v, side=side, method=method), np.searchsorted(a, v, side=side))
+    # jnp.searchsorted gives int32 in either x64 mode (NumPy: int64)
+    check(jnp.searchsorted(a, v, side=side, method=method), np.searchsorted(a, v, side=side), np.int32)
     perm = np.random.default_rng(0).permutation(a.size)
     shuffled = a[perm]
     sorter = np.argsort(shuffled, kind="stable")
-    check(jnp.searchsorted(shuffled, v, side=side, sorter=sorter), np.searchsorted(shuffled, v, side, sorter))
+    check(jnp.searchsorted(shuffled, v, side=side, sorter=sorter), np.searchsorted(shuffled, v, side, sorter),
+          np.int32)
 
 
 def test_searchsorted_scalar_and_errors():
-    check(jnp.searchsorted(np.array([1.0, 2.0, 3.0]), 2.5), np.searchsorted(np.array([1.0, 2.0, 3.0]), 2.5))
+    check(jnp.searchsorted(np.array([1.0, 2.0, 3.0]), 2.5), np.searchsorted(np.array([1.0, 2.0, 3.0]), 2.5), np.int32)
     with pytest.raises(ValueError):
         jnp.searchsorted(np.zeros((2, 2)), 1.0)
     with pytest.raises(ValueError):
@@ -243,8 +248,11 @@ def test_cumsum_cumprod_match_numpy(data):
     x = draw_array(data, dt, nan=data.draw(st.booleans(), label="nan"))
     axis = draw_axis(data, x.ndim) if x.ndim else data.draw(st.sampled_from([None, 0, -1]))
     out_dt = data.draw(st.sampled_from([None, np.float64, np.int64]), label="dtype=")
+    # jax.numpy's dtype: dtype= if given, else bools in the default int and other dtypes kept (int8 stays
+    # int8, wrapping as NumPy's does in int8; NumPy: int64)
+    jax_dt = out_dt if out_dt is not None else np.dtype(dtypes.defaults.int_) if x.dtype == np.bool_ else x.dtype
     for name in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
-        want = getattr(np, name)(x, axis=axis, dtype=out_dt)
+        want = getattr(np, name)(x, axis=axis, dtype=jax_dt)
         check(getattr(jnp, name)(x, axis=axis, dtype=out_dt), want, rtol=1e-5)
 
 
@@ -304,7 +312,9 @@ def test_diff_matches_numpy(data):
         kw["prepend"] = data.draw(st.sampled_from([0, x.take([0], axis=axis)]), label="prepend value")
     if data.draw(st.booleans(), label="append") and dt != np.bool_:
         kw["append"] = x.take([-1], axis=axis)
-    check(jnp.diff(x, n, axis, **kw), np.diff(x, n, axis, **kw))
+    # a Python scalar prepended is weakly typed in jax.numpy (x's dtype); NumPy makes it an int64 array
+    np_kw = {k: (np.asarray(v, dt) if isinstance(v, int) else v) for k, v in kw.items()}
+    check(jnp.diff(x, n, axis, **kw), np.diff(x, n, axis, **np_kw))
     if dt != np.bool_:
         check(jnp.ediff1d(x), np.ediff1d(x))
         check(jnp.ediff1d(x, to_begin=np.array([1], dt), to_end=np.array([2, 3], dt)),
@@ -445,7 +455,7 @@ def test_top_k_matches_numpy(data):
     k = data.draw(st.integers(0, x.shape[-1]), label="k")
     v, i = lax.top_k(x, k)
     order = np.argsort(-x.astype(np.float64), axis=-1, kind="stable")[..., :k]
-    check(i, order.astype(np.int64))
+    check(i, order.astype(np.int32))  # lax.top_k's indices are int32 (as JAX's)
     check(v, np.take_along_axis(x, order, -1))
 
 

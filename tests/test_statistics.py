@@ -2,9 +2,9 @@
 on random inputs (NaN for the nan-functions), gradients against finite differences in float64, the
 stability of logsumexp, vmap against a Python loop and jit against eager.
 
-dtype expectations are NumPy's with funcgrad's documented difference: statistics of integer/bool data
-are computed in the default float dtype (float32) where NumPy uses float64; for those the expected
-values are NumPy's at float32 tolerance.
+dtype expectations are jax.numpy's (the module runs with x64 on): statistics of integer/bool data are
+computed in jax.dtypes.to_inexact_dtype's float (float32 up to 32 bits, float64 for 64-bit integers) where
+NumPy uses float64; for those the expected values are NumPy's at that dtype's tolerance.
 """
 import numpy as np
 import pytest
@@ -57,8 +57,10 @@ def draw_axes(data, ndim):
 
 
 def float_of(dt):
+    """jax.dtypes.to_inexact_dtype: bool and integers of up to 32 bits give float32, 64-bit integers the
+    default float."""
     dt = np.dtype(dt)
-    return dt if dt.kind in "fc" else np.dtype(dtypes.defaults.float_)
+    return dt if dt.kind in "fc" else np.dtype(np.float32 if dt.itemsize < 8 else dtypes.defaults.float_)
 
 
 def tol(dt):
@@ -266,7 +268,8 @@ def test_logsumexp_is_stable_with_finite_gradients():
     assert np.isnan(g).all()  # JAX's gradient of an all -inf slice: log's 1/0 times exp's 0
     x32 = np.array([88.0, 89.0, 100.0], np.float32)  # exp overflows float32 here
     check(logsumexp(x32), np.float32(np.logaddexp.reduce(x32.astype(np.float64))), rtol=1e-6)
-    check(logsumexp(np.arange(3)), np.float32(np.log(np.exp(np.arange(3.0)).sum())), rtol=1e-6)
+    # int64 data: logsumexp in its inexact dtype, the default float (float64 in this module's x64 mode)
+    check(logsumexp(np.arange(3)), np.log(np.exp(np.arange(3.0)).sum()), float_of(np.int64), rtol=1e-6)
     check_grads(lambda a: logsumexp(a, axis=1), (rand((3, 4)) * 50 + 800,), order=2)
     check_grads(lambda a, b: logsumexp(a, b=b), (rand((5,)), rand((5,), 1) + 0.5), order=2)
 
@@ -302,11 +305,13 @@ def test_histogram_matches_numpy(data):
     edges = np.asarray(jnp.histogram_bin_edges(x, bins, rng))
     want_edges = np.histogram_bin_edges(x, bins, rng)
     np.testing.assert_allclose(edges, want_edges, rtol=1e-6)
+    assert edges.dtype == float_of(dt)  # JAX: edges (also given ones) in the data's inexact dtype
     hist, e = jnp.histogram(x, bins, rng)
-    check(hist, np.histogram(x.astype(edges.dtype), edges)[0])  # counted against funcgrad's own edges
+    # counted against funcgrad's own edges; JAX's counts are inexact: the data's (and weights') float
+    check(hist, np.histogram(x.astype(edges.dtype), edges)[0], float_of(dt))
     w = np.linspace(0.5, 1.5, x.size).reshape(x.shape)
     hw, _ = jnp.histogram(x, bins, rng, weights=w)
-    check(hw, np.histogram(x.astype(edges.dtype), edges, weights=w)[0], rtol=1e-12)
+    check(hw, np.histogram(x.astype(np.float64), edges, weights=w)[0], np.float64, rtol=1e-12)
     if x.size and np.asarray(hist).sum():
         hd, _ = jnp.histogram(x, bins, rng, density=True)
         check(hd, np.histogram(x.astype(edges.dtype), edges, density=True)[0], float_of(edges.dtype), rtol=1e-5)
@@ -316,10 +321,10 @@ def test_histogram_misc():
     x = np.array([1.0, 2.0, 2.0, 3.5])
     h, e = jnp.histogram(x, "auto")
     wh, we = np.histogram(x, "auto")
-    check(h, wh)
+    check(h, wh, x.dtype)  # JAX: counts in the data's float (NumPy: int64)
     check(e, we)
     f = funcgrad.jit(lambda a: jnp.histogram(a, 4, (0.0, 4.0)))
-    check(f(x)[0], np.histogram(x, 4, (0.0, 4.0))[0])
+    check(f(x)[0], np.histogram(x, 4, (0.0, 4.0))[0], x.dtype)
     with pytest.raises(ConcretizationError):
         funcgrad.jit(jnp.bincount)(np.array([1, 2]))
     with pytest.raises(ValueError):

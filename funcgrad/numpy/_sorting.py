@@ -540,8 +540,9 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         if v is None:
             pieces.append(None)
             continue
-        # As NumPy (np.asanyarray), a Python scalar here is a strongly typed array: it promotes.
-        va = scalar_array(v, dtypes.python_scalar_dtype(v), False) if is_python_scalar(v) else asarray_any(v)
+        # As jax.numpy, a Python scalar here is weakly typed: int8 data with prepend=0 stays int8 (NumPy: int64).
+        va = scalar_array(v, dtypes.python_scalar_dtype(v), not isinstance(v, bool)) if is_python_scalar(v) \
+            else asarray_any(v)
         if va.ndim == 0:
             shape = list(x.shape)
             shape[ax] = 1

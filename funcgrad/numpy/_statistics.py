@@ -170,10 +170,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         scl = _const(avg.shape, math.prod(x.shape[i] for i in axes), avg.dtype)
     else:
         w = asarray_any(weights)
-        if dtypes.is_inexact(x.dtype):
-            dt, _ = dtypes.result_type((x.dtype, False), (w.dtype, False))
-        else:
-            dt, _ = dtypes.result_type((x.dtype, False), (w.dtype, False), (dtypes.defaults.float_, False))
+        # as JAX: the data's and weights' promoted dtype made inexact (int8 with int32 weights: float32)
+        dt = dtypes.to_inexact(dtypes.result_type((x.dtype, x.weak_type), (w.dtype, w.weak_type))[0])
         if w.shape != x.shape:
             if axis is None:
                 raise TypeError("average: Axis must be specified when shapes of a and weights differ.")
@@ -635,7 +633,8 @@ def digitize(x, bins, right=False):
 
 
 def _bin_type(x):
-    return x.dtype if dtypes.is_inexact(x.dtype) else dtypes.defaults.float_
+    """The dtype of bin edges: the data's made inexact (jax.dtypes.to_inexact_dtype, as JAX)."""
+    return dtypes.to_inexact(x.dtype, x.weak_type)
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - NumPy name
@@ -653,7 +652,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - N
         he = concrete_value(edges)
         if he is not None and np.any(np.diff(np.asarray(he)) < 0):
             raise ValueError("histogram_bin_edges: `bins` must increase monotonically, when an array")
-        return edges
+        bt = _bin_type(x)  # as JAX: given edges take the data's inexact dtype
+        return edges if edges.dtype == bt else ew.convert_element_type(edges, bt)
     nbins = operator.index(bins)
     if nbins < 1:
         raise ValueError("histogram_bin_edges: `bins` must be positive, when an integer")
@@ -713,9 +713,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     nb = edges.shape[0] - 1
     xs = x
     e = edges
-    idx = ew.sub(_s.searchsorted(e, xs, side="right"), _const(xs.shape, 1, INDEX))
+    pos = _s.searchsorted(e, xs, side="right")  # (int32, as jnp.searchsorted)
+    idx = ew.sub(pos, _const(xs.shape, 1, pos.dtype))
     last_edge = sh.broadcast_in_dim(sh.reshape(sh.slice(e, (nb,), (nb + 1,)), ()), xs.shape, ())
-    idx = ew.select(ew.eq(xs, last_edge), _const(xs.shape, nb - 1, INDEX), idx)
+    idx = ew.select(ew.eq(xs, last_edge), _const(xs.shape, nb - 1, pos.dtype), idx)
     upd = _const(xs.shape, 1, cdt) if w is None else ew.convert_element_type(w, cdt)
     hist = scatter_p.bind(_const((nb,), 0, upd.dtype), sh.expand_dims(idx, (1,)), upd, axes=(0,), mode="add")
     if density:

@@ -493,9 +493,10 @@ def tensorinv(a, ind: int = 2):
 # --- norms ----------------------------------------------------------------------------------------
 
 def _float_input(x):
+    """x for a norm: integers and bools in JAX's to_inexact_dtype (float32 up to 32 bits, else the default)."""
     x = asarray_any(x)
     if not dtypes.is_inexact(x.dtype):
-        x = ew.convert_element_type(x, dtypes.defaults.float_, x.weak_type)
+        x = ew.convert_element_type(x, dtypes.to_inexact(x.dtype, x.weak_type), x.weak_type)
     return x
 
 
@@ -575,8 +576,11 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002 - NumPy 
 
 
 def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A002
-    """Vector norm over one axis, several axes (flattened together) or all (axis=None), Array API style."""
-    x = _float_input(x)
+    """Vector norm over one axis, several axes (flattened together) or all (axis=None), Array API style
+    (integers and bools in the default float, as jnp.linalg.vector_norm; norm uses to_inexact_dtype)."""
+    x = asarray_any(x)
+    if not dtypes.is_inexact(x.dtype):
+        x = ew.convert_element_type(x, dtypes.defaults.float_, x.weak_type)
     shape = list(x.shape)
     if axis is None:
         y, ax = _m.reshape(x, (-1,)), 0
