@@ -8,6 +8,7 @@ import pytest
 import funcgrad
 import funcgrad.numpy as jnp
 from funcgrad import lax
+from funcgrad.core import dtypes
 from funcgrad.testing import check_grads
 
 RNG = np.random.default_rng(0)
@@ -174,7 +175,8 @@ def test_constructors_match_scipy():
 
 
 def test_constructor_defaults_and_errors():
-    assert fsl.hilbert(3).dtype == np.float32 and fsl.dft(3).dtype == np.complex64
+    # the default float/complex of the mode (this module runs with x64 on), as jax.scipy.linalg's
+    assert fsl.hilbert(3).dtype == dtypes.defaults.float_ and fsl.dft(3).dtype == dtypes.defaults.complex_
     assert fsl.hadamard(4, np.float32).dtype == np.float32
     np.testing.assert_allclose(np.asarray(fsl.pascal(4)) @ np.asarray(fsl.invpascal(4)), np.eye(4), atol=1e-4)
     with pytest.raises(ValueError):
@@ -254,7 +256,7 @@ def test_roots_polydiv_polymul_trim_as_numpy():
         np.testing.assert_allclose(got, np.sort_complex(np.roots(p).astype(complex)), rtol=1e-8, atol=1e-10)
     got = np.sort_complex(np.asarray(jnp.roots(jnp.asarray([0.0, 0.0, 1.0, -3.0, 2.0, 0.0]))))
     np.testing.assert_allclose(got, [0, 1, 2], atol=1e-12)  # leading zeros stripped, trailing zero a root
-    assert jnp.roots(jnp.asarray([1.0, 0.0, 1.0])).dtype == np.complex64
+    assert jnp.roots(jnp.asarray([1.0, 0.0, 1.0])).dtype == np.complex128  # float64 coefficients (JAX)
     assert jnp.roots(jnp.asarray([4.0])).shape == (0,)
     u, v = np.array([5.0, 7.0, 9.0, -2.0]), np.array([4.0, 1.0])
     q, r = jnp.polydiv(jnp.asarray(u), jnp.asarray(v))
