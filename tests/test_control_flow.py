@@ -45,7 +45,7 @@ def test_switch_clamps_index_and_traces_once():
 
 
 def test_cond_branch_type_mismatch_is_type_error():
-    with pytest.raises(TypeError, match=r"f32\[2\].*f32\[3\]|f32\[3\].*f32\[2\]"):
+    with pytest.raises(TypeError, match=r"f64\[2\].*f64\[3\]|f64\[3\].*f64\[2\]"):
         fg.jit(lambda x: lax.cond(x[0] > 0, lambda x: x, lambda x: jnp.concatenate([x, x[:1]]), x))(jnp.ones(2))
 
 
@@ -75,7 +75,7 @@ def test_while_loop_forward_mode_and_reverse_mode_error():
 
 
 def test_while_loop_carry_type_change_names_types_and_path():
-    with pytest.raises(TypeError, match=r"\['b'\].*f32\[2\].*f32\[3\]|\['b'\].*f32\[3\].*f32\[2\]"):
+    with pytest.raises(TypeError, match=r"\['b'\].*f64\[2\].*f64\[3\]|\['b'\].*f64\[3\].*f64\[2\]"):
         fg.jit(lambda x: lax.while_loop(lambda c: c["a"] < 3,
                                         lambda c: {"a": c["a"] + 1, "b": jnp.ones(3)},
                                         {"a": 0, "b": x}))(jnp.ones(2))

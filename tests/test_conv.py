@@ -528,7 +528,7 @@ def test_mismatched_channels_raise_a_clear_error():
     for fn in (lambda a, b: conv.conv(a, b, (1, 1), "SAME"),
                fg.jit(lambda a, b: conv.conv(a, b, (1, 1), "SAME"))):
         with pytest.raises(ValueError, match=r"conv_general_dilated: lhs feature dimension \(size 3\).*"
-                                             r"rhs input feature dimension \(size 2\).*f32\[1,3,5,5\].*f32\[4,2,3,3\]"):
+                                             r"rhs input feature dimension \(size 2\).*f64\[1,3,5,5\].*f64\[4,2,3,3\]"):
             fn(x, w)
     with pytest.raises(ValueError, match="conv_general_dilated.*feature_group_count"):
         conv_general_dilated(jnp.ones((1, 4, 5, 5)), jnp.ones((3, 2, 3, 3)), (1, 1), "SAME",
@@ -545,7 +545,7 @@ def test_mismatched_channels_raise_a_clear_error():
     with pytest.raises(TypeError, match="conv_general_dilated.*window_strides"):
         conv.conv(jnp.ones((1, 2, 5, 5)), jnp.ones((4, 2, 3, 3)), (1,), "SAME")
     with pytest.raises(TypeError, match="conv_general_dilated.*dtype"):
-        conv.conv(jnp.ones((1, 2, 5, 5)), jnp.ones((4, 2, 3, 3), dtype=jnp.float64), (1, 1), "SAME")
+        conv.conv(jnp.ones((1, 2, 5, 5), dtype=jnp.float32), jnp.ones((4, 2, 3, 3), dtype=jnp.float64), (1, 1), "SAME")
     with pytest.raises(ValueError, match="padding must be"):
         conv.conv(jnp.ones((1, 2, 5, 5)), jnp.ones((4, 2, 3, 3)), (1, 1), "FULL")
 

@@ -296,10 +296,12 @@ def test_serial_is_deterministic_and_differentiable_under_jit():
     for a, b in zip(fg.tree_util.tree_leaves(g_eager), fg.tree_util.tree_leaves(g_jit)):
         close(a, b, tol=1e-5)
     # Finite differences in float64 (float32 is too coarse through BatchNorm).
-    p64 = fg.tree_util.tree_map(lambda a: jnp.asarray(np.asarray(a, np.float64)), p1)
-    x64 = jnp.asarray(np.asarray(x, np.float64))
-    fg.testing.check_grads(lambda W: -jnp.mean(apply_fun([(W, p64[0][1])] + p64[1:], x64)[:, 0]),
-                           (p64[0][0],), order=1, modes=("rev",))
+    # (with x64 on, as in JAX, where float64 data is narrowed to float32 in the default mode of this module)
+    with fg.enable_x64(True):
+        p64 = fg.tree_util.tree_map(lambda a: jnp.asarray(np.asarray(a, np.float64)), p1)
+        x64 = jnp.asarray(np.asarray(x, np.float64))
+        fg.testing.check_grads(lambda W: -jnp.mean(apply_fun([(W, p64[0][1])] + p64[1:], x64)[:, 0]),
+                               (p64[0][0],), order=1, modes=("rev",))
 
 
 # ------------------------------------------------------------------------------------------- optimizers

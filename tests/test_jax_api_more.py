@@ -401,9 +401,11 @@ def test_config_context_managers():
     with fg.debug_infs(True):
         with pytest.raises(FloatingPointError):
             jnp.log(jnp.array(0.0))
-    with fg.enable_x64(True):
-        assert jnp.array(1.0).dtype == np.float64
-    assert jnp.array(1.0).dtype == np.float32
+    with fg.enable_x64(False):
+        assert jnp.array(1.0).dtype == np.float32
+        with fg.enable_x64(True):
+            assert jnp.array(1.0).dtype == np.float64
+        assert jnp.array(1.0).dtype == np.float32
     with fg.numpy_rank_promotion("raise"):
         with pytest.raises(ValueError):
             jnp.ones(3) + jnp.ones((2, 3))

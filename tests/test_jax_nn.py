@@ -104,7 +104,7 @@ def test_gelu_exact_and_softmax_family():
 def test_one_hot_and_attention():
     oh = np.asarray(fg.nn.one_hot(jnp.asarray([0, 2, 5, -1]), 3))
     np.testing.assert_array_equal(oh, [[1, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]])
-    assert oh.dtype == np.float32
+    assert oh.dtype == np.float64  # the default float (x64 on in this module), as jax.nn.one_hot
     np.testing.assert_array_equal(np.asarray(fg.nn.one_hot(jnp.asarray([1, 0]), 2, axis=0)), [[0, 1], [1, 0]])
     rng = np.random.default_rng(1)
     q, k, v = (rng.standard_normal((2, 4, 3, 8)) for _ in range(3))  # batch, seq, heads, dim

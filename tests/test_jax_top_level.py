@@ -30,7 +30,7 @@ def test_one_device_shardings():
     assert mesh.shape == {"data": 1} and mesh.size == 1
     s = NamedSharding(mesh, P("data", None))
     x = fg.device_put(np.arange(4.0).reshape(2, 2), s)
-    assert isinstance(x, fg.Array) and x.dtype == np.float64
+    assert isinstance(x, fg.Array) and x.dtype == np.float32  # x64 off (this module's mode): canonicalised, as JAX
     np.testing.assert_array_equal(np.asarray(x), np.arange(4.0).reshape(2, 2))
     assert x.sharding == SingleDeviceSharding(dev) and x.sharding.device_set == {dev}
     y = fg.jit(lambda a: fg.lax.with_sharding_constraint(a * 2, s))(x)
@@ -99,5 +99,7 @@ def test_make_jaxpr_result_has_closed_jaxpr_attributes():
 
 
 def test_numpy_2_removed_aliases_jax_keeps():
-    assert jnp.float_ is jnp.float64 and jnp.complex_ is jnp.complex128
-    assert jnp.float_(1.5).dtype == np.float64 and jnp.zeros(2, dtype=jnp.complex_).dtype == np.complex128
+    assert jnp.float_(1.5).dtype == np.float32 and jnp.zeros(2, dtype=jnp.complex_).dtype == np.complex64  # x64 off
+    with fg.enable_x64(True):  # (funcgrad's aliases name the mode's default type; JAX's always name the 64-bit one)
+        assert jnp.float_ is jnp.float64 and jnp.complex_ is jnp.complex128
+        assert jnp.float_(1.5).dtype == np.float64 and jnp.zeros(2, dtype=jnp.complex_).dtype == np.complex128

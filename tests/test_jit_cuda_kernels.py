@@ -391,8 +391,8 @@ def test_a_kernel_backend_gets_one_call_per_group_with_its_params():
         s = jnp.sum(y, axis=1, keepdims=True)
         return jnp.exp(y - s) * 2.0, y   # group 2 (s broadcast)
 
-    x = jnp.ones((3, 4))
-    b = jnp.ones((4,))
+    x = jnp.ones((3, 4), jnp.float32)
+    b = jnp.ones((4,), jnp.float32)
     j = fg.make_jaxpr(f)(x, b)
     c = compiler.compile_jaxpr(j, xp=xp, fusion=True)
     assert len(made) == 2

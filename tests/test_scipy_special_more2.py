@@ -91,10 +91,12 @@ def test_float32():
 
 
 def test_integer_inputs_promote():
-    assert fs.expn(2, 3).dtype == jnp.float32
-    assert fs.spence(2).dtype == jnp.float32
-    assert all(v.dtype == jnp.float32 for v in fs.sici(np.arange(1, 4)))
-    assert all(v.dtype == jnp.float32 for v in fs.fresnel(np.arange(1, 4)))
+    # JAX's rule (this module runs with x64 on): Python ints and int64 give the default float, int32 float32
+    assert fs.expn(2, 3).dtype == jnp.float64 and fs.expn(np.int32(2), np.int32(3)).dtype == jnp.float32
+    assert fs.spence(2).dtype == jnp.float64  # (jax.scipy.special.spence rejects integers)
+    assert all(v.dtype == jnp.float64 for v in fs.sici(np.arange(1, 4)))
+    assert all(v.dtype == jnp.float32 for v in fs.sici(np.arange(1, 4, dtype=np.int32)))
+    assert all(v.dtype == jnp.float64 for v in fs.fresnel(np.arange(1, 4)))  # int64: the default float (JAX)
 
 
 # --- transforms ------------------------------------------------------------------------------------

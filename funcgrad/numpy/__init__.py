@@ -99,8 +99,8 @@ character, flexible, object_ = _np.character, _np.flexible, _np.object_  # (NumP
 
 def __getattr__(name):
     mode = _MODE_ALIASES.get(name)
-    if mode is not None:
-        return _ST(getattr(_dt.defaults, mode))
+    if mode is not None:  # the module's own scalar type of that dtype (with x64 on, float_ is float64)
+        return globals()[_np.dtype(getattr(_dt.defaults, mode)).name]
     if hasattr(_np, name):
         raise AttributeError(f"funcgrad.numpy has no function {name!r} yet (numpy.{name} exists); "
                              "it is not implemented in funcgrad")
