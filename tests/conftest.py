@@ -48,6 +48,14 @@ def pytest_collectreport(report):
     funcgrad.config.update("jax_enable_x64", False)
 
 
+@pytest.fixture
+def x64_on():
+    """One test with JAX's x64 mode on (float64 checks in a module of the default mode)."""
+    import funcgrad
+    with funcgrad.enable_x64(True):
+        yield
+
+
 @pytest.fixture(scope="module", autouse=True)
 def x64(request):
     """JAX's x64 mode for a module's tests. The JAX-face suites written before funcgrad followed JAX's x64
