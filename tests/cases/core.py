@@ -17,6 +17,8 @@ from funcgrad.core.aval import ShapedArray
 from funcgrad.testing import arrays, shapes
 from funcgrad.transforms.batching import trace_to_jaxpr
 
+from ._special import Special
+
 F64, F32, I32, I64 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int64)
 BOOL = np.dtype(np.bool_)
 
@@ -374,4 +376,18 @@ CASES = {
     # call primitives
     "pjit": pjit_case, "custom_jvp_call": custom_jvp_call_case, "custom_vjp_call": custom_vjp_call_case,
     "remat": remat_case,
+}
+
+
+# --- special points (see _special.py) -------------------------------------------------------------
+
+_TIES_FD = "a tie of two operands (or entries) is a kink, and independently drawn special values tie often"
+SPECIAL = {
+    "abs": Special(kinks=(0.0,)), "relu": Special(kinks=(0.0,)), "clamp_bounds": Special(kinks=(-1.0, 1.0)),
+    "log": Special("nonnegative"), "sqrt": Special("nonnegative"), "rsqrt": Special("nonnegative"),
+    "log1p": Special("unit"), "div": Special(("real", "nonzero")), "pow": Special(("nonnegative", "real")),
+    "integer_pow": Special(kinks=(0.0,)),  # a pole at 0 for negative powers
+    "max": Special(ties=((0, 1),), fd=False, why=_TIES_FD), "min": Special(ties=((0, 1),), fd=False, why=_TIES_FD),
+    "reduce_max": Special(fd=False, why=_TIES_FD), "reduce_min": Special(fd=False, why=_TIES_FD),
+    "pjit": Special(("real", "nonzero"), tiny=False),  # sums exp(a) / b: 1 / tiny overflows
 }

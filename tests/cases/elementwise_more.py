@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from funcgrad.testing import arrays, shapes
 
+from ._special import Special
+
 F64, F32, C128 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.complex128)
 BOOL = np.dtype(np.bool_)
 INTS = [np.dtype(t) for t in (np.int8, np.int32, np.int64, np.uint8, np.uint32)]
@@ -182,4 +184,21 @@ CASES = {
     "population_count": popcount_case, "bitcast_convert_type": bitcast_case,
     # complex parts
     "real": complex_case, "imag": complex_case, "conj": complex_case, "complex": complex_pair_case,
+}
+
+
+# --- special points (see _special.py) -------------------------------------------------------------
+
+_POLES = (0.0, -1.0, -2.0)
+# log2/log10: 1 / (x log 2) at the smallest normal x is within a factor 2 of overflow, so <u, J v> overflows
+# in one order of summation and not the other: tiny=False
+SPECIAL = {
+    "asin": Special("unit"), "acos": Special("unit"), "atanh": Special("unit"), "erf_inv": Special("unit"),
+    "acosh": Special("nonnegative", shift=1.0), "log2": Special("nonnegative", tiny=False), "log10": Special("nonnegative", tiny=False),
+    "cbrt": Special(kinks=(0.0,)),  # an infinite derivative at 0
+    "lgamma": Special(kinks=_POLES), "digamma": Special(kinks=_POLES), "polygamma": Special(kinks=_POLES),
+    "atan2": Special(fd=False, why="the branch cut (y = 0, x < 0) and the origin are kinks of pairs"),
+    "rem": Special(("real", "nonzero"), fd=False, why="kinks where x is a multiple of y: special pairs often are"),
+    "clamp": Special((None, "real", None), ties=((0, 1), (2, 1)), fd=False,
+                     why="kinks at the drawn bounds lo and hi (ties with x)"),
 }
