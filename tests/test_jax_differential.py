@@ -84,7 +84,7 @@ small_shapes = st.lists(st.integers(0, 4), min_size=0, max_size=3).map(tuple)
 
 # --- random: bit-exact where the algorithm is JAX's --------------------------------------------
 
-@given(seed=st.integers(-2 ** 63, 2 ** 64 - 1))
+@given(seed=st.integers(-2 ** 63, 2 ** 63 - 1))  # Python ints beyond int64 raise OverflowError in both
 def test_prngkey(seed):
     same(fr.PRNGKey(seed), jjr.PRNGKey(seed))
 
