@@ -1,10 +1,9 @@
 """Continuous samplers built on uniform bits: uniform, normal and the distributions that transform them.
 
 Each follows JAX's algorithm for its distribution step for step (same key use, same operations in the
-same dtype), so values agree with JAX's non-partitionable threefry to the last bit where only exact
-operations are involved (uniform, and everything up to a final elementwise transcendental function)
-and to a unit or two in the last place otherwise (the transcendental functions of NumPy and XLA
-round differently).
+same dtype), so values agree with JAX to the last bit where only exact operations are involved
+(uniform, with XLA's fused scaling reproduced; triangular) and to a few units in the last place
+otherwise (XLA's transcendental functions round differently from NumPy's; see funcgrad.random).
 """
 from __future__ import annotations
 
@@ -70,9 +69,9 @@ def _uniform_scaled(floats, shape, dtype, minval, maxval):
     if minval.__class__ is Array and maxval.__class__ is Array and minval.shape == maxval.shape == ():
         # Concrete scalar bounds (blockwise's case): span and the float64 bounds are computed once and
         # broadcast, not per element; the same values (no derivative can flow through constants).
-        # With minval == 0 the product is the only rounding, so no correction is needed.
-        zero_min = separate or float(minval._buf) == 0.0
+        # Where the plain arithmetic already rounds once (`_rounds_once`), no correction is needed.
         span = ew.sub(maxval, minval)
+        zero_min = separate or _rounds_once(float(minval._buf), float(span._buf), dtype)
         if narrow:
             span_w, min_w = (broadcast_to(ew.convert_element_type(v, wide), shape) for v in (span, minval))
         span, minval = broadcast_to(span, shape), broadcast_to(minval, shape)
@@ -93,6 +92,30 @@ def _uniform_scaled(floats, shape, dtype, minval, maxval):
         if not zero_min:
             scaled = _corrected(scaled, fma(floats, span, minval))
     return ew.max(minval, scaled)
+
+
+def _lowest_bit(x: float) -> float:
+    """The value of the least significant set bit of a nonzero float."""
+    m, e = math.frexp(x)
+    mi = int(abs(m) * 2 ** 53)
+    return math.ldexp(1.0, e - 53 + (mi & -mi).bit_length() - 1)
+
+
+def _rounds_once(minval: float, span: float, dtype) -> bool:
+    """Whether floats * span + minval rounds once without help for every floats in [0, 1) (which are
+    multiples of 2**-nmant): for <= 32-bit floats when the float64 sum of the exact product and minval
+    is exact (true of [0, 1), of normal's (-1, 1) and of most bounds of moderate range); for float64
+    when the product is exact (span a power of two) and so is the only rounding left to the sum."""
+    if not (math.isfinite(minval) and math.isfinite(span)):
+        return False
+    if span == 0.0:
+        return True
+    if finfo(dtype).bits > 32:
+        return minval == 0.0 or math.frexp(abs(span))[0] == 0.5
+    quantum = _lowest_bit(span) * 2.0 ** -finfo(dtype).nmant
+    if minval != 0.0:
+        quantum = min(quantum, _lowest_bit(minval))
+    return (abs(minval) + abs(span)) / quantum < 2.0 ** 53
 
 
 def _corrected(value, exact):
