@@ -5,12 +5,19 @@ from a local hubconf.py.
 `set_dir` chose another; `load_state_dict_from_url` keeps checkpoints in `<hub dir>/checkpoints` and reads the
 cached file when present, with `funcgrad.load`. Loading from GitHub (`load(..., source="github")`) is not
 supported: funcgrad does not fetch repositories.
+
+A deliberate difference from torch.hub: `load_state_dict_from_url` loads with `weights_only=True` unless told
+otherwise (torch's default is False, which runs whatever code the downloaded file names), so a checkpoint from
+the network yields tensors and plain containers only; `weights_only=False` is the opt-out, for files whose
+source you trust. `load` runs the entry point of a local hubconf.py, which is code you chose to run; the
+checkpoints its entry points fetch with `load_state_dict_from_url` load safely by the same default.
 """
 from __future__ import annotations
 
 import hashlib
 import importlib.util
 import os
+import pickle
 import re
 import shutil
 import sys
@@ -137,10 +144,13 @@ def download_url_to_file(url: str, dst: str, hash_prefix: Optional[str] = None, 
 
 def load_state_dict_from_url(url: str, model_dir: Optional[str] = None, map_location=None, progress: bool = True,
                              check_hash: bool = False, file_name: Optional[str] = None,
-                             weights_only: bool = False):
+                             weights_only: bool = True):
     """Load the object serialized at url, downloading it into model_dir (default `<hub dir>/checkpoints`)
     unless a file of that name is already there. With check_hash, the file name's `-<hex>.` part must be a
-    prefix of the download's SHA-256."""
+    prefix of the download's SHA-256.
+
+    weights_only defaults to True, unlike torch.hub (False): a downloaded file cannot run code; pass
+    weights_only=False only for a file from a source you trust."""
     if model_dir is None:
         model_dir = os.path.join(get_dir(), "checkpoints")
     os.makedirs(model_dir, exist_ok=True)
@@ -152,7 +162,15 @@ def load_state_dict_from_url(url: str, model_dir: Optional[str] = None, map_loca
             m = HASH_REGEX.search(filename)
             hash_prefix = m.group(1) if m else None
         download_url_to_file(url, cached_file, hash_prefix, progress=progress)
-    return _load(cached_file, map_location=map_location, weights_only=weights_only)
+    try:
+        return _load(cached_file, map_location=map_location, weights_only=weights_only)
+    except pickle.UnpicklingError as e:
+        if not weights_only:
+            raise
+        raise pickle.UnpicklingError(
+            f"funcgrad.hub.load_state_dict_from_url({url!r}) loads with weights_only=True by default (torch.hub's "
+            "default is False, which runs code the file names), and this file holds objects such a load refuses. "
+            f"If you trust its source, pass weights_only=False.\n{e}") from None
 
 
 def _load_hubconf(repo_dir: str):
@@ -200,6 +218,8 @@ def help(repo_or_dir: str, model: str, force_reload: bool = False, skip_validati
 
 def load(repo_or_dir: str, model: str, *args, source: str = "github", trust_repo=None, force_reload: bool = False,
          verbose: bool = True, skip_validation: bool = False, **kwargs):
-    """Call entry point `model` of the hubconf.py in the local directory repo_or_dir (source='local')."""
+    """Call entry point `model` of the hubconf.py in the local directory repo_or_dir (source='local'). This runs
+    that file's code (as torch.hub.load); the checkpoints its entry points fetch with
+    `load_state_dict_from_url` load with weights_only=True unless the entry point passes False."""
     _check_source(source)
     return _entry(_load_hubconf(repo_or_dir), model)(*args, **kwargs)

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import funcgrad as _fg
+from ..tensor._argcheck import dtype_error as _dtype_error
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
-def _dtype_name(dt) -> str:
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "bool": "bool"}.get(str(dt).replace("funcgrad.", "").replace("torch.", ""), str(dt))
+_F32 = np.dtype(np.float32)
 
 
 def _safe_softmax(scores):
@@ -34,6 +35,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
                            f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    qd = query._np_dtype()
+    if key._np_dtype() != qd or value._np_dtype() != qd:
+        raise _dtype_error("Expected query, key, and value to have the same dtype, but got query.dtype: {0:c} "
+                           "key.dtype: {1:c} and value.dtype: {2:c} instead.", query, key, value)
+    if attn_mask is not None and attn_mask._np_dtype() != qd:  # a bool mask, a float32 one, or the query's dtype
+        md = attn_mask._np_dtype()
+        if md != _F32 and md.kind != "b":
+            raise _dtype_error("Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                               "attn_mask.dtype: {0:c} and  query.dtype: {1:c} instead.", attn_mask, query)
+        if md == _F32:
+            attn_mask = attn_mask.to(query.dtype)
     if query.shape[-1] != key.shape[-1]:
         raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding "
                            f"dimension, got query {list(query.shape)} and key {list(key.shape)}")
@@ -57,12 +69,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     elif attn_mask is not None:
         if attn_mask.dtype == _fg.bool:
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-        elif attn_mask.is_floating_point():
-            scores = scores + attn_mask
         else:
-            raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-                               f"attn_mask.dtype: {_dtype_name(attn_mask.dtype)} and  query.dtype: "
-                               f"{_dtype_name(query.dtype)} instead.")
+            scores = scores + attn_mask
     p = _safe_softmax(scores)
     if dropout_p > 0.0:
         p = _fg.nn.functional.dropout(p, dropout_p, True)
@@ -236,6 +244,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
         dropout_p = 0.0
 
     if need_weights:
+        if attn_mask is not None and attn_mask._np_dtype() != q._np_dtype():  # (torch's baddbmm(mask, q, k^T))
+            raise _dtype_error("Input dtypes must be the same, got: input {0:c}, batch1: {1:c}, batch2: {2:c}",
+                               attn_mask, q, k)
         scores = _fg.matmul(q * math.sqrt(1.0 / head_dim), k.transpose(-2, -1))
         if attn_mask is not None:
             scores = scores + attn_mask

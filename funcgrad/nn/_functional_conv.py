@@ -16,6 +16,7 @@ from ..primitives.conv import conv_general_dilated as _conv
 from ..primitives.shape import pad as _lax_pad
 from ..primitives.windowed import reduce_window_max as _rw_max, reduce_window_sum as _rw_sum
 from ..tensor._tensor import _apply, _apply_nograd
+from ..tensor._argcheck import dtype_error as _dtype_error
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
@@ -82,10 +83,11 @@ def _conv_common(op, input, weight, bias, n, stride, dilation, groups, transpose
         raise RuntimeError("non-positive dilation is not supported")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    if input.dtype != weight.dtype or (bias is not None and bias.dtype != weight.dtype):
-        other = weight if input.dtype != weight.dtype else bias
-        raise RuntimeError(f"{op}: expected scalar type {_dt_name(input)} but found {_dt_name(other)} "
-                           f"(input {_shape(input)}, weight {_shape(weight)})")
+    # torch: the bias (of a plain convolution; a transposed one casts it) checked first, then the weight
+    if not transposed and bias is not None and bias._np_dtype() != input._np_dtype():
+        raise _dtype_error("Input type ({0:c}) and bias type ({1:c}) should be the same", input, bias)
+    if input._np_dtype() != weight._np_dtype():
+        raise _dtype_error("expected scalar type {0} but found {1}", input, weight)
     cin = input.shape[1]
     if transposed:
         if cin != weight.shape[0]:
@@ -191,6 +193,8 @@ def _convtnd(op, n, input, weight, bias, stride, padding, output_padding, groups
         raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
                            f"output_padding={list(output_padding)}, stride={list(stride)}, "
                            f"dilation={list(dilation)}")
+    if bias is not None and bias._np_dtype() != input._np_dtype():  # (torch casts it)
+        bias = bias.to(input.dtype)
     ksize = tuple(weight.shape[2:])
     pads = [(d * (k - 1) - p, d * (k - 1) - p + o) for d, k, p, o in zip(dilation, ksize, padding, output_padding)]
     outs = [(i - 1) * s - 2 * p + d * (k - 1) + o + 1

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 import funcgrad as _fg
+from ..tensor._argcheck import DtypeName
 from ._functional_conv import (_adaptive_avg, _adaptive_max, _max_pool, _max_unpool, _ntuple, _shape,  # noqa: F401
                                avg_pool1d, avg_pool2d, avg_pool3d)
 
@@ -207,6 +208,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                            f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if mode == "bicubic" and n != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input._np_dtype() != grid._np_dtype():
+        raise RuntimeError(f"expected scalar type {DtypeName(input.dtype)} but found {DtypeName(grid.dtype)}")
     N, C = input.shape[0], input.shape[1]
     sizes = tuple(input.shape[2:])  # (D,) H, W
     out_sp = tuple(grid.shape[1:-1])
@@ -288,6 +291,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     target with its input (log_probs (T, N, C) or (T, C), log-softmax outputs), by the forward recursion."""
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    for name, v in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if isinstance(v, _fg.Tensor) and v._np_dtype().kind not in "iu":
+            raise RuntimeError(f"{name} must be integral")
+    if log_probs.dtype != _fg.float32 and log_probs.dtype != _fg.float64:
+        raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{DtypeName(log_probs.dtype)}'")
     batched = log_probs.dim() == 3
     lp = log_probs if batched else log_probs.unsqueeze(1)
     T, N, Cn = lp.shape

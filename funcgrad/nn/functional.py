@@ -13,6 +13,7 @@ import funcgrad as _fg
 import funcgrad.numpy as _jnp
 from .. import lax as _lax
 from ..primitives.indexing import gather as _gather
+from ..tensor._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ..tensor._ops import _add as _add_bc
 from ..tensor._tensor import _apply, _inplace as _tensor_inplace, _traced  # noqa: F401
 
@@ -103,6 +104,12 @@ def linear(input, weight, bias=None):
         rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows if input.dim() > 1 else 1}x"
                            f"{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
+    if bias is None:
+        if input._np_dtype() != weight._np_dtype():
+            raise _dtype_error("expected m1 and m2 to have the same dtype, but got: {0:c} != {1:c}", input, weight)
+    elif input._np_dtype() != weight._np_dtype() or bias._np_dtype() != weight._np_dtype():  # (torch's addmm)
+        _check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", bias, weight)
+        raise _dtype_error("mat1 and mat2 must have the same dtype, but got {0} and {1}", input, weight)
     if weight.dim() != 2:
         out = _fg.matmul(input, weight)
         return out if bias is None else out + bias
@@ -136,6 +143,10 @@ def bilinear(input1, input2, weight, bias=None):
     if input2.shape[-1] != weight.shape[2]:
         raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
                            f"expected {weight.shape[2]}")
+    dt = input1._np_dtype()
+    if input2._np_dtype() != dt or weight._np_dtype() != dt or (bias is not None and bias._np_dtype() != dt):
+        raise _dtype_error("All tensors must have the same dtype, got input1: {0:c}, input2: {1:c}, weight: {2:c}"
+                           + (", bias: {3:c}" if bias is not None else ""), input1, input2, weight, bias)
     out = _fg.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
 
@@ -265,6 +276,8 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 def prelu(input, weight):
     """max(0, x) + weight * min(0, x), weight shared or one per channel (dim 1)."""
+    if input._np_dtype() != weight._np_dtype():
+        raise _dtype_error("prelu: Type promoting not supported. Got {0} and {1}", input, weight)
     channels = input.shape[1] if input.dim() >= 2 else 1
     if weight.numel() != 1 and weight.numel() != channels:
         raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter numbers = "
@@ -547,6 +560,29 @@ def _check_stat(name, t, c):
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
 
 
+_F32 = _np.dtype(_np.float32)
+
+
+def _norm_dtypes(name, input, *params) -> bool:
+    """torch's CPU rule for a normalisation's parameters (weight, bias[, running_mean, running_var]): all of the
+    input's dtype, or all float32 with a float16 / bfloat16 input (then the result keeps the input's dtype and is
+    computed in float32). Returns whether the input is float16 / bfloat16 (computed in float32)."""
+    x = input._np_dtype()
+    if x.kind != "f" and x.name != "bfloat16":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{DtypeName(x)}'")
+    first = next((p for p in params if p is not None), None)
+    if first is not None and first._np_dtype() != x:  # mixed: every parameter float32, the input half precision
+        if any(p is not None and p._np_dtype() != _F32 for p in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.itemsize != 2:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    elif first is not None:
+        for p in params:
+            if p is not None and p._np_dtype() != x:
+                raise _dtype_error("expected scalar type {0} but found {1}", input, p)
+    return x.itemsize == 2
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
     if input.dim() < 2:
@@ -555,6 +591,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         _check_stat(name, t, c)
+    if _norm_dtypes("batch_norm", input, weight, bias, running_mean, running_var):  # float16 / bfloat16
+        return _batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
+                           eps).to(input.dtype)
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    c = input.shape[1]
     dims = [0] + list(range(2, input.dim()))
     shape = [1, -1] + [1] * (input.dim() - 2)
     if training:
@@ -591,6 +635,14 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         _check_stat(name, t, c)
+    if _norm_dtypes("batch_norm", input, weight, bias):  # (torch's rule over weight and bias, not the stats)
+        return _instance_norm(input.float(), running_mean, running_var, weight, bias, use_input_stats, momentum,
+                              eps).to(input.dtype)
+    return _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps):
+    c = input.shape[1]
     dims = list(range(2, input.dim()))
     shape = [1, -1] + [1] * (input.dim() - 2)
     if use_input_stats:
@@ -633,28 +685,14 @@ def _check_normalized_shape(input, normalized_shape):
     return list(range(input.dim() - k, input.dim()))
 
 
-def _low_precision(t) -> bool:
-    return t is not None and str(t.dtype) in ("torch.float16", "torch.bfloat16")
-
-
-def _in_float32(fn):
-    """A normalisation of a float16 / bfloat16 input computed in float32 and rounded back, as torch's CPU
-    kernels accumulate (the statistics in half precision lose most of their digits)."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(input, *args, **kwargs):
-        if not _low_precision(input):
-            return fn(input, *args, **kwargs)
-        up = lambda v: v.float() if isinstance(v, _fg.Tensor) and _low_precision(v) else v  # noqa: E731
-        out = fn(input.float(), *[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})
-        return out.to(input.dtype)
-    return wrapper
-
-
-@_in_float32
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dims = _check_normalized_shape(input, normalized_shape)
+    if _norm_dtypes("LayerNormKernelImpl", input, weight, bias):  # float16 / bfloat16: computed in float32
+        return _layer_norm(input.float(), dims, weight, bias, eps).to(input.dtype)
+    return _layer_norm(input, dims, weight, bias, eps)
+
+
+def _layer_norm(input, dims, weight, bias, eps):
     mean = input.mean(dims, keepdim=True)
     var = ((input - mean) ** 2).mean(dims, keepdim=True)
     out = (input - mean) * _fg.rsqrt(var + eps)
@@ -666,19 +704,29 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape dims (eps defaults to the dtype's eps)."""
+    """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape dims (eps defaults to the dtype's eps), in
+    the input's dtype whatever the weight's (torch: float16 / bfloat16 computed in float32, a weight of another
+    dtype multiplied in the promoted dtype, the result cast back)."""
     dims = _check_normalized_shape(input, normalized_shape)
     if eps is None:
         eps = _fg.finfo(input.dtype).eps
-    out = input * _fg.rsqrt((input * input).mean(dims, keepdim=True) + eps)
-    return out if weight is None else out * weight
+    x = input.float() if input._np_dtype().itemsize == 2 and input.is_floating_point() else input
+    out = x * _fg.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    if weight is not None:
+        out = out * weight
+    return out if out._np_dtype() == input._np_dtype() else out.to(input.dtype)
 
 
-@_in_float32
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalises each group of channels of each sample over (channels in group, spatial dims)."""
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    if _norm_dtypes("GroupNormKernelImpl", input, weight, bias):  # float16 / bfloat16: computed in float32
+        return _group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
+    return _group_norm(input, num_groups, weight, bias, eps)
+
+
+def _group_norm(input, num_groups, weight, bias, eps):
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
@@ -782,15 +830,21 @@ def _padding_idx(padding_idx, num):
     return padding_idx
 
 
+def _check_indices(dt, fn: str) -> None:
+    """torch's embedding / embedding_bag take int64 or int32 indices only."""
+    if dt != _fg.int64 and dt != _fg.int32:
+        got = "CPUBoolType" if dt == _fg.bool else format(DtypeName(dt), "T")
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {got} instead (while checking arguments for {fn})")
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of weight looked up by the integer indices in input (padding_idx rows get no gradient)."""
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported (funcgrad has no sparse "
                                   "gradients); use sparse=False")
-    if input.is_floating_point() or input.dtype == _fg.bool:
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    _check_indices(input.dtype, "embedding")
     padding_idx = _padding_idx(padding_idx, weight.shape[0])
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
@@ -816,6 +870,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                          f"then it must have the same shape as the input ({tuple(input.shape)})")
     if weight.dim() != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    # (torch promotes 1-D indices and offsets to one dtype, then wants it int64 or int32)
+    _check_indices(input.dtype if offsets is None or input.dim() != 1 else _fg.promote_types(input.dtype,
+                                                                                            offsets.dtype),
+                   "embedding_bag")
+    if per_sample_weights is not None and per_sample_weights._np_dtype() != weight._np_dtype():
+        raise _dtype_error("Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+                           "'per_sample_weights'; but type {0:T} does not equal {1:T} (while checking arguments for "
+                           "embedding_bag)", weight, per_sample_weights)
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
@@ -1049,6 +1111,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
+    _check_same_dtype("expected scalar type {0} but found {1}", input, weight)
     if weight is None and input.dim() == 2 and target.dim() == 1 and _concrete(input, target):
         return _nll_rows(input, target._v, ignore_index, reduction)
     if input.dim() == 1:
@@ -1157,6 +1220,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({_size(target)}) that is different to the input size "
                          f"({_size(input)}) is deprecated. Please ensure they have the same size.")
+    _check_same_dtype("Found dtype {1} but expected {0}", input, target)
     if _concrete(input) and input.numel() and bool(((input < 0) | (input > 1)).any().item()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     def bce(x):
@@ -1173,6 +1237,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             loss = _fg.where(edge, at_edge, bce(safe))
     if weight is not None:
         loss = loss * weight.expand(_fg.broadcast_shapes(tuple(weight.shape), tuple(target.shape)))
+        if loss._np_dtype() != input._np_dtype():  # (torch multiplies in place: the input's dtype)
+            loss = loss.to(input.dtype)
     return _reduce(loss, reduction)
 
 
@@ -1182,6 +1248,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target)}) must be the same as input size ({_size(input)})")
+    td = target._np_dtype()
+    if td.kind in "iu":  # (torch's loss starts as 1 - target and is updated in place, so takes its dtype)
+        raise _dtype_error("result type {0} can't be cast to the desired output type {1}", input, target)
     sp = _softplus(-input)  # log(1 + exp(-x))
     if pos_weight is not None:
         lw = 1 + (pos_weight - 1) * target
@@ -1190,13 +1259,18 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = (1 - target) * input + sp
     if weight is not None:
         loss = loss * weight
+    if loss._np_dtype() != td and (td.kind == "f" or td.name == "bfloat16"):
+        loss = loss.to(target.dtype)
     return _reduce(loss, reduction)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """log(1 + exp(-target * input))."""
+    """log(1 + exp(-target * input)), in the input's dtype (torch computes it in place on -input)."""
     reduction = _reduction(size_average, reduce, reduction)
-    return _reduce(softplus(-target * input), reduction)
+    loss = softplus(-target * input)
+    if loss._np_dtype() != input._np_dtype() and input.is_floating_point():
+        loss = loss.to(input.dtype)
+    return _reduce(loss, reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -1225,6 +1299,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if t.shape[0] != x.shape[0]:
         raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got {list(target.shape)}")
     c = x.shape[1]
+    _check_same_dtype("expected scalar type {0} but found {1}", input, weight)
     if _concrete(t) and t.numel() and bool(((t < 0) | (t >= c)).any().item()):
         raise RuntimeError("target out of range")
     xy = x.gather(1, t.unsqueeze(1))

@@ -21,6 +21,7 @@ from . import _dtype as D
 from . import _creation as _C
 from . import _ops as O
 from . import linalg as LA
+from ._argcheck import DtypeName, check_same_dtype
 from ._tensor import Tensor, _apply, _apply1, _wrap
 
 _svd_t = collections.namedtuple("svd", ["U", "S", "V"])
@@ -382,6 +383,15 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return O._out(_tri(A2, B2, lower=not upper, unit=unitriangular), out)
 
 
+def multi_dot_dtypes(tensors) -> None:
+    """torch's multi_dot (and chain_matmul) want one dtype for the whole chain."""
+    d = tensors[0]._np_dtype()
+    for i, t in enumerate(tensors):
+        if t._np_dtype() != d:
+            raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{DtypeName(d):c} and tensor {i} {DtypeName(t._np_dtype()):c}")
+
+
 def multi_dot(tensors, *, out=None):
     """The product of a chain of matrices (first may be 1-D, last may be 1-D), left to right."""
     if len(tensors) < 2:
@@ -391,6 +401,7 @@ def multi_dot(tensors, *, out=None):
             raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D" if 0 < i < len(tensors) - 1
                                else f"multi_dot(): the {'first' if i == 0 else 'last'} tensor must be 1D or 2D but "
                                f"got {t.ndim}D")
+    multi_dot_dtypes(tensors)
     r = tensors[0]
     for t in tensors[1:]:
         r = O.matmul(r, t)
@@ -399,6 +410,8 @@ def multi_dot(tensors, *, out=None):
 
 def vecdot(x, y, *, dim=-1, out=None):
     """sum(conj(x) * y) along dim (broadcast)."""
+    check_same_dtype("linalg.vecdot: Expected x and y to have the same dtype, but found x of type {0} and y of type "
+                     "{1} instead", x, y)
     return O._out(O.sum(O.mul(x.conj() if x.is_complex() else x, y), dim), out)
 
 

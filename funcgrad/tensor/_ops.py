@@ -26,6 +26,8 @@ from . import _dtype as D
 from . import _functional
 from . import _tensor as _TM
 from ..autograd.grad_mode import state as _gs
+from ._argcheck import (DtypeName, check_out_dtype as _check_out_dtype, check_same_dtype as _check_same_dtype,
+                        dtype_error as _dtype_error)
 from ._tensor import (Tensor, _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _dim, _make,
                       _req, _view, _views, _wrap)
 
@@ -285,6 +287,16 @@ def _float_unary(name, prim, card=None):
 
 
 def _out(r, out):
+    """r written into out= (torch's error where r's dtype cannot be cast to out's: float -> int, ...)."""
+    if out is None:
+        return r
+    if isinstance(r, Tensor) and r._np_dtype() != out._np_dtype() and not D.can_cast(r._np_dtype(), out._np_dtype()):
+        raise _dtype_error("result type {0} can't be cast to the desired output type {1}", r, out)
+    return _out_cast(r, out)
+
+
+def _out_cast(r, out):
+    """r written into out=, cast to its dtype whatever it is (torch.sum computes in out's dtype)."""
     if out is None:
         return r
     out.copy_(r) if out.shape == r.shape else out.set_(r)
@@ -810,6 +822,10 @@ def xlogy(input, other, *, out=None):
 def lerp(input, end, weight, *, out=None):
     """input + weight (end - input), computed as torch does from the nearer end: for weight >= 0.5 it is
     end - (1 - weight)(end - input) (same derivatives; exact at weight = 1, and no inf - inf there)."""
+    if isinstance(end, Tensor):
+        _check_same_dtype("expected dtype {0:c} for `end` but got dtype {1:c}", input, end)
+    if isinstance(weight, Tensor) and weight.ndim:  # (a 0-d weight is a number to torch)
+        _check_same_dtype("expected dtype {0:c} for `weight` but got dtype {1:c}", input, weight)
     diff = sub(end, input)
     lo = add(input, mul(weight, diff))
     if isinstance(weight, Tensor):
@@ -1073,11 +1089,12 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
         dim, dtype = None, dim
     nd = input.ndim
     axes = _dims(dim, nd)
-    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    # (torch accumulates in out='s dtype when no dtype is given: sum(float, out=long) sums truncated values)
+    odt = _np(dtype) if dtype is not None else out._np_dtype() if out is not None else _red_int64(input._np_dtype())
 
     if axes is None and not keepdim:
         if nd and input._v is not None and input._v.dtype == odt and odt.kind in "fc":
-            return _out(_apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(nd)), out)
+            return _out_cast(_apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(nd)), out)
 
         def fn(a):
             a = _cast(a, odt)
@@ -1085,7 +1102,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     else:
         def fn(a):
             return _cast(jnp.sum(_cast(a, odt), axis=axes, keepdims=keepdim), odt)  # (NumPy's int32 sum: int64)
-    return _out(_apply1("Sum", fn, input), out)
+    return _out_cast(_apply1("Sum", fn, input), out)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -1500,19 +1517,31 @@ def mode(input, dim=-1, keepdim=False):
 
 # --- linear algebra ----------------------------------------------------------------------------------
 
-def _same_dtype(name, a, b):
+_MM_DT = "expected m1 and m2 to have the same dtype, but got: {0:c} != {1:c}"
+_DOT_DT = "dot : expected both vectors to have same dtype, but found {0} and {1}"
+_SCALAR_DT = "expected scalar type {0} but found {1}"
+_MV_DT = "addmv input tensors must have the same dtype, but got {0}, {1}, and {2}"
+
+
+def _matmul_dtypes(a, b):
+    """torch's error for matmul operands of different dtypes, worded as the kernel matmul lowers to words it
+    (dot, mv, mm or bmm)."""
     if a._np_dtype() != b._np_dtype():
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_legacy_name(a._np_dtype())}"
-                           f" != {_legacy_name(b._np_dtype())}" if name in ("mm", "addmm", "matmul") else
-                           f"expected both vectors to have same dtype, but found {_legacy_name(a._np_dtype())} and "
-                           f"{_legacy_name(b._np_dtype())}")
+        if a.ndim == 1 and b.ndim == 1:
+            raise _dtype_error(_DOT_DT, a, b)
+        if b.ndim == 1:
+            raise _dtype_error(_MV_DT, b, a, b)  # (mv's result, allocated like vec, is addmv's self)
+        if b.ndim == 2:
+            raise _dtype_error(_MM_DT, a, b)
+        raise _dtype_error(_SCALAR_DT, a, b)
 
 
 def matmul(input, other, *, out=None):
     if input.ndim == 0 or other.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
                            f"{other.ndim}D")
-    _same_dtype("matmul", input, other)
+    _matmul_dtypes(input, other)
+    _check_out_dtype(out, input._np_dtype())
     ka = input.shape[-1]
     kb = other.shape[-2] if other.ndim > 1 else other.shape[0]
     if ka != kb:
@@ -1554,44 +1583,53 @@ def bmm(input, mat2, *, out=None):
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
-    _same_dtype("matmul", input, mat2)
+    _check_same_dtype(_SCALAR_DT, input, mat2)
+    _check_out_dtype(out, input._np_dtype())
     return _out(_apply("Bmm", lambda a, b: jnp.matmul(a, b), (input, mat2)), out)
 
 
-def mv(input, vec):
+def mv(input, vec, *, out=None):
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {vec.ndim}, {input.ndim}, {vec.ndim}")
-    return matmul(input, vec)
+    _check_same_dtype(_MV_DT, vec if out is None else out, input, vec)  # (torch's addmv with out as self)
+    return matmul(input, vec, out=out)
 
 
-def dot(input, other):
+def dot(input, other, *, out=None):
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
-    _same_dtype("dot", input, other)
+    _check_same_dtype(_DOT_DT, input, other)
     if input.shape[0] != other.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
                            f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
                            f"and {other.shape[0]} elements respectively")
-    return _apply("Dot", lambda a, b: jnp.dot(a, b), (input, other))
+    _check_out_dtype(out, input._np_dtype(), "result dtype {0} does not match input dtype {1}")
+    return _out(_apply("Dot", lambda a, b: jnp.dot(a, b), (input, other)), out)
 
 
 def inner(input, other, *, out=None):
-    """Sum over the last dims of both (a product with a scalar when either is 0-d)."""
-    if input.ndim and other.ndim and input.shape[-1] != other.shape[-1]:
+    """Sum over the last dims of both (a product with a scalar when either is 0-d, promoting as mul does)."""
+    if not input.ndim or not other.ndim:
+        return mul(input, other, out=out)
+    _check_same_dtype("both inputs should have same dtype", input, other)
+    _check_out_dtype(out, input._np_dtype(), "tensordot: Expected the output tensor to have dtype {1}, but got an "
+                     "output tensor with dtype {0}")
+    if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
     return _out(_apply("Inner", lambda a, b: jnp.inner(a, b), (input, other)), out)
 
 
 def vdot(input, other):
+    _check_same_dtype(_DOT_DT, input, other)
     return _apply("Vdot", lambda a, b: jnp.vdot(a, b), (input, other))
 
 
-def outer(input, vec2):
+def outer(input, vec2, *, out=None):
     for name, v in (("self", input), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
-    return _apply("Outer", lambda a, b: jnp.outer(a, b), (input, vec2))
+    return _out(_apply("Outer", lambda a, b: jnp.outer(a, b), (input, vec2)), out)
 
 
 ger = outer
@@ -1613,7 +1651,16 @@ def _int_coefs(r, beta, alpha):
     return beta, alpha
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat1 @ mat2)."""
+    _check_out_dtype(out, mat2._np_dtype())
+    return _out(_addmm(input, mat1, mat2, beta, alpha), out)
+
+
+def _addmm(input, mat1, mat2, beta, alpha):
+    if isinstance(input, Tensor):
+        _check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, mat2)
+    _check_same_dtype("mat1 and mat2 must have the same dtype, but got {0} and {1}", mat1, mat2)
     r = mm(mat1, mat2)
     beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
@@ -1625,7 +1672,14 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return (input * beta if beta != 1 else input) + r
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1):
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat @ vec)."""
+    _check_out_dtype(out, vec._np_dtype())
+    return _out(_addmv(input, mat, vec, beta, alpha), out)
+
+
+def _addmv(input, mat, vec, beta, alpha):
+    _check_same_dtype(_MV_DT, input if isinstance(input, Tensor) else None, mat, vec)
     r = mv(mat, vec)
     beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
@@ -1633,7 +1687,16 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (batch1 @ batch2), batched."""
+    _check_out_dtype(out, batch2._np_dtype())
+    return _out(_baddbmm(input, batch1, batch2, beta, alpha), out)
+
+
+def _baddbmm(input, batch1, batch2, beta, alpha):
+    if isinstance(input, Tensor) and input._np_dtype() != batch1._np_dtype():
+        raise _dtype_error("Input dtypes must be the same, got: input {0:c}, batch1: {1:c}, batch2: {2:c}", input,
+                           batch1, batch2)
     r = bmm(batch1, batch2)
     beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
@@ -1641,9 +1704,25 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
 
 
+def _einsum_dtypes(equation, operands):
+    """torch contracts with bmm, which wants one dtype: operands of several dtypes raise once any subscript is
+    summed over two of them (elementwise products and outer products promote)."""
+    dts = [t._np_dtype() for t in operands if isinstance(t, Tensor)]
+    if len(dts) < 2 or builtins.all(d == dts[0] for d in dts) or not isinstance(equation, str):
+        return
+    lhs, _, rhs = equation.replace(" ", "").replace("...", "").partition("->")
+    terms = lhs.split(",")
+    counts = collections.Counter(c for term in terms for c in set(term))
+    out = set(rhs) if "->" in equation else {c for c, n in counts.items() if n == 1}
+    if builtins.any(n > 1 and c not in out for c, n in counts.items()):
+        other = next(t for t in operands if t._np_dtype() != dts[0])
+        raise _dtype_error(_SCALAR_DT, operands[0], other)
+
+
 def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
+    _einsum_dtypes(equation, operands)
     try:
         return _apply("Einsum", lambda *xs: jnp.einsum(equation, *xs), tuple(operands))
     except ValueError as e:  # (a subscript's sizes disagree, a wrong operand count: torch's RuntimeError)
@@ -1662,6 +1741,7 @@ def tensordot(a, b, dims=2):
                   [dims[1]] if isinstance(dims[1], _int) else list(dims[1]))
     if len(da) != len(db):
         raise RuntimeError("both dimension lists should have same length")
+    _check_same_dtype("both inputs should have same dtype", a, b)
     for i, j in zip(da, db):
         sa, sb = a.shape[_dim(i, a.ndim)], b.shape[_dim(j, b.ndim)]
         if sa != sb and 1 in (sa, sb):  # torch broadcasts a contracted dim of size 1
@@ -1764,6 +1844,7 @@ def triu(input, diagonal=0):
 def cross(input, other, dim=None):
     if input.ndim != other.ndim:
         raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    _check_same_dtype(_SCALAR_DT, input, other)
     shape = _bshape(tuple(input.shape), tuple(other.shape))
     if dim is None:  # torch.cross's default: the first dim of size 3
         dim = next((i for i, s in enumerate(shape) if s == 3), -1)
@@ -2176,6 +2257,8 @@ def cat(tensors, dim=0, *, out=None):
     d = _dim(dim, nonempty[0].ndim)
     _cat_check(nonempty, d, "cat")
     dt = _result_type_many(tensors)
+    if out is not None and not D.can_cast(dt, out._np_dtype()):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {DtypeName(out.dtype)}")
     return _out(_apply("Cat", lambda *xs: jnp.concatenate([_cast(x, dt) for x in xs], axis=d),
                        tuple(nonempty)), out)
 
@@ -2476,6 +2559,8 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
         bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+    if isinstance(src, Tensor):
+        _check_same_dtype("scatter(): Expected self.dtype to be equal to src.dtype", input, src)
     s = _src(src, value, idx.shape, input._np_dtype())
     return _apply("Scatter", _scatter_fn(d, idx, reduce, input._np_dtype()), (input, s))
 
@@ -2489,6 +2574,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     leaves input's own values out of the reduction wherever something is scattered."""
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    _check_same_dtype("scatter(): Expected self.dtype to be equal to src.dtype", input, src)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index)
     dt = input._np_dtype()
@@ -2523,6 +2609,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
 
 def index_add(input, dim, index, source, *, alpha=1):
+    _check_same_dtype("index_add_(): self ({0}) and source ({1}) must have the same scalar type", input, source)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index).reshape(-1)
     if alpha != 1:
@@ -2533,6 +2620,8 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 
 def index_copy(input, dim, index, source):
+    _check_same_dtype("index_copy_(): self and source expected to have the same dtype, but got (self) {0} and "
+                      "(source) {1}", input, source)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index).reshape(-1)
     dt = input._np_dtype()
@@ -2555,6 +2644,9 @@ def index_put(input, indices, values, accumulate=False):
     from ._index import _convert_index
     key = _convert_index(tuple(indices))
     dt = input._np_dtype()
+    if isinstance(values, Tensor):
+        _check_same_dtype("Index put requires the source and destination dtypes match, got {0} for the destination "
+                          "and {1} for the source.", input, values)
     values = _as_tensor(values) if not _is_scalar(values) else _wrap(Array(np.array(values, dt)))
     if accumulate:
         return _apply("IndexPut", lambda a, v: a.at[key].add(_cast(v, dt)), (input, values))
@@ -2775,6 +2867,7 @@ def equal(input, other) -> _bool:
 
 
 def cdist(x1, x2, p=2.0):
+    _check_same_dtype(_SCALAR_DT, x1, x2)
     def fn(a, b):
         diff = ew.sub(jnp.expand_dims(a, -2), jnp.expand_dims(b, -3))
         if p == 2:

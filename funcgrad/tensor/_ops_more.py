@@ -23,6 +23,7 @@ from ..primitives import elementwise as ew
 from . import _dtype as D
 from . import _creation as _C
 from . import _ops as O
+from ._argcheck import check_same_dtype
 from ._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _view, _wrap
 
 _int = builtins.int
@@ -102,6 +103,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_b batch1[b] @ batch2[b]."""
     if batch1.ndim != 3 or batch2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
+    if isinstance(input, Tensor):
+        check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, batch2)
+    check_same_dtype("mat1 and mat2 must have the same dtype, but got {0} and {1}", batch1, batch2)
     return O._out(_beta_alpha(input, O.bmm(batch1, batch2).sum(0), beta, alpha), out)
 
 
@@ -698,6 +702,8 @@ def chain_matmul(*matrices, out=None):
     for m in matrices:
         if m.ndim != 2:
             raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
+    from ._linalg_more import multi_dot_dtypes
+    multi_dot_dtypes(matrices)
     r = matrices[0]
     for m in matrices[1:]:
         r = O.mm(r, m)

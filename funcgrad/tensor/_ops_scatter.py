@@ -63,6 +63,9 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 
 def put(input, index, source, accumulate=False):
     """A copy of input with source written (or added) at the flat indices `index`."""
+    if input._np_dtype() != source._np_dtype():
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{_legacy(input._np_dtype())} and source.dtype = {_legacy(source._np_dtype())}")
     idx = _host_int(index, "put").reshape(-1)
     n = input.numel()
     if idx.size and (idx.max() >= n or idx.min() < -n):

@@ -21,6 +21,7 @@ from ...core.array import get_aval as _get_aval
 from ...core.aval import ShapedArray as _ShapedArray
 from ...core.jaxpr import Jaxpr as _Jaxpr
 from ...primitives.control_flow import scan_p as _scan_p, trace_flat as _trace_flat
+from ...tensor._argcheck import dtype_error as _dtype_error
 from ...tensor._tensor import _apply
 from .. import functional as F
 from .. import init
@@ -265,6 +266,10 @@ class RNNBase(Module):
                 self._check_hidden(c0, (self.num_layers * D, B, self.hidden_size), "hidden[1]")
             else:
                 self._check_hidden(h0, (self.num_layers * D, B, real_h))
+            for st in (h0, c0):  # (torch's error from h @ W_hh^T + b_hh)
+                if st is not None and st._np_dtype() != x._np_dtype():
+                    raise _dtype_error("mat1 and mat2 must have the same dtype, but got {0} and {1}" if self.bias else
+                                       "expected m1 and m2 to have the same dtype, but got: {0:c} != {1:c}", st, x)
         out, hs, cs = x, [], []
         for layer in range(self.num_layers):
             if layer > 0 and self.dropout > 0 and self.training:
