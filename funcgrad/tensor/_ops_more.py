@@ -173,15 +173,11 @@ def ldexp(input, other, *, out=None):
 
 
 def logaddexp2(input, other, *, out=None):
-    ln2 = math.log(2.0)
     O._tensor_arg("logaddexp2", other)
     dt = O._promote(input, other)
     if dt.kind in "biu":
         raise NotImplementedError(f"\"logaddexp2_cpu\" not implemented for '{_legacy(dt)}'")
-    fdt = D.from_np(dt)
-    input = input.to(fdt) if isinstance(input, Tensor) else input
-    other = other.to(fdt) if isinstance(other, Tensor) else other
-    return O._out(O.div(O.logaddexp(O.mul(input, ln2), O.mul(other, ln2)), ln2), out)
+    return O._out(O._binop("Logaddexp20", O._bc(ew.logaddexp2), input, other, O._TRUEDIV), out)
 
 
 def frexp(input, *, out=None):
