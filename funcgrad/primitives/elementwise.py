@@ -820,7 +820,10 @@ def cbrt(x): return cbrt_p.bind(x)
 def square(x): return square_p.bind(x)
 def abs(x, kink: str = "jax"):  # noqa: A001 - lax name
     """|x|; `kink` picks the derivative's convention at 0 (see the module docstring)."""
-    return abs_p.bind(x) if kink == "jax" else abs_p.bind(x, kink=kink)
+    if kink == "jax":
+        return abs_p.bind(x)
+    _check_kink("abs", kink)
+    return abs_p.bind(x, kink=kink)
 def sign(x): return sign_p.bind(x)
 def stop_gradient(x): return stop_gradient_p.bind(x)
 def floor(x): return floor_p.bind(x)
@@ -832,7 +835,10 @@ def mul(x, y): return mul_p.bind(x, y)
 def div(x, y): return div_p.bind(x, y)
 def rem(x, y): return rem_p.bind(x, y)
 def pow(x, y, kink: str = "jax"):  # noqa: A001 - lax name
-    return pow_p.bind(x, y) if kink == "jax" else pow_p.bind(x, y, kink=kink)
+    if kink == "jax":
+        return pow_p.bind(x, y)
+    _check_kink("pow", kink)
+    return pow_p.bind(x, y, kink=kink)
 def max(x, y): return max_p.bind(x, y)  # noqa: A001 - lax name
 def min(x, y): return min_p.bind(x, y)  # noqa: A001 - lax name
 def logaddexp(x, y): return logaddexp_p.bind(x, y)
@@ -841,7 +847,10 @@ def logaddexp2(x, y): return logaddexp2_p.bind(x, y)
 
 
 def hypot(x, y, kink: str = "jax"):
-    return hypot_p.bind(x, y) if kink == "jax" else hypot_p.bind(x, y, kink=kink)
+    if kink == "jax":
+        return hypot_p.bind(x, y)
+    _check_kink("hypot", kink)
+    return hypot_p.bind(x, y, kink=kink)
 
 
 def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, kink: str = "jax"):
@@ -852,12 +861,16 @@ def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, kink: str = "jax"):
     if input_scale != 1.0:
         params["input_scale"] = float(input_scale)
     if kink != "jax":
+        _check_kink("elu", kink)
         params["kink"] = kink
     return elu_p.bind(x, **params)
 
 
 def atan2(x, y, kink: str = "jax"):
-    return atan2_p.bind(x, y) if kink == "jax" else atan2_p.bind(x, y, kink=kink)
+    if kink == "jax":
+        return atan2_p.bind(x, y)
+    _check_kink("atan2", kink)
+    return atan2_p.bind(x, y, kink=kink)
 def nextafter(x1, x2): return nextafter_p.bind(x1, x2)
 def integer_pow(x, y: int): return integer_pow_p.bind(x, y=int(y))
 def eq(x, y): return eq_p.bind(x, y)
