@@ -102,8 +102,10 @@ def tanh(x):
 
 
 def _inexact(x):
+    """Float x unchanged; integers and bools as the weakly typed default float (in jax.nn.elu they meet the
+    Python float alpha, which gives that)."""
     x = _arr(x)
-    return x if x.dtype.kind == "f" else x.astype(jnp.result_type(x, 1.0))
+    return x if x.dtype.kind in "fc" else ew.convert_element_type(x, jnp.asarray(0.0).dtype, True)
 
 
 def elu(x, alpha=1.0):

@@ -346,7 +346,8 @@ def mish(input, inplace=False):
 
 def softplus(input, beta=1.0, threshold=20.0):
     """logaddexp(beta x, 0) / beta (the logaddexp card: smooth to every order), x itself where
-    beta x > threshold."""
+    beta x > threshold. (At beta x == threshold exactly torch's double backward, which tests
+    beta x < threshold, gives 0 where this gives the softplus branch's sigmoid'(threshold) beta.)"""
     _float_kernel(input, "softplus_cpu", "biuc")
 
     def f(a):

@@ -140,6 +140,9 @@ def rad2deg(input, *, out=None):
 
 def sinc(input, *, out=None):
     """sin(pi x) / (pi x), 1 at 0 (with derivative 0 there)."""
+    # (torch's second derivative at 0 is NaN, from differentiating its 0/0-guarded backward formula; sinc is
+    # smooth there, so the Taylor branch's exact -pi^2/3 is kept: a reference's NaN at a smooth point is not
+    # a target)
     dt = input._np_dtype()
     fdt = dt if dt.kind in "fc" else D.default_float()
 
