@@ -886,7 +886,7 @@ class ContinuousBernoulli(_Checked, ExponentialFamily):
 
         def f(x, lg):
             p = jnp.clip(sps.expit(lg), jnp.finfo(lg.dtype).eps, 1 - jnp.finfo(lg.dtype).eps)
-            bce = jnp.maximum(lg, 0) - lg * x + jnp.log1p(jnp.exp(-jnp.abs(lg)))
+            bce = jnp.logaddexp(lg, 0.0) - lg * x  # (softplus(lg) - lg x: smooth at lg = 0)
             return -bce + self._cont_bern_log_norm(p)
         return call("CBLogProb", f, value, self.logits)
 

@@ -468,8 +468,10 @@ def _pow_kinked_impl(xp):
 
 
 pow_p = _card("pow", _pow_kinked_impl, _pow_rule,
-              [lambda t, ans, x, y, kink="jax": t * _pow_dx(x, y, kink), lambda t, ans, x, y, kink="jax": t * _pow_dy(ans, x, y)],
-              [lambda g, ans, x, y, kink="jax": g * _pow_dx(x, y, kink), lambda g, ans, x, y, kink="jax": g * _pow_dy(ans, x, y)])
+              [lambda t, ans, x, y, kink="jax": t * _pow_dx(x, y, kink),
+               lambda t, ans, x, y, kink="jax": t * _pow_dy(ans, x, y)],
+              [lambda g, ans, x, y, kink="jax": g * _pow_dx(x, y, kink),
+               lambda g, ans, x, y, kink="jax": g * _pow_dy(ans, x, y)])
 max_p = binary("max", _ufunc("maximum"),
                [lambda t, ans, x, y: t * _balanced_eq(x, ans, y), lambda t, ans, x, y: t * _balanced_eq(y, ans, x)],
                [lambda g, ans, x, y: g * _balanced_eq(x, ans, y), lambda g, ans, x, y: g * _balanced_eq(y, ans, x)],
@@ -478,6 +480,8 @@ min_p = binary("min", _ufunc("minimum"),
                [lambda t, ans, x, y: t * _balanced_eq(x, ans, y), lambda t, ans, x, y: t * _balanced_eq(y, ans, x)],
                [lambda g, ans, x, y: g * _balanced_eq(x, ans, y), lambda g, ans, x, y: g * _balanced_eq(y, ans, x)],
                kinds="bifc")
+
+
 def _atan2_partial(num, x, y, kink):
     """num / (x^2 + y^2), atan2's partials (num = y for x, -x for y): JAX's are NaN at the origin
     (0 / 0), torch's are 0 there."""
