@@ -285,6 +285,13 @@ TORCH_ROWS = [
      (0.0, 0.0, 1.0), 2),
     ("huber", lambda T, x: T.nn.functional.huber_loss(x, _c(T, 0.0)), 1.0, None, 2),
     ("l1", lambda T, x: T.nn.functional.l1_loss(x, _c(T, 0.0)), 0.0, None, 2),
+    ("bce_with_logits", lambda T, x: T.nn.functional.binary_cross_entropy_with_logits(x, _c(T, 1.0)), 0.0,
+     (LN2, -0.5, 0.25), 2),
+    ("Bernoulli.log_prob", lambda T, x: T.distributions.Bernoulli(logits=x).log_prob(_c(T, 1.0)), 0.0,
+     (-LN2, 0.5, -0.25), 2),
+    # (torch's Binomial writes softplus as max + log1p(exp(-|x|)): its second derivative at 0 is 0)
+    ("Binomial.log_prob", lambda T, x: T.distributions.Binomial(3, logits=x).log_prob(_c(T, 1.0)), 0.0,
+     (math.log(3) - 3 * LN2, -0.5, -0.75), 1),
 ]
 
 
