@@ -8,6 +8,7 @@ from numbers import Number
 
 from .. import numpy as jnp
 from .. import random as jr
+from ..primitives.elementwise import abs as _abs
 from ..scipy import special as sps
 from ..tensor._dtype import Size
 from . import constraints
@@ -257,7 +258,7 @@ class Laplace(_Checked, Distribution):
 
     def log_prob(self, value):
         self._check(value)
-        return call("LaplaceLogProb", lambda x, m, s: -jnp.log(2 * s) - jnp.abs(x - m) / s,
+        return call("LaplaceLogProb", lambda x, m, s: -jnp.log(2 * s) - _abs(x - m, "torch") / s,
                     value, self.loc, self.scale)
 
     def cdf(self, value):
