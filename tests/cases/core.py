@@ -82,9 +82,17 @@ def div_case(draw):
     return [uniform(draw, s, -3, 3), away_from_zero(draw, s, 0.5, 2.0)], {}
 
 
+def abs_case(draw):
+    """Real or complex x away from 0, with either face's convention at the kink."""
+    x = away_from_zero(draw, shape(draw), 0.1, 3)
+    if draw(st.booleans()):
+        x = x * np.exp(1j * uniform(draw, x.shape, -3, 3))
+    return [x], draw(st.sampled_from([{}, {"kink": "torch"}]))
+
+
 def pow_case(draw):
     s = shape(draw)
-    return [uniform(draw, s, 0.5, 2.0), uniform(draw, s, -2.0, 2.0)], {}
+    return [uniform(draw, s, 0.5, 2.0), uniform(draw, s, -2.0, 2.0)], draw(st.sampled_from([{}, {"kink": "torch"}]))
 
 
 def no_ties_case(draw):
@@ -354,7 +362,7 @@ CASES = {
     "neg": unary(-3, 3), "exp": unary(-3, 3), "log": unary(0.1, 5), "log1p": unary(-0.9, 5),
     "expm1": unary(-3, 3), "tanh": unary(-3, 3), "logistic": unary(-5, 5), "sin": unary(-3, 3),
     "cos": unary(-3, 3), "sqrt": unary(0.1, 5), "rsqrt": unary(0.1, 5),
-    "abs": unary_away_from_zero(0.1, 3), "sign": unary_away_from_zero(0.1, 3), "relu": unary_away_from_zero(0.1, 3),
+    "abs": abs_case, "sign": unary_away_from_zero(0.1, 3), "relu": unary_away_from_zero(0.1, 3),
     "clamp_bounds": clamp_bounds_case,
     "stop_gradient": unary(-3, 3),
     # binary elementwise
