@@ -412,9 +412,21 @@ def _real(v) -> bool:
     return isinstance(v, mp.mpf) and mp.isfinite(v)
 
 
-def _exact_derivs(f, x: float, kinks) -> tuple[float, float, float] | None:
+def _closed_form_derivs() -> dict[str, tuple[Callable, Callable]]:
+    """canonical name -> (f', f'') in closed form, where numerical differentiation in mpmath is slow
+    (the gamma family: mp.diff needs many evaluations at hundreds of digits)."""
+    mp = _mp()
+    return {
+        "lgamma": (mp.digamma, lambda x: mp.polygamma(1, x)),
+        "digamma": (lambda x: mp.polygamma(1, x), lambda x: mp.polygamma(2, x)),
+        "gamma": (lambda x: mp.gamma(x) * mp.digamma(x),
+                  lambda x: mp.gamma(x) * (mp.digamma(x) ** 2 + mp.polygamma(1, x))),
+    }
+
+
+def _exact_derivs(f, x: float, kinks, derivs=None) -> tuple[float, float, float] | None:
     """(f, f', f'') at x from mpmath, or None where f is not smooth at x (a kink, an edge of the domain,
-    or a non-real value nearby)."""
+    or a non-real value nearby). derivs: (f', f'') in closed form, else mpmath.diff."""
     mp = _mp()
     if x in kinks:
         return None
@@ -433,8 +445,11 @@ def _exact_derivs(f, x: float, kinks) -> tuple[float, float, float] | None:
                 return None
         h = abs(xm) * mp.mpf("1e-12") if x != 0 else mp.mpf("1e-12")
         try:
-            d1 = mp.diff(f, xm, 1, h=h)
-            d2 = mp.diff(f, xm, 2, h=h)
+            if derivs is not None:
+                d1, d2 = derivs[0](xm), derivs[1](xm)
+            else:
+                d1 = mp.diff(f, xm, 1, h=h)
+                d2 = mp.diff(f, xm, 2, h=h)
         except (ValueError, ZeroDivisionError, TypeError):
             return None
         if not (_real(d1) and _real(d2)):
@@ -445,19 +460,23 @@ def _exact_derivs(f, x: float, kinks) -> tuple[float, float, float] | None:
 _EXACT_CACHE: dict = {}
 
 
+def has_exact(row: Row) -> bool:
+    """Whether the row has an exact column (cheap: no mpmath evaluation)."""
+    return row.kind == "unary_elem" and row.elementwise and canonical(row.face, row.name) is not None
+
+
 def exact_for(row: Row):
     """{quantity key: (tuple of arrays, mask)} of exact values for an elementwise unary row where mpmath
     knows the function, at the points where it is smooth; None where there is no exact column."""
-    if row.kind not in ("unary_elem",) or not row.elementwise:
+    if not has_exact(row):
         return None
     canon = canonical(row.face, row.name)
-    if canon is None:
-        return None
     key = (canon, row.point_set)
     if key not in _EXACT_CACHE:
         f, kinks = _exact_unary()[canon]
         x = row.inputs[0]
-        got = [_exact_derivs(f, float(p), kinks) for p in x]
+        derivs = _closed_form_derivs().get(canon)
+        got = [_exact_derivs(f, float(p), kinks, derivs) for p in x]
         mask = np.array([g is not None for g in got])
         val = np.array([g[0] if g else np.nan for g in got])
         d1 = np.array([g[1] if g else np.nan for g in got])
@@ -465,3 +484,454 @@ def exact_for(row: Row):
         _EXACT_CACHE[key] = {"value": ((val,), mask), "fwd1[0]": ((d1,), mask), "fwd2[0]": ((d2,), mask),
                              "rev1": ((d1,), mask), "rev2[0]": ((d2,), mask)}
     return _EXACT_CACHE[key]
+
+
+# --- names the probe cannot classify: explicit rows, or a reason ------------------------------------
+
+def _lib(ns):
+    """The top-level module (funcgrad or torch) a torch-face namespace belongs to."""
+    mod = getattr(ns, "__module__", None) or getattr(ns, "__name__", "")
+    return importlib.import_module("torch" if str(mod).split(".")[0] == "torch" else "funcgrad")
+
+
+_VT = {"ties": (VECTOR_INPUTS["ties"],)}
+_VALL = {k: (v,) for k, v in VECTOR_INPUTS.items()}
+_MR = {"regular": (_A,)}
+_MALL = {k: (v,) for k, v in MATRIX_INPUTS.items()}
+_PTS = {"points": (UNARY_POINTS,)}
+_POS = {"positive": (np.array([0.5, 1.0, 1.5, 2.0, 3.5, 6.0, 30.0, 1e-8]),)}
+_UNITPTS = {"unit": (np.array([0.0, TINY, 0.25, 0.5, 0.75, 1.0, 1e-8]),)}
+
+
+def _ex(call, inputs=_VT, elementwise=False) -> Explicit:
+    return Explicit(call, inputs, elementwise)
+
+
+EXPLICIT["jnp"].update({
+    "reshape": _ex(lambda ns, x: ns.reshape(x, (5, 1))),
+    "resize": _ex(lambda ns, x: ns.resize(x, (7,))),
+    "expand_dims": _ex(lambda ns, x: ns.expand_dims(x, 0)),
+    "broadcast_to": _ex(lambda ns, x: ns.broadcast_to(x, (2, 5))),
+    "full": _ex(lambda ns, x: ns.full((2, 5), x)),
+    "moveaxis": _ex(lambda ns, a: ns.moveaxis(a, 0, 1), _MR),
+    "permute_dims": _ex(lambda ns, a: ns.permute_dims(a, (1, 0)), _MR),
+    "swapaxes": _ex(lambda ns, a: ns.swapaxes(a, 0, 1), _MR),
+    "rollaxis": _ex(lambda ns, a: ns.rollaxis(a, 1), _MR),
+    "roll": _ex(lambda ns, x: ns.roll(x, 2)),
+    "tile": _ex(lambda ns, x: ns.tile(x, 2)),
+    "repeat": _ex(lambda ns, x: ns.repeat(x, 2)),
+    "split": _ex(lambda ns, x: ns.split(x, [2])),
+    "array_split": _ex(lambda ns, x: ns.array_split(x, 2)),
+    "hsplit": _ex(lambda ns, x: ns.hsplit(x, [2])),
+    "vsplit": _ex(lambda ns, a: ns.vsplit(a, [1]), _MR),
+    "dsplit": _ex(lambda ns, a: ns.dsplit(ns.reshape(a, (1, 3, 3)), [1]), _MR),
+    "take": _ex(lambda ns, x: ns.take(x, ns.asarray([0, 2, 2, 4]))),
+    "take_along_axis": _ex(lambda ns, x: ns.take_along_axis(x, ns.asarray([4, 1, 1, 0]), axis=0)),
+    "pad": _ex(lambda ns, x: ns.pad(x, (1, 2))),
+    "delete": _ex(lambda ns, x: ns.delete(x, 1)),
+    "insert": _ex(lambda ns, x: ns.insert(x, 1, 7.0)),
+    "choose": _ex(lambda ns, x: ns.choose(ns.asarray([0, 1, 0, 1, 0]), [x, 2 * x])),
+    "select": _ex(lambda ns, x: ns.select([x > 1, x < 0], [x, -x], 0.5)),
+    "piecewise": _ex(lambda ns, x: ns.piecewise(x, [x < 1, x >= 1], [lambda t: t * t, lambda t: 2 * t - 1])),
+    "put": _ex(lambda ns, x: ns.put(x, ns.asarray([0, 3]), ns.asarray([9.0, 8.0]), inplace=False)),
+    "fill_diagonal": _ex(lambda ns, a: ns.fill_diagonal(a, 0.0, inplace=False), _MR),
+    "partition": _ex(lambda ns, x: ns.partition(x, 2), _VALL),
+    "einsum": _ex(lambda ns, a: ns.einsum("ij,jk->ik", a, a), _MR),
+    "interp": _ex(lambda ns, x: ns.interp(x, ns.asarray([-1.0, 0.0, 1.0, 2.0]), ns.asarray([0.0, 1.0, -1.0, 3.0]))),
+    "ldexp": _ex(lambda ns, x: ns.ldexp(x, 3), _PTS, True),
+    "polyfit": _ex(lambda ns, y: ns.polyfit(ns.asarray([0.0, 1.0, 2.0, 3.0, 4.0]), y, 2)),
+    "apply_along_axis": _ex(lambda ns, a: ns.apply_along_axis(lambda v: ns.sum(v * v), 0, a), _MR),
+    "apply_over_axes": _ex(lambda ns, a: ns.apply_over_axes(ns.sum, a, [0]), _MR),
+})
+NOT_DIFFERENTIABLE["jnp"].update({n: "creates an array from shapes, sizes or Python numbers: no differentiable operand"
+                                  for n in ("arange", "bartlett", "blackman", "eye", "hamming", "hanning", "identity",
+                                            "indices", "kaiser", "ones", "zeros", "tri", "tril_indices",
+                                            "triu_indices", "diag_indices", "mask_indices", "fromfunction")})
+NOT_DIFFERENTIABLE["jnp"].update({n: "integer, bitwise or index output (or integer-only input)" for n in (
+    "argpartition", "base_repr", "binary_repr", "bincount", "bitwise_and", "bitwise_count", "bitwise_invert",
+    "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "digitize", "gcd",
+    "lcm", "invert", "left_shift", "right_shift", "packbits", "unpackbits", "ravel_multi_index", "unravel_index")})
+SKIP["jnp"].update({n: "not an array function (shape arithmetic, an einsum contraction path, floating-point "
+                    "error state, a ufunc factory)" for n in ("broadcast_shapes", "einsum_path", "geterr", "seterr",
+                                                             "frompyfunc")})
+SKIP["jnp"].update({"place": "in place by NumPy's signature (JAX requires inplace=False and returns the array; "
+                    "its values enter through a boolean mask: the put row covers the same scatter)",
+                    "put_along_axis": "scatter along an axis with inplace=False: the put and take_along_axis rows "
+                    "cover its scatter and gather"})
+
+EXPLICIT["lax"].update({
+    "clamp": _ex(lambda ns, x: ns.clamp(-1.0, x, 1.0), _PTS, True),
+    "integer_pow": _ex(lambda ns, x: ns.integer_pow(x, 3), _PTS, True),
+    "polygamma": _ex(lambda ns, x: ns.polygamma(np.ones(x.shape), x), _POS, True),
+    "betainc": _ex(lambda ns, x: ns.betainc(np.full(x.shape, 2.0), np.full(x.shape, 3.0), x), _UNITPTS, True),
+    "reduce_sum": _ex(lambda ns, x: ns.reduce_sum(x, (0,)), _VALL),
+    "reduce_max": _ex(lambda ns, x: ns.reduce_max(x, (0,)), _VALL),
+    "reduce_min": _ex(lambda ns, x: ns.reduce_min(x, (0,)), _VALL),
+    "reduce_prod": _ex(lambda ns, x: ns.reduce_prod(x, (0,)), _VALL),
+    "reduce_precision": _ex(lambda ns, x: ns.reduce_precision(x, 11, 52), _PTS, True),
+    "top_k": _ex(lambda ns, x: ns.top_k(x, 2), _VALL),
+    "broadcast": _ex(lambda ns, x: ns.broadcast(x, (2,))),
+    "broadcast_in_dim": _ex(lambda ns, x: ns.broadcast_in_dim(x, (2, 5), (1,))),
+    "broadcast_to_rank": _ex(lambda ns, x: ns.broadcast_to_rank(x, 2)),
+    "collapse": _ex(lambda ns, a: ns.collapse(a, 0, 2), _MR),
+    "concatenate": _ex(lambda ns, x: ns.concatenate([x, 2 * x], 0)),
+    "dynamic_slice": _ex(lambda ns, x: ns.dynamic_slice(x, (1,), (3,))),
+    "dynamic_slice_in_dim": _ex(lambda ns, x: ns.dynamic_slice_in_dim(x, 1, 3)),
+    "dynamic_update_slice": _ex(lambda ns, x: ns.dynamic_update_slice(x, 2 * x[:2], (1,))),
+    "dynamic_update_slice_in_dim": _ex(lambda ns, x: ns.dynamic_update_slice_in_dim(x, 2 * x[:2], 1, 0)),
+    "dynamic_index_in_dim": _ex(lambda ns, x: ns.dynamic_index_in_dim(x, 1, 0, False)),
+    "dynamic_update_index_in_dim": _ex(lambda ns, x: ns.dynamic_update_index_in_dim(x, 2 * x[0], 1, 0)),
+    "index_in_dim": _ex(lambda ns, x: ns.index_in_dim(x, 1, 0, False)),
+    "expand_dims": _ex(lambda ns, x: ns.expand_dims(x, (0,))),
+    "pad": _ex(lambda ns, x: ns.pad(x, np.float64(0.0), ((1, 2, 1),))),
+    "reshape": _ex(lambda ns, x: ns.reshape(x, (5, 1))),
+    "rev": _ex(lambda ns, x: ns.rev(x, (0,))),
+    "slice": _ex(lambda ns, x: ns.slice(x, (1,), (4,))),
+    "slice_in_dim": _ex(lambda ns, x: ns.slice_in_dim(x, 1, 4)),
+    "split": _ex(lambda ns, x: ns.split(x, (2, 3))),
+    "squeeze": _ex(lambda ns, x: ns.squeeze(ns.reshape(x, (1, 5)), (0,))),
+    "tile": _ex(lambda ns, x: ns.tile(x, (2,))),
+    "transpose": _ex(lambda ns, a: ns.transpose(a, (1, 0)), _MR),
+    "select": _ex(lambda ns, x: ns.select(x > 1, x, -x)),
+    "dot_general": _ex(lambda ns, a: ns.dot_general(a, a, (((1,), (0,)), ((), ()))), _MR),
+    "conv": _ex(lambda ns, a: ns.conv(ns.reshape(a, (1, 1, 3, 3)), ns.reshape(a[:2, :2], (1, 1, 2, 2)), (1, 1),
+                                      "SAME"), _MR),
+    "conv_general_dilated": _ex(lambda ns, a: ns.conv_general_dilated(
+        ns.reshape(a, (1, 1, 3, 3)), ns.reshape(a[:2, :2], (1, 1, 2, 2)), (1, 1), "VALID"), _MR),
+    "real": _ex(lambda ns, x: ns.real(ns.complex(x, 2 * x))),
+    "imag": _ex(lambda ns, x: ns.imag(ns.complex(x, 2 * x))),
+    "reduce_window": _ex(lambda ns, x: ns.reduce_window(x, np.float64(0.0), ns.add, (2,), (1,), "VALID")),
+    "cond": _ex(lambda ns, x: ns.cond(True, lambda t: ns.sin(t) * t, lambda t: t, x)),
+    "switch": _ex(lambda ns, x: ns.switch(1, [lambda t: t, lambda t: ns.exp(t)], x)),
+    "fori_loop": _ex(lambda ns, x: ns.fori_loop(0, 3, lambda i, c: c * ns.sin(c) + x, x)),
+    "scan": _ex(lambda ns, x: ns.scan(lambda c, t: (c * t, c + t), x[0], x)),
+    "map": _ex(lambda ns, x: ns.map(lambda t: t * ns.sin(t), x)),
+    "associative_scan": _ex(lambda ns, x: ns.associative_scan(ns.mul, x), _VALL),
+    "while_loop": _ex(lambda ns, x: ns.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * ns.sin(c[1])),
+                                                  (0, x))[1]),
+})
+NOT_DIFFERENTIABLE["lax"].update({n: "integer, bitwise, boolean or index output" for n in (
+    "argmax", "argmin", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clz", "mulhi",
+    "population_count", "shift_left", "iota", "broadcasted_iota", "reduce_and", "reduce_or", "reduce_xor")})
+NOT_DIFFERENTIABLE["lax"]["full"] = "creates an array from a shape and a Python fill value"
+SKIP["lax"].update({n: "a collective: needs a named axis bound by pmap / shard_map (not a function of arrays alone)"
+                    for n in ("all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin",
+                              "ppermute", "pshuffle", "psum", "psum_scatter", "pswapaxes")})
+SKIP["lax"].update({n: "shape arithmetic or a dimension-numbers constructor: no array operand" for n in (
+    "ConvGeneralDilatedDimensionNumbers", "conv_dimension_numbers", "conv_general_shape_tuple", "conv_shape_tuple",
+    "conv_transpose_shape_tuple", "padtype_to_pads", "reduce_window_shape_tuple")})
+SKIP["lax"].update({
+    "approx_max_k": "lax.top_k with a recall target: on CPU it is top_k (the top_k row)",
+    "approx_min_k": "lax.top_k of -x with a recall target: on CPU it is top_k (the top_k row)",
+    "conv_general_dilated_patches": "an identity-kernel conv_general_dilated (the conv_general_dilated row)",
+    "conv_transpose": "conv_general_dilated with lhs dilation (the conv_general_dilated row and the registry "
+                      "property tests of its card)",
+    "conv_with_general_padding": "conv_general_dilated with explicit padding (the conv_general_dilated row)",
+    "custom_linear_solve": "takes a matvec and solver callables: its implicit rule is tested in the custom_root / "
+                           "custom_linear_solve tests, not at special points of an array",
+    "custom_root": "takes callables (f, initial guess, solvers): implicit-function rule tested in its own tests",
+    "fft": "complex output with fft_type/fft_lengths: the fft card is checked by the registry property tests",
+    "gather": "GatherDimensionNumbers arguments: the same card as jnp.take / take_along_axis (rows above)",
+    "index_take": "a gather with explicit index arrays: the same card as jnp.take (row above)",
+    "platform_dependent": "dispatches to per-platform callables: not an array function",
+    "ragged_dot": "dot_general per group of rows (group_sizes is an integer argument): the dot_general row",
+    "reduce": "a reduction with a callable: lax.reduce_sum/max/min/prod rows cover the monoid reductions",
+    "scatter": "ScatterDimensionNumbers arguments: the same card as jnp.put (row above)",
+    "scatter_add": "ScatterDimensionNumbers arguments: the scatter card (jnp.put row, registry property tests)",
+    "scatter_apply": "ScatterDimensionNumbers and a callable: the scatter card (registry property tests)",
+    "scatter_max": "ScatterDimensionNumbers arguments: the scatter card (registry property tests)",
+    "scatter_min": "ScatterDimensionNumbers arguments: the scatter card (registry property tests)",
+    "scatter_mul": "ScatterDimensionNumbers arguments: the scatter card (registry property tests)",
+    "scatter_sub": "ScatterDimensionNumbers arguments: the scatter card (registry property tests)",
+})
+
+EXPLICIT["jax.nn"].update({
+    "glu": _ex(lambda ns, x: ns.glu(x), {"mixed": (np.array([1.0, 0.0, -2.0, 0.5, 3.0, 0.0]),)}),
+    "dot_product_attention": _ex(lambda ns, a: ns.dot_product_attention(
+        a.reshape(1, 3, 1, 3), a.reshape(1, 3, 1, 3), a.reshape(1, 3, 1, 3)), _MALL),
+})
+NOT_DIFFERENTIABLE["jax.nn"]["one_hot"] = "integer labels in, a 0/1 array out"
+
+EXPLICIT["jsp.special"].update({
+    "betainc": _ex(lambda ns, x: ns.betainc(np.full(x.shape, 2.0), np.full(x.shape, 3.0), x), _UNITPTS, True),
+    "polygamma": _ex(lambda ns, x: ns.polygamma(np.ones(x.shape, np.int64), x), _POS, True),
+    "multigammaln": _ex(lambda ns, x: ns.multigammaln(x, 2), {"above": (np.array([1.0, 1.5, 2.0, 3.5, 30.0]),)},
+                        True),
+    "hyp1f1": _ex(lambda ns, x: ns.hyp1f1(np.full(x.shape, 1.5), np.full(x.shape, 2.5), x), _PTS, True),
+    "hyp2f1": _ex(lambda ns, x: ns.hyp2f1(np.full(x.shape, 0.5), np.full(x.shape, 1.5), np.full(x.shape, 2.5), x),
+                  {"inside": (np.array([0.0, -0.0, 0.5, -0.5, 0.25, TINY, -1.0]),)}, True),
+})
+SKIP["jsp.special"].update({
+    "full": "not a jax.scipy.special function: a helper imported into funcgrad.scipy.special's namespace",
+    "lpmn": "associated Legendre functions with integer m, n (a table of values): value tests in the scipy suite",
+    "lpmn_values": "associated Legendre functions with integer m, n: value tests in the scipy suite",
+    "sph_harm": "spherical harmonics with integer m, n and complex output: value tests in the scipy suite",
+    "sph_harm_y": "spherical harmonics with integer n, m and complex output: value tests in the scipy suite",
+})
+EXPLICIT["jsp.stats"].update({
+    "beta.logpdf": _ex(lambda ns, x: ns.beta.logpdf(x, 2.0, 3.0), _UNITPTS, True),
+    "truncnorm.logpdf": _ex(lambda ns, x: ns.truncnorm.logpdf(x, -1.0, 2.0),
+                            {"inside": (np.array([0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 1e-8]),)}, True),
+    "multivariate_normal.logpdf": _ex(lambda ns, x: ns.multivariate_normal.logpdf(
+        x, np.zeros(3), MATRIX_INPUTS["spd"]), {"x": (np.array([0.0, 1.0, -1.0]),)}),
+})
+SKIP["jsp.stats"]["gaussian_kde.logpdf"] = "a method of a gaussian_kde object built from a dataset: not a function"
+EXPLICIT["jnp.linalg"].update({
+    "matrix_power": _ex(lambda ns, a: ns.matrix_power(a, 3), _MALL),
+    "multi_dot": _ex(lambda ns, a: ns.multi_dot([a, a, a]), _MR),
+    "tensorinv": _ex(lambda ns, a: ns.tensorinv(a, ind=1), _MR),
+})
+SKIP["jnp.linalg"].update({n: "not a jax.numpy.linalg function: a helper imported into funcgrad.numpy.linalg's "
+                           "namespace" for n in ("NamedTuple", "broadcast_shapes", "broadcast_to", "dot_general",
+                                                 "normalize_index", "user_location")})
+
+
+# torch face and Tensor methods: name -> (the arguments after the tensor, as f(lib, x) -> (args, kwargs), inputs)
+def _a(*args, **kwargs):
+    return args, kwargs
+
+
+_IDX = lambda t, *v: t.tensor(list(v), dtype=t.int64)  # noqa: E731
+_TORCH_METHODS = {
+    "cumsum": (lambda t, x: _a(0), _VALL), "cumprod": (lambda t, x: _a(0), _VALL),
+    "cummax": (lambda t, x: _a(0), _VALL), "cummin": (lambda t, x: _a(0), _VALL),
+    "logcumsumexp": (lambda t, x: _a(0), _VALL), "logsumexp": (lambda t, x: _a(0), _VALL),
+    "kthvalue": (lambda t, x: _a(2), _VALL), "topk": (lambda t, x: _a(2), _VALL),
+    "polygamma": None,  # polygamma(n, x): its own row below
+    "mvlgamma": (lambda t, x: _a(p=2), {"above": (np.array([1.0, 1.5, 2.0, 3.5, 30.0]),)}),
+    "reshape": (lambda t, x: _a((5, 1)), _VT), "view": (lambda t, x: _a(5, 1), _VT),
+    "permute": (lambda t, a: _a(1, 0), _MR), "transpose": (lambda t, a: _a(0, 1), _MR),
+    "swapaxes": (lambda t, a: _a(0, 1), _MR), "swapdims": (lambda t, a: _a(0, 1), _MR),
+    "moveaxis": (lambda t, a: _a(0, 1), _MR), "movedim": (lambda t, a: _a(0, 1), _MR),
+    "unsqueeze": (lambda t, x: _a(0), _VT), "unflatten": (lambda t, x: _a(0, (5, 1)), _VT),
+    "broadcast_to": (lambda t, x: _a((2, 5)), _VT), "expand": (lambda t, x: _a(2, 5), _VT),
+    "repeat": (lambda t, x: _a(2), _VT), "tile": (lambda t, x: _a((2,)), _VT), "roll": (lambda t, x: _a(2), _VT),
+    "narrow": (lambda t, x: _a(0, 1, 3), _VT), "select": (lambda t, x: _a(0, 1), _VT),
+    "chunk": (lambda t, x: _a(2), _VT), "split": (lambda t, x: _a(2), _VT),
+    "split_with_sizes": (lambda t, x: _a([2, 3]), _VT), "tensor_split": (lambda t, x: _a(2), _VT),
+    "hsplit": (lambda t, x: _a([2]), _VT), "vsplit": (lambda t, a: _a([1]), _MR),
+    "dsplit": None,
+    "take": (lambda t, x: _a(_IDX(t, 0, 2, 2, 4)), _VT),
+    "take_along_dim": (lambda t, x: _a(_IDX(t, 4, 1, 1, 0), 0), _VT),
+    "gather": (lambda t, x: _a(0, _IDX(t, 4, 1, 1, 0)), _VT),
+    "index_select": (lambda t, x: _a(0, _IDX(t, 0, 2, 2)), _VT),
+    "index_add": (lambda t, x: _a(0, _IDX(t, 0, 2), x[:2] * 2), _VT),
+    "index_copy": (lambda t, x: _a(0, _IDX(t, 0, 2), x[:2] * 2), _VT),
+    "index_fill": (lambda t, x: _a(0, _IDX(t, 0, 2), 7.0), _VT),
+    "index_put": (lambda t, x: _a((_IDX(t, 0, 2),), x[:2] * 2), _VT),
+    "index_reduce": (lambda t, x: _a(0, _IDX(t, 0, 0), x[:2] * 2, "prod"), _VALL),
+    "scatter": (lambda t, x: _a(0, _IDX(t, 0, 2), x[:2] * 2), _VT),
+    "scatter_add": (lambda t, x: _a(0, _IDX(t, 0, 0), x[:2] * 2), _VT),
+    "scatter_reduce": (lambda t, x: _a(0, _IDX(t, 0, 0, 1), x[:3] * 2, "amax"), _VALL),
+    "put": (lambda t, x: _a(_IDX(t, 0, 3), x[:2] * 2), _VT),
+    "masked_fill": (lambda t, x: _a(x > 1, 7.0), _VT),
+    "masked_scatter": (lambda t, x: _a(x > 1, x * 2), _VT),
+    "masked_select": (lambda t, x: _a(x > 1), _VT),
+    "lerp": (lambda t, x: _a(x.flip(0), 0.25), _VT),
+    "addcmul": (lambda t, x: _a(x, x.flip(0), value=0.5), _VALL),
+    "addcdiv": (lambda t, x: _a(x, x.flip(0) + 5.0, value=0.5), _VALL),
+    "addmm": (lambda t, a: _a(a, a.T), _MALL), "addmv": (lambda t, x: _a(x.reshape(3, 1) * x.flip(0).reshape(1, 3), x), {"regular": (_A[0],)}),
+    "addr": (lambda t, a: _a(a[0], a[1]), _MR), "bmm": None,
+    "baddbmm": None, "addbmm": None,
+    "matrix_power": (lambda t, a: _a(3), _MALL),
+    "renorm": (lambda t, a: _a(2, 0, 1.0), _MALL),
+    "logit": None,
+}
+
+
+def _torch_call(name, args):
+    return lambda ns, x: getattr(ns, name)(x, *args(_lib(ns), x)[0], **args(_lib(ns), x)[1])
+
+
+def _tensor_call(name, args):
+    return lambda ns, x: getattr(x, name)(*args(_lib(ns), x)[0], **args(_lib(ns), x)[1])
+
+
+for _n, _spec in _TORCH_METHODS.items():
+    if _spec is None:
+        continue
+    EXPLICIT["torch"][_n] = _ex(_torch_call(_n, _spec[0]), _spec[1])
+    EXPLICIT["Tensor"][_n] = _ex(_tensor_call(_n, _spec[0]), _spec[1])
+
+_B3 = lambda a: a.reshape(1, 3, 3)  # noqa: E731
+EXPLICIT["torch"].update({
+    "polygamma": _ex(lambda ns, x: ns.polygamma(1, x), _POS, True),
+    "bmm": _ex(lambda ns, a: ns.bmm(_B3(a), _B3(a)), _MR),
+    "baddbmm": _ex(lambda ns, a: ns.baddbmm(_B3(a), _B3(a), _B3(a)), _MR),
+    "addbmm": _ex(lambda ns, a: ns.addbmm(a, _B3(a), _B3(a)), _MR),
+    "dsplit": _ex(lambda ns, a: ns.dsplit(_B3(a), [1]), _MR),
+    "cat": _ex(lambda ns, x: ns.cat([x, 2 * x])), "concat": _ex(lambda ns, x: ns.concat([x, 2 * x])),
+    "concatenate": _ex(lambda ns, x: ns.concatenate([x, 2 * x])), "stack": _ex(lambda ns, x: ns.stack([x, 2 * x])),
+    "hstack": _ex(lambda ns, x: ns.hstack([x, 2 * x])), "vstack": _ex(lambda ns, x: ns.vstack([x, 2 * x])),
+    "dstack": _ex(lambda ns, x: ns.dstack([x, 2 * x])), "column_stack": _ex(lambda ns, x: ns.column_stack([x, 2 * x])),
+    "row_stack": _ex(lambda ns, x: ns.row_stack([x, 2 * x])), "flip": _ex(lambda ns, x: ns.flip(x, (0,))),
+    "einsum": _ex(lambda ns, a: ns.einsum("ij,jk->ik", a, a), _MR),
+    "imag": _ex(lambda ns, x: ns.imag(ns.complex(x, 2 * x))),
+    "view_as_real": _ex(lambda ns, x: ns.view_as_real(ns.complex(x, 2 * x))),
+    "view_as_complex": _ex(lambda ns, a: ns.real(ns.view_as_complex(a[:, :2].contiguous())), _MR),
+    "threshold": _ex(lambda ns, x: ns.threshold(x, 0.5, -1.0), _PTS, True),
+    "constant_pad_nd": _ex(lambda ns, x: ns.constant_pad_nd(x, (1, 2), 0.5)),
+    "layer_norm": _ex(lambda ns, x: ns.layer_norm(x, (5,)), _VALL),
+    "rms_norm": _ex(lambda ns, x: ns.rms_norm(x, (5,)), _VALL),
+    "group_norm": _ex(lambda ns, a: ns.group_norm(a.reshape(1, 3, 3), 1), _MALL),
+    "max_pool1d": _ex(lambda ns, x: ns.max_pool1d(x.reshape(1, 5), 2), _VALL),
+    "avg_pool1d": _ex(lambda ns, x: ns.avg_pool1d(x.reshape(1, 5), 2), _VT),
+    "adaptive_max_pool1d": _ex(lambda ns, x: ns.adaptive_max_pool1d(x.reshape(1, 5), 2), _VALL),
+    "adaptive_avg_pool1d": _ex(lambda ns, x: ns.adaptive_avg_pool1d(x.reshape(1, 5), 2), _VT),
+    "conv1d": _ex(lambda ns, x: ns.conv1d(x.reshape(1, 1, 5), x[:2].reshape(1, 1, 2))),
+    "conv2d": _ex(lambda ns, a: ns.conv2d(a.reshape(1, 1, 3, 3), a[:2, :2].reshape(1, 1, 2, 2)), _MR),
+    "conv_transpose1d": _ex(lambda ns, x: ns.conv_transpose1d(x.reshape(1, 1, 5), x[:2].reshape(1, 1, 2))),
+    "margin_ranking_loss": _ex(lambda ns, x: ns.margin_ranking_loss(x, x.flip(0), ns.ones(5)), _VALL),
+    "cosine_embedding_loss": _ex(lambda ns, a: ns.cosine_embedding_loss(a, a.flip(0), ns.ones(3)), _MALL),
+    "triplet_margin_loss": _ex(lambda ns, a: ns.triplet_margin_loss(a, a.flip(0), a.flip(1)), _MALL),
+    "bilinear": _ex(lambda ns, a: ns.bilinear(a, a, _B3(a)), _MR),
+    "embedding": _ex(lambda ns, a: ns.embedding(a, _IDX(_lib(ns), 0, 2, 2)), _MR),  # torch.embedding(weight, idx)
+    "batch_norm": _ex(lambda ns, a: ns.batch_norm(a, None, None, None, None, True, 0.1, 1e-5, False), _MALL),
+    "instance_norm": _ex(lambda ns, a: ns.instance_norm(a.reshape(1, 3, 3), None, None, None, None, True, 0.1,
+                                                          1e-5, False), _MALL),
+    "pixel_shuffle": _ex(lambda ns, x: ns.pixel_shuffle(x[:4].reshape(1, 4, 1, 1), 2)),
+    "pixel_unshuffle": _ex(lambda ns, x: ns.pixel_unshuffle(x[:4].reshape(1, 1, 2, 2), 2)),
+    "channel_shuffle": _ex(lambda ns, x: ns.channel_shuffle(x[:4].reshape(1, 4, 1), 2)),
+})
+EXPLICIT["Tensor"].update({
+    "polygamma": _ex(lambda ns, x: x.polygamma(1), _POS, True),
+    "bmm": _ex(lambda ns, a: _B3(a).bmm(_B3(a)), _MR),
+    "baddbmm": _ex(lambda ns, a: _B3(a).baddbmm(_B3(a), _B3(a)), _MR),
+    "addbmm": _ex(lambda ns, a: a.addbmm(_B3(a), _B3(a)), _MR),
+    "dsplit": _ex(lambda ns, a: _B3(a).dsplit([1]), _MR),
+    "unfold": _ex(lambda ns, x: x.unfold(0, 2, 1)),
+    "where": _ex(lambda ns, x: x.where(x > 1, -x)),
+    "unsafe_chunk": _ex(lambda ns, x: x.unsafe_chunk(2)), "unsafe_split": _ex(lambda ns, x: x.unsafe_split(2)),
+    "unsafe_split_with_sizes": _ex(lambda ns, x: x.unsafe_split_with_sizes([2, 3])),
+})
+
+_COPY = "the out-of-place copy of a view op with the same derivative (its view op has the row)"
+for _face in ("torch", "Tensor"):
+    SKIP[_face].update({n: _COPY for n in (
+        "as_strided_copy", "expand_copy", "narrow_copy", "permute_copy", "select_copy", "split_copy",
+        "split_with_sizes_copy", "transpose_copy", "unfold_copy", "unsqueeze_copy", "view_as_complex_copy",
+        "view_as_real_copy", "view_copy")})
+    SKIP[_face].update({
+        "as_strided": "raw strides over the storage: the view ops (view, expand, narrow, ...) have rows",
+        "as_strided_scatter": "raw strides over the storage: the scatter rows cover writes into views",
+        "select_scatter": "writes a slice into a copy: the index_copy / scatter rows cover the same derivative",
+        "lstsq": "torch.lstsq was removed from torch (torch.linalg.lstsq has the row)",
+        "solve": "torch.solve was removed from torch (torch.linalg.solve has the row)",
+        "lu_solve": "takes LU factors and pivots from lu_factor (torch.linalg.lu_factor has rows)",
+        "ormqr": "takes Householder reflectors from geqrf (torch.linalg.qr has rows)",
+        "stft": "complex output of windowed FFTs (the fft module is checked against torch in its own tests)",
+        "istft": "complex input (the fft module is checked against torch in its own tests)",
+        "nonzero_static": "integer index output", "bincount": "integer counts of integer input",
+        "gcd": "integer-only", "lcm": "integer-only",
+    })
+    SKIP[_face].update({n: "integer/bitwise only" for n in (
+        "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor")})
+SKIP["Tensor"].update({
+    "as_subclass": "a type conversion", "coalesce": "sparse tensors only", "indices": "sparse tensors only",
+    "values": "sparse tensors only", "pin_memory": "memory placement", "new_full": "creation from a Python number",
+    "eig": "Tensor.eig was removed from torch (torch.linalg.eig)", "symeig": "removed from torch (torch.linalg.eigh)",
+})
+NOT_DIFFERENTIABLE["torch"].update({n: "creates an array from shapes, sizes or Python numbers: no differentiable "
+                                    "operand" for n in (
+    "arange", "bartlett_window", "blackman_window", "eye", "full", "hamming_window", "hann_window",
+    "kaiser_window", "linspace", "logspace", "ones", "range", "zeros", "scalar_tensor", "tril_indices",
+    "triu_indices", "sparse_coo_tensor", "from_numpy", "from_dlpack", "unravel_index", "fill")})
+NOT_DIFFERENTIABLE["torch"]["matrix_rank"] = "integer output (a rank)"
+SKIP["torch"].update({n: "a transform or utility of funcgrad's JAX-style top level, or torch's autocast/compile "
+                      "bookkeeping: no array function to differentiate" for n in (
+    "autocast_decrement_nesting", "autocast_increment_nesting", "checking_leaks", "clear_autocast_cache",
+    "clear_caches", "closure_convert", "cond", "default_backend", "effects_barrier", "ensure_compile_time_eval",
+    "eval_shape", "jvp", "vjp", "linearize", "linear_transpose", "local_device_count", "pure_callback",
+    "shard_map", "broadcast_shapes")})
+SKIP["torch"].update({
+    "conv3d": "conv2d/conv1d rows (one conv card for every dimension)",
+    "conv_transpose2d": "conv_transpose1d row (one card for every dimension)",
+    "conv_transpose3d": "conv_transpose1d row (one card for every dimension)",
+    "max_pool2d": "max_pool1d row (one windowed-max card for every dimension)",
+    "max_pool3d": "max_pool1d row (one windowed-max card for every dimension)",
+    "max_pool1d_with_indices": "max_pool1d row plus integer indices",
+    "native_channel_shuffle": "channel_shuffle row (the same computation)",
+    "ctc_loss": "integer targets and lengths: tested against torch in the loss tests",
+})
+
+EXPLICIT["F"].update({
+    "conv1d": EXPLICIT["torch"]["conv1d"], "conv2d": EXPLICIT["torch"]["conv2d"],
+    "conv_transpose1d": EXPLICIT["torch"]["conv_transpose1d"],
+    "max_pool1d": EXPLICIT["torch"]["max_pool1d"], "avg_pool1d": EXPLICIT["torch"]["avg_pool1d"],
+    "adaptive_max_pool1d": EXPLICIT["torch"]["adaptive_max_pool1d"],
+    "adaptive_avg_pool1d": EXPLICIT["torch"]["adaptive_avg_pool1d"],
+    "max_pool2d": _ex(lambda ns, a: ns.max_pool2d(a.reshape(1, 3, 3), 2), _MALL),
+    "avg_pool2d": _ex(lambda ns, a: ns.avg_pool2d(a.reshape(1, 3, 3), 2), _MR),
+    "adaptive_avg_pool2d": _ex(lambda ns, a: ns.adaptive_avg_pool2d(a.reshape(1, 3, 3), 2), _MR),
+    "adaptive_max_pool2d": _ex(lambda ns, a: ns.adaptive_max_pool2d(a.reshape(1, 3, 3), 2), _MALL),
+    "lp_pool1d": _ex(lambda ns, x: ns.lp_pool1d(x.reshape(1, 5), 2.0, 2), _VALL),
+    "layer_norm": EXPLICIT["torch"]["layer_norm"], "rms_norm": EXPLICIT["torch"]["rms_norm"],
+    "group_norm": EXPLICIT["torch"]["group_norm"],
+    "batch_norm": _ex(lambda ns, a: ns.batch_norm(a, None, None, training=True), _MALL),
+    "instance_norm": _ex(lambda ns, a: ns.instance_norm(a.reshape(1, 3, 3)), _MALL),
+    "local_response_norm": _ex(lambda ns, a: ns.local_response_norm(a.reshape(1, 3, 3), 2), _MR),
+    "glu": _ex(lambda ns, x: ns.glu(x), {"mixed": (np.array([1.0, 0.0, -2.0, 0.5, 3.0, 0.0]),)}),
+    "threshold": EXPLICIT["torch"]["threshold"],
+    "pad": _ex(lambda ns, x: ns.pad(x, (1, 2), value=0.5)),
+    "embedding": _ex(lambda ns, a: ns.embedding(_IDX(_lib(ns), 0, 2, 2), a), _MR), "bilinear": EXPLICIT["torch"]["bilinear"],
+    "margin_ranking_loss": EXPLICIT["torch"]["margin_ranking_loss"],
+    "cosine_embedding_loss": EXPLICIT["torch"]["cosine_embedding_loss"],
+    "triplet_margin_loss": EXPLICIT["torch"]["triplet_margin_loss"],
+    "triplet_margin_with_distance_loss": _ex(lambda ns, a: ns.triplet_margin_with_distance_loss(
+        a, a.flip(0), a.flip(1)), _MALL),
+    "gaussian_nll_loss": _ex(lambda ns, x: ns.gaussian_nll_loss(x, x.flip(0), x * x + 0.5), _VALL),
+    "nll_loss": _ex(lambda ns, a: ns.nll_loss(a, _IDX(_lib(ns), 0, 2, 1)), _MR),
+    "multi_margin_loss": _ex(lambda ns, a: ns.multi_margin_loss(a, _IDX(_lib(ns), 0, 2, 1)), _MALL),
+    "pixel_shuffle": EXPLICIT["torch"]["pixel_shuffle"], "pixel_unshuffle": EXPLICIT["torch"]["pixel_unshuffle"],
+    "channel_shuffle": EXPLICIT["torch"]["channel_shuffle"],
+    "unfold": _ex(lambda ns, a: ns.unfold(a.reshape(1, 1, 3, 3), 2), _MR),
+    "fold": _ex(lambda ns, a: ns.fold(a.reshape(-1)[:8].reshape(1, 4, 2), (2, 3), 2), _MR),
+    "interpolate": _ex(lambda ns, x: ns.interpolate(x.reshape(1, 1, 5), scale_factor=2.0, mode="linear"), _VT),
+    "scaled_dot_product_attention": _ex(lambda ns, a: ns.scaled_dot_product_attention(
+        a.reshape(1, 3, 3), a.reshape(1, 3, 3), a.reshape(1, 3, 3)), _MALL),
+})
+_DIMS = "the 1-d/2-d row of the same card (one windowed card for every dimension)"
+SKIP["F"].update({n: _DIMS for n in (
+    "adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "conv3d", "conv_transpose2d", "conv_transpose3d",
+    "lp_pool2d", "lp_pool3d", "max_pool3d")})
+SKIP["F"].update({n: "the row of the same function without indices, plus integer indices" for n in (
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices")})
+SKIP["F"].update({
+    "affine_grid": "builds sampling grids from an affine matrix (tested against torch in the vision tests)",
+    "grid_sample": "bilinear sampling at grid points: tested against torch in the vision tests",
+    "ctc_loss": "integer targets and lengths: tested against torch in the loss tests",
+    "embedding_bag": "integer bags and offsets: tested against torch in the nn tests",
+    "fractional_max_pool2d": "random sampling of windows: no deterministic value",
+    "fractional_max_pool2d_with_indices": "random sampling of windows: no deterministic value",
+    "fractional_max_pool3d": "random sampling of windows: no deterministic value",
+    "fractional_max_pool3d_with_indices": "random sampling of windows: no deterministic value",
+    "max_unpool1d": "scatters by integer indices from max_pool (max_pool1d has the row)",
+    "max_unpool2d": "scatters by integer indices from max_pool (max_pool1d has the row)",
+    "max_unpool3d": "scatters by integer indices from max_pool (max_pool1d has the row)",
+    "multi_head_attention_forward": "a dozen weight arguments: scaled_dot_product_attention has the row",
+    "multilabel_margin_loss": "integer label lists: tested against torch in the loss tests",
+    "native_channel_shuffle": "channel_shuffle row (the same computation)",
+    "one_hot": "integer labels in, a 0/1 array out",
+    "upsample": "deprecated alias of interpolate (its row)",
+    "upsample_bilinear": "deprecated alias of interpolate (its row)",
+    "upsample_nearest": "deprecated alias of interpolate (its row)",
+})
+EXPLICIT["torch.linalg"].update({
+    "matrix_power": _ex(lambda ns, a: ns.matrix_power(a, 3), _MALL),
+    "multi_dot": _ex(lambda ns, a: ns.multi_dot([a, a, a]), _MR),
+    "tensorinv": _ex(lambda ns, a: ns.tensorinv(a, ind=1), _MR),
+    "solve_triangular": _ex(lambda ns, a: ns.solve_triangular(a.triu() + 3 * _lib(ns).eye(3, dtype=a.dtype), a,
+                                                              upper=True), _MALL),
+})
+SKIP["torch.linalg"].update({
+    "ldl_solve": "takes LDL factors and pivots from ldl_factor: tested against torch in the linalg tests",
+    "lu_solve": "takes LU factors and pivots from lu_factor (lu_factor has rows)",
+})
+EXPLICIT["torch.special"].update({
+    "polygamma": _ex(lambda ns, x: ns.polygamma(1, x), _POS, True),
+    "multigammaln": _ex(lambda ns, x: ns.multigammaln(x, 2), {"above": (np.array([1.0, 1.5, 2.0, 3.5, 30.0]),)}),
+    "logsumexp": _ex(lambda ns, x: ns.logsumexp(x, 0), _VALL),
+    "softmax": _ex(lambda ns, x: ns.softmax(x, 0), _VALL),
+    "log_softmax": _ex(lambda ns, x: ns.log_softmax(x, 0), _VALL),
+})

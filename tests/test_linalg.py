@@ -16,18 +16,7 @@ from funcgrad.testing import check_grads
 from fd import fd_grad
 
 
-def _load_cases():
-    # tests/cases/linalg.py by path, so that this file does not depend on the other case modules
-    import importlib.util
-    import pathlib
-    path = pathlib.Path(__file__).parent / "cases" / "linalg.py"
-    spec = importlib.util.spec_from_file_location("_linalg_cases", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-linalg_cases = _load_cases()
+from cases import linalg as linalg_cases  # noqa: E402  (tests/ is on sys.path, as for fd)
 
 
 # --- inputs and helpers ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ Reference values marked "JAX" were produced by jax 0.10.2 with jax_threefry_part
 partitionable default against JAX itself), x64 disabled unless noted.
 Statistical checks use fixed keys, so they are deterministic; their bounds are 5 standard errors.
 """
+import contextlib
 import math
 import zlib
 
@@ -15,18 +16,37 @@ import pytest
 import funcgrad
 import funcgrad.numpy as jnp
 import funcgrad.random as jr
+from funcgrad.core import dtypes
 from funcgrad.primitives.prng import random_gamma_grad, threefry2x32
 
 U32 = np.uint32
 N = 10_000
 
 
+@contextlib.contextmanager
+def x64_mode(enabled: bool):
+    """funcgrad in one of JAX's two modes: default float, complex and int of 32 bits (x64 off) or of
+    64 bits (x64 on); the previous defaults are restored afterwards."""
+    d = dtypes.defaults
+    previous = (funcgrad.config.read("enable_x64"), d.int_, d.float_, d.complex_)
+    funcgrad.config.update("jax_enable_x64", enabled)
+    d.int_, d.float_, d.complex_ = ((dtypes.int64, dtypes.float64, dtypes.complex128) if enabled
+                                    else (dtypes.int32, dtypes.float32, dtypes.complex64))
+    try:
+        yield
+    finally:
+        funcgrad.config.update("jax_enable_x64", previous[0])
+        d.int_, d.float_, d.complex_ = previous[1:]
+
+
 @pytest.fixture(autouse=True)
-def _original_threefry_layout():
-    """The known answers below were produced with JAX's original (non-partitionable) layout."""
+def _original_threefry_layout_x64_off():
+    """The known answers below were produced with JAX's original (non-partitionable) layout and x64
+    off (those marked "JAX (x64)" run under x64_mode(True))."""
     previous = funcgrad.config.read("jax_threefry_partitionable")
     funcgrad.config.update("jax_threefry_partitionable", False)
-    yield
+    with x64_mode(False):
+        yield
     funcgrad.config.update("jax_threefry_partitionable", previous)
 
 
@@ -78,17 +98,23 @@ def test_threefry2x32_rejects_other_dtypes_and_shapes():
 
 # --- keys, split, fold_in, bits: JAX's values --------------------------------------------------
 
-def test_keys_from_seeds(x64_on):  # seeds as JAX takes them with x64 on (64-bit Python ints)
+def test_keys_from_seeds():
     assert np_(key(0)).tolist() == [0, 0] and key(0).dtype == np.uint32
     assert np_(key(7)).tolist() == [0, 7]
     assert np_(jr.key(7)).tolist() == [0, 7]
-    assert np_(jr.PRNGKey(2 ** 40 + 7)).tolist() == [256, 7]                 # JAX (x64)
-    assert np_(jr.PRNGKey(-1)).tolist() == [2 ** 32 - 1, 2 ** 32 - 1]         # JAX (x64): 64-bit seed
+    assert np_(jr.PRNGKey(2 ** 40 + 7)).tolist() == [0, 7]                   # JAX: int32 seed
+    assert np_(jr.PRNGKey(-1)).tolist() == [0, 2 ** 32 - 1]                  # JAX: int32 seed
+    with x64_mode(True):
+        assert np_(jr.PRNGKey(2 ** 40 + 7)).tolist() == [256, 7]             # JAX (x64)
+        assert np_(jr.PRNGKey(-1)).tolist() == [2 ** 32 - 1, 2 ** 32 - 1]     # JAX (x64): 64-bit seed
+        assert np_(jr.PRNGKey(np.uint64(2 ** 63 + 5))).tolist() == [2 ** 31, 5]
     assert np_(jr.PRNGKey(np.int32(-1))).tolist() == [0, 2 ** 32 - 1]        # JAX: 32-bit seed
-    assert np_(jr.PRNGKey(np.uint64(2 ** 63 + 5))).tolist() == [2 ** 31, 5]
     np.testing.assert_array_equal(np_(jr.key_data(key(3))), np_(key(3)))
-    for seed in (0, 5, -3, 2 ** 40 + 7):  # a traced seed gives the same key
+    for seed in (0, 5, -3):  # a traced seed gives the same key
         np.testing.assert_array_equal(np_(funcgrad.jit(jr.PRNGKey)(seed)), np_(jr.PRNGKey(seed)))
+    with x64_mode(True):
+        for seed in (-3, 2 ** 40 + 7):
+            np.testing.assert_array_equal(np_(funcgrad.jit(jr.PRNGKey)(seed)), np_(jr.PRNGKey(seed)))
     np.testing.assert_array_equal(np_(funcgrad.vmap(jr.PRNGKey)(jnp.arange(3))), [[0, 0], [0, 1], [0, 2]])
     with pytest.raises(TypeError, match="integer"):
         jr.PRNGKey(1.5)
@@ -107,8 +133,9 @@ def test_split_fold_in_and_bits_match_jax():
     assert np_(jr.bits(key(0), (5,))).tolist() == [2467461003, 428148500, 1688610540, 3840466878, 2562233961]
     assert np_(jr.bits(key(0), (5,), np.uint16)).tolist() == [20137, 63263, 64300, 20622, 16513]
     assert np_(jr.bits(key(0), (7,), np.uint8)).tolist() == [143, 35, 95, 55, 29, 21, 219]
-    assert np_(jr.bits(key(0), (3,), np.uint64)).tolist() == [10597664315880824766, 1838883807893689961,
-                                                              13686855971547664781]   # JAX (x64)
+    with x64_mode(True):
+        assert np_(jr.bits(key(0), (3,), np.uint64)).tolist() == [10597664315880824766, 1838883807893689961,
+                                                                  13686855971547664781]   # JAX (x64)
     assert jr.bits(key(0), (2, 3), np.uint16).shape == (2, 3)
     assert jr.bits(key(0), (0,)).shape == (0,)
 
@@ -119,12 +146,14 @@ def test_samplers_match_jax_values():
                                   np.array([0.96532142162323, 0.31468164920806885, 0.6330299377441406], np.float32))
     np.testing.assert_array_equal(np_(jr.uniform(key(1), (3,), minval=-3.3, maxval=7.1)),
                                   np.array([2.612945795059204, -0.6105204224586487, 5.949028491973877], np.float32))
-    np.testing.assert_array_equal(np_(jr.uniform(key(0), (3,), jnp.float64)),
-                                  [0.5745005337275046, 0.0996860909733377, 0.7419659489424089])  # JAX (x64)
+    with x64_mode(True):
+        np.testing.assert_array_equal(np_(jr.uniform(key(0), (3,), jnp.float64)),
+                                      [0.5745005337275046, 0.0996860909733377, 0.7419659489424089])  # JAX (x64)
     assert np_(jr.randint(key(0), (8,), 0, 10, dtype=jnp.int32)).tolist() == [8, 6, 8, 4, 6, 0, 3, 8]
     assert np_(jr.randint(key(5), (6,), -1000, 1000, dtype=jnp.int32)).tolist() == [669, -570, -277, 815, -555, 813]
     assert np_(jr.randint(key(5), (6,), 0, 256, dtype=jnp.uint8)).tolist() == [181, 254, 35, 183, 205, 53]
-    assert np_(jr.randint(key(0), (5,), 0, 10, dtype=jnp.int64)).tolist() == [1, 0, 3, 8, 4]  # JAX (x64)
+    with x64_mode(True):
+        assert np_(jr.randint(key(0), (5,), 0, 10, dtype=jnp.int64)).tolist() == [1, 0, 3, 8, 4]  # JAX (x64)
     assert np_(jr.permutation(key(0), 10)).tolist() == [2, 7, 9, 6, 0, 8, 1, 3, 4, 5]
     assert np_(jr.bernoulli(key(0), 0.3, (12,))).astype(int).tolist() == [0, 1, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0]
     logits = np.log(np.array([.1, .2, .7], np.float32))
@@ -339,7 +368,7 @@ def test_shapes_and_dtypes():
     assert jr.uniform(k).shape == () and jr.uniform(k).dtype == np.float32
     assert jr.uniform(k, (2, 3), jnp.float16).dtype == np.float16
     assert jr.normal(k, (4,), jnp.complex64).dtype == np.complex64
-    assert jr.randint(k, (3,), 0, 5).dtype == np.int32   # the default int (x64 off, as JAX's)
+    assert jr.randint(k, (3,), 0, 5).dtype == np.int32   # the default int, JAX's with x64 off
     assert jr.bernoulli(k, 0.5, (3,)).dtype == np.bool_
     assert jr.bernoulli(k, np.array([0.1, 0.9], np.float32)).shape == (2,)
     assert jr.gamma(k, np.ones((2, 3), np.float32)).shape == (2, 3)
@@ -348,7 +377,11 @@ def test_shapes_and_dtypes():
     assert jr.categorical(k, np.zeros((5, 3), np.float32)).shape == (5,)
     assert jr.categorical(k, np.zeros((5, 3), np.float32), shape=(2, 5)).shape == (2, 5)
     assert jr.categorical(k, np.zeros((5, 3), np.float32), shape=(2, 5), replace=False).shape == (2, 5)
-    assert jr.poisson(k, np.array([1.0, 50.0], np.float32)).dtype == np.int32  # the default int (x64 off), as JAX
+    assert jr.poisson(k, np.array([1.0, 50.0], np.float32)).dtype == np.int32
+    with x64_mode(True):
+        assert jr.randint(k, (3,), 0, 5).dtype == np.int64
+        assert jr.poisson(k, np.array([1.0, 50.0], np.float32)).dtype == np.int64
+        assert jr.bits(k, (3,)).dtype == np.uint64
     assert jr.poisson(k, 3.0, (3,), dtype=jnp.int32).dtype == np.int32
     assert jr.truncated_normal(k, np.zeros(3, np.float32), 1.0).shape == (3,)
     x = np_(jr.uniform(k, (1000,), jnp.float16, minval=1.0, maxval=1.5))

@@ -46,7 +46,7 @@ def test_binomial_large_n_moments_and_edges():
 
 def test_multinomial():
     p = np.array([0.2, 0.3, 0.5])
-    m = np.asarray(jr.multinomial(KEY, 50.0, p, shape=(3000,), dtype=jnp.float64))
+    m = np.asarray(jr.multinomial(KEY, 50.0, p, shape=(3000, 3), dtype=jnp.float64))  # JAX: categories last
     assert m.shape == (3000, 3) and np.all(m.sum(-1) == 50) and m.min() >= 0
     np.testing.assert_allclose(m.mean(0), 50 * p, atol=5 * np.sqrt(50 * 0.25 / 3000))
     assert _chi2_pvalue(m[:, 1], 50, 0.3) > 1e-3

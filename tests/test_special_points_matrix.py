@@ -44,10 +44,151 @@ KNOWN_OPEN: dict[str, str] = {
     "jax.nn:softplus[points]": "softplus'' at 0 is 0 (its rule has a kink at 0), exact 1/4",
 }
 
-# Which faces the reference column runs for: FUNCGRAD_SPECIAL_MATRIX_REFERENCE=all (or a comma list of
-# faces, e.g. "torch,Tensor,F"). Off by default: the JAX reference compiles every primitive at every
-# shape op by op (about an hour of CPU for the whole table), so CI runs the exact column only.
-_REF_FACES = os.environ.get("FUNCGRAD_SPECIAL_MATRIX_REFERENCE", "")
+# Failing rows of the torch reference column, grouped by reason (strict xfails: delete an entry when it passes).
+# Sorted into (a) harness, (b) funcgrad bug, (c) reference's own NaN only in part: see each reason.
+# Only the reference column: these rows agree with the exact column where it exists.
+_OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
+    'smooth': (
+        'kink and smooth-rule conventions (abs/sgn at 0, ties of fmax/clamp, atan2/hypot/logaddexp at the '
+        'origin, pow/div at 0, elu/celu/selu/hardsigmoid at their kinks, xlogy at 0): the elementwise branch '
+        'h/smooth fixes these on the cards and was not merged into main when this table was written; re-run '
+        'after the merge and delete what passes'
+        , [
+            *'F:celu[points] F:elu[points] F:hardsigmoid[points] F:kl_div[equal] F:kl_div[zeros] F:l1_loss[equal]'.split(),
+            *'F:l1_loss[generic] F:l1_loss[zeros] F:selu[points] F:smooth_l1_loss[equal] F:smooth_l1_loss[zeros]'.split(),
+            *'Tensor:abs[points] Tensor:absolute[points] Tensor:arctan2[pairs] Tensor:atan2[pairs] Tensor:clamp[pairs]'.split(),
+            *'Tensor:clip[pairs] Tensor:copysign[pairs] Tensor:div[pairs] Tensor:divide[pairs]'.split(),
+            *'Tensor:float_power[pairs] Tensor:fmax[pairs] Tensor:hypot[pairs] Tensor:logaddexp2[pairs]'.split(),
+            *'Tensor:logaddexp[pairs] Tensor:logit[points] Tensor:pow[pairs] Tensor:sgn[points]'.split(),
+            *'Tensor:true_divide[pairs] Tensor:xlogy[pairs] torch.special:logit[points] torch.special:xlog1py[pairs]'.split(),
+            *'torch.special:xlogy[pairs] torch:abs[points] torch:absolute[points] torch:arctan2[pairs]'.split(),
+            *'torch:atan2[pairs] torch:celu[points] torch:clamp[pairs] torch:clip[pairs] torch:copysign[pairs]'.split(),
+            *'torch:div[pairs] torch:divide[pairs] torch:float_power[pairs] torch:fmax[pairs] torch:hypot[pairs]'.split(),
+            *'torch:kl_div[pairs] torch:logaddexp2[pairs] torch:logaddexp[pairs] torch:logit[points] torch:pow[pairs]'.split(),
+            *'torch:selu[points] torch:sgn[points] torch:true_divide[pairs] torch:xlogy[pairs]'.split(),
+        ]),
+    'linalg': (
+        'untriaged: linear algebra against torch at singular and structured matrices '
+        '(det/slogdet/logdet/inverse/lu/qr/svd/cholesky_*/eigh/lstsq/solve, even at regular matrices for '
+        "some: the previous run suspected the harness, e.g. torch's forward-over-forward of factorisations "
+        'and the sign conventions of vectors)'
+        , [
+            *'Tensor:cholesky_inverse[identity] Tensor:cholesky_inverse[rank1] Tensor:cholesky_inverse[rank2]'.split(),
+            *'Tensor:cholesky_inverse[regular] Tensor:cholesky_inverse[spd] Tensor:cholesky_inverse[sym_repeated]'.split(),
+            *'Tensor:cholesky_solve[regular_mat] Tensor:cholesky_solve[singular_mat] Tensor:det[identity]'.split(),
+            *'Tensor:det[rank1] Tensor:det[rank2] Tensor:det[regular] Tensor:det[spd] Tensor:det[sym_repeated]'.split(),
+            *'Tensor:det[zero] Tensor:inverse[rank2] Tensor:logdet[identity] Tensor:logdet[rank1] Tensor:logdet[rank2]'.split(),
+            *'Tensor:logdet[spd] Tensor:logdet[sym_repeated] Tensor:logdet[zero] Tensor:lu[rank1] Tensor:lu[rank2]'.split(),
+            *'Tensor:lu[zero] Tensor:qr[rank1] Tensor:qr[rank2] Tensor:qr[zero] Tensor:slogdet[identity]'.split(),
+            *'Tensor:slogdet[rank1] Tensor:slogdet[rank2] Tensor:slogdet[regular] Tensor:slogdet[spd]'.split(),
+            *'Tensor:slogdet[sym_repeated] Tensor:slogdet[zero] Tensor:svd[rank2] Tensor:svd[sym_repeated]'.split(),
+            *'Tensor:triangular_solve[regular_mat] Tensor:triangular_solve[singular_mat]'.split(),
+            *'torch.linalg:cholesky[identity] torch.linalg:cholesky[spd] torch.linalg:cholesky[sym_repeated]'.split(),
+            *'torch.linalg:cond[rank2] torch.linalg:det[identity] torch.linalg:det[rank1] torch.linalg:det[rank2]'.split(),
+            *'torch.linalg:det[regular] torch.linalg:det[spd] torch.linalg:det[sym_repeated] torch.linalg:det[zero]'.split(),
+            *'torch.linalg:eigh[rank1] torch.linalg:eigh[rank2] torch.linalg:eigh[regular] torch.linalg:eigh[spd]'.split(),
+            *'torch.linalg:eigh[sym_repeated] torch.linalg:eigvalsh[rank1] torch.linalg:eigvalsh[rank2]'.split(),
+            *'torch.linalg:eigvalsh[regular] torch.linalg:eigvalsh[spd] torch.linalg:eigvalsh[sym_repeated]'.split(),
+            *'torch.linalg:inv[rank2] torch.linalg:lstsq[singular_mat] torch.linalg:lu[rank1] torch.linalg:lu[rank2]'.split(),
+            *'torch.linalg:lu[zero] torch.linalg:lu_factor[rank2] torch.linalg:lu_factor_ex[rank1]'.split(),
+            *'torch.linalg:lu_factor_ex[rank2] torch.linalg:lu_factor_ex[zero] torch.linalg:matrix_norm[zero]'.split(),
+            *'torch.linalg:qr[rank1] torch.linalg:qr[rank2] torch.linalg:qr[zero] torch.linalg:slogdet[identity]'.split(),
+            *'torch.linalg:slogdet[rank1] torch.linalg:slogdet[rank2] torch.linalg:slogdet[regular]'.split(),
+            *'torch.linalg:slogdet[spd] torch.linalg:slogdet[sym_repeated] torch.linalg:slogdet[zero]'.split(),
+            *'torch.linalg:solve[regular_mat] torch.linalg:svd[rank2] torch.linalg:svd[sym_repeated]'.split(),
+            *'torch.linalg:svdvals[rank2] torch.linalg:tensorsolve[regular_vec] torch.linalg:tensorsolve[singular_vec]'.split(),
+            *'torch:cholesky_inverse[identity] torch:cholesky_inverse[rank1] torch:cholesky_inverse[rank2]'.split(),
+            *'torch:cholesky_inverse[regular] torch:cholesky_inverse[spd] torch:cholesky_inverse[sym_repeated]'.split(),
+            *'torch:cholesky_solve[regular_mat] torch:cholesky_solve[singular_mat] torch:det[identity]'.split(),
+            *'torch:det[rank1] torch:det[rank2] torch:det[regular] torch:det[spd] torch:det[sym_repeated]'.split(),
+            *'torch:det[zero] torch:inverse[rank2] torch:logdet[identity] torch:logdet[rank1] torch:logdet[rank2]'.split(),
+            *'torch:logdet[spd] torch:logdet[sym_repeated] torch:logdet[zero] torch:lu[rank1] torch:lu[rank2]'.split(),
+            *'torch:lu[zero] torch:nuclear_norm[rank2] torch:qr[rank1] torch:qr[rank2] torch:qr[zero]'.split(),
+            *'torch:slogdet[identity] torch:slogdet[rank1] torch:slogdet[rank2] torch:slogdet[regular]'.split(),
+            *'torch:slogdet[spd] torch:slogdet[sym_repeated] torch:slogdet[zero] torch:svd[rank2]'.split(),
+            *'torch:svd[sym_repeated] torch:triangular_solve[regular_mat] torch:triangular_solve[singular_mat]'.split(),
+        ]),
+    'edges': (
+        'untriaged: values and derivatives at domain edges and poles (acosh at 1, atanh at +-1, rsqrt at 0, '
+        "lgamma/digamma at poles, Bessel functions at 0: inf against NaN conventions) and torch's own NaN "
+        "(sinc'' at 0, a smooth point)"
+        , [
+            *'Tensor:acosh[points] Tensor:arccosh[points] Tensor:arctanh[points] Tensor:atanh[points]'.split(),
+            *'Tensor:digamma[points] Tensor:lgamma[points] Tensor:rsqrt[points] Tensor:sinc[points]'.split(),
+            *'torch.special:bessel_j0[points] torch.special:bessel_j1[points] torch.special:bessel_y0[points]'.split(),
+            *'torch.special:bessel_y1[points] torch.special:digamma[points] torch.special:entr[points]'.split(),
+            *'torch.special:gammaln[points] torch.special:i1[points] torch.special:i1e[points]'.split(),
+            *'torch.special:modified_bessel_i0[points] torch.special:modified_bessel_i1[points]'.split(),
+            *'torch.special:modified_bessel_k0[points] torch.special:modified_bessel_k1[points]'.split(),
+            *'torch.special:ndtri[points] torch.special:psi[points] torch.special:scaled_modified_bessel_k0[points]'.split(),
+            *'torch.special:scaled_modified_bessel_k1[points] torch.special:sinc[points]'.split(),
+            *'torch.special:spherical_bessel_j0[points] torch:acosh[points] torch:arccosh[points]'.split(),
+            *'torch:arctanh[points] torch:atanh[points] torch:digamma[points] torch:lgamma[points] torch:rsqrt[points]'.split(),
+            *'torch:sinc[points]'.split(),
+        ]),
+    'poly': (
+        "untriaged: torch.special's orthogonal polynomials take the degree n as a floating tensor (torch "
+        'gives no derivative in n; the binary row differentiates both operands)'
+        , [
+            *'torch.special:chebyshev_polynomial_t[pairs] torch.special:chebyshev_polynomial_u[pairs]'.split(),
+            *'torch.special:chebyshev_polynomial_v[pairs] torch.special:chebyshev_polynomial_w[pairs]'.split(),
+            *'torch.special:hermite_polynomial_h[pairs] torch.special:hermite_polynomial_he[pairs]'.split(),
+            *'torch.special:laguerre_polynomial_l[pairs] torch.special:legendre_polynomial_p[pairs]'.split(),
+            *'torch.special:shifted_chebyshev_polynomial_t[pairs] torch.special:shifted_chebyshev_polynomial_u[pairs]'.split(),
+            *'torch.special:shifted_chebyshev_polynomial_v[pairs] torch.special:shifted_chebyshev_polynomial_w[pairs]'.split(),
+        ]),
+    'reduce': (
+        'untriaged: ties and zeros in reductions and normalisations (median/nanmedian/kthvalue/topk ties, '
+        'logcumsumexp, renorm/normalize at zero rows, layer/batch/instance norm forward-over-forward). '
+        "cumprod[zero*]: funcgrad's fwd2 (2 v0 v1 at x1 = 0) is the exact second derivative and torch's "
+        'forward-over-forward gives v0 v1, so torch is wrong there'
+        , [
+            *'F:batch_norm[identity] F:batch_norm[rank1] F:batch_norm[rank2] F:batch_norm[regular] F:batch_norm[spd]'.split(),
+            *'F:batch_norm[sym_repeated] F:instance_norm[identity] F:instance_norm[rank1] F:instance_norm[rank2]'.split(),
+            *'F:instance_norm[regular] F:instance_norm[spd] F:instance_norm[sym_repeated] F:layer_norm[minties]'.split(),
+            *'F:layer_norm[ties] F:layer_norm[zero] F:layer_norm[zeros2] F:normalize[zero] Tensor:cumprod[zero]'.split(),
+            *'Tensor:cumprod[zeros2] Tensor:dist[equal] Tensor:kthvalue[equal] Tensor:kthvalue[minties]'.split(),
+            *'Tensor:logcumsumexp[minties] Tensor:logcumsumexp[zeros2] Tensor:nanmean[equal] Tensor:nanmean[minties]'.split(),
+            *'Tensor:nanmean[ties] Tensor:nanmean[zero] Tensor:nanmean[zeros2] Tensor:renorm[zero] Tensor:topk[equal]'.split(),
+            *'torch:batch_norm[identity] torch:batch_norm[rank1] torch:batch_norm[rank2] torch:batch_norm[regular]'.split(),
+            *'torch:batch_norm[spd] torch:batch_norm[sym_repeated] torch:cosine_embedding_loss[zero]'.split(),
+            *'torch:cumprod[zero] torch:cumprod[zeros2] torch:dist[equal] torch:instance_norm[identity]'.split(),
+            *'torch:instance_norm[rank1] torch:instance_norm[rank2] torch:instance_norm[regular]'.split(),
+            *'torch:instance_norm[spd] torch:instance_norm[sym_repeated] torch:kthvalue[equal] torch:kthvalue[minties]'.split(),
+            *'torch:layer_norm[minties] torch:layer_norm[ties] torch:layer_norm[zero] torch:layer_norm[zeros2]'.split(),
+            *'torch:logcumsumexp[minties] torch:logcumsumexp[zeros2] torch:nanmean[equal] torch:nanmean[minties]'.split(),
+            *'torch:nanmean[ties] torch:nanmean[zero] torch:nanmean[zeros2] torch:renorm[zero] torch:topk[equal]'.split(),
+        ]),
+    'misc': (
+        'untriaged: bit-level and storage functions (frexp, nextafter: integer/exponent outputs; vander at '
+        'zeros; resize_as, to_sparse: the harness compares sparse/resized storage)'
+        , [
+            *'Tensor:frexp[points] Tensor:nextafter[pairs] Tensor:resize_as[pairs] Tensor:to_sparse[equal]'.split(),
+            *'Tensor:to_sparse[minties] Tensor:to_sparse[ties] Tensor:to_sparse[zero] Tensor:to_sparse[zeros2]'.split(),
+            *'Tensor:to_sparse_coo[equal] Tensor:to_sparse_coo[minties] Tensor:to_sparse_coo[ties]'.split(),
+            *'Tensor:to_sparse_coo[zero] Tensor:to_sparse_coo[zeros2] torch.linalg:vander[zero]'.split(),
+            *'torch.linalg:vander[zeros2] torch:frexp[points] torch:nextafter[pairs] torch:vander[zero]'.split(),
+            *'torch:vander[zeros2] torch:view_as_complex[regular]'.split(),
+        ]),
+}
+REFERENCE_OPEN: dict[str, str] = {_i: _reason for _reason, _ids in _OPEN_GROUPS.values() for _i in _ids}
+
+# Which faces the reference column runs for: by default the torch faces (pytest.importorskip("torch"): on
+# wherever torch is installed, CI included: about 35 s of CPU for ~1,900 rows). The JAX faces are opt-in until
+# their failures are triaged: FUNCGRAD_SPECIAL_MATRIX_REFERENCE=all runs every face (the JAX reference jits
+# each row's quantities once: about 9 minutes of CPU for ~1,100 rows), "off" none, or a comma list of faces.
+_REF_ENV = os.environ.get("FUNCGRAD_SPECIAL_MATRIX_REFERENCE", "")
+
+
+def _reference_on(face: str) -> bool:
+    if _REF_ENV in ("off", "none", "0"):
+        return False
+    if _REF_ENV == "all":
+        return True
+    if _REF_ENV:
+        return face in _REF_ENV.split(",")
+    return T.FACES[face][2] == "torch"
+
 
 # row id -> (quantity, what the reference does): the reference's own NaN/inf at a smooth point, not a target
 REFERENCE_NAN: dict[str, str] = {}
@@ -94,8 +235,8 @@ def build_rows() -> list[T.Row]:
 ROWS = build_rows()
 
 
-def _param(row):
-    reason = KNOWN_OPEN.get(row.id)
+def _param(row, open_rows=None):
+    reason = KNOWN_OPEN.get(row.id) or (open_rows or {}).get(row.id)
     marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
     return pytest.param(row, id=row.id, marks=marks)
 
@@ -115,14 +256,19 @@ def _safe(fn):
         return None, e
 
 
-def jax_quantities(lib, lnp, ns, row):
-    """{quantity: tuple of host arrays or exception} with lib = funcgrad or jax, lnp its numpy."""
+def jax_quantities(lib, lnp, ns, row, jit=False):
+    """{quantity: tuple of host arrays or exception} with lib = funcgrad or jax, lnp its numpy.
+
+    jit=True (the JAX reference) evaluates every quantity of the row in one jitted call (one compilation
+    per row instead of one per primitive and shape, op by op), falling back to one jitted call per
+    quantity, then to eager evaluation, for a quantity that cannot be traced that way.
+    """
     xs = tuple(lnp.asarray(x) for x in row.inputs)
     n = len(xs)
 
     def F(*a):
         return tuple(T.float_leaves(row.call(ns, *a), "jax"))
-    out, err = _safe(lambda: F(*xs))
+    out, err = _safe(lambda: _run(lib, F, xs, jit))
     q = {"value": (_host_tuple(out) if err is None else err)}
     if err is not None:
         return q
@@ -130,21 +276,36 @@ def jax_quantities(lib, lnp, ns, row):
 
     def g(*a):
         return sum(lnp.sum(u * o) for u, o in zip(us, F(*a)))
+    progs = {}
     for k, v in enumerate(_directions(row.kind, row.inputs)):
         vv = tuple(lnp.asarray(t) for t in v)
-        r, e = _safe(lambda: lib.jvp(F, xs, vv)[1])
-        q[f"fwd1[{k}]"] = _host_tuple(r) if e is None else e
-        r, e = _safe(lambda: lib.jvp(lambda *a: lib.jvp(F, a, vv)[1], xs, vv)[1])
-        q[f"fwd2[{k}]"] = _host_tuple(r) if e is None else e
 
-        def h(*a):
+        def h(*a, vv=vv):
             gr = lib.grad(g, argnums=tuple(range(n)))(*a)
             return sum(lnp.sum(gi * vi) for gi, vi in zip(gr, vv))
-        r, e = _safe(lambda: lib.grad(h, argnums=tuple(range(n)))(*xs))
-        q[f"rev2[{k}]"] = _host_tuple(r) if e is None else e
-    r, e = _safe(lambda: lib.vjp(F, *xs)[1](us))
-    q["rev1"] = _host_tuple(r) if e is None else e
+        progs[f"fwd1[{k}]"] = lambda *a, vv=vv: lib.jvp(F, a, vv)[1]
+        progs[f"fwd2[{k}]"] = lambda *a, vv=vv: lib.jvp(lambda *b: lib.jvp(F, b, vv)[1], a, vv)[1]
+        progs[f"rev2[{k}]"] = lambda *a, h=h: lib.grad(h, argnums=tuple(range(n)))(*a)
+    progs["rev1"] = lambda *a: lib.vjp(F, *a)[1](us)
+    if jit:
+        together, e = _safe(lambda: lib.jit(lambda *a: {k: p(*a) for k, p in progs.items()})(*xs))
+        if e is None:
+            q.update({k: _host_tuple(r) for k, r in together.items()})
+            return q
+    for key, prog in progs.items():
+        r, e = _safe(lambda: _run(lib, prog, xs, jit))
+        q[key] = _host_tuple(r) if e is None else e
     return q
+
+
+def _run(lib, fn, xs, jit):
+    """fn(*xs), jitted when `jit` (falling back to eager where fn cannot be traced)."""
+    if not jit:
+        return fn(*xs)
+    try:
+        return lib.jit(fn)(*xs)
+    except Exception:  # noqa: BLE001 - untraceable (data-dependent shapes, concrete values): run eagerly
+        return fn(*xs)
 
 
 def torch_quantities(lib, ns, row):
@@ -214,7 +375,7 @@ def reference_quantities(row):
         ns = T.resolve(ref)
         if not _has(ns, row.name, row.face):
             return None
-        return jax_quantities(jax, jjnp, ns, row)
+        return jax_quantities(jax, jjnp, ns, row, jit=True)
     torch = pytest.importorskip("torch")
     ns = T.resolve(ref)
     if not _has(ns, row.name, row.face):
@@ -236,6 +397,7 @@ def compare(got, want, what, rtol, atol):
     assert len(got) == len(want), f"{what}: {len(got)} outputs, expected {len(want)}"
     for i, (g, w) in enumerate(zip(got, want)):
         assert g.shape == w.shape, f"{what}[{i}]: shape {g.shape}, expected {w.shape}"
+        g, w = np.atleast_1d(g), np.atleast_1d(w)
         bad = ~np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
         if np.any(bad):
             idx = list(zip(*np.nonzero(bad)))[:6]
@@ -264,10 +426,10 @@ def _points_note(row):
     return f"inputs {[np.asarray(x).tolist() for x in row.inputs]}"
 
 
-@pytest.mark.parametrize("row", [_param(r) for r in ROWS])
+@pytest.mark.parametrize("row", [_param(r, REFERENCE_OPEN) for r in ROWS])
 def test_matches_reference(row, x64):
-    if not _REF_FACES or (_REF_FACES != "all" and row.face not in _REF_FACES.split(",")):
-        pytest.skip("reference column off: set FUNCGRAD_SPECIAL_MATRIX_REFERENCE=all (or a list of faces)")
+    if not _reference_on(row.face):
+        pytest.skip(f"reference column off for {row.face} (FUNCGRAD_SPECIAL_MATRIX_REFERENCE={_REF_ENV!r})")
     ours = funcgrad_quantities(row)
     ref = reference_quantities(row)
     if ref is None:
@@ -287,11 +449,13 @@ def test_matches_reference(row, x64):
     assert not errors, f"{row.id} vs the reference; {_points_note(row)}\n  " + "\n  ".join(errors)
 
 
-@pytest.mark.parametrize("row", [_param(r) for r in ROWS if T.exact_for(r) is not None])
+@pytest.mark.parametrize("row", [_param(r) for r in ROWS if T.has_exact(r)])
 def test_matches_exact(row, x64):
+    exact = T.exact_for(row)  # computed here, not at collection: mpmath takes seconds for the whole table
+    mask = next(iter(exact.values()))[1]
     ours = funcgrad_quantities(row)
     errors = []
-    for key, (want, mask) in T.exact_for(row).items():
+    for key, (want, mask) in exact.items():
         got = ours.get(key)
         if isinstance(got, Exception) or got is None:
             errors.append(f"{key}: funcgrad raised {type(got).__name__}: {got}")
@@ -317,9 +481,6 @@ def _unclassified():
             for face, res in T.classification().items()}
 
 
-@pytest.mark.xfail(strict=True, reason="open: about 540 names that need index/shape/int/callable arguments "
-                   "(take, reshape, conv, reduce_*, cumsum(dim), clamp(lo, hi), polygamma(n, x), ...) still need "
-                   "an EXPLICIT row or a SKIP/NOT_DIFFERENTIABLE reason in special_points_table.py")
 def test_every_public_name_is_covered_or_listed():
     missing = {face: names for face, names in _unclassified().items() if names}
     assert not missing, "public names neither covered nor listed with a reason:\n" + "\n".join(

@@ -8,6 +8,7 @@ from numbers import Number
 
 from ..tensor import _jnp as jnp
 from .. import random as jr
+from ..primitives.elementwise import abs as _abs
 from ..scipy import special as sps
 from ..tensor._dtype import Size
 from . import constraints
@@ -257,7 +258,7 @@ class Laplace(_Checked, Distribution):
 
     def log_prob(self, value):
         self._check(value)
-        return call("LaplaceLogProb", lambda x, m, s: -jnp.log(2 * s) - jnp.abs(x - m) / s,
+        return call("LaplaceLogProb", lambda x, m, s: -jnp.log(2 * s) - _abs(x - m, "torch") / s,
                     value, self.loc, self.scale)
 
     def cdf(self, value):
@@ -886,7 +887,7 @@ class ContinuousBernoulli(_Checked, ExponentialFamily):
 
         def f(x, lg):
             p = jnp.clip(sps.expit(lg), jnp.finfo(lg.dtype).eps, 1 - jnp.finfo(lg.dtype).eps)
-            bce = jnp.maximum(lg, 0) - lg * x + jnp.log1p(jnp.exp(-jnp.abs(lg)))
+            bce = jnp.logaddexp(lg, 0.0) - lg * x  # (softplus(lg) - lg x: smooth at lg = 0)
             return -bce + self._cont_bern_log_norm(p)
         return call("CBLogProb", f, value, self.logits)
 

@@ -23,7 +23,9 @@ __all__ = ["Bernoulli", "Binomial", "Categorical", "Geometric", "Multinomial", "
 
 
 def _bce_with_logits(lg, x):
-    return jnp.maximum(lg, 0) - lg * x + jnp.log1p(jnp.exp(-jnp.abs(lg)))
+    """softplus(lg) - lg x through the logaddexp card: smooth at lg = 0 (where max(lg, 0) + log1p(exp(-|lg|))
+    depends on |lg|'s and max's conventions at 0)."""
+    return jnp.logaddexp(lg, 0.0) - lg * x
 
 
 def _one_of(probs, logits):
@@ -170,8 +172,7 @@ class Binomial(_Checked, Distribution):
             log_factorial_n = sps.gammaln(n + 1)
             log_factorial_k = sps.gammaln(k + 1)
             log_factorial_nmk = sps.gammaln(n - k + 1)
-            clamp0 = (jnp.maximum(lg, 0) + lg - jnp.minimum(lg, 0)) / 2
-            normalize_term = n * clamp0 + n * jnp.log1p(jnp.exp(-jnp.abs(lg))) - log_factorial_n
+            normalize_term = n * jnp.logaddexp(lg, 0.0) - log_factorial_n  # (n softplus(lg), smooth at 0)
             return k * lg - log_factorial_k - log_factorial_nmk - normalize_term
         return call("BinomialLogProb", f, value, self.total_count, self.logits)
 

@@ -8,6 +8,7 @@ from functools import total_ordering
 from typing import Callable
 
 from ..tensor import _jnp as jnp
+from ..primitives.elementwise import abs as _abs
 from ..scipy import special as sps
 from .continuous import (Beta, Cauchy, ContinuousBernoulli, Dirichlet, Exponential, Gamma, HalfNormal, Laplace,
                          Normal, Uniform, softplus)
@@ -252,7 +253,7 @@ def _kl_halfnormal_halfnormal(p, q):
 def _kl_laplace_laplace(p, q):
     def f(mp, sp, mq, sq):
         scale_ratio = sp / sq
-        loc_abs_diff = jnp.abs(mp - mq)
+        loc_abs_diff = _abs(mp - mq, "torch")
         return -jnp.log(scale_ratio) + loc_abs_diff / sq + scale_ratio * jnp.exp(-loc_abs_diff / sp) - 1
     return call("KLLaplace", f, p.loc, p.scale, q.loc, q.scale)
 

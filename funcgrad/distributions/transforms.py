@@ -14,6 +14,7 @@ from ..tensor import _jnp as jnp
 from ..core.array import ArrayBase
 from ..core.tree_util import register_pytree_node
 from ..numpy import linalg as jla
+from ..primitives.elementwise import abs as _abs
 from ..tensor._dtype import Size
 from ..tensor._tensor import Tensor
 from . import constraints
@@ -597,7 +598,7 @@ class AbsTransform(Transform):
     __hash__ = object.__hash__
 
     def _f(self, x):
-        return jnp.abs(x)
+        return _abs(x, "torch")
 
     def _finv(self, y):
         return y

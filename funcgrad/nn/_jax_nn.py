@@ -12,6 +12,7 @@ from .. import lax
 from .. import numpy as jnp
 from ..numpy._statistics import logsumexp
 from ..core.array import ArrayBase, to_array, canonical_array
+from ..primitives import elementwise as ew
 from ..scipy.special import erf
 from ..scipy._special_more import log1mexp  # noqa: F401 - jax.nn.log1mexp
 
@@ -52,6 +53,7 @@ def log_sigmoid(x):
 
 
 def softplus(x):
+    """log(1 + exp(x)) as logaddexp(x, 0): its card's rules are smooth to every order (softplus''(0) = 1/4)."""
     return jnp.logaddexp(_arr(x), 0)
 
 
@@ -99,20 +101,29 @@ def tanh(x):
     return jnp.tanh(x)
 
 
-def elu(x, alpha=1.0):
+def _inexact(x):
+    """Float x unchanged; integers and bools as the weakly typed default float (in jax.nn.elu they meet the
+    Python float alpha, which gives that)."""
     x = _arr(x)
-    safe = jnp.where(x > 0, jnp.zeros_like(x), x)
-    return jnp.where(x > 0, x, alpha * jnp.expm1(safe))
+    return x if x.dtype.kind in "fc" else ew.convert_element_type(x, jnp.asarray(0.0).dtype, True)
+
+
+def elu(x, alpha=1.0):
+    """x where x > 0, else alpha * expm1(x): the elu card with JAX's convention at 0 (the exponential
+    branch, second derivative alpha)."""
+    return ew.elu(_inexact(x), alpha)
 
 
 def celu(x, alpha=1.0):
+    """jax.nn.celu's own formula, max(x, 0) + alpha expm1(min(x, 0) / alpha): at 0 its ties give the
+    derivative 1 and second derivative 1 / (4 alpha), which the elu card's conventions do not."""
     x = _arr(x)
     return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
 def selu(x):
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    return scale * elu(x, alpha)
+    return ew.elu(_inexact(x), alpha, scale)
 
 
 def leaky_relu(x, negative_slope=1e-2):

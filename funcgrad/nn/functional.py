@@ -12,6 +12,7 @@ import numpy as _np
 import funcgrad as _fg
 from funcgrad.tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from .. import lax as _lax
+from ..primitives import elementwise as _ew
 from ..primitives.indexing import gather as _gather
 from ..tensor._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ..tensor._ops import _add as _add_bc
@@ -216,15 +217,11 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, True)
 
 
-def _elu(x, alpha, scale=1.0, input_scale=1.0):
-    """alpha * expm1(x * input_scale) where x <= 0, else x (NaN takes the identity branch, as in torch)."""
-    if x.dtype.is_floating_point is False and not x.is_complex():
-        from ..tensor._tensor import _legacy
-        raise NotImplementedError(f"\"elu_cpu\" not implemented for '{_legacy(x._np_dtype())}'")
-    nonpos = x <= 0
-    neg = alpha * _fg.expm1(_fg.where(nonpos, x, 0.0) * input_scale)
-    out = _fg.where(nonpos, neg, x)
-    return out if scale == 1.0 else out * scale
+def _elu(x, alpha, scale=1.0, input_scale=1.0, name="Elu"):
+    """scale * (x if x > 0 else alpha * expm1(x * input_scale)): the elu card with torch's convention at 0
+    (derivative alpha * scale * input_scale, second derivative 0) and at NaN (the identity's gradient)."""
+    _float_kernel(x, "elu_cpu", "biuc")
+    return _apply(name, lambda a: _ew.elu(a, alpha, scale, input_scale, "torch"), (x,))
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -250,7 +247,7 @@ def selu_(input):
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _maybe_inplace(input, inplace, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha), "Celu")
+    return _maybe_inplace(input, inplace, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha, "Celu"), "Celu")
 
 
 def celu_(input, alpha=1.0):
@@ -314,9 +311,9 @@ def tanh(input):
 
 
 def logsigmoid(input):
-    """log(sigmoid(x)) = -softplus(-x), computed stably."""
-    _float_kernel(input, "log_sigmoid_cpu")
-    return -softplus(-input)
+    """log(sigmoid(x)) = -logaddexp(-x, 0), through the logaddexp card (smooth to every order)."""
+    _float_kernel(input, "log_sigmoid_cpu", "biuc")
+    return _apply("LogSigmoid", lambda a: _ew.neg(_ew.logaddexp(_ew.neg(a), _ew.zeros_like(a))), (input,))
 
 
 def hardsigmoid(input, inplace=False):
@@ -361,19 +358,22 @@ def mish(input, inplace=False):
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
-    _float_kernel(input, "softplus_cpu")
-    z = input * beta
-    return _fg.where(z > threshold, input, _softplus(z) / beta)
+    """logaddexp(beta x, 0) / beta (the logaddexp card: smooth to every order), x itself where
+    beta x > threshold. (At beta x == threshold exactly torch's double backward, which tests
+    beta x < threshold, gives 0 where this gives the softplus branch's sigmoid'(threshold) beta.)"""
+    _float_kernel(input, "softplus_cpu", "biuc")
+
+    def f(a):
+        z = a * beta if beta != 1 else a
+        sp = _ew.logaddexp(z, _ew.zeros_like(z))
+        sp = sp / beta if beta != 1 else sp
+        return _ew.select(_ew.gt(z, _jnp.full_like(z, threshold)), a, sp)
+    return _apply("Softplus", f, (input,))
 
 
 def _softplus(z):
-    """log(1 + exp(z)) without overflow and without a kink at 0 (the gradient there is 1/2): each branch of
-    the select sees only the inputs it keeps, so the other branch's gradient is an exact 0."""
-    pos = z > 0
-    zp = _fg.where(pos, z, 0.0)
-    zn = _fg.where(pos, 0.0, z)
-    return _fg.where(pos, zp + _fg.log1p(_fg.exp(-zp)), _fg.log1p(_fg.exp(zn)))
+    """log(1 + exp(z)) on tensors, through the logaddexp card."""
+    return _fg.logaddexp(z, _fg.zeros_like(z))
 
 
 def softsign(input):
@@ -988,8 +988,10 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    z = _fg.abs(input - target)
-    loss = z if beta == 0 else _fg.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+    d = input - target
+    z = _fg.abs(d)
+    # the square of d itself, not of |d|, so the second derivative at d == 0 is 1 / beta (torch's)
+    loss = z if beta == 0 else _fg.where(z < beta, 0.5 * d * d / beta, z - 0.5 * beta)
     return _reduce(loss, reduction)
 
 
@@ -999,8 +1001,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    z = _fg.abs(input - target)
-    loss = _fg.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+    d = input - target
+    z = _fg.abs(d)
+    loss = _fg.where(z < delta, 0.5 * d * d, delta * (z - 0.5 * delta))  # (d * d: second derivative 1 at 0)
     return _weighted(loss, weight, input, reduction, mean_by_weight=False)
 
 

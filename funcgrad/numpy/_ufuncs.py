@@ -400,29 +400,6 @@ def _isinf_float(x):
     return ew.eq(ew.abs(x), full(x.shape, np.inf, x.dtype))
 
 
-def _logaddexp(a, b):
-    amax = ew.max(a, b)
-    delta = ew.sub(a, b)
-    # delta is NaN when both are infinite of one sign (then a + b is the answer) or either is NaN.
-    return ew.select(ew.ne(delta, delta), ew.add(a, b), amax + ew.log1p(ew.exp(-ew.abs(delta))))
-
-
-def _logaddexp2(a, b):
-    amax = ew.max(a, b)
-    delta = ew.sub(a, b)
-    return ew.select(ew.ne(delta, delta), ew.add(a, b),
-                     amax + ew.log1p(ew.exp2(-ew.abs(delta))) * (1 / math.log(2)))
-
-
-def _hypot(a, b):
-    a, b = ew.abs(a), ew.abs(b)
-    big, small = ew.max(a, b), ew.min(a, b)
-    zero = ew.eq(big, ew.zeros_like(big))
-    ratio = small / ew.select(zero, ew.ones_like(big), big)  # scaled, so no overflow or underflow
-    out = ew.select(zero, big, big * ew.sqrt(1 + ratio * ratio))
-    return ew.select(ew.bitwise_or(_isinf_float(a), _isinf_float(b)), full(a.shape, np.inf, a.dtype), out)
-
-
 def _copysign(a, b):
     mag = ew.abs(a)
     return ew.select(_signbit_float(b), ew.neg(mag), mag)
@@ -435,9 +412,9 @@ def _heaviside(a, b):
 
 
 arctan2 = _float_binary("arctan2", ew.atan2)
-logaddexp = _float_binary("logaddexp", _logaddexp)
-logaddexp2 = _float_binary("logaddexp2", _logaddexp2)
-hypot = _float_binary("hypot", _hypot, strong=True)
+logaddexp = _float_binary("logaddexp", ew.logaddexp)  # (cards with rules smooth to every order)
+logaddexp2 = _float_binary("logaddexp2", ew.logaddexp2)
+hypot = _float_binary("hypot", ew.hypot, strong=True)
 copysign = _float_binary("copysign", _copysign)
 heaviside = _float_binary("heaviside", _heaviside)
 nextafter = _float_binary("nextafter", ew.nextafter)
@@ -449,19 +426,23 @@ def float_power(x1, x2, /):
     return ew.pow(*_inexact_args("float_power", x1, x2))
 
 
-def _nan_aware(name, lax_fn):
+def _nan_aware(name, lax_fn, wins):
     def f(x1, x2, /):
         a, b = promote_and_broadcast(name, x1, x2)
         if not dtypes.is_inexact(a.dtype):
             return lax_fn(a, b)
-        return ew.select(isnan(b), a, ew.select(isnan(a), b, lax_fn(a, b)))
+        if dtypes.is_complex(a.dtype):
+            return ew.select(isnan(b), a, ew.select(isnan(a), b, lax_fn(a, b)))
+        # jax.numpy's select: x1 where it wins strictly or x2 is NaN, else x2 (so a tie's derivative goes
+        # wholly to x2)
+        return ew.select(ew.bitwise_or(wins(a, b), isnan(b)), a, b)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise {name[1:]}imum ignoring NaNs (NaN only where both are NaN), as numpy.{name}."
     return f
 
 
-fmax = _nan_aware("fmax", ew.max)
-fmin = _nan_aware("fmin", ew.min)
+fmax = _nan_aware("fmax", ew.max, ew.gt)
+fmin = _nan_aware("fmin", ew.min, ew.lt)
 
 
 def sinc(x, /):

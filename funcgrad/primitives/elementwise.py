@@ -8,6 +8,15 @@ under the bilinear pairing <u, v> = Re(sum(u * v)), without conjugation. So a ho
 jvp and vjp share one formula, t * f'(x) and g * f'(x); real(x) has vjp complex(g, 0), conj(x) has
 vjp conj(g), and |x| has jvp real(t * conj(x) / |x|) and vjp g * conj(x) / |x|.
 Rounding, bit operations and predicates have zero derivative (their rules are None).
+
+Conventions per face: where JAX and PyTorch differ at a kink, the card keeps one formula and takes the
+convention as a parameter `kink` that the binding face chooses ("jax", the default and left out of the
+params so jaxprs print as JAX's, or "torch"): abs (JAX selects x >= 0, torch uses sign(x) and 0 at a
+complex 0), hypot and atan2 at the origin, pow's x-derivative at y == 0, elu's branch at 0. A param is
+part of the equation, so jit's cache, vmap's batch rule and the Tensor engine's recorded nodes carry it.
+Smooth functions whose naive formula has an internal kink (logaddexp, logaddexp2, hypot; softplus and
+log_sigmoid are logaddexp with 0) are cards whose rules are smooth to every order: d logaddexp/dx =
+exp(x - ans), d hypot/dx = x / ans, written with these ops, so grad of grad is right at 0 too.
 """
 from __future__ import annotations
 
@@ -203,31 +212,53 @@ cbrt_p = unary("cbrt", _ufunc("cbrt"), lambda ans, x: integer_pow(ans, -2) * (1 
 square_p = unary("square", _ufunc("square"), lambda ans, x: 2 * x, "ifc")
 
 
-def _abs_rule(x: ShapedArray) -> ShapedArray:
+def _abs_rule(x: ShapedArray, *, kink: str = "jax") -> ShapedArray:
     check_dtype("abs", x, "ifc")
+    _check_kink("abs", kink)
     if dtypes.is_complex(x.dtype):
         return x.update(dtype=_real_of(x.dtype))
     return x
 
 
-def _unit_conj(ans, x):
-    """conj(x) / |x| (0 at x == 0): the derivative of |x| for complex x, as a complex array."""
-    return conj(x) / convert_element_type(_replace_zero(ans), x.dtype)
+def _check_kink(op: str, kink) -> None:
+    if kink not in ("jax", "torch"):
+        type_error(op, f"kink must be 'jax' or 'torch', got {kink!r}")
 
 
-def _abs_jvp(t, ans, x):
+def _unit_conj(ans, x, kink):
+    """conj(x) / |x|: the derivative of |x| for complex x, as a complex array. At x == 0 JAX's rule
+    divides by 1 (so it is conj(x), whose own derivative is not 0), torch's sgn is 0 there."""
+    u = conj(x) / convert_element_type(_replace_zero(ans), x.dtype)
+    return u if kink == "jax" else select(eq(ans, zeros_like(ans)), zeros_like(u), u)
+
+
+def _abs_d(x, kink):
+    """d|x|/dx for real x: JAX's select(x >= 0, 1, -1) (1 at 0, so |x|**2 has second derivative 2 there),
+    torch's sign(x) (0 at 0)."""
+    if kink == "torch":
+        return sign(x)
+    one = ones_like(x)
+    return select(ge(x, zeros_like(x)), one, neg(one))
+
+
+def _abs_jvp(t, ans, x, *, kink="jax"):
     if dtypes.is_complex(x.dtype):
-        return real(t * _unit_conj(ans, x))  # d|x| = Re(conj(x) dx) / |x|
-    return t * sign(x)
+        return real(t * _unit_conj(ans, x, kink))  # d|x| = Re(conj(x) dx) / |x|
+    return _times(t, _abs_d(x, kink))
 
 
-def _abs_vjp(g, ans, x):
+def _abs_vjp(g, ans, x, *, kink="jax"):
     if dtypes.is_complex(x.dtype):
-        return convert_element_type(g, x.dtype) * _unit_conj(ans, x)
-    return g * sign(x)
+        return convert_element_type(g, x.dtype) * _unit_conj(ans, x, kink)
+    return _times(g, _abs_d(x, kink))
 
 
-abs_p = _card("abs", _ufunc("abs"), _abs_rule, [_abs_jvp], [_abs_vjp])
+def _abs_impl(xp):
+    f = xp.abs
+    return lambda x, kink="jax": f(x)
+
+
+abs_p = _card("abs", _abs_impl, _abs_rule, [_abs_jvp], [_abs_vjp])
 sign_p = nondiff("sign", _ufunc("sign"), 1, "ifc")
 stop_gradient_p = _card("stop_gradient", lambda xp: (lambda x: x), lambda x: x, [None], [None])
 
@@ -376,11 +407,20 @@ def _balanced_eq(x, z, y):
     return eq_x / (1 + eq_y)
 
 
-def _pow_dx(x, y):
-    """d/dx x**y = y * x**(y-1). Only the point x == 0, y == 0 (0 * inf) is special-cased, to 0, so
-    the formula stays differentiable in y at y == 0 (d2/dxdy x**y = 1/x there)."""
-    d = y * pow(x, y - 1)
-    return select(x == 0, select(y == 0, zeros_like(x), d), d)
+def _pow_dx(x, y, kink="jax"):
+    """d/dx x**y = y * x**(y-1). JAX's rule is that formula alone (NaN at x == 0, y == 0, and x**1 has
+    a NaN second derivative at 0); torch's is 0 wherever y == 0, with y - 1 kept away from -1 there so
+    that the unused branch has finite derivatives (torch's pow(x, 0) has second derivative 0 at 0)."""
+    if kink == "jax":
+        return y * pow(x, y - 1)
+    y0 = eq(y, zeros_like(y))
+    d = y * pow_p.bind(x, select(y0, ones_like(y), y) - 1, kink=kink)
+    return select(y0, zeros_like(d), d)
+
+
+def _pow_dy(ans, x, y):
+    """d/dy x**y = log(x) x**y, 0 at x == 0 (where x**y is 0 or 1 for y >= 0)."""
+    return log(_replace_zero(x)) * ans
 
 
 def _trunc_quotient(x, y):
@@ -417,9 +457,21 @@ def _pow_impl(xp):
     return pow_
 
 
-pow_p = binary("pow", _pow_impl,
-               [lambda t, ans, x, y: t * _pow_dx(x, y), lambda t, ans, x, y: t * log(_replace_zero(x)) * ans],
-               [lambda g, ans, x, y: g * _pow_dx(x, y), lambda g, ans, x, y: g * log(_replace_zero(x)) * ans])
+def _pow_rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+    _check_kink("pow", kink)
+    return _binary_rule("pow", "ifc")(x, y)
+
+
+def _pow_kinked_impl(xp):
+    f = _pow_impl(xp)
+    return lambda x, y, kink="jax": f(x, y)
+
+
+pow_p = _card("pow", _pow_kinked_impl, _pow_rule,
+              [lambda t, ans, x, y, kink="jax": t * _pow_dx(x, y, kink),
+               lambda t, ans, x, y, kink="jax": t * _pow_dy(ans, x, y)],
+              [lambda g, ans, x, y, kink="jax": g * _pow_dx(x, y, kink),
+               lambda g, ans, x, y, kink="jax": g * _pow_dy(ans, x, y)])
 max_p = binary("max", _ufunc("maximum"),
                [lambda t, ans, x, y: t * _balanced_eq(x, ans, y), lambda t, ans, x, y: t * _balanced_eq(y, ans, x)],
                [lambda g, ans, x, y: g * _balanced_eq(x, ans, y), lambda g, ans, x, y: g * _balanced_eq(y, ans, x)],
@@ -428,8 +480,159 @@ min_p = binary("min", _ufunc("minimum"),
                [lambda t, ans, x, y: t * _balanced_eq(x, ans, y), lambda t, ans, x, y: t * _balanced_eq(y, ans, x)],
                [lambda g, ans, x, y: g * _balanced_eq(x, ans, y), lambda g, ans, x, y: g * _balanced_eq(y, ans, x)],
                kinds="bifc")
-atan2_p = binary_partials("atan2", _ufunc("arctan2"),  # atan2(x, y) = atan(x / y), as lax.atan2
-                          lambda ans, x, y: y / (x * x + y * y), lambda ans, x, y: -x / (x * x + y * y))
+
+
+def _atan2_partial(num, x, y, kink):
+    """num / (x^2 + y^2), atan2's partials (num = y for x, -x for y): JAX's are NaN at the origin
+    (0 / 0), torch's are 0 there."""
+    den = x * x + y * y
+    if kink == "jax":
+        return num / den
+    zero = eq(den, zeros_like(den))
+    return select(zero, zeros_like(den), num / select(zero, ones_like(den), den))
+
+
+def _atan2_rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+    _check_kink("atan2", kink)
+    return _binary_rule("atan2", "f")(x, y)
+
+
+def _atan2_impl(xp):
+    f = xp.arctan2
+    return lambda x, y, kink="jax": f(x, y)
+
+
+# atan2(x, y) = atan(x / y), as lax.atan2
+atan2_p = _card("atan2", _atan2_impl, _atan2_rule,
+                [lambda t, ans, x, y, kink="jax": t * _atan2_partial(y, x, y, kink),
+                 lambda t, ans, x, y, kink="jax": t * _atan2_partial(-x, x, y, kink)],
+                [lambda g, ans, x, y, kink="jax": g * _atan2_partial(y, x, y, kink),
+                 lambda g, ans, x, y, kink="jax": g * _atan2_partial(-x, x, y, kink)])
+
+
+# --- smooth functions with kinked naive formulas, and elu -------------------------------------------
+
+def _full_like(x, v):
+    from .shape import full
+    return full(x.shape, v, x.dtype, weak_type=x.weak_type)
+
+
+def _replace_posinf(x):
+    """x with +inf replaced by 0 (JAX's _replace_inf): exp(x - ans) is then 1, not NaN, at x = ans = inf."""
+    return select(eq(x, _full_like(x, np.inf)), zeros_like(x), x)
+
+
+def _logaddexp_impl(base2: bool):
+    def factory(xp):
+        def f(x, y):
+            # JAX's formula: amax + log1p(exp(-|x - y|)); x + y where x - y is NaN (a NaN, or infinities of
+            # one sign, whose sum is then the answer)
+            d = x - y
+            e = xp.exp2(-xp.abs(d)) if base2 else xp.exp(-xp.abs(d))
+            out = xp.maximum(x, y) + (xp.log1p(e) * (1 / math.log(2)) if base2 else xp.log1p(e))
+            return xp.where(d != d, x + y, out)
+        return f
+    return factory
+
+
+def _logaddexp_d(x, ans):
+    """d logaddexp(x, y)/dx = exp(x - ans) = sigmoid(x - y): smooth everywhere, 1 at x = ans = +inf."""
+    return exp(_replace_posinf(x) - _replace_posinf(ans))
+
+
+def _logaddexp2_d(x, ans):
+    return exp2(_replace_posinf(x) - _replace_posinf(ans))
+
+
+logaddexp_p = binary("logaddexp", _logaddexp_impl(False),
+                     [lambda t, ans, x, y: _times(t, _logaddexp_d(x, ans)),
+                      lambda t, ans, x, y: _times(t, _logaddexp_d(y, ans))],
+                     [lambda g, ans, x, y: _times(g, _logaddexp_d(x, ans)),
+                      lambda g, ans, x, y: _times(g, _logaddexp_d(y, ans))], kinds="f")
+logaddexp2_p = binary("logaddexp2", _logaddexp_impl(True),
+                      [lambda t, ans, x, y: _times(t, _logaddexp2_d(x, ans)),
+                       lambda t, ans, x, y: _times(t, _logaddexp2_d(y, ans))],
+                      [lambda g, ans, x, y: _times(g, _logaddexp2_d(x, ans)),
+                       lambda g, ans, x, y: _times(g, _logaddexp2_d(y, ans))], kinds="f")
+
+
+def _hypot_d(x, ans, kink):
+    """d hypot(x, y)/dx = x / hypot(x, y), smooth wherever hypot > 0. At the origin JAX's composite gives
+    1/2 to each operand (a tie of max(|x|, |y|)) and 0 where the result is infinite; torch's x / ans is
+    NaN at the origin."""
+    if kink == "torch":
+        return x / ans
+    zero, inf = eq(ans, zeros_like(ans)), eq(ans, _full_like(ans, np.inf))
+    d = x / select(bitwise_or(zero, inf), ones_like(ans), ans)
+    return select(zero, _full_like(ans, 0.5), select(inf, zeros_like(ans), d))
+
+
+def _hypot_rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+    _check_kink("hypot", kink)
+    return _binary_rule("hypot", "f")(x, y)
+
+
+def _hypot_impl(xp):
+    f = xp.hypot
+    return lambda x, y, kink="jax": f(x, y)
+
+
+hypot_p = _card("hypot", _hypot_impl, _hypot_rule,
+                [lambda t, ans, x, y, kink="jax": _times(t, _hypot_d(x, ans, kink)),
+                 lambda t, ans, x, y, kink="jax": _times(t, _hypot_d(y, ans, kink))],
+                [lambda g, ans, x, y, kink="jax": _times(g, _hypot_d(x, ans, kink)),
+                 lambda g, ans, x, y, kink="jax": _times(g, _hypot_d(y, ans, kink))])
+
+
+def _logit_impl(xp):
+    return lambda x: xp.log(x / (1 - x))
+
+
+# logit = log(x / (1 - x)) with JAX's custom derivative 1 / (x (1 - x)) (infinite at 0 and 1, where the
+# quotient's own rule gives NaN)
+logit_p = unary("logit", _logit_impl, lambda ans, x: 1 / (x * (1 - x)), "f")
+
+
+def _elu_impl(xp):
+    def f(x, *, alpha, scale=1.0, input_scale=1.0, kink="jax"):
+        pos = x > 0
+        xn = xp.where(pos, 0, x)  # (no overflow in the unused branch)
+        neg = xp.expm1(xn * input_scale if input_scale != 1.0 else xn) * alpha
+        out = xp.where(pos, x, neg)
+        return out * scale if scale != 1.0 else out
+    return f
+
+
+def _elu_rule(x: ShapedArray, *, alpha, scale=1.0, input_scale=1.0, kink="jax") -> ShapedArray:
+    check_dtype("elu", x, "f")
+    _check_kink("elu", kink)
+    return x
+
+
+def _elu_d(x, alpha, scale, input_scale, kink):
+    """scale where x > 0, else alpha * scale * input_scale * exp(x * input_scale). Both faces take the
+    exponential branch at 0 (derivative alpha * scale * input_scale); its own derivative there is JAX's
+    (the exponential's) or torch's (0: x is held at 0 from x >= 0 on). NaN takes the exponential branch
+    in JAX (NaN) and the identity in torch (scale)."""
+    zero = zeros_like(x)
+    if kink == "jax":
+        pos = gt(x, zero)
+        xn = select(pos, zero, x)
+    else:
+        pos = bitwise_not(le(x, zero))
+        xn = select(lt(x, zero), x, zero)
+    e = exp(xn * input_scale if input_scale != 1.0 else xn)
+    c = alpha * scale * input_scale
+    return select(pos, _full_like(x, scale), e * c if c != 1.0 else e)
+
+
+elu_p = _card("elu", _elu_impl, _elu_rule,
+              [lambda t, ans, x, **p: _times(t, _elu_d(x, *_elu_params(**p)))],
+              [lambda g, ans, x, **p: _times(g, _elu_d(x, *_elu_params(**p)))])
+
+
+def _elu_params(alpha, scale=1.0, input_scale=1.0, kink="jax"):
+    return alpha, scale, input_scale, kink
 
 
 def _integer_pow_rule(x: ShapedArray, *, y: int) -> ShapedArray:
@@ -619,7 +822,12 @@ def sqrt(x): return sqrt_p.bind(x)
 def rsqrt(x): return rsqrt_p.bind(x)
 def cbrt(x): return cbrt_p.bind(x)
 def square(x): return square_p.bind(x)
-def abs(x): return abs_p.bind(x)  # noqa: A001 - lax name
+def abs(x, kink: str = "jax"):  # noqa: A001 - lax name
+    """|x|; `kink` picks the derivative's convention at 0 (see the module docstring)."""
+    if kink == "jax":
+        return abs_p.bind(x)
+    _check_kink("abs", kink)
+    return abs_p.bind(x, kink=kink)
 def sign(x): return sign_p.bind(x)
 def stop_gradient(x): return stop_gradient_p.bind(x)
 def floor(x): return floor_p.bind(x)
@@ -630,10 +838,43 @@ def sub(x, y): return sub_p.bind(x, y)
 def mul(x, y): return mul_p.bind(x, y)
 def div(x, y): return div_p.bind(x, y)
 def rem(x, y): return rem_p.bind(x, y)
-def pow(x, y): return pow_p.bind(x, y)  # noqa: A001 - lax name
+def pow(x, y, kink: str = "jax"):  # noqa: A001 - lax name
+    if kink == "jax":
+        return pow_p.bind(x, y)
+    _check_kink("pow", kink)
+    return pow_p.bind(x, y, kink=kink)
 def max(x, y): return max_p.bind(x, y)  # noqa: A001 - lax name
 def min(x, y): return min_p.bind(x, y)  # noqa: A001 - lax name
-def atan2(x, y): return atan2_p.bind(x, y)
+def logaddexp(x, y): return logaddexp_p.bind(x, y)
+def logit(x): return logit_p.bind(x)
+def logaddexp2(x, y): return logaddexp2_p.bind(x, y)
+
+
+def hypot(x, y, kink: str = "jax"):
+    if kink == "jax":
+        return hypot_p.bind(x, y)
+    _check_kink("hypot", kink)
+    return hypot_p.bind(x, y, kink=kink)
+
+
+def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, kink: str = "jax"):
+    """scale * (x if x > 0 else alpha * expm1(x * input_scale)): elu, selu and celu in one card."""
+    params = {"alpha": float(alpha)}
+    if scale != 1.0:
+        params["scale"] = float(scale)
+    if input_scale != 1.0:
+        params["input_scale"] = float(input_scale)
+    if kink != "jax":
+        _check_kink("elu", kink)
+        params["kink"] = kink
+    return elu_p.bind(x, **params)
+
+
+def atan2(x, y, kink: str = "jax"):
+    if kink == "jax":
+        return atan2_p.bind(x, y)
+    _check_kink("atan2", kink)
+    return atan2_p.bind(x, y, kink=kink)
 def nextafter(x1, x2): return nextafter_p.bind(x1, x2)
 def integer_pow(x, y: int): return integer_pow_p.bind(x, y=int(y))
 def eq(x, y): return eq_p.bind(x, y)

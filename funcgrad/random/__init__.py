@@ -13,15 +13,28 @@ by default the partitionable layout (JAX >= 0.5's default), or the original one 
 `funcgrad.config.update("jax_threefry_partitionable", False)` (JAX's default before 0.5). Keys, split,
 fold_in, bits and uniform match the same JAX configuration bit for bit.
 
-Samplers follow JAX's algorithms (the same bits consumed the same way). Integer and boolean samplers
-(randint, bernoulli, permutation, choice, categorical, geometric, poisson) and uniform (any minval,
-maxval; float16/32/64) agree with JAX exactly. XLA on FMA hardware fuses uniform's `u * span + minval`
-into one rounding; funcgrad reproduces that for 16/32-bit floats (the float64 product is exact) but
-rounds twice for float64 when minval/maxval are not 0/1. Samplers that go through transcendental
-functions (normal via erf_inv, gamma, beta, exponential, ...) agree to the rounding errors of those
-functions, which NumPy and XLA round differently: exp/log-based samplers within 1-2 ulps (more where a
-result is near 0), normal within ~50 ulps in float32 and ~400 in float64, where XLA's erf_inv is the less
-accurate one (funcgrad's is within 1-2 ulps in float32 and ~5 in float64 of the exact value).
+Dtypes follow JAX's x64 policy in both of its modes, read when a function is called: with x64 off
+(the default) the default int is int32 and the default float float32, with x64 on int64 and float64.
+So randint, poisson, geometric, rademacher, choice and categorical (with replacement) return the
+default int and draw the bits of its width (randint's modulo method draws 2 * width bits per value, so
+the values, not only the dtype, depend on the mode, as in JAX); categorical without replacement
+returns int32 (lax.top_k's); `bits` defaults to the unsigned int of the default int's width. A Python
+int seed (which must fit int64) becomes the default int: PRNGKey(-1) is [0, 4294967295] with x64 off
+and [4294967295, 4294967295] with it on; fold_in takes Python ints in [0, 2**32) and wraps NumPy ones.
+
+Samplers follow JAX's algorithms step for step (the same bits consumed the same way), and agree with
+JAX 0.10.2 bit for bit in both modes where only exact operations decide the result: keys, split,
+fold_in, bits, uniform (every float dtype and any bounds: XLA fuses `u * span + minval` into one FMA,
+which funcgrad reproduces exactly, by round-to-odd for <= 32-bit floats and an emulated FMA for
+float64; bfloat16 rounds twice, as XLA's CPU backend does), randint, choice, permutation, shuffle,
+bernoulli, rademacher, categorical, poisson, geometric, binomial, multinomial and triangular.
+Samplers whose values pass through a transcendental function (normal via erf_inv, truncated_normal,
+gamma, beta, dirichlet, exponential, gumbel, laplace, logistic, cauchy, ...) or a matrix factorisation
+(orthogonal, multivariate_normal) cannot be bit-identical: XLA evaluates erf_inv, log, log1p, exp, pow
+and tan with its own polynomial approximations, whose last bits NumPy's libm does not reproduce. They
+agree to a few units in the last place (normal within ~2 ulps in float32 and ~20 in float64; the
+other samplers within 1-30 ulps, orthogonal's QR within ~100); tests/test_random_jax_identity.py
+holds the bound for each.
 
 Everything is a composition of funcgrad operations: samplers work under jit (identical bits), vmap
 (over keys or parameters) and grad. Reparameterised samplers are differentiable in their parameters:
@@ -29,15 +42,8 @@ uniform (minval, maxval), truncated_normal (lower, upper), multivariate_normal (
 loggamma, beta, dirichlet, chisquare, t (implicit reparameterisation gradients, see `_gamma`; second
 derivatives with respect to the gamma shape raise NotImplementedError).
 
-Differences from JAX, all deliberate:
-- default dtypes are funcgrad's: float32 (float64 with x64 enabled) and int64 for integer samplers
-  (JAX uses int32 unless x64 is on; the 64-bit randint draws 64-bit words, as JAX with x64 does, so
-  pass dtype=jnp.int32 for JAX's default-config integers); `bits` defaults to uint32;
-- Python-int seeds are 64-bit (funcgrad's default int), as in JAX with x64: PRNGKey(-1) is
-  [2**32-1, 2**32-1]; seeds in [0, 2**31) give JAX's keys in every configuration;
-- fold_in takes Python ints modulo 2**32 (JAX raises for ints outside uint32);
-- no typed key arrays;
-- binomial uses another exact algorithm than JAX's (same distribution, other values).
+Differences from JAX: no typed key arrays (`key(seed)` is the raw uint32[2] key, `key_data` the
+identity); shuffle (removed from JAX) is kept, deprecated, as permutation(..., independent=True).
 """
 from ..primitives import prng as _prng  # noqa: F401  (registers the threefry2x32 and random_gamma_grad cards)
 from ._continuous import (cauchy, double_sided_maxwell, exponential, gumbel, laplace, logistic,  # noqa: F401

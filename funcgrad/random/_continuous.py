@@ -1,10 +1,9 @@
 """Continuous samplers built on uniform bits: uniform, normal and the distributions that transform them.
 
 Each follows JAX's algorithm for its distribution step for step (same key use, same operations in the
-same dtype), so values agree with JAX's non-partitionable threefry to the last bit where only exact
-operations are involved (uniform, and everything up to a final elementwise transcendental function)
-and to a unit or two in the last place otherwise (the transcendental functions of NumPy and XLA
-round differently).
+same dtype), so values agree with JAX to the last bit where only exact operations are involved
+(uniform, with XLA's fused scaling reproduced; triangular) and to a few units in the last place
+otherwise (XLA's transcendental functions round differently from NumPy's; see funcgrad.random).
 """
 from __future__ import annotations
 
@@ -19,8 +18,8 @@ from ..primitives import shape as sh
 from ..primitives.reduction import reduce_sum
 from ._keys import (UINT_DTYPES, _partitionable_bits, blockwise, canonical_shape, check_key, const, flags,
                     random_bits, split2)
-from ._util import (as_dtype, broadcast_shapes, broadcast_to, check_shape, erf, erf_inv, finfo, float_dtype,
-                    next_up)
+from ._util import (as_dtype, broadcast_shapes, broadcast_to, check_shape, erf, erf_inv, finfo, float_dtype, fma,
+                    next_up, round_to_odd_sum)
 
 SQRT2 = math.sqrt(2.0)
 
@@ -56,29 +55,73 @@ def _uniform_floats(key, start, shape, dtype):
 
 
 def _uniform_scaled(floats, shape, dtype, minval, maxval):
-    """floats in [0, 1) scaled to [minval, maxval) as JAX rounds it."""
+    """floats in [0, 1) scaled to [minval, maxval) as XLA rounds it: XLA (on CPUs and GPUs with FMA)
+    fuses floats * span + minval into one fused multiply-add, i.e. one rounding of the exact value.
+    For floats of <= 32 bits the float64 product is exact and the float64 sum is rounded to odd, so
+    the final rounding to `dtype` is the correct one; float64 uses an emulated FMA (`_util.fma`). The
+    derivative is that of floats * span + minval (the correction is a constant). bfloat16 rounds
+    twice, as XLA does for it."""
     wide = np.dtype(np.float64)
+    # bfloat16: XLA's CPU backend rounds the product and the sum to bfloat16 separately (no fusion).
+    separate = dtypes.bfloat16 is not None and np.dtype(dtype) == dtypes.bfloat16
+    narrow = finfo(dtype).bits <= 32 and not separate
+    zero_min = separate
     if minval.__class__ is Array and maxval.__class__ is Array and minval.shape == maxval.shape == ():
         # Concrete scalar bounds (blockwise's case): span and the float64 bounds are computed once and
         # broadcast, not per element; the same values (no derivative can flow through constants).
+        # Where the plain arithmetic already rounds once (`_rounds_once`), no correction is needed.
         span = ew.sub(maxval, minval)
-        if finfo(dtype).bits <= 32:
+        zero_min = separate or _rounds_once(float(minval._buf), float(span._buf), dtype)
+        if narrow:
             span_w, min_w = (broadcast_to(ew.convert_element_type(v, wide), shape) for v in (span, minval))
         span, minval = broadcast_to(span, shape), broadcast_to(minval, shape)
     else:
         minval = broadcast_to(minval, shape)
         maxval = broadcast_to(maxval, shape)
         span = ew.sub(maxval, minval)
-        if finfo(dtype).bits <= 32:
+        if narrow:
             span_w, min_w = ew.convert_element_type(span, wide), ew.convert_element_type(minval, wide)
-    if finfo(dtype).bits <= 32:
-        # XLA (on CPUs and GPUs with FMA) fuses floats * span + minval into one rounding; the float64
-        # product of two floats of <= 24 bits is exact, so this rounds (almost always) the same way.
-        scaled = ew.add(ew.mul(ew.convert_element_type(floats, wide), span_w), min_w)
+    if narrow:
+        product = ew.mul(ew.convert_element_type(floats, wide), span_w)   # exact
+        scaled = ew.add(product, min_w)
+        if not zero_min:
+            scaled = _corrected(scaled, round_to_odd_sum(product, min_w))
         scaled = ew.convert_element_type(scaled, dtype)
     else:
         scaled = ew.add(ew.mul(floats, span), minval)
+        if not zero_min:
+            scaled = _corrected(scaled, fma(floats, span, minval))
     return ew.max(minval, scaled)
+
+
+def _lowest_bit(x: float) -> float:
+    """The value of the least significant set bit of a nonzero float."""
+    m, e = math.frexp(x)
+    mi = int(abs(m) * 2 ** 53)
+    return math.ldexp(1.0, e - 53 + (mi & -mi).bit_length() - 1)
+
+
+def _rounds_once(minval: float, span: float, dtype) -> bool:
+    """Whether floats * span + minval rounds once without help for every floats in [0, 1) (which are
+    multiples of 2**-nmant): for <= 32-bit floats when the float64 sum of the exact product and minval
+    is exact (true of [0, 1), of normal's (-1, 1) and of most bounds of moderate range); for float64
+    when the product is exact (span a power of two) and so is the only rounding left to the sum."""
+    if not (math.isfinite(minval) and math.isfinite(span)):
+        return False
+    if span == 0.0:
+        return True
+    if finfo(dtype).bits > 32:
+        return minval == 0.0 or math.frexp(abs(span))[0] == 0.5
+    quantum = _lowest_bit(span) * 2.0 ** -finfo(dtype).nmant
+    if minval != 0.0:
+        quantum = min(quantum, _lowest_bit(minval))
+    return (abs(minval) + abs(span)) / quantum < 2.0 ** 53
+
+
+def _corrected(value, exact):
+    """`exact`'s value with `value`'s derivative (where value is finite; elsewhere value itself)."""
+    fixed = ew.add(value, ew.stop_gradient(ew.sub(exact, value)))
+    return ew.select(ew.is_finite(value), fixed, value)
 
 
 def _uniform_block(dtype):

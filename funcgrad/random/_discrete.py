@@ -47,7 +47,8 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
 
 
 def rademacher(key, shape=(), dtype=None):
-    """Samples of -1 and +1 with probability 1/2 each, as jax.random.rademacher (default dtype int64)."""
+    """Samples of -1 and +1 with probability 1/2 each, as jax.random.rademacher (default dtype: the
+    default int)."""
     key = check_key(key, "rademacher")
     shape = canonical_shape(shape, "rademacher")
     dtype = np.dtype(dtypes.defaults.int_ if dtype is None else dtypes.canonicalize(dtype))
@@ -104,9 +105,10 @@ def _randint(key, shape, minval, maxval, dtype):
 
 
 def randint(key, shape, minval, maxval, dtype=None):
-    """Uniform integers in [minval, maxval) of `shape` and integer `dtype` (default funcgrad's int,
-    int64), as jax.random.randint (its modulo method, with 2 * nbits random bits per value; 8- and
-    16-bit dtypes are sampled as int32 and converted, as JAX does)."""
+    """Uniform integers in [minval, maxval) of `shape` and integer `dtype` (default: the default int,
+    int32 with x64 off and int64 with it on, read at call time), as jax.random.randint: its modulo
+    method with 2 * nbits random bits per value, so the bits drawn depend on the dtype's width; 8-
+    and 16-bit dtypes are sampled as int32 and converted, as JAX does."""
     key = check_key(key, "randint")
     shape = canonical_shape(shape, "randint")
     dtype = int_dtype(dtype, "randint")
@@ -229,7 +231,8 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
 
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     """Samples of categorical distributions given unnormalised log-probabilities, by the Gumbel-max
-    trick (Gumbel top-k without replacement), as jax.random.categorical. Returns int64 indices."""
+    trick (Gumbel top-k without replacement), as jax.random.categorical. The indices are the default
+    int (argmax's) with replacement and int32 (lax.top_k's) without, as in JAX."""
     from .. import numpy as jnp
     from ..primitives.reduction import argmax
     key = check_key(key, "categorical")
@@ -254,7 +257,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
         logits_shape.insert(axis % nd, logits.shape[axis])
         g = gumbel(key, (*prefix, *logits_shape), logits.dtype, mode=mode)
         x = g + sh.expand_dims(logits, tuple(range(len(prefix)))) if prefix else g + logits
-        return argmax(x, axis % x.ndim)
+        return ew.convert_element_type(argmax(x, axis % x.ndim), dtypes.defaults.int_)  # jnp.argmax's
     noisy = logits + gumbel(key, tuple(logits.shape), logits.dtype, mode=mode)
     k = math.prod(prefix)
     if k > logits.shape[axis]:
@@ -262,7 +265,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
                          f"number of categories ({logits.shape[axis]})")
     from ..primitives.sorting import top_k
     _, indices = top_k(jnp.moveaxis(noisy, axis, -1), k)
-    indices = jnp.moveaxis(indices, -1, 0)
+    indices = ew.convert_element_type(jnp.moveaxis(indices, -1, 0), np.dtype(np.int32))  # lax.top_k's
     return jnp.reshape(indices, shape)
 
 
@@ -351,7 +354,7 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
 
 
 def poisson(key, lam, shape=None, dtype=None):
-    """Poisson(lam) samples (default dtype int64), as jax.random.poisson: Knuth's multiplication method
+    """Poisson(lam) samples (default dtype: the default int), as jax.random.poisson: Knuth's multiplication method
     for lam < 10 and Hormann's PTRS rejection sampler for lam >= 10, both as whole-array while loops
     (so the cost grows with the largest lam < 10 in the array, like lam + a few iterations, and stays
     a few iterations for large lam). lam is used in float32, as JAX does; lam == 0 gives 0."""

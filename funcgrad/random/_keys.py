@@ -165,13 +165,20 @@ def blockwise(key, shape: tuple, dtype, body, *operands):
 
 # --- seeds ----------------------------------------------------------------------------------------
 
+def _default_int_bits() -> int:
+    """The width of the default integer: 32 with x64 off, 64 with it on (JAX's two modes)."""
+    return 8 * np.dtype(dtypes.defaults.int_).itemsize
+
+
 def _seed_words_concrete(seed):
-    """(hi, lo) uint32 words of a concrete integer seed."""
+    """(hi, lo) uint32 words of a concrete integer seed, as JAX makes them: a Python int is an int64
+    canonicalised to the default int (so with x64 off only its low 32 bits count), a NumPy integer
+    keeps its width up to the default int's; a seed of 32 bits or fewer has high word 0."""
     if isinstance(seed, (bool, int)) and not isinstance(seed, np.generic):
-        width = 64  # Python ints are funcgrad's default int, int64 (JAX with x64 enabled)
         s = int(seed)
-        if not -2 ** 63 <= s < 2 ** 64:
-            raise OverflowError(f"PRNGKey: seed {s} does not fit 64 bits")
+        if not -2 ** 63 <= s < 2 ** 63:  # JAX converts Python ints through np.int64 first
+            raise OverflowError(f"PRNGKey: seed {s} does not fit int64, the widest seed a Python int may be")
+        width = 1 if isinstance(seed, bool) else 64
     else:
         arr = np.asarray(seed)
         if arr.shape:
@@ -181,6 +188,7 @@ def _seed_words_concrete(seed):
             raise TypeError(f"PRNGKey: the seed must be an integer, got {arr.dtype}")
         width = 8 * arr.dtype.itemsize
         s = int(arr)
+    width = min(width, _default_int_bits())
     v = s % 2 ** 64
     return (v >> 32 if width == 64 else 0), v % 2 ** 32
 
@@ -193,7 +201,7 @@ def _seed_key(seed):
         if not (dtypes.is_integer(seed.dtype) or seed.dtype == dtypes.bool_):
             raise TypeError(f"PRNGKey: the seed must be an integer, got {seed.dtype}")
         lo = ew.convert_element_type(seed, U32)
-        if np.dtype(seed.dtype).itemsize == 8:  # the high word: a logical shift right by 32
+        if np.dtype(seed.dtype).itemsize == 8 and _default_int_bits() == 64:  # the high word: >> 32
             wide = ew.convert_element_type(seed, np.dtype(np.uint64))
             hi = ew.convert_element_type(ew.div(wide, const(2 ** 32, np.uint64)), U32)
         else:
@@ -204,14 +212,15 @@ def _seed_key(seed):
 
 
 def PRNGKey(seed):  # noqa: N802 - JAX's name
-    """A PRNG key (uint32[2]) from an integer seed, as jax.random.PRNGKey.
+    """A PRNG key (uint32[2]) from an integer seed, as jax.random.PRNGKey, in both x64 modes.
 
-    The key holds the seed's 64 bits as (high word, low word): PRNGKey(0) is [0, 0], PRNGKey(7) is
-    [0, 7]. A Python int is a 64-bit seed (funcgrad's default int is int64), so negative and large seeds
-    give the keys JAX gives with x64 enabled (PRNGKey(-1) == [4294967295, 4294967295]); a NumPy or
-    funcgrad integer of 32 bits or fewer has high word 0 (PRNGKey(np.int32(-1)) == [0, 4294967295]),
-    as in JAX. Seeds 0 <= seed < 2**31 give JAX's keys in every configuration. The seed may be traced
-    (under jit / vmap)."""
+    The key holds the seed's bits as (high word, low word): PRNGKey(0) is [0, 0], PRNGKey(7) is
+    [0, 7]. A Python int (which must fit int64) becomes the default int, as in JAX: with x64 off
+    (int32) only its low 32 bits count and the high word is 0 (PRNGKey(-1) == [0, 4294967295],
+    PRNGKey(2**40 + 7) == [0, 7]); with x64 on (int64) both words are used (PRNGKey(-1) ==
+    [4294967295, 4294967295], PRNGKey(2**40 + 7) == [256, 7]). A NumPy or funcgrad integer keeps its
+    width up to the default int's (PRNGKey(np.int32(-1)) == [0, 4294967295] in both modes). The seed
+    may be traced (under jit / vmap)."""
     return _seed_key(seed)
 
 
@@ -273,8 +282,9 @@ def split2(key):
 
 
 def fold_in(key, data):
-    """A new key from `key` and an integer (taken modulo 2**32), as jax.random.fold_in: threefry of
-    the counters (0, data)."""
+    """A new key from `key` and a 32-bit integer, as jax.random.fold_in: threefry of the counters
+    (0, data). A Python int must lie in [0, 2**32) (OverflowError otherwise, as in JAX); NumPy and
+    funcgrad integers are taken modulo 2**32."""
     key = check_key(key, "fold_in")
     if isinstance(data, ArrayBase):
         if data.shape:
@@ -283,11 +293,17 @@ def fold_in(key, data):
         if not (dtypes.is_integer(data.dtype) or data.dtype == dtypes.bool_):
             raise TypeError(f"fold_in: data must be an integer, got {data.dtype}")
         word = ew.convert_element_type(data, U32)
+    elif isinstance(data, (bool, int)) and not isinstance(data, np.generic):
+        if not 0 <= data < 2 ** 32:  # JAX converts it with jnp.asarray(data, dtype=uint32)
+            raise OverflowError(f"fold_in: Python integer {data} out of bounds for uint32; fold in "
+                                f"data % 2**32 or a NumPy integer (which wraps)")
+        word = const(int(data), U32)
     else:
         arr = np.asarray(data)
-        if arr.shape or arr.dtype.kind not in "iub":
+        if arr.shape or arr.dtype.kind not in "iubf":
             raise TypeError(f"fold_in: data must be an integer scalar, got {data!r}")
-        word = const(int(arr) % 2 ** 32, U32)
+        # NumPy integers wrap modulo 2**32 and floats truncate, as JAX's conversion to uint32 does.
+        word = ew.convert_element_type(to_array(arr), U32)
     counts = sh.concatenate([const(0, U32, (1,)), sh.reshape(word, (1,))], 0)
     return threefry_2x32(key, counts)
 
@@ -349,8 +365,9 @@ def random_bits(key, bit_width: int, shape):
 
 
 def bits(key, shape=(), dtype=None):
-    """Uniform random bits as unsigned integers of `dtype` (default uint32), as jax.random.bits."""
-    dtype = np.dtype(U32 if dtype is None else dtypes.canonicalize(dtype))
+    """Uniform random bits as unsigned integers of `dtype`, as jax.random.bits: the default is the
+    unsigned integer of the default int's width (uint32 with x64 off, uint64 with it on)."""
+    dtype = UINT_DTYPES[_default_int_bits()] if dtype is None else np.dtype(dtypes.canonicalize(dtype))
     if dtype.kind != "u":
         raise ValueError(f"bits: dtype must be an unsigned integer dtype, got {dtype}")
     return random_bits(key, dtype.itemsize * 8, shape)

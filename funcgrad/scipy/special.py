@@ -66,8 +66,7 @@ def expit(x):
 
 def logit(p):
     """log(p / (1 - p)), the inverse of expit, as scipy.special.logit."""
-    p = _float("logit", p)
-    return ew.log(p / (1 - p))
+    return ew.logit(_float("logit", p))  # (a card: JAX's derivative 1 / (p (1 - p)), infinite at 0 and 1)
 
 
 from ..numpy._statistics import logsumexp  # noqa: E402  (stable, with a stable gradient: the softmax)

@@ -369,7 +369,11 @@ def _zeros_like_arr(a):
 def _abs_fn(a):
     if a.dtype == _NPB:
         return a
-    return ew.abs(a)
+    return ew.abs_p.bind(a, kink="torch")  # torch's derivative at 0: sign(x), and 0 at a complex 0
+
+
+def _tabs(a):
+    return ew.abs_p.bind(a, kink="torch")
 
 
 def _neg_fn(a):
@@ -695,7 +699,7 @@ def _float_pow(a, b):
     """a ** b with C's pow at a = -inf and a non-integer b: +inf for b > 0, +0 for b < 0 (NumPy gives NaN)."""
     if a.dtype.kind == "i":
         return _int_pow(a, b)
-    r = ew.pow(a, b)
+    r = ew.pow(a, b, "torch")  # (torch's derivative: 0 wherever the exponent is 0)
     if a.dtype.kind != "f":
         return r
     z = jnp.zeros_like(r)
@@ -792,7 +796,7 @@ def fmin(input, other, *, out=None):
 
 def atan2(input, other, *, out=None):
     _tensor_arg("atan2", other)
-    return _out(_binop("Atan2", _bc(ew.atan2), input, other, _TRUEDIV), out)
+    return _out(_binop("Atan2", _bc(lambda a, b: ew.atan2(a, b, "torch")), input, other, _TRUEDIV), out)
 
 
 arctan2 = atan2
@@ -801,17 +805,23 @@ arctan2 = atan2
 def hypot(input, other):
     _tensor_arg("hypot", other)
     _not_impl("hypot_cpu", "biu")(_promote(input, other))
-    return _binop("Hypot", _bc(lambda a, b: jnp.hypot(a, b)), input, other, _TRUEDIV)
+    return _binop("Hypot", _bc(lambda a, b: ew.hypot(a, b, "torch")), input, other, _TRUEDIV)
 
 
 def logaddexp(input, other):
     _tensor_arg("logaddexp", other)
     _not_impl("logaddexp_cpu", "biu")(_promote(input, other))
-    return _binop("Logaddexp", _bc(lambda a, b: jnp.logaddexp(a, b)), input, other, _TRUEDIV)
+    return _binop("Logaddexp", _bc(ew.logaddexp), input, other, _TRUEDIV)
+
+
+def _copysign(a, b):
+    """|a| with b's sign bit, with torch's |a| (derivative 0 at a == 0)."""
+    mag = _tabs(a)
+    return ew.select(jnp.signbit(b), ew.neg(mag), mag)
 
 
 def copysign(input, other):
-    return _binop("Copysign", _bc(lambda a, b: jnp.copysign(a, b)), input, other, _TRUEDIV)
+    return _binop("Copysign", _bc(_copysign), input, other, _TRUEDIV)
 
 
 def xlogy(input, other, *, out=None):
@@ -1416,9 +1426,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                                f"{' '.join(str(i) for i in _range(input.ndim))}")
         return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
     if p == math.inf or p == "inf":
-        return _apply1("Norm", lambda a: jnp.max(ew.abs(a), axis=axes, keepdims=keepdim), input)
+        return _apply1("Norm", lambda a: jnp.max(_tabs(a), axis=axes, keepdims=keepdim), input)
     if p == -math.inf:
-        return _apply1("Norm", lambda a: jnp.min(ew.abs(a), axis=axes, keepdims=keepdim), input)
+        return _apply1("Norm", lambda a: jnp.min(_tabs(a), axis=axes, keepdims=keepdim), input)
     if p == 0:  # (a real count: float32 for complex64 input)
         def count(a):
             rdt = np.dtype(np.float32) if a.dtype == np.complex64 else \
@@ -1426,11 +1436,11 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
             return _cast(jnp.sum(_cast(ew.ne(a, jnp.zeros_like(a)), rdt), axis=axes, keepdims=keepdim), rdt)
         return _apply1("Norm", count, input)
     if p == 1:
-        return _apply1("Norm", lambda a: jnp.sum(ew.abs(a), axis=axes, keepdims=keepdim), input)
+        return _apply1("Norm", lambda a: jnp.sum(_tabs(a), axis=axes, keepdims=keepdim), input)
     pv = _float(p)
 
     def fn(a):
-        ab = ew.abs(a)
+        ab = _tabs(a)
         if pv < 1:  # |x|^p has an infinite slope at 0: torch gives zero entries a zero gradient
             z = ew.eq(ab, jnp.zeros_like(ab))
             powd = ew.pow(ew.select(z, jnp.ones_like(ab), ab), _scalar_arr(pv, ab.dtype))
@@ -2873,12 +2883,12 @@ def cdist(x1, x2, p=2.0):
         if p == 2:
             return _safe_norm2(diff, (-1,), False)
         if p == 1:
-            return jnp.sum(ew.abs(diff), axis=-1)
+            return jnp.sum(_tabs(diff), axis=-1)
         if p == 0:  # the number of differing coordinates (no gradient, as torch)
             return _stop_gradient(jnp.sum(_cast(ew.ne(diff, jnp.zeros_like(diff)), a.dtype), axis=-1))
         if p == _float("inf"):
-            return jnp.max(ew.abs(diff), axis=-1)
-        return ew.pow(jnp.sum(ew.pow(ew.abs(diff), _scalar_arr(p, a.dtype)), axis=-1), _scalar_arr(1 / p, a.dtype))
+            return jnp.max(_tabs(diff), axis=-1)
+        return ew.pow(jnp.sum(ew.pow(_tabs(diff), _scalar_arr(p, a.dtype)), axis=-1), _scalar_arr(1 / p, a.dtype))
     return _apply("Cdist", fn, (x1, x2))
 
 

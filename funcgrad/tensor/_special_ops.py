@@ -54,8 +54,9 @@ i0e = _unary("I0e", _bs.bessel_i0e, "exp(-|x|) I0(x)")
 i1e = _unary("I1e", _bs.bessel_i1e, "exp(-|x|) I1(x)")
 bessel_j0 = _unary("BesselJ0", _bs.bessel_j0, "The Bessel function of the first kind of order 0.")
 bessel_j1 = _unary("BesselJ1", _bs.bessel_j1, "The Bessel function of the first kind of order 1.")
-i0 = _unary("I0", lambda a: _bs.bessel_i0e(a) * ew.exp(ew.abs(a)), "The modified Bessel function I0.")
-i1 = _unary("I1", lambda a: _bs.bessel_i1e(a) * ew.exp(ew.abs(a)), "The modified Bessel function I1.")
+# (torch's |x|, derivative 0 at 0, pairs with the i0e/i1e cards' sign(x) there: i0'(0) = 0 as torch)
+i0 = _unary("I0", lambda a: _bs.bessel_i0e(a) * ew.exp(ew.abs(a, "torch")), "The modified Bessel function I0.")
+i1 = _unary("I1", lambda a: _bs.bessel_i1e(a) * ew.exp(ew.abs(a, "torch")), "The modified Bessel function I1.")
 
 _SQRT1_2 = 1 / math.sqrt(2.0)
 

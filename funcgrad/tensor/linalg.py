@@ -45,7 +45,7 @@ def _matrix_norm_arr(a, ord, d0, d1, keepdim):  # noqa: A002
         r = jnp.sum(sv, axis=-1) if ord == "nuc" else (jnp.max(sv, axis=-1) if ord == 2 else jnp.min(sv, axis=-1))
     elif ord in (1, -1, math.inf, -math.inf):
         ax = -2 if ord in (1, -1) else -1  # 1: max column sum (over rows), inf: max row sum
-        s = jnp.sum(ew.abs(m), axis=ax)
+        s = jnp.sum(ew.abs(m, "torch"), axis=ax)
         r = jnp.max(s, axis=-1) if ord > 0 else jnp.min(s, axis=-1)
     else:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")

@@ -9,8 +9,11 @@ import importlib
 import pkgutil
 from typing import Callable
 
+from ._special import Special
+
 CASES: dict[str, Callable] = {}
 OWNER: dict[str, str] = {}  # primitive name -> the module that defines its case
+SPECIAL: dict[str, Special] = {}  # primitive name -> where it is defined at special points (_special.py)
 
 
 def _collect() -> None:
@@ -28,8 +31,12 @@ def _collect() -> None:
                                  f"and tests/cases/{info.name}.py; keep one")
             CASES[name] = case
             OWNER[name] = info.name
+        for name, spec in getattr(module, "SPECIAL", {}).items():
+            if name not in cases:
+                raise ValueError(f"tests/cases/{info.name}.py declares SPECIAL[{name!r}] without its case")
+            SPECIAL[name] = spec
 
 
 _collect()
 
-__all__ = ["CASES", "OWNER"]
+__all__ = ["CASES", "OWNER", "SPECIAL", "Special"]

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from funcgrad.testing import arrays, shapes
 
+from ._special import Special
+
 F64 = np.dtype(np.float64)
 
 
@@ -25,3 +27,6 @@ def _j_case(draw):
 
 
 CASES = {"bessel_i0e": _case, "bessel_i1e": _case, "bessel_j0": _j_case, "bessel_j1": _j_case}
+
+
+SPECIAL = {"bessel_i0e": Special(kinks=(0.0,)), "bessel_i1e": Special(kinks=(0.0,))}  # exp(-|x|): a kink at 0

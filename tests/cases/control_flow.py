@@ -9,6 +9,8 @@ from funcgrad.core.aval import ShapedArray
 from funcgrad.primitives.control_flow import trace_flat
 from funcgrad.testing import arrays, shapes
 
+from ._special import Special
+
 F64 = np.dtype(np.float64)
 I32 = np.dtype(np.int32)
 
@@ -64,3 +66,6 @@ def scan_case(draw):
 
 
 CASES = {"cond": cond_case, "while": while_case, "scan": scan_case}
+
+
+SPECIAL = {"cond": Special((None, "real", "nonzero"))}  # a branch divides by its second operand

@@ -13,6 +13,8 @@ from funcgrad.core.aval import ShapedArray
 from funcgrad.primitives import conv, windowed
 from funcgrad.primitives.elementwise import ge_p, le_p
 
+from ._special import Special
+
 _LAYOUTS = {
     1: [None, ("NWC", "WIO", "NWC"), ("NCW", "WIO", "NWC")],
     2: [None, ("NHWC", "HWIO", "NHWC"), ("NCHW", "HWIO", "NHWC"), ("NHWC", "OIHW", "NCHW")],
@@ -122,4 +124,12 @@ CASES = {
     "reduce_window_sum": _reduce_window_case("sum"),
     "reduce_window_max": _reduce_window_case("max"),
     "reduce_window_min": _reduce_window_case("min"),
+}
+
+
+_TIES_FD = "ties of repeated special values inside a window are kinks (which entry is the window's extremum)"
+SPECIAL = {
+    "reduce_window_max": Special(fd=False, why=_TIES_FD), "reduce_window_min": Special(fd=False, why=_TIES_FD),
+    "select_and_gather_add": Special(fd=False, why=_TIES_FD),
+    "select_and_scatter_add": Special(fd=False, why=_TIES_FD),
 }

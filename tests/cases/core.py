@@ -17,6 +17,8 @@ from funcgrad.core.aval import ShapedArray
 from funcgrad.testing import arrays, shapes
 from funcgrad.transforms.batching import trace_to_jaxpr
 
+from ._special import Special
+
 F64, F32, I32, I64 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int64)
 BOOL = np.dtype(np.bool_)
 
@@ -80,9 +82,17 @@ def div_case(draw):
     return [uniform(draw, s, -3, 3), away_from_zero(draw, s, 0.5, 2.0)], {}
 
 
+def abs_case(draw):
+    """Real or complex x away from 0, with either face's convention at the kink."""
+    x = away_from_zero(draw, shape(draw), 0.1, 3)
+    if draw(st.booleans()):
+        x = x * np.exp(1j * uniform(draw, x.shape, -3, 3))
+    return [x], draw(st.sampled_from([{}, {"kink": "torch"}]))
+
+
 def pow_case(draw):
     s = shape(draw)
-    return [uniform(draw, s, 0.5, 2.0), uniform(draw, s, -2.0, 2.0)], {}
+    return [uniform(draw, s, 0.5, 2.0), uniform(draw, s, -2.0, 2.0)], draw(st.sampled_from([{}, {"kink": "torch"}]))
 
 
 def no_ties_case(draw):
@@ -352,7 +362,7 @@ CASES = {
     "neg": unary(-3, 3), "exp": unary(-3, 3), "log": unary(0.1, 5), "log1p": unary(-0.9, 5),
     "expm1": unary(-3, 3), "tanh": unary(-3, 3), "logistic": unary(-5, 5), "sin": unary(-3, 3),
     "cos": unary(-3, 3), "sqrt": unary(0.1, 5), "rsqrt": unary(0.1, 5),
-    "abs": unary_away_from_zero(0.1, 3), "sign": unary_away_from_zero(0.1, 3), "relu": unary_away_from_zero(0.1, 3),
+    "abs": abs_case, "sign": unary_away_from_zero(0.1, 3), "relu": unary_away_from_zero(0.1, 3),
     "clamp_bounds": clamp_bounds_case,
     "stop_gradient": unary(-3, 3),
     # binary elementwise
@@ -374,4 +384,18 @@ CASES = {
     # call primitives
     "pjit": pjit_case, "custom_jvp_call": custom_jvp_call_case, "custom_vjp_call": custom_vjp_call_case,
     "remat": remat_case,
+}
+
+
+# --- special points (see _special.py) -------------------------------------------------------------
+
+_TIES_FD = "a tie of two operands (or entries) is a kink, and independently drawn special values tie often"
+SPECIAL = {
+    "abs": Special(kinks=(0.0,)), "relu": Special(kinks=(0.0,)), "clamp_bounds": Special(kinks=(-1.0, 1.0)),
+    "log": Special("nonnegative"), "sqrt": Special("nonnegative"), "rsqrt": Special("nonnegative"),
+    "log1p": Special("unit"), "div": Special(("real", "nonzero")), "pow": Special(("nonnegative", "real")),
+    "integer_pow": Special(kinks=(0.0,)),  # a pole at 0 for negative powers
+    "max": Special(ties=((0, 1),), fd=False, why=_TIES_FD), "min": Special(ties=((0, 1),), fd=False, why=_TIES_FD),
+    "reduce_max": Special(fd=False, why=_TIES_FD), "reduce_min": Special(fd=False, why=_TIES_FD),
+    "pjit": Special(("real", "nonzero"), tiny=False),  # sums exp(a) / b: 1 / tiny overflows
 }

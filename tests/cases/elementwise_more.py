@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from funcgrad.testing import arrays, shapes
 
+from ._special import Special
+
 F64, F32, C128 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.complex128)
 BOOL = np.dtype(np.bool_)
 INTS = [np.dtype(t) for t in (np.int8, np.int32, np.int64, np.uint8, np.uint32)]
@@ -64,7 +66,35 @@ def polygamma_case(draw):
 def atan2_case(draw):
     """x away from 0, so no operand pair is near the branch cut (x = 0, y < 0) or the origin."""
     s = shape(draw)
-    return [away_from_zero(draw, s, 0.3, 2), uniform(draw, s, -2, 2)], {}
+    return [away_from_zero(draw, s, 0.3, 2), uniform(draw, s, -2, 2)], kink_params(draw)
+
+
+def kink_params(draw):
+    """The face's convention at kinks: JAX's (the default, no param) or torch's."""
+    return draw(st.sampled_from([{}, {"kink": "torch"}]))
+
+
+def smooth_pair_case(draw):
+    """Any pair (logaddexp, logaddexp2: smooth everywhere)."""
+    s = shape(draw)
+    return [uniform(draw, s, -4, 4), uniform(draw, s, -4, 4)], {}
+
+
+def hypot_case(draw):
+    """x away from 0, so the pair is away from the origin (hypot's only kink)."""
+    s = shape(draw)
+    return [away_from_zero(draw, s, 0.3, 3), uniform(draw, s, -3, 3)], kink_params(draw)
+
+
+def elu_case(draw):
+    """x away from 0 (elu's kink), with elu's, selu's and celu's parameters."""
+    alpha, scale, input_scale = draw(st.sampled_from([(1.0, 1.0, 1.0), (2.0, 1.0, 0.5), (1.67, 1.05, 1.0)]))
+    params = {"alpha": alpha, **kink_params(draw)}
+    if scale != 1.0:
+        params["scale"] = scale
+    if input_scale != 1.0:
+        params["input_scale"] = input_scale
+    return [away_from_zero(draw, shape(draw), 0.1, 3)], params
 
 
 def rem_case(draw):
@@ -174,6 +204,8 @@ CASES = {
     "digamma": unary(0.3, 5), "polygamma": polygamma_case,
     # binary
     "atan2": atan2_case, "rem": rem_case, "clamp": clamp_case,
+    "logaddexp": smooth_pair_case, "logaddexp2": smooth_pair_case, "hypot": hypot_case, "elu": elu_case,
+    "logit": unary(0.05, 0.95),
     # zero derivative
     "floor": rounding_case, "ceil": rounding_case, "round": round_case, "is_finite": is_finite_case,
     "nextafter": nextafter_case,
@@ -182,4 +214,21 @@ CASES = {
     "population_count": popcount_case, "bitcast_convert_type": bitcast_case,
     # complex parts
     "real": complex_case, "imag": complex_case, "conj": complex_case, "complex": complex_pair_case,
+}
+
+
+# --- special points (see _special.py) -------------------------------------------------------------
+
+_POLES = (0.0, -1.0, -2.0)
+# log2/log10: 1 / (x log 2) at the smallest normal x is within a factor 2 of overflow, so <u, J v> overflows
+# in one order of summation and not the other: tiny=False
+SPECIAL = {
+    "asin": Special("unit"), "acos": Special("unit"), "atanh": Special("unit"), "erf_inv": Special("unit"),
+    "acosh": Special("nonnegative", shift=1.0), "log2": Special("nonnegative", tiny=False), "log10": Special("nonnegative", tiny=False),
+    "cbrt": Special(kinks=(0.0,)),  # an infinite derivative at 0
+    "lgamma": Special(kinks=_POLES), "digamma": Special(kinks=_POLES), "polygamma": Special(kinks=_POLES),
+    "atan2": Special(fd=False, why="the branch cut (y = 0, x < 0) and the origin are kinks of pairs"),
+    "rem": Special(("real", "nonzero"), fd=False, why="kinks where x is a multiple of y: special pairs often are"),
+    "clamp": Special((None, "real", None), ties=((0, 1), (2, 1)), fd=False,
+                     why="kinks at the drawn bounds lo and hi (ties with x)"),
 }

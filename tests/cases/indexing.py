@@ -12,6 +12,8 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from ._special import Special
+
 _VALUES = st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False, width=64)
 
 
@@ -62,3 +64,7 @@ def scatter_case(draw):
 
 
 CASES = {"gather": gather_case, "scatter": scatter_case}
+
+
+SPECIAL = {"scatter": Special(fd=False, why="modes min and max: an update equal to the operand value it meets is a "
+                                            "kink, and special values tie often")}

@@ -18,6 +18,10 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from funcgrad.testing.strategies import singular_matrices, special_points
+
+from ._special import Special
+
 F64 = np.dtype(np.float64)
 
 
@@ -156,4 +160,71 @@ CASES = {
     "eigh": eigh_case,
     "svd": svd_case,
     "qr": qr_case,
+}
+
+
+# --- special points (see _special.py) -------------------------------------------------------------
+# Structured matrices where factorisations meet their special cases: the identity, signed permutation
+# matrices (pivoting), diagonal matrices with a repeated entry, and singular matrices of exactly known rank
+# (funcgrad.testing.strategies.singular_matrices) where the function is defined there.
+
+def _structured(draw, n, kinds):
+    kind = draw(st.sampled_from(kinds))
+    if kind == "identity":
+        return np.eye(n)
+    if kind == "permutation":
+        p = np.eye(n)[list(draw(st.permutations(range(n))))]
+        return p * np.where(draw(hnp.arrays(np.bool_, (n,))), -1.0, 1.0)[:, None]
+    if kind == "repeated":  # diagonal, one value repeated (positive: also symmetric positive definite)
+        d = np.array([2.0] * (n - 1) + [draw(st.sampled_from([0.5, 2.0, 5.0]))])
+        return np.diag(d[list(draw(st.permutations(range(n))))])
+    if kind == "zero":
+        return np.zeros((n, n))
+    if kind in ("distinct", "distinct_permuted"):  # diagonal with distinct entries, rows permuted
+        d = np.diag(np.array([1.0, -2.0, 3.0, 0.5])[:n][list(draw(st.permutations(range(n))))])
+        return d if kind == "distinct" else d[list(draw(st.permutations(range(n))))]
+    return draw(singular_matrices(n, rank=draw(st.integers(max(0, n - 2), n - 1))))
+
+
+def _special_square(kinds, with_rhs=False, params=lambda draw: {}):
+    def case(draw):
+        n = _side(draw)
+        a = _structured(draw, n, kinds)
+        if not with_rhs:
+            return [a], params(draw)
+        return [a, draw(special_points(np.float64, (n, draw(st.integers(1, 3)))))], {}
+    return case
+
+
+def _special_triangular(draw):
+    args, params = triangular_solve_case(draw)
+    a, b = args
+    m = a.shape[-1]
+    diag = draw(hnp.arrays(np.float64, a.shape[:-1], elements=st.sampled_from([1.0, -1.0, 0.5, 2.0])))
+    a = a * (1 - np.eye(m)) + diag[..., None] * np.eye(m)
+    return [a, draw(special_points(np.float64, b.shape))], params
+
+
+_VECTORS_FD = ("LAPACK picks the signs (and, at a repeated value, the basis) of singular vectors and eigenvectors "
+               "of structured matrices by rules that jump under perturbation")
+SPECIAL = {
+    "det": Special(case=_special_square(("identity", "permutation", "repeated", "zero", "singular")),
+                   why="structured and singular matrices (det's derivative is the adjugate: defined everywhere)"),
+    "adjugate": Special(case=_special_square(("identity", "permutation", "repeated", "zero", "singular")),
+                        why="structured and singular matrices (the adjugate is a polynomial)"),
+    "slogdet": Special(case=_special_square(("identity", "permutation", "repeated")),
+                       why="structured nonsingular matrices (log|det| is -inf at singular ones)"),
+    "solve": Special(case=_special_square(("identity", "permutation", "repeated"), with_rhs=True),
+                     why="structured nonsingular matrices, special right-hand sides"),
+    "triangular_solve": Special(case=_special_triangular, why="diagonals of +-1, 0.5, 2, special right-hand sides"),
+    "cholesky": Special(case=_special_square(("identity", "repeated")),
+                        why="the identity and diagonal matrices with a repeated eigenvalue"),
+    # eigenvectors and singular vectors have no derivative at a repeated value: distinct ones only
+    "eigh": Special(case=_special_square(("distinct",)), fd=False, why=_VECTORS_FD),
+    "svd": Special(case=_special_square(("distinct", "distinct_permuted"), params=lambda draw: {
+        "full_matrices": draw(st.booleans()), "compute_uv": draw(st.booleans())}), fd=False, why=_VECTORS_FD),
+    "eig": Special(case=_special_square(("distinct",), params=lambda draw: {
+        "vectors": draw(st.booleans()), "eigvec_derivs": True}), fd=False, why=_VECTORS_FD),
+    "qr": Special(case=_special_square(("identity", "permutation", "distinct_permuted"), params=lambda draw: {
+        "full_matrices": draw(st.booleans())}), fd=False, why=_VECTORS_FD),
 }

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from funcgrad.testing import arrays
 
+from ._special import Special
+
 F64 = np.dtype(np.float64)
 
 
@@ -23,3 +25,13 @@ def lu_case(draw):
 
 
 CASES = {"lu": lu_case}
+
+
+def _special_lu(draw):
+    """Signed permutation matrices (LU's pivoting meets ties of |pivots|) and the identity."""
+    n = draw(st.integers(1, 4))
+    p = np.eye(n)[list(draw(st.permutations(range(n))))]
+    return [p * np.where(draw(arrays(np.dtype(np.bool_), (n,))), -1.0, 1.0)[:, None]], {}
+
+
+SPECIAL = {"lu": Special(case=_special_lu, why="signed permutation matrices: pivots tie in magnitude")}

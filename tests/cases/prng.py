@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from funcgrad.testing import arrays, shapes
 
+from ._special import Special
+
 U32 = np.dtype(np.uint32)
 F64 = np.dtype(np.float64)
 
@@ -34,3 +36,6 @@ def random_gamma_grad_case(draw):
 
 
 CASES = {"threefry2x32": threefry2x32_case, "random_gamma_grad": random_gamma_grad_case}
+
+
+SPECIAL = {"random_gamma_grad": Special(("positive", None))}  # x stays the case's (log-space or a sample)

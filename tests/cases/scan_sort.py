@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from ._special import Special
 from .core import BOOL, distinct, shape, uniform
 
 I64 = np.dtype(np.int64)
@@ -110,4 +111,11 @@ CASES = {
     "top_k": top_k_case,
     "dynamic_slice": dynamic_slice_case,
     "dynamic_update_slice": dynamic_update_slice_case,
+}
+
+
+_TIES_FD = "ties of repeated special values are kinks (which entry is the extremum / where it sorts)"
+SPECIAL = {
+    "cummax": Special(fd=False, why=_TIES_FD), "cummin": Special(fd=False, why=_TIES_FD),
+    "sort": Special(fd=False, why=_TIES_FD), "top_k": Special(fd=False, why=_TIES_FD),
 }

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from funcgrad.testing import arrays, shapes
 
+from ._special import Special
+
 F64 = np.dtype(np.float64)
 
 
@@ -66,4 +68,13 @@ CASES = {
     "expi": unary(0.2, 5, away_from_zero=True), "expn": expn_case, "si": unary(-6, 6),
     "ci": unary(0.2, 6, away_from_zero=True), "fresnel": unary(-3, 3), "spence": unary(0.05, 4),
     "dawsn": unary(-5, 5), "wofz": wofz_case,
+}
+
+
+_PROB = (0.0, 0.25, 0.5, 0.75, 1.0, 2.2250738585072014e-308, 1.0 - 2.0 ** -53)  # ndtri's domain [0, 1]
+SPECIAL = {
+    "xlogy": Special(("real", "nonnegative")), "xlog1py": Special(("real", "unit")),
+    "ndtri": Special((_PROB,), kinks=(0.0, 1.0)), "exp1": Special("nonnegative"),
+    "expi": Special(kinks=(0.0,)),  # a logarithmic singularity at 0
+    "expn": Special((None, "nonnegative")), "ci": Special("nonnegative"), "spence": Special("nonnegative"),
 }

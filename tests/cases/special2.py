@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from funcgrad.testing import arrays, shapes
 
+from ._special import Special
+
 F64 = np.dtype(np.float64)
 
 
@@ -36,3 +38,11 @@ def betainc_case(draw):
 
 
 CASES = {"igamma": igamma_case, "igammac": igamma_case, "betainc": betainc_case}
+
+
+_UNIT = (0.0, 0.25, 0.5, 0.75, 1.0, 2.2250738585072014e-308)  # betainc's x: [0, 1]
+SPECIAL = {
+    "igamma": Special(("positive", "nonnegative")), "igammac": Special(("positive", "nonnegative")),
+    # a and b at 0.5, 1, 2 (the smallest normal a or b gives NaN: not checked here, see the matrix's betainc rows)
+    "betainc": Special(((0.5, 1.0, 2.0), (0.5, 1.0, 2.0), _UNIT), kinks=(0.0, 1.0)),  # x^(a-1) at the ends
+}
