@@ -939,6 +939,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     if not callable(body_fun):
         raise TypeError("fori_loop: body_fun argument should be callable")
     _check_bounds(lower, upper)
+    weak_index = get_aval(lower).weak_type and get_aval(upper).weak_type  # (Python ints: JAX's weak index)
     lo, hi = concrete_value(lower) if isinstance(lower, ArrayBase) else lower, \
         concrete_value(upper) if isinstance(upper, ArrayBase) else upper
     if lo is not None and hi is not None:
@@ -953,12 +954,12 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
                     for i in range(lo, hi):
                         val = tree_unflatten(tree, _check_eager_carry(
                             "fori_loop", body_fun, 1, init_val, tree, avals, leaves, i == lo,
-                            body_fun(wrap(np.int32(i), True), val)))
+                            body_fun(wrap(np.int32(i), weak_index), val)))
                 except _Promote as p:
                     leaves = p.leaves
                     continue
                 return val
-        idx = to_array(np.arange(lo, max(lo, hi), dtype=np.int32))
+        idx = wrap(np.arange(lo, max(lo, hi), dtype=np.int32), weak_index)
         carry, _ = _scan(lambda c, i: (body_fun(i, c), None), init_val, idx, max(0, hi - lo), False,
                          1 if unroll is None else unroll, "fori_loop", body_fun, 1)
         return carry
@@ -977,7 +978,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
                 raise err
         return (ew.add(c[0], full((), 1, c[0].dtype)), new)
 
-    start = lower if isinstance(lower, ArrayBase) else to_array(np.int32(lower))
+    start = lower if isinstance(lower, ArrayBase) else wrap(np.asarray(lower, np.int32), weak_index)
     return _while_traced(cond_fun, body, *tree_flatten((start, init_val)), (start, init_val), "fori_loop")[1]
 
 
