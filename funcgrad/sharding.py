@@ -94,6 +94,9 @@ class PartitionSpec(tuple):
 
     __hash__ = tuple.__hash__
 
+    def __reduce__(self):
+        return (PartitionSpec, tuple(self))
+
 
 class Mesh:
     """Devices arranged in a named grid: Mesh(devices, ('data',)). Usable as a context manager."""
