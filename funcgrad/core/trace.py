@@ -136,6 +136,26 @@ class Trace:
 
 
 _INEXACT: dict = {}
+_ZERO_RULES: dict = {}  # primitive -> (its jvp list, its vjp list, operand indices without a derivative)
+_ALL = range(1 << 30)  # (every operand: a primitive without derivative)
+
+
+def _zero_rule_args(prim):
+    """The operand indices of `prim` whose jvp and vjp rules are both None (all of them for a primitive
+    without derivative; none where a rule covers every operand at once), cached per primitive."""
+    jvp, vjp = prim.jvp, prim.vjp
+    entry = _ZERO_RULES.get(prim)
+    if entry is not None and entry[0] is jvp and entry[1] is vjp:
+        return entry[2]
+    if not prim.differentiable:
+        zero = _ALL
+    elif (prim.jvp_full is not None or prim.vjp_full is not None or prim.tape_rule is not None
+          or jvp.__class__ not in (list, tuple) or vjp.__class__ not in (list, tuple)):
+        zero = frozenset()  # (rules built per operand or for all operands at once: assume a derivative)
+    else:
+        zero = frozenset(i for i in range(min(len(jvp), len(vjp))) if jvp[i] is None and vjp[i] is None)
+    _ZERO_RULES[prim] = (jvp, vjp, zero)
+    return zero
 
 
 def _carries_no_derivative(prim, dtype, invars) -> bool:
@@ -148,16 +168,13 @@ def _carries_no_derivative(prim, dtype, invars) -> bool:
     if d is None:
         from .dtypes import is_inexact
         d = _INEXACT[dtype] = is_inexact(dtype)
-    if not d or not prim.differentiable:
+    if not d:
         return True
-    jvp, vjp = prim.jvp, prim.vjp
-    if prim.jvp_full is not None or prim.vjp_full is not None or not jvp or not vjp or prim.tape_rule is not None:
+    zero = _zero_rule_args(prim)
+    if not zero:
         return False
-    if jvp.__class__ not in (list, tuple) or vjp.__class__ not in (list, tuple):  # (built per operand)
-        return False
-    n, m = len(jvp), len(vjp)
     for i, v in enumerate(invars):
-        if not v.is_const and (i >= n or i >= m or jvp[i] is not None or vjp[i] is not None):
+        if not v.is_const and i not in zero:
             return False
     return True
 

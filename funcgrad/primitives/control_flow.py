@@ -1,7 +1,10 @@
 """Structured control flow: cond/switch, while_loop, fori_loop and scan.
 
-Each body is traced once to a jaxpr. Outside any transform (no tracers among the operands) the loops and
-branches run directly as Python over the user's functions. Under a transform they bind a primitive whose
+Each body is traced once to a jaxpr. Outside any transform (no tracers among the operands) the loops run
+directly as Python over the user's functions, checking every step's carry against the initial carry's types
+as the traced loop checks its body (a loop with no steps traces its body to check it), and cond/switch trace
+every branch to check their output types before running the one a known index picks: eager and traced calls
+raise the same TypeErrors, as in JAX. Under a transform they bind a primitive whose
 card transforms the body jaxprs: jvp/vjp/batch rules build new control-flow equations from the jvp, vjp or
 vmap of their bodies, so every transform composes with them.
 """
@@ -27,12 +30,6 @@ from .shape import broadcast_in_dim, concatenate, expand_dims, full, pad, rev, s
 
 def _as_arrays(leaves):
     return [x if isinstance(x, ArrayBase) else to_array(x, copy=False) for x in leaves]
-
-
-def _tree_as_arrays(tree):
-    """`tree` with Python-scalar (and NumPy) leaves made Arrays: what a traced body would see/return."""
-    leaves, td = tree_flatten(tree)
-    return tree_unflatten(td, _as_arrays(leaves))
 
 
 def trace_flat(fun: Callable, in_avals, name: str) -> Jaxpr:
