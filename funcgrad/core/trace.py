@@ -321,6 +321,12 @@ class Tracer(ArrayBase):
         raise _no_derivative_error(self, "pickling (__reduce__)", "Return the value from the transformed "
                                    "function and pickle that.")
 
+    def __copy__(self) -> "Tracer":  # immutable, as Arrays: a copy is itself (copy.deepcopy of a pytree works)
+        return self
+
+    def __deepcopy__(self, memo) -> "Tracer":
+        return self
+
 
 def hoist_tracer_consts(jaxprs: list) -> tuple[list, list]:
     """Closure conversion for sub-functions (bodies, branches, jitted functions): the constants of
