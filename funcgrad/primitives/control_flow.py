@@ -10,6 +10,7 @@ vmap of their bodies, so every transform composes with them.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -307,23 +308,51 @@ def _check_index(name: str, index):
                         "lax.cond for a boolean predicate)")
 
 
+def _trace_branches(name: str, labels, branches, in_tree, avals) -> list:
+    """Every branch traced over the operands' types, their outputs checked to agree (TypeError otherwise)."""
+    traced = [_tree_trace(b, in_tree, avals, name) for b in branches]
+    for k in range(1, len(traced)):
+        a, b = (0, k) if name != "cond" else (k, 0)  # (cond's message names true_fun first, as JAX's)
+        err = _branch_error(name, labels(a), branches[a], traced[a][1], traced[a][0].out_avals,
+                            labels(b), branches[b], traced[b][1], traced[b][0].out_avals)
+        if err is not None:
+            raise err
+    return traced
+
+
+# Branch functions already checked for operand types (as JAX caches its traced branches per function):
+# key (name, ids of the branches, operand tree, avals) -> (weak references to the branches, branch 0's
+# output tree and types). A known index skips re-tracing branches it has checked.
+_CHECKED: dict = {}
+
+
+def _checked_branches(name: str, labels, branches, in_tree, avals):
+    key = (name, tuple(id(b) for b in branches), in_tree, tuple(avals))
+    hit = _CHECKED.get(key)
+    if hit is not None and all(r() is b for r, b in zip(hit[0], branches)):
+        return hit[1], hit[2]
+    traced = _trace_branches(name, labels, branches, in_tree, avals)
+    j0, t0 = traced[0]
+    try:
+        refs = tuple(weakref.ref(b) for b in branches)
+    except TypeError:  # (a callable that takes no weak reference: not cached)
+        return t0, j0.out_avals
+    if len(_CHECKED) >= 512:
+        _CHECKED.clear()
+    _CHECKED[key] = (refs, t0, j0.out_avals)
+    return t0, j0.out_avals
+
+
 def _switch(name: str, labels, index, branches, operands):
     """switch's body, shared with cond: every branch is traced (also when the index is known, so that eager
     and traced calls check the same types, as JAX does); a known index then runs its branch directly."""
     leaves, in_tree = tree_flatten(operands)
     leaves = _as_arrays(leaves)
     avals = _avals(leaves)
-    traced = [_tree_trace(b, in_tree, avals, name) for b in branches]
-    j0, t0 = traced[0]
-    for k, (j, t) in enumerate(traced[1:], 1):
-        a, b = (0, k) if name != "cond" else (k, 0)  # (cond's message names true_fun first, as JAX's)
-        err = _branch_error(name, labels(a), branches[a], traced[a][1], traced[a][0].out_avals,
-                            labels(b), branches[b], traced[b][1], traced[b][0].out_avals)
-        if err is not None:
-            raise err
     idx = concrete_value(index) if isinstance(index, ArrayBase) else index
     if idx is not None:  # a known index: run the branch directly (its derivative is the cond's), on
         # and to arrays, as a traced branch; the output's weak types are branch 0's (as the traced cond's)
+        t0, out_avals = _checked_branches(name, labels, branches, in_tree, avals)
         branch = branches[int(np.clip(int(idx), 0, len(branches) - 1))]
         out = branch(*tree_unflatten(in_tree, leaves))
         o_leaves, o_tree = tree_flatten(out)
@@ -331,8 +360,10 @@ def _switch(name: str, labels, index, branches, operands):
         if o_tree == t0:
             o_leaves = [ew.convert_element_type(o, o.dtype, a.weak_type)
                         if _typematch(get_aval(o), a) and bool(o.weak_type) != a.weak_type else o
-                        for o, a in zip(o_leaves, j0.out_avals)]
+                        for o, a in zip(o_leaves, out_avals)]
         return tree_unflatten(o_tree, o_leaves)
+    traced = _trace_branches(name, labels, branches, in_tree, avals)
+    t0 = traced[0][1]
     index = index if isinstance(index, ArrayBase) else to_array(index)
     if index.dtype != dtypes.int32:
         index = ew.convert_element_type(index, dtypes.int32)
