@@ -413,14 +413,37 @@ def _signature_diff(prev, key) -> list:
     return out
 
 
-def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
-        **unused):
-    """Compile `fun`: trace once per input signature, optimise, generate straight-line code, cache it."""
+class _Unspecified:
+    def __repr__(self) -> str:
+        return "UnspecifiedValue"
+
+
+_UNSPECIFIED = _Unspecified()
+
+
+def jit(fun: Callable | None = None, /, *, in_shardings=_UNSPECIFIED, out_shardings=_UNSPECIFIED,
+        static_argnums=None, static_argnames=None, donate_argnums=None, donate_argnames=None,
+        keep_unused: bool = False, device=None, backend: str | None = None, inline: bool = False,
+        compiler_options: dict | None = None):
+    """Compile `fun`: trace once per input signature, optimise, generate straight-line code, cache it.
+
+    JAX's keywords, and only those (an unknown or misspelt keyword such as `static_argnum` raises
+    TypeError, as in JAX). Shardings, device/backend placement, donation, `keep_unused`, `inline` and
+    `compiler_options` do not change what is computed on funcgrad's single-process backends; they are
+    accepted so that JAX code runs unchanged. `jit(static_argnums=...)` without `fun` returns a decorator."""
+    kw = dict(in_shardings=in_shardings, out_shardings=out_shardings, static_argnums=static_argnums,
+              static_argnames=static_argnames, donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+              keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+              compiler_options=compiler_options)
     if fun is None:
-        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
+        return lambda f: jit(f, **kw)
     if not callable(fun):
         raise TypeError(f"jit: expected a callable, got {type(fun).__name__}")
-    return JitFunction(fun, static_argnums, static_argnames, donate_argnums)
+    if compiler_options is not None and not isinstance(compiler_options, dict):
+        raise TypeError(f"jit: compiler_options must be a dict, got {type(compiler_options).__name__}")
+    return JitFunction(fun, () if static_argnums is None else static_argnums,
+                       () if static_argnames is None else static_argnames,
+                       () if donate_argnums is None else donate_argnums)
 
 
 # --- the pjit call primitive ----------------------------------------------------------------------
@@ -506,13 +529,23 @@ pjit_p.is_call = True
 pjit_p.weak_type_rule = lambda weaks, params: False
 
 
-def make_jaxpr(fun: Callable, static_argnums=()):
-    """A function that traces `fun` on its arguments and returns the (unoptimised) jaxpr."""
+def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False):
+    """A function that traces `fun` on its arguments and returns the (unoptimised) jaxpr; with
+    return_shape, (jaxpr, the output's pytree of ShapeDtypeStruct). `axis_env` (named axes bound
+    outside, for collectives) is not supported: it must be None or empty."""
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if axis_env:
+        raise NotImplementedError("make_jaxpr: axis_env is not supported; trace the collective under "
+                                  "vmap/pmap with its axis_name instead")
 
     def make(*args, **kwargs):
         j = JitFunction(fun, static_argnums)
         _, leaves, in_tree, static, static_kw, n = j._signature(args, kwargs)
-        jaxpr, _ = j._trace(leaves, in_tree, static, static_kw, n)
-        return jaxpr
+        jaxpr, out_tree = j._trace(leaves, in_tree, static, static_kw, n)
+        if not return_shape:
+            return jaxpr
+        from .._jax_api import ShapeDtypeStruct
+        from ..core.tree_util import tree_unflatten as _unflatten
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.out_avals]
+        return jaxpr, _unflatten(out_tree, shapes)
     return make
