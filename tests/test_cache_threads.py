@@ -145,12 +145,13 @@ def test_jit_cache_with_constants_from_8_threads(jit_cache_size_1):
 
 # --- the backward cache ------------------------------------------------------------------------------
 
-def test_backward_cache_from_8_threads(monkeypatch):
+@pytest.mark.parametrize("size", [1, 2])
+def test_backward_cache_from_8_threads(monkeypatch, size):
     monkeypatch.setattr(backward_cache, "_cache", _YieldingLRU())
     monkeypatch.setattr(backward_cache, "_seen", OrderedDict())
     monkeypatch.setattr(backward_cache.config, "compile_on_first", True)
     old = fg.config.read("backward_cache_size")
-    fg.config.update("backward_cache_size", 1)
+    fg.config.update("backward_cache_size", size)
     arrays = [jnp.asarray(x) for x in XS]
     g = fg.grad(lambda v: jnp.sum(jnp.sin(v) * v))
 
@@ -161,7 +162,7 @@ def test_backward_cache_from_8_threads(monkeypatch):
 
     try:
         _hammer(body, 60)
-        assert backward_cache.cache_size() == 1
+        assert backward_cache.cache_size() == size
     finally:
         fg.config.update("backward_cache_size", old)
 
