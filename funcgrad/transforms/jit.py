@@ -328,10 +328,10 @@ class JitFunction:
                     return other, leaves
                 self._cache[key] = entry
                 self.compile_count += 1
+                if config.log_compiles:
+                    self._log_compile(key, in_tree, static, static_kw, leaves)
                 self._last_key = key
                 self._charge(entry)
-            if config.log_compiles:
-                self._log_compile(key, in_tree, static, static_kw, leaves)
         else:
             try:
                 self._cache.move_to_end(key)
