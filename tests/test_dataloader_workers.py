@@ -298,9 +298,13 @@ def test_killed_worker_matches_torch():
     with pytest.raises(RuntimeError) as ours:
         for _ in range(1000):
             next(it)
-    assert str(ours.value).replace(str(victim2), "N") == str(theirs.value).replace(str(victim), "N")
-    assert type(ours.value.__cause__) is type(theirs.value.__cause__)
-    assert str(ours.value.__cause__).replace(str(victim2), "N") == str(theirs.value.__cause__).replace(str(victim), "N")
+    # (torch's SIGCHLD handler raises its signal message itself when the signal lands outside the wait for
+    # a batch, and wrapped as the cause of "exited unexpectedly" when inside)
+    t = theirs.value if theirs.value.__cause__ is None else theirs.value.__cause__
+    assert type(ours.value.__cause__) is type(t)
+    assert str(ours.value.__cause__).replace(str(victim2), "N") == str(t).replace(str(victim), "N")
+    if theirs.value.__cause__ is not None:
+        assert str(ours.value).replace(str(victim2), "N") == str(theirs.value).replace(str(victim), "N")
     del it
     gc.collect()
 
