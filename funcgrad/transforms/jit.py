@@ -38,6 +38,10 @@ class _Config:
 
 
 config = _Config()
+# Held to insert into and evict from any jitted function's cache (a hit takes no lock; tracing runs
+# outside it). One lock for all (misses are rare), re-entrant for a finaliser that calls jit while
+# an eviction drops entries; a module global rather than an attribute, so jitted functions still deepcopy.
+_cache_lock = threading.RLock()
 
 
 def _hashable_static(v, where: str):
@@ -213,7 +217,6 @@ class JitFunction:
             self._resolve_static_with_signature(fun)
         self._plain = not self.static_argnums and not self.static_argnames
         self._cache: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()  # held to insert and evict (a hit takes no lock)
         self._roots: dict = {}  # id(constant buffer) -> [buffer, nbytes, entries holding it]
         self._bytes = 0  # bytes of the distinct constant buffers the cached entries hold
         self._last_key = None
@@ -322,7 +325,7 @@ class JitFunction:
                 return _ClosureEntry(compiler.optimize(jaxpr), out_tree, hoisted), leaves
             jaxpr = compiler.optimize(jaxpr)
             entry = _Entry(jaxpr, out_tree, _xp_of(leaves))
-            with self._lock:  # (another thread may have traced the same signature meanwhile: keep one)
+            with _cache_lock:  # (another thread may have traced the same signature meanwhile: keep one)
                 other = self._cache.get(key)
                 if other is not None:
                     return other, leaves
@@ -458,7 +461,7 @@ class JitFunction:
         if isinstance(entry, _ClosureEntry):
             return entry.build()
         fn = entry.build()
-        with self._lock:
+        with _cache_lock:
             if entry.roots is not None:  # (None: evicted, or never inserted)
                 self._charge(entry)
         return fn
@@ -473,7 +476,7 @@ class JitFunction:
         return self._bytes
 
     def clear_cache(self) -> None:
-        with self._lock:
+        with _cache_lock:
             for e in self._cache.values():
                 e.roots = None
             self._cache.clear()
