@@ -303,3 +303,12 @@ def test_jit_cache_max_bytes_option(max_bytes):
     assert f._cache_size() == 1 and f._cache_bytes() == 4 * 13
     f.clear_cache()
     assert f._cache_size() == 0 and f._cache_bytes() == 0
+
+
+def test_a_jitted_function_still_deep_copies():
+    """(before its first call, as before: the cache's lock is a module global, not an attribute)"""
+    import copy
+    f = fg.jit(lambda x: x + jnp.arange(x.shape[0], dtype=x.dtype))
+    g = copy.deepcopy(f)
+    np.testing.assert_array_equal(np.asarray(g(jnp.zeros(3))), [0, 1, 2])
+    assert g._cache_bytes() == 12 and f._cache_size() == 0
