@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from collections import OrderedDict
 from typing import Callable
 
@@ -32,10 +33,15 @@ log = logging.getLogger("funcgrad.jit")
 class _Config:
     log_compiles = False
     jit_cache_size = 4096
+    jit_cache_max_bytes = 256 << 20  # None: no bound on the bytes of cached constants
     disable_jit = False
 
 
 config = _Config()
+# Held to insert into and evict from any jitted function's cache (a hit takes no lock; tracing runs
+# outside it). One lock for all (misses are rare), re-entrant for a finaliser that calls jit while
+# an eviction drops entries; a module global rather than an attribute, so jitted functions still deepcopy.
+_cache_lock = threading.RLock()
 
 
 def _hashable_static(v, where: str):
@@ -86,12 +92,13 @@ def _describe_leaf(k) -> str:
 
 class _Entry:
     """One cache entry: the optimised jaxpr, the output structure and (once built) the compiled code."""
-    __slots__ = ("jaxpr", "out_tree", "compiled", "fn", "out_weak", "forwarded", "single", "xp")
+    __slots__ = ("jaxpr", "out_tree", "compiled", "fn", "out_weak", "forwarded", "single", "xp", "roots")
     hoisted = ()
 
     def __init__(self, jaxpr, out_tree, xp):
         self.jaxpr, self.out_tree, self.xp = jaxpr, out_tree, xp
         self.compiled = self.fn = None
+        self.roots = None  # ids of the constant buffers charged to the cache while it is cached, else None
         self.out_weak = [v.aval.weak_type for v in jaxpr.outvars]
         fw = compiler.forwarded_outputs(jaxpr)
         self.forwarded = fw if any(i is not None for i in fw) else None
@@ -114,6 +121,27 @@ class _Entry:
         if self.single:
             return res[0]
         return tree_unflatten(self.out_tree, res)
+
+
+def _buffer_roots(entry) -> dict:
+    """The memory a cache entry keeps alive through constants: {id(root): (root, nbytes)} over the
+    buffers of its jaxpr's constants and the arrays its compiled code holds, each view traced to the array
+    that owns its memory (a broadcast scalar counts its one element, two views of a buffer count once)."""
+    out = {}
+    vals = [getattr(c, "_buf", c) for c in entry.jaxpr.consts]
+    if entry.fn is not None:
+        glb = getattr(entry.fn, "__globals__", None) or {}
+        vals += [v for v in glb.values() if hasattr(v, "nbytes") and hasattr(v, "base")]
+    for v in vals:
+        if not hasattr(v, "nbytes"):
+            continue
+        root = v
+        while getattr(root, "base", None) is not None and hasattr(root.base, "nbytes") and \
+                hasattr(root.base, "base"):
+            root = root.base
+        if id(root) not in out:
+            out[id(root)] = (root, int(root.nbytes))
+    return out
 
 
 class _ClosureEntry:
@@ -189,6 +217,8 @@ class JitFunction:
             self._resolve_static_with_signature(fun)
         self._plain = not self.static_argnums and not self.static_argnames
         self._cache: OrderedDict = OrderedDict()
+        self._roots: dict = {}  # id(constant buffer) -> [buffer, nbytes, entries holding it]
+        self._bytes = 0  # bytes of the distinct constant buffers the cached entries hold
         self._last_key = None
         self.compile_count = 0
         functools.update_wrapper(self, fun)
@@ -295,16 +325,63 @@ class JitFunction:
                 return _ClosureEntry(compiler.optimize(jaxpr), out_tree, hoisted), leaves
             jaxpr = compiler.optimize(jaxpr)
             entry = _Entry(jaxpr, out_tree, _xp_of(leaves))
-            self._cache[key] = entry
-            self.compile_count += 1
-            if config.log_compiles:
-                self._log_compile(key, in_tree, static, static_kw, leaves)
-            self._last_key = key
-            while len(self._cache) > max(int(config.jit_cache_size), 1):
-                self._cache.popitem(last=False)
+            with _cache_lock:  # (another thread may have traced the same signature meanwhile: keep one)
+                other = self._cache.get(key)
+                if other is not None:
+                    return other, leaves
+                self._cache[key] = entry
+                self.compile_count += 1
+                if config.log_compiles:
+                    self._log_compile(key, in_tree, static, static_kw, leaves)
+                self._last_key = key
+                self._charge(entry)
         else:
-            self._cache.move_to_end(key)
+            try:
+                self._cache.move_to_end(key)
+            except KeyError:  # evicted by another thread since the lookup: this call still uses it
+                pass
         return entry, leaves
+
+    def _charge(self, entry) -> None:
+        """Count the constant buffers of `entry` (just cached or just compiled) towards the cache's bytes,
+        then evict least recently used entries beyond jit_cache_size entries, or while the buffers the
+        cache keeps alive, less those `entry` holds, exceed jit_cache_max_bytes: the cache holds at most
+        that bound plus one signature's constants, and a large array every signature shares (one closed
+        over) is not a reason to evict. Called with the lock held."""
+        roots = _buffer_roots(entry)
+        old = entry.roots or ()
+        table = self._roots
+        for r, (buf, nbytes) in roots.items():
+            if r in old:
+                continue
+            rec = table.get(r)
+            if rec is None:
+                table[r] = [buf, nbytes, 1]
+                self._bytes += nbytes
+            else:
+                rec[2] += 1
+        entry.roots = tuple(old) + tuple(r for r in roots if r not in old)
+        keep = sum(table[r][1] for r in entry.roots)
+        cache = self._cache
+        size = max(int(config.jit_cache_size), 1)
+        limit = config.jit_cache_max_bytes
+        while len(cache) > 1 and (len(cache) > size or (limit is not None and self._bytes - keep > limit)):
+            key, gone = cache.popitem(last=False)
+            if gone is entry:  # (moved to the front by other threads' hits meanwhile) it stays
+                cache[key] = gone
+                continue
+            self._discharge(gone)
+
+    def _discharge(self, entry) -> None:
+        """Uncount an evicted entry's constant buffers (lock held)."""
+        table = self._roots
+        for r in entry.roots or ():
+            rec = table[r]
+            rec[2] -= 1
+            if rec[2] == 0:
+                del table[r]
+                self._bytes -= rec[1]
+        entry.roots = None
 
     def __call__(self, *args, **kwargs):
         if self._plain and not kwargs:
@@ -330,7 +407,10 @@ class JitFunction:
                 key = (None, tuple(key))
                 entry = self._cache.get(key)
                 if entry is not None and entry.fn is not None and not config.disable_jit and not fp_checks.on:
-                    self._cache.move_to_end(key)
+                    try:
+                        self._cache.move_to_end(key)
+                    except KeyError:  # evicted by another thread since the lookup: still usable
+                        pass
                     return entry.finish(entry.fn(*bufs), args)
         if config.disable_jit or fp_checks.on:  # (NaN/inf checks run op by op, naming the operation)
             return self.fun(*args, **kwargs)
@@ -339,14 +419,15 @@ class JitFunction:
             outs = pjit_p.bind(*entry.hoisted, *leaves, jaxpr=entry.jaxpr,
                                name=getattr(self.fun, "__name__", "fun"))
             return tree_unflatten(entry.out_tree, outs)
-        fn = entry.build()
+        fn = entry.fn or self._build(entry)
         bufs = [x._buf if x.__class__ is Array else to_array(x, copy=False)._buf for x in leaves]
         return entry.finish(fn(*bufs), leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:
         key, leaves, in_tree, static, static_kw, n = self._signature(args, kwargs)
         entry, leaves = self._entry(args, kwargs)
-        entry.build()
+        if getattr(entry, "fn", None) is None:
+            self._build(entry)
         statics, static_kws = dict(static), dict(static_kw)
         keys = tuple(_leaf_key(x) for x in leaves)
         name = getattr(self.fun, "__name__", "fun")
@@ -375,12 +456,33 @@ class JitFunction:
         entry, _ = self._entry(args, kwargs)
         return tree_unflatten(entry.out_tree, entry.jaxpr.out_avals)
 
+    def _build(self, entry):
+        """Compile a cached entry, then charge what its code holds to the cache's bytes."""
+        if isinstance(entry, _ClosureEntry):
+            return entry.build()
+        fn = entry.build()
+        with _cache_lock:
+            if entry.roots is not None:  # (None: evicted, or never inserted)
+                self._charge(entry)
+        return fn
+
     def _cache_size(self) -> int:
+        """How many signatures are cached."""
         return len(self._cache)
 
+    def _cache_bytes(self) -> int:
+        """The bytes of the distinct constant buffers the cached signatures keep alive (bounded by
+        jit_cache_max_bytes; arguments are not counted, nor what a constant shares with another entry twice)."""
+        return self._bytes
+
     def clear_cache(self) -> None:
-        self._cache.clear()
-        self._last_key = None
+        with _cache_lock:
+            for e in self._cache.values():
+                e.roots = None
+            self._cache.clear()
+            self._roots.clear()
+            self._bytes = 0
+            self._last_key = None
 
 
 def _signature_diff(prev, key) -> list:
