@@ -3,6 +3,9 @@
 jit settings:
   log_compiles            log each compile (logger "funcgrad.jit"), naming what in the signature changed
   jit_cache_size          the bound of each jitted function's LRU cache of compiled signatures
+  jit_cache_max_bytes     the bound (default 256 MiB; None: none) of the bytes of constants (arrays built
+                          while tracing, closed-over arrays) that each jitted function's cache keeps alive;
+                          least recently used signatures are evicted beyond it (f._cache_bytes() reads it)
   disable_jit             run jitted functions eagerly
   jit_passes              the enabled optimisation passes (names from funcgrad.transforms.compiler.PASSES)
   jit_fusion              fuse elementwise chains over large arrays into blocked kernels
@@ -40,7 +43,7 @@ from .transforms import backward_cache as _backward_cache
 from .transforms.compiler import config as _compiler_config
 from .transforms.jit import config as _jit_config
 
-_JIT = ("log_compiles", "jit_cache_size", "disable_jit")
+_JIT = ("log_compiles", "jit_cache_size", "jit_cache_max_bytes", "disable_jit")
 _CODEGEN = {"jit_fusion": "fusion", "jit_fusion_min_size": "fusion_min_size",
             "jit_fusion_block_size": "fusion_block_size", "jit_fusion_threads": "fusion_threads",
             "jit_fusion_parallel_min_size": "fusion_parallel_min_size", "jit_donate_buffers": "donate",
@@ -112,7 +115,14 @@ class Config:
                 value = int(value)
                 if value < 1:
                     raise ValueError(f"jit_cache_size must be at least 1, got {value}")
-            setattr(_jit_config, key, bool(value) if key != "jit_cache_size" else value)
+            elif key == "jit_cache_max_bytes":
+                if value is not None:
+                    value = int(value)
+                    if value < 0:
+                        raise ValueError(f"jit_cache_max_bytes must be at least 0 (None: no bound), got {value}")
+            else:
+                value = bool(value)
+            setattr(_jit_config, key, value)
         elif key == "jit_passes":
             _compiler_config.passes = _compiler_config.enabled(tuple(value))
         elif key == "backward_cache_size":

@@ -45,7 +45,7 @@ class _Callback:
             raise ValueError(f"debug.callback: the callback must return None, got {type(out).__name__}")
 
 
-def callback(callback: Callable, *args, ordered: bool = False, **kwargs) -> None:
+def callback(callback: Callable, *args, ordered: bool = False, partitioned: bool = False, **kwargs) -> None:
     """Call `callback(*args, **kwargs)` at run time with the array leaves as NumPy arrays; it must
     return None. Works under jit (staged), vmap (once per element) and grad (on the primals)."""
     if not callable(callback):
@@ -61,8 +61,10 @@ def _format(fmt: str, *args, **kwargs):
     _py_print(fmt.format(*args, **kwargs))
 
 
-def print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:  # noqa: A001
-    """Print `fmt.format(*args, **kwargs)` at run time (str.format braces; arrays as NumPy arrays)."""
+def print(fmt: str, *args, ordered: bool = False, partitioned: bool = False,  # noqa: A001
+          skip_format_check: bool = False, **kwargs) -> None:
+    """Print `fmt.format(*args, **kwargs)` at run time (str.format braces; arrays as NumPy arrays).
+    (`partitioned`, for sharded JAX programs, changes nothing on one process.)"""
     if not isinstance(fmt, str):
         raise TypeError(f"debug.print: the format must be a str, got {type(fmt).__name__}")
     callback(lambda *a, **k: _format(fmt, *a, **k), *args, ordered=ordered, **kwargs)

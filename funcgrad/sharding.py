@@ -86,6 +86,17 @@ class PartitionSpec(tuple):
     def __repr__(self) -> str:
         return f"PartitionSpec{tuple.__repr__(self)}"
 
+    def __eq__(self, other) -> bool:  # as a tuple's with tuples; False for anything else, never raising
+        return tuple.__eq__(self, other) if isinstance(other, tuple) else False
+
+    def __ne__(self, other) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__
+
+    def __reduce__(self):
+        return (PartitionSpec, tuple(self))
+
 
 class Mesh:
     """Devices arranged in a named grid: Mesh(devices, ('data',)). Usable as a context manager."""
@@ -118,6 +129,15 @@ class Mesh:
     def __repr__(self) -> str:
         return f"Mesh({', '.join(f'{k!r}: {v}' for k, v in self.shape.items())})"
 
+    def _key(self) -> tuple:
+        return (self.axis_names, self.devices.shape, tuple(self.devices.flat))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Mesh) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
 
 AbstractMesh = Mesh
 
@@ -137,6 +157,12 @@ class NamedSharding(Sharding):
 
     def __repr__(self) -> str:
         return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, NamedSharding) and self.mesh == other.mesh and tuple(self.spec) == tuple(other.spec)
+
+    def __hash__(self) -> int:
+        return hash(("named", self.mesh, tuple(self.spec)))
 
 
 def default_device_sharding() -> SingleDeviceSharding:

@@ -103,7 +103,7 @@ def test_each_call_uses_its_own_values_constants_included():
 
 def test_tapes_that_differ_in_control_flow_params_or_shapes_get_their_own_walks():
     def f(x, axis):
-        y = jnp.sum(x * x, axis=axis) ** 3 if float(jnp.sum(x)) > 0 else jnp.sin(x)
+        y = jnp.sum(x * x, axis=axis) ** 3 if jnp.sum(x) > 0 else jnp.sin(x)
         return jnp.sum(y)
 
     rng = np.random.default_rng(1)

@@ -3,6 +3,10 @@ import gc
 import multiprocessing
 import os
 import random
+import re
+import signal
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -234,6 +238,138 @@ def test_dead_worker_is_reported(monkeypatch):
     with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly"):
         list(fd.DataLoader(Dies(), num_workers=1))
     _assert_no_workers()
+
+
+class Steady(fd.Dataset):
+    def __len__(self):
+        return 1000
+
+    def __getitem__(self, i):
+        time.sleep(0.05)
+        return i
+
+
+@pytest.mark.parametrize("timeout", [0, 10])
+def test_killed_worker_is_reported_at_once(timeout):
+    """The main process waits on the workers' sentinels beside the result queue, so a SIGKILLed worker is
+    reported as soon as the results it sent are used up (torch: at once, from SIGCHLD), with or without
+    a timeout; before, it took the 5 s status period (or the whole timeout)."""
+    it = iter(fd.DataLoader(Steady(), num_workers=2, timeout=timeout))
+    assert next(it).tolist() == [0]
+    victim = it._workers[0].pid
+    os.kill(victim, signal.SIGKILL)
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match=rf"^DataLoader worker \(pid\(s\) {victim}\) exited unexpectedly$") as ei:
+        for _ in range(1000):
+            next(it)
+    elapsed = time.monotonic() - t0
+    assert elapsed < 1.0, f"a killed worker took {elapsed:.2f} s to be reported"
+    assert str(ei.value.__cause__) == f"DataLoader worker (pid {victim}) is killed by signal: Killed. "
+    del it, ei
+    gc.collect()
+    _assert_no_workers()
+
+
+def test_worker_exit_code_is_the_cause_as_in_torch():
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) [\d, ]+\) exited unexpectedly") as ei:
+        list(fd.DataLoader(Dies(), num_workers=1, timeout=10))
+    assert time.monotonic() - t0 < 5
+    assert re.fullmatch(r"DataLoader worker \(pid \d+\) exited unexpectedly with exit code 3\. Details are lost "
+                        r"due to multiprocessing\. Rerunning with num_workers=0 may give better error trace\.",
+                        str(ei.value.__cause__))
+    _assert_no_workers()
+
+
+def test_killed_worker_matches_torch():
+    torch = pytest.importorskip("torch")
+    it = iter(torch.utils.data.DataLoader(Steady(), num_workers=2))
+    next(it)
+    victim = it._workers[0].pid
+    os.kill(victim, signal.SIGKILL)
+    with pytest.raises(RuntimeError) as theirs:
+        for _ in range(1000):
+            next(it)
+    del it
+    it = iter(fd.DataLoader(Steady(), num_workers=2))
+    next(it)
+    victim2 = it._workers[0].pid
+    os.kill(victim2, signal.SIGKILL)
+    with pytest.raises(RuntimeError) as ours:
+        for _ in range(1000):
+            next(it)
+    # (torch's SIGCHLD handler raises its signal message itself when the signal lands outside the wait for
+    # a batch, and wrapped as the cause of "exited unexpectedly" when inside)
+    t = theirs.value if theirs.value.__cause__ is None else theirs.value.__cause__
+    assert type(ours.value.__cause__) is type(t)
+    assert str(ours.value.__cause__).replace(str(victim2), "N") == str(t).replace(str(victim), "N")
+    if theirs.value.__cause__ is not None:
+        assert str(ours.value).replace(str(victim2), "N") == str(theirs.value).replace(str(victim), "N")
+    del it
+    gc.collect()
+
+
+_UNPICKLABLE_SCRIPT = """
+import sys, time
+from funcgrad.utils import data as fd
+
+class Bad(fd.Dataset):
+    def __len__(self):
+        return 6
+    def __getitem__(self, i):
+        if i == 3:
+            return {BAD}
+        return i
+
+class LocalError(fd.Dataset):
+    def __len__(self):
+        return 4
+    def __getitem__(self, i):
+        class Local(Exception):
+            pass
+        raise Local("unsendable " + str(i))
+
+ds = LocalError() if "{KIND}" == "raise" else Bad()
+it = iter(fd.DataLoader(ds, batch_size=None, num_workers=2))
+got = []
+t0 = time.monotonic()
+try:
+    for x in it:
+        got.append(int(x))
+except Exception as e:
+    print("RAISED", type(e).__name__, round(time.monotonic() - t0, 3), got)
+    print(e)
+    sys.exit(0)
+print("NO ERROR", got)
+"""
+
+
+@pytest.mark.parametrize("kind, exc", [("lambda: i", "AttributeError"), ("(j for j in range(i))", "TypeError"),
+                                       ("raise", "RuntimeError")])
+def test_unpicklable_sample_raises_instead_of_hanging(kind, exc):
+    """A batch (or a worker exception) that cannot be pickled used to be dropped by the queue's feeder
+    thread, and the main process waited for it forever (torch's does, without a timeout). Run in a
+    subprocess so that a regression fails in bounded time instead of hanging the suite."""
+    script = _UNPICKLABLE_SCRIPT.replace("{KIND}", kind).replace("{BAD}", "None" if kind == "raise" else kind)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    try:
+        r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    except subprocess.TimeoutExpired:
+        pytest.fail("an unpicklable sample hung the DataLoader")
+    out = r.stdout
+    assert r.returncode == 0, r.stderr
+    first = out.splitlines()[0].split(" ", 3)
+    assert first[0] == "RAISED" and first[1] == exc, out
+    assert float(first[2]) < 10
+    if kind == "raise":
+        assert "while sending its exception to the main process: it cannot be pickled" in out
+        assert "unsendable 0" in out                                     # the worker's own traceback
+    else:
+        assert first[3] == "[0, 1, 2]"                                    # the batches before it arrive
+        assert "in DataLoader worker process 1 while sending the batch to the main process: it cannot be " \
+               "pickled" in out
+        assert ("cannot pickle 'generator' object" if exc == "TypeError" else "Can't pickle local object") in out
 
 
 def test_no_worker_outlives_its_iterator():

@@ -366,3 +366,15 @@ def test_lower_compile_is_callable_for_the_lowered_signature():
         compiled(jnp.ones(3), scale=2.0)
     with pytest.raises(TypeError, match="static arguments are fixed"):
         compiled(jnp.ones(2), 3, scale=2.0)
+
+
+def test_jit_dot_general_keeps_preferred_element_type():
+    """A dot_general with preferred_element_type wider than its operands is not compiled to a plain matmul
+    (which would return the operands' dtype): jit gives eager's float64 for float32 operands."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
+    b = np.arange(4, dtype=np.float32) / 3
+    for rhs, dims in ((b, (((1,), (0,)), ((), ()))), (a.T.copy(), (((1,), (0,)), ((), ())))):
+        f = lambda x, y, dims=dims: fg.lax.dot_general(x, y, dims, preferred_element_type=np.float64)  # noqa: E731
+        eager, jitted = f(a, rhs), fg.jit(f)(a, rhs)
+        assert eager.dtype == jitted.dtype == np.float64
+        np.testing.assert_array_equal(np.asarray(jitted), np.asarray(eager))

@@ -66,9 +66,6 @@ ZERO_DERIVATIVE_OPERANDS = {"expn": (0,)}
 
 # (test, primitive) -> the bug. Listed here (as strict xfails) until the card or transform is fixed.
 KNOWN_BUGS: dict[tuple[str, str], str] = {
-    ("jit-special", "dot_general"): "jit of dot_general with float32 operands and preferred_element_type=float64 "
-                                    "(contracting a 2-D with a 1-D operand) returns float32; eager gives float64 "
-                                    "(the jaxpr says f64: the generated code drops the preferred type)",
 }
 
 

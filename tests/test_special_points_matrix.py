@@ -38,11 +38,7 @@ RTOL, ATOL = 1e-9, 1e-12          # funcgrad vs the reference (float64, both acc
 EXACT_RTOL, EXACT_ATOL = 1e-9, 1e-12
 
 # row id -> why it fails today (a strict xfail; delete the entry when the fix merges)
-KNOWN_OPEN: dict[str, str] = {
-    # elementwise smooth rules (being fixed on another branch: funcgrad/primitives/elementwise.py, nn/)
-    "jax.nn:log_sigmoid[points]": "log_sigmoid'' at 0 is 0 (its rule has a kink at 0), exact -1/4",
-    "jax.nn:softplus[points]": "softplus'' at 0 is 0 (its rule has a kink at 0), exact 1/4",
-}
+KNOWN_OPEN: dict[str, str] = {}
 
 # Failing rows of the torch reference column, grouped by reason (strict xfails: delete an entry when it passes).
 # Sorted into (a) harness, (b) funcgrad bug, (c) reference's own NaN only in part: see each reason.
@@ -50,22 +46,21 @@ KNOWN_OPEN: dict[str, str] = {
 _OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
     'smooth': (
         'kink and smooth-rule conventions (abs/sgn at 0, ties of fmax/clamp, atan2/hypot/logaddexp at the '
-        'origin, pow/div at 0, elu/celu/selu/hardsigmoid at their kinks, xlogy at 0): the elementwise branch '
-        'h/smooth fixes these on the cards and was not merged into main when this table was written; re-run '
-        'after the merge and delete what passes'
+        'origin, pow/div at 0, hardsigmoid at its kinks, xlogy at 0): untriaged rows left after the per-face '
+        'kink cards landed (elu/celu/selu, hypot, logaddexp(2), smooth_l1 now agree and were removed)'
         , [
-            *'F:celu[points] F:elu[points] F:hardsigmoid[points] F:kl_div[equal] F:kl_div[zeros] F:l1_loss[equal]'.split(),
-            *'F:l1_loss[generic] F:l1_loss[zeros] F:selu[points] F:smooth_l1_loss[equal] F:smooth_l1_loss[zeros]'.split(),
+            *'F:hardsigmoid[points] F:kl_div[equal] F:kl_div[zeros] F:l1_loss[equal]'.split(),
+            *'F:l1_loss[generic] F:l1_loss[zeros]'.split(),
             *'Tensor:abs[points] Tensor:absolute[points] Tensor:arctan2[pairs] Tensor:atan2[pairs] Tensor:clamp[pairs]'.split(),
             *'Tensor:clip[pairs] Tensor:copysign[pairs] Tensor:div[pairs] Tensor:divide[pairs]'.split(),
-            *'Tensor:float_power[pairs] Tensor:fmax[pairs] Tensor:hypot[pairs] Tensor:logaddexp2[pairs]'.split(),
-            *'Tensor:logaddexp[pairs] Tensor:logit[points] Tensor:pow[pairs] Tensor:sgn[points]'.split(),
+            *'Tensor:float_power[pairs] Tensor:fmax[pairs]'.split(),
+            *'Tensor:logit[points] Tensor:pow[pairs] Tensor:sgn[points]'.split(),
             *'Tensor:true_divide[pairs] Tensor:xlogy[pairs] torch.special:logit[points] torch.special:xlog1py[pairs]'.split(),
             *'torch.special:xlogy[pairs] torch:abs[points] torch:absolute[points] torch:arctan2[pairs]'.split(),
-            *'torch:atan2[pairs] torch:celu[points] torch:clamp[pairs] torch:clip[pairs] torch:copysign[pairs]'.split(),
-            *'torch:div[pairs] torch:divide[pairs] torch:float_power[pairs] torch:fmax[pairs] torch:hypot[pairs]'.split(),
-            *'torch:kl_div[pairs] torch:logaddexp2[pairs] torch:logaddexp[pairs] torch:logit[points] torch:pow[pairs]'.split(),
-            *'torch:selu[points] torch:sgn[points] torch:true_divide[pairs] torch:xlogy[pairs]'.split(),
+            *'torch:atan2[pairs] torch:clamp[pairs] torch:clip[pairs] torch:copysign[pairs]'.split(),
+            *'torch:div[pairs] torch:divide[pairs] torch:float_power[pairs] torch:fmax[pairs]'.split(),
+            *'torch:kl_div[pairs] torch:logit[points] torch:pow[pairs]'.split(),
+            *'torch:sgn[points] torch:true_divide[pairs] torch:xlogy[pairs]'.split(),
         ]),
     'linalg': (
         'untriaged: linear algebra against torch at singular and structured matrices '

@@ -101,6 +101,8 @@ class Trace:
                         av = shaped(b.shape, b.dtype, bool(outs.weak_type))
                 else:
                     av = outs.aval
+                if _carries_no_derivative(prim, av.dtype, invars):
+                    return outs  # a plain value, as JAX's symbolic-zero tangent: float() etc. work on it
                 var = Var(av, outs)
                 self.eqns.append(Eqn(prim, invars, [var], params))
                 return Tracer(self, av, outs, var)
@@ -112,7 +114,11 @@ class Trace:
             outs = (None,) * len(avals)
         tracers = [Tracer(self, av, o, Var(av, o)) for av, o in zip(avals, outs)]
         self.eqns.append(Eqn(prim, invars, [t.var for t in tracers], params))
-        return tracers if prim.multiple_results else tracers[0]
+        if not prim.multiple_results:
+            return tracers[0]
+        if self.carries_values:  # outputs that carry no derivative are their plain values
+            return [o if _carries_no_derivative(prim, t.aval.dtype, invars) else t for t, o in zip(tracers, outs)]
+        return tracers
 
     def record(self, prim, args, params, outs):
         """Record an equation whose outputs (one level down) were computed by the caller."""
@@ -127,6 +133,50 @@ class Trace:
         constvars = [v for v, _ in self._consts.values()]
         consts = [v.val for v in constvars]
         return Jaxpr(constvars, consts, [t.var for t in in_tracers], self.eqns, outvars)
+
+
+_INEXACT: dict = {}
+_ZERO_RULES: dict = {}  # primitive -> (its jvp list, its vjp list, operand indices without a derivative)
+_ALL = range(1 << 30)  # (every operand: a primitive without derivative)
+
+
+def _zero_rule_args(prim):
+    """The operand indices of `prim` whose jvp and vjp rules are both None (all of them for a primitive
+    without derivative; none where a rule covers every operand at once), cached per primitive."""
+    jvp, vjp = prim.jvp, prim.vjp
+    entry = _ZERO_RULES.get(prim)
+    if entry is not None and entry[0] is jvp and entry[1] is vjp:
+        return entry[2]
+    if not prim.differentiable:
+        zero = _ALL
+    elif (prim.jvp_full is not None or prim.vjp_full is not None or prim.tape_rule is not None
+          or jvp.__class__ not in (list, tuple) or vjp.__class__ not in (list, tuple)):
+        zero = frozenset()  # (rules built per operand or for all operands at once: assume a derivative)
+    else:
+        zero = frozenset(i for i in range(min(len(jvp), len(vjp))) if jvp[i] is None and vjp[i] is None)
+    _ZERO_RULES[prim] = (jvp, vjp, zero)
+    return zero
+
+
+def _carries_no_derivative(prim, dtype, invars) -> bool:
+    """Whether an output of `prim` of `dtype` computed from `invars` (those not `is_const` are the trace's
+    own operands) has a derivative that is structurally zero: an integer or boolean output, a primitive
+    without derivative (stop_gradient, comparisons, rounding), or only operands whose rules are None. Such
+    an output is returned as its plain value under grad, as JAX does for a symbolic-zero tangent, so
+    Python conversions of it (float(), numpy) work and say nothing false about derivatives."""
+    d = _INEXACT.get(dtype)
+    if d is None:
+        from .dtypes import is_inexact
+        d = _INEXACT[dtype] = is_inexact(dtype)
+    if not d:
+        return True
+    zero = _zero_rule_args(prim)
+    if not zero:
+        return False
+    for i, v in enumerate(invars):
+        if not v.is_const and i not in zero:
+            return False
+    return True
 
 
 @contextmanager
@@ -182,9 +232,40 @@ def _concrete_or_raise(t: "Tracer", what: str, error=ConcretizationError):
     return t.val
 
 
+def _no_derivative_error(t: "Tracer", what: str, fix: str, error=ConcretizationError):
+    """The error for converting a traced value to a Python or NumPy value that cannot carry the derivative
+    (float(), complex(), math.*, numpy functions, tolist()): raised whether or not the value is known, as
+    JAX raises, since the derivative through the conversion would silently be zero."""
+    if not t._trace.alive:
+        return _leak_error(t)
+    if t.val is None:
+        why = f"Under {t._trace.name} the value is not known while tracing"
+    else:
+        why = (f"Under {t._trace.name} the result would be a constant and the derivative through it "
+               "silently zero")
+    return error(
+        f"Abstract tracer value encountered where a concrete value is expected: {what} of a traced array "
+        f"{t.aval.str_short()} at {user_location(2)}. {why}. {fix} To look at a value without "
+        "differentiating through it, use funcgrad.lax.stop_gradient(x) first (float(stop_gradient(x))), "
+        "or compute it outside the transformed function.")
+
+
+_SCALAR_FIX = ("Use funcgrad.numpy functions on the array instead of Python's (funcgrad.numpy.exp instead of "
+               "math.exp); to change the dtype use x.astype(float).")
+_NUMPY_FIX = ("Use funcgrad.numpy's function of the same name instead of NumPy's (funcgrad.numpy.sin instead "
+              "of numpy.sin, funcgrad.numpy.asarray instead of numpy.asarray).")
+
+
 class Tracer(ArrayBase):
     """A stand-in for an array inside a transform: an abstract value plus, when known, the value one
-    level down."""
+    level down.
+
+    Conversions follow JAX: bool(), int(), operator.index and item() give the concrete value where the
+    trace carries one (grad/jvp/vjp: Python control flow over values works) and raise under jit/vmap;
+    float(), complex(), tolist() and NumPy conversion (`__array__`: numpy.asarray, numpy ufuncs) always
+    raise, since the derivative through them would silently be zero. A value with no derivative (computed
+    under stop_gradient, a comparison, an integer) is a plain Array under grad, not a tracer, so
+    converting it works."""
     __slots__ = ("_trace", "aval", "val", "var", "__weakref__")
 
     def __init__(self, trace: Trace, aval: ShapedArray, val, var: Var):
@@ -209,27 +290,42 @@ class Tracer(ArrayBase):
         return bool(_concrete_or_raise(self, "bool()", TracerBoolConversionError))
 
     def __float__(self) -> float:
-        return float(_concrete_or_raise(self, "float()"))
+        raise _no_derivative_error(self, "float()", _SCALAR_FIX)
 
     def __int__(self) -> int:
         return int(_concrete_or_raise(self, "int()", TracerIntegerConversionError))
 
     def __complex__(self) -> complex:
-        return complex(_concrete_or_raise(self, "complex()"))
+        raise _no_derivative_error(self, "complex()", _SCALAR_FIX)
 
     def __index__(self) -> int:
         return _concrete_or_raise(self, "use as an index (__index__)", TracerIntegerConversionError).__index__()
 
     def __array__(self, dtype=None, copy=None):
-        import numpy as np
-        return np.asarray(_concrete_or_raise(self, "conversion to a NumPy array", TracerArrayConversionError),
-                          dtype=dtype)
+        raise _no_derivative_error(self, "conversion to a NumPy array (numpy.asarray, a NumPy function, "
+                                   "__array__)", _NUMPY_FIX, TracerArrayConversionError)
 
     def item(self, *args):
         return _concrete_or_raise(self, "item()").item(*args)
 
     def tolist(self):
-        return _concrete_or_raise(self, "tolist()").tolist()
+        raise _no_derivative_error(self, "tolist()", "Use the array itself (or funcgrad.numpy functions on it).")
+
+    def tobytes(self, order="C"):
+        raise _no_derivative_error(self, "tobytes()", "Use the array itself.")
+
+    def __dlpack__(self, *args, **kwargs):
+        raise _no_derivative_error(self, "__dlpack__()", "Use the array itself.")
+
+    def __reduce__(self):
+        raise _no_derivative_error(self, "pickling (__reduce__)", "Return the value from the transformed "
+                                   "function and pickle that.")
+
+    def __copy__(self) -> "Tracer":  # immutable, as Arrays: a copy is itself (copy.deepcopy of a pytree works)
+        return self
+
+    def __deepcopy__(self, memo) -> "Tracer":
+        return self
 
 
 def hoist_tracer_consts(jaxprs: list) -> tuple[list, list]:
@@ -271,7 +367,9 @@ def hoist_tracer_consts(jaxprs: list) -> tuple[list, list]:
 
 
 def concrete_value(x):
-    """The concrete Array beneath `x` if there is one (walking down value-carrying levels), else None."""
+    """The concrete Array beneath `x` if there is one (walking down value-carrying levels), else None.
+    funcgrad's own code reads static values (shapes, indices, counts computed from data) through this,
+    as JAX's core.concrete_or_error, never through float()/numpy.asarray of a tracer."""
     while isinstance(x, Tracer):
         x = x.val
     return x if isinstance(x, Array) else None

@@ -82,7 +82,9 @@ class ReduceOp:
     def __eq__(self, other):
         if isinstance(other, ReduceOp):
             return self.op == other.op
-        return self.op == other
+        if isinstance(other, int):  # (RedOpType members are ints)
+            return self.op == other
+        return False
 
     def __hash__(self):
         return hash(self.op)

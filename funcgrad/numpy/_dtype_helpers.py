@@ -123,6 +123,9 @@ class finfo:  # noqa: N801 - NumPy's and the Array API's name
     def __hash__(self) -> int:
         return hash(("finfo", self.dtype))
 
+    def __reduce__(self):
+        return (finfo, (self.dtype,))
+
 
 def iinfo(int_type):
     """Machine limits for an integer dtype, as numpy.iinfo."""

@@ -9,6 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 
+_DTYPE_LIKE: list = []  # dtype classes of higher layers (the torch face's), registered by them
+
+
+def register_dtype_like(cls: type) -> None:
+    """Let instances of `cls` (which carry a NumPy `.dtype`) compare equal to the scalar type of that dtype."""
+    _DTYPE_LIKE.append(cls)
+
+
 class ScalarType:
     """A dtype that is also a constructor of arrays of that dtype."""
     __slots__ = ("dtype",)
@@ -22,18 +30,25 @@ class ScalarType:
         return array(x, dtype=self.dtype)
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, ScalarType):
+        """As JAX's: equal to the same dtype name, its NumPy dtype and NumPy scalar type
+        (`x.dtype == jnp.float32`, `jnp.float32 == np.float32`), and a dtype object of the torch face
+        standing for the same NumPy dtype; False for anything else (strings, values, dicts, None, ...),
+        never raising and never calling into `other`."""
+        if other is self:
+            return True
+        if isinstance(other, (ScalarType, *_DTYPE_LIKE)):
             return self.dtype == other.dtype
-        try:
-            return self.dtype == np.dtype(other)
-        except TypeError:
-            return NotImplemented
+        if isinstance(other, np.dtype):
+            return self.dtype == other
+        if isinstance(other, type):
+            return other is self.dtype.type
+        return False
 
     def __ne__(self, other) -> bool:
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
 
-    def __hash__(self) -> int:
+    def __hash__(self) -> int:  # as its NumPy dtype's (so it finds dict entries keyed by that dtype)
         return hash(self.dtype)
 
     def __getattr__(self, name):

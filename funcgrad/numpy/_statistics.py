@@ -637,6 +637,14 @@ def _bin_type(x):
     return dtypes.to_inexact(x.dtype, x.weak_type)
 
 
+def _known(v):
+    """v's concrete value (NumPy) when it has one (a Python number, an Array, a tracer under grad), else None."""
+    if isinstance(v, ArrayBase):
+        c = concrete_value(v)
+        return None if c is None else np.asarray(c)
+    return v
+
+
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - NumPy name
     """Edges of the bins histogram would use, as numpy.histogram_bin_edges. An integer `bins` gives
     equal-width bins over `range` (default: the data's min to max); string rules ("auto", ...) are
@@ -661,12 +669,15 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - N
     from ._creation import linspace
     if range is not None:
         lo, hi = range
-        if lo > hi:
-            raise ValueError("histogram_bin_edges: max must be larger than min in range parameter.")
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            raise ValueError(f"histogram_bin_edges: supplied range of [{lo}, {hi}] is not finite")
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
+        # (the checks read the values where known: under grad the bounds are tracers of concrete values)
+        clo, chi = (_known(v) for v in (lo, hi))
+        if clo is not None and chi is not None:
+            if clo > chi:
+                raise ValueError("histogram_bin_edges: max must be larger than min in range parameter.")
+            if not (np.isfinite(clo) and np.isfinite(chi)):
+                raise ValueError(f"histogram_bin_edges: supplied range of [{clo}, {chi}] is not finite")
+            if clo == chi:
+                lo, hi = lo - 0.5, hi + 0.5
         return linspace(lo, hi, nbins + 1, dtype=bt)
     if x.size == 0:
         return linspace(0, 1, nbins + 1, dtype=bt)

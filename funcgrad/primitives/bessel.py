@@ -137,7 +137,8 @@ def _i1e_deriv(ans, x):
     # i1e = e^-|x| I1: i1e' = i0e - sign(x) i1e - e^-|x| I1(x)/x, and e^-|x| I1(x)/x = i1e(x)/x
     small = _small(x)
     scaled = _over_x(x, ans, 1.0)  # i1e(x)/x away from 0; I1(x)/x near 0 (times e^-|x| below)
-    scaled = ew.select(small, ew.exp(ew.neg(ew.abs(x))) * scaled, scaled)
+    # e^-|x| with |x|' = sign(x), 0 at 0, matching the sign(x) term beside it (smooth at 0 to 2nd order)
+    scaled = ew.select(small, ew.exp(ew.neg(ew.abs(x, "torch"))) * scaled, scaled)
     return bessel_i0e(x) - ew.sign(x) * ans - scaled
 
 

@@ -1,12 +1,16 @@
 """Structured control flow: cond/switch, while_loop, fori_loop and scan.
 
-Each body is traced once to a jaxpr. Outside any transform (no tracers among the operands) the loops and
-branches run directly as Python over the user's functions. Under a transform they bind a primitive whose
+Each body is traced once to a jaxpr. Outside any transform (no tracers among the operands) the loops run
+directly as Python over the user's functions, checking every step's carry against the initial carry's types
+as the traced loop checks its body (a loop with no steps traces its body to check it), and cond/switch trace
+every branch to check their output types before running the one a known index picks: eager and traced calls
+raise the same TypeErrors, as in JAX. Under a transform they bind a primitive whose
 card transforms the body jaxprs: jvp/vjp/batch rules build new control-flow equations from the jvp, vjp or
 vmap of their bodies, so every transform composes with them.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -27,12 +31,6 @@ from .shape import broadcast_in_dim, concatenate, expand_dims, full, pad, rev, s
 
 def _as_arrays(leaves):
     return [x if isinstance(x, ArrayBase) else canonical_array(x) for x in leaves]
-
-
-def _tree_as_arrays(tree):
-    """`tree` with Python-scalar (and NumPy) leaves made Arrays: what a traced body would see/return."""
-    leaves, td = tree_flatten(tree)
-    return tree_unflatten(td, _as_arrays(leaves))
 
 
 def trace_flat(fun: Callable, in_avals, name: str) -> Jaxpr:
@@ -62,13 +60,30 @@ def _aval_str(avals) -> str:
     return "(" + ", ".join(a.str_short() for a in avals) + ")"
 
 
-def _check_same_types(what: str, tree_a, avals_a, tree_b, avals_b, paths=None):
-    if tree_a != tree_b:
-        raise TypeError(f"{what}: pytree structures differ: {tree_a} and {tree_b}")
-    for i, (a, b) in enumerate(zip(avals_a, avals_b)):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            where = f" at {paths[i]}" if paths else f" (leaf {i})"
-            raise TypeError(f"{what}: types differ{where}: {a.str_short()} vs {b.str_short()}")
+def _typematch(a: ShapedArray, b: ShapedArray) -> bool:
+    """JAX's core.typematch: the same shape and dtype; the weak type is ignored."""
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+def _why(a: ShapedArray, b: ShapedArray) -> str:
+    if a.shape != b.shape:
+        return "so the shapes do not match" if a.dtype == b.dtype else "so the shapes and dtypes do not match"
+    return "so the dtypes do not match"
+
+
+def _fun_desc(f) -> str:
+    """'name at file:line' for a user's function in messages."""
+    code = getattr(f, "__code__", None)
+    name = getattr(f, "__name__", type(f).__name__)
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
+
+
+def _param_name(f, i: int, default: str) -> str:
+    import inspect
+    try:
+        return list(inspect.signature(f).parameters)[i]
+    except (TypeError, ValueError, IndexError):
+        return default
 
 
 def _leaf_paths(tree) -> list:
@@ -79,26 +94,79 @@ def _leaf_paths(tree) -> list:
             for k in sorted(x, key=str):
                 walk(x[k], f"{p}[{k!r}]")
         elif isinstance(x, (tuple, list)):
+            fields = getattr(x, "_fields", None)
             for i, v in enumerate(x):
-                walk(v, f"{p}[{i}]")
+                walk(v, f"{p}.{fields[i]}" if fields else f"{p}[{i}]")
         elif x is not None:
-            paths.append(p or "the carry")
+            paths.append(p)
     walk(tree, "")
     return paths
 
 
+def _carry_error(name: str, fun, carry_arg: int, init, in_tree, in_avals, out_tree, out_avals):
+    """The TypeError (as JAX's) for a loop body whose carry output differs from its carry input in pytree
+    structure, shape or dtype (weak types aside), naming the loop, the carry component, both types and
+    the fix; None when they agree."""
+    cname = _param_name(fun, carry_arg, "carry")
+    desc = _fun_desc(fun)
+    if in_tree != out_tree:
+        return TypeError(
+            f"{name}: the body function's carry input and carry output must have the same pytree structure, "
+            f"but they differ: the input carry {cname} is {in_tree} but the carry output is {out_tree}. Revise "
+            f"the body function ({desc}) so that the carry output has the same pytree structure as the carry "
+            "input (the same containers, keys and number of arrays).")
+    paths = _leaf_paths(init)
+    if len(paths) != len(in_avals):
+        paths = [f" leaf {i}" for i in range(len(in_avals))]
+    diffs = [f"the input carry {cname}{p} has type {a.str_short()} but the corresponding output carry component "
+             f"has type {b.str_short()}, {_why(a, b)}"
+             for p, a, b in zip(paths, in_avals, out_avals) if not _typematch(a, b)]
+    if not diffs:
+        return None
+    return TypeError(
+        f"{name}: the body function's carry input and carry output must have equal types (shapes and dtypes), "
+        f"but they differ: {'; '.join(diffs)}. Revise the body function ({desc}) so that every carry output "
+        "has the type of its input (for example with .astype(dtype), a reshape or a broadcast), or start the "
+        "loop from a carry of the type the body returns.")
+
+
+def _branch_error(name: str, label_a: str, fun_a, tree_a, avals_a, label_b: str, fun_b, tree_b, avals_b):
+    """The TypeError (as JAX's) for cond/switch branches whose outputs differ; None when they agree."""
+    funs = f"{label_a} is {_fun_desc(fun_a)}, {label_b} is {_fun_desc(fun_b)}"
+    if tree_a != tree_b:
+        return TypeError(
+            f"{name}: branch outputs must have the same pytree structure, but they differ: {label_a}'s output "
+            f"is {tree_a} but {label_b}'s output is {tree_b} ({funs}). Revise {label_a} and/or {label_b} so "
+            "that they return the same pytree structure.")
+    diffs = [f"the output{' leaf ' + str(i) if len(avals_a) > 1 else ''} of {label_a} has type {a.str_short()} "
+             f"but the corresponding output of {label_b} has type {b.str_short()}, {_why(a, b)}"
+             for i, (a, b) in enumerate(zip(avals_a, avals_b)) if not _typematch(a, b)]
+    if not diffs:
+        return None
+    return TypeError(
+        f"{name}: branches must have equal output types (shapes and dtypes), but they differ: {'; '.join(diffs)} "
+        f"({funs}). Revise {label_a} and/or {label_b} so that all output types match (for example with "
+        ".astype(dtype) or a broadcast).")
+
+
 def _promote_weak_carry(leaves, out_avals):
-    """Weakly typed carry leaves (Python scalars) take the dtype the body gives them, as in JAX;
-    returns the new leaves, or None when nothing changed."""
+    """JAX's weak-type promotion of a loop's initial carry: a weakly typed leaf (a Python scalar) whose type
+    the body changes becomes strongly typed result_type(leaf, output); returns the new leaves, or None
+    when nothing changed. (Whatever still differs afterwards is an error.)"""
     changed = False
     new = []
     for x, out in zip(leaves, out_avals):
         a = get_aval(x)
-        if a.weak_type and a.shape == out.shape and a.dtype != out.dtype:
-            x = ew.convert_element_type(x, out.dtype, out.weak_type)
+        if a.weak_type and not _typematch(a, out):
+            dt, _ = dtypes.result_type((a.dtype, True), (out.dtype, out.weak_type))
+            x = ew.convert_element_type(x, dt, False)
             changed = True
         new.append(x)
     return new if changed else None
+
+
+def _avals(leaves) -> list:
+    return [get_aval(x) for x in leaves]
 
 
 def _zeros(av):
@@ -220,23 +288,82 @@ cond_p = Primitive("cond", impl=_cond_impl, abstract_eval=_cond_rule, jvp_full=_
 cond_p.is_call = True
 
 
-def switch(index, branches, *operands):
-    """Apply branches[index](*operands), with index clamped into range (as jax.lax.switch)."""
-    branches = list(branches)
-    if not branches:
-        raise ValueError("switch: needs at least one branch")
+_NO_OPERAND = object()
+
+
+def _check_index(name: str, index):
+    """JAX's rule: a switch index is an integer (a Python int or an integer-dtype scalar array)."""
+    if isinstance(index, ArrayBase):
+        dt = index.dtype
+    elif isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_)):
+        return
+    else:
+        try:
+            dt = get_aval(index).dtype
+        except TypeError:
+            dt = None
+    if dt is None or not dtypes.is_integer(dt):
+        raise TypeError(f"{name}: the index must be an integer, got {index!r}"
+                        f"{' as ' + str(dt) if dt is not None else ''}; convert it with .astype(int) (or use "
+                        "lax.cond for a boolean predicate)")
+
+
+def _trace_branches(name: str, labels, branches, in_tree, avals) -> list:
+    """Every branch traced over the operands' types, their outputs checked to agree (TypeError otherwise)."""
+    traced = [_tree_trace(b, in_tree, avals, name) for b in branches]
+    for k in range(1, len(traced)):
+        a, b = (0, k) if name != "cond" else (k, 0)  # (cond's message names true_fun first, as JAX's)
+        err = _branch_error(name, labels(a), branches[a], traced[a][1], traced[a][0].out_avals,
+                            labels(b), branches[b], traced[b][1], traced[b][0].out_avals)
+        if err is not None:
+            raise err
+    return traced
+
+
+# Branch functions already checked for operand types (as JAX caches its traced branches per function):
+# key (name, ids of the branches, operand tree, avals) -> (weak references to the branches, branch 0's
+# output tree and types). A known index skips re-tracing branches it has checked.
+_CHECKED: dict = {}
+
+
+def _checked_branches(name: str, labels, branches, in_tree, avals):
+    key = (name, tuple(id(b) for b in branches), in_tree, tuple(avals))
+    hit = _CHECKED.get(key)
+    if hit is not None and all(r() is b for r, b in zip(hit[0], branches)):
+        return hit[1], hit[2]
+    traced = _trace_branches(name, labels, branches, in_tree, avals)
+    j0, t0 = traced[0]
+    try:
+        refs = tuple(weakref.ref(b) for b in branches)
+    except TypeError:  # (a callable that takes no weak reference: not cached)
+        return t0, j0.out_avals
+    if len(_CHECKED) >= 512:
+        _CHECKED.clear()
+    _CHECKED[key] = (refs, t0, j0.out_avals)
+    return t0, j0.out_avals
+
+
+def _switch(name: str, labels, index, branches, operands):
+    """switch's body, shared with cond: every branch is traced (also when the index is known, so that eager
+    and traced calls check the same types, as JAX does); a known index then runs its branch directly."""
     leaves, in_tree = tree_flatten(operands)
+    leaves = _as_arrays(leaves)
+    avals = _avals(leaves)
     idx = concrete_value(index) if isinstance(index, ArrayBase) else index
     if idx is not None:  # a known index: run the branch directly (its derivative is the cond's), on
-        # and to arrays, as a traced branch
+        # and to arrays, as a traced branch; the output's weak types are branch 0's (as the traced cond's)
+        t0, out_avals = _checked_branches(name, labels, branches, in_tree, avals)
         branch = branches[int(np.clip(int(idx), 0, len(branches) - 1))]
-        return _tree_as_arrays(branch(*tree_unflatten(in_tree, _as_arrays(leaves))))
-    leaves = _as_arrays(leaves)
-    avals = [get_aval(x) for x in leaves]
-    traced = [_tree_trace(b, in_tree, avals, "switch") for b in branches]
-    j0, t0 = traced[0]
-    for k, (j, t) in enumerate(traced[1:], 1):
-        _check_same_types(f"switch: branch {k} and branch 0 outputs", t, j.out_avals, t0, j0.out_avals)
+        out = branch(*tree_unflatten(in_tree, leaves))
+        o_leaves, o_tree = tree_flatten(out)
+        o_leaves = _as_arrays(o_leaves)
+        if o_tree == t0:
+            o_leaves = [ew.convert_element_type(o, o.dtype, a.weak_type)
+                        if _typematch(get_aval(o), a) and bool(o.weak_type) != a.weak_type else o
+                        for o, a in zip(o_leaves, out_avals)]
+        return tree_unflatten(o_tree, o_leaves)
+    traced = _trace_branches(name, labels, branches, in_tree, avals)
+    t0 = traced[0][1]
     index = index if isinstance(index, ArrayBase) else canonical_array(index)
     if index.dtype != dtypes.int32:
         index = ew.convert_element_type(index, dtypes.int32)
@@ -246,13 +373,30 @@ def switch(index, branches, *operands):
     return tree_unflatten(t0, outs)
 
 
-_NO_OPERAND = object()
+def switch(index, branches, *operands, operand=_NO_OPERAND):
+    """Apply branches[index](*operands), with index clamped into range (as jax.lax.switch). Every branch
+    must return the same pytree structure, shapes and dtypes (TypeError otherwise, as in JAX, also when
+    the index is known)."""
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("switch: give the operands positionally or as operand=, not both")
+        operands = (operand,)
+    branches = list(branches)
+    if not branches:
+        raise ValueError("switch: needs at least one branch (an empty branch sequence)")
+    if not all(callable(b) for b in branches):
+        raise TypeError("switch: every branch must be callable")
+    _check_index("switch", index)
+    if isinstance(index, ArrayBase) and index.shape != ():
+        raise TypeError(f"switch: the index must be a scalar, got shape {index.shape}")
+    return _switch("switch", lambda k: f"branch {k}", index, branches, operands)
 
 
 def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_OPERAND):
     """true_fun(*operands) if pred else false_fun(*operands); traced structurally under jit/vmap.
-    JAX's older forms are accepted too: cond(pred, fun_t, fun_f, operand=x) and
-    cond(pred, x_true, fun_t, x_false, fun_f)."""
+    Both branches must return the same pytree structure, shapes and dtypes (TypeError otherwise, as in
+    JAX, also for a known pred). JAX's older forms are accepted too: cond(pred, fun_t, fun_f, operand=x)
+    and cond(pred, x_true, fun_t, x_false, fun_f)."""
     if operand is not _NO_OPERAND:
         if operands:
             raise TypeError("cond: give the operands positionally or as operand=, not both")
@@ -269,8 +413,10 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_O
             pred = ew.ne(pred, ew.zeros_like(pred))
         index = ew.convert_element_type(pred, dtypes.int32)
     else:
+        if np.shape(pred) != ():
+            raise TypeError(f"cond: pred must be a scalar, got shape {np.shape(pred)}")
         index = int(bool(pred))
-    return switch(index, [false_fun, true_fun], *operands)
+    return _switch("cond", lambda k: ("false_fun", "true_fun")[k], index, [false_fun, true_fun], operands)
 
 
 # --- while_loop -----------------------------------------------------------------------------------
@@ -363,30 +509,99 @@ def _closure_jaxpr(fun, in_tree, avals, name):
     return open_jaxpr, consts, out_tree
 
 
-def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
-    """Repeat `val = body_fun(val)` while `cond_fun(val)`; the carry keeps its types (as jax.lax.while_loop)."""
-    leaves, tree = tree_flatten(init_val)
-    if _concrete(leaves):  # the carry is still made of arrays, as a traced loop's is
-        val = tree_unflatten(tree, _as_arrays(leaves))
-        while bool(cond_fun(val)):
-            val = body_fun(val)
-        out, out_tree = tree_flatten(val)
-        return tree_unflatten(out_tree, _as_arrays(out))
+def _check_pred(name: str, pred) -> None:
+    """JAX's rule: cond_fun returns a boolean scalar (a Python bool or a bool[] array)."""
+    if isinstance(pred, (bool, np.bool_)):
+        return
+    a = pred if isinstance(pred, ShapedArray) else \
+        get_aval(pred) if isinstance(pred, (ArrayBase, int, float, complex, np.generic)) else None
+    if a is None or a.shape != () or a.dtype != dtypes.bool_:
+        got = a.str_short() if a is not None else type(pred).__name__
+        raise TypeError(f"{name}: cond_fun must return a boolean scalar, but got output type {got}; compare "
+                        "explicitly (for example `c < n` or `jnp.any(...)`)")
+
+
+def _while_traced(cond_fun, body_fun, leaves, tree, init_val, name: str, carry_arg: int = 0, bind: bool = True):
+    """Trace cond_fun and body_fun over the carry's types (promoting weak Python-scalar leaves the body
+    changes, as JAX), check them, and bind while_p (or only check, when not `bind`)."""
     leaves = _as_arrays(leaves)
-    avals = [get_aval(x) for x in leaves]
-    body_j, body_consts, body_tree = _closure_jaxpr(body_fun, tree, avals, "while_loop body")
+    avals = _avals(leaves)
+    body_j, body_consts, body_tree = _closure_jaxpr(body_fun, tree, avals, name + " body")
     promoted = _promote_weak_carry(leaves, body_j.out_avals) if body_tree == tree else None
     if promoted is not None:
-        leaves, avals = promoted, [get_aval(x) for x in promoted]
-        body_j, body_consts, body_tree = _closure_jaxpr(body_fun, tree, avals, "while_loop body")
-    _check_same_types("while_loop: body_fun must return a carry of the input's type", body_tree,
-                      body_j.out_avals, tree, avals, _leaf_paths(init_val))
-    cond_j, cond_consts, _ = _closure_jaxpr(cond_fun, tree, avals, "while_loop cond")
-    if len(cond_j.outvars) != 1 or cond_j.out_avals[0].shape != () or cond_j.out_avals[0].dtype != dtypes.bool_:
-        raise TypeError(f"while_loop: cond_fun must return a boolean scalar, got {_aval_str(cond_j.out_avals)}")
+        leaves, avals = promoted, _avals(promoted)
+        body_j, body_consts, body_tree = _closure_jaxpr(body_fun, tree, avals, name + " body")
+    err = _carry_error(name, body_fun, carry_arg, init_val, tree, avals, body_tree, body_j.out_avals)
+    if err is not None:
+        raise err
+    cond_j, cond_consts, _ = _closure_jaxpr(cond_fun, tree, avals, name + " cond")
+    if len(cond_j.outvars) != 1:
+        raise TypeError(f"{name}: cond_fun must return a boolean scalar, but got {len(cond_j.outvars)} outputs "
+                        f"{_aval_str(cond_j.out_avals)}")
+    _check_pred(name, cond_j.out_avals[0])
+    if not bind:
+        return None
     outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_j, body_jaxpr=body_j,
                         n_cond_consts=len(cond_consts), n_body_consts=len(body_consts))
     return tree_unflatten(tree, outs)
+
+
+def _check_eager_carry(name, fun, carry_arg, init_val, tree, avals, leaves, first: bool, out):
+    """Check an eager loop step's carry output `out` against the loop's carry types (tree, avals), as the
+    traced loop checks its body once; returns the output's leaves as arrays. On the first step, a weakly
+    typed initial leaf that JAX would promote raises _Promote, so that the loop restarts from promoted leaves
+    (as JAX traces the body again)."""
+    o_leaves, o_tree = tree_flatten(out)
+    o_leaves = _as_arrays(o_leaves)
+    if o_tree == tree:
+        o_avals = _avals(o_leaves)
+        for a, b in zip(avals, o_avals):
+            if not _typematch(a, b):
+                break
+        else:
+            return o_leaves
+        if first:
+            promoted = _promote_weak_carry(leaves, o_avals)
+            if promoted is not None:
+                raise _Promote(promoted)
+    else:
+        o_avals = None
+    raise _carry_error(name, fun, carry_arg, init_val, tree, avals, o_tree, o_avals)
+
+
+class _Promote(Exception):
+    """An eager loop's first step asks for JAX's weak-type promotion of the initial carry."""
+
+    def __init__(self, leaves):
+        super().__init__()
+        self.leaves = leaves
+
+
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
+    """Repeat `val = body_fun(val)` while `cond_fun(val)`; the carry keeps its types (as jax.lax.while_loop):
+    a body that changes the carry's structure, shape or dtype raises TypeError, run eagerly or traced."""
+    leaves, tree = tree_flatten(init_val)
+    if _concrete(leaves):  # the carry is still made of arrays, as a traced loop's is
+        leaves = _as_arrays(leaves)
+        for _ in range(2):
+            avals = _avals(leaves)
+            val, first = tree_unflatten(tree, leaves), True
+            try:
+                while True:
+                    pred = cond_fun(val)
+                    _check_pred("while_loop", pred)
+                    if not bool(pred):
+                        break
+                    new = _check_eager_carry("while_loop", body_fun, 0, init_val, tree, avals, leaves, first,
+                                             body_fun(val))
+                    val, first = tree_unflatten(tree, new), False
+            except _Promote as p:
+                leaves = p.leaves
+                continue
+            if first:  # no step ran: check the body's types as a traced loop does
+                _while_traced(cond_fun, body_fun, leaves, tree, init_val, "while_loop", bind=False)
+            return val
+    return _while_traced(cond_fun, body_fun, leaves, tree, init_val, "while_loop")
 
 
 # --- scan -----------------------------------------------------------------------------------------
@@ -648,47 +863,52 @@ def _stack(ys):
 
 
 def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False, unroll: int = 1):
-    """Loop `carry, y = f(carry, x)` over the leading axis of xs, stacking the ys (as jax.lax.scan)."""
+    """Loop `carry, y = f(carry, x)` over the leading axis of xs, stacking the ys (as jax.lax.scan). The
+    carry keeps its types: a body that changes its structure, shape or dtype raises TypeError, run
+    eagerly or traced (a weakly typed Python-scalar carry takes the body's dtype where JAX allows)."""
+    return _scan(f, init, xs, length, reverse, unroll, "scan", f, 0)
+
+
+def _scan(f, init, xs, length, reverse, unroll, name: str, fun, carry_arg: int):
+    """scan, with `name`, `fun` and `fun`'s carry argument position for messages (fori_loop's body)."""
     x_leaves, x_tree = tree_flatten(xs)
     lengths = {int(get_aval(x).shape[0]) if get_aval(x).shape else None for x in x_leaves}
     if None in lengths:
-        raise ValueError("scan: every leaf of xs needs a leading axis to scan over")
+        raise ValueError(f"{name}: every leaf of xs needs a leading axis to scan over")
     if length is not None:
         lengths.add(int(length))
     if len(lengths) > 1:
-        raise ValueError(f"scan: xs leaves and length disagree on the scan length: {sorted(lengths)}")
+        raise ValueError(f"{name}: xs leaves and length disagree on the scan length: {sorted(lengths)}")
     if not lengths:
-        raise ValueError("scan: give xs or length")
+        raise ValueError(f"{name}: give xs or length")
     n = lengths.pop()
     c_leaves, c_tree = tree_flatten(init)
-    if _concrete(c_leaves + x_leaves):
-        return _scan_python(f, init, xs, x_leaves, x_tree, n, reverse)
+    if n and _concrete(c_leaves + x_leaves):
+        return _scan_python(f, init, c_leaves, c_tree, x_leaves, x_tree, n, reverse, name, fun, carry_arg)
     c_leaves, x_leaves = _as_arrays(c_leaves), _as_arrays(x_leaves)
-    c_avals = [get_aval(c) for c in c_leaves]
+    c_avals = _avals(c_leaves)
     x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype, get_aval(x).weak_type) for x in x_leaves]
     store = []
 
     def body(*a):
         carry = tree_unflatten(c_tree, list(a[:len(c_leaves)]))
         x = tree_unflatten(x_tree, list(a[len(c_leaves):]))
-        out = f(carry, x)
-        if not (isinstance(out, tuple) and len(out) == 2):
-            raise TypeError("scan: f must return a pair (carry, y)")
-        new_c, y = out
+        new_c, y = _scan_pair(name, f(carry, x))
         nc_leaves, nc_tree = tree_flatten(new_c)
         y_leaves, y_tree = tree_flatten(y)
         store.append((nc_tree, y_tree, len(nc_leaves)))
         return nc_leaves + y_leaves
 
-    closed = trace_flat(body, c_avals + x_avals, "scan")
+    closed = trace_flat(body, c_avals + x_avals, name)
     nc_tree, y_tree, n_c = store[-1]
     promoted = _promote_weak_carry(c_leaves, closed.out_avals[:n_c]) if nc_tree == c_tree else None
     if promoted is not None:
-        c_leaves, c_avals = promoted, [get_aval(c) for c in promoted]
-        closed = trace_flat(body, c_avals + x_avals, "scan")
+        c_leaves, c_avals = promoted, _avals(promoted)
+        closed = trace_flat(body, c_avals + x_avals, name)
         nc_tree, y_tree, n_c = store[-1]
-    _check_same_types("scan: f must return a carry of the init's type", nc_tree, closed.out_avals[:n_c],
-                      c_tree, c_avals, _leaf_paths(init))
+    err = _carry_error(name, fun, carry_arg, init, c_tree, c_avals, nc_tree, closed.out_avals[:n_c])
+    if err is not None:
+        raise err
     consts = list(closed.consts)
     open_j = Jaxpr([], [], list(closed.constvars) + list(closed.invars), closed.eqns, closed.outvars)
     outs = scan_p.bind(*consts, *c_leaves, *x_leaves, jaxpr=open_j, n_consts=len(consts),
@@ -696,51 +916,110 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
     return tree_unflatten(c_tree, outs[:n_c]), tree_unflatten(y_tree, outs[n_c:])
 
 
-def _scan_python(f, init, xs, x_leaves, x_tree, n, reverse):
+def _scan_pair(name: str, out):
+    if not (isinstance(out, tuple) and len(out) == 2):
+        got = f"a tuple of {len(out)}" if isinstance(out, tuple) else type(out).__name__
+        raise TypeError(f"{name}: the body function must return a pair (carry, y), got {got}")
+    return out
+
+
+def _scan_python(f, init, c_leaves, c_tree, x_leaves, x_tree, n, reverse, name, fun, carry_arg):
+    """scan outside every transform: the body runs as Python on each slice, its carry checked against
+    the initial carry's types at every step (as the traced scan checks its body once)."""
     x_leaves = _as_arrays(x_leaves)
-    carry, ys = _tree_as_arrays(init), []
-    for i in (range(n - 1, -1, -1) if reverse else range(n)):
-        x = tree_unflatten(x_tree, [_index(x, i) for x in x_leaves])
-        carry, y = f(carry, x)
-        ys.append(y)
+    c_leaves = _as_arrays(c_leaves)
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    while True:
+        c_avals = _avals(c_leaves)
+        carry, ys, y_type = tree_unflatten(c_tree, c_leaves), [], None
+        try:
+            for k, i in enumerate(order):
+                x = tree_unflatten(x_tree, [_index(x, i) for x in x_leaves])
+                new_c, y = _scan_pair(name, f(carry, x))
+                carry = tree_unflatten(c_tree, _check_eager_carry(name, fun, carry_arg, init, c_tree, c_avals,
+                                                                  c_leaves, k == 0, new_c))
+                y_leaves, y_tree = tree_flatten(y)
+                y_leaves = _as_arrays(y_leaves)
+                t = (y_tree, [(a.shape, a.dtype) for a in _avals(y_leaves)])
+                if y_type is None:
+                    y_type = t
+                elif t != y_type:
+                    raise TypeError(f"{name}: the body function returned y of different types at different steps: "
+                                    f"{y_type[0]} {[str(d) + str(list(s)) for s, d in y_type[1]]} and then "
+                                    f"{t[0]} {[str(d) + str(list(s)) for s, d in t[1]]}; every step must return "
+                                    "the same structure, shapes and dtypes (as when the body is traced once)")
+                ys.append(y_leaves)
+        except _Promote as p:
+            c_leaves = p.leaves
+            continue
+        break
     if reverse:
         ys.reverse()
-    carry = _tree_as_arrays(carry)
-    if not ys:
-        return carry, None
-    y_leaves = [tree_flatten(y)[0] for y in ys]
-    y_tree = tree_flatten(ys[0])[1]
-    stacked = [_stack([_as_arrays([yl[j]])[0] for yl in y_leaves]) for j in range(len(y_leaves[0]))]
-    return carry, tree_unflatten(y_tree, stacked)
+    stacked = [_stack([yl[j] for yl in ys]) for j in range(len(ys[0]))]
+    return carry, tree_unflatten(y_type[0], stacked)
 
 
 def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     """body_fun(i, val) for i in [lower, upper). Static bounds lower to scan, so reverse mode works.
-    `unroll` (a scan hint in JAX) changes nothing in the result; it is accepted and passed to scan."""
+    `unroll` (a scan hint in JAX) changes nothing in the result; it is accepted and passed to scan.
+    The carry keeps its types: a body that changes its structure, shape or dtype raises TypeError naming
+    fori_loop, run eagerly or traced (even with no iterations), as in JAX."""
+    if not callable(body_fun):
+        raise TypeError("fori_loop: body_fun argument should be callable")
+    _check_bounds(lower, upper)
+    weak_index = get_aval(lower).weak_type and get_aval(upper).weak_type  # (Python ints: JAX's weak index)
     lo, hi = concrete_value(lower) if isinstance(lower, ArrayBase) else lower, \
         concrete_value(upper) if isinstance(upper, ArrayBase) else upper
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
         leaves, tree = tree_flatten(init_val)
-        if _concrete(leaves):  # run as Python; the index and the carry are arrays, as when traced
-            val = tree_unflatten(tree, _as_arrays(leaves))
-            for i in range(lo, hi):
-                val = body_fun(wrap(np.int32(i), True), val)
-            out, out_tree = tree_flatten(val)
-            return tree_unflatten(out_tree, _as_arrays(out))
-        idx = to_array(np.arange(lo, max(lo, hi), dtype=np.int32))
-        carry, _ = scan(lambda c, i: (body_fun(i, c), None), init_val, idx, length=max(0, hi - lo),
-                        unroll=1 if unroll is None else unroll)
+        if hi > lo and _concrete(leaves):  # run as Python; the index and the carry are arrays, as when traced
+            leaves = _as_arrays(leaves)
+            while True:
+                avals = _avals(leaves)
+                val = tree_unflatten(tree, leaves)
+                try:
+                    for i in range(lo, hi):
+                        val = tree_unflatten(tree, _check_eager_carry(
+                            "fori_loop", body_fun, 1, init_val, tree, avals, leaves, i == lo,
+                            body_fun(wrap(np.int32(i), weak_index), val)))
+                except _Promote as p:
+                    leaves = p.leaves
+                    continue
+                return val
+        idx = wrap(np.arange(lo, max(lo, hi), dtype=np.int32), weak_index)
+        carry, _ = _scan(lambda c, i: (body_fun(i, c), None), init_val, idx, max(0, hi - lo), False,
+                         1 if unroll is None else unroll, "fori_loop", body_fun, 1)
         return carry
 
     def cond_fun(c):
         return ew.lt(c[0], _bound(upper, c[0]))
 
     def body(c):
-        return (ew.add(c[0], full((), 1, c[0].dtype)), body_fun(c[0], c[1]))
+        new = body_fun(c[0], c[1])
+        in_leaves, in_tree = tree_flatten(c[1])
+        if not any(x.weak_type for x in in_leaves):  # (a weak carry leaf may yet be promoted: checked then)
+            out_leaves, out_tree = tree_flatten(new)
+            err = _carry_error("fori_loop", body_fun, 1, init_val, in_tree, _avals(in_leaves), out_tree,
+                               _avals(_as_arrays(out_leaves)))
+            if err is not None:
+                raise err
+        return (ew.add(c[0], full((), 1, c[0].dtype)), new)
 
-    start = lower if isinstance(lower, ArrayBase) else to_array(np.int32(lower))
-    return while_loop(cond_fun, body, (start, init_val))[1]
+    start = lower if isinstance(lower, ArrayBase) else wrap(np.asarray(lower, np.int32), weak_index)
+    return _while_traced(cond_fun, body, *tree_flatten((start, init_val)), (start, init_val), "fori_loop")[1]
+
+
+def _check_bounds(lower, upper) -> None:
+    """JAX's rule for fori_loop's bounds: the same dtype, or signed integers of which one is weakly typed
+    (a Python int beside an integer array)."""
+    a, b = get_aval(lower), get_aval(upper)
+    if a.dtype == b.dtype:
+        return
+    if a.dtype.kind == "i" and b.dtype.kind == "i" and a.weak_type != b.weak_type:
+        return
+    raise TypeError(f"fori_loop: lower and upper must have equal types, got {a.str_short()} and {b.str_short()} "
+                    f"({lower!r}, {upper!r}); give integer bounds of one dtype (int(), .astype(jnp.int32))")
 
 
 def _bound(b, like):

@@ -589,8 +589,9 @@ def _logit_impl(xp):
 
 
 # logit = log(x / (1 - x)) with JAX's custom derivative 1 / (x (1 - x)) (infinite at 0 and 1, where the
-# quotient's own rule gives NaN)
-logit_p = unary("logit", _logit_impl, lambda ans, x: 1 / (x * (1 - x)), "f")
+# quotient's own rule gives NaN), written as 1/x + 1/(1 - x): the same value, and its own derivative
+# -1/x^2 + 1/(1 - x)^2 overflows to -inf near 0 instead of meeting inf * 0 (NaN) through x (1 - x)
+logit_p = unary("logit", _logit_impl, lambda ans, x: 1 / x + 1 / (1 - x), "f")
 
 
 def _elu_impl(xp):

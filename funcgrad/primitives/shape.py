@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..core import dtypes
+from ..core.array import ArrayBase
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ._util import batch_size, check_dtype, move_axis, to_front, type_error, value_error
@@ -455,7 +456,12 @@ full_p = Primitive(
 
 
 def full(shape, fill_value, dtype, weak_type: bool = False):
-    """An array of `shape` filled with the Python scalar `fill_value`."""
+    """An array of `shape` filled with the Python scalar `fill_value`. A 0-d array (a tracer under a
+    transform) is broadcast instead, so that a derivative through the fill value is kept, never dropped."""
+    if isinstance(fill_value, ArrayBase) and fill_value.shape == ():
+        from .elementwise import convert_element_type
+        v = convert_element_type(fill_value, dtype, weak_type)
+        return broadcast_in_dim(v, tuple(int(s) for s in shape), ())
     return full_p.bind(shape=tuple(int(s) for s in shape), fill_value=fill_value,
                        dtype=dtypes.canonicalize(dtype), weak_type=bool(weak_type))
 

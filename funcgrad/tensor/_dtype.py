@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from ..core import dtypes as _cdt
+from ..numpy._scalar_types import ScalarType as _ScalarType, register_dtype_like as _register_dtype_like
 
 
 class dtype:
@@ -32,13 +33,17 @@ class dtype:
     __str__ = __repr__
 
     def __eq__(self, other) -> bool:
+        """Equal to itself (and its aliases: torch.float == torch.float32), the NumPy dtype it stands for
+        and funcgrad.numpy's scalar type of that dtype; False for anything else, never raising."""
         if other is self:
             return True
         if isinstance(other, dtype):
             return False
         if isinstance(other, np.dtype):
             return other == self.dtype
-        return NotImplemented
+        if isinstance(other, _ScalarType):
+            return other.dtype == self.dtype
+        return False
 
     def __ne__(self, other) -> bool:
         r = self.__eq__(other)
@@ -56,6 +61,8 @@ class dtype:
     def to_complex(self) -> "dtype":
         return {float32: complex64, float64: complex128, float16: complex64}.get(self, self)
 
+
+_register_dtype_like(dtype)
 
 bool_ = dtype("bool", np.bool_)
 uint8 = dtype("uint8", np.uint8)
@@ -265,6 +272,15 @@ class Size(tuple):
     def __reduce__(self):
         return (Size, (tuple(self),))
 
+    def __eq__(self, other) -> bool:
+        """As a tuple's, with tuples (torch.Size([2, 3]) == (2, 3)); False for anything else, never raising."""
+        return tuple.__eq__(self, other) if isinstance(other, tuple) else False
+
+    def __ne__(self, other) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__
+
 
 def _size_item(d, i: int) -> int:
     if isinstance(d, (int, np.integer, np.bool_)):
@@ -333,7 +349,7 @@ class device:
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, device):
-            return NotImplemented
+            return False
         return self.type == other.type and self.index == other.index
 
     def __hash__(self) -> int:

@@ -21,6 +21,14 @@ class _Tag:
     def __reduce__(self):
         return (_lookup, (type(self).__name__, self.name))
 
+    def __eq__(self, other) -> bool:  # singletons (unpickling returns the same object): identity, never raising
+        return self is other
+
+    def __ne__(self, other) -> bool:
+        return self is not other
+
+    __hash__ = object.__hash__
+
 
 class memory_format(_Tag):
     """A tensor memory format tag (torch.contiguous_format, torch.channels_last, ...)."""

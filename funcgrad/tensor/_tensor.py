@@ -23,7 +23,8 @@ from ..autograd import graph as _graph
 from ..autograd.grad_mode import state as _gs
 from ..core.array import Array, ArrayBase as _ArrayBase
 from ..core.primitive import _rec_state, record_eager as _record_eager
-from ..core.trace import Tracer, _state as _trace_state
+from ..core.errors import ConcretizationError, user_location
+from ..core.trace import Tracer, _state as _trace_state, concrete_value
 from ..primitives import elementwise as _ew
 from ..transforms import ad as _ad
 from . import _dtype as D
@@ -404,8 +405,12 @@ class Tensor:
 
     # --- conversion to Python / NumPy --------------------------------------------------------------------
     def _host(self) -> np.ndarray:
+        """The value as a NumPy array: funcgrad's own reads of static values (shapes, indices, counts) and
+        the Python conversions torch allows inside torch.func's grad transforms (item(), float(), tolist()).
+        A tensor inside vmap/jit has no value: RuntimeError, as torch.func raises."""
         if self._v is None:
-            return np.asarray(self._a)
+            a = self._a
+            return np.asarray(a if a.__class__ is Array else _concrete(a, "item"))
         return self._v
 
     def item(self):
@@ -421,9 +426,13 @@ class Tensor:
         if self._rg and not force and _gs.enabled:  # as torch: allowed under no_grad (and in Function.forward)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
+        if self._v is None and self._a.__class__ is not Array and not force:
+            _traced_numpy_error(self._a)
         return self._host()
 
     def __array__(self, dtype=None, copy=None):
+        if self._v is None and self._a.__class__ is not Array:
+            _traced_numpy_error(self._a)
         v = self._host()
         if dtype is not None and v.dtype != dtype:
             return v.astype(dtype)
@@ -456,6 +465,8 @@ class Tensor:
             a = self._a
             if a.size != 1:
                 raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+            if a.__class__ is not Array:  # inside torch.func transforms: torch converts the value
+                a = _concrete(a, kind)
             return getattr(a.reshape(()) if a.ndim else a, "__" + kind + "__")()
         v = self._v
         if v.size != 1:
@@ -577,6 +588,43 @@ def _make_as(cls, v):
     t._rg = False
     t._gfn = None
     return t
+
+
+class _TracedTensorError(RuntimeError, ConcretizationError):
+    """torch.func's RuntimeError for reading a tensor's data inside a transform where it has none; also a
+    ConcretizationError, so funcgrad's own fallbacks (autograd.Function's forward run as a host callback)
+    recognise it."""
+
+
+def _concrete(a, kind: str):
+    """The concrete Array under tracer `a` (inside torch.func's grad/jvp/vjp), or torch.func's RuntimeError
+    where it has none (vmap; jit)."""
+    c = concrete_value(a)
+    if c is not None:
+        return c
+    while isinstance(a, Tracer) and a.val is not None:
+        a = a.val
+    name = a._trace.name if isinstance(a, Tracer) else "vmap"
+    if kind == "bool":
+        raise _TracedTensorError(
+            f"{name}: It looks like you're attempting to use a Tensor in some data-dependent control flow. "
+            "We don't support that yet: use torch.where (or torch.cond) instead of Python if/while on a "
+            f"tensor's value (at {user_location(2)}).")
+    raise _TracedTensorError(
+        f"{name}: It looks like you're calling .item() on a Tensor. We don't support {name} over calling "
+        ".item() on a Tensor, please try to rewrite what you're doing with other operations (at "
+        f"{user_location(2)}).")
+
+
+def _traced_numpy_error(a):
+    """torch.func's RuntimeError for numpy() / numpy.asarray of a tensor inside a transform."""
+    c = concrete_value(a)
+    if c is not None and a._trace.name != "jvp":
+        raise _TracedTensorError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                                 f"instead (at {user_location(2)}).")
+    raise _TracedTensorError("Cannot access data pointer of Tensor that doesn't have storage: inside a "
+                             "torch.func transform a tensor's data cannot be read as NumPy; use torch "
+                             f"operations, or tensor.detach() (at {user_location(2)}).")
 
 
 def _traced(a):

@@ -357,12 +357,14 @@ def _take_aux(store, trace):
     return None
 
 
-def linearize(fun: Callable, *primals):
-    """(fun(*primals), f_jvp) where f_jvp(*tangents) evaluates the derivative without re-running fun."""
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+    """(fun(*primals), f_jvp) where f_jvp(*tangents) evaluates the derivative without re-running fun;
+    with has_aux, fun returns (out, aux) and the result is (out, f_jvp, aux)."""
     p_leaves, p_tree = tree_flatten(primals)
     store = []
-    tape = record(_flat_fun(fun, p_tree, store), p_leaves, "linearize")
-    out_tree = store[-1]
+    f = _aux_split(fun, has_aux, store)
+    tape = record(_flat_fun(f, p_tree, store), p_leaves, "linearize")
+    out_tree = [s for s in store if not (isinstance(s, tuple) and len(s) == 2 and s[0] == "aux")][-1]
     out_vals = tape.out_values()
 
     def f_jvp(*tangents):
@@ -372,11 +374,16 @@ def linearize(fun: Callable, *primals):
         t_out = forward(tape, [_as_array(t) for t in t_leaves])
         return tree_unflatten(out_tree, [zeros_like(v) if t is None else t for t, v in zip(t_out, out_vals)])
 
+    if has_aux:
+        return tree_unflatten(out_tree, out_vals), f_jvp, _take_aux(store, tape.trace)
     return tree_unflatten(out_tree, out_vals), f_jvp
 
 
-def vjp(fun: Callable, *primals, has_aux: bool = False):
-    """(fun(*primals), f_vjp) where f_vjp(cotangent) returns one cotangent per primal."""
+def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
+    """(fun(*primals), f_vjp) where f_vjp(cotangent) returns one cotangent per primal. (`reduce_axes`,
+    deprecated in JAX, is accepted and must be empty.)"""
+    if reduce_axes:
+        raise NotImplementedError("vjp: reduce_axes is not supported (it is deprecated in JAX)")
     p_leaves, p_tree = tree_flatten(primals)
     store = []
     f = _aux_split(fun, has_aux, store)

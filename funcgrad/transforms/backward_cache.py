@@ -16,7 +16,8 @@ recorder), jit not disabled, and no primitive whose params carry per-call state 
 residuals, custom_jvp's user rule, traced control-flow bodies). Anything else, an unhashable param, or a
 failure while compiling (recorded, so not retried) falls back to the interpreted walk.
 
-`funcgrad.config.update("backward_cache_size", n)` bounds the cache (LRU); 0 turns it off.
+`funcgrad.config.update("backward_cache_size", n)` bounds the cache (LRU); 0 turns it off. Inserting and
+evicting hold a lock; a hit takes none (a walk evicted by another thread after its lookup still runs).
 """
 from __future__ import annotations
 
@@ -156,7 +157,10 @@ def compiled_backward(eqns: Sequence[Eqn], in_vars: Sequence[Var], out_vars: Seq
             _cache[key] = entry
         trim()
     elif len(_cache) > 1:
-        _cache.move_to_end(key)
+        try:
+            _cache.move_to_end(key)
+        except KeyError:  # evicted by another thread since the lookup: this walk still uses it
+            pass
     if entry is _FAILED:
         return None
     fn, weak, present = entry

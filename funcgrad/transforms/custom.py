@@ -187,9 +187,12 @@ custom_jvp_call_p.is_call = True
 class custom_jvp:
     """A function with a user-supplied jvp rule: `f.defjvp(lambda primals, tangents: (out, t_out))`."""
 
-    def __init__(self, fun: Callable, nondiff_argnums=()):
+    def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
+        if nondiff_argnames:  # as JAX: the names' positions in fun's signature join nondiff_argnums
+            self.nondiff_argnums = tuple(sorted(set(self.nondiff_argnums)
+                                                | set(_argnums_of(fun, nondiff_argnames, "custom_jvp"))))
         self.jvp = None
         functools.update_wrapper(self, fun)
 
@@ -306,9 +309,12 @@ class custom_vjp:
     """A function with a user-supplied vjp: `f.defvjp(fwd, bwd)`; fwd returns (out, residuals) and
     bwd(residuals, g) returns one cotangent per (differentiable) argument."""
 
-    def __init__(self, fun: Callable, nondiff_argnums=()):
+    def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
+        if nondiff_argnames:  # as JAX: the names' positions in fun's signature join nondiff_argnums
+            self.nondiff_argnums = tuple(sorted(set(self.nondiff_argnums)
+                                                | set(_argnums_of(fun, nondiff_argnames, "custom_vjp"))))
         self.fwd = self.bwd = None
         functools.update_wrapper(self, fun)
 
@@ -406,9 +412,17 @@ remat_p = Primitive("remat", impl=_jaxpr_impl, abstract_eval=_jaxpr_rule, jvp_fu
 remat_p.is_call = True
 
 
-def checkpoint(fun: Callable, prevent_cse: bool = True, policy=None, static_argnums=()) -> Callable:
-    """`fun` with its intermediates recomputed in the backward pass instead of stored."""
+def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy=None, static_argnums=(), static_argnames=(),
+               concrete: bool = False) -> Callable:
+    """`fun` with its intermediates recomputed in the backward pass instead of stored. JAX's keywords
+    (keyword-only, as in JAX); `static_argnames` name parameters of `fun` that are static as
+    `static_argnums` are; `concrete=True`, removed in JAX, raises as there."""
+    if concrete:
+        raise NotImplementedError("checkpoint: concrete=True is not supported (removed in JAX); mark the Python "
+                                  "values static with static_argnums instead")
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if static_argnames:
+        static_argnums = tuple(sorted(set(static_argnums) | set(_argnums_of(fun, static_argnames, "checkpoint"))))
 
     @functools.wraps(fun)
     def wrapped(*args):
@@ -434,3 +448,21 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy=None, static_argn
 
 
 remat = checkpoint
+
+
+def _argnums_of(fun: Callable, argnames, what: str) -> tuple:
+    """The positions of the parameters of `fun` named in `argnames` (JAX's nondiff_argnames /
+    static_argnames), from its signature."""
+    import inspect
+    argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
+    try:
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what}: argument names {argnames} need a function with an inspectable signature") from None
+    nums = []
+    for name in argnames:
+        if name not in params:
+            raise ValueError(f"{what}: {name!r} is not a parameter of {getattr(fun, '__name__', 'fun')} "
+                             f"(its parameters: {params})")
+        nums.append(params.index(name))
+    return tuple(nums)

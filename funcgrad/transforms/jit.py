@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from collections import OrderedDict
 from typing import Callable
 
@@ -34,10 +35,15 @@ log = logging.getLogger("funcgrad.jit")
 class _Config:
     log_compiles = False
     jit_cache_size = 4096
+    jit_cache_max_bytes = 256 << 20  # None: no bound on the bytes of cached constants
     disable_jit = False
 
 
 config = _Config()
+# Held to insert into and evict from any jitted function's cache (a hit takes no lock; tracing runs
+# outside it). One lock for all (misses are rare), re-entrant for a finaliser that calls jit while
+# an eviction drops entries; a module global rather than an attribute, so jitted functions still deepcopy.
+_cache_lock = threading.RLock()
 
 
 def _hashable_static(v, where: str):
@@ -88,12 +94,13 @@ def _describe_leaf(k) -> str:
 
 class _Entry:
     """One cache entry: the optimised jaxpr, the output structure and (once built) the compiled code."""
-    __slots__ = ("jaxpr", "out_tree", "compiled", "fn", "out_weak", "forwarded", "single", "xp")
+    __slots__ = ("jaxpr", "out_tree", "compiled", "fn", "out_weak", "forwarded", "single", "xp", "roots")
     hoisted = ()
 
     def __init__(self, jaxpr, out_tree, xp):
         self.jaxpr, self.out_tree, self.xp = jaxpr, out_tree, xp
         self.compiled = self.fn = None
+        self.roots = None  # ids of the constant buffers charged to the cache while it is cached, else None
         self.out_weak = [v.aval.weak_type for v in jaxpr.outvars]
         fw = compiler.forwarded_outputs(jaxpr)
         self.forwarded = fw if any(i is not None for i in fw) else None
@@ -116,6 +123,27 @@ class _Entry:
         if self.single:
             return res[0]
         return tree_unflatten(self.out_tree, res)
+
+
+def _buffer_roots(entry) -> dict:
+    """The memory a cache entry keeps alive through constants: {id(root): (root, nbytes)} over the
+    buffers of its jaxpr's constants and the arrays its compiled code holds, each view traced to the array
+    that owns its memory (a broadcast scalar counts its one element, two views of a buffer count once)."""
+    out = {}
+    vals = [getattr(c, "_buf", c) for c in entry.jaxpr.consts]
+    if entry.fn is not None:
+        glb = getattr(entry.fn, "__globals__", None) or {}
+        vals += [v for v in glb.values() if hasattr(v, "nbytes") and hasattr(v, "base")]
+    for v in vals:
+        if not hasattr(v, "nbytes"):
+            continue
+        root = v
+        while getattr(root, "base", None) is not None and hasattr(root.base, "nbytes") and \
+                hasattr(root.base, "base"):
+            root = root.base
+        if id(root) not in out:
+            out[id(root)] = (root, int(root.nbytes))
+    return out
 
 
 class _ClosureEntry:
@@ -191,6 +219,8 @@ class JitFunction:
             self._resolve_static_with_signature(fun)
         self._plain = not self.static_argnums and not self.static_argnames
         self._cache: OrderedDict = OrderedDict()
+        self._roots: dict = {}  # id(constant buffer) -> [buffer, nbytes, entries holding it]
+        self._bytes = 0  # bytes of the distinct constant buffers the cached entries hold
         self._last_key = None
         self.compile_count = 0
         functools.update_wrapper(self, fun)
@@ -300,16 +330,63 @@ class JitFunction:
                 return _ClosureEntry(compiler.optimize(jaxpr), out_tree, hoisted), leaves
             jaxpr = compiler.optimize(jaxpr)
             entry = _Entry(jaxpr, out_tree, _xp_of(leaves))
-            self._cache[key] = entry
-            self.compile_count += 1
-            if config.log_compiles:
-                self._log_compile(key, in_tree, static, static_kw, leaves)
-            self._last_key = key
-            while len(self._cache) > max(int(config.jit_cache_size), 1):
-                self._cache.popitem(last=False)
+            with _cache_lock:  # (another thread may have traced the same signature meanwhile: keep one)
+                other = self._cache.get(key)
+                if other is not None:
+                    return other, leaves
+                self._cache[key] = entry
+                self.compile_count += 1
+                if config.log_compiles:
+                    self._log_compile(key, in_tree, static, static_kw, leaves)
+                self._last_key = key
+                self._charge(entry)
         else:
-            self._cache.move_to_end(key)
+            try:
+                self._cache.move_to_end(key)
+            except KeyError:  # evicted by another thread since the lookup: this call still uses it
+                pass
         return entry, leaves
+
+    def _charge(self, entry) -> None:
+        """Count the constant buffers of `entry` (just cached or just compiled) towards the cache's bytes,
+        then evict least recently used entries beyond jit_cache_size entries, or while the buffers the
+        cache keeps alive, less those `entry` holds, exceed jit_cache_max_bytes: the cache holds at most
+        that bound plus one signature's constants, and a large array every signature shares (one closed
+        over) is not a reason to evict. Called with the lock held."""
+        roots = _buffer_roots(entry)
+        old = entry.roots or ()
+        table = self._roots
+        for r, (buf, nbytes) in roots.items():
+            if r in old:
+                continue
+            rec = table.get(r)
+            if rec is None:
+                table[r] = [buf, nbytes, 1]
+                self._bytes += nbytes
+            else:
+                rec[2] += 1
+        entry.roots = tuple(old) + tuple(r for r in roots if r not in old)
+        keep = sum(table[r][1] for r in entry.roots)
+        cache = self._cache
+        size = max(int(config.jit_cache_size), 1)
+        limit = config.jit_cache_max_bytes
+        while len(cache) > 1 and (len(cache) > size or (limit is not None and self._bytes - keep > limit)):
+            key, gone = cache.popitem(last=False)
+            if gone is entry:  # (moved to the front by other threads' hits meanwhile) it stays
+                cache[key] = gone
+                continue
+            self._discharge(gone)
+
+    def _discharge(self, entry) -> None:
+        """Uncount an evicted entry's constant buffers (lock held)."""
+        table = self._roots
+        for r in entry.roots or ():
+            rec = table[r]
+            rec[2] -= 1
+            if rec[2] == 0:
+                del table[r]
+                self._bytes -= rec[1]
+        entry.roots = None
 
     def __call__(self, *args, **kwargs):
         if self._plain and not kwargs:
@@ -335,7 +412,10 @@ class JitFunction:
                 key = (None, tuple(key))
                 entry = self._cache.get(key)
                 if entry is not None and entry.fn is not None and not config.disable_jit and not fp_checks.on:
-                    self._cache.move_to_end(key)
+                    try:
+                        self._cache.move_to_end(key)
+                    except KeyError:  # evicted by another thread since the lookup: still usable
+                        pass
                     return entry.finish(entry.fn(*bufs), args)
         if config.disable_jit or fp_checks.on:  # (NaN/inf checks run op by op, naming the operation)
             return self.fun(*args, **kwargs)
@@ -344,14 +424,15 @@ class JitFunction:
             outs = pjit_p.bind(*entry.hoisted, *leaves, jaxpr=entry.jaxpr,
                                name=getattr(self.fun, "__name__", "fun"))
             return tree_unflatten(entry.out_tree, outs)
-        fn = entry.build()
+        fn = entry.fn or self._build(entry)
         bufs = [x._buf if x.__class__ is Array else to_array(x, copy=False)._buf for x in leaves]
         return entry.finish(fn(*bufs), leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:
         key, leaves, in_tree, static, static_kw, n = self._signature(args, kwargs)
         entry, leaves = self._entry(args, kwargs)
-        entry.build()
+        if getattr(entry, "fn", None) is None:
+            self._build(entry)
         statics, static_kws = dict(static), dict(static_kw)
         keys = tuple(_leaf_key(x) for x in leaves)
         name = getattr(self.fun, "__name__", "fun")
@@ -380,12 +461,33 @@ class JitFunction:
         entry, _ = self._entry(args, kwargs)
         return tree_unflatten(entry.out_tree, entry.jaxpr.out_avals)
 
+    def _build(self, entry):
+        """Compile a cached entry, then charge what its code holds to the cache's bytes."""
+        if isinstance(entry, _ClosureEntry):
+            return entry.build()
+        fn = entry.build()
+        with _cache_lock:
+            if entry.roots is not None:  # (None: evicted, or never inserted)
+                self._charge(entry)
+        return fn
+
     def _cache_size(self) -> int:
+        """How many signatures are cached."""
         return len(self._cache)
 
+    def _cache_bytes(self) -> int:
+        """The bytes of the distinct constant buffers the cached signatures keep alive (bounded by
+        jit_cache_max_bytes; arguments are not counted, nor what a constant shares with another entry twice)."""
+        return self._bytes
+
     def clear_cache(self) -> None:
-        self._cache.clear()
-        self._last_key = None
+        with _cache_lock:
+            for e in self._cache.values():
+                e.roots = None
+            self._cache.clear()
+            self._roots.clear()
+            self._bytes = 0
+            self._last_key = None
 
 
 def _signature_diff(prev, key) -> list:
@@ -418,14 +520,37 @@ def _signature_diff(prev, key) -> list:
     return out
 
 
-def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
-        **unused):
-    """Compile `fun`: trace once per input signature, optimise, generate straight-line code, cache it."""
+class _Unspecified:
+    def __repr__(self) -> str:
+        return "UnspecifiedValue"
+
+
+_UNSPECIFIED = _Unspecified()
+
+
+def jit(fun: Callable | None = None, /, *, in_shardings=_UNSPECIFIED, out_shardings=_UNSPECIFIED,
+        static_argnums=None, static_argnames=None, donate_argnums=None, donate_argnames=None,
+        keep_unused: bool = False, device=None, backend: str | None = None, inline: bool = False,
+        compiler_options: dict | None = None):
+    """Compile `fun`: trace once per input signature, optimise, generate straight-line code, cache it.
+
+    JAX's keywords, and only those (an unknown or misspelt keyword such as `static_argnum` raises
+    TypeError, as in JAX). Shardings, device/backend placement, donation, `keep_unused`, `inline` and
+    `compiler_options` do not change what is computed on funcgrad's single-process backends; they are
+    accepted so that JAX code runs unchanged. `jit(static_argnums=...)` without `fun` returns a decorator."""
+    kw = dict(in_shardings=in_shardings, out_shardings=out_shardings, static_argnums=static_argnums,
+              static_argnames=static_argnames, donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+              keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+              compiler_options=compiler_options)
     if fun is None:
-        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
+        return lambda f: jit(f, **kw)
     if not callable(fun):
         raise TypeError(f"jit: expected a callable, got {type(fun).__name__}")
-    return JitFunction(fun, static_argnums, static_argnames, donate_argnums)
+    if compiler_options is not None and not isinstance(compiler_options, dict):
+        raise TypeError(f"jit: compiler_options must be a dict, got {type(compiler_options).__name__}")
+    return JitFunction(fun, () if static_argnums is None else static_argnums,
+                       () if static_argnames is None else static_argnames,
+                       () if donate_argnums is None else donate_argnums)
 
 
 # --- the pjit call primitive ----------------------------------------------------------------------
@@ -511,13 +636,23 @@ pjit_p.is_call = True
 pjit_p.weak_type_rule = lambda weaks, params: False
 
 
-def make_jaxpr(fun: Callable, static_argnums=()):
-    """A function that traces `fun` on its arguments and returns the (unoptimised) jaxpr."""
+def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False):
+    """A function that traces `fun` on its arguments and returns the (unoptimised) jaxpr; with
+    return_shape, (jaxpr, the output's pytree of ShapeDtypeStruct). `axis_env` (named axes bound
+    outside, for collectives) is not supported: it must be None or empty."""
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if axis_env:
+        raise NotImplementedError("make_jaxpr: axis_env is not supported; trace the collective under "
+                                  "vmap/pmap with its axis_name instead")
 
     def make(*args, **kwargs):
         j = JitFunction(fun, static_argnums)
         _, leaves, in_tree, static, static_kw, n = j._signature(args, kwargs)
-        jaxpr, _ = j._trace(leaves, in_tree, static, static_kw, n)
-        return jaxpr
+        jaxpr, out_tree = j._trace(leaves, in_tree, static, static_kw, n)
+        if not return_shape:
+            return jaxpr
+        from .._jax_api import ShapeDtypeStruct
+        from ..core.tree_util import tree_unflatten as _unflatten
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.out_avals]
+        return jaxpr, _unflatten(out_tree, shapes)
     return make

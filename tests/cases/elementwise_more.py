@@ -231,4 +231,7 @@ SPECIAL = {
     "rem": Special(("real", "nonzero"), fd=False, why="kinks where x is a multiple of y: special pairs often are"),
     "clamp": Special((None, "real", None), ties=((0, 1), (2, 1)), fd=False,
                      why="kinks at the drawn bounds lo and hi (ties with x)"),
+    "elu": Special(kinks=(0.0,)),  # the branch point (its derivative jumps from alpha * scale to scale)
+    "hypot": Special(fd=False, why="the origin (both operands 0) is a kink of the pair"),
+    "logit": Special(((0.125, 0.25, 0.5, 0.75, 0.875),)),  # inside (0, 1), where central differences hold; 0, 1 are poles
 }

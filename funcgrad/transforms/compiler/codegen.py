@@ -96,7 +96,8 @@ def _dot_pattern(e: Eqn):
     if e.prim.name != "dot_general":
         return None
     p = e.params
-    if p.get("preferred_element_type") not in (None, e.invars[0].aval.dtype):
+    pt = p.get("preferred_element_type")  # (not `in (None, dtype)`: np.dtype("float64") == None is True)
+    if pt is not None and np.dtype(pt) != e.invars[0].aval.dtype:
         return None
     (lc, rc), (lb, rb) = p["dimension_numbers"]
     a, b = e.invars

@@ -4,9 +4,11 @@ Protocol (as torch's): the main process puts `(send_idx, index)` on a worker's o
 fetches and collates, and puts `(send_idx, batch)` (or `(send_idx, ExceptionWrapper)`) on the single result
 queue. `None` on an index queue tells the worker to exit; `_ResumeIteration` (persistent workers) restarts
 its fetcher and is echoed back; an exhausted IterableDataset answers `_IterableDatasetStopIteration`.
+A batch that cannot be pickled is answered with the pickling error in its place (`ResultQueue`).
 """
 from __future__ import annotations
 
+import multiprocessing.queues
 import os
 import queue
 import random
@@ -81,6 +83,32 @@ class ExceptionWrapper:
         except Exception:
             raise RuntimeError(msg) from None
         raise exc
+
+
+class ResultQueue(multiprocessing.queues.Queue):
+    """The workers' result queue. A plain Queue pickles in a feeder thread and, when pickling fails, prints
+    the error and drops the item, so the main process would wait forever for that batch (torch's does).
+    Here the error is sent in the batch's place, as an ExceptionWrapper naming the worker, and re-raised
+    by the main process as for an error raised by the dataset."""
+
+    worker_id = None  # set by the worker process that uses the queue
+
+    def _on_queue_feeder_error(self, e, obj):
+        if not (isinstance(obj, tuple) and len(obj) == 2):
+            return super()._on_queue_feeder_error(e, obj)
+        idx, data = obj
+        what = "its exception" if isinstance(data, ExceptionWrapper) else "the batch"
+        err = ExceptionWrapper(where=f"in DataLoader worker process {self.worker_id} while sending {what} "
+                                     f"to the main process{_UNSENDABLE}")
+        if isinstance(data, ExceptionWrapper):  # (its exception type is not importable here, say)
+            err.exc_type = RuntimeError  # which always travels: this cannot fail twice
+            err.exc_msg = f"{data.exc_msg}\nwhich could not be sent:\n{err.exc_msg}"
+        self.put((idx, err))
+
+
+_UNSENDABLE = (": it cannot be pickled. A DataLoader worker sends what the dataset and collate_fn return to the "
+               "main process by pickling; return arrays, tensors, numbers, strings, or lists / tuples / dicts "
+               "of them (not lambdas, generators, open files, locks, ...)")
 
 
 @dataclass(frozen=True)
@@ -163,6 +191,8 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
         from ...multiprocessing import reductions
         reductions.MIN_SHARE_BYTES = SHARE_MIN_BYTES
         parent = os.getppid()
+        if isinstance(data_queue, ResultQueue):
+            data_queue.worker_id = worker_id
         seed = _seed_worker(base_seed, worker_id)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
         where = f"in DataLoader worker process {worker_id}"

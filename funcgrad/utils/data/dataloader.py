@@ -5,7 +5,10 @@ indices go out on one queue per worker, round robin, at most prefetch_factor * n
 results come back on one queue and are reordered so that batches arrive in sampler order (unless
 in_order=False). Large batches travel through shared memory (funcgrad.multiprocessing). Workers end when
 the iterator is exhausted (unless persistent_workers), garbage collected, or fails (timeout, a worker
-dying); an exception raised by the dataset in a worker is re-raised here with the worker's traceback.
+dying); an exception raised by the dataset in a worker, or a batch that cannot be pickled, is re-raised
+here with the worker's traceback. While waiting for a batch the main process watches the workers'
+process sentinels beside the result queue, so a worker that dies is reported at once (torch learns of it
+from SIGCHLD), whatever the timeout.
 pin_memory is accepted and, with no accelerator, ignored with torch's warning.
 """
 from __future__ import annotations
@@ -14,7 +17,10 @@ import itertools
 import multiprocessing as _pymp
 import os
 import queue
+import signal
+import time
 import warnings
+from multiprocessing import connection as _connection
 
 import funcgrad as _fg
 
@@ -255,7 +261,7 @@ class _MultiProcessIter(_BaseIter):
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
         ctx = loader.multiprocessing_context or _mp.get_context()
-        self._worker_result_queue = ctx.Queue()
+        self._worker_result_queue = _worker.ResultQueue(ctx=ctx.get_context())
         self._workers_done_event = ctx.Event()
         self._index_queues, self._workers = [], []
         self._worker_pids = []
@@ -299,22 +305,59 @@ class _MultiProcessIter(_BaseIter):
 
     # --- receiving -----------------------------------------------------------------------------------
     def _try_get_data(self, timeout):
-        _red._local.keep_fd = False
-        try:
-            return True, self._worker_result_queue.get(timeout=timeout)
-        except queue.Empty:
-            pass
-        except Exception:
-            self._shutdown_workers()
-            raise
-        finally:
-            _red._local.keep_fd = True
-        failed = [w for i, w in enumerate(self._workers) if self._workers_status[i] and not w.is_alive()]
-        if failed and not self._shutdown:
-            pids = ", ".join(str(w.pid) for w in failed)
-            self._shutdown_workers()
-            raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly")
-        return False, None
+        """(True, item) from the result queue, or (False, None) after `timeout` seconds without one. Waits
+        on the queue's pipe and on the sentinels of the workers that should be alive together, so that a
+        worker's death raises as soon as it happens (after any results it sent are read)."""
+        reader = self._worker_result_queue._reader
+        deadline = time.monotonic() + timeout
+        while True:
+            live = [w.sentinel for i, w in enumerate(self._workers) if self._workers_status[i]]
+            try:
+                ready = _connection.wait([reader, *live], max(deadline - time.monotonic(), 0.0))
+            except Exception:
+                self._shutdown_workers()
+                raise
+            if reader in ready:
+                _red._local.keep_fd = False
+                try:
+                    return True, self._worker_result_queue.get(timeout=_worker.MP_STATUS_CHECK_INTERVAL)
+                except queue.Empty:
+                    continue
+                except Exception:
+                    self._shutdown_workers()
+                    raise
+                finally:
+                    _red._local.keep_fd = True
+            if ready:
+                self._raise_worker_failure([s for s in live if s in ready])
+            if time.monotonic() >= deadline:
+                return False, None
+
+    def _raise_worker_failure(self, sentinels):
+        """Raise torch's RuntimeError for workers that died, from the reason (signal or exit code)."""
+        failed = [w for w in self._workers if w.sentinel in sentinels]
+        for w in failed:
+            w.join(1.0)  # (the sentinel fires as the process exits, a moment before it can be reaped)
+        pids = ", ".join(str(w.pid) for w in failed)
+        cause = None
+        w = failed[0]
+        code = w.exitcode
+        if code is not None and code < 0:
+            try:
+                name = signal.strsignal(-code) or f"signal {-code}"
+            except ValueError:
+                name = f"signal {-code}"
+            msg = f"DataLoader worker (pid {w.pid}) is killed by signal: {name}. "
+            if -code == getattr(signal, "SIGBUS", None):
+                msg += ("It is possible that dataloader's workers are out of shared memory. Please try to raise "
+                        "your shared memory limit.")
+            cause = RuntimeError(msg)
+        elif code:
+            cause = RuntimeError(f"DataLoader worker (pid {w.pid}) exited unexpectedly with exit code {code}. "
+                                 f"Details are lost due to multiprocessing. Rerunning with num_workers=0 may "
+                                 f"give better error trace.")
+        self._shutdown_workers()
+        raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from cause
 
     def _get_data(self):
         if self._timeout > 0:
