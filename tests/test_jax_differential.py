@@ -944,15 +944,11 @@ def test_jnp_weak_type_lattice(x64_on):
         fnp.power(np.arange(3), -1)
 
 
-@pytest.mark.xfail(strict=True, reason="known deviation: funcgrad's asarray/array/full of a Python scalar is "
-                   "strongly typed (JAX: weak); changing it alters NumPy-style results of block/convolve")
 def test_jnp_asarray_of_python_scalar_is_weak():
     agree(lambda np_: np_.asarray(3.0))
     agree(lambda np_: np_.full((2,), 3))
 
 
-@pytest.mark.xfail(strict=True, reason="known deviation: funcgrad's cumsum/cumprod widen small integers to "
-                   "int64 as NumPy and the Array API's cumulative_prod do (JAX keeps int8)")
 def test_jnp_cumsum_keeps_small_ints():
     agree(lambda np_: np_.cumsum(np.ones(3, np.int8)))
 

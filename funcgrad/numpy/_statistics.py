@@ -559,8 +559,11 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     # an empty sum (all -inf): log(0) = -inf, with JAX's NaN gradient (log's 1/0 times exp's 0)
     out = ew.add(ew.log(ew.abs(s) if return_sign else s), m)
     out = _keep(out, axes, keepdims)
+    if out.weak_type:  # as JAX: strongly typed, also for a Python scalar (or weakly typed) input
+        out = ew.convert_element_type(out, out.dtype, False)
     if return_sign:
-        return out, _keep(ew.sign(s), axes, keepdims)
+        sign = _keep(ew.sign(s), axes, keepdims)
+        return out, (ew.convert_element_type(sign, sign.dtype, False) if sign.weak_type else sign)
     return out
 
 
