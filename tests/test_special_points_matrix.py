@@ -51,15 +51,15 @@ _OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
         , [
             *'F:hardsigmoid[points] F:kl_div[equal] F:kl_div[zeros]'.split(),
             *'Tensor:arctan2[pairs] Tensor:atan2[pairs] Tensor:clamp[pairs]'.split(),
-            *'Tensor:clip[pairs] Tensor:copysign[pairs] Tensor:div[pairs] Tensor:divide[pairs]'.split(),
+            *'Tensor:clip[pairs] Tensor:copysign[pairs]'.split(),
             *'Tensor:float_power[pairs] Tensor:fmax[pairs]'.split(),
             *'Tensor:logit[points] Tensor:pow[pairs]'.split(),
-            *'Tensor:true_divide[pairs] Tensor:xlogy[pairs] torch.special:logit[points] torch.special:xlog1py[pairs]'.split(),
+            *'Tensor:xlogy[pairs] torch.special:logit[points] torch.special:xlog1py[pairs]'.split(),
             *'torch.special:xlogy[pairs] torch:arctan2[pairs]'.split(),
             *'torch:atan2[pairs] torch:clamp[pairs] torch:clip[pairs] torch:copysign[pairs]'.split(),
-            *'torch:div[pairs] torch:divide[pairs] torch:float_power[pairs] torch:fmax[pairs]'.split(),
+            *'torch:float_power[pairs] torch:fmax[pairs]'.split(),
             *'torch:kl_div[pairs] torch:logit[points] torch:pow[pairs]'.split(),
-            *'torch:true_divide[pairs] torch:xlogy[pairs]'.split(),
+            *'torch:xlogy[pairs]'.split(),
         ]),
     'linalg': (
         "(b) funcgrad's torch.cholesky_solve / cholesky_inverse take torch's whole-matrix derivative convention "
@@ -83,17 +83,16 @@ _OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
         "lgamma/digamma at poles, Bessel functions at 0: inf against NaN conventions) and torch's own NaN "
         "(sinc'' at 0, a smooth point)"
         , [
-            *'Tensor:acosh[points] Tensor:arccosh[points] Tensor:arctanh[points] Tensor:atanh[points]'.split(),
-            *'Tensor:digamma[points] Tensor:lgamma[points] Tensor:rsqrt[points] Tensor:sinc[points]'.split(),
+            *'Tensor:acosh[points] Tensor:arccosh[points]'.split(),
+            *'Tensor:sinc[points]'.split(),
             *'torch.special:bessel_j0[points] torch.special:bessel_j1[points] torch.special:bessel_y0[points]'.split(),
-            *'torch.special:bessel_y1[points] torch.special:digamma[points] torch.special:entr[points]'.split(),
-            *'torch.special:gammaln[points] torch.special:i1[points] torch.special:i1e[points]'.split(),
+            *'torch.special:bessel_y1[points] torch.special:entr[points]'.split(),
+            *'torch.special:i1[points] torch.special:i1e[points]'.split(),
             *'torch.special:modified_bessel_i0[points] torch.special:modified_bessel_i1[points]'.split(),
             *'torch.special:modified_bessel_k0[points] torch.special:modified_bessel_k1[points]'.split(),
-            *'torch.special:ndtri[points] torch.special:psi[points] torch.special:scaled_modified_bessel_k0[points]'.split(),
+            *'torch.special:ndtri[points] torch.special:scaled_modified_bessel_k0[points]'.split(),
             *'torch.special:scaled_modified_bessel_k1[points] torch.special:sinc[points]'.split(),
             *'torch.special:spherical_bessel_j0[points] torch:acosh[points] torch:arccosh[points]'.split(),
-            *'torch:arctanh[points] torch:atanh[points] torch:digamma[points] torch:lgamma[points] torch:rsqrt[points]'.split(),
             *'torch:sinc[points]'.split(),
         ]),
     'poly': (
@@ -514,6 +513,7 @@ def test_matches_reference(row, x64):
         pytest.skip(f"{row.face}:{row.name} has no counterpart in the reference library")
     errors = []
     waived = REFERENCE_WAIVED.get(row.id, ((), ""))[0]
+    domain = _domain(row, ref)
     for key, want in ref.items():
         got = ours.get(key)
         if key.split("[")[0] in waived:
@@ -523,11 +523,27 @@ def test_matches_reference(row, x64):
         if isinstance(got, Exception) or got is None:
             errors.append(f"{key}: funcgrad raised {type(got).__name__}: {got} (the reference computes it)")
             continue
+        if key != "value" and domain is not None:
+            got, want = _at(got, domain), _at(want, domain)
         try:
             compare(got, want, key, RTOL, ATOL)
         except AssertionError as e:
             errors.append(str(e))
     assert not errors, f"{row.id} vs the reference; {_points_note(row)}\n  " + "\n  ".join(errors)
+
+
+def _domain(row, ref):
+    """For an elementwise row, the points where the reference's value is finite: outside a function's domain
+    (acosh(-1), atanh(2): NaN) or at a pole (lgamma(-1), rsqrt(-0.0): inf) no derivative exists, so only the
+    values (compared everywhere) are targets there, not the sign of an infinite or NaN derivative."""
+    value = ref.get("value")
+    if not row.elementwise or isinstance(value, Exception) or len(value) != 1:
+        return None
+    return np.isfinite(value[0])
+
+
+def _at(xs, mask):
+    return tuple(x[mask] if x is not None and x.shape == mask.shape else x for x in xs)
 
 
 @pytest.mark.parametrize("row", [_param(r) for r in ROWS if T.has_exact(r)])
