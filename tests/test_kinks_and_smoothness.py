@@ -120,8 +120,9 @@ JAX_ROWS = [
     ("x**2", lambda L, N, x: x ** 2, 0.0, (0.0, 0.0, 2.0)),
     ("0**y", lambda L, N, y: N.power(N.asarray(0.0), y), 2.0, (0.0, 0.0, 0.0)),
     ("2**y", lambda L, N, y: N.power(N.asarray(2.0), y), 0.0, (1.0, LN2, LN2 ** 2)),
-    ("logit", lambda L, N, x: L.scipy.special.logit(x), 0.0, None),  # JAX's 1/(x(1-x)): inf
-    ("logit", lambda L, N, x: L.scipy.special.logit(x), 1.0, None),
+    # at the poles: logit' = 1/x + 1/(1-x) -> inf and logit'' = (2x-1)/(x(1-x))^2 -> -inf at 0, +inf at 1
+    ("logit", lambda L, N, x: L.scipy.special.logit(x), 0.0, (-INF, INF, -INF)),
+    ("logit", lambda L, N, x: L.scipy.special.logit(x), 1.0, (INF, INF, INF)),
     ("logit", lambda L, N, x: L.scipy.special.logit(x), 0.5, (0.0, 4.0, 0.0)),
     ("arcsin", lambda L, N, x: N.arcsin(x), 1.0, None),
     ("arccos", lambda L, N, x: N.arccos(x), -1.0, None),
@@ -172,7 +173,14 @@ def test_jax_face_vs_jax(name, f, x, exact):
     with np.errstate(all="ignore"):
         want = _jax_face(jax, jjnp, f, x)
     got = _jax_face(fg, fnp, f, x)
+    if (name, x) in JAX_OWN_NAN:  # JAX's NaN where the limit is known: the exact value is the target
+        want = tuple(e if math.isnan(w) else w for w, e in zip(want, (exact[0], exact[1], exact[2], exact[1], exact[2])))
     _check(got, want, JAX_LABELS, f"{name} at {x}")
+
+
+# JAX 0.10's reverse-mode logit'' at the poles is NaN (its rule 1/(x(1-x)) differentiates to inf * 0 there);
+# its forward mode gives the limit, -inf at 0 and +inf at 1, as funcgrad does in both modes.
+JAX_OWN_NAN = {("logit", 0.0), ("logit", 1.0)}
 
 
 def test_jax_face_kinks_values():

@@ -558,6 +558,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     m = sh.reshape(m, s.shape)
     # an empty sum (all -inf): log(0) = -inf, with JAX's NaN gradient (log's 1/0 times exp's 0)
     out = ew.add(ew.log(ew.abs(s) if return_sign else s), m)
+    if getattr(out, "weak_type", False):  # JAX's result is strongly typed, also for a Python scalar
+        out = ew.convert_element_type(out, out.dtype, False)
     out = _keep(out, axes, keepdims)
     if out.weak_type:  # as JAX: strongly typed, also for a Python scalar (or weakly typed) input
         out = ew.convert_element_type(out, out.dtype, False)

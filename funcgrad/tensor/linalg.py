@@ -227,15 +227,23 @@ def qr(A, mode="reduced", *, out=None):
     return _qr_t(q, r)
 
 
+def _from_triangle(a, UPLO):
+    """torch's eigh reads only the UPLO triangle of A (the JAX face symmetrises (A + A^H)/2): the value is the
+    Hermitian matrix of that triangle, while derivatives flow through the whole A as torch's do."""
+    t = jnp.tril(a) if UPLO.upper() == "L" else jnp.triu(a)
+    h = t + jnp.conj(jnp.swapaxes(t, -1, -2)) - jnp.real(jnp.eye(a.shape[-1], dtype=a.dtype)) * t
+    return a + ew.stop_gradient(h - a)
+
+
 def eigh(A, UPLO="L", *, out=None):
     _square(A, "eigh")
-    w, v = _apply("LinalgEigh", lambda a: list(jnp.linalg.eigh(a, UPLO=UPLO)), (A,))
+    w, v = _apply("LinalgEigh", lambda a: list(jnp.linalg.eigh(_from_triangle(a, UPLO), UPLO=UPLO)), (A,))
     return _eigh_t(w, v)
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
     _square(A, "eigvalsh")
-    return _apply1("LinalgEigvalsh", lambda a: jnp.linalg.eigvalsh(a, UPLO=UPLO), A)
+    return _apply1("LinalgEigvalsh", lambda a: jnp.linalg.eigvalsh(_from_triangle(a, UPLO), UPLO=UPLO), A)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
