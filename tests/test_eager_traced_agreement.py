@@ -44,6 +44,21 @@ LIBS = _libs()
 LIB_IDS = [n for n, *_ in LIBS]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _jax_default_mode():
+    """JAX in its default mode (x64 off), as funcgrad here (tests/conftest.py): the expectations are of that
+    mode, whatever another module left JAX's global flag at."""
+    if jax is None:
+        yield
+        return
+    prev = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", False)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", prev)
+
+
 # --- 1. conversions of traced values ------------------------------------------------------------------
 
 def _transforms(lib):
