@@ -19,7 +19,7 @@ import numpy as np
 
 from .core import dtypes as _dt
 from .core.array import ArrayBase, get_aval
-from .core.aval import ShapedArray
+from .core.aval import ShapeDtypeStruct, ShapedArray
 from .core.backend import CPU, Device, devices
 from .core.jaxpr import eval_jaxpr
 from .core.tree_util import tree_flatten, tree_map, tree_unflatten
@@ -29,51 +29,6 @@ __all__ = ["ShapeDtypeStruct", "eval_shape", "typeof", "device_count", "local_de
            "clear_caches", "ensure_compile_time_eval", "named_scope", "named_call", "linear_transpose",
            "closure_convert", "print_environment_info", "pure_callback", "device_put_replicated",
            "device_put_sharded"]
-
-
-class ShapeDtypeStruct:
-    """A stand-in for an array of a given shape and dtype: input to `eval_shape`, `pure_callback`'s
-    result shapes, and what `eval_shape` returns."""
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
-
-    def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
-        try:
-            self.shape = tuple(int(d) for d in shape)
-        except TypeError:
-            raise TypeError(f"ShapeDtypeStruct: shape must be a sequence of ints, got {shape!r}") from None
-        if dtype is None:
-            raise ValueError("ShapeDtypeStruct: dtype must be given")
-        self.dtype = _dt.canonicalize(dtype)
-        self.weak_type = bool(weak_type)
-        self.sharding = sharding
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    @property
-    def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, self.dtype, self.weak_type)
-
-    def __len__(self) -> int:
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
-    def __eq__(self, other) -> bool:
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
-
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
-
-    def __repr__(self) -> str:
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
 
 def _to_struct(av: ShapedArray) -> ShapeDtypeStruct:

@@ -6,7 +6,6 @@ Reference values marked "JAX" were produced by jax 0.10.2 with jax_threefry_part
 partitionable default against JAX itself), x64 disabled unless noted.
 Statistical checks use fixed keys, so they are deterministic; their bounds are 5 standard errors.
 """
-import contextlib
 import math
 import zlib
 
@@ -23,20 +22,8 @@ U32 = np.uint32
 N = 10_000
 
 
-@contextlib.contextmanager
-def x64_mode(enabled: bool):
-    """funcgrad in one of JAX's two modes: default float, complex and int of 32 bits (x64 off) or of
-    64 bits (x64 on); the previous defaults are restored afterwards."""
-    d = dtypes.defaults
-    previous = (funcgrad.config.read("enable_x64"), d.int_, d.float_, d.complex_)
-    funcgrad.config.update("jax_enable_x64", enabled)
-    d.int_, d.float_, d.complex_ = ((dtypes.int64, dtypes.float64, dtypes.complex128) if enabled
-                                    else (dtypes.int32, dtypes.float32, dtypes.complex64))
-    try:
-        yield
-    finally:
-        funcgrad.config.update("jax_enable_x64", previous[0])
-        d.int_, d.float_, d.complex_ = previous[1:]
+# funcgrad in one of JAX's two modes (the default int, float and complex of 32 or 64 bits), restored after
+x64_mode = funcgrad.enable_x64
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,6 @@ place: XLA's CPU backend evaluates those functions with its own polynomial appro
 other than NumPy's), whose last bits NumPy's libm does not reproduce, so exact equality is impossible
 there; the bounds below are per sampler, measured over these keys with headroom for other CPUs.
 """
-import contextlib
 from fractions import Fraction
 
 import numpy as np
@@ -30,20 +29,8 @@ except ImportError:  # pragma: no cover - depends on the environment
     BF16 = None
 
 
-@contextlib.contextmanager
-def x64_mode(enabled: bool):
-    """funcgrad in one of JAX's modes: the default int, float and complex of 32 bits (x64 off) or 64
-    bits (x64 on), set together and restored afterwards."""
-    d = dtypes.defaults
-    previous = (funcgrad.config.read("enable_x64"), d.int_, d.float_, d.complex_)
-    funcgrad.config.update("jax_enable_x64", enabled)
-    d.int_, d.float_, d.complex_ = ((dtypes.int64, dtypes.float64, dtypes.complex128) if enabled
-                                    else (dtypes.int32, dtypes.float32, dtypes.complex64))
-    try:
-        yield
-    finally:
-        funcgrad.config.update("jax_enable_x64", previous[0])
-        d.int_, d.float_, d.complex_ = previous[1:]
+# funcgrad in one of JAX's two modes (the default int, float and complex of 32 or 64 bits), restored after
+x64_mode = funcgrad.enable_x64
 
 
 @pytest.fixture(params=[False, True], ids=["x32", "x64"])
@@ -285,23 +272,6 @@ def test_x64_widths(mode):
     for fn in cases:
         for seed in SEEDS:
             assert_identical(*_pair(fn, jjr, A, seed))
-
-
-def test_explicit_64_bit_dtypes_x32(mode):
-    """With x64 off JAX canonicalises explicit 64-bit dtypes and NumPy int64 seeds to 32 bits; funcgrad
-    does once funcgrad.core.dtypes canonicalises them (the x64 policy), and the samplers follow."""
-    x64, jjr, A = mode
-    if x64:
-        pytest.skip("x64 off only")
-    if dtypes.canonicalize(np.int64) != np.int32 or dtypes.canonicalize(np.float64) != np.float32:
-        pytest.skip("funcgrad.core.dtypes does not canonicalise 64-bit dtypes with x64 off (yet)")
-    cases = [lambda r, k, A: r.bits(k, (5,), np.uint64), lambda r, k, A: r.randint(k, (5,), 0, 10, np.int64),
-             lambda r, k, A: r.uniform(k, (5,), np.float64, -3.3, 7.1), lambda r, k, A: r.PRNGKey(np.int64(2 ** 40 + 7)),
-             lambda r, k, A: r.normal(k, (5,), np.complex128).dtype.name]
-    for fn in cases:
-        for seed in SEEDS:
-            ours, theirs = _pair(fn, jjr, A, seed)
-            assert_identical(ours, theirs)
 
 
 # --- samplers through transcendental functions: a few ulps --------------------------------------------

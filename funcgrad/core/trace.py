@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
+from .dtypes import is_inexact
 from .array import Array, ArrayBase, get_aval, to_array, canonical_array
 from .aval import ShapedArray, _interned, shaped
 from .errors import (ConcretizationError, TracerArrayConversionError, TracerBoolConversionError,
@@ -166,7 +167,6 @@ def _carries_no_derivative(prim, dtype, invars) -> bool:
     Python conversions of it (float(), numpy) work and say nothing false about derivatives."""
     d = _INEXACT.get(dtype)
     if d is None:
-        from .dtypes import is_inexact
         d = _INEXACT[dtype] = is_inexact(dtype)
     if not d:
         return True

@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from .. import numpy as jnp
 from ..core import dtypes
 from ..primitives.control_flow import while_loop
 from ._continuous import _uniform
@@ -42,7 +43,6 @@ def _unif(key, shape, dtype):
 def _stirling_approx_tail(k):
     """log(k!) minus its Stirling approximation: a table for k <= 9, else the series (evaluated, as
     JAX does, at k clamped to [0, 9])."""
-    from .. import numpy as jnp
     table = jnp.asarray(np.array(_STIRLING_TAIL, dtype=k.dtype))
     use_tail = k <= 9
     k = jnp.clip(k, 0.0, 9.0)
@@ -54,7 +54,6 @@ def _stirling_approx_tail(k):
 
 
 def _binomial_inversion(key, count, prob, shape):
-    from .. import numpy as jnp
     log1minusprob = jnp.log1p(-prob)
 
     def body(carry):
@@ -74,7 +73,6 @@ def _binomial_inversion(key, count, prob, shape):
 
 
 def _btrs(key, count, prob, shape):
-    from .. import numpy as jnp
     stddev = jnp.sqrt(count * prob * (1 - prob))
     b = 1.15 + 2.53 * stddev
     a = -0.0873 + 0.0248 * b + 0.01 * prob
@@ -112,7 +110,6 @@ def _btrs(key, count, prob, shape):
 
 
 def _as_inexact(x):
-    from .. import numpy as jnp
     x = jnp.asarray(x)
     return x if dtypes.is_inexact(x.dtype) else x.astype(dtypes.to_inexact(x.dtype, x.weak_type))
 
@@ -121,7 +118,6 @@ def binomial(key, n, p, shape=None, dtype=None):
     """Binomial(n, p) samples as floats of `dtype` (default: the default float), as
     jax.random.binomial, with its algorithm and values (see the module docstring). The sampling runs
     in p's (inexact) dtype. n < 0, NaN n or p, and p outside [0, 1] give NaN; n = inf gives inf."""
-    from .. import numpy as jnp
     key = check_key(key, "binomial")
     dtype = _float(dtype)
     prob = _as_inexact(p)
@@ -163,7 +159,6 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     split(key, k). `shape` is the result's shape, categories last (as JAX's code reads it: n is
     broadcast to shape[:-1], p to shape); by default p's shape. Floats of `dtype` (default: the
     default float). `unroll` is accepted for JAX's signature."""
-    from .. import numpy as jnp
     key = check_key(key, "multinomial")
     dtype = _float(dtype, "multinomial")
     n, p = jnp.asarray(n), jnp.asarray(p)

@@ -17,7 +17,7 @@ import numpy as np
 from ..core.array import Array, ArrayBase, canonical_array, get_aval, to_array, wrap
 
 _PY_SCALARS = (bool, int, float, complex)
-from ..core.aval import ShapedArray
+from ..core.aval import ShapeDtypeStruct as _ShapeDtypeStruct, ShapedArray
 from ..core.errors import user_location
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive, fp_checks
@@ -651,8 +651,6 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
         jaxpr, out_tree = j._trace(leaves, in_tree, static, static_kw, n)
         if not return_shape:
             return jaxpr
-        from .._jax_api import ShapeDtypeStruct
-        from ..core.tree_util import tree_unflatten as _unflatten
-        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.out_avals]
-        return jaxpr, _unflatten(out_tree, shapes)
+        shapes = [_ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.out_avals]
+        return jaxpr, tree_unflatten(out_tree, shapes)
     return make
