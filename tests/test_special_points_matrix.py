@@ -18,7 +18,8 @@ quantities are the elementwise derivatives f', f'' (and the partials) at every p
 Rows failing because of bugs other branches are fixing are listed in KNOWN_OPEN (row id -> reason) as
 strict xfails; the lead deletes entries as those fixes merge. A reference quantity that is not a target (the
 reference's own NaN or wrong value where the exact value is known, or a point where the quantity does not exist)
-is skipped per row and quantity: REFERENCE_WAIVED documents each.
+is skipped per row and quantity (REFERENCE_WAIVED), or per point where the function has no derivative and the
+reference gives NaN/inf or contradicts itself (REFERENCE_POINT_WAIVED); each group says why.
 """
 from __future__ import annotations
 
@@ -46,36 +47,15 @@ KNOWN_OPEN: dict[str, str] = {}
 # because REFERENCE_WAIVED waives whole quantities of a row and those rows agree everywhere else.
 # Only the reference column: these rows agree with the exact column where it exists.
 _OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
-    'atan2-origin': (
-        "(c, kept as xfail until point-level waivers exist) atan2 at (0, 0) has no derivative: torch gives NaN, "
-        "funcgrad 0 (JAX's convention); every other point agrees",
-        [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("atan2", "arctan2")]),
     'clamp-fmax-ties': (
         "(b) at ties x == y funcgrad's clamp(x, min=y) / fmax send the derivative to x (JAX's tie rule); torch "
         "sends it to the second argument: a per-face tie parameter on the card is missing",
         [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("clamp", "clip", "fmax")]),
-    'copysign-zero': (
-        "(c, kept as xfail until point-level waivers exist) copysign's Hessian at y = 0 (the sign flip): torch "
-        "NaN, funcgrad 0",
-        ["torch:copysign[pairs]", "Tensor:copysign[pairs]"]),
     'pow-edges': (
         "pow / float_power at x = 0 (torch's Hessian NaN where funcgrad gives the limits 0 and 2 of x^2) and at "
         "x < 0, y = 0 (d/dy x^y = x^y log x: funcgrad NaN, torch 0 / -1 from its y == 0 mask): (c) at 0, "
         "(b)-candidate at x < 0 (torch's documented convention is the mask)",
         [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("pow", "float_power")]),
-    'xlogy-origin': (
-        "(c, kept as xfail until point-level waivers exist) xlogy / xlog1py at x = 0, y = 0 (-1 for xlog1py): "
-        "torch's derivatives are NaN/inf, funcgrad's 0/1 (JAX's xlogy(0, y) = 0 rule); d/dy at x = 0, y < 0 "
-        "(outside the domain of log): funcgrad NaN, torch finite",
-        [*[f"{f}:xlogy[pairs]" for f in ("torch", "Tensor", "torch.special")], "torch.special:xlog1py[pairs]"]),
-    'kl_div-target0': (
-        "(c, kept as xfail until point-level waivers exist) kl_div where target <= 0: torch's derivatives in "
-        "the target are NaN (log 0, log of a negative), funcgrad's 0 / finite (xlogy rule)",
-        ["torch:kl_div[pairs]", "F:kl_div[zeros]", "F:kl_div[equal]"]),
-    'logit-edges': (
-        "(c, kept as xfail until point-level waivers exist) logit at 0, -0.0 and 1 (poles: torch's Hessian NaN, "
-        "funcgrad -inf/+inf the limits; at -0.0 torch 1/(x(1-x)) = -inf, funcgrad +inf)",
-        ["torch:logit[points]", "Tensor:logit[points]", "torch.special:logit[points]"]),
     'linalg': (
         "(b) funcgrad's torch.cholesky_solve / cholesky_inverse take torch's whole-matrix derivative convention "
         "(A = L L^H with both triangles of L) only in reverse mode (the face's requires_grad branch); forward mode "
@@ -230,6 +210,50 @@ _WAIVED_GROUPS: dict[str, tuple[str, tuple[str, ...], list[str]]] = {
 REFERENCE_WAIVED: dict[str, tuple[tuple[str, ...], str]] = {
     _i: (_q, _reason) for _reason, _q, _ids in _WAIVED_GROUPS.values() for _i in _ids}
 
+# (c) Point-level waivers: at the listed points (a predicate of the row's inputs) the function has no derivative
+# (a pole, a discontinuity, 0/0) and the reference gives NaN or inf there, or contradicts itself between its
+# modes, where funcgrad gives one finite value in every mode. Only those points of the listed quantities are
+# skipped (for a row that is not elementwise, the whole quantity when any of its points is listed); every other
+# point is still compared, and the exact column still checks funcgrad wherever the function is smooth.
+_POINT_WAIVED_GROUPS: dict[str, tuple[str, tuple[str, ...], list[str], object]] = {
+    'atan2-origin': (
+        "atan2 has no derivative at (0, 0); torch contradicts itself there (reverse mode 0, forward mode and "
+        "the Hessian NaN); funcgrad's torch face gives torch's reverse value, 0, in every mode",
+        ("fwd1", "fwd2", "rev2"), [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("atan2", "arctan2")],
+        lambda x, y: (x == 0) & (y == 0)),
+    'copysign-kink': (
+        "copysign(x, y) = |x| sign(y) has a kink at x = 0, so no Hessian exists there; torch's rule "
+        "(grad * result / x) gives 0/0 = NaN, funcgrad 0",
+        ("rev2",), ["torch:copysign[pairs]", "Tensor:copysign[pairs]"], lambda x, y: x == 0),
+    'xlogy-pole': (
+        "xlogy(x, y) at x = 0, y = 0 (xlog1py at y = -1) sits on the pole of log: no derivative exists; torch "
+        "gives NaN/inf, funcgrad the limits along x = 0 (0 and 1), the convention that makes entr and kl_div "
+        "differentiable at 0",
+        ("fwd1", "fwd2", "rev1", "rev2"),
+        [*[f"{f}:xlogy[pairs]" for f in ("torch", "Tensor", "torch.special")], "torch.special:xlog1py[pairs]"],
+        lambda x, y: (x == 0) & ((y == 0) | (y == -1))),
+    'kl_div-target-edge': (
+        "kl_div's pointwise term target * (log target - input) is not differentiable in the target at target "
+        "<= 0 (log's pole, or outside its domain); torch's derivatives there are NaN, funcgrad's the limits of "
+        "its xlogy rule",
+        ("fwd1", "fwd2", "rev1", "rev2"), ["torch:kl_div[pairs]", "F:kl_div[zeros]", "F:kl_div[equal]"],
+        lambda x, y: y <= 0),
+    'logit-poles': (
+        "logit has poles at 0 and 1: torch's Hessian there is NaN, funcgrad's the limits -inf/+inf (at -0.0 "
+        "torch's 1/(x(1-x)) is -inf, funcgrad +inf); at x = 1e-300 the Hessian -1/x^2 + 1/(1-x)^2 overflows "
+        "to -inf (the exact column checks funcgrad's -inf), torch's formula gives NaN",
+        ("fwd1", "fwd2", "rev1", "rev2"),
+        ["torch:logit[points]", "Tensor:logit[points]", "torch.special:logit[points]"],
+        lambda x: (x == 0) | (x == 1) | (np.abs(x) < 1e-150)),
+    'pow-zero-base': (
+        "x^y at x = 0: the Hessian in y (log x)^2 x^y and the mixed term are 0 * inf forms at the base 0; torch "
+        "gives NaN, funcgrad the limits of x^2's (0 and 2)",
+        ("rev2",), [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("pow", "float_power")],
+        lambda x, y: x == 0),
+}
+REFERENCE_POINT_WAIVED: dict[str, tuple[tuple[str, ...], object]] = {
+    _i: (_q, _where) for _reason, _q, _ids, _where in _POINT_WAIVED_GROUPS.values() for _i in _ids}
+
 # Which faces the reference column runs for: by default the torch faces (pytest.importorskip("torch"): on
 # wherever torch is installed, CI included: about 35 s of CPU for ~1,900 rows). The JAX faces are opt-in until
 # their failures are triaged: FUNCGRAD_SPECIAL_MATRIX_REFERENCE=all runs every face (the JAX reference jits
@@ -301,6 +325,7 @@ def build_rows() -> list[T.Row]:
 ROWS = build_rows()
 _ROW_IDS = {r.id for r in ROWS}
 REFERENCE_WAIVED = {k: v for k, v in REFERENCE_WAIVED.items() if k in _ROW_IDS}
+REFERENCE_POINT_WAIVED = {k: v for k, v in REFERENCE_POINT_WAIVED.items() if k in _ROW_IDS}
 
 
 def _param(row, open_rows=None):
@@ -557,17 +582,26 @@ def test_matches_reference(row, x64):
     errors = []
     waived = REFERENCE_WAIVED.get(row.id, ((), ""))[0]
     domain = _domain(row, ref)
+    point_waived, points = REFERENCE_POINT_WAIVED.get(row.id, ((), None))
+    kept = None if points is None else ~np.asarray(points(*row.inputs))
     for key, want in ref.items():
         got = ours.get(key)
         if key.split("[")[0] in waived:
             continue  # (c): not a target at this point (REFERENCE_WAIVED says why)
+        mask = domain
+        if key.split("[")[0] in point_waived:  # (c): not a target at these points (_POINT_WAIVED_GROUPS)
+            if not row.elementwise:
+                if not kept.all():
+                    continue
+            else:
+                mask = kept if mask is None else mask & kept
         if isinstance(want, Exception):
             continue  # the reference cannot compute this quantity: nothing to compare
         if isinstance(got, Exception) or got is None:
             errors.append(f"{key}: funcgrad raised {type(got).__name__}: {got} (the reference computes it)")
             continue
-        if key != "value" and domain is not None:
-            got, want = _at(got, domain), _at(want, domain)
+        if key != "value" and mask is not None:
+            got, want = _at(got, mask), _at(want, mask)
         try:
             compare(got, want, key, RTOL, ATOL)
         except AssertionError as e:
@@ -613,6 +647,7 @@ def test_listed_rows_exist():
     """Every xfail and every waiver group names rows of the table (a typo would silently list nothing)."""
     unknown = sorted(i for i in REFERENCE_OPEN if i not in _ROW_IDS)
     empty = sorted(g for g, (_, _, ids) in _WAIVED_GROUPS.items() if not set(ids) & _ROW_IDS)
+    empty += sorted(g for g, (_, _, ids, _) in _POINT_WAIVED_GROUPS.items() if not set(ids) & _ROW_IDS)
     assert not unknown and not empty, f"unknown xfail rows {unknown}, waiver groups naming no row {empty}"
 
 
