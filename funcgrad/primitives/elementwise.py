@@ -204,7 +204,17 @@ sinh_p = unary("sinh", _ufunc("sinh"), lambda ans, x: cosh(x))
 cosh_p = unary("cosh", _ufunc("cosh"), lambda ans, x: sinh(x))
 tanh_p = unary("tanh", _ufunc("tanh"), lambda ans, x: 1 - ans * ans)
 asinh_p = unary("asinh", _ufunc("arcsinh"), lambda ans, x: rsqrt(x * x + 1))
-acosh_p = unary("acosh", _ufunc("arccosh"), lambda ans, x: rsqrt((x - 1) * (x + 1)))
+def _acosh_d(ans, x):
+    """acosh'(x) = 1 / sqrt((x - 1)(x + 1)); for real x as the product rsqrt(x - 1) rsqrt(x + 1), whose own
+    derivative at x = 1 is the limit -inf (rsqrt'(0) * rsqrt(2) + rsqrt(0) * rsqrt'(2), no 0 * inf as in the
+    derivative of (x - 1)(x + 1) under rsqrt), and which does not overflow for large x; complex x keeps
+    JAX's 1 / sqrt(x^2 - 1)."""
+    if dtypes.is_complex(x.dtype):
+        return rsqrt((x - 1) * (x + 1))
+    return rsqrt(x - 1) * rsqrt(x + 1)
+
+
+acosh_p = unary("acosh", _ufunc("arccosh"), _acosh_d)
 atanh_p = unary("atanh", _ufunc("arctanh"), lambda ans, x: 1 / ((1 - x) * (1 + x)))
 sqrt_p = unary("sqrt", _ufunc("sqrt"), lambda ans, x: 0.5 / ans)
 rsqrt_p = unary("rsqrt", _rsqrt_impl, lambda ans, x: -0.5 * ans / x)
@@ -292,14 +302,35 @@ def _round_rule(x: ShapedArray, *, rounding_method) -> ShapedArray:
     return x
 
 
+_nextafter_shape = _binary_rule("nextafter", "f")
+
+
+def _nextafter_rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+    _check_kink("nextafter", kink)
+    return _nextafter_shape(x, y)
+
+
+def _nextafter_d(which: int):
+    """nextafter(x, y) is x moved one ulp toward y. JAX defines no derivative (differentiating raises
+    NotImplementedError, as jax.lax.nextafter's); torch's (kink="torch") is 1 in x where x != y (0 at
+    x == y, where the result is y itself) and 0 in y."""
+    def rule(t, ans, x, y, kink="jax"):
+        if kink == "jax":
+            raise NotImplementedError("Differentiation rule for 'nextafter' not implemented (JAX defines none; "
+                                      "apply stop_gradient to its operands to treat the result as a constant)")
+        return _times(t, convert_element_type(ne(x, y), t.dtype)) if which == 0 else zeros_like(t)
+    return rule
+
+
 def _nextafter_impl(xp):
-    return lambda x, y: xp.nextafter(x, y)
+    return lambda x, y, kink="jax": xp.nextafter(x, y)
 
 
 floor_p = nondiff("floor", _ufunc("floor"), 1, "f")
 ceil_p = nondiff("ceil", _ufunc("ceil"), 1, "f")
 round_p = nondiff("round", _round_impl, 1, "f", rule=_round_rule)
-nextafter_p = nondiff("nextafter", _nextafter_impl, 2, "f")
+nextafter_p = _card("nextafter", _nextafter_impl, _nextafter_rule, [_nextafter_d(0), _nextafter_d(1)],
+                    [_nextafter_d(0), _nextafter_d(1)])
 is_finite_p = nondiff("is_finite", _ufunc("isfinite"), 1, "f", out_dtype=dtypes.bool_)
 
 
