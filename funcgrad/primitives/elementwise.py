@@ -204,14 +204,18 @@ sinh_p = unary("sinh", _ufunc("sinh"), lambda ans, x: cosh(x))
 cosh_p = unary("cosh", _ufunc("cosh"), lambda ans, x: sinh(x))
 tanh_p = unary("tanh", _ufunc("tanh"), lambda ans, x: 1 - ans * ans)
 asinh_p = unary("asinh", _ufunc("arcsinh"), lambda ans, x: rsqrt(x * x + 1))
+
+
 def _acosh_d(ans, x):
-    """acosh'(x) = 1 / sqrt((x - 1)(x + 1)); for real x as the product rsqrt(x - 1) rsqrt(x + 1), whose own
-    derivative at x = 1 is the limit -inf (rsqrt'(0) * rsqrt(2) + rsqrt(0) * rsqrt'(2), no 0 * inf as in the
-    derivative of (x - 1)(x + 1) under rsqrt), and which does not overflow for large x; complex x keeps
-    JAX's 1 / sqrt(x^2 - 1)."""
+    """acosh'(x) = 1 / sqrt(x^2 - 1); for real x as the product rsqrt(|x| - 1) rsqrt(|x| + 1): accurate near
+    1 (x * x - 1 loses up to 8 digits there), no overflow for large x, and its own derivative at x = +-1 is
+    the limit -+inf (rsqrt'(0) rsqrt(2) + rsqrt(0) rsqrt'(2); the derivative of (x - 1)(x + 1) under rsqrt
+    has 0 * inf = NaN there), the values JAX and torch give (also at x <= -1, outside the domain);
+    complex x keeps 1 / sqrt((x - 1)(x + 1)), the branch of JAX's 1 / sqrt(x^2 - 1)."""
     if dtypes.is_complex(x.dtype):
         return rsqrt((x - 1) * (x + 1))
-    return rsqrt(x - 1) * rsqrt(x + 1)
+    a = abs(x)
+    return rsqrt(a - 1) * rsqrt(a + 1)
 
 
 acosh_p = unary("acosh", _ufunc("arccosh"), _acosh_d)

@@ -190,7 +190,8 @@ def logaddexp2(input, other, *, out=None):
 def frexp(input, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2 ** exponent (exponent int32, no gradient). The mantissa
     is input * 2^-e, two exact power-of-two scalings (2^-e alone overflows for subnormal input), so its
-    derivative is 2^-e, as torch's (whose 2^-e is computed in float32: inf below 2^-149, 0 above 2^128)."""
+    derivative is 2^-e, as torch's (which divides by 2^e computed in float32: inf below 2^-149 and 0 from
+    2^128 on in float64, where funcgrad's is exact)."""
     dt = input._np_dtype()
     if dt.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
