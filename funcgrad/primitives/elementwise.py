@@ -12,8 +12,9 @@ Rounding, bit operations and predicates have zero derivative (their rules are No
 Conventions per face: where JAX and PyTorch differ at a kink, the card keeps one formula and takes the
 convention as a parameter `kink` that the binding face chooses ("jax", the default and left out of the
 params so jaxprs print as JAX's, or "torch"): abs (JAX selects x >= 0, torch uses sign(x) and 0 at a
-complex 0), hypot and atan2 at the origin, pow's x-derivative at y == 0, elu's branch at 0. A param is
-part of the equation, so jit's cache, vmap's batch rule and the Tensor engine's recorded nodes carry it.
+complex 0), hypot and atan2 at the origin, pow's x-derivative at y == 0, elu's branch at 0, nextafter (JAX
+defines no derivative and raises; torch's is [x != y] in x, 0 in y); scipy_special's entr below 0. A param
+is part of the equation, so jit's cache, vmap's batch rule and the Tensor engine's recorded nodes carry it.
 Smooth functions whose naive formula has an internal kink (logaddexp, logaddexp2, hypot; softplus and
 log_sigmoid are logaddexp with 0) are cards whose rules are smooth to every order: d logaddexp/dx =
 exp(x - ans), d hypot/dx = x / ans, written with these ops, so grad of grad is right at 0 too.
