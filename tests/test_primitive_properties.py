@@ -22,8 +22,9 @@ Special cases, documented here so nothing is skipped silently:
   does, 2 checks the vjp against finite differences instead, and 5 checks reverse-over-reverse only.
 - FORWARD_ONLY (while): reverse mode raises ValueError by design, as in JAX (the trip count is not
   static); 2 checks that it does, and 5 checks forward-over-forward only.
-- FIXED_OPERANDS (betainc's a and b): not differentiable by design, as in JAX; every derivative check
-  holds them fixed, and test_fixed_operands_raise checks that differentiating them raises.
+- FIXED_OPERANDS (betainc's a and b; nextafter's operands with the JAX face's kink): not differentiable by
+  design, as in JAX; every derivative check holds them fixed, and test_fixed_operands_raise checks that
+  differentiating them raises (nextafter's kink="torch" derivatives: tests/test_special_function_edges.py).
 - SECOND_ORDER_FIXED (igamma/igammac's a): the first derivative exists (checked by 1 and 2) but, as in
   JAX, not the second; test_second_order_with_fixed_operands holds them fixed for 5, and
   test_fixed_operands_raise checks the error.
@@ -60,7 +61,7 @@ NAMES = sorted(registry)
 NO_OPERANDS = {"iota", "full"}
 REVERSE_ONLY = {"custom_vjp_call": "custom_vjp functions support reverse mode only (as in JAX)"}
 FORWARD_ONLY = {"while": "while_loop supports forward mode only (as in JAX)"}
-FIXED_OPERANDS = {"betainc": ((0, 1), ValueError)}
+FIXED_OPERANDS = {"betainc": ((0, 1), ValueError), "nextafter": ((0, 1), NotImplementedError)}
 SECOND_ORDER_FIXED = {"igamma": ((0,), NotImplementedError), "igammac": ((0,), NotImplementedError)}
 ZERO_DERIVATIVE_OPERANDS = {"expn": (0,)}
 

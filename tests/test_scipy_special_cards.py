@@ -1,5 +1,5 @@
 """Edge cases of the jax.scipy.special functions that are primitive cards (funcgrad/primitives/scipy_special.py):
-xlogy, xlog1py, ndtri, exp1, expi, expn, sici (si, ci), fresnel, spence, dawsn, wofz. The registry-wide
+entr, xlogy, xlog1py, ndtri, exp1, expi, expn, sici (si, ci), fresnel, spence, dawsn, wofz. The registry-wide
 property tests (tests/test_primitive_properties.py, cases in tests/cases/scipy_special.py) check their
 rules in general; these check the limits, the non-differentiable order of expn, complex wofz, float32
 rounding, and that the functions are one equation each (no custom_jvp left)."""
@@ -17,7 +17,7 @@ from funcgrad.core.primitive import registry
 
 ss = pytest.importorskip("scipy.special")
 
-CARDS = ["xlogy", "xlog1py", "ndtri", "exp1", "expi", "expn", "si", "ci", "fresnel", "spence", "dawsn", "wofz"]
+CARDS = ["entr", "xlogy", "xlog1py", "ndtri", "exp1", "expi", "expn", "si", "ci", "fresnel", "spence", "dawsn", "wofz"]
 
 
 def test_registered():
@@ -26,7 +26,7 @@ def test_registered():
 
 
 @pytest.mark.parametrize("f,args,prims", [
-    (fs.xlogy, (1.5, 2.0), {"xlogy"}), (fs.xlog1py, (1.5, 2.0), {"xlog1py"}), (fs.ndtri, (0.3,), {"ndtri"}),
+    (fs.entr, (0.5,), {"entr"}), (fs.xlogy, (1.5, 2.0), {"xlogy"}), (fs.xlog1py, (1.5, 2.0), {"xlog1py"}), (fs.ndtri, (0.3,), {"ndtri"}),
     (fs.exp1, (0.5,), {"exp1"}), (fs.expi, (0.5,), {"expi"}), (lambda x: fs.expn(2, x), (0.5,), {"expn"}),
     (fs.sici, (0.5,), {"si", "ci"}), (fs.fresnel, (0.5,), {"fresnel"}), (fs.spence, (0.5,), {"spence"}),
     (fs.dawsn, (0.5,), {"dawsn"}), (fs.wofz, (0.5 + 0.5j,), {"wofz"})])
@@ -70,9 +70,49 @@ def test_xlog1py_gradients_at_zero():
     assert float(mixed) == pytest.approx(0.25)
 
 
-def test_entr_gradient_at_zero_is_finite():
-    assert float(funcgrad.grad(fs.entr)(0.0)) == 0.0
-    assert float(funcgrad.grad(fs.entr)(2.0)) == pytest.approx(-math.log(2.0) - 1)
+_ENTR_X = np.array([0.0, -0.0, 1e-300, 0.5, 2.0, -1.0, np.inf])
+
+
+def _entr_derivs(f, x):
+    d1 = funcgrad.vmap(funcgrad.grad(f))(x)
+    d2 = funcgrad.vmap(funcgrad.grad(funcgrad.grad(f)))(x)
+    t1 = funcgrad.jvp(f, (x,), (jnp.ones_like(x),))[1]
+    t2 = funcgrad.jvp(lambda a: funcgrad.jvp(f, (a,), (jnp.ones_like(a),))[1], (x,), (jnp.ones_like(x),))[1]
+    return [np.asarray(v) for v in (d1, d2, t1, t2)]
+
+
+def test_entr_derivatives_at_zero_are_the_one_sided_limits():
+    # entr' = -(log x + 1) -> +inf and entr'' = -1/x -> -inf (+inf at -0.0, as -1/x); below 0, where entr is
+    # -inf, JAX's select(x < 0, -inf, ...) gives 0 for both
+    with funcgrad.enable_x64():
+        x = jnp.asarray(_ENTR_X)
+        d1, d2, t1, t2 = _entr_derivs(fs.entr, x)
+    want1 = np.array([np.inf, np.inf, -math.log(1e-300) - 1, -math.log(0.5) - 1, -math.log(2.0) - 1, 0.0, -np.inf])
+    want2 = np.array([-np.inf, np.inf, -1e300, -2.0, -0.5, 0.0, -0.0])
+    for got, want in ((d1, want1), (t1, want1), (d2, want2), (t2, want2)):
+        np.testing.assert_allclose(got, want, rtol=1e-15)
+    v = np.asarray(fs.entr(x))
+    assert v[0] == 0 and np.signbit(v[0]) and v[5] == -np.inf and v[6] == -np.inf   # (-0.0 at 0, as JAX's)
+
+
+def test_entr_derivatives_match_jax():
+    jax = pytest.importorskip("jax")
+    jss = pytest.importorskip("jax.scipy.special")
+    prev = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)
+    try:
+        xj = jax.numpy.asarray(_ENTR_X)
+        want = [np.asarray(jax.vmap(jax.grad(jss.entr))(xj)), np.asarray(jax.vmap(jax.grad(jax.grad(jss.entr)))(xj)),
+                np.asarray(jax.jvp(jss.entr, (xj,), (jax.numpy.ones_like(xj),))[1])]
+    finally:
+        jax.config.update("jax_enable_x64", prev)
+    with funcgrad.enable_x64():
+        got = _entr_derivs(fs.entr, jnp.asarray(_ENTR_X))
+    # (below 0 JAX's grad is NaN and its jvp 0: the transposed select multiplies a zero cotangent by
+    # log(x) + 1 = NaN; entr is -inf there, with no derivative, and funcgrad's "jax" convention is 0)
+    inside = _ENTR_X >= 0
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g[inside], w[inside])
 
 
 # --- ndtri ----------------------------------------------------------------------------------------

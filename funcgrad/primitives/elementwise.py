@@ -12,8 +12,9 @@ Rounding, bit operations and predicates have zero derivative (their rules are No
 Conventions per face: where JAX and PyTorch differ at a kink, the card keeps one formula and takes the
 convention as a parameter `kink` that the binding face chooses ("jax", the default and left out of the
 params so jaxprs print as JAX's, or "torch"): abs (JAX selects x >= 0, torch uses sign(x) and 0 at a
-complex 0), hypot and atan2 at the origin, pow's x-derivative at y == 0, elu's branch at 0. A param is
-part of the equation, so jit's cache, vmap's batch rule and the Tensor engine's recorded nodes carry it.
+complex 0), hypot and atan2 at the origin, pow's x-derivative at y == 0, elu's branch at 0, nextafter (JAX
+defines no derivative and raises; torch's is [x != y] in x, 0 in y); scipy_special's entr below 0. A param
+is part of the equation, so jit's cache, vmap's batch rule and the Tensor engine's recorded nodes carry it.
 Smooth functions whose naive formula has an internal kink (logaddexp, logaddexp2, hypot; softplus and
 log_sigmoid are logaddexp with 0) are cards whose rules are smooth to every order: d logaddexp/dx =
 exp(x - ans), d hypot/dx = x / ans, written with these ops, so grad of grad is right at 0 too.
@@ -204,7 +205,21 @@ sinh_p = unary("sinh", _ufunc("sinh"), lambda ans, x: cosh(x))
 cosh_p = unary("cosh", _ufunc("cosh"), lambda ans, x: sinh(x))
 tanh_p = unary("tanh", _ufunc("tanh"), lambda ans, x: 1 - ans * ans)
 asinh_p = unary("asinh", _ufunc("arcsinh"), lambda ans, x: rsqrt(x * x + 1))
-acosh_p = unary("acosh", _ufunc("arccosh"), lambda ans, x: rsqrt((x - 1) * (x + 1)))
+
+
+def _acosh_d(ans, x):
+    """acosh'(x) = 1 / sqrt(x^2 - 1); for real x as the product rsqrt(|x| - 1) rsqrt(|x| + 1): accurate near
+    1 (x * x - 1 loses up to 8 digits there), no overflow for large x, and its own derivative at x = +-1 is
+    the limit -+inf (rsqrt'(0) rsqrt(2) + rsqrt(0) rsqrt'(2); the derivative of (x - 1)(x + 1) under rsqrt
+    has 0 * inf = NaN there), the values JAX and torch give (also at x <= -1, outside the domain);
+    complex x keeps 1 / sqrt((x - 1)(x + 1)), the branch of JAX's 1 / sqrt(x^2 - 1)."""
+    if dtypes.is_complex(x.dtype):
+        return rsqrt((x - 1) * (x + 1))
+    a = abs(x)
+    return rsqrt(a - 1) * rsqrt(a + 1)
+
+
+acosh_p = unary("acosh", _ufunc("arccosh"), _acosh_d)
 atanh_p = unary("atanh", _ufunc("arctanh"), lambda ans, x: 1 / ((1 - x) * (1 + x)))
 sqrt_p = unary("sqrt", _ufunc("sqrt"), lambda ans, x: 0.5 / ans)
 rsqrt_p = unary("rsqrt", _rsqrt_impl, lambda ans, x: -0.5 * ans / x)
@@ -292,14 +307,35 @@ def _round_rule(x: ShapedArray, *, rounding_method) -> ShapedArray:
     return x
 
 
+_nextafter_shape = _binary_rule("nextafter", "f")
+
+
+def _nextafter_rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+    _check_kink("nextafter", kink)
+    return _nextafter_shape(x, y)
+
+
+def _nextafter_d(which: int):
+    """nextafter(x, y) is x moved one ulp toward y. JAX defines no derivative (differentiating raises
+    NotImplementedError, as jax.lax.nextafter's); torch's (kink="torch") is 1 in x where x != y (0 at
+    x == y, where the result is y itself) and 0 in y."""
+    def rule(t, ans, x, y, kink="jax"):
+        if kink == "jax":
+            raise NotImplementedError("Differentiation rule for 'nextafter' not implemented (JAX defines none; "
+                                      "apply stop_gradient to its operands to treat the result as a constant)")
+        return _times(t, convert_element_type(ne(x, y), t.dtype)) if which == 0 else zeros_like(t)
+    return rule
+
+
 def _nextafter_impl(xp):
-    return lambda x, y: xp.nextafter(x, y)
+    return lambda x, y, kink="jax": xp.nextafter(x, y)
 
 
 floor_p = nondiff("floor", _ufunc("floor"), 1, "f")
 ceil_p = nondiff("ceil", _ufunc("ceil"), 1, "f")
 round_p = nondiff("round", _round_impl, 1, "f", rule=_round_rule)
-nextafter_p = nondiff("nextafter", _nextafter_impl, 2, "f")
+nextafter_p = _card("nextafter", _nextafter_impl, _nextafter_rule, [_nextafter_d(0), _nextafter_d(1)],
+                    [_nextafter_d(0), _nextafter_d(1)])
 is_finite_p = nondiff("is_finite", _ufunc("isfinite"), 1, "f", out_dtype=dtypes.bool_)
 
 

@@ -1,4 +1,4 @@
-"""Elementwise cards for jax.scipy.special functions whose derivatives are closed formulas: xlogy,
+"""Elementwise cards for jax.scipy.special functions whose derivatives are closed formulas: entr, xlogy,
 xlog1py, ndtri, exp1, expi, expn, si / ci (sici), fresnel, spence, dawsn and wofz.
 
 Each kernel is vectorised NumPy/CuPy code computing in float64 (complex128 for wofz) and rounding back to
@@ -7,9 +7,11 @@ operations (fixed-length series and continued fractions, see there for accuracy)
 unchanged and float32 ones are now correctly rounded in practice.
 
 Derivatives (funcgrad operations, so every order differentiates and batches):
+- entr(x) = -x log x: entr' = -(log x + 1), so +inf at 0 and entr'' = -1/x (-inf) there, the one-sided
+  limits JAX and torch both give; below 0 (entr = -inf) the convention is the parameter `kink`: JAX's
+  select gives 0, torch's formula NaN (and -1/x for the second derivative).
 - xlogy(x, y) = x log y (0 at x = 0): d/dx = log y, d/dy = x / y, with the limits at x = 0: d/dy = 0
-  there (also at y = 0), and d/dx = 0 where y <= 0 (so entr = -xlogy(x, x) has gradient 0 at 0);
-  xlog1py likewise with log1p y and x / (1 + y).
+  there (also at y = 0), and d/dx = 0 where y <= 0; xlog1py likewise with log1p y and x / (1 + y).
 - ndtri' = sqrt(2 pi) exp(ndtri^2 / 2).
 - exp1' = -e^-x / x, expi' = e^x / x; expn(n, x): d/dx = -E_{n-1}(x) (the derivative of e^-x / x for
   n = 0), and n is an integer order with no derivative (its rule is None: zero, as in JAX).
@@ -74,6 +76,15 @@ def _xlog1py_kernel(xp, x, y):
     return xp.where(x == 0, 0.0, x * xp.log1p(safe_y))
 
 
+def _entr_kernel(xp, x, zero=0.0):
+    """-x log x for x > 0, `zero` at 0 (-0.0 in JAX, whose entr is -xlogy(x, x); 0.0 in torch), -inf below
+    and NaN at NaN."""
+    pos = x > 0
+    safe = xp.where(pos, x, 1.0)
+    rest = xp.where(x == 0, zero, xp.where(x < 0, -np.inf, x))
+    return xp.where(pos, -safe * xp.log(safe), rest)
+
+
 def _log_ndtr_kernel(xp, x):
     """log(ndtr(x)) (as funcgrad.scipy.special.log_ndtr computes it)."""
     upper = x > -1
@@ -106,7 +117,8 @@ def _ndtri_kernel(xp, p):
     for _ in range(3):
         ln = _log_ndtr_kernel(xp, xt)
         xt = xt - (ln - xp.log(pl)) * xp.exp(ln + 0.5 * xt * xt + _LOG_SQRT_2PI)
-    return xp.where(tail, xt, central)
+    # outside [0, 1] no quantile exists: NaN, as scipy and torch (2p - 1 rounds to -1 just below 0)
+    return xp.where((p < 0) | (p > 1), np.nan, xp.where(tail, xt, central))
 
 
 def _exp1_pos(xp, x):
@@ -458,6 +470,16 @@ def _xlog1py_dy(ans, x, y):
     return x / (1 + _where(ew.bitwise_and(_is_zero(x), bad), 0.0, y))
 
 
+def _entr_d(x, kink="jax"):
+    """entr'(x) = -(log x + 1): +inf at 0 (the one-sided limit, JAX's and torch's), NaN below 0 in torch,
+    where JAX's select(x < 0, -inf, -x log x) gives 0 (its jvp; its grad is NaN there, a zero cotangent
+    times log(x) + 1); its own derivative is -1/x (-inf at 0, +inf at -0.0, as both libraries)."""
+    d = -(ew.log(x) + 1)
+    if kink == "jax":
+        return _where(ew.lt(x, _const(x, 0)), 0.0, d)
+    return d
+
+
 def _expn_dx(n, x):
     # E_n' = -E_{n-1}; for n = 0 the derivative of e^-x / x itself (SciPy has no E_{-1})
     d0 = -ew.exp(-x) * (x + 1) / (x * x)
@@ -497,6 +519,22 @@ def _unary(name, kernel, deriv, kinds="f"):
     return ew.unary(name, _kernel_impl(kernel), deriv, kinds)
 
 
+def _entr_rule(x: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+    check_dtype("entr", x, "f")
+    ew._check_kink("entr", kink)
+    return x
+
+
+def _entr_impl(xp):
+    jax_, torch_ = (_kernel_impl(lambda xp_, x, z=z: _entr_kernel(xp_, x, z))(xp) for z in (-0.0, 0.0))
+    return lambda x, kink="jax": jax_(x) if kink == "jax" else torch_(x)
+
+
+# entr with the face's convention below 0 as the parameter `kink` (see elementwise's module docstring)
+entr_p = Primitive("entr", impl=_entr_impl, abstract_eval=_entr_rule,
+                   jvp=[lambda t, ans, x, kink="jax": t * _entr_d(x, kink)],
+                   vjp=[lambda g, ans, x, kink="jax": g * _entr_d(x, kink)])
+entr_p.batch = elementwise_batch(entr_p)
 xlogy_p = ew.binary_partials("xlogy", _kernel_impl(_xlogy_kernel), _xlogy_dx, _xlogy_dy, "f")
 xlog1py_p = ew.binary_partials("xlog1py", _kernel_impl(_xlog1py_kernel), _xlog1py_dx, _xlog1py_dy, "f")
 ndtri_p = _unary("ndtri", _ndtri_kernel, lambda ans, p: ew.exp(0.5 * ans * ans + _LOG_SQRT_2PI))
@@ -546,6 +584,7 @@ fresnel_p.batch = elementwise_batch(fresnel_p)
 
 # --- lax-style functions (operands of one shape and dtype; funcgrad.scipy.special promotes) -------
 
+def entr(x): return entr_p.bind(x)
 def xlogy(x, y): return xlogy_p.bind(x, y)
 def xlog1py(x, y): return xlog1py_p.bind(x, y)
 def ndtri(p): return ndtri_p.bind(p)
@@ -560,5 +599,5 @@ def wofz(z): return wofz_p.bind(z)
 def fresnel(x): return tuple(fresnel_p.bind(x))
 
 
-__all__ = ["xlogy", "xlog1py", "ndtri", "exp1", "expi", "expn", "si", "ci", "fresnel", "spence", "dawsn",
+__all__ = ["entr", "xlogy", "xlog1py", "ndtri", "exp1", "expi", "expn", "si", "ci", "fresnel", "spence", "dawsn",
            "wofz"]

@@ -88,8 +88,8 @@ def next_up(x, sign: int):
     """nextafter(x, sign * inf): the card when funcgrad has it; otherwise x moved by |x| * eps (one or
     two units in the last place, always strictly past x; infinities and NaN unchanged)."""
     f = getattr(ew, "nextafter", None)
-    if f is not None:
-        return f(x, const(sign * np.inf, x.dtype, x.shape))
+    if f is not None:   # (a constant: the card has no derivative on the JAX face)
+        return f(ew.stop_gradient(x), const(sign * np.inf, x.dtype, x.shape))
     info = finfo(x.dtype)
     step = ew.max(ew.mul(ew.abs(x), const(float(info.eps), x.dtype, x.shape)),
                   const(float(info.smallest_subnormal), x.dtype, x.shape))
@@ -131,7 +131,7 @@ def round_to_odd_sum(a, b):
     inexact = ew.bitwise_and(ew.bitwise_and(ew.ne(e, const(0.0, e.dtype, e.shape)), ew.eq(e, e)), even)
     toward = ew.select(ew.gt(e, const(0.0, e.dtype, e.shape)), const(np.inf, s.dtype, s.shape),
                        const(-np.inf, s.dtype, s.shape))
-    return ew.select(inexact, ew.nextafter(s, toward), s)
+    return ew.select(inexact, ew.nextafter(ew.stop_gradient(s), toward), s)  # (nextafter: no derivative)
 
 
 def fma(a, b, c):

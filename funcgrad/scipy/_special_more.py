@@ -62,8 +62,7 @@ def xlog1py(x, y):
 
 def entr(x):
     """-x log x for x > 0, 0 at 0, -inf for x < 0."""
-    x = promote_float("entr", x)
-    return jnp.where(x < 0, -jnp.inf, -xlogy(x, x))
+    return _ss.entr(promote_float("entr", x))
 
 
 def rel_entr(x, y):

@@ -188,11 +188,19 @@ def logaddexp2(input, other, *, out=None):
 
 
 def frexp(input, *, out=None):
-    """(mantissa, exponent) with input = mantissa * 2 ** exponent (exponent int32)."""
-    if input._np_dtype().kind != "f":
+    """(mantissa, exponent) with input = mantissa * 2 ** exponent (exponent int32, no gradient). The mantissa
+    is input * 2^-e, two exact power-of-two scalings (2^-e alone overflows for subnormal input), so its
+    derivative is 2^-e, as torch's (which divides by 2^e computed in float32: inf below 2^-149 and 0 from
+    2^128 on in float64, where funcgrad's is exact)."""
+    dt = input._np_dtype()
+    if dt.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    m, ex = np.frexp(input._host())
-    return _rt.frexp(_wrap(Array(m)), _wrap(Array(ex.astype(np.int32))))
+    ex = np.frexp(input._host())[1]
+    e = -ex.astype(np.int64)
+    h = e // 2
+    s1, s2 = Array(np.exp2(h).astype(dt)), Array(np.exp2(e - h).astype(dt))
+    m = _apply1("Frexp", lambda a: ew.mul(ew.mul(a, s1), s2), input)
+    return _rt.frexp(m, _wrap(Array(ex.astype(np.int32))))
 
 
 def _int_binary(name, np_fn):
@@ -232,7 +240,8 @@ def nextafter(input, other, *, out=None):
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_legacy(dt)}'")
     a, b = a.to(D.from_np(dt)), b.to(D.from_np(dt))
     O._bshape(tuple(a.shape), tuple(b.shape))
-    return O._out(_wrap(Array(np.asarray(np.nextafter(a._host(), b._host())))), out)
+    # torch's derivative: 1 in input, 0 in other (the card's kink="torch")
+    return O._out(_apply("Nextafter", O._bc(lambda p, q: ew.nextafter_p.bind(p, q, kink="torch")), (a, b)), out)
 
 
 def polar(abs, angle, *, out=None):  # noqa: A002 - torch's parameter name

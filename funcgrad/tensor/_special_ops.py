@@ -83,12 +83,8 @@ ndtri = _unary("Ndtri", _in64(_ssc.ndtri), "The inverse of the standard normal C
 log_ndtr = _unary("LogNdtr", _in64(_log_ndtr), "log of the standard normal CDF (stable in the left tail).")
 
 
-def _entr(a):
-    # the JAX face's formula: -xlogy(x, x) (its card's rules keep entr'' = -1/x finite down to 1e-308)
-    return ew.select(ew.lt(a, jnp.zeros_like(a)), _full(a, -math.inf), -_ssc.xlogy(a, a))
-
-
-entr = _unary("Entr", _entr, "-x log x for x > 0, 0 at 0, -inf for x < 0.")
+entr = _unary("Entr", lambda a: _ssc.entr_p.bind(a, kink="torch"),
+              "-x log x for x > 0, 0 at 0, -inf for x < 0 (derivative -(log x + 1): +inf at 0, NaN below, as torch).")
 
 
 def expit(input, *, out=None):
@@ -344,12 +340,50 @@ for _f in (xlogy, xlog1py, zeta):
 _EULER = 0.57721566490153286061
 
 
+_K_SERIES = 2.0  # K0 / K1 by their power series up to here (the integral's 400 steps cover x >= 1e-6 only)
+
+
+def _k_series_host(x: np.ndarray, nu: int) -> np.ndarray:
+    """K0 / K1 for 0 < x <= 2 by the logarithmic power series (A&S 9.6.13, 9.6.11) in extended precision:
+    K0 = -(log(x/2) + gamma) I0(x) + sum_k H_k q^k / k!^2 and
+    K1 = 1/x + log(x/2) I1(x) - (1/2) sum_k (psi(k+1) + psi(k+2)) (x/2) q^k / (k! (k+1)!), q = x^2/4, so
+    the log and 1/x terms that dominate at tiny x are exact (K0(1e-300) = 690.89, K1(1e-300) = 1e300);
+    the terms stay below 10 K(x) up to 2 (no cancellation worth a digit)."""
+    z = x.astype(np.longdouble)
+    q = (z / 2) ** 2
+    lg = np.log(z / 2)
+    if nu == 0:
+        term = np.ones_like(z)
+        i0, s, h = term.copy(), np.zeros_like(z), np.longdouble(0)
+        for k in range(1, 30):
+            term = term * q / (k * k)
+            h += np.longdouble(1) / k
+            i0, s = i0 + term, s + h * term
+        k_ = -(lg + np.longdouble(_EULER)) * i0 + s
+    else:
+        term = z / 2
+        psi1, psi2 = np.longdouble(-_EULER), np.longdouble(1 - _EULER)
+        i1, s = term.copy(), term * (psi1 + psi2)
+        for k in range(1, 30):
+            term = term * q / (k * (k + 1))
+            psi1 += np.longdouble(1) / k
+            psi2 += np.longdouble(1) / (k + 1)
+            i1, s = i1 + term, s + term * (psi1 + psi2)
+        k_ = 1 / z + lg * i1 - s / 2
+    return np.asarray(k_ * np.exp(z), np.float64)   # (scaled; 1/x of a subnormal x overflows to inf)
+
+
 def _k_scaled_host(x: np.ndarray, nu: int) -> np.ndarray:
-    """exp(x) K_nu(x) = int_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt by the trapezoidal rule, which converges
+    """exp(x) K_nu(x): the power series up to _K_SERIES for nu = 0, 1 (_k_series_host); beyond it (and for
+    other orders) int_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt by the trapezoidal rule, which converges
     geometrically fast for this analytic, doubly-exponentially decaying integrand: step min(1/16, 0.6/sqrt(x))
     (the integrand's width near 0 is 1/sqrt(x)), 400 steps (past exp(-745) for every x >= 1e-6)."""
     out = np.full(x.shape, np.nan)
-    pos = x > 0
+    small = (x > 0) & (x <= _K_SERIES) if nu in (0, 1) else np.zeros(x.shape, bool)
+    if small.any():
+        with np.errstate(over="ignore"):
+            out[small] = _k_series_host(x[small], nu)
+    pos = (x > 0) & ~small
     xp = x[pos]
     if xp.size:
         h = np.minimum(1 / 16, 0.6 / np.sqrt(xp))[:, None]

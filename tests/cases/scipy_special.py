@@ -1,5 +1,6 @@
 """Cases for funcgrad/primitives/scipy_special.py (the jax.scipy.special cards), inside each smooth domain:
 
+- entr: x in (0.05, 4), kink "jax" or "torch" (the faces' conventions differ only below 0).
 - xlogy: x in (-3, 3) (0 included: its rules have the limits there), y in (0.2, 5); xlog1py: y in (-0.8, 4).
 - ndtri: p in (0.02, 0.98); exp1: x in (0.1, 5) (both sides of the series / continued-fraction switch
   at 1); expi: |x| in (0.2, 5); expn: an integer order n in 0..5 (a float operand, no derivative:
@@ -58,13 +59,19 @@ def expn_case(draw):
     return [n, _u(draw, shp, 0.2, 4)], {}
 
 
+def entr_case(draw):
+    # x > 0 (entr's smooth domain), with either face's convention (they differ only below 0)
+    shp = _shape(draw)
+    return [_u(draw, shp, 0.05, 4)], {"kink": draw(st.sampled_from(["jax", "torch"]))}
+
+
 def wofz_case(draw):
     shp = _shape(draw)
     return [_u(draw, shp, -3, 3) + 1j * _u(draw, shp, -2, 2)], {}
 
 
 CASES = {
-    "xlogy": xlogy_case, "xlog1py": xlog1py_case, "ndtri": unary(0.02, 0.98), "exp1": unary(0.1, 5),
+    "entr": entr_case, "xlogy": xlogy_case, "xlog1py": xlog1py_case, "ndtri": unary(0.02, 0.98), "exp1": unary(0.1, 5),
     "expi": unary(0.2, 5, away_from_zero=True), "expn": expn_case, "si": unary(-6, 6),
     "ci": unary(0.2, 6, away_from_zero=True), "fresnel": unary(-3, 3), "spence": unary(0.05, 4),
     "dawsn": unary(-5, 5), "wofz": wofz_case,
@@ -73,6 +80,7 @@ CASES = {
 
 _PROB = (0.0, 0.25, 0.5, 0.75, 1.0, 2.2250738585072014e-308, 1.0 - 2.0 ** -53)  # ndtri's domain [0, 1]
 SPECIAL = {
+    "entr": Special("nonnegative"),  # (below 0 entr is -inf: no derivative to check)
     "xlogy": Special(("real", "nonnegative")), "xlog1py": Special(("real", "unit")),
     "ndtri": Special((_PROB,), kinks=(0.0, 1.0)), "exp1": Special("nonnegative"),
     "expi": Special(kinks=(0.0,)),  # a logarithmic singularity at 0
