@@ -215,6 +215,14 @@ _WAIVED_GROUPS.update({
         "so its derivative sends the top side to them a second time and none to inputs 3 and 4: not the derivative "
         "of any ordering of the ties (funcgrad's is that of its stable sort)",
         ("fwd1", "rev1"), ["jnp:partition[equal]"]),
+    'jax-attention-float32': (
+        "JAX's dot_product_attention computes its softmax in float32 also under x64 (jax/_src/nn/functions.py: "
+        "'Softmax is always computed in float32'), so its values and derivatives are off by ~3e-8 relative: "
+        "at the regular matrix the first row is 6.99998372186004 in mpmath's softmax(q k^T / sqrt(3)) v and "
+        "funcgrad's, 6.99998331763795 in JAX's",
+        ("value", "fwd1", "fwd2", "rev1", "rev2"),
+        [f"jax.nn:dot_product_attention[{k}]" for k in ("rank2", "rank1", "zero", "identity", "regular",
+                                                         "sym_repeated", "spd")]),
 })
 REFERENCE_WAIVED: dict[str, tuple[tuple[str, ...], str]] = {
     _i: (_q, _reason) for _reason, _q, _ids in _WAIVED_GROUPS.values() for _i in _ids}
@@ -278,7 +286,15 @@ _POINT_WAIVED_GROUPS.update({
         ("fwd2", "rev2"), ["jnp:hypot[pairs]"], lambda x, y: (np.abs(x) == np.abs(y)) & (x != 0)),
     'jax-i0-zero': (
         "JAX's i0''(0) is 0; I0(x) = 1 + x^2/4 + ... has I0''(0) = 1/2 exactly (funcgrad's)",
-        ("fwd2", "rev2"), ["jnp:i0[points]", "jsp.special:i0[points]"], lambda x: x == 0),
+        ("fwd2", "rev2"), ["jnp:i0[points]"], lambda x: x == 0),
+    'jax-jsp-i0-zero': (
+        "jax.scipy.special.i0 at +-0: JAX's i0'(0) = 1 and i0''(0) = 1.5; I0 is even and smooth: I0'(0) = 0 and "
+        "I0''(0) = 1/2 exactly (funcgrad's)",
+        ("fwd1", "fwd2", "rev1", "rev2"), ["jsp.special:i0[points]"], lambda x: x == 0),
+    'jax-expi-zero': (
+        "Ei(x) -> -inf as x -> 0 from either side (Ei(x) = euler_gamma + log|x| + x + ...): scipy.special.expi(0) "
+        "and funcgrad give -inf, JAX NaN",
+        ("value",), ["jsp.special:expi[points]"], lambda x: x == 0),
     'jax-i1e-tiny': (
         "JAX's i1e'' at tiny x: i1e = x/2 - x|x|/2 + 5x^3/16 - ... has i1e''(x) = -sign(x) + 15x/8 near 0: exactly "
         "-+1 at +-1e-300 and -0.99999998125 at 1e-8 (funcgrad's); JAX gives 0 and -0.99999999598",
