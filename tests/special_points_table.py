@@ -539,14 +539,31 @@ EXPLICIT["jnp"].update({
     "piecewise": _ex(lambda ns, x: ns.piecewise(x, [x < 1, x >= 1], [lambda t: t * t, lambda t: 2 * t - 1])),
     "put": _ex(lambda ns, x: ns.put(x, ns.asarray([0, 3]), ns.asarray([9.0, 8.0]), inplace=False)),
     "fill_diagonal": _ex(lambda ns, a: ns.fill_diagonal(a, 0.0, inplace=False), _MR),
-    "partition": _ex(lambda ns, x: ns.partition(x, 2), _VALL),
     "einsum": _ex(lambda ns, a: ns.einsum("ij,jk->ik", a, a), _MR),
     "interp": _ex(lambda ns, x: ns.interp(x, ns.asarray([-1.0, 0.0, 1.0, 2.0]), ns.asarray([0.0, 1.0, -1.0, 3.0]))),
     "ldexp": _ex(lambda ns, x: ns.ldexp(x, 3), _PTS, True),
     "polyfit": _ex(lambda ns, y: ns.polyfit(ns.asarray([0.0, 1.0, 2.0, 3.0, 4.0]), y, 2)),
     "apply_along_axis": _ex(lambda ns, a: ns.apply_along_axis(lambda v: ns.sum(v * v), 0, a), _MR),
     "apply_over_axes": _ex(lambda ns, a: ns.apply_over_axes(ns.sum, a, [0]), _MR),
+    # the order within each side of kth is unspecified (NumPy's and JAX's documentation): the row compares
+    # each side sorted, and so the partition property and where the derivatives go
+    "partition": _ex(lambda ns, x: (lambda p: ns.concatenate([ns.sort(p[:2]), p[2:3], ns.sort(p[3:])]))(
+        ns.partition(x, 2)), _VALL),
+    # 7 bins: no data value on a bin edge (10 bins put 0.5 and 1.0 of "ties" exactly on edges, where the
+    # count depends on the edges' last-ulp rounding: JAX's linspace gives 0.5000000000000002, NumPy's 0.5)
+    "histogram": _ex(lambda ns, x: ns.histogram(x, 7), _VALL),
+    # start and stop of one sign and nonzero: a geometric sequence through (or from) 0 does not exist
+    "geomspace": _ex(lambda ns, a, b: ns.geomspace(a, b), {
+        "generic": (np.array([1.0, -2.0, 0.5, 3.0, 0.25]), np.array([0.5, -1.0, 1.5, 2.0, 1.0])),
+        "equal": (np.array([1.0, -2.0, 0.5, 3.0, 0.25]), np.array([1.0, -2.0, 0.5, 3.0, 0.25]))}),
 })
+# percentiles / quantiles of the vector pairs' first vectors at q inside [0, 100] / [0, 1] (q outside is
+# an error, as in NumPy), at positions q (n - 1) between order statistics (where q's derivative exists)
+_PCT_Q = np.array([10.0, 30.0, 55.0, 80.0, 95.0])
+_PCT = {k: (x, _PCT_Q) for k, (x, _) in VECTOR_PAIRS.items()}
+_QNT = {k: (x, _PCT_Q / 100) for k, (x, _) in VECTOR_PAIRS.items()}
+EXPLICIT["jnp"].update({n: _ex(lambda ns, x, q, n=n: getattr(ns, n)(x, q), _PCT if "percentile" in n else _QNT)
+                        for n in ("percentile", "nanpercentile", "quantile", "nanquantile")})
 NOT_DIFFERENTIABLE["jnp"].update({n: "creates an array from shapes, sizes or Python numbers: no differentiable operand"
                                   for n in ("arange", "bartlett", "blackman", "eye", "hamming", "hanning", "identity",
                                             "indices", "kaiser", "ones", "zeros", "tri", "tril_indices",

@@ -512,8 +512,11 @@ def test_digamma_and_polygamma_known_values():
     x = np.linspace(0.05, 40, 800)
     np.testing.assert_allclose(np.asarray(jsp.digamma(x + 1)), np.asarray(jsp.digamma(x)) + 1 / x, rtol=1e-13,
                                atol=1e-14)
-    with pytest.raises(TypeError):
-        jsp.polygamma(jnp.asarray([1, 2]), 1.0)
+    # an integer array of orders is elementwise, as JAX's (a float array of orders is an error there)
+    np.testing.assert_allclose(np.asarray(jsp.polygamma(jnp.asarray([1, 2]), 1.0)),
+                               [math.pi ** 2 / 6, -2 * 1.2020569031595942], rtol=1e-15)
+    with pytest.raises(ValueError):
+        jsp.polygamma(jnp.asarray([1.0, 2.0]), 1.0)
     with pytest.raises(ValueError):
         jsp.polygamma(-1, 1.0)
 

@@ -39,7 +39,11 @@ def modf(x, /):
     x = _float_input(x, "modf")
     whole = u.trunc(x)
     frac = u.where(u.isinf(x), ew.zeros_like(x), u.subtract(x, whole))
-    return u.copysign(frac, x), whole
+    # A zero fraction takes x's sign: signed_zero - (0 - frac) is that zero (0 - (+-0) is +0) and keeps
+    # frac's derivative, 1 (as jax.numpy.modf's x - whole), where copysign would flip it for negative x.
+    zero = ew.zeros_like(x)
+    signed_zero = u.where(u.signbit(x), ew.neg(zero), zero)
+    return u.where(ew.eq(frac, zero), signed_zero - (zero - frac), frac), whole
 
 
 def ldexp(x1, x2, /):

@@ -221,8 +221,13 @@ def _interp_real(xs, xps, fps, lval, rval):
         res = ew.select(nan, ew.add(ew.mul(slope, ew.sub(xs, x1)), f1), res)
         nan = ew.ne(res, res)
         res = ew.select(ew.select(nan, ew.eq(f0, f1), nan), f0, res)
-        res = ew.select(ew.eq(x0, xs), f0, res)
-        res = ew.select(ew.eq(pos, sh.full(shape, m, dtypes.int64)), last(fps), res)
+        # At a knot x == xp[j] the value is fp[j] exactly (NumPy's); where the segment's formula already
+        # gives it, the formula is kept so that the derivative is the slope of the segment to the right of
+        # the knot (of the last segment at x == xp[-1]), as jax.numpy.interp's
+        res = ew.select(ew.bitwise_and(ew.eq(x0, xs), ew.ne(res, f0)), f0, res)
+        end = ew.add(ew.mul(slope, ew.sub(xs, x1)), f1)
+        at_end = ew.eq(pos, sh.full(shape, m, dtypes.int64))
+        res = ew.select(at_end, ew.select(ew.eq(end, last(fps)), end, last(fps)), res)
     res = ew.select(ew.lt(xs, first(xps)), lval, res)
     res = ew.select(ew.gt(xs, last(xps)), rval, res)
     if m > 1:

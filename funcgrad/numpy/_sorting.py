@@ -402,8 +402,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
     The input must be concrete unless a static `size` is given (as in JAX): then `size` entries are
     returned, truncated or padded (values with `fill_value`, default the smallest value; indices with
-    the smallest value's index; counts with 0). The unique values are differentiable."""
+    the smallest value's index; counts with 0). The unique values are differentiable only with a static
+    `size`, as in JAX: without it jnp.unique reads the input's concrete value (core.concrete_or_error), so
+    jax.grad through it (and through union1d / intersect1d / setdiff1d / setxor1d) is zero."""
     x = asarray_any(ar)
+    if size is None and dtypes.is_inexact(x.dtype):
+        x = ew.stop_gradient(x)
     if axis is None:
         shape_in = tuple(x.shape)
         rows = sh.reshape(x, (x.size, 1))

@@ -576,8 +576,11 @@ def _divmod(a, b, quotient=True, remainder=True):
     # Floats, as npy_divmod: a zero remainder takes the sign of b; the quotient is snapped to an
     # integer; a zero quotient takes the sign of a / b; division by zero gives a / b and NaN.
     if remainder:
+        # A zero remainder takes the sign of b; it is written signed_zero - (0 - mod0) (0 - (+-0) is +0, so
+        # the value is signed_zero) so that it keeps mod0's derivative: d/da = 1 and d/db = -trunc(a / b)
+        # everywhere, as JAX's remainder (lax.rem's rule), not 0 at the multiples of b.
         signed_zero = ew.select(ew.lt(b, zero), ew.neg(zero), zero)
-        r = ew.select(adjust, mod0 + b, ew.select(nonzero, mod0, signed_zero))
+        r = ew.select(adjust, mod0 + b, ew.select(nonzero, mod0, signed_zero - (zero - mod0)))
     if quotient:
         quot = ew.div(a - mod0, b)
         quot = ew.select(adjust, quot - 1, quot)

@@ -437,17 +437,45 @@ def digamma(x): return digamma_p.bind(x)
 
 
 def polygamma(m, x):
-    """The m-th derivative of digamma at x; m is a concrete non-negative int (as scipy.special)."""
-    try:
+    """The m-th derivative of digamma at x. m: a non-negative int, or (as jax.lax.polygamma) an array of
+    orders broadcasting with x, which must be concrete (its values select the functions); an order that
+    is not a non-negative integer gives NaN there, as in JAX."""
+    if isinstance(m, (int, np.integer)) and not isinstance(m, (bool, np.bool_)):
         k = int(m)
-    except TypeError:
-        raise TypeError("polygamma: the order m must be a concrete integer (it selects the "
-                        "function), not a traced value") from None
-    if k != m or k < 0:
-        raise ValueError(f"polygamma: the order m must be a non-negative integer, got {m!r}")
-    if k == 0:
-        return digamma(x)
-    return polygamma_p.bind(x, m=k)
+        if k < 0:
+            raise ValueError(f"polygamma: the order m must be a non-negative integer, got {m!r}")
+        return digamma(x) if k == 0 else polygamma_p.bind(x, m=k)
+    return _polygamma_orders(_concrete_orders(m), x)
+
+
+def _concrete_orders(m) -> np.ndarray:
+    from ..core.array import ArrayBase
+    from ..core.trace import concrete_value
+    if isinstance(m, ArrayBase):
+        c = concrete_value(m)
+        if c is None:
+            raise TypeError("polygamma: the order m must be concrete (its values select the function), not "
+                            "traced under jit or vmap; pass the orders as a static NumPy array or Python int")
+        m = c
+    try:
+        return np.asarray(m, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"polygamma: the order m must be an int or an array of orders, got "
+                        f"{type(m).__name__}") from None
+
+
+def _polygamma_orders(orders: np.ndarray, x):
+    """polygamma with an array of orders: each distinct order's function, selected elementwise."""
+    from ..core.array import to_array
+    from .shape import broadcast_in_dim, full
+    shape = tuple(np.broadcast_shapes(orders.shape, tuple(x.shape)))
+    if tuple(x.shape) != shape:
+        x = broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
+    orders = np.broadcast_to(orders, shape)
+    out = full(shape, np.nan, x.dtype)
+    for k in np.unique(orders[(orders >= 0) & (orders == np.floor(orders))]):
+        out = ew.select(to_array(orders == k), polygamma(int(k), x), out)
+    return out
 
 
 __all__ = ["erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma"]

@@ -95,6 +95,8 @@ def _igamma_both(xp, a, x):
         p[frac], q[frac] = 1 - v, v
     p[zero], q[zero] = 0.0, 1.0
     p[inf], q[inf] = 1.0, 0.0
+    a0 = (a == 0) & (x > 0)  # the limit a -> 0+: P(0, x) = 1, Q(0, x) = 0 (scipy's and JAX's values)
+    p[a0], q[a0] = 1.0, 0.0
     return p, q
 
 
@@ -120,7 +122,7 @@ def _igamma_grad_a_impl(xp):
         with _errstate(xp):
             dxda = rgg(a64, x64)  # -(dP/da) / (dP/dx)
             dpdx = xp.exp((a64 - 1) * xp.log(x64) - x64 - _lgamma_kernel(xp, a64))
-            out = xp.where(x64 == 0, 0.0, -dxda * dpdx)
+            out = xp.where((x64 == 0) & (a64 > 0), 0.0, -dxda * dpdx)  # (P is NaN for a <= 0: so is this)
             out = xp.where(x64 == np.inf, 0.0, out)
         return out.reshape(shape).astype(dt)
     return f

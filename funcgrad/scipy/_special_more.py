@@ -183,7 +183,8 @@ _EM = [b / math.factorial(2 * k + 2) for k, b in enumerate(_B2K)]
 
 def zeta(x, q=None):
     """The Hurwitz zeta function sum_k (k + q)^-x (q = 1: Riemann's), for x > 1 and q > 0 (NaN for
-    x < 1, inf at x == 1), by Euler-Maclaurin summation; differentiable in x and q."""
+    x < 1; inf at x == 1 and, for an even x, at q a non-positive integer, where a term is 1/0: JAX's
+    values), by Euler-Maclaurin summation; differentiable in x and q."""
     if q is None:
         q = 1.0
     x, q = promote_float("zeta", x, q)
@@ -201,7 +202,10 @@ def zeta(x, q=None):
         s = s + c * fac * power
         fac = fac * (xs + 2 * j + 1) * (xs + 2 * j + 2)
         power = power / (a * a)
-    return jnp.where(ok, s, jnp.where(x == 1, jnp.inf, jnp.nan))
+    # a term (k + q)^-x = 1/0 at q a non-positive integer: +inf for an even x (as JAX and scipy); for other x
+    # its sign depends on the side, and JAX gives NaN (scipy inf)
+    pole = (x == 1) | ((x > 1) & (q <= 0) & (q == jnp.floor(q)) & (x == 2 * jnp.floor(x / 2)))
+    return jnp.where(ok, s, jnp.where(pole, jnp.inf, jnp.nan))
 
 
 def multigammaln(a, d):

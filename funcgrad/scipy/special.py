@@ -34,12 +34,15 @@ def _float(name, x):
 
 
 def polygamma(n, x):
-    """The n-th derivative of digamma (n a non-negative Python int), as scipy.special.polygamma."""
+    """The n-th derivative of digamma, as scipy.special.polygamma: n a non-negative int, or (as JAX) an
+    integer array of orders broadcasting with x, which must be concrete (NaN where an order is negative)."""
     try:
         k = operator.index(n)
     except TypeError:
-        raise TypeError(f"polygamma: the order n must be a concrete int, got {type(n).__name__}; arrays of "
-                        "orders are not supported") from None
+        na = asarray_any(n)
+        if not dtypes.is_integer(na.dtype):
+            raise ValueError(f"polygamma: the order n must be of integer type, got dtype {na.dtype}") from None
+        return sp.polygamma(na, _float("polygamma", x))
     return sp.polygamma(k, _float("polygamma", x))
 
 
