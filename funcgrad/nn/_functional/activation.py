@@ -3,7 +3,6 @@
 torch's convention at kinks (a `kink="torch"` parameter), so F.gelu, nn.GELU and jax.nn.gelu are one formula."""
 from __future__ import annotations
 
-import math
 import warnings
 
 import funcgrad as _fg
@@ -11,7 +10,8 @@ from ...tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jn
 from ...primitives import elementwise as _ew
 from ...tensor._argcheck import dtype_error as _dtype_error
 from ...tensor._tensor import _apply, _legacy
-from .common import _maybe_inplace
+from ..._jax import nn as _jnn
+from .common import _inplace_apply, _maybe_inplace
 
 __all__ = ["threshold", "threshold_", "relu", "relu_", "hardtanh", "hardtanh_", "relu6", "leaky_relu",
            "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "prelu", "glu",
@@ -22,6 +22,14 @@ __all__ = ["threshold", "threshold_", "relu", "relu_", "hardtanh", "hardtanh_", 
 
 
 # --- activations ------------------------------------------------------------------------------------
+def _act(input, inplace, name, afn):
+    """afn (an Array function: the JAX face's formula) applied to input as one recorded op named like torch's
+    backward node; with inplace=True written into input's buffer (torch's `op_`)."""
+    def fn(t):
+        return _apply(name, afn, (t,))
+    return _inplace_apply(input, fn, name) if inplace else fn(input)
+
+
 def _float_kernel(input, kernel, kinds="biu"):
     """torch's NotImplementedError for an activation kernel without an integer (or bool) version."""
     dt = input._np_dtype()
@@ -57,11 +65,9 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if dt.kind in "iu":  # integers stay integers, clamped to the bounds truncated toward zero
         return _maybe_inplace(input, inplace, lambda x: _fg.clamp(x, int(min_val), int(max_val)), "Hardtanh")
 
-    def f(x):
-        # the gradient passes strictly inside (min_val, max_val) only (0 at the bounds and at NaN), as torch
-        inside = (x > min_val) & (x < max_val)
-        return _fg.where(inside, x, _fg.clamp(x, min_val, max_val).detach())
-    return _maybe_inplace(input, inplace, f, "Hardtanh")
+    # jax.nn.hard_tanh's formula; the gradient passes strictly inside (min_val, max_val) only (0 at the bounds
+    # and at NaN), as torch
+    return _act(input, inplace, "Hardtanh", lambda a: _jnn._clip_linear(a, min_val, max_val, "torch"))
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -74,7 +80,7 @@ def relu6(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     _float_kernel(input, "leaky_relu_cpu")
-    return _maybe_inplace(input, inplace, lambda x: _fg.where(x > 0, x, x * negative_slope), "LeakyRelu")
+    return _act(input, inplace, "LeakyRelu", lambda a: _jnn._leaky_relu(a, negative_slope, "torch"))
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -96,14 +102,8 @@ def elu_(input, alpha=1.0):
     return elu(input, alpha, True)
 
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-
-
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
 def selu(input, inplace=False):
-    return _maybe_inplace(input, inplace, lambda x: _elu(x, _SELU_ALPHA, _SELU_SCALE), "Selu")
+    return _maybe_inplace(input, inplace, lambda x: _elu(x, _jnn.SELU_ALPHA, _jnn.SELU_SCALE), "Selu")
 
 
 def selu_(input):
@@ -164,8 +164,7 @@ def glu(input, dim=-1):
     d = dim % nd
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
-    a, b = input.chunk(2, d)
-    return a * _fg.sigmoid(b)
+    return _apply("Glu", lambda a: _jnn.glu(a, d), (input,))
 
 
 def sigmoid(input):
@@ -179,71 +178,66 @@ def tanh(input):
 def logsigmoid(input):
     """log(sigmoid(x)) = -logaddexp(-x, 0), through the logaddexp card (smooth to every order)."""
     _float_kernel(input, "log_sigmoid_cpu", "biuc")
-    return _apply("LogSigmoid", lambda a: _ew.neg(_ew.logaddexp(_ew.neg(a), _ew.zeros_like(a))), (input,))
+    return _apply("LogSigmoid", _jnn.log_sigmoid, (input,))
 
 
 def hardsigmoid(input, inplace=False):
-    """relu6(x + 3) / 6; the gradient 1/6 strictly inside (-3, 3) only (0 at the kinks and at NaN), as torch."""
+    """jax.nn.hard_sigmoid, relu6(x + 3) / 6: the gradient 1/6 strictly inside (-3, 3) only (0 at the kinks and
+    at NaN), as torch's."""
     _float_kernel(input, "hardsigmoid_cpu")
-
-    def f(x):
-        inside = (x > -3.0) & (x < 3.0)
-        return _fg.where(inside, (x + 3.0) / 6.0, (_fg.clamp(x + 3.0, 0.0, 6.0) / 6.0).detach())
-    return _maybe_inplace(input, inplace, f, "Hardsigmoid")
+    return _act(input, inplace, "Hardsigmoid", _jnn.hard_sigmoid)
 
 
 def hardswish(input, inplace=False):
-    """x relu6(x + 3) / 6, with torch's gradient: 0 for x <= -3, x / 3 + 1/2 below 3, else 1 (NaN too)."""
+    """jax.nn.hard_swish, x relu6(x + 3) / 6, with torch's gradient: 0 for x <= -3, x / 3 + 1/2 below 3, else 1
+    (NaN too)."""
     _float_kernel(input, "hardswish_cpu")
-
-    def f(x):
-        low = (x * 0.0).detach()  # (the sign of x * 0, as torch's value)
-        mid = (x > -3.0) & (x < 3.0)
-        xm = _fg.where(mid, x, _fg.zeros_like(x))  # (no 0 * inf from the unused branch at +-inf)
-        return _fg.where(x <= -3.0, low, _fg.where(mid, xm * (xm + 3.0) / 6.0, x))
-    return _maybe_inplace(input, inplace, f, "Hardswish")
+    return _act(input, inplace, "Hardswish", lambda a: _jnn._hard_silu(a, "torch"))
 
 
 def gelu(input, approximate="none"):
+    """jax.nn.gelu (approximate="tanh": its tanh form; "none": the exact one)."""
     _float_kernel(input, "GeluKernelImpl")
-    if approximate == "none":
-        return input * 0.5 * (1.0 + _fg.erf(input * (1.0 / math.sqrt(2.0))))
-    if approximate == "tanh":
-        return 0.5 * input * (1.0 + _fg.tanh(math.sqrt(2.0 / math.pi) * (input + 0.044715 * input ** 3)))
-    raise RuntimeError("approximate argument must be either none or tanh.")
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    tanh_form = approximate == "tanh"
+    return _apply("Gelu", lambda a: _jnn.gelu(a, tanh_form), (input,))
 
 
 def silu(input, inplace=False):
     _float_kernel(input, "silu_cpu")
-    return _maybe_inplace(input, inplace, lambda x: x * _fg.sigmoid(x), "Silu")
+    return _act(input, inplace, "Silu", _jnn.silu)
 
 
 def mish(input, inplace=False):
     _float_kernel(input, "mish_cpu")
-    return _maybe_inplace(input, inplace, lambda x: x * _fg.tanh(softplus(x)), "Mish")
+    return _act(input, inplace, "Mish", _jnn.mish)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """logaddexp(beta x, 0) / beta (the logaddexp card: smooth to every order), x itself where
+    """jax.nn.softplus(beta x) / beta (logaddexp(beta x, 0): smooth to every order), x itself where
     beta x > threshold. (At beta x == threshold exactly torch's double backward, which tests
     beta x < threshold, gives 0 where this gives the softplus branch's sigmoid'(threshold) beta.)"""
     _float_kernel(input, "softplus_cpu", "biuc")
 
     def f(a):
         z = a * beta if beta != 1 else a
-        sp = _ew.logaddexp(z, _ew.zeros_like(z))
+        sp = _jnn.softplus(z)
         sp = sp / beta if beta != 1 else sp
         return _ew.select(_ew.gt(z, _jnp.full_like(z, threshold)), a, sp)
     return _apply("Softplus", f, (input,))
 
 
 def _softplus(z):
-    """log(1 + exp(z)) on tensors, through the logaddexp card."""
-    return _fg.logaddexp(z, _fg.zeros_like(z))
+    """log(1 + exp(z)) on tensors: jax.nn.softplus, no threshold."""
+    return _apply("Softplus", _jnn.softplus, (z,))
 
 
 def softsign(input):
-    return input / (1 + _fg.abs(input))
+    """jax.nn.soft_sign, x / (|x| + 1), with torch's derivative of |x| at 0."""
+    if not input.is_floating_point():
+        return input / (1 + _fg.abs(input))
+    return _apply("Softsign", lambda a: _jnn._soft_sign(a, "torch"), (input,))
 
 
 def _check_lambd(input, lambd):
