@@ -40,7 +40,7 @@ import funcgrad
 FACES = {
     "jnp": ("funcgrad.numpy", "jax.numpy", "jax"),
     "lax": ("funcgrad.lax", "jax.lax", "jax"),
-    "jax.nn": ("funcgrad.nn._jax_nn", "jax.nn", "jax"),
+    "jax.nn": ("funcgrad._jax.nn", "jax.nn", "jax"),
     "jsp.special": ("funcgrad.scipy.special", "jax.scipy.special", "jax"),
     "jsp.stats": ("funcgrad.scipy.stats", "jax.scipy.stats", "jax"),
     "jnp.linalg": ("funcgrad.numpy.linalg", "jax.numpy.linalg", "jax"),

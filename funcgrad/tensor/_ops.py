@@ -14,12 +14,13 @@ import math
 import numpy as np
 
 from . import _jnp as jnp
+from .._jax import nn as _jnn
 from ..core.array import Array
 from ..primitives import elementwise as ew
 from ..primitives import special as _sp
 from ..primitives import stop_gradient as _stop_gradient
 from ..primitives.linalg import dot_general as _dot_general
-from ..primitives.reduction import reduce_max as _reduce_max, reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
+from ..primitives.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
 from ..primitives.shape import reshape as _reshape
 from ..primitives.shape import broadcast_in_dim as _broadcast_in_dim
 from . import _dtype as D
@@ -1888,14 +1889,8 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
             return jnp.ones_like(a)
         if 0 in a.shape:  # nothing to normalise (the max over an empty axis has no identity)
             return ew.mul(a, jnp.zeros_like(a))
-        e = ew.exp(_sub(a, _stop_gradient(_keepdim(_reduce_max(a, (d,)), a.shape, d))))
-        return _div(e, _keepdim(_reduce_sum(e, (d,)), a.shape, d))
+        return _jnn.softmax(a, d)  # (jax.nn's formula: one per function across the faces)
     return _apply1("Softmax", fn, input)
-
-
-def _keepdim(r, shape, d):
-    """A reduction r over axis d of an array of `shape`, with that axis kept (size 1)."""
-    return _reshape(r, shape[:d] + (1,) + shape[d + 1:])
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
@@ -1910,8 +1905,7 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
             return jnp.zeros_like(a)
         if 0 in a.shape:
             return ew.mul(a, jnp.zeros_like(a))
-        sh = _sub(a, _stop_gradient(_keepdim(_reduce_max(a, (d,)), a.shape, d)))
-        return _sub(sh, ew.log(_keepdim(_reduce_sum(ew.exp(sh), (d,)), a.shape, d)))
+        return _jnn.log_softmax(a, d)
     return _apply1("LogSoftmax", fn, input)
 
 

@@ -18,7 +18,8 @@ from .padding import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 from .pixelshuffle import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
-from .more import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
 from .lazy import *  # noqa: F401,F403
 from .buffer_sync import *  # noqa: F401,F403
 from .adaptive import *  # noqa: F401,F403
+from ..parallel.data_parallel import DataParallel  # noqa: F401,E402 (torch.nn.parallel's; nn.modules names it too)

@@ -1,4 +1,5 @@
-"""Pooling layers: max / average / adaptive pooling and max unpooling (torch.nn semantics and repr)."""
+"""Pooling layers (torch.nn.modules.pooling): max / average / adaptive / power-average (LP) / fractional max
+pooling and max unpooling (torch.nn semantics and repr)."""
 from __future__ import annotations
 
 from typing import Optional, Sequence
@@ -8,7 +9,8 @@ from .module import Module
 
 __all__ = ['MaxPool1d', 'MaxPool2d', 'MaxPool3d', 'AvgPool1d', 'AvgPool2d', 'AvgPool3d',
            'AdaptiveAvgPool1d', 'AdaptiveAvgPool2d', 'AdaptiveMaxPool1d', 'AdaptiveMaxPool2d',
-           'MaxUnpool1d', 'MaxUnpool2d']
+           'MaxUnpool1d', 'MaxUnpool2d', 'MaxUnpool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'LPPool1d',
+           'LPPool2d', 'LPPool3d', 'FractionalMaxPool2d', 'FractionalMaxPool3d']
 
 
 def _ntuple(v, n):
@@ -173,3 +175,74 @@ class MaxUnpool1d(_MaxUnpoolNd):
 class MaxUnpool2d(_MaxUnpoolNd):
     """The partial inverse of MaxPool2d (zeros where no maximum came from)."""
     _fn, _n = staticmethod(F.max_unpool2d), 2
+
+
+class _LPPoolNd(Module):
+    _fn = None
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def forward(self, input):
+        return type(self)._fn(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, " \
+               f"ceil_mode={self.ceil_mode}"
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over windows of a 1-d signal: (sum x**p) ** (1/p)."""
+    _fn = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    _fn = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    _fn = staticmethod(F.lp_pool3d)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling to a fixed (D_out, H_out, W_out)."""
+    _fn = staticmethod(F.adaptive_avg_pool3d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed (D_out, H_out, W_out)."""
+    _fn = staticmethod(F.adaptive_max_pool3d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool3d."""
+    _fn, _n = staticmethod(F.max_unpool3d), 3
+
+
+class _FractionalMaxPoolNd(Module):
+    _fn = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                 _random_samples=None) -> None:
+        super().__init__()
+        if output_size is None and output_ratio is None:
+            raise ValueError("FractionalMaxPool requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        self.kernel_size, self.output_size, self.output_ratio = kernel_size, output_size, output_ratio
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+
+    def forward(self, input):
+        return type(self)._fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                              _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max pooling over pseudo-randomly placed windows (F.fractional_max_pool2d)."""
+    _fn = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _fn = staticmethod(F.fractional_max_pool3d)

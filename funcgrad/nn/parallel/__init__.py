@@ -4,8 +4,8 @@ constructing one raises as torch does with none initialized) and `data_parallel`
 from __future__ import annotations
 
 from ..modules import Module
-from ..modules.more import DataParallel
 from ... import distributed as _dist
+from .data_parallel import DataParallel, data_parallel
 
 __all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
 
@@ -20,10 +20,3 @@ class DistributedDataParallel(Module):
                  process_group=None, bucket_cap_mb=None, find_unused_parameters=False, **kwargs):
         super().__init__()
         raise _dist._NoProcessGroupError(_dist._NO_GROUP)
-
-
-def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):
-    """Evaluates module(*inputs) on the one device there is."""
-    if not isinstance(inputs, tuple):
-        inputs = (inputs,) if inputs is not None else ()
-    return module(*inputs, **(module_kwargs or {}))

@@ -1,10 +1,13 @@
-"""Gradient clipping: clip_grad_norm_, clip_grad_value_, get_total_norm, clip_grads_with_norm_ (torch's)."""
+"""Gradient clipping: clip_grad_norm_, clip_grad_value_, get_total_norm, clip_grads_with_norm_ and the deprecated
+clip_grad_norm (torch's)."""
 from __future__ import annotations
+
+import warnings
 
 import funcgrad as _fg
 from ...tensor._tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_", "clip_grad_norm"]
 
 
 def _tensors(tensors) -> list:
@@ -67,3 +70,10 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
         for p in _tensors(parameters):
             if p.grad is not None:
                 p.grad.clamp_(-clip_value, clip_value)
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Deprecated alias of clip_grad_norm_."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)

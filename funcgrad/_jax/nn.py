@@ -1,7 +1,11 @@
-"""jax.nn's functions on Arrays (funcgrad.nn serves both faces: torch.nn's classes are capitalised, jax.nn's
-functions are lowercase, so `import funcgrad as jax; jax.nn.relu(x)` and `import funcgrad as torch;
-torch.nn.ReLU()` share one namespace without clashing). Written with funcgrad.numpy, so grad, vmap and jit
-apply; derivatives at kinks follow JAX (relu'(0) = 0)."""
+"""jax.nn's functions on Arrays (re-exported by funcgrad.nn, which serves both faces: torch.nn's classes are
+capitalised, jax.nn's functions lowercase). Written with funcgrad.numpy, so grad, vmap and jit apply; derivatives
+at kinks follow JAX (relu'(0) = 0).
+
+These are also the torch face's formulas: F.gelu, nn.GELU and jax.nn.gelu are one computation. Where the faces'
+derivatives differ at a kink, the shared private function takes the convention as a parameter chosen by the
+binding face (`kink="jax"` or `"torch"`, as the elementwise cards do; see primitives/elementwise.py), never a
+second formula. This module imports nothing of the torch face."""
 from __future__ import annotations
 
 import math
@@ -10,10 +14,12 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
+from ..numpy._promote import normalize_index
 from ..numpy._statistics import logsumexp
-from ..core.array import ArrayBase, to_array, canonical_array
+from ..core.array import ArrayBase, canonical_array
 from ..primitives import elementwise as ew
-from ..scipy.special import erf
+from ..primitives.reduction import reduce_max, reduce_sum
+from ..primitives.shape import broadcast_in_dim
 from ..scipy._special_more import log1mexp  # noqa: F401 - jax.nn.log1mexp
 
 __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
@@ -44,6 +50,16 @@ def relu6(x):
     return jnp.where(x > 0, jnp.where(x < 6, x, jnp.full_like(x, 6)), low)
 
 
+def _clip_linear(x, lo, hi, kink: str = "jax"):
+    """x clipped to [lo, hi] (NaN stays NaN): jax.nn.hard_tanh's formula. The derivative is 1 strictly inside;
+    at the bounds and at NaN it is 1 with kink="jax" (JAX's where passes x there) and 0 with kink="torch"
+    (torch's hardtanh / relu6)."""
+    clipped = jnp.where(x > hi, jnp.full_like(x, hi), jnp.where(x < lo, jnp.full_like(x, lo), x))
+    if kink == "jax":
+        return clipped
+    return jnp.where((x > lo) & (x < hi), x, lax.stop_gradient(clipped))
+
+
 def sigmoid(x):
     return lax.logistic(_arr(x))
 
@@ -68,8 +84,12 @@ def sparse_sigmoid(x):
 
 
 def soft_sign(x):
-    x = _arr(x)
-    return x / (jnp.abs(x) + 1)
+    return _soft_sign(_arr(x))
+
+
+def _soft_sign(x, kink: str = "jax"):
+    """x / (|x| + 1), |x| with the face's derivative convention at 0 (the abs card's kink)."""
+    return x / (ew.abs(x, kink) + 1)
 
 
 def silu(x):
@@ -85,16 +105,23 @@ def hard_sigmoid(x):
 
 
 def hard_silu(x):
-    x = _arr(x)
-    return x * hard_sigmoid(x)
+    return _hard_silu(_arr(x))
+
+
+def _hard_silu(x, kink: str = "jax"):
+    """x * hard_sigmoid(x); with kink="torch" the derivative at NaN is torch's 1 (JAX's is NaN)."""
+    if kink == "jax":
+        return x * hard_sigmoid(x)
+    nan = x != x
+    xs = jnp.where(nan, jnp.zeros_like(x), x)  # (no NaN cotangent from the unselected branch)
+    return jnp.where(nan, x, xs * hard_sigmoid(xs))
 
 
 hard_swish = hard_silu
 
 
 def hard_tanh(x):
-    x = _arr(x)
-    return jnp.where(x > 1, jnp.ones_like(x), jnp.where(x < -1, -jnp.ones_like(x), x))
+    return _clip_linear(_arr(x), -1.0, 1.0)
 
 
 def tanh(x):
@@ -115,30 +142,39 @@ def elu(x, alpha=1.0):
 
 
 def celu(x, alpha=1.0):
-    """jax.nn.celu's own formula, max(x, 0) + alpha expm1(min(x, 0) / alpha): at 0 its ties give the
-    derivative 1 and second derivative 1 / (4 alpha), which the elu card's conventions do not."""
+    """jax.nn.celu's formula, max(x, 0) + alpha expm1(min(x, 0) / alpha): at 0 its ties give the derivative 1
+    and second derivative 1 / (4 alpha), which the elu card's conventions do not (so this is not the card).
+    The quotient is taken as min(x, 0) * (1 / alpha), as the elu card (torch's celu) computes it, so both faces'
+    values agree bit for bit."""
     x = _arr(x)
-    return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
+    return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) * (1.0 / alpha))
+
+
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
 def selu(x):
-    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    return ew.elu(_inexact(x), alpha, scale)
+    return ew.elu(_inexact(x), SELU_ALPHA, SELU_SCALE)
 
 
 def leaky_relu(x, negative_slope=1e-2):
-    x = _arr(x)
-    return jnp.where(x >= 0, x, negative_slope * x)
+    return _leaky_relu(_arr(x), negative_slope)
+
+
+def _leaky_relu(x, negative_slope, kink: str = "jax"):
+    """x where x >= 0, else negative_slope * x; at 0 the derivative is 1 (kink="jax") or the slope ("torch")."""
+    return jnp.where(x >= 0 if kink == "jax" else x > 0, x, negative_slope * x)
 
 
 def gelu(x, approximate: bool = True):
-    """GELU; jax.nn's default is the tanh approximation."""
-    x = _arr(x)
+    """GELU (jax.nn's default is the tanh approximation), with jax.nn's formulas: x * (1 + tanh(...)) / 2, and
+    x * erfc(-x / sqrt(2)) / 2 for the exact one (no cancellation in 1 + erf(x) for negative x). The constants
+    are in x's own dtype, strongly typed as in jax.nn (so gelu(0.5) is not weakly typed)."""
+    x = _inexact(x)
     if approximate:
-        # the constant in x's own dtype, strongly typed as in jax.nn (so gelu(0.5) is not weakly typed)
         c = np.asarray(math.sqrt(2 / math.pi), dtype=x.dtype)[()]
-        return 0.5 * x * (1 + jnp.tanh(c * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1 + erf(x / math.sqrt(2)))
+        return x * (0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * x ** 3))))
+    return 0.5 * x * lax.erfc(-x * np.asarray(math.sqrt(0.5), dtype=x.dtype)[()])
 
 
 def mish(x):
@@ -165,16 +201,33 @@ def _where_mask(x, where, fill):
 
 
 def _check_axes(x, axis, op):
-    """Out-of-range axes raise (a 0-d array has no axis -1), as in jax.nn; NumPy's max/sum accept them."""
-    from ..numpy._promote import normalize_index
-    for a in (axis if isinstance(axis, (tuple, list)) else () if axis is None else (axis,)):
-        normalize_index(a, x.ndim, op)
+    """The axes as a tuple of non-negative ints; out-of-range axes raise (a 0-d array has no axis -1), as in
+    jax.nn (NumPy's max/sum accept them)."""
+    if axis is None:
+        return tuple(range(x.ndim))
+    return tuple(normalize_index(a, x.ndim, op) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+
+
+def _shifted(x, axes):
+    """x - max(x) over axes (the max held constant: the shift does not change softmax), and a function that
+    broadcasts a reduction over axes back to x's shape; written with the cards directly (equal shapes and
+    dtypes), so the eager path does no promotion or broadcasting work."""
+    shape, keep = x.shape, tuple(i for i in range(x.ndim) if i not in axes)
+
+    def back(r):
+        return broadcast_in_dim(r, shape, keep)
+    return ew.sub(x, back(lax.stop_gradient(reduce_max(x, axes)))), back
 
 
 def softmax(x, axis=-1, where=None, initial=None):
-    """exp(x - max) / sum, over `axis` (an int or tuple); `where` masks entries out (they get 0)."""
+    """exp(x - max) / sum, over `axis` (an int or tuple); `where` masks entries out (they get 0). The one
+    softmax formula of both faces (torch.softmax and F.softmax call it)."""
     x = _arr(x)
-    _check_axes(x, axis, "softmax")
+    axes = _check_axes(x, axis, "softmax")
+    if where is None and x.size and x.dtype.kind in "fc":
+        shifted, back = _shifted(x, axes)
+        unnorm = ew.exp(shifted)
+        return ew.div(unnorm, back(reduce_sum(unnorm, axes)))
     xm = _where_mask(x, where, -jnp.inf)
     unnorm = jnp.exp(xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True)))
     unnorm = _where_mask(unnorm, where, 0.0)
@@ -184,8 +237,13 @@ def softmax(x, axis=-1, where=None, initial=None):
 
 
 def log_softmax(x, axis=-1, where=None, initial=None):
+    """x - max - log(sum(exp(x - max))) over `axis`; `where` masks entries out (they get -inf). The one
+    log_softmax formula of both faces."""
     x = _arr(x)
-    _check_axes(x, axis, "log_softmax")
+    axes = _check_axes(x, axis, "log_softmax")
+    if where is None and x.size and x.dtype.kind in "fc":
+        shifted, back = _shifted(x, axes)
+        return ew.sub(shifted, back(ew.log(reduce_sum(ew.exp(shifted), axes))))
     xm = _where_mask(x, where, -jnp.inf)
     shifted = xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True))
     out = shifted - jnp.log(jnp.sum(_where_mask(jnp.exp(shifted), where, 0.0), axis=axis, keepdims=True))

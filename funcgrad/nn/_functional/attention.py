@@ -1,22 +1,14 @@
-"""nn.functional attention: scaled_dot_product_attention and multi_head_attention_forward.
-
-Built from Tensor ops (matmul, softmax, where, ...) so autograd comes from the primitives' rules. Mask
-conventions follow torch: for scaled_dot_product_attention a bool mask marks the positions that TAKE part;
-for multi_head_attention_forward a bool mask marks the positions that are masked OUT. Float masks are added
-to the scores in both."""
+"""torch.nn.functional's attention: scaled_dot_product_attention and multi_head_attention_forward."""
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
 import funcgrad as _fg
-from ..tensor._argcheck import dtype_error as _dtype_error
+from ...tensor._argcheck import dtype_error as _dtype_error
+from .common import _F32
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
-
-_F32 = np.dtype(np.float32)
 
 
 def _safe_softmax(scores):

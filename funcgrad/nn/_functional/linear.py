@@ -1,0 +1,70 @@
+"""torch.nn.functional's linear maps: linear, bilinear, identity."""
+from __future__ import annotations
+
+import funcgrad as _fg
+
+from ... import lax as _lax
+from ...tensor._argcheck import check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
+from ...tensor._ops import _add as _add_bc
+from ...tensor._tensor import _apply
+
+__all__ = ["linear", "bilinear", "identity"]
+
+
+
+# --- linear -----------------------------------------------------------------------------------------
+def linear(input, weight, bias=None):
+    """y = x W^T + b."""
+    if weight.dim() == 2 and input.dim() >= 1 and input.shape[-1] != weight.shape[1]:
+        rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows if input.dim() > 1 else 1}x"
+                           f"{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
+    if bias is None:
+        if input._np_dtype() != weight._np_dtype():
+            raise _dtype_error("expected m1 and m2 to have the same dtype, but got: {0:c} != {1:c}", input, weight)
+    elif input._np_dtype() != weight._np_dtype() or bias._np_dtype() != weight._np_dtype():  # (torch's addmm)
+        _check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", bias, weight)
+        raise _dtype_error("mat1 and mat2 must have the same dtype, but got {0} and {1}", input, weight)
+    if weight.dim() != 2:
+        out = _fg.matmul(input, weight)
+        return out if bias is None else out + bias
+    # one recorded node (torch's AddmmBackward0 / MmBackward0): x W^T contracted directly, no transpose op
+    dims = (((input.dim() - 1,), (1,)), ((), ()))
+    if bias is None:
+        return _apply("Mm", lambda x, w: _lax.dot_general(x, w, dims), (input, weight))
+    out_shape = tuple(input.shape[:-1]) + (weight.shape[0],)
+    _fg.broadcast_shapes(tuple(bias.shape), out_shape)  # (torch's RuntimeError for a bias that does not fit)
+    if _fg.broadcast_shapes(tuple(bias.shape), out_shape) != out_shape:
+        raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing size "
+                           f"({bias.shape[-1]}) at non-singleton dimension {len(out_shape) - 1}")
+
+    def addmm(x, w, b):
+        y = _lax.dot_general(x, w, dims)
+        return _add_bc(y, b) if y.dtype == b.dtype else y + b  # (the bias broadcast by NumPy when concrete)
+    return _apply("Addmm", addmm, (input, weight, bias))
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y_o = x1^T A_o x2 + b_o over the last dimension of both inputs."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for d in range(input1.dim() - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got "
+                               f"{input1.shape[d]} and {input2.shape[d]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
+    dt = input1._np_dtype()
+    if input2._np_dtype() != dt or weight._np_dtype() != dt or (bias is not None and bias._np_dtype() != dt):
+        raise _dtype_error("All tensors must have the same dtype, got input1: {0:c}, input2: {1:c}, weight: {2:c}"
+                           + (", bias: {3:c}" if bias is not None else ""), input1, input2, weight, bias)
+    out = _fg.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+def identity(input):
+    return input

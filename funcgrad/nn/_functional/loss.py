@@ -1,0 +1,562 @@
+"""torch.nn.functional's losses: regression, classification, embedding/ranking and CTC."""
+from __future__ import annotations
+
+import math
+import warnings
+import numpy as np
+import numpy as _np
+
+import funcgrad as _fg
+from ...tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
+from ...primitives.indexing import gather as _gather
+from ...tensor._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
+from ...tensor._tensor import _apply, _legacy
+from .activation import _softplus, log_softmax, logsigmoid, softplus
+from .common import _REDUCTIONS, _check_target_size, _concrete, _legacy_get_string, _reduce, _reduction, _size, _weighted
+from .distance import pairwise_distance
+
+__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "poisson_nll_loss", "gaussian_nll_loss", "kl_div",
+           "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+           "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+           "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "triplet_margin_loss",
+           "triplet_margin_with_distance_loss", "ctc_loss"]
+
+
+
+# --- regression losses ----------------------------------------------------------------------------------
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _check_target_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if weight is None and reduction != "none" and input.shape == target.shape and input.dtype == target.dtype:
+        # one recorded node, torch's MseLossBackward0
+        red = _fg.numpy.mean if reduction == "mean" else _fg.numpy.sum
+        return _apply("MseLoss", lambda a, b: red((a - b) ** 2), (input, target))
+    return _weighted((input - target) ** 2, weight, input, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _check_target_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    return _weighted(_fg.abs(input - target), weight, input, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, |d| - beta/2 elsewhere (L1 when beta == 0)."""
+    _check_target_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = input - target
+    z = _fg.abs(d)
+    # the square of d itself, not of |d|, so the second derivative at d == 0 is 1 / beta (torch's)
+    loss = z if beta == 0 else _fg.where(z < beta, 0.5 * d * d / beta, z - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| <= delta, delta (|d| - delta/2) elsewhere."""
+    _check_target_size(input, target)
+    reduction = _reduction(None, None, reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = input - target
+    z = _fg.abs(d)
+    loss = _fg.where(z < delta, 0.5 * d * d, delta * (z - 0.5 * delta))  # (d * d: second derivative 1 at 0)
+    return _weighted(loss, weight, input, reduction, mean_by_weight=False)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """Negative log likelihood of target ~ Poisson(exp(input)) (or Poisson(input) with log_input=False)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = _fg.exp(input) - target * input
+    else:
+        loss = input - target * _fg.log(input + eps)
+    if full:
+        big = target > 1
+        t = _fg.where(big, target, _fg.ones_like(target))  # keeps log() finite where the term is unused
+        stirling = t * _fg.log(t) - t + 0.5 * _fg.log(2 * math.pi * t)
+        loss = loss + _fg.where(big, stirling, _fg.zeros_like(stirling))
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 (log var + (input - target)^2 / var) [+ 0.5 log 2 pi], var clamped below at eps (gradient passes)."""
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = _fg.ones_like(input) * var
+    elif _concrete(var) and bool((var < 0).any().item()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.dim() == var.dim() and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    clamped = _fg.clamp(var.detach(), min=eps)
+    var = var + (clamped - var.detach())  # clamp the value only: the gradient reaches var unchanged
+    loss = 0.5 * (_fg.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target * (log target - input) pointwise (input holds log-probabilities); 'batchmean' divides by N."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = _fg.exp(target) * (target - input)
+    else:
+        loss = _fg.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    return _reduce(loss, reduction)
+
+
+# --- classification losses ----------------------------------------------------------------------------
+def _to_last(x):
+    """(N, C, d1, ...) -> (N*d1*..., C)."""
+    if x.dim() > 2:
+        x = x.movedim(1, -1)
+    return x.reshape(-1, x.shape[-1])
+
+
+def _check_class_target(input, target, name="nll_loss"):
+    tdt = target._np_dtype()
+    if tdt not in (_np.dtype(_np.int64), _np.dtype(_np.uint8)):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_legacy(tdt)}")
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() == 1:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        return
+    if target.dim() >= 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    if input.dim() == 2:
+        if target.dim() != 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    else:
+        want = [input.shape[0]] + list(input.shape[2:])
+        if list(target.shape) != want:
+            raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
+
+
+def _check_bounds(t, valid, c):
+    if _concrete(t) and t.numel():
+        bad = valid & ((t < 0) | (t >= c))
+        if bool(bad.any().item()):
+            raise IndexError(f"Target {int(t[bad][0].item())} is out of bounds.")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """-input[n, target[n]] (weighted), over (N, C) or (N, C, d1, ...) inputs; ignore_index entries drop out."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_class_target(input, target)
+    c = input.shape[0] if input.dim() == 1 else input.shape[1]
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight.shape)}")
+    _check_same_dtype("expected scalar type {0} but found {1}", input, weight)
+    if weight is None and input.dim() == 2 and target.dim() == 1 and _concrete(input, target):
+        return _nll_rows(input, target._v, ignore_index, reduction)
+    if input.dim() == 1:
+        input, target = input.unsqueeze(0), target.reshape(1)
+        out_shape = ()
+    else:
+        out_shape = tuple(target.shape)
+    logp = _to_last(input)
+    t = target.reshape(-1)
+    valid = t != ignore_index
+    _check_bounds(t, valid, c)
+    tc = _fg.where(valid, t, _fg.zeros_like(t))
+    picked = -logp.gather(1, tc.unsqueeze(1)).squeeze(1)
+    w = weight[tc] if weight is not None else _fg.ones_like(picked)
+    w = w * valid.to(picked.dtype)
+    loss = picked * w
+    if reduction == "none":
+        return loss.reshape(out_shape)
+    if reduction == "sum":
+        return loss.sum()
+    if _concrete(target) and not bool(valid.any()):  # every target ignored: NaN, with torch's zero gradient
+        return loss.sum() * 0.0 + float("nan")
+    return loss.sum() / w.sum()
+
+
+def _nll_rows(input, t, ignore_index, reduction):
+    """nll_loss of (N, C) log-probabilities against N class indices t (a NumPy array), unweighted: one
+    recorded op (the picked entries, masked where t == ignore_index, then the reduction)."""
+    valid = t != ignore_index
+    c = input.shape[1]
+    tv = t[valid]
+    if tv.size and (tv.min() < 0 or tv.max() >= c):
+        raise IndexError(f"Target {int(tv[(tv < 0) | (tv >= c)][0])} is out of bounds.")
+    all_valid = bool(valid.all())
+    at = _np.stack([_np.arange(len(t)), t if all_valid else _np.where(valid, t, 0)], 1)  # (row, class) pairs
+    mask = None if all_valid else valid.astype(input._np_dtype())
+    count = _np.asarray(valid.sum(), input._np_dtype())
+
+    def fn(lp):
+        loss = -_gather(lp, at, (0, 1))
+        if mask is not None:
+            loss = loss * mask
+        if reduction == "none":
+            return loss
+        total = _jnp.sum(loss)
+        if reduction == "sum":
+            return total
+        if count == 0:  # every target ignored: NaN, with torch's zero gradient
+            return total * _np.asarray(0.0, count.dtype) + _np.asarray(_np.nan, count.dtype)
+        return total / count
+    return _apply("NllLoss", fn, (input,))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """log_softmax over the class dim, then NLL against class indices or class probabilities."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = 0 if input.dim() == 1 else 1
+    C = input.shape[cdim]
+    if weight is not None and weight.numel() != C:
+        raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight.shape)}")
+    logp = log_softmax(input, cdim)
+    if target.is_floating_point() and tuple(target.shape) == tuple(input.shape):  # class probabilities
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / C
+        wshape = [1] * input.dim()
+        wshape[cdim] = C
+        term = logp * target
+        if weight is not None:
+            term = term * weight.reshape(wshape)
+        loss = -term.sum(cdim)
+        if reduction == "mean":
+            return loss.sum() / (input.numel() // C) if input.numel() else loss.sum() / 0.0
+        return _reduce(loss, reduction)
+    if target.is_floating_point() and target.dim() >= 1 and input.dim() >= 2 and target.dim() == input.dim():
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return nll
+    if input.dim() == 1:
+        logp, target = logp.unsqueeze(0), target.reshape(1)
+    lp = _to_last(logp)
+    t = target.reshape(-1)
+    valid = (t != ignore_index).to(lp.dtype)
+    smooth = -(lp * weight).sum(1) if weight is not None else -lp.sum(1)
+    smooth = smooth * valid
+    if reduction == "none":
+        smooth = smooth.reshape(tuple(target.shape)) if input.dim() > 1 else smooth.reshape(())
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    else:
+        if weight is not None:
+            tc = _fg.where(t != ignore_index, t, _fg.zeros_like(t))
+            smooth = smooth.sum() / (weight[tc] * valid).sum()
+        else:
+            smooth = smooth.sum() / valid.sum()
+    return (1 - label_smoothing) * nll + (label_smoothing / C) * smooth
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch does."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({_size(target)}) that is different to the input size "
+                         f"({_size(input)}) is deprecated. Please ensure they have the same size.")
+    _check_same_dtype("Found dtype {1} but expected {0}", input, target)
+    if _concrete(input) and input.numel() and bool(((input < 0) | (input > 1)).any().item()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    def bce(x):
+        return -(target * _fg.clamp(_fg.log(x), min=-100) + (1 - target) * _fg.clamp(_fg.log(1 - x), min=-100))
+    loss = bce(input)
+    if input.requires_grad and _fg.is_grad_enabled():
+        # torch's input gradient is (x - t) / max(x (1 - x), 1e-12): the formula's own where x (1 - x) is
+        # at least that, and (x - t) * 1e12 at and next to 0 and 1 (where the clamped logs give NaN / 0)
+        edge = (input * (1 - input) < 1e-12).detach()
+        if bool(edge.any()):
+            safe = _fg.where(edge, _fg.full_like(input, 0.5), input)
+            d = ((input - target) / _fg.clamp(input * (1 - input), min=1e-12)).detach()
+            at_edge = bce(input.detach()) + (input - input.detach()) * d
+            loss = _fg.where(edge, at_edge, bce(safe))
+    if weight is not None:
+        loss = loss * weight.expand(_fg.broadcast_shapes(tuple(weight.shape), tuple(target.shape)))
+        if loss._np_dtype() != input._np_dtype():  # (torch multiplies in place: the input's dtype)
+            loss = loss.to(input.dtype)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """BCE of sigmoid(input), computed stably; pos_weight scales the positive term per class."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({_size(target)}) must be the same as input size ({_size(input)})")
+    td = target._np_dtype()
+    if td.kind in "iu":  # (torch's loss starts as 1 - target and is updated in place, so takes its dtype)
+        raise _dtype_error("result type {0} can't be cast to the desired output type {1}", input, target)
+    sp = _softplus(-input)  # log(1 + exp(-x))
+    if pos_weight is not None:
+        lw = 1 + (pos_weight - 1) * target
+        loss = (1 - target) * input + lw * sp
+    else:
+        loss = (1 - target) * input + sp
+    if weight is not None:
+        loss = loss * weight
+    if loss._np_dtype() != td and (td.kind == "f" or td.name == "bfloat16"):
+        loss = loss.to(target.dtype)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input)), in the input's dtype (torch computes it in place on -input)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = softplus(-target * input)
+    if loss._np_dtype() != input._np_dtype() and input.is_floating_point():
+        loss = loss.to(input.dtype)
+    return _reduce(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Per-class BCE with logits, averaged over classes, then reduced over samples."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(dim=input.dim() - 1) / input.shape[-1]
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """sum over i != y of max(0, margin - x[y] + x[i])^p / C (weighted by weight[y])."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    x = input.unsqueeze(0) if input.dim() <= 1 else input
+    if x.dim() != 2:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    t = target.reshape(-1)
+    if t.shape[0] != x.shape[0]:
+        raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got {list(target.shape)}")
+    c = x.shape[1]
+    _check_same_dtype("expected scalar type {0} but found {1}", input, weight)
+    if _concrete(t) and t.numel() and bool(((t < 0) | (t >= c)).any().item()):
+        raise RuntimeError("target out of range")
+    xy = x.gather(1, t.unsqueeze(1))
+    z = _fg.clamp(margin - xy + x, min=0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight[t].unsqueeze(1)
+    not_y = _fg.arange(c).unsqueeze(0) != t.unsqueeze(1)
+    loss = (z * not_y.to(z.dtype)).sum(1) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C; target lists class
+    indices, ended by the first -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.is_floating_point():
+        raise RuntimeError("expected scalar type Long but found Float")
+    x = input.unsqueeze(0) if input.dim() <= 1 else input
+    t = target.reshape(x.shape) if input.dim() <= 1 else target
+    if tuple(t.shape) != tuple(x.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    c = x.shape[1]
+    valid = _fg.cumprod((t >= 0).long(), 1).bool()  # the targets before the first -1
+    if _concrete(t) and t.numel() and bool((valid & (t >= c)).any().item()):
+        raise RuntimeError("target out of range")
+    tc = _fg.where(valid, t, _fg.zeros_like(t))
+    classes = _fg.arange(c)
+    is_target = ((tc.unsqueeze(2) == classes) & valid.unsqueeze(2)).any(1)  # (N, C)
+    xj = x.gather(1, tc)  # (N, J)
+    z = _fg.clamp(1 - xj.unsqueeze(2) + x.unsqueeze(1), min=0)  # (N, J, C)
+    m = valid.unsqueeze(2) & (~is_target).unsqueeze(1)
+    loss = (z * m.to(z.dtype)).sum((1, 2)) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+# --- embedding / ranking losses -----------------------------------------------------------------------
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) for target 1, max(0, cos(x1, x2) - margin) for target -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() not in (1, 2) or input1.shape != input2.shape:
+        raise RuntimeError(f"cosine_embedding_loss: expected input1 and input2 of the same 1D or 2D size, got "
+                           f"{list(input1.shape)} and {list(input2.shape)}")
+    d = input1.dim() - 1
+    if input1.dim() == 2 and (target.dim() != 1 or target.shape[0] != input1.shape[0]) or \
+            input1.dim() == 1 and target.dim() != 0:
+        raise RuntimeError(f"{input1.dim()}D target tensor expects {input1.dim() - 1}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)} and target of size "
+                           f"{list(target.shape)}")
+    eps = 1e-12
+    prod = (input1 * input2).sum(d)
+    mag = _fg.sqrt(((input1 * input1).sum(d) + eps) * ((input2 * input2).sum(d) + eps))
+    cos = prod / mag
+    zeros = _fg.zeros_like(cos)
+    pos = _fg.where(target == 1, 1 - cos, zeros)
+    neg = _fg.where(target == -1, _fg.clamp(cos - margin, min=0), zeros)
+    return _reduce(pos + neg, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -target * (x1 - x2) + margin)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {_size(input1)}, input2: {_size(input2)}, target: {_size(target)} ")
+    return _reduce(_fg.clamp(-target * (input1 - input2) + margin, min=0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """x for target 1, max(0, margin - x) for target -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = _fg.zeros_like(input)
+    loss = _fg.where(target != -1, input, zeros) + _fg.where(target != 1, _fg.clamp(margin - input, min=0), zeros)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """max(0, d(a, p) - d(a, n) + margin) with d the p-norm pairwise distance."""
+    reduction = _reduction(size_average, reduce, reduction)
+    a, po, ne = anchor.dim(), positive.dim(), negative.dim()
+    if not (a == po == ne):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a}D, positive {po}D, and negative {ne}D inputs")
+    d_ap = pairwise_distance(anchor, positive, p, eps)
+    d_an = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_an = _fg.minimum(d_an, pairwise_distance(positive, negative, p, eps))
+    return _reduce(_fg.clamp(margin + d_ap - d_an, min=0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """The triplet loss with any distance function (pairwise_distance by default)."""
+    reduction = _reduction(None, None, reduction)
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                         "instead")
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_ap, d_an = dist(anchor, positive), dist(anchor, negative)
+    if swap:
+        d_an = _fg.minimum(d_an, dist(positive, negative))
+    return _reduce(_fg.clamp(margin + d_ap - d_an, min=0), reduction)
+
+
+# --- CTC -------------------------------------------------------------------------------------------------------
+
+def _lse(xs):
+    """logsumexp over a list of same-shaped tensors, -inf (with no NaN gradient) where all are -inf."""
+    st = _fg.stack(xs, 0)
+    m = st.max(0).values.detach()
+    dead = _fg.isinf(m) & (m < 0)
+    safe_m = _fg.where(dead, _fg.zeros_like(m), m)
+    st = _fg.where(dead.unsqueeze(0), _fg.zeros_like(st), st)
+    r = _fg.log(_fg.exp(st - safe_m).sum(0)) + safe_m
+    return _fg.where(dead, _fg.full_like(r, -math.inf), r)
+
+
+def _as_lengths(v, n, what):
+    if isinstance(v, _fg.Tensor):
+        v = v.tolist()
+    v = [int(x) for x in (v if isinstance(v, (list, tuple)) else [v])]
+    if len(v) != n:
+        raise RuntimeError(f"Expected {what} to have value at most {n}, but got {len(v)}")
+    return v
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """The connectionist temporal classification loss: -log of the total probability of all alignments of each
+    target with its input (log_probs (T, N, C) or (T, C), log-softmax outputs), by the forward recursion."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    for name, v in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if isinstance(v, _fg.Tensor) and v._np_dtype().kind not in "iu":
+            raise RuntimeError(f"{name} must be integral")
+    if log_probs.dtype != _fg.float32 and log_probs.dtype != _fg.float64:
+        raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{DtypeName(log_probs.dtype)}'")
+    batched = log_probs.dim() == 3
+    lp = log_probs if batched else log_probs.unsqueeze(1)
+    T, N, Cn = lp.shape
+    if not 0 <= blank < Cn:
+        raise RuntimeError("blank must be in label range")
+    il = _as_lengths(input_lengths, N, "input_lengths")
+    tl = _as_lengths(target_lengths, N, "target_lengths")
+    tgt = targets.tolist()
+    if not batched:  # one sequence
+        seqs = [tgt[:tl[0]]]
+    elif targets.dim() == 1:  # the targets concatenated
+        offs = np.concatenate([[0], np.cumsum(tl)]).astype(int)
+        seqs = [tgt[offs[b]:offs[b + 1]] for b in range(N)]
+    else:  # (N, S_max), padded
+        seqs = [tgt[b][:tl[b]] for b in range(N)]
+    losses = []
+    for b in range(N):
+        Tb, seq = il[b], seqs[b]
+        if Tb > T:
+            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {Tb} (while "
+                               f"checking arguments for ctc_loss_cpu)")
+        ext = [blank]
+        for c in seq:
+            ext += [int(c), blank]
+        S = len(ext)
+        emit = lp[:Tb, b, :].index_select(1, _fg.tensor(ext, dtype=_fg.int64))  # (Tb, S)
+        skip = _fg.tensor([s >= 2 and ext[s] != blank and ext[s] != ext[s - 2] for s in range(S)])
+        ninf = _fg.full((1,), -math.inf, dtype=lp.dtype)
+        init = np.full(S, -np.inf)
+        init[:2] = 0.0
+        alpha = emit[0] + _fg.tensor(init, dtype=lp.dtype) if Tb else None
+        for t in range(1, Tb):
+            a1 = alpha
+            a2 = _fg.cat([ninf, alpha[:-1]])
+            a3 = _fg.where(skip, _fg.cat([ninf, ninf, alpha[:-2]]) if S > 2 else _fg.full_like(alpha, -math.inf),
+                           _fg.full_like(alpha, -math.inf))
+            alpha = _lse([a1, a2, a3]) + emit[t]
+        if alpha is None:
+            loss = _fg.tensor(0.0 if S == 1 else math.inf, dtype=lp.dtype)
+        else:
+            loss = -_lse([alpha[-1], alpha[-2]] if S > 1 else [alpha[-1]])
+        if Tb and lp.requires_grad and _fg.is_grad_enabled():
+            # torch's gradient for log_probs is that of the logits under a log_softmax: exp(log_probs) times
+            # the loss's cotangent is added for t < input_length (through log_softmax it cancels, so chains
+            # through it are unchanged). A term of value 0 carries it.
+            seg = lp[:Tb, b, :]
+            d = seg.detach()
+            loss = loss + (d.exp() * _fg.where(_fg.isfinite(d), seg - d, _fg.zeros_like(d))).sum()
+        if zero_infinity:
+            loss = _fg.where(_fg.isinf(loss), _fg.zeros_like(loss), loss)
+        losses.append(loss)
+    out = _fg.stack(losses)
+    if reduction == "none":
+        return out if batched else out[0]
+    if reduction == "sum":
+        return out.sum()
+    lens = _fg.tensor([max(v, 1) for v in tl], dtype=lp.dtype)
+    return (out / lens).mean()

@@ -1,0 +1,229 @@
+"""torch.nn.functional's normalisations: batch, instance, layer, RMS, group and local-response norm,
+and normalize."""
+from __future__ import annotations
+
+import funcgrad as _fg
+
+from ...tensor._argcheck import DtypeName, dtype_error as _dtype_error
+from .common import _F32, _size
+
+__all__ = ["batch_norm", "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm",
+           "normalize"]
+
+
+
+# --- normalisation ---------------------------------------------------------------------------------
+def _check_stat(name, t, c):
+    if t is not None and t.numel() != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
+def _norm_dtypes(name, input, *params) -> bool:
+    """torch's CPU rule for a normalisation's parameters (weight, bias[, running_mean, running_var]): all of the
+    input's dtype, or all float32 with a float16 / bfloat16 input (then the result keeps the input's dtype and is
+    computed in float32). Returns whether the input is float16 / bfloat16 (computed in float32)."""
+    x = input._np_dtype()
+    if x.kind != "f" and x.name != "bfloat16":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{DtypeName(x)}'")
+    first = next((p for p in params if p is not None), None)
+    if first is not None and first._np_dtype() != x:  # mixed: every parameter float32, the input half precision
+        if any(p is not None and p._np_dtype() != _F32 for p in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.itemsize != 2:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    elif first is not None:
+        for p in params:
+            if p is not None and p._np_dtype() != x:
+                raise _dtype_error("expected scalar type {0} but found {1}", input, p)
+    return x.itemsize == 2
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-5):
+    if input.dim() < 2:
+        raise ValueError(f"Expected 2D or higher input to batch_norm (got {input.dim()}D input)")
+    c = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        _check_stat(name, t, c)
+    if _norm_dtypes("batch_norm", input, weight, bias, running_mean, running_var):  # float16 / bfloat16
+        return _batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
+                           eps).to(input.dtype)
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    c = input.shape[1]
+    dims = [0] + list(range(2, input.dim()))
+    shape = [1, -1] + [1] * (input.dim() - 2)
+    if training:
+        n = input.numel() // c if c else 0
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{_size(input)}")
+        mean = input.mean(dims)
+        var = ((input - mean.reshape(shape)) ** 2).mean(dims)
+        if running_mean is not None:
+            with _fg.no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+        if running_var is not None:
+            with _fg.no_grad():
+                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        mean, var = running_mean, running_var
+    out = (input - mean.reshape(shape)) * _fg.rsqrt(var.reshape(shape) + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalises each (sample, channel) over its spatial dimensions; running stats average the instances."""
+    if input.dim() < 2:
+        raise ValueError(f"Expected 2D or higher input to instance_norm (got {input.dim()}D input)")
+    c = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        _check_stat(name, t, c)
+    if _norm_dtypes("batch_norm", input, weight, bias):  # (torch's rule over weight and bias, not the stats)
+        return _instance_norm(input.float(), running_mean, running_var, weight, bias, use_input_stats, momentum,
+                              eps).to(input.dtype)
+    return _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps):
+    c = input.shape[1]
+    dims = list(range(2, input.dim()))
+    shape = [1, -1] + [1] * (input.dim() - 2)
+    if use_input_stats:
+        n = 1
+        for s in input.shape[2:]:
+            n *= s
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {_size(input)}")
+        mean = input.mean(dims, keepdim=True)
+        var = ((input - mean) ** 2).mean(dims, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            with _fg.no_grad():
+                m = mean.detach().reshape(input.shape[0], c)
+                v = var.detach().reshape(input.shape[0], c) * (n / (n - 1))
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(m.mean(0) * momentum)
+                if running_var is not None:
+                    running_var.mul_(1 - momentum).add_(v.mean(0) * momentum)
+        out = (input - mean) * _fg.rsqrt(var + eps)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+        out = (input - running_mean.reshape(shape)) * _fg.rsqrt(running_var.reshape(shape) + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def _check_normalized_shape(input, normalized_shape):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    k = len(normalized_shape)
+    if k > input.dim() or tuple(input.shape[input.dim() - k:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size"
+                           f"{list(input.shape)}")
+    return list(range(input.dim() - k, input.dim()))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    dims = _check_normalized_shape(input, normalized_shape)
+    if _norm_dtypes("LayerNormKernelImpl", input, weight, bias):  # float16 / bfloat16: computed in float32
+        return _layer_norm(input.float(), dims, weight, bias, eps).to(input.dtype)
+    return _layer_norm(input, dims, weight, bias, eps)
+
+
+def _layer_norm(input, dims, weight, bias, eps):
+    mean = input.mean(dims, keepdim=True)
+    var = ((input - mean) ** 2).mean(dims, keepdim=True)
+    out = (input - mean) * _fg.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape dims (eps defaults to the dtype's eps), in
+    the input's dtype whatever the weight's (torch: float16 / bfloat16 computed in float32, a weight of another
+    dtype multiplied in the promoted dtype, the result cast back)."""
+    dims = _check_normalized_shape(input, normalized_shape)
+    if eps is None:
+        eps = _fg.finfo(input.dtype).eps
+    x = input.float() if input._np_dtype().itemsize == 2 and input.is_floating_point() else input
+    out = x * _fg.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    if weight is not None:
+        out = out * weight
+    return out if out._np_dtype() == input._np_dtype() else out.to(input.dtype)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalises each group of channels of each sample over (channels in group, spatial dims)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    if _norm_dtypes("GroupNormKernelImpl", input, weight, bias):  # float16 / bfloat16: computed in float32
+        return _group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
+    return _group_norm(input, num_groups, weight, bias, eps)
+
+
+def _group_norm(input, num_groups, weight, bias, eps):
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    x = input.reshape(n, num_groups, -1)
+    if x.shape[-1] == 0:
+        raise ValueError(f"Expected more than 1 value per group, got input size {_size(input)}")
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    out = ((x - mean) * _fg.rsqrt(var + eps)).reshape(tuple(input.shape))
+    shape = [1, -1] + [1] * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha/size * sum of x^2 over a window of `size` neighbouring channels)^beta."""
+    nd = input.dim()
+    if nd < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {nd} dimensions)")
+    if input.numel() == 0:
+        return input
+    sq = input * input
+    c = input.shape[1]
+    pad_shape = lambda m: (input.shape[0], m) + tuple(input.shape[2:])  # noqa: E731
+    padded = _fg.cat([_fg.zeros(pad_shape(size // 2), dtype=input.dtype), sq,
+                      _fg.zeros(pad_shape((size - 1) // 2), dtype=input.dtype)], 1)
+    win = padded.narrow(1, 0, c)
+    for i in range(1, size):  # a sum over the window's offsets (size is small), vectorised over elements
+        win = win + padded.narrow(1, i, c)
+    div = (win * (alpha / size) + k) ** beta
+    return input / div
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p over dim, eps)."""
+    denom = _fg.clamp(_fg.norm(input, p, dim, keepdim=True), min=eps).expand_as(input)
+    r = input / denom
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
