@@ -93,8 +93,8 @@ def _outs(x):
 
 
 def test_every_primitive_has_a_case_and_every_rule():
-    mine = {"cholesky", "triangular_solve", "cholesky_solve", "solve", "det", "adjugate", "slogdet", "eigh", "svd", "qr",
-            "eig"}
+    mine = {"cholesky", "triangular_solve", "cholesky_solve", "solve", "det", "adjugate", "slogdet", "eigh", "svd",
+            "qr", "eig"}
     assert mine == set(PRIMS)
     for name in mine:
         p = registry[name]
@@ -888,7 +888,8 @@ def test_lstsq_derivatives_match_jax():
 def test_torch_cholesky_inverse_raises_at_a_zero_diagonal_where_cholesky_solve_gives_inf_nan():
     """As torch (LAPACK potri checks the factor's diagonal, potrs does not)."""
     for m, msg in ((np.zeros((3, 3)), "The diagonal element 1 is zero"),
-                   (np.stack([np.eye(3), np.diag([1.0, 0.0, 2.0])]), r"\(Batch element 1\): The diagonal element 2 is zero")):
+                   (np.stack([np.eye(3), np.diag([1.0, 0.0, 2.0])]),
+                    r"\(Batch element 1\): The diagonal element 2 is zero")):
         with pytest.raises(fg.linalg.LinAlgError, match="cholesky_inverse: " + msg):
             fg.cholesky_inverse(fg.from_numpy(m))
         with pytest.raises(RuntimeError):
