@@ -296,14 +296,14 @@ def _tri_impl(xp):
         try:
             x = xp.linalg.solve(a, b)
         except LinAlgError:  # a zero on the diagonal: inf / NaN, as torch's and JAX's trsm
-            x = _back_substitute(xp, a, b)
+            x = _back_substitute(a, b)
         if lower:
             x = x[..., ::-1, :]
         return xp.swapaxes(x, -1, -2) if not left_side else x
     return f
 
 
-def _back_substitute(xp, a, b):
+def _back_substitute(a, b):
     """a^-1 b for upper triangular a by plain back substitution, every product a_ij x_j included, so a zero
     on the diagonal gives inf / NaN exactly where BLAS trsm (torch, JAX) gives them (NumPy's solve raises)."""
     x = b.copy()
@@ -1131,5 +1131,6 @@ def eig(x, *, vectors: bool = True, eigvec_derivs: bool = False):
     return eig_p.bind(x, vectors=bool(vectors), eigvec_derivs=bool(eigvec_derivs))
 
 
-__all__ = ["cholesky", "triangular_solve", "cholesky_solve", "cholesky_solve_p", "solve", "det", "slogdet", "eigh", "svd", "qr",
-           "cholesky_p", "triangular_solve_p", "solve_p", "det_p", "adjugate", "adjugate_p", "slogdet_p", "eigh_p", "svd_p", "qr_p", "eig", "eig_p"]
+__all__ = ["cholesky", "triangular_solve", "cholesky_solve", "solve", "det", "slogdet", "eigh", "svd", "qr",
+           "cholesky_p", "triangular_solve_p", "cholesky_solve_p", "solve_p", "det_p", "adjugate", "adjugate_p",
+           "slogdet_p", "eigh_p", "svd_p", "qr_p", "eig", "eig_p"]

@@ -123,7 +123,7 @@ def cholesky_solve_case(draw):
     """A Cholesky factor: its triangle with |diagonal| in [1, 2] (either sign: A = T T^H is positive definite
     all the same), garbage in the other triangle; the "jax" convention (the function's own derivative: the
     "torch" one differentiates along the unread triangle too, which finite differences cannot see, so
-    tests/test_linalg_more2.py checks it against torch and closed forms)."""
+    tests/test_linalg.py checks it against torch and closed forms)."""
     args, _ = triangular_solve_case(draw)
     a = args[0]
     m = a.shape[-1]
