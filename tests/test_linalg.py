@@ -93,7 +93,8 @@ def _outs(x):
 
 
 def test_every_primitive_has_a_case_and_every_rule():
-    mine = {"cholesky", "triangular_solve", "solve", "det", "adjugate", "slogdet", "eigh", "svd", "qr", "eig"}
+    mine = {"cholesky", "triangular_solve", "cholesky_solve", "solve", "det", "adjugate", "slogdet", "eigh", "svd",
+            "qr", "eig"}
     assert mine == set(PRIMS)
     for name in mine:
         p = registry[name]
@@ -114,6 +115,9 @@ def _reference(name, args, params):
             t = t - np.diagonal(t, axis1=-2, axis2=-1)[..., None] * np.eye(a.shape[-1]) + np.eye(a.shape[-1])
         op = mT(t) if params["transpose_a"] else t
         return [np.linalg.solve(op, b) if params["left_side"] else mT(np.linalg.solve(mT(op), mT(b)))]
+    if name == "cholesky_solve":  # A = T T^T (lower) or T^T T from the read triangle T
+        t = np.tril(a) if params["lower"] else np.triu(a)
+        return [np.linalg.solve(t @ mT(t) if params["lower"] else mT(t) @ t, args[1])]
     if name == "solve":
         return [np.linalg.solve(a, args[1])]
     if name == "det":
@@ -203,14 +207,26 @@ def test_shape_rules_name_the_operation_and_shapes():
         ld.det(jnp.asarray(np.eye(3, dtype=np.float16)))
 
 
-def test_triangular_solve_reads_one_triangle_and_raises_on_zero_pivot():
+def test_triangular_solve_reads_one_triangle_and_gives_inf_nan_at_zero_pivot():
     a = np.triu(rand(3, 3)) + 3 * np.eye(3)
     garbage = a + np.tril(rand(3, 3, seed=1), -1)
     b = rand(3, 2)
     close(ld.triangular_solve(jnp.asarray(garbage), jnp.asarray(b), left_side=True, lower=False),
           np.linalg.solve(a, b))
-    with pytest.raises(LinAlgError, match="triangular_solve"):
-        ld.triangular_solve(jnp.asarray(a * (1 - np.eye(3))), jnp.asarray(b), left_side=True)
+    # a zero on the diagonal: plain substitution (BLAS trsm, as JAX and torch), every product included:
+    # x2 = b2 / 0, x1 = (b1 - a12 x2) / a11 (0 * inf = NaN where a12 = 0; 0 / 0 = NaN)
+    sing = np.array([[2.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+    rhs = np.array([[1.0, 1.0], [1.0, 0.0], [2.0, 0.0]])
+    want = np.array([[np.nan, np.nan], [np.nan, np.nan], [np.inf, np.nan]])
+    got = np.asarray(ld.triangular_solve(jnp.asarray(sing), jnp.asarray(rhs), left_side=True, lower=False))
+    np.testing.assert_array_equal(got, want)
+    up = np.array([[2.0, 1.0], [0.0, 0.0]])  # x2 = inf, x1 = (1 - inf) / 2 = -inf
+    np.testing.assert_array_equal(np.asarray(ld.triangular_solve(jnp.asarray(up), jnp.asarray([[1.0], [2.0]]),
+                                                                 left_side=True)), [[-np.inf], [np.inf]])
+    # lower, from the right, transposed: x op(a) = b with op(a) = a^T upper: the same system transposed
+    low = np.asarray(ld.triangular_solve(jnp.asarray(up.T), jnp.asarray([[1.0, 2.0]]), left_side=False,
+                                         lower=True, transpose_a=True))
+    np.testing.assert_array_equal(low, [[0.5, np.inf]])
 
 
 # --- numpy.linalg values --------------------------------------------------------------------------
@@ -643,3 +659,252 @@ def test_vmap_of_solve_with_unbatched_operands():
     close(fg.vmap(la.solve, in_axes=(0, None))(xs, b), np.linalg.solve(xs, b))
     bs = rand(3, 5, 2)
     close(fg.vmap(la.solve, in_axes=(None, 1))(xs[0], bs), np.linalg.solve(xs[0], np.moveaxis(bs, 1, 0)))
+
+
+# --- singular triangular solves, cholesky_solve's per-face conventions, qr at rank < n, lstsq ----------
+
+_TRI_A = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [3.0, 1.0, 0.0]])  # a zero on the diagonal
+_TRI_B = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 10.0]])
+_TRI_B0 = np.array([[1.0, 0.0, 3.0], [4.0, 5.0, 6.0], [0.0, 1.0, 0.0]])  # zeros: 0 / 0
+
+
+def _tri_configs():
+    for a in (_TRI_A, _TRI_A.T.copy(), np.zeros((3, 3))):
+        for b in (_TRI_B, _TRI_B0, _TRI_B[:, :1].copy()):
+            for lower in (False, True):
+                for trans in (False, True):
+                    for unit in (False, True):
+                        yield a, b, lower, trans, unit
+
+
+def test_triangular_solve_at_a_zero_pivot_matches_jax():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jjnp
+    import jax.scipy.linalg as jsl
+    import funcgrad.scipy.linalg as fsl
+    prev = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)
+    try:
+        for a, b, lower, trans, unit in _tri_configs():
+            for left in (True, False):
+                bb = b if left else b.T.copy()
+                kw = dict(left_side=left, lower=lower, transpose_a=trans, unit_diagonal=unit)
+                want = np.asarray(jax.lax.linalg.triangular_solve(jjnp.asarray(a), jjnp.asarray(bb), **kw))
+                got = np.asarray(fg.lax.linalg.triangular_solve(jnp.asarray(a), jnp.asarray(bb), **kw))
+                np.testing.assert_array_equal(got, want, err_msg=str(kw))
+            kw = dict(lower=lower, trans=int(trans), unit_diagonal=unit)
+            want = np.asarray(jsl.solve_triangular(jjnp.asarray(a), jjnp.asarray(b), **kw))
+            np.testing.assert_array_equal(np.asarray(fsl.solve_triangular(jnp.asarray(a), jnp.asarray(b), **kw)), want)
+    finally:
+        jax.config.update("jax_enable_x64", prev)
+
+
+def test_triangular_solve_at_a_zero_pivot_matches_torch():
+    torch = pytest.importorskip("torch")
+    import warnings
+    for a, b, lower, trans, unit in _tri_configs():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch.triangular_solve is deprecated
+            want = torch.triangular_solve(torch.from_numpy(b), torch.from_numpy(a), upper=not lower, transpose=trans,
+                                          unitriangular=unit)[0].numpy()
+            got = fg.triangular_solve(fg.from_numpy(b), fg.from_numpy(a), upper=not lower, transpose=trans,
+                                      unitriangular=unit)[0].numpy()
+        np.testing.assert_array_equal(got, want)
+        want = torch.linalg.solve_triangular(torch.from_numpy(a), torch.from_numpy(b), upper=not lower,
+                                             unitriangular=unit).numpy()
+        got = fg.linalg.solve_triangular(fg.from_numpy(a), fg.from_numpy(b), upper=not lower, unitriangular=unit)
+        np.testing.assert_array_equal(got.numpy(), want)
+        if not unit and not trans:  # cholesky_solve: two substitutions with the same triangle
+            want = torch.cholesky_solve(torch.from_numpy(b), torch.from_numpy(a), upper=not lower).numpy()
+            got = fg.cholesky_solve(fg.from_numpy(b), fg.from_numpy(a), upper=not lower).numpy()
+            np.testing.assert_array_equal(got, want)
+
+
+_FAC = np.array([[1.5, 0.4, -0.3], [0.7, 2.0, 0.9], [-0.2, 0.5, 1.2]])  # both triangles non-zero
+_FAC_C = _FAC + 1j * np.array([[0.0, 0.3, 0.1], [-0.4, 0.0, 0.2], [0.6, -0.5, 0.0]])  # real diagonal
+_CS_B = np.array([[1.0, -1.0], [2.0, 0.5], [0.0, 1.0]])
+_CS_V = np.cos(np.arange(9.0) + 1.0).reshape(3, 3)
+_CS_VB = np.sin(np.arange(6.0) + 2.0).reshape(3, 2)
+
+
+def _cho_tangent(s, ds, lower, x):
+    """The closed form dX = -A^-1 dA X, dA = dS S^H + S dS^H (upper: dS^H S + S^H dS), A from the triangle."""
+    t = np.tril(s) if lower else np.triu(s)
+    a = t @ t.conj().T if lower else t.conj().T @ t
+    da = ds @ s.conj().T + s @ ds.conj().T if lower else ds.conj().T @ s + s.conj().T @ ds
+    return -np.linalg.solve(a, da @ x), a
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("convention", ["jax", "torch"])
+@pytest.mark.parametrize("complex_", [False, True])
+def test_cholesky_solve_card_conventions_closed_form(lower, convention, complex_):
+    fac = _FAC_C if complex_ else _FAC
+    b = _CS_B + (1j * _CS_VB if complex_ else 0)
+    v = _CS_V + (0.5j * _CS_V[::-1] if complex_ else 0)
+    vb = _CS_VB + 0 * b  # b's dtype
+    f = lambda c, r: ld.cholesky_solve(c, r, lower=lower, convention=convention)
+    x, tx = fg.jvp(f, (jnp.asarray(fac), jnp.asarray(b)), (jnp.asarray(v), jnp.asarray(vb)))
+    tri = (lambda m: np.tril(m)) if lower else (lambda m: np.triu(m))
+    s, ds = (fac, v) if convention == "torch" else (tri(fac), tri(v))
+    dx_a, a = _cho_tangent(s, ds, lower, np.asarray(x))
+    close(x, np.linalg.solve(a, b))
+    close(tx, dx_a + np.linalg.solve(a, vb), rtol=1e-9)
+    # the vjp is the jvp's transpose under Re sum(u * v) (no conjugation)
+    u = np.sin(np.arange(6.0) + 0.5).reshape(3, 2) + (0.3j if complex_ else 0)
+    _, pull = fg.vjp(f, jnp.asarray(fac), jnp.asarray(b))
+    gc, gb = pull(jnp.asarray(u))
+    lhs = np.real(np.sum(u * np.asarray(tx)))
+    rhs = np.real(np.sum(np.asarray(gc) * v) + np.sum(np.asarray(gb) * vb))
+    assert abs(lhs - rhs) < 1e-10 * max(1.0, abs(lhs))
+    if convention == "jax":  # the function's own derivative: central differences of its values
+        h = 1e-6
+        fd = (np.asarray(f(jnp.asarray(fac + h * v), jnp.asarray(b + h * vb)))
+              - np.asarray(f(jnp.asarray(fac - h * v), jnp.asarray(b - h * vb)))) / (2 * h)
+        close(tx, fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_torch_cholesky_solve_and_inverse_derivatives_match_torch(upper):
+    """torch's convention (the factor as a whole matrix, both triangles), forward and reverse mode alike."""
+    torch = pytest.importorskip("torch")
+    w = np.sin(np.arange(9.0)).reshape(3, 3)
+    for fac, b in ((_FAC, _CS_B), (_FAC_C, _CS_B + 0.5j * _CS_VB)):
+        v, vb = _CS_V + 0 * fac, _CS_VB + 0 * b
+        res = {}
+        for lib in (torch, fg):
+            f = lib.from_numpy(fac.copy()).requires_grad_()
+            r = lib.from_numpy(b.copy()).requires_grad_()
+            out = lib.cholesky_solve(r, f, upper=upper)
+            (out * lib.from_numpy(w[:, :2] + 0 * b)).sum().real.backward()
+            inv_f = lib.from_numpy(fac.copy()).requires_grad_()
+            (lib.cholesky_inverse(inv_f, upper=upper) * lib.from_numpy(w + 0 * fac)).sum().real.backward()
+            jv = lib.func.jvp(lambda f_, r_: lib.cholesky_solve(r_, f_, upper=upper),
+                              (lib.from_numpy(fac.copy()), lib.from_numpy(b.copy())),
+                              (lib.from_numpy(v), lib.from_numpy(vb)))[1]
+            res[lib.__name__] = [out.detach().numpy(), f.grad.numpy(), r.grad.numpy(), inv_f.grad.numpy(),
+                                 jv.numpy()]
+        for got, want in zip(res["funcgrad"], res["torch"]):
+            close(got, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_torch_cholesky_inverse_forward_mode_is_the_derivative(upper):
+    """cholesky_inverse's jvp is -X (dF F^H + F dF^H) X (upper: dF^H F + F^H dF), the transpose of its (torch's)
+    reverse formula; at a true Cholesky factor along a triangular direction it is the derivative, which central
+    differences check (torch's own forward formula, -X dF X F^H + h.c., is not)."""
+    fac = _FAC.T.copy() if upper else _FAC
+    x, dx = fg.func.jvp(lambda f: fg.cholesky_inverse(f, upper=upper), (fg.from_numpy(fac),), (fg.from_numpy(_CS_V),))
+    want, _ = _cho_tangent(fac, _CS_V, not upper, np.asarray(x.numpy()))
+    close(dx.numpy(), want, rtol=1e-10)
+    l_ = np.linalg.cholesky(spd(3, seed=7))
+    fac, v = (l_.T.copy(), np.triu(_CS_V)) if upper else (l_, np.tril(_CS_V))
+    dx = fg.func.jvp(lambda f: fg.cholesky_inverse(f, upper=upper), (fg.from_numpy(fac),), (fg.from_numpy(v),))[1]
+    h = 1e-6
+    fd = (np.linalg.inv(spd_of(fac + h * v, upper)) - np.linalg.inv(spd_of(fac - h * v, upper))) / (2 * h)
+    close(dx.numpy(), fd, rtol=1e-6, atol=1e-8)
+
+
+def spd_of(fac, upper):
+    return fac.T @ fac if upper else fac @ fac.T
+
+
+@pytest.mark.parametrize("name", ["rank1", "zero"])
+def test_qr_derivatives_at_rank_deficient_matrices_match_torch(name):
+    """R is singular there: the triangular solves of qr's rules give inf / NaN where torch's formula does, and
+    the same numbers elsewhere (no LinAlgError)."""
+    torch = pytest.importorskip("torch")
+    a = {"rank1": np.outer([1.0, -2.0, 2.0], [2.0, 1.0, -1.0]), "zero": np.zeros((3, 3))}[name]
+    u = np.sin(np.arange(9.0) + 0.5).reshape(3, 3) + 0.25
+    res = {}
+    for lib in (torch, fg):
+        x = lib.from_numpy(a.copy()).requires_grad_()
+        q, r = lib.linalg.qr(x)
+        ((q + r) * lib.from_numpy(u)).sum().backward()
+        jq, jr = lib.func.jvp(lambda m: lib.linalg.qr(m), (lib.from_numpy(a.copy()),), (lib.from_numpy(_CS_V),))[1]
+        res[lib.__name__] = [q.detach().numpy(), r.detach().numpy(), x.grad.numpy(), jq.numpy(), jr.numpy()]
+    for got, want in zip(res["funcgrad"], res["torch"]):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+def _lstsq_second(f, a, b, va, vb):
+    return fg.jvp(lambda p, q: fg.jvp(f, (p, q), (jnp.asarray(va), jnp.asarray(vb)))[1],
+                  (jnp.asarray(a), jnp.asarray(b)), (jnp.asarray(va), jnp.asarray(vb)))[1]
+
+
+def test_lstsq_second_derivative_closed_form():
+    """x = A^-1 b at a regular A: x'' = 2 A^-1 V A^-1 (V x - vb) along (V, vb)."""
+    a, b = nonsingular(3, seed=11), rand(3, seed=12)
+    va, vb = rand(3, 3, seed=13), rand(3, seed=14)
+    with fg.enable_x64():
+        got = _lstsq_second(lambda p, q: la.lstsq(p, q)[0], a, b, va, vb)
+    x = np.linalg.solve(a, b)
+    close(got, 2 * np.linalg.solve(a, va @ np.linalg.solve(a, va @ x - vb)), rtol=1e-9)
+
+
+def test_lstsq_derivatives_at_a_rank_deficient_matrix_are_the_truncated_solutions():
+    """At a matrix of rank 2 (one zero singular value), lstsq is the rank-2 truncated SVD solution
+    V_2 S_2^-1 U_2^T b, as JAX computes it: its second derivative is that smooth function's (mpmath, 40 digits)."""
+    mp = pytest.importorskip("mpmath")
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+    b = np.array([1.0, 2.0, 3.0])
+    va, vb = np.cos(np.arange(9.0) + 1.0).reshape(3, 3), np.cos(np.arange(3.0) + 1.7)
+    with fg.enable_x64():
+        got = np.asarray(_lstsq_second(lambda p, q: la.lstsq(p, q)[0], a, b, va, vb))
+    with mp.workdps(40):
+        def trunc(t, j):
+            u, s, vh = mp.svd_r(mp.matrix(a.tolist()) + t * mp.matrix(va.tolist()))
+            rhs = mp.matrix(b.tolist()) + t * mp.matrix(vb.tolist())
+            return sum(vh[i, j] * sum(u[k, i] * rhs[k] for k in range(3)) / s[i] for i in range(2))
+        want = [float(mp.diff(lambda t: trunc(t, j), 0, 2)) for j in range(3)]
+    close(got, want, rtol=1e-8)
+
+
+def test_lstsq_derivatives_match_jax():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jjnp
+    prev = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)
+    try:
+        va = np.cos(np.arange(9.0) + 1.0).reshape(3, 3)
+        rank2 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+        for a, b in ((rank2, np.array([1.0, 2.0, 3.0])), (np.outer([1.0, -2.0, 2.0], [2.0, 1.0, -1.0]), np.eye(3)),
+                     (nonsingular(3, seed=2)[:, :2], rand(3, 2, seed=3))):
+            vb = np.sin(np.arange(b.size) + 0.3).reshape(b.shape)
+            va_ = va[:, :a.shape[1]]
+            with fg.enable_x64():
+                got = _lstsq_second(lambda p, q: la.lstsq(p, q)[0], a, b, va_, vb)
+                g1 = fg.jvp(lambda p, q: la.lstsq(p, q)[0], (jnp.asarray(a), jnp.asarray(b)),
+                            (jnp.asarray(va_), jnp.asarray(vb)))[1]
+            jf = lambda p, q: jjnp.linalg.lstsq(p, q)[0]
+            w1 = jax.jvp(jf, (a, b), (va_, vb))[1]
+            w2 = jax.jvp(lambda p, q: jax.jvp(jf, (p, q), (va_, vb))[1], (a, b), (va_, vb))[1]
+            np.testing.assert_allclose(np.asarray(g1), np.asarray(w1), rtol=1e-8, atol=1e-10, equal_nan=True)
+            np.testing.assert_allclose(np.asarray(got), np.asarray(w2), rtol=1e-8, atol=1e-10, equal_nan=True)
+    finally:
+        jax.config.update("jax_enable_x64", prev)
+
+
+def test_torch_cholesky_inverse_raises_at_a_zero_diagonal_where_cholesky_solve_gives_inf_nan():
+    """As torch (LAPACK potri checks the factor's diagonal, potrs does not)."""
+    for m, msg in ((np.zeros((3, 3)), "The diagonal element 1 is zero"),
+                   (np.stack([np.eye(3), np.diag([1.0, 0.0, 2.0])]),
+                    r"\(Batch element 1\): The diagonal element 2 is zero")):
+        with pytest.raises(fg.linalg.LinAlgError, match="cholesky_inverse: " + msg):
+            fg.cholesky_inverse(fg.from_numpy(m))
+        with pytest.raises(RuntimeError):
+            fg.cholesky_inverse(fg.from_numpy(m), upper=True)
+    got = fg.cholesky_solve(fg.from_numpy(np.array([[1.0], [1.0]])), fg.from_numpy(np.diag([2.0, 0.0]))).numpy()
+    np.testing.assert_array_equal(got, [[np.nan], [np.inf]])  # y = (0.5, 1 / 0), x = ((y1 - 0 * inf) / 2, inf / 0)
+
+
+def test_torch_cholesky_inverse_zero_diagonal_error_matches_torch():
+    torch = pytest.importorskip("torch")
+    m = np.diag([1.0, 0.0, 2.0])
+    with pytest.raises(RuntimeError) as te:
+        torch.cholesky_inverse(torch.from_numpy(m))
+    with pytest.raises(fg.linalg.LinAlgError) as fe:
+        fg.cholesky_inverse(fg.from_numpy(m))
+    assert str(fe.value) == str(te.value)
+    np.testing.assert_array_equal(fg.cholesky_solve(fg.from_numpy(np.eye(3)), fg.from_numpy(m)).numpy(),
+                                  torch.cholesky_solve(torch.from_numpy(np.eye(3)), torch.from_numpy(m)).numpy())

@@ -57,23 +57,6 @@ _OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
         "x < 0, y = 0 (d/dy x^y = x^y log x: funcgrad NaN, torch 0 / -1 from its y == 0 mask): (c) at 0, "
         "(b)-candidate at x < 0 (torch's documented convention is the mask)",
         [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("pow", "float_power")]),
-    'linalg': (
-        "(b) funcgrad's torch.cholesky_solve / cholesky_inverse take torch's whole-matrix derivative convention "
-        "(A = L L^H with both triangles of L) only in reverse mode (the face's requires_grad branch); forward mode "
-        "reads only the used triangle (torch's jvp at L = I is -(V + V^T)), and cholesky_inverse's reverse differs "
-        "from torch's off the identity",
-        [f"{f}:{n}" for f in ("torch", "Tensor") for n in (
-            *[f"cholesky_inverse[{k}]" for k in ("identity", "rank1", "rank2", "regular", "spd", "sym_repeated")],
-            "cholesky_solve[singular_mat]")]),
-    'linalg-trisolve': (
-        "(b) funcgrad's triangular_solve primitive raises LinAlgError at a zero on the used diagonal (the upper "
-        "triangle of the row's B is singular); torch.triangular_solve / cholesky_solve return inf/NaN (LAPACK trtrs "
-        "semantics, as jax.lax.linalg.triangular_solve)",
-        [f"{f}:{n}[regular_mat]" for f in ("torch", "Tensor") for n in ("triangular_solve", "cholesky_solve")]),
-    'linalg-qr': (
-        "(b) funcgrad's qr derivatives raise LinAlgError (a triangular solve with the singular R) at a matrix of "
-        "rank < n, where torch returns numbers (the derivative of Q does not exist there: only the error differs)",
-        [f"{f}:qr[{k}]" for f in ("torch", "Tensor", "torch.linalg") for k in ("rank1", "zero")]),
     'reduce-ties': (
         "(b) at ties funcgrad's kthvalue / topk select a different one of the tied elements than torch (its "
         "index output differs), so the derivative flows to another input",
@@ -141,6 +124,12 @@ _WAIVED_GROUPS: dict[str, tuple[str, tuple[str, ...], list[str]]] = {
         "least squares with a rank-1 matrix: the solution (pinv) is discontinuous under perturbations that raise "
         "the rank, so no second derivative exists; torch's gelsy formula gives numbers, funcgrad NaN",
         ("rev2",), _rows(("lstsq[singular_mat]",))),
+    'cholesky-inverse-fwd': (
+        "torch's forward formula of cholesky_inverse is -X dF X F^H + h.c. (X and F^H swapped: the derivative is "
+        "-X (dF F^H + F dF^H) X, its own reverse formula's transpose); it disagrees with torch's reverse mode and "
+        "with finite differences of torch.cholesky_inverse (0.0375 at a true Cholesky factor) wherever X and F do "
+        "not commute; funcgrad's fwd1 is the transpose of torch's reverse mode",
+        ("fwd1",), _rows(tuple(f"cholesky_inverse[{k}]" for k in ("rank1", "rank2", "regular", "spd")))),
     'trisolve-unread-triangle': (
         "torch.triangular_solve's forward formula uses the whole dA, the lower triangle the solve never reads "
         "included; funcgrad's fwd1 (-0.9723, 0.1243, 1.1195 in row 1) is the finite difference of torch's function",

@@ -340,7 +340,8 @@ def lstsq(a, b, rcond=None):
     """Least-squares solution of a @ x = b: (x, residuals, rank, s), as numpy.linalg.lstsq.
 
     a is (M, N), b is (M,) or (M, K); singular values <= rcond * max(s) count as zero (default
-    rcond: eps * max(M, N)). x = pinv(a, rcond) @ b, so its derivative is pinv's."""
+    rcond: eps * max(M, N)). x = V diag(1 / s) U^H b over the kept singular values, as JAX computes it, so
+    its derivatives are JAX's (those of the SVD: NaN where zero singular values repeat)."""
     x = _inexact(a, "lstsq")
     y = _inexact(b, "lstsq")
     x, y = promote_dtypes(x, y)
@@ -360,14 +361,22 @@ def lstsq(a, b, rcond=None):
         rcond = float(np.finfo(real).eps) * max(m, n)
     elif rcond < 0:  # LAPACK's convention, kept by NumPy: machine precision
         rcond = float(np.finfo(real).eps)
-    s = svdvals(x)
     if min(m, n) == 0:
+        s = svdvals(x)
         sol = sh.full((n, y.shape[1]), 0, x.dtype)
         rank = sh.full((), 0, dtypes.defaults.int_)
     else:
-        sol = _m.matmul(pinv(x, rcond), y)
-        cutoff = ew.mul(sh.full((), rcond, real), _r.max(s))
-        rank = _r.sum(ew.gt(s, sh.broadcast_in_dim(cutoff, s.shape, ())))
+        # As JAX: x = V diag(s_inv) U^H b from the reduced SVD, the singular values below rcond * s_max
+        # masked out, so its derivatives are the SVD's (those of the truncated pseudo-inverse's solution)
+        u, s, vh = ld.svd(x, full_matrices=False)
+        zero = ew.zeros_like(s)
+        cutoff = sh.broadcast_in_dim(ew.mul(sh.full((), rcond, real), _r.max(s)), s.shape, ())
+        mask = _u.logical_and(ew.gt(s, zero), ew.ge(s, cutoff))
+        one = sh.full(s.shape, 1, real)
+        s_inv = ew.select(mask, ew.div(one, ew.select(mask, s, one)), zero)
+        uhb = _m.matmul(_H(u), y)
+        sol = _m.matmul(_H(vh), _u.multiply(_m.expand_dims(ew.convert_element_type(s_inv, x.dtype), -1), uhb))
+        rank = _r.sum(mask)
     known = _concrete_int(rank)
     if known is not None and (known != n or m <= n):
         resid = sh.full((0,), 0, real)

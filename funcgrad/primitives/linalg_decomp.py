@@ -1,11 +1,13 @@
-"""Matrix factorisations and solves: cholesky, triangular_solve, solve, det, slogdet, eigh, svd, qr, eig.
+"""Matrix factorisations and solves: cholesky, triangular_solve, cholesky_solve, solve, det, slogdet, eigh, svd,
+qr, eig.
 
 Every primitive takes stacks of matrices `(..., M, N)`: leading dimensions are batch dimensions (the
 batch rules move a vmapped axis to the front). The impls call the backend's `linalg` module (NumPy or
 CuPy), so float32 / complex64 input stays in its precision; input must be float32, float64, complex64
 or complex128 (funcgrad.numpy.linalg converts integers first). Like NumPy, a non-positive-definite
 input to cholesky raises numpy.linalg.LinAlgError from the impl (JAX returns NaN instead); solve of an
-exactly singular matrix gives inf / NaN, as JAX's LU solve does; bad shapes
+exactly singular matrix gives inf / NaN, as JAX's LU solve does, and so does a triangular solve with a zero
+on the diagonal (plain substitution, as BLAS trsm in JAX and torch); bad shapes
 raise LinAlgError (a ValueError) from the shape rule, naming the operation and the shapes.
 
 The derivative rules are the standard ones, written with funcgrad operations so that they are
@@ -14,7 +16,8 @@ differentiable again:
 - eigh: dw = diag(V^H dA V), dV = V (F * V^H dA V) with F_ij = 1 / (w_j - w_i), F_ii = 0;
 - svd: Townsend (2016), "Differentiating the singular value decomposition" (reduced SVD);
 - qr: Walter & Lehmann (2018) for M >= N, extended to M < N by splitting A = [X | Y];
-- solve, slogdet, triangular_solve: implicit differentiation of A X = B;
+- solve, slogdet, triangular_solve, cholesky_solve: implicit differentiation of A X = B (cholesky_solve with
+  a per-face convention for its factor: see its section);
 - det: d det = tr(adj(A) dA), with the adjugate's own rules (valid at singular A; see `adjugate`).
 Complex input is differentiable too, with JAX's convention: a jvp is the directional derivative of
 the (real-linear) map, and a vjp is its transpose under the pairing Re sum(a * b), with no
@@ -289,11 +292,25 @@ def _tri_impl(xp):
         if not left_side:  # x op(a) = b  <=>  op(a)^T x^T = b^T
             a, b, lower = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2), not lower
         if lower:  # reverse rows and columns: an upper triangular system, which LU solves without pivoting
-            x = xp.linalg.solve(a[..., ::-1, ::-1], b[..., ::-1, :])[..., ::-1, :]
-        else:
+            a, b = a[..., ::-1, ::-1], b[..., ::-1, :]
+        try:
             x = xp.linalg.solve(a, b)
+        except LinAlgError:  # a zero on the diagonal: inf / NaN, as torch's and JAX's trsm
+            x = _back_substitute(a, b)
+        if lower:
+            x = x[..., ::-1, :]
         return xp.swapaxes(x, -1, -2) if not left_side else x
     return f
+
+
+def _back_substitute(a, b):
+    """a^-1 b for upper triangular a by plain back substitution, every product a_ij x_j included, so a zero
+    on the diagonal gives inf / NaN exactly where BLAS trsm (torch, JAX) gives them (NumPy's solve raises)."""
+    x = b.copy()
+    with np.errstate(all="ignore"):
+        for i in range(a.shape[-1] - 1, -1, -1):
+            x[..., i, :] = (x[..., i, :] - (a[..., i, i + 1:, None] * x[..., i + 1:, :]).sum(-2)) / a[..., i, i, None]
+    return x
 
 
 def _tri_part(x, lower, unit_diagonal):
@@ -347,11 +364,98 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, tran
     """Solve op(a) x = b (left_side) or x op(a) = b with a triangular, as jax.lax.linalg.triangular_solve.
 
     Only the triangle of `a` named by `lower` is read (without its diagonal if unit_diagonal);
-    op(a) is a, a^T, conj(a) or a^H per transpose_a / conjugate_a. Raises LinAlgError when a zero
-    sits on the diagonal."""
+    op(a) is a, a^T, conj(a) or a^H per transpose_a / conjugate_a. A zero on the diagonal gives inf / NaN
+    (plain substitution), as JAX's and torch's triangular solves do."""
     return triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
                                    transpose_a=bool(transpose_a), conjugate_a=bool(conjugate_a),
                                    unit_diagonal=bool(unit_diagonal))
+
+
+# --- cholesky_solve -------------------------------------------------------------------------------
+#
+# X = A^-1 B with A = T T^H (lower) or T^H T (upper), T the triangle of c that the solve reads. The
+# derivative has one formula, dX = A^-1 (dB - dA X) with dA = dS S^H + S dS^H (upper: dS^H S + S^H dS),
+# and a per-face convention for the factor, chosen by the face that binds it:
+# - "jax": S = T, dS = the triangle of dc: the derivative of the function (as two triangular solves,
+#   JAX's cho_solve);
+# - "torch": S = c and dS = dc, both triangles: torch's cholesky_solve / cholesky_inverse formulas, which
+#   treat the factor as a whole matrix (a gradient in the triangle the solve never reads, and the values
+#   of that triangle in S).
+
+def _check_convention(op: str, convention) -> None:
+    if convention not in ("jax", "torch"):
+        type_error(op, f"convention must be 'jax' or 'torch', got {convention!r}")
+
+
+def _cho_solve_rule(c: ShapedArray, b: ShapedArray, *, lower, convention) -> ShapedArray:
+    op = "cholesky_solve"
+    _check_convention(op, convention)
+    _check_matrix(op, c, square=True, what="factor")
+    _check_rhs(op, c, b, -2)
+    return ShapedArray(b.shape, b.dtype, c.weak_type and b.weak_type)
+
+
+def _cho_solve_impl(xp):
+    tri = _tri_impl(xp)
+
+    def f(c, b, *, lower, convention):
+        # lower: T y = b, T^H x = y; upper: T^H y = b, T x = y (inf / NaN at a zero on T's diagonal)
+        cx = c.dtype.kind == "c"
+        kw = dict(left_side=True, lower=lower, unit_diagonal=False)
+        y = tri(c, b, transpose_a=not lower, conjugate_a=cx and not lower, **kw)
+        return tri(c, y, transpose_a=lower, conjugate_a=cx and lower, **kw)
+    return f
+
+
+def _cho_factor_parts(c, t, lower, convention):
+    """(S, dS) of the module comment: the factor and its tangent as the convention reads them."""
+    if convention == "torch":
+        return c, t
+    return _tri_part(c, lower, False), _tri_part(t, lower, False)
+
+
+def _cho_solve_jvp_c(t, ans, c, b, *, lower, convention):
+    s, ds = _cho_factor_parts(c, t, lower, convention)
+    da = ew.add(_mm(ds, _H(s)), _mm(s, _H(ds))) if lower else ew.add(_mm(_H(ds), s), _mm(_H(s), ds))
+    return ew.neg(cholesky_solve_p.bind(c, _mm(da, ans), lower=lower, convention=convention))
+
+
+def _cho_solve_jvp_b(t, ans, c, b, **params):
+    return cholesky_solve_p.bind(c, t, **params)
+
+
+def _cho_solve_vjp(cts, ans, args, needs, *, lower, convention):
+    # The transpose of the jvp under the pairing Re sum(a * b): gB = A^-T G = conj(A^-1 conj(G)) (A is
+    # Hermitian), gA = -gB X^T, and the factor's cotangent (gA + gA^H) conj(S) (upper: conj(S) (gA + gA^H)),
+    # restricted to the triangle under the "jax" convention.
+    g = cts[0]
+    if g is None:
+        return [None, None]
+    c, b = args
+    gb = _cj(cholesky_solve_p.bind(c, _cj(g), lower=lower, convention=convention))
+    gc = None
+    if needs[0]:
+        ga = ew.neg(_mm(gb, _T(ans)))
+        s = _cho_factor_parts(c, c, lower, convention)[0]
+        sym = ew.add(ga, _H(ga))
+        gc = _mm(sym, _cj(s)) if lower else _mm(_cj(s), sym)
+        if convention != "torch":
+            gc = _tri_part(gc, lower, False)
+    return [gc, gb if needs[1] else None]
+
+
+cholesky_solve_p = Primitive("cholesky_solve", impl=_cho_solve_impl, abstract_eval=_cho_solve_rule,
+                             jvp=[_cho_solve_jvp_c, _cho_solve_jvp_b], vjp_full=_cho_solve_vjp)
+cholesky_solve_p.batch = _front_batch(cholesky_solve_p)
+
+
+def cholesky_solve(c, b, *, lower: bool = True, convention: str = "jax"):
+    """x with A x = b, A = T T^H (lower) or T^H T (upper), T the triangle of the Cholesky factor c named by
+    `lower`; b is (..., n, k) with c's batch dimensions. A zero on T's diagonal gives inf / NaN.
+
+    convention picks how the derivative reads the factor: "jax" (the triangle: the function's derivative)
+    or "torch" (the whole matrix c, as torch.cholesky_solve's and cholesky_inverse's formulas)."""
+    return cholesky_solve_p.bind(c, b, lower=bool(lower), convention=convention)
 
 
 # --- solve ----------------------------------------------------------------------------------------
@@ -1027,5 +1131,6 @@ def eig(x, *, vectors: bool = True, eigvec_derivs: bool = False):
     return eig_p.bind(x, vectors=bool(vectors), eigvec_derivs=bool(eigvec_derivs))
 
 
-__all__ = ["cholesky", "triangular_solve", "solve", "det", "slogdet", "eigh", "svd", "qr",
-           "cholesky_p", "triangular_solve_p", "solve_p", "det_p", "adjugate", "adjugate_p", "slogdet_p", "eigh_p", "svd_p", "qr_p", "eig", "eig_p"]
+__all__ = ["cholesky", "triangular_solve", "cholesky_solve", "solve", "det", "slogdet", "eigh", "svd", "qr",
+           "cholesky_p", "triangular_solve_p", "cholesky_solve_p", "solve_p", "det_p", "adjugate", "adjugate_p",
+           "slogdet_p", "eigh_p", "svd_p", "qr_p", "eig", "eig_p"]

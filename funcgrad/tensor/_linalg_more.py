@@ -104,11 +104,6 @@ def _bcast_batch(A, B):
     return A, B
 
 
-def _fg_solve(A, B):
-    from .linalg import solve
-    return solve(A, B)
-
-
 def cholesky_solve(B, L, upper=False, *, out=None):
     """X with A X = B where A = L L^H (or U^H U when upper)."""
     if B.ndim < 2 or L.ndim < 2:
@@ -119,29 +114,36 @@ def cholesky_solve(B, L, upper=False, *, out=None):
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {B.dtype} and A of type "
                            f"{L.dtype} instead.")
     L, B = _bcast_batch(L, B)
-    if L.requires_grad and O._gs.enabled:
-        # torch's gradient for the factor is -(C + C^H) L (U (C + C^H) when upper) on the whole matrix, the
-        # triangle the solve never reads included: solve with A = L L^H built from the used triangle plus a
-        # zero-valued copy of the other one, through which that part of the gradient flows
-        tri = L.tril() if not upper else L.triu()
-        other = L - tri
-        Lf = tri + (other - other.detach())
-        Lh = Lf.mH
-        return O._out(_fg_solve(Lh @ Lf if upper else Lf @ Lh, B), out)
-    if upper:  # A = U^H U: solve U^H y = B, then U x = y
-        y = _tri(L, B, lower=False, transpose=True)
-        return O._out(_tri(L, y, lower=False), out)
-    y = _tri(L, B, lower=True)
-    return O._out(_tri(L, y, lower=True, transpose=True), out)
+    # torch's derivative treats the factor as a whole matrix (A = L L^H with both triangles of L): the card's
+    # "torch" convention, in forward and reverse mode alike
+    return O._out(_apply("CholeskySolve", lambda l, b: _ld.cholesky_solve(l, b, lower=not upper, convention="torch"),
+                         (L, B)), out)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
     """The inverse of A = L L^H (or U^H U) from its Cholesky factor."""
     if L.ndim < 2 or L.shape[-1] != L.shape[-2]:
         raise RuntimeError("cholesky_inverse: A must be batches of square matrices")
+    _raise_if_zero_diagonal(L)
     from ._creation import eye
     I_ = eye(L.shape[-1], dtype=L.dtype).expand(*L.shape)
     return O._out(cholesky_solve(I_, L, upper), out)
+
+
+def _raise_if_zero_diagonal(L):
+    """torch's cholesky_inverse (LAPACK potri) raises at a zero on the factor's diagonal, where cholesky_solve
+    gives inf / NaN; traced values (funcgrad.func transforms) pass."""
+    try:
+        h = L._host()
+    except Exception:  # noqa: BLE001 - a tracer: no value to look at
+        return
+    diag = np.diagonal(h, axis1=-2, axis2=-1).reshape(-1, h.shape[-1])
+    for b, row in enumerate(diag):
+        zero = np.nonzero(row == 0)[0]
+        if zero.size:
+            where = f"(Batch element {b}): " if L.ndim > 2 else ""
+            raise LA.LinAlgError(f"cholesky_inverse: {where}The diagonal element {zero[0] + 1} is zero, the inversion "
+                                 "could not be completed because the input matrix is singular.")
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):

@@ -8,7 +8,8 @@ drawn skew-symmetric matrices, so any draw is orthogonal) and drawn spectra kept
 - eigh gets eigenvalues at least 0.375 apart, svd singular values at least 0.375 apart and >= 1;
 - solve, det and slogdet get singular values in [0.5, 2] (either sign of det);
 - adjugate gets distinct singular values, the smallest one 0 in half the draws (singular input);
-- triangular_solve gets a diagonal with |a_ii| in [1, 2] and garbage in the unread triangle;
+- triangular_solve and cholesky_solve get a diagonal with |a_ii| in [1, 2] and garbage in the unread
+  triangle;
 - qr gets full-rank input (for M < N, a well-conditioned leading M x M block);
 - eig gets non-normal matrices with distinct real eigenvalues (see eig_case).
 """
@@ -118,6 +119,18 @@ def triangular_solve_case(draw):
     return [a, b], params
 
 
+def cholesky_solve_case(draw):
+    """A Cholesky factor: its triangle with |diagonal| in [1, 2] (either sign: A = T T^H is positive definite
+    all the same), garbage in the other triangle; the "jax" convention (the function's own derivative: the
+    "torch" one differentiates along the unread triangle too, which finite differences cannot see, so
+    tests/test_linalg.py checks it against torch and closed forms)."""
+    args, _ = triangular_solve_case(draw)
+    a = args[0]
+    m = a.shape[-1]
+    b = _values(draw, a.shape[:-2] + (m, draw(st.integers(1, 3))), -2.0, 2.0)
+    return [a, b], {"lower": draw(st.booleans()), "convention": "jax"}
+
+
 def svd_case(draw):
     batch, m, n = _batch(draw), _side(draw), _side(draw)
     k = min(m, n)
@@ -153,6 +166,7 @@ CASES = {
     "eig": eig_case,
     "cholesky": cholesky_case,
     "triangular_solve": triangular_solve_case,
+    "cholesky_solve": cholesky_solve_case,
     "solve": solve_case,
     "det": det_case,
     "adjugate": adjugate_case,
@@ -205,6 +219,15 @@ def _special_triangular(draw):
     return [a, draw(special_points(np.float64, b.shape))], params
 
 
+def _special_cholesky_solve(draw):
+    args, params = cholesky_solve_case(draw)
+    a, b = args
+    m = a.shape[-1]
+    diag = draw(hnp.arrays(np.float64, a.shape[:-1], elements=st.sampled_from([1.0, -1.0, 0.5, 2.0])))
+    a = a * (1 - np.eye(m)) + diag[..., None] * np.eye(m)
+    return [a, draw(special_points(np.float64, b.shape))], params
+
+
 _VECTORS_FD = ("LAPACK picks the signs (and, at a repeated value, the basis) of singular vectors and eigenvectors "
                "of structured matrices by rules that jump under perturbation")
 SPECIAL = {
@@ -217,6 +240,8 @@ SPECIAL = {
     "solve": Special(case=_special_square(("identity", "permutation", "repeated"), with_rhs=True),
                      why="structured nonsingular matrices, special right-hand sides"),
     "triangular_solve": Special(case=_special_triangular, why="diagonals of +-1, 0.5, 2, special right-hand sides"),
+    "cholesky_solve": Special(case=_special_cholesky_solve, why="factor diagonals of +-1, 0.5, 2, special "
+                              "right-hand sides"),
     "cholesky": Special(case=_special_square(("identity", "repeated")),
                         why="the identity and diagonal matrices with a repeated eigenvalue"),
     # eigenvectors and singular vectors have no derivative at a repeated value: distinct ones only
