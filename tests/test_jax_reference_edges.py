@@ -177,3 +177,62 @@ def test_zeta_poles_at_non_positive_integer_q():
     assert got[3] == pytest.approx(math.pi ** 2 / 6, rel=1e-14)
     jax = _jax()
     np.testing.assert_allclose(got, np.asarray(jax.scipy.special.zeta(x, q)), rtol=1e-14)
+
+
+# --- jax.scipy.special comb / beta / poch and jax.scipy.stats.vonmises (issue #20, second pass) -------
+
+def test_comb_derivative_in_k_at_zero():
+    """comb(N, k) = exp(lgamma(N+1) - lgamma(k+1) - lgamma(N-k+1)): at k = 0, d/dk = psi(N+1) - psi(1) = H_N."""
+    N = np.array([1.0, 0.5, 2.0, 3.0])
+    k = np.zeros(4)
+    got = _jvp(jsp.comb, (N, k), (np.zeros(4), np.ones(4)))
+    harmonic = np.array([1.0, 2 - 2 * math.log(2), 1.5, 11 / 6])   # H_N (H_0.5 = 2 - 2 log 2)
+    np.testing.assert_allclose(got, harmonic, rtol=1e-12)
+    np.testing.assert_array_equal(np.asarray(jsp.comb(jnp.asarray(N), jnp.asarray(k))), np.ones(4))
+    # with repetition k = 0 is the constant 1 (JAX's select), derivative 0
+    rep = funcgrad.jvp(lambda a, b: jsp.comb(a, b, repetition=True), (jnp.asarray(N), jnp.asarray(k)),
+                       (jnp.zeros(4), jnp.ones(4)))[1]
+    np.testing.assert_array_equal(np.asarray(rep), np.zeros(4))
+    jax = _jax()
+    want = jax.jvp(jax.scipy.special.comb, (N, k), (np.zeros(4), np.ones(4)))[1]
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-12)
+
+
+def test_beta_and_poch_signs():
+    """B(a, b) and poch(z, m) are signed at negative arguments: B(-0.5, 1) = 1 / (-0.5) = -2,
+    B(-0.5, -0.5) = Gamma(-0.5)^2 / Gamma(-1) -> 0, poch(0.5, -1) = 1 / (0.5 - 1) = -2, poch(-1.5, 1) = -1.5;
+    poch(z, 0) = 1 also at a pole z, poch(-1, 2) = (-1)(0) = 0."""
+    b = np.asarray(jsp.beta(jnp.asarray([-0.5, -1.5, 2.0]), jnp.asarray([1.0, 1.0, 3.0])))
+    np.testing.assert_allclose(b, [-2.0, -1 / 1.5, 1 / 12], rtol=1e-13)
+    z, m = np.array([0.5, -1.5, 0.0, -1.0, -1.0, 3.0]), np.array([-1.0, 1.0, 0.0, 0.0, 2.0, 2.0])
+    p = np.asarray(jsp.poch(jnp.asarray(z), jnp.asarray(m)))
+    np.testing.assert_allclose(p, [-2.0, -1.5, 1.0, 1.0, 0.0, 12.0], rtol=1e-13)
+    # d/dm poch(z, m) = psi(z + m) poch(z, m): at (0.5, -1): psi(-0.5) * (-2)
+    psi_m05 = 0.03648997397857652   # digamma(-0.5)
+    dm = _jvp(jsp.poch, (np.array([0.5]), np.array([-1.0])), (np.zeros(1), np.ones(1)))
+    np.testing.assert_allclose(dm, [-2 * psi_m05], rtol=1e-12)
+    jax = _jax()
+    np.testing.assert_allclose(b, np.asarray(jax.scipy.special.beta(np.array([-0.5, -1.5, 2.0]),
+                                                                    np.array([1.0, 1.0, 3.0]))), rtol=1e-13)
+    keep = m != 0   # JAX: poch(z, 0) = 1; NaN at the poles of Gamma(z)
+    jp = np.asarray(jax.scipy.special.poch(z, m))
+    np.testing.assert_allclose(p[[0, 1, 2, 3, 5]], jp[[0, 1, 2, 3, 5]], rtol=1e-13)
+    assert keep.any()
+    want = jax.jvp(jax.scipy.special.poch, (np.array([0.5]), np.array([-1.0])), (np.zeros(1), np.ones(1)))[1]
+    np.testing.assert_allclose(dm, np.asarray(want), rtol=1e-12)
+
+
+def test_vonmises_logpdf_outside_kappa_domain():
+    """vonmises.logpdf is NaN for kappa <= 0 (JAX's; scipy's is NaN for kappa < 0); log(e^(k cos x) / (2 pi I0(k)))
+    for kappa > 0: at x = 0, kappa = 1: 1 - log(2 pi I0(1)), I0(1) = 1.2660658777520082."""
+    from funcgrad.scipy.stats import vonmises
+    got = np.asarray(vonmises.logpdf(jnp.asarray([1.0, 1.0, 0.0]), jnp.asarray([-1.0, 0.0, 1.0])))
+    assert np.isnan(got[0]) and np.isnan(got[1])
+    np.testing.assert_allclose(got[2], 1 - math.log(2 * math.pi * 1.2660658777520082), rtol=1e-13)
+    g = funcgrad.grad(lambda k: vonmises.logpdf(jnp.asarray(0.5), k))(jnp.asarray(2.0))
+    assert np.isfinite(float(g))
+    jax = _jax()
+    want = jax.scipy.stats.vonmises.logpdf(np.array([1.0, 1.0, 0.0]), np.array([-1.0, 0.0, 1.0]))
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-13)
+    np.testing.assert_allclose(float(g), float(jax.grad(lambda k: jax.scipy.stats.vonmises.logpdf(0.5, k))(2.0)),
+                               rtol=1e-12)

@@ -296,6 +296,84 @@ _POINT_WAIVED_GROUPS.update({
         ("value",), ["lax:zeta[pairs]", "jsp.special:zeta[pairs]"],
         lambda x, q: (x < 1) & (q <= 0) & (q == np.floor(q))),
 })
+# The jax.scipy.special / jax.scipy.stats rows (issue #20, second pass): JAX's values/derivatives checked against
+# mpmath (the exact value, funcgrad's) or at points where the quantity does not exist.
+_POINT_WAIVED_GROUPS.update({
+    'jax-betaln-ties': (
+        "JAX's betaln sorts its arguments (min(a, b), max(a, b)), whose derivatives split 1/2 : 1/2 at a == b, so "
+        "its second derivatives there are (d_aa + 2 d_ab + d_bb) / 4 of the symmetric function: 0.17753 at (1, 1) "
+        "where d^2/da^2 betaln = psi1(1) - psi1(2) = 1 and d^2/dadb = -psi1(2) = -0.64493 (funcgrad's)",
+        ("fwd2", "rev2"), ["jsp.special:beta[pairs]", "jsp.special:betaln[pairs]"], lambda a, b: a == b),
+    'jax-poch-poles': (
+        "poch(z, m) = Gamma(z + m) / Gamma(z) at a pole of Gamma: for m != 0 JAX's value is NaN where only z is a "
+        "pole the value is exactly 0 (poch(-1, 2) = (-1)(0)) and where z + m is one scipy.special.poch gives inf "
+        "(funcgrad's values); at m = 0 with z a pole, poch(z, 0) = 1 for every z (d/dz = 0 exactly, funcgrad's) "
+        "while poch(-1, m) = 0 for m != 0 near 0 (a jump: no derivative in m exists), and JAX's derivatives are NaN",
+        ("value", "fwd1", "fwd2", "rev1", "rev2"), ["jsp.special:poch[pairs]"],
+        lambda z, m: ((z <= 0) & (z == np.floor(z))) | ((m != 0) & (z + m <= 0) & (z + m == np.floor(z + m)))),
+    'jax-fresnel-branches': (
+        "JAX's fresnel jvp evaluates sin/cos(pi x^2 / 2) piecewise in r = (x^2 / 2) mod 2; at odd integers x (r = "
+        "0.5, a branch edge) its second derivatives are 0 where S''(x) = pi x cos(pi x^2 / 2) = 0 but C''(x) = "
+        "-pi x sin(pi x^2 / 2) = -+pi at x = +-1 (funcgrad's: 0.91711 = pi cos(1)^2 at x = -1 of the minties row)",
+        ("fwd2", "rev2"), [f"jsp.special:fresnel[{k}]" for k in ("minties", "ties", "zeros2")],
+        lambda x: np.abs(x) % 2 == 1),
+    'jax-hyp1f1-large-negative': (
+        "JAX's hyp1f1(1.5, 2.5, -30) = 0.0080920853 and its derivatives are inaccurate (its series at large |x|); "
+        "mpmath: 0.00809010796897732, d/dx 0.000404505398444187, d2/dx2 3.3708783199e-5 (funcgrad's)",
+        ("value", "fwd1", "fwd2", "rev1", "rev2"), ["jsp.special:hyp1f1[points]"], lambda x: x == -30),
+    'jax-hyp2f1-minus-one': (
+        "JAX's hyp2f1(0.5, 1.5, 2.5, -1) = 0.79936728 at the edge |z| = 1 of its series; mpmath: 0.799259963030328, "
+        "d/dz 0.138229772765671, d2/dz2 0.0804093889692216 (funcgrad's)",
+        ("value", "fwd1", "fwd2", "rev1", "rev2"), ["jsp.special:hyp2f1[inside]"], lambda x: x == -1),
+    'jax-jsp-i1-tiny': (
+        "JAX's i1'' near 0: I1(x) = x/2 + x^3/16 + ... has I1''(x) = 3x/8 + ...: exactly 0 at +-0 and +-1e-300, "
+        "3.75e-9 at 1e-8 (funcgrad's); JAX gives +-1 and -1.1e-8",
+        ("fwd2", "rev2"), ["jsp.special:i1[points]"], lambda x: np.abs(x) < 1e-4),
+    'jax-kl_div-p-zero': (
+        "kl_div(p, q) = p log(p / q) - p + q at p = 0: the edge of its domain p >= 0 (inf below), where the one-sided "
+        "derivative log(p / q) in p is -inf: no derivative exists; JAX gives -1, funcgrad 0 (its xlogy limit along "
+        "p = 0); d/dq = 1 - p / q = 1 (funcgrad's) is exact",
+        ("fwd1", "fwd2", "rev1", "rev2"), ["jsp.special:kl_div[pairs]"], lambda p, q: p == 0),
+    'jax-log_ndtr-tail': (
+        "JAX's log_ndtr''(-30) = -0.99889637173; mpmath's -1 + ... = -0.998896228488110 (funcgrad's)",
+        ("fwd2", "rev2"), ["jsp.special:log_ndtr[points]"], lambda x: x == -30),
+    'jax-loggamma-zero': (
+        "loggamma at +-0 (Gamma's pole, Gamma(x) -> +inf as x -> 0+): scipy.special.loggamma(+-0.0) and funcgrad "
+        "give inf, JAX NaN",
+        ("value",), ["jsp.special:loggamma[points]"], lambda x: x == 0),
+    'jax-jsp-logit-tiny': (
+        "logit''(1e-300) = -1/x^2 + 1/(1 - x)^2 overflows to -inf (the exact column checks funcgrad's -inf); JAX's "
+        "reverse mode gives NaN",
+        ("rev2",), ["jsp.special:logit[points]"], lambda x: (x != 0) & (np.abs(x) < 1e-150)),
+    'jax-spence-derivatives': (
+        "JAX's spence derivatives at 0, 1, tiny x and (reverse) 2: spence'(x) = log(x) / (1 - x) is -inf at 0 (the "
+        "one-sided limit at the domain edge), -1 at 1 (the limit; spence''(1) = 1/2), log(1e-300) = -690.7755 at "
+        "1e-300 and -log 2 at 2; spence''(x) = ((1 - x) / x + log x) / (1 - x)^2 is 1e300 at 1e-300 and 99999982.5793 "
+        "at 1e-8 (mpmath, funcgrad's); JAX gives 0, 0, -691.7755, NaN, NaN and 99999982.0768",
+        ("fwd1", "fwd2", "rev1", "rev2"), ["jsp.special:spence[points]"],
+        lambda x: (x == 0) | (x == 1) | (x == 2) | ((x > 0) & (x < 1e-4))),
+    'jax-xlogy-pole': (
+        "xlogy(x, y) at x = 0, y <= 0 (xlog1py at y <= -1): log's pole or outside its domain, where x log y is "
+        "undefined for every x != 0: no derivative exists; JAX's jvp (x_dot log y + y_dot x / y) gives NaN/inf, "
+        "funcgrad the limits along x = 0",
+        ("fwd1", "fwd2", "rev1", "rev2"), ["jsp.special:xlogy[pairs]"], lambda x, y: (x == 0) & (y <= 0)),
+    'jax-xlog1py-pole': (
+        "xlog1py(x, y) at x = 0, y <= -1: the same pole / domain edge of log1p (see jax-xlogy-pole)",
+        ("fwd1", "fwd2", "rev1", "rev2"), ["jsp.special:xlog1py[pairs]"], lambda x, y: (x == 0) & (y <= -1)),
+    'jax-chi2-zero': (
+        "chi2.logpdf(0, df=2) = log(1/2) = -0.693147 (the density of chi2(2) = Exp(mean 2) at 0; scipy.stats and "
+        "funcgrad), JAX NaN (0 * log 0 in its kernel)",
+        ("value",), ["jsp.stats:chi2.logpdf[pairs]"], lambda x, df: (x == 0) & (df == 2)),
+    'jax-gamma-logpdf-zero': (
+        "gamma.logpdf(x, a) at x = 0, the edge of the support: d/da = log x - psi(a) is -inf (log's pole), so no "
+        "derivative exists; JAX gives NaN (0/0 in its xlogy jvp), funcgrad the limits of its xlogy rule",
+        ("fwd1", "fwd2", "rev1", "rev2"), ["jsp.stats:gamma.logpdf[pairs]"], lambda x, a: x == 0),
+    'jax-dirichlet-off-simplex': (
+        "dirichlet.logpdf off the simplex is the constant -inf: no derivative exists; JAX's gradient is NaN at zero "
+        "entries (0/0 of its xlogy jvp leaking through the where), funcgrad's 0",
+        ("rev1", "rev2"), [f"jsp.stats:dirichlet.logpdf[{k}]" for k in ("generic", "zeros")],
+        lambda x, a: ~(np.all(x >= 0) & np.isclose(np.sum(x), 1.0))),
+})
 REFERENCE_POINT_WAIVED: dict[str, tuple[tuple[str, ...], object]] = {
     _i: (_q, _where) for _reason, _q, _ids, _where in _POINT_WAIVED_GROUPS.values() for _i in _ids}
 

@@ -137,8 +137,10 @@ def betaln(a, b):
 
 
 def beta(a, b):
-    """The beta function B(a, b) (positive arguments: exp(betaln))."""
-    return jnp.exp(betaln(a, b))
+    """The beta function B(a, b) = sgn Gamma(a) sgn Gamma(b) sgn Gamma(a + b) exp(betaln(a, b)), signed also
+    at negative arguments (B(-0.5, 1) = -2) and NaN at the poles of Gamma, as jax.scipy.special.beta."""
+    a, b = promote_float("beta", a, b)
+    return gammasgn(a) * gammasgn(b) * gammasgn(a + b) * jnp.exp(betaln(a, b))
 
 
 # --- Bessel ---------------------------------------------------------------------------------------
@@ -274,9 +276,16 @@ def bernoulli(n: int):
 
 
 def poch(z, m):
-    """The rising factorial Gamma(z + m) / Gamma(z) (for z, z + m > 0)."""
+    """The rising factorial Gamma(z + m) / Gamma(z), signed (poch(0.5, -1) = -2); 1 at m = 0 (also where z is a
+    pole of Gamma, as scipy and JAX), 0 where only z is a pole (poch(-1, 2) = (-1)(0)), inf where only z + m
+    is one (scipy's value)."""
     z, m = promote_float("poch", z, m)
-    return jnp.exp(_lgamma(z + m) - _lgamma(z))
+    w = z + m
+    z_pole = (z <= 0) & (z == jnp.floor(z))
+    w_pole = (w <= 0) & (w == jnp.floor(w))
+    sign = jnp.where(z_pole, 1.0, gammasgn(z)) * jnp.where(w_pole, 1.0, gammasgn(w))
+    val = sign * jnp.exp(_lgamma(w) - _lgamma(z))
+    return jnp.where((m == 0) & z_pole, 1.0, val)
 
 
 def softmax(x, /, *, axis=None):

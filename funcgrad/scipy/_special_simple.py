@@ -32,7 +32,10 @@ def comb(N, k, *, repetition: bool = False):
     lgamma(N-k+1)) as scipy.special.comb(exact=False); with repetition, comb(N + k - 1, k). 0 where
     k > N, k < 0 or N < 0."""
     N, k = promote_float("comb", N, k)
-    empty = (k == 0) & (N >= 0)  # one way to take nothing (also with repetition, where N + k - 1 < k)
+    # one way to take nothing with repetition (where N + k - 1 < k): the constant 1, as JAX's; without
+    # repetition k = 0 lies inside the formula's domain, whose derivative in k there is
+    # psi(N + 1) - psi(1) (JAX's, from the same formula)
+    empty = (k == 0) & (N >= 0) if repetition else jnp.zeros_like(k, dtype=bool)
     if repetition:
         N = jnp.where(N >= 0, N + k - 1, N)
     valid = ((k >= 0) & (N >= 0) & (k <= N)) | empty

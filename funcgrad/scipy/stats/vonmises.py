@@ -9,8 +9,12 @@ from .._special_more import promote_float
 
 
 def logpdf(x, kappa):
+    """log(e^(kappa cos x) / (2 pi I0(kappa))) for kappa > 0; NaN for kappa <= 0, outside the parameter
+    domain, as jax.scipy.stats.vonmises.logpdf (scipy's is NaN for kappa < 0 too)."""
     x, kappa = promote_float("vonmises.logpdf", x, kappa)
-    return kappa * (jnp.cos(x) - 1) - math.log(2 * math.pi) - jnp.log(bessel_i0e(kappa))
+    ok = kappa > 0
+    k = jnp.where(ok, kappa, 1.0)
+    return jnp.where(ok, k * (jnp.cos(x) - 1) - math.log(2 * math.pi) - jnp.log(bessel_i0e(k)), jnp.nan)
 
 
 def pdf(x, kappa):
