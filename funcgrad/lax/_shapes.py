@@ -9,7 +9,6 @@ import operator
 import numpy as np
 
 from ..core.array import ArrayBase, canonical_array
-from ..primitives import elementwise as _ew
 from ..primitives import shape as _sh
 from ..primitives.dynamic_slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
                                           dynamic_update_slice, dynamic_update_slice_in_dim)
