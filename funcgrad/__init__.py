@@ -29,11 +29,12 @@ from ._jax_api import (Device, ShapeDtypeStruct, clear_caches, closure_convert, 
                        ensure_compile_time_eval, eval_shape,
                        linear_transpose, local_device_count, local_devices, named_call, named_scope,
                        print_environment_info, process_count, process_index, pure_callback, typeof)
-from ._jax_top_more import (checking_leaks, custom_gradient, debug_infs, debug_nans,  # noqa: E402,F401
-                            default_matmul_precision, default_prng_impl, effects_barrier, enable_checks,
-                            enable_x64, float0,
-                            host_count, host_id, host_ids, log_compiles, make_mesh, numpy_dtype_promotion,
-                            numpy_rank_promotion, process_indices, shard_map, transfer_guard)
+from ._jax_api import (checking_leaks, custom_gradient, debug_infs, debug_nans,  # noqa: E402,F401
+                       default_matmul_precision, default_prng_impl, effects_barrier, enable_checks, enable_x64,
+                       host_count, host_id, host_ids, log_compiles, numpy_dtype_promotion, numpy_rank_promotion,
+                       process_indices, transfer_guard)
+from .core.dtypes import float0  # noqa: E402,F401
+from .sharding import make_mesh, shard_map  # noqa: E402,F401
 from . import custom_batching, custom_derivatives, dlpack, stages, typing  # noqa: E402,F401
 from .sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401
 

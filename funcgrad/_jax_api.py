@@ -1,7 +1,9 @@
 """JAX's smaller top-level names: shapes without computing (`eval_shape`, `ShapeDtypeStruct`, `typeof`),
 devices and processes (`device_count`, `local_devices`, `device_get`, ...), jit controls (`disable_jit`,
 `clear_caches`, `ensure_compile_time_eval`, `named_scope`, `named_call`), `linear_transpose`,
-`closure_convert` and `print_environment_info`.
+`closure_convert`, `custom_gradient`, host callbacks (`pure_callback`), `print_environment_info`, and JAX's
+config context managers (`with jax.debug_nans(True): ...`), each of which sets a funcgrad.config option for
+the duration of the block.
 
 funcgrad runs in one process on the devices `funcgrad.devices()` lists (the CPU, plus CUDA GPUs when CuPy
 sees them).
@@ -17,18 +19,29 @@ from typing import Callable
 
 import numpy as np
 
+from .config import config
 from .core import dtypes as _dt
 from .core.array import ArrayBase, get_aval
 from .core.aval import ShapeDtypeStruct, ShapedArray
 from .core.backend import CPU, Device, devices
 from .core.jaxpr import eval_jaxpr
 from .core.tree_util import tree_flatten, tree_map, tree_unflatten
+from .numpy import asarray, stack
+from .primitives.callbacks import pure_callback_p
+from .primitives.shape import full
+from .transforms.jit import JitFunction, config as _jit_config
+from .transforms.ad import vjp
+from .transforms.batching import trace_to_jaxpr
+from .transforms.custom import custom_vjp
 
 __all__ = ["ShapeDtypeStruct", "eval_shape", "typeof", "device_count", "local_devices", "local_device_count",
            "default_backend", "process_index", "process_count", "Device", "device_get", "disable_jit",
            "clear_caches", "ensure_compile_time_eval", "named_scope", "named_call", "linear_transpose",
            "closure_convert", "print_environment_info", "pure_callback", "device_put_replicated",
-           "device_put_sharded"]
+           "device_put_sharded", "custom_gradient", "host_count", "host_id", "host_ids", "process_indices",
+           "effects_barrier", "numpy_rank_promotion", "debug_nans", "debug_infs", "enable_x64",
+           "default_matmul_precision", "log_compiles", "numpy_dtype_promotion", "default_prng_impl", "enable_checks",
+           "checking_leaks", "transfer_guard"]
 
 
 def _to_struct(av: ShapedArray) -> ShapeDtypeStruct:
@@ -39,7 +52,6 @@ def eval_shape(fun: Callable, *args, **kwargs):
     """The shapes and dtypes `fun(*args, **kwargs)` would return, as a pytree of ShapeDtypeStructs,
     found by tracing abstractly (nothing is computed). Array leaves may be arrays or anything with
     `.shape` and `.dtype` (ShapeDtypeStruct)."""
-    from .transforms.batching import trace_to_jaxpr
     leaves, in_tree = tree_flatten((args, kwargs))
     avals = []
     for x in leaves:
@@ -111,6 +123,30 @@ def process_count(backend=None) -> int:
     return 1
 
 
+def process_indices(backend=None) -> list:
+    """The indices of every process (here only this one)."""
+    return [0]
+
+
+def host_count(backend=None) -> int:
+    """The number of processes (always 1 here); the older name of process_count."""
+    return 1
+
+
+def host_id(backend=None) -> int:
+    """This process's index (always 0); the older name of process_index."""
+    return 0
+
+
+def host_ids(backend=None) -> list:
+    return [0]
+
+
+def effects_barrier() -> None:
+    """Wait until every pending effect (debug prints, callbacks) has run: funcgrad runs them when they
+    are reached, so there is never anything to wait for."""
+
+
 def device_get(x):
     """Copy a pytree's arrays to host NumPy arrays (other leaves pass through)."""
     def get(v):
@@ -124,7 +160,6 @@ def device_get(x):
 
 def device_put_replicated(x, devices: list):
     """x (a pytree) stacked len(devices) times along a new leading axis, for pmap over those devices."""
-    from .numpy import asarray, stack
     if not devices:
         raise ValueError("device_put_replicated: `devices` must be a non-empty sequence")
     return tree_map(lambda v: stack([asarray(v)] * len(devices)), x)
@@ -132,7 +167,6 @@ def device_put_replicated(x, devices: list):
 
 def device_put_sharded(shards: list, devices: list):
     """The pytrees in `shards` (one per device) stacked leafwise along a new leading axis."""
-    from .numpy import asarray, stack
     if len(shards) != len(devices):
         raise ValueError(f"device_put_sharded: {len(shards)} shards for {len(devices)} devices")
     return tree_map(lambda *vs: stack([asarray(v) for v in vs]), *shards)
@@ -144,18 +178,16 @@ def device_put_sharded(shards: list, devices: list):
 def disable_jit(disable: bool = True):
     """Inside this context, jit-decorated functions run eagerly (Python control flow and prints run on
     concrete values), as JAX's disable_jit."""
-    from .transforms.jit import config
-    prev = config.disable_jit
-    config.disable_jit = bool(disable)
+    prev = _jit_config.disable_jit
+    _jit_config.disable_jit = bool(disable)
     try:
         yield
     finally:
-        config.disable_jit = prev
+        _jit_config.disable_jit = prev
 
 
 def clear_caches() -> None:
     """Empty every jitted function's cache of compiled signatures (the next call re-traces)."""
-    from .transforms.jit import JitFunction
     for obj in gc.get_objects():
         if isinstance(obj, JitFunction):
             obj.clear_cache()
@@ -187,20 +219,50 @@ def named_call(fun: Callable, *, name: str | None = None) -> Callable:
     return call
 
 
-# --- transposition and closure conversion ----------------------------------------------------------
+# --- custom_gradient, transposition and closure conversion ------------------------------------------
+
+def custom_gradient(fun: Callable) -> Callable:
+    """fun(*args) returns (value, vjp) where vjp(g) gives the cotangents of args (a tuple, or one value
+    when there is one argument); the result computes `value`, and its reverse-mode derivative is `vjp`.
+    The backward pass calls fun again on the saved arguments to get vjp (a closure cannot be saved as a
+    residual across jit)."""
+    @custom_vjp
+    def wrapped(*args):
+        return fun(*args)[0]
+
+    def fwd(*args):
+        return fun(*args)[0], args
+
+    def bwd(args, g):
+        cts = fun(*args)[1](g)
+        if not isinstance(cts, (tuple, list)):
+            cts = (cts,)
+        cts = tuple(cts)
+        if len(cts) != len(args):
+            raise TypeError(f"custom_gradient: the vjp function of {getattr(fun, '__name__', 'fun')} returned "
+                            f"{len(cts)} cotangents for {len(args)} arguments")
+        return cts
+
+    wrapped.defvjp(fwd, bwd)
+
+    @functools.wraps(fun)
+    def call(*args, **kwargs):
+        if kwargs:
+            return custom_gradient(functools.partial(fun, **kwargs))(*args)
+        return wrapped(*args)
+    return call
+
 
 def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
     """The transpose of a linear function `fun`, for inputs shaped like `primals` (arrays or
     ShapeDtypeStructs): `linear_transpose(f, x)(ct)` returns a tuple of cotangents, one per input.
 
     `fun` is assumed linear (as JAX assumes); the transpose is its vjp, taken at zero inputs."""
-    from .transforms.ad import vjp
     leaves, tree = tree_flatten(primals)
     for x in leaves:
         if not _dt.is_inexact(get_aval(x).dtype):
             raise TypeError(f"linear_transpose only supports float and complex inputs, got "
                             f"{get_aval(x).str_short()}")
-    from .primitives.shape import full
     zeros = [full(get_aval(x).shape, 0, get_aval(x).dtype) for x in leaves]
     zero_primals = tree_unflatten(tree, zeros)
     expected = eval_shape(fun, *zero_primals)
@@ -222,7 +284,6 @@ def closure_convert(fun: Callable, *example_args):
     """(converted, consts): `converted(*args, *consts)` computes `fun(*args)` with the floating-point
     arrays `fun` closes over (including tracers of enclosing transforms) passed as explicit arguments,
     so custom_vjp rules can differentiate with respect to them."""
-    from .transforms.batching import trace_to_jaxpr
     leaves, in_tree = tree_flatten(example_args)
     store = []
 
@@ -253,7 +314,7 @@ def closure_convert(fun: Callable, *example_args):
 
 def print_environment_info(return_string: bool = False):
     """Versions of funcgrad, NumPy and Python, and the devices, as JAX's print_environment_info."""
-    from . import __version__
+    from . import __version__  # (lazy: the package facade, which imports this module)
     lines = [f"funcgrad:   {__version__}", f"numpy:      {np.__version__}",
              f"python:     {sys.version.replace(chr(10), ' ')}",
              f"platform:   {platform.platform()}",
@@ -295,7 +356,6 @@ def pure_callback(callback: Callable, result_shape_dtypes, *args, sharding=None,
     function runs. `result_shape_dtypes` is a pytree of ShapeDtypeStructs (or arrays) describing what it
     returns; `vmap_method` says how vmap calls it ('sequential', 'expand_dims', 'broadcast_all';
     legacy `vectorized=True` means 'legacy_vectorized'). Not differentiable (wrap it in custom_jvp)."""
-    from .primitives.callbacks import pure_callback_p
     if vectorized is not None:
         if vmap_method is not None:
             raise ValueError("pure_callback: give vmap_method or the deprecated vectorized, not both")
@@ -305,7 +365,6 @@ def pure_callback(callback: Callable, result_shape_dtypes, *args, sharding=None,
 
 def _pure_like(prim, name, callback, result_shape_dtypes, args, kwargs, vmap_method):
     """Bind a host-callback primitive: flatten the arguments and the declared results."""
-    from .numpy import asarray
     if not callable(callback):
         raise TypeError(f"{name}: expected a callable, got {type(callback).__name__}")
     res_leaves, res_tree = tree_flatten(result_shape_dtypes)
@@ -320,3 +379,58 @@ def _pure_like(prim, name, callback, result_shape_dtypes, args, kwargs, vmap_met
     outs = prim.bind(*leaves, callback=_PureCallback(callback, tree, res_tree),
                      result_avals=tuple(result_avals), vmap_method=vmap_method)
     return tree_unflatten(res_tree, outs)
+
+
+# --- JAX's config context managers (`with jax.debug_nans(True): ...`) ----------------------------------
+class _State:
+    """A JAX config option as a context manager: `with jax.debug_nans(True): ...`; `.value` reads it."""
+
+    def __init__(self, name: str, convert=None):
+        self.name, self._convert = name, convert
+
+    @property
+    def value(self):
+        return config.read(self.name)
+
+    @contextlib.contextmanager
+    def __call__(self, new_val=True):
+        if self._convert is not None:
+            new_val = self._convert(new_val)
+        prev = config.read(self.name)
+        config.update(self.name, new_val)
+        try:
+            yield
+        finally:
+            config.update(self.name, prev)
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __repr__(self) -> str:
+        return f"State({self.name}={self.value!r})"
+
+
+numpy_rank_promotion = _State("numpy_rank_promotion")
+debug_nans = _State("debug_nans", bool)
+debug_infs = _State("debug_infs", bool)
+enable_x64 = _State("enable_x64", bool)
+default_matmul_precision = _State("default_matmul_precision")
+log_compiles = _State("log_compiles", bool)
+numpy_dtype_promotion = _State("numpy_dtype_promotion")
+default_prng_impl = _State("default_prng_impl")
+enable_checks = _State("enable_checks", bool)
+_check_tracer_leaks = _State("check_tracer_leaks", bool)
+
+
+def checking_leaks():
+    """A context in which leaked tracers are checked for (funcgrad always detects them on use)."""
+    return _check_tracer_leaks(True)
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str):
+    """JAX's guard on implicit host/device transfers; accepted ("allow", "log", "disallow", ...) and not
+    enforced, since funcgrad's arrays live where NumPy / CuPy put them."""
+    if new_val not in ("allow", "log", "disallow", "log_explicit", "disallow_explicit"):
+        raise ValueError(f"transfer_guard: unknown level {new_val!r}")
+    yield

@@ -37,19 +37,12 @@ JAX's options (each also spelled with the `jax_` prefix, as in jax.config):
 """
 from __future__ import annotations
 
-from .core import dtypes
-from .transforms.compiler import codegen as _codegen
-from .transforms import backward_cache as _backward_cache
-from .transforms.compiler import config as _compiler_config
-from .transforms.jit import config as _jit_config
+import sys
 
-_JIT = ("log_compiles", "jit_cache_size", "jit_cache_max_bytes", "disable_jit")
-_CODEGEN = {"jit_fusion": "fusion", "jit_fusion_min_size": "fusion_min_size",
-            "jit_fusion_block_size": "fusion_block_size", "jit_fusion_threads": "fusion_threads",
-            "jit_fusion_parallel_min_size": "fusion_parallel_min_size", "jit_donate_buffers": "donate",
-            "jit_fusion_evaluator": "fusion_evaluator", "jit_parallel_ops": "parallel_ops"}
-_EVALUATORS = ("numpy", "numexpr")
-_RANK_PROMOTION = ("allow", "warn", "raise")
+from .core import dtypes
+from .core import options as _options
+from .core.backend import cupy as _cupy
+
 _PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32", "fastest",
                "bfloat16_3x", "tensorfloat32_3x", "ANY_F8_ANY_F8_F32", "BF16_BF16_F32", "F32_F32_F32")
 # JAX options accepted because funcgrad already behaves as one of their settings: NumPy multiplies
@@ -59,6 +52,7 @@ _ACCEPTED = ("default_matmul_precision", "traceback_filtering", "check_tracer_le
              "compilation_cache_dir", "persistent_cache_min_compile_time_secs",
              "persistent_cache_min_entry_size_bytes", "softmax_custom_jvp", "default_prng_impl",
              "numpy_dtype_promotion", "dynamic_shapes", "explain_cache_misses", "log_checkpoint_residuals")
+_OWN = ("enable_x64", "platform_name", "platforms") + _ACCEPTED
 
 
 def _canonical(name: str) -> str:
@@ -70,36 +64,29 @@ def _canonical(name: str) -> str:
 
 class Config:
     """Settings read by the library. Change them with `update(name, value)`, read them with
-    `read(name)` or as attributes (`config.jax_enable_x64`, `config.x64_enabled`)."""
+    `read(name)` or as attributes (`config.jax_enable_x64`, `config.x64_enabled`).
 
-    _names = ("enable_x64", "jax_threefry_partitionable") + _JIT + ("jit_passes", "backward_cache_size") + \
-        tuple(_CODEGEN) + \
-        ("debug_nans", "debug_infs", "numpy_rank_promotion", "platform_name", "platforms") + _ACCEPTED
+    The x64 mode, the platform and the accepted JAX options are kept here; every other setting lives on
+    the module that reads it, registered with funcgrad.core.options (jit's cache bounds, the compiler's
+    passes and code generation, the backward cache, the PRNG layout, NaN/inf checks, rank promotion)."""
 
     def __init__(self):
         self.enable_x64 = False
-        self._values = {"numpy_rank_promotion": "allow", "platform_name": "", "platforms": None,
+        self._values = {"platform_name": "", "platforms": None,
                         "default_matmul_precision": None, "traceback_filtering": "auto",
                         "numpy_dtype_promotion": "standard", "default_prng_impl": "threefry2x32"}
+
+    @property
+    def _names(self) -> tuple:
+        return ("enable_x64",) + _options.names() + _OWN[1:]
 
     def update(self, name: str, value) -> None:
         key = _canonical(name)
         if key == "enable_x64":
             self.enable_x64 = bool(value)
             dtypes.set_x64(bool(value))
-        elif key == "jax_threefry_partitionable":
-            from .random._keys import flags
-            flags.threefry_partitionable = bool(value)
-        elif key in ("debug_nans", "debug_infs"):
-            from .core.primitive import fp_checks, set_fp_checks
-            set_fp_checks(bool(value) if key == "debug_nans" else fp_checks.nans,
-                          bool(value) if key == "debug_infs" else fp_checks.infs)
-        elif key == "numpy_rank_promotion":
-            if value not in _RANK_PROMOTION:
-                raise ValueError(f"jax_numpy_rank_promotion must be one of {_RANK_PROMOTION}, got {value!r}")
-            from .numpy import _promote
-            _promote.rank_promotion = value
-            self._values[key] = value
+        elif _options.known(key):
+            _options.write(key, value)
         elif key in ("platform_name", "platforms"):
             self._check_platforms(name, value)
             self._values[key] = value
@@ -110,37 +97,6 @@ class Config:
             raise ValueError(f"jax_default_matmul_precision: unknown precision {value!r}")
         elif key in _ACCEPTED:
             self._values[key] = value
-        elif key in _JIT:
-            if key == "jit_cache_size":
-                value = int(value)
-                if value < 1:
-                    raise ValueError(f"jit_cache_size must be at least 1, got {value}")
-            elif key == "jit_cache_max_bytes":
-                if value is not None:
-                    value = int(value)
-                    if value < 0:
-                        raise ValueError(f"jit_cache_max_bytes must be at least 0 (None: no bound), got {value}")
-            else:
-                value = bool(value)
-            setattr(_jit_config, key, value)
-        elif key == "jit_passes":
-            _compiler_config.passes = _compiler_config.enabled(tuple(value))
-        elif key == "backward_cache_size":
-            value = int(value)
-            if value < 0:
-                raise ValueError(f"backward_cache_size must be at least 0 (0 turns the cache off), got {value}")
-            _backward_cache.config.backward_cache_size = value
-            _backward_cache.trim()
-        elif key in _CODEGEN:
-            if key == "jit_fusion_evaluator" and value not in _EVALUATORS:
-                raise ValueError(f"jit_fusion_evaluator must be one of {', '.join(map(repr, _EVALUATORS))}, "
-                                 f"got {value!r}")
-            if key == "jit_fusion_evaluator" and value == "numexpr":
-                from .transforms.compiler import numexpr_eval
-                if not numexpr_eval.available():
-                    raise ImportError("jit_fusion_evaluator='numexpr' needs the numexpr package "
-                                      "(pip install numexpr, or funcgrad[fast])")
-            setattr(_codegen.config, _CODEGEN[key], value)
         else:
             raise ValueError(f"unknown config option {name!r}; known: {', '.join(self._names)}")
 
@@ -149,32 +105,19 @@ class Config:
         """Platforms are "cpu" and, where CuPy sees a GPU, "gpu"/"cuda" (comma-separated lists allowed)."""
         if value in (None, ""):
             return
-        from .core.backend import cupy
         for p in str(value).split(","):
             p = p.strip().lower()
-            if p == "cpu" or (p in ("gpu", "cuda") and cupy() is not None):
+            if p == "cpu" or (p in ("gpu", "cuda") and _cupy() is not None):
                 continue
             raise RuntimeError(f"{name}: unable to initialize backend {p!r}: funcgrad has 'cpu'"
-                               + (" and 'gpu'" if cupy() is not None else " only (no CuPy GPU found)"))
+                               + (" and 'gpu'" if _cupy() is not None else " only (no CuPy GPU found)"))
 
     def read(self, name: str):
         key = _canonical(name)
         if key == "enable_x64":
             return self.enable_x64
-        if key == "jax_threefry_partitionable":
-            from .random._keys import flags
-            return flags.threefry_partitionable
-        if key in ("debug_nans", "debug_infs"):
-            from .core.primitive import fp_checks
-            return getattr(fp_checks, key[6:])
-        if key == "jit_passes":
-            return _compiler_config.passes
-        if key == "backward_cache_size":
-            return _backward_cache.config.backward_cache_size
-        if key in _CODEGEN:
-            return getattr(_codegen.config, _CODEGEN[key])
-        if key in _JIT:
-            return getattr(_jit_config, key)
+        if _options.known(key):
+            return _options.read(key)
         if key in self._values or key in _ACCEPTED:
             return self._values.get(key)
         raise ValueError(f"unknown config option {name!r}; known: {', '.join(self._names)}")
@@ -197,7 +140,6 @@ class Config:
 
     def parse_flags_with_absl(self) -> None:
         """Apply --jax_NAME=VALUE command-line settings (sys.argv) that name an option of this config."""
-        import sys
         for arg in sys.argv[1:]:
             if not arg.startswith(("--jax_", "--nojax_")):
                 continue
@@ -215,11 +157,11 @@ class Config:
 
     @property
     def log_compiles(self):
-        return _jit_config.log_compiles
+        return self.read("log_compiles")
 
     @property
     def jit_cache_size(self):
-        return _jit_config.jit_cache_size
+        return self.read("jit_cache_size")
 
 
 config = Config()
@@ -236,3 +178,4 @@ parse_flags_with_absl = config.parse_flags_with_absl
 
 def __getattr__(name):
     return getattr(config, name)
+

@@ -10,8 +10,7 @@ import numpy as np
 
 from .core import dtypes as _dt
 
-float0 = np.dtype([("float0", np.void, 0)])
-"""The dtype of tangents/cotangents of integer and bool inputs (grad(..., allow_int=True))."""
+from .core.dtypes import float0  # (the dtype of tangents/cotangents of integer and bool inputs)
 
 try:
     from ml_dtypes import bfloat16  # noqa: F401  (the scalar type, as jax.dtypes.bfloat16)

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 from .core.array import Array, ArrayBase
 from .core.trace import Tracer, _state as _trace_state
-from .tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
-from .tree_util import register_pytree_node
+from .core.tree_util import (broadcast_prefix, register_pytree_node, tree_flatten, tree_leaves, tree_map,
+                             tree_unflatten)
+from .tensor import _creation, _tensor
+from .tensor import stack as _stack
 from .transforms import ad as _ad
 from . import transforms as _tr
 
 
 def _T():
-    from .tensor import _tensor
     return _tensor
 
 
@@ -248,8 +249,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     if randomness not in _RANDOMNESS:
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
                            f"Got {randomness}")
-    from .tensor import _creation
-
     def wrapper(*args, **kwargs):
         if randomness == "different":
             return _vmap_by_loop(func, in_dims, out_dims, args, kwargs)
@@ -277,7 +276,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 def _vmap_by_loop(func, in_dims, out_dims, args, kwargs):
     """vmap as its definition: func on each batch element (random draws independent per element), the results
     stacked along out_dims."""
-    import funcgrad as _fg
     T = _T().Tensor
     spec = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
     leaves, tree = tree_flatten(_keep_order((args, kwargs)))
@@ -297,7 +295,7 @@ def _vmap_by_loop(func, in_dims, out_dims, args, kwargs):
     o_leaves = [tree_leaves(o) for o in outs]
     o_tree = tree_flatten(outs[0])[1]
     o_dims = broadcast_prefix(out_dims, outs[0], "vmap out_dims")
-    stacked = [_fg.stack([o[i] for o in o_leaves], dim=d) if d is not None else o_leaves[0][i]
+    stacked = [_stack([o[i] for o in o_leaves], dim=d) if d is not None else o_leaves[0][i]
                for i, d in enumerate(o_dims)]
     return _plain(tree_unflatten(o_tree, stacked))
 
@@ -306,14 +304,60 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                     strict=False):
     """module(*args, **kwargs) with its parameters and buffers replaced by the given tensors, as
     torch.func.functional_call (see funcgrad.nn.utils.stateless)."""
-    from .nn.utils.stateless import functional_call as call
+    from .nn.utils.stateless import functional_call as call  # (lazy: funcgrad.nn loads after this module)
     return call(module, parameter_and_buffer_dicts, args, kwargs, tie_weights=tie_weights, strict=strict)
 
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
 
 
-from ._func_more import linearize, replace_all_batch_norm_modules_, stack_module_state  # noqa: E402
+
+def linearize(func, *primals):
+    """(func(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals."""
+    out, lin = _tr.linearize(_wrap_fn(func), *_to_arrays(primals))
+
+    def jvp_fn(*tangents):
+        return _out_tensors(lin(*_to_arrays(tangents)))
+    return _out_tensors(out), jvp_fn
+
+
+def stack_module_state(models):
+    """(params, buffers): each a dict of the models' tensors stacked along a new leading dim (for vmap over an
+    ensemble with functional_call). The stacked parameters are new leaves that require grad."""
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or not any(m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    first = models[0]
+    if not all(type(m) is type(first) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+
+    def stack(named):
+        per_model = [dict(named(m)) for m in models]
+        return {k: _stack([d[k].detach() for d in per_model]) for k in per_model[0]}
+    params = stack(lambda m: m.named_parameters())
+    for k, p in first.named_parameters():
+        if p.requires_grad:
+            params[k].requires_grad_(True)
+    buffers = stack(lambda m: m.named_buffers())
+    return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """Every batch-norm module under root (root included) stops tracking running statistics, in place: its
+    running_mean / running_var / num_batches_tracked become None, so that it normalises with the batch's own
+    statistics and can run under vmap (torch.func.replace_all_batch_norm_modules_). Returns root."""
+    from .nn.modules.batchnorm import _BatchNorm  # (lazy: funcgrad.nn loads after this module)
+    for m in root.modules():
+        if isinstance(m, _BatchNorm) and m.track_running_stats:
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root
+
+
 __all__ += ["linearize", "stack_module_state", "replace_all_batch_norm_modules_"]
 
 

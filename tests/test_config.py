@@ -112,3 +112,37 @@ def test_rank_promotion_raise_warn_allow():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         a - b
+
+
+def test_config_module_imports_nothing_above_core():
+    """The options live on the modules that read them (registered in core.options); funcgrad.config reaches
+    them through that registry, so it imports only core and nothing of jit, the compiler or random."""
+    import ast
+    import pathlib
+    path = pathlib.Path(fg.__file__).parent / "config.py"
+    mods = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            mods.append(node.module or "")
+    assert mods and all(m == "core" or m.startswith("core.") for m in mods), mods
+
+
+def test_options_reach_the_modules_that_read_them():
+    from funcgrad.core import options
+    from funcgrad.transforms import backward_cache
+    from funcgrad.transforms.jit import config as jit_config
+    prev = fg.config.read("jit_cache_size")
+    try:
+        fg.config.update("jax_jit_cache_size", 17)
+        assert jit_config.jit_cache_size == 17 and options.read("jit_cache_size") == 17
+    finally:
+        fg.config.update("jit_cache_size", prev)
+    prev = fg.config.read("backward_cache_size")
+    try:
+        fg.config.update("backward_cache_size", 3)
+        assert backward_cache.config.backward_cache_size == 3
+    finally:
+        fg.config.update("backward_cache_size", prev)
+    with pytest.raises(ValueError, match="jit_cache_size must be at least 1"):
+        fg.config.update("jit_cache_size", 0)
+    assert "jit_fusion" in fg.config._names and "jax_threefry_partitionable" in fg.config._names

@@ -228,6 +228,35 @@ def test_lax_small_functions():
 
 
 
+def test_lax_tile_stack_ragged_dot_follow_lax_rules():
+    """lax (not jnp) semantics: tile takes one rep per axis, stack needs one dtype, as JAX's lax."""
+    lax = fg.lax
+    x = jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(np.asarray(lax.tile(x, (2, 1))), np.tile(np.arange(6.0).reshape(2, 3), (2, 1)))
+    with pytest.raises(TypeError, match="reps length"):
+        lax.tile(x, (2,))
+    with pytest.raises(TypeError, match="same dtypes"):
+        lax.stack([jnp.ones(2, np.float32), jnp.ones(2, np.int32)])
+    s = lax.stack([x, x + 1], axis=-1)
+    assert s.shape == (2, 3, 2) and np.asarray(s)[1, 2].tolist() == [5.0, 6.0]
+    lhs = RNG.standard_normal((5, 3)).astype(np.float32)
+    rhs = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    got = np.asarray(lax.ragged_dot(lhs, rhs, np.array([2, 2], np.int32)))  # the last row is in no group
+    want = np.concatenate([lhs[:2] @ rhs[0], lhs[2:4] @ rhs[1], np.zeros((1, 4), np.float32)])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    mh = lax.mulhi(np.array([2 ** 31 - 1, -5], np.int32), np.array([4, 3], np.int32))
+    assert np.asarray(mh).tolist() == [1, -1]  # (2^31 - 1) * 4 >> 32 = 1; -15 >> 32 = -1
+
+
+def test_lax_tile_stack_errors_match_jax():
+    jlax = pytest.importorskip("jax").lax
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(TypeError):
+        jlax.tile(np.asarray(x), (2,))
+    with pytest.raises(TypeError):
+        jlax.stack([np.ones(2, np.float32), np.ones(2, np.int32)])
+
+
 def test_scatter_sub_apply_with_dimension_numbers():
     lax = fg.lax
     x = np.arange(12.0).reshape(3, 4)

@@ -37,6 +37,38 @@ def test_tree_transpose_and_broadcast():
     assert jax.tree.broadcast((1, 2), ((0, 0), {"a": 0})) == ((1, 1), {"a": 2})
 
 
+def test_tree_short_names_are_the_tree_util_functions():
+    # one implementation: jax.tree.X is jax.tree_util.tree_X, as in JAX
+    for short in ("map", "leaves", "structure", "flatten", "unflatten", "reduce", "all", "transpose", "broadcast",
+                  "reduce_associative", "flatten_with_path", "leaves_with_path", "map_with_path"):
+        assert getattr(jax.tree, short) is getattr(jax.tree_util, "tree_" + short), short
+    # a None prefix is an empty node, not a leaf standing for the whole tree (JAX raises too)
+    with pytest.raises(ValueError):
+        jax.tree_util.tree_broadcast(None, [1, 2])
+    assert jax.tree_util.tree_broadcast((1, None), ([2, 3], None)) == ([1, 1], None)
+    # tree_transpose infers a None inner structure from the first entry
+    outer = jax.tree.structure([0, 0])
+    assert jax.tree_util.tree_transpose(outer, None, [{"a": 1, "b": 2}, {"a": 3, "b": 4}]) == {"a": [1, 3],
+                                                                                              "b": [2, 4]}
+    # reduce_associative's identity is a real value when given, even None
+    assert jax.tree.reduce_associative(lambda a, b: a + b, [], identity=None) is None
+
+
+def test_tree_broadcast_and_transpose_match_jax():
+    jtu = pytest.importorskip("jax").tree_util
+    for prefix, full in [((1, None), ([2, 3], None)), ({"a": 1}, {"a": [1, (2, 3)]}), (1, {"x": None, "y": [1]}),
+                         ([1, 2], [[3], {"k": 4}])]:
+        assert jax.tree_util.tree_broadcast(prefix, full) == jtu.tree_broadcast(prefix, full)
+    for prefix, full in [(None, [1, 2]), ((1, 2), (3,))]:
+        with pytest.raises(ValueError):
+            jtu.tree_broadcast(prefix, full)
+        with pytest.raises(ValueError):
+            jax.tree_util.tree_broadcast(prefix, full)
+    x = [{"a": 1, "b": 2}, {"a": 3, "b": 4}]
+    assert jax.tree_util.tree_transpose(jax.tree.structure([0, 0]), None, x) == \
+        jtu.tree_transpose(jtu.tree_structure([0, 0]), None, x)
+
+
 def test_paths():
     pairs = jax.tree.leaves_with_path(TREE)
     assert [p for p, _ in pairs] == [(DictKey("a"), GetAttrKey("x")), (DictKey("a"), GetAttrKey("y")),

@@ -22,6 +22,14 @@ uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.u
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
+# the dtype of the tangent / cotangent of an integer or boolean value (grad(..., allow_int=True)), as in JAX
+float0 = np.dtype([("float0", np.void, 0)])
+
+
+def float0_zeros(shape) -> np.ndarray:
+    """Zeros of dtype float0: the derivative with respect to an integer or boolean value."""
+    return np.zeros(shape, dtype=float0)
+
 _SUPPORTED = {bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
               float16, float32, float64, complex64, complex128}
 if bfloat16 is not None:

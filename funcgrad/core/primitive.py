@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import options as _options
 from .array import Array, ArrayBase, get_aval, to_array, wrap, canonical_array
 from .backend import xp_of
 from .errors import user_location
@@ -93,6 +94,10 @@ def set_fp_checks(nans: bool, infs: bool) -> None:
     fp_checks.on = fp_checks.nans or fp_checks.infs
     if fp_checks.on != was:
         _add_hook(1 if fp_checks.on else -1)
+
+
+_options.register(fp_checks, {"debug_nans": "nans", "debug_infs": "infs"}, check=lambda name, value: bool(value),
+                  after=lambda: set_fp_checks(fp_checks.nans, fp_checks.infs))
 
 
 def _check_fp(prim, out) -> None:

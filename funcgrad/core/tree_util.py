@@ -1,9 +1,17 @@
-"""Pytrees: nested containers (tuple, list, dict, namedtuple, None, registered classes) of leaves."""
+"""Pytrees: nested containers (tuple, list, dict, namedtuple, None, registered classes) of leaves.
+
+The one implementation of JAX's tree utilities: registration, flatten / unflatten and the functions over
+leaves, key paths (`DictKey`, `SequenceKey`, `GetAttrKey`, `FlattenedIndexKey`, `keystr`, the `*_with_path`
+functions) and `Partial`. funcgrad.tree_util and funcgrad.tree (jax.tree's short names) re-export it.
+"""
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import functools
 from collections import OrderedDict, defaultdict
-from typing import Any, Callable, NamedTuple
+from collections.abc import Hashable
+from typing import Any, Callable, NamedTuple, TypeVar
 
 from .array import Array
 
@@ -257,18 +265,57 @@ def _up_to(td, x, out, what, path):
         _up_to(sub, c, out, what, f"{path}[{k!r}]")
 
 
-def tree_all(tree) -> bool:
-    return all(tree_leaves(tree))
+# --- functions over the leaves ----------------------------------------------------------------------------
+class _Unspecified:
+    def __repr__(self) -> str:
+        return "<unspecified>"
 
 
-def tree_reduce(f: Callable, tree, initializer: Any = None):
-    import functools
-    leaves = tree_leaves(tree)
-    return functools.reduce(f, leaves) if initializer is None else functools.reduce(f, leaves, initializer)
+_NO_INIT = _Unspecified()  # tree_reduce without an initializer (None is a real one)
+_NO_IDENTITY = _Unspecified()  # tree_reduce_associative without an identity
 
 
-def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef, pytree_to_transpose):
+def tree_all(tree, *, is_leaf: Callable | None = None) -> bool:
+    """Whether every leaf is truthy (True for a tree without leaves)."""
+    return builtins.all(tree_leaves(tree, is_leaf))
+
+
+def tree_reduce(function: Callable, tree, initializer: Any = _NO_INIT, is_leaf: Callable | None = None):
+    """functools.reduce over the leaves, starting from `initializer` when one is given (None included)."""
+    ls = tree_leaves(tree, is_leaf)
+    if initializer is _NO_INIT:
+        if not ls:
+            raise TypeError("tree_reduce: reduce of a tree with no leaves and no initializer")
+        return functools.reduce(function, ls)
+    return functools.reduce(function, ls, initializer)
+
+
+def tree_reduce_associative(operation: Callable, tree, *, identity: Any = _NO_IDENTITY,
+                            is_leaf: Callable | None = None):
+    """Combine the leaves with an associative `operation`, pairwise as a balanced tree (so it may be
+    evaluated in parallel); `identity` is the result for a tree without leaves."""
+    items = tree_leaves(tree, is_leaf)
+    if not items:
+        if identity is _NO_IDENTITY:
+            raise ValueError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+
+    def combine(seq):  # the first half (rounded down) on the left, as JAX splits
+        if len(seq) == 1:
+            return seq[0]
+        half = len(seq) // 2
+        return operation(combine(seq[:half]), combine(seq[half:]))
+    return combine(items)
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose):
+    """Turn an outer-of-inner tree into an inner-of-outer one (inner_treedef None: inferred from the
+    first outer entry)."""
     flat = flatten_up_to(outer_treedef, pytree_to_transpose)
+    if inner_treedef is None:
+        if not flat:
+            raise ValueError("tree_transpose: cannot infer the inner structure of an empty outer tree")
+        inner_treedef = tree_structure(flat[0])
     inner = [flatten_up_to(inner_treedef, x) for x in flat]
     cols = list(zip(*inner)) if inner else [[] for _ in range(inner_treedef.num_leaves)]
     return tree_unflatten(inner_treedef, [tree_unflatten(outer_treedef, list(c)) for c in cols])
@@ -284,7 +331,213 @@ def broadcast_prefix(prefix, tree, what: str = "prefix", is_leaf=None) -> list:
     return out
 
 
-__all__ = ["tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "tree_structure",
-           "register_pytree_node", "register_pytree_node_class", "register_dataclass",
-           "PyTreeDef", "flatten_up_to", "broadcast_prefix", "tree_all", "tree_reduce",
-           "tree_transpose", "treedef_is_leaf"]
+def tree_broadcast(prefix_tree, full_tree, is_leaf: Callable | None = None):
+    """`prefix_tree` (a prefix of full_tree's structure) with each of its leaves repeated over the subtree
+    of full_tree it stands for: the result has full_tree's structure."""
+    p_leaves, p_td = tree_flatten(prefix_tree, is_leaf=is_leaf)
+    subs = flatten_up_to(p_td, full_tree, "tree_broadcast")
+    return tree_unflatten(p_td, [tree_map(lambda _, v=p: v, s) for p, s in zip(p_leaves, subs)])
+
+
+def is_tree_node(typ: type) -> bool:
+    """Whether instances of `typ` are pytree nodes (containers) rather than leaves."""
+    return typ in _registry or typ is type(None) or (issubclass(typ, tuple) and hasattr(typ, "_fields"))
+
+
+def flatten_one_level(tree):
+    """(children, node data) of the top node of `tree`: for a dict its keys, for a namedtuple its class,
+    for a tuple or list None; ValueError for a leaf."""
+    if tree is None:
+        return (), None
+    node = _node_for(tree)
+    if node is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    children, aux = node.to_iter(tree)
+    if isinstance(tree, dict):
+        return tuple(children), aux[1]
+    if isinstance(tree, list):
+        return list(children), None
+    if isinstance(tree, tuple):
+        if hasattr(type(tree), "_fields"):
+            return list(children), type(tree)
+        return tuple(children), None
+    return children, aux
+
+
+def treedef_tuple(treedefs) -> PyTreeDef:
+    """The structure of a tuple whose elements have the structures `treedefs`."""
+    treedefs = tuple(treedefs)
+    for t in treedefs:
+        if not isinstance(t, PyTreeDef):
+            raise TypeError(f"treedef_tuple: expected PyTreeDefs, got {type(t).__name__}")
+    return PyTreeDef(tuple, None, treedefs)
+
+
+def treedef_children(td: PyTreeDef) -> list:
+    """The structures of a node's children."""
+    return list(td.child_defs)
+
+
+def all_leaves(iterable, is_leaf: Callable | None = None) -> bool:
+    """Whether every element of `iterable` is a leaf (a structure with exactly itself as its one leaf)."""
+    for x in iterable:
+        if tree_flatten(x, is_leaf)[1] != _LEAF:
+            return False
+    return True
+
+
+# --- key paths: where each leaf sits ----------------------------------------------------------------------
+# A path is a tuple of keys from the root to a leaf; the leaves come in tree_flatten's order.
+KeyEntry = TypeVar("KeyEntry", bound=Hashable)
+KeyPath = tuple[KeyEntry, ...]
+
+
+class DictKey(NamedTuple):
+    """A dict entry: `tree[key]`."""
+    key: Any
+
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
+
+
+class SequenceKey(NamedTuple):
+    """A list or tuple element: `tree[idx]`."""
+    idx: int
+
+    def __str__(self) -> str:
+        return f"[{self.idx}]"
+
+
+class GetAttrKey(NamedTuple):
+    """A named field (namedtuples, registered dataclasses): `tree.name`."""
+    name: str
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+
+class FlattenedIndexKey(NamedTuple):
+    """The i-th child of a custom node registered without keys."""
+    key: int
+
+    def __str__(self) -> str:
+        return f"[<flat index {self.key}>]"
+
+
+def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
+    """A path as a string, e.g. "['a'][0].x" (simple=True: "a/0/x" style with `separator`)."""
+    if not simple:
+        return "".join(str(k) for k in keys)
+    parts = []
+    for k in keys:
+        v = k[0] if isinstance(k, (DictKey, SequenceKey, GetAttrKey, FlattenedIndexKey)) else k
+        parts.append(str(v))
+    return separator.join(parts)
+
+
+_KEYED: dict = {}  # type -> flatten_with_keys, for types registered with register_pytree_with_keys
+
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys, unflatten_func, flatten_func=None) -> None:
+    """Register a container whose `flatten_with_keys(x)` returns ([(key, child), ...], aux_data); the
+    keys appear in key paths (tree_flatten_with_path, keystr)."""
+    def flatten(x):
+        pairs, aux = flatten_with_keys(x)
+        return [c for _, c in pairs], aux
+    register_pytree_node(nodetype, flatten_func or flatten, unflatten_func)
+    _KEYED[nodetype] = flatten_with_keys
+
+
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Class decorator: the class provides `tree_flatten_with_keys(self)` and classmethod
+    `tree_unflatten(aux, children)` (and optionally `tree_flatten`)."""
+    flat = getattr(cls, "tree_flatten", None)
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
+                              (lambda x: x.tree_flatten()) if flat is not None else None)
+    return cls
+
+
+def register_static(cls: type) -> type:
+    """Register `cls` as a pytree with no children: its instances are part of the structure (static
+    under jit; they must be hashable), never leaves."""
+    register_pytree_node(cls, lambda x: ((), x), lambda aux, _: aux)
+    return cls
+
+
+def _child_keys(x, n_children: int, aux) -> list:
+    fwk = _KEYED.get(type(x))
+    if fwk is not None:
+        return [k for k, _ in fwk(x)[0]]
+    names = _data_fields.get(type(x))
+    if names is not None:  # a registered dataclass: its data fields by name
+        return [GetAttrKey(n) for n in names]
+    if isinstance(x, (dict, OrderedDict, defaultdict)) and type(x) in _registry:
+        return [DictKey(k) for k in aux[1]]
+    if isinstance(x, tuple) and hasattr(type(x), "_fields") and type(x) not in _registry:
+        return [GetAttrKey(f) for f in type(x)._fields]
+    if type(x) in (list, tuple):
+        return [SequenceKey(i) for i in range(n_children)]
+    return [FlattenedIndexKey(i) for i in range(n_children)]
+
+
+def _walk(x, path, out, is_leaf):
+    if is_leaf is not None and is_leaf(x):
+        out.append((path, x))
+        return
+    if x is None:
+        return
+    node = _node_for(x)
+    if node is None:
+        out.append((path, x))
+        return
+    children, aux = node.to_iter(x)
+    for k, c in zip(_child_keys(x, len(children), aux), children):
+        _walk(c, path + (k,), out, is_leaf)
+
+
+def tree_flatten_with_path(tree, is_leaf: Callable | None = None):
+    """([(path, leaf), ...], treedef), leaves in tree_flatten's order."""
+    out = []
+    _walk(tree, (), out, is_leaf)
+    return out, tree_flatten(tree, is_leaf)[1]
+
+
+def tree_leaves_with_path(tree, is_leaf: Callable | None = None) -> list:
+    """[(path, leaf), ...] in tree_flatten's order."""
+    out = []
+    _walk(tree, (), out, is_leaf)
+    return out
+
+
+def tree_map_with_path(f: Callable, tree, *rest, is_leaf: Callable | None = None):
+    """Like tree_map, but `f(path, leaf, *other_leaves)` also receives each leaf's key path."""
+    pairs, td = tree_flatten_with_path(tree, is_leaf)
+    others = [flatten_up_to(td, r, "tree_map_with_path") for r in rest]
+    return tree_unflatten(td, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
+
+
+class Partial(functools.partial):
+    """functools.partial as a pytree: the function is static (part of the structure), the bound
+    arguments are children, so a Partial can pass through jit, vmap and grad (jax.tree_util.Partial)."""
+
+
+def _partial_flatten(p):
+    return (p.args, p.keywords), p.func
+
+
+def _partial_unflatten(func, children):
+    args, kw = children
+    return Partial(func, *args, **kw)
+
+
+register_pytree_node(Partial, _partial_flatten, _partial_unflatten)
+
+
+__all__ = ['tree_flatten', 'tree_unflatten', 'tree_map', 'tree_leaves', 'tree_structure',
+           'register_pytree_node', 'register_pytree_node_class', 'register_dataclass', 'PyTreeDef',
+           'flatten_up_to', 'broadcast_prefix', 'tree_all', 'tree_reduce', 'tree_transpose', 'treedef_is_leaf',
+           'DictKey', 'SequenceKey', 'GetAttrKey', 'FlattenedIndexKey', 'keystr', 'tree_flatten_with_path',
+           'tree_leaves_with_path', 'tree_map_with_path', 'treedef_children', 'all_leaves', 'Partial',
+           'register_pytree_with_keys', 'register_pytree_with_keys_class', 'register_static',
+           'flatten_one_level', 'tree_broadcast', 'treedef_tuple', 'KeyEntry', 'KeyPath',
+           'tree_reduce_associative', 'is_tree_node']

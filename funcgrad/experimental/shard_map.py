@@ -1,5 +1,5 @@
 """funcgrad.experimental.shard_map: the older home of shard_map (`from jax.experimental.shard_map import
 shard_map`; call it as shard_map(f, mesh, in_specs, out_specs)). See funcgrad.shard_map."""
-from .._jax_top_more import shard_map  # noqa: F401
+from ..sharding import shard_map  # noqa: F401
 
 __all__ = ["shard_map"]

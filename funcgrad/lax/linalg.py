@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import numpy as jnp  # (lax.linalg's wrappers are built on funcgrad.numpy.linalg's checks and shapes)
 from ..numpy import linalg as _la
 from ..primitives import linalg_decomp as _ld
+from ..primitives.control_flow import scan
 from ..primitives.lu import lu as _lu
 
 __all__ = ["cholesky", "eig", "eigh", "qr", "svd", "triangular_solve", "lu", "lu_pivots_to_permutation",
@@ -38,7 +40,6 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
 
 
 def _left_eigenvectors(vr):
-    from .. import numpy as jnp
     u = jnp.conj(jnp.swapaxes(jnp.linalg.inv(vr), -1, -2))
     u = u / jnp.linalg.norm(u, axis=-2, keepdims=True)
     k = jnp.argmax(jnp.abs(u), axis=-2, keepdims=True)
@@ -93,10 +94,7 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     for b in range(flat_perm.shape[0]):
         for i, p in enumerate(flat_piv[b]):
             flat_perm[b, [i, p]] = flat_perm[b, [p, i]]
-    from ..numpy import asarray
-    return asarray(flat_perm.reshape(perm.shape))
-
-
+    return jnp.asarray(flat_perm.reshape(perm.shape))
 
 
 def tridiagonal_solve(dl, d, du, b):
@@ -104,8 +102,6 @@ def tridiagonal_solve(dl, d, du, b):
     (du, du[..., -1] ignored) diagonals of shape (..., m); b is (..., m, n). The Thomas algorithm, a
     scan (so it batches and differentiates), without pivoting: meant for diagonally dominant or
     positive-definite T."""
-    from .. import numpy as jnp
-    from ..primitives.control_flow import scan
     dl, d, du, b = (jnp.asarray(v) for v in (dl, d, du, b))
     if not (dl.shape == d.shape == du.shape) or b.ndim != d.ndim + 1 or b.shape[:-1] != d.shape:
         raise ValueError(f"tridiagonal_solve: diagonals must share a shape (..., m) and b be (..., m, n); got "

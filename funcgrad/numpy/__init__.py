@@ -50,8 +50,10 @@ from ._statistics import (all, any, average, bincount, corrcoef, cov, digitize, 
                           histogram_bin_edges, median, nanargmax, nanargmin, nanmax, nanmean, nanmedian, nanmin,
                           nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile, ptp, quantile,
                           std, var)
-from ._math_extra import (fabs, frexp, gcd, i0, lcm, ldexp, modf, packbits, sort_complex, spacing,  # noqa: F401
-                          unpackbits)
+from ._floating import fabs, frexp, ldexp, modf, spacing  # noqa: F401
+from ._integer import gcd, lcm, packbits, unpackbits  # noqa: F401
+from ._numerical import i0  # noqa: F401
+from ._sorting import sort_complex  # noqa: F401
 from ._index_tricks import (choose, diag_indices, diag_indices_from, fill_diagonal, iterable, ix_, place, put,  # noqa: F401
                             ravel_multi_index, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
                             unravel_index)

@@ -23,6 +23,8 @@ from ..core.trace import Tracer, concrete_value
 from ..primitives import elementwise as ew
 from ..primitives import shape as sh
 from ..primitives.indexing import gather
+from ._creation import array
+from ._indexing import basic_getitem, slice_indices
 from ._promote import broadcast_to
 
 _INDEX_DTYPE = dtypes.int64
@@ -91,7 +93,6 @@ def _as_index_array(i):
         return i if c is None else np.asarray(c)
     if isinstance(i, (list, tuple)):
         if any(isinstance(v, ArrayBase) for v in _flatten(i)):
-            from ._creation import array
             return _as_index_array(array(i))
         a = np.asarray(i)
         if a.size == 0 and a.dtype.kind == "f":  # x[[]] is an empty integer index, as in NumPy
@@ -199,7 +200,6 @@ def parse_index(shape, items, policy: str = "raise") -> ParsedIndex:
 
 
 def _slice_entry(s: slice, dim: int, n: int) -> Entry:
-    from ._indexing import slice_indices
     start, stop, step = slice_indices(s, n)
     size = max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
     return Entry("slice", dim, s, start if size else 0, step, size)
@@ -225,7 +225,6 @@ def stack_columns(cols, shape):
 
 def advanced_getitem(x, items):
     """x[items] with NumPy semantics, where items (Ellipsis expanded) hold an advanced index."""
-    from ._indexing import basic_getitem
     p = parse_index(x.shape, items, "raise")
     basic = [slice(None)] * x.ndim
     for e in p.entries:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import ArrayBase, to_array, wrap
-from ..core.backend import CPU, devices as _devices
+from ..core.backend import CPU, cupy, devices as _devices
 from ..primitives import elementwise as ew
 from . import _ufuncs as u
 from ._device import put
@@ -47,7 +47,6 @@ def from_dlpack(x, /, *, device=None, copy=None):
     try:
         buf = np.from_dlpack(x) if copy is None else np.from_dlpack(x, copy=copy)
     except (TypeError, RuntimeError, BufferError):
-        from ..core.backend import cupy
         cp = cupy()
         if cp is None:
             raise

@@ -26,7 +26,8 @@ from ..primitives import shape as sh
 from ..primitives.indexing import gather, scatter
 from ._advanced_indexing import parse_index, stack_columns
 from ._indexing import _expand_index
-from ._promote import asarray_any
+from ._promote import asarray_any, broadcast_to
+from ._ufuncs import power, true_divide
 
 _MODES = (None, "drop", "fill", "clip", "promise_in_bounds")
 
@@ -96,7 +97,6 @@ def _place(a, bshape, grid_shape, b_axes):
         for q, s in zip(b_axes, bshape):
             expanded[q] = s
         return np.broadcast_to(a.reshape(expanded), grid_shape)
-    from ._promote import broadcast_to
     return sh.broadcast_in_dim(broadcast_to(a, tuple(bshape)), tuple(grid_shape), b_axes)
 
 
@@ -182,13 +182,11 @@ class _IndexUpdateRef:
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """x with x[idx] divided by values."""
-        from ._ufuncs import true_divide
         ones = sh.full(self.array.shape, 1, self.array.dtype)
         return true_divide(self.array, _IndexUpdateRef(ones, self.index)._scatter(values, "mul", mode))
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """x with x[idx] raised to the power values."""
-        from ._ufuncs import power
         ones = sh.full(self.array.shape, 1, self.array.dtype)
         return power(self.array, _IndexUpdateRef(ones, self.index)._scatter(values, "mul", mode))
 

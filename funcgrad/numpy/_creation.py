@@ -9,10 +9,16 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import ArrayBase, canonical_array, to_array, wrap
 from ..core.backend import CPU
+from ..core.errors import ConcretizationError
+from ..core.trace import Tracer, concrete_value
 from ..primitives import elementwise as ew
-from ..primitives.shape import broadcasted_iota, full as _full
+from ..primitives.shape import (broadcast_in_dim, broadcasted_iota, concatenate, full as _full, pad, reshape,
+                                slice as lslice)
 from ._device import put, resolve
-from ._promote import asarray_any, broadcast_to, is_python_scalar, scalar_array
+from ._manipulation import _floor, broadcast_arrays, diagonal, expand_dims, moveaxis, ravel, stack
+from ._promote import (asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
+                       normalize_index, result_dtype, scalar_array)
+from ._ufuncs import power, true_divide
 
 
 def _shape(shape) -> tuple:
@@ -37,7 +43,6 @@ def array(object, dtype=None, copy=True, ndmin: int = 0):
     if isinstance(object, ArrayBase):
         x = object if dtype is None else ew.convert_element_type(object, dtypes.canonicalize(dtype))
     elif isinstance(object, (list, tuple)) and any(isinstance(v, ArrayBase) for v in _flat(object)):
-        from ._manipulation import stack
         x = stack([array(v) for v in object]) if len(object) else to_array(object)
         if dtype is not None:
             x = ew.convert_element_type(x, dtypes.canonicalize(dtype))
@@ -46,7 +51,6 @@ def array(object, dtype=None, copy=True, ndmin: int = 0):
         if dtype is not None and x.weak_type:
             x = ew.convert_element_type(x, x.dtype, False)  # a requested dtype is a strong one
     if x.ndim < ndmin:
-        from ..primitives.shape import reshape
         x = reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape))
     return x
 
@@ -170,9 +174,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
 
 def _concrete_scalar(v, what):
     if isinstance(v, ArrayBase):
-        from ..core.trace import Tracer
         if isinstance(v, Tracer) and v.val is None:
-            from ..core.errors import ConcretizationError
             raise ConcretizationError(f"{what}: bounds must be concrete (not traced); "
                                       "pass them as static arguments")
         return v.item()
@@ -223,8 +225,6 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"linspace: Number of samples, {num}, must be non-negative.")
-    from ._manipulation import moveaxis
-    from ._promote import result_dtype
     start, stop = (v if is_python_scalar(v) else asarray_any(v) for v in (start, stop))
     in_dt, weak = result_dtype(start, stop)
     if dtypes.is_inexact(in_dt) and not weak:
@@ -235,12 +235,9 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         calc = dtypes.defaults.float_ if not dtypes.is_complex(in_dt) else dtypes.defaults.complex_
     s, e = (scalar_array(v, calc, False) if is_python_scalar(v) else ew.convert_element_type(v, calc)
             for v in (start, stop))
-    from ._ufuncs import true_divide
-    from ._promote import broadcast_all
     s, e = broadcast_all("linspace", [s, e])
     dt = dtypes.canonicalize(dtype) if dtype is not None else calc
     div = (num - 1) if endpoint else num
-    from ..primitives.shape import broadcast_in_dim, concatenate, slice as lslice
     shape = (num,) + tuple(s.shape)
     bdims = tuple(range(1, len(shape)))
     i = broadcast_in_dim(ew.convert_element_type(broadcasted_iota(dtypes.int64, (num,), 0), calc), shape, (0,))
@@ -256,7 +253,6 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         last = broadcast_in_dim(e, (1,) + tuple(s.shape), bdims)
         y = concatenate([lslice(y, (0,) * len(shape), (num - 1,) + tuple(s.shape)), last], 0)
     if axis != 0:
-        from ._promote import normalize_index
         y = moveaxis(y, 0, normalize_index(axis, y.ndim, "linspace"))
     if dtypes.is_integer(dt) and dtypes.is_float(calc):
         y = _floor(y)
@@ -266,12 +262,6 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     if retstep:
         return y, step
     return y
-
-
-def _floor(y):
-    """floor(y) for finite floats, from truncation (there is no floor primitive)."""
-    t = ew.convert_element_type(ew.convert_element_type(y, dtypes.int64), y.dtype)
-    return ew.sub(t, ew.convert_element_type(ew.gt(t, y), y.dtype))
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
@@ -295,15 +285,12 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
     """base ** linspace(start, stop, num), as numpy.logspace (base may be an array).
 
     Computed as linspace is (see linspace); the result is then cast to `dtype`."""
-    from ._ufuncs import power
     b_ndim = base.ndim if isinstance(base, ArrayBase) else (0 if is_python_scalar(base) else np.ndim(base))
     if b_ndim:
-        from ._promote import broadcast_shapes
         b = asarray_any(base)
         args = [asarray_any(v) for v in (start, stop)]
         ndmax = len(broadcast_shapes(*[v.shape for v in args], b.shape))
         start, stop, base = (v if v.ndim >= ndmax else _reshape_ndmin(v, ndmax) for v in (*args, b))
-        from ._manipulation import expand_dims
         base = expand_dims(base, axis)
     calc_dtype = None
     if dtype is not None:  # as NumPy: linspace in float64 (complex128), power, then cast to dtype
@@ -316,7 +303,6 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
 
 
 def _reshape_ndmin(v, nd):
-    from ..primitives.shape import reshape
     return reshape(v, (1,) * (nd - v.ndim) + tuple(v.shape))
 
 
@@ -324,13 +310,11 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     """Numbers spaced evenly on a log scale from start to stop (a geometric progression), as
     numpy.geomspace; negative and complex endpoints are handled as NumPy does. The endpoints are
     returned exactly."""
-    from ._ufuncs import true_divide
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     s, e = (v if is_python_scalar(v) else asarray_any(v) for v in (start, stop))
     for v in (s, e):
-        from ..core.trace import concrete_value
         h = v if is_python_scalar(v) else concrete_value(v)
         if h is not None and np.any(np.asarray(h) == 0):
             raise ValueError("Geometric sequence cannot include zero")
@@ -343,7 +327,6 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     keys.append((dtypes.canonicalize(dtype) if dtype is not None else flt, False))
     dt, _ = dtypes.result_type(*keys, (flt, False))
     s, e = (scalar_array(v, dt, False) if is_python_scalar(v) else ew.convert_element_type(v, dt) for v in (s, e))
-    from ._promote import broadcast_all
     s, e = broadcast_all("geomspace", [s, e])
     sign = ew.sign(s)
     s = ew.div(s, sign)
@@ -354,7 +337,6 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
         ls, le = (true_divide(ew.log(v), np.log(10.0)) for v in (s, e))
     r = logspace(ls, le, num=num, endpoint=endpoint, base=10.0)
     r = ew.convert_element_type(r, dt)
-    from ..primitives.shape import broadcast_in_dim, concatenate, slice as lslice
     if num > 0:
         shape = tuple(r.shape)
         rest = shape[1:]
@@ -369,8 +351,6 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
         r = concatenate([p for p in parts if p.shape[0]], 0)
         r = ew.mul(r, broadcast_in_dim(sign, shape, bd))
     if axis != 0:
-        from ._manipulation import moveaxis
-        from ._promote import normalize_index
         r = moveaxis(r, 0, normalize_index(axis, r.ndim, "geomspace"))
     return r if dtype is None else ew.convert_element_type(r, dtypes.canonicalize(dtype))
 
@@ -418,7 +398,6 @@ def diag(v, k: int = 0):
     x = asarray_any(v)
     k = operator.index(k)
     if x.ndim == 2:
-        from ._manipulation import diagonal
         return diagonal(x, k)
     if x.ndim != 1:
         raise ValueError("Input must be 1- or 2-d.")
@@ -426,7 +405,6 @@ def diag(v, k: int = 0):
     size = n + abs(k)
     if n == 0:
         return _full((size, size), 0, x.dtype)
-    from ..primitives.shape import pad, reshape
     start = k if k >= 0 else -k * size
     used = n + (n - 1) * size
     flat = pad(x, _full((), 0, x.dtype), [(start, size * size - start - used, size)])
@@ -435,7 +413,6 @@ def diag(v, k: int = 0):
 
 def diagflat(v, k: int = 0):
     """A 2-D array with the flattened input on its k-th diagonal, as numpy.diagflat."""
-    from ._manipulation import ravel
     return diag(ravel(asarray_any(v)), k)
 
 
@@ -445,7 +422,6 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
     jax.numpy return them (NumPy 2 returns a tuple)."""
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
-    from ..primitives.shape import reshape
     nd = len(xi)
     s0 = (1,) * nd
     out = []
@@ -456,7 +432,6 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
         out[0] = reshape(out[0], (1, out[0].size) + s0[2:])
         out[1] = reshape(out[1], (out[1].size, 1) + s0[2:])
     if not sparse:
-        from ._manipulation import broadcast_arrays
         out = list(broadcast_arrays(*out))
     return list(out)
 
@@ -475,7 +450,6 @@ def indices(dimensions, dtype=int, sparse: bool = False):
     shape = (n,) + _shape(dims)
     if n == 0:
         return _full(shape, 0, dt)
-    from ..primitives.shape import concatenate, reshape
     parts = [reshape(broadcasted_iota(dtypes.int64, dims, i), (1,) + dims) for i in range(n)]
     return ew.convert_element_type(concatenate(parts, 0), dt)
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import ArrayBase
+from ..core.array import ArrayBase, to_array
 from ._promote import is_python_scalar
+from ._scalar_types import ScalarType
 
 generic, number, integer, signedinteger, unsignedinteger = (
     np.generic, np.number, np.integer, np.signedinteger, np.unsignedinteger)
@@ -30,7 +31,6 @@ def _key(x):
     if isinstance(x, (np.ndarray, np.generic)):
         return dtypes.canonicalize_dtype(x.dtype), False
     if isinstance(x, (list, tuple)):
-        from ..core.array import to_array
         return dtypes.canonicalize_dtype(to_array(x).dtype), False
     return dtypes.canonicalize_dtype(x), False
 
@@ -169,7 +169,6 @@ def isdtype(dtype, kind):  # noqa: F811 - Array API parameter name
     """Whether dtype is of `kind` (a dtype, a kind name such as 'real floating' or 'integral', or a
     tuple of them), as numpy.isdtype (bfloat16 is 'real floating')."""
     if not isinstance(dtype, np.dtype):
-        from ._scalar_types import ScalarType
         if not isinstance(dtype, ScalarType):
             raise TypeError(f"isdtype: the dtype argument must be a dtype, but it is a {type(dtype).__name__}.")
         dtype = dtype.dtype  # funcgrad.numpy's dtype names (float32, ...)

@@ -35,6 +35,7 @@ from ..primitives import elementwise as ew
 from ..primitives import linalg as la
 from ..primitives import reduction as red
 from ..primitives import shape as sh
+from ._manipulation import diagonal
 from ._promote import asarray_any, promote_dtypes
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase
@@ -380,7 +381,6 @@ def _reduce(x, labels, drop, is_bool):
 def _prepare(x, labels, sizes, keep, is_bool):
     """One operand simplified: diagonals for repeated labels, broadcast size-1 dims squeezed, and the
     labels not in `keep` summed."""
-    from ._manipulation import diagonal
     labels = list(labels)
     while True:
         dup = next((c for c in labels if labels.count(c) > 1), None)

@@ -6,6 +6,7 @@ import operator
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.array import ArrayBase
 from ._creation import arange, array, linspace, meshgrid
 from ._manipulation import concatenate, reshape, stack, transpose
@@ -34,7 +35,6 @@ class _Grid:
             return _slice_values(key)
         axes = [_slice_values(k) for k in key]
         if any(a.dtype.kind == "f" for a in axes):  # a float bound or step anywhere: the default float
-            from ..core import dtypes
             axes = [a.astype(dtypes.defaults.float_) for a in axes]
         if self.sparse:
             n = len(axes)

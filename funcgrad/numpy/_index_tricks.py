@@ -11,10 +11,12 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import to_array
+from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from . import _ufuncs as u
-from ._manipulation import clip as _clip
+from ._manipulation import broadcast_arrays, clip as _clip, expand_dims, ravel, reshape, stack, tile
 from ._promote import asarray_any
+from ._sorting import nonzero, take_along_axis
 
 
 def _dims(shape, op) -> tuple:
@@ -61,7 +63,6 @@ def _like_given(x, given):
 
 
 def _concrete(x):
-    from ..core.trace import Tracer
     if isinstance(x, Tracer):
         return None
     return np.asarray(x)
@@ -165,11 +166,9 @@ def ix_(*args):
         if x.ndim != 1:
             raise ValueError(f"ix_: cross index must be 1 dimensional, got shape {tuple(x.shape)}")
         if x.dtype == dtypes.bool_:
-            from ._sorting import nonzero
             x = nonzero(x)[0]
         elif not dtypes.is_integer(x.dtype):
             raise TypeError(f"ix_: arrays used as indices must be of integer (or boolean) type, got {x.dtype}")
-        from ._manipulation import reshape
         out.append(reshape(x, (1,) * k + (x.shape[0],) + (1,) * (nd - k - 1)))
     return tuple(out)
 
@@ -185,7 +184,6 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
         raise ValueError("fill_diagonal: array must be at least 2-d")
     if x.ndim > 2 and len(set(x.shape)) != 1:
         raise ValueError(f"fill_diagonal: all dimensions of input must be of equal length, got {tuple(x.shape)}")
-    from ._manipulation import ravel, reshape
     if x.ndim == 2:
         n, m = x.shape
         step = m + 1
@@ -198,7 +196,6 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     if pos.shape[0] == 0 or v.size == 0:
         return x
     reps = -(-pos.shape[0] // v.shape[0])
-    from ._manipulation import tile
     v = tile(v, reps)[:pos.shape[0]]
     flat = ravel(x).at[pos].set(ew.convert_element_type(v, x.dtype))
     return reshape(flat, x.shape)
@@ -226,7 +223,6 @@ def put(a, ind, v, mode=None, *, inplace=True):
     if inplace:
         raise ValueError("put: funcgrad arrays are immutable and cannot be modified in place; "
                          "pass inplace=False to get the updated array instead")
-    from ._manipulation import ravel, reshape, tile
     x = asarray_any(a)
     idx = ravel(_int_indices(ind, "put"))
     vals = ravel(asarray_any(v))
@@ -246,7 +242,6 @@ def place(arr, mask, vals, *, inplace=True):
     if inplace:
         raise ValueError("place: funcgrad arrays are immutable and cannot be modified in place; "
                          "pass inplace=False to get the updated array instead")
-    from ._manipulation import ravel, reshape, tile
     x = asarray_any(arr)
     m = np.asarray(mask, dtype=bool)
     if m.size != x.size:
@@ -265,15 +260,12 @@ def choose(a, choices, out=None, mode="raise"):
     """Entries picked from `choices` by the integer array a (all broadcast together), as numpy.choose."""
     if out is not None:
         raise TypeError("choose: out= is not supported: funcgrad arrays are immutable; use the return value")
-    from ._manipulation import broadcast_arrays, stack
-    from ._sorting import take_along_axis
     idx = _int_indices(a, "choose")
     cs = [asarray_any(c) for c in choices]
     if not cs:
         raise ValueError("choose: choices must not be empty")
     idx, *cs = broadcast_arrays(idx, *cs)
     idx = _index_mode(idx, len(cs), mode, "choose", negative_ok=False)
-    from ._manipulation import expand_dims
     return take_along_axis(stack(cs), expand_dims(idx, 0), 0)[0]
 
 

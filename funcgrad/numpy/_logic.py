@@ -15,7 +15,9 @@ from ..core.array import ArrayBase
 from ..primitives import elementwise as ew
 from ..primitives import reduction as red
 from ..primitives import shape as sh
-from ._promote import asarray_any, is_python_scalar, result_dtype, scalar_array
+from ._promote import (asarray_any, broadcast_shapes, is_python_scalar, normalize_index, result_dtype,
+                       scalar_array)
+from ._ufuncs import absolute, add, equal, less_equal, multiply, subtract
 
 
 def _isnan(x):
@@ -32,7 +34,6 @@ def _all(b):
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise |a - b| <= atol + rtol * |b| (or a == b), with NumPy's treatment of infinities and
     NaNs, as numpy.isclose. Integer b is compared in the default float dtype."""
-    from ._ufuncs import absolute, add, equal, less_equal, multiply, subtract
     x, y = (v if is_python_scalar(v) else asarray_any(v) for v in (a, b))
     rtol, atol = (v if is_python_scalar(v) else asarray_any(v) for v in (rtol, atol))
     if not is_python_scalar(y):
@@ -60,7 +61,6 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def array_equal(a1, a2, equal_nan=False):
     """Whether the arrays have the same shape and elements, as numpy.array_equal: a 0-d bool Array."""
-    from ._ufuncs import add, equal, multiply
     try:
         x, y = asarray_any(a1), asarray_any(a2)
     except Exception:
@@ -76,8 +76,6 @@ def array_equal(a1, a2, equal_nan=False):
 def array_equiv(a1, a2):
     """Whether the arrays are shape-consistent (broadcastable) and equal elementwise, as
     numpy.array_equiv: a 0-d bool Array."""
-    from ._promote import broadcast_shapes
-    from ._ufuncs import equal
     try:
         x, y = asarray_any(a1), asarray_any(a2)
     except Exception:
@@ -112,7 +110,6 @@ def size(a, axis=None):
         return np.size(a, axis) if axis is not None else np.size(a)
     if axis is None:
         return a.size
-    from ._promote import normalize_index
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     n = 1
     for ax in axes:

@@ -19,15 +19,20 @@ import operator
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import Array
-from ..core.errors import IncompatibleShapesError, user_location
-from ..core.trace import Tracer
+from ..core.array import Array, ArrayBase, wrap
+from ..core.errors import ConcretizationError, IncompatibleShapesError, user_location
+from ..core.trace import Tracer, concrete_value
 from ..primitives import elementwise as ew
 from ..primitives import linalg as la
+from ..primitives import reduction as red
 from ..primitives import shape as sh
-from ._promote import (asarray_any, broadcast_shapes, broadcast_to, is_python_scalar, normalize_index,
-                       promote_dtypes)
+from ..primitives.indexing import gather
+from ..primitives.reduction import reduce_sum
+from ._promote import (AxisError, asarray_any, axis_error, broadcast_shapes, broadcast_to, is_python_scalar,
+                       normalize_index, promote_dtypes, scalar_array)
 from ._reductions import normalize_axis
+from ._reductions import sum as _sum
+from ._ufuncs import maximum, minimum, multiply, negative, subtract
 
 
 def _shape_arg(shape) -> tuple:
@@ -226,7 +231,6 @@ def clip(x=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None, out=N
     lo = a_min if min is None else min
     hi = a_max if max is None else max
     a = x if a is None else a
-    from ._ufuncs import maximum, minimum
     x = asarray_any(a)
     if dtypes.is_complex(x.dtype) or any(b is not None and dtypes.is_complex(asarray_any(b).dtype) for b in (lo, hi)):
         raise ValueError("clip: complex values have no ordering (as in jax.numpy)")
@@ -306,7 +310,6 @@ def dot(a, b):
         return out
     x, y = asarray_any(a), asarray_any(b)
     if x.ndim == 0 or y.ndim == 0:
-        from ._ufuncs import multiply
         return multiply(x, y)
     x, y = promote_dtypes(x, y)
     yc = 0 if y.ndim == 1 else y.ndim - 2
@@ -321,7 +324,6 @@ def _conj(x):
     if not dtypes.is_complex(x.dtype):
         return x
     real_dt = dtypes.float32 if x.dtype == dtypes.complex64 else dtypes.float64
-    from ._promote import scalar_array
     mj = broadcast_to(scalar_array(-1j, x.dtype, False), x.shape)
     re = ew.convert_element_type(x, real_dt)
     im = ew.convert_element_type(ew.mul(x, mj), real_dt)  # Re(-i z) = Im(z)
@@ -338,7 +340,6 @@ def vdot(a, b):
 
 def outer(a, b):
     """Outer product of the flattened arrays, as numpy.outer."""
-    from ._ufuncs import multiply
     x, y = ravel(a), ravel(b)
     return multiply(reshape(x, (-1, 1)), reshape(y, (1, -1)))
 
@@ -370,9 +371,7 @@ def atleast_2d(*arys):
 def _host_value(v):
     """v as a NumPy value when it is concrete (a Python/NumPy value, an Array, or a tracer carrying a
     value), else None (a traced value under jit or vmap)."""
-    from ..core.array import ArrayBase
     if isinstance(v, ArrayBase):
-        from ..core.trace import concrete_value
         c = concrete_value(v)
         return None if c is None else np.asarray(c)
     if isinstance(v, (list, tuple)) and any(isinstance(e, ArrayBase) for e in _flatten(v)):
@@ -394,7 +393,6 @@ def _flatten(v):
 def _need_concrete(v, op: str, what: str):
     h = _host_value(v)
     if h is None:
-        from ..core.errors import ConcretizationError
         raise ConcretizationError(f"{op}: {what} must be concrete (not traced under jit or vmap); pass it as "
                                   f"a static argument (at {user_location(3)})")
     return h
@@ -422,7 +420,6 @@ def _take_axis(x, idx, axis: int):
         return _slice_axis(x, axis, 0, 0)
     if idx.size == 1 or np.all(np.diff(idx) == 1):
         return _slice_axis(x, axis, int(idx[0]), int(idx[0]) + idx.size)
-    from ..primitives.indexing import gather
     return _move_front_to(gather(x, idx[:, None], (axis,)), axis)
 
 
@@ -434,7 +431,6 @@ def _take_flat(x, labels):
         return sh.full(labels.shape, 0, x.dtype)
     if labels.ndim == 1 and np.all(np.diff(labels) == 1):
         return sh.slice(flat, (int(labels[0]),), (int(labels[0]) + labels.size,))
-    from ..primitives.indexing import gather
     return gather(flat, labels[..., None], (0,))
 
 
@@ -446,7 +442,6 @@ def _zeros(shape, dtype):
 
 def rollaxis(a, axis, start=0):
     """Roll `axis` backwards until it lies before position `start`, as numpy.rollaxis."""
-    from ._promote import AxisError
     x = asarray_any(a)
     n = x.ndim
     axis = normalize_index(axis, n, "rollaxis")
@@ -501,7 +496,6 @@ def _as_tuple(r):
 
 def _check_seq(tup, op):
     if not isinstance(tup, (list, tuple)):
-        from ..core.array import ArrayBase
         if isinstance(tup, ArrayBase) or isinstance(tup, np.ndarray):
             return list(tup)
         raise TypeError(f"{op}: arrays to stack must be passed as a sequence type such as list or tuple")
@@ -628,7 +622,6 @@ def append(arr, values, axis=None):
 
 
 def _block_check(arrays, parent_index):
-    from ..core.array import ArrayBase
     if isinstance(arrays, tuple):
         raise TypeError(f"{_block_index(parent_index)} is a tuple. Only lists can be used to arrange blocks, "
                         "and np.block does not allow implicit conversion from tuple to ndarray.")
@@ -744,7 +737,6 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
                 raise ValueError("repeat: cannot fill total_repeat_length from an empty result")
         return _take_axis(x, idx, ax)
     if L is None:
-        from ..core.errors import ConcretizationError
         raise ConcretizationError("repeat: with traced `repeats` the output size is unknown; pass "
                                   "total_repeat_length=... (or make repeats static) "
                                   f"(at {user_location(2)})")
@@ -760,12 +752,10 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     j = sh.broadcasted_iota(dtypes.int64, (L, n), 0)
     cnt = red_sum(ew.convert_element_type(ew.le(sh.broadcast_in_dim(cs, (L, n), (1,)), j), dtypes.int64), (1,))
     idx = ew.min(cnt, sh.full((L,), n - 1, dtypes.int64))
-    from ..primitives.indexing import gather
     return _move_front_to(gather(x, sh.reshape(idx, (L, 1)), (ax,)), ax)
 
 
 def red_sum(x, axes):
-    from ..primitives.reduction import reduce_sum
     return reduce_sum(x, axes)
 
 
@@ -800,7 +790,6 @@ def flip(m, axis=None):
 
 
 def _flip_0d(axis):
-    from ._promote import axis_error
     a = axis if not isinstance(axis, (tuple, list)) else (axis[0] if axis else None)
     if a is None:
         return ()
@@ -875,7 +864,6 @@ def roll(a, shift, axis=None):
         n_pairs = builtins_max(s_arr.size, axes_np.size)
         s_b = broadcast_to(s_arr, (n_pairs,))
         axes_b = np.broadcast_to(axes_np, (n_pairs,))
-        from ..primitives.indexing import gather
         for i, ax in enumerate(axes_b.tolist()):
             ax = normalize_index(ax, x.ndim, "roll")
             n = x.shape[ax]
@@ -932,7 +920,6 @@ def _as_pairs(x, ndim, as_index=False):
 
 def _value_pairs(values, ndim, dtype):
     """constant_values / end_values as per-axis pairs of 0-d arrays of `dtype` (traced values allowed)."""
-    from ..core.array import ArrayBase
     if isinstance(values, ArrayBase) or (isinstance(values, (list, tuple)) and any(
             isinstance(e, ArrayBase) for e in _flatten(values))):
         v = asarray_any(values) if isinstance(values, ArrayBase) else _stack_nested(values)
@@ -956,7 +943,6 @@ def _stack_nested(values):
 
 
 def _const(v, dtype):
-    from ..core.array import wrap
     if dtype == dtypes.bool_:
         return wrap(np.asarray(np.asarray(v).astype(bool)))
     with np.errstate(all="ignore"):
@@ -965,7 +951,6 @@ def _const(v, dtype):
 
 def _same_const(pairs):
     """The common Python value if every pad value is the same concrete scalar, else None."""
-    from ..core.array import Array
     vals = set()
     for p in pairs:
         for v in p:
@@ -1114,8 +1099,13 @@ def _pad_ramp(x, ax, b, a, eb, ea):
     return sh.concatenate(parts, ax) if len(parts) > 1 else x
 
 
+def _floor(y):
+    """floor(y) for finite floats, from truncation (there is no floor primitive)."""
+    t = ew.convert_element_type(ew.convert_element_type(y, dtypes.int64), y.dtype)
+    return ew.sub(t, ew.convert_element_type(ew.gt(t, y), y.dtype))
+
+
 def _round_half_even(y):
-    from ._creation import _floor
     half = sh.full(y.shape, 0.5, y.dtype)
     r = _floor(ew.add(y, half))
     tie = ew.eq(ew.sub(r, y), half)
@@ -1125,13 +1115,12 @@ def _round_half_even(y):
 
 
 def _stat(chunk, ax, mode, dtype):
-    from ..primitives import reduction as red
     if mode == "maximum":
         return red.reduce_max(chunk, (ax,))
     if mode == "minimum":
         return red.reduce_min(chunk, (ax,))
     if mode == "median":
-        from ._statistics import median
+        from ._statistics import median  # (lazy: the statistics build on this module)
         m = median(chunk, axis=ax)
         if dtypes.is_inexact(dtype):
             return ew.convert_element_type(m, dtype)
@@ -1194,14 +1183,12 @@ def delete(arr, obj, axis=None):
 def insert(arr, obj, values, axis=None):
     """arr with `values` inserted before the positions `obj` along `axis` (flattened when None), as
     numpy.insert. obj must be concrete; values may be traced (they are cast to arr's dtype)."""
-    from ..core.array import ArrayBase
     x = asarray_any(arr)
     if isinstance(values, ArrayBase) or (isinstance(values, (list, tuple)) and any(
             isinstance(e, ArrayBase) for e in _flatten(values))):
         from ._creation import array as _array
         v = ew.convert_element_type(values if isinstance(values, ArrayBase) else _array(values), x.dtype)
     else:
-        from ..core.array import wrap
         v = wrap(np.array(values, dtype=x.dtype))
     vlab = x.size + _labels(tuple(v.shape))
     lab = np.insert(_labels(x.shape), _obj_host(obj, "insert"), vlab, axis=axis)
@@ -1240,7 +1227,6 @@ def inner(a, b, /):
     """Inner product over the last axes (a scalar operand multiplies), as numpy.inner."""
     x, y = asarray_any(a), asarray_any(b)
     if x.ndim == 0 or y.ndim == 0:
-        from ._ufuncs import multiply
         return multiply(x, y)
     if x.shape[-1] != y.shape[-1]:
         raise ValueError(f"shapes {tuple(x.shape)} and {tuple(y.shape)} not aligned: {x.shape[-1]} "
@@ -1277,7 +1263,6 @@ def tensordot(a, b, axes=2):
 
 def kron(a, b):
     """Kronecker product, as numpy.kron."""
-    from ._ufuncs import multiply
     y = asarray_any(b)
     x = asarray_any(a)
     if x.ndim < y.ndim:
@@ -1314,7 +1299,6 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axc = normalize_index(axisc, len(shape) + 1, "cross (axisc)")
     dt = dtypes.promote_types(x.dtype, y.dtype)
     x, y = ew.convert_element_type(x, dt), ew.convert_element_type(y, dt)
-    from ._ufuncs import multiply, negative, subtract
 
     def comp(v, i):
         return broadcast_to(sh.squeeze(_slice_axis(v, v.ndim - 1, i, i + 1), (v.ndim - 1,)), shape)
@@ -1366,7 +1350,6 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """Sum along a diagonal, as numpy.trace (small integers and bools sum in int64)."""
-    from ._reductions import sum as _sum
     if out is not None:
         raise TypeError("trace: out= is not supported: funcgrad arrays are immutable")
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)

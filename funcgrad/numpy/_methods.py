@@ -10,7 +10,9 @@ from ..primitives import elementwise as ew
 from . import _manipulation as m
 from . import _reductions as r
 from . import _ufuncs as u
+from ._device import put
 from ._promote import asarray_any
+from ._sorting import compress
 
 
 def _swap(f):
@@ -59,13 +61,11 @@ def _array_namespace(self, /, *, api_version=None):
 
 def _to_device(self, device, /, stream=None):
     """The array on `device` (a Device from funcgrad.devices() or its name, e.g. 'cpu')."""
-    from ._device import put
     return put(self, device, "to_device")
 
 
 def _compress(self, condition, axis=None, out=None):
     """The entries (or slices along axis) where condition is true, as ndarray.compress."""
-    from ._sorting import compress
     return compress(condition, self, axis, out=out)
 
 

@@ -1,5 +1,5 @@
 """More of NumPy's numerical functions: trapezoid, gradient, vander, polyval, the window functions,
-matvec/vecmat, apply_along_axis, and the layout-only conversions (asanyarray, ascontiguousarray).
+matvec/vecmat, apply_along_axis, the Bessel function i0 (kaiser's), and the layout-only conversions (asanyarray, ascontiguousarray).
 
 All are written with funcgrad's functions, so they differentiate, trace and batch."""
 from __future__ import annotations
@@ -10,12 +10,17 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import to_array
+from ..core.trace import Tracer
 from ..primitives import elementwise as ew
+from ..transforms import vmap
 from . import _ufuncs as u
-from ._creation import arange, asarray
+from ._creation import arange, asarray, ones
+from ._floating import _float_input
 from ._manipulation import concatenate, expand_dims, matmul, moveaxis
-from ._promote import asarray_any, normalize_index
+from ._promote import asarray_any, broadcast_shapes, broadcast_to, normalize_index
 from ._reductions import sum as _sum
+from ._signal import convolve
+from ._sorting import nonzero
 
 
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None):
@@ -190,7 +195,6 @@ def vecmat(x1, x2, /):
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """func1d applied to each 1-d slice of arr along `axis` (by vmap over the other axes), as
     numpy.apply_along_axis: the function's output dimensions replace `axis`."""
-    from ..transforms import vmap
     x = asarray_any(arr)
     ax = normalize_index(axis, x.ndim, "apply_along_axis")
     x = moveaxis(x, ax, -1)
@@ -204,7 +208,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     return out
 
 
-__all__ = ["asanyarray", "ascontiguousarray", "trapezoid", "gradient", "vander", "polyval", "bartlett",
+__all__ = ["i0", "asanyarray", "ascontiguousarray", "trapezoid", "gradient", "vander", "polyval", "bartlett",
            "blackman", "hamming", "hanning", "matvec", "vecmat", "apply_along_axis", "vectorize",
            "asfortranarray", "asarray_chkfinite", "real_if_close", "apply_over_axes", "mask_indices", "poly",
            "kaiser"]
@@ -228,8 +232,6 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
     each argument's core dimensions, which pyfunc sees whole."""
     import functools
 
-    from ..transforms import vmap
-    from ._promote import broadcast_shapes, broadcast_to
 
     core_in, core_out = _parse_signature(signature) if signature else (None, None)
 
@@ -275,7 +277,6 @@ def asfortranarray(a, dtype=None, *, like=None):
 def asarray_chkfinite(a, dtype=None, order=None):
     """asarray, raising ValueError if a (concrete) array holds infinities or NaNs."""
     x = asarray(a, dtype)
-    from ..core.trace import Tracer
     if dtypes.is_inexact(x.dtype) and not isinstance(x, Tracer) and not bool(np.isfinite(np.asarray(x)).all()):
         raise ValueError("array must not contain infs or NaNs")
     return x
@@ -310,16 +311,12 @@ def apply_over_axes(func, a, axes):
 
 def mask_indices(n, mask_func, k=0):
     """The (row, column) indices where mask_func(ones((n, n)), k) is nonzero, e.g. triu or tril."""
-    from ._creation import ones
-    from ._sorting import nonzero
     return nonzero(asarray_any(mask_func(ones((operator.index(n), operator.index(n)), dtypes.int64), k)))
 
 
 def poly(seq_of_zeros):
     """The coefficients (highest power first) of the monic polynomial with the given roots, as
     numpy.poly for a 1-d sequence of roots (complex roots give complex coefficients)."""
-    from ._creation import ones
-    from ._signal import convolve
     z = asarray_any(seq_of_zeros)
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
         raise NotImplementedError("poly: the characteristic polynomial of a matrix needs eigvals, "
@@ -335,8 +332,6 @@ def poly(seq_of_zeros):
 
 def kaiser(M, beta):  # noqa: N803 - NumPy's name
     """The Kaiser window of M points with shape parameter beta, as numpy.kaiser (default float dtype)."""
-    from ._creation import ones
-    from ._math_extra import i0
     m = operator.index(M)
     if m <= 1:
         return ones(max(m, 0), dtypes.defaults.float_)
@@ -345,3 +340,26 @@ def kaiser(M, beta):  # noqa: N803 - NumPy's name
     r = u.divide(u.subtract(n, alpha), alpha)
     w = u.divide(i0(u.multiply(beta, u.sqrt(u.subtract(1.0, u.multiply(r, r))))), i0(to_array(np.float64(beta))))
     return ew.convert_element_type(w, dtypes.defaults.float_)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0, as numpy.i0: its power series
+    sum_k ((x/2)^k / k!)^2 for |x| <= 30 and the asymptotic expansion e^|x| / sqrt(2 pi |x|) *
+    sum_k ((2k-1)!!)^2 / (k! (8|x|)^k) beyond (both accurate to a few ulp in float64)."""
+    x = _float_input(x, "i0")
+    a = u.absolute(x)
+    small = u.less_equal(a, 30.0)
+    s = u.where(small, x, ew.zeros_like(x))  # x, not |x|: the series in x^2 is smooth at 0 to every order
+    q = u.multiply(u.multiply(s, s), 0.25)
+    term, total = ew.ones_like(a), ew.ones_like(a)
+    for k in range(1, 90):
+        term = u.divide(u.multiply(term, q), float(k * k))
+        total = u.add(total, term)
+    b = u.where(small, ew.ones_like(a) * 31.0, a)
+    inv = u.divide(1.0, u.multiply(b, 8.0))
+    term2, tail = ew.ones_like(a), ew.ones_like(a)
+    for k in range(1, 30):
+        term2 = u.multiply(term2, u.multiply(inv, float((2 * k - 1) ** 2) / k))
+        tail = u.add(tail, term2)
+    big = u.divide(u.multiply(u.exp(b), tail), u.sqrt(u.multiply(b, 2 * 3.141592653589793)))
+    return u.where(small, total, big)

@@ -8,13 +8,18 @@ import operator
 import numpy as np
 
 from ..core import dtypes
+from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from . import _ufuncs as u
 from . import _ufuncs as _uf  # (polydiv's parameter is named u, as in NumPy)
-from ._creation import arange, zeros
+from . import linalg
+from ._creation import arange, eye, zeros
 from ._manipulation import concatenate, expand_dims
+from ._numerical import vander
 from ._promote import asarray_any, normalize_index, promote_dtypes
+from ._reductions import sum as _sum
 from ._signal import convolve
+from ._sorting import cumsum
 
 
 def _poly(p, op):
@@ -51,7 +56,6 @@ def polymul(a1, a2, *, trim_leading_zeros: bool = False):
 
 def _trim_leading(x, op, rtol: float = 0.0):
     """x without its leading zeros (|c| <= rtol * max|x|), keeping at least one element; needs concrete x."""
-    from ..core.trace import Tracer
     if isinstance(x, Tracer) and x.val is None:
         raise TypeError(f"{op}: trimming leading zeros needs concrete coefficients (the result's length would "
                         "depend on their values); under jit leave the trimming option off")
@@ -90,8 +94,6 @@ def roots(p, *, strip_zeros: bool = True):
     """The roots of a polynomial (highest power first) as complex numbers: the eigenvalues of its companion
     matrix, as jax.numpy.roots. strip_zeros removes leading zero coefficients first (concrete input only);
     without it a leading zero gives an infinite (NaN) root."""
-    from . import linalg
-    from ._creation import eye
     x = _poly(p, "roots")
     if x.dtype.kind not in "fc":
         x = x.astype(dtypes.to_inexact(x.dtype))
@@ -144,8 +146,6 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """Least-squares polynomial fit of degree deg to points (x, y), as numpy.polyfit (coefficients,
     highest power first; y may be 2-d for several fits). full=True also returns (residuals, rank,
     singular values, rcond); cov is not supported."""
-    from . import linalg
-    from ._numerical import vander
     if cov:
         raise NotImplementedError("polyfit: cov=True is not supported")
     deg = operator.index(deg)
@@ -173,14 +173,12 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 
 def _colsum(v):
-    from ._reductions import sum as _sum
     return _sum(v, axis=0)
 
 
 def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
     """p with jumps larger than max(discont, period/2) along `axis` undone by adding multiples of
     period, as numpy.unwrap."""
-    from ._sorting import cumsum
     x = asarray_any(p)
     x = x if dtypes.is_inexact(x.dtype) else ew.convert_element_type(x, dtypes.defaults.float_)
     ax = normalize_index(axis, x.ndim, "unwrap")

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import operator
+import sys
 
 import numpy as np
 
 from ..core import dtypes
+from ..core import options as _options
 from ..core.array import Array, ArrayBase, to_array, wrap, canonical_array
 from ..core.errors import IncompatibleShapesError, user_location
 from ..core.trace import Tracer
@@ -213,6 +215,16 @@ def promote_args(op: str, *args):
 
 
 rank_promotion = "allow"  # config "jax_numpy_rank_promotion": "allow", "warn" or "raise"
+_RANK_PROMOTION = ("allow", "warn", "raise")
+
+
+def _check_rank_promotion(name: str, value):
+    if value not in _RANK_PROMOTION:
+        raise ValueError(f"jax_numpy_rank_promotion must be one of {_RANK_PROMOTION}, got {value!r}")
+    return value
+
+
+_options.register(sys.modules[__name__], {"numpy_rank_promotion": "rank_promotion"}, check=_check_rank_promotion)
 
 
 def _rank_promotion(op: str, shapes) -> None:

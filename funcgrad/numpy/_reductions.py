@@ -11,8 +11,8 @@ from ..core.errors import user_location
 from ..core.trace import Tracer
 from ..primitives import elementwise as ew
 from ..primitives import reduction as red
-from ..primitives.shape import expand_dims
-from ._promote import asarray_any, axis_error, is_python_scalar, scalar_array
+from ..primitives.shape import expand_dims, full, pad, reshape
+from ._promote import asarray_any, axis_error, broadcast_to, is_python_scalar, scalar_array
 
 
 def normalize_axis(axis, ndim: int, op: str) -> tuple:
@@ -97,7 +97,6 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 
 
 def _bcast(v, like):
-    from ._promote import broadcast_to
     return broadcast_to(v, like.shape)
 
 
@@ -161,7 +160,6 @@ def _extreme(op, lax_fn):
                 raise ValueError(f"zero-size array to reduction operation {op}imum which has no identity "
                                  f"(shape {tuple(x.shape)}, axis {axis})")
             # Append one `initial` entry along each reduced axis, so the reduction has something to take.
-            from ..primitives.shape import pad
             x = pad(x, _cast_scalar(initial, x), [(0, 1 if i in axes else 0, 0) for i in range(x.ndim)])
         r = _keep(lax_fn(x, axes), axes, keepdims)
         if initial is not None:
@@ -173,12 +171,10 @@ def _extreme(op, lax_fn):
 
 
 def _fill(x, v):
-    from ..primitives.shape import full
     return full(x.shape, v, x.dtype)
 
 
 def _bcast_bool(where, x):
-    from ._promote import broadcast_to
     w = asarray_any(where)
     return broadcast_to(w if w.dtype == dtypes.bool_ else ew.ne(w, ew.zeros_like(w)), x.shape)
 
@@ -202,7 +198,6 @@ def _arg(op, lax_fn):
         if axis is None or x.ndim == 0:
             if axis is not None:
                 normalize_axis(axis, x.ndim, op)  # validates (0 and -1 are fine on a 0-d array)
-            from ..primitives.shape import reshape
             x = reshape(x, (x.size,))
             ax = 0
         else:
@@ -218,7 +213,6 @@ def _arg(op, lax_fn):
             else:
                 r = expand_dims(r, (ax,)) if x0.ndim else r
         elif x0.ndim == 0 and r.ndim:
-            from ..primitives.shape import reshape
             r = reshape(r, ())
         return r
     f.__name__ = f.__qualname__ = op

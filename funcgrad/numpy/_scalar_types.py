@@ -7,6 +7,7 @@ dict keys (it hashes as its NumPy dtype) and dtype attributes (`.kind`, `.itemsi
 from __future__ import annotations
 
 import numpy as np
+from ._creation import array
 
 
 _DTYPE_LIKE: list = []  # dtype classes of higher layers (the torch face's), registered by them
@@ -26,7 +27,6 @@ class ScalarType:
 
     def __call__(self, x=0, /):
         """x as an array of this dtype (NumPy's values-to-dtype casting, e.g. float32(1.5) -> 1.5)."""
-        from ._creation import array
         return array(x, dtype=self.dtype)
 
     def __eq__(self, other) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..primitives import elementwise as ew
 from ._manipulation import concatenate, ravel
 from ._promote import asarray_any, promote_dtypes
-from ._sorting import isin, searchsorted, sort, unique
+from ._sorting import argsort, isin, searchsorted, sort, unique
 
 
 def _unique_1d(x, assume_unique: bool):
@@ -30,7 +30,6 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         keep = isin(u1, u2)
         common = u1[keep]
         if assume_unique:
-            from ._sorting import argsort
             o1, o2 = argsort(u1), argsort(u2)
             common = sort(common)
             pos1 = o1[searchsorted(u1[o1], common)]

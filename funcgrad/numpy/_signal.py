@@ -18,7 +18,10 @@ from ..primitives import elementwise as ew
 from ..primitives import shape as sh
 from ..primitives.conv import conv_general_dilated
 from ..primitives.indexing import gather
+from ._creation import array
+from ._manipulation import _conj as conj, _need_concrete, _take_axis
 from ._promote import asarray_any, broadcast_to, is_python_scalar, promote_dtypes, scalar_array
+from ._ufuncs import _ComplexUndefinedError
 
 _MODES = {"valid": 0, "same": 1, "full": 2, 0: 0, 1: 1, 2: 2}
 
@@ -31,7 +34,6 @@ def _mode(mode) -> int:
 
 
 def _conj(x):
-    from ._manipulation import _conj as conj
     return conj(x)
 
 
@@ -50,7 +52,6 @@ def _full_correlation(a, w):
 
 
 def _prep(a, v, op, first, second):
-    from ._creation import array
     x, y = (array(z) if is_python_scalar(z) else asarray_any(z) for z in (a, v))  # NumPy: strong arrays
     for z in (x, y):
         if z.ndim > 1:
@@ -151,7 +152,6 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     real_dt = real_dt if not dtypes.is_complex(real_dt) else dtypes.float64
     f_dt, _ = dtypes.result_type((fps.dtype, fps.weak_type), (real_dt, False))
     if dtypes.is_complex(xs.dtype) or dtypes.is_complex(xps.dtype):
-        from ._ufuncs import _ComplexUndefinedError  # (a TypeError and JAX's ValueError)
         raise _ComplexUndefinedError("interp: x and xp must be real")
     xs, xps = ew.convert_element_type(xs, real_dt), ew.convert_element_type(xps, real_dt)
     fps = ew.convert_element_type(fps, f_dt)
@@ -163,7 +163,6 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         left = right = None
         xs = _floor_mod(xs, sh.broadcast_in_dim(p, xs.shape, ()))
         xps = _floor_mod(xps, sh.broadcast_in_dim(p, xps.shape, ()))
-        from ._manipulation import _need_concrete, _take_axis
         order = np.argsort(np.asarray(_need_concrete(xps, "interp", "xp (with period)")), kind="stable")
         xps, fps = _take_axis(xps, order, 0), _take_axis(fps, order, 0)
         m = xps.shape[0]

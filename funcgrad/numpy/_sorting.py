@@ -33,9 +33,11 @@ from ..primitives import reduction as red
 from ..primitives import shape as sh
 from ..primitives.indexing import gather_p, scatter_p
 from ..primitives.sorting import sort_p, take_along
+from ._manipulation import concatenate
 from ._promote import (asarray_any, broadcast_shapes, broadcast_to, is_python_scalar, normalize_index,
-                       promote_args, scalar_array)
+                       promote_args, result_dtype, scalar_array)
 from ._reductions import _sum_dtype, normalize_axis
+from ._ufuncs import logical_not, subtract, where
 
 INDEX = dtypes.int64
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
@@ -553,7 +555,6 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
             va = broadcast_to(va, shape)
         pieces.append(va)
     if pieces != [None, None]:
-        from ._manipulation import concatenate
         x = concatenate([p for p in (pieces[0], x, pieces[1]) if p is not None], ax)
     for _ in range(n):
         m = x.shape[ax]
@@ -572,7 +573,6 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 def ediff1d(ary, to_end=None, to_begin=None):
     """Differences between consecutive elements of the flattened array, with optional values before
     and after, as numpy.ediff1d (to_begin / to_end must cast to ary's dtype under 'same_kind')."""
-    from ._ufuncs import subtract
     x = _flat(asarray_any(ary))
     d = subtract(sh.slice(x, (1,), (x.size,)), sh.slice(x, (0,), (x.size - 1,))) if x.size else x
     parts = []
@@ -718,7 +718,6 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
 def select(condlist, choicelist, default=0):
     """Elements from choicelist where the first true condition of condlist holds, else default, as
     numpy.select (conditions must be bool arrays; everything broadcasts)."""
-    from ._ufuncs import where
     conds, choices = list(condlist), list(choicelist)
     if len(conds) != len(choices):
         raise ValueError("select: list of cases must be same length as list of conditions")
@@ -741,7 +740,6 @@ def piecewise(x, condlist, funclist, *args, **kw):
     """funclist[i](x) where condlist[i] holds (later conditions take precedence), as numpy.piecewise;
     one extra function is the "otherwise" value. Each function is applied to the whole of x (so it
     must be elementwise, as in JAX); constants are allowed. The result has x's dtype."""
-    from ._ufuncs import where
     xa = asarray_any(x)
     n2 = len(funclist)
     if is_python_scalar(condlist) or isinstance(condlist, np.generic) or (
@@ -799,7 +797,7 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     return _take_where(x, cond, ax, size, fill_value, "compress")
 
 
-__all__ = ["argpartition", "argsort", "argwhere", "compress", "count_nonzero", "cumprod", "cumsum",
+__all__ = ["sort_complex", "argpartition", "argsort", "argwhere", "compress", "count_nonzero", "cumprod", "cumsum",
            "cumulative_prod", "cumulative_sum", "diff", "ediff1d", "extract", "flatnonzero", "lexsort",
            "nancumprod", "nancumsum", "nonzero", "partition", "piecewise", "put_along_axis", "searchsorted",
            "select", "sort", "take", "take_along_axis", "unique", "unique_all", "unique_counts",
@@ -810,8 +808,6 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     """Whether each element of `element` occurs in `test_elements` (a bool array of element's shape), as
     numpy.isin and the Array API's isin (NaN is in nothing). By sorting test_elements and a binary
     search, so it is O((n + m) log m) and works under jit and vmap."""
-    from ._promote import result_dtype
-    from ._ufuncs import logical_not
     if kind not in (None, "sort", "table"):
         raise ValueError(f"isin: kind must be None, 'sort' or 'table', got {kind!r}")
     x, t = asarray_any(element), asarray_any(test_elements)
@@ -825,3 +821,11 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
         pos = ew.min(pos, sh.full(tuple(x.shape), t.shape[0] - 1, pos.dtype))
         found = ew.eq(take(ts, pos), x)
     return logical_not(found) if invert else found
+
+
+def sort_complex(a):
+    """a sorted (real part first, then imaginary), as a complex array, as numpy.sort_complex."""
+    x = asarray_any(a)
+    if not dtypes.is_complex(x.dtype):  # as jax.numpy: the dtype promoted with complex64
+        x = ew.convert_element_type(x, dtypes.complex128 if x.dtype.itemsize == 8 else dtypes.complex64)
+    return sort(x)

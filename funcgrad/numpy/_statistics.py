@@ -26,10 +26,13 @@ from ..primitives import elementwise as ew
 from ..primitives import reduction as red
 from ..primitives import shape as sh
 from ..primitives.indexing import gather_p, scatter_p
-from ._promote import asarray_any, broadcast_to, result_dtype, scalar_array
-from ._reductions import _keep, normalize_axis
 from . import _reductions as _r
 from . import _sorting as _s
+from ._creation import linspace
+from ._manipulation import _conj, concatenate, matmul
+from ._promote import asarray_any, broadcast_to, result_dtype, scalar_array
+from ._reductions import _keep, normalize_axis
+from ._ufuncs import _ComplexUndefinedError, _to_inexact, subtract
 
 INDEX = dtypes.int64
 
@@ -155,7 +158,6 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range (maximum - minimum) over the given axes, as numpy.ptp (integers wrap around)."""
     _no_out(out, "ptp")
-    from ._ufuncs import subtract
     x = asarray_any(a)
     return subtract(_r.max(x, axis, keepdims=keepdims), _r.min(x, axis, keepdims=keepdims))
 
@@ -243,7 +245,6 @@ def _quantile(a, q, axis, method, keepdims, omit_nan: bool, op: str, scale=1.0):
                          f"{sorted(_CONTINUOUS) + list(_DISCRETE) + list(_UNSUPPORTED)}")
     x = asarray_any(a)
     if dtypes.is_complex(x.dtype):
-        from ._ufuncs import _ComplexUndefinedError  # a TypeError (NumPy's) and a ValueError (JAX's)
         raise _ComplexUndefinedError(f"{op}: a must be an array of real numbers")
     axes = normalize_axis(axis, x.ndim, op)
     rest = [d for d in range(x.ndim) if d not in axes]
@@ -524,7 +525,6 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     b * exp(a - result). -inf entries contribute nothing and get a zero gradient; a slice whose sum is
     zero (all -inf) gives -inf with a NaN gradient, as JAX (torch.logsumexp's is 0). With return_sign=True returns
     (log|sum|, sign(sum)), allowing negative b."""
-    from ._ufuncs import _to_inexact
     x = _to_inexact(asarray_any(a))
     if dtypes.is_complex(x.dtype):
         raise NotImplementedError("logsumexp: complex input is not supported by funcgrad")
@@ -610,7 +610,6 @@ def digitize(x, bins, right=False):
     """Indices of the bins each value of x falls in, as numpy.digitize (bins increasing or decreasing)."""
     xa = asarray_any(x)
     if dtypes.is_complex(xa.dtype):
-        from ._ufuncs import _ComplexUndefinedError
         raise _ComplexUndefinedError("digitize: x may not be complex")
     bn = asarray_any(bins)
     if bn.ndim != 1:
@@ -671,7 +670,6 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - N
     if nbins < 1:
         raise ValueError("histogram_bin_edges: `bins` must be positive, when an integer")
     bt = _bin_type(x)
-    from ._creation import linspace
     if range is not None:
         lo, hi = range
         # (the checks read the values where known: under grad the bounds are tracers of concrete values)
@@ -750,7 +748,6 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
     """Covariance matrix of the variables in the rows (rowvar=True) of m (and y), as numpy.cov, with
     frequency and analytic weights."""
-    from ._manipulation import concatenate
     X = asarray_any(m)
     if X.ndim > 2:
         raise ValueError("cov: m has more than 2 dimensions")
@@ -790,7 +787,6 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     fact = ew.max(fact, ew.zeros_like(fact))
     Xc = ew.sub(X, sh.broadcast_in_dim(avg, X.shape, (0,)))
     Xw = Xc if w is None else ew.mul(Xc, sh.broadcast_in_dim(w, X.shape, (1,)))
-    from ._manipulation import _conj, matmul
     c = matmul(Xc, sh.transpose(_conj(Xw), (1, 0)))
     c = ew.div(c, broadcast_to(ew.convert_element_type(fact, c.dtype), c.shape))
     return sh.reshape(c, ()) if c.shape == (1, 1) else c

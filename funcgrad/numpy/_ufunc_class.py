@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _ufunc_methods as m
 from ._numerical import vectorize
-from ._promote import asarray_any
+from ._promote import asarray_any, broadcast_to
 
 
 class ufunc:  # noqa: N801 - NumPy's and JAX's name
@@ -96,7 +96,6 @@ class ufunc:  # noqa: N801 - NumPy's and JAX's name
         picked = np.arange(x.size).reshape(x.shape)[_concrete_index(indices)]  # flat positions, in order
         flat = np.asarray(picked).reshape(-1)
         if b is not None:
-            from ._promote import broadcast_to
             b = broadcast_to(asarray_any(b), np.shape(picked)).reshape(-1)
         out = x.reshape(-1)
         for k, p in enumerate(flat.tolist()):

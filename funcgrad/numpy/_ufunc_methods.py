@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core import dtypes
 from . import _ufuncs as u
+from ._manipulation import expand_dims, moveaxis, stack
 from ._promote import asarray_any, normalize_index
 
 # name -> (identity, the matching reduction in funcgrad.numpy, associative)
@@ -49,7 +50,6 @@ def _operand(name, array, dtype):
 
 
 def _move_first(x, axis, op):
-    from ._manipulation import moveaxis
     return moveaxis(x, normalize_index(axis, x.ndim, op), 0)
 
 
@@ -84,7 +84,6 @@ def _make_reduce(name, f, identity, reduction):
 
 
 def _fold(f, name, x, ax, identity, initial, keepdims):
-    from ._manipulation import expand_dims
     y = _move_first(x, ax, f"{name}.reduce")
     n = y.shape[0]
     if n == 0:
@@ -103,7 +102,6 @@ def _make_accumulate(name, f, associative):
         if out is not None:
             raise TypeError(f"{name}.accumulate: out= is not supported: funcgrad arrays are immutable")
         from .. import lax
-        from ._manipulation import moveaxis, stack
         x = _operand(name, array, dtype)
         ax = normalize_index(axis, x.ndim, f"{name}.accumulate")
         if name in _SCANS and not (name in ("add", "multiply") and x.dtype == dtypes.bool_):
@@ -126,7 +124,6 @@ def _make_reduceat(name, reduce):
     def reduceat(array, indices, axis=0, dtype=None, out=None):
         if out is not None:
             raise TypeError(f"{name}.reduceat: out= is not supported: funcgrad arrays are immutable")
-        from ._manipulation import moveaxis, stack
         x = _operand(name, array, None)
         ax = normalize_index(axis, x.ndim, f"{name}.reduceat")
         idx = [operator.index(i) for i in np.asarray(indices).tolist()]

@@ -215,7 +215,6 @@ def _out_of_range_compare(name, x1, x2):
             # op(element, scalar) for every element:
             value = {"equal": False, "not_equal": True, "less": above, "less_equal": above,
                      "greater": not above, "greater_equal": not above}[op]
-            from ..primitives.shape import full
             return full(other.shape, value, dtypes.bool_)
     return None
 

@@ -18,6 +18,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes
+from ..core import options as _options
 from ..core.array import Array, ArrayBase, to_array
 from ..primitives import elementwise as ew
 from ..primitives import shape as sh
@@ -34,6 +35,8 @@ class _Flags:
 
 
 flags = _Flags()
+_options.register(flags, {"jax_threefry_partitionable": "threefry_partitionable"},
+                  check=lambda name, value: bool(value))
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: U32, 64: np.dtype(np.uint64)}
 
 

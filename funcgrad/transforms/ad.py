@@ -501,8 +501,7 @@ def _float0_for_int(g, primal):
     traced = isinstance(primal, ArrayBase) and type(primal) is not Array
     if dtypes.is_inexact(dt) or type(g) is not Array or traced:
         return g  # (under jit, with a traced primal, the integer zeros stay: a traced function returns Arrays)
-    from .._jax_top_more import float0
-    return np.zeros(get_aval(primal).shape, dtype=float0)
+    return dtypes.float0_zeros(get_aval(primal).shape)
 
 
 def _weak_as(g, primal):

@@ -27,6 +27,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..core import options as _options
 from ..core.array import Array, get_aval, wrap
 from ..core.jaxpr import Eqn, Var
 from ..core.primitive import hooks, registry
@@ -230,3 +231,13 @@ def clear_cache() -> None:
     with _lock:
         _cache.clear()
         _seen.clear()
+
+
+def _check_size(name: str, value) -> int:
+    value = int(value)
+    if value < 0:
+        raise ValueError(f"backward_cache_size must be at least 0 (0 turns the cache off), got {value}")
+    return value
+
+
+_options.register(config, ("backward_cache_size",), check=_check_size, after=trim)

@@ -14,6 +14,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..core import options as _options
 from ..core.array import Array, ArrayBase, canonical_array, get_aval, to_array, wrap
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -40,6 +41,26 @@ class _Config:
 
 
 config = _Config()
+
+
+def _check_option(name: str, value):
+    """Validate a new value of one of jit's options (set through funcgrad.config)."""
+    if name == "jit_cache_size":
+        value = int(value)
+        if value < 1:
+            raise ValueError(f"jit_cache_size must be at least 1, got {value}")
+        return value
+    if name == "jit_cache_max_bytes":
+        if value is not None:
+            value = int(value)
+            if value < 0:
+                raise ValueError(f"jit_cache_max_bytes must be at least 0 (None: no bound), got {value}")
+        return value
+    return bool(value)
+
+
+_options.register(config, ("log_compiles", "jit_cache_size", "jit_cache_max_bytes", "disable_jit"),
+                  check=_check_option)
 # Held to insert into and evict from any jitted function's cache (a hit takes no lock; tracing runs
 # outside it). One lock for all (misses are rare), re-entrant for a finaliser that calls jit while
 # an eviction drops entries; a module global rather than an attribute, so jitted functions still deepcopy.

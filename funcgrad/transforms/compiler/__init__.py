@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core import options as _options
 from ...core.jaxpr import Jaxpr
-from . import codegen, fusion
+from . import codegen, fusion, numexpr_eval
 from ._ir import Renamer, rebuild
 from .codegen import Compiled, config as codegen_config
 from .cse import cse
@@ -69,6 +70,28 @@ class CompilerConfig:
 
 
 config = CompilerConfig()
+
+# funcgrad.config's names for the compiler's settings (the passes, and code generation's)
+_CODEGEN_OPTIONS = {"jit_fusion": "fusion", "jit_fusion_min_size": "fusion_min_size",
+                    "jit_fusion_block_size": "fusion_block_size", "jit_fusion_threads": "fusion_threads",
+                    "jit_fusion_parallel_min_size": "fusion_parallel_min_size", "jit_donate_buffers": "donate",
+                    "jit_fusion_evaluator": "fusion_evaluator", "jit_parallel_ops": "parallel_ops"}
+_EVALUATORS = ("numpy", "numexpr")
+
+
+def _check_codegen_option(name: str, value):
+    if name == "jit_fusion_evaluator":
+        if value not in _EVALUATORS:
+            raise ValueError(f"jit_fusion_evaluator must be one of {', '.join(map(repr, _EVALUATORS))}, "
+                             f"got {value!r}")
+        if value == "numexpr" and not numexpr_eval.available():
+            raise ImportError("jit_fusion_evaluator='numexpr' needs the numexpr package "
+                              "(pip install numexpr, or funcgrad[fast])")
+    return value
+
+
+_options.register(config, {"jit_passes": "passes"}, check=lambda name, value: config.enabled(tuple(value)))
+_options.register(codegen_config, _CODEGEN_OPTIONS, check=_check_codegen_option)
 
 
 def _signature(j: Jaxpr):

@@ -1,0 +1,254 @@
+"""lax's elementwise functions: the elementwise and special-function cards under their lax names, with
+lax's operand rules (operands of one shape and dtype, Python scalars weakly typed; unary functions
+restricted to the dtype kinds JAX accepts), and the few composed of cards (square, reciprocal, clz,
+mulhi, select_n, reduce_precision)."""
+from __future__ import annotations
+
+import builtins as _builtins
+import operator
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.array import ArrayBase, canonical_array, to_array
+from ..core.aval import ShapedArray
+from ..primitives import elementwise as _ew
+from ..primitives import shape as _sh
+from ..primitives.callbacks import pure_callback_p
+from ..primitives.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: A004
+                                      integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
+                                      rsqrt, select, sign, sin, sqrt, stop_gradient, sub, tanh)
+from ..primitives.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh,  # noqa: A004
+                                      bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
+                                      cbrt, ceil, clamp, complex, conj, cosh, exp2, floor, imag, is_finite,
+                                      nextafter, population_count, real, rem, round, shift_left,
+                                      shift_right_arithmetic, shift_right_logical, sinh, tan)
+from ..primitives.special import digamma, erf, erf_inv, erfc, lgamma, polygamma
+from ..primitives.special_functions2 import bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a, igammac
+from ..primitives.prng import random_gamma_grad
+
+__all__ = ["abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bessel_i0e", "bessel_i1e",
+           "betainc", "bitcast_convert_type", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cbrt",
+           "ceil", "clamp", "clz", "complex", "conj", "convert_element_type", "cos", "cosh", "digamma", "div",
+           "eq", "erf", "erf_inv", "erfc", "exp", "exp2", "expm1", "floor", "ge", "gt", "igamma",
+           "igamma_grad_a", "igammac", "imag", "integer_pow", "is_finite", "le", "lgamma", "log", "log1p",
+           "logistic", "lt", "max", "min", "mul", "mulhi", "ne", "neg", "nextafter", "polygamma",
+           "population_count", "pow", "random_gamma_grad", "real", "reciprocal", "reduce_precision", "rem",
+           "round", "rsqrt", "select", "select_n", "shift_left", "shift_right_arithmetic",
+           "shift_right_logical", "sign", "sin", "sinh", "sqrt", "square", "stop_gradient", "sub", "tan",
+           "tanh", "zeros_like_array", "zeta"]
+
+_builtin_complex = _builtins.complex
+
+
+def _arr(x):
+    return x if isinstance(x, ArrayBase) else canonical_array(x)
+
+
+def _is_python_scalar(x) -> bool:
+    return isinstance(x, (bool, int, float, _builtin_complex)) and not isinstance(x, np.generic)
+
+
+def _scalar_to(x, like):
+    s = to_array(x, dtype=like.dtype)
+    return _sh.broadcast_in_dim(_ew.convert_element_type(s, like.dtype, like.weak_type), like.shape, ())
+
+
+def _binary(fn):
+    """fn on operands of one shape and dtype: a Python scalar (or a weakly typed operand) takes the
+    other operand's dtype, as in JAX; other dtype mismatches are a TypeError."""
+    name = fn.__name__
+
+    def f(x, y):
+        if _is_python_scalar(x) and not _is_python_scalar(y):
+            y = _arr(y)
+            x = _scalar_to(x, y)
+        elif _is_python_scalar(y) and not _is_python_scalar(x):
+            x = _arr(x)
+            y = _scalar_to(y, x)
+        else:
+            x, y = _arr(x), _arr(y)
+            if x.dtype != y.dtype:  # a weakly typed operand takes the other's dtype, as in JAX
+                if x.weak_type and not y.weak_type:
+                    x = _ew.convert_element_type(x, y.dtype)
+                elif y.weak_type and not x.weak_type:
+                    y = _ew.convert_element_type(y, x.dtype)
+                else:
+                    raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {x.dtype}, "
+                                    f"{y.dtype}. (funcgrad.numpy's functions promote dtypes.)")
+        return fn(x, y)
+    f.__name__ = name
+    f.__doc__ = f"lax.{name}: elementwise, operands of one shape and dtype (scalars allowed)."
+    return f
+
+
+def _typed_unary(fn, kinds: str, what: str):
+    """fn restricted to operands whose dtype kind is in `kinds` (TypeError otherwise, as JAX's lax)."""
+    name = fn.__name__
+
+    def f(x, *args, **kwargs):
+        x = _arr(x)
+        if np.dtype(x.dtype).kind not in kinds:
+            raise TypeError(f"{name} does not accept dtype {x.dtype}. Accepted dtypes are subtypes of {what}.")
+        return fn(x, *args, **kwargs)
+    f.__name__ = name
+    f.__doc__ = fn.__doc__
+    return f
+
+
+_FLOAT_ONLY = (floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, logistic, cbrt)
+_INEXACT = (sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log,
+            log1p, sqrt, rsqrt)
+floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, logistic, cbrt = (  # noqa: A001
+    _typed_unary(g, "f", "floating") for g in _FLOAT_ONLY)
+sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log, log1p, sqrt, rsqrt = (
+    _typed_unary(g, "fc", "floating, complexfloating") for g in _INEXACT)
+real, imag = (_typed_unary(g, "c", "complexfloating") for g in (real, imag))
+abs = _typed_unary(abs, "fci", "floating, complexfloating, signedinteger")  # noqa: A001
+integer_pow = _typed_unary(integer_pow, "iufc", "integer, floating, complexfloating")
+population_count = _typed_unary(population_count, "iu", "integer")
+add, sub, mul, div, pow, max, min = (_binary(f) for f in (add, sub, mul, div, pow, max, min))  # noqa: A001
+eq, ne, lt, le, gt, ge = (_binary(f) for f in (eq, ne, lt, le, gt, ge))
+atan2, rem, nextafter, complex = (_binary(f) for f in (atan2, rem, nextafter, complex))  # noqa: A001
+bitwise_and, bitwise_or, bitwise_xor = (_binary(f) for f in (bitwise_and, bitwise_or, bitwise_xor))
+shift_left, shift_right_arithmetic, shift_right_logical = (
+    _binary(f) for f in (shift_left, shift_right_arithmetic, shift_right_logical))
+
+
+def square(x):
+    x = _arr(x)
+    if np.dtype(x.dtype).kind not in "iufc":
+        raise TypeError(f"square does not accept dtype {x.dtype}. Accepted dtypes are subtypes of integer, "
+                        "floating, complexfloating.")
+    return integer_pow(x, 2)
+
+
+def reciprocal(x):
+    return div(_ew.ones_like(x), x)
+
+
+def zeros_like_array(x):
+    return _ew.zeros_like(x)
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function sum_k (k + q)^-x (see funcgrad.scipy.special.zeta)."""
+    # (lazy: the formula lives in the scipy layer, above lax, until zeta has a card of its own)
+    from ..scipy.special import zeta as _zeta
+    return _zeta(x, q)
+
+
+def clz(x):
+    """Count of leading zero bits of each integer of x (its bit width for 0)."""
+    x = _arr(x)
+    if not dtypes.is_integer(x.dtype):
+        raise TypeError(f"clz does not accept dtype {x.dtype}. Accepted dtypes are subtypes of integer.")
+    dt = np.dtype(x.dtype)
+    bits = dt.itemsize * 8
+    udt = np.dtype(f"uint{bits}")
+    u = _ew.bitcast_convert_type(x, udt) if dt.kind == "i" else x
+    count = _sh.full(x.shape, 0, dt)
+
+    def shift(v, op, n):
+        return op(v, _sh.full(v.shape, n, udt))
+    s = bits // 2
+    while s >= 1:  # binary search for the highest set bit
+        top_zero = _ew.eq(shift(u, _ew.shift_right_logical, bits - s), _sh.full(x.shape, 0, udt))
+        count = _ew.select(top_zero, _ew.add(count, _sh.full(x.shape, s, dt)), count)
+        u = _ew.select(top_zero, shift(u, _ew.shift_left, s), u)
+        s //= 2
+    top_zero = _ew.eq(shift(u, _ew.shift_right_logical, bits - 1), _sh.full(x.shape, 0, udt))
+    return _ew.select(top_zero, _ew.add(count, _sh.full(x.shape, 1, dt)), count)
+
+
+def mulhi(x, y, /):
+    """The upper N bits of the 2N-bit product of N-bit integers x and y (jax.lax.mulhi)."""
+    x, y = _arr(x), _arr(y)
+    if x.dtype != y.dtype or not dtypes.is_integer(x.dtype):
+        raise TypeError(f"mulhi: operands must be integers of one dtype, got {x.dtype} and {y.dtype}")
+    dt = np.dtype(x.dtype)
+    bits = dt.itemsize * 8
+    if bits <= 32:
+        wide = np.int64 if dt.kind == "i" else np.uint64
+        prod = x.astype(wide) * y.astype(wide)
+        return (prod >> bits).astype(dt)
+    u = np.uint64
+    a, b = x.astype(u), y.astype(u)  # (bit patterns)
+    low = u(0xFFFFFFFF)
+    a_lo, a_hi, b_lo, b_hi = a & low, a >> u(32), b & low, b >> u(32)
+    hi_lo, lo_hi = a_hi * b_lo, a_lo * b_hi
+    cross = ((a_lo * b_lo) >> u(32)) + (hi_lo & low) + lo_hi
+    hi = a_hi * b_hi + (hi_lo >> u(32)) + (cross >> u(32))
+    if dt.kind == "i":  # signed: subtract the other operand where one is negative (mod 2**64)
+        zero = _ew.zeros_like(a)
+        hi = hi - _ew.select(x < 0, b, zero) - _ew.select(y < 0, a, zero)
+    return hi.astype(dt)
+
+
+def select_n(which, *cases):
+    """cases[which] elementwise: `which` is bool (two cases) or an integer array of indices."""
+    if not cases:
+        raise ValueError("select_n: at least one case is required")
+    which = _arr(which)
+    cases = [_arr(c) for c in cases]
+    for c in cases[1:]:
+        if c.shape != cases[0].shape or c.dtype != cases[0].dtype:
+            raise TypeError(f"select_n: cases must have one shape and dtype, got "
+                            f"{[(c.shape, str(c.dtype)) for c in cases]}")
+    if which.shape not in ((), cases[0].shape):
+        raise TypeError(f"select_n: which has shape {which.shape}; expected () or {cases[0].shape}")
+    if which.dtype == np.bool_:
+        if len(cases) > 2:
+            raise TypeError("select_n: a boolean `which` selects between at most two cases")
+        which = _ew.convert_element_type(which, np.int32, False)
+    which = _sh.broadcast_in_dim(which, cases[0].shape, ()) if which.shape == () and cases[0].shape else which
+    out = cases[-1]
+    for i in range(len(cases) - 2, -1, -1):
+        out = _ew.select(_ew.eq(which, _sh.full(which.shape, i, which.dtype)), cases[i], out)
+    return out
+
+
+def _round_bits(x, exponent_bits: int, mantissa_bits: int):
+    """x rounded (to nearest, ties to even) to a float with the given exponent and mantissa widths,
+    computed on the host bits of x's dtype (float16/32/64). Overflow gives inf, values below the
+    smallest normal of the narrower format keep its subnormal spacing."""
+    info = np.finfo(x.dtype)
+    m_src = info.nmant
+    e_src = int(np.log2(info.maxexp)) + 1  # exponent field width
+    if mantissa_bits >= m_src and exponent_bits >= e_src:
+        return x
+    mantissa_bits = _builtins.min(mantissa_bits, m_src)
+    exponent_bits = _builtins.min(exponent_bits, e_src)
+    a = np.asarray(x, dtype=x.dtype)
+    with np.errstate(all="ignore"):
+        # spacing of the target format near |a|: 2^(e - mantissa_bits), e clamped at the target's emin
+        emax = 2 ** (exponent_bits - 1) - 1
+        emin = 1 - emax
+        e = np.floor(np.log2(np.abs(a).astype(np.float64)))
+        e = np.where(np.isfinite(e), np.maximum(e, emin), emin)
+        q = np.ldexp(1.0, (e - mantissa_bits).astype(np.int64))
+        r = (np.round(a.astype(np.float64) / q) * q)
+        largest = (2 - 2.0 ** -mantissa_bits) * 2.0 ** emax
+        r = np.where(np.abs(r) > largest, np.copysign(np.inf, a), r)
+        r = np.where(np.isfinite(a), r, a)
+    return r.astype(x.dtype)
+
+
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+    """Round a float array to a narrower floating-point format (e.g. (8, 7): bfloat16, (5, 10): float16),
+    keeping its dtype. Differentiates as the identity (JAX rounds the tangent as well; the two differ
+    only by that rounding)."""
+    x = _arr(operand)
+    if not dtypes.is_float(x.dtype):
+        raise TypeError(f"reduce_precision: expected a floating array, got {x.dtype}")
+    eb, mb = operator.index(exponent_bits), operator.index(mantissa_bits)
+    if eb < 1 or mb < 0:
+        raise ValueError(f"reduce_precision: exponent_bits must be >= 1 and mantissa_bits >= 0, got {eb}, {mb}")
+    rounded = _rp_host(_ew.stop_gradient(x), eb, mb)
+    return _ew.add(x, _ew.stop_gradient(_ew.sub(rounded, x)))
+
+
+def _rp_host(x, eb, mb):
+    """The rounding, staged as a host callback (it runs at call time under jit)."""
+    return pure_callback_p.bind(x, callback=lambda v: [_round_bits(v, eb, mb)],
+                                result_avals=(ShapedArray(x.shape, x.dtype),), vmap_method="expand_dims")[0]
