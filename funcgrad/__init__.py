@@ -3,17 +3,18 @@
     import funcgrad.numpy as jnp
     from funcgrad import grad, vmap, jit
 """
-from . import core, primitives  # noqa: F401  (registers the primitive cards)
+from ._src import core, prims  # noqa: F401  (registers the first-order primitive cards)
+from ._src import control  # noqa: F401,E402  (registers the higher-order cards)
 
 core.errors.ignore_fp_warnings()
 from . import numpy  # noqa: F401  (installs Array operators and methods)
 from . import image, lax, ops, random, tree_util  # noqa: F401
 from .config import config  # noqa: F401
-from .core import Array, ConcretizationError, UnexpectedTracerError  # noqa: F401
-from .core.backend import devices  # noqa: F401
+from ._src.core import Array, ConcretizationError, UnexpectedTracerError  # noqa: F401
+from ._src.core.backend import devices  # noqa: F401
 from .numpy import asarray as _asarray
-from .primitives import stop_gradient  # noqa: F401
-from .transforms import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacfwd, jacrev, jit,  # noqa: F401
+from ._src.prims import stop_gradient  # noqa: F401
+from ._src.interpreters import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacfwd, jacrev, jit,  # noqa: F401
                          jvp, linearize, make_jaxpr, pmap, remat, value_and_grad, vjp, vmap)
 
 __version__ = "0.1.0"
@@ -33,7 +34,7 @@ from ._jax_api import (checking_leaks, custom_gradient, debug_infs, debug_nans, 
                        default_matmul_precision, default_prng_impl, effects_barrier, enable_checks, enable_x64,
                        host_count, host_id, host_ids, log_compiles, numpy_dtype_promotion, numpy_rank_promotion,
                        process_indices, transfer_guard)
-from .core.dtypes import float0  # noqa: E402,F401
+from ._src.core.dtypes import float0  # noqa: E402,F401
 from .sharding import make_mesh, shard_map  # noqa: E402,F401
 from . import custom_batching, custom_derivatives, dlpack, stages, typing  # noqa: E402,F401
 from .sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401

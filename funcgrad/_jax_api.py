@@ -20,19 +20,19 @@ from typing import Callable
 import numpy as np
 
 from .config import config
-from .core import dtypes as _dt
-from .core.array import ArrayBase, get_aval
-from .core.aval import ShapeDtypeStruct, ShapedArray
-from .core.backend import CPU, Device, devices
-from .core.jaxpr import eval_jaxpr
-from .core.tree_util import tree_flatten, tree_map, tree_unflatten
+from ._src.core import dtypes as _dt
+from ._src.core.array import ArrayBase, get_aval
+from ._src.core.aval import ShapeDtypeStruct, ShapedArray
+from ._src.core.backend import CPU, Device, devices
+from ._src.core.jaxpr import eval_jaxpr
+from ._src.core.tree_util import tree_flatten, tree_map, tree_unflatten
 from .numpy import asarray, stack
-from .primitives.callbacks import pure_callback_p
-from .primitives.shape import full
-from .transforms.jit import JitFunction, config as _jit_config
-from .transforms.ad import vjp
-from .transforms.batching import trace_to_jaxpr
-from .transforms.custom import custom_vjp
+from ._src.prims.callbacks import pure_callback_p
+from ._src.prims.shape import full
+from ._src.interpreters.jit import JitFunction, config as _jit_config
+from ._src.interpreters.ad import vjp
+from ._src.interpreters.batching import trace_to_jaxpr
+from ._src.interpreters.custom import custom_vjp
 
 __all__ = ["ShapeDtypeStruct", "eval_shape", "typeof", "device_count", "local_devices", "local_device_count",
            "default_backend", "process_index", "process_count", "Device", "device_get", "disable_jit",

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from . import checkpoint_policies
 from .checkpoint_policies import checkpoint_name
-from .core.tree_util import tree_flatten
-from .transforms.custom import checkpoint, remat
+from ._src.core.tree_util import tree_flatten
+from ._src.interpreters.custom import checkpoint, remat
 
 
 class Saveable:
@@ -30,7 +30,7 @@ def saved_residuals(f, *args, **kwargs) -> list:
     """[(aval, description)] for the values reverse mode keeps from f's forward pass: every argument
     leaf, and the output of each equation of f's jaxpr (funcgrad's tape keeps what it records; inside a
     checkpoint only the checkpoint's inputs)."""
-    from .transforms.jit import make_jaxpr
+    from ._src.interpreters.jit import make_jaxpr
     jaxpr = make_jaxpr(lambda *a: f(*a, **kwargs))(*args)
     leaves, _ = tree_flatten(args)
     out = [(v.aval, f"from the argument {i}") for i, v in enumerate(jaxpr.invars)]

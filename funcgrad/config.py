@@ -7,7 +7,7 @@ jit settings:
                           while tracing, closed-over arrays) that each jitted function's cache keeps alive;
                           least recently used signatures are evicted beyond it (f._cache_bytes() reads it)
   disable_jit             run jitted functions eagerly
-  jit_passes              the enabled optimisation passes (names from funcgrad.transforms.compiler.PASSES)
+  jit_passes              the enabled optimisation passes (names from funcgrad._src.interpreters.compiler.PASSES)
   jit_fusion              fuse elementwise chains over large arrays into blocked kernels
   jit_fusion_min_size     the number of elements from which an elementwise chain is fused
   jit_fusion_block_size   the elements per block of a fused kernel
@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import sys
 
-from .core import dtypes
-from .core import options as _options
-from .core.backend import cupy as _cupy
+from ._src.core import dtypes
+from ._src.core import options as _options
+from ._src.core.backend import cupy as _cupy
 
 _PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32", "fastest",
                "bfloat16_3x", "tensorfloat32_3x", "ANY_F8_ANY_F8_F32", "BF16_BF16_F32", "F32_F32_F32")
@@ -67,7 +67,7 @@ class Config:
     `read(name)` or as attributes (`config.jax_enable_x64`, `config.x64_enabled`).
 
     The x64 mode, the platform and the accepted JAX options are kept here; every other setting lives on
-    the module that reads it, registered with funcgrad.core.options (jit's cache bounds, the compiler's
+    the module that reads it, registered with funcgrad._src.core.options (jit's cache bounds, the compiler's
     passes and code generation, the backward cache, the PRNG layout, NaN/inf checks, rank promotion)."""
 
     def __init__(self):

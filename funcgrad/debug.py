@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .core.array import ArrayBase
-from .core.tree_util import tree_flatten, tree_unflatten
-from .primitives.callbacks import debug_callback_p
+from ._src.core.array import ArrayBase
+from ._src.core.tree_util import tree_flatten, tree_unflatten
+from ._src.prims.callbacks import debug_callback_p
 
 __all__ = ["print", "callback", "breakpoint"]
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import dtypes as _dt
+from ._src.core import dtypes as _dt
 
-from .core.dtypes import float0  # (the dtype of tangents/cotangents of integer and bool inputs)
+from ._src.core.dtypes import float0  # (the dtype of tangents/cotangents of integer and bool inputs)
 
 try:
     from ml_dtypes import bfloat16  # noqa: F401  (the scalar type, as jax.dtypes.bfloat16)
@@ -46,7 +46,7 @@ def issubdtype(a, b) -> bool:
 
 def result_type(*args, return_weak_type_flag: bool = False):
     """The dtype JAX/funcgrad promotion gives `args` (arrays, dtypes or Python scalars)."""
-    from .core.array import ArrayBase, get_aval
+    from ._src.core.array import ArrayBase, get_aval
     ops = []
     for a in args:
         if isinstance(a, (ArrayBase, bool, int, float, complex, np.ndarray, np.generic)):
@@ -62,13 +62,13 @@ def result_type(*args, return_weak_type_flag: bool = False):
 
 
 def is_weakly_typed(x) -> bool:
-    from .core.array import get_aval
+    from ._src.core.array import get_aval
     return get_aval(x).weak_type
 
 
 def scalar_type_of(x) -> type:
     """The Python scalar type (bool, int, float or complex) of an array's dtype."""
-    from .core.array import get_aval
+    from ._src.core.array import get_aval
     dt = get_aval(x).dtype if not isinstance(x, np.dtype) else x
     if dt == np.bool_:
         return bool

@@ -1,7 +1,7 @@
 """funcgrad.errors: the exception types JAX programs catch (jax.errors), funcgrad's own ones."""
 from __future__ import annotations
 
-from .core.errors import (ConcretizationError, NonConcreteBooleanIndexError, TracerArrayConversionError,
+from ._src.core.errors import (ConcretizationError, NonConcreteBooleanIndexError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError, UnexpectedTracerError)
 
 ConcretizationTypeError = ConcretizationError

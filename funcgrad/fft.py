@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Optional, Sequence, Union
 
 from .numpy import fft as _jfft
-from .primitives import elementwise as _ew
+from ._src.prims import elementwise as _ew
 from .tensor import _dtype as _D
 from .tensor import _ops as _O
 from .tensor._tensor import Tensor, _apply1, _wrap
@@ -161,7 +161,7 @@ def _freq(name):
         dt = _D.to_np(dtype) if dtype is not None else _D.default_float()
         if n == 0:
             import numpy as np
-            from .core.array import Array
+            from ._src.core.array import Array
             t = _wrap(Array(np.zeros((0,), dt)))
         else:
             t = _wrap(jfn(n, float(d), dtype=dt))

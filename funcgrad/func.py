@@ -12,14 +12,14 @@ say) they write the final value back into the caller's tensor when the transform
 """
 from __future__ import annotations
 
-from .core.array import Array, ArrayBase
-from .core.trace import Tracer, _state as _trace_state
-from .core.tree_util import (broadcast_prefix, register_pytree_node, tree_flatten, tree_leaves, tree_map,
+from ._src.core.array import Array, ArrayBase
+from ._src.core.trace import Tracer, _state as _trace_state
+from ._src.core.tree_util import (broadcast_prefix, register_pytree_node, tree_flatten, tree_leaves, tree_map,
                              tree_unflatten)
 from .tensor import _creation, _tensor
 from .tensor import stack as _stack
-from .transforms import ad as _ad
-from . import transforms as _tr
+from ._src.interpreters import ad as _ad
+from ._src import interpreters as _tr
 
 
 def _T():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core.array import ArrayBase
+from ._src.core.array import ArrayBase
 
 __all__ = ["segment_sum", "segment_prod", "segment_max", "segment_min"]
 

@@ -43,7 +43,7 @@ import numpy as np
 import funcgrad as _fg
 
 from ._weights_unpickler import WeightsUnpickler
-from .core.trace import Tracer as _Tracer
+from ._src.core.trace import Tracer as _Tracer
 from .tensor._dtype import dtype as _DType
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",

@@ -13,11 +13,11 @@ from typing import Callable
 
 import numpy as np
 
-from .core.array import ArrayBase, canonical_array
-from .core.backend import Device, devices
-from .core.tree_util import tree_leaves, tree_map
-from .primitives.shape import reshape as _reshape
-from .transforms.batching import vmap
+from ._src.core.array import ArrayBase, canonical_array
+from ._src.core.backend import Device, devices
+from ._src.core.tree_util import tree_leaves, tree_map
+from ._src.prims.shape import reshape as _reshape
+from ._src.interpreters.batching import vmap
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "Mesh", "PartitionSpec", "AbstractMesh", "Shard"]
 

@@ -6,7 +6,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from .core.array import ArrayBase
+from ._src.core.array import ArrayBase
 
 ArrayLike = Union[ArrayBase, np.ndarray, np.bool_, np.number, bool, int, float, complex]
 DTypeLike = Union[str, type, np.dtype, Any]

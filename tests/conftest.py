@@ -14,7 +14,7 @@ settings.load_profile(os.environ.get("FUNCGRAD_HYPOTHESIS_PROFILE", "ci"))
 # FUNCGRAD_COMPILE_EVERY_BACKWARD=1: every eligible eager backward walk runs compiled from its first call
 # (normally from the second call of a repeated tape), so the whole suite checks the compiled walks.
 if os.environ.get("FUNCGRAD_COMPILE_EVERY_BACKWARD"):
-    from funcgrad.transforms import backward_cache
+    from funcgrad._src.interpreters import backward_cache
     backward_cache.config.compile_on_first = True
 
 

@@ -1,4 +1,4 @@
-"""Compiled backward walks of repeated tapes (funcgrad/transforms/backward_cache.py): the compiled walk
+"""Compiled backward walks of repeated tapes (funcgrad/_src/interpreters/backward_cache.py): the compiled walk
 gives what the interpreted walk gives, sees each call's own values, and serves only the tapes it may."""
 import contextlib
 
@@ -8,9 +8,9 @@ from hypothesis import given
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
-from funcgrad.primitives import elementwise as ew
-from funcgrad.transforms import ad
-from funcgrad.transforms import backward_cache as bc
+from funcgrad._src.prims import elementwise as ew
+from funcgrad._src.interpreters import ad
+from funcgrad._src.interpreters import backward_cache as bc
 from test_jit_random_programs import build, programs
 
 

@@ -17,11 +17,11 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
-from funcgrad.core import aval as _aval
+from funcgrad._src.core import aval as _aval
 from funcgrad.numpy import _promote
-from funcgrad.primitives import linalg as _linalg
-from funcgrad.transforms import backward_cache
-from funcgrad.transforms.compiler import blocked
+from funcgrad._src.prims import linalg as _linalg
+from funcgrad._src.interpreters import backward_cache
+from funcgrad._src.interpreters.compiler import blocked
 
 THREADS = 8
 
@@ -86,7 +86,7 @@ def jit_cache_size_1():
 
 def _check_bytes_accounting(f):
     """The cache's byte count is that of the distinct constant buffers its entries hold."""
-    from funcgrad.transforms.jit import _buffer_roots
+    from funcgrad._src.interpreters.jit import _buffer_roots
     roots = {}
     for e in f._cache.values():
         roots.update(_buffer_roots(e))

@@ -1,4 +1,4 @@
-"""The `pads` pass (funcgrad/transforms/compiler/pads.py): sums of zero-padded disjoint blocks become one
+"""The `pads` pass (funcgrad/_src/interpreters/compiler/pads.py): sums of zero-padded disjoint blocks become one
 concatenation, with values bit for bit those of the additions (signed zeros included)."""
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.lax as lax
 import funcgrad.numpy as jnp
-from funcgrad.transforms import compiler
+from funcgrad._src.interpreters import compiler
 
 
 def names(j):

@@ -9,11 +9,11 @@ import pytest
 import funcgrad as fg
 import funcgrad.lax as lax
 import funcgrad.numpy as jnp
-from funcgrad.core.aval import ShapedArray
-from funcgrad.core.jaxpr import Eqn, Jaxpr, Var, eval_jaxpr
-from funcgrad.core.primitive import registry
-from funcgrad.transforms import compiler
-from funcgrad.transforms.compiler import (cse, dce, fold_constants, forward_inputs, fusion, inline_calls,
+from funcgrad._src.core.aval import ShapedArray
+from funcgrad._src.core.jaxpr import Eqn, Jaxpr, Var, eval_jaxpr
+from funcgrad._src.core.primitive import registry
+from funcgrad._src.interpreters import compiler
+from funcgrad._src.interpreters.compiler import (cse, dce, fold_constants, forward_inputs, fusion, inline_calls,
                                           simplify)
 
 

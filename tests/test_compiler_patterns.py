@@ -1,4 +1,4 @@
-"""Code-generation rewrites (funcgrad/transforms/compiler/patterns.py): the pattern is found, the
+"""Code-generation rewrites (funcgrad/_src/interpreters/compiler/patterns.py): the pattern is found, the
 generated code changes as intended, and the values are exactly eager's (ties, NaN, inf included)."""
 import contextlib
 
@@ -7,7 +7,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
-from funcgrad.transforms import compiler
+from funcgrad._src.interpreters import compiler
 
 
 @contextlib.contextmanager

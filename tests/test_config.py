@@ -7,7 +7,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
-from funcgrad.core.primitive import fp_checks
+from funcgrad._src.core.primitive import fp_checks
 
 
 @pytest.fixture(autouse=True)
@@ -115,7 +115,7 @@ def test_rank_promotion_raise_warn_allow():
 
 
 def test_config_module_imports_nothing_above_core():
-    """The options live on the modules that read them (registered in core.options); funcgrad.config reaches
+    """The options live on the modules that read them (registered in _src.core.options); funcgrad.config reaches
     them through that registry, so it imports only core and nothing of jit, the compiler or random."""
     import ast
     import pathlib
@@ -124,13 +124,13 @@ def test_config_module_imports_nothing_above_core():
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.level > 0:
             mods.append(node.module or "")
-    assert mods and all(m == "core" or m.startswith("core.") for m in mods), mods
+    assert mods and all(m == "_src.core" or m.startswith("_src.core.") for m in mods), mods
 
 
 def test_options_reach_the_modules_that_read_them():
-    from funcgrad.core import options
-    from funcgrad.transforms import backward_cache
-    from funcgrad.transforms.jit import config as jit_config
+    from funcgrad._src.core import options
+    from funcgrad._src.interpreters import backward_cache
+    from funcgrad._src.interpreters.jit import config as jit_config
     prev = fg.config.read("jit_cache_size")
     try:
         fg.config.update("jax_jit_cache_size", 17)

@@ -15,11 +15,11 @@ from hypothesis import given, strategies as st
 import funcgrad as fg
 import funcgrad.lax as lax
 import funcgrad.numpy as jnp
-from funcgrad.core.primitive import registry
-from funcgrad.primitives import conv, windowed
-from funcgrad.primitives.conv import ConvDimensionNumbers, conv_general_dilated
-from funcgrad.primitives.elementwise import ge_p, le_p
-from funcgrad.primitives.windowed import reduce_window
+from funcgrad._src.core.primitive import registry
+from funcgrad._src.prims import conv, windowed
+from funcgrad._src.prims.conv import ConvDimensionNumbers, conv_general_dilated
+from funcgrad._src.prims.elementwise import ge_p, le_p
+from funcgrad._src.prims.windowed import reduce_window
 from funcgrad.testing import check_grads
 
 from cases.conv import CASES

@@ -17,7 +17,7 @@ import pytest
 
 import funcgrad
 import funcgrad.numpy as jnp
-from funcgrad.core import dtypes
+from funcgrad._src.core import dtypes
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                 np.uint32, np.uint64, np.float16, np.float32, np.float64,

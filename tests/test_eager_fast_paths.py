@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
-from funcgrad.primitives.shape import broadcast_in_dim
+from funcgrad._src.prims.shape import broadcast_in_dim
 
 torch = pytest.importorskip("torch")
 
@@ -345,7 +345,7 @@ def test_matmul_with_a_shared_matrix_is_one_product(sa, sb):
 def test_tensor_relu_is_one_primitive_with_torchs_values_and_gradient(dtype, n):
     """torch.relu as one relu primitive (one recorded node): NaN stays NaN with gradient 1, zero and
     negatives give 0 with gradient 0, as torch's threshold backward; small and large tensors alike."""
-    from funcgrad.primitives.elementwise import relu_p
+    from funcgrad._src.prims.elementwise import relu_p
     rng = np.random.default_rng(0)
     a = rng.standard_normal(n).astype(dtype)
     a[:7] = [-0.0, 0.0, -1.0, np.nan, 2.0, -np.inf, np.inf]

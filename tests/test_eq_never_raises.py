@@ -14,7 +14,7 @@ import pytest
 
 import funcgrad
 import funcgrad.numpy as fnp
-from funcgrad.core.aval import ShapedArray
+from funcgrad._src.core.aval import ShapedArray
 from funcgrad.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
 

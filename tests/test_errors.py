@@ -4,7 +4,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
-from funcgrad.core.primitive import registry
+from funcgrad._src.core.primitive import registry
 
 
 def test_grad_of_non_scalar_output():
@@ -46,7 +46,7 @@ def test_matmul_shape_mismatch():
 
 
 def test_primitive_shape_rule_names_line_under_jit():
-    from funcgrad.primitives import elementwise as ew
+    from funcgrad._src.prims import elementwise as ew
 
     def f(x, y):
         return ew.add(x, y)

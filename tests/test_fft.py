@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 import funcgrad as fg
 import funcgrad.numpy as jnp
 import funcgrad.numpy.fft as jfft
-from funcgrad.core import dtypes
-from funcgrad.primitives import elementwise as ew
-from funcgrad.primitives.fft import fft as lax_fft
+from funcgrad._src.core import dtypes
+from funcgrad._src.prims import elementwise as ew
+from funcgrad._src.prims.fft import fft as lax_fft
 
 from cases.fft import fft_case
 

@@ -553,7 +553,7 @@ def test_random_view_inplace_programs_match_torch_func(shape, steps, seed):
 def test_view_regions_match_numpy_aliasing(shape, chain):
     """Where a view lies in its root (a box written by dynamic_update_slice, or flat positions scattered) agrees
     with NumPy's own aliasing of the same view of a buffer."""
-    from funcgrad.core.array import Array
+    from funcgrad._src.core.array import Array
     from funcgrad.tensor import _functional as FN
     root = fg.arange(int(np.prod(shape)), dtype=fg.float64).reshape(tuple(shape)) * 1.0
     v = root

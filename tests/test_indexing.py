@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
-from funcgrad.primitives import indexing as ix
+from funcgrad._src.prims import indexing as ix
 from cases.indexing import CASES
 from fd import fd_grad
 

@@ -6,7 +6,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
-from funcgrad.transforms import compiler
+from funcgrad._src.interpreters import compiler
 
 
 def test_cache_hits_on_same_signature_and_retraces_on_new_shape():
@@ -131,7 +131,7 @@ def test_input_forwarded_to_output_and_constant_output():
 
 
 def test_cache_is_bounded():
-    from funcgrad.transforms.jit import config
+    from funcgrad._src.interpreters.jit import config
     old = config.jit_cache_size
     config.jit_cache_size = 2
     try:

@@ -20,9 +20,9 @@ from hypothesis import given, strategies as st
 import funcgrad as fg
 import funcgrad.lax as lax
 import funcgrad.numpy as jnp
-from funcgrad.primitives import elementwise as ew
-from funcgrad.transforms import compiler
-from funcgrad.transforms.compiler import codegen, cuda_kernels, fusion
+from funcgrad._src.prims import elementwise as ew
+from funcgrad._src.interpreters import compiler
+from funcgrad._src.interpreters.compiler import codegen, cuda_kernels, fusion
 
 GCC = shutil.which("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc is not on PATH (needed to compile the kernels as C)")

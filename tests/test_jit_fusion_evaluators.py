@@ -7,8 +7,8 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
-from funcgrad.transforms import compiler
-from funcgrad.transforms.compiler import numexpr_eval
+from funcgrad._src.interpreters import compiler
+from funcgrad._src.interpreters.compiler import numexpr_eval
 
 EVALUATORS = [
     "numpy",

@@ -10,8 +10,8 @@ import pytest
 import funcgrad as fg
 import funcgrad.lax as lax
 import funcgrad.numpy as jnp
-from funcgrad.transforms import compiler
-from funcgrad.transforms.compiler import parallel
+from funcgrad._src.interpreters import compiler
+from funcgrad._src.interpreters.compiler import parallel
 
 
 @contextlib.contextmanager

@@ -16,8 +16,8 @@ from hypothesis import given, strategies as st
 import funcgrad as fg
 import funcgrad.lax as lax
 import funcgrad.numpy as jnp
-from funcgrad.transforms import compiler
-from funcgrad.transforms.compiler import numexpr_eval
+from funcgrad._src.interpreters import compiler
+from funcgrad._src.interpreters.compiler import numexpr_eval
 
 SHAPE = (3, 4)
 
@@ -195,7 +195,7 @@ def test_jit_of_value_and_grad_matches_eager_on_random_programs(program):
 @given(programs())
 def test_optimised_jaxpr_evaluates_like_the_original(program):
     """optimize() is semantics-preserving as a jaxpr (what pjit differentiates and batches)."""
-    from funcgrad.core.jaxpr import eval_jaxpr
+    from funcgrad._src.core.jaxpr import eval_jaxpr
     f, inputs = build(program)
     jaxpr = fg.make_jaxpr(f)(*inputs)
     before = str(jaxpr)

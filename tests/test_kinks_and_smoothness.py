@@ -16,7 +16,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.primitives import elementwise as ew
+from funcgrad._src.prims import elementwise as ew
 
 LN2 = math.log(2.0)
 INF, NAN = math.inf, math.nan

@@ -10,8 +10,8 @@ from numpy.linalg import LinAlgError
 import funcgrad as fg
 import funcgrad.numpy as jnp
 import funcgrad.numpy.linalg as la
-from funcgrad.core.primitive import registry
-from funcgrad.primitives import linalg_decomp as ld
+from funcgrad._src.core.primitive import registry
+from funcgrad._src.prims import linalg_decomp as ld
 from funcgrad.testing import check_grads
 from fd import fd_grad
 

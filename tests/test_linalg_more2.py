@@ -8,7 +8,7 @@ import pytest
 import funcgrad
 import funcgrad.numpy as jnp
 from funcgrad import lax
-from funcgrad.core import dtypes
+from funcgrad._src.core import dtypes
 from funcgrad.testing import check_grads
 
 RNG = np.random.default_rng(0)

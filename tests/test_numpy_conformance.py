@@ -19,8 +19,8 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import funcgrad.numpy as fnp
-from funcgrad.core import dtypes as _dtypes
-from funcgrad.core.array import Array
+from funcgrad._src.core import dtypes as _dtypes
+from funcgrad._src.core.array import Array
 
 
 def default_float():

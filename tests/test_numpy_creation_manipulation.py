@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 import funcgrad
 import funcgrad.numpy as jnp
 from funcgrad import grad, jit, vmap
-from funcgrad.core import dtypes
+from funcgrad._src.core import dtypes
 from funcgrad.testing import check_grads
 
 pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"),

@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import funcgrad
 import funcgrad.numpy as jnp
-from funcgrad.core import dtypes
+from funcgrad._src.core import dtypes
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

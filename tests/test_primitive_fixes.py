@@ -13,7 +13,7 @@ import pytest
 
 import funcgrad as fg
 from funcgrad import lax
-from funcgrad.primitives import indexing
+from funcgrad._src.prims import indexing
 
 torch = pytest.importorskip("torch")
 
@@ -171,7 +171,7 @@ def test_interpolate_backward_matches_torch(mode, kw):
 # --- scan: the backward body is built once -----------------------------------------------------------
 
 def test_lstm_backward_compiles_once_and_matches_torch(monkeypatch):
-    from funcgrad.transforms import compiler
+    from funcgrad._src.interpreters import compiler
     rng = np.random.default_rng(0)
     x = rng.standard_normal((5, 3, 4)).astype(np.float32)
     tm = torch.nn.LSTM(4, 6)

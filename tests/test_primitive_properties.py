@@ -48,9 +48,9 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import funcgrad
-from funcgrad.core import dtypes
-from funcgrad.core.array import ArrayBase, to_array
-from funcgrad.core.primitive import registry
+from funcgrad._src.core import dtypes
+from funcgrad._src.core.array import ArrayBase, to_array
+from funcgrad._src.core.primitive import registry
 from funcgrad.testing import check_grads, check_jvp, check_vjp
 from funcgrad.testing.strategies import special_values
 from funcgrad.tree_util import tree_flatten, tree_unflatten
@@ -560,7 +560,7 @@ def test_zero_derivative(name, data):
 # --- specific regressions found by the properties above -------------------------------------------
 
 def test_dot_general_accumulates_in_preferred_type():
-    from funcgrad.primitives.linalg import dot_general
+    from funcgrad._src.prims.linalg import dot_general
     x, y = np.array([1.0, 1e-8], np.float32), np.ones(2, np.float32)
     out = dot_general(to_array(x), to_array(y), (((0,), (0,)), ((), ())), preferred_element_type=np.float64)
     assert out.dtype == np.float64
@@ -568,7 +568,7 @@ def test_dot_general_accumulates_in_preferred_type():
 
 
 def test_pow_mixed_second_derivative_at_zero_exponent():
-    from funcgrad.primitives.elementwise import pow
+    from funcgrad._src.prims.elementwise import pow
     x = np.float64(2.0)
     d2 = funcgrad.grad(lambda y: funcgrad.grad(lambda x: pow(x, y))(x))
     assert float(d2(np.float64(0.0))) == pytest.approx(1 / x)  # d2/dxdy x**y = x**(y-1) (1 + y log x)

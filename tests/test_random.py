@@ -15,8 +15,8 @@ import pytest
 import funcgrad
 import funcgrad.numpy as jnp
 import funcgrad.random as jr
-from funcgrad.core import dtypes
-from funcgrad.primitives.prng import random_gamma_grad, threefry2x32
+from funcgrad._src.core import dtypes
+from funcgrad._src.prims.prng import random_gamma_grad, threefry2x32
 
 U32 = np.uint32
 N = 10_000

@@ -1,4 +1,4 @@
-"""The blocked evaluation of random samples (funcgrad.primitives._util.BLOCK_SIZE: threefry2x32's and
+"""The blocked evaluation of random samples (funcgrad._src.prims._util.BLOCK_SIZE: threefry2x32's and
 erf_inv's NumPy kernels, and funcgrad.random's blockwise bits -> uniform -> normal on concrete keys)
 gives the bits of the unblocked computation, whatever the block size."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 
 import funcgrad
 import funcgrad.random as jr
-from funcgrad.primitives import _util
-from funcgrad.primitives import prng, special
+from funcgrad._src.prims import _util
+from funcgrad._src.prims import prng, special
 from funcgrad.random import _keys
 
 UNBLOCKED = 2 ** 62   # one block holds any array: the plain whole-array computation

@@ -19,7 +19,7 @@ import pytest
 
 import funcgrad
 import funcgrad.random as fr
-from funcgrad.core import dtypes
+from funcgrad._src.core import dtypes
 from funcgrad.random import _util
 
 try:

@@ -1,4 +1,4 @@
-"""Edge cases of the jax.scipy.special functions that are primitive cards (funcgrad/primitives/scipy_special.py):
+"""Edge cases of the jax.scipy.special functions that are primitive cards (funcgrad/_src/prims/scipy_special.py):
 entr, xlogy, xlog1py, ndtri, exp1, expi, expn, sici (si, ci), fresnel, spence, dawsn, wofz. The registry-wide
 property tests (tests/test_primitive_properties.py, cases in tests/cases/scipy_special.py) check their
 rules in general; these check the limits, the non-differentiable order of expn, complex wofz, float32
@@ -13,7 +13,7 @@ import pytest
 import funcgrad
 import funcgrad.numpy as jnp
 import funcgrad.scipy.special as fs
-from funcgrad.core.primitive import registry
+from funcgrad._src.core.primitive import registry
 
 ss = pytest.importorskip("scipy.special")
 

@@ -16,8 +16,8 @@ from hypothesis.extra import numpy as hnp
 import funcgrad
 import funcgrad.lax as lax
 import funcgrad.numpy as jnp
-from funcgrad.core import dtypes
-from funcgrad.core.errors import ConcretizationError
+from funcgrad._src.core import dtypes
+from funcgrad._src.core.errors import ConcretizationError
 from funcgrad.testing import check_grads
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")

@@ -14,8 +14,8 @@ from hypothesis.extra import numpy as hnp
 
 import funcgrad
 import funcgrad.numpy as jnp
-from funcgrad.core import dtypes
-from funcgrad.core.errors import ConcretizationError
+from funcgrad._src.core import dtypes
+from funcgrad._src.core.errors import ConcretizationError
 from funcgrad.numpy._statistics import logsumexp
 from funcgrad.testing import check_grads
 

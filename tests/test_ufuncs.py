@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import funcgrad
 import funcgrad.numpy as jnp
 import funcgrad.scipy.special as jsp
-from funcgrad.core import dtypes
+from funcgrad._src.core import dtypes
 from funcgrad.testing import arrays, check_grads, shapes
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")

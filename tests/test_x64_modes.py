@@ -18,8 +18,8 @@ import pytest
 import funcgrad
 import funcgrad.lax as flax
 import funcgrad.numpy as fjnp
-from funcgrad.core import dtypes
-from funcgrad.core.array import canonical_array
+from funcgrad._src.core import dtypes
+from funcgrad._src.core.array import canonical_array
 
 
 @contextlib.contextmanager

@@ -16,10 +16,10 @@ from .. import lax
 from .. import numpy as jnp
 from ..numpy._promote import normalize_index
 from ..numpy._statistics import logsumexp
-from ..core.array import ArrayBase, canonical_array
-from ..primitives import elementwise as ew
-from ..primitives.reduction import reduce_max, reduce_sum
-from ..primitives.shape import broadcast_in_dim
+from .._src.core.array import ArrayBase, canonical_array
+from .._src.prims import elementwise as ew
+from .._src.prims.reduction import reduce_max, reduce_sum
+from .._src.prims.shape import broadcast_in_dim
 from ..scipy._special_more import log1mexp  # noqa: F401 - jax.nn.log1mexp
 
 __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",

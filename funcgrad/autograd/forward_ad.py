@@ -220,7 +220,7 @@ def has_tangent(ts) -> bool:
 def _tangent_fn(fn, nprim: int, has: list):
     """(primals..., tangents of the inputs in `has`) -> output tangents of fn, by funcgrad's jvp. A tangent
     keeps its own dtype (torch allows a float64 tangent on a float32 primal; the rules then promote)."""
-    from ..transforms.ad import jvp
+    from .._src.interpreters.ad import jvp
 
     def g(*arrs):
         prims = list(arrs[:nprim])

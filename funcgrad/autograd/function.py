@@ -5,8 +5,8 @@ import numpy as np
 
 from . import graph as _graph
 from .grad_mode import _force_grad, state as _gs
-from ..core.array import Array as _Array
-from ..core.trace import Tracer as _Tracer
+from .._src.core.array import Array as _Array
+from .._src.core.trace import Tracer as _Tracer
 
 
 class FunctionCtx:
@@ -295,8 +295,8 @@ def _apply_under_transform(cls, args, kwargs):
     T = _graph._TENSOR
     from .. import numpy as _fnp
     from .._jax_api import ShapeDtypeStruct as _ShapeDtype, pure_callback as _pure_callback
-    from ..core.errors import ConcretizationError
-    from ..transforms.custom import custom_vjp
+    from .._src.core.errors import ConcretizationError
+    from .._src.interpreters.custom import custom_vjp
     pos = [i for i, a in enumerate(args) if isinstance(a, T.Tensor)]
     needs = tuple(i in pos for i in range(len(args)))
 

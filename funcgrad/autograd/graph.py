@@ -2,7 +2,7 @@
 
 A `Node` is made when an operation on tensors that require grad runs with grad mode on. It holds the
 operation's record: usually a `Recorded` (the primitive binds the op made eagerly, with their values),
-else the tape `funcgrad.transforms.ad.record` made of it; plus the Array-level function itself, the
+else the tape `funcgrad._src.interpreters.ad.record` made of it; plus the Array-level function itself, the
 input tensors with their storage versions, and one edge per differentiable input (the input's own
 grad_fn, or its leaf's AccumulateGrad). Backward walks nodes in topological order and applies the
 record's vjp rules to the cotangents: every derivative formula used is a primitive's own vjp rule.
@@ -20,10 +20,10 @@ import weakref
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import Array
-from ..core.trace import Tracer, new_trace
-from ..transforms import ad
+from .._src.core import dtypes
+from .._src.core.array import Array
+from .._src.core.trace import Tracer, new_trace
+from .._src.interpreters import ad
 from .grad_mode import _force_grad, state as _gs
 
 _seq = itertools.count()
@@ -64,13 +64,13 @@ def _user_stack():
 def _conj_if_complex(a):
     """conj(a) for complex Arrays (or tracers), a itself otherwise."""
     if a.dtype.kind == "c":
-        from ..primitives.elementwise import conj
+        from .._src.prims.elementwise import conj
         return conj(a)
     return a
 
 
 class Recorded:
-    """An operation recorded eagerly (see funcgrad.core.primitive.record_eager): its differentiable input
+    """An operation recorded eagerly (see funcgrad._src.core.primitive.record_eager): its differentiable input
     Arrays, the primitive binds it made as (prim, params, args, out), and its output Arrays. Backward
     applies the primitives' vjp rules directly. The equivalent `ad.Tape` (`trace`, `inputs`, `outputs`)
     is built on first use by the rarer paths that inspect the tape's structure."""
@@ -154,9 +154,9 @@ class Recorded:
     def _build(self):
         tape = self._tape
         if tape is None:
-            from ..core.array import get_aval
-            from ..core.jaxpr import Eqn, Var
-            from ..core.trace import Trace
+            from .._src.core.array import get_aval
+            from .._src.core.jaxpr import Eqn, Var
+            from .._src.core.trace import Trace
             trace = Trace(0, True, "autograd", "")
             trace.alive = False
             var = {}
@@ -200,8 +200,8 @@ class Recorded:
 
 def _unbroadcast(c, shape):
     """c summed down to `shape` (the adjoint of NumPy's implicit broadcasting to c.shape)."""
-    from ..primitives.reduction import reduce_sum
-    from ..primitives.shape import reshape
+    from .._src.prims.reduction import reduce_sum
+    from .._src.prims.shape import reshape
     lead = c.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and c.shape[lead + i] != 1)
     if axes:

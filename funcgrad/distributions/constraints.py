@@ -324,7 +324,7 @@ class _Symmetric(_Square):
 
 
 def _traced(x) -> bool:
-    from ..core.trace import Tracer
+    from .._src.core.trace import Tracer
     return isinstance(x, Tracer)
 
 

@@ -8,7 +8,7 @@ from numbers import Number
 
 from ..tensor import _jnp as jnp
 from .. import random as jr
-from ..primitives.elementwise import abs as _abs
+from .._src.prims.elementwise import abs as _abs
 from ..scipy import special as sps
 from ..tensor._dtype import Size
 from . import constraints

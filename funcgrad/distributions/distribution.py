@@ -15,8 +15,8 @@ import numpy as np
 
 from ..tensor import _jnp as jnp
 from ..autograd.grad_mode import no_grad
-from ..core.array import ArrayBase
-from ..core.tree_util import register_pytree_node
+from .._src.core.array import ArrayBase
+from .._src.core.tree_util import register_pytree_node
 from ..tensor._dtype import Size
 from ..tensor._tensor import Tensor
 from . import constraints

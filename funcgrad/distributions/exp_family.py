@@ -30,7 +30,7 @@ class ExponentialFamily(Distribution):
         nat = self._natural_params
 
         def f(*ps):
-            from ..transforms.ad import vjp
+            from .._src.interpreters.ad import vjp
             lg, pull = vjp(lambda *q: jnp.sum(self._log_normalizer(*q)), *ps)
             grads = pull(jnp.ones_like(lg))
             out = -carrier + self._log_normalizer(*ps)

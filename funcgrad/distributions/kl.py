@@ -8,7 +8,7 @@ from functools import total_ordering
 from typing import Callable
 
 from ..tensor import _jnp as jnp
-from ..primitives.elementwise import abs as _abs
+from .._src.prims.elementwise import abs as _abs
 from ..scipy import special as sps
 from .continuous import (Beta, Cauchy, ContinuousBernoulli, Dirichlet, Exponential, Gamma, HalfNormal, Laplace,
                          Normal, Uniform, softplus)
@@ -196,7 +196,7 @@ def _kl_expfamily_expfamily(p, q):
 
     def f(*ps):
         from ..lax import stop_gradient
-        from ..transforms.ad import vjp
+        from .._src.interpreters.ad import vjp
         pn, qn = [stop_gradient(x) for x in ps[:n]], ps[n:]
         lg, pull = vjp(lambda *a: p._log_normalizer(*a), *pn)
         grads = pull(jnp.ones_like(lg))

@@ -7,7 +7,7 @@ from numbers import Number
 from ..tensor import _jnp as jnp
 from .. import random as jr
 from ..numpy import linalg as jla
-from ..primitives.linalg_decomp import triangular_solve
+from .._src.prims.linalg_decomp import triangular_solve
 from ..scipy import special as sps
 from ..tensor._dtype import Size
 from . import constraints

@@ -11,10 +11,10 @@ import weakref
 from typing import Sequence
 
 from ..tensor import _jnp as jnp
-from ..core.array import ArrayBase
-from ..core.tree_util import register_pytree_node
+from .._src.core.array import ArrayBase
+from .._src.core.tree_util import register_pytree_node
 from ..numpy import linalg as jla
-from ..primitives.elementwise import abs as _abs
+from .._src.prims.elementwise import abs as _abs
 from ..tensor._dtype import Size
 from ..tensor._tensor import Tensor
 from . import constraints

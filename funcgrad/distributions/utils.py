@@ -14,8 +14,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..tensor import _jnp as jnp
-from ..core.array import ArrayBase
-from ..core.trace import Tracer
+from .._src.core.array import ArrayBase
+from .._src.core.trace import Tracer
 from ..scipy import special as sps
 from ..tensor._tensor import Tensor, _apply, _apply_nograd
 from ..autograd.grad_mode import enable_grad

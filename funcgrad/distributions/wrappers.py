@@ -9,7 +9,7 @@ from numbers import Number
 from ..tensor import _jnp as jnp
 from .. import random as jr
 from ..scipy import special as sps
-from ..core.array import ArrayBase
+from .._src.core.array import ArrayBase
 from ..tensor._dtype import Size
 from ..tensor._tensor import Tensor
 from . import constraints

@@ -21,7 +21,7 @@ from .. import numpy as jnp
 from .. import random
 from ..nn import elu, gelu, leaky_relu, log_softmax, relu, selu, sigmoid, softmax, softplus, standardize
 from ..nn.initializers import glorot_normal, normal, ones, zeros
-from ..primitives.conv import padtype_to_pads
+from .._src.prims.conv import padtype_to_pads
 
 __all__ = ["AvgPool", "BatchNorm", "Conv", "Conv1DTranspose", "ConvTranspose", "Dense", "Dropout", "Elu", "Exp",
            "FanInConcat", "FanInSum", "FanOut", "Flatten", "Gelu", "GeneralConv", "GeneralConvTranspose",

@@ -31,5 +31,5 @@ def io_callback(callback: Callable, result_shape_dtypes, *args, sharding=None, o
     it runs even if its results are unused) and vmap (once per element, in order). Results are
     described by `result_shape_dtypes` (ShapeDtypeStructs). Not differentiable."""
     from .._jax_api import _pure_like
-    from ..primitives.callbacks import io_callback_p
+    from .._src.prims.callbacks import io_callback_p
     return _pure_like(io_callback_p, "io_callback", callback, result_shape_dtypes, args, kwargs, None)

@@ -16,10 +16,10 @@ import numpy as np
 
 from .. import numpy as jnp
 from .._jax_api import closure_convert
-from ..core.tree_util import tree_leaves, tree_map
+from .._src.core.tree_util import tree_leaves, tree_map
 from ..flatten_util import ravel_pytree
-from ..primitives import control_flow as cf
-from ..transforms import custom_vjp, jit, vjp, vmap
+from .._src.control import flow as cf
+from .._src.interpreters import custom_vjp, jit, vjp, vmap
 
 __all__ = ["odeint"]
 

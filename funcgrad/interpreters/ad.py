@@ -18,11 +18,11 @@ class Zero:
 
     @staticmethod
     def from_primal_value(x):
-        from ..core.array import get_aval
+        from .._src.core.array import get_aval
         return Zero(get_aval(x))
 
     def instantiate(self):
-        from ..primitives.shape import full
+        from .._src.prims.shape import full
         return full(self.aval.shape, 0, self.aval.dtype)
 
     def __repr__(self) -> str:

@@ -7,11 +7,11 @@ dtype (they are weakly typed).
 The functions live in this package's family modules (_elementwise, _shapes, _reductions, _indexing,
 _dot, _conv, _program, _types, _implicit, _primitives); this module only gathers them.
 """
-from ..primitives.collectives import (all_gather, all_to_all, axis_index, axis_size, pmax, pmean,  # noqa: F401
+from .._src.prims.collectives import (all_gather, all_to_all, axis_index, axis_size, pmax, pmean,  # noqa: F401
                                       pmin, ppermute, pshuffle, psum, psum_scatter, pswapaxes)
-from ..primitives.control_flow import (associative_scan, cond, fori_loop, map, scan, switch,  # noqa: F401,A004
+from .._src.control.flow import (associative_scan, cond, fori_loop, map, scan, switch,  # noqa: F401,A004
                                         while_loop)
-from ..primitives.fft import fft  # noqa: F401
+from .._src.prims.fft import fft  # noqa: F401
 from ._types import *  # noqa: F401,F403
 from ._elementwise import *  # noqa: F401,F403
 from ._shapes import *  # noqa: F401,F403

@@ -13,12 +13,12 @@ import math
 
 import numpy as np
 
-from ..core.array import ArrayBase, canonical_array, to_array
-from ..core.aval import ShapedArray
-from ..primitives.conv import (conv, conv_dimension_numbers, conv_general_dilated, conv_with_general_padding,
+from .._src.core.array import ArrayBase, canonical_array, to_array
+from .._src.core.aval import ShapedArray
+from .._src.prims.conv import (conv, conv_dimension_numbers, conv_general_dilated, conv_with_general_padding,
                                padtype_to_pads)
-from ..primitives.shape import rev, transpose
-from ..transforms.batching import trace_to_jaxpr
+from .._src.prims.shape import rev, transpose
+from .._src.interpreters.batching import trace_to_jaxpr
 
 __all__ = ["conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_dilated_patches",
            "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose", "conv_transpose_shape_tuple",

@@ -2,12 +2,12 @@
 dot_general."""
 from __future__ import annotations
 
-from ..core import dtypes
-from ..core.array import ArrayBase, canonical_array
-from ..primitives import elementwise as _ew
-from ..primitives import shape as _sh
-from ..primitives.cumulative import cumsum
-from ..primitives.linalg import dot_general
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, canonical_array
+from .._src.prims import elementwise as _ew
+from .._src.prims import shape as _sh
+from .._src.prims.cumulative import cumsum
+from .._src.prims.linalg import dot_general
 
 __all__ = ["batch_matmul", "dot", "dot_general", "ragged_dot"]
 

@@ -9,23 +9,23 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase, canonical_array, to_array
-from ..core.aval import ShapedArray
-from ..primitives import elementwise as _ew
-from ..primitives import shape as _sh
-from ..primitives.callbacks import pure_callback_p
-from ..primitives.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: A004
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, canonical_array, to_array
+from .._src.core.aval import ShapedArray
+from .._src.prims import elementwise as _ew
+from .._src.prims import shape as _sh
+from .._src.prims.callbacks import pure_callback_p
+from .._src.prims.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: A004
                                       integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
                                       rsqrt, select, sign, sin, sqrt, stop_gradient, sub, tanh)
-from ..primitives.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh,  # noqa: A004
+from .._src.prims.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh,  # noqa: A004
                                       bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
                                       cbrt, ceil, clamp, complex, conj, cosh, exp2, floor, imag, is_finite,
                                       nextafter, population_count, real, rem, round, shift_left,
                                       shift_right_arithmetic, shift_right_logical, sinh, tan)
-from ..primitives.special import digamma, erf, erf_inv, erfc, lgamma, polygamma
-from ..primitives.special_functions2 import bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a, igammac
-from ..primitives.prng import random_gamma_grad
+from .._src.prims.special import digamma, erf, erf_inv, erfc, lgamma, polygamma
+from .._src.prims.special_functions2 import bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a, igammac
+from .._src.prims.prng import random_gamma_grad
 
 __all__ = ["abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bessel_i0e", "bessel_i1e",
            "betainc", "bitcast_convert_type", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cbrt",

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Callable
 
 from .._jax_api import closure_convert
-from ..core.tree_util import tree_map
-from ..primitives.elementwise import zeros_like
-from ..transforms.ad import vjp
-from ..transforms.custom import custom_vjp
+from .._src.core.tree_util import tree_map
+from .._src.prims.elementwise import zeros_like
+from .._src.interpreters.ad import vjp
+from .._src.interpreters.custom import custom_vjp
 
 __all__ = ["custom_root", "custom_linear_solve"]
 

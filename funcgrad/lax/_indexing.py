@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.array import ArrayBase, canonical_array, to_array
-from ..primitives import elementwise as _ew
-from ..primitives import shape as _sh
-from ..primitives.indexing import gather, scatter, scatter_add, scatter_max, scatter_min, scatter_mul
+from .._src.core.array import ArrayBase, canonical_array, to_array
+from .._src.prims import elementwise as _ew
+from .._src.prims import shape as _sh
+from .._src.prims.indexing import gather, scatter, scatter_add, scatter_max, scatter_min, scatter_mul
 from ._types import GatherScatterMode
 
 __all__ = ["gather", "index_take", "scatter", "scatter_add", "scatter_apply", "scatter_max", "scatter_min",

@@ -2,7 +2,7 @@
 operation as JAX's primitive."""
 from __future__ import annotations
 
-from ..core.primitive import registry as _registry
+from .._src.core.primitive import registry as _registry
 
 # JAX name -> funcgrad card name. Cards whose operands or params are laid out differently from JAX's
 # primitive (gather, scatter, select_n, cond, ...) are left out.

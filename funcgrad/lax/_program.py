@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import functools
 
-from ..core.array import Array
-from ..core.tree_util import tree_leaves, tree_map
+from .._src.core.array import Array
+from .._src.core.tree_util import tree_leaves, tree_map
 from ..sharding import Sharding
 
 __all__ = ["composite", "optimization_barrier", "platform_dependent", "with_sharding_constraint"]

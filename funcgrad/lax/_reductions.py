@@ -6,16 +6,16 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase, canonical_array
-from ..core.tree_util import tree_flatten, tree_unflatten
-from ..primitives import elementwise as _ew
-from ..primitives import shape as _sh
-from ..primitives.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum, reduce_and, reduce_or
-from ..primitives.reduction import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum
-from ..primitives.sorting import sort, sort_key_val, top_k
-from ..primitives.windowed import reduce_window
-from ..transforms.jit import make_jaxpr
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, canonical_array
+from .._src.core.tree_util import tree_flatten, tree_unflatten
+from .._src.prims import elementwise as _ew
+from .._src.prims import shape as _sh
+from .._src.prims.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum, reduce_and, reduce_or
+from .._src.prims.reduction import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum
+from .._src.prims.sorting import sort, sort_key_val, top_k
+from .._src.prims.windowed import reduce_window
+from .._src.interpreters.jit import make_jaxpr
 
 __all__ = ["approx_max_k", "approx_min_k", "argmax", "argmin", "cumlogsumexp", "cummax", "cummin", "cumprod",
            "cumsum", "reduce", "reduce_and", "reduce_max", "reduce_min", "reduce_or", "reduce_prod",

@@ -8,11 +8,11 @@ import operator
 
 import numpy as np
 
-from ..core.array import ArrayBase, canonical_array
-from ..primitives import shape as _sh
-from ..primitives.dynamic_slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
+from .._src.core.array import ArrayBase, canonical_array
+from .._src.prims import shape as _sh
+from .._src.prims.dynamic_slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
                                           dynamic_update_slice, dynamic_update_slice_in_dim)
-from ..primitives.shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, iota, pad, rev,
+from .._src.prims.shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, iota, pad, rev,
                                 slice, squeeze, transpose)
 
 __all__ = ["broadcast", "broadcast_in_dim", "broadcast_shapes", "broadcast_to_rank", "broadcasted_iota",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import enum
 from typing import NamedTuple, Sequence, Union
 
-from ..primitives.conv import ConvDimensionNumbers
-from ..primitives.elementwise import RoundingMethod
+from .._src.prims.conv import ConvDimensionNumbers
+from .._src.prims.elementwise import RoundingMethod
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "DotDimensionNumbers",
            "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "RoundingMethod"]

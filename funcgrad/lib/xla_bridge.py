@@ -1,6 +1,6 @@
 """jax.lib.xla_bridge: device queries, as funcgrad's top level answers them."""
 from .._jax_api import default_backend, device_count, local_device_count, local_devices  # noqa: F401
-from ..core.backend import devices  # noqa: F401
+from .._src.core.backend import devices  # noqa: F401
 
 
 def get_backend(platform=None):

@@ -4,8 +4,8 @@
 promotion with weak Python scalars), usable under grad, vmap and jit. Arrays are immutable: use
 `x.at[idx].set(v)` where NumPy code would assign in place.
 """
-from ..core import dtypes as _dt
-from ..core.array import Array as ndarray  # noqa: F401
+from .._src.core import dtypes as _dt
+from .._src.core.array import Array as ndarray  # noqa: F401
 from . import _indexing, _methods  # noqa: F401  (installs operators, methods and indexing)
 from . import _at, fft, linalg  # noqa: F401
 from ._array_api import (__array_api_version__, __array_namespace_info__, acos, acosh, asin, asinh, astype,  # noqa: F401

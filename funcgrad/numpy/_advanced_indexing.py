@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase, to_array
-from ..core.errors import InvalidIndexTypeError, NonConcreteBooleanIndexError, user_location
-from ..core.trace import Tracer, concrete_value
-from ..primitives import elementwise as ew
-from ..primitives import shape as sh
-from ..primitives.indexing import gather
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, to_array
+from .._src.core.errors import InvalidIndexTypeError, NonConcreteBooleanIndexError, user_location
+from .._src.core.trace import Tracer, concrete_value
+from .._src.prims import elementwise as ew
+from .._src.prims import shape as sh
+from .._src.prims.indexing import gather
 from ._creation import array
 from ._indexing import basic_getitem, slice_indices
 from ._promote import broadcast_to

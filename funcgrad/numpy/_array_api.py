@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase, to_array, wrap
-from ..core.backend import CPU, cupy, devices as _devices
-from ..primitives import elementwise as ew
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, to_array, wrap
+from .._src.core.backend import CPU, cupy, devices as _devices
+from .._src.prims import elementwise as ew
 from . import _ufuncs as u
 from ._device import put
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase
-from ..core.errors import user_location
-from ..primitives import elementwise as ew
-from ..primitives import shape as sh
-from ..primitives.indexing import gather, scatter
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase
+from .._src.core.errors import user_location
+from .._src.prims import elementwise as ew
+from .._src.prims import shape as sh
+from .._src.prims.indexing import gather, scatter
 from ._advanced_indexing import parse_index, stack_columns
 from ._indexing import _expand_index
 from ._promote import asarray_any, broadcast_to

@@ -6,13 +6,13 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase, canonical_array, to_array, wrap
-from ..core.backend import CPU
-from ..core.errors import ConcretizationError
-from ..core.trace import Tracer, concrete_value
-from ..primitives import elementwise as ew
-from ..primitives.shape import (broadcast_in_dim, broadcasted_iota, concatenate, full as _full, pad, reshape,
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, canonical_array, to_array, wrap
+from .._src.core.backend import CPU
+from .._src.core.errors import ConcretizationError
+from .._src.core.trace import Tracer, concrete_value
+from .._src.prims import elementwise as ew
+from .._src.prims.shape import (broadcast_in_dim, broadcasted_iota, concatenate, full as _full, pad, reshape,
                                 slice as lslice)
 from ._device import put, resolve
 from ._manipulation import _floor, broadcast_arrays, diagonal, expand_dims, moveaxis, ravel, stack

@@ -1,8 +1,8 @@
 """The Array API's `device=` keywords and `to_device`: which device a result lives on."""
 from __future__ import annotations
 
-from ..core.array import Array, ArrayBase, wrap
-from ..core.backend import CPU, Device, devices
+from .._src.core.array import Array, ArrayBase, wrap
+from .._src.core.backend import CPU, Device, devices
 
 
 def resolve(device, op: str) -> Device | None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase, to_array
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, to_array
 from ._promote import is_python_scalar
 from ._scalar_types import ScalarType
 

@@ -30,11 +30,11 @@ import string
 
 import numpy as np
 
-from ..core import dtypes
-from ..primitives import elementwise as ew
-from ..primitives import linalg as la
-from ..primitives import reduction as red
-from ..primitives import shape as sh
+from .._src.core import dtypes
+from .._src.prims import elementwise as ew
+from .._src.prims import linalg as la
+from .._src.prims import reduction as red
+from .._src.prims import shape as sh
 from ._manipulation import diagonal
 from ._promote import asarray_any, promote_dtypes
 

@@ -2,8 +2,8 @@
 funcgrad's functions so they trace, batch and (where defined) differentiate."""
 from __future__ import annotations
 
-from ..core import dtypes
-from ..primitives import elementwise as ew
+from .._src.core import dtypes
+from .._src.prims import elementwise as ew
 from . import _ufuncs as u
 from ._promote import asarray_any
 

@@ -6,8 +6,8 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase
 from ._creation import arange, array, linspace, meshgrid
 from ._manipulation import concatenate, reshape, stack, transpose
 

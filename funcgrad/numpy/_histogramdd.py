@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase
-from ..primitives import elementwise as ew
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase
+from .._src.prims import elementwise as ew
 from . import _ufuncs as u
 from ._creation import zeros
 from ._manipulation import reshape, stack

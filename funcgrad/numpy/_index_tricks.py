@@ -9,10 +9,10 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import to_array
-from ..core.trace import Tracer
-from ..primitives import elementwise as ew
+from .._src.core import dtypes
+from .._src.core.array import to_array
+from .._src.core.trace import Tracer
+from .._src.prims import elementwise as ew
 from . import _ufuncs as u
 from ._manipulation import broadcast_arrays, clip as _clip, expand_dims, ravel, reshape, stack, tile
 from ._promote import asarray_any

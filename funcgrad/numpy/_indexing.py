@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.array import Array, ArrayBase
-from ..core.errors import ConcretizationError, NonConcreteSliceError, user_location
-from ..core.primitive import _rec_state, hooks
-from ..primitives import shape as sh
+from .._src.core.array import Array, ArrayBase
+from .._src.core.errors import ConcretizationError, NonConcreteSliceError, user_location
+from .._src.core.primitive import _rec_state, hooks
+from .._src.prims import shape as sh
 
 
 def _expand_index(idx, ndim: int) -> list:

@@ -3,9 +3,9 @@ integer or boolean arrays packed into uint8 bytes and back), written with funcgr
 trace and batch."""
 from __future__ import annotations
 
-from ..core import dtypes
-from ..primitives import elementwise as ew
-from ..primitives.control_flow import while_loop
+from .._src.core import dtypes
+from .._src.prims import elementwise as ew
+from .._src.control.flow import while_loop
 from . import _ufuncs as u
 from ._creation import asarray
 from ._manipulation import expand_dims, moveaxis, pad, ravel, reshape

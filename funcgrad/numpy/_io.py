@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase, to_array
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, to_array
 
 get_printoptions, set_printoptions, printoptions = np.get_printoptions, np.set_printoptions, np.printoptions
 base_repr, binary_repr = np.base_repr, np.binary_repr

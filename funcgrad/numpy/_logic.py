@@ -10,11 +10,11 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase
-from ..primitives import elementwise as ew
-from ..primitives import reduction as red
-from ..primitives import shape as sh
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase
+from .._src.prims import elementwise as ew
+from .._src.prims import reduction as red
+from .._src.prims import shape as sh
 from ._promote import (asarray_any, broadcast_shapes, is_python_scalar, normalize_index, result_dtype,
                        scalar_array)
 from ._ufuncs import absolute, add, equal, less_equal, multiply, subtract

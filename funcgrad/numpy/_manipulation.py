@@ -18,16 +18,16 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import Array, ArrayBase, wrap
-from ..core.errors import ConcretizationError, IncompatibleShapesError, user_location
-from ..core.trace import Tracer, concrete_value
-from ..primitives import elementwise as ew
-from ..primitives import linalg as la
-from ..primitives import reduction as red
-from ..primitives import shape as sh
-from ..primitives.indexing import gather
-from ..primitives.reduction import reduce_sum
+from .._src.core import dtypes
+from .._src.core.array import Array, ArrayBase, wrap
+from .._src.core.errors import ConcretizationError, IncompatibleShapesError, user_location
+from .._src.core.trace import Tracer, concrete_value
+from .._src.prims import elementwise as ew
+from .._src.prims import linalg as la
+from .._src.prims import reduction as red
+from .._src.prims import shape as sh
+from .._src.prims.indexing import gather
+from .._src.prims.reduction import reduce_sum
 from ._promote import (AxisError, asarray_any, axis_error, broadcast_shapes, broadcast_to, is_python_scalar,
                        normalize_index, promote_dtypes, scalar_array)
 from ._reductions import normalize_axis

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import Array, ArrayBase
-from ..core.trace import Tracer
-from ..primitives import elementwise as ew
+from .._src.core import dtypes
+from .._src.core.array import Array, ArrayBase
+from .._src.core.trace import Tracer
+from .._src.prims import elementwise as ew
 from . import _manipulation as m
 from . import _reductions as r
 from . import _ufuncs as u

@@ -8,11 +8,11 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import to_array
-from ..core.trace import Tracer
-from ..primitives import elementwise as ew
-from ..transforms import vmap
+from .._src.core import dtypes
+from .._src.core.array import to_array
+from .._src.core.trace import Tracer
+from .._src.prims import elementwise as ew
+from .._src.interpreters import vmap
 from . import _ufuncs as u
 from ._creation import arange, asarray, ones
 from ._floating import _float_input

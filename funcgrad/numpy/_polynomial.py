@@ -7,9 +7,9 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.trace import Tracer
-from ..primitives import elementwise as ew
+from .._src.core import dtypes
+from .._src.core.trace import Tracer
+from .._src.prims import elementwise as ew
 from . import _ufuncs as u
 from . import _ufuncs as _uf  # (polydiv's parameter is named u, as in NumPy)
 from . import linalg

@@ -6,13 +6,13 @@ import sys
 
 import numpy as np
 
-from ..core import dtypes
-from ..core import options as _options
-from ..core.array import Array, ArrayBase, to_array, wrap, canonical_array
-from ..core.errors import IncompatibleShapesError, user_location
-from ..core.trace import Tracer
-from ..primitives.elementwise import convert_element_type
-from ..primitives.shape import broadcast_in_dim
+from .._src.core import dtypes
+from .._src.core import options as _options
+from .._src.core.array import Array, ArrayBase, to_array, wrap, canonical_array
+from .._src.core.errors import IncompatibleShapesError, user_location
+from .._src.core.trace import Tracer
+from .._src.prims.elementwise import convert_element_type
+from .._src.prims.shape import broadcast_in_dim
 
 try:
     from numpy.exceptions import AxisError

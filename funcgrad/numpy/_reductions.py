@@ -5,13 +5,13 @@ import builtins
 import math
 import operator
 
-from ..core import dtypes
-from ..core.array import Array
-from ..core.errors import user_location
-from ..core.trace import Tracer
-from ..primitives import elementwise as ew
-from ..primitives import reduction as red
-from ..primitives.shape import expand_dims, full, pad, reshape
+from .._src.core import dtypes
+from .._src.core.array import Array
+from .._src.core.errors import user_location
+from .._src.core.trace import Tracer
+from .._src.prims import elementwise as ew
+from .._src.prims import reduction as red
+from .._src.prims.shape import expand_dims, full, pad, reshape
 from ._promote import asarray_any, axis_error, broadcast_to, is_python_scalar, scalar_array
 
 

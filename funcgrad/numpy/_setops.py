@@ -4,7 +4,7 @@ Their result sizes depend on the values, so they need concrete inputs (as numpy.
 `size=`); NaNs are never equal to each other, so they are never in an intersection."""
 from __future__ import annotations
 
-from ..primitives import elementwise as ew
+from .._src.prims import elementwise as ew
 from ._manipulation import concatenate, ravel
 from ._promote import asarray_any, promote_dtypes
 from ._sorting import argsort, isin, searchsorted, sort, unique

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..primitives import elementwise as ew
-from ..primitives import shape as sh
-from ..primitives.conv import conv_general_dilated
-from ..primitives.indexing import gather
+from .._src.core import dtypes
+from .._src.prims import elementwise as ew
+from .._src.prims import shape as sh
+from .._src.prims.conv import conv_general_dilated
+from .._src.prims.indexing import gather
 from ._creation import array
 from ._manipulation import _conj as conj, _need_concrete, _take_axis
 from ._promote import asarray_any, broadcast_to, is_python_scalar, promote_dtypes, scalar_array

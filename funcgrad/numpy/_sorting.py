@@ -23,16 +23,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase
-from ..core.errors import ConcretizationError, user_location
-from ..core.trace import concrete_value
-from ..primitives import cumulative as cum
-from ..primitives import elementwise as ew
-from ..primitives import reduction as red
-from ..primitives import shape as sh
-from ..primitives.indexing import gather_p, scatter_p
-from ..primitives.sorting import sort_p, take_along
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase
+from .._src.core.errors import ConcretizationError, user_location
+from .._src.core.trace import concrete_value
+from .._src.prims import cumulative as cum
+from .._src.prims import elementwise as ew
+from .._src.prims import reduction as red
+from .._src.prims import shape as sh
+from .._src.prims.indexing import gather_p, scatter_p
+from .._src.prims.sorting import sort_p, take_along
 from ._manipulation import concatenate
 from ._promote import (asarray_any, broadcast_shapes, broadcast_to, is_python_scalar, normalize_index,
                        promote_args, result_dtype, scalar_array)

@@ -17,15 +17,15 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase, to_array
-from ..core.errors import ConcretizationError, user_location
-from ..core.trace import concrete_value
-from ..primitives import cumulative as cum
-from ..primitives import elementwise as ew
-from ..primitives import reduction as red
-from ..primitives import shape as sh
-from ..primitives.indexing import gather_p, scatter_p
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, to_array
+from .._src.core.errors import ConcretizationError, user_location
+from .._src.core.trace import concrete_value
+from .._src.prims import cumulative as cum
+from .._src.prims import elementwise as ew
+from .._src.prims import reduction as red
+from .._src.prims import shape as sh
+from .._src.prims.indexing import gather_p, scatter_p
 from . import _reductions as _r
 from . import _sorting as _s
 from ._creation import linspace

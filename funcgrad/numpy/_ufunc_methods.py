@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
+from .._src.core import dtypes
 from . import _ufuncs as u
 from ._manipulation import expand_dims, moveaxis, stack
 from ._promote import asarray_any, normalize_index

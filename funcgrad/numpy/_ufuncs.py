@@ -18,12 +18,12 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import Array
-from ..core.trace import Tracer
-from ..primitives import elementwise as ew
-from ..primitives import special as sp
-from ..primitives.shape import full
+from .._src.core import dtypes
+from .._src.core.array import Array
+from .._src.core.trace import Tracer
+from .._src.prims import elementwise as ew
+from .._src.prims import special as sp
+from .._src.prims.shape import full
 from . import _promote
 from ._promote import (_weak_scalar, weak_filled, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, result_dtype, scalar_array)

@@ -25,12 +25,12 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase, wrap
-from ..primitives import elementwise as ew
-from ..primitives import shape as sh
-from ..primitives.fft import _conj as _conj_complex
-from ..primitives.fft import fft as _lax_fft
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, wrap
+from .._src.prims import elementwise as ew
+from .._src.prims import shape as sh
+from .._src.prims.fft import _conj as _conj_complex
+from .._src.prims.fft import fft as _lax_fft
 from ._device import put
 from ._manipulation import moveaxis
 from ._promote import asarray_any, normalize_index

@@ -19,7 +19,7 @@ differences, all deliberate:
   follow NumPy (empty unless the rank is N and M > N).
 - qr(mode='raw') is not supported; `out=` is not supported (arrays are immutable).
 
-Derivatives: see funcgrad.primitives.linalg_decomp for the rules and their degenerate cases
+Derivatives: see funcgrad._src.prims.linalg_decomp for the rules and their degenerate cases
 (repeated eigenvalues / singular values give inf or NaN derivatives of eigenvectors / singular
 vectors, as in JAX). pinv (and so lstsq) carries its own derivative rule (Golub & Pereyra 1973),
 which needs no distinct singular values. det's derivative is the adjugate, exact at singular matrices
@@ -35,15 +35,15 @@ from typing import NamedTuple
 import numpy as np
 from numpy.linalg import LinAlgError
 
-from ..core import dtypes
-from ..core.array import ArrayBase
-from ..core.errors import ConcretizationError, user_location
-from ..primitives import elementwise as ew
-from ..primitives import linalg_decomp as ld
-from ..primitives.linalg_decomp import _real_dtype
-from ..primitives import shape as sh
-from ..primitives.linalg import dot_general
-from ..transforms.custom import custom_jvp
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase
+from .._src.core.errors import ConcretizationError, user_location
+from .._src.prims import elementwise as ew
+from .._src.prims import linalg_decomp as ld
+from .._src.prims.linalg_decomp import _real_dtype
+from .._src.prims import shape as sh
+from .._src.prims.linalg import dot_general
+from .._src.interpreters.custom import custom_jvp
 from . import _manipulation as _m
 from . import _reductions as _r
 from . import _ufuncs as _u

@@ -45,7 +45,7 @@ derivatives with respect to the gamma shape raise NotImplementedError).
 Differences from JAX: no typed key arrays (`key(seed)` is the raw uint32[2] key, `key_data` the
 identity); shuffle (removed from JAX) is kept, deprecated, as permutation(..., independent=True).
 """
-from ..primitives import prng as _prng  # noqa: F401  (registers the threefry2x32 and random_gamma_grad cards)
+from .._src.prims import prng as _prng  # noqa: F401  (registers the threefry2x32 and random_gamma_grad cards)
 from ._continuous import (cauchy, double_sided_maxwell, exponential, gumbel, laplace, logistic,  # noqa: F401
                           lognormal, maxwell, multivariate_normal, normal, orthogonal, pareto, rayleigh,
                           triangular, truncated_normal, uniform, wald, weibull_min)

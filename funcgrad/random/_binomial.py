@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 
 from .. import numpy as jnp
-from ..core import dtypes
-from ..primitives.control_flow import while_loop
+from .._src.core import dtypes
+from .._src.control.flow import while_loop
 from ._continuous import _uniform
 from ._discrete import permutation
 from ._keys import check_key, const, split, split2

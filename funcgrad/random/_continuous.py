@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import Array
-from ..primitives import elementwise as ew
-from ..primitives import shape as sh
-from ..primitives.reduction import reduce_sum
+from .._src.core import dtypes
+from .._src.core.array import Array
+from .._src.prims import elementwise as ew
+from .._src.prims import shape as sh
+from .._src.prims.reduction import reduce_sum
 from ._keys import (UINT_DTYPES, _partitionable_bits, blockwise, canonical_shape, check_key, const, flags,
                     random_bits, split2)
 from ._util import (as_dtype, broadcast_shapes, broadcast_to, check_shape, erf, erf_inv, finfo, float_dtype, fma,

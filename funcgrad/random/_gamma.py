@@ -11,7 +11,7 @@ its pathwise derivative is not the useful one. As in JAX, the derivative with re
 implicit reparameterisation gradient dx/da = -(dF/da) / (dF/dx) (F the Gamma(a) CDF): the derivative
 of x = F^-1(u; a) at the sample's own quantile u = F(x; a). Its expectation is the derivative of the
 expectation (d/da E[f(x)] = E[f'(x) dx/da]), which is what a reparameterised gradient estimator
-needs; see `funcgrad.primitives.prng.random_gamma_grad` for its accuracy (about 1e-13 relative).
+needs; see `funcgrad._src.prims.prng.random_gamma_grad` for its accuracy (about 1e-13 relative).
 Beta and Dirichlet samples are ratios of gamma samples and differentiate through them.
 Second derivatives with respect to `a` are not implemented and raise NotImplementedError.
 """
@@ -20,12 +20,12 @@ from __future__ import annotations
 import math
 
 
-from ..primitives import elementwise as ew
-from ..primitives import shape as sh
-from ..primitives.control_flow import while_loop
-from ..primitives.prng import random_gamma_grad
-from ..primitives.reduction import reduce_max, reduce_sum
-from ..transforms import custom_jvp, vmap
+from .._src.prims import elementwise as ew
+from .._src.prims import shape as sh
+from .._src.control.flow import while_loop
+from .._src.prims.prng import random_gamma_grad
+from .._src.prims.reduction import reduce_max, reduce_sum
+from .._src.interpreters import custom_jvp, vmap
 from ._continuous import _normal_real, _uniform, exponential, normal
 from ._keys import canonical_shape, check_key, const, split, split2
 from ._util import as_dtype, broadcast_shapes, broadcast_to, check_shape, float_dtype

@@ -17,14 +17,14 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
-from ..core import options as _options
-from ..core.array import Array, ArrayBase, to_array
-from ..primitives import elementwise as ew
-from ..primitives import shape as sh
-from ..core.primitive import hooks as _hooks
-from ..primitives import _util as _prim_util
-from ..primitives.prng import threefry2x32
+from .._src.core import dtypes
+from .._src.core import options as _options
+from .._src.core.array import Array, ArrayBase, to_array
+from .._src.prims import elementwise as ew
+from .._src.prims import shape as sh
+from .._src.core.primitive import hooks as _hooks
+from .._src.prims import _util as _prim_util
+from .._src.prims.prng import threefry2x32
 
 U32 = np.dtype(np.uint32)
 

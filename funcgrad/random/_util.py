@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.array import ArrayBase, to_array
+from .._src.core import dtypes
+from .._src.core.array import ArrayBase, to_array
 from ..numpy._promote import broadcast_shapes, broadcast_to  # noqa: F401  (re-exported)
-from ..primitives import elementwise as ew
-from ..primitives import shape as sh
+from .._src.prims import elementwise as ew
+from .._src.prims import shape as sh
 from ._keys import const
 
-from ..primitives import special as _special
+from .._src.prims import special as _special
 
 
 # --- dtypes, shapes and parameters ----------------------------------------------------------------

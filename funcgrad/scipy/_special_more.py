@@ -3,9 +3,9 @@ the normal distribution (ndtr, log_ndtr, ndtri), incomplete gamma/beta (gammainc
 betaln, beta), Bessel (i0, i0e, i1, i1e), zeta, multigammaln, factorial, softmax, log_softmax.
 
 Operands broadcast and promote as NumPy's ufuncs do (integers become the default float dtype).
-Everything is differentiable where JAX's is (see funcgrad.primitives.special_functions2 for the
+Everything is differentiable where JAX's is (see funcgrad._src.prims.special_functions2 for the
 incomplete gamma/beta rules); xlogy, xlog1py, ndtri, exp1 and expi are primitive cards (see
-funcgrad.primitives.scipy_special), whose derivative rules stay finite at the points where the naive
+funcgrad._src.prims.scipy_special), whose derivative rules stay finite at the points where the naive
 formula gives NaN.
 """
 from __future__ import annotations
@@ -14,13 +14,13 @@ import math
 import operator
 
 from .. import numpy as jnp
-from ..core import dtypes
+from .._src.core import dtypes
 from ..numpy._promote import asarray_any, is_python_scalar, result_dtype, scalar_array
-from ..primitives import elementwise as _ew
-from ..primitives import scipy_special as _ss
-from ..primitives import special_functions2 as s2
-from ..primitives.special import erfc as _erfc
-from ..primitives.special import lgamma as _lgamma
+from .._src.prims import elementwise as _ew
+from .._src.prims import scipy_special as _ss
+from .._src.prims import special_functions2 as s2
+from .._src.prims.special import erfc as _erfc
+from .._src.prims.special import lgamma as _lgamma
 
 _SQRT2 = math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -246,7 +246,7 @@ def exp1(x):
     """The exponential integral E1(x) = int_x^inf e^-t / t dt for real x > 0 (inf at 0, NaN below).
 
     The power series up to 1, then a continued fraction (the `exp1` card in
-    funcgrad.primitives.scipy_special). Differentiable: E1'(x) = -e^-x / x."""
+    funcgrad._src.prims.scipy_special). Differentiable: E1'(x) = -e^-x / x."""
     return _ss.exp1(promote_float("exp1", x))
 
 

@@ -4,7 +4,7 @@ hypergeometric functions hyp1f1 and hyp2f1, the associated Legendre functions lp
 the spherical harmonics sph_harm_y / sph_harm; and three SciPy functions jax.scipy.special lacks
 (funcgrad extras): the Faddeeva function wofz, Dawson's integral dawsn and Owen's T function owens_t.
 
-expn, sici, fresnel, spence, dawsn and wofz are primitive cards (funcgrad.primitives.scipy_special:
+expn, sici, fresnel, spence, dawsn and wofz are primitive cards (funcgrad._src.prims.scipy_special:
 fixed-length series / continued fractions in NumPy, with the exact derivative formulas E_n' = -E_{n-1},
 Si' = sin x / x, Ci' = cos x / x, S' = sin(pi x^2 / 2), C' = cos(pi x^2 / 2), spence'(x) = log(x) / (1 - x),
 D' = 1 - 2 x D, w' = -2 z w + 2i / sqrt(pi) on the cards); the functions here promote their operands.
@@ -19,13 +19,13 @@ import math
 import operator
 
 from .. import numpy as jnp
-from ..core import dtypes
+from .._src.core import dtypes
 from ..numpy._promote import asarray_any
-from ..primitives import scipy_special as _ss
-from ..primitives.control_flow import fori_loop
-from ..primitives.special import lgamma as _lgamma
-from ..transforms.ad import jvp as _jvp
-from ..transforms.custom import custom_jvp
+from .._src.prims import scipy_special as _ss
+from .._src.control.flow import fori_loop
+from .._src.prims.special import lgamma as _lgamma
+from .._src.interpreters.ad import jvp as _jvp
+from .._src.interpreters.custom import custom_jvp
 from ._special_more import promote_float
 
 _PI = math.pi

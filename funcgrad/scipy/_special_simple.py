@@ -5,7 +5,7 @@ finite where the chosen branch is."""
 from __future__ import annotations
 
 from .. import numpy as jnp
-from ..primitives.special import lgamma as _lgamma
+from .._src.prims.special import lgamma as _lgamma
 from ._special_more import promote_float
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 from .. import numpy as jnp
-from ..core.tree_util import register_pytree_node
+from .._src.core.tree_util import register_pytree_node
 
 __all__ = ["RegularGridInterpolator"]
 

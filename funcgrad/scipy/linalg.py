@@ -10,10 +10,10 @@ lower=True; lu returns (p, l, u) with a = p l u). overwrite_*/check_finite are a
 from __future__ import annotations
 
 from .. import numpy as jnp
-from ..core.trace import concrete_value
+from .._src.core.trace import concrete_value
 from ..numpy import linalg as _la
-from ..primitives import linalg_decomp as _ld
-from ..primitives.lu import lu as _lu
+from .._src.prims import linalg_decomp as _ld
+from .._src.prims.lu import lu as _lu
 from ._linalg_constructors import (circulant, companion, convolution_matrix, dft, fiedler, hadamard,  # noqa: F401
                                    hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal)
 

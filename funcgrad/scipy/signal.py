@@ -7,8 +7,8 @@ functions only boundary='fill' with fillvalue=0, as in JAX.
 from __future__ import annotations
 
 from .. import numpy as jnp
-from ..core import dtypes
-from ..primitives.conv import conv_general_dilated
+from .._src.core import dtypes
+from .._src.prims.conv import conv_general_dilated
 
 __all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve"]
 

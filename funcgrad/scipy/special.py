@@ -2,7 +2,7 @@
 
 As in funcgrad.numpy, integer and bool input is computed in the default float dtype (SciPy: float64);
 complex input is not supported. Accuracy in float64 is a few units in the last place (see
-funcgrad.primitives.special); gamma is exp(gammaln) with the sign restored, so its relative error
+funcgrad._src.prims.special); gamma is exp(gammaln) with the sign restored, so its relative error
 grows like |gammaln(x)| * 1e-16.
 """
 from __future__ import annotations
@@ -11,12 +11,12 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
+from .._src.core import dtypes
 from ..numpy import _ufuncs as u
 from ..numpy._promote import asarray_any
-from ..primitives import elementwise as ew
-from ..primitives import special as sp
-from ..primitives.shape import full
+from .._src.prims import elementwise as ew
+from .._src.prims import special as sp
+from .._src.prims.shape import full
 
 erf = u.erf
 erfc = u.erfc
@@ -76,7 +76,7 @@ from ..numpy._statistics import logsumexp  # noqa: E402  (stable, with a stable 
 
 from ._special_more import (bernoulli, exp1, expi)  # noqa: E402,F401
 from ._special_simple import boxcox, boxcox1p, comb, loggamma  # noqa: E402,F401
-from ..primitives.special import erfcx  # noqa: E402,F401
+from .._src.prims.special import erfcx  # noqa: E402,F401
 from ._special_more2 import (dawsn, expn, fresnel, hyp1f1, hyp2f1, lpmn, lpmn_values, owens_t,  # noqa: E402,F401
                              sici, spence, sph_harm, sph_harm_y, wofz)
 from ._special_more import (beta, betainc, betaln, entr, factorial, gammainc, gammaincc,  # noqa: E402

@@ -10,7 +10,7 @@ import struct
 import numpy as np
 
 from .. import random as _jr
-from ..core.array import Array
+from .._src.core.array import Array
 from . import _dtype as D
 from ._tensor import Tensor, _make, _Storage
 
@@ -294,7 +294,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None):
 def complex(real, imag, *, out=None):  # noqa: A001
     """real + i imag, by the complex card (so an infinite or NaN part stays in its own part, as torch)."""
     from ._tensor import _apply, _legacy
-    from ..primitives import elementwise as ew
+    from .._src.prims import elementwise as ew
     from . import _ops as O
     dr, di = real._np_dtype(), imag._np_dtype()
     if dr.kind != "f" or di.kind != "f":

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from ..core import dtypes as _cdt
+from .._src.core import dtypes as _cdt
 from ..numpy._scalar_types import ScalarType as _ScalarType, register_dtype_like as _register_dtype_like
 
 
@@ -298,7 +298,7 @@ _NO_ACCEL = "Cannot access accelerator device when none is available."
 
 def _accelerator_type():
     """'cuda' when CuPy sees a GPU, else None (funcgrad's only accelerator backend)."""
-    from ..core.backend import cupy
+    from .._src.core.backend import cupy
     return "cuda" if cupy() is not None else None
 
 

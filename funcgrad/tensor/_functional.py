@@ -23,8 +23,8 @@ import weakref
 
 import numpy as np
 
-from ..core.array import Array
-from ..core.trace import Tracer
+from .._src.core.array import Array
+from .._src.core.trace import Tracer
 
 _VMAP_INPLACE_MSG = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
                      "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
@@ -205,7 +205,7 @@ def _contiguous(sh: np.ndarray, isz: int) -> bool:
 
 def _update_box(root_val, box, new):
     from . import _jnp as jnp
-    from ..primitives.dynamic_slicing import dynamic_update_slice
+    from .._src.prims.dynamic_slicing import dynamic_update_slice
     order, shape, start = box
     if order is None:  # a flat run
         flat = dynamic_update_slice(jnp.reshape(root_val, (-1,)), jnp.reshape(new, (-1,)), (start,))
@@ -373,7 +373,7 @@ def detached(a):
     while isinstance(a, Tracer) and a._trace.carries_values and a.val is not None:
         a = a.val
     if isinstance(a, Tracer):
-        from ..primitives.elementwise import stop_gradient
+        from .._src.prims.elementwise import stop_gradient
         a = stop_gradient(a)
     return a
 

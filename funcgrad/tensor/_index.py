@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.grad_mode import state as _gs
-from ..core.array import Array
-from ..primitives import elementwise as ew
+from .._src.core.array import Array
+from .._src.prims import elementwise as ew
 from . import _dtype as D
 from . import _tensor as _TM
 from ._tensor import Tensor, _apply1, _inplace, _req, _view, _wrap

@@ -15,10 +15,10 @@ import functools
 import numpy as np
 
 from .. import numpy as _jnp
-from ..core import dtypes as _dt
-from ..core.array import ArrayBase as _ArrayBase, to_array as _to_array
+from .._src.core import dtypes as _dt
+from .._src.core.array import ArrayBase as _ArrayBase, to_array as _to_array
 from ..numpy._promote import _holds_array as _holds
-from ..primitives import elementwise as _ew
+from .._src.prims import elementwise as _ew
 
 globals().update({k: v for k, v in vars(_jnp).items() if not k.startswith("_")})  # (shadows all, sum, ...: use _b.)
 linalg, fft = _jnp.linalg, _jnp.fft

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..core.array import Array
+from .._src.core.array import Array
 from ._tensor import _wrap
 
 __all__ = ["ldl_factor", "ldl_factor_ex", "ldl_solve"]

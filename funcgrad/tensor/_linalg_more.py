@@ -15,8 +15,8 @@ import warnings
 import numpy as np
 
 from . import _jnp as jnp
-from ..core.array import Array
-from ..primitives import linalg_decomp as _ld
+from .._src.core.array import Array
+from .._src.prims import linalg_decomp as _ld
 from . import _dtype as D
 from . import _creation as _C
 from . import _ops as O

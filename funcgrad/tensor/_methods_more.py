@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.array import Array
+from .._src.core.array import Array
 from . import _linalg_more as LM
 from . import _ops as O
 from . import _ops_more as M

@@ -15,14 +15,14 @@ import numpy as np
 
 from . import _jnp as jnp
 from .._jax import nn as _jnn
-from ..core.array import Array
-from ..primitives import elementwise as ew
-from ..primitives import special as _sp
-from ..primitives import stop_gradient as _stop_gradient
-from ..primitives.linalg import dot_general as _dot_general
-from ..primitives.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
-from ..primitives.shape import reshape as _reshape
-from ..primitives.shape import broadcast_in_dim as _broadcast_in_dim
+from .._src.core.array import Array
+from .._src.prims import elementwise as ew
+from .._src.prims import special as _sp
+from .._src.prims import stop_gradient as _stop_gradient
+from .._src.prims.linalg import dot_general as _dot_general
+from .._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
+from .._src.prims.shape import reshape as _reshape
+from .._src.prims.shape import broadcast_in_dim as _broadcast_in_dim
 from . import _dtype as D
 from . import _functional
 from . import _tensor as _TM

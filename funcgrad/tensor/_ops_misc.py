@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ..core.array import Array
+from .._src.core.array import Array
 from . import _creation as C
 from . import _dtype as D
 from . import _ops as O

@@ -17,9 +17,9 @@ import warnings
 import numpy as np
 
 from . import _jnp as jnp
-from ..core.array import Array
-from ..primitives import cumulative as _cum
-from ..primitives import elementwise as ew
+from .._src.core.array import Array
+from .._src.prims import cumulative as _cum
+from .._src.prims import elementwise as ew
 from . import _dtype as D
 from . import _creation as _C
 from . import _ops as O

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _jnp as jnp
-from ..core.array import Array
+from .._src.core.array import Array
 from . import _ops as O
 from ._ops_more import _host_int, _legacy
 from ._tensor import _apply, _dim, _wrap

@@ -12,13 +12,13 @@ import math
 import numpy as np
 
 from . import _jnp as jnp
-from ..core.array import Array
-from ..primitives import bessel as _bs
-from ..primitives import elementwise as ew
-from ..primitives import special as _sp
-from ..primitives import scipy_special as _ssp
-from ..primitives import scipy_special as _ssc
-from ..primitives import special_functions2 as _sf2
+from .._src.core.array import Array
+from .._src.prims import bessel as _bs
+from .._src.prims import elementwise as ew
+from .._src.prims import special as _sp
+from .._src.prims import scipy_special as _ssp
+from .._src.prims import scipy_special as _ssc
+from .._src.prims import special_functions2 as _sf2
 from ..autograd.grad_mode import state as _gs
 from . import _dtype as D
 from . import _ops as O
@@ -398,7 +398,7 @@ def _k_scaled_host(x: np.ndarray, nu: int) -> np.ndarray:
 
 def _y_host(x: np.ndarray, nu: int) -> np.ndarray:
     """Y0 / Y1: the logarithmic power series in extended precision up to 16, Hankel's expansion beyond."""
-    from ..primitives.bessel import _J_SWITCH, _bessel_j
+    from .._src.prims.bessel import _J_SWITCH, _bessel_j
     out = np.full(x.shape, np.nan)
     small = (x > 0) & (x <= _J_SWITCH)
     big = x > _J_SWITCH

@@ -9,7 +9,7 @@ instead hold a tracer (`_v is None`): then views and in-place ops are functional
 a view stays linked to its base and a write through either updates both (see `_functional`).
 
 Autograd: when grad mode is on and an input requires grad, the op's Array-level function is run eagerly
-while its primitive binds are listed (`funcgrad.core.primitive.record_eager`) and the list becomes a graph
+while its primitive binds are listed (`funcgrad._src.core.primitive.record_eager`) and the list becomes a graph
 `Node` whose backward applies the primitives' vjp rules directly (see funcgrad.autograd.graph). Functions
 over sub-computations (control flow, jit, custom rules) are recorded on a tape (`ad.record`) instead.
 """
@@ -21,12 +21,12 @@ import numpy as np
 
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import state as _gs
-from ..core.array import Array, ArrayBase as _ArrayBase
-from ..core.primitive import _rec_state, record_eager as _record_eager
-from ..core.errors import ConcretizationError, user_location
-from ..core.trace import Tracer, _state as _trace_state, concrete_value
-from ..primitives import elementwise as _ew
-from ..transforms import ad as _ad
+from .._src.core.array import Array, ArrayBase as _ArrayBase
+from .._src.core.primitive import _rec_state, record_eager as _record_eager
+from .._src.core.errors import ConcretizationError, user_location
+from .._src.core.trace import Tracer, _state as _trace_state, concrete_value
+from .._src.prims import elementwise as _ew
+from .._src.interpreters import ad as _ad
 from . import _dtype as D
 from . import _functional as _fn
 
@@ -753,7 +753,7 @@ _HO_NAMES = frozenset({"cond", "while", "scan", "pjit", "custom_jvp_call", "cust
 def _is_higher_order(prim, params) -> bool:
     """A primitive over sub-computations (control flow, jit, custom rules): its differentiation on a tape
     differs from its eager bind (a while_loop over concrete values is unrolled on the tape, say)."""
-    from ..core.jaxpr import Jaxpr
+    from .._src.core.jaxpr import Jaxpr
     return prim.tape_rule is not None or prim.name in _HO_NAMES or \
         any(isinstance(v, Jaxpr) for v in params.values())
 
@@ -801,7 +801,7 @@ def _record_traced(fn, arrs, diff):
 
 
 try:  # ad.record without its user-facing niceties (the origin line of the trace) on the hot path
-    from ..core.trace import Trace as _Trace, _state as _trace_state
+    from .._src.core.trace import Trace as _Trace, _state as _trace_state
 
     def _fast_record(flat, prims, name):
         stack = _trace_state.stack

@@ -15,7 +15,7 @@ _NOT_COMPILED = "Torch not compiled with CUDA enabled"
 
 
 def _cp():
-    from ..core.backend import cupy
+    from .._src.core.backend import cupy
     return cupy()
 
 

@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from . import _jnp as jnp
-from ..primitives import elementwise as ew
-from ..core.array import Array
+from .._src.prims import elementwise as ew
+from .._src.core.array import Array
 from ._tensor import _apply, _apply1, _dim
 
 _LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -157,7 +157,7 @@ def _raise_if_singular(A, result, op: str):
         return result
     if np.isfinite(r).all():
         return result
-    from ..primitives.lu import lu
+    from .._src.prims.lu import lu
     a = A._host()
     if not np.isfinite(a).all():
         return result

@@ -30,7 +30,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError("funcgrad.testing strategies need Hypothesis: pip install 'funcgrad[test]' "
                       "(or pip install hypothesis)") from e
 
-from ..core import dtypes as _dt
+from .._src.core import dtypes as _dt
 
 def _as_strategy(x):
     return x if isinstance(x, st.SearchStrategy) else st.just(x)

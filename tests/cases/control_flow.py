@@ -5,8 +5,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 import funcgrad.numpy as jnp
-from funcgrad.core.aval import ShapedArray
-from funcgrad.primitives.control_flow import trace_flat
+from funcgrad._src.core.aval import ShapedArray
+from funcgrad._src.control.flow import trace_flat
 from funcgrad.testing import arrays, shapes
 
 from ._special import Special

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from funcgrad.core.aval import ShapedArray
-from funcgrad.primitives import conv, windowed
-from funcgrad.primitives.elementwise import ge_p, le_p
+from funcgrad._src.core.aval import ShapedArray
+from funcgrad._src.prims import conv, windowed
+from funcgrad._src.prims.elementwise import ge_p, le_p
 
 from ._special import Special
 

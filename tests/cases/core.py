@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import funcgrad
 import funcgrad.numpy as jnp
-from funcgrad.core.aval import ShapedArray
+from funcgrad._src.core.aval import ShapedArray
 from funcgrad.testing import arrays, shapes
-from funcgrad.transforms.batching import trace_to_jaxpr
+from funcgrad._src.interpreters.batching import trace_to_jaxpr
 
 from ._special import Special
 

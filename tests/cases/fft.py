@@ -1,4 +1,4 @@
-"""Cases for the fft primitive (funcgrad/primitives/fft.py): all four fft_types, 1 to 3 transformed
+"""Cases for the fft primitive (funcgrad/_src/prims/fft.py): all four fft_types, 1 to 3 transformed
 axes, up to one leading batch axis.
 
 Operands: float64 for RFFT; complex128 for FFT, IFFT and IRFFT (for IRFFT the last transformed axis has

@@ -1,4 +1,4 @@
-"""Cases for the matrix factorisations and solves (funcgrad/primitives/linalg_decomp.py).
+"""Cases for the matrix factorisations and solves (funcgrad/_src/prims/linalg_decomp.py).
 
 Each case is `case(draw) -> (args, params)` (see README.md). Inputs are float64 stacks of small
 matrices (sides 1..4, up to two leading batch dimensions) that are well conditioned whatever values

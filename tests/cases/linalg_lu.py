@@ -1,4 +1,4 @@
-"""Case for the lu primitive (funcgrad/primitives/lu.py): square float64 matrices, 1x1 to 4x4, up to one
+"""Case for the lu primitive (funcgrad/_src/prims/lu.py): square float64 matrices, 1x1 to 4x4, up to one
 leading batch axis, built as a random row permutation of a strictly diagonally dominant matrix, so
 partial pivoting swaps rows and every pivot choice is stable under small perturbations (the
 decomposition is smooth there)."""

@@ -1,4 +1,4 @@
-"""Cases for the random-number primitives (funcgrad/primitives/prng.py).
+"""Cases for the random-number primitives (funcgrad/_src/prims/prng.py).
 
 - threefry2x32: four uint32 operands of one small shape (0-d to 2-d), drawn across the full 32-bit
   range (zeros and all-ones included); no derivative, so the property tests check vmap, jit and zeros.

@@ -1,4 +1,4 @@
-"""Cases for funcgrad/primitives/scipy_special.py (the jax.scipy.special cards), inside each smooth domain:
+"""Cases for funcgrad/_src/prims/scipy_special.py (the jax.scipy.special cards), inside each smooth domain:
 
 - entr: x in (0.05, 4), kink "jax" or "torch" (the faces' conventions differ only below 0).
 - xlogy: x in (-3, 3) (0 included: its rules have the limits there), y in (0.2, 5); xlog1py: y in (-0.8, 4).

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.array import Array, ArrayBase, get_aval, wrap
-from ...core.aval import ShapedArray
-from ...core.jaxpr import Eqn, Jaxpr, Literal, Var, jaxpr_as_fun
-from ...core.primitive import Primitive as _Card
+from ..._src.core.array import Array, ArrayBase, get_aval, wrap
+from ..._src.core.aval import ShapedArray
+from ..._src.core.jaxpr import Eqn, Jaxpr, Literal, Var, jaxpr_as_fun
+from ..._src.core.primitive import Primitive as _Card
 
 ClosedJaxpr = Jaxpr
 JaxprEqn = Eqn
@@ -72,7 +72,7 @@ class Primitive(_Card, metaclass=_AnyPrimitive):
     def _vjp_rule(self, cts, ans, args, needs, **params):
         # JAX's way: the tangent map of the jvp rule, traced, then transposed equation by equation
         from ...interpreters import ad
-        from ...transforms.batching import trace_to_jaxpr
+        from ..._src.interpreters.batching import trace_to_jaxpr
         rule = ad.primitive_jvps.get(self)
         if rule is None:
             raise NotImplementedError(f"Differentiation rule for '{self.name}' not implemented")
@@ -118,8 +118,8 @@ def _transpose(jaxpr, cts) -> list:
     User primitives use their registered transpose rules; the library's own, linear in the traced
     inputs here, their vjp rules (a linear map's vjp is its transpose)."""
     from ...interpreters import ad
-    from ...primitives.shape import full
-    from ...transforms.ad import vjp
+    from ..._src.prims.shape import full
+    from ..._src.interpreters.ad import vjp
     linear = set(jaxpr.invars)
     env = dict(zip(jaxpr.constvars, jaxpr.consts))
     linear_eqns = []

@@ -3,7 +3,7 @@ hold, so interpreters can key tables by them (`{primitives.exp_p: ...}`)."""
 from __future__ import annotations
 
 import funcgrad as _funcgrad  # noqa: F401  (imports every primitive family, filling the registry)
-from ...core.primitive import registry as _registry
+from ..._src.core.primitive import registry as _registry
 
 _ALIASES = {"jit_p": "pjit", "pjit_p": "pjit", "select_n_p": "select", "checkpoint_p": "remat"}
 

@@ -7,7 +7,7 @@ import warnings
 
 import funcgrad as _fg
 from ...tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
-from ...primitives import elementwise as _ew
+from ..._src.prims import elementwise as _ew
 from ...tensor._argcheck import dtype_error as _dtype_error
 from ...tensor._tensor import _apply, _legacy
 from ..._jax import nn as _jnn

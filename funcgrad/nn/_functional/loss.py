@@ -8,7 +8,7 @@ import numpy as _np
 
 import funcgrad as _fg
 from ...tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
-from ...primitives.indexing import gather as _gather
+from ..._src.prims.indexing import gather as _gather
 from ...tensor._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ...tensor._tensor import _apply, _legacy
 from .activation import _softplus, log_softmax, logsigmoid, softplus

@@ -8,7 +8,7 @@ import numpy as np
 import funcgrad as _fg
 from ...tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ... import lax as _lax
-from ...primitives.windowed import reduce_window_max as _rw_max, reduce_window_sum as _rw_sum
+from ..._src.prims.windowed import reduce_window_max as _rw_max, reduce_window_sum as _rw_sum
 from ...tensor._tensor import _apply, _apply_nograd
 from .common import _dt_name, _np_dtype, _ntuple, _shape
 

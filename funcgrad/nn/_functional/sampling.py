@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 import funcgrad as _fg
 from ...tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
-from ...primitives.shape import pad as _lax_pad
+from ..._src.prims.shape import pad as _lax_pad
 from ...tensor._argcheck import DtypeName
 from ...tensor._tensor import _apply
 from .common import _np_dtype

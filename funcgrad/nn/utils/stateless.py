@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ...core.array import ArrayBase
+from ..._src.core.array import ArrayBase
 from ...tree_util import tree_leaves, tree_map
 from ...tensor._tensor import Tensor
 
@@ -131,7 +131,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 def parameter_arrays(module, *, trainable_only: bool = False) -> dict:
     """{name: Array} of the module's parameters (copies: later in-place updates of the module do not
     change them), the usual input of functional_call under funcgrad.jit / grad / vmap."""
-    from ...core.array import Array
+    from ..._src.core.array import Array
     return {n: Array(p.detach().numpy().copy()) for n, p in module.named_parameters()
             if p.requires_grad or not trainable_only}
 
@@ -140,7 +140,7 @@ def value_and_grad(model, fn):
     """MLX-style: a function that calls fn(*args, **kwargs) (which uses `model`) and returns
     (value, grads) with grads a {name: gradient} dict over the model's trainable parameters.
     Tensors in give Tensors out; it also works on Arrays inside funcgrad.jit / vmap / grad."""
-    from ... import transforms as _tr
+    from ..._src import interpreters as _tr
 
     def wrapped(*args, **kwargs):
         named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]

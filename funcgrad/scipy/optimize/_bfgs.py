@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from ... import numpy as jnp
-from ...primitives.control_flow import while_loop
-from ...transforms.ad import value_and_grad
+from ..._src.control.flow import while_loop
+from ..._src.interpreters.ad import value_and_grad
 
 
 class OptimizeResults(NamedTuple):

@@ -12,9 +12,9 @@ from typing import Callable
 
 from ... import numpy as jnp
 from ..._jax_api import closure_convert
-from ...primitives.control_flow import while_loop
-from ...transforms.ad import vjp
-from ...transforms.custom import custom_vjp
+from ..._src.control.flow import while_loop
+from ..._src.interpreters.ad import vjp
+from ..._src.interpreters.custom import custom_vjp
 
 __all__ = ["cg"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ... import numpy as jnp
-from ...core.tree_util import register_pytree_node
+from ..._src.core.tree_util import register_pytree_node
 from ...numpy._statistics import logsumexp
 
 

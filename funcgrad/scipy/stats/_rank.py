@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ... import numpy as jnp
-from ...core import dtypes
-from ...transforms import vmap
+from ..._src.core import dtypes
+from ..._src.interpreters import vmap
 
 _METHODS = ("average", "min", "max", "dense", "ordinal")
 

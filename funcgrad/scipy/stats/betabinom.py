@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from ...primitives.special import lgamma
+from ..._src.prims.special import lgamma
 from .._special_more import betaln
 from ._util import promote_float
 

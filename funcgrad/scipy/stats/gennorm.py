@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ... import numpy as jnp
-from ...primitives.special import lgamma
+from ..._src.prims.special import lgamma
 from .._special_more import gammainc
 from ._util import promote_float
 

@@ -3,7 +3,7 @@ probabilities p (..., k)."""
 from __future__ import annotations
 
 from ... import numpy as jnp
-from ...primitives.special import lgamma
+from ..._src.prims.special import lgamma
 from .._special_more import promote_float, xlogy
 
 

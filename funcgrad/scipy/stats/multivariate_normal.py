@@ -6,7 +6,7 @@ import math
 
 from ... import numpy as jnp
 from ...numpy import linalg
-from ...primitives.linalg_decomp import triangular_solve
+from ..._src.prims.linalg_decomp import triangular_solve
 from .._special_more import promote_float
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import sys
 
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # funcgrad/
 
 
 class ConcretizationError(TypeError):

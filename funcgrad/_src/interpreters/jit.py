@@ -604,7 +604,7 @@ def _derived(jaxpr, key, make):
 
 
 def _zeros(av):
-    from ..primitives.shape import full
+    from ..prims.shape import full
     return full(av.shape, 0, av.dtype)
 
 
@@ -622,7 +622,7 @@ def _pjit_jvp(args, tangents, ans, *, jaxpr, name):
     # Only the arguments with a tangent are differentiated: the others (values closed over from an
     # enclosing transform, say) are held fixed inside the derivative.
     from .ad import jvp
-    from ..primitives.callbacks import drop_effects
+    from ..prims.callbacks import drop_effects
     jaxpr = drop_effects(jaxpr)  # the primal (and its prints) already ran
     idx = tuple(i for i, t in enumerate(tangents) if t is not None)
     f = _derived(jaxpr, ("jvp", idx), lambda: jit(
@@ -632,7 +632,7 @@ def _pjit_jvp(args, tangents, ans, *, jaxpr, name):
 
 def _pjit_vjp(cts, ans, args, needs, *, jaxpr, name):
     from .ad import vjp
-    from ..primitives.callbacks import drop_effects
+    from ..prims.callbacks import drop_effects
     jaxpr = drop_effects(jaxpr)  # the primal (and its prints) already ran
     idx = tuple(i for i, n in enumerate(needs) if n)
     f = _derived(jaxpr, ("vjp", idx), lambda: jit(

@@ -1,6 +1,6 @@
 """jit's compiler: optimisation passes over a jaxpr, then code generation to one Python function.
 
-    from funcgrad.transforms import compiler
+    from funcgrad._src.interpreters import compiler
     opt = compiler.optimize(jaxpr)                         # all enabled passes
     opt = compiler.optimize(jaxpr, passes=("dce", "cse"))  # just these, in the pipeline's order
     fn = compiler.compile_jaxpr(opt)                       # a Compiled: fn(*buffers), fn.source

@@ -22,9 +22,9 @@ from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
 from ..core.trace import concrete_value, find_top, hoist_tracer_consts, new_trace, transform_active
 from ..core.tree_util import tree_flatten, tree_unflatten
-from . import elementwise as ew
-from .reduction import reduce_max
-from .shape import broadcast_in_dim, concatenate, expand_dims, full, pad, rev, slice as lslice, squeeze
+from ..prims import elementwise as ew
+from ..prims.reduction import reduce_max
+from ..prims.shape import broadcast_in_dim, concatenate, expand_dims, full, pad, rev, slice as lslice, squeeze
 
 
 # --- tracing bodies -------------------------------------------------------------------------------
@@ -174,7 +174,7 @@ def _zeros(av):
 
 
 def _compiled(jaxpr: Jaxpr):
-    from ..transforms import compiler
+    from ..interpreters import compiler
     c = jaxpr._cache.get("compiled")
     if c is None:
         c = jaxpr._cache["compiled"] = compiler.compile_jaxpr(jaxpr)
@@ -220,7 +220,7 @@ def _partial(jaxpr, ops, idx):
 # for): the others, such as values the branches close over from an enclosing transform, stay fixed.
 
 def _cond_jvp(args, tangents, ans, *, branches):
-    from ..transforms.ad import jvp
+    from ..interpreters.ad import jvp
     index, ops = args[0], list(args[1:])
     idx = [i for i, t in enumerate(tangents[1:]) if t is not None]
     ts = [tangents[1 + i] for i in idx]
@@ -235,7 +235,7 @@ def _cond_jvp(args, tangents, ans, *, branches):
 
 
 def _cond_vjp(cts, ans, args, needs, *, branches):
-    from ..transforms.ad import vjp
+    from ..interpreters.ad import vjp
     index, ops = args[0], list(args[1:])
     idx = [i for i, need in enumerate(needs[1:]) if need]
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, branches[0].out_avals)]
@@ -253,8 +253,8 @@ def _cond_vjp(cts, ans, args, needs, *, branches):
 
 
 def _cond_batch(args, dims, *, branches):
-    from ..transforms.batching import vmap
-    from ._util import batch_size, move_axis, to_front
+    from ..interpreters.batching import vmap
+    from ..prims._util import batch_size, move_axis, to_front
     index, ops = args[0], list(args[1:])
     idim, odims = dims[0], list(dims[1:])
     size = batch_size(args, dims)
@@ -438,7 +438,7 @@ def _while_impl(xp):
 
 
 def _while_jvp(args, tangents, ans, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_body_consts):
-    from ..transforms.ad import jvp
+    from ..interpreters.ad import jvp
     nc, nb = n_cond_consts, n_body_consts
     cc, bc, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
     bidx = [i for i in range(nb) if tangents[nc + i] is not None]  # the others stay fixed
@@ -470,8 +470,8 @@ def _while_vjp(cts, ans, args, needs, **params):
 
 
 def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_body_consts):
-    from ..transforms.batching import vmap
-    from ._util import batch_size, to_front
+    from ..interpreters.batching import vmap
+    from ..prims._util import batch_size, to_front
     size = batch_size(args, dims)
     nc, nb = n_cond_consts, n_body_consts
     cc, bc, carry = list(args[:nc]), list(args[nc:nc + nb]), list(args[nc + nb:])
@@ -633,7 +633,7 @@ def _scan_impl(xp):
 
 
 def _scan_jvp(args, tangents, ans, *, jaxpr, n_consts, n_carry, length, reverse, res=None):
-    from ..transforms.ad import jvp
+    from ..interpreters.ad import jvp
     nc, k = n_consts, n_carry
     cidx = [i for i in range(nc) if tangents[i] is not None]  # consts without a tangent stay fixed
     m = len(cidx)
@@ -697,8 +697,8 @@ def _residual_bodies(jaxpr, nc, k, cidx, fwd_avals, ny):
 
     Residuals the backward does not read are dropped from both. Cached on the body jaxpr."""
     from ..core.trace import Tracer
-    from ..transforms.ad import backward, record
-    from ..transforms.compiler.dce import dce
+    from ..interpreters.ad import backward, record
+    from ..interpreters.compiler.dce import dce
     key = ("vjp_residuals", nc, k, tuple(cidx), _avals_key(fwd_avals))
     hit = jaxpr._cache.get(key)
     if hit is not None:
@@ -826,8 +826,8 @@ def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, revers
 
 
 def _scan_batch(args, dims, *, jaxpr, n_consts, n_carry, length, reverse):
-    from ..transforms.batching import vmap
-    from ._util import batch_size, move_axis, to_front
+    from ..interpreters.batching import vmap
+    from ..prims._util import batch_size, move_axis, to_front
     size = batch_size(args, dims)
     nc, k = n_consts, n_carry
     consts = list(args[:nc])
@@ -1063,7 +1063,7 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
     if any(x.shape[ax] != n for x in leaves):
         raise ValueError(f"associative_scan: all leaves need the same length along axis {axis}, got "
                          f"{[x.shape[ax] for x in leaves]}")
-    from ._util import move_axis
+    from ..prims._util import move_axis
     xs = [move_axis(x, ax, 0) for x in leaves]
     if reverse:
         xs = [rev(x, (0,)) for x in xs]

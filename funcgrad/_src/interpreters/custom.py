@@ -15,7 +15,7 @@ from ..core.errors import UnexpectedTracerError
 from ..core.errors import ConcretizationError
 from ..core.trace import Tracer, concrete_value, find_top, hoist_tracer_consts, new_trace, transform_active
 from ..core.tree_util import tree_flatten, tree_unflatten
-from ..primitives.shape import full
+from ..prims.shape import full
 from .batching import trace_to_jaxpr
 
 
@@ -169,7 +169,7 @@ def _cjvp_vjp(cts, ans, args, needs, *, jaxpr, jvp, name, n_consts=0):
 
 def _cjvp_batch(args, dims, *, jaxpr, jvp, name, n_consts=0):
     from .batching import vmap
-    from ..primitives._util import batch_size, to_front
+    from ..prims._util import batch_size, to_front
     size = batch_size(args, dims)
     args = [to_front(a, d, size) for a, d in zip(args, dims)]
     bj = _batched_jaxpr(jaxpr, args, [0] * len(args))
@@ -288,7 +288,7 @@ def _cvjp_jvp(args, tangents, ans, **params):
 
 def _cvjp_batch(args, dims, *, jaxpr, fwd, bwd, name, res=None, n_consts=0):
     from .batching import vmap
-    from ..primitives._util import batch_size, to_front
+    from ..prims._util import batch_size, to_front
     size = batch_size(args, dims)
     args = [to_front(a, d, size) for a, d in zip(args, dims)]
     bj = _batched_jaxpr(jaxpr, args, [0] * len(args))

@@ -1,6 +1,6 @@
 """Code generation settings, shared by codegen.py and the blocked-kernel runtime (blocked.py).
 
-Reachable as `funcgrad.transforms.compiler.config.codegen` and through funcgrad.config.update:
+Reachable as `funcgrad._src.interpreters.compiler.config.codegen` and through funcgrad.config.update:
 jit_fusion, jit_fusion_min_size, jit_fusion_block_size, jit_fusion_threads, jit_fusion_evaluator, jit_parallel_ops, jit_donate_buffers.
 """
 from __future__ import annotations

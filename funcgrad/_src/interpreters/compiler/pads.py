@@ -24,8 +24,8 @@ import numpy as np
 
 from ...core.aval import ShapedArray
 from ...core.jaxpr import Eqn, Jaxpr, Var
-from ...primitives.elementwise import add_p
-from ...primitives.shape import concatenate_p
+from ...prims.elementwise import add_p
+from ...prims.shape import concatenate_p
 from ._ir import is_value, new_const, producers, rebuild, uniform_value, uses
 
 

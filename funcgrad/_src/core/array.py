@@ -1,6 +1,6 @@
 """Array: an immutable array over one backend buffer (a read-only numpy.ndarray, or a cupy.ndarray).
 
-Operators, indexing and most methods are attached by `funcgrad.primitives.operators`, so that the
+Operators, indexing and most methods are attached by `funcgrad._src.prims.operators`, so that the
 same methods serve concrete Arrays and tracers alike.
 """
 from __future__ import annotations
@@ -85,13 +85,13 @@ class Array(ArrayBase):
     @property
     def sharding(self):
         """The SingleDeviceSharding of the device holding this array (funcgrad.sharding)."""
-        from ..sharding import SingleDeviceSharding
+        from ...sharding import SingleDeviceSharding
         return SingleDeviceSharding(self.device)
 
     @property
     def addressable_shards(self) -> list:
         """The pieces of this array on this process's devices: one, the whole array (funcgrad.sharding)."""
-        from ..sharding import Shard
+        from ...sharding import Shard
         return [Shard(self.device, tuple(slice(None) for _ in self.shape), 0, self)]
 
     global_shards = addressable_shards

@@ -8,7 +8,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import get_aval, to_array, canonical_array
 from ..core.tree_util import tree_flatten, tree_unflatten
-from ..primitives.shape import reshape, transpose, slice as lslice
+from ..prims.shape import reshape, transpose, slice as lslice
 from .ad import _check_argnums, _check_grad_input, jvp, vjp
 from .batching import vmap
 

@@ -12,9 +12,9 @@ from ..core.errors import user_location
 from ..core.jaxpr import Jaxpr
 from ..core.trace import new_trace
 from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from ..primitives._util import move_axis
-from ..primitives.collectives import apply_collective, axis_frame, has_collective
-from ..primitives.shape import broadcast_in_dim
+from ..prims._util import move_axis
+from ..prims.collectives import apply_collective, axis_frame, has_collective
+from ..prims.shape import broadcast_in_dim
 
 
 def trace_to_jaxpr(flat_fun: Callable, in_avals, name: str, axis=None):
@@ -227,7 +227,7 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0, static_broadca
     funcgrad runs the members on one device as a vmap (compiled with jit), so results match JAX's pmap;
     as in JAX, the mapped axis may not be larger than the number of devices (`devices` or the
     backend's device count), else ValueError."""
-    from .._jax_api import device_count
+    from ..._jax_api import device_count
     from .jit import jit
     static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
         else tuple(static_broadcasted_argnums)

@@ -1,0 +1,126 @@
+"""The layer rules of ARCHITECTURE.md, enforced: parse every module of funcgrad/, resolve each of its imports
+of funcgrad's own modules (module level and inside functions alike) and fail on an arrow that points up the
+engine's layers or crosses from the JAX face into the torch face.
+
+Arrows that break a rule today are listed in KNOWN_ARROWS with the reason; the test also fails when a listed
+arrow is gone, so the list only shrinks.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent / "funcgrad"
+
+# The engine, bottom to top: an import may point to its own layer or a lower one.
+ENGINE = ["funcgrad._src.core", "funcgrad._src.prims", "funcgrad._src.interpreters", "funcgrad._src.control"]
+# The JAX face, in its import order (lax <- numpy <- scipy <- random); it never imports the torch face.
+JAX_ORDER = ["funcgrad.lax", "funcgrad.numpy", "funcgrad.scipy", "funcgrad.random"]
+JAX_FACE = JAX_ORDER + ["funcgrad._jax"]
+TORCH_FACE = ["funcgrad.tensor", "funcgrad.autograd", "funcgrad.nn", "funcgrad.optim", "funcgrad.utils",
+              "funcgrad.vision", "funcgrad.distributions", "funcgrad.multiprocessing", "funcgrad.distributed",
+              "funcgrad.func", "funcgrad.serialization", "funcgrad.amp", "funcgrad.hub"]
+
+# (importer, imported) -> why the arrow exists today. Delete an entry when its arrow goes.
+KNOWN_ARROWS: dict[tuple[str, str], str] = {
+    ("funcgrad._src.core.array", "funcgrad.sharding"):
+        "Array.sharding builds a SingleDeviceSharding; the sharding classes belong in core",
+    ("funcgrad._src.interpreters.batching", "funcgrad._jax_api"):
+        "vmap's spmd_axis_name / axis checks use _jax_api helpers that belong in the engine",
+    ("funcgrad.random", "funcgrad.tensor._rng"):
+        "funcgrad.random doubles as torch.random (seed, get_rng_state): the names both faces claim are not "
+        "yet resolved in one facade module",
+    ("funcgrad.lax._elementwise", "funcgrad.scipy.special"):
+        "lax.zeta's formula lives in scipy.special until zeta gets its own card",
+    ("funcgrad.lax.linalg", "funcgrad.numpy"):
+        "lax.linalg's wrappers are written with jnp; they need cards of their own",
+    ("funcgrad.lax.linalg", "funcgrad.numpy.linalg"):
+        "lax.linalg re-exports numpy.linalg's decompositions instead of binding the cards",
+    ("funcgrad.scipy.stats._kde", "funcgrad.random"):
+        "gaussian_kde.resample draws with funcgrad.random (JAX's does too): random sits above scipy",
+}
+
+
+def _module_name(path: pathlib.Path) -> tuple[str, bool]:
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    parts = list(rel.parts)
+    is_pkg = parts[-1] == "__init__"
+    if is_pkg:
+        parts = parts[:-1]
+    return ".".join(parts), is_pkg
+
+
+def _within(name: str, prefixes: list[str]) -> str | None:
+    for p in prefixes:
+        if name == p or name.startswith(p + "."):
+            return p
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def arrows() -> frozenset[tuple[str, str]]:
+    """Every (importer, imported) pair of funcgrad modules, imported resolved to the longest module name."""
+    modules = {_module_name(p)[0] for p in ROOT.rglob("*.py")}
+    found = set()
+    for path in ROOT.rglob("*.py"):
+        name, is_pkg = _module_name(path)
+        pkg = name if is_pkg else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = []
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = pkg.split(".")
+                    base = base[:len(base) - (node.level - 1)]
+                    mod = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    mod = node.module or ""
+                targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in modules else mod for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            for t in targets:
+                if t.startswith("funcgrad") and t != name:
+                    found.add((name, t))
+    return frozenset(found)
+
+
+def violations() -> dict[tuple[str, str], str]:
+    bad = {}
+    for src, dst in arrows():
+        s_eng, d_eng = _within(src, ENGINE), _within(dst, ENGINE)
+        if s_eng and not d_eng and dst != "funcgrad":
+            bad[(src, dst)] = "the engine imports a face"
+        elif s_eng and d_eng and ENGINE.index(d_eng) > ENGINE.index(s_eng):
+            bad[(src, dst)] = "an engine layer imports the layer above it"
+        elif _within(src, JAX_FACE) and _within(dst, TORCH_FACE):
+            bad[(src, dst)] = "the JAX face imports the torch face"
+        elif (_within(src, JAX_ORDER) and _within(dst, JAX_ORDER)
+              and JAX_ORDER.index(_within(dst, JAX_ORDER)) > JAX_ORDER.index(_within(src, JAX_ORDER))):
+            bad[(src, dst)] = "a JAX-face package imports one above it (lax <- numpy <- scipy <- random)"
+        elif s_eng and dst == "funcgrad":
+            bad[(src, dst)] = "the engine imports the facade"
+    return bad
+
+
+def test_no_new_upward_or_cross_face_arrow():
+    new = {k: v for k, v in violations().items() if k not in KNOWN_ARROWS}
+    assert not new, "imports that break the layer rules (ARCHITECTURE.md):\n" + "\n".join(
+        f"  {a} -> {b}: {why}" for (a, b), why in sorted(new.items()))
+
+
+def test_known_arrows_still_exist():
+    gone = sorted(k for k in KNOWN_ARROWS if k not in violations())
+    assert not gone, f"these arrows are gone: delete them from KNOWN_ARROWS: {gone}"
+
+
+# accretion files still to fold into their families (the list only shrinks)
+KNOWN_ACCRETION = {"funcgrad/tensor/_ops_more.py", "funcgrad/tensor/_ops_misc.py", "funcgrad/tensor/_linalg_more.py",
+                   "funcgrad/tensor/_methods_more.py", "funcgrad/scipy/_special_more.py",
+                   "funcgrad/scipy/_special_more2.py", "funcgrad/_src/prims/special_functions2.py"}
+
+
+def test_no_accretion_files():
+    found = {str(p.relative_to(ROOT.parent)) for p in ROOT.rglob("*.py")
+             if any(w in p.stem for w in ("_more", "_extra", "_misc")) or p.stem.endswith("s2")}
+    assert found <= KNOWN_ACCRETION, f"accretion files (put the code in its family's module): {found - KNOWN_ACCRETION}"
+    assert KNOWN_ACCRETION <= found, f"folded: delete from KNOWN_ACCRETION: {KNOWN_ACCRETION - found}"
