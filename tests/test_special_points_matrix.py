@@ -50,10 +50,6 @@ _OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
         "(c, kept as xfail until point-level waivers exist) atan2 at (0, 0) has no derivative: torch gives NaN, "
         "funcgrad 0 (JAX's convention); every other point agrees",
         [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("atan2", "arctan2")]),
-    'clamp-fmax-ties': (
-        "(b) at ties x == y funcgrad's clamp(x, min=y) / fmax send the derivative to x (JAX's tie rule); torch "
-        "sends it to the second argument: a per-face tie parameter on the card is missing",
-        [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("clamp", "clip", "fmax")]),
     'copysign-zero': (
         "(c, kept as xfail until point-level waivers exist) copysign's Hessian at y = 0 (the sign flip): torch "
         "NaN, funcgrad 0",
@@ -109,10 +105,6 @@ _OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
         "(b) funcgrad's ndtri(-1e-300) is -inf (and its derivatives inf); the argument is outside [0, 1], torch "
         "(and scipy) give NaN",
         ["torch.special:ndtri[points]"]),
-    'reduce-ties': (
-        "(b) at ties funcgrad's kthvalue / topk select a different one of the tied elements than torch (its "
-        "index output differs), so the derivative flows to another input",
-        [f"{f}:{n}" for f in ("torch", "Tensor") for n in ("kthvalue[equal]", "kthvalue[minties]", "topk[equal]")]),
     'frexp-nextafter': (
         "(b) funcgrad's frexp mantissa and nextafter have derivative 0; torch's are 2^-e (mantissa = x 2^-e, "
         "linear between powers of 2) and 1 in x (nextafter(x, y) = x + one ulp)",

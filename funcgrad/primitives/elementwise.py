@@ -12,8 +12,11 @@ Rounding, bit operations and predicates have zero derivative (their rules are No
 Conventions per face: where JAX and PyTorch differ at a kink, the card keeps one formula and takes the
 convention as a parameter `kink` that the binding face chooses ("jax", the default and left out of the
 params so jaxprs print as JAX's, or "torch"): abs (JAX selects x >= 0, torch uses sign(x) and 0 at a
-complex 0), hypot and atan2 at the origin, pow's x-derivative at y == 0, elu's branch at 0. A param is
-part of the equation, so jit's cache, vmap's batch rule and the Tensor engine's recorded nodes carry it.
+complex 0), hypot and atan2 at the origin, pow's x-derivative at y == 0, elu's branch at 0, and the ties
+of max / min / clamp (JAX splits a max tie evenly and gives a clamp tie to no operand; torch's clamp with
+Tensor bounds and fmax have forward formulas that give a tie to another operand than their backward
+formulas do, and the torch rules reproduce both). A param is part of the equation, so jit's cache,
+vmap's batch rule and the Tensor engine's recorded nodes carry it.
 Smooth functions whose naive formula has an internal kink (logaddexp, logaddexp2, hypot; softplus and
 log_sigmoid are logaddexp with 0) are cards whose rules are smooth to every order: d logaddexp/dx =
 exp(x - ans), d hypot/dx = x / ans, written with these ops, so grad of grad is right at 0 too.
@@ -472,14 +475,45 @@ pow_p = _card("pow", _pow_kinked_impl, _pow_rule,
                lambda t, ans, x, y, kink="jax": t * _pow_dy(ans, x, y)],
               [lambda g, ans, x, y, kink="jax": g * _pow_dx(x, y, kink),
                lambda g, ans, x, y, kink="jax": g * _pow_dy(ans, x, y)])
-max_p = binary("max", _ufunc("maximum"),
-               [lambda t, ans, x, y: t * _balanced_eq(x, ans, y), lambda t, ans, x, y: t * _balanced_eq(y, ans, x)],
-               [lambda g, ans, x, y: g * _balanced_eq(x, ans, y), lambda g, ans, x, y: g * _balanced_eq(y, ans, x)],
-               kinds="bifc")
-min_p = binary("min", _ufunc("minimum"),
-               [lambda t, ans, x, y: t * _balanced_eq(x, ans, y), lambda t, ans, x, y: t * _balanced_eq(y, ans, x)],
-               [lambda g, ans, x, y: g * _balanced_eq(x, ans, y), lambda g, ans, x, y: g * _balanced_eq(y, ans, x)],
-               kinds="bifc")
+def _torch_tie_d(t, x, y, beats, holds, first, jvp):
+    """torch's derivative of clamp(x, min=y) (beats=gt, holds=ge) and clamp(x, max=y) (lt, le): its forward
+    formula where(x beats y, x_t, y_t) gives a tie and a NaN to y; its backward ones give x the cotangent
+    where x holds against y (ties included) and y where y beats x (at a NaN neither)."""
+    if jvp:
+        pred = beats(x, y)
+        return _where(pred if first else bitwise_not(pred), t)
+    return _where(holds(x, y) if first else beats(y, x), t)
+
+
+def _extremum(name, beats, holds):
+    """max / min: JAX's rule splits a tie evenly (as torch.maximum's); kink="torch" is torch's rule for
+    clamp with one Tensor bound and fmax (_torch_tie_d), whose forward and backward formulas differ at ties."""
+    def d(first, jvp):
+        def rule(t, ans, x, y, kink="jax"):
+            if kink == "jax":
+                return t * (_balanced_eq(x, ans, y) if first else _balanced_eq(y, ans, x))
+            return _torch_tie_d(t, x, y, beats, holds, first, jvp)
+        return rule
+    base = _binary_rule(name, "bifc")
+
+    def rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+        _check_kink(name, kink)
+        return base(x, y)
+
+    def impl(xp):
+        f = getattr(xp, "maximum" if name == "max" else "minimum")
+
+        def extremum(x, y, kink="jax"):
+            # NaN propagates; at a tie NumPy's ufunc returns y, torch's kernels x (fmax(-0.0, 0.0) is -0.0)
+            r = f(x, y)
+            return r if kink == "jax" else xp.where(x == y, x, r)
+        extremum.ufunc = f  # what jit's code generator emits for the default params
+        return extremum
+    return _card(name, impl, rule, [d(True, True), d(False, True)], [d(True, False), d(False, False)])
+
+
+max_p = _extremum("max", lambda x, y: gt(x, y), lambda x, y: ge(x, y))
+min_p = _extremum("min", lambda x, y: lt(x, y), lambda x, y: le(x, y))
 
 
 def _atan2_partial(num, x, y, kink):
@@ -662,7 +696,8 @@ integer_pow_p = _card("integer_pow", _integer_pow_impl, _integer_pow_rule,
                       [lambda g, ans, x, *, y: g * _integer_pow_d(x, y)])
 
 
-def _clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:
+def _clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+    _check_kink("clamp", kink)
     check_same("clamp", lo, x, hi)
     check_dtype("clamp", x, "if")
     return ShapedArray(x.shape, x.dtype, lo.weak_type and x.weak_type and hi.weak_type)
@@ -672,12 +707,34 @@ def _where(pred, t):
     return select(pred, t, zeros_like(t))
 
 
-# JAX's rules: the gradient goes to whichever operand the result equals (x inside the open interval).
-_clamp_rules = [lambda t, ans, lo, x, hi: _where(bitwise_and(gt(lo, x), lt(lo, hi)), t),
-                lambda t, ans, lo, x, hi: _where(bitwise_and(gt(x, lo), lt(x, hi)), t),
-                lambda t, ans, lo, x, hi: _where(lt(hi, x), t)]
-clamp_p = _card("clamp", lambda xp: (lambda lo, x, hi: xp.minimum(xp.maximum(x, lo), hi)), _clamp_rule,
-                _clamp_rules, _clamp_rules)
+def _clamp_d(i, jvp):
+    """The derivative of clamp(lo, x, hi) in operand i (0 lo, 1 x, 2 hi). JAX's rule: the gradient goes to
+    whichever operand the result equals (x inside the open interval, so none at a tie with a bound).
+    kink="torch" is torch's clamp with two Tensor bounds, whose forward formula (clamp_jvp) and backward
+    formulas (clamp_backward, clamp_backward_min_max) differ: forward, hi where lo > hi, else lo where x < lo,
+    else hi where x > hi, else x; backward, x where lo <= x <= hi, lo where x < lo < hi, hi where x > hi or
+    hi < lo (so nothing where x < lo == hi, nor at a NaN x)."""
+    def rule(t, ans, lo, x, hi, kink="jax"):
+        if kink == "jax":
+            pred = (bitwise_and(gt(lo, x), lt(lo, hi)) if i == 0 else
+                    bitwise_and(gt(x, lo), lt(x, hi)) if i == 1 else lt(hi, x))
+        elif jvp:
+            crossed, below = gt(lo, hi), lt(x, lo)
+            if i == 0:
+                pred = bitwise_and(bitwise_not(crossed), below)
+            elif i == 1:
+                pred = bitwise_not(bitwise_or(crossed, bitwise_or(below, gt(x, hi))))
+            else:
+                pred = bitwise_or(crossed, bitwise_and(bitwise_not(below), gt(x, hi)))
+        else:
+            pred = (bitwise_and(lt(x, lo), lt(lo, hi)) if i == 0 else
+                    bitwise_and(ge(x, lo), le(x, hi)) if i == 1 else bitwise_or(gt(x, hi), lt(hi, lo)))
+        return _where(pred, t)
+    return rule
+
+
+clamp_p = _card("clamp", lambda xp: (lambda lo, x, hi, kink="jax": xp.minimum(xp.maximum(x, lo), hi)),
+                _clamp_rule, [_clamp_d(i, True) for i in range(3)], [_clamp_d(i, False) for i in range(3)])
 
 
 # --- complex numbers ------------------------------------------------------------------------------
