@@ -537,3 +537,34 @@ def test_jax_face_ties_vs_jax(name):
         jax.config.update("jax_enable_x64", prev)
     for k, (g, w) in enumerate(zip(run(fg, fnp), want)):
         np.testing.assert_array_equal(g, w, err_msg=f"{name} output {k}")
+
+
+def _pow_hessian(T, x, y):
+    """pow's gradient and Hessian at (x, y) in the torch face (reverse over reverse)."""
+    X, Y = (T.tensor([v], dtype=T.float64, requires_grad=True) for v in (x, y))
+    gx, gy = T.autograd.grad(T.pow(X, Y).sum(), (X, Y), create_graph=True)
+    rows = [[float(h) for h in T.autograd.grad(g.sum(), (X, Y), retain_graph=True)] for g in (gx, gy)]
+    return float(gx), float(gy), rows
+
+
+def test_torch_pow_masks_take_the_cotangent():
+    """torch's pow backward is where(y == 0, 0, g * y x^(y-1)) and where(x == 0 and y >= 0, 0, g x^y log x): a
+    NaN cotangent (log of a negative base) is masked too, so d/dx (d/dy x^y) = x^y / x at x < 0, y = 0
+    (the exact d/dx of x^y log x with x^y = 1), and d/dy x^y at x = 0, y < 0 is inf * log 0 = -inf."""
+    for x in (-1.0, -2.0):
+        gx, gy, ((hxx, hxy), (hyx, hyy)) = _pow_hessian(fg, x, 0.0)
+        assert gx == 0.0 and math.isnan(gy) and hxx == 0.0 and hyx == 1 / x and math.isnan(hyy)
+        assert math.isnan(hxy)  # (d/dy of y x^(y-1): x^(y-1) log x, undefined for x < 0, as torch's NaN)
+    gx, gy, _ = _pow_hessian(fg, 0.0, -1.0)
+    assert gy == -INF
+    # the JAX face keeps JAX's rules: log(1) at x == 0, NaN through log of a negative base
+    g = fg.grad(lambda a, b: fnp.power(a, b), argnums=1)
+    assert float(g(fnp.asarray(0.0), fnp.asarray(-1.0))) != -INF
+
+
+@pytest.mark.parametrize("x,y", [(-1.0, 0.0), (-2.0, 0.0), (0.0, -1.0), (2.0, 0.0), (-2.0, 2.0), (0.5, -2.0)])
+def test_torch_pow_edges_vs_torch(x, y):
+    torch = pytest.importorskip("torch")
+    got, want = _pow_hessian(fg, x, y), _pow_hessian(torch, x, y)
+    np.testing.assert_array_equal(np.array([got[0], got[1], *got[2][0], *got[2][1]]),
+                                  np.array([want[0], want[1], *want[2][0], *want[2][1]]))

@@ -55,9 +55,9 @@ _OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
         "NaN, funcgrad 0",
         ["torch:copysign[pairs]", "Tensor:copysign[pairs]"]),
     'pow-edges': (
-        "pow / float_power at x = 0 (torch's Hessian NaN where funcgrad gives the limits 0 and 2 of x^2) and at "
-        "x < 0, y = 0 (d/dy x^y = x^y log x: funcgrad NaN, torch 0 / -1 from its y == 0 mask): (c) at 0, "
-        "(b)-candidate at x < 0 (torch's documented convention is the mask)",
+        "(c, kept as xfail until point-level waivers exist) pow / float_power at x = 0: torch's Hessian is NaN "
+        "(0 * inf in its masked branches) where funcgrad gives the limits 0 and 2 of x^2; every other point "
+        "agrees (at x < 0, y = 0 funcgrad's torch rules mask the tangent as torch's where does)",
         [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("pow", "float_power")]),
     'xlogy-origin': (
         "(c, kept as xfail until point-level waivers exist) xlogy / xlog1py at x = 0, y = 0 (-1 for xlog1py): "

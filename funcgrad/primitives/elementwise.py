@@ -12,7 +12,7 @@ Rounding, bit operations and predicates have zero derivative (their rules are No
 Conventions per face: where JAX and PyTorch differ at a kink, the card keeps one formula and takes the
 convention as a parameter `kink` that the binding face chooses ("jax", the default and left out of the
 params so jaxprs print as JAX's, or "torch"): abs (JAX selects x >= 0, torch uses sign(x) and 0 at a
-complex 0), hypot and atan2 at the origin, pow's x-derivative at y == 0, elu's branch at 0, and the ties
+complex 0), hypot and atan2 at the origin, pow's derivatives at y == 0 and x == 0, elu's branch at 0, and the ties
 of max / min / clamp (JAX splits a max tie evenly and gives a clamp tie to no operand; torch's clamp with
 Tensor bounds and fmax have forward formulas that give a tie to another operand than their backward
 formulas do, and the torch rules reproduce both). A param is part of the equation, so jit's cache,
@@ -410,20 +410,31 @@ def _balanced_eq(x, z, y):
     return eq_x / (1 + eq_y)
 
 
-def _pow_dx(x, y, kink="jax"):
-    """d/dx x**y = y * x**(y-1). JAX's rule is that formula alone (NaN at x == 0, y == 0, and x**1 has
-    a NaN second derivative at 0); torch's is 0 wherever y == 0, with y - 1 kept away from -1 there so
-    that the unused branch has finite derivatives (torch's pow(x, 0) has second derivative 0 at 0)."""
+def _pow_tx(t, x, y, kink="jax"):
+    """t * d/dx x**y = t * y * x**(y-1). JAX's rule is that formula alone (NaN at x == 0, y == 0, and x**1
+    has a NaN second derivative at 0). torch's (pow_backward_self) is where(y == 0, 0, t * y * x**(y-1)):
+    the mask takes the tangent or cotangent too, so a NaN one (d/dy's log of a negative x) gives 0 there.
+    At x == 0 the unused branch's y - 1 is kept away from -1 so that its derivatives are finite (x**0 has
+    second derivative 0 at 0, where torch's is 0 * inf); elsewhere it is torch's (NaN in y at x < 0)."""
     if kink == "jax":
-        return y * pow(x, y - 1)
+        return t * (y * pow(x, y - 1))
     y0 = eq(y, zeros_like(y))
-    d = y * pow_p.bind(x, select(y0, ones_like(y), y) - 1, kink=kink)
+    safe = bitwise_and(y0, eq(x, zeros_like(x)))
+    d = t * (y * pow_p.bind(x, select(safe, ones_like(y), y) - 1, kink=kink))
     return select(y0, zeros_like(d), d)
 
 
-def _pow_dy(ans, x, y):
-    """d/dy x**y = log(x) x**y, 0 at x == 0 (where x**y is 0 or 1 for y >= 0)."""
-    return log(_replace_zero(x)) * ans
+def _pow_ty(t, ans, x, y, kink="jax"):
+    """t * d/dy x**y = t * log(x) x**y. JAX's rule takes log(1) at x == 0 (where x**y is 0 or 1 for
+    y >= 0). torch's (pow_backward_exponent) is where(x == 0 and y >= 0, 0, t * x**y * log(x)): so -inf at
+    x == 0, y < 0, and the mask takes the tangent or cotangent too (x is 1 in the unused branch, so that
+    its derivatives are finite)."""
+    if kink == "jax":
+        return t * (log(_replace_zero(x)) * ans)
+    zero = zeros_like(x)
+    z = bitwise_and(eq(x, zero), ge(y, zeros_like(y)))
+    d = t * (ans * log(select(z, ones_like(x), x)))
+    return select(z, zeros_like(d), d)
 
 
 def _trunc_quotient(x, y):
@@ -471,10 +482,10 @@ def _pow_kinked_impl(xp):
 
 
 pow_p = _card("pow", _pow_kinked_impl, _pow_rule,
-              [lambda t, ans, x, y, kink="jax": t * _pow_dx(x, y, kink),
-               lambda t, ans, x, y, kink="jax": t * _pow_dy(ans, x, y)],
-              [lambda g, ans, x, y, kink="jax": g * _pow_dx(x, y, kink),
-               lambda g, ans, x, y, kink="jax": g * _pow_dy(ans, x, y)])
+              [lambda t, ans, x, y, kink="jax": _pow_tx(t, x, y, kink),
+               lambda t, ans, x, y, kink="jax": _pow_ty(t, ans, x, y, kink)],
+              [lambda g, ans, x, y, kink="jax": _pow_tx(g, x, y, kink),
+               lambda g, ans, x, y, kink="jax": _pow_ty(g, ans, x, y, kink)])
 def _torch_tie_d(t, x, y, beats, holds, first, jvp):
     """torch's derivative of clamp(x, min=y) (beats=gt, holds=ge) and clamp(x, max=y) (lt, le): its forward
     formula where(x beats y, x_t, y_t) gives a tie and a NaN to y; its backward ones give x the cotangent
