@@ -109,14 +109,6 @@ _OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
         "(b) funcgrad's frexp mantissa and nextafter have derivative 0; torch's are 2^-e (mantissa = x 2^-e, "
         "linear between powers of 2) and 1 in x (nextafter(x, y) = x + one ulp)",
         [f"{f}:{n}" for f in ("torch", "Tensor") for n in ("frexp[points]", "nextafter[pairs]")]),
-    'resize_as': (
-        "(b) funcgrad's Tensor.resize_as raises 'cannot resize variables that require grad' under autograd; "
-        "torch's out-of-place resize_as differentiates",
-        ["Tensor:resize_as[pairs]"]),
-    'view_as_complex': (
-        "(b) funcgrad's view_as_complex fails under forward mode (ValueError 'strides is incompatible with shape "
-        "of requested array' viewing the tangent)",
-        ["torch:view_as_complex[regular]"]),
 }
 REFERENCE_OPEN: dict[str, str] = {_i: _reason for _reason, _ids in _OPEN_GROUPS.values() for _i in _ids}
 

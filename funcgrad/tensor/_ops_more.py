@@ -280,6 +280,8 @@ def view_as_complex(input):
     cdt = np.dtype(np.complex64 if dt == np.float32 else np.complex128)
 
     def np_fn(v):  # each pair reinterpreted as one complex number, at the pair's address
+        if v.dtype != dt:  # a traced tensor's layout shadow (one byte per element): the pair's first stands in
+            return v[..., 0]
         out = np.ndarray(v.shape[:-1], dtype=cdt, buffer=_root(v), offset=_offset(v, v), strides=v.strides[:-1])
         if not v.flags.writeable:
             out.flags.writeable = False
