@@ -824,6 +824,7 @@ EXPLICIT["Tensor"].update({
     "where": _ex(lambda ns, x: x.where(x > 1, -x)),
     "unsafe_chunk": _ex(lambda ns, x: x.unsafe_chunk(2)), "unsafe_split": _ex(lambda ns, x: x.unsafe_split(2)),
     "unsafe_split_with_sizes": _ex(lambda ns, x: x.unsafe_split_with_sizes([2, 3])),
+    "resize": _ex(lambda ns, x: x.resize(1, *x.shape)),  # (out of place: the element count must stay)
 })
 
 _COPY = "the out-of-place copy of a view op with the same derivative (its view op has the row)"

@@ -402,3 +402,169 @@ def test_tensor_engine_records_kink():
     np.testing.assert_array_equal(x.grad.detach().numpy(), [0.0, 6.0, 0.0])
     g = fg.func.grad(lambda t: fg.abs(t).sum())(fg.tensor([0.0, -1.0], dtype=fg.float64))
     np.testing.assert_array_equal(g.numpy(), [0.0, -1.0])
+
+
+# --- ties of max / min / clamp ---------------------------------------------------------------------
+# torch's clamp with Tensor bounds, clamp_min / clamp_max and fmax have forward formulas (derivatives.yaml's
+# `result:` lines, clamp_jvp) that give a tie to another operand than their backward formulas do; the torch
+# face reproduces both (the cards' kink="torch" rules). The grid holds every tie, NaN and -0.0 pattern.
+
+_TIE_PTS = (-1.0, 0.0, -0.0, 1.0, NAN)
+_TIE_FNS = {
+    "clamp(min=)": (lambda T: (lambda x, y: T.clamp(x, min=y)), 2),
+    "clamp(max=)": (lambda T: (lambda x, y: T.clamp(x, max=y)), 2),
+    "clip(x, lo, hi)": (lambda T: (lambda x, y, z: T.clip(x, y, z)), 3),
+    "Tensor.clamp(lo, hi)": (lambda T: (lambda x, y, z: x.clamp(y, z)), 3),
+    "clamp_min": (lambda T: T.clamp_min, 2), "clamp_max": (lambda T: T.clamp_max, 2),
+    "Tensor.clamp_min": (lambda T: (lambda x, y: x.clamp_min(y)), 2),
+    "fmax": (lambda T: T.fmax, 2), "fmin": (lambda T: T.fmin, 2),
+    "maximum": (lambda T: T.maximum, 2), "minimum": (lambda T: T.minimum, 2),
+}
+
+
+def _tie_grid(n):
+    import itertools
+    return [np.array(c) for c in zip(*itertools.product(_TIE_PTS, repeat=n))]
+
+
+def _tie_derivatives(T, fn, arrs):
+    """value, forward derivative in each operand (ones along it) and reverse gradient of the sum."""
+    xs = [T.tensor(a, dtype=T.float64) for a in arrs]
+    out = {"value": fn(*xs).detach().numpy()}
+    for i in range(len(xs)):
+        v = tuple(T.ones_like(x) if j == i else T.zeros_like(x) for j, x in enumerate(xs))
+        out[f"fwd{i}"] = T.func.jvp(fn, tuple(xs), v)[1].detach().numpy()
+    leaves = [x.clone().requires_grad_(True) for x in xs]
+    fn(*leaves).sum().backward()
+    for i, x in enumerate(leaves):
+        out[f"rev{i}"] = np.zeros(arrs[0].shape) if x.grad is None else x.grad.numpy()
+    return out
+
+
+@pytest.mark.parametrize("name", list(_TIE_FNS))
+def test_torch_face_ties_vs_torch(name):
+    torch = pytest.importorskip("torch")
+    mk, n = _TIE_FNS[name]
+    arrs = _tie_grid(n)
+    want, got = _tie_derivatives(torch, mk(torch), arrs), _tie_derivatives(fg, mk(fg), arrs)
+    value = want["value"]
+    for key in want:
+        w, g = want[key], got[key]
+        if key.startswith("fwd") and name in ("maximum", "minimum"):
+            # (torch's forward formula of maximum gives a NaN result's tangent to `other` alone, its backward
+            # to both: a NaN's derivative is not a target)
+            w, g = w[~np.isnan(value)], g[~np.isnan(value)]
+        np.testing.assert_array_equal(g, w, err_msg=f"{name} {key} at {[a.tolist() for a in arrs]}")
+
+
+def test_torch_face_ties_written_out():
+    """torch's tie rules (derivatives.yaml / FunctionsManual clamp_jvp, clamp_backward_min_max), checked
+    without torch: away from ties each derivative is the exact 0 or 1."""
+    T = fg
+    x = np.array([1.0, 0.0, 2.0, 0.0, NAN])  # ties (1 and -0.0 / 0.0), above, below, NaN
+    y = np.array([1.0, -0.0, 1.0, 1.0, 1.0])
+    cases = {  # name: (fwd in x, fwd in y, rev in x, rev in y); the NaN column last
+        "clamp(min=)": (T.clamp, {"min": True}, [0, 0, 1, 0, 0], [1, 1, 0, 1, 1], [1, 1, 1, 0, 0], [0, 0, 0, 1, 0]),
+        "clamp(max=)": (T.clamp, {"max": True}, [0, 0, 0, 1, 0], [1, 1, 1, 0, 1], [1, 1, 0, 1, 0], [0, 0, 1, 0, 0]),
+        "clamp_min": (T.clamp_min, {}, [1, 1, 1, 0, 0], [0, 0, 0, 1, 1], [1, 1, 1, 0, 0], [0, 0, 0, 1, 0]),
+        "clamp_max": (T.clamp_max, {}, [1, 1, 0, 1, 0], [0, 0, 1, 0, 1], [1, 1, 0, 1, 0], [0, 0, 1, 0, 0]),
+        "fmax": (T.fmax, {}, [0, 0, 1, 0, 0], [1, 1, 0, 1, 1], [1, 1, 1, 0, 0], [0, 0, 0, 1, 1]),
+        "fmin": (T.fmin, {}, [1, 1, 0, 1, 0], [0, 0, 1, 0, 1], [1, 1, 0, 1, 0], [0, 0, 1, 0, 1]),
+        "maximum": (T.maximum, {}, [0.5, 0.5, 1, 0], [0.5, 0.5, 0, 1], [0.5, 0.5, 1, 0], [0.5, 0.5, 0, 1]),
+    }
+    for name, (f, kw, *want) in cases.items():
+        fn = (lambda a, b, f=f, kw=kw: f(a, **{k: b for k in kw})) if kw else f
+        got = _tie_derivatives(T, fn, [x, y])
+        for key, w in zip(("fwd0", "fwd1", "rev0", "rev1"), want):
+            np.testing.assert_array_equal(got[key][:len(w)], w, err_msg=f"{name} {key}")
+    # two Tensor bounds: lo > hi gives hi everything; x < lo == hi: forward lo, backward nothing
+    lo, xx, hi = np.array([1.0, 0.0, 0.0, 0.0]), np.array([0.5, -1.0, 0.0, 1.0]), np.array([0.0, 0.0, 1.0, 1.0])
+    got = _tie_derivatives(T, lambda a, b, c: T.clamp(a, b, c), [xx, lo, hi])
+    np.testing.assert_array_equal(got["value"], [0.0, 0.0, 0.0, 1.0])
+    for key, w in {"fwd0": [0, 0, 1, 1], "fwd1": [0, 1, 0, 0], "fwd2": [1, 0, 0, 0],
+                   "rev0": [0, 0, 1, 1], "rev1": [0, 0, 0, 0], "rev2": [1, 0, 0, 0]}.items():
+        np.testing.assert_array_equal(got[key], w, err_msg=key)
+    assert np.isnan(T.clamp(T.tensor([1.0]), min=T.tensor([NAN])).item())  # a NaN bound gives NaN, as torch
+    assert np.signbit(T.fmax(T.tensor([-0.0]), T.tensor([0.0])).item())  # fmax keeps the first at a tie
+
+
+def test_tie_kinks_through_jit_vmap():
+    """The kink="torch" rules of max / min / clamp in a jaxpr, under jit and vmap (forward and reverse)."""
+    f = lambda a, b: ew.max_p.bind(a, b, kink="torch")  # noqa: E731
+    a, b = fnp.asarray([1.0, 2.0, 3.0]), fnp.asarray([1.0, 3.0, 2.0])
+    assert "max[kink='torch']" in str(fg.make_jaxpr(f)(a, b)).replace('"', "'")
+    ga, gb = fg.jit(fg.vmap(fg.grad(f, argnums=(0, 1))))(a, b)
+    np.testing.assert_array_equal(np.asarray(ga), [1.0, 0.0, 1.0])  # backward: the tie to x
+    np.testing.assert_array_equal(np.asarray(gb), [0.0, 1.0, 0.0])
+    tb = fg.jit(lambda a, b: fg.jvp(f, (a, b), (fnp.zeros(3), fnp.ones(3)))[1])(a, b)
+    np.testing.assert_array_equal(np.asarray(tb), [1.0, 1.0, 0.0])  # forward: the tie to y
+    c = lambda lo, x, hi: ew.clamp_p.bind(lo, x, hi, kink="torch")  # noqa: E731
+    grads = fg.jit(fg.grad(lambda *v: c(*v).sum(), argnums=(0, 1, 2)))(
+        fnp.asarray([0.0, 0.0, 1.0]), fnp.asarray([-1.0, 0.0, 0.5]), fnp.asarray([0.0, 1.0, 0.0]))
+    np.testing.assert_array_equal(np.asarray(grads), [[0, 0, 0], [0, 1, 0], [0, 0, 1]])
+    with pytest.raises(TypeError, match="max: kink must be"):
+        fg.make_jaxpr(lambda x: ew.max_p.bind(x, x, kink="numpy"))(fnp.asarray(1.0))
+
+
+_JAX_TIE_FNS = {
+    "maximum": (lambda L, N: N.maximum, 2), "minimum": (lambda L, N: N.minimum, 2),
+    "fmax": (lambda L, N: N.fmax, 2), "fmin": (lambda L, N: N.fmin, 2),
+    "clip(x, lo, hi)": (lambda L, N: (lambda x, y, z: N.clip(x, y, z)), 3),
+    "clip(min=)": (lambda L, N: (lambda x, y: N.clip(x, min=y)), 2),
+    "clip(max=)": (lambda L, N: (lambda x, y: N.clip(x, max=y)), 2),
+    "lax.clamp": (lambda L, N: (lambda x, y, z: L.lax.clamp(y, x, z)), 3),
+}
+
+
+@pytest.mark.parametrize("name", list(_JAX_TIE_FNS))
+def test_jax_face_ties_vs_jax(name):
+    """The JAX face keeps JAX's tie rules (x64): split ties for maximum / minimum / clip, none for lax.clamp."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    mk, n = _JAX_TIE_FNS[name]
+    arrs = _tie_grid(n)
+
+    def run(lib, N):
+        fn, xs = mk(lib, N), [N.asarray(a) for a in arrs]
+        out = [fn(*xs)] + [lib.jvp(fn, tuple(xs), tuple(N.ones_like(a) if j == i else N.zeros_like(a)
+                                                       for j, a in enumerate(xs)))[1] for i in range(n)]
+        return [np.asarray(o) for o in out + list(lib.grad(lambda *a: N.sum(fn(*a)), argnums=tuple(range(n)))(*xs))]
+    prev = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)
+    try:
+        want = run(jax, jnp)
+    finally:
+        jax.config.update("jax_enable_x64", prev)
+    for k, (g, w) in enumerate(zip(run(fg, fnp), want)):
+        np.testing.assert_array_equal(g, w, err_msg=f"{name} output {k}")
+
+
+def _pow_hessian(T, x, y):
+    """pow's gradient and Hessian at (x, y) in the torch face (reverse over reverse)."""
+    X, Y = (T.tensor([v], dtype=T.float64, requires_grad=True) for v in (x, y))
+    gx, gy = T.autograd.grad(T.pow(X, Y).sum(), (X, Y), create_graph=True)
+    rows = [[float(h) for h in T.autograd.grad(g.sum(), (X, Y), retain_graph=True)] for g in (gx, gy)]
+    return float(gx), float(gy), rows
+
+
+def test_torch_pow_masks_take_the_cotangent():
+    """torch's pow backward is where(y == 0, 0, g * y x^(y-1)) and where(x == 0 and y >= 0, 0, g x^y log x): a
+    NaN cotangent (log of a negative base) is masked too, so d/dx (d/dy x^y) = x^y / x at x < 0, y = 0
+    (the exact d/dx of x^y log x with x^y = 1), and d/dy x^y at x = 0, y < 0 is inf * log 0 = -inf."""
+    for x in (-1.0, -2.0):
+        gx, gy, ((hxx, hxy), (hyx, hyy)) = _pow_hessian(fg, x, 0.0)
+        assert gx == 0.0 and math.isnan(gy) and hxx == 0.0 and hyx == 1 / x and math.isnan(hyy)
+        assert math.isnan(hxy)  # (d/dy of y x^(y-1): x^(y-1) log x, undefined for x < 0, as torch's NaN)
+    gx, gy, _ = _pow_hessian(fg, 0.0, -1.0)
+    assert gy == -INF
+    # the JAX face keeps JAX's rules: log(1) at x == 0, NaN through log of a negative base
+    g = fg.grad(lambda a, b: fnp.power(a, b), argnums=1)
+    assert float(g(fnp.asarray(0.0), fnp.asarray(-1.0))) != -INF
+
+
+@pytest.mark.parametrize("x,y", [(-1.0, 0.0), (-2.0, 0.0), (0.0, -1.0), (2.0, 0.0), (-2.0, 2.0), (0.5, -2.0)])
+def test_torch_pow_edges_vs_torch(x, y):
+    torch = pytest.importorskip("torch")
+    got, want = _pow_hessian(fg, x, y), _pow_hessian(torch, x, y)
+    np.testing.assert_array_equal(np.array([got[0], got[1], *got[2][0], *got[2][1]]),
+                                  np.array([want[0], want[1], *want[2][0], *want[2][1]]))

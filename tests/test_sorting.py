@@ -592,3 +592,48 @@ def test_primitive_errors_name_the_problem(transform):
     for f, x, exc, msg in cases:
         with pytest.raises(exc, match=msg):
             wrap(f)(x)
+
+
+def test_cummax_cummin_ties_split_as_jax():
+    """At ties lax.cummax / cummin take JAX's derivative: that of an associative scan of max (min), whose
+    ties split evenly at each node of the scan's tree, and NaN passes nothing on."""
+    with funcgrad.enable_x64():
+        J = np.asarray(funcgrad.jacfwd(lax.cummax)(jnp.asarray([1.0, 1.0, 1.0, 1.0])))
+        R = np.asarray(funcgrad.jacrev(lax.cummax)(jnp.asarray([1.0, 1.0, 1.0, 1.0])))
+        # the tree for n = 4: out1 = max(x0, x1), out3 = max(out1, max(x2, x3)), out2 = max(out1, x2)
+        want = [[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0.25, 0.25, 0.5, 0], [0.25, 0.25, 0.25, 0.25]]
+        np.testing.assert_array_equal(J, want)
+        np.testing.assert_array_equal(R, want)
+        g = funcgrad.grad(lambda a: jnp.sum(lax.cummin(a)))(jnp.asarray([0.0, np.nan, 0.0]))
+        np.testing.assert_array_equal(np.asarray(g), [1.0, 0.0, 0.0])
+        np.testing.assert_array_equal(  # without a tie each output's derivative is the running extremum's
+            np.asarray(funcgrad.jacfwd(lambda a: lax.cummax(a, reverse=True))(jnp.asarray([0.0, 3.0, 1.0]))),
+            [[0, 1, 0], [0, 1, 0], [0, 0, 1]])
+
+
+def test_cummax_cummin_ties_vs_jax():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jjnp
+    rng = np.random.default_rng(0)
+    prev = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)
+    try:
+        with funcgrad.enable_x64():
+            for trial in range(40):
+                v = rng.integers(0, 3, (2, int(rng.integers(1, 12)))).astype(float)
+                if trial % 4 == 0:
+                    v[rng.random(v.shape) < 0.3] = np.nan
+                w = rng.standard_normal(v.shape)
+                for name in ("cummax", "cummin"):
+                    for axis, reverse in ((1, False), (1, True), (0, False)):
+                        out = []
+                        for L, N in ((jax, jjnp), (funcgrad, jnp)):
+                            f = lambda a: getattr(L.lax, name)(a, axis, reverse)  # noqa: E731
+                            x = N.asarray(v)
+                            out.append([np.asarray(L.jvp(f, (x,), (N.asarray(w),))[1]),
+                                        np.asarray(L.grad(lambda a: N.sum(f(a) ** 2 * N.asarray(w)))(x))])
+                        for got, want in zip(out[1], out[0]):
+                            np.testing.assert_allclose(got, want, rtol=1e-14, atol=0,
+                                                       err_msg=f"{name} {v.tolist()} {axis} {reverse}")
+    finally:
+        jax.config.update("jax_enable_x64", prev)

@@ -48,27 +48,6 @@ KNOWN_OPEN: dict[str, str] = {}
 # because REFERENCE_WAIVED waives whole quantities of a row and those rows agree everywhere else.
 # Only the reference column: these rows agree with the exact column where it exists.
 _OPEN_GROUPS: dict[str, tuple[str, list[str]]] = {
-    'clamp-fmax-ties': (
-        "(b) at ties x == y funcgrad's clamp(x, min=y) / fmax send the derivative to x (JAX's tie rule); torch "
-        "sends it to the second argument: a per-face tie parameter on the card is missing",
-        [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("clamp", "clip", "fmax")]),
-    'pow-edges': (
-        "pow / float_power at x = 0 (torch's Hessian NaN where funcgrad gives the limits 0 and 2 of x^2) and at "
-        "x < 0, y = 0 (d/dy x^y = x^y log x: funcgrad NaN, torch 0 / -1 from its y == 0 mask): (c) at 0, "
-        "(b)-candidate at x < 0 (torch's documented convention is the mask)",
-        [f"{f}:{n}[pairs]" for f in ("torch", "Tensor") for n in ("pow", "float_power")]),
-    'reduce-ties': (
-        "(b) at ties funcgrad's kthvalue / topk select a different one of the tied elements than torch (its "
-        "index output differs), so the derivative flows to another input",
-        [f"{f}:{n}" for f in ("torch", "Tensor") for n in ("kthvalue[equal]", "kthvalue[minties]", "topk[equal]")]),
-    'resize_as': (
-        "(b) funcgrad's Tensor.resize_as raises 'cannot resize variables that require grad' under autograd; "
-        "torch's out-of-place resize_as differentiates",
-        ["Tensor:resize_as[pairs]"]),
-    'view_as_complex': (
-        "(b) funcgrad's view_as_complex fails under forward mode (ValueError 'strides is incompatible with shape "
-        "of requested array' viewing the tangent)",
-        ["torch:view_as_complex[regular]"]),
 }
 REFERENCE_OPEN: dict[str, str] = {_i: _reason for _reason, _ids in _OPEN_GROUPS.values() for _i in _ids}
 

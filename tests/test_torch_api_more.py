@@ -584,3 +584,44 @@ def test_geqrf_ormqr():
     a = r(5, 3)
     for left, tr, c in ((True, False, r(5, 2)), (True, True, r(5, 2)), (False, False, r(2, 5)), (False, True, r(2, 5))):
         check(lambda L, cc: L.ormqr(*L.geqrf(L.tensor(a)), cc, left=left, transpose=tr), c)
+
+
+def test_view_as_complex_under_forward_mode_and_transforms():
+    """funcgrad.func.jvp / vmap / grad through view_as_complex (a traced view: its layout shadow has one byte
+    per element); the tangent of a view is the view of the tangent."""
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 10.0]])
+    t = np.arange(9.0).reshape(3, 3)
+    out = []
+    for L in (torch, fg):
+        f = lambda x: L.view_as_complex(x[:, :2].contiguous())  # noqa: E731
+        p, tan = L.func.jvp(f, (L.tensor(a),), (L.tensor(t),))
+        g = L.func.grad(lambda x: (L.view_as_complex(x) ** 2).real.sum())(L.tensor(a[:, :2].copy()))
+        out.append([_np(p), _np(tan), _np(g)])
+    for got, want in zip(out[1], out[0]):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(out[1][1], t[:, 0] + 1j * t[:, 1])  # exact: the view of the tangent
+    np.testing.assert_array_equal(out[1][2], 2 * a[:, :2] * [1, -1])  # d Re(z^2) = (2x, -2y)
+    vm = fg.func.vmap(fg.view_as_complex)(fg.tensor(np.arange(12.0).reshape(3, 2, 2)))
+    np.testing.assert_array_equal(_np(vm), np.arange(0, 12, 2.0).reshape(3, 2) + 1j * np.arange(1, 12, 2.0).reshape(3, 2))
+
+
+def test_out_of_place_resize_as_differentiates():
+    """Tensor.resize_as / resize (torch's deprecated autograd Resize): same element count, a view of the
+    input (of a contiguous copy when the input is not contiguous), gradient reshaped back."""
+    x = r(2, 3)
+    check(lambda L, t, o: t.resize_as(o), x, r(3, 2))
+    check(lambda L, t, o: t.resize_as(o), x, r(6))
+    check(lambda L, t: t.t().resize_as(L.zeros(6)), x)
+    check(lambda L, t: t.resize(3, 2), x)
+    t = fg.tensor(x, requires_grad=True)
+    with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+        y = t.resize_as(fg.zeros(3, 2))
+    (y * fg.tensor(np.arange(6.0).reshape(3, 2))).sum().backward()
+    np.testing.assert_array_equal(t.grad.numpy(), np.arange(6.0).reshape(2, 3))  # exact: the weights, reshaped
+    base = fg.tensor(np.zeros(4))
+    base.resize_as(fg.zeros(2, 2))[1, 1] = 7.0  # a view of a contiguous input: writes are seen
+    assert base[3].item() == 7.0
+    for L in (torch, fg):
+        with pytest.raises(RuntimeError, match=r"requested resize to 5 \(5 elements in total\), but the given "
+                                               r"tensor has a size of 2x3 \(6 elements\)"):
+            L.tensor(x).resize_as(L.zeros(5))

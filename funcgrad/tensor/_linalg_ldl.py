@@ -9,7 +9,6 @@ require grad.
 """
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
@@ -19,8 +18,7 @@ from ._tensor import _wrap
 
 __all__ = ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
-_ldl_t = collections.namedtuple("linalg_ldl_factor", ["LD", "pivots"])
-_ldl_ex_t = collections.namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
+from .return_types import linalg_ldl_factor as _ldl_t, linalg_ldl_factor_ex as _ldl_ex_t  # noqa: E402
 _ALPHA = (1.0 + math.sqrt(17.0)) / 8.0
 
 

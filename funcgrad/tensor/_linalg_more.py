@@ -8,7 +8,6 @@ the factorisation of the permuted matrix is then computed by differentiable elim
 """
 from __future__ import annotations
 
-import collections
 import math
 import warnings
 
@@ -24,18 +23,11 @@ from . import linalg as LA
 from ._argcheck import DtypeName, check_same_dtype
 from ._tensor import Tensor, _apply, _apply1, _wrap
 
-_svd_t = collections.namedtuple("svd", ["U", "S", "V"])
-_slogdet_t = collections.namedtuple("slogdet", ["sign", "logabsdet"])
-_tri_t = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
-_lu_unpack_t = collections.namedtuple("lu_unpack", ["P", "L", "U"])
-_lu_factor_t = collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
-_lu_factor_ex_t = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
-_lu_t = collections.namedtuple("linalg_lu", ["P", "L", "U"])
-_qr_t = collections.namedtuple("qr", ["Q", "R"])
-_lstsq_t = collections.namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
-_ex_t = collections.namedtuple("linalg_inv_ex", ["inverse", "info"])
-_chol_ex_t = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
-_solve_ex_t = collections.namedtuple("linalg_solve_ex", ["result", "info"])
+from . import return_types as _rt  # noqa: E402
+_svd_t, _slogdet_t, _tri_t, _lu_unpack_t = _rt.svd, _rt.slogdet, _rt.triangular_solve, _rt.lu_unpack
+_lu_factor_t, _lu_factor_ex_t, _lu_t, _qr_t = _rt.linalg_lu_factor, _rt.linalg_lu_factor_ex, _rt.linalg_lu, _rt.qr
+_lstsq_t, _ex_t, _chol_ex_t, _solve_ex_t = (_rt.linalg_lstsq, _rt.linalg_inv_ex, _rt.linalg_cholesky_ex,
+                                            _rt.linalg_solve_ex)
 
 
 def _removed(name: str, new: str):
@@ -533,7 +525,7 @@ __all__ = ["orgqr", "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_p
 
 # --- general eigendecomposition (the eig primitive: LAPACK geev on the host, differentiable) -------------------
 
-_eig_t = collections.namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
+_eig_t = _rt.linalg_eig
 
 _EIG_PHASE = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "
               "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.")
@@ -599,7 +591,7 @@ orgqr = householder_product
 LINALG_EXTRA.update(householder_product=householder_product)
 
 
-_geqrf_t = collections.namedtuple("geqrf", ["a", "tau"])
+_geqrf_t = _rt.geqrf
 
 
 def geqrf(input, *, out=None):

@@ -100,7 +100,30 @@ def resize_as_(self, the_template, memory_format=None):
 
 
 def _resize(self, *sizes):
-    return resize_(self.clone(), *sizes)
+    """Tensor.resize / resize_as, torch's deprecated out-of-place forms (torch.autograd._functions.Resize):
+    the element count must stay; the result is a view of self with shape `sizes` (of a contiguous copy when
+    self is not contiguous), differentiable as a view."""
+    import warnings
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    sizes = tuple(int(s) for s in sizes)
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    n = int(np.prod(sizes, dtype=np.int64))
+    if self.numel() != n:
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, sizes))} ({n} elements in total), but the given tensor has a "
+            f"size of {'x'.join(map(str, self.shape))} ({self.numel()} elements). autograd's resize can only "
+            "change the shape of a given tensor, while preserving the number of elements. ")
+    return self.contiguous().view(sizes)
+
+
+def _resize_as(self, tensor):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = _resize(self, tuple(tensor.shape))
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    return out
 
 
 def new(self, *args, **kwargs):
@@ -221,7 +244,7 @@ def install() -> dict:
     T.resize_ = resize_
     T.resize_as_ = resize_as_
     T.resize = _resize
-    T.resize_as = lambda self, other: _resize(self, tuple(other.shape))
+    T.resize_as = _resize_as
     T.new = new
     T.is_nonzero = lambda self: __import__("funcgrad.tensor", fromlist=["is_nonzero"]).is_nonzero(self)
     T.sum_to_size = _sum_to_size

@@ -16,6 +16,7 @@ import numpy as np
 from . import _jnp as jnp
 from .._jax import nn as _jnn
 from .._src.core.array import Array
+from .._src.core.dtypes import is_float as _is_float
 from .._src.prims import elementwise as ew
 from .._src.prims import special as _sp
 from .._src.prims import stop_gradient as _stop_gradient
@@ -25,6 +26,7 @@ from .._src.prims.shape import reshape as _reshape
 from .._src.prims.shape import broadcast_in_dim as _broadcast_in_dim
 from . import _dtype as D
 from . import _functional
+from . import _torch_select
 from . import _tensor as _TM
 from ..autograd.grad_mode import state as _gs
 from ._argcheck import (DtypeName, check_out_dtype as _check_out_dtype, check_same_dtype as _check_same_dtype,
@@ -47,17 +49,7 @@ _NPI64 = np.dtype(np.int64)
 
 
 # --- named tuples (torch.return_types) --------------------------------------------------------------------
-class return_types:
-    max = collections.namedtuple("max", ["values", "indices"])
-    min = collections.namedtuple("min", ["values", "indices"])
-    sort = collections.namedtuple("sort", ["values", "indices"])
-    topk = collections.namedtuple("topk", ["values", "indices"])
-    kthvalue = collections.namedtuple("kthvalue", ["values", "indices"])
-    median = collections.namedtuple("median", ["values", "indices"])
-    mode = collections.namedtuple("mode", ["values", "indices"])
-    cummax = collections.namedtuple("cummax", ["values", "indices"])
-    cummin = collections.namedtuple("cummin", ["values", "indices"])
-    aminmax = collections.namedtuple("aminmax", ["min", "max"])
+from . import return_types  # noqa: E402  (torch.return_types: every named result, defined once)
 
 
 # --- helpers -------------------------------------------------------------------------------------------
@@ -777,10 +769,13 @@ def minimum(input, other, *, out=None):
 
 def _fextremum(keep_a):
     """fmax / fmin as torch: a where b is NaN or a wins (ties included, so -0.0 vs 0.0 gives a), else b;
-    the cotangent goes wholly to the operand chosen."""
+    the cotangent goes wholly to the operand chosen, except that torch's forward formula of fmax gives a tie
+    to b (max's kink="torch" rule)."""
     def f(a, b):
         if a.dtype.kind not in "fc":
             return ew.select(keep_a(a, b), a, b)
+        if keep_a is ew.ge:
+            return ew.select(ew.ne(b, b), a, ew.select(ew.ne(a, a), b, ew.max_p.bind(a, b, kink="torch")))
         return ew.select(ew.bitwise_or(ew.ne(b, b), keep_a(a, b)), a, b)
     return _bc(lambda a, b: f(*jnp.broadcast_arrays(a, b)) if a.shape != b.shape else f(a, b))
 
@@ -958,45 +953,58 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     hi_s = None if hi is None or has_hi_t else _scalar_arr(hi, dt)
 
     def fn(a, *bs):
-        a = _cast(a, dt)
-        a0 = a
-        i = 0
-        if lo is not None:
-            b = _cast(bs[i], dt) if has_lo_t else lo_s
-            i += has_lo_t
-            if b.shape != a.shape:
-                shape = _bshape(a.shape, b.shape)
-                a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
-            a = ew.select(ew.lt(a, b), b, a)
-        if hi is not None:
-            b = _cast(bs[i], dt) if has_hi_t else hi_s
-            if b.shape != a.shape:
-                shape = _bshape(a.shape, b.shape)
-                a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
-            a = ew.select(ew.gt(a, b), b, a)
-        if dt.kind == "f" and not (a0.__class__ is Array and not np.isnan(a0._buf).any()):
-            # NaN stays NaN with no gradient, as torch (its mask is min <= x <= max)
-            nan = ew.ne(a0, a0)
-            if nan.shape != a.shape:
-                nan = jnp.broadcast_to(nan, a.shape)
-            a = ew.select(nan, _stop_gradient(a), a)
-        return a
+        it = iter(bs)
+        ops = [_cast(a, dt)] + [(_cast(next(it), dt) if is_t else s) for b, is_t, s in
+                                ((lo, has_lo_t, lo_s), (hi, has_hi_t, hi_s)) if b is not None]
+        shape = ops[0].shape
+        for o in ops[1:]:
+            if o.shape != shape:
+                shape = _bshape(shape, o.shape)
+        ops = [o if o.shape == shape else jnp.broadcast_to(o, shape) for o in ops]
+        return _clamp_tensor_bounds(ops[0], ops[1] if lo is not None else None, ops[-1] if hi is not None else None)
     return _out(_apply("Clamp", fn, tuple(ts)), out)
+
+
+def _clamp_tensor_bounds(a, lo, hi):
+    """torch.clamp with a Tensor bound, on operands of one shape and dtype: a NaN operand gives NaN. Its
+    derivatives are torch's (the cards' kink="torch" rules: forward and backward formulas differ at ties)."""
+    if _is_float(a.dtype):
+        if lo is not None and hi is not None:
+            return ew.clamp_p.bind(lo, a, hi, kink="torch")
+        return ew.max_p.bind(a, lo, kink="torch") if hi is None else ew.min_p.bind(a, hi, kink="torch")
+    if lo is not None:  # integers and bool: values only
+        a = ew.select(ew.lt(a, lo), lo, a)
+    if hi is not None:
+        a = ew.select(ew.gt(a, hi), hi, a)
+    return a
 
 
 clip = clamp
 
 
-def clamp_min(input, min):  # noqa: A002
-    if not isinstance(min, Tensor):
-        _not_impl("clamp_min_scalar_cpu")(_promote(input, min))
-    return clamp(input, min=min)
+def _clamp_one(name, card):
+    """clamp_min / clamp_max: with a Tensor bound, torch's clamp_min.Tensor / clamp_max.Tensor, whose forward
+    formula gives a tie to the input (torch.clamp's gives it to the bound); elsewhere clamp's derivatives."""
+    def fn(input, bound):
+        if not isinstance(bound, Tensor):
+            _not_impl(f"{name}_scalar_cpu")(_promote(input, bound))
+            return clamp(input, **{name[-3:]: bound})
+        dt = _result_type_many([input, bound])
+        if not _is_float(dt):
+            return clamp(input, **{name[-3:]: bound})
+
+        def f(a, b):
+            a, b = _cast(a, dt), _cast(b, dt)
+            if a.shape != b.shape:
+                a, b = jnp.broadcast_arrays(a, b)
+            return ew.select(ew.eq(a, b), a, card.bind(a, b, kink="torch"))
+        return _apply(name.capitalize(), f, (input, bound))
+    fn.__name__ = name
+    return fn
 
 
-def clamp_max(input, max):  # noqa: A002
-    if not isinstance(max, Tensor):
-        _not_impl("clamp_max_scalar_cpu")(_promote(input, max))
-    return clamp(input, max=max)
+clamp_min = _clamp_one("clamp_min", ew.max_p)
+clamp_max = _clamp_one("clamp_max", ew.min_p)
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -2761,6 +2769,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     idx = argsort(input, d, descending=largest)
     if input.ndim:
         idx = narrow(idx, d, 0, k).contiguous()
+        # torch's choice among ties (and its order, unsorted): see _torch_select
+        fast = idx._host()
+        fixed = _torch_select.topk_indices_along(input._host(), k, d, largest, sorted, fast)
+        if fixed is not fast:
+            idx = _wrap(Array(np.ascontiguousarray(fixed)))
     values = _apply("Topk", lambda a, i: jnp.take_along_axis(a, i, axis=d) if a.ndim else a, (input, idx))
     return return_types.topk(values, idx)
 
@@ -2769,6 +2782,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     d = _dim(dim, input.ndim)
     idx = argsort(input, d)
     idx = narrow(idx, d, k - 1, 1).contiguous()
+    if input.ndim:  # torch's choice among ties: see _torch_select
+        fast = idx._host()
+        fixed = _torch_select.kthvalue_indices(input._host(), k, d, fast)
+        if fixed is not fast:
+            idx = _wrap(Array(np.ascontiguousarray(fixed)))
     values = _apply("Kthvalue", _take_at(d, keepdim), (input, idx))
     return return_types.kthvalue(values, idx if keepdim else idx.squeeze(d))
 

@@ -242,7 +242,6 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # noqa: A002
     """(hist, bin_edges) of the points input (..., D) in D dimensions."""
-    import collections
     v = input._host()
     pts = v.reshape(-1, v.shape[-1])
     if isinstance(bins, Tensor):
@@ -253,7 +252,7 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # n
     w = None if weight is None else weight._host().reshape(-1)
     h, edges = np.histogramdd(pts, bins=bins, range=rng, weights=w, density=density)
     dt = input._np_dtype()
-    rt = collections.namedtuple("histogramdd", ["hist", "bin_edges"])
+    from .return_types import histogramdd as rt
     return rt(_wrap(Array(h.astype(dt))), [_wrap(Array(e.astype(dt))) for e in edges])
 
 

@@ -9,7 +9,6 @@ Like `_ops`, each op is composed of existing Tensor ops or of Array-level funcgr
 from __future__ import annotations
 
 import builtins
-import collections
 import itertools
 import math
 import warnings
@@ -38,13 +37,7 @@ nan = math.nan
 newaxis = None
 
 
-class _rt:
-    cummax = collections.namedtuple("cummax", ["values", "indices"])
-    cummin = collections.namedtuple("cummin", ["values", "indices"])
-    frexp = collections.namedtuple("frexp", ["mantissa", "exponent"])
-    histogram = collections.namedtuple("histogram", ["hist", "bin_edges"])
-    nanmedian = collections.namedtuple("nanmedian", ["values", "indices"])
-    slogdet = collections.namedtuple("slogdet", ["sign", "logabsdet"])
+from . import return_types as _rt  # noqa: E402
 
 
 def _t(x, dtype=None) -> Tensor:
@@ -289,6 +282,8 @@ def view_as_complex(input):
     cdt = np.dtype(np.complex64 if dt == np.float32 else np.complex128)
 
     def np_fn(v):  # each pair reinterpreted as one complex number, at the pair's address
+        if v.dtype != dt:  # a traced tensor's layout shadow (one byte per element): the pair's first stands in
+            return v[..., 0]
         out = np.ndarray(v.shape[:-1], dtype=cdt, buffer=_root(v), offset=_offset(v, v), strides=v.strides[:-1])
         if not v.flags.writeable:
             out.flags.writeable = False

@@ -3,7 +3,6 @@ the common decompositions and solvers, each one recorded op over funcgrad.numpy.
 the primitives' rules)."""
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
@@ -111,10 +110,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa
 
 # --- decompositions and solvers ----------------------------------------------------------------------
 
-_svd_t = collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
-_qr_t = collections.namedtuple("linalg_qr", ["Q", "R"])
-_eigh_t = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
-_slogdet_t = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+from .return_types import (linalg_eigh as _eigh_t, linalg_qr as _qr_t,  # noqa: E402
+                           linalg_slogdet as _slogdet_t, linalg_svd as _svd_t)
 
 
 def _square(A, op: str):

@@ -13,9 +13,8 @@ Derivatives (all written with funcgrad operations, so they differentiate again):
   a log-depth (Hillis-Steele) scan of multiplications and additions. No division is involved, so
   cumprod's derivative is exact with zeros in x, and cumlogsumexp's is stable for large inputs and
   -inf entries (as in JAX, whose rules come from an associative scan too).
-- cummax / cummin route each output's derivative to the running arg-extremum: the first position
-  attaining the running maximum (minimum), as argmax does. The derivative is a gather of tangents,
-  and its transpose a scatter-add.
+- cummax / cummin have JAX's derivative: the jvp of an associative scan of max (min), whose ties split
+  evenly at each node of the scan's tree (so tied elements get powers of 1/2), and its transpose.
 - reduce_and / reduce_or act on bools and have no derivative.
 """
 from __future__ import annotations
@@ -25,8 +24,7 @@ from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from . import elementwise as ew
 from ._util import check_dtype, move_axis, type_error, value_error
-from .shape import broadcasted_iota, full, pad, rev
-from .sorting import scatter_add_along, take_along
+from .shape import full, pad, rev
 
 # --- helpers: shifts and the linear recurrence ----------------------------------------------------
 
@@ -149,23 +147,27 @@ def _cumlogsumexp_coefficients(ans, x, axis):
     return a, c
 
 
-def _running_arg(ans, x, axis, strictly_better):
-    """Index of the first position attaining the running extreme: positions where x beats the
-    previous running value are records; the running arg is the last record so far."""
-    prev = shift(ans, axis, 1, 0)
-    first = ew.eq(broadcasted_iota(dtypes.int64, x.shape, axis), full(x.shape, 0, dtypes.int64))
-    record = ew.select(first, first, strictly_better(x, prev))
-    pos = broadcasted_iota(dtypes.int64, x.shape, axis)
-    return cummax(ew.select(record, pos, full(x.shape, 0, dtypes.int64)), axis)
+def _extreme_scan_jvp(combine):
+    """cummax / cummin's jvp, JAX's: the jvp of associative_scan(max) (min), so each output's tangent is
+    the one its tree of pairwise max / min gives (JAX's max splits a tie evenly: the tied elements' weights
+    are powers of 1/2 in the pattern of the tree, and NaN passes no tangent)."""
+    def pair(a, b):
+        (xa, ta), (xb, tb) = a, b
+        m = combine(xa, xb)
+        return m, ew.add(ew.mul(ta, ew._balanced_eq(xa, m, xb)), ew.mul(tb, ew._balanced_eq(xb, m, xa)))
+
+    def jvp(t, ans, x, *, axis, reverse):
+        from ..control.flow import associative_scan
+        return associative_scan(pair, (x, t), reverse=reverse, axis=axis)[1]
+    return jvp
 
 
-def _chooser_rules(strictly_better):
-    def jvp(t, ans, x, axis):
-        return take_along(t, _running_arg(ans, x, axis, strictly_better), axis)
-
-    def vjp(g, ans, x, axis):
-        return scatter_add_along(g, _running_arg(ans, x, axis, strictly_better), axis, x.shape)
-    return _forward_only(jvp), _forward_only(vjp)
+def _extreme_scan_vjp(jvp):
+    """The transpose of the (linear in the tangent) jvp above."""
+    def vjp(g, ans, x, *, axis, reverse):
+        from ..interpreters.ad import vjp as vjp_
+        return vjp_(lambda t: jvp(t, ans, x, axis=axis, reverse=reverse), ew.zeros_like(x))[1](g)[0]
+    return vjp
 
 
 def _cumsum_impl(xp):
@@ -191,12 +193,14 @@ cumlogsumexp_p = Primitive(
     "cumlogsumexp", impl=_scan_impl(_accumulate("logaddexp"), "f"),
     abstract_eval=_scan_rule("cumlogsumexp", "f"), jvp=[_cle_jvp], vjp=[_cle_vjp])
 
-_cummax_jvp, _cummax_vjp = _chooser_rules(ew.gt)
+_cummax_jvp = _extreme_scan_jvp(ew.max)
+_cummax_vjp = _extreme_scan_vjp(_cummax_jvp)
 cummax_p = Primitive(
     "cummax", impl=_scan_impl(_accumulate("maximum"), "bif"), abstract_eval=_scan_rule("cummax", "bif"),
     jvp=[_cummax_jvp], vjp=[_cummax_vjp])
 
-_cummin_jvp, _cummin_vjp = _chooser_rules(ew.lt)
+_cummin_jvp = _extreme_scan_jvp(ew.min)
+_cummin_vjp = _extreme_scan_vjp(_cummin_jvp)
 cummin_p = Primitive(
     "cummin", impl=_scan_impl(_accumulate("minimum"), "bif"), abstract_eval=_scan_rule("cummin", "bif"),
     jvp=[_cummin_jvp], vjp=[_cummin_vjp])

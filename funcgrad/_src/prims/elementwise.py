@@ -12,9 +12,12 @@ Rounding, bit operations and predicates have zero derivative (their rules are No
 Conventions per face: where JAX and PyTorch differ at a kink, the card keeps one formula and takes the
 convention as a parameter `kink` that the binding face chooses ("jax", the default and left out of the
 params so jaxprs print as JAX's, or "torch"): abs (JAX selects x >= 0, torch uses sign(x) and 0 at a
-complex 0), hypot and atan2 at the origin, pow's x-derivative at y == 0, elu's branch at 0, nextafter (JAX
-defines no derivative and raises; torch's is [x != y] in x, 0 in y); scipy_special's entr below 0. A param
-is part of the equation, so jit's cache, vmap's batch rule and the Tensor engine's recorded nodes carry it.
+complex 0), hypot and atan2 at the origin, pow's derivatives at y == 0 and x == 0, elu's branch at 0, the ties
+of max / min / clamp (JAX splits a max tie evenly and gives a clamp tie to no operand; torch's clamp with
+Tensor bounds and fmax have forward formulas that give a tie to another operand than their backward
+formulas do, and the torch rules reproduce both), nextafter (JAX defines no derivative and raises; torch's
+is [x != y] in x, 0 in y); scipy_special's entr below 0. A param is part of the equation, so jit's cache,
+vmap's batch rule and the Tensor engine's recorded nodes carry it.
 Smooth functions whose naive formula has an internal kink (logaddexp, logaddexp2, hypot; softplus and
 log_sigmoid are logaddexp with 0) are cards whose rules are smooth to every order: d logaddexp/dx =
 exp(x - ans), d hypot/dx = x / ans, written with these ops, so grad of grad is right at 0 too.
@@ -443,20 +446,31 @@ def _balanced_eq(x, z, y):
     return eq_x / (1 + eq_y)
 
 
-def _pow_dx(x, y, kink="jax"):
-    """d/dx x**y = y * x**(y-1). JAX's rule is that formula alone (NaN at x == 0, y == 0, and x**1 has
-    a NaN second derivative at 0); torch's is 0 wherever y == 0, with y - 1 kept away from -1 there so
-    that the unused branch has finite derivatives (torch's pow(x, 0) has second derivative 0 at 0)."""
+def _pow_tx(t, x, y, kink="jax"):
+    """t * d/dx x**y = t * y * x**(y-1). JAX's rule is that formula alone (NaN at x == 0, y == 0, and x**1
+    has a NaN second derivative at 0). torch's (pow_backward_self) is where(y == 0, 0, t * y * x**(y-1)):
+    the mask takes the tangent or cotangent too, so a NaN one (d/dy's log of a negative x) gives 0 there.
+    At x == 0 the unused branch's y - 1 is kept away from -1 so that its derivatives are finite (x**0 has
+    second derivative 0 at 0, where torch's is 0 * inf); elsewhere it is torch's (NaN in y at x < 0)."""
     if kink == "jax":
-        return y * pow(x, y - 1)
+        return t * (y * pow(x, y - 1))
     y0 = eq(y, zeros_like(y))
-    d = y * pow_p.bind(x, select(y0, ones_like(y), y) - 1, kink=kink)
+    safe = bitwise_and(y0, eq(x, zeros_like(x)))
+    d = t * (y * pow_p.bind(x, select(safe, ones_like(y), y) - 1, kink=kink))
     return select(y0, zeros_like(d), d)
 
 
-def _pow_dy(ans, x, y):
-    """d/dy x**y = log(x) x**y, 0 at x == 0 (where x**y is 0 or 1 for y >= 0)."""
-    return log(_replace_zero(x)) * ans
+def _pow_ty(t, ans, x, y, kink="jax"):
+    """t * d/dy x**y = t * log(x) x**y. JAX's rule takes log(1) at x == 0 (where x**y is 0 or 1 for
+    y >= 0). torch's (pow_backward_exponent) is where(x == 0 and y >= 0, 0, t * x**y * log(x)): so -inf at
+    x == 0, y < 0, and the mask takes the tangent or cotangent too (x is 1 in the unused branch, so that
+    its derivatives are finite)."""
+    if kink == "jax":
+        return t * (log(_replace_zero(x)) * ans)
+    zero = zeros_like(x)
+    z = bitwise_and(eq(x, zero), ge(y, zeros_like(y)))
+    d = t * (ans * log(select(z, ones_like(x), x)))
+    return select(z, zeros_like(d), d)
 
 
 def _trunc_quotient(x, y):
@@ -504,18 +518,49 @@ def _pow_kinked_impl(xp):
 
 
 pow_p = _card("pow", _pow_kinked_impl, _pow_rule,
-              [lambda t, ans, x, y, kink="jax": t * _pow_dx(x, y, kink),
-               lambda t, ans, x, y, kink="jax": t * _pow_dy(ans, x, y)],
-              [lambda g, ans, x, y, kink="jax": g * _pow_dx(x, y, kink),
-               lambda g, ans, x, y, kink="jax": g * _pow_dy(ans, x, y)])
-max_p = binary("max", _ufunc("maximum"),
-               [lambda t, ans, x, y: t * _balanced_eq(x, ans, y), lambda t, ans, x, y: t * _balanced_eq(y, ans, x)],
-               [lambda g, ans, x, y: g * _balanced_eq(x, ans, y), lambda g, ans, x, y: g * _balanced_eq(y, ans, x)],
-               kinds="bifc")
-min_p = binary("min", _ufunc("minimum"),
-               [lambda t, ans, x, y: t * _balanced_eq(x, ans, y), lambda t, ans, x, y: t * _balanced_eq(y, ans, x)],
-               [lambda g, ans, x, y: g * _balanced_eq(x, ans, y), lambda g, ans, x, y: g * _balanced_eq(y, ans, x)],
-               kinds="bifc")
+              [lambda t, ans, x, y, kink="jax": _pow_tx(t, x, y, kink),
+               lambda t, ans, x, y, kink="jax": _pow_ty(t, ans, x, y, kink)],
+              [lambda g, ans, x, y, kink="jax": _pow_tx(g, x, y, kink),
+               lambda g, ans, x, y, kink="jax": _pow_ty(g, ans, x, y, kink)])
+def _torch_tie_d(t, x, y, beats, holds, first, jvp):
+    """torch's derivative of clamp(x, min=y) (beats=gt, holds=ge) and clamp(x, max=y) (lt, le): its forward
+    formula where(x beats y, x_t, y_t) gives a tie and a NaN to y; its backward ones give x the cotangent
+    where x holds against y (ties included) and y where y beats x (at a NaN neither)."""
+    if jvp:
+        pred = beats(x, y)
+        return _where(pred if first else bitwise_not(pred), t)
+    return _where(holds(x, y) if first else beats(y, x), t)
+
+
+def _extremum(name, beats, holds):
+    """max / min: JAX's rule splits a tie evenly (as torch.maximum's); kink="torch" is torch's rule for
+    clamp with one Tensor bound and fmax (_torch_tie_d), whose forward and backward formulas differ at ties."""
+    def d(first, jvp):
+        def rule(t, ans, x, y, kink="jax"):
+            if kink == "jax":
+                return t * (_balanced_eq(x, ans, y) if first else _balanced_eq(y, ans, x))
+            return _torch_tie_d(t, x, y, beats, holds, first, jvp)
+        return rule
+    base = _binary_rule(name, "bifc")
+
+    def rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+        _check_kink(name, kink)
+        return base(x, y)
+
+    def impl(xp):
+        f = getattr(xp, "maximum" if name == "max" else "minimum")
+
+        def extremum(x, y, kink="jax"):
+            # NaN propagates; at a tie NumPy's ufunc returns y, torch's kernels x (fmax(-0.0, 0.0) is -0.0)
+            r = f(x, y)
+            return r if kink == "jax" else xp.where(x == y, x, r)
+        extremum.ufunc = f  # what jit's code generator emits for the default params
+        return extremum
+    return _card(name, impl, rule, [d(True, True), d(False, True)], [d(True, False), d(False, False)])
+
+
+max_p = _extremum("max", lambda x, y: gt(x, y), lambda x, y: ge(x, y))
+min_p = _extremum("min", lambda x, y: lt(x, y), lambda x, y: le(x, y))
 
 
 def _atan2_partial(num, x, y, kink):
@@ -698,7 +743,8 @@ integer_pow_p = _card("integer_pow", _integer_pow_impl, _integer_pow_rule,
                       [lambda g, ans, x, *, y: g * _integer_pow_d(x, y)])
 
 
-def _clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:
+def _clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+    _check_kink("clamp", kink)
     check_same("clamp", lo, x, hi)
     check_dtype("clamp", x, "if")
     return ShapedArray(x.shape, x.dtype, lo.weak_type and x.weak_type and hi.weak_type)
@@ -708,12 +754,34 @@ def _where(pred, t):
     return select(pred, t, zeros_like(t))
 
 
-# JAX's rules: the gradient goes to whichever operand the result equals (x inside the open interval).
-_clamp_rules = [lambda t, ans, lo, x, hi: _where(bitwise_and(gt(lo, x), lt(lo, hi)), t),
-                lambda t, ans, lo, x, hi: _where(bitwise_and(gt(x, lo), lt(x, hi)), t),
-                lambda t, ans, lo, x, hi: _where(lt(hi, x), t)]
-clamp_p = _card("clamp", lambda xp: (lambda lo, x, hi: xp.minimum(xp.maximum(x, lo), hi)), _clamp_rule,
-                _clamp_rules, _clamp_rules)
+def _clamp_d(i, jvp):
+    """The derivative of clamp(lo, x, hi) in operand i (0 lo, 1 x, 2 hi). JAX's rule: the gradient goes to
+    whichever operand the result equals (x inside the open interval, so none at a tie with a bound).
+    kink="torch" is torch's clamp with two Tensor bounds, whose forward formula (clamp_jvp) and backward
+    formulas (clamp_backward, clamp_backward_min_max) differ: forward, hi where lo > hi, else lo where x < lo,
+    else hi where x > hi, else x; backward, x where lo <= x <= hi, lo where x < lo < hi, hi where x > hi or
+    hi < lo (so nothing where x < lo == hi, nor at a NaN x)."""
+    def rule(t, ans, lo, x, hi, kink="jax"):
+        if kink == "jax":
+            pred = (bitwise_and(gt(lo, x), lt(lo, hi)) if i == 0 else
+                    bitwise_and(gt(x, lo), lt(x, hi)) if i == 1 else lt(hi, x))
+        elif jvp:
+            crossed, below = gt(lo, hi), lt(x, lo)
+            if i == 0:
+                pred = bitwise_and(bitwise_not(crossed), below)
+            elif i == 1:
+                pred = bitwise_not(bitwise_or(crossed, bitwise_or(below, gt(x, hi))))
+            else:
+                pred = bitwise_or(crossed, bitwise_and(bitwise_not(below), gt(x, hi)))
+        else:
+            pred = (bitwise_and(lt(x, lo), lt(lo, hi)) if i == 0 else
+                    bitwise_and(ge(x, lo), le(x, hi)) if i == 1 else bitwise_or(gt(x, hi), lt(hi, lo)))
+        return _where(pred, t)
+    return rule
+
+
+clamp_p = _card("clamp", lambda xp: (lambda lo, x, hi, kink="jax": xp.minimum(xp.maximum(x, lo), hi)),
+                _clamp_rule, [_clamp_d(i, True) for i in range(3)], [_clamp_d(i, False) for i in range(3)])
 
 
 # --- complex numbers ------------------------------------------------------------------------------

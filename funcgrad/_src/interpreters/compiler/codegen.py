@@ -73,6 +73,7 @@ def ufunc_of(e: Eqn):
     if e.prim.multiple_results or len(e.outvars) != 1:
         return None
     impl = e.prim.impl
+    impl = getattr(impl, "ufunc", impl)  # (a card whose impl takes a convention param wraps its ufunc)
     if not e.params and isinstance(impl, np.ufunc):
         return impl
     name = e.prim.name
