@@ -77,18 +77,19 @@ def block_until_ready(x):
 
 
 # --- the PyTorch-style face: Tensor, torch functions and dtypes, autograd, func --------------------------
-# (`funcgrad.tensor` is the function torch.tensor; the package of that name is funcgrad.tensor in
-# sys.modules. The functional `grad`, `vmap`, `jit`, `jvp`, `vjp`, `hessian`, ... above keep their names.)
+# (`funcgrad.tensor` is the function torch.tensor; the face's package is funcgrad._torch, also reachable as
+# funcgrad.tensor in sys.modules for pickles that name its old path. The functional `grad`, `vmap`, `jit`,
+# `jvp`, `vjp`, `hessian`, ... above keep their names.)
 from . import autograd, func  # noqa: E402,F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa: E402,F401
                        no_grad, set_grad_enabled)
-from .tensor import *  # noqa: E402,F401,F403
-from .tensor import (Generator, Size, Tensor, bfloat16, bool, cdouble, cfloat, complex64, complex128,  # noqa: E402,F401,A004
+from ._torch import *  # noqa: E402,F401,F403
+from ._torch import (Generator, Size, Tensor, bfloat16, bool, cdouble, cfloat, complex64, complex128,  # noqa: E402,F401,A004
                      cuda, default_generator, device, double, dtype, finfo, float, float16, float32, float64,
                      get_default_dtype, get_rng_state, half, iinfo, initial_seed, int, int8, int16, int32, int64,
                      is_tensor, long, manual_seed, numel, return_types, seed, set_default_dtype, set_printoptions,
                      set_rng_state, short, uint8, uint16, uint32, uint64)
-from .tensor import (are_deterministic_algorithms_enabled, can_cast, compile, get_default_device,  # noqa: E402,F401,A004
+from ._torch import (are_deterministic_algorithms_enabled, can_cast, compile, get_default_device,  # noqa: E402,F401,A004
                      get_num_threads, is_complex, is_floating_point, is_nonzero, is_storage, promote_types,
                      result_type, set_default_device, set_num_threads, use_deterministic_algorithms)
 from . import nn  # noqa: E402,F401
@@ -96,15 +97,15 @@ from . import optim, utils  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 from . import accelerator, backends, testing  # noqa: E402,F401
 from . import distributions, multiprocessing  # noqa: E402,F401
-from .tensor import linalg  # noqa: E402,F401  (torch.linalg on tensors)
+from ._torch import linalg  # noqa: E402,F401  (torch.linalg on tensors)
 vmap = func._top_level_vmap(vmap)  # jax.vmap, and torch.vmap when called with Tensors
 from . import _torch_jit  # noqa: E402
-from .tensor._formats import (channels_last, channels_last_3d, contiguous_format, jagged, layout,  # noqa: E402,F401
+from ._torch._formats import (channels_last, channels_last_3d, contiguous_format, jagged, layout,  # noqa: E402,F401
                               memory_format, preserve_format, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc,
                               sparse_csr, strided)
 _torch_jit.attach(jit)  # torch.jit.script / trace / ignore ... on the same name
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
-from .tensor import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401
+from ._torch import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401
 from . import amp, fft, onnx, sparse, special  # noqa: E402,F401  (torch.amp, .fft, .onnx, .sparse, .special)
 from . import compiler, distributed, hub, overrides  # noqa: E402,F401  (torch.compiler, ...)
 from ._torch_cond import cond  # noqa: E402,F401  (torch.cond, eager)
@@ -115,8 +116,13 @@ from .amp import (autocast, autocast_decrement_nesting, autocast_increment_nesti
                   get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled,
                   is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled, set_autocast_cpu_dtype,
                   set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
-from .tensor._storage import Storage, TypedStorage, UntypedStorage  # noqa: E402,F401
+from ._torch._storage import Storage, TypedStorage, UntypedStorage  # noqa: E402,F401
 import sys as _sys  # noqa: E402
+
+# pickles written before the torch face moved to funcgrad._torch name funcgrad.tensor.<module>.<class>
+for _name, _mod in list(_sys.modules.items()):
+    if _name == __name__ + "._torch" or _name.startswith(__name__ + "._torch."):
+        _sys.modules[__name__ + ".tensor" + _name[len(__name__ + "._torch"):]] = _mod
 
 # torch.linalg and torch.cuda are importable modules (`import torch.linalg as LA` through a torch -> funcgrad
 # module-name shim), as are cuda.amp's deprecated spellings

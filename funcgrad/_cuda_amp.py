@@ -14,7 +14,7 @@ class autocast(_amp.autocast):
     def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True):
         warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', "
                       "args...)` instead.", FutureWarning, stacklevel=2)
-        from .tensor import _dtype as D
+        from ._torch import _dtype as D
         super().__init__("cuda", dtype=D.float16 if dtype is None else dtype, enabled=enabled,
                          cache_enabled=cache_enabled)
 

@@ -1,8 +1,8 @@
 """funcgrad.accelerator (torch.accelerator): the current accelerator, CUDA through CuPy where present."""
 from __future__ import annotations
 
-from .tensor import _dtype as _D
-from .tensor import cuda as _cuda
+from ._torch import _dtype as _D
+from ._torch import cuda as _cuda
 
 _NONE = "Cannot access accelerator device when none is available."
 

@@ -18,7 +18,7 @@ import math
 import warnings
 from typing import Any, Optional
 
-from .tensor import _dtype as _D
+from ._torch import _dtype as _D
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd", "is_autocast_available"]
 
@@ -62,7 +62,7 @@ class autocast:
                                                                   None)
         self._cache_enabled = _CACHE[0] if cache_enabled is None else cache_enabled
         if self.device == "cuda" and enabled:
-            from .tensor import cuda
+            from ._torch import cuda
             if not cuda.is_available():
                 warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
                               stacklevel=2)
@@ -194,7 +194,7 @@ class GradScaler:
         self._device = _check_device(device)
         self._enabled = enabled
         if enabled and self._device == "cuda":
-            from .tensor import cuda
+            from ._torch import cuda
             if not cuda.is_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                               UserWarning, stacklevel=2)
@@ -223,7 +223,7 @@ class GradScaler:
         if not self._enabled:
             return outputs
         self._lazy_scale()
-        from .tensor._tensor import Tensor
+        from ._torch._tensor import Tensor
         if isinstance(outputs, Tensor):
             return outputs * self._scale
         if isinstance(outputs, (list, tuple)):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .tensor import compile as _compile
+from ._torch import compile as _compile
 
 __all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "is_exporting", "reset",
            "allow_in_graph", "assume_constant_result", "substitute_in_graph", "list_backends",

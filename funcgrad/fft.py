@@ -11,9 +11,9 @@ from typing import Optional, Sequence, Union
 
 from .numpy import fft as _jfft
 from ._src.prims import elementwise as _ew
-from .tensor import _dtype as _D
-from .tensor import _ops as _O
-from .tensor._tensor import Tensor, _apply1, _wrap
+from ._torch import _dtype as _D
+from ._torch import _ops as _O
+from ._torch._tensor import Tensor, _apply1, _wrap
 
 _Dims = Optional[Union[int, Sequence[int]]]
 

@@ -5,7 +5,7 @@ hessian, vmap, functional_call) over funcgrad's functional transforms, taking an
     per_example = vmap(grad(loss), in_dims=(None, 0, 0))(w, xs, ys)
 
 Inside the transformed function tensors hold tracers, and views and in-place ops behave as torch.func's
-functionalisation makes them (see funcgrad.tensor._functional): a view stays linked to its base, a write through
+functionalisation makes them (see funcgrad._torch._functional): a view stays linked to its base, a write through
 either is seen by both. In-place ops on the function's inputs follow torch.func too: on an input that grad,
 grad_and_value, vjp, jacrev or hessian differentiates they raise RuntimeError; on any other input (vmap's and jvp's,
 say) they write the final value back into the caller's tensor when the transform returns.
@@ -16,8 +16,8 @@ from ._src.core.array import Array, ArrayBase
 from ._src.core.trace import Tracer, _state as _trace_state
 from ._src.core.tree_util import (broadcast_prefix, register_pytree_node, tree_flatten, tree_leaves, tree_map,
                              tree_unflatten)
-from .tensor import _creation, _tensor
-from .tensor import stack as _stack
+from ._torch import _creation, _tensor
+from ._torch import stack as _stack
 from ._src.interpreters import ad as _ad
 from ._src import interpreters as _tr
 

@@ -44,7 +44,7 @@ import funcgrad as _fg
 
 from ._weights_unpickler import WeightsUnpickler
 from ._src.core.trace import Tracer as _Tracer
-from .tensor._dtype import dtype as _DType
+from ._torch._dtype import dtype as _DType
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
            "get_unsafe_globals_in_checkpoint"]
@@ -58,11 +58,11 @@ _DOCS_MESSAGE = ("\n\nCheck the documentation of torch.load to learn more about 
 
 
 def _tensor_mod():
-    return sys.modules["funcgrad.tensor._tensor"]
+    return sys.modules["funcgrad._torch._tensor"]
 
 
 def _dtype_mod():
-    return sys.modules["funcgrad.tensor._dtype"]
+    return sys.modules["funcgrad._torch._dtype"]
 
 
 # --- torch's storage classes and dtype names ------------------------------------------------------------------
@@ -243,7 +243,7 @@ def _set_obj_state(obj, state):
 
 def _get_layout(name):
     """torch.serialization._get_layout: the layout tag named "torch.<layout>"."""
-    from .tensor._formats import layout
+    from ._torch._formats import layout
     tag = layout._instances.get(name[6:] if isinstance(name, str) and name.startswith("torch.") else None)
     if tag is None:
         raise RuntimeError(f"funcgrad.load: unknown tensor layout {name!r}")
@@ -253,7 +253,7 @@ def _get_layout(name):
 def _rebuild_sparse_tensor(layout, data):
     """A sparse tensor saved by torch: COO as funcgrad's sparse COO tensor; CSR/CSC/BSR/BSC (which funcgrad has
     no layout for) as the sparse COO tensor of the same entries. Indices are checked as torch checks them."""
-    from .tensor._formats import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
+    from ._torch._formats import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
     if layout is sparse_coo:
         if len(data) == 3:
             (indices, values, size), coalesced = data, None

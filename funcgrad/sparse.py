@@ -1,9 +1,9 @@
-"""torch.sparse: products and sums of the sparse COO tensors of funcgrad.tensor._sparse (dense results for
+"""torch.sparse: products and sums of the sparse COO tensors of funcgrad._torch._sparse (dense results for
 products, as torch gives for sparse @ dense)."""
 from __future__ import annotations
 
-from .tensor import _ops as _O
-from .tensor._sparse import sparse_coo_tensor  # noqa: F401
+from ._torch import _ops as _O
+from ._torch._sparse import sparse_coo_tensor  # noqa: F401
 
 __all__ = ["mm", "addmm", "sum", "sparse_coo_tensor"]
 

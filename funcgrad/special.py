@@ -6,11 +6,11 @@
 """
 from __future__ import annotations
 
-from .tensor import _ops as _O
-from .tensor import _ops_more as _M
-from .tensor._special_ops import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0,  # noqa: F401,E501
+from ._torch import _ops as _O
+from ._torch import _ops_more as _M
+from ._torch._special_ops import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0,  # noqa: F401,E501
                                   modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1, zeta)
-from .tensor._special_ops import (chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,  # noqa: F401
+from ._torch._special_ops import (chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,  # noqa: F401
                                   chebyshev_polynomial_w, entr, erfcx, exp2, expit, gammainc, gammaincc,
                                   hermite_polynomial_h, hermite_polynomial_he, i0, i0e, i1, i1e,
                                   laguerre_polynomial_l, legendre_polynomial_p, log_ndtr, multigammaln, ndtr, ndtri,
@@ -60,5 +60,5 @@ def round(input, *, decimals=0, out=None):  # noqa: A001 - torch's name
     return _O.round(input, decimals=decimals, out=out)
 
 
-from .tensor import _complex_reject as _CR  # noqa: E402
+from ._torch import _complex_reject as _CR  # noqa: E402
 _CR.install_special(globals())

@@ -554,7 +554,7 @@ def test_view_regions_match_numpy_aliasing(shape, chain):
     """Where a view lies in its root (a box written by dynamic_update_slice, or flat positions scattered) agrees
     with NumPy's own aliasing of the same view of a buffer."""
     from funcgrad._src.core.array import Array
-    from funcgrad.tensor import _functional as FN
+    from funcgrad._torch import _functional as FN
     root = fg.arange(int(np.prod(shape)), dtype=fg.float64).reshape(tuple(shape)) * 1.0
     v = root
     for code, r1, r2 in chain:

@@ -192,7 +192,7 @@ def _msg(f, m):
     try:
         f(m, ac)
     except (AssertionError, ValueError, TypeError) as e:
-        return type(e), str(e).replace("<class 'funcgrad.tensor._tensor.Tensor'>", "T").replace(
+        return type(e), str(e).replace("<class 'funcgrad._torch._tensor.Tensor'>", "T").replace(
             "<class 'torch.Tensor'>", "T")
     return None
 

@@ -53,13 +53,13 @@ ATTACKS = {
     "dtype_singleton": (_build_on(_g("torch", "float32"), "name", _s("int64")),
                         lambda: (fg.float32, "name"), "torch.float32"),
     "device_class": (_build_on(_g("torch", "device"), "__init__", _g("builtins", "set")),
-                     lambda: (fg.device, "__init__"), "funcgrad.tensor._dtype.device"),
+                     lambda: (fg.device, "__init__"), "funcgrad._torch._dtype.device"),
     "size_numel": (_build_on(_g("torch", "Size"), "numel", _g("collections", "Counter")),
-                   lambda: (fg.Size, "numel"), "funcgrad.tensor._dtype.Size"),
+                   lambda: (fg.Size, "numel"), "funcgrad._torch._dtype.Size"),
     "counter_most_common": (_build_on(_g("collections", "Counter"), "most_common", _g("builtins", "set")),
                             lambda: (collections.Counter, "most_common"), "collections.Counter"),
     "tensor_class": (_build_on(_g("torch", "Tensor"), "__len__", _g("builtins", "set")),
-                     lambda: (fg.Tensor, "__len__"), "funcgrad.tensor._tensor.Tensor"),
+                     lambda: (fg.Tensor, "__len__"), "funcgrad._torch._tensor.Tensor"),
 }
 
 

@@ -163,7 +163,7 @@ def test_jax_face_imports_nothing_of_the_torch_face():
                 out |= {a.name for a in node.names if a.name.startswith("funcgrad.")}
         return out
 
-    torch_face = ("funcgrad.tensor", "funcgrad.nn", "funcgrad.autograd", "funcgrad.optim", "funcgrad._torch")
+    torch_face = ("funcgrad.tensor", "funcgrad._torch", "funcgrad.nn", "funcgrad.autograd", "funcgrad.optim", "funcgrad._torch")
     seen, todo = set(), ["funcgrad._jax.nn", "funcgrad._jax.initializers"]
     while todo:
         m = todo.pop()

@@ -154,7 +154,7 @@ def test_erf_inv_blocked(dtype, block_size):
 
 def test_torch_face_eager_draws_match_compiled(monkeypatch):
     """Large torch-face draws run funcgrad.random eagerly (blocked); small ones compiled: same values."""
-    from funcgrad.tensor import _creation as C
+    from funcgrad._torch import _creation as C
     key = jr.PRNGKey(11)
     for name in ("uniform", "normal"):
         for dt in (np.float32, np.float64):

@@ -667,3 +667,14 @@ def test_top_level_names_keep_the_functional_face():
     assert fg.autograd.grad is not fg.grad
     import sys
     assert sys.modules["funcgrad.tensor"].Tensor is fg.Tensor
+
+
+def test_pickles_naming_the_old_torch_face_path_load():
+    """The torch face lives in funcgrad._torch; a pickle naming funcgrad.tensor._tensor.Tensor (its old path)
+    still finds the class."""
+    import pickle
+    t = fg.tensor([1.0, 2.0])
+    data = pickle.dumps(t, protocol=2).replace(b"funcgrad._torch._tensor", b"funcgrad.tensor._tensor")
+    assert b"funcgrad.tensor._tensor" in data
+    back = pickle.loads(data)
+    assert type(back) is fg.Tensor and back.tolist() == [1.0, 2.0]

@@ -1,6 +1,6 @@
 """torch.kthvalue / torch.topk at ties: which of the tied elements is selected (its index, and the element
 the derivative flows to), and topk's order with sorted=False, are those of torch's CPU algorithms
-(funcgrad/tensor/_torch_select.py). Checked against torch 2.13 on many tie patterns (importorskip), and
+(funcgrad/_torch/_torch_select.py). Checked against torch 2.13 on many tie patterns (importorskip), and
 without torch on cases traced by hand through the algorithms."""
 from __future__ import annotations
 

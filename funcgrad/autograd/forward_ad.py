@@ -6,7 +6,7 @@
         jvp = unpack_dual(y).tangent   # J_f(x) v
 
 A tangent is kept on the tensor (`Tensor._fw`, tagged with the level it belongs to). While a level is
-active, the Tensor dispatch (`funcgrad.tensor._tensor`) hands every op that has a tangent-carrying input to
+active, the Tensor dispatch (`funcgrad._torch._tensor`) hands every op that has a tangent-carrying input to
 `apply` here, which computes the output tangent with funcgrad's functional `jvp` over the op's Array-level
 function: the primitives' jvp rules, so no derivative formula lives here. The tangent computation is itself
 an op on tensors (primals and tangents), recorded for backward when they require grad, so reverse mode
@@ -40,7 +40,7 @@ _current: Optional[_Level] = None
 
 
 def _T():
-    from ..tensor import _tensor
+    from .._torch import _tensor
     return _tensor
 
 
@@ -170,7 +170,7 @@ def unpack_dual(tensor, *, level: Optional[int] = None) -> UnpackedDualTensor:
     return UnpackedDualTensor(primal, tan)
 
 
-# --- the dispatch hooks (called by funcgrad.tensor._tensor only while a level is active) --------------------
+# --- the dispatch hooks (called by funcgrad._torch._tensor only while a level is active) --------------------
 
 def tangent_of(t):
     """t's tangent at the current level, or None. A view without one of its own whose base has one gets

@@ -34,7 +34,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     """The Jacobian: for one input and one output, a tensor of shape out.shape + in.shape."""
     import numpy as np
     from . import grad
-    from ..tensor import _ops as O
+    from .._torch import _ops as O
     T = _T()
     single_in = isinstance(inputs, T.Tensor)
     ins = _prep(inputs, create_graph)

@@ -36,7 +36,7 @@ FREED_MSG = ("Trying to backward through the graph a second time (or directly ac
 _HINT = (" Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
          "with torch.autograd.set_detect_anomaly(True).")
 
-_TENSOR = None  # funcgrad.tensor._tensor, set on import of that module (it imports this one)
+_TENSOR = None  # funcgrad._torch._tensor, set on import of that module (it imports this one)
 
 
 def _T():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..tensor.cuda import is_available as _gpu
+from .._torch.cuda import is_available as _gpu
 
 _PRECISION = ["highest"]  # torch.get_float32_matmul_precision
 

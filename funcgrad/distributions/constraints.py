@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tensor import _jnp as jnp
-from ..tensor._tensor import Tensor
+from .._torch import _jnp as jnp
+from .._torch._tensor import Tensor
 from .utils import arr, call_nograd
 
 __all__ = [

@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from numbers import Number
 
-from ..tensor import _jnp as jnp
+from .._torch import _jnp as jnp
 from .. import random as jr
 from .._src.prims.elementwise import abs as _abs
 from ..scipy import special as sps
-from ..tensor._dtype import Size
+from .._torch._dtype import Size
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily

@@ -7,10 +7,10 @@ from numbers import Number
 
 import numpy as np
 
-from ..tensor import _jnp as jnp
+from .._torch import _jnp as jnp
 from .. import random as jr
 from ..scipy import special as sps
-from ..tensor._dtype import Size
+from .._torch._dtype import Size
 from . import constraints
 from .continuous import _Checked, _shape, xlogy
 from .distribution import Distribution

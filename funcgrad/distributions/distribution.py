@@ -13,12 +13,12 @@ from numbers import Number
 
 import numpy as np
 
-from ..tensor import _jnp as jnp
+from .._torch import _jnp as jnp
 from ..autograd.grad_mode import no_grad
 from .._src.core.array import ArrayBase
 from .._src.core.tree_util import register_pytree_node
-from ..tensor._dtype import Size
-from ..tensor._tensor import Tensor
+from .._torch._dtype import Size
+from .._torch._tensor import Tensor
 from . import constraints
 from .utils import expand_to, is_concrete, lazy_property, stop_gradient
 
@@ -187,7 +187,7 @@ class Distribution:
             if not self._tensor_face():
                 raise TypeError(f"{type(self).__name__}.{what}: a distribution with funcgrad Array parameters "
                                 f"samples functionally; pass a PRNG key: d.{what}(key, sample_shape)")
-            from ..tensor._creation import default_generator
+            from .._torch._creation import default_generator
             key = default_generator.next_key()
         if shape is None:
             shape = ()

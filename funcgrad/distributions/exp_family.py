@@ -2,7 +2,7 @@
 log normalizer F (its gradient is E[t(x)]), computed with funcgrad's own grad on Arrays."""
 from __future__ import annotations
 
-from ..tensor import _jnp as jnp
+from .._torch import _jnp as jnp
 from .distribution import Distribution
 from .utils import call
 

@@ -7,7 +7,7 @@ import warnings
 from functools import total_ordering
 from typing import Callable
 
-from ..tensor import _jnp as jnp
+from .._torch import _jnp as jnp
 from .._src.prims.elementwise import abs as _abs
 from ..scipy import special as sps
 from .continuous import (Beta, Cauchy, ContinuousBernoulli, Dirichlet, Exponential, Gamma, HalfNormal, Laplace,

@@ -4,12 +4,12 @@ from __future__ import annotations
 import math
 from numbers import Number
 
-from ..tensor import _jnp as jnp
+from .._torch import _jnp as jnp
 from .. import random as jr
 from ..numpy import linalg as jla
 from .._src.prims.linalg_decomp import triangular_solve
 from ..scipy import special as sps
-from ..tensor._dtype import Size
+from .._torch._dtype import Size
 from . import constraints
 from .continuous import Beta, _Checked, _shape
 from .distribution import Distribution

@@ -1,7 +1,7 @@
 """Special functions the distributions need beyond funcgrad.scipy.special, written on Arrays."""
 from __future__ import annotations
 
-from ..tensor import _jnp as jnp
+from .._torch import _jnp as jnp
 from ..scipy import special as sps
 
 _ITERS = 80

@@ -10,13 +10,13 @@ import math
 import weakref
 from typing import Sequence
 
-from ..tensor import _jnp as jnp
+from .._torch import _jnp as jnp
 from .._src.core.array import ArrayBase
 from .._src.core.tree_util import register_pytree_node
 from ..numpy import linalg as jla
 from .._src.prims.elementwise import abs as _abs
-from ..tensor._dtype import Size
-from ..tensor._tensor import Tensor
+from .._torch._dtype import Size
+from .._torch._tensor import Tensor
 from . import constraints
 from .utils import call, sum_rightmost
 
@@ -917,7 +917,7 @@ class CatTransform(Transform):
         return out
 
     def _cat(self, parts):
-        from ..tensor import _ops as O
+        from .._torch import _ops as O
         if isinstance(parts[0], Tensor):
             return O.cat(parts, self.dim)
         return jnp.concatenate(parts, axis=self.dim)
@@ -947,7 +947,7 @@ class CatTransform(Transform):
             dim = dim - x.ndim
         dim = dim + self.event_dim
         if dim < 0:
-            from ..tensor import _ops as O
+            from .._torch import _ops as O
             if isinstance(logdetjacs[0], Tensor):
                 return O.cat(logdetjacs, dim)
             return jnp.concatenate(logdetjacs, axis=dim)
@@ -990,7 +990,7 @@ class StackTransform(Transform):
         return [z[(slice(None),) * dim + (i,)] for i in range(z.shape[dim])]
 
     def _stack(self, parts):
-        from ..tensor import _ops as O
+        from .._torch import _ops as O
         if isinstance(parts[0], Tensor):
             return O.stack(parts, self.dim)
         return jnp.stack(parts, axis=self.dim)

@@ -3,7 +3,7 @@
 Every formula is written once on funcgrad Arrays (funcgrad.numpy, funcgrad.scipy.special, funcgrad.random).
 `call(name, fn, *args)` runs such a formula: with Array (or tracer) arguments it is a plain function call,
 so it composes with grad/vmap/jit; when some arguments are Tensors it is recorded as one autograd node
-over them (funcgrad.tensor._tensor._apply) and returns Tensors. Non-Tensor arguments are closed over.
+over them (funcgrad._torch._tensor._apply) and returns Tensors. Non-Tensor arguments are closed over.
 """
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..tensor import _jnp as jnp
+from .._torch import _jnp as jnp
 from .._src.core.array import ArrayBase
 from .._src.core.trace import Tracer
 from ..scipy import special as sps
-from ..tensor._tensor import Tensor, _apply, _apply_nograd
+from .._torch._tensor import Tensor, _apply, _apply_nograd
 from ..autograd.grad_mode import enable_grad
 
 __all__ = ["broadcast_all", "call", "call_nograd", "clamp_probs", "lazy_property", "logits_to_probs",
@@ -93,7 +93,7 @@ def shape_of(x) -> tuple:
 def as_param(x, like=None):
     """x as a Tensor (Tensor face) or Array (functional face), as `like` is; numbers take like's dtype."""
     if like is None or isinstance(like, Tensor):
-        from ..tensor import _creation as C
+        from .._torch import _creation as C
         if isinstance(x, Tensor):
             return x
         if isinstance(x, Number):
@@ -115,7 +115,7 @@ def broadcast_all(*values):
                              "implementing __torch_function__.")
     tensors = [v for v in values if isinstance(v, Tensor)]
     if tensors or not any(isinstance(v, (ArrayBase, np.ndarray)) for v in values):
-        from ..tensor import _ops as O
+        from .._torch import _ops as O
         like = tensors[0] if tensors else None
         ts = [as_param(v, like) for v in values]
         return tuple(O.broadcast_tensors(*ts)) if len(ts) > 1 else (ts[0],)

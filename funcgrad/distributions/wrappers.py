@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 from numbers import Number
 
-from ..tensor import _jnp as jnp
+from .._torch import _jnp as jnp
 from .. import random as jr
 from ..scipy import special as sps
 from .._src.core.array import ArrayBase
-from ..tensor._dtype import Size
-from ..tensor._tensor import Tensor
+from .._torch._dtype import Size
+from .._torch._tensor import Tensor
 from . import constraints
 from .continuous import Exponential, Gamma, Normal, Uniform, _shape
 from .discrete import Categorical

@@ -21,7 +21,7 @@ from multiprocessing import reduction as _mpr
 
 import numpy as np
 
-from ..tensor import _tensor as _T
+from .._torch import _tensor as _T
 
 __all__ = ["init_reductions", "share_memory_", "is_shared", "rebuild_tensor", "rebuild_storage"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math  # noqa: F401
 import warnings  # noqa: F401
 
-from ..tensor._argcheck import DtypeName  # noqa: F401
+from .._torch._argcheck import DtypeName  # noqa: F401
 from ._functional.common import _legacy_get_string  # noqa: F401 (nn.modules.loss)
 from ._functional.linear import (  # noqa: F401
     linear, bilinear, identity)

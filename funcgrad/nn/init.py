@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 import funcgrad as _fg
-from funcgrad.tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
+from funcgrad._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 
 
 def _no_op_if_empty(tensor) -> bool:

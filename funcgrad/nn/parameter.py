@@ -1,5 +1,5 @@
 """nn.Parameter: a Tensor subclass that modules register as a parameter (requires_grad=True by default)."""
-from ..tensor._tensor import Tensor
+from .._torch._tensor import Tensor
 
 
 class Parameter(Tensor):

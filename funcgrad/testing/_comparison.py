@@ -12,7 +12,7 @@ _TOLS = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6
 
 
 def _T():
-    from ..tensor import _tensor
+    from .._torch import _tensor
     return _tensor
 
 
@@ -142,7 +142,7 @@ def _pairs(actual, expected, path):
         yield path, actual, expected
         return
     if isinstance(actual, np.ndarray) or isinstance(expected, np.ndarray):
-        from ..tensor._creation import as_tensor
+        from .._torch._creation import as_tensor
         yield path, as_tensor(np.asarray(actual)), as_tensor(np.asarray(expected))
         return
     if isinstance(actual, collections.abc.Mapping) and isinstance(expected, collections.abc.Mapping):
@@ -193,8 +193,8 @@ def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol=None, 
 def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad: bool = False,
                 noncontiguous: bool = False, exclude_zero: bool = False, memory_format=None):
     """A tensor of random values in [low, high) (defaults by dtype, as torch.testing.make_tensor)."""
-    from ..tensor import _creation as C
-    from ..tensor import _dtype as D
+    from .._torch import _creation as C
+    from .._torch import _dtype as D
     if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
         shape = tuple(shape[0])
     dt = D.to_np(dtype)

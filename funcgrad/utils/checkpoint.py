@@ -17,8 +17,8 @@ from ..autograd import backward as _backward
 from ..autograd import grad as _grad
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
-from ..tensor._creation import get_rng_state, set_rng_state
-from ..tensor._tensor import Tensor
+from .._torch._creation import get_rng_state, set_rng_state
+from .._torch._tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn", "detach_variable",
            "set_checkpoint_early_stop", "CheckpointError"]

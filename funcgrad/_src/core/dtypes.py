@@ -3,7 +3,7 @@
 One place for every dtype rule of the JAX face: what a Python value becomes, what a foreign value (a NumPy
 array) becomes on entering it (`canonicalize_dtype`: with x64 off, as in JAX, 64-bit dtypes narrow to 32
 bits), and what two operands promote to (`result_type`, JAX's type-promotion lattice). The torch face keeps
-its own rules (funcgrad/tensor/_dtype.py).
+its own rules (funcgrad/_torch/_dtype.py).
 """
 from __future__ import annotations
 

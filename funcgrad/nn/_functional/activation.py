@@ -6,10 +6,10 @@ from __future__ import annotations
 import warnings
 
 import funcgrad as _fg
-from ...tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
+from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.prims import elementwise as _ew
-from ...tensor._argcheck import dtype_error as _dtype_error
-from ...tensor._tensor import _apply, _legacy
+from ..._torch._argcheck import dtype_error as _dtype_error
+from ..._torch._tensor import _apply, _legacy
 from ..._jax import nn as _jnn
 from .common import _inplace_apply, _maybe_inplace
 

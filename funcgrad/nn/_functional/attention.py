@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 import funcgrad as _fg
-from ...tensor._argcheck import dtype_error as _dtype_error
+from ..._torch._argcheck import dtype_error as _dtype_error
 from .common import _F32
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]

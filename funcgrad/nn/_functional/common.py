@@ -7,7 +7,7 @@ import numpy as np
 import numpy as _np
 from typing import Sequence, Union
 
-from ...tensor._tensor import _inplace as _tensor_inplace, _traced
+from ..._torch._tensor import _inplace as _tensor_inplace, _traced
 
 __all__ = []
 

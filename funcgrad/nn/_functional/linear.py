@@ -4,9 +4,9 @@ from __future__ import annotations
 import funcgrad as _fg
 
 from ... import lax as _lax
-from ...tensor._argcheck import check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
-from ...tensor._ops import _add as _add_bc
-from ...tensor._tensor import _apply
+from ..._torch._argcheck import check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
+from ..._torch._ops import _add as _add_bc
+from ..._torch._tensor import _apply
 
 __all__ = ["linear", "bilinear", "identity"]
 

@@ -7,10 +7,10 @@ import numpy as np
 import numpy as _np
 
 import funcgrad as _fg
-from ...tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
+from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.prims.indexing import gather as _gather
-from ...tensor._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
-from ...tensor._tensor import _apply, _legacy
+from ..._torch._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
+from ..._torch._tensor import _apply, _legacy
 from .activation import _softplus, log_softmax, logsigmoid, softplus
 from .common import _REDUCTIONS, _check_target_size, _concrete, _legacy_get_string, _reduce, _reduction, _size, _weighted
 from .distance import pairwise_distance

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import funcgrad as _fg
 
-from ...tensor._argcheck import DtypeName, dtype_error as _dtype_error
+from ..._torch._argcheck import DtypeName, dtype_error as _dtype_error
 from .common import _F32, _size
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm",

@@ -8,10 +8,10 @@ import numpy as np
 from typing import Optional, Sequence
 
 import funcgrad as _fg
-from ...tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
+from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.prims.shape import pad as _lax_pad
-from ...tensor._argcheck import DtypeName
-from ...tensor._tensor import _apply
+from ..._torch._argcheck import DtypeName
+from ..._torch._tensor import _apply
 from .common import _np_dtype
 from .pooling import _adaptive_avg
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import funcgrad as _fg
 
-from ...tensor._argcheck import DtypeName, dtype_error as _dtype_error
+from ..._torch._argcheck import DtypeName, dtype_error as _dtype_error
 from .common import _concrete
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]

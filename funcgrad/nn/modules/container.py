@@ -6,7 +6,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from itertools import chain, islice
 
-from ...tensor._tensor import Tensor
+from ..._torch._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
 

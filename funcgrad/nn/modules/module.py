@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from ...tensor._tensor import Tensor
+from ..._torch._tensor import Tensor
 from ..parameter import Parameter
 
 class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -684,7 +684,7 @@ class Module:
     def to(self, *args, **kwargs):
         """Move/cast parameters and buffers: to(device), to(dtype), to(device, dtype), to(tensor); only
         floating-point and complex tensors change dtype, as in torch."""
-        from ...tensor._dtype import device as _device, dtype as _dtype
+        from ..._torch._dtype import device as _device, dtype as _dtype
         device = kwargs.pop("device", None)
         dtype = kwargs.pop("dtype", None)
         non_blocking = kwargs.pop("non_blocking", False)

@@ -15,14 +15,14 @@ import warnings
 import numpy as np
 
 import funcgrad as _fg
-from funcgrad.tensor import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
+from funcgrad._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ... import lax as _lax
 from ..._src.core.array import get_aval as _get_aval
 from ..._src.core.aval import ShapedArray as _ShapedArray
 from ..._src.core.jaxpr import Jaxpr as _Jaxpr
 from ..._src.control.flow import scan_p as _scan_p, trace_flat as _trace_flat
-from ...tensor._argcheck import dtype_error as _dtype_error
-from ...tensor._tensor import _apply
+from ..._torch._argcheck import dtype_error as _dtype_error
+from ..._torch._tensor import _apply
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 import funcgrad as _fg
-from ...tensor._tensor import Tensor
+from ..._torch._tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_", "clip_grad_norm"]
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import funcgrad as _fg
-from ...tensor._tensor import Tensor
+from ..._torch._tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 

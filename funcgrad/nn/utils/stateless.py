@@ -14,13 +14,13 @@ import contextlib
 
 from ..._src.core.array import ArrayBase
 from ...tree_util import tree_leaves, tree_map
-from ...tensor._tensor import Tensor
+from ..._torch._tensor import Tensor
 
 __all__ = ["functional_call", "value_and_grad", "parameter_arrays"]
 
 
 def _T():
-    from ...tensor import _tensor
+    from ..._torch import _tensor
     return _tensor
 
 

@@ -246,7 +246,7 @@ def install() -> dict:
     T.resize = _resize
     T.resize_as = _resize_as
     T.new = new
-    T.is_nonzero = lambda self: __import__("funcgrad.tensor", fromlist=["is_nonzero"]).is_nonzero(self)
+    T.is_nonzero = lambda self: __import__("funcgrad._torch", fromlist=["is_nonzero"]).is_nonzero(self)
     T.sum_to_size = _sum_to_size
     T.unfold = _unfold
     T.storage = _storage_m
