@@ -21,9 +21,15 @@ import weakref
 import numpy as np
 
 from .._src.core import dtypes
-from .._src.core.array import Array
-from .._src.core.trace import Tracer, new_trace
+from .._src.core.array import Array, get_aval as _get_aval
+from .._src.core.jaxpr import Eqn, Var
+from .._src.core.trace import Trace, Tracer, new_trace
 from .._src.interpreters import ad
+from .._src.interpreters.ad import eqn_vjp, walk_backward
+from .._src.prims.elementwise import add, conj
+from .._src.prims.reduction import reduce_sum
+from .._src.prims.shape import reshape
+from ..numpy import zeros_like as _zeros_like
 from .grad_mode import _force_grad, state as _gs
 
 _seq = itertools.count()
@@ -64,16 +70,16 @@ def _user_stack():
 def _conj_if_complex(a):
     """conj(a) for complex Arrays (or tracers), a itself otherwise."""
     if a.dtype.kind == "c":
-        from .._src.prims.elementwise import conj
         return conj(a)
     return a
 
 
 class Recorded:
     """An operation recorded eagerly (see funcgrad._src.core.primitive.record_eager): its differentiable input
-    Arrays, the primitive binds it made as (prim, params, args, out), and its output Arrays. Backward
-    applies the primitives' vjp rules directly. The equivalent `ad.Tape` (`trace`, `inputs`, `outputs`)
-    is built on first use by the rarer paths that inspect the tape's structure."""
+    Arrays, the primitive binds it made as (prim, params, args, out), and its output Arrays. Backward runs
+    ad's backward sweep (`ad.walk_backward`) over the binds through a small adapter (`eqns`). The equivalent
+    `ad.Tape` (`trace`, `inputs`, `outputs`) is built on first use by the rarer paths that inspect the
+    tape's structure."""
     __slots__ = ("ins", "binds", "outs", "_tape")
 
     def __init__(self, ins, binds, outs):
@@ -81,103 +87,91 @@ class Recorded:
 
     def backward(self, cts) -> list:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero)."""
-        binds, ins = self.binds, self.ins
-        if len(binds) == 1 and len(cts) == 1:  # one bind, one output: the rules straight from the card
+        binds = self.binds
+        if len(binds) == 1 and len(cts) == 1:  # one bind, one output (most ops): the equation's own step
             prim, params, args, ans = binds[0]
-            if not prim.multiple_results and self.outs[0] is ans and prim.vjp_full is None:
+            if self.outs[0] is ans and not prim.multiple_results:
+                ins = self.ins
                 g = cts[0]
-                res = [None] * len(ins)
                 if g is None or not prim.differentiable:
-                    return res
-                rules = prim.vjp
-                for k, x in enumerate(ins):
-                    if not _inexact(x):
-                        continue
-                    for i, a in enumerate(args):
-                        if a is x and rules[i] is not None:
-                            c = rules[i](g, ans, *args, **params)
-                            if c.shape != a.shape:
-                                c = _unbroadcast(c, a.shape)
-                            res[k] = c if res[k] is None else ad._sum(res[k], c)
-                return res
-        live = {id(a) for a in ins}
-        binds = []  # the binds that depend on the inputs (the rest compute constants)
-        for b in self.binds:
-            if not b[0].differentiable:  # (comparisons, stop_gradient, ...): their outputs are constants
-                continue
-            for a in b[2]:
-                if id(a) in live:
-                    binds.append(b)
-                    if b[0].multiple_results:
-                        live.update(id(o) for o in b[3])
+                    return [None] * len(ins)
+                needs = []  # (the args that are inputs; no comprehension, it costs a frame)
+                for a in args:
+                    for x in ins:
+                        if a is x:
+                            needs.append(_inexact(a))
+                            break
                     else:
-                        live.add(id(b[3]))
-                    break
-        env = {}
-        for o, c in zip(self.outs, cts):
-            if c is not None and id(o) in live:
-                k = id(o)
-                prev = env.get(k)
-                env[k] = c if prev is None else ad._sum(prev, c)
-        for prim, params, args, ans in reversed(binds):
-            if prim.multiple_results:
-                g = [env.pop(id(o), None) for o in ans]
-                if all(c is None for c in g):
-                    continue
-            else:
-                g = env.pop(id(ans), None)
-                if g is None:
-                    continue
-            if not prim.differentiable:
-                continue
-            needs = [id(a) in live and _inexact(a) for a in args]
-            if not any(needs):
-                continue
-            if prim.vjp_full is not None:
-                in_cts = prim.vjp_full(g if prim.multiple_results else [g], ans, list(args), needs, **params)
-            else:
-                if prim.multiple_results:
-                    g = [ad._instantiate(c, a) for c, a in zip(g, ans)]
-                rules = prim.vjp
-                in_cts = [rules[i](g, ans, *args, **params) if need and rules[i] is not None else None
-                          for i, need in enumerate(needs)]
-            for a, need, c in zip(args, needs, in_cts):
-                if need and c is not None:
-                    if c.shape != a.shape:  # NumPy broadcast a concrete operand implicitly
+                        needs.append(False)
+                res = [None] * len(ins)
+                i = -1
+                for c in eqn_vjp(prim, params, args, ans, g, needs):
+                    i += 1
+                    if c is None:
+                        continue
+                    a = args[i]
+                    if c.shape != a.shape:
                         c = _unbroadcast(c, a.shape)
-                    k = id(a)
-                    prev = env.get(k)
-                    env[k] = c if prev is None else ad._sum(prev, c)
-        return [env.get(id(a)) for a in self.ins]
+                    k = 0
+                    for x in ins:
+                        if x is a:
+                            break
+                        k += 1
+                    prev = res[k]
+                    res[k] = c if prev is None else add(prev, c)
+                return res
+        eqns, in_vars, out_vars = self.eqns()
+        return walk_backward(eqns, in_vars, out_vars, cts, _unbroadcast)
+
+    def eqns(self, aval=None, keep_constant: bool = False) -> tuple:
+        """The adapter from binds to the sweep's equations: (eqns, in_vars, out_vars). Binds refer to their
+        operands by identity; each Array that depends on `ins` (an input, or an output of a differentiable
+        bind with such an operand) becomes one Var, every other operand a constant Var, and a bind with no
+        such operand (it computes a constant) is left out unless `keep_constant`. `aval(a)` gives a Var's
+        abstract value; by default the Array stands for its own (the sweep reads only shape and dtype)."""
+        binds = self.binds
+        var = {}
+        in_vars = []
+        for a in self.ins:
+            v = var[id(a)] = Var(a if aval is None else aval(a), a)
+            in_vars.append(v)
+        eqns = []
+        for prim, params, args, ans in binds:
+            invars = []
+            live = False
+            for a in args:
+                v = var.get(id(a))
+                if v is None:
+                    v = Var(None if aval is None else _get_aval(a), a, True)
+                else:
+                    live = True
+                invars.append(v)
+            if not (live and prim.differentiable):  # (comparisons, stop_gradient, ...): constant outputs
+                if not keep_constant:
+                    continue
+                live = False
+            outvars = []
+            for o in (ans if prim.multiple_results else (ans,)):
+                v = Var(o if aval is None else aval(o), o, not live)
+                if live:
+                    var[id(o)] = v
+                outvars.append(v)
+            eqns.append(Eqn(prim, invars, outvars, params))
+        return eqns, in_vars, [var.get(id(o)) for o in self.outs]
 
     # --- the equivalent tape, for the structural checks (in-place detection, create_graph) ---------
     def _build(self):
         tape = self._tape
         if tape is None:
-            from .._src.core.array import get_aval
-            from .._src.core.jaxpr import Eqn, Var
-            from .._src.core.trace import Trace
             trace = Trace(0, True, "autograd", "")
             trace.alive = False
-            var = {}
-            ins = []
-            for a in self.ins:
-                t = Tracer(trace, a.aval, a, Var(a.aval, a))
-                var[id(a)] = t.var
-                ins.append(t)
-            tracers = {}
-            for prim, params, args, ans in self.binds:
-                invars = [var.get(id(a)) or Var(get_aval(a), a, is_const=True) for a in args]
-                outs = ans if prim.multiple_results else [ans]
-                outvars = []
-                for o in outs:
-                    t = Tracer(trace, o.aval, o, Var(o.aval, o))
-                    var[id(o)] = t.var
-                    tracers[id(o)] = t
-                    outvars.append(t.var)
-                trace.eqns.append(Eqn(prim, invars, outvars, params))
-            for a, t in zip(self.ins, ins):
-                tracers.setdefault(id(a), t)
+            eqns, in_vars, _ = self.eqns(_get_aval, keep_constant=True)
+            trace.eqns.extend(eqns)
+            ins = [Tracer(trace, v.aval, v.val, v) for v in in_vars]
+            tracers = {id(v.val): t for v, t in zip(in_vars, ins)}
+            for e in eqns:
+                for v in e.outvars:
+                    tracers[id(v.val)] = Tracer(trace, v.aval, v.val, v)
             outputs = [tracers.get(id(o), o) for o in self.outs]
             tape = self._tape = ad.Tape(trace, ins, outputs)
         return tape
@@ -198,20 +192,18 @@ class Recorded:
         return list(self.outs)
 
 
+def _inexact(a) -> bool:
+    k = a.dtype.kind
+    return k == "f" or k == "c" or (k not in "biu" and dtypes.is_inexact(a.dtype))
+
+
 def _unbroadcast(c, shape):
     """c summed down to `shape` (the adjoint of NumPy's implicit broadcasting to c.shape)."""
-    from .._src.prims.reduction import reduce_sum
-    from .._src.prims.shape import reshape
     lead = c.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and c.shape[lead + i] != 1)
     if axes:
         c = reduce_sum(c, axes)
     return reshape(c, tuple(shape)) if c.shape != tuple(shape) else c
-
-
-def _inexact(a) -> bool:
-    k = a.dtype.kind
-    return k == "f" or k == "c" or (k not in "biu" and dtypes.is_inexact(a.dtype))
 
 
 class Node:
@@ -415,8 +407,7 @@ class Node:
                 return list(r) if isinstance(r, (list, tuple)) else [r]
 
             outs, pull = ad.vjp(f, *[prim[i] for i in diff])
-            from ..numpy import zeros_like
-            full_ct = [zeros_like(o) for o in outs]
+            full_ct = [_zeros_like(o) for o in outs]
             for k, c in zip(given, cs):
                 full_ct[k] = _conj_if_complex(c)
             return [_conj_if_complex(c) for c in pull(full_ct)]

@@ -154,31 +154,22 @@ def forward(tape: Tape, tangents: Sequence) -> list:
             for o in tape.outputs]
 
 
-class _Accumulator:
-    """Sums of cotangent contributions for the backward walk. A sum it made itself (a fresh Array that
-    nothing else holds) takes later concrete NumPy contributions in place, one ufunc call each, instead of
-    a new array per contribution (a weight read at every step of a loop gets one per step). A sum stops
-    being its own once the walk hands it to a rule (`release`), since a rule may pass it on unchanged."""
-    __slots__ = ("owned",)
-
-    def __init__(self):
-        self.owned = set()  # ids of the sums made here and not yet released
-
-    def __call__(self, prev, c):
-        if prev.__class__ is Array and c.__class__ is Array and id(prev) in self.owned and not hooks.active:
-            pb, cb = prev._buf, c._buf
-            if pb.__class__ is np.ndarray and cb.__class__ is np.ndarray and pb.shape == cb.shape \
-                    and pb.dtype == cb.dtype:
-                np.add(pb, cb, out=pb)
-                return prev
-        self.owned.discard(id(prev))
-        r = add_p.bind(prev, c)
-        if r.__class__ is Array and r._buf.__class__ is np.ndarray and r._buf.flags.writeable:
-            self.owned.add(id(r))
-        return r
-
-    def release(self, g):
-        self.owned.discard(id(g))
+def _accumulate(owned: set, prev, c):
+    """prev + c for the backward walk. A sum made here (a fresh Array that nothing else holds; its id is in
+    `owned`) takes later concrete NumPy contributions in place, one ufunc call each, instead of a new array
+    per contribution (a weight read at every step of a loop gets one per step). A sum stops being owned
+    once the walk hands it to a rule, since a rule may pass it on unchanged."""
+    if prev.__class__ is Array and c.__class__ is Array and id(prev) in owned and not hooks.active:
+        pb, cb = prev._buf, c._buf
+        if pb.__class__ is np.ndarray and cb.__class__ is np.ndarray and pb.shape == cb.shape \
+                and pb.dtype == cb.dtype:
+            np.add(pb, cb, out=pb)
+            return prev
+    owned.discard(id(prev))
+    r = add_p.bind(prev, c)
+    if r.__class__ is Array and r._buf.__class__ is np.ndarray and r._buf.flags.writeable:
+        owned.add(id(r))
+    return r
 
 
 def backward(tape: Tape, cts: Sequence) -> list:
@@ -194,23 +185,29 @@ def backward(tape: Tape, cts: Sequence) -> list:
     return walk_backward(trace.eqns, in_vars, out_vars, cts)
 
 
-def walk_backward(eqns: Sequence, in_vars: Sequence, out_vars: Sequence, cts: Sequence) -> list:
+def walk_backward(eqns: Sequence, in_vars: Sequence, out_vars: Sequence, cts: Sequence,
+                  fit: Callable | None = None) -> list:
     """The reverse walk over `eqns` applying vjp rules: cotangents of `in_vars` given cotangents of
-    `out_vars` (an output that is not a variable of the tape is None there and gets no cotangent)."""
+    `out_vars` (an output that is not a variable of the tape is None there and gets no cotangent).
+
+    This is the one backward sweep: `grad`/`vjp` run it over a tape, and the torch face's engine over each
+    graph node's eagerly recorded binds (`funcgrad.autograd.graph.Recorded`). `fit(c, shape)`, when given,
+    brings a contribution whose shape differs from its variable's to that shape: eager binds on concrete
+    NumPy operands may broadcast implicitly, where a tape's equations never do."""
     env = {}
     for v, ct in zip(out_vars, cts):
         if ct is not None and v is not None:
             env[v] = _sum(env.get(v), ct)
     inexact = _INEXACT
-    accumulate = _Accumulator()
-    release = accumulate.owned.discard
+    owned = set()  # the sums _accumulate made and may still add into in place
     for eqn in reversed(eqns):
         prim = eqn.prim
         if not prim.multiple_results and prim.vjp_full is None:  # the common case, in one pass
             g = env.pop(eqn.outvars[0], None)
             if g is None or not prim.differentiable:
                 continue
-            release(id(g))
+            if owned:
+                owned.discard(id(g))
             invars = eqn.invars
             args = None
             vjps = prim.vjp
@@ -236,20 +233,22 @@ def walk_backward(eqns: Sequence, in_vars: Sequence, out_vars: Sequence, cts: Se
                     params = eqn.params
                 c = rule(g, ans, *args, **params) if params else rule(g, ans, *args)
                 if c is not None:
+                    if fit is not None and c.shape != v.aval.shape:
+                        c = fit(c, v.aval.shape)
                     prev = env.get(v)
-                    env[v] = c if prev is None else accumulate(prev, c)
+                    env[v] = c if prev is None else _accumulate(owned, prev, c)
             continue
         if prim.multiple_results:
             outs_ct = [env.pop(v, None) for v in eqn.outvars]
             if all(c is None for c in outs_ct):
                 continue
             for c in outs_ct:
-                release(id(c))
+                owned.discard(id(c))
         else:
             g = env.pop(eqn.outvars[0], None)
             if g is None:
                 continue
-            release(id(g))
+            owned.discard(id(g))
         if not prim.differentiable:
             continue
         params = eqn.params
@@ -266,26 +265,40 @@ def walk_backward(eqns: Sequence, in_vars: Sequence, out_vars: Sequence, cts: Se
                 needs.append(d)
         if not any(needs):
             continue
-        args = [v.val for v in invars]
         if prim.multiple_results:
-            ans = [v.val for v in eqn.outvars]
-            g = outs_ct if prim.vjp_full is not None else [
-                _instantiate(c, a) for c, a in zip(outs_ct, ans)]
+            g, ans = outs_ct, [v.val for v in eqn.outvars]
         else:
             ans = eqn.outvars[0].val
-        if prim.vjp_full is not None:
-            in_cts = prim.vjp_full(g if prim.multiple_results else [g], ans, args, needs, **params)
-        else:
-            in_cts = [prim.vjp[i](g, ans, *args, **params) if need and prim.vjp[i] is not None else None
-                      for i, need in enumerate(needs)]
+        in_cts = eqn_vjp(prim, params, [v.val for v in invars], ans, g, needs)
         for v, need, c in zip(invars, needs, in_cts):
             if need and c is not None:
+                if fit is not None and c.shape != v.aval.shape:
+                    c = fit(c, v.aval.shape)
                 prev = env.get(v)
-                env[v] = c if prev is None else accumulate(prev, c)
-    return [env.get(v) for v in in_vars]
+                env[v] = c if prev is None else _accumulate(owned, prev, c)
+    return list(map(env.get, in_vars))
 
 
 _INEXACT: dict = {}  # dtype -> dtypes.is_inexact(dtype), for the backward walk
+
+
+def eqn_vjp(prim, params: dict, args: Sequence, ans, g, needs: Sequence) -> list:
+    """The cotangents of one equation's operands (None where not `needs`, or where the card has no rule)
+    given the cotangent `g` of its output (a list, None for zero, for a multiple-result card): the card's
+    vjp_full, else its per-operand vjp rules. The step `walk_backward` takes at each equation outside its
+    inlined common case, and the whole backward of a torch graph node that is one primitive bind."""
+    if prim.vjp_full is not None:
+        return prim.vjp_full(g if prim.multiple_results else [g], ans, list(args), needs, **params)
+    if prim.multiple_results:
+        g = [_instantiate(c, a) for c, a in zip(g, ans)]
+    rules = prim.vjp
+    out = []  # (no comprehension: it costs a frame, and a torch graph node calls this once)
+    i = 0
+    for need in needs:
+        rule = rules[i] if need else None
+        out.append(None if rule is None else rule(g, ans, *args, **params) if params else rule(g, ans, *args))
+        i += 1
+    return out
 
 
 # --- the public transforms ------------------------------------------------------------------------
