@@ -359,8 +359,8 @@ def test_tensor_relu_is_one_primitive_with_torchs_values_and_gradient(dtype, n):
     np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy())
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
     assert type(y.grad_fn).__name__ == "ReluBackward0"
-    # the functional face: one relu equation under grad and jit
-    f = lambda v: jnp.sum(relu_p.bind(v) * r)
+    # the functional face: one relu equation under grad and jit (the card with torch's convention)
+    f = lambda v: jnp.sum(relu_p.bind(v, kink="torch") * r)
     assert [e.prim.name for e in fg.make_jaxpr(f)(a).eqns][0] == "relu"
     g = fg.grad(f)(jnp.asarray(a))
     np.testing.assert_array_equal(np.asarray(g), tx.grad.numpy())

@@ -66,11 +66,9 @@ PAIRS = {
 }
 
 
-# celu: torch's is the elu card (its derivative at 0 is torch's), JAX's is max(x, 0) + alpha expm1(min(x, 0) /
-# alpha), whose ties at 0 give the second derivative 1 / (4 alpha) that no elu-card convention has; the values
-# agree bit for bit; the first derivatives are the card's rule on one face and the chain rule through expm1 (whose
-# derivative ans + 1 loses float32 digits where expm1 is near -1) on the other.
-VALUE_ONLY = {"celu", "nn.CELU"}
+# celu and relu are one card each on both faces (the elu card with input scale 1 / alpha; the relu card), so even
+# their first derivatives agree bit for bit; only the conventions at the kinks differ (tested below).
+VALUE_ONLY = set()
 
 
 def _inputs(dtype, seed=0):
@@ -172,3 +170,59 @@ def test_jax_face_imports_nothing_of_the_torch_face():
         seen.add(m)
         assert not m.startswith(torch_face), f"the JAX face's nn reaches the torch face: {m}"
         todo += sorted(imports(m))
+
+
+# --- the kink conventions of the shared relu and celu cards ------------------------------------------------
+
+def test_relu_one_card_faces_differ_only_at_kinks():
+    """jax.nn.relu and torch.relu bind the relu card: JAX gives 0.0 at -0.0 and derivative 0 at 0 and NaN, torch
+    gives -0.0 at -0.0 and derivative 0 at 0, 1 at NaN; a select, so an infinite cotangent at x < 0 gives 0."""
+    x = np.array([-0.0, 0.0, -1.5, 2.0, np.nan, -np.inf, np.inf])
+    jv = np.asarray(nn.relu(jnp.asarray(x)))
+    tv = F.relu(fg.tensor(x)).numpy()
+    np.testing.assert_array_equal(jv, [0, 0, 0, 2, np.nan, 0, np.inf])
+    np.testing.assert_array_equal(tv, jv)
+    assert not np.signbit(jv[0]) and np.signbit(tv[0])
+    jg = np.asarray(fg.vmap(fg.grad(nn.relu))(jnp.asarray(x)))
+    np.testing.assert_array_equal(jg, [0, 0, 0, 1, 0, 0, 1])
+    t = fg.tensor(x, requires_grad=True)
+    F.relu(t).backward(fg.tensor([1.0, 1, np.inf, 1, 1, np.inf, 1]))
+    np.testing.assert_array_equal(t.grad.numpy(), [0, 0, 0, 1, 1, 0, 1])
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    np.testing.assert_array_equal(np.signbit(jv), np.signbit(np.asarray(jax.nn.relu(x))))
+    np.testing.assert_array_equal(jg, np.asarray(jax.vmap(jax.grad(jax.nn.relu))(x)))
+
+
+def test_relu_torch_convention_matches_torch():
+    torch = pytest.importorskip("torch")
+    x = np.array([-0.0, 0.0, -1.5, 2.0, np.nan, -np.inf, np.inf])
+    g = np.array([1.0, 1, np.inf, 1, 1, np.nan, 1])
+    t, tt = fg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, tout = F.relu(t), torch.relu(tt)
+    np.testing.assert_array_equal(np.signbit(out.detach().numpy()), np.signbit(tout.detach().numpy()))
+    out.backward(fg.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_array_equal(t.grad.numpy(), tt.grad.numpy())
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.3])
+def test_celu_one_card_second_derivative_at_zero(alpha):
+    """At 0 both faces' celu has derivative 1; the second derivative is 1 / (4 alpha) with JAX's convention (max
+    and min split the tie) and 0 with torch's; away from 0 both are exp(x / alpha) / alpha (x < 0) and 0."""
+    d2 = fg.grad(fg.grad(lambda v: nn.celu(v, alpha)))
+    assert float(fg.grad(lambda v: nn.celu(v, alpha))(0.0)) == 1.0
+    assert float(d2(0.0)) == pytest.approx(1 / (4 * alpha), rel=1e-6)
+    assert float(d2(-1.0)) == pytest.approx(math.exp(-1 / alpha) / alpha, rel=1e-6)
+    assert float(d2(1.0)) == 0.0
+    x = fg.tensor([0.0, -1.0], dtype=fg.float64, requires_grad=True)
+    g, = fg.autograd.grad(F.celu(x, alpha).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [1.0, math.exp(-1 / alpha)], rtol=1e-12)
+    gg, = fg.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(gg.numpy(), [0.0, math.exp(-1 / alpha) / alpha], rtol=1e-12)
+    # -0.0: JAX's max(x, 0) + ... gives 0.0, torch's elu -0.0
+    assert not np.signbit(float(nn.celu(jnp.asarray(-0.0), alpha)))
+    assert np.signbit(F.celu(fg.tensor([-0.0]), alpha).numpy()[0])
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    assert float(jax.grad(jax.grad(lambda v: jax.nn.celu(v, alpha)))(0.0)) == pytest.approx(1 / (4 * alpha))

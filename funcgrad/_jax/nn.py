@@ -38,9 +38,12 @@ def identity(x):
 
 
 def relu(x):
-    """max(x, 0) with derivative 0 at 0, as jax.nn.relu: NaN stays NaN, with derivative 0 there too."""
+    """max(x, 0): the relu card with JAX's convention (derivative 0 at 0 and at NaN, 0.0 at -0.0), the card
+    torch.relu binds with torch's. Booleans count as integers, as jax.nn.relu's maximum(x, 0) takes them."""
     x = _arr(x)
-    return jnp.where(x > 0, x, jnp.where(x != x, lax.stop_gradient(x), jnp.zeros_like(x)))
+    if x.dtype.kind == "b":
+        x = ew.convert_element_type(x, jnp.asarray(0).dtype, True)
+    return ew.relu(x)
 
 
 def relu6(x):
@@ -142,12 +145,9 @@ def elu(x, alpha=1.0):
 
 
 def celu(x, alpha=1.0):
-    """jax.nn.celu's formula, max(x, 0) + alpha expm1(min(x, 0) / alpha): at 0 its ties give the derivative 1
-    and second derivative 1 / (4 alpha), which the elu card's conventions do not (so this is not the card).
-    The quotient is taken as min(x, 0) * (1 / alpha), as the elu card (torch's celu) computes it, so both faces'
-    values agree bit for bit."""
-    x = _arr(x)
-    return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) * (1.0 / alpha))
+    """max(x, 0) + alpha expm1(min(x, 0) / alpha): the elu card (input scale 1 / alpha, as torch's celu) with
+    jax.nn.celu's convention at 0, where max and min split the tie ("ties": second derivative 1 / (4 alpha))."""
+    return ew.elu(_inexact(x), alpha, 1.0, 1.0 / alpha, "ties")
 
 
 SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946

@@ -424,16 +424,24 @@ def square(input, *, out=None):
         input = input.to(D.from_np(np.dtype(np.int64)))
     return _square(input, out=out)
 _RELU_P = ew.relu_p
+_TORCH_KINK = {"kink": "torch"}
+
+
+def _relu_torch(a):
+    return _RELU_P.bind(a, kink="torch")
+
+
 _MAX_P = ew.max_p
 
 
 def relu(input, *, out=None):
-    """torch.relu: the relu primitive (one recorded node; NaN stays NaN, negatives give +0.0). Unrecorded on
+    """torch.relu: the relu card with torch's convention (one recorded node; NaN stays NaN, -0.0 stays -0.0,
+    derivative 1 at NaN; jax.nn.relu binds the same card with JAX's). Unrecorded on
     concrete floats its impl runs straight on the buffer."""
     v = input._v
     if v is not None and v.dtype.kind == "f" and \
             not (_gs.enabled and (input._rg or input._base is not None and _req(input))) and not _TM._fw_on:
-        r = _MAX_P.impl(v, v.dtype.type(0))
+        r = _RELU_P.impl(v, kink="torch")
         r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
         return r if out is None else _out(r, out)
     kind = input._np_dtype().kind
@@ -441,8 +449,8 @@ def relu(input, *, out=None):
         raise RuntimeError("Boolean inputs not supported for relu")
     if kind == "c":  # (checked here, off the float fast path, rather than by _complex_reject's wrapper)
         raise NotImplementedError("clamp is not supported for complex types")
-    r = _apply_prim("Relu", _RELU_P, _RELU_P.bind, (input,)) if v is not None else \
-        _apply1("Relu", _RELU_P.bind, input)
+    r = _apply_prim("Relu", _RELU_P, _relu_torch, (input,), _TORCH_KINK) if v is not None else \
+        _apply1("Relu", _relu_torch, input)
     return r if out is None else _out(r, out)
 
 

@@ -136,7 +136,24 @@ def _logistic_impl(xp):
 
 
 def _relu_impl(xp):
-    return lambda x: xp.maximum(x, x.dtype.type(0))
+    def f(x, kink="jax"):  # (maximum gives its second operand on ties: -0.0 gives JAX's 0.0, torch's -0.0)
+        zero = x.dtype.type(0)
+        return xp.maximum(x, zero) if kink == "jax" else xp.maximum(zero, x)
+    return f
+
+
+def _relu_rule(x: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+    check_dtype("relu", x, "iuf")
+    _check_kink("relu", kink)
+    return x
+
+
+def _relu_d(g, ans, x, kink):
+    """g where x > 0, else 0 (jax.nn.relu's rule: 0 at 0 and at NaN); with kink="torch" g where the result
+    is not <= 0 (torch's threshold_backward: 0 at 0, g at NaN). A select, so an infinite or NaN g at a
+    negative x still gives 0."""
+    zero = zeros_like(g)
+    return select(gt(x, zeros_like(x)), g, zero) if kink == "jax" else select(le(ans, zeros_like(ans)), zero, g)
 
 
 def _rsqrt_impl(xp):
@@ -156,10 +173,12 @@ log10_p = unary("log10", _ufunc("log10"), lambda ans, x: (1 / _LN10) / x)
 log1p_p = unary("log1p", _ufunc("log1p"), lambda ans, x: 1 / (x + 1))
 expm1_p = unary("expm1", _ufunc("expm1"), lambda ans, x: ans + 1)
 logistic_p = unary("logistic", _logistic_impl, lambda ans, x: ans * (1 - ans))
-# torch's relu as one primitive: max(x, 0), NaN kept and -0.0 giving 0.0; derivative 1 where the result
-# is not 0 (x > 0, or NaN, as torch's threshold_backward) and 0 at and below 0.
-relu_p = unary("relu", _relu_impl, lambda ans, x: convert_element_type(ne(ans, zeros_like(ans)), ans.dtype),
-               "iuf")
+# relu as one primitive, both faces' (jax.nn.relu, torch.relu, F.relu, nn.ReLU): max(x, 0) with NaN kept.
+# `kink` picks the convention: "jax" gives 0.0 at -0.0 and derivative 0 at 0 and at NaN; "torch" gives -0.0
+# at -0.0 and derivative 0 at 0, 1 at NaN.
+relu_p = _card("relu", _relu_impl, _relu_rule,
+               [lambda t, ans, x, kink="jax": _relu_d(t, ans, x, kink)],
+               [lambda g, ans, x, kink="jax": _relu_d(g, ans, x, kink)])
 
 
 # torch's clamp with number bounds as one primitive (bounds in params, numbers of x's dtype, or None):
@@ -677,8 +696,12 @@ logit_p = unary("logit", _logit_impl, lambda ans, x: 1 / x + 1 / (1 - x), "f")
 
 def _elu_impl(xp):
     def f(x, *, alpha, scale=1.0, input_scale=1.0, kink="jax"):
-        pos = x > 0
-        xn = xp.where(pos, 0, x)  # (no overflow in the unused branch)
+        if kink == "ties":  # max(x, 0) + alpha expm1(min(x, 0) s): NaN kept, -0.0 gives 0.0
+            pos = xp.logical_not(x <= 0)
+            xn = xp.where(x < 0, x, 0)
+        else:
+            pos = x > 0
+            xn = xp.where(pos, 0, x)  # (no overflow in the unused branch)
         neg = xp.expm1(xn * input_scale if input_scale != 1.0 else xn) * alpha
         out = xp.where(pos, x, neg)
         return out * scale if scale != 1.0 else out
@@ -687,7 +710,8 @@ def _elu_impl(xp):
 
 def _elu_rule(x: ShapedArray, *, alpha, scale=1.0, input_scale=1.0, kink="jax") -> ShapedArray:
     check_dtype("elu", x, "f")
-    _check_kink("elu", kink)
+    if kink != "ties":
+        _check_kink("elu", kink)
     return x
 
 
@@ -695,8 +719,19 @@ def _elu_d(x, alpha, scale, input_scale, kink):
     """scale where x > 0, else alpha * scale * input_scale * exp(x * input_scale). Both faces take the
     exponential branch at 0 (derivative alpha * scale * input_scale); its own derivative there is JAX's
     (the exponential's) or torch's (0: x is held at 0 from x >= 0 on). NaN takes the exponential branch
-    in JAX (NaN) and the identity in torch (scale)."""
+    in JAX (NaN) and the identity in torch (scale). kink="ties" is jax.nn.celu's max(x, 0) + alpha expm1(min(x,
+    0) s): at 0 max and min split the tie evenly, so the derivative is (scale + alpha scale s) / 2 and its own
+    derivative alpha scale s^2 / 4 (x enters min at half weight there)."""
     zero = zeros_like(x)
+    if kink == "ties":
+        half = _full_like(x, 0.5)
+        at0 = eq(x, zero)
+        wp = select(gt(x, zero), _full_like(x, 1.0), select(at0, half, zero))
+        wn = select(lt(x, zero), _full_like(x, 1.0), select(at0, half, select(ne(x, x), x, zero)))  # (NaN: NaN)
+        xn = select(lt(x, zero), x, select(at0, x * half, zero))
+        e = exp(xn * input_scale if input_scale != 1.0 else xn)
+        c = alpha * scale * input_scale
+        return wp * scale + (e * c if c != 1.0 else e) * wn
     if kink == "jax":
         pos = gt(x, zero)
         xn = select(pos, zero, x)
@@ -933,6 +968,12 @@ def abs(x, kink: str = "jax"):  # noqa: A001 - lax name
         return abs_p.bind(x)
     _check_kink("abs", kink)
     return abs_p.bind(x, kink=kink)
+def relu(x, kink: str = "jax"):
+    """max(x, 0); `kink` picks the convention at 0 and at NaN (see relu_p)."""
+    if kink == "jax":
+        return relu_p.bind(x)
+    _check_kink("relu", kink)
+    return relu_p.bind(x, kink=kink)
 def sign(x): return sign_p.bind(x)
 def stop_gradient(x): return stop_gradient_p.bind(x)
 def floor(x): return floor_p.bind(x)
@@ -970,7 +1011,8 @@ def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, kink: str = "jax"):
     if input_scale != 1.0:
         params["input_scale"] = float(input_scale)
     if kink != "jax":
-        _check_kink("elu", kink)
+        if kink != "ties":
+            _check_kink("elu", kink)
         params["kink"] = kink
     return elu_p.bind(x, **params)
 
