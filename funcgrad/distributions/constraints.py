@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._src.core.trace import Tracer
 from .._torch import _jnp as jnp
 from .._torch._tensor import Tensor
 from .utils import arr, call_nograd
@@ -324,7 +325,6 @@ class _Symmetric(_Square):
 
 
 def _traced(x) -> bool:
-    from .._src.core.trace import Tracer
     return isinstance(x, Tracer)
 
 

@@ -4,17 +4,17 @@ GeneralizedPareto. Every formula is an Array-level function run through `utils.c
 from __future__ import annotations
 
 import math
-from numbers import Number
 
 from .._torch import _jnp as jnp
 from .. import random as jr
 from .._src.prims.elementwise import abs as _abs
 from ..scipy import special as sps
-from .._torch._dtype import Size
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, call, is_concrete, lazy_property
+from .special import gammainc
+from .utils import (BinaryProbsOrLogits, broadcast_all, call, clamp_probs, is_concrete, lazy_property,
+                    logits_to_probs)
 
 __all__ = ["Beta", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Exponential", "FisherSnedecor",
            "Gamma", "GeneralizedPareto", "HalfCauchy", "HalfNormal", "Laplace", "Normal", "StudentT", "Uniform",
@@ -52,17 +52,9 @@ class _Checked:
 
 # --- location-scale families -------------------------------------------------------------------------------
 
-class Normal(_Checked, ExponentialFamily):
-    """Normal(loc, scale)."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-    _mean_carrier_measure = 0
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, Number) and isinstance(scale, Number) else self.loc.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+class _CentredAtLoc:
+    """Mixin of the families symmetric and unimodal about `loc`: their mean and mode are loc (a family
+    without a mean overrides it)."""
 
     @property
     def mean(self):
@@ -71,6 +63,21 @@ class Normal(_Checked, ExponentialFamily):
     @property
     def mode(self):
         return self.loc
+
+
+class _LocScale(_CentredAtLoc, _Checked, Distribution):
+    """A location-scale family on the real line: loc real, scale positive, broadcast together."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self._init_broadcast(validate_args, loc=loc, scale=scale)
+
+
+class Normal(_LocScale, ExponentialFamily):
+    """Normal(loc, scale)."""
+    _mean_carrier_measure = 0
 
     @property
     def stddev(self):
@@ -117,9 +124,7 @@ class Uniform(_Checked, Distribution):
     has_rsample = True
 
     def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        batch_shape = Size() if isinstance(low, Number) and isinstance(high, Number) else self.low.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, low=low, high=high)
         if self._validate_args and is_concrete(self.low) and is_concrete(self.high):
             if not bool(call("Lt", lambda a, b: jnp.all(a < b), self.low, self.high)):
                 raise ValueError("Uniform is not defined when low>= high")
@@ -175,9 +180,7 @@ class Exponential(_Checked, ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, Number) else self.rate.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, rate=rate)
 
     @property
     def mean(self):
@@ -221,24 +224,8 @@ class Exponential(_Checked, ExponentialFamily):
         return -jnp.log(-x)
 
 
-class Laplace(_Checked, Distribution):
+class Laplace(_LocScale):
     """Laplace(loc, scale)."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, Number) and isinstance(scale, Number) else self.loc.shape
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
@@ -276,24 +263,12 @@ class Laplace(_Checked, Distribution):
         return call("LaplaceEntropy", lambda s: 1 + jnp.log(2 * s), self.scale)
 
 
-class Cauchy(_Checked, Distribution):
+class Cauchy(_LocScale):
     """Cauchy(loc, scale)."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, Number) and isinstance(scale, Number) else self.loc.shape
-        super().__init__(batch_shape, validate_args=validate_args)
 
     @property
     def mean(self):
         return call("CauchyMean", lambda m: jnp.full_like(m, jnp.nan), self.loc)
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
@@ -329,10 +304,7 @@ class Gamma(_Checked, ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, concentration, rate, validate_args=None):
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        batch_shape = Size() if isinstance(concentration, Number) and isinstance(rate, Number) \
-            else self.concentration.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, concentration=concentration, rate=rate)
 
     @property
     def mean(self):
@@ -365,7 +337,6 @@ class Gamma(_Checked, ExponentialFamily):
 
     def cdf(self, value):
         self._check(value)
-        from .special import gammainc
         return call("GammaCdf", lambda x, c, r: gammainc(c, r * x), value, self.concentration, self.rate)
 
     @property
@@ -397,8 +368,7 @@ class Beta(_Checked, ExponentialFamily):
     has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
-        self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
-        super().__init__(self.concentration1.shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, concentration1=concentration1, concentration0=concentration0)
 
     @property
     def mean(self):
@@ -517,8 +487,7 @@ class StudentT(_Checked, Distribution):
     has_rsample = True
 
     def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
-        self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
-        super().__init__(self.df.shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, df=df, loc=loc, scale=scale)
 
     @property
     def mean(self):
@@ -570,9 +539,7 @@ class FisherSnedecor(_Checked, Distribution):
     has_rsample = True
 
     def __init__(self, df1, df2, validate_args=None):
-        self.df1, self.df2 = broadcast_all(df1, df2)
-        batch_shape = Size() if isinstance(df1, Number) and isinstance(df2, Number) else self.df1.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, df1=df1, df2=df2)
 
     @property
     def mean(self):
@@ -620,8 +587,7 @@ class HalfNormal(_Checked, Distribution):
     has_rsample = True
 
     def __init__(self, scale, validate_args=None):
-        (self.scale,) = broadcast_all(scale)
-        super().__init__(self.scale.shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, scale=scale)
 
     @property
     def mean(self):
@@ -665,8 +631,7 @@ class HalfCauchy(_Checked, Distribution):
     has_rsample = True
 
     def __init__(self, scale, validate_args=None):
-        (self.scale,) = broadcast_all(scale)
-        super().__init__(self.scale.shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, scale=scale)
 
     @property
     def mean(self):
@@ -730,15 +695,14 @@ def _log_i0_i1(x, order):
     return jnp.where(x < 3.75, jnp.log(s), lg)
 
 
-class VonMises(_Checked, Distribution):
+class VonMises(_CentredAtLoc, _Checked, Distribution):
     """VonMises(loc, concentration): a circular distribution on [-pi, pi)."""
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
     has_rsample = False
 
     def __init__(self, loc, concentration, validate_args=None):
-        self.loc, self.concentration = broadcast_all(loc, concentration)
-        super().__init__(self.loc.shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, loc=loc, concentration=concentration)
 
     def log_prob(self, value):
         self._check(value)
@@ -774,14 +738,6 @@ class VonMises(_Checked, Distribution):
             return out.astype(dt)
         return call("VonMisesSample", f, self.loc, self.concentration)
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
     @lazy_property
     def variance(self):
         def f(k):
@@ -789,7 +745,7 @@ class VonMises(_Checked, Distribution):
         return call("VonMisesVar", f, self.concentration)
 
 
-class ContinuousBernoulli(_Checked, ExponentialFamily):
+class ContinuousBernoulli(BinaryProbsOrLogits, _Checked, ExponentialFamily):
     """ContinuousBernoulli(probs or logits) on [0, 1], with the normaliser evaluated stably near 1/2."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
@@ -797,37 +753,19 @@ class ContinuousBernoulli(_Checked, ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        param = self._set_probs_or_logits(probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-            if validate_args is not None and is_concrete(self.probs):  # (as PyTorch: before clamping)
-                if not bool(constraints.unit_interval.check(self.probs).all()):
+            if validate_args is not None and is_concrete(param):  # (as PyTorch: before clamping)
+                if not bool(constraints.unit_interval.check(param).all()):
                     raise ValueError("The parameter probs has invalid values")
-            from .utils import clamp_probs
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.shape
+            self.probs = param = clamp_probs(param)
+        self._param = param
         self._lims = lims
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        from .utils import probs_to_logits
-        return probs_to_logits(self.probs, is_binary=True)
+        super().__init__(param.shape, validate_args=validate_args)
 
     @lazy_property
     def probs(self):
-        from .utils import clamp_probs, logits_to_probs
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self):
-        return Size(self._param.shape)
 
     def _outside(self, p):
         lo, hi = self._lims
@@ -930,9 +868,7 @@ class GeneralizedPareto(_Checked, Distribution):
     has_rsample = True
 
     def __init__(self, loc, scale, concentration, validate_args=None):
-        self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
-        batch_shape = Size() if all(isinstance(a, Number) for a in (loc, scale, concentration)) else self.loc.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, loc=loc, scale=scale, concentration=concentration)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):

@@ -3,8 +3,6 @@ Poisson, NegativeBinomial, Multinomial. probs/logits alternatives as in PyTorch 
 lazily); formulas on Arrays through `utils.call`."""
 from __future__ import annotations
 
-from numbers import Number
-
 import numpy as np
 
 from .._torch import _jnp as jnp
@@ -15,8 +13,8 @@ from . import constraints
 from .continuous import _Checked, _shape, xlogy
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import (arr, broadcast_all, call, call_nograd, expand_to, is_concrete, lazy_property, logits_to_probs,
-                    probs_to_logits)
+from .utils import (BinaryProbsOrLogits, arr, call, call_nograd, expand_to, is_concrete,
+                    lazy_property, logits_to_probs, one_of, probs_to_logits, stop_gradient)
 
 __all__ = ["Bernoulli", "Binomial", "Categorical", "Geometric", "Multinomial", "NegativeBinomial",
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson"]
@@ -28,12 +26,7 @@ def _bce_with_logits(lg, x):
     return jnp.logaddexp(lg, 0.0) - lg * x
 
 
-def _one_of(probs, logits):
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-
-
-class Bernoulli(_Checked, ExponentialFamily):
+class Bernoulli(BinaryProbsOrLogits, _Checked, ExponentialFamily):
     """Bernoulli(probs or logits): 1 with probability probs."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
@@ -41,27 +34,8 @@ class Bernoulli(_Checked, ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(Size() if is_scalar else self._param.shape, validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return Size(self._param.shape)
+        self._param = self._set_probs_or_logits(probs, logits)
+        super().__init__(self._param.shape, validate_args=validate_args)
 
     @property
     def mean(self):
@@ -102,7 +76,7 @@ class Bernoulli(_Checked, ExponentialFamily):
         return jnp.log1p(jnp.exp(x))
 
 
-class Binomial(_Checked, Distribution):
+class Binomial(BinaryProbsOrLogits, _Checked, Distribution):
     """Binomial(total_count=1, probs or logits): the number of successes in total_count trials.
 
     Sampling sums max(total_count) Bernoulli draws, so it needs a concrete total_count (not one traced by
@@ -112,31 +86,12 @@ class Binomial(_Checked, Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = call("TypeAs", lambda n, p: n.astype(p.dtype), self.total_count, self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = call("TypeAs", lambda n, p: n.astype(p.dtype), self.total_count, self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        self._param = self._set_probs_or_logits(probs, logits, total_count)
         super().__init__(self._param.shape, validate_args=validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return Size(self._param.shape)
 
     @property
     def mean(self):
@@ -204,7 +159,7 @@ class Categorical(_Checked, Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
+        one_of(probs, logits)
         if probs is not None:
             if probs.ndim < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
@@ -279,7 +234,24 @@ class Categorical(_Checked, Distribution):
         return values
 
 
-class OneHotCategorical(_Checked, Distribution):
+class _OverCategorical:
+    """Mixin of the families built on a Categorical (`self._categorical`): its probs, logits and
+    param_shape are theirs."""
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+
+class OneHotCategorical(_OverCategorical, _Checked, Distribution):
     """A Categorical whose samples are one-hot vectors of length K (event_shape (K,))."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
@@ -295,14 +267,6 @@ class OneHotCategorical(_Checked, Distribution):
         return self._categorical._param
 
     @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
     def mean(self):
         return self._categorical.probs
 
@@ -315,10 +279,6 @@ class OneHotCategorical(_Checked, Distribution):
     @property
     def variance(self):
         return call("OneHotVar", lambda p: p * (1 - p), self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def _sample(self, key, sample_shape):
         n = self.event_shape[0]
@@ -350,42 +310,22 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
 
     def _rsample(self, key, sample_shape):
         samples = self._sample(key, sample_shape)
-        return call("StraightThrough", lambda s, p: s + (p - jnp.asarray(_sg(p))), samples, self._categorical.probs)
+        return call("StraightThrough", lambda s, p: s + (p - jnp.asarray(stop_gradient(p))), samples, self._categorical.probs)
 
 
-def _sg(x):
-    from ..lax import stop_gradient
-    return stop_gradient(x)
-
-
-class Geometric(_Checked, Distribution):
+class Geometric(BinaryProbsOrLogits, _Checked, Distribution):
     """Geometric(probs or logits): the number of failures before the first success."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        probs_or_logits = probs if probs is not None else logits
-        batch_shape = Size() if isinstance(probs_or_logits, Number) else \
-            (self.probs if probs is not None else self.logits).shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        param = self._set_probs_or_logits(probs, logits)
+        super().__init__(param.shape, validate_args=validate_args)
         if self._validate_args and probs is not None and is_concrete(self.probs):
             if not bool(call_nograd(lambda p: jnp.all(p > 0), self.probs)):
                 raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of shape "
                                  f"{tuple(self.probs.shape)}) of distribution {repr(self)} to be positive but "
                                  f"found invalid values:\n{self.probs}")
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self):
@@ -426,9 +366,7 @@ class Poisson(_Checked, ExponentialFamily):
     support = constraints.nonnegative_integer
 
     def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, Number) else self.rate.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_broadcast(validate_args, rate=rate)
 
     @property
     def mean(self):
@@ -459,7 +397,7 @@ class Poisson(_Checked, ExponentialFamily):
         return jnp.exp(x)
 
 
-class NegativeBinomial(_Checked, Distribution):
+class NegativeBinomial(BinaryProbsOrLogits, _Checked, Distribution):
     """NegativeBinomial(total_count, probs or logits): failures before total_count successes, each trial
     succeeding with probability 1 - probs (PyTorch's convention)."""
     arg_constraints = {"total_count": constraints.greater_than_eq(0), "probs": constraints.half_open_interval(0.0, 1.0),
@@ -467,27 +405,8 @@ class NegativeBinomial(_Checked, Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = call("TypeAs", lambda n, p: n.astype(p.dtype), self.total_count, self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = call("TypeAs", lambda n, p: n.astype(p.dtype), self.total_count, self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        self._param = self._set_probs_or_logits(probs, logits, total_count)
         super().__init__(self._param.shape, validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return Size(self._param.shape)
 
     @property
     def mean(self):
@@ -527,7 +446,7 @@ def softplus_(x):
     return jnp.logaddexp(x, 0.0)
 
 
-class Multinomial(_Checked, Distribution):
+class Multinomial(_OverCategorical, _Checked, Distribution):
     """Multinomial(total_count=1, probs or logits): counts of total_count draws from a Categorical."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
 
@@ -544,18 +463,6 @@ class Multinomial(_Checked, Distribution):
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         return constraints.multinomial(self.total_count)
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):

@@ -17,10 +17,11 @@ from .._torch import _jnp as jnp
 from ..autograd.grad_mode import no_grad
 from .._src.core.array import ArrayBase
 from .._src.core.tree_util import register_pytree_node
+from .._torch._creation import default_generator
 from .._torch._dtype import Size
 from .._torch._tensor import Tensor
 from . import constraints
-from .utils import expand_to, is_concrete, lazy_property, stop_gradient
+from .utils import broadcast_all, call, expand_to, is_concrete, lazy_property, stop_gradient
 
 __all__ = ["Distribution"]
 
@@ -96,6 +97,14 @@ class Distribution:
                                      f"{tuple(value.shape)}) of distribution {repr(self)} to satisfy the "
                                      f"constraint {repr(constraint)}, but found invalid values:\n{_fmt(value)}")
         super().__init__()
+
+    def _init_broadcast(self, validate_args, **params) -> None:
+        """Initialise a family whose parameters broadcast together: store each broadcast
+        (`utils.broadcast_all`) under its name and take their common shape as the batch shape."""
+        values = broadcast_all(*params.values())
+        for name, value in zip(params, values):
+            setattr(self, name, value)
+        Distribution.__init__(self, values[0].shape, validate_args=validate_args)
 
     # --- shapes -----------------------------------------------------------------------------------------
     @property
@@ -187,7 +196,6 @@ class Distribution:
             if not self._tensor_face():
                 raise TypeError(f"{type(self).__name__}.{what}: a distribution with funcgrad Array parameters "
                                 f"samples functionally; pass a PRNG key: d.{what}(key, sample_shape)")
-            from .._torch._creation import default_generator
             key = default_generator.next_key()
         if shape is None:
             shape = ()
@@ -310,12 +318,10 @@ def _class_attr(cls, name):
 
 
 def _sqrt(x):
-    from .utils import call
     return call("Sqrt", jnp.sqrt, x)
 
 
 def _exp(x):
-    from .utils import call
     return call("Exp", jnp.exp, x)
 
 

@@ -2,6 +2,7 @@
 log normalizer F (its gradient is E[t(x)]), computed with funcgrad's own grad on Arrays."""
 from __future__ import annotations
 
+from .._src.interpreters.ad import vjp
 from .._torch import _jnp as jnp
 from .distribution import Distribution
 from .utils import call
@@ -30,7 +31,6 @@ class ExponentialFamily(Distribution):
         nat = self._natural_params
 
         def f(*ps):
-            from .._src.interpreters.ad import vjp
             lg, pull = vjp(lambda *q: jnp.sum(self._log_normalizer(*q)), *ps)
             grads = pull(jnp.ones_like(lg))
             out = -carrier + self._log_normalizer(*ps)

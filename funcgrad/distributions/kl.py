@@ -7,7 +7,9 @@ import warnings
 from functools import total_ordering
 from typing import Callable
 
+from .._src.interpreters.ad import vjp
 from .._torch import _jnp as jnp
+from ..lax import stop_gradient
 from .._src.prims.elementwise import abs as _abs
 from ..scipy import special as sps
 from .continuous import (Beta, Cauchy, ContinuousBernoulli, Dirichlet, Exponential, Gamma, HalfNormal, Laplace,
@@ -195,8 +197,6 @@ def _kl_expfamily_expfamily(p, q):
     ev = len(q.event_shape)
 
     def f(*ps):
-        from ..lax import stop_gradient
-        from .._src.interpreters.ad import vjp
         pn, qn = [stop_gradient(x) for x in ps[:n]], ps[n:]
         lg, pull = vjp(lambda *a: p._log_normalizer(*a), *pn)
         grads = pull(jnp.ones_like(lg))

@@ -11,7 +11,7 @@ from .._src.prims.linalg_decomp import triangular_solve
 from ..scipy import special as sps
 from .._torch._dtype import Size
 from . import constraints
-from .continuous import Beta, _Checked, _shape
+from .continuous import Beta, _CentredAtLoc, _Checked, _shape
 from .distribution import Distribution
 from .utils import as_param, broadcast_all, call, call_nograd, expand_to, is_concrete, lazy_property
 
@@ -54,53 +54,33 @@ def _precision_to_scale_tril(P):
     return jla.cholesky(jla.inv(P))
 
 
-def _one_matrix(covariance_matrix, precision_matrix, scale_tril):
-    if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
+def _the_matrix(covariance_matrix, precision_matrix, scale_tril) -> tuple:
+    """(name, value) of the one matrix parameter given."""
+    given = [(name, m) for name, m in (("covariance_matrix", covariance_matrix),
+                                        ("precision_matrix", precision_matrix), ("scale_tril", scale_tril))
+             if m is not None]
+    if len(given) != 1:
         raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+    return given[0]
 
 
-class MultivariateNormal(_Checked, Distribution):
-    """MultivariateNormal(loc, covariance_matrix | precision_matrix | scale_tril)."""
-    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
-                       "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
-    support = constraints.real_vector
-    has_rsample = True
+class _CholeskyParametrised:
+    """Mixin of the families given by exactly one of covariance_matrix, precision_matrix and scale_tril: the
+    one given is stored broadcast to the batch shape, its Cholesky factor is `_unbroadcasted_scale_tril`, and
+    the other two derive from that factor lazily."""
 
-    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
-        if loc.ndim < 1:
-            raise ValueError("loc must be at least one-dimensional.")
-        _one_matrix(covariance_matrix, precision_matrix, scale_tril)
-        if scale_tril is not None:
-            if scale_tril.ndim < 2:
-                raise ValueError("scale_tril matrix must be at least two-dimensional, with optional leading batch "
-                                 "dimensions")
-            batch_shape = jnp.broadcast_shapes(tuple(scale_tril.shape[:-2]), tuple(loc.shape[:-1]))
-            self.scale_tril = expand_to(scale_tril, batch_shape + tuple(scale_tril.shape[-2:]))
-            L = self.scale_tril
-        elif covariance_matrix is not None:
-            if covariance_matrix.ndim < 2:
-                raise ValueError("covariance_matrix must be at least two-dimensional, with optional leading batch "
-                                 "dimensions")
-            batch_shape = jnp.broadcast_shapes(tuple(covariance_matrix.shape[:-2]), tuple(loc.shape[:-1]))
-            self.covariance_matrix = expand_to(covariance_matrix, batch_shape + tuple(covariance_matrix.shape[-2:]))
-            L = None
-        else:
-            if precision_matrix.ndim < 2:
-                raise ValueError("precision_matrix must be at least two-dimensional, with optional leading batch "
-                                 "dimensions")
-            batch_shape = jnp.broadcast_shapes(tuple(precision_matrix.shape[:-2]), tuple(loc.shape[:-1]))
-            self.precision_matrix = expand_to(precision_matrix, batch_shape + tuple(precision_matrix.shape[-2:]))
-            L = None
-        self.loc = expand_to(loc, batch_shape + tuple(loc.shape[-1:]))
-        event_shape = tuple(self.loc.shape[-1:])
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
-        if L is not None:
-            self._unbroadcasted_scale_tril = L
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = call("Cholesky", jla.cholesky, self.covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = call("PrecisionToScaleTril", _precision_to_scale_tril,
-                                                  self.precision_matrix)
+    def _store_matrix(self, name: str, matrix, batch_shape) -> None:
+        setattr(self, name, expand_to(matrix, tuple(batch_shape) + tuple(matrix.shape[-2:])))
+
+    def _cholesky_of(self, name: str):
+        """The Cholesky factor of the stored matrix `name` (computed after validation, so that an invalid
+        matrix is reported by the constraint check rather than by the factorisation)."""
+        matrix = self.__dict__[name]
+        if name == "scale_tril":
+            return matrix
+        if name == "covariance_matrix":
+            return call("Cholesky", jla.cholesky, matrix)
+        return call("PrecisionToScaleTril", _precision_to_scale_tril, matrix)
 
     @lazy_property
     def scale_tril(self):
@@ -114,13 +94,26 @@ class MultivariateNormal(_Checked, Distribution):
     def precision_matrix(self):
         return call("PrecisionFromTril", lambda L: jla.inv(L @ _mT(L)), self._unbroadcasted_scale_tril)
 
-    @property
-    def mean(self):
-        return self.loc
 
-    @property
-    def mode(self):
-        return self.loc
+class MultivariateNormal(_CentredAtLoc, _CholeskyParametrised, _Checked, Distribution):
+    """MultivariateNormal(loc, covariance_matrix | precision_matrix | scale_tril)."""
+    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
+                       "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
+    support = constraints.real_vector
+    has_rsample = True
+
+    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
+        if loc.ndim < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+        name, matrix = _the_matrix(covariance_matrix, precision_matrix, scale_tril)
+        if matrix.ndim < 2:
+            what = "scale_tril matrix" if name == "scale_tril" else name
+            raise ValueError(f"{what} must be at least two-dimensional, with optional leading batch dimensions")
+        batch_shape = jnp.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
+        self._store_matrix(name, matrix, batch_shape)
+        self.loc = expand_to(loc, batch_shape + tuple(loc.shape[-1:]))
+        super().__init__(batch_shape, tuple(self.loc.shape[-1:]), validate_args=validate_args)
+        self._unbroadcasted_scale_tril = self._cholesky_of(name)
 
     @property
     def variance(self):
@@ -150,7 +143,7 @@ class MultivariateNormal(_Checked, Distribution):
                     self._unbroadcasted_scale_tril)
 
 
-class LowRankMultivariateNormal(_Checked, Distribution):
+class LowRankMultivariateNormal(_CentredAtLoc, _Checked, Distribution):
     """A multivariate normal with covariance cov_factor @ cov_factor.T + diag(cov_diag)."""
     arg_constraints = {"loc": constraints.real_vector, "cov_factor": constraints.independent(constraints.real, 2),
                        "cov_diag": constraints.independent(constraints.positive, 1)}
@@ -177,14 +170,6 @@ class LowRankMultivariateNormal(_Checked, Distribution):
         self.cov_factor = expand_to(cov_factor, batch_shape + tuple(cov_factor.shape[-2:]))
         self.cov_diag = expand_to(cov_diag, batch_shape + event_shape)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):
@@ -232,14 +217,13 @@ class LowRankMultivariateNormal(_Checked, Distribution):
                     self.scale_tril)
 
 
-class Wishart(_Checked, Distribution):
+class Wishart(_CholeskyParametrised, _Checked, Distribution):
     """Wishart(df, covariance_matrix | precision_matrix | scale_tril) over positive definite matrices."""
     support = constraints.positive_definite
     has_rsample = True
 
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
-        _one_matrix(covariance_matrix, precision_matrix, scale_tril)
-        param = next(p for p in (covariance_matrix, precision_matrix, scale_tril) if p is not None)
+        name, param = _the_matrix(covariance_matrix, precision_matrix, scale_tril)
         if param.ndim < 2:
             raise ValueError("scale_tril must be at least two-dimensional, with optional leading batch dimensions")
         if isinstance(df, Number):
@@ -247,22 +231,13 @@ class Wishart(_Checked, Distribution):
         batch_shape = jnp.broadcast_shapes(tuple(param.shape[:-2]), tuple(df.shape))
         self.df = expand_to(df, batch_shape)
         event_shape = tuple(param.shape[-2:])
-        full = batch_shape + event_shape
-        if scale_tril is not None:
-            self.scale_tril = expand_to(param, full)
-            self._unbroadcasted_scale_tril = self.scale_tril
-        elif covariance_matrix is not None:
-            self.covariance_matrix = expand_to(param, full)
-            self._unbroadcasted_scale_tril = call("Cholesky", jla.cholesky, self.covariance_matrix)
-        else:
-            self.precision_matrix = expand_to(param, full)
-            self._unbroadcasted_scale_tril = call("PrecisionToScaleTril", _precision_to_scale_tril,
-                                                  self.precision_matrix)
+        self._store_matrix(name, param, batch_shape)
         p = event_shape[-1]
         if Distribution._validate_args if validate_args is None else validate_args:
             if is_concrete(self.df) and not bool(call_nograd(lambda d: jnp.all(d > p - 1), self.df)):
                 raise ValueError(f"Value of df={self.df} expected to be greater than ndim - 1 = {p - 1}.")
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        self._unbroadcasted_scale_tril = self._cholesky_of(name)
 
     @property
     def arg_constraints(self):
@@ -270,18 +245,6 @@ class Wishart(_Checked, Distribution):
                 "precision_matrix": constraints.positive_definite,
                 "scale_tril": constraints.lower_cholesky,
                 "df": constraints.greater_than(self._event_shape[-1] - 1)}
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril
-
-    @lazy_property
-    def covariance_matrix(self):
-        return call("LLt", lambda L: L @ _mT(L), self._unbroadcasted_scale_tril)
-
-    @lazy_property
-    def precision_matrix(self):
-        return call("PrecisionFromTril", lambda L: jla.inv(L @ _mT(L)), self._unbroadcasted_scale_tril)
 
     @property
     def mean(self):

@@ -18,7 +18,9 @@ from .._src.prims.elementwise import abs as _abs
 from .._torch._dtype import Size
 from .._torch._tensor import Tensor
 from . import constraints
-from .utils import call, sum_rightmost
+from .._torch import _ops as O
+from .distribution import Distribution
+from .utils import _vec_to_tril, broadcast_all, call, sum_rightmost
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
@@ -105,21 +107,17 @@ class Transform:
         if self._cache_size == 0:
             return self._call(x)
         x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        if x is not x_old:
+            self._cached_x_y = x, self._call(x)
+        return self._cached_x_y[1]
 
     def _inv_call(self, y):
         if self._cache_size == 0:
             return self._inverse(y)
         x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+        if y is not y_old:
+            self._cached_x_y = self._inverse(y), y
+        return self._cached_x_y[0]
 
     def _call(self, x):
         return call(type(self).__name__, self._f, x, *self._params())
@@ -152,7 +150,6 @@ class Transform:
 
 def _t_flatten(t):
     keys, children, static = [], [], []
-    from .distribution import Distribution
     for k in sorted(t.__dict__):
         v = t.__dict__[k]
         if k == "_cached_x_y" or (k == "_inv" and not isinstance(v, Transform)):
@@ -227,6 +224,21 @@ class _InverseTransform(Transform):
 
     def inverse_shape(self, shape):
         return self._inv.forward_shape(shape)
+
+
+class _ParameterFree(Transform):
+    """A transform without parameters: all instances of a class are the same map, so one equals any
+    instance of that class (or of its subclasses), as torch's per-class `__eq__`."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if _ParameterFree in cls.__bases__:
+            cls._map_class = cls
+
+    def __eq__(self, other):
+        return isinstance(other, self._map_class)
+
+    __hash__ = object.__hash__
 
 
 def _neg(x):
@@ -447,17 +459,12 @@ class ReshapeTransform(Transform):
         return Size(tuple(shape[:cut]) + tuple(self.in_shape))
 
 
-class ExpTransform(Transform):
+class ExpTransform(_ParameterFree):
     """y = exp(x)."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _f(self, x):
         return jnp.exp(x)
@@ -477,7 +484,6 @@ class PowerTransform(Transform):
 
     def __init__(self, exponent, cache_size: int = 0):
         super().__init__(cache_size=cache_size)
-        from .utils import broadcast_all
         (self.exponent,) = broadcast_all(exponent)
 
     def with_cache(self, cache_size=1):
@@ -519,17 +525,12 @@ def _clipped_sigmoid(x):
     return jnp.clip(jnp.logistic(x), finfo.tiny, 1.0 - finfo.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_ParameterFree):
     """y = 1 / (1 + exp(-x)), clipped into (0, 1)."""
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _f(self, x):
         return _clipped_sigmoid(x)
@@ -543,17 +544,12 @@ class SigmoidTransform(Transform):
         return -_softplus(-x) - _softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_ParameterFree):
     """y = log(1 + exp(x))."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _f(self, x):
         return _softplus(x)
@@ -565,17 +561,12 @@ class SoftplusTransform(Transform):
         return -_softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_ParameterFree):
     """y = tanh(x)."""
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _f(self, x):
         return jnp.tanh(x)
@@ -587,15 +578,10 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - _softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_ParameterFree):
     """y = |x| (not injective: the inverse picks the nonnegative root)."""
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _f(self, x):
         return _abs(x, "torch")
@@ -679,17 +665,12 @@ class AffineTransform(Transform):
                                          tuple(getattr(self.scale, "shape", ()))))
 
 
-class CorrCholeskyTransform(Transform):
+class CorrCholeskyTransform(_ParameterFree):
     """Unconstrained vectors of length D(D-1)/2 -> Cholesky factors of DxD correlation matrices
     (tanh to partial correlations, then stick breaking along each row)."""
     domain = constraints.real_vector
     codomain = constraints.corr_cholesky
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, CorrCholeskyTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         n = self._dim(x.shape[-1])
@@ -730,7 +711,6 @@ def _tril_to_vec(m, diag):
 
 
 def _corr_chol_f(x, n):
-    from .utils import _vec_to_tril
     x = jnp.tanh(x)
     eps = jnp.finfo(x.dtype).eps
     x = jnp.clip(x, -1 + eps, 1 - eps)
@@ -760,15 +740,10 @@ def _corr_chol_ladj(x, y):
     return stick_breaking_logdet + tanh_logdet
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_ParameterFree):
     """Unconstrained vectors -> the simplex by exp and normalisation (not bijective)."""
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _f(self, x):
         probs = jnp.exp(x - jnp.max(x, axis=-1, keepdims=True))
@@ -785,16 +760,11 @@ class SoftmaxTransform(Transform):
     inverse_shape = forward_shape
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_ParameterFree):
     """R^(K-1) -> the K-simplex by stick breaking (bijective)."""
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     def _f(self, x):
         k = x.shape[-1]
@@ -842,15 +812,10 @@ def _lower_cholesky_inv(y):
     return jnp.tril(y, -1) + jnp.log(d)[..., None, :] * jnp.eye(n, dtype=y.dtype)
 
 
-class LowerCholeskyTransform(Transform):
+class LowerCholeskyTransform(_ParameterFree):
     """Unconstrained square matrices -> lower triangular with positive diagonal (exp on the diagonal)."""
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
-
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = object.__hash__
 
     def _f(self, x):
         return _lower_cholesky_f(x)
@@ -859,15 +824,10 @@ class LowerCholeskyTransform(Transform):
         return _lower_cholesky_inv(y)
 
 
-class PositiveDefiniteTransform(Transform):
+class PositiveDefiniteTransform(_ParameterFree):
     """Unconstrained square matrices -> positive definite ones, L L^T with L = LowerCholeskyTransform(x)."""
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
-    def __eq__(self, other):
-        return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = object.__hash__
 
     def _f(self, x):
         L = _lower_cholesky_f(x)
@@ -917,7 +877,6 @@ class CatTransform(Transform):
         return out
 
     def _cat(self, parts):
-        from .._torch import _ops as O
         if isinstance(parts[0], Tensor):
             return O.cat(parts, self.dim)
         return jnp.concatenate(parts, axis=self.dim)
@@ -947,7 +906,6 @@ class CatTransform(Transform):
             dim = dim - x.ndim
         dim = dim + self.event_dim
         if dim < 0:
-            from .._torch import _ops as O
             if isinstance(logdetjacs[0], Tensor):
                 return O.cat(logdetjacs, dim)
             return jnp.concatenate(logdetjacs, axis=dim)
@@ -990,7 +948,6 @@ class StackTransform(Transform):
         return [z[(slice(None),) * dim + (i,)] for i in range(z.shape[dim])]
 
     def _stack(self, parts):
-        from .._torch import _ops as O
         if isinstance(parts[0], Tensor):
             return O.stack(parts, self.dim)
         return jnp.stack(parts, axis=self.dim)

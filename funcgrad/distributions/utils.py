@@ -13,10 +13,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._torch import _jnp as jnp
+from .. import lax
+from .._torch import _creation as C, _ops as O, _jnp as jnp
 from .._src.core.array import ArrayBase
 from .._src.core.trace import Tracer
 from ..scipy import special as sps
+from .._torch._dtype import Size
 from .._torch._tensor import Tensor, _apply, _apply_nograd
 from ..autograd.grad_mode import enable_grad
 
@@ -93,7 +95,6 @@ def shape_of(x) -> tuple:
 def as_param(x, like=None):
     """x as a Tensor (Tensor face) or Array (functional face), as `like` is; numbers take like's dtype."""
     if like is None or isinstance(like, Tensor):
-        from .._torch import _creation as C
         if isinstance(x, Tensor):
             return x
         if isinstance(x, Number):
@@ -115,7 +116,6 @@ def broadcast_all(*values):
                              "implementing __torch_function__.")
     tensors = [v for v in values if isinstance(v, Tensor)]
     if tensors or not any(isinstance(v, (ArrayBase, np.ndarray)) for v in values):
-        from .._torch import _ops as O
         like = tensors[0] if tensors else None
         ts = [as_param(v, like) for v in values]
         return tuple(O.broadcast_tensors(*ts)) if len(ts) > 1 else (ts[0],)
@@ -157,8 +157,7 @@ def sum_rightmost(value, dim: int):
 def stop_gradient(x):
     if isinstance(x, Tensor):
         return x.detach()
-    from ..lax import stop_gradient as sg
-    return sg(x)
+    return lax.stop_gradient(x)
 
 
 class lazy_property:
@@ -215,6 +214,42 @@ def _probs_to_logits(probs, is_binary=False):
 
 def probs_to_logits(probs, is_binary: bool = False):
     return call("ProbsToLogits", lambda p: _probs_to_logits(p, is_binary), probs)
+
+
+def one_of(probs, logits) -> None:
+    """Check that exactly one of probs and logits is given."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+class BinaryProbsOrLogits:
+    """Mixin of the two-outcome families given by `probs` or `logits` (exactly one, as in PyTorch): the one
+    given is stored broadcast, the other is derived lazily."""
+
+    def _set_probs_or_logits(self, probs, logits, total_count=None):
+        """Broadcast the given parameter (with total_count, converted to its dtype, where the family has a
+        count), store it as `probs` or `logits` and return it."""
+        one_of(probs, logits)
+        name, value = ("probs", probs) if probs is not None else ("logits", logits)
+        if total_count is None:
+            (param,) = broadcast_all(value)
+        else:
+            total_count, param = broadcast_all(total_count, value)
+            self.total_count = call("TypeAs", lambda n, p: n.astype(p.dtype), total_count, param)
+        setattr(self, name, param)
+        return param
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return Size(self._param.shape)
 
 
 def _tril_indices(n: int, diag: int):

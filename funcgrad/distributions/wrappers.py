@@ -4,7 +4,6 @@ RelaxedBernoulli, RelaxedOneHotCategorical), MixtureSameFamily."""
 from __future__ import annotations
 
 import math
-from numbers import Number
 
 from .._torch import _jnp as jnp
 from .. import random as jr
@@ -14,12 +13,12 @@ from .._torch._dtype import Size
 from .._torch._tensor import Tensor
 from . import constraints
 from .continuous import Exponential, Gamma, Normal, Uniform, _shape
-from .discrete import Categorical
+from .discrete import Categorical, _OverCategorical
 from .distribution import Distribution
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform,
                          StickBreakingTransform, Transform)
-from .utils import (broadcast_all, call, call_nograd, euler_constant, expand_to, lazy_property, logits_to_probs,
-                    probs_to_logits, sum_rightmost)
+from .utils import (BinaryProbsOrLogits, broadcast_all, call, call_nograd, euler_constant, expand_to,
+                    sum_rightmost)
 
 __all__ = ["Independent", "TransformedDistribution", "LogNormal", "Gumbel", "Pareto", "Weibull", "Kumaraswamy",
            "InverseGamma", "LogisticNormal", "RelaxedBernoulli", "RelaxedOneHotCategorical", "MixtureSameFamily"]
@@ -465,7 +464,7 @@ class LogisticNormal(TransformedDistribution):
         return self.base_dist.base_dist.scale
 
 
-class _LogitRelaxedBernoulli(Distribution):
+class _LogitRelaxedBernoulli(BinaryProbsOrLogits, Distribution):
     """The logit of a RelaxedBernoulli sample (temperature, probs or logits)."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
@@ -473,28 +472,8 @@ class _LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(Size() if is_scalar else self._param.shape, validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return Size(self._param.shape)
+        self._param = self._set_probs_or_logits(probs, logits)
+        super().__init__(self._param.shape, validate_args=validate_args)
 
     has_rsample = True
 
@@ -517,15 +496,9 @@ class _LogitRelaxedBernoulli(Distribution):
         return call("LogitRelaxedBernoulliLogProb", f, value, self.logits, self.temperature)
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    """The Concrete / Gumbel-sigmoid relaxation of Bernoulli at a given temperature, on (0, 1)."""
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.unit_interval
+class _Relaxation(TransformedDistribution):
+    """A continuous relaxation at a temperature: its parameters are those of its base distribution."""
     has_rsample = True
-
-    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        base_dist = _LogitRelaxedBernoulli(temperature, probs, logits)
-        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
 
     @property
     def temperature(self):
@@ -540,7 +513,17 @@ class RelaxedBernoulli(TransformedDistribution):
         return self.base_dist.probs
 
 
-class _ExpRelaxedCategorical(Distribution):
+class RelaxedBernoulli(_Relaxation):
+    """The Concrete / Gumbel-sigmoid relaxation of Bernoulli at a given temperature, on (0, 1)."""
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        base_dist = _LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
+
+
+class _ExpRelaxedCategorical(_OverCategorical, Distribution):
     """The log of a RelaxedOneHotCategorical sample."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.real_vector
@@ -553,18 +536,6 @@ class _ExpRelaxedCategorical(Distribution):
         batch_shape = self._categorical.batch_shape
         event_shape = self._categorical.param_shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
@@ -589,27 +560,14 @@ class _ExpRelaxedCategorical(Distribution):
         return call("ExpRelaxedCategoricalLogProb", f, value, self.logits, self.temperature)
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxation):
     """The Concrete / Gumbel-softmax relaxation of OneHotCategorical at a given temperature."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
-    has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         base_dist = _ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
 
 
 class MixtureSameFamily(Distribution):

@@ -103,9 +103,8 @@ def sgd(step_size):
     return init, update, get_params
 
 
-@optimizer
-def momentum(step_size, mass: float):
-    """Heavy-ball momentum: v <- mass * v + g; x <- x - step_size(i) * v."""
+def _with_velocity(step_size, mass: float, lookahead: bool):
+    """The (init, update, get_params) of momentum (lookahead=False) and Nesterov momentum (True)."""
     step_size = make_schedule(step_size)
 
     def init(x0):
@@ -114,29 +113,23 @@ def momentum(step_size, mass: float):
     def update(i, g, state):
         x, velocity = state
         velocity = mass * velocity + g
-        return x - step_size(i) * velocity, velocity
+        return x - step_size(i) * (mass * velocity + g if lookahead else velocity), velocity
 
     def get_params(state):
         return state[0]
     return init, update, get_params
+
+
+@optimizer
+def momentum(step_size, mass: float):
+    """Heavy-ball momentum: v <- mass * v + g; x <- x - step_size(i) * v."""
+    return _with_velocity(step_size, mass, lookahead=False)
 
 
 @optimizer
 def nesterov(step_size, mass: float):
     """Nesterov momentum: v <- mass * v + g; x <- x - step_size(i) * (mass * v + g)."""
-    step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
-
-    def update(i, g, state):
-        x, velocity = state
-        velocity = mass * velocity + g
-        return x - step_size(i) * (mass * velocity + g), velocity
-
-    def get_params(state):
-        return state[0]
-    return init, update, get_params
+    return _with_velocity(step_size, mass, lookahead=True)
 
 
 @optimizer

@@ -22,6 +22,7 @@ from multiprocessing import reduction as _mpr
 import numpy as np
 
 from .._torch import _tensor as _T
+from ..nn.parameter import Parameter
 
 __all__ = ["init_reductions", "share_memory_", "is_shared", "rebuild_tensor", "rebuild_storage"]
 
@@ -184,22 +185,18 @@ def rebuild_tensor(cls, st, shape, dtype, offset: int, strides, requires_grad: b
     v = np.ndarray(shape, dtype, buffer=m, offset=offset, strides=strides)
     t = _T._make(v)
     t._st = st
-    if cls is not _T.Tensor:
-        from ..nn.parameter import Parameter
-        if cls is Parameter:
-            return Parameter(t, requires_grad)
-        t = _T.Tensor._make_subclass(cls, t)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return _as_sent(cls, t, requires_grad)
 
 
 def _rebuild_by_value(cls, host, requires_grad):
-    t = _T._make(np.array(host))
+    return _as_sent(cls, _T._make(np.array(host)), requires_grad)
+
+
+def _as_sent(cls, t, requires_grad: bool):
+    """The received tensor t as the sender's class (Tensor, Parameter or another subclass) and requires_grad."""
+    if cls is Parameter:
+        return Parameter(t, requires_grad)
     if cls is not _T.Tensor:
-        from ..nn.parameter import Parameter
-        if cls is Parameter:
-            return Parameter(t, requires_grad)
         t = _T.Tensor._make_subclass(cls, t)
     if requires_grad:
         t.requires_grad_(True)
@@ -236,7 +233,6 @@ def init_reductions() -> None:
     global _registered
     if _registered:
         return
-    from ..nn.parameter import Parameter
     _mpr.ForkingPickler.register(_T.Tensor, _reduce_tensor)
     _mpr.ForkingPickler.register(Parameter, _reduce_tensor)
     _mpr.ForkingPickler.register(_T._Storage, _reduce_storage)

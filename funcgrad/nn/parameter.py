@@ -1,4 +1,5 @@
 """nn.Parameter: a Tensor subclass that modules register as a parameter (requires_grad=True by default)."""
+from .._torch._creation import empty
 from .._torch._tensor import Tensor
 
 
@@ -7,7 +8,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from .. import empty
             data = empty(0)
         t = Tensor._make_subclass(cls, data.detach() if data.requires_grad else data, requires_grad)
         t._is_param = True

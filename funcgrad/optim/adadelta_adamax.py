@@ -4,29 +4,9 @@ from __future__ import annotations
 import funcgrad as _fg
 
 from . import functional as F
-from .optimizer import Optimizer, _functional_step, _step_tensor
+from .optimizer import Optimizer, _check_betas, _check_nonnegative, _functional_step, _lr, _step_tensor
 
 __all__ = ["Adadelta", "Adamax"]
-
-
-def _lr(lr):
-    return float(lr) if isinstance(lr, _fg.Tensor) else lr
-
-
-def _check_common(lr, eps, weight_decay):
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-
-
-def _check_betas(betas):
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
 
 
 class Adadelta(Optimizer):
@@ -35,7 +15,7 @@ class Adadelta(Optimizer):
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
         lr = _lr(lr)
-        _check_common(lr, eps, weight_decay)
+        _check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
@@ -53,7 +33,7 @@ class Adamax(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         lr = _lr(lr)
-        _check_common(lr, eps, weight_decay)
+        _check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay)
         _check_betas(betas)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       foreach=foreach, maximize=maximize, differentiable=differentiable,

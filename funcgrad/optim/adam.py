@@ -4,7 +4,7 @@ from __future__ import annotations
 import funcgrad as _fg
 
 from . import functional as F
-from .optimizer import Optimizer, _functional_step, _step_tensor
+from .optimizer import Optimizer, _check_betas, _check_nonnegative, _functional_step, _lr, _step_tensor
 
 __all__ = ["Adam", "AdamW"]
 
@@ -15,18 +15,10 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=None):
-        if isinstance(lr, _fg.Tensor):
-            lr = float(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        lr = _lr(lr)
+        _check_nonnegative(lr=lr, eps=eps)
+        _check_betas(betas)
+        _check_nonnegative(weight_decay=weight_decay)
         if decoupled_weight_decay is None:
             decoupled_weight_decay = self._decoupled
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,

@@ -4,8 +4,7 @@ from __future__ import annotations
 import funcgrad as _fg
 
 from . import functional as F
-from .adadelta_adamax import _lr
-from .optimizer import Optimizer, _functional_step, _step_tensor
+from .optimizer import Optimizer, _check_nonnegative, _functional_step, _lr, _step_tensor
 
 __all__ = ["ASGD", "Rprop"]
 
@@ -16,10 +15,7 @@ class ASGD(Optimizer):
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
         lr = _lr(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_nonnegative(lr=lr, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                                       foreach=foreach, maximize=maximize, differentiable=differentiable,
                                       capturable=capturable))
@@ -36,8 +32,7 @@ class Rprop(Optimizer):
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False):
         lr = _lr(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_nonnegative(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         super().__init__(params, dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), foreach=foreach,

@@ -146,6 +146,23 @@ def sgd_update(params, grads, state, hp=None, *, inplace=False):
     return new_p, {"step": step + 1}
 
 
+def _decay_and_moments(p, g, m, v, hp, lr, wd, b1, b2):
+    """The start of Adam's, NAdam's and RAdam's step on one parameter: the gradient negated under maximize, weight decay
+    (decoupled: p shrinks; else added to the gradient), then the first and second moments, in place where the
+    buffers are (inplace=True). Returns (p, g, m, v)."""
+    if hp["maximize"]:
+        g = -g
+    if wd != 0:
+        if hp["decoupled_weight_decay"]:
+            p *= 1 - lr * wd
+        else:
+            g = g + wd * p
+    m += (g - m) * (1 - b1)
+    v *= b2
+    v += (1 - b2) * g * g
+    return p, g, m, v
+
+
 # --- Adam / AdamW ------------------------------------------------------------------------------------------
 def adam_init(params, hp=None):
     hp = _hp(hp, ADAM_DEFAULTS)
@@ -168,16 +185,7 @@ def adam_update(params, grads, state, hp=None, *, inplace=False):
     ams = hp["amsgrad"]
 
     def one(p, g, m, v, vmax=None):
-        if hp["maximize"]:
-            g = -g
-        if wd != 0:
-            if hp["decoupled_weight_decay"]:
-                p *= 1 - lr * wd
-            else:
-                g = g + wd * p
-        m += (g - m) * (1 - b1)
-        v *= b2
-        v += (1 - b2) * g * g
+        p, g, m, v = _decay_and_moments(p, g, m, v, hp, lr, wd, b1, b2)
         if ams:
             vmax = _into(xp.maximum, vmax, vmax, v)
             denom = xp.sqrt(vmax)
@@ -381,16 +389,7 @@ def nadam_update(params, grads, state, hp=None, *, inplace=False):
     c_avg = -lr * mu_next / (1.0 - mu_prod * mu_next)
 
     def one(p, g, m, v):
-        if hp["maximize"]:
-            g = -g
-        if wd != 0:
-            if hp["decoupled_weight_decay"]:
-                p *= 1 - lr * wd
-            else:
-                g = g + wd * p
-        m += (g - m) * (1 - b1)
-        v *= b2
-        v += (1 - b2) * g * g
+        p, g, m, v = _decay_and_moments(p, g, m, v, hp, lr, wd, b1, b2)
         denom = xp.sqrt(v / bc2)
         denom += eps
         p += _cast(c_grad * (g / denom), p.dtype)
@@ -429,16 +428,7 @@ def radam_update(params, grads, state, hp=None, *, inplace=False):
         rectify, rect = jnp.asarray(rho_t) > 5.0, jnp.sqrt(jnp.maximum(r, 0.0))
 
     def one(p, g, m, v):
-        if hp["maximize"]:
-            g = -g
-        if wd != 0:
-            if hp["decoupled_weight_decay"]:
-                p *= 1 - lr * wd
-            else:
-                g = g + wd * p
-        m += (g - m) * (1 - b1)
-        v *= b2
-        v += (1 - b2) * g * g
+        p, g, m, v = _decay_and_moments(p, g, m, v, hp, lr, wd, b1, b2)
         m_hat = m / bc1
         if rectify is False:
             upd = m_hat * lr

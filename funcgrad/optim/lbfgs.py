@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import funcgrad as _fg
 
-from .adadelta_adamax import _lr
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _lr
 
 __all__ = ["LBFGS"]
 

@@ -14,6 +14,8 @@ from bisect import bisect_right
 from collections import Counter
 from functools import partial, wraps
 
+import funcgrad as _fg
+
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
@@ -29,7 +31,6 @@ _HOWTO = "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate
 
 
 def _is_tensor(x) -> bool:
-    import funcgrad as _fg
     return isinstance(x, _fg.Tensor)
 
 

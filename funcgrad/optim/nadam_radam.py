@@ -4,8 +4,7 @@ from __future__ import annotations
 import funcgrad as _fg
 
 from . import functional as F
-from .adadelta_adamax import _check_betas, _check_common, _lr
-from .optimizer import Optimizer, _functional_step, _step_tensor
+from .optimizer import Optimizer, _check_betas, _check_nonnegative, _functional_step, _lr, _step_tensor
 
 __all__ = ["NAdam", "RAdam"]
 
@@ -17,7 +16,7 @@ class NAdam(Optimizer):
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
         lr = _lr(lr)
-        _check_common(lr, eps, weight_decay)
+        _check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay)
         _check_betas(betas)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
@@ -38,7 +37,7 @@ class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
         lr = _lr(lr)
-        _check_common(lr, eps, weight_decay)
+        _check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay)
         _check_betas(betas)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       maximize=maximize, foreach=foreach, capturable=capturable,

@@ -20,6 +20,26 @@ class _Required:
 required = _Required()
 
 
+def _check_nonnegative(**hyperparameters) -> None:
+    """torch's ValueError for a negative (or NaN) hyper-parameter, checked in the order given."""
+    for name, value in hyperparameters.items():
+        if not 0.0 <= value:
+            what = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
+            raise ValueError(f"Invalid {what}: {value}")
+
+
+def _check_betas(betas) -> None:
+    """torch's ValueError for an Adam-style beta outside [0, 1)."""
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+
+
+def _lr(lr):
+    """A Tensor learning rate as a float (as torch's optimisers take it without capturable)."""
+    return float(lr) if isinstance(lr, _fg.Tensor) else lr
+
+
 def _as_array(t):
     """A read-only funcgrad Array over a tensor's current value (no copy)."""
     return _fg.numpy.asarray(t.detach()._host())

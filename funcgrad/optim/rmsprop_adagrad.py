@@ -4,18 +4,9 @@ from __future__ import annotations
 import funcgrad as _fg
 
 from . import functional as F
-from .optimizer import Optimizer, _functional_step, _step_tensor
+from .optimizer import Optimizer, _check_nonnegative, _functional_step, _step_tensor
 
 __all__ = ["RMSprop", "Adagrad"]
-
-
-def _check(lr, eps, weight_decay):
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
 def _init_zeros(names):
@@ -30,11 +21,7 @@ def _init_zeros(names):
 class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        _check(lr, eps, weight_decay)
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum, alpha=alpha)
         super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                                       weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable))
@@ -48,7 +35,7 @@ class RMSprop(Optimizer):
 class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        _check(lr, eps, weight_decay)
+        _check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
         if not 0.0 <= initial_accumulator_value:

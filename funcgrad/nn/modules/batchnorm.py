@@ -10,6 +10,21 @@ from .module import Module
 __all__ = ['BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d']
 
 
+def _affine_parameters(module: Module, shape, affine: bool, bias: bool, dtype) -> None:
+    """A normalisation layer's learnt per-feature scale `weight` (ones) and shift `bias` (zeros), registered as
+    None when affine (or bias) is off."""
+    module.register_parameter("weight", Parameter(_fg.ones(shape, dtype=dtype)) if affine else None)
+    module.register_parameter("bias", Parameter(_fg.zeros(shape, dtype=dtype)) if affine and bias else None)
+
+
+def _reset_affine(module: Module) -> None:
+    """weight back to ones and bias to zeros, where the layer has them."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class _NormBase(Module):
     """Shared by batch and instance norm: affine parameters and (optionally) running statistics."""
     _dims = ()
@@ -19,15 +34,7 @@ class _NormBase(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(_fg.ones(num_features, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_fg.zeros(num_features, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_features, affine, bias, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", _fg.zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", _fg.ones(num_features, dtype=dtype))
@@ -45,10 +52,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input):
         if input.dim() not in self._dims:

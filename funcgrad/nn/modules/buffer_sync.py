@@ -2,6 +2,8 @@
 process it is BatchNorm over the whole batch: there is no process group to synchronise with here)."""
 from __future__ import annotations
 
+import funcgrad as _fg
+
 from .batchnorm import _BatchNorm
 
 __all__ = ["Buffer", "SyncBatchNorm"]
@@ -16,7 +18,6 @@ class Buffer(metaclass=_BufferMeta):
     """Buffer(data, *, persistent=True): a tensor that Module.__setattr__ registers as a buffer."""
 
     def __new__(cls, data=None, *, persistent: bool = True):
-        import funcgrad as _fg
         t = (data if data is not None else _fg.empty(0)).detach()
         t._is_buffer = True
         t._buffer_persistent = persistent
@@ -42,7 +43,6 @@ class SyncBatchNorm(_BatchNorm):
         if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
             out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
                       process_group)
-            import funcgrad as _fg
             with _fg.no_grad():
                 if module.affine:
                     out.weight = module.weight

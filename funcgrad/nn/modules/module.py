@@ -7,7 +7,11 @@ import itertools
 
 import numpy as np
 
+from ..._torch._creation import tensor as _tensor
+from ..._torch._dtype import bfloat16, device as _device, dtype as _dtype, float16, float32, float64
 from ..._torch._tensor import Tensor
+from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ..parameter import Parameter
 
 class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -36,7 +40,6 @@ def _as_tensor(v):
     """A checkpoint entry as a Tensor: funcgrad Tensors as they are; torch tensors and arrays converted."""
     if isinstance(v, Tensor):
         return v
-    from ... import tensor as _tensor
     try:
         if hasattr(v, "detach") and hasattr(v, "numpy"):
             v = v.detach().cpu().numpy()
@@ -68,7 +71,6 @@ class _RemovableHandle:
 
 def _hook_function(backward, materialize=True):
     """An identity autograd.Function over any number of tensors whose backward is `backward(grads)`."""
-    from ...autograd.function import Function
 
     class BackwardHookFunction(Function):
         @staticmethod
@@ -96,7 +98,6 @@ class _BackwardHook:
         self.inputs_require_grad = False
 
     def wrap_inputs(self, args):
-        from ... import is_grad_enabled
         pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         self.n_inputs = len(pos)
         self.inputs_require_grad = is_grad_enabled() and any(args[i].requires_grad for i in pos)
@@ -109,7 +110,6 @@ class _BackwardHook:
         return tuple(args)
 
     def wrap_outputs(self, out):
-        from ... import is_grad_enabled
         single = isinstance(out, Tensor)
         outs = (out,) if single else out
         if not isinstance(outs, tuple) or not is_grad_enabled():
@@ -568,7 +568,6 @@ class Module:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
-        from ... import no_grad
         for hook in list(self._load_state_dict_pre_hooks.values()):
             hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         assign = local_metadata.get("assign_to_params_buffers", False)
@@ -661,7 +660,6 @@ class Module:
     def _apply(self, fn):
         """Apply fn to every parameter, gradient and buffer. Parameters keep their identity (their .data is
         replaced, as torch does by default) so optimisers holding them stay valid."""
-        from ... import no_grad
         for m in self.children():
             m._apply(fn)
         for p in self._parameters.values():
@@ -684,7 +682,6 @@ class Module:
     def to(self, *args, **kwargs):
         """Move/cast parameters and buffers: to(device), to(dtype), to(device, dtype), to(tensor); only
         floating-point and complex tensors change dtype, as in torch."""
-        from ..._torch._dtype import device as _device, dtype as _dtype
         device = kwargs.pop("device", None)
         dtype = kwargs.pop("dtype", None)
         non_blocking = kwargs.pop("non_blocking", False)
@@ -721,19 +718,15 @@ class Module:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self):
-        from ... import float32
         return self._cast_floating(float32)
 
     def double(self):
-        from ... import float64
         return self._cast_floating(float64)
 
     def half(self):
-        from ... import float16
         return self._cast_floating(float16)
 
     def bfloat16(self):
-        from ... import bfloat16
         return self._cast_floating(bfloat16)
 
     def cpu(self):

@@ -7,7 +7,7 @@ import funcgrad as _fg
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .batchnorm import _NormBase
+from .batchnorm import _NormBase, _affine_parameters, _reset_affine
 from .module import Module
 
 __all__ = ['LayerNorm', 'GroupNorm', 'RMSNorm', 'LocalResponseNorm', 'InstanceNorm1d', 'InstanceNorm2d',
@@ -25,21 +25,10 @@ class LayerNorm(Module):
         super().__init__()
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_fg.ones(self.normalized_shape, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_fg.zeros(self.normalized_shape, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dtype)
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -80,21 +69,10 @@ class GroupNorm(Module):
         if num_channels % num_groups != 0:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        if affine:
-            self.weight = Parameter(_fg.ones(num_channels, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_fg.zeros(num_channels, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_channels, affine, bias, dtype)
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

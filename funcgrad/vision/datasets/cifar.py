@@ -92,11 +92,7 @@ class CIFAR10(VisionDataset):
     def __getitem__(self, index: int):
         from PIL import Image
         img, target = Image.fromarray(self.data[index]), self.targets[index]
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def __len__(self) -> int:
         return len(self.data)

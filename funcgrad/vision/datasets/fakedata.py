@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Callable, Optional, Tuple
 
 import funcgrad as _fg
+from ..transforms import functional as F
 from .vision import VisionDataset
 
 
@@ -16,7 +17,6 @@ class FakeData(VisionDataset):
         self.random_offset = random_offset
 
     def __getitem__(self, index: int):
-        from ..transforms import functional as F
         if index >= len(self):
             raise IndexError(f"{self.__class__.__name__} index out of range")
         state = _fg.get_rng_state()
@@ -26,11 +26,7 @@ class FakeData(VisionDataset):
         _fg.set_rng_state(state)
         img = F.to_pil_image(img)
         target = int(target.item())
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def __len__(self) -> int:
         return self.size

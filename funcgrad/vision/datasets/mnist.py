@@ -139,11 +139,7 @@ class MNIST(VisionDataset):
         from PIL import Image
         img, target = self.data[index], int(self.targets[index])
         img = Image.fromarray(np.ascontiguousarray(img.numpy()))  # uint8 (28, 28) -> mode "L"
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def __len__(self) -> int:
         return len(self.data)

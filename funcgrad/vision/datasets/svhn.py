@@ -6,7 +6,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .utils import check_integrity, download_url
+from .utils import check_integrity, download_from_mirrors, download_url
 from .vision import VisionDataset
 
 
@@ -46,11 +46,7 @@ class SVHN(VisionDataset):
         from PIL import Image
         img, target = self.data[index], int(self.labels[index])
         img = Image.fromarray(np.ascontiguousarray(np.transpose(img, (1, 2, 0))))
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def __len__(self) -> int:
         return len(self.data)
@@ -59,7 +55,6 @@ class SVHN(VisionDataset):
         return check_integrity(os.path.join(self.root, self.filename), self.file_md5)
 
     def download(self) -> None:
-        from .utils import download_from_mirrors
         if self._check_integrity():
             return
         download_from_mirrors(self.mirrors, self.filename, self.root, self.file_md5)

@@ -27,6 +27,15 @@ class VisionDataset(Dataset):
     def __getitem__(self, index: int) -> Any:
         raise NotImplementedError
 
+    def _transformed(self, sample, target) -> tuple:
+        """(transform(sample), target_transform(target)), each applied where given: the end of every
+        data set's __getitem__."""
+        if self.transform is not None:
+            sample = self.transform(sample)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return sample, target
+
     def __len__(self) -> int:
         raise NotImplementedError
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import funcgrad as _fg
+from funcgrad.nn import functional as F
 
 def _is_int(dtype) -> bool:
     return not (dtype.is_floating_point or dtype.is_complex)
@@ -81,7 +82,6 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
     """padding = [left, top, right, bottom] (already parsed); negative padding crops first.
 
     constant / edge / reflect go through torch.nn.functional.pad (edge is its 'replicate')."""
-    from funcgrad.nn import functional as F
     assert_image_tensor(img)
     if fill is None:
         fill = 0
@@ -138,7 +138,6 @@ def _aa_weights(n_in: int, n_out: int, mode: str) -> np.ndarray:
 def resize(img, size, interpolation: str = "bilinear", antialias: bool = True):
     """Resize the last two axes to size = [h, w] (torch.nn.functional.interpolate semantics, align_corners
     False); integer images are resampled in float32 and rounded back (bicubic / antialiased results clamped)."""
-    from funcgrad.nn import functional as F
     assert_image_tensor(img)
     oh, ow = int(size[0]), int(size[1])
     h, w = img.shape[-2], img.shape[-1]
@@ -456,7 +455,6 @@ def equalize(img):
 def _blurred_degenerate(img):
     """The image smoothed by PIL's SMOOTH kernel [[1, 1, 1], [1, 5, 1], [1, 1, 1]] / 13 inside a
     one-pixel border that keeps the original values."""
-    from funcgrad.nn import functional as F
     dtype = img.dtype
     fdt = dtype if dtype.is_floating_point else _fg.float32
     k = np.ones((3, 3))
@@ -494,7 +492,6 @@ def _gaussian_kernel1d(k: int, sigma: float) -> np.ndarray:
 
 
 def gaussian_blur(img, kernel_size, sigma):
-    from funcgrad.nn import functional as F
     assert_image_tensor(img)
     dtype = img.dtype
     x = img if dtype.is_floating_point else img.to(_fg.float32)

@@ -38,6 +38,14 @@ def _coin(p: float) -> bool:
     return bool(_fg.rand(1).item() < p)
 
 
+def _fill_per_channel(img, fill):
+    """A Tensor image's fill as one float per channel (a number is repeated); a PIL image's as given."""
+    if not isinstance(img, _fg.Tensor):
+        return fill
+    c = F.get_dimensions(img)[0]
+    return [float(fill)] * c if isinstance(fill, (int, float)) else [float(f) for f in fill]
+
+
 def _interp(interpolation):
     if isinstance(interpolation, int) and not isinstance(interpolation, bool):
         return _interpolation_modes_from_int(interpolation)
@@ -269,68 +277,87 @@ class RandomCrop(Module):
         return f"{self.__class__.__name__}(size={self.size}, padding={self.padding})"
 
 
-class RandomHorizontalFlip(Module):
+class _RandomlyApplied(Module):
+    """With probability p, the image through `_apply`; unchanged otherwise."""
+
     def __init__(self, p=0.5):
         self.p = p
 
+    def _apply(self, img):
+        raise NotImplementedError
+
     def forward(self, img):
-        return F.hflip(img) if _coin(self.p) else img
+        return self._apply(img) if _coin(self.p) else img
 
     def __repr__(self):
         return f"{self.__class__.__name__}(p={self.p})"
 
 
-class RandomVerticalFlip(RandomHorizontalFlip):
-    def forward(self, img):
-        return F.vflip(img) if _coin(self.p) else img
+class RandomHorizontalFlip(_RandomlyApplied):
+    def _apply(self, img):
+        return F.hflip(img)
 
 
-class RandomInvert(RandomHorizontalFlip):
-    def forward(self, img):
-        return F.invert(img) if _coin(self.p) else img
+class RandomVerticalFlip(_RandomlyApplied):
+    def _apply(self, img):
+        return F.vflip(img)
 
 
-class RandomAutocontrast(RandomHorizontalFlip):
-    def forward(self, img):
-        return F.autocontrast(img) if _coin(self.p) else img
+class RandomInvert(_RandomlyApplied):
+    def _apply(self, img):
+        return F.invert(img)
 
 
-class RandomEqualize(RandomHorizontalFlip):
-    def forward(self, img):
-        return F.equalize(img) if _coin(self.p) else img
+class RandomAutocontrast(_RandomlyApplied):
+    def _apply(self, img):
+        return F.autocontrast(img)
 
 
-class RandomPosterize(Module):
+class RandomEqualize(_RandomlyApplied):
+    def _apply(self, img):
+        return F.equalize(img)
+
+
+class _RandomlyAdjusted(_RandomlyApplied):
+    """A _RandomlyApplied adjustment with one setting, the attribute named `_setting` (shown in the repr as
+    torchvision does: `Name(setting=value,p=p)`)."""
+    _setting: str
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self._setting}={getattr(self, self._setting)},p={self.p})"
+
+
+class RandomPosterize(_RandomlyAdjusted):
+    _setting = "bits"
+
     def __init__(self, bits, p=0.5):
-        self.bits, self.p = bits, p
+        super().__init__(p)
+        self.bits = bits
 
-    def forward(self, img):
-        return F.posterize(img, self.bits) if _coin(self.p) else img
-
-    def __repr__(self):
-        return f"{self.__class__.__name__}(bits={self.bits},p={self.p})"
+    def _apply(self, img):
+        return F.posterize(img, self.bits)
 
 
-class RandomSolarize(Module):
+class RandomSolarize(_RandomlyAdjusted):
+    _setting = "threshold"
+
     def __init__(self, threshold, p=0.5):
-        self.threshold, self.p = threshold, p
+        super().__init__(p)
+        self.threshold = threshold
 
-    def forward(self, img):
-        return F.solarize(img, self.threshold) if _coin(self.p) else img
-
-    def __repr__(self):
-        return f"{self.__class__.__name__}(threshold={self.threshold},p={self.p})"
+    def _apply(self, img):
+        return F.solarize(img, self.threshold)
 
 
-class RandomAdjustSharpness(Module):
+class RandomAdjustSharpness(_RandomlyAdjusted):
+    _setting = "sharpness_factor"
+
     def __init__(self, sharpness_factor, p=0.5):
-        self.sharpness_factor, self.p = sharpness_factor, p
+        super().__init__(p)
+        self.sharpness_factor = sharpness_factor
 
-    def forward(self, img):
-        return F.adjust_sharpness(img, self.sharpness_factor) if _coin(self.p) else img
-
-    def __repr__(self):
-        return f"{self.__class__.__name__}(sharpness_factor={self.sharpness_factor},p={self.p})"
+    def _apply(self, img):
+        return F.adjust_sharpness(img, self.sharpness_factor)
 
 
 class RandomPerspective(Module):
@@ -356,10 +383,8 @@ class RandomPerspective(Module):
         return startpoints, [topleft, topright, botright, botleft]
 
     def forward(self, img):
-        fill = self.fill
-        c, h, w = F.get_dimensions(img)
-        if isinstance(img, _fg.Tensor):
-            fill = [float(fill)] * c if isinstance(fill, (int, float)) else [float(f) for f in fill]
+        fill = _fill_per_channel(img, self.fill)
+        _, h, w = F.get_dimensions(img)
         if _coin(self.p):
             start, end = self.get_params(w, h, self.distortion_scale)
             return F.perspective(img, start, end, self.interpolation, fill)
@@ -523,10 +548,7 @@ class RandomRotation(Module):
         return _uniform(float(degrees[0]), float(degrees[1]))
 
     def forward(self, img):
-        fill = self.fill
-        if isinstance(img, _fg.Tensor):
-            c = F.get_dimensions(img)[0]
-            fill = [float(fill)] * c if isinstance(fill, (int, float)) else [float(f) for f in fill]
+        fill = _fill_per_channel(img, self.fill)
         angle = self.get_params(self.degrees)
         return F.rotate(img, angle, self.interpolation, self.expand, self.center, fill)
 
@@ -584,10 +606,8 @@ class RandomAffine(Module):
         return angle, translations, scale, (shear_x, shear_y)
 
     def forward(self, img):
-        fill = self.fill
-        c, h, w = F.get_dimensions(img)
-        if isinstance(img, _fg.Tensor):
-            fill = [float(fill)] * c if isinstance(fill, (int, float)) else [float(f) for f in fill]
+        fill = _fill_per_channel(img, self.fill)
+        _, h, w = F.get_dimensions(img)
         ret = self.get_params(self.degrees, self.translate, self.scale, self.shear, [w, h])
         return F.affine(img, *ret, interpolation=self.interpolation, fill=fill, center=self.center)
 
