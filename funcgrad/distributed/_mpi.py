@@ -6,7 +6,9 @@ environment first. `MPI()` returns the module, or raises an ImportError that nam
 """
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 
 _EXTRA = ("funcgrad.distributed runs on MPI through mpi4py, which is not installed: "
           "pip install 'funcgrad[distributed]' (mpi4py and the MPICH wheel)")
@@ -17,7 +19,8 @@ _LAUNCH_RANK_VARS = ("PMI_RANK", "PMI_ID", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", 
 
 def available() -> bool:
     """True when mpi4py can be imported (checked without importing it, so MPI is not initialized)."""
-    import importlib.util
+    if "mpi4py" in sys.modules:
+        return sys.modules["mpi4py"] is not None
     return importlib.util.find_spec("mpi4py") is not None
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import select
+import signal
 import shutil
 import socket
 import subprocess
@@ -78,14 +80,19 @@ class _Server(threading.Thread):
         self.workers: dict[int, socket.socket] = {}
         self.answered: set[int] = set()
         self.lock = threading.Lock()
+        self.done = threading.Event()  # every rank has been answered
 
     def run(self) -> None:
         with self.listener:
-            while len(self.answered) < self.world_size:
+            self.listener.settimeout(0.2)  # (closing a socket does not wake a thread blocked in its accept)
+            while not self.done.is_set():
                 try:
                     conn, _ = self.listener.accept()
+                except socket.timeout:
+                    continue
                 except OSError:
                     return
+                conn.settimeout(None)
                 threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
@@ -95,9 +102,9 @@ class _Server(threading.Thread):
             conn.close()
             return
         with self.lock:
-            if "placeholder" in msg:
+            if "placeholder" in msg:  # kept open until paired: its closing tells the placeholder rank 0 is gone
+                msg["conn"] = conn
                 self.placeholders[int(msg["placeholder"])] = msg
-                conn.close()
             else:
                 r = int(msg["worker"])
                 if r in self.workers or r in self.answered:
@@ -109,11 +116,15 @@ class _Server(threading.Thread):
                 p, c = self.placeholders[r], self.workers.pop(r)
                 try:
                     _send(c, {"env": p["env"], "addr": p["addr"]})
+                    _send(p["conn"], {"paired": True})
+                except OSError:
+                    pass
                 finally:
                     c.close()
+                    p["conn"].close()
                 self.answered.add(r)
-        if len(self.answered) == self.world_size:
-            self.listener.close()
+            if len(self.answered) == self.world_size:
+                self.done.set()
 
 
 def join(rank: int, world_size: int, addr: str, port: int, timeout: float) -> None:
@@ -128,9 +139,11 @@ def join(rank: int, world_size: int, addr: str, port: int, timeout: float) -> No
                addr, str(port), str(timeout)]
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "MPI_LOCAL"))}
         try:
-            # the placeholders print nothing; hydra's own reports about them are not the user's business
-            job = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
+            # the placeholders print nothing and hydra's reports about them are not the user's business,
+            # unless FUNCGRAD_RENDEZVOUS_LOG names a file for them (diagnosing a rendezvous)
+            log = os.environ.get("FUNCGRAD_RENDEZVOUS_LOG")
+            out = open(log, "ab") if log else subprocess.DEVNULL
+            job = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
         except OSError as e:
             raise RuntimeError(f"init_process_group: could not start {cmd[0]} ({e})") from e
         _jobs.append(job)
@@ -149,6 +162,13 @@ def join(rank: int, world_size: int, addr: str, port: int, timeout: float) -> No
         raise RuntimeError(f"init_process_group: {msg['error']}")
     keep = connect(msg["addr"][0], int(msg["addr"][1]), deadline, "this rank's MPI placeholder")
     _keep.append(keep)
+    if rank == 0:
+        # MPI_Init (mpi4py's import) holds the GIL until every rank has joined, so the rendezvous' threads must
+        # have answered every rank before rank 0 initializes MPI
+        if not server.done.wait(max(0.0, deadline - time.monotonic())):
+            missing = sorted(set(range(world_size)) - server.answered)
+            raise RuntimeError(f"init_process_group: rank(s) {missing} of {world_size} did not reach the "
+                               f"rendezvous at {addr}:{port} within the timeout")
     os.environ.update(msg["env"])
     _leave_without_c_exit_handlers()
 
@@ -187,19 +207,37 @@ def _leave_without_c_exit_handlers() -> None:
 def placeholder(argv: list[str]) -> int:
     """One rank of the placeholder job: hands this rank's process-manager coordinates to the worker of the
     same rank, then waits until that worker's connection closes (it has exited). Never initializes MPI."""
+    # hydra signals SIGUSR1 to the processes of a job it was told not to clean up when one of them ends; a
+    # placeholder's life is its worker's, so it does not die of that notification
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     addr, port, timeout = argv[0], int(argv[1]), float(argv[2])
     deadline = time.monotonic() + timeout
     ident = int(os.environ.get("PMI_ID", os.environ.get("PMI_RANK", "0")))
     env = {k: v for k, v in os.environ.items() if k.startswith(("PMI_", "MPI_LOCAL"))}
     listener = socket.create_server(("", 0))
     host = addr if addr not in ("", "0.0.0.0") else socket.gethostname()
-    with connect(addr, port, deadline, "the rendezvous") as s:
-        _send(s, {"placeholder": ident, "env": env, "addr": [host, listener.getsockname()[1]]})
-    listener.settimeout(max(1.0, deadline - time.monotonic()))
-    try:
-        conn, _ = listener.accept()
-    except socket.timeout:
-        return 1
+    server = connect(addr, port, deadline, "the rendezvous")
+    _send(server, {"placeholder": ident, "env": env, "addr": [host, listener.getsockname()[1]]})
+    paired = False
+    while True:  # until the worker connects; give up if rank 0 goes away first or the deadline passes
+        left = deadline - time.monotonic()
+        if left <= 0:
+            print(f"placeholder {ident}: no worker connected within the timeout", file=sys.stderr)
+            return 1
+        readable, _, _ = select.select([listener] + ([] if paired else [server]), [], [], left)
+        if listener in readable:
+            conn, _ = listener.accept()
+            break
+        if server in readable:
+            try:
+                data = server.recv(4096)
+            except OSError as e:
+                data = repr(e).encode()
+            paired = b"paired" in data
+            if not paired:
+                print(f"placeholder {ident}: the rendezvous closed before pairing (rank 0 gone?) {data!r}", file=sys.stderr)
+                return 1
+    server.close()
     conn.settimeout(None)
     while conn.recv(4096):  # returns b"" when the worker process has exited
         pass
