@@ -114,6 +114,18 @@ def test_a_failing_rank_ends_the_job(mode, status):
     assert took < 90, f"the job took {took:.0f} s to end"
 
 
+def test_ddp_example_matches_one_process():
+    """examples/ddp_train.py: 2 ranks and one process reach the same parameters (a few epochs here)."""
+    def result(proc):
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        words = proc.stdout.strip().splitlines()[-1].replace(",", "").split()
+        return float(words[words.index("accuracy") + 1]), float(words[-1])
+    one = result(_run([str(ROOT / "examples" / "ddp_train.py"), "4"]))
+    two = result(_run(["-m", "funcgrad.distributed.run", "--nproc-per-node", "2", "--master-port",
+                       str(_free_port()), str(ROOT / "examples" / "ddp_train.py"), "4"]))
+    assert one[0] == pytest.approx(two[0], abs=2e-3) and one[1] == pytest.approx(two[1], rel=1e-4), (one, two)
+
+
 def test_launcher_timeout():
     proc = _run(["-m", "funcgrad.distributed.run", "--nnodes", "2", "--node-rank", "0", "--master-port",
                  str(_free_port()), "--timeout", "3", str(HERE / "env_check.py")], timeout=120)
