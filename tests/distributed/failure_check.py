@@ -1,0 +1,21 @@
+"""Failure modes under a launcher: `MODE` (argv[1]) on rank 1 while rank 0 waits in a collective.
+raise: an exception; exit: sys.exit(3); kill: SIGKILL itself. The job must end within seconds, non-zero."""
+import os
+import signal
+import sys
+
+import funcgrad as torch
+import funcgrad.distributed as dist
+
+mode = sys.argv[1]
+dist.init_process_group("gloo")
+dist.barrier()
+if dist.get_rank() == 1:
+    if mode == "raise":
+        raise ValueError("rank 1 fails on purpose")
+    if mode == "exit":
+        sys.exit(3)
+    if mode == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+dist.all_reduce(torch.ones(3))  # rank 0 waits here for a rank that is gone
+print("unreachable", flush=True)
