@@ -21,6 +21,7 @@ import numpy as np
 
 from .config import config
 from ._src.core import dtypes as _dt
+from ._src.core import processes
 from ._src.core.array import ArrayBase, get_aval
 from ._src.core.aval import ShapeDtypeStruct, ShapedArray
 from ._src.core.backend import CPU, Device, devices
@@ -114,18 +115,18 @@ def local_device_count(backend=None) -> int:
 
 
 def process_index(backend=None) -> int:
-    """0: funcgrad runs as a single process."""
-    return 0
+    """This process' index in its job (funcgrad.distributed); 0 for a single process."""
+    return processes.index()
 
 
 def process_count(backend=None) -> int:
-    """1: funcgrad runs as a single process."""
-    return 1
+    """The number of processes of the job (funcgrad.distributed); 1 for a single process."""
+    return processes.count()
 
 
 def process_indices(backend=None) -> list:
-    """The indices of every process (here only this one)."""
-    return [0]
+    """The indices of every process of the job."""
+    return list(range(processes.count()))
 
 
 def host_count(backend=None) -> int:

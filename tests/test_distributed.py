@@ -67,6 +67,10 @@ def test_ddp_equals_single_process_training(nproc):
     _ok(_launch(nproc, "ddp_check.py"), f"ddp ok {nproc}")
 
 
+def test_jax_multiprocess_api():
+    _ok(_launch(2, "jax_multiprocess_check.py"), "jax multiprocess ok 2")
+
+
 def test_launcher_sets_torchrun_environment():
     proc = _launch(2, "env_check.py", launcher_args=("--max_restarts", "0"))
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -8,7 +8,8 @@ launcher (`funcgrad-run --nproc-per-node N script.py`, or `python -m funcgrad.di
 
 Layers: `process_group` (the backend seam: collectives on NumPy buffers over one communicator) <-
 `_groups` (the default group, new_group, ranks) <- `collectives` (torch's functions on Tensors) <-
-`nn.parallel.DistributedDataParallel`. Without mpi4py the package imports, `is_available()` is False and
+`nn.parallel.DistributedDataParallel`; `multiprocess` is JAX's face of the same job
+(`jax.distributed.initialize`, `experimental.multihost_utils`). Without mpi4py the package imports, `is_available()` is False and
 asking for a process group raises an ImportError naming the extra.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .collectives import (P2POp, all_gather, all_gather_into_tensor, all_gather_
                           broadcast_object_list, gather, gather_object, irecv, isend, monitored_barrier, recv,
                           recv_object_list, reduce, reduce_scatter, reduce_scatter_tensor, scatter,
                           scatter_object_list, send, send_object_list)
+from .multiprocess import initialize, shutdown  # noqa: F401  (jax.distributed)
 from .process_group import ProcessGroup, Work  # noqa: F401
 
 __all__ = ["is_available", "is_initialized", "is_torchelastic_launched", "is_nccl_available",
@@ -36,4 +38,4 @@ __all__ = ["is_available", "is_initialized", "is_torchelastic_launched", "is_ncc
            "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "broadcast_object_list",
            "send_object_list", "recv_object_list", "send", "recv", "isend", "irecv", "P2POp",
            "batch_isend_irecv", "ReduceOp", "Backend", "group", "GroupMember", "ProcessGroup", "Work",
-           "DistError", "DistBackendError", "default_pg_timeout"]
+           "DistError", "DistBackendError", "default_pg_timeout", "initialize", "shutdown"]

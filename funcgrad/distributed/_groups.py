@@ -17,6 +17,7 @@ import traceback
 from datetime import timedelta
 from urllib.parse import urlparse
 
+from .._src.core import processes
 from . import _mpi, rendezvous
 from ._types import Backend, GroupMember, _NO_GROUP, _NoProcessGroupError, group
 from .process_group import ProcessGroup
@@ -190,6 +191,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size:
     pg.ranks = list(range(comm.Get_size()))
     _groups.append(pg)
     GroupMember.WORLD = group.WORLD = pg
+    processes.set_job(pg.rank(), pg.size())
 
 
 def destroy_process_group(group=None) -> None:
@@ -201,6 +203,7 @@ def destroy_process_group(group=None) -> None:
             pg.destroy()
         _groups.clear()
         GroupMember.WORLD = globals()["group"].WORLD = None
+        processes.clear_job()
         return
     pg = _group(group)
     pg.destroy()
