@@ -26,8 +26,6 @@ TORCH_FACE = ["funcgrad._torch", "funcgrad.autograd", "funcgrad.nn", "funcgrad.o
 KNOWN_ARROWS: dict[tuple[str, str], str] = {
     ("funcgrad._src.core.array", "funcgrad.sharding"):
         "Array.sharding builds a SingleDeviceSharding; the sharding classes belong in core",
-    ("funcgrad._src.interpreters.batching", "funcgrad._jax_api"):
-        "vmap's spmd_axis_name / axis checks use _jax_api helpers that belong in the engine",
     ("funcgrad.random", "funcgrad._torch._rng"):
         "funcgrad.random doubles as torch.random (seed, get_rng_state): the names both faces claim are not "
         "yet resolved in one facade module",
