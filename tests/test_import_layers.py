@@ -35,9 +35,6 @@ KNOWN_ARROWS: dict[tuple[str, str], str] = {
         "lax.linalg's wrappers are written with jnp; they need cards of their own",
     ("funcgrad.lax.linalg", "funcgrad.numpy.linalg"):
         "lax.linalg re-exports numpy.linalg's decompositions instead of binding the cards",
-    ("funcgrad._src.prims.cumulative", "funcgrad._src.control.flow"):
-        "cummax/cummin's jvp runs associative_scan (JAX's tie split follows its tree), a plain function of "
-        "slices that lives with the control-flow cards; it belongs in prims",
     ("funcgrad._src.prims.cumulative", "funcgrad._src.interpreters.ad"):
         "cummax/cummin's vjp is the transpose of that jvp, taken with ad.vjp; it should be written out",
     ("funcgrad.scipy.stats._kde", "funcgrad.random"):

@@ -28,7 +28,8 @@ from ..prims.shape import broadcast_in_dim, concatenate, expand_dims, full, pad,
 from ..interpreters import compiler
 from ..interpreters.ad import jvp, vjp, backward, record
 from ..interpreters.batching import vmap
-from ..prims._util import batch_size, move_axis, to_front
+from ..prims._util import batch_size
+from ..prims.shape import move_axis, to_front
 from ..interpreters.compiler.dce import dce
 
 
@@ -1026,57 +1027,3 @@ def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001 - lax 
 
 
 # --- associative_scan -----------------------------------------------------------------------------
-
-def _interleave(a, b):
-    """[a0, b0, a1, b1, ...] along axis 0 (len(a) == len(b) or len(b) + 1)."""
-    extra_a = 1 if a.shape[0] == b.shape[0] else 0
-    rest = [(0, 0, 0)] * (a.ndim - 1)
-    pa = pad(a, full((), 0, a.dtype), [(0, extra_a, 1)] + rest)
-    pb = pad(b, full((), 0, b.dtype), [(1, 1 - extra_a, 1)] + rest)
-    mask = pad(full((a.shape[0],), True, dtypes.bool_), full((), False, dtypes.bool_), [(0, extra_a, 1)])
-    return ew.select(broadcast_in_dim(mask, pa.shape, (0,)), pa, pb)
-
-
-def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
-    """Inclusive scan with an associative `fn` in O(log n) vectorised steps (as jax.lax.associative_scan).
-
-    fn(a, b) must combine pytrees of arrays elementwise along the scanned axis (it is applied to whole
-    slices at once), and be associative.
-    """
-    leaves, tree = tree_flatten(elems)
-    leaves = _as_arrays(leaves)
-    if not leaves:
-        return elems
-    nd = leaves[0].ndim
-    ax = axis % nd if nd else 0
-    n = leaves[0].shape[ax]
-    if any(x.shape[ax] != n for x in leaves):
-        raise ValueError(f"associative_scan: all leaves need the same length along axis {axis}, got "
-                         f"{[x.shape[ax] for x in leaves]}")
-    xs = [move_axis(x, ax, 0) for x in leaves]
-    if reverse:
-        xs = [rev(x, (0,)) for x in xs]
-
-    def combine(a, b):
-        out = fn(tree_unflatten(tree, a), tree_unflatten(tree, b))
-        o_leaves, o_tree = tree_flatten(out)
-        if o_tree != tree:
-            raise TypeError(f"associative_scan: fn must return the structure of its inputs, {tree}; got {o_tree}")
-        return _as_arrays(o_leaves)
-
-    def scan_(xs):
-        m = xs[0].shape[0]
-        if m < 2:
-            return xs
-        odd = scan_(combine([x[0:-1:2] for x in xs], [x[1::2] for x in xs]))
-        if m % 2 == 0:
-            even = combine([o[:-1] for o in odd], [x[2::2] for x in xs])
-        else:
-            even = combine(odd, [x[2::2] for x in xs])
-        even = [concatenate([x[0:1], e], 0) for x, e in zip(xs, even)]
-        return [_interleave(e, o) for e, o in zip(even, odd)]
-
-    out = scan_(xs)
-    if reverse:
-        out = [rev(x, (0,)) for x in out]
-    return tree_unflatten(tree, [move_axis(x, 0, ax) for x in out])

@@ -12,7 +12,7 @@ from ..core.errors import user_location
 from ..core.jaxpr import Jaxpr
 from ..core.trace import new_trace
 from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from ..prims._util import move_axis
+from ..prims.shape import move_axis
 from ..prims.collectives import apply_collective, axis_frame, has_collective
 from ..prims.shape import broadcast_in_dim
 

@@ -18,7 +18,8 @@ from ..prims.shape import full
 from .batching import trace_to_jaxpr, vmap
 from . import compiler
 from .ad import vjp as vjp_transform, jvp, vjp
-from ..prims._util import batch_size, to_front
+from ..prims._util import batch_size
+from ..prims.shape import to_front
 
 
 def _zeros(av):
