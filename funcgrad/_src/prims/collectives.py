@@ -28,7 +28,8 @@ from ..core.tree_util import tree_flatten, tree_unflatten
 from .shape import move_axis
 from .elementwise import convert_element_type, div, eq, mul
 from .reduction import reduce_max, reduce_min, reduce_sum
-from .shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, reshape, slice as _slice, squeeze)
+from .shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, reshape, slice as _slice,
+                    squeeze)
 from .dynamic_slicing import dynamic_slice_in_dim
 from ..core.jaxpr import Jaxpr
 
