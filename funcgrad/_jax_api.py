@@ -25,6 +25,7 @@ from ._src.core import processes
 from ._src.core.array import ArrayBase, get_aval
 from ._src.core.aval import ShapeDtypeStruct, ShapedArray
 from ._src.core.backend import CPU, Device, devices
+from ._src.core.backend import backend_devices as _backend_devices
 from ._src.core.jaxpr import eval_jaxpr
 from ._src.core.tree_util import tree_flatten, tree_map, tree_unflatten
 from .numpy import asarray, stack
@@ -80,20 +81,6 @@ def typeof(x) -> ShapedArray:
 
 
 # --- devices and processes -------------------------------------------------------------------------
-
-def _backend_devices(backend) -> list:
-    if backend is None:
-        ds = devices()
-        gpus = [d for d in ds if d.platform != "cpu"]
-        return gpus or [CPU]
-    name = backend if isinstance(backend, str) else getattr(backend, "platform", str(backend))
-    if name not in ("cpu", "gpu", "cuda"):
-        raise RuntimeError(f"Unknown backend {name!r}; funcgrad has 'cpu' and 'gpu' (CUDA via CuPy)")
-    ds = devices(name)
-    if not ds:
-        raise RuntimeError(f"Backend {name!r} failed to initialize: no such devices are visible")
-    return ds
-
 
 def default_backend() -> str:
     """'gpu' when a CUDA device is visible (through CuPy), else 'cpu'."""

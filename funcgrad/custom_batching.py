@@ -35,7 +35,8 @@ def _call_jvp(args, tangents, ans, *, jaxpr, rule, in_tree, n_consts, name):
 
 
 def _call_batch(args, dims, *, jaxpr, rule, in_tree, n_consts, name):
-    from ._src.prims._util import batch_size, to_front
+    from ._src.prims._util import batch_size
+    from ._src.prims.shape import to_front
     if any(d is not None for d in dims[:n_consts]):
         # a batched value the function closes over: the rule cannot see it, so batch the body instead
         from ._src.interpreters.custom import _batched_jaxpr

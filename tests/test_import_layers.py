@@ -26,8 +26,6 @@ TORCH_FACE = ["funcgrad._torch", "funcgrad.autograd", "funcgrad.nn", "funcgrad.o
 KNOWN_ARROWS: dict[tuple[str, str], str] = {
     ("funcgrad._src.core.array", "funcgrad.sharding"):
         "Array.sharding builds a SingleDeviceSharding; the sharding classes belong in core",
-    ("funcgrad._src.interpreters.batching", "funcgrad._jax_api"):
-        "vmap's spmd_axis_name / axis checks use _jax_api helpers that belong in the engine",
     ("funcgrad.random", "funcgrad._torch._rng"):
         "funcgrad.random doubles as torch.random (seed, get_rng_state): the names both faces claim are not "
         "yet resolved in one facade module",
@@ -37,9 +35,6 @@ KNOWN_ARROWS: dict[tuple[str, str], str] = {
         "lax.linalg's wrappers are written with jnp; they need cards of their own",
     ("funcgrad.lax.linalg", "funcgrad.numpy.linalg"):
         "lax.linalg re-exports numpy.linalg's decompositions instead of binding the cards",
-    ("funcgrad._src.prims.cumulative", "funcgrad._src.control.flow"):
-        "cummax/cummin's jvp runs associative_scan (JAX's tie split follows its tree), a plain function of "
-        "slices that lives with the control-flow cards; it belongs in prims",
     ("funcgrad._src.prims.cumulative", "funcgrad._src.interpreters.ad"):
         "cummax/cummin's vjp is the transpose of that jvp, taken with ad.vjp; it should be written out",
     ("funcgrad.scipy.stats._kde", "funcgrad.random"):

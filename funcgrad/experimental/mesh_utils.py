@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from .._src.core.backend import devices as _all
 
 __all__ = ["create_device_mesh"]
 
@@ -9,7 +10,6 @@ __all__ = ["create_device_mesh"]
 def create_device_mesh(mesh_shape, devices=None, *, contiguous_submeshes: bool = False,
                        allow_split_physical_axes: bool = False):
     """An object array of shape mesh_shape holding devices (all of funcgrad's by default)."""
-    from .._src.core.backend import devices as _all
     devs = list(_all() if devices is None else devices)
     mesh_shape = tuple(int(s) for s in mesh_shape)
     n = int(np.prod(mesh_shape, dtype=np.int64))

@@ -9,7 +9,8 @@ _dot, _conv, _program, _types, _implicit, _primitives); this module only gathers
 """
 from .._src.prims.collectives import (all_gather, all_to_all, axis_index, axis_size, pmax, pmean,  # noqa: F401
                                       pmin, ppermute, pshuffle, psum, psum_scatter, pswapaxes)
-from .._src.control.flow import (associative_scan, cond, fori_loop, map, scan, switch,  # noqa: F401,A004
+from .._src.prims.cumulative import associative_scan  # noqa: F401
+from .._src.control.flow import (cond, fori_loop, map, scan, switch,  # noqa: F401,A004
                                         while_loop)
 from .._src.prims.fft import fft  # noqa: F401
 from ._types import *  # noqa: F401,F403

@@ -134,7 +134,7 @@ def zeros_like_array(x):
 def zeta(x, q):
     """The Hurwitz zeta function sum_k (k + q)^-x (see funcgrad.scipy.special.zeta)."""
     # (lazy: the formula lives in the scipy layer, above lax, until zeta has a card of its own)
-    from ..scipy.special import zeta as _zeta
+    from ..scipy.special import zeta as _zeta  # (listed arrow: scipy sits above lax)
     return _zeta(x, q)
 
 

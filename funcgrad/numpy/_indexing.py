@@ -97,7 +97,7 @@ def getitem(x, idx):
             return basic_getitem(x, list(idx) + [slice(None)] * (len(x.shape) - len(idx)))
     items = _expand_index(idx, x.ndim)
     if any(_is_advanced(i) for i in items):
-        from ._advanced_indexing import advanced_getitem
+        from ._advanced_indexing import advanced_getitem  # (cycle: _advanced_indexing builds on basic_getitem here)
         return advanced_getitem(x, items)
     return basic_getitem(x, items)
 

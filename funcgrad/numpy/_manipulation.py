@@ -666,7 +666,7 @@ def block(arrays):
                 if s[:ax] != shapes[0][:ax] or s[ax + 1:] != shapes[0][ax + 1:]:
                     raise ValueError(f"Mismatched array shapes in block along axis {ax - result_ndim}.")
             return concatenate(parts, ax)
-        from ._creation import array as _array
+        from ._creation import array as _array  # (cycle: _creation imports this module)
         x = asarray_any(arrs) if not isinstance(arrs, (list, tuple)) else _array(arrs)
         if is_python_scalar(arrs):
             x = _array(arrs)
@@ -856,7 +856,7 @@ def roll(a, shift, axis=None):
     axis = norm if isinstance(axis, (tuple, list)) else norm[0]
     hs = _host_value(shift)
     if hs is None:  # traced shift: one gather per axis
-        from ._creation import array as _array
+        from ._creation import array as _array  # (cycle: _creation imports this module)
         s_arr = _array(shift) if isinstance(shift, (list, tuple)) else asarray_any(shift)
         axes_np = np.asarray(axis)
         if s_arr.ndim > 1 or axes_np.ndim > 1:
@@ -938,7 +938,7 @@ def _value_pairs(values, ndim, dtype):
 
 
 def _stack_nested(values):
-    from ._creation import array as _array
+    from ._creation import array as _array  # (cycle: _creation imports this module)
     return _array(values)
 
 
@@ -1088,7 +1088,7 @@ def _with(shape, ax, size):
 def _pad_ramp(x, ax, b, a, eb, ea):
     n = x.shape[ax]
     parts = []
-    from ._creation import linspace
+    from ._creation import linspace  # (cycle: _creation imports this module)
     if b:
         edge = sh.squeeze(_slice_axis(x, ax, 0, 1), (ax,))
         parts.append(linspace(eb, edge, num=b, endpoint=False, dtype=x.dtype, axis=ax))
@@ -1186,7 +1186,7 @@ def insert(arr, obj, values, axis=None):
     x = asarray_any(arr)
     if isinstance(values, ArrayBase) or (isinstance(values, (list, tuple)) and any(
             isinstance(e, ArrayBase) for e in _flatten(values))):
-        from ._creation import array as _array
+        from ._creation import array as _array  # (cycle: _creation imports this module)
         v = ew.convert_element_type(values if isinstance(values, ArrayBase) else _array(values), x.dtype)
     else:
         v = wrap(np.array(values, dtype=x.dtype))

@@ -55,7 +55,7 @@ def _array_namespace(self, /, *, api_version=None):
     if api_version is not None and api_version not in _API_VERSIONS:
         raise ValueError(f"__array_namespace__: api_version={api_version!r} is not supported; "
                          f"funcgrad.numpy implements the Array API versions {', '.join(_API_VERSIONS)}")
-    import funcgrad.numpy
+    import funcgrad.numpy  # (cycle: the namespace imports this module)
     return funcgrad.numpy
 
 
@@ -135,7 +135,7 @@ def _namespace_method(name):
     """x.name(...) as funcgrad.numpy.name(x, ...), looked up at call time (as JAX's Array methods;
     `sort` returns a sorted copy, since arrays are immutable)."""
     def method(self, *args, **kwargs):
-        from .. import numpy as fnp
+        from .. import numpy as fnp  # (cycle: the namespace imports this module)
         return getattr(fnp, name)(self, *args, **kwargs)
     method.__name__ = name
     method.__doc__ = f"Same as funcgrad.numpy.{name}(self, ...)."

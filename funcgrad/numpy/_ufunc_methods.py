@@ -35,7 +35,7 @@ _SCANS = {"add": "cumsum", "multiply": "cumprod", "maximum": "cummax", "minimum"
 
 
 def _fnp():
-    from .. import numpy as fnp
+    from .. import numpy as fnp  # (cycle: the namespace imports this module)
     return fnp
 
 
@@ -101,7 +101,7 @@ def _make_accumulate(name, f, associative):
     def accumulate(array, axis=0, dtype=None, out=None):
         if out is not None:
             raise TypeError(f"{name}.accumulate: out= is not supported: funcgrad arrays are immutable")
-        from .. import lax
+        from .. import lax  # (cycle: lax.linalg imports numpy, a listed arrow)
         x = _operand(name, array, dtype)
         ax = normalize_index(axis, x.ndim, f"{name}.accumulate")
         if name in _SCANS and not (name in ("add", "multiply") and x.dtype == dtypes.bool_):

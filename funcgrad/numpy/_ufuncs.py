@@ -353,7 +353,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     `nonzero(condition, size=, fill_value=)` (JAX's static `size` makes it usable under jit and vmap)."""
     if x is None or y is None:
         if x is None and y is None:
-            from ._sorting import nonzero
+            from ._sorting import nonzero  # (cycle: _sorting imports this module)
             return nonzero(condition, size=size, fill_value=fill_value)
         raise ValueError("where: either both or neither of x and y should be given")
     if size is not None or fill_value is not None:

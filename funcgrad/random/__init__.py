@@ -71,7 +71,7 @@ __all__ = [
 def __getattr__(name: str):
     """torch.random's stateful names (manual_seed, fork_rng, get_rng_state, ...) beside the stateless keys,
     forwarded lazily to the torch face (importing it here would be circular)."""
-    from .._torch import _rng
+    from .._torch import _rng  # (listed arrow: torch.random's names, resolved on first use)
     if name in _rng.__all__:
         return getattr(_rng, name)
     raise AttributeError(f"module 'funcgrad.random' has no attribute '{name}'")

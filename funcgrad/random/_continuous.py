@@ -13,13 +13,13 @@ import numpy as np
 
 from .._src.core import dtypes
 from .._src.core.array import Array
-from .._src.prims import elementwise as ew
-from .._src.prims import shape as sh
+from .._src.prims import elementwise as ew, shape as sh
 from .._src.prims.reduction import reduce_sum
 from ._keys import (UINT_DTYPES, _partitionable_bits, blockwise, canonical_shape, check_key, const, flags,
                     random_bits, split2)
 from ._util import (as_dtype, broadcast_shapes, broadcast_to, check_shape, erf, erf_inv, finfo, float_dtype, fma,
                     next_up, round_to_odd_sum)
+from .. import numpy as jnp
 
 SQRT2 = math.sqrt(2.0)
 
@@ -206,7 +206,6 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     """Samples of N(mean, cov): mean + factor @ z with z standard normal of shape `shape + (n,)` and
     factor the Cholesky factor of cov (method="cholesky"), or U sqrt(S) from method="eigh" / "svd"
     (for singular cov), as jax.random.multivariate_normal. Differentiable in mean and cov."""
-    from .. import numpy as jnp
     key = check_key(key, "multivariate_normal")
     if method not in ("svd", "eigh", "cholesky"):
         raise ValueError("multivariate_normal: method must be one of 'svd', 'eigh', 'cholesky'")
@@ -246,7 +245,6 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
     """A random (semi-)orthogonal n x m matrix (Haar measure), stacked to `shape + (n, m)`: the Q of a
     QR factorisation of a Gaussian matrix with the signs of R's diagonal folded in (Mezzadri 2007),
     as jax.random.orthogonal."""
-    from .. import numpy as jnp
     key = check_key(key, "orthogonal")
     shape = canonical_shape(shape, "orthogonal")
     dtype = float_dtype(dtype, "orthogonal", complex_ok=True)
@@ -371,7 +369,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     loc, scale = as_dtype(loc, dtype), as_dtype(scale, dtype)
     shape = canonical_shape(shape, "double_sided_maxwell") + broadcast_shapes(loc.shape, scale.shape)
     k_m, k_r = split2(key)
-    from ._discrete import rademacher
+    from ._discrete import rademacher  # (cycle: _discrete imports this module)
     m = maxwell(k_m, shape, dtype)
     sign = rademacher(k_r, shape, dtype)
     return ew.add(ew.mul(ew.mul(sign, m), broadcast_to(scale, shape)), broadcast_to(loc, shape))

@@ -8,13 +8,15 @@ import operator
 import numpy as np
 
 from .._src.core import dtypes
-from .._src.prims import elementwise as ew
-from .._src.prims import shape as sh
+from .._src.prims import elementwise as ew, shape as sh
 from .._src.control.flow import while_loop
-from .._src.prims.cumulative import reduce_or
+from .._src.prims.cumulative import reduce_or, cumsum
 from ._continuous import _uniform, gumbel
 from ._keys import UINT_DTYPES, canonical_shape, check_key, const, random_bits, split, split2
 from ._util import as_array, broadcast_to, check_shape, finfo, floor, int_dtype, lgamma
+from .._src.prims.sorting import sort_key_val, top_k
+from .. import numpy as jnp
+from .._src.prims.reduction import argmax
 
 
 def _c(value, like):
@@ -131,7 +133,6 @@ def _clip_to(v, lo, hi):
 
 def _sort_by(keys, x, axis: int):
     """x reordered along `axis` by sorting `keys` (stable), as lax.sort_key_val."""
-    from .._src.prims.sorting import sort_key_val
     return sort_key_val(keys, x, axis)[1]
 
 
@@ -146,7 +147,6 @@ def _shuffle(key, x, axis: int):
 
 
 def _take(x, idx, axis: int):
-    from .. import numpy as jnp
     moved = jnp.moveaxis(x, axis, 0)[idx]
     return jnp.moveaxis(moved, tuple(range(idx.ndim)), tuple(range(axis, axis + idx.ndim)))
 
@@ -155,7 +155,6 @@ def permutation(key, x, axis=0, independent=False):
     """A random permutation of arange(x) (x an int) or of x along `axis`, as jax.random.permutation:
     the order of a sort by random bits. With independent=True every slice along `axis` is shuffled
     separately; otherwise one permutation reorders whole slices."""
-    from .. import numpy as jnp
     key = check_key(key, "permutation")
     if isinstance(x, (int, np.integer)) or np.ndim(x) == 0:
         arr = as_array(x)
@@ -177,8 +176,6 @@ def permutation(key, x, axis=0, independent=False):
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Random samples from the entries of `a` along `axis` (or from arange(a) for an int a), with or
     without replacement, uniformly or with probabilities `p`, as jax.random.choice."""
-    from .. import numpy as jnp
-    from .._src.prims.sorting import top_k
     key = check_key(key, "choice")
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"choice: shape must be a sequence, got {shape!r}")
@@ -213,7 +210,6 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
             raise ValueError(f"choice: p must be None or a 1D vector with the same size as a.shape[axis]; "
                              f"p has shape {tuple(p_arr.shape)} and a.shape[axis] is {n_inputs}")
         if replace:
-            from .._src.prims.cumulative import cumsum
             p_cuml = cumsum(p_arr, 0)
             total = p_cuml[-1]
             r = total * (1 - _uniform(key, shape, p_cuml.dtype, const(0.0, p_cuml.dtype),
@@ -233,8 +229,6 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     """Samples of categorical distributions given unnormalised log-probabilities, by the Gumbel-max
     trick (Gumbel top-k without replacement), as jax.random.categorical. The indices are the default
     int (argmax's) with replacement and int32 (lax.top_k's) without, as in JAX."""
-    from .. import numpy as jnp
-    from .._src.prims.reduction import argmax
     key = check_key(key, "categorical")
     logits = as_array(logits)
     if not dtypes.is_float(logits.dtype):
@@ -263,7 +257,6 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     if k > logits.shape[axis]:
         raise ValueError(f"categorical: number of samples without replacement ({k}) cannot exceed the "
                          f"number of categories ({logits.shape[axis]})")
-    from .._src.prims.sorting import top_k
     _, indices = top_k(jnp.moveaxis(noisy, axis, -1), k)
     indices = ew.convert_element_type(jnp.moveaxis(indices, -1, 0), np.dtype(np.int32))  # lax.top_k's
     return jnp.reshape(indices, shape)

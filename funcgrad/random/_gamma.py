@@ -20,8 +20,7 @@ from __future__ import annotations
 import math
 
 
-from .._src.prims import elementwise as ew
-from .._src.prims import shape as sh
+from .._src.prims import elementwise as ew, shape as sh
 from .._src.control.flow import while_loop
 from .._src.prims.prng import random_gamma_grad
 from .._src.prims.reduction import reduce_max, reduce_sum
@@ -29,6 +28,7 @@ from .._src.interpreters import custom_jvp, vmap
 from ._continuous import _normal_real, _uniform, exponential, normal
 from ._keys import canonical_shape, check_key, const, split, split2
 from ._util import as_dtype, broadcast_shapes, broadcast_to, check_shape, float_dtype
+from ._discrete import rademacher
 
 
 def _c(value, like):
@@ -223,7 +223,6 @@ def t(key, df, shape=None, dtype=None):
 def generalized_normal(key, p, shape=(), dtype=None):
     """Samples with density proportional to exp(-|x|**p): a random sign times Gamma(1/p)**(1/p), as
     jax.random.generalized_normal."""
-    from ._discrete import rademacher
     key = check_key(key, "generalized_normal")
     shape = canonical_shape(shape, "generalized_normal")
     dtype = float_dtype(dtype, "generalized_normal")

@@ -14,9 +14,9 @@ import numpy as np
 from .._src.core import dtypes
 from ..numpy import _ufuncs as u
 from ..numpy._promote import asarray_any
-from .._src.prims import elementwise as ew
-from .._src.prims import special as sp
+from .._src.prims import elementwise as ew, special as sp
 from .._src.prims.shape import full
+from ..numpy._ufuncs import _ComplexUndefinedError
 
 erf = u.erf
 erfc = u.erfc
@@ -28,7 +28,6 @@ digamma = psi = u.digamma
 def _float(name, x):
     x = asarray_any(x)
     if dtypes.is_complex(x.dtype):
-        from ..numpy._ufuncs import _ComplexUndefinedError  # a TypeError and a ValueError (JAX's)
         raise _ComplexUndefinedError(f"{name}: complex input is not supported")
     return u._to_inexact(x)
 

@@ -22,7 +22,7 @@ _STRATEGIES = ("arrays", "shapes", "broadcastable_shapes", "mutually_broadcastab
 
 def __getattr__(name: str):
     if name in _STRATEGIES:
-        from . import strategies
+        from . import strategies  # (optional dependency: the strategies need Hypothesis)
         return getattr(strategies, name)
     raise AttributeError(f"module 'funcgrad.testing' has no attribute {name!r}")
 

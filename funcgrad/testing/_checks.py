@@ -14,6 +14,7 @@ import numpy as np
 from .._src.core import dtypes
 from .._src.core.array import ArrayBase, to_array, wrap
 from .._src.core.tree_util import tree_flatten, tree_unflatten
+from .._src.interpreters.ad import jvp, vjp
 
 # Finite-difference step and default atol = rtol, per precision (complex dtypes use their parts').
 _EPS = {"float16": 3e-2, "bfloat16": 1e-1, "float32": 1e-3, "float64": 1e-5}
@@ -334,7 +335,6 @@ def check_grads(f: Callable, args: Sequence[Any], order: int = 2, modes: Sequenc
     dtype involved (float64: eps 1e-5, tol 1e-5; float32: 1e-3, 2e-3; float16: 3e-2, 2e-2).
     Raises AssertionError naming the mode, the order, and the worst mismatch.
     """
-    from .._src.interpreters.ad import jvp, vjp
 
     modes = (modes,) if isinstance(modes, str) else tuple(modes)
     bad = [m for m in modes if m not in ("fwd", "rev")]

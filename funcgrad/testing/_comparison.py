@@ -5,6 +5,8 @@ import collections.abc
 import math
 
 import numpy as np
+from .._torch import _tensor, _creation as C, _dtype as D
+from .._torch._creation import as_tensor
 
 # (rtol, atol) per dtype name, as torch.testing's defaults; integer and bool dtypes compare exactly
 _TOLS = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
@@ -12,7 +14,6 @@ _TOLS = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6
 
 
 def _T():
-    from .._torch import _tensor
     return _tensor
 
 
@@ -142,7 +143,6 @@ def _pairs(actual, expected, path):
         yield path, actual, expected
         return
     if isinstance(actual, np.ndarray) or isinstance(expected, np.ndarray):
-        from .._torch._creation import as_tensor
         yield path, as_tensor(np.asarray(actual)), as_tensor(np.asarray(expected))
         return
     if isinstance(actual, collections.abc.Mapping) and isinstance(expected, collections.abc.Mapping):
@@ -193,8 +193,6 @@ def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol=None, 
 def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad: bool = False,
                 noncontiguous: bool = False, exclude_zero: bool = False, memory_format=None):
     """A tensor of random values in [low, high) (defaults by dtype, as torch.testing.make_tensor)."""
-    from .._torch import _creation as C
-    from .._torch import _dtype as D
     if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
         shape = tuple(shape[0])
     dt = D.to_np(dtype)

@@ -1,3 +1,3 @@
-"""Higher-order primitive cards (cond, switch, while_loop, fori_loop, scan, associative_scan, map): they
+"""Higher-order primitive cards (cond, switch, while_loop, fori_loop, scan, map): they
 trace their bodies, so they sit above the interpreters."""
 from . import flow  # noqa: F401  (registers the cards)

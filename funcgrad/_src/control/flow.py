@@ -20,11 +20,17 @@ from ..core.array import ArrayBase, get_aval, to_array, wrap, canonical_array
 from ..core.aval import ShapedArray
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
-from ..core.trace import concrete_value, find_top, hoist_tracer_consts, new_trace, transform_active
+from ..core.trace import concrete_value, find_top, hoist_tracer_consts, new_trace, transform_active, Tracer
 from ..core.tree_util import tree_flatten, tree_unflatten
 from ..prims import elementwise as ew
 from ..prims.reduction import reduce_max
 from ..prims.shape import broadcast_in_dim, concatenate, expand_dims, full, pad, rev, slice as lslice, squeeze
+from ..interpreters import compiler
+from ..interpreters.ad import jvp, vjp, backward, record
+from ..interpreters.batching import vmap
+from ..prims._util import batch_size
+from ..prims.shape import move_axis, to_front
+from ..interpreters.compiler.dce import dce
 
 
 # --- tracing bodies -------------------------------------------------------------------------------
@@ -174,7 +180,6 @@ def _zeros(av):
 
 
 def _compiled(jaxpr: Jaxpr):
-    from ..interpreters import compiler
     c = jaxpr._cache.get("compiled")
     if c is None:
         c = jaxpr._cache["compiled"] = compiler.compile_jaxpr(jaxpr)
@@ -220,7 +225,6 @@ def _partial(jaxpr, ops, idx):
 # for): the others, such as values the branches close over from an enclosing transform, stay fixed.
 
 def _cond_jvp(args, tangents, ans, *, branches):
-    from ..interpreters.ad import jvp
     index, ops = args[0], list(args[1:])
     idx = [i for i, t in enumerate(tangents[1:]) if t is not None]
     ts = [tangents[1 + i] for i in idx]
@@ -235,7 +239,6 @@ def _cond_jvp(args, tangents, ans, *, branches):
 
 
 def _cond_vjp(cts, ans, args, needs, *, branches):
-    from ..interpreters.ad import vjp
     index, ops = args[0], list(args[1:])
     idx = [i for i, need in enumerate(needs[1:]) if need]
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, branches[0].out_avals)]
@@ -253,8 +256,6 @@ def _cond_vjp(cts, ans, args, needs, *, branches):
 
 
 def _cond_batch(args, dims, *, branches):
-    from ..interpreters.batching import vmap
-    from ..prims._util import batch_size, move_axis, to_front
     index, ops = args[0], list(args[1:])
     idim, odims = dims[0], list(dims[1:])
     size = batch_size(args, dims)
@@ -438,7 +439,6 @@ def _while_impl(xp):
 
 
 def _while_jvp(args, tangents, ans, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_body_consts):
-    from ..interpreters.ad import jvp
     nc, nb = n_cond_consts, n_body_consts
     cc, bc, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
     bidx = [i for i in range(nb) if tangents[nc + i] is not None]  # the others stay fixed
@@ -470,8 +470,6 @@ def _while_vjp(cts, ans, args, needs, **params):
 
 
 def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, n_cond_consts, n_body_consts):
-    from ..interpreters.batching import vmap
-    from ..prims._util import batch_size, to_front
     size = batch_size(args, dims)
     nc, nb = n_cond_consts, n_body_consts
     cc, bc, carry = list(args[:nc]), list(args[nc:nc + nb]), list(args[nc + nb:])
@@ -633,7 +631,6 @@ def _scan_impl(xp):
 
 
 def _scan_jvp(args, tangents, ans, *, jaxpr, n_consts, n_carry, length, reverse, res=None):
-    from ..interpreters.ad import jvp
     nc, k = n_consts, n_carry
     cidx = [i for i in range(nc) if tangents[i] is not None]  # consts without a tangent stay fixed
     m = len(cidx)
@@ -673,7 +670,6 @@ _VIEW_PRIMS = frozenset({"slice", "reshape", "squeeze", "expand_dims", "transpos
 def _tape_values(tape):
     """Every place a recorded tape keeps a value the backward walk may read: (holder, how) pairs for its
     variables and for the residuals a primitive's tape rule stored in its parameters (scan, custom_vjp)."""
-    from ..core.trace import Tracer
     seen, places = set(), []
     for v in [t.var for t in tape.inputs] + [v for e in tape.trace.eqns for v in e.invars + e.outvars]:
         if id(v) not in seen:
@@ -696,9 +692,6 @@ def _residual_bodies(jaxpr, nc, k, cidx, fwd_avals, ny):
         bwd: (consts, g_carry, g_consts, x, g_y, *residuals) -> (g_carry_before, g_consts', g_x)
 
     Residuals the backward does not read are dropped from both. Cached on the body jaxpr."""
-    from ..core.trace import Tracer
-    from ..interpreters.ad import backward, record
-    from ..interpreters.compiler.dce import dce
     key = ("vjp_residuals", nc, k, tuple(cidx), _avals_key(fwd_avals))
     hit = jaxpr._cache.get(key)
     if hit is not None:
@@ -826,8 +819,6 @@ def _scan_vjp(cts, ans, args, needs, *, jaxpr, n_consts, n_carry, length, revers
 
 
 def _scan_batch(args, dims, *, jaxpr, n_consts, n_carry, length, reverse):
-    from ..interpreters.batching import vmap
-    from ..prims._util import batch_size, move_axis, to_front
     size = batch_size(args, dims)
     nc, k = n_consts, n_carry
     consts = list(args[:nc])
@@ -1036,58 +1027,3 @@ def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001 - lax 
 
 
 # --- associative_scan -----------------------------------------------------------------------------
-
-def _interleave(a, b):
-    """[a0, b0, a1, b1, ...] along axis 0 (len(a) == len(b) or len(b) + 1)."""
-    extra_a = 1 if a.shape[0] == b.shape[0] else 0
-    rest = [(0, 0, 0)] * (a.ndim - 1)
-    pa = pad(a, full((), 0, a.dtype), [(0, extra_a, 1)] + rest)
-    pb = pad(b, full((), 0, b.dtype), [(1, 1 - extra_a, 1)] + rest)
-    mask = pad(full((a.shape[0],), True, dtypes.bool_), full((), False, dtypes.bool_), [(0, extra_a, 1)])
-    return ew.select(broadcast_in_dim(mask, pa.shape, (0,)), pa, pb)
-
-
-def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
-    """Inclusive scan with an associative `fn` in O(log n) vectorised steps (as jax.lax.associative_scan).
-
-    fn(a, b) must combine pytrees of arrays elementwise along the scanned axis (it is applied to whole
-    slices at once), and be associative.
-    """
-    leaves, tree = tree_flatten(elems)
-    leaves = _as_arrays(leaves)
-    if not leaves:
-        return elems
-    nd = leaves[0].ndim
-    ax = axis % nd if nd else 0
-    n = leaves[0].shape[ax]
-    if any(x.shape[ax] != n for x in leaves):
-        raise ValueError(f"associative_scan: all leaves need the same length along axis {axis}, got "
-                         f"{[x.shape[ax] for x in leaves]}")
-    from ..prims._util import move_axis
-    xs = [move_axis(x, ax, 0) for x in leaves]
-    if reverse:
-        xs = [rev(x, (0,)) for x in xs]
-
-    def combine(a, b):
-        out = fn(tree_unflatten(tree, a), tree_unflatten(tree, b))
-        o_leaves, o_tree = tree_flatten(out)
-        if o_tree != tree:
-            raise TypeError(f"associative_scan: fn must return the structure of its inputs, {tree}; got {o_tree}")
-        return _as_arrays(o_leaves)
-
-    def scan_(xs):
-        m = xs[0].shape[0]
-        if m < 2:
-            return xs
-        odd = scan_(combine([x[0:-1:2] for x in xs], [x[1::2] for x in xs]))
-        if m % 2 == 0:
-            even = combine([o[:-1] for o in odd], [x[2::2] for x in xs])
-        else:
-            even = combine(odd, [x[2::2] for x in xs])
-        even = [concatenate([x[0:1], e], 0) for x, e in zip(xs, even)]
-        return [_interleave(e, o) for e, o in zip(even, odd)]
-
-    out = scan_(xs)
-    if reverse:
-        out = [rev(x, (0,)) for x in out]
-    return tree_unflatten(tree, [move_axis(x, 0, ax) for x in out])

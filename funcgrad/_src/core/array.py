@@ -85,13 +85,13 @@ class Array(ArrayBase):
     @property
     def sharding(self):
         """The SingleDeviceSharding of the device holding this array (funcgrad.sharding)."""
-        from ...sharding import SingleDeviceSharding
+        from ...sharding import SingleDeviceSharding  # (listed arrow: sharding.py is not in core yet)
         return SingleDeviceSharding(self.device)
 
     @property
     def addressable_shards(self) -> list:
         """The pieces of this array on this process's devices: one, the whole array (funcgrad.sharding)."""
-        from ...sharding import Shard
+        from ...sharding import Shard  # (listed arrow: as above)
         return [Shard(self.device, tuple(slice(None) for _ in self.shape), 0, self)]
 
     global_shards = addressable_shards

@@ -64,3 +64,19 @@ def devices(platform: str | None = None) -> list[Device]:
         if cp is not None:
             out += [Device("cuda", i, cp) for i in range(cp.cuda.runtime.getDeviceCount())]
     return out
+
+
+def backend_devices(backend) -> list:
+    """The devices of `backend` ('cpu', 'gpu'/'cuda' or a Device-like with .platform); None: the default
+    backend's (the GPUs when CuPy sees any, else the CPU)."""
+    if backend is None:
+        ds = devices()
+        gpus = [d for d in ds if d.platform != "cpu"]
+        return gpus or [CPU]
+    name = backend if isinstance(backend, str) else getattr(backend, "platform", str(backend))
+    if name not in ("cpu", "gpu", "cuda"):
+        raise RuntimeError(f"Unknown backend {name!r}; funcgrad has 'cpu' and 'gpu' (CUDA via CuPy)")
+    ds = devices(name)
+    if not ds:
+        raise RuntimeError(f"Backend {name!r} failed to initialize: no such devices are visible")
+    return ds

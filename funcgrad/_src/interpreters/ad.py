@@ -21,8 +21,9 @@ from ..core.errors import user_location
 from ..core.primitive import hooks
 from ..core.trace import Tracer, new_trace
 from ..core.tree_util import tree_flatten, tree_unflatten, tree_map
-from ..prims.elementwise import add, add_p, zeros_like, ones_like
+from ..prims.elementwise import add, add_p, zeros_like, ones_like, convert_element_type
 from . import backward_cache
+from ..prims.shape import full
 
 
 class Tape:
@@ -424,7 +425,6 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
 
 
 def _zeros_for(aval):
-    from ..prims.shape import full
     return full(aval.shape, 0, aval.dtype)
 
 
@@ -520,7 +520,6 @@ def _float0_for_int(g, primal):
 def _weak_as(g, primal):
     """The gradient typed as its primal, weak type included: in JAX a weakly typed primal (a Python
     scalar) gets a weakly typed gradient, whatever strongly typed arrays it met on the way."""
-    from ..prims.elementwise import convert_element_type
     weak = bool(get_aval(primal).weak_type)
     if not isinstance(g, ArrayBase) or bool(getattr(g, "weak_type", False)) == weak:
         return g
@@ -528,7 +527,6 @@ def _weak_as(g, primal):
 
 
 def _ones_strong(v):
-    from ..prims.shape import full
     return full(v.shape, 1, v.dtype)
 
 

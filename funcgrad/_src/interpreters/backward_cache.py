@@ -33,7 +33,7 @@ from ..core.jaxpr import Eqn, Var
 from ..core.primitive import hooks, registry
 from ..core.trace import new_trace, transform_active
 from . import compiler
-from .jit import config as jit_config
+from .jit_config import config as jit_config
 
 
 class _Config:

@@ -12,7 +12,7 @@ from ..core.errors import user_location
 from ..core.jaxpr import Jaxpr
 from ..core.trace import new_trace
 from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from ..prims._util import move_axis
+from ..prims.shape import move_axis
 from ..prims.collectives import apply_collective, axis_frame, has_collective
 from ..prims.shape import broadcast_in_dim
 
@@ -218,52 +218,3 @@ def _place(x, d, out_axis, size):
         return broadcast_in_dim(x, tuple(x.shape[:out_axis]) + (size,) + tuple(x.shape[out_axis:]),
                                 tuple(i for i in range(nd) if i != out_axis))
     return move_axis(x, d, out_axis)
-
-
-def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
-         devices=None, backend=None, axis_size: int | None = None, donate_argnums=(), global_arg_shapes=None):
-    """Map `fun` over a leading axis, one member per device, with `axis_name` available to collectives.
-
-    funcgrad runs the members on one device as a vmap (compiled with jit), so results match JAX's pmap;
-    as in JAX, the mapped axis may not be larger than the number of devices (`devices` or the
-    backend's device count), else ValueError."""
-    from ..._jax_api import device_count
-    from .jit import jit
-    static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
-        else tuple(static_broadcasted_argnums)
-    n_devices = len(devices) if devices is not None else device_count(backend)
-
-    cache = {}
-
-    def mapped(*args, **kwargs):
-        static_idx = {s % max(len(args), 1) for s in static}
-        dyn_idx = [i for i in range(len(args)) if i not in static_idx]
-        key = (len(args), tuple((i, args[i]) for i in sorted(static_idx)), tuple(sorted(kwargs)))
-        dyn = [args[i] for i in dyn_idx]
-        ax = in_axes
-        if isinstance(in_axes, (tuple, list)) and static:
-            ax = tuple(in_axes[i] for i in dyn_idx)
-        leaves, _ = tree_flatten(tuple(dyn))
-        spec = broadcast_prefix(ax if isinstance(ax, tuple) else (ax,) * len(dyn), tuple(dyn), "pmap in_axes")
-        sizes = {get_aval(x).shape[a] for x, a in zip(leaves, spec) if a is not None}
-        size = next(iter(sizes)) if len(sizes) == 1 else axis_size
-        if size is not None and size > n_devices:
-            raise ValueError(f"compiling computation that requires {size} logical devices, but only "
-                             f"{n_devices} devices are available (num_replicas={size}): pmap's mapped "
-                             "axis may not exceed the device count")
-        f = cache.get(key)
-        if f is None:
-            statics = {i: args[i] for i in static_idx}
-
-            def inner(*dyn_and_kw):
-                dyn_args, kw = dyn_and_kw[:-1], dyn_and_kw[-1]
-                it = iter(dyn_args)
-                return fun(*[statics[i] if i in statics else next(it) for i in range(len(args))], **kw)
-            kw_axes = 0 if kwargs else None
-            axes = (tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * len(dyn)) + (kw_axes,)
-            f = cache[key] = jit(vmap(inner, in_axes=axes, out_axes=out_axes, axis_name=axis_name,
-                                      axis_size=axis_size))
-        return f(*dyn, kwargs)
-    mapped.__name__ = f"pmap({getattr(fun, '__name__', 'fun')})"
-    mapped.__wrapped__ = fun
-    return mapped

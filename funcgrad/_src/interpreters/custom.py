@@ -11,12 +11,15 @@ from typing import Callable
 from ..core.array import ArrayBase, get_aval, to_array, wrap, canonical_array
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive
-from ..core.errors import UnexpectedTracerError
-from ..core.errors import ConcretizationError
+from ..core.errors import UnexpectedTracerError, ConcretizationError
 from ..core.trace import Tracer, concrete_value, find_top, hoist_tracer_consts, new_trace, transform_active
 from ..core.tree_util import tree_flatten, tree_unflatten
 from ..prims.shape import full
-from .batching import trace_to_jaxpr
+from .batching import trace_to_jaxpr, vmap
+from . import compiler
+from .ad import vjp as vjp_transform, jvp, vjp
+from ..prims._util import batch_size
+from ..prims.shape import to_front
 
 
 def _zeros(av):
@@ -25,7 +28,6 @@ def _zeros(av):
 
 def _jaxpr_impl(xp):
     def run(*bufs, jaxpr: Jaxpr, **params):
-        from . import compiler
         compiled = jaxpr._cache.get("compiled")
         if compiled is None:
             compiled = jaxpr._cache["compiled"] = compiler.compile_jaxpr(jaxpr)
@@ -43,7 +45,6 @@ def _as_leaves(args):
 
 def _batched_jaxpr(jaxpr, args, dims):
     """The jaxpr of vmap(eval_jaxpr(jaxpr)) for these batch dims, with outputs batched at 0."""
-    from .batching import vmap
     avals = [get_aval(a) for a in args]
     f = vmap(lambda *a: eval_jaxpr(jaxpr, *a), in_axes=tuple(dims))
     return trace_to_jaxpr(lambda *a: f(*a), avals, "vmap")
@@ -144,7 +145,6 @@ def _cjvp_jvp(args, tangents, ans, *, jaxpr, jvp, name, n_consts=0):
 
 def _cjvp_vjp(cts, ans, args, needs, *, jaxpr, jvp, name, n_consts=0):
     # The tangent map t -> jvp(args, t) is linear, so its vjp (at any point) is its transpose.
-    from .ad import vjp as vjp_transform
     if any(needs[:n_consts]):
         raise _closed_over_error("custom_jvp", name)
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
@@ -168,8 +168,6 @@ def _cjvp_vjp(cts, ans, args, needs, *, jaxpr, jvp, name, n_consts=0):
 
 
 def _cjvp_batch(args, dims, *, jaxpr, jvp, name, n_consts=0):
-    from .batching import vmap
-    from ..prims._util import batch_size, to_front
     size = batch_size(args, dims)
     args = [to_front(a, d, size) for a, d in zip(args, dims)]
     bj = _batched_jaxpr(jaxpr, args, [0] * len(args))
@@ -287,8 +285,6 @@ def _cvjp_jvp(args, tangents, ans, **params):
 
 
 def _cvjp_batch(args, dims, *, jaxpr, fwd, bwd, name, res=None, n_consts=0):
-    from .batching import vmap
-    from ..prims._util import batch_size, to_front
     size = batch_size(args, dims)
     args = [to_front(a, d, size) for a, d in zip(args, dims)]
     bj = _batched_jaxpr(jaxpr, args, [0] * len(args))
@@ -389,13 +385,11 @@ class custom_vjp:
 # --- checkpoint -----------------------------------------------------------------------------------
 
 def _remat_jvp(args, tangents, ans, *, jaxpr, name):
-    from .ad import jvp
     ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     return list(jvp(lambda *a: eval_jaxpr(jaxpr, *a), list(args), ts)[1])
 
 
 def _remat_vjp(cts, ans, args, needs, *, jaxpr, name):
-    from .ad import vjp
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
     _, pull = vjp(lambda *a: eval_jaxpr(jaxpr, *a), *args)  # recomputes the forward pass here
     return list(pull(cts))

@@ -14,7 +14,6 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import options as _options
 from ..core.array import Array, ArrayBase, canonical_array, get_aval, to_array, wrap
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -23,44 +22,19 @@ from ..core.errors import user_location
 from ..core.jaxpr import Jaxpr, eval_jaxpr
 from ..core.primitive import Primitive, fp_checks
 from ..core.trace import Tracer, hoist_tracer_consts
-from ..core.backend import xp_of
-from ..core.dtypes import bool_ as _bool
-from ..core.dtypes import defaults as _defaults
-from ..core.tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
+from ..core.backend import backend_devices, xp_of
+from ..core.dtypes import bool_ as _bool, defaults as _defaults
+from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten, treedef_is_leaf
 from . import compiler
-from .batching import trace_to_jaxpr
+from .batching import trace_to_jaxpr, vmap
+from .jit_config import config  # (jit's options: jit.config stays their public home)
+from ..prims.shape import full
+from .ad import jvp, vjp
+from ..prims.callbacks import drop_effects
 
 log = logging.getLogger("funcgrad.jit")
 
 
-class _Config:
-    log_compiles = False
-    jit_cache_size = 4096
-    jit_cache_max_bytes = 256 << 20  # None: no bound on the bytes of cached constants
-    disable_jit = False
-
-
-config = _Config()
-
-
-def _check_option(name: str, value):
-    """Validate a new value of one of jit's options (set through funcgrad.config)."""
-    if name == "jit_cache_size":
-        value = int(value)
-        if value < 1:
-            raise ValueError(f"jit_cache_size must be at least 1, got {value}")
-        return value
-    if name == "jit_cache_max_bytes":
-        if value is not None:
-            value = int(value)
-            if value < 0:
-                raise ValueError(f"jit_cache_max_bytes must be at least 0 (None: no bound), got {value}")
-        return value
-    return bool(value)
-
-
-_options.register(config, ("log_compiles", "jit_cache_size", "jit_cache_max_bytes", "disable_jit"),
-                  check=_check_option)
 # Held to insert into and evict from any jitted function's cache (a hit takes no lock; tracing runs
 # outside it). One lock for all (misses are rare), re-entrant for a finaliser that calls jit while
 # an eviction drops entries; a module global rather than an attribute, so jitted functions still deepcopy.
@@ -604,7 +578,6 @@ def _derived(jaxpr, key, make):
 
 
 def _zeros(av):
-    from ..prims.shape import full
     return full(av.shape, 0, av.dtype)
 
 
@@ -621,8 +594,6 @@ def _partial_fn(jaxpr, p, idx):
 def _pjit_jvp(args, tangents, ans, *, jaxpr, name):
     # Only the arguments with a tangent are differentiated: the others (values closed over from an
     # enclosing transform, say) are held fixed inside the derivative.
-    from .ad import jvp
-    from ..prims.callbacks import drop_effects
     jaxpr = drop_effects(jaxpr)  # the primal (and its prints) already ran
     idx = tuple(i for i, t in enumerate(tangents) if t is not None)
     f = _derived(jaxpr, ("jvp", idx), lambda: jit(
@@ -631,8 +602,6 @@ def _pjit_jvp(args, tangents, ans, *, jaxpr, name):
 
 
 def _pjit_vjp(cts, ans, args, needs, *, jaxpr, name):
-    from .ad import vjp
-    from ..prims.callbacks import drop_effects
     jaxpr = drop_effects(jaxpr)  # the primal (and its prints) already ran
     idx = tuple(i for i, n in enumerate(needs) if n)
     f = _derived(jaxpr, ("vjp", idx), lambda: jit(
@@ -645,7 +614,6 @@ def _pjit_vjp(cts, ans, args, needs, *, jaxpr, name):
 
 
 def _pjit_batch(args, dims, *, jaxpr, name):
-    from .batching import vmap
     f = _derived(jaxpr, ("batch", tuple(dims)), lambda: jit(vmap(_eval_fn(jaxpr), in_axes=tuple(dims))))
     outs = f(*args)
     return list(outs), [0] * len(outs)
@@ -675,3 +643,50 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
         shapes = [_ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.out_avals]
         return jaxpr, tree_unflatten(out_tree, shapes)
     return make
+
+
+def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
+         devices=None, backend=None, axis_size: int | None = None, donate_argnums=(), global_arg_shapes=None):
+    """Map `fun` over a leading axis, one member per device, with `axis_name` available to collectives.
+
+    funcgrad runs the members on one device as a vmap (compiled with jit), so results match JAX's pmap;
+    as in JAX, the mapped axis may not be larger than the number of devices (`devices` or the
+    backend's device count), else ValueError."""
+    static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
+        else tuple(static_broadcasted_argnums)
+    n_devices = len(devices) if devices is not None else len(backend_devices(backend))
+
+    cache = {}
+
+    def mapped(*args, **kwargs):
+        static_idx = {s % max(len(args), 1) for s in static}
+        dyn_idx = [i for i in range(len(args)) if i not in static_idx]
+        key = (len(args), tuple((i, args[i]) for i in sorted(static_idx)), tuple(sorted(kwargs)))
+        dyn = [args[i] for i in dyn_idx]
+        ax = in_axes
+        if isinstance(in_axes, (tuple, list)) and static:
+            ax = tuple(in_axes[i] for i in dyn_idx)
+        leaves, _ = tree_flatten(tuple(dyn))
+        spec = broadcast_prefix(ax if isinstance(ax, tuple) else (ax,) * len(dyn), tuple(dyn), "pmap in_axes")
+        sizes = {get_aval(x).shape[a] for x, a in zip(leaves, spec) if a is not None}
+        size = next(iter(sizes)) if len(sizes) == 1 else axis_size
+        if size is not None and size > n_devices:
+            raise ValueError(f"compiling computation that requires {size} logical devices, but only "
+                             f"{n_devices} devices are available (num_replicas={size}): pmap's mapped "
+                             "axis may not exceed the device count")
+        f = cache.get(key)
+        if f is None:
+            statics = {i: args[i] for i in static_idx}
+
+            def inner(*dyn_and_kw):
+                dyn_args, kw = dyn_and_kw[:-1], dyn_and_kw[-1]
+                it = iter(dyn_args)
+                return fun(*[statics[i] if i in statics else next(it) for i in range(len(args))], **kw)
+            kw_axes = 0 if kwargs else None
+            axes = (tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * len(dyn)) + (kw_axes,)
+            f = cache[key] = jit(vmap(inner, in_axes=axes, out_axes=out_axes, axis_name=axis_name,
+                                      axis_size=axis_size))
+        return f(*dyn, kwargs)
+    mapped.__name__ = f"pmap({getattr(fun, '__name__', 'fun')})"
+    mapped.__wrapped__ = fun
+    return mapped

@@ -1,4 +1,5 @@
-"""Small helpers shared by the primitive cards: shape-rule checks and common batching rules."""
+"""Small helpers shared by the primitive cards: shape-rule checks and errors (the batching helpers that bind
+cards, move_axis, to_front and elementwise_batch, are in shape.py, so that this module imports no card)."""
 from __future__ import annotations
 
 from ..core import dtypes
@@ -48,34 +49,3 @@ def batch_size(args, dims) -> int:
         if d is not None:
             return a.shape[d]
     raise ValueError("no batched argument")
-
-
-def move_axis(x, src: int, dst: int):
-    """Move one axis of x (a transpose; the identity when src == dst)."""
-    from .shape import transpose
-    if src == dst:
-        return x
-    perm = [i for i in range(x.ndim) if i != src]
-    perm.insert(dst, src)
-    return transpose(x, tuple(perm))
-
-
-def to_front(x, d, size: int):
-    """x with its batch dimension at 0, broadcasting an unbatched x (d is None) to `size` there."""
-    from .shape import broadcast_in_dim
-    if d is None:
-        return broadcast_in_dim(x, (size,) + tuple(x.shape), tuple(range(1, x.ndim + 1)))
-    return move_axis(x, d, 0)
-
-
-def elementwise_batch(prim):
-    """vmap rule for an elementwise primitive whose operands share one shape."""
-    def rule(args, dims, **params):
-        first = next(d for d in dims if d is not None)
-        if all(d == first for d in dims):
-            out, d = prim.bind(*args, **params), first
-        else:
-            size = batch_size(args, dims)
-            out, d = prim.bind(*[to_front(a, d, size) for a, d in zip(args, dims)], **params), 0
-        return (out, [d] * len(out)) if prim.multiple_results else (out, d)
-    return rule

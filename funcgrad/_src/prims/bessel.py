@@ -28,7 +28,8 @@ import numpy as np
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from . import elementwise as ew
-from ._util import check_dtype, elementwise_batch
+from ._util import check_dtype
+from .shape import elementwise_batch
 
 _SERIES_TERMS = 90
 _ASYMPTOTIC_TERMS = 30

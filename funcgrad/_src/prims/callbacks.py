@@ -20,8 +20,9 @@ import numpy as np
 
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
-from ._util import move_axis
+from .shape import move_axis
 from .shape import broadcast_in_dim, concatenate, expand_dims, slice as _slice, squeeze
+from ..core.jaxpr import Jaxpr
 
 
 def _host(b):
@@ -160,7 +161,6 @@ io_callback_p.effectful = True
 def drop_effects(jaxpr):
     """`jaxpr` without its effectful equations (debug callbacks), for the recomputations inside
     derivative rules: the effect already happened when the primal ran."""
-    from ..core.jaxpr import Jaxpr
     def droppable(e):  # effects without results (io_callback's results may be needed)
         return getattr(e.prim, "effectful", False) and not e.outvars
     if not any(droppable(e) for e in jaxpr.eqns):

@@ -23,15 +23,15 @@ from ..core import dtypes
 from ..core.array import ArrayBase, to_array, canonical_array
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
-from ..core.trace import _state as _trace_state
-from ..core.trace import find_top
+from ..core.trace import _state as _trace_state, find_top
 from ..core.tree_util import tree_flatten, tree_unflatten
-from ._util import move_axis
+from .shape import move_axis
 from .elementwise import convert_element_type, div, eq, mul
 from .reduction import reduce_max, reduce_min, reduce_sum
-from .shape import broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, reshape
-from .shape import slice as _slice
-from .shape import squeeze
+from .shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, reshape, slice as _slice,
+                    squeeze)
+from .dynamic_slicing import dynamic_slice_in_dim
+from ..core.jaxpr import Jaxpr
 
 
 # --- the axis environment -------------------------------------------------------------------------
@@ -208,7 +208,6 @@ def _ag_rule(x, *, axis_name, axis, tiled, size):
 def _ag_vjp(g, ans, x, *, axis_name, axis, tiled, size):
     total = _p(psum_p, g, axis_name)
     i = axis_index(axis_name[0]) if len(axis_name) == 1 else _flat_index(axis_name)
-    from .dynamic_slicing import dynamic_slice_in_dim
     if tiled:
         return dynamic_slice_in_dim(total, i * x.shape[axis], x.shape[axis], axis)
     return squeeze(dynamic_slice_in_dim(total, i, 1, axis), (axis,))
@@ -385,7 +384,6 @@ def pshuffle(x, axis_name, perm):
 def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None, tiled: bool = False):
     """psum(x) split along `scatter_dimension` among the members: member i gets block i (tiled=True: a
     block of size/n along that dimension; else that dimension, of size n, is indexed away)."""
-    from .dynamic_slicing import dynamic_slice_in_dim
     _check_groups(axis_index_groups, "psum_scatter")
     n = axis_size(axis_name)
     idx = axis_index(axis_name)
@@ -411,7 +409,6 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
     """Member j receives chunk j of every member's x along `split_axis` (whose size must be the axis
     size), the chunks stacked in member order along a new axis at `concat_axis` in place of the split
     axis. Built from all_gather, so it is differentiable."""
-    from .dynamic_slicing import dynamic_slice_in_dim
     _check_groups(axis_index_groups, "all_to_all")
     if tiled:
         raise NotImplementedError("all_to_all: tiled=True is not supported")
@@ -437,7 +434,6 @@ def pswapaxes(*args, **kwargs):
 
 def has_collective(jaxpr) -> bool:
     """Whether `jaxpr` (or a jaxpr in its equations' parameters) binds a collective."""
-    from ..core.jaxpr import Jaxpr
     for e in jaxpr.eqns:
         if getattr(e.prim, "collective", False):
             return True

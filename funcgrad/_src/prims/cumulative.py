@@ -16,15 +16,21 @@ Derivatives (all written with funcgrad operations, so they differentiate again):
 - cummax / cummin have JAX's derivative: the jvp of an associative scan of max (min), whose ties split
   evenly at each node of the scan's tree (so tied elements get powers of 1/2), and its transpose.
 - reduce_and / reduce_or act on bools and have no derivative.
+
+associative_scan (lax.associative_scan) is a plain function of slices, with no card of its own.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from ..core import dtypes
 from ..core.aval import ShapedArray
+from ..core.array import ArrayBase, canonical_array
 from ..core.primitive import Primitive
+from ..core.tree_util import tree_flatten, tree_unflatten
 from . import elementwise as ew
-from ._util import check_dtype, move_axis, type_error, value_error
-from .shape import full, pad, rev
+from ._util import check_dtype, type_error, value_error
+from .shape import broadcast_in_dim, concatenate, full, move_axis, pad, rev
 
 # --- helpers: shifts and the linear recurrence ----------------------------------------------------
 
@@ -157,7 +163,6 @@ def _extreme_scan_jvp(combine):
         return m, ew.add(ew.mul(ta, ew._balanced_eq(xa, m, xb)), ew.mul(tb, ew._balanced_eq(xb, m, xa)))
 
     def jvp(t, ans, x, *, axis, reverse):
-        from ..control.flow import associative_scan
         return associative_scan(pair, (x, t), reverse=reverse, axis=axis)[1]
     return jvp
 
@@ -165,7 +170,7 @@ def _extreme_scan_jvp(combine):
 def _extreme_scan_vjp(jvp):
     """The transpose of the (linear in the tangent) jvp above."""
     def vjp(g, ans, x, *, axis, reverse):
-        from ..interpreters.ad import vjp as vjp_
+        from ..interpreters.ad import vjp as vjp_  # (a card may not import ad: the transpose is not written out)
         return vjp_(lambda t: jvp(t, ans, x, axis=axis, reverse=reverse), ew.zeros_like(x))[1](g)[0]
     return vjp
 
@@ -289,3 +294,60 @@ def reduce_or(operand, axes):
     """Logical or of a bool array over `axes`, as jax.lax.reduce_or."""
     axes = _bool_axes(operand, axes)
     return reduce_or_p.bind(operand, axes=axes) if axes else operand
+
+
+# --- associative_scan: a plain function of slices (no card; cummax / cummin's jvp runs it) ----------
+
+def _interleave(a, b):
+    """[a0, b0, a1, b1, ...] along axis 0 (len(a) == len(b) or len(b) + 1)."""
+    extra_a = 1 if a.shape[0] == b.shape[0] else 0
+    rest = [(0, 0, 0)] * (a.ndim - 1)
+    pa = pad(a, full((), 0, a.dtype), [(0, extra_a, 1)] + rest)
+    pb = pad(b, full((), 0, b.dtype), [(1, 1 - extra_a, 1)] + rest)
+    mask = pad(full((a.shape[0],), True, dtypes.bool_), full((), False, dtypes.bool_), [(0, extra_a, 1)])
+    return ew.select(broadcast_in_dim(mask, pa.shape, (0,)), pa, pb)
+
+
+def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
+    """Inclusive scan with an associative `fn` in O(log n) vectorised steps (as jax.lax.associative_scan).
+
+    fn(a, b) must combine pytrees of arrays elementwise along the scanned axis (it is applied to whole
+    slices at once), and be associative.
+    """
+    leaves, tree = tree_flatten(elems)
+    leaves = [x if isinstance(x, ArrayBase) else canonical_array(x) for x in leaves]
+    if not leaves:
+        return elems
+    nd = leaves[0].ndim
+    ax = axis % nd if nd else 0
+    n = leaves[0].shape[ax]
+    if any(x.shape[ax] != n for x in leaves):
+        raise ValueError(f"associative_scan: all leaves need the same length along axis {axis}, got "
+                         f"{[x.shape[ax] for x in leaves]}")
+    xs = [move_axis(x, ax, 0) for x in leaves]
+    if reverse:
+        xs = [rev(x, (0,)) for x in xs]
+
+    def combine(a, b):
+        out = fn(tree_unflatten(tree, a), tree_unflatten(tree, b))
+        o_leaves, o_tree = tree_flatten(out)
+        if o_tree != tree:
+            raise TypeError(f"associative_scan: fn must return the structure of its inputs, {tree}; got {o_tree}")
+        return [x if isinstance(x, ArrayBase) else canonical_array(x) for x in o_leaves]
+
+    def scan_(xs):
+        m = xs[0].shape[0]
+        if m < 2:
+            return xs
+        odd = scan_(combine([x[0:-1:2] for x in xs], [x[1::2] for x in xs]))
+        if m % 2 == 0:
+            even = combine([o[:-1] for o in odd], [x[2::2] for x in xs])
+        else:
+            even = combine(odd, [x[2::2] for x in xs])
+        even = [concatenate([x[0:1], e], 0) for x, e in zip(xs, even)]
+        return [_interleave(e, o) for e, o in zip(even, odd)]
+
+    out = scan_(xs)
+    if reverse:
+        out = [rev(x, (0,)) for x in out]
+    return tree_unflatten(tree, [move_axis(x, 0, ax) for x in out])

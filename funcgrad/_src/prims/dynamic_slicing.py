@@ -17,9 +17,11 @@ from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from . import elementwise as ew
-from ._util import batch_size, to_front, type_error, value_error
+from ._util import batch_size, type_error, value_error
+from .shape import to_front
 from .indexing import gather_p, scatter_p
-from .shape import broadcast_in_dim, broadcasted_iota, concatenate, full
+from .shape import broadcast_in_dim, broadcasted_iota, concatenate, full, reshape, slice as lslice, squeeze
+from ..core.array import ArrayBase, to_array
 
 
 def _check_starts(op: str, x: ShapedArray, starts) -> None:
@@ -174,12 +176,10 @@ dynamic_update_slice_p = Primitive(
 
 def _start_arrays(operand, start_indices, allow_negative_indices: bool):
     """Start indices as 0-d integer arrays; negative ones count from the end when allowed."""
-    from ..core.array import ArrayBase, to_array
     if isinstance(start_indices, ArrayBase) or isinstance(start_indices, np.ndarray):
         if start_indices.ndim != 1:
             raise TypeError(f"start_indices must be a sequence of scalars or a 1-d array, got shape "
                             f"{tuple(start_indices.shape)}")
-        from .shape import reshape, slice as lslice
         start_indices = [reshape(lslice(to_array(start_indices) if isinstance(start_indices, np.ndarray)
                                         else start_indices, (i,), (i + 1,)), ())
                          for i in range(start_indices.shape[0])]
@@ -232,7 +232,6 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
 
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
     """The slice at `index` along `axis`, as jax.lax.dynamic_index_in_dim."""
-    from .shape import squeeze
     axis = int(axis) % operand.ndim
     out = dynamic_slice_in_dim(operand, index, 1, axis)
     return out if keepdims else squeeze(out, (axis,))

@@ -34,7 +34,9 @@ from ..core.array import Array, ArrayBase, to_array
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import Tracer
-from ._util import check_dtype, check_same, elementwise_batch, type_error
+from ._util import check_dtype, check_same, type_error
+from .shape import elementwise_batch
+from .shape import full, broadcast_in_dim
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
@@ -198,7 +200,6 @@ def _clamp_bounds_impl(xp):
 
 
 def _clamp_bounds_mask(x, lo, hi):
-    from .shape import full
     inside = None
     for bound, rule in ((lo, ge), (hi, le)):
         if bound is not None:
@@ -613,7 +614,6 @@ atan2_p = _card("atan2", _atan2_impl, _atan2_rule,
 # --- smooth functions with kinked naive formulas, and elu -------------------------------------------
 
 def _full_like(x, v):
-    from .shape import full
     return full(x.shape, v, x.dtype, weak_type=x.weak_type)
 
 
@@ -1062,7 +1062,6 @@ def clamp(min, x, max):  # noqa: A002 - lax names
 
 
 def _bound_like(b, x):
-    from .shape import broadcast_in_dim
     if not isinstance(b, ArrayBase):
         b = to_array(b, dtype=x.dtype)
     if tuple(b.shape) == () and tuple(x.shape) != ():
@@ -1083,10 +1082,8 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
 
 
 def zeros_like(x):
-    from .shape import full
     return full(x.shape, 0, x.dtype, weak_type=x.weak_type)
 
 
 def ones_like(x):
-    from .shape import full
     return full(x.shape, 1, x.dtype, weak_type=x.weak_type)

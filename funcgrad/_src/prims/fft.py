@@ -36,7 +36,8 @@ from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from . import elementwise as ew
 from . import shape as sh
-from ._util import move_axis, type_error, value_error
+from ._util import type_error, value_error
+from .shape import move_axis
 
 FFT_TYPES = ("FFT", "IFFT", "RFFT", "IRFFT")
 

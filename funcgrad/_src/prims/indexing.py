@@ -31,7 +31,8 @@ from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import concrete_value
 from . import elementwise as ew
-from ._util import batch_size, check_dtype, move_axis, to_front, type_error, value_error
+from ._util import batch_size, check_dtype, type_error, value_error
+from .shape import move_axis, to_front
 from .reduction import reduce_min
 from .shape import broadcast_in_dim, broadcasted_iota, concatenate, full, iota, reshape
 

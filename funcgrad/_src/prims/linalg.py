@@ -8,6 +8,7 @@ from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ._util import check_dtype, type_error
+from .shape import move_axis
 from .elementwise import convert_element_type
 from .shape import transpose
 
@@ -159,7 +160,6 @@ def _dot_batch(args, dims, *, dimension_numbers, preferred_element_type=None):
     dx, dy = dims
     (lc, rc), (lb, rb) = dimension_numbers
     if dx is not None and dy is not None:
-        from ._util import move_axis
         x, y = move_axis(x, dx, 0), move_axis(y, dy, 0)
         dn = ((_shift(lc, 0), _shift(rc, 0)), ((0,) + _shift(lb, 0), (0,) + _shift(rb, 0)))
         return dot_general(x, y, dn, preferred_element_type), 0

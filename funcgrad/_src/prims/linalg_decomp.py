@@ -46,7 +46,8 @@ from ..core.errors import user_location
 from ..core.primitive import Primitive
 from . import elementwise as ew
 from . import shape as sh
-from ._util import batch_size, to_front, type_error
+from ._util import batch_size, type_error
+from .shape import to_front
 from .linalg import dot_general
 from .reduction import argmax, prod_others, reduce_sum
 

@@ -40,7 +40,8 @@ from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from . import _util
-from ._util import check_dtype, check_same, elementwise_batch, type_error
+from ._util import check_dtype, check_same, type_error
+from .shape import elementwise_batch
 
 # --- threefry2x32 ---------------------------------------------------------------------------------
 

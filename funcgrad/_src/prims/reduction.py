@@ -1,62 +1,14 @@
-"""Reductions over static axes: reduce_sum, reduce_max, reduce_min, reduce_prod, argmax, argmin."""
+"""Reductions over static axes: reduce_max, reduce_min, reduce_prod, argmax, argmin; reduce_sum (the transpose
+of broadcast_in_dim) lives with it in shape.py and is re-exported here."""
 from __future__ import annotations
 
 from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
-from ._util import check_dtype, move_axis, value_error
-from .shape import broadcast_in_dim_p, full
-
-
-_KEPT: dict = {}
-
-
-def _kept(ndim, axes):
-    """The dimensions of an ndim-array that a reduction over `axes` keeps (cached: rules call it often)."""
-    key = (ndim, axes)
-    kept = _KEPT.get(key)
-    if kept is None:
-        kept = tuple(i for i in range(ndim) if i not in axes)
-        if len(_KEPT) < 1024:
-            _KEPT[key] = kept
-    return kept
-
-
-def _reduce_rule(op: str, kinds: str):
-    def rule(x: ShapedArray, *, axes) -> ShapedArray:
-        check_dtype(op, x, kinds)
-        if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
-            value_error(op, f"axes {axes} out of range or repeated for operand {x.str_short()}")
-        if op in ("reduce_max", "reduce_min") and any(x.shape[a] == 0 for a in axes):
-            value_error(op, f"zero-size reduction over axes {axes} of {x.str_short()} has no identity")
-        return ShapedArray(tuple(x.shape[i] for i in _kept(x.ndim, axes)), x.dtype, x.weak_type)
-    return rule
-
-
-def _expand(g, x, axes):
-    """Broadcast a reduced result back to the operand's shape."""
-    shape = tuple(x.shape)
-    if not axes:
-        return g
-    return broadcast_in_dim_p.bind(g, shape=shape, broadcast_dimensions=_kept(len(shape), axes))
-
-
-def _reduce_batch(prim):
-    def rule(args, dims, *, axes):
-        x = move_axis(args[0], dims[0], 0)
-        return prim.bind(x, axes=tuple(a + 1 for a in axes)), 0
-    return rule
-
-
-def _sum_impl(xp):
-    return lambda x, *, axes: x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs)
-
-
-reduce_sum_p = Primitive(
-    "reduce_sum", impl=_sum_impl, abstract_eval=_reduce_rule("reduce_sum", "ifc"),
-    jvp=[lambda t, ans, x, *, axes: reduce_sum(t, axes)],
-    vjp=[lambda g, ans, x, *, axes: _expand(g, x, axes)])
-reduce_sum_p.batch = _reduce_batch(reduce_sum_p)
+from ._util import check_dtype, value_error
+from .shape import move_axis, full, reshape, transpose
+from .shape import _axes, _expand, _kept, _reduce_batch, _reduce_rule, reduce_sum, reduce_sum_p  # noqa: F401
+from .cumulative import cumprod, shift
 
 
 def _chooser_weights(ans, x, axes):
@@ -88,8 +40,6 @@ def prod_others(x, axes):
     exclusive cumulative products from both ends (JAX's approach). No division, so it is exact with any
     number of zeros, and built from cumprod (whose rules are exact with zeros too), so its own
     derivatives (prod's second derivative: the products of all entries but two) are right at zeros."""
-    from .cumulative import cumprod, shift
-    from .shape import reshape, transpose
     axes = tuple(axes)
     kept = _kept(x.ndim, axes)
     n = 1
@@ -142,22 +92,6 @@ def _arg(name, np_name):
 
 argmax_p = _arg("argmax", "argmax")
 argmin_p = _arg("argmin", "argmin")
-
-
-def _axes(x, axes):
-    """Axes as sorted non-negative ints; negative ones count from the end, out-of-range ones raise."""
-    out = []
-    for a in axes:
-        a = int(a)
-        if not -x.ndim <= a < x.ndim:
-            value_error("reduce", f"axis {a} is out of range for an operand of rank {x.ndim}")
-        out.append(a % x.ndim)
-    return tuple(sorted(out))
-
-
-def reduce_sum(x, axes):
-    axes = _axes(x, axes)
-    return reduce_sum_p.bind(x, axes=axes) if axes else x
 
 
 def reduce_max(x, axes):

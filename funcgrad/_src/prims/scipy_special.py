@@ -31,7 +31,8 @@ import numpy as np
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from . import elementwise as ew
-from ._util import check_dtype, elementwise_batch
+from ._util import check_dtype
+from .shape import elementwise_batch
 from .shape import full
 from .special import _erf_inv_kernel, _erfc_kernel, _digamma_kernel, _errstate, _lgamma_kernel
 

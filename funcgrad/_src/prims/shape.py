@@ -1,5 +1,5 @@
 """Shape and data-movement primitives: broadcast_in_dim, reshape, transpose, squeeze, expand_dims,
-concatenate, slice, pad, rev; and the array creators iota and full."""
+concatenate, slice, pad, rev; the array creators iota and full; and reduce_sum, broadcast_in_dim's transpose."""
 from __future__ import annotations
 
 import math
@@ -10,7 +10,38 @@ from ..core import dtypes
 from ..core.array import ArrayBase
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
-from ._util import batch_size, check_dtype, move_axis, to_front, type_error, value_error
+from ._util import batch_size, check_dtype, type_error, value_error
+
+
+# --- batching helpers (a transpose and a broadcast: they bind this module's cards) ---------------
+
+def move_axis(x, src: int, dst: int):
+    """Move one axis of x (a transpose; the identity when src == dst)."""
+    if src == dst:
+        return x
+    perm = [i for i in range(x.ndim) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, tuple(perm))
+
+
+def to_front(x, d, size: int):
+    """x with its batch dimension at 0, broadcasting an unbatched x (d is None) to `size` there."""
+    if d is None:
+        return broadcast_in_dim(x, (size,) + tuple(x.shape), tuple(range(1, x.ndim + 1)))
+    return move_axis(x, d, 0)
+
+
+def elementwise_batch(prim):
+    """vmap rule for an elementwise primitive whose operands share one shape."""
+    def rule(args, dims, **params):
+        first = next(d for d in dims if d is not None)
+        if all(d == first for d in dims):
+            out, d = prim.bind(*args, **params), first
+        else:
+            size = batch_size(args, dims)
+            out, d = prim.bind(*[to_front(a, d, size) for a, d in zip(args, dims)], **params), 0
+        return (out, [d] * len(out)) if prim.multiple_results else (out, d)
+    return rule
 
 
 def _front(args, dims):
@@ -60,7 +91,7 @@ def _bid_vjp(g, ans, x, *, shape, broadcast_dimensions):
     for i, b in enumerate(broadcast_dimensions):
         if xs[i] == 1 and shape[b] != 1:
             axes.append(b)
-    s = _reduction.reduce_sum_p.bind(g, axes=tuple(sorted(axes))) if axes else g
+    s = reduce_sum_p.bind(g, axes=tuple(sorted(axes))) if axes else g
     return s if tuple(s.shape) == xs else reshape_p.bind(s, new_sizes=xs)
 
 
@@ -355,7 +386,6 @@ def _pad_vjp_x(g, ans, x, pv, *, padding_config):
 
 
 def _pad_vjp_pv(g, ans, x, pv, *, padding_config):
-    from .reduction import reduce_sum
     axes = tuple(range(g.ndim))
     return reduce_sum(g, axes) - reduce_sum(_pad_vjp_x(g, ans, x, pv, padding_config=padding_config), axes)
 
@@ -368,7 +398,7 @@ def _pad_batch(args, dims, *, padding_config):
     cfg = [(0, 0, 0)] + list(padding_config)
     if pd is None:
         return pad(x, pv, cfg), 0
-    from .elementwise import select
+    from .elementwise import select  # (cycle: elementwise imports this module for full and broadcast_in_dim)
     pv = move_axis(pv, pd, 0)
     padded = pad(x, full((), 0, x.dtype), cfg)
     mask = pad(full(x.shape, True, dtypes.bool_), full((), False, dtypes.bool_), cfg)
@@ -459,11 +489,78 @@ def full(shape, fill_value, dtype, weak_type: bool = False):
     """An array of `shape` filled with the Python scalar `fill_value`. A 0-d array (a tracer under a
     transform) is broadcast instead, so that a derivative through the fill value is kept, never dropped."""
     if isinstance(fill_value, ArrayBase) and fill_value.shape == ():
-        from .elementwise import convert_element_type
+        from .elementwise import convert_element_type  # (cycle: elementwise imports this module)
         v = convert_element_type(fill_value, dtype, weak_type)
         return broadcast_in_dim(v, tuple(int(s) for s in shape), ())
     return full_p.bind(shape=tuple(int(s) for s in shape), fill_value=fill_value,
                        dtype=dtypes.canonicalize(dtype), weak_type=bool(weak_type))
 
 
-from . import reduction as _reduction  # noqa: E402  (below: reduction imports this module's cards)
+# --- reduce_sum: broadcast_in_dim's transpose (each one's vjp is the other), so the pair lives in one module;
+# the other reductions (reduction.py) share its helpers -------------------------------------------------
+
+_KEPT: dict = {}
+
+
+def _kept(ndim, axes):
+    """The dimensions of an ndim-array that a reduction over `axes` keeps (cached: rules call it often)."""
+    key = (ndim, axes)
+    kept = _KEPT.get(key)
+    if kept is None:
+        kept = tuple(i for i in range(ndim) if i not in axes)
+        if len(_KEPT) < 1024:
+            _KEPT[key] = kept
+    return kept
+
+
+def _reduce_rule(op: str, kinds: str):
+    def rule(x: ShapedArray, *, axes) -> ShapedArray:
+        check_dtype(op, x, kinds)
+        if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+            value_error(op, f"axes {axes} out of range or repeated for operand {x.str_short()}")
+        if op in ("reduce_max", "reduce_min") and any(x.shape[a] == 0 for a in axes):
+            value_error(op, f"zero-size reduction over axes {axes} of {x.str_short()} has no identity")
+        return ShapedArray(tuple(x.shape[i] for i in _kept(x.ndim, axes)), x.dtype, x.weak_type)
+    return rule
+
+
+def _expand(g, x, axes):
+    """Broadcast a reduced result back to the operand's shape."""
+    shape = tuple(x.shape)
+    if not axes:
+        return g
+    return broadcast_in_dim_p.bind(g, shape=shape, broadcast_dimensions=_kept(len(shape), axes))
+
+
+def _reduce_batch(prim):
+    def rule(args, dims, *, axes):
+        x = move_axis(args[0], dims[0], 0)
+        return prim.bind(x, axes=tuple(a + 1 for a in axes)), 0
+    return rule
+
+
+def _sum_impl(xp):
+    return lambda x, *, axes: x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs)
+
+
+reduce_sum_p = Primitive(
+    "reduce_sum", impl=_sum_impl, abstract_eval=_reduce_rule("reduce_sum", "ifc"),
+    jvp=[lambda t, ans, x, *, axes: reduce_sum(t, axes)],
+    vjp=[lambda g, ans, x, *, axes: _expand(g, x, axes)])
+reduce_sum_p.batch = _reduce_batch(reduce_sum_p)
+
+
+def _axes(x, axes):
+    """Axes as sorted non-negative ints; negative ones count from the end, out-of-range ones raise."""
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -x.ndim <= a < x.ndim:
+            value_error("reduce", f"axis {a} is out of range for an operand of rank {x.ndim}")
+        out.append(a % x.ndim)
+    return tuple(sorted(out))
+
+
+def reduce_sum(x, axes):
+    axes = _axes(x, axes)
+    return reduce_sum_p.bind(x, axes=axes) if axes else x

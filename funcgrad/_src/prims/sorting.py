@@ -17,7 +17,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
-from ._util import batch_size, check_dtype, move_axis, to_front, type_error, value_error
+from ._util import batch_size, check_dtype, type_error, value_error
+from .shape import move_axis, to_front
 from .indexing import gather_p, scatter_p
 from .shape import broadcasted_iota, concatenate, expand_dims, full
 

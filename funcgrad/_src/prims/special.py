@@ -38,9 +38,12 @@ import numpy as np
 
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
-from . import elementwise as ew
-from . import _util
-from ._util import check_dtype, elementwise_batch, type_error
+from . import elementwise as ew, _util
+from ._util import check_dtype, type_error
+from .shape import elementwise_batch
+from ..core.array import ArrayBase, to_array
+from ..core.trace import concrete_value
+from .shape import broadcast_in_dim, full
 
 # Even Bernoulli numbers B_2, B_4, ..., B_20 (exact rationals).
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798,
@@ -449,8 +452,6 @@ def polygamma(m, x):
 
 
 def _concrete_orders(m) -> np.ndarray:
-    from ..core.array import ArrayBase
-    from ..core.trace import concrete_value
     if isinstance(m, ArrayBase):
         c = concrete_value(m)
         if c is None:
@@ -466,8 +467,6 @@ def _concrete_orders(m) -> np.ndarray:
 
 def _polygamma_orders(orders: np.ndarray, x):
     """polygamma with an array of orders: each distinct order's function, selected elementwise."""
-    from ..core.array import to_array
-    from .shape import broadcast_in_dim, full
     shape = tuple(np.broadcast_shapes(orders.shape, tuple(x.shape)))
     if tuple(x.shape) != shape:
         x = broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))

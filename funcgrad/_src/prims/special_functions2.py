@@ -24,7 +24,8 @@ import numpy as np
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from . import elementwise as ew
-from ._util import check_dtype, check_same, elementwise_batch
+from ._util import check_dtype, check_same
+from .shape import elementwise_batch
 from .shape import full
 from .bessel import bessel_i0e, bessel_i1e  # noqa: F401  (one card each, in bessel.py)
 from .special import _errstate, _lgamma_kernel, lgamma

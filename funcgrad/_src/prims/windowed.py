@@ -20,7 +20,8 @@ import numpy as np
 from ..core.array import ArrayBase, get_aval, to_array
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
-from ._util import batch_size, check_dtype, to_front, type_error, value_error
+from ._util import batch_size, check_dtype, type_error, value_error
+from .shape import to_front
 from .conv import as_strided, dilate_dim, pad_dilate, padtype_to_pads, vjp_lhs_padding, window_out_dim
 from .elementwise import convert_element_type, ge_p, le_p, max as _max, min as _min
 from .shape import broadcast_in_dim, full, pad

@@ -8,6 +8,10 @@ from ..._src.core.array import Array, ArrayBase, get_aval, wrap
 from ..._src.core.aval import ShapedArray
 from ..._src.core.jaxpr import Eqn, Jaxpr, Literal, Var, jaxpr_as_fun
 from ..._src.core.primitive import Primitive as _Card
+from ...interpreters import ad, batching
+from ..._src.interpreters.batching import trace_to_jaxpr
+from ..._src.prims.shape import full
+from ..._src.interpreters.ad import vjp
 
 ClosedJaxpr = Jaxpr
 JaxprEqn = Eqn
@@ -59,7 +63,6 @@ class Primitive(_Card, metaclass=_AnyPrimitive):
         self.jvp_full, self.vjp_full, self.batch = self._jvp_rule, self._vjp_rule, self._batch_rule
 
     def _jvp_rule(self, args, tangents, ans, **params):
-        from ...interpreters import ad
         rule = ad.primitive_jvps.get(self)
         if rule is None:
             raise NotImplementedError(f"Differentiation rule for '{self.name}' not implemented")
@@ -71,8 +74,6 @@ class Primitive(_Card, metaclass=_AnyPrimitive):
 
     def _vjp_rule(self, cts, ans, args, needs, **params):
         # JAX's way: the tangent map of the jvp rule, traced, then transposed equation by equation
-        from ...interpreters import ad
-        from ..._src.interpreters.batching import trace_to_jaxpr
         rule = ad.primitive_jvps.get(self)
         if rule is None:
             raise NotImplementedError(f"Differentiation rule for '{self.name}' not implemented")
@@ -94,7 +95,6 @@ class Primitive(_Card, metaclass=_AnyPrimitive):
         return out
 
     def _batch_rule(self, args, dims, **params):
-        from ...interpreters import batching
         rule = batching.primitive_batchers.get(self)
         if rule is None:
             raise NotImplementedError(f"Batching rule for '{self.name}' not implemented")
@@ -117,9 +117,6 @@ def _transpose(jaxpr, cts) -> list:
     """Cotangents of the inputs of a jaxpr linear in them, given its outputs' cotangents (None: zero).
     User primitives use their registered transpose rules; the library's own, linear in the traced
     inputs here, their vjp rules (a linear map's vjp is its transpose)."""
-    from ...interpreters import ad
-    from ..._src.prims.shape import full
-    from ..._src.interpreters.ad import vjp
     linear = set(jaxpr.invars)
     env = dict(zip(jaxpr.constvars, jaxpr.consts))
     linear_eqns = []

@@ -6,6 +6,7 @@ import math
 from ... import numpy as jnp
 from ..._src.core.tree_util import register_pytree_node
 from ...numpy._statistics import logsumexp
+from .._special_more import ndtr
 
 
 class gaussian_kde:  # noqa: N801  (SciPy's name)
@@ -85,7 +86,6 @@ class gaussian_kde:  # noqa: N801  (SciPy's name)
         """The probability mass between low and high (one-dimensional data only)."""
         if self.d != 1:
             raise ValueError("gaussian_kde: integrate_box_1d() only handles 1-d data")
-        from .._special_more import ndtr
         std = jnp.sqrt(self.covariance[0, 0])
         lo = (low - self.dataset[0]) / std
         hi = (high - self.dataset[0]) / std
@@ -93,7 +93,7 @@ class gaussian_kde:  # noqa: N801  (SciPy's name)
 
     def resample(self, key, shape=()):
         """Samples (d, *shape) from the estimate: a data point drawn by weight plus Gaussian noise."""
-        from ... import random
+        from ... import random  # (listed arrow: random sits above scipy)
         k1, k2 = random.split(key)
         shape = tuple(shape) if not isinstance(shape, int) else (shape,)
         idx = random.choice(k1, self.n, shape=shape, p=self.weights)

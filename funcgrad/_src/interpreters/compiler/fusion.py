@@ -25,7 +25,7 @@ stays valid without any reordering.
 """
 from __future__ import annotations
 
-from ...core.jaxpr import Eqn, Jaxpr, Var
+from ...core.jaxpr import Eqn, Jaxpr, Var, _Namer, pp_eqn
 
 
 class FusedGroup:
@@ -51,7 +51,6 @@ class FusedGroup:
 
     def pretty(self, name) -> str:
         """The group as text, naming variables with `name(var)`."""
-        from ...core.jaxpr import pp_eqn
         ins = " ".join(f"{name(v)}:{v.aval.str_short()}" for v in self.inputs)
         lines = [f"fused[{len(self.eqns)} ops, shape={self.shape}] {ins} {{"]
         for w, (x, expanded) in self.broadcasts.items():
@@ -166,7 +165,6 @@ def _finish(jaxpr: Jaxpr, items: list, broadcastable, min_ops: int) -> list:
 
 def pretty_plan(items) -> str:
     """The fused program as text (groups shown with their member equations)."""
-    from ...core.jaxpr import _Namer, pp_eqn
     name = _Namer()
     lines = []
     for it in items:
