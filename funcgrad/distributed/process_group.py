@@ -14,9 +14,12 @@ for GPU arrays) can implement the same methods on device buffers. This one runs 
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import _mpi
+from ._types import DistBackendError
 
 __all__ = ["ProcessGroup", "Work"]
 
@@ -48,6 +51,25 @@ def _wire(a: np.ndarray) -> np.ndarray:
 def _reduce_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype a reduction runs in: half precision (float16, bfloat16) in float32."""
     return np.dtype(np.float32) if dtype.itemsize == 2 and dtype.kind not in "iub" else dtype
+
+
+def _reported(op: str):
+    """MPI's errors (a message truncated because ranks passed different sizes, ...) become DistBackendError
+    naming the operation, this rank's buffer and the likely cause, with MPI's own text after it."""
+    def wrap(method):
+        @functools.wraps(method)
+        def run(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except _mpi.MPI().Exception as e:
+                a = next((x for x in args if isinstance(x, np.ndarray)), None)
+                what = f" (this rank's tensor: shape {list(a.shape)}, dtype {a.dtype})" if a is not None else ""
+                raise DistBackendError(
+                    f"{op} failed on rank {self.rank()} of {self.size()}{what}: do all ranks call the same "
+                    f"collectives in the same order, with tensors of the same shape and dtype? MPI says: "
+                    f"{e.Get_error_string().splitlines()[0]}") from e
+        return run
+    return wrap
 
 
 class Work:
@@ -164,13 +186,16 @@ class ProcessGroup:
                 return recv, Work([req])
         return recv, Work([req], finish)
 
+    @_reported("all_reduce")
     def allreduce(self, a: np.ndarray, op: int = SUM, blocking: bool = True, inplace: bool = False):
         return self._reduce(a, op, None, blocking, inplace)
 
+    @_reported("reduce")
     def reduce(self, a: np.ndarray, root: int, op: int = SUM, blocking: bool = True):
         return self._reduce(a, op, root, blocking)
 
     # --- data movement ---------------------------------------------------------------------------------------
+    @_reported("broadcast")
     def broadcast(self, a: np.ndarray, root: int, blocking: bool = True):
         """a (contiguous) replaced by root's a on every rank."""
         w = _wire(a)
@@ -179,6 +204,7 @@ class ProcessGroup:
             return Work()
         return Work([self.comm.Ibcast(w, root=root)])
 
+    @_reported("all_gather")
     def allgather(self, a: np.ndarray, blocking: bool = True):
         """Every rank's a, stacked: shape (size, *a.shape)."""
         send = np.ascontiguousarray(a)
@@ -188,6 +214,7 @@ class ProcessGroup:
             return out, Work()
         return out, Work([self.comm.Iallgather(_wire(send), _wire(out))])
 
+    @_reported("gather")
     def gather(self, a: np.ndarray, root: int, blocking: bool = True):
         send = np.ascontiguousarray(a)
         out = np.empty((self.size(),) + a.shape, a.dtype) if self.rank() == root else None
@@ -197,6 +224,7 @@ class ProcessGroup:
             return out, Work()
         return out, Work([self.comm.Igather(*args, root=root)])
 
+    @_reported("scatter")
     def scatter(self, chunks, out: np.ndarray, root: int, blocking: bool = True):
         """out (contiguous) receives root's chunks[rank]; chunks: an array of shape (size, *out.shape) at root."""
         send = None if chunks is None else _wire(np.ascontiguousarray(chunks, dtype=out.dtype))
@@ -205,6 +233,7 @@ class ProcessGroup:
             return Work()
         return Work([self.comm.Iscatter(send, _wire(out), root=root)])
 
+    @_reported("reduce_scatter")
     def reduce_scatter(self, stacked: np.ndarray, op: int = SUM, blocking: bool = True):
         """stacked: (size, *shape) on every rank; returns (the reduction over ranks of row `rank`, Work)."""
         MPI = _mpi.MPI()
@@ -223,6 +252,7 @@ class ProcessGroup:
             return recv, Work()
         return recv, Work([self.comm.Ireduce_scatter_block(send, recv, op=mop)], finish)
 
+    @_reported("all_to_all")
     def alltoall(self, send: np.ndarray, recv: np.ndarray, send_counts=None, recv_counts=None,
                  blocking: bool = True):
         """Equal blocks along the first axis, or the given per-rank element counts along it."""
@@ -255,6 +285,7 @@ class ProcessGroup:
         return Work([self.comm.Ibarrier()])
 
     # --- point to point --------------------------------------------------------------------------------------
+    @_reported("send")
     def send(self, a: np.ndarray, dst: int, tag: int = 0, blocking: bool = True):
         w = _wire(np.ascontiguousarray(a))
         if blocking:
@@ -262,6 +293,7 @@ class ProcessGroup:
             return Work()
         return Work([self.comm.Isend(w, dest=dst, tag=tag)])
 
+    @_reported("recv")
     def recv(self, out: np.ndarray, src, tag: int = 0, blocking: bool = True):
         """Receives into out (contiguous); src None: any source. Returns (sender's rank or None, Work)."""
         MPI = _mpi.MPI()

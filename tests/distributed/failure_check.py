@@ -1,5 +1,6 @@
 """Failure modes under a launcher: `MODE` (argv[1]) on rank 1 while rank 0 waits in a collective.
-raise: an exception; exit: sys.exit(3); kill: SIGKILL itself. The job must end within seconds, non-zero."""
+raise: an exception; exit: sys.exit(3); kill: SIGKILL itself; mismatch: all_reduce of different sizes.
+The job must end within seconds, non-zero."""
 import os
 import signal
 import sys
@@ -10,6 +11,8 @@ import funcgrad.distributed as dist
 mode = sys.argv[1]
 dist.init_process_group("gloo")
 dist.barrier()
+if mode == "mismatch":  # ranks pass different sizes: a clear error (then the job ends), not a hang
+    dist.all_reduce(torch.ones(3 + 2 * dist.get_rank()))
 if dist.get_rank() == 1:
     if mode == "raise":
         raise ValueError("rank 1 fails on purpose")
