@@ -15,6 +15,9 @@ for GPU arrays) can implement the same methods on device buffers. This one runs 
 from __future__ import annotations
 
 import functools
+import sys
+import threading
+import time
 
 import numpy as np
 
@@ -59,6 +62,7 @@ def _reported(op: str):
     def wrap(method):
         @functools.wraps(method)
         def run(self, *args, **kwargs):
+            self._busy = (op, time.monotonic())
             try:
                 return method(self, *args, **kwargs)
             except _mpi.MPI().Exception as e:
@@ -68,8 +72,35 @@ def _reported(op: str):
                     f"{op} failed on rank {self.rank()} of {self.size()}{what}: do all ranks call the same "
                     f"collectives in the same order, with tensors of the same shape and dtype? MPI says: "
                     f"{e.Get_error_string().splitlines()[0]}") from e
+            finally:
+                self._busy = None
         return run
     return wrap
+
+
+class _Watchdog(threading.Thread):
+    """Ends the job when a blocking collective of a group waits longer than the group's timeout (as torch's
+    watchdog does: a collective whose peers never arrive would otherwise wait forever)."""
+
+    def __init__(self):
+        super().__init__(daemon=True, name="funcgrad-distributed-watchdog")
+        self.groups: list = []
+
+    def run(self) -> None:
+        while True:
+            time.sleep(0.5)
+            now = time.monotonic()
+            for pg in list(self.groups):
+                busy = pg._busy
+                if busy is not None and pg.timeout is not None and now - busy[1] > pg.timeout:
+                    sys.stderr.write(f"funcgrad.distributed: rank {pg.rank()}: {busy[0]} did not complete within "
+                                     f"the process group's timeout ({pg.timeout:g} s); the other ranks did not "
+                                     f"reach it. Ending the job.\n")
+                    sys.stderr.flush()
+                    _mpi.MPI().COMM_WORLD.Abort(1)
+
+
+_watchdog = _Watchdog()
 
 
 class Work:
@@ -125,6 +156,11 @@ class ProcessGroup:
         self.backend = backend
         self.ranks = list(range(comm.Get_size())) if ranks is None else list(ranks)
         self.timeout = timeout
+        self._busy = None  # (operation, start time) while a blocking collective runs
+        if comm.Get_size() > 1 and timeout is not None:
+            _watchdog.groups.append(self)
+            if not _watchdog.is_alive():
+                _watchdog.start()
 
     # --- identity ----------------------------------------------------------------------------------------
     def rank(self) -> int:
@@ -278,6 +314,7 @@ class ProcessGroup:
             return Work()
         return Work([self.comm.Ialltoallv(*args)])
 
+    @_reported("barrier")
     def barrier(self, blocking: bool = True):
         if blocking:
             self.comm.Barrier()
@@ -328,6 +365,8 @@ class ProcessGroup:
         return obj, status.Get_source()
 
     def destroy(self) -> None:
+        if self in _watchdog.groups:
+            _watchdog.groups.remove(self)
         MPI = _mpi.MPI()
         if self.comm not in (MPI.COMM_WORLD, MPI.COMM_SELF) and not MPI.Is_finalized():
             self.comm.Free()

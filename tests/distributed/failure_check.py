@@ -1,15 +1,17 @@
 """Failure modes under a launcher: `MODE` (argv[1]) on rank 1 while rank 0 waits in a collective.
-raise: an exception; exit: sys.exit(3); kill: SIGKILL itself; mismatch: all_reduce of different sizes.
+raise: an exception; exit: sys.exit(3); kill: SIGKILL itself; mismatch: all_reduce of different sizes; late: arrives after the group's timeout.
 The job must end within seconds, non-zero."""
+import datetime
 import os
 import signal
 import sys
+import time
 
 import funcgrad as torch
 import funcgrad.distributed as dist
 
 mode = sys.argv[1]
-dist.init_process_group("gloo")
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=3 if mode == "late" else 1800))
 dist.barrier()
 if mode == "mismatch":  # ranks pass different sizes: a clear error (then the job ends), not a hang
     dist.all_reduce(torch.ones(3 + 2 * dist.get_rank()))
@@ -20,5 +22,7 @@ if dist.get_rank() == 1:
         sys.exit(3)
     if mode == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
+    if mode == "late":  # arrives long after the group's 3 s timeout: rank 0's watchdog ends the job
+        time.sleep(60)
 dist.all_reduce(torch.ones(3))  # rank 0 waits here for a rank that is gone
 print("unreachable", flush=True)
