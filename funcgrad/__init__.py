@@ -80,7 +80,7 @@ def block_until_ready(x):
 # (`funcgrad.tensor` is the function torch.tensor; the face's package is funcgrad._torch, also reachable as
 # funcgrad.tensor in sys.modules for pickles that name its old path. The functional `grad`, `vmap`, `jit`,
 # `jvp`, `vjp`, `hessian`, ... above keep their names.)
-from . import autograd, func  # noqa: E402,F401
+from . import autograd  # noqa: E402,F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa: E402,F401
                        no_grad, set_grad_enabled)
 from ._torch import *  # noqa: E402,F401,F403
@@ -93,26 +93,30 @@ from ._torch import (are_deterministic_algorithms_enabled, can_cast, compile, ge
                      get_num_threads, is_complex, is_floating_point, is_nonzero, is_storage, promote_types,
                      result_type, set_default_device, set_num_threads, use_deterministic_algorithms)
 from . import nn  # noqa: E402,F401
+from ._torch import func  # noqa: E402,F401  (torch.func: after nn, whose modules it names)
 from . import optim, utils  # noqa: E402,F401
-from .serialization import load, save  # noqa: E402,F401
+from ._torch import serialization  # noqa: E402,F401
+from ._torch.serialization import load, save  # noqa: E402,F401
 from . import accelerator, backends, testing  # noqa: E402,F401
 from . import distributions, multiprocessing  # noqa: E402,F401
 from ._torch import linalg  # noqa: E402,F401  (torch.linalg on tensors)
 vmap = func._top_level_vmap(vmap)  # jax.vmap, and torch.vmap when called with Tensors
-from . import _torch_jit  # noqa: E402
+from ._torch import _jit as _torch_jit  # noqa: E402
 from ._torch._formats import (channels_last, channels_last_3d, contiguous_format, jagged, layout,  # noqa: E402,F401
                               memory_format, preserve_format, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc,
                               sparse_csr, strided)
 _torch_jit.attach(jit)  # torch.jit.script / trace / ignore ... on the same name
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from ._torch import BFloat16Tensor, ComplexDoubleTensor, ComplexFloatTensor  # noqa: E402,F401
-from . import amp, fft, onnx, sparse, special  # noqa: E402,F401  (torch.amp, .fft, .onnx, .sparse, .special)
-from . import compiler, distributed, hub, overrides  # noqa: E402,F401  (torch.compiler, ...)
-from ._torch_cond import cond  # noqa: E402,F401  (torch.cond, eager)
-from . import _cuda_amp  # noqa: E402
-from . import _cpu as cpu  # noqa: E402  (torch.cpu)
-from ._absent_device import mps, xpu  # noqa: E402  (torch.mps, torch.xpu: never available)
-from .amp import (autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,  # noqa: E402,F401,E501
+from ._torch import amp, fft  # noqa: E402,F401  (torch.amp, torch.fft)
+from . import onnx, sparse, special  # noqa: E402,F401  (torch.onnx, .sparse, .special)
+from . import compiler, distributed  # noqa: E402,F401  (torch.compiler, torch.distributed)
+from ._torch import hub, overrides  # noqa: E402,F401  (torch.hub, torch.overrides)
+from ._torch._cond import cond  # noqa: E402,F401  (torch.cond, eager)
+from ._torch import _cuda_amp  # noqa: E402
+from ._torch import cpu  # noqa: E402  (torch.cpu)
+from ._torch._absent_device import mps, xpu  # noqa: E402  (torch.mps, torch.xpu: never available)
+from ._torch.amp import (autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,  # noqa: E402,F401,E501
                   get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled,
                   is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled, set_autocast_cpu_dtype,
                   set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
@@ -123,6 +127,17 @@ import sys as _sys  # noqa: E402
 for _name, _mod in list(_sys.modules.items()):
     if _name == __name__ + "._torch" or _name.startswith(__name__ + "._torch."):
         _sys.modules[__name__ + ".tensor" + _name[len(__name__ + "._torch"):]] = _mod
+
+# Public modules whose code lives in a face's package: `import funcgrad.serialization`, `from funcgrad.func import
+# vmap` and pickles naming funcgrad.amp.GradScaler find the implementing module under its public name (the same
+# module object, so private names and monkeypatching behave as before the move).
+_MOVED = {"serialization": "_torch.serialization", "_weights_unpickler": "_torch._weights_unpickler",
+          "amp": "_torch.amp", "hub": "_torch.hub", "overrides": "_torch.overrides", "func": "_torch.func",
+          "fft": "_torch.fft", "_cpu": "_torch.cpu", "_torch_jit": "_torch._jit", "_cuda_amp": "_torch._cuda_amp",
+          "_absent_device": "_torch._absent_device", "_torch_cond": "_torch._cond"}
+for _public, _home in _MOVED.items():
+    _sys.modules[__name__ + "." + _public] = _sys.modules[__name__ + "." + _home]
+    globals().setdefault(_public, _sys.modules[__name__ + "." + _home])  # (as importing the submodule bound it)
 
 # torch.linalg and torch.cuda are importable modules (`import torch.linalg as LA` through a torch -> funcgrad
 # module-name shim), as are cuda.amp's deprecated spellings
