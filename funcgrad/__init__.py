@@ -8,8 +8,9 @@ from ._src import control  # noqa: F401,E402  (registers the higher-order cards)
 
 core.errors.ignore_fp_warnings()
 from . import numpy  # noqa: F401  (installs Array operators and methods)
-from . import image, lax, ops, random, tree_util  # noqa: F401
-from .config import config  # noqa: F401
+from . import lax, random, tree_util  # noqa: F401
+from ._jax import image, ops  # noqa: F401  (jax.image, jax.ops)
+from ._src.core.config import config  # noqa: F401
 from ._src.core import Array, ConcretizationError, UnexpectedTracerError  # noqa: F401
 from ._src.core.backend import devices  # noqa: F401
 from .numpy import asarray as _asarray
@@ -23,21 +24,24 @@ jacobian = jacrev  # jax.jacobian is jax.jacrev
 
 # --- more of JAX's top level: pytrees, debugging, shapes, devices, jit controls ---------------------------
 import contextlib as _contextlib  # noqa: E402
-from . import checkpoint_policies, debug, dtypes, experimental, tree  # noqa: E402,F401
-from . import errors, flatten_util, profiler, sharding  # noqa: E402,F401
-from ._jax_api import (Device, ShapeDtypeStruct, clear_caches, closure_convert, default_backend,  # noqa: E402,F401
+from . import checkpoint_policies, debug, experimental, tree  # noqa: E402,F401
+from ._jax import dtypes  # noqa: E402,F401  (jax.dtypes)
+from . import errors, flatten_util, profiler  # noqa: E402,F401
+from ._jax import sharding  # noqa: E402,F401  (jax.sharding)
+from ._jax.api import (Device, ShapeDtypeStruct, clear_caches, closure_convert, default_backend,  # noqa: E402,F401
                        device_count, device_get, device_put_replicated, device_put_sharded, disable_jit,
                        ensure_compile_time_eval, eval_shape,
                        linear_transpose, local_device_count, local_devices, named_call, named_scope,
                        print_environment_info, process_count, process_index, pure_callback, typeof)
-from ._jax_api import (checking_leaks, custom_gradient, debug_infs, debug_nans,  # noqa: E402,F401
+from ._jax.api import (checking_leaks, custom_gradient, debug_infs, debug_nans,  # noqa: E402,F401
                        default_matmul_precision, default_prng_impl, effects_barrier, enable_checks, enable_x64,
                        host_count, host_id, host_ids, log_compiles, numpy_dtype_promotion, numpy_rank_promotion,
                        process_indices, transfer_guard)
 from ._src.core.dtypes import float0  # noqa: E402,F401
-from .sharding import make_mesh, shard_map  # noqa: E402,F401
-from . import custom_batching, custom_derivatives, dlpack, stages, typing  # noqa: E402,F401
-from .sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401
+from ._jax.sharding import make_mesh, shard_map  # noqa: E402,F401
+from . import custom_derivatives, dlpack, stages, typing  # noqa: E402,F401
+from ._jax import custom_batching  # noqa: E402,F401  (jax.custom_batching)
+from ._jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
@@ -131,7 +135,9 @@ for _name, _mod in list(_sys.modules.items()):
 # Public modules whose code lives in a face's package: `import funcgrad.serialization`, `from funcgrad.func import
 # vmap` and pickles naming funcgrad.amp.GradScaler find the implementing module under its public name (the same
 # module object, so private names and monkeypatching behave as before the move).
-_MOVED = {"serialization": "_torch.serialization", "_weights_unpickler": "_torch._weights_unpickler",
+_MOVED = {"config": "_src.core.config", "_jax_api": "_jax.api", "sharding": "_jax.sharding", "image": "_jax.image",
+          "custom_batching": "_jax.custom_batching", "ops": "_jax.ops", "dtypes": "_jax.dtypes",
+          "serialization": "_torch.serialization", "_weights_unpickler": "_torch._weights_unpickler",
           "amp": "_torch.amp", "hub": "_torch.hub", "overrides": "_torch.overrides", "func": "_torch.func",
           "fft": "_torch.fft", "_cpu": "_torch.cpu", "_torch_jit": "_torch._jit", "_cuda_amp": "_torch._cuda_amp",
           "_absent_device": "_torch._absent_device", "_torch_cond": "_torch._cond"}

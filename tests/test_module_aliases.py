@@ -25,6 +25,12 @@ MOVED = {
     "funcgrad.overrides": "funcgrad._torch.overrides",
     "funcgrad.func": "funcgrad._torch.func",
     "funcgrad.fft": "funcgrad._torch.fft",
+    "funcgrad.sharding": "funcgrad._jax.sharding",
+    "funcgrad.image": "funcgrad._jax.image",
+    "funcgrad.custom_batching": "funcgrad._jax.custom_batching",
+    "funcgrad.ops": "funcgrad._jax.ops",
+    "funcgrad.dtypes": "funcgrad._jax.dtypes",
+    "funcgrad._jax_api": "funcgrad._jax.api",
 }
 
 
@@ -43,6 +49,9 @@ def test_public_imports_in_a_fresh_interpreter():
             "from funcgrad.func import vmap, grad, functional_call\n"
             "from funcgrad.amp import GradScaler, autocast\n"
             "from funcgrad.fft import rfft\n"
+            "from funcgrad.sharding import NamedSharding, PartitionSpec\n"
+            "from funcgrad.custom_batching import custom_vmap\n"
+            "import funcgrad.config, funcgrad.dtypes, funcgrad.image, funcgrad.ops\n"
             "import funcgrad as torch\n"
             "assert torch.serialization.add_safe_globals is funcgrad.serialization.add_safe_globals\n"
             "assert rfft is torch.fft.rfft\n"
@@ -87,3 +96,50 @@ def test_save_load_through_the_public_serialization_module():
     buf.seek(0)
     back = funcgrad.load(buf)
     assert back["w"].tolist() == [1.0, 2.0, 3.0]
+
+
+def test_config_module_and_object():
+    """funcgrad.config is the Config object (jax.config); the module funcgrad.config answers as it does (a
+    program's `from jax.config import config`, through a jax -> funcgrad name shim, rebinds the package
+    attribute to the module, as before the move)."""
+    cfg_module = sys.modules["funcgrad.config"]
+    assert cfg_module is importlib.import_module("funcgrad._src.core.config")
+    assert funcgrad.config is cfg_module.config or funcgrad.config is cfg_module
+    assert cfg_module.update == cfg_module.config.update and cfg_module.read("enable_x64") in (True, False)
+    before = funcgrad.config.read("enable_x64")
+    try:
+        cfg_module.update("jax_enable_x64", True)  # the module's update is the Config's
+        assert funcgrad.config.jax_enable_x64 is True
+        assert funcgrad.numpy.asarray(1.5).dtype == funcgrad.numpy.float64
+    finally:
+        funcgrad.config.update("jax_enable_x64", before)
+    assert funcgrad.numpy.asarray(1.5).dtype == (funcgrad.numpy.float64 if before else funcgrad.numpy.float32)
+
+
+def test_sharding_pickles_and_identity():
+    from funcgrad.sharding import NamedSharding, PartitionSpec, SingleDeviceSharding
+    x = funcgrad.numpy.ones(3)
+    assert isinstance(x.sharding, SingleDeviceSharding)  # Array.sharding builds the public class
+    spec = PartitionSpec("data", None)
+    assert pickle.loads(pickle.dumps(spec)) == spec
+    assert pickle.loads(b"cfuncgrad.sharding\nNamedSharding\n.") is NamedSharding
+    assert funcgrad.NamedSharding is NamedSharding and funcgrad.P is PartitionSpec
+
+
+def test_profiler_shim_serves_both_faces():
+    """funcgrad.profiler is a re-export file (no def/class): jax.profiler's names and torch.profiler's."""
+    import ast
+    import pathlib
+    import funcgrad.profiler as prof
+    src = pathlib.Path(prof.__file__).read_text()
+    assert not [n for n in ast.walk(ast.parse(src)) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    from funcgrad._jax import profiler as jprof
+    from funcgrad._torch import profiler as tprof
+    assert prof.TraceAnnotation is jprof.TraceAnnotation and prof.trace is jprof.trace
+    assert prof.profile is tprof.profile and prof.schedule is tprof.schedule
+    assert set(prof.__all__) == set(jprof.__all__) | set(tprof.__all__)
+    assert not set(jprof.__all__) & set(tprof.__all__)
+    # torch.profiler.schedule: wait 1, warmup 1, active 2 -> NONE, WARMUP, RECORD, RECORD_AND_SAVE, NONE, ...
+    sched = prof.schedule(wait=1, warmup=1, active=2)
+    A = prof.ProfilerAction
+    assert [sched(i) for i in range(5)] == [A.NONE, A.WARMUP, A.RECORD, A.RECORD_AND_SAVE, A.NONE]

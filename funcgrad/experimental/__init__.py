@@ -11,7 +11,7 @@ __all__ = ["io_callback", "enable_x64", "disable_x64"]
 @contextlib.contextmanager
 def enable_x64(new_val: bool = True):
     """Inside this context the default float (and complex) dtype is 64-bit (config "jax_enable_x64")."""
-    from ..config import config
+    from .._src.core.config import config
     prev = config.read("enable_x64")
     config.update("enable_x64", new_val)
     try:
@@ -30,6 +30,6 @@ def io_callback(callback: Callable, result_shape_dtypes, *args, sharding=None, o
     """Call `callback` (which may have side effects) on NumPy arrays at run time, also under jit (where
     it runs even if its results are unused) and vmap (once per element, in order). Results are
     described by `result_shape_dtypes` (ShapeDtypeStructs). Not differentiable."""
-    from .._jax_api import _pure_like
+    from .._jax.api import _pure_like
     from .._src.prims.callbacks import io_callback_p
     return _pure_like(io_callback_p, "io_callback", callback, result_shape_dtypes, args, kwargs, None)

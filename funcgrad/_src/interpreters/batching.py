@@ -227,7 +227,7 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0, static_broadca
     funcgrad runs the members on one device as a vmap (compiled with jit), so results match JAX's pmap;
     as in JAX, the mapped axis may not be larger than the number of devices (`devices` or the
     backend's device count), else ValueError."""
-    from ..._jax_api import device_count
+    from ..._jax.api import device_count
     from .jit import jit
     static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
         else tuple(static_broadcasted_argnums)

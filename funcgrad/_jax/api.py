@@ -19,20 +19,20 @@ from typing import Callable
 
 import numpy as np
 
-from .config import config
-from ._src.core import dtypes as _dt
-from ._src.core.array import ArrayBase, get_aval
-from ._src.core.aval import ShapeDtypeStruct, ShapedArray
-from ._src.core.backend import CPU, Device, devices
-from ._src.core.jaxpr import eval_jaxpr
-from ._src.core.tree_util import tree_flatten, tree_map, tree_unflatten
-from .numpy import asarray, stack
-from ._src.prims.callbacks import pure_callback_p
-from ._src.prims.shape import full
-from ._src.interpreters.jit import JitFunction, config as _jit_config
-from ._src.interpreters.ad import vjp
-from ._src.interpreters.batching import trace_to_jaxpr
-from ._src.interpreters.custom import custom_vjp
+from .._src.core.config import config
+from .._src.core import dtypes as _dt
+from .._src.core.array import ArrayBase, get_aval
+from .._src.core.aval import ShapeDtypeStruct, ShapedArray
+from .._src.core.backend import CPU, Device, devices
+from .._src.core.jaxpr import eval_jaxpr
+from .._src.core.tree_util import tree_flatten, tree_map, tree_unflatten
+from ..numpy import asarray, stack
+from .._src.prims.callbacks import pure_callback_p
+from .._src.prims.shape import full
+from .._src.interpreters.jit import JitFunction, config as _jit_config
+from .._src.interpreters.ad import vjp
+from .._src.interpreters.batching import trace_to_jaxpr
+from .._src.interpreters.custom import custom_vjp
 
 __all__ = ["ShapeDtypeStruct", "eval_shape", "typeof", "device_count", "local_devices", "local_device_count",
            "default_backend", "process_index", "process_count", "Device", "device_get", "disable_jit",
@@ -314,7 +314,7 @@ def closure_convert(fun: Callable, *example_args):
 
 def print_environment_info(return_string: bool = False):
     """Versions of funcgrad, NumPy and Python, and the devices, as JAX's print_environment_info."""
-    from . import __version__  # (lazy: the package facade, which imports this module)
+    from .. import __version__  # (lazy: the package facade, which imports this module)
     lines = [f"funcgrad:   {__version__}", f"numpy:      {np.__version__}",
              f"python:     {sys.version.replace(chr(10), ' ')}",
              f"platform:   {platform.platform()}",
