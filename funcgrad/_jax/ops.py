@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as jnp
-from .._src.core.array import ArrayBase
 
 __all__ = ["segment_sum", "segment_prod", "segment_max", "segment_min"]
 
