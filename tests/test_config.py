@@ -1,5 +1,6 @@
 """funcgrad.config: JAX's option names (with and without the `jax_` prefix), debug_nans / debug_infs,
 numpy_rank_promotion, platform names, and errors for unknown options and values."""
+import sys
 import warnings
 
 import numpy as np
@@ -119,12 +120,14 @@ def test_config_module_imports_nothing_above_core():
     them through that registry, so it imports only core and nothing of jit, the compiler or random."""
     import ast
     import pathlib
-    path = pathlib.Path(fg.__file__).parent / "config.py"
-    mods = []
+    path = pathlib.Path(fg.__file__).parent / "_src" / "core" / "config.py"  # (the module funcgrad.config)
+    assert sys.modules["funcgrad.config"].__file__ == str(path)
+    levels = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.level > 0:
-            mods.append(node.module or "")
-    assert mods and all(m == "_src.core" or m.startswith("_src.core.") for m in mods), mods
+            levels.append((node.level, node.module))
+        assert not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("funcgrad")), node.module
+    assert levels and all(level == 1 for level, _ in levels), levels  # `from .x import`: core's own modules
 
 
 def test_options_reach_the_modules_that_read_them():

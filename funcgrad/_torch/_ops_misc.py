@@ -275,7 +275,7 @@ def _window_or_ones(window, win_length, n_fft, dtype):
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None, align_to_window=None):
     """The short-time Fourier transform: (*, n_fft // 2 + 1 (onesided) or n_fft, n_frames) complex."""
-    from .. import fft as _fft
+    from . import fft as _fft
     if return_complex is None:
         if not input.is_complex() and (window is None or not window.is_complex()):
             raise RuntimeError("stft requires the return_complex parameter be given for real inputs, and will "
@@ -317,7 +317,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
           onesided=None, length=None, return_complex=False):
     """The inverse of stft by windowed overlap-add (divided by the summed squared window)."""
-    from .. import fft as _fft
+    from . import fft as _fft
     from ..nn import functional as F
     if not input.is_complex():
         raise RuntimeError("istft requires a complex-valued input tensor.")

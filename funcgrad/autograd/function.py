@@ -294,7 +294,7 @@ def _apply_under_transform(cls, args, kwargs):
         raise RuntimeError(_FUNCTORCH_SETUP_MSG)
     T = _graph._TENSOR
     from .. import numpy as _fnp
-    from .._jax_api import ShapeDtypeStruct as _ShapeDtype, pure_callback as _pure_callback
+    from .._jax.api import ShapeDtypeStruct as _ShapeDtype, pure_callback as _pure_callback
     from .._src.core.errors import ConcretizationError
     from .._src.interpreters.custom import custom_vjp
     pos = [i for i, a in enumerate(args) if isinstance(a, T.Tensor)]

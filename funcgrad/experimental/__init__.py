@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 from typing import Callable
-from ..config import config
-from .._jax_api import _pure_like
+
+from .._src.core.config import config
+from .._jax.api import _pure_like
 from .._src.prims.callbacks import io_callback_p
 
 __all__ = ["io_callback", "enable_x64", "disable_x64"]

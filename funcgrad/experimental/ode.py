@@ -15,7 +15,7 @@ from functools import partial
 import numpy as np
 
 from .. import numpy as jnp
-from .._jax_api import closure_convert
+from .._jax.api import closure_convert
 from .._src.core.tree_util import tree_leaves, tree_map
 from ..flatten_util import ravel_pytree
 from .._src.control import flow as cf

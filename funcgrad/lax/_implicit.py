@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .._jax_api import closure_convert
+from .._jax.api import closure_convert
 from .._src.core.tree_util import tree_map
 from .._src.prims.elementwise import zeros_like
 from .._src.interpreters.ad import vjp

@@ -7,7 +7,7 @@ import functools
 
 from .._src.core.array import Array
 from .._src.core.tree_util import tree_leaves, tree_map
-from ..sharding import Sharding
+from .._src.core.sharding import Sharding
 
 __all__ = ["composite", "optimization_barrier", "platform_dependent", "with_sharding_constraint"]
 

@@ -1,5 +1,5 @@
 """jax.lib.xla_bridge: device queries, as funcgrad's top level answers them."""
-from .._jax_api import default_backend, device_count, local_device_count, local_devices  # noqa: F401
+from .._jax.api import default_backend, device_count, local_device_count, local_devices  # noqa: F401
 from .._src.core.backend import devices  # noqa: F401
 
 

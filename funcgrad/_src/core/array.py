@@ -10,6 +10,7 @@ import numpy as np
 from . import dtypes
 from .aval import ShapedArray, shaped
 from .backend import CPU, device_of, cupy
+from .sharding import Shard, SingleDeviceSharding
 
 
 class ArrayBase:
@@ -85,13 +86,11 @@ class Array(ArrayBase):
     @property
     def sharding(self):
         """The SingleDeviceSharding of the device holding this array (funcgrad.sharding)."""
-        from ...sharding import SingleDeviceSharding  # (listed arrow: sharding.py is not in core yet)
         return SingleDeviceSharding(self.device)
 
     @property
     def addressable_shards(self) -> list:
         """The pieces of this array on this process's devices: one, the whole array (funcgrad.sharding)."""
-        from ...sharding import Shard  # (listed arrow: as above)
         return [Shard(self.device, tuple(slice(None) for _ in self.shape), 0, self)]
 
     global_shards = addressable_shards

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ... import numpy as jnp
-from ..._jax_api import closure_convert
+from ..._jax.api import closure_convert
 from ..._src.control.flow import while_loop
 from ..._src.interpreters.ad import vjp
 from ..._src.interpreters.custom import custom_vjp

@@ -10,36 +10,36 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-from ._src.core.array import ArrayBase, get_aval
-from ._src.core.jaxpr import eval_jaxpr
-from ._src.core.primitive import Primitive
-from ._src.core.trace import hoist_tracer_consts, transform_active
-from ._src.core.tree_util import tree_flatten, tree_map, tree_unflatten
+from .. import numpy as jnp
+from .._src.core.array import ArrayBase, get_aval
+from .._src.core.jaxpr import eval_jaxpr
+from .._src.core.primitive import Primitive
+from .._src.core.trace import hoist_tracer_consts, transform_active
+from .._src.core.tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
+from .._src.interpreters import compiler
+from .._src.interpreters.ad import jvp, vjp
+from .._src.interpreters.batching import trace_to_jaxpr
+from .._src.interpreters.custom import _batched_jaxpr, _zeros
+from .._src.prims._util import batch_size
+from .._src.prims.shape import to_front
 
 __all__ = ["custom_vmap", "sequential_vmap"]
 
 
 def _call_vjp(cts, ans, args, needs, *, jaxpr, rule, in_tree, n_consts, name):
-    from ._src.interpreters.ad import vjp
-    from ._src.interpreters.custom import _zeros
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
     _, pull = vjp(lambda *a: eval_jaxpr(jaxpr, *a), *args)
     return list(pull(cts))
 
 
 def _call_jvp(args, tangents, ans, *, jaxpr, rule, in_tree, n_consts, name):
-    from ._src.interpreters.ad import jvp
-    from ._src.interpreters.custom import _zeros
     ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
     return list(jvp(lambda *a: eval_jaxpr(jaxpr, *a), list(args), ts)[1])
 
 
 def _call_batch(args, dims, *, jaxpr, rule, in_tree, n_consts, name):
-    from ._src.prims._util import batch_size
-    from ._src.prims.shape import to_front
     if any(d is not None for d in dims[:n_consts]):
         # a batched value the function closes over: the rule cannot see it, so batch the body instead
-        from ._src.interpreters.custom import _batched_jaxpr
         size = batch_size(args, dims)
         args = [to_front(a, d, size) if d is not None else a for a, d in zip(args, dims)]
         bj = _batched_jaxpr(jaxpr, args, [0 if d is not None else None for d in dims])
@@ -57,7 +57,6 @@ def _call_batch(args, dims, *, jaxpr, rule, in_tree, n_consts, name):
 
 
 def _broadcast_flags(flags, out, name):
-    from ._src.core.tree_util import broadcast_prefix
     try:
         return [bool(b) for b in broadcast_prefix(flags, out, "out_batched")]
     except (ValueError, TypeError):
@@ -67,7 +66,6 @@ def _broadcast_flags(flags, out, name):
 
 def _jaxpr_impl(xp):
     def run(*bufs, jaxpr, **params):
-        from ._src.interpreters import compiler
         compiled = jaxpr._cache.get("compiled")
         if compiled is None:
             compiled = jaxpr._cache["compiled"] = compiler.compile_jaxpr(jaxpr)
@@ -107,10 +105,8 @@ class custom_vmap:
                                  "call .def_vmap(rule) first")
         if not transform_active():
             return self.fun(*args)
-        from .numpy import asarray
-        from ._src.interpreters.batching import trace_to_jaxpr
         leaves, in_tree = tree_flatten(args)
-        leaves = [a if isinstance(a, ArrayBase) else asarray(a) for a in leaves]
+        leaves = [a if isinstance(a, ArrayBase) else jnp.asarray(a) for a in leaves]
         store = []
 
         def flat(*ls):
@@ -129,7 +125,6 @@ class custom_vmap:
 def sequential_vmap(f: Callable) -> custom_vmap:
     """f as a custom_vmap function whose vmap runs f once per batch member, in order (a Python loop),
     and stacks the results."""
-    from . import numpy as jnp
 
     g = custom_vmap(f)
 

@@ -12,14 +12,16 @@ say) they write the final value back into the caller's tensor when the transform
 """
 from __future__ import annotations
 
-from ._src.core.array import Array, ArrayBase
-from ._src.core.trace import Tracer, _state as _trace_state
-from ._src.core.tree_util import (broadcast_prefix, register_pytree_node, tree_flatten, tree_leaves, tree_map,
+from .._src.core.array import Array, ArrayBase
+from .._src.core.trace import Tracer, _state as _trace_state
+from .._src.core.tree_util import (broadcast_prefix, register_pytree_node, tree_flatten, tree_leaves, tree_map,
                              tree_unflatten)
-from ._torch import _creation, _tensor
-from ._torch import stack as _stack
-from ._src.interpreters import ad as _ad
-from ._src import interpreters as _tr
+from . import _creation, _tensor
+from . import stack as _stack
+from .._src.interpreters import ad as _ad
+from .._src import interpreters as _tr
+from ..nn.modules.batchnorm import _BatchNorm
+from ..nn.utils.stateless import functional_call as _stateless_call
 
 
 def _T():
@@ -304,8 +306,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                     strict=False):
     """module(*args, **kwargs) with its parameters and buffers replaced by the given tensors, as
     torch.func.functional_call (see funcgrad.nn.utils.stateless)."""
-    from .nn.utils.stateless import functional_call as call  # (lazy: funcgrad.nn loads after this module)
-    return call(module, parameter_and_buffer_dicts, args, kwargs, tie_weights=tie_weights, strict=strict)
+    return _stateless_call(module, parameter_and_buffer_dicts, args, kwargs, tie_weights=tie_weights, strict=strict)
 
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
@@ -348,7 +349,6 @@ def replace_all_batch_norm_modules_(root):
     """Every batch-norm module under root (root included) stops tracking running statistics, in place: its
     running_mean / running_var / num_batches_tracked become None, so that it normalises with the batch's own
     statistics and can run under vmap (torch.func.replace_all_batch_norm_modules_). Returns root."""
-    from .nn.modules.batchnorm import _BatchNorm  # (lazy: funcgrad.nn loads after this module)
     for m in root.modules():
         if isinstance(m, _BatchNorm) and m.track_running_stats:
             m.running_mean = None

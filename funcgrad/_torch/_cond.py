@@ -1,7 +1,7 @@
 """torch.cond on the tensor face, run eagerly: the branch pred picks is called with the operands."""
 from __future__ import annotations
 
-from ._torch import Tensor
+from . import Tensor
 
 __all__ = ["cond"]
 

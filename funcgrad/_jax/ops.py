@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._src.core.array import ArrayBase
+from .. import numpy as jnp
 
 __all__ = ["segment_sum", "segment_prod", "segment_max", "segment_min"]
 
@@ -30,7 +30,6 @@ def _identity(how: str, dtype):
 
 
 def _segment(how, data, segment_ids, num_segments, indices_are_sorted, unique_indices, bucket_size, mode):
-    from . import numpy as jnp
     data = jnp.asarray(data)
     segment_ids = jnp.asarray(segment_ids)
     if not np.issubdtype(segment_ids.dtype, np.integer):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+from . import _dtype as _D
 from . import amp as _amp
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
@@ -14,8 +15,7 @@ class autocast(_amp.autocast):
     def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True):
         warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', "
                       "args...)` instead.", FutureWarning, stacklevel=2)
-        from ._torch import _dtype as D
-        super().__init__("cuda", dtype=D.float16 if dtype is None else dtype, enabled=enabled,
+        super().__init__("cuda", dtype=_D.float16 if dtype is None else dtype, enabled=enabled,
                          cache_enabled=cache_enabled)
 
 

@@ -18,7 +18,10 @@ import math
 import warnings
 from typing import Any, Optional
 
-from ._torch import _dtype as _D
+from . import _dtype as _D
+from . import cuda as _cuda
+from ._tensor import Tensor as _Tensor
+from ..autograd import no_grad as _no_grad
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd", "is_autocast_available"]
 
@@ -62,8 +65,7 @@ class autocast:
                                                                   None)
         self._cache_enabled = _CACHE[0] if cache_enabled is None else cache_enabled
         if self.device == "cuda" and enabled:
-            from ._torch import cuda
-            if not cuda.is_available():
+            if not _cuda.is_available():
                 warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
                               stacklevel=2)
                 self._enabled = False
@@ -194,8 +196,7 @@ class GradScaler:
         self._device = _check_device(device)
         self._enabled = enabled
         if enabled and self._device == "cuda":
-            from ._torch import cuda
-            if not cuda.is_available():
+            if not _cuda.is_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                               UserWarning, stacklevel=2)
                 self._enabled = False
@@ -223,8 +224,7 @@ class GradScaler:
         if not self._enabled:
             return outputs
         self._lazy_scale()
-        from ._torch._tensor import Tensor
-        if isinstance(outputs, Tensor):
+        if isinstance(outputs, _Tensor):
             return outputs * self._scale
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
@@ -247,10 +247,9 @@ class GradScaler:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
         if st["stage"] == "stepped":
             raise RuntimeError("unscale_() is being called after step().")
-        from .autograd import no_grad
         inv = 1.0 / self._scale
         found = False
-        with no_grad():
+        with _no_grad():
             for group in optimizer.param_groups:
                 for p in group["params"]:
                     g = p.grad

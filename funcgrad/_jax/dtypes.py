@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._src.core import dtypes as _dt
+from .._src.core import dtypes as _dt
+from .._src.core.array import ArrayBase as _ArrayBase, get_aval as _get_aval
 
-from ._src.core.dtypes import float0  # (the dtype of tangents/cotangents of integer and bool inputs)
+from .._src.core.dtypes import float0  # (the dtype of tangents/cotangents of integer and bool inputs)
 
 try:
     from ml_dtypes import bfloat16  # noqa: F401  (the scalar type, as jax.dtypes.bfloat16)
@@ -46,12 +47,11 @@ def issubdtype(a, b) -> bool:
 
 def result_type(*args, return_weak_type_flag: bool = False):
     """The dtype JAX/funcgrad promotion gives `args` (arrays, dtypes or Python scalars)."""
-    from ._src.core.array import ArrayBase, get_aval
     ops = []
     for a in args:
-        if isinstance(a, (ArrayBase, bool, int, float, complex, np.ndarray, np.generic)):
-            av = get_aval(a)
-            dt = av.dtype if isinstance(a, ArrayBase) else _dt.canonicalize_dtype(av.dtype)
+        if isinstance(a, (_ArrayBase, bool, int, float, complex, np.ndarray, np.generic)):
+            av = _get_aval(a)
+            dt = av.dtype if isinstance(a, _ArrayBase) else _dt.canonicalize_dtype(av.dtype)
             ops.append((dt, av.weak_type))
         else:
             ops.append((_dt.canonicalize_dtype(a), False))
@@ -62,14 +62,12 @@ def result_type(*args, return_weak_type_flag: bool = False):
 
 
 def is_weakly_typed(x) -> bool:
-    from ._src.core.array import get_aval
-    return get_aval(x).weak_type
+    return _get_aval(x).weak_type
 
 
 def scalar_type_of(x) -> type:
     """The Python scalar type (bool, int, float or complex) of an array's dtype."""
-    from ._src.core.array import get_aval
-    dt = get_aval(x).dtype if not isinstance(x, np.dtype) else x
+    dt = _get_aval(x).dtype if not isinstance(x, np.dtype) else x
     if dt == np.bool_:
         return bool
     if _dt.is_integer(dt):

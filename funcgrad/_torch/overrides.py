@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Iterable
 
-from ._torch import Tensor as _Tensor
+from . import Tensor as _Tensor
 
 __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
            "handle_torch_function", "is_tensor_like", "get_ignored_functions", "get_overridable_functions",

@@ -43,8 +43,9 @@ import numpy as np
 import funcgrad as _fg
 
 from ._weights_unpickler import WeightsUnpickler
-from ._src.core.trace import Tracer as _Tracer
-from ._torch._dtype import dtype as _DType
+from .._src.core.trace import Tracer as _Tracer
+from ._dtype import dtype as _DType
+from . import _formats as _F
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
            "get_unsafe_globals_in_checkpoint"]
@@ -243,8 +244,7 @@ def _set_obj_state(obj, state):
 
 def _get_layout(name):
     """torch.serialization._get_layout: the layout tag named "torch.<layout>"."""
-    from ._torch._formats import layout
-    tag = layout._instances.get(name[6:] if isinstance(name, str) and name.startswith("torch.") else None)
+    tag = _F.layout._instances.get(name[6:] if isinstance(name, str) and name.startswith("torch.") else None)
     if tag is None:
         raise RuntimeError(f"funcgrad.load: unknown tensor layout {name!r}")
     return tag
@@ -253,24 +253,23 @@ def _get_layout(name):
 def _rebuild_sparse_tensor(layout, data):
     """A sparse tensor saved by torch: COO as funcgrad's sparse COO tensor; CSR/CSC/BSR/BSC (which funcgrad has
     no layout for) as the sparse COO tensor of the same entries. Indices are checked as torch checks them."""
-    from ._torch._formats import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
-    if layout is sparse_coo:
+    if layout is _F.sparse_coo:
         if len(data) == 3:
             (indices, values, size), coalesced = data, None
         else:
             indices, values, size, coalesced = data
         return _fg.sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
-    if layout not in (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc):
+    if layout not in (_F.sparse_csr, _F.sparse_csc, _F.sparse_bsr, _F.sparse_bsc):
         raise NotImplementedError(f"rebuilding sparse tensor for layout {layout}")
     compressed, plain, values, size = data
     size = tuple(operator.index(n) for n in size)
     comp, pl = np.asarray(compressed.numpy(), np.int64), np.asarray(plain.numpy(), np.int64)
     vals = values
-    blocked = layout in (sparse_bsr, sparse_bsc)
+    blocked = layout in (_F.sparse_bsr, _F.sparse_bsc)
     if comp.ndim != 1 or pl.ndim != 1 or len(size) != 2 or vals.ndim != (3 if blocked else 1):
         raise NotImplementedError(f"funcgrad.load: batched or hybrid {layout} tensors are not supported")
     bs = tuple(vals.shape[1:]) if blocked else (1, 1)
-    col_major = layout in (sparse_csc, sparse_bsc)
+    col_major = layout in (_F.sparse_csc, _F.sparse_bsc)
     ncomp = size[1] // bs[1] if col_major else size[0] // bs[0]
     nnz = pl.shape[0]
     if comp.shape[0] != ncomp + 1 or (comp.shape[0] and (comp[0] != 0 or comp[-1] != nnz)) or \

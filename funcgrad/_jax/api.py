@@ -19,24 +19,25 @@ from typing import Callable
 
 import numpy as np
 
-from .config import config
-from ._src.core import dtypes as _dt
-from ._src.core import processes
-from ._src.core.array import ArrayBase, get_aval
-from ._src.core.aval import ShapeDtypeStruct, ShapedArray
-from ._src.core.backend import CPU, Device, devices
-from ._src.core.backend import backend_devices as _backend_devices
-from ._src.core.jaxpr import eval_jaxpr
-from ._src.core.tree_util import tree_flatten, tree_map, tree_unflatten
-from .numpy import asarray, stack
-from ._src.prims.callbacks import pure_callback_p
-from ._src.prims.shape import full
-from ._src.interpreters.jit import JitFunction, config as _jit_config
-from ._src.interpreters.ad import vjp
-from ._src.interpreters.batching import trace_to_jaxpr
-from ._src.interpreters.custom import custom_vjp
+from .._src.core.config import config
+from .._src.core import dtypes as _dt
+from .._src.core import processes
+from .._src.core.array import ArrayBase, get_aval
+from .._src.core.aval import ShapeDtypeStruct, ShapedArray
+from .._src.core.backend import CPU, Device, devices
+from .._src.core.backend import backend_devices as _backend_devices
+from .._src.core.jaxpr import eval_jaxpr
+from .._src.core.sharding import Sharding
+from .._src.core.tree_util import tree_flatten, tree_map, tree_unflatten
+from ..numpy import asarray, stack
+from .._src.prims.callbacks import pure_callback_p
+from .._src.prims.shape import full
+from .._src.interpreters.jit import JitFunction, config as _jit_config
+from .._src.interpreters.ad import vjp
+from .._src.interpreters.batching import trace_to_jaxpr
+from .._src.interpreters.custom import custom_vjp
 
-__all__ = ["ShapeDtypeStruct", "eval_shape", "typeof", "device_count", "local_devices", "local_device_count",
+__all__ = ["device_put", "default_device", "block_until_ready", "ShapeDtypeStruct", "eval_shape", "typeof", "device_count", "local_devices", "local_device_count",
            "default_backend", "process_index", "process_count", "Device", "device_get", "disable_jit",
            "clear_caches", "ensure_compile_time_eval", "named_scope", "named_call", "linear_transpose",
            "closure_convert", "print_environment_info", "pure_callback", "device_put_replicated",
@@ -144,6 +145,43 @@ def device_get(x):
             return v.get()
         return v
     return tree_map(get, x)
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Place x (a pytree) on a device as Arrays: `device` is a Device, a Sharding of one device, or None
+    (the array's own device, else the default one)."""
+    if device is not None and not isinstance(device, Device):
+        if not isinstance(device, Sharding):
+            raise TypeError(f"device_put: device must be a Device or a Sharding, got {type(device).__name__}")
+        device = device.single_device("device_put")
+    if device is None:
+        device = _default_device.value
+    return tree_map(lambda v: asarray(v, device=device), x)
+
+
+class _DefaultDevice:
+    value = None
+
+
+_default_device = _DefaultDevice()
+
+
+@contextlib.contextmanager
+def default_device(device):
+    """Inside this context, device_put without a device places arrays on `device` (a Device or None)."""
+    if device is not None and not isinstance(device, Device):
+        raise TypeError(f"default_device: expected a Device or None, got {type(device).__name__}")
+    prev = _default_device.value
+    _default_device.value = device
+    try:
+        yield
+    finally:
+        _default_device.value = prev
+
+
+def block_until_ready(x):
+    """x (a pytree) once its arrays are computed (funcgrad computes eagerly: they are)."""
+    return tree_map(lambda v: v.block_until_ready() if hasattr(v, "block_until_ready") else v, x)
 
 
 def device_put_replicated(x, devices: list):
@@ -302,7 +340,7 @@ def closure_convert(fun: Callable, *example_args):
 
 def print_environment_info(return_string: bool = False):
     """Versions of funcgrad, NumPy and Python, and the devices, as JAX's print_environment_info."""
-    from . import __version__  # (lazy: the package facade, which imports this module)
+    from .. import __version__  # (lazy: the package facade, which imports this module)
     lines = [f"funcgrad:   {__version__}", f"numpy:      {np.__version__}",
              f"python:     {sys.version.replace(chr(10), ' ')}",
              f"platform:   {platform.platform()}",

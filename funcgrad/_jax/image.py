@@ -11,6 +11,8 @@ import enum
 
 import numpy as np
 
+from .. import numpy as jnp
+
 __all__ = ["ResizeMethod", "resize", "scale_and_translate"]
 
 
@@ -83,7 +85,6 @@ def _weights(jnp, in_size, out_size, scale, translation, kernel, antialias, dtyp
 
 
 def _float_dtype(image):
-    from . import numpy as jnp
     # JAX's promotion: integers and bools with float32 give float32
     return image.dtype if jnp.issubdtype(image.dtype, jnp.inexact) else np.dtype(np.float32)
 
@@ -94,7 +95,6 @@ def _contract(jnp, image, w, axis):
 
 
 def _scale_and_translate(image, shape, spatial_dims, scale, translation, kernel, antialias):
-    from . import numpy as jnp
     dtype = _float_dtype(image)
     wdtype = jnp.result_type(dtype, jnp.float32) if not jnp.issubdtype(dtype, jnp.complexfloating) else \
         jnp.finfo(dtype).dtype
@@ -121,7 +121,6 @@ def scale_and_translate(image, shape, spatial_dims, scale, translation, method, 
     """Resample `image` to `shape` along `spatial_dims`: output position y reads input position
     (y + 0.5 - translation) / scale - 0.5 (pixel centres at half-integers), with the kernel of `method`
     (not NEAREST). scale and translation have one entry per spatial dimension and may be arrays."""
-    from . import numpy as jnp
     image = jnp.asarray(image)
     shape = _check_shape(image, shape, "scale_and_translate")
     spatial_dims = tuple(int(d) % image.ndim for d in spatial_dims)
@@ -141,7 +140,6 @@ def scale_and_translate(image, shape, spatial_dims, scale, translation, method, 
 
 
 def _resize_nearest(image, shape):
-    from . import numpy as jnp
     out = image
     for d, (m, n) in enumerate(zip(image.shape, shape)):
         if m == n:
@@ -158,7 +156,6 @@ def resize(image, shape, method, antialias=True, precision=None):
     """Resize `image` to `shape` (one size per dimension; unchanged sizes leave that axis alone), as
     jax.image.resize: method is "nearest", "linear" ("bilinear", "trilinear"), "cubic" ("bicubic"),
     "lanczos3" or "lanczos5", or a ResizeMethod. Non-nearest methods return a floating-point image."""
-    from . import numpy as jnp
     image = jnp.asarray(image)
     shape = _check_shape(image, shape, "resize")
     m = _method(method)

@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import sys
 
-from ._src.core import dtypes
-from ._src.core import options as _options
-from ._src.core.backend import cupy as _cupy
+from . import dtypes
+from . import options as _options
+from .backend import cupy as _cupy
 
 _PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32", "fastest",
                "bfloat16_3x", "tensorfloat32_3x", "ANY_F8_ANY_F8_F32", "BF16_BF16_F32", "F32_F32_F32")

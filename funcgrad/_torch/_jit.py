@@ -7,6 +7,9 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
+from ..nn.modules.module import Module as _Module
+from .serialization import load as _load, save as _save
+
 __all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "is_scripting", "is_tracing",
            "annotate", "Final", "ScriptModule", "ScriptFunction", "save", "load", "freeze",
            "optimize_for_inference", "fork", "wait", "interface", "Attribute"]
@@ -111,21 +114,14 @@ def wait(future: _Future):
 
 
 def save(m, f, _extra_files=None) -> None:
-    from .serialization import save as _save
     _save(m, f)
 
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes: bool = False) -> Any:
-    from .serialization import load as _load
     return _load(f, map_location=map_location, weights_only=False)
 
 
-def _script_types():
-    from .nn.modules.module import Module
-    return Module, type(lambda: None)
-
-
-ScriptModule, ScriptFunction = _script_types()
+ScriptModule, ScriptFunction = _Module, type(lambda: None)
 
 
 def attach(jit_fn) -> None:

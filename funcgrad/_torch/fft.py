@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Union
 
-from .numpy import fft as _jfft
-from ._src.prims import elementwise as _ew
-from ._torch import _dtype as _D
-from ._torch import _ops as _O
-from ._torch._tensor import Tensor, _apply1, _wrap
+import numpy as np
+
+from ..numpy import fft as _jfft
+from .._src.core.array import Array
+from .._src.prims import elementwise as _ew
+from . import _dtype as _D
+from . import _ops as _O
+from ._tensor import Tensor, _apply1, _wrap
 
 _Dims = Optional[Union[int, Sequence[int]]]
 
@@ -160,8 +163,6 @@ def _freq(name):
             raise RuntimeError(f"{name} requires a floating point or complex dtype, got {dtype}")
         dt = _D.to_np(dtype) if dtype is not None else _D.default_float()
         if n == 0:
-            import numpy as np
-            from ._src.core.array import Array
             t = _wrap(Array(np.zeros((0,), dt)))
         else:
             t = _wrap(jfn(n, float(d), dtype=dt))
