@@ -18,7 +18,7 @@ from .._src.prims import elementwise as ew
 from .._src.prims import special as _sp
 from .._src.prims import scipy_special as _ssp
 from .._src.prims import scipy_special as _ssc
-from .._src.prims import special_functions2 as _sf2
+from .._src.prims import incomplete as _inc
 from ..autograd.grad_mode import state as _gs
 from . import _dtype as D
 from . import _ops as O
@@ -146,7 +146,7 @@ def multigammaln(input, p, *, out=None):
 # --- incomplete gamma: lax's igamma / igammac cards ----------------------------------------------------
 
 def _igamma(name, upper):
-    card = _sf2.igammac if upper else _sf2.igamma
+    card = _inc.igammac if upper else _inc.igamma
 
     def op(input, other, *, out=None):
         a_t, x_t = O._as_tensor(input), O._as_tensor(other)

@@ -3,7 +3,7 @@ the normal distribution (ndtr, log_ndtr, ndtri), incomplete gamma/beta (gammainc
 betaln, beta), Bessel (i0, i0e, i1, i1e), zeta, multigammaln, factorial, softmax, log_softmax.
 
 Operands broadcast and promote as NumPy's ufuncs do (integers become the default float dtype).
-Everything is differentiable where JAX's is (see funcgrad._src.prims.special_functions2 for the
+Everything is differentiable where JAX's is (see funcgrad._src.prims.incomplete for the
 incomplete gamma/beta rules); xlogy, xlog1py, ndtri, exp1 and expi are primitive cards (see
 funcgrad._src.prims.scipy_special), whose derivative rules stay finite at the points where the naive
 formula gives NaN.
@@ -18,7 +18,8 @@ from .._src.core import dtypes
 from ..numpy._promote import asarray_any, is_python_scalar, result_dtype, scalar_array
 from .._src.prims import elementwise as _ew
 from .._src.prims import scipy_special as _ss
-from .._src.prims import special_functions2 as s2
+from .._src.prims import bessel as _bessel
+from .._src.prims import incomplete as _inc
 from .._src.prims.special import erfc as _erfc
 from .._src.prims.special import lgamma as _lgamma
 
@@ -117,17 +118,17 @@ def ndtri(p):
 
 def gammainc(a, x):
     """The regularised lower incomplete gamma function P(a, x)."""
-    return s2.igamma(*promote_float("gammainc", a, x))
+    return _inc.igamma(*promote_float("gammainc", a, x))
 
 
 def gammaincc(a, x):
     """The regularised upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
-    return s2.igammac(*promote_float("gammaincc", a, x))
+    return _inc.igammac(*promote_float("gammaincc", a, x))
 
 
 def betainc(a, b, x):
     """The regularised incomplete beta function I_x(a, b) (differentiable in x only, as in JAX)."""
-    return s2.betainc(*promote_float("betainc", a, b, x))
+    return _inc.betainc(*promote_float("betainc", a, b, x))
 
 
 def betaln(a, b):
@@ -147,12 +148,12 @@ def beta(a, b):
 
 def i0e(x):
     """Exponentially scaled modified Bessel function of order 0, e^-|x| I_0(x)."""
-    return s2.bessel_i0e(promote_float("i0e", x))
+    return _bessel.bessel_i0e(promote_float("i0e", x))
 
 
 def i1e(x):
     """Exponentially scaled modified Bessel function of order 1, e^-|x| I_1(x)."""
-    return s2.bessel_i1e(promote_float("i1e", x))
+    return _bessel.bessel_i1e(promote_float("i1e", x))
 
 
 def _abs_sign(x):
@@ -166,13 +167,13 @@ def _abs_sign(x):
 def i0(x):
     """The modified Bessel function of order 0."""
     x = promote_float("i0", x)
-    return jnp.exp(_abs_sign(x)) * s2.bessel_i0e(x)
+    return jnp.exp(_abs_sign(x)) * _bessel.bessel_i0e(x)
 
 
 def i1(x):
     """The modified Bessel function of order 1."""
     x = promote_float("i1", x)
-    return jnp.exp(_abs_sign(x)) * s2.bessel_i1e(x)
+    return jnp.exp(_abs_sign(x)) * _bessel.bessel_i1e(x)
 
 
 # --- zeta, multigammaln, factorial ----------------------------------------------------------------

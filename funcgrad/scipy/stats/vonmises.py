@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ... import numpy as jnp
-from ..._src.prims.special_functions2 import bessel_i0e
+from ..._src.prims.bessel import bessel_i0e
 from .._special_more import promote_float
 
 
