@@ -120,8 +120,7 @@ def test_known_arrows_still_exist():
 
 # accretion files still to fold into their families (the list only shrinks)
 KNOWN_ACCRETION = {"funcgrad/_torch/_ops_more.py", "funcgrad/_torch/_ops_misc.py", "funcgrad/_torch/_linalg_more.py",
-                   "funcgrad/_torch/_methods_more.py", "funcgrad/scipy/_special_more.py",
-                   "funcgrad/scipy/_special_more2.py"}
+                   "funcgrad/_torch/_methods_more.py"}
 
 
 def test_no_accretion_files():

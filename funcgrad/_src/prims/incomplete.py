@@ -17,8 +17,6 @@ to a and b it raises ValueError, as JAX does.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..core.aval import ShapedArray

@@ -85,7 +85,7 @@ class gaussian_kde:  # noqa: N801  (SciPy's name)
         """The probability mass between low and high (one-dimensional data only)."""
         if self.d != 1:
             raise ValueError("gaussian_kde: integrate_box_1d() only handles 1-d data")
-        from .._special_more import ndtr
+        from .._special.error import ndtr
         std = jnp.sqrt(self.covariance[0, 0])
         lo = (low - self.dataset[0]) / std
         hi = (high - self.dataset[0]) / std

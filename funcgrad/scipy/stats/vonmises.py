@@ -5,7 +5,7 @@ import math
 
 from ... import numpy as jnp
 from ..._src.prims.bessel import bessel_i0e
-from .._special_more import promote_float
+from .._special.common import promote_float
 
 
 def logpdf(x, kappa):
