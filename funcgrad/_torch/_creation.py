@@ -12,7 +12,7 @@ import numpy as np
 from .. import random as _jr
 from .._src.core.array import Array
 from . import _dtype as D
-from ._tensor import Tensor, _make, _Storage
+from ._tensor import Tensor, _make, _Storage, _wrap
 
 
 def _finish(v, requires_grad=False, dtype=None):
@@ -693,3 +693,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         r = np.argsort(-(logits + g), axis=-1, kind="stable")[:, :num_samples]
     r = r.astype(np.int64)
     return _finish(np.ascontiguousarray(r if two else r[0]))
+
+
+def binomial(count, prob, generator=None):
+    """Binomial(count, prob) draws (float, no gradient), from the tensor face's generator."""
+    g = generator or default_generator
+    seed = int(randint(0, 2 ** 31 - 1, (1,), generator=g).item())
+    rng = np.random.default_rng(seed)
+    n, p = np.broadcast_arrays(count._host(), prob._host())
+    return _wrap(Array(rng.binomial(n.astype(np.int64), p).astype(count._np_dtype())))

@@ -23,6 +23,7 @@ from ..autograd.grad_mode import state as _gs
 from . import _dtype as D
 from . import _ops as O
 from ._tensor import Tensor, _apply, _apply1, _wrap
+from .ops.pointwise import mvlgamma
 
 
 def _fdt(dt):
@@ -139,7 +140,6 @@ def polygamma(n, input, *, out=None):
 
 
 def multigammaln(input, p, *, out=None):
-    from ._ops_more import mvlgamma
     return O._out(mvlgamma(input, p), out)
 
 

@@ -32,8 +32,6 @@ def _lgamma_sign(x):
 
 
 _HYP1F1_TERMS = 500
-
-
 _HYP1F1_ASYM = 250.0  # |x| above which the large-argument expansion is used
 
 

@@ -14,8 +14,6 @@ _ZETA_N = 12
 
 # B_2k / (2k)! for the Euler-Maclaurin tail.
 _B2K = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798]
-
-
 _EM = [b / math.factorial(2 * k + 2) for k, b in enumerate(_B2K)]
 
 

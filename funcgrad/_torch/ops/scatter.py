@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _jnp as jnp
-from .._src.core.array import Array
-from . import _ops as O
-from ._ops_more import _host_int, _legacy
-from ._tensor import _apply, _dim, _wrap
+from .. import _jnp as jnp
+from ..._src.core.array import Array
+from .. import _ops as O
+from .._tensor import _apply, _dim, _legacy, _wrap
+from ._common import _host_int
 
 __all__ = ["diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter", "put", "masked_scatter",
            "index_reduce"]
