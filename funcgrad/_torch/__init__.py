@@ -10,7 +10,7 @@ import builtins as _builtins
 
 import numpy as _np
 
-from . import _dtype, _methods  # noqa: F401  (installs the Tensor methods)
+from . import _dtype, _methods, _ops  # noqa: F401  (_methods installs the Tensor methods)
 from . import cuda  # noqa: F401
 from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, complex, default_generator, empty,  # noqa: F401,A004
                         empty_like, eye, from_numpy, full, full_like, get_rng_state, initial_seed, linspace,
@@ -61,8 +61,6 @@ def is_tensor(obj) -> bool:
 
 
 def is_storage(obj) -> bool:
-    from ._storage import TypedStorage, UntypedStorage
-    from ._tensor import _Storage
     return isinstance(obj, (_Storage, TypedStorage, UntypedStorage))
 
 
@@ -85,8 +83,7 @@ def numel(input) -> int:
 
 
 def result_type(tensor1, tensor2):
-    from ._ops import _promote
-    return _dtype.from_np(_promote(tensor1, tensor2))
+    return _dtype.from_np(_ops._promote(tensor1, tensor2))
 
 
 def promote_types(type1, type2):
@@ -175,7 +172,9 @@ from ._legacy import (BoolTensor, ByteTensor, CharTensor, ComplexDoubleTensor, C
                       DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
 from ._legacy import BFloat16Tensor  # noqa: E402
 
+from ._storage import TypedStorage, UntypedStorage
 
+from ._tensor import _Storage
 def get_default_device():
     return device("cpu")
 
