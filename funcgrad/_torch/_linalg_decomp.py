@@ -106,6 +106,12 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     return O._out(O.matmul(Q, other) if left else O.matmul(other, Q), out)
 
 
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ()
+INPLACE = ()
+
 __all__ = ["orgqr", "geqrf", "ormqr"]
 
 # torch.linalg's names for the functions here (installed on funcgrad._torch.linalg by the package)

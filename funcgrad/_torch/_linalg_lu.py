@@ -179,6 +179,12 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
     return O._out(linalg_lu_solve(LU_data, LU_pivots, b), out)
 
 
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("lu_solve",)
+INPLACE = ()
+
 __all__ = ["lu", "lu_solve", "lu_unpack"]
 
 # torch.linalg's names for the functions here (installed on funcgrad._torch.linalg by the package)

@@ -14,41 +14,15 @@ from ._tensor import Tensor
 from .ops import complex_parts, construction, info, pointwise, scans, scatter, search, shape, spectral, stats
 from .ops import linalg as ops_linalg
 
-# the op families whose functions become methods of the same name (looked up in this order)
+# the op families (each declares METHODS and INPLACE: its functions that Tensor has as methods)
 FAMILIES = (pointwise, complex_parts, scans, construction, shape, search, ops_linalg, spectral, info, stats, scatter,
             _linalg_lu, _linalg_decomp)
-
-
-def _fam(name: str):
-    """The family function `name` (as the package has checked it)."""
-    for m in FAMILIES:
-        if hasattr(m, name):
-            return getattr(m, name)
-    raise AttributeError(name)
-
-
-_METHODS_MORE = [
-    "addcdiv", "addcmul", "addbmm", "addr", "angle", "cummax", "cummin", "deg2rad", "rad2deg", "diff", "diagflat",
-    "diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter", "frexp", "ldexp", "gcd", "lcm",
-    "heaviside", "histogram", "hsplit", "vsplit", "dsplit", "logaddexp2", "logcumsumexp", "masked_scatter",
-    "mvlgamma", "nanmedian", "nanquantile", "quantile", "nextafter", "renorm", "sinc", "put", "index_reduce",
-    "nonzero_static", "is_same_size", "is_conj", "is_neg", "conj_physical", "split_with_sizes", "as_strided",
-    "cov", "corrcoef",
-]
-_LINALG_METHODS = ["cholesky", "cholesky_inverse", "cholesky_solve", "det", "logdet", "slogdet", "inverse",
-                   "pinverse", "matrix_exp", "matrix_power", "lu_solve", "qr", "svd", "triangular_solve"]
-_SPECIAL_METHODS = ["i0", "igamma", "igammac"]
-
-# the family functions whose in-place variant `op_` Tensor has
-_INPLACE_FAMILY = ["addcdiv", "addcmul", "addbmm", "addr", "deg2rad", "rad2deg", "gcd", "lcm", "heaviside", "ldexp",
-                   "masked_scatter", "mvlgamma", "nextafter", "renorm", "sinc", "put", "index_reduce", "conj_physical"]
+_SPECIAL_METHODS = ["i0", "igamma", "igammac"]  # (_special_ops)
 
 
 def _inplace_ops() -> dict:
-    """The ops whose in-place variants this module installs, by method name (looked up at install time, after
-    the package has checked the families' arguments)."""
+    """The ops outside the families whose in-place variants this module installs, by method name."""
     return {
-        **{name: _fam(name) for name in _INPLACE_FAMILY},
         "i0": S.i0, "igamma": S.igamma, "igammac": S.igammac, "addmv": O.addmv, "addmm": O.addmm,
         "baddbmm": O.baddbmm, "cumsum": O.cumsum, "cumprod": O.cumprod, "absolute": O.abs, "arccos": O.acos,
         "arcsin": O.asin, "arctan": O.atan, "arccosh": O.acosh, "arcsinh": O.asinh, "arctanh": O.atanh,
@@ -71,8 +45,11 @@ def _torch_inplace_fn(name):
 def install() -> dict:
     """Add the method forms and in-place variants to Tensor; returns the torch-level in-place functions."""
     T = Tensor
-    for name in _METHODS_MORE + _LINALG_METHODS:
-        setattr(T, name, _fam(name))
+    for fam in FAMILIES:  # each family declares its methods (METHODS) and their in-place variants (INPLACE)
+        for name in fam.METHODS:
+            setattr(T, name, getattr(fam, name))
+        for name in fam.INPLACE:
+            setattr(T, name + "_", _make_inplace(getattr(fam, name), name.capitalize()))
     for name in _SPECIAL_METHODS:
         setattr(T, name, getattr(S, name))
     T.polygamma = lambda self, n: S.polygamma(n, self)

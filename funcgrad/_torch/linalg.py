@@ -161,7 +161,8 @@ def _raise_if_singular(A, result, op: str):
     a = A._host()
     if not np.isfinite(a).all():
         return result
-    diag = np.diagonal(np.asarray(_lu_card(Array(np.ascontiguousarray(a)))[0]), axis1=-2, axis2=-1).reshape(-1, a.shape[-1])
+    packed = np.asarray(_lu_card(Array(np.ascontiguousarray(a)))[0])
+    diag = np.diagonal(packed, axis1=-2, axis2=-1).reshape(-1, a.shape[-1])
     for b, row in enumerate(diag):
         zero = np.nonzero(row == 0)[0]
         if zero.size:
@@ -465,6 +466,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
 
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "det", "inv", "slogdet", "solve", "cholesky", "qr", "eigh",
-           "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "matrix_rank", "cross", "matrix_exp", "solve_triangular", "multi_dot",
-           "vecdot", "vander", "diagonal", "matmul", "inv_ex", "cholesky_ex", "solve_ex", "lstsq", "cond", "tensorinv",
+           "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "matrix_rank", "cross", "matrix_exp",
+           "solve_triangular", "multi_dot", "vecdot", "vander", "diagonal", "matmul", "inv_ex", "cholesky_ex", "solve_ex",
+           "lstsq", "cond", "tensorinv",
            "tensorsolve"]

@@ -107,4 +107,11 @@ def adjoint(input):
     return input.mH
 
 
-__all__ = ["polar", "real", "imag", "view_as_real", "view_as_complex", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "conj", "adjoint"]
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("is_conj", "is_neg", "conj_physical")
+INPLACE = ("conj_physical",)
+
+__all__ = ["polar", "real", "imag", "view_as_real", "view_as_complex", "conj_physical", "resolve_conj",
+           "resolve_neg", "is_conj", "is_neg", "conj", "adjoint"]

@@ -155,4 +155,11 @@ def from_dlpack(ext_tensor):
     return _C.from_numpy(np.from_dlpack(ext_tensor))
 
 
-__all__ = ["diagflat", "block_diag", "vander", "combinations", "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "empty_strided", "frombuffer", "from_dlpack"]
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("diagflat",)
+INPLACE = ()
+
+__all__ = ["diagflat", "block_diag", "vander", "combinations", "hann_window", "hamming_window", "blackman_window",
+           "bartlett_window", "kaiser_window", "empty_strided", "frombuffer", "from_dlpack"]

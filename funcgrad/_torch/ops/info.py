@@ -100,4 +100,13 @@ def set_default_tensor_type(t) -> None:
     raise TypeError(f"only floating-point types are supported as the default type, got {name}")
 
 
-__all__ = ["e", "pi", "inf", "nan", "newaxis", "is_same_size", "is_inference", "is_signed", "get_device", "typename", "set_warn_always", "is_warn_always_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "get_num_interop_threads", "set_num_interop_threads", "set_flush_denormal", "set_default_tensor_type"]
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("is_same_size",)
+INPLACE = ()
+
+__all__ = ["e", "pi", "inf", "nan", "newaxis", "is_same_size", "is_inference", "is_signed", "get_device", "typename",
+           "set_warn_always", "is_warn_always_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "set_anomaly_enabled", "get_num_interop_threads", "set_num_interop_threads", "set_flush_denormal",
+           "set_default_tensor_type"]

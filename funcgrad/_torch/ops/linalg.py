@@ -218,4 +218,13 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     return LA.matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)
 
 
-__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "cholesky", "cholesky_solve", "cholesky_inverse", "triangular_solve", "qr", "svd", "solve", "lstsq", "matrix_rank", "addbmm", "addr", "chain_matmul", "frobenius_norm", "nuclear_norm", "renorm"]
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("addbmm", "addr", "renorm", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "logdet", "slogdet",
+           "inverse", "pinverse", "matrix_exp", "matrix_power", "qr", "svd", "triangular_solve")
+INPLACE = ("addbmm", "addr", "renorm")
+
+__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "cholesky",
+           "cholesky_solve", "cholesky_inverse", "triangular_solve", "qr", "svd", "solve", "lstsq", "matrix_rank",
+           "addbmm", "addr", "chain_matmul", "frobenius_norm", "nuclear_norm", "renorm"]

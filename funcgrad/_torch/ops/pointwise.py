@@ -192,4 +192,13 @@ def mvlgamma(input, p):
     return O.add(O.lgamma(args).sum(-1), p * (p - 1) / 4 * math.log(math.pi))
 
 
-__all__ = ["addcmul", "addcdiv", "angle", "deg2rad", "rad2deg", "sinc", "ldexp", "logaddexp2", "frexp", "gcd", "lcm", "heaviside", "nextafter", "fill", "mvlgamma"]
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("addcdiv", "addcmul", "angle", "deg2rad", "rad2deg", "frexp", "ldexp", "gcd", "lcm", "heaviside",
+           "logaddexp2", "mvlgamma", "nextafter", "sinc")
+INPLACE = ("addcdiv", "addcmul", "deg2rad", "rad2deg", "gcd", "lcm", "heaviside", "ldexp", "mvlgamma", "nextafter",
+           "sinc")
+
+__all__ = ["addcmul", "addcdiv", "angle", "deg2rad", "rad2deg", "sinc", "ldexp", "logaddexp2", "frexp", "gcd", "lcm",
+           "heaviside", "nextafter", "fill", "mvlgamma"]

@@ -193,4 +193,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     return tuple(out)
 
 
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("cummax", "cummin", "diff", "logcumsumexp")
+INPLACE = ()
+
 __all__ = ["cummax", "cummin", "logcumsumexp", "diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid"]

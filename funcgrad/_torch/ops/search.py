@@ -50,4 +50,10 @@ def nonzero_static(input, *, size, fill_value=-1):
     return _wrap(Array(out))
 
 
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("nonzero_static",)
+INPLACE = ()
+
 __all__ = ["unravel_index", "isin", "nonzero_static"]

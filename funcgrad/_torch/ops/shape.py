@@ -124,4 +124,10 @@ def _view_fns() -> dict:
 _COPIES = {n + "_copy": _copy_of(f, n) for n, f in _view_fns().items()}
 globals().update(_COPIES)
 
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("hsplit", "vsplit", "dsplit", "split_with_sizes", "as_strided")
+INPLACE = ()
+
 __all__ = ["split_with_sizes", "hsplit", "vsplit", "dsplit", "as_strided", "detach"] + sorted(_COPIES)

@@ -113,4 +113,10 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     return y.squeeze(0) if input.ndim == 2 else y
 
 
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ()
+INPLACE = ()
+
 __all__ = ["stft", "istft"]

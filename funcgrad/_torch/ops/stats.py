@@ -14,6 +14,12 @@ from .. import _ops as O
 from .. import return_types as _rt
 from .._tensor import Tensor, _dim, _legacy, _wrap
 
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("cov", "corrcoef", "histogram", "nanmedian", "nanquantile", "quantile")
+INPLACE = ()
+
 __all__ = ["cov", "corrcoef", "quantile", "nanquantile", "nanmedian", "histogram", "histogramdd"]
 
 
