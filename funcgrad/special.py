@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from ._torch import _ops as _O
-from ._torch import _ops_more as _M
+from ._torch import sinc as _torch_sinc
 from ._torch._special_ops import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0,  # noqa: F401,E501
                                   modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1, zeta)
 from ._torch._special_ops import (chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,  # noqa: F401
@@ -35,7 +35,7 @@ gammaln = _O.lgamma
 digamma = psi = _O.digamma
 log1p = _O.log1p
 expm1 = _O.expm1
-sinc = _M.sinc
+sinc = _torch_sinc
 modified_bessel_i0 = i0
 modified_bessel_i1 = i1
 

@@ -110,17 +110,11 @@ def test_known_arrows_still_exist():
     assert not gone, f"these arrows are gone: delete them from KNOWN_ARROWS: {gone}"
 
 
-# accretion files still to fold into their families (the list only shrinks)
-KNOWN_ACCRETION = {"funcgrad/_torch/_ops_more.py", "funcgrad/_torch/_ops_misc.py", "funcgrad/_torch/_linalg_more.py",
-                   "funcgrad/_torch/_methods_more.py", "funcgrad/scipy/_special_more.py",
-                   "funcgrad/scipy/_special_more2.py", "funcgrad/_src/prims/special_functions2.py"}
-
-
 def test_no_accretion_files():
-    found = {str(p.relative_to(ROOT.parent)) for p in ROOT.rglob("*.py")
-             if any(w in p.stem for w in ("_more", "_extra", "_misc")) or p.stem.endswith("s2")}
-    assert found <= KNOWN_ACCRETION, f"accretion files (put the code in its family's module): {found - KNOWN_ACCRETION}"
-    assert KNOWN_ACCRETION <= found, f"folded: delete from KNOWN_ACCRETION: {KNOWN_ACCRETION - found}"
+    """No *_more / *_extra / *_misc / *2 module: code goes to its family's module."""
+    found = sorted(str(p.relative_to(ROOT.parent)) for p in ROOT.rglob("*.py")
+                   if any(w in p.stem for w in ("_more", "_extra", "_misc")) or p.stem.endswith("s2"))
+    assert not found, f"accretion files (put the code in its family's module): {found}"
 
 
 def _code_lines(path: pathlib.Path) -> int:

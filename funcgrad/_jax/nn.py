@@ -20,7 +20,7 @@ from .._src.core.array import ArrayBase, canonical_array
 from .._src.prims import elementwise as ew
 from .._src.prims.reduction import reduce_max, reduce_sum
 from .._src.prims.shape import broadcast_in_dim
-from ..scipy._special_more import log1mexp  # noqa: F401 - jax.nn.log1mexp
+from ..scipy._special.logexp import log1mexp  # noqa: F401 - jax.nn.log1mexp
 
 __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
            "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu", "relu6", "selu",

@@ -10,7 +10,7 @@ import builtins as _builtins
 
 import numpy as _np
 
-from . import _dtype, _methods  # noqa: F401  (installs the Tensor methods)
+from . import _dtype, _methods, _ops  # noqa: F401  (_methods installs the Tensor methods)
 from . import cuda  # noqa: F401
 from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, complex, default_generator, empty,  # noqa: F401,A004
                         empty_like, eye, from_numpy, full, full_like, get_rng_state, initial_seed, linspace,
@@ -23,16 +23,22 @@ from ._dtype import (Size, bfloat16, bool_, complex64, complex128, device, dtype
 from ._ops import *  # noqa: F401,F403
 from ._ops import return_types  # noqa: F401
 from ._tensor import Tensor, set_printoptions  # noqa: F401
-from . import _argcheck, _linalg_more, _ops_misc, _ops_more, _special_ops  # noqa: E402
-for _m in (_ops_more, _linalg_more, _ops_misc, _special_ops):  # torch's TypeError for non-tensor arguments
+from . import _argcheck, _linalg_decomp, _linalg_lu, _special_ops  # noqa: E402
+from . import _methods_ops  # noqa: E402
+# the op families beyond _ops (funcgrad/_torch/ops/ and the LU / decomposition modules), exported at the top level
+_FAMILIES = _methods_ops.FAMILIES
+for _m in _FAMILIES + (_special_ops,):  # torch's TypeError for non-tensor arguments
     _argcheck.wrap_module(_m, [n for n in dir(_m) if not n.startswith("_")])
-from ._ops_more import *  # noqa: F401,F403,E402
-from ._linalg_more import *  # noqa: F401,F403,E402
+for _m in _FAMILIES:
+    globals().update({_n: getattr(_m, _n) for _n in _m.__all__})
+from ._creation import binomial  # noqa: E402,F401
+from ._formats import (channels_last, channels_last_3d, contiguous_format, layout,  # noqa: E402,F401
+                       legacy_contiguous_format, memory_format, preserve_format, sparse_coo, sparse_csr, strided)
 from ._nn_aliases import *  # noqa: F401,F403,E402
-from ._ops_misc import *  # noqa: F401,F403,E402
 from ._special_ops import i0, igamma, igammac, polygamma  # noqa: F401,E402
-from . import _methods_more  # noqa: E402
-globals().update(_methods_more.install())  # torch.relu_, torch.zero_, ... (the in-place functions)
+from . import _methods_storage  # noqa: E402
+_methods_storage.install()  # resize_, storage, the in-place view ops, ...
+globals().update(_methods_ops.install())  # the families' method forms; torch.relu_, torch.zero_, ... (in-place functions)
 from . import _sparse  # noqa: E402
 _sparse.install(Tensor)  # sparse COO tensors (to_sparse, indices, values, ...)
 from ._sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
@@ -55,8 +61,6 @@ def is_tensor(obj) -> bool:
 
 
 def is_storage(obj) -> bool:
-    from ._storage import TypedStorage, UntypedStorage
-    from ._tensor import _Storage
     return isinstance(obj, (_Storage, TypedStorage, UntypedStorage))
 
 
@@ -79,8 +83,7 @@ def numel(input) -> int:
 
 
 def result_type(tensor1, tensor2):
-    from ._ops import _promote
-    return _dtype.from_np(_promote(tensor1, tensor2))
+    return _dtype.from_np(_ops._promote(tensor1, tensor2))
 
 
 def promote_types(type1, type2):
@@ -169,7 +172,9 @@ from ._legacy import (BoolTensor, ByteTensor, CharTensor, ComplexDoubleTensor, C
                       DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
 from ._legacy import BFloat16Tensor  # noqa: E402
 
+from ._storage import TypedStorage, UntypedStorage
 
+from ._tensor import _Storage
 def get_default_device():
     return device("cpu")
 
@@ -204,11 +209,10 @@ def compile(model=None, **kwargs):  # noqa: A001
 
 
 from . import _ops as _ops_mod  # noqa: E402
-from . import _linalg_more, _nn_aliases, _ops_misc, _ops_more  # noqa: E402
-from . import _linalg_ldl  # noqa: E402
-_linalg_more.LINALG_EXTRA.update(ldl_factor=_linalg_ldl.ldl_factor, ldl_factor_ex=_linalg_ldl.ldl_factor_ex,
-                                  ldl_solve=_linalg_ldl.ldl_solve)
-for _k, _f in _linalg_more.LINALG_EXTRA.items():  # torch.linalg's functions beyond the core set
+from . import _linalg_ldl, _nn_aliases  # noqa: E402
+# torch.linalg's functions beyond linalg.py (LU, eig, Householder, LDL), under their torch.linalg names
+for _k, _f in {**_linalg_lu.LINALG, **_linalg_decomp.LINALG, "ldl_factor": _linalg_ldl.ldl_factor,
+               "ldl_factor_ex": _linalg_ldl.ldl_factor_ex, "ldl_solve": _linalg_ldl.ldl_solve}.items():
     setattr(linalg, _k, _f)
     linalg.__all__.append(_k)
 _argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
@@ -218,9 +222,10 @@ _argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
 from . import _complex_reject  # noqa: E402
 _complex_reject.install(globals())  # torch's errors for complex input without a complex kernel
 
-__all__ = sorted(set(_ops_mod.__all__) | set(_ops_more.__all__) | set(_linalg_more.__all__) |
-                 set(_nn_aliases.__all__) | set(_ops_misc.__all__) | set(_methods_more._TORCH_INPLACE_FNS) & set(globals()) |
-                 {"i0", "igamma", "igammac", "polygamma"} | {
+__all__ = sorted(set(_ops_mod.__all__).union(*(_m.__all__ for _m in _FAMILIES)) | set(_nn_aliases.__all__) |
+                 set(_methods_ops.TORCH_INPLACE_FNS) & set(globals()) | {"i0", "igamma", "igammac", "polygamma"} | {
+    "binomial", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
+    "legacy_contiguous_format", "strided", "sparse_coo", "sparse_csr", "memory_format", "layout",
     "Generator", "arange", "as_tensor", "asarray", "bernoulli", "complex", "default_generator", "empty",
     "empty_like", "eye", "from_numpy", "full", "full_like", "get_rng_state", "initial_seed", "linspace",
     "logspace", "manual_seed", "multinomial", "normal", "ones", "ones_like", "poisson", "rand", "rand_like",

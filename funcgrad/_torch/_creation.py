@@ -12,7 +12,15 @@ import numpy as np
 from .. import random as _jr
 from .._src.core.array import Array
 from . import _dtype as D
-from ._tensor import Tensor, _make, _Storage
+from ._tensor import Tensor, _make, _Storage, _wrap
+from ._tensor import _apply, _legacy
+from .._src.prims import elementwise as ew
+from . import _ops as O
+from . import cuda
+from ._tensor import _legacy as L
+from .._src.interpreters import jit
+from ..autograd.grad_mode import state
+from ._tensor import _apply
 
 
 def _finish(v, requires_grad=False, dtype=None):
@@ -293,9 +301,6 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None):
 
 def complex(real, imag, *, out=None):  # noqa: A001
     """real + i imag, by the complex card (so an infinite or NaN part stays in its own part, as torch)."""
-    from ._tensor import _apply, _legacy
-    from .._src.prims import elementwise as ew
-    from . import _ops as O
     dr, di = real._np_dtype(), imag._np_dtype()
     if dr.kind != "f" or di.kind != "f":
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_legacy(dr)} and "
@@ -406,7 +411,6 @@ default_generator = Generator()
 def manual_seed(seed):
     """Seed every default generator (the CPU one; CUDA's is a no-op here); returns the CPU one."""
     g = default_generator.manual_seed(seed)
-    from . import cuda
     cuda.manual_seed_all(seed)
     return g
 
@@ -439,7 +443,6 @@ def _float_dt(dtype):
 
 
 def _legacy(dt) -> str:
-    from ._tensor import _legacy as L
     return L(dt)
 
 
@@ -454,7 +457,6 @@ def _jit_sampler(name):
     """funcgrad.random's sampler `name`, compiled once per (shape, dtype)."""
     f = _jitted.get(name)
     if f is None:
-        from .. import jit
         f = _jitted[name] = jit(getattr(_jr, name), static_argnums=(1, 2))
     return f
 
@@ -599,10 +601,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         z = np.asarray(_normal(_gen(generator).next_key(), shape, dt))
         out = (z * sd + m).astype(dt)
         ins = [t for t in (mean, std) if isinstance(t, Tensor)]
-        from ..autograd.grad_mode import state
         if state.enabled and any(t.requires_grad for t in ins):
             # torch's normal is recorded but not reparameterised: zero gradients for mean and std
-            from ._tensor import _apply
             const = Array(out)
             return _apply("Normal", lambda *xs: _zero_grad_const(const, xs), ins)
         return _finish(out)
@@ -693,3 +693,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         r = np.argsort(-(logits + g), axis=-1, kind="stable")[:, :num_samples]
     r = r.astype(np.int64)
     return _finish(np.ascontiguousarray(r if two else r[0]))
+
+
+def binomial(count, prob, generator=None):
+    """Binomial(count, prob) draws (float, no gradient), from the tensor face's generator."""
+    g = generator or default_generator
+    seed = int(randint(0, 2 ** 31 - 1, (1,), generator=g).item())
+    rng = np.random.default_rng(seed)
+    n, p = np.broadcast_arrays(count._host(), prob._host())
+    return _wrap(Array(rng.binomial(n.astype(np.int64), p).astype(count._np_dtype())))

@@ -25,6 +25,11 @@ import numpy as np
 
 from .._src.core.array import Array
 from .._src.core.trace import Tracer
+from . import _tensor
+from . import _jnp as jnp
+from .._src.prims.dynamic_slicing import dynamic_update_slice
+from .._src.prims.elementwise import stop_gradient
+from ..autograd.grad_mode import state
 
 _VMAP_INPLACE_MSG = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
                      "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
@@ -39,7 +44,6 @@ _TENSOR = None
 def _T():
     global _TENSOR
     if _TENSOR is None:
-        from . import _tensor
         _TENSOR = _tensor
     return _TENSOR
 
@@ -204,8 +208,6 @@ def _contiguous(sh: np.ndarray, isz: int) -> bool:
 
 
 def _update_box(root_val, box, new):
-    from . import _jnp as jnp
-    from .._src.prims.dynamic_slicing import dynamic_update_slice
     order, shape, start = box
     if order is None:  # a flat run
         flat = dynamic_update_slice(jnp.reshape(root_val, (-1,)), jnp.reshape(new, (-1,)), (start,))
@@ -220,7 +222,6 @@ def _update_box(root_val, box, new):
 
 
 def _scatter(root_val, idx: np.ndarray, new):
-    from . import _jnp as jnp
     shape = root_val.shape
     flat = jnp.reshape(root_val, (-1,)).at[Array(idx.reshape(-1))].set(jnp.reshape(new, (-1,)))
     return jnp.reshape(flat, shape)
@@ -373,7 +374,6 @@ def detached(a):
     while isinstance(a, Tracer) and a._trace.carries_values and a.val is not None:
         a = a.val
     if isinstance(a, Tracer):
-        from .._src.prims.elementwise import stop_gradient
         a = stop_gradient(a)
     return a
 
@@ -388,7 +388,6 @@ def write_readonly(t, fn, others, name: str) -> None:
     if (overlaps(v) and name not in FILLS) or rv is None or not rv.flags.writeable or not rv.flags.c_contiguous:
         raise RuntimeError(T._OVERLAP_MSG)
     if t._inf:
-        from ..autograd.grad_mode import state
         if not state.inference:
             raise RuntimeError(T._INF_INPLACE_MSG)
     new = fn(t._arr(), *[o._arr() for o in others])

@@ -9,6 +9,13 @@ from .._src.prims import elementwise as ew
 from . import _dtype as D
 from . import _tensor as _TM
 from ._tensor import Tensor, _apply1, _inplace, _req, _view, _wrap
+from ._creation import tensor
+from ._ops import _cast
+from . import _jnp as jnp
+from . import _functional
+from ._tensor import _legacy
+from ._tensor import _OVERLAP_MSG
+from ._tensor import _INF_INPLACE_MSG
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
@@ -176,19 +183,14 @@ def setitem(self, idx, value):
     if isinstance(value, Tensor):
         vt = value
     else:
-        from ._creation import tensor
         if isinstance(value, (list, tuple, np.ndarray)):
             vt = tensor(value, dtype=D.from_np(dt))
         else:
             vt = None
     if self._v is None:  # a traced tensor: a functional update of its root (see _functional)
-        from ._ops import _cast
-        from . import _jnp as jnp
-        from . import _functional
         val = vt._arr() if vt is not None else Array(np.array(value, dt))
         tgt = np.empty(shape, np.bool_)[key].shape
         if self._sh is not None and _is_basic(key) and _functional.overlaps(self._sh[_np_key(key)]):
-            from ._tensor import _OVERLAP_MSG
             raise RuntimeError(_OVERLAP_MSG)
         _functional.write(self, jnp.broadcast_to(_cast(val, dt), tgt), "index_put_", key)
         return
@@ -212,14 +214,12 @@ def setitem(self, idx, value):
     has_mask = any(isinstance(p, Tensor) and p._np_dtype() == np.bool_ or isinstance(p, np.ndarray) and
                    p.dtype == np.bool_ for p in parts)
     if isinstance(value, Tensor) and not has_mask and value._np_dtype() != dt:
-        from ._tensor import _legacy
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_legacy(dt)} for the "
                            f"destination and {_legacy(value._np_dtype())} for the source.")
     grad = (_gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
                              (vt is not None and _req(vt)))) or (vt is not None and vt._v is None) or _TM._fw_on
     if self._v is not None and not grad and self._v.flags.writeable:
         if self._inf and not _gs.inference:
-            from ._tensor import _INF_INPLACE_MSG
             raise RuntimeError(_INF_INPLACE_MSG)
         val = value if vt is None else vt._host()
         try:
@@ -229,7 +229,6 @@ def setitem(self, idx, value):
         self._bump()
         return
     if vt is None:
-        from ._creation import tensor
         vt = tensor(value, dtype=D.from_np(dt))
     tgt_shape = np.empty(shape, np.bool_)[key].shape
     vs = tuple(vt.shape)
@@ -241,7 +240,6 @@ def setitem(self, idx, value):
     def fn(a, v):
         v = ew.convert_element_type(v, a.dtype) if v.dtype != a.dtype else v
         if v.shape != tgt_shape:
-            from . import _jnp as jnp
             v = jnp.broadcast_to(v, tgt_shape)
         return a.at[key].set(v)
     _inplace("IndexPut", self, fn, (vt,), reads_self=False)

@@ -12,6 +12,9 @@ from . import _index
 from . import _ops as O
 from . import _tensor as _TM
 from ._tensor import Tensor, _apply1, _inplace, _req, _traced, _wrap
+from ._tensor import _INF_INPLACE_MSG
+from ._tensor import _legacy
+from ._legacy import TYPES
 
 # --- the generic in-place variant of an op ------------------------------------------------------------
 
@@ -84,7 +87,6 @@ _div_fast = _fast_binary_inplace(np.true_divide, O.div, "Div")
 def _check_inf(t) -> None:
     """Refuse an in-place write to an inference tensor outside inference mode (before writing)."""
     if t._inf and not _gs.inference:
-        from ._tensor import _INF_INPLACE_MSG
         raise RuntimeError(_INF_INPLACE_MSG)
 
 
@@ -153,7 +155,6 @@ def _sampler_(name, draw):
 
 
 def _L(dt) -> str:
-    from ._tensor import _legacy
     return _legacy(dt)
 
 
@@ -339,7 +340,6 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
     """x.type() -> 'torch.FloatTensor'; x.type(torch.DoubleTensor / 'torch.DoubleTensor' / torch.float64) converts."""
     if dtype is None:
         return _LEGACY[self._np_dtype().name]
-    from ._legacy import TYPES
     if isinstance(dtype, type) and dtype.__name__ in TYPES and TYPES[dtype.__name__] is dtype:
         dtype = dtype.dtype
     elif dtype is Tensor or dtype == "torch.Tensor":
@@ -539,7 +539,6 @@ def _float_power_(self, exponent):
     """float_power_ computes in double, so (as in torch) only a double tensor can hold its result."""
     cplx = isinstance(exponent, complex) or isinstance(exponent, Tensor) and exponent._np_dtype().kind == "c"
     if self._np_dtype() != (np.complex128 if cplx or self._np_dtype().kind == "c" else np.float64):
-        from ._tensor import _legacy
         raise RuntimeError(f"the base given to float_power_ has dtype {_legacy(self._np_dtype())} but the "
                            f"operation's result requires dtype {'ComplexDouble' if cplx else 'Double'}")
     return _make_inplace(O.float_power, "FloatPower")(self, exponent)

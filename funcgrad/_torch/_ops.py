@@ -50,6 +50,7 @@ _NPI64 = np.dtype(np.int64)
 
 # --- named tuples (torch.return_types) --------------------------------------------------------------------
 from . import return_types  # noqa: E402  (torch.return_types: every named result, defined once)
+from ._tensor import _legacy
 
 
 # --- helpers -------------------------------------------------------------------------------------------
@@ -1021,7 +1022,6 @@ def where(condition, input=None, other=None, *, out=None):
     cond = _as_tensor(condition)
     if cond._np_dtype() != _NPB:
         if cond._np_dtype() != np.uint8:  # (uint8 is accepted, deprecated, as torch)
-            from ._tensor import _legacy
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                                f"{_legacy(cond._np_dtype())}")
         cond = cond.bool()
@@ -1422,7 +1422,6 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         if xc != dc:
             name = "matrix_norm" if p == "nuc" or (p not in (None, "fro") and isinstance(dim, (tuple, list))
                                                    and len(dim) == 2 and p not in (0,)) else "vector_norm"
-            from ._tensor import _legacy
             raise RuntimeError(f"linalg.{name}: dtype should be {'complex' if xc else 'real'} for "
                                f"{'complex' if xc else 'real'} inputs, but got {_legacy(D.to_np(dtype))}")
         input = input.to(dtype)

@@ -18,11 +18,15 @@ from .._src.prims import elementwise as ew
 from .._src.prims import special as _sp
 from .._src.prims import scipy_special as _ssp
 from .._src.prims import scipy_special as _ssc
-from .._src.prims import special_functions2 as _sf2
+from .._src.prims import incomplete as _inc
 from ..autograd.grad_mode import state as _gs
 from . import _dtype as D
 from . import _ops as O
 from ._tensor import Tensor, _apply, _apply1, _wrap
+from .ops.pointwise import mvlgamma
+from ..autograd.function import Function
+from ..autograd import Function
+from .._src.prims.bessel import _J_SWITCH, _bessel_j
 
 
 def _fdt(dt):
@@ -139,14 +143,13 @@ def polygamma(n, input, *, out=None):
 
 
 def multigammaln(input, p, *, out=None):
-    from ._ops_more import mvlgamma
     return O._out(mvlgamma(input, p), out)
 
 
 # --- incomplete gamma: lax's igamma / igammac cards ----------------------------------------------------
 
 def _igamma(name, upper):
-    card = _sf2.igammac if upper else _sf2.igamma
+    card = _inc.igammac if upper else _inc.igamma
 
     def op(input, other, *, out=None):
         a_t, x_t = O._as_tensor(input), O._as_tensor(other)
@@ -185,7 +188,6 @@ def _igamma(name, upper):
 
 def _no_derivative(name):
     """A zero of a's shape whose backward raises torch's NotImplementedError (igamma's missing a-derivative)."""
-    from ..autograd.function import Function
 
     class NoDerivative(Function):
         @staticmethod
@@ -309,7 +311,6 @@ def _zeta_host(s: np.ndarray, q: np.ndarray) -> np.ndarray:
 def zeta(input, other, *, out=None):
     """The Hurwitz zeta function sum_k (other + k)^(-input) (input is s, other is q); no derivative, as in torch
     (backward raises NotImplementedError)."""
-    from ..autograd import Function
     a = input if isinstance(input, Tensor) else None
     b = other if isinstance(other, Tensor) else None
     if a is None and b is None:
@@ -398,7 +399,6 @@ def _k_scaled_host(x: np.ndarray, nu: int) -> np.ndarray:
 
 def _y_host(x: np.ndarray, nu: int) -> np.ndarray:
     """Y0 / Y1: the logarithmic power series in extended precision up to 16, Hankel's expansion beyond."""
-    from .._src.prims.bessel import _J_SWITCH, _bessel_j
     out = np.full(x.shape, np.nan)
     small = (x > 0) & (x <= _J_SWITCH)
     big = x > _J_SWITCH

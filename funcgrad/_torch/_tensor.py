@@ -29,6 +29,10 @@ from .._src.prims import elementwise as _ew
 from .._src.interpreters import ad as _ad
 from . import _dtype as D
 from . import _functional as _fn
+from .._src.core.jaxpr import Jaxpr
+from ..autograd.grad_mode import _force_grad
+from ._formats import strided
+from ..autograd import backward
 
 _new_obj = object.__new__
 _NP2T = D._NP2T
@@ -195,7 +199,6 @@ class Tensor:
 
     @property
     def layout(self):
-        from ._formats import strided
         return strided
 
     def is_floating_point(self) -> bool:
@@ -400,7 +403,6 @@ class Tensor:
         self._st = value._storage() if value._v is not None else None
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from ..autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # --- conversion to Python / NumPy --------------------------------------------------------------------
@@ -753,7 +755,6 @@ _HO_NAMES = frozenset({"cond", "while", "scan", "pjit", "custom_jvp_call", "cust
 def _is_higher_order(prim, params) -> bool:
     """A primitive over sub-computations (control flow, jit, custom rules): its differentiation on a tape
     differs from its eager bind (a while_loop over concrete values is unrolled on the tape, say)."""
-    from .._src.core.jaxpr import Jaxpr
     return prim.tape_rule is not None or prim.name in _HO_NAMES or \
         any(isinstance(v, Jaxpr) for v in params.values())
 
@@ -1090,7 +1091,6 @@ def _views(name, x, np_fns, arr_fn):
 def _view_regen(view, base):
     """Re-make a view's grad_fn from its base's current one (after an in-place op on the base)."""
     view._vrb = base._rebases
-    from ..autograd.grad_mode import _force_grad
     with _force_grad(True):
         node, vals, _ = _record("AsStrided", view._vfn, (base,))
     view._rg = True
@@ -1221,7 +1221,6 @@ def _rebase(name, t, fn, others, reads_self):
             _shape_mismatch(a.shape, r.shape)
         return _ew.convert_element_type(r, dt)
 
-    from ..autograd.grad_mode import _force_grad
     with _force_grad(True):
         node, vals, _ = _record(name, f, (old,) + tuple(others))
     new = vals[0]

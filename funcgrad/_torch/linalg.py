@@ -8,9 +8,16 @@ import math
 import numpy as np
 
 from . import _jnp as jnp
-from .._src.prims import elementwise as ew
 from .._src.core.array import Array
-from ._tensor import _apply, _apply1, _dim
+from .._src.prims import elementwise as ew
+from .._src.prims import linalg_decomp as _ld
+from .._src.prims.lu import lu as _lu_card
+from . import _creation as _C
+from . import _dtype as D
+from . import _ops as O
+from ._argcheck import DtypeName, check_same_dtype as _check_same_dtype
+from ._ops import _safe_sqrt
+from ._tensor import _apply, _apply1, _dim, _legacy, _wrap
 
 _LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
@@ -36,7 +43,6 @@ def _matrix_norm_arr(a, ord, d0, d1, keepdim):  # noqa: A002
     """A matrix norm of Array a over dims (d0, d1)."""
     m = jnp.moveaxis(a, (d0, d1), (-2, -1))
     if ord == "fro":
-        from ._ops import _safe_sqrt
         r = _safe_sqrt(jnp.sum(ew.real(a * ew.conj(a)) if a.dtype.kind == "c" else a * a, axis=(d0, d1)))
         return jnp.expand_dims(r, tuple(sorted((d0, d1)))) if keepdim else r
     if ord in ("nuc", 2, -2):
@@ -55,8 +61,6 @@ def _norm_dtype(x, dtype, name):
     """x in the dtype= of a norm: a complex input needs a complex dtype, as torch."""
     if dtype is None:
         return x
-    from ._tensor import _legacy
-    from . import _dtype as D
     xc, dc = x._np_dtype().kind == "c", D.to_np(dtype).kind == "c"
     if xc != dc:
         raise RuntimeError(f"linalg.{name}: dtype should be {'complex' if xc else 'real'} for "
@@ -67,7 +71,6 @@ def _norm_dtype(x, dtype, name):
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """Frobenius, nuclear ('nuc'), spectral (2, -2) or induced (1, -1, inf, -inf) norm over two dims."""
     if ord in ("nuc", 2, -2) and (A._np_dtype() == np.float16 or str(A.dtype) == "torch.bfloat16"):
-        from ._tensor import _legacy
         raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {_legacy(A._np_dtype())}")
     A = _norm_dtype(A, dtype, "matrix_norm")
     if A.ndim < 2:
@@ -79,7 +82,6 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """The ord-norm of x's entries (over dim, or all of them)."""
-    from . import _ops as O
     _float_check(x, "vector_norm")
     x = _norm_dtype(x, dtype, "vector_norm")
     if ord in ("fro", "nuc"):
@@ -112,6 +114,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa
 
 from .return_types import (linalg_eigh as _eigh_t, linalg_qr as _qr_t,  # noqa: E402
                            linalg_slogdet as _slogdet_t, linalg_svd as _svd_t)
+from .return_types import (linalg_cholesky_ex as _chol_ex_t, linalg_inv_ex as _ex_t,  # noqa: E402
+                           linalg_lstsq as _lstsq_t, linalg_solve_ex as _solve_ex_t)
 
 
 def _square(A, op: str):
@@ -154,11 +158,11 @@ def _raise_if_singular(A, result, op: str):
         return result
     if np.isfinite(r).all():
         return result
-    from .._src.prims.lu import lu
     a = A._host()
     if not np.isfinite(a).all():
         return result
-    diag = np.diagonal(np.asarray(lu(Array(np.ascontiguousarray(a)))[0]), axis1=-2, axis2=-1).reshape(-1, a.shape[-1])
+    packed = np.asarray(_lu_card(Array(np.ascontiguousarray(a)))[0])
+    diag = np.diagonal(packed, axis1=-2, axis2=-1).reshape(-1, a.shape[-1])
     for b, row in enumerate(diag):
         zero = np.nonzero(row == 0)[0]
         if zero.size:
@@ -184,7 +188,6 @@ def slogdet(A, *, out=None):
 
 @_torch_linalg_error
 def solve(A, B, *, left=True, out=None):
-    from ._tensor import _legacy
     _square(A, "solve")
     if A._np_dtype() != B._np_dtype():
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -264,14 +267,206 @@ def matrix_power(A, n, *, out=None):
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    from ._tensor import _wrap
     return _wrap(jnp.linalg.matrix_rank(A._arr(), hermitian=hermitian).astype(np.int64))
 
 
 def cross(input, other, *, dim=-1, out=None):
-    from . import _ops as O
     return O.cross(input, other, dim=dim)
 
 
+def _tri(A, B, *, lower, left=True, transpose=False, unit=False):
+    return _apply("TriangularSolve", lambda a, b: _ld.triangular_solve(
+        a, b, left_side=left, lower=lower, transpose_a=transpose, conjugate_a=transpose and a.dtype.kind == "c",
+        unit_diagonal=unit), (A, B))
+
+def _bcast_batch(A, B):
+    """A and B with their batch dimensions (all but the last two) broadcast together."""
+    batch = O._bshape(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    if tuple(A.shape[:-2]) != batch:
+        A = A.expand(*batch, *A.shape[-2:])
+    if tuple(B.shape[:-2]) != batch:
+        B = B.expand(*batch, *B.shape[-2:])
+    return A, B
+
+
+# --- the functions composed from the ones above ------------------------------------------------------
+
+_PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
+           10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.)
+
+
+def matrix_exp(A):
+    """exp(A) by scaling and squaring with the degree-13 Pade approximant (Higham 2005)."""
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2] if A.ndim >= 2 else 1} by {A.shape[-1] if A.ndim else 1} matrices")
+    if A._np_dtype().kind not in "fc":
+        raise RuntimeError(f"linalg.matrix_exp: Expected a floating point or complex tensor as input. Got "
+                           f"{A.dtype}")
+    n = A.shape[-1]
+    if n == 0 or A.numel() == 0:
+        return A.clone()
+    h = A._host()
+    norm1 = float(np.max(np.abs(h).sum(-2))) if h.size else 0.0
+    theta = 5.371920351148152
+    s = max(0, int(math.ceil(math.log2(norm1 / theta)))) if norm1 > theta else 0
+    X = A / (2.0 ** s) if s else A
+    I_ = _C.eye(n, dtype=A.dtype).expand(*A.shape)
+    b = _PADE13
+    X2 = O.matmul(X, X)
+    X4 = O.matmul(X2, X2)
+    X6 = O.matmul(X4, X2)
+    U = O.matmul(X, O.matmul(X6, X6 * b[13] + X4 * b[11] + X2 * b[9]) + X6 * b[7] + X4 * b[5] + X2 * b[3]
+                 + I_ * b[1])
+    V = O.matmul(X6, X6 * b[12] + X4 * b[10] + X2 * b[8]) + X6 * b[6] + X4 * b[4] + X2 * b[2] + I_ * b[0]
+    R = solve(V - U, V + U)
+    for _ in range(s):
+        R = O.matmul(R, R)
+    return R
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """X with A X = B (or X A = B when left=False) for triangular A."""
+    if not left:
+        return _tri(A.mT, B.mT, lower=upper, unit=unitriangular).mT if not A.is_complex() else \
+            solve_triangular(A.mH, B.mH, upper=not upper, unitriangular=unitriangular).mH
+    A2, B2 = _bcast_batch(A, B)
+    return O._out(_tri(A2, B2, lower=not upper, unit=unitriangular), out)
+
+
+def _multi_dot_dtypes(tensors) -> None:
+    """torch's multi_dot (and chain_matmul) want one dtype for the whole chain."""
+    d = tensors[0]._np_dtype()
+    for i, t in enumerate(tensors):
+        if t._np_dtype() != d:
+            raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{DtypeName(d):c} and tensor {i} {DtypeName(t._np_dtype()):c}")
+
+
+def multi_dot(tensors, *, out=None):
+    """The product of a chain of matrices (first may be 1-D, last may be 1-D), left to right."""
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors):
+        if (i in (0, len(tensors) - 1) and t.ndim not in (1, 2)) or (0 < i < len(tensors) - 1 and t.ndim != 2):
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D" if 0 < i < len(tensors) - 1
+                               else f"multi_dot(): the {'first' if i == 0 else 'last'} tensor must be 1D or 2D but "
+                               f"got {t.ndim}D")
+    _multi_dot_dtypes(tensors)
+    r = tensors[0]
+    for t in tensors[1:]:
+        r = O.matmul(r, t)
+    return O._out(r, out)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """sum(conj(x) * y) along dim (broadcast)."""
+    _check_same_dtype("linalg.vecdot: Expected x and y to have the same dtype, but found x of type {0} and y of type "
+                     "{1} instead", x, y)
+    return O._out(O.sum(O.mul(x.conj() if x.is_complex() else x, y), dim), out)
+
+
+def vander(x, *, N=None):
+    """Columns x**0, x**1, ..., x**(N-1) (increasing powers; batched over leading dims)."""
+    if x.ndim < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension")
+    n = x.shape[-1] if N is None else N
+    if n < 2:
+        raise RuntimeError("N must be greater than 1.")
+    dt = x._np_dtype()
+    xx = x if dt.kind in "fc" else x.to(D.int64)
+    cols = O.cat([_C.ones(*x.shape, 1, dtype=xx.dtype), xx.unsqueeze(-1).expand(*x.shape, n - 1)], -1)
+    return O.cumprod(cols, -1)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return O.diagonal(A, offset, dim1, dim2)
+
+
+def matmul(input, other, *, out=None):
+    return O.matmul(input, other, out=out)
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    try:
+        r = inv(A)
+        info = 0
+    except Exception:
+        if check_errors:
+            raise
+        r = _C.full_like(A, math.nan)
+        info = 1
+    return _ex_t(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    try:
+        r = cholesky(A, upper=upper)
+        info = 0
+    except Exception:
+        if check_errors:
+            raise
+        r = _C.full_like(A, math.nan)
+        info = 1
+    return _chol_ex_t(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    try:
+        r = solve(A, B, left=left)
+        info = 0
+    except Exception:
+        if check_errors:
+            raise
+        r = _C.full_like(B, math.nan)
+        info = 1
+    return _solve_ex_t(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """(solution, residuals, rank, singular_values) of min ||A X - B|| (solution = pinv(A) B); as torch's default
+    'gelsy' driver, residuals and singular_values are empty."""
+    if A.ndim < 2:
+        raise RuntimeError(f"torch.linalg.lstsq: input must have at least 2 dimensions.")
+    vec = B.ndim == A.ndim - 1
+    Bm = B.unsqueeze(-1) if vec else B
+    X = O.matmul(pinv(A), Bm)
+    sol = X.squeeze(-1) if vec else X
+    # torch's default CPU driver ('gelsy') reports the rank but neither residuals nor singular values
+    rank = _wrap(Array(np.asarray(np.linalg.matrix_rank(A._host()), np.int64)))
+    return _lstsq_t(sol, _C.empty(0, dtype=A.dtype), rank, _C.empty(0, dtype=A.dtype))
+
+
+def cond(A, p=None, *, out=None):
+    """The condition number of A in the p-norm (2-norm by default: the ratio of extreme singular values)."""
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        r = O.div(s[..., 0], s[..., -1]) if p != -2 else O.div(s[..., -1], s[..., 0])
+        return r
+    return O.mul(matrix_norm(A, p), matrix_norm(inv(A), p))
+
+
+def tensorinv(A, ind=2, *, out=None):
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    out_shape = tuple(A.shape[ind:]) + tuple(A.shape[:ind])
+    rows = int(np.prod(A.shape[:ind]))
+    return inv(A.reshape(rows, -1)).reshape(*out_shape)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    if dims is not None:
+        nd = A.ndim
+        dims = [d % nd for d in dims]
+        A = O.movedim(A, dims, list(range(nd - len(dims), nd)))
+    rest = A.shape[B.ndim:]
+    rows = int(np.prod(B.shape)) if B.ndim else 1
+    x = solve(A.reshape(rows, -1), B.reshape(-1))
+    return x.reshape(*rest)
+
+
 __all__ = ["norm", "vector_norm", "matrix_norm", "det", "inv", "slogdet", "solve", "cholesky", "qr", "eigh",
-           "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "matrix_rank", "cross"]
+           "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "matrix_rank", "cross", "matrix_exp",
+           "solve_triangular", "multi_dot", "vecdot", "vander", "diagonal", "matmul", "inv_ex", "cholesky_ex", "solve_ex",
+           "lstsq", "cond", "tensorinv",
+           "tensorsolve"]

@@ -24,7 +24,8 @@ from .._src.prims.elementwise import (acos, acosh, asin, asinh, atan, atan2, ata
                                       nextafter, population_count, real, rem, round, shift_left,
                                       shift_right_arithmetic, shift_right_logical, sinh, tan)
 from .._src.prims.special import digamma, erf, erf_inv, erfc, lgamma, polygamma
-from .._src.prims.special_functions2 import bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a, igammac
+from .._src.prims.bessel import bessel_i0e, bessel_i1e
+from .._src.prims.incomplete import betainc, igamma, igamma_grad_a, igammac
 from .._src.prims.prng import random_gamma_grad
 
 __all__ = ["abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bessel_i0e", "bessel_i1e",

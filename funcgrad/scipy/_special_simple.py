@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import numpy as jnp
 from .._src.prims.special import lgamma as _lgamma
-from ._special_more import promote_float
+from ._special.common import promote_float
 
 
 def boxcox(x, lmbda):

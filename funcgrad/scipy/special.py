@@ -73,14 +73,18 @@ def logit(p):
 
 from ..numpy._statistics import logsumexp  # noqa: E402  (stable, with a stable gradient: the softmax)
 
-from ._special_more import (bernoulli, exp1, expi)  # noqa: E402,F401
 from ._special_simple import boxcox, boxcox1p, comb, loggamma  # noqa: E402,F401
 from .._src.prims.special import erfcx  # noqa: E402,F401
-from ._special_more2 import (dawsn, expn, fresnel, hyp1f1, hyp2f1, lpmn, lpmn_values, owens_t,  # noqa: E402,F401
-                             sici, spence, sph_harm, sph_harm_y, wofz)
-from ._special_more import (beta, betainc, betaln, entr, factorial, gammainc, gammaincc,  # noqa: E402
-                            gammasgn, i0, i0e, i1, i1e, kl_div, log_ndtr, log_softmax, multigammaln, ndtr, ndtri, poch, rel_entr,
-                            softmax, xlog1py, xlogy, zeta)
+from ._special.bessel import i0, i0e, i1, i1e  # noqa: E402,F401
+from ._special.error import dawsn, log_ndtr, ndtr, ndtri, owens_t, wofz  # noqa: E402,F401
+from ._special.gamma import (beta, betainc, betaln, factorial, gammainc, gammaincc, gammasgn,  # noqa: E402,F401
+                             multigammaln, poch)
+from ._special.hypergeometric import hyp1f1, hyp2f1  # noqa: E402,F401
+from ._special.information import entr, kl_div, rel_entr, xlog1py, xlogy  # noqa: E402,F401
+from ._special.integrals import exp1, expi, expn, fresnel, sici, spence  # noqa: E402,F401
+from ._special.legendre import lpmn, lpmn_values, sph_harm, sph_harm_y  # noqa: E402,F401
+from ._special.logexp import log_softmax, softmax  # noqa: E402,F401
+from ._special.zeta import bernoulli, zeta  # noqa: E402,F401
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln", "logit", "logsumexp", "polygamma",
            "psi", "beta", "betainc", "betaln", "entr", "factorial", "gammainc", "gammaincc", "gammasgn", "i0",

@@ -1,4 +1,4 @@
-"""Cases for funcgrad/_src/prims/special_functions2.py: igamma, igammac, betainc (the Bessel cards' cases
+"""Cases for funcgrad/_src/prims/incomplete.py: igamma, igammac, betainc (the Bessel cards' cases
 are in bessel.py).
 
 - igamma / igammac: a in (0.1, 20), x = a times a factor in (0.05, 4) (both sides of the series /

@@ -2,5 +2,5 @@
 from . import elementwise, linalg, reduction, shape  # noqa: F401
 from . import conv, cumulative, dynamic_slicing, fft, indexing  # noqa: F401
 from . import linalg_decomp, prng, sorting, special, windowed  # noqa: F401
-from . import bessel, lu, scipy_special, special_functions2  # noqa: F401
+from . import bessel, lu, scipy_special, incomplete  # noqa: F401
 from .elementwise import stop_gradient  # noqa: F401

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from .._special_more import entr, rel_entr
+from .._special.information import entr, rel_entr
 
 
 def entropy(pk, qk=None, base=None, axis: int = 0):

@@ -6,7 +6,7 @@ import math
 from ... import numpy as jnp
 from ..._src.core.tree_util import register_pytree_node
 from ...numpy._statistics import logsumexp
-from .._special_more import ndtr
+from .._special.error import ndtr
 
 
 class gaussian_kde:  # noqa: N801  (SciPy's name)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from .._special_more import promote_float
+from .._special.common import promote_float
 
 
 def standardize(name, x, loc, scale):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from .._special_more import xlog1py, xlogy
+from .._special.information import xlog1py, xlogy
 from ._util import promote_float
 
 

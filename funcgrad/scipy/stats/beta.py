@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from .._special_more import betainc, betaln, xlog1py, xlogy
+from .._special.gamma import betainc, betaln
+from .._special.information import xlog1py, xlogy
 from ._util import promote_float
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from ..._src.prims.special import lgamma
-from .._special_more import betaln
+from .._special.gamma import betaln
 from ._util import promote_float
 
 

@@ -5,7 +5,8 @@ import math
 
 from ... import numpy as jnp
 from ..._src.prims.special import lgamma
-from .._special_more import gammainc, gammaincc, xlogy
+from .._special.gamma import gammainc, gammaincc
+from .._special.information import xlogy
 from ._util import promote_float
 
 

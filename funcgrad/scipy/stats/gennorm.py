@@ -5,7 +5,7 @@ import math
 
 from ... import numpy as jnp
 from ..._src.prims.special import lgamma
-from .._special_more import gammainc
+from .._special.gamma import gammainc
 from ._util import promote_float
 
 

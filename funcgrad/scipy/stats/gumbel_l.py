@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from .._special_more import log1mexp
+from .._special.logexp import log1mexp
 from ._util import promote_float, standardize
 
 

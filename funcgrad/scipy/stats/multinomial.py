@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from ..._src.prims.special import lgamma
-from .._special_more import promote_float, xlogy
+from .._special.common import promote_float
+from .._special.information import xlogy
 
 
 def logpmf(x, n, p):

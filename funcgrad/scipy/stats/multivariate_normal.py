@@ -7,7 +7,7 @@ import math
 from ... import numpy as jnp
 from ...numpy import linalg
 from ..._src.prims.linalg_decomp import triangular_solve
-from .._special_more import promote_float
+from .._special.common import promote_float
 
 
 def logpdf(x, mean, cov, allow_singular=None):

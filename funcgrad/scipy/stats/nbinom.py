@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from ..._src.prims.special import lgamma
-from .._special_more import xlog1py, xlogy
+from .._special.information import xlog1py, xlogy
 from ._util import promote_float
 
 

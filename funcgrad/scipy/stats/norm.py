@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ... import numpy as jnp
-from .._special_more import log_ndtr, ndtr, ndtri
+from .._special.error import log_ndtr, ndtr, ndtri
 from ._util import nan_outside, promote_float, standardize
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from ..._src.prims.special import lgamma
-from .._special_more import gammaincc, xlogy
+from .._special.gamma import gammaincc
+from .._special.information import xlogy
 from ._util import promote_float
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from ... import numpy as jnp
-from .._special_more import log_ndtr
+from .._special.error import log_ndtr
 from ._util import promote_float
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import math
 
 from ... import numpy as jnp
-from ..._src.prims.special_functions2 import bessel_i0e
-from .._special_more import promote_float
+from ..._src.prims.bessel import bessel_i0e
+from .._special.common import promote_float
 
 
 def logpdf(x, kappa):

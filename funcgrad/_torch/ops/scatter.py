@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _jnp as jnp
-from .._src.core.array import Array
-from . import _ops as O
-from ._ops_more import _host_int, _legacy
-from ._tensor import _apply, _dim, _wrap
+from .. import _jnp as jnp
+from ..._src.core.array import Array
+from .. import _ops as O
+from .._tensor import _apply, _dim, _legacy, _wrap
+from ._common import _host_int
+
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter", "masked_scatter", "put",
+           "index_reduce")
+INPLACE = ("masked_scatter", "put", "index_reduce")
 
 __all__ = ["diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter", "put", "masked_scatter",
            "index_reduce"]

@@ -1,50 +1,23 @@
-"""Tensor methods and torch-level in-place functions for the ops of `_ops_more`, `_linalg_more` and
-`_special_ops`: the method forms, the in-place `op_` variants (through `_methods._make_inplace`, so they are
-recorded like every other in-place op), the in-place view ops (`t_`, `transpose_`, `unsqueeze_`, ...),
-`resize_`, the legacy `Tensor.new` constructor and the `torch.<op>_` functions."""
+"""Tensor methods that change a tensor's shape or storage in place, or reach its storage: resize_ / resize_as_
+(and torch's deprecated out-of-place resize / resize_as), the in-place view ops (t_, transpose_, swapaxes_,
+squeeze_, unsqueeze_, as_strided_), storage / untyped_storage, the legacy constructor `new`, as_subclass, map_,
+sum_to_size and unfold; plus the attributes torch has for other devices and layouts (is_xpu, ..., all False)."""
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
-from .._src.core.array import Array
-from . import _linalg_more as LM
+from ..autograd.grad_mode import state
+from . import _creation as C
 from . import _ops as O
-from . import _ops_more as M
-from . import _special_ops as S
-from ._methods import _make_inplace
-from ._tensor import Tensor, _make, _wrap
+from ._storage import TypedStorage, UntypedStorage
+from ._tensor import Tensor
+from .ops import shape
 
-_METHODS_MORE = [
-    "addcdiv", "addcmul", "addbmm", "addr", "angle", "cummax", "cummin", "deg2rad", "rad2deg", "diff", "diagflat",
-    "diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter", "frexp", "ldexp", "gcd", "lcm",
-    "heaviside", "histogram", "hsplit", "vsplit", "dsplit", "logaddexp2", "logcumsumexp", "masked_scatter",
-    "mvlgamma", "nanmedian", "nanquantile", "quantile", "nextafter", "renorm", "sinc", "put", "index_reduce",
-    "nonzero_static", "is_same_size", "is_conj", "is_neg", "conj_physical", "split_with_sizes", "as_strided",
-    "cov", "corrcoef",
-]
-_LINALG_METHODS = ["cholesky", "cholesky_inverse", "cholesky_solve", "det", "logdet", "slogdet", "inverse",
-                   "pinverse", "matrix_exp", "matrix_power", "lu_solve", "qr", "svd", "triangular_solve"]
-_SPECIAL_METHODS = ["i0", "igamma", "igammac"]
-
-# in-place variants made from an out-of-place op of the same name
-_INPLACE_MORE = {
-    "addcdiv": M.addcdiv, "addcmul": M.addcmul, "addbmm": M.addbmm, "addr": M.addr, "deg2rad": M.deg2rad,
-    "rad2deg": M.rad2deg, "gcd": M.gcd, "lcm": M.lcm, "heaviside": M.heaviside, "ldexp": M.ldexp,
-    "masked_scatter": M.masked_scatter, "mvlgamma": M.mvlgamma, "nextafter": M.nextafter, "renorm": M.renorm,
-    "sinc": M.sinc, "put": M.put, "index_reduce": M.index_reduce, "conj_physical": M.conj_physical,
-    "i0": S.i0, "igamma": S.igamma, "igammac": S.igammac, "addmv": O.addmv, "addmm": O.addmm,
-    "baddbmm": O.baddbmm, "cumsum": O.cumsum, "cumprod": O.cumprod, "absolute": O.abs, "arccos": O.acos,
-    "arcsin": O.asin, "arctan": O.atan, "arccosh": O.acosh, "arcsinh": O.asinh, "arctanh": O.atanh,
-    "arctan2": O.atan2, "sgn": O.sgn, "greater": O.gt, "greater_equal": O.ge, "less": O.lt, "less_equal": O.le,
-    "not_equal": O.ne, "bitwise_left_shift": O.bitwise_left_shift, "bitwise_right_shift": O.bitwise_right_shift,
-}
-
-
-# --- in-place view ops: the tensor itself takes the new shape and strides over the same storage ----------
 
 def _inplace_view(op, name):
     def method(self, *args, **kwargs):
-        from ..autograd.grad_mode import state
         if state.enabled and self.requires_grad:
             raise RuntimeError(f"{name}(): in-place view operations on a tensor that requires grad are not "
                                "supported; use the out-of-place form")
@@ -60,7 +33,7 @@ def _inplace_view(op, name):
 
 
 def _as_strided_(self, size, stride, storage_offset=None):
-    return _inplace_view(M.as_strided, "as_strided_")(self, size, stride, storage_offset)
+    return _inplace_view(shape.as_strided, "as_strided_")(self, size, stride, storage_offset)
 
 
 def resize_(self, *sizes, memory_format=None):
@@ -103,7 +76,6 @@ def _resize(self, *sizes):
     """Tensor.resize / resize_as, torch's deprecated out-of-place forms (torch.autograd._functions.Resize):
     the element count must stay; the result is a view of self with shape `sizes` (of a contiguous copy when
     self is not contiguous), differentiable as a view."""
-    import warnings
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     sizes = tuple(int(s) for s in sizes)
@@ -118,7 +90,6 @@ def _resize(self, *sizes):
 
 
 def _resize_as(self, tensor):
-    import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = _resize(self, tuple(tensor.shape))
@@ -129,7 +100,6 @@ def _resize_as(self, tensor):
 def new(self, *args, **kwargs):
     """Legacy constructor: new() is empty, new(sizes...) uninitialised, new(data) a copy of data, all of
     self's dtype."""
-    from . import _creation as C
     dt = kwargs.pop("dtype", None) or self.dtype
     if not args:
         return C.empty(0, dtype=dt)
@@ -139,10 +109,6 @@ def new(self, *args, **kwargs):
                                                and type(args[0]).__name__ == "Size"):
         return C.empty(*args, dtype=dt)
     return C.tensor(args[0], dtype=dt)
-
-
-def _lu_method(self, pivot=True, get_infos=False):
-    return LM.lu(self, pivot, get_infos)
 
 
 def _sum_to_size(self, *size):
@@ -177,17 +143,15 @@ def _unfold(self, dimension, size, step):
     new_size[d] = count
     new_stride = list(st)
     new_stride[d] = st[d] * step
-    return M.as_strided(self, new_size + [size], new_stride + [st[d]],
+    return shape.as_strided(self, new_size + [size], new_stride + [st[d]],
                         self.storage_offset() if self._v is not None else 0)
 
 
 def _storage_m(self):
-    from ._storage import TypedStorage
     return TypedStorage._of(self)
 
 
 def _untyped_storage_m(self):
-    from ._storage import UntypedStorage
     return UntypedStorage._of(self)
 
 
@@ -205,39 +169,13 @@ def _map_(self, tensor, callable):  # noqa: A002 - torch's parameter name
     other = tensor.expand_as(self)._host() if tensor.shape != self.shape else tensor._host()
     mine = self._host()
     vals = [callable(a, b) for a, b in zip(mine.reshape(-1).tolist(), np.asarray(other).reshape(-1).tolist())]
-    from . import _creation as C
     self.copy_(C.tensor(vals, dtype=self.dtype).reshape(self.shape))
     return self
 
 
-def _torch_inplace_fn(name):
-    def fn(input, *args, **kwargs):
-        return getattr(input, name)(*args, **kwargs)
-    fn.__name__ = name
-    return fn
-
-
-def install() -> dict:
-    """Add the methods to Tensor; returns the torch-level names (in-place functions) to export."""
+def install() -> None:
+    """Add the methods to Tensor."""
     T = Tensor
-    for name in _METHODS_MORE:
-        setattr(T, name, getattr(M, name))
-    for name in _LINALG_METHODS:
-        setattr(T, name, getattr(LM, name))
-    for name in _SPECIAL_METHODS:
-        setattr(T, name, getattr(S, name))
-    T.polygamma = lambda self, n: S.polygamma(n, self)
-    T.polygamma_ = _make_inplace(lambda x, n: S.polygamma(n, x), "Polygamma")
-    T.lu = _lu_method
-    T.orgqr = LM.householder_product
-    T.geqrf = LM.geqrf
-    T.ormqr = LM.ormqr
-    T.solve = lambda self, *a, **k: LM.solve()
-    T.lstsq = lambda self, *a, **k: LM.lstsq()
-    T.eig = lambda self, *a, **k: LM.eig()
-    T.symeig = lambda self, *a, **k: LM.symeig()
-    for name, op in _INPLACE_MORE.items():
-        setattr(T, name + "_", _make_inplace(op, name.capitalize()))
     for name in ("swapaxes", "swapdims", "transpose", "t", "squeeze", "unsqueeze"):
         setattr(T, name + "_", _inplace_view(getattr(O, name), name + "_"))
     T.as_strided_ = _as_strided_
@@ -258,16 +196,9 @@ def install() -> dict:
     T.narrow_copy = lambda self, dim, start, length: O.narrow(self, dim, start, length).clone()
     T.unsafe_chunk = O.chunk
     T.unsafe_split = O.split
-    T.unsafe_split_with_sizes = M.split_with_sizes
     T.output_nr = property(lambda self: self._onr)
-    from . import _ops_misc as MI
-    T.stft = MI.stft
-    T.istft = MI.istft
     T.as_subclass = _as_subclass
     T.map_ = _map_
-    T.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \
-        layout=None, pin_memory=False: MI.empty_strided(size, stride, dtype=dtype or self.dtype,
-                                                        requires_grad=requires_grad)
     T.const_data_ptr = lambda self: self.data_ptr()
     T.record_stream = lambda self, stream: None
     T.is_distributed = lambda self: False
@@ -276,19 +207,3 @@ def install() -> dict:
     T.volatile = property(lambda self: False)
     T.is_xpu = T.is_mps = T.is_ipu = T.is_xla = T.is_vulkan = T.is_maia = T.is_mtia = T.is_mkldnn = \
         T.is_nested = T.is_sparse_csr = property(lambda self: False)
-    return {name: _torch_inplace_fn(name) for name in _TORCH_INPLACE_FNS if hasattr(T, name)}
-
-
-# the in-place functions torch exports at its top level (torch.relu_(x) == x.relu_())
-_TORCH_INPLACE_FNS = (
-    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
-    "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_",
-    "conj_physical_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_",
-    "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_",
-    "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "resize_as_", "round_",
-    "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
-    "zero_",
-)
-
-
-_ = (Array, _make, _wrap)

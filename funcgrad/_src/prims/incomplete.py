@@ -1,5 +1,5 @@
-"""More special functions, as JAX's lax has them: igamma, igammac (regularised incomplete gamma) and
-betainc (regularised incomplete beta). (bessel_i0e / bessel_i1e are re-exported from bessel.py.)
+"""The incomplete gamma and beta functions, as JAX's lax has them: igamma, igammac (regularised incomplete
+gamma), igamma_grad_a (its derivative in a) and betainc (regularised incomplete beta).
 
 Kernels run in float64 (rounded back to the operand dtype), vectorised, iterating until every element
 has converged:
@@ -17,17 +17,15 @@ to a and b it raises ValueError, as JAX does.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from . import elementwise as ew
 from ._util import check_dtype, check_same
+from .prng import _gamma_grad_impl
 from .shape import elementwise_batch
 from .shape import full
-from .bessel import bessel_i0e, bessel_i1e  # noqa: F401  (one card each, in bessel.py)
 from .special import _errstate, _lgamma_kernel, lgamma
 
 _MAX_TERMS = 5000
@@ -114,7 +112,6 @@ def _igamma_impl(which):
 
 
 def _igamma_grad_a_impl(xp):
-    from .prng import _gamma_grad_impl
     rgg = _gamma_grad_impl(xp)
 
     def f(a, x):
@@ -271,4 +268,4 @@ def betainc(a, b, x):
     return betainc_p.bind(a, b, x)
 
 
-__all__ = ["igamma", "igammac", "igamma_grad_a", "betainc", "bessel_i0e", "bessel_i1e"]  # (Bessel cards: bessel.py)
+__all__ = ["igamma", "igammac", "igamma_grad_a", "betainc"]

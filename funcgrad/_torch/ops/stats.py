@@ -1,19 +1,26 @@
-"""torch statistics over tensors: cov, corrcoef, quantile / nanquantile, nanmedian and histogram. Values
+"""torch statistics over tensors: cov, corrcoef, quantile / nanquantile, nanmedian, histogram and histogramdd. Values
 that select (order statistics) are gathered from the input, so gradients reach the chosen elements."""
 from __future__ import annotations
 
+import builtins
 import warnings
 
 import numpy as np
 
-from .._src.core.array import Array
-from . import _creation as _C  # noqa: F401
-from . import _dtype as D
-from . import _ops as O
-from ._ops_more import _legacy, _rt
-from ._tensor import Tensor, _dim, _wrap
+from ..._src.core.array import Array
+from .. import _creation as _C  # noqa: F401
+from .. import _dtype as D
+from .. import _ops as O
+from .. import return_types as _rt
+from .._tensor import Tensor, _dim, _legacy, _wrap
 
-__all__ = ["cov", "corrcoef", "quantile", "nanquantile", "nanmedian", "histogram"]
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("cov", "corrcoef", "histogram", "nanmedian", "nanquantile", "quantile")
+INPLACE = ()
+
+__all__ = ["cov", "corrcoef", "quantile", "nanquantile", "nanmedian", "histogram", "histogramdd"]
 
 
 # --- statistics ------------------------------------------------------------------------------------------
@@ -223,3 +230,18 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
                             weights=w, density=density)
     dt = input._np_dtype()
     return _rt.histogram(_wrap(Array(h.astype(dt))), _wrap(Array(edges.astype(dt))))
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # noqa: A002
+    """(hist, bin_edges) of the points input (..., D) in D dimensions."""
+    v = input._host()
+    pts = v.reshape(-1, v.shape[-1])
+    if isinstance(bins, Tensor):
+        bins = bins.tolist()
+    elif isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor):
+        bins = [b._host() for b in bins]
+    rng = None if range is None else [(range[2 * i], range[2 * i + 1]) for i in builtins.range(len(range) // 2)]
+    w = None if weight is None else weight._host().reshape(-1)
+    h, edges = np.histogramdd(pts, bins=bins, range=rng, weights=w, density=density)
+    dt = input._np_dtype()
+    return _rt.histogramdd(_wrap(Array(h.astype(dt))), [_wrap(Array(e.astype(dt))) for e in edges])

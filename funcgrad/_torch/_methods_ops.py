@@ -1,0 +1,85 @@
+"""Tensor's method forms of the op families' functions (funcgrad/_torch/ops/*, the LU and decomposition modules,
+_special_ops), their in-place `op_` variants (through `_methods._make_inplace`, so they are recorded like every
+other in-place op), and torch's top-level in-place functions (torch.relu_(x) == x.relu_()).
+
+`install` runs once the package has given the families' functions torch's argument checks (`_argcheck`), so
+the methods are the checked functions."""
+from __future__ import annotations
+
+from . import _linalg_decomp, _linalg_lu
+from . import _ops as O
+from . import _special_ops as S
+from ._methods import _make_inplace
+from ._tensor import Tensor
+from .ops import complex_parts, construction, info, pointwise, scans, scatter, search, shape, spectral, stats
+from .ops import linalg as ops_linalg
+
+# the op families (each declares METHODS and INPLACE: its functions that Tensor has as methods)
+FAMILIES = (pointwise, complex_parts, scans, construction, shape, search, ops_linalg, spectral, info, stats, scatter,
+            _linalg_lu, _linalg_decomp)
+_SPECIAL_METHODS = ["i0", "igamma", "igammac"]  # (_special_ops)
+
+
+def _inplace_ops() -> dict:
+    """The ops outside the families whose in-place variants this module installs, by method name."""
+    return {
+        "i0": S.i0, "igamma": S.igamma, "igammac": S.igammac, "addmv": O.addmv, "addmm": O.addmm,
+        "baddbmm": O.baddbmm, "cumsum": O.cumsum, "cumprod": O.cumprod, "absolute": O.abs, "arccos": O.acos,
+        "arcsin": O.asin, "arctan": O.atan, "arccosh": O.acosh, "arcsinh": O.asinh, "arctanh": O.atanh,
+        "arctan2": O.atan2, "sgn": O.sgn, "greater": O.gt, "greater_equal": O.ge, "less": O.lt, "less_equal": O.le,
+        "not_equal": O.ne, "bitwise_left_shift": O.bitwise_left_shift, "bitwise_right_shift": O.bitwise_right_shift,
+    }
+
+
+def _lu_method(self, pivot=True, get_infos=False):
+    return _linalg_lu.lu(self, pivot, get_infos)
+
+
+def _torch_inplace_fn(name):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+    fn.__name__ = name
+    return fn
+
+
+def install() -> dict:
+    """Add the method forms and in-place variants to Tensor; returns the torch-level in-place functions."""
+    T = Tensor
+    for fam in FAMILIES:  # each family declares its methods (METHODS) and their in-place variants (INPLACE)
+        for name in fam.METHODS:
+            setattr(T, name, getattr(fam, name))
+        for name in fam.INPLACE:
+            setattr(T, name + "_", _make_inplace(getattr(fam, name), name.capitalize()))
+    for name in _SPECIAL_METHODS:
+        setattr(T, name, getattr(S, name))
+    T.polygamma = lambda self, n: S.polygamma(n, self)
+    T.polygamma_ = _make_inplace(lambda x, n: S.polygamma(n, x), "Polygamma")
+    T.lu = _lu_method
+    T.orgqr = _linalg_decomp.householder_product
+    T.geqrf = _linalg_decomp.geqrf
+    T.ormqr = _linalg_decomp.ormqr
+    T.solve = lambda self, *a, **k: ops_linalg.solve()
+    T.lstsq = lambda self, *a, **k: ops_linalg.lstsq()
+    T.eig = lambda self, *a, **k: ops_linalg.eig()
+    T.symeig = lambda self, *a, **k: ops_linalg.symeig()
+    for name, op in _inplace_ops().items():
+        setattr(T, name + "_", _make_inplace(op, name.capitalize()))
+    T.unsafe_split_with_sizes = shape.split_with_sizes
+    T.stft = spectral.stft
+    T.istft = spectral.istft
+    T.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \
+        layout=None, pin_memory=False: construction.empty_strided(size, stride, dtype=dtype or self.dtype,
+                                                                  requires_grad=requires_grad)
+    return {name: _torch_inplace_fn(name) for name in TORCH_INPLACE_FNS if hasattr(T, name)}
+
+
+# the in-place functions torch exports at its top level (torch.relu_(x) == x.relu_())
+TORCH_INPLACE_FNS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+    "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_",
+    "conj_physical_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_",
+    "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_",
+    "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "resize_as_", "round_",
+    "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
+    "zero_",
+)

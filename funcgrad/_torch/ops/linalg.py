@@ -1,0 +1,230 @@
+"""torch's top-level linear algebra (torch.linalg is funcgrad/_torch/linalg.py): the legacy names (det,
+logdet, slogdet, inverse, pinverse, matrix_power, cholesky, cholesky_solve, cholesky_inverse, triangular_solve, qr,
+svd with V; solve, lstsq, eig and symeig raise torch's removal error, matrix_rank its deprecation), the fused
+products addbmm, addr and chain_matmul, and the norms frobenius_norm, nuclear_norm and renorm. All compose
+recorded funcgrad ops, so their gradients come from the primitives."""
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from ..._src.prims import linalg_decomp as _ld
+from .. import _creation as _C
+from .. import _ops as O
+from .. import linalg as LA
+from .. import return_types as _rt
+from .._argcheck import check_same_dtype
+from .._creation import eye, zeros
+from .._tensor import Tensor, _apply, _dim
+from ..linalg import _bcast_batch, _tri, matrix_exp, _multi_dot_dtypes
+
+_bool = builtins.bool
+_range = builtins.range
+_svd_t = _rt.svd
+_slogdet_t = _rt.slogdet
+_tri_t = _rt.triangular_solve
+_qr_t = _rt.qr
+
+
+def _removed(name: str, new: str):
+    def fn(*args, **kwargs):
+        raise RuntimeError(f"This function was deprecated since version 1.9 and is now removed. `torch.{name}` is "
+                           f"deprecated in favor of `torch.linalg.{new}`.")
+    fn.__name__ = name
+    return fn
+
+
+solve = _removed("solve", "solve")
+lstsq = _removed("lstsq", "lstsq")
+eig = _removed("eig", "eig")
+symeig = _removed("symeig", "eigh")
+
+
+def det(input):
+    return LA.det(input)
+
+
+def logdet(input):
+    """log(det(input)): NaN for a negative determinant, -inf for a zero one."""
+    sign, logabs = LA.slogdet(input)
+    return O.where(O.lt(sign, 0), _C.full_like(logabs, math.nan), logabs) if not input.is_complex() else \
+        O.add(logabs, O.log(sign))
+
+
+def slogdet(input):
+    s, l_ = LA.slogdet(input)
+    return _slogdet_t(s, l_)
+
+
+def inverse(input, *, out=None):
+    return O._out(LA.inv(input), out)
+
+
+def pinverse(input, rcond=1e-15):
+    return LA.pinv(input, rtol=rcond)
+
+
+def matrix_power(input, n):
+    return LA.matrix_power(input, n)
+
+
+def cholesky(input, upper=False, *, out=None):
+    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+                  "PyTorch release.", UserWarning, stacklevel=2)
+    return O._out(LA.cholesky(input, upper=upper), out)
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """X with A X = B where A = L L^H (or U^H U when upper)."""
+    if B.ndim < 2 or L.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B.ndim} dimensions instead"
+                           if B.ndim < 2 else f"u should have at least 2 dimensions, but has {L.ndim} dimensions "
+                           "instead")
+    if B._np_dtype() != L._np_dtype():
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {B.dtype} and A of type "
+                           f"{L.dtype} instead.")
+    L, B = _bcast_batch(L, B)
+    # torch's derivative treats the factor as a whole matrix (A = L L^H with both triangles of L): the card's
+    # "torch" convention, in forward and reverse mode alike
+    return O._out(_apply("CholeskySolve", lambda l, b: _ld.cholesky_solve(l, b, lower=not upper, convention="torch"),
+                         (L, B)), out)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    """The inverse of A = L L^H (or U^H U) from its Cholesky factor."""
+    if L.ndim < 2 or L.shape[-1] != L.shape[-2]:
+        raise RuntimeError("cholesky_inverse: A must be batches of square matrices")
+    _raise_if_zero_diagonal(L)
+    I_ = eye(L.shape[-1], dtype=L.dtype).expand(*L.shape)
+    return O._out(cholesky_solve(I_, L, upper), out)
+
+
+def _raise_if_zero_diagonal(L):
+    """torch's cholesky_inverse (LAPACK potri) raises at a zero on the factor's diagonal, where cholesky_solve
+    gives inf / NaN; traced values (funcgrad.func transforms) pass."""
+    try:
+        h = L._host()
+    except Exception:  # noqa: BLE001 - a tracer: no value to look at
+        return
+    diag = np.diagonal(h, axis1=-2, axis2=-1).reshape(-1, h.shape[-1])
+    for b, row in enumerate(diag):
+        zero = np.nonzero(row == 0)[0]
+        if zero.size:
+            where = f"(Batch element {b}): " if L.ndim > 2 else ""
+            raise LA.LinAlgError(f"cholesky_inverse: {where}The diagonal element {zero[0] + 1} is zero, the inversion "
+                                 "could not be completed because the input matrix is singular.")
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """(X, A.clone()) with op(A) X = b for triangular A (op: transpose if asked)."""
+    warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
+                  "in a future PyTorch release.", UserWarning, stacklevel=2)
+    if b.ndim < 2 or A.ndim < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
+                           f"{b.ndim} dimensions instead" if b.ndim < 2 else
+                           f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has {A.ndim} "
+                           "dimensions instead")
+    A2, b2 = _bcast_batch(A, b)
+    x = _tri(A2, b2, lower=not upper, transpose=transpose, unit=unitriangular)
+    return _tri_t(x, A2.clone())
+
+
+def qr(input, some=True, *, out=None):
+    q, r = LA.qr(input, mode="reduced" if some else "complete")
+    return _qr_t(q, r)
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """(U, S, V) with input = U diag(S) V^H (V, not V^H); compute_uv=False gives zero U and V."""
+    if not compute_uv:
+        s = LA.svdvals(input)
+        m, n = input.shape[-2], input.shape[-1]
+        return _svd_t(zeros(*input.shape[:-2], m, m, dtype=input.dtype), s,
+                      zeros(*input.shape[:-2], n, n, dtype=input.dtype))
+    u, s, vh = LA.svd(input, full_matrices=not some)
+    return _svd_t(u, s, vh.mH)
+
+
+def matrix_rank(*args, **kwargs):
+    raise RuntimeError("This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+                       "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
+                       "`torch.linalg.matrix_rank()` to 'hermitian'.")
+
+
+def _beta_alpha(input, prod, beta, alpha):
+    r = prod if alpha == 1 else O.mul(prod, alpha)
+    if beta == 0:  # input is ignored (NaN in it does not propagate) but still broadcasts and promotes
+        return O.add(r, _C.zeros_like(input))
+    return O.add(input if beta == 1 else O.mul(input, beta), r)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * sum_b batch1[b] @ batch2[b]."""
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
+    if isinstance(input, Tensor):
+        check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, batch2)
+    check_same_dtype("mat1 and mat2 must have the same dtype, but got {0} and {1}", batch1, batch2)
+    return O._out(_beta_alpha(input, O.bmm(batch1, batch2).sum(0), beta, alpha), out)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * outer(vec1, vec2)."""
+    if vec1.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D" if vec1.ndim != 1
+                           else f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    return O._out(_beta_alpha(input, O.outer(vec1, vec2), beta, alpha), out)
+
+
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """Each slice input.select(dim, i) whose p-norm exceeds maxnorm is scaled to norm maxnorm."""
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = _dim(dim, input.ndim)
+    others = [i for i in _range(input.ndim) if i != d]
+    n = O.norm(input, p, dim=others, keepdim=True) if others else O.abs(input)
+    scale = O.where(O.gt(n, maxnorm), O.div(maxnorm, O.add(n, 1e-7)), _C.ones_like(n))
+    return O._out(O.mul(input, scale), out)
+
+
+def chain_matmul(*matrices, out=None):
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                  "multiple parameters.", UserWarning, stacklevel=2)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
+    _multi_dot_dtypes(matrices)
+    r = matrices[0]
+    for m in matrices[1:]:
+        r = O.mm(r, m)
+    return r if len(matrices) > 1 else r.clone()
+
+
+def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
+    return O.norm(input, "fro", dim=list(dim) if isinstance(dim, (tuple, list)) else dim, keepdim=keepdim)
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    if isinstance(dim, _bool):
+        dim, keepdim = None, dim
+    return LA.matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)
+
+
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("addbmm", "addr", "renorm", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "logdet", "slogdet",
+           "inverse", "pinverse", "matrix_exp", "matrix_power", "qr", "svd", "triangular_solve")
+INPLACE = ("addbmm", "addr", "renorm")
+
+__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "cholesky",
+           "cholesky_solve", "cholesky_inverse", "triangular_solve", "qr", "svd", "solve", "lstsq", "matrix_rank",
+           "addbmm", "addr", "chain_matmul", "frobenius_norm", "nuclear_norm", "renorm"]

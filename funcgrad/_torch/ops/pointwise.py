@@ -1,0 +1,204 @@
+"""Pointwise torch functions beyond `_ops`' core: addcmul / addcdiv, angle, deg2rad / rad2deg, sinc, ldexp,
+logaddexp2, frexp, gcd / lcm, heaviside, nextafter, mvlgamma, fill. Each composes Tensor ops or Array-level
+funcgrad operations run through `_apply*`, so autograd uses the primitives' derivative rules."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _jnp as jnp
+from ..._src.core.array import Array
+from ..._src.prims import elementwise as ew
+from .. import _creation as _C
+from .. import _dtype as D
+from .. import _ops as O
+from .. import return_types as _rt
+from .._creation import full_like
+from .._tensor import Tensor, _apply, _apply1, _legacy, _wrap
+from ._common import _check_int_value, _t
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """input + value * tensor1 * tensor2 (broadcast, with torch's type promotion)."""
+    _check_int_value("addcmul", value, input, tensor1, tensor2)
+    p = O.mul(tensor1, tensor2)
+    return O._out(O.add(input, p if value == 1 else O.mul(p, value)), out)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """input + value * tensor1 / tensor2; integer tensor1 and tensor2 are refused, as in torch."""
+    if tensor1._np_dtype().kind in "biu" and tensor2._np_dtype().kind in "biu":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    _check_int_value("addcdiv", value, input)
+    q = O.div(tensor1, tensor2)
+    return O._out(O.add(input, q if value == 1 else O.mul(q, value)), out)
+
+
+def angle(input, *, out=None):
+    """The argument of complex input; for real input pi where negative, 0 elsewhere (NaN kept)."""
+    dt = input._np_dtype()
+    if dt.kind == "c":
+        return O._out(_apply1("Angle", lambda a: jnp.angle(a), input), out)
+    fdt = dt if dt.kind == "f" else D.default_float()
+
+    def fn(a):
+        a = O._cast(a, fdt)
+        z = jnp.zeros_like(a)
+        r = ew.select(ew.lt(a, z), jnp.full(a.shape, math.pi, fdt), z)
+        return ew.select(ew.ne(a, a), ew.mul(a, z), r)  # NaN kept, with a zero gradient as in torch
+    return O._out(_apply1("Angle", fn, input), out)
+
+
+def deg2rad(input, *, out=None):
+    x = input if input._np_dtype().kind in "fc" else input.to(D.from_np(D.default_float()))
+    return O._out(O.mul(x, math.pi / 180.0), out)
+
+
+def rad2deg(input, *, out=None):
+    x = input if input._np_dtype().kind in "fc" else input.to(D.from_np(D.default_float()))
+    return O._out(O.mul(x, 180.0 / math.pi), out)
+
+
+def sinc(input, *, out=None):
+    """sin(pi x) / (pi x), 1 at 0 (with derivative 0 there)."""
+    # (torch's second derivative at 0 is NaN, from differentiating its 0/0-guarded backward formula; sinc is
+    # smooth there, so the Taylor branch's exact -pi^2/3 is kept: a reference's NaN at a smooth point is not
+    # a target)
+    dt = input._np_dtype()
+    fdt = dt if dt.kind in "fc" else D.default_float()
+
+    def fn(a):
+        a = O._cast(a, fdt)
+        pi = np.asarray(math.pi, fdt if fdt.kind == "f" else np.float64).astype(fdt)
+        if fdt.kind == "c":
+            zero = ew.eq(a, jnp.zeros_like(a))
+            px = ew.select(zero, jnp.ones_like(a), a) * pi
+            return ew.select(zero, jnp.ones_like(a), ew.sin(px) / px)
+        # near 0 the Taylor series 1 - y/6 + y^2/120 - y^3/5040 (y = (pi x)^2), so that value and gradient
+        # keep full precision where sin(px) / px cancels (and is 0/0 at 0)
+        small = ew.lt(ew.abs(a), jnp.full_like(a, 1e-3))
+        px = ew.select(small, jnp.ones_like(a), a) * pi
+        y = ew.select(small, a, jnp.zeros_like(a)) * pi
+        y = y * y
+        taylor = 1.0 - y * (1.0 / 6.0 - y * (1.0 / 120.0 - y * (1.0 / 5040.0)))
+        return ew.select(small, taylor, ew.sin(px) / px)
+    return O._out(_apply1("Sinc", fn, input), out)
+
+
+def ldexp(input, other, *, out=None):
+    """input * 2 ** other, as torch: 2.0 ** other in other's float dtype, the product in the result dtype of
+    (input, other) (the default float for integers)."""
+    o = other if isinstance(other, Tensor) else _t(other)
+    dt = O._promote(input, o)
+    if dt.kind in "biu":
+        dt = D.default_float()
+    r = O.mul(input, O.pow(2.0, o))
+    return O._out(r if r._np_dtype() == dt else r.to(D.from_np(dt)), out)
+
+
+def logaddexp2(input, other, *, out=None):
+    O._tensor_arg("logaddexp2", other)
+    dt = O._promote(input, other)
+    if dt.kind in "biu":
+        raise NotImplementedError(f"\"logaddexp2_cpu\" not implemented for '{_legacy(dt)}'")
+    return O._out(O._binop("Logaddexp20", O._bc(ew.logaddexp2), input, other, O._TRUEDIV), out)
+
+
+def frexp(input, *, out=None):
+    """(mantissa, exponent) with input = mantissa * 2 ** exponent (exponent int32, no gradient). The mantissa
+    is input * 2^-e, two exact power-of-two scalings (2^-e alone overflows for subnormal input), so its
+    derivative is 2^-e, as torch's (which divides by 2^e computed in float32: inf below 2^-149 and 0 from
+    2^128 on in float64, where funcgrad's is exact)."""
+    dt = input._np_dtype()
+    if dt.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    ex = np.frexp(input._host())[1]
+    e = -ex.astype(np.int64)
+    h = e // 2
+    s1, s2 = Array(np.exp2(h).astype(dt)), Array(np.exp2(e - h).astype(dt))
+    m = _apply1("Frexp", lambda a: ew.mul(ew.mul(a, s1), s2), input)
+    return _rt.frexp(m, _wrap(Array(ex.astype(np.int32))))
+
+
+def _int_binary(name, np_fn):
+    def op(input, other, *, out=None):
+        O._tensor_arg(name, other)
+        a, b = _t(input), _t(other)
+        dt = O._promote(a, b)
+        if dt.kind not in "iu":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_legacy(dt)}'")
+        O._bshape(tuple(a.shape), tuple(b.shape))
+        return O._out(_wrap(Array(np.asarray(np_fn(a._host().astype(dt), b._host().astype(dt))).astype(dt))), out)
+    op.__name__ = name
+    return op
+
+
+gcd = _int_binary("gcd", np.gcd)
+lcm = _int_binary("lcm", np.lcm)
+
+
+def heaviside(input, values, *, out=None):
+    """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as in torch)."""
+    O._tensor_arg("heaviside", values)
+    if input._np_dtype() != values._np_dtype():
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    if input._np_dtype().kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    x, v = input._host(), values._host()
+    O._bshape(x.shape, v.shape)
+    return O._out(_wrap(Array(np.asarray(np.where(x == 0, v, x > 0)).astype(x.dtype))), out)
+
+
+def nextafter(input, other, *, out=None):
+    O._tensor_arg("nextafter", other)
+    a, b = _t(input), _t(other)
+    dt = O._promote(a, b)
+    if dt.kind != "f":
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_legacy(dt)}'")
+    a, b = a.to(D.from_np(dt)), b.to(D.from_np(dt))
+    O._bshape(tuple(a.shape), tuple(b.shape))
+    # torch's derivative: 1 in input, 0 in other (the card's kink="torch")
+    return O._out(_apply("Nextafter", O._bc(lambda p, q: ew.nextafter_p.bind(p, q, kink="torch")), (a, b)), out)
+
+
+def fill(input, value):
+    """A new tensor of input's shape and dtype filled with value (a number or a 0-d tensor)."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                               "dimensions.")
+        return O.add(_C.zeros_like(input), value.to(input.dtype))
+    return _full_like(input, value)
+
+
+def _full_like(input, value):
+    return full_like(input, value)
+
+
+def mvlgamma(input, p):
+    """The multivariate log-gamma of dimension p, elementwise."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if input._np_dtype().kind not in "f":
+        raise RuntimeError("mvlgamma: Expected a floating point tensor as input")
+    # (torch computes outside the domain x > (p - 1) / 2 too, as lgamma's sum)
+    args = O.sub(input.unsqueeze(-1), _wrap(Array(np.arange(p, dtype=input._np_dtype()) / 2)))
+    return O.add(O.lgamma(args).sum(-1), p * (p - 1) / 4 * math.log(math.pi))
+
+
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("addcdiv", "addcmul", "angle", "deg2rad", "rad2deg", "frexp", "ldexp", "gcd", "lcm", "heaviside",
+           "logaddexp2", "mvlgamma", "nextafter", "sinc")
+INPLACE = ("addcdiv", "addcmul", "deg2rad", "rad2deg", "gcd", "lcm", "heaviside", "ldexp", "mvlgamma", "nextafter",
+           "sinc")
+
+__all__ = ["addcmul", "addcdiv", "angle", "deg2rad", "rad2deg", "sinc", "ldexp", "logaddexp2", "frexp", "gcd", "lcm",
+           "heaviside", "nextafter", "fill", "mvlgamma"]

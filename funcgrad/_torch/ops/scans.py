@@ -1,0 +1,202 @@
+"""Scans, differences and integration along a dimension: cummax / cummin, logcumsumexp, diff, gradient
+(numpy.gradient's finite differences), trapezoid / trapz and cumulative_trapezoid."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ..._src.core.array import Array
+from ..._src.prims import cumulative as _cum
+from .. import _dtype as D
+from .. import _ops as O
+from .. import return_types as _rt
+from .._tensor import Tensor, _apply1, _dim, _legacy, _wrap
+
+_int = builtins.int
+_float = builtins.float
+_range = builtins.range
+
+
+def _cum_extreme(name, np_acc):
+    rt = getattr(_rt, name)
+
+    def op(input, dim, *, out=None):
+        d = _dim(dim, input.ndim)
+        if input.ndim == 0:
+            return rt(input.clone(), _wrap(Array(np.zeros((), np.int64))))
+        v = input._host()
+        run = np_acc.accumulate(v, axis=d)
+        with np.errstate(invalid="ignore"):
+            hit = (v == run)
+        if v.dtype.kind in "fc":
+            hit |= np.isnan(v)
+        shape = [1] * v.ndim
+        shape[d] = v.shape[d]
+        pos = np.where(hit, np.arange(v.shape[d]).reshape(shape), 0)
+        idx = np.maximum.accumulate(pos, axis=d).astype(np.int64)
+        it = _wrap(Array(idx))
+        return rt(O.gather(input, d, it), it)
+    op.__name__ = name
+    return op
+
+
+cummax = _cum_extreme("cummax", np.maximum)
+cummin = _cum_extreme("cummin", np.minimum)
+
+
+def logcumsumexp(input, dim, *, out=None):
+    """log(cumsum(exp(input))) along dim, computed stably."""
+    dt = input._np_dtype()
+    if dt.kind not in "fc":
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_legacy(dt)}'")
+    d = _dim(dim, input.ndim)
+    if input.ndim == 0:
+        return O._out(input.clone(), out)
+    return O._out(_apply1("Logcumsumexp", lambda a: _cum.cumlogsumexp(a, axis=d), input), out)
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along dim (after prepending/appending); bool input uses xor."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    d = _dim(dim, input.ndim)
+    parts = [t if t.ndim else t.expand(*input.shape[:d], 1, *input.shape[d + 1:]) for t in (prepend,)
+             if t is not None] + [input] + [t if t.ndim else t.expand(*input.shape[:d], 1, *input.shape[d + 1:])
+                                            for t in (append,) if t is not None]
+    x = O.cat(parts, d) if len(parts) > 1 else input
+    for _ in _range(n):
+        L = x.shape[d]
+        if L == 0:
+            break
+        hi, lo = O.narrow(x, d, 1, L - 1), O.narrow(x, d, 0, L - 1)
+        x = O.logical_xor(hi, lo) if x._np_dtype() == np.bool_ else O.sub(hi, lo)
+    return x
+
+
+def _trap_parts(y, x, dx, dim):
+    d = _dim(dim, y.ndim)
+    n = y.shape[d]
+    avg = O.mul(O.add(O.narrow(y, d, 1, n - 1), O.narrow(y, d, 0, n - 1)), 0.5) if n else None
+    if x is None:
+        return d, n, avg, dx
+    if x.ndim == 1:
+        if x.shape[0] != n:
+            raise RuntimeError(f"trapezoid: There must be one `x` value for each sample point")
+        dxs = diff(x)
+        shape = [1] * y.ndim
+        shape[d] = n - 1
+        return d, n, avg, dxs.reshape(shape)
+    dxs = diff(x, dim=d if x.ndim == y.ndim else dim)
+    return d, n, avg, dxs
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoidal-rule integral of y along dim (samples at x, or spaced dx apart; default 1)."""
+    if isinstance(x, (_int, _float)):
+        x, dx = None, x
+    d, n, avg, w = _trap_parts(y, x, 1 if dx is None else dx, dim)
+    if n == 0:
+        return O.sum(y, d)
+    return O.sum(O.mul(avg, w), d)
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoidal-rule integral of y along dim (one element shorter)."""
+    if isinstance(x, (_int, _float)):
+        x, dx = None, x
+    d, n, avg, w = _trap_parts(y, x, 1 if dx is None else dx, dim)
+    if n == 0:
+        return y.clone()
+    return O.cumsum(O.mul(avg, w), d)
+
+
+def _one_gradient(f, d, h, coords, edge_order):
+    n = f.shape[d]
+    if n < edge_order + 1:
+        raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1")
+
+    def sl(a, b):
+        return O.narrow(f, d, a, b - a)
+
+    if coords is None:  # uniform spacing h
+        inner = O.div(O.sub(sl(2, n), sl(0, n - 2)), 2 * h)
+        if edge_order == 1:
+            first = O.div(O.sub(sl(1, 2), sl(0, 1)), h)
+            last = O.div(O.sub(sl(n - 1, n), sl(n - 2, n - 1)), h)
+        else:
+            first = O.div(O.add(O.add(O.mul(sl(0, 1), -1.5), O.mul(sl(1, 2), 2.0)), O.mul(sl(2, 3), -0.5)), h)
+            last = O.div(O.add(O.add(O.mul(sl(n - 3, n - 2), 0.5), O.mul(sl(n - 2, n - 1), -2.0)),
+                               O.mul(sl(n - 1, n), 1.5)), h)
+        return O.cat([first, inner, last], d)
+    if tuple(coords.shape) != (n,):
+        raise RuntimeError(f"torch.gradient expected each tensor to be on the same device, and the coordinates of "
+                           f"dim {d} to have size {n}, got {list(coords.shape)}")
+    c = coords if coords._np_dtype().kind == "f" else coords.to(f.dtype)
+    dx = O.sub(O.narrow(c, 0, 1, n - 1), O.narrow(c, 0, 0, n - 1))  # differentiable in the coordinates too
+    shape = [1] * f.ndim
+    shape[d] = -1
+
+    def col(t):
+        return t.reshape(shape)
+    hl, hr = O.narrow(dx, 0, 0, n - 2), O.narrow(dx, 0, 1, n - 2)
+    a = -hr / (hl * (hl + hr))
+    b = (hr - hl) / (hl * hr)
+    cc = hl / (hr * (hl + hr))
+    inner = sl(0, n - 2) * col(a) + sl(1, n - 1) * col(b) + sl(2, n) * col(cc)
+    if edge_order == 1:
+        first = (sl(1, 2) - sl(0, 1)) / col(dx[:1])
+        last = (sl(n - 1, n) - sl(n - 2, n - 1)) / col(dx[-1:])
+    else:
+        h1, h2 = dx[:1], dx[1:2]
+        first = sl(0, 1) * col(-(2 * h1 + h2) / (h1 * (h1 + h2))) + sl(1, 2) * col((h1 + h2) / (h1 * h2)) + \
+            sl(2, 3) * col(-h1 / (h2 * (h1 + h2)))
+        h1, h2 = dx[-2:-1], dx[-1:]
+        last = sl(n - 3, n - 2) * col(h2 / (h1 * (h1 + h2))) + sl(n - 2, n - 1) * col(-(h2 + h1) / (h1 * h2)) + \
+            sl(n - 1, n) * col((2 * h2 + h1) / (h2 * (h1 + h2)))
+    return O.cat([first, inner, last], d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """The derivative of input estimated by second-order central differences inside and first- or
+    second-order one-sided differences at the edges, along each of dim (all dims by default). spacing: one
+    number for every dim, one number per dim, or one coordinate tensor per dim."""
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2.")
+    if isinstance(dim, _int):
+        dims = [_dim(dim, input.ndim)]
+    elif dim is None:
+        dims = list(range(input.ndim))
+    else:
+        dims = [_dim(d, input.ndim) for d in dim]
+    if isinstance(spacing, (_int, _float)):
+        sp = [spacing] * len(dims)
+    elif isinstance(spacing, Tensor) and spacing.ndim == 0:
+        sp = [spacing.item()] * len(dims)
+    else:
+        sp = list(spacing)
+        if len(sp) != len(dims):
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+                               f"dim arguments to have the same length, but got a spacing argument of length "
+                               f"{len(sp)} and a dim argument of length {len(dims)}.")
+    f = input if input._np_dtype().kind in "fc" else input.to(D.from_np(D.default_float()))
+    out = []
+    for d, s in zip(dims, sp):
+        if isinstance(s, Tensor) and s.ndim == 1:
+            out.append(_one_gradient(f, d, None, s, edge_order))
+        else:
+            out.append(_one_gradient(f, d, _float(s.item() if isinstance(s, Tensor) else s), None, edge_order))
+    return tuple(out)
+
+
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods_ops
+METHODS = ("cummax", "cummin", "diff", "logcumsumexp")
+INPLACE = ()
+
+__all__ = ["cummax", "cummin", "logcumsumexp", "diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid"]
