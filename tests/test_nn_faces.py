@@ -11,6 +11,7 @@ import funcgrad as fg
 import funcgrad.nn as nn
 import funcgrad.nn.functional as F
 import funcgrad.numpy as jnp
+import funcgrad.scipy.special as jsp
 
 SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
 
@@ -226,3 +227,21 @@ def test_celu_one_card_second_derivative_at_zero(alpha):
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
     assert float(jax.grad(jax.grad(lambda v: jax.nn.celu(v, alpha)))(0.0)) == pytest.approx(1 / (4 * alpha))
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+def test_scipy_special_softmax_is_jax_nn_formula(name, axis):
+    """jax.scipy.special.softmax/log_softmax are jax.nn's (JAX defines them so): equal bits, values and
+    gradients, and the exact value."""
+    x = jnp.array([[1.5, -2.0, 0.25], [3.0, 3.0, -1.0]], dtype=jnp.float32)
+    ours, nn_ = getattr(jsp, name), getattr(fg.nn, name)
+    axis_nn = tuple(range(x.ndim)) if axis is None else axis
+    np.testing.assert_array_equal(np.asarray(ours(x, axis=axis)), np.asarray(nn_(x, axis=axis_nn)))
+    g1 = fg.grad(lambda v: (ours(v, axis=axis) * jnp.arange(6.).reshape(2, 3)).sum())(x)
+    g2 = fg.grad(lambda v: (nn_(v, axis=axis_nn) * jnp.arange(6.).reshape(2, 3)).sum())(x)
+    np.testing.assert_array_equal(np.asarray(g1), np.asarray(g2))
+    xv = np.asarray(x, np.float64)
+    lse = np.log(np.exp(xv).sum(axis=axis_nn, keepdims=True))
+    exact = np.exp(xv - lse) if name == "softmax" else xv - lse
+    np.testing.assert_allclose(np.asarray(ours(x, axis=axis)), exact, rtol=1e-6, atol=1e-6)

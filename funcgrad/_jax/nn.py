@@ -14,12 +14,10 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
-from ..numpy._promote import normalize_index
+from ..numpy import _softmax as _sm
 from ..numpy._statistics import logsumexp
 from .._src.core.array import ArrayBase, canonical_array
 from .._src.prims import elementwise as ew
-from .._src.prims.reduction import reduce_max, reduce_sum
-from .._src.prims.shape import broadcast_in_dim
 from ..scipy._special.logexp import log1mexp  # noqa: F401 - jax.nn.log1mexp
 
 __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
@@ -196,58 +194,16 @@ def glu(x, axis: int = -1):
     return a * sigmoid(b)
 
 
-def _where_mask(x, where, fill):
-    return x if where is None else jnp.where(where, x, fill)
-
-
-def _check_axes(x, axis, op):
-    """The axes as a tuple of non-negative ints; out-of-range axes raise (a 0-d array has no axis -1), as in
-    jax.nn (NumPy's max/sum accept them)."""
-    if axis is None:
-        return tuple(range(x.ndim))
-    return tuple(normalize_index(a, x.ndim, op) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
-
-
-def _shifted(x, axes):
-    """x - max(x) over axes (the max held constant: the shift does not change softmax), and a function that
-    broadcasts a reduction over axes back to x's shape; written with the cards directly (equal shapes and
-    dtypes), so the eager path does no promotion or broadcasting work."""
-    shape, keep = x.shape, tuple(i for i in range(x.ndim) if i not in axes)
-
-    def back(r):
-        return broadcast_in_dim(r, shape, keep)
-    return ew.sub(x, back(lax.stop_gradient(reduce_max(x, axes)))), back
-
-
 def softmax(x, axis=-1, where=None, initial=None):
-    """exp(x - max) / sum, over `axis` (an int or tuple); `where` masks entries out (they get 0). The one
-    softmax formula of both faces (torch.softmax and F.softmax call it)."""
-    x = _arr(x)
-    axes = _check_axes(x, axis, "softmax")
-    if where is None and x.size and x.dtype.kind in "fc":
-        shifted, back = _shifted(x, axes)
-        unnorm = ew.exp(shifted)
-        return ew.div(unnorm, back(reduce_sum(unnorm, axes)))
-    xm = _where_mask(x, where, -jnp.inf)
-    unnorm = jnp.exp(xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True)))
-    unnorm = _where_mask(unnorm, where, 0.0)
-    # masked entries are 0 after the division too, as in JAX: a row with every entry masked out gives
-    # zeros, not 0/0 = nan
-    return _where_mask(unnorm / jnp.sum(unnorm, axis=axis, keepdims=True), where, 0.0)
+    """exp(x - max) / sum over `axis` (an int or tuple); `where` masks entries out (they get 0). The one softmax
+    formula (numpy/_softmax.py) that torch.softmax, F.softmax and jax.scipy.special.softmax also call."""
+    return _sm.softmax(_arr(x), axis, where)
 
 
 def log_softmax(x, axis=-1, where=None, initial=None):
     """x - max - log(sum(exp(x - max))) over `axis`; `where` masks entries out (they get -inf). The one
-    log_softmax formula of both faces."""
-    x = _arr(x)
-    axes = _check_axes(x, axis, "log_softmax")
-    if where is None and x.size and x.dtype.kind in "fc":
-        shifted, back = _shifted(x, axes)
-        return ew.sub(shifted, back(ew.log(reduce_sum(ew.exp(shifted), axes))))
-    xm = _where_mask(x, where, -jnp.inf)
-    shifted = xm - lax.stop_gradient(jnp.max(xm, axis=axis, keepdims=True))
-    out = shifted - jnp.log(jnp.sum(_where_mask(jnp.exp(shifted), where, 0.0), axis=axis, keepdims=True))
-    return _where_mask(out, where, -jnp.inf)
+    log_softmax formula (numpy/_softmax.py) of both faces and of jax.scipy.special."""
+    return _sm.log_softmax(_arr(x), axis, where)
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):

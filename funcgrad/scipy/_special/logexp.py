@@ -5,20 +5,18 @@ from __future__ import annotations
 import math
 
 from ... import numpy as jnp
-from ...numpy._statistics import logsumexp
+from ...numpy import _softmax as _sm
 from .common import promote_float
 
 
 def softmax(x, /, *, axis=None):
-    """exp(x - logsumexp(x, axis)) (axis None: over all axes), as jax.scipy.special.softmax."""
-    x = promote_float("softmax", x)
-    return jnp.exp(x - logsumexp(x, axis=axis, keepdims=True))
+    """jax.scipy.special.softmax: jax.nn.softmax's formula (numpy/_softmax.py), axis None meaning every axis."""
+    return _sm.softmax(promote_float("softmax", x), axis)
 
 
 def log_softmax(x, /, *, axis=None):
-    """x - logsumexp(x, axis) (axis None: over all axes)."""
-    x = promote_float("log_softmax", x)
-    return x - logsumexp(x, axis=axis, keepdims=True)
+    """jax.scipy.special.log_softmax: jax.nn.log_softmax's formula, axis None meaning every axis."""
+    return _sm.log_softmax(promote_float("log_softmax", x), axis)
 
 
 def log1mexp(x):
