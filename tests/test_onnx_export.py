@@ -360,3 +360,80 @@ def test_function_with_two_outputs_and_names():
     proto, got = _export_check(f, a, b, input_names=["a", "b"], output_names=["prod", "total"], rtol=1e-5)
     assert [o.name for o in proto.graph.output] == ["prod", "total"]
     np.testing.assert_allclose(got[1], np.maximum(a, 0).sum(), rtol=1e-5)
+
+
+# --- control flow: If and Loop, not unrolled ------------------------------------------------------
+
+def _ops(proto) -> set:
+    return {n.op_type for n in proto.graph.node}
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_cond_exports_as_if(sign):
+    x = (np.abs(X) * sign).astype(np.float32)
+    f = lambda a: lax.cond(a.sum() > 0, lambda y: y * 2, lambda y: y - 1, a)  # noqa: E731
+    proto, _ = _export_check(f, x, want=x * 2 if sign > 0 else x - 1)
+    assert "If" in _ops(proto)
+
+
+@pytest.mark.parametrize("i", [-1, 0, 1, 2, 5])
+def test_switch_exports_as_if_chain_clamping_the_index(i):
+    f = lambda k, a: lax.switch(k, [lambda y: y * 2, lambda y: y - 1, jnp.sin], a)  # noqa: E731
+    want = [X * 2, X - 1, np.sin(X)][min(max(i, 0), 2)]
+    _export_check(f, np.array(i, np.int32), X, want=want)
+
+
+def test_scan_exports_as_loop():
+    xs = RNG.standard_normal((5, 3)).astype(np.float32)
+
+    def f(a):
+        def body(c, xi):
+            c = jnp.tanh(c * 0.5 + xi)
+            return c, c * 2
+        return lax.scan(body, jnp.zeros(3), a)
+    c, ys = np.zeros(3, np.float32), []
+    for row in xs:
+        c = np.tanh(c * 0.5 + row)
+        ys.append(c * 2)
+    proto, got = _export_check(f, xs, want=c)
+    np.testing.assert_allclose(got[1], np.stack(ys), rtol=1e-6)
+    assert "Loop" in _ops(proto) and "Tanh" not in _ops(proto)  # the body lives in the Loop
+
+
+def test_reverse_scan_fori_and_while_loops():
+    xs = RNG.standard_normal((4, 3)).astype(np.float32)
+    f = lambda a: lax.scan(lambda c, xi: (c + xi, c * xi), jnp.ones(3), a, reverse=True)  # noqa: E731
+    c, ys = np.ones(3, np.float32), [None] * 4
+    for t in range(3, -1, -1):
+        c, ys[t] = c + xs[t], c * xs[t]
+    proto, got = _export_check(f, xs, want=c)
+    np.testing.assert_allclose(got[1], np.stack(ys), rtol=1e-6)
+    want = xs.copy()
+    for i in range(5):
+        want = want * 1.5 + i
+    _export_check(lambda a: lax.fori_loop(0, 5, lambda i, v: v * 1.5 + i, a), xs, want=want, rtol=1e-5)
+    g = lambda a: lax.while_loop(lambda c: c[0].sum() < 100, lambda c: (c[0] * 2 + 1, c[1] + 1), (a, 0))  # noqa
+    proto, got = _export_check(g, np.abs(xs))
+    assert "Loop" in _ops(proto)
+
+
+def test_lstm_exports_as_a_loop_with_dynamic_batch_and_time():
+    fg.manual_seed(0)
+    m = nn.LSTM(4, 5, batch_first=True)
+    xa = RNG.standard_normal((2, 6, 4)).astype(np.float32)
+    proto = fg.onnx.export(m, (fg.tensor(xa),), input_names=["x"], dynamic_axes={"x": {0: "b", 1: "t"}})
+    onnx.checker.check_model(proto, full_check=True)
+    assert "Loop" in _ops(proto)
+    for xv in (xa, RNG.standard_normal((3, 9, 4)).astype(np.float32)):
+        out, (h, c) = m(fg.tensor(xv))
+        for g, w in zip(_run(proto, {"x": xv}), (out, h, c)):
+            np.testing.assert_allclose(g, w.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_resnet18():
+    from funcgrad.vision import models
+    fg.manual_seed(0)
+    m = models.resnet18(num_classes=10)
+    x = RNG.standard_normal((2, 3, 32, 32)).astype(np.float32)
+    x2 = RNG.standard_normal((5, 3, 32, 32)).astype(np.float32)
+    _model_check(m, x, x2, dynamic_axes={"x": {0: "batch"}}, rtol=1e-4, atol=1e-4)

@@ -17,7 +17,7 @@ from .._torch._tensor import Tensor
 from ..nn.modules.module import Module
 from ..nn.utils.stateless import _to_array, _to_tensor, functional_call
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
-from . import rules_conv, rules_elementwise, rules_reduction, rules_shape  # noqa: F401  (they register)
+from . import rules_control, rules_conv, rules_elementwise, rules_reduction, rules_shape  # noqa: F401 (register)
 from ._graph import RULES, Exporter, UnsupportedError, pair_jaxprs
 
 __all__ = ["export", "is_in_onnx_export", "OperatorExportTypes", "TrainingMode", "UnsupportedError"]

@@ -200,21 +200,21 @@ class Exporter:
             return self.const(np.int64(d))
         return self.op("Squeeze", [self.dim(d), self.i64([0])])
 
-    def subgraph(self, name: str, jaxpr: Jaxpr, in_names: list, inputs: list, prologue=None):
-        """An ONNX GraphProto computing `jaxpr` on `in_names` (outer-scope names, or the graph's own
-        `inputs`, a list of ValueInfoProtos); `prologue(ctx)` may add nodes first and return in_names."""
+    def subgraph(self, name: str, build: Callable, inputs=()):
+        """An ONNX GraphProto (an If branch, a Loop body) whose nodes `build()` adds; build returns the
+        graph's outputs as (name, var) or (name, (dtype, shape)) pairs. Outer-scope names stay visible."""
         outer, self.scope = self.scope, _Scope(self.scope)
         saved = self.eqn
         try:
-            if prologue is not None:
-                in_names = prologue()
-            outs = self.translate(jaxpr, in_names)
-            outs = [self.op("Identity", [o]) for o in outs]
+            outs = [(self.op("Identity", [n]), v) for n, v in build()]
             nodes = self.scope.nodes
         finally:
             self.scope, self.eqn = outer, saved
-        out_infos = [self.value_info(n, v) for n, v in zip(outs, jaxpr.outvars)]
-        return self.helper.make_graph(nodes, self.fresh(name), inputs, out_infos)
+        infos = [self.value_info(n, v) if isinstance(v, Var) else self.info(n, *v) for n, v in outs]
+        return self.helper.make_graph(nodes, self.fresh(name), list(inputs), infos)
+
+    def info(self, name: str, dtype, shape):
+        return self.helper.make_tensor_value_info(name, self.dtype(dtype), list(shape))
 
     # --- value info -----------------------------------------------------------------------------
     def value_info(self, name: str, var, dim_names: dict | None = None):
@@ -282,7 +282,8 @@ def pair_jaxprs(j1: Jaxpr, j2: Jaxpr, twins: dict) -> None:
     raising if the two traces differ in structure."""
     def fail(why):
         raise ValueError("funcgrad.onnx.export: the program traces differently when the dynamic axes change "
-                         f"size ({why}); it branches on a shape in Python, so those axes cannot be dynamic")
+                         f"size ({why}): it depends on those sizes (a size-1 axis broadcasts; Python code may branch on a "
+                         "shape); export at sizes above 1, or leave those axes static")
     if len(j1.eqns) != len(j2.eqns) or len(j1.invars) != len(j2.invars) or len(j1.constvars) != len(j2.constvars):
         fail("a different number of equations, inputs or constants")
     for a, b in zip(j1.constvars + j1.invars, j2.constvars + j2.invars):
