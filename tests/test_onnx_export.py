@@ -26,6 +26,8 @@ def _run(proto, feeds: dict) -> list:
         import onnxruntime as ort
     except ImportError:
         from onnx.reference import ReferenceEvaluator
+        if any(n.op_type == "Loop" for n in proto.graph.node):  # (onnx 1.23's evaluator fails on scan outputs)
+            pytest.skip("onnx's reference evaluator cannot run Loop with scan outputs; needs onnxruntime")
         return ReferenceEvaluator(proto).run(None, feeds)
     sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
     return sess.run(None, feeds)
