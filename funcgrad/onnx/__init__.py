@@ -7,7 +7,7 @@ the card, `Primitive.onnx`). onnx is needed only when exporting (the `onnx` extr
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from ..nn.modules.module import Module
 from ..nn.utils.stateless import _to_array, _to_tensor, functional_call
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
 from . import rules_control, rules_conv, rules_elementwise, rules_reduction, rules_shape  # noqa: F401 (register)
-from ._graph import RULES, Exporter, UnsupportedError, pair_jaxprs
+from ._graph import RULES, Exporter, UnsupportedError, pair_jaxprs  # noqa: F401 (RULES: the registry)
 
 __all__ = ["export", "is_in_onnx_export", "OperatorExportTypes", "TrainingMode", "UnsupportedError"]
 

@@ -282,8 +282,8 @@ def pair_jaxprs(j1: Jaxpr, j2: Jaxpr, twins: dict) -> None:
     raising if the two traces differ in structure."""
     def fail(why):
         raise ValueError("funcgrad.onnx.export: the program traces differently when the dynamic axes change "
-                         f"size ({why}): it depends on those sizes (a size-1 axis broadcasts; Python code may branch on a "
-                         "shape); export at sizes above 1, or leave those axes static")
+                         f"size ({why}): it depends on those sizes (a size-1 axis broadcasts; Python code may "
+                         "branch on a shape); export at sizes above 1, or leave those axes static")
     if len(j1.eqns) != len(j2.eqns) or len(j1.invars) != len(j2.invars) or len(j1.constvars) != len(j2.constvars):
         fail("a different number of equations, inputs or constants")
     for a, b in zip(j1.constvars + j1.invars, j2.constvars + j2.invars):
