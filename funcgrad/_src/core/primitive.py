@@ -10,6 +10,8 @@ A `Primitive` holds everything about one operation in one place:
   (or `vjp_full(cts, ans, args, needs, **params)`);
 - `batch(args, dims, **params)` -> (out, out_dim): the vmap rule;
 - `codegen`: an optional expression template used by jit's code generator;
+- `onnx`: optional, the ONNX operator computing it alone (funcgrad.onnx's rule, as data; others have one
+  in funcgrad/onnx/rules_<family>.py);
 - `tape_rule(lower, params, traced)` -> (outs, params): optional, how a value-carrying trace computes the
   primitive (`traced[i]`: operand i is that trace's own, so may be differentiated), keeping in the
   recorded params what the vjp will need (scan's and custom_vjp's residuals).
@@ -125,7 +127,7 @@ class Primitive:
                  jvp=None, vjp=None, batch=None, jvp_full=None, vjp_full=None,
                  multiple_results: bool = False, differentiable: bool = True,
                  weak_type: Callable | None = None, tape_rule: Callable | None = None,
-                 codegen: str | None = None, register: bool = True):
+                 codegen: str | None = None, onnx: str | None = None, register: bool = True):
         if name in registry and register:
             raise ValueError(f"primitive {name!r} is already registered")
         self.name = name
@@ -143,6 +145,7 @@ class Primitive:
         self.weak_type_rule = weak_type or _all_weak
         self.tape_rule = tape_rule
         self.codegen = codegen
+        self.onnx = onnx
         if register:
             registry[name] = self
 

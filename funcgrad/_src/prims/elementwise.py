@@ -81,7 +81,8 @@ def _card(name, impl, rule, jvp, vjp, **kw) -> Primitive:
     return p
 
 
-def unary(name: str, impl, deriv, kinds: str = "fc", codegen: str | None = None) -> Primitive:
+def unary(name: str, impl, deriv, kinds: str = "fc", codegen: str | None = None,
+          onnx: str | None = None) -> Primitive:
     """A unary elementwise card from its derivative f'(x) written as deriv(ans, x).
 
     The Jacobian is diagonal, so the jvp (t * f'(x)) and the vjp (g * f'(x)) share the formula
@@ -90,11 +91,12 @@ def unary(name: str, impl, deriv, kinds: str = "fc", codegen: str | None = None)
     return _card(name, impl, _unary_rule(name, kinds),
                  [lambda t, ans, x, **p: _times(t, deriv(ans, x))],
                  [lambda g, ans, x, **p: _times(g, deriv(ans, x))],
-                 codegen=codegen)
+                 codegen=codegen, onnx=onnx)
 
 
-def binary(name: str, impl, jvp, vjp, kinds: str = "ifc", codegen: str | None = None) -> Primitive:
-    return _card(name, impl, _binary_rule(name, kinds), jvp, vjp, codegen=codegen)
+def binary(name: str, impl, jvp, vjp, kinds: str = "ifc", codegen: str | None = None,
+           onnx: str | None = None) -> Primitive:
+    return _card(name, impl, _binary_rule(name, kinds), jvp, vjp, codegen=codegen, onnx=onnx)
 
 
 def binary_partials(name: str, impl, dx, dy, kinds: str = "f") -> Primitive:
@@ -105,7 +107,7 @@ def binary_partials(name: str, impl, dx, dy, kinds: str = "f") -> Primitive:
 
 
 def nondiff(name: str, impl, nargs: int, kinds: str, out_dtype=None, codegen: str | None = None,
-            rule=None) -> Primitive:
+            rule=None, onnx: str | None = None) -> Primitive:
     """A card whose derivative is identically zero: rounding, bit operations, predicates.
 
     out_dtype: the result dtype when it is not the operands' (e.g. bool for predicates)."""
@@ -118,7 +120,7 @@ def nondiff(name: str, impl, nargs: int, kinds: str, out_dtype=None, codegen: st
     kw = {}
     if out_dtype is not None:
         kw = {"differentiable": False, "weak_type": lambda w, p: False}
-    return _card(name, impl, rule, [None] * nargs, [None] * nargs, codegen=codegen, **kw)
+    return _card(name, impl, rule, [None] * nargs, [None] * nargs, codegen=codegen, onnx=onnx, **kw)
 
 
 # --- unary math -----------------------------------------------------------------------------------
@@ -166,15 +168,15 @@ def _ufunc(name):
     return lambda xp: getattr(xp, name)
 
 
-neg_p = unary("neg", _ufunc("negative"), lambda ans, x: -1, "ifc", codegen="(-{0})")
-exp_p = unary("exp", _ufunc("exp"), lambda ans, x: ans)
+neg_p = unary("neg", _ufunc("negative"), lambda ans, x: -1, "ifc", codegen="(-{0})", onnx="Neg")
+exp_p = unary("exp", _ufunc("exp"), lambda ans, x: ans, onnx="Exp")
 exp2_p = unary("exp2", _ufunc("exp2"), lambda ans, x: ans * _LN2)
-log_p = unary("log", _ufunc("log"), lambda ans, x: 1 / x)
+log_p = unary("log", _ufunc("log"), lambda ans, x: 1 / x, onnx="Log")
 log2_p = unary("log2", _ufunc("log2"), lambda ans, x: (1 / _LN2) / x)
 log10_p = unary("log10", _ufunc("log10"), lambda ans, x: (1 / _LN10) / x)
 log1p_p = unary("log1p", _ufunc("log1p"), lambda ans, x: 1 / (x + 1))
 expm1_p = unary("expm1", _ufunc("expm1"), lambda ans, x: ans + 1)
-logistic_p = unary("logistic", _logistic_impl, lambda ans, x: ans * (1 - ans))
+logistic_p = unary("logistic", _logistic_impl, lambda ans, x: ans * (1 - ans), onnx="Sigmoid")
 # relu as one primitive, both faces' (jax.nn.relu, torch.relu, F.relu, nn.ReLU): max(x, 0) with NaN kept.
 # `kink` picks the convention: "jax" gives 0.0 at -0.0 and derivative 0 at 0 and at NaN; "torch" gives -0.0
 # at -0.0 and derivative 0 at 0, 1 at NaN.
@@ -218,16 +220,16 @@ def clamp_bounds(x, lo=None, hi=None):
     return clamp_bounds_p.bind(x, lo=lo, hi=hi)
 
 
-sin_p = unary("sin", _ufunc("sin"), lambda ans, x: cos(x))
-cos_p = unary("cos", _ufunc("cos"), lambda ans, x: -sin(x))
-tan_p = unary("tan", _ufunc("tan"), lambda ans, x: 1 + ans * ans)
-asin_p = unary("asin", _ufunc("arcsin"), lambda ans, x: rsqrt(1 - x * x))
-acos_p = unary("acos", _ufunc("arccos"), lambda ans, x: -rsqrt(1 - x * x))
-atan_p = unary("atan", _ufunc("arctan"), lambda ans, x: 1 / (1 + x * x))
-sinh_p = unary("sinh", _ufunc("sinh"), lambda ans, x: cosh(x))
-cosh_p = unary("cosh", _ufunc("cosh"), lambda ans, x: sinh(x))
-tanh_p = unary("tanh", _ufunc("tanh"), lambda ans, x: 1 - ans * ans)
-asinh_p = unary("asinh", _ufunc("arcsinh"), lambda ans, x: rsqrt(x * x + 1))
+sin_p = unary("sin", _ufunc("sin"), lambda ans, x: cos(x), onnx="Sin")
+cos_p = unary("cos", _ufunc("cos"), lambda ans, x: -sin(x), onnx="Cos")
+tan_p = unary("tan", _ufunc("tan"), lambda ans, x: 1 + ans * ans, onnx="Tan")
+asin_p = unary("asin", _ufunc("arcsin"), lambda ans, x: rsqrt(1 - x * x), onnx="Asin")
+acos_p = unary("acos", _ufunc("arccos"), lambda ans, x: -rsqrt(1 - x * x), onnx="Acos")
+atan_p = unary("atan", _ufunc("arctan"), lambda ans, x: 1 / (1 + x * x), onnx="Atan")
+sinh_p = unary("sinh", _ufunc("sinh"), lambda ans, x: cosh(x), onnx="Sinh")
+cosh_p = unary("cosh", _ufunc("cosh"), lambda ans, x: sinh(x), onnx="Cosh")
+tanh_p = unary("tanh", _ufunc("tanh"), lambda ans, x: 1 - ans * ans, onnx="Tanh")
+asinh_p = unary("asinh", _ufunc("arcsinh"), lambda ans, x: rsqrt(x * x + 1), onnx="Asinh")
 
 
 def _acosh_d(ans, x):
@@ -242,9 +244,9 @@ def _acosh_d(ans, x):
     return rsqrt(a - 1) * rsqrt(a + 1)
 
 
-acosh_p = unary("acosh", _ufunc("arccosh"), _acosh_d)
-atanh_p = unary("atanh", _ufunc("arctanh"), lambda ans, x: 1 / ((1 - x) * (1 + x)))
-sqrt_p = unary("sqrt", _ufunc("sqrt"), lambda ans, x: 0.5 / ans)
+acosh_p = unary("acosh", _ufunc("arccosh"), _acosh_d, onnx="Acosh")
+atanh_p = unary("atanh", _ufunc("arctanh"), lambda ans, x: 1 / ((1 - x) * (1 + x)), onnx="Atanh")
+sqrt_p = unary("sqrt", _ufunc("sqrt"), lambda ans, x: 0.5 / ans, onnx="Sqrt")
 rsqrt_p = unary("rsqrt", _rsqrt_impl, lambda ans, x: -0.5 * ans / x)
 cbrt_p = unary("cbrt", _ufunc("cbrt"), lambda ans, x: integer_pow(ans, -2) * (1 / 3), "f")
 square_p = unary("square", _ufunc("square"), lambda ans, x: 2 * x, "ifc")
@@ -297,7 +299,7 @@ def _abs_impl(xp):
 
 
 abs_p = _card("abs", _abs_impl, _abs_rule, [_abs_jvp], [_abs_vjp])
-sign_p = nondiff("sign", _ufunc("sign"), 1, "ifc")
+sign_p = nondiff("sign", _ufunc("sign"), 1, "ifc", onnx="Sign")
 stop_gradient_p = _card("stop_gradient", lambda xp: (lambda x: x), lambda x: x, [None], [None])
 
 
@@ -354,8 +356,8 @@ def _nextafter_impl(xp):
     return lambda x, y, kink="jax": xp.nextafter(x, y)
 
 
-floor_p = nondiff("floor", _ufunc("floor"), 1, "f")
-ceil_p = nondiff("ceil", _ufunc("ceil"), 1, "f")
+floor_p = nondiff("floor", _ufunc("floor"), 1, "f", onnx="Floor")
+ceil_p = nondiff("ceil", _ufunc("ceil"), 1, "f", onnx="Ceil")
 round_p = nondiff("round", _round_impl, 1, "f", rule=_round_rule)
 nextafter_p = _card("nextafter", _nextafter_impl, _nextafter_rule, [_nextafter_d(0), _nextafter_d(1)],
                     [_nextafter_d(0), _nextafter_d(1)])
@@ -500,11 +502,12 @@ def _trunc_quotient(x, y):
 
 
 add_p = binary("add", _ufunc("add"), [lambda t, ans, x, y: t, lambda t, ans, x, y: t],
-               [lambda g, ans, x, y: g, lambda g, ans, x, y: g], codegen="({0} + {1})")
+               [lambda g, ans, x, y: g, lambda g, ans, x, y: g], codegen="({0} + {1})", onnx="Add")
 sub_p = binary("sub", _ufunc("subtract"), [lambda t, ans, x, y: t, lambda t, ans, x, y: -t],
-               [lambda g, ans, x, y: g, lambda g, ans, x, y: -g], codegen="({0} - {1})")
+               [lambda g, ans, x, y: g, lambda g, ans, x, y: -g], codegen="({0} - {1})", onnx="Sub")
 mul_p = binary("mul", _ufunc("multiply"), [lambda t, ans, x, y: _times(t, y), lambda t, ans, x, y: _times(t, x)],
-               [lambda g, ans, x, y: _times(g, y), lambda g, ans, x, y: _times(g, x)], codegen="({0} * {1})")
+               [lambda g, ans, x, y: _times(g, y), lambda g, ans, x, y: _times(g, x)], codegen="({0} * {1})",
+               onnx="Mul")
 div_p = binary("div", _int_div_impl,
                [lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y],
                [lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y])
@@ -873,16 +876,17 @@ def _compare_rule(op: str):
     return rule
 
 
-def compare(name: str, impl, codegen: str) -> Primitive:
-    return nondiff(name, impl, 2, "bifc", out_dtype=dtypes.bool_, codegen=codegen, rule=_compare_rule(name))
+def compare(name: str, impl, codegen: str, onnx: str | None = None) -> Primitive:
+    return nondiff(name, impl, 2, "bifc", out_dtype=dtypes.bool_, codegen=codegen, rule=_compare_rule(name),
+                   onnx=onnx)
 
 
-eq_p = compare("eq", _ufunc("equal"), "({0} == {1})")
+eq_p = compare("eq", _ufunc("equal"), "({0} == {1})", onnx="Equal")
 ne_p = compare("ne", _ufunc("not_equal"), "({0} != {1})")
-lt_p = compare("lt", _ufunc("less"), "({0} < {1})")
-le_p = compare("le", _ufunc("less_equal"), "({0} <= {1})")
-gt_p = compare("gt", _ufunc("greater"), "({0} > {1})")
-ge_p = compare("ge", _ufunc("greater_equal"), "({0} >= {1})")
+lt_p = compare("lt", _ufunc("less"), "({0} < {1})", onnx="Less")
+le_p = compare("le", _ufunc("less_equal"), "({0} <= {1})", onnx="LessOrEqual")
+gt_p = compare("gt", _ufunc("greater"), "({0} > {1})", onnx="Greater")
+ge_p = compare("ge", _ufunc("greater_equal"), "({0} >= {1})", onnx="GreaterOrEqual")
 
 
 def _select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray) -> ShapedArray:

@@ -405,6 +405,7 @@ def _card(name, kernel, deriv) -> Primitive:
 _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2
 
 erf_p = _card("erf", _erf_kernel, lambda ans, x: _TWO_OVER_SQRT_PI * ew.exp(-(x * x)))
+erf_p.onnx = "Erf"  # its ONNX operator (funcgrad.onnx)
 erfc_p = _card("erfc", _erfc_kernel, lambda ans, x: -_TWO_OVER_SQRT_PI * ew.exp(-(x * x)))
 erfcx_p = _card("erfcx", _erfcx_kernel, lambda ans, x: 2.0 * x * ans - _TWO_OVER_SQRT_PI)
 erf_inv_p = _card("erf_inv", _erf_inv_kernel, lambda ans, x: _SQRT_PI_OVER_2 * ew.exp(ans * ans))

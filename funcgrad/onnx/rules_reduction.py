@@ -1,0 +1,92 @@
+"""ONNX rules for reductions (sum/max/min/prod/and/or, argmax/argmin), cumulative sums and dot_general
+(MatMul/Gemm where they fit, Einsum otherwise)."""
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from ._graph import rule
+
+
+def reduce(ctx, op: str, x: str, axes, keepdims: int = 0) -> str:
+    """ONNX Reduce<op> over `axes` (axes an input from opset 18, ReduceSum's from 13)."""
+    axes = [int(a) for a in axes]
+    if not axes:
+        return ctx.op("Identity", [x])
+    if op == "ReduceSum" or ctx.opset >= 18:
+        return ctx.op(op, [x, ctx.i64(axes)], keepdims=keepdims)
+    return ctx.op(op, [x], axes=axes, keepdims=keepdims)
+
+
+@rule("reduce_sum", "reduce_max", "reduce_min", "reduce_prod")
+def _reduce(ctx, eqn, ins):
+    op = {"reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "reduce_min": "ReduceMin",
+          "reduce_prod": "ReduceProd"}[eqn.prim.name]
+    if eqn.invars[0].aval.dtype.kind == "b":  # max/min of bools: any/all
+        return _bool_reduce(ctx, eqn, ins, "ReduceMax" if op == "ReduceMax" else "ReduceMin")
+    return reduce(ctx, op, ins[0], eqn.params["axes"])
+
+
+def _bool_reduce(ctx, eqn, ins, op):
+    x = ctx.op("Cast", ins, to=ctx.dtype(np.int32))
+    return ctx.op("Cast", [reduce(ctx, op, x, eqn.params["axes"])], to=ctx.dtype(np.bool_))
+
+
+@rule("reduce_and", "reduce_or")
+def _reduce_bool(ctx, eqn, ins):
+    return _bool_reduce(ctx, eqn, ins, "ReduceMin" if eqn.prim.name == "reduce_and" else "ReduceMax")
+
+
+@rule("argmax", "argmin")
+def _arg(ctx, eqn, ins):
+    out = ctx.op("ArgMax" if eqn.prim.name == "argmax" else "ArgMin", ins, axis=int(eqn.params["axis"]),
+                 keepdims=0)
+    dt = eqn.outvars[0].aval.dtype
+    return out if dt == np.int64 else ctx.op("Cast", [out], to=ctx.dtype(dt))
+
+
+@rule("cumsum")
+def _cumsum(ctx, eqn, ins):
+    return ctx.op("CumSum", [ins[0], ctx.const(np.int64(eqn.params["axis"]))],
+                  reverse=int(bool(eqn.params.get("reverse", False))))
+
+
+@rule("dot_general")
+def _dot_general(ctx, eqn, ins):
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lc, rc, lb, rb = map(list, (lc, rc, lb, rb))
+    x, y = ins
+    nl, nr = eqn.invars[0].aval.ndim, eqn.invars[1].aval.ndim
+    for v in eqn.invars:
+        if v.aval.dtype.kind == "c":
+            raise ctx.unsupported("complex numbers have no ONNX type")
+    nb = len(lb)
+    out = None
+    plain_batch = lb == list(range(nb)) and rb == list(range(nb))
+    # MatMul's broadcasting matches dot_general when the left operand's free dims sit before its last,
+    # contracted, dim and the right operand is a (batch of) matrix: [..., k] @ [k, n], [B, m, k] @ [B, k, n]
+    if plain_batch and lc == [nl - 1] and nr == nb + 2 and rc in ([nb], [nb + 1]) and (nb == 0 or nl == nb + 2):
+        if rc == [nb]:
+            out = ctx.op("MatMul", [x, y])
+        elif nb == 0 and nl == 2:
+            out = ctx.op("Gemm", [x, y], transB=1)
+        else:
+            out = ctx.op("MatMul", [x, ctx.op("Transpose", [y], perm=list(range(nb)) + [nb + 1, nb])])
+    if out is None:
+        letters = iter(string.ascii_letters)
+        ls = [next(letters) for _ in range(nl)]
+        rs = [None] * nr
+        for a, b in zip(lb, rb):
+            rs[b] = ls[a]
+        for a, b in zip(lc, rc):
+            rs[b] = ls[a]
+        rs = [r or next(letters) for r in rs]
+        free_l = [ls[i] for i in range(nl) if i not in lb and i not in lc]
+        free_r = [rs[i] for i in range(nr) if i not in rb and i not in rc]
+        eq = f"{''.join(ls)},{''.join(rs)}->{''.join([ls[i] for i in lb] + free_l + free_r)}"
+        out = ctx.op("Einsum", [x, y], equation=eq)
+    dt = eqn.outvars[0].aval.dtype
+    if dt != eqn.invars[0].aval.dtype:
+        out = ctx.op("Cast", [out], to=ctx.dtype(dt))
+    return out
