@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
 from datetime import timedelta
 from urllib.parse import urlparse
@@ -125,6 +126,7 @@ def _install_abort_hook(MPI) -> None:
         except Exception:  # noqa: BLE001 (the traceback must not stop the abort)
             traceback.print_exception(kind, value, tb)
         sys.stderr.flush()
+        time.sleep(0.5)  # let the process manager forward the traceback before it tears the job down
         if not MPI.Is_finalized():
             MPI.COMM_WORLD.Abort(1)
     sys.excepthook = hook

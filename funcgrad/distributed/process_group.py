@@ -97,6 +97,7 @@ class _Watchdog(threading.Thread):
                                      f"the process group's timeout ({pg.timeout:g} s); the other ranks did not "
                                      f"reach it. Ending the job.\n")
                     sys.stderr.flush()
+                    time.sleep(1.0)  # let the process manager forward the message before it tears the job down
                     _mpi.MPI().COMM_WORLD.Abort(1)
 
 
