@@ -290,6 +290,10 @@ _POINT_WAIVED_GROUPS.update({
         "while poch(-1, m) = 0 for m != 0 near 0 (a jump: no derivative in m exists), and JAX's derivatives are NaN",
         ("value", "fwd1", "fwd2", "rev1", "rev2"), ["jsp.special:poch[pairs]"],
         lambda z, m: ((z <= 0) & (z == np.floor(z))) | ((m != 0) & (z + m <= 0) & (z + m == np.floor(z + m)))),
+    'jax-expn-zero': (
+        "E_n(0) = int_1^inf t^-n dt = 1 / (n - 1) for n > 1 (scipy.special.expn, mpmath and funcgrad: E_2(0) = 1); "
+        "JAX's piecewise case for x == 0 and n >= 2 returns 1 / n (0.5) and the one for n < 2 inf (E_1.5(0) = 2)",
+        ("value",), ["jsp.special:expn[pairs]"], lambda n, x: (x == 0) & (n > 1)),
     'jax-fresnel-branches': (
         "JAX's fresnel jvp evaluates sin/cos(pi x^2 / 2) piecewise in r = (x^2 / 2) mod 2; at odd integers x (r = "
         "0.5, a branch edge) its second derivatives are 0 where S''(x) = pi x cos(pi x^2 / 2) = 0 but C''(x) = "
