@@ -311,15 +311,19 @@ def test_lstsq_pinv_match_numpy():
         close(res, nres, rtol=1e-9)
         assert res.shape == nres.shape and int(rank) == nrank
         close(s, ns)
-    deficient = np.outer(rand(4), rand(3, seed=1))  # rank 1: NumPy gives empty residuals
+    deficient = np.outer(rand(4), rand(3, seed=1))  # rank 1: NumPy gives empty residuals, JAX |b - a x|^2
     x, res, rank, s = la.lstsq(deficient, b2[:4])
     nx, nres, nrank, ns = np.linalg.lstsq(deficient, b2[:4])
     close(x, nx, rtol=1e-9)
-    assert res.shape == (0,) and int(rank) == nrank == 1
+    assert int(rank) == nrank == 1
+    close(res, np.sum((b2[:4] - deficient @ nx) ** 2, axis=0), rtol=1e-9)
+    assert la.lstsq(deficient, b2[:4], numpy_resid=True)[1].shape == nres.shape == (0,)
     wide = mT(W53)
     x, res, rank, s = la.lstsq(wide, b2[:3])
     close(x, np.linalg.lstsq(wide, b2[:3])[0], rtol=1e-9)
-    assert res.shape == (0,)
+    assert res.shape == (2,) and la.lstsq(wide, b2[:3], numpy_resid=True)[1].shape == (0,)
+    close(res, np.zeros(2), atol=1e-20)
+    assert la.lstsq(tall, b1)[1].shape == la.lstsq(tall, b1, numpy_resid=True)[1].shape == (1,)
     # under jit the rank is unknown while tracing: residuals are always computed, as in JAX
     _, res_jit, rank_jit, _ = fg.jit(la.lstsq)(tall, b2)
     close(res_jit, np.linalg.lstsq(tall, b2)[1], rtol=1e-9)
@@ -472,8 +476,11 @@ def test_errors_match_numpy():
     singular = np.ones((3, 3))
     assert not np.isfinite(np.asarray(la.solve(singular, np.ones(3)))).any()
     assert not np.isfinite(np.asarray(la.inv(singular))).any()
+    # cholesky of a matrix that is not positive definite: NaN as JAX (NumPy and torch raise; torch's face does)
+    L = np.asarray(la.cholesky(np.stack([-np.eye(3), np.eye(3)])))
+    assert np.isnan(L[0][np.tril_indices(3)]).all() and (np.triu(L[0], 1) == 0).all() and (L[1] == np.eye(3)).all()
     with pytest.raises(LinAlgError):
-        la.cholesky(-np.eye(3))
+        fg.linalg.cholesky(fg.tensor(-np.eye(3)))
     assert float(la.det(singular)) == 0.0
     sign, logdet = la.slogdet(singular)
     assert float(sign) == 0.0 and float(logdet) == -np.inf

@@ -50,8 +50,13 @@ def _mvdigamma(a, p: int):
     return jnp.sum(sps.digamma(a[..., None] - jnp.arange(p, dtype=a.dtype) / 2), -1)
 
 
+def _cholesky(a):
+    """torch.linalg.cholesky: LinAlgError where a is not positive definite (the JAX face's gives NaN)."""
+    return jla._cholesky(a, convention="torch")
+
+
 def _precision_to_scale_tril(P):
-    return jla.cholesky(jla.inv(P))
+    return _cholesky(jla.inv(P))
 
 
 def _one_matrix(covariance_matrix, precision_matrix, scale_tril):
@@ -97,7 +102,7 @@ class MultivariateNormal(_Checked, Distribution):
         if L is not None:
             self._unbroadcasted_scale_tril = L
         elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = call("Cholesky", jla.cholesky, self.covariance_matrix)
+            self._unbroadcasted_scale_tril = call("Cholesky", _cholesky, self.covariance_matrix)
         else:
             self._unbroadcasted_scale_tril = call("PrecisionToScaleTril", _precision_to_scale_tril,
                                                   self.precision_matrix)
@@ -197,7 +202,7 @@ class LowRankMultivariateNormal(_Checked, Distribution):
 
     @lazy_property
     def scale_tril(self):
-        return call("Cholesky", jla.cholesky, self.covariance_matrix)
+        return call("Cholesky", _cholesky, self.covariance_matrix)
 
     @lazy_property
     def precision_matrix(self):
@@ -253,7 +258,7 @@ class Wishart(_Checked, Distribution):
             self._unbroadcasted_scale_tril = self.scale_tril
         elif covariance_matrix is not None:
             self.covariance_matrix = expand_to(param, full)
-            self._unbroadcasted_scale_tril = call("Cholesky", jla.cholesky, self.covariance_matrix)
+            self._unbroadcasted_scale_tril = call("Cholesky", _cholesky, self.covariance_matrix)
         else:
             self.precision_matrix = expand_to(param, full)
             self._unbroadcasted_scale_tril = call("PrecisionToScaleTril", _precision_to_scale_tril,
