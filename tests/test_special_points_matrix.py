@@ -486,20 +486,38 @@ def _safe(fn):
 def jax_quantities(lib, lnp, ns, row, jit=False):
     """{quantity: tuple of host arrays or exception} with lib = funcgrad or jax, lnp its numpy.
 
-    jit=True (the JAX reference) evaluates every quantity of the row in one jitted call (one compilation
-    per row instead of one per primitive and shape, op by op), falling back to one jitted call per
-    quantity, then to eager evaluation, for a quantity that cannot be traced that way.
+    jit=True (the JAX reference) evaluates the value and every derivative quantity of the row in one jitted
+    call: one compilation per row (XLA's compile is most of the JAX column's time), the cotangents built from
+    the output shapes (jax.eval_shape: tracing only). A row that cannot be traced that way falls back to one
+    jitted call per quantity, then to eager evaluation.
     """
     xs = tuple(lnp.asarray(x) for x in row.inputs)
-    n = len(xs)
 
     def F(*a):
         return tuple(T.float_leaves(row.call(ns, *a), "jax"))
+    if jit:
+        shapes, err = _safe(lambda: lib.eval_shape(F, *xs))
+        if err is None:
+            us = tuple(lnp.asarray(_cotangent(row, np.zeros(s.shape, s.dtype))) for s in shapes)
+            progs = {"value": F, **_programs(lib, lnp, F, row, us)}
+            together, e = _safe(lambda: lib.jit(lambda *a: {k: p(*a) for k, p in progs.items()})(*xs))
+            if e is None:
+                return {k: _host_tuple(r) for k, r in together.items()}
     out, err = _safe(lambda: _run(lib, F, xs, jit))
     q = {"value": (_host_tuple(out) if err is None else err)}
     if err is not None:
         return q
     us = tuple(lnp.asarray(_cotangent(row, T.to_host(o))) for o in out)
+    for key, prog in _programs(lib, lnp, F, row, us).items():
+        r, e = _safe(lambda: _run(lib, prog, xs, jit))
+        q[key] = _host_tuple(r) if e is None else e
+    return q
+
+
+def _programs(lib, lnp, F, row, us):
+    """The derivative quantities of F at the row's inputs as functions of the inputs: fwd1 / fwd2 / rev2 per
+    direction, rev1 with the cotangents `us`."""
+    n = len(row.inputs)
 
     def g(*a):
         return sum(lnp.sum(u * o) for u, o in zip(us, F(*a)))
@@ -514,15 +532,7 @@ def jax_quantities(lib, lnp, ns, row, jit=False):
         progs[f"fwd2[{k}]"] = lambda *a, vv=vv: lib.jvp(lambda *b: lib.jvp(F, b, vv)[1], a, vv)[1]
         progs[f"rev2[{k}]"] = lambda *a, h=h: lib.grad(h, argnums=tuple(range(n)))(*a)
     progs["rev1"] = lambda *a: lib.vjp(F, *a)[1](us)
-    if jit:
-        together, e = _safe(lambda: lib.jit(lambda *a: {k: p(*a) for k, p in progs.items()})(*xs))
-        if e is None:
-            q.update({k: _host_tuple(r) for k, r in together.items()})
-            return q
-    for key, prog in progs.items():
-        r, e = _safe(lambda: _run(lib, prog, xs, jit))
-        q[key] = _host_tuple(r) if e is None else e
-    return q
+    return progs
 
 
 def _run(lib, fn, xs, jit):
