@@ -711,12 +711,44 @@ def x64():
         jax.config.update("jax_enable_x64", jprev)
 
 
+@pytest.fixture(scope="module")
+def jax_compile_cache(pytestconfig):
+    """While the JAX column runs: JAX's persistent compilation cache in pytest's cache directory, so that a rerun
+    (locally, or in CI keeping .pytest_cache) loads each row's compiled program instead of compiling it again
+    (XLA's compilation is most of the column's time). Kept off where the user set a cache directory of their own
+    or FUNCGRAD_SPECIAL_MATRIX_JAX_CACHE=off; the previous settings come back after the module."""
+    jax_faces = [f for f, (_, _, kind) in T.FACES.items() if kind == "jax"]
+    if os.environ.get("FUNCGRAD_SPECIAL_MATRIX_JAX_CACHE") == "off" or not any(map(_reference_on, jax_faces)):
+        yield
+        return
+    try:
+        import jax
+        from jax.experimental.compilation_cache import compilation_cache as cc
+    except ImportError:
+        yield
+        return
+    names = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
+             "jax_persistent_cache_min_entry_size_bytes")
+    prev = {n: getattr(jax.config, n) for n in names}
+    if prev["jax_compilation_cache_dir"]:
+        yield
+        return
+    jax.config.update(names[0], str(pytestconfig.cache.mkdir("jax-compilation-cache")))
+    jax.config.update(names[1], 0.0)  # the rows' programs compile in ~0.05 s each: keep them all
+    jax.config.update(names[2], 0)
+    cc.reset_cache()
+    yield
+    for n, v in prev.items():
+        jax.config.update(n, v)
+    cc.reset_cache()
+
+
 def _points_note(row):
     return f"inputs {[np.asarray(x).tolist() for x in row.inputs]}"
 
 
 @pytest.mark.parametrize("row", [_param(r, REFERENCE_OPEN) for r in ROWS])
-def test_matches_reference(row, x64):
+def test_matches_reference(row, x64, jax_compile_cache):
     if not _reference_on(row.face):
         pytest.skip(f"reference column off for {row.face} (FUNCGRAD_SPECIAL_MATRIX_REFERENCE={_REF_ENV!r})")
     row = _terminating(row)
