@@ -311,15 +311,19 @@ def test_lstsq_pinv_match_numpy():
         close(res, nres, rtol=1e-9)
         assert res.shape == nres.shape and int(rank) == nrank
         close(s, ns)
-    deficient = np.outer(rand(4), rand(3, seed=1))  # rank 1: NumPy gives empty residuals
+    deficient = np.outer(rand(4), rand(3, seed=1))  # rank 1: NumPy gives empty residuals, JAX |b - a x|^2
     x, res, rank, s = la.lstsq(deficient, b2[:4])
     nx, nres, nrank, ns = np.linalg.lstsq(deficient, b2[:4])
     close(x, nx, rtol=1e-9)
-    assert res.shape == (0,) and int(rank) == nrank == 1
+    assert int(rank) == nrank == 1
+    close(res, np.sum((b2[:4] - deficient @ nx) ** 2, axis=0), rtol=1e-9)
+    assert la.lstsq(deficient, b2[:4], numpy_resid=True)[1].shape == nres.shape == (0,)
     wide = mT(W53)
     x, res, rank, s = la.lstsq(wide, b2[:3])
     close(x, np.linalg.lstsq(wide, b2[:3])[0], rtol=1e-9)
-    assert res.shape == (0,)
+    assert res.shape == (2,) and la.lstsq(wide, b2[:3], numpy_resid=True)[1].shape == (0,)
+    close(res, np.zeros(2), atol=1e-20)
+    assert la.lstsq(tall, b1)[1].shape == la.lstsq(tall, b1, numpy_resid=True)[1].shape == (1,)
     # under jit the rank is unknown while tracing: residuals are always computed, as in JAX
     _, res_jit, rank_jit, _ = fg.jit(la.lstsq)(tall, b2)
     close(res_jit, np.linalg.lstsq(tall, b2)[1], rtol=1e-9)
@@ -472,8 +476,11 @@ def test_errors_match_numpy():
     singular = np.ones((3, 3))
     assert not np.isfinite(np.asarray(la.solve(singular, np.ones(3)))).any()
     assert not np.isfinite(np.asarray(la.inv(singular))).any()
+    # cholesky of a matrix that is not positive definite: NaN as JAX (NumPy and torch raise; torch's face does)
+    L = np.asarray(la.cholesky(np.stack([-np.eye(3), np.eye(3)])))
+    assert np.isnan(L[0][np.tril_indices(3)]).all() and (np.triu(L[0], 1) == 0).all() and (L[1] == np.eye(3)).all()
     with pytest.raises(LinAlgError):
-        la.cholesky(-np.eye(3))
+        fg.linalg.cholesky(fg.tensor(-np.eye(3)))
     assert float(la.det(singular)) == 0.0
     sign, logdet = la.slogdet(singular)
     assert float(sign) == 0.0 and float(logdet) == -np.inf
@@ -659,6 +666,84 @@ def test_vmap_of_solve_with_unbatched_operands():
     close(fg.vmap(la.solve, in_axes=(0, None))(xs, b), np.linalg.solve(xs, b))
     bs = rand(3, 5, 2)
     close(fg.vmap(la.solve, in_axes=(None, 1))(xs[0], bs), np.linalg.solve(xs[0], np.moveaxis(bs, 1, 0)))
+
+
+# --- singular matrices as JAX: LAPACK's LU, its transpose solve, cholesky's NaN, cond -------------------
+
+_RANK2 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+_RANK1 = np.array([[2.0, 1.0, -1.0], [-4.0, -2.0, 2.0], [4.0, 2.0, -2.0]])
+
+
+def test_lu_rounds_as_lapack_on_small_singular_matrices():
+    """lax.linalg.lu follows LAPACK's getrf (scipy.linalg.lu_factor) bit for bit on small matrices, so a singular
+    one gets LAPACK's exactly zero pivot (the rank-2 matrix: U[2,2] = 0, where right-looking elimination leaves
+    1.1e-16), from which JAX's solves give inf / NaN."""
+    sl = pytest.importorskip("scipy.linalg")
+    rng = np.random.default_rng(3)
+    mats = [_RANK2, _RANK1, np.zeros((3, 3))]
+    for n in (2, 3):
+        for _ in range(30):
+            k = int(rng.integers(1, n))
+            mats.append((rng.integers(-5, 6, (n, k)) @ rng.integers(-5, 6, (k, n))) / 7.0)
+    for a in mats:
+        lu, piv, _ = fg.lax.linalg.lu(a)
+        want_lu, want_piv = sl.lu_factor(a, check_finite=False)
+        np.testing.assert_array_equal(np.asarray(lu), want_lu)
+        np.testing.assert_array_equal(np.asarray(piv), want_piv)
+    assert float(np.asarray(fg.lax.linalg.lu(_RANK2)[0])[2, 2]) == 0.0
+    batch = np.stack(mats[:3])
+    np.testing.assert_array_equal(np.asarray(fg.lax.linalg.lu(batch)[0]),
+                                  np.stack([sl.lu_factor(a, check_finite=False)[0] for a in batch]))
+
+
+def test_transposed_solve_uses_the_matrix_own_factorisation():
+    from funcgrad._src.prims import linalg_decomp as ld
+    a, b = A4, rand(4, 2, seed=3)
+    close(ld.solve(a, b, transpose=True), np.linalg.solve(a.T, b))
+    close(fg.grad(lambda m: jnp.sum(ld.solve(m, b, transpose=True) ** 2))(a),
+          fg.grad(lambda m: jnp.sum(la.solve(m.T, b) ** 2))(a))
+    fg.testing.check_grads(lambda m, c: ld.solve(m, c, transpose=True), (a, b), order=2)
+    # at the rank-2 matrix A's LU has a zero pivot (A^T's does not): inf / NaN, not A^T's 1e16 noise
+    assert not np.isfinite(np.asarray(ld.solve(_RANK2, np.eye(3), transpose=True))).any()
+
+
+def test_singular_solves_match_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jjnp
+    g = rand(3, 3, seed=9)
+    with np.errstate(all="ignore"):
+        for a in (_RANK2, _RANK1, np.zeros((3, 3))):
+            pairs = [(la.inv(a), jjnp.linalg.inv(a)), (la.solve(a, g), jjnp.linalg.solve(a, g)),
+                     (fg.grad(lambda m, c: jnp.sum(g * la.solve(m, c)), argnums=(0, 1))(a, g),
+                      jax.grad(lambda m, c: jjnp.sum(g * jjnp.linalg.solve(m, c)), argnums=(0, 1))(a, g)),
+                     (fg.grad(lambda m: la.slogdet(m)[1])(a), jax.grad(lambda m: jjnp.linalg.slogdet(m)[1])(a))]
+            for got, want in pairs:
+                for x, y in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+                    np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-9, equal_nan=True)
+
+
+def test_cholesky_of_a_matrix_that_is_not_positive_definite_is_nan_in_the_jax_face():
+    spd = np.array([[4.0, 2.0], [2.0, 3.0]])
+    stack = np.stack([spd, -spd])
+    L = np.asarray(fg.vmap(la.cholesky)(stack))
+    close(L[0], np.linalg.cholesky(spd))
+    assert np.isnan(L[1][np.tril_indices(2)]).all() and L[1][0, 1] == 0
+    _, t = fg.jvp(la.cholesky, (-spd,), (np.eye(2),))
+    t = np.asarray(t)
+    assert np.isnan(t[np.tril_indices(2)]).all() and t[0, 1] == 0  # tangent lower triangular, as JAX's tril
+    with pytest.raises(LinAlgError):  # torch.linalg.cholesky raises
+        fg.linalg.cholesky(fg.tensor(-spd))
+    L, info = fg.linalg.cholesky_ex(fg.tensor(-spd))
+    assert int(info) == 1
+
+
+def test_cond_of_a_zero_matrix():
+    # JAX's cond(p=None/2) returns s[0] / s[-1] as it is (0 / 0 = NaN); the other norms keep NumPy's inf
+    with np.errstate(all="ignore"):
+        assert np.isnan(float(la.cond(np.zeros((3, 3)))))
+        assert float(la.cond(np.zeros((3, 3)), 1)) == np.inf
+        assert float(la.cond(np.zeros((3, 3)), -2)) == np.inf
 
 
 # --- singular triangular solves, cholesky_solve's per-face conventions, qr at rank < n, lstsq ----------

@@ -54,10 +54,25 @@ def test_expn_float64(x64, n):
 
 
 def test_expn_broadcast_and_edges(x64):
-    n = np.array([[0.0], [1.0], [2.0], [4.0], [-1.0], [2.7]])
+    n = np.array([[0.0], [1.0], [2.0], [4.0]])
     x = np.array([0.0, 1e-300, 0.5, 3.0, 750.0, np.inf, -1.0, np.nan])
     compare(fs.expn, ss.expn, (n, x), rtol=1e-13)
     assert np.isnan(np.asarray(fs.expn(np.nan, 1.0)))
+
+
+def test_expn_real_and_negative_orders_follow_jax(x64):
+    """jax.scipy.special.expn's domain (SciPy instead truncates n and gives NaN for n < 0): any real order at
+    x > 1 (its continued fraction), NaN for n < 0 or a non-integer n at 0 < x <= 1, inf at x = 0 for n <= 1;
+    the values against mpmath's expint."""
+    mpmath = pytest.importorskip("mpmath")
+    n = np.array([-2.0, -1.0, 0.5, 2.7, 7.5])
+    x = np.array([1.0001, 1.5, 3.0, 20.0])
+    got = np.asarray(fs.expn(n[:, None], x))
+    want = np.array([[float(mpmath.expint(a, b)) for b in x] for a in n])
+    np.testing.assert_allclose(got, want, rtol=1e-11)
+    assert np.isnan(np.asarray(fs.expn(n, 0.5))).all() and np.isnan(np.asarray(fs.expn(n, -2.0))).all()
+    np.testing.assert_array_equal(np.asarray(fs.expn(np.array([-2.0, -1.0, 0.5, 1.0]), 0.0)), np.inf)
+    np.testing.assert_allclose(np.asarray(fs.expn(np.array([1.5, 2.0, 2.7]), 0.0)), [2.0, 1.0, 1 / 1.7], rtol=1e-15)
 
 
 def test_sici_fresnel_spence_float64(x64):
@@ -117,7 +132,9 @@ def test_jit_and_vmap_match_eager(x64):
 
 def test_derivatives(x64):
     x = jnp.asarray(np.array([0.3, 1.7, 5.0, 7.5]))
-    check_grads(lambda v: fs.expn(1, v), (x,), order=2)
+    check_grads(lambda v: fs.expn(1, v), (x,), order=1)
+    # E_1'' = E_{-1}, which JAX's domain (and so funcgrad's) defines at x > 1 only
+    check_grads(lambda v: fs.expn(1, v), (jnp.asarray(np.array([1.7, 5.0, 7.5])),), order=2)
     check_grads(lambda v: fs.expn(4, v), (x,), order=1)
     check_grads(fs.sici, (x,), order=1)
     check_grads(fs.fresnel, (x,), order=2)

@@ -213,7 +213,7 @@ def solve(A, B, *, left=True, out=None):
 @_torch_linalg_error
 def cholesky(A, *, upper=False, out=None):
     _square(A, "cholesky")
-    return _apply1("LinalgCholesky", lambda a: jnp.linalg.cholesky(a, upper=upper), A)
+    return _apply1("LinalgCholesky", lambda a: jnp.linalg._cholesky(a, upper=upper, convention="torch"), A)
 
 
 def _at_least_2d(A, op):

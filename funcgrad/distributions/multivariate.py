@@ -50,8 +50,13 @@ def _mvdigamma(a, p: int):
     return jnp.sum(sps.digamma(a[..., None] - jnp.arange(p, dtype=a.dtype) / 2), -1)
 
 
+def _cholesky(a):
+    """torch.linalg.cholesky: LinAlgError where a is not positive definite (the JAX face's gives NaN)."""
+    return jla._cholesky(a, convention="torch")
+
+
 def _precision_to_scale_tril(P):
-    return jla.cholesky(jla.inv(P))
+    return _cholesky(jla.inv(P))
 
 
 def _the_matrix(covariance_matrix, precision_matrix, scale_tril) -> tuple:
@@ -79,7 +84,7 @@ class _CholeskyParametrised:
         if name == "scale_tril":
             return matrix
         if name == "covariance_matrix":
-            return call("Cholesky", jla.cholesky, matrix)
+            return call("Cholesky", _cholesky, matrix)
         return call("PrecisionToScaleTril", _precision_to_scale_tril, matrix)
 
     @lazy_property
@@ -182,7 +187,7 @@ class LowRankMultivariateNormal(_CentredAtLoc, _Checked, Distribution):
 
     @lazy_property
     def scale_tril(self):
-        return call("Cholesky", jla.cholesky, self.covariance_matrix)
+        return call("Cholesky", _cholesky, self.covariance_matrix)
 
     @lazy_property
     def precision_matrix(self):

@@ -834,7 +834,7 @@ class PositiveDefiniteTransform(_ParameterFree):
         return L @ jnp.swapaxes(L, -1, -2)
 
     def _finv(self, y):
-        return _lower_cholesky_inv(jla.cholesky(y))
+        return _lower_cholesky_inv(jla._cholesky(y, convention="torch"))
 
 
 class CatTransform(Transform):

@@ -162,15 +162,20 @@ def _concrete_int(x):
 def cholesky(a, /, *, upper: bool = False, symmetrize_input: bool = True):
     """Cholesky factor of Hermitian positive-definite matrices: lower L with a = L L^H (upper: L^H).
 
-    Raises LinAlgError when a is not positive definite. Uses (a + a^H) / 2 unless symmetrize_input
-    is False, when only the lower (upper) triangle of a is read, as in NumPy.
+    A matrix that is not positive definite gives NaN entries, as JAX (NumPy raises LinAlgError). Uses
+    (a + a^H) / 2 unless symmetrize_input is False, when only the lower (upper) triangle of a is read.
 
     >>> la.cholesky(jnp.array([[4.0, 2.0], [2.0, 2.0]]))   # [[2, 0], [1, 1]]
     """
+    return _cholesky(a, upper=upper, symmetrize_input=symmetrize_input)
+
+
+def _cholesky(a, *, upper: bool = False, symmetrize_input: bool = True, convention: str = "jax"):
+    """cholesky with the card's failure convention: "jax" (NaN) or "torch" (LinAlgError; the torch face's)."""
     x = _matrix(a, "cholesky", square=True)
     if not symmetrize_input:
         x = _from_triangle(x, lower=not upper)
-    factor = ld.cholesky(x)
+    factor = ld.cholesky(x, convention=convention)
     return _H(factor) if upper else factor
 
 
@@ -336,12 +341,14 @@ def pinv(a, rcond=None, hermitian: bool = False, *, rtol=None):
     return _pinv(x, rcond, bool(hermitian))
 
 
-def lstsq(a, b, rcond=None):
-    """Least-squares solution of a @ x = b: (x, residuals, rank, s), as numpy.linalg.lstsq.
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+    """Least-squares solution of a @ x = b: (x, residuals, rank, s), as jax.numpy.linalg.lstsq.
 
     a is (M, N), b is (M,) or (M, K); singular values <= rcond * max(s) count as zero (default
     rcond: eps * max(M, N)). x = V diag(1 / s) U^H b over the kept singular values, as JAX computes it, so
-    its derivatives are JAX's (those of the SVD: NaN where zero singular values repeat)."""
+    its derivatives are JAX's (those of the SVD: NaN where zero singular values repeat). The residuals
+    |b - a x|^2 have shape (K,) ((1,) for a vector b) always, as JAX's; numpy_resid=True gives NumPy's
+    instead: empty where rank < N or M <= N (eager only, where the rank is known)."""
     x = _inexact(a, "lstsq")
     y = _inexact(b, "lstsq")
     x, y = promote_dtypes(x, y)
@@ -377,8 +384,11 @@ def lstsq(a, b, rcond=None):
         uhb = _m.matmul(_H(u), y)
         sol = _m.matmul(_H(vh), _u.multiply(_m.expand_dims(ew.convert_element_type(s_inv, x.dtype), -1), uhb))
         rank = _r.sum(mask)
-    known = _concrete_int(rank)
-    if known is not None and (known != n or m <= n):
+    known = _concrete_int(rank) if numpy_resid else None
+    if numpy_resid and known is None:
+        raise ConcretizationError("lstsq: numpy_resid=True needs the rank's value, unknown under jit (as JAX); "
+                                  "use numpy_resid=False (residuals of shape (K,) always)")
+    if numpy_resid and (known != n or m <= n):
         resid = sh.full((0,), 0, real)
     else:
         resid = _r.sum(_abs2(ew.sub(y, _m.matmul(x, sol))), axis=0)
@@ -440,7 +450,8 @@ def matrix_rank(A, tol=None, hermitian: bool = False, *, rtol=None):
 def cond(x, p=None):
     """Condition number in the norm p (None / 2: s_max / s_min; -2: s_min / s_max; else |x| |x^-1|).
 
-    Singular input gives inf, as in NumPy."""
+    Singular input gives inf, as in NumPy, except that for p None / 2 the ratio is returned as it is, as
+    JAX's (jnp.linalg.cond returns s[0] / s[-1] before its NaN-to-inf fix-up): NaN for a zero matrix."""
     a = _matrix(x, "cond")
     if a.shape[-1] == 0 or a.shape[-2] == 0:
         raise LinAlgError("cond is not defined on empty arrays")
@@ -453,7 +464,9 @@ def _cond(a, p):
         s = svdvals(a)
         first = sh.squeeze(sh.slice(s, (0,) * s.ndim, tuple(s.shape[:-1]) + (1,)), (s.ndim - 1,))
         last = sh.squeeze(sh.slice(s, (0,) * (s.ndim - 1) + (s.shape[-1] - 1,), s.shape), (s.ndim - 1,))
-        r = _u.divide(last, first) if p == -2 else _u.divide(first, last)
+        if p != -2:
+            return _u.divide(first, last)
+        r = _u.divide(last, first)
     else:
         _assert_square(a, "cond")
         try:

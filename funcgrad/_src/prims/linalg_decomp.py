@@ -4,9 +4,9 @@ qr, eig.
 Every primitive takes stacks of matrices `(..., M, N)`: leading dimensions are batch dimensions (the
 batch rules move a vmapped axis to the front). The impls call the backend's `linalg` module (NumPy or
 CuPy), so float32 / complex64 input stays in its precision; input must be float32, float64, complex64
-or complex128 (funcgrad.numpy.linalg converts integers first). Like NumPy, a non-positive-definite
-input to cholesky raises numpy.linalg.LinAlgError from the impl (JAX returns NaN instead); solve of an
-exactly singular matrix gives inf / NaN, as JAX's LU solve does, and so does a triangular solve with a zero
+or complex128 (funcgrad.numpy.linalg converts integers first). A non-positive-definite input to cholesky
+gives NaN (JAX's convention) or raises numpy.linalg.LinAlgError (torch's; the card's `convention` parameter,
+chosen by the face); solve of an exactly singular matrix gives inf / NaN, as JAX's LU solve does, and so does a triangular solve with a zero
 on the diagonal (plain substitution, as BLAS trsm in JAX and torch); bad shapes
 raise LinAlgError (a ValueError) from the shape rule, naming the operation and the shapes.
 
@@ -223,16 +223,32 @@ def _front_batch(prim):
 
 # --- cholesky -------------------------------------------------------------------------------------
 
-def _cholesky_rule(x: ShapedArray) -> ShapedArray:
+def _cholesky_rule(x: ShapedArray, *, convention="jax") -> ShapedArray:
+    _check_convention("cholesky", convention)
     _check_matrix("cholesky", x, square=True)
     return x
 
 
 def _cholesky_impl(xp):
-    def f(x):
+    def f(x, *, convention="jax"):
         _impl_check(x, square=True)
         h = 0.5 * (x + xp.swapaxes(x, -1, -2).conj())  # symmetrize as JAX does
-        return xp.linalg.cholesky(h)
+        try:
+            return xp.linalg.cholesky(h)
+        except LinAlgError:
+            if convention == "torch":
+                raise
+        # JAX: a matrix whose Hermitian part is not positive definite factors to NaN (LAPACK's potrf reports it;
+        # jax.lax.linalg.cholesky replaces that batch element, and keeps the zeros above the diagonal), the others
+        # as usual
+        flat = h.reshape((-1,) + h.shape[-2:])
+        out = xp.tril(xp.full(flat.shape, np.nan, flat.dtype))
+        for i in range(flat.shape[0]):
+            try:
+                out[i] = xp.linalg.cholesky(flat[i])
+            except LinAlgError:
+                pass
+        return out.reshape(h.shape)
     return f
 
 
@@ -241,13 +257,14 @@ def _phi(x):
     return ew.add(_tril(x, -1), _diag_embed(ew.mul(_diag(x), sh.full(x.shape[:-1], 0.5, x.dtype))))
 
 
-def _cholesky_jvp(t, L, x):
+def _cholesky_jvp(t, L, x, **params):
     # dL = L Phi(L^-1 dA L^-H), dA made Hermitian (the impl reads the Hermitian part of its input).
+    # (lower triangular; kept so explicitly, as JAX's tril of the factor does, where a NaN factor would spread)
     tmp = triangular_solve(L, _sym(t), left_side=False, lower=True, transpose_a=True, conjugate_a=True)
-    return _mm(L, _phi(triangular_solve(L, tmp, left_side=True, lower=True)))
+    return _tril(_mm(L, _phi(triangular_solve(L, tmp, left_side=True, lower=True))))
 
 
-def _cholesky_vjp(g, L, x):
+def _cholesky_vjp(g, L, x, **params):
     # The (linear, unconjugated) transpose of the jvp: herm(L^-T Phi(L^T Lbar) conj(L)^-1); the
     # Hermitian-part map is its own transpose, as conj is.
     p = _phi(_mm(_T(L), g))
@@ -260,11 +277,12 @@ cholesky_p = Primitive("cholesky", impl=_cholesky_impl, abstract_eval=_cholesky_
 cholesky_p.batch = _front_batch(cholesky_p)
 
 
-def cholesky(x):
+def cholesky(x, *, convention: str = "jax"):
     """Lower Cholesky factor L (L L^H = x) of the Hermitian part (x + x^H) / 2 of x, as JAX.
 
-    Raises numpy.linalg.LinAlgError when that part is not positive definite."""
-    return cholesky_p.bind(x)
+    Where that part is not positive definite, convention "jax" gives a matrix of NaN (per batch element, as
+    jax.lax.linalg.cholesky), "torch" raises numpy.linalg.LinAlgError (torch.linalg.cholesky raises)."""
+    return cholesky_p.bind(x, convention=convention)
 
 
 # --- triangular_solve -----------------------------------------------------------------------------
@@ -461,56 +479,87 @@ def cholesky_solve(c, b, *, lower: bool = True, convention: str = "jax"):
 
 # --- solve ----------------------------------------------------------------------------------------
 
-def _solve_rule(a: ShapedArray, b: ShapedArray) -> ShapedArray:
+def _solve_rule(a: ShapedArray, b: ShapedArray, *, transpose=False) -> ShapedArray:
     _check_matrix("solve", a, square=True, what="matrix")
     _check_rhs("solve", a, b, -2)
     return ShapedArray(b.shape, b.dtype, a.weak_type and b.weak_type)
 
 
 def _solve_impl(xp):
-    def f(a, b):
+    def f(a, b, *, transpose=False):
         _impl_check(a, b, square=True)
         if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2] or b.shape[-2] != a.shape[-1]:
             raise ValueError("shapes do not fit")
+        if transpose:
+            # A^T x = b by A's own factorisation, as JAX's transpose solve: LAPACK's LU of A has an exactly zero
+            # pivot (det 0) for some singular A whose transpose's LU does not, so NumPy's solve of A^T would give
+            # rounding noise (~1e16) where JAX gives inf / NaN
+            if not bool((xp.linalg.det(a) == 0).any()):
+                return xp.linalg.solve(xp.swapaxes(a, -1, -2), b)
+            return _solve_ieee(xp, a, b, True)
         try:
             return xp.linalg.solve(a, b)
         except LinAlgError:  # an exactly singular matrix: inf / NaN, as JAX (LAPACK's getrf + getrs)
-            return _solve_ieee(xp, a, b)
+            return _solve_ieee(xp, a, b, False)
     return f
 
 
-def _solve_ieee(xp, a, b):
-    """a^-1 b by LU with partial pivoting and plain substitution, letting a zero pivot give inf / NaN
-    (where NumPy raises): the values JAX returns for singular input."""
+def _solve_ieee(xp, a, b, transpose):
+    """a^-1 b (a^-T b when `transpose`) by LU with partial pivoting (LAPACK's, see lu.py) and substitution in
+    trsm's order, letting a zero pivot give inf / NaN (where NumPy raises): the values JAX's lu_solve returns
+    for singular input."""
     from .lu import _lu_impl
     lu, _, perm = _lu_impl(xp)(a)
-    idx = xp.broadcast_to(perm.astype(np.intp)[..., :, None], b.shape)
-    x = xp.take_along_axis(b, idx, axis=-2).copy()
-    n = a.shape[-1]
+    perm = perm.astype(np.intp)
     with np.errstate(all="ignore"):
-        for i in range(1, n):  # L y = P b (unit diagonal)
-            x[..., i, :] -= (lu[..., i, :i, None] * x[..., :i, :]).sum(-2)
-        for i in range(n - 1, -1, -1):  # U x = y
-            x[..., i, :] = (x[..., i, :] - (lu[..., i, i + 1:, None] * x[..., i + 1:, :]).sum(-2)) / lu[..., i, i, None]
-    return x
+        if not transpose:  # L U x = P b
+            x = xp.take_along_axis(b, xp.broadcast_to(perm[..., :, None], b.shape), axis=-2).copy()
+            _substitute(xp, lu, x, lower=True, unit=True)
+            _substitute(xp, lu, x, lower=False, unit=False)
+            return x
+        # U^T L^T (P x) = b
+        lut = xp.swapaxes(lu, -1, -2)
+        x = b.copy()
+        _substitute(xp, lut, x, lower=True, unit=False)
+        _substitute(xp, lut, x, lower=False, unit=True)
+        inv = xp.argsort(perm, axis=-1)
+        return xp.take_along_axis(x, xp.broadcast_to(inv[..., :, None], b.shape), axis=-2)
 
 
-def _solve_jvp(primals, tangents, x):
+def _substitute(xp, t, x, *, lower, unit):
+    """x <- t^-1 x in place for t triangular (the `lower` triangle read, its diagonal taken as ones when `unit`),
+    a row at a time, each solved row scaled by 1 / t_ii and subtracted from the rows still to solve, in order
+    (as BLAS trsm): so a zero on the diagonal gives inf / NaN exactly where trsm does."""
+    n = t.shape[-1]
+    for i in (range(n) if lower else range(n - 1, -1, -1)):
+        if not unit:
+            x[..., i, :] *= 1 / t[..., i, i, None]
+        rest = slice(i + 1, n) if lower else slice(0, i)
+        x[..., rest, :] -= t[..., rest, i, None] * x[..., i, None, :]
+
+
+def _solve_jvp(primals, tangents, x, *, transpose=False):
     a, b = primals
     ta, tb = tangents
     rhs = tb
     if ta is not None:
-        rhs = ew.neg(_mm(ta, x)) if rhs is None else ew.sub(rhs, _mm(ta, x))
-    return solve(a, rhs)
+        dax = _mm(_T(ta) if transpose else ta, x)
+        rhs = ew.neg(dax) if rhs is None else ew.sub(rhs, dax)
+    return solve(a, rhs, transpose=transpose)
 
 
-def _solve_vjp(cts, x, args, needs):
+def _solve_vjp(cts, x, args, needs, *, transpose=False):
+    # x = op(A)^-1 b: gb = op(A)^-T g (the other solve with A's factorisation), gA = -gb x^T (transposed back
+    # for op(A) = A^T)
     g = cts[0]
     if g is None:
         return [None, None]
     a, b = args
-    gb = solve(_T(a), g)
-    return [ew.neg(_mm(gb, _T(x))) if needs[0] else None, gb if needs[1] else None]
+    gb = solve(a, g, transpose=not transpose)
+    ga = None
+    if needs[0]:
+        ga = ew.neg(_mm(x, _T(gb)) if transpose else _mm(gb, _T(x)))
+    return [ga, gb if needs[1] else None]
 
 
 solve_p = Primitive("solve", impl=_solve_impl, abstract_eval=_solve_rule, jvp_full=_solve_jvp,
@@ -518,15 +567,16 @@ solve_p = Primitive("solve", impl=_solve_impl, abstract_eval=_solve_rule, jvp_fu
 solve_p.batch = _front_batch(solve_p)
 
 
-def solve(a, b):
-    """x with a x = b for square a (..., n, n) and b (..., n, k) of the same batch shape; an exactly singular
-    a gives inf / NaN (as JAX), not an error."""
-    return solve_p.bind(a, b)
+def solve(a, b, *, transpose: bool = False):
+    """x with a x = b (a^T x = b when `transpose`: a's own factorisation, as JAX's transpose solve) for square a
+    (..., n, n) and b (..., n, k) of the same batch shape; an exactly singular a gives inf / NaN (as JAX), not an
+    error."""
+    return solve_p.bind(a, b, transpose=bool(transpose))
 
 
 def _inv_T(a):
-    """a^-T, by a solve with the identity."""
-    return solve(_T(a), _eye(a.shape, a.dtype))
+    """a^-T, by a transposed solve with the identity (a's factorisation, as JAX's transpose rules)."""
+    return solve(a, _eye(a.shape, a.dtype), transpose=True)
 
 
 # --- det and slogdet ------------------------------------------------------------------------------

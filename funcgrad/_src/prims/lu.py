@@ -3,8 +3,9 @@
 `lu(a)` for a (..., m, n) float or complex returns (lu, pivots, permutation): `lu` packs the unit lower
 triangular L (strictly below the diagonal) and upper triangular U (on and above it), `pivots[i]` is the
 row swapped with row i at step i (LAPACK's getrf, 0-based), and `permutation` the resulting row order
-(int32). The kernel is Doolittle elimination choosing the largest pivot in each column, vectorised over
-the batch; a zero pivot column is skipped (the matrix is singular, U has a zero on its diagonal).
+(int32). The kernel is Gaussian elimination choosing the largest pivot in each column, vectorised over
+the batch, in LAPACK's order for matrices up to 16 x 16 (see _getf2: so a singular matrix gets LAPACK's exact
+zero pivot, where JAX's solves give inf / NaN); a zero pivot column is skipped (U has a zero on its diagonal).
 
 Derivatives (square matrices; funcgrad operations, so they nest and batch): with P the permutation
 matrix and X = L^-1 P dA U^-1, dL = L tril(X, -1) and dU = triu(X) U, so d(lu) = L tril(X, -1) + triu(X) U.
@@ -33,6 +34,9 @@ def _lu_rule(a: ShapedArray):
             ShapedArray(batch + (m,), dtypes.int32)]
 
 
+_CROUT_MAX = 8  # up to this min(m, n), _getf2 (OpenBLAS runs getf2 up to 16; beyond 4 the rounding rarely matches)
+
+
 def _lu_impl(xp):
     def lu(a):
         shape = a.shape
@@ -40,25 +44,73 @@ def _lu_impl(xp):
         k = min(m, n)
         x = xp.array(a, copy=True).reshape((-1, m, n))
         nb = x.shape[0]
-        rows = xp.arange(nb)
         pivots = xp.zeros((nb, k), dtype=np.int32)
         perm = xp.broadcast_to(xp.arange(m, dtype=np.int32), (nb, m)).copy()
         with np.errstate(all="ignore"):
-            for j in range(k):
-                p = j + xp.argmax(xp.abs(x[:, j:, j]), axis=1)
-                pivots[:, j] = p
-                rj, rp = x[rows, j].copy(), x[rows, p].copy()
-                x[rows, j], x[rows, p] = rp, rj
-                pj, pp = perm[rows, j].copy(), perm[rows, p].copy()
-                perm[rows, j], perm[rows, p] = pp, pj
-                piv = x[:, j, j]
-                nz = piv != 0
-                safe = xp.where(nz, piv, 1)
-                col = xp.where(nz[:, None], x[:, j + 1:, j] / safe[:, None], 0)
-                x[:, j + 1:, j] = xp.where(nz[:, None], col, x[:, j + 1:, j])
-                x[:, j + 1:, j + 1:] -= col[:, :, None] * x[:, j, None, j + 1:]
+            (_getf2 if k <= _CROUT_MAX else _right_looking)(xp, x, pivots, perm)
         return [x.reshape(shape), pivots.reshape(shape[:-2] + (k,)), perm.reshape(shape[:-2] + (m,))]
     return lu
+
+
+def _swap_rows(xp, x, pivots, perm, j):
+    """Step j's partial pivot: the largest |x[i, j]| for i >= j (the first on ties) swapped into row j."""
+    p = j + xp.argmax(xp.abs(x[:, j:, j]), axis=1)
+    pivots[:, j] = p
+    if x.shape[0] == 1:  # one matrix: plain indexing (the eager hot path)
+        q = int(p[0])
+        if q != j:
+            x[0, [j, q]] = x[0, [q, j]]
+            perm[0, [j, q]] = perm[0, [q, j]]
+        return
+    rows = xp.arange(x.shape[0])
+    rj, rp = x[rows, j].copy(), x[rows, p].copy()
+    x[rows, j], x[rows, p] = rp, rj
+    pj, pp = perm[rows, j].copy(), perm[rows, p].copy()
+    perm[rows, j], perm[rows, p] = pp, pj
+
+
+def _scale_column(xp, x, j):
+    """L's column j: the entries below the pivot times 1 / pivot, as LAPACK (a division where the pivot is
+    below the smallest normal number, whose reciprocal overflows); a zero pivot leaves the column as it is."""
+    tiny = np.finfo(x.real.dtype).tiny
+    if x.shape[0] == 1:
+        piv = x[0, j, j]
+        if piv != 0:
+            if abs(piv) >= tiny:
+                x[0, j + 1:, j] *= 1 / piv
+            else:
+                x[0, j + 1:, j] /= piv
+        return
+    piv = x[:, j, j, None]
+    col = x[:, j + 1:, j]
+    safe = xp.where(piv != 0, piv, 1)
+    scaled = xp.where(xp.abs(piv) < tiny, col / safe, col * (1 / safe))
+    x[:, j + 1:, j] = xp.where(piv != 0, scaled, col)
+
+
+def _getf2(xp, x, pivots, perm):
+    """Left-looking (Crout) elimination in the order of LAPACK's getf2 as OpenBLAS runs it, so that the rounding,
+    and with it an exactly zero pivot of a singular matrix (JAX's inf / NaN solves), are LAPACK's: column j is
+    first solved against the unit lower triangle of the rows above it, row by row, then the rows below subtract
+    their products with it, then it is pivoted and scaled."""
+    m, n = x.shape[-2:]
+    for j in range(n):
+        for i in range(1, min(j, m)):
+            x[:, i, j] -= (x[:, i, :i] * x[:, :i, j]).sum(-1)
+        if j < m:
+            if j:
+                x[:, j:, j] -= xp.matmul(x[:, j:, :j], x[:, :j, j, None])[..., 0]
+            _swap_rows(xp, x, pivots, perm, j)
+            _scale_column(xp, x, j)
+
+
+def _right_looking(xp, x, pivots, perm):
+    """Right-looking elimination (a rank-one update of the trailing block per step): larger matrices, where
+    LAPACK's blocked getrf rounds in yet another order."""
+    for j in range(min(x.shape[-2:])):
+        _swap_rows(xp, x, pivots, perm, j)
+        _scale_column(xp, x, j)
+        x[:, j + 1:, j + 1:] -= x[:, j + 1:, j, None] * x[:, j, None, j + 1:]
 
 
 def _factors(lu):

@@ -13,8 +13,8 @@ Derivatives (funcgrad operations, so every order differentiates and batches):
 - xlogy(x, y) = x log y (0 at x = 0): d/dx = log y, d/dy = x / y, with the limits at x = 0: d/dy = 0
   there (also at y = 0), and d/dx = 0 where y <= 0; xlog1py likewise with log1p y and x / (1 + y).
 - ndtri' = sqrt(2 pi) exp(ndtri^2 / 2).
-- exp1' = -e^-x / x, expi' = e^x / x; expn(n, x): d/dx = -E_{n-1}(x) (the derivative of e^-x / x for
-  n = 0), and n is an integer order with no derivative (its rule is None: zero, as in JAX).
+- exp1' = -e^-x / x, expi' = e^x / x; expn(n, x): d/dx = -E_{n-1}(x) on expn's own (JAX's) domain, as JAX's
+  rule, and the order n has no derivative (its rule is None: zero, as in JAX).
 - si' = sin x / x (its Taylor polynomial below 0.1, so 1 at 0), ci' = cos x / x: two cards, so that
   Si's finite derivative at 0 never meets Ci's infinite one.
 - fresnel (one card, two results S, C): S' = sin(pi x^2 / 2), C' = cos(pi x^2 / 2).
@@ -178,9 +178,10 @@ _EXPN_SERIES = 30  # terms of the power series (used for x <= 1)
 _EXPN_CF = 120     # depth of the continued fraction (used for x > 1)
 
 
-def _expn_core(xp, n, x):
-    """E_n(x) for integer-valued n >= 1 and x > 0 (callers select the other cases)."""
-    small = x <= 1
+def _expn_core(xp, n, x, big):
+    """E_n(x) for x > 0: the power series (integer n >= 1) where not `big`, the continued fraction (any real
+    n) where `big` (x > 1; callers select the other cases)."""
+    small = ~big
     xs = xp.where(small, x, 0.5)
     nm1 = n - 1
     # series: E_n(x) = (-x)^(n-1)/(n-1)! (psi(n) - log x) - sum_{k != n-1} (-x)^k / ((k - n + 1) k!)
@@ -204,17 +205,26 @@ def _expn_core(xp, n, x):
 
 
 def _expn_kernel(xp, n, x):
-    n = xp.trunc(n)  # (an integer order: a non-integer is truncated toward zero, as SciPy)
-    ok = (n >= 1) & (x > 0)
-    ns = xp.where(ok, n, 1.0)
-    xs = xp.where(ok, x, 1.0)
-    val = _expn_core(xp, ns, xs)
-    at0 = xp.where(n > 1, 1 / xp.where(n > 1, n - 1, 1.0), np.inf)
-    e0 = xp.exp(-x) / x  # n == 0
-    out = xp.where(ok, val, np.nan)
-    out = xp.where((n >= 1) & (x == 0), at0, out)
-    out = xp.where((n == 0) & (x >= 0), xp.where(x == 0, np.inf, e0), out)
-    out = xp.where((n >= 0) & (x == np.inf), 0.0, out)
+    """E_n(x) on jax.scipy.special.expn's piecewise domain (its cases in order, the last that holds wins):
+    NaN for n < 0 or x < 0; E_n(0) = inf for n <= 1 and 1 / (n - 1) above (JAX: 1 / n, see the special-points
+    matrix); e^-x / x for n = 0; the large-order expansion for n >= 5000; the continued fraction, valid for
+    every real n, for x > 1; else the power series, for integer n only (a non-integer n gives NaN there, as
+    JAX's series does: it raises -x to the power n - 1)."""
+    integer = n == xp.trunc(n)
+    big = x > 1
+    series = (n >= 1) & integer & (x > 0) & ~big
+    use = big | series
+    val = _expn_core(xp, xp.where(use, n, 1.0), xp.where(use, x, 1.0), big)
+    out = xp.where(series, val, np.nan)
+    out = xp.where((n < 0) | (x < 0), np.nan, out)
+    out = xp.where(x == 0, xp.where(n > 1, 1 / xp.where(n > 1, n - 1, 1.0), np.inf), out)
+    out = xp.where((n == 0) & (x >= 0), xp.exp(-x) / x, out)
+    xk = x + n  # n >= 5000: E_n(x) ~ e^-x / (x + n) (1 + n / (x + n)^2 + n (n - 2x) / (x + n)^4 + ...)
+    yk = 1 / (xk * xk)
+    large = yk * n * (6 * x * x - 8 * n * x + n * n)
+    large = yk * (yk * (large + n * (n - 2 * x)) + n)
+    out = xp.where(n >= 5000, (large + 1) * xp.exp(-x) / xk, out)
+    out = xp.where(big, val, out)
     return xp.where(xp.isnan(n) | xp.isnan(x), np.nan, out)
 
 
@@ -482,10 +492,8 @@ def _entr_d(x, kink="jax"):
 
 
 def _expn_dx(n, x):
-    # E_n' = -E_{n-1}; for n = 0 the derivative of e^-x / x itself (SciPy has no E_{-1})
-    d0 = -ew.exp(-x) * (x + 1) / (x * x)
-    below = ew.max(n - 1, _const(n, 0))
-    return _where(ew.ge(n, _const(n, 1)), -expn(below, x), d0)
+    # E_n' = -E_{n-1}, on the same domain as JAX's rule (so -E_{-1}: NaN for n = 0 at 0 < x <= 1)
+    return -expn(n - 1, x)
 
 
 def _si_d(ans, x):

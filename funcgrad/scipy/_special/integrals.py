@@ -28,15 +28,17 @@ def expi(x):
 
 
 def expn(n, x):
-    """The generalised exponential integral E_n(x) = int_1^inf e^(-x t) / t^n dt, for integer n >= 0
-    and x >= 0 (NaN for n < 0 or x < 0; a non-integer n is truncated toward zero, as SciPy does).
+    """The generalised exponential integral E_n(x) = int_1^inf e^(-x t) / t^n dt on JAX's domain: integer
+    n >= 0 and x >= 0 (as SciPy), and also any real n (negative included) at x > 1; NaN for n < 0 or x < 0
+    and for a non-integer n at 0 < x <= 1 (SciPy instead truncates n), inf at x = 0 for n <= 1. E_n(0) is
+    1 / (n - 1) for n > 1 (JAX's gives 1 / n).
 
     The power series for x <= 1 and a 120-term continued fraction above; agrees with SciPy to about
-    1e-13 relative in float64. Differentiable in x (dE_n/dx = -E_{n-1}); n is treated as an integer
-    and gets no derivative (as in JAX).
+    1e-13 relative in float64. Differentiable in x (dE_n/dx = -E_{n-1}, on the same domain, as JAX's
+    rule: so NaN for n = 0 at 0 < x <= 1); n gets no derivative (as in JAX).
     """
     n, x = promote_float("expn", n, x)
-    return _ss.expn(jnp.trunc(n), x)
+    return _ss.expn(n, x)
 
 
 def sici(x):
