@@ -56,6 +56,8 @@ import funcgrad  # noqa: E402
 import funcgrad.lax as flax  # noqa: E402
 import funcgrad.numpy as jnp  # noqa: E402
 import funcgrad.random as jrandom  # noqa: E402
+# JAX's x64 mode, as the jax column sets it: W4 / W7 are float64 workloads; the others' inputs carry their dtypes
+funcgrad.config.update("jax_enable_x64", True)
 from funcgrad.tree_util import tree_leaves, tree_map  # noqa: E402
 
 torch = None  # set by load_optional() when importable (never required)
