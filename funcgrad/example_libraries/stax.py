@@ -334,6 +334,12 @@ def Dropout(rate: float, mode: str = "train") -> Layer:
 
 # -------------------------------------------------------------------------------------------- combinators
 
+def _layer_rngs(kwargs: dict, n: int):
+    """A combinator's per-layer keys for apply_fun: its rng (taken out of kwargs) split n ways, or n Nones."""
+    rng = kwargs.pop("rng", None)
+    return random.split(rng, n) if rng is not None else (None,) * n
+
+
 def serial(*layers: Layer) -> Layer:
     """Layers applied one after the other; params is a list with one entry per layer."""
     nlayers = len(layers)
@@ -348,8 +354,7 @@ def serial(*layers: Layer) -> Layer:
         return input_shape, params
 
     def apply_fun(params, inputs, **kwargs):
-        rng = kwargs.pop("rng", None)
-        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        rngs = _layer_rngs(kwargs, nlayers)
         for fun, param, r in zip(apply_funs, params, rngs):
             inputs = fun(param, inputs, rng=r, **kwargs)
         return inputs
@@ -367,8 +372,7 @@ def parallel(*layers: Layer) -> Layer:
         return tuple(s for s, _ in results), tuple(p for _, p in results)
 
     def apply_fun(params, inputs, **kwargs):
-        rng = kwargs.pop("rng", None)
-        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        rngs = _layer_rngs(kwargs, nlayers)
         return [f(p, x, rng=r, **kwargs) for f, p, x, r in zip(apply_funs, params, inputs, rngs)]
     return init_fun, apply_fun
 
