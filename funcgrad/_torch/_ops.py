@@ -484,32 +484,22 @@ def bitwise_not(input, *, out=None):
                               (input,)), out)
 
 
-def isnan(input):
-    return _apply_nograd(lambda a: jnp.isnan(a), (input,))
+def _predicate(test):
+    """The torch predicate of the same name (isnan, signbit, ...): ``test`` elementwise, a bool Tensor that
+    carries no gradient."""
+    def predicate(input):
+        return _apply_nograd(test, (input,))
+    predicate.__name__ = predicate.__qualname__ = test.__name__
+    return predicate
 
 
-def isinf(input):
-    return _apply_nograd(lambda a: jnp.isinf(a), (input,))
-
-
-def isfinite(input):
-    return _apply_nograd(lambda a: jnp.isfinite(a), (input,))
-
-
-def isposinf(input):
-    return _apply_nograd(lambda a: jnp.isposinf(a), (input,))
-
-
-def isneginf(input):
-    return _apply_nograd(lambda a: jnp.isneginf(a), (input,))
-
-
-def signbit(input):
-    return _apply_nograd(lambda a: jnp.signbit(a), (input,))
-
-
-def isreal(input):
-    return _apply_nograd(lambda a: jnp.isreal(a), (input,))
+isnan = _predicate(jnp.isnan)
+isinf = _predicate(jnp.isinf)
+isfinite = _predicate(jnp.isfinite)
+isposinf = _predicate(jnp.isposinf)
+isneginf = _predicate(jnp.isneginf)
+signbit = _predicate(jnp.signbit)
+isreal = _predicate(jnp.isreal)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
