@@ -841,29 +841,21 @@ def lerp(input, end, weight, *, out=None):
     return _out(lo, out)
 
 
-def eq(input, other, *, out=None):
-    return _out(_binop("Eq", _eq, input, other, _CMP), out)
+def _comparison(name: str, op: str, compare):
+    """The torch comparison of that name: compare on input and other broadcast in their promoted dtype, a bool
+    Tensor (op is the name _binop records and puts in its errors)."""
+    def comparison(input, other, *, out=None):
+        return _out(_binop(op, compare, input, other, _CMP), out)
+    comparison.__name__ = comparison.__qualname__ = name
+    return comparison
 
 
-def ne(input, other, *, out=None):
-    return _out(_binop("Ne", _ne, input, other, _CMP), out)
-
-
-def lt(input, other, *, out=None):
-    return _out(_binop("Lt", _lt, input, other, _CMP), out)
-
-
-def le(input, other, *, out=None):
-    return _out(_binop("Le", _le, input, other, _CMP), out)
-
-
-def gt(input, other, *, out=None):
-    return _out(_binop("Gt", _gt, input, other, _CMP), out)
-
-
-def ge(input, other, *, out=None):
-    return _out(_binop("Ge", _ge, input, other, _CMP), out)
-
+eq = _comparison("eq", "Eq", _eq)
+ne = _comparison("ne", "Ne", _ne)
+lt = _comparison("lt", "Lt", _lt)
+le = _comparison("le", "Le", _le)
+gt = _comparison("gt", "Gt", _gt)
+ge = _comparison("ge", "Ge", _ge)
 
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
