@@ -101,6 +101,16 @@ def _check_mha_ranks(nd: int, key, value, key_padding_mask, attn_mask) -> None:
                              f"found {attn_mask.dim()}-D tensor instead")
 
 
+def _split_heads(name: str, x, static, n: int, head_dim: int):
+    """Keys or values (S, N, E) as (N * heads, S, head_dim) = (n, S, head_dim), or the given static ones after
+    checking their shape."""
+    if static is None:
+        return x.reshape(x.shape[0], n, head_dim).transpose(0, 1)
+    if tuple(static.shape[::2]) != (n, head_dim):
+        raise AssertionError(f"expecting {name} of size {(n, '*', head_dim)}, but got {tuple(static.shape)}")
+    return static
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num_heads: int, in_proj_weight,
                                  in_proj_bias, bias_k, bias_v, add_zero_attn: bool, dropout_p: float,
                                  out_proj_weight, out_proj_bias, training: bool = True, key_padding_mask=None,
@@ -199,20 +209,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
 
     # (L, N, E) -> (N * heads, L, head_dim)
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    if static_k is None:
-        k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    else:
-        if tuple(static_k.shape[::2]) != (bsz * num_heads, head_dim):
-            raise AssertionError(f"expecting static_k of size {(bsz * num_heads, '*', head_dim)}, but got "
-                                 f"{tuple(static_k.shape)}")
-        k = static_k
-    if static_v is None:
-        v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    else:
-        if tuple(static_v.shape[::2]) != (bsz * num_heads, head_dim):
-            raise AssertionError(f"expecting static_v of size {(bsz * num_heads, '*', head_dim)}, but got "
-                                 f"{tuple(static_v.shape)}")
-        v = static_v
+    k = _split_heads("static_k", k, static_k, bsz * num_heads, head_dim)
+    v = _split_heads("static_v", v, static_v, bsz * num_heads, head_dim)
     if add_zero_attn:
         zshape = (bsz * num_heads, 1, head_dim)
         k = _fg.cat([k, _fg.zeros(zshape, dtype=k.dtype)], 1)
