@@ -82,26 +82,38 @@ def _is_basic(key) -> bool:
     return isinstance(key, _BASIC) and not isinstance(key, bool)
 
 
+def _mask_width(i) -> int:
+    """How many dims an index item consumes: a bool mask its rank (at least 1), anything else 1."""
+    return max(i.ndim, 1) if isinstance(i, np.ndarray) and i.dtype == np.bool_ else 1
+
+
+def _walk(shape, key):
+    """(dims consumed, the (item, first dim it indexes) of each item that consumes dims) for an index key
+    on a tensor of the given shape; None consumes none and Ellipsis spans the dims the others leave."""
+    items = key if isinstance(key, tuple) else (key,)
+    consumed = sum(_mask_width(i) for i in items if i is not None and i is not Ellipsis)
+
+    def steps():
+        dim = 0
+        for i in items:
+            if i is Ellipsis:
+                dim += len(shape) - consumed
+            elif i is not None:
+                yield i, dim
+                dim += _mask_width(i)
+    return consumed, steps()
+
+
 def _check_bounds(shape, key):
     """torch's IndexError message for an integer index out of range."""
-    items = key if isinstance(key, tuple) else (key,)
-    n_ell = sum(1 for i in items if i is Ellipsis)
-    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    consumed, steps = _walk(shape, key)
     if consumed > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
-    dim = 0
-    for i in items:
-        if i is Ellipsis:
-            dim += len(shape) - consumed
-            continue
-        if i is None:
-            continue
+    for i, dim in steps:
         if isinstance(i, int) and not isinstance(i, bool):
             n = shape[dim]
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {n}")
-        dim += 1
-    del n_ell
 
 
 def _np_key(key):
@@ -140,24 +152,13 @@ def getitem(self, idx):
 
 
 def _check_adv(shape, key):
-    items = key if isinstance(key, tuple) else (key,)
-    dim = 0
-    consumed = sum(1 if not isinstance(i, np.ndarray) or i.dtype != np.bool_ else max(i.ndim, 1)
-                   for i in items if i is not None and i is not Ellipsis)
-    for i in items:
-        if i is Ellipsis:
-            dim += len(shape) - consumed
-            continue
-        if i is None:
-            continue
+    for i, dim in _walk(shape, key)[1]:
         if isinstance(i, np.ndarray) and i.dtype == np.bool_:
             for k in range(i.ndim):
                 if dim + k >= len(shape) or i.shape[k] != shape[dim + k]:
                     raise IndexError(f"The shape of the mask {list(i.shape)} at index {k} does not match the shape "
                                      f"of the indexed tensor {list(shape)} at index {dim + k}")
-            dim += max(i.ndim, 1)
-            continue
-        if isinstance(i, np.ndarray):
+        elif isinstance(i, np.ndarray):
             if dim >= len(shape):
                 raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
             n = shape[dim]
@@ -167,7 +168,6 @@ def _check_adv(shape, key):
         elif isinstance(i, int) and not isinstance(i, bool):
             if dim < len(shape) and not -shape[dim] <= i < shape[dim]:
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {shape[dim]}")
-        dim += 1
 
 
 def setitem(self, idx, value):

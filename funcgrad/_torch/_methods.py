@@ -478,32 +478,22 @@ def _matmul_r(self, other):
     return O.matmul(other if isinstance(other, Tensor) else C.tensor(other), self)
 
 
-def _eq_dunder(self, other):
-    if not isinstance(other, (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)):
-        return NotImplemented
-    return O.eq(self, other)
-
-
-def _ne_dunder(self, other):
-    if not isinstance(other, (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)):
-        return NotImplemented
-    return O.ne(self, other)
+_OPERANDS = (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)
 
 
 def _binary_dunder(f):
+    """A binary operator method: f(self, other), or NotImplemented for an operand torch does not take (so
+    that Python tries the other operand's reflected method)."""
     def m(self, other):
-        if not isinstance(other, (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)):
+        if not isinstance(other, _OPERANDS):
             return NotImplemented
         return f(self, other)
     return m
 
 
 def _rbinary_dunder(f):
-    def m(self, other):
-        if not isinstance(other, (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)):
-            return NotImplemented
-        return f(other, self)
-    return m
+    """The reflected method of _binary_dunder(f): f(other, self)."""
+    return _binary_dunder(lambda self, other: f(other, self))
 
 
 def _sum_m(self, dim=None, keepdim=False, *, dtype=None):
@@ -683,8 +673,8 @@ def install():
     T.__pos__ = lambda self: self
     T.__abs__ = lambda self: O.abs(self)
     T.__invert__ = _invert
-    T.__eq__ = _eq_dunder
-    T.__ne__ = _ne_dunder
+    T.__eq__ = _binary_dunder(O.eq)
+    T.__ne__ = _binary_dunder(O.ne)
     T.__lt__ = _binary_dunder(O.lt)
     T.__le__ = _binary_dunder(O.le)
     T.__gt__ = _binary_dunder(O.gt)

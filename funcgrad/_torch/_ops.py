@@ -484,32 +484,22 @@ def bitwise_not(input, *, out=None):
                               (input,)), out)
 
 
-def isnan(input):
-    return _apply_nograd(lambda a: jnp.isnan(a), (input,))
+def _predicate(test):
+    """The torch predicate of the same name (isnan, signbit, ...): ``test`` elementwise, a bool Tensor that
+    carries no gradient."""
+    def predicate(input):
+        return _apply_nograd(test, (input,))
+    predicate.__name__ = predicate.__qualname__ = test.__name__
+    return predicate
 
 
-def isinf(input):
-    return _apply_nograd(lambda a: jnp.isinf(a), (input,))
-
-
-def isfinite(input):
-    return _apply_nograd(lambda a: jnp.isfinite(a), (input,))
-
-
-def isposinf(input):
-    return _apply_nograd(lambda a: jnp.isposinf(a), (input,))
-
-
-def isneginf(input):
-    return _apply_nograd(lambda a: jnp.isneginf(a), (input,))
-
-
-def signbit(input):
-    return _apply_nograd(lambda a: jnp.signbit(a), (input,))
-
-
-def isreal(input):
-    return _apply_nograd(lambda a: jnp.isreal(a), (input,))
+isnan = _predicate(jnp.isnan)
+isinf = _predicate(jnp.isinf)
+isfinite = _predicate(jnp.isfinite)
+isposinf = _predicate(jnp.isposinf)
+isneginf = _predicate(jnp.isneginf)
+signbit = _predicate(jnp.signbit)
+isreal = _predicate(jnp.isreal)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
@@ -851,29 +841,21 @@ def lerp(input, end, weight, *, out=None):
     return _out(lo, out)
 
 
-def eq(input, other, *, out=None):
-    return _out(_binop("Eq", _eq, input, other, _CMP), out)
+def _comparison(name: str, op: str, compare):
+    """The torch comparison of that name: compare on input and other broadcast in their promoted dtype, a bool
+    Tensor (op is the name _binop records and puts in its errors)."""
+    def comparison(input, other, *, out=None):
+        return _out(_binop(op, compare, input, other, _CMP), out)
+    comparison.__name__ = comparison.__qualname__ = name
+    return comparison
 
 
-def ne(input, other, *, out=None):
-    return _out(_binop("Ne", _ne, input, other, _CMP), out)
-
-
-def lt(input, other, *, out=None):
-    return _out(_binop("Lt", _lt, input, other, _CMP), out)
-
-
-def le(input, other, *, out=None):
-    return _out(_binop("Le", _le, input, other, _CMP), out)
-
-
-def gt(input, other, *, out=None):
-    return _out(_binop("Gt", _gt, input, other, _CMP), out)
-
-
-def ge(input, other, *, out=None):
-    return _out(_binop("Ge", _ge, input, other, _CMP), out)
-
+eq = _comparison("eq", "Eq", _eq)
+ne = _comparison("ne", "Ne", _ne)
+lt = _comparison("lt", "Lt", _lt)
+le = _comparison("le", "Le", _le)
+gt = _comparison("gt", "Gt", _gt)
+ge = _comparison("ge", "Ge", _ge)
 
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 

@@ -114,7 +114,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa
 
 from .return_types import (linalg_eigh as _eigh_t, linalg_qr as _qr_t,  # noqa: E402
                            linalg_slogdet as _slogdet_t, linalg_svd as _svd_t)
-from .return_types import (linalg_cholesky_ex as _chol_ex_t, linalg_inv_ex as _ex_t,  # noqa: E402
+from .return_types import (linalg_cholesky_ex as _chol_ex_t, linalg_inv_ex as _inv_ex_t,  # noqa: E402
                            linalg_lstsq as _lstsq_t, linalg_solve_ex as _solve_ex_t)
 
 
@@ -387,40 +387,28 @@ def matmul(input, other, *, out=None):
     return O.matmul(input, other, out=out)
 
 
-def inv_ex(A, *, check_errors=False, out=None):
+def _ex(result, compute, nan_like, A, check_errors):
+    """torch.linalg.*_ex: (compute(), info 0), or where compute fails and check_errors is off (a tensor of NaN
+    shaped as nan_like, info 1); info is an int32 tensor of A's batch shape."""
     try:
-        r = inv(A)
-        info = 0
+        r, info = compute(), 0
     except Exception:
         if check_errors:
             raise
-        r = _C.full_like(A, math.nan)
-        info = 1
-    return _ex_t(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
+        r, info = _C.full_like(nan_like, math.nan), 1
+    return result(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    return _ex(_inv_ex_t, lambda: inv(A), A, A, check_errors)
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    try:
-        r = cholesky(A, upper=upper)
-        info = 0
-    except Exception:
-        if check_errors:
-            raise
-        r = _C.full_like(A, math.nan)
-        info = 1
-    return _chol_ex_t(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
+    return _ex(_chol_ex_t, lambda: cholesky(A, upper=upper), A, A, check_errors)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    try:
-        r = solve(A, B, left=left)
-        info = 0
-    except Exception:
-        if check_errors:
-            raise
-        r = _C.full_like(B, math.nan)
-        info = 1
-    return _solve_ex_t(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
+    return _ex(_solve_ex_t, lambda: solve(A, B, left=left), B, A, check_errors)
 
 
 def lstsq(A, B, rcond=None, *, driver=None):

@@ -89,25 +89,35 @@ def Dense(out_dim: int, W_init: Callable = glorot_normal(), b_init: Callable = n
     return init_fun, apply_fun
 
 
-def GeneralConv(dimension_numbers, out_chan: int, filter_shape: Sequence[int], strides=None, padding="VALID",
-                W_init: Callable | None = None, b_init: Callable = normal(1e-6)) -> Layer:
-    """Convolution with layouts given by dimension_numbers = (input spec, kernel spec, output spec)."""
+def _conv_init(name, dimension_numbers, out_chan, filter_shape, W_init, b_init, spatial_sizes):
+    """init_fun of a (transposed) convolution layer: the output shape, with spatial_sizes(input sizes, window
+    sizes) giving its spatial sizes, and the (kernel, bias) params drawn by W_init and b_init."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    one = (1,) * len(filter_shape)
-    strides = tuple(strides) if strides else one
-    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
 
     def init_fun(rng, input_shape):
-        _, _, _, spatial = _conv_specs("GeneralConv", dimension_numbers, input_shape, filter_shape)
+        _, _, _, spatial = _conv_specs(name, dimension_numbers, input_shape, filter_shape)
         kernel_shape = _kernel_shape(rhs_spec, out_chan, input_shape[lhs_spec.index("C")], filter_shape)
         in_sizes = [input_shape[lhs_spec.index(c)] for c in spatial]
         windows = [kernel_shape[rhs_spec.index(c)] for c in spatial]
-        sizes = dict(zip(spatial, _windowed_sizes(in_sizes, windows, strides, padding)))
+        sizes = dict(zip(spatial, spatial_sizes(in_sizes, windows)))
         sizes.update(N=input_shape[lhs_spec.index("N")], C=out_chan)
         output_shape = tuple(sizes[c] for c in out_spec)
         bias_shape = tuple(out_chan if c == "C" else 1 for c in out_spec)
         k1, k2 = random.split(rng)
         return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+    return init_fun
+
+
+def GeneralConv(dimension_numbers, out_chan: int, filter_shape: Sequence[int], strides=None, padding="VALID",
+                W_init: Callable | None = None, b_init: Callable = normal(1e-6)) -> Layer:
+    """Convolution with layouts given by dimension_numbers = (input spec, kernel spec, output spec)."""
+    rhs_spec = dimension_numbers[1]
+    one = (1,) * len(filter_shape)
+    strides = tuple(strides) if strides else one
+    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+    init_fun = _conv_init("GeneralConv", dimension_numbers, out_chan, filter_shape, W_init, b_init,
+                          lambda in_sizes, windows: _windowed_sizes(in_sizes, windows, strides, padding))
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params
@@ -137,7 +147,7 @@ def _transpose_pads(k: int, s: int, padding: str):
 def GeneralConvTranspose(dimension_numbers, out_chan: int, filter_shape: Sequence[int], strides=None,
                          padding="VALID", W_init: Callable | None = None, b_init: Callable = normal(1e-6)) -> Layer:
     """Transposed convolution (the gradient of a strided conv), kernel not flipped, as lax.conv_transpose."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    rhs_spec = dimension_numbers[1]
     one = (1,) * len(filter_shape)
     strides = tuple(strides) if strides else one
     W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
@@ -147,17 +157,9 @@ def GeneralConvTranspose(dimension_numbers, out_chan: int, filter_shape: Sequenc
             return tuple(_transpose_pads(k, s, padding) for k, s in zip(windows, strides))
         return tuple((int(lo), int(hi)) for lo, hi in padding)
 
-    def init_fun(rng, input_shape):
-        _, _, _, spatial = _conv_specs("GeneralConvTranspose", dimension_numbers, input_shape, filter_shape)
-        kernel_shape = _kernel_shape(rhs_spec, out_chan, input_shape[lhs_spec.index("C")], filter_shape)
-        in_sizes = [input_shape[lhs_spec.index(c)] for c in spatial]
-        windows = [kernel_shape[rhs_spec.index(c)] for c in spatial]
-        sizes = dict(zip(spatial, _windowed_sizes(in_sizes, windows, one, pads_for(windows), strides)))
-        sizes.update(N=input_shape[lhs_spec.index("N")], C=out_chan)
-        output_shape = tuple(sizes[c] for c in out_spec)
-        bias_shape = tuple(out_chan if c == "C" else 1 for c in out_spec)
-        k1, k2 = random.split(rng)
-        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+    init_fun = _conv_init("GeneralConvTranspose", dimension_numbers, out_chan, filter_shape, W_init, b_init,
+                          lambda in_sizes, windows: _windowed_sizes(in_sizes, windows, one, pads_for(windows),
+                                                                    strides))
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params
@@ -334,6 +336,12 @@ def Dropout(rate: float, mode: str = "train") -> Layer:
 
 # -------------------------------------------------------------------------------------------- combinators
 
+def _layer_rngs(kwargs: dict, n: int):
+    """A combinator's per-layer keys for apply_fun: its rng (taken out of kwargs) split n ways, or n Nones."""
+    rng = kwargs.pop("rng", None)
+    return random.split(rng, n) if rng is not None else (None,) * n
+
+
 def serial(*layers: Layer) -> Layer:
     """Layers applied one after the other; params is a list with one entry per layer."""
     nlayers = len(layers)
@@ -348,8 +356,7 @@ def serial(*layers: Layer) -> Layer:
         return input_shape, params
 
     def apply_fun(params, inputs, **kwargs):
-        rng = kwargs.pop("rng", None)
-        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        rngs = _layer_rngs(kwargs, nlayers)
         for fun, param, r in zip(apply_funs, params, rngs):
             inputs = fun(param, inputs, rng=r, **kwargs)
         return inputs
@@ -367,8 +374,7 @@ def parallel(*layers: Layer) -> Layer:
         return tuple(s for s, _ in results), tuple(p for _, p in results)
 
     def apply_fun(params, inputs, **kwargs):
-        rng = kwargs.pop("rng", None)
-        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        rngs = _layer_rngs(kwargs, nlayers)
         return [f(p, x, rng=r, **kwargs) for f, p, x, r in zip(apply_funs, params, inputs, rngs)]
     return init_fun, apply_fun
 

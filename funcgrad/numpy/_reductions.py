@@ -65,6 +65,20 @@ def _cast_scalar(v, like):
     return ew.convert_element_type(asarray_any(v), like.dtype, like.weak_type)
 
 
+def _accumulate(name, reduce, combine, identity, a, axis, dtype, out, keepdims, initial, where):
+    """numpy.sum / numpy.prod off the hot path: a in the accumulation dtype (_sum_dtype), the positions that where=
+    excludes set to the identity, reduced over axis, then combined with initial."""
+    _no_out(out, name)
+    x = _strong(asarray_any(a))
+    axes = normalize_axis(axis, x.ndim, name)
+    dt = _sum_dtype(x, dtype)
+    if dt is not None:
+        x = ew.convert_element_type(x, dt, x.weak_type)
+    x = _masked(x, where, identity)
+    r = _keep(reduce(x, axes), axes, keepdims)
+    return r if initial is None else combine(r, _bcast(_cast_scalar(initial, r), r))
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """Sum of elements over the given axes, as numpy.sum (bools and small ints sum in int64)."""
     if axis is None and dtype is None and out is None and not keepdims and initial is None and where is None:
@@ -72,28 +86,12 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
         if (c is Array or c is Tracer) and a.dtype.kind in "fc" and not a.weak_type:  # the hot path
             nd = len(a.shape)
             return red.reduce_sum_p.bind(a, axes=_ALL_AXES[nd]) if 0 < nd < len(_ALL_AXES) else sum(a, ())
-    _no_out(out, "sum")
-    x = _strong(asarray_any(a))
-    axes = normalize_axis(axis, x.ndim, "sum")
-    dt = _sum_dtype(x, dtype)
-    if dt is not None:
-        x = ew.convert_element_type(x, dt, x.weak_type)
-    x = _masked(x, where, 0)
-    r = _keep(red.reduce_sum(x, axes), axes, keepdims)
-    return r if initial is None else ew.add(r, _bcast(_cast_scalar(initial, r), r))
+    return _accumulate("sum", red.reduce_sum, ew.add, 0, a, axis, dtype, out, keepdims, initial, where)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over the given axes, as numpy.prod."""
-    _no_out(out, "prod")
-    x = _strong(asarray_any(a))
-    axes = normalize_axis(axis, x.ndim, "prod")
-    dt = _sum_dtype(x, dtype)
-    if dt is not None:
-        x = ew.convert_element_type(x, dt, x.weak_type)
-    x = _masked(x, where, 1)
-    r = _keep(red.reduce_prod(x, axes), axes, keepdims)
-    return r if initial is None else ew.mul(r, _bcast(_cast_scalar(initial, r), r))
+    return _accumulate("prod", red.reduce_prod, ew.mul, 1, a, axis, dtype, out, keepdims, initial, where)
 
 
 def _bcast(v, like):

@@ -263,6 +263,17 @@ def _float_sampler(name, key, shape, dtype):
     return check_key(key, name), canonical_shape(shape, name), float_dtype(dtype, name)
 
 
+def _float_param_sampler(name, key, param, shape, dtype):
+    """A float sampler's checked arguments where one parameter sets the default shape: the key, param in the
+    float dtype, the shape (param's when None; param must broadcast to it) and the dtype."""
+    key = check_key(key, name)
+    dtype = float_dtype(dtype, name)
+    param = as_dtype(param, dtype)
+    shape = tuple(param.shape) if shape is None else canonical_shape(shape, name)
+    check_shape(name, shape, param.shape)
+    return key, param, shape, dtype
+
+
 def gumbel(key, shape=(), dtype=None, mode=None):
     """Standard Gumbel samples -log(-log(u)), as jax.random.gumbel (mode "low", the default, or "high",
     which uses two uniforms for a wider range)."""
@@ -314,22 +325,14 @@ def cauchy(key, shape=(), dtype=None):
 
 def rayleigh(key, scale=1.0, shape=None, dtype=None):
     """Rayleigh(scale) samples scale * sqrt(-2 log u), as jax.random.rayleigh."""
-    key = check_key(key, "rayleigh")
-    dtype = float_dtype(dtype, "rayleigh")
-    scale = as_dtype(scale, dtype)
-    shape = tuple(scale.shape) if shape is None else canonical_shape(shape, "rayleigh")
-    check_shape("rayleigh", shape, scale.shape)
+    key, scale, shape, dtype = _float_param_sampler("rayleigh", key, scale, shape, dtype)
     u = _uniform(key, shape, dtype, const(0.0, dtype), const(1.0, dtype))
     return ew.mul(broadcast_to(scale, shape), ew.sqrt(ew.mul(ew.log(u), _c(-2.0, u))))
 
 
 def pareto(key, b, shape=None, dtype=None):
     """Pareto(b) samples exp(e / b) with e exponential, as jax.random.pareto."""
-    key = check_key(key, "pareto")
-    dtype = float_dtype(dtype, "pareto")
-    b = as_dtype(b, dtype)
-    shape = tuple(b.shape) if shape is None else canonical_shape(shape, "pareto")
-    check_shape("pareto", shape, b.shape)
+    key, b, shape, dtype = _float_param_sampler("pareto", key, b, shape, dtype)
     e = exponential(key, shape, dtype)
     return ew.exp(ew.div(e, broadcast_to(b, shape)))
 
@@ -346,11 +349,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
 
 def lognormal(key, sigma=1.0, shape=None, dtype=None):
     """exp(sigma * z) with z standard normal, as jax.random.lognormal."""
-    key = check_key(key, "lognormal")
-    dtype = float_dtype(dtype, "lognormal")
-    sigma = as_dtype(sigma, dtype)
-    shape = tuple(sigma.shape) if shape is None else canonical_shape(shape, "lognormal")
-    check_shape("lognormal", shape, sigma.shape)
+    key, sigma, shape, dtype = _float_param_sampler("lognormal", key, sigma, shape, dtype)
     return ew.exp(ew.mul(normal(key, shape, dtype), broadcast_to(sigma, shape)))
 
 
@@ -394,11 +393,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
 
 def wald(key, mean, shape=None, dtype=None):
     """Wald (inverse Gaussian) samples with the given mean and unit shape, as jax.random.wald."""
-    key = check_key(key, "wald")
-    dtype = float_dtype(dtype, "wald")
-    mean = as_dtype(mean, dtype)
-    shape = tuple(mean.shape) if shape is None else canonical_shape(shape, "wald")
-    check_shape("wald", shape, mean.shape)
+    key, mean, shape, dtype = _float_param_sampler("wald", key, mean, shape, dtype)
     k1, k2 = split2(key)
     mean = broadcast_to(mean, shape)
     v = normal(k1, shape, dtype)

@@ -25,7 +25,7 @@ from .._src.control.flow import while_loop
 from .._src.prims.prng import random_gamma_grad
 from .._src.prims.reduction import reduce_max, reduce_sum
 from .._src.interpreters import custom_jvp, vmap
-from ._continuous import _normal_real, _uniform, exponential, normal
+from ._continuous import _float_param_sampler, _normal_real, _uniform, exponential, normal
 from ._keys import canonical_shape, check_key, const, split, split2
 from ._util import as_dtype, broadcast_shapes, broadcast_to, check_shape, float_dtype
 from ._discrete import rademacher
@@ -128,11 +128,7 @@ _SAMPLE = {False: _sampler(False), True: _sampler(True)}
 
 
 def _gamma(name, key, a, shape, dtype, log_space):
-    key = check_key(key, name)
-    dtype = float_dtype(dtype, name)
-    a = as_dtype(a, dtype)
-    shape = tuple(a.shape) if shape is None else canonical_shape(shape, name)
-    check_shape(name, shape, a.shape)
+    key, a, shape, dtype = _float_param_sampler(name, key, a, shape, dtype)
     return _SAMPLE[log_space](key, broadcast_to(a, shape))
 
 
@@ -208,11 +204,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
 
 def t(key, df, shape=None, dtype=None):
     """Student's t(df) samples z * sqrt(df / (2 G)), G ~ Gamma(df/2), as jax.random.t."""
-    key = check_key(key, "t")
-    dtype = float_dtype(dtype, "t")
-    df = as_dtype(df, dtype)
-    shape = tuple(df.shape) if shape is None else canonical_shape(shape, "t")
-    check_shape("t", shape, df.shape)
+    key, df, shape, dtype = _float_param_sampler("t", key, df, shape, dtype)
     key_n, key_g = split2(key)
     n = normal(key_n, shape, dtype)
     half_df = broadcast_to(ew.div(df, _c(2.0, df)), shape)

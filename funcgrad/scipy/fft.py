@@ -94,19 +94,20 @@ def _axes(x, s, axes):
     return axes, sizes
 
 
-def dctn(x, type: int = 2, s=None, axes=None, norm: str | None = None):  # noqa: A002
-    """The type-2 DCT over several axes (all by default)."""
-    _check("dctn", type, norm)
+def _separable(name, transform, x, type, s, axes, norm):  # noqa: A002
+    """An n-d transform as the 1-d transform (dct or idct) along each of axes in turn, at size s[i]."""
+    _check(name, type, norm)
     axes, sizes = _axes(x, s, axes)
     for a, n in zip(axes, sizes):
-        x = dct(x, 2, n, a, norm)
+        x = transform(x, 2, n, a, norm)
     return x
+
+
+def dctn(x, type: int = 2, s=None, axes=None, norm: str | None = None):  # noqa: A002
+    """The type-2 DCT over several axes (all by default)."""
+    return _separable("dctn", dct, x, type, s, axes, norm)
 
 
 def idctn(x, type: int = 2, s=None, axes=None, norm: str | None = None):  # noqa: A002
     """The inverse of dctn."""
-    _check("idctn", type, norm)
-    axes, sizes = _axes(x, s, axes)
-    for a, n in zip(axes, sizes):
-        x = idct(x, 2, n, a, norm)
-    return x
+    return _separable("idctn", idct, x, type, s, axes, norm)

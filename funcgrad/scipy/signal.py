@@ -13,15 +13,21 @@ from .._src.prims.conv import conv_general_dilated
 __all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve"]
 
 
-def _check(name, in1, in2, mode, method):
+def _arrays(name, in1, in2, mode):
+    """in1 and in2 as arrays of the same rank, mode checked: scipy.signal's common argument checks."""
     if mode not in ("full", "same", "valid"):
         raise ValueError(f"{name}: mode must be 'full', 'same' or 'valid', got {mode!r}")
-    if method not in ("auto", "direct", "fft"):
-        raise ValueError(f"{name}: method must be 'auto', 'direct' or 'fft', got {method!r}")
     a, b = jnp.asarray(in1), jnp.asarray(in2)
     if a.ndim != b.ndim:
         raise ValueError(f"{name}: in1 and in2 should have the same dimensionality, got shapes {a.shape} "
                          f"and {b.shape}")
+    return a, b
+
+
+def _check(name, in1, in2, mode, method):
+    if method not in ("auto", "direct", "fft"):
+        raise ValueError(f"{name}: method must be 'auto', 'direct' or 'fft', got {method!r}")
+    a, b = _arrays(name, in1, in2, mode)
     if a.size == 0 or b.size == 0:
         raise ValueError(f"{name}: inputs cannot be empty")
     dt = jnp.result_type(a, b)
@@ -106,12 +112,7 @@ def correlate2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=
 def fftconvolve(in1, in2, mode: str = "full", axes=None):
     """N-d convolution through the FFT, as scipy.signal.fftconvolve: over `axes` (default all), the
     other axes broadcast against each other; modes 'full', 'same' (in1's size) and 'valid'."""
-    if mode not in ("full", "same", "valid"):
-        raise ValueError(f"fftconvolve: mode must be 'full', 'same' or 'valid', got {mode!r}")
-    a, b = jnp.asarray(in1), jnp.asarray(in2)
-    if a.ndim != b.ndim:
-        raise ValueError(f"fftconvolve: in1 and in2 should have the same dimensionality, got shapes "
-                         f"{a.shape} and {b.shape}")
+    a, b = _arrays("fftconvolve", in1, in2, mode)
     if a.ndim == 0:
         return a * b
     if a.size == 0 or b.size == 0:

@@ -25,6 +25,27 @@ __all__ = ["cov", "corrcoef", "quantile", "nanquantile", "nanmedian", "histogram
 
 # --- statistics ------------------------------------------------------------------------------------------
 
+_WEIGHT_KINDS = {"fweights": ("iu", "integral"), "aweights": ("f", "floating point")}
+
+
+def _check_weights(name: str, w, nobs: int):
+    """torch.cov's checks of fweights (integral) or aweights (floating point): one dim at most, one per
+    observation, none negative."""
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{w.ndim} dimensions")
+    kinds, kind_name = _WEIGHT_KINDS[name]
+    if w._np_dtype().kind not in kinds:
+        raise RuntimeError(f"cov(): expected {name} to have {kind_name} dtype but got {name} with "
+                           f"{_legacy(w._np_dtype())} dtype")
+    if w.numel() != nobs:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
+                           f"input but got {w.numel()} != {nobs}")
+    if (w._host() < 0).any():
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+    return w
+
+
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance of the rows (variables) of input over its columns (observations)."""
     if input.ndim > 2:
@@ -36,30 +57,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     nobs = x.shape[1]
     w = None
     if fweights is not None:
-        if fweights.ndim > 1:
-            raise RuntimeError(f"cov(): expected fweights to have one or fewer dimensions but got fweights with "
-                               f"{fweights.ndim} dimensions")
-        if fweights._np_dtype().kind not in "iu":
-            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
-                               f"{_legacy(fweights._np_dtype())} dtype")
-        if fweights.numel() != nobs:
-            raise RuntimeError(f"cov(): expected fweights to have the same numel as there are observations in the "
-                               f"input but got {fweights.numel()} != {nobs}")
-        if (fweights._host() < 0).any():
-            raise RuntimeError("cov(): fweights cannot be negative")
-        w = fweights
+        w = _check_weights("fweights", fweights, nobs)
     if aweights is not None:
-        if aweights.ndim > 1:
-            raise RuntimeError(f"cov(): expected aweights to have one or fewer dimensions but got aweights with "
-                               f"{aweights.ndim} dimensions")
-        if aweights._np_dtype().kind != "f":
-            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
-                               f"{_legacy(aweights._np_dtype())} dtype")
-        if aweights.numel() != nobs:
-            raise RuntimeError(f"cov(): expected aweights to have the same numel as there are observations in the "
-                               f"input but got {aweights.numel()} != {nobs}")
-        if (aweights._host() < 0).any():
-            raise RuntimeError("cov(): aweights cannot be negative")
+        aweights = _check_weights("aweights", aweights, nobs)
         w = aweights if w is None else O.mul(w, aweights)
     if w is None:
         wsum = float(nobs)

@@ -87,6 +87,30 @@ def _pad_last(mask):
     return _fg.cat([mask, _fg.zeros(tuple(mask.shape[:-1]) + (1,), dtype=mask.dtype)], -1)
 
 
+def _check_mha_ranks(nd: int, key, value, key_padding_mask, attn_mask) -> None:
+    """torch's checks that key, value and the masks match a query of rank nd (3: batched, 2: unbatched)."""
+    which = "batched (3-D)" if nd == 3 else "unbatched (2-D)"
+    if key.dim() != nd or value.dim() != nd:
+        raise AssertionError(f"For {which} `query`, expected `key` and `value` to be {nd}-D but found "
+                             f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != nd - 1:
+        raise AssertionError(f"For {which} `query`, expected `key_padding_mask` to be `None` or {nd - 1}-D "
+                             f"but found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None and attn_mask.dim() not in (2, 3):
+        raise AssertionError(f"For {which} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                             f"found {attn_mask.dim()}-D tensor instead")
+
+
+def _split_heads(name: str, x, static, n: int, head_dim: int):
+    """Keys or values (S, N, E) as (N * heads, S, head_dim) = (n, S, head_dim), or the given static ones after
+    checking their shape."""
+    if static is None:
+        return x.reshape(x.shape[0], n, head_dim).transpose(0, 1)
+    if tuple(static.shape[::2]) != (n, head_dim):
+        raise AssertionError(f"expecting {name} of size {(n, '*', head_dim)}, but got {tuple(static.shape)}")
+    return static
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num_heads: int, in_proj_weight,
                                  in_proj_bias, bias_k, bias_v, add_zero_attn: bool, dropout_p: float,
                                  out_proj_weight, out_proj_bias, training: bool = True, key_padding_mask=None,
@@ -95,36 +119,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
                                  static_v=None, average_attn_weights: bool = True, is_causal: bool = False):
     """Multi-head attention on sequence-first inputs (L, N, E) (or unbatched (L, E)).
     Returns (output (L, N, E), weights (N, L, S) averaged over heads, or per head, or None)."""
+    if query.dim() not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D "
+                             f"query tensor")
     batched = query.dim() == 3
-    if batched:
-        if key.dim() != 3 or value.dim() != 3:
-            raise AssertionError(f"For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.dim() != 2:
-            raise AssertionError(f"For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D "
-                                 f"but found {key_padding_mask.dim()}-D tensor instead")
-        if attn_mask is not None and attn_mask.dim() not in (2, 3):
-            raise AssertionError(f"For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
-                                 f"found {attn_mask.dim()}-D tensor instead")
-    elif query.dim() == 2:
-        if key.dim() != 2 or value.dim() != 2:
-            raise AssertionError(f"For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.dim() != 1:
-            raise AssertionError(f"For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D "
-                                 f"but found {key_padding_mask.dim()}-D tensor instead")
-        if attn_mask is not None and attn_mask.dim() not in (2, 3):
-            raise AssertionError(f"For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
-                                 f"but found {attn_mask.dim()}-D tensor instead")
+    _check_mha_ranks(query.dim(), key, value, key_padding_mask, attn_mask)
+    if not batched:
         if attn_mask is not None and attn_mask.dim() == 3 and attn_mask.shape[0] != num_heads:
             raise AssertionError(f"Expected `attn_mask` shape to be {(num_heads, query.shape[0], key.shape[0])} "
                                  f"but got {tuple(attn_mask.shape)}")
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
-    else:
-        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D "
-                             f"query tensor")
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
     if embed_dim != embed_dim_to_check:
@@ -203,20 +209,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
 
     # (L, N, E) -> (N * heads, L, head_dim)
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    if static_k is None:
-        k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    else:
-        if tuple(static_k.shape[::2]) != (bsz * num_heads, head_dim):
-            raise AssertionError(f"expecting static_k of size {(bsz * num_heads, '*', head_dim)}, but got "
-                                 f"{tuple(static_k.shape)}")
-        k = static_k
-    if static_v is None:
-        v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    else:
-        if tuple(static_v.shape[::2]) != (bsz * num_heads, head_dim):
-            raise AssertionError(f"expecting static_v of size {(bsz * num_heads, '*', head_dim)}, but got "
-                                 f"{tuple(static_v.shape)}")
-        v = static_v
+    k = _split_heads("static_k", k, static_k, bsz * num_heads, head_dim)
+    v = _split_heads("static_v", v, static_v, bsz * num_heads, head_dim)
     if add_zero_attn:
         zshape = (bsz * num_heads, 1, head_dim)
         k = _fg.cat([k, _fg.zeros(zshape, dtype=k.dtype)], 1)

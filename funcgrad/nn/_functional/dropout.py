@@ -57,15 +57,22 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _unbatched(input, input.dim() == 3, lambda x: _feature_dropout(x, p, training, inplace))
 
 
+def _warn_unusual_rank(nd: int, spatial: int) -> None:
+    """torch's deprecation warning when dropout{spatial}d gets other than spatial dims, a channel dim and an
+    optional batch dim (it then still drops along dim 1 as for a batch)."""
+    if nd not in (spatial + 1, spatial + 2):
+        name = f"dropout{spatial}d"
+        warnings.warn(f"{name}: Received a {nd}-D input to {name}, which is deprecated and will result in an "
+                      "error in a future release. To retain the behavior and silence this warning, please use "
+                      f"dropout instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{spatial} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      f"{spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)
+
+
 def dropout2d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     nd = input.dim()
-    if nd not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will result in an "
-                      "error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-                      "inputs).", stacklevel=2)
+    _warn_unusual_rank(nd, 2)
     if nd == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
                       "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
@@ -78,12 +85,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 def dropout3d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     nd = input.dim()
-    if nd not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and will result in an "
-                      "error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
-                      "inputs).", stacklevel=2)
+    _warn_unusual_rank(nd, 3)
     if nd != 5 and inplace:
         _feature_dropout(input.unsqueeze(0), p, training, True)
         return input

@@ -251,14 +251,20 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-def pixel_shuffle(input, upscale_factor: int):
-    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
-    r = int(upscale_factor)
+def _shuffle_factor(name: str, input, arg: str, factor) -> int:
+    """pixel_(un)shuffle's factor as an int, after torch's checks: input has (*, C, H, W), factor > 0."""
+    r = int(factor)
     if input.dim() < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with "
                            f"{input.dim()} dimension(s)")
     if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+        raise RuntimeError(f"{name} expects a positive {arg}, but got {r}")
+    return r
+
+
+def pixel_shuffle(input, upscale_factor: int):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    r = _shuffle_factor("pixel_shuffle", input, "upscale_factor", upscale_factor)
     c, h, w = input.shape[-3:]
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
@@ -275,12 +281,7 @@ def pixel_shuffle(input, upscale_factor: int):
 
 def pixel_unshuffle(input, downscale_factor: int):
     """(*, C, H*r, W*r) -> (*, C*r*r, H, W), the inverse of pixel_shuffle."""
-    r = int(downscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    r = _shuffle_factor("pixel_unshuffle", input, "downscale_factor", downscale_factor)
     c, h, w = input.shape[-3:]
     if h % r:
         raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but "

@@ -16,6 +16,15 @@ def _empty(*shape, dtype=None):
     return _fg.empty(tuple(shape), dtype=dtype)
 
 
+def _add_bias(module: Module, bias: bool, out_features: int, dtype) -> None:
+    """module.bias: an uninitialised (out_features,) Parameter when bias, else registered as None (as torch,
+    so that state_dict and named_parameters agree)."""
+    if bias:
+        module.bias = Parameter(_empty(out_features, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
 class Identity(Module):
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -30,10 +39,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(_empty(out_features, in_features, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_empty(out_features, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _add_bias(self, bias, out_features, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -57,10 +63,7 @@ class Bilinear(Module):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(_empty(out_features, in1_features, in2_features, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_empty(out_features, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _add_bias(self, bias, out_features, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

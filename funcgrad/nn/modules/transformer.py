@@ -128,27 +128,51 @@ def _detect_is_causal_mask(mask, is_causal: bool | None = None, size: int | None
     return make_causal
 
 
-class TransformerEncoderLayer(Module):
+class _TransformerLayer(Module):
+    """What encoder and decoder layers share: self-attention, the feed-forward block (linear1, activation,
+    dropout, linear2), a LayerNorm and a Dropout per residual block. A decoder layer (cross_attention) adds
+    multihead_attn over memory and a third block; submodules are registered in torch's order and names."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float,
+                 activation: str | Callable, layer_norm_eps: float, batch_first: bool, norm_first: bool,
+                 bias: bool, dtype, cross_attention: bool) -> None:
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                            dtype=dtype)
+        if cross_attention:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
+                                                     bias=bias, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        blocks = range(1, 4 if cross_attention else 3)
+        for i in blocks:
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        for i in blocks:
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        if isinstance(activation, str):
+            activation = _get_activation_fn(activation)
+        self.activation = activation
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _feed_forward(self, x, dropout: Module):
+        return dropout(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     """Self-attention then feed-forward, each with a residual connection and LayerNorm (post-norm, or pre-norm
     when norm_first)."""
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation: str | Callable = F.relu, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None) -> None:
-        super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
-        self.activation = activation
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                         norm_first, bias, dtype, cross_attention=False)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False):
         x = src
@@ -160,39 +184,18 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
-
     def _ff_block(self, x):
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self._feed_forward(x, self.dropout2)
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, cross-attention over memory, then feed-forward; residuals and LayerNorms."""
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation: str | Callable = F.relu, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None) -> None:
-        super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
-                                            dtype=dtype)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
-                                                 bias=bias, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
-        self.activation = activation
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                         norm_first, bias, dtype, cross_attention=True)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal: bool = False, memory_is_causal: bool = False):
@@ -207,18 +210,24 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
-                           need_weights=False)[0]
-        return self.dropout1(x)
-
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                                 is_causal=is_causal, need_weights=False)[0]
         return self.dropout2(x)
 
     def _ff_block(self, x):
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self._feed_forward(x, self.dropout3)
+
+
+def _stack_is_causal(layers, x, mask, is_causal: bool | None) -> bool:
+    """The is_causal a Transformer stack passes its layers: is_causal if given, else whether mask is the causal
+    mask of x's sequence length (x's dim 1 when the first layer's attention is batch_first, else dim 0)."""
+    seq_len = None
+    if x.dim() == 3:
+        first = layers[0] if len(layers) else None
+        batch_first = getattr(getattr(first, "self_attn", None), "batch_first", False)
+        seq_len = x.shape[1] if batch_first else x.shape[0]
+    return _detect_is_causal_mask(mask, is_causal, seq_len)
 
 
 class TransformerEncoder(Module):
@@ -236,12 +245,7 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal: bool | None = None):
-        seq_len = None
-        if src.dim() == 3:
-            first = self.layers[0] if len(self.layers) else None
-            bf = getattr(getattr(first, "self_attn", None), "batch_first", False)
-            seq_len = src.shape[1] if bf else src.shape[0]
-        is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        is_causal = _stack_is_causal(self.layers, src, mask, is_causal)
         out = src
         for mod in self.layers:
             out = mod(out, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
@@ -261,12 +265,7 @@ class TransformerDecoder(Module):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal: bool | None = None, memory_is_causal: bool = False):
-        seq_len = None
-        if tgt.dim() == 3:
-            first = self.layers[0] if len(self.layers) else None
-            bf = getattr(getattr(first, "self_attn", None), "batch_first", False)
-            seq_len = tgt.shape[1] if bf else tgt.shape[0]
-        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
+        tgt_is_causal = _stack_is_causal(self.layers, tgt, tgt_mask, tgt_is_causal)
         out = tgt
         for mod in self.layers:
             out = mod(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,

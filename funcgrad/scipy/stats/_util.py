@@ -16,4 +16,17 @@ def nan_outside(q, value, lo=0.0, hi=1.0):
     return jnp.where((q >= lo) & (q <= hi), value, jnp.nan)
 
 
-__all__ = ["standardize", "nan_outside", "promote_float"]
+def symmetric_quantiles(dist: str, standard_ppf):
+    """ppf and isf of a location-scale family symmetric about loc: loc + scale * standard_ppf(q) and
+    loc - scale * standard_ppf(q), NaN for q outside [0, 1]."""
+    def ppf(q, loc=0, scale=1):
+        q, loc, scale = promote_float(f"{dist}.ppf", q, loc, scale)
+        return nan_outside(q, loc + scale * standard_ppf(q))
+
+    def isf(q, loc=0, scale=1):
+        q, loc, scale = promote_float(f"{dist}.isf", q, loc, scale)
+        return nan_outside(q, loc - scale * standard_ppf(q))
+    return ppf, isf
+
+
+__all__ = ["standardize", "nan_outside", "promote_float", "symmetric_quantiles"]

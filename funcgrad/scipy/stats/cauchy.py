@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ... import numpy as jnp
-from ._util import nan_outside, promote_float, standardize
+from ._util import standardize, symmetric_quantiles
 
 
 def logpdf(x, loc=0, scale=1):
@@ -34,14 +34,7 @@ def logsf(x, loc=0, scale=1):
     return jnp.log(sf(x, loc, scale))
 
 
-def ppf(q, loc=0, scale=1):
-    q, loc, scale = promote_float("cauchy.ppf", q, loc, scale)
-    return nan_outside(q, loc + scale * jnp.tan(math.pi * (q - 0.5)))
-
-
-def isf(q, loc=0, scale=1):
-    q, loc, scale = promote_float("cauchy.isf", q, loc, scale)
-    return nan_outside(q, loc - scale * jnp.tan(math.pi * (q - 0.5)))
+ppf, isf = symmetric_quantiles("cauchy", lambda q: jnp.tan(math.pi * (q - 0.5)))
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]

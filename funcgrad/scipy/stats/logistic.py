@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from .._special.common import promote_float
 from ..special import expit, logit
-from ._util import nan_outside, standardize
+from ._util import standardize, symmetric_quantiles
 
 
 def logpdf(x, loc=0, scale=1):
@@ -35,14 +34,7 @@ def logsf(x, loc=0, scale=1):
     return -jnp.logaddexp(0.0, y)
 
 
-def ppf(q, loc=0, scale=1):
-    q, loc, scale = promote_float("logistic.ppf", q, loc, scale)
-    return nan_outside(q, loc + scale * logit(q))
-
-
-def isf(q, loc=0, scale=1):
-    q, loc, scale = promote_float("logistic.isf", q, loc, scale)
-    return nan_outside(q, loc - scale * logit(q))
+ppf, isf = symmetric_quantiles("logistic", logit)
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]

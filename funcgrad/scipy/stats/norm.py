@@ -5,7 +5,7 @@ import math
 
 from ... import numpy as jnp
 from .._special.error import log_ndtr, ndtr, ndtri
-from ._util import nan_outside, promote_float, standardize
+from ._util import standardize, symmetric_quantiles
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -35,14 +35,7 @@ def logsf(x, loc=0, scale=1):
     return log_ndtr(-standardize("norm.logsf", x, loc, scale)[0])
 
 
-def ppf(q, loc=0, scale=1):
-    q, loc, scale = promote_float("norm.ppf", q, loc, scale)
-    return nan_outside(q, loc + scale * ndtri(q))
-
-
-def isf(q, loc=0, scale=1):
-    q, loc, scale = promote_float("norm.isf", q, loc, scale)
-    return nan_outside(q, loc - scale * ndtri(q))
+ppf, isf = symmetric_quantiles("norm", ndtri)
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
