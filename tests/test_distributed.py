@@ -108,9 +108,13 @@ def test_two_nodes_meet_at_the_master():
                                                  ("late", 1)])
 def test_a_failing_rank_ends_the_job(mode, status):
     """Rank 1 fails while rank 0 waits in all_reduce: the job ends non-zero, quickly, with the traceback."""
+    shm = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
     start = time.monotonic()
     proc = _launch(2, "failure_check.py", mode, timeout=120)
     took = time.monotonic() - start
+    if os.path.isdir("/dev/shm"):  # the aborted job's shared-memory segments are removed, not leaked
+        left = {n for n in set(os.listdir("/dev/shm")) - shm if n.startswith("mpich_shm_")}
+        assert not left, f"segments left in /dev/shm: {sorted(left)}"
     assert proc.returncode != 0 and "unreachable" not in proc.stdout
     if status is not None:
         assert proc.returncode == status, proc.stderr[-3000:]

@@ -86,6 +86,33 @@ def _command(args) -> list[str]:
         [args.script] + args.script_args
 
 
+def _mpich_segments() -> set:
+    try:
+        return {n for n in os.listdir("/dev/shm") if n.startswith("mpich_shm_")}
+    except OSError:
+        return set()
+
+
+def _remove_stale_segments(names: set) -> None:
+    """MPICH's shared-memory segments of a job that was aborted are never unlinked (each holds megabytes of
+    /dev/shm until reboot). After a failed job, remove those it created that no running process maps."""
+    if not names:
+        return
+    mapped = set()
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/maps") as f:
+                    mapped.update(n for n in names if n in f.read())
+            except OSError:
+                continue
+    for n in names - mapped:
+        try:
+            os.unlink(os.path.join("/dev/shm", n))
+        except OSError:
+            pass
+
+
 def _wait(procs: list[subprocess.Popen], timeout) -> int:
     """Waits for the local ranks; the first failure (or the timeout) ends the others. Returns the exit status."""
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -128,7 +155,11 @@ def main(argv: list[str] | None = None) -> int:
         for v in ("WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID",
                   "GROUP_WORLD_SIZE", *_THREAD_VARS):
             cmd += ["-genv", v, env[v]]
-        return subprocess.call(cmd + _command(args), env=env)
+        before = _mpich_segments()
+        status = subprocess.call(cmd + _command(args), env=env)
+        if status != 0:
+            _remove_stale_segments(_mpich_segments() - before)
+        return status
     procs = []
     for local in range(nproc):
         rank_env = dict(env, RANK=str(args.node_rank * nproc + local), LOCAL_RANK=str(local))
