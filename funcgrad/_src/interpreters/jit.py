@@ -103,8 +103,10 @@ class _Entry:
 
     def build(self):
         if self.fn is None:
-            self.compiled = compiler.compile_jaxpr(self.jaxpr, self.xp)
-            self.fn = self.compiled.fn
+            compiled = compiler.compile_jaxpr(self.jaxpr, self.xp)
+            with _cache_lock:  # two threads may compile the same entry at once: the first keeps its code,
+                if self.fn is None:  # so the cache's bytes count the constants of the code it holds
+                    self.compiled, self.fn = compiled, compiled.fn
         return self.fn
 
     def finish(self, outs, leaves):
