@@ -96,21 +96,25 @@ def _mpich_segments() -> set:
 def _remove_stale_segments(names: set) -> None:
     """MPICH's shared-memory segments of a job that was aborted are never unlinked (each holds megabytes of
     /dev/shm until reboot). After a failed job, remove those it created that no running process maps."""
-    if not names:
-        return
-    mapped = set()
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
+    deadline = time.monotonic() + 3.0  # the job's last processes may still be exiting: look again briefly
+    while names:
+        mapped = set()
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    with open(f"/proc/{pid}/maps") as f:
+                        mapped.update(n for n in names if n in f.read())
+                except OSError:
+                    continue
+        for n in names - mapped:
             try:
-                with open(f"/proc/{pid}/maps") as f:
-                    mapped.update(n for n in names if n in f.read())
+                os.unlink(os.path.join("/dev/shm", n))
             except OSError:
-                continue
-    for n in names - mapped:
-        try:
-            os.unlink(os.path.join("/dev/shm", n))
-        except OSError:
-            pass
+                pass
+        names = mapped
+        if not names or time.monotonic() > deadline:
+            return
+        time.sleep(0.1)
 
 
 def _wait(procs: list[subprocess.Popen], timeout) -> int:
