@@ -387,11 +387,11 @@ def _terminating(row):
 
 
 # Which faces the reference column runs for: by default the torch faces (pytest.importorskip("torch"): on
-# wherever torch is installed, CI included: about 35 s of CPU for ~1,900 rows). The JAX faces are opt-in: they take
-# far longer than a default run should (the JAX reference jits each row's quantities once: about 9 minutes of
-# CPU for ~1,100 rows; the jsp.special / jsp.stats / jnp.linalg faces alone took 12.5 minutes of wall time on a
-# loaded 2-core machine) and some of their rows are still open. FUNCGRAD_SPECIAL_MATRIX_REFERENCE=all runs every
-# face (unattended: see REFERENCE_HANGS), "off" none, or a comma list of faces.
+# wherever torch is installed, CI included: about 35 s of CPU for ~1,900 rows). The JAX faces are opt-in because
+# the JAX reference jits each row's quantities once (about 190 s of CPU for ~1,080 rows, 90 s with JAX's compile
+# cache warm in .pytest_cache): .ci/run installs JAX after the main test run and runs them as a second step, with
+# FUNCGRAD_SPECIAL_MATRIX_REFERENCE=jnp,lax,jax.nn,jsp.special,jsp.stats,jnp.linalg. "all" runs every face
+# (unattended: see REFERENCE_HANGS), "off" none, or a comma list of faces.
 _REF_ENV = os.environ.get("FUNCGRAD_SPECIAL_MATRIX_REFERENCE", "")
 
 
