@@ -276,12 +276,113 @@ def test_gather_clamps_like_funcgrad():
     _export_check(lambda a, i: jnp.take(a, i, axis=1, mode="clip"), x, idx, want=x[:, np.clip(idx, 0, 3)])
 
 
-def test_unsupported_primitive_error_names_primitive_and_opset():
+M = np.round(RNG.standard_normal((3, 5)) * 2).astype(np.float32)  # small integers: ties for the sorts
+SORTS_SCANS = [
+    ("sort_last", lambda x: jnp.sort(x, axis=1), lambda x: np.sort(x, axis=1, kind="stable")),
+    ("sort_first", lambda x: jnp.sort(x, axis=0), lambda x: np.sort(x, axis=0, kind="stable")),
+    ("argsort_ties_stable", lambda x: jnp.argsort(x, axis=1), lambda x: np.argsort(x, axis=1, kind="stable")),
+    ("top_k_values", lambda x: lax.top_k(x, 3)[0], lambda x: -np.sort(-x, axis=1, kind="stable")[:, :3]),
+    ("top_k_indices", lambda x: lax.top_k(x, 3)[1],
+     lambda x: np.argsort(-x, axis=1, kind="stable")[:, :3].astype(np.int32)),
+    ("cumprod", lambda x: jnp.cumprod(x, axis=1), lambda x: np.cumprod(x, axis=1)),
+    ("cumprod_reverse", lambda x: lax.cumprod(x, 0, reverse=True), lambda x: np.cumprod(x[::-1], 0)[::-1]),
+    ("cummax", lambda x: lax.cummax(x, 1), lambda x: np.maximum.accumulate(x, 1)),
+    ("cummin_reverse", lambda x: lax.cummin(x, 1, reverse=True),
+     lambda x: np.minimum.accumulate(x[:, ::-1], 1)[:, ::-1]),
+    ("cumlogsumexp", lambda x: lax.cumlogsumexp(x, 1), lambda x: np.logaddexp.accumulate(x, 1)),
+    ("cummax_int", lambda x: lax.cummax(x.astype(jnp.int32), 1),
+     lambda x: np.maximum.accumulate(x.astype(np.int32), 1)),
+    ("atan2", lambda x: jnp.arctan2(x, x[::-1]), lambda x: np.arctan2(x, x[::-1])),
+]
+
+
+@pytest.mark.parametrize("name,fn,ref", SORTS_SCANS, ids=[s[0] for s in SORTS_SCANS])
+def test_sort_topk_cumulative_and_atan2_rules(name, fn, ref):
+    _export_check(fn, M, want=ref(M), rtol=1e-6, atol=1e-6)
+
+
+def test_atan2_on_the_axes_and_at_the_origin():
+    y = np.array([0, 1, -1, 0, 1, -1, 0, 2], np.float32)
+    x = np.array([0, 0, 0, 1, -1, -1, -1, 3], np.float32)
+    _export_check(jnp.arctan2, y, x, want=np.arctan2(y, x))
+
+
+@pytest.mark.parametrize("mode", ["set", "add", "multiply", "max", "min"])
+def test_scatter_drops_out_of_range_rows_as_funcgrad(mode):
+    idx = np.array([0, 2, 2, 7, -9], np.int32)  # a duplicate and two rows out of range (dropped)
+    upd = RNG.standard_normal((5, 5)).astype(np.float32)
+    want = M.copy()
+    keep = (idx >= 0) & (idx < 3)
+    if mode == "set":
+        want[[0, 2]] = upd[[0, 2]]  # the last write to row 2 wins
+    else:
+        {"add": np.add, "multiply": np.multiply, "max": np.maximum, "min": np.minimum}[mode].at(
+            want, idx[keep], upd[keep])
+    _export_check(lambda a, i, u: getattr(a.at[i], mode)(u, mode="drop"), M, idx, upd, want=want)
+
+
+def test_scatter_along_a_middle_axis():
+    x = RNG.standard_normal((2, 4, 3)).astype(np.float32)
+    idx = np.array([3, 0, 3], np.int64)
+    want = x.copy()
+    np.add.at(want, (slice(None), idx), 1.0)
+    _export_check(lambda a, i: a.at[:, i].add(1.0), x, idx, want=want)
+
+
+def test_scatter_with_a_dynamic_trailing_axis():
+    x = RNG.standard_normal((4, 3)).astype(np.float32)
+    idx = np.array([3, 1], np.int64)
+    proto, _ = _export_check(lambda a, i: a.at[i].multiply(2.0), x, idx, input_names=["a", "i"],
+                             dynamic_axes={"a": {1: "n"}})
+    x2 = RNG.standard_normal((4, 6)).astype(np.float32)
+    want = x2.copy()
+    want[[3, 1]] *= 2
+    np.testing.assert_allclose(_run(proto, {"a": x2, "i": idx})[0], want, rtol=1e-6)
+
+
+def test_dynamic_slice_and_update_clamp_their_starts():  # as jax.lax's
+    x = np.arange(20, dtype=np.float32).reshape(4, 5)
+    for i, j in [(1, 2), (3, 4), (-2, 0), (-9, 1)]:
+        s = (np.int32(i), np.int32(j))
+        ci, cj = min(max(i + 4 * (i < 0), 0), 2), min(max(j, 0), 3)  # a negative start counts from the end
+        _export_check(lambda a, p, q: lax.dynamic_slice(a, (p, q), (2, 2)), x, *s, want=x[ci:ci + 2, cj:cj + 2])
+        want = x.copy()
+        want[ci:ci + 2, cj:cj + 2] = -1
+        _export_check(lambda a, p, q: lax.dynamic_update_slice(a, -jnp.ones((2, 2), jnp.float32), (p, q)),
+                      x, *s, want=want)
+
+
+def test_cumulative_and_sort_follow_a_dynamic_axis():
+    fn = lambda a: (jnp.cumprod(a, axis=1), jnp.sort(a, axis=1))  # noqa: E731
+    proto, _ = _export_check(fn, M, input_names=["a"], dynamic_axes={"a": {1: "n"}})
+    x2 = np.round(RNG.standard_normal((3, 8)) * 2).astype(np.float32)
+    got = _run(proto, {"a": x2})
+    np.testing.assert_allclose(got[0], np.cumprod(x2, axis=1), rtol=1e-6)
+    np.testing.assert_array_equal(got[1], np.sort(x2, axis=1))
+
+
+@pytest.mark.parametrize("cls,cin,k,kw,shape", [
+    ("ConvTranspose1d", 2, 4, dict(stride=3, padding=4), (2, 2, 7)),
+    ("ConvTranspose2d", 2, 3, dict(stride=2, padding=1, output_padding=1), (2, 2, 5, 5)),
+    ("ConvTranspose2d", 4, (3, 2), dict(stride=(2, 1), groups=2, dilation=(1, 2)), (1, 4, 4, 6)),
+    ("ConvTranspose3d", 2, 2, dict(stride=2), (1, 2, 3, 3, 2)),
+])
+def test_transposed_convolutions(cls, cin, k, kw, shape):
+    fg.manual_seed(0)
+    m = getattr(nn, cls)(cin, 4, k, **kw)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    x2 = RNG.standard_normal((3,) + shape[1:]).astype(np.float32)
+    _model_check(m, x, x2, dynamic_axes={"x": {0: "batch"}})
+
+
+def test_unsupported_primitive_error_names_primitive_line_and_opset():
     def f(x):
         return jnp.linalg.cholesky(x @ x.T + jnp.eye(3)) * 2
     with pytest.raises(UnsupportedError, match=r"opset 17") as e:
         fg.onnx.export(f, (jnp.ones((3, 3)),), opset_version=17)
     assert "cholesky" in str(e.value) and "no ONNX translation rule" in str(e.value)
+    line = f.__code__.co_firstlineno + 1
+    assert f"test_onnx_export.py:{line} (in f)" in str(e.value)
     with pytest.raises(ValueError, match="opset_version 9"):
         fg.onnx.export(jnp.sin, (jnp.ones(3),), opset_version=9)
 

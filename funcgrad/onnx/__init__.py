@@ -11,13 +11,15 @@ from typing import Any
 
 import numpy as np
 
+from .._src.core import trace as _trace
 from .._src.core.array import Array, ArrayBase, to_array
 from .._src.interpreters.jit import make_jaxpr
 from .._torch._tensor import Tensor
 from ..nn.modules.module import Module
 from ..nn.utils.stateless import _to_array, _to_tensor, functional_call
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
-from . import rules_control, rules_conv, rules_elementwise, rules_reduction, rules_shape  # noqa: F401 (register)
+from . import (rules_control, rules_conv, rules_elementwise, rules_reduction, rules_shape,  # noqa: F401 (register)
+               rules_sorting)
 from ._graph import RULES, Exporter, UnsupportedError, pair_jaxprs  # noqa: F401 (RULES: the registry)
 
 __all__ = ["export", "is_in_onnx_export", "OperatorExportTypes", "TrainingMode", "UnsupportedError"]
@@ -88,8 +90,8 @@ def export(model, args=(), f=None, input_names=None, output_names=None, dynamic_
     Parameters and buffers become initializers named by their state_dict keys (graph inputs of those names
     with export_params=False). `dynamic_axes` ({input or output name: {axis: symbol}} or {name: [axes]})
     makes those axes symbolic: the model is traced a second time at other sizes and every shape that
-    follows them is computed at run time. Raises UnsupportedError naming the primitive and the opset when
-    a primitive has no ONNX rule. do_constant_folding is accepted for torch's signature (funcgrad's
+    follows them is computed at run time. Raises UnsupportedError naming the primitive, the line of the
+    caller's code that used it and the opset when a primitive has no ONNX rule. do_constant_folding is accepted for torch's signature (funcgrad's
     jaxprs hold no foldable work on constants beyond what the trace already evaluated)."""
     try:
         import onnx
@@ -135,6 +137,7 @@ def export(model, args=(), f=None, input_names=None, output_names=None, dynamic_
     names = names[:len(arrays)]
     was_training = model.training if is_module else None
     _State.exporting = True
+    sources = _trace.source_lines = {}  # each equation's user line, for the errors of the rules
     try:
         if is_module and training != TrainingMode.PRESERVE:
             model.train(training == TrainingMode.TRAINING)
@@ -158,9 +161,10 @@ def export(model, args=(), f=None, input_names=None, output_names=None, dynamic_
             pair_jaxprs(jaxpr, jaxpr2, twins)
     finally:
         _State.exporting = False
+        _trace.source_lines = None
         if is_module:
             model.train(was_training)
-    proto = _build(onnx, jaxpr, twins, keys, state, names, out_names, dyn, opset, export_params)
+    proto = _build(onnx, jaxpr, twins, keys, state, names, out_names, dyn, opset, export_params, sources)
     if verbose:
         print(onnx.helper.printable_graph(proto.graph))
     if f is not None:
@@ -171,8 +175,8 @@ def export(model, args=(), f=None, input_names=None, output_names=None, dynamic_
     return proto
 
 
-def _build(onnx, jaxpr, twins, keys, state, names, out_names, dyn, opset, export_params):
-    ctx = Exporter(onnx, opset, twins)
+def _build(onnx, jaxpr, twins, keys, state, names, out_names, dyn, opset, export_params, sources):
+    ctx = Exporter(onnx, opset, twins, sources)
     helper = onnx.helper
     n = len(keys)
     used = {v for e in jaxpr.eqns for v in e.invars} | set(jaxpr.outvars)

@@ -74,8 +74,9 @@ class _Scope:
 class Exporter:
     """The translation context handed to every rule."""
 
-    def __init__(self, onnx, opset: int, twins: dict):
+    def __init__(self, onnx, opset: int, twins: dict, sources: dict | None = None):
         self.onnx = onnx
+        self.sources = sources or {}  # id(eqn) -> the user's line that traced it
         self.helper = onnx.helper
         self.opset = opset
         self.twins = twins            # Var of the first trace -> Var of the second (dynamic axes only)
@@ -120,7 +121,9 @@ class Exporter:
 
     def unsupported(self, why: str) -> UnsupportedError:
         where = f"{self.eqn.prim.name}: " if self.eqn is not None else ""
-        return UnsupportedError(f"funcgrad.onnx.export: {where}{why} (opset {self.opset})")
+        line = self.sources.get(id(self.eqn)) if self.eqn is not None else None
+        at = f", traced at {line}" if line else ""
+        return UnsupportedError(f"funcgrad.onnx.export: {where}{why}{at} (opset {self.opset})")
 
     # --- shapes ---------------------------------------------------------------------------------
     def shape(self, var) -> tuple:

@@ -1,10 +1,10 @@
-"""ONNX rules for convolution (conv_general_dilated -> Conv: any dimension, groups, dilation, padding)
-and windowed reductions (reduce_window_max/min/sum -> MaxPool / AveragePool)."""
+"""ONNX rules for convolution (conv_general_dilated -> Conv: any dimension, groups, dilation, padding,
+transposed) and windowed reductions (reduce_window_max/min/sum -> MaxPool / AveragePool)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ._graph import rule
+from ._graph import INT64_MAX, Dim, rule
 
 
 def _inverse(perm):
@@ -14,16 +14,30 @@ def _inverse(perm):
     return inv
 
 
+def _dilate(ctx, x: str, axis: int, s: int, shape: list, dtype) -> str:
+    """x with s - 1 zeros between consecutive elements along `axis`: each element gets a new axis padded
+    to length s, the two axes merge, and the trailing zeros go. shape: x's (logical) shape, updated."""
+    n = shape[axis]
+    if not isinstance(n, int) or any(isinstance(d, Dim) for d in shape[axis + 1:]):
+        raise ctx.unsupported("a transposed convolution along a dynamic spatial axis")
+    nd = len(shape)
+    x = ctx.op("Unsqueeze", [x, ctx.i64([axis + 1])])
+    pads = [0] * (2 * (nd + 1))
+    pads[nd + 1 + axis + 1] = s - 1
+    x = ctx.op("Pad", [x, ctx.i64(pads), ctx.const(np.zeros((), dtype))], mode="constant")
+    x = ctx.op("Reshape", [x, ctx.i64([0] * axis + [-1] + [int(d) for d in shape[axis + 1:]])])
+    shape[axis] = (n - 1) * s + 1
+    return ctx.op("Slice", [x, ctx.i64([0]), ctx.i64([shape[axis]]), ctx.i64([axis])])
+
+
 @rule("conv_general_dilated")
 def _conv(ctx, eqn, ins):
+    """A transposed convolution (lhs_dilation > 1, how funcgrad writes one) becomes a Conv over the input with
+    zeros inserted between its elements; negative padding crops the input first."""
     p = eqn.params
-    if any(d != 1 for d in (p.get("lhs_dilation") or ())):
-        raise ctx.unsupported("a transposed convolution (lhs_dilation > 1) is not supported yet")
     if p.get("batch_group_count", 1) != 1:
         raise ctx.unsupported("batch_group_count > 1 has no ONNX Conv equivalent")
     pads = [tuple(map(int, q)) for q in p["padding"]]
-    if any(a < 0 or b < 0 for a, b in pads):
-        raise ctx.unsupported("negative convolution padding is not supported")
     x, w = ins
     dn = p["dimension_numbers"]
     lhs_spec, rhs_spec, out_spec = (list(map(int, s)) for s in dn)
@@ -33,6 +47,15 @@ def _conv(ctx, eqn, ins):
     if rhs_spec != ident:  # to O, I, spatial...
         w = ctx.op("Transpose", [w], perm=rhs_spec)
     nsp = len(lhs_spec) - 2
+    in_shape = [ctx.shape(eqn.invars[0])[d] for d in lhs_spec]
+    for i, s in enumerate(int(d) for d in (p.get("lhs_dilation") or [1] * nsp)):
+        if s != 1:
+            x = _dilate(ctx, x, 2 + i, s, in_shape, eqn.invars[0].aval.dtype)
+    crop = [(i, max(0, -lo), hi if hi < 0 else INT64_MAX) for i, (lo, hi) in enumerate(pads) if lo < 0 or hi < 0]
+    if crop:
+        x = ctx.op("Slice", [x, ctx.i64([c[1] for c in crop]), ctx.i64([c[2] for c in crop]),
+                             ctx.i64([2 + c[0] for c in crop])])
+        pads = [(max(lo, 0), max(hi, 0)) for lo, hi in pads]
     out = ctx.op("Conv", [x, w], strides=[int(s) for s in p["window_strides"]],
                  pads=[a for a, _ in pads] + [b for _, b in pads],
                  dilations=[int(d) for d in (p.get("rhs_dilation") or [1] * nsp)],

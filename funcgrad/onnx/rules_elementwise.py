@@ -200,3 +200,15 @@ def _convert(ctx, eqn, ins):
     if src == dst:
         return ctx.op("Identity", ins)
     return ctx.op("Cast", ins, to=ctx.dtype(dst))
+
+
+@rule("atan2")
+def _atan2(ctx, eqn, ins):
+    """atan(y / x) moved to the quadrant of (x, y); x == 0 gives sign(y) * pi/2 (0 at the origin)."""
+    y, x = ins
+    q = ctx.op("Atan", [ctx.op("Div", [y, x])])
+    pi = _c(ctx, eqn, math.pi)
+    turn = ctx.op("Where", [ctx.op("Less", [y, _c(ctx, eqn, 0.0)]), ctx.op("Neg", [pi]), pi])
+    q = ctx.op("Where", [ctx.op("Less", [x, _c(ctx, eqn, 0.0)]), ctx.op("Add", [q, turn]), q])
+    on_axis = ctx.op("Mul", [ctx.op("Sign", [y]), _c(ctx, eqn, math.pi / 2)])
+    return ctx.op("Where", [ctx.op("Equal", [x, _c(ctx, eqn, 0.0)]), on_axis, q])

@@ -1,12 +1,12 @@
-"""ONNX rules for reductions (sum/max/min/prod/and/or, argmax/argmin), cumulative sums and dot_general
-(MatMul/Gemm where they fit, Einsum otherwise)."""
+"""ONNX rules for reductions (sum/max/min/prod/and/or, argmax/argmin), cumulative sums, products, extrema and
+logsumexps, and dot_general (MatMul/Gemm where they fit, Einsum otherwise)."""
 from __future__ import annotations
 
 import string
 
 import numpy as np
 
-from ._graph import rule
+from ._graph import Dim, rule
 
 
 def reduce(ctx, op: str, x: str, axes, keepdims: int = 0) -> str:
@@ -90,3 +90,38 @@ def _dot_general(ctx, eqn, ins):
     if dt != eqn.invars[0].aval.dtype:
         out = ctx.op("Cast", [out], to=ctx.dtype(dt))
     return out
+
+
+_CUMULATIVE = {"cumprod": ("ReduceProd", 1), "cummax": ("ReduceMax", "lowest"), "cummin": ("ReduceMin", "highest"),
+               "cumlogsumexp": ("ReduceLogSumExp", -np.inf)}
+
+
+@rule(*_CUMULATIVE)
+def _cumulative(ctx, eqn, ins):
+    """ONNX has CumSum only: out[..., i, ...] reduces x[..., j, ...] over j <= i (j >= i in reverse), as one
+    Reduce over a triangular mask: x gets a new axis i in front of its axis j, the positions outside the
+    triangle hold the reduction's identity. Exact (no log/exp round trip); n x n times the operand's memory."""
+    op, fill = _CUMULATIVE[eqn.prim.name]
+    axis = int(eqn.params["axis"])
+    dt = eqn.invars[0].aval.dtype
+    if dt.kind == "b":
+        raise ctx.unsupported(f"{eqn.prim.name} of booleans")
+    if isinstance(fill, str):
+        info = np.finfo(dt) if dt.kind == "f" else np.iinfo(dt)
+        fill = -np.inf if fill == "lowest" and dt.kind == "f" else np.inf if dt.kind == "f" else \
+            (info.min if fill == "lowest" else info.max)
+    shape = ctx.shape(eqn.invars[0])
+    n, trailing = shape[axis], [1] * (len(shape) - axis - 1)
+    reverse = bool(eqn.params.get("reverse", False))
+    if not isinstance(n, Dim):
+        i, j = np.indices((n, n))
+        mask = ctx.const(((j >= i) if reverse else (j <= i)).reshape([n, n] + trailing))
+    else:
+        r = ctx.op("Range", [ctx.const(np.int64(0)), ctx.scalar_dim(n), ctx.const(np.int64(1))])
+        rows, cols = ctx.op("Unsqueeze", [r, ctx.i64([1])]), ctx.op("Unsqueeze", [r, ctx.i64([0])])
+        mask = ctx.op("GreaterOrEqual" if reverse else "LessOrEqual", [cols, rows])
+        if trailing:
+            mask = ctx.op("Unsqueeze", [mask, ctx.i64(list(range(2, 2 + len(trailing))))])
+    x = ctx.op("Unsqueeze", [ins[0], ctx.i64([axis])])
+    x = ctx.op("Where", [mask, x, ctx.const(np.asarray(fill, dt))])
+    return reduce(ctx, op, x, [axis + 1])

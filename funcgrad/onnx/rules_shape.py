@@ -1,11 +1,11 @@
 """ONNX rules for the shape and indexing cards: broadcast_in_dim, reshape, transpose, squeeze, expand_dims,
-concatenate, slice, pad, rev, iota, full, gather. Shapes that follow a dynamic axis are built at run time
-(`ctx.shape_tensor`)."""
+concatenate, slice, pad, rev, iota, full, gather, scatter, dynamic_slice, dynamic_update_slice. Shapes that
+follow a dynamic axis are built at run time (`ctx.shape_tensor`)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ._graph import INT64_MAX, INT64_MIN, Dim, rule
+from ._graph import INT64_MAX, INT64_MIN, Dim, is_static, rule
 
 
 @rule("broadcast_in_dim")
@@ -159,3 +159,90 @@ def _gather(ctx, eqn, ins):
     hi = ctx.op("Sub", [ctx.shape_tensor([xs[a] for a in axes]), ctx.i64([1])])
     idx = ctx.op("Min", [ctx.op("Max", [idx, ctx.const(np.int64(0))]), hi])
     return ctx.op("GatherND", [x, idx])
+
+
+def _inverse(perm):
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return inv
+
+
+@rule("scatter")
+def _scatter(ctx, eqn, ins):
+    """scatter(x, idx, upd, axes, mode) -> ScatterND: x's indexed axes to the front, each of them padded by
+    one slot where the rows that funcgrad drops (any index out of range) are sent, then sliced off again.
+    Duplicate rows: mode "set" keeps the last one, as funcgrad's card does."""
+    x, idx, upd = ins
+    xs = ctx.shape(eqn.invars[0])
+    axes = [int(a) for a in eqn.params["axes"]]
+    mode = eqn.params["mode"]
+    if not axes:
+        raise ctx.unsupported("a scatter with no indexed axis (every row addresses the whole operand)")
+    if mode in ("max", "min") and ctx.opset < 18:
+        raise ctx.unsupported(f"scatter with mode {mode!r} needs opset 18 (ScatterND's reduction={mode})")
+    sizes = [xs[a] for a in axes]
+    if not is_static(sizes):
+        raise ctx.unsupported("a scatter along a dynamic axis")
+    k, nd = len(axes), len(xs)
+    perm = axes + [d for d in range(nd) if d not in axes]
+    if perm != list(range(nd)):
+        x = ctx.op("Transpose", [x], perm=perm)
+    zero = ctx.const(np.zeros((), eqn.invars[0].aval.dtype))
+    x = ctx.op("Pad", [x, ctx.i64([0] * nd + [1] * k + [0] * (nd - k)), zero], mode="constant")
+    if eqn.invars[1].aval.dtype != np.int64:
+        idx = ctx.op("Cast", [idx], to=ctx.dtype(np.int64))
+    bounds = ctx.i64(sizes)
+    bad = ctx.op("Or", [ctx.op("Less", [idx, ctx.const(np.int64(0))]), ctx.op("GreaterOrEqual", [idx, bounds])])
+    bad_row = ctx.op("Cast", [_reduce_last(ctx, "ReduceMax", ctx.op("Cast", [bad], to=ctx.dtype(np.int64)))],
+                     to=ctx.dtype(np.bool_))
+    idx = ctx.op("Where", [bad_row, bounds, idx])
+    reduction = {"set": None, "add": "add", "mul": "mul", "max": "max", "min": "min"}[mode]
+    out = ctx.op("ScatterND", [x, idx, upd], reduction=reduction)
+    out = ctx.op("Slice", [out, ctx.i64([0] * k), bounds, ctx.i64(list(range(k)))])
+    if perm != list(range(nd)):
+        out = ctx.op("Transpose", [out], perm=_inverse(perm))
+    return out
+
+
+def _reduce_last(ctx, op, x):
+    """Reduce<op> over the last axis, keeping it (axes as an input from opset 18)."""
+    if ctx.opset >= 18:
+        return ctx.op(op, [x, ctx.i64([-1])], keepdims=1)
+    return ctx.op(op, [x], axes=[-1], keepdims=1)
+
+
+def _clamped_starts(ctx, starts, shape, window) -> str:
+    """The run-time start indices as one int64 vector, each clamped to [0, size - window] (as lax does)."""
+    parts = []
+    for s, d, w in zip(starts, shape, window):
+        s = ctx.op("Unsqueeze", [ctx.op("Cast", [s], to=ctx.dtype(np.int64)), ctx.i64([0])])
+        hi = ctx.i64([d - w]) if not isinstance(d, Dim) else ctx.op("Sub", [ctx.dim(d), ctx.i64([w])])
+        parts.append(ctx.op("Max", [ctx.op("Min", [s, hi]), ctx.i64([0])]))
+    return parts[0] if len(parts) == 1 else ctx.op("Concat", parts, axis=0)
+
+
+@rule("dynamic_slice")
+def _dynamic_slice(ctx, eqn, ins):
+    x, starts = ins[0], ins[1:]
+    sizes = [int(s) for s in eqn.params["slice_sizes"]]
+    nd = len(sizes)
+    if nd == 0:
+        return ctx.op("Identity", [x])
+    st = _clamped_starts(ctx, starts, ctx.shape(eqn.invars[0]), sizes)
+    return ctx.op("Slice", [x, st, ctx.op("Add", [st, ctx.i64(sizes)]), ctx.i64(list(range(nd)))])
+
+
+@rule("dynamic_update_slice")
+def _dynamic_update_slice(ctx, eqn, ins):
+    """ScatterND of the update at every index of a grid offset by the (clamped) run-time starts."""
+    x, upd, starts = ins[0], ins[1], ins[2:]
+    us = ctx.shape(eqn.invars[1])
+    if not is_static(us):
+        raise ctx.unsupported("a dynamic_update_slice whose update has a dynamic axis")
+    nd = len(us)
+    if nd == 0:
+        return ctx.op("Identity", [upd])
+    st = _clamped_starts(ctx, starts, ctx.shape(eqn.invars[0]), us)
+    grid = np.stack(np.indices(tuple(us), dtype=np.int64), axis=-1)
+    return ctx.op("ScatterND", [x, ctx.op("Add", [ctx.const(grid), st]), upd])

@@ -25,6 +25,11 @@ class _State(threading.local):
 
 _state = _State()
 
+# While a dict (funcgrad.onnx.export sets one around its trace): id(eqn) -> the user's line that recorded the
+# equation, so a later error about one equation (an unsupported primitive) can point at the user's code.
+# None otherwise: recording costs a frame walk per equation.
+source_lines: dict | None = None
+
 
 class Trace:
     """One level of tracing: records equations (a tape when `carries_values`)."""
@@ -106,6 +111,8 @@ class Trace:
                     return outs  # a plain value, as JAX's symbolic-zero tangent: float() etc. work on it
                 var = Var(av, outs)
                 self.eqns.append(Eqn(prim, invars, [var], params))
+                if source_lines is not None:
+                    source_lines[id(self.eqns[-1])] = user_location()
                 return Tracer(self, av, outs, var)
             avals = [get_aval(o) for o in outs]
         else:
@@ -115,6 +122,8 @@ class Trace:
             outs = (None,) * len(avals)
         tracers = [Tracer(self, av, o, Var(av, o)) for av, o in zip(avals, outs)]
         self.eqns.append(Eqn(prim, invars, [t.var for t in tracers], params))
+        if source_lines is not None:
+            source_lines[id(self.eqns[-1])] = user_location()
         if not prim.multiple_results:
             return tracers[0]
         if self.carries_values:  # outputs that carry no derivative are their plain values
