@@ -67,6 +67,11 @@ def test_ddp_equals_single_process_training(nproc):
     _ok(_launch(nproc, "ddp_check.py"), f"ddp ok {nproc}")
 
 
+@pytest.mark.parametrize("nproc", [2, 3])
+def test_ddp_comm_hooks_and_join_on_uneven_inputs(nproc):
+    _ok(_launch(nproc, "ddp_hooks_join_check.py"), f"ddp hooks join ok {nproc}")
+
+
 def test_jax_multiprocess_api():
     _ok(_launch(2, "jax_multiprocess_check.py"), "jax multiprocess ok 2")
 

@@ -20,7 +20,7 @@ from ._formats import (channels_last, channels_last_3d, contiguous_format, jagge
                        memory_format, preserve_format, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr,
                        strided)
 from ..backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401
-from . import amp, fft, hub, overrides  # noqa: F401  (torch.amp, torch.fft, torch.hub, torch.overrides)
+from . import amp, fft, futures, hub, overrides  # noqa: F401  (torch.amp, .fft, .futures, .hub, .overrides)
 from .. import compiler, distributed, onnx, sparse, special  # noqa: F401
 from ._cond import cond  # noqa: F401  (torch.cond, eager)
 from . import _cuda_amp
@@ -42,7 +42,7 @@ cpu.__path__ = []
 __all__ = sorted(set(_torch_names) | {
     "BFloat16Tensor", "bfloat16", "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
     "set_grad_enabled", "cuda", "linalg", "return_types", "nn", "func", "optim", "utils", "serialization", "load",
-    "save", "accelerator", "backends", "testing", "distributions", "multiprocessing", "jit", "channels_last",
+    "save", "futures", "accelerator", "backends", "testing", "distributions", "multiprocessing", "jit", "channels_last",
     "channels_last_3d", "contiguous_format", "jagged", "layout", "memory_format", "preserve_format", "sparse_bsc",
     "sparse_bsr", "sparse_coo", "sparse_csc", "sparse_csr", "strided", "get_float32_matmul_precision",
     "set_float32_matmul_precision", "amp", "fft", "hub", "overrides", "compiler", "distributed", "onnx", "sparse",

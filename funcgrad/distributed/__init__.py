@@ -19,8 +19,8 @@ from ._groups import (default_pg_timeout, destroy_process_group, get_backend, ge
                       get_group_rank, get_process_group_ranks, get_rank, get_world_size, init_process_group,
                       is_available, is_gloo_available, is_initialized, is_mpi_available, is_nccl_available,
                       is_torchelastic_launched, is_ucc_available, is_xccl_available, new_group)
-from ._types import (Backend, DistBackendError, DistError, GroupMember, ReduceOp, _NO_GROUP,  # noqa: F401
-                     _NoProcessGroupError, group)
+from ._types import (Backend, DistBackendError, DistError, GradBucket, GroupMember, ReduceOp,  # noqa: F401
+                     _NO_GROUP, _NoProcessGroupError, group)
 from .collectives import (P2POp, all_gather, all_gather_into_tensor, all_gather_object, all_reduce,  # noqa: F401
                           all_to_all, all_to_all_single, barrier, batch_isend_irecv, broadcast,
                           broadcast_object_list, gather, gather_object, irecv, isend, monitored_barrier, recv,
@@ -28,6 +28,7 @@ from .collectives import (P2POp, all_gather, all_gather_into_tensor, all_gather_
                           scatter_object_list, send, send_object_list)
 from .multiprocess import initialize, shutdown  # noqa: F401  (jax.distributed)
 from .process_group import ProcessGroup, Work  # noqa: F401
+from . import algorithms  # noqa: E402,F401  (ddp_comm_hooks)
 
 __all__ = ["is_available", "is_initialized", "is_torchelastic_launched", "is_nccl_available",
            "is_gloo_available", "is_mpi_available", "is_ucc_available", "is_xccl_available",
@@ -38,4 +39,4 @@ __all__ = ["is_available", "is_initialized", "is_torchelastic_launched", "is_ncc
            "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "broadcast_object_list",
            "send_object_list", "recv_object_list", "send", "recv", "isend", "irecv", "P2POp",
            "batch_isend_irecv", "ReduceOp", "Backend", "group", "GroupMember", "ProcessGroup", "Work",
-           "DistError", "DistBackendError", "default_pg_timeout", "initialize", "shutdown"]
+           "DistError", "DistBackendError", "GradBucket", "default_pg_timeout", "initialize", "shutdown", "algorithms"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["ReduceOp", "Backend", "DistError", "DistBackendError", "group", "GroupMember"]
+__all__ = ["ReduceOp", "Backend", "DistError", "DistBackendError", "group", "GroupMember", "GradBucket"]
 
 
 class DistError(RuntimeError):
@@ -91,3 +91,35 @@ class GroupMember:
 
 class group:  # noqa: N801 (torch's spelling)
     WORLD = None
+
+
+class GradBucket:
+    """One DDP bucket handed to a communication hook (torch.distributed.GradBucket): the flat buffer of its
+    parameters' gradients and where each one lies in it."""
+
+    def __init__(self, index: int, buffer, params: list, offsets, is_last: bool):
+        self._index, self._buffer, self._params = index, buffer, list(params)
+        self._offsets, self._is_last = offsets, is_last
+
+    def index(self) -> int:
+        """The bucket's position in the reduction order (0 goes first)."""
+        return self._index
+
+    def buffer(self):
+        """The flattened gradients (a 1-D Tensor sharing the bucket's memory)."""
+        return self._buffer
+
+    def set_buffer(self, buffer) -> None:
+        self._buffer = buffer
+
+    def gradients(self) -> list:
+        """Each parameter's gradient as a view of the buffer, shaped as the parameter."""
+        return [self._buffer[int(lo):int(hi)].view(tuple(p.shape))
+                for p, lo, hi in zip(self._params, self._offsets[:-1], self._offsets[1:])]
+
+    def parameters(self) -> list:
+        return list(self._params)
+
+    def is_last(self) -> bool:
+        """Whether this is the last bucket of the backward pass (the last one reduced)."""
+        return self._is_last

@@ -54,8 +54,11 @@ def _inplace_buf(v: np.ndarray) -> bool:
     return v.flags.c_contiguous and v.flags.writeable
 
 
-def _done(work: Work, async_op: bool, then=None):
-    """Finish now (blocking) or hand back the Work with `then` run at completion."""
+def _done(work: Work, async_op: bool, then=None, result=None):
+    """Finish now (blocking) or hand back the Work with `then` run at completion; `result` (the output
+    tensors) is what the Work's future holds."""
+    if result is not None:
+        work._result = list(result)
     if then is not None:
         previous = work._finish
 
@@ -96,7 +99,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op: bool = False):
     """Reduces tensor over the group; every rank gets the result in tensor."""
     pg, v = _group(group), _writable(tensor, "all_reduce")
     out, work = pg.allreduce(v, _op(op), blocking=not async_op, inplace=_inplace_buf(v))
-    return _done(work, async_op, lambda: _store(tensor, out))
+    return _done(work, async_op, lambda: _store(tensor, out), [tensor])
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False, group_dst=None):
@@ -104,7 +107,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False
     pg, v = _group(group), _writable(tensor, "reduce")
     root = _root(pg, dst, group_dst, "dst")
     out, work = pg.reduce(v, root, _op(op), blocking=not async_op)
-    return _done(work, async_op, (lambda: _store(tensor, out)) if pg.rank() == root else None)
+    return _done(work, async_op, (lambda: _store(tensor, out)) if pg.rank() == root else None, [tensor])
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op: bool = False):
@@ -117,7 +120,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op: 
         raise ValueError(f"reduce_scatter_tensor: input has {iv.size} elements, the output {ov.size}; the input "
                          f"must hold world_size ({n}) times the output's elements")
     out, work = pg.reduce_scatter(iv.reshape((n,) + ov.shape), _op(op), blocking=not async_op)
-    return _done(work, async_op, lambda: _store(output, out))
+    return _done(work, async_op, lambda: _store(output, out), [output])
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op: bool = False):
@@ -139,7 +142,7 @@ def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=No
     root = _root(pg, src, group_src, "src")
     buf = v if _inplace_buf(v) else np.ascontiguousarray(v)
     work = pg.broadcast(buf, root, blocking=not async_op)
-    return _done(work, async_op, lambda: _store(tensor, buf))
+    return _done(work, async_op, lambda: _store(tensor, buf), [tensor])
 
 
 def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
@@ -168,7 +171,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bo
         raise ValueError(f"all_gather_into_tensor: output has {ov.size} elements; it must hold world_size "
                          f"({pg.size()}) times the input's {iv.size}")
     out, work = pg.allgather(iv, blocking=not async_op)
-    return _done(work, async_op, lambda: _store(output_tensor, out))
+    return _done(work, async_op, lambda: _store(output_tensor, out), [output_tensor])
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = False, group_dst=None):

@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from .._torch.futures import Future
 from . import _mpi
 from ._types import DistBackendError
 
@@ -145,6 +146,14 @@ class Work:
     def result(self):
         self.wait()
         return self._result
+
+    def get_future(self) -> Future:
+        """A Future whose value is the operation's output tensors (a list), ready once the operation is."""
+        def finish():
+            self.wait()
+            return self._result if isinstance(self._result, list) else [] if self._result is None else \
+                [self._result]
+        return Future._pending(finish, self.is_completed)
 
 
 

@@ -91,8 +91,9 @@ def export(model, args=(), f=None, input_names=None, output_names=None, dynamic_
     with export_params=False). `dynamic_axes` ({input or output name: {axis: symbol}} or {name: [axes]})
     makes those axes symbolic: the model is traced a second time at other sizes and every shape that
     follows them is computed at run time. Raises UnsupportedError naming the primitive, the line of the
-    caller's code that used it and the opset when a primitive has no ONNX rule. do_constant_folding is accepted for torch's signature (funcgrad's
-    jaxprs hold no foldable work on constants beyond what the trace already evaluated)."""
+    caller's code that used it and the opset when a primitive has no ONNX rule. do_constant_folding is
+    accepted for torch's signature (funcgrad's jaxprs hold no foldable work on constants beyond what the
+    trace already evaluated)."""
     try:
         import onnx
     except ImportError as e:  # pragma: no cover - the extra is missing

@@ -2,14 +2,19 @@
 
 At construction the module's parameters and buffers are broadcast from rank 0, so every rank starts equal.
 Parameters are grouped into buckets (reverse registration order, which is roughly the order backward
-produces gradients; about bucket_cap_mb each, the first one 1 MB so reduction starts early). A hook on each
-parameter copies its gradient into its bucket once accumulated; a full bucket is reduced with one
-non-blocking Allreduce while backward goes on. Buckets start in index order on every rank (MPI needs the
-same order of collectives everywhere). When the last bucket has started, the reductions are awaited and
+produces gradients; about bucket_cap_mb each, the first one 1 MB with the default cap, so reduction starts
+early). A hook on each parameter copies its gradient into its bucket once accumulated; a full bucket is
+reduced with one non-blocking Allreduce while backward goes on. Buckets start in index order on every rank
+(MPI needs the same order of collectives everywhere). When the last bucket has started, the reductions are awaited and
 every parameter's .grad becomes the average over ranks, so training on N ranks equals training on the
 concatenated batch. `no_sync()` skips the reduction (gradients accumulate locally until the next synced
 backward). With find_unused_parameters=True, parameters the forward pass did not reach count as ready with
 zero gradients, and a parameter no rank used keeps its .grad as it was.
+
+`register_comm_hook(state, hook)` replaces the Allreduce: each full bucket goes to `hook(state, GradBucket)`,
+which returns a Future of the reduced buffer (and does its own averaging). `join()` trains on uneven inputs:
+every forward inside it counts the ranks still training (one small Allreduce), and a rank whose data ran out
+waits at the end of its `with` block, shadowing the others' collectives with zero gradients until all are done.
 """
 from __future__ import annotations
 
@@ -21,6 +26,8 @@ from ... import distributed as _dist
 from ..._torch._creation import from_numpy
 from ..._torch._tensor import Tensor
 from ...autograd.graph import AccumulateGrad
+from ..._torch.futures import Future
+from ...distributed._types import GradBucket
 from ...distributed.process_group import SUM
 from ..modules.module import Module
 
@@ -70,6 +77,8 @@ class DistributedDataParallel(Module):
         self.require_backward_grad_sync = True
         self.require_forward_param_sync = True
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * (1 << 20))
+        # as torch: a small first bucket (reduction starts early) only when the cap is the default
+        self._first_bucket_bytes = _FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap
         self._params = [p for p in module.parameters() if p.requires_grad]
         if init_sync:
             self._broadcast([p for p in module.parameters()] + [b for b in module.buffers()])
@@ -83,17 +92,20 @@ class DistributedDataParallel(Module):
         self._used: set = set()
         self._next = 0
         self._armed = False
+        self._comm_hook = None   # (state, hook)
+        self._join = None        # (divide_by_initial_world_size, throw_on_early_termination) inside join()
+        self._n_active = None    # ranks still training in this iteration (inside join())
+        self._join_steps = 0     # forward passes this rank ran inside join()
 
     # --- construction ---------------------------------------------------------------------------------
-    def _broadcast(self, tensors) -> None:
-        """Every rank's tensors become rank 0's (one flat broadcast per dtype)."""
+    def _broadcast(self, tensors, root: int = 0) -> None:
+        """Every rank's tensors become those of the group's rank `root` (one flat broadcast per dtype)."""
         by_dtype: dict = {}
         for t in tensors:
             by_dtype.setdefault(t._v.dtype, []).append(t)
-        root = self.process_group.ranks[0]
         for dtype, ts in by_dtype.items():
             flat = np.concatenate([t._v.reshape(-1) for t in ts]) if ts else np.zeros(0, dtype)
-            self.process_group.broadcast(flat, self.process_group.group_rank(root))
+            self.process_group.broadcast(flat, root)
             at = 0
             for t in ts:
                 n = t._v.size
@@ -102,7 +114,7 @@ class DistributedDataParallel(Module):
                 at += n
 
     def _make_buckets(self) -> list:
-        buckets, current, size, cap = [], [], 0, _FIRST_BUCKET_BYTES
+        buckets, current, size, cap = [], [], 0, self._first_bucket_bytes
         for p in reversed(self._params):
             if current and (size >= cap or p._v.dtype != current[0]._v.dtype):
                 buckets.append(_Bucket(current, current[0]._v.dtype))
@@ -122,10 +134,10 @@ class DistributedDataParallel(Module):
                 f"({len(self._params) - len(self._ready)} of {len(self._params)} were missing). Pass "
                 "find_unused_parameters=True if the forward pass does not use every parameter, and make sure "
                 "the loss depends on all of the module's outputs.")
-        if self.broadcast_buffers and self.require_forward_param_sync:
-            buffers = list(self.module.buffers())
-            if buffers:
-                self._broadcast(buffers)
+        if self._join is not None:
+            self._count_active(1, int(self.require_backward_grad_sync and self.training))
+            self._join_steps += 1
+        self._sync_buffers()
         out = self.module(*inputs, **kwargs)
         self._ready, self._used, self._next = set(), set(), 0
         for bucket in self._buckets:
@@ -137,6 +149,12 @@ class DistributedDataParallel(Module):
                 if id(p) not in reached:
                     self._mark(p, None)
         return out
+
+    def _sync_buffers(self) -> None:
+        if self.broadcast_buffers and self.require_forward_param_sync:
+            buffers = list(self.module.buffers())
+            if buffers:
+                self._broadcast(buffers)
 
     def _reachable(self, out) -> set:
         """ids of the parameters the autograd graph of `out` reaches."""
@@ -175,27 +193,54 @@ class DistributedDataParallel(Module):
         self._ready.add(id(p))
         bucket.pending -= 1
         while self._next < len(self._buckets) and self._buckets[self._next].pending == 0:
-            nb = self._buckets[self._next]
-            _, nb.work = self.process_group.allreduce(nb.flat, SUM, blocking=False, inplace=True)
+            self._start(self._next)
             self._next += 1
         if self._next == len(self._buckets):
             self._finish()
 
+    def _start(self, b: int) -> None:
+        """Start reducing bucket b: the Allreduce, or the registered communication hook."""
+        bucket = self._buckets[b]
+        if self._comm_hook is None:
+            _, bucket.work = self.process_group.allreduce(bucket.flat, SUM, blocking=False, inplace=True)
+            return
+        state, hook = self._comm_hook
+        grad_bucket = GradBucket(b, from_numpy(bucket.flat), bucket.params, bucket.offsets,
+                                 b == len(self._buckets) - 1)
+        fut = hook(state, grad_bucket)
+        if not isinstance(fut, Future):
+            raise TypeError(f"DistributedDataParallel: the communication hook {getattr(hook, '__name__', hook)!r} "
+                            f"returned {type(fut).__name__}; it must return a torch.futures.Future of the "
+                            "bucket's reduced buffer (e.g. dist.all_reduce(..., async_op=True).get_future())")
+        bucket.work = fut
+
+    def _reduced(self, bucket) -> np.ndarray:
+        """The bucket's averaged gradients, once its reduction is done."""
+        if self._comm_hook is None:
+            bucket.work.wait()
+            divide_initial = self._join is None or self._join[0]
+            return bucket.flat / (self.process_group.size() if divide_initial else self._n_active)
+        out = bucket.work.wait()
+        out = out[0] if isinstance(out, (list, tuple)) else out
+        if not isinstance(out, Tensor) or out.numel() != bucket.flat.size:
+            raise TypeError("DistributedDataParallel: the communication hook's Future must hold a Tensor of the "
+                            f"bucket's {bucket.flat.size} elements, got {type(out).__name__}"
+                            + (f" of {out.numel()} elements" if isinstance(out, Tensor) else ""))
+        return np.asarray(out.detach().numpy(), bucket.flat.dtype).reshape(-1)
+
     def _finish(self) -> None:
         pg = self.process_group
-        n = pg.size()
         used_anywhere = None
         if self.find_unused_parameters:
             local = np.array([id(p) in self._used for p in self._params], np.uint8)
             used_anywhere, _ = pg.allreduce(local, 4)  # MAX
         index = {id(p): k for k, p in enumerate(self._params)}
         for bucket in self._buckets:
-            bucket.work.wait()
-            bucket.flat /= n
+            flat = self._reduced(bucket)
             for i, p in enumerate(bucket.params):
                 if used_anywhere is not None and not used_anywhere[index[id(p)]]:
                     continue
-                avg = bucket.flat[bucket.offsets[i]:bucket.offsets[i + 1]].reshape(p.shape)
+                avg = flat[bucket.offsets[i]:bucket.offsets[i + 1]].reshape(p.shape)
                 g = p.grad
                 if g is not None and g._v is not None and g._v.flags.writeable:
                     np.copyto(g._v, avg)
@@ -215,11 +260,67 @@ class DistributedDataParallel(Module):
         finally:
             self.require_backward_grad_sync = old
 
+    @contextlib.contextmanager
     def join(self, divide_by_initial_world_size: bool = True, enable: bool = True,
              throw_on_early_termination: bool = False):
-        raise NotImplementedError("DistributedDataParallel.join (uneven inputs) is not supported: give every "
-                                  "rank the same number of batches (DistributedSampler does)")
+        """Train on uneven inputs: wrap the training loop; a rank that leaves the block early takes part in the
+        others' collectives (with zero gradients) until every rank has left. Gradients are divided by the
+        initial world size, or with divide_by_initial_world_size=False by the ranks still training. With
+        throw_on_early_termination=True every rank raises RuntimeError as soon as one has run out of data.
+        On leaving, every rank takes the model of the last rank to join. Assumes each forward inside is
+        followed by its backward, as in a training loop."""
+        if not enable:
+            yield
+            return
+        self._join = (bool(divide_by_initial_world_size), bool(throw_on_early_termination))
+        self._join_steps = 0
+        try:
+            yield
+            self._shadow_until_all_joined()
+            self._sync_final_model()
+        finally:
+            self._join = self._n_active = None
 
-    def register_comm_hook(self, state, hook):
-        raise NotImplementedError("DistributedDataParallel.register_comm_hook is not supported yet: gradients "
-                                  "are averaged with Allreduce")
+    def _count_active(self, active: int, syncing: int) -> tuple:
+        """One Allreduce of (am I training, will I reduce gradients) over the group: the sums."""
+        counts, _ = self.process_group.allreduce(np.array([active, syncing], np.int64), SUM)
+        n_active, n_sync = int(counts[0]), int(counts[1])
+        self._n_active = n_active
+        if self._join[1] and n_active < self.process_group.size():
+            raise RuntimeError("DistributedDataParallel.join: detected at least one rank that exhausted its "
+                               "inputs (throw_on_early_termination=True): throwing across all ranks")
+        return n_active, n_sync
+
+    def _shadow_until_all_joined(self) -> None:
+        """This rank is out of data: mirror the others' per-iteration collectives until none is left."""
+        while True:
+            n_active, n_sync = self._count_active(0, 0)
+            if n_active == 0:
+                return
+            self._sync_buffers()
+            if not n_sync:
+                continue
+            for b, bucket in enumerate(self._buckets):
+                bucket.flat[:] = 0
+                self._start(b)
+            if self.find_unused_parameters:
+                self.process_group.allreduce(np.zeros(len(self._params), np.uint8), 4)  # MAX
+            for bucket in self._buckets:
+                bucket.work.wait()
+
+    def _sync_final_model(self) -> None:
+        """The ranks that joined early stopped updating: every rank takes the model of the last one to join
+        (the highest group rank among those that ran the most iterations), as torch's join hook does."""
+        pg = self.process_group
+        key, _ = pg.allreduce(np.array([self._join_steps * pg.size() + pg.rank()], np.int64), 4)  # MAX
+        self._broadcast(list(self.module.parameters()) + list(self.module.buffers()), int(key[0]) % pg.size())
+
+    def register_comm_hook(self, state, hook) -> None:
+        """Reduce each gradient bucket with `hook(state, bucket)` instead of the Allreduce (see the stock hooks
+        in torch.distributed.algorithms.ddp_comm_hooks.default_hooks). Register once, before training."""
+        if self._comm_hook is not None:
+            raise RuntimeError("DistributedDataParallel.register_comm_hook can only be called once")
+        if not callable(hook):
+            raise TypeError(f"DistributedDataParallel.register_comm_hook: hook must be callable, got "
+                            f"{type(hook).__name__}")
+        self._comm_hook = (state, hook)
