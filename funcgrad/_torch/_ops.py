@@ -1331,20 +1331,22 @@ def _truth_t(input):
     return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
 
 
-def all(input, dim=None, keepdim=False):  # noqa: A001
+def _truth_reduce(reduce, input, dim, keepdim):
+    """all / any (`reduce`, jnp's) over `dim`: bool, or uint8 for a uint8 input as torch; dim=() reduces
+    nothing (each element's truth)."""
     if _no_axes(dim):
         return _truth_t(input)
     axes = _dims(dim, input.ndim)
-    r = _apply_nograd(lambda a: jnp.all(a, axis=axes, keepdims=keepdim), (input,))
+    r = _apply_nograd(lambda a: reduce(a, axis=axes, keepdims=keepdim), (input,))
     return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001
+    return _truth_reduce(jnp.all, input, dim, keepdim)
 
 
 def any(input, dim=None, keepdim=False):  # noqa: A001
-    if _no_axes(dim):
-        return _truth_t(input)
-    axes = _dims(dim, input.ndim)
-    r = _apply_nograd(lambda a: jnp.any(a, axis=axes, keepdims=keepdim), (input,))
-    return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
+    return _truth_reduce(jnp.any, input, dim, keepdim)
 
 
 def count_nonzero(input, dim=None):

@@ -626,15 +626,7 @@ def _wrap(out):
             if type(b) is not np.ndarray:
                 b = np.asarray(b)
             b = b.copy()
-        t = _new_obj(Tensor)
-        t._v = b
-        t._a = None
-        t._st = None
-        t._rg = False
-        t._gfn = None
-        if _gs.inference:
-            t._inf = True
-        return t
+        return _make(b)
     if isinstance(out, Tracer):
         return _traced(out)
     if isinstance(out, np.ndarray):
