@@ -3,8 +3,6 @@ GradScaler. Each warns FutureWarning as torch does, then behaves as the 'cuda' f
 without CUDA warns again and disables itself."""
 from __future__ import annotations
 
-import warnings
-
 from . import _dtype as _D
 from . import amp as _amp
 
@@ -13,18 +11,13 @@ __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
 
 class autocast(_amp.autocast):
     def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True):
-        warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', "
-                      "args...)` instead.", FutureWarning, stacklevel=2)
+        _amp._warn_deprecated_spelling("cuda", "autocast")
         super().__init__("cuda", dtype=_D.float16 if dtype is None else dtype, enabled=enabled,
                          cache_enabled=cache_enabled)
 
 
-class GradScaler(_amp.GradScaler):
-    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
-                 growth_interval: int = 2000, enabled: bool = True):
-        warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', "
-                      "args...)` instead.", FutureWarning, stacklevel=2)
-        super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+class GradScaler(_amp._DeviceGradScaler):
+    device_type = "cuda"
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._src.core.props import fixed_property
 from . import _dtype as D
 from ._tensor import Tensor, _make
 
@@ -75,13 +76,7 @@ class _TensorType(type):
     def __repr__(cls) -> str:
         return f"<class 'torch.{cls.__name__}'>"
 
-    @property
-    def is_cuda(cls) -> bool:
-        return False
-
-    @property
-    def is_sparse(cls) -> bool:
-        return False
+    is_cuda = is_sparse = fixed_property(False)
 
 
 def _make_type(name: str, dt) -> type:

@@ -1331,20 +1331,22 @@ def _truth_t(input):
     return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
 
 
-def all(input, dim=None, keepdim=False):  # noqa: A001
+def _truth_reduce(reduce, input, dim, keepdim):
+    """all / any (`reduce`, jnp's) over `dim`: bool, or uint8 for a uint8 input as torch; dim=() reduces
+    nothing (each element's truth)."""
     if _no_axes(dim):
         return _truth_t(input)
     axes = _dims(dim, input.ndim)
-    r = _apply_nograd(lambda a: jnp.all(a, axis=axes, keepdims=keepdim), (input,))
+    r = _apply_nograd(lambda a: reduce(a, axis=axes, keepdims=keepdim), (input,))
     return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001
+    return _truth_reduce(jnp.all, input, dim, keepdim)
 
 
 def any(input, dim=None, keepdim=False):  # noqa: A001
-    if _no_axes(dim):
-        return _truth_t(input)
-    axes = _dims(dim, input.ndim)
-    r = _apply_nograd(lambda a: jnp.any(a, axis=axes, keepdims=keepdim), (input,))
-    return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
+    return _truth_reduce(jnp.any, input, dim, keepdim)
 
 
 def count_nonzero(input, dim=None):
@@ -1869,41 +1871,36 @@ def _softmax_dim(dim, ndim, name):
     if dim is None:
         import warnings
         warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
-                      "dim=X as an argument.", stacklevel=3)
+                      "dim=X as an argument.", stacklevel=4)
         dim = 0 if ndim in (0, 1, 3) else 1
     return _dim(dim, ndim)
 
 
-def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
-    d = _softmax_dim(dim, input.ndim, "softmax")
+def _normalise(input, dim, dtype, name, node, formula, of_scalar):
+    """softmax/log_softmax: `formula` (jax.nn's, one per function across the faces) over `dim` in `dtype`
+    (integer inputs refused as torch's kernel does); a 0-d input gives `of_scalar` (ones/zeros), an empty one
+    itself times zero (the max over an empty axis has no identity)."""
+    d = _softmax_dim(dim, input.ndim, name)
     if dtype is not None:
         input = input.to(dtype)
     elif input._np_dtype().kind not in "fc":
-        raise NotImplementedError("\"softmax_lastdim_kernel_impl\" not implemented for 'Long'")
+        raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for 'Long'")
 
     def fn(a):
         if a.ndim == 0:
-            return jnp.ones_like(a)
-        if 0 in a.shape:  # nothing to normalise (the max over an empty axis has no identity)
+            return of_scalar(a)
+        if 0 in a.shape:
             return ew.mul(a, jnp.zeros_like(a))
-        return _jnn.softmax(a, d)  # (jax.nn's formula: one per function across the faces)
-    return _apply1("Softmax", fn, input)
+        return formula(a, d)
+    return _apply1(node, fn, input)
+
+
+def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    return _normalise(input, dim, dtype, "softmax", "Softmax", _jnn.softmax, jnp.ones_like)
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
-    d = _softmax_dim(dim, input.ndim, "log_softmax")
-    if dtype is not None:
-        input = input.to(dtype)
-    elif input._np_dtype().kind not in "fc":
-        raise NotImplementedError("\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'")
-
-    def fn(a):
-        if a.ndim == 0:
-            return jnp.zeros_like(a)
-        if 0 in a.shape:
-            return ew.mul(a, jnp.zeros_like(a))
-        return _jnn.log_softmax(a, d)
-    return _apply1("LogSoftmax", fn, input)
+    return _normalise(input, dim, dtype, "log_softmax", "LogSoftmax", _jnn.log_softmax, jnp.zeros_like)
 
 
 def logit(input, eps=None):

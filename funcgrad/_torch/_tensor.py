@@ -30,6 +30,7 @@ from .._src.interpreters import ad as _ad
 from . import _dtype as D
 from . import _functional as _fn
 from .._src.core.jaxpr import Jaxpr
+from .._src.core.props import fixed_property
 from ..autograd.grad_mode import _force_grad
 from ._formats import strided
 from ..autograd import backward
@@ -173,33 +174,11 @@ class Tensor:
     def nbytes(self) -> int:
         return self.numel() * self._np_dtype().itemsize
 
-    @property
-    def device(self):
-        return D.CPU
-
-    @property
-    def is_cuda(self) -> bool:
-        return False
-
-    @property
-    def is_cpu(self) -> bool:
-        return True
-
-    @property
-    def is_sparse(self) -> bool:
-        return False
-
-    @property
-    def is_quantized(self) -> bool:
-        return False
-
-    @property
-    def is_meta(self) -> bool:
-        return False
-
-    @property
-    def layout(self):
-        return strided
+    # funcgrad's tensors are dense, strided and on the CPU
+    device = fixed_property(D.CPU)
+    is_cpu = fixed_property(True)
+    is_cuda = is_sparse = is_quantized = is_meta = fixed_property(False)
+    layout = fixed_property(strided)
 
     def is_floating_point(self) -> bool:
         return self._np_dtype().kind == "f" or self.dtype.is_floating_point
@@ -647,15 +626,7 @@ def _wrap(out):
             if type(b) is not np.ndarray:
                 b = np.asarray(b)
             b = b.copy()
-        t = _new_obj(Tensor)
-        t._v = b
-        t._a = None
-        t._st = None
-        t._rg = False
-        t._gfn = None
-        if _gs.inference:
-            t._inf = True
-        return t
+        return _make(b)
     if isinstance(out, Tracer):
         return _traced(out)
     if isinstance(out, np.ndarray):

@@ -344,4 +344,22 @@ class GradScaler:
         self._growth_tracker = int(state_dict["_growth_tracker"])
 
 
+def _warn_deprecated_spelling(device: str, name: str) -> None:
+    """The FutureWarning of torch.cuda.amp's and torch.cpu.amp's spellings of amp.autocast/amp.GradScaler,
+    pointing at the caller of the deprecated constructor."""
+    warnings.warn(f"`torch.{device}.amp.{name}(args...)` is deprecated. Please use `torch.amp.{name}('{device}', "
+                  "args...)` instead.", FutureWarning, stacklevel=3)
+
+
+class _DeviceGradScaler(GradScaler):
+    """torch.cuda.amp.GradScaler / torch.cpu.amp.GradScaler: GradScaler on the class's `device_type`, which
+    warns that the spelling is deprecated."""
+    device_type: str
+
+    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
+                 growth_interval: int = 2000, enabled: bool = True):
+        _warn_deprecated_spelling(self.device_type, "GradScaler")
+        super().__init__(self.device_type, init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+
+
 _ = math

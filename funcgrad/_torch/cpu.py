@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import types
-import warnings
 
 from . import amp as _amp
 
@@ -85,17 +84,12 @@ def stream(stream) -> StreamContext:
 
 class _CpuAutocast(_amp.autocast):
     def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True):
-        warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cpu', "
-                      "args...)` instead.", FutureWarning, stacklevel=2)
+        _amp._warn_deprecated_spelling("cpu", "autocast")
         super().__init__("cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
-class _CpuGradScaler(_amp.GradScaler):
-    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
-                 growth_interval: int = 2000, enabled: bool = True):
-        warnings.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cpu', "
-                      "args...)` instead.", FutureWarning, stacklevel=2)
-        super().__init__("cpu", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+class _CpuGradScaler(_amp._DeviceGradScaler):
+    device_type = "cpu"
 
 
 _CpuAutocast.__name__ = "autocast"

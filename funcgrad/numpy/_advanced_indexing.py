@@ -25,7 +25,7 @@ from .._src.prims import shape as sh
 from .._src.prims.indexing import gather
 from ._creation import array
 from ._indexing import basic_getitem, slice_indices
-from ._promote import broadcast_to
+from ._promote import _holds_array, broadcast_to
 
 _INDEX_DTYPE = dtypes.int64
 
@@ -92,7 +92,7 @@ def _as_index_array(i):
         c = concrete_value(i) if isinstance(i, Tracer) else i
         return i if c is None else np.asarray(c)
     if isinstance(i, (list, tuple)):
-        if any(isinstance(v, ArrayBase) for v in _flatten(i)):
+        if _holds_array(i):
             return _as_index_array(array(i))
         a = np.asarray(i)
         if a.size == 0 and a.dtype.kind == "f":  # x[[]] is an empty integer index, as in NumPy
@@ -103,14 +103,6 @@ def _as_index_array(i):
     raise InvalidIndexTypeError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
                                 f"integer or boolean arrays are valid indices; got {type(i).__name__} {i!r} "
                                 f"(at {user_location(4)})")
-
-
-def _flatten(xs):
-    for v in xs:
-        if isinstance(v, (list, tuple)):
-            yield from _flatten(v)
-        else:
-            yield v
 
 
 def _normalise(a, dim: int, n: int, policy: str):

@@ -27,6 +27,7 @@ from .._src.prims.indexing import gather, scatter
 from ._advanced_indexing import parse_index, stack_columns
 from ._indexing import _expand_index
 from ._promote import asarray_any, broadcast_to
+from ._sorting import _default_fill
 from ._ufuncs import power, true_divide
 
 _MODES = (None, "drop", "fill", "clip", "promise_in_bounds")
@@ -118,15 +119,6 @@ def _updates(x, values, shape):
     if tuple(v.shape) != tuple(shape):
         v = sh.broadcast_in_dim(v, tuple(shape), tuple(range(len(shape) - v.ndim, len(shape))))
     return v
-
-
-def _default_fill(dtype):
-    if dtypes.is_inexact(dtype):
-        return np.nan
-    if dtype == dtypes.bool_:
-        return True
-    info = np.iinfo(dtype)
-    return info.max if info.min == 0 else info.min
 
 
 class _IndexUpdateRef:

@@ -16,8 +16,8 @@ from .._src.prims.shape import (broadcast_in_dim, broadcasted_iota, concatenate,
                                 slice as lslice)
 from ._device import put, resolve
 from ._manipulation import _floor, broadcast_arrays, diagonal, expand_dims, moveaxis, ravel, stack
-from ._promote import (asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
-                       normalize_index, result_dtype, scalar_array)
+from ._promote import (_holds_array, asarray_any, broadcast_all, broadcast_shapes, broadcast_to,
+                       is_python_scalar, normalize_index, result_dtype, scalar_array)
 from ._ufuncs import power, true_divide
 
 
@@ -42,7 +42,7 @@ def array(object, dtype=None, copy=True, ndmin: int = 0):
     float64 -> float32, int64 -> int32, ...); an explicitly requested dtype is honoured."""
     if isinstance(object, ArrayBase):
         x = object if dtype is None else ew.convert_element_type(object, dtypes.canonicalize(dtype))
-    elif isinstance(object, (list, tuple)) and any(isinstance(v, ArrayBase) for v in _flat(object)):
+    elif isinstance(object, (list, tuple)) and _holds_array(object):
         x = stack([array(v) for v in object]) if len(object) else to_array(object)
         if dtype is not None:
             x = ew.convert_element_type(x, dtypes.canonicalize(dtype))
@@ -53,14 +53,6 @@ def array(object, dtype=None, copy=True, ndmin: int = 0):
     if x.ndim < ndmin:
         x = reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape))
     return x
-
-
-def _flat(xs):
-    for v in xs:
-        if isinstance(v, (list, tuple)):
-            yield from _flat(v)
-        else:
-            yield v
 
 
 def asarray(a, dtype=None, copy=None, *, device=None):

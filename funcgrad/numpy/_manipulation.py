@@ -28,8 +28,8 @@ from .._src.prims import reduction as red
 from .._src.prims import shape as sh
 from .._src.prims.indexing import gather
 from .._src.prims.reduction import reduce_sum
-from ._promote import (AxisError, asarray_any, axis_error, broadcast_shapes, broadcast_to, is_python_scalar,
-                       normalize_index, promote_dtypes, scalar_array)
+from ._promote import (AxisError, _holds_array, asarray_any, axis_error, broadcast_shapes, broadcast_to,
+                       is_python_scalar, normalize_index, promote_dtypes, scalar_array)
 from ._reductions import normalize_axis
 from ._reductions import sum as _sum
 from ._ufuncs import maximum, minimum, multiply, negative, subtract
@@ -374,20 +374,12 @@ def _host_value(v):
     if isinstance(v, ArrayBase):
         c = concrete_value(v)
         return None if c is None else np.asarray(c)
-    if isinstance(v, (list, tuple)) and any(isinstance(e, ArrayBase) for e in _flatten(v)):
+    if isinstance(v, (list, tuple)) and _holds_array(v):
         parts = [_host_value(e) if isinstance(e, (ArrayBase, list, tuple)) else e for e in v]
         if any(p is None for p in parts):
             return None
         return np.array(parts)
     return v
-
-
-def _flatten(v):
-    for e in v:
-        if isinstance(e, (list, tuple)):
-            yield from _flatten(e)
-        else:
-            yield e
 
 
 def _need_concrete(v, op: str, what: str):
@@ -920,8 +912,7 @@ def _as_pairs(x, ndim, as_index=False):
 
 def _value_pairs(values, ndim, dtype):
     """constant_values / end_values as per-axis pairs of 0-d arrays of `dtype` (traced values allowed)."""
-    if isinstance(values, ArrayBase) or (isinstance(values, (list, tuple)) and any(
-            isinstance(e, ArrayBase) for e in _flatten(values))):
+    if isinstance(values, ArrayBase) or (isinstance(values, (list, tuple)) and _holds_array(values)):
         v = asarray_any(values) if isinstance(values, ArrayBase) else _stack_nested(values)
         v = ew.convert_element_type(v, dtype)
         if v.ndim < 3 and v.size == 1:
@@ -1184,8 +1175,7 @@ def insert(arr, obj, values, axis=None):
     """arr with `values` inserted before the positions `obj` along `axis` (flattened when None), as
     numpy.insert. obj must be concrete; values may be traced (they are cast to arr's dtype)."""
     x = asarray_any(arr)
-    if isinstance(values, ArrayBase) or (isinstance(values, (list, tuple)) and any(
-            isinstance(e, ArrayBase) for e in _flatten(values))):
+    if isinstance(values, ArrayBase) or (isinstance(values, (list, tuple)) and _holds_array(values)):
         from ._creation import array as _array  # (cycle: _creation imports this module)
         v = ew.convert_element_type(values if isinstance(values, ArrayBase) else _array(values), x.dtype)
     else:

@@ -595,6 +595,8 @@ _TAKE_MODES = (None, "fill", "clip", "wrap", "raise")
 
 
 def _default_fill(dtype):
+    """JAX's value for out-of-bounds reads under mode='fill' (take, take_along_axis, x.at[...].get):
+    NaN, True, or the most negative signed / the largest unsigned integer."""
     if dtypes.is_inexact(dtype):
         return np.nan
     if dtype == dtypes.bool_:

@@ -196,13 +196,18 @@ def _seed_words_concrete(seed):
     return (v >> 32 if width == 64 else 0), v % 2 ** 32
 
 
+def _check_int_scalar(x, what: str, batch: str) -> None:
+    """An array seed or fold_in datum is one integer (or bool): TypeError naming `what` otherwise, pointing
+    at vmap (`batch` says what for) for several."""
+    if x.shape:
+        raise TypeError(f"{what} must be a scalar, got shape {tuple(x.shape)}; use funcgrad.vmap {batch}")
+    if not (dtypes.is_integer(x.dtype) or x.dtype == dtypes.bool_):
+        raise TypeError(f"{what} must be an integer, got {x.dtype}")
+
+
 def _seed_key(seed):
     if isinstance(seed, ArrayBase) and not isinstance(seed, Array):  # traced
-        if seed.shape:
-            raise TypeError(f"PRNGKey: the seed must be a scalar, got shape {tuple(seed.shape)}; "
-                            "use funcgrad.vmap to make a batch of keys")
-        if not (dtypes.is_integer(seed.dtype) or seed.dtype == dtypes.bool_):
-            raise TypeError(f"PRNGKey: the seed must be an integer, got {seed.dtype}")
+        _check_int_scalar(seed, "PRNGKey: the seed", "to make a batch of keys")
         lo = ew.convert_element_type(seed, U32)
         if np.dtype(seed.dtype).itemsize == 8 and _default_int_bits() == 64:  # the high word: >> 32
             wide = ew.convert_element_type(seed, np.dtype(np.uint64))
@@ -290,11 +295,7 @@ def fold_in(key, data):
     funcgrad integers are taken modulo 2**32."""
     key = check_key(key, "fold_in")
     if isinstance(data, ArrayBase):
-        if data.shape:
-            raise TypeError(f"fold_in: data must be a scalar, got shape {tuple(data.shape)}; "
-                            "use funcgrad.vmap for a batch")
-        if not (dtypes.is_integer(data.dtype) or data.dtype == dtypes.bool_):
-            raise TypeError(f"fold_in: data must be an integer, got {data.dtype}")
+        _check_int_scalar(data, "fold_in: data", "for a batch")
         word = ew.convert_element_type(data, U32)
     elif isinstance(data, (bool, int)) and not isinstance(data, np.generic):
         if not 0 <= data < 2 ** 32:  # JAX converts it with jnp.asarray(data, dtype=uint32)

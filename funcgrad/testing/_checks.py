@@ -193,11 +193,22 @@ def _check_primal(label, order, out_leaves, ref_leaves, atol, rtol):
             _fail(label, order, f"primal output leaf {i} ({r.dtype}) differs from f(*args)")
 
 
-def _jvp_impl(f, f_jvp, args, eps, atol, rtol, label, order):
+def _reference(f, args, eps, atol, rtol):
+    """args flattened to leaves (with their tree), f's output leaves and tree there, and the tolerances
+    (eps, atol, rtol) with the defaults for those dtypes filled in."""
     in_leaves, in_tree = tree_flatten(tuple(args))
     in_leaves = [_as_leaf(x) for x in in_leaves]
-    ref, _ = _eval_leaves(f, in_tree, in_leaves)
-    eps, atol, rtol = _defaults(in_leaves + ref, eps, atol, rtol)
+    ref, out_tree = _eval_leaves(f, in_tree, in_leaves)
+    return in_leaves, in_tree, ref, out_tree, _defaults(in_leaves + ref, eps, atol, rtol)
+
+
+def _central_difference(f, in_tree, plus, minus, eps):
+    """(f(plus) - f(minus)) / 2 eps per output leaf, with its round-off bound (_central)."""
+    return _central(_eval_leaves(f, in_tree, plus)[0], _eval_leaves(f, in_tree, minus)[0], eps)
+
+
+def _jvp_impl(f, f_jvp, args, eps, atol, rtol, label, order):
+    in_leaves, in_tree, ref, _, (eps, atol, rtol) = _reference(f, args, eps, atol, rtol)
     rng = np.random.default_rng(0)
     tangents, plus, minus = _perturb(rng, in_leaves, eps)
     out, t_out = f_jvp(tree_unflatten(in_tree, in_leaves), tree_unflatten(in_tree, tangents))
@@ -210,26 +221,19 @@ def _jvp_impl(f, f_jvp, args, eps, atol, rtol, label, order):
         if tuple(t.shape) != tuple(o.shape) or (_inexact(o) and t.dtype != o.dtype):
             _fail(label, order, f"tangent output leaf {i} is {t.dtype}{list(t.shape)} but the primal "
                                 f"output is {o.dtype}{list(o.shape)}")
-    f_plus, _ = _eval_leaves(f, in_tree, plus)
-    f_minus, _ = _eval_leaves(f, in_tree, minus)
-    expected, round_off = _central(f_plus, f_minus, eps)
+    expected, round_off = _central_difference(f, in_tree, plus, minus, eps)
     _check_close(label, order, f"tangent output does not match central finite differences "
                                f"(eps={eps:g})", expected, t_leaves, atol, rtol, round_off)
 
 
 def _vjp_impl(f, f_vjp, args, eps, atol, rtol, label, order):
-    in_leaves, in_tree = tree_flatten(tuple(args))
-    in_leaves = [_as_leaf(x) for x in in_leaves]
-    ref, out_tree = _eval_leaves(f, in_tree, in_leaves)
-    eps, atol, rtol = _defaults(in_leaves + ref, eps, atol, rtol)
+    in_leaves, in_tree, ref, out_tree, (eps, atol, rtol) = _reference(f, args, eps, atol, rtol)
     rng = np.random.default_rng(0)
     out, pullback = f_vjp(*tree_unflatten(in_tree, in_leaves))
     out_leaves = [_as_leaf(o) for o in tree_flatten(out)[0]]
     _check_primal(label, order, out_leaves, ref, atol, rtol)
     tangents, plus, minus = _perturb(rng, in_leaves, eps)
-    f_plus, _ = _eval_leaves(f, in_tree, plus)
-    f_minus, _ = _eval_leaves(f, in_tree, minus)
-    jv, round_off = _central(f_plus, f_minus, eps)
+    jv, round_off = _central_difference(f, in_tree, plus, minus, eps)
     cts = [_like(o, _random(rng, o)) if _inexact(o) else _zeros_like(o) for o in out_leaves]
     # JAX's convention: J^T u is conj(vjp(conj(u))), equal to vjp(u) for real functions.
     ct_in = pullback(tree_unflatten(out_tree, [_like(c, np.conj(_host(c))) if _inexact(c) else c

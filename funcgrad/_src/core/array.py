@@ -8,26 +8,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
-from .aval import ShapedArray, shaped
+from .aval import Shaped, ShapedArray, shaped
 from .backend import CPU, device_of, cupy
+from .props import fixed_property
 from .sharding import Shard, SingleDeviceSharding
 
 
-class ArrayBase:
+class ArrayBase(Shaped):
     """What Arrays and tracers share: shape queries and (attached later) operators and methods."""
     __slots__ = ()
     __array_priority__ = 100
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
 
     def __len__(self) -> int:
         if not self.shape:
@@ -95,13 +85,7 @@ class Array(ArrayBase):
 
     global_shards = addressable_shards
 
-    @property
-    def is_fully_addressable(self) -> bool:
-        return True
-
-    @property
-    def is_fully_replicated(self) -> bool:
-        return True
+    is_fully_addressable = is_fully_replicated = fixed_property(True)
 
     def block_until_ready(self) -> "Array":
         if type(self._buf) is not np.ndarray:

@@ -1,19 +1,16 @@
 """Abstract values: what a tracer knows about an array (shape, dtype, weak type) without its contents."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import dtypes
 
 
-class ShapedArray:
-    """The abstract value of an array: shape, dtype and whether its dtype is weak (from a Python scalar)."""
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
-
-    def __init__(self, shape, dtype, weak_type: bool = False):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
+class Shaped:
+    """The shape queries of everything with a `shape` tuple: avals, ShapeDtypeStruct, Array and tracers."""
+    __slots__ = ()
 
     @property
     def ndim(self) -> int:
@@ -21,7 +18,17 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
+
+
+class ShapedArray(Shaped):
+    """The abstract value of an array: shape, dtype and whether its dtype is weak (from a Python scalar)."""
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+
+    def __init__(self, shape, dtype, weak_type: bool = False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
 
     def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
         return ShapedArray(self.shape if shape is None else shape,
@@ -67,7 +74,7 @@ def shaped(shape: tuple, dtype: np.dtype, weak_type: bool) -> ShapedArray:
     return av
 
 
-class ShapeDtypeStruct:
+class ShapeDtypeStruct(Shaped):
     """A stand-in for an array of a given shape and dtype: input to `eval_shape`, `pure_callback`'s
     result shapes, and what `eval_shape` returns."""
     __slots__ = ("shape", "dtype", "weak_type", "sharding")
@@ -82,14 +89,6 @@ class ShapeDtypeStruct:
         self.dtype = dtypes.canonicalize(dtype)
         self.weak_type = bool(weak_type)
         self.sharding = sharding
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
 
     @property
     def aval(self) -> ShapedArray:

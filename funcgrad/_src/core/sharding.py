@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .backend import Device, devices
+from .props import fixed_property
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "Mesh", "PartitionSpec", "AbstractMesh", "Shard"]
 
@@ -22,17 +23,9 @@ class Sharding:
     def _devices(self) -> list:
         raise NotImplementedError
 
-    @property
-    def is_fully_replicated(self) -> bool:
-        return True
-
-    @property
-    def is_fully_addressable(self) -> bool:
-        return True
-
-    @property
-    def memory_kind(self):
-        return None
+    # one device holds all of an array
+    is_fully_replicated = is_fully_addressable = fixed_property(True)
+    memory_kind = fixed_property(None)
 
     def single_device(self, what: str) -> Device:
         """The one device data placed with this sharding goes to (several devices: NotImplementedError)."""

@@ -57,6 +57,22 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding: str):
     return tuple(pads)
 
 
+def explicit_padding(op: str, padding, in_sizes, window_sizes, window_strides, dims: str) -> tuple:
+    """`padding` as (lo, hi) pairs, one per windowed dimension: a string by JAX's rule for the (dilated)
+    window sizes, or a checked sequence of pairs (`dims` names the dimensions in the error)."""
+    if isinstance(padding, str):
+        return padtype_to_pads(in_sizes, window_sizes, window_strides, padding)
+    try:
+        padding = tuple((int(lo), int(hi)) for lo, hi in padding)
+    except (TypeError, ValueError):
+        raise TypeError(f"{op}: padding must be 'SAME', 'VALID' or a sequence of (low, high) pairs, "
+                        f"got {padding!r}") from None
+    if len(padding) != len(in_sizes):
+        raise TypeError(f"{op}: padding needs one (low, high) pair per {dims} dimension ({len(in_sizes)}), "
+                        f"got {padding!r}")
+    return padding
+
+
 def vjp_lhs_padding(in_shape, window_shape, window_strides, out_shape, padding, lhs_dilation,
                     rhs_dilation):
     """Padding of the transposed convolution that maps an output cotangent back to the input."""
@@ -184,18 +200,9 @@ def conv_params(lhs_shape, rhs_shape, window_strides, padding, lhs_dilation=None
     window_strides = _ints(op, "window_strides", window_strides, n)
     lhs_dilation = (1,) * n if lhs_dilation is None else _ints(op, "lhs_dilation", lhs_dilation, n)
     rhs_dilation = (1,) * n if rhs_dilation is None else _ints(op, "rhs_dilation", rhs_dilation, n)
-    if isinstance(padding, str):
-        k = [dilate_dim(rhs_shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation)]
-        padding = padtype_to_pads([lhs_shape[d] for d in dn.lhs_spec[2:]], k, window_strides, padding)
-    else:
-        try:
-            padding = tuple((int(lo), int(hi)) for lo, hi in padding)
-        except (TypeError, ValueError):
-            raise TypeError(f"{op}: padding must be 'SAME', 'VALID' or a sequence of (low, high) pairs, "
-                            f"got {padding!r}") from None
-        if len(padding) != n:
-            raise TypeError(f"{op}: padding needs one (low, high) pair per spatial dimension ({n}), "
-                            f"got {padding!r}")
+    padding = explicit_padding(op, padding, [lhs_shape[d] for d in dn.lhs_spec[2:]],
+                               [dilate_dim(rhs_shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation)],
+                               window_strides, "spatial")
     if isinstance(precision, list):
         precision = tuple(precision)
     pet = None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)

@@ -322,6 +322,8 @@ def _mul_others(x, idx, upd, axes):
 # Per-argument jvp rules, rule(t, ans, operand, indices, updates, *, axes, mode).
 
 def _scatter_jvp_x(t, ans, x, idx, upd, *, axes, mode):
+    """The operand's tangent map: elementwise (the identity, zero where set, times the product of the
+    updates multiplied in, or the extremum's share), so it is its own transpose and serves as the vjp too."""
     if mode == "add":
         return t
     if mode == "set":
@@ -344,15 +346,7 @@ def _scatter_jvp_u(t, ans, x, idx, upd, *, axes, mode):
 
 # Per-argument vjp rules, rule(g, ans, operand, indices, updates, *, axes, mode).
 
-def _scatter_vjp_x(g, ans, x, idx, upd, *, axes, mode):
-    if mode == "add":
-        return g
-    if mode == "set":
-        return scatter_p.bind(g, idx, _zeros(upd.shape, g.dtype), axes=axes, mode="set")
-    if mode == "mul":
-        return scatter_p.bind(g, idx, upd, axes=axes, mode="mul")
-    w_x, _, count = _extremal_weights(ans, x, idx, upd, axes)
-    return ew.div(ew.mul(g, w_x), count)
+_scatter_vjp_x = _scatter_jvp_x  # (a diagonal map is its own transpose)
 
 
 def _scatter_vjp_u(g, ans, x, idx, upd, *, axes, mode):

@@ -22,7 +22,8 @@ from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ._util import batch_size, check_dtype, type_error, value_error
 from .shape import to_front
-from .conv import as_strided, dilate_dim, pad_dilate, padtype_to_pads, vjp_lhs_padding, window_out_dim
+from .conv import (as_strided, dilate_dim, explicit_padding, pad_dilate, vjp_lhs_padding,
+                   window_out_dim)
 from .elementwise import convert_element_type, ge_p, le_p, max as _max, min as _min
 from .shape import broadcast_in_dim, full, pad
 
@@ -369,18 +370,9 @@ def reduce_window_params(shape, window_dimensions, window_strides, padding, base
     window_strides = ints("window_strides", window_strides)
     base_dilation = (1,) * nd if base_dilation is None else ints("base_dilation", base_dilation)
     window_dilation = (1,) * nd if window_dilation is None else ints("window_dilation", window_dilation)
-    if isinstance(padding, str):
-        padding = padtype_to_pads(shape, [dilate_dim(w, d) for w, d in zip(window_dimensions, window_dilation)],
-                                  window_strides, padding)
-    else:
-        try:
-            padding = tuple((int(lo), int(hi)) for lo, hi in padding)
-        except (TypeError, ValueError):
-            raise TypeError(f"{op}: padding must be 'SAME', 'VALID' or a sequence of (low, high) pairs, "
-                            f"got {padding!r}") from None
-        if len(padding) != nd:
-            raise TypeError(f"{op}: padding needs one (low, high) pair per operand dimension ({nd}), "
-                            f"got {padding!r}")
+    padding = explicit_padding(op, padding, shape, [dilate_dim(w, d) for w, d in zip(window_dimensions,
+                                                                                     window_dilation)],
+                               window_strides, "operand")
     return dict(window_dimensions=window_dimensions, window_strides=window_strides, padding=padding,
                 base_dilation=base_dilation, window_dilation=window_dilation)
 

@@ -3,7 +3,6 @@ is_signed, get_device, typename; the warn-always and anomaly flags, interop thre
 set_default_tensor_type."""
 from __future__ import annotations
 
-import builtins
 import math
 import warnings
 
@@ -12,24 +11,19 @@ from .. import _dtype as D
 from .._tensor import Tensor
 
 
-_int = builtins.int
-_bool = builtins.bool
-e = math.e
-pi = math.pi
-inf = math.inf
-nan = math.nan
+e, pi, inf, nan = math.e, math.pi, math.inf, math.nan
 newaxis = None
 
 
-def is_same_size(input, other) -> _bool:
+def is_same_size(input, other) -> bool:
     return tuple(input.shape) == tuple(other.shape)
 
 
-def is_inference(input) -> _bool:
+def is_inference(input) -> bool:
     return input.is_inference()
 
 
-def get_device(input) -> _int:
+def get_device(input) -> int:
     return input.get_device()
 
 
@@ -45,25 +39,25 @@ def typename(obj) -> str:
 _WARN_ALWAYS = [False]
 
 
-def set_warn_always(b: _bool) -> None:
-    _WARN_ALWAYS[0] = _bool(b)
+def set_warn_always(b: bool) -> None:
+    _WARN_ALWAYS[0] = bool(b)
 
 
-def is_warn_always_enabled() -> _bool:
+def is_warn_always_enabled() -> bool:
     return _WARN_ALWAYS[0]
 
 
-def is_anomaly_enabled() -> _bool:
-    return _bool(state.anomaly)
+def is_anomaly_enabled() -> bool:
+    return bool(state.anomaly)
 
 
-def is_anomaly_check_nan_enabled() -> _bool:
-    return _bool(state.anomaly_check_nan)
+def is_anomaly_check_nan_enabled() -> bool:
+    return bool(state.anomaly_check_nan)
 
 
-def set_anomaly_enabled(enabled: _bool, check_nan: _bool = True) -> None:
-    state.anomaly = _bool(enabled)
-    state.anomaly_check_nan = _bool(check_nan)
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    state.anomaly = bool(enabled)
+    state.anomaly_check_nan = bool(check_nan)
 
 
 def is_signed(input) -> bool:
@@ -73,12 +67,12 @@ def is_signed(input) -> bool:
 _INTEROP = [1]
 
 
-def get_num_interop_threads() -> _int:
+def get_num_interop_threads() -> int:
     return _INTEROP[0]
 
 
-def set_num_interop_threads(n: _int) -> None:
-    _INTEROP[0] = _int(n)
+def set_num_interop_threads(n: int) -> None:
+    _INTEROP[0] = int(n)
 
 
 def set_flush_denormal(mode: bool) -> bool:

@@ -5,7 +5,6 @@ products addbmm, addr and chain_matmul, and the norms frobenius_norm, nuclear_no
 recorded funcgrad ops, so their gradients come from the primitives."""
 from __future__ import annotations
 
-import builtins
 import math
 import warnings
 
@@ -21,8 +20,6 @@ from .._creation import eye, zeros
 from .._tensor import Tensor, _apply, _dim
 from ..linalg import _bcast_batch, _tri, matrix_exp, _multi_dot_dtypes
 
-_bool = builtins.bool
-_range = builtins.range
 _svd_t = _rt.svd
 _slogdet_t = _rt.slogdet
 _tri_t = _rt.triangular_solve
@@ -186,7 +183,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     d = _dim(dim, input.ndim)
-    others = [i for i in _range(input.ndim) if i != d]
+    others = [i for i in range(input.ndim) if i != d]
     n = O.norm(input, p, dim=others, keepdim=True) if others else O.abs(input)
     scale = O.where(O.gt(n, maxnorm), O.div(maxnorm, O.add(n, 1e-7)), _C.ones_like(n))
     return O._out(O.mul(input, scale), out)
@@ -213,7 +210,7 @@ def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
 
 
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
-    if isinstance(dim, _bool):
+    if isinstance(dim, bool):
         dim, keepdim = None, dim
     return LA.matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)
 

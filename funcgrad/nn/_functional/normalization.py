@@ -38,14 +38,20 @@ def _norm_dtypes(name, input, *params) -> bool:
     return x.itemsize == 2
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
-               eps=1e-5):
+def _check_channel_stats(op, input, running_mean, running_var, weight, bias):
+    """batch_norm / instance_norm: the input has a channel dimension (dim 1) and each given per-channel
+    tensor one entry per channel (torch's messages)."""
     if input.dim() < 2:
-        raise ValueError(f"Expected 2D or higher input to batch_norm (got {input.dim()}D input)")
+        raise ValueError(f"Expected 2D or higher input to {op} (got {input.dim()}D input)")
     c = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         _check_stat(name, t, c)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-5):
+    _check_channel_stats("batch_norm", input, running_mean, running_var, weight, bias)
     if _norm_dtypes("batch_norm", input, weight, bias, running_mean, running_var):  # float16 / bfloat16
         return _batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
                            eps).to(input.dtype)
@@ -84,12 +90,7 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
     """Normalises each (sample, channel) over its spatial dimensions; running stats average the instances."""
-    if input.dim() < 2:
-        raise ValueError(f"Expected 2D or higher input to instance_norm (got {input.dim()}D input)")
-    c = input.shape[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                    ("bias", bias)):
-        _check_stat(name, t, c)
+    _check_channel_stats("instance_norm", input, running_mean, running_var, weight, bias)
     if _norm_dtypes("batch_norm", input, weight, bias):  # (torch's rule over weight and bias, not the stats)
         return _instance_norm(input.float(), running_mean, running_var, weight, bias, use_input_stats, momentum,
                               eps).to(input.dtype)

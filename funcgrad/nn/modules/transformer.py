@@ -285,20 +285,17 @@ class Transformer(Module):
                  custom_decoder: Module | None = None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, dtype=dtype)
-            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, dtype=dtype)
-            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+
+        def stack(layer_cls, stack_cls, num_layers):
+            """num_layers copies of one layer_cls layer, then a final LayerNorm (torch's default stacks)."""
+            layer = layer_cls(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                              norm_first, bias, dtype=dtype)
+            return stack_cls(layer, num_layers, LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+
+        self.encoder = (custom_encoder if custom_encoder is not None
+                        else stack(TransformerEncoderLayer, TransformerEncoder, num_encoder_layers))
+        self.decoder = (custom_decoder if custom_decoder is not None
+                        else stack(TransformerDecoderLayer, TransformerDecoder, num_decoder_layers))
         self._reset_parameters()
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 

@@ -341,14 +341,20 @@ def vflip(img):
     return F_t.vflip(img) if _is_tensor(img) else F_pil.vflip(img)
 
 
-def five_crop(img, size):
-    """(top-left, top-right, bottom-left, bottom-right, center) crops of size (h, w)."""
+def _crop_size(size) -> tuple:
+    """five_crop / ten_crop's size as (h, w): a number or a 1-sequence is square (torchvision's message)."""
     if isinstance(size, numbers.Number):
-        size = (int(size), int(size))
-    elif isinstance(size, (tuple, list)) and len(size) == 1:
-        size = (size[0], size[0])
+        return (int(size), int(size))
+    if isinstance(size, (tuple, list)) and len(size) == 1:
+        return (size[0], size[0])
     if len(size) != 2:
         raise ValueError("Please provide only two dimensions (h, w) for size.")
+    return size
+
+
+def five_crop(img, size):
+    """(top-left, top-right, bottom-left, bottom-right, center) crops of size (h, w)."""
+    size = _crop_size(size)
     _, h, w = get_dimensions(img)
     ch, cw = size
     if cw > w or ch > h:
@@ -362,12 +368,7 @@ def five_crop(img, size):
 
 def ten_crop(img, size, vertical_flip: bool = False):
     """five_crop of the image and of its horizontal (or vertical) flip."""
-    if isinstance(size, numbers.Number):
-        size = (int(size), int(size))
-    elif isinstance(size, (tuple, list)) and len(size) == 1:
-        size = (size[0], size[0])
-    if len(size) != 2:
-        raise ValueError("Please provide only two dimensions (h, w) for size.")
+    size = _crop_size(size)
     first = five_crop(img, size)
     second = five_crop(vflip(img) if vertical_flip else hflip(img), size)
     return first + second
