@@ -110,7 +110,7 @@ def test_two_nodes_meet_at_the_master():
 
 
 @pytest.mark.parametrize("mode, status", [("raise", 1), ("exit", 3), ("kill", None), ("mismatch", None),
-                                                 ("late", 1)])
+                                                 ("late", 1), ("late_async", 1)])
 def test_a_failing_rank_ends_the_job(mode, status):
     """Rank 1 fails while rank 0 waits in all_reduce: the job ends non-zero, quickly, with the traceback."""
     shm = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
@@ -125,8 +125,11 @@ def test_a_failing_rank_ends_the_job(mode, status):
         assert proc.returncode == status, proc.stderr[-3000:]
     if mode == "raise":
         assert "ValueError: rank 1 fails on purpose" in proc.stderr
-    if mode == "late":
+    if mode.startswith("late"):
         assert "did not complete within the process group's timeout (3 s)" in proc.stderr, proc.stderr[-2000:]
+    if mode == "late_async":
+        assert "all_reduce (started with async_op=True)" in proc.stderr, proc.stderr[-2000:]
+        assert took < 60, took  # the watchdog, not rank 1's return, ended the job
     if mode == "mismatch":  # the rank that detects it first names it (ours, or MPI's own report)
         assert ("DistBackendError: all_reduce failed on rank" in proc.stderr and "same shape and dtype" in
                 proc.stderr) or "Message truncated" in proc.stderr, proc.stderr[-2000:]

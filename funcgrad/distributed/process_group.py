@@ -63,9 +63,14 @@ def _reported(op: str):
     def wrap(method):
         @functools.wraps(method)
         def run(self, *args, **kwargs):
-            self._busy = (op, time.monotonic())
+            start = time.monotonic()
+            self._busy = (op, start)
             try:
-                return method(self, *args, **kwargs)
+                out = method(self, *args, **kwargs)
+                work = out[1] if isinstance(out, tuple) and len(out) == 2 else out
+                if isinstance(work, Work) and work._requests:  # non-blocking: its wait() is watched from now
+                    work._watch = (self, op, start)
+                return out
             except _mpi.MPI().Exception as e:
                 a = next((x for x in args if isinstance(x, np.ndarray)), None)
                 what = f" (this rank's tensor: shape {list(a.shape)}, dtype {a.dtype})" if a is not None else ""
@@ -80,8 +85,9 @@ def _reported(op: str):
 
 
 class _Watchdog(threading.Thread):
-    """Ends the job when a blocking collective of a group waits longer than the group's timeout (as torch's
-    watchdog does: a collective whose peers never arrive would otherwise wait forever)."""
+    """Ends the job when a blocking collective of a group, or the wait() on a non-blocking one (timed from its
+    start), waits longer than the group's timeout (as torch's watchdog does: a collective whose peers never
+    arrive would otherwise wait forever)."""
 
     def __init__(self):
         super().__init__(daemon=True, name="funcgrad-distributed-watchdog")
@@ -114,6 +120,7 @@ class Work:
         self._finish = finish
         self._result = result
         self._done = False
+        self._watch = None  # (group, operation, start time): the group's watchdog times wait() from the start
 
     def _complete(self) -> None:
         if not self._done:
@@ -123,7 +130,14 @@ class Work:
 
     def wait(self, timeout=None) -> bool:
         if self._requests:
-            _mpi.MPI().Request.Waitall(self._requests)
+            pg = self._watch[0] if self._watch is not None else None
+            if pg is not None:  # the watchdog ends the job if the operation outlives the group's timeout
+                pg._busy = (f"{self._watch[1]} (started with async_op=True)", self._watch[2])
+            try:
+                _mpi.MPI().Request.Waitall(self._requests)
+            finally:
+                if pg is not None:
+                    pg._busy = None
             self._requests = []
         self._complete()
         return True
