@@ -166,47 +166,51 @@ class _OneHot(Constraint):
         return jnp.all(is_boolean, axis=-1) & is_normalized
 
 
-class _IntegerInterval(Constraint):
-    is_discrete = True
+class _Bounded(Constraint):
+    """value above lower_bound and/or below upper_bound (integral too when discrete): the subclass's __init__
+    says which bounds it takes; `_strict` names the bounds compared strictly (< rather than <=)."""
+    _strict: tuple = ()
 
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
+    def __init__(self, lower_bound=None, upper_bound=None):
+        if lower_bound is not None:
+            self.lower_bound = lower_bound
+        if upper_bound is not None:
+            self.upper_bound = upper_bound
         super().__init__()
 
     def _check(self, value):
-        return (jnp.remainder(value, 1) == 0) & (arr(self.lower_bound) <= value) & (value <= arr(self.upper_bound))
+        ok = (jnp.remainder(value, 1) == 0) if self.is_discrete else None
+        if hasattr(self, "lower_bound"):
+            lo = arr(self.lower_bound)
+            above = lo < value if "lower" in self._strict else lo <= value
+            ok = above if ok is None else ok & above
+        if hasattr(self, "upper_bound"):
+            hi = arr(self.upper_bound)
+            below = value < hi if "upper" in self._strict else value <= hi
+            ok = below if ok is None else ok & below
+        return ok
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        bounds = ", ".join(f"{b}={getattr(self, b)}" for b in ("lower_bound", "upper_bound") if hasattr(self, b))
+        return f"{self.__class__.__name__[1:]}({bounds})"
 
 
-class _IntegerLessThan(Constraint):
+class _IntegerInterval(_Bounded):
+    is_discrete = True
+
+
+class _IntegerLessThan(_Bounded):
     is_discrete = True
 
     def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
-
-    def _check(self, value):
-        return (jnp.remainder(value, 1) == 0) & (value <= arr(self.upper_bound))
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
+        super().__init__(upper_bound=upper_bound)
 
 
-class _IntegerGreaterThan(Constraint):
+class _IntegerGreaterThan(_Bounded):
     is_discrete = True
 
     def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
-
-    def _check(self, value):
-        return (jnp.remainder(value, 1) == 0) & (value >= arr(self.lower_bound))
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
+        super().__init__(lower_bound=lower_bound)
 
 
 class _Real(Constraint):
@@ -214,51 +218,31 @@ class _Real(Constraint):
         return value == value  # False only for NaN
 
 
-class _GreaterThan(Constraint):
+class _GreaterThan(_Bounded):
+    _strict = ("lower",)
+
     def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
-
-    def _check(self, value):
-        return arr(self.lower_bound) < value
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
+        super().__init__(lower_bound=lower_bound)
 
 
 class _GreaterThanEq(_GreaterThan):
-    def _check(self, value):
-        return arr(self.lower_bound) <= value
+    _strict = ()
 
 
-class _LessThan(Constraint):
+class _LessThan(_Bounded):
+    _strict = ("upper",)
+
     def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
-
-    def _check(self, value):
-        return value < arr(self.upper_bound)
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
+        super().__init__(upper_bound=upper_bound)
 
 
-class _Interval(Constraint):
+class _Interval(_Bounded):
     def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
-
-    def _check(self, value):
-        return (arr(self.lower_bound) <= value) & (value <= arr(self.upper_bound))
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        super().__init__(lower_bound, upper_bound)
 
 
 class _HalfOpenInterval(_Interval):
-    def _check(self, value):
-        return (arr(self.lower_bound) <= value) & (value < arr(self.upper_bound))
+    _strict = ("upper",)
 
 
 class _Simplex(Constraint):
