@@ -1,46 +1,35 @@
-"""The left-skewed Gumbel distribution, as jax.scipy.stats.gumbel_l: sf(x) = exp(-exp((x - loc) / scale))."""
+"""The left-skewed Gumbel distribution, as jax.scipy.stats.gumbel_l: sf(x) = exp(-exp((x - loc) / scale)).
+
+It is gumbel_r mirrored: X ~ gumbel_l(loc, scale) exactly when -X ~ gumbel_r(-loc, scale), so each function is
+gumbel_r's at (-x, -loc) with cdf and sf swapped ((-x) - (-loc) is -(x - loc) exactly in floating point, so
+the values are those of the direct formulas). ppf has its own formula: log1p(-q) keeps small q accurate."""
 from __future__ import annotations
 
 from ... import numpy as jnp
-from .._special.logexp import log1mexp
-from ._util import promote_float, standardize
+from . import gumbel_r as _right
+from ._util import promote_float
 
 
-def logpdf(x, loc=0, scale=1):
-    z, log_s, *_ = standardize("gumbel_l.logpdf", x, loc, scale)
-    return -log_s + z - jnp.exp(z)
+def _mirror(name: str, right):
+    def f(x, loc=0, scale=1):
+        x, loc, scale = promote_float(f"gumbel_l.{name}", x, loc, scale)
+        return right(-x, -loc, scale)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"gumbel_l.{name}(x, loc=0, scale=1): gumbel_r.{right.__name__} at (-x, -loc, scale)."
+    return f
 
 
-def pdf(x, loc=0, scale=1):
-    return jnp.exp(logpdf(x, loc, scale))
-
-
-def logcdf(x, loc=0, scale=1):
-    return log1mexp(-logsf(x, loc, scale))
-
-
-def cdf(x, loc=0, scale=1):
-    z = standardize("gumbel_l.cdf", x, loc, scale)[0]
-    return -jnp.expm1(-jnp.exp(z))
-
-
-def logsf(x, loc=0, scale=1):
-    z = standardize("gumbel_l.logsf", x, loc, scale)[0]
-    return -jnp.exp(z)
-
-
-def sf(x, loc=0, scale=1):
-    return jnp.exp(logsf(x, loc, scale))
+logpdf = _mirror("logpdf", _right.logpdf)
+pdf = _mirror("pdf", _right.pdf)
+logcdf = _mirror("logcdf", _right.logsf)
+cdf = _mirror("cdf", _right.sf)
+logsf = _mirror("logsf", _right.logcdf)
+sf = _mirror("sf", _right.cdf)
 
 
 def ppf(q, loc=0, scale=1):
     q, loc, scale = promote_float("gumbel_l.ppf", q, loc, scale)
-    return _open(q, loc + scale * jnp.log(-jnp.log1p(-q)))
-
-
-def _open(q, value):
-    """value for 0 < q < 1, NaN elsewhere (q = 0 and q = 1 included, as jax.scipy.stats gives)."""
-    return jnp.where((q > 0) & (q < 1), value, jnp.nan)
+    return _right.open_interval(q, loc + scale * jnp.log(-jnp.log1p(-q)))
 
 
 __all__ = ["logpdf", "pdf", "logcdf", "cdf", "logsf", "sf", "ppf"]

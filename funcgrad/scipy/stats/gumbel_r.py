@@ -36,10 +36,10 @@ def sf(x, loc=0, scale=1):
 
 def ppf(q, loc=0, scale=1):
     q, loc, scale = promote_float("gumbel_r.ppf", q, loc, scale)
-    return _open(q, loc - scale * jnp.log(-jnp.log(q)))
+    return open_interval(q, loc - scale * jnp.log(-jnp.log(q)))
 
 
-def _open(q, value):
+def open_interval(q, value):
     """value for 0 < q < 1, NaN elsewhere (q = 0 and q = 1 included, as jax.scipy.stats gives)."""
     return jnp.where((q > 0) & (q < 1), value, jnp.nan)
 
