@@ -12,7 +12,6 @@ from ..scipy import special as sps
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .special import gammainc
 from .utils import (BinaryProbsOrLogits, broadcast_all, call, clamp_probs, is_concrete, lazy_property,
                     logits_to_probs)
 
@@ -337,7 +336,7 @@ class Gamma(_Checked, ExponentialFamily):
 
     def cdf(self, value):
         self._check(value)
-        return call("GammaCdf", lambda x, c, r: gammainc(c, r * x), value, self.concentration, self.rate)
+        return call("GammaCdf", lambda x, c, r: sps.gammainc(c, r * x), value, self.concentration, self.rate)
 
     @property
     def _natural_params(self):
