@@ -66,3 +66,56 @@ def test_docstring_sections(name):
 
 def test_top_level_vmap_shows_the_jax_docstring():
     assert funcgrad.vmap.__doc__ == batching.vmap.__doc__
+
+
+# --- the documentation pages ---------------------------------------------------------------------------------
+# Each page of docs/ runs top to bottom in one namespace, as a reader would paste it: ```python blocks are
+# executed, ```pycon blocks (>>> examples) are doctests whose printed output must match. A page that needs an
+# optional package says so in a comment `<!-- requires: onnx onnxruntime -->` and is skipped without it.
+# Other fences (bash, text) are not run.
+import pathlib  # noqa: E402
+import re  # noqa: E402
+
+DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
+_FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
+PAGES = sorted(str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md"))
+
+
+def _blocks(text):
+    return [(m.group(1), m.group(2)) for m in _FENCE.finditer(text)]
+
+
+def test_pages_exist():
+    assert "index.md" in PAGES and "getting-started.md" in PAGES and "testing.md" in PAGES
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_code_blocks_run(page, tmp_path, monkeypatch):
+    text = (DOCS / page).read_text()
+    for mod in (re.search(r"<!-- requires: ([^>]*)-->", text) or [None, ""])[1].split():
+        pytest.importorskip(mod)
+    blocks = [(lang, code) for lang, code in _blocks(text) if lang in ("python", "pycon")]
+    if not blocks:
+        pytest.skip(f"{page} has no Python code")
+    monkeypatch.chdir(tmp_path)  # (pages that save files write them here)
+    globs = {"__name__": "__docs__"}
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    report = []
+    with disable_x64():
+        try:
+            for i, (lang, code) in enumerate(blocks):
+                if lang == "python":
+                    try:
+                        exec(compile(code, f"{page}[block {i}]", "exec"), globs)
+                    except Exception as e:
+                        pytest.fail(f"{page}, python block {i} raised {type(e).__name__}: {e}\n{code}",
+                                    pytrace=False)
+                else:
+                    test = parser.get_doctest(code, globs, f"{page}[block {i}]", page, 0)
+                    test.globs = globs  # (get_doctest copies them: the page's later blocks need its names)
+                    runner.run(test, out=report.append, clear_globs=False)
+        finally:
+            funcgrad.config.update("jax_enable_x64", False)
+    if runner.summarize(verbose=False).failed:
+        pytest.fail("".join(report), pytrace=False)
