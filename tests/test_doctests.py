@@ -72,7 +72,7 @@ def test_top_level_vmap_shows_the_jax_docstring():
 # Each page of docs/ runs top to bottom in one namespace, as a reader would paste it: ```python blocks are
 # executed, ```pycon blocks (>>> examples) are doctests whose printed output must match. A page that needs an
 # optional package says so in a comment `<!-- requires: onnx onnxruntime -->` and is skipped without it.
-# Other fences (bash, text) are not run.
+# Other fences are not run: bash, text, and ```py for scripts that need a launcher (distributed.md's train.py).
 import pathlib  # noqa: E402
 import re  # noqa: E402
 

@@ -542,9 +542,9 @@ def jit(fun: Callable | None = None, /, *, in_shardings=_UNSPECIFIED, out_shardi
         static_argnums: positional arguments that are Python values, not arrays: part of the cache key
             (each distinct value compiles anew), usable in Python control flow. They must be hashable.
         static_argnames: the same, by parameter name.
-        in_shardings, out_shardings, donate_argnums, donate_argnames, keep_unused, device, backend,
-            inline, compiler_options: JAX's keywords, accepted so that JAX code runs unchanged; they do
-            not change what is computed on funcgrad's single-process backends.
+        **jax_keywords: `in_shardings`, `out_shardings`, `donate_argnums`, `donate_argnames`, `keep_unused`,
+            `device`, `backend`, `inline`, `compiler_options`: JAX's keywords, accepted so that JAX code runs
+            unchanged; they do not change what is computed on funcgrad's single-process backends.
 
     Returns:
         A `JitFunction`: callable like `fun`, with `.lower(*args)` (a `Lowered`: `as_text()`,
