@@ -54,7 +54,15 @@ def _to_struct(av: ShapedArray) -> ShapeDtypeStruct:
 def eval_shape(fun: Callable, *args, **kwargs):
     """The shapes and dtypes `fun(*args, **kwargs)` would return, as a pytree of ShapeDtypeStructs,
     found by tracing abstractly (nothing is computed). Array leaves may be arrays or anything with
-    `.shape` and `.dtype` (ShapeDtypeStruct)."""
+    `.shape` and `.dtype` (ShapeDtypeStruct).
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> jax.eval_shape(lambda x: x @ x.T, jnp.ones((3, 2)))
+        ShapeDtypeStruct(shape=(3, 3), dtype=float32)
+        >>> jax.eval_shape(jnp.sum, jax.ShapeDtypeStruct((1000, 1000), jnp.float32))
+        ShapeDtypeStruct(shape=(), dtype=float32)
+    """
     leaves, in_tree = tree_flatten((args, kwargs))
     avals = []
     for x in leaves:

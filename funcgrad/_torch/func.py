@@ -401,5 +401,5 @@ def _top_level_vmap(jax_vmap):
                 pass
         either.__wrapped__ = fun
         return either
-    vmap.__doc__ = _top_level_vmap.__doc__
+    vmap.__doc__ = jax_vmap.__doc__  # (its "Differences from JAX" section describes the torch behaviour)
     return vmap

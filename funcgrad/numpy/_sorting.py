@@ -739,7 +739,7 @@ def select(condlist, choicelist, default=0):
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
-    """funclist[i](x) where condlist[i] holds (later conditions take precedence), as numpy.piecewise;
+    """`funclist[i](x)` where `condlist[i]` holds (later conditions take precedence), as numpy.piecewise;
     one extra function is the "otherwise" value. Each function is applied to the whole of x (so it
     must be elementwise, as in JAX); constants are allowed. The result has x's dtype."""
     xa = asarray_any(x)

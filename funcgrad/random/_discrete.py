@@ -27,7 +27,13 @@ def _c(value, like):
 
 def bernoulli(key, p=0.5, shape=None, mode="low"):
     """Bernoulli(p) samples as bools: uniform(key, shape, p.dtype) < p, as jax.random.bernoulli
-    (mode="high" adds a second uniform for accuracy at p < ~1e-7)."""
+    (mode="high" adds a second uniform for accuracy at p < ~1e-7).
+
+    Examples:
+        >>> from funcgrad import random
+        >>> random.bernoulli(random.PRNGKey(0), 0.5, (4,))
+        Array([False, False,  True,  True], dtype=bool)
+    """
     key = check_key(key, "bernoulli")
     if mode not in ("high", "low"):
         raise ValueError(f"bernoulli: got mode={mode!r}, expected 'high' or 'low'")
@@ -110,7 +116,13 @@ def randint(key, shape, minval, maxval, dtype=None):
     """Uniform integers in [minval, maxval) of `shape` and integer `dtype` (default: the default int,
     int32 with x64 off and int64 with it on, read at call time), as jax.random.randint: its modulo
     method with 2 * nbits random bits per value, so the bits drawn depend on the dtype's width; 8-
-    and 16-bit dtypes are sampled as int32 and converted, as JAX does."""
+    and 16-bit dtypes are sampled as int32 and converted, as JAX does.
+
+    Examples:
+        >>> from funcgrad import random
+        >>> random.randint(random.PRNGKey(0), (4,), 0, 10)
+        Array([9, 0, 2, 3], dtype=int32)
+    """
     key = check_key(key, "randint")
     shape = canonical_shape(shape, "randint")
     dtype = int_dtype(dtype, "randint")
@@ -154,7 +166,13 @@ def _take(x, idx, axis: int):
 def permutation(key, x, axis=0, independent=False):
     """A random permutation of arange(x) (x an int) or of x along `axis`, as jax.random.permutation:
     the order of a sort by random bits. With independent=True every slice along `axis` is shuffled
-    separately; otherwise one permutation reorders whole slices."""
+    separately; otherwise one permutation reorders whole slices.
+
+    Examples:
+        >>> from funcgrad import random
+        >>> random.permutation(random.PRNGKey(0), 5)
+        Array([0, 1, 4, 3, 2], dtype=int32)
+    """
     key = check_key(key, "permutation")
     if isinstance(x, (int, np.integer)) or np.ndim(x) == 0:
         arr = as_array(x)
@@ -175,7 +193,13 @@ def permutation(key, x, axis=0, independent=False):
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Random samples from the entries of `a` along `axis` (or from arange(a) for an int a), with or
-    without replacement, uniformly or with probabilities `p`, as jax.random.choice."""
+    without replacement, uniformly or with probabilities `p`, as jax.random.choice.
+
+    Examples:
+        >>> from funcgrad import random
+        >>> random.choice(random.PRNGKey(0), 5, (3,), replace=False)
+        Array([0, 1, 4], dtype=int32)
+    """
     key = check_key(key, "choice")
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"choice: shape must be a sequence, got {shape!r}")
@@ -228,7 +252,15 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     """Samples of categorical distributions given unnormalised log-probabilities, by the Gumbel-max
     trick (Gumbel top-k without replacement), as jax.random.categorical. The indices are the default
-    int (argmax's) with replacement and int32 (lax.top_k's) without, as in JAX."""
+    int (argmax's) with replacement and int32 (lax.top_k's) without, as in JAX.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> from funcgrad import random
+        >>> logits = jnp.log(jnp.array([0.1, 0.2, 0.7]))
+        >>> random.categorical(random.PRNGKey(0), logits, shape=(5,))
+        Array([1, 2, 2, 1, 2], dtype=int32)
+    """
     key = check_key(key, "categorical")
     logits = as_array(logits)
     if not dtypes.is_float(logits.dtype):

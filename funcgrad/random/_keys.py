@@ -228,14 +228,34 @@ def PRNGKey(seed):  # noqa: N802 - JAX's name
     PRNGKey(2**40 + 7) == [0, 7]); with x64 on (int64) both words are used (PRNGKey(-1) ==
     [4294967295, 4294967295], PRNGKey(2**40 + 7) == [256, 7]). A NumPy or funcgrad integer keeps its
     width up to the default int's (PRNGKey(np.int32(-1)) == [0, 4294967295] in both modes). The seed
-    may be traced (under jit / vmap)."""
+    may be traced (under jit / vmap).
+
+    Keys are values: a sampler given the same key returns the same numbers. Derive new keys with
+    `split` or `fold_in` and never reuse a key for two draws that should be independent.
+
+    Examples:
+        >>> from funcgrad import random
+        >>> random.PRNGKey(0)
+        Array([0, 0], dtype=uint32)
+    """
     return _seed_key(seed)
 
 
 def key(seed, *, impl=None):
     """A PRNG key from an integer seed. funcgrad has no typed key arrays: this returns the same raw
     uint32[2] array as PRNGKey(seed) (what jax.random.key_data(jax.random.key(seed)) holds), and every
-    function accepts it where JAX takes a typed key. Only impl=None or "threefry2x32" is supported."""
+    function accepts it where JAX takes a typed key. Only impl=None or "threefry2x32" is supported.
+
+    Differences from JAX:
+        JAX returns a typed key array (dtype `key<fry>`, shape `()`); funcgrad returns its data,
+        `uint32[2]`, so `key(0)` prints as `PRNGKey(0)` does. Code that calls `random.key_data(k)`
+        works unchanged.
+
+    Examples:
+        >>> from funcgrad import random
+        >>> random.key_data(random.key(0))
+        Array([0, 0], dtype=uint32)
+    """
     if impl not in (None, "threefry2x32", "threefry"):
         raise ValueError(f"key: only the threefry2x32 implementation exists, got impl={impl!r}")
     return _seed_key(seed)
@@ -273,7 +293,21 @@ def clone(key):
 def split(key, num=2):
     """`num` new keys from `key` (num an int or a shape tuple): uint32[*num, 2], as jax.random.split
     (partitionable: the two threefry words of each key's index; original: threefry of the counters
-    0 .. 2*prod(num)-1)."""
+    0 .. 2*prod(num)-1).
+
+    Args:
+        key: the key to split (it should not be used again afterwards).
+        num: how many keys: an int, or a shape tuple.
+
+    Returns:
+        The new keys, `uint32[*num, 2]`, bit for bit JAX's (in either `jax_threefry_partitionable` mode).
+
+    Examples:
+        >>> from funcgrad import random
+        >>> key, subkey = random.split(random.PRNGKey(0))
+        >>> subkey
+        Array([ 928981903, 3453687069], dtype=uint32)
+    """
     key = check_key(key, "split")
     shape = canonical_shape(num, "split")
     if flags.threefry_partitionable:
@@ -292,7 +326,16 @@ def split2(key):
 def fold_in(key, data):
     """A new key from `key` and a 32-bit integer, as jax.random.fold_in: threefry of the counters
     (0, data). A Python int must lie in [0, 2**32) (OverflowError otherwise, as in JAX); NumPy and
-    funcgrad integers are taken modulo 2**32."""
+    funcgrad integers are taken modulo 2**32.
+
+    Use it to derive a key per step, per example or per process (`fold_in(key, step)`) without
+    threading split keys through a loop.
+
+    Examples:
+        >>> from funcgrad import random
+        >>> random.fold_in(random.PRNGKey(0), 1)
+        Array([ 928981903, 3453687069], dtype=uint32)
+    """
     key = check_key(key, "fold_in")
     if isinstance(data, ArrayBase):
         _check_int_scalar(data, "fold_in: data", "for a batch")

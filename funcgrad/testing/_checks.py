@@ -335,7 +335,7 @@ def check_grads(f: Callable, args: Sequence[Any], order: int = 2, modes: Sequenc
     "fwd" checks funcgrad.jvp against central finite differences; "rev" checks funcgrad.vjp against
     finite-difference jvps (<u, J v> == <J^T u, v>). For order > 1 the same checks are applied to the
     derivative functions themselves: (primals, tangents) -> jvp(f, primals, tangents) and
-    args -> vjp(f, *args)[1](f(*args)). Defaults for eps/atol/rtol follow the least precise inexact
+    `args -> vjp(f, *args)[1](f(*args))`. Defaults for eps/atol/rtol follow the least precise inexact
     dtype involved (float64: eps 1e-5, tol 1e-5; float32: 1e-3, 2e-3; float16: 3e-2, 2e-2).
     Raises AssertionError naming the mode, the order, and the worst mismatch.
     """

@@ -375,9 +375,23 @@ def _switch(name: str, labels, index, branches, operands):
 
 
 def switch(index, branches, *operands, operand=_NO_OPERAND):
-    """Apply branches[index](*operands), with index clamped into range (as jax.lax.switch). Every branch
+    """Apply `branches[index](*operands)`, with index clamped into range (as jax.lax.switch). Every branch
     must return the same pytree structure, shapes and dtypes (TypeError otherwise, as in JAX, also when
-    the index is known)."""
+    the index is known).
+
+    Under jit and vmap every branch is traced and the choice happens at run time (under vmap with a
+    batched index, every branch runs and the results are selected); differentiable in the operands.
+
+    Args:
+        index: an integer scalar (Python int or array).
+        branches: a sequence of functions with the same signature.
+        *operands: the branches' arguments (pytrees of arrays).
+
+    Examples:
+        >>> from funcgrad import lax
+        >>> lax.switch(1, [lambda x: x, lambda x: 2 * x, lambda x: 3 * x], 5.0)
+        Array(10., dtype=float32, weak_type=True)
+    """
     if operand is not _NO_OPERAND:
         if operands:
             raise TypeError("switch: give the operands positionally or as operand=, not both")
@@ -397,7 +411,24 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_O
     """true_fun(*operands) if pred else false_fun(*operands); traced structurally under jit/vmap.
     Both branches must return the same pytree structure, shapes and dtypes (TypeError otherwise, as in
     JAX, also for a known pred). JAX's older forms are accepted too: cond(pred, fun_t, fun_f, operand=x)
-    and cond(pred, x_true, fun_t, x_false, fun_f)."""
+    and cond(pred, x_true, fun_t, x_false, fun_f).
+
+    Use it instead of a Python `if` on a traced value (which raises ConcretizationError under jit).
+
+    Args:
+        pred: a boolean (or integer) scalar.
+        true_fun, false_fun: functions of the operands with matching outputs.
+        *operands: their arguments (pytrees of arrays).
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> from funcgrad import lax
+        >>> lax.cond(True, lambda x: x + 1, lambda x: x - 1, 10)
+        Array(11, dtype=int32, weak_type=True)
+        >>> f = jax.jit(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))
+        >>> f(0.0)
+        Array(1., dtype=float32, weak_type=True)
+    """
     if operand is not _NO_OPERAND:
         if operands:
             raise TypeError("cond: give the operands positionally or as operand=, not both")
@@ -577,7 +608,16 @@ class _Promote(Exception):
 
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
     """Repeat `val = body_fun(val)` while `cond_fun(val)`; the carry keeps its types (as jax.lax.while_loop):
-    a body that changes the carry's structure, shape or dtype raises TypeError, run eagerly or traced."""
+    a body that changes the carry's structure, shape or dtype raises TypeError, run eagerly or traced.
+
+    Forward mode (jvp) works; reverse mode does not (the number of iterations is unknown, so nothing can
+    be stored for the backward pass): ValueError, as in JAX. Use `fori_loop` with static bounds or `scan`.
+
+    Examples:
+        >>> from funcgrad import lax
+        >>> lax.while_loop(lambda i: i < 10, lambda i: i * 2, 1)
+        Array(16, dtype=int32, weak_type=True)
+    """
     leaves, tree = tree_flatten(init_val)
     if _concrete(leaves):  # the carry is still made of arrays, as a traced loop's is
         leaves = _as_arrays(leaves)
@@ -856,7 +896,28 @@ def _stack(ys):
 def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False, unroll: int = 1):
     """Loop `carry, y = f(carry, x)` over the leading axis of xs, stacking the ys (as jax.lax.scan). The
     carry keeps its types: a body that changes its structure, shape or dtype raises TypeError, run
-    eagerly or traced (a weakly typed Python-scalar carry takes the body's dtype where JAX allows)."""
+    eagerly or traced (a weakly typed Python-scalar carry takes the body's dtype where JAX allows).
+
+    The body is traced once and run `length` times; the loop is differentiable in both modes (reverse
+    mode stores each step's residuals). Combine with `checkpoint` on the body to trade memory for compute.
+
+    Args:
+        f: `f(carry, x) -> (new_carry, y)`.
+        init: the initial carry (a pytree).
+        xs: the pytree scanned over its leading axis, or None (then `length` is required).
+        length: the number of steps, when xs is None (or to check it).
+        reverse: scan from the end.
+        unroll: accepted (a compiler hint in JAX); the result is the same.
+
+    Returns:
+        `(final_carry, ys)`, the ys stacked along a new leading axis.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> from funcgrad import lax
+        >>> lax.scan(lambda c, x: (c + x, c * x), 0.0, jnp.arange(4.0))
+        (Array(6., dtype=float32), Array([0., 0., 2., 9.], dtype=float32))
+    """
     return _scan(f, init, xs, length, reverse, unroll, "scan", f, 0)
 
 
@@ -954,7 +1015,16 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     """body_fun(i, val) for i in [lower, upper). Static bounds lower to scan, so reverse mode works.
     `unroll` (a scan hint in JAX) changes nothing in the result; it is accepted and passed to scan.
     The carry keeps its types: a body that changes its structure, shape or dtype raises TypeError naming
-    fori_loop, run eagerly or traced (even with no iterations), as in JAX."""
+    fori_loop, run eagerly or traced (even with no iterations), as in JAX.
+
+    Examples:
+        >>> import funcgrad as jax
+        >>> from funcgrad import lax
+        >>> lax.fori_loop(0, 5, lambda i, s: s + i, 0)
+        Array(10, dtype=int32, weak_type=True)
+        >>> jax.grad(lambda x: lax.fori_loop(0, 3, lambda i, y: y * x, 1.0))(2.0)
+        Array(12., dtype=float32, weak_type=True)
+    """
     if not callable(body_fun):
         raise TypeError("fori_loop: body_fun argument should be callable")
     _check_bounds(lower, upper)
@@ -1020,7 +1090,14 @@ def _bound(b, like):
 
 def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001 - lax name
     """Apply f to each slice of xs along the leading axis (a scan with no carry). `batch_size`, which
-    in JAX vmaps f over that many slices per step, gives the same result; it is accepted and unused."""
+    in JAX vmaps f over that many slices per step, gives the same result; it is accepted and unused.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> from funcgrad import lax
+        >>> lax.map(lambda x: x ** 2, jnp.arange(4.0))
+        Array([0., 1., 4., 9.], dtype=float32)
+    """
     if batch_size is not None and int(batch_size) < 1:
         raise ValueError(f"lax.map: batch_size must be positive, got {batch_size}")
     return scan(lambda _, x: ((), f(x)), (), xs)[1]

@@ -26,15 +26,49 @@ _data_fields: dict[type, tuple] = {}  # registered dataclasses: their children's
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable) -> None:
-    """Teach the pytree functions a container type: flatten(obj) -> (children, aux_data);
-    unflatten(aux_data, children) -> obj."""
+    """Teach the pytree functions (and so grad, vmap, jit, ...) a container type.
+
+    Args:
+        nodetype: the class to register (ValueError if it is registered already).
+        flatten_func: `flatten(obj) -> (children, aux_data)`: the child subtrees, and the static rest
+            (hashable; it is part of the tree structure and of jit's cache key).
+        unflatten_func: `unflatten(aux_data, children) -> obj`.
+
+    Examples:
+        >>> from funcgrad import tree_util
+        >>> class Point:
+        ...     def __init__(self, x, y):
+        ...         self.x, self.y = x, y
+        >>> tree_util.register_pytree_node(Point, lambda p: ((p.x, p.y), None),
+        ...                                lambda aux, children: Point(*children))
+        >>> tree_util.tree_leaves(Point(1.0, 2.0))
+        [1.0, 2.0]
+    """
     if nodetype in _registry:
         raise ValueError(f"{nodetype.__name__} is already registered as a pytree node")
     _registry[nodetype] = _Node(flatten_func, unflatten_func)
 
 
 def register_pytree_node_class(cls: type) -> type:
-    """Class decorator: the class provides `tree_flatten(self)` and classmethod `tree_unflatten(aux, children)`."""
+    """Class decorator registering `cls` as a pytree node through its own methods.
+
+    The class provides `tree_flatten(self) -> (children, aux_data)` and the classmethod
+    `tree_unflatten(aux_data, children)`. Returns the class.
+
+    Examples:
+        >>> from funcgrad import tree_util
+        >>> @tree_util.register_pytree_node_class
+        ... class Pair:
+        ...     def __init__(self, a, b):
+        ...         self.a, self.b = a, b
+        ...     def tree_flatten(self):
+        ...         return (self.a, self.b), None
+        ...     @classmethod
+        ...     def tree_unflatten(cls, aux, children):
+        ...         return cls(*children)
+        >>> tree_util.tree_map(lambda v: v * 10, Pair(1, 2)).b
+        20
+    """
     register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
     return cls
 
@@ -181,12 +215,35 @@ def _flatten(x, leaves, is_leaf):
 
 
 def tree_flatten(tree, is_leaf: Callable | None = None):
-    """(leaves, treedef): the leaves in order, and the structure to rebuild the tree."""
+    """Split a pytree into its leaves and its structure.
+
+    Containers are tuples, lists, dicts (in sorted key order), None (a node without children),
+    namedtuples, OrderedDicts, defaultdicts and registered classes; everything else is a leaf.
+
+    Args:
+        tree: the pytree.
+        is_leaf: a predicate that stops the recursion: subtrees for which it returns True are leaves.
+
+    Returns:
+        `(leaves, treedef)`: the leaves in order, and the `PyTreeDef` that `tree_unflatten` rebuilds from.
+
+    Examples:
+        >>> from funcgrad import tree_util
+        >>> tree_util.tree_flatten({"a": 1, "b": (2, 3)})
+        ([1, 2, 3], PyTreeDef({'a': *, 'b': (*, *)}))
+    """
     leaves = []
     return leaves, _flatten(tree, leaves, is_leaf)
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves):
+    """Rebuild a pytree of structure `treedef` from an iterable of leaves (ValueError on a count mismatch).
+
+    Examples:
+        >>> from funcgrad import tree_util
+        >>> tree_util.tree_unflatten(tree_util.tree_structure((0, {"a": 0})), [5, 6])
+        (5, {'a': 6})
+    """
     it = iter(leaves)
     out = _build(treedef, it)
     rest = list(it)
@@ -211,10 +268,24 @@ def _build(td: PyTreeDef, it):
 
 
 def tree_leaves(tree, is_leaf=None) -> list:
+    """The leaves of a pytree in flattening order (None is an empty node, not a leaf).
+
+    Examples:
+        >>> from funcgrad import tree_util
+        >>> tree_util.tree_leaves([1, (2, None), {"c": 3}])
+        [1, 2, 3]
+    """
     return tree_flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree, is_leaf=None) -> PyTreeDef:
+    """The structure (`PyTreeDef`) of a pytree, without its leaves.
+
+    Examples:
+        >>> from funcgrad import tree_util
+        >>> tree_util.tree_structure((1, {"a": 2}))
+        PyTreeDef((*, {'a': *}))
+    """
     return tree_flatten(tree, is_leaf)[1]
 
 
@@ -223,7 +294,25 @@ def treedef_is_leaf(td: PyTreeDef) -> bool:
 
 
 def tree_map(f: Callable, tree, *rest, is_leaf=None):
-    """Apply `f` leafwise across one or more trees of the same structure."""
+    """Apply `f` leafwise across one or more pytrees of the same structure.
+
+    Args:
+        f: called as `f(leaf, *corresponding_leaves_of_rest)`.
+        tree: the pytree whose structure the result has.
+        *rest: more pytrees with `tree`'s structure (or with `tree`'s leaves replaced by subtrees).
+        is_leaf: a predicate marking subtrees to treat as leaves.
+
+    Returns:
+        A pytree of `tree`'s structure holding `f`'s results. This is how parameters are updated:
+        `tree_map(lambda p, g: p - lr * g, params, grads)`.
+
+    Examples:
+        >>> from funcgrad import tree_util
+        >>> tree_util.tree_map(lambda x: x * 2, {"a": 1, "b": (2, 3)})
+        {'a': 2, 'b': (4, 6)}
+        >>> tree_util.tree_map(lambda p, g: p - 0.5 * g, [1.0, 2.0], [2.0, 2.0])
+        [0.0, 1.0]
+    """
     leaves, td = tree_flatten(tree, is_leaf)
     others = []
     for r in rest:
@@ -281,7 +370,13 @@ def tree_all(tree, *, is_leaf: Callable | None = None) -> bool:
 
 
 def tree_reduce(function: Callable, tree, initializer: Any = _NO_INIT, is_leaf: Callable | None = None):
-    """functools.reduce over the leaves, starting from `initializer` when one is given (None included)."""
+    """`functools.reduce` over the leaves, starting from `initializer` when one is given (None included).
+
+    Examples:
+        >>> from funcgrad import tree_util
+        >>> tree_util.tree_reduce(lambda a, b: a + b, [1, (2, 3)])
+        6
+    """
     ls = tree_leaves(tree, is_leaf)
     if initializer is _NO_INIT:
         if not ls:
@@ -425,7 +520,7 @@ class FlattenedIndexKey(NamedTuple):
 
 
 def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
-    """A path as a string, e.g. "['a'][0].x" (simple=True: "a/0/x" style with `separator`)."""
+    """A path as a string, e.g. `"['a'][0].x"` (simple=True: "a/0/x" style with `separator`)."""
     if not simple:
         return "".join(str(k) for k in keys)
     parts = []

@@ -372,8 +372,24 @@ def _take_aux(store, trace):
 
 
 def linearize(fun: Callable, *primals, has_aux: bool = False):
-    """(fun(*primals), f_jvp) where f_jvp(*tangents) evaluates the derivative without re-running fun;
-    with has_aux, fun returns (out, aux) and the result is (out, f_jvp, aux)."""
+    """Evaluate `fun` once and return its linear approximation (forward mode) as a function.
+
+    Args:
+        fun: a function of arrays (pytrees of arrays) returning arrays.
+        *primals: the point to linearise at, one argument per positional parameter of `fun`.
+        has_aux: `fun` returns a pair `(output, aux)`; aux is returned as it is, not differentiated.
+
+    Returns:
+        `(fun(*primals), f_jvp)`, or `(out, f_jvp, aux)` with `has_aux`. `f_jvp(*tangents)` (tangents
+        shaped like `primals`) returns the Jacobian-vector product without re-running `fun`: the recorded
+        program is replayed on the tangents only, so it pays off when one point is pushed many tangents.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> y, f_jvp = jax.linearize(jnp.exp, 0.0)
+        >>> f_jvp(2.0)
+        Array(2., dtype=float32, weak_type=True)
+    """
     p_leaves, p_tree = tree_flatten(primals)
     store = []
     f = _aux_split(fun, has_aux, store)
@@ -394,8 +410,27 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
 
 
 def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
-    """(fun(*primals), f_vjp) where f_vjp(cotangent) returns one cotangent per primal. (`reduce_axes`,
-    deprecated in JAX, is accepted and must be empty.)"""
+    """Reverse mode: evaluate `fun` and return a function that pulls output cotangents back to the inputs.
+
+    Args:
+        fun: a function of arrays (pytrees of arrays) returning arrays.
+        *primals: the point to differentiate at, one argument per positional parameter of `fun`.
+        has_aux: `fun` returns a pair `(output, aux)`; aux is returned as it is, not differentiated.
+        reduce_axes: deprecated in JAX; accepted only empty (NotImplementedError otherwise).
+
+    Returns:
+        `(fun(*primals), f_vjp)`, or `(out, f_vjp, aux)` with `has_aux`. `f_vjp(ct)` takes a cotangent
+        with the structure, shapes and dtypes of the output and returns a tuple with one cotangent per
+        primal (`ct` times the Jacobian). It may be called many times.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> y, f_vjp = jax.vjp(lambda x: x ** 2, 3.0)
+        >>> y
+        Array(9., dtype=float32, weak_type=True)
+        >>> f_vjp(1.0)
+        (Array(6., dtype=float32, weak_type=True),)
+    """
     if reduce_axes:
         raise NotImplementedError("vjp: reduce_axes is not supported (it is deprecated in JAX)")
     p_leaves, p_tree = tree_flatten(primals)
@@ -458,7 +493,33 @@ def _check_grad_input(x, name, holomorphic, allow_int):
 
 def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
                    allow_int: bool = False, reduce_axes=()):
-    """A function returning (fun(*args), gradient of fun w.r.t. args[argnums])."""
+    """A function that evaluates `fun` and its gradient in one pass (reverse mode).
+
+    Args:
+        fun: a function whose output is a real scalar (shape `()`, a float dtype), or with `has_aux` a pair
+            `(scalar, aux)`. Its arguments may be pytrees of arrays.
+        argnums: which positional argument(s) to differentiate: an int, or a tuple of ints (the gradient
+            is then a tuple with one entry per argnum).
+        has_aux: `fun` returns `(output, aux)`; aux is passed through, not differentiated.
+        holomorphic: differentiate a holomorphic function of complex inputs with a complex output.
+        allow_int: allow integer (or bool) inputs; their gradients are float0 zeros, as in JAX.
+        reduce_axes: deprecated in JAX; ignored.
+
+    Returns:
+        A function with `fun`'s signature returning `(value, grad)`, or `((value, aux), grad)` with
+        `has_aux`. The gradient has the structure and dtypes of the differentiated argument(s).
+
+    Raises:
+        TypeError: the output is not a real scalar, or an input has an integer dtype without allow_int.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> jax.value_and_grad(lambda x: jnp.sum(x ** 2))(jnp.array([1.0, 2.0]))
+        (Array(5., dtype=float32), Array([2., 4.], dtype=float32))
+        >>> (value, aux), g = jax.value_and_grad(lambda x: (x ** 2, x + 1), has_aux=True)(3.0)
+        >>> value, aux, g
+        (Array(9., dtype=float32, weak_type=True), Array(4., dtype=float32, weak_type=True), Array(6., dtype=float32, weak_type=True))
+    """
     name = "value_and_grad"
 
     def vg(*args, **kwargs):
@@ -532,7 +593,42 @@ def _ones_strong(v):
 
 def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
          allow_int: bool = False, reduce_axes=()):
-    """The gradient of scalar-valued `fun` with respect to args[argnums] (an int or a tuple)."""
+    """The gradient of a scalar-valued function (reverse mode), as a new function.
+
+    Args:
+        fun: a function whose output is a real scalar (shape `()`, a float dtype), or with `has_aux` a pair
+            `(scalar, aux)`. Its arguments may be pytrees of arrays (nested tuples, lists, dicts).
+        argnums: which positional argument(s) to differentiate: an int, or a tuple of ints (the result is
+            then a tuple of gradients).
+        has_aux: `fun` returns `(output, aux)`: the gradient is taken of `output` and the function returns
+            `(grad, aux)`; use it to carry metrics or state out of a loss.
+        holomorphic: differentiate a holomorphic function of complex inputs with a complex output.
+        allow_int: allow integer (or bool) inputs; their gradients are float0 zeros, as in JAX.
+        reduce_axes: deprecated in JAX; ignored.
+
+    Returns:
+        A function with `fun`'s signature returning the gradient (shaped and typed like the argument), or
+        `(grad, aux)` with `has_aux`. Compose freely: `grad(grad(f))`, `jit(grad(f))`, `vmap(grad(f))`.
+
+    Raises:
+        TypeError: the output is not a real scalar (use `vjp`, `jacrev` or `jacfwd`), or an input has an
+            integer dtype without allow_int.
+
+    Differences from JAX:
+        None in what is computed. Outside `jit` the function runs eagerly and records a tape; a training loop
+        whose tape repeats gets its backward walk compiled from the second call on (`backward_cache_size`).
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> jax.grad(jnp.sin)(0.0)
+        Array(1., dtype=float32, weak_type=True)
+        >>> jax.grad(lambda x, y: x * y, argnums=(0, 1))(3.0, 4.0)
+        (Array(4., dtype=float32, weak_type=True), Array(3., dtype=float32, weak_type=True))
+        >>> jax.grad(lambda x: (x ** 2, x ** 3), has_aux=True)(2.0)
+        (Array(4., dtype=float32, weak_type=True), Array(8., dtype=float32, weak_type=True))
+        >>> jax.grad(jax.grad(lambda x: x ** 3))(2.0)
+        Array(12., dtype=float32, weak_type=True)
+    """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     def g(*args, **kwargs):
@@ -545,8 +641,27 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
 
 
 def public_jvp(fun: Callable, primals, tangents, has_aux: bool = False):
-    """(fun(*primals), J·tangents): forward-mode derivative along `tangents` (pytrees like primals);
-    as in JAX, a float tangent must have its primal's dtype (TypeError otherwise)."""
+    """Forward mode: the value of `fun` at `primals` and its directional derivative along `tangents`.
+
+    Args:
+        fun: a function of arrays (pytrees of arrays) returning arrays.
+        primals: a tuple or list with one entry per positional argument of `fun`.
+        tangents: the same structure, shapes and dtypes as `primals` (as in JAX, a float tangent must have
+            its primal's dtype: TypeError otherwise).
+        has_aux: `fun` returns `(output, aux)`; aux is returned as it is, not differentiated.
+
+    Returns:
+        `(fun(*primals), J @ tangents)`, or `(out, tangent_out, aux)` with `has_aux`; the output tangent
+        has the output's structure.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> jax.jvp(jnp.sin, (0.0,), (2.0,))
+        (Array(0., dtype=float32, weak_type=True), Array(2., dtype=float32, weak_type=True))
+        >>> x = jnp.array([1.0, 2.0])
+        >>> jax.jvp(lambda x: x ** 2, (x,), (jnp.ones(2),))[1]
+        Array([2., 4.], dtype=float32)
+    """
     return jvp(fun, primals, tangents, has_aux, _check_dtypes=True)
 
 

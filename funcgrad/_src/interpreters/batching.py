@@ -112,7 +112,41 @@ def _check_axes_spec(spec, what):
 
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | None = None,
          spmd_axis_name=None):
-    """Vectorise `fun` over a new leading axis (or the axes given by in_axes / out_axes)."""
+    """Vectorise `fun`: map it over an axis of its arguments without a Python loop.
+
+    The batched function runs each primitive once on the whole batch (each primitive card has a batching
+    rule), so `vmap(f)(xs)` equals stacking `f(x)` for every `x` in `xs`, and composes with grad and jit
+    (`vmap(grad(loss))` gives per-example gradients).
+
+    Args:
+        fun: a function of arrays (pytrees of arrays).
+        in_axes: which axis of each argument is mapped: an int (all arguments), None (not mapped:
+            broadcast), or a tuple/pytree of them matching the positional arguments. Keyword arguments are
+            always mapped over axis 0.
+        out_axes: where the mapped axis goes in the outputs (int, None for an output that does not depend
+            on the mapped axis, or a pytree of them).
+        axis_name: a name for the mapped axis that collectives (`lax.psum`, `lax.pmean`, ...) inside `fun`
+            can refer to.
+        axis_size: the batch size, needed only when no argument is mapped.
+        spmd_axis_name: accepted for JAX compatibility; no effect on funcgrad's single device.
+
+    Returns:
+        The batched function.
+
+    Raises:
+        ValueError: the mapped axes of the arguments have different sizes, or an axis spec is invalid.
+
+    Differences from JAX:
+        `funcgrad.vmap` is also `torch.vmap`: called with Tensors, or with torch's keywords (`in_dims`,
+        `out_dims`, `randomness`, `chunk_size`), it behaves as `torch.func.vmap`.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> jax.vmap(jnp.dot)(jnp.ones((3, 2)), jnp.ones((3, 2)))
+        Array([2., 2., 2.], dtype=float32)
+        >>> jax.vmap(lambda x, y: x * y, in_axes=(0, None))(jnp.arange(3.0), 2.0)
+        Array([0., 2., 4.], dtype=float32)
+    """
     _check_axes_spec(in_axes, "in_axes")
     _check_axes_spec(out_axes, "out_axes")
     if isinstance(in_axes, list):

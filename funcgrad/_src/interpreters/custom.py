@@ -183,7 +183,38 @@ custom_jvp_call_p.is_call = True
 
 
 class custom_jvp:
-    """A function with a user-supplied jvp rule: `f.defjvp(lambda primals, tangents: (out, t_out))`."""
+    """A function with a user-supplied forward-mode derivative rule (decorator), as `jax.custom_jvp`.
+
+    Use it where the automatic derivative is unstable or wrong (`log1p(exp(x))` overflows to nan for
+    large x), or to define derivatives at kinks. Set the rule with `f.defjvp(rule)` (also as a decorator):
+    `rule(primals, tangents) -> (primal_out, tangent_out)`, primals and tangents tuples of the arguments.
+    Reverse mode is derived from the rule by transposition, so grad, vjp and jacrev work too; write the
+    rule with funcgrad operations and it is differentiable again. `f.defjvps(t0, t1, ...)` gives one
+    function per argument instead.
+
+    Args:
+        fun: the function (its primal computation).
+        nondiff_argnums: positional arguments that are not differentiated (Python values, functions);
+            the rule receives them first, before `primals`.
+        nondiff_argnames: the same, by parameter name.
+
+    Differences from JAX:
+        None known. As in JAX, differentiating with respect to a value the function closes over raises
+        UnexpectedTracerError. Test a rule with `funcgrad.testing.check_grads`.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> @jax.custom_jvp
+        ... def log1pexp(x):
+        ...     return jnp.log1p(jnp.exp(x))
+        >>> @log1pexp.defjvp
+        ... def log1pexp_jvp(primals, tangents):
+        ...     x, = primals
+        ...     x_dot, = tangents
+        ...     return log1pexp(x), (1.0 - 1.0 / (1.0 + jnp.exp(x))) * x_dot
+        >>> jax.grad(log1pexp)(100.0)
+        Array(1., dtype=float32, weak_type=True)
+    """
 
     def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
         self.fun = fun
@@ -302,8 +333,31 @@ custom_vjp_call_p.is_call = True
 
 
 class custom_vjp:
-    """A function with a user-supplied vjp: `f.defvjp(fwd, bwd)`; fwd returns (out, residuals) and
-    bwd(residuals, g) returns one cotangent per (differentiable) argument."""
+    """A function with a user-supplied reverse-mode derivative (decorator), as `jax.custom_vjp`.
+
+    Set the rule with `f.defvjp(fwd, bwd)`: `fwd(*args) -> (out, residuals)` runs the forward pass and
+    saves what the backward pass needs; `bwd(residuals, g) -> tuple` returns one cotangent per
+    (differentiable) argument for the output cotangent `g`. Forward mode (jvp, jacfwd) is not available
+    for such a function, as in JAX.
+
+    Args:
+        fun: the function (its primal computation, used when not differentiating).
+        nondiff_argnums: positional arguments that are not differentiated; `bwd` receives them first.
+        nondiff_argnames: the same, by parameter name.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> @jax.custom_vjp
+        ... def clip_gradient(x):
+        ...     return x
+        >>> def fwd(x):
+        ...     return x, None
+        >>> def bwd(residuals, g):
+        ...     return (jnp.clip(g, -1.0, 1.0),)
+        >>> clip_gradient.defvjp(fwd, bwd)
+        >>> jax.grad(lambda x: 5.0 * clip_gradient(x))(2.0)
+        Array(1., dtype=float32, weak_type=True)
+    """
 
     def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
         self.fun = fun
@@ -408,9 +462,32 @@ remat_p.is_call = True
 
 def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy=None, static_argnums=(), static_argnames=(),
                concrete: bool = False) -> Callable:
-    """`fun` with its intermediates recomputed in the backward pass instead of stored. JAX's keywords
-    (keyword-only, as in JAX); `static_argnames` name parameters of `fun` that are static as
-    `static_argnums` are; `concrete=True`, removed in JAX, raises as there."""
+    """`fun` with its intermediates recomputed in the backward pass instead of stored (rematerialisation).
+
+    Reverse mode normally keeps every intermediate of the forward pass until the backward pass; a
+    checkpointed function keeps only its inputs and runs again during the backward pass, trading compute
+    for memory (useful for deep stacks of layers). Values and derivatives are unchanged. `funcgrad.remat`
+    is the same function.
+
+    Args:
+        fun: the function to checkpoint.
+        prevent_cse: keep the recomputation from being merged with the forward pass by common-subexpression
+            elimination under jit (as in JAX).
+        policy: a function from `funcgrad.checkpoint_policies` saying which intermediates may be saved
+            anyway (e.g. `checkpoint_policies.dots_saveable`).
+        static_argnums: positional arguments that are Python values (not traced).
+        static_argnames: the same, by parameter name.
+        concrete: removed in JAX; True raises NotImplementedError, as there.
+
+    Returns:
+        The checkpointed function, with `fun`'s signature.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> f = jax.checkpoint(lambda x: jnp.sin(x) * x)
+        >>> jax.grad(f)(0.0)
+        Array(0., dtype=float32, weak_type=True)
+    """
     if concrete:
         raise NotImplementedError("checkpoint: concrete=True is not supported (removed in JAX); mark the Python "
                                   "values static with static_argnums instead")

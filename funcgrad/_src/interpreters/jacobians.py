@@ -59,7 +59,28 @@ def _partial(fun, args, nums, kwargs):
 
 
 def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False):
-    """The Jacobian of fun by reverse mode: one vjp per output element, batched with vmap."""
+    """The Jacobian of `fun` by reverse mode: one vjp per output element, batched with vmap.
+
+    Cheaper than `jacfwd` when the output has fewer elements than the input (a wide Jacobian).
+    `funcgrad.jacobian` is this function, as in JAX.
+
+    Args:
+        fun: a function of arrays (pytrees of arrays) with real outputs (complex with `holomorphic`).
+        argnums: the positional argument(s) to differentiate: an int or a tuple of ints.
+        has_aux: `fun` returns `(output, aux)`; the result is then `(jacobian, aux)`.
+        holomorphic: `fun` is holomorphic in complex inputs.
+        allow_int: allow integer inputs (their blocks are float0).
+
+    Returns:
+        A function returning the Jacobian: for an output of shape `out` and an input of shape `in`, an
+        array of shape `out + in`; pytrees of outputs and inputs give the nested pytree, outputs outside.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> jax.jacrev(lambda x: jnp.sum(x) * x)(jnp.array([1.0, 2.0]))
+        Array([[4., 1.],
+               [2., 5.]], dtype=float32)
+    """
     def jac(*args, **kwargs):
         single, nums = _check_argnums(argnums, len(args), "jacrev")
         diff = tuple(args[i] for i in nums)
@@ -87,7 +108,25 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 
 
 def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
-    """The Jacobian of fun by forward mode: one jvp per input element, batched with vmap."""
+    """The Jacobian of `fun` by forward mode: one jvp per input element, batched with vmap.
+
+    Cheaper than `jacrev` when the input has fewer elements than the output (a tall Jacobian).
+
+    Args:
+        fun: a function of arrays (pytrees of arrays).
+        argnums: the positional argument(s) to differentiate: an int or a tuple of ints.
+        has_aux: `fun` returns `(output, aux)`; the result is then `(jacobian, aux)`.
+        holomorphic: `fun` is holomorphic in complex inputs.
+
+    Returns:
+        A function returning the Jacobian, of shape `out + in` for each (output, input) leaf pair.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> jax.jacfwd(lambda x: x ** 2)(jnp.array([1.0, 2.0]))
+        Array([[2., 0.],
+               [0., 4.]], dtype=float32)
+    """
     def jac(*args, **kwargs):
         single, nums = _check_argnums(argnums, len(args), "jacfwd")
         diff = tuple(args[i] for i in nums)
@@ -128,5 +167,23 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 
 
 def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
-    """The Hessian of scalar fun: jacfwd of jacrev."""
+    """The Hessian of a scalar-valued `fun`: `jacfwd(jacrev(fun))`, forward-over-reverse as in JAX.
+
+    Args:
+        fun: a function with a real scalar output.
+        argnums: the positional argument(s) to differentiate: an int or a tuple of ints (then a nested
+            tuple of blocks).
+        has_aux: `fun` returns `(output, aux)`; the result is then `(hessian, aux)`.
+        holomorphic: `fun` is holomorphic in complex inputs.
+
+    Returns:
+        A function returning the matrix of second derivatives, of shape `in + in` for an input of shape `in`.
+        For a Hessian-vector product alone, `jvp(grad(f), (x,), (v,))[1]` costs one gradient, not n.
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> jax.hessian(lambda x: jnp.sum(x ** 3))(jnp.array([1.0, 2.0]))
+        Array([[ 6.,  0.],
+               [ 0., 12.]], dtype=float32)
+    """
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

@@ -531,10 +531,47 @@ def jit(fun: Callable | None = None, /, *, in_shardings=_UNSPECIFIED, out_shardi
         compiler_options: dict | None = None):
     """Compile `fun`: trace once per input signature, optimise, generate straight-line code, cache it.
 
-    JAX's keywords, and only those (an unknown or misspelt keyword such as `static_argnum` raises
-    TypeError, as in JAX). Shardings, device/backend placement, donation, `keep_unused`, `inline` and
-    `compiler_options` do not change what is computed on funcgrad's single-process backends; they are
-    accepted so that JAX code runs unchanged. `jit(static_argnums=...)` without `fun` returns a decorator."""
+    On the first call with a new signature (the argument pytree's structure, each leaf's shape, dtype and
+    weak type, and the values of the static arguments) `fun` is traced to a jaxpr, optimised (constant
+    folding, CSE, dead-code elimination, fusion of elementwise chains) and turned into a Python function of
+    NumPy (or CuPy) calls; later calls with the same signature run that code directly. Inspect it with
+    `jit(f).lower(*args).as_text()` (the optimised jaxpr) and `.source()` (the generated Python).
+
+    Args:
+        fun: the function to compile; its arguments are pytrees of arrays (and static values).
+        static_argnums: positional arguments that are Python values, not arrays: part of the cache key
+            (each distinct value compiles anew), usable in Python control flow. They must be hashable.
+        static_argnames: the same, by parameter name.
+        **jax_keywords: `in_shardings`, `out_shardings`, `donate_argnums`, `donate_argnames`, `keep_unused`,
+            `device`, `backend`, `inline`, `compiler_options`: JAX's keywords, accepted so that JAX code runs
+            unchanged; they do not change what is computed on funcgrad's single-process backends.
+
+    Returns:
+        A `JitFunction`: callable like `fun`, with `.lower(*args)` (a `Lowered`: `as_text()`,
+        `source()`, `compile()`), `.eval_shape(*args)` and `.clear_cache()`. Without `fun`,
+        `jit(static_argnums=...)` returns a decorator.
+
+    Raises:
+        TypeError: an unknown or misspelt keyword (`static_argnum`), as in JAX.
+
+    Differences from JAX:
+        The compiled code is Python over NumPy, not XLA: the speed-up comes from skipping tracing and
+        per-op dispatch, from fusion and from buffer reuse. The cache per function is an LRU bounded by
+        `jit_cache_size` and `jit_cache_max_bytes` (see `funcgrad.config`).
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> f = jax.jit(lambda x: x * 2 + 1)
+        >>> f(jnp.arange(3.0))
+        Array([1., 3., 5.], dtype=float32)
+        >>> print(jax.jit(lambda x: x * 2.0).lower(1.0).as_text())
+        { lambda ; a:f32[]. let
+            b:f32[] = mul a 2.0:f32[]
+          in (b,) }
+        >>> g = jax.jit(lambda x, n: x ** n, static_argnums=1)
+        >>> g(2.0, 3)
+        Array(8., dtype=float32, weak_type=True)
+    """
     kw = dict(in_shardings=in_shardings, out_shardings=out_shardings, static_argnums=static_argnums,
               static_argnames=static_argnames, donate_argnums=donate_argnums, donate_argnames=donate_argnames,
               keep_unused=keep_unused, device=device, backend=backend, inline=inline,
@@ -628,9 +665,29 @@ pjit_p.weak_type_rule = lambda weaks, params: False
 
 
 def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False):
-    """A function that traces `fun` on its arguments and returns the (unoptimised) jaxpr; with
-    return_shape, (jaxpr, the output's pytree of ShapeDtypeStruct). `axis_env` (named axes bound
-    outside, for collectives) is not supported: it must be None or empty."""
+    """A function that traces `fun` on its arguments and returns the program it runs, as a jaxpr.
+
+    Args:
+        fun: the function to trace.
+        static_argnums: positional arguments that are Python values (not traced).
+        axis_env: named axes bound outside, for collectives: not supported (must be None or empty).
+        return_shape: also return the output's pytree of `ShapeDtypeStruct`.
+
+    Returns:
+        A function returning the (unoptimised) jaxpr, or `(jaxpr, shapes)` with `return_shape`. Printing
+        the jaxpr shows one equation per primitive; `jit(f).lower(x).as_text()` shows the optimised one.
+
+    Differences from JAX:
+        A multi-equation jaxpr prints one equation per line (JAX puts a short one on one line).
+
+    Examples:
+        >>> import funcgrad as jax, funcgrad.numpy as jnp
+        >>> print(jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0))
+        { lambda ; a:f32[]. let
+            b:f32[] = sin a
+            c:f32[] = mul b 2.0:f32[]
+          in (c,) }
+    """
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     if axis_env:
         raise NotImplementedError("make_jaxpr: axis_env is not supported; trace the collective under "

@@ -313,6 +313,12 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
 
     fn(a, b) must combine pytrees of arrays elementwise along the scanned axis (it is applied to whole
     slices at once), and be associative.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> from funcgrad import lax
+        >>> lax.associative_scan(jnp.add, jnp.arange(5.0))
+        Array([ 0.,  1.,  3.,  6., 10.], dtype=float32)
     """
     leaves, tree = tree_flatten(elems)
     leaves = [x if isinstance(x, ArrayBase) else canonical_array(x) for x in leaves]

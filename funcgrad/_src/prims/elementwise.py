@@ -979,7 +979,17 @@ def relu(x, kink: str = "jax"):
     _check_kink("relu", kink)
     return relu_p.bind(x, kink=kink)
 def sign(x): return sign_p.bind(x)
-def stop_gradient(x): return stop_gradient_p.bind(x)
+def stop_gradient(x):
+    """`x` itself, with a zero derivative: gradients do not flow through it (as jax.lax.stop_gradient).
+
+    Examples:
+        >>> import funcgrad as jax
+        >>> jax.grad(lambda x: x * jax.stop_gradient(x))(3.0)
+        Array(3., dtype=float32, weak_type=True)
+    """
+    return stop_gradient_p.bind(x)
+
+
 def floor(x): return floor_p.bind(x)
 def ceil(x): return ceil_p.bind(x)
 def is_finite(x): return is_finite_p.bind(x)
