@@ -344,7 +344,7 @@ class Generator:
         """Reset to the stream of `seed` (any int in [-2**63, 2**64)); returns self."""
         seed = int(seed)
         if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
-            raise RuntimeError("Overflow when unpacking long long")
+            raise ValueError("Overflow when unpacking long long")
         self._eng.manual_seed(seed)
         return self
 

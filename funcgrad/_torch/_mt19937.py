@@ -141,8 +141,10 @@ def _fma64(a, b, c):
 def _round32(s, p, c):
     """float32 of the exact p + c (p, c float64, p + c = s rounded to float64): s rounded to float32, with a
     sum that float64 rounded onto a float32 tie moved off it towards the exact value (no double rounding)."""
-    tie = (s.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    lo = s.view(np.uint32)[..., 0::2] if s.ndim else s.reshape(1).view(np.uint32)[0::2]   # (little-endian low words)
+    tie = (lo & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000)
     if tie.any():
+        tie = tie.reshape(s.shape)
         bb = s - p
         err = (p - (s - bb)) + (c - bb)
         fix = tie & (err != 0)
