@@ -161,13 +161,6 @@ def _L(dt) -> str:
     return _legacy(dt)
 
 
-def _float_only(self, kernel: str):
-    dt = self._np_dtype()
-    if dt.kind != "f":
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_L(dt)}'")
-    return dt
-
-
 def _order(self):
     """(shape drawn in, axes back to self's shape): ATen fills a tensor in memory order (TensorIterator sorts
     the dimensions by stride), so a strided view draws in its memory layout and is transposed back."""
