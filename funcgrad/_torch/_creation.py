@@ -1,15 +1,15 @@
-"""Tensor creation (tensor, zeros, arange, ...) and the stateful random generator built on
-funcgrad.random's stateless keys."""
+"""Tensor creation (tensor, zeros, arange, ...) and the stateful random generator (torch's CPU Mersenne
+Twister, bit for bit: funcgrad/_torch/_mt19937.py)."""
 from __future__ import annotations
 
 import builtins
 import math
 import os
-import struct
 
 import numpy as np
 
 from .. import random as _jr
+from . import _mt19937 as _mt
 from .._src.core.array import Array
 from . import _dtype as D
 from ._tensor import Tensor, _make, _Storage, _wrap
@@ -18,7 +18,6 @@ from .._src.prims import elementwise as ew
 from . import _ops as O
 from . import cuda
 from ._tensor import _legacy as L
-from .._src.interpreters import jit
 from ..autograd.grad_mode import state
 from ._tensor import _apply
 
@@ -323,86 +322,64 @@ def complex(real, imag, *, out=None):  # noqa: A001
 
 # --- the stateful generator --------------------------------------------------------------------------------
 
-_DEFAULT_SEED = 67280421310721
-
-
 # the randomness modes of the torch.func.vmap calls running now, innermost last (funcgrad.func pushes them)
 _vmap_randomness: list = []
 
 
 class Generator:
-    """A stateful random number generator (torch.Generator) over funcgrad.random's stateless keys: the
-    state is (seed, counter); every draw uses the key fold_in(PRNGKey(seed), counter) and advances the
-    counter. Streams differ from PyTorch's (which uses Mersenne Twister / Philox)."""
+    """A stateful random number generator (torch.Generator): torch's CPU Mersenne Twister, bit for bit, so a
+    seed gives the numbers torch gives and get_state()/set_state() exchange torch's 5056-byte state (see
+    funcgrad/_torch/_mt19937.py)."""
 
     def __init__(self, device="cpu"):
         self.device = D.device(device)
         if self.device.type == "cuda" and not D._accelerator_type():
             raise RuntimeError("Cannot get CUDA generator: Torch not compiled with CUDA enabled")
-        self.manual_seed(_DEFAULT_SEED)
+        self._eng = _mt.Engine()
 
     def __repr__(self) -> str:
         return f"<funcgrad.Generator object at {id(self):#x}>"
 
-    def manual_seed(self, seed):
+    def manual_seed(self, seed) -> "Generator":
         """Reset to the stream of `seed` (any int in [-2**63, 2**64)); returns self."""
         seed = int(seed)
         if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
             raise ValueError("Overflow when unpacking long long")
-        self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF
-        self._counter = 0
-        self._key = None
-        self._block_id = -1
+        self._eng.manual_seed(seed)
         return self
 
     def seed(self) -> int:
+        """Reseed from the OS's entropy; returns the new seed."""
         s = int.from_bytes(os.urandom(8), "little") & 0x7FFF_FFFF_FFFF_FFFF
         self.manual_seed(s)
         return s
 
     def initial_seed(self) -> int:
-        return self._seed
+        return self._eng.seed
 
     def get_state(self):
-        return from_bytes(struct.pack("<QQ", self._seed, self._counter))
+        """torch's CPUGeneratorImplState as a 5056-element uint8 tensor."""
+        return _finish(self._eng.get_state())
 
-    def set_state(self, new_state):
-        """Restore a state from get_state() (a 16-element uint8 tensor: seed and counter)."""
+    def set_state(self, new_state) -> "Generator":
+        """Restore a state from get_state() here or in torch."""
         if not isinstance(new_state, Tensor) or new_state._np_dtype() != np.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
-        b = bytes(np.ascontiguousarray(new_state._host()).tobytes())
-        if len(b) != 16:
-            raise RuntimeError(f"Expected a funcgrad RNG state of size 16 but found the input RNG state size to "
-                               f"be {len(b)}")
-        self._seed, self._counter = struct.unpack("<QQ", b)
-        self._key = None
+        self._eng.set_state(np.ascontiguousarray(new_state._host()).tobytes())
         return self
 
-    def next_key(self):
-        """The key of draw number `counter`: entry counter % 1024 of split(fold_in(PRNGKey(seed),
-        counter // 1024), 1024) (keys are made a block at a time)."""
+    def engine(self) -> "_mt.Engine":
+        """The mt19937 state draws come from (refused inside vmap(randomness='error'))."""
         if _vmap_randomness and _vmap_randomness[-1] == "error":
             raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
                                "the 'same' or 'different' randomness flags on vmap or perform the randomness "
                                "operation out of vmap")
-        block, i = divmod(self._counter, _BLOCK)
-        if self._key is None or self._block_id != block:
-            s = self._seed
-            base = Array(np.array([(s >> 32) & 0xFFFFFFFF, s & 0xFFFFFFFF], np.uint32))
-            k = _jr.fold_in(base, block & 0xFFFFFFFF)
-            if block > 0xFFFFFFFF:
-                k = _jr.fold_in(k, block >> 32)
-            self._key = np.asarray(_jr.split(k, _BLOCK))
-            self._block_id = block
-        self._counter += 1
-        return Array(self._key[i])
+        return self._eng
 
-
-_BLOCK = 1024
-
-
-def from_bytes(b):
-    return _finish(np.frombuffer(b, np.uint8).copy())
+    def next_key(self):
+        """A funcgrad.random key made of the next random64() (for samplers that draw through keys)."""
+        r = int(self.engine().words64(1)[0])
+        return Array(np.array([r >> 32, r & 0xFFFFFFFF], np.uint32))
 
 
 default_generator = Generator()
@@ -435,10 +412,14 @@ def _gen(generator):
     return default_generator if generator is None else generator
 
 
-def _float_dt(dtype):
+def _eng(generator) -> "_mt.Engine":
+    return (default_generator if generator is None else generator).engine()
+
+
+def _float_dt(dtype, kernel="check_uniform_bounds"):
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
-    if dt.kind not in "fc":
-        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_legacy(dt)}'")
+    if dt.kind not in "fc" and dt.name != "bfloat16":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(dt)}'")
     return dt
 
 
@@ -446,63 +427,52 @@ def _legacy(dt) -> str:
     return L(dt)
 
 
-def _sample(arr):
-    return np.array(arr)
+def _real_view(dt, n):
+    """A complex dtype is drawn as its real view (2n reals), as ATen's view_as_real."""
+    if dt.kind == "c":
+        return np.dtype(np.float64 if dt == np.complex128 else np.float32), 2 * n
+    return dt, n
 
 
-_jitted = {}
+def draw_uniform(eng, shape, dt, a=0.0, b=1.0, contiguous=True) -> np.ndarray:
+    """uniform_(a, b) values for a tensor of this shape and dtype (complex: its real view)."""
+    n = math.prod(shape)
+    rdt, m = _real_view(dt, n)
+    v = _mt.uniform(eng, m, rdt, a, b)
+    return (v.view(dt) if dt.kind == "c" else v).reshape(shape)
 
 
-def _jit_sampler(name):
-    """funcgrad.random's sampler `name`, compiled once per (shape, dtype)."""
-    f = _jitted.get(name)
-    if f is None:
-        f = _jitted[name] = jit(getattr(_jr, name), static_argnums=(1, 2))
-    return f
-
-
-# From this many elements on, draws call funcgrad.random eagerly: with a concrete key it computes the
-# sample in cache-sized blocks (see funcgrad.random._keys.blockwise), with no compilation per shape
-# and no full-size temporaries. Smaller draws use the compiled sampler, whose per-call overhead is
-# lower. Both give the same values.
-_EAGER_MIN = 1 << 16
-
-
-def _sampler(name, key, shape, dt):
-    shape = tuple(shape)
-    if math.prod(shape) >= _EAGER_MIN:
-        return getattr(_jr, name)(key, shape, np.dtype(dt))
-    return _jit_sampler(name)(key, shape, np.dtype(dt))
-
-
-def _uniform(key, shape, dt):
-    return _sampler("uniform", key, shape, dt)
-
-
-def _normal(key, shape, dt):
-    return _sampler("normal", key, shape, dt)
+def draw_normal(eng, shape, dt, mean=0.0, std=1.0, contiguous=True) -> np.ndarray:
+    """normal_(mean, std) values for a tensor of this shape and dtype (complex: its real view, std / sqrt 2)."""
+    n = math.prod(shape)
+    rdt, m = _real_view(dt, n)
+    if dt.kind == "c":
+        std = std / math.sqrt(2)
+    v = _mt.normal(eng, m, rdt, mean, std, contiguous)
+    return (v.view(dt) if dt.kind == "c" else v).reshape(shape)
 
 
 def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
+    """Uniform numbers in [0, 1), torch's for the same seed."""
     _dev(device)
     shape = _size_kw("rand", args, size)
     dt = _float_dt(dtype)
-    return _finish(_sample(_uniform(_gen(generator).next_key(), shape, dt)), requires_grad)
+    return _finish(draw_uniform(_eng(generator), shape, dt), requires_grad)
 
 
 def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
+    """Standard normal numbers, torch's for the same seed."""
     _dev(device)
     shape = _size_kw("randn", args, size)
-    dt = D.to_np(dtype) if dtype is not None else D.default_float()
-    if dt.kind not in "fc":
-        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_legacy(dt)}'")
-    return _finish(_sample(_normal(_gen(generator).next_key(), shape, dt)), requires_grad)
+    dt = _float_dt(dtype, "normal_kernel_cpu")
+    return _finish(draw_normal(_eng(generator), shape, dt), requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad=False):
+    """Integers uniform in [low, high), torch's for the same seed."""
     _dev(device)
     if size is None:
         if high is None or not isinstance(high, (tuple, list, D.Size)):
@@ -515,8 +485,9 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     _check_int_range(low, high, dt)
-    v = _randint_np(_gen(generator), _size((size,)) if isinstance(size, int) else tuple(size), low, high)
-    return _finish(v.astype(dt), requires_grad)
+    shape = _size((size,)) if isinstance(size, int) else tuple(size)
+    v = _mt.random_from_to(_eng(generator), math.prod(shape), dt, low, high).reshape(shape)
+    return _finish(v, requires_grad)
 
 
 def _check_int_range(low, high, dt) -> None:
@@ -534,50 +505,43 @@ def _check_int_range(low, high, dt) -> None:
             raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
-def _randint_np(gen, shape, low: int, high: int) -> np.ndarray:
-    """Uniform int64 values in [low, high) (any range up to 2**64 wide) from one key of gen."""
-    span = high - low
-    key = gen.next_key()
-    if span <= 2 ** 62 and -2 ** 63 <= low and high <= 2 ** 63 - 1:
-        # (the bounds as int64 arrays: a Python int is the JAX face's default int, int32 with x64 off)
-        lo, hi = Array(np.array(low, np.int64)), Array(np.array(high, np.int64))
-        return np.asarray(_jr.randint(key, shape, lo, hi, dtype=np.int64))
-    bits = np.asarray(_jr.bits(key, shape, np.uint64)).astype(object)  # exact modulo for huge spans
-    return np.array((bits % span + low).tolist() if shape else int(bits % span + low), dtype=np.int64)
-
-
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A random permutation of 0..n-1, torch's for the same seed."""
     _dev(device)
     dt = D.to_np(dtype) if dtype is not None else np.dtype(np.int64)
     n = int(n)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    v = _sample(_jr.permutation(_gen(generator).next_key(), n)) if n else np.zeros(0, np.int64)
-    return _finish(v.astype(dt), requires_grad)
+    v = _mt.randperm(_eng(generator), n)
+    return _finish(_mt.to_dtype(v, dt) if dt.kind == "f" or dt.name == "bfloat16" else v.astype(dt),
+                   requires_grad)
 
 
-def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
     _dev(device)
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return rand(input.shape, generator=generator, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
     _dev(device)
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return randn(input.shape, generator=generator, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
-                 memory_format=None):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None):
     _dev(device)
     if high is None:
         low, high = 0, low
-    return randint(low, high, input.shape, dtype=dtype or input.dtype)
+    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """normal(mean, std): tensor mean and/or std (broadcast; the result does not require grad), or
-    normal(mean, std, size) with float mean and std."""
+    normal(mean, std, size) with float mean and std. As torch: standard normals (scaled by a float std when the
+    mean is a tensor), then times a tensor std, plus the mean."""
     _dev(device)
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
     if tm or ts:
@@ -598,8 +562,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         elif std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
-        z = np.asarray(_normal(_gen(generator).next_key(), shape, dt))
-        out = (z * sd + m).astype(dt)
+        if ts:
+            out = draw_normal(_eng(generator), shape, dt) * sd.astype(dt) + m.astype(dt)
+        else:
+            out = draw_normal(_eng(generator), shape, dt, 0.0, float(std)) + m.astype(dt)
+        out = np.asarray(out, dt)
         ins = [t for t in (mean, std) if isinstance(t, Tensor)]
         if state.enabled and any(t.requires_grad for t in ins):
             # torch's normal is recorded but not reparameterised: zero gradients for mean and std
@@ -611,9 +578,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
                         "required when mean and std are floats")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    z = randn(_size((size,)) if isinstance(size, int) else tuple(size), generator=generator, dtype=dtype)
-    v = z._v
-    return _finish((v * np.asarray(std, v.dtype) + np.asarray(mean, v.dtype)).astype(v.dtype), requires_grad)
+    shape = _size((size,)) if isinstance(size, int) else tuple(size)
+    dt = _float_dt(dtype, "normal_kernel_cpu")
+    return _finish(draw_normal(_eng(generator), shape, dt, float(mean), float(std)), requires_grad)
 
 
 def _zero_grad_const(const, xs):
@@ -630,35 +597,37 @@ def _check_probs(p: np.ndarray, what: str = "p_in") -> None:
 def bernoulli(input, p=None, *, generator=None, out=None):
     """Draws 0/1 with probabilities `input` (a float tensor), or with the float `p` in input's shape and dtype."""
     dt = input._np_dtype()
+    shape = tuple(input.shape)
     if p is None:
         if dt.kind != "f":
             raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_legacy(dt)}'")
         probs = input._host()
         _check_probs(probs)
+        v = _mt.bernoulli_tensor(_eng(generator), np.ascontiguousarray(probs))
     else:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-        probs = np.asarray(p, np.float64)
-    u = np.asarray(_uniform(_gen(generator).next_key(), input.shape, np.float64 if dt == np.float64 else
-                            np.float32))
-    return _finish(np.asarray(u < probs).astype(dt))
+        v = _mt.bernoulli_scalar(_eng(generator), math.prod(shape), float(p)).reshape(shape)
+    return _finish(v.astype(dt))
 
 
 def poisson(input, generator=None):
-    """Poisson counts with rates `input` (a float tensor), in input's dtype."""
+    """Poisson counts with rates `input` (a float tensor), in input's dtype (drawn through a funcgrad.random key
+    made from the generator: not torch's numbers)."""
     dt = input._np_dtype()
     if dt.kind != "f":
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_legacy(dt)}'")
     lam = input._host()
     if np.any(lam < 0):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    v = _sample(_jr.poisson(_gen(generator).next_key(), lam.astype(np.float64), lam.shape))
+    v = np.asarray(_jr.poisson(_gen(generator).next_key(), lam.astype(np.float64), lam.shape))
     return _finish(v.astype(dt))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    """Category indices drawn with probabilities proportional to input's rows (1-d or 2-d): with replacement
-    by inverse CDF, without by the Gumbel top-k trick."""
+    """Category indices drawn with probabilities proportional to input's rows (1-d or 2-d), torch's for the same
+    seed: with replacement by a binary search of the cumulative sums, without (or for one sample) as the top
+    of p / q with q exponential."""
     dt = input._np_dtype()
     if dt.kind != "f":
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_legacy(dt)}")
@@ -667,36 +636,22 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     num_samples = int(num_samples)
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
-    p = input._host().astype(np.float64)
+    p = input._host()
     two = p.ndim == 2
-    p2 = p if two else p[None]
+    p2 = np.ascontiguousarray(p if two else p[None])
     if not replacement and num_samples > p2.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     if np.any(p2 < 0) or not np.all(np.isfinite(p2)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if np.any(p2.sum(-1) <= 0):
+    if np.any(p2.astype(np.float64).sum(-1) <= 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    key = _gen(generator).next_key()
-    rows, k = p2.shape
-    if replacement:
-        cdf = np.cumsum(p2, -1)
-        cdf /= cdf[:, -1:]
-        u = np.asarray(_jr.uniform(key, (rows, num_samples), np.float64))
-        # one searchsorted over all rows: row i's cdf is shifted to [i, i + 1]
-        off = np.arange(rows, dtype=np.float64)[:, None]
-        r = np.searchsorted((cdf + off).ravel(), (u + off).ravel(), side="right").reshape(rows, num_samples)
-        r = np.minimum(r - np.arange(rows)[:, None] * k, k - 1)
-    else:
-        with np.errstate(divide="ignore"):
-            logits = np.log(p2)
-        g = np.asarray(_jr.gumbel(key, p2.shape, np.float64))
-        r = np.argsort(-(logits + g), axis=-1, kind="stable")[:, :num_samples]
-    r = r.astype(np.int64)
+    r = _mt.multinomial(_eng(generator), p2, num_samples, replacement)
     return _finish(np.ascontiguousarray(r if two else r[0]))
 
 
 def binomial(count, prob, generator=None):
-    """Binomial(count, prob) draws (float, no gradient), from the tensor face's generator."""
+    """Binomial(count, prob) draws (float, no gradient), seeded from the tensor face's generator (not torch's
+    numbers)."""
     g = generator or default_generator
     seed = int(randint(0, 2 ** 31 - 1, (1,), generator=g).item())
     rng = np.random.default_rng(seed)

@@ -1,12 +1,15 @@
 """Tensor methods: the torch functions as methods, operators, in-place variants and conversions."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..autograd.grad_mode import state as _gs
 from .._src.core.array import Array
 from .._src.prims import elementwise as ew
 from . import _creation as C
+from . import _mt19937 as MT
 from . import _dtype as D
 from . import _index
 from . import _ops as O
@@ -158,54 +161,60 @@ def _L(dt) -> str:
     return _legacy(dt)
 
 
-def _float_only(self, kernel: str):
-    dt = self._np_dtype()
-    if dt.kind != "f":
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_L(dt)}'")
-    return dt
+def _order(self):
+    """(shape drawn in, axes back to self's shape): ATen fills a tensor in memory order (TensorIterator sorts
+    the dimensions by stride), so a strided view draws in its memory layout and is transposed back."""
+    shape = tuple(self.shape)
+    if len(shape) < 2 or self.is_contiguous():
+        return shape, None
+    st = self.stride()
+    perm = sorted(range(len(shape)), key=lambda d: -st[d])
+    return tuple(shape[d] for d in perm), tuple(np.argsort(perm))
 
 
-def _work_dt(dt):
-    """The dtype draws are made in: float64 for float64 tensors, float32 otherwise."""
-    return np.dtype(np.float64) if dt == np.float64 else np.dtype(np.float32)
+def _laid(self, draw):
+    """draw(shape) laid out as self: drawn in self's memory order."""
+    shape, back = _order(self)
+    v = draw(shape)
+    return v if back is None else np.transpose(v, back)
 
 
 def _draw_uniform(self, gen, a=0.0, b=1.0):
-    dt = _float_only(self, "check_uniform_bounds")
+    dt = self._np_dtype()
+    if dt.kind not in "fc" and dt.name != "bfloat16":
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_L(dt)}'")
+    a, b = float(a), float(b)
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}")
-    w = _work_dt(dt)
-    u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, w))
-    if (a, b) == (0.0, 1.0):
-        return u
-    out = u * (w.type(b) - w.type(a))
-    out += w.type(a)   # (in place: one full-size temporary fewer; the same roundings)
-    return out
+    eng = C._eng(gen)
+    return _laid(self, lambda shape: C.draw_uniform(eng, shape, dt, a, b))
 
 
 def _draw_normal(self, gen, mean=0.0, std=1.0):
-    dt = _float_only(self, "normal_kernel_cpu")
+    dt = self._np_dtype()
+    if dt.kind not in "fc" and dt.name != "bfloat16":
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_L(dt)}'")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    w = _work_dt(dt)
-    z = np.asarray(C._normal(C._gen(gen).next_key(), self.shape, w))
-    out = z * w.type(std)
-    out += w.type(mean)   # (in place: one full-size temporary fewer; the same roundings)
-    return out
+    eng = C._eng(gen)
+    contiguous = self.is_contiguous()
+    return _laid(self, lambda shape: C.draw_normal(eng, shape, dt, float(mean), float(std), contiguous))
 
 
 def _draw_bernoulli(self, gen, p=0.5):
+    eng = C._eng(gen)
     if isinstance(p, Tensor):
         pv = p._host()
         C._check_probs(pv)
-        pv = np.broadcast_to(pv, self.shape)
-    else:
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-        pv = p
-    w = np.dtype(np.float64) if isinstance(p, Tensor) and p._np_dtype() == np.float64 else np.dtype(np.float32)
-    u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, w))
-    return u < pv
+        shape, back = _order(self)
+        pv = np.broadcast_to(pv, tuple(self.shape))
+        if back is not None:
+            pv = np.transpose(pv, np.argsort(back))
+        v = MT.bernoulli_tensor(eng, np.ascontiguousarray(pv))
+        return v if back is None else np.transpose(v, back)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    return _laid(self, lambda shape: MT.bernoulli_scalar(eng, math.prod(shape), float(p)).reshape(shape))
 
 
 def _random_to(dt) -> int:
@@ -214,61 +223,77 @@ def _random_to(dt) -> int:
         return 2
     if dt.kind in "iu":
         return int(np.iinfo(dt).max) + 1
-    return 2 ** (np.finfo(dt).nmant + 1) + 1
+    return 2 ** (MT._digits(dt)) + 1
 
 
 def _draw_random(self, gen, *args, **kwargs):
     """random_(), random_(to), random_(from, to): uniform integers in [from, to); to=None means the dtype's
-    largest exactly representable integer, inclusive."""
+    largest exactly representable integer, inclusive. The same draws as torch's kernels."""
     dt = self._np_dtype()
     names = ("from", "to") if len(args) != 1 else ("to",)
     bound = dict(zip(names, args))
     bound.update(kwargs)
+    eng = C._eng(gen)
+    if not bound:
+        return _laid(self, lambda shape: MT.random_default(eng, math.prod(shape), dt).reshape(shape))
     low = int(bound.get("from", 0))
     high = bound.get("to", None)
-    high = _random_to(dt) if high is None else int(high)
+    if high is None and low == -2 ** 63:
+        if dt not in (np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.float32)) and dt.name != "bfloat16":
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
+                               "bfloat16")
+        return _laid(self, lambda shape: MT.random_full(eng, math.prod(shape), dt).reshape(shape))
+    if high is None:
+        high = (2 ** MT._digits(dt) if dt.kind == "f" or dt.name == "bfloat16" else 1 if dt.kind == "b" else
+                int(np.iinfo(dt).max)) + 1
+    high = int(high)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     C._check_int_range(low, high, dt)
-    return C._randint_np(C._gen(gen), tuple(self.shape), low, high)
+    return _laid(self, lambda shape: MT.random_from_to(eng, math.prod(shape), dt, low, high).reshape(shape))
 
 
 def _draw_exponential(self, gen, lambd=1.0):
     dt = self._np_dtype()
-    if dt.kind != "f":
+    if dt.kind != "f" and dt.name != "bfloat16":
         raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_L(dt)}")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    w = _work_dt(dt)
-    return np.asarray(C._jr.exponential(C._gen(gen).next_key(), self.shape, w)) / w.type(lambd)
+    eng = C._eng(gen)
+    return _laid(self, lambda shape: MT.exponential(eng, math.prod(shape), dt, float(lambd)).reshape(shape))
 
 
 def _draw_log_normal(self, gen, mean=1.0, std=2.0):
-    _float_only(self, "log_normal_cpu")
+    dt = self._np_dtype()
+    if dt.kind != "f" and dt.name != "bfloat16":
+        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{_L(dt)}'")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
-    return np.exp(_draw_normal(self, gen, mean, std))
+    eng = C._eng(gen)
+    return _laid(self, lambda shape: MT.log_normal(eng, math.prod(shape), dt, float(mean),
+                                                   float(std)).reshape(shape))
 
 
 def _draw_cauchy(self, gen, median=0.0, sigma=1.0):
     dt = self._np_dtype()
-    if dt.kind != "f":
+    if dt.kind != "f" and dt.name != "bfloat16":
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_L(dt)}")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
-    w = _work_dt(dt)
-    u = np.asarray(C._uniform(C._gen(gen).next_key(), self.shape, np.float64))
-    return (np.tan(np.pi * (u - 0.5)) * sigma + median).astype(w)
+    eng = C._eng(gen)
+    return _laid(self, lambda shape: MT.cauchy(eng, math.prod(shape), dt, float(median),
+                                               float(sigma)).reshape(shape))
 
 
 def _draw_geometric(self, gen, p):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    u = np.asarray(C._jr.uniform(C._gen(gen).next_key(), self.shape, np.float64))
+    dt = self._np_dtype()
+    eng = C._eng(gen)
     # trials up to the first success: P(k) = (1-p)^(k-1) p, k >= 1
-    return np.maximum(np.ceil(np.log1p(-u) / np.log1p(-p)), 1)
+    return _laid(self, lambda shape: MT.geometric(eng, math.prod(shape), dt, float(p)).reshape(shape))
 
 
 # --- conversions ---------------------------------------------------------------------------------------

@@ -118,19 +118,48 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """N(mean, std^2) truncated to [a, b], by inverse-CDF sampling of a uniform draw."""
+    """N(mean, std^2) truncated to [a, b] by rejection, drawing what torch 2.13 draws: normals redrawn where out
+    of [a, b] when the interval holds more than 30% of the mass, else uniforms on [a, b] accepted with
+    probability pdf / pdf(mode) (a whole-tensor redraw per round, as torch)."""
     def cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
     with _fg.no_grad():
-        lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            lo = _fg.tensor(a, dtype=tensor.dtype).item()   # (the bounds as the tensor's dtype holds them)
+            hi = _fg.tensor(b, dtype=tensor.dtype).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = _fg.where(mask, _fg.empty_like(result).normal_(mean, std, generator=generator), result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+        def log_pdf(c):
+            return c.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        candidates = _fg.empty_like(tensor)
+        accept = _fg.empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        log_pdf(candidates)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = _fg.where(pending, candidates, result)
+                log_pdf(candidates)
+                pending = _fg.where(pending, accept.uniform_(generator=generator).log_().gt(candidates), pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
         return tensor
 
 
@@ -184,17 +213,16 @@ def orthogonal_(tensor, gain=1, generator=None):
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
-    """N(0, std^2) entries with a fraction `sparsity` of each column set to zero."""
+    """N(0, std^2) entries with a fraction `sparsity` of each column set to zero (the zeroed rows of each column
+    from randperm of the default generator, as torch)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     with _fg.no_grad():
         tensor.normal_(0, std, generator=generator)
-        if num_zeros and rows and cols:
-            keys = _fg.empty((rows, cols)).uniform_(0, 1, generator=generator)
-            rank = keys.argsort(0).argsort(0)  # a uniformly random permutation of the rows, per column
-            tensor.masked_fill_(rank < num_zeros, 0.0)
+        for col in range(cols):
+            tensor[_fg.randperm(rows)[:num_zeros], col] = 0
     return tensor
 
 
