@@ -76,7 +76,8 @@ def _format_target(base: str, target: str) -> str:
 class _CodeGen:
     """Source for one graph: names of non-torch callables are added to the globals as they are met."""
 
-    def __init__(self) -> None:
+    def __init__(self, taken=()) -> None:
+        self.taken = set(taken)  # the node names (a global must not be shadowed by a local)
         self.globals: dict = {"torch": _facade, "operator": operator, "builtins": builtins,
                               "inf": math.inf, "nan": math.nan, "NoneType": type(None)}
 
@@ -93,7 +94,7 @@ class _CodeGen:
         if name[0].isdigit():
             name = "_" + name
         cand, i = name, 0
-        while cand in self.globals and self.globals[cand] is not obj or cand in _ILLEGAL - {"torch"}:
+        while cand in self.globals and self.globals[cand] is not obj or cand in _ILLEGAL or cand in self.taken:
             i += 1
             cand = f"{name}_{i}"
         self.globals[cand] = obj
@@ -357,7 +358,7 @@ class Graph:
     def python_code(self, root_module: str = "self", *, verbose=None, include_stride=False,
                     include_device=False, colored=False) -> PythonCode:
         """The source of `def forward(self, ...)` computing this graph, and its globals."""
-        gen = _CodeGen()
+        gen = _CodeGen(n.name for n in self.nodes)
         last_use: dict = {}
         frees: dict = {}
         nodes = list(self.nodes)
