@@ -1,11 +1,11 @@
-"""funcgrad._dynamo (torch._dynamo): the calls tutorials make around torch.compile. funcgrad's compile runs
-models eagerly, so there is no graph capture: reset() has no cache to clear, the marking decorators return
-what they are given, and config settings are kept but change nothing."""
+"""funcgrad._dynamo (torch._dynamo): the calls tutorials make around torch.compile. funcgrad's compile traces
+through funcgrad.jit (no bytecode capture): reset() has no global cache to clear, the marking decorators
+return what they are given, and config settings are kept but change nothing."""
 from __future__ import annotations
 
 import types
 
-from .compiler import allow_in_graph, disable, is_compiling, reset  # noqa: F401
+from .compiler import allow_in_graph, compile as _compile, disable, is_compiling, reset  # noqa: F401
 
 __all__ = ["reset", "config", "disable", "allow_in_graph", "is_compiling", "mark_dynamic", "mark_static",
            "maybe_mark_dynamic", "mark_static_address", "optimize"]
@@ -34,5 +34,7 @@ def mark_static_address(t, guard=True):
 
 def optimize(backend="inductor", *, nopython=False, guard_export_fn=None, guard_fail_fn=None, disable=False,
              dynamic=None):
-    """The decorator torch.compile is built on: here it returns the function unchanged."""
-    return lambda fn: fn
+    """The decorator torch.compile is built on: compiles the function as torch.compile(fn, backend=...)."""
+    if disable:
+        return lambda fn: fn
+    return lambda fn: _compile(fn, backend=backend, dynamic=dynamic, fullgraph=nopython)

@@ -1,15 +1,15 @@
 """funcgrad.compiler (torch.compiler): the decorators and queries programs use around `torch.compile`.
 
-funcgrad's `compile` returns the model unchanged (the tensor face runs eagerly), so nothing is ever being
-compiled: `is_compiling()` and `is_dynamo_compiling()` are False, `disable`, `allow_in_graph`,
-`assume_constant_result` and `substitute_in_graph` return the function they are given, and `reset()` has
-no cache to clear.
+funcgrad's `compile` traces through funcgrad.jit (funcgrad/_torch/_compile.py); the user's Python is never
+run by a bytecode tracer, so `is_compiling()` and `is_dynamo_compiling()` are False, `disable`,
+`allow_in_graph`, `assume_constant_result` and `substitute_in_graph` return the function they are given, and
+`reset()` leaves each compiled object's cache to it.
 """
 from __future__ import annotations
 
 import contextlib
 
-from ._torch import compile as _compile
+from ._torch._compile import BACKENDS as _BACKENDS, compile as _compile
 
 __all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "is_exporting", "reset",
            "allow_in_graph", "assume_constant_result", "substitute_in_graph", "list_backends",
@@ -17,7 +17,7 @@ __all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "is_expo
 
 
 def compile(*args, **kwargs):  # noqa: A001
-    """torch.compiler.compile: the same as `funcgrad.compile` (returns the model unchanged)."""
+    """torch.compiler.compile: the same as `funcgrad.compile`."""
     return _compile(*args, **kwargs)
 
 
@@ -62,8 +62,8 @@ def nested_compile_region(fn=None, options=None):
 
 
 def list_backends(exclude_tags=("debug", "experimental")) -> list:
-    """No compiler backends: funcgrad's compile runs the model as it is."""
-    return []
+    """The backend names compile accepts (all compile through funcgrad.jit), less the debug ones, as torch's."""
+    return sorted(b for b in _BACKENDS if b not in ("eager", "aot_eager"))
 
 
 def cudagraph_mark_step_begin() -> None:

@@ -102,7 +102,9 @@ def test_compiler():
         assert g(3) == 6 and g(3) == tc.disable(f)(3)
     assert c.disable(f) is f
     m = fg.nn.Linear(2, 2)
-    assert fg.compile(m) is m and c.compile(m) is m
+    # compile wraps a module (torch's OptimizedModule), the module itself kept as _orig_mod
+    assert fg.compile(m)._orig_mod is m and c.compile(m)._orig_mod is m
+    assert type(fg.compile(m)).__name__ == type(tc.compile(torch.nn.Linear(2, 2))).__name__ == "OptimizedModule"
 
 
 def test_cond_like_torch():

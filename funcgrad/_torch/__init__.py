@@ -201,13 +201,6 @@ def get_num_threads() -> _builtins.int:
     return 1
 
 
-def compile(model=None, **kwargs):  # noqa: A001
-    """No compilation for the tensor face yet: returns the model (or a decorator returning it)."""
-    if model is None:
-        return lambda m: m
-    return model
-
-
 from . import _ops as _ops_mod  # noqa: E402
 from . import _linalg_ldl, _nn_aliases  # noqa: E402
 # torch.linalg's functions beyond linalg.py (LU, eig, Householder, LDL), under their torch.linalg names
@@ -237,6 +230,6 @@ __all__ = sorted(set(_ops_mod.__all__).union(*(_m.__all__ for _m in _FAMILIES)) 
     "long", "int", "short", "bool", "is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero",
     "numel", "result_type", "promote_types", "can_cast", "finfo", "iinfo", "get_default_device",
     "set_default_device", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-    "set_num_threads", "get_num_threads", "compile", "cuda", "FloatTensor", "DoubleTensor", "HalfTensor",
+    "set_num_threads", "get_num_threads", "cuda", "FloatTensor", "DoubleTensor", "HalfTensor",
     "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "ComplexFloatTensor",
     "ComplexDoubleTensor"} - {"bfloat16"} | ({"bfloat16", "BFloat16Tensor"} if bfloat16 is not None else set()))

@@ -22,6 +22,8 @@ from ._formats import (channels_last, channels_last_3d, contiguous_format, jagge
 from ..backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401
 from . import amp, fft, futures, hub, overrides  # noqa: F401  (torch.amp, .fft, .futures, .hub, .overrides)
 from .. import compiler, distributed, onnx, sparse, special  # noqa: F401
+from .. import fx  # noqa: F401  (torch.fx)
+from ._compile import compile  # noqa: F401  (torch.compile, through funcgrad.jit)
 from ._cond import cond  # noqa: F401  (torch.cond, eager)
 from . import _cuda_amp
 from . import cpu  # noqa: F401  (torch.cpu)
@@ -50,4 +52,4 @@ __all__ = sorted(set(_torch_names) | {
     "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype",
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
-    "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random"})
+    "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile"})

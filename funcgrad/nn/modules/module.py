@@ -629,8 +629,9 @@ class Module:
         return self.train(False)
 
     def compile(self, *args, **kwargs):
-        """torch's Module.compile: compile this module's forward in place. funcgrad's compile runs modules
-        eagerly (see funcgrad.compile), so the module is left as it is; returns None, as torch's."""
+        """torch's Module.compile: compile this module's forward in place. Here the module is left as it is
+        (compiling in place would add a check to every module call): `torch.compile(module)` returns the
+        compiled module. Returns None, as torch's."""
         from ... import compile as _compile
         _compile(self, *args, **kwargs)
 
