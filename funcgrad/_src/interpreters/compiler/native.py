@@ -26,6 +26,7 @@ Tiering (when and on which thread this runs) is `NativeTier` below, used by jit.
 """
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import importlib.util
 import logging
@@ -61,9 +62,10 @@ _BINARY = {
     "add": "({0} + {1})", "subtract": "({0} - {1})", "multiply": "({0} * {1})",
     "true_divide": "({0} / {1})", "divide": "({0} / {1})", "power": "np.power({0}, {1})",
     "arctan2": "np.arctan2({0}, {1})",
-    # NumPy's loops: in1 >= in2 || isnan(in1) ? in1 : in2 (NaN propagates from either operand)
-    "maximum": "({0} if ({0} >= {1} or {0} != {0}) else {1})",
-    "minimum": "({0} if ({0} <= {1} or {0} != {0}) else {1})",
+    # as NumPy's (SIMD) loops: NaN propagates from either operand, and of two equal values (0.0 and
+    # -0.0) the second is the result
+    "maximum": "({0} if ({0} > {1} or {0} != {0}) else {1})",
+    "minimum": "({0} if ({0} < {1} or {0} != {0}) else {1})",
     "equal": "({0} == {1})", "not_equal": "({0} != {1})", "less": "({0} < {1})",
     "less_equal": "({0} <= {1})", "greater": "({0} > {1})", "greater_equal": "({0} >= {1})",
     "bitwise_and": "({0} & {1})", "bitwise_or": "({0} | {1})", "bitwise_xor": "({0} ^ {1})",
@@ -73,6 +75,13 @@ _FLOAT_ONLY = {"true_divide", "divide", "power", "arctan2", "sqrt", "exp", "exp2
                "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
                "arcsinh", "arccosh", "arctanh", "floor", "ceil", "cbrt", "sign"}
 _INT_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "invert"}
+
+# computed inline (scalar code in the fused loop): correctly rounded or exact operations, where Numba's
+# result is NumPy's bit for bit. Every other ufunc calls NumPy's own inner loop (native_rt.call_loop).
+_INLINE = {"add", "subtract", "multiply", "true_divide", "divide", "negative", "absolute", "square", "sqrt",
+           "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+           "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
+           "logical_not", "invert", "floor", "ceil"}
 
 _REDUCE = {"reduce_sum": "sum", "reduce_max": "max", "reduce_min": "min", "reduce_prod": "prod"}
 _RESHAPES = ("reshape", "squeeze", "expand_dims")
@@ -98,6 +107,9 @@ class NativeConfig:
         self.max_size = 65536         # largest array (elements) a region may hold
         self.max_dot_flops = 1 << 20  # larger matrix products stay on the NumPy path (BLAS)
         self.min_ops = 2              # a region worth a call: at least this many equations, or a loop
+        # Numba's compile time grows faster than linearly with a function's size (an unrolled 900-equation
+        # program took minutes as one function): longer runs are cut into regions of this many equations
+        self.max_region_eqns = 48
 
 
 config = NativeConfig()
@@ -151,6 +163,79 @@ def _elementwise_form(e: Eqn):
     return None
 
 
+class _UFuncObject(ctypes.Structure):
+    """The head of NumPy's PyUFuncObject (numpy/ufuncobject.h), up to the loop table and its types."""
+    _fields_ = [("ob_refcnt", ctypes.c_ssize_t), ("ob_type", ctypes.c_void_p), ("nin", ctypes.c_int),
+                ("nout", ctypes.c_int), ("nargs", ctypes.c_int), ("identity", ctypes.c_int),
+                ("functions", ctypes.POINTER(ctypes.c_void_p)), ("data", ctypes.POINTER(ctypes.c_void_p)),
+                ("ntypes", ctypes.c_int), ("reserved1", ctypes.c_int), ("name", ctypes.c_char_p)]
+
+
+_LOOP_T = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_LOOP_CACHE: dict = {}
+
+
+def _run_loop(fptr, data, arrays, n):
+    args = (ctypes.c_void_p * len(arrays))(*[a.ctypes.data for a in arrays])
+    steps = (ctypes.c_ssize_t * len(arrays))(*[a.strides[0] if a.shape[0] > 1 else 0 for a in arrays])
+    _LOOP_T(fptr)(args, (ctypes.c_ssize_t * 1)(n), steps, ctypes.c_void_p(data or 0))
+
+
+def ufunc_loop(uf: np.ufunc, sig: str):
+    """(address, data) of NumPy's inner loop of `uf` for the signature `sig` ("ff->f"), or None when the
+    ufunc object does not look as expected or the loop, called on test values (special values included),
+    does not give the ufunc's own results bit for bit."""
+    key = (uf.__name__, sig)
+    if key in _LOOP_CACHE:
+        return _LOOP_CACHE[key]
+    res = None
+    try:
+        head = _UFuncObject.from_address(id(uf))
+        if (head.nin, head.nout, head.ntypes, head.name) == (uf.nin, uf.nout, uf.ntypes, uf.__name__.encode()) \
+                and sig in uf.types and head.functions:
+            i = uf.types.index(sig)
+            fptr, data = head.functions[i], head.data[i] if head.data else None
+            if fptr and _self_test(uf, sig, fptr, data):
+                res = (int(fptr), int(data or 0))
+    except Exception:  # noqa: BLE001 - an unexpected layout: this ufunc stays on the NumPy path
+        res = None
+    _LOOP_CACHE[key] = res
+    return res
+
+
+def _self_test(uf, sig, fptr, data) -> bool:
+    ins = [np.dtype(c) for c in sig.split("->")[0]]
+    out = np.dtype(sig.split("->")[1])
+    rng = np.random.default_rng(0)
+    special = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 3.0, 1e-30, -1e-30, 1e30, -1e30, np.inf, -np.inf, np.nan,
+               88.7, 89.0, 710.0, -745.0, 20.0, -20.0]
+    base = np.concatenate([np.array(special), rng.standard_normal(200) * 3, rng.standard_normal(50) * 100])
+    arrs = [np.ascontiguousarray((base if k == 0 else rng.permutation(base)).astype(dt))
+            for k, dt in enumerate(ins)]
+    with np.errstate(all="ignore"):
+        want = uf(*arrs)
+        got = np.empty(base.size, out)
+        _run_loop(fptr, data, arrs + [got], base.size)
+    return want.dtype == out and np.array_equal(want, got, equal_nan=True) and \
+        np.array_equal(np.signbit(want), np.signbit(got))
+
+
+def _call_form(e: Eqn):
+    """For an elementwise equation computed by one of NumPy's inner loops: (ufunc, signature, extra
+    literal operand or None); None for one computed inline."""
+    extra = _codegen._extra_operand(e)
+    if extra is not None:
+        if extra[1] is None:  # x * x
+            return None
+        dt = np.dtype(e.invars[0].aval.dtype)
+        return np.power, dt.char * 2 + "->" + dt.char, float(extra[1])
+    uf = _codegen.ufunc_of(e)
+    if uf is None or uf.__name__ in _INLINE:
+        return None
+    sig = "".join(np.dtype(v.aval.dtype).char for v in e.invars) + "->" + np.dtype(e.outvars[0].aval.dtype).char
+    return uf, sig, None
+
+
 def _broadcast_ok(shape, out_shape) -> bool:
     if len(shape) > len(out_shape):
         return False
@@ -169,6 +254,9 @@ def supported(e: Eqn) -> bool:
     name = e.prim.name
     if name in ELEMENTWISE:
         f = _elementwise_form(e)
+        c = _call_form(e) if f is not None else None
+        if c is not None and ufunc_loop(c[0], c[1]) is None:
+            return False
         return f is not None and all(_broadcast_ok(tuple(v.aval.shape), tuple(e.outvars[0].aval.shape))
                                      for v in e.invars)
     if name in _RESHAPES or name in ("broadcast_in_dim", "transpose", "slice", "concatenate"):
@@ -220,6 +308,14 @@ class _Emitter:
         self.const_args: list = []   # (name, buffer)
         self.literals: dict = {}     # Var -> literal expression of a uniform constant
         self.ntemp = 0
+        self.loops: list = []        # (address, data) of the NumPy inner loops the function calls
+        self.uses_calls = False
+
+    def loop_index(self, uf, sig) -> int:
+        lp = ufunc_loop(uf, sig)
+        if lp not in self.loops:
+            self.loops.append(lp)
+        return self.loops.index(lp)
 
     def name(self, v: Var) -> str:
         lit = self.literals.get(v)
@@ -328,37 +424,167 @@ def _scalar_expr(e: Eqn, ops: list[str]) -> str:
 
 
 def _emit_group(em: _Emitter, depth: int, g: _fusion.FusedGroup) -> None:
+    """A fused elementwise group: runs of inline members as one loop nest over the group's shape (values
+    in registers), each member computed by a NumPy inner loop as one call over the whole shape. A value
+    is stored to an array when read after its loop (by a call, a later loop or after the group)."""
     shape = g.shape
     if not g.outputs:
         return
-    views = {}
+    views, local0 = {}, {}
     for w, (x, expanded) in g.broadcasts.items():
         if em.is_scalar(x):
-            views[w] = None
+            local0[w] = em.name(x)
             continue
         t = em.temp("b")
         em.emit(depth, f"{t} = np.ascontiguousarray({em.name(x)}).reshape({tuple(expanded)!r})")
         views[w] = (t, tuple(expanded))
-    local = {}
-    for w, vw in list(views.items()):
-        if vw is None:  # a broadcast scalar
-            local[w] = em.name(g.broadcasts[w][0])
-            del views[w]
-    outs = set(g.outputs)
-    if shape:
-        for v in g.outputs:
-            em.emit(depth, f"{em.name(v)} = np.empty({shape!r}, {_cast(v.aval.dtype)})")
-        idx, d = _loops(em, depth, shape)
-    else:
-        idx, d = [], depth
+    calls = {id(e): _call_form(e) for e in g.eqns}
+    seg, segs = 0, {}
     for e in g.eqns:
-        ops = [_read(em, v, idx, shape, local, views) for v in e.invars]
-        o = e.outvars[0]
-        t = em.temp() if shape else em.name(o)
-        em.emit(d, f"{t} = {_scalar_expr(e, ops)}")
-        local[o] = t
-        if shape and o in outs:
-            em.emit(d, f"{em.name(o)}[{_idx(idx)}] = {t}")
+        if calls[id(e)] is not None:
+            seg += 1
+            segs[id(e)] = ("call", seg)
+            seg += 1
+        else:
+            segs[id(e)] = seg
+    made = {e.outvars[0]: e for e in g.eqns}
+    last = {}
+    for n, e in enumerate(g.eqns):
+        for v in e.invars:
+            last[v] = n
+    outs = set(g.outputs)
+    stored = set(outs)
+    for e in g.eqns:
+        for v in e.invars:
+            p = made.get(v)
+            if p is not None and (calls[id(e)] is not None or segs[id(p)] != segs[id(e)]):
+                stored.add(v)
+    for e in g.eqns:
+        if calls[id(e)] is not None:
+            stored.add(e.outvars[0])
+    arr = {}          # stored group value -> its array's name
+    free = []         # arrays of dead stored values (not outputs): (name, dtype)
+    n = 1
+    for d in shape:
+        n *= d
+
+    def alloc(v):
+        """(array name for stored value v, whether it must be allocated); scalars: v's own name."""
+        if not shape:
+            return em.name(v), False
+        dt = np.dtype(v.aval.dtype)
+        if v not in outs:
+            for k, (nm, fdt) in enumerate(free):
+                if fdt == dt:
+                    del free[k]
+                    return nm, False
+        return (em.name(v) if v in outs else em.temp("m")), True
+
+    def release(k):
+        for v in dict.fromkeys(g.eqns[k].invars):
+            if v in arr and last.get(v) == k and v not in outs:
+                free.append((arr[v], np.dtype(v.aval.dtype)))
+
+    k = 0
+    eqns = g.eqns
+    while k < len(eqns):
+        e = eqns[k]
+        if calls[id(e)] is not None:
+            _emit_call(em, depth, e, calls[id(e)], shape, n, arr, views, local0, alloc)
+            release(k)
+            k += 1
+            continue
+        # one loop over the run of inline members starting here
+        run = []
+        while k < len(eqns) and calls[id(eqns[k])] is None:
+            run.append(k)
+            k += 1
+        dests = {}
+        for j in run:
+            o = eqns[j].outvars[0]
+            if o in stored:
+                nm, fresh = alloc(o)
+                dests[o] = nm
+                if fresh:
+                    em.emit(depth, f"{nm} = np.empty({shape!r}, {_cast(o.aval.dtype)})")
+        if shape:
+            idx, d = _loops(em, depth, shape)
+        else:
+            idx, d = [], depth
+        local = dict(local0)
+        for j in run:
+            e = eqns[j]
+            ops = [local[v] if v in local else (f"{arr[v]}[{_idx(idx)}]" if v in arr and shape else
+                   arr[v] if v in arr else _read(em, v, idx, shape, local, views)) for v in e.invars]
+            o = e.outvars[0]
+            t = em.temp()
+            em.emit(d, f"{t} = {_scalar_expr(e, ops)}")
+            local[o] = t
+            if o in dests:
+                em.emit(d, f"{dests[o]}[{_idx(idx)}] = {t}" if shape else f"{dests[o]} = {t}")
+        for j in run:
+            o = eqns[j].outvars[0]
+            if o in dests:
+                arr[o] = dests[o]
+            release(j)
+    for v in g.outputs:
+        if arr.get(v) != em.name(v):
+            em.emit(depth, f"{em.name(v)} = {arr[v]}")
+
+
+def _emit_call(em: _Emitter, depth: int, e: Eqn, form, shape, n: int, arr: dict, views: dict, local0: dict,
+               alloc) -> None:
+    """e as one call of NumPy's inner loop over the group's n elements (contiguous operands, or stride
+    0 for a scalar), writing a stored array of the group's shape."""
+    uf, sig, extra = form
+    k = em.loop_index(uf, sig)
+    ptrs, steps, keep = [], [], []
+    ins = list(e.invars)
+    dts = [np.dtype(c) for c in sig.split("->")[0]]
+    operands = [(v, dts[j]) for j, v in enumerate(ins)]
+    if extra is not None:
+        operands.append((None, dts[1]))
+    for v, dt in operands:
+        if v is None or em.is_scalar(v) or v in local0 or (v in arr and not shape):
+            val = _literal(extra, dt) if v is None else local0.get(v) or (arr[v] if v in arr else em.name(v))
+            t = em.temp("x")
+            em.emit(depth, f"{t} = np.empty(1, {_cast(dt)})")
+            em.emit(depth, f"{t}[0] = {val}")
+            ptrs.append(t)
+            steps.append("0")
+        elif v in arr:
+            ptrs.append(arr[v])
+            steps.append(str(dt.itemsize))
+        else:
+            src = views[v][0] if v in views else em.name(v)
+            t = em.temp("x")
+            if v in views or tuple(v.aval.shape) != tuple(shape):
+                em.emit(depth, f"{t} = np.ascontiguousarray(np.broadcast_to({src}, {shape!r}))")
+            else:
+                em.emit(depth, f"{t} = np.ascontiguousarray({src})")
+            ptrs.append(t)
+            steps.append(str(dt.itemsize))
+    o = e.outvars[0]
+    odt = np.dtype(o.aval.dtype)
+    on, fresh = alloc(o)
+    if not shape:
+        on, fresh = em.temp("r"), True
+    if fresh:
+        em.emit(depth, f"{on} = np.empty({shape if shape else (1,)!r}, {_cast(odt)})")
+    ptrs.append(on)
+    steps.append(str(odt.itemsize))
+    em.uses_calls = True
+    for j, (pn, st) in enumerate(zip(ptrs, steps)):
+        em.emit(depth, f"_P[{j}] = {pn}.ctypes.data")
+        em.emit(depth, f"_S[{j}] = {st}")
+    em.emit(depth, f"_D[0] = {n}")
+    em.emit(depth, f"call_loop(_L[{k}], _LD[{k}], _P.ctypes.data, _D.ctypes.data, _S.ctypes.data)")
+    em.emit(depth, f"_D[1] = {' + '.join(f'{pn}.size' for pn in ptrs)}")  # (keeps the operands alive)
+    if shape:
+        arr[o] = on
+    else:  # a scalar group: the value itself, read as such by later members
+        em.emit(depth, f"{em.name(o)} = {on}[0]")
+        arr[o] = em.name(o)
 
 
 def _emit_eqn(em: _Emitter, depth: int, e: Eqn) -> None:
@@ -664,6 +890,8 @@ def find_regions(jaxpr: Jaxpr) -> list:
     for e in jaxpr.eqns:
         if supported(e):
             run.append(e)
+            if len(run) >= config.max_region_eqns:
+                close()
         else:
             close()
             items.append(e)
@@ -721,11 +949,15 @@ def region_source(r: Region, const_val: dict, fname: str) -> str:
             rets.append(f"np.full({tuple(v.aval.shape)!r}, {em.name(v)}, {_cast(v.aval.dtype)})")
         else:
             rets.append(em.name(v))
-    cargs = [n for n, _ in em.const_args]
+    cargs = ["_L", "_LD"] + [n for n, _ in em.const_args]
     head = f"def {fname}({', '.join(cargs + params)}):"
+    if em.uses_calls:
+        body_start += ["_P = np.empty(4, np.intp)", "_S = np.empty(4, np.intp)", "_D = np.empty(2, np.intp)"]
     lines = [head] + ["    " + s for s in body_start] + em.lines + \
         [f"    return ({''.join(x + ', ' for x in rets)})"]
-    r.const_bufs = tuple(b for _, b in em.const_args)
+    loops = em.loops or [(0, 0)]
+    r.const_bufs = (np.array([a for a, _ in loops], np.int64), np.array([d for _, d in loops], np.int64)) + \
+        tuple(b for _, b in em.const_args)
     r.scalar_out = tuple(np.dtype(v.aval.dtype) if not v.aval.shape else None for v in r.outvars)
     return "\n".join(lines) + "\n"
 
@@ -733,6 +965,9 @@ def region_source(r: Region, const_val: dict, fname: str) -> str:
 # --- compiling: source -> cached module -> njit ----------------------------------------------------------
 
 _compile_lock = threading.Lock()
+
+
+_PRELUDE = "import numpy as np\nfrom funcgrad._src.interpreters.compiler.native_rt import call_loop\n\n"
 
 
 def _load(source: str, fname: str):
@@ -750,7 +985,7 @@ def _load(source: str, fname: str):
                 if not os.path.exists(path):
                     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
                     with open(tmp, "w") as fh:
-                        fh.write("import numpy as np\n\n" + source)
+                        fh.write(_PRELUDE + source)
                     os.replace(tmp, path)  # (atomic: another process may write the same file)
                 spec = importlib.util.spec_from_file_location(modname, path)
                 mod = importlib.util.module_from_spec(spec)
@@ -758,7 +993,7 @@ def _load(source: str, fname: str):
             else:
                 import types  # noqa: PLC0415
                 mod = types.ModuleType(modname)
-                mod.__dict__["np"] = np
+                exec(compile(_PRELUDE, "<native prelude>", "exec"), mod.__dict__)
                 exec(compile(source, f"<native {digest}>", "exec"), mod.__dict__)
             sys.modules[modname] = mod
         fn = getattr(mod, fname)
