@@ -33,6 +33,7 @@ import logging
 import os
 import sys
 import threading
+import types
 
 import numpy as np
 
@@ -991,7 +992,6 @@ def _load(source: str, fname: str):
                 mod = importlib.util.module_from_spec(spec)
                 spec.loader.exec_module(mod)
             else:
-                import types  # noqa: PLC0415
                 mod = types.ModuleType(modname)
                 exec(compile(_PRELUDE, "<native prelude>", "exec"), mod.__dict__)
                 exec(compile(source, f"<native {digest}>", "exec"), mod.__dict__)
