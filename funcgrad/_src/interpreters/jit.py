@@ -26,6 +26,7 @@ from ..core.backend import backend_devices, xp_of
 from ..core.dtypes import bool_ as _bool, defaults as _defaults
 from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten, treedef_is_leaf
 from . import compiler
+from .compiler import native
 from .batching import trace_to_jaxpr, vmap
 from .jit_config import config  # (jit's options: jit.config stays their public home)
 from ..prims.shape import full
@@ -89,12 +90,13 @@ def _describe_leaf(k) -> str:
 
 class _Entry:
     """One cache entry: the optimised jaxpr, the output structure and (once built) the compiled code."""
-    __slots__ = ("jaxpr", "out_tree", "compiled", "fn", "out_weak", "forwarded", "single", "xp", "roots")
+    __slots__ = ("jaxpr", "out_tree", "compiled", "fn", "out_weak", "forwarded", "single", "xp", "roots",
+                 "native")
     hoisted = ()
 
     def __init__(self, jaxpr, out_tree, xp):
         self.jaxpr, self.out_tree, self.xp = jaxpr, out_tree, xp
-        self.compiled = self.fn = None
+        self.compiled = self.fn = self.native = None  # native: the Numba tier's code, once swapped in
         self.roots = None  # ids of the constant buffers charged to the cache while it is cached, else None
         self.out_weak = [v.aval.weak_type for v in jaxpr.outvars]
         fw = compiler.forwarded_outputs(jaxpr)
@@ -107,6 +109,8 @@ class _Entry:
             with _cache_lock:  # two threads may compile the same entry at once: the first keeps its code,
                 if self.fn is None:  # so the cache's bytes count the constants of the code it holds
                     self.compiled, self.fn = compiled, compiled.fn
+                    if native.wanted(self.xp):  # counts calls, then swaps in native code (compiler/native.py)
+                        self.fn = native.tier(self, compiled)
         return self.fn
 
     def finish(self, outs, leaves):

@@ -21,14 +21,19 @@ dropped, multi-equation patterns such as relu's backward replaced by one interna
 (patterns.py): the generated code is never differentiated), plans elementwise fusion (fusion.py, backend-
 neutral) and emits straight-line NumPy code with buffer reuse and blocked fused kernels, or, for CuPy,
 straight-line CuPy code with one generated ElementwiseKernel per fused group (cuda_kernels.py).
+
+The native tier (native.py, with numba installed: the `fast` extra) lowers the regions of a lowered jaxpr
+that Numba can take to machine code; jit swaps it in after `jit_native_threshold` calls.
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
 from ...core import options as _options
 from ...core.jaxpr import Jaxpr
-from . import codegen, fusion, numexpr_eval
+from . import codegen, fusion, native, numexpr_eval
 from ._ir import Renamer, rebuild
 from .codegen import Compiled, config as codegen_config
 from .cse import cse
@@ -90,7 +95,24 @@ def _check_codegen_option(name: str, value):
     return value
 
 
+_NATIVE_OPTIONS = {"jit_native": "enabled", "jit_native_threshold": "threshold",
+                   "jit_native_background": "background", "jit_native_cache_dir": "cache_dir",
+                   "jit_native_max_size": "max_size"}
+
+
+def _check_native_option(name: str, value):
+    if name in ("jit_native", "jit_native_background"):
+        return bool(value)
+    if name == "jit_native_cache_dir":
+        return None if value is None else os.fspath(value)
+    value = int(value)
+    if value < 0:
+        raise ValueError(f"{name} must be at least 0, got {value}")
+    return value
+
+
 _options.register(config, {"jit_passes": "passes"}, check=lambda name, value: config.enabled(tuple(value)))
+_options.register(native.config, _NATIVE_OPTIONS, check=_check_native_option)
 _options.register(codegen_config, _CODEGEN_OPTIONS, check=_check_codegen_option)
 
 

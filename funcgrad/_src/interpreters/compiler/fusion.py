@@ -144,6 +144,8 @@ def _finish(jaxpr: Jaxpr, items: list, broadcastable, min_ops: int) -> list:
         for e in es:
             for v in e.invars:
                 later_reads.setdefault(v, set()).add(id(it))
+        for x, _ in (it.broadcasts.values() if isinstance(it, FusedGroup) else ()):
+            later_reads.setdefault(x, set()).add(id(it))  # (read through an absorbed broadcast)
     for it in out:
         if not isinstance(it, FusedGroup):
             continue

@@ -1,0 +1,1111 @@
+"""The native tier: regions of an optimised jaxpr lowered to machine code through Numba (the `fast` extra).
+
+    nat = native.compile_native(jaxpr)   # a codegen.Compiled, or None when nothing lowers (or no numba)
+
+A program made of many small operations spends its time in Python calling NumPy once per operation.
+Here the equations Numba can take become one generated `@njit` function per *region* (a maximal run of
+supported equations in program order): elementwise equations are fused into loop nests (one loop per
+group of fusion.plan, intermediate values in registers, broadcasting by index arithmetic), matrix
+products, reductions, slices, reshapes, transposes and concatenations are explicit loops or Numba's array
+operations, and whole `scan` / `while` loops (fori_loop lowers to one of them) become loops of the
+generated function with their bodies inlined. The remaining equations keep the NumPy code generation
+(codegen.py): each region is one call there. Regions with arrays above `jit_native_max_size` elements
+stay on the NumPy path (its SIMD loops and blocked kernels win on large arrays).
+
+Semantics are the NumPy path's: every result is cast to its jaxpr dtype, scalar constants are typed
+literals, maximum/minimum propagate NaN as NumPy's loops do, and no fastmath. The transcendental functions
+(exp, tanh, log, ...) are the C library's through LLVM, which may differ from NumPy's SIMD loops in the
+last bit; add, sub, mul, div, sqrt, comparisons and selections are correctly rounded in both and agree
+bitwise. Sums and products accumulate in order (NumPy's pairwise summation and BLAS may differ in the
+last bits).
+
+Caching: the generated source is written to `jit_native_cache_dir` (a file named by its hash) and
+compiled with Numba's `cache=True`, so another process that generates the same source loads the machine
+code instead of compiling it (Numba keys its cache on the file, the argument types and the CPU).
+Tiering (when and on which thread this runs) is `NativeTier` below, used by jit.py.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.util
+import logging
+import os
+import sys
+import threading
+import types
+
+import numpy as np
+
+from ...core.jaxpr import Eqn, Jaxpr, Var
+from ...core.primitive import Primitive
+from . import codegen as _codegen
+from . import fusion as _fusion
+from ._ir import ELEMENTWISE, buffer_of, uniform_value
+
+log = logging.getLogger("funcgrad.jit")
+
+_DTYPES = {np.dtype(t): n for t, n in ((np.float32, "float32"), (np.float64, "float64"), (np.int32, "int32"),
+                                       (np.int64, "int64"), (np.bool_, "bool_"))}
+
+# NumPy ufunc name -> scalar expression over operands {0}, {1} (Numba's NumPy/math functions on scalars)
+_UNARY = {
+    "negative": "(-{0})", "absolute": "abs({0})", "square": "({0} * {0})", "sqrt": "np.sqrt({0})",
+    "exp": "np.exp({0})", "exp2": "np.exp2({0})", "expm1": "np.expm1({0})", "log": "np.log({0})",
+    "log2": "np.log2({0})", "log10": "np.log10({0})", "log1p": "np.log1p({0})", "sin": "np.sin({0})",
+    "cos": "np.cos({0})", "tan": "np.tan({0})", "arcsin": "np.arcsin({0})", "arccos": "np.arccos({0})",
+    "arctan": "np.arctan({0})", "sinh": "np.sinh({0})", "cosh": "np.cosh({0})", "tanh": "np.tanh({0})",
+    "arcsinh": "np.arcsinh({0})", "arccosh": "np.arccosh({0})", "arctanh": "np.arctanh({0})",
+    "floor": "np.floor({0})", "ceil": "np.ceil({0})", "sign": "np.sign({0})", "cbrt": "np.cbrt({0})",
+    "logical_not": "(not {0})", "invert": "(~{0})",
+}
+_BINARY = {
+    "add": "({0} + {1})", "subtract": "({0} - {1})", "multiply": "({0} * {1})",
+    "true_divide": "({0} / {1})", "divide": "({0} / {1})", "power": "np.power({0}, {1})",
+    "arctan2": "np.arctan2({0}, {1})",
+    # as NumPy's (SIMD) loops: NaN propagates from either operand, and of two equal values (0.0 and
+    # -0.0) the second is the result
+    "maximum": "({0} if ({0} > {1} or {0} != {0}) else {1})",
+    "minimum": "({0} if ({0} < {1} or {0} != {0}) else {1})",
+    "equal": "({0} == {1})", "not_equal": "({0} != {1})", "less": "({0} < {1})",
+    "less_equal": "({0} <= {1})", "greater": "({0} > {1})", "greater_equal": "({0} >= {1})",
+    "bitwise_and": "({0} & {1})", "bitwise_or": "({0} | {1})", "bitwise_xor": "({0} ^ {1})",
+    "logical_and": "({0} and {1})", "logical_or": "({0} or {1})", "logical_xor": "({0} != {1})",
+}
+_FLOAT_ONLY = {"true_divide", "divide", "power", "arctan2", "sqrt", "exp", "exp2", "expm1", "log", "log2",
+               "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+               "arcsinh", "arccosh", "arctanh", "floor", "ceil", "cbrt", "sign"}
+_INT_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "invert"}
+
+# computed inline (scalar code in the fused loop): correctly rounded or exact operations, where Numba's
+# result is NumPy's bit for bit. Every other ufunc calls NumPy's own inner loop (native_rt.call_loop).
+_INLINE = {"add", "subtract", "multiply", "true_divide", "divide", "negative", "absolute", "square", "sqrt",
+           "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+           "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
+           "logical_not", "invert", "floor", "ceil"}
+
+_REDUCE = {"reduce_sum": "sum", "reduce_max": "max", "reduce_min": "min", "reduce_prod": "prod"}
+_RESHAPES = ("reshape", "squeeze", "expand_dims")
+
+
+def _default_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "funcgrad", "native")
+
+
+class NativeConfig:
+    """The native tier's settings, also reachable through funcgrad.config.update: jit_native (on when
+    numba is installed), jit_native_threshold (calls of a compiled signature on the NumPy code before its
+    native code is built; 0: at its first call), jit_native_background (build on a daemon thread, the
+    NumPy code answering meanwhile; False: inside the call that reaches the threshold),
+    jit_native_cache_dir (None: no disk cache), jit_native_max_size (largest array of a region)."""
+
+    def __init__(self):
+        self.enabled = True
+        self.threshold = 100
+        self.background = True
+        self.cache_dir = os.environ.get("FUNCGRAD_NATIVE_CACHE_DIR") or _default_cache_dir()
+        self.max_size = 65536         # largest array (elements) a region may hold
+        self.max_dot_flops = 1 << 20  # larger matrix products stay on the NumPy path (BLAS)
+        self.min_ops = 2              # a region worth a call: at least this many equations, or a loop
+        # Numba's compile time grows faster than linearly with a function's size (an unrolled 900-equation
+        # program took minutes as one function): longer runs are cut into regions of this many equations
+        self.max_region_eqns = 48
+
+
+config = NativeConfig()
+
+
+_available = None
+
+
+def available() -> bool:
+    """Whether numba is installed (checked without importing it: importing takes ~0.5 s)."""
+    global _available
+    if _available is None:
+        _available = importlib.util.find_spec("numba") is not None
+    return _available
+
+
+# --- what lowers ---------------------------------------------------------------------------------------
+
+def _ok_aval(a) -> bool:
+    return np.dtype(a.dtype) in _DTYPES and a.size <= config.max_size
+
+
+def _elementwise_form(e: Eqn):
+    """(kind, data) for an elementwise equation Numba computes as the NumPy path does, else None:
+    ("ufunc", name), ("ipow", y), ("select", None) or ("convert", None)."""
+    name = e.prim.name
+    if name not in ELEMENTWISE or e.prim.multiple_results or len(e.outvars) != 1:
+        return None
+    out = e.outvars[0].aval
+    kinds = {np.dtype(v.aval.dtype).kind for v in e.invars}
+    uf = _codegen.ufunc_of(e)
+    if uf is not None:
+        n = uf.__name__
+        if n not in _UNARY and n not in _BINARY:
+            return None
+        if n in _FLOAT_ONLY and kinds - {"f"}:
+            return None
+        if n in _INT_ONLY and kinds - {"i", "b"}:
+            return None
+        if n == "negative" and kinds & {"b"}:
+            return None
+        return "ufunc", n
+    extra = _codegen._extra_operand(e)
+    if extra is not None:
+        return "ipow", e.params["y"]
+    if name == "select" and len(e.invars) == 3 and np.dtype(e.invars[0].aval.dtype).kind == "b":
+        return "select", None
+    if name == "convert_element_type" and np.dtype(out.dtype).kind in "fb" and \
+            np.dtype(e.invars[0].aval.dtype).kind in "fib":
+        return "convert", None
+    return None
+
+
+class _UFuncObject(ctypes.Structure):
+    """The head of NumPy's PyUFuncObject (numpy/ufuncobject.h), up to the loop table and its types."""
+    _fields_ = [("ob_refcnt", ctypes.c_ssize_t), ("ob_type", ctypes.c_void_p), ("nin", ctypes.c_int),
+                ("nout", ctypes.c_int), ("nargs", ctypes.c_int), ("identity", ctypes.c_int),
+                ("functions", ctypes.POINTER(ctypes.c_void_p)), ("data", ctypes.POINTER(ctypes.c_void_p)),
+                ("ntypes", ctypes.c_int), ("reserved1", ctypes.c_int), ("name", ctypes.c_char_p)]
+
+
+_LOOP_T = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_LOOP_CACHE: dict = {}
+
+
+def _run_loop(fptr, data, arrays, n):
+    args = (ctypes.c_void_p * len(arrays))(*[a.ctypes.data for a in arrays])
+    steps = (ctypes.c_ssize_t * len(arrays))(*[a.strides[0] if a.shape[0] > 1 else 0 for a in arrays])
+    _LOOP_T(fptr)(args, (ctypes.c_ssize_t * 1)(n), steps, ctypes.c_void_p(data or 0))
+
+
+def ufunc_loop(uf: np.ufunc, sig: str):
+    """(address, data) of NumPy's inner loop of `uf` for the signature `sig` ("ff->f"), or None when the
+    ufunc object does not look as expected or the loop, called on test values (special values included),
+    does not give the ufunc's own results bit for bit."""
+    key = (uf.__name__, sig)
+    if key in _LOOP_CACHE:
+        return _LOOP_CACHE[key]
+    res = None
+    try:
+        head = _UFuncObject.from_address(id(uf))
+        if (head.nin, head.nout, head.ntypes, head.name) == (uf.nin, uf.nout, uf.ntypes, uf.__name__.encode()) \
+                and sig in uf.types and head.functions:
+            i = uf.types.index(sig)
+            fptr, data = head.functions[i], head.data[i] if head.data else None
+            if fptr and _self_test(uf, sig, fptr, data):
+                res = (int(fptr), int(data or 0))
+    except Exception:  # noqa: BLE001 - an unexpected layout: this ufunc stays on the NumPy path
+        res = None
+    _LOOP_CACHE[key] = res
+    return res
+
+
+def _self_test(uf, sig, fptr, data) -> bool:
+    ins = [np.dtype(c) for c in sig.split("->")[0]]
+    out = np.dtype(sig.split("->")[1])
+    rng = np.random.default_rng(0)
+    special = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 3.0, 1e-30, -1e-30, 1e30, -1e30, np.inf, -np.inf, np.nan,
+               88.7, 89.0, 710.0, -745.0, 20.0, -20.0]
+    base = np.concatenate([np.array(special), rng.standard_normal(200) * 3, rng.standard_normal(50) * 100])
+    arrs = [np.ascontiguousarray((base if k == 0 else rng.permutation(base)).astype(dt))
+            for k, dt in enumerate(ins)]
+    with np.errstate(all="ignore"):
+        want = uf(*arrs)
+        got = np.empty(base.size, out)
+        _run_loop(fptr, data, arrs + [got], base.size)
+    return want.dtype == out and np.array_equal(want, got, equal_nan=True) and \
+        np.array_equal(np.signbit(want), np.signbit(got))
+
+
+def _call_form(e: Eqn):
+    """For an elementwise equation computed by one of NumPy's inner loops: (ufunc, signature, extra
+    literal operand or None); None for one computed inline."""
+    extra = _codegen._extra_operand(e)
+    if extra is not None:
+        if extra[1] is None:  # x * x
+            return None
+        dt = np.dtype(e.invars[0].aval.dtype)
+        return np.power, dt.char * 2 + "->" + dt.char, float(extra[1])
+    uf = _codegen.ufunc_of(e)
+    if uf is None or uf.__name__ in _INLINE:
+        return None
+    sig = "".join(np.dtype(v.aval.dtype).char for v in e.invars) + "->" + np.dtype(e.outvars[0].aval.dtype).char
+    return uf, sig, None
+
+
+def _broadcast_ok(shape, out_shape) -> bool:
+    if len(shape) > len(out_shape):
+        return False
+    return all(a == b or a == 1 for a, b in zip(shape[::-1], out_shape[::-1]))
+
+
+def _dot_dims(e: Eqn):
+    (lc, rc), (lb, rb) = e.params["dimension_numbers"]
+    return tuple(lc), tuple(rc), tuple(lb), tuple(rb)
+
+
+def supported(e: Eqn) -> bool:
+    """Whether the native code generator takes e (all its arrays small, dtypes Numba handles)."""
+    if not all(_ok_aval(v.aval) for v in list(e.invars) + list(e.outvars)):
+        return False
+    name = e.prim.name
+    if name in ELEMENTWISE:
+        f = _elementwise_form(e)
+        c = _call_form(e) if f is not None else None
+        if c is not None and ufunc_loop(c[0], c[1]) is None:
+            return False
+        return f is not None and all(_broadcast_ok(tuple(v.aval.shape), tuple(e.outvars[0].aval.shape))
+                                     for v in e.invars)
+    if name in _RESHAPES or name in ("broadcast_in_dim", "transpose", "slice", "concatenate"):
+        return not e.prim.multiple_results and len(e.outvars) == 1 and \
+            (name != "slice" or all(s > 0 for s in e.params.get("strides") or (1,)))
+    if name in _REDUCE:
+        x = e.invars[0].aval
+        return set(e.params) == {"axes"} and np.dtype(x.dtype).kind in "fi" and \
+            (name in ("reduce_sum", "reduce_prod") or x.size > 0) and x.dtype == e.outvars[0].aval.dtype
+    if name == "dot_general":
+        a, b = (v.aval for v in e.invars)
+        out = e.outvars[0].aval
+        pt = e.params.get("preferred_element_type")
+        if a.dtype != b.dtype or a.dtype != out.dtype or (pt is not None and np.dtype(pt) != out.dtype):
+            return False
+        if np.dtype(out.dtype).kind not in "fi":
+            return False
+        lc, rc, _, _ = _dot_dims(e)
+        k = 1
+        for d in lc:
+            k *= a.shape[d]
+        return 2 * k * out.size <= config.max_dot_flops
+    if name == "scan":
+        j = e.params["jaxpr"]
+        return all(supported(q) for q in j.eqns) and _consts_ok(j)
+    if name == "while":
+        cj, bj = e.params["cond_jaxpr"], e.params["body_jaxpr"]
+        return all(supported(q) for q in cj.eqns + bj.eqns) and _consts_ok(cj) and _consts_ok(bj)
+    return False
+
+
+def _consts_ok(j: Jaxpr) -> bool:
+    return all(isinstance(buffer_of(c), (np.ndarray, np.generic)) for c in j.consts)
+
+
+def _is_loop(e: Eqn) -> bool:
+    return e.prim.name in ("scan", "while")
+
+
+# --- the generated function ------------------------------------------------------------------------------
+
+class _Emitter:
+    """Writes the body of one Numba function: `lines` at increasing indentation, variable names, and
+    the constant arrays it takes as extra arguments."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.names: dict = {}
+        self.const_args: list = []   # (name, buffer)
+        self.literals: dict = {}     # Var -> literal expression of a uniform constant
+        self.ntemp = 0
+        self.loops: list = []        # (address, data) of the NumPy inner loops the function calls
+        self.uses_calls = False
+
+    def loop_index(self, uf, sig) -> int:
+        lp = ufunc_loop(uf, sig)
+        if lp not in self.loops:
+            self.loops.append(lp)
+        return self.loops.index(lp)
+
+    def name(self, v: Var) -> str:
+        lit = self.literals.get(v)
+        if lit is not None:
+            return lit
+        n = self.names.get(v)
+        if n is None:
+            n = self.names[v] = f"v{len(self.names)}"
+        return n
+
+    def temp(self, hint="t") -> str:
+        self.ntemp += 1
+        return f"{hint}{self.ntemp}"
+
+    def emit(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+    # constants ------------------------------------------------------------------------------------
+    def bind_consts(self, j: Jaxpr, depth: int) -> None:
+        for v, c in zip(j.constvars, j.consts):
+            if v in self.names or v in self.literals:
+                continue
+            buf = buffer_of(c)
+            u = uniform_value(c, limit=0)
+            if u is not None and not v.aval.shape:
+                self.literals[v] = _literal(u, v.aval.dtype)
+            elif u is not None:
+                # a uniform array: a scalar read at every index
+                self.literals[v] = _literal(u, v.aval.dtype)
+            else:
+                n = self.name(v)
+                self.const_args.append((n, np.asarray(buf)))
+
+    def is_scalar(self, v: Var) -> bool:
+        """Held as a Numba scalar: a rank-0 value or a uniform constant."""
+        return not v.aval.shape or v in self.literals
+
+
+def _literal(u, dtype) -> str:
+    dt = np.dtype(dtype)
+    cast = f"np.{_DTYPES[dt]}"
+    if dt.kind == "b":
+        return "True" if bool(u) else "False"
+    if dt.kind == "f":
+        x = float(u)
+        if x != x:
+            s = "np.nan"
+        elif x in (float("inf"), float("-inf")):
+            s = "np.inf" if x > 0 else "-np.inf"
+        else:
+            s = repr(x)
+        return f"{cast}({s})"
+    return f"{cast}({int(u)})"
+
+
+def _cast(dtype) -> str:
+    return f"np.{_DTYPES[np.dtype(dtype)]}"
+
+
+def _idx(names) -> str:
+    return ", ".join(names) if names else "()"
+
+
+def _loops(em: _Emitter, depth: int, shape) -> tuple[list[str], int]:
+    idx = []
+    for d in shape:
+        i = em.temp("i")
+        em.emit(depth, f"for {i} in range({d}):")
+        idx.append(i)
+        depth += 1
+    return idx, depth
+
+
+def _read(em: _Emitter, v: Var, idx, shape, local: dict, views: dict) -> str:
+    """The element of v at the loop index `idx` over `shape` (right-aligned broadcasting)."""
+    if v in local:
+        return local[v]
+    if v in views:
+        arr, expanded = views[v]
+        sub = [i if expanded[k] != 1 or shape[k] == 1 else "0" for k, i in enumerate(idx)]
+        return f"{arr}[{_idx(sub)}]"
+    if em.is_scalar(v):
+        return em.name(v)
+    vs = tuple(v.aval.shape)
+    off = len(shape) - len(vs)
+    sub = [idx[off + k] if vs[k] != 1 or shape[off + k] == 1 else "0" for k in range(len(vs))]
+    return f"{em.name(v)}[{_idx(sub)}]"
+
+
+def _scalar_expr(e: Eqn, ops: list[str]) -> str:
+    kind, data = _elementwise_form(e)
+    out = e.outvars[0].aval.dtype
+    if kind == "ufunc":
+        tmpl = _UNARY.get(data) or _BINARY[data]
+        expr = tmpl.format(*ops)
+    elif kind == "ipow":
+        expr = f"({ops[0]} * {ops[0]})" if data == 2 else f"np.power({ops[0]}, {_cast(out)}({float(data)!r}))"
+    elif kind == "select":
+        expr = f"({ops[1]} if {ops[0]} else {ops[2]})"
+    else:  # convert
+        if np.dtype(out).kind == "b":
+            expr = f"({ops[0]} != 0)"
+        else:
+            expr = ops[0]
+    return f"{_cast(out)}({expr})"
+
+
+def _emit_group(em: _Emitter, depth: int, g: _fusion.FusedGroup) -> None:
+    """A fused elementwise group: runs of inline members as one loop nest over the group's shape (values
+    in registers), each member computed by a NumPy inner loop as one call over the whole shape. A value
+    is stored to an array when read after its loop (by a call, a later loop or after the group)."""
+    shape = g.shape
+    if not g.outputs:
+        return
+    views, local0 = {}, {}
+    for w, (x, expanded) in g.broadcasts.items():
+        if em.is_scalar(x):
+            local0[w] = em.name(x)
+            continue
+        t = em.temp("b")
+        em.emit(depth, f"{t} = np.ascontiguousarray({em.name(x)}).reshape({tuple(expanded)!r})")
+        views[w] = (t, tuple(expanded))
+    calls = {id(e): _call_form(e) for e in g.eqns}
+    seg, segs = 0, {}
+    for e in g.eqns:
+        if calls[id(e)] is not None:
+            seg += 1
+            segs[id(e)] = ("call", seg)
+            seg += 1
+        else:
+            segs[id(e)] = seg
+    made = {e.outvars[0]: e for e in g.eqns}
+    last = {}
+    for n, e in enumerate(g.eqns):
+        for v in e.invars:
+            last[v] = n
+    outs = set(g.outputs)
+    stored = set(outs)
+    for e in g.eqns:
+        for v in e.invars:
+            p = made.get(v)
+            if p is not None and (calls[id(e)] is not None or segs[id(p)] != segs[id(e)]):
+                stored.add(v)
+    for e in g.eqns:
+        if calls[id(e)] is not None:
+            stored.add(e.outvars[0])
+    arr = {}          # stored group value -> its array's name
+    free = []         # arrays of dead stored values (not outputs): (name, dtype)
+    n = 1
+    for d in shape:
+        n *= d
+
+    def alloc(v):
+        """(array name for stored value v, whether it must be allocated); scalars: v's own name."""
+        if not shape:
+            return em.name(v), False
+        dt = np.dtype(v.aval.dtype)
+        if v not in outs:
+            for k, (nm, fdt) in enumerate(free):
+                if fdt == dt:
+                    del free[k]
+                    return nm, False
+        return (em.name(v) if v in outs else em.temp("m")), True
+
+    def release(k):
+        for v in dict.fromkeys(g.eqns[k].invars):
+            if v in arr and last.get(v) == k and v not in outs:
+                free.append((arr[v], np.dtype(v.aval.dtype)))
+
+    k = 0
+    eqns = g.eqns
+    while k < len(eqns):
+        e = eqns[k]
+        if calls[id(e)] is not None:
+            _emit_call(em, depth, e, calls[id(e)], shape, n, arr, views, local0, alloc)
+            release(k)
+            k += 1
+            continue
+        # one loop over the run of inline members starting here
+        run = []
+        while k < len(eqns) and calls[id(eqns[k])] is None:
+            run.append(k)
+            k += 1
+        dests = {}
+        for j in run:
+            o = eqns[j].outvars[0]
+            if o in stored:
+                nm, fresh = alloc(o)
+                dests[o] = nm
+                if fresh:
+                    em.emit(depth, f"{nm} = np.empty({shape!r}, {_cast(o.aval.dtype)})")
+        if shape:
+            idx, d = _loops(em, depth, shape)
+        else:
+            idx, d = [], depth
+        local = dict(local0)
+        for j in run:
+            e = eqns[j]
+            ops = [local[v] if v in local else (f"{arr[v]}[{_idx(idx)}]" if v in arr and shape else
+                   arr[v] if v in arr else _read(em, v, idx, shape, local, views)) for v in e.invars]
+            o = e.outvars[0]
+            t = em.temp()
+            em.emit(d, f"{t} = {_scalar_expr(e, ops)}")
+            local[o] = t
+            if o in dests:
+                em.emit(d, f"{dests[o]}[{_idx(idx)}] = {t}" if shape else f"{dests[o]} = {t}")
+        for j in run:
+            o = eqns[j].outvars[0]
+            if o in dests:
+                arr[o] = dests[o]
+            release(j)
+    for v in g.outputs:
+        if arr.get(v) != em.name(v):
+            em.emit(depth, f"{em.name(v)} = {arr[v]}")
+
+
+def _emit_call(em: _Emitter, depth: int, e: Eqn, form, shape, n: int, arr: dict, views: dict, local0: dict,
+               alloc) -> None:
+    """e as one call of NumPy's inner loop over the group's n elements (contiguous operands, or stride
+    0 for a scalar), writing a stored array of the group's shape."""
+    uf, sig, extra = form
+    k = em.loop_index(uf, sig)
+    ptrs, steps, keep = [], [], []
+    ins = list(e.invars)
+    dts = [np.dtype(c) for c in sig.split("->")[0]]
+    operands = [(v, dts[j]) for j, v in enumerate(ins)]
+    if extra is not None:
+        operands.append((None, dts[1]))
+    for v, dt in operands:
+        if v is None or em.is_scalar(v) or v in local0 or (v in arr and not shape):
+            val = _literal(extra, dt) if v is None else local0.get(v) or (arr[v] if v in arr else em.name(v))
+            t = em.temp("x")
+            em.emit(depth, f"{t} = np.empty(1, {_cast(dt)})")
+            em.emit(depth, f"{t}[0] = {val}")
+            ptrs.append(t)
+            steps.append("0")
+        elif v in arr:
+            ptrs.append(arr[v])
+            steps.append(str(dt.itemsize))
+        else:
+            src = views[v][0] if v in views else em.name(v)
+            t = em.temp("x")
+            if v in views or tuple(v.aval.shape) != tuple(shape):
+                em.emit(depth, f"{t} = np.ascontiguousarray(np.broadcast_to({src}, {shape!r}))")
+            else:
+                em.emit(depth, f"{t} = np.ascontiguousarray({src})")
+            ptrs.append(t)
+            steps.append(str(dt.itemsize))
+    o = e.outvars[0]
+    odt = np.dtype(o.aval.dtype)
+    on, fresh = alloc(o)
+    if not shape:
+        on, fresh = em.temp("r"), True
+    if fresh:
+        em.emit(depth, f"{on} = np.empty({shape if shape else (1,)!r}, {_cast(odt)})")
+    ptrs.append(on)
+    steps.append(str(odt.itemsize))
+    em.uses_calls = True
+    for j, (pn, st) in enumerate(zip(ptrs, steps)):
+        em.emit(depth, f"_P[{j}] = {pn}.ctypes.data")
+        em.emit(depth, f"_S[{j}] = {st}")
+    em.emit(depth, f"_D[0] = {n}")
+    em.emit(depth, f"call_loop(_L[{k}], _LD[{k}], _P.ctypes.data, _D.ctypes.data, _S.ctypes.data)")
+    em.emit(depth, f"_D[1] = {' + '.join(f'{pn}.size' for pn in ptrs)}")  # (keeps the operands alive)
+    if shape:
+        arr[o] = on
+    else:  # a scalar group: the value itself, read as such by later members
+        em.emit(depth, f"{em.name(o)} = {on}[0]")
+        arr[o] = em.name(o)
+
+
+def _emit_eqn(em: _Emitter, depth: int, e: Eqn) -> None:
+    name = e.prim.name
+    if name == "scan":
+        return _emit_scan(em, depth, e)
+    if name == "while":
+        return _emit_while(em, depth, e)
+    o = e.outvars[0]
+    on = em.name(o)
+    oshape = tuple(o.aval.shape)
+    x = e.invars[0] if e.invars else None
+    if name in _RESHAPES:
+        if em.is_scalar(x) and not oshape:
+            em.emit(depth, f"{on} = {em.name(x)}")
+        elif em.is_scalar(x):
+            em.emit(depth, f"{on} = np.full({oshape!r}, {em.name(x)}, {_cast(o.aval.dtype)})")
+        elif not oshape:
+            em.emit(depth, f"{on} = {em.name(x)}[{_idx(['0'] * x.aval.ndim)}]")
+        else:
+            em.emit(depth, f"{on} = np.ascontiguousarray({em.name(x)}).reshape({oshape!r})")
+        return
+    if name == "broadcast_in_dim":
+        if em.is_scalar(x):
+            em.emit(depth, f"{on} = np.full({oshape!r}, {em.name(x)}, {_cast(o.aval.dtype)})")
+            return
+        dims = tuple(e.params["broadcast_dimensions"])
+        xs = tuple(x.aval.shape)
+        em.emit(depth, f"{on} = np.empty({oshape!r}, {_cast(o.aval.dtype)})")
+        idx, d = _loops(em, depth, oshape)
+        sub = [idx[dims[k]] if xs[k] != 1 or oshape[dims[k]] == 1 else "0" for k in range(len(xs))]
+        em.emit(d, f"{on}[{_idx(idx)}] = {em.name(x)}[{_idx(sub)}]")
+        return
+    if name == "transpose":
+        if em.is_scalar(x):  # (a uniform constant)
+            em.emit(depth, f"{on} = np.full({oshape!r}, {em.name(x)}, {_cast(o.aval.dtype)})")
+            return
+        perm = tuple(e.params["permutation"])
+        em.emit(depth, f"{on} = np.empty({oshape!r}, {_cast(o.aval.dtype)})")
+        idx, d = _loops(em, depth, oshape)
+        sub = [None] * len(perm)
+        for k, p in enumerate(perm):
+            sub[p] = idx[k]
+        em.emit(d, f"{on}[{_idx(idx)}] = {em.name(x)}[{_idx(sub)}]")
+        return
+    if name == "slice":
+        p = e.params
+        strides = p.get("strides") or (1,) * len(p["start_indices"])
+        if em.is_scalar(x):
+            em.emit(depth, f"{on} = np.full({oshape!r}, {em.name(x)}, {_cast(o.aval.dtype)})")
+            return
+        parts = [f"{s}:{l}" + (f":{k}" if k != 1 else "")
+                 for s, l, k in zip(p["start_indices"], p["limit_indices"], strides)]
+        em.emit(depth, f"{on} = {em.name(x)}[{', '.join(parts)}]")
+        return
+    if name == "concatenate":
+        ax = e.params["dimension"]
+        ins = []
+        for v in e.invars:
+            if em.is_scalar(v):
+                t = em.temp("c")
+                em.emit(depth, f"{t} = np.full({tuple(v.aval.shape)!r}, {em.name(v)}, {_cast(v.aval.dtype)})")
+                ins.append(t)
+            else:
+                ins.append(em.name(v))
+        em.emit(depth, f"{on} = np.concatenate(({', '.join(ins)},), axis={ax})")
+        return
+    if name in _REDUCE:
+        return _emit_reduce(em, depth, e)
+    if name == "dot_general":
+        return _emit_dot(em, depth, e)
+    raise NotImplementedError(f"native: no lowering for {name}")
+
+
+def _read_any(em: _Emitter, v: Var, sub) -> str:
+    return em.name(v) if em.is_scalar(v) else f"{em.name(v)}[{_idx(sub)}]"
+
+
+def _emit_reduce(em: _Emitter, depth: int, e: Eqn) -> None:
+    x, o = e.invars[0], e.outvars[0]
+    kind = _REDUCE[e.prim.name]
+    axes = set(e.params["axes"])
+    xs = tuple(x.aval.shape)
+    dt = np.dtype(o.aval.dtype)
+    if kind == "sum":
+        init = _literal(-0.0, dt) if dt.kind == "f" else _literal(0, dt)  # -0.0 + y == y, as y alone
+    elif kind == "prod":
+        init = _literal(1, dt)
+    elif dt.kind == "f":
+        init = _literal(-np.inf if kind == "max" else np.inf, dt)
+    else:
+        info = np.iinfo(dt)
+        init = _literal(info.min if kind == "max" else info.max, dt)
+    on = em.name(o)
+    oshape = tuple(o.aval.shape)
+    cast = _cast(dt)
+    scalar_out = not oshape
+    if scalar_out:
+        acc = em.temp("a")
+        em.emit(depth, f"{acc} = {init}")
+    else:
+        em.emit(depth, f"{on} = np.full({oshape!r}, {init}, {cast})")
+    idx, d = _loops(em, depth, xs)
+    val = _read_any(em, x, idx)
+    kept = [i for k, i in enumerate(idx) if k not in axes]
+    tgt = acc if scalar_out else f"{on}[{_idx(kept)}]"
+    if kind == "sum":
+        em.emit(d, f"{tgt} = {cast}({tgt} + {val})")
+    elif kind == "prod":
+        em.emit(d, f"{tgt} = {cast}({tgt} * {val})")
+    else:
+        t = em.temp()
+        cmp = ">" if kind == "max" else "<"
+        em.emit(d, f"{t} = {val}")
+        em.emit(d, f"if {t} {cmp} {tgt} or {t} != {t}:")
+        em.emit(d + 1, f"{tgt} = {t}")
+    if scalar_out:
+        em.emit(depth, f"{on} = {acc}")
+
+
+def _emit_dot(em: _Emitter, depth: int, e: Eqn) -> None:
+    a, b = e.invars
+    o = e.outvars[0]
+    lc, rc, lb, rb = _dot_dims(e)
+    ash, bsh = tuple(a.aval.shape), tuple(b.aval.shape)
+    lf = [d for d in range(len(ash)) if d not in lc and d not in lb]
+    rf = [d for d in range(len(bsh)) if d not in rc and d not in rb]
+    oshape = tuple(o.aval.shape)
+    cast = _cast(o.aval.dtype)
+    on = em.name(o)
+    if oshape:
+        em.emit(depth, f"{on} = np.empty({oshape!r}, {cast})")
+    idx, d = _loops(em, depth, oshape)
+    nb = len(lb)
+    bidx, li, ri = idx[:nb], idx[nb:nb + len(lf)], idx[nb + len(lf):]
+    acc = em.temp("a")
+    em.emit(d, f"{acc} = {_literal(0, o.aval.dtype)}")
+    cidx, d2 = _loops(em, d, [ash[k] for k in lc])
+    asub, bsub = [None] * len(ash), [None] * len(bsh)
+    for k, dd in enumerate(lb):
+        asub[dd] = bidx[k]
+    for k, dd in enumerate(rb):
+        bsub[dd] = bidx[k]
+    for k, dd in enumerate(lf):
+        asub[dd] = li[k]
+    for k, dd in enumerate(rf):
+        bsub[dd] = ri[k]
+    for k, (da, db) in enumerate(zip(lc, rc)):
+        asub[da] = cidx[k]
+        bsub[db] = cidx[k]
+    em.emit(d2, f"{acc} = {acc} + {_read_any(em, a, asub)} * {_read_any(em, b, bsub)}")
+    if oshape:
+        em.emit(d, f"{on}[{_idx(idx)}] = {cast}({acc})")
+    else:
+        em.emit(d, f"{on} = {cast}({acc})")
+
+
+def _emit_body(em: _Emitter, depth: int, j: Jaxpr) -> None:
+    """The equations of j (its invars already named), elementwise groups fused."""
+    em.bind_consts(j, depth)
+    for it in _fusion.plan(j, _fusible, lambda e: True, min_ops=1):
+        if isinstance(it, _fusion.FusedGroup):
+            _emit_group(em, depth, it)
+        else:
+            _emit_eqn(em, depth, it)
+
+
+def _fusible(e: Eqn) -> bool:
+    return e.prim.name in ELEMENTWISE and _elementwise_form(e) is not None
+
+
+def _assign(em: _Emitter, depth: int, dst: Var, src: Var) -> None:
+    """dst's name takes src's value (a carry moving round a loop)."""
+    if em.is_scalar(dst) or not dst.aval.shape:
+        em.emit(depth, f"{em.name(dst)} = {em.name(src)}")
+    elif em.is_scalar(src):
+        em.emit(depth, f"{em.name(dst)} = np.full({tuple(dst.aval.shape)!r}, {em.name(src)}, "
+                       f"{_cast(dst.aval.dtype)})")
+    else:  # (copied contiguous: a loop-carried variable keeps one Numba type)
+        em.emit(depth, f"{em.name(dst)} = np.ascontiguousarray({em.name(src)})")
+
+
+def _carry_var(em: _Emitter, depth: int, init: Var, aval) -> str:
+    n = em.temp("k")
+    if not aval.shape:
+        em.emit(depth, f"{n} = {em.name(init)}")
+    elif em.is_scalar(init):
+        em.emit(depth, f"{n} = np.full({tuple(aval.shape)!r}, {em.name(init)}, {_cast(aval.dtype)})")
+    else:
+        em.emit(depth, f"{n} = np.ascontiguousarray({em.name(init)}).copy()")
+    return n
+
+
+def _emit_scan(em: _Emitter, depth: int, e: Eqn) -> None:
+    p = e.params
+    j, nc, k, length, reverse = p["jaxpr"], p["n_consts"], p["n_carry"], p["length"], p["reverse"]
+    args = e.invars
+    consts, init, xs = args[:nc], args[nc:nc + k], args[nc + k:]
+    carries = [_carry_var(em, depth, v, v.aval) for v in init]
+    ys = e.outvars[k:]
+    for y in ys:
+        em.emit(depth, f"{em.name(y)} = np.empty({tuple(y.aval.shape)!r}, {_cast(y.aval.dtype)})")
+    i = em.temp("s")
+    rng = f"range({length} - 1, -1, -1)" if reverse else f"range({length})"
+    em.emit(depth, f"for {i} in {rng}:")
+    d = depth + 1
+    bin_ = j.invars
+    for bv, v in zip(bin_[:nc], consts):
+        _alias(em, bv, v)
+    for bv, c in zip(bin_[nc:nc + k], carries):
+        em.names[bv] = c
+    for bv, x in zip(bin_[nc + k:], xs):
+        if em.is_scalar(x):
+            _alias(em, bv, x)
+        else:
+            em.emit(d, f"{em.name(bv)} = {em.name(x)}[{i}]")
+    _emit_body(em, d, j)
+    outs = j.outvars
+    for y, ov in zip(ys, outs[k:]):
+        em.emit(d, f"{em.name(y)}[{i}] = {em.name(ov)}")
+    news = [_carried(em, ov) for ov in outs[:k]]
+    tmps = [em.temp("n") for _ in news]
+    for t, n in zip(tmps, news):  # (all read before any carry is rebound)
+        em.emit(d, f"{t} = {n}")
+    for c, t in zip(carries, tmps):
+        em.emit(d, f"{c} = {t}")
+    for c, ov in zip(carries, e.outvars[:k]):
+        em.emit(depth, f"{em.name(ov)} = {c}")
+
+
+def _carried(em: _Emitter, v: Var) -> str:
+    if not v.aval.shape:
+        return em.name(v)
+    if em.is_scalar(v):
+        return f"np.full({tuple(v.aval.shape)!r}, {em.name(v)}, {_cast(v.aval.dtype)})"
+    return f"np.ascontiguousarray({em.name(v)})"
+
+
+def _alias(em: _Emitter, inner: Var, outer: Var) -> None:
+    if outer in em.literals:
+        em.literals[inner] = em.literals[outer]
+    else:
+        em.names[inner] = em.name(outer)
+
+
+def _emit_while(em: _Emitter, depth: int, e: Eqn) -> None:
+    p = e.params
+    cj, bj, ncc, nbc = p["cond_jaxpr"], p["body_jaxpr"], p["n_cond_consts"], p["n_body_consts"]
+    args = e.invars
+    cc, bc, init = args[:ncc], args[ncc:ncc + nbc], args[ncc + nbc:]
+    carries = [_carry_var(em, depth, v, v.aval) for v in init]
+    em.emit(depth, "while True:")
+    d = depth + 1
+    for bv, v in zip(cj.invars[:ncc], cc):
+        _alias(em, bv, v)
+    for bv, c in zip(cj.invars[ncc:], carries):
+        em.names[bv] = c
+    _emit_body(em, d, cj)
+    em.emit(d, f"if not {em.name(cj.outvars[0])}:")
+    em.emit(d + 1, "break")
+    for bv, v in zip(bj.invars[:nbc], bc):
+        _alias(em, bv, v)
+    for bv, c in zip(bj.invars[nbc:], carries):
+        em.names[bv] = c
+    _emit_body(em, d, bj)
+    news = [_carried(em, ov) for ov in bj.outvars]
+    tmps = [em.temp("n") for _ in news]
+    for t, n in zip(tmps, news):  # (all read before any carry is rebound)
+        em.emit(d, f"{t} = {n}")
+    for c, t in zip(carries, tmps):
+        em.emit(d, f"{c} = {t}")
+    for c, ov in zip(carries, e.outvars):
+        em.emit(depth, f"{em.name(ov)} = {c}")
+
+
+# --- regions -----------------------------------------------------------------------------------------
+
+class Region:
+    """A run of supported equations: its inputs (read from outside), outputs (read after it) and the
+    generated source; `kernel` is the compiled Numba function once built."""
+
+    def __init__(self, eqns, invars, outvars):
+        self.eqns, self.invars, self.outvars = eqns, invars, outvars
+        self.source = None
+        self.const_bufs = ()
+        self.kernel = None
+        self.scalar_out = ()
+
+
+def find_regions(jaxpr: Jaxpr) -> list:
+    """The program as a list of Eqn (NumPy path) and Region items, in program order."""
+    items, run = [], []
+
+    def close():
+        if not run:
+            return
+        if len(run) >= config.min_ops or any(_is_loop(e) for e in run):
+            items.append(run[:])
+        else:
+            items.extend(run)
+        run.clear()
+
+    for e in jaxpr.eqns:
+        if supported(e):
+            run.append(e)
+            if len(run) >= config.max_region_eqns:
+                close()
+        else:
+            close()
+            items.append(e)
+    close()
+    # inputs / outputs of each region
+    readers_after = {}
+    for k, it in enumerate(items):
+        for e in (it if isinstance(it, list) else [it]):
+            for v in e.invars:
+                readers_after.setdefault(v, set()).add(k)
+    outset = set(jaxpr.outvars)
+    result = []
+    for k, it in enumerate(items):
+        if not isinstance(it, list):
+            result.append(it)
+            continue
+        made = {v for e in it for v in e.outvars}
+        ins = []
+        for e in it:
+            for v in e.invars:
+                if v not in made and v not in ins:
+                    ins.append(v)
+        outs = [v for e in it for v in e.outvars
+                if v in outset or any(r != k for r in readers_after.get(v, ()))]
+        result.append(Region(it, ins, outs))
+    return result
+
+
+def region_source(r: Region, const_val: dict, fname: str) -> str:
+    """The Numba function of a region: fn(*const_args, *inputs) -> tuple of outputs."""
+    em = _Emitter()
+    j = Jaxpr([], [], list(r.invars), list(r.eqns), list(r.outvars))
+    params = []
+    body_start = []
+    for v in r.invars:
+        if v in const_val:
+            u = uniform_value(const_val[v], limit=0)
+            if u is not None:
+                em.literals[v] = _literal(u, v.aval.dtype)
+                continue
+            n = em.name(v)
+            em.const_args.append((n, np.asarray(buffer_of(const_val[v]))))
+            continue
+        n = em.name(v)
+        if v.aval.shape:
+            params.append(n)
+        else:
+            p = f"{n}_in"
+            params.append(p)
+            body_start.append(f"{n} = {p}[()]")
+    _emit_body(em, 1, j)
+    rets = []
+    for v in r.outvars:
+        if em.is_scalar(v) and v.aval.shape:
+            rets.append(f"np.full({tuple(v.aval.shape)!r}, {em.name(v)}, {_cast(v.aval.dtype)})")
+        else:
+            rets.append(em.name(v))
+    cargs = ["_L", "_LD"] + [n for n, _ in em.const_args]
+    head = f"def {fname}({', '.join(cargs + params)}):"
+    if em.uses_calls:
+        body_start += ["_P = np.empty(4, np.intp)", "_S = np.empty(4, np.intp)", "_D = np.empty(2, np.intp)"]
+    lines = [head] + ["    " + s for s in body_start] + em.lines + \
+        [f"    return ({''.join(x + ', ' for x in rets)})"]
+    loops = em.loops or [(0, 0)]
+    r.const_bufs = (np.array([a for a, _ in loops], np.int64), np.array([d for _, d in loops], np.int64)) + \
+        tuple(b for _, b in em.const_args)
+    r.scalar_out = tuple(np.dtype(v.aval.dtype) if not v.aval.shape else None for v in r.outvars)
+    return "\n".join(lines) + "\n"
+
+
+# --- compiling: source -> cached module -> njit ----------------------------------------------------------
+
+_compile_lock = threading.Lock()
+
+
+_PRELUDE = "import numpy as np\nfrom funcgrad._src.interpreters.compiler.native_rt import call_loop\n\n"
+
+
+def _load(source: str, fname: str):
+    """The njit-compiled function of `source` (a module in the cache dir, so Numba can cache it)."""
+    import numba  # noqa: PLC0415 - optional dependency, imported only when the native tier runs
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    modname = f"funcgrad_native_{digest}"
+    d = config.cache_dir
+    with _compile_lock:
+        mod = sys.modules.get(modname)
+        if mod is None:
+            if d:
+                os.makedirs(d, exist_ok=True)
+                path = os.path.join(d, modname + ".py")
+                if not os.path.exists(path):
+                    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+                    with open(tmp, "w") as fh:
+                        fh.write(_PRELUDE + source)
+                    os.replace(tmp, path)  # (atomic: another process may write the same file)
+                spec = importlib.util.spec_from_file_location(modname, path)
+                mod = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(mod)
+            else:
+                mod = types.ModuleType(modname)
+                exec(compile(_PRELUDE, "<native prelude>", "exec"), mod.__dict__)
+                exec(compile(source, f"<native {digest}>", "exec"), mod.__dict__)
+            sys.modules[modname] = mod
+        fn = getattr(mod, fname)
+        return numba.njit(cache=bool(d), nogil=True, error_model="numpy")(fn)
+
+
+def _region_prim(r: Region) -> Primitive:
+    def impl(xp):
+        return _region_runner(r)
+    p = Primitive("native_region", impl=impl, abstract_eval=lambda *a, **k: [v.aval for v in r.outvars],
+                  multiple_results=True, register=False)
+    return p
+
+
+def _region_runner(r: Region):
+    kern, consts, scal = r.kernel, r.const_bufs, r.scalar_out
+    if not any(s is not None for s in scal):
+        if consts:
+            return lambda *bufs: kern(*consts, *bufs)
+        return kern
+
+    def run(*bufs):
+        outs = kern(*consts, *bufs)
+        return [o if s is None else np.asarray(o, s) for o, s in zip(outs, scal)]
+    return run
+
+
+def compile_native(jaxpr: Jaxpr):
+    """jaxpr (optimised) as a codegen.Compiled whose regions run natively, or None when no region
+    lowers. Compiles (or loads from the disk cache) with Numba: seconds for a large program, so jit
+    calls this on its tiering thread. `jaxpr` is compiler.lower's result (what codegen compiles)."""
+    if not available():
+        return None
+    items = find_regions(jaxpr)
+    regions = [it for it in items if isinstance(it, Region)]
+    if not regions:
+        return None
+    const_val = dict(zip(jaxpr.constvars, jaxpr.consts))
+    sources = []
+    for k, r in enumerate(regions):
+        r.source = region_source(r, const_val, f"region{k}")
+        try:
+            r.kernel = _load(r.source, f"region{k}")
+            args = [np.zeros(v.aval.shape, v.aval.dtype) for v in r.invars if v not in const_val]
+            with np.errstate(all="ignore"):
+                r.kernel(*r.const_bufs, *args)  # compile now (on this thread), for these argument types
+        except Exception as err:  # noqa: BLE001 - Numba could not take it: the NumPy path runs it
+            log.info("native: region %d falls back to NumPy (%s: %s)", k, type(err).__name__,
+                     str(err).splitlines()[0][:200] if str(err) else "")
+            r.kernel = None
+        sources.append(r.source)
+    eqns = []
+    for it in items:
+        if isinstance(it, Region) and it.kernel is not None:
+            eqns.append(Eqn(_region_prim(it), [v for v in it.invars if v not in const_val],
+                            list(it.outvars), {}))
+        elif isinstance(it, Region):
+            eqns.extend(it.eqns)
+        else:
+            eqns.append(it)
+    if not any(isinstance(it, Region) and it.kernel is not None for it in items):
+        return None
+    new = Jaxpr(jaxpr.constvars, jaxpr.consts, jaxpr.invars, eqns, jaxpr.outvars)
+    compiled = _codegen.generate(new, np)
+    compiled.source = compiled.source + "\n\n# native regions (Numba)\n" + "\n".join(sources)
+    compiled.native_regions = [r for r in regions if r.kernel is not None]
+    return compiled
+
+
+# --- tiering ------------------------------------------------------------------------------------------
+
+def wanted(xp) -> bool:
+    """Whether jit should tier up code for array module xp (the NumPy backend, numba installed, on)."""
+    return xp is np and config.enabled and available()
+
+
+def tier(entry, compiled):
+    """The function jit's cache entry runs first: `compiled.fn` (the NumPy code), counting calls; at
+    `config.threshold` calls the native code is built (on a daemon thread when `config.background`)
+    and stored as `entry.fn` (and `entry.native`), or, when nothing lowers, the NumPy code replaces the
+    counter. `entry` needs writable `fn` and `native` attributes."""
+    fn = compiled.fn
+    state = {"n": 0, "started": False}
+    lock = threading.Lock()
+
+    def work():
+        try:
+            nat = compile_native(compiled.jaxpr)
+        except Exception as err:  # noqa: BLE001 - the NumPy code stays
+            log.warning("native: compiling failed, the NumPy code stays (%s: %s)", type(err).__name__, err)
+            nat = None
+        entry.native = nat
+        entry.fn = fn if nat is None else nat.fn
+
+    def start():
+        with lock:
+            if state["started"]:
+                return
+            state["started"] = True
+        if config.background:
+            threading.Thread(target=work, name="funcgrad-native", daemon=True).start()
+        else:
+            work()
+
+    if config.threshold <= 0 and not config.background:
+        work()  # (now: the caller stores what entry.fn became)
+        return entry.fn
+    threshold = max(config.threshold, 1)  # (a thread starts at the first call, once entry.fn is stored)
+
+    def counting(*bufs):
+        state["n"] += 1
+        if state["n"] >= threshold and not state["started"]:
+            start()
+        return fn(*bufs)
+    return counting

@@ -1,0 +1,285 @@
+"""jit's native tier (compiler/native.py, numba): the registry-wide and random-program jit tests with the
+native tier forced on, bitwise equality with the NumPy path where that path is deterministic (elementwise
+chains: NumPy's own inner loops are called for exp, tanh, ...), tiering, the disk cache, scan / while
+loops, and the fallback of regions around a primitive Numba does not take."""
+import contextlib
+import glob
+import os
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+pytest.importorskip("numba")
+
+import funcgrad as fg  # noqa: E402
+import funcgrad.lax as lax  # noqa: E402
+import funcgrad.numpy as jnp  # noqa: E402
+from funcgrad._src.interpreters.compiler import native  # noqa: E402
+from funcgrad._src.core.primitive import registry  # noqa: E402
+
+import test_jit_random_programs as rp  # noqa: E402
+import test_primitive_properties as pp  # noqa: E402
+
+
+@contextlib.contextmanager
+def native_on(threshold=0, background=False, cache_dir=None, min_ops=1):
+    c = native.config
+    old = (c.enabled, c.threshold, c.background, c.cache_dir, c.min_ops)
+    c.enabled, c.threshold, c.background, c.cache_dir, c.min_ops = True, threshold, background, cache_dir, min_ops
+    try:
+        yield
+    finally:
+        c.enabled, c.threshold, c.background, c.cache_dir, c.min_ops = old
+
+
+@contextlib.contextmanager
+def native_off():
+    old = native.config.enabled
+    native.config.enabled = False
+    try:
+        yield
+    finally:
+        native.config.enabled = old
+
+
+def entry_of(jf):
+    (e,) = jf._cache.values()
+    return e
+
+
+# --- the registry-wide jit test, native ---------------------------------------------------------------
+
+_LOWERED = sorted(n for n in registry if n in native.ELEMENTWISE or n in (
+    "reshape", "squeeze", "expand_dims", "broadcast_in_dim", "transpose", "slice", "concatenate",
+    "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "dot_general"))
+
+
+@pytest.mark.parametrize("name", pp.cases_for("jit", _LOWERED))
+@settings(max_examples=4, deadline=None)
+@given(data=st.data())
+def test_jit_matches_eager_native(name, data):
+    with native_on():
+        pp._jit_matches_eager(name, "random", data)
+
+
+@pytest.mark.parametrize("name", pp.special_for("jit", _LOWERED))
+@settings(max_examples=2, deadline=None)
+@given(data=st.data())
+def test_jit_matches_eager_at_special_points_native(name, data):
+    with native_on():
+        pp._jit_matches_eager(name, "special", data)
+
+
+@settings(max_examples=15, deadline=None)
+@given(rp.programs())
+def test_random_programs_native(program):
+    with native_on():
+        rp._check(program)
+
+
+# --- bitwise equality with the NumPy path ----------------------------------------------------------------
+
+def chain(x):
+    for i in range(10):
+        x = jnp.exp(jnp.tanh(x * 0.5 + (0.25 - 0.01 * i)))
+        x = jnp.maximum(x, 0.9) - jnp.log1p(x) / 3.0 + jnp.sqrt(x) ** 3
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_elementwise_chain_is_bitwise_the_numpy_path(dtype):
+    x = jnp.asarray(np.random.default_rng(0).standard_normal((4, 16)).astype(dtype))
+    with native_off():
+        want = np.asarray(fg.jit(chain)(x))
+    with native_on():
+        jf = fg.jit(chain)
+        got = np.asarray(jf(x))
+        assert entry_of(jf).native is not None
+    assert got.dtype == want.dtype == dtype
+    np.testing.assert_array_equal(got, want)
+    # and NumPy itself, the same formulas
+    a = np.asarray(x)
+    for i in range(10):
+        a = np.exp(np.tanh(a * dtype(0.5) + dtype(0.25 - 0.01 * i)))
+        a = np.maximum(a, dtype(0.9)) - np.log1p(a) / dtype(3.0) + np.sqrt(a) ** 3
+    np.testing.assert_array_equal(got, a)
+
+
+def test_nan_and_inf_semantics():
+    def f(x, y):
+        return jnp.maximum(x, y), jnp.minimum(x, y), x / y, jnp.exp(x) * y, jnp.where(x > y, x, y)
+    x = jnp.asarray(np.array([np.nan, 1.0, -np.inf, 0.0, -0.0, 3.0]))
+    y = jnp.asarray(np.array([1.0, np.nan, np.inf, -0.0, 0.0, 0.0]))
+    with native_off():
+        want = fg.jit(f)(x, y)
+    with native_on(), np.errstate(all="ignore"):
+        jf = fg.jit(f)
+        got = jf(x, y)
+        assert entry_of(jf).native is not None
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+        np.testing.assert_array_equal(np.signbit(np.asarray(g)), np.signbit(np.asarray(w)))
+    np.testing.assert_array_equal(np.asarray(got[0]), [np.nan, np.nan, np.inf, 0.0, -0.0, 3.0])
+
+
+# --- loops -------------------------------------------------------------------------------------------------
+
+def rnn(params, h0, xs):
+    W, U, b = params
+
+    def cell(h, x):
+        h = jnp.tanh(h @ W + x @ U + b)
+        return h, h
+    _, hs = lax.scan(cell, h0, xs)
+    return jnp.sum(hs * hs) / xs.shape[0]
+
+
+def rnn_numpy(params, h0, xs):
+    W, U, b = params
+    h, hs = h0, []
+    for x in xs:
+        h = np.tanh(h @ W + x @ U + b)
+        hs.append(h)
+    hs = np.array(hs)
+    return np.sum(hs * hs) / xs.shape[0]
+
+
+def test_scan_value_and_grad_native():
+    rng = np.random.default_rng(1)
+    params = tuple(jnp.asarray(a) for a in (rng.standard_normal((6, 6)) / 3, rng.standard_normal((3, 6)),
+                                            rng.standard_normal(6) / 10))
+    h0, xs = jnp.zeros(6, np.float64), jnp.asarray(rng.standard_normal((12, 3)))
+    vg = fg.value_and_grad(rnn)
+    with native_off():
+        want_v, want_g = fg.jit(vg)(params, h0, xs)
+    with native_on():
+        jf = fg.jit(vg)
+        got_v, got_g = jf(params, h0, xs)
+        e = entry_of(jf)
+        assert e.native is not None and "range(12)" in e.native.source  # the scan is a native loop
+    np.testing.assert_allclose(float(got_v), rnn_numpy([np.asarray(p) for p in params], np.zeros(6),
+                                                       np.asarray(xs)), rtol=1e-13)
+    np.testing.assert_allclose(float(got_v), float(want_v), rtol=1e-13)
+    for g, w in zip(got_g, want_g):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-12, atol=1e-14)
+
+
+def test_while_and_fori_loops_native():
+    def f(x, n):
+        def body(c):
+            i, v = c
+            return i + 1, jnp.cos(v) * 0.5 + v
+        _, v = lax.while_loop(lambda c: c[0] < n, body, (0, x))
+        w = lax.fori_loop(0, 5, lambda i, a: a * 1.5 - jnp.sin(a), v)
+        return v, w
+    x = jnp.asarray(np.linspace(-2, 2, 7))
+    n = jnp.asarray(np.int32(9)) if not fg.config.x64_enabled else jnp.asarray(9)
+    with native_off():
+        want = fg.jit(f)(x, n)
+    with native_on():
+        jf = fg.jit(f)
+        got = jf(x, n)
+        assert entry_of(jf).native is not None and "while True:" in entry_of(jf).native.source
+    v = np.asarray(x)
+    for _ in range(9):
+        v = np.cos(v) * np.float32(0.5) + v if v.dtype == np.float32 else np.cos(v) * 0.5 + v
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))  # elementwise only: bitwise
+    np.testing.assert_array_equal(np.asarray(got[0]), v)
+
+
+# --- regions and fallback -----------------------------------------------------------------------------------
+
+def test_unsupported_primitive_splits_regions():
+    def f(x):
+        y = jnp.tanh(x * 2.0) + 1.0
+        z = jnp.sort(y)            # no native lowering: stays a NumPy call between two regions
+        return jnp.exp(z) * 3.0 - z
+    x = jnp.asarray(np.random.default_rng(2).standard_normal(10))
+    with native_off():
+        want = np.asarray(fg.jit(f)(x))
+    with native_on():
+        jf = fg.jit(f)
+        got = np.asarray(jf(x))
+        nat = entry_of(jf).native
+    assert nat is not None and len(nat.native_regions) == 2
+    assert "sort" not in "\n".join(r.source for r in nat.native_regions)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, np.exp(np.sort(np.tanh(np.asarray(x) * 2) + 1)) * 3 -
+                                  np.sort(np.tanh(np.asarray(x) * 2) + 1))
+
+
+def test_large_arrays_stay_on_numpy():
+    x = jnp.asarray(np.ones(native.config.max_size + 1, np.float32))
+    with native_on():
+        jf = fg.jit(lambda a: jnp.tanh(a) * 2.0 + 1.0)
+        jf(x)
+        assert entry_of(jf).native is None
+
+
+# --- tiering and the disk cache ---------------------------------------------------------------------------
+
+def test_tiering_switches_after_threshold_calls():
+    x = jnp.asarray(np.linspace(0, 1, 8))
+    with native_on(threshold=3):
+        jf = fg.jit(lambda a: jnp.exp(a) * 2.0 + a)
+        numpy_fn = None
+        for k in range(1, 4):
+            r = jf(x)
+            e = entry_of(jf)
+            if k < 3:
+                assert e.native is None
+                numpy_fn = e.fn
+            np.testing.assert_array_equal(np.asarray(r), np.exp(np.asarray(x)) * 2.0 + np.asarray(x))
+        assert e.native is not None and e.fn is e.native.fn and e.fn is not numpy_fn
+        np.testing.assert_array_equal(np.asarray(jf(x)), np.exp(np.asarray(x)) * 2.0 + np.asarray(x))
+
+
+def test_tiering_in_the_background():
+    x = jnp.asarray(np.linspace(0, 1, 5))
+    with native_on(threshold=1, background=True):
+        jf = fg.jit(lambda a: jnp.sin(a) * 3.0 - a)
+        jf(x)
+        e = entry_of(jf)
+        deadline = time.time() + 300
+        while e.native is None and time.time() < deadline:
+            jf(x)  # the NumPy code answers meanwhile
+            time.sleep(0.01)
+        assert e.native is not None and e.fn is e.native.fn
+        np.testing.assert_array_equal(np.asarray(jf(x)), np.sin(np.asarray(x)) * 3.0 - np.asarray(x))
+
+
+def test_native_off_changes_nothing():
+    x = jnp.asarray(np.linspace(0, 1, 5))
+    with native_on(threshold=2):
+        native.config.enabled = False
+        jf = fg.jit(lambda a: jnp.sin(a) * 3.0 - a)
+        for _ in range(5):
+            jf(x)
+        assert entry_of(jf).native is None
+
+
+def test_disk_cache_dir_is_used(tmp_path):
+    x = jnp.asarray(np.linspace(0, 1, 6))
+    with native_on(cache_dir=str(tmp_path)):
+        jf = fg.jit(lambda a: jnp.cosh(a) * 0.25 + a * a)
+        jf(x)
+        assert entry_of(jf).native is not None
+    srcs = glob.glob(os.path.join(tmp_path, "funcgrad_native_*.py"))
+    assert len(srcs) == 1
+    index = glob.glob(os.path.join(tmp_path, "**", "*.nbi"), recursive=True)
+    assert index, "numba wrote no cache index beside the generated module"
+
+
+def test_options_through_config():
+    old = native.config.threshold
+    try:
+        fg.config.update("jit_native_threshold", 7)
+        assert native.config.threshold == 7
+        with pytest.raises(ValueError, match="jit_native_threshold"):
+            fg.config.update("jit_native_threshold", -1)
+    finally:
+        native.config.threshold = old
