@@ -17,6 +17,13 @@ if os.environ.get("FUNCGRAD_COMPILE_EVERY_BACKWARD"):
     from funcgrad._src.interpreters import backward_cache
     backward_cache.config.compile_on_first = True
 
+# jit's native tier (numba, the `fast` extra) starts a background compile after jit_native_threshold calls of a
+# signature. The suite calls many jitted functions that often; those compiles would only load the machine, so the
+# tier is off here except where a test turns it on (tests/test_jit_native.py). FUNCGRAD_NATIVE=1 keeps it on.
+if not os.environ.get("FUNCGRAD_NATIVE"):
+    from funcgrad._src.interpreters.compiler import native as _native
+    _native.config.enabled = False
+
 
 import pytest  # noqa: E402
 

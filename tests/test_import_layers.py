@@ -19,7 +19,8 @@ ENGINE = ["funcgrad._src.core", "funcgrad._src.prims", "funcgrad._src.interprete
 JAX_ORDER = ["funcgrad.lax", "funcgrad.numpy", "funcgrad.scipy", "funcgrad.random"]
 JAX_FACE = JAX_ORDER + ["funcgrad._jax"]
 TORCH_FACE = ["funcgrad._torch", "funcgrad.autograd", "funcgrad.nn", "funcgrad.optim", "funcgrad.utils",
-              "funcgrad.vision", "funcgrad.distributions", "funcgrad.multiprocessing", "funcgrad.distributed"]
+              "funcgrad.vision", "funcgrad.distributions", "funcgrad.multiprocessing", "funcgrad.distributed",
+              "funcgrad.fx", "funcgrad.onnx"]
 
 # (importer, imported) -> why the arrow exists today. Delete an entry when its arrow goes.
 KNOWN_ARROWS: dict[tuple[str, str], str] = {
