@@ -48,7 +48,17 @@ def _export_check(fn, *args, want=None, rtol=1e-6, atol=1e-6, **kw):
         np.testing.assert_allclose(g, o, rtol=rtol, atol=atol)
     if want is not None:
         np.testing.assert_allclose(got[0], want, rtol=rtol, atol=atol)
+    _check_round_trip(proto, args, got, rtol, atol)
     return proto, got
+
+
+def _check_round_trip(proto, args, got, rtol, atol):
+    """funcgrad.onnx.load gives back a function that computes what onnxruntime computed from the model."""
+    back = fg.onnx.load(proto)(*[jnp.asarray(a) for a in args])
+    back = back if isinstance(back, tuple) else (back,)
+    for b, g in zip(back, got):
+        assert np.asarray(b).shape == g.shape and np.asarray(b).dtype == g.dtype
+        np.testing.assert_allclose(np.asarray(b), g, rtol=rtol, atol=atol)
 
 
 X = RNG.standard_normal((3, 4)).astype(np.float32)
@@ -399,6 +409,7 @@ def _model_check(m, x, *more, dynamic_axes=None, rtol=1e-5, atol=1e-5):
         want = m(fg.tensor(xx)).detach().numpy()
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+        _check_round_trip(proto, (xx,), [got], rtol, atol)
     return proto
 
 
@@ -540,3 +551,49 @@ def test_resnet18():
     x = RNG.standard_normal((2, 3, 32, 32)).astype(np.float32)
     x2 = RNG.standard_normal((5, 3, 32, 32)).astype(np.float32)
     _model_check(m, x, x2, dynamic_axes={"x": {0: "batch"}}, rtol=1e-4, atol=1e-4)
+
+
+# --- funcgrad.onnx.load ---------------------------------------------------------------------------
+
+def test_load_a_model_exported_by_torch():
+    torch = pytest.importorskip("torch")
+    import warnings
+    m = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.BatchNorm2d(4), torch.nn.ReLU(),
+                            torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(64, 3),
+                            torch.nn.LogSoftmax(-1)).eval()
+    x = torch.randn(2, 1, 8, 8)
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's note that this is its TorchScript-based exporter
+        torch.onnx.export(m, (x,), buf, dynamo=False, input_names=["x"])
+    f = fg.onnx.load(io.BytesIO(buf.getvalue()))
+    assert f.input_names == ["x"]
+    np.testing.assert_allclose(np.asarray(f(x.numpy())), m(x).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_loaded_model_is_a_funcgrad_function(tmp_path):
+    """Loaded models take part in transformations: jit gives the same values, grad flows to the input."""
+    fg.manual_seed(0)
+    m = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    path = tmp_path / "mlp.onnx"
+    fg.onnx.export(m, (fg.randn(3, 4),), str(path), input_names=["x"])
+    f = fg.onnx.load(str(path))
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(fg.jit(f)(jnp.asarray(x))), np.asarray(f(jnp.asarray(x))), rtol=1e-6)
+    g = fg.grad(lambda a: jnp.sum(f(a)))(jnp.asarray(x))
+    xt = fg.tensor(x, requires_grad=True)
+    m(xt).sum().backward()
+    np.testing.assert_allclose(np.asarray(g), xt.grad.numpy(), rtol=1e-5, atol=1e-6)
+    assert isinstance(f(fg.tensor(x)), fg.Tensor)  # Tensors in, Tensors out
+
+
+def test_load_names_an_unsupported_operator():
+    helper = onnx.helper
+    node = helper.make_node("Hardmax", ["x"], ["y"], name="hm")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])])
+    f = fg.onnx.load(helper.make_model(graph))
+    with pytest.raises(NotImplementedError, match="'Hardmax'.*'hm'"):
+        f(np.ones(2, np.float32))
+    with pytest.raises(TypeError, match="takes 1 inputs"):
+        f(np.ones(2, np.float32), np.ones(2, np.float32))

@@ -1,4 +1,5 @@
-"""torch.onnx: `export` writes an ONNX model of an nn.Module or of a function of Arrays.
+"""torch.onnx: `export` writes an ONNX model of an nn.Module or of a function of Arrays; `load` reads one back as
+a funcgrad function (_load.py).
 
 The program is traced to a jaxpr (funcgrad's own tracing: `make_jaxpr` over `functional_call` for a
 Module) and each equation is translated by its primitive's ONNX rule (`_graph.RULES`, or the op name on
@@ -21,8 +22,10 @@ from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
 from . import (rules_control, rules_conv, rules_elementwise, rules_reduction, rules_shape,  # noqa: F401 (register)
                rules_sorting)
 from ._graph import RULES, Exporter, UnsupportedError, pair_jaxprs  # noqa: F401 (RULES: the registry)
+from ._load import OnnxFunction, load  # noqa: F401
 
-__all__ = ["export", "is_in_onnx_export", "OperatorExportTypes", "TrainingMode", "UnsupportedError"]
+__all__ = ["export", "load", "OnnxFunction", "is_in_onnx_export", "OperatorExportTypes", "TrainingMode",
+           "UnsupportedError"]
 
 DEFAULT_OPSET = 18
 MIN_OPSET = 13
