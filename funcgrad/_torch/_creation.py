@@ -211,7 +211,11 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _dev(device)
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
-    return _finish(np.eye(n, n if m is None else m, dtype=dt), requires_grad)
+    m = n if m is None else m
+    for name, k in (("n", n), ("m", m)):
+        if k < 0:
+            raise RuntimeError(f"eye(): {name} must be greater or equal to 0, got {k}")
+    return _finish(np.eye(n, m, dtype=dt), requires_grad)
 
 
 def _num(x):

@@ -117,7 +117,11 @@ def to_np(d) -> np.dtype:
         name = d[6:] if d.startswith("torch.") else d
         if name in _NAMES:
             return _NAMES[name].dtype
-    dt = np.dtype(d)
+    try:
+        dt = np.dtype(d)
+    except TypeError:
+        raise TypeError(f"argument 'dtype' must be a torch.dtype (torch.float32, torch.int64, ...), not "
+                        f"{type(d).__name__} {d!r}") from None
     if dt not in _NP2T:
         raise TypeError(f"dtype {dt} is not supported")
     return dt

@@ -98,10 +98,15 @@ def _assert_2d(x, op: str):
                           f"(at {user_location(3)})")
 
 
+class _NotSquareError(LinAlgError, TypeError):
+    """A matrix that is not square: NumPy's LinAlgError (a ValueError), and the TypeError JAX raises where it
+    symmetrizes its input first (cholesky, eigh)."""
+
+
 def _assert_square(x, op: str):
     _assert_2d(x, op)
     if x.shape[-1] != x.shape[-2]:
-        raise LinAlgError(f"{op}: Last 2 dimensions of the array must be square, got shape {tuple(x.shape)} "
+        raise _NotSquareError(f"{op}: Last 2 dimensions of the array must be square, got shape {tuple(x.shape)} "
                           f"(at {user_location(3)})")
 
 
