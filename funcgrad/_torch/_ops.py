@@ -2907,6 +2907,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def histc(input, bins=100, min=0, max=0):  # noqa: A002
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins}")
+    if min > max:
+        raise RuntimeError(f"torch.histc: max must be larger than min, got min={min}, max={max}")
     v = input._host()
     lo, hi = (v.min(), v.max()) if min == max == 0 and v.size else (min, max)
     if lo == hi:  # torch widens an empty range by 1 on each side

@@ -115,7 +115,8 @@ def _fill_value(v, dt):
     if isinstance(v, int) and not isinstance(v, (bool, np.generic)) and dtypes.is_integer(dt):
         scalar_array(v, dt, False)  # raises OverflowError, as NumPy 2 does
         return v
-    return np.asarray(v).astype(dt).item()
+    with np.errstate(invalid="ignore", over="ignore"):  # (NaN or out of range into an int: no NumPy warning)
+        return np.asarray(v).astype(dt).item()
 
 
 def full(shape, fill_value, dtype=None, *, device=None):

@@ -336,7 +336,7 @@ def vdot(a, b):
     """Dot product of the flattened arrays, conjugating the first (complex) one, as numpy.vdot."""
     x, y = ravel(a), ravel(b)
     if x.size != y.size:
-        raise ValueError(f"vdot: vectors have different lengths: {x.size} and {y.size}")
+        raise IncompatibleShapesError(f"vdot: vectors have different lengths: {x.size} and {y.size}")
     return dot(_conj(x), y)
 
 
@@ -718,6 +718,9 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     r = _host_value(repeats)
     L = None if total_repeat_length is None else operator.index(total_repeat_length)
     if r is not None:
+        if np.any(np.asarray(r) < 0):  # (JAX: TypeError, NumPy: ValueError)
+            raise IncompatibleShapesError(f"repeat: repeats must be non-negative, got {np.asarray(r).tolist()} "
+                                          f"for an array of shape {tuple(x.shape)}")
         idx = np.repeat(np.arange(n, dtype=np.int64), r)  # NumPy's own checks and errors
         r = np.asarray(r)
         if L is None and r.size == 1:
