@@ -104,6 +104,8 @@ JAX_ROWS = [
      TypeError, [r"ind", r"float"]),
     ("at[] float index", lambda j: j.numpy.ones(3).at[1.5].set(1.0),
      TypeError, [r"ind", r"float"]),
+    ("at[].set shape", lambda j: j.numpy.ones(3).at[:2].set(j.numpy.ones(3)),
+     ValueError, [r"at|broadcast", r"\(3,\)|\[3\]", r"\(2,\)|\[2\]"]),
     ("jnp.take float index", lambda j: j.numpy.take(j.numpy.ones(3), j.numpy.array([1.0])),
      ValueError, [r"ind|take", r"float"]),
     ("jnp.bitwise_and float", lambda j: j.numpy.bitwise_and(j.numpy.ones(3), j.numpy.ones(3)),
