@@ -84,8 +84,9 @@ ALL = [d for d in (bool_, uint8, uint16, uint32, uint64, int8, int16, int32, int
                    float64, complex64, complex128, bfloat16) if d is not None]
 _NP2T = {d.dtype: d for d in ALL}
 _NAMES = {d.name: d for d in ALL}
-# torch's float8 types, where ml_dtypes (the `safetensors` extra) gives NumPy them: tensors of them load, save,
-# print and convert (.to / .float()); not in ALL, as torch's ops other than conversion refuse them too
+# torch's float8 types, where ml_dtypes (the `safetensors` extra) gives NumPy them: tensors of them load and save
+# (weights_only, as torch), print and convert to the other dtypes (.float(), .to(...)); converting *to* float8 is
+# refused (the engine's dtypes do not include them). Not in ALL, which the per-dtype op tables enumerate.
 FLOAT8_NAMES = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu")
 FLOAT8 = {}
 try:
