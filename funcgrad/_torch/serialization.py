@@ -6,9 +6,10 @@ storage a persistent id naming `<name>/data/<key>`, whose data starts at a multi
 `<name>/byteorder` and `<name>/version`. Real PyTorch can load these files, and `load` reads files written by
 torch.save, all without importing torch: the `torch.*` globals in a file are mapped to funcgrad's own rebuild
 functions, dtypes, Size, device, layouts and Parameter; torch's sparse tensors load as funcgrad's sparse COO
-tensors (CSR/CSC/BSR/BSC too, as funcgrad has no compressed layouts), and torch objects funcgrad has no
-counterpart for (qschemes, float8 / quantized / sub-byte dtypes) as placeholders that save back as themselves
-(tensors of those dtypes are refused with a RuntimeError naming the dtype). Tensors that shared a storage when
+tensors (CSR/CSC/BSR/BSC too, as funcgrad has no compressed layouts), float8 tensors as funcgrad's float8
+tensors (ml_dtypes arrays; without ml_dtypes a RuntimeError names the extra that installs it), and torch objects
+funcgrad has no counterpart for (qschemes, quantized / sub-byte / complex32 dtypes) as placeholders that save back
+as themselves (tensors of those dtypes are refused with a RuntimeError naming the dtype). Tensors that shared a storage when
 saved share one again after loading (views keep their offset and strides). Files of funcgrad's earlier
 pickle-free format (`funcgrad/manifest.json` plus .npy arrays) still load.
 
