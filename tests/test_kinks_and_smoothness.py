@@ -361,6 +361,34 @@ def test_torch_face_kinks_values():
     assert d(lambda T, x: T.abs(T.complex(x, x)), 0.0)[1:] == (0.0, 0.0)
 
 
+def _atan2_grads_at_origin(T):
+    x, y = (T.tensor(0.0, dtype=T.float64, requires_grad=True) for _ in range(2))
+    return tuple(float(g) for g in T.autograd.grad(T.atan2(x, y), (x, y)))
+
+
+def test_atan2_gradient_at_the_origin_per_face():
+    """atan2 at (0, 0): torch's reverse mode gives 0 for both inputs, JAX's rule 0/0 = NaN for both (one
+    formula on the card, the convention chosen by the face)."""
+    assert _atan2_grads_at_origin(fg) == (0.0, 0.0)
+    gx, gy = fg.grad(lambda a, b: fnp.arctan2(a, b), argnums=(0, 1))(0.0, 0.0)
+    assert math.isnan(float(gx)) and math.isnan(float(gy))
+    # away from the origin both faces give y/(x^2+y^2) and -x/(x^2+y^2)
+    x, y = fg.tensor(1.0, dtype=fg.float64, requires_grad=True), fg.tensor(2.0, dtype=fg.float64, requires_grad=True)
+    assert tuple(float(g) for g in fg.autograd.grad(fg.atan2(x, y), (x, y))) == (0.4, -0.2)
+
+
+def test_atan2_gradient_at_the_origin_matches_torch():
+    torch = pytest.importorskip("torch")
+    assert _atan2_grads_at_origin(fg) == _atan2_grads_at_origin(torch)
+
+
+def test_atan2_gradient_at_the_origin_matches_jax():
+    jax = pytest.importorskip("jax")
+    want = jax.grad(lambda a, b: jax.numpy.arctan2(a, b), argnums=(0, 1))(0.0, 0.0)
+    got = fg.grad(lambda a, b: fnp.arctan2(a, b), argnums=(0, 1))(0.0, 0.0)
+    assert all(math.isnan(float(w)) for w in want) and all(math.isnan(float(g)) for g in got)
+
+
 # --- the kink parameter through the transformations ----------------------------------------------
 
 @pytest.mark.parametrize("kink,d1,d2", [("jax", 1.0, 0.0), ("torch", 0.0, 0.0)])

@@ -454,8 +454,9 @@ def test_object_kinds_torch_accepts_load_here(tmp_path):
     assert fg.load(p)[3] is r[3]
     fg.save(r, tmp_path / "back.pt")
     assert torch.load(tmp_path / "back.pt") == [getattr(torch, n) for n in names]
-    # tensors of those dtypes: a RuntimeError naming the dtype, not an "unsupported global"
-    for dt in (torch.float8_e4m3fn, torch.float8_e5m2, torch.complex32):
+    # tensors of a dtype funcgrad has no arrays for: a RuntimeError naming the dtype, not an "unsupported global"
+    # (float8 tensors load: test_float8_tensors_torch_saved_load_and_save_back)
+    for dt in (torch.complex32,):
         torch.save({"t": torch.ones(2).to(dt)}, p)
         with pytest.raises(RuntimeError, match=str(dt).replace("torch.", "")):
             fg.load(p)
@@ -463,3 +464,39 @@ def test_object_kinds_torch_accepts_load_here(tmp_path):
     torch.save(torch.quantize_per_tensor(torch.tensor([1.0, 2.0]), 0.1, 0, torch.quint8), p)
     with pytest.raises(RuntimeError, match="quint8"):
         fg.load(p)
+
+
+FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"]
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_float8_tensors_torch_saved_load_and_save_back(tmp_path, name):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("ml_dtypes")
+    dt = getattr(torch, name)
+    values = [[0.5, 1.0, 2.0], [4.0, 0.25, 8.0]]  # exact in every float8 format
+    x = torch.tensor(values).to(dt)
+    p = tmp_path / "f8.pt"
+    torch.save({"x": x, "col": x[:, 1:], "p": torch.nn.Parameter(x, requires_grad=False)}, p)
+    assert S.get_unsafe_globals_in_checkpoint(p) == []
+    r = fg.load(p)  # weights_only, as torch's default
+    assert r["x"].dtype is getattr(fg, name) and str(r["x"].dtype) == f"torch.{name}"
+    assert r["x"].dtype.is_floating_point and r["x"].dtype.is_signed == dt.is_signed
+    assert r["x"].float().tolist() == values and r["col"].float().tolist() == [v[1:] for v in values]
+    assert r["x"].untyped_storage().data_ptr() == r["col"].untyped_storage().data_ptr()
+    assert isinstance(r["p"], fg.nn.Parameter) and r["p"].dtype is getattr(fg, name)
+    assert repr(r["x"]) == repr(x)
+    fg.save(r, tmp_path / "back.pt")
+    back = torch.load(tmp_path / "back.pt")
+    for k in ("x", "col", "p"):
+        assert back[k].dtype == dt and back[k].float().tolist() == r[k].float().tolist(), k
+    assert back["x"].untyped_storage().data_ptr() == back["col"].untyped_storage().data_ptr()
+
+
+def test_float8_tensor_without_ml_dtypes_names_the_extra(tmp_path, monkeypatch):
+    """Without ml_dtypes a float8 tensor is refused with an error naming the `safetensors` extra."""
+    from funcgrad._torch import _dtype as D
+    monkeypatch.setattr(D, "FLOAT8", {})
+    monkeypatch.setattr(D, "_NAMES", {k: v for k, v in D._NAMES.items() if k not in D.FLOAT8_NAMES})
+    with pytest.raises(RuntimeError, match=r"float8_e4m3fn.*safetensors.*funcgrad\[safetensors\]"):
+        S._fg_dtype("float8_e4m3fn")

@@ -178,8 +178,23 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     default = None
     if dtype is None:
         default = _infer_dtype(fill_value)
+    else:
+        fill_value = _int_fill(fill_value, D.to_np(dtype))
     return _fill(_size((size,)) if not isinstance(size, int) else (size,), fill_value, dtype, requires_grad,
                  default)
+
+
+def _int_fill(value, dt: np.dtype):
+    """A fill value for dtype dt, with torch's overflow check for an integer dtype (NaN, inf or out of range:
+    RuntimeError; a negative integer down to -max into an unsigned type wraps, as in torch)."""
+    if dt.kind not in "iu" or not isinstance(value, (int, float, np.number)) or isinstance(value, bool):
+        return value
+    info = np.iinfo(dt)
+    lo = -info.max if dt.kind == "u" else info.min
+    if not (math.isfinite(value) and lo <= value <= info.max):
+        raise RuntimeError(f"full(): value cannot be converted to type {D.from_np(dt)} without overflow: "
+                           f"{value!r}")
+    return int(value) % (1 << info.bits) if dt.kind == "u" and value < 0 else value
 
 
 def _like(input, dtype):
@@ -210,7 +225,11 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _dev(device)
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
-    return _finish(np.eye(n, n if m is None else m, dtype=dt), requires_grad)
+    m = n if m is None else m
+    for name, k in (("n", n), ("m", m)):
+        if k < 0:
+            raise RuntimeError(f"eye(): {name} must be greater or equal to 0, got {k}")
+    return _finish(np.eye(n, m, dtype=dt), requires_grad)
 
 
 def _num(x):
@@ -224,6 +243,9 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end, step)):
+        raise RuntimeError(f"arange(): unsupported range: {start} -> {end} (step {step}); start, end and step "
+                           f"must be finite")
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     if dtype is None:
@@ -559,7 +581,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if ts:
             if not np.all(sd >= 0):
                 raise RuntimeError("normal expects all elements of std >= 0.0")
-        elif std < 0:
+        elif not std >= 0:  # (NaN too)
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
         if ts:
@@ -576,7 +598,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got (float, float): size is "
                         "required when mean and std are floats")
-    if std < 0:
+    if not std >= 0:  # (NaN too)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     shape = _size((size,)) if isinstance(size, int) else tuple(size)
     dt = _float_dt(dtype, "normal_kernel_cpu")

@@ -84,6 +84,20 @@ ALL = [d for d in (bool_, uint8, uint16, uint32, uint64, int8, int16, int32, int
                    float64, complex64, complex128, bfloat16) if d is not None]
 _NP2T = {d.dtype: d for d in ALL}
 _NAMES = {d.name: d for d in ALL}
+# torch's float8 types, where ml_dtypes (the `safetensors` extra) gives NumPy them: tensors of them load and save
+# (weights_only, as torch), print and convert to the other dtypes (.float(), .to(...)); converting *to* float8 is
+# refused (the engine's dtypes do not include them). Not in ALL, which the per-dtype op tables enumerate.
+FLOAT8_NAMES = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu")
+FLOAT8 = {}
+try:
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # pragma: no cover - ml_dtypes comes with the bfloat16 and safetensors extras
+    _ml_dtypes = None
+for _n in FLOAT8_NAMES if _ml_dtypes is not None else ():
+    if hasattr(_ml_dtypes, _n):
+        _d = FLOAT8[_n] = dtype(_n, getattr(_ml_dtypes, _n))
+        _d.is_floating_point, _d.is_signed = True, _n != "float8_e8m0fnu"  # (e8m0 is unsigned, as torch's)
+        _NP2T[_d.dtype] = _NAMES[_n] = _d
 # torch's aliases
 _NAMES.update({"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
                "short": int16, "cfloat": complex64, "cdouble": complex128, "bool": bool_})
@@ -117,7 +131,11 @@ def to_np(d) -> np.dtype:
         name = d[6:] if d.startswith("torch.") else d
         if name in _NAMES:
             return _NAMES[name].dtype
-    dt = np.dtype(d)
+    try:
+        dt = np.dtype(d)
+    except TypeError:
+        raise TypeError(f"argument 'dtype' must be a torch.dtype (torch.float32, torch.int64, ...), not "
+                        f"{type(d).__name__} {d!r}") from None
     if dt not in _NP2T:
         raise TypeError(f"dtype {dt} is not supported")
     return dt

@@ -276,7 +276,7 @@ def _float_unary(name, prim, card=None):
                 return r if out is None else _out(r, out)
         r = _apply1(name, fn_for(input._np_dtype()), input)
         return _out(r, out)
-    op.__name__ = name.lower()
+    op.__name__ = op.__qualname__ = name.lower()
     return op
 
 
@@ -344,7 +344,7 @@ def _same_unary(name, afn, bool_ok=True):
         if not bool_ok and input._np_dtype() == _NPB:
             raise RuntimeError(f"{name.lower()}: bool input is not supported")
         return _out(_apply1(name, afn, input), out)
-    op.__name__ = name.lower()
+    op.__name__ = op.__qualname__ = name.lower()
     return op
 
 
@@ -403,7 +403,7 @@ def _checked_unary(op, check):
     def f(input, *args, **kwargs):
         check(input._np_dtype())
         return op(input, *args, **kwargs)
-    f.__name__ = op.__name__
+    f.__name__ = f.__qualname__ = op.__name__
     f.__doc__ = op.__doc__
     return f
 
@@ -909,7 +909,7 @@ def _logical(name, combine):
         dt = _promote(input, other)  # torch compares in the common dtype (a float64 1e-300 is 0 as float32)
         return _out(_apply_nograd(lambda a, b: _bc(combine)(_truth(_cast(a, dt)), _truth(_cast(b, dt))),
                                   (input, other)), out)
-    op.__name__ = name
+    op.__name__ = op.__qualname__ = name
     return op
 
 
@@ -990,7 +990,7 @@ def _clamp_one(name, card):
                 a, b = jnp.broadcast_arrays(a, b)
             return ew.select(ew.eq(a, b), a, card.bind(a, b, kink="torch"))
         return _apply(name.capitalize(), f, (input, bound))
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fn
 
 
@@ -2078,7 +2078,8 @@ def permute(input, *dims):
                            f"to len(dims) = {len(dims)}")
     p = tuple(_dim(d, nd) for d in dims)
     if len(set(p)) != nd:
-        raise RuntimeError("permute(): duplicate dims are not allowed.")
+        raise RuntimeError(f"permute(): duplicate dims are not allowed, got dims {tuple(dims)} for a tensor of "
+                           f"shape {list(input.shape)}")
     return _view("Permute", input, lambda x: np.transpose(x, p), lambda a: jnp.transpose(a, p))
 
 
@@ -2903,6 +2904,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def histc(input, bins=100, min=0, max=0):  # noqa: A002
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins}")
+    if min > max:
+        raise RuntimeError(f"torch.histc: max must be larger than min, got min={min}, max={max}")
     v = input._host()
     lo, hi = (v.min(), v.max()) if min == max == 0 and v.size else (min, max)
     if lo == hi:  # torch widens an empty range by 1 on each side

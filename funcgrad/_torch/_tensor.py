@@ -520,7 +520,11 @@ def _rebuild(host, rg):
 
 
 def _dim(d, n) -> int:
-    d = int(d)
+    if d.__class__ is not int:
+        try:
+            d = d.__index__()  # ints, NumPy integers, integer tensors; never a float (torch: TypeError)
+        except (AttributeError, TypeError):
+            raise TypeError(f"dim must be an int, got {type(d).__name__} {d!r}") from None
     m = max(n, 1)
     if not -m <= d < m:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {d})")

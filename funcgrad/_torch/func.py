@@ -161,13 +161,28 @@ def _depth() -> int:
     return len(_trace_state.stack)
 
 
+def _scalar_checked(func, has_aux: bool, what: str):
+    """func, whose (first) output must be a 0-dim tensor: torch.func's RuntimeError otherwise."""
+    def f(*args, **kwargs):
+        res = func(*args, **kwargs)
+        out = res[0] if has_aux and isinstance(res, tuple) else res
+        if isinstance(out, _T().Tensor) and out.ndim != 0:
+            raise RuntimeError(f"{what}(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with "
+                               f"{out.ndim} dims (shape {list(out.shape)}). Maybe you wanted to use the vjp or "
+                               f"jacrev APIs instead?")
+        return res
+    f.__name__ = getattr(func, "__name__", "func")
+    return f
+
+
 def grad(func, argnums=0, has_aux=False):
     """The gradient of scalar-valued func with respect to args[argnums], as torch.func.grad."""
     frozen = _argnums(argnums)
 
     def wrapper(*args, **kwargs):
         box, depth = [], _depth()
-        g = _tr.grad(_wrap_fn(func, frozen, box), argnums=argnums, has_aux=has_aux)
+        g = _tr.grad(_wrap_fn(_scalar_checked(func, has_aux, "grad"), frozen, box), argnums=argnums,
+                     has_aux=has_aux)
         res = g(*_to_arrays(args), **_to_arrays(kwargs))
         _write_back(args, kwargs, box[-1] if box else None, depth)
         return _out_tensors(res)
@@ -180,7 +195,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
     def wrapper(*args, **kwargs):
         box, depth = [], _depth()
-        vg = _tr.value_and_grad(_wrap_fn(func, frozen, box), argnums=argnums, has_aux=has_aux)
+        vg = _tr.value_and_grad(_wrap_fn(_scalar_checked(func, has_aux, "grad_and_value"), frozen, box),
+                                argnums=argnums, has_aux=has_aux)
         value, gr = vg(*_to_arrays(args), **_to_arrays(kwargs))
         _write_back(args, kwargs, box[-1] if box else None, depth)
         return _out_tensors(gr), _out_tensors(value)
@@ -265,8 +281,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         spec = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         try:
             axes = broadcast_prefix(spec, arrs, "vmap in_dims") + [0] * len(tree_leaves(kw))
-        except (ValueError, TypeError):  # let vmap report the mismatch
-            return _out_tensors(_tr.vmap(_wrap_fn(func), in_axes=in_dims, out_axes=out_dims)(*arrs, **kw))
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"vmap({getattr(func, '__name__', 'func')}, in_dims={in_dims!r}, ...)(<inputs>): "
+                             f"in_dims is not compatible with the structure of the {len(args)} positional "
+                             f"inputs: {e}") from None
         box = []
         v = _tr.vmap(_wrap_fn(func, (), box, return_muts=True), in_axes=in_dims, out_axes=(out_dims, axes))
         out, muts = v(*arrs, **kw)

@@ -6,9 +6,10 @@ storage a persistent id naming `<name>/data/<key>`, whose data starts at a multi
 `<name>/byteorder` and `<name>/version`. Real PyTorch can load these files, and `load` reads files written by
 torch.save, all without importing torch: the `torch.*` globals in a file are mapped to funcgrad's own rebuild
 functions, dtypes, Size, device, layouts and Parameter; torch's sparse tensors load as funcgrad's sparse COO
-tensors (CSR/CSC/BSR/BSC too, as funcgrad has no compressed layouts), and torch objects funcgrad has no
-counterpart for (qschemes, float8 / quantized / sub-byte dtypes) as placeholders that save back as themselves
-(tensors of those dtypes are refused with a RuntimeError naming the dtype). Tensors that shared a storage when
+tensors (CSR/CSC/BSR/BSC too, as funcgrad has no compressed layouts), float8 tensors as funcgrad's float8
+tensors (ml_dtypes arrays; without ml_dtypes a RuntimeError names the extra that installs it), and torch objects
+funcgrad has no counterpart for (qschemes, quantized / sub-byte / complex32 dtypes) as placeholders that save back
+as themselves (tensors of those dtypes are refused with a RuntimeError naming the dtype). Tensors that shared a storage when
 saved share one again after loading (views keep their offset and strides). Files of funcgrad's earlier
 pickle-free format (`funcgrad/manifest.json` plus .npy arrays) still load.
 
@@ -116,6 +117,9 @@ def _fg_dtype(name: str):
     d = _dtype_mod()._NAMES.get(name)
     if d is None:
         extra = " (install ml_dtypes for bfloat16 support)" if name == "bfloat16" else ""
+        if name in _dtype_mod().FLOAT8_NAMES:
+            extra = (" here: float8 tensors need ml_dtypes, which funcgrad's `safetensors` extra installs "
+                     "(pip install 'funcgrad[safetensors]')")
         kind = " (quantized tensors)" if name.startswith(("q", "quint")) else ""
         raise RuntimeError(f"funcgrad.load: the checkpoint holds a tensor of torch.{name}{kind}, a dtype funcgrad "
                            f"has no arrays for{extra}")
@@ -185,7 +189,11 @@ def _build_view(storage, offset, size, stride, requires_grad, dtype):
                                f"is out of bounds for a storage of {buf.size} elements")
     item = buf.itemsize
     base = buf[offset:] if offset < buf.size else buf[:0]
-    view = np.lib.stride_tricks.as_strided(base, shape=size, strides=tuple(s * item for s in stride))
+    strides = tuple(s * item for s in stride)
+    if base.dtype.isbuiltin != 1:  # ml_dtypes' types (bfloat16, float8): as_strided cannot rebuild them itself
+        view = np.lib.stride_tricks.as_strided(base.view(f"u{item}"), shape=size, strides=strides).view(base.dtype)
+    else:
+        view = np.lib.stride_tricks.as_strided(base, shape=size, strides=strides)
     t = _tensor_mod()._make(view)
     t._st = storage.st
     if requires_grad:
@@ -603,7 +611,7 @@ def _known_global(module, name, weights_only):
     if full in _DEFAULT_SAFE:
         return _DEFAULT_SAFE[full]
     if module == "torch":
-        d = _dtype_mod()._NAMES.get(name) if name in _TORCH_DTYPE_NAMES else None
+        d = _dtype_mod()._NAMES.get(name) if name in _TORCH_DTYPE_NAMES or name in _dtype_mod().FLOAT8 else None
         if d is not None:
             return d
         if name in _TORCH_DTYPE_NAMES or name in _FOREIGN_DTYPES:

@@ -40,6 +40,8 @@ from .. import random  # noqa: F401  (torch.random: seed, manual_seed, get_rng_s
 cuda.amp = _cuda_amp
 cuda.__path__ = []  # a package, as torch.cuda is, so that the import system looks up funcgrad.cuda.amp
 cpu.__path__ = []
+from ._dtype import FLOAT8 as _FLOAT8  # noqa: E402  (torch.float8_e4m3fn, ...: where ml_dtypes is installed)
+globals().update(_FLOAT8)
 
 __all__ = sorted(set(_torch_names) | {
     "BFloat16Tensor", "bfloat16", "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
@@ -52,4 +54,5 @@ __all__ = sorted(set(_torch_names) | {
     "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype",
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
-    "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile"})
+    "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile"}
+    | set(_FLOAT8))

@@ -12,8 +12,9 @@ from .._src.core.array import ArrayBase, canonical_array
 from .._src.prims import shape as _sh
 from .._src.prims.dynamic_slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
                                           dynamic_update_slice, dynamic_update_slice_in_dim)
+from .._src.core.errors import IncompatibleShapesError, user_location
 from .._src.prims.shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, iota, pad, rev,
-                                slice, squeeze, transpose)
+                                squeeze, transpose)
 
 __all__ = ["broadcast", "broadcast_in_dim", "broadcast_shapes", "broadcast_to_rank", "broadcasted_iota",
            "collapse", "concatenate", "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
@@ -76,6 +77,19 @@ def broadcast_shapes(*shapes) -> tuple:
         return tuple(int(d) for d in np.broadcast_shapes(*shapes))
     except ValueError:
         raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 - lax's name
+    """operand[start:limit:stride] per dimension, as jax.lax.slice: bounds outside the operand raise (JAX's
+    TypeError, a ValueError too), where the engine's slice, as NumPy's, would clip them."""
+    x = _arr(operand)
+    starts, limits = tuple(operator.index(i) for i in start_indices), tuple(operator.index(i) for i in limit_indices)
+    if len(starts) != x.ndim or len(limits) != x.ndim or \
+            any(not 0 <= s <= lim <= n for s, lim, n in zip(starts, limits, x.shape)):
+        raise IncompatibleShapesError(f"slice: start_indices {starts} and limit_indices {limits} must have one "
+                                      f"entry per dimension of the operand of shape {tuple(x.shape)}, with "
+                                      f"0 <= start <= limit <= size (at {user_location(2)})")
+    return _sh.slice(x, starts, limits, strides)
 
 
 def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):

@@ -9,7 +9,7 @@ import numpy as np
 from .._src.core import dtypes
 from .._src.core.array import ArrayBase, canonical_array, to_array, wrap
 from .._src.core.backend import CPU
-from .._src.core.errors import ConcretizationError
+from .._src.core.errors import ConcretizationError, IncompatibleShapesError
 from .._src.core.trace import Tracer, concrete_value
 from .._src.prims import elementwise as ew
 from .._src.prims.shape import (broadcast_in_dim, broadcasted_iota, concatenate, full as _full, pad, reshape,
@@ -26,7 +26,7 @@ def _shape(shape) -> tuple:
         shape = (shape,)  # (a 0-d array or tracer: one dimension; a traced one fails in operator.index)
     shape = tuple(operator.index(s) for s in shape)
     if any(s < 0 for s in shape):
-        raise ValueError(f"negative dimensions are not allowed: {shape}")
+        raise IncompatibleShapesError(f"negative dimensions are not allowed: {shape}")  # JAX: TypeError
     return shape
 
 
@@ -107,7 +107,8 @@ def _fill_value(v, dt):
     if isinstance(v, int) and not isinstance(v, (bool, np.generic)) and dtypes.is_integer(dt):
         scalar_array(v, dt, False)  # raises OverflowError, as NumPy 2 does
         return v
-    return np.asarray(v).astype(dt).item()
+    with np.errstate(invalid="ignore", over="ignore"):  # (NaN or out of range into an int: no NumPy warning)
+        return np.asarray(v).astype(dt).item()
 
 
 def full(shape, fill_value, dtype=None, *, device=None):

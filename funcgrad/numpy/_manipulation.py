@@ -62,7 +62,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     x = asarray_any(a)
     shape = _shape_arg(shape)
     if shape.count(-1) > 1:
-        raise ValueError("reshape: can only specify one unknown dimension (-1)")
+        raise IncompatibleShapesError(f"reshape: can only specify one unknown dimension (-1), got {shape} for an "
+                                      f"array of shape {tuple(x.shape)}")
     if any(s < -1 for s in shape):
         raise ValueError(f"reshape: negative dimensions other than -1 are not allowed: {shape}")
     if -1 in shape:
@@ -95,7 +96,8 @@ def transpose(a, axes=None):
         raise ValueError(f"transpose: axes {axes} don't match array of dimension {x.ndim}")
     perm = tuple(normalize_index(i, x.ndim, "transpose") for i in axes)
     if len(set(perm)) != len(perm):
-        raise ValueError(f"transpose: repeated axis in transpose: {axes}")
+        raise IncompatibleShapesError(f"transpose: repeated axis in transpose: {axes} for an array of shape "
+                                      f"{tuple(x.shape)}; give a permutation of range({x.ndim})")
     return sh.transpose(x, perm)
 
 
@@ -314,8 +316,8 @@ def dot(a, b):
     x, y = promote_dtypes(x, y)
     yc = 0 if y.ndim == 1 else y.ndim - 2
     if x.shape[-1] != y.shape[yc]:
-        raise ValueError(f"dot: shapes {x.shape} and {y.shape} not aligned: {x.shape[-1]} (dim {x.ndim - 1}) "
-                         f"!= {y.shape[yc]} (dim {yc})")
+        raise IncompatibleShapesError(f"dot: shapes {x.shape} and {y.shape} not aligned: {x.shape[-1]} "
+                                      f"(dim {x.ndim - 1}) != {y.shape[yc]} (dim {yc})")
     return la.dot_general(x, y, (((x.ndim - 1,), (yc,)), ((), ())))
 
 
@@ -334,7 +336,7 @@ def vdot(a, b):
     """Dot product of the flattened arrays, conjugating the first (complex) one, as numpy.vdot."""
     x, y = ravel(a), ravel(b)
     if x.size != y.size:
-        raise ValueError(f"vdot: vectors have different lengths: {x.size} and {y.size}")
+        raise IncompatibleShapesError(f"vdot: vectors have different lengths: {x.size} and {y.size}")
     return dot(_conj(x), y)
 
 
@@ -708,6 +710,9 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     r = _host_value(repeats)
     L = None if total_repeat_length is None else operator.index(total_repeat_length)
     if r is not None:
+        if np.any(np.asarray(r) < 0):  # (JAX: TypeError, NumPy: ValueError)
+            raise IncompatibleShapesError(f"repeat: repeats must be non-negative, got {np.asarray(r).tolist()} "
+                                          f"for an array of shape {tuple(x.shape)}")
         idx = np.repeat(np.arange(n, dtype=np.int64), r)  # NumPy's own checks and errors
         r = np.asarray(r)
         if L is None and r.size == 1:
@@ -887,7 +892,11 @@ def roll(a, shift, axis=None):
 
 # --- pad -------------------------------------------------------------------------------------------
 
-def _as_pairs(x, ndim, as_index=False):
+def _negative_pad(name: str, x) -> None:
+    raise ValueError(f"pad: {name} can't contain negative values, got {np.asarray(x).tolist()}")
+
+
+def _as_pairs(x, ndim, as_index=False, name: str = "pad_width"):
     """NumPy's pad-argument broadcasting: a scalar, a (before, after) pair, or one pair per axis."""
     if x is None:
         return ((None, None),) * ndim
@@ -898,15 +907,15 @@ def _as_pairs(x, ndim, as_index=False):
         if x.size == 1:
             x = x.ravel()
             if as_index and x[0] < 0:
-                raise ValueError("index can't contain negative values")
+                _negative_pad(name, x)
             return ((x[0], x[0]),) * ndim
         if x.size == 2 and x.shape != (2, 1):
             x = x.ravel()
             if as_index and (x[0] < 0 or x[1] < 0):
-                raise ValueError("index can't contain negative values")
+                _negative_pad(name, x)
             return ((x[0], x[1]),) * ndim
     if as_index and x.size and x.min() < 0:
-        raise ValueError("index can't contain negative values")
+        _negative_pad(name, x)
     return np.broadcast_to(x, (ndim, 2)).tolist()
 
 
@@ -1012,7 +1021,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         for ax, ((b, a), (eb, ea)) in enumerate(zip(pw, ends)):
             x = _pad_ramp(x, ax, b, a, eb, ea)
         return x
-    lengths = _as_pairs(kwargs.get("stat_length", None), x.ndim, as_index=True)
+    lengths = _as_pairs(kwargs.get("stat_length", None), x.ndim, as_index=True, name="stat_length")
     for ax, ((b, a), lp) in enumerate(zip(pw, lengths)):
         x = _pad_stat(x, ax, b, a, lp, mode)
     return x
@@ -1219,8 +1228,8 @@ def inner(a, b, /):
     if x.ndim == 0 or y.ndim == 0:
         return multiply(x, y)
     if x.shape[-1] != y.shape[-1]:
-        raise ValueError(f"shapes {tuple(x.shape)} and {tuple(y.shape)} not aligned: {x.shape[-1]} "
-                         f"(dim {x.ndim - 1}) != {y.shape[-1]} (dim {y.ndim - 1})")
+        raise IncompatibleShapesError(f"inner: shapes {tuple(x.shape)} and {tuple(y.shape)} not aligned: "
+                                      f"{x.shape[-1]} (dim {x.ndim - 1}) != {y.shape[-1]} (dim {y.ndim - 1})")
     x, y = promote_dtypes(x, y)
     return la.dot_general(x, y, (((x.ndim - 1,), (y.ndim - 1,)), ((), ())))
 

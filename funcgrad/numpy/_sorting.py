@@ -25,7 +25,7 @@ import numpy as np
 
 from .._src.core import dtypes
 from .._src.core.array import ArrayBase
-from .._src.core.errors import ConcretizationError, user_location
+from .._src.core.errors import ConcretizationError, InvalidIndexTypeError, user_location
 from .._src.core.trace import concrete_value
 from .._src.prims import cumulative as cum
 from .._src.prims import elementwise as ew
@@ -102,10 +102,15 @@ def _sort_along(ops, axis: int, num_keys: int = 1):
     return sort_p.bind(*ops, dimension=axis, is_stable=True, num_keys=num_keys)
 
 
+class _NonIntegerIndicesError(InvalidIndexTypeError, ValueError):
+    """Indices that are not integers: NumPy's IndexError, and what JAX raises (TypeError for take_along_axis,
+    ValueError for take)."""
+
+
 def _index_operand(indices, op: str):
     idx = asarray_any(indices)
     if not dtypes.is_integer(idx.dtype):
-        raise IndexError(f"{op}: indices must be integers, got dtype {idx.dtype} (at {user_location(3)})")
+        raise _NonIntegerIndicesError(f"{op}: indices must be integers, got dtype {idx.dtype} (at {user_location(3)})")
     return idx if idx.dtype == INDEX else ew.convert_element_type(idx, INDEX)
 
 

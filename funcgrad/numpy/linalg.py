@@ -92,17 +92,22 @@ def _inexact(a, op: str):
     return x
 
 
+class _MatrixShapeError(LinAlgError, TypeError):
+    """An operand that is not a (square) matrix: NumPy's LinAlgError (a ValueError), and the TypeError JAX raises
+    for most (svd and qr of a vector, cholesky and eigh of a non-square matrix)."""
+
+
 def _assert_2d(x, op: str):
     if x.ndim < 2:
-        raise LinAlgError(f"{op}: {x.ndim}-dimensional array given. Array must be at least two-dimensional "
-                          f"(at {user_location(3)})")
+        raise _MatrixShapeError(f"{op}: {x.ndim}-dimensional array given. Array must be at least "
+                                f"two-dimensional (at {user_location(3)})")
 
 
 def _assert_square(x, op: str):
     _assert_2d(x, op)
     if x.shape[-1] != x.shape[-2]:
-        raise LinAlgError(f"{op}: Last 2 dimensions of the array must be square, got shape {tuple(x.shape)} "
-                          f"(at {user_location(3)})")
+        raise _MatrixShapeError(f"{op}: Last 2 dimensions of the array must be square, got shape "
+                                f"{tuple(x.shape)} (at {user_location(3)})")
 
 
 def _matrix(a, op: str, square: bool = False):

@@ -22,11 +22,12 @@ from .shape import to_front
 from .indexing import gather_p, scatter_p
 from .shape import broadcast_in_dim, broadcasted_iota, concatenate, full, reshape, slice as lslice, squeeze
 from ..core.array import ArrayBase, to_array
+from ..core.errors import IncompatibleShapesError, user_location
 
 
 def _check_starts(op: str, x: ShapedArray, starts) -> None:
-    if len(starts) != x.ndim:
-        type_error(op, f"needs one start index per operand dimension ({x.ndim} for {x.str_short()}), "
+    if len(starts) != x.ndim:  # JAX: ValueError
+        value_error(op, f"needs one start index per operand dimension ({x.ndim} for {x.str_short()}), "
                        f"got {len(starts)}")
     for s in starts:
         if s.ndim != 0 or not dtypes.is_integer(s.dtype):
@@ -52,9 +53,13 @@ class _FirstArgs:
 
 def _ds_rule(x: ShapedArray, *starts: ShapedArray, slice_sizes) -> ShapedArray:
     _check_starts("dynamic_slice", x, starts)
-    if len(slice_sizes) != x.ndim or any(not 0 <= k <= n for k, n in zip(slice_sizes, x.shape)):
+    if len(slice_sizes) != x.ndim:  # JAX: ValueError for a count that differs, TypeError for a size too big
         value_error("dynamic_slice", f"slice_sizes {tuple(slice_sizes)} must have one entry per dimension "
-                                     f"of {x.str_short()}, each between 0 and that dimension's size")
+                                     f"of {x.str_short()}")
+    if any(not 0 <= k <= n for k, n in zip(slice_sizes, x.shape)):
+        raise IncompatibleShapesError(  # (NumPy-style callers expect a ValueError)
+            f"dynamic_slice: slice_sizes {tuple(slice_sizes)} must each lie between 0 and the size of the "
+            f"dimension of {x.str_short()} they slice (at {user_location(2)})")
     return ShapedArray(tuple(slice_sizes), x.dtype, x.weak_type)
 
 
@@ -174,7 +179,7 @@ dynamic_update_slice_p = Primitive(
 
 # --- lax-style functions --------------------------------------------------------------------------
 
-def _start_arrays(operand, start_indices, allow_negative_indices: bool):
+def _start_arrays(op: str, operand, start_indices, allow_negative_indices: bool):
     """Start indices as 0-d integer arrays; negative ones count from the end when allowed."""
     if isinstance(start_indices, ArrayBase) or isinstance(start_indices, np.ndarray):
         if start_indices.ndim != 1:
@@ -200,9 +205,9 @@ def _start_arrays(operand, start_indices, allow_negative_indices: bool):
                 s += n
             s = to_array(np.asarray(s, dtype=np.int64))
         out.append(s)
-    if len(start_indices) != operand.ndim:
-        raise TypeError(f"dynamic slicing needs one start index per operand dimension ({operand.ndim}), "
-                        f"got {len(start_indices)}")
+    if len(start_indices) != operand.ndim:  # JAX: ValueError
+        raise ValueError(f"{op}: needs one start index per operand dimension ({operand.ndim} for shape "
+                         f"{tuple(operand.shape)}), got {len(start_indices)} (at {user_location(3)})")
     return out
 
 
@@ -210,13 +215,13 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
     """operand[start:start + size] per dimension with run-time starts, as jax.lax.dynamic_slice.
 
     Starts are clamped so the window fits; negative starts count from the end (JAX's default)."""
-    starts = _start_arrays(operand, start_indices, allow_negative_indices)
+    starts = _start_arrays("dynamic_slice", operand, start_indices, allow_negative_indices)
     return dynamic_slice_p.bind(operand, *starts, slice_sizes=tuple(int(k) for k in slice_sizes))
 
 
 def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices: bool = True):
     """operand with `update` written at run-time starts, as jax.lax.dynamic_update_slice (clamped)."""
-    starts = _start_arrays(operand, start_indices, allow_negative_indices)
+    starts = _start_arrays("dynamic_update_slice", operand, start_indices, allow_negative_indices)
     return dynamic_update_slice_p.bind(operand, update, *starts)
 
 

@@ -234,7 +234,10 @@ def _cholesky_impl(xp):
         _impl_check(x, square=True)
         h = 0.5 * (x + xp.swapaxes(x, -1, -2).conj())  # symmetrize as JAX does
         try:
-            return xp.linalg.cholesky(h)
+            L = xp.linalg.cholesky(h)
+            if convention == "torch" and not xp.isfinite(xp.diagonal(L, 0, -2, -1)).all():
+                raise LinAlgError("Matrix is not positive definite")  # NaN/inf input: potrf fails (torch)
+            return L
         except LinAlgError:
             if convention == "torch":
                 raise

@@ -9,7 +9,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import ArrayBase
 from ..core.aval import ShapedArray
-from ..core.primitive import Primitive
+from ..core.errors import IncompatibleShapesError
+from ..core.primitive import Primitive, shape_error
 from ._util import batch_size, check_dtype, type_error, value_error
 
 
@@ -76,6 +77,10 @@ def _bid_impl(xp):
             for i, b in enumerate(broadcast_dimensions):
                 if x.shape[i] == shape[b]:
                     strides[b] = x.strides[i]
+                elif x.shape[i] != 1:
+                    raise ValueError("bad operands")  # the caller reports it with the shape rule's message
+            if len(broadcast_dimensions) != x.ndim:
+                raise ValueError("bad operands")
             return np.ndarray(shape, x.dtype, x, 0, strides)
         expanded = [1] * len(shape)
         for i, b in enumerate(broadcast_dimensions):
@@ -302,9 +307,10 @@ def _slice_rule(x: ShapedArray, *, start_indices, limit_indices, strides) -> Sha
         type_error("slice", f"start/limit/strides must each have {x.ndim} entries for {x.str_short()}")
     shape = []
     for s, l, k, n in zip(start_indices, limit_indices, strides, x.shape):
-        if not 0 <= s <= l <= n or k < 1:
-            value_error("slice", f"invalid slice start={start_indices} limit={limit_indices} "
-                                 f"strides={strides} for {x.str_short()}")
+        if not 0 <= s <= l <= n or k < 1:  # (JAX: TypeError; NumPy-style callers expect a ValueError)
+            shape_error("slice", f"invalid slice start={start_indices} limit={limit_indices} strides={strides} for "
+                                 f"{x.str_short()}: need 0 <= start <= limit <= size and strides >= 1",
+                        IncompatibleShapesError)
         shape.append(max(0, -(-(l - s) // k)))
     return ShapedArray(shape, x.dtype, x.weak_type)
 

@@ -30,7 +30,7 @@ def _removed(name: str, new: str):
     def fn(*args, **kwargs):
         raise RuntimeError(f"This function was deprecated since version 1.9 and is now removed. `torch.{name}` is "
                            f"deprecated in favor of `torch.linalg.{new}`.")
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fn
 
 

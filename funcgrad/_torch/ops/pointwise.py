@@ -135,7 +135,7 @@ def _int_binary(name, np_fn):
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_legacy(dt)}'")
         O._bshape(tuple(a.shape), tuple(b.shape))
         return O._out(_wrap(Array(np.asarray(np_fn(a._host().astype(dt), b._host().astype(dt))).astype(dt))), out)
-    op.__name__ = name
+    op.__name__ = op.__qualname__ = name
     return op
 
 

@@ -37,7 +37,7 @@ def _cum_extreme(name, np_acc):
         idx = np.maximum.accumulate(pos, axis=d).astype(np.int64)
         it = _wrap(Array(idx))
         return rt(O.gather(input, d, it), it)
-    op.__name__ = name
+    op.__name__ = op.__qualname__ = name
     return op
 
 

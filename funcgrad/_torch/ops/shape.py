@@ -30,7 +30,7 @@ def _hvd_split(name, axis_for, min_dim):
                 raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the "
                                    f"dimension {n} is not divisible by the split_size {indices_or_sections}!")
         return O.tensor_split(input, indices_or_sections, d)
-    op.__name__ = name
+    op.__name__ = op.__qualname__ = name
     return op
 
 
@@ -98,7 +98,7 @@ def _copy_of(view_fn, name):
         if isinstance(out, (tuple, list)):
             return type(out)(o.clone() for o in out)
         return out.clone()
-    fn.__name__ = name + "_copy"
+    fn.__name__ = fn.__qualname__ = name + "_copy"
     fn.__doc__ = f"torch.{name}_copy: the view op {name} returning a new tensor (not a view)."
     return fn
 
