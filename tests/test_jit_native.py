@@ -283,3 +283,21 @@ def test_options_through_config():
             fg.config.update("jit_native_threshold", -1)
     finally:
         native.config.threshold = old
+
+
+def test_a_program_too_large_to_compile_quickly_stays_on_numpy():
+    """Numba's compile time grows with the program: above jit_native_max_eqns nothing is compiled."""
+    def f(x):
+        for _ in range(30):
+            x = jnp.tanh(x) * 1.5 + 0.1
+        return x
+    x = jnp.ones(8, jnp.float32)
+    old = native.config.max_program_eqns
+    try:
+        fg.config.update("jit_native_max_eqns", 20)
+        with native_on():
+            jf = fg.jit(f)
+            np.testing.assert_array_equal(np.asarray(jf(x)), np.asarray(f(x)))
+            assert entry_of(jf).native is None
+    finally:
+        native.config.max_program_eqns = old

@@ -97,7 +97,7 @@ def _check_codegen_option(name: str, value):
 
 _NATIVE_OPTIONS = {"jit_native": "enabled", "jit_native_threshold": "threshold",
                    "jit_native_background": "background", "jit_native_cache_dir": "cache_dir",
-                   "jit_native_max_size": "max_size"}
+                   "jit_native_max_size": "max_size", "jit_native_max_eqns": "max_program_eqns"}
 
 
 def _check_native_option(name: str, value):

@@ -98,7 +98,8 @@ class NativeConfig:
     numba is installed), jit_native_threshold (calls of a compiled signature on the NumPy code before its
     native code is built; 0: at its first call), jit_native_background (build on a daemon thread, the
     NumPy code answering meanwhile; False: inside the call that reaches the threshold),
-    jit_native_cache_dir (None: no disk cache), jit_native_max_size (largest array of a region)."""
+    jit_native_cache_dir (None: no disk cache), jit_native_max_size (largest array of a region),
+    jit_native_max_eqns (a larger program stays on the NumPy code: Numba would compile it for minutes)."""
 
     def __init__(self):
         self.enabled = True
@@ -111,6 +112,9 @@ class NativeConfig:
         # Numba's compile time grows faster than linearly with a function's size (an unrolled 900-equation
         # program took minutes as one function): longer runs are cut into regions of this many equations
         self.max_region_eqns = 48
+        # ... and the regions of one program together: an unrolled 900-equation RNN gradient still took 150 s
+        # in 48-equation pieces, so a program with more lowerable equations than this is not compiled at all
+        self.max_program_eqns = 400
 
 
 config = NativeConfig()
@@ -1021,6 +1025,19 @@ def _region_runner(r: Region):
     return run
 
 
+def _n_eqns(eqns) -> int:
+    """Equations to compile, loop bodies included."""
+    n = 0
+    for e in eqns:
+        n += 1
+        for p in e.params.values():
+            if isinstance(p, Jaxpr):
+                n += _n_eqns(p.eqns)
+            elif hasattr(p, "jaxpr") and isinstance(getattr(p, "jaxpr"), Jaxpr):
+                n += _n_eqns(p.jaxpr.eqns)
+    return n
+
+
 def compile_native(jaxpr: Jaxpr):
     """jaxpr (optimised) as a codegen.Compiled whose regions run natively, or None when no region
     lowers. Compiles (or loads from the disk cache) with Numba: seconds for a large program, so jit
@@ -1030,6 +1047,11 @@ def compile_native(jaxpr: Jaxpr):
     items = find_regions(jaxpr)
     regions = [it for it in items if isinstance(it, Region)]
     if not regions:
+        return None
+    size = sum(_n_eqns(r.eqns) for r in regions)
+    if size > config.max_program_eqns:
+        log.info("native: %d lowerable equations exceed jit_native_max_eqns (%d): the program stays on the NumPy "
+                 "code", size, config.max_program_eqns)
         return None
     const_val = dict(zip(jaxpr.constvars, jaxpr.consts))
     sources = []
