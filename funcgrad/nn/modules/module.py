@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 
+from ..._torch import compile as _compile
 from ..._torch._creation import tensor as _tensor
 from ..._torch._dtype import bfloat16, device as _device, dtype as _dtype, float16, float32, float64
 from ..._torch._tensor import Tensor
@@ -631,7 +632,6 @@ class Module:
     def compile(self, *args, **kwargs):
         """torch's Module.compile: compile this module's forward in place. funcgrad's compile runs modules
         eagerly (see funcgrad.compile), so the module is left as it is; returns None, as torch's."""
-        from ... import compile as _compile
         _compile(self, *args, **kwargs)
 
     def requires_grad_(self, requires_grad=True):
