@@ -14,8 +14,8 @@ from ._src import control  # noqa: F401  (registers the higher-order cards)
 
 core.errors.ignore_fp_warnings()
 from ._jax.top import *  # noqa: E402,F401,F403
-from ._torch import *  # noqa: E402,F401,F403  (Tensor, torch's functions and dtypes: bound before torch's packages
-#                                                load, since those read them from funcgrad as they do)
+from ._torch import *  # noqa: E402,F401,F403  (Tensor, torch's functions and dtypes; torch's packages read them
+#                                                from funcgrad._torch, never from this facade)
 from ._torch.top import *  # noqa: E402,F401,F403
 from ._claims import *  # noqa: E402,F401,F403
 

@@ -57,28 +57,38 @@ def _within(name: str, prefixes: list[str]) -> str | None:
 
 
 @functools.lru_cache(maxsize=None)
-def arrows() -> frozenset[tuple[str, str]]:
-    """Every (importer, imported) pair of funcgrad modules, imported resolved to the longest module name."""
-    modules = {_module_name(p)[0] for p in ROOT.rglob("*.py")}
-    found = set()
+def _modules() -> dict[str, tuple[pathlib.Path, bool]]:
+    """funcgrad's modules: dotted name -> (path, is a package)."""
+    out = {}
     for path in ROOT.rglob("*.py"):
         name, is_pkg = _module_name(path)
-        pkg = name if is_pkg else name.rpartition(".")[0]
+        out[name] = (path, is_pkg)
+    return out
+
+
+def _imported(node: ast.Import | ast.ImportFrom, importer: str, is_pkg: bool) -> list[str]:
+    """The modules an import statement of `importer` names, each resolved to the longest module name
+    (`from .a import b` names module a.b when b is a submodule, else a)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if node.level:
+        base = (importer if is_pkg else importer.rpartition(".")[0]).split(".")
+        base = base[:len(base) - (node.level - 1)]
+        mod = ".".join(base + ([node.module] if node.module else []))
+    else:
+        mod = node.module or ""
+    return [f"{mod}.{a.name}" if f"{mod}.{a.name}" in _modules() else mod for a in node.names]
+
+
+@functools.lru_cache(maxsize=None)
+def arrows() -> frozenset[tuple[str, str]]:
+    """Every (importer, imported) pair of funcgrad modules, imported resolved to the longest module name."""
+    found = set()
+    for name, (path, is_pkg) in _modules().items():
         for node in ast.walk(ast.parse(path.read_text())):
-            targets = []
-            if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = pkg.split(".")
-                    base = base[:len(base) - (node.level - 1)]
-                    mod = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    mod = node.module or ""
-                targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in modules else mod for a in node.names]
-            elif isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            for t in targets:
-                if t.startswith("funcgrad") and t != name:
-                    found.add((name, t))
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.update((name, t) for t in _imported(node, name, is_pkg)
+                             if t.startswith("funcgrad") and t != name)
     return frozenset(found)
 
 
@@ -109,6 +119,119 @@ def test_no_new_upward_or_cross_face_arrow():
 def test_known_arrows_still_exist():
     gone = sorted(k for k in KNOWN_ARROWS if k not in violations())
     assert not gone, f"these arrows are gone: delete them from KNOWN_ARROWS: {gone}"
+
+
+def _import_time_imports(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements that run when a module is imported: its body's and its class bodies', also
+    under if/try/with; not those inside functions, nor under `if TYPE_CHECKING:` (its else branch runs)."""
+    out = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.append(node)
+        elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            out += _import_time_imports(node.orelse)
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                sub = getattr(node, field, None)
+                if isinstance(sub, list):
+                    out += _import_time_imports(sub)
+    return out
+
+
+def import_time_graph() -> dict[str, set[str]]:
+    """module -> the funcgrad modules its import-time imports name (a package's __init__ is the package). The
+    parent packages Python imports first (`import a.b.c` runs a and a.b) are not arrows: every module would
+    then import the facade."""
+    graph = {name: set() for name in _modules()}
+    for name, (path, is_pkg) in _modules().items():
+        for node in _import_time_imports(ast.parse(path.read_text()).body):
+            graph[name].update(t for t in _imported(node, name, is_pkg) if t in graph and t != name)
+    return graph
+
+
+def strongly_connected_components(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative (import chains are deeper than Python's recursion limit allows)."""
+    index, low, on_stack, stack, comps = {}, {}, set(), [], []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]  # (vertex, its successors not yet visited)
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, succ = work[-1]
+            w = next(succ, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:  # v roots a component: it is what lies above v on the stack
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                comps.append(sorted(comp))
+    return comps
+
+
+def _one_cycle(graph: dict[str, set[str]], comp: list[str]) -> list[str]:
+    """A shortest import cycle through comp's first module, inside comp (breadth-first search)."""
+    start, inside = comp[0], set(comp)
+    parent = {start: None}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in sorted(graph[v] & inside):
+                if w == start:
+                    path = [v]
+                    while parent[path[-1]] is not None:
+                        path.append(parent[path[-1]])
+                    return path[::-1] + [start]
+                if w not in parent:
+                    parent[w] = v
+                    nxt.append(w)
+        frontier = nxt
+    return comp
+
+
+def test_cycle_checker_itself():
+    """The checker: a cycle with a chain leading into it and one leaving it, a shortcut inside it, a plain chain;
+    and which imports run at import time."""
+    g = {"f": {"a"}, "a": {"b"}, "b": {"c", "a"}, "c": {"a", "d"}, "d": {"e"}, "e": set()}
+    comps = sorted(c for c in strongly_connected_components(g) if len(c) > 1)
+    assert comps == [["a", "b", "c"]]
+    assert _one_cycle(g, comps[0]) == ["a", "b", "a"]
+    assert all(len(c) == 1 for c in strongly_connected_components({"x": {"y"}, "y": set()}))
+    src = ("import a\nif TYPE_CHECKING:\n    import b\nelse:\n    import c\ntry:\n    import d\n"
+           "except ImportError:\n    import e\nclass K:\n    import f\n    def m(self):\n        import g\n"
+           "def h():\n    import i\n")
+    assert [n.names[0].name for n in _import_time_imports(ast.parse(src).body)] == ["a", "c", "d", "e", "f"]
+
+
+def test_no_import_time_cycles():
+    """No module-level import cycle among funcgrad's modules (issue 21): a module that imports, as it loads, one
+    that imports it back sees the other half-initialised, so the import order decides what works. Point the
+    import down (to the module that defines the name), or move the shared piece into a module below both."""
+    graph = import_time_graph()
+    cycles = [c for c in strongly_connected_components(graph) if len(c) > 1]
+    assert not cycles, "module-level import cycles (each: its modules, then one cycle through them):\n" + "\n".join(
+        f"  {len(c)}: {', '.join(c)}\n     {' -> '.join(_one_cycle(graph, c))}"
+        for c in sorted(cycles, key=len, reverse=True))
 
 
 def test_no_accretion_files():

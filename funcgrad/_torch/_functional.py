@@ -25,7 +25,7 @@ import numpy as np
 
 from .._src.core.array import Array
 from .._src.core.trace import Tracer
-from . import _tensor
+from ._errors import _INF_INPLACE_MSG, _LEAF_MSG, _OVERLAP_MSG, _VIEW_LEAF_MSG, _check_cast, _shape_mismatch
 from . import _jnp as jnp
 from .._src.prims.dynamic_slicing import dynamic_update_slice
 from .._src.prims.elementwise import stop_gradient
@@ -36,16 +36,6 @@ _VMAP_INPLACE_MSG = ("vmap: inplace arithmetic(self, *extra_args) is not possibl
                      "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to use "
                      "out-of-place operators instead of inplace arithmetic. If said operator is being called "
                      "inside the PyTorch framework, please file a bug report instead.")
-
-
-_TENSOR = None
-
-
-def _T():
-    global _TENSOR
-    if _TENSOR is None:
-        _TENSOR = _tensor
-    return _TENSOR
 
 
 # --- shadows and views ---------------------------------------------------------------------------------------
@@ -79,10 +69,10 @@ def _compose(f, g):
     return lambda a: g(f(a))
 
 
-def view(x, np_fn, arr_fn, name: str = "View"):
-    """A traced view of traced tensor x: arr_fn on its value, np_fn on its shadow."""
+def view(x, t, np_fn, arr_fn, name: str = "View"):
+    """Traced tensor t (made by Tensor over arr_fn of x's value) linked as a view of traced tensor x: np_fn on
+    x's shadow gives its layout."""
     root = x._base if x._base is not None else x
-    t = _T()._traced(arr_fn(x._a))
     t._sh = np_fn(shadow(x))
     t._base = root
     t._vfn = arr_fn if x is root else _compose(x._vfn, arr_fn)
@@ -92,20 +82,17 @@ def view(x, np_fn, arr_fn, name: str = "View"):
     return t
 
 
-def views(x, np_fns, arr_fn, name: str = "Split"):
-    """Several traced views of x at once (split, chunk, unbind): arr_fn gives the list of their values."""
+def views(x, outs, np_fns, arr_fn, name: str = "Split"):
+    """Several traced views of x at once (split, chunk, unbind): traced tensors outs (made by Tensor over the
+    list arr_fn gives of x's value) linked as views of x, np_fns[k] on x's shadow giving outs[k]'s layout."""
     root = x._base if x._base is not None else x
     sh = shadow(x)
-    T = _T()
-    outs = []
-    for k, (f, val) in enumerate(zip(np_fns, arr_fn(x._a))):
-        t = T._traced(val)
+    for k, (f, t) in enumerate(zip(np_fns, outs)):
         t._sh = f(sh)
         t._base = root
         t._vfn = _compose(x._vfn if x is not root else None, (lambda k: lambda a: arr_fn(a)[k])(k))
         t._mv = (name, k)
         _register(root, t)
-        outs.append(t)
     return outs
 
 
@@ -240,11 +227,10 @@ FILLS = frozenset(("Fill", "Masked_fill", "IndexPut"))
 def write(t, new, name: str = "inplace arithmetic", key=None) -> None:
     """Traced tensor t <- new (t's shape and dtype), or t[key] <- new (then new has t[key]'s shape): the root's
     value is updated and its live views refreshed. The caller has checked overlapping elements (`overlaps`)."""
-    T = _T()
     root = t._base if t._base is not None else t
     frz = root.__dict__.get("_frz")
     if frz:
-        raise RuntimeError(T._LEAF_MSG if t is root else T._VIEW_LEAF_MSG)
+        raise RuntimeError(_LEAF_MSG if t is root else _VIEW_LEAF_MSG)
     old = root._a
     check_batched(root, new)
     if not root.__dict__.get("_rv") and reverse_mode(old):
@@ -381,20 +367,19 @@ def detached(a):
 def write_readonly(t, fn, others, name: str) -> None:
     """Eager in-place op on a read-only view (one of an expanded tensor), as torch allows it: a fill, or a write to
     elements that do not share locations, goes through the root's buffer."""
-    T = _T()
     v = t._v
     root = t._base
     rv = root._v if root is not None else None
     if (overlaps(v) and name not in FILLS) or rv is None or not rv.flags.writeable or not rv.flags.c_contiguous:
-        raise RuntimeError(T._OVERLAP_MSG)
+        raise RuntimeError(_OVERLAP_MSG)
     if t._inf:
         if not state.inference:
-            raise RuntimeError(T._INF_INPLACE_MSG)
+            raise RuntimeError(_INF_INPLACE_MSG)
     new = fn(t._arr(), *[o._arr() for o in others])
-    T._check_cast(new.dtype, v.dtype, name)
+    _check_cast(new.dtype, v.dtype, name)
     if new.shape != v.shape:
-        T._shape_mismatch(v.shape, new.shape)
+        _shape_mismatch(v.shape, new.shape)
     if isinstance(new, Tracer):
-        raise RuntimeError(T._OVERLAP_MSG)
+        raise RuntimeError(_OVERLAP_MSG)
     rv.reshape(-1)[_index_map(v, rv).reshape(-1)] = np.asarray(new).reshape(-1)
     t._bump()

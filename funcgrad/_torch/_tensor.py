@@ -29,6 +29,9 @@ from .._src.prims import elementwise as _ew
 from .._src.interpreters import ad as _ad
 from . import _dtype as D
 from . import _functional as _fn
+# (_methods, _index, ops/ and nn/ import these from here too)
+from ._errors import (_INF_INPLACE_MSG, _LEAF_MSG, _OVERLAP_MSG, _VIEW_LEAF_MSG, _check_cast, _legacy,
+                      _shape_mismatch)
 from .._src.core.jaxpr import Jaxpr
 from .._src.core.props import fixed_property
 from ..autograd.grad_mode import _force_grad
@@ -996,7 +999,7 @@ def _view(name, x, np_fn, arr_fn):
     """A view of x: np_fn on its NumPy view (aliasing the storage); arr_fn is the same on Arrays."""
     v = x._v
     if v is None:
-        return _fn.view(x, np_fn, arr_fn, name)
+        return _fn.view(x, _traced(arr_fn(x._a)), np_fn, arr_fn, name)
     nv = np_fn(v)
     t = _new_obj(Tensor)
     t._v = nv
@@ -1031,7 +1034,7 @@ def _views(name, x, np_fns, arr_fn):
     """Several views of x at once (split, chunk, unbind): arr_fn returns the list of their values."""
     v = x._v
     if v is None:
-        return _fn.views(x, np_fns, arr_fn, name)
+        return _fn.views(x, [_traced(val) for val in arr_fn(x._a)], np_fns, arr_fn, name)
     st = x._st if x._st is not None else x._storage()
     base = x._base if x._base is not None else x
     outs = []
@@ -1083,27 +1086,6 @@ _INF_SAVED_MSG = ("Inference tensors cannot be saved for backward. Please do not
                   "`torch.inference_mode()`.")
 # ops whose backward never reads their inputs: an inference tensor may take part in them (as in torch)
 _NOT_SAVED = frozenset(("Add", "Sub", "Neg", "Sum", "Cat", "Stack", "Clone", "Expand", "View", "Reshape"))
-_INF_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
-                    "to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 "
-                    "for more details.")
-_LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
-_VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
-_OVERLAP_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a single "
-                "memory location. Please clone() the tensor before performing the operation.")
-
-
-def _check_cast(res_dt, t_dt, name):
-    if not D.can_cast(res_dt, t_dt):
-        raise RuntimeError(f"result type {_legacy(res_dt)} can't be cast to the desired output type "
-                           f"{_legacy(t_dt)}")
-
-
-def _legacy(dt) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble"}.get(np.dtype(dt).name, str(dt))
-
-
 def _inplace(name, t, fn, others=(), reads_self=True):
     """t <- fn(t's value, *others' values), written into t's buffer; fn is Array-level and its result is
     cast to t's dtype. Records a node (re-pointing t's or its base's grad_fn) when gradients flow.
@@ -1156,10 +1138,6 @@ def _inplace0(name, t, fn, others=(), reads_self=True):
     if node is not None:
         node.bind_outputs([base])
     return t
-
-
-def _shape_mismatch(out, got):
-    raise RuntimeError(f"output with shape {list(out)} doesn't match the broadcast shape {list(got)}")
 
 
 def _rebase(name, t, fn, others, reads_self):

@@ -41,7 +41,8 @@ from collections import OrderedDict
 
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ..nn.parameter import Parameter as _Parameter
 
 from ._weights_unpickler import WeightsUnpickler
 from .._src.core.trace import Tracer as _Tracer
@@ -202,11 +203,11 @@ def _build_view(storage, offset, size, stride, requires_grad, dtype):
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):
-    return _fg.nn.Parameter(data, requires_grad)
+    return _Parameter(data, requires_grad)
 
 
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
-    p = _fg.nn.Parameter(data, requires_grad)
+    p = _Parameter(data, requires_grad)
     _set_obj_state(p, state)
     return p
 
@@ -333,7 +334,7 @@ def _torch_globals():
          "torch._utils._rebuild_parameter": _rebuild_parameter,
          "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
          "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
-         "torch.nn.parameter.Parameter": _fg.nn.Parameter,
+         "torch.nn.parameter.Parameter": _Parameter,
          "torch.Tensor": _fg.Tensor,
          "torch.Size": _fg.Size,
          "torch.device": _fg.device,
@@ -919,7 +920,7 @@ def _load_file(fh, path, mmap, map_location, weights_only, pickle_load_args):
         if not weights_only:
             return _FullUnpickler(io.BytesIO(raw), archive, len(raw), **kw).load()
         u = WeightsUnpickler(raw, resolve=_resolver(_user_safe()), persistent_load=archive.persistent_load,
-                             build_types=lambda: tuple(_user_safe().values()), construct_types=(_fg.nn.Parameter,),
+                             build_types=lambda: tuple(_user_safe().values()), construct_types=(_Parameter,),
                              check_call=_wo_check_call, **kw)
         try:
             return u.load()
@@ -985,7 +986,7 @@ class _OldReader:
         if t == "tensor":
             ten = _fg.from_numpy(self.array(v))
             if node.get("parameter"):
-                ten = _fg.nn.Parameter(ten, requires_grad=bool(node.get("requires_grad")))
+                ten = _Parameter(ten, requires_grad=bool(node.get("requires_grad")))
             elif node.get("requires_grad"):
                 ten.requires_grad_(True)
             self.tensors[int(v)] = ten

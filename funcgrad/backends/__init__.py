@@ -5,20 +5,6 @@ remembered, and the availability queries answer truthfully; none of them changes
 """
 from __future__ import annotations
 
-import types
-
-
-class _FlagModule(types.ModuleType):
-    """A module whose boolean flags are validated on assignment (torch.backends.cudnn.benchmark = True)."""
-    _bool_flags: dict = {}
-
-    def __setattr__(self, name, value):
-        setter = self._bool_flags.get(name)
-        if setter is not None and not isinstance(value, bool):
-            raise RuntimeError(f"{setter} expects a bool, but got {type(value).__name__}")
-        super().__setattr__(name, value)
-
-
-from . import cpu, cuda, cudnn, mkldnn, mps, openmp  # noqa: E402,F401
+from . import cpu, cuda, cudnn, mkldnn, mps, openmp  # noqa: F401
 
 __all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps", "openmp"]

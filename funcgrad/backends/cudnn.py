@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from . import _FlagModule
+from ._flags import _FlagModule
 
 enabled = True
 benchmark = False

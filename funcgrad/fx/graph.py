@@ -15,9 +15,8 @@ import operator
 import re
 from typing import Any, Callable, NamedTuple
 
-import funcgrad as _facade
 
-from .node import Node, _format_arg, map_arg, torch_path, unwrap
+from .node import Node, _format_arg, map_arg, torch_namespace, torch_path, unwrap
 
 __all__ = ["Graph", "PythonCode"]
 
@@ -78,7 +77,7 @@ class _CodeGen:
 
     def __init__(self, taken=()) -> None:
         self.taken = set(taken)  # the node names (a global must not be shadowed by a local)
-        self.globals: dict = {"torch": _facade, "operator": operator, "builtins": builtins,
+        self.globals: dict = {"torch": torch_namespace(), "operator": operator, "builtins": builtins,
                               "inf": math.inf, "nan": math.nan, "NoneType": type(None)}
 
     def add_global(self, obj) -> str:

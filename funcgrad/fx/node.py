@@ -8,7 +8,7 @@ import operator
 import types
 from typing import Any, Callable
 
-import funcgrad as _facade
+import sys
 
 __all__ = ["Node", "map_arg", "map_aggregate", "Argument", "Target"]
 
@@ -31,11 +31,17 @@ def unwrap(f):
     return getattr(f, "__fx_orig__", f)
 
 
+def torch_namespace():
+    """The `torch` namespace fx names and patches: funcgrad's facade module. Looked up when a trace runs, not
+    imported, since the facade imports fx (an import would close a cycle through the facade)."""
+    return sys.modules[__name__.split(".")[0]]
+
+
 def torch_path(target):
     """'torch.add' / 'torch.nn.functional.relu' for a function of funcgrad's torch namespaces, else None."""
     if not _paths:
         for ns in reversed(_NAMESPACES):
-            mod = _facade
+            mod = torch_namespace()
             for part in ns.split(".") if ns else ():
                 mod = getattr(mod, part)
             prefix = "torch." + ns + "." if ns else "torch."

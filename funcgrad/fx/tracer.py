@@ -21,7 +21,6 @@ import threading
 import types
 from typing import Any, Callable
 
-import funcgrad as _facade
 
 from .._torch._tensor import Tensor
 from ..nn.modules.container import Sequential
@@ -29,7 +28,7 @@ from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
 from .graph import Graph
 from .graph_module import GraphModule
-from .node import unwrap
+from .node import torch_namespace, unwrap
 from .proxy import ParameterProxy, Proxy, TraceError, TracerBase
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "TraceError"]
@@ -96,7 +95,7 @@ _originals: dict = {}  # id(original function) -> its _Recording (built at the f
 def _namespace_functions():
     """(module, name, function) for every operation of the torch namespaces."""
     for ns in _NAMESPACES:
-        mod = _facade
+        mod = torch_namespace()
         for part in ns.split(".") if ns else ():
             mod = getattr(mod, part)
         for k, v in list(vars(mod).items()):

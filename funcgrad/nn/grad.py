@@ -5,7 +5,9 @@ A convolution is linear in each of input and weight, so each is the vjp of the c
 argument; it is itself differentiable (with respect to the other argument and grad_output)."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from .. import autograd as _autograd
+from ..autograd import enable_grad as _enable_grad
 from . import functional as F
 
 __all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "conv3d_input", "conv3d_weight"]
@@ -13,7 +15,7 @@ __all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "co
 
 def _vjp(conv, which, size, other, grad_output, stride, padding, dilation, groups):
     size = tuple(int(s) for s in size)
-    with _fg.enable_grad():
+    with _enable_grad():
         z = _fg.zeros(size, dtype=grad_output.dtype).requires_grad_()
         x, w = (z, other) if which == "input" else (other, z)
         y = conv(x, w, None, stride, padding, dilation, groups)
@@ -21,7 +23,7 @@ def _vjp(conv, which, size, other, grad_output, stride, padding, dilation, group
             raise RuntimeError(f"conv {which} gradient: grad_output has shape {list(grad_output.shape)} but the "
                                f"convolution gives {list(y.shape)} for {which} size {list(size)}")
         keep = other.requires_grad or grad_output.requires_grad
-        g, = _fg.autograd.grad(y, z, grad_output, create_graph=keep)
+        g, = _autograd.grad(y, z, grad_output, create_graph=keep)
     return g
 
 

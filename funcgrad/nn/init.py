@@ -7,7 +7,8 @@ import warnings
 
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ..autograd import no_grad as _no_grad
 from funcgrad._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 
 
@@ -62,17 +63,17 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    with _fg.no_grad():
+    with _no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    with _fg.no_grad():
+    with _no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor, val):
-    with _fg.no_grad():
+    with _no_grad():
         return tensor.fill_(val)
 
 
@@ -81,7 +82,7 @@ def ones_(tensor):
 
 
 def zeros_(tensor):
-    with _fg.no_grad():
+    with _no_grad():
         return tensor.zero_()
 
 
@@ -126,7 +127,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
-    with _fg.no_grad():
+    with _no_grad():
         if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
             lo = _fg.tensor(a, dtype=tensor.dtype).item()   # (the bounds as the tensor's dtype holds them)
             hi = _fg.tensor(b, dtype=tensor.dtype).item()
@@ -167,7 +168,7 @@ def eye_(tensor):
     """The identity matrix (ones on the main diagonal of a 2D tensor)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    with _fg.no_grad():
+    with _no_grad():
         tensor.copy_(_fg.eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype))
     return tensor
 
@@ -182,7 +183,7 @@ def dirac_(tensor, groups=1):
         raise ValueError("dim 0 must be divisible by groups")
     out_per_group = sizes[0] // groups
     n = min(out_per_group, sizes[1])
-    with _fg.no_grad():
+    with _no_grad():
         tensor.zero_()
         g = _fg.arange(groups).repeat_interleave(n)
         d = _fg.arange(n).repeat(groups)
@@ -206,7 +207,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     q = _fg.from_numpy(np.array(q)) * _fg.sign(_fg.from_numpy(np.array(_jnp.diagonal(r))))  # unique: diag(r) > 0
     if rows < cols:
         q = q.t()
-    with _fg.no_grad():
+    with _no_grad():
         tensor.copy_(q.reshape(tuple(tensor.shape)))
         tensor.mul_(gain)
     return tensor
@@ -219,7 +220,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
-    with _fg.no_grad():
+    with _no_grad():
         tensor.normal_(0, std, generator=generator)
         for col in range(cols):
             tensor[_fg.randperm(rows)[:num_zeros], col] = 0

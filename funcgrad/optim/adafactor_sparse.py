@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ..autograd import enable_grad as _enable_grad, no_grad as _no_grad
 
 from .optimizer import Optimizer
 
@@ -20,7 +21,7 @@ __all__ = ["Adafactor", "SparseAdam"]
 def _closure(closure):
     if closure is None:
         return None
-    with _fg.enable_grad():
+    with _enable_grad():
         return closure()
 
 
@@ -48,7 +49,7 @@ class Adafactor(Optimizer):
 
     def step(self, closure=None):
         loss = _closure(closure)
-        with _fg.no_grad():
+        with _no_grad():
             for group in self.param_groups:
                 lr, eps1, eps2 = group["lr"], group["eps"][0], group["eps"][1]
                 for p in group["params"]:
@@ -103,7 +104,7 @@ class SparseAdam(Optimizer):
 
     def step(self, closure=None):
         loss = _closure(closure)
-        with _fg.no_grad():
+        with _no_grad():
             for group in self.param_groups:
                 b1, b2 = group["betas"]
                 for p in group["params"]:

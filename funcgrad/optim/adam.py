@@ -1,7 +1,7 @@
 """torch.optim.Adam and AdamW, applying funcgrad.optim.functional.adam_update to tensors in place."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 
 from . import functional as F
 from .optimizer import Optimizer, _check_betas, _check_nonnegative, _functional_step, _lr, _step_tensor

@@ -7,7 +7,8 @@ trajectories agree with torch's to float rounding.
 """
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ..autograd import enable_grad as _enable_grad, no_grad as _no_grad
 
 from .optimizer import Optimizer, _lr
 
@@ -131,7 +132,7 @@ class LBFGS(Optimizer):
     def _evaluate(self, closure, x, t, d):
         """Loss and flat gradient at x + t d; the parameters are left at x."""
         self._add_dir(t, d)
-        with _fg.enable_grad():
+        with _enable_grad():
             loss = float(closure())
         g = self._flat_grad()
         for p, v in zip(self._params, x):
@@ -141,7 +142,7 @@ class LBFGS(Optimizer):
     def step(self, closure):
         if closure is None:
             raise RuntimeError("LBFGS requires a closure that reevaluates the model and returns the loss")
-        with _fg.no_grad():
+        with _no_grad():
             return self._step(closure)
 
     def _step(self, closure):
@@ -155,7 +156,7 @@ class LBFGS(Optimizer):
         st = self.state[self._params[0]]
         st.setdefault("func_evals", 0)
         st.setdefault("n_iter", 0)
-        with _fg.enable_grad():
+        with _enable_grad():
             orig_loss = closure()
         loss = float(orig_loss)
         evals = 1
@@ -218,7 +219,7 @@ class LBFGS(Optimizer):
                 self._add_dir(t, d)
                 converged = False
                 if n_iter != max_iter:
-                    with _fg.enable_grad():
+                    with _enable_grad():
                         loss = float(closure())
                     g = self._flat_grad()
                     converged = g.abs().max() <= tol_grad

@@ -14,7 +14,7 @@ from bisect import bisect_right
 from collections import Counter
 from functools import partial, wraps
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 
 from .optimizer import Optimizer
 

@@ -7,7 +7,9 @@ from itertools import chain
 
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from .. import numpy as _fnp
+from ..autograd import enable_grad as _enable_grad, no_grad as _no_grad
 
 __all__ = ["Optimizer", "required"]
 
@@ -42,12 +44,12 @@ def _lr(lr):
 
 def _as_array(t):
     """A read-only funcgrad Array over a tensor's current value (no copy)."""
-    return _fg.numpy.asarray(t.detach()._host())
+    return _fnp.asarray(t.detach()._host())
 
 
 def _write(t, value) -> None:
     """Write `value` (an Array or ndarray) into tensor `t`'s storage in place (bumps its version)."""
-    with _fg.no_grad():
+    with _no_grad():
         t.copy_(_fg.from_numpy(np.array(value, dtype=t.detach()._host().dtype, copy=True)))
 
 
@@ -146,7 +148,7 @@ class Optimizer:
     def _closure(self, closure):
         if closure is None:
             return None
-        with _fg.enable_grad():
+        with _enable_grad():
             return closure()
 
     # --- state_dict -------------------------------------------------------------------------------------------
@@ -230,7 +232,7 @@ def _functional_step(opt, closure, defaults, update, init):
     `init(p, group)` (an ordered dict of tensors, torch's layout: a float32 `step` and buffers) when empty,
     then apply the `update` of funcgrad.optim.functional to it in place (see `_apply_update`)."""
     loss = opt._closure(closure)
-    with _fg.no_grad():
+    with _no_grad():
         for group in opt.param_groups:
             hp = {k: group[k] for k in defaults}
             for p in group["params"]:
@@ -321,7 +323,7 @@ def _real(t):
     if not t.is_complex():
         return _as_array(t)
     h = np.ascontiguousarray(t.detach()._host())
-    return _fg.numpy.asarray(h.view(h.real.dtype).reshape(h.shape + (2,)))
+    return _fnp.asarray(h.view(h.real.dtype).reshape(h.shape + (2,)))
 
 
 def _write_real(t, value) -> None:

@@ -1,7 +1,8 @@
 """torch.optim.SGD, applying funcgrad.optim.functional.sgd_update to tensors in place."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ..autograd import no_grad as _no_grad
 
 from . import functional as F
 from .optimizer import Optimizer, _apply_update, required
@@ -27,7 +28,7 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         loss = self._closure(closure)
-        with _fg.no_grad():
+        with _no_grad():
             for group in self.param_groups:
                 hp = {k: group[k] for k in F.SGD_DEFAULTS}
                 momentum = group["momentum"] != 0

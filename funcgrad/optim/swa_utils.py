@@ -7,7 +7,9 @@ import itertools
 import math
 import warnings
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from .. import nn as _nn
+from ..autograd import no_grad as _no_grad
 
 from .lr_scheduler import LRScheduler
 
@@ -50,7 +52,7 @@ def get_swa_multi_avg_fn():
     return swa_update
 
 
-class AveragedModel(_fg.nn.Module):
+class AveragedModel(_nn.Module):
     """A copy of `model` whose parameters (and buffers, with use_buffers=True) hold the running average of the
     model's over update_parameters() calls (the mean by default, or avg_fn / multi_avg_fn, e.g. an EMA). Without
     use_buffers the copy's buffers keep their values from construction: recompute BatchNorm statistics with
@@ -74,7 +76,7 @@ class AveragedModel(_fg.nn.Module):
         theirs = list(itertools.chain(model.parameters(), model.buffers()) if self.use_buffers
                       else model.parameters())
         n = int(self.n_averaged.item())
-        with _fg.no_grad():
+        with _no_grad():
             if n == 0:
                 for a, c in zip(mine, theirs):
                     a.copy_(c.detach())
@@ -98,7 +100,7 @@ def update_bn(loader, model, device=None) -> None:
     the BatchNorm layers' running statistics are those of the averaged weights."""
     momenta = {}
     for module in model.modules():
-        if isinstance(module, _fg.nn.modules.batchnorm._BatchNorm):
+        if isinstance(module, _nn.modules.batchnorm._BatchNorm):
             module.reset_running_stats()
             momenta[module] = module.momentum
     if not momenta:
@@ -107,7 +109,7 @@ def update_bn(loader, model, device=None) -> None:
     model.train()
     for module in momenta:
         module.momentum = None
-    with _fg.no_grad():
+    with _no_grad():
         for batch in loader:
             if isinstance(batch, (list, tuple)):
                 batch = batch[0]

@@ -7,7 +7,7 @@ from enum import Enum
 
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 
 __all__ = ["ImageReadMode", "read_file", "write_file", "decode_image", "decode_png", "decode_jpeg",
            "read_image", "encode_png", "encode_jpeg", "write_png", "write_jpeg"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.prims import elementwise as _ew
 from ..._torch._argcheck import dtype_error as _dtype_error

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import math
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from .dropout import dropout as _dropout
+from .linear import linear as _linear
 from ..._torch._argcheck import dtype_error as _dtype_error
 from .common import _F32
 
@@ -65,7 +67,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
             scores = scores + attn_mask
     p = _safe_softmax(scores)
     if dropout_p > 0.0:
-        p = _fg.nn.functional.dropout(p, dropout_p, True)
+        p = _dropout(p, dropout_p, True)
     return _fg.matmul(p, value)
 
 
@@ -145,7 +147,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     elif tuple(key.shape) != tuple(value.shape):
         raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
 
-    F = _fg.nn.functional
     key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
@@ -165,14 +166,14 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
         if in_proj_bias is not None:
             bq, bk, bv = in_proj_bias.chunk(3)
         if query is key and key is value:
-            q, k, v = F.linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
+            q, k, v = _linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
         else:
             wq, wk, wv = in_proj_weight.chunk(3)
-            q = F.linear(query, wq, bq)
+            q = _linear(query, wq, bq)
             if key is value:
-                k, v = F.linear(key, _fg.cat([wk, wv]), None if bk is None else _fg.cat([bk, bv])).chunk(2, -1)
+                k, v = _linear(key, _fg.cat([wk, wv]), None if bk is None else _fg.cat([bk, bv])).chunk(2, -1)
             else:
-                k, v = F.linear(key, wk, bk), F.linear(value, wv, bv)
+                k, v = _linear(key, wk, bk), _linear(value, wv, bv)
     else:
         if q_proj_weight is None or k_proj_weight is None or v_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is True but q_proj_weight, k_proj_weight or "
@@ -181,8 +182,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
         if in_proj_bias is not None:
             bq, bk, bv = (in_proj_bias[:embed_dim], in_proj_bias[embed_dim:2 * embed_dim],
                           in_proj_bias[2 * embed_dim:])
-        q = F.linear(query, q_proj_weight, bq)
-        k, v = F.linear(key, k_proj_weight, bk), F.linear(value, v_proj_weight, bv)
+        q = _linear(query, q_proj_weight, bq)
+        k, v = _linear(key, k_proj_weight, bk), _linear(value, v_proj_weight, bv)
 
     if attn_mask is not None:
         if attn_mask.dim() == 2:
@@ -238,10 +239,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
             scores = scores + attn_mask
         w = _fg.softmax(scores, -1)
         if dropout_p > 0.0:
-            w = F.dropout(w, dropout_p, True)
+            w = _dropout(w, dropout_p, True)
         out = _fg.bmm(w, v)  # (N * heads, L, head_dim)
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+        out = _linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
         w = w.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             w = w.mean(1)
@@ -258,7 +259,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     v = v.reshape(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+    out = _linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
     if not batched:
         out = out.squeeze(1)
     return out, None

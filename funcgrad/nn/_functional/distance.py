@@ -1,7 +1,7 @@
 """torch.nn.functional's distances: cosine_similarity, pairwise_distance, pdist."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 

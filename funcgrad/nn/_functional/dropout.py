@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from .common import _maybe_inplace, _unbatched
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]

@@ -1,7 +1,7 @@
 """torch.nn.functional's linear maps: linear, bilinear, identity."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 
 from ... import lax as _lax
 from ..._torch._argcheck import check_same_dtype as _check_same_dtype, dtype_error as _dtype_error

@@ -6,7 +6,9 @@ import warnings
 import numpy as np
 import numpy as _np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ... import numpy as _fnp
+from ...autograd import is_grad_enabled as _is_grad_enabled
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.prims.indexing import gather as _gather
 from ..._torch._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
@@ -29,7 +31,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     reduction = _reduction(size_average, reduce, reduction)
     if weight is None and reduction != "none" and input.shape == target.shape and input.dtype == target.dtype:
         # one recorded node, torch's MseLossBackward0
-        red = _fg.numpy.mean if reduction == "mean" else _fg.numpy.sum
+        red = _fnp.mean if reduction == "mean" else _fnp.sum
         return _apply("MseLoss", lambda a, b: red((a - b) ** 2), (input, target))
     return _weighted((input - target) ** 2, weight, input, reduction)
 
@@ -286,7 +288,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     def bce(x):
         return -(target * _fg.clamp(_fg.log(x), min=-100) + (1 - target) * _fg.clamp(_fg.log(1 - x), min=-100))
     loss = bce(input)
-    if input.requires_grad and _fg.is_grad_enabled():
+    if input.requires_grad and _is_grad_enabled():
         # torch's input gradient is (x - t) / max(x (1 - x), 1e-12): the formula's own where x (1 - x) is
         # at least that, and (x - t) * 1e12 at and next to 0 and 1 (where the clamped logs give NaN / 0)
         edge = (input * (1 - input) < 1e-12).detach()
@@ -543,7 +545,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             loss = _fg.tensor(0.0 if S == 1 else math.inf, dtype=lp.dtype)
         else:
             loss = -_lse([alpha[-1], alpha[-2]] if S > 1 else [alpha[-1]])
-        if Tb and lp.requires_grad and _fg.is_grad_enabled():
+        if Tb and lp.requires_grad and _is_grad_enabled():
             # torch's gradient for log_probs is that of the logits under a log_softmax: exp(log_probs) times
             # the loss's cotangent is added for t < input_length (through log_softmax it cancels, so chains
             # through it are unchanged). A term of value 0 carries it.

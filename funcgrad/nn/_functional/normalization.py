@@ -2,7 +2,8 @@
 and normalize."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ...autograd import no_grad as _no_grad
 
 from ..._torch._argcheck import DtypeName, dtype_error as _dtype_error
 from .common import _F32, _size
@@ -70,10 +71,10 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
         mean = input.mean(dims)
         var = ((input - mean.reshape(shape)) ** 2).mean(dims)
         if running_mean is not None:
-            with _fg.no_grad():
+            with _no_grad():
                 running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
         if running_var is not None:
-            with _fg.no_grad():
+            with _no_grad():
                 running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
     else:
         if running_mean is None or running_var is None:
@@ -110,7 +111,7 @@ def _instance_norm(input, running_mean, running_var, weight, bias, use_input_sta
         mean = input.mean(dims, keepdim=True)
         var = ((input - mean) ** 2).mean(dims, keepdim=True)
         if running_mean is not None or running_var is not None:
-            with _fg.no_grad():
+            with _no_grad():
                 m = mean.detach().reshape(input.shape[0], c)
                 v = var.detach().reshape(input.shape[0], c) * (n / (n - 1))
                 if running_mean is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ... import lax as _lax
 from ..._src.prims.windowed import reduce_window_max as _rw_max, reduce_window_sum as _rw_sum
@@ -383,7 +383,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
-    return _fg.nn.functional.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

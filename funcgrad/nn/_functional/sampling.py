@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 from typing import Optional, Sequence
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.prims.shape import pad as _lax_pad
 from ..._torch._argcheck import DtypeName

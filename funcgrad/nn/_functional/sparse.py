@@ -1,7 +1,8 @@
 """torch.nn.functional's lookups: embedding, embedding_bag, one_hot."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ...autograd import no_grad as _no_grad
 
 from ..._torch._argcheck import DtypeName, dtype_error as _dtype_error
 from .common import _concrete
@@ -13,7 +14,7 @@ __all__ = ["embedding", "embedding_bag", "one_hot"]
 # --- embeddings ---------------------------------------------------------------------------------------
 def _embedding_renorm_(weight, input, max_norm, norm_type):
     """Rescales (in place, without gradient) the rows of weight that input refers to, to norm <= max_norm."""
-    with _fg.no_grad():
+    with _no_grad():
         idx = _fg.unique(input.reshape(-1))
         rows = weight.index_select(0, idx)
         norms = _fg.norm(rows, norm_type, 1, keepdim=True)

@@ -1,8 +1,9 @@
 """Activation modules: thin stateful wrappers over nn.functional (PReLU holds its slope as a parameter)."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from .. import functional as F
+from .. import init as _init
 from ..parameter import Parameter
 from .module import Module
 
@@ -235,8 +236,7 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        from .. import init
-        init.constant_(self.weight, self.init)
+        _init.constant_(self.weight, self.init)
 
     def forward(self, input):
         return F.prelu(input, self.weight)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear

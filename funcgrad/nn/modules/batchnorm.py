@@ -1,7 +1,8 @@
 """Batch normalisation with running statistics."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ...autograd import no_grad as _no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -69,7 +70,7 @@ class _BatchNorm(_NormBase):
         self._check_input_dim(input)
         eaf = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            with _fg.no_grad():
+            with _no_grad():
                 self.num_batches_tracked.add_(1)
             eaf = 1.0 / float(self.num_batches_tracked.item()) if self.momentum is None else self.momentum
         bn_training = self.training or (self.running_mean is None and self.running_var is None)

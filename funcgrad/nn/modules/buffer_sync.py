@@ -2,7 +2,8 @@
 process it is BatchNorm over the whole batch: there is no process group to synchronise with here)."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ...autograd import no_grad as _no_grad
 
 from .batchnorm import _BatchNorm
 
@@ -43,7 +44,7 @@ class SyncBatchNorm(_BatchNorm):
         if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
             out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
                       process_group)
-            with _fg.no_grad():
+            with _no_grad():
                 if module.affine:
                     out.weight = module.weight
                     out.bias = module.bias

@@ -4,7 +4,8 @@ parameters are UninitializedParameter placeholders; the first forward materialis
 optimizer built before it holds the real parameters) and the module becomes its ordinary class."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ...autograd import no_grad as _no_grad
 from ..parameter import Parameter
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -24,7 +25,7 @@ class UninitializedParameter(Parameter):
         return Parameter.__new__(cls, _fg.empty(0, dtype=dtype), requires_grad)
 
     def materialize(self, shape, device=None, dtype=None) -> None:
-        with _fg.no_grad():
+        with _no_grad():
             self.data = _fg.empty(*shape, dtype=dtype or self.dtype)
         self.__class__ = Parameter
 
@@ -58,7 +59,7 @@ class _LazyMixin:
             raise ValueError(f"{type(self).__name__}: cannot infer the input size from an input of shape "
                              f"{list(input.shape)}")
         real = self.cls_to_become(input.shape[self._size_dim], *self._lazy_args, **self._lazy_kwargs)
-        with _fg.no_grad():
+        with _no_grad():
             for name, p in real._parameters.items():
                 mine = self._parameters.get(name)
                 if mine is not None and p is not None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ... import lax as _lax
 from ..._src.core.array import get_aval as _get_aval

@@ -1,7 +1,7 @@
 """Embedding and EmbeddingBag layers."""
 from __future__ import annotations
 
-import funcgrad as _fg
+from ...autograd import no_grad as _no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -37,7 +37,7 @@ class _EmbeddingBase(Module):
 
     def _fill_padding_idx_with_zero(self):
         if self.padding_idx is not None:
-            with _fg.no_grad():
+            with _no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
     def _repr_common(self):

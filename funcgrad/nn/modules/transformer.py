@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Callable
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

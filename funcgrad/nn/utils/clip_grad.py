@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import warnings
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ...autograd import no_grad as _no_grad
 from ..._torch._tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_", "clip_grad_norm"]
@@ -31,7 +32,7 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     norm_type = float(norm_type)
     if not ts:
         return _fg.tensor(0.0)
-    with _fg.no_grad():
+    with _no_grad():
         norms = _fg.stack([_vector_norm(t, norm_type).to(ts[0].dtype) for t in ts])
         total = _vector_norm(norms, norm_type)
     if error_if_nonfinite and bool(_fg.logical_or(total.isnan(), total.isinf())):
@@ -47,7 +48,7 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
     grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
     if not grads:
         return
-    with _fg.no_grad():
+    with _no_grad():
         coef = _fg.clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
         for g in grads:
             g.mul_(coef.to(g.dtype))
@@ -66,7 +67,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     """Clamp every gradient into [-clip_value, clip_value] in place."""
     clip_value = float(clip_value)
-    with _fg.no_grad():
+    with _no_grad():
         for p in _tensors(parameters):
             if p.grad is not None:
                 p.grad.clamp_(-clip_value, clip_value)

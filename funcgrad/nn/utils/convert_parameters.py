@@ -1,7 +1,7 @@
 """parameters_to_vector / vector_to_parameters (torch.nn.utils)."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..._torch._tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]

@@ -2,7 +2,8 @@
 (see parametrize.py); the originals live under module.parametrizations.<name>."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ...autograd import no_grad as _no_grad
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
@@ -63,7 +64,7 @@ class _SpectralNorm(Module):
         return weight.flatten(1)
 
     def _power_method(self, mat, n):
-        with _fg.no_grad():
+        with _no_grad():
             for _ in range(n):
                 self._u.copy_(F.normalize(_fg.mv(mat, self._v), dim=0, eps=self.eps))
                 self._v.copy_(F.normalize(_fg.mv(mat.mH, self._u), dim=0, eps=self.eps))

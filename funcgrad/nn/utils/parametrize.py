@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import contextlib
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ...autograd import no_grad as _no_grad
 from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
 
@@ -53,7 +54,7 @@ class ParametrizationList(ModuleList):
     def __init__(self, modules, original, unsafe: bool = False) -> None:
         super().__init__(modules)
         self.unsafe = unsafe
-        with _fg.no_grad():
+        with _no_grad():
             new = original
             for m in reversed(list(self)):
                 if hasattr(m, "right_inverse"):
@@ -66,12 +67,12 @@ class ParametrizationList(ModuleList):
             for i, t in enumerate(new):
                 setattr(self, f"original{i}", Parameter(t.detach().clone(), original.requires_grad))
         if not unsafe:  # as torch: run the parametrization once and check what it returns
-            with _fg.no_grad():
+            with _no_grad():
                 _check_output(self(), original)
 
     def right_inverse(self, value) -> None:
         """Set the original(s) so that the parametrized tensor becomes value."""
-        with _fg.no_grad():
+        with _no_grad():
             for m in reversed(list(self)):
                 if hasattr(m, "right_inverse"):
                     value = m.right_inverse(value)
@@ -154,7 +155,7 @@ def remove_parametrizations(module, tensor_name: str, leave_parametrized: bool =
         raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
     plist = module.parametrizations[tensor_name]
     if leave_parametrized:
-        with _fg.no_grad():
+        with _no_grad():
             value = getattr(module, tensor_name)
         requires = plist.original.requires_grad if plist.is_tensor else plist.original0.requires_grad
     else:
@@ -180,7 +181,7 @@ def transfer_parametrizations_and_params(from_module, to_module, tensor_name=Non
             setattr(to_module, name, Parameter(getattr(from_module, name).detach().clone()))
             for p in plist:
                 register_parametrization(to_module, name, p)
-        with _fg.no_grad():
+        with _no_grad():
             if plist.is_tensor:
                 to_module.parametrizations[name].original.copy_(plist.original)
             else:

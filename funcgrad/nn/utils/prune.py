@@ -11,7 +11,8 @@ import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ...autograd import no_grad as _no_grad
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured",
            "RandomStructured", "LnStructured", "CustomFromMask", "identity", "random_unstructured",
@@ -71,7 +72,7 @@ class BasePruningMethod(ABC):
         else:
             default_mask = getattr(module, name + "_mask").detach().clone()
         try:
-            with _fg.no_grad():
+            with _no_grad():
                 mask = method.compute_mask(scores, default_mask=default_mask)
             module.register_buffer(name + "_mask", mask)
             setattr(module, name, method.apply_mask(module))
@@ -372,7 +373,7 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
         raise TypeError('Only "unstructured" PRUNING_TYPE supported for the `pruning_method`. Found method '
                         f"{pruning_method} of type {method.PRUNING_TYPE}")
     container.add_pruning_method(method)
-    with _fg.no_grad():
+    with _no_grad():
         final = container.compute_mask(scores.detach(), default_mask.detach())
     pointer = 0
     for m, n in parameters:

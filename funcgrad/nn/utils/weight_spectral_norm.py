@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import warnings
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ...autograd import no_grad as _no_grad
+from .._functional.normalization import normalize as _normalize
 from ..parameter import Parameter
 
 __all__ = ["weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
@@ -47,7 +49,7 @@ def weight_norm(module, name: str = "weight", dim: int = 0):
     if dim is None:
         dim = -1
     del module._parameters[name]
-    with _fg.no_grad():
+    with _no_grad():
         g = _norm_except_dim(w, dim if dim != -1 else None)
     module.register_parameter(name + "_g", Parameter(g.detach().clone()))
     module.register_parameter(name + "_v", Parameter(w.detach().clone()))
@@ -64,7 +66,7 @@ def remove_weight_norm(module, name: str = "weight"):
     if entry is None:
         raise ValueError(f"weight_norm of '{name}' not found in {module}")
     fn, handle = entry
-    with _fg.no_grad():
+    with _no_grad():
         w = fn.compute(module)
     handle.remove()
     delattr(module, name)
@@ -90,10 +92,10 @@ class _SpectralNorm:
         v = getattr(module, self.name + "_v")
         mat = self._matrix(w)
         if do_power_iteration:
-            with _fg.no_grad():
+            with _no_grad():
                 for _ in range(self.n):
-                    v.copy_(_fg.nn.functional.normalize(_fg.mv(mat.t(), u), dim=0, eps=self.eps))
-                    u.copy_(_fg.nn.functional.normalize(_fg.mv(mat, v), dim=0, eps=self.eps))
+                    v.copy_(_normalize(_fg.mv(mat.t(), u), dim=0, eps=self.eps))
+                    u.copy_(_normalize(_fg.mv(mat, v), dim=0, eps=self.eps))
                 if self.n > 0:
                     u, v = u.clone(), v.clone()
         sigma = _fg.dot(u, _fg.mv(mat, v))
@@ -112,11 +114,11 @@ def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1, eps
         dim = 1 if type(module).__name__ in ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d") else 0
     w = getattr(module, name)
     fn = _SpectralNorm(name, n_power_iterations, dim, eps)
-    with _fg.no_grad():
+    with _no_grad():
         mat = fn._matrix(w)
         h, wd = mat.shape
-        u = _fg.nn.functional.normalize(_fg.randn(h, dtype=w.dtype), dim=0, eps=eps)
-        v = _fg.nn.functional.normalize(_fg.randn(wd, dtype=w.dtype), dim=0, eps=eps)
+        u = _normalize(_fg.randn(h, dtype=w.dtype), dim=0, eps=eps)
+        v = _normalize(_fg.randn(wd, dtype=w.dtype), dim=0, eps=eps)
     del module._parameters[name]
     module.register_parameter(name + "_orig", w)
     setattr(module, name, w.detach() * 1.0)
@@ -132,7 +134,7 @@ def remove_spectral_norm(module, name: str = "weight"):
     if entry is None:
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
     fn, handle = entry
-    with _fg.no_grad():
+    with _no_grad():
         w = fn.compute(module, do_power_iteration=False)
     handle.remove()
     delattr(module, name)

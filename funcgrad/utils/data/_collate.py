@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 
 __all__ = ["default_collate", "default_convert"]
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._torch import manual_seed as _manual_seed
+
 # How often a waiting worker / main process re-checks that its peer is still alive (seconds).
 MP_STATUS_CHECK_INTERVAL = 5.0
 # Batches smaller than this travel by value through the result pipe; larger ones through shared memory.
@@ -175,10 +177,9 @@ def _numpy_seed(base_seed: int, worker_id: int):
 
 
 def _seed_worker(base_seed: int, worker_id: int) -> int:
-    import funcgrad as _fg
     seed = base_seed + worker_id
     random.seed(seed)
-    _fg.manual_seed(seed)
+    _manual_seed(seed)
     np.random.seed(_numpy_seed(base_seed, worker_id))
     return seed
 

@@ -22,7 +22,7 @@ import time
 import warnings
 from multiprocessing import connection as _connection
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 
 from ... import multiprocessing as _mp
 from ...multiprocessing import reductions as _red

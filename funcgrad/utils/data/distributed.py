@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 
 from .sampler import Sampler
 

@@ -1,7 +1,7 @@
 """Samplers (torch.utils.data): Sequential, Random, SubsetRandom, WeightedRandom and Batch."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Tuple
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..transforms import functional as F
 from .vision import VisionDataset
 

@@ -8,7 +8,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ..._torch.serialization import load as _torch_load
 from .utils import check_integrity, download_from_mirrors, extract_archive
 from .vision import VisionDataset
 
@@ -113,7 +114,7 @@ class MNIST(VisionDataset):
     def _load_legacy_data(self):
         path = os.path.join(self.processed_folder, self.training_file if self.train else self.test_file)
         try:
-            data, targets = _fg.load(path)
+            data, targets = _torch_load(path)
         except Exception as e:
             raise RuntimeError(f"{path}: cannot read this processed file ({e}); it should hold (data, targets) "
                                "tensors written by funcgrad.save or torch.save. Delete the processed folder to use "

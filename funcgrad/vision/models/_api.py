@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Dict, Optional
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ..._torch.serialization import load as _torch_load
 
 
 @dataclass(eq=False)
@@ -60,7 +61,7 @@ def get_dir() -> str:
 
 def _load(path: str):
     try:
-        obj = _fg.load(path)
+        obj = _torch_load(path)
     except Exception as e:
         raise RuntimeError(f"Could not read weights from {path}: {e}. funcgrad reads state_dicts written by "
                            "funcgrad.save or torch.save (tensors and plain containers only).") from None

@@ -1,7 +1,7 @@
 """AlexNet (the one-weird-trick variant torchvision ships; 61,100,840 parameters)."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
 from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights
 

@@ -6,7 +6,7 @@ import re
 from collections import OrderedDict
 from typing import List, Tuple
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
 from funcgrad.nn import functional as F
 from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights

@@ -2,7 +2,7 @@
 pooling as commonly trained today. Not part of torchvision; named lenet5 / LeNet here."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
 from ._api import load_weights
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Type, Union
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
 from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights
 

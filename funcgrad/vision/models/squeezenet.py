@@ -1,7 +1,7 @@
 """SqueezeNet 1.0 / 1.1 (torchvision's names, keys, parameter counts and init)."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
 from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights
 

@@ -1,7 +1,7 @@
 """VGG-11/16 with and without batch norm (torchvision's names, keys, parameter counts and init)."""
 from __future__ import annotations
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
 from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights
 

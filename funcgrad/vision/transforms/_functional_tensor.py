@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad.nn import functional as F
 
 def _is_int(dtype) -> bool:

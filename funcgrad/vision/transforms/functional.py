@@ -9,7 +9,7 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from . import _functional_pil as F_pil
 from . import _functional_tensor as F_t
 

@@ -14,7 +14,7 @@ from typing import List, Tuple
 
 import numpy as np
 
-import funcgrad as _fg
+import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from . import functional as F
 from .functional import InterpolationMode, _interpolation_modes_from_int, _setup_size
 

@@ -1,0 +1,31 @@
+"""torch's errors for in-place writes, and the legacy scalar-type names (Float, Long, ...) torch's messages
+use: shared by the eager Tensor (_tensor.py) and the functionalised traced one (_functional.py), below both."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype as D
+
+_INF_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+                    "to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 "
+                    "for more details.")
+_LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+_VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+_OVERLAP_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                "memory location. Please clone() the tensor before performing the operation.")
+
+
+def _check_cast(res_dt, t_dt, name):
+    if not D.can_cast(res_dt, t_dt):
+        raise RuntimeError(f"result type {_legacy(res_dt)} can't be cast to the desired output type "
+                           f"{_legacy(t_dt)}")
+
+
+def _legacy(dt) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble"}.get(np.dtype(dt).name, str(dt))
+
+
+def _shape_mismatch(out, got):
+    raise RuntimeError(f"output with shape {list(out)} doesn't match the broadcast shape {list(got)}")
