@@ -7,7 +7,6 @@ import itertools
 
 import numpy as np
 
-from ..._torch import compile as _compile
 from ..._torch._creation import tensor as _tensor
 from ..._torch._dtype import bfloat16, device as _device, dtype as _dtype, float16, float32, float64
 from ..._torch._tensor import Tensor
@@ -633,6 +632,7 @@ class Module:
         """torch's Module.compile: compile this module's forward in place. Here the module is left as it is
         (compiling in place would add a check to every module call): `torch.compile(module)` returns the
         compiled module. Returns None, as torch's."""
+        from ..._torch._compile import compile as _compile  # (the compiler builds on Module: taken when called)
         _compile(self, *args, **kwargs)
 
     def requires_grad_(self, requires_grad=True):
