@@ -138,7 +138,7 @@ def bench_t0(S) -> None:
                 S.add_row(label, "torch eager", c.base, c.base)
             t = c.time("funcgrad eager", fg_fn)
             if c.base is not None:
-                S.ROWS[-1] = S.ROWS[-1][:4] + (f"{(t - c.base) * 1e6:+.2f} µs per op",)
+                S.ROWS[-1] = S.ROWS[-1][:5] + (f"{(t - c.base) * 1e6:+.2f} µs per op",)
 
 
 def bench_t1(S) -> None:
