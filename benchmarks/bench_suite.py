@@ -1129,7 +1129,10 @@ def blas_architecture() -> str:
 
 def funcgrad_threads() -> str:
     """funcgrad's BLAS thread policy: the ceiling and whether it can switch (threadpoolctl)."""
-    from funcgrad._src.core import threads as fg_threads
+    try:
+        from funcgrad._src.core import threads as fg_threads
+    except ImportError:  # a funcgrad from before the policy
+        return "funcgrad BLAS threads: the BLAS's own setting (no per-product policy)"
     n = funcgrad.get_num_threads()
     if getattr(fg_threads, "blas_info", None) and fg_threads.blas_info():
         return f"funcgrad BLAS threads per product by size, ceiling {n} (threadpoolctl)"
