@@ -21,6 +21,8 @@ around funcgrad code is overridden by the first product that wants another count
 set_num_threads instead (which also re-reads the BLAS's count, should anything else have changed it).
 Only the thread that first switched the BLAS switches it, until that thread ends (threadpoolctl lets one
 thread control OpenBLAS's shared pool); products on other threads run on whatever count is set.
+jit's generated code calls numpy.matmul itself for 2-D products (interpreters/compiler/codegen.py), so those
+run on the count the last eager product left; other dot_generals in jitted code go through the impl.
 """
 from __future__ import annotations
 
