@@ -3,9 +3,10 @@
     python benchmarks/bench_suite.py                 # everything, about 2 minutes on 2 CPUs
     python benchmarks/bench_suite.py --quick         # a smoke run (about 25 s; noisy numbers)
     python benchmarks/bench_suite.py --only W2,W5    # some workloads (ids: see --list)
+    python benchmarks/bench_suite.py --out benchmarks/results   # also write the table and a plot there
     OPENBLAS_NUM_THREADS=4 python benchmarks/bench_suite.py   # BLAS with 4 threads (the default is 1)
 
-Prints ONE markdown table (workload, implementation, median, x NumPy, notes) after a header with
+Prints ONE markdown table (workload, implementation, median, x NumPy, peak memory, notes) after a header with
 the machine, versions, load and thread settings. Every time is the median over repeats of
 time.perf_counter() around a batch of calls; "x NumPy" divides it by the NumPy median of the same
 workload, measured in the same run on the same data. Before anything is timed, funcgrad's results
@@ -25,7 +26,8 @@ Workloads (see benchmarks/README.md for the exact definitions):
   S2  lax.scan of an RNN cell (hidden 64) over 1000 steps, value and gradient under jit
   S3  10**7 float32 normals: jit(funcgrad.random.normal) and eager random.normal vs
       numpy.random.Generator.standard_normal
-  T0-T3  the PyTorch-style face against torch eager (per-op overhead, MLP / CNN / LSTM training steps);
+  T0-T4  the PyTorch-style face against torch eager (per-op overhead, MLP / CNN / LSTM training steps, an
+      LSTMCell loop at default threads);
       see torch_face.py. "x base" is x NumPy for E/W/S rows and x torch eager for T rows.
 """
 from __future__ import annotations
@@ -70,11 +72,12 @@ F32, F64 = np.float32, np.float64
 QUICK = False
 
 
-def measure(fn, budget_s: float | None = None, warm: bool = False) -> float:
+def measure(fn, budget_s: float | None = None, warm: bool = False, mem: bool = True) -> float:
     """Median seconds per call of fn(): after one warm-up call (which compiles a jitted function; left
     out when warm=True, i.e. fn was just called), calls are timed in batches of n (n chosen so a batch
     takes at least 2 ms) and the median over the batches is returned. About budget_s seconds are spent
-    (at least 5 batches; 3 for calls slower than 40% of the budget, and with --quick)."""
+    (at least 5 batches; 3 for calls slower than 40% of the budget, and with --quick). With mem, one
+    more call measures the peak memory (peak_memory) that the next add_row reports."""
     budget = (0.12 if QUICK else 0.9) if budget_s is None else budget_s
     min_repeats, max_repeats = (3, 15) if QUICK else (5, 200)
     if not warm:
@@ -107,7 +110,56 @@ def measure(fn, budget_s: float | None = None, warm: bool = False) -> float:
     finally:
         if gc_was_enabled:
             gc.enable()
+    _PEAK[0] = peak_memory(fn) if mem else None
     return statistics.median(samples)
+
+
+_PEAK = [None]  # the peak memory of the last measured function, for the next row
+_libc = None
+
+
+def _proc_status(*keys) -> dict:
+    out = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in keys:
+                out[k] = int(v.split()[0]) * 1024
+    return out
+
+
+def peak_memory(fn) -> float | None:
+    """Bytes by which one call of fn() raises the process's resident set (RSS high-water mark) above what
+    it held before the call: the peak of the buffers it allocates at once, whichever library allocates
+    them (NumPy, torch, XLA). Linux: free heap memory is first returned to the system (malloc_trim) so
+    that reused pages count, and the kernel's high-water mark is reset (/proc/self/clear_refs). Elsewhere
+    tracemalloc's peak (NumPy's buffers and Python objects; not torch's or XLA's allocations)."""
+    global _libc
+    gc.collect()
+    try:
+        if _libc is None:
+            import ctypes
+            _libc = ctypes.CDLL("libc.so.6")
+        _libc.malloc_trim(0)
+        base = _proc_status("VmRSS")["VmRSS"]
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # reset VmHWM to the current RSS
+        fn()
+        return max(0, _proc_status("VmHWM")["VmHWM"] - base)
+    except (OSError, KeyError, AttributeError):
+        import tracemalloc
+        tracemalloc.start()
+        try:
+            fn()
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+
+def fmt_mem(b: float | None) -> str:
+    if b is None:
+        return ""
+    return f"{b / 2**20:.1f} MiB" if b >= 2**20 else f"{b / 1024:.0f} KiB"
 
 
 def fmt_time(s: float) -> str:
@@ -119,17 +171,21 @@ def fmt_time(s: float) -> str:
 
 
 ROWS: list[tuple] = []
+RATIOS: list[tuple] = []  # (workload, implementation, x base or None), for the plot
 FAILURES: list[str] = []
 
 
 def add_row(case: str, impl: str, t: float | None, base: float | None, note: str = "") -> None:
+    """A table row; its peak memory is that of the function measure() timed last (none after given())."""
+    peak, _PEAK[0] = (_PEAK[0] if t is not None else None), None
     if t is None:
         shown, ratio = "n/a", ""
     else:
         shown = fmt_time(t)
         ratio = "" if base is None else f"{t / base:.2f}x"
-    ROWS.append((case, impl, shown, ratio, note))
-    print(f"  {case:<44} {impl:<26} {shown:>12} {ratio:>8}  {note}", file=sys.stderr, flush=True)
+    ROWS.append((case, impl, shown, ratio, fmt_mem(peak), note))
+    RATIOS.append((case, impl, None if t is None or base is None else t / base))
+    print(f"  {case:<44} {impl:<26} {shown:>12} {ratio:>8} {fmt_mem(peak):>10}  {note}", file=sys.stderr, flush=True)
 
 
 class Case:
@@ -149,6 +205,7 @@ class Case:
         return t
 
     def given(self, impl: str, t: float, note: str = "") -> None:
+        _PEAK[0] = None
         add_row(self.label, impl, t, self.base, note)
 
     def optional(self, impl: str, make, want=None, rtol: float = 1e-4, note: str = "") -> None:
@@ -577,7 +634,7 @@ def bench_e0() -> None:
         c = Case(f"E0 {name}, 16 x f32")
         base = c.numpy(np_fn)
         t = c.time("funcgrad eager", fg_fn)
-        ROWS[-1] = ROWS[-1][:4] + (f"{(t - base) * 1e6:+.2f} µs per op",)
+        ROWS[-1] = ROWS[-1][:5] + (f"{(t - base) * 1e6:+.2f} µs per op",)
         if torch is not None:
             def make_torch(name=name, binary=binary):
                 tt, f = torch.from_numpy(a.copy()), getattr(torch, name)
@@ -657,7 +714,7 @@ def bench_w2() -> None:
     c = Case("W2 MLP 784-512-512-10 SGD step, batch 128")
     base = c.numpy(lambda: numpy_step(np_params, x_np, y_np), "NumPy (by hand)")
     peak = gemm_peak_flops()
-    ROWS[-1] = ROWS[-1][:4] + (f"{W2_FLOPS / 1e6:.0f} MFLOP at {W2_FLOPS / base / 1e9:.0f} GFLOP/s: "
+    ROWS[-1] = ROWS[-1][:5] + (f"{W2_FLOPS / 1e6:.0f} MFLOP at {W2_FLOPS / base / 1e9:.0f} GFLOP/s: "
                                f"{100 * W2_FLOPS / base / peak:.0f}% of one core's GEMM peak "
                                f"({peak / 1e9:.0f} GFLOP/s)",)
     c.time("funcgrad eager", lambda: fg_step(params, x, y))
@@ -1058,6 +1115,30 @@ def openblas_core() -> str:
     return ""
 
 
+def blas_architecture() -> str:
+    """The kernel set of NumPy's BLAS as threadpoolctl reports it ('architecture'), or ""."""
+    try:
+        import threadpoolctl
+        for info in threadpoolctl.threadpool_info():
+            if info.get("user_api") == "blas" and "numpy" in info.get("filepath", "") and info.get("architecture"):
+                return info["architecture"]
+    except Exception:  # noqa: BLE001
+        pass
+    return ""
+
+
+def funcgrad_threads() -> str:
+    """funcgrad's BLAS thread policy: the ceiling and whether it can switch (threadpoolctl)."""
+    try:
+        from funcgrad._src.core import threads as fg_threads
+    except ImportError:  # a funcgrad from before the policy
+        return "funcgrad BLAS threads: the BLAS's own setting (no per-product policy)"
+    n = funcgrad.get_num_threads()
+    if getattr(fg_threads, "blas_info", None) and fg_threads.blas_info():
+        return f"funcgrad BLAS threads per product by size, ceiling {n} (threadpoolctl)"
+    return f"funcgrad BLAS threads: the BLAS's own setting (no threadpoolctl), ceiling {n}"
+
+
 def header(load, selected, total) -> list[str]:
     here = os.path.dirname(os.path.abspath(__file__))
     try:
@@ -1079,7 +1160,7 @@ def header(load, selected, total) -> list[str]:
         blas = f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
     except Exception:  # noqa: BLE001
         blas = "?"
-    core = openblas_core()
+    core = openblas_core() or blas_architecture()
     if core:
         blas += f", {core} kernels" + (f" (OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']})"
                                        if os.environ.get("OPENBLAS_CORETYPE") else "")
@@ -1101,7 +1182,11 @@ def header(load, selected, total) -> list[str]:
         threads.append(f"torch threads={torch.get_num_threads()}")
     if jax is not None and os.environ.get("XLA_FLAGS"):
         threads.append(f"XLA_FLAGS='{os.environ['XLA_FLAGS']}'")
+    threads.append(funcgrad_threads())
     lines.append("threads: " + ", ".join(threads))
+    lines.append("peak memory: " + ("the RSS high-water mark of one call above the RSS before it (malloc_trim'd)"
+                                    if os.path.exists("/proc/self/clear_refs") else
+                                    "tracemalloc's peak of one call (NumPy buffers and Python objects only)"))
     lines.append(f"workloads: {','.join(selected)}" + ("  (--quick: few repeats, noisy)" if QUICK else "")
                  + f"; total time {total:.0f} s")
     return lines
@@ -1117,6 +1202,8 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true", help="list the workloads and exit")
     ap.add_argument("--no-torch", action="store_true", help="leave out torch even if importable")
     ap.add_argument("--no-jax", action="store_true", help="leave out jax even if importable")
+    ap.add_argument("--out", metavar="DIR", help="also write the table (markdown) and, with matplotlib, a bar "
+                                                 "plot of the ratios (PNG) to DIR, e.g. benchmarks/results")
     args = ap.parse_args(argv)
     if args.list:
         for k, (title, _) in WORKLOADS.items():
@@ -1148,16 +1235,59 @@ def main(argv=None) -> int:
         print(f"  ({time.perf_counter() - t0:.1f} s)", file=sys.stderr, flush=True)
     total = time.perf_counter() - start
 
-    print("\n".join(header(load, selected, total)))
-    print()
-    print("| workload | implementation | median | x base | notes |")
-    print("|---|---|---:|---:|---|")
-    for r in ROWS:
-        print("| " + " | ".join(r) + " |")
-    if FAILURES:
-        print()
-        print(f"{len(FAILURES)} workload(s) FAILED: " + "; ".join(FAILURES))
+    text = "\n".join(header(load, selected, total)) + "\n\n" + table()
+    print(text)
+    if args.out:
+        write_results(args.out, text, selected)
     return 1 if FAILURES else 0
+
+
+def table() -> str:
+    lines = ["| workload | implementation | median | x base | peak memory | notes |", "|---|---|---:|---:|---:|---|"]
+    lines += ["| " + " | ".join(r) + " |" for r in ROWS]
+    if FAILURES:
+        lines += ["", f"{len(FAILURES)} workload(s) FAILED: " + "; ".join(FAILURES)]
+    return "\n".join(lines)
+
+
+def write_results(out: str, text: str, selected) -> None:
+    """DIR/suite-<time>.md (header and table) and, when matplotlib is importable, DIR/suite-<time>.png: one
+    horizontal bar per row that has a ratio, on a log scale with the base (1x) marked."""
+    os.makedirs(out, exist_ok=True)
+    stem = os.path.join(out, time.strftime("suite-%Y%m%d-%H%M%S"))
+    with open(stem + ".md", "w") as f:
+        f.write(text + "\n")
+    written = [stem + ".md"]
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker  # noqa: F401
+    except ImportError:
+        print(f"wrote {stem}.md (matplotlib not importable: no plot)", file=sys.stderr)
+        return
+    bars = [(f"{case.split(',')[0][:38]} | {impl[:30]}", r, impl) for case, impl, r in RATIOS
+            if r is not None and not (0.999 < r < 1.001 and impl.startswith(("NumPy", "numpy", "Generator", "torch eager")))]
+    if bars:
+        fig, ax = plt.subplots(figsize=(10, 0.22 * len(bars) + 1.2))
+        colors = ["tab:blue" if impl.startswith("funcgrad") else "tab:orange" if impl.startswith("torch")
+                  else "tab:green" if impl.startswith("jax") else "tab:gray" for _, _, impl in bars]
+        ax.barh(range(len(bars)), [r for _, r, _ in bars], color=colors)
+        ax.set_yticks(range(len(bars)), [label for label, _, _ in bars], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        fmt = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x")
+        ax.xaxis.set_major_formatter(fmt)
+        ax.xaxis.set_minor_formatter(fmt)
+        ax.tick_params(axis="x", which="both", labelsize=7)
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        ax.set_xlabel("time / base (NumPy for E/W/S rows, torch eager for T rows); below 1 is faster")
+        ax.set_title(f"funcgrad benchmark suite: {','.join(selected)}", fontsize=9)
+        fig.tight_layout()
+        fig.savefig(stem + ".png", dpi=110)
+        plt.close(fig)
+        written.append(stem + ".png")
+    print("wrote " + ", ".join(written), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,14 @@ when torch is importable, else funcgrad eager.
       batch 32x1x28x28): eager nn + SGD, and jit-compiled through functional_call
   T3  LSTM training step (input 128, hidden 128, sequence 35, batch 20, linear 128->10 on every step):
       eager nn + SGD, and jit-compiled through functional_call
+  T4  an LSTMCell loop (2 cells, hidden 51, batch 97, float64, 1000 steps, a Linear 51->1 per step; the
+      pattern of torch's time-sequence-prediction example): forward, MSE loss and backward, with BOTH
+      libraries at their default thread settings (all usable CPUs), not the suite's one thread: it
+      measures funcgrad's choice of BLAS threads per product against torch's grain size
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -132,7 +138,7 @@ def bench_t0(S) -> None:
                 S.add_row(label, "torch eager", c.base, c.base)
             t = c.time("funcgrad eager", fg_fn)
             if c.base is not None:
-                S.ROWS[-1] = S.ROWS[-1][:4] + (f"{(t - c.base) * 1e6:+.2f} µs per op",)
+                S.ROWS[-1] = S.ROWS[-1][:5] + (f"{(t - c.base) * 1e6:+.2f} µs per op",)
 
 
 def bench_t1(S) -> None:
@@ -178,9 +184,97 @@ def bench_t3(S) -> None:
     _steps(S, "T3 LSTM train step, seq 35 x batch 20, hidden 128", m, t, x, y, flatten_logits=True)
 
 
+def _default_threads(S):
+    """Both libraries (and NumPy's BLAS) at the thread count a process gets by default, all usable CPUs,
+    for the duration (a context manager giving that count); the suite's one-thread settings are restored
+    after. NumPy's BLAS goes to that count first (threadpoolctl), as in a process started without
+    OPENBLAS_NUM_THREADS: a funcgrad without a per-product policy runs every product on it."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def cm():
+        torch = _torch(S)
+        n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        saved_fg, saved_torch = fg.get_num_threads(), (torch.get_num_threads() if torch is not None else None)
+        try:
+            import threadpoolctl  # NumPy's own BLAS at its default: what a product outside funcgrad's policy gets
+            limiter = threadpoolctl.threadpool_limits(limits=n, user_api="blas")
+        except ImportError:
+            limiter = contextlib.nullcontext()
+        with limiter:
+            fg.set_num_threads(n)
+            if torch is not None:
+                torch.set_num_threads(n)
+            try:
+                yield n
+            finally:
+                fg.set_num_threads(saved_fg)
+                if torch is not None:
+                    torch.set_num_threads(saved_torch)
+    return cm()
+
+
+def bench_t4(S) -> None:
+    """T4: the LSTMCell loop, forward + MSE + backward, both libraries at their default threads."""
+    steps, batch, hidden = (200 if S.QUICK else 1000), 97, 51
+    rng = np.random.default_rng(4)
+    x = np.sin(np.linspace(0, 20, steps)[None, :] + rng.uniform(0, 6, (batch, 1)))
+    y = np.roll(x, -1, axis=1)
+
+    def make(lib):
+        def build(nn):
+            class Sequence(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm1 = nn.LSTMCell(1, hidden)
+                    self.lstm2 = nn.LSTMCell(hidden, hidden)
+                    self.linear = nn.Linear(hidden, 1)
+
+                def forward(self, inp):
+                    h = c = h2 = c2 = lib.zeros(inp.shape[0], hidden, dtype=lib.float64)
+                    outs = []
+                    for x_t in inp.split(1, dim=1):
+                        h, c = self.lstm1(x_t, (h, c))
+                        h2, c2 = self.lstm2(h, (h2, c2))
+                        outs.append(self.linear(h2))
+                    return lib.cat(outs, dim=1)
+            return Sequence().double()
+        return build
+
+    torch = _torch(S)
+    m, t = _twin(S, make(fg), make(torch) if torch is not None else None)
+    label = f"T4 LSTMCell loop, {steps} steps, batch 97, hidden 51, f64, fwd+bwd"
+
+    def step(lib, model, xb, yb):
+        def run():
+            model.zero_grad()
+            loss = lib.nn.functional.mse_loss(model(xb), yb)
+            loss.backward()
+            return loss
+        return run
+
+    fg_step = step(fg, m, fg.tensor(x), fg.tensor(y))
+    c = S.Case(label)
+    t_step = step(torch, t, torch.from_numpy(x), torch.from_numpy(y)) if t is not None else None
+    with _default_threads(S) as n:
+        note = f"default threads: {n} (funcgrad's ceiling, torch's, NumPy's BLAS)"
+        if t is not None:  # (the checked calls are the warm-up calls)
+            a, b = fg_step().item(), t_step().item()
+            if not np.isclose(a, b, rtol=1e-9):
+                raise AssertionError(f"{label}: losses differ: funcgrad {a}, torch {b}")
+            c.base = S.measure(t_step, warm=True)
+            S.add_row(label, "torch eager", c.base, c.base, note)
+        else:
+            fg_step()
+        c.time("funcgrad eager (nn)", fg_step, note, warm=True)
+    if t is not None:  # the reference a busy machine calls for: torch on one thread (the suite's setting)
+        c.time("torch eager, 1 thread", t_step, f"torch threads={torch.get_num_threads()}")
+
+
 WORKLOADS = {
     "T0": ("Tensor per-op overhead, 16 x f32, with/without requires_grad, vs torch", bench_t0),
     "T1": ("MLP train step with loss.backward() and optim.SGD vs torch eager", bench_t1),
     "T2": ("small CNN train step: eager nn and jit(functional_call) vs torch eager", bench_t2),
     "T3": ("LSTM train step: eager nn and jit(functional_call) vs torch eager", bench_t3),
+    "T4": ("LSTMCell loop (1000 steps, f64) fwd+bwd at default threads vs torch eager", bench_t4),
 }

@@ -23,6 +23,7 @@ from ._dtype import (Size, bfloat16, bool_, complex64, complex128, device, dtype
 from ._ops import *  # noqa: F401,F403
 from ._ops import return_types  # noqa: F401
 from ._tensor import Tensor, set_printoptions  # noqa: F401
+from .._src.core.threads import get_num_threads, set_num_threads  # noqa: F401  (the BLAS threads' ceiling)
 from . import _argcheck, _linalg_decomp, _linalg_lu, _special_ops  # noqa: E402
 from . import _methods_ops  # noqa: E402
 # the op families beyond _ops (funcgrad/_torch/ops/ and the LU / decomposition modules), exported at the top level
@@ -193,12 +194,6 @@ def are_deterministic_algorithms_enabled() -> _builtins.bool:
     return True
 
 
-def set_num_threads(n) -> None:
-    pass
-
-
-def get_num_threads() -> _builtins.int:
-    return 1
 
 
 from . import _ops as _ops_mod  # noqa: E402

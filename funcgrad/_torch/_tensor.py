@@ -670,8 +670,13 @@ def _edge(t):
     if g is not None:
         return (g, t._onr)
     ref = t._accref
-    acc = ref() if ref is not None else None
-    return (acc if acc is not None else t._acc_node(), 0)
+    if ref is not None:
+        acc = ref()
+        if acc is not None:
+            return (acc, 0)
+    acc = _graph.AccumulateGrad(t)  # (Tensor._acc_node, inlined: once per op on a leaf)
+    t._accref = weakref.ref(acc)
+    return (acc, 0)
 
 
 _NODE_CLS: dict = {}

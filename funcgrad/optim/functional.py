@@ -132,7 +132,7 @@ def sgd_update(params, grads, state, hp=None, *, inplace=False):
                 b = _set(b, g)
             elif first is False:
                 b *= mu
-                b += (1 - damp) * g
+                b += (1 - damp) * g if damp else g  # (1 * g is g: no product, no temporary)
             else:
                 b = jnp.where(first, g, mu * b + (1 - damp) * g)
             g = g + mu * b if hp["nesterov"] else b

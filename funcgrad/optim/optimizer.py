@@ -284,6 +284,34 @@ def _apply_update(update, p, g, st, hp, step=None) -> None:
             s._bump()
 
 
+def _apply_update_foreach(update, ps, gs, sts, hp, step: int) -> bool:
+    """_apply_update for many parameters at once (torch's foreach path): one call of `update` on lists of
+    the parameters' buffers, gradients and state buffers (`sts`: one state dict per parameter, all with the
+    same keys, or None), so the formula's per-call work (hyper-parameters, tree handling) is paid once per
+    group instead of once per parameter. The step count is `step` (no "step" entries are kept). Returns
+    False, having done nothing, where some tensor has no writeable buffer (the caller then goes one by one)."""
+    names = [k for k in sts[0] if k != "step"] if sts else []
+    pbs = [_buf(p) for p in ps]
+    gvs = [_grad_buf(g) for g in gs]
+    sbs = {k: [_buf(st[k]) for st in sts] for k in names}
+    if any(b is None for b in pbs) or any(b is None for b in gvs) or \
+            any(b is None for k in names for b in sbs[k]):
+        return False
+    fstate = dict(sbs)
+    fstate["step"] = step
+    new_ps, new_st = update(pbs, gvs, fstate, hp, inplace=True)
+    for p, b, v in zip(ps, pbs, new_ps):
+        if v is not b:
+            np.copyto(b, v, casting="same_kind")
+        p._bump()
+    for k in names:
+        for st, b, v in zip(sts, sbs[k], new_st[k]):
+            if v is not b:
+                np.copyto(b, v, casting="same_kind")
+            st[k]._bump()
+    return True
+
+
 def _apply_update_copying(update, p, g, st, hp, names, count) -> None:
     fstate = {k: _real(st[k]) for k in names}
     fstate["step"] = count

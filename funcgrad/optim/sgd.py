@@ -5,7 +5,7 @@ import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..autograd import no_grad as _no_grad
 
 from . import functional as F
-from .optimizer import Optimizer, _apply_update, required
+from .optimizer import Optimizer, _apply_update, _apply_update_foreach, required
 
 __all__ = ["SGD"]
 
@@ -32,16 +32,28 @@ class SGD(Optimizer):
             for group in self.param_groups:
                 hp = {k: group[k] for k in F.SGD_DEFAULTS}
                 momentum = group["momentum"] != 0
+                # (the parameters with a gradient, by whether their momentum buffer is new: one update each)
+                runs = {0: ([], [], []), 1: ([], [], [])}
                 for p in group["params"]:
                     g = p.grad
                     if g is None:
                         continue
-                    if not momentum:  # as torch: no state at all
-                        _apply_update(F.sgd_update, p, g, {}, hp, step=0)
+                    step = 0
+                    if momentum:
+                        st = self.state[p]
+                        if st.get("momentum_buffer") is None:  # torch's buffer starts as a copy of the first
+                            st["momentum_buffer"] = _fg.zeros_like(p.detach())  # (decayed) gradient
+                        else:
+                            step = 1
+                    ps, gs, sts = runs[step]
+                    ps.append(p)
+                    gs.append(g)
+                    if momentum:
+                        sts.append(st)
+                for step, (ps, gs, sts) in runs.items():
+                    if not ps or (group["foreach"] is not False and
+                                  _apply_update_foreach(F.sgd_update, ps, gs, sts or None, hp, step)):
                         continue
-                    st = self.state[p]
-                    first = st.get("momentum_buffer") is None
-                    if first:  # torch's buffer starts as a copy of the first (decayed) gradient
-                        st["momentum_buffer"] = _fg.zeros_like(p.detach())
-                    _apply_update(F.sgd_update, p, g, st, hp, step=0 if first else 1)
+                    for i, (p, g) in enumerate(zip(ps, gs)):  # as torch without momentum: no state at all
+                        _apply_update(F.sgd_update, p, g, sts[i] if momentum else {}, hp, step=step)
         return loss

@@ -21,6 +21,12 @@ jit settings:
   backward_cache_size     how many compiled backward walks of repeated eager grad/vjp tapes are kept (LRU;
                           0: always interpret; see transforms/backward_cache.py)
 
+threads:
+  intra_op_threads        the most BLAS threads one matrix product, convolution or solve may use (torch's
+                          set_num_threads / get_num_threads, also funcgrad.set_num_threads); products too
+                          small to gain run on one thread (core/threads.py; needs threadpoolctl, the `fast`
+                          extra). Default: the BLAS's own count when first needed
+
 random settings:
   jax_threefry_partitionable  funcgrad.random's split/bits layout: True (JAX >= 0.5's default) or False
                               (JAX's original layout); read at call or trace time

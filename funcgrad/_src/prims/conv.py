@@ -12,7 +12,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, threads
 from ..core.array import get_aval
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
@@ -283,6 +283,8 @@ def _conv_channels_first(xp, lhs, rhs, window_strides, padding, lhs_dilation, rh
                      + tuple(st[2 + i] * window_strides[i] for i in range(n)))
     cols = win.reshape(N, C * math.prod(ks), math.prod(outs))
     w = xp.transpose(rhs, (rhs_spec[0], rhs_spec[1]) + tuple(rhs_spec[2:])).reshape(O, -1)
+    if xp is np:  # BLAS threads by the size of one product (core/threads.py)
+        threads.fit(O * cols.shape[1] * cols.shape[2])
     return xp.matmul(w, cols).reshape((N, O) + outs)
 
 
@@ -311,10 +313,14 @@ def _conv_kernel_grad(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_d
                      + tuple(st[2 + i] * rhs_dilation[i] for i in range(n)))
     cols = win.reshape(N, C * math.prod(outs), math.prod(ks))
     g = xp.ascontiguousarray(rhs).reshape(N, O, math.prod(ks))
+    if xp is np:
+        threads.fit(O * cols.shape[1] * cols.shape[2])
     return xp.matmul(g, cols.transpose(0, 2, 1)).sum(axis=0).reshape((O, C) + outs)
 
 
 def _conv_impl(xp):
+    fit = threads.fit if xp is np else (lambda mac: None)  # BLAS threads by the size of one product
+
     def f(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
           feature_group_count, batch_group_count, precision=None, preferred_element_type=None):
         lhs_spec, rhs_spec, out_spec = dimension_numbers
@@ -357,18 +363,22 @@ def _conv_impl(xp):
                 win = win.reshape((N,) + outs + ks + (G, C // G))
                 cols = xp.moveaxis(win, -2, 0).reshape(G, N * P, K * (C // G))
                 wm = w.reshape(K, I, G, O // G).transpose(2, 0, 1, 3).reshape(G, K * I, O // G)
+                fit(N * P * K * I * (O // G))
                 res = xp.matmul(cols, wm).reshape(G, N, P, O // G).transpose(1, 2, 0, 3)
             elif B > 1:  # batch groups: group b of the batch meets group b of the output features
                 cols = win.reshape(B, (N // B) * P, K * C)
                 wm = w.reshape(K * I, B, O // B).transpose(1, 0, 2)
+                fit((N // B) * P * K * C * (O // B))
                 res = xp.matmul(cols, wm).reshape(B, N // B, P, O // B).transpose(1, 2, 0, 3)
             elif tuple(out_spec) == tuple(range(n + 2)):
                 # (N, C, spatial...) out: one product per example, (O, K*C) @ (K*C, P), writes the
                 # result contiguous in that layout (no transposed view for the ops that follow)
                 cols = win.reshape(N, P, K * C)
+                fit(O * K * C * P)
                 res = xp.matmul(w.reshape(K * I, O).T, cols.transpose(0, 2, 1))
                 return res.reshape((N, O) + outs)
             else:
+                fit(N * P * K * C * O)
                 res = xp.matmul(win.reshape(N * P, K * C), w.reshape(K * I, O))
             canon = res.reshape((N // B,) + outs + (O,))
         perm = [0] * (n + 2)

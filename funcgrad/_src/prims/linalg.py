@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 
-from ..core import dtypes
+from ..core import dtypes, threads
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ._util import check_dtype, type_error
@@ -47,6 +47,8 @@ def _dot_rule(x: ShapedArray, y: ShapedArray, *, dimension_numbers, preferred_el
 
 
 def _dot_impl(xp):
+    fit = threads.fit if xp.__name__ == "numpy" else (lambda mac: None)  # BLAS threads by size (core/threads.py)
+
     def f(x, y, *, dimension_numbers, preferred_element_type=None):
         (lc, rc), (lb, rb) = dimension_numbers
         if preferred_element_type is not None and x.dtype != preferred_element_type:
@@ -55,6 +57,8 @@ def _dot_impl(xp):
         if not lb and len(lc) == 1 and 0 < x.ndim <= 2 and 0 < y.ndim <= 2:
             # One contraction of vectors/matrices: a matrix product of transposed views where needed
             # (ndarray.dot: for 1-D and 2-D operands it is matmul, with a third of its call overhead).
+            k = x.shape[lc[0]]
+            fit(x.size * y.size // k if k else 0)
             out = (x.T if lc[0] == 0 and x.ndim == 2 else x).dot(y.T if rc[0] == 1 else y)
         elif not lb and not lc:  # an outer product
             if x.ndim == 1 and y.ndim == 1 and x.size * y.size <= 4096:  # small: a k=1 product is cheaper
@@ -70,6 +74,8 @@ def _dot_impl(xp):
             xt = xp.transpose(x, list(lb) + xf + list(lc)).reshape(bshape + [math.prod(m), k])
             yt = xp.transpose(y, list(rb) + list(rc) + yf).reshape(bshape + [k, math.prod(n)])
             # A contraction of size 1 is an outer product: broadcasting beats a k=1 matmul.
+            if k != 1:
+                fit(math.prod(m) * math.prod(n) * k)  # per product: a stacked matmul threads each alone
             prod = xt * yt if k == 1 else xp.matmul(xt, yt)
             out = prod.reshape(bshape + m + n)
         if preferred_element_type is not None and out.dtype != preferred_element_type:

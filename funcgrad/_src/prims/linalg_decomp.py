@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.linalg import LinAlgError
 
-from ..core import dtypes
+from ..core import dtypes, threads
 from ..core.aval import ShapedArray
 from ..core.errors import user_location
 from ..core.primitive import Primitive
@@ -229,9 +229,18 @@ def _cholesky_rule(x: ShapedArray, *, convention="jax") -> ShapedArray:
     return x
 
 
+def _fit_lapack(xp, a, nrhs: int = 0) -> None:
+    """BLAS threads for factoring n x n matrices (~n^3/3 multiply-adds) and solving for nrhs columns
+    (n^2 each): one thread for small ones, as for a small matrix product (core/threads.py)."""
+    if xp is np:
+        n = a.shape[-1]
+        threads.fit(n * n * (n // 3 + nrhs))
+
+
 def _cholesky_impl(xp):
     def f(x, *, convention="jax"):
         _impl_check(x, square=True)
+        _fit_lapack(xp, x)
         h = 0.5 * (x + xp.swapaxes(x, -1, -2).conj())  # symmetrize as JAX does
         try:
             L = xp.linalg.cholesky(h)
@@ -315,6 +324,7 @@ def _tri_impl(xp):
             a, b, lower = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2), not lower
         if lower:  # reverse rows and columns: an upper triangular system, which LU solves without pivoting
             a, b = a[..., ::-1, ::-1], b[..., ::-1, :]
+        _fit_lapack(xp, a, b.shape[-1])
         try:
             x = xp.linalg.solve(a, b)
         except LinAlgError:  # a zero on the diagonal: inf / NaN, as torch's and JAX's trsm
@@ -493,6 +503,7 @@ def _solve_impl(xp):
         _impl_check(a, b, square=True)
         if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2] or b.shape[-2] != a.shape[-1]:
             raise ValueError("shapes do not fit")
+        _fit_lapack(xp, a, b.shape[-1])
         if transpose:
             # A^T x = b by A's own factorisation, as JAX's transpose solve: LAPACK's LU of A has an exactly zero
             # pivot (det 0) for some singular A whose transpose's LU does not, so NumPy's solve of A^T would give
