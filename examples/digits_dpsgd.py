@@ -90,8 +90,8 @@ def rdp_sampled_gaussian(q: float, sigma: float, alpha: int) -> float:
     """Renyi DP of order alpha (an integer >= 2) of one step of the Poisson-sampled Gaussian mechanism with
     sampling rate q and noise multiplier sigma (Mironov, Talwar & Zhang 2019, Sec. 3.3, integer orders)."""
     terms = [math.lgamma(alpha + 1) - math.lgamma(k + 1) - math.lgamma(alpha - k + 1)
-             + k * math.log(q) + (alpha - k) * math.log1p(-q) + (k * k - k) / (2 * sigma ** 2)
-             for k in range(alpha + 1)]
+             + k * math.log(q) + ((alpha - k) * math.log1p(-q) if k < alpha else 0.0) + (k * k - k) / (2 * sigma ** 2)
+             for k in range(alpha + 1) if k == alpha or q < 1]  # log C(alpha, k) q^k (1-q)^(alpha-k) e^((k^2-k)/2s^2)
     top = max(terms)
     return (top + math.log(sum(math.exp(t - top) for t in terms))) / (alpha - 1)
 
@@ -166,8 +166,9 @@ def main(argv=None) -> int:
     eps = epsilon(q, args.noise, step, args.delta)
     print(f"final: test accuracy {acc:.3f} " + (f"at ({eps:.2f}, {args.delta:g})-differential privacy"
                                                 if args.noise > 0 else "without privacy (noise 0)"))
+    privacy = f"epsilon={eps:.2f}, delta={args.delta:g}" if args.noise > 0 else "no privacy"
     paths = _digits.save_figures(args.out, history, x_te, y_te, np.asarray(preds),
-                                 title=f"digits DP-SGD (sigma={args.noise:g}, C={args.clip:g})")
+                                 title=f"digits DP-SGD (sigma={args.noise:g}, C={args.clip:g}: {privacy})")
     _digits.report(paths, args.out)
     if acc < floor:
         print(f"test accuracy {acc:.3f} is below the floor {floor}", file=sys.stderr)
