@@ -1,7 +1,9 @@
 """Fine-tune the last layer of a ResNet-18 on a small generated ImageFolder, torchvision style.
 
-    python examples/finetune_folder.py [--root DIR] [--epochs N] [--out grid.png]
+    python examples/finetune_folder.py [--root DIR] [--epochs N] [--out DIR]
 
+The images are generated into --root (default: a temporary folder, removed at the end); the grid of
+evaluated images is written to --out/grid.png (default ./finetune_folder_out).
 Written as ordinary PyTorch/torchvision code: only the two imports differ.
 """
 import argparse
@@ -34,12 +36,19 @@ def make_folder(root: str, n_per_class: int = 12, size: int = 32) -> None:
 
 def main(argv=None):
     p = argparse.ArgumentParser()
-    p.add_argument("--root", default=None)
+    p.add_argument("--root", default=None, help="where to generate the images (default: a temporary folder)")
     p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--out", default="finetune_grid.png")
+    p.add_argument("--out", default=os.path.join(os.getcwd(), "finetune_folder_out"),
+                   help="folder for grid.png (default ./finetune_folder_out)")
     args = p.parse_args(argv)
+    if args.root is not None:
+        return train(args, args.root)
+    with tempfile.TemporaryDirectory(prefix="fg_folder_") as root:
+        return train(args, root)
+
+
+def train(args, root: str) -> float:
     torch.manual_seed(0)
-    root = args.root or tempfile.mkdtemp(prefix="fg_folder_")
     make_folder(root)
 
     tf = transforms.Compose([transforms.RandomHorizontalFlip(), transforms.ToTensor(),
@@ -72,8 +81,10 @@ def main(argv=None):
     print(f"eval accuracy {acc:.3f}")
     mean = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)
     std = torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1)
-    torchvision.utils.save_image(xs[:12] * std + mean, args.out, nrow=6)
-    print(f"saved {args.out}")
+    os.makedirs(args.out, exist_ok=True)
+    grid = os.path.join(args.out, "grid.png")
+    torchvision.utils.save_image(xs[:12] * std + mean, grid, nrow=6)
+    print(f"saved {os.path.abspath(grid)}")
     return acc
 
 

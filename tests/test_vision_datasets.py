@@ -1,5 +1,6 @@
 """funcgrad.vision.datasets from files in the real published formats, and downloads from a local HTTP server
-(mirrors, md5 refusal, interrupted and resumed transfers, atomic writes)."""
+(mirrors, md5 refusal, interrupted and resumed transfers, atomic writes), and the progress bars of downloads
+and extraction."""
 import gzip
 import hashlib
 import http.server
@@ -13,7 +14,8 @@ import pytest
 import funcgrad as fg
 import funcgrad.vision.transforms as T
 from funcgrad.vision import datasets
-from funcgrad.vision.datasets.utils import download_url
+from funcgrad._torch import _progress
+from funcgrad.vision.datasets.utils import download_url, extract_archive
 
 Image = pytest.importorskip("PIL.Image")
 RNG = np.random.default_rng(7)
@@ -320,3 +322,91 @@ def test_download_without_network_names_url(tmp_path):
         download_url("http://127.0.0.1:9/x/data.bin", str(tmp_path), md5=None)
     assert "data.bin" in str(e.value)
     assert os.listdir(tmp_path) == []
+
+
+# --- progress bars (tqdm when installed, else the plain stderr fallback) -----------------------------------
+class _RecordingBar(_progress._Faketqdm):
+    """The fallback bar, remembering every bar made so a test can read its total and final count."""
+    made = []
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kwargs = kwargs
+        _RecordingBar.made.append(self)
+
+
+@pytest.fixture
+def recording_bar(monkeypatch):
+    _RecordingBar.made = []
+    monkeypatch.setattr(_progress, "tqdm", _RecordingBar)
+    return _RecordingBar.made
+
+
+def test_download_progress_counts_bytes(tmp_path, mnist_server, recording_bar, capsys):
+    srv, gz, _ = mnist_server
+    name = "train-images-idx3-ubyte.gz"
+    download_url(f"{srv.url}/good/{name}", str(tmp_path))
+    (bar,) = recording_bar
+    assert bar.total == len(gz[name]) and bar.n == len(gz[name]) and bar.kwargs["unit"] == "B"
+    assert f"{name}: 100.0%" in capsys.readouterr().err  # the fallback's line
+    download_url(f"{srv.url}/good/{name}", str(tmp_path / "quiet"), progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_resumed_download_progress_starts_at_the_bytes_kept(tmp_path, mnist_server, recording_bar):
+    srv, gz, _ = mnist_server
+    name = "train-images-idx3-ubyte.gz"
+    srv.cut[name] = 100
+    with pytest.raises(RuntimeError, match="interrupted|IncompleteRead"):
+        download_url(f"{srv.url}/good/{name}", str(tmp_path))
+    download_url(f"{srv.url}/good/{name}", str(tmp_path))
+    resumed = recording_bar[-1]
+    assert resumed.kwargs["initial"] == 100 and resumed.total == len(gz[name]) and resumed.n == len(gz[name])
+
+
+@pytest.mark.parametrize("kind", ["tar.gz", "zip", "gz"])
+def test_extract_progress(tmp_path, recording_bar, capsys, kind):
+    import tarfile
+    import zipfile
+    files = {f"d/f{i}.bin": bytes([i]) * (1000 + i) for i in range(3)}
+    src = tmp_path / "src"
+    for rel, data in files.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_bytes(data)
+    if kind == "tar.gz":
+        archive = tmp_path / "a.tar.gz"
+        with tarfile.open(archive, "w:gz") as t:
+            for rel in files:
+                t.add(src / rel, arcname=rel)
+    elif kind == "zip":
+        archive = tmp_path / "a.zip"
+        with zipfile.ZipFile(archive, "w") as z:
+            for rel in files:
+                z.write(src / rel, arcname=rel)
+    else:
+        archive = tmp_path / "f0.bin.gz"
+        archive.write_bytes(gzip.compress(files["d/f0.bin"]))
+    out = tmp_path / "out"
+    out.mkdir()
+    extract_archive(str(archive), str(out))
+    (bar,) = recording_bar
+    if kind == "gz":  # one file: its bytes, total unknown up front
+        assert (out / "f0.bin").read_bytes() == files["d/f0.bin"] and bar.n == len(files["d/f0.bin"])
+        assert "extracting f0.bin: 1000.0" in capsys.readouterr().err
+    else:  # an archive: its members
+        assert all((out / rel).read_bytes() == data for rel, data in files.items())
+        assert bar.total == len(files) and bar.n == len(files) and bar.kwargs["unit"] == "file"
+        assert "100.0%" in capsys.readouterr().err
+    extract_archive(str(archive), str(out), progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_hub_download_progress(tmp_path, recording_bar, capsys):
+    src = tmp_path / "w.bin"
+    src.write_bytes(b"x" * 200_000)
+    fg.hub.download_url_to_file(src.as_uri(), str(tmp_path / "d" / "w.bin"))
+    assert (tmp_path / "d" / "w.bin").read_bytes() == src.read_bytes()
+    (bar,) = recording_bar
+    assert bar.total == 200_000 and bar.n == 200_000 and "w.bin: 100.0%" in capsys.readouterr().err
+    fg.hub.download_url_to_file(src.as_uri(), str(tmp_path / "d" / "w2.bin"), progress=False)
+    assert capsys.readouterr().err == ""

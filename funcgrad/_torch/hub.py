@@ -27,70 +27,11 @@ import warnings
 from typing import Optional
 from urllib.parse import urlparse
 
+from ._progress import _Faketqdm, progress_bar, tqdm  # noqa: F401  (torch.hub.tqdm: the real one when installed)
 from .serialization import load as _load
 
 __all__ = ["get_dir", "set_dir", "download_url_to_file", "load_state_dict_from_url", "load", "list", "help"]
 
-
-class _Faketqdm:
-    """A stand-in for tqdm.tqdm (used when tqdm is not installed, as torch.hub does): wraps an iterable or
-    counts `update`s, writing the progress to stderr unless `disable`; set_description/set_postfix are accepted
-    and ignored."""
-
-    def __init__(self, iterable=None, desc=None, total=None, disable=False, unit=None, *args, **kwargs):
-        if iterable is not None and not hasattr(iterable, "__iter__"):  # tqdm(total=...) spelled positionally
-            iterable, total = None, iterable
-        if total is None and iterable is not None and hasattr(iterable, "__len__"):
-            total = len(iterable)
-        self.iterable, self.desc, self.total, self.disable, self.n = iterable, desc, total, disable, 0
-
-    def __iter__(self):
-        if self.iterable is None:
-            raise TypeError("'tqdm' object is not iterable: it was given no iterable")
-        for item in self.iterable:
-            yield item
-            self.update(1)
-        self.close()
-
-    def __len__(self):
-        return len(self.iterable) if self.iterable is not None else (self.total or 0)
-
-    def update(self, n=1):
-        if self.disable:
-            return
-        self.n += n
-        head = f"{self.desc}: " if self.desc else ""
-        if self.total is None:
-            sys.stderr.write(f"\r{head}{self.n:.1f}")
-        else:
-            sys.stderr.write(f"\r{head}{100 * self.n / float(self.total or 1):.1f}%")
-        sys.stderr.flush()
-
-    def set_description(self, desc=None, refresh=True):
-        self.desc = desc
-
-    def set_postfix(self, ordered_dict=None, refresh=True, **kwargs):
-        pass
-
-    def write(self, s):
-        sys.stderr.write(f"{s}\n")
-
-    def close(self):
-        if not self.disable and self.n:
-            sys.stderr.write("\n")
-        self.disable = True
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        self.close()
-
-
-try:
-    from tqdm import tqdm  # the real one when installed, as torch.hub
-except ImportError:
-    tqdm = _Faketqdm
 
 HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")
 _hub_dir: Optional[str] = None
@@ -117,7 +58,8 @@ def set_dir(d) -> None:
 
 def download_url_to_file(url: str, dst: str, hash_prefix: Optional[str] = None, progress: bool = True) -> None:
     """Download url to dst through a temporary file beside it (renamed into place only when complete); with
-    hash_prefix, the file's SHA-256 hex digest must start with it (RuntimeError otherwise)."""
+    hash_prefix, the file's SHA-256 hex digest must start with it (RuntimeError otherwise). progress: a bar on
+    stderr (tqdm's when installed), as torch.hub."""
     dst = os.path.expanduser(os.fspath(dst))
     dst_dir = os.path.dirname(os.path.abspath(dst))
     os.makedirs(dst_dir, exist_ok=True)
@@ -126,12 +68,15 @@ def download_url_to_file(url: str, dst: str, hash_prefix: Optional[str] = None, 
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(dst) + ".", suffix=".partial", dir=dst_dir)
     try:
         with os.fdopen(fd, "wb") as f, urllib.request.urlopen(req) as resp:
-            while True:
-                chunk = resp.read(1 << 16)
-                if not chunk:
-                    break
-                f.write(chunk)
-                sha256.update(chunk)
+            length = resp.headers.get("Content-Length")
+            with progress_bar(int(length) if length else None, os.path.basename(dst), not progress) as bar:
+                while True:
+                    chunk = resp.read(1 << 16)
+                    if not chunk:
+                        break
+                    f.write(chunk)
+                    sha256.update(chunk)
+                    bar.update(len(chunk))
         if hash_prefix is not None:
             digest = sha256.hexdigest()
             if digest[:len(hash_prefix)] != hash_prefix:
