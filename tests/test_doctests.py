@@ -9,6 +9,9 @@ import doctest
 import pytest
 
 import funcgrad
+import funcgrad.nn
+import funcgrad.optim
+import funcgrad.utils.data
 from funcgrad import lax, random, tree_util
 from funcgrad._src.interpreters import batching
 from funcgrad.experimental import disable_x64
@@ -36,6 +39,14 @@ OBJECTS = {
     "lax.cond": lax.cond, "lax.switch": lax.switch, "lax.while_loop": lax.while_loop,
     "lax.fori_loop": lax.fori_loop, "lax.scan": lax.scan, "lax.map": lax.map,
     "lax.associative_scan": lax.associative_scan,
+    # the torch face's main names
+    "torch.Tensor": funcgrad.Tensor, "torch.tensor": funcgrad.tensor, "torch.randn": funcgrad.randn,
+    "torch.zeros": funcgrad.zeros, "torch.Tensor.backward": funcgrad.Tensor.backward,
+    "torch.Tensor.view": funcgrad.Tensor.view, "torch.Tensor.reshape": funcgrad.Tensor.reshape,
+    "torch.no_grad": funcgrad.no_grad, "torch.nn.Linear": funcgrad.nn.Linear, "torch.nn.Conv2d": funcgrad.nn.Conv2d,
+    "torch.nn.LSTM": funcgrad.nn.LSTM, "torch.nn.CrossEntropyLoss": funcgrad.nn.CrossEntropyLoss,
+    "torch.optim.SGD": funcgrad.optim.SGD, "torch.optim.Adam": funcgrad.optim.Adam,
+    "torch.utils.data.DataLoader": funcgrad.utils.data.DataLoader,
 }
 
 

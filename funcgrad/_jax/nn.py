@@ -32,6 +32,7 @@ def _arr(x):
 
 
 def identity(x):
+    """Returns x (JAX's jax.nn.identity)."""
     return _arr(x)
 
 
@@ -62,10 +63,12 @@ def _clip_linear(x, lo, hi, kink: str = "jax"):
 
 
 def sigmoid(x):
+    """1 / (1 + exp(-x)) (JAX's jax.nn.sigmoid)."""
     return lax.logistic(_arr(x))
 
 
 def log_sigmoid(x):
+    """log(sigmoid(x)), computed stably (JAX's jax.nn.log_sigmoid)."""
     return -softplus(-_arr(x))
 
 
@@ -75,16 +78,19 @@ def softplus(x):
 
 
 def sparse_plus(x):
+    """0 below -1, (x + 1)**2 / 4 in [-1, 1], x above (JAX's jax.nn.sparse_plus)."""
     x = _arr(x)
     return jnp.where(x <= -1, jnp.zeros_like(x), jnp.where(x >= 1, x, (x + 1) ** 2 / 4))
 
 
 def sparse_sigmoid(x):
+    """Clamp (x + 1) / 2 to [0, 1] (JAX's jax.nn.sparse_sigmoid)."""
     x = _arr(x)
     return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
 def soft_sign(x):
+    """x / (|x| + 1) (JAX's jax.nn.soft_sign)."""
     return _soft_sign(_arr(x))
 
 
@@ -94,6 +100,7 @@ def _soft_sign(x, kink: str = "jax"):
 
 
 def silu(x):
+    """x * sigmoid(x) (JAX's jax.nn.silu; swish is an alias)."""
     x = _arr(x)
     return x * sigmoid(x)
 
@@ -102,10 +109,12 @@ swish = silu
 
 
 def hard_sigmoid(x):
+    """relu6(x + 3) / 6 (JAX's jax.nn.hard_sigmoid)."""
     return relu6(_arr(x) + 3.0) / 6.0
 
 
 def hard_silu(x):
+    """x * hard_sigmoid(x) (JAX's jax.nn.hard_silu; hard_swish is an alias)."""
     return _hard_silu(_arr(x))
 
 
@@ -122,10 +131,12 @@ hard_swish = hard_silu
 
 
 def hard_tanh(x):
+    """Clamp to [-1, 1] (JAX's jax.nn.hard_tanh)."""
     return _clip_linear(_arr(x), -1.0, 1.0)
 
 
 def tanh(x):
+    """Hyperbolic tangent (JAX's jax.nn.tanh)."""
     return jnp.tanh(x)
 
 
@@ -152,10 +163,12 @@ SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.050700987355480493
 
 
 def selu(x):
+    """Scaled exponential linear unit (JAX's jax.nn.selu)."""
     return ew.elu(_inexact(x), SELU_ALPHA, SELU_SCALE)
 
 
 def leaky_relu(x, negative_slope=1e-2):
+    """x if x >= 0 else negative_slope * x (JAX's jax.nn.leaky_relu)."""
     return _leaky_relu(_arr(x), negative_slope)
 
 
@@ -176,16 +189,19 @@ def gelu(x, approximate: bool = True):
 
 
 def mish(x):
+    """x * tanh(softplus(x)) (JAX's jax.nn.mish)."""
     x = _arr(x)
     return x * jnp.tanh(softplus(x))
 
 
 def squareplus(x, b=4):
+    """(x + sqrt(x**2 + b)) / 2 (JAX's jax.nn.squareplus)."""
     x = _arr(x)
     return (x + jnp.sqrt(x * x + b)) / 2
 
 
 def glu(x, axis: int = -1):
+    """Gated linear unit: a * sigmoid(b), x halved along axis (JAX's jax.nn.glu)."""
     x = _arr(x)
     n = x.shape[axis]
     if n % 2:
@@ -207,6 +223,7 @@ def log_softmax(x, axis=-1, where=None, initial=None):
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
+    """(x - mean) / sqrt(variance + epsilon) along axis (JAX's jax.nn.standardize)."""
     x = _arr(x)
     if mean is None:
         mean = jnp.mean(x, axis=axis, keepdims=True, where=where)

@@ -228,3 +228,6 @@ __all__ = sorted(set(_ops_mod.__all__).union(*(_m.__all__ for _m in _FAMILIES)) 
     "set_num_threads", "get_num_threads", "cuda", "FloatTensor", "DoubleTensor", "HalfTensor",
     "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "ComplexFloatTensor",
     "ComplexDoubleTensor"} - {"bfloat16"} | ({"bfloat16", "BFloat16Tensor"} if bfloat16 is not None else set()))
+
+from . import _docs  # noqa: E402
+_docs.attach(__name__, Tensor)  # (the one-line docstrings of the generated functions and methods)

@@ -76,7 +76,19 @@ def _to_host(data):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new tensor holding a copy of data (nested lists, scalars, NumPy arrays, tensors)."""
+    """A new tensor holding a copy of data (nested lists, scalars, NumPy arrays, tensors).
+
+    The dtype is inferred as torch infers it (Python floats: the default dtype, float32; ints: int64; bools:
+    bool) unless dtype is given; device accepts only the CPU.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.tensor([[1, 2], [3, 4]])
+        tensor([[1, 2],
+                [3, 4]])
+        >>> torch.tensor([0.5, 1.5], requires_grad=True)
+        tensor([0.5000, 1.5000], requires_grad=True)
+    """
     _dev(device)
     if isinstance(data, Tensor):
         v = np.array(data._host(), dtype=None if dtype is None else D.to_np(dtype))
@@ -156,6 +168,16 @@ def _fill(size, value, dtype, requires_grad, default=None):
 
 
 def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A tensor of zeros of the given shape (sizes as arguments or one sequence), of the default dtype.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.zeros(2, 3)
+        tensor([[0., 0., 0.],
+                [0., 0., 0.]])
+        >>> torch.zeros((2,), dtype=torch.int64)
+        tensor([0, 0])
+    """
     _dev(device)
     return _fill(_size_kw("zeros", args, size), 0, dtype, requires_grad)
 
@@ -485,7 +507,14 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
 
 def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
-    """Standard normal numbers, torch's for the same seed."""
+    """Standard normal numbers of the given shape: torch's numbers for the same seed (CPU generator).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.randn(3)
+        tensor([ 1.5410, -0.2934, -2.1788])
+    """
     _dev(device)
     shape = _size_kw("randn", args, size)
     dt = _float_dt(dtype, "normal_kernel_cpu")

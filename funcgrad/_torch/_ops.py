@@ -1970,6 +1970,22 @@ def _reshape_arr(shape):
 
 
 def view(input, *shape):
+    """The same data in a new shape, sharing memory (one size may be -1); view(dtype) reinterprets the bytes.
+
+    As torch, it raises when the strides cannot express the new shape (use reshape); writes through a view
+    reach the base tensor.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.arange(6.0)
+        >>> v = x.view(2, -1)
+        >>> v
+        tensor([[0., 1., 2.],
+                [3., 4., 5.]])
+        >>> v[0, 0] = 10.0
+        >>> x
+        tensor([10.,  1.,  2.,  3.,  4.,  5.])
+    """
     if len(shape) == 1 and isinstance(shape[0], (D.dtype, np.dtype, type)):
         return _view_dtype(input, shape[0])
     shape = _infer(_shape_args(shape), input.numel())
@@ -2002,6 +2018,17 @@ def _view_dtype(input, dtype):
 
 
 def reshape(input, *shape):
+    """The elements in a new shape (one size may be -1): a view when the strides allow, else a copy.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.arange(6).reshape(3, 2)
+        tensor([[0, 1],
+                [2, 3],
+                [4, 5]])
+        >>> torch.zeros(2, 3, 4).reshape(-1, 4).shape
+        torch.Size([6, 4])
+    """
     shape = _infer(_shape_args(shape), input.numel())
     v = input._v if input._v is not None else _functional.shadow(input)
     try:

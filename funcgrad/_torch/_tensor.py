@@ -54,7 +54,21 @@ class _Storage:
 
 
 class Tensor:
-    """A multi-dimensional array with autograd, as torch.Tensor. See the module docstring for layout."""
+    """A multi-dimensional array with autograd, as torch.Tensor. See the module docstring for layout.
+
+    Make one with torch.tensor / zeros / randn / from_numpy; a leaf with requires_grad=True collects the gradient
+    of a later .backward() in .grad.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        >>> x.shape, x.dtype
+        (torch.Size([2, 2]), torch.float32)
+        >>> (x ** 2).sum().backward()
+        >>> x.grad
+        tensor([[2., 4.],
+                [6., 8.]])
+    """
     __slots__ = ("_v", "_a", "_st", "_rg", "_gfn", "__dict__", "__weakref__")
     __array_priority__ = 1000
 
@@ -385,6 +399,19 @@ class Tensor:
         self._st = value._storage() if value._v is not None else None
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into each leaf's .grad (gradient: the vector for a non-scalar self).
+
+        retain_graph keeps the graph for another backward; create_graph records the backward pass itself, for
+        higher derivatives; inputs limits which leaves accumulate.
+
+        Examples:
+            >>> import funcgrad as torch
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> loss = (w * w).sum()
+            >>> loss.backward()
+            >>> w.grad
+            tensor([ 2., -4.])
+        """
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # --- conversion to Python / NumPy --------------------------------------------------------------------

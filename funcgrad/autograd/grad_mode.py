@@ -79,7 +79,18 @@ class _FixedMode(_DecoratorContextManager):
 
 
 class no_grad(_FixedMode):
-    """Disable gradient recording: results of operations inside do not require grad."""
+    """Disable gradient recording: results of operations inside do not require grad.
+
+    A context manager and a decorator, as torch's.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> with torch.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+    """
     _mode = False
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import math
 
-from .._torch import _jnp as jnp
+from .._torch import _creation, _jnp as jnp
 from .. import random as jr
 from .._src.prims.elementwise import abs as _abs
 from ..scipy import special as sps
 from . import constraints
-from .distribution import Distribution
+from .distribution import TORCH_STREAM, Distribution
 from .exp_family import ExponentialFamily
 from .utils import (BinaryProbsOrLogits, broadcast_all, call, clamp_probs, is_concrete, lazy_property,
                     logits_to_probs)
@@ -76,6 +76,7 @@ class _LocScale(_CentredAtLoc, _Checked, Distribution):
 
 class Normal(_LocScale, ExponentialFamily):
     """Normal(loc, scale)."""
+    _draws_as_torch = True
     _mean_carrier_measure = 0
 
     @property
@@ -88,6 +89,8 @@ class Normal(_LocScale, ExponentialFamily):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return self.loc + _creation.randn(shape, dtype=self.loc.dtype) * self.scale
         return call("NormalRsample", lambda m, s: m + s * jr.normal(key, shape, m.dtype), self.loc, self.scale)
 
     def log_prob(self, value):
@@ -118,6 +121,7 @@ class Normal(_LocScale, ExponentialFamily):
 
 class Uniform(_Checked, Distribution):
     """Uniform(low, high) on [low, high)."""
+    _draws_as_torch = True
     arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
                        "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
@@ -150,6 +154,8 @@ class Uniform(_Checked, Distribution):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return self.low + _creation.rand(shape, dtype=self.low.dtype) * (self.high - self.low)
         return call("UniformRsample", lambda a, b: a + jr.uniform(key, shape, a.dtype) * (b - a), self.low, self.high)
 
     def log_prob(self, value):

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._torch import _jnp as jnp
+from .._torch import _creation, _jnp as jnp
 from .. import random as jr
 from ..scipy import special as sps
 from .._torch._dtype import Size
 from . import constraints
 from .continuous import _Checked, _shape, xlogy
-from .distribution import Distribution
+from .distribution import TORCH_STREAM, Distribution
 from .exp_family import ExponentialFamily
 from .utils import (BinaryProbsOrLogits, arr, call, call_nograd, expand_to, is_concrete,
                     lazy_property, logits_to_probs, one_of, probs_to_logits, stop_gradient)
@@ -28,6 +28,7 @@ def _bce_with_logits(lg, x):
 
 class Bernoulli(BinaryProbsOrLogits, _Checked, ExponentialFamily):
     """Bernoulli(probs or logits): 1 with probability probs."""
+    _draws_as_torch = True
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
@@ -52,6 +53,8 @@ class Bernoulli(BinaryProbsOrLogits, _Checked, ExponentialFamily):
 
     def _sample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return _creation.bernoulli(self.probs.expand(shape))
         return call("BernoulliSample", lambda p: (jr.uniform(key, shape, p.dtype) < p).astype(p.dtype), self.probs)
 
     def log_prob(self, value):

@@ -32,6 +32,12 @@ def _fmt(x) -> str:
     return str(x)
 
 
+# The key _sample_args passes on the tensor face to a family whose `_draws_as_torch` is true: its _sample/_rsample
+# then draws with torch's own transform of the default generator (torch.randn, rand, bernoulli), so its samples
+# are bit-identical to torch's after the same manual_seed.
+TORCH_STREAM = object()
+
+
 def _is_key(x) -> bool:
     return isinstance(x, ArrayBase) and not isinstance(x, Tensor) and x.dtype == jnp.uint32 and x.shape[-1:] == (2,)
 
@@ -55,6 +61,7 @@ def _is_child(v) -> bool:
 class Distribution:
     """The base class of probability distributions (torch.distributions.Distribution)."""
     has_rsample = False
+    _draws_as_torch = False  # (see TORCH_STREAM)
     has_enumerate_support = False
     _validate_args = __debug__
     _static_fields: tuple = ()  # children that are not batch-shaped (kept as they are by expand)
@@ -196,7 +203,8 @@ class Distribution:
             if not self._tensor_face():
                 raise TypeError(f"{type(self).__name__}.{what}: a distribution with funcgrad Array parameters "
                                 f"samples functionally; pass a PRNG key: d.{what}(key, sample_shape)")
-            key = default_generator.next_key()
+            # a family that draws as torch does takes its numbers from the default generator's own stream
+            key = TORCH_STREAM if self._draws_as_torch else default_generator.next_key()
         if shape is None:
             shape = ()
         elif isinstance(shape, int):

@@ -69,6 +69,10 @@ class Independent(Distribution):
     def variance(self):
         return self.base_dist.variance
 
+    @property
+    def _draws_as_torch(self):
+        return self.base_dist._draws_as_torch
+
     def _sample(self, key, sample_shape):
         return self.base_dist._sample(key, sample_shape)
 
@@ -156,6 +160,10 @@ class TransformedDistribution(Distribution):
     @property
     def has_rsample(self):
         return self.base_dist.has_rsample
+
+    @property
+    def _draws_as_torch(self):
+        return self.base_dist._draws_as_torch
 
     def _sample(self, key, sample_shape):
         x = self.base_dist._sample(key, sample_shape)

@@ -10,6 +10,18 @@ __all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
+    """Adam (Kingma & Ba), with weight_decay (L2, added to the gradient), amsgrad and maximize as torch's.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> w = torch.nn.Parameter(torch.tensor([1.0, -1.0]))
+        >>> opt = torch.optim.Adam([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        Parameter containing:
+        tensor([ 0.9000, -0.9000], requires_grad=True)
+    """
     _decoupled = False
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
@@ -38,6 +50,7 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter): p -= lr * weight_decay * p before the step."""
     _decoupled = True
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,

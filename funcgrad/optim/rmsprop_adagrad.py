@@ -19,6 +19,7 @@ def _init_zeros(names):
 
 
 class RMSprop(Optimizer):
+    """RMSprop: divide the gradient by a running root mean square (centered, momentum optional)."""
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         _check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum, alpha=alpha)
@@ -33,6 +34,7 @@ class RMSprop(Optimizer):
 
 
 class Adagrad(Optimizer):
+    """Adagrad: per-parameter step sizes from the accumulated squared gradients."""
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
         _check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay)

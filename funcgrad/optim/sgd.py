@@ -11,6 +11,18 @@ __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
+    """Stochastic gradient descent, with momentum (dampening, nesterov), weight decay and maximize as torch's.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> w = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+        >>> opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        Parameter containing:
+        tensor([0.8000, 1.6000], requires_grad=True)
+    """
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         if lr is not required and lr < 0.0:

@@ -45,18 +45,22 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def threshold_(input, threshold, value):
+    """In-place threshold."""
     return globals()["threshold"](input, threshold, value, True)
 
 
 def relu(input, inplace=False):
+    """Elementwise max(0, x)."""
     return _maybe_inplace(input, inplace, _fg.relu, "Relu")
 
 
 def relu_(input):
+    """In-place relu."""
     return relu(input, True)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Elementwise clamp to [min_val, max_val]."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     dt = input._np_dtype()
@@ -71,19 +75,23 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place hardtanh."""
     return hardtanh(input, min_val, max_val, True)
 
 
 def relu6(input, inplace=False):
+    """Elementwise min(max(0, x), 6)."""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """Elementwise x if x >= 0 else negative_slope * x."""
     _float_kernel(input, "leaky_relu_cpu")
     return _act(input, inplace, "LeakyRelu", lambda a: _jnn._leaky_relu(a, negative_slope, "torch"))
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    """In-place leaky_relu."""
     return leaky_relu(input, negative_slope, True)
 
 
@@ -95,28 +103,34 @@ def _elu(x, alpha, scale=1.0, input_scale=1.0, name="Elu"):
 
 
 def elu(input, alpha=1.0, inplace=False):
+    """Elementwise x if x > 0 else alpha * (exp(x) - 1)."""
     return _maybe_inplace(input, inplace, lambda x: _elu(x, alpha), "Elu")
 
 
 def elu_(input, alpha=1.0):
+    """In-place elu."""
     return elu(input, alpha, True)
 
 
 def selu(input, inplace=False):
+    """Scaled exponential linear unit."""
     return _maybe_inplace(input, inplace, lambda x: _elu(x, _jnn.SELU_ALPHA, _jnn.SELU_SCALE), "Selu")
 
 
 def selu_(input):
+    """In-place selu."""
     return selu(input, True)
 
 
 def celu(input, alpha=1.0, inplace=False):
+    """Elementwise max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
     return _maybe_inplace(input, inplace, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha, "Celu"), "Celu")
 
 
 def celu_(input, alpha=1.0):
+    """In-place celu."""
     return celu(input, alpha, True)
 
 
@@ -134,6 +148,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place rrelu."""
     return rrelu(input, lower, upper, training, True)
 
 
@@ -168,10 +183,12 @@ def glu(input, dim=-1):
 
 
 def sigmoid(input):
+    """Elementwise 1 / (1 + exp(-x))."""
     return _fg.sigmoid(input)
 
 
 def tanh(input):
+    """Elementwise hyperbolic tangent."""
     return _fg.tanh(input)
 
 
@@ -205,11 +222,13 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
+    """Elementwise x * sigmoid(x)."""
     _float_kernel(input, "silu_cpu")
     return _act(input, inplace, "Silu", _jnn.silu)
 
 
 def mish(input, inplace=False):
+    """Elementwise x * tanh(softplus(x))."""
     _float_kernel(input, "mish_cpu")
     return _act(input, inplace, "Mish", _jnn.mish)
 
@@ -248,6 +267,7 @@ def _check_lambd(input, lambd):
 
 
 def softshrink(input, lambd=0.5):
+    """Elementwise x - lambd above lambd, x + lambd below -lambd, else 0."""
     _float_kernel(input, "softshrink_check")
     _check_lambd(input, lambd)
     # NaN falls through to x + lambd (NaN, gradient 1), as torch
@@ -256,6 +276,7 @@ def softshrink(input, lambd=0.5):
 
 
 def hardshrink(input, lambd=0.5):
+    """Elementwise x where |x| > lambd, else 0."""
     _float_kernel(input, "hardshrink_cpu")
     _check_lambd(input, lambd)
     # 0 (+0.0) on [-lambd, lambd], else x: NaN stays NaN with its gradient, as torch
@@ -264,6 +285,7 @@ def hardshrink(input, lambd=0.5):
 
 
 def tanhshrink(input):
+    """Elementwise x - tanh(x)."""
     return input - _fg.tanh(input)
 
 
@@ -274,18 +296,21 @@ def _get_softmax_dim(name, ndim, stacklevel):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along dim."""
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return _fg.softmax(input, dim, dtype=dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along dim."""
     if dim is None:
         dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
     return _fg.softmax(-input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(input)) along dim, computed stably."""
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return _fg.log_softmax(input, dim, dtype=dtype)

@@ -46,6 +46,7 @@ def _feature_dropout(input, p, training, inplace, alpha=False):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) input with probability p when training."""
     _check_p(p)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
@@ -70,6 +71,7 @@ def _warn_unusual_rank(nd: int, spatial: int) -> None:
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, H, W) input with probability p when training."""
     _check_p(p)
     nd = input.dim()
     _warn_unusual_rank(nd, 2)
@@ -83,6 +85,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, D, H, W) input with probability p when training."""
     _check_p(p)
     nd = input.dim()
     _warn_unusual_rank(nd, 3)
@@ -114,4 +117,5 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels when training."""
     return _feature_dropout(input, p, training, inplace, alpha=True)

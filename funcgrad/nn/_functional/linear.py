@@ -67,4 +67,5 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 def identity(input):
+    """Returns input unchanged."""
     return input

@@ -27,6 +27,7 @@ __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "poisson_nll_l
 
 # --- regression losses ----------------------------------------------------------------------------------
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum) squared error."""
     _check_target_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if weight is None and reduction != "none" and input.shape == target.shape and input.dtype == target.dtype:
@@ -37,6 +38,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum) absolute error."""
     _check_target_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     return _weighted(_fg.abs(input - target), weight, input, reduction)

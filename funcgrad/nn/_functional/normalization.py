@@ -52,6 +52,7 @@ def _check_channel_stats(op, input, running_mean, running_var, weight, bias):
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
+    """Batch normalisation with running statistics (updated in training, used in eval)."""
     _check_channel_stats("batch_norm", input, running_mean, running_var, weight, bias)
     if _norm_dtypes("batch_norm", input, weight, bias, running_mean, running_var):  # float16 / bfloat16
         return _batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
@@ -143,6 +144,7 @@ def _check_normalized_shape(input, normalized_shape):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Layer normalisation over the last len(normalized_shape) dims."""
     dims = _check_normalized_shape(input, normalized_shape)
     if _norm_dtypes("LayerNormKernelImpl", input, weight, bias):  # float16 / bfloat16: computed in float32
         return _layer_norm(input.float(), dims, weight, bias, eps).to(input.dtype)

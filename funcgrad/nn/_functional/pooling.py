@@ -150,11 +150,13 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
+    """1-D max pooling and the argmax indices."""
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
+    """2-D max pooling and the argmax indices."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -296,10 +298,12 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """1-D adaptive max pooling and the argmax indices."""
     return adaptive_max_pool1d(input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """2-D adaptive max pooling and the argmax indices."""
     return adaptive_max_pool2d(input, output_size, True)
 
 
@@ -378,11 +382,13 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    """3-D adaptive max pooling and the argmax indices."""
     return adaptive_max_pool3d(input, output_size, True)
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
+    """3-D max pooling and the argmax indices."""
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -406,10 +412,12 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """2-D power-average pooling."""
     return _lp_pool(2, avg_pool2d, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-D power-average pooling."""
     return _lp_pool(3, avg_pool3d, input, norm_type, kernel_size, stride, ceil_mode)
 
 
@@ -482,14 +490,17 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    """3-D fractional max pooling with pseudo-random pooling regions."""
     return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
 
 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=True, _random_samples=None):
+    """2-D fractional max pooling and the argmax indices."""
     return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=True, _random_samples=None):
+    """3-D fractional max pooling and the argmax indices."""
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)

@@ -160,6 +160,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
 
 
 def one_hot(tensor, num_classes=-1):
+    """One-hot int64 encoding of class indices (num_classes=-1: max + 1)."""
     if tensor.dtype != _fg.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() and _concrete(tensor):

@@ -36,6 +36,7 @@ class _Plain(Module):
 
 
 class Threshold(Module):
+    """Elementwise x if x > threshold else value."""
     def __init__(self, threshold: float, value: float, inplace: bool = False):
         super().__init__()
         self.threshold, self.value, self.inplace = threshold, value, inplace
@@ -48,22 +49,27 @@ class Threshold(Module):
 
 
 class ReLU(_Inplace):
+    """Elementwise max(0, x)."""
     _fn = staticmethod(F.relu)
 
 
 class SiLU(_Inplace):
+    """Elementwise x * sigmoid(x) (swish)."""
     _fn = staticmethod(F.silu)
 
 
 class Mish(_Inplace):
+    """Elementwise x * tanh(softplus(x))."""
     _fn = staticmethod(F.mish)
 
 
 class SELU(_Inplace):
+    """Scaled exponential linear unit (self-normalising)."""
     _fn = staticmethod(F.selu)
 
 
 class Hardsigmoid(_Inplace):
+    """Elementwise relu6(x + 3) / 6."""
     _fn = staticmethod(F.hardsigmoid)
 
     def extra_repr(self):
@@ -71,6 +77,7 @@ class Hardsigmoid(_Inplace):
 
 
 class Hardswish(_Inplace):
+    """Elementwise x * relu6(x + 3) / 6."""
     _fn = staticmethod(F.hardswish)
 
     def extra_repr(self):
@@ -78,6 +85,7 @@ class Hardswish(_Inplace):
 
 
 class RReLU(Module):
+    """Randomised leaky ReLU: slope drawn from U(lower, upper) in training, their mean in eval."""
     def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
         super().__init__()
         self.lower, self.upper, self.inplace = lower, upper, inplace
@@ -90,6 +98,7 @@ class RReLU(Module):
 
 
 class Hardtanh(Module):
+    """Elementwise clamp to [min_val, max_val]."""
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False, min_value=None,
                  max_value=None):
         super().__init__()
@@ -115,6 +124,7 @@ class Hardtanh(Module):
 
 
 class ReLU6(Hardtanh):
+    """Elementwise min(max(0, x), 6)."""
     def __init__(self, inplace: bool = False):
         super().__init__(0.0, 6.0, inplace)
 
@@ -123,26 +133,32 @@ class ReLU6(Hardtanh):
 
 
 class Sigmoid(_Plain):
+    """Elementwise 1 / (1 + exp(-x))."""
     _fn = staticmethod(F.sigmoid)
 
 
 class Tanh(_Plain):
+    """Elementwise hyperbolic tangent."""
     _fn = staticmethod(F.tanh)
 
 
 class LogSigmoid(_Plain):
+    """Elementwise log(sigmoid(x)), computed stably."""
     _fn = staticmethod(F.logsigmoid)
 
 
 class Softsign(_Plain):
+    """Elementwise x / (1 + |x|)."""
     _fn = staticmethod(F.softsign)
 
 
 class Tanhshrink(_Plain):
+    """Elementwise x - tanh(x)."""
     _fn = staticmethod(F.tanhshrink)
 
 
 class ELU(Module):
+    """Elementwise x if x > 0 else alpha * (exp(x) - 1)."""
     _fn = staticmethod(F.elu)
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False):
@@ -157,10 +173,12 @@ class ELU(Module):
 
 
 class CELU(ELU):
+    """Elementwise max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     _fn = staticmethod(F.celu)
 
 
 class GLU(Module):
+    """Gated linear unit a * sigmoid(b), the input halved along dim."""
     def __init__(self, dim: int = -1):
         super().__init__()
         self.dim = dim
@@ -173,6 +191,7 @@ class GLU(Module):
 
 
 class GELU(Module):
+    """Gaussian error linear unit x * Phi(x) (approximate="tanh" for the tanh form)."""
     def __init__(self, approximate: str = "none"):
         super().__init__()
         self.approximate = approximate
@@ -185,6 +204,7 @@ class GELU(Module):
 
 
 class Hardshrink(Module):
+    """Elementwise x where |x| > lambd, else 0."""
     _fn = staticmethod(F.hardshrink)
 
     def __init__(self, lambd: float = 0.5):
@@ -199,10 +219,12 @@ class Hardshrink(Module):
 
 
 class Softshrink(Hardshrink):
+    """Elementwise x - lambd above lambd, x + lambd below -lambd, else 0."""
     _fn = staticmethod(F.softshrink)
 
 
 class LeakyReLU(Module):
+    """Elementwise x if x >= 0 else negative_slope * x."""
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
         super().__init__()
         self.negative_slope, self.inplace = negative_slope, inplace
@@ -215,6 +237,7 @@ class LeakyReLU(Module):
 
 
 class Softplus(Module):
+    """Elementwise log(1 + exp(beta * x)) / beta (linear above threshold)."""
     def __init__(self, beta: float = 1.0, threshold: float = 20.0):
         super().__init__()
         self.beta, self.threshold = beta, threshold
@@ -246,6 +269,7 @@ class PReLU(Module):
 
 
 class Softmax(Module):
+    """exp(x) / sum(exp(x)) along dim."""
     _fn = staticmethod(F.softmax)
 
     def __init__(self, dim=None):
@@ -260,10 +284,12 @@ class Softmax(Module):
 
 
 class Softmin(Softmax):
+    """softmax(-x) along dim."""
     _fn = staticmethod(F.softmin)
 
 
 class LogSoftmax(Softmax):
+    """log(softmax(x)) along dim, computed stably."""
     _fn = staticmethod(F.log_softmax)
 
 

@@ -81,12 +81,15 @@ class _BatchNorm(_NormBase):
 
 
 class BatchNorm1d(_BatchNorm):
+    """Batch normalisation over (N, C) or (N, C, L) input, with running statistics for eval mode."""
     _dims = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
+    """Batch normalisation over (N, C, H, W) input, with running statistics for eval mode."""
     _dims = (4,)
 
 
 class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over (N, C, D, H, W) input, with running statistics for eval mode."""
     _dims = (5,)

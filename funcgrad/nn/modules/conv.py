@@ -123,7 +123,14 @@ class Conv1d(_Conv):
 
 
 class Conv2d(_Conv):
-    """2-D convolution over (N, C_in, H, W) or (C_in, H, W) input."""
+    """2-D convolution over (N, C_in, H, W) or (C_in, H, W) input.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> conv = torch.nn.Conv2d(1, 8, kernel_size=3, padding=1)
+        >>> conv(torch.zeros(2, 1, 16, 16)).shape
+        torch.Size([2, 8, 16, 16])
+    """
     _n, _fn = 2, staticmethod(F.conv2d)
 
 

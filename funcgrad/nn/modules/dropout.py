@@ -24,24 +24,30 @@ class _DropoutNd(Module):
 
 
 class Dropout(_DropoutNd):
+    """Zero elements with probability p and scale the rest by 1/(1-p) in training mode; identity in eval."""
     _fn = staticmethod(F.dropout)
 
 
 class Dropout1d(_DropoutNd):
+    """Zero whole channels of (N, C, L) input with probability p in training mode."""
     _fn = staticmethod(F.dropout1d)
 
 
 class Dropout2d(_DropoutNd):
+    """Zero whole channels of (N, C, H, W) input with probability p in training mode."""
     _fn = staticmethod(F.dropout2d)
 
 
 class Dropout3d(_DropoutNd):
+    """Zero whole channels of (N, C, D, H, W) input with probability p in training mode."""
     _fn = staticmethod(F.dropout3d)
 
 
 class AlphaDropout(_DropoutNd):
+    """Alpha dropout for SELU networks: keeps its input's mean and variance (training mode only)."""
     _fn = staticmethod(F.alpha_dropout)
 
 
 class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels (training mode only)."""
     _fn = staticmethod(F.feature_alpha_dropout)

@@ -7,6 +7,7 @@ __all__ = ['Flatten', 'Unflatten']
 
 
 class Flatten(Module):
+    """Flatten dims start_dim..end_dim (default 1..-1: all but the batch dim)."""
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim

@@ -26,6 +26,7 @@ def _add_bias(module: Module, bias: bool, out_features: int, dtype) -> None:
 
 
 class Identity(Module):
+    """Returns its input unchanged (arguments are accepted and ignored)."""
     def __init__(self, *args, **kwargs):
         super().__init__()
 
@@ -34,6 +35,19 @@ class Identity(Module):
 
 
 class Linear(Module):
+    """y = x @ weight.T + bias, over the last dim of x; weight (out, in) and bias drawn from U(-k, k), k = in ** -0.5.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> _ = torch.manual_seed(0)
+        >>> layer = torch.nn.Linear(3, 2)
+        >>> layer(torch.ones(4, 3)).shape
+        torch.Size([4, 2])
+        >>> layer.weight
+        Parameter containing:
+        tensor([[-0.0043,  0.3097, -0.4752],
+                [-0.4249, -0.2224,  0.1548]], requires_grad=True)
+    """
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features = in_features

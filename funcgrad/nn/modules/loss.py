@@ -26,16 +26,19 @@ class _WeightedLoss(_Loss):
 
 
 class L1Loss(_Loss):
+    """Mean (or sum) absolute error."""
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class MSELoss(_Loss):
+    """Mean (or sum) squared error."""
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of class indices given log-probabilities (weight, ignore_index)."""
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean"):
         super().__init__(weight, size_average, reduce, reduction)
@@ -46,6 +49,16 @@ class NLLLoss(_WeightedLoss):
 
 
 class CrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of logits (N, C, ...) against class indices or class probabilities (log_softmax + NLL).
+
+    weight, ignore_index, reduction and label_smoothing are torch's.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> loss_fn = torch.nn.CrossEntropyLoss()
+        >>> loss_fn(torch.tensor([[2.0, 0.0, 0.0]]), torch.tensor([0]))
+        tensor(0.2395)
+    """
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean", label_smoothing: float = 0.0):
         super().__init__(weight, size_average, reduce, reduction)
@@ -57,6 +70,7 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class PoissonNLLLoss(_Loss):
+    """Negative log-likelihood of a Poisson target (log_input for a log rate)."""
     def __init__(self, log_input: bool = True, full: bool = False, size_average=None, eps: float = 1e-8,
                  reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
@@ -68,6 +82,7 @@ class PoissonNLLLoss(_Loss):
 
 
 class GaussianNLLLoss(_Loss):
+    """Negative log-likelihood of targets under Normal(input, var)."""
     def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean"):
         super().__init__(None, None, reduction)
         self.full, self.eps = full, eps
@@ -77,6 +92,7 @@ class GaussianNLLLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of targets from log-probabilities `input` (log_target for log targets)."""
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False):
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
@@ -86,11 +102,13 @@ class KLDivLoss(_Loss):
 
 
 class BCELoss(_WeightedLoss):
+    """Binary cross entropy between probabilities `input` and targets in [0, 1]."""
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
+    """Binary cross entropy on logits (sigmoid folded in, numerically stable); pos_weight weights positives."""
     def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None):
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
@@ -102,6 +120,7 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class HingeEmbeddingLoss(_Loss):
+    """x for label 1, max(0, margin - x) for label -1."""
     def __init__(self, margin: float = 1.0, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -111,11 +130,13 @@ class HingeEmbeddingLoss(_Loss):
 
 
 class MultiLabelMarginLoss(_Loss):
+    """Multi-class multi-label hinge loss (targets: class indices, -1 terminated)."""
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
+    """Squared error / (2 beta) below beta, absolute error - beta / 2 above."""
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
@@ -125,6 +146,7 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
+    """Squared error below delta, delta-scaled absolute error above."""
     def __init__(self, reduction: str = "mean", delta: float = 1.0):
         super().__init__(reduction=reduction)
         self.delta = delta
@@ -134,16 +156,19 @@ class HuberLoss(_Loss):
 
 
 class SoftMarginLoss(_Loss):
+    """Two-class logistic loss log(1 + exp(-y * x))."""
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Multi-label one-versus-all logistic loss."""
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
+    """1 - cos(x1, x2) for label 1, max(0, cos(x1, x2) - margin) for label -1."""
     def __init__(self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -153,6 +178,7 @@ class CosineEmbeddingLoss(_Loss):
 
 
 class MarginRankingLoss(_Loss):
+    """max(0, -y * (x1 - x2) + margin)."""
     def __init__(self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -162,6 +188,7 @@ class MarginRankingLoss(_Loss):
 
 
 class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss (p = 1 or 2, optional class weights)."""
     def __init__(self, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
                  reduction: str = "mean"):
         super().__init__(weight, size_average, reduce, reduction)
@@ -178,6 +205,7 @@ class MultiMarginLoss(_WeightedLoss):
 
 
 class TripletMarginLoss(_Loss):
+    """max(d(a, p) - d(a, n) + margin, 0) with the p-norm distance."""
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
                  size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
@@ -191,6 +219,7 @@ class TripletMarginLoss(_Loss):
 
 
 class TripletMarginWithDistanceLoss(_Loss):
+    """Triplet margin loss with a user-supplied distance function."""
     def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
                  reduction: str = "mean"):
         super().__init__(size_average=None, reduce=None, reduction=reduction)

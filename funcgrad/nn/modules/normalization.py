@@ -21,6 +21,7 @@ def _shape_tuple(normalized_shape):
 
 
 class LayerNorm(Module):
+    """Layer normalisation over the last len(normalized_shape) dims, with elementwise affine weight and bias."""
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
         self.normalized_shape = _shape_tuple(normalized_shape)
@@ -83,6 +84,7 @@ class GroupNorm(Module):
 
 
 class LocalResponseNorm(Module):
+    """Normalise each channel by the activity of its `size` neighbouring channels."""
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
@@ -120,12 +122,15 @@ class _InstanceNorm(_NormBase):
 
 
 class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) input: per sample and channel."""
     _dims, _no_batch_dim = (2, 3), 2
 
 
 class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) input: per sample and channel."""
     _dims, _no_batch_dim = (3, 4), 3
 
 
 class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) input: per sample and channel."""
     _dims, _no_batch_dim = (4, 5), 4

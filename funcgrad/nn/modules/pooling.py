@@ -198,10 +198,12 @@ class LPPool1d(_LPPoolNd):
 
 
 class LPPool2d(_LPPoolNd):
+    """2-D power-average pooling (sum of x ** p over the window) ** (1/p)."""
     _fn = staticmethod(F.lp_pool2d)
 
 
 class LPPool3d(_LPPoolNd):
+    """3-D power-average pooling (sum of x ** p over the window) ** (1/p)."""
     _fn = staticmethod(F.lp_pool3d)
 
 
@@ -245,4 +247,5 @@ class FractionalMaxPool2d(_FractionalMaxPoolNd):
 
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-D fractional max pooling with pseudo-random pooling regions."""
     _fn = staticmethod(F.fractional_max_pool3d)

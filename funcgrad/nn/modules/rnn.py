@@ -340,7 +340,18 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """Long short-term memory (gates i, f, g, o), with optional output projection (proj_size)."""
+    """Long short-term memory (gates i, f, g, o), with optional output projection (proj_size).
+
+    Takes (L, N, H_in) input ((N, L, H_in) with batch_first, or a PackedSequence) and optional (h_0, c_0); returns
+    the output and (h_n, c_n).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> lstm = torch.nn.LSTM(input_size=4, hidden_size=8, num_layers=2, batch_first=True)
+        >>> out, (h, c) = lstm(torch.zeros(3, 5, 4))
+        >>> out.shape, h.shape, c.shape
+        (torch.Size([3, 5, 8]), torch.Size([2, 3, 8]), torch.Size([2, 3, 8]))
+    """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,

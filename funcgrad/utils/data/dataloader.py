@@ -48,7 +48,21 @@ def _draw_base_seed(generator) -> int:
 
 
 class DataLoader:
-    """Iterates a dataset in batches (torch.utils.data.DataLoader); see the module docstring."""
+    """Iterates a dataset in batches (torch.utils.data.DataLoader); see the module docstring.
+
+    shuffle draws from `generator` (or the default generator) as torch does, so the same seed gives torch's
+    order; num_workers > 0 loads in worker processes.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> from funcgrad.utils.data import DataLoader, TensorDataset
+        >>> data = TensorDataset(torch.arange(5.0), torch.arange(5))
+        >>> for x, y in DataLoader(data, batch_size=2):
+        ...     print(x, y)
+        tensor([0., 1.]) tensor([0, 1])
+        tensor([2., 3.]) tensor([2, 3])
+        tensor([4.]) tensor([4])
+    """
 
     _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
     __initialized = False

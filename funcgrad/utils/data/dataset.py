@@ -89,6 +89,7 @@ class StackDataset(Dataset):
 
 
 class ConcatDataset(Dataset):
+    """The concatenation of several map-style datasets."""
     def __init__(self, datasets):
         self.datasets = list(datasets)
         if not self.datasets:
@@ -136,6 +137,7 @@ class ChainDataset(IterableDataset):
 
 
 class Subset(Dataset):
+    """The items of a dataset at the given indices."""
     def __init__(self, dataset, indices):
         self.dataset = dataset
         self.indices = indices

@@ -8,6 +8,7 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 
 
 class Sampler:
+    """Base class of samplers: an iterable of dataset indices (or of batches of them)."""
     def __init__(self, data_source=None):
         pass
 
@@ -16,6 +17,7 @@ class Sampler:
 
 
 class SequentialSampler(Sampler):
+    """Indices 0, 1, ..., len(data_source) - 1 in order."""
     def __init__(self, data_source):
         self.data_source = data_source
 
@@ -68,6 +70,7 @@ class RandomSampler(Sampler):
 
 
 class SubsetRandomSampler(Sampler):
+    """The given indices in a random order (from the generator, if given)."""
     def __init__(self, indices, generator=None):
         self.indices = indices
         self.generator = generator
@@ -106,6 +109,7 @@ class WeightedRandomSampler(Sampler):
 
 
 class BatchSampler(Sampler):
+    """Groups the indices of a sampler into lists of batch_size (drop_last drops a short last one)."""
     def __init__(self, sampler, batch_size, drop_last):
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
