@@ -59,7 +59,7 @@ def train(args, root: str) -> float:
     model = torchvision.models.resnet18()
     model.requires_grad_(False)
     model.fc = nn.Linear(512, len(data.classes))
-    opt = torch.optim.SGD(model.fc.parameters(), lr=0.1, momentum=0.9)
+    opt = torch.optim.SGD(model.fc.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
 
     model.eval()  # the backbone is frozen: BatchNorm keeps its running statistics; only fc learns
