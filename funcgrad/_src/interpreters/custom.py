@@ -182,7 +182,20 @@ custom_jvp_call_p = Primitive("custom_jvp_call", impl=_jaxpr_impl, abstract_eval
 custom_jvp_call_p.is_call = True
 
 
-class custom_jvp:
+class _CustomDerivative:
+    """What custom_jvp and custom_vjp share: the wrapped function (its name and docstring too) and its
+    nondiff_argnums, to which the positions of nondiff_argnames in its signature are added (as JAX)."""
+
+    def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        if nondiff_argnames:
+            self.nondiff_argnums = tuple(sorted(set(self.nondiff_argnums)
+                                                | set(_argnums_of(fun, nondiff_argnames, type(self).__name__))))
+        functools.update_wrapper(self, fun)
+
+
+class custom_jvp(_CustomDerivative):
     """A function with a user-supplied forward-mode derivative rule (decorator), as `jax.custom_jvp`.
 
     Use it where the automatic derivative is unstable or wrong (`log1p(exp(x))` overflows to nan for
@@ -216,14 +229,7 @@ class custom_jvp:
         Array(1., dtype=float32, weak_type=True)
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        if nondiff_argnames:  # as JAX: the names' positions in fun's signature join nondiff_argnums
-            self.nondiff_argnums = tuple(sorted(set(self.nondiff_argnums)
-                                                | set(_argnums_of(fun, nondiff_argnames, "custom_jvp"))))
-        self.jvp = None
-        functools.update_wrapper(self, fun)
+    jvp = None
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         """Set the rule jvp(primals, tangents) -> (primal_out, tangent_out). With symbolic_zeros=True
@@ -332,7 +338,7 @@ custom_vjp_call_p = Primitive("custom_vjp_call", impl=_jaxpr_impl, abstract_eval
 custom_vjp_call_p.is_call = True
 
 
-class custom_vjp:
+class custom_vjp(_CustomDerivative):
     """A function with a user-supplied reverse-mode derivative (decorator), as `jax.custom_vjp`.
 
     Set the rule with `f.defvjp(fwd, bwd)`: `fwd(*args) -> (out, residuals)` runs the forward pass and
@@ -359,14 +365,7 @@ class custom_vjp:
         Array(1., dtype=float32, weak_type=True)
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        if nondiff_argnames:  # as JAX: the names' positions in fun's signature join nondiff_argnums
-            self.nondiff_argnums = tuple(sorted(set(self.nondiff_argnums)
-                                                | set(_argnums_of(fun, nondiff_argnames, "custom_vjp"))))
-        self.fwd = self.bwd = None
-        functools.update_wrapper(self, fun)
+    fwd = bwd = None
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
         self.fwd, self.bwd = fwd, bwd
