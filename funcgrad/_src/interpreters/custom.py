@@ -194,6 +194,15 @@ class _CustomDerivative:
                                                 | set(_argnums_of(fun, nondiff_argnames, type(self).__name__))))
         functools.update_wrapper(self, fun)
 
+    def _staged(self, args, rule, kind: str, setter: str):
+        """The call flattened for staging (a _FlatCall), or None where `fun` simply runs (no transform is
+        active); a call before the rule is set is refused."""
+        if rule is None:
+            raise AttributeError(f"No {kind} rule defined for {type(self).__name__} function {self.__name__}; "
+                                 f"call .{setter} first")
+        call = _FlatCall(self.fun, self.nondiff_argnums, args)
+        return None if call.eager else call
+
 
 class custom_jvp(_CustomDerivative):
     """A function with a user-supplied forward-mode derivative rule (decorator), as `jax.custom_jvp`.
@@ -252,11 +261,8 @@ class custom_jvp(_CustomDerivative):
         self.jvp = jvp
 
     def __call__(self, *args):
-        if self.jvp is None:
-            raise AttributeError(f"No jvp rule defined for custom_jvp function {self.__name__}; "
-                                 "call .defjvp(rule) first")
-        call = _FlatCall(self.fun, self.nondiff_argnums, args)
-        if call.eager:
+        call = self._staged(args, self.jvp, "jvp", "defjvp(rule)")
+        if call is None:
             return self.fun(*args)
         nondiff, leaves, in_tree, flat_fun, store = call.nondiff, call.leaves, call.in_tree, call, call.out_trees
 
@@ -371,11 +377,8 @@ class custom_vjp(_CustomDerivative):
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args):
-        if self.fwd is None:
-            raise AttributeError(f"No vjp rule defined for custom_vjp function {self.__name__}; "
-                                 "call .defvjp(fwd, bwd) first")
-        call = _FlatCall(self.fun, self.nondiff_argnums, args)
-        if call.eager:
+        call = self._staged(args, self.fwd, "vjp", "defvjp(fwd, bwd)")
+        if call is None:
             return self.fun(*args)
         nondiff, leaves, in_tree, flat_fun, store = call.nondiff, call.leaves, call.in_tree, call, call.out_trees
 
