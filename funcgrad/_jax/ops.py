@@ -64,29 +64,22 @@ def _segment(how, data, segment_ids, num_segments, indices_are_sorted, unique_in
                              mode="drop")
 
 
-def segment_sum(data, segment_ids, num_segments=None, indices_are_sorted=False, unique_indices=False,
-                bucket_size=None, mode=None):
-    """Sum of data's rows per segment id (bucket_size only splits JAX's work; the result is the same)."""
-    return _segment("add", data, segment_ids, num_segments, indices_are_sorted, unique_indices, bucket_size,
-                    mode)
+def _segment_reduction(name: str, how: str, doc: str):
+    """A jax.ops segment reduction: data's rows combined by `how` (an .at[] method) per segment id."""
+    def reduce(data, segment_ids, num_segments=None, indices_are_sorted=False, unique_indices=False,
+               bucket_size=None, mode=None):
+        return _segment(how, data, segment_ids, num_segments, indices_are_sorted, unique_indices, bucket_size,
+                        mode)
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = doc
+    return reduce
 
 
-def segment_prod(data, segment_ids, num_segments=None, indices_are_sorted=False, unique_indices=False,
-                 bucket_size=None, mode=None):
-    """Product of data's rows per segment id (1 where a segment is empty)."""
-    return _segment("mul", data, segment_ids, num_segments, indices_are_sorted, unique_indices, bucket_size,
-                    mode)
-
-
-def segment_max(data, segment_ids, num_segments=None, indices_are_sorted=False, unique_indices=False,
-                bucket_size=None, mode=None):
-    """Maximum of data's rows per segment id (-inf, or the dtype's lowest value, where a segment is empty)."""
-    return _segment("max", data, segment_ids, num_segments, indices_are_sorted, unique_indices, bucket_size,
-                    mode)
-
-
-def segment_min(data, segment_ids, num_segments=None, indices_are_sorted=False, unique_indices=False,
-                bucket_size=None, mode=None):
-    """Minimum of data's rows per segment id (inf, or the dtype's highest value, where a segment is empty)."""
-    return _segment("min", data, segment_ids, num_segments, indices_are_sorted, unique_indices, bucket_size,
-                    mode)
+segment_sum = _segment_reduction("segment_sum", "add", "Sum of data's rows per segment id (bucket_size only "
+                                 "splits JAX's work; the result is the same).")
+segment_prod = _segment_reduction("segment_prod", "mul", "Product of data's rows per segment id (1 where a "
+                                  "segment is empty).")
+segment_max = _segment_reduction("segment_max", "max", "Maximum of data's rows per segment id (-inf, or the "
+                                 "dtype's lowest value, where a segment is empty).")
+segment_min = _segment_reduction("segment_min", "min", "Minimum of data's rows per segment id (inf, or the "
+                                 "dtype's highest value, where a segment is empty).")

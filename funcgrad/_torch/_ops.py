@@ -125,16 +125,11 @@ def _bc(prim):
 
 def _promote(x, y):
     """torch.result_type of two operands (tensors or Python scalars)."""
-    dims, zeros, scal = [], [], []
-    for v in (x, y):
-        if isinstance(v, Tensor):
-            (dims if v.ndim else zeros).append(v._np_dtype())
-        else:
-            scal.append(D.scalar_dtype(v))
-    return D.result_type(dims, zeros, scal)
+    return _result_type_many((x, y))
 
 
 def _result_type_many(xs):
+    """torch's promotion over operands: dimensioned tensors, then 0-d tensors, then Python scalars."""
     dims, zeros, scal = [], [], []
     for v in xs:
         if isinstance(v, Tensor):
@@ -183,21 +178,12 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
     if xt and yt:
         dx, dy = x._np_dtype(), y._np_dtype()
         dt = dx if dx == dy else _promote(x, y)
-    elif xt:
-        if not _is_scalar(y):
-            raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(y).__name__}")
-        dx = x._np_dtype()
-        if dx.kind == "f" and (y.__class__ is _float or y.__class__ is _int):
-            dt = dx
-        else:
-            dt = _promote(x, y)
-    elif yt:
-        if not _is_scalar(x):
-            raise TypeError(f"{name}(): argument 'input' must be Tensor or Number, not {type(x).__name__}")
-        dy = y._np_dtype()
-        if dy.kind == "f" and (x.__class__ is _float or x.__class__ is _int):
-            dt = dy
-        else:
+    elif xt or yt:  # a tensor t and a scalar s (a Python number on a float tensor keeps its dtype)
+        t, s, arg = (x, y, "other") if xt else (y, x, "input")
+        if not _is_scalar(s):
+            raise TypeError(f"{name}(): argument '{arg}' must be Tensor or Number, not {type(s).__name__}")
+        dt = t._np_dtype()
+        if dt.kind != "f" or (s.__class__ is not _float and s.__class__ is not _int):
             dt = _promote(x, y)
     else:
         raise TypeError(f"{name}(): expected a Tensor operand")
@@ -216,18 +202,13 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
         if kind == _CMP:
             return _apply_nograd(fn, (x, y))
         return _apply(name, fn, (x, y))
+    s = _scalar_arr(s, dt)
     if xt:
-        s = _scalar_arr(y, dt)
-
         def fn(p):
             return afn(_cast(p, dt), s)
-        t = x
     else:
-        s = _scalar_arr(x, dt)
-
         def fn(q):
             return afn(s, _cast(q, dt))
-        t = y
     if kind == _CMP:
         return _apply_nograd(fn, (t,))
     return _apply1(name, fn, t)
@@ -1292,28 +1273,24 @@ def aminmax(input, *, dim=None, keepdim=False):
                                 amax(input, () if dim is None else dim, keepdim))
 
 
-def _arg_check(name, input, dim):
+def _arg_extreme(name, jfn, input, dim, keepdim):
+    """argmax/argmin: bool refused, empty reduced dims refused, all dims flattened when dim is None."""
     if input._np_dtype() == _NPB:
         raise RuntimeError(f"{name}(): does not support bool input")
     _empty_axes_check(input, name, None if dim is None else (_dim(dim, input.ndim),))
+    if dim is None:
+        return _apply_nograd(lambda a: _keep_all(jfn(a), a.ndim, keepdim), (input,))
+    d = _dim(dim, input.ndim)
+    return _apply_nograd(lambda a: jfn(a, axis=d, keepdims=keepdim) if a.ndim else jnp.zeros((), np.int64),
+                         (input,))
 
 
 def argmax(input, dim=None, keepdim=False):
-    _arg_check("argmax", input, dim)
-    if dim is None:
-        return _apply_nograd(lambda a: _keep_all(jnp.argmax(a), a.ndim, keepdim), (input,))
-    d = _dim(dim, input.ndim)
-    return _apply_nograd(lambda a: jnp.argmax(a, axis=d, keepdims=keepdim) if a.ndim else
-                         jnp.zeros((), np.int64), (input,))
+    return _arg_extreme("argmax", jnp.argmax, input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
-    _arg_check("argmin", input, dim)
-    if dim is None:
-        return _apply_nograd(lambda a: _keep_all(jnp.argmin(a), a.ndim, keepdim), (input,))
-    d = _dim(dim, input.ndim)
-    return _apply_nograd(lambda a: jnp.argmin(a, axis=d, keepdims=keepdim) if a.ndim else
-                         jnp.zeros((), np.int64), (input,))
+    return _arg_extreme("argmin", jnp.argmin, input, dim, keepdim)
 
 
 def _keep_all(r, ndim, keepdim):
@@ -1452,20 +1429,20 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return _apply1("Norm", fn, input)
 
 
-def cumsum(input, dim, *, dtype=None):
+def _cumulative(name, jfn, input, dim, dtype):
+    """cumsum/cumprod: integers and bool accumulate in int64, float16 in float32 (as torch)."""
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    acc = np.dtype(np.float32) if odt == np.float16 else odt  # (float16 accumulates in float32, as torch)
-    return _apply1("Cumsum", lambda a: _cast(jnp.cumsum(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt),
-                   input)
+    acc = np.dtype(np.float32) if odt == np.float16 else odt
+    return _apply1(name, lambda a: _cast(jfn(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt), input)
+
+
+def cumsum(input, dim, *, dtype=None):
+    return _cumulative("Cumsum", jnp.cumsum, input, dim, dtype)
 
 
 def cumprod(input, dim, *, dtype=None):
-    d = _dim(dim, input.ndim)
-    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    acc = np.dtype(np.float32) if odt == np.float16 else odt  # (float16 accumulates in float32, as torch)
-    return _apply1("Cumprod", lambda a: _cast(jnp.cumprod(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt),
-                   input)
+    return _cumulative("Cumprod", jnp.cumprod, input, dim, dtype)
 
 
 def median(input, dim=None, keepdim=False):
@@ -2370,6 +2347,14 @@ atleast_2d = _atleast(_atleast_2d)
 atleast_3d = _atleast(_atleast_3d)
 
 
+def _split_dim(t, dim, message):
+    """(dim, its size) for the ops that cut a tensor along a dim; a 0-d tensor is refused with `message`."""
+    if t.ndim == 0:
+        raise RuntimeError(message)
+    d = _dim(dim, t.ndim)
+    return d, t.shape[d]
+
+
 def _slice_fns(d, bounds):
     fns = []
     arr_bounds = []
@@ -2381,10 +2366,7 @@ def _slice_fns(d, bounds):
 
 
 def split(tensor, split_size_or_sections, dim=0):
-    if tensor.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = _dim(dim, tensor.ndim)
-    n = tensor.shape[d]
+    d, n = _split_dim(tensor, dim, "split expects at least a 1-dimensional tensor")
     if isinstance(split_size_or_sections, _int):
         s = split_size_or_sections
         if s <= 0 and n:
@@ -2404,10 +2386,8 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def tensor_split(input, indices_or_sections, dim=0):
-    if input.ndim == 0:
-        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
-    d = _dim(dim, input.ndim)
-    n = input.shape[d]
+    d, n = _split_dim(input, dim, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with "
+                                  "0 dims")
     if isinstance(indices_or_sections, _int):
         k = indices_or_sections
         q, r = divmod(n, k)
@@ -2421,10 +2401,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    if input.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    d = _dim(dim, input.ndim)
-    n = input.shape[d]
+    d, n = _split_dim(input, dim, "chunk expects at least a 1-dimensional tensor")
     size = -(-n // chunks) if n else 0
     if size == 0:
         return split(input, [0] * chunks if n == 0 else 1, d)
@@ -2440,10 +2417,7 @@ def unbind(input, dim=0):
 
 
 def narrow(input, dim, start, length):
-    if input.ndim == 0:
-        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    d = _dim(dim, input.ndim)
-    n = input.shape[d]
+    d, n = _split_dim(input, dim, "narrow() cannot be applied to a 0-dim tensor.")
     if isinstance(start, Tensor):
         start = start.item()
     if start < 0:

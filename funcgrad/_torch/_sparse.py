@@ -120,22 +120,24 @@ def _indices(self):
     return _need(self, "indices")[0]
 
 
-def _checked_indices(self):
-    indices, _, coalesced = _need(self, "indices")
-    if not coalesced:
-        raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
-    return indices
-
-
 def _values(self):
     return _need(self, "values")[1]
 
 
-def _checked_values(self):
-    _, values, coalesced = _need(self, "values")
+def _coalesced_part(self, part: str):
+    """indices() / values(): as _indices/_values, but refused on an uncoalesced tensor (torch's message)."""
+    indices, values, coalesced = _need(self, part)
     if not coalesced:
-        raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
-    return values
+        raise RuntimeError(f"Cannot get {part} on an uncoalesced tensor, please call .coalesce() first")
+    return indices if part == "indices" else values
+
+
+def _checked_indices(self):
+    return _coalesced_part(self, "indices")
+
+
+def _checked_values(self):
+    return _coalesced_part(self, "values")
 
 
 def _to_dense(self, dtype=None, *, masked_grad=None):

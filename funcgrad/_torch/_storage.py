@@ -17,86 +17,9 @@ def _bytes_of(buf: np.ndarray) -> np.ndarray:
     return root.reshape(-1).view(np.uint8) if root.flags.c_contiguous else np.ascontiguousarray(root).view(np.uint8)
 
 
-class UntypedStorage:
-    """A flat byte buffer (torch.UntypedStorage): UntypedStorage(n) is n zero bytes."""
-
-    def __init__(self, size=0, *, device=None):
-        self._st = None
-        self._bytes = np.zeros(int(size), np.uint8) if isinstance(size, int) else np.frombuffer(
-            bytearray(bytes(size)), np.uint8)
-
-    @classmethod
-    def _of(cls, t):
-        s = cls.__new__(cls)
-        s._st = t._storage()
-        s._bytes = _bytes_of(s._st.buf)
-        return s
-
-    def size(self) -> int:
-        return int(self._bytes.size)
-
-    nbytes = size
-    __len__ = size
-
-    def element_size(self) -> int:
-        return 1
-
-    def data_ptr(self) -> int:
-        return self._bytes.__array_interface__["data"][0]
-
-    @property
-    def device(self):
-        return D.device("cpu")
-
-    @property
-    def dtype(self):
-        return D.uint8
-
-    def __getitem__(self, i):
-        return int(self._bytes[i]) if isinstance(i, int) else UntypedStorage(self._bytes[i].tobytes())
-
-    def __setitem__(self, i, v) -> None:
-        self._bytes[i] = v
-
-    def tolist(self) -> list:
-        return self._bytes.tolist()
-
-    def fill_(self, value):
-        self._bytes[...] = value
-        return self
-
-    def clone(self):
-        return UntypedStorage(self._bytes.tobytes())
-
-    def is_shared(self) -> bool:
-        return False
-
-    def cpu(self):
-        return self
-
-    def __repr__(self) -> str:
-        return " " + "\n ".join(str(b) for b in self._bytes.tolist()) + \
-            f"\n[torch.storage.UntypedStorage(device=cpu) of size {self.size()}]"
-
-
-class TypedStorage:
-    """A flat buffer of elements of one dtype (torch.TypedStorage / torch.Storage); tensor.storage()."""
-
-    def __init__(self, *args, dtype=None, device=None):
-        dt = D.to_np(dtype) if dtype is not None else D.default_float()
-        if len(args) == 1 and isinstance(args[0], int):
-            self._data = np.zeros(args[0], dt)
-        elif len(args) == 1:
-            self._data = np.array(list(args[0]), dt)
-        else:
-            self._data = np.zeros(0, dt)
-
-    @classmethod
-    def _of(cls, t):
-        s = cls.__new__(cls)
-        buf = t._storage().buf
-        s._data = _bytes_of(buf).view(buf.dtype)
-        return s
+class _FlatStorage:
+    """What both storages are: a flat NumPy array `_data` (bytes for UntypedStorage) aliasing a tensor's
+    buffer, on the CPU, never shared; sizes, dtype, element access and repr follow from it."""
 
     def size(self) -> int:
         return int(self._data.size)
@@ -120,22 +43,8 @@ class TypedStorage:
     def device(self):
         return D.device("cpu")
 
-    def untyped(self) -> UntypedStorage:
-        s = UntypedStorage.__new__(UntypedStorage)
-        s._st = None
-        s._bytes = self._data.view(np.uint8)
-        return s
-
-    _untyped_storage = property(untyped)
-
-    def __getitem__(self, i):
-        return self._data[i].item() if isinstance(i, int) else TypedStorage(self._data[i].tolist(), dtype=self.dtype)
-
     def __setitem__(self, i, v) -> None:
         self._data[i] = v
-
-    def __iter__(self):
-        return iter(self._data.tolist())
 
     def tolist(self) -> list:
         return self._data.tolist()
@@ -152,7 +61,69 @@ class TypedStorage:
 
     def __repr__(self) -> str:
         return " " + "\n ".join(str(v) for v in self._data.tolist()) + \
-            f"\n[torch.storage.TypedStorage(dtype={self.dtype}, device=cpu) of size {self.size()}]"
+            f"\n[torch.storage.{self._repr_head()}device=cpu) of size {self.size()}]"
+
+
+class UntypedStorage(_FlatStorage):
+    """A flat byte buffer (torch.UntypedStorage): UntypedStorage(n) is n zero bytes."""
+
+    def __init__(self, size=0, *, device=None):
+        self._st = None
+        self._data = np.zeros(int(size), np.uint8) if isinstance(size, int) else np.frombuffer(
+            bytearray(bytes(size)), np.uint8)
+
+    @classmethod
+    def _of(cls, t):
+        s = cls.__new__(cls)
+        s._st = t._storage()
+        s._data = _bytes_of(s._st.buf)
+        return s
+
+    def __getitem__(self, i):
+        return int(self._data[i]) if isinstance(i, int) else UntypedStorage(self._data[i].tobytes())
+
+    def clone(self):
+        return UntypedStorage(self._data.tobytes())
+
+    def _repr_head(self) -> str:
+        return "UntypedStorage("
+
+
+class TypedStorage(_FlatStorage):
+    """A flat buffer of elements of one dtype (torch.TypedStorage / torch.Storage); tensor.storage()."""
+
+    def __init__(self, *args, dtype=None, device=None):
+        dt = D.to_np(dtype) if dtype is not None else D.default_float()
+        if len(args) == 1 and isinstance(args[0], int):
+            self._data = np.zeros(args[0], dt)
+        elif len(args) == 1:
+            self._data = np.array(list(args[0]), dt)
+        else:
+            self._data = np.zeros(0, dt)
+
+    @classmethod
+    def _of(cls, t):
+        s = cls.__new__(cls)
+        buf = t._storage().buf
+        s._data = _bytes_of(buf).view(buf.dtype)
+        return s
+
+    def untyped(self) -> UntypedStorage:
+        s = UntypedStorage.__new__(UntypedStorage)
+        s._st = None
+        s._data = self._data.view(np.uint8)
+        return s
+
+    _untyped_storage = property(untyped)
+
+    def __getitem__(self, i):
+        return self._data[i].item() if isinstance(i, int) else TypedStorage(self._data[i].tolist(), dtype=self.dtype)
+
+    def __iter__(self):
+        return iter(self._data.tolist())
+
+    def _repr_head(self) -> str:
+        return f"TypedStorage(dtype={self.dtype}, "
 
 
 Storage = TypedStorage

@@ -67,16 +67,18 @@ def _as_list(x):
     return list(x)
 
 
+def _seeds(grads, outputs) -> list:
+    """The given gradients of the outputs as a list (None: one None, i.e. the default, per output)."""
+    return [None] * len(outputs) if grads is None else _as_list(grads)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
     """Accumulate d(sum of tensors·grad_tensors)/d(leaf) into each leaf's .grad."""
     tensors = _as_list(tensors)
     if grad_tensors is None:
         grad_tensors = grad_variables
-    if grad_tensors is None:
-        grad_tensors = [None] * len(tensors)
-    else:
-        grad_tensors = _as_list(grad_tensors) if not isinstance(grad_tensors, (list, tuple)) else list(grad_tensors)
+    grad_tensors = _seeds(grad_tensors, tensors)
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
@@ -96,10 +98,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = _as_list(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
-    if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
-    else:
-        grad_outputs = _as_list(grad_outputs) if not isinstance(grad_outputs, (list, tuple)) else list(grad_outputs)
+    grad_outputs = _seeds(grad_outputs, outputs)
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} and "
                            f"{len(outputs)}")

@@ -120,12 +120,8 @@ def make_dual(tensor, tangent, *, level: Optional[int] = None):
     if tangent_of(tensor) is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward gradient at the "
                            f"same level {lv.number} is not supported.")
-    prev = T._fw_on
-    T._fw_on = False  # the alias itself carries no tangent of tensor's
-    try:
+    with _suspended():  # the alias itself carries no tangent of tensor's
         dual = T._view("View", tensor, _alias_np, _alias_arr)
-    finally:
-        T._fw_on = prev
     tv, pv = tangent._v, tensor._v
     if tv is not None and pv is not None and [x // tv.itemsize for x in tv.strides] != \
             [x // pv.itemsize for x in pv.strides]:
@@ -159,12 +155,8 @@ def unpack_dual(tensor, *, level: Optional[int] = None) -> UnpackedDualTensor:
         if tan is not None:
             raise RuntimeError("Invalid level given to _fw_primal")
         tan = None
-    prev = T._fw_on
-    T._fw_on = False
-    try:
+    with _suspended():
         primal = T._view("View", tensor, _alias_np, _alias_arr) if tensor._v is not None else tensor
-    finally:
-        T._fw_on = prev
     if primal is not tensor:
         set_tangent(primal, None)  # a primal view never takes its base's tangent
     return UnpackedDualTensor(primal, tan)
@@ -266,10 +258,7 @@ def view(x, t, name, np_fn, arr_fn) -> None:
     tan = tangent_of(x)
     if tan is None or tan._v is None:
         return
-    T = _T()
-    prev = T._fw_on
-    T._fw_on = False
-    try:
+    with _suspended() as T:
         nv = np_fn(tan._v)
         if nv.size and not np.may_share_memory(nv, tan._v):
             # np_fn reads the primal's storage itself (as_strided, unfold): map t's place in x onto x's
@@ -278,21 +267,15 @@ def view(x, t, name, np_fn, arr_fn) -> None:
             set_tangent(t, tv if tv is not None else T._apply0(name, arr_fn, (tan,)))
         else:
             set_tangent(t, T._view(name, tan, lambda _: nv, arr_fn))
-    finally:
-        T._fw_on = prev
 
 
 def views(x, outs, name, np_fns, arr_fn) -> None:
+    """Views outs of x (split, unbind, ...): their tangents are the same views of x's tangent."""
     tan = tangent_of(x)
     if tan is None or tan._v is None:
         return
-    T = _T()
-    prev = T._fw_on
-    T._fw_on = False
-    try:
+    with _suspended() as T:
         touts = T._views(name, tan, np_fns, arr_fn)
-    finally:
-        T._fw_on = prev
     for o, tn in zip(outs, touts):
         set_tangent(o, tn)
 
@@ -316,9 +299,7 @@ def inplace_write(t, new_tan) -> None:
     view), making one (zeros for the base) where there is none."""
     T = _T()
     tan = tangent_of(t)
-    prev = T._fw_on
-    T._fw_on = False
-    try:
+    with _suspended():
         if tan is None and t._base is not None:
             base = t._base
             btan = tangent_of(base)
@@ -333,8 +314,6 @@ def inplace_write(t, new_tan) -> None:
             set_tangent(t, new_tan)
             return
         tan.copy_(new_tan)
-    finally:
-        T._fw_on = prev
 
 
 def _alias(btan, base, t, arr_fn):
@@ -360,12 +339,13 @@ def _alias(btan, base, t, arr_fn):
 
 @contextmanager
 def _suspended():
-    """Tensor ops without tangent propagation (a custom Function's forward and jvp, as in torch)."""
+    """Tensor ops without tangent propagation (a custom Function's forward and jvp, as in torch; ops on
+    tangents and aliases); yields the tensor module."""
     T = _T()
     prev = T._fw_on
     T._fw_on = False
     try:
-        yield
+        yield T
     finally:
         T._fw_on = prev
 

@@ -55,7 +55,20 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class _FixedMode(_DecoratorContextManager):
+class _Switch:
+    """Sets the grad mode to `_mode` on entry and restores the previous one on exit."""
+    __slots__ = ()
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = self._mode
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+        return False
+
+
+class _FixedMode(_Switch, _DecoratorContextManager):
     """A context manager / decorator that sets grad mode to `_mode` and restores it on exit."""
     _mode = False
 
@@ -68,14 +81,6 @@ class _FixedMode(_DecoratorContextManager):
 
     def __init__(self, orig_func=None):
         self.prev = None
-
-    def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = self._mode
-
-    def __exit__(self, *exc):
-        state.enabled = self.prev
-        return False
 
 
 class no_grad(_FixedMode):
@@ -153,17 +158,9 @@ class inference_mode(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
-class _force_grad:
+class _force_grad(_Switch):
     """Internal: set the grad mode for the backward pass."""
-    __slots__ = ("mode", "prev")
+    __slots__ = ("_mode", "prev")
 
     def __init__(self, mode: bool):
-        self.mode = mode
-
-    def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = self.mode
-
-    def __exit__(self, *exc):
-        state.enabled = self.prev
-        return False
+        self._mode = mode

@@ -480,6 +480,22 @@ def _check_argnums(argnums, nargs, name):
     return single, tuple(a % nargs for a in nums)
 
 
+def _diff_args(fun, args, kwargs, argnums, name, holomorphic, allow_int, input_name=None):
+    """A call of a derivative of `fun` (grad, jacrev, jacfwd): argnums and the differentiated inputs'
+    dtypes checked; (whether argnums is one int, the differentiated arguments, `fun` of those alone)."""
+    single, nums = _check_argnums(argnums, len(args), name)
+    diff = tuple(args[i] for i in nums)
+    for leaf in tree_flatten(diff)[0]:
+        _check_grad_input(leaf, input_name or name, holomorphic, allow_int)
+
+    def partial(*d):
+        full = list(args)
+        for i, v in zip(nums, d):
+            full[i] = v
+        return fun(*full, **kwargs)
+    return single, diff, partial
+
+
 def _check_grad_input(x, name, holomorphic, allow_int):
     dt = get_aval(x).dtype
     if holomorphic:
@@ -523,17 +539,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
     name = "value_and_grad"
 
     def vg(*args, **kwargs):
-        single, nums = _check_argnums(argnums, len(args), name)
-        diff = tuple(args[i] for i in nums)
-        for leaf in tree_flatten(diff)[0]:
-            _check_grad_input(leaf, "grad", holomorphic, allow_int)
-
-        def partial(*d):
-            full = list(args)
-            for i, v in zip(nums, d):
-                full[i] = v
-            return fun(*full, **kwargs)
-
+        single, diff, partial = _diff_args(fun, args, kwargs, argnums, name, holomorphic, allow_int, "grad")
         with gc_paused():  # (until the tape has died: see gc_paused)
             out, pullback, *aux = vjp(partial, *diff, has_aux=has_aux)
             if has_aux:

@@ -81,13 +81,20 @@ def _fingerprint(eqns, in_vars, out_vars, cts):
     index = {}
     bufs = []
     items = []
-    for v in in_vars:
+
+    def number(v, with_aval=True) -> bool:
+        """Give v the next number and record its buffer (False: its value is not a NumPy-backed Array)."""
         val = v.val
         if val.__class__ is not Array or val._buf.__class__ is not np.ndarray:
-            return None
+            return False
         index[v] = len(bufs)
         bufs.append(val._buf)
-        items.append(v.aval)
+        if with_aval:
+            items.append(v.aval)
+        return True
+    for v in in_vars:
+        if not number(v):
+            return None
     for e in eqns:
         prim = e.prim
         ok = _cacheable.get(prim)
@@ -97,20 +104,14 @@ def _fingerprint(eqns, in_vars, out_vars, cts):
         for v in e.invars:
             r = index.get(v)
             if r is None:  # a constant of the tape
-                val = v.val
-                if val.__class__ is not Array or val._buf.__class__ is not np.ndarray:
+                if not number(v):
                     return None
-                r = index[v] = len(bufs)
-                bufs.append(val._buf)
-                items.append(v.aval)
+                r = index[v]
             refs.append(r)
         outs = e.outvars
         for v in outs:
-            val = v.val
-            if val.__class__ is not Array or val._buf.__class__ is not np.ndarray:
+            if not number(v, with_aval=False):
                 return None
-            index[v] = len(bufs)
-            bufs.append(val._buf)
         p = e.params
         items.append((prim, _params_key(p) if p else (), tuple(refs),
                       outs[0].aval if len(outs) == 1 else tuple([v.aval for v in outs])))

@@ -182,7 +182,29 @@ custom_jvp_call_p = Primitive("custom_jvp_call", impl=_jaxpr_impl, abstract_eval
 custom_jvp_call_p.is_call = True
 
 
-class custom_jvp:
+class _CustomDerivative:
+    """What custom_jvp and custom_vjp share: the wrapped function (its name and docstring too) and its
+    nondiff_argnums, to which the positions of nondiff_argnames in its signature are added (as JAX)."""
+
+    def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        if nondiff_argnames:
+            self.nondiff_argnums = tuple(sorted(set(self.nondiff_argnums)
+                                                | set(_argnums_of(fun, nondiff_argnames, type(self).__name__))))
+        functools.update_wrapper(self, fun)
+
+    def _staged(self, args, rule, kind: str, setter: str):
+        """The call flattened for staging (a _FlatCall), or None where `fun` simply runs (no transform is
+        active); a call before the rule is set is refused."""
+        if rule is None:
+            raise AttributeError(f"No {kind} rule defined for {type(self).__name__} function {self.__name__}; "
+                                 f"call .{setter} first")
+        call = _FlatCall(self.fun, self.nondiff_argnums, args)
+        return None if call.eager else call
+
+
+class custom_jvp(_CustomDerivative):
     """A function with a user-supplied forward-mode derivative rule (decorator), as `jax.custom_jvp`.
 
     Use it where the automatic derivative is unstable or wrong (`log1p(exp(x))` overflows to nan for
@@ -216,14 +238,7 @@ class custom_jvp:
         Array(1., dtype=float32, weak_type=True)
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        if nondiff_argnames:  # as JAX: the names' positions in fun's signature join nondiff_argnums
-            self.nondiff_argnums = tuple(sorted(set(self.nondiff_argnums)
-                                                | set(_argnums_of(fun, nondiff_argnames, "custom_jvp"))))
-        self.jvp = None
-        functools.update_wrapper(self, fun)
+    jvp = None
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         """Set the rule jvp(primals, tangents) -> (primal_out, tangent_out). With symbolic_zeros=True
@@ -246,11 +261,8 @@ class custom_jvp:
         self.jvp = jvp
 
     def __call__(self, *args):
-        if self.jvp is None:
-            raise AttributeError(f"No jvp rule defined for custom_jvp function {self.__name__}; "
-                                 "call .defjvp(rule) first")
-        call = _FlatCall(self.fun, self.nondiff_argnums, args)
-        if call.eager:
+        call = self._staged(args, self.jvp, "jvp", "defjvp(rule)")
+        if call is None:
             return self.fun(*args)
         nondiff, leaves, in_tree, flat_fun, store = call.nondiff, call.leaves, call.in_tree, call, call.out_trees
 
@@ -332,7 +344,7 @@ custom_vjp_call_p = Primitive("custom_vjp_call", impl=_jaxpr_impl, abstract_eval
 custom_vjp_call_p.is_call = True
 
 
-class custom_vjp:
+class custom_vjp(_CustomDerivative):
     """A function with a user-supplied reverse-mode derivative (decorator), as `jax.custom_vjp`.
 
     Set the rule with `f.defvjp(fwd, bwd)`: `fwd(*args) -> (out, residuals)` runs the forward pass and
@@ -359,24 +371,14 @@ class custom_vjp:
         Array(1., dtype=float32, weak_type=True)
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        if nondiff_argnames:  # as JAX: the names' positions in fun's signature join nondiff_argnums
-            self.nondiff_argnums = tuple(sorted(set(self.nondiff_argnums)
-                                                | set(_argnums_of(fun, nondiff_argnames, "custom_vjp"))))
-        self.fwd = self.bwd = None
-        functools.update_wrapper(self, fun)
+    fwd = bwd = None
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args):
-        if self.fwd is None:
-            raise AttributeError(f"No vjp rule defined for custom_vjp function {self.__name__}; "
-                                 "call .defvjp(fwd, bwd) first")
-        call = _FlatCall(self.fun, self.nondiff_argnums, args)
-        if call.eager:
+        call = self._staged(args, self.fwd, "vjp", "defvjp(fwd, bwd)")
+        if call is None:
             return self.fun(*args)
         nondiff, leaves, in_tree, flat_fun, store = call.nondiff, call.leaves, call.in_tree, call, call.out_trees
 

@@ -9,7 +9,7 @@ from ..core import dtypes
 from ..core.array import get_aval, to_array, canonical_array
 from ..core.tree_util import tree_flatten, tree_unflatten
 from ..prims.shape import reshape, transpose, slice as lslice
-from .ad import _check_argnums, _check_grad_input, jvp, vjp
+from .ad import _diff_args, jvp, vjp
 from .batching import vmap
 
 
@@ -49,15 +49,6 @@ def _check_outputs(leaves, name, holomorphic):
                             "pass holomorphic=True, or split the output into real and imaginary parts")
 
 
-def _partial(fun, args, nums, kwargs):
-    def f(*d):
-        full = list(args)
-        for i, v in zip(nums, d):
-            full[i] = v
-        return fun(*full, **kwargs)
-    return f
-
-
 def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False):
     """The Jacobian of `fun` by reverse mode: one vjp per output element, batched with vmap.
 
@@ -82,11 +73,8 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
                [2., 5.]], dtype=float32)
     """
     def jac(*args, **kwargs):
-        single, nums = _check_argnums(argnums, len(args), "jacrev")
-        diff = tuple(args[i] for i in nums)
-        for leaf in tree_flatten(diff)[0]:
-            _check_grad_input(leaf, "jacrev", holomorphic, allow_int)
-        res = vjp(_partial(fun, args, nums, kwargs), *diff, has_aux=has_aux)
+        single, diff, f = _diff_args(fun, args, kwargs, argnums, "jacrev", holomorphic, allow_int)
+        res = vjp(f, *diff, has_aux=has_aux)
         out, pullback = res[0], res[1]
         out_leaves, out_tree = tree_flatten(out)
         _check_outputs(out_leaves, "jacrev", holomorphic)
@@ -128,15 +116,11 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
                [0., 4.]], dtype=float32)
     """
     def jac(*args, **kwargs):
-        single, nums = _check_argnums(argnums, len(args), "jacfwd")
-        diff = tuple(args[i] for i in nums)
-        for leaf in tree_flatten(diff)[0]:
-            _check_grad_input(leaf, "jacfwd", holomorphic, False)
+        single, diff, f = _diff_args(fun, args, kwargs, argnums, "jacfwd", holomorphic, False)
         in_leaves, in_tree = tree_flatten(diff)
         in_leaves = [canonical_array(x) if not hasattr(x, "aval") else x for x in in_leaves]
         diff = tree_unflatten(in_tree, in_leaves)
         basis, sizes = _basis([get_aval(x) for x in in_leaves])
-        f = _partial(fun, args, nums, kwargs)
 
         def push(*t_leaves):
             tangents = tree_unflatten(in_tree, list(t_leaves))

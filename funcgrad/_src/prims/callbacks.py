@@ -52,10 +52,19 @@ def _debug_impl(xp):
     return run
 
 
-def _debug_batch(args, dims, *, callback, **params):
-    for i in range(_batch_size(args, dims)):
-        debug_callback_p.bind(*[a if d is None else _index(a, d, i) for a, d in zip(args, dims)],
-                              callback=callback, **params)
+def _per_element(prim, args, dims, **params) -> list:
+    """prim bound once per batch element, in order (the sequential vmap of a callback): each call's results."""
+    return [prim.bind(*[a if d is None else _index(a, d, i) for a, d in zip(args, dims)], **params)
+            for i in range(_batch_size(args, dims))]
+
+
+def _stacked(rows, n):
+    """The per-element results of _per_element stacked along a new leading batch axis."""
+    return [concatenate([expand_dims(r[k], (0,)) for r in rows], 0) for k in range(n)], [0] * n
+
+
+def _debug_batch(args, dims, **params):
+    _per_element(debug_callback_p, args, dims, **params)
     return [], []
 
 
@@ -101,11 +110,8 @@ def _pure_batch(args, dims, *, callback, result_avals, vmap_method):
             "vmap is only supported for pure_callback when vmap_method is given: 'sequential', "
             "'sequential_unrolled', 'expand_dims', 'broadcast_all' or 'legacy_vectorized'")
     if vmap_method in ("sequential", "sequential_unrolled"):
-        rows = [pure_callback_p.bind(*[a if d is None else _index(a, d, i) for a, d in zip(args, dims)],
-                                     callback=callback, result_avals=result_avals, vmap_method=vmap_method)
-                for i in range(size)]
-        outs = [concatenate([expand_dims(r[k], (0,)) for r in rows], 0) for k in range(n)]
-        return outs, [0] * n
+        return _stacked(_per_element(pure_callback_p, args, dims, callback=callback, result_avals=result_avals,
+                                     vmap_method=vmap_method), n)
     if vmap_method in ("expand_dims", "legacy_vectorized", "broadcast_all"):
         new = []
         for a, d in zip(args, dims):
@@ -122,40 +128,37 @@ def _pure_batch(args, dims, *, callback, result_avals, vmap_method):
                      "'sequential_unrolled', 'expand_dims', 'broadcast_all' or 'legacy_vectorized'")
 
 
-def _no_derivative(*args, **params):
-    raise ValueError("Pure callbacks do not support JVP or transposition. Use funcgrad.custom_jvp or "
-                     "funcgrad.custom_vjp to give a pure_callback a derivative.")
+def _raises(message: str):
+    """A derivative rule that refuses with `message` (the callbacks have no derivative of their own)."""
+    def rule(*args, **params):
+        raise ValueError(message)
+    return rule
 
 
-pure_callback_p = Primitive("pure_callback", impl=_pure_impl, abstract_eval=_pure_abstract,
-                            jvp_full=_no_derivative, vjp_full=_no_derivative, batch=_pure_batch,
-                            multiple_results=True, register=False)
-pure_callback_p.weak_type_rule = lambda weaks, params: False
-pure_callback_p.foldable = False
+def _callback_primitive(name: str, batch, no_derivative: str, effectful: bool) -> Primitive:
+    """pure_callback's and io_callback's card: the user's function on host arrays, results of declared
+    avals (never weak), never constant-folded; `effectful` ones are kept by jit even when unused."""
+    p = Primitive(name, impl=_pure_impl, abstract_eval=_pure_abstract, jvp_full=_raises(no_derivative),
+                  vjp_full=_raises(no_derivative), batch=batch, multiple_results=True, register=False)
+    p.weak_type_rule = lambda weaks, params: False
+    p.foldable, p.effectful = False, effectful
+    return p
+
+
+pure_callback_p = _callback_primitive(
+    "pure_callback", _pure_batch, "Pure callbacks do not support JVP or transposition. Use funcgrad.custom_jvp "
+    "or funcgrad.custom_vjp to give a pure_callback a derivative.", effectful=False)
 
 __all__ = ["debug_callback_p", "pure_callback_p", "io_callback_p", "drop_effects"]
 
 
-def _io_batch(args, dims, *, callback, result_avals, vmap_method):
-    size = _batch_size(args, dims)
-    rows = [io_callback_p.bind(*[a if d is None else _index(a, d, i) for a, d in zip(args, dims)],
-                               callback=callback, result_avals=result_avals, vmap_method=vmap_method)
-            for i in range(size)]
-    n = len(result_avals)
-    return [concatenate([expand_dims(r[k], (0,)) for r in rows], 0) for k in range(n)], [0] * n
+def _io_batch(args, dims, **params):
+    return _stacked(_per_element(io_callback_p, args, dims, **params), len(params["result_avals"]))
 
 
-def _io_no_derivative(*args, **params):
-    raise ValueError("io_callback is not differentiable (its callback may have side effects); use "
-                     "pure_callback with custom_jvp / custom_vjp for a differentiable host function")
-
-
-io_callback_p = Primitive("io_callback", impl=_pure_impl, abstract_eval=_pure_abstract,
-                          jvp_full=_io_no_derivative, vjp_full=_io_no_derivative, batch=_io_batch,
-                          multiple_results=True, register=False)
-io_callback_p.weak_type_rule = lambda weaks, params: False
-io_callback_p.foldable = False
-io_callback_p.effectful = True
+io_callback_p = _callback_primitive(
+    "io_callback", _io_batch, "io_callback is not differentiable (its callback may have side effects); use "
+    "pure_callback with custom_jvp / custom_vjp for a differentiable host function", effectful=True)
 
 
 def drop_effects(jaxpr):

@@ -314,28 +314,21 @@ def _tree_collective(prim, x, axis_name, **params):
     return tree_unflatten(tree, out)
 
 
-def psum(x, axis_name, *, axis_index_groups=None):
-    """Sum x (a pytree) over the named axis (or tuple of axes): every member gets the total."""
-    _check_groups(axis_index_groups, "psum")
-    return _tree_collective(psum_p, x, axis_name)
+def _reduction(name: str, prim, doc: str):
+    """psum/pmean/pmax/pmin: a pytree reduced over named axes (axis_index_groups is not supported)."""
+    def collective(x, axis_name, *, axis_index_groups=None):
+        _check_groups(axis_index_groups, name)
+        return _tree_collective(prim, x, axis_name)
+    collective.__name__ = collective.__qualname__ = name
+    collective.__doc__ = doc
+    return collective
 
 
-def pmean(x, axis_name, *, axis_index_groups=None):
-    """The mean of x over the named axis (or axes)."""
-    _check_groups(axis_index_groups, "pmean")
-    return _tree_collective(pmean_p, x, axis_name)
-
-
-def pmax(x, axis_name, *, axis_index_groups=None):
-    """The maximum of x over the named axis (or axes)."""
-    _check_groups(axis_index_groups, "pmax")
-    return _tree_collective(pmax_p, x, axis_name)
-
-
-def pmin(x, axis_name, *, axis_index_groups=None):
-    """The minimum of x over the named axis (or axes)."""
-    _check_groups(axis_index_groups, "pmin")
-    return _tree_collective(pmin_p, x, axis_name)
+psum = _reduction("psum", psum_p, "Sum x (a pytree) over the named axis (or tuple of axes): every member gets the "
+                  "total.")
+pmean = _reduction("pmean", pmean_p, "The mean of x over the named axis (or axes).")
+pmax = _reduction("pmax", pmax_p, "The maximum of x over the named axis (or axes).")
+pmin = _reduction("pmin", pmin_p, "The minimum of x over the named axis (or axes).")
 
 
 def axis_index(axis_name):

@@ -306,19 +306,23 @@ def _select_rule(op: str, a_is_windows: bool):
     return rule
 
 
-select_and_gather_add_p = Primitive(
-    "select_and_gather_add", impl=_gather_impl, abstract_eval=_select_rule("select_and_gather_add", False),
-    jvp=[lambda t, ans, a, x, **p: select_and_gather_add_p.bind(t, x, **p), None],
-    vjp=[lambda g, ans, a, x, **p: select_and_scatter_add_p.bind(g, x, **p), None],
-    weak_type=lambda w, p: w[0])
-select_and_gather_add_p.batch = _batch(select_and_gather_add_p)
+def _select_cards():
+    """select_and_gather_add and select_and_scatter_add: each is linear in its first operand (its jvp is
+    itself applied to the tangent) and each is the other's transpose (its vjp)."""
+    cards = {}
 
-select_and_scatter_add_p = Primitive(
-    "select_and_scatter_add", impl=_scatter_impl, abstract_eval=_select_rule("select_and_scatter_add", True),
-    jvp=[lambda t, ans, a, x, **p: select_and_scatter_add_p.bind(t, x, **p), None],
-    vjp=[lambda g, ans, a, x, **p: select_and_gather_add_p.bind(g, x, **p), None],
-    weak_type=lambda w, p: w[0])
-select_and_scatter_add_p.batch = _batch(select_and_scatter_add_p)
+    def card(name, impl, a_is_windows, transpose):
+        p = cards[name] = Primitive(name, impl=impl, abstract_eval=_select_rule(name, a_is_windows),
+                                    jvp=[lambda t, ans, a, x, **q: p.bind(t, x, **q), None],
+                                    vjp=[lambda g, ans, a, x, **q: cards[transpose].bind(g, x, **q), None],
+                                    weak_type=lambda w, q: w[0])
+        p.batch = _batch(p)
+        return p
+    return (card("select_and_gather_add", _gather_impl, False, "select_and_scatter_add"),
+            card("select_and_scatter_add", _scatter_impl, True, "select_and_gather_add"))
+
+
+select_and_gather_add_p, select_and_scatter_add_p = _select_cards()
 
 
 def _chooser_rules(select_prim):

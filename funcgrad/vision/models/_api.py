@@ -102,6 +102,14 @@ def _legacy(kwargs, enum_cls, weights):
     return weights
 
 
+def build(model: Callable, weights, enum_cls, kwargs: dict, remap: Optional[Callable[[dict], dict]] = None):
+    """A builder's body: the deprecated `pretrained=` read, num_classes fixed by named weights, then
+    `model(**kwargs)` with the weights (if any) loaded into it."""
+    weights = _legacy(kwargs, enum_cls, weights)
+    _num_classes(weights, kwargs)
+    return load_weights(model(**kwargs), weights, enum_cls, remap)
+
+
 def load_weights(model, weights, enum_cls, remap: Optional[Callable[[dict], dict]] = None):
     sd = resolve_state_dict(weights, enum_cls)
     if sd is not None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
-from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights
+from ._api import WeightsEnum, _w, build
 
 __all__ = ["AlexNet", "alexnet", "AlexNet_Weights"]
 
@@ -31,11 +31,8 @@ class AlexNet(nn.Module):
 
 
 class AlexNet_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _w("https://download.pytorch.org/models/alexnet-owt-7be5be79.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = _w("https://download.pytorch.org/models/alexnet-owt-7be5be79.pth")
 
 
 def alexnet(*, weights=None, progress: bool = True, **kwargs) -> AlexNet:
-    weights = _legacy(kwargs, AlexNet_Weights, weights)
-    _num_classes(weights, kwargs)
-    return load_weights(AlexNet(**kwargs), weights, AlexNet_Weights)
+    return build(AlexNet, weights, AlexNet_Weights, kwargs)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from functools import partial
 from typing import List, Tuple
 
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
 from funcgrad.nn import functional as F
-from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights
+from ._api import WeightsEnum, _w, build
 
 __all__ = ["DenseNet", "densenet121", "DenseNet121_Weights"]
 
@@ -110,12 +111,9 @@ def _remap(sd: dict) -> dict:
 
 
 class DenseNet121_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _w("https://download.pytorch.org/models/densenet121-a639ec97.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = _w("https://download.pytorch.org/models/densenet121-a639ec97.pth")
 
 
 def densenet121(*, weights=None, progress: bool = True, **kwargs) -> DenseNet:
     """DenseNet-121 (7,978,856 parameters)."""
-    weights = _legacy(kwargs, DenseNet121_Weights, weights)
-    _num_classes(weights, kwargs)
-    return load_weights(DenseNet(32, (6, 12, 24, 16), 64, **kwargs), weights, DenseNet121_Weights, remap=_remap)
+    return build(partial(DenseNet, 32, (6, 12, 24, 16), 64), weights, DenseNet121_Weights, kwargs, remap=_remap)

@@ -5,7 +5,7 @@ from typing import Callable, List, Optional
 
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
-from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights
+from ._api import WeightsEnum, _w, build
 
 __all__ = ["MobileNetV2", "mobilenet_v2", "MobileNet_V2_Weights", "InvertedResidual", "Conv2dNormActivation"]
 
@@ -111,11 +111,8 @@ class MobileNetV2(nn.Module):
 
 class MobileNet_V2_Weights(WeightsEnum):
     IMAGENET1K_V1 = _w("https://download.pytorch.org/models/mobilenet_v2-b0353104.pth")
-    IMAGENET1K_V2 = _w("https://download.pytorch.org/models/mobilenet_v2-7ebf99e0.pth")
-    DEFAULT = IMAGENET1K_V2
+    IMAGENET1K_V2 = DEFAULT = _w("https://download.pytorch.org/models/mobilenet_v2-7ebf99e0.pth")
 
 
 def mobilenet_v2(*, weights=None, progress: bool = True, **kwargs) -> MobileNetV2:
-    weights = _legacy(kwargs, MobileNet_V2_Weights, weights)
-    _num_classes(weights, kwargs)
-    return load_weights(MobileNetV2(**kwargs), weights, MobileNet_V2_Weights)
+    return build(MobileNetV2, weights, MobileNet_V2_Weights, kwargs)

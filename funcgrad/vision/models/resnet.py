@@ -1,11 +1,12 @@
 """ResNet-18/34/50/101 (torchvision's module names, state_dict keys, parameter counts and init)."""
 from __future__ import annotations
 
+from functools import partial
 from typing import List, Optional, Type, Union
 
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
-from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights
+from ._api import WeightsEnum, _w, build
 
 __all__ = ["ResNet", "BasicBlock", "Bottleneck", "resnet18", "resnet34", "resnet50", "resnet101",
            "ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights", "ResNet101_Weights"]
@@ -20,13 +21,26 @@ def conv1x1(in_planes, out_planes, stride=1):
     return nn.Conv2d(in_planes, out_planes, kernel_size=1, stride=stride, bias=False)
 
 
-class BasicBlock(nn.Module):
-    expansion = 1
+class _Block(nn.Module):
+    """The frame of BasicBlock and Bottleneck: the residual branch's layers (built by `_layers`, registered
+    first as in torchvision's key order), then the shortcut; forward is relu(branch(x) + shortcut(x))."""
 
     def __init__(self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1,
                  norm_layer=None):
         super().__init__()
-        norm_layer = norm_layer or nn.BatchNorm2d
+        self._layers(inplanes, planes, stride, groups, base_width, dilation, norm_layer or nn.BatchNorm2d)
+        self.downsample = downsample
+        self.stride = stride
+
+    def forward(self, x):
+        identity = x if self.downsample is None else self.downsample(x)
+        return self.relu(self._branch(x) + identity)
+
+
+class BasicBlock(_Block):
+    expansion = 1
+
+    def _layers(self, inplanes, planes, stride, groups, base_width, dilation, norm_layer):
         if groups != 1 or base_width != 64:
             raise ValueError("BasicBlock only supports groups=1 and base_width=64")
         if dilation > 1:
@@ -36,23 +50,15 @@ class BasicBlock(nn.Module):
         self.relu = nn.ReLU(inplace=True)
         self.conv2 = conv3x3(planes, planes)
         self.bn2 = norm_layer(planes)
-        self.downsample = downsample
-        self.stride = stride
 
-    def forward(self, x):
-        identity = x if self.downsample is None else self.downsample(x)
-        out = self.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
-        return self.relu(out + identity)
+    def _branch(self, x):
+        return self.bn2(self.conv2(self.relu(self.bn1(self.conv1(x)))))
 
 
-class Bottleneck(nn.Module):
+class Bottleneck(_Block):
     expansion = 4
 
-    def __init__(self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1,
-                 norm_layer=None):
-        super().__init__()
-        norm_layer = norm_layer or nn.BatchNorm2d
+    def _layers(self, inplanes, planes, stride, groups, base_width, dilation, norm_layer):
         width = int(planes * (base_width / 64.0)) * groups
         self.conv1 = conv1x1(inplanes, width)
         self.bn1 = norm_layer(width)
@@ -61,15 +67,11 @@ class Bottleneck(nn.Module):
         self.conv3 = conv1x1(width, planes * self.expansion)
         self.bn3 = norm_layer(planes * self.expansion)
         self.relu = nn.ReLU(inplace=True)
-        self.downsample = downsample
-        self.stride = stride
 
-    def forward(self, x):
-        identity = x if self.downsample is None else self.downsample(x)
+    def _branch(self, x):
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.relu(self.bn2(self.conv2(out)))
-        out = self.bn3(self.conv3(out))
-        return self.relu(out + identity)
+        return self.bn3(self.conv3(out))
 
 
 class ResNet(nn.Module):
@@ -133,32 +135,25 @@ class ResNet(nn.Module):
 
 
 class ResNet18_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _w("https://download.pytorch.org/models/resnet18-f37072fd.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = _w("https://download.pytorch.org/models/resnet18-f37072fd.pth")
 
 
 class ResNet34_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _w("https://download.pytorch.org/models/resnet34-b627a593.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = _w("https://download.pytorch.org/models/resnet34-b627a593.pth")
 
 
 class ResNet50_Weights(WeightsEnum):
     IMAGENET1K_V1 = _w("https://download.pytorch.org/models/resnet50-0676ba61.pth")
-    IMAGENET1K_V2 = _w("https://download.pytorch.org/models/resnet50-11ad3fa6.pth")
-    DEFAULT = IMAGENET1K_V2
+    IMAGENET1K_V2 = DEFAULT = _w("https://download.pytorch.org/models/resnet50-11ad3fa6.pth")
 
 
 class ResNet101_Weights(WeightsEnum):
     IMAGENET1K_V1 = _w("https://download.pytorch.org/models/resnet101-63fe2227.pth")
-    IMAGENET1K_V2 = _w("https://download.pytorch.org/models/resnet101-cd907fc2.pth")
-    DEFAULT = IMAGENET1K_V2
+    IMAGENET1K_V2 = DEFAULT = _w("https://download.pytorch.org/models/resnet101-cd907fc2.pth")
 
 
 def _resnet(block, layers, weights, enum_cls, kwargs):
-    weights = _legacy(kwargs, enum_cls, weights)
-    kwargs.pop("progress", None)
-    _num_classes(weights, kwargs)
-    return load_weights(ResNet(block, layers, **kwargs), weights, enum_cls)
+    return build(partial(ResNet, block, layers), weights, enum_cls, kwargs)
 
 
 def resnet18(*, weights=None, progress: bool = True, **kwargs) -> ResNet:

@@ -1,9 +1,11 @@
 """SqueezeNet 1.0 / 1.1 (torchvision's names, keys, parameter counts and init)."""
 from __future__ import annotations
 
+from functools import partial
+
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
-from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights
+from ._api import WeightsEnum, _w, build
 
 __all__ = ["SqueezeNet", "squeezenet1_0", "squeezenet1_1", "SqueezeNet1_0_Weights", "SqueezeNet1_1_Weights"]
 
@@ -61,19 +63,15 @@ class SqueezeNet(nn.Module):
 
 
 class SqueezeNet1_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _w("https://download.pytorch.org/models/squeezenet1_0-b66bff10.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = _w("https://download.pytorch.org/models/squeezenet1_0-b66bff10.pth")
 
 
 class SqueezeNet1_1_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _w("https://download.pytorch.org/models/squeezenet1_1-b8a52dc0.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = _w("https://download.pytorch.org/models/squeezenet1_1-b8a52dc0.pth")
 
 
 def _squeezenet(version, weights, enum_cls, kwargs):
-    weights = _legacy(kwargs, enum_cls, weights)
-    _num_classes(weights, kwargs)
-    return load_weights(SqueezeNet(version, **kwargs), weights, enum_cls)
+    return build(partial(SqueezeNet, version), weights, enum_cls, kwargs)
 
 
 def squeezenet1_0(*, weights=None, progress: bool = True, **kwargs) -> SqueezeNet:

@@ -1,9 +1,11 @@
 """VGG-11/16 with and without batch norm (torchvision's names, keys, parameter counts and init)."""
 from __future__ import annotations
 
+from functools import partial
+
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from funcgrad import nn
-from ._api import WeightsEnum, _legacy, _num_classes, _w, load_weights
+from ._api import WeightsEnum, _legacy, _w, build
 
 __all__ = ["VGG", "vgg11", "vgg11_bn", "vgg16", "vgg16_bn", "VGG11_Weights", "VGG11_BN_Weights", "VGG16_Weights",
            "VGG16_BN_Weights"]
@@ -58,32 +60,26 @@ def make_layers(cfg, batch_norm: bool = False) -> nn.Sequential:
 
 
 class VGG11_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _w("https://download.pytorch.org/models/vgg11-8a719046.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = _w("https://download.pytorch.org/models/vgg11-8a719046.pth")
 
 
 class VGG11_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _w("https://download.pytorch.org/models/vgg11_bn-6002323d.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = _w("https://download.pytorch.org/models/vgg11_bn-6002323d.pth")
 
 
 class VGG16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _w("https://download.pytorch.org/models/vgg16-397923af.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = _w("https://download.pytorch.org/models/vgg16-397923af.pth")
 
 
 class VGG16_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _w("https://download.pytorch.org/models/vgg16_bn-6c64b313.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = _w("https://download.pytorch.org/models/vgg16_bn-6c64b313.pth")
 
 
 def _vgg(cfg, bn, weights, enum_cls, kwargs):
     weights = _legacy(kwargs, enum_cls, weights)
-    kwargs.pop("progress", None)
-    if weights is not None:
+    if weights is not None:  # loaded weights replace the initialisation
         kwargs["init_weights"] = False
-    _num_classes(weights, kwargs)
-    return load_weights(VGG(make_layers(cfgs[cfg], batch_norm=bn), **kwargs), weights, enum_cls)
+    return build(partial(VGG, make_layers(cfgs[cfg], batch_norm=bn)), weights, enum_cls, kwargs)
 
 
 def vgg11(*, weights=None, progress: bool = True, **kwargs) -> VGG:
