@@ -76,6 +76,11 @@ def test_jax_multiprocess_api():
     _ok(_launch(2, "jax_multiprocess_check.py"), "jax multiprocess ok 2")
 
 
+@pytest.mark.parametrize("nproc", [2, 4])
+def test_pmap_collectives_span_processes(nproc):
+    _ok(_launch(nproc, "pmap_check.py"), f"pmap ok {nproc}")
+
+
 def test_launcher_sets_torchrun_environment():
     proc = _launch(2, "env_check.py", launcher_args=("--max_restarts", "0"))
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -5,8 +5,9 @@ devices and processes (`device_count`, `local_devices`, `device_get`, ...), jit 
 config context managers (`with jax.debug_nans(True): ...`), each of which sets a funcgrad.config option for
 the duration of the block.
 
-funcgrad runs in one process on the devices `funcgrad.devices()` lists (the CPU, plus CUDA GPUs when CuPy
-sees them).
+funcgrad runs on the devices `funcgrad.devices()` lists (the CPU, plus CUDA GPUs when CuPy sees them); in
+a multi-process job (funcgrad.distributed.initialize) that list has every process's CPU, and
+`local_devices()` this process's.
 """
 from __future__ import annotations
 
@@ -97,13 +98,18 @@ def default_backend() -> str:
 
 
 def device_count(backend=None) -> int:
-    """The number of devices of the default backend (or of `backend`)."""
-    return len(_backend_devices(backend))
+    """The number of devices of the default backend (or of `backend`) in the whole job: every process has
+    the same devices, so this process's count times process_count()."""
+    return len(_backend_devices(backend)) * processes.count()
 
 
 def local_devices(process_index: int | None = None, backend=None, host_id=None) -> list:
-    """The devices of this process (the only process) for the default backend."""
-    return _backend_devices(backend)
+    """The devices of this process (or of process `process_index`: another process's CPU) for the default
+    backend."""
+    k = process_index if process_index is not None else host_id
+    if k is None or k == processes.index():
+        return _backend_devices(backend)
+    return [d for d in devices("cpu") if d.process_index == k]
 
 
 def local_device_count(backend=None) -> int:
@@ -126,17 +132,17 @@ def process_indices(backend=None) -> list:
 
 
 def host_count(backend=None) -> int:
-    """The number of processes (always 1 here); the older name of process_count."""
-    return 1
+    """The older name of process_count."""
+    return processes.count()
 
 
 def host_id(backend=None) -> int:
-    """This process's index (always 0); the older name of process_index."""
-    return 0
+    """The older name of process_index."""
+    return processes.index()
 
 
 def host_ids(backend=None) -> list:
-    return [0]
+    return list(range(processes.count()))
 
 
 def effects_barrier() -> None:

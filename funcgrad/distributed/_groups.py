@@ -193,7 +193,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size:
     pg.ranks = list(range(comm.Get_size()))
     _groups.append(pg)
     GroupMember.WORLD = group.WORLD = pg
-    processes.set_job(pg.rank(), pg.size())
+    processes.set_job(pg.rank(), pg.size(), pg)  # pmap's collectives across processes reduce through pg
 
 
 def destroy_process_group(group=None) -> None:

@@ -5,9 +5,11 @@ assert_equal).
 `initialize()` joins the job the way init_process_group does (the launcher, mpiexec or srun are detected;
 otherwise coordinator_address, num_processes and process_id say where the processes meet) and makes the
 default process group, so both faces share one job. Afterwards `funcgrad.process_index()` and
-`process_count()` give this process' place in it. pmap stays within one process: collectives inside it
-(lax.psum, ...) reduce over that process' devices only; use these helpers (or torch.distributed's
-collectives) to combine values across processes.
+`process_count()` give this process' place in it, `devices()` lists every process's CPU and
+`local_devices()` this process's, and `pmap` maps this process's devices while the collectives inside it
+(lax.psum, pmean, pmax, pmin, all_gather, ppermute, axis_index) act over every process's members, in
+process order: the default process group is the job's reducer (_src/core/processes.py). These helpers
+combine values across processes outside pmap.
 """
 from __future__ import annotations
 

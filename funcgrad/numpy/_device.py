@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .._src.core.array import Array, ArrayBase, wrap
-from .._src.core.backend import CPU, Device, devices
+from .._src.core.backend import CPU, Device, local_devices as devices  # (this process's: arrays live there)
 
 
 def resolve(device, op: str) -> Device | None:

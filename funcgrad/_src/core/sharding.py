@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .backend import Device, devices
+from .backend import Device, local_devices
 from .props import fixed_property
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "Mesh", "PartitionSpec", "AbstractMesh", "Shard"]
@@ -157,4 +157,4 @@ class NamedSharding(Sharding):
 
 
 def default_device_sharding() -> SingleDeviceSharding:
-    return SingleDeviceSharding(devices()[0])
+    return SingleDeviceSharding(local_devices()[0])

@@ -13,19 +13,20 @@ from ..core.jaxpr import Jaxpr
 from ..core.trace import new_trace
 from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..prims.shape import move_axis
-from ..prims.collectives import apply_collective, axis_frame, has_collective
+from ..prims.collectives import apply_collective, axis_frame, claim_processes, has_collective
 from ..prims.shape import broadcast_in_dim
 
 
 def trace_to_jaxpr(flat_fun: Callable, in_avals, name: str, axis=None):
-    """Trace flat_fun on abstract tracers; returns the jaxpr. `axis` = (name, size) puts a named axis in
-    scope for collectives while tracing (vmap's axis_name)."""
+    """Trace flat_fun on abstract tracers; returns the jaxpr. `axis` = (name, size[, nproc]) puts a named
+    axis in scope for collectives while tracing (vmap's axis_name; of size*nproc members when it spans
+    nproc processes, as pmap's does in a multi-process job)."""
     with new_trace(name, carries_values=False) as trace:
         ins = [trace.new_arg(a) for a in in_avals]
         if axis is None:
             outs = flat_fun(*ins)
         else:
-            with axis_frame(axis[0], axis[1], trace):
+            with axis_frame(axis[0], axis[1] * (axis[2] if len(axis) > 2 else 1), trace):
                 outs = flat_fun(*ins)
         outs = [o if isinstance(o, ArrayBase) else canonical_array(o) for o in outs]
         jaxpr = trace.to_jaxpr(ins, outs)
@@ -34,7 +35,8 @@ def trace_to_jaxpr(flat_fun: Callable, in_avals, name: str, axis=None):
 
 def batch_jaxpr_eval(jaxpr: Jaxpr, args, dims, axis=None):
     """Evaluate `jaxpr` on batched args (batch dimension `dims[i]` or None): returns (outs, out_dims).
-    `axis` = (name, size): collectives naming `name` act across the batch dimension."""
+    `axis` = (name, size[, nproc]): collectives naming `name` act across the batch dimension (and the
+    processes)."""
     env = {}
     for v, c in zip(jaxpr.constvars, jaxpr.consts):
         env[v] = (c, None)
@@ -44,7 +46,7 @@ def batch_jaxpr_eval(jaxpr: Jaxpr, args, dims, axis=None):
         vals, ds = zip(*[env[v] for v in eqn.invars]) if eqn.invars else ((), ())
         prim = eqn.prim
         if axis is not None and getattr(prim, "collective", False) and axis[0] in eqn.params["axis_name"]:
-            outs, out_ds = apply_collective(prim, list(vals), list(ds), eqn.params, axis[0], axis[1])
+            outs, out_ds = apply_collective(prim, list(vals), list(ds), eqn.params, *axis)
             outs, out_ds = [outs], [out_ds]
         elif axis is not None and getattr(prim, "is_call", False) and prim.name == "pjit" and \
                 has_collective(eqn.params["jaxpr"]):  # a jitted function with collectives: inline it
@@ -92,11 +94,12 @@ def _nested_collectives(params) -> bool:
     return False
 
 
-def _inherited_axis_name(axis_size):
-    """The axis name a control-flow batch rule's vmap inherits from the named vmap evaluating it."""
+def _inherited_axis(axis_size):
+    """The axis (name, size[, nproc]) a control-flow batch rule's vmap inherits from the named vmap
+    evaluating it."""
     st = _inherit.stack
     if st and st[-1] is not None and st[-1][1] == axis_size:
-        return st[-1][0]
+        return st[-1]
     return None
 
 
@@ -180,7 +183,10 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
                                  "that are not batched")
             norm_axes.append(a % nd)
         size = _axis_size(leaves, norm_axes, axis_size)
-        name = axis_name if axis_name is not None else _inherited_axis_name(size)
+        if axis_name is not None:
+            axis = (axis_name, size, claim_processes(axis_name))
+        else:
+            axis = _inherited_axis(size)
         batched_idx = [i for i, a in enumerate(norm_axes) if a is not None]
         store = []
 
@@ -198,7 +204,6 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
             av = get_aval(leaves[i])
             a = norm_axes[i]
             in_avals.append(ShapedArray(av.shape[:a] + av.shape[a + 1:], av.dtype, av.weak_type))
-        axis = None if name is None else (name, size)
         _inherit.stack.append(None)  # vmaps inside this one do not inherit
         try:
             jaxpr = trace_to_jaxpr(flat_fun, in_avals, "vmap", axis)

@@ -24,6 +24,7 @@ from ..core.primitive import Primitive, fp_checks
 from ..core.trace import Tracer, hoist_tracer_consts
 from ..core.backend import backend_devices, xp_of
 from ..core.dtypes import bool_ as _bool, defaults as _defaults
+from ..core import processes
 from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten, treedef_is_leaf
 from . import compiler
 from .compiler import native
@@ -32,6 +33,7 @@ from .jit_config import config  # (jit's options: jit.config stays their public 
 from ..prims.shape import full
 from .ad import jvp, vjp
 from ..prims.callbacks import drop_effects
+from ..prims.collectives import in_named_axis, spanning_processes
 
 log = logging.getLogger("funcgrad.jit")
 
@@ -713,18 +715,25 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0, static_broadca
     """Map `fun` over a leading axis, one member per device, with `axis_name` available to collectives.
 
     funcgrad runs the members on one device as a vmap (compiled with jit), so results match JAX's pmap;
-    as in JAX, the mapped axis may not be larger than the number of devices (`devices` or the
-    backend's device count), else ValueError."""
+    as in JAX, the mapped axis may not be larger than the number of this process's devices (`devices`
+    or the backend's device count), else ValueError. In a multi-process job (funcgrad.distributed), each
+    process maps its own members, and collectives naming `axis_name` act over every process's members
+    in process order (axis_index is global), as JAX's multi-process pmap does."""
     static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
         else tuple(static_broadcasted_argnums)
-    n_devices = len(devices) if devices is not None else len(backend_devices(backend))
+    me = processes.index()
+    n_devices = len([d for d in devices if getattr(d, "process_index", me) == me]) if devices is not None \
+        else len(backend_devices(backend))
+    spans = devices is None or any(getattr(d, "process_index", me) != me for d in devices)
 
     cache = {}
 
     def mapped(*args, **kwargs):
         static_idx = {s % max(len(args), 1) for s in static}
         dyn_idx = [i for i in range(len(args)) if i not in static_idx]
-        key = (len(args), tuple((i, args[i]) for i in sorted(static_idx)), tuple(sorted(kwargs)))
+        nproc = processes.count() if spans and axis_name is not None and not in_named_axis() else 1
+        key = (len(args), tuple((i, args[i]) for i in sorted(static_idx)), tuple(sorted(kwargs)), nproc,
+               processes.index())
         dyn = [args[i] for i in dyn_idx]
         ax = in_axes
         if isinstance(in_axes, (tuple, list)) and static:
@@ -749,7 +758,10 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0, static_broadca
             axes = (tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * len(dyn)) + (kw_axes,)
             f = cache[key] = jit(vmap(inner, in_axes=axes, out_axes=out_axes, axis_name=axis_name,
                                       axis_size=axis_size))
-        return f(*dyn, kwargs)
+        if nproc == 1:
+            return f(*dyn, kwargs)
+        with spanning_processes(axis_name, nproc):  # (claimed by the vmap when jit traces it)
+            return f(*dyn, kwargs)
     mapped.__name__ = f"pmap({getattr(fun, '__name__', 'fun')})"
     mapped.__wrapped__ = fun
     return mapped

@@ -11,6 +11,13 @@ is psum, ppermute's is the inverse permutation, all_gather's is a psum then this
 batch rule for vmaps that do not name its axis (the operation is then elementwise over their axis).
 The cards are not in the primitive registry: they have no meaning outside a named axis, which the
 registry-wide property tests do not provide; tests/test_collectives.py checks them.
+
+Across processes: in a multi-process job, pmap's axis spans every process's devices (`nproc` > 1 in
+`apply_collective`; the frame's size is then the global size). The vmap applies the collective to its own
+members, then combines the processes' partial results with two primitives that call the job's reducer
+(_src/core/processes.py, set by funcgrad.distributed): `process_psum` (an Allreduce) and
+`process_allgather`. They run when the compiled function runs, in program order on every process, and
+carry their own jvp/vjp/batch rules, so grad of or around a pmap works across processes too.
 """
 from __future__ import annotations
 
@@ -19,14 +26,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, processes
 from ..core.array import ArrayBase, to_array, canonical_array
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import _state as _trace_state, find_top
 from ..core.tree_util import tree_flatten, tree_unflatten
 from .shape import move_axis
-from .elementwise import convert_element_type, div, eq, mul
+from .elementwise import add, convert_element_type, div, eq, mul
 from .reduction import reduce_max, reduce_min, reduce_sum
 from .shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, reshape, slice as _slice,
                     squeeze)
@@ -46,6 +53,7 @@ class _Env(threading.local):
     def __init__(self):
         self.frames = []
         self.max_level = None  # while a collective binds at a trace: the deepest level below it
+        self.pmap_axis = None  # (name, nproc) while a pmap spanning processes starts its vmap
 
 
 _env = _Env()
@@ -63,6 +71,33 @@ class axis_frame:
 
     def __exit__(self, *exc):
         _env.frames.remove(self.frame)
+
+
+class spanning_processes:
+    """Context manager (pmap's): the next vmap named `name` maps an axis spanning `nproc` processes."""
+
+    def __init__(self, name, nproc: int):
+        self.pending = (name, nproc)
+
+    def __enter__(self):
+        self.prev, _env.pmap_axis = _env.pmap_axis, self.pending
+
+    def __exit__(self, *exc):
+        _env.pmap_axis = self.prev
+
+
+def claim_processes(name) -> int:
+    """How many processes the axis of a vmap named `name` spans: pmap's (once), else 1."""
+    pending = _env.pmap_axis
+    if pending is not None and pending[0] == name:
+        _env.pmap_axis = None
+        return pending[1]
+    return 1
+
+
+def in_named_axis() -> bool:
+    """Whether a named axis (a vmap's or pmap's) is being traced."""
+    return bool(_env.frames)
 
 
 def _names(axis_name) -> tuple:
@@ -244,6 +279,108 @@ def _flat_index(names):
     return idx
 
 
+# --- across processes: the job's Allreduce and Allgather as primitives ---------------------------
+
+def _host(b):
+    return b if isinstance(b, np.ndarray) else (b.get() if hasattr(b, "get") else np.asarray(b))
+
+
+def _process_psum_impl(xp):
+    def run(x):
+        h = np.asarray(_host(x))
+        out = processes.reducer().allreduce(h)[0]  # (half precision comes back in float32; 0-d as 1-d)
+        return xp.asarray(out.astype(h.dtype, copy=False).reshape(h.shape))
+    return run
+
+
+def _process_allgather_impl(xp):
+    def run(x, *, count, index):
+        return xp.asarray(processes.reducer().allgather(np.asarray(_host(x)))[0])
+    return run
+
+
+def process_psum(x):
+    """The sum of x over the processes of the job (every process gets it)."""
+    return process_psum_p.bind(x)
+
+
+def process_allgather(x):
+    """Every process's x, stacked along a new leading axis in process order."""
+    return process_allgather_p.bind(x, count=processes.count(), index=processes.index())
+
+
+process_psum_p = Primitive("process_psum", impl=_process_psum_impl, abstract_eval=_same_aval, register=False,
+                           jvp=[lambda t, ans, x: process_psum(t)],
+                           vjp=[lambda g, ans, x: process_psum(g)],  # d(sum_q x_q)/dx_p: every g summed
+                           batch=lambda args, dims: (process_psum(args[0]), dims[0]))
+
+
+def _pag_vjp(g, ans, x, *, count, index):
+    return _index(process_psum(g), 0, index)  # this process's slot of every process's cotangent
+
+
+process_allgather_p = Primitive(
+    "process_allgather", impl=_process_allgather_impl, register=False,
+    abstract_eval=lambda x, *, count, index: ShapedArray((count,) + tuple(x.shape), x.dtype, x.weak_type),
+    jvp=[lambda t, ans, x, **p: process_allgather_p.bind(t, **p)], vjp=[_pag_vjp],
+    batch=lambda args, dims, **p: (process_allgather_p.bind(args[0], **p), None if dims[0] is None else dims[0] + 1))
+for _p_ in (process_psum_p, process_allgather_p):
+    _p_.foldable = False  # never run at compile time: every process runs it when the program runs
+
+
+def _gathered_members(xb, size, nproc):
+    """Every process's members (xb: this process's, batch leading), in global order: (nproc*size, ...)."""
+    g = process_allgather(xb)
+    return reshape(g, (nproc * size,) + tuple(xb.shape[1:]))
+
+
+def _apply_across_processes(prim, x, d, params, name, size, nproc):
+    """apply_collective for an axis of `size` members on each of `nproc` processes (this one holding
+    members index*size ... index*size + size - 1)."""
+    pname = prim.name
+    me = processes.index()
+    if pname == "axis_index":
+        return add(broadcasted_iota(dtypes.int32, (size,), 0), full((size,), me * size, dtypes.int32)), 0
+    rest = tuple(n for n in params["axis_name"] if n != name)
+    if pname in ("psum", "pmean"):
+        if d is None:
+            part = mul(x, full(tuple(x.shape), size, x.dtype)) if x.dtype != np.bool_ else x
+        else:
+            part = reduce_sum(x, (d,))
+        out = process_psum(part)
+        if pname == "pmean":
+            out = div(out, full(tuple(out.shape), size * nproc, out.dtype))
+    elif pname in ("pmax", "pmin"):
+        red = reduce_max if pname == "pmax" else reduce_min
+        part = x if d is None else red(x, (d,))
+        out = red(process_allgather(part), (0,))
+    elif pname == "all_gather":
+        if rest:
+            raise NotImplementedError("all_gather over several axis names at once is not supported")
+        axis, tiled = params["axis"], params["tiled"]
+        xb = _broadcast_batch(x, size) if d is None else move_axis(x, d, 0)
+        out = move_axis(_gathered_members(xb, size, nproc), 0, axis)
+        if tiled:
+            shp = tuple(out.shape)
+            out = reshape(out, shp[:axis] + (shp[axis] * shp[axis + 1],) + shp[axis + 2:])
+        return out, None
+    elif pname == "ppermute":
+        if rest:
+            raise NotImplementedError("ppermute over several axis names at once is not supported")
+        xb = _broadcast_batch(x, size) if d is None else move_axis(x, d, 0)
+        g = _gathered_members(xb, size, nproc)  # every member's value (an Allgather: simple, not minimal)
+        src_of = {dst: src for src, dst in params["perm"]}
+        zero = expand_dims(full(tuple(xb.shape[1:]), 0, xb.dtype), (0,))
+        rows = [expand_dims(_index(g, 0, src_of[j]), (0,)) if j in src_of else zero
+                for j in range(me * size, (me + 1) * size)]
+        return concatenate(rows, 0), 0
+    else:
+        raise NotImplementedError(f"no batching rule for the collective {pname}")
+    if rest:
+        out = bind_collective(prim, [out], dict(params, axis_name=rest))
+    return out, None
+
+
 # --- applying a collective across the batch dimension of the vmap that names it ------------------
 
 def _index(x, d, i):
@@ -256,10 +393,13 @@ def _broadcast_batch(x, size):
     return broadcast_in_dim(x, (size,) + tuple(x.shape), tuple(range(1, x.ndim + 1)))
 
 
-def apply_collective(prim, vals, dims, params, name, size):
+def apply_collective(prim, vals, dims, params, name, size, nproc: int = 1):
     """The collective `prim` applied across the batch dimension of the vmap named `name` (size `size`):
     returns (outs, out_dims) as a batch rule does. Names other than `name` are bound again for the
-    enclosing vmaps."""
+    enclosing vmaps. nproc > 1: the axis spans the job's processes, `size` members on each (pmap)."""
+    if nproc > 1:
+        return _apply_across_processes(prim, vals[0] if vals else None, dims[0] if dims else None, params,
+                                       name, size, nproc)
     pname = prim.name
     if pname == "axis_index":
         return broadcasted_iota(dtypes.int32, (size,), 0), 0
@@ -438,4 +578,5 @@ def has_collective(jaxpr) -> bool:
 
 __all__ = ["psum", "psum_scatter", "all_to_all", "pmean", "pmax", "pmin", "all_gather", "ppermute", "pshuffle",
            "axis_index", "axis_size",
-           "axis_frame", "apply_collective", "has_collective", "lookup"]
+           "axis_frame", "apply_collective", "has_collective", "lookup", "process_psum", "process_allgather",
+           "spanning_processes", "claim_processes", "in_named_axis"]
