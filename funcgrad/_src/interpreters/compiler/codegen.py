@@ -35,9 +35,11 @@ and shared by equal groups; its parameters, results and C operation are shown as
 is unaffected.
 
 BLAS threads (core/threads.py): a matmul line is preceded by `_fit(mac)` (its multiply-adds, from the
-static shapes; for a small product, inline `if _threads._current != 1: ...`) where the wanted count may change: before the program's first small product,
-before each large one, and before a small one after a large one or after an impl that may call BLAS
-itself; consecutive small products share one check. Nothing is emitted without threadpoolctl.
+static shapes; for a small product the inline `if _threads._current != 1: ...`) only where the wanted
+count may change: before the program's first small product, before each large one, and before a small
+one after a large one or after an impl that may call BLAS itself (which fits itself); consecutive small
+products share one check. Split and paired products (parallel_ops) share the ceiling (fit_shared).
+Nothing is emitted without threadpoolctl.
 
 Also (patterns.py, parallel.py): relu's backward and its kin are one `extremum_grad` call, and with
 `config.parallel_ops` a large matrix product is split between two threads and two independent
