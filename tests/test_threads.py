@@ -11,6 +11,7 @@ import funcgrad
 import funcgrad.lax as lax
 import funcgrad.numpy as jnp
 from funcgrad._src.core import threads
+from funcgrad._src.interpreters.compiler import codegen
 
 _STATE = ("_grain", "_ceiling", "_current", "_explicit", "_setters", "_libs", "_owner", "_ready", "_warned")
 
@@ -241,3 +242,193 @@ def test_other_threads_do_not_switch(monkeypatch):
     monkeypatch.setattr(threads, "_owner", t)  # a controlling thread that has ended hands over
     threads.fit(100)
     assert calls == [1, 2, 1] and threads._owner is threading.current_thread()
+
+
+# --- jit's generated code (interpreters/compiler/codegen.py: emit_fit) -----------------------------------
+
+def _switch_lines(source: str) -> list:
+    """The generated lines that call the policy (before matmul lines), in order."""
+    return [ln.strip() for ln in source.split("\n") if "fit(" in ln or "fit_shared(" in ln]
+
+
+def _to_two_threads(threadpoolctl):
+    """The BLAS left on two threads, as by a large eager product before the jitted call."""
+    a = np.ones((512, 512))
+    jnp.dot(a, a)
+    assert _blas_threads(threadpoolctl) == 2 and threads._current == 2
+
+
+def test_jit_small_products_run_on_one_thread_large_on_the_ceiling(spy_matmul):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    _ceiling_two()
+    rng = np.random.default_rng(2)
+    x = rng.integers(-3, 4, (97, 51)).astype(np.float64)
+    w = rng.integers(-3, 4, (51, 204)).astype(np.float64)
+    u = rng.integers(-3, 4, (204, 51)).astype(np.float64)
+    big = rng.integers(-3, 4, (512, 512)).astype(np.float64)
+
+    def f(x, w, u, big):
+        small = (x @ w) @ u          # two small products: one thread
+        large = big @ big            # 512^3 = 16 * GRAIN: the ceiling
+        return small @ w, large      # small again: back to one thread
+
+    jf = funcgrad.jit(f)
+    _to_two_threads(threadpoolctl)
+    del spy_matmul[:]
+    small, large = jf(x, w, u, big)
+    assert spy_matmul == [1, 1, 2, 1]
+    np.testing.assert_array_equal(np.asarray(small), ((x @ w) @ u) @ w)  # exact: small integers
+    np.testing.assert_array_equal(np.asarray(large), big @ big)
+    src = jf.lower(x, w, u, big).source()
+    assert _switch_lines(src) == [f"if _threads._current != 1: _threads.fit({97 * 51 * 204})",
+                                  f"_fit({512 ** 3})", f"if _threads._current != 1: _threads.fit({97 * 204 * 51})"]
+
+
+def test_jit_all_small_program_checks_once_and_switches_only_when_needed(monkeypatch):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    _ceiling_two()
+    rng = np.random.default_rng(3)
+    x, w, u = rng.standard_normal((97, 51)), rng.standard_normal((51, 204)), rng.standard_normal((204, 51))
+
+    def f(x, w, u):
+        h = jnp.tanh(x @ w)
+        for _ in range(3):
+            h = jnp.tanh((h @ u) @ w)
+        return h
+
+    jf = funcgrad.jit(f)
+    src = jf.lower(x, w, u).source()
+    assert src.count("_matmul(") == 7
+    # one check, before the first product; no switch call at all (the check calls fit only when needed)
+    assert _switch_lines(src) == [f"if _threads._current != 1: _threads.fit({97 * 51 * 204})"]
+    assert src.index("_threads._current") < src.index("_matmul(")
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        want = np.asarray(f(x, w, u))  # eager, every product on one thread
+    threads.set_num_threads(2)
+    calls = []
+    real = list(threads._setters)
+    monkeypatch.setattr(threads, "_setters", [lambda n, s=s: (calls.append(n), s(n)) for s in real])
+    _to_two_threads(threadpoolctl)
+    del calls[:]
+    got = jf(x, w, u)
+    assert calls == [1] * len(real)  # switched down once
+    assert _blas_threads(threadpoolctl) == 1
+    jf(x, w, u)
+    assert calls == [1] * len(real)  # and not again: the BLAS is on one thread already
+    np.testing.assert_array_equal(np.asarray(got), want)  # bit-identical to the eager products on one thread
+
+
+def test_jit_emits_nothing_without_threadpoolctl(monkeypatch):
+    _fresh(monkeypatch, without_threadpoolctl=True)
+    a = np.ones((512, 512))
+    src = funcgrad.jit(lambda a, b: jnp.tanh(a @ b) @ b[:, :3]).lower(a, a).source()
+    assert "_matmul(" in src and _switch_lines(src) == [] and "_threads" not in src
+    out = funcgrad.jit(lambda a, b: jnp.tanh(a @ b) @ b[:, :3])(a, a)
+    np.testing.assert_array_equal(np.asarray(out), np.full((512, 3), 512 * np.tanh(512.0)))
+
+
+def test_jit_rechecks_after_an_impl_that_may_switch():
+    pytest.importorskip("threadpoolctl")
+    _ceiling_two()
+    x, y = np.ones((8, 8)), np.ones((8, 3))
+
+    def f(x, y):
+        a = x @ x                                  # small: checked
+        b = a @ x                                  # small after small: nothing
+        s = jnp.linalg.solve(b + jnp.eye(8), y)    # an impl: it calls fit itself
+        return (b @ s) @ s.T                       # small after the impl: checked again, then nothing
+
+    src = funcgrad.jit(f).lower(x, y).source()
+    assert src.count("_matmul(") == 4
+    assert _switch_lines(src) == [f"if _threads._current != 1: _threads.fit({8 ** 3})",
+                                  f"if _threads._current != 1: _threads.fit({8 * 8 * 3})"]
+
+
+def test_jit_scan_body_products_follow_the_policy(spy_matmul):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    _ceiling_two()
+    rng = np.random.default_rng(4)
+    h0 = rng.integers(-1, 2, (4, 16)).astype(np.float64)
+    ws = rng.integers(-1, 2, (5, 16, 16)).astype(np.float64)
+
+    def body(h, w):
+        h = jnp.clip(h @ w, -2.0, 2.0)
+        return h, (h @ w.T).sum()
+
+    jf = funcgrad.jit(lambda h, ws: funcgrad.lax.scan(body, h, ws))
+    _to_two_threads(threadpoolctl)
+    del spy_matmul[:]
+    h, sums = jf(h0, ws)
+    assert spy_matmul == [1] * 10  # two small products per step, none on the two threads left by dot
+    want_h, want_sums = h0, []
+    for w in ws:
+        want_h = np.clip(want_h @ w, -2.0, 2.0)
+        want_sums.append((want_h @ w.T).sum())
+    np.testing.assert_array_equal(np.asarray(h), want_h)
+    np.testing.assert_array_equal(np.asarray(sums), np.array(want_sums))
+
+
+def test_jit_while_body_products_follow_the_policy(spy_matmul):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    _ceiling_two()
+    w = np.eye(6) * 2.0
+
+    def f(x):
+        return funcgrad.lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] @ w), (0, x))[1]
+
+    _to_two_threads(threadpoolctl)
+    del spy_matmul[:]
+    out = funcgrad.jit(f)(np.ones((3, 6)))
+    assert spy_matmul == [1, 1, 1]
+    np.testing.assert_array_equal(np.asarray(out), np.full((3, 6), 8.0))
+
+
+def test_jit_parallel_ops_halves_share_the_ceiling(spy_matmul, monkeypatch):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    _ceiling_two()
+    monkeypatch.setattr(codegen.config, "parallel_ops", True)
+    rng = np.random.default_rng(5)
+    a = rng.integers(-3, 4, (512, 512)).astype(np.float64)
+    jf = funcgrad.jit(lambda a, b: a @ b)
+    src = jf.lower(a, a).source()
+    assert "_split_matmul(" in src and _switch_lines(src) == [f"_fit_shared({512 ** 3 // 2}, 2)"]
+    _to_two_threads(threadpoolctl)
+    del spy_matmul[:]
+    out = jf(a, a)
+    assert spy_matmul == [1, 1]  # two halves at once, one BLAS thread each: two in all, the ceiling
+    np.testing.assert_array_equal(np.asarray(out), a @ a)
+
+
+def test_fit_shared_gives_each_product_its_share(monkeypatch):
+    pytest.importorskip("threadpoolctl")
+    _ceiling_two()
+    calls = []
+    monkeypatch.setattr(threads, "_setters", [calls.append])
+    monkeypatch.setattr(threads, "_ceiling", 4)
+    monkeypatch.setattr(threads, "_current", 1)
+    threads.fit_shared(threads.GRAIN * 8, 2)  # each of two: at most 4 // 2
+    threads.fit_shared(threads.GRAIN * 8, 2)  # unchanged: no switch
+    threads.fit_shared(threads.GRAIN - 1, 2)  # small: one thread
+    threads.fit_shared(threads.GRAIN * 8, 4)  # four at once: one each, already set
+    monkeypatch.setattr(threads, "_ceiling", 1)
+    threads.fit_shared(threads.GRAIN * 8, 2)  # a ceiling of one: still one, never zero
+    assert calls == [2, 1]
+
+
+def test_jit_parallel_ops_pair_shares_the_ceiling(spy_matmul, monkeypatch):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    _ceiling_two()
+    monkeypatch.setattr(codegen.config, "parallel_ops", True)
+    rng = np.random.default_rng(6)
+    a = rng.integers(-3, 4, (32, 20000)).astype(np.float64)  # 32 x 32 results: paired, not split
+    b, c = (rng.integers(-3, 4, (20000, 32)).astype(np.float64) for _ in range(2))
+    jf = funcgrad.jit(lambda a, b, c: (a @ b, a @ c))
+    src = jf.lower(a, b, c).source()
+    assert "_spawn(_matmul" in src and _switch_lines(src) == [f"_fit_shared({32 * 20000 * 32}, 2)"]
+    assert src.index("_fit_shared") < src.index("_spawn(")
+    _to_two_threads(threadpoolctl)
+    del spy_matmul[:]
+    x, y = jf(a, b, c)
+    assert spy_matmul == [1, 1]
+    np.testing.assert_array_equal(np.asarray(x), a @ b)
+    np.testing.assert_array_equal(np.asarray(y), a @ c)

@@ -21,8 +21,12 @@ around funcgrad code is overridden by the first product that wants another count
 set_num_threads instead (which also re-reads the BLAS's count, should anything else have changed it).
 Only the thread that first switched the BLAS switches it, until that thread ends (threadpoolctl lets one
 thread control OpenBLAS's shared pool); products on other threads run on whatever count is set.
-jit's generated code calls numpy.matmul itself for 2-D products (interpreters/compiler/codegen.py), so those
-run on the count the last eager product left; other dot_generals in jitted code go through the impl.
+jit's generated code calls numpy.matmul itself for 2-D products (interpreters/compiler/codegen.py); it calls
+fit(mac) with each product's size, known from its static shapes, only where the wanted count may change
+along the program (before its first small product, before each large one, and before a small one that
+follows a large product or an operation that may switch), so a program of small products checks once per
+call and switches at most once. Other dot_generals, convolutions and solves in jitted code go through
+their impls, which call fit themselves.
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ import warnings
 
 from . import options as _options
 
-__all__ = ["fit", "set_num_threads", "get_num_threads", "GRAIN", "blas_info"]
+__all__ = ["fit", "fit_shared", "switchable", "set_num_threads", "get_num_threads", "GRAIN", "blas_info"]
 
 # Multiply-adds per thread below which a second thread does not pay. Measured on a 2-CPU x86-64 VM
 # (OpenBLAS 0.3.31, SkylakeX kernels, float32/float64): two threads start to win, on an idle machine,
@@ -45,7 +49,7 @@ GRAIN = 1 << 23
 # threadpoolctl; `_current` is the count funcgrad set last (0: none yet, so the first fit() initialises).
 _grain = 1
 _ceiling = 1
-_current = 0
+_current = 0  # (jit's generated code reads it: codegen.py's emit_fit)
 _explicit: int | None = None  # the ceiling set through set_num_threads / config (None: the BLAS's default)
 _setters: list = []  # set_num_threads of each BLAS library threadpoolctl found
 _libs: list = []  # threadpoolctl's controllers of those libraries (blas_info)
@@ -60,6 +64,24 @@ def fit(mac: int) -> None:
     want = 1 if mac < _grain else (_ceiling if mac >= _grain * _ceiling else mac // _grain)
     if want != _current:
         _switch(want, mac)
+
+
+def fit_shared(mac: int, ways: int) -> None:
+    """fit for `ways` products of `mac` multiply-adds each that run at once on `ways` threads (jit's
+    parallel_ops: a matrix product split in two, or two independent ones): each gets its share of
+    the ceiling, so together they use at most the ceiling's threads."""
+    if not _ready:
+        _init()
+    want = 1 if mac < _grain else max(1, min(_ceiling // ways, mac // _grain))
+    if want != _current:
+        _switch(want, mac)
+
+
+def switchable() -> bool:
+    """Whether fit can switch anything (threadpoolctl found a BLAS library); jit emits no fit without."""
+    if not _ready:
+        _init()
+    return bool(_setters)
 
 
 def _switch(want: int, mac: int) -> None:

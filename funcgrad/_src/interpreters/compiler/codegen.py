@@ -34,6 +34,13 @@ and shared by equal groups; its parameters, results and C operation are shown as
 `Compiled.source`. A group that does not translate runs one backend call per equation. The NumPy path
 is unaffected.
 
+BLAS threads (core/threads.py): a matmul line is preceded by `_fit(mac)` (its multiply-adds, from the
+static shapes; for a small product the inline `if _threads._current != 1: ...`) only where the wanted
+count may change: before the program's first small product, before each large one, and before a small
+one after a large one or after an impl that may call BLAS itself (which fits itself); consecutive small
+products share one check. Split and paired products (parallel_ops) share the ceiling (fit_shared).
+Nothing is emitted without threadpoolctl.
+
 Also (patterns.py, parallel.py): relu's backward and its kin are one `extremum_grad` call, and with
 `config.parallel_ops` a large matrix product is split between two threads and two independent
 convolutions (or batched products) run at once.
@@ -41,9 +48,11 @@ convolutions (or batched products) run at once.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
+from ...core import threads
 from ...core.jaxpr import Eqn, Jaxpr, Var
 from . import fusion as _fusion
 from . import cuda_kernels, numexpr_eval, parallel
@@ -122,6 +131,23 @@ _FRESH_IMPLS = frozenset(("concatenate", "extremum_grad", "conv_general_dilated"
                           "select_and_gather_add"))
 
 
+# operations that never call BLAS (nor run code that might): the BLAS's thread count is the same after them
+_BLAS_FREE = ELEMENTWISE | frozenset((
+    "reshape squeeze expand_dims transpose broadcast_in_dim slice concatenate pad rev iota gather scatter "
+    "scatter_add scatter_mul scatter_min scatter_max dynamic_slice dynamic_update_slice reduce_sum reduce_max "
+    "reduce_min reduce_prod reduce_and reduce_or argmax argmin cumsum cumprod cummax cummin sort select_n "
+    "copy split clamp extremum_grad reduce_window_sum reduce_window_max reduce_window_min "
+    "select_and_scatter_add select_and_gather_add threefry2x32").split())
+
+
+def _product_mac(e: Eqn) -> int:
+    """Multiply-adds of a dot_general that is one matmul (_dot_pattern): as the impl passes to fit."""
+    a = e.invars[0].aval
+    (lc, _), _ = e.params["dimension_numbers"]
+    k = a.shape[lc[0]]
+    return math.prod(e.outvars[0].aval.shape) * k
+
+
 # --- the generator ----------------------------------------------------------------------------------
 
 class _Gen:
@@ -141,6 +167,7 @@ class _Gen:
         self.pending = {}   # id(B) -> name of its Deferred
         self.split = set()  # ids of matrix products split between two threads (parallel.py)
         self.cuda = {}      # id(group) -> its cuda_kernels.KernelSource (CuPy backend)
+        self.blas = False   # emit the BLAS thread policy's switches (core/threads.py) before matmul lines
 
     def _lazy_broadcasts(self) -> set:
         """broadcast_in_dim results read only by ufunc lines that have another full-size operand: they
@@ -381,6 +408,7 @@ class _Gen:
 
         lines = [f"def compiled({', '.join(args)}):"]
         self.lines = lines
+        blas_state = None  # the BLAS's thread count on entry is whatever the last product left
         for k, it in enumerate(items):
             reads = _reads(it)
             dying = [v for v in dict.fromkeys(reads) if last.get(v) == k and v not in ext]
@@ -414,6 +442,8 @@ class _Gen:
                 e = it
                 expr, expr_out, fresh = self.expr(e)
                 paired = id(e) in self.pairs or id(e) in self.pending
+                if self.blas:
+                    blas_state = self.emit_fit(e, blas_state)
                 if id(e) in self.pairs:  # start its partner on a worker first (parallel.py)
                     b = self.pairs[id(e)]
                     fn, bargs = self.call_form(b)
@@ -457,6 +487,36 @@ class _Gen:
                 lines.append(f"    del {', '.join(dead)}")
         lines.append(f"    return ({''.join(self.name(v) + ', ' for v in jaxpr.outvars)})")
         return "\n".join(lines)
+
+    def emit_fit(self, e: Eqn, state):
+        """Emit the BLAS thread switch (core/threads.py's fit) that matmul line e needs, only where the
+        wanted count may differ from the one set before it. `state` is what is known before e: 1 (one
+        thread: a small product's fit ran since the last operation that may switch), None (unknown: at
+        entry, after a large product, after an impl that may call BLAS). Returns the state after e."""
+        if id(e) in self.pending:  # B of a pair: it started on a worker with A's setting
+            return state
+        mac = _product_mac(e) if _dot_pattern(e) is not None else None
+        if id(e) in self.pairs:  # A of a pair: two products at once share the ceiling
+            b = self.pairs[id(e)]
+            if mac is not None:  # (an impl A calls fit itself)
+                bmac = _product_mac(b) if _dot_pattern(b) is not None else 0
+                self.glb["_fit_shared"] = threads.fit_shared
+                self.lines.append(f"    _fit_shared({max(mac, bmac)}, 2)")
+            return None
+        if mac is None:
+            return state if e.prim.name in _BLAS_FREE else None
+        if id(e) in self.split:  # two halves at once (parallel.split_matmul)
+            self.glb["_fit_shared"] = threads.fit_shared
+            self.lines.append(f"    _fit_shared({mac // 2}, 2)")
+            return 1 if mac // 2 < threads.GRAIN else None
+        if mac < threads.GRAIN:
+            if state != 1:  # (inline: a quarter of fit's call when nothing changes, the usual case)
+                self.glb["_threads"] = threads
+                self.lines.append(f"    if _threads._current != 1: _threads.fit({mac})")
+            return 1
+        self.glb["_fit"] = threads.fit
+        self.lines.append(f"    _fit({mac})")
+        return None
 
     # fused kernels ----------------------------------------------------------------------------------
     def emit_group(self, g: _fusion.FusedGroup, k: int, donors=None):
@@ -745,6 +805,7 @@ def generate(jaxpr: Jaxpr, xp=np, fuse=None) -> Compiled:
         items, pairs = parallel.pair_up(items, config.parallel_min_flops, exclude=split)
     gen = _Gen(jaxpr, items, xp)
     gen.pairs, gen.split, gen.cuda = pairs, split, srcs
+    gen.blas = xp is np and any(e.prim.name == "dot_general" for e in jaxpr.eqns) and threads.switchable()
     source = gen.generate()
     full = "\n\n".join([source] + gen.kernels)
     exec(compile(source, f"<jit {id(jaxpr):x}>", "exec"), gen.glb)
