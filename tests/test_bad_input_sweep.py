@@ -230,6 +230,8 @@ JAX_ROWS = [
      TypeError, [r"power|pow", r"negative"]),
     ("lax.slice out of range", lambda j: j.lax.slice(j.numpy.ones(5), (0,), (7,)),
      TypeError, [r"slice", r"7", r"5"]),
+    ("lax.slice negative stride", lambda j: j.lax.slice(j.numpy.ones(5), (0,), (5,), (-1,)),
+     TypeError, [r"slice", r"strides", r"-1"]),
     ("lax.broadcast_in_dim sizes", lambda j: j.lax.broadcast_in_dim(j.numpy.ones(3), (4,), (0,)),
      TypeError, [r"broadcast_in_dim", r"3", r"4"]),
     ("lax.dot_general contracting", lambda j: j.lax.dot_general(j.numpy.ones((2, 3)), j.numpy.ones((4, 3)),

@@ -170,3 +170,57 @@ def test_decorator_form():
     np.testing.assert_array_equal(f(fg.tensor([3.0]), k=3).numpy(), [27.0])
     np.testing.assert_array_equal(f(fg.tensor([3.0])).numpy(), [9.0])
     assert f.__name__ == "f"
+
+
+_scale = fg.ones(3, dtype=fg.float64)
+_factor = 2.0
+
+
+def _global_reader(x):
+    return x * _scale * _factor
+
+
+def test_changed_closure_globals_and_module_attributes_recompile():
+    # what a compiled program froze in as a constant is guarded (as torch's guards): an in-place update or a
+    # rebinding of a closed-over or global tensor, a changed global scalar, a module's flag or factor
+    global _scale, _factor
+    x = fg.ones(3, dtype=fg.float64)
+    cf = fg.compile(_global_reader)
+    assert cf(x).tolist() == [2.0] * 3
+    _scale.mul_(2)
+    assert cf(x).tolist() == [4.0] * 3
+    _factor = 5.0
+    assert cf(x).tolist() == [10.0] * 3
+    _scale = fg.full((3,), 10.0, dtype=fg.float64)
+    assert cf(x).tolist() == [50.0] * 3
+    _scale, _factor = fg.ones(3, dtype=fg.float64), 2.0
+
+    shift = fg.zeros(3, dtype=fg.float64)
+    cg = fg.compile(lambda v: v + shift)
+    assert cg(x).tolist() == [1.0] * 3
+    shift.add_(1.5)
+    assert cg(x).tolist() == [2.5] * 3
+    shift.data = fg.full((3,), 7.0, dtype=fg.float64)
+    assert cg(x).tolist() == [8.0] * 3
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.k, self.use_abs, self.offset = 1.0, False, fg.zeros(3, dtype=fg.float64)
+
+        def forward(self, v):
+            y = v * self.k + self.offset
+            return y.abs() if self.use_abs else y
+    m = M()
+    cm = fg.compile(m)
+    v = fg.tensor([-1.0, 2.0, -3.0], dtype=fg.float64)
+    assert cm(v).tolist() == [-1.0, 2.0, -3.0]
+    m.k = 3.0
+    assert cm(v).tolist() == [-3.0, 6.0, -9.0]
+    m.use_abs = True
+    assert cm(v).tolist() == [3.0, 6.0, 9.0]
+    m.offset.fill_(-10.0)
+    assert cm(v).tolist() == [13.0, 4.0, 19.0]
+    built = dict(cm._compiled.cache)
+    assert cm(v).tolist() == [13.0, 4.0, 19.0]
+    assert all(cm._compiled.cache[k] is e for k, e in built.items())   # nothing changed: nothing rebuilt

@@ -69,3 +69,49 @@ def test_matches_torch_futures_semantics():
         f.set_result(2)
         assert g.wait() == 6
         assert (f.wait(), g.wait(), f.done(), g.done()) == (2, 6, True, True)
+
+
+def test_then_runs_when_the_parent_resolves_in_registration_order():
+    # torch: a `then` callback runs at set_result, before callbacks registered after it (not when the child is
+    # waited on)
+    f = Future()
+    log = []
+    g = f.then(lambda fut: log.append(("then", fut.value())) or fut.value() * 2)
+    f.add_done_callback(lambda fut: log.append("cb"))
+    f.set_result(3)
+    assert log == [("then", 3), "cb"]
+    assert g.done() and g.wait() == 6
+
+
+def test_then_callback_can_handle_an_errored_parent():
+    # torch calls the callback on an errored Future too; only a callback that raises (value()) fails the child
+    f = Future()
+    recovered = f.then(lambda fut: -1 if fut.done() else 0)
+    failed = f.then(lambda fut: fut.value())
+    f.set_exception(ValueError("boom"))
+    assert recovered.done() and recovered.wait() == -1
+    with pytest.raises(ValueError, match="boom"):
+        failed.wait()
+    k = Future()
+    k.set_exception(KeyError("k"))
+    assert k.then(lambda fut: "handled").wait() == "handled"
+
+
+def test_then_on_an_operation_future_completes_it_when_waited():
+    calls = []
+    op = Future._pending(lambda: calls.append("finish") or 7, lambda: False)
+    g = op.then(lambda fut: fut.value() + 1)
+    assert not g.done() and calls == []          # the operation has not completed: nothing runs
+    assert g.wait() == 8 and calls == ["finish"]
+    assert op.done() and op.wait() == 7
+
+
+def test_then_error_handling_matches_torch():
+    real = pytest.importorskip("torch")
+    for F in (real.futures.Future, Future):
+        f = F()
+        log = []
+        g = f.then(lambda fut: log.append("then") or "handled")
+        f.add_done_callback(lambda fut: log.append("cb"))
+        f.set_exception(ValueError("boom"))
+        assert log == ["then", "cb"] and g.wait() == "handled"

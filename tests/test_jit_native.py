@@ -124,6 +124,22 @@ def test_nan_and_inf_semantics():
     np.testing.assert_array_equal(np.asarray(got[0]), [np.nan, np.nan, np.inf, 0.0, -0.0, 3.0])
 
 
+
+def test_empty_sum_is_plus_zero_and_a_sum_of_minus_zeros_minus_zero():
+    # NumPy: an empty sum is +0.0 (so 0.0 + -0.0 = +0.0 below); a sum of -0.0s is -0.0 (the native loop starts
+    # from -0.0 so that a one-term sum is its term: it must not start there over an empty axis)
+    def f(x, y):
+        return jnp.sum(x[:0] * 2.0) + y, jnp.sum(x[:, :0] * 2.0, axis=1) + y[:2], jnp.sum(-x * 0.0, axis=1)
+    x = jnp.asarray(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    y = jnp.asarray(np.array([-0.0, 1.0]))
+    with native_on(), np.errstate(all="ignore"):
+        jf = fg.jit(f)
+        got = jf(x, y)
+        assert entry_of(jf).native is not None
+    for g, w in zip(got, [[0.0, 1.0], [0.0, 1.0], [-0.0, -0.0]]):
+        np.testing.assert_array_equal(np.asarray(g), w)
+        np.testing.assert_array_equal(np.signbit(np.asarray(g)), np.signbit(w))
+
 # --- loops -------------------------------------------------------------------------------------------------
 
 def rnn(params, h0, xs):

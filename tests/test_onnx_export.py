@@ -317,6 +317,29 @@ def test_atan2_on_the_axes_and_at_the_origin():
     _export_check(jnp.arctan2, y, x, want=np.arctan2(y, x))
 
 
+def test_atan2_at_signed_zeros_and_infinities():
+    # C's atan2 on every special point: atan2(+-0, -0) = +-pi, atan2(-0, x < 0) = -pi, atan2(y, -inf) = +-pi,
+    # two infinities +-pi/4 or +-3pi/4 (the rule's atan(y / x) gave 0, pi, NaN there)
+    v = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-30, -1e30, 3.0], np.float32)
+    y, x = (a.ravel() for a in np.meshgrid(v, v))
+    proto = fg.onnx.export(jnp.arctan2, (jnp.asarray(y), jnp.asarray(x)))
+    got = _run(proto, {proto.graph.input[0].name: y, proto.graph.input[1].name: x})[0]
+    want = np.arctan2(y, x)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
+    nonzero = want != 0      # (onnxruntime's Where drops the sign of a zero it selects: atan2(-0, 1) comes out 0)
+    assert np.array_equal(np.signbit(got[nonzero]), np.signbit(want[nonzero]))
+    assert got[(y == 0) & (x == -0.0) & np.signbit(x) & ~np.signbit(y)][0] == np.float32(np.pi)
+    back = fg.onnx.load(proto)(jnp.asarray(y), jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(back), want, rtol=1e-6, atol=0)
+
+
+def test_loaded_logsumexp_of_only_minus_infinity_is_minus_infinity():
+    x = np.array([[-np.inf, 1.0], [-np.inf, 2.0]], np.float32)
+    proto, got = _export_check(lambda a: lax.cumlogsumexp(a, 0), x,
+                               want=np.logaddexp.accumulate(x, 0))
+    assert got[0][0, 0] == -np.inf
+
+
 @pytest.mark.parametrize("mode", ["set", "add", "multiply", "max", "min"])
 def test_scatter_drops_out_of_range_rows_as_funcgrad(mode):
     idx = np.array([0, 2, 2, 7, -9], np.int32)  # a duplicate and two rows out of range (dropped)

@@ -86,6 +86,33 @@ def test_large_randperm_inside_out_path(monkeypatch):
     assert p.tolist() == ref and sorted(ref) == list(range(10))
 
 
+def test_dropout_scale_is_rounded_from_float():
+    # torch: noise.bernoulli_(1 - p).div_(1 - p), the division a product with float's reciprocal of 1 - p, so a
+    # float16 kept element is float16(1 / 0.6f) = 1.6669921875 (not 1 / float16(0.6) = 1.666015625)
+    fg.manual_seed(0)
+    y = fg.nn.functional.dropout(fg.ones(200, dtype=fg.float16), 0.4).numpy()
+    kept = y[y != 0]
+    assert kept.size and np.all(kept == np.float16(np.float32(1) / np.float32(0.6)))
+    assert float(np.float16(np.float32(1) / np.float32(0.6))) == 1.6669921875
+
+
+def test_rrelu_draws_one_double_per_nonpositive_element():
+    # ATen: uniform_real_distribution<double>(lower, upper) for each x <= 0, in order (not for x > 0 or NaN)
+    x = fg.tensor([-1.0, 2.0, 0.0, float("nan"), -4.0], dtype=fg.float64, requires_grad=True)
+    fg.manual_seed(3)
+    y = fg.nn.functional.rrelu(x, 0.25, 0.5, training=True)
+    eng = MT.Engine(3)
+    r = eng.words64(3) & np.uint64((1 << 53) - 1)
+    slopes = r.astype(np.float64) * 2.0 ** -53 * 0.25 + 0.25
+    want = np.array([-slopes[0], 2.0, 0.0, np.nan, -4.0 * slopes[2]])
+    np.testing.assert_array_equal(y.detach().numpy(), want)
+    assert fg.get_rng_state().numpy().tobytes() == eng.get_state().tobytes()
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [slopes[0], 1.0, slopes[1], 1.0, slopes[2]])
+    with pytest.raises(NotImplementedError, match="rrelu_with_noise_out_cpu"):
+        fg.nn.functional.rrelu(fg.ones(3, dtype=fg.float16), training=True)
+
+
 # --- against torch -----------------------------------------------------------------------------------------
 
 torch = pytest.importorskip("torch")
@@ -243,3 +270,19 @@ def test_orthogonal_draws_match():
     b = fg.nn.init.orthogonal_(fg.empty(6, 9)).numpy()
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-6)     # (LAPACK's QR, not the draws, may differ in the last bit)
     assert torch.get_rng_state().numpy().tobytes() == fg.get_rng_state().numpy().tobytes()
+
+
+def test_bfloat16_draws_and_reduced_precision_scales():
+    _same(lambda t: t.normal(t.zeros(40, dtype=t.bfloat16), 2.0))
+    _same(lambda t: t.normal(1.0, t.ones(40, dtype=t.bfloat16)))
+    _same(lambda t: t.bernoulli(t.full((40,), 0.6, dtype=t.bfloat16)))
+    _same(lambda t: t.multinomial(t.rand(20, dtype=t.bfloat16), 4))
+    _same(lambda t: t.nn.functional.dropout(t.ones(100, dtype=t.float16), 0.4))
+    _same(lambda t: t.nn.functional.dropout(t.ones(100, dtype=t.bfloat16), 0.3))
+    _same(lambda t: t.nn.functional.dropout2d(t.ones(2, 9, 2, 2, dtype=t.float16), 0.7))
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "bfloat16"])
+def test_rrelu_training_draws(name):
+    _same(lambda t: t.nn.functional.rrelu(t.randn(300, dtype=getattr(t, name)), training=True))
+    _same(lambda t: t.nn.functional.rrelu(t.randn(30, 3, dtype=getattr(t, name))[:, 1], 0.2, 0.6, training=True))

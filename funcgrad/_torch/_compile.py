@@ -5,7 +5,9 @@ runs the program through `funcgrad.jit`: the module's parameters and buffers ent
 arguments (through `functional_call`), so later updates of them (an optimizer step, `load_state_dict`) are
 seen, and the buffers a call writes (BatchNorm's running statistics) are written back into the module after
 it. One compiled program is kept per call signature: the tensors' shapes and dtypes, the other arguments'
-values, the modules' training flags and their parameters' and buffers' shapes.
+values, the modules' training flags and their parameters' and buffers' shapes. A program is rebuilt when
+something it holds as a constant changes (a tensor or Python scalar a function closes over or reads as a
+global, a module's own attribute such as a flag forward tests): see `_Compiled._guard`.
 
 Gradients flow: with grad mode on and a parameter or input requiring grad, the compiled call is recorded on
 the autograd tape as one node (a `pjit` equation whose vjp is itself jitted), so `compiled(x).sum().backward()`
@@ -51,6 +53,8 @@ class _Eager(Exception):
 
 
 _EAGER = object()  # a cache value: run this signature eagerly
+_SCALARS = frozenset((bool, int, float, complex, str, type(None)))   # guarded by value
+_SKIP = frozenset((dict, set, list, tuple))    # Module's own tables (parameters, hooks, ...): not guarded
 
 
 class _Compiled:
@@ -101,13 +105,33 @@ class _Compiled:
         entry = self.cache.get(key)
         if entry is _EAGER:
             return self.fn(*args, **kwargs)
-        if entry is None:
+        if entry is None or entry[0] != self._guard(mods)[0]:   # new, or a value it froze in has changed
             try:
-                entry = self._build(leaves, tree, tensor_pos, mods, params, bufs)
+                built = self._build(leaves, tree, tensor_pos, mods, params, bufs)
             except _Eager as e:
                 return self._eager(key, str(e), args, kwargs)
-            self.cache[key] = entry
-        return self._run(entry, leaves, tensor_pos, params, bufs)
+            entry = self.cache[key] = (*self._guard(mods), built)   # (as the trace left them)
+        return self._run(entry[2], leaves, tensor_pos, params, bufs)
+
+    def _guard(self, mods):
+        """What a compiled program holds as constants besides its arguments, as a comparable fingerprint: the
+        tensors and Python scalars a function reads from its closure and globals, and the modules' own
+        attributes (a flag or factor forward reads, a tensor that is not a buffer): tensors by identity,
+        storage and version counter (an in-place update or a .data swap), scalars by value. A call whose
+        fingerprint differs from the compiled one recompiles (torch's guards), so nothing stale is used.
+        Also the objects the fingerprint names, kept alive with the entry so that their ids stay theirs."""
+        T = _tensor.Tensor
+        named = [("", v) for v in (() if self.module is not None else _closure_values(self.fn))]
+        named += [item for mod in mods for m in mod.modules() for item in vars(m).items()]
+        guard, keep = [], []
+        for n, v in named:
+            tv = type(v)
+            if tv in _SCALARS:
+                guard.append((n, tv, v))
+            elif tv not in _SKIP and isinstance(v, T):
+                guard.append((n, id(v), id(v._st), id(v._v), v._version))
+                keep.append(v)
+        return tuple(guard), keep
 
     def _eager(self, key, reason: str, args, kwargs):
         if self.fullgraph:

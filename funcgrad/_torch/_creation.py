@@ -603,7 +603,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         dt = ref._np_dtype()
         if tm and ts:
             dt = D.promote_types(mean._np_dtype(), std._np_dtype())
-        if dt.kind not in "fc":
+        if dt.kind not in "fc" and dt.name != "bfloat16":
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_legacy(dt)}'")
         m = mean._host() if tm else np.asarray(mean, dt)
         sd = std._host() if ts else np.asarray(std, dt)
@@ -650,7 +650,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     dt = input._np_dtype()
     shape = tuple(input.shape)
     if p is None:
-        if dt.kind != "f":
+        if dt.kind != "f" and dt.name != "bfloat16":
             raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_legacy(dt)}'")
         probs = input._host()
         _check_probs(probs)
@@ -666,7 +666,7 @@ def poisson(input, generator=None):
     """Poisson counts with rates `input` (a float tensor), in input's dtype (drawn through a funcgrad.random key
     made from the generator: not torch's numbers)."""
     dt = input._np_dtype()
-    if dt.kind != "f":
+    if dt.kind != "f" and dt.name != "bfloat16":
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_legacy(dt)}'")
     lam = input._host()
     if np.any(lam < 0):
@@ -680,7 +680,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     seed: with replacement by a binary search of the cumulative sums, without (or for one sample) as the top
     of p / q with q exponential."""
     dt = input._np_dtype()
-    if dt.kind != "f":
+    if dt.kind != "f" and dt.name != "bfloat16":
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_legacy(dt)}")
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")

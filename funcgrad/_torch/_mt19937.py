@@ -208,6 +208,12 @@ def unit(eng: Engine, n: int, dt) -> np.ndarray:
     return (eng.words(n) & np.uint64(0xFFFFFF)).astype(_F32) * np.float32(2.0 ** -24)
 
 
+def uniform_real(eng: Engine, n: int, a: float, b: float) -> np.ndarray:
+    """n draws of uniform_real_distribution<double>(a, b) as ATen's per-element callers make them (rrelu's slopes):
+    x * (b - a) + a in double, not fused, with no remapping of b."""
+    return unit(eng, n, _F64) * (b - a) + a
+
+
 def uniform(eng: Engine, n: int, dt, a: float = 0.0, b: float = 1.0) -> np.ndarray:
     """uniform_(a, b) of n elements of float dtype dt: x * (to - from) + from, fused, in double for float64 and
     in float otherwise (half and bfloat16 round the float result); a value that rounds to `to` becomes

@@ -24,6 +24,7 @@ class Future:
         self._finish: Callable[[], Any] | None = None   # completes the operation and returns the value
         self._poll: Callable[[], bool] | None = None     # whether the operation has completed
         self._callbacks: list = []
+        self._upstream: Future | None = None          # the Future whose `then` made this one
 
     @classmethod
     def _pending(cls, finish: Callable[[], Any], poll: Callable[[], bool] | None = None) -> "Future":
@@ -43,19 +44,28 @@ class Future:
         else:
             self.set_result(value)
 
+    def _drive(self, block: bool) -> None:
+        """Complete the operation behind this Future where it can: run its finishing function (block, or the
+        operation has completed), or drive the Future that `then` chained it to (whose callbacks resolve it)."""
+        if self._resolved():
+            return
+        if self._finish is not None:
+            if block or self._poll is None or self._poll():
+                self._run_finish()
+        elif self._upstream is not None:
+            self._upstream._drive(block)
+
     def done(self) -> bool:
         """Whether the value (or an exception) is ready, without blocking."""
-        if not self._resolved() and self._finish is not None and (self._poll is None or self._poll()):
-            self._run_finish()
+        self._drive(False)
         return self._resolved()
 
     def wait(self) -> Any:
         """Block until the Future resolves; return its value or raise its exception."""
+        self._drive(True)
         if not self._resolved():
-            if self._finish is None:
-                raise RuntimeError("Future.wait: this Future has no result yet and nothing will complete it "
-                                   "(call set_result or set_exception first)")
-            self._run_finish()
+            raise RuntimeError("Future.wait: this Future has no result yet and nothing will complete it "
+                               "(call set_result or set_exception first)")
         if self._exception is not None:
             raise self._exception
         return self._value
@@ -65,13 +75,20 @@ class Future:
         return self.wait()
 
     def then(self, callback: Callable[["Future"], Any]) -> "Future":
-        """A new Future holding callback(self) once self resolves (an exception in either propagates)."""
-        def finish():
-            self.wait()
-            return callback(self)
-        child = Future._pending(finish, self.done)
-        if self._resolved():
-            child._run_finish()
+        """A new Future holding callback(self), run as soon as self resolves (before later callbacks, in the
+        order registered), as torch: the callback also runs when self holds an exception, which reaches the
+        new Future only if the callback raises (e.g. by calling self.value())."""
+        child = Future()
+        child._upstream = self
+
+        def run(parent: "Future") -> None:
+            try:
+                value = callback(parent)
+            except BaseException as e:  # noqa: BLE001 (the Future carries any failure to whoever waits)
+                child.set_exception(e)
+            else:
+                child.set_result(value)
+        self.add_done_callback(run)
         return child
 
     def add_done_callback(self, callback: Callable[["Future"], None]) -> None:

@@ -89,6 +89,11 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 - 
         raise IncompatibleShapesError(f"slice: start_indices {starts} and limit_indices {limits} must have one "
                                       f"entry per dimension of the operand of shape {tuple(x.shape)}, with "
                                       f"0 <= start <= limit <= size (at {user_location(2)})")
+    if strides is not None:
+        strides = tuple(operator.index(i) for i in strides)
+        if len(strides) != x.ndim or any(st < 1 for st in strides):  # (NumPy would step backwards or fail)
+            raise IncompatibleShapesError(f"slice: strides {strides} must have one entry per dimension of the "
+                                          f"operand of shape {tuple(x.shape)}, each >= 1 (at {user_location(2)})")
     return _sh.slice(x, starts, limits, strides)
 
 

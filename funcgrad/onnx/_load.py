@@ -17,6 +17,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..numpy import _softmax
+from ..numpy._statistics import logsumexp as _logsumexp
 from .._src.core.array import ArrayBase
 from .._torch._tensor import Tensor
 from ..nn.utils.stateless import _to_array, _to_tensor
@@ -300,9 +301,7 @@ def _reduction(fn):
 
 for _name, _fn in {"ReduceSum": jnp.sum, "ReduceMax": jnp.max, "ReduceMin": jnp.min, "ReduceProd": jnp.prod,
                    "ReduceMean": jnp.mean,
-                   "ReduceLogSumExp": lambda x, axis, keepdims: jnp.log(jnp.sum(jnp.exp(
-                       x - jnp.max(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims))
-                   + (jnp.max(x, axis=axis, keepdims=keepdims))}.items():
+                   "ReduceLogSumExp": _logsumexp}.items():   # (-inf where every term is: not max - max = NaN)
     OPS[_name] = _reduction(_fn)
 
 

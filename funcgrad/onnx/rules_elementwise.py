@@ -204,11 +204,18 @@ def _convert(ctx, eqn, ins):
 
 @rule("atan2")
 def _atan2(ctx, eqn, ins):
-    """atan(y / x) moved to the quadrant of (x, y); x == 0 gives sign(y) * pi/2 (0 at the origin)."""
+    """atan(y / x), moved to x's half-plane by +-pi after the sign bit of y, as C's atan2 on every special
+    point: a sign bit is read as v < 0 or 1 / v < 0 (-0; ONNX has no signbit), (+-0, +-0) starts from y itself
+    (so atan2(-0, 0) = -0, atan2(0, -0) = pi) and two infinities from atan(sign(y) / sign(x)) (+-pi/4)."""
     y, x = ins
-    q = ctx.op("Atan", [ctx.op("Div", [y, x])])
+    zero, one, inf = _c(ctx, eqn, 0.0), _c(ctx, eqn, 1.0), _c(ctx, eqn, math.inf)
+    both_inf = ctx.op("And", [ctx.op("Equal", [ctx.op("Abs", [y]), inf]), ctx.op("Equal", [ctx.op("Abs", [x]), inf])])
+    ratio = ctx.op("Where", [both_inf, ctx.op("Div", [ctx.op("Sign", [y]), ctx.op("Sign", [x])]),
+                             ctx.op("Div", [y, x])])
+    both_zero = ctx.op("And", [ctx.op("Equal", [y, zero]), ctx.op("Equal", [x, zero])])
+    q = ctx.op("Where", [both_zero, y, ctx.op("Atan", [ratio])])
     pi = _c(ctx, eqn, math.pi)
-    turn = ctx.op("Where", [ctx.op("Less", [y, _c(ctx, eqn, 0.0)]), ctx.op("Neg", [pi]), pi])
-    q = ctx.op("Where", [ctx.op("Less", [x, _c(ctx, eqn, 0.0)]), ctx.op("Add", [q, turn]), q])
-    on_axis = ctx.op("Mul", [ctx.op("Sign", [y]), _c(ctx, eqn, math.pi / 2)])
-    return ctx.op("Where", [ctx.op("Equal", [x, _c(ctx, eqn, 0.0)]), on_axis, q])
+    y_neg, x_neg = (ctx.op("Or", [ctx.op("Less", [v, zero]), ctx.op("Less", [ctx.op("Div", [one, v]), zero])])
+                    for v in (y, x))
+    turn = ctx.op("Where", [y_neg, ctx.op("Neg", [pi]), pi])
+    return ctx.op("Where", [x_neg, ctx.op("Add", [q, turn]), q])

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ..._torch import _mt19937 as _mt
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.prims import elementwise as _ew
 from ..._torch._argcheck import dtype_error as _dtype_error
@@ -137,14 +140,31 @@ def celu_(input, alpha=1.0):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomised leaky ReLU: negative slopes drawn from U(lower, upper) in training, their mean in eval
     (x <= 0 takes the slope, so the gradient at 0 is the slope, as torch)."""
-    _float_kernel(input, "leaky_relu_cpu")
     if training:
-        slope = _fg.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper)
-        fn = lambda x: _fg.where(x > 0, x, x * slope)  # noqa: E731
-    else:
-        s = (lower + upper) / 2
-        fn = lambda x: _fg.where(x > 0, x, x * s)  # noqa: E731
-    return _maybe_inplace(input, inplace, fn, "RreluWithNoise")
+        return _maybe_inplace(input, inplace, _rrelu_train(input, lower, upper), "RreluWithNoise")
+    _float_kernel(input, "leaky_relu_cpu")
+    s = (lower + upper) / 2
+    return _maybe_inplace(input, inplace, lambda x: _fg.where(x > 0, x, x * s), "RreluWithNoise")
+
+
+def _rrelu_train(input, lower, upper):
+    """rrelu's training function, with torch's draws: one uniform_real_distribution<double>(lower, upper) per
+    element x <= 0, in order, from the default generator (none for x > 0 or NaN), its bounds and the product
+    x * slope in the op math type (float for float32 and bfloat16); torch has no Half kernel."""
+    dt = input._np_dtype()
+    _float_kernel(input, "rrelu_with_noise_out_cpu")
+    if dt == np.float16:
+        raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for 'Half'")
+    op = np.dtype(np.float64 if dt == np.float64 else np.float32)
+    neg = input.detach()._host() <= 0
+    r = _mt.uniform_real(_fg.default_generator.engine(), int(neg.sum()), float(op.type(lower)),
+                         float(op.type(upper)))
+    noise = np.ones(neg.shape, op)
+    noise[neg] = r
+    slope, mask = _fg.from_numpy(noise), _fg.from_numpy(neg)
+    if op == dt:
+        return lambda x: _fg.where(mask, x * slope, x)
+    return lambda x: _fg.where(mask, (x.to(slope.dtype) * slope).to(x.dtype), x)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):

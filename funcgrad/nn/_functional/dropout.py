@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from .common import _maybe_inplace, _unbatched
 
@@ -20,6 +22,15 @@ def _keep_mask(shape, p, dtype):
     return _fg.empty(tuple(shape), dtype=dtype).bernoulli_(1.0 - p)
 
 
+def _keep_scale(shape, p, dtype):
+    """The kept elements' scale 1/(1-p) (0 where dropped), as torch's noise.bernoulli_(1-p).div_(1-p): ATen divides
+    by a scalar as a product with its reciprocal in the op math type (float for float16/bfloat16/float32), so
+    the scale is rounded from float's 1/(1-p), not computed in the tensor's dtype."""
+    mask = _keep_mask(shape, p, dtype)
+    op = np.float64 if mask._np_dtype() == np.float64 else np.float32
+    return mask * float(op(1.0) / op(1.0 - p))
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only)."""
     _check_p(p)
@@ -27,7 +38,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     if p == 1.0:
         return _maybe_inplace(input, inplace, lambda x: x * 0.0, "Dropout")
-    scaled = _keep_mask(input.shape, p, input.dtype) / (1.0 - p)
+    scaled = _keep_scale(input.shape, p, input.dtype)
     return _maybe_inplace(input, inplace, lambda x: x * scaled, "Dropout")
 
 
@@ -41,7 +52,7 @@ def _feature_dropout(input, p, training, inplace, alpha=False):
         return _alpha_dropout_with_mask(input, p, shape, inplace)
     if p == 1.0:
         return _maybe_inplace(input, inplace, lambda x: x * 0.0, "FeatureDropout")
-    scaled = _keep_mask(shape, p, input.dtype) / (1.0 - p)
+    scaled = _keep_scale(shape, p, input.dtype)
     return _maybe_inplace(input, inplace, lambda x: x * scaled, "FeatureDropout")
 
 

@@ -674,8 +674,9 @@ def _emit_reduce(em: _Emitter, depth: int, e: Eqn) -> None:
     axes = set(e.params["axes"])
     xs = tuple(x.aval.shape)
     dt = np.dtype(o.aval.dtype)
-    if kind == "sum":
-        init = _literal(-0.0, dt) if dt.kind == "f" else _literal(0, dt)  # -0.0 + y == y, as y alone
+    if kind == "sum":  # -0.0 + y == y, as y alone; an empty sum is +0.0, as NumPy's
+        empty = any(xs[a] == 0 for a in axes)
+        init = _literal(-0.0, dt) if dt.kind == "f" and not empty else _literal(0, dt)
     elif kind == "prod":
         init = _literal(1, dt)
     elif dt.kind == "f":
