@@ -74,8 +74,14 @@ def test_spectral_norm():
     assert sorted(m.state_dict()) == sorted(torch.nn.utils.spectral_norm(torch.nn.Linear(4, 6)).state_dict())
     m(fg.randn(2, 4)).sum().backward()
     assert m.weight_orig.grad is not None
+    m.eval()
+    m(fg.randn(2, 4))  # no power iteration in eval mode: the weight is weight_orig / sigma(u, v) as they are
+    normalised = m.weight.detach().numpy().copy()
     fg.nn.utils.remove_spectral_norm(m)
     assert "weight" in dict(m.named_parameters())
+    np.testing.assert_allclose(m.weight.detach().numpy(), normalised, rtol=1e-6)
+    t = torch.nn.utils.remove_spectral_norm(torch.nn.utils.spectral_norm(torch.nn.Linear(4, 6)))
+    assert sorted(m.state_dict()) == sorted(t.state_dict()) == ["bias", "weight"]
 
 
 def test_register_parametrization_and_orthogonal():
