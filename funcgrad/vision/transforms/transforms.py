@@ -154,14 +154,14 @@ class _Cropped(Module):
         self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
 
     def forward(self, img):
-        return self._op(img, self.size)
+        return type(self)._op(img, self.size)
 
     def __repr__(self):
         return f"{self.__class__.__name__}(size={self.size})"
 
 
 class CenterCrop(_Cropped):
-    _op = staticmethod(F.center_crop)
+    _op = F.center_crop
 
 
 class Pad(Module):
@@ -292,7 +292,8 @@ class _RandomlyApplied(Module):
     def forward(self, img):
         if not _coin(self.p):
             return img
-        return self._op(img) if self._setting is None else self._op(img, getattr(self, self._setting))
+        op = type(self)._op
+        return op(img) if self._setting is None else op(img, getattr(self, self._setting))
 
     def __repr__(self):
         setting = "" if self._setting is None else f"{self._setting}={getattr(self, self._setting)},"
@@ -300,23 +301,23 @@ class _RandomlyApplied(Module):
 
 
 class RandomHorizontalFlip(_RandomlyApplied):
-    _op = staticmethod(F.hflip)
+    _op = F.hflip
 
 
 class RandomVerticalFlip(_RandomlyApplied):
-    _op = staticmethod(F.vflip)
+    _op = F.vflip
 
 
 class RandomInvert(_RandomlyApplied):
-    _op = staticmethod(F.invert)
+    _op = F.invert
 
 
 class RandomAutocontrast(_RandomlyApplied):
-    _op = staticmethod(F.autocontrast)
+    _op = F.autocontrast
 
 
 class RandomEqualize(_RandomlyApplied):
-    _op = staticmethod(F.equalize)
+    _op = F.equalize
 
 
 class _RandomlyAdjusted(_RandomlyApplied):
@@ -328,21 +329,21 @@ class _RandomlyAdjusted(_RandomlyApplied):
 
 
 class RandomPosterize(_RandomlyAdjusted):
-    _op, _setting = staticmethod(F.posterize), "bits"
+    _op, _setting = F.posterize, "bits"
 
     def __init__(self, bits, p=0.5):
         super().__init__(bits, p)
 
 
 class RandomSolarize(_RandomlyAdjusted):
-    _op, _setting = staticmethod(F.solarize), "threshold"
+    _op, _setting = F.solarize, "threshold"
 
     def __init__(self, threshold, p=0.5):
         super().__init__(threshold, p)
 
 
 class RandomAdjustSharpness(_RandomlyAdjusted):
-    _op, _setting = staticmethod(F.adjust_sharpness), "sharpness_factor"
+    _op, _setting = F.adjust_sharpness, "sharpness_factor"
 
     def __init__(self, sharpness_factor, p=0.5):
         super().__init__(sharpness_factor, p)
@@ -444,7 +445,7 @@ class RandomResizedCrop(Module):
 
 
 class FiveCrop(_Cropped):
-    _op = staticmethod(F.five_crop)
+    _op = F.five_crop
 
 
 class TenCrop(_Cropped):
