@@ -24,6 +24,11 @@ __all__ = ["Independent", "TransformedDistribution", "LogNormal", "Gumbel", "Par
            "InverseGamma", "LogisticNormal", "RelaxedBernoulli", "RelaxedOneHotCategorical", "MixtureSameFamily"]
 
 
+def _of_base(name: str) -> property:
+    """The read-only attribute `name` of the wrapped distribution, self.base_dist."""
+    return property(lambda self: getattr(self.base_dist, name), doc=f"base_dist.{name}")
+
+
 class Independent(Distribution):
     """Reinterprets the rightmost `reinterpreted_batch_ndims` batch dims of a distribution as event dims."""
     arg_constraints: dict = {}
@@ -40,9 +45,7 @@ class Independent(Distribution):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    @property
-    def has_rsample(self):
-        return self.base_dist.has_rsample
+    has_rsample = _of_base("has_rsample")
 
     @property
     def has_enumerate_support(self):
@@ -57,21 +60,10 @@ class Independent(Distribution):
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
         return result
 
-    @property
-    def mean(self):
-        return self.base_dist.mean
-
-    @property
-    def mode(self):
-        return self.base_dist.mode
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
-
-    @property
-    def _draws_as_torch(self):
-        return self.base_dist._draws_as_torch
+    mean = _of_base("mean")
+    mode = _of_base("mode")
+    variance = _of_base("variance")
+    _draws_as_torch = _of_base("_draws_as_torch")
 
     def _sample(self, key, sample_shape):
         return self.base_dist._sample(key, sample_shape)
@@ -157,13 +149,8 @@ class TransformedDistribution(Distribution):
             support = constraints.independent(support, len(self.event_shape) - support.event_dim)
         return support
 
-    @property
-    def has_rsample(self):
-        return self.base_dist.has_rsample
-
-    @property
-    def _draws_as_torch(self):
-        return self.base_dist._draws_as_torch
+    has_rsample = _of_base("has_rsample")
+    _draws_as_torch = _of_base("_draws_as_torch")
 
     def _sample(self, key, sample_shape):
         x = self.base_dist._sample(key, sample_shape)
@@ -227,13 +214,8 @@ class LogNormal(TransformedDistribution):
         base_dist = Normal(loc, scale, validate_args=validate_args)
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
-    @property
-    def loc(self):
-        return self.base_dist.loc
-
-    @property
-    def scale(self):
-        return self.base_dist.scale
+    loc = _of_base("loc")
+    scale = _of_base("scale")
 
     @property
     def mean(self):
@@ -421,13 +403,8 @@ class InverseGamma(TransformedDistribution):
         neg_one = call_nograd(lambda r: -jnp.ones_like(r), base_dist.rate)
         super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
 
-    @property
-    def concentration(self):
-        return self.base_dist.concentration
-
-    @property
-    def rate(self):
-        return self.base_dist.rate
+    concentration = _of_base("concentration")
+    rate = _of_base("rate")
 
     @property
     def mean(self):
@@ -508,17 +485,9 @@ class _Relaxation(TransformedDistribution):
     """A continuous relaxation at a temperature: its parameters are those of its base distribution."""
     has_rsample = True
 
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
+    temperature = _of_base("temperature")
+    logits = _of_base("logits")
+    probs = _of_base("probs")
 
 
 class RelaxedBernoulli(_Relaxation):
