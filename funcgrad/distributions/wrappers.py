@@ -17,16 +17,11 @@ from .discrete import Categorical, _OverCategorical
 from .distribution import Distribution
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform,
                          StickBreakingTransform, Transform)
-from .utils import (BinaryProbsOrLogits, broadcast_all, call, call_nograd, euler_constant, expand_to,
+from .utils import (BinaryProbsOrLogits, broadcast_all, call, call_nograd, euler_constant, expand_to, forwarded,
                     sum_rightmost)
 
 __all__ = ["Independent", "TransformedDistribution", "LogNormal", "Gumbel", "Pareto", "Weibull", "Kumaraswamy",
            "InverseGamma", "LogisticNormal", "RelaxedBernoulli", "RelaxedOneHotCategorical", "MixtureSameFamily"]
-
-
-def _of_base(name: str) -> property:
-    """The read-only attribute `name` of the wrapped distribution, self.base_dist."""
-    return property(lambda self: getattr(self.base_dist, name), doc=f"base_dist.{name}")
 
 
 class Independent(Distribution):
@@ -45,7 +40,7 @@ class Independent(Distribution):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    has_rsample = _of_base("has_rsample")
+    has_rsample = forwarded("base_dist", "has_rsample")
 
     @property
     def has_enumerate_support(self):
@@ -60,10 +55,10 @@ class Independent(Distribution):
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
         return result
 
-    mean = _of_base("mean")
-    mode = _of_base("mode")
-    variance = _of_base("variance")
-    _draws_as_torch = _of_base("_draws_as_torch")
+    mean = forwarded("base_dist", "mean")
+    mode = forwarded("base_dist", "mode")
+    variance = forwarded("base_dist", "variance")
+    _draws_as_torch = forwarded("base_dist", "_draws_as_torch")
 
     def _sample(self, key, sample_shape):
         return self.base_dist._sample(key, sample_shape)
@@ -149,8 +144,8 @@ class TransformedDistribution(Distribution):
             support = constraints.independent(support, len(self.event_shape) - support.event_dim)
         return support
 
-    has_rsample = _of_base("has_rsample")
-    _draws_as_torch = _of_base("_draws_as_torch")
+    has_rsample = forwarded("base_dist", "has_rsample")
+    _draws_as_torch = forwarded("base_dist", "_draws_as_torch")
 
     def _sample(self, key, sample_shape):
         x = self.base_dist._sample(key, sample_shape)
@@ -214,8 +209,8 @@ class LogNormal(TransformedDistribution):
         base_dist = Normal(loc, scale, validate_args=validate_args)
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
-    loc = _of_base("loc")
-    scale = _of_base("scale")
+    loc = forwarded("base_dist", "loc")
+    scale = forwarded("base_dist", "scale")
 
     @property
     def mean(self):
@@ -403,8 +398,8 @@ class InverseGamma(TransformedDistribution):
         neg_one = call_nograd(lambda r: -jnp.ones_like(r), base_dist.rate)
         super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
 
-    concentration = _of_base("concentration")
-    rate = _of_base("rate")
+    concentration = forwarded("base_dist", "concentration")
+    rate = forwarded("base_dist", "rate")
 
     @property
     def mean(self):
@@ -485,9 +480,9 @@ class _Relaxation(TransformedDistribution):
     """A continuous relaxation at a temperature: its parameters are those of its base distribution."""
     has_rsample = True
 
-    temperature = _of_base("temperature")
-    logits = _of_base("logits")
-    probs = _of_base("probs")
+    temperature = forwarded("base_dist", "temperature")
+    logits = forwarded("base_dist", "logits")
+    probs = forwarded("base_dist", "probs")
 
 
 class RelaxedBernoulli(_Relaxation):
