@@ -3,6 +3,7 @@ nn.init's deprecated spellings, optim.Adafactor and SparseAdam, torch.func.linea
 against real PyTorch."""
 from __future__ import annotations
 
+import importlib
 import warnings
 
 import numpy as np
@@ -73,8 +74,14 @@ def test_spectral_norm():
     assert sorted(m.state_dict()) == sorted(torch.nn.utils.spectral_norm(torch.nn.Linear(4, 6)).state_dict())
     m(fg.randn(2, 4)).sum().backward()
     assert m.weight_orig.grad is not None
+    m.eval()
+    m(fg.randn(2, 4))  # no power iteration in eval mode: the weight is weight_orig / sigma(u, v) as they are
+    normalised = m.weight.detach().numpy().copy()
     fg.nn.utils.remove_spectral_norm(m)
     assert "weight" in dict(m.named_parameters())
+    np.testing.assert_allclose(m.weight.detach().numpy(), normalised, rtol=1e-6)
+    t = torch.nn.utils.remove_spectral_norm(torch.nn.utils.spectral_norm(torch.nn.Linear(4, 6)))
+    assert sorted(m.state_dict()) == sorted(t.state_dict()) == ["bias", "weight"]
 
 
 def test_register_parametrization_and_orthogonal():
@@ -287,3 +294,36 @@ def test_swa_utils_match_torch(kind):
     np.testing.assert_allclose(res[fg][2], res[torch][2], rtol=1e-12)
     assert res[fg][3] == res[torch][3]
     np.testing.assert_allclose(res[fg][4], res[torch][4], rtol=1e-4, atol=1e-5)
+
+
+def test_prune_masks_match_torch():
+    """Deterministic pruning (L1, Ln structured, stacked in a PruningContainer, then removed) gives torch's masks
+    and weights; random pruning zeroes exactly the requested count of entries / channels."""
+    w, b = _f32(6, 5), _f32(6)
+    res = {}
+    for L in (fg, torch):
+        P = importlib.import_module(L.__name__ + ".nn.utils.prune")
+        m = _copy_linear(L, w, b)
+        P.l1_unstructured(m, "weight", amount=0.3)
+        P.ln_structured(m, "weight", amount=2, n=2, dim=0)
+        P.ln_structured(m, "weight", amount=0.4, n=1, dim=1)
+        mask = m.weight_mask.numpy().copy()
+        P.remove(m, "weight")
+        r = L.nn.Linear(5, 6)
+        P.random_unstructured(r, "weight", amount=7)
+        zeros = int((r.weight_mask.numpy() == 0).sum())
+        P.random_structured(r, "weight", amount=0.5, dim=1)
+        zero_cols = int((r.weight_mask.numpy().sum(0) == 0).sum())
+        errors = []
+        ones = L.ones(5, 6)
+        for bad in (lambda: P.L1Unstructured(1.5), lambda: P.L1Unstructured(40).compute_mask(ones, ones),
+                    lambda: P.RandomStructured(9, 1).compute_mask(ones, ones)):
+            with pytest.raises(ValueError) as e:
+                bad()
+            errors.append(str(e.value))
+        res[L] = mask, m.weight.detach().numpy(), zeros, zero_cols, errors
+    np.testing.assert_array_equal(res[fg][0], res[torch][0])
+    np.testing.assert_array_equal(res[fg][1], w * res[torch][0])
+    np.testing.assert_array_equal(res[fg][1], res[torch][1])
+    assert res[fg][2:] == res[torch][2:]
+    assert res[fg][2:4] == (7, 2)  # 7 entries, then round(0.5 * 5) of the 5 columns

@@ -87,21 +87,28 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
-    """base_constraint with its `reinterpreted_batch_ndims` rightmost batch dims made event dims."""
+class _OnBase(Constraint):
+    """A constraint made from another, base_constraint: discrete when it is."""
 
-    def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int):
+    def __init__(self, base_constraint: Constraint):
         if not isinstance(base_constraint, Constraint):
             raise TypeError("base_constraint must be a Constraint")
-        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
-            raise ValueError("reinterpreted_batch_ndims must be a non-negative int")
         self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
 
     @property
     def is_discrete(self) -> bool:
         return self.base_constraint.is_discrete
+
+
+class _IndependentConstraint(_OnBase):
+    """base_constraint with its `reinterpreted_batch_ndims` rightmost batch dims made event dims."""
+
+    def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int):
+        super().__init__(base_constraint)
+        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
+            raise ValueError("reinterpreted_batch_ndims must be a non-negative int")
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def event_dim(self) -> int:
@@ -119,19 +126,9 @@ class _IndependentConstraint(Constraint):
         return f"{self.__class__.__name__[1:]}({repr(self.base_constraint)}, {self.reinterpreted_batch_ndims})"
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_OnBase):
     """The support of a MixtureSameFamily: the component distribution's support, reduced over the
     mixture dimension."""
-
-    def __init__(self, base_constraint: Constraint):
-        if not isinstance(base_constraint, Constraint):
-            raise TypeError("base_constraint must be a Constraint")
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:
-        return self.base_constraint.is_discrete
 
     @property
     def event_dim(self) -> int:
@@ -328,22 +325,27 @@ class _PositiveDefinite(_Symmetric):
         return jnp.all(jnp.linalg.eigvalsh(value) > 0, axis=-1)
 
 
-class _Cat(Constraint):
-    """Constraints cseq applied to consecutive pieces (of sizes `lengths`) along dim."""
+class _AlongDim(Constraint):
+    """Constraints cseq applied to parts of a value along dim: discrete when any of them is."""
 
-    def __init__(self, cseq, dim: int = 0, lengths=None):
+    def __init__(self, cseq, dim: int = 0):
         self.cseq = list(cseq)
-        if lengths is None:
-            lengths = [1] * len(self.cseq)
-        self.lengths = list(lengths)
-        if len(self.lengths) != len(self.cseq):
-            raise ValueError("cat: cseq and lengths must have the same length")
         self.dim = dim
         super().__init__()
 
     @property
     def is_discrete(self) -> bool:
         return any(c.is_discrete for c in self.cseq)
+
+
+class _Cat(_AlongDim):
+    """Constraints cseq applied to consecutive pieces (of sizes `lengths`) along dim."""
+
+    def __init__(self, cseq, dim: int = 0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError("cat: cseq and lengths must have the same length")
 
     @property
     def event_dim(self) -> int:
@@ -361,17 +363,8 @@ class _Cat(Constraint):
         return jnp.concatenate(checks, axis=self.dim)
 
 
-class _Stack(Constraint):
+class _Stack(_AlongDim):
     """Constraints cseq applied to the slices of dim."""
-
-    def __init__(self, cseq, dim: int = 0):
-        self.cseq = list(cseq)
-        self.dim = dim
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:
-        return any(c.is_discrete for c in self.cseq)
 
     @property
     def event_dim(self) -> int:

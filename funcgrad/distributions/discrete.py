@@ -13,7 +13,7 @@ from . import constraints
 from .continuous import _Checked, _shape, xlogy
 from .distribution import TORCH_STREAM, Distribution
 from .exp_family import ExponentialFamily
-from .utils import (BinaryProbsOrLogits, arr, call, call_nograd, expand_to, is_concrete,
+from .utils import (BinaryProbsOrLogits, arr, call, call_nograd, expand_to, forwarded, is_concrete,
                     lazy_property, logits_to_probs, one_of, probs_to_logits, stop_gradient)
 
 __all__ = ["Bernoulli", "Binomial", "Categorical", "Geometric", "Multinomial", "NegativeBinomial",
@@ -241,17 +241,9 @@ class _OverCategorical:
     """Mixin of the families built on a Categorical (`self._categorical`): its probs, logits and
     param_shape are theirs."""
 
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
+    probs = forwarded("_categorical", "probs")
+    logits = forwarded("_categorical", "logits")
+    param_shape = forwarded("_categorical", "param_shape")
 
 
 class OneHotCategorical(_OverCategorical, _Checked, Distribution):
@@ -265,13 +257,8 @@ class OneHotCategorical(_OverCategorical, _Checked, Distribution):
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
                          validate_args=validate_args)
 
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def mean(self):
-        return self._categorical.probs
+    _param = forwarded("_categorical", "_param")
+    mean = forwarded("_categorical", "probs")
 
     @property
     def mode(self):

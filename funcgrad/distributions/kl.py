@@ -95,32 +95,44 @@ def _x_log_x(t):
     return t * jnp.log(t)
 
 
+def _closed_form(type_p: type, type_q: type, p_params: str, q_params: str | None = None) -> Callable:
+    """Decorator: the formula f(*p's p_params, *q's q_params) on Arrays (the parameters are space-separated
+    attribute names; q's are p's by default) becomes KL(type_p || type_q), registered and called through
+    utils.call as the op KL<P><Q> (KL<P> within one family). It returns the registered kl(p, q)."""
+    name = "KL" + type_p.__name__ + ("" if type_p is type_q else type_q.__name__)
+    p_params = p_params.split()
+    q_params = p_params if q_params is None else q_params.split()
+
+    def decorator(formula):
+        def kl(p, q):
+            return call(name, formula, *[getattr(p, a) for a in p_params], *[getattr(q, a) for a in q_params])
+        kl.__name__ = kl.__qualname__ = formula.__name__
+        return register_kl(type_p, type_q)(kl)
+    return decorator
+
+
 # --- same family ------------------------------------------------------------------------------------------
 
-@register_kl(Bernoulli, Bernoulli)
-def _kl_bernoulli_bernoulli(p, q):
-    def f(pp, pl, qp, ql):
-        t1 = pp * (softplus(-ql) - softplus(-pl))
-        t1 = jnp.where(qp == 0, jnp.inf, t1)
-        t1 = jnp.where(pp == 0, 0.0, t1)
-        t2 = (1 - pp) * (softplus(ql) - softplus(pl))
-        t2 = jnp.where(qp == 1, jnp.inf, t2)
-        t2 = jnp.where(pp == 1, 0.0, t2)
-        return t1 + t2
-    return call("KLBernoulli", f, p.probs, p.logits, q.probs, q.logits)
+@_closed_form(Bernoulli, Bernoulli, "probs logits")
+def _kl_bernoulli_bernoulli(pp, pl, qp, ql):
+    t1 = pp * (softplus(-ql) - softplus(-pl))
+    t1 = jnp.where(qp == 0, jnp.inf, t1)
+    t1 = jnp.where(pp == 0, 0.0, t1)
+    t2 = (1 - pp) * (softplus(ql) - softplus(pl))
+    t2 = jnp.where(qp == 1, jnp.inf, t2)
+    t2 = jnp.where(pp == 1, 0.0, t2)
+    return t1 + t2
 
 
-@register_kl(Beta, Beta)
-def _kl_beta_beta(p, q):
-    def f(a1, b1, a2, b2):
-        s1, s2 = a1 + b1, a2 + b2
-        t1 = sps.gammaln(a2) + sps.gammaln(b2) + sps.gammaln(s1)
-        t2 = sps.gammaln(a1) + sps.gammaln(b1) + sps.gammaln(s2)
-        t3 = (a1 - a2) * sps.digamma(a1)
-        t4 = (b1 - b2) * sps.digamma(b1)
-        t5 = (s2 - s1) * sps.digamma(s1)
-        return t1 - t2 + t3 + t4 + t5
-    return call("KLBeta", f, p.concentration1, p.concentration0, q.concentration1, q.concentration0)
+@_closed_form(Beta, Beta, "concentration1 concentration0")
+def _kl_beta_beta(a1, b1, a2, b2):
+    s1, s2 = a1 + b1, a2 + b2
+    t1 = sps.gammaln(a2) + sps.gammaln(b2) + sps.gammaln(s1)
+    t2 = sps.gammaln(a1) + sps.gammaln(b1) + sps.gammaln(s2)
+    t3 = (a1 - a2) * sps.digamma(a1)
+    t4 = (b1 - b2) * sps.digamma(b1)
+    t5 = (s2 - s1) * sps.digamma(s1)
+    return t1 - t2 + t3 + t4 + t5
 
 
 @register_kl(Binomial, Binomial)
@@ -134,14 +146,12 @@ def _kl_binomial_binomial(p, q):
     return call("KLBinomial", f, p.total_count, p.probs, p.logits, q.total_count, q.probs, q.logits)
 
 
-@register_kl(Categorical, Categorical)
-def _kl_categorical_categorical(p, q):
-    def f(pp, pl, qp, ql):
-        t = pp * (pl - ql)
-        t = jnp.where(jnp.broadcast_to(qp == 0, t.shape), jnp.inf, t)
-        t = jnp.where(jnp.broadcast_to(pp == 0, t.shape), 0.0, t)
-        return jnp.sum(t, -1)
-    return call("KLCategorical", f, p.probs, p.logits, q.probs, q.logits)
+@_closed_form(Categorical, Categorical, "probs logits")
+def _kl_categorical_categorical(pp, pl, qp, ql):
+    t = pp * (pl - ql)
+    t = jnp.where(jnp.broadcast_to(qp == 0, t.shape), jnp.inf, t)
+    t = jnp.where(jnp.broadcast_to(pp == 0, t.shape), 0.0, t)
+    return jnp.sum(t, -1)
 
 
 @register_kl(OneHotCategorical, OneHotCategorical)
@@ -165,24 +175,20 @@ def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
     return call("KLContinuousBernoulli", f, p.probs, p.logits, q.probs, q.logits)
 
 
-@register_kl(Dirichlet, Dirichlet)
-def _kl_dirichlet_dirichlet(p, q):
-    def f(a, b):
-        sa, sb = jnp.sum(a, -1), jnp.sum(b, -1)
-        t1 = sps.gammaln(sa) - sps.gammaln(sb)
-        t2 = jnp.sum(sps.gammaln(a) - sps.gammaln(b), -1)
-        t3 = a - b
-        t4 = sps.digamma(a) - sps.digamma(sa)[..., None]
-        return t1 - t2 + jnp.sum(t3 * t4, -1)
-    return call("KLDirichlet", f, p.concentration, q.concentration)
+@_closed_form(Dirichlet, Dirichlet, "concentration")
+def _kl_dirichlet_dirichlet(a, b):
+    sa, sb = jnp.sum(a, -1), jnp.sum(b, -1)
+    t1 = sps.gammaln(sa) - sps.gammaln(sb)
+    t2 = jnp.sum(sps.gammaln(a) - sps.gammaln(b), -1)
+    t3 = a - b
+    t4 = sps.digamma(a) - sps.digamma(sa)[..., None]
+    return t1 - t2 + jnp.sum(t3 * t4, -1)
 
 
-@register_kl(Exponential, Exponential)
-def _kl_exponential_exponential(p, q):
-    def f(rp, rq):
-        ratio = rq / rp
-        return -jnp.log(ratio) + ratio - 1
-    return call("KLExponential", f, p.rate, q.rate)
+@_closed_form(Exponential, Exponential, "rate")
+def _kl_exponential_exponential(rp, rq):
+    ratio = rq / rp
+    return -jnp.log(ratio) + ratio - 1
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)
@@ -208,28 +214,24 @@ def _kl_expfamily_expfamily(p, q):
     return call("KLExpFamily", f, *p_nat, *q_nat)
 
 
-@register_kl(Gamma, Gamma)
-def _kl_gamma_gamma(p, q):
-    def f(cp, rp, cq, rq):
-        t1 = cq * jnp.log(rp / rq)
-        t2 = sps.gammaln(cq) - sps.gammaln(cp)
-        t3 = (cp - cq) * sps.digamma(cp)
-        t4 = (rq - rp) * (cp / rp)
-        return t1 + t2 + t3 + t4
-    return call("KLGamma", f, p.concentration, p.rate, q.concentration, q.rate)
+@_closed_form(Gamma, Gamma, "concentration rate")
+def _kl_gamma_gamma(cp, rp, cq, rq):
+    t1 = cq * jnp.log(rp / rq)
+    t2 = sps.gammaln(cq) - sps.gammaln(cp)
+    t3 = (cp - cq) * sps.digamma(cp)
+    t4 = (rq - rp) * (cp / rp)
+    return t1 + t2 + t3 + t4
 
 
-@register_kl(Gumbel, Gumbel)
-def _kl_gumbel_gumbel(p, q):
-    def f(mp, sp, mq, sq):
-        ct1 = sp / sq
-        ct2 = mq / sq
-        ct3 = mp / sq
-        t1 = -jnp.log(ct1) - ct2 + ct3
-        t2 = ct1 * euler_constant
-        t3 = jnp.exp(ct2 + sps.gammaln(1 + ct1) - ct3)
-        return t1 + t2 + t3 - (1 + euler_constant)
-    return call("KLGumbel", f, p.loc, p.scale, q.loc, q.scale)
+@_closed_form(Gumbel, Gumbel, "loc scale")
+def _kl_gumbel_gumbel(mp, sp, mq, sq):
+    ct1 = sp / sq
+    ct2 = mq / sq
+    ct3 = mp / sq
+    t1 = -jnp.log(ct1) - ct2 + ct3
+    t2 = ct1 * euler_constant
+    t3 = jnp.exp(ct2 + sps.gammaln(1 + ct1) - ct3)
+    return t1 + t2 + t3 - (1 + euler_constant)
 
 
 @register_kl(Geometric, Geometric)
@@ -249,13 +251,11 @@ def _kl_halfnormal_halfnormal(p, q):
     return call("KLHalfNormal", lambda sp, sq: _kl_normal_formula(0.0, sp, 0.0, sq), p.scale, q.scale)
 
 
-@register_kl(Laplace, Laplace)
-def _kl_laplace_laplace(p, q):
-    def f(mp, sp, mq, sq):
-        scale_ratio = sp / sq
-        loc_abs_diff = _abs(mp - mq, "torch")
-        return -jnp.log(scale_ratio) + loc_abs_diff / sq + scale_ratio * jnp.exp(-loc_abs_diff / sp) - 1
-    return call("KLLaplace", f, p.loc, p.scale, q.loc, q.scale)
+@_closed_form(Laplace, Laplace, "loc scale")
+def _kl_laplace_laplace(mp, sp, mq, sq):
+    scale_ratio = sp / sq
+    loc_abs_diff = _abs(mp - mq, "torch")
+    return -jnp.log(scale_ratio) + loc_abs_diff / sq + scale_ratio * jnp.exp(-loc_abs_diff / sp) - 1
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)
@@ -281,14 +281,12 @@ def _kl_normal_normal(p, q):
     return call("KLNormal", _kl_normal_formula, p.loc, p.scale, q.loc, q.scale)
 
 
-@register_kl(Pareto, Pareto)
-def _kl_pareto_pareto(p, q):
-    def f(sp, ap, sq, aq):
-        scale_ratio = sp / sq
-        alpha_ratio = aq / ap
-        result = aq * jnp.log(scale_ratio) - jnp.log(alpha_ratio) + alpha_ratio - 1
-        return jnp.where(sp < sq, jnp.inf, result)
-    return call("KLPareto", f, p.scale, p.alpha, q.scale, q.alpha)
+@_closed_form(Pareto, Pareto, "scale alpha")
+def _kl_pareto_pareto(sp, ap, sq, aq):
+    scale_ratio = sp / sq
+    alpha_ratio = aq / ap
+    result = aq * jnp.log(scale_ratio) - jnp.log(alpha_ratio) + alpha_ratio - 1
+    return jnp.where(sp < sq, jnp.inf, result)
 
 
 @register_kl(Poisson, Poisson)
@@ -306,12 +304,10 @@ def _kl_transformed_transformed(p, q):
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), extra_event_dim)
 
 
-@register_kl(Uniform, Uniform)
-def _kl_uniform_uniform(p, q):
-    def f(lp, hp, lq, hq):
-        result = jnp.log((hq - lq) / (hp - lp))
-        return jnp.where((lq > lp) | (hq < hp), jnp.inf, result)
-    return call("KLUniform", f, p.low, p.high, q.low, q.high)
+@_closed_form(Uniform, Uniform, "low high")
+def _kl_uniform_uniform(lp, hp, lq, hq):
+    result = jnp.log((hq - lq) / (hp - lp))
+    return jnp.where((lq > lp) | (hq < hp), jnp.inf, result)
 
 
 @register_kl(Independent, Independent)
@@ -335,22 +331,18 @@ def _kl_beta_exponential(p, q):
                 p.entropy(), p.concentration1, p.concentration0, q.rate)
 
 
-@register_kl(Exponential, Gamma)
-def _kl_exponential_gamma(p, q):
-    def f(rp, c, rq):
-        ratio = rq / rp
-        return (-c * jnp.log(ratio) + ratio + sps.gammaln(c) + c * euler_constant - (1 + euler_constant))
-    return call("KLExponentialGamma", f, p.rate, q.concentration, q.rate)
+@_closed_form(Exponential, Gamma, "rate", "concentration rate")
+def _kl_exponential_gamma(rp, c, rq):
+    ratio = rq / rp
+    return (-c * jnp.log(ratio) + ratio + sps.gammaln(c) + c * euler_constant - (1 + euler_constant))
 
 
-@register_kl(Exponential, Normal)
-def _kl_exponential_normal(p, q):
-    def f(r, m, s):
-        var_normal = s ** 2
-        rate_sqr = r ** 2
-        t1 = 0.5 * jnp.log(rate_sqr * var_normal * 2 * math.pi)
-        return t1 - 1 + (1 / rate_sqr - m / r + m ** 2 * 0.5) / var_normal
-    return call("KLExponentialNormal", f, p.rate, q.loc, q.scale)
+@_closed_form(Exponential, Normal, "rate", "loc scale")
+def _kl_exponential_normal(r, m, s):
+    var_normal = s ** 2
+    rate_sqr = r ** 2
+    t1 = 0.5 * jnp.log(rate_sqr * var_normal * 2 * math.pi)
+    return t1 - 1 + (1 / rate_sqr - m / r + m ** 2 * 0.5) / var_normal
 
 
 @register_kl(Gamma, Exponential)
@@ -359,121 +351,101 @@ def _kl_gamma_exponential(p, q):
                 p.entropy(), p.concentration, p.rate, q.rate)
 
 
-@register_kl(Gamma, Normal)
-def _kl_gamma_normal(p, q):
-    def f(c, r, m, s):
-        var_normal = s ** 2
-        beta_sqr = r ** 2
-        t1 = 0.5 * jnp.log(beta_sqr * var_normal * 2 * math.pi) - c - sps.gammaln(c)
-        t2 = 0.5 * (c ** 2 + c) / beta_sqr
-        t3 = m * c / r
-        t4 = 0.5 * m ** 2
-        return t1 + (c - 1) * sps.digamma(c) + (t2 - t3 + t4) / var_normal
-    return call("KLGammaNormal", f, p.concentration, p.rate, q.loc, q.scale)
+@_closed_form(Gamma, Normal, "concentration rate", "loc scale")
+def _kl_gamma_normal(c, r, m, s):
+    var_normal = s ** 2
+    beta_sqr = r ** 2
+    t1 = 0.5 * jnp.log(beta_sqr * var_normal * 2 * math.pi) - c - sps.gammaln(c)
+    t2 = 0.5 * (c ** 2 + c) / beta_sqr
+    t3 = m * c / r
+    t4 = 0.5 * m ** 2
+    return t1 + (c - 1) * sps.digamma(c) + (t2 - t3 + t4) / var_normal
 
 
-@register_kl(Laplace, Normal)
-def _kl_laplace_normal(p, q):
-    def f(mp, sp, mq, sq):
-        var_normal = sq ** 2
-        scale_sqr_var_ratio = sp ** 2 / var_normal
-        t1 = 0.5 * jnp.log(2 * scale_sqr_var_ratio / math.pi)
-        t2 = 0.5 * mp ** 2
-        t3 = mp * mq
-        t4 = 0.5 * mq ** 2
-        return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
-    return call("KLLaplaceNormal", f, p.loc, p.scale, q.loc, q.scale)
+@_closed_form(Laplace, Normal, "loc scale", "loc scale")
+def _kl_laplace_normal(mp, sp, mq, sq):
+    var_normal = sq ** 2
+    scale_sqr_var_ratio = sp ** 2 / var_normal
+    t1 = 0.5 * jnp.log(2 * scale_sqr_var_ratio / math.pi)
+    t2 = 0.5 * mp ** 2
+    t3 = mp * mq
+    t4 = 0.5 * mq ** 2
+    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
 
 
-@register_kl(Normal, Gumbel)
-def _kl_normal_gumbel(p, q):
-    def f(mp, sp, mq, sq):
-        mean_scale_ratio = mp / sq
-        var_scale_sqr_ratio = (sp / sq) ** 2
-        loc_scale_ratio = mq / sq
-        t1 = 0.5 * jnp.log(var_scale_sqr_ratio)
-        t2 = mean_scale_ratio - loc_scale_ratio
-        t3 = jnp.exp(-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio)
-        return -t1 + t2 + t3 - 0.5 * (1 + math.log(2 * math.pi))
-    return call("KLNormalGumbel", f, p.loc, p.scale, q.loc, q.scale)
+@_closed_form(Normal, Gumbel, "loc scale", "loc scale")
+def _kl_normal_gumbel(mp, sp, mq, sq):
+    mean_scale_ratio = mp / sq
+    var_scale_sqr_ratio = (sp / sq) ** 2
+    loc_scale_ratio = mq / sq
+    t1 = 0.5 * jnp.log(var_scale_sqr_ratio)
+    t2 = mean_scale_ratio - loc_scale_ratio
+    t3 = jnp.exp(-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio)
+    return -t1 + t2 + t3 - 0.5 * (1 + math.log(2 * math.pi))
 
 
-@register_kl(Normal, Laplace)
-def _kl_normal_laplace(p, q):
-    def f(mp, sp, mq, sq):
-        loc_diff = mp - mq
-        scale_ratio = sp / sq
-        loc_diff_scale_ratio = loc_diff / sp
-        t1 = jnp.log(scale_ratio)
-        t2 = math.sqrt(2 / math.pi) * sp * jnp.exp(-0.5 * loc_diff_scale_ratio ** 2)
-        t3 = loc_diff * sps.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
-        return -t1 + (t2 + t3) / sq - (0.5 * (1 + math.log(0.5 * math.pi)))
-    return call("KLNormalLaplace", f, p.loc, p.scale, q.loc, q.scale)
+@_closed_form(Normal, Laplace, "loc scale", "loc scale")
+def _kl_normal_laplace(mp, sp, mq, sq):
+    loc_diff = mp - mq
+    scale_ratio = sp / sq
+    loc_diff_scale_ratio = loc_diff / sp
+    t1 = jnp.log(scale_ratio)
+    t2 = math.sqrt(2 / math.pi) * sp * jnp.exp(-0.5 * loc_diff_scale_ratio ** 2)
+    t3 = loc_diff * sps.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
+    return -t1 + (t2 + t3) / sq - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
-@register_kl(Uniform, Beta)
-def _kl_uniform_beta(p, q):
-    def f(lo, hi, a, b):
-        common = hi - lo
-        t1 = jnp.log(common)
-        t2 = (a - 1) * (_x_log_x(hi) - _x_log_x(lo) - common) / common
-        t3 = (b - 1) * (_x_log_x(1 - hi) - _x_log_x(1 - lo) + common) / common
-        t4 = sps.gammaln(a) + sps.gammaln(b) - sps.gammaln(a + b)
-        return jnp.where((hi > 1) | (lo < 0), jnp.inf, t3 + t4 - t1 - t2)
-    return call("KLUniformBeta", f, p.low, p.high, q.concentration1, q.concentration0)
+@_closed_form(Uniform, Beta, "low high", "concentration1 concentration0")
+def _kl_uniform_beta(lo, hi, a, b):
+    common = hi - lo
+    t1 = jnp.log(common)
+    t2 = (a - 1) * (_x_log_x(hi) - _x_log_x(lo) - common) / common
+    t3 = (b - 1) * (_x_log_x(1 - hi) - _x_log_x(1 - lo) + common) / common
+    t4 = sps.gammaln(a) + sps.gammaln(b) - sps.gammaln(a + b)
+    return jnp.where((hi > 1) | (lo < 0), jnp.inf, t3 + t4 - t1 - t2)
 
 
-@register_kl(Uniform, Exponential)
-def _kl_uniform_exponential(p, q):
-    def f(lo, hi, r):
-        result = r * (hi + lo) / 2 - jnp.log((hi - lo) * r)
-        return jnp.where(lo < 0, jnp.inf, result)
-    return call("KLUniformExponential", f, p.low, p.high, q.rate)
+@_closed_form(Uniform, Exponential, "low high", "rate")
+def _kl_uniform_exponential(lo, hi, r):
+    result = r * (hi + lo) / 2 - jnp.log((hi - lo) * r)
+    return jnp.where(lo < 0, jnp.inf, result)
 
 
-@register_kl(Uniform, Gamma)
-def _kl_uniform_gamma(p, q):
-    def f(lo, hi, c, r):
-        common = hi - lo
-        t1 = jnp.log(common)
-        t2 = sps.gammaln(c) - c * jnp.log(r)
-        t3 = (1 - c) * (_x_log_x(hi) - _x_log_x(lo) - common) / common
-        t4 = r * (hi + lo) / 2
-        return jnp.where(lo < 0, jnp.inf, -t1 + t2 + t3 + t4)
-    return call("KLUniformGamma", f, p.low, p.high, q.concentration, q.rate)
+@_closed_form(Uniform, Gamma, "low high", "concentration rate")
+def _kl_uniform_gamma(lo, hi, c, r):
+    common = hi - lo
+    t1 = jnp.log(common)
+    t2 = sps.gammaln(c) - c * jnp.log(r)
+    t3 = (1 - c) * (_x_log_x(hi) - _x_log_x(lo) - common) / common
+    t4 = r * (hi + lo) / 2
+    return jnp.where(lo < 0, jnp.inf, -t1 + t2 + t3 + t4)
 
 
-@register_kl(Uniform, Gumbel)
-def _kl_uniform_gumbel(p, q):
-    def f(lo, hi, m, s):
-        common = s / (hi - lo)
-        high_loc_diff = (hi - m) / s
-        low_loc_diff = (lo - m) / s
-        t1 = jnp.log(common) + 0.5 * (high_loc_diff + low_loc_diff)
-        t2 = common * (jnp.exp(-high_loc_diff) - jnp.exp(-low_loc_diff))
-        return t1 - t2
-    return call("KLUniformGumbel", f, p.low, p.high, q.loc, q.scale)
+@_closed_form(Uniform, Gumbel, "low high", "loc scale")
+def _kl_uniform_gumbel(lo, hi, m, s):
+    common = s / (hi - lo)
+    high_loc_diff = (hi - m) / s
+    low_loc_diff = (lo - m) / s
+    t1 = jnp.log(common) + 0.5 * (high_loc_diff + low_loc_diff)
+    t2 = common * (jnp.exp(-high_loc_diff) - jnp.exp(-low_loc_diff))
+    return t1 - t2
 
 
-@register_kl(Uniform, Normal)
-def _kl_uniform_normal(p, q):
-    def f(lo, hi, m, s):
-        common = hi - lo
-        t1 = jnp.log(math.sqrt(math.pi * 2) * s / common)
-        t2 = common ** 2 / 12
-        t3 = ((hi + lo - 2 * m) / 2) ** 2
-        return t1 + 0.5 * (t2 + t3) / s ** 2
-    return call("KLUniformNormal", f, p.low, p.high, q.loc, q.scale)
+@_closed_form(Uniform, Normal, "low high", "loc scale")
+def _kl_uniform_normal(lo, hi, m, s):
+    common = hi - lo
+    t1 = jnp.log(math.sqrt(math.pi * 2) * s / common)
+    t2 = common ** 2 / 12
+    t3 = ((hi + lo - 2 * m) / 2) ** 2
+    return t1 + 0.5 * (t2 + t3) / s ** 2
 
 
-@register_kl(Uniform, Pareto)
-def _kl_uniform_pareto(p, q):
-    def f(lo, hi, sq, aq):
-        support = hi - lo
-        t1 = jnp.log(aq * sq ** aq * support)
-        t2 = (_x_log_x(hi) - _x_log_x(lo) - support) / support
-        return jnp.where(lo < sq, jnp.inf, t2 * (aq + 1) - t1)
-    return call("KLUniformPareto", f, p.low, p.high, q.scale, q.alpha)
+@_closed_form(Uniform, Pareto, "low high", "scale alpha")
+def _kl_uniform_pareto(lo, hi, sq, aq):
+    support = hi - lo
+    t1 = jnp.log(aq * sq ** aq * support)
+    t2 = (_x_log_x(hi) - _x_log_x(lo) - support) / support
+    return jnp.where(lo < sq, jnp.inf, t2 * (aq + 1) - t1)
 
 
 # cross pairs by KL = -H(p) - E_p[log q], with E_p[log q] from p's moments
@@ -559,11 +531,9 @@ def _kl_to_gumbel(h, m, mgf, mu, beta):
     return -h + jnp.log(beta) + (m - mu) / beta + jnp.exp(mu / beta) * mgf
 
 
-@register_kl(Exponential, Gumbel)
-def _kl_exponential_gumbel(p, q):
-    def f(r, mu, beta):
-        return _kl_to_gumbel(1 - jnp.log(r), 1 / r, r / (r + 1 / beta), mu, beta)
-    return call("KLExponentialGumbel", f, p.rate, q.loc, q.scale)
+@_closed_form(Exponential, Gumbel, "rate", "loc scale")
+def _kl_exponential_gumbel(r, mu, beta):
+    return _kl_to_gumbel(1 - jnp.log(r), 1 / r, r / (r + 1 / beta), mu, beta)
 
 
 @register_kl(Gamma, Gumbel)

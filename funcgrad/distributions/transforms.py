@@ -20,7 +20,7 @@ from .._torch._tensor import Tensor
 from . import constraints
 from .._torch import _ops as O
 from .distribution import Distribution
-from .utils import _vec_to_tril, broadcast_all, call, sum_rightmost
+from .utils import _vec_to_tril, broadcast_all, call, forwarded, sum_rightmost
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
@@ -182,21 +182,10 @@ class _InverseTransform(Transform):
         super().__init__(cache_size=transform._cache_size)
         self._inv = transform
 
-    @property
-    def domain(self):
-        return self._inv.codomain
-
-    @property
-    def codomain(self):
-        return self._inv.domain
-
-    @property
-    def bijective(self):
-        return self._inv.bijective
-
-    @property
-    def sign(self):
-        return self._inv.sign
+    domain = forwarded("_inv", "codomain")
+    codomain = forwarded("_inv", "domain")
+    bijective = forwarded("_inv", "bijective")
+    sign = forwarded("_inv", "sign")
 
     @property
     def inv(self):
@@ -375,13 +364,8 @@ class IndependentTransform(Transform):
     def codomain(self):
         return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
 
-    @property
-    def bijective(self):
-        return self.base_transform.bijective
-
-    @property
-    def sign(self):
-        return self.base_transform.sign
+    bijective = forwarded("base_transform", "bijective")
+    sign = forwarded("base_transform", "sign")
 
     def _call(self, x):
         if x.ndim < self.domain.event_dim:

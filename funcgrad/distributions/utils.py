@@ -28,6 +28,12 @@ __all__ = ["broadcast_all", "call", "call_nograd", "clamp_probs", "lazy_property
 euler_constant = 0.57721566490153286060
 
 
+def forwarded(holder: str, name: str) -> property:
+    """A read-only property: the attribute `name` of self.<holder> (the distribution or transform that this
+    one is made from)."""
+    return property(lambda self: getattr(getattr(self, holder), name), doc=f"{holder}.{name}")
+
+
 def is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 

@@ -17,7 +17,7 @@ from .discrete import Categorical, _OverCategorical
 from .distribution import Distribution
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform,
                          StickBreakingTransform, Transform)
-from .utils import (BinaryProbsOrLogits, broadcast_all, call, call_nograd, euler_constant, expand_to,
+from .utils import (BinaryProbsOrLogits, broadcast_all, call, call_nograd, euler_constant, expand_to, forwarded,
                     sum_rightmost)
 
 __all__ = ["Independent", "TransformedDistribution", "LogNormal", "Gumbel", "Pareto", "Weibull", "Kumaraswamy",
@@ -40,9 +40,7 @@ class Independent(Distribution):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    @property
-    def has_rsample(self):
-        return self.base_dist.has_rsample
+    has_rsample = forwarded("base_dist", "has_rsample")
 
     @property
     def has_enumerate_support(self):
@@ -57,21 +55,10 @@ class Independent(Distribution):
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
         return result
 
-    @property
-    def mean(self):
-        return self.base_dist.mean
-
-    @property
-    def mode(self):
-        return self.base_dist.mode
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
-
-    @property
-    def _draws_as_torch(self):
-        return self.base_dist._draws_as_torch
+    mean = forwarded("base_dist", "mean")
+    mode = forwarded("base_dist", "mode")
+    variance = forwarded("base_dist", "variance")
+    _draws_as_torch = forwarded("base_dist", "_draws_as_torch")
 
     def _sample(self, key, sample_shape):
         return self.base_dist._sample(key, sample_shape)
@@ -157,13 +144,8 @@ class TransformedDistribution(Distribution):
             support = constraints.independent(support, len(self.event_shape) - support.event_dim)
         return support
 
-    @property
-    def has_rsample(self):
-        return self.base_dist.has_rsample
-
-    @property
-    def _draws_as_torch(self):
-        return self.base_dist._draws_as_torch
+    has_rsample = forwarded("base_dist", "has_rsample")
+    _draws_as_torch = forwarded("base_dist", "_draws_as_torch")
 
     def _sample(self, key, sample_shape):
         x = self.base_dist._sample(key, sample_shape)
@@ -227,13 +209,8 @@ class LogNormal(TransformedDistribution):
         base_dist = Normal(loc, scale, validate_args=validate_args)
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
-    @property
-    def loc(self):
-        return self.base_dist.loc
-
-    @property
-    def scale(self):
-        return self.base_dist.scale
+    loc = forwarded("base_dist", "loc")
+    scale = forwarded("base_dist", "scale")
 
     @property
     def mean(self):
@@ -421,13 +398,8 @@ class InverseGamma(TransformedDistribution):
         neg_one = call_nograd(lambda r: -jnp.ones_like(r), base_dist.rate)
         super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
 
-    @property
-    def concentration(self):
-        return self.base_dist.concentration
-
-    @property
-    def rate(self):
-        return self.base_dist.rate
+    concentration = forwarded("base_dist", "concentration")
+    rate = forwarded("base_dist", "rate")
 
     @property
     def mean(self):
@@ -508,17 +480,9 @@ class _Relaxation(TransformedDistribution):
     """A continuous relaxation at a temperature: its parameters are those of its base distribution."""
     has_rsample = True
 
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
+    temperature = forwarded("base_dist", "temperature")
+    logits = forwarded("base_dist", "logits")
+    probs = forwarded("base_dist", "probs")
 
 
 class RelaxedBernoulli(_Relaxation):

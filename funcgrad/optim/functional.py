@@ -53,6 +53,11 @@ def _zeros_like_tree(params):
     return tree_unflatten(tree, [jnp.zeros_like(p) for p in leaves])
 
 
+def _zero_state(params, **buffers: bool) -> dict:
+    """A state before the first step: step 0 and, under each buffer name whose flag is true, zeros like params."""
+    return {"step": 0, **{name: _zeros_like_tree(params) for name, wanted in buffers.items() if wanted}}
+
+
 def _map(fn, params, *trees, inplace=False):
     """Apply fn leaf-wise over params and matching trees; fn returns a tuple (new param first), giving a
     tuple of trees. Pure: NumPy leaves are taken as Arrays and new params keep their dtype. In place: every
@@ -106,10 +111,7 @@ def _concrete(x) -> bool:
 # --- SGD ---------------------------------------------------------------------------------------------------
 def sgd_init(params, hp=None):
     hp = _hp(hp, SGD_DEFAULTS)
-    state = {"step": 0}
-    if hp["momentum"] != 0:
-        state["momentum_buffer"] = _zeros_like_tree(params)
-    return state
+    return _zero_state(params, momentum_buffer=hp["momentum"] != 0)
 
 
 def sgd_update(params, grads, state, hp=None, *, inplace=False):
@@ -166,10 +168,7 @@ def _decay_and_moments(p, g, m, v, hp, lr, wd, b1, b2):
 # --- Adam / AdamW ------------------------------------------------------------------------------------------
 def adam_init(params, hp=None):
     hp = _hp(hp, ADAM_DEFAULTS)
-    state = {"step": 0, "exp_avg": _zeros_like_tree(params), "exp_avg_sq": _zeros_like_tree(params)}
-    if hp["amsgrad"]:
-        state["max_exp_avg_sq"] = _zeros_like_tree(params)
-    return state
+    return _zero_state(params, exp_avg=True, exp_avg_sq=True, max_exp_avg_sq=hp["amsgrad"])
 
 
 def adam_update(params, grads, state, hp=None, *, inplace=False):
@@ -215,12 +214,7 @@ def adamw_update(params, grads, state, hp=None, *, inplace=False):
 # --- RMSprop -----------------------------------------------------------------------------------------------
 def rmsprop_init(params, hp=None):
     hp = _hp(hp, RMSPROP_DEFAULTS)
-    state = {"step": 0, "square_avg": _zeros_like_tree(params)}
-    if hp["momentum"] > 0:
-        state["momentum_buffer"] = _zeros_like_tree(params)
-    if hp["centered"]:
-        state["grad_avg"] = _zeros_like_tree(params)
-    return state
+    return _zero_state(params, square_avg=True, momentum_buffer=hp["momentum"] > 0, grad_avg=hp["centered"])
 
 
 def rmsprop_update(params, grads, state, hp=None, *, inplace=False):
@@ -302,7 +296,7 @@ ADADELTA_DEFAULTS = dict(lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, maximize=F
 
 def adadelta_init(params, hp=None):
     _hp(hp, ADADELTA_DEFAULTS)
-    return {"step": 0, "square_avg": _zeros_like_tree(params), "acc_delta": _zeros_like_tree(params)}
+    return _zero_state(params, square_avg=True, acc_delta=True)
 
 
 def adadelta_update(params, grads, state, hp=None, *, inplace=False):
@@ -335,7 +329,7 @@ ADAMAX_DEFAULTS = dict(lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, 
 
 def adamax_init(params, hp=None):
     _hp(hp, ADAMAX_DEFAULTS)
-    return {"step": 0, "exp_avg": _zeros_like_tree(params), "exp_inf": _zeros_like_tree(params)}
+    return _zero_state(params, exp_avg=True, exp_inf=True)
 
 
 def adamax_update(params, grads, state, hp=None, *, inplace=False):
@@ -407,7 +401,7 @@ RADAM_DEFAULTS = dict(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, d
 
 def radam_init(params, hp=None):
     _hp(hp, RADAM_DEFAULTS)
-    return {"step": 0, "exp_avg": _zeros_like_tree(params), "exp_avg_sq": _zeros_like_tree(params)}
+    return _zero_state(params, exp_avg=True, exp_avg_sq=True)
 
 
 def radam_update(params, grads, state, hp=None, *, inplace=False):

@@ -314,6 +314,30 @@ def _flat_fun(fun, in_tree, out_store):
     return flat
 
 
+# jvp's and vjp's messages when the (co)tangents do not match: (structures differ, a leaf's shapes differ),
+# formatted with the reference (primal or output) first
+_MISMATCH = {
+    "jvp": ("jvp: primal and tangent structures differ: {0} and {1}", "jvp: primal {0} and tangent {1} shapes differ"),
+    "vjp": ("vjp: cotangent structure {1} differs from output structure {0}",
+            "vjp: cotangent {1} does not match output {0}"),
+}
+
+
+def _check_like(kind: str, ref_leaves, ref_tree, leaves, tree, check_dtypes: bool = False) -> None:
+    """ValueError (kind's message) unless the pytree (leaves, tree) has ref's structure and each leaf its
+    reference leaf's shape; with check_dtypes, TypeError unless each leaf of an inexact reference has its dtype."""
+    structure_differs, shapes_differ = _MISMATCH[kind]
+    if tree != ref_tree:
+        raise ValueError(structure_differs.format(ref_tree, tree))
+    for r, x in zip(ref_leaves, leaves):
+        ra, xa = get_aval(r), get_aval(x)
+        if ra.shape != xa.shape:
+            raise ValueError(shapes_differ.format(ra.str_short(), xa.str_short()))
+        if check_dtypes and dtypes.is_inexact(ra.dtype) and xa.dtype != ra.dtype:
+            raise TypeError(f"{kind}: primal and tangent arguments do not match; dtypes must be equal, got "
+                            f"primal {ra.str_short()} and tangent {xa.str_short()}")
+
+
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False, *, _check_dtypes: bool = False):
     """(fun(*primals), J·tangents): forward-mode derivative along `tangents` (pytrees like primals).
 
@@ -327,19 +351,8 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False, *, _check_dtype
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     p_leaves, p_tree = tree_flatten(tuple(primals))
     t_leaves, t_tree = tree_flatten(tuple(tangents))
-    if p_tree != t_tree:
-        raise ValueError(f"jvp: primal and tangent structures differ: {p_tree} and {t_tree}")
-    for p, t in zip(p_leaves, t_leaves):
-        pa, ta = get_aval(p), get_aval(t)
-        if pa.shape != ta.shape:
-            raise ValueError(f"jvp: primal {pa.str_short()} and tangent {ta.str_short()} shapes differ")
-        if _check_dtypes and dtypes.is_inexact(pa.dtype) and ta.dtype != pa.dtype:
-            raise TypeError(f"jvp: primal and tangent arguments do not match; dtypes must be equal, got "
-                            f"primal {pa.str_short()} and tangent {ta.str_short()}")
-    store = []
-    f = _aux_split(fun, has_aux, store)
-    tape = record(_flat_fun(f, p_tree, store), p_leaves, "jvp")
-    out_tree = store[-1]
+    _check_like("jvp", p_leaves, p_tree, t_leaves, t_tree, _check_dtypes)
+    tape, out_tree, store = _record_fun(fun, p_leaves, p_tree, has_aux, "jvp")
     t_in = [_as_array(t) for t in t_leaves]
     t_out = forward(tape, t_in)
     out_vals = tape.out_values()
@@ -362,6 +375,14 @@ def _aux_split(fun, has_aux, store):
         store.append(("aux", out[1]))
         return out[0]
     return f
+
+
+def _record_fun(fun, p_leaves, p_tree, has_aux: bool, name: str):
+    """fun recorded on the primals' leaves (`name`, the transformation, names the recording): the tape, the
+    output's tree (the last thing _flat_fun stores) and the store, where has_aux's aux waits for _take_aux."""
+    store = []
+    tape = record(_flat_fun(_aux_split(fun, has_aux, store), p_tree, store), p_leaves, name)
+    return tape, store[-1], store
 
 
 def _take_aux(store, trace):
@@ -391,10 +412,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         Array(2., dtype=float32, weak_type=True)
     """
     p_leaves, p_tree = tree_flatten(primals)
-    store = []
-    f = _aux_split(fun, has_aux, store)
-    tape = record(_flat_fun(f, p_tree, store), p_leaves, "linearize")
-    out_tree = [s for s in store if not (isinstance(s, tuple) and len(s) == 2 and s[0] == "aux")][-1]
+    tape, out_tree, store = _record_fun(fun, p_leaves, p_tree, has_aux, "linearize")
     out_vals = tape.out_values()
 
     def f_jvp(*tangents):
@@ -434,21 +452,13 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     if reduce_axes:
         raise NotImplementedError("vjp: reduce_axes is not supported (it is deprecated in JAX)")
     p_leaves, p_tree = tree_flatten(primals)
-    store = []
-    f = _aux_split(fun, has_aux, store)
-    tape = record(_flat_fun(f, p_tree, store), p_leaves, "vjp")
-    out_tree = [s for s in store if not (isinstance(s, tuple) and len(s) == 2 and s[0] == "aux")][-1]
+    tape, out_tree, store = _record_fun(fun, p_leaves, p_tree, has_aux, "vjp")
     out_vals = tape.out_values()
     in_avals = [get_aval(p) for p in tape.inputs]
 
     def f_vjp(ct):
         ct_leaves, ct_tree = tree_flatten(ct)
-        if ct_tree != out_tree:
-            raise ValueError(f"vjp: cotangent structure {ct_tree} differs from output structure {out_tree}")
-        for c, v in zip(ct_leaves, out_vals):
-            ca, va = get_aval(c), get_aval(v)
-            if ca.shape != va.shape:
-                raise ValueError(f"vjp: cotangent {ca.str_short()} does not match output {va.str_short()}")
+        _check_like("vjp", out_vals, out_tree, ct_leaves, ct_tree)
         cts = backward(tape, [_as_array(c) for c in ct_leaves])
         cts = [_zeros_for(a) if c is None else c for c, a in zip(cts, in_avals)]
         return tree_unflatten(p_tree, cts)

@@ -2,20 +2,14 @@
 from __future__ import annotations
 
 from .. import functional as F
-from .module import Module
+from .pixelshuffle import _Rearrangement
 
 __all__ = ["ChannelShuffle"]
 
 
-class ChannelShuffle(Module):
+class ChannelShuffle(_Rearrangement):
     """Interleave the channels of `groups` groups (as in ShuffleNet)."""
+    _fn, _setting = F.channel_shuffle, "groups"
 
     def __init__(self, groups: int) -> None:
-        super().__init__()
-        self.groups = groups
-
-    def forward(self, input):
-        return F.channel_shuffle(input, self.groups)
-
-    def extra_repr(self) -> str:
-        return f"groups={self.groups}"
+        super().__init__(groups)

@@ -42,6 +42,12 @@ class _Indexed(Module):
         for i, v in enumerate(values):
             store[str(i)] = v
 
+    def __getitem__(self, idx):
+        """The member at position idx; a slice of them as a new container of the same type."""
+        if isinstance(idx, slice):
+            return type(self)(list(self._store().values())[idx])
+        return self._store()[str(self._index(idx))]
+
     def __delitem__(self, idx) -> None:
         keys = list(self._store().keys())
         drop = set(keys[idx]) if isinstance(idx, slice) else {keys[self._index(idx)]}
@@ -138,11 +144,6 @@ class ModuleList(_Indexed):
         if modules is not None:
             self.extend(modules)
 
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return type(self)(list(self._modules.values())[idx])
-        return self._modules[str(self._index(idx))]
-
     def __setitem__(self, idx, module) -> None:
         self.add_module(str(self._index(idx)), module)
 
@@ -169,48 +170,60 @@ class ModuleList(_Indexed):
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
-class ModuleDict(Module):
-    """An ordered dict of modules, registered."""
+class _Keyed(Module):
+    """What ModuleDict and ParameterDict share: the dict protocol over the members they register, which
+    `_store` returns (assignment registers, as each class says), filled from the mapping or the key/value
+    pairs they are made with."""
 
-    def __init__(self, modules=None):
+    def __init__(self, members=None):
         super().__init__()
-        if modules is not None:
-            self.update(modules)
+        if members is not None:
+            self.update(members)
+
+    def _store(self) -> dict:
+        return self._modules
 
     def __getitem__(self, key):
-        return self._modules[key]
-
-    def __setitem__(self, key, module) -> None:
-        self.add_module(key, module)
+        return self._store()[key]
 
     def __delitem__(self, key) -> None:
-        del self._modules[key]
+        del self._store()[key]
 
     def __len__(self) -> int:
-        return len(self._modules)
+        return len(self._store())
 
     def __iter__(self):
-        return iter(self._modules)
+        return iter(self._store())
 
     def __contains__(self, key) -> bool:
-        return key in self._modules
+        return key in self._store()
 
-    def clear(self) -> None:
-        self._modules.clear()
+    def keys(self):
+        return self._store().keys()
+
+    def items(self):
+        return self._store().items()
+
+    def values(self):
+        return self._store().values()
 
     def pop(self, key):
         v = self[key]
         del self[key]
         return v
 
-    def keys(self):
-        return self._modules.keys()
+    def clear(self) -> None:
+        self._store().clear()
 
-    def items(self):
-        return self._modules.items()
 
-    def values(self):
-        return self._modules.values()
+class ModuleDict(_Keyed):
+    """An ordered dict of modules, registered."""
+
+    def __init__(self, modules=None):
+        super().__init__(modules)
+
+    def __setitem__(self, key, module) -> None:
+        self.add_module(key, module)
 
     def update(self, modules) -> None:
         if not isinstance(modules, (Mapping, Iterable)):
@@ -268,11 +281,6 @@ class ParameterList(_Indexed):
         for i, v in enumerate(values):
             self._set(str(i), v)
 
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return type(self)(list(self._values.values())[idx])
-        return self._values[str(self._index(idx))]
-
     def __setitem__(self, idx, param) -> None:
         self._set(str(self._index(idx)), param)
 
@@ -286,53 +294,25 @@ class ParameterList(_Indexed):
         raise RuntimeError("ParameterList should not be called.")
 
 
-class ParameterDict(Module):
+class ParameterDict(_Keyed):
     """An ordered dict of parameters, registered; plain tensors stored become Parameters."""
 
     def __init__(self, parameters=None):
-        super().__init__()
-        if parameters is not None:
-            self.update(parameters)
+        super().__init__(parameters)
 
-    def __getitem__(self, key):
-        return self._parameters[key]
+    def _store(self) -> dict:
+        return self._parameters
 
     def __setitem__(self, key, value) -> None:
         self.register_parameter(key, _as_parameter(value))
-
-    def __delitem__(self, key) -> None:
-        del self._parameters[key]
-
-    def __len__(self) -> int:
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters)
-
-    def __contains__(self, key) -> bool:
-        return key in self._parameters
 
     def __or__(self, other):
         out = ParameterDict(self.items())
         out.update(other)
         return out
 
-    def keys(self):
-        return self._parameters.keys()
-
-    def items(self):
-        return self._parameters.items()
-
-    def values(self):
-        return self._parameters.values()
-
     def get(self, key, default=None):
         return self._parameters.get(key, default)
-
-    def pop(self, key):
-        v = self[key]
-        del self[key]
-        return v
 
     def popitem(self):
         k = next(reversed(self._parameters))
@@ -342,9 +322,6 @@ class ParameterDict(Module):
         if key not in self:
             self[key] = default
         return self[key]
-
-    def clear(self) -> None:
-        self._parameters.clear()
 
     def copy(self):
         return ParameterDict(OrderedDict(self.items()))

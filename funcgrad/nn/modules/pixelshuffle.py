@@ -7,29 +7,34 @@ from .module import Module
 __all__ = ['PixelShuffle', 'PixelUnshuffle']
 
 
-class PixelShuffle(Module):
+class _Rearrangement(Module):
+    """A module that moves elements with the functional `_fn`, given one integer setting (the attribute
+    `_setting` names; extra_repr shows it as `name=value`). Also ChannelShuffle's base."""
+    _fn = None
+    _setting: str
+
+    def __init__(self, setting: int) -> None:
+        super().__init__()
+        setattr(self, self._setting, setting)
+
+    def forward(self, input):
+        return type(self)._fn(input, getattr(self, self._setting))
+
+    def extra_repr(self) -> str:
+        return f"{self._setting}={getattr(self, self._setting)}"
+
+
+class PixelShuffle(_Rearrangement):
     """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    _fn, _setting = F.pixel_shuffle, "upscale_factor"
 
     def __init__(self, upscale_factor: int) -> None:
-        super().__init__()
-        self.upscale_factor = upscale_factor
-
-    def forward(self, input):
-        return F.pixel_shuffle(input, self.upscale_factor)
-
-    def extra_repr(self) -> str:
-        return f'upscale_factor={self.upscale_factor}'
+        super().__init__(upscale_factor)
 
 
-class PixelUnshuffle(Module):
+class PixelUnshuffle(_Rearrangement):
     """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    _fn, _setting = F.pixel_unshuffle, "downscale_factor"
 
     def __init__(self, downscale_factor: int) -> None:
-        super().__init__()
-        self.downscale_factor = downscale_factor
-
-    def forward(self, input):
-        return F.pixel_unshuffle(input, self.downscale_factor)
-
-    def extra_repr(self) -> str:
-        return f'downscale_factor={self.downscale_factor}'
+        super().__init__(downscale_factor)

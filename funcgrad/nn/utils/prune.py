@@ -202,18 +202,8 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-def _zero_k(amount, t, default_mask, choose):
-    """default_mask with the k = amount (a fraction or a count) entries `choose(k)` picks set to 0."""
-    _validate_amount(amount, t.nelement())
-    k = _nparams(amount, t.nelement())
-    mask = default_mask.clone()
-    if k:
-        mask.view(-1)[choose(k)] = 0
-    return mask
-
-
-class RandomUnstructured(BasePruningMethod):
-    """Zero `amount` (a fraction or a count) of the entries, chosen at random."""
+class _Unstructured(BasePruningMethod):
+    """Zero `amount` (a fraction or a count) of the entries: the k that `_choose(t, k)` picks (flat indices)."""
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount):
@@ -221,35 +211,50 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        return _zero_k(self.amount, t, default_mask, lambda k: _fg.topk(_fg.rand_like(t).view(-1), k=k).indices)
+        _validate_amount(self.amount, t.nelement())
+        k = _nparams(self.amount, t.nelement())
+        mask = default_mask.clone()
+        if k:
+            mask.view(-1)[self._choose(t, k)] = 0
+        return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Zero `amount` (a fraction or a count) of the entries, chosen at random."""
+
+    @staticmethod
+    def _choose(t, k):
+        return _fg.topk(_fg.rand_like(t).view(-1), k=k).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Zero `amount` of the entries, those of the smallest absolute value."""
-    PRUNING_TYPE = "unstructured"
 
-    def __init__(self, amount):
-        _validate_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        return _zero_k(self.amount, t, default_mask,
-                       lambda k: _fg.topk(_fg.abs(t).view(-1), k=k, largest=False).indices)
+    @staticmethod
+    def _choose(t, k):
+        return _fg.topk(_fg.abs(t).view(-1), k=k, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
-def _channel_mask(t, dim, keep, default_mask):
-    """default_mask with every channel along dim not selected by `keep` (a mask or indices) zeroed."""
+def _zero_channels(amount, dim, t, default_mask, keep):
+    """default_mask with k = amount (a fraction or a count) of t's n channels along dim zeroed: all but those
+    `keep(n, k)` selects (a mask or indices)."""
+    _validate_dim(t, dim)
+    n = t.shape[dim]
+    _validate_amount(amount, n)
+    k = _nparams(amount, n)
+    if k == 0:
+        return default_mask
     mask = _fg.zeros_like(t)
     slc = [slice(None)] * t.dim()
-    slc[dim] = keep
+    slc[dim] = keep(n, k)
     mask[tuple(slc)] = 1
     return mask * default_mask
 
@@ -264,16 +269,10 @@ class RandomStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_dim(t, self.dim)
-        n = t.shape[self.dim]
-        _validate_amount(self.amount, n)
-        k = _nparams(self.amount, n)
-        if k == 0:
-            return default_mask
-        prob = _fg.rand(n)
-        threshold = _fg.kthvalue(prob, k=k).values
-        keep = prob > threshold
-        return _channel_mask(t, self.dim, keep, default_mask)
+        def keep(n, k):
+            prob = _fg.rand(n)
+            return prob > _fg.kthvalue(prob, k=k).values
+        return _zero_channels(self.amount, self.dim, t, default_mask, keep)
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -291,15 +290,8 @@ class LnStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_dim(t, self.dim)
-        nch = t.shape[self.dim]
-        _validate_amount(self.amount, nch)
-        k = _nparams(self.amount, nch)
-        if k == 0:
-            return default_mask
-        norm = _channel_norm(t, self.n, self.dim)
-        keep = _fg.topk(norm, k=nch - k, largest=True).indices
-        return _channel_mask(t, self.dim, keep, default_mask)
+        return _zero_channels(self.amount, self.dim, t, default_mask,
+                              lambda n, k: _fg.topk(_channel_norm(t, self.n, self.dim), k=n - k, largest=True).indices)
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):

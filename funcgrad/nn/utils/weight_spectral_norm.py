@@ -55,23 +55,37 @@ def weight_norm(module, name: str = "weight", dim: int = 0):
     module.register_parameter(name + "_v", Parameter(w.detach().clone()))
     fn = _WeightNorm(name, dim if dim != -1 else None)
     setattr(module, name, fn.compute(module))
-    handle = module.register_forward_pre_hook(fn)
-    module.__dict__.setdefault("_fg_reparam", {})[("weight_norm", name)] = (fn, handle)
-    return module
+    return _install(module, "weight_norm", name, fn)
 
 
 def remove_weight_norm(module, name: str = "weight"):
     """Fold g and v back into one parameter <name>."""
-    entry = module.__dict__.get("_fg_reparam", {}).pop(("weight_norm", name), None)
+    return _remove(module, "weight_norm", name, parameters=("_g", "_v"))
+
+
+def _install(module, kind: str, name: str, fn):
+    """Register the hook fn, which recomputes module.<name> before every forward, and remember it (with its
+    handle) for remove_<kind>."""
+    handle = module.register_forward_pre_hook(fn)
+    module.__dict__.setdefault("_fg_reparam", {})[(kind, name)] = (fn, handle)
+    return module
+
+
+def _remove(module, kind: str, name: str, parameters=(), buffers=()):
+    """Undo _install: <name> is again a parameter, holding the weight the hook computes (without a power
+    iteration); the parameters and buffers <name><suffix> that it computed the weight from go."""
+    entry = module.__dict__.get("_fg_reparam", {}).pop((kind, name), None)
     if entry is None:
-        raise ValueError(f"weight_norm of '{name}' not found in {module}")
+        raise ValueError(f"{kind} of '{name}' not found in {module}")
     fn, handle = entry
     with _no_grad():
         w = fn.compute(module)
     handle.remove()
     delattr(module, name)
-    del module._parameters[name + "_g"]
-    del module._parameters[name + "_v"]
+    for suffix in parameters:
+        del module._parameters[name + suffix]
+    for suffix in buffers:
+        del module._buffers[name + suffix]
     module.register_parameter(name, Parameter(w.detach().clone()))
     return module
 
@@ -86,7 +100,7 @@ class _SpectralNorm:
             w = w.permute(*perm)
         return w.reshape(w.shape[0], -1)
 
-    def compute(self, module, do_power_iteration):
+    def compute(self, module, do_power_iteration=False):
         w = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
@@ -124,22 +138,9 @@ def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1, eps
     setattr(module, name, w.detach() * 1.0)
     module.register_buffer(name + "_u", u)
     module.register_buffer(name + "_v", v)
-    handle = module.register_forward_pre_hook(fn)
-    module.__dict__.setdefault("_fg_reparam", {})[("spectral_norm", name)] = (fn, handle)
-    return module
+    return _install(module, "spectral_norm", name, fn)
 
 
 def remove_spectral_norm(module, name: str = "weight"):
-    entry = module.__dict__.get("_fg_reparam", {}).pop(("spectral_norm", name), None)
-    if entry is None:
-        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
-    fn, handle = entry
-    with _no_grad():
-        w = fn.compute(module, do_power_iteration=False)
-    handle.remove()
-    delattr(module, name)
-    del module._parameters[name + "_orig"]
-    del module._buffers[name + "_u"]
-    del module._buffers[name + "_v"]
-    module.register_parameter(name, Parameter(w.detach().clone()))
-    return module
+    """<name> is again one parameter, holding the weight divided by its current spectral norm estimate."""
+    return _remove(module, "spectral_norm", name, parameters=("_orig",), buffers=("_u", "_v"))

@@ -62,6 +62,12 @@ class Module:
         return f"{self.__class__.__name__}()"
 
 
+def _listing(transform, head=""):
+    """A container of transforms as torchvision prints it: its name, then `head` and each transform on a line."""
+    body = "".join(f"\n    {t}" for t in transform.transforms)
+    return f"{transform.__class__.__name__}({head}{body}\n)"
+
+
 class Compose:
     """Apply transforms one after the other."""
 
@@ -74,28 +80,21 @@ class Compose:
         return img
 
     def __repr__(self):
-        body = "".join(f"\n    {t}" for t in self.transforms)
-        return f"{self.__class__.__name__}({body}\n)"
+        return _listing(self)
 
 
-class ToTensor:
+class ToTensor(Module):
     """PIL image / HWC ndarray -> CHW float Tensor in [0, 1] (uint8 inputs are divided by 255)."""
 
-    def __call__(self, pic):
+    def forward(self, pic):
         return F.to_tensor(pic)
 
-    def __repr__(self):
-        return f"{self.__class__.__name__}()"
 
-
-class PILToTensor:
+class PILToTensor(Module):
     """PIL image -> CHW Tensor of the same dtype (no scaling)."""
 
-    def __call__(self, pic):
+    def forward(self, pic):
         return F.pil_to_tensor(pic)
-
-    def __repr__(self):
-        return f"{self.__class__.__name__}()"
 
 
 class ConvertImageDtype(Module):
@@ -147,15 +146,22 @@ class Resize(Module):
                 f"max_size={self.max_size}, antialias={self.antialias})")
 
 
-class CenterCrop(Module):
+class _Cropped(Module):
+    """The crop(s) of `size` ((h, w); a number is a square) that the functional `_op` cuts."""
+    _op = None
+
     def __init__(self, size):
         self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
 
     def forward(self, img):
-        return F.center_crop(img, self.size)
+        return type(self)._op(img, self.size)
 
     def __repr__(self):
         return f"{self.__class__.__name__}(size={self.size})"
+
+
+class CenterCrop(_Cropped):
+    _op = F.center_crop
 
 
 class Pad(Module):
@@ -179,17 +185,14 @@ class Pad(Module):
                 f"padding_mode={self.padding_mode})")
 
 
-class Lambda:
+class Lambda(Module):
     def __init__(self, lambd):
         if not callable(lambd):
             raise TypeError(f"Argument lambd should be callable, got {repr(type(lambd).__name__)}")
         self.lambd = lambd
 
-    def __call__(self, img):
+    def forward(self, img):
         return self.lambd(img)
-
-    def __repr__(self):
-        return f"{self.__class__.__name__}()"
 
 
 class RandomTransforms:
@@ -199,8 +202,7 @@ class RandomTransforms:
         self.transforms = transforms
 
     def __repr__(self):
-        body = "".join(f"\n    {t}" for t in self.transforms)
-        return f"{self.__class__.__name__}({body}\n)"
+        return _listing(self)
 
 
 class RandomApply(Module):
@@ -217,8 +219,7 @@ class RandomApply(Module):
         return img
 
     def __repr__(self):
-        body = "".join(f"\n    {t}" for t in self.transforms)
-        return f"{self.__class__.__name__}(\n    p={self.p}{body}\n)"
+        return _listing(self, f"\n    p={self.p}")
 
 
 class RandomOrder(RandomTransforms):
@@ -278,86 +279,74 @@ class RandomCrop(Module):
 
 
 class _RandomlyApplied(Module):
-    """With probability p, the image through `_apply`; unchanged otherwise."""
+    """With probability p, the image through the functional `_op`; unchanged otherwise. A transform with a
+    setting (a _RandomlyAdjusted) names its attribute in `_setting`: `_op` takes it after the image, and the
+    repr shows it as torchvision does (`Name(setting=value,p=p)`)."""
+
+    _op = None
+    _setting = None
 
     def __init__(self, p=0.5):
         self.p = p
 
-    def _apply(self, img):
-        raise NotImplementedError
-
     def forward(self, img):
-        return self._apply(img) if _coin(self.p) else img
+        if not _coin(self.p):
+            return img
+        op = type(self)._op
+        return op(img) if self._setting is None else op(img, getattr(self, self._setting))
 
     def __repr__(self):
-        return f"{self.__class__.__name__}(p={self.p})"
+        setting = "" if self._setting is None else f"{self._setting}={getattr(self, self._setting)},"
+        return f"{self.__class__.__name__}({setting}p={self.p})"
 
 
 class RandomHorizontalFlip(_RandomlyApplied):
-    def _apply(self, img):
-        return F.hflip(img)
+    _op = F.hflip
 
 
 class RandomVerticalFlip(_RandomlyApplied):
-    def _apply(self, img):
-        return F.vflip(img)
+    _op = F.vflip
 
 
 class RandomInvert(_RandomlyApplied):
-    def _apply(self, img):
-        return F.invert(img)
+    _op = F.invert
 
 
 class RandomAutocontrast(_RandomlyApplied):
-    def _apply(self, img):
-        return F.autocontrast(img)
+    _op = F.autocontrast
 
 
 class RandomEqualize(_RandomlyApplied):
-    def _apply(self, img):
-        return F.equalize(img)
+    _op = F.equalize
 
 
 class _RandomlyAdjusted(_RandomlyApplied):
-    """A _RandomlyApplied adjustment with one setting, the attribute named `_setting` (shown in the repr as
-    torchvision does: `Name(setting=value,p=p)`)."""
-    _setting: str
+    """A _RandomlyApplied functional with one setting (the attribute that `_setting` names)."""
 
-    def __repr__(self):
-        return f"{self.__class__.__name__}({self._setting}={getattr(self, self._setting)},p={self.p})"
+    def __init__(self, setting, p):
+        super().__init__(p)
+        setattr(self, self._setting, setting)
 
 
 class RandomPosterize(_RandomlyAdjusted):
-    _setting = "bits"
+    _op, _setting = F.posterize, "bits"
 
     def __init__(self, bits, p=0.5):
-        super().__init__(p)
-        self.bits = bits
-
-    def _apply(self, img):
-        return F.posterize(img, self.bits)
+        super().__init__(bits, p)
 
 
 class RandomSolarize(_RandomlyAdjusted):
-    _setting = "threshold"
+    _op, _setting = F.solarize, "threshold"
 
     def __init__(self, threshold, p=0.5):
-        super().__init__(p)
-        self.threshold = threshold
-
-    def _apply(self, img):
-        return F.solarize(img, self.threshold)
+        super().__init__(threshold, p)
 
 
 class RandomAdjustSharpness(_RandomlyAdjusted):
-    _setting = "sharpness_factor"
+    _op, _setting = F.adjust_sharpness, "sharpness_factor"
 
     def __init__(self, sharpness_factor, p=0.5):
-        super().__init__(p)
-        self.sharpness_factor = sharpness_factor
-
-    def _apply(self, img):
-        return F.adjust_sharpness(img, self.sharpness_factor)
+        super().__init__(sharpness_factor, p)
 
 
 class RandomPerspective(Module):
@@ -394,18 +383,34 @@ class RandomPerspective(Module):
         return f"{self.__class__.__name__}(p={self.p})"
 
 
+def _check_scale_ratio(scale, ratio):
+    """RandomResizedCrop's and RandomErasing's checks of their (min, max) area-fraction and aspect-ratio ranges."""
+    if not isinstance(scale, Sequence):
+        raise TypeError("Scale should be a sequence")
+    if not isinstance(ratio, Sequence):
+        raise TypeError("Ratio should be a sequence")
+    if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
+        warnings.warn("Scale and ratio should be of kind (min, max)")
+
+
+def _boxes(area, scale, ratio):
+    """Ten random boxes, drawn as torchvision draws them: an area of `area * U(scale)` pixels and an aspect
+    ratio r log-uniform in `ratio`, as the rounded sides (sqrt(area * r), sqrt(area / r)). The caller keeps
+    the first that fits (and draws its position before the next box is drawn)."""
+    log_ratio = [float(v) for v in np.log(np.array(ratio, np.float32))]
+    for _ in range(10):
+        target_area = area * _uniform(scale[0], scale[1])
+        aspect_ratio = math.exp(_uniform(log_ratio[0], log_ratio[1]))
+        yield int(round(math.sqrt(target_area * aspect_ratio))), int(round(math.sqrt(target_area / aspect_ratio)))
+
+
 class RandomResizedCrop(Module):
     """Crop a random area (fraction `scale`, aspect `ratio`) and resize it to `size`."""
 
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
                  interpolation=InterpolationMode.BILINEAR, antialias=True):
         self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
-        if not isinstance(scale, Sequence):
-            raise TypeError("Scale should be a sequence")
-        if not isinstance(ratio, Sequence):
-            raise TypeError("Ratio should be a sequence")
-        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
-            warnings.warn("Scale and ratio should be of kind (min, max)")
+        _check_scale_ratio(scale, ratio)
         self.interpolation = _interp(interpolation)
         self.antialias, self.scale, self.ratio = antialias, scale, ratio
 
@@ -413,12 +418,7 @@ class RandomResizedCrop(Module):
     def get_params(img, scale, ratio) -> Tuple[int, int, int, int]:
         _, height, width = F.get_dimensions(img)
         area = height * width
-        log_ratio = [float(v) for v in np.log(np.array(ratio, np.float32))]
-        for _ in range(10):
-            target_area = area * _uniform(scale[0], scale[1])
-            aspect_ratio = math.exp(_uniform(log_ratio[0], log_ratio[1]))
-            w = int(round(math.sqrt(target_area * aspect_ratio)))
-            h = int(round(math.sqrt(target_area / aspect_ratio)))
+        for w, h in _boxes(area, scale, ratio):
             if 0 < w <= width and 0 < h <= height:
                 i = _randint(0, height - h + 1)
                 j = _randint(0, width - w + 1)
@@ -444,20 +444,13 @@ class RandomResizedCrop(Module):
                 f"antialias={self.antialias})")
 
 
-class FiveCrop(Module):
-    def __init__(self, size):
-        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
-
-    def forward(self, img):
-        return F.five_crop(img, self.size)
-
-    def __repr__(self):
-        return f"{self.__class__.__name__}(size={self.size})"
+class FiveCrop(_Cropped):
+    _op = F.five_crop
 
 
-class TenCrop(Module):
+class TenCrop(_Cropped):
     def __init__(self, size, vertical_flip=False):
-        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+        super().__init__(size)
         self.vertical_flip = vertical_flip
 
     def forward(self, img):
@@ -682,12 +675,7 @@ class RandomErasing(Module):
             raise TypeError("Argument value should be either a number or str or a sequence")
         if isinstance(value, str) and value != "random":
             raise ValueError("If value is str, it should be 'random'")
-        if not isinstance(scale, Sequence):
-            raise TypeError("Scale should be a sequence")
-        if not isinstance(ratio, Sequence):
-            raise TypeError("Ratio should be a sequence")
-        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
-            warnings.warn("Scale and ratio should be of kind (min, max)")
+        _check_scale_ratio(scale, ratio)
         if scale[0] < 0 or scale[1] > 1:
             raise ValueError("Scale should be between 0 and 1")
         if p < 0 or p > 1:
@@ -698,12 +686,7 @@ class RandomErasing(Module):
     def get_params(img, scale, ratio, value=None):
         img_c, img_h, img_w = img.shape[-3], img.shape[-2], img.shape[-1]
         area = img_h * img_w
-        log_ratio = [float(v) for v in np.log(np.array(ratio, np.float32))]
-        for _ in range(10):
-            erase_area = area * _uniform(scale[0], scale[1])
-            aspect_ratio = math.exp(_uniform(log_ratio[0], log_ratio[1]))
-            h = int(round(math.sqrt(erase_area * aspect_ratio)))
-            w = int(round(math.sqrt(erase_area / aspect_ratio)))
+        for h, w in _boxes(area, scale, ratio):
             if not (h < img_h and w < img_w):
                 continue
             if value is None:
