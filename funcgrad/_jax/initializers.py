@@ -22,14 +22,17 @@ Initializer = Callable
 
 
 def zeros(key, shape, dtype=None):
+    """An initializer: an array of zeros of `shape` and `dtype` (the key is unused)."""
     return jnp.zeros(shape, dtype)
 
 
 def ones(key, shape, dtype=None):
+    """An initializer: an array of ones of `shape` and `dtype` (the key is unused)."""
     return jnp.ones(shape, dtype)
 
 
 def constant(value, dtype=None) -> Initializer:
+    """An initializer that fills `shape` with `value` (in `dtype`, default the default float)."""
     def init(key, shape, dtype=dtype):
         return jnp.full(shape, value, jnp.zeros((), dtype).dtype)
     return init
@@ -43,12 +46,15 @@ def uniform(scale=1e-2, dtype=None) -> Initializer:
 
 
 def normal(stddev=1e-2, dtype=None) -> Initializer:
+    """An initializer drawing from N(0, stddev**2)."""
     def init(key, shape, dtype=dtype):
         return random.normal(key, shape, dtype) * stddev
     return init
 
 
 def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0) -> Initializer:
+    """An initializer drawing from a normal truncated to [lower, upper] standard deviations, then scaled by stddev
+    (so the result's std is below stddev, as in JAX)."""
     def init(key, shape, dtype=dtype):
         return random.truncated_normal(key, lower, upper, shape, dtype) * stddev
     return init
@@ -95,26 +101,36 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
 
 
 def glorot_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+    """Glorot/Xavier uniform: variance_scaling(1.0, 'fan_avg', 'uniform'), U(-sqrt(6 / (fan_in + fan_out)),
+    +sqrt(...)). Also named xavier_uniform."""
     return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def glorot_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+    """Glorot/Xavier normal: variance_scaling(1.0, 'fan_avg', 'truncated_normal'), variance 2 / (fan_in + fan_out).
+    Also named xavier_normal."""
     return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 
 
 def lecun_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+    """LeCun uniform: variance_scaling(1.0, 'fan_in', 'uniform'), variance 1 / fan_in."""
     return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def lecun_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+    """LeCun normal: variance_scaling(1.0, 'fan_in', 'truncated_normal'), variance 1 / fan_in."""
     return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 
 
 def he_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+    """He/Kaiming uniform: variance_scaling(2.0, 'fan_in', 'uniform'), variance 2 / fan_in (for ReLU layers). Also
+    named kaiming_uniform."""
     return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def he_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+    """He/Kaiming normal: variance_scaling(2.0, 'fan_in', 'truncated_normal'), variance 2 / fan_in (for ReLU
+    layers). Also named kaiming_normal."""
     return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 
 

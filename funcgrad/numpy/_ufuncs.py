@@ -326,6 +326,8 @@ def sign(x, /):
 
 
 def logistic(x, /):
+    """The logistic sigmoid 1 / (1 + exp(-x)) (lax.logistic with NumPy's promotion: integers become the
+    default float; jax.numpy has no such name, see funcgrad.nn.sigmoid)."""
     return ew.logistic(_to_inexact(asarray_any(x)))
 
 
@@ -888,18 +890,24 @@ def _finfo(dt):
 
 # --- special functions (funcgrad.scipy.special builds on these) -----------------------------------
 
-def _special(name, lax_fn):
+def _special(name, lax_fn, doc: str):
     def f(x, /):
         x = asarray_any(x)
         if dtypes.is_complex(x.dtype):
             raise TypeError(f"{name}: complex input is not supported")
         return lax_fn(_to_inexact(x))
     f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc + " Integer input is computed in the default float dtype; complex input is a TypeError."
     return f
 
 
-erf = _special("erf", sp.erf)
-erfc = _special("erfc", sp.erfc)
-erfinv = _special("erfinv", sp.erf_inv)
-gammaln = _special("gammaln", sp.lgamma)
-digamma = _special("digamma", sp.digamma)
+erf = _special("erf", sp.erf, "The error function 2/sqrt(pi) * integral of exp(-t**2) from 0 to x, as "
+               "scipy.special.erf.")
+erfc = _special("erfc", sp.erfc, "The complementary error function 1 - erf(x), accurate where erf(x) is near 1, "
+                "as scipy.special.erfc.")
+erfinv = _special("erfinv", sp.erf_inv, "The inverse error function on [-1, 1] (+-inf at +-1, NaN outside), as "
+                  "scipy.special.erfinv.")
+gammaln = _special("gammaln", sp.lgamma, "log |Gamma(x)| (inf at 0 and the negative integers), as "
+                   "scipy.special.gammaln.")
+digamma = _special("digamma", sp.digamma, "The digamma function psi(x) = d/dx log Gamma(x), as "
+                   "scipy.special.digamma (also named psi).")

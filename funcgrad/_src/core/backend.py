@@ -56,6 +56,8 @@ def xp_of(buf):
 
 
 def devices(platform: str | None = None) -> list[Device]:
+    """The devices funcgrad can run on: the CPU, then each CUDA device CuPy sees (platform "cpu" or
+    "gpu"/"cuda" keeps one kind), as jax.devices."""
     out = []
     if platform in (None, "cpu"):
         out.append(CPU)
