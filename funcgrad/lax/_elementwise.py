@@ -150,7 +150,7 @@ def _binary(fn):
                     raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {x.dtype}, "
                                     f"{y.dtype}. (funcgrad.numpy's functions promote dtypes.)")
         return fn(x, y)
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
     f.__doc__ = _DOC[name] + _BINARY_NOTE
     return f
 
@@ -164,7 +164,7 @@ def _typed_unary(fn, kinds: str, what: str):
         if np.dtype(x.dtype).kind not in kinds:
             raise TypeError(f"{name} does not accept dtype {x.dtype}. Accepted dtypes are subtypes of {what}.")
         return fn(x, *args, **kwargs)
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
     f.__doc__ = _DOC.get(name, fn.__doc__)
     return f
 

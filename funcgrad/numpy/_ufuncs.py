@@ -352,7 +352,19 @@ def rsqrt(x, /):
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """Elements of x where condition holds, else of y; all three broadcast together. With condition alone,
-    `nonzero(condition, size=, fill_value=)` (JAX's static `size` makes it usable under jit and vmap)."""
+    `nonzero(condition, size=, fill_value=)` (JAX's static `size` makes it usable under jit and vmap).
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> x = jnp.array([-2., 0., 3.])
+        >>> jnp.where(x > 0, x, 0.)
+        Array([0., 0., 3.], dtype=float32)
+
+        With condition alone and a static size (padded with fill_value), as jit needs:
+
+        >>> jnp.where(jnp.array([0, 5, 0, 7]), size=3, fill_value=-1)
+        (Array([ 1,  3, -1], dtype=int32),)
+    """
     if x is None or y is None:
         if x is None and y is None:
             from ._sorting import nonzero  # (cycle: _sorting imports this module)

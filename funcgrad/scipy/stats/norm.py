@@ -12,7 +12,14 @@ _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 def logpdf(x, loc=0, scale=1):
     """Log of the probability density of the normal distribution at x (location loc, scale scale), as
-    jax.scipy.stats.norm.logpdf."""
+    jax.scipy.stats.norm.logpdf.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> from funcgrad.scipy.stats import norm
+        >>> norm.logpdf(jnp.array([0., 1.]), loc=1., scale=2.)
+        Array([-1.7370857, -1.6120857], dtype=float32)
+    """
     y, log_s, *_ = standardize("norm.logpdf", x, loc, scale)
     return -0.5 * y * y - _LOG_SQRT_2PI - log_s
 
