@@ -9,7 +9,17 @@ __all__ = ["ravel_pytree"]
 def ravel_pytree(pytree):
     """(flat, unravel): every leaf raveled and concatenated into one 1-D array (of the leaves' promoted
     dtype), and the function mapping such a vector back to the pytree, each leaf in its own shape and
-    dtype. Differentiable both ways, usable under jit and vmap."""
+    dtype. Differentiable both ways, usable under jit and vmap.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> from funcgrad.flatten_util import ravel_pytree
+        >>> flat, unravel = ravel_pytree({"w": jnp.ones((2, 2)), "b": jnp.zeros(2)})
+        >>> flat
+        Array([0., 0., 1., 1., 1., 1.], dtype=float32)
+        >>> unravel(flat)["w"].shape
+        (2, 2)
+    """
     from . import numpy as jnp
     leaves, treedef = tree_flatten(pytree)
     leaves = [jnp.asarray(x) for x in leaves]

@@ -9,8 +9,12 @@ import doctest
 import pytest
 
 import funcgrad
+import funcgrad.flatten_util
 import funcgrad.nn
+import funcgrad.numpy
 import funcgrad.optim
+import funcgrad.scipy.special
+import funcgrad.scipy.stats
 import funcgrad.utils.data
 from funcgrad import lax, random, tree_util
 from funcgrad._src.interpreters import batching
@@ -39,6 +43,12 @@ OBJECTS = {
     "lax.cond": lax.cond, "lax.switch": lax.switch, "lax.while_loop": lax.while_loop,
     "lax.fori_loop": lax.fori_loop, "lax.scan": lax.scan, "lax.map": lax.map,
     "lax.associative_scan": lax.associative_scan,
+    # funcgrad.numpy, jax.nn, scipy and flatten_util
+    "numpy.array": funcgrad.numpy.array, "numpy.where": funcgrad.numpy.where, "numpy.einsum": funcgrad.numpy.einsum,
+    "numpy.linalg.solve": funcgrad.numpy.linalg.solve, "Array.at": funcgrad.Array.at,
+    "nn.softmax": funcgrad.nn.softmax, "scipy.special.logsumexp": funcgrad.scipy.special.logsumexp,
+    "scipy.stats.norm.logpdf": funcgrad.scipy.stats.norm.logpdf,
+    "flatten_util.ravel_pytree": funcgrad.flatten_util.ravel_pytree,
     # the torch face's main names
     "torch.Tensor": funcgrad.Tensor, "torch.tensor": funcgrad.tensor, "torch.randn": funcgrad.randn,
     "torch.zeros": funcgrad.zeros, "torch.Tensor.backward": funcgrad.Tensor.backward,

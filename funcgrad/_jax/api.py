@@ -113,6 +113,7 @@ def local_devices(process_index: int | None = None, backend=None, host_id=None) 
 
 
 def local_device_count(backend=None) -> int:
+    """The number of devices this process can use (the CPU, plus CUDA devices when CuPy sees them)."""
     return len(_backend_devices(backend))
 
 
@@ -142,6 +143,7 @@ def host_id(backend=None) -> int:
 
 
 def host_ids(backend=None) -> list:
+    """The indices of the job's hosts (one per process); the older name of process_indices."""
     return list(range(processes.count()))
 
 
@@ -425,8 +427,11 @@ def _pure_like(prim, name, callback, result_shape_dtypes, args, kwargs, vmap_met
 class _State:
     """A JAX config option as a context manager: `with jax.debug_nans(True): ...`; `.value` reads it."""
 
-    def __init__(self, name: str, convert=None):
+    def __init__(self, name: str, convert=None, doc: str = ""):
         self.name, self._convert = name, convert
+        if doc:  # (each option's own text, for help() and the API pages)
+            self.__doc__ = f"{doc}\n\nA context manager: `with funcgrad.{name}(value): ...` sets config option " \
+                           f"`jax_{name}` inside the block; `.value` reads it."
 
     @property
     def value(self):
@@ -450,15 +455,21 @@ class _State:
         return f"State({self.name}={self.value!r})"
 
 
-numpy_rank_promotion = _State("numpy_rank_promotion")
-debug_nans = _State("debug_nans", bool)
-debug_infs = _State("debug_infs", bool)
-enable_x64 = _State("enable_x64", bool)
-default_matmul_precision = _State("default_matmul_precision")
-log_compiles = _State("log_compiles", bool)
-numpy_dtype_promotion = _State("numpy_dtype_promotion")
-default_prng_impl = _State("default_prng_impl")
-enable_checks = _State("enable_checks", bool)
+numpy_rank_promotion = _State("numpy_rank_promotion", None, "What funcgrad.numpy does when operands of different "
+                              "ranks broadcast: 'allow' (the default), 'warn' or 'raise'.")
+debug_nans = _State("debug_nans", bool, "Raise FloatingPointError when an operation produces a NaN.")
+debug_infs = _State("debug_infs", bool, "Raise FloatingPointError when an operation produces an infinity.")
+enable_x64 = _State("enable_x64", bool, "Turn on 64-bit dtypes (the x64 mode): float64 and int64 defaults "
+                    "instead of float32 and int32.")
+default_matmul_precision = _State("default_matmul_precision", None, "The precision of matrix products; "
+                                  "accepted for JAX programs, NumPy always computes at full precision.")
+log_compiles = _State("log_compiles", bool, "Log each compilation that jit performs (its cache misses).")
+numpy_dtype_promotion = _State("numpy_dtype_promotion", None, "Dtype promotion of funcgrad.numpy: only JAX's "
+                               "'standard' lattice is implemented ('strict' raises NotImplementedError).")
+default_prng_impl = _State("default_prng_impl", None, "The PRNG implementation of new keys: accepted and "
+                           "stored; funcgrad's keys are always threefry2x32 (JAX's default bits).")
+enable_checks = _State("enable_checks", bool, "JAX's extra internal checks: accepted, no effect "
+                     "(funcgrad already detects a leaked tracer when it is used).")
 _check_tracer_leaks = _State("check_tracer_leaks", bool)
 
 

@@ -22,14 +22,17 @@ Initializer = Callable
 
 
 def zeros(key, shape, dtype=None):
+    """An initializer: an array of zeros of `shape` and `dtype` (the key is unused)."""
     return jnp.zeros(shape, dtype)
 
 
 def ones(key, shape, dtype=None):
+    """An initializer: an array of ones of `shape` and `dtype` (the key is unused)."""
     return jnp.ones(shape, dtype)
 
 
 def constant(value, dtype=None) -> Initializer:
+    """An initializer that fills `shape` with `value` (in `dtype`, default the default float)."""
     def init(key, shape, dtype=dtype):
         return jnp.full(shape, value, jnp.zeros((), dtype).dtype)
     return init
@@ -43,12 +46,15 @@ def uniform(scale=1e-2, dtype=None) -> Initializer:
 
 
 def normal(stddev=1e-2, dtype=None) -> Initializer:
+    """An initializer drawing from N(0, stddev**2)."""
     def init(key, shape, dtype=dtype):
         return random.normal(key, shape, dtype) * stddev
     return init
 
 
 def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0) -> Initializer:
+    """An initializer drawing from a normal truncated to [lower, upper] standard deviations, then scaled by stddev
+    (so the result's std is below stddev, as in JAX)."""
     def init(key, shape, dtype=dtype):
         return random.truncated_normal(key, lower, upper, shape, dtype) * stddev
     return init
@@ -94,21 +100,25 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
     return init
 
 
-def _preset(name: str, scale: float, mode: str, distribution: str) -> Callable[..., Initializer]:
+def _preset(name: str, scale: float, mode: str, distribution: str, doc: str) -> Callable[..., Initializer]:
     """One of JAX's named variance_scaling initializers (Glorot/Xavier, LeCun, He/Kaiming)."""
     def initializer(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
         return variance_scaling(scale, mode, distribution, in_axis, out_axis, batch_axis, dtype)
     initializer.__name__ = initializer.__qualname__ = name
-    initializer.__doc__ = f"variance_scaling({scale}, {mode!r}, {distribution!r}) over the given axes."
+    initializer.__doc__ = f"{doc}: variance_scaling({scale}, {mode!r}, {distribution!r}) over the given axes."
     return initializer
 
 
-glorot_uniform = _preset("glorot_uniform", 1.0, "fan_avg", "uniform")
-glorot_normal = _preset("glorot_normal", 1.0, "fan_avg", "truncated_normal")
-lecun_uniform = _preset("lecun_uniform", 1.0, "fan_in", "uniform")
-lecun_normal = _preset("lecun_normal", 1.0, "fan_in", "truncated_normal")
-he_uniform = _preset("he_uniform", 2.0, "fan_in", "uniform")
-he_normal = _preset("he_normal", 2.0, "fan_in", "truncated_normal")
+glorot_uniform = _preset("glorot_uniform", 1.0, "fan_avg", "uniform",
+                         "Glorot/Xavier uniform, U(+-sqrt(6 / (fan_in + fan_out))); also named xavier_uniform")
+glorot_normal = _preset("glorot_normal", 1.0, "fan_avg", "truncated_normal",
+                        "Glorot/Xavier normal, variance 2 / (fan_in + fan_out); also named xavier_normal")
+lecun_uniform = _preset("lecun_uniform", 1.0, "fan_in", "uniform", "LeCun uniform, variance 1 / fan_in")
+lecun_normal = _preset("lecun_normal", 1.0, "fan_in", "truncated_normal", "LeCun normal, variance 1 / fan_in")
+he_uniform = _preset("he_uniform", 2.0, "fan_in", "uniform",
+                     "He/Kaiming uniform, variance 2 / fan_in (ReLU layers); also named kaiming_uniform")
+he_normal = _preset("he_normal", 2.0, "fan_in", "truncated_normal",
+                    "He/Kaiming normal, variance 2 / fan_in (ReLU layers); also named kaiming_normal")
 xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
 

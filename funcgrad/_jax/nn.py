@@ -212,7 +212,14 @@ def glu(x, axis: int = -1):
 
 def softmax(x, axis=-1, where=None, initial=None):
     """exp(x - max) / sum over `axis` (an int or tuple); `where` masks entries out (they get 0). The one softmax
-    formula (numpy/_softmax.py) that torch.softmax, F.softmax and jax.scipy.special.softmax also call."""
+    formula (numpy/_softmax.py) that torch.softmax, F.softmax and jax.scipy.special.softmax also call.
+
+    Examples:
+        >>> import funcgrad as jax
+        >>> import funcgrad.numpy as jnp
+        >>> jnp.round(jax.nn.softmax(jnp.array([1., 2., 3.])), 4)
+        Array([0.09  , 0.2447, 0.6652], dtype=float32)
+    """
     return _sm.softmax(_arr(x), axis, where)
 
 

@@ -24,3 +24,7 @@ from ._program import *  # noqa: F401,F403
 from ._implicit import custom_linear_solve, custom_root  # noqa: F401
 from . import linalg  # noqa: F401
 from ._primitives import *  # noqa: F401,F403  (last: every card is registered by now)
+
+# The public names (what `from funcgrad.lax import *` gives, and what the API page lists: without __all__ the
+# docs tool takes the functions imported from the family modules for someone else's and shows none of them).
+__all__ = sorted(n for n in dir() if not n.startswith("_") and n != "linalg")

@@ -55,6 +55,78 @@ def _scalar_to(x, like):
     return _sh.broadcast_in_dim(_ew.convert_element_type(s, like.dtype, like.weak_type), like.shape, ())
 
 
+# --- docstrings -----------------------------------------------------------------------------------
+# One line per name built by _typed_unary and _binary (which take it from here) and per card function lax
+# re-exports as it is (attached at the end of this module). The unary ones accept no `accuracy=` (JAX's accuracy
+# hints for exp, log, sin, ...): NumPy's functions have one accuracy.
+_ACC = " (JAX's accuracy= hint is not accepted)"
+_DOC = {
+    "sin": "Elementwise sine (radians); float or complex x" + _ACC + ".",
+    "cos": "Elementwise cosine (radians); float or complex x" + _ACC + ".",
+    "tan": "Elementwise tangent (radians); float or complex x" + _ACC + ".",
+    "asin": "Elementwise inverse sine, in radians; float or complex x.",
+    "acos": "Elementwise inverse cosine, in radians; float or complex x.",
+    "atan": "Elementwise inverse tangent, in radians; float or complex x.",
+    "sinh": "Elementwise hyperbolic sine; float or complex x.",
+    "cosh": "Elementwise hyperbolic cosine; float or complex x.",
+    "tanh": "Elementwise hyperbolic tangent; float or complex x" + _ACC + ".",
+    "asinh": "Elementwise inverse hyperbolic sine; float or complex x.",
+    "acosh": "Elementwise inverse hyperbolic cosine; float or complex x.",
+    "atanh": "Elementwise inverse hyperbolic tangent; float or complex x.",
+    "exp": "Elementwise e**x; float or complex x" + _ACC + ".",
+    "exp2": "Elementwise 2**x; float or complex x" + _ACC + ".",
+    "expm1": "Elementwise exp(x) - 1, accurate near 0; float or complex x" + _ACC + ".",
+    "log": "Elementwise natural logarithm; float or complex x" + _ACC + ".",
+    "log1p": "Elementwise log(1 + x), accurate near 0; float or complex x" + _ACC + ".",
+    "sqrt": "Elementwise square root; float or complex x" + _ACC + ".",
+    "rsqrt": "Elementwise 1 / sqrt(x); float or complex x" + _ACC + ".",
+    "cbrt": "Elementwise real cube root (negative for negative x); float x" + _ACC + ".",
+    "logistic": "Elementwise logistic sigmoid 1 / (1 + exp(-x)); float x" + _ACC + ".",
+    "floor": "Elementwise floor (largest integral value <= x), keeping the float dtype.",
+    "ceil": "Elementwise ceiling (smallest integral value >= x), keeping the float dtype.",
+    "is_finite": "Elementwise True where x is neither infinite nor NaN; float x.",
+    "erf": "Elementwise error function 2/sqrt(pi) * integral of exp(-t**2) from 0 to x; float x.",
+    "erfc": "Elementwise complementary error function 1 - erf(x), accurate for large x; float x.",
+    "erf_inv": "Elementwise inverse of erf on (-1, 1) (+-inf at +-1); float x.",
+    "lgamma": "Elementwise log |Gamma(x)|; float x.",
+    "digamma": "Elementwise digamma function, the derivative of lgamma; float x.",
+    "real": "The real part of a complex x (a float array); real x is a TypeError, as in JAX.",
+    "imag": "The imaginary part of a complex x (a float array); real x is a TypeError, as in JAX.",
+    "integer_pow": "x ** y elementwise for a static Python int y (repeated multiplication; negative y gives "
+                   "1 / x ** -y).",
+    "population_count": "Elementwise number of set bits of an integer array.",
+    "neg": "Elementwise -x.",
+    "sign": "Elementwise sign: -1, 0 or 1 (x / |x| for complex; NaN stays NaN), in x's dtype.",
+    "bitwise_not": "Elementwise bitwise NOT of integers, logical NOT of bools.",
+    "select": "on_true where pred else on_false, elementwise: pred is bool with the operands' shape (or a "
+              "scalar), on_true and on_false share one shape and dtype.",
+    "convert_element_type": "x converted to new_dtype (float to int truncates toward zero, as jax.lax); "
+                            "weak_type=True marks the result weakly typed (funcgrad's extra argument).",
+    "add": "x + y elementwise.", "sub": "x - y elementwise.", "mul": "x * y elementwise.",
+    "div": "x / y elementwise; integer division rounds toward zero (C's, not Python's //).",
+    "rem": "The remainder of x / y elementwise, with the sign of x (C's fmod, not Python's %).",
+    "pow": "x ** y elementwise for float or complex x and y of x's dtype (JAX also takes an integer y; "
+           "here that is a TypeError).",
+    "max": "Elementwise maximum of x and y (NaN if either is NaN).",
+    "min": "Elementwise minimum of x and y (NaN if either is NaN).",
+    "eq": "Elementwise x == y, a bool array.", "ne": "Elementwise x != y, a bool array.",
+    "lt": "Elementwise x < y, a bool array.", "le": "Elementwise x <= y, a bool array.",
+    "gt": "Elementwise x > y, a bool array.", "ge": "Elementwise x >= y, a bool array.",
+    "atan2": "Elementwise arctan(x / y) with the quadrant taken from the signs of both, in [-pi, pi] (as "
+             "numpy.arctan2(x, y)).",
+    "nextafter": "Elementwise next float after x in the direction of y (float x, y).",
+    "complex": "x + 1j * y elementwise, from float x and y of one dtype (complex64 from float32).",
+    "bitwise_and": "Elementwise bitwise AND of integers, logical AND of bools.",
+    "bitwise_or": "Elementwise bitwise OR of integers, logical OR of bools.",
+    "bitwise_xor": "Elementwise bitwise XOR of integers, logical XOR of bools.",
+    "shift_left": "Elementwise x << y for integers (0 when y is at least the bit width).",
+    "shift_right_arithmetic": "Elementwise x >> y for integers, filling with the sign bit.",
+    "shift_right_logical": "Elementwise x >> y for integers, filling with zeros (as if unsigned).",
+}
+_BINARY_NOTE = " Operands share one shape and dtype; a Python scalar takes the other's dtype (lax does not " \
+               "promote or broadcast: funcgrad.numpy does)."
+
+
 def _binary(fn):
     """fn on operands of one shape and dtype: a Python scalar (or a weakly typed operand) takes the
     other operand's dtype, as in JAX; other dtype mismatches are a TypeError."""
@@ -78,8 +150,8 @@ def _binary(fn):
                     raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {x.dtype}, "
                                     f"{y.dtype}. (funcgrad.numpy's functions promote dtypes.)")
         return fn(x, y)
-    f.__name__ = name
-    f.__doc__ = f"lax.{name}: elementwise, operands of one shape and dtype (scalars allowed)."
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = _DOC[name] + _BINARY_NOTE
     return f
 
 
@@ -92,8 +164,8 @@ def _typed_unary(fn, kinds: str, what: str):
         if np.dtype(x.dtype).kind not in kinds:
             raise TypeError(f"{name} does not accept dtype {x.dtype}. Accepted dtypes are subtypes of {what}.")
         return fn(x, *args, **kwargs)
-    f.__name__ = name
-    f.__doc__ = fn.__doc__
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = _DOC.get(name, fn.__doc__)
     return f
 
 
@@ -117,6 +189,7 @@ shift_left, shift_right_arithmetic, shift_right_logical = (
 
 
 def square(x):
+    """x * x elementwise (integer, float or complex x), as jax.lax.square."""
     x = _arr(x)
     if np.dtype(x.dtype).kind not in "iufc":
         raise TypeError(f"square does not accept dtype {x.dtype}. Accepted dtypes are subtypes of integer, "
@@ -125,10 +198,12 @@ def square(x):
 
 
 def reciprocal(x):
+    """1 / x elementwise, as jax.lax.reciprocal (integer x divides as lax.div does)."""
     return div(_ew.ones_like(x), x)
 
 
 def zeros_like_array(x):
+    """An array of zeros with x's shape and dtype, as jax.lax.zeros_like_array."""
     return _ew.zeros_like(x)
 
 
@@ -253,3 +328,7 @@ def _rp_host(x, eb, mb):
     """The rounding, staged as a host callback (it runs at call time under jit)."""
     return pure_callback_p.bind(x, callback=lambda v: [_round_bits(v, eb, mb)],
                                 result_avals=(ShapedArray(x.shape, x.dtype),), vmap_method="expand_dims")[0]
+
+
+for _f in (neg, sign, select, convert_element_type, bitwise_not):  # (the cards' functions, re-exported as they are)
+    _f.__doc__ = _DOC[_f.__name__]

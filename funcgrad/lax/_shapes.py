@@ -47,6 +47,8 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
+    """An array like x (its shape and dtype unless `shape` or `dtype` is given) filled with fill_value, as
+    jax.lax.full_like (no sharding argument)."""
     return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
 
 

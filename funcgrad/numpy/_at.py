@@ -203,8 +203,25 @@ class _IndexUpdateHelper:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
+_AT_DOC = """Functional updates: x.at[idx].set(v), .add(v), .multiply(v), .min(v), .max(v), .get(), ...
+
+    Each returns a new array (x is unchanged); repeated indices accumulate for add/multiply/min/max.
+    See the funcgrad.numpy._at module docstring for indices, modes and out-of-bounds handling.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> x = jnp.zeros(4)
+        >>> x.at[1].set(5.)
+        Array([0., 5., 0., 0.], dtype=float32)
+        >>> x.at[jnp.array([0, 0, 2])].add(1.)
+        Array([2., 0., 1., 0.], dtype=float32)
+        >>> x
+        Array([0., 0., 0., 0.], dtype=float32)
+    """
+
+
 def attach(cls) -> None:
-    cls.at = property(_IndexUpdateHelper, doc="Functional updates: x.at[idx].set(v), .add(v), .get(), ...")
+    cls.at = property(_IndexUpdateHelper, doc=_AT_DOC)
 
 
 attach(ArrayBase)

@@ -39,7 +39,15 @@ def array(object, dtype=None, copy=True, ndmin: int = 0):
 
     As in JAX, Python scalars (alone or in lists) take the default dtypes of the x64 mode, and a Python
     scalar alone stays weakly typed; NumPy arrays and scalars take their canonical dtype (with x64 off
-    float64 -> float32, int64 -> int32, ...); an explicitly requested dtype is honoured."""
+    float64 -> float32, int64 -> int32, ...); an explicitly requested dtype is honoured.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> jnp.array([1, 2, 3])
+        Array([1, 2, 3], dtype=int32)
+        >>> jnp.array(2.5)
+        Array(2.5, dtype=float32, weak_type=True)
+    """
     if isinstance(object, ArrayBase):
         x = object if dtype is None else ew.convert_element_type(object, dtypes.canonicalize(dtype))
     elif isinstance(object, (list, tuple)) and _holds_array(object):

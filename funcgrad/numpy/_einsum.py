@@ -422,7 +422,19 @@ def einsum(subscripts, /, *operands, out=None, optimize=True, precision=None, pr
     """Einstein summation, as numpy.einsum (see the module docstring for the lowering and `optimize`).
 
     dtype/casting: cast every operand to `dtype` (checked with NumPy's `casting` rule) first.
-    preferred_element_type is passed to every dot_general (JAX's keyword); precision is ignored."""
+    preferred_element_type is passed to every dot_general (JAX's keyword); precision is ignored.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> a = jnp.arange(6.).reshape(2, 3)
+        >>> jnp.einsum("ij,jk->ik", a, jnp.ones((3, 2)))
+        Array([[ 3.,  3.],
+               [12., 12.]], dtype=float32)
+        >>> jnp.einsum("bi,bi->b", a, a)
+        Array([ 5., 50.], dtype=float32)
+        >>> jnp.einsum("ii->", jnp.eye(3))
+        Array(3., dtype=float32)
+    """
     if out is not None:
         raise TypeError("einsum: out= is not supported: funcgrad arrays are immutable; use the return value")
     subscripts, ops = _operands_and_subscripts(subscripts, operands)

@@ -102,6 +102,7 @@ def transpose(a, axes=None):
 
 
 def permute_dims(a, /, axes):
+    """The Array API's name of transpose(a, axes): axes must be a permutation of range(a.ndim)."""
     return transpose(a, axes)
 
 

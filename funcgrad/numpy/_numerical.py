@@ -29,7 +29,8 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None):
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
-    """asarray with at least one dimension (memory layout is the backend's concern)."""
+    """a as an array of at least one dimension, as numpy.ascontiguousarray (C order: the layout is the
+    backend's concern; jax.numpy has no such function)."""
     x = asarray(a, dtype)
     return x if x.ndim else x.reshape(1)
 
@@ -270,7 +271,8 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
 
 
 def asfortranarray(a, dtype=None, *, like=None):
-    """asarray with at least one dimension (memory layout is the backend's concern)."""
+    """a as an array of at least one dimension, as numpy.asfortranarray; the result is not in Fortran
+    order (funcgrad arrays have no layout to choose; jax.numpy has no such function)."""
     return ascontiguousarray(a, dtype)
 
 

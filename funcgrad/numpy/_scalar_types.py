@@ -18,8 +18,30 @@ def register_dtype_like(cls: type) -> None:
     _DTYPE_LIKE.append(cls)
 
 
+_KIND = {"b": "boolean", "i": "signed integer", "u": "unsigned integer", "f": "floating-point",
+         "c": "complex floating-point", "V": "floating-point"}  # ("V": ml_dtypes' bfloat16)
+
+
+class _DtypeDoc:
+    """ScalarType's __doc__: the class's text on the class, each dtype's own text on an instance (so that
+    help(jnp.float32) says what float32 is)."""
+
+    def __init__(self, class_doc: str):
+        self.class_doc = class_doc
+
+    def __get__(self, obj, cls=None) -> str:
+        if obj is None:
+            return self.class_doc
+        dt = obj.dtype
+        bits = "" if dt.kind == "b" else f"{dt.itemsize * 8}-bit "
+        wide = (dt.itemsize == 8 and dt.kind in "iuf") or dt.itemsize == 16
+        return (f"The {dt.name} dtype ({bits}{_KIND.get(dt.kind, dt.kind)}), also a constructor: {dt.name}(x) "
+                f"is x as a 0-d {dt.name} array." + (" The dtype is kept even with x64 off (JAX narrows it to "
+                                                       "its 32-bit counterpart)." if wide else ""))
+
+
 class ScalarType:
-    """A dtype that is also a constructor of arrays of that dtype."""
+    __doc__ = _DtypeDoc("A dtype that is also a constructor of arrays of that dtype.")
     __slots__ = ("dtype",)
 
     def __init__(self, dtype):

@@ -524,7 +524,14 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     result does not depend on it), so large inputs do not overflow and the gradient is the softmax
     b * exp(a - result). -inf entries contribute nothing and get a zero gradient; a slice whose sum is
     zero (all -inf) gives -inf with a NaN gradient, as JAX (torch.logsumexp's is 0). With return_sign=True returns
-    (log|sum|, sign(sum)), allowing negative b."""
+    (log|sum|, sign(sum)), allowing negative b.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> from funcgrad.scipy.special import logsumexp
+        >>> logsumexp(jnp.array([1000., 1000.]))
+        Array(1000.6932, dtype=float32)
+    """
     x = _to_inexact(asarray_any(a))
     if dtypes.is_complex(x.dtype):
         raise NotImplementedError("logsumexp: complex input is not supported by funcgrad")

@@ -326,6 +326,8 @@ def sign(x, /):
 
 
 def logistic(x, /):
+    """The logistic sigmoid 1 / (1 + exp(-x)) (lax.logistic with NumPy's promotion: integers become the
+    default float; jax.numpy has no such name, see funcgrad.nn.sigmoid)."""
     return ew.logistic(_to_inexact(asarray_any(x)))
 
 
@@ -350,7 +352,19 @@ def rsqrt(x, /):
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """Elements of x where condition holds, else of y; all three broadcast together. With condition alone,
-    `nonzero(condition, size=, fill_value=)` (JAX's static `size` makes it usable under jit and vmap)."""
+    `nonzero(condition, size=, fill_value=)` (JAX's static `size` makes it usable under jit and vmap).
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> x = jnp.array([-2., 0., 3.])
+        >>> jnp.where(x > 0, x, 0.)
+        Array([0., 0., 3.], dtype=float32)
+
+        With condition alone and a static size (padded with fill_value), as jit needs:
+
+        >>> jnp.where(jnp.array([0, 5, 0, 7]), size=3, fill_value=-1)
+        (Array([ 1,  3, -1], dtype=int32),)
+    """
     if x is None or y is None:
         if x is None and y is None:
             from ._sorting import nonzero  # (cycle: _sorting imports this module)
@@ -888,18 +902,24 @@ def _finfo(dt):
 
 # --- special functions (funcgrad.scipy.special builds on these) -----------------------------------
 
-def _special(name, lax_fn):
+def _special(name, lax_fn, doc: str):
     def f(x, /):
         x = asarray_any(x)
         if dtypes.is_complex(x.dtype):
             raise TypeError(f"{name}: complex input is not supported")
         return lax_fn(_to_inexact(x))
     f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc + " Integer input is computed in the default float dtype; complex input is a TypeError."
     return f
 
 
-erf = _special("erf", sp.erf)
-erfc = _special("erfc", sp.erfc)
-erfinv = _special("erfinv", sp.erf_inv)
-gammaln = _special("gammaln", sp.lgamma)
-digamma = _special("digamma", sp.digamma)
+erf = _special("erf", sp.erf, "The error function 2/sqrt(pi) * integral of exp(-t**2) from 0 to x, as "
+               "scipy.special.erf.")
+erfc = _special("erfc", sp.erfc, "The complementary error function 1 - erf(x), accurate where erf(x) is near 1, "
+                "as scipy.special.erfc.")
+erfinv = _special("erfinv", sp.erf_inv, "The inverse error function on [-1, 1] (+-inf at +-1, NaN outside), as "
+                  "scipy.special.erfinv.")
+gammaln = _special("gammaln", sp.lgamma, "log |Gamma(x)| (inf at 0 and the negative integers), as "
+                   "scipy.special.gammaln.")
+digamma = _special("digamma", sp.digamma, "The digamma function psi(x) = d/dx log Gamma(x), as "
+                   "scipy.special.digamma (also named psi).")

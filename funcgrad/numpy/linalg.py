@@ -262,7 +262,13 @@ def qr(a, mode: str = "reduced"):
 def solve(a, b):
     """x with a @ x = b, as numpy.linalg.solve: b is (M,) or a stack (..., M, K) broadcast against a.
 
-    An exactly singular a gives inf / NaN, as in JAX."""
+    An exactly singular a gives inf / NaN, as in JAX.
+
+    Examples:
+        >>> import funcgrad.numpy as jnp
+        >>> jnp.linalg.solve(jnp.array([[3., 1.], [1., 2.]]), jnp.array([9., 8.]))
+        Array([2., 3.], dtype=float32)
+    """
     x = _matrix(a, "solve", square=True)
     y = _inexact(b, "solve")
     x, y = promote_dtypes(x, y)

@@ -168,10 +168,14 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
 
 
 def inv(a, overwrite_a: bool = False, check_finite: bool = True):
+    """The inverse of a square matrix (batched over leading dimensions), as jax.scipy.linalg.inv; overwrite_a and
+    check_finite are accepted and ignored, as in JAX."""
     return _la.inv(a)
 
 
 def det(a, overwrite_a: bool = False, check_finite: bool = True):
+    """The determinant of a square matrix (batched over leading dimensions), as jax.scipy.linalg.det; overwrite_a
+    and check_finite are accepted and ignored, as in JAX."""
     return _la.det(a)
 
 

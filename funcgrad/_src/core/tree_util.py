@@ -290,6 +290,8 @@ def tree_structure(tree, is_leaf=None) -> PyTreeDef:
 
 
 def treedef_is_leaf(td: PyTreeDef) -> bool:
+    """Whether the treedef is that of a single leaf (tree_structure(x) for an x that is not a container).
+    JAX also says True for None's treedef (one node, no leaves); here that is False."""
     return td.kind == "leaf"
 
 

@@ -562,6 +562,8 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
 
 
 def pswapaxes(*args, **kwargs):
+    """jax.lax.pswapaxes (swap a named axis with a positional one across devices): not supported, raises
+    NotImplementedError."""
     raise NotImplementedError("pswapaxes is not supported")
 
 

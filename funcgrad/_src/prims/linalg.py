@@ -191,6 +191,10 @@ _DNS: dict = {}  # dimension_numbers as given -> as ints (a cache: callers repea
 
 
 def dot_general(x, y, dimension_numbers, preferred_element_type=None):
+    """The generalised tensor contraction of jax.lax.dot_general: dimension_numbers = ((lhs_contract, rhs_contract),
+    (lhs_batch, rhs_batch)); the result's dimensions are the batch ones, then lhs's free ones, then rhs's.
+    preferred_element_type sets the result dtype; JAX's precision argument is not accepted (NumPy computes at
+    full precision)."""
     try:
         dn = _DNS[dimension_numbers]
     except (KeyError, TypeError):  # new, or unhashable (lists)

@@ -95,23 +95,30 @@ argmin_p = _arg("argmin", "argmin")
 
 
 def reduce_max(x, axes):
+    """The maximum of x over the dimensions `axes` (which are removed), as jax.lax.reduce_max."""
     axes = _axes(x, axes)
     return reduce_max_p.bind(x, axes=axes) if axes else x
 
 
 def reduce_min(x, axes):
+    """The minimum of x over the dimensions `axes` (which are removed), as jax.lax.reduce_min."""
     axes = _axes(x, axes)
     return reduce_min_p.bind(x, axes=axes) if axes else x
 
 
 def reduce_prod(x, axes):
+    """The product of x over the dimensions `axes` (which are removed), as jax.lax.reduce_prod."""
     axes = _axes(x, axes)
     return reduce_prod_p.bind(x, axes=axes) if axes else x
 
 
 def argmax(x, axis: int, index_dtype=dtypes.int64):
+    """The index of the maximum of x along `axis` (the first on ties), of dtype `index_dtype`, as jax.lax.argmax
+    (where index_dtype has no default)."""
     return argmax_p.bind(x, axis=int(axis) % x.ndim, index_dtype=dtypes.canonicalize(index_dtype))
 
 
 def argmin(x, axis: int, index_dtype=dtypes.int64):
+    """The index of the minimum of x along `axis` (the first on ties), of dtype `index_dtype`, as jax.lax.argmin
+    (where index_dtype has no default)."""
     return argmin_p.bind(x, axis=int(axis) % x.ndim, index_dtype=dtypes.canonicalize(index_dtype))

@@ -112,6 +112,8 @@ broadcast_in_dim_p = Primitive(
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
+    """x broadcast to `shape`, dimension i of x becoming dimension broadcast_dimensions[i] of the result (x's sizes
+    must be 1 or equal there), as jax.lax.broadcast_in_dim."""
     shape = tuple(map(int, shape))
     broadcast_dimensions = tuple(map(int, broadcast_dimensions))
     if tuple(x.shape) == shape and broadcast_dimensions == tuple(range(len(shape))):
@@ -166,6 +168,7 @@ transpose_p = Primitive(
 
 
 def transpose(x, permutation):
+    """x with its dimensions permuted: result dimension i is x's dimension permutation[i], as jax.lax.transpose."""
     permutation = tuple(map(int, permutation))
     if permutation == tuple(range(x.ndim)):
         return x
@@ -193,6 +196,7 @@ squeeze_p = Primitive(
 
 
 def squeeze(x, dimensions):
+    """x without the dimensions `dimensions`, each of size 1, as jax.lax.squeeze."""
     dimensions = tuple(sorted(int(d) % x.ndim if x.ndim else int(d) for d in dimensions))
     if not dimensions:
         return x
@@ -224,6 +228,7 @@ expand_dims_p = Primitive(
 
 
 def expand_dims(x, dimensions):
+    """x with size-1 dimensions inserted at the positions `dimensions` of the result, as jax.lax.expand_dims."""
     n = x.ndim + len(dimensions)
     dimensions = tuple(sorted(int(d) % n for d in dimensions))
     if not dimensions:
@@ -294,6 +299,7 @@ concatenate_p = Primitive(
 
 
 def concatenate(operands, dimension: int):
+    """The arrays `operands` (of one dtype, equal sizes elsewhere) joined along `dimension`, as jax.lax.concatenate."""
     operands = list(operands)
     if len(operands) == 1:
         return operands[0]
@@ -419,6 +425,8 @@ pad_p = Primitive(
 
 
 def pad(x, padding_value, padding_config):
+    """x padded with the scalar padding_value: padding_config holds one (low, high, interior) triple per dimension;
+    negative low/high crop, interior inserts values between elements, as jax.lax.pad."""
     padding_config = tuple(tuple(int(v) for v in c) for c in padding_config)
     if all(c == (0, 0, 0) for c in padding_config):
         return x
@@ -439,6 +447,7 @@ rev_p = Primitive(
 
 
 def rev(x, dimensions):
+    """x reversed along each of the dimensions `dimensions`, as jax.lax.rev."""
     dimensions = tuple(sorted(int(d) % x.ndim for d in dimensions))
     if not dimensions:
         return x
@@ -471,10 +480,13 @@ iota_p = Primitive("iota", impl=_iota_impl, abstract_eval=_iota_rule, jvp=[], vj
 
 
 def iota(dtype, size: int):
+    """The vector [0, 1, ..., size - 1] of dtype `dtype`, as jax.lax.iota."""
     return iota_p.bind(dtype=dtypes.canonicalize(dtype), shape=(int(size),), dimension=0)
 
 
 def broadcasted_iota(dtype, shape, dimension: int):
+    """An array of `shape` whose values count 0, 1, ... along `dimension` (constant along the others), as
+    jax.lax.broadcasted_iota."""
     return iota_p.bind(dtype=dtypes.canonicalize(dtype), shape=tuple(int(s) for s in shape),
                        dimension=int(dimension))
 
@@ -568,5 +580,6 @@ def _axes(x, axes):
 
 
 def reduce_sum(x, axes):
+    """The sum of x over the dimensions `axes` (which are removed), as jax.lax.reduce_sum."""
     axes = _axes(x, axes)
     return reduce_sum_p.bind(x, axes=axes) if axes else x

@@ -434,10 +434,14 @@ polygamma_p.batch = elementwise_batch(polygamma_p)
 
 def erf(x): return erf_p.bind(x)
 def erfc(x): return erfc_p.bind(x)
-def erfcx(x): return erfcx_p.bind(x)
 def erf_inv(x): return erf_inv_p.bind(x)
 def lgamma(x): return lgamma_p.bind(x)
 def digamma(x): return digamma_p.bind(x)
+
+
+def erfcx(x):
+    """The scaled complementary error function exp(x**2) * erfc(x), finite where erfc underflows (large x)."""
+    return erfcx_p.bind(x)
 
 
 def polygamma(m, x):

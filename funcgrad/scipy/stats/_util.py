@@ -26,6 +26,10 @@ def symmetric_quantiles(dist: str, standard_ppf):
     def isf(q, loc=0, scale=1):
         q, loc, scale = promote_float(f"{dist}.isf", q, loc, scale)
         return nan_outside(q, loc - scale * standard_ppf(q))
+    ppf.__doc__ = (f"The quantile function (the inverse of cdf) of jax.scipy.stats.{dist} at probability q "
+                   "(location loc, scale scale); NaN for q outside [0, 1].")
+    isf.__doc__ = (f"The inverse survival function of jax.scipy.stats.{dist}: the x with P(X > x) = q (location "
+                   "loc, scale scale); NaN for q outside [0, 1].")
     return ppf, isf
 
 

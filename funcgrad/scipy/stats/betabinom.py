@@ -8,6 +8,8 @@ from ._util import promote_float
 
 
 def logpmf(k, n, a, b, loc=0):
+    """Log of the probability mass of the beta-binomial(n, a, b) distribution at k (k shifted by loc), as
+    jax.scipy.stats.betabinom.logpmf."""
     k, n, a, b, loc = promote_float("betabinom.logpmf", k, n, a, b, loc)
     x = k - loc
     ok = (x >= 0) & (x <= n) & (x == jnp.floor(x))
@@ -17,6 +19,8 @@ def logpmf(k, n, a, b, loc=0):
 
 
 def pmf(k, n, a, b, loc=0):
+    """The probability mass of the beta-binomial(n, a, b) distribution at k (k shifted by loc), as
+    jax.scipy.stats.betabinom.pmf."""
     return jnp.exp(logpmf(k, n, a, b, loc))
 
 

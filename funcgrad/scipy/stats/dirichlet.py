@@ -9,6 +9,8 @@ from .._special.information import xlogy
 
 
 def logpdf(x, alpha):
+    """Log of the probability density of the Dirichlet(alpha) distribution at x, as
+    jax.scipy.stats.dirichlet.logpdf."""
     x, alpha = (promote_float("dirichlet.logpdf", v) for v in (x, alpha))
     if alpha.ndim != 1:
         raise ValueError(f"dirichlet.logpdf: alpha must be one-dimensional, got shape {alpha.shape}")
@@ -24,6 +26,7 @@ def logpdf(x, alpha):
 
 
 def pdf(x, alpha):
+    """The probability density of the Dirichlet(alpha) distribution at x, as jax.scipy.stats.dirichlet.pdf."""
     return jnp.exp(logpdf(x, alpha))
 
 

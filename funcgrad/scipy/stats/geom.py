@@ -7,6 +7,8 @@ from ._util import promote_float
 
 
 def logpmf(k, p, loc=0):
+    """Log of the probability mass of the geometric(p) distribution (trials up to the first success) at k (k shifted
+    by loc), as jax.scipy.stats.geom.logpmf."""
     k, p, loc = promote_float("geom.logpmf", k, p, loc)
     x = k - loc
     ok = (x >= 1) & (x == jnp.floor(x))
@@ -15,6 +17,8 @@ def logpmf(k, p, loc=0):
 
 
 def pmf(k, p, loc=0):
+    """The probability mass of the geometric(p) distribution (trials up to the first success) at k (k shifted by
+    loc), as jax.scipy.stats.geom.pmf."""
     return jnp.exp(logpmf(k, p, loc))
 
 

@@ -28,6 +28,8 @@ sf = _mirror("sf", _right.cdf)
 
 
 def ppf(q, loc=0, scale=1):
+    """The quantile function (the inverse of cdf) of the left-skewed Gumbel distribution at probability q (location
+    loc, scale scale), as jax.scipy.stats.gumbel_l.ppf."""
     q, loc, scale = promote_float("gumbel_l.ppf", q, loc, scale)
     return _right.open_interval(q, loc + scale * jnp.log(-jnp.log1p(-q)))
 

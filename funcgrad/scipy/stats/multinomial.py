@@ -9,6 +9,8 @@ from .._special.information import xlogy
 
 
 def logpmf(x, n, p):
+    """Log of the probability mass of the multinomial(n, p) distribution at x, as
+    jax.scipy.stats.multinomial.logpmf."""
     x, p = (promote_float("multinomial.logpmf", v) for v in (x, p))
     n = promote_float("multinomial.logpmf", n)
     ok = (jnp.sum(x, axis=-1) == n) & jnp.all((x >= 0) & (x == jnp.floor(x)), axis=-1)
@@ -17,6 +19,7 @@ def logpmf(x, n, p):
 
 
 def pmf(x, n, p):
+    """The probability mass of the multinomial(n, p) distribution at x, as jax.scipy.stats.multinomial.pmf."""
     return jnp.exp(logpmf(x, n, p))
 
 

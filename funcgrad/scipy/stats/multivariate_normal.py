@@ -11,6 +11,9 @@ from .._special.common import promote_float
 
 
 def logpdf(x, mean, cov, allow_singular=None):
+    """Log of the probability density of the multivariate normal distribution N(mean, cov) at x, as
+    jax.scipy.stats.multivariate_normal.logpdf. allow_singular must be None (NotImplementedError
+    otherwise, as in JAX)."""
     if allow_singular is not None:
         raise NotImplementedError("multivariate_normal.logpdf: allow_singular is not supported")
     x, mean, cov = (promote_float("multivariate_normal.logpdf", v) for v in (x, mean, cov))
@@ -39,6 +42,9 @@ def logpdf(x, mean, cov, allow_singular=None):
 
 
 def pdf(x, mean, cov, allow_singular=None):
+    """The probability density of the multivariate normal distribution N(mean, cov) at x, as
+    jax.scipy.stats.multivariate_normal.pdf. allow_singular must be None (NotImplementedError
+    otherwise, as in JAX)."""
     return jnp.exp(logpdf(x, mean, cov, allow_singular))
 
 

@@ -8,6 +8,8 @@ from ._util import promote_float
 
 
 def logpmf(k, n, p, loc=0):
+    """Log of the probability mass of the negative binomial(n, p) distribution (failures before the n-th success) at
+    k (k shifted by loc), as jax.scipy.stats.nbinom.logpmf."""
     k, n, p, loc = promote_float("nbinom.logpmf", k, n, p, loc)
     x = k - loc
     ok = (x >= 0) & (x == jnp.floor(x))
@@ -17,6 +19,8 @@ def logpmf(k, n, p, loc=0):
 
 
 def pmf(k, n, p, loc=0):
+    """The probability mass of the negative binomial(n, p) distribution (failures before the n-th success) at k (k
+    shifted by loc), as jax.scipy.stats.nbinom.pmf."""
     return jnp.exp(logpmf(k, n, p, loc))
 
 

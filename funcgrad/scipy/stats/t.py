@@ -9,6 +9,8 @@ from ._util import promote_float
 
 
 def logpdf(x, df, loc=0, scale=1):
+    """Log of the probability density of the Student's t distribution with df degrees of freedom at x (location loc,
+    scale scale), as jax.scipy.stats.t.logpdf."""
     x, df, loc, scale = promote_float("t.logpdf", x, df, loc, scale)
     y = (x - loc) / scale
     return (lgamma((df + 1) / 2) - lgamma(df / 2) - 0.5 * jnp.log(df * math.pi) - jnp.log(scale)
@@ -16,6 +18,8 @@ def logpdf(x, df, loc=0, scale=1):
 
 
 def pdf(x, df, loc=0, scale=1):
+    """The probability density of the Student's t distribution with df degrees of freedom at x (location loc, scale
+    scale), as jax.scipy.stats.t.pdf."""
     return jnp.exp(logpdf(x, df, loc, scale))
 
 

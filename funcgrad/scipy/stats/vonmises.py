@@ -18,6 +18,8 @@ def logpdf(x, kappa):
 
 
 def pdf(x, kappa):
+    """The probability density of the von Mises distribution with concentration kappa at x, as
+    jax.scipy.stats.vonmises.pdf."""
     return jnp.exp(logpdf(x, kappa))
 
 

@@ -18,6 +18,8 @@ def logpdf(x, c):
 
 
 def pdf(x, c):
+    """The probability density of the wrapped Cauchy distribution with shape c at x, as
+    jax.scipy.stats.wrapcauchy.pdf."""
     return jnp.exp(logpdf(x, c))
 
 
