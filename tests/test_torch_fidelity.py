@@ -205,3 +205,105 @@ def test_torch_pickled_models_load():
         want = call(model, torch.tensor(x)).detach().numpy()
         got = call(loaded, funcgrad.tensor(x)).detach().numpy()
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+# --- 3. names tutorials use ---------------------------------------------------------------------------------
+
+def _saved_hooks_run(torch):
+    log = []
+
+    def pack(t):
+        log.append(("pack", tuple(t.shape)))
+        return t
+
+    def unpack(t):
+        log.append(("unpack", tuple(t.shape)))
+        return t
+
+    x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([2.0, -1.0], dtype=torch.float64, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = (x * w).sum() + (x + w).sum()  # mul saves both factors, add and sum save none
+    assert log == [("pack", (2,)), ("pack", (2,))]
+    y.backward()
+    with torch.autograd.graph.save_on_cpu():
+        (x * w).sin().sum().backward()
+    return log, x.grad.tolist(), w.grad.tolist()
+
+
+def test_saved_tensors_hooks():
+    log, gx, gw = _saved_hooks_run(funcgrad)
+    assert log == [("pack", (2,)), ("pack", (2,)), ("unpack", (2,)), ("unpack", (2,))]
+    x, w = np.array([0.5, 1.5]), np.array([2.0, -1.0])
+    np.testing.assert_allclose(gx, w + 1 + np.cos(x * w) * w, rtol=1e-15)
+    np.testing.assert_allclose(gw, x + 1 + np.cos(x * w) * x, rtol=1e-15)
+    torch = pytest.importorskip("torch")
+    assert (log, gx, gw) == _saved_hooks_run(torch)
+
+
+def test_autograd_graph_hides_engine_imports_and_one_removable_handle():
+    import funcgrad.autograd.graph as g
+    from funcgrad.nn.modules import module as mm
+    from funcgrad.utils.hooks import RemovableHandle
+    assert not hasattr(g, "np") and not hasattr(g, "heapq")
+    x = funcgrad.ones(2, requires_grad=True)
+    lin = funcgrad.nn.Linear(2, 2)
+    handles = [x.register_hook(lambda gr: gr * 3), lin.register_forward_hook(lambda *a: None),
+               (x * 2).grad_fn.register_hook(lambda *a: None), mm.register_module_forward_hook(lambda *a: None)]
+    assert all(type(h) is RemovableHandle for h in handles)
+    assert RemovableHandle is g.RemovableHandle
+    for h in handles:
+        h.remove()
+    (x * 1).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0] and not lin._forward_hooks and not mm._global_any
+
+
+def _global_hooks_run(torch):
+    log = []
+    mm = torch.nn.modules.module
+    lin = torch.nn.Linear(3, 2).double()
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor(np.arange(6.0).reshape(2, 3)))
+        lin.bias.zero_()
+    seq = torch.nn.Sequential(lin, torch.nn.Tanh())
+    hs = [mm.register_module_forward_pre_hook(lambda m, a: log.append(("pre", type(m).__name__))),
+          mm.register_module_forward_hook(lambda m, a, o: log.append(("fwd", type(m).__name__))),
+          mm.register_module_full_backward_pre_hook(lambda m, go: log.append(("bpre", type(m).__name__))),
+          mm.register_module_full_backward_hook(
+              lambda m, gi, go: log.append(("bwd", type(m).__name__, [round(float(g.sum()), 9) for g in gi]))),
+          mm.register_module_forward_hook(lambda m, a, o: o * 2 if isinstance(m, torch.nn.Tanh) else None)]
+    lin.register_forward_hook(lambda m, a, o: log.append(("own",)))
+    x = torch.tensor([[0.1, 0.2, 0.3]], dtype=torch.float64, requires_grad=True)
+    y = seq(x)
+    y.sum().backward()
+    for h in hs:
+        h.remove()
+    seq(x)
+    return log, y.detach().numpy(), x.grad.numpy()
+
+
+def test_global_module_hooks():
+    log, y, gx = _global_hooks_run(funcgrad)
+    want_y = 2 * np.tanh(np.arange(6.0).reshape(2, 3) @ [0.1, 0.2, 0.3])
+    np.testing.assert_allclose(y[0], want_y, rtol=1e-15)
+    assert [e[:2] for e in log] == [("pre", "Sequential"), ("pre", "Linear"), ("fwd", "Linear"), ("own",),
+                                    ("pre", "Tanh"), ("fwd", "Tanh"), ("fwd", "Sequential"),
+                                    ("bpre", "Sequential"), ("bpre", "Tanh"), ("bwd", "Tanh"), ("bpre", "Linear"),
+                                    ("bwd", "Linear"), ("bwd", "Sequential"), ("own",)]
+    torch = pytest.importorskip("torch")
+    tlog, ty, tgx = _global_hooks_run(torch)
+    assert log == tlog
+    np.testing.assert_allclose(y, ty, rtol=1e-15)
+    np.testing.assert_allclose(gx, tgx, rtol=1e-14)
+
+
+def test_float_of_multi_element_tensor():
+    for conv in (float, int, complex):
+        with pytest.raises(ValueError, match="^only one element tensors can be converted to Python scalars$"):
+            conv(funcgrad.ones(2))
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
+        funcgrad.ones(2).item()
+    assert float(funcgrad.tensor([2.5])) == 2.5
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError, match="^only one element tensors can be converted to Python scalars$"):
+        float(torch.ones(2))

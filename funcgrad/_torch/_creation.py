@@ -211,7 +211,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                 else:
                     v = np.array(host).astype(dt)
     if v.dtype not in D._NP2T:
-        raise TypeError(f"can't convert np.ndarray of type numpy.{v.dtype.type.__name__}. The only supported types are: float64, "
+        raise TypeError(f"can't convert np.ndarray of type numpy.{v.dtype.type.__name__}. The only supported types "
+                        "are: float64, "
                         "float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
     return _finish(v, requires_grad)
 
