@@ -307,3 +307,105 @@ def test_float_of_multi_element_tensor():
     torch = pytest.importorskip("torch")
     with pytest.raises(ValueError, match="^only one element tensors can be converted to Python scalars$"):
         float(torch.ones(2))
+
+
+# --- 4. semantics -------------------------------------------------------------------------------------------
+
+_OPTIM_CONFIGS = [
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True)), ("SGD", dict(lr=0.1, momentum=0.5, dampening=0.1)),
+    ("Adam", dict(lr=0.1, amsgrad=True)), ("Adam", dict(lr=0.1, weight_decay=0.1, maximize=True)),
+    ("AdamW", dict(lr=0.1)), ("Adadelta", {}), ("Adagrad", dict(lr=0.1, lr_decay=0.01)), ("Adamax", {}),
+    ("ASGD", dict(lr=0.1, t0=2)), ("NAdam", dict(lr=0.1, decoupled_weight_decay=True, weight_decay=0.1)),
+    ("RAdam", dict(lr=0.1)), ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True)), ("Rprop", {}),
+    ("LBFGS", dict(lr=0.5, history_size=3)), ("Adafactor", dict(lr=0.1)),
+]
+
+
+def _optim_params(m):
+    rng = np.random.default_rng(0)
+    return [m.tensor(rng.standard_normal((3, 2)), requires_grad=True),
+            m.tensor(rng.standard_normal(2), requires_grad=True)]
+
+
+def _optim_steps(opt, ps, n):
+    def closure():
+        opt.zero_grad()
+        loss = ((ps[0] @ ps[1]) ** 2).sum() + ps[1].abs().sum()
+        loss.backward()
+        return loss
+    for _ in range(n):
+        opt.step(closure)
+
+
+@pytest.mark.parametrize("name,kw", _OPTIM_CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(_OPTIM_CONFIGS)])
+def test_optimizer_state_dict_round_trip_is_bit_identical(name, kw):
+    import pickle
+    cls = getattr(funcgrad.optim, name)
+    a = _optim_params(funcgrad)
+    _optim_steps(cls(a, **kw), a, 6)
+    b = _optim_params(funcgrad)
+    ob = cls(b, **kw)
+    _optim_steps(ob, b, 3)
+    sd = pickle.loads(pickle.dumps(ob.state_dict()))
+    c = [p.detach().clone().requires_grad_(True) for p in b]
+    oc = cls(c, **kw)
+    oc.load_state_dict(sd)
+    _optim_steps(oc, c, 3)
+    for x, y in zip(a, c):
+        assert np.array_equal(x.detach().numpy(), y.detach().numpy())
+
+
+def _nadam_radam_run(m, name, kw, steps=20):
+    rng = np.random.default_rng(1)
+    ps = [m.tensor(rng.standard_normal((3, 2)), requires_grad=True),
+          m.tensor(rng.standard_normal(2), requires_grad=True)]
+    opt = getattr(m.optim, name)(ps, **kw)
+    for _ in range(steps):
+        opt.zero_grad()
+        (((ps[0] @ ps[1]) ** 2).sum() + (ps[1] ** 2).sum() + 0.1 * (ps[0] ** 4).sum()).backward()
+        opt.step()
+    return np.concatenate([p.detach().numpy().ravel() for p in ps])
+
+
+def test_nadam_first_step_exact():
+    # one step from m = v = 0: p - lr*(1-mu1)/(1-mu1) * g/(|g|+eps) - lr*mu2/(1-mu1*mu2) * (1-b1)*g/(|g|+eps)
+    p = funcgrad.tensor([2.0], dtype=funcgrad.float64, requires_grad=True)
+    opt = funcgrad.optim.NAdam([p], lr=0.1, eps=0.0)
+    (p * 3.0).sum().backward()
+    opt.step()
+    mu1, mu2 = 0.9 * (1 - 0.5 * 0.96 ** 0.004), 0.9 * (1 - 0.5 * 0.96 ** 0.008)
+    mp = float(np.float32(mu1))
+    want = 2.0 - 0.1 * (1 - mu1) / (1 - mp) - 0.1 * mu2 / (1 - mp * mu2) * 0.1 / np.sqrt(0.001 * 9 / 0.001) * 3
+    assert p.item() == pytest.approx(want, rel=1e-15)
+
+
+def test_nadam_radam_match_torch():
+    torch = pytest.importorskip("torch")
+    import itertools
+    grid = dict(weight_decay=[0, 0.1], decoupled_weight_decay=[False, True], maximize=[False, True],
+                betas=[(0.9, 0.999), (0.5, 0.9)], foreach=[None, True])
+    for name, extra in [("NAdam", dict(momentum_decay=[4e-3, 0.1])), ("RAdam", {})]:
+        g = dict(grid, **extra)
+        for vals in itertools.product(*g.values()):
+            kw = dict(zip(g, vals), lr=0.05)
+            want = _nadam_radam_run(torch, name, kw)
+            got = _nadam_radam_run(funcgrad, name, kw)
+            np.testing.assert_allclose(got, want, rtol=1e-8, atol=0, err_msg=f"{name} {kw}")
+
+
+def test_broadcast_errors_name_torch_dimension():
+    cases = [((2, 3), (4, 3), "The size of tensor a (2) must match the size of tensor b (4) at non-singleton "
+                              "dimension 0"),
+             ((2, 3), (2, 4), "The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
+                              "dimension 1"),
+             ((5, 2, 3), (4, 1, 3), "The size of tensor a (5) must match the size of tensor b (4) at "
+                                    "non-singleton dimension 0")]
+    for a, b, msg in cases:
+        with pytest.raises(RuntimeError) as e:
+            funcgrad.ones(*a) + funcgrad.ones(*b)
+        assert str(e.value) == msg
+    torch = pytest.importorskip("torch")
+    for a, b, msg in cases:
+        with pytest.raises(RuntimeError) as e:
+            torch.ones(*a) + torch.ones(*b)
+        assert str(e.value) == msg
