@@ -409,3 +409,83 @@ def test_broadcast_errors_name_torch_dimension():
         with pytest.raises(RuntimeError) as e:
             torch.ones(*a) + torch.ones(*b)
         assert str(e.value) == msg
+
+
+def _custom_op_run(torch, ns):
+    out = []
+
+    @torch.library.custom_op(f"{ns}::mysin", mutates_args=())
+    def mysin(x: torch.Tensor, k: float) -> torch.Tensor:
+        return torch.sin(x) * k
+
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    y = mysin(x, 2.0)
+    out.append(y.tolist())
+    with pytest.raises(RuntimeError) as e:
+        y.sum().backward()
+    out.append(str(e.value))
+    mysin.register_fake(lambda x, k: torch.empty_like(x))
+
+    def setup(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+        ctx.k = inputs[1]
+
+    def bwd(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * x.cos() * ctx.k, None
+
+    mysin.register_autograd(bwd, setup_context=setup)
+    mysin(x, 3.0).sum().backward()
+    out.append(x.grad.tolist())
+    with pytest.raises(ValueError) as e:
+        torch.library.custom_op(f"{ns}::bad", mutates_args=())(lambda x: x)
+    out.append(str(e.value).split(" Got func")[0])
+    return out
+
+
+def test_library_custom_op():
+    got = _custom_op_run(funcgrad, "fidelity_fg")
+    np.testing.assert_allclose(got[0], 2 * np.sin([1.0, 2.0]), rtol=1e-15)
+    assert got[1] == ("Trying to backward through fidelity_fg.mysin.default but no autograd formula was "
+                      "registered. Please use register_autograd to add one.")
+    np.testing.assert_allclose(got[2], 3 * np.cos([1.0, 2.0]), rtol=1e-15)
+    assert got[3] == "infer_schema(func): Parameter x must have a type annotation."
+    torch = pytest.importorskip("torch")
+    want = _custom_op_run(torch, "fidelity_t")
+    assert got[0] == want[0] and got[2] == want[2] and got[3] == want[3]
+    assert got[1] == want[1].replace("fidelity_t", "fidelity_fg")
+
+
+def test_typed_storages():
+    s = funcgrad.FloatStorage(3)
+    assert type(s) is funcgrad.TypedStorage and s.dtype == funcgrad.float32 and s.size() == 3
+    assert funcgrad.DoubleStorage([1, 2]).tolist() == [1.0, 2.0] and funcgrad.LongStorage.dtype == funcgrad.int64
+    t = funcgrad.ones(2)
+    assert isinstance(t.storage(), funcgrad.FloatStorage) and not isinstance(t.storage(), funcgrad.DoubleStorage)
+    assert t.untyped_storage().nbytes() == 8
+    torch = pytest.importorskip("torch")
+    names = sorted(n for n in dir(torch) if n.endswith("Storage") and not n.startswith("Q"))
+    assert [n for n in names if not hasattr(funcgrad, n)] == []
+
+
+def test_model_zoo_load_url(tmp_path):
+    from funcgrad.utils import model_zoo
+    from funcgrad.hub import load_state_dict_from_url
+    assert model_zoo.load_url is load_state_dict_from_url
+    sd = {"w": funcgrad.arange(3.0)}
+    funcgrad.save(sd, tmp_path / "w.pt")
+    got = model_zoo.load_url((tmp_path / "w.pt").as_uri(), model_dir=str(tmp_path / "cache"))
+    assert got["w"].tolist() == [0.0, 1.0, 2.0]
+
+
+def test_bottleneck(tmp_path, capsys):
+    from funcgrad.utils.bottleneck.__main__ import main
+    script = tmp_path / "train.py"
+    script.write_text("import sys\nimport funcgrad as torch\nx = torch.ones(3, requires_grad=True)\n"
+                      "with torch.autograd.profiler.record_function('step'):\n    (x * x).sum().backward()\n"
+                      "print('argv', sys.argv[1:], x.grad.tolist())\n")
+    assert main([str(script), "--lr", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("argv ['--lr', '0.1'] [2.0, 2.0, 2.0]") == 2  # run under each profiler
+    assert "cProfile output" in out and "Ordered by: internal time" in out
+    assert "autograd profiler output (CPU mode)" in out and "step" in out and "train.py" in out

@@ -627,7 +627,7 @@ def _pack_saved(node) -> None:
     formulas save: both factors of x * w, none of x + w), as the op is recorded; the node keeps what pack
     returns with the matching unpack hook."""
     pack, unpack = _gs.saved_hooks[-1]
-    idx = sorted(node._inputs_read()) if node.tape is not None else []
+    idx = sorted(node._inputs_read()) if hasattr(node.tape, "trace") else []  # (a Function's ctx has no tape)
     node.__dict__["_packed"] = (unpack, [(i, pack(node.inputs[i])) for i in idx])
 
 
