@@ -489,3 +489,38 @@ def test_bottleneck(tmp_path, capsys):
     assert out.count("argv ['--lr', '0.1'] [2.0, 2.0, 2.0]") == 2  # run under each profiler
     assert "cProfile output" in out and "Ordered by: internal time" in out
     assert "autograd profiler output (CPU mode)" in out and "step" in out and "train.py" in out
+
+
+def _hook_warnings_run(torch):
+    import inspect
+    res = []
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        lin = torch.nn.Linear(2, 2)
+        lin.register_full_backward_hook(lambda m, gi, go: None)
+        lin(torch.ones(1, 2)).sum().backward()
+        backward_line = inspect.currentframe().f_lineno - 1
+        with pytest.raises(RuntimeError) as e:
+            lin.register_backward_hook(lambda *a: None)
+        res.append(str(e.value))
+        with pytest.raises(RuntimeError) as e:
+            lin2 = torch.nn.Linear(2, 2)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                lin2.register_backward_hook(lambda *a: None)
+            lin2.register_full_backward_hook(lambda *a: None)
+        res.append(str(e.value))
+    for rec in w:
+        res.append((rec.category.__name__, rec.filename == __file__, rec.lineno - backward_line, str(rec.message)))
+    return res
+
+
+def test_backward_hook_warnings_point_at_user_line():
+    got = _hook_warnings_run(funcgrad)
+    assert got[0] == got[1] == ("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                                "Please use only one of them.")
+    assert len(got) == 3 and got[2][:3] == ("UserWarning", True, 0)
+    assert got[2][3].startswith("Full backward hook is firing when gradients are computed with respect to module "
+                                "outputs since no inputs require gradients.")
+    torch = pytest.importorskip("torch")
+    assert got == _hook_warnings_run(torch)

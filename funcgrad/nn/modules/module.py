@@ -4,6 +4,8 @@ from __future__ import annotations
 import collections
 import collections.abc
 import itertools
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -96,6 +98,18 @@ def register_module_backward_hook(hook) -> RemovableHandle:
     return register_module_full_backward_hook(hook)
 
 
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+
+
+def _user_stacklevel() -> int:
+    """The warnings.warn stacklevel, for the function calling this, of the innermost frame outside funcgrad:
+    a warning raised inside the backward engine then points at the user's .backward() line, as torch's do."""
+    f, level = sys._getframe(1), 1
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f, level = f.f_back, level + 1
+    return level
+
+
 def _hook_function(backward, materialize=True):
     """An identity autograd.Function over any number of tensors whose backward is `backward(grads)`."""
 
@@ -168,7 +182,7 @@ class _BackwardHook:
                 warnings.warn("Full backward hook is firing when gradients are computed with respect to module "
                               "outputs since no inputs require gradients. See https://docs.pytorch.org/docs/main/"
                               "generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for "
-                              "more details.", stacklevel=2)
+                              "more details.", stacklevel=_user_stacklevel())
             self._run_hooks((None,) * self.n_inputs)
         return grads
 
@@ -293,7 +307,15 @@ class Module:
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) once the gradients w.r.t. the module's inputs are known;
         it may return a replacement grad_input."""
+        self._backward_hook_kind(True)
         return self._add_hook(self._backward_hooks, hook, prepend)
+
+    def _backward_hook_kind(self, full: bool) -> None:
+        """torch refuses regular and full backward hooks on one module."""
+        if self._backward_hooks and self.__dict__.get("_is_full_backward_hook", full) != full:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = full
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) before the gradients w.r.t. the inputs are computed; it may return a
@@ -301,11 +323,13 @@ class Module:
         return self._add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
+        """Deprecated torch API: registered as a full backward hook, with torch's FutureWarning."""
+        self._backward_hook_kind(False)
         warnings.warn("Using a non-full backward hook when the forward contains multiple autograd Nodes is "
                       "deprecated and will be removed in future versions. This hook will be missing some "
                       "grad_input. Please use register_full_backward_hook to get the documented behavior.",
                       FutureWarning, stacklevel=2)
-        return self.register_full_backward_hook(hook)
+        return self._add_hook(self._backward_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars) before this module's entries are written into a state_dict."""
