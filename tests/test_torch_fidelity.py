@@ -108,11 +108,9 @@ _PICKLE_PATH_ALLOWED_MISSING = {
     # torch.utils.data.datapipes: DataPipes are deprecated in torch (torchdata 0.10 removed them); funcgrad's
     # DataLoader takes Dataset / IterableDataset only.
     "torch.utils.data.datapipes.",
-    # Not yet implemented (issue 26 follow-up): the fused linear + cross-entropy loss and its options, and
-    # the Muon optimizer.
+    # Not yet implemented (issue 26 follow-up): the fused linear + cross-entropy loss and its options.
     "torch.nn.modules.loss.LinearCrossEntropyLoss",
     "torch.nn.modules.linear_cross_entropy_options.LinearCrossEntropyOptions",
-    "torch.optim.Muon",
 }
 
 
@@ -524,3 +522,52 @@ def test_backward_hook_warnings_point_at_user_line():
                                 "outputs since no inputs require gradients.")
     torch = pytest.importorskip("torch")
     assert got == _hook_warnings_run(torch)
+
+
+def _muon_run(m, kw, dtype, steps=10):
+    rng = np.random.default_rng(0)
+    w = m.tensor(rng.standard_normal((5, 3)), dtype=dtype, requires_grad=True)
+    v = m.tensor(rng.standard_normal((3, 4)), dtype=dtype, requires_grad=True)
+    opt = m.optim.Muon([w, v], **kw)
+    for _ in range(steps):
+        opt.zero_grad()
+        ((w @ v).tanh() ** 2).sum().backward()
+        opt.step()
+    return w.detach().double().numpy(), v.detach().double().numpy()
+
+
+def test_muon():
+    from funcgrad.optim._muon import _zeropower_via_newtonschulz
+    # a matrix with orthonormal rows is (nearly) a fixed point: its singular values are all 1, which the
+    # quintic maps into [0.68, 1.13] (Keller Jordan's coefficients); the result keeps its row space
+    q = np.linalg.qr(np.random.default_rng(0).standard_normal((5, 3)))[0].T  # (3, 5), q @ q.T = I
+    o = _zeropower_via_newtonschulz(funcgrad.tensor(q, dtype=funcgrad.float32), (3.4445, -4.775, 2.0315), 5,
+                                    1e-7).float().numpy()
+    s = np.linalg.svd(o, compute_uv=False)
+    assert o.shape == (3, 5) and np.all((s > 0.6) & (s < 1.25))
+    with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
+        funcgrad.optim.Muon([funcgrad.ones(3, requires_grad=True)])
+    torch = pytest.importorskip("torch")
+    for kw in [dict(lr=0.02), dict(lr=0.02, nesterov=False, weight_decay=0.0),
+               dict(lr=0.05, adjust_lr_fn="match_rms_adamw", momentum=0.5)]:
+        for dt, tol in (("float32", 1e-6), ("float64", 1e-13)):
+            want = _muon_run(torch, kw, getattr(torch, dt))
+            got = _muon_run(funcgrad, kw, getattr(funcgrad, dt))
+            for a, b in zip(got, want):
+                np.testing.assert_allclose(a, b, rtol=0, atol=tol, err_msg=f"{kw} {dt}")
+
+
+def test_add_alpha_and_half_addmm_round_like_torch():
+    # add(alpha=) scales `other` in the result dtype: 1 + 0.1 * bf16(3) in float32, not bf16(0.1 * 3) + 1
+    got = funcgrad.ones(1).add(funcgrad.tensor([3.0]).bfloat16(), alpha=0.1).item()
+    assert got == float(np.float32(1) + np.float32(0.1) * np.float32(3))
+    # bfloat16 addmm: float32 arithmetic, one rounding at the end: (1 + 2**-5)**2 - 1 = 2**-4 + 2**-10 exactly
+    # (rounding the product to bfloat16 first would lose the 2**-10)
+    c = funcgrad.tensor([[1.0]]).bfloat16()
+    a = funcgrad.tensor([[1.0 + 2 ** -5]]).bfloat16()
+    r = funcgrad.addmm(c, a, a, beta=-1.0, alpha=1.0).float().item()
+    assert r == 2 ** -4 + 2 ** -10
+    torch = pytest.importorskip("torch")
+    tc, ta = torch.tensor([[1.0]]).bfloat16(), torch.tensor([[1.0 + 2 ** -5]]).bfloat16()
+    assert r == torch.addmm(tc, ta, ta, beta=-1.0, alpha=1.0).float().item()
+    assert got == torch.ones(1).add(torch.tensor([3.0]).bfloat16(), alpha=0.1).item()
