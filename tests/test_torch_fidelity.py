@@ -108,9 +108,6 @@ _PICKLE_PATH_ALLOWED_MISSING = {
     # torch.utils.data.datapipes: DataPipes are deprecated in torch (torchdata 0.10 removed them); funcgrad's
     # DataLoader takes Dataset / IterableDataset only.
     "torch.utils.data.datapipes.",
-    # Not yet implemented (issue 26 follow-up): the fused linear + cross-entropy loss and its options.
-    "torch.nn.modules.loss.LinearCrossEntropyLoss",
-    "torch.nn.modules.linear_cross_entropy_options.LinearCrossEntropyOptions",
 }
 
 
@@ -571,3 +568,45 @@ def test_add_alpha_and_half_addmm_round_like_torch():
     tc, ta = torch.tensor([[1.0]]).bfloat16(), torch.tensor([[1.0 + 2 ** -5]]).bfloat16()
     assert r == torch.addmm(tc, ta, ta, beta=-1.0, alpha=1.0).float().item()
     assert got == torch.ones(1).add(torch.tensor([3.0]).bfloat16(), alpha=0.1).item()
+
+
+def _lce_run(m, kw, x, tgt, w):
+    loss_fn = m.nn.LinearCrossEntropyLoss(5, 4, dtype=m.float64, **kw)
+    with m.no_grad():
+        loss_fn.linear.weight.copy_(m.tensor(w[: loss_fn.linear.weight.numel()].reshape(loss_fn.linear.weight.shape)))
+        if loss_fn.linear.bias is not None:
+            loss_fn.linear.bias.copy_(m.tensor(np.linspace(-1, 1, loss_fn.linear.bias.numel())))
+    xt = m.tensor(x, requires_grad=True)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        out = loss_fn(xt, m.tensor(tgt))
+    out.sum().backward()
+    return out.detach().numpy(), xt.grad.numpy(), loss_fn.linear.weight.grad.numpy(), [str(r.message) for r in rec]
+
+
+def test_linear_cross_entropy():
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((3, 5)), rng.standard_normal(200)
+    # exact: the reference definition, cross_entropy of the linear logits
+    out, gx, _, _ = _lce_run(funcgrad, {}, x, np.array([0, 3, 1]), w)
+    logits = x @ w[:20].reshape(4, 5).T
+    lse = np.log(np.exp(logits).sum(1))
+    np.testing.assert_allclose(out, np.mean(lse - logits[[0, 1, 2], [0, 3, 1]]), rtol=1e-14)
+    with pytest.raises(ValueError, match="invalid acc_policy"):
+        funcgrad.nn.LinearCrossEntropyOptions(acc_policy="fast")
+    torch = pytest.importorskip("torch")
+    cases = [({}, np.array([0, 3, 1])),
+             (dict(bias=True, reduction="none", ignore_index=3), np.array([0, 3, 1])),
+             (dict(out_features=(2,), label_smoothing=0.1), rng.integers(0, 4, (3, 2))),
+             (dict(options=funcgrad.nn.LinearCrossEntropyOptions(batch_chunk_size=2), reduction="sum"),
+              np.array([2, 0, 1])),
+             (dict(options=funcgrad.nn.LinearCrossEntropyOptions(), label_smoothing=0.2), np.array([2, 0, 1]))]
+    for kw, tgt in cases:
+        tkw = dict(kw)
+        if "options" in kw:
+            o = kw["options"]
+            tkw["options"] = torch.nn.LinearCrossEntropyOptions(batch_chunk_size=o.batch_chunk_size)
+        got, want = _lce_run(funcgrad, kw, x, tgt, w), _lce_run(torch, tkw, x, tgt, w)
+        for a, b in zip(got[:3], want[:3]):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15, err_msg=str(kw))
+        assert got[3] == want[3]
