@@ -610,3 +610,36 @@ def test_linear_cross_entropy():
         for a, b in zip(got[:3], want[:3]):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15, err_msg=str(kw))
         assert got[3] == want[3]
+
+
+def test_whole_object_pickles_round_trip_and_torch_optimizers_distributions_load():
+    import io
+    m = funcgrad.nn.Sequential(funcgrad.nn.Linear(4, 4), funcgrad.nn.LazyLinear(3),
+                               funcgrad.nn.TransformerEncoderLayer(3, 1, 8, dropout=0.0, batch_first=True)).eval()
+    x = funcgrad.randn(2, 5, 4)
+    y = m(x)
+    buf = io.BytesIO()
+    funcgrad.save(m, buf)
+    buf.seek(0)
+    assert np.array_equal(funcgrad.load(buf, weights_only=False)(x).detach().numpy(), y.detach().numpy())
+    torch = pytest.importorskip("torch")
+    p = torch.nn.Parameter(torch.ones(3, dtype=torch.float64))
+    opt = torch.optim.AdamW([p], lr=0.1)
+    p.grad = torch.ones(3, dtype=torch.float64)
+    opt.step()
+    objs = [opt, torch.distributions.Normal(torch.zeros(2), torch.ones(2))]
+    loaded = []
+    for o in objs:
+        buf = io.BytesIO()
+        torch.save(o, buf)
+        buf.seek(0)
+        loaded.append(funcgrad.load(buf, weights_only=False))
+    fopt, normal = loaded
+    assert type(fopt) is funcgrad.optim.AdamW and type(normal) is funcgrad.distributions.Normal
+    q = fopt.param_groups[0]["params"][0]
+    q.grad = funcgrad.ones(3, dtype=funcgrad.float64)
+    fopt.step()
+    opt.step()
+    assert q.tolist() == p.tolist()
+    np.testing.assert_allclose(normal.log_prob(funcgrad.tensor([0.5, 1.0])).numpy(),
+                               objs[1].log_prob(torch.tensor([0.5, 1.0])).numpy(), rtol=1e-7)
