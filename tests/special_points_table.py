@@ -933,6 +933,7 @@ SKIP["F"].update({
     "max_unpool3d": "scatters by integer indices from max_pool (max_pool1d has the row)",
     "multi_head_attention_forward": "a dozen weight arguments: scaled_dot_product_attention has the row",
     "multilabel_margin_loss": "integer label lists: tested against torch in the loss tests",
+    "linear_cross_entropy": "linear then cross_entropy (their rows): tested against torch in test_torch_fidelity",
     "native_channel_shuffle": "channel_shuffle row (the same computation)",
     "one_hot": "integer labels in, a 0/1 array out",
     "upsample": "deprecated alias of interpolate (its row)",

@@ -48,6 +48,8 @@ def _infer_dtype(data):
             continue
         if isinstance(x, (np.generic, np.ndarray)):
             dt = x.dtype
+            if dt.kind in "OSUV" or isinstance(x, np.ndarray) and x.ndim:
+                raise _NotNested(x)
         elif isinstance(x, bool):
             dt = np.dtype(np.bool_)
         elif isinstance(x, int):
@@ -61,9 +63,113 @@ def _infer_dtype(data):
         elif isinstance(x, (np.generic, np.ndarray)):
             dt = x.dtype
         else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+            raise _NotNested(x)
         best = dt if best is None else D.promote_types(best, dt)
     return D.default_float() if best is None else best
+
+
+class _NotNested(TypeError):
+    """Raised by _infer_dtype on an item that is not a scalar, list or tuple: tensor() then takes the general
+    sequence path (_from_sequence), which decides as torch does."""
+
+
+_MAX_DIMS = 64
+
+
+def _tp_name(x) -> str:
+    """Py_TYPE(x)->tp_name, which torch's messages print: a class's bare name for Python classes and builtins,
+    the module-qualified name for C extension types (decimal.Decimal, numpy.str_)."""
+    t = type(x)
+    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":
+        return t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def _is_seq(x) -> bool:
+    """PySequence_Check as torch's tensor_new.cpp uses it: anything indexable except dicts, tensors (not
+    sequences to torch) and NumPy scalars."""
+    return not isinstance(x, (dict, Tensor, np.generic)) and hasattr(type(x), "__getitem__")
+
+
+def _infer_any(x):
+    """torch's infer_scalar_type over any sequence (deque, range, array.array, memoryview, objects with
+    __len__/__getitem__): items promote; an empty sequence gives the default float."""
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{_tp_name(x)}'")
+    if isinstance(x, (np.generic, np.ndarray)):
+        return x.dtype
+    if isinstance(x, (bool, int, float, builtins.complex, Tensor)):
+        return _infer_dtype(x)
+    if isinstance(x, Array):
+        return np.dtype(x.dtype)
+    if _is_seq(x):
+        best = None
+        for i in builtins.range(len(x)):
+            dt = _infer_any(x[i])
+            best = dt if best is None else D.promote_types(best, dt)
+        return D.default_float() if best is None else best
+    raise RuntimeError(f"Could not infer dtype of {_tp_name(x)}")
+
+
+def _multi_element_leaf(dt):
+    """torch's error for a tensor of several elements where tensor() wants one number of dtype dt."""
+    if dt.kind in "biu":
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    raise ValueError("only one element tensors can be converted to Python scalars")
+
+
+def _from_sequence(data, dtype):
+    """torch.tensor(data) for any (nested) sequence, step by step as torch's internal_new_from_data: the
+    shape from the first items (compute_sizes), the dtype over all items, then every item checked against
+    the shape, with torch's errors. The result is nested lists whose leaves are scalars, 0-d arrays or
+    tensors, or whole ndarrays of the expected shape, for np.array to convert."""
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{_tp_name(data)}'")
+    sizes = []
+    seq = data
+    while _is_seq(seq):
+        n = len(seq)
+        sizes.append(n)
+        if len(sizes) > _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{_tp_name(seq)}'")
+        if n == 0:
+            break
+        try:
+            seq = seq[0]
+        except Exception:
+            raise ValueError(f"could not determine the shape of object type '{_tp_name(seq)}'") from None
+    dt = D.to_np(dtype) if dtype is not None else _infer_any(data)
+
+    def store(x, dim):
+        if dim == len(sizes):
+            if isinstance(x, Tensor):
+                if x.numel() != 1:
+                    _multi_element_leaf(dt)
+                return x._host().reshape(())
+            if isinstance(x, np.ndarray) and x.ndim:
+                raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
+            if _is_seq(x):
+                if dt.kind in "biu":
+                    raise TypeError(f"'{_tp_name(x)}' object cannot be interpreted as an integer")
+                raise TypeError(f"must be real number, not {_tp_name(x)}")
+            return x
+        if isinstance(x, np.ndarray) and x.shape == tuple(sizes[dim:]):
+            return x
+        try:
+            items = x if isinstance(x, (list, tuple)) else list(x)
+        except TypeError:
+            raise TypeError("not a sequence") from None
+        if len(items) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(items)})")
+        return [store(y, dim + 1) for y in items]
+
+    nested = store(data, 0)
+    if not sizes:
+        return np.array(nested, dtype=dt)
+    v = np.empty(tuple(sizes), dtype=dt)
+    if v.size:
+        v[...] = nested
+    return v
 
 
 def _to_host(data):
@@ -97,18 +203,28 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     elif isinstance(data, Array):
         v = np.array(data, dtype=None if dtype is None else D.to_np(dtype))
     else:
-        dt = D.to_np(dtype) if dtype is not None else _infer_dtype(data)
-        host = _to_host(data)
-        if isinstance(host, list) and any(isinstance(x, np.ndarray) and x.ndim for x in host):
-            raise ValueError("only one element tensors can be converted to Python scalars")
         try:
-            v = np.array(host, dtype=dt)
-        except (OverflowError, ValueError) as e:
-            if "sequence" in str(e) or "inhomogeneous" in str(e):
-                raise ValueError(f"expected sequence of equal length lists: {e}") from None
-            v = np.array(host).astype(dt)
+            dt = D.to_np(dtype) if dtype is not None else _infer_dtype(data)
+        except _NotNested:
+            dt = None
+        if dt is None:
+            v = _from_sequence(data, dtype)
+        else:
+            host = _to_host(data)
+            if isinstance(data, list) and any(isinstance(x, Tensor) and x.ndim for x in data):
+                _multi_element_leaf(dt)
+            try:
+                v = np.array(host, dtype=dt)
+            except (OverflowError, ValueError) as e:
+                if isinstance(e, OverflowError) and dt.kind in "iu":
+                    raise ValueError("Overflow when unpacking long long") from None
+                if "sequence" in str(e) or "inhomogeneous" in str(e):
+                    v = _from_sequence(data, dtype)  # raises torch's message naming the ragged dimension
+                else:
+                    v = np.array(host).astype(dt)
     if v.dtype not in D._NP2T:
-        raise TypeError(f"can't convert np.ndarray of type {v.dtype}. The only supported types are: float64, "
+        raise TypeError(f"can't convert np.ndarray of type numpy.{v.dtype.type.__name__}. The only supported types "
+                        "are: float64, "
                         "float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
     return _finish(v, requires_grad)
 

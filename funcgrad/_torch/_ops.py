@@ -522,9 +522,21 @@ def _sub_fn(p, q):
 _ADD_P, _SUB_P, _MUL_P, _DIV_P = ew.add_p, ew.sub_p, ew.mul_p, ew.div_p
 
 
+def _scaled(input, other, alpha):
+    """alpha * other for add/sub(alpha=): in the result's dtype, as torch (a bfloat16 `other` added to a float32
+    tensor is scaled in float32, not rounded to bfloat16 first)."""
+    if not isinstance(other, Tensor):
+        return other * alpha
+    if isinstance(input, Tensor) and input._np_dtype() != other._np_dtype():
+        dt = D.promote_types(input._np_dtype(), other._np_dtype())
+        if input.ndim or not other.ndim:  # (a 0-d input does not decide the dtype of a dimensioned other)
+            other = other.to(D.from_np(dt))
+    return mul(other, alpha)
+
+
 def add(input, other, *, alpha=1, out=None):
     if alpha != 1:
-        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+        other = _scaled(input, other, alpha)
     r = _binop("Add", _bool_add, input, other, prim=_ADD_P)
     return r if out is None else _out(r, out)
 
@@ -538,7 +550,7 @@ def sub(input, other, *, alpha=1, out=None):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if alpha != 1:
-        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+        other = _scaled(input, other, alpha)
     r = _binop("Sub", _sub_fn, input, other, prim=_SUB_P)
     return r if out is None else _out(r, out)
 
@@ -1386,10 +1398,11 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
             raise RuntimeError(f"linalg.{name}: dtype should be {'complex' if xc else 'real'} for "
                                f"{'complex' if xc else 'real'} inputs, but got {_legacy(D.to_np(dtype))}")
         input = input.to(dtype)
-    if input._np_dtype().kind not in "fc":
+    half = input._np_dtype() == np.float16 or input.dtype == D.bfloat16
+    if input._np_dtype().kind not in "fc" and not half:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_legacy_int(input._np_dtype())}")
-    if input._np_dtype() == np.float16:  # (accumulated in float32, as torch: squares overflow float16)
+    if half:  # (float16 / bfloat16 accumulate in float32, as torch: squares overflow float16)
         return norm(input.float(), p, dim, keepdim).to(input.dtype)
     axes = _dims(dim, input.ndim)
     if p is None or p == "fro" or p == 2:
@@ -1648,6 +1661,9 @@ def _addmm(input, mat1, mat2, beta, alpha):
     if isinstance(input, Tensor):
         _check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, mat2)
     _check_same_dtype("mat1 and mat2 must have the same dtype, but got {0} and {1}", mat1, mat2)
+    if mat2._np_dtype() == np.float16 or mat2.dtype == D.bfloat16:  # torch's CPU kernel: float32, one rounding
+        inp = input.float() if isinstance(input, Tensor) else input
+        return _addmm(inp, mat1.float(), mat2.float(), beta, alpha).to(mat2.dtype)
     r = mm(mat1, mat2)
     beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):

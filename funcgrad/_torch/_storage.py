@@ -127,3 +127,26 @@ class TypedStorage(_FlatStorage):
 
 
 Storage = TypedStorage
+
+
+class _LegacyStorageMeta(type):
+    """torch's legacy storage classes (FloatStorage, ...): calling one makes a TypedStorage of its dtype, and
+    isinstance(s, FloatStorage) holds for any TypedStorage of that dtype (tensor.storage() included)."""
+
+    def __instancecheck__(cls, inst) -> bool:
+        return isinstance(inst, TypedStorage) and inst._data.dtype == D.to_np(cls.dtype)
+
+
+def _legacy_storage(name: str, dtype) -> type:
+    def __new__(cls, *args, device=None):
+        return TypedStorage(*args, dtype=dtype)
+    return _LegacyStorageMeta(name, (), {"__new__": __new__, "dtype": dtype, "__module__": "funcgrad",
+                                         "__doc__": f"torch.{name}: a TypedStorage of {dtype}."})
+
+
+_LEGACY = {"FloatStorage": "float32", "DoubleStorage": "float64", "HalfStorage": "float16",
+           "BFloat16Storage": "bfloat16", "LongStorage": "int64", "IntStorage": "int32", "ShortStorage": "int16",
+           "CharStorage": "int8", "ByteStorage": "uint8", "BoolStorage": "bool_", "ComplexFloatStorage": "complex64",
+           "ComplexDoubleStorage": "complex128"}
+LEGACY_STORAGES = {n: _legacy_storage(n, getattr(D, dt)) for n, dt in _LEGACY.items() if getattr(D, dt) is not None}
+globals().update(LEGACY_STORAGES)

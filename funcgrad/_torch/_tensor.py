@@ -335,7 +335,7 @@ class Tensor:
         if self._hooks is None:
             self._hooks = []
         self._hooks.append(hook)
-        return _graph._RemovableHandle(self._hooks, hook)
+        return _graph.RemovableHandle._of_list(self._hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         if self._gfn is not None:
@@ -343,7 +343,7 @@ class Tensor:
         if self._pahooks is None:
             self._pahooks = []
         self._pahooks.append(hook)
-        return _graph._RemovableHandle(self._pahooks, hook)
+        return _graph.RemovableHandle._of_list(self._pahooks, hook)
 
     def _acc_node(self, create: bool = True):
         ref = self._accref
@@ -452,10 +452,18 @@ class Tensor:
         return v
 
     def __float__(self) -> float:
+        self._python_scalar_check()
         return float(self._scalar("float"))
 
     def __int__(self) -> int:
+        self._python_scalar_check()
         return int(self._scalar("int"))
+
+    def _python_scalar_check(self) -> None:
+        """float() / int() / complex() of a tensor of several elements: torch's ValueError (item() raises a
+        RuntimeError instead)."""
+        if (self._v if self._v is not None else self._a).size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
 
     def __bool__(self) -> bool:
         v = self._v if self._v is not None else self._a
@@ -464,6 +472,7 @@ class Tensor:
         return bool(self._scalar("bool"))
 
     def __complex__(self) -> complex:
+        self._python_scalar_check()
         return complex(self._scalar("complex"))
 
     def __index__(self) -> int:

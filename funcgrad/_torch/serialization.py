@@ -861,7 +861,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if pickle_load_args and weights_only:
-        warnings.warn("pickle_load_args only works if `weights_only=False`.")
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     pickle_load_args.setdefault("encoding", "utf-8")
     if mmap and not _is_path(f):
         raise ValueError("f must be a file path in order to use the mmap argument")

@@ -21,6 +21,7 @@ from ._formats import (channels_last, channels_last_3d, contiguous_format, jagge
                        strided)
 from ..backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401
 from . import amp, fft, futures, hub, overrides  # noqa: F401  (torch.amp, .fft, .futures, .hub, .overrides)
+from . import library  # noqa: F401  (torch.library: custom_op)
 from .. import compiler, distributed, onnx, sparse, special  # noqa: F401
 from .. import fx  # noqa: F401  (torch.fx)
 from ._compile import compile  # noqa: F401  (torch.compile, through funcgrad.jit)
@@ -32,11 +33,12 @@ from .amp import (autocast, autocast_decrement_nesting, autocast_increment_nesti
                   get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled,
                   is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled, set_autocast_cpu_dtype,
                   set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
-from ._storage import Storage, TypedStorage, UntypedStorage  # noqa: F401
+from ._storage import Storage, TypedStorage, UntypedStorage, LEGACY_STORAGES as _LEGACY_STORAGES  # noqa: F401
 from .func import vmap  # noqa: F401  (torch.vmap is torch.func.vmap)
 from .. import random  # noqa: F401  (torch.random: seed, manual_seed, get_rng_state, ...)
 
 # torch.cuda and torch.cpu are packages with an amp submodule (cuda.amp's and cpu.amp's deprecated spellings)
+globals().update(_LEGACY_STORAGES)  # FloatStorage, DoubleStorage, ... (torch's legacy typed storages)
 cuda.amp = _cuda_amp
 cuda.__path__ = []  # a package, as torch.cuda is, so that the import system looks up funcgrad.cuda.amp
 cpu.__path__ = []
@@ -54,5 +56,5 @@ __all__ = sorted(set(_torch_names) | {
     "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype",
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
-    "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile"}
-    | set(_FLOAT8))
+    "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile",
+    "library", *_LEGACY_STORAGES} | set(_FLOAT8))

@@ -12,6 +12,7 @@ class _GradState(threading.local):
         self.inference = False
         self.anomaly = False
         self.anomaly_check_nan = True
+        self.saved_hooks = []  # the (pack, unpack) pairs of the active saved_tensors_hooks, innermost last
 
 
 state = _GradState()

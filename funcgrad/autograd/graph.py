@@ -11,14 +11,14 @@ recorded tensor operation (a vjp of the node's function), so it can be different
 """
 from __future__ import annotations
 
-import heapq
+import heapq as _heapq
 import itertools
 import sys
 import traceback
 import warnings
 import weakref
 
-import numpy as np
+import numpy as _np
 
 from .._src.core import dtypes
 from .._src.core.array import Array, get_aval as _get_aval
@@ -230,6 +230,8 @@ class Node:
         self.seq = next(_seq)
         if _gs.anomaly:
             self._stack = _user_stack()
+        if _gs.saved_hooks:
+            _pack_saved(self)
 
     @property
     def metadata(self) -> dict:
@@ -255,21 +257,21 @@ class Node:
         if self._post_hooks is None:
             self._post_hooks = []
         self._post_hooks.append(fn)
-        return _RemovableHandle(self._post_hooks, fn)
+        return RemovableHandle._of_list(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) -> None or replacement grad_outputs; runs before this node."""
         if self._node_pre_hooks is None:
             self._node_pre_hooks = []
         self._node_pre_hooks.append(fn)
-        return _RemovableHandle(self._node_pre_hooks, fn)
+        return RemovableHandle._of_list(self._node_pre_hooks, fn)
 
     def _register_tensor_hook(self, nr: int, fn):
         if self._pre_hooks is None:
             self._pre_hooks = {}
         lst = self._pre_hooks.setdefault(nr, [])
         lst.append(fn)
-        return _RemovableHandle(lst, fn)
+        return RemovableHandle._of_list(lst, fn)
 
     def _register_retain(self, nr: int, tensor):
         if self._retains is None:
@@ -331,8 +333,8 @@ class Node:
             val = v.val
             while isinstance(val, Tracer):
                 val = val.val
-            return isinstance(val, Array) and type(val._buf) is np.ndarray and \
-                np.may_share_memory(val._buf, buf)
+            return isinstance(val, Array) and type(val._buf) is _np.ndarray and \
+                _np.may_share_memory(val._buf, buf)
 
         tainted = set()
         for t in tape.inputs:
@@ -356,6 +358,8 @@ class Node:
         if self.tape is None:
             raise RuntimeError(FREED_MSG)
         self.check_versions()
+        if "_packed" in self.__dict__:
+            _unpack_saved(self)
         T = _TENSOR
         if create_graph and (any(c is not None and c._rg for c in cts) or
                              any(self.inputs[i]._rg for i in self.diff)):
@@ -372,7 +376,7 @@ class Node:
             c = in_cts[k]
             if c is None:  # no path inside the op: a zero gradient still reaches the input, as in torch
                 x = self.inputs[self.diff[k]]
-                out.append(T._make(np.zeros(x.shape, x._np_dtype())))
+                out.append(T._make(_np.zeros(x.shape, x._np_dtype())))
                 continue
             in_cts[k] = None
             if c.dtype.kind == "c":
@@ -565,14 +569,14 @@ def accumulate(var, g, create_graph: bool) -> None:
         elif not create_graph and _REFS_OK and _getrefcount(g) == _ACC_REFS and _stealable(g, var):
             var._grad = g
         elif g._v is not None and var._v is not None and var._v.flags.c_contiguous:
-            var._grad = T._make(np.array(g._v, order="C"))  # torch's layout: a contiguous parameter's
+            var._grad = T._make(_np.array(g._v, order="C"))  # torch's layout: a contiguous parameter's
         else:
             var._grad = T._fresh(g)
     elif create_graph or old._rg or g._rg or old._v is None or not old._v.flags.writeable:
         with _force_grad(create_graph):
             var._grad = old + g
     else:
-        np.add(old._v, g._v, out=old._v, casting="unsafe")
+        _np.add(old._v, g._v, out=old._v, casting="unsafe")
         old._bump()
     hooks = var.__dict__.get("_pahooks")
     if hooks:
@@ -598,7 +602,7 @@ def _stealable(g, var) -> bool:
             and v.dtype == var._np_dtype() and not g.__dict__):
         return False
     base = v.base  # a view (a transpose, a reshape) of a same-size temporary only it refers to will do
-    return base is None or (type(base) is np.ndarray and base.base is None and base.size == v.size
+    return base is None or (type(base) is _np.ndarray and base.base is None and base.size == v.size
                             and _getrefcount(base) == 3)
 
 
@@ -608,32 +612,108 @@ def _adopt(c):
     of the same size; otherwise a copy (T._wrap)."""
     T = _TENSOR
     b = c._buf
-    if _REFS_OK and type(b) is np.ndarray and b.flags.writeable:
+    if _REFS_OK and type(b) is _np.ndarray and b.flags.writeable:
         if _getrefcount(c) == _ADOPT_REFS and _getrefcount(b) == 3:
             base = b.base
-            if base is None or (type(base) is np.ndarray and base.base is None and base.size == b.size
+            if base is None or (type(base) is _np.ndarray and base.base is None and base.size == b.size
                                 and _getrefcount(base) == 3):
                 return T._make(b)
-        return T._make(np.array(b))  # the buffer is shared (say with a cotangent it came from): a copy
+        return T._make(_np.array(b))  # the buffer is shared (say with a cotangent it came from): a copy
     return T._wrap(c)
 
 
-class _RemovableHandle:
-    __slots__ = ("lst", "fn")
+def _pack_saved(node) -> None:
+    """saved_tensors_hooks: the innermost pack hook runs on each input the node's backward reads (what torch's
+    formulas save: both factors of x * w, none of x + w), as the op is recorded; the node keeps what pack
+    returns with the matching unpack hook."""
+    pack, unpack = _gs.saved_hooks[-1]
+    idx = sorted(node._inputs_read()) if hasattr(node.tape, "trace") else []  # (a Function's ctx has no tape)
+    node.__dict__["_packed"] = (unpack, [(i, pack(node.inputs[i])) for i in idx])
 
-    def __init__(self, lst, fn):
-        self.lst, self.fn = lst, fn
 
-    def remove(self) -> None:
-        try:
-            self.lst.remove(self.fn)
-        except ValueError:
-            pass
+def _unpack_saved(node) -> None:
+    """At backward, the unpack hook gets back each packed value and must return a tensor of the saved one's
+    shape and dtype (the engine computes with the values it recorded)."""
+    unpack, packed = node.__dict__["_packed"]
+    for i, p in packed:
+        t = node.inputs[i]
+        u = unpack(p)
+        if not isinstance(u, _TENSOR.Tensor) or tuple(u.shape) != tuple(t.shape) or u.dtype != t.dtype:
+            raise TypeError(f"saved_tensors_hooks: the unpack hook must return the tensor pack was given (a "
+                            f"{t.dtype} tensor of shape {list(t.shape)}), got {type(u).__name__}")
 
-    def __enter__(self):
+
+class saved_tensors_hooks:
+    """torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook): within the block, pack_hook(tensor)
+    runs on every tensor an operation keeps for backward, and unpack_hook(packed) when backward needs it.
+
+    >>> with saved_tensors_hooks(lambda t: t.detach().clone(), lambda t: t):
+    ...     y = (x * x).sum()
+    """
+
+    def __init__(self, pack_hook, unpack_hook) -> None:
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self) -> "saved_tensors_hooks":
+        _gs.saved_hooks.append((self.pack_hook, self.unpack_hook))
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc) -> None:
+        _gs.saved_hooks.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """torch.autograd.graph.save_on_cpu: saved tensors are kept on the CPU (funcgrad's only device) and moved
+    back to their device at backward."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        super().__init__(lambda t: (t.device, t.detach().cpu()), lambda p: p[1].to(p[0]))
+
+
+_NO_ITEM = object()
+
+
+class RemovableHandle:
+    """torch.utils.hooks.RemovableHandle, what every register_*hook returns: `remove()` (or leaving a `with`
+    block) unregisters the hook. `hooks_dict` maps handle ids to hooks (the hook is stored under `self.id`);
+    `extra_dict` is one or more further dicts or sets whose entry for the id goes too. The engine's hook
+    lists (iterated on the backward path) use `_of_list`, which removes the hook from its list instead."""
+    next_id = 0
+
+    def __init__(self, hooks_dict, *, extra_dict=None) -> None:
+        self.hooks_dict = hooks_dict
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
+        if extra_dict is None:
+            extra_dict = ()
+        self.extra_dicts = tuple(extra_dict) if isinstance(extra_dict, (list, tuple)) else (extra_dict,)
+        self._item = _NO_ITEM
+
+    @classmethod
+    def _of_list(cls, lst: list, item) -> "RemovableHandle":
+        h = cls(lst)
+        h._item = item
+        return h
+
+    def remove(self) -> None:
+        d = self.hooks_dict
+        if self._item is not _NO_ITEM:
+            try:
+                d.remove(self._item)
+            except ValueError:
+                pass
+        else:
+            d.pop(self.id, None)
+        for e in self.extra_dicts:
+            if isinstance(e, dict):
+                e.pop(self.id, None)
+            else:
+                e.discard(self.id)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc) -> None:
         self.remove()
 
 
@@ -653,7 +733,7 @@ def node_class(name: str):
 
 def _has_nan(t) -> bool:
     v = t._v
-    return v is not None and v.dtype.kind in "fc" and bool(np.isnan(v).any())
+    return v is not None and v.dtype.kind in "fc" and bool(_np.isnan(v).any())
 
 
 def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=None,
@@ -686,11 +766,11 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
     ready = []
     for node in {id(n): n for n, _ in roots}.values():
         if deps.get(id(node), 0) == 0:
-            heapq.heappush(ready, (-node.seq, id(node), node))
+            _heapq.heappush(ready, (-node.seq, id(node), node))
     order = []
     remaining = dict(deps)
     while ready:
-        _, _, n = heapq.heappop(ready)
+        _, _, n = _heapq.heappop(ready)
         order.append(n)
         for e in n.edges:
             if e is None:
@@ -699,7 +779,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
             c = remaining[id(m)] - 1
             remaining[id(m)] = c
             if c == 0:
-                heapq.heappush(ready, (-m.seq, id(m), m))
+                _heapq.heappush(ready, (-m.seq, id(m), m))
     # 3. which nodes must execute
     execute = None
     if capture is not None or accumulate_into is not None:

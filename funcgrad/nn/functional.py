@@ -31,7 +31,8 @@ from ._functional.loss import (  # noqa: F401
     mse_loss, l1_loss, smooth_l1_loss, huber_loss, poisson_nll_loss, gaussian_nll_loss, kl_div, nll_loss,
     cross_entropy, binary_cross_entropy, binary_cross_entropy_with_logits, soft_margin_loss,
     multilabel_soft_margin_loss, multi_margin_loss, multilabel_margin_loss, cosine_embedding_loss,
-    margin_ranking_loss, hinge_embedding_loss, triplet_margin_loss, triplet_margin_with_distance_loss, ctc_loss)
+    margin_ranking_loss, hinge_embedding_loss, triplet_margin_loss, triplet_margin_with_distance_loss, ctc_loss,
+    linear_cross_entropy)
 from ._functional.conv import (  # noqa: F401
     conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, unfold, fold)
 from ._functional.pooling import (  # noqa: F401

@@ -6,6 +6,7 @@ from .adam import Adam, AdamW  # noqa: F401
 from .asgd_rprop import ASGD, Rprop  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from .nadam_radam import NAdam, RAdam  # noqa: F401
+from ._muon import Muon  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
 from .rmsprop_adagrad import Adagrad, RMSprop  # noqa: F401
 from .sgd import SGD  # noqa: F401

@@ -379,8 +379,9 @@ def nadam_update(params, grads, state, hp=None, *, inplace=False):
     mu = b1 * (1.0 - 0.5 * 0.96 ** (t * psi))
     mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
     mu_prod = xp.asarray(xp.asarray(state["mu_product"], dtype=xp.float32) * mu, dtype=xp.float32)
-    c_grad = -lr * (1.0 - mu) / (1.0 - mu_prod)
-    c_avg = -lr * mu_next / (1.0 - mu_prod * mu_next)
+    mp = float(mu_prod) if inplace else mu_prod  # torch reads the float32 product back as a Python float
+    c_grad = -lr * (1.0 - mu) / (1.0 - mp)
+    c_avg = -lr * mu_next / (1.0 - mp * mu_next)
 
     def one(p, g, m, v):
         p, g, m, v = _decay_and_moments(p, g, m, v, hp, lr, wd, b1, b2)

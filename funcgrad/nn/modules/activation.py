@@ -6,6 +6,7 @@ from .. import functional as F
 from .. import init as _init
 from ..parameter import Parameter
 from .module import Module
+from .transformer import MultiheadAttention  # noqa: F401  (torch.nn.modules.activation's path for it)
 
 __all__ = ['Threshold', 'ReLU', 'RReLU', 'Hardtanh', 'ReLU6', 'Sigmoid', 'Hardsigmoid', 'Tanh', 'SiLU', 'Mish',
            'Hardswish', 'ELU', 'CELU', 'SELU', 'GLU', 'GELU', 'Hardshrink', 'LeakyReLU', 'LogSigmoid', 'Softplus',

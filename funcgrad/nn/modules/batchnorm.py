@@ -8,7 +8,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ['BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d']
+__all__ = ['BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'SyncBatchNorm']
 
 
 def _affine_parameters(module: Module, shape, affine: bool, bias: bool, dtype) -> None:
@@ -93,3 +93,35 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm3d(_BatchNorm):
     """Batch normalisation over (N, C, D, H, W) input, with running statistics for eval mode."""
     _dims = (5,)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm over (N, C, *) inputs; with a single process its statistics are the local batch's."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """module with every BatchNorm*d replaced by a SyncBatchNorm holding the same parameters and buffers."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
+                      process_group)
+            with _fg.no_grad():
+                if module.affine:
+                    out.weight = module.weight
+                    out.bias = module.bias
+                out.running_mean = module.running_mean
+                out.running_var = module.running_var
+                out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out

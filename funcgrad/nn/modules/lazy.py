@@ -7,6 +7,7 @@ from __future__ import annotations
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ...autograd import no_grad as _no_grad
 from ..parameter import Parameter
+from . import batchnorm as _batchnorm, conv as _conv, linear as _linear
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
@@ -105,3 +106,13 @@ LazyBatchNorm3d = _lazy("LazyBatchNorm3d", BatchNorm3d)
 LazyInstanceNorm1d = _lazy("LazyInstanceNorm1d", InstanceNorm1d)
 LazyInstanceNorm2d = _lazy("LazyInstanceNorm2d", InstanceNorm2d)
 LazyInstanceNorm3d = _lazy("LazyInstanceNorm3d", InstanceNorm3d)
+
+
+LazyModuleMixin = _LazyMixin  # torch.nn.modules.lazy's name for the lazy modules' base
+
+# torch defines the lazy classes in torch.nn.modules.{linear,conv,batchnorm}, the paths its pickles name them by;
+# here they subclass those modules' classes (so those modules cannot import them): publish them there.
+for _name in __all__:
+    for _mod in (_linear, _conv, _batchnorm):
+        if _name.startswith("Lazy") and _name[4:] in vars(_mod):
+            setattr(_mod, _name, globals()[_name])

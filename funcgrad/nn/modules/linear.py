@@ -70,6 +70,10 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """The output projection of MultiheadAttention: a Linear under torch's name, so its pickles and repr match."""
+
+
 class Bilinear(Module):
     """y = x1^T A x2 + b, with A of shape (out_features, in1_features, in2_features)."""
 
@@ -92,3 +96,4 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+

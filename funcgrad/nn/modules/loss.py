@@ -1,14 +1,17 @@
 """Loss modules: hold the reduction (and weights as buffers) and call nn.functional."""
 from __future__ import annotations
 
+import math
+
 from .. import functional as F
+from .linear import Linear
 from .module import Module
 
 __all__ = ['L1Loss', 'NLLLoss', 'PoissonNLLLoss', 'GaussianNLLLoss', 'KLDivLoss', 'MSELoss', 'BCELoss',
            'BCEWithLogitsLoss', 'HingeEmbeddingLoss', 'MultiLabelMarginLoss', 'SmoothL1Loss', 'HuberLoss',
            'SoftMarginLoss', 'CrossEntropyLoss', 'MultiLabelSoftMarginLoss', 'CosineEmbeddingLoss',
            'MarginRankingLoss', 'MultiMarginLoss', 'TripletMarginLoss', 'TripletMarginWithDistanceLoss', 'CTCLoss',
-           'NLLLoss2d']
+           'NLLLoss2d', 'LinearCrossEntropyLoss']
 
 
 class _Loss(Module):
@@ -249,3 +252,36 @@ class CTCLoss(_Loss):
 
 class NLLLoss2d(NLLLoss):
     """Deprecated alias of NLLLoss (which handles (N, C, H, W) inputs)."""
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """torch 2.13's nn.LinearCrossEntropyLoss: cross entropy of a built-in Linear's logits (C classes, optional
+    out_features for a K-dimensional loss); the Linear's weight is stored flat, (C * prod(out_features), in)."""
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple = (), bias: bool = False,
+                 device=None, dtype=None, reduction: str = "mean", weight=None, ignore_index=None,
+                 label_smoothing: float = 0.0, options=None) -> None:
+        if weight is not None and weight.shape != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes, self.out_features = num_classes, out_features
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        w = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        b = self.linear.bias.reshape((self.num_classes, *self.out_features)) if self.linear.bias is not None \
+            else None
+        return F.linear_cross_entropy(input, w, target, linear_bias=b, weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index, label_smoothing=self.label_smoothing,
+                                      options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")

@@ -4,6 +4,9 @@ from __future__ import annotations
 import collections
 import collections.abc
 import itertools
+import os
+import sys
+import warnings
 
 import numpy as np
 
@@ -11,6 +14,7 @@ from ..._torch._creation import tensor as _tensor
 from ..._torch._dtype import bfloat16, device as _device, dtype as _dtype, float16, float32, float64
 from ..._torch._tensor import Tensor
 from ...autograd.function import Function
+from ...autograd.graph import RemovableHandle
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ..parameter import Parameter
 
@@ -48,25 +52,62 @@ def _as_tensor(v):
         return None
 
 
-class _RemovableHandle:
-    """What register_*_hook returns: `remove()` (or leaving a `with` block) unregisters the hook."""
-    _ids = itertools.count()
+# Global hooks for all modules (torch.nn.modules.module.register_module_*_hook): they run before each module's
+# own hooks. _global_any holds every global hook, so Module.__call__'s fast path tests one dict.
+_global_any: dict = {}
+_global_forward_pre_hooks: dict = {}
+_global_forward_hooks: dict = {}
+_global_forward_hooks_always_called: set = set()
+_global_forward_hooks_with_kwargs: set = set()
+_global_backward_pre_hooks: dict = {}
+_global_backward_hooks: dict = {}
 
-    def __init__(self, d, flag_sets=()):
-        self._d = d
-        self._flags = tuple(flag_sets)
-        self.id = next(self._ids)
 
-    def remove(self):
-        self._d.pop(self.id, None)
-        for f in self._flags:
-            f.discard(self.id)
+def _add_global_hook(store: dict, hook, flags=()) -> RemovableHandle:
+    h = RemovableHandle(store, extra_dict=[_global_any, *flags])
+    store[h.id] = _global_any[h.id] = hook
+    for f in flags:
+        f.add(h.id)
+    return h
 
-    def __enter__(self):
-        return self
 
-    def __exit__(self, *a):
-        self.remove()
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
+    """A forward pre-hook hook(module, args) for every module (before each module's own)."""
+    return _add_global_hook(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
+    """A forward hook hook(module, args, output) for every module (before each module's own)."""
+    flags = ([_global_forward_hooks_with_kwargs] if with_kwargs else []) + (
+        [_global_forward_hooks_always_called] if always_call else [])
+    return _add_global_hook(_global_forward_hooks, hook, flags)
+
+
+def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
+    """A backward pre-hook hook(module, grad_output) for every module (before each module's own)."""
+    return _add_global_hook(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook) -> RemovableHandle:
+    """A backward hook hook(module, grad_input, grad_output) for every module (before each module's own)."""
+    return _add_global_hook(_global_backward_hooks, hook)
+
+
+def register_module_backward_hook(hook) -> RemovableHandle:
+    """Deprecated torch name: registered here as a full backward hook."""
+    return register_module_full_backward_hook(hook)
+
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+
+
+def _user_stacklevel() -> int:
+    """The warnings.warn stacklevel, for the function calling this, of the innermost frame outside funcgrad:
+    a warning raised inside the backward engine then points at the user's .backward() line, as torch's do."""
+    f, level = sys._getframe(1), 1
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f, level = f.f_back, level + 1
+    return level
 
 
 def _hook_function(backward, materialize=True):
@@ -127,7 +168,7 @@ class _BackwardHook:
     def _on_grad_output(self, grads):
         m = self.module
         grads = tuple(grads)
-        for h in list(m._backward_pre_hooks.values()):
+        for h in [*_global_backward_pre_hooks.values(), *m._backward_pre_hooks.values()]:
             r = h(m, grads)
             if r is not None:
                 r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
@@ -137,12 +178,11 @@ class _BackwardHook:
                 grads = r
         self.grad_output = grads
         if not self.inputs_require_grad:
-            if m._backward_hooks:
-                import warnings
+            if m._backward_hooks or _global_backward_hooks:
                 warnings.warn("Full backward hook is firing when gradients are computed with respect to module "
                               "outputs since no inputs require gradients. See https://docs.pytorch.org/docs/main/"
                               "generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for "
-                              "more details.", stacklevel=2)
+                              "more details.", stacklevel=_user_stacklevel())
             self._run_hooks((None,) * self.n_inputs)
         return grads
 
@@ -151,7 +191,7 @@ class _BackwardHook:
 
     def _run_hooks(self, grad_input):
         m = self.module
-        for h in list(m._backward_hooks.values()):
+        for h in [*_global_backward_hooks.values(), *m._backward_hooks.values()]:
             r = h(m, grad_input, self.grad_output)
             if r is not None:
                 r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
@@ -196,12 +236,12 @@ class Module:
         if fwd is None:
             raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+                or self._backward_pre_hooks or _global_any):
             return fwd(*args, **kwargs)
         return self._call_with_hooks(fwd, args, kwargs)
 
     def _call_with_hooks(self, fwd, args, kwargs):
-        for hid, h in list(self._forward_pre_hooks.items()):
+        for hid, h in [*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()]:
             if hid in self._forward_pre_hooks_with_kwargs:
                 r = h(self, args, kwargs)
                 if r is not None:
@@ -214,20 +254,21 @@ class Module:
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
         bw = None
-        if self._backward_hooks or self._backward_pre_hooks:
+        if (self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             bw = _BackwardHook(self)
             args = bw.wrap_inputs(args)
         try:
             out = fwd(*args, **kwargs)
         except Exception:
-            for hid, h in list(self._forward_hooks.items()):
-                if hid in self._forward_hooks_always_called:
+            for hid, h in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
+                if hid in self._forward_hooks_always_called or hid in _global_forward_hooks_always_called:
                     try:
                         self._run_forward_hook(hid, h, args, kwargs, None)
                     except Exception:
                         pass
             raise
-        for hid, h in list(self._forward_hooks.items()):
+        for hid, h in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
             r = self._run_forward_hook(hid, h, args, kwargs, out)
             if r is not None:
                 out = r
@@ -236,12 +277,12 @@ class Module:
         return out
 
     def _run_forward_hook(self, hid, h, args, kwargs, out):
-        if hid in self._forward_hooks_with_kwargs:
+        if hid in self._forward_hooks_with_kwargs or hid in _global_forward_hooks_with_kwargs:
             return h(self, args, kwargs, out)
         return h(self, args, out)
 
     def _add_hook(self, store, hook, prepend=False, flags=()):
-        h = _RemovableHandle(store, flags)
+        h = RemovableHandle(store, extra_dict=list(flags))
         store[h.id] = hook
         if prepend:
             store_items = list(store.items())
@@ -266,7 +307,15 @@ class Module:
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) once the gradients w.r.t. the module's inputs are known;
         it may return a replacement grad_input."""
+        self._backward_hook_kind(True)
         return self._add_hook(self._backward_hooks, hook, prepend)
+
+    def _backward_hook_kind(self, full: bool) -> None:
+        """torch refuses regular and full backward hooks on one module."""
+        if self._backward_hooks and self.__dict__.get("_is_full_backward_hook", full) != full:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = full
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) before the gradients w.r.t. the inputs are computed; it may return a
@@ -274,12 +323,13 @@ class Module:
         return self._add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
-        import warnings
+        """Deprecated torch API: registered as a full backward hook, with torch's FutureWarning."""
+        self._backward_hook_kind(False)
         warnings.warn("Using a non-full backward hook when the forward contains multiple autograd Nodes is "
                       "deprecated and will be removed in future versions. This hook will be missing some "
                       "grad_input. Please use register_full_backward_hook to get the documented behavior.",
                       FutureWarning, stacklevel=2)
-        return self.register_full_backward_hook(hook)
+        return self._add_hook(self._backward_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars) before this module's entries are written into a state_dict."""

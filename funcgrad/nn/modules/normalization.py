@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from .. import functional as F
 from .. import init
@@ -10,8 +12,8 @@ from ..parameter import Parameter
 from .batchnorm import _NormBase, _affine_parameters, _reset_affine
 from .module import Module
 
-__all__ = ['LayerNorm', 'GroupNorm', 'RMSNorm', 'LocalResponseNorm', 'InstanceNorm1d', 'InstanceNorm2d',
-           'InstanceNorm3d']
+__all__ = ['LayerNorm', 'GroupNorm', 'RMSNorm', 'LocalResponseNorm', 'CrossMapLRN2d', 'InstanceNorm1d',
+           'InstanceNorm2d', 'InstanceNorm3d']
 
 
 def _shape_tuple(normalized_shape):
@@ -93,6 +95,40 @@ class LocalResponseNorm(Module):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+def _cross_map_windows(channels: int, size: int) -> np.ndarray:
+    """The 0/1 (channels, channels) matrix of which squared channels torch's legacy CrossMapLRN2d sums into
+    each channel's scale: its running-window recurrence, quirk included (channel 0 is never subtracted,
+    as the recurrence removes channel c - pre_pad only when c > pre_pad)."""
+    pre_pad = int((size - 1) / 2 + 1)
+    m = np.zeros((channels, channels))
+    m[0, :min(pre_pad, channels)] = 1
+    for c in range(1, channels):
+        m[c] = m[c - 1]
+        if c < channels - pre_pad + 1:
+            m[c, c + pre_pad - 1] += 1
+        if c > pre_pad:
+            m[c, c - pre_pad] -= 1
+    return m
+
+
+class CrossMapLRN2d(Module):
+    """torch's legacy cross-channel LRN over 4-D input: x * (k + alpha/size * window sum of x**2) ** -beta."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        m = _fg.tensor(_cross_map_windows(input.shape[1], self.size), dtype=input.dtype)
+        scale = _fg.einsum("cd,ndhw->nchw", m, input * input) * (self.alpha / self.size) + self.k
+        return input * scale.pow(-self.beta)
+
+    def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
