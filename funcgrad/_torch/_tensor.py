@@ -700,9 +700,17 @@ def _record(name, fn, ts):
     multi = isinstance(out, (list, tuple))
     vals = list(out) if multi else [out]
     if _recorded_ok(binds, vals, arrs, diff):
-        tape = _graph.Recorded([arrs[i] for i in diff], binds, vals)
-    else:  # a composite the eager record cannot stand for (custom rules, values made outside binds)
-        tape, vals, multi = _record_traced(fn, arrs, diff)
+        tape = _graph.Recorded([arrs[i] for i in diff], binds, list(vals))
+        node = _make_node(name, tape, fn, ts, diff)
+        if not _fw_on:  # keep only what the vjp rules read (as torch saves only what its formulas use)
+            dropped, kept = _graph.prune(tape)
+            if kept is not None:  # (else a backward building a graph recomputes the op: inputs stay)
+                node._saved = kept
+                node.inputs = tuple([_make(_graph.placeholder(a)._buf) if id(a) in dropped else t
+                                     for a, t in zip(arrs, ts)])
+        return node, vals, multi
+    # a composite the eager record cannot stand for (custom rules, values made outside binds)
+    tape, vals, multi = _record_traced(fn, arrs, diff)
     return _make_node(name, tape, fn, ts, diff), vals, multi
 
 
@@ -947,8 +955,20 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
-    node = cls(_graph.Recorded(ins, [(prim, params, args, ans)], [ans]), fn, tuple(tensors), diff, edges,
+    rans = ans
+    kept = None
+    if not _fw_on:  # keep only what the vjp rule reads (as torch saves only what its formula uses)
+        p = _graph.prune_one(prim, params, args, ans, ins)
+        if p is not None:
+            args, rans, ins, dropped, kept = p
+            for k in dropped:
+                if ts[k].__class__ is not Array:  # the node's input tensor goes too (its position among them)
+                    i = k - sum(1 for u in ts[:k] if u.__class__ is Array)
+                    tensors[i] = _make(args[k]._buf)
+    node = cls(_graph.Recorded(ins, [(prim, params, args, rans)], [rans]), fn, tuple(tensors), diff, edges,
                versions)
+    if kept is not None:
+        node._saved = kept
     if r is not None and r.base is None and r.flags.writeable:
         out = _new_obj(Tensor)
         out._v = r
