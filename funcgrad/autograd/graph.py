@@ -262,11 +262,70 @@ def placeholder(a):
     return Array(z, a.weak_type)
 
 
+_ONE: dict = {}  # prune_one's plans: (prim, params, operand avals, which are inputs) -> plan | None
+
+
 def prune_one(prim, params, args, ans, ins):
     """For a node of one bind (not multiple results): (args, ans, ins, dropped operand positions, kept) with
     every value the vjp rule does not read replaced by a placeholder (the same one wherever it occurs), so
     that the node does not keep it alive; kept = (positions in ins kept, outputs kept) (see Node._saved);
-    None when nothing is dropped. `ins` is modified in place."""
+    None when nothing is dropped. `ins` is modified in place. Unary and binary binds of distinct operands
+    (a graph's most common nodes) follow a cached plan, the placeholders included (a placeholder is never
+    written and stands for no particular value, so nodes may share one)."""
+    n = len(args)
+    if n == 2:
+        a, b = args
+        if a is b or len(ins) > 2:
+            return _prune_one(prim, params, args, ans, ins)
+        x0 = ins[0]
+        ba, bb = a._buf, b._buf
+        try:
+            key = (prim, tuple(params.items()) if params else None, ba.shape, ba.dtype, a.weak_type,
+                   a is x0 or a is ins[-1], bb.shape, bb.dtype, b.weak_type, b is x0 or b is ins[-1])
+            r = _ONE.get(key, 0)
+        except TypeError:
+            return None
+    elif n == 1:
+        a = args[0]
+        ba = a._buf
+        try:
+            key = (prim, tuple(params.items()) if params else None, ba.shape, ba.dtype, a.weak_type)
+            r = _ONE.get(key, 0)
+        except TypeError:
+            return None
+    else:
+        return _prune_one(prim, params, args, ans, ins)
+    if r == 0:
+        if len(_ONE) > 4096:
+            _ONE.clear()
+        r = _ONE[key] = _one_plan(prim, params, args, ans, ins)
+    if r is None:
+        return None
+    pargs, pans, dropped, kept = r
+    if dropped:
+        new = list(args)
+        for k in dropped:
+            p = pargs[k]
+            for i, x in enumerate(ins):
+                if x is args[k]:
+                    ins[i] = p
+            new[k] = p
+        args = new
+    return args, ans if pans is None else pans, ins, dropped, kept
+
+
+def _one_plan(prim, params, args, ans, ins):
+    """prune_one's cached plan: (placeholder per operand (None where kept), the output's (None where kept),
+    dropped operand positions, kept)."""
+    r = _prune_one(prim, params, args, ans, list(ins))
+    if r is None:
+        return None
+    nargs, nans, _, dropped, kept = r
+    return (tuple([p if k in dropped else None for k, p in enumerate(nargs)]), None if nans is ans else nans,
+            tuple(dropped), kept)
+
+
+def _prune_one(prim, params, args, ans, ins):
     needs = []
     for a in args:
         for x in ins:
