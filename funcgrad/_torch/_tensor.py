@@ -918,6 +918,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     graph node: a `Recorded` of that bind, the inputs that require grad entering through fresh Array
     handles so that identity tells them apart. Returns the output tensor."""
     args = []
+    bufs = []
     ins = []
     diff = []
     edges = []
@@ -926,6 +927,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     for t in ts:
         if t.__class__ is Array:
             args.append(t)
+            bufs.append(t._buf)
             continue
         if t._inf and name not in _NOT_SAVED:
             raise RuntimeError(_INF_SAVED_MSG)
@@ -936,15 +938,22 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             a = Array(a._buf)
             ins.append(a)
             diff.append(len(tensors))
-            edges.append(_edge(t))
+            g = t._gfn
+            if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else _edge makes one)
+                g = t._accref
+                g = g() if g is not None else None
+                edges.append((g, 0) if g is not None and t._base is None else _edge(t))
+            else:
+                edges.append((g, t._onr) if t._base is None else _edge(t))
         st = t._st
         versions.append(0 if st is None else st.version)
         tensors.append(t)
         args.append(a)
+        bufs.append(a._buf)
     ans = r = None
     if _rec_state.rec is None:  # (else bind, which also lists the bind for the enclosing recording)
         try:
-            r = prim.impl(*[a._buf for a in args], **params)
+            r = prim.impl(*bufs, **params) if params else prim.impl(*bufs)
             if r.__class__ is not np.ndarray:
                 r = np.asarray(r)
             ans = Array(r)
@@ -963,7 +972,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             args, rans, ins, dropped, kept = p
             for k in dropped:
                 if ts[k].__class__ is not Array:  # the node's input tensor goes too (its position among them)
-                    i = k - sum(1 for u in ts[:k] if u.__class__ is Array)
+                    i = k if len(tensors) == len(ts) else k - sum(1 for u in ts[:k] if u.__class__ is Array)
                     tensors[i] = _make(args[k]._buf)
     node = cls(_graph.Recorded(ins, [(prim, params, args, rans)], [rans]), fn, tuple(tensors), diff, edges,
                versions)
@@ -984,8 +993,13 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     else:
         out._rg = False
         out._gfn = None
-    node.bind_outputs1(out)
+    node.out_refs = (_weakref(out),)  # (node.bind_outputs1(out), inlined: a fresh tensor, version 0)
+    node.out_versions = _V0
     return out
+
+
+_weakref = weakref.ref
+_V0 = (0,)
 
 
 def _apply1(name, fn, x):
