@@ -705,7 +705,6 @@ def _record(name, fn, ts):
         if not _fw_on:  # keep only what the vjp rules read (as torch saves only what its formulas use)
             dropped, kept = _graph.prune(tape)
             if kept is not None:  # (else a backward building a graph recomputes the op: inputs stay)
-                node._saved = kept
                 node.inputs = tuple([_make(_graph.placeholder(a)._buf) if id(a) in dropped else t
                                      for a, t in zip(arrs, ts)])
         return node, vals, multi
@@ -974,10 +973,8 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
                 if ts[k].__class__ is not Array:  # the node's input tensor goes too (its position among them)
                     i = k if len(tensors) == len(ts) else k - sum(1 for u in ts[:k] if u.__class__ is Array)
                     tensors[i] = _make(args[k]._buf)
-    node = cls(_graph.Recorded(ins, [(prim, params, args, rans)], [rans]), fn, tuple(tensors), diff, edges,
+    node = cls(_graph.Recorded(ins, [(prim, params, args, rans)], [rans], kept), fn, tuple(tensors), diff, edges,
                versions)
-    if kept is not None:
-        node._saved = kept
     if r is not None and r.base is None and r.flags.writeable:
         out = _new_obj(Tensor)
         out._v = r

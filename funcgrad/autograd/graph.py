@@ -80,10 +80,11 @@ class Recorded:
     ad's backward sweep (`ad.walk_backward`) over the binds through a small adapter (`eqns`). The equivalent
     `ad.Tape` (`trace`, `inputs`, `outputs`) is built on first use by the rarer paths that inspect the
     tape's structure."""
-    __slots__ = ("ins", "binds", "outs", "_tape")
+    __slots__ = ("ins", "binds", "outs", "_tape", "kept")
 
-    def __init__(self, ins, binds, outs):
+    def __init__(self, ins, binds, outs, kept=None):
         self.ins, self.binds, self.outs, self._tape = ins, binds, outs, None
+        self.kept = kept  # (kept inputs (positions in ins), kept outputs) when pruned to those (see prune)
 
     def backward(self, cts) -> list:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero)."""
@@ -262,13 +263,14 @@ def placeholder(a):
     return Array(z, a.weak_type)
 
 
+_MISS = object()
 _ONE: dict = {}  # prune_one's plans: (prim, params, operand avals, which are inputs) -> plan | None
 
 
 def prune_one(prim, params, args, ans, ins):
     """For a node of one bind (not multiple results): (args, ans, ins, dropped operand positions, kept) with
     every value the vjp rule does not read replaced by a placeholder (the same one wherever it occurs), so
-    that the node does not keep it alive; kept = (positions in ins kept, outputs kept) (see Node._saved);
+    that the node does not keep it alive; kept = (positions in ins kept, outputs kept) (Recorded.kept);
     None when nothing is dropped. `ins` is modified in place. Unary and binary binds of distinct operands
     (a graph's most common nodes) follow a cached plan, the placeholders included (a placeholder is never
     written and stands for no particular value, so nodes may share one)."""
@@ -282,7 +284,7 @@ def prune_one(prim, params, args, ans, ins):
         try:
             key = (prim, tuple(params.items()) if params else None, ba.shape, ba.dtype, a.weak_type,
                    a is x0 or a is ins[-1], bb.shape, bb.dtype, b.weak_type, b is x0 or b is ins[-1])
-            r = _ONE.get(key, 0)
+            r = _ONE.get(key, _MISS)
         except TypeError:
             return None
     elif n == 1:
@@ -290,12 +292,12 @@ def prune_one(prim, params, args, ans, ins):
         ba = a._buf
         try:
             key = (prim, tuple(params.items()) if params else None, ba.shape, ba.dtype, a.weak_type)
-            r = _ONE.get(key, 0)
+            r = _ONE.get(key, _MISS)
         except TypeError:
             return None
     else:
         return _prune_one(prim, params, args, ans, ins)
-    if r == 0:
+    if r is _MISS:
         if len(_ONE) > 4096:
             _ONE.clear()
         r = _ONE[key] = _one_plan(prim, params, args, ans, ins)
@@ -418,6 +420,7 @@ def prune(rec) -> tuple:
     rec.binds = binds
     rec.ins = [sub(a) for a in rec.ins]
     rec.outs = [sub(o) for o in rec.outs]
+    rec.kept = kept
     return drop, kept
 
 
@@ -445,7 +448,6 @@ class Node:
     _post_hooks = None
     _node_pre_hooks = None
     _stack = None           # the forward traceback (anomaly mode)
-    _saved = None           # (kept inputs (positions in diff), kept outputs) when the record keeps only those
 
     def __init__(self, tape, fn, inputs, diff, edges, versions):
         self.tape = tape
@@ -589,7 +591,7 @@ class Node:
         T = _TENSOR
         if create_graph and (any(c is not None and c._rg for c in cts) or
                              any(self.inputs[i]._rg for i in self.diff) or
-                             (self._saved is not None and self._saved[1])):
+                             (type(self.tape) is Recorded and self.tape.kept is not None and self.tape.kept[1])):
             return self._apply_differentiable(cts)
         if T._fw_on and T._fwd.has_tangent(list(cts) + list(self.inputs)):
             return self._apply_differentiable(cts)  # forward AD: the gradients get tangents too, as in torch
@@ -620,7 +622,7 @@ class Node:
     def _apply_differentiable(self, cts):
         """Backward as a recorded tensor operation: the vjp of the node's function, as a function of the
         node's inputs and the cotangents, so that it can be differentiated again."""
-        if self._saved is not None:
+        if type(self.tape) is Recorded and self.tape.kept is not None:
             return self._apply_saved(cts)
         T = _TENSOR
         fn, inputs, diff = self.fn, self.inputs, self.diff
@@ -660,7 +662,7 @@ class Node:
         (tensors whose grad_fn is this node, as torch's saved outputs) and the cotangents."""
         T = _TENSOR
         rec = self.tape
-        kin, kout = self._saved
+        kin, kout = rec.kept
         slots, ts = [], []
         for k in kin:
             slots.append(rec.ins[k])
