@@ -206,6 +206,14 @@ def test_conv_matches_loops(name):
     _check_conv(lhs_c, rhs_c, params)
 
 
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_conv_in_blocks_matches_loops(name, monkeypatch):
+    """With the im2col buffer capped at one byte every convolution (forward, both vjps, jvp) runs one example
+    (or, for a kernel's gradient, one contracted feature) per block, and still matches the loops."""
+    monkeypatch.setattr(conv, "_COLS_BYTES", 1)
+    test_conv_matches_loops(name)
+
+
 @given(st.data())
 def test_conv_random_modes_match_loops(data):
     (lhs, rhs), params = data.draw(st.composite(lambda draw: CASES["conv_general_dilated"](draw))())

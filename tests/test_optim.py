@@ -392,3 +392,23 @@ def test_scheduler_closed_form_and_errors():
     with pytest.raises(ValueError):
         fls.LinearLR(opt, start_factor=0)
     assert math.isclose(fls.LambdaLR(optim.SGD([p], lr=2.0), lambda e: 0.5).get_last_lr()[0], 1.0)
+
+
+def test_sgd_step_makes_no_parameter_sized_temporary():
+    """torch's SGD updates with p.add_(g, alpha=-lr), which allocates nothing; funcgrad's in-place update
+    works block by block, so its temporaries stay far below the parameter's size, with p - lr * g exactly."""
+    import tracemalloc
+    rng = np.random.default_rng(0)
+    p0 = rng.standard_normal((1000, 1000)).astype(np.float32)
+    g0 = rng.standard_normal((1000, 1000)).astype(np.float32)
+    p = fg.tensor(p0.copy(), requires_grad=True)
+    p.grad = fg.tensor(g0)
+    opt = optim.SGD([p], lr=0.1)
+    tracemalloc.start()
+    try:
+        opt.step()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < p0.nbytes / 8, peak
+    np.testing.assert_array_equal(p.detach().numpy(), p0 - np.float32(0.1) * g0)

@@ -736,9 +736,16 @@ def _record(name, fn, ts):
     multi = isinstance(out, (list, tuple))
     vals = list(out) if multi else [out]
     if _recorded_ok(binds, vals, arrs, diff):
-        tape = _graph.Recorded([arrs[i] for i in diff], binds, vals)
-    else:  # a composite the eager record cannot stand for (custom rules, values made outside binds)
-        tape, vals, multi = _record_traced(fn, arrs, diff)
+        tape = _graph.Recorded([arrs[i] for i in diff], binds, list(vals))
+        node = _make_node(name, tape, fn, ts, diff)
+        if not _fw_on:  # keep only what the vjp rules read (as torch saves only what its formulas use)
+            dropped, kept = _graph.prune(tape)
+            if kept is not None:  # (else a backward building a graph recomputes the op: inputs stay)
+                node.inputs = tuple([_make(_graph.placeholder(a)._buf) if id(a) in dropped else t
+                                     for a, t in zip(arrs, ts)])
+        return node, vals, multi
+    # a composite the eager record cannot stand for (custom rules, values made outside binds)
+    tape, vals, multi = _record_traced(fn, arrs, diff)
     return _make_node(name, tape, fn, ts, diff), vals, multi
 
 
@@ -946,6 +953,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     graph node: a `Recorded` of that bind, the inputs that require grad entering through fresh Array
     handles so that identity tells them apart. Returns the output tensor."""
     args = []
+    bufs = []
     ins = []
     diff = []
     edges = []
@@ -954,6 +962,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     for t in ts:
         if t.__class__ is Array:
             args.append(t)
+            bufs.append(t._buf)
             continue
         if t._inf and name not in _NOT_SAVED:
             raise RuntimeError(_INF_SAVED_MSG)
@@ -964,15 +973,22 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             a = Array(a._buf)
             ins.append(a)
             diff.append(len(tensors))
-            edges.append(_edge(t))
+            g = t._gfn
+            if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else _edge makes one)
+                g = t._accref
+                g = g() if g is not None else None
+                edges.append((g, 0) if g is not None and t._base is None else _edge(t))
+            else:
+                edges.append((g, t._onr) if t._base is None else _edge(t))
         st = t._st
         versions.append(0 if st is None else st.version)
         tensors.append(t)
         args.append(a)
+        bufs.append(a._buf)
     ans = r = None
     if _rec_state.rec is None:  # (else bind, which also lists the bind for the enclosing recording)
         try:
-            r = prim.impl(*[a._buf for a in args], **params)
+            r = prim.impl(*bufs, **params) if params else prim.impl(*bufs)
             if r.__class__ is not np.ndarray:
                 r = np.asarray(r)
             ans = Array(r)
@@ -983,7 +999,17 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
-    node = cls(_graph.Recorded(ins, [(prim, params, args, ans)], [ans]), fn, tuple(tensors), diff, edges,
+    rans = ans
+    kept = None
+    if not _fw_on:  # keep only what the vjp rule reads (as torch saves only what its formula uses)
+        p = _graph.prune_one(prim, params, args, ans, ins)
+        if p is not None:
+            args, rans, ins, dropped, kept = p
+            for k in dropped:
+                if ts[k].__class__ is not Array:  # the node's input tensor goes too (its position among them)
+                    i = k if len(tensors) == len(ts) else k - sum(1 for u in ts[:k] if u.__class__ is Array)
+                    tensors[i] = _make(args[k]._buf)
+    node = cls(_graph.Recorded(ins, [(prim, params, args, rans)], [rans], kept), fn, tuple(tensors), diff, edges,
                versions)
     if r is not None and r.base is None and r.flags.writeable:
         out = _new_obj(Tensor)
@@ -1000,8 +1026,13 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     else:
         out._rg = False
         out._gfn = None
-    node.bind_outputs1(out)
+    node.out_refs = (_weakref(out),)  # (node.bind_outputs1(out), inlined: a fresh tensor, version 0)
+    node.out_versions = _V0
     return out
+
+
+_weakref = weakref.ref
+_V0 = (0,)
 
 
 def _apply1(name, fn, x):

@@ -80,10 +80,11 @@ class Recorded:
     ad's backward sweep (`ad.walk_backward`) over the binds through a small adapter (`eqns`). The equivalent
     `ad.Tape` (`trace`, `inputs`, `outputs`) is built on first use by the rarer paths that inspect the
     tape's structure."""
-    __slots__ = ("ins", "binds", "outs", "_tape")
+    __slots__ = ("ins", "binds", "outs", "_tape", "kept")
 
-    def __init__(self, ins, binds, outs):
+    def __init__(self, ins, binds, outs, kept=None):
         self.ins, self.binds, self.outs, self._tape = ins, binds, outs, None
+        self.kept = kept  # (kept inputs (positions in ins), kept outputs) when pruned to those (see prune)
 
     def backward(self, cts) -> list:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero)."""
@@ -190,6 +191,237 @@ class Recorded:
 
     def out_values(self) -> list:
         return list(self.outs)
+
+
+# --- what a node keeps: only the values its vjp rules read (as torch saves only what its formulas use) ------
+
+_READS: dict = {}  # (prim, needs, params, operand avals) -> (reads arg k..., reads output j...) | None
+_ZEROS: dict = {}  # (shape, dtype) -> a read-only all-zero buffer of no memory (a broadcast zero)
+
+
+def _rule_reads(prim, params, args, ans, needs):
+    """For one bind: a tuple of flags, one per operand then one per output, saying whether its vjp rule
+    (given `needs`) reads that value; None when that cannot be told (then everything is kept). Found by
+    running the rule once on abstract tracers and following which of them its results depend on; cached
+    per primitive, params, needs and operand avals (a rule may branch on shapes: prod's on a length of 1)."""
+    try:
+        key = (prim, needs, tuple(params.items()) if params else None,
+               tuple([(a._buf.shape, a._buf.dtype, a.weak_type) for a in args]))
+        r = _READS.get(key, 0)
+    except (TypeError, AttributeError):  # unhashable params, or an operand that is not an array
+        return None
+    if r == 0:
+        if len(_READS) > 4096:
+            _READS.clear()
+        r = _READS[key] = _trace_reads(prim, params, args, ans, needs)
+    return r
+
+
+def _trace_reads(prim, params, args, ans, needs):
+    multi = prim.multiple_results
+    outs = list(ans) if multi else [ans]
+    try:
+        with new_trace("saved-values", carries_values=False) as tr:
+            gs = [tr.new_arg(_get_aval(o)) for o in outs]
+            ans_t = [tr.new_arg(_get_aval(o)) for o in outs]
+            args_t = [tr.new_arg(_get_aval(a)) for a in args]
+            res = eqn_vjp(prim, params, args_t, ans_t if multi else ans_t[0], gs if multi else gs[0],
+                          list(needs))
+    except Exception:  # noqa: BLE001 - a rule that needs concrete values reads them
+        return None
+    slot = {t.var: k for k, t in enumerate(args_t + ans_t)}
+    deps = {v: 1 << k for v, k in slot.items()}
+    for e in tr.eqns:
+        d = 0
+        for v in e.invars:
+            d |= deps.get(v, 0)
+        if d:
+            for v in e.outvars:
+                deps[v] = d
+    read = 0
+    for r in res:
+        if isinstance(r, Tracer):
+            if r._trace is not tr:
+                return None
+            read |= deps.get(r.var, 0)
+        elif r is not None and not isinstance(r, Array):
+            return None
+    n = len(args_t)
+    return tuple(bool(read >> k & 1) for k in range(n)) + tuple(bool(read >> (n + j) & 1) for j in range(len(outs)))
+
+
+def placeholder(a):
+    """An Array standing for `a` where its value is not needed: its shape, dtype and weak type over a
+    buffer of zeros that takes no memory (every placeholder of one shape and dtype shares it)."""
+    b = a._buf
+    k = (b.shape, b.dtype)
+    z = _ZEROS.get(k)
+    if z is None:
+        if len(_ZEROS) > 1024:
+            _ZEROS.clear()
+        z = _ZEROS[k] = np.broadcast_to(np.zeros((), b.dtype), b.shape)
+    return Array(z, a.weak_type)
+
+
+_MISS = object()
+_ONE: dict = {}  # prune_one's plans: (prim, params, operand avals, which are inputs) -> plan | None
+
+
+def prune_one(prim, params, args, ans, ins):
+    """For a node of one bind (not multiple results): (args, ans, ins, dropped operand positions, kept) with
+    every value the vjp rule does not read replaced by a placeholder (the same one wherever it occurs), so
+    that the node does not keep it alive; kept = (positions in ins kept, outputs kept) (Recorded.kept);
+    None when nothing is dropped. `ins` is modified in place. Unary and binary binds of distinct operands
+    (a graph's most common nodes) follow a cached plan, the placeholders included (a placeholder is never
+    written and stands for no particular value, so nodes may share one)."""
+    n = len(args)
+    if n == 2:
+        a, b = args
+        if a is b or len(ins) > 2:
+            return _prune_one(prim, params, args, ans, ins)
+        x0 = ins[0]
+        ba, bb = a._buf, b._buf
+        try:
+            key = (prim, tuple(params.items()) if params else None, ba.shape, ba.dtype, a.weak_type,
+                   a is x0 or a is ins[-1], bb.shape, bb.dtype, b.weak_type, b is x0 or b is ins[-1])
+            r = _ONE.get(key, _MISS)
+        except TypeError:
+            return None
+    elif n == 1:
+        a = args[0]
+        ba = a._buf
+        try:
+            key = (prim, tuple(params.items()) if params else None, ba.shape, ba.dtype, a.weak_type)
+            r = _ONE.get(key, _MISS)
+        except TypeError:
+            return None
+    else:
+        return _prune_one(prim, params, args, ans, ins)
+    if r is _MISS:
+        if len(_ONE) > 4096:
+            _ONE.clear()
+        r = _ONE[key] = _one_plan(prim, params, args, ans, ins)
+    if r is None:
+        return None
+    pargs, pans, dropped, kept = r
+    if dropped:
+        new = list(args)
+        for k in dropped:
+            p = pargs[k]
+            for i, x in enumerate(ins):
+                if x is args[k]:
+                    ins[i] = p
+            new[k] = p
+        args = new
+    return args, ans if pans is None else pans, ins, dropped, kept
+
+
+def _one_plan(prim, params, args, ans, ins):
+    """prune_one's cached plan: (placeholder per operand (None where kept), the output's (None where kept),
+    dropped operand positions, kept)."""
+    r = _prune_one(prim, params, args, ans, list(ins))
+    if r is None:
+        return None
+    nargs, nans, _, dropped, kept = r
+    return (tuple([p if k in dropped else None for k, p in enumerate(nargs)]), None if nans is ans else nans,
+            tuple(dropped), kept)
+
+
+def _prune_one(prim, params, args, ans, ins):
+    needs = []
+    for a in args:
+        for x in ins:
+            if a is x:
+                needs.append(_inexact(a))
+                break
+        else:
+            needs.append(False)
+    reads = _rule_reads(prim, params, args, ans, tuple(needs))
+    if reads is None or all(reads):
+        return None
+    new = {}
+    dropped = []
+    args = list(args)
+    for k, a in enumerate(args):
+        if not reads[k]:
+            p = new.get(id(a))
+            if p is None:
+                p = new[id(a)] = placeholder(a)
+            args[k] = p
+            dropped.append(k)
+    for k, a in enumerate(args):  # an operand that is also read elsewhere in the bind stays
+        if reads[k] and id(a) in new:
+            return None
+    keep_out = reads[len(args)]
+    if not keep_out:
+        ans = placeholder(ans)
+    kin = []
+    for k, x in enumerate(ins):
+        p = new.get(id(x))
+        if p is None:
+            kin.append(k)
+        else:
+            ins[k] = p
+    return args, ans, ins, dropped, (tuple(kin), (0,) if keep_out else ())
+
+
+def prune(rec) -> tuple:
+    """Replace, in Recorded `rec` (several binds), every value no vjp rule of its live binds reads by a
+    placeholder. Returns (the ids of the dropped Arrays, kept): kept as prune_one's when every value read
+    that depends on the inputs is an input or an output of the node (then its input tensors not read can
+    be dropped too), else None (a rule reads a value made inside the op: a backward that builds a graph
+    recomputes the op from all its inputs, which are kept)."""
+    live = {id(a) for a in rec.ins}
+    read = set()
+    known = set()
+    for prim, params, args, ans in rec.binds:
+        outs = ans if prim.multiple_results else (ans,)
+        for a in args:
+            known.add(id(a))
+        for o in outs:
+            known.add(id(o))
+        needs = tuple([id(a) in live and _inexact(a) for a in args])
+        if not (any(needs) and prim.differentiable):
+            continue
+        for o in outs:
+            live.add(id(o))
+        reads = _rule_reads(prim, params, args, ans, needs)
+        if reads is None:
+            return set(), None
+        n = len(args)
+        for k, a in enumerate(args):
+            if reads[k]:
+                read.add(id(a))
+        for j, o in enumerate(outs):
+            if reads[n + j]:
+                read.add(id(o))
+    drop = known - read
+    if not drop:
+        return drop, None
+    ins_ids = {id(a): k for k, a in enumerate(rec.ins)}
+    out_ids = {id(o): j for j, o in enumerate(rec.outs)}
+    kept = None
+    if all(i in ins_ids or i in out_ids for i in read if i in live):
+        kept = (tuple(sorted(ins_ids[i] for i in read if i in ins_ids)),
+                tuple(sorted(j for i, j in out_ids.items() if i in read and i not in ins_ids)))
+    new = {}
+
+    def sub(a):
+        if id(a) not in drop or not isinstance(a, Array):
+            return a
+        p = new.get(id(a))
+        if p is None:
+            p = new[id(a)] = placeholder(a)
+        return p
+    binds = []
+    for prim, params, args, ans in rec.binds:
+        binds.append((prim, params, tuple([sub(a) for a in args]),
+                      [sub(o) for o in ans] if prim.multiple_results else sub(ans)))
+    rec.binds = binds
+    rec.ins = [sub(a) for a in rec.ins]
+    rec.outs = [sub(o) for o in rec.outs]
+    rec.kept = kept
+    return drop, kept
 
 
 def _inexact(a) -> bool:
@@ -362,7 +594,8 @@ class Node:
             _unpack_saved(self)
         T = _TENSOR
         if create_graph and (any(c is not None and c._rg for c in cts) or
-                             any(self.inputs[i]._rg for i in self.diff)):
+                             any(self.inputs[i]._rg for i in self.diff) or
+                             (type(self.tape) is Recorded and self.tape.kept is not None and self.tape.kept[1])):
             return self._apply_differentiable(cts)
         if T._fw_on and T._fwd.has_tangent(list(cts) + list(self.inputs)):
             return self._apply_differentiable(cts)  # forward AD: the gradients get tangents too, as in torch
@@ -393,6 +626,8 @@ class Node:
     def _apply_differentiable(self, cts):
         """Backward as a recorded tensor operation: the vjp of the node's function, as a function of the
         node's inputs and the cotangents, so that it can be differentiated again."""
+        if type(self.tape) is Recorded and self.tape.kept is not None:
+            return self._apply_saved(cts)
         T = _TENSOR
         fn, inputs, diff = self.fn, self.inputs, self.diff
         n = len(inputs)
@@ -424,6 +659,44 @@ class Node:
         res = T._apply_multi(type(self).__name__ + "Backward", bwd, ts)
         del meta
         return list(res)
+
+    def _apply_saved(self, cts):
+        """_apply_differentiable for a node that keeps only the inputs and outputs its rules read (see
+        prune): its record's backward run as a recorded tensor operation of those inputs, those outputs
+        (tensors whose grad_fn is this node, as torch's saved outputs) and the cotangents."""
+        T = _TENSOR
+        rec = self.tape
+        kin, kout = rec.kept
+        slots, ts = [], []
+        for k in kin:
+            slots.append(rec.ins[k])
+            ts.append(self.inputs[self.diff[k]])
+        for j in kout:
+            o = rec.outs[j]
+            t = self.out_refs[j]() if self.out_refs is not None else None
+            if t is None or t._gfn is not self or t._onr != j or t._v is None:
+                t = T._make(o._buf)  # the output as saved, its grad_fn this node
+                t._rg = True
+                t._gfn = self
+                if j:
+                    t._onr = j
+            slots.append(o)
+            ts.append(t)
+        given = [k for k, c in enumerate(cts) if c is not None]
+        n = len(slots)
+
+        def bwd(*arrs):
+            sub = {id(a): x for a, x in zip(slots, arrs[:n])}
+            binds = [(p, pa, tuple([sub.get(id(a), a) for a in args]),
+                      [sub.get(id(o), o) for o in ans] if p.multiple_results else sub.get(id(ans), ans))
+                     for p, pa, args, ans in rec.binds]
+            ins = [sub.get(id(a), a) for a in rec.ins]
+            r = Recorded(ins, binds, [sub.get(id(o), o) for o in rec.outs])
+            g = [None] * len(rec.outs)
+            for k, c in zip(given, arrs[n:]):
+                g[k] = _conj_if_complex(c)
+            return [_zeros_like(a) if c is None else _conj_if_complex(c) for a, c in zip(ins, r.backward(g))]
+        return list(T._apply_multi(type(self).__name__ + "Backward", bwd, tuple(ts) + tuple(cts[k] for k in given)))
 
     def _inputs_read(self) -> set:
         """Indices of inputs whose values (directly or through values computed from them inside the

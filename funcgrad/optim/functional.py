@@ -80,6 +80,24 @@ def _map(fn, params, *trees, inplace=False):
     return tuple(tree_unflatten(tree, [o[i] for o in outs]) for i in range(n))
 
 
+_BLOCK = 1 << 15  # elements: the largest temporary _sub_scaled makes
+
+
+def _sub_scaled(p, a, g):
+    """p - a * g; on a NumPy buffer p (the in-place path) written into p block by block, so that no
+    temporary the size of p is made (as torch's p.add_(g, alpha=-a), which makes none). Same arithmetic
+    per element as `p -= a * g`."""
+    if type(p) is not np.ndarray or p.size <= _BLOCK or type(g) is not np.ndarray or g.shape != p.shape or \
+            not (p.flags.c_contiguous and g.flags.c_contiguous):
+        p -= a * g
+        return p
+    fp, fg = p.reshape(-1), g.reshape(-1)
+    n = fp.size
+    for s in range(0, n, _BLOCK):
+        fp[s:s + _BLOCK] -= a * fg[s:s + _BLOCK]
+    return p
+
+
 def _xp(inplace: bool):
     """The namespace the formulas compute with: NumPy on the in-place path, funcgrad.numpy otherwise."""
     return np if inplace else jnp
@@ -138,8 +156,7 @@ def sgd_update(params, grads, state, hp=None, *, inplace=False):
             else:
                 b = jnp.where(first, g, mu * b + (1 - damp) * g)
             g = g + mu * b if hp["nesterov"] else b
-        p -= lr * g
-        return p, b
+        return _sub_scaled(p, lr, g), b
 
     if mu != 0:
         new_p, new_buf = _map(one, params, grads, state["momentum_buffer"], inplace=inplace)

@@ -330,6 +330,11 @@ def _conv_impl(xp):
             raise TypeError("operands must share one dtype")
         if preferred_element_type is not None:
             lhs, rhs = lhs.astype(preferred_element_type), rhs.astype(preferred_element_type)
+        if B == 1 and (lhs.shape[lhs_spec[0]] > 1 or G == 1 and lhs.shape[lhs_spec[1]] > 1):
+            r = _in_blocks(f, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+                           G, B)
+            if r is not None:
+                return r
         canon = tuple(range(n + 2))
         if G == 1 and B == 1 and tuple(lhs_spec) == tuple(out_spec) == canon and \
                 lhs.shape[1] <= _FEW_CHANNELS and math.prod(lhs.shape) and math.prod(rhs.shape):
@@ -387,6 +392,68 @@ def _conv_impl(xp):
             perm[out_spec[2 + i]] = 1 + i
         return xp.transpose(canon, perm)
     return f
+
+
+_COLS_BYTES = 1 << 20  # the im2col buffer is built in blocks of the batch (or of the features) of about this
+
+
+def _in_blocks(f, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers, G, B):
+    """f over blocks of the batch (stacked) or, where the batch is one example, of the contracted features
+    (summed: a kernel's gradient contracts over the forward batch) when the whole im2col buffer (batch x
+    output positions x window x features) would exceed _COLS_BYTES; None when it would not. Each block's
+    result is the same products as the whole one's (one per example), so only the peak memory changes."""
+    if type(lhs) is not np.ndarray:
+        return None
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    n = len(lhs_spec) - 2
+    N, C = lhs.shape[lhs_spec[0]], lhs.shape[lhs_spec[1]]
+    P = K = 1
+    for i in range(n):
+        k = dilate_dim(rhs.shape[rhs_spec[2 + i]], rhs_dilation[i])
+        size = dilate_dim(lhs.shape[lhs_spec[2 + i]], lhs_dilation[i]) + padding[i][0] + padding[i][1]
+        P *= max(window_out_dim(size, k, window_strides[i]), 0)
+        K *= rhs.shape[rhs_spec[2 + i]]
+    per = P * K * C * lhs.dtype.itemsize  # one example's columns
+    if N * per <= _COLS_BYTES or P * K == 0:
+        return None
+    kw = dict(window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+              dimension_numbers=dimension_numbers, feature_group_count=G, batch_group_count=B)
+    if B == 1 and N > 1:  # blocks of the batch, stacked along the output's batch dim
+        step = max(1, _COLS_BYTES // per)
+        if step >= N:
+            return None
+        out = None
+        for s in range(0, N, step):
+            ix = [slice(None)] * lhs.ndim
+            ix[lhs_spec[0]] = slice(s, s + step)
+            r = f(lhs[tuple(ix)], rhs, **kw)
+            if out is None:
+                shape = list(r.shape)
+                shape[out_spec[0]] = N
+                out = np.empty(shape, r.dtype) if type(r) is np.ndarray else None
+                if out is None:
+                    return None
+            ox = [slice(None)] * out.ndim
+            ox[out_spec[0]] = slice(s, s + step)
+            out[tuple(ox)] = r
+        return out
+    # one example whose features are many (a kernel's gradient: the forward batch is the feature dim here):
+    # blocks of the contracted features, summed
+    step = max(1, _COLS_BYTES // (P * K * lhs.dtype.itemsize))
+    if G != 1 or B != 1 or step >= C:
+        return None
+    out = None
+    for s in range(0, C, step):
+        ix = [slice(None)] * lhs.ndim
+        ix[lhs_spec[1]] = slice(s, s + step)
+        iw = [slice(None)] * rhs.ndim
+        iw[rhs_spec[1]] = slice(s, s + step)
+        r = f(lhs[tuple(ix)], rhs[tuple(iw)], **kw)
+        if out is None:
+            out = np.array(r)
+        else:
+            out += r
+    return out
 
 
 def _spec_t(spec):
