@@ -1130,7 +1130,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     axes = _dims(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    if odt.kind == "c" or input._np_dtype().kind == "c":
+    if odt.kind == "c" and D.kind(input._np_dtype()) in "fc":  # (integer input sums into complex in torch)
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{_legacy_name(odt)}'")
     return _apply1("Nansum", lambda a: _cast(jnp.nansum(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
 
@@ -1145,7 +1145,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 def _float_check(name, dt, dtype=None):
     if dtype is not None:
-        return _np(dtype)
+        odt = _np(dtype)
+        if D.kind(odt) not in "fc":
+            raise RuntimeError(f"{name}(): could not infer output dtype. Optional dtype must be either a floating "
+                               f"point or complex dtype. Got: {_legacy_int(odt)}")
+        return odt
     if D.kind(dt) not in "fc":
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {_legacy_int(dt)}")
@@ -1900,8 +1904,9 @@ def _normalise(input, dim, dtype, name, node, formula, of_scalar):
     d = _softmax_dim(dim, input.ndim, name)
     if dtype is not None:
         input = input.to(dtype)
-    elif D.kind(input._np_dtype()) not in "fc":
-        raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for 'Long'")
+    if D.kind(input._np_dtype()) != "f":
+        raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for "
+                                  f"'{_legacy_name(input._np_dtype())}'")
 
     def fn(a):
         if a.ndim == 0:

@@ -119,7 +119,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     qv = _check_q(q, name)
     scalar_q = not isinstance(q, Tensor) or q.ndim == 0
     qs = np.atleast_1d(qv).astype(np.float64)
-    if input.numel() == 0 and dim is None:
+    if input.numel() == 0:  # (with or without dim, as torch)
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     if dim is None:
         x = input.reshape(-1)
