@@ -16,6 +16,7 @@ from .. import lax
 from .. import numpy as jnp
 from ..numpy import _softmax as _sm
 from ..numpy._statistics import logsumexp
+from .._src.core import dtypes
 from .._src.core.array import ArrayBase, canonical_array
 from .._src.prims import elementwise as ew
 from ..scipy._special.logexp import log1mexp  # noqa: F401 - jax.nn.log1mexp
@@ -144,7 +145,7 @@ def _inexact(x):
     """Float x unchanged; integers and bools as the weakly typed default float (in jax.nn.elu they meet the
     Python float alpha, which gives that)."""
     x = _arr(x)
-    return x if x.dtype.kind in "fc" else ew.convert_element_type(x, jnp.asarray(0.0).dtype, True)
+    return x if dtypes.is_inexact(x.dtype) else ew.convert_element_type(x, jnp.asarray(0.0).dtype, True)
 
 
 def elu(x, alpha=1.0):

@@ -90,9 +90,11 @@ def reject_complex(fn, exc, msg):
             if isinstance(a, Tensor) and _kind(a) == "c":
                 _raise(exc, msg, a)
             if len(args) > 1:
-                a = args[1]
-                if isinstance(a, Tensor) and _kind(a) == "c":
-                    _raise(exc, msg, a)
+                b = args[1]
+                if isinstance(b, Tensor) and _kind(b) == "c":
+                    _raise(exc, msg, b)
+                if b.__class__ is complex and isinstance(a, Tensor):  # a Python complex promotes to complex
+                    raise exc(msg.format(dt="ComplexDouble" if a._np_dtype() == "float64" else "ComplexFloat"))
         if kwargs:
             o = kwargs.get("other")
             if isinstance(o, Tensor) and _kind(o) == "c":
@@ -164,6 +166,8 @@ def require_tensor_operands(fn, name, complex_rule=None):
                 _raise(exc, msg, a)
             if isinstance(b, Tensor) and _kind(b) == "c":
                 _raise(exc, msg, b)
+            if b.__class__ is complex:
+                raise exc(msg.format(dt="ComplexDouble" if a._np_dtype() == "float64" else "ComplexFloat"))
         return fn(*args, **kwargs)
     return wrapper
 

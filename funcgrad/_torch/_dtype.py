@@ -180,6 +180,11 @@ def _cat(dt: np.dtype) -> int:
 _BF16 = _cdt.bfloat16
 
 
+def kind(dt: np.dtype) -> str:
+    """dt.kind, with bfloat16 (ml_dtypes reports kind 'V') given the float kind 'f' it has in torch."""
+    return "f" if dt is _BF16 else dt.kind
+
+
 def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     """torch.promote_types on NumPy dtypes."""
     if a == b:

@@ -22,9 +22,9 @@ def _check_cast(res_dt, t_dt, name):
 
 
 def _legacy(dt) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble"}.get(np.dtype(dt).name, str(dt))
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(np.dtype(dt).name, str(dt))
 
 
 def _shape_mismatch(out, got):

@@ -138,8 +138,35 @@ def _basic_name(key) -> str:
     return name
 
 
+def _split_int_selects(key):
+    """torch applies integer indices as selects before the advanced (array / mask) ones, so x[0, :, [0, 1]]
+    has shape (3, 2) for x of shape (4, 3, 5) where NumPy (broadcasting the 0 with the list) gives (2, 3).
+    For a key mixing both: (the basic key of the selects, the key of the rest on its result), else None."""
+    if not isinstance(key, tuple):
+        return None
+    if not any(i.__class__ is int for i in key) or not any(isinstance(i, np.ndarray) for i in key):
+        return None
+    first, rest = [], []
+    for i in key:
+        if i.__class__ is int:
+            first.append(i)
+        elif i is None:
+            first.append(None)
+            rest.append(slice(None))
+        elif i is Ellipsis:
+            first.append(Ellipsis)
+            rest.append(Ellipsis)
+        else:
+            first.extend([slice(None)] * _mask_width(i))
+            rest.append(i)
+    return tuple(first), tuple(rest)
+
+
 def getitem(self, idx):
     key = _convert_index(idx)
+    split = _split_int_selects(key)
+    if split is not None:
+        return getitem(getitem(self, split[0]), split[1])
     shape = self._v.shape if self._v is not None else self._a.shape
     if _is_basic(key):
         _check_bounds(shape, key)
@@ -179,6 +206,11 @@ def setitem(self, idx, value):
         return
     key = _convert_index(idx)
     shape = self._v.shape if self._v is not None else self._a.shape
+    split = _split_int_selects(key)
+    if split is not None:  # the same elements, as full index arrays laid out as torch's indexing result
+        _check_bounds(shape, split[0])
+        _check_adv(shape, key)
+        key = np.unravel_index(np.arange(int(np.prod(shape))).reshape(shape)[split[0]][split[1]], shape)
     dt = self._np_dtype()
     if isinstance(value, Tensor):
         vt = value

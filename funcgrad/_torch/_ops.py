@@ -157,19 +157,19 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
             yv = y._v
             # the hot path: two concrete tensors of one dtype
             if xv is not None and yv is not None and xv.dtype == yv.dtype and cdt is None and \
-                    (kind != _TRUEDIV or xv.dtype.kind in "fc"):
+                    (kind != _TRUEDIV or D.kind(xv.dtype) in "fc"):
                 if xv.shape != yv.shape:
                     _bshape(xv.shape, yv.shape)
-                if prim is not None and xv.dtype.kind in "fciu":
+                if prim is not None and D.kind(xv.dtype) in "fciu":
                     return _apply_prim(name, prim, afn, (x, y))
                 if not (_gs.enabled and (x._rg or y._rg or x._base is not None and _req(x)
                                          or y._base is not None and _req(y))) and not _TM._fw_on:
                     return _wrap(afn(x._arr(), y._arr()))
         elif prim is not None and xv is not None and (y.__class__ is _float or y.__class__ is _int) and \
-                xv.dtype.kind == "f":  # a float tensor and a Python number: the tensor's dtype
+                D.kind(xv.dtype) == "f":  # a float tensor and a Python number: the tensor's dtype
             return _apply_prim_scalar(name, prim, afn, x, y, False)
     elif prim is not None and (x.__class__ is _float or x.__class__ is _int) and isinstance(y, Tensor) and \
-            y._v is not None and y._v.dtype.kind == "f":
+            y._v is not None and D.kind(y._v.dtype) == "f":
         return _apply_prim_scalar(name, prim, afn, y, x, True)
     y = _norm_scalar(y)
     x = _norm_scalar(x)
@@ -183,7 +183,7 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
         if not _is_scalar(s):
             raise TypeError(f"{name}(): argument '{arg}' must be Tensor or Number, not {type(s).__name__}")
         dt = t._np_dtype()
-        if dt.kind != "f" or (s.__class__ is not _float and s.__class__ is not _int):
+        if D.kind(dt) != "f" or (s.__class__ is not _float and s.__class__ is not _int):
             dt = _promote(x, y)
     else:
         raise TypeError(f"{name}(): expected a Tensor operand")
@@ -220,8 +220,10 @@ def _dims(dim, ndim, dup_ok=False):
     if dim is None:
         return None
     if ndim == 0:
-        for d in (dim if isinstance(dim, (list, tuple)) else (dim,)):
+        for i, d in enumerate(dim if isinstance(dim, (list, tuple)) else (dim,)):
             _dim(d, 0)
+            if i and not dup_ok:  # (0 and -1 both name a 0-d tensor's dim 0)
+                raise RuntimeError("dim 0 appears multiple times in the list of dims")
         return None if isinstance(dim, (list, tuple)) and len(dim) == 0 else ()
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
@@ -244,7 +246,7 @@ def _float_unary(name, prim, card=None):
     """A float-valued elementwise function (integer inputs computed in the default float dtype); card: the
     primitive prim binds, for the direct path on float tensors."""
     def fn_for(dt):
-        if dt.kind in "fc":
+        if D.kind(dt) in "fc":
             return prim
         fdt = D.default_float()
         return lambda a: prim(ew.convert_element_type(a, fdt))
@@ -252,7 +254,7 @@ def _float_unary(name, prim, card=None):
     def op(input, *, out=None):
         if card is not None:
             v = input._v
-            if v is not None and v.dtype.kind in "fc":
+            if v is not None and D.kind(v.dtype) in "fc":
                 r = _apply_prim(name, card, prim, (input,))
                 return r if out is None else _out(r, out)
         r = _apply1(name, fn_for(input._np_dtype()), input)
@@ -361,7 +363,7 @@ def _neg_fn(a):
 def _sign_fn(a):
     if a.dtype == _NPB:
         return a
-    if a.dtype.kind == "f":  # torch's sign(nan) is 0
+    if D.kind(a.dtype) == "f":  # torch's sign(nan) is 0
         return ew.select(ew.ne(a, a), _zero_for(a) + jnp.zeros_like(a), ew.sign(a))
     return ew.sign(a)
 
@@ -421,7 +423,7 @@ def relu(input, *, out=None):
     derivative 1 at NaN; jax.nn.relu binds the same card with JAX's). Unrecorded on
     concrete floats its impl runs straight on the buffer."""
     v = input._v
-    if v is not None and v.dtype.kind == "f" and \
+    if v is not None and D.kind(v.dtype) == "f" and \
             not (_gs.enabled and (input._rg or input._base is not None and _req(input))) and not _TM._fw_on:
         r = _RELU_P.impl(v, kink="torch")
         r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
@@ -459,7 +461,7 @@ def logical_not(input, *, out=None):
 
 
 def bitwise_not(input, *, out=None):
-    if input._np_dtype().kind in "fc":
+    if D.kind(input._np_dtype()) in "fc":
         raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_legacy_name(input._np_dtype())}'")
     return _out(_apply_nograd(lambda a: jnp.logical_not(a) if a.dtype == _NPB else ew.bitwise_not(a),
                               (input,)), out)
@@ -485,7 +487,7 @@ isreal = _predicate(jnp.isreal)
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     return _out(_apply1("NanToNum", lambda a: jnp.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
-                        if a.dtype.kind in "fc" else a, input), out)
+                        if D.kind(a.dtype) in "fc" else a, input), out)
 
 
 # --- elementwise binary --------------------------------------------------------------------------------
@@ -654,7 +656,7 @@ def remainder(input, other, *, out=None):
 def _remainder_fn(a, b):
     """Python's modulo, as torch: fmod(a, b), plus b where that is nonzero with a sign unlike b's. Through
     the rem card, so d/da is 1 everywhere (also at a == 0) and d/db is -floor(a / b)."""
-    if a.dtype.kind != "f":
+    if D.kind(a.dtype) != "f":
         return jnp.remainder(a, b)
     m = ew.rem(a, b)
     z = jnp.zeros_like(m)
@@ -685,7 +687,7 @@ def _float_pow(a, b):
     if a.dtype.kind == "i":
         return _int_pow(a, b)
     r = ew.pow(a, b, "torch")  # (torch's derivative: 0 wherever the exponent is 0)
-    if a.dtype.kind != "f":
+    if D.kind(a.dtype) != "f":
         return r
     z = jnp.zeros_like(r)
     fix = ew.bitwise_and(ew.eq(a, jnp.full_like(a, -np.inf)), ew.ne(b, ew.floor(b)))
@@ -706,7 +708,7 @@ def pow(input, exponent, *, out=None):  # noqa: A001
             e = exponent
             return _out(_apply1("Pow", lambda a: ew.integer_pow(a, e), input), out)
     if isinstance(input, Tensor) and isinstance(exponent, _float) and exponent in (0.5, -0.5) and \
-            input._np_dtype().kind in "fc":  # torch's sqrt / rsqrt (rsqrt(-0.0) is -inf)
+            D.kind(input._np_dtype()) in "fc":  # torch's sqrt / rsqrt (rsqrt(-0.0) is -inf)
         return _out(_apply1("Pow", ew.sqrt if exponent > 0 else _rsqrt, input), out)
     if isinstance(input, Tensor) and exponent.__class__ is _bool and input._np_dtype() == _NPB:
         return _out(input.clone() if exponent else input.new_ones(input.shape), out)
@@ -736,7 +738,7 @@ def _nan_both(extremum):
     the extra passes (the values are the card's either way)."""
     def f(a, b):
         r = extremum(a, b)
-        if a.dtype.kind != "f" or (a.__class__ is Array and b.__class__ is Array and
+        if D.kind(a.dtype) != "f" or (a.__class__ is Array and b.__class__ is Array and
                                    not (np.isnan(a._buf).any() or np.isnan(b._buf).any())):
             return r
         if a.shape != b.shape:
@@ -764,7 +766,7 @@ def _fextremum(keep_a):
     the cotangent goes wholly to the operand chosen, except that torch's forward formula of fmax gives a tie
     to b (max's kink="torch" rule)."""
     def f(a, b):
-        if a.dtype.kind not in "fc":
+        if D.kind(a.dtype) not in "fc":
             return ew.select(keep_a(a, b), a, b)
         if keep_a is ew.ge:
             return ew.select(ew.ne(b, b), a, ew.select(ew.ne(a, a), b, ew.max_p.bind(a, b, kink="torch")))
@@ -796,9 +798,19 @@ def hypot(input, other):
     return _binop("Hypot", _bc(lambda a, b: ew.hypot(a, b, "torch")), input, other, _TRUEDIV)
 
 
+def _complex_logaddexp(a, b):
+    """torch's complex logaddexp: m + log1p(exp(n - m)), m the operand of the larger real part."""
+    first = ew.ge(jnp.real(a), jnp.real(b))
+    m, n = ew.select(first, a, b), ew.select(first, b, a)
+    return m + jnp.log1p(jnp.exp(n - m))
+
+
 def logaddexp(input, other):
     _tensor_arg("logaddexp", other)
-    _not_impl("logaddexp_cpu", "biu")(_promote(input, other))
+    dt = _promote(input, other)
+    _not_impl("logaddexp_cpu", "biu")(dt)
+    if dt.kind == "c":
+        return _binop("Logaddexp", _bc(_complex_logaddexp), input, other, _TRUEDIV)
     return _binop("Logaddexp", _bc(ew.logaddexp), input, other, _TRUEDIV)
 
 
@@ -854,14 +866,15 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 
 def _int_or_bool(name, dt):
-    if dt.kind in "fc":
+    if D.kind(dt) in "fc":
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_legacy_name(dt)}'")
     return dt
 
 
 def _legacy_name(dt):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(np.dtype(dt).name, str(dt))
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(np.dtype(dt).name, str(dt))
 
 
 def bitwise_and(input, other):
@@ -921,7 +934,7 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
         _not_impl("clamp_min_scalar_cpu" if hi is None else "clamp_max_scalar_cpu" if lo is None
                   else "clamp_scalar_cpu")(dt)
-    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor) and dt.kind in "iuf":
+    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor) and D.kind(dt) in "iuf":
         # number bounds: one clamp_bounds primitive (one recorded node, one or two passes)
         params = {"lo": None if lo is None else _scalar_arr(lo, dt)._buf[()],
                   "hi": None if hi is None else _scalar_arr(hi, dt)._buf[()]}
@@ -1085,7 +1098,7 @@ def _sum_all(a):
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     if dim is None and dtype is None and not keepdim and out is None:
         v = input._v
-        if v is not None and v.ndim and v.dtype.kind in "fc":
+        if v is not None and v.ndim and D.kind(v.dtype) in "fc":
             return _apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(v.ndim))
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
@@ -1095,7 +1108,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     odt = _np(dtype) if dtype is not None else out._np_dtype() if out is not None else _red_int64(input._np_dtype())
 
     if axes is None and not keepdim:
-        if nd and input._v is not None and input._v.dtype == odt and odt.kind in "fc":
+        if nd and input._v is not None and input._v.dtype == odt and D.kind(odt) in "fc":
             return _out_cast(_apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(nd)), out)
 
         def fn(a):
@@ -1110,6 +1123,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     axes = _dims(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    if odt.kind == "c" and D.kind(input._np_dtype()) in "fc":  # (integer input sums into complex in torch)
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{_legacy_name(odt)}'")
     return _apply1("Nansum", lambda a: _cast(jnp.nansum(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
 
 
@@ -1123,8 +1138,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 def _float_check(name, dt, dtype=None):
     if dtype is not None:
-        return _np(dtype)
-    if dt.kind not in "fc":
+        odt = _np(dtype)
+        if D.kind(odt) not in "fc":
+            raise RuntimeError(f"{name}(): could not infer output dtype. Optional dtype must be either a floating "
+                               f"point or complex dtype. Got: {_legacy_int(odt)}")
+        return odt
+    if D.kind(dt) not in "fc":
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {_legacy_int(dt)}")
     return dt
@@ -1257,7 +1276,7 @@ def _extremum_all(red, fill):
     over the NaN entries, as torch (amax's rule, which the card follows, gives NaN everywhere); without
     one, the card (ties share the gradient evenly). Concrete NaN-free operands take the card alone."""
     def f(a):
-        if a.dtype.kind != "f" or (a.__class__ is Array and not np.isnan(a._buf).any()):
+        if D.kind(a.dtype) != "f" or (a.__class__ is Array and not np.isnan(a._buf).any()):
             return red(a)
         nan = ew.ne(a, a)
         z = jnp.zeros_like(a)
@@ -1346,7 +1365,7 @@ def count_nonzero(input, dim=None):
 def logsumexp(input, dim, keepdim=False):
     axes = _dims(dim, input.ndim)
     dt = input._np_dtype()
-    if dt.kind not in "fc":
+    if D.kind(dt) not in "fc":
         input = input.to(D.get_default_dtype())
 
     def fn(a):
@@ -1399,7 +1418,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                                f"{'complex' if xc else 'real'} inputs, but got {_legacy(D.to_np(dtype))}")
         input = input.to(dtype)
     half = input._np_dtype() == np.float16 or input.dtype == D.bfloat16
-    if input._np_dtype().kind not in "fc" and not half:
+    if D.kind(input._np_dtype()) not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_legacy_int(input._np_dtype())}")
     if half:  # (float16 / bfloat16 accumulate in float32, as torch: squares overflow float16)
@@ -1459,7 +1478,7 @@ def cumprod(input, dim, *, dtype=None):
 
 
 def median(input, dim=None, keepdim=False):
-    if dim is None and input.numel() == 0 and input._np_dtype().kind == "f":
+    if dim is None and input.numel() == 0 and D.kind(input._np_dtype()) == "f":
         return _wrap(Array(np.array(np.nan, input._np_dtype())))
     if dim is not None:
         _dim(dim, input.ndim)
@@ -1475,7 +1494,7 @@ def median(input, dim=None, keepdim=False):
             flat = jnp.ravel(a)
             f = jnp.sort(flat)
             m = ew.select(ew.ne(f[-1], f[-1]), f[-1], f[(f.shape[0] - 1) // 2])
-            if a.dtype.kind != "f":
+            if D.kind(a.dtype) != "f":
                 return m
             # torch spreads the gradient evenly over the entries equal to the median: the max of those
             # entries has that value, and reduce_max's rule shares ties evenly
@@ -1487,7 +1506,7 @@ def median(input, dim=None, keepdim=False):
 
     def median_index(a):  # the lower median's index, or the first NaN's where a slice has one
         i = jnp.take(jnp.argsort(a, axis=d, stable=True), np.array([(n - 1) // 2]), axis=d)
-        if a.dtype.kind != "f":
+        if D.kind(a.dtype) != "f":
             return i
         nan = ew.ne(a, a)
         first_nan = jnp.expand_dims(jnp.argmax(nan, axis=d), d)
@@ -1503,6 +1522,8 @@ def mode(input, dim=-1, keepdim=False):
         _dim(dim, 0)
         return return_types.mode(clone(input), _wrap(Array(np.zeros((), np.int64))))
     d = _dim(dim, input.ndim)
+    if input.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     v = np.moveaxis(input._host(), d, -1)
     flat = v.reshape(-1, v.shape[-1])
     idx = np.empty(flat.shape[0], np.int64)
@@ -1876,8 +1897,9 @@ def _normalise(input, dim, dtype, name, node, formula, of_scalar):
     d = _softmax_dim(dim, input.ndim, name)
     if dtype is not None:
         input = input.to(dtype)
-    elif input._np_dtype().kind not in "fc":
-        raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for 'Long'")
+    if D.kind(input._np_dtype()) != "f":
+        raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for "
+                                  f"'{_legacy_name(input._np_dtype())}'")
 
     def fn(a):
         if a.ndim == 0:
@@ -1900,7 +1922,7 @@ def logit(input, eps=None):
     """log(p / (1 - p)) in the input's float dtype (integers in the default float), p clamped to
     [eps, 1 - eps] when eps is given; written as log(p) - log1p(-p) so the gradient at 0 and 1 is infinite."""
     dt = input._np_dtype()
-    fdt = dt if dt.kind in "fc" else D.default_float()
+    fdt = dt if D.kind(dt) in "fc" else D.default_float()
 
     def fn(a):
         a = _cast(a, fdt)
@@ -2436,9 +2458,11 @@ def narrow(input, dim, start, length):
     d, n = _split_dim(input, dim, "narrow() cannot be applied to a 0-dim tensor.")
     if isinstance(start, Tensor):
         start = start.item()
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
     if start < 0:
         start += n
-    if not 0 <= start <= n or length < 0 or start + length > n:
+    if length < 0 or start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     idx = (slice(None),) * d + (slice(start, start + length),)
     return _view("Narrow", input, lambda x: x[idx], lambda a: a[idx])
@@ -2561,6 +2585,13 @@ def _src(src, value, shape, dt):
     return _wrap(Array(np.full(shape, src, dt)))
 
 
+def _check_index_bounds(idx, d, n, exc=RuntimeError, prefix=""):
+    """torch's scatter/index_add/index_copy refuse indices outside [0, n) (negative ones too)."""
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise exc(f"{prefix}index {bad} is out of bounds for dimension {d} with size {n}")
+
+
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index, "scatter")
@@ -2572,9 +2603,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     if idx.ndim != input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     n = input.shape[d] if input.ndim else 1
-    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
-        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+    _check_index_bounds(idx, d, n)
     if isinstance(src, Tensor):
         _check_same_dtype("scatter(): Expected self.dtype to be equal to src.dtype", input, src)
     s = _src(src, value, idx.shape, input._np_dtype())
@@ -2593,6 +2622,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     _check_same_dtype("scatter(): Expected self.dtype to be equal to src.dtype", input, src)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index)
+    _check_index_bounds(idx, d, input.shape[d] if input.ndim else 1)
     dt = input._np_dtype()
     if include_self and reduce != "mean":
         return _apply("ScatterReduce", _scatter_fn(d, idx, reduce, dt), (input, src))
@@ -2604,8 +2634,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         denom = np.maximum(counts + (1 if include_self else 0), 1)
         ident = 0
     elif reduce in ("amax", "amin"):
-        big = np.inf if dt.kind == "f" else (np.iinfo(dt).max if dt.kind in "iu" else True)
-        ident = -big if reduce == "amax" and dt.kind == "f" else (
+        big = np.inf if D.kind(dt) == "f" else (np.iinfo(dt).max if dt.kind in "iu" else True)
+        ident = -big if reduce == "amax" and D.kind(dt) == "f" else (
             (np.iinfo(dt).min if dt.kind in "iu" else False) if reduce == "amax" else big)
     else:
         ident = 1 if reduce == "prod" else 0
@@ -2618,7 +2648,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         r = scat(base, s)
         if reduce != "mean":
             return r
-        if dt.kind == "f" or dt.kind == "c":
+        if D.kind(dt) == "f" or dt.kind == "c":
             return r / Array(denom.astype(dt))
         return jnp.floor_divide(r, Array(denom.astype(dt)))
     return _apply("ScatterReduce", fn, (input, src))
@@ -2628,6 +2658,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     _check_same_dtype("index_add_(): self ({0}) and source ({1}) must have the same scalar type", input, source)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index).reshape(-1)
+    _check_index_bounds(idx, d, input.shape[d] if input.ndim else 1)
     if alpha != 1:
         source = source * alpha
     dt = input._np_dtype()
@@ -2640,6 +2671,7 @@ def index_copy(input, dim, index, source):
                       "(source) {1}", input, source)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index).reshape(-1)
+    _check_index_bounds(idx, d, input.shape[d] if input.ndim else 1, IndexError, "index_copy_(): ")
     dt = input._np_dtype()
     key = (slice(None),) * d + (idx,)
     return _apply("IndexCopy", lambda a, s: a.at[key].set(_cast(s, dt)), (input, source))
@@ -2749,12 +2781,12 @@ def argsort(input, dim=-1, descending=False, stable=False):
     v = input._host()
     if descending:
         # stable descending order, NaN first (as torch)
-        key = -v if v.dtype.kind in "fiu" and v.dtype != np.uint8 else None
+        key = -v if D.kind(v.dtype) in "fiu" and v.dtype != np.uint8 else None
         if key is None:
             r = np.flip(np.argsort(np.flip(v, d), axis=d, kind="stable"), d)
             r = v.shape[d] - 1 - r
         else:
-            r = np.argsort(np.where(np.isnan(v), -np.inf, key) if v.dtype.kind == "f" else key, axis=d,
+            r = np.argsort(np.where(np.isnan(v), -np.inf, key) if D.kind(v.dtype) == "f" else key, axis=d,
                            kind="stable")
     else:
         r = np.argsort(v, axis=d, kind="stable")
@@ -2784,6 +2816,14 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     d = _dim(dim, input.ndim)
+    if input.ndim == 0:
+        if k != 1:
+            raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+        return return_types.kthvalue(clone(input), _wrap(Array(np.zeros((), np.int64))))
+    if input.shape[d] == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if not 1 <= k <= input.shape[d]:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     idx = argsort(input, d)
     idx = narrow(idx, d, k - 1, 1).contiguous()
     if input.ndim:  # torch's choice among ties: see _torch_select
@@ -2797,6 +2837,10 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
     v = input._host()
+    if dim is not None and v.shape.count(0) > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    if dim is not None and v.size == 0 and v.shape[_dim(dim, v.ndim)]:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
     res = np.unique(v if dim is None else v, return_inverse=return_inverse, return_counts=return_counts,
                     axis=dim, equal_nan=False)  # (each NaN is its own value, as torch)
     if not (return_inverse or return_counts):
@@ -2815,7 +2859,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     v = input._host().reshape(-1)
     if v.size == 0:
-        return _wrap(Array(v.copy()))
+        empty = _wrap(Array(np.zeros(0, np.int64)))
+        out = (_wrap(Array(v.copy())),) + (_wrap(Array(np.zeros(input.shape, np.int64))),) * return_inverse + \
+            (empty,) * return_counts
+        return out[0] if len(out) == 1 else out
     keep = np.concatenate([[True], v[1:] != v[:-1]])
     vals = v[keep]
     out = [_wrap(Array(vals.copy()))]
@@ -2837,6 +2884,8 @@ def bincount(input, weights=None, minlength=0):
 
 
 def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None):
+    if sorted_sequence._np_dtype() == _NPB and sorted_sequence.numel():
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     s = sorted_sequence._host()
     v = values._host() if isinstance(values, Tensor) else np.asarray(values)
     side = side or ("right" if right else "left")

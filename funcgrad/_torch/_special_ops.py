@@ -30,7 +30,7 @@ from .._src.prims.bessel import _J_SWITCH, _bessel_j
 
 
 def _fdt(dt):
-    return dt if dt.kind in "f" else D.default_float()
+    return dt if D.kind(dt) in "f" else D.default_float()
 
 
 def _unary(name, afn, doc=""):
@@ -248,7 +248,7 @@ chebyshev_polynomial_w = _poly("chebyshev_polynomial_w", lambda x: 2 * x + 1, la
 def _shifted(poly, name):
     def op(input, n, *, out=None):
         x = O._as_tensor(input)
-        x = x if x._np_dtype().kind == "f" else x.to(D.from_np(D.default_float()))
+        x = x if D.kind(x._np_dtype()) == "f" else x.to(D.from_np(D.default_float()))
         return poly(O.sub(O.mul(x, 2), 1), n, out=out)
     op.__name__ = name
     return op

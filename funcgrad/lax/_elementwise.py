@@ -161,7 +161,8 @@ def _typed_unary(fn, kinds: str, what: str):
 
     def f(x, *args, **kwargs):
         x = _arr(x)
-        if np.dtype(x.dtype).kind not in kinds:
+        dt = np.dtype(x.dtype)
+        if ("f" if dt == dtypes.bfloat16 else dt.kind) not in kinds:  # bfloat16: ml_dtypes' kind is 'V'
             raise TypeError(f"{name} does not accept dtype {x.dtype}. Accepted dtypes are subtypes of {what}.")
         return fn(x, *args, **kwargs)
     f.__name__ = f.__qualname__ = name

@@ -45,7 +45,7 @@ def angle(input, *, out=None):
     dt = input._np_dtype()
     if dt.kind == "c":
         return O._out(_apply1("Angle", lambda a: jnp.angle(a), input), out)
-    fdt = dt if dt.kind == "f" else D.default_float()
+    fdt = dt if D.kind(dt) == "f" else D.default_float()
 
     def fn(a):
         a = O._cast(a, fdt)
@@ -56,12 +56,12 @@ def angle(input, *, out=None):
 
 
 def deg2rad(input, *, out=None):
-    x = input if input._np_dtype().kind in "fc" else input.to(D.from_np(D.default_float()))
+    x = input if D.kind(input._np_dtype()) in "fc" else input.to(D.from_np(D.default_float()))
     return O._out(O.mul(x, math.pi / 180.0), out)
 
 
 def rad2deg(input, *, out=None):
-    x = input if input._np_dtype().kind in "fc" else input.to(D.from_np(D.default_float()))
+    x = input if D.kind(input._np_dtype()) in "fc" else input.to(D.from_np(D.default_float()))
     return O._out(O.mul(x, 180.0 / math.pi), out)
 
 
@@ -71,11 +71,11 @@ def sinc(input, *, out=None):
     # smooth there, so the Taylor branch's exact -pi^2/3 is kept: a reference's NaN at a smooth point is not
     # a target)
     dt = input._np_dtype()
-    fdt = dt if dt.kind in "fc" else D.default_float()
+    fdt = dt if D.kind(dt) in "fc" else D.default_float()
 
     def fn(a):
         a = O._cast(a, fdt)
-        pi = np.asarray(math.pi, fdt if fdt.kind == "f" else np.float64).astype(fdt)
+        pi = np.asarray(math.pi, fdt if D.kind(fdt) == "f" else np.float64).astype(fdt)
         if fdt.kind == "c":
             zero = ew.eq(a, jnp.zeros_like(a))
             px = ew.select(zero, jnp.ones_like(a), a) * pi
@@ -116,7 +116,7 @@ def frexp(input, *, out=None):
     derivative is 2^-e, as torch's (which divides by 2^e computed in float32: inf below 2^-149 and 0 from
     2^128 on in float64, where funcgrad's is exact)."""
     dt = input._np_dtype()
-    if dt.kind != "f":
+    if D.kind(dt) != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     ex = np.frexp(input._host())[1]
     e = -ex.astype(np.int64)
@@ -159,7 +159,7 @@ def nextafter(input, other, *, out=None):
     O._tensor_arg("nextafter", other)
     a, b = _t(input), _t(other)
     dt = O._promote(a, b)
-    if dt.kind != "f":
+    if D.kind(dt) != "f":
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_legacy(dt)}'")
     a, b = a.to(D.from_np(dt)), b.to(D.from_np(dt))
     O._bshape(tuple(a.shape), tuple(b.shape))
@@ -185,7 +185,7 @@ def mvlgamma(input, p):
     """The multivariate log-gamma of dimension p, elementwise."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if input._np_dtype().kind not in "f":
+    if D.kind(input._np_dtype()) not in "f":
         raise RuntimeError("mvlgamma: Expected a floating point tensor as input")
     # (torch computes outside the domain x > (p - 1) / 2 too, as lgamma's sum)
     args = O.sub(input.unsqueeze(-1), _wrap(Array(np.arange(p, dtype=input._np_dtype()) / 2)))

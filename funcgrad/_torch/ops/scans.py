@@ -29,7 +29,7 @@ def _cum_extreme(name, np_acc):
         run = np_acc.accumulate(v, axis=d)
         with np.errstate(invalid="ignore"):
             hit = (v == run)
-        if v.dtype.kind in "fc":
+        if D.kind(v.dtype) in "fc":
             hit |= np.isnan(v)
         shape = [1] * v.ndim
         shape[d] = v.shape[d]
@@ -48,7 +48,7 @@ cummin = _cum_extreme("cummin", np.minimum)
 def logcumsumexp(input, dim, *, out=None):
     """log(cumsum(exp(input))) along dim, computed stably."""
     dt = input._np_dtype()
-    if dt.kind not in "fc":
+    if D.kind(dt) not in "fc":
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_legacy(dt)}'")
     d = _dim(dim, input.ndim)
     if input.ndim == 0:
@@ -136,7 +136,7 @@ def _one_gradient(f, d, h, coords, edge_order):
     if tuple(coords.shape) != (n,):
         raise RuntimeError(f"torch.gradient expected each tensor to be on the same device, and the coordinates of "
                            f"dim {d} to have size {n}, got {list(coords.shape)}")
-    c = coords if coords._np_dtype().kind == "f" else coords.to(f.dtype)
+    c = coords if D.kind(coords._np_dtype()) == "f" else coords.to(f.dtype)
     dx = O.sub(O.narrow(c, 0, 1, n - 1), O.narrow(c, 0, 0, n - 1))  # differentiable in the coordinates too
     shape = [1] * f.ndim
     shape[d] = -1
@@ -183,7 +183,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
             raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
                                f"dim arguments to have the same length, but got a spacing argument of length "
                                f"{len(sp)} and a dim argument of length {len(dims)}.")
-    f = input if input._np_dtype().kind in "fc" else input.to(D.from_np(D.default_float()))
+    f = input if D.kind(input._np_dtype()) in "fc" else input.to(D.from_np(D.default_float()))
     out = []
     for d, s in zip(dims, sp):
         if isinstance(s, Tensor) and s.ndim == 1:

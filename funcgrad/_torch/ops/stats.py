@@ -119,7 +119,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     qv = _check_q(q, name)
     scalar_q = not isinstance(q, Tensor) or q.ndim == 0
     qs = np.atleast_1d(qv).astype(np.float64)
-    if input.numel() == 0 and dim is None:
+    if input.numel() == 0:  # (with or without dim, as torch)
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     if dim is None:
         x = input.reshape(-1)
@@ -194,7 +194,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
         x = input.reshape(-1)
         h = x._host()
         order = np.argsort(h, kind="stable")
-        k = int((~np.isnan(h)).sum()) if h.dtype.kind == "f" else h.size
+        k = int((~np.isnan(h)).sum()) if D.kind(h.dtype) == "f" else h.size
         if h.size == 0:
             return _wrap(Array(np.array(np.nan, h.dtype)))
         i = order[max(k - 1, 0) // 2] if k else order[0]
@@ -207,7 +207,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
         return _rt.nanmedian(input.clone(), _wrap(Array(np.zeros((), np.int64))))
     h = input._host()
     order = np.argsort(h, axis=d, kind="stable")
-    k = (~np.isnan(h)).sum(d, keepdims=True) if h.dtype.kind == "f" else np.full_like(
+    k = (~np.isnan(h)).sum(d, keepdims=True) if D.kind(h.dtype) == "f" else np.full_like(
         np.take(h, [0], axis=d), h.shape[d], dtype=np.int64)
     pick = np.maximum(k - 1, 0) // 2
     idx = np.take_along_axis(order, pick, axis=d).astype(np.int64)
@@ -220,7 +220,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):  # noqa: A002
     """(hist, bin_edges) of input's values (a count of bins over [min, max] or the given edges)."""
-    if input._np_dtype().kind != "f":
+    if D.kind(input._np_dtype()) != "f":
         raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
                            f"input {_legacy(input._np_dtype())} and bins {_legacy(input._np_dtype())}")
     v = input._host().reshape(-1)
