@@ -2519,7 +2519,7 @@ def _gather_index(shape_idx, d, idx):
 
 def _as_vectors(input, index):
     """torch reads a 0-d tensor or a 0-d index in gather/scatter as one element: both as 1-d tensors."""
-    t = index if isinstance(index, Tensor) else tensor(np.asarray(index))
+    t = index if isinstance(index, Tensor) else _make(np.array(index))
     return input.reshape(-1), t.reshape(-1)
 
 

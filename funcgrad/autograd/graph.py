@@ -259,7 +259,7 @@ def placeholder(a):
     if z is None:
         if len(_ZEROS) > 1024:
             _ZEROS.clear()
-        z = _ZEROS[k] = np.broadcast_to(np.zeros((), b.dtype), b.shape)
+        z = _ZEROS[k] = _np.broadcast_to(_np.zeros((), b.dtype), b.shape)
     return Array(z, a.weak_type)
 
 
