@@ -440,7 +440,8 @@ def _in_blocks(f, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
     # one example whose features are many (a kernel's gradient: the forward batch is the feature dim here):
     # blocks of the contracted features, summed
     step = max(1, _COLS_BYTES // (P * K * lhs.dtype.itemsize))
-    if G != 1 or B != 1 or step >= C:
+    swapped = (1, 0) + tuple(range(2, n + 2))  # (only there: elsewhere blocks of features would shrink the products)
+    if G != 1 or B != 1 or step >= C or not tuple(lhs_spec) == tuple(rhs_spec) == tuple(out_spec) == swapped:
         return None
     out = None
     for s in range(0, C, step):
