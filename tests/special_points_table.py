@@ -859,6 +859,7 @@ NOT_DIFFERENTIABLE["torch"].update({n: "creates an array from shapes, sizes or P
     "kaiser_window", "linspace", "logspace", "ones", "range", "zeros", "scalar_tensor", "tril_indices",
     "triu_indices", "sparse_coo_tensor", "from_numpy", "from_dlpack", "unravel_index", "fill")})
 NOT_DIFFERENTIABLE["torch"]["matrix_rank"] = "integer output (a rank)"
+NOT_DIFFERENTIABLE["torch"]["local_devices"] = "lists this process's devices: no array operand"
 SKIP["torch"].update({n: "a transform or utility of funcgrad's JAX-style top level, or torch's autocast/compile "
                       "bookkeeping: no array function to differentiate" for n in (
     "autocast_decrement_nesting", "autocast_increment_nesting", "checking_leaks", "clear_autocast_cache",

@@ -114,7 +114,7 @@ class SyncBatchNorm(_BatchNorm):
         if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
             out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
                       process_group)
-            with _fg.no_grad():
+            with _no_grad():
                 if module.affine:
                     out.weight = module.weight
                     out.bias = module.bias
