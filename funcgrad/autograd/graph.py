@@ -96,14 +96,7 @@ class Recorded:
                 g = cts[0]
                 if g is None or not prim.differentiable:
                     return [None] * len(ins)
-                needs = []  # (the args that are inputs; no comprehension, it costs a frame)
-                for a in args:
-                    for x in ins:
-                        if a is x:
-                            needs.append(_inexact(a))
-                            break
-                    else:
-                        needs.append(False)
+                needs = _needs(args, ins)
                 res = [None] * len(ins)
                 i = -1
                 for c in eqn_vjp(prim, params, args, ans, g, needs):
@@ -327,7 +320,9 @@ def _one_plan(prim, params, args, ans, ins):
             tuple(dropped), kept)
 
 
-def _prune_one(prim, params, args, ans, ins):
+def _needs(args, ins) -> list:
+    """For each operand of a recorded op: whether it is one of the node's inputs and inexact (so it gets a
+    cotangent). A loop, not a comprehension: this runs once per node of every backward pass."""
     needs = []
     for a in args:
         for x in ins:
@@ -336,6 +331,11 @@ def _prune_one(prim, params, args, ans, ins):
                 break
         else:
             needs.append(False)
+    return needs
+
+
+def _prune_one(prim, params, args, ans, ins):
+    needs = _needs(args, ins)
     reads = _rule_reads(prim, params, args, ans, tuple(needs))
     if reads is None or all(reads):
         return None
