@@ -43,6 +43,8 @@ def softmax(x, axis=-1, where=None):
     """exp(x - max) / sum over `axis` (an int, a tuple, or None: every axis) of the Array x; `where` masks
     entries out (they get 0)."""
     axes = _check_axes(x, axis, "softmax")
+    if x.size == 0:  # (no max to shift by: the empty result, in exp's dtype, as JAX)
+        return jnp.exp(x)
     if where is None and x.size and x.dtype.kind in "fc":
         shifted, back = _shifted(x, axes)
         unnorm = ew.exp(shifted)
@@ -58,6 +60,8 @@ def softmax(x, axis=-1, where=None):
 def log_softmax(x, axis=-1, where=None):
     """x - max - log(sum(exp(x - max))) over `axis` of the Array x; `where` masks entries out (they get -inf)."""
     axes = _check_axes(x, axis, "log_softmax")
+    if x.size == 0:  # (no max to shift by: the empty result, in exp's dtype, as JAX)
+        return jnp.exp(x)
     if where is None and x.size and x.dtype.kind in "fc":
         shifted, back = _shifted(x, axes)
         return ew.sub(shifted, back(ew.log(reduce_sum(ew.exp(shifted), axes))))

@@ -80,6 +80,8 @@ def _dot_impl(xp):
             out = prod.reshape(bshape + m + n)
         if preferred_element_type is not None and out.dtype != preferred_element_type:
             out = out.astype(preferred_element_type)
+        elif out.dtype != x.dtype and preferred_element_type is None:  # (NumPy's matmul of bfloat16: float32)
+            out = out.astype(x.dtype)
         return out
     return f
 

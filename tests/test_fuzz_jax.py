@@ -1,0 +1,584 @@
+"""Hypothesis-driven differential fuzzing of the JAX face (funcgrad.numpy, lax, nn) against real JAX (skipped
+without jax).
+
+Complements tests/test_jax_differential.py with randomly drawn shapes (0-size and 0-d too), broadcasting pairs,
+dtypes (bfloat16/float16/float32/float64, int8/int32/int64, uint8, bool, complex64), Python scalars (weak types),
+special values, negative axes, keepdims, shape ops and indexing (basic, advanced, masks, None, Ellipsis, .at
+updates). Every case compares result dtype, weak type, shape and values, or the builtin exception class where
+JAX raises (and no raise where JAX raises nothing). Both libraries run with x64 on (and, drawn per example,
+with x64 off: JAX's default 32-bit mode). FUNCGRAD_HYPOTHESIS_PROFILE=nightly runs 300 examples each.
+"""
+from __future__ import annotations
+
+import operator
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given as _given, settings
+from hypothesis import strategies as st
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jjnp  # noqa: E402
+
+import funcgrad  # noqa: E402
+import funcgrad.numpy as fnp  # noqa: E402
+from funcgrad import lax as flax  # noqa: E402
+from funcgrad import nn as fnn  # noqa: E402
+
+jlax, jnn = jax.lax, jax.nn
+
+
+def given(**kw):
+    """Hypothesis' given; in the quick ci profile at most 4 examples (every new shape and dtype is a JAX
+    compile, so each example costs seconds on JAX's side)."""
+    n = settings.default.max_examples
+    n = min(n, 4) if n <= 12 else n
+
+    def wrap(f):
+        return settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=n)(
+            _given(**kw)(f))
+    return wrap
+
+
+@pytest.fixture(autouse=True)
+def _x64():
+    jprev, fprev = jax.config.jax_enable_x64, funcgrad.config.read("enable_x64")
+    yield
+    jax.config.update("jax_enable_x64", jprev)
+    funcgrad.config.update("jax_enable_x64", fprev)
+
+
+def set_x64(on: bool):
+    jax.config.update("jax_enable_x64", on)
+    funcgrad.config.update("jax_enable_x64", on)
+
+
+FLOATS = ["bfloat16", "float16", "float32", "float64"]
+INTS = ["int8", "int32", "int64", "uint8"]
+ALL = FLOATS + INTS + ["bool", "complex64"]
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, float("inf"), float("-inf"), float("nan")]
+
+
+def values(draw, shape, dtype, special=True, lo=-4.0, hi=4.0):
+    n = int(np.prod(shape)) if shape else 1
+    if dtype == "bool":
+        return np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool).reshape(shape)
+    if dtype in INTS:
+        info = np.iinfo(dtype)
+        el = st.integers(max(int(lo), int(info.min)), min(int(hi), int(info.max)))
+        return np.array(draw(st.lists(el, min_size=n, max_size=n)), dtype=dtype).reshape(shape)
+    el = st.floats(lo, hi, width=16)
+    if special and dtype != "complex64":
+        el = st.one_of(el, st.sampled_from(SPECIAL))
+    re = np.array(draw(st.lists(el, min_size=n, max_size=n)), dtype=np.float64).reshape(shape)
+    if dtype == "complex64":
+        im = np.array(draw(st.lists(st.floats(lo, hi, width=16), min_size=n, max_size=n))).reshape(shape)
+        return (re + 1j * im).astype(np.complex64)
+    return re.astype("float32" if dtype == "bfloat16" else dtype)
+
+
+def shapes(draw, min_dims=0, max_dims=3, min_side=0, max_side=4):
+    return tuple(draw(st.lists(st.integers(min_side, max_side), min_size=min_dims, max_size=max_dims)))
+
+
+def broadcast_pair(draw):
+    base = shapes(draw, 0, 3, 0, 3)
+    other = tuple(d if draw(st.booleans()) else 1 for d in base)[draw(st.integers(0, len(base))):]
+    return (base, other) if draw(st.booleans()) else (other, base)
+
+
+def pair(arr, dtype):
+    """The same data as a jax array and a funcgrad array of `dtype` (strongly typed); without x64 a 64-bit
+    dtype is its 32-bit one on both sides (funcgrad keeps NumPy's 64-bit inputs there, DESIRED.md)."""
+    if not jax.config.jax_enable_x64:
+        dtype = {"float64": "float32", "int64": "int32", "complex128": "complex64"}.get(dtype, dtype)
+        arr = arr.astype({"float64": "float32", "int64": "int32"}.get(arr.dtype.name, arr.dtype))
+    return jjnp.asarray(arr).astype(dtype), fnp.asarray(arr).astype(dtype)
+
+
+TOL = {"float16": (4e-3, 2e-3), "bfloat16": (3e-2, 2e-2), "float32": (2e-5, 1e-6), "float64": (1e-9, 1e-12),
+       "complex64": (2e-5, 1e-6), "complex128": (1e-9, 1e-12)}
+
+
+def to_np(x):
+    a = np.asarray(x)
+    return a.astype(np.float32) if a.dtype.name == "bfloat16" else a
+
+
+def assert_same(j, f, what="", tol=None):
+    if isinstance(j, (tuple, list)):
+        assert isinstance(f, (tuple, list)) and len(f) == len(j), f"{what}: {type(f)}"
+        for i, (a, b) in enumerate(zip(j, f)):
+            assert_same(a, b, f"{what}[{i}]", tol)
+        return
+    jd, fd = np.asarray(j).dtype, np.asarray(f).dtype
+    assert fd == jd, f"{what}: dtype {fd} != {jd}"
+    assert np.shape(f) == np.shape(j), f"{what}: shape {np.shape(f)} != {np.shape(j)}"
+    if hasattr(j, "weak_type"):
+        assert bool(getattr(f, "weak_type", False)) == bool(j.weak_type), f"{what}: weak_type differs " \
+                                                                          f"(jax {j.weak_type})"
+    jv, fv = to_np(j), to_np(f)
+    if jv.dtype.kind in "fc":
+        rtol, atol = tol or TOL.get(jd.name, (1e-5, 1e-6))
+        np.testing.assert_allclose(fv, jv, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(fv, jv, err_msg=what)
+
+
+def builtin_base(exc):
+    for k in type(exc).__mro__:
+        if k.__module__ == "builtins":
+            return k
+    return Exception
+
+
+COLLECT = os.environ.get("FUZZ_COLLECT")
+
+
+def both(jfn, ffn, what, tol=None):
+    if COLLECT:  # local triage: log every mismatch instead of stopping at the first
+        try:
+            return _both(jfn, ffn, what, tol)
+        except AssertionError as e:
+            with open(COLLECT, "a") as fh:
+                fh.write(str(e).replace("\n", " ")[:400] + "\n")
+            return None
+    return _both(jfn, ffn, what, tol)
+
+
+def _both(jfn, ffn, what, tol=None):
+    try:
+        jout = jfn()
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        try:
+            fout = ffn()
+        except Exception as fe:  # noqa: BLE001
+            assert isinstance(fe, builtin_base(e)), f"{what}: jax raised {type(e).__name__}({e}); funcgrad " \
+                                                    f"raised {type(fe).__name__}({fe})"
+            return None
+        raise AssertionError(f"{what}: jax raised {type(e).__name__}({str(e)[:150]}); funcgrad returned {fout!r}")
+    try:
+        fout = ffn()
+    except Exception as fe:  # noqa: BLE001
+        raise AssertionError(f"{what}: jax returned {jout!r}; funcgrad raised {type(fe).__name__}: {fe}") from fe
+    assert_same(jout, fout, what, tol)
+    return jout
+
+
+def _tol(*dts):
+    for d in ("bfloat16", "float16"):
+        if d in dts:
+            return TOL[d]
+    return None
+
+
+# ----------------------------------------------------------------------------------------------- unary
+UNARY = """abs negative positive sign exp exp2 expm1 log log2 log10 log1p sqrt cbrt square reciprocal sin cos tan
+arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh floor ceil round trunc rint isnan isinf
+isfinite signbit logical_not invert conj real imag angle deg2rad rad2deg sinc i0 nan_to_num fabs spacing
+isneginf isposinf isreal iscomplex""".split()  # (not fix: JAX 0.10 removed it)
+
+
+@given(data=st.data())
+def test_unary(data):
+    set_x64(data.draw(st.booleans()))
+    dtype = data.draw(st.sampled_from(ALL))
+    shape = shapes(data.draw)
+    arr = values(data.draw, shape, dtype)
+    for name in UNARY:
+        if not hasattr(fnp, name) or name == "spacing" and dtype in FLOATS and (np.signbit(arr).any() or
+                                                                                dtype == "float16"):
+            continue  # KNOWN GAP: spacing of negative (and float16) values differs from XLA's
+        if dtype == "complex64" and name.startswith("arc") and (arr.real == 0).any():
+            continue  # on the branch cuts, the sign of zero picks the side: XLA's and NumPy's choices differ
+        jx, fx = pair(arr, dtype)
+        both(lambda: getattr(jjnp, name)(jx), lambda: getattr(fnp, name)(fx), f"jnp.{name}({dtype}{shape})",
+             _tol(dtype))
+    if shape == () and dtype in ("float32", "int32", "bool"):  # Python scalars: weakly typed results
+        v = arr.item()
+        for name in ("exp", "sin", "abs", "negative", "sqrt", "floor", "square", "sign"):
+            both(lambda: getattr(jjnp, name)(v), lambda: getattr(fnp, name)(v), f"jnp.{name}({v!r})")
+
+
+# ----------------------------------------------------------------------------------------------- binary
+BINARY = """add subtract multiply divide true_divide floor_divide remainder mod fmod power float_power arctan2
+maximum minimum fmax fmin equal not_equal less less_equal greater greater_equal logical_and logical_or
+logical_xor bitwise_and bitwise_or bitwise_xor left_shift right_shift hypot copysign logaddexp logaddexp2
+nextafter heaviside gcd lcm ldexp""".split()
+OPS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod, operator.pow,
+       operator.and_, operator.or_, operator.xor, operator.eq, operator.ne, operator.lt, operator.ge]
+
+
+@given(data=st.data())
+def test_binary(data):
+    set_x64(data.draw(st.booleans()))
+    da, db = data.draw(st.sampled_from(ALL)), data.draw(st.sampled_from(ALL))
+    sa, sb = broadcast_pair(data.draw)
+    a, b = values(data.draw, sa, da), values(data.draw, sb, db)
+    for name in BINARY:
+        if name in ("power", "float_power", "left_shift", "right_shift", "ldexp", "gcd", "lcm") and (
+                {da, db} & set(INTS)):
+            continue  # integer overflow / negative shifts and exponents: XLA's results are its own
+        if name in ("floor_divide", "remainder", "mod", "fmod", "divide", "true_divide") and \
+                {da, db} <= set(INTS + ["bool"]) and (b == 0).any():
+            continue  # integer division by zero: XLA returns a platform value, NumPy raises/warns
+        if name in ("floor_divide", "remainder", "mod", "fmod") and not (np.isfinite(a).all() and
+                                                                       np.isfinite(b).all() and (b != 0).all()):
+            continue  # KNOWN GAP: floor_divide's zero signs and inf/nan results differ from XLA's here
+        if name in ("divide", "true_divide") and "bool" in (da, db) and (b == 0).any():
+            continue  # XLA's own 0/0 for converted bools (0, not nan)
+        if name in ("power", "float_power") and "complex64" in (da, db) and ((a == 0).any() or (b == 0).any()
+                                                                             or not np.isfinite(a).all()):
+            continue  # complex 0 ** z and inf ** z: XLA's exp(z log x) patterns
+        if name in ("divide", "true_divide") and "complex64" in (da, db) and (b == 0).any():
+            continue  # complex / 0: the signs of XLA's infinities
+        if name in ("arctan2", "logaddexp", "logaddexp2") and "complex64" in (da, db):
+            continue  # KNOWN GAP: JAX takes complex operands here; funcgrad.numpy refuses them (as NumPy)
+        ja, fa = pair(a, da)
+        jb, fb = pair(b, db)
+        both(lambda: getattr(jjnp, name)(ja, jb), lambda: getattr(fnp, name)(fa, fb),
+             f"jnp.{name}({da}{sa},{db}{sb})", _tol(da, db))
+
+
+scalars = st.one_of(st.integers(-3, 3), st.sampled_from([2.5, -0.5, 0.0, True, False, float("inf"), 1 + 2j]))
+
+
+@given(data=st.data())
+def test_binary_python_scalars(data):
+    set_x64(data.draw(st.booleans()))
+    dtype = data.draw(st.sampled_from(ALL))
+    shape = shapes(data.draw)
+    arr = values(data.draw, shape, dtype)
+    s = data.draw(scalars)
+    left = data.draw(st.booleans())
+    if isinstance(s, complex) and (np.isnan(arr).any() or np.isinf(arr).any() or (arr == 0).any()) or \
+            isinstance(s, complex) and dtype == "complex64":
+        return  # complex nan/inf/0 division and power patterns: XLA's own
+    if dtype == "uint8" and isinstance(s, int) and s < 0:
+        return  # KNOWN GAP: JAX wraps a negative weak int into uint8 (x + -1); funcgrad raises OverflowError
+    if dtype in FLOATS and not np.isfinite(arr).all() or isinstance(s, float) and not np.isfinite(s):
+        s = 2.5 if isinstance(s, float) else s  # (floor_divide/mod of inf: KNOWN GAP, see test_binary)
+        arr = np.where(np.isfinite(arr), arr, 1.0).astype(arr.dtype)
+    if dtype == "bool" and s == 0:
+        return  # XLA's own 0/0 for converted bools
+    if dtype == "complex64" or isinstance(s, complex):
+        s = 2 if isinstance(s, complex) else s  # (KNOWN GAP: complex arctan2, see test_binary)
+    for op in OPS:
+        if dtype in INTS + ["bool"] and (op in (operator.floordiv, operator.mod) or op is operator.pow):
+            continue  # integer division by zero / overflowing powers: XLA's own results
+        jx, fx = pair(arr, dtype)
+        ja, fa = ((s, jx), (s, fx)) if left else ((jx, s), (fx, s))
+        both(lambda: op(*ja), lambda: op(*fa), f"{op.__name__}({'s,' if left else ''}{dtype}{shape},{s!r})",
+             _tol(dtype))
+    for name in ("add", "multiply", "maximum", "where", "clip", "true_divide", "arctan2", "less"):
+        jx, fx = pair(arr, dtype)
+        if name == "where":
+            both(lambda: jjnp.where(jx != 0, jx, s), lambda: fnp.where(fx != 0, fx, s), f"where({dtype},{s!r})",
+                 _tol(dtype))
+        elif name == "clip":
+            both(lambda: jjnp.clip(jx, s, None), lambda: fnp.clip(fx, s, None), f"clip({dtype},{s!r})", _tol(dtype))
+        else:
+            both(lambda: getattr(jjnp, name)(jx, s), lambda: getattr(fnp, name)(fx, s), f"{name}({dtype},{s!r})",
+                 _tol(dtype))
+
+
+# ----------------------------------------------------------------------------------------------- reductions
+REDUCE = """sum prod mean max min argmax argmin std var any all ptp median nansum nanmean nanmax nanmin
+count_nonzero cumsum cumprod nancumsum""".split()
+
+
+@given(data=st.data())
+def test_reductions(data):
+    set_x64(data.draw(st.booleans()))
+    dtype = data.draw(st.sampled_from(ALL))
+    shape = shapes(data.draw, 0, 3, 0, 4)
+    arr = values(data.draw, shape, dtype)
+    nd = len(shape)
+    axis = data.draw(st.one_of(st.none(), st.integers(-max(nd, 1), max(nd, 1) - 1),
+                               st.lists(st.integers(-max(nd, 1), max(nd, 1) - 1), max_size=2, unique=True)
+                               .map(tuple)))
+    keepdims = data.draw(st.booleans())
+    tol = (1e-2, 1e-2) if dtype in ("float16", "bfloat16") else (1e-4, 1e-5) if dtype in ("float32", "complex64") \
+        else None
+    for name in REDUCE:
+        jx, fx = pair(arr, dtype)
+        kw = {} if name in ("cumsum", "cumprod", "nancumsum", "argmax", "argmin") and isinstance(axis, tuple) else \
+            {"keepdims": keepdims}
+        ax = axis[0] if isinstance(axis, tuple) and axis and name in ("cumsum", "cumprod", "nancumsum", "argmax",
+                                                                      "argmin") else axis
+        if name in ("cumsum", "cumprod", "nancumsum"):
+            kw = {}
+        if name in ("argmax", "argmin") and isinstance(ax, tuple):
+            continue
+        if nd == 0 and ax is not None and ax != ():
+            continue  # KNOWN GAP: JAX rejects axis=0 of a 0-d array in its reductions; funcgrad accepts it
+        if name == "median" and (arr.size == 0 or nd == 0):
+            continue  # JAX's own gather error (empty); KNOWN GAP: median(0-d, keepdims=True) keeps shape ()
+        if name in ("argmax", "argmin") and dtype == "complex64":
+            continue  # KNOWN GAP: JAX refuses complex argmax; funcgrad orders complex values
+        both(lambda: getattr(jjnp, name)(jx, axis=ax, **kw), lambda: getattr(fnp, name)(fx, axis=ax, **kw),
+             f"jnp.{name}({dtype}{shape},axis={ax},{kw})", tol)
+    if dtype in ("float32", "float64") and shape and arr.size:  # (empty: JAX's gather error)
+        jx, fx = pair(arr, dtype)
+        ax = axis if not isinstance(axis, tuple) else None
+        both(lambda: jax.scipy.special.logsumexp(jx, axis=ax), lambda: funcgrad.scipy.special.logsumexp(fx, axis=ax),
+             f"logsumexp({dtype}{shape},{ax})", tol)
+        q = data.draw(st.sampled_from([0.0, 0.3, 0.5, 1.0]))
+        method = data.draw(st.sampled_from(["linear", "lower", "higher", "midpoint", "nearest"]))
+        both(lambda: jjnp.quantile(jx, q, axis=ax, method=method, keepdims=keepdims),
+             lambda: fnp.quantile(fx, q, axis=ax, method=method, keepdims=keepdims),
+             f"quantile({dtype}{shape},{q},{ax},{method})", tol)
+
+
+# ----------------------------------------------------------------------------------------------- shape ops
+@given(data=st.data())
+def test_shape_ops(data):
+    set_x64(data.draw(st.booleans()))
+    dtype = data.draw(st.sampled_from(["float32", "int32", "bool", "bfloat16"]))
+    shape = shapes(data.draw, 1, 3, 0, 4)
+    arr = values(data.draw, shape, dtype, special=False)
+    nd = len(shape)
+    d = data.draw(st.integers(-nd, nd - 1))
+    d2 = data.draw(st.integers(-nd, nd - 1))
+    perm = tuple(data.draw(st.permutations(range(nd))))
+    k = data.draw(st.integers(-1, 3))
+    jx, fx = pair(arr, dtype)
+    cases = {
+        "reshape": lambda N, x: N.reshape(x, (-1,)),
+        "reshape2": lambda N, x: N.reshape(x, (max(k, 1), -1)) if x.size % max(k, 1) == 0 else x,
+        "transpose": lambda N, x: N.transpose(x, perm),
+        "swapaxes": lambda N, x: N.swapaxes(x, d, d2),
+        "moveaxis": lambda N, x: N.moveaxis(x, d, d2),
+        "squeeze": lambda N, x: N.squeeze(x),
+        "squeeze_axis": lambda N, x: N.squeeze(x, axis=d),
+        "expand_dims": lambda N, x: N.expand_dims(x, d),
+        "expand_dims_tuple": lambda N, x: N.expand_dims(x, (0, -1)),
+        "roll": lambda N, x: N.roll(x, k, d),
+        "roll_flat": lambda N, x: N.roll(x, k),
+        "flip": lambda N, x: N.flip(x, d),
+        "flip_all": lambda N, x: N.flip(x),
+        "rot90": lambda N, x: N.rot90(x, k) if nd >= 2 else x,
+        "repeat": lambda N, x: N.repeat(x, 2, axis=d),
+        "repeat_flat": lambda N, x: N.repeat(x, max(k, 0)),
+        "tile": lambda N, x: N.tile(x, (2,) * max(k, 1)),
+        "broadcast_to": lambda N, x: N.broadcast_to(x, (2,) + x.shape),
+        "split": lambda N, x: N.split(x, max(k, 1), axis=d) if x.shape[d] % max(k, 1) == 0 else x,
+        "array_split": lambda N, x: N.array_split(x, max(k, 1), axis=d),
+        "split_idx": lambda N, x: N.split(x, [1, 2], axis=d) if x.shape[d] >= 2 else x,
+        "concatenate": lambda N, x: N.concatenate([x, x], axis=d),
+        "concat_none": lambda N, x: N.concatenate([x, x], axis=None),
+        "stack": lambda N, x: N.stack([x, x], axis=d),
+        "hstack": lambda N, x: N.hstack([x, x]),
+        "vstack": lambda N, x: N.vstack([x, x]),
+        "dstack": lambda N, x: N.dstack([x, x]),
+        "tril": lambda N, x: N.tril(x, k) if nd >= 2 else x,
+        "triu": lambda N, x: N.triu(x, k) if nd >= 2 else x,
+        "diagonal": lambda N, x: N.diagonal(x, k, 0, -1) if nd >= 2 else x,
+        "ravel": lambda N, x: N.ravel(x),
+        "atleast_3d": lambda N, x: N.atleast_3d(x),
+        "sort": lambda N, x: N.sort(x, axis=d),
+        "argsort": lambda N, x: N.argsort(x, axis=d, stable=True),
+        "argsort_desc": lambda N, x: N.argsort(x, axis=d, stable=True, descending=True),
+        "unique": lambda N, x: N.unique(x),
+        "unique_all": lambda N, x: N.unique(x, return_index=True, return_inverse=True, return_counts=True),
+        "nonzero": lambda N, x: N.nonzero(x),
+        "argwhere": lambda N, x: N.argwhere(x),
+        "flatnonzero": lambda N, x: N.flatnonzero(x),
+        "diff": lambda N, x: N.diff(x, axis=d) if dtype != "bool" else x,
+        "take": lambda N, x: N.take(x, N.array([0, -1]), axis=d, mode="wrap") if x.shape[d] else x,
+        "take_clip": lambda N, x: N.take(x, N.array([0, 5, -7]), axis=d, mode="clip") if x.shape[d] else x,
+        "take_along_axis": lambda N, x: N.take_along_axis(x, N.argsort(x, axis=d), axis=d),
+        "pad": lambda N, x: N.pad(x, 1),
+        "pad_edge": lambda N, x: N.pad(x, [(0, 1)] * nd, mode="edge") if x.size else x,
+        "pad_reflect": lambda N, x: N.pad(x, [(1, 0)] * nd, mode="reflect") if min(x.shape) > 1 else x,
+        "searchsorted": lambda N, x: N.searchsorted(N.sort(x.ravel()), x),
+        "where1": lambda N, x: N.where(x, size=3, fill_value=0),
+        "clip": lambda N, x: N.clip(x, 0, 2) if dtype != "bool" else x,
+        "cumsum_dtype": lambda N, x: N.cumsum(x, axis=d, dtype=N.float32),
+        "astype_int": lambda N, x: x.astype(N.int8) if dtype != "float32" else N.abs(x).astype(N.uint8),
+    }
+    for name, fn in cases.items():
+        both(lambda: fn(jjnp, jx), lambda: fn(fnp, fx), f"{name}({dtype}{shape},d={d},d2={d2},k={k})")
+
+
+# ----------------------------------------------------------------------------------------------- indexing
+def index_expr(draw, shape):
+    parts, i, used_ellipsis = [], 0, False
+    while i < len(shape) and draw(st.booleans()):
+        n = shape[i]
+        kind = draw(st.sampled_from(["int", "slice", "none", "ellipsis", "list", "array", "mask"]))
+        if kind == "int" and n > 0:
+            parts.append(draw(st.integers(-n, n - 1)))
+            i += 1
+        elif kind == "slice":
+            parts.append(slice(draw(st.one_of(st.none(), st.integers(-n - 1, n + 1))),
+                               draw(st.one_of(st.none(), st.integers(-n - 1, n + 1))),
+                               draw(st.one_of(st.none(), st.integers(-3, 3).filter(bool)))))
+            i += 1
+        elif kind == "none":
+            parts.append(None)
+        elif kind == "ellipsis" and not used_ellipsis:
+            parts.append(Ellipsis)
+            used_ellipsis = True
+            i = len(shape) - draw(st.integers(0, len(shape) - i))
+        elif kind in ("list", "array") and n > 0:
+            v = draw(st.lists(st.integers(-n, n - 1), min_size=0, max_size=3))
+            parts.append(("A", np.array(v, dtype=np.int32)) if kind == "array" else ("A", np.array(v, np.int32)))
+            i += 1
+        elif kind == "mask":
+            parts.append(("A", np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)))
+            i += 1
+    return tuple(parts)
+
+
+def to_index(N, parts):
+    return tuple(N.asarray(p[1]) if isinstance(p, tuple) else p for p in parts)
+
+
+@given(data=st.data())
+def test_indexing_and_at(data):
+    set_x64(data.draw(st.booleans()))
+    dtype = data.draw(st.sampled_from(["float32", "int32", "bool"]))
+    shape = shapes(data.draw, 0, 3, 0, 4)
+    arr = values(data.draw, shape, dtype, special=False)
+    parts = index_expr(data.draw, shape)
+    jx, fx = pair(arr, dtype)
+    ji, fi = to_index(jjnp, parts), to_index(fnp, parts)
+    out = both(lambda: jx[ji], lambda: fx[fi], f"x{shape}[{parts}]")
+    if out is None or any(isinstance(p, tuple) and p[1].dtype == bool for p in parts):
+        return  # (boolean masks in .at need concrete sizes: both raise or not, checked above for reads)
+    v = values(data.draw, np.shape(out), dtype, special=False)
+    for method in ("set", "add", "mul", "min", "max", "get"):
+        if dtype == "bool" and method in ("add", "mul"):
+            continue
+        kw = {} if method == "get" else {"values": None}
+
+        def run(N, x, idx, method=method):
+            ref = getattr(x.at[idx], method)
+            return ref() if method == "get" else ref(N.asarray(v))
+        del kw
+        both(lambda: run(jjnp, jx, ji), lambda: run(fnp, fx, fi), f"x{shape}.at[{parts}].{method}")
+    both(lambda: jx.at[ji].set(1, mode="drop"), lambda: fx.at[fi].set(1, mode="drop"), f"at[{parts}] drop")
+
+
+# ----------------------------------------------------------------------------------------------- linalg, nn
+@given(data=st.data())
+def test_matmul_einsum(data):
+    set_x64(data.draw(st.booleans()))
+    dtype = data.draw(st.sampled_from(["float32", "float64", "int32", "bfloat16", "complex64", "bool"]))
+    ba, bb = broadcast_pair(data.draw)
+    m, k, n = (data.draw(st.integers(0, 3)) for _ in range(3))
+    ka = k if data.draw(st.integers(0, 9)) else k + 1
+    sa = ba[-2:] + (m, ka) if data.draw(st.booleans()) else (ka,)
+    sb = bb[-2:] + (k, n) if data.draw(st.booleans()) else (k,)
+    a, b = values(data.draw, sa, dtype, special=False), values(data.draw, sb, dtype, special=False)
+    ja, fa = pair(a, dtype)
+    jb, fb = pair(b, dtype)
+    tol = (3e-2, 3e-2) if dtype == "bfloat16" else (1e-4, 1e-4)
+    both(lambda: jjnp.matmul(ja, jb), lambda: fnp.matmul(fa, fb), f"matmul({dtype}{sa},{sb})", tol)
+    both(lambda: jjnp.dot(ja, jb), lambda: fnp.dot(fa, fb), f"dot({dtype}{sa},{sb})", tol)
+    if sa[-1] == sb[0]:  # KNOWN GAP: a contraction size mismatch is JAX's TypeError, funcgrad's ValueError here
+        both(lambda: jjnp.tensordot(ja, jb, 1), lambda: fnp.tensordot(fa, fb, 1), f"tensordot({sa},{sb})", tol)
+    both(lambda: jjnp.inner(ja, jb.swapaxes(-1, -2) if jb.ndim > 1 else jb),
+         lambda: fnp.inner(fa, fb.swapaxes(-1, -2) if fb.ndim > 1 else fb), f"inner({sa},{sb})", tol)
+    both(lambda: jjnp.outer(ja, jb), lambda: fnp.outer(fa, fb), f"outer({sa},{sb})", tol)
+    if len(sa) == 2 and len(sb) == 2:
+        both(lambda: jjnp.einsum("ij,jk->ki", ja, jb), lambda: fnp.einsum("ij,jk->ki", fa, fb), "einsum", tol)
+        both(lambda: jjnp.einsum("ij,ij->i", ja, ja), lambda: fnp.einsum("ij,ij->i", fa, fa), "einsum diag", tol)
+    both(lambda: jjnp.vdot(ja.ravel(), ja.ravel()), lambda: fnp.vdot(fa.ravel(), fa.ravel()), "vdot", tol)
+
+
+NN = """relu relu6 sigmoid softplus soft_sign silu swish log_sigmoid leaky_relu hard_tanh elu celu selu gelu glu
+hard_sigmoid hard_silu log_softmax softmax standardize logsumexp one_hot mish squareplus sparse_plus""".split()
+
+
+@given(data=st.data())
+def test_nn(data):
+    set_x64(data.draw(st.booleans()))
+    # (KNOWN GAP: integer and bool inputs: relu6/hard_tanh/gelu/squareplus/sparse_plus result dtypes differ)
+    dtype = data.draw(st.sampled_from(FLOATS))
+    shape = shapes(data.draw, 0, 3, 0, 4)
+    arr = values(data.draw, shape, dtype)
+    ax = data.draw(st.integers(-max(len(shape), 1), max(len(shape), 1) - 1))
+    if not shape:
+        ax = -1
+    for name in NN:
+        if not hasattr(fnn, name):
+            continue
+        jx, fx = pair(arr, dtype)
+        if name == "one_hot":
+            if dtype in ("int32",):
+                both(lambda: jnn.one_hot(jx, 4), lambda: fnn.one_hot(fx, 4), f"one_hot({shape})")
+            continue
+        if name == "logsumexp" and not shape:
+            continue  # KNOWN GAP: funcgrad's nn.logsumexp takes an axis of a 0-d array
+        if name in ("log_softmax", "softmax", "standardize", "logsumexp", "glu"):
+            if name == "glu" and (not shape or shape[ax] % 2):
+                continue  # JAX asserts (AssertionError), funcgrad raises ValueError
+            both(lambda: getattr(jnn, name)(jx, axis=ax), lambda: getattr(fnn, name)(fx, axis=ax),
+                 f"nn.{name}({dtype}{shape},{ax})", (3e-2, 3e-2) if dtype in ("bfloat16", "float16") else None)
+            continue
+        both(lambda: getattr(jnn, name)(jx), lambda: getattr(fnn, name)(fx), f"nn.{name}({dtype}{shape})",
+             _tol(dtype))
+
+
+# ----------------------------------------------------------------------------------------------- grad
+GRAD_STEPS = ["sin", "exp_small", "tanh", "square", "softmax", "sum_keep", "cumsum", "flip", "max_keep",
+              "logsumexp", "where_pos", "sort", "mean_sub", "matmul_self", "index", "sqrt_pos", "prod"]
+
+
+def grad_step(N, name, x):
+    if name == "exp_small":
+        return N.exp(x * 0.3)
+    if name == "softmax":
+        return (jnn if N is jjnp else fnn).softmax(x, axis=-1)
+    if name == "sum_keep":
+        return x * N.sum(x, axis=-1, keepdims=True)
+    if name == "cumsum":
+        return N.cumsum(x, axis=0)
+    if name == "flip":
+        return N.flip(x, 0)
+    if name == "max_keep":
+        return x + N.max(x, axis=-1, keepdims=True)
+    if name == "logsumexp":
+        return x - (jax.scipy.special if N is jjnp else funcgrad.scipy.special).logsumexp(x, axis=-1, keepdims=True)
+    if name == "where_pos":
+        return N.where(x > 0, x * 2.0, N.sin(x))
+    if name == "sort":
+        return N.sort(x, axis=-1)
+    if name == "mean_sub":
+        return x - N.mean(x)
+    if name == "matmul_self":
+        return N.matmul(x, x.T) if x.ndim == 2 else x * x
+    if name == "index":
+        return x[..., ::-1] * x[..., :1]
+    if name == "sqrt_pos":
+        return N.sqrt(x * x + 1.0)
+    if name == "prod":
+        return N.prod(x, axis=-1, keepdims=True) + x
+    return getattr(N, name)(x)
+
+
+@given(data=st.data())
+def test_grad_compositions(data):
+    set_x64(True)
+    shape = shapes(data.draw, 1, 2, 1, 3)
+    base = np.linspace(-1.3, 1.7, int(np.prod(shape)))
+    arr = np.array(data.draw(st.permutations(list(base))) if base.size > 1 else list(base)).reshape(shape)
+    steps = data.draw(st.lists(st.sampled_from(GRAD_STEPS), min_size=1, max_size=4))
+
+    def f(N):
+        def fn(x):
+            for s in steps:
+                x = grad_step(N, s, x)
+            return N.sum(x * N.arange(x.size).reshape(x.shape) * 0.1 + x)
+        return fn
+    jx, fx = jjnp.asarray(arr), fnp.asarray(arr)
+    both(lambda: jax.grad(f(jjnp))(jx), lambda: funcgrad.grad(f(fnp))(fx), f"grad {steps}", (1e-7, 1e-9))
+    v = np.linspace(0.5, -0.7, arr.size).reshape(shape)
+    both(lambda: jax.jvp(jax.grad(f(jjnp)), (jx,), (jjnp.asarray(v),))[1],
+         lambda: funcgrad.jvp(funcgrad.grad(f(fnp)), (fx,), (fnp.asarray(v),))[1], f"hvp {steps}", (1e-6, 1e-8))
+    both(lambda: jax.vmap(f(jjnp))(jx[None].repeat(2, 0)), lambda: funcgrad.vmap(f(fnp))(fx[None].repeat(2, 0)),
+         f"vmap {steps}", (1e-7, 1e-9))
+    both(lambda: jax.jit(f(jjnp))(jx), lambda: funcgrad.jit(f(fnp))(fx), f"jit {steps}", (1e-7, 1e-9))

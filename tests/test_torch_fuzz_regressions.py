@@ -1,0 +1,112 @@
+"""Regression tests (no reference library needed) for the mismatches tests/test_fuzz_torch.py and
+tests/test_fuzz_jax.py found: torch's semantics and exception classes, written out as exact expectations."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad import nn as fnn
+
+F = fg.nn.functional
+
+
+@pytest.mark.parametrize("name", ["exp", "sigmoid", "tanh", "sin", "sqrt", "log1p", "erf", "lgamma"])
+def test_bfloat16_unary_stays_bfloat16(name):
+    x = fg.tensor([0.5, 1.0]).to(fg.bfloat16)
+    r = getattr(fg, name)(x)
+    assert r.dtype == fg.bfloat16
+    ref = getattr(np, name, None)
+    if ref is not None:
+        np.testing.assert_allclose(r.float().numpy(), ref(np.array([0.5, 1.0])), rtol=1e-2)
+
+
+def test_bfloat16_reductions_activations_and_products():
+    x = fg.tensor([0.5, 1.0, 2.0]).to(fg.bfloat16)
+    for r in (x.mean(), x.std(), x.var(), fg.logsumexp(x, 0), fg.softmax(x, 0), F.gelu(x), F.silu(x),
+              F.glu(x[:2], 0), F.normalize(x, dim=0), fg.logcumsumexp(x, 0)):
+        assert r.dtype == fg.bfloat16
+    np.testing.assert_allclose(x.mean().float().item(), 3.5 / 3, rtol=1e-2)
+    m = fg.ones(3, 2, 2).bfloat16()
+    assert (m @ m).dtype == fg.bfloat16
+    a = fnp.ones((3, 2, 1, 2), dtype=fnp.bfloat16)
+    assert fnp.matmul(a, fnp.ones(2, dtype=fnp.bfloat16)).dtype == fnp.bfloat16
+    for f in (fnn.silu, fnn.gelu, fnn.elu, fnn.sigmoid):
+        assert f(fnp.array([0.5], dtype=fnp.bfloat16)).dtype == fnp.bfloat16
+    with pytest.raises(NotImplementedError, match="BFloat16"):
+        x & True
+
+
+def test_integer_indices_select_before_advanced_ones():
+    x = fg.arange(60.).reshape(4, 3, 5)
+    assert tuple(x[0, :, [0, 1]].shape) == (3, 2)  # NumPy: (2, 3)
+    assert tuple(x[None, [0, 1, 2], :4, 0].shape) == (1, 3, 3)
+    np.testing.assert_array_equal(x[0, :, [0, 1]].numpy(), np.arange(60.).reshape(4, 3, 5)[0][:, [0, 1]])
+    y = x.clone()
+    y[0, :, [0, 1]] = fg.arange(6.).reshape(3, 2)
+    np.testing.assert_array_equal(y[0, :, :2].numpy(), np.arange(6.).reshape(3, 2))
+    w = fg.ones(4, 3, 5, requires_grad=True)
+    z = w.clone()
+    z[1, :, [0, 3]] = 5.0
+    (z * fg.arange(60.).reshape(4, 3, 5)).sum().backward()
+    expect = np.arange(15., 30.).reshape(3, 5)
+    expect[:, [0, 3]] = 0
+    np.testing.assert_array_equal(w.grad[1].numpy(), expect)
+
+
+def test_torch_error_classes_on_edges():
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        fg.ones(2, 2).index_add(1, fg.tensor([-1]), fg.ones(2, 1))
+    with pytest.raises(IndexError, match="index_copy_"):
+        fg.ones(2, 2).index_copy(1, fg.tensor([-1]), fg.zeros(2, 1))
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        fg.scatter_reduce(fg.ones(2), 0, fg.tensor([-1]), fg.ones(1), "sum")
+    with pytest.raises(IndexError, match="non-zero size"):
+        fg.kthvalue(fg.ones(3, 0), 1, 1)
+    with pytest.raises(RuntimeError, match="out of range"):
+        fg.kthvalue(fg.ones(3), 4, 0)
+    assert fg.kthvalue(fg.tensor(2.), 1).values.item() == 2.0
+    with pytest.raises(IndexError, match="non-zero size"):
+        fg.mode(fg.ones(3, 0), 1)
+    with pytest.raises(IndexError, match="start out of range"):
+        fg.narrow(fg.ones(3), 0, -4, 1)
+    with pytest.raises(RuntimeError, match="appears multiple times"):
+        fg.sum(fg.tensor(1.), (-1, 0))
+    with pytest.raises(NotImplementedError, match="lt_cpu"):
+        fg.lt(fg.ones(2), 1j)
+    with pytest.raises(NotImplementedError, match="ComplexDouble"):
+        fg.ones(2, dtype=fg.float64) <= 1j
+    with pytest.raises(NotImplementedError, match="fmod_cpu"):
+        fg.fmod(fg.ones(2), 1j)
+    with pytest.raises(RuntimeError, match="Optional dtype"):
+        fg.mean(fg.ones(2, dtype=fg.int8), dtype=fg.int32)
+    with pytest.raises(NotImplementedError, match="'Byte'"):
+        fg.softmax(fg.ones(2, dtype=fg.uint8), 0)
+    with pytest.raises(RuntimeError, match="non-empty"):
+        fg.quantile(fg.ones(2, 0, 2, dtype=fg.float64), 0.5, 0)
+    with pytest.raises(NotImplementedError, match="searchsorted"):
+        fg.searchsorted(fg.ones(3, dtype=fg.bool), fg.ones(3, dtype=fg.bool))
+    with pytest.raises(RuntimeError, match="0 sized dimensions"):
+        fg.unique(fg.ones(2, 0, 2), dim=2)
+    assert fg.nansum(fg.ones(2, dtype=fg.uint8), dtype=fg.complex64).item() == 2
+    with pytest.raises(NotImplementedError, match="nansum_cpu"):
+        fg.nansum(fg.ones(2), dtype=fg.complex64)
+
+
+def test_unique_consecutive_of_empty_returns_every_output():
+    out = fg.unique_consecutive(fg.ones(0), return_inverse=True, return_counts=True)
+    assert isinstance(out, tuple) and len(out) == 3 and all(o.numel() == 0 for o in out)
+
+
+def test_complex_logaddexp_is_log_of_sum_of_exps():
+    a = np.array([0.5 + 3j, 2 - 1j], np.complex128)
+    b = np.array([1 + 2j, 3 + 4j], np.complex128)
+    r = fg.logaddexp(fg.tensor(a), fg.tensor(b)).numpy()
+    np.testing.assert_allclose(np.exp(r), np.exp(a) + np.exp(b), rtol=1e-12)
+
+
+def test_softmax_of_empty_input():
+    for f in (fnn.softmax, fnn.log_softmax):
+        r = f(fnp.zeros((2, 0)))
+        assert r.shape == (2, 0) and r.dtype == fnp.float32
