@@ -110,3 +110,14 @@ def test_softmax_of_empty_input():
     for f in (fnn.softmax, fnn.log_softmax):
         r = f(fnp.zeros((2, 0)))
         assert r.shape == (2, 0) and r.dtype == fnp.float32
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_multi_margin_losses_have_no_gradient_where_the_margin_is_met_exactly(p):
+    # torch's kernels mask with z > 0 (z = margin - x[y] + x[i]); x = [0, -1, 0.5], y = 0 puts class 1 on the tie
+    x = fg.tensor([[0.0, -1.0, 0.5]], dtype=fg.float64, requires_grad=True)
+    F.multi_margin_loss(x, fg.tensor([0]), p=p).backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[-1 / 3, 0.0, 1 / 3]] if p == 1 else [[-1.0, 0.0, 1.0]])
+    x = fg.tensor([[0.0, -1.0, 0.5]], dtype=fg.float64, requires_grad=True)
+    F.multilabel_margin_loss(x, fg.tensor([[0, -1, 0]])).backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[-1 / 3, 0.0, 1 / 3]])

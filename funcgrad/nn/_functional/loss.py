@@ -13,7 +13,7 @@ from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jn
 from ..._src.prims.indexing import gather as _gather
 from ..._torch._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ..._torch._tensor import _apply, _legacy
-from .activation import _softplus, log_softmax, logsigmoid, softplus
+from .activation import _softplus, log_softmax, logsigmoid, relu, softplus
 from .linear import linear as _linear
 from .common import _REDUCTIONS, _check_target_size, _concrete, _legacy_get_string, _reduce, _reduction, _size, _weighted
 from .distance import pairwise_distance
@@ -368,7 +368,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if _concrete(t) and t.numel() and bool(((t < 0) | (t >= c)).any().item()):
         raise RuntimeError("target out of range")
     xy = x.gather(1, t.unsqueeze(1))
-    z = _fg.clamp(margin - xy + x, min=0)
+    z = relu(margin - xy + x)  # torch's kernel: no gradient where the margin is met exactly (z == 0)
     if p == 2:
         z = z * z
     if weight is not None:
@@ -398,7 +398,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     classes = _fg.arange(c)
     is_target = ((tc.unsqueeze(2) == classes) & valid.unsqueeze(2)).any(1)  # (N, C)
     xj = x.gather(1, tc)  # (N, J)
-    z = _fg.clamp(1 - xj.unsqueeze(2) + x.unsqueeze(1), min=0)  # (N, J, C)
+    z = relu(1 - xj.unsqueeze(2) + x.unsqueeze(1))  # (N, J, C); no gradient at z == 0, as torch's kernel
     m = valid.unsqueeze(2) & (~is_target).unsqueeze(1)
     loss = (z * m.to(z.dtype)).sum((1, 2)) / c
     if input.dim() <= 1:
