@@ -197,3 +197,22 @@ def test_without_mpi4py_the_package_imports_and_names_the_extra():
             "try:\n    d.init_process_group('gloo', rank=0, world_size=1)\n"
             "except ImportError as e:\n    assert 'funcgrad[distributed]' in str(e); print('named')\n")
     _ok(_run(["-c", code]), "named")
+
+
+def test_the_docs_quick_start_trains_and_prints_the_quoted_losses(tmp_path):
+    """docs/distributed.md's quick start, run as a newcomer would (saved as train.py, launched on 2 ranks): rank
+    0 prints the first and last losses the page quotes (torch's own numbers for the same script) and saves the
+    model."""
+    import re
+    text = (ROOT / "docs" / "distributed.md").read_text()
+    script = re.search(r"^```py\n(.*?)^```", text, re.S | re.M).group(1)
+    quoted = re.findall(r"`(epoch \d: loss [0-9.]+)`", text)
+    assert len(quoted) == 2, quoted
+    (tmp_path / "train.py").write_text(script)
+    proc = subprocess.run([sys.executable, "-m", "funcgrad.distributed.run", "--nproc-per-node", "2",
+                           "--master-port", str(_free_port()), "train.py"], capture_output=True, text=True,
+                          timeout=JOB_TIMEOUT, env=_env(), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert [ln for ln in lines if ln.startswith("epoch")][::4] == quoted, proc.stdout
+    assert (tmp_path / "model.pt").exists()
