@@ -311,6 +311,26 @@ def test_sort_topk_cumulative_and_atan2_rules(name, fn, ref):
     _export_check(fn, M, want=ref(M), rtol=1e-6, atol=1e-6)
 
 
+NAN_ROWS = np.array([[1.0, np.nan, 3.0, -2.0], [2.0, 0.0, -1.0, 5.0], [np.nan, 4.0, np.nan, 0.0]], np.float32)
+NAN_REDUCTIONS = [
+    ("max", lambda x: jnp.max(x, axis=1), lambda x: np.max(x, axis=1)),
+    ("min", lambda x: jnp.min(x, axis=0), lambda x: np.min(x, axis=0)),
+    ("max_all", jnp.max, np.max),
+    ("argmax", lambda x: jnp.argmax(x, axis=1), lambda x: np.argmax(x, axis=1)),
+    ("argmin", lambda x: jnp.argmin(x, axis=0), lambda x: np.argmin(x, axis=0)),
+    ("cummax", lambda x: lax.cummax(x, 1), lambda x: np.maximum.accumulate(x, 1)),
+    ("cummin_reverse", lambda x: lax.cummin(x, 1, reverse=True),
+     lambda x: np.minimum.accumulate(x[:, ::-1], 1)[:, ::-1]),
+]
+
+
+@pytest.mark.parametrize("name,fn,ref", NAN_REDUCTIONS, ids=[s[0] for s in NAN_REDUCTIONS])
+def test_max_min_and_their_indices_propagate_nan_as_numpy(name, fn, ref):
+    """onnxruntime's ReduceMax/ReduceMin/ArgMax skip NaN; the exported graphs propagate it (NumPy's and JAX's
+    rule): a NaN is the max and min of its row, and argmax/argmin give the first NaN's index."""
+    _export_check(fn, NAN_ROWS, want=ref(NAN_ROWS))
+
+
 def test_atan2_on_the_axes_and_at_the_origin():
     y = np.array([0, 1, -1, 0, 1, -1, 0, 2], np.float32)
     x = np.array([0, 0, 0, 1, -1, -1, -1, 3], np.float32)

@@ -19,13 +19,24 @@ def reduce(ctx, op: str, x: str, axes, keepdims: int = 0) -> str:
     return ctx.op(op, [x], axes=axes, keepdims=keepdims)
 
 
+def _any_nan(ctx, x: str, axes, keepdims: int = 0) -> str:
+    """A bool tensor: does x hold a NaN along `axes`? (ORT's ReduceMax/ReduceMin/ArgMax skip NaN, where
+    funcgrad's max/min/argmax propagate it, as NumPy's and JAX's do.)"""
+    nan = ctx.op("Cast", [ctx.op("IsNaN", [x])], to=ctx.dtype(np.int32))
+    return ctx.op("Cast", [reduce(ctx, "ReduceMax", nan, axes, keepdims)], to=ctx.dtype(np.bool_))
+
+
 @rule("reduce_sum", "reduce_max", "reduce_min", "reduce_prod")
 def _reduce(ctx, eqn, ins):
     op = {"reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "reduce_min": "ReduceMin",
           "reduce_prod": "ReduceProd"}[eqn.prim.name]
-    if eqn.invars[0].aval.dtype.kind == "b":  # max/min of bools: any/all
+    dt = eqn.invars[0].aval.dtype
+    if dt.kind == "b":  # max/min of bools: any/all
         return _bool_reduce(ctx, eqn, ins, "ReduceMax" if op == "ReduceMax" else "ReduceMin")
-    return reduce(ctx, op, ins[0], eqn.params["axes"])
+    out = reduce(ctx, op, ins[0], eqn.params["axes"])
+    if op in ("ReduceMax", "ReduceMin") and dt.kind == "f" and list(eqn.params["axes"]):
+        out = ctx.op("Where", [_any_nan(ctx, ins[0], eqn.params["axes"]), ctx.const(np.asarray(np.nan, dt)), out])
+    return out
 
 
 def _bool_reduce(ctx, eqn, ins, op):
@@ -40,8 +51,11 @@ def _reduce_bool(ctx, eqn, ins):
 
 @rule("argmax", "argmin")
 def _arg(ctx, eqn, ins):
-    out = ctx.op("ArgMax" if eqn.prim.name == "argmax" else "ArgMin", ins, axis=int(eqn.params["axis"]),
-                 keepdims=0)
+    axis = int(eqn.params["axis"])
+    out = ctx.op("ArgMax" if eqn.prim.name == "argmax" else "ArgMin", ins, axis=axis, keepdims=0)
+    if eqn.invars[0].aval.dtype.kind == "f":  # the first NaN's index, as NumPy and JAX (ORT skips NaN)
+        nan = ctx.op("Cast", [ctx.op("IsNaN", ins)], to=ctx.dtype(np.int32))
+        out = ctx.op("Where", [_any_nan(ctx, ins[0], [axis]), ctx.op("ArgMax", [nan], axis=axis, keepdims=0), out])
     dt = eqn.outvars[0].aval.dtype
     return out if dt == np.int64 else ctx.op("Cast", [out], to=ctx.dtype(dt))
 
@@ -124,4 +138,7 @@ def _cumulative(ctx, eqn, ins):
             mask = ctx.op("Unsqueeze", [mask, ctx.i64(list(range(2, 2 + len(trailing))))])
     x = ctx.op("Unsqueeze", [ins[0], ctx.i64([axis])])
     x = ctx.op("Where", [mask, x, ctx.const(np.asarray(fill, dt))])
-    return reduce(ctx, op, x, [axis + 1])
+    out = reduce(ctx, op, x, [axis + 1])
+    if op in ("ReduceMax", "ReduceMin") and dt.kind == "f":  # NaN from the first NaN on, as funcgrad's scan
+        out = ctx.op("Where", [_any_nan(ctx, x, [axis + 1]), ctx.const(np.asarray(np.nan, dt)), out])
+    return out
