@@ -481,6 +481,31 @@ def test_mlp_dynamic_batch_and_initializer_names(tmp_path):
     np.testing.assert_allclose(_run(bare, feeds)[0], m(fg.tensor(x3)).detach().numpy(), rtol=1e-5, atol=1e-5)
 
 
+SIZE_DEPENDENT = [
+    ("centre_by_batch_mean", lambda x: (x - x.mean(0)).sum(1)),      # mean's 1/n
+    ("unbiased_std_of_all", lambda x: x.std()),                        # n * 4 - 1
+    ("mean_times_a_literal", lambda x: x.mean(0) * 2),                 # n == 2 meets the literal 2
+    ("batch_standardise", lambda x: (x - x.mean(0, keepdim=True)) / (x.var(0, keepdim=True) + 1e-5).sqrt()),
+    ("add_a_size1_constant", lambda x: x + fg.ones(1, 4)),            # broadcasts only when the batch is > 1
+]
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3])
+@pytest.mark.parametrize("name,fn", SIZE_DEPENDENT, ids=[s[0] for s in SIZE_DEPENDENT])
+def test_dynamic_batch_at_any_example_size_and_size_derived_constants(name, fn, batch):
+    """A dynamic axis given at size 1 (or 2, where a mean's count equals a literal) exports a graph valid at
+    every size, and constants computed from a dynamic size (a mean's 1/n, an unbiased variance's n - 1)
+    follow the runtime size instead of being baked in at the example's."""
+    x = RNG.standard_normal((batch, 4)).astype(np.float32)
+    proto = fg.onnx.export(fn, (fg.tensor(x),), input_names=["x"], dynamic_axes={"x": {0: "batch"}})
+    for n in (1, 2, 5):
+        xn = RNG.standard_normal((n, 4)).astype(np.float32)
+        want = fn(fg.tensor(xn)).numpy()
+        got = _run(proto, {"x": xn})[0]
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+
+
 def test_static_batch_without_dynamic_axes():
     m = nn.Linear(4, 2)
     proto = _model_check(m, X)

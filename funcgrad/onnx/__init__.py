@@ -82,6 +82,20 @@ def _resize(arr: np.ndarray, axes_sizes: dict) -> np.ndarray:
     return arr
 
 
+def _resized(arrays, names, dyn, base: int) -> list:
+    """The example arrays with each dynamic axis grown by base + 2k (k: the axis's symbol's number), so that
+    different symbols get different sizes."""
+    symbols: dict = {}
+    out = []
+    for name, a in zip(names, arrays):
+        sizes = {}
+        for axis, sym in dyn.get(name, {}).items():
+            k = symbols.setdefault(sym, len(symbols))
+            sizes[axis] = a.shape[axis] + base + 2 * k
+        out.append(to_array(_resize(np.asarray(a), sizes)) if sizes else a)
+    return out
+
+
 def export(model, args=(), f=None, input_names=None, output_names=None, dynamic_axes=None,
            opset_version: int | None = None, do_constant_folding: bool = True, export_params: bool = True,
            verbose: bool = False, training=TrainingMode.EVAL, keep_initializers_as_inputs=None,
@@ -152,17 +166,18 @@ def export(model, args=(), f=None, input_names=None, output_names=None, dynamic_
         dyn = _dynamic_spec(dynamic_axes, set(names) | set(out_names))
         twins: dict = {}
         if any(name in dyn for name in names):
-            symbols: dict = {}
-            resized = []
-            for name, a in zip(names, arrays):
-                sizes = {}
-                for axis, sym in dyn.get(name, {}).items():
-                    if sym not in symbols:
-                        symbols[sym] = 3 + 2 * len(symbols)
-                    sizes[axis] = a.shape[axis] + symbols[sym]
-                resized.append(to_array(_resize(np.asarray(a), sizes)) if sizes else a)
-            jaxpr2 = make_jaxpr(traced)(*state, *resized)
-            pair_jaxprs(jaxpr, jaxpr2, twins)
+            jaxpr2 = make_jaxpr(traced)(*state, *_resized(arrays, names, dyn, 3))
+            small = any(a.shape[axis] <= 1 for name, a in zip(names, arrays) for axis in dyn.get(name, {}))
+            try:
+                if small:  # a size-1 axis broadcasts: its trace is not the program at other sizes
+                    raise ValueError("a dynamic axis of size 0 or 1")
+                pair_jaxprs(jaxpr, jaxpr2, twins)
+            except ValueError:
+                # Retrace at sizes above 1 (the example's sizes may also make a size-derived constant, a
+                # mean's n, equal to a literal, so that the trace shares one constant for both).
+                twins.clear()
+                jaxpr = make_jaxpr(traced)(*state, *_resized(arrays, names, dyn, 5))
+                pair_jaxprs(jaxpr, jaxpr2, twins)
     finally:
         _State.exporting = False
         _trace.source_lines = None

@@ -177,6 +177,10 @@ class Exporter:
             for (c, e) in keys[i:]:
                 if a * c == d.a and b * e == d.b:
                     return self.op("Mul", [self._read((a, b)), self._read((c, e))])
+        for (a, b) in keys:                 # k * known + c (e.g. an unbiased variance's n * m - 1)
+            k, r = divmod(d.a - d.b, a - b)
+            if r == 0 and k > 0:
+                return self.op("Add", [self.op("Mul", [self._read((a, b)), self.i64([k])]), self.i64([d.a - k * a])])
         raise self.unsupported(f"cannot express the dynamic dimension of size {d.a} (at the export's sizes) "
                                "from the dynamic input axes; export without dynamic_axes or with fewer")
 
@@ -265,11 +269,15 @@ class Exporter:
         raise self.unsupported("no ONNX translation rule for this primitive")
 
     def const_value(self, var, value) -> str:
-        """A jaxpr constant: an initializer, or, when its shape has dynamic dims, its value along them
-        (it must not vary there) broadcast to the runtime shape."""
+        """A jaxpr constant: an initializer; when its value differs in the second trace, a function of the
+        dynamic dims (a mean's count n, or 1/n); when its shape has dynamic dims, its value along them (it
+        must not vary there) broadcast to the runtime shape."""
         arr = np.asarray(value)
         shape = self.shape(var)
         if is_static(shape):
+            other = self.twins.get(("value", var))
+            if other is not None and not np.array_equal(arr, np.asarray(other), equal_nan=arr.dtype.kind in "fc"):
+                return self._sized_const(arr, np.asarray(other))
             return self.const(arr)
         idx = tuple(slice(0, 1) if isinstance(d, Dim) else slice(None) for d in shape)
         small = arr[idx]
@@ -279,10 +287,32 @@ class Exporter:
                 "cannot follow the axis at run time; compute it from the inputs or drop that dynamic axis")
         return self.op("Expand", [self.const(small), self.shape_tensor(shape)])
 
+    def _sized_const(self, a1: np.ndarray, a2: np.ndarray) -> str:
+        """A constant the program computed from the dynamic sizes (a1 in the first trace, a2 in the second):
+        an element count (mean's n, k * n) or its reciprocal, read off the input shapes at run time."""
+        why = (f"funcgrad.onnx.export: a constant ({a1.ravel()[:1]} at the export's sizes, {a2.ravel()[:1]} at "
+               "others) depends on a dynamic axis's size in a way the exporter cannot express; compute it from the "
+               "inputs (e.g. x.shape inside the function is static: use a reduction such as mean) or drop that "
+               "dynamic axis")
+        v1, v2 = a1.ravel(), a2.ravel()
+        if v1.size == 0 or not (np.all(v1 == v1[0]) and np.all(v2 == v2[0])) or a1.dtype.kind not in "iuf":
+            raise UnsupportedError(why)
+        v1, v2 = v1[0].item(), v2[0].item()
+        for recip in (False, True):
+            n1, n2 = (1 / v1, 1 / v2) if recip else (v1, v2)
+            if not (n1 and n2) or abs(n1 - round(n1)) > 1e-3 or abs(n2 - round(n2)) > 1e-3 or round(n1) < 1:
+                continue
+            dt = np.dtype(a1.dtype)
+            n = self.op("Cast", [self.dim(Dim(round(n1), round(n2)))], to=self.dtype(dt))
+            if recip:
+                n = self.op("Reciprocal", [n])
+            return self.op("Expand", [self.op("Reshape", [n, self.i64([])]), self.i64(list(a1.shape))])
+        raise UnsupportedError(why)
+
 
 def pair_jaxprs(j1: Jaxpr, j2: Jaxpr, twins: dict) -> None:
-    """Map every var and equation of j1 to its counterpart in j2 (the same program traced at other sizes),
-    raising if the two traces differ in structure."""
+    """Map every var and equation of j1 to its counterpart in j2 (the same program traced at other sizes), and
+    each constvar's ("value", var) to its value in j2, raising if the two traces differ in structure."""
     def fail(why):
         raise ValueError("funcgrad.onnx.export: the program traces differently when the dynamic axes change "
                          f"size ({why}): it depends on those sizes (a size-1 axis broadcasts; Python code may "
@@ -291,6 +321,8 @@ def pair_jaxprs(j1: Jaxpr, j2: Jaxpr, twins: dict) -> None:
         fail("a different number of equations, inputs or constants")
     for a, b in zip(j1.constvars + j1.invars, j2.constvars + j2.invars):
         twins[a] = b
+    for a, c2 in zip(j1.constvars, j2.consts):
+        twins[("value", a)] = c2  # a constant that differs was computed from the sizes (Exporter.const_value)
     for e1, e2 in zip(j1.eqns, j2.eqns):
         if e1.prim is not e2.prim or len(e1.outvars) != len(e2.outvars):
             fail(f"{e1.prim.name} against {e2.prim.name}")
