@@ -331,6 +331,42 @@ def test_max_min_and_their_indices_propagate_nan_as_numpy(name, fn, ref):
     _export_check(fn, NAN_ROWS, want=ref(NAN_ROWS))
 
 
+SIGNAL = RNG.standard_normal((3, 8)).astype(np.float32)
+COMPLEX = [
+    ("abs_rfft", lambda x: jnp.abs(jnp.fft.rfft(x)), lambda x: np.abs(np.fft.rfft(x))),
+    ("irfft_of_scaled_rfft", lambda x: jnp.fft.irfft(jnp.fft.rfft(x) * (2 - 1j), n=8),
+     lambda x: np.fft.irfft(np.fft.rfft(x) * (2 - 1j), n=8)),
+    ("irfft_odd_length", lambda x: jnp.fft.irfft(jnp.fft.rfft(x[:, :7]), n=7), lambda x: x[:, :7]),
+    ("fft2_real", lambda x: jnp.fft.fft2(x).real, lambda x: np.fft.fft2(x).real),
+    ("ifft_imag", lambda x: jnp.fft.ifft(x.astype(jnp.complex64) * 1j).imag, lambda x: np.fft.ifft(x * 1j).imag),
+    ("power_spectrum", lambda x: (jnp.fft.rfft(x) * jnp.conj(jnp.fft.rfft(x))).real,
+     lambda x: np.abs(np.fft.rfft(x)) ** 2),
+    ("rfft2_irfft2", lambda x: jnp.fft.irfft2(jnp.fft.rfft2(x) / (1 + 1j), s=(3, 8)),
+     lambda x: np.fft.irfft2(np.fft.rfft2(x) / (1 + 1j), s=(3, 8))),
+    ("exp_and_division", lambda x: (jnp.exp(1j * x) / (2 + 1j)).real, lambda x: (np.exp(1j * x) / (2 + 1j)).real),
+    ("framed_spectrum", lambda x: jnp.abs(jnp.fft.rfft(x.reshape(3, 2, 4), axis=-1)).sum(1),
+     lambda x: np.abs(np.fft.rfft(x.reshape(3, 2, 4), axis=-1)).sum(1)),
+    ("lax_complex_shapes", lambda x: jnp.abs(lax.complex(x, x[::-1]).T.reshape(-1)[:5]),
+     lambda x: np.abs((x + 1j * x[::-1]).T.reshape(-1)[:5])),
+]
+
+
+@pytest.mark.parametrize("opset", [17, 20])
+@pytest.mark.parametrize("name,fn,ref", COMPLEX, ids=[s[0] for s in COMPLEX])
+def test_complex_values_travel_as_real_pairs(name, fn, ref, opset):
+    """FFTs and complex arithmetic export through ONNX's DFT on (real, imaginary) pairs; real in, real out."""
+    _export_check(fn, SIGNAL, want=ref(SIGNAL).astype(np.float32), rtol=1e-5, atol=2e-5, opset_version=opset)
+
+
+def test_complex_inputs_outputs_and_unsupported_ops_are_refused_by_name():
+    with pytest.raises(UnsupportedError, match="complex"):
+        fg.onnx.export(jnp.fft.rfft, (SIGNAL,))  # a complex output
+    with pytest.raises(UnsupportedError, match="complex values"):
+        fg.onnx.export(lambda x: jnp.abs(jnp.sqrt(jnp.fft.rfft(x))), (SIGNAL,))
+    with pytest.raises(UnsupportedError, match="opset_version 17"):
+        fg.onnx.export(lambda x: jnp.abs(jnp.fft.rfft(x)), (SIGNAL,), opset_version=16)
+
+
 def test_atan2_on_the_axes_and_at_the_origin():
     y = np.array([0, 1, -1, 0, 1, -1, 0, 2], np.float32)
     x = np.array([0, 0, 0, 1, -1, -1, -1, 3], np.float32)

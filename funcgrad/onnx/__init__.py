@@ -19,7 +19,7 @@ from .._torch._tensor import Tensor
 from ..nn.modules.module import Module
 from ..nn.utils.stateless import _to_array, _to_tensor, functional_call
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
-from . import (rules_control, rules_conv, rules_elementwise, rules_reduction, rules_shape,  # noqa: F401 (register)
+from . import (rules_complex, rules_control, rules_conv, rules_elementwise, rules_reduction, rules_shape,  # noqa: F401,E501 (register)
                rules_sorting)
 from ._graph import RULES, Exporter, UnsupportedError, pair_jaxprs  # noqa: F401 (RULES: the registry)
 from ._load import OnnxFunction, load  # noqa: F401

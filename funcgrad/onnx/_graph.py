@@ -22,6 +22,7 @@ import numpy as np
 from .._src.core.jaxpr import Jaxpr, Var
 
 RULES: dict[str, Callable] = {}
+COMPLEX_RULES: dict[str, Callable] = {}  # rules for equations that touch complex values (rules_complex.py)
 INT64_MAX = np.iinfo(np.int64).max
 INT64_MIN = np.iinfo(np.int64).min
 
@@ -33,6 +34,15 @@ def rule(*names: str) -> Callable:
             if n in RULES:
                 raise ValueError(f"an ONNX rule for {n!r} is already registered")
             RULES[n] = fn
+        return fn
+    return deco
+
+
+def complex_rule(*names: str) -> Callable:
+    """Register the rule for primitives `names` on complex values (held as (real, imaginary) pairs)."""
+    def deco(fn):
+        for n in names:
+            COMPLEX_RULES[n] = fn
         return fn
     return deco
 
@@ -225,6 +235,10 @@ class Exporter:
 
     # --- value info -----------------------------------------------------------------------------
     def value_info(self, name: str, var, dim_names: dict | None = None):
+        if var.aval.dtype.kind == "c":
+            raise UnsupportedError(f"funcgrad.onnx.export: {name!r} is complex ({var.aval.dtype}); ONNX Runtime "
+                                   "has no complex tensors: give the model real inputs and return .real, .imag "
+                                   "or abs of complex results")
         dims = []
         for i, d in enumerate(self.shape(var)):
             if isinstance(d, Dim):
@@ -260,6 +274,13 @@ class Exporter:
 
     def translate_eqn(self, eqn, ins):
         prim = eqn.prim
+        if any(v.aval.dtype.kind == "c" for v in list(eqn.invars) + list(eqn.outvars)):
+            fn = COMPLEX_RULES.get(prim.name)
+            if fn is None:
+                raise self.unsupported("complex values: ONNX Runtime has no complex tensors, so funcgrad exports "
+                                       "them as (real, imaginary) pairs through FFTs, arithmetic, sums and shape "
+                                       "operations only")
+            return fn(self, eqn, ins)
         fn = RULES.get(prim.name)
         if fn is not None:
             return fn(self, eqn, ins)
@@ -274,8 +295,12 @@ class Exporter:
         must not vary there) broadcast to the runtime shape."""
         arr = np.asarray(value)
         shape = self.shape(var)
+        if arr.dtype.kind == "c":  # a (real, imaginary) pair tensor (rules_complex.py)
+            arr, shape = np.stack([arr.real, arr.imag], -1), tuple(shape) + (2,)
         if is_static(shape):
             other = self.twins.get(("value", var))
+            if other is not None and np.iscomplexobj(other):
+                other = np.stack([np.real(other), np.imag(other)], -1)
             if other is not None and not np.array_equal(arr, np.asarray(other), equal_nan=arr.dtype.kind in "fc"):
                 return self._sized_const(arr, np.asarray(other))
             return self.const(arr)
@@ -340,5 +365,5 @@ def pair_jaxprs(j1: Jaxpr, j2: Jaxpr, twins: dict) -> None:
         twins.setdefault(a, b)
 
 
-__all__ = ["RULES", "rule", "Dim", "Exporter", "UnsupportedError", "pair_jaxprs", "is_static", "Var",
+__all__ = ["RULES", "COMPLEX_RULES", "complex_rule", "rule", "Dim", "Exporter", "UnsupportedError", "pair_jaxprs", "is_static", "Var",
            "INT64_MAX", "INT64_MIN"]

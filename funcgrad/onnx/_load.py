@@ -207,6 +207,44 @@ def _concat(ins, a):
     return [jnp.concatenate(ins, axis=a["axis"])]
 
 
+@_op("Split")
+def _split(ins, a):
+    x, axis = ins[0], a.get("axis", 0)
+    if len(ins) > 1 and ins[1] is not None:
+        sizes = [int(v) for v in _concrete(ins[1]).reshape(-1)]
+    else:
+        k = a.get("num_outputs")
+        if k is None:
+            raise NotImplementedError("funcgrad.onnx.load: Split without `split` sizes or num_outputs")
+        n = x.shape[axis]
+        sizes = [-(-n // k)] * (k - 1)
+        sizes.append(n - sum(sizes))
+    return jnp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis)
+
+
+@_op("CastLike")
+def _cast_like(ins, a):
+    return [ins[0].astype(ins[1].dtype)]
+
+
+@_op("DFT")
+def _dft(ins, a):
+    """ONNX's DFT over real tensors with a trailing (real, imaginary) axis of 1 or 2: one axis, forward or
+    inverse (scaled by 1/n), one-sided for real input."""
+    x = ins[0]
+    axis = int(_concrete(ins[2])) if len(ins) > 2 and ins[2] is not None else a.get("axis", 1)
+    axis = axis % x.ndim
+    n = int(_concrete(ins[1])) if len(ins) > 1 and ins[1] is not None else x.shape[axis]
+    z = x[..., 0] if x.shape[-1] == 1 else lax.complex(x[..., 0], x[..., 1])
+    if a.get("inverse", 0):
+        out = jnp.fft.ifft(z, n=n, axis=axis)
+    elif a.get("onesided", 0):
+        out = jnp.fft.rfft(z, n=n, axis=axis)
+    else:
+        out = jnp.fft.fft(z, n=n, axis=axis)
+    return [jnp.stack([jnp.real(out), jnp.imag(out)], axis=-1).astype(x.dtype)]
+
+
 @_op("Slice")
 def _slice(ins, a):
     x = ins[0]
@@ -300,7 +338,8 @@ def _reduction(fn):
 
 
 for _name, _fn in {"ReduceSum": jnp.sum, "ReduceMax": jnp.max, "ReduceMin": jnp.min, "ReduceProd": jnp.prod,
-                   "ReduceMean": jnp.mean,
+                   "ReduceMean": jnp.mean, "ReduceL2": lambda x, axis, keepdims: jnp.sqrt(
+                       jnp.sum(x * x, axis=axis, keepdims=keepdims)),
                    "ReduceLogSumExp": _logsumexp}.items():   # (-inf where every term is: not max - max = NaN)
     OPS[_name] = _reduction(_fn)
 
