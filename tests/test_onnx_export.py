@@ -701,3 +701,18 @@ def test_load_names_an_unsupported_operator():
         f(np.ones(2, np.float32))
     with pytest.raises(TypeError, match="takes 1 inputs"):
         f(np.ones(2, np.float32), np.ones(2, np.float32))
+
+
+def test_random_draws_while_tracing_are_refused_not_baked_in():
+    """Dropout in training mode draws its mask from torch's generator while the model is traced: exporting it
+    would freeze one mask into the graph, so export refuses; eval mode (the default) exports, and the generator
+    works again afterwards."""
+    m = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+    x = fg.randn(2, 4)
+    with pytest.raises(UnsupportedError, match="random numbers"):
+        fg.onnx.export(m, (x,), training=fg.onnx.TrainingMode.TRAINING)
+    with pytest.raises(UnsupportedError, match="random numbers"):
+        fg.onnx.export(lambda t: t + fg.rand(2, 4), (x,))
+    proto = fg.onnx.export(m, (x,))
+    assert "Dropout" not in [n.op_type for n in proto.graph.node]
+    assert fg.rand(3).shape == (3,)
