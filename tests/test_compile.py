@@ -224,3 +224,23 @@ def test_changed_closure_globals_and_module_attributes_recompile():
     built = dict(cm._compiled.cache)
     assert cm(v).tolist() == [13.0, 4.0, 19.0]
     assert all(cm._compiled.cache[k] is e for k, e in built.items())   # nothing changed: nothing rebuilt
+
+
+def test_jit_of_torch_code_that_draws_random_numbers_refuses():
+    """funcgrad.jit over torch-face code with dropout in training mode would freeze one mask into the program:
+    it raises, naming the cause; eager grad, torch.compile (eager fallback) and eval mode still work."""
+    from funcgrad.func import functional_call
+    m = fg.nn.Sequential(fg.nn.Linear(4, 4), fg.nn.Dropout(0.5)).train()
+    x = fg.ones(2, 4)
+    p = dict(m.named_parameters())
+    state = fg.get_rng_state()
+    with pytest.raises(RuntimeError, match="draws random numbers"):
+        fg.jit(lambda p, x: functional_call(m, p, (x,)))(p, x)
+    assert fg.equal(fg.get_rng_state(), state)  # nothing was drawn
+    fg.manual_seed(3)
+    eager = [m(x) for _ in range(3)]
+    fg.manual_seed(3)
+    compiled = fg.compile(m)
+    assert all(fg.equal(compiled(x), e) for e in eager)  # eager's fresh mask on each call
+    m.eval()
+    np.testing.assert_allclose(fg.jit(lambda p, x: functional_call(m, p, (x,)))(p, x), m(x).detach().numpy())

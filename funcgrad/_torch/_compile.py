@@ -26,7 +26,6 @@ import functools
 import logging
 from typing import Any, Callable
 
-import numpy as np
 
 from .._src.core.errors import ConcretizationError
 from .._src.core.tree_util import tree_flatten, tree_unflatten
@@ -171,20 +170,18 @@ class _Compiled:
         jitted = _jit(flat)
         arrays = [p._arr() for _, _, p in params] + [b._arr() for _, _, b in bufs] + \
             [leaves[i]._arr() for i in tensor_pos]
-        rng = _rng_state()
         try:
             with no_grad():
                 jitted.eval_shape(*arrays)
+        except _creation.TracedDrawError:
+            raise _Eager("it draws random numbers (dropout in training mode, say), which a compiled program would "
+                         "repeat on every call")
         except _tensor._TracedTensorError as e:
             raise _Eager(f"data-dependent Python control flow or a Python value of a tensor ({_first_line(e)})")
         except ConcretizationError as e:
             raise _Eager(f"data-dependent Python control flow or a Python value of a tensor ({_first_line(e)})")
         except Exception as e:  # noqa: BLE001 (any failure of the trace: the eager call reports it, if real)
             raise _Eager(f"tracing failed with {type(e).__name__}: {_first_line(e)}")
-        if _rng_state() != rng:
-            _creation.set_rng_state(_tensor._make(np.frombuffer(rng, np.uint8).copy()))
-            raise _Eager("it draws random numbers (dropout in training mode, say), which a compiled program would "
-                         "repeat on every call")
         written = box["written"]
         if any(written[:np_]):
             raise _Eager("it writes in place to a parameter")
@@ -218,10 +215,6 @@ class _Compiled:
 def _first_line(e: BaseException) -> str:
     s = str(e).strip()
     return s.splitlines()[0] if s else type(e).__name__
-
-
-def _rng_state() -> bytes:
-    return _creation.get_rng_state().numpy().tobytes()
 
 
 class _all_reparametrized:

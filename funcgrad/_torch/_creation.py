@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import random as _jr
 from . import _mt19937 as _mt
+from .._src.core import trace as _trace
 from .._src.core.array import Array
 from . import _dtype as D
 from ._tensor import Tensor, _make, _Storage, _wrap
@@ -529,7 +530,14 @@ class Generator:
         return self
 
     def engine(self) -> "_mt.Engine":
-        """The mt19937 state draws come from (refused inside vmap(randomness='error'))."""
+        """The mt19937 state draws come from (refused inside vmap(randomness='error'), and while a program is
+        staged: a draw there would become a constant of the program, repeated on every call)."""
+        if _trace._state.stack and any(not t.carries_values for t in _trace._state.stack):
+            raise TracedDrawError("a function being traced into a program (jit, make_jaxpr, eval_shape, "
+                               "onnx.export) draws random numbers from torch's generator (dropout in training mode, "
+                               "torch.rand/randn, ...): the program would repeat the same draws on every call. Draw "
+                               "outside it and pass the values in, use funcgrad.random keys, export/compile in eval "
+                               "mode, or call it eagerly (torch.compile falls back to eager by itself)")
         if _vmap_randomness and _vmap_randomness[-1] == "error":
             raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
                                "the 'same' or 'different' randomness flags on vmap or perform the randomness "
@@ -540,6 +548,10 @@ class Generator:
         """A funcgrad.random key made of the next random64() (for samplers that draw through keys)."""
         r = int(self.engine().words64(1)[0])
         return Array(np.array([r >> 32, r & 0xFFFFFFFF], np.uint32))
+
+
+class TracedDrawError(RuntimeError):
+    """A draw from torch's generator while a program is being staged (see Generator.engine)."""
 
 
 default_generator = Generator()

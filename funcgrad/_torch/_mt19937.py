@@ -44,11 +44,6 @@ def _init_genrand(seed32: int) -> np.ndarray:
     return np.array(key, np.uint32)
 
 
-# Called before every draw while drawing is forbidden: funcgrad.onnx.export sets it while it traces, where a
-# draw (dropout in training mode, torch.rand in forward) would be baked into the graph as a constant.
-draw_guard = None
-
-
 class Engine:
     """The state of one torch CPU generator: the mt19937 words (held by a NumPy MT19937 bit generator), the
     64-bit seed it was made from, and the cached second Box-Muller normals (double and float)."""
@@ -72,8 +67,6 @@ class Engine:
         """The next n 32-bit outputs (random()), as uint64."""
         if n <= 0:
             return np.zeros(0, np.uint64)
-        if draw_guard is not None:
-            draw_guard()
         self.fresh = False
         return self.bg.random_raw(n)
 

@@ -15,7 +15,6 @@ import numpy as np
 from .._src.core import trace as _trace
 from .._src.core.array import Array, ArrayBase, to_array
 from .._src.interpreters.jit import make_jaxpr
-from .._torch import _mt19937
 from .._torch._tensor import Tensor
 from ..nn.modules.module import Module
 from ..nn.utils.stateless import _to_array, _to_tensor, functional_call
@@ -34,13 +33,6 @@ MIN_OPSET = 13
 
 class _State:
     exporting = False
-
-
-def _refuse_draw():
-    raise UnsupportedError("funcgrad.onnx.export: the model draws random numbers while it is traced (dropout "
-                           "in training mode, torch.rand/randn in forward, ...); the draws would be baked into "
-                           "the graph as constants. Export in eval mode (training=TrainingMode.EVAL, the "
-                           "default), or pass the random values in as inputs")
 
 
 def is_in_onnx_export() -> bool:
@@ -163,7 +155,6 @@ def export(model, args=(), f=None, input_names=None, output_names=None, dynamic_
     names = names[:len(arrays)]
     was_training = model.training if is_module else None
     _State.exporting = True
-    _mt19937.draw_guard = _refuse_draw
     sources = _trace.source_lines = {}  # each equation's user line, for the errors of the rules
     try:
         if is_module and training != TrainingMode.PRESERVE:
@@ -189,7 +180,6 @@ def export(model, args=(), f=None, input_names=None, output_names=None, dynamic_
                 pair_jaxprs(jaxpr, jaxpr2, twins)
     finally:
         _State.exporting = False
-        _mt19937.draw_guard = None
         _trace.source_lines = None
         if is_module:
             model.train(was_training)
