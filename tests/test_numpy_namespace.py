@@ -777,7 +777,7 @@ def test_broadcast_to_and_arrays(data):
     xs = [arrays(data.draw, dt, s) for dt, s in zip((np.float32, np.int8, np.bool_), shapes.input_shapes)]
     got = jnp.broadcast_arrays(*xs)
     want = np.broadcast_arrays(*xs)
-    assert isinstance(got, tuple) and len(got) == 3
+    assert isinstance(got, list) and len(got) == 3  # as jnp.broadcast_arrays and the Array API (NumPy 2: tuple)
     for g, w in zip(got, want):
         check(g, w)
     for x in xs:
@@ -928,3 +928,14 @@ def test_grad_matches_finite_differences(name, seed):
     np.testing.assert_allclose(np.asarray(g), _numeric_grad(f, x), rtol=1e-5, atol=1e-6)
     gj = funcgrad.jit(funcgrad.grad(f))(jnp.asarray(x))
     np.testing.assert_allclose(np.asarray(gj), np.asarray(g), rtol=1e-10, atol=1e-12)
+
+
+def test_linalg_vecdot_keeps_the_operands_dtype():
+    """The Array API (and jnp.linalg.vecdot): the result dtype is the operands' promoted dtype; a plain sum
+    would widen uint8 to the default unsigned integer."""
+    a = jnp.asarray(np.array([[1, 2, 3], [4, 5, 6]], np.uint8))
+    b = jnp.asarray(np.array([1, 1, 2], np.uint8))
+    for f in (jnp.linalg.vecdot, jnp.vecdot):
+        out = f(a, b)
+        assert out.dtype == jnp.uint8
+        np.testing.assert_array_equal(np.asarray(out), [9, 21])

@@ -348,10 +348,11 @@ def outer(a, b):
 
 
 def broadcast_arrays(*args):
-    """The arguments broadcast against each other (a tuple, as NumPy 2 returns)."""
+    """The arguments broadcast against each other: a list, as jnp.broadcast_arrays and the Array API
+    standard (NumPy 2 returns a tuple)."""
     xs = [asarray_any(a) for a in args]
     shape = broadcast_shapes(*[x.shape for x in xs], op="broadcast_arrays")
-    return tuple(broadcast_to(x, shape) for x in xs)
+    return [broadcast_to(x, shape) for x in xs]
 
 
 def atleast_1d(*arys):

@@ -670,7 +670,8 @@ def vecdot(x1, x2, /, *, axis: int = -1):
     b = _m.moveaxis(b, normalize_index(axis, b.ndim, "vecdot"), -1)
     if a.shape[-1] != b.shape[-1]:
         raise ValueError(f"vecdot: the contracted axis has size {a.shape[-1]} in x1 but {b.shape[-1]} in x2")
-    return _r.sum(_u.multiply(_conj(a), b), axis=-1)
+    p = _u.multiply(_conj(a), b)
+    return _r.sum(p, axis=-1, dtype=p.dtype)  # (the operands' dtype: sum alone widens small integers)
 
 
 def diagonal(x, /, *, offset: int = 0):
