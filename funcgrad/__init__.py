@@ -45,3 +45,7 @@ for _public, _mod in {"linalg": linalg, "cuda": cuda, "cuda.amp": cuda.amp, "cpu
 for _name, _mod in list(_sys.modules.items()):
     if _name == __name__ + "._torch" or _name.startswith(__name__ + "._torch."):
         _sys.modules[__name__ + ".tensor" + _name[len(__name__ + "._torch"):]] = _mod
+
+# JAX_ENABLE_X64=1, JAX_PLATFORMS=cpu, ...: options' starting values from the environment, as JAX reads them
+# (after every module has registered its options)
+config.apply_environment()

@@ -40,10 +40,16 @@ JAX's options (each also spelled with the `jax_` prefix, as in jax.config):
   platform_name, platforms  "cpu" (and "gpu"/"cuda" where CuPy sees a GPU); anything else raises
   default_matmul_precision, traceback_filtering, check_tracer_leaks, ...  accepted; funcgrad already
                           behaves as one of their settings (full float32 matmuls, unfiltered tracebacks)
+
+As in JAX, each option's starting value can come from the environment: JAX_ENABLE_X64=1, JAX_PLATFORMS=cpu,
+JAX_DEBUG_NANS=true, JAX_DISABLE_JIT=1, ... (the option's name in capitals with the `JAX_` prefix), read
+when funcgrad is imported; a malformed value raises ValueError naming the variable.
 """
 from __future__ import annotations
 
+import os
 import sys
+import warnings
 
 from . import dtypes
 from . import options as _options
@@ -161,6 +167,19 @@ class Config:
             else:
                 self.update(name, int(value) if value.isdigit() else value)
 
+    def apply_environment(self, environ=None) -> None:
+        """Set every known option named by a JAX_<NAME> environment variable (as JAX reads them at import):
+        booleans from JAX's spellings (1/0, true/false, yes/no, on/off, t/f, y/n), integers, None, or text."""
+        environ = os.environ if environ is None else environ
+        for name in self._names:
+            var = "JAX_" + _canonical(name).upper()
+            if var in environ:
+                value = _parse_env(var, environ[var], self.read(name))
+                try:
+                    self.update(name, value)
+                except RuntimeError as e:  # an unavailable platform: JAX too fails only when first used
+                    warnings.warn(f"{var}: {e}", RuntimeWarning, stacklevel=2)
+
     @property
     def log_compiles(self):
         return self.read("log_compiles")
@@ -168,6 +187,26 @@ class Config:
     @property
     def jit_cache_size(self):
         return self.read("jit_cache_size")
+
+
+_TRUE, _FALSE = ("1", "true", "t", "yes", "y", "on"), ("0", "false", "f", "no", "n", "off")
+
+
+def _parse_env(var: str, text: str, current):
+    """An environment variable's text as an option value of the current value's kind."""
+    low = text.strip().lower()
+    if isinstance(current, bool) or current is None and low in _TRUE + _FALSE:
+        if low not in _TRUE + _FALSE:
+            raise ValueError(f"{var}={text!r}: expected a boolean (1/0, true/false, yes/no, on/off)")
+        return low in _TRUE
+    if isinstance(current, int) or current is None and low.lstrip("-").isdigit():
+        try:
+            return int(low)
+        except ValueError:
+            raise ValueError(f"{var}={text!r}: expected an integer") from None
+    if low in ("none", ""):
+        return None
+    return text
 
 
 config = Config()
