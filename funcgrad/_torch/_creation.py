@@ -532,16 +532,18 @@ class Generator:
     def engine(self) -> "_mt.Engine":
         """The mt19937 state draws come from (refused inside vmap(randomness='error'), and while a program is
         staged: a draw there would become a constant of the program, repeated on every call)."""
-        if _trace._state.stack and any(not t.carries_values for t in _trace._state.stack):
+        if _vmap_randomness:  # torch.func.vmap batches the draws itself ('same'/'different')
+            if _vmap_randomness[-1] == "error":
+                raise RuntimeError("vmap: called random operation while in randomness error mode. Please either "
+                                   "use the 'same' or 'different' randomness flags on vmap or perform the "
+                                   "randomness operation out of vmap")
+        elif _trace._state.stack and any(not t.carries_values for t in _trace._state.stack):
             raise TracedDrawError("a function being traced into a program (jit, make_jaxpr, eval_shape, "
-                               "onnx.export) draws random numbers from torch's generator (dropout in training mode, "
-                               "torch.rand/randn, ...): the program would repeat the same draws on every call. Draw "
-                               "outside it and pass the values in, use funcgrad.random keys, export/compile in eval "
-                               "mode, or call it eagerly (torch.compile falls back to eager by itself)")
-        if _vmap_randomness and _vmap_randomness[-1] == "error":
-            raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
-                               "the 'same' or 'different' randomness flags on vmap or perform the randomness "
-                               "operation out of vmap")
+                                  "onnx.export) draws random numbers from torch's generator (dropout in training "
+                                  "mode, torch.rand/randn, ...): the program would repeat the same draws on every "
+                                  "call. Draw outside it and pass the values in, use funcgrad.random keys, "
+                                  "export/compile in eval mode, or call it eagerly (torch.compile falls back to "
+                                  "eager by itself)")
         return self._eng
 
     def next_key(self):
