@@ -12,7 +12,10 @@ from . import _creation as C
 from . import _mt19937 as MT
 from . import _dtype as D
 from . import _index
-from . import _ops as O
+from . import _jnp as jnp
+from .ops import (activations, arithmetic, comparison, diagonals, extrema, indexing, join_split, products,
+                  reductions, selection, sorting, unary, views)
+from .ops._common import _bshape, _cast
 from . import _tensor as _TM
 from ._tensor import Tensor, _apply1, _inplace, _req, _traced, _wrap
 from ._tensor import _INF_INPLACE_MSG
@@ -81,10 +84,10 @@ def _fast_binary_inplace(np_fn, op, name):
 def _div_(self, other, *, rounding_mode=None):
     if rounding_mode is None:
         return _div_fast(self, other)
-    return _make_inplace(O.div, "Div")(self, other, rounding_mode=rounding_mode)
+    return _make_inplace(arithmetic.div, "Div")(self, other, rounding_mode=rounding_mode)
 
 
-_div_fast = _fast_binary_inplace(np.true_divide, O.div, "Div")
+_div_fast = _fast_binary_inplace(np.true_divide, arithmetic.div, "Div")
 
 
 def _check_inf(t) -> None:
@@ -104,7 +107,7 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
         if (_req(value) and _gs.enabled) or value._v is None:
-            return _inplace("Fill", self, lambda a, s: O.jnp.broadcast_to(O._cast(s, a.dtype), a.shape), (value,),
+            return _inplace("Fill", self, lambda a, s: jnp.broadcast_to(_cast(s, a.dtype), a.shape), (value,),
                             reads_self=False)
         value = value.item()
     if v is not None and v.flags.writeable and not _TM._fw_on and (not _gs.enabled or (
@@ -114,7 +117,7 @@ def fill_(self, value):
         self._bump()
         return self
     dt = self._np_dtype()
-    return _inplace("Fill", self, lambda a: O.jnp.full(a.shape, value, dt), reads_self=False)
+    return _inplace("Fill", self, lambda a: jnp.full(a.shape, value, dt), reads_self=False)
 
 
 def copy_(self, src, non_blocking=False):
@@ -132,13 +135,13 @@ def copy_(self, src, non_blocking=False):
 
     dshape, sshape = tuple(self.shape), tuple(src.shape)
     if sshape != dshape and not _bc_into(sshape, dshape):
-        if len(sshape) > len(dshape) or O._bshape(dshape, sshape) != dshape:
+        if len(sshape) > len(dshape) or _bshape(dshape, sshape) != dshape:
             raise RuntimeError(f"output with shape {list(dshape)} doesn't match the broadcast shape "
-                               f"{list(O._bshape(dshape, sshape))}")
+                               f"{list(_bshape(dshape, sshape))}")
 
     def fn(a, s):
         s = ew.convert_element_type(s, a.dtype) if s.dtype != a.dtype else s
-        return O.jnp.broadcast_to(s, a.shape) if s.shape != a.shape else s
+        return jnp.broadcast_to(s, a.shape) if s.shape != a.shape else s
     return _inplace("Copy", self, fn, (src,), reads_self=False)
 
 
@@ -337,7 +340,7 @@ def to(self, *args, **kwargs):
     if device is not None:
         D.check_device(device)
     if dtype is None:
-        return O.clone(self) if copy else self
+        return views.clone(self) if copy else self
     return _to_dtype(self, D.to_np(dtype), copy)
 
 
@@ -428,7 +431,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
         return self
     mask = np.zeros(self.shape, bool)
     np.fill_diagonal(mask, True, wrap=wrap)
-    return _inplace("FillDiagonal", self, lambda a: ew.select(Array(mask), O.jnp.full(a.shape, fill_value, a.dtype), a))
+    return _inplace("FillDiagonal", self, lambda a: ew.select(Array(mask), jnp.full(a.shape, fill_value, a.dtype), a))
 
 
 # --- methods whose signatures differ from the functions ----------------------------------------------------
@@ -436,7 +439,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
 def _flip_m(self, *dims):
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = tuple(dims[0])
-    return O.flip(self, dims)
+    return views.flip(self, dims)
 
 
 def _size_args(f):
@@ -447,8 +450,8 @@ def _size_args(f):
 
 def _T(self):
     if self.ndim != 2 and self.ndim != 0:
-        return O.permute(self, tuple(reversed(range(self.ndim))))
-    return O.t(self)
+        return views.permute(self, tuple(reversed(range(self.ndim))))
+    return views.t(self)
 
 
 def _mT(self):
@@ -457,7 +460,7 @@ def _mT(self):
     if self.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D "
                            "tensor.")
-    return O.transpose(self, -2, -1)
+    return views.transpose(self, -2, -1)
 
 
 def _real(self):
@@ -486,13 +489,13 @@ def _H(self):
 
 
 def _neg_dunder(self):
-    return O.neg(self)
+    return unary.neg(self)
 
 
 def _invert(self):
     if self._np_dtype() == np.bool_:
-        return O.logical_not(self)
-    return O.bitwise_not(self)
+        return unary.logical_not(self)
+    return unary.bitwise_not(self)
 
 
 def _swap(f):
@@ -500,7 +503,7 @@ def _swap(f):
 
 
 def _matmul_r(self, other):
-    return O.matmul(other if isinstance(other, Tensor) else C.tensor(other), self)
+    return products.matmul(other if isinstance(other, Tensor) else C.tensor(other), self)
 
 
 _OPERANDS = (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)
@@ -522,7 +525,7 @@ def _rbinary_dunder(f):
 
 
 def _sum_m(self, dim=None, keepdim=False, *, dtype=None):
-    return O.sum(self, dim, keepdim, dtype=dtype)
+    return reductions.sum(self, dim, keepdim, dtype=dtype)
 
 
 def _apply_(self, callable_):
@@ -556,59 +559,30 @@ def _float_power_(self, exponent):
     if self._np_dtype() != (np.complex128 if cplx or self._np_dtype().kind == "c" else np.float64):
         raise RuntimeError(f"the base given to float_power_ has dtype {_legacy(self._np_dtype())} but the "
                            f"operation's result requires dtype {'ComplexDouble' if cplx else 'Double'}")
-    return _make_inplace(O.float_power, "FloatPower")(self, exponent)
+    return _make_inplace(arithmetic.float_power, "FloatPower")(self, exponent)
 
 
-_INPLACE_OPS = [
-    "abs", "neg", "negative", "sign", "floor", "ceil", "trunc", "frac", "round", "square", "relu", "exp", "exp2",
-    "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma",
-    "reciprocal", "clamp", "clip", "clamp_min", "clamp_max", "pow", "remainder", "fmod", "floor_divide",
-    "maximum", "minimum", "atan2", "lerp", "masked_fill", "where", "scatter", "scatter_add", "scatter_reduce",
-    "index_add", "index_copy", "index_fill", "index_put", "tril", "triu", "nan_to_num", "logit", "hypot",
-    "logical_not", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "xlogy", "copysign", "float_power", "fix",
-]
-
-_METHODS = [
-    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin",
-    "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh", "tanh", "asinh", "arcsinh", "acosh", "arccosh",
-    "atanh", "arctanh", "sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma", "reciprocal", "abs", "absolute",
-    "neg", "negative", "sign", "sgn", "floor", "ceil", "trunc", "fix", "frac", "square", "relu", "positive",
-    "round", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
-    "isreal", "nan_to_num", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-    "floor_divide", "remainder", "fmod", "pow", "float_power", "maximum", "minimum", "fmax", "fmin", "atan2",
-    "arctan2", "hypot", "logaddexp", "copysign", "xlogy", "lerp", "eq", "ne", "lt", "le", "gt", "ge",
-    "not_equal", "less", "less_equal", "greater", "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_left_shift", "bitwise_right_shift", "logical_and", "logical_or", "logical_xor", "clamp", "clip",
-    "clamp_min", "clamp_max", "where", "masked_fill", "masked_select", "nansum", "prod", "mean", "nanmean",
-    "var", "std", "amax", "amin", "aminmax", "max", "min", "argmax", "argmin", "all", "any", "count_nonzero",
-    "logsumexp", "norm", "cumsum", "cumprod", "median", "matmul", "mm", "bmm", "mv", "dot", "inner", "vdot",
-    "outer", "ger", "addmm", "addmv", "baddbmm", "kron", "trace", "diag", "diagonal", "diag_embed", "tril",
-    "triu", "cross", "softmax", "log_softmax", "logit", "view", "reshape", "view_as", "reshape_as", "flatten",
-    "unflatten", "ravel", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes", "swapdims", "t",
-    "movedim", "moveaxis", "expand", "expand_as", "broadcast_to", "contiguous", "clone", "repeat", "tile",
-    "repeat_interleave", "split", "tensor_split", "chunk", "unbind", "narrow", "select", "index_select",
-    "gather", "take_along_dim", "take", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
-    "index_fill", "index_put", "nonzero", "argwhere", "flip", "fliplr", "flipud", "roll", "rot90", "sort",
-    "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "bincount", "allclose", "isclose",
-    "equal", "dist", "histc", "var_mean", "std_mean", "mode",
-]
+# torch's core functions, one module per family (funcgrad/_torch/ops/): each declares METHODS (its functions that
+# Tensor has as methods) and INPLACE (those with an in-place `op_` variant). The package exports them at the top
+# level as they are (the other families in _methods_ops get torch's argument checks first).
+CORE = (unary, arithmetic, comparison, selection, reductions, extrema, sorting, products, diagonals, activations, views,
+        join_split, indexing)
 
 
 def install():
     T = Tensor
-    for name in _METHODS:
-        setattr(T, name, getattr(O, name))
+    for fam in CORE:
+        for name in fam.METHODS:
+            setattr(T, name, getattr(fam, name))
+        for name in fam.INPLACE:
+            setattr(T, name + "_", _make_inplace(getattr(fam, name), name.capitalize()))
     T.sum = _sum_m
     T.flip = _flip_m
-    for name in _INPLACE_OPS:
-        setattr(T, name + "_", _make_inplace(getattr(O, name), name.capitalize()))
     T.float_power_ = _float_power_
-    T.add_ = _fast_binary_inplace(np.add, O.add, "Add")
-    T.sub_ = _fast_binary_inplace(np.subtract, O.sub, "Sub")
+    T.add_ = _fast_binary_inplace(np.add, arithmetic.add, "Add")
+    T.sub_ = _fast_binary_inplace(np.subtract, arithmetic.sub, "Sub")
     T.subtract_ = T.sub_
-    T.mul_ = _fast_binary_inplace(np.multiply, O.mul, "Mul")
+    T.mul_ = _fast_binary_inplace(np.multiply, arithmetic.mul, "Mul")
     T.multiply_ = T.mul_
     T.div_ = _div_
     T.divide_ = T.true_divide_ = _div_
@@ -655,7 +629,7 @@ def install():
     T.mT = property(_mT)
     T.mH = property(lambda self: _conj(_mT(self)))
     # x.where(condition, y) is torch.where(condition, x, y)
-    T.where = lambda self, condition, y: O.where(condition, self, y)
+    T.where = lambda self, condition, y: selection.where(condition, self, y)
     T.H = property(_H)
     T.real = property(_real)
     T.imag = property(_imag)
@@ -668,42 +642,42 @@ def install():
     T.dim_order = _dim_order
     T.__getitem__ = _index.getitem
     T.__setitem__ = _index.setitem
-    T.__add__ = _binary_dunder(O.add)
-    T.__radd__ = _rbinary_dunder(O.add)
-    T.__sub__ = _binary_dunder(O.sub)
-    T.__rsub__ = _rbinary_dunder(O.sub)
-    T.__mul__ = _binary_dunder(O.mul)
-    T.__rmul__ = _rbinary_dunder(O.mul)
-    T.__truediv__ = _binary_dunder(O.div)
-    T.__rtruediv__ = _rbinary_dunder(O.div)
-    T.__floordiv__ = _binary_dunder(O.floor_divide)
-    T.__rfloordiv__ = _rbinary_dunder(O.floor_divide)
-    T.__mod__ = _binary_dunder(O.remainder)
-    T.__rmod__ = _rbinary_dunder(O.remainder)
-    T.__pow__ = _binary_dunder(O.pow)
-    T.__rpow__ = _rbinary_dunder(O.pow)
-    T.__matmul__ = _binary_dunder(lambda a, b: O.matmul(a, b if isinstance(b, Tensor) else C.tensor(b)))
+    T.__add__ = _binary_dunder(arithmetic.add)
+    T.__radd__ = _rbinary_dunder(arithmetic.add)
+    T.__sub__ = _binary_dunder(arithmetic.sub)
+    T.__rsub__ = _rbinary_dunder(arithmetic.sub)
+    T.__mul__ = _binary_dunder(arithmetic.mul)
+    T.__rmul__ = _rbinary_dunder(arithmetic.mul)
+    T.__truediv__ = _binary_dunder(arithmetic.div)
+    T.__rtruediv__ = _rbinary_dunder(arithmetic.div)
+    T.__floordiv__ = _binary_dunder(arithmetic.floor_divide)
+    T.__rfloordiv__ = _rbinary_dunder(arithmetic.floor_divide)
+    T.__mod__ = _binary_dunder(arithmetic.remainder)
+    T.__rmod__ = _rbinary_dunder(arithmetic.remainder)
+    T.__pow__ = _binary_dunder(arithmetic.pow)
+    T.__rpow__ = _rbinary_dunder(arithmetic.pow)
+    T.__matmul__ = _binary_dunder(lambda a, b: products.matmul(a, b if isinstance(b, Tensor) else C.tensor(b)))
     T.__rmatmul__ = _matmul_r
-    T.__and__ = _binary_dunder(O.bitwise_and)
-    T.__rand__ = _rbinary_dunder(O.bitwise_and)
-    T.__or__ = _binary_dunder(O.bitwise_or)
-    T.__ror__ = _rbinary_dunder(O.bitwise_or)
-    T.__xor__ = _binary_dunder(O.bitwise_xor)
-    T.__rxor__ = _rbinary_dunder(O.bitwise_xor)
-    T.__lshift__ = _binary_dunder(O.bitwise_left_shift)
-    T.__rlshift__ = _rbinary_dunder(O.bitwise_left_shift)
-    T.__rshift__ = _binary_dunder(O.bitwise_right_shift)
-    T.__rrshift__ = _rbinary_dunder(O.bitwise_right_shift)
+    T.__and__ = _binary_dunder(comparison.bitwise_and)
+    T.__rand__ = _rbinary_dunder(comparison.bitwise_and)
+    T.__or__ = _binary_dunder(comparison.bitwise_or)
+    T.__ror__ = _rbinary_dunder(comparison.bitwise_or)
+    T.__xor__ = _binary_dunder(comparison.bitwise_xor)
+    T.__rxor__ = _rbinary_dunder(comparison.bitwise_xor)
+    T.__lshift__ = _binary_dunder(comparison.bitwise_left_shift)
+    T.__rlshift__ = _rbinary_dunder(comparison.bitwise_left_shift)
+    T.__rshift__ = _binary_dunder(comparison.bitwise_right_shift)
+    T.__rrshift__ = _rbinary_dunder(comparison.bitwise_right_shift)
     T.__neg__ = _neg_dunder
     T.__pos__ = lambda self: self
-    T.__abs__ = lambda self: O.abs(self)
+    T.__abs__ = lambda self: unary.abs(self)
     T.__invert__ = _invert
-    T.__eq__ = _binary_dunder(O.eq)
-    T.__ne__ = _binary_dunder(O.ne)
-    T.__lt__ = _binary_dunder(O.lt)
-    T.__le__ = _binary_dunder(O.le)
-    T.__gt__ = _binary_dunder(O.gt)
-    T.__ge__ = _binary_dunder(O.ge)
+    T.__eq__ = _binary_dunder(comparison.eq)
+    T.__ne__ = _binary_dunder(comparison.ne)
+    T.__lt__ = _binary_dunder(comparison.lt)
+    T.__le__ = _binary_dunder(comparison.le)
+    T.__gt__ = _binary_dunder(comparison.gt)
+    T.__ge__ = _binary_dunder(comparison.ge)
     T.__iadd__ = lambda self, other: T.add_(self, other)
     T.__isub__ = lambda self, other: T.sub_(self, other)
     T.__imul__ = lambda self, other: T.mul_(self, other)

@@ -7,7 +7,7 @@ the methods are the checked functions."""
 from __future__ import annotations
 
 from . import _linalg_decomp, _linalg_lu
-from . import _ops as O
+from .ops import arithmetic, comparison, products, reductions, unary
 from . import _special_ops as S
 from ._methods import _make_inplace
 from ._tensor import Tensor
@@ -23,11 +23,11 @@ _SPECIAL_METHODS = ["i0", "igamma", "igammac"]  # (_special_ops)
 def _inplace_ops() -> dict:
     """The ops outside the families whose in-place variants this module installs, by method name."""
     return {
-        "i0": S.i0, "igamma": S.igamma, "igammac": S.igammac, "addmv": O.addmv, "addmm": O.addmm,
-        "baddbmm": O.baddbmm, "cumsum": O.cumsum, "cumprod": O.cumprod, "absolute": O.abs, "arccos": O.acos,
-        "arcsin": O.asin, "arctan": O.atan, "arccosh": O.acosh, "arcsinh": O.asinh, "arctanh": O.atanh,
-        "arctan2": O.atan2, "sgn": O.sgn, "greater": O.gt, "greater_equal": O.ge, "less": O.lt, "less_equal": O.le,
-        "not_equal": O.ne, "bitwise_left_shift": O.bitwise_left_shift, "bitwise_right_shift": O.bitwise_right_shift,
+        "i0": S.i0, "igamma": S.igamma, "igammac": S.igammac, "addmv": products.addmv, "addmm": products.addmm,
+        "baddbmm": products.baddbmm, "cumsum": reductions.cumsum, "cumprod": reductions.cumprod, "absolute": unary.abs, "arccos": unary.acos,
+        "arcsin": unary.asin, "arctan": unary.atan, "arccosh": unary.acosh, "arcsinh": unary.asinh, "arctanh": unary.atanh,
+        "arctan2": arithmetic.atan2, "sgn": unary.sgn, "greater": comparison.gt, "greater_equal": comparison.ge, "less": comparison.lt, "less_equal": comparison.le,
+        "not_equal": comparison.ne, "bitwise_left_shift": comparison.bitwise_left_shift, "bitwise_right_shift": comparison.bitwise_right_shift,
     }
 
 

@@ -10,10 +10,9 @@ import numpy as np
 
 from ..autograd.grad_mode import state
 from . import _creation as C
-from . import _ops as O
+from .ops import join_split, reductions, shape, views
 from ._storage import TypedStorage, UntypedStorage
-from ._tensor import Tensor
-from .ops import shape
+from ._tensor import Tensor, _dim
 
 
 def _inplace_view(op, name):
@@ -122,14 +121,14 @@ def _sum_to_size(self, *size):
                            f"{{{', '.join(map(str, shape))}}}.")
     lead = len(shape) - len(size)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1]
-    r = O.sum(self, dims, keepdim=True) if dims else self
+    r = reductions.sum(self, dims, keepdim=True) if dims else self
     return r.reshape(size) if lead else r
 
 
 def _unfold(self, dimension, size, step):
     """A view of all the length-`size` slices of dimension `dimension` taken every `step`, as a new last
     dimension."""
-    d = O._dim(dimension, max(self.ndim, 1))
+    d = _dim(dimension, max(self.ndim, 1))
     n = self.shape[d] if self.ndim else 1
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
@@ -177,7 +176,7 @@ def install() -> None:
     """Add the methods to Tensor."""
     T = Tensor
     for name in ("swapaxes", "swapdims", "transpose", "t", "squeeze", "unsqueeze"):
-        setattr(T, name + "_", _inplace_view(getattr(O, name), name + "_"))
+        setattr(T, name + "_", _inplace_view(getattr(views, name), name + "_"))
     T.as_strided_ = _as_strided_
     T.resize_ = resize_
     T.resize_as_ = resize_as_
@@ -193,9 +192,9 @@ def install() -> None:
     T.hardshrink = lambda self, lambd=0.5: __import__("funcgrad.nn.functional", fromlist=["x"]).hardshrink(
         self, lambd)
     T.prelu = lambda self, weight: __import__("funcgrad.nn.functional", fromlist=["x"]).prelu(self, weight)
-    T.narrow_copy = lambda self, dim, start, length: O.narrow(self, dim, start, length).clone()
-    T.unsafe_chunk = O.chunk
-    T.unsafe_split = O.split
+    T.narrow_copy = lambda self, dim, start, length: join_split.narrow(self, dim, start, length).clone()
+    T.unsafe_chunk = join_split.chunk
+    T.unsafe_split = join_split.split
     T.output_nr = property(lambda self: self._onr)
     T.as_subclass = _as_subclass
     T.map_ = _map_

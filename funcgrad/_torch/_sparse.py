@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _creation as C
 from . import _dtype as D
-from . import _ops as O
+from .ops import indexing, products as _products
 from ._tensor import Tensor
 
 __all__ = ["sparse_coo_tensor", "spmm"]
@@ -37,7 +37,7 @@ def _densify(indices: Tensor, values: Tensor, size) -> Tensor:
     if indices.shape[1] == 0:
         return out
     idx = tuple(indices[d] for d in range(indices.shape[0]))
-    return O.index_put(out, idx, values, accumulate=True)
+    return indexing.index_put(out, idx, values, accumulate=True)
 
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
@@ -161,7 +161,7 @@ def _sparse_repr(self):
 
 def spmm(input, mat2):
     """torch.spmm: a (sparse or dense) matrix times a dense matrix, as a dense matrix."""
-    return O.mm(input, mat2)
+    return _products.mm(input, mat2)
 
 
 def install(T):
