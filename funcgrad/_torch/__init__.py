@@ -10,7 +10,7 @@ import builtins as _builtins
 
 import numpy as _np
 
-from . import _dtype, _methods  # noqa: F401  (_methods installs the Tensor methods)
+from . import _dtype, _methods  # noqa: F401
 from . import cuda  # noqa: F401
 from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, complex, default_generator, empty,  # noqa: F401,A004
                         empty_like, eye, from_numpy, full, full_like, get_rng_state, initial_seed, linspace,
@@ -39,11 +39,11 @@ from ._formats import (channels_last, channels_last_3d, contiguous_format, layou
                        legacy_contiguous_format, memory_format, preserve_format, sparse_coo, sparse_csr, strided)
 from ._nn_aliases import *  # noqa: F401,F403,E402
 from ._special_ops import i0, igamma, igammac, polygamma  # noqa: F401,E402
-from . import _methods_storage  # noqa: E402
-_methods_storage.install()  # resize_, storage, the in-place view ops, ...
-globals().update(_methods_ops.install())  # the families' method forms; torch.relu_, torch.zero_, ... (in-place functions)
-from . import _sparse  # noqa: E402
-_sparse.install(Tensor)  # sparse COO tensors (to_sparse, indices, values, ...)
+from . import _methods_storage, _sparse  # noqa: E402
+# Tensor's methods, installed once from the tables that declare them (each name in one table; the families' method
+# forms are their checked functions, so this follows the _argcheck wrapping above)
+_methods.install(_methods.methods(), _methods_storage.methods(), _methods_ops.methods(), _sparse.methods())
+globals().update(_methods_ops.torch_inplace_fns())  # torch.relu_, torch.zero_, ... (x.relu_(), ...)
 from ._sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
 
 # torch's dtype aliases
@@ -209,7 +209,7 @@ _argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
 # in torch, and NumPy's LinAlgError
 
 from . import _complex_reject  # noqa: E402
-_complex_reject.install(globals())  # torch's errors for complex input without a complex kernel
+_complex_reject.guard_namespace(globals())  # torch's errors for complex input without a complex kernel
 
 __all__ = sorted(set().union(*(_m.__all__ for _m in _methods.CORE + _FAMILIES)) | set(_nn_aliases.__all__) |
                  set(_methods_ops.TORCH_INPLACE_FNS) & set(globals()) | {"i0", "igamma", "igammac", "polygamma"} | {

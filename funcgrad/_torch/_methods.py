@@ -11,7 +11,7 @@ from .._src.prims import elementwise as ew
 from . import _creation as C
 from . import _mt19937 as MT
 from . import _dtype as D
-from . import _index
+from . import _complex_reject, _index
 from . import _jnp as jnp
 from .ops import (activations, arithmetic, comparison, diagonals, extrema, indexing, join_split, products,
                   reductions, selection, sorting, unary, views)
@@ -509,6 +509,14 @@ def _matmul_r(self, other):
 _OPERANDS = (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)
 
 
+def _inplace_dunder(dunder_name, name):
+    """x op= y: Tensor's in-place method `name` (add_, ...), looked up when called, so it is the one installed."""
+    def dunder(self, other):
+        return getattr(Tensor, name)(self, other)
+    dunder.__name__ = dunder.__qualname__ = dunder_name
+    return dunder
+
+
 def _binary_dunder(f):
     """A binary operator method: f(self, other), or NotImplemented for an operand torch does not take (so
     that Python tries the other operand's reflected method)."""
@@ -569,128 +577,116 @@ CORE = (unary, arithmetic, comparison, selection, reductions, extrema, sorting, 
         join_split, indexing)
 
 
-def install():
-    T = Tensor
+def methods() -> dict:
+    """This module's Tensor attributes (name -> method, property or value): the core families' methods and their
+    in-place variants, operators, conversions, samplers and the rest of the methods written here."""
+    m = {}
     for fam in CORE:
         for name in fam.METHODS:
-            setattr(T, name, getattr(fam, name))
+            m[name] = getattr(fam, name)
         for name in fam.INPLACE:
-            setattr(T, name + "_", _make_inplace(getattr(fam, name), name.capitalize()))
-    T.sum = _sum_m
-    T.flip = _flip_m
-    T.float_power_ = _float_power_
-    T.add_ = _fast_binary_inplace(np.add, arithmetic.add, "Add")
-    T.sub_ = _fast_binary_inplace(np.subtract, arithmetic.sub, "Sub")
-    T.subtract_ = T.sub_
-    T.mul_ = _fast_binary_inplace(np.multiply, arithmetic.mul, "Mul")
-    T.multiply_ = T.mul_
-    T.div_ = _div_
-    T.divide_ = T.true_divide_ = _div_
-    T.zero_ = zero_
-    T.fill_ = fill_
-    T.copy_ = copy_
-    T.set_ = set_
-    T.fill_diagonal_ = fill_diagonal_
-    T.uniform_ = _sampler_("uniform_", _draw_uniform)
-    T.normal_ = _sampler_("normal_", _draw_normal)
-    T.bernoulli_ = _sampler_("bernoulli_", _draw_bernoulli)
-    T.random_ = _sampler_("random_", _draw_random)
-    T.exponential_ = _sampler_("exponential_", _draw_exponential)
-    T.log_normal_ = _sampler_("log_normal_", _draw_log_normal)
-    T.cauchy_ = _sampler_("cauchy_", _draw_cauchy)
-    T.geometric_ = _sampler_("geometric_", _draw_geometric)
-    T.bernoulli = lambda self, p=None, *, generator=None: C.bernoulli(self, p, generator=generator)
-    T.multinomial = lambda self, num_samples, replacement=False, *, generator=None: C.multinomial(
+            m[name + "_"] = _make_inplace(getattr(fam, name), name.capitalize())
+    m["sum"] = _sum_m
+    m["flip"] = _flip_m
+    m["float_power_"] = _float_power_
+    m["add_"] = _fast_binary_inplace(np.add, arithmetic.add, "Add")
+    m["sub_"] = _fast_binary_inplace(np.subtract, arithmetic.sub, "Sub")
+    m["subtract_"] = m["sub_"]
+    m["mul_"] = _fast_binary_inplace(np.multiply, arithmetic.mul, "Mul")
+    m["multiply_"] = m["mul_"]
+    m["div_"] = _div_
+    m["divide_"] = m["true_divide_"] = _div_
+    m["zero_"] = zero_
+    m["fill_"] = fill_
+    m["copy_"] = copy_
+    m["set_"] = set_
+    m["fill_diagonal_"] = fill_diagonal_
+    m["uniform_"] = _sampler_("uniform_", _draw_uniform)
+    m["normal_"] = _sampler_("normal_", _draw_normal)
+    m["bernoulli_"] = _sampler_("bernoulli_", _draw_bernoulli)
+    m["random_"] = _sampler_("random_", _draw_random)
+    m["exponential_"] = _sampler_("exponential_", _draw_exponential)
+    m["log_normal_"] = _sampler_("log_normal_", _draw_log_normal)
+    m["cauchy_"] = _sampler_("cauchy_", _draw_cauchy)
+    m["geometric_"] = _sampler_("geometric_", _draw_geometric)
+    m["bernoulli"] = lambda self, p=None, *, generator=None: C.bernoulli(self, p, generator=generator)
+    m["multinomial"] = lambda self, num_samples, replacement=False, *, generator=None: C.multinomial(
         self, num_samples, replacement, generator=generator)
-    T.to = to
-    T.cpu = cpu
-    T.cuda = cuda
-    T.type = type_
-    T.type_as = type_as
-    T.float = _conv(D.float32)
-    T.double = _conv(D.float64)
-    T.half = _conv(D.float16)
+    m["to"] = to
+    m["cpu"] = cpu
+    m["cuda"] = cuda
+    m["type"] = type_
+    m["type_as"] = type_as
+    m["float"] = _conv(D.float32)
+    m["double"] = _conv(D.float64)
+    m["half"] = _conv(D.float16)
     if D.bfloat16 is not None:
-        T.bfloat16 = _conv(D.bfloat16)
-    T.long = _conv(D.int64)
-    T.int = _conv(D.int32)
-    T.short = _conv(D.int16)
-    T.char = _conv(D.int8)
-    T.byte = _conv(D.uint8)
-    T.bool = _conv(D.bool_)
-    T.cfloat = _conv(D.complex64)
-    T.cdouble = _conv(D.complex128)
-    T.new_tensor = new_tensor
-    T.new_zeros = new_zeros
-    T.new_ones = new_ones
-    T.new_empty = new_empty
-    T.new_full = new_full
-    T.T = property(_T)
-    T.mT = property(_mT)
-    T.mH = property(lambda self: _conj(_mT(self)))
+        m["bfloat16"] = _conv(D.bfloat16)
+    m["long"] = _conv(D.int64)
+    m["int"] = _conv(D.int32)
+    m["short"] = _conv(D.int16)
+    m["char"] = _conv(D.int8)
+    m["byte"] = _conv(D.uint8)
+    m["bool"] = _conv(D.bool_)
+    m["cfloat"] = _conv(D.complex64)
+    m["cdouble"] = _conv(D.complex128)
+    m["new_tensor"] = new_tensor
+    m["new_zeros"] = new_zeros
+    m["new_ones"] = new_ones
+    m["new_empty"] = new_empty
+    m["new_full"] = new_full
+    m["T"] = property(_T)
+    m["mT"] = property(_mT)
+    m["mH"] = property(lambda self: _conj(_mT(self)))
     # x.where(condition, y) is torch.where(condition, x, y)
-    T.where = lambda self, condition, y: selection.where(condition, self, y)
-    T.H = property(_H)
-    T.real = property(_real)
-    T.imag = property(_imag)
-    T.conj = _conj
-    T.resolve_conj = lambda self: self
-    T.resolve_neg = lambda self: self
-    T.apply_ = _apply_
-    T.pin_memory = _pin_memory
-    T.is_pinned = lambda self: False
-    T.dim_order = _dim_order
-    T.__getitem__ = _index.getitem
-    T.__setitem__ = _index.setitem
-    T.__add__ = _binary_dunder(arithmetic.add)
-    T.__radd__ = _rbinary_dunder(arithmetic.add)
-    T.__sub__ = _binary_dunder(arithmetic.sub)
-    T.__rsub__ = _rbinary_dunder(arithmetic.sub)
-    T.__mul__ = _binary_dunder(arithmetic.mul)
-    T.__rmul__ = _rbinary_dunder(arithmetic.mul)
-    T.__truediv__ = _binary_dunder(arithmetic.div)
-    T.__rtruediv__ = _rbinary_dunder(arithmetic.div)
-    T.__floordiv__ = _binary_dunder(arithmetic.floor_divide)
-    T.__rfloordiv__ = _rbinary_dunder(arithmetic.floor_divide)
-    T.__mod__ = _binary_dunder(arithmetic.remainder)
-    T.__rmod__ = _rbinary_dunder(arithmetic.remainder)
-    T.__pow__ = _binary_dunder(arithmetic.pow)
-    T.__rpow__ = _rbinary_dunder(arithmetic.pow)
-    T.__matmul__ = _binary_dunder(lambda a, b: products.matmul(a, b if isinstance(b, Tensor) else C.tensor(b)))
-    T.__rmatmul__ = _matmul_r
-    T.__and__ = _binary_dunder(comparison.bitwise_and)
-    T.__rand__ = _rbinary_dunder(comparison.bitwise_and)
-    T.__or__ = _binary_dunder(comparison.bitwise_or)
-    T.__ror__ = _rbinary_dunder(comparison.bitwise_or)
-    T.__xor__ = _binary_dunder(comparison.bitwise_xor)
-    T.__rxor__ = _rbinary_dunder(comparison.bitwise_xor)
-    T.__lshift__ = _binary_dunder(comparison.bitwise_left_shift)
-    T.__rlshift__ = _rbinary_dunder(comparison.bitwise_left_shift)
-    T.__rshift__ = _binary_dunder(comparison.bitwise_right_shift)
-    T.__rrshift__ = _rbinary_dunder(comparison.bitwise_right_shift)
-    T.__neg__ = _neg_dunder
-    T.__pos__ = lambda self: self
-    T.__abs__ = lambda self: unary.abs(self)
-    T.__invert__ = _invert
-    T.__eq__ = _binary_dunder(comparison.eq)
-    T.__ne__ = _binary_dunder(comparison.ne)
-    T.__lt__ = _binary_dunder(comparison.lt)
-    T.__le__ = _binary_dunder(comparison.le)
-    T.__gt__ = _binary_dunder(comparison.gt)
-    T.__ge__ = _binary_dunder(comparison.ge)
-    T.__iadd__ = lambda self, other: T.add_(self, other)
-    T.__isub__ = lambda self, other: T.sub_(self, other)
-    T.__imul__ = lambda self, other: T.mul_(self, other)
-    T.__itruediv__ = lambda self, other: _div_(self, other)
-    T.__ifloordiv__ = lambda self, other: T.floor_divide_(self, other)
-    T.__imod__ = lambda self, other: T.remainder_(self, other)
-    T.__ipow__ = lambda self, other: T.pow_(self, other)
-    T.__iand__ = lambda self, other: T.bitwise_and_(self, other)
-    T.__ior__ = lambda self, other: T.bitwise_or_(self, other)
-    T.__ixor__ = lambda self, other: T.bitwise_xor_(self, other)
-    T.__hash__ = object.__hash__
+    m["where"] = lambda self, condition, y: selection.where(condition, self, y)
+    m["H"] = property(_H)
+    m["real"] = property(_real)
+    m["imag"] = property(_imag)
+    m["conj"] = _conj
+    m["resolve_conj"] = lambda self: self
+    m["resolve_neg"] = lambda self: self
+    m["apply_"] = _apply_
+    m["pin_memory"] = _pin_memory
+    m["is_pinned"] = lambda self: False
+    m["dim_order"] = _dim_order
+    m["__getitem__"] = _index.getitem
+    m["__setitem__"] = _index.setitem
+    # the operators: x op y, y op x and x op= y (the in-place method, looked up on Tensor when called)
+    for op, fn, inplace in (
+            ("add", arithmetic.add, "add_"), ("sub", arithmetic.sub, "sub_"), ("mul", arithmetic.mul, "mul_"),
+            ("truediv", arithmetic.div, None), ("floordiv", arithmetic.floor_divide, "floor_divide_"),
+            ("mod", arithmetic.remainder, "remainder_"), ("pow", arithmetic.pow, "pow_"),
+            ("and", comparison.bitwise_and, "bitwise_and_"), ("or", comparison.bitwise_or, "bitwise_or_"),
+            ("xor", comparison.bitwise_xor, "bitwise_xor_"), ("lshift", comparison.bitwise_left_shift, None),
+            ("rshift", comparison.bitwise_right_shift, None)):
+        m[f"__{op}__"], m[f"__r{op}__"] = _binary_dunder(fn), _rbinary_dunder(fn)
+        if inplace is not None:
+            m[f"__i{op}__"] = _inplace_dunder(f"__i{op}__", inplace)
+    m["__itruediv__"] = lambda self, other: _div_(self, other)
+    m["__matmul__"] = _binary_dunder(lambda a, b: products.matmul(a, b if isinstance(b, Tensor) else C.tensor(b)))
+    m["__rmatmul__"] = _matmul_r
+    m["__neg__"] = _neg_dunder
+    m["__pos__"] = lambda self: self
+    m["__abs__"] = lambda self: unary.abs(self)
+    m["__invert__"] = _invert
+    for op in ("eq", "ne", "lt", "le", "gt", "ge"):
+        m[f"__{op}__"] = _binary_dunder(getattr(comparison, op))
+    m["__hash__"] = object.__hash__
     # the functional transforms (jit, grad, vmap) see a Tensor as the Array it holds (a tracer inside them)
-    T.__funcgrad_array__ = lambda self: self._a if self._v is None else self._arr()
+    m["__funcgrad_array__"] = lambda self: self._a if self._v is None else self._arr()
+    return m
 
 
-install()
+def install(*tables: dict) -> None:
+    """Give Tensor its methods, once: `tables` (name -> attribute) are this module's, _methods_storage's,
+    _methods_ops' and _sparse's, each name declared in one of them; torch's errors for complex (or bool) operands
+    without a kernel are added to an entry here, as it is installed (_complex_reject.guard_method)."""
+    table: dict = {}
+    for t in tables:
+        twice = table.keys() & t.keys()
+        if twice:
+            raise RuntimeError(f"Tensor attributes declared twice: {sorted(twice)}")
+        table.update(t)
+    for name, value in table.items():
+        setattr(Tensor, name, _complex_reject.guard_method(name, value))
