@@ -2,7 +2,7 @@
 products, as torch gives for sparse @ dense)."""
 from __future__ import annotations
 
-from ._torch import _ops as _O
+from ._torch.ops import products as _products
 from ._torch._sparse import sparse_coo_tensor  # noqa: F401
 
 __all__ = ["mm", "addmm", "sum", "sparse_coo_tensor"]
@@ -12,11 +12,11 @@ def mm(mat1, mat2, reduce=None):
     """mat1 @ mat2 for a sparse mat1 and a dense (or sparse) mat2."""
     if reduce not in (None, "sum"):
         raise NotImplementedError(f"torch.sparse.mm: reduce={reduce!r} is not supported")
-    return _O.mm(mat1, mat2)
+    return _products.mm(mat1, mat2)
 
 
 def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
-    return _O.addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
+    return _products.addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
 
 
 def sum(input, dim=None, dtype=None):  # noqa: A001 - torch's name

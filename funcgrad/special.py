@@ -6,7 +6,8 @@
 """
 from __future__ import annotations
 
-from ._torch import _ops as _O
+from ._torch.ops import activations as _activations, reductions as _reductions, unary as _unary
+from ._torch.ops._common import _out
 from ._torch import sinc as _torch_sinc
 from ._torch._special_ops import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0,  # noqa: F401,E501
                                   modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1, zeta)
@@ -28,36 +29,36 @@ __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py", "gamma
            "erfcx", "bessel_j0", "bessel_j1", "zeta", "bessel_y0", "bessel_y1", "modified_bessel_k0",
            "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai"]
 
-erf = _O.erf
-erfc = _O.erfc
-erfinv = _O.erfinv
-gammaln = _O.lgamma
-digamma = psi = _O.digamma
-log1p = _O.log1p
-expm1 = _O.expm1
+erf = _unary.erf
+erfc = _unary.erfc
+erfinv = _unary.erfinv
+gammaln = _unary.lgamma
+digamma = psi = _unary.digamma
+log1p = _unary.log1p
+expm1 = _unary.expm1
 sinc = _torch_sinc
 modified_bessel_i0 = i0
 modified_bessel_i1 = i1
 
 
 def logit(input, eps=None, *, out=None):
-    return _O._out(_O.logit(input, eps), out)
+    return _out(_activations.logit(input, eps), out)
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
-    return _O._out(_O.logsumexp(input, dim, keepdim), out)
+    return _out(_reductions.logsumexp(input, dim, keepdim), out)
 
 
 def softmax(input, dim, *, dtype=None):
-    return _O.softmax(input, dim, dtype)
+    return _activations.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
-    return _O.log_softmax(input, dim, dtype)
+    return _activations.log_softmax(input, dim, dtype)
 
 
 def round(input, *, decimals=0, out=None):  # noqa: A001 - torch's name
-    return _O.round(input, decimals=decimals, out=out)
+    return _unary.round(input, decimals=decimals, out=out)
 
 
 from ._torch import _complex_reject as _CR  # noqa: E402

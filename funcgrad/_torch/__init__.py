@@ -10,7 +10,7 @@ import builtins as _builtins
 
 import numpy as _np
 
-from . import _dtype, _methods, _ops  # noqa: F401  (_methods installs the Tensor methods)
+from . import _dtype, _methods  # noqa: F401
 from . import cuda  # noqa: F401
 from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, complex, default_generator, empty,  # noqa: F401,A004
                         empty_like, eye, from_numpy, full, full_like, get_rng_state, initial_seed, linspace,
@@ -20,13 +20,15 @@ from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, comple
 from ._dtype import (Size, bfloat16, bool_, complex64, complex128, device, dtype, float16, float32,  # noqa: F401
                      float64, get_default_dtype, int8, int16, int32, int64, set_default_dtype, uint8, uint16,
                      uint32, uint64)
-from ._ops import *  # noqa: F401,F403
-from ._ops import return_types  # noqa: F401
+for _m in _methods.CORE:  # torch's core functions (funcgrad/_torch/ops/: unary, arithmetic, ...)
+    globals().update({_n: getattr(_m, _n) for _n in _m.__all__})
+from . import return_types  # noqa: F401
 from ._tensor import Tensor, set_printoptions  # noqa: F401
+from .ops._common import _promote
 from .._src.core.threads import get_num_threads, set_num_threads  # noqa: F401  (the BLAS threads' ceiling)
 from . import _argcheck, _linalg_decomp, _linalg_lu, _special_ops  # noqa: E402
 from . import _methods_ops  # noqa: E402
-# the op families beyond _ops (funcgrad/_torch/ops/ and the LU / decomposition modules), exported at the top level
+# the op families beyond the core (funcgrad/_torch/ops/ and the LU / decomposition modules), exported at the top level
 _FAMILIES = _methods_ops.FAMILIES
 for _m in _FAMILIES + (_special_ops,):  # torch's TypeError for non-tensor arguments
     _argcheck.wrap_module(_m, [n for n in dir(_m) if not n.startswith("_")])
@@ -37,11 +39,11 @@ from ._formats import (channels_last, channels_last_3d, contiguous_format, layou
                        legacy_contiguous_format, memory_format, preserve_format, sparse_coo, sparse_csr, strided)
 from ._nn_aliases import *  # noqa: F401,F403,E402
 from ._special_ops import i0, igamma, igammac, polygamma  # noqa: F401,E402
-from . import _methods_storage  # noqa: E402
-_methods_storage.install()  # resize_, storage, the in-place view ops, ...
-globals().update(_methods_ops.install())  # the families' method forms; torch.relu_, torch.zero_, ... (in-place functions)
-from . import _sparse  # noqa: E402
-_sparse.install(Tensor)  # sparse COO tensors (to_sparse, indices, values, ...)
+from . import _methods_storage, _sparse  # noqa: E402
+# Tensor's methods, installed once from the tables that declare them (each name in one table; the families' method
+# forms are their checked functions, so this follows the _argcheck wrapping above)
+_methods.install(_methods.methods(), _methods_storage.methods(), _methods_ops.methods(), _sparse.methods())
+globals().update(_methods_ops.torch_inplace_fns())  # torch.relu_, torch.zero_, ... (x.relu_(), ...)
 from ._sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
 
 # torch's dtype aliases
@@ -84,7 +86,7 @@ def numel(input) -> int:
 
 
 def result_type(tensor1, tensor2):
-    return _dtype.from_np(_ops._promote(tensor1, tensor2))
+    return _dtype.from_np(_promote(tensor1, tensor2))
 
 
 def promote_types(type1, type2):
@@ -196,7 +198,6 @@ def are_deterministic_algorithms_enabled() -> _builtins.bool:
 
 
 
-from . import _ops as _ops_mod  # noqa: E402
 from . import _linalg_ldl, _nn_aliases  # noqa: E402
 # torch.linalg's functions beyond linalg.py (LU, eig, Householder, LDL), under their torch.linalg names
 for _k, _f in {**_linalg_lu.LINALG, **_linalg_decomp.LINALG, "ldl_factor": _linalg_ldl.ldl_factor,
@@ -208,9 +209,9 @@ _argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
 # in torch, and NumPy's LinAlgError
 
 from . import _complex_reject  # noqa: E402
-_complex_reject.install(globals())  # torch's errors for complex input without a complex kernel
+_complex_reject.guard_namespace(globals())  # torch's errors for complex input without a complex kernel
 
-__all__ = sorted(set(_ops_mod.__all__).union(*(_m.__all__ for _m in _FAMILIES)) | set(_nn_aliases.__all__) |
+__all__ = sorted(set().union(*(_m.__all__ for _m in _methods.CORE + _FAMILIES)) | set(_nn_aliases.__all__) |
                  set(_methods_ops.TORCH_INPLACE_FNS) & set(globals()) | {"i0", "igamma", "igammac", "polygamma"} | {
     "binomial", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
     "legacy_contiguous_format", "strided", "sparse_coo", "sparse_csr", "memory_format", "layout",

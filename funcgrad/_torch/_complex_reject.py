@@ -1,7 +1,8 @@
 """torch's errors for complex tensors given to operations that have no complex kernel (rounding, ordering,
 special functions, sorting, ...): funcgrad's primitives would compute something (or raise a TypeError of
-their own), torch raises NotImplementedError or RuntimeError. Installed once over the torch-style names and
-the Tensor methods (and their in-place forms) after everything else is in place."""
+their own), torch raises NotImplementedError or RuntimeError. The rules are data (RULES, KIND_RULES); they are
+applied where names are installed: to each Tensor method as _methods.install sets it (`guard_method`), and to
+the torch namespace once it is assembled (`guard_namespace`)."""
 from __future__ import annotations
 
 import functools
@@ -172,40 +173,43 @@ def require_tensor_operands(fn, name, complex_rule=None):
     return wrapper
 
 
-def install(namespace: dict) -> None:
-    """Wrap the rules' names in the torch namespace and on Tensor (x.name, x.name_, the operators)."""
+# Tensor's operators and the rule each follows
+_DUNDERS = {"__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge", "__mod__": "remainder",
+            "__floordiv__": "floor_divide", "__rfloordiv__": "floor_divide", "__rmod__": "remainder",
+            "__imod__": "remainder", "__ifloordiv__": "floor_divide"}
+
+
+def guard_method(name: str, attr):
+    """Tensor attribute `name` (x.name, its in-place form x.name_, or an operator) with the rules for its op:
+    the dtype-kind rule inside, the complex rule outside. Anything not callable is returned as it is."""
+    if not callable(attr):
+        return attr
+    op = name[:-1] if name.endswith("_") and not name.endswith("__") else name
+    kind_rule = KIND_RULES["matmul"] if name == "__matmul__" else KIND_RULES.get(op)
+    if kind_rule is not None:
+        attr = reject_kinds(attr, *kind_rule)
+    rule = RULES[_DUNDERS[name]] if name in _DUNDERS else RULES.get(op)
+    if rule is not None:
+        attr = reject_complex(attr, *rule)
+    if name in ("abs_", "absolute_"):  # (abs itself takes complex input)
+        attr = reject_complex(attr, _RT, "In-place abs is not supported for complex tensors.")
+    return attr
+
+
+def guard_namespace(namespace: dict) -> None:
+    """The rules applied to the torch functions of `namespace` (funcgrad._torch's, once it holds them all), and
+    torch's TypeError for a number where TENSOR_INPUT's functions take a Tensor."""
     for name, rule in KIND_RULES.items():
         f = namespace.get(name)
         if callable(f):
             namespace[name] = reject_kinds(f, *rule)
-        for attr in (name, name + "_"):
-            m = Tensor.__dict__.get(attr)
-            if callable(m):
-                setattr(Tensor, attr, reject_kinds(m, *rule))
     lin = namespace.get("linalg")
     if lin is not None and callable(getattr(lin, "cross", None)):
         lin.cross = reject_kinds(lin.cross, *KIND_RULES["cross"])
-    m = Tensor.__dict__.get("__matmul__")
-    if callable(m):
-        Tensor.__matmul__ = reject_kinds(m, *KIND_RULES["matmul"])
     for name, (exc, msg) in RULES.items():
         f = namespace.get(name)
         if callable(f):
             namespace[name] = reject_complex(f, exc, msg)
-        for attr in (name, name + "_"):
-            m = Tensor.__dict__.get(attr)
-            if callable(m):
-                setattr(Tensor, attr, reject_complex(m, exc, msg))
-    for attr in ("abs_", "absolute_"):  # (abs itself takes complex input)
-        m = Tensor.__dict__.get(attr)
-        if callable(m):
-            setattr(Tensor, attr, reject_complex(m, _RT, "In-place abs is not supported for complex tensors."))
-    for dunder, name in (("__lt__", "lt"), ("__le__", "le"), ("__gt__", "gt"), ("__ge__", "ge"),
-                         ("__mod__", "remainder"), ("__floordiv__", "floor_divide"), ("__rfloordiv__", "floor_divide"),
-                         ("__rmod__", "remainder"), ("__imod__", "remainder"), ("__ifloordiv__", "floor_divide")):
-        m = Tensor.__dict__.get(dunder)
-        if callable(m):
-            setattr(Tensor, dunder, reject_complex(m, *RULES[name]))
     for name in TENSOR_INPUT:  # (last: one wrapper does both checks where a complex rule applies too)
         f = namespace.get(name)
         if callable(f):

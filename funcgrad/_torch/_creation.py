@@ -16,7 +16,7 @@ from . import _dtype as D
 from ._tensor import Tensor, _make, _Storage, _wrap
 from ._tensor import _apply, _legacy
 from .._src.prims import elementwise as ew
-from . import _ops as O
+from .ops._common import _bid, _bshape, _out
 from . import cuda
 from ._tensor import _legacy as L
 from ..autograd.grad_mode import state
@@ -470,15 +470,15 @@ def complex(real, imag, *, out=None):  # noqa: A001
                            "second argument")
     if dr == np.float16:  # (torch gives complex32, which funcgrad does not have: complex64 instead)
         real, imag = real.float(), imag.float()
-    shape = O._bshape(tuple(real.shape), tuple(imag.shape))
+    shape = _bshape(tuple(real.shape), tuple(imag.shape))
 
     def f(a, b):
         if a.shape != shape:
-            a = O._bid(a, shape)
+            a = _bid(a, shape)
         if b.shape != shape:
-            b = O._bid(b, shape)
+            b = _bid(b, shape)
         return ew.complex(a, b)
-    return O._out(_apply("Complex", f, (real, imag)), out)
+    return _out(_apply("Complex", f, (real, imag)), out)
 
 
 # --- the stateful generator --------------------------------------------------------------------------------

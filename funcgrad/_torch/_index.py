@@ -10,7 +10,7 @@ from . import _dtype as D
 from . import _tensor as _TM
 from ._tensor import Tensor, _apply1, _inplace, _req, _view, _wrap
 from ._creation import tensor
-from ._ops import _cast
+from .ops._common import _cast
 from . import _jnp as jnp
 from . import _functional
 from ._tensor import _legacy

@@ -7,7 +7,8 @@ import numpy as np
 
 from .._src.core.array import Array
 from .._src.prims import linalg_decomp as _ld
-from . import _ops as O
+from .ops import join_split, products
+from .ops._common import _out
 from . import return_types as _rt
 from ._creation import eye, ones, zeros
 from ._tensor import _apply, _apply1, _wrap
@@ -65,10 +66,10 @@ def householder_product(A, tau, *, out=None):
     batch = tuple(A.shape[:-2])
     X = eye(m, n, dtype=A.dtype).expand(*batch, m, n)
     for i in reversed(range(k)):
-        v = O.cat([zeros(*batch, i, dtype=A.dtype), ones(*batch, 1, dtype=A.dtype), A[..., i + 1:, i]], -1)
+        v = join_split.cat([zeros(*batch, i, dtype=A.dtype), ones(*batch, 1, dtype=A.dtype), A[..., i + 1:, i]], -1)
         vh = v.conj() if v.is_complex() else v
         X = X - tau[..., i, None, None] * (v.unsqueeze(-1) * (vh.unsqueeze(-2) @ X))
-    return O._out(X, out)
+    return _out(X, out)
 
 
 orgqr = householder_product
@@ -97,13 +98,13 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     """other multiplied by Q (or Q^H when transpose) of the Householder form (input, tau), from the left or the
     right; differentiable (Q is built by householder_product)."""
     m = input.shape[-2]
-    sq = input if input.shape[-1] == m else O.cat(
+    sq = input if input.shape[-1] == m else join_split.cat(
         [input[..., :, :min(m, input.shape[-1])], zeros(*input.shape[:-2], m, max(m - input.shape[-1], 0),
                                                          dtype=input.dtype)], -1)
     Q = householder_product(sq, tau)
     if transpose:
         Q = Q.mH
-    return O._out(O.matmul(Q, other) if left else O.matmul(other, Q), out)
+    return _out(products.matmul(Q, other) if left else products.matmul(other, Q), out)
 
 
 

@@ -11,7 +11,8 @@ import numpy as np
 
 from . import _jnp as jnp
 from .._src.core.array import Array
-from . import _ops as O
+from .ops import diagonals, products
+from .ops._common import _out
 from . import return_types as _rt
 from ._creation import empty, eye
 from ._tensor import _apply1, _wrap
@@ -114,8 +115,8 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
 def _unpack(LU, perm_or_piv, from_pivots: bool):
     m, n = LU.shape[-2], LU.shape[-1]
     k = min(m, n)
-    L = O.tril(LU[..., :, :k], -1) + eye(m, k, dtype=LU.dtype)
-    U = O.triu(LU[..., :k, :])
+    L = diagonals.tril(LU[..., :, :k], -1) + eye(m, k, dtype=LU.dtype)
+    U = diagonals.triu(LU[..., :k, :])
     if from_pivots:
         piv = perm_or_piv._host().astype(np.int64) - 1
         perm = np.tile(np.arange(m), piv.shape[:-1] + (1,))
@@ -167,8 +168,8 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     if adjoint:  # A^H = U^H L^H P^T: U^H y = B, L^H z = y, X = P z
         y = _tri(U, B2, lower=False, transpose=True)
         z = _tri(L, y, lower=True, transpose=True, unit=True)
-        return O.matmul(P, z)
-    y = _tri(L, O.matmul(P.mT, B2), lower=True, unit=True)
+        return products.matmul(P, z)
+    y = _tri(L, products.matmul(P.mT, B2), lower=True, unit=True)
     return _tri(U, y, lower=False)
 
 
@@ -176,7 +177,7 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve (legacy argument order): X with A X = b."""
     warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
                   "PyTorch release.", UserWarning, stacklevel=2)
-    return O._out(linalg_lu_solve(LU_data, LU_pivots, b), out)
+    return _out(linalg_lu_solve(LU_data, LU_pivots, b), out)
 
 
 

@@ -11,8 +11,11 @@ from .._src.prims import elementwise as ew
 from . import _creation as C
 from . import _mt19937 as MT
 from . import _dtype as D
-from . import _index
-from . import _ops as O
+from . import _complex_reject, _index
+from . import _jnp as jnp
+from .ops import (activations, arithmetic, comparison, diagonals, extrema, indexing, join_split, products,
+                  reductions, selection, sorting, unary, views)
+from .ops._common import _bshape, _cast
 from . import _tensor as _TM
 from ._tensor import Tensor, _apply1, _inplace, _req, _traced, _wrap
 from ._tensor import _INF_INPLACE_MSG
@@ -81,10 +84,10 @@ def _fast_binary_inplace(np_fn, op, name):
 def _div_(self, other, *, rounding_mode=None):
     if rounding_mode is None:
         return _div_fast(self, other)
-    return _make_inplace(O.div, "Div")(self, other, rounding_mode=rounding_mode)
+    return _make_inplace(arithmetic.div, "Div")(self, other, rounding_mode=rounding_mode)
 
 
-_div_fast = _fast_binary_inplace(np.true_divide, O.div, "Div")
+_div_fast = _fast_binary_inplace(np.true_divide, arithmetic.div, "Div")
 
 
 def _check_inf(t) -> None:
@@ -104,7 +107,7 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
         if (_req(value) and _gs.enabled) or value._v is None:
-            return _inplace("Fill", self, lambda a, s: O.jnp.broadcast_to(O._cast(s, a.dtype), a.shape), (value,),
+            return _inplace("Fill", self, lambda a, s: jnp.broadcast_to(_cast(s, a.dtype), a.shape), (value,),
                             reads_self=False)
         value = value.item()
     if v is not None and v.flags.writeable and not _TM._fw_on and (not _gs.enabled or (
@@ -114,7 +117,7 @@ def fill_(self, value):
         self._bump()
         return self
     dt = self._np_dtype()
-    return _inplace("Fill", self, lambda a: O.jnp.full(a.shape, value, dt), reads_self=False)
+    return _inplace("Fill", self, lambda a: jnp.full(a.shape, value, dt), reads_self=False)
 
 
 def copy_(self, src, non_blocking=False):
@@ -132,13 +135,13 @@ def copy_(self, src, non_blocking=False):
 
     dshape, sshape = tuple(self.shape), tuple(src.shape)
     if sshape != dshape and not _bc_into(sshape, dshape):
-        if len(sshape) > len(dshape) or O._bshape(dshape, sshape) != dshape:
+        if len(sshape) > len(dshape) or _bshape(dshape, sshape) != dshape:
             raise RuntimeError(f"output with shape {list(dshape)} doesn't match the broadcast shape "
-                               f"{list(O._bshape(dshape, sshape))}")
+                               f"{list(_bshape(dshape, sshape))}")
 
     def fn(a, s):
         s = ew.convert_element_type(s, a.dtype) if s.dtype != a.dtype else s
-        return O.jnp.broadcast_to(s, a.shape) if s.shape != a.shape else s
+        return jnp.broadcast_to(s, a.shape) if s.shape != a.shape else s
     return _inplace("Copy", self, fn, (src,), reads_self=False)
 
 
@@ -337,7 +340,7 @@ def to(self, *args, **kwargs):
     if device is not None:
         D.check_device(device)
     if dtype is None:
-        return O.clone(self) if copy else self
+        return views.clone(self) if copy else self
     return _to_dtype(self, D.to_np(dtype), copy)
 
 
@@ -428,7 +431,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
         return self
     mask = np.zeros(self.shape, bool)
     np.fill_diagonal(mask, True, wrap=wrap)
-    return _inplace("FillDiagonal", self, lambda a: ew.select(Array(mask), O.jnp.full(a.shape, fill_value, a.dtype), a))
+    return _inplace("FillDiagonal", self, lambda a: ew.select(Array(mask), jnp.full(a.shape, fill_value, a.dtype), a))
 
 
 # --- methods whose signatures differ from the functions ----------------------------------------------------
@@ -436,7 +439,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
 def _flip_m(self, *dims):
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = tuple(dims[0])
-    return O.flip(self, dims)
+    return views.flip(self, dims)
 
 
 def _size_args(f):
@@ -447,8 +450,8 @@ def _size_args(f):
 
 def _T(self):
     if self.ndim != 2 and self.ndim != 0:
-        return O.permute(self, tuple(reversed(range(self.ndim))))
-    return O.t(self)
+        return views.permute(self, tuple(reversed(range(self.ndim))))
+    return views.t(self)
 
 
 def _mT(self):
@@ -457,7 +460,7 @@ def _mT(self):
     if self.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D "
                            "tensor.")
-    return O.transpose(self, -2, -1)
+    return views.transpose(self, -2, -1)
 
 
 def _real(self):
@@ -486,13 +489,13 @@ def _H(self):
 
 
 def _neg_dunder(self):
-    return O.neg(self)
+    return unary.neg(self)
 
 
 def _invert(self):
     if self._np_dtype() == np.bool_:
-        return O.logical_not(self)
-    return O.bitwise_not(self)
+        return unary.logical_not(self)
+    return unary.bitwise_not(self)
 
 
 def _swap(f):
@@ -500,10 +503,18 @@ def _swap(f):
 
 
 def _matmul_r(self, other):
-    return O.matmul(other if isinstance(other, Tensor) else C.tensor(other), self)
+    return products.matmul(other if isinstance(other, Tensor) else C.tensor(other), self)
 
 
 _OPERANDS = (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)
+
+
+def _inplace_dunder(dunder_name, name):
+    """x op= y: Tensor's in-place method `name` (add_, ...), looked up when called, so it is the one installed."""
+    def dunder(self, other):
+        return getattr(Tensor, name)(self, other)
+    dunder.__name__ = dunder.__qualname__ = dunder_name
+    return dunder
 
 
 def _binary_dunder(f):
@@ -522,7 +533,7 @@ def _rbinary_dunder(f):
 
 
 def _sum_m(self, dim=None, keepdim=False, *, dtype=None):
-    return O.sum(self, dim, keepdim, dtype=dtype)
+    return reductions.sum(self, dim, keepdim, dtype=dtype)
 
 
 def _apply_(self, callable_):
@@ -556,167 +567,126 @@ def _float_power_(self, exponent):
     if self._np_dtype() != (np.complex128 if cplx or self._np_dtype().kind == "c" else np.float64):
         raise RuntimeError(f"the base given to float_power_ has dtype {_legacy(self._np_dtype())} but the "
                            f"operation's result requires dtype {'ComplexDouble' if cplx else 'Double'}")
-    return _make_inplace(O.float_power, "FloatPower")(self, exponent)
+    return _make_inplace(arithmetic.float_power, "FloatPower")(self, exponent)
 
 
-_INPLACE_OPS = [
-    "abs", "neg", "negative", "sign", "floor", "ceil", "trunc", "frac", "round", "square", "relu", "exp", "exp2",
-    "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma",
-    "reciprocal", "clamp", "clip", "clamp_min", "clamp_max", "pow", "remainder", "fmod", "floor_divide",
-    "maximum", "minimum", "atan2", "lerp", "masked_fill", "where", "scatter", "scatter_add", "scatter_reduce",
-    "index_add", "index_copy", "index_fill", "index_put", "tril", "triu", "nan_to_num", "logit", "hypot",
-    "logical_not", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "xlogy", "copysign", "float_power", "fix",
-]
-
-_METHODS = [
-    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin",
-    "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh", "tanh", "asinh", "arcsinh", "acosh", "arccosh",
-    "atanh", "arctanh", "sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma", "reciprocal", "abs", "absolute",
-    "neg", "negative", "sign", "sgn", "floor", "ceil", "trunc", "fix", "frac", "square", "relu", "positive",
-    "round", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
-    "isreal", "nan_to_num", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-    "floor_divide", "remainder", "fmod", "pow", "float_power", "maximum", "minimum", "fmax", "fmin", "atan2",
-    "arctan2", "hypot", "logaddexp", "copysign", "xlogy", "lerp", "eq", "ne", "lt", "le", "gt", "ge",
-    "not_equal", "less", "less_equal", "greater", "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_left_shift", "bitwise_right_shift", "logical_and", "logical_or", "logical_xor", "clamp", "clip",
-    "clamp_min", "clamp_max", "where", "masked_fill", "masked_select", "nansum", "prod", "mean", "nanmean",
-    "var", "std", "amax", "amin", "aminmax", "max", "min", "argmax", "argmin", "all", "any", "count_nonzero",
-    "logsumexp", "norm", "cumsum", "cumprod", "median", "matmul", "mm", "bmm", "mv", "dot", "inner", "vdot",
-    "outer", "ger", "addmm", "addmv", "baddbmm", "kron", "trace", "diag", "diagonal", "diag_embed", "tril",
-    "triu", "cross", "softmax", "log_softmax", "logit", "view", "reshape", "view_as", "reshape_as", "flatten",
-    "unflatten", "ravel", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes", "swapdims", "t",
-    "movedim", "moveaxis", "expand", "expand_as", "broadcast_to", "contiguous", "clone", "repeat", "tile",
-    "repeat_interleave", "split", "tensor_split", "chunk", "unbind", "narrow", "select", "index_select",
-    "gather", "take_along_dim", "take", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
-    "index_fill", "index_put", "nonzero", "argwhere", "flip", "fliplr", "flipud", "roll", "rot90", "sort",
-    "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "bincount", "allclose", "isclose",
-    "equal", "dist", "histc", "var_mean", "std_mean", "mode",
-]
+# torch's core functions, one module per family (funcgrad/_torch/ops/): each declares METHODS (its functions that
+# Tensor has as methods) and INPLACE (those with an in-place `op_` variant). The package exports them at the top
+# level as they are (the other families in _methods_ops get torch's argument checks first).
+CORE = (unary, arithmetic, comparison, selection, reductions, extrema, sorting, products, diagonals, activations, views,
+        join_split, indexing)
 
 
-def install():
-    T = Tensor
-    for name in _METHODS:
-        setattr(T, name, getattr(O, name))
-    T.sum = _sum_m
-    T.flip = _flip_m
-    for name in _INPLACE_OPS:
-        setattr(T, name + "_", _make_inplace(getattr(O, name), name.capitalize()))
-    T.float_power_ = _float_power_
-    T.add_ = _fast_binary_inplace(np.add, O.add, "Add")
-    T.sub_ = _fast_binary_inplace(np.subtract, O.sub, "Sub")
-    T.subtract_ = T.sub_
-    T.mul_ = _fast_binary_inplace(np.multiply, O.mul, "Mul")
-    T.multiply_ = T.mul_
-    T.div_ = _div_
-    T.divide_ = T.true_divide_ = _div_
-    T.zero_ = zero_
-    T.fill_ = fill_
-    T.copy_ = copy_
-    T.set_ = set_
-    T.fill_diagonal_ = fill_diagonal_
-    T.uniform_ = _sampler_("uniform_", _draw_uniform)
-    T.normal_ = _sampler_("normal_", _draw_normal)
-    T.bernoulli_ = _sampler_("bernoulli_", _draw_bernoulli)
-    T.random_ = _sampler_("random_", _draw_random)
-    T.exponential_ = _sampler_("exponential_", _draw_exponential)
-    T.log_normal_ = _sampler_("log_normal_", _draw_log_normal)
-    T.cauchy_ = _sampler_("cauchy_", _draw_cauchy)
-    T.geometric_ = _sampler_("geometric_", _draw_geometric)
-    T.bernoulli = lambda self, p=None, *, generator=None: C.bernoulli(self, p, generator=generator)
-    T.multinomial = lambda self, num_samples, replacement=False, *, generator=None: C.multinomial(
+def methods() -> dict:
+    """This module's Tensor attributes (name -> method, property or value): the core families' methods and their
+    in-place variants, operators, conversions, samplers and the rest of the methods written here."""
+    m = {}
+    for fam in CORE:
+        for name in fam.METHODS:
+            m[name] = getattr(fam, name)
+        for name in fam.INPLACE:
+            m[name + "_"] = _make_inplace(getattr(fam, name), name.capitalize())
+    m["sum"] = _sum_m
+    m["flip"] = _flip_m
+    m["float_power_"] = _float_power_
+    m["add_"] = _fast_binary_inplace(np.add, arithmetic.add, "Add")
+    m["sub_"] = _fast_binary_inplace(np.subtract, arithmetic.sub, "Sub")
+    m["subtract_"] = m["sub_"]
+    m["mul_"] = _fast_binary_inplace(np.multiply, arithmetic.mul, "Mul")
+    m["multiply_"] = m["mul_"]
+    m["div_"] = _div_
+    m["divide_"] = m["true_divide_"] = _div_
+    m["zero_"] = zero_
+    m["fill_"] = fill_
+    m["copy_"] = copy_
+    m["set_"] = set_
+    m["fill_diagonal_"] = fill_diagonal_
+    m["uniform_"] = _sampler_("uniform_", _draw_uniform)
+    m["normal_"] = _sampler_("normal_", _draw_normal)
+    m["bernoulli_"] = _sampler_("bernoulli_", _draw_bernoulli)
+    m["random_"] = _sampler_("random_", _draw_random)
+    m["exponential_"] = _sampler_("exponential_", _draw_exponential)
+    m["log_normal_"] = _sampler_("log_normal_", _draw_log_normal)
+    m["cauchy_"] = _sampler_("cauchy_", _draw_cauchy)
+    m["geometric_"] = _sampler_("geometric_", _draw_geometric)
+    m["bernoulli"] = lambda self, p=None, *, generator=None: C.bernoulli(self, p, generator=generator)
+    m["multinomial"] = lambda self, num_samples, replacement=False, *, generator=None: C.multinomial(
         self, num_samples, replacement, generator=generator)
-    T.to = to
-    T.cpu = cpu
-    T.cuda = cuda
-    T.type = type_
-    T.type_as = type_as
-    T.float = _conv(D.float32)
-    T.double = _conv(D.float64)
-    T.half = _conv(D.float16)
+    m["to"] = to
+    m["cpu"] = cpu
+    m["cuda"] = cuda
+    m["type"] = type_
+    m["type_as"] = type_as
+    m["float"] = _conv(D.float32)
+    m["double"] = _conv(D.float64)
+    m["half"] = _conv(D.float16)
     if D.bfloat16 is not None:
-        T.bfloat16 = _conv(D.bfloat16)
-    T.long = _conv(D.int64)
-    T.int = _conv(D.int32)
-    T.short = _conv(D.int16)
-    T.char = _conv(D.int8)
-    T.byte = _conv(D.uint8)
-    T.bool = _conv(D.bool_)
-    T.cfloat = _conv(D.complex64)
-    T.cdouble = _conv(D.complex128)
-    T.new_tensor = new_tensor
-    T.new_zeros = new_zeros
-    T.new_ones = new_ones
-    T.new_empty = new_empty
-    T.new_full = new_full
-    T.T = property(_T)
-    T.mT = property(_mT)
-    T.mH = property(lambda self: _conj(_mT(self)))
+        m["bfloat16"] = _conv(D.bfloat16)
+    m["long"] = _conv(D.int64)
+    m["int"] = _conv(D.int32)
+    m["short"] = _conv(D.int16)
+    m["char"] = _conv(D.int8)
+    m["byte"] = _conv(D.uint8)
+    m["bool"] = _conv(D.bool_)
+    m["cfloat"] = _conv(D.complex64)
+    m["cdouble"] = _conv(D.complex128)
+    m["new_tensor"] = new_tensor
+    m["new_zeros"] = new_zeros
+    m["new_ones"] = new_ones
+    m["new_empty"] = new_empty
+    m["new_full"] = new_full
+    m["T"] = property(_T)
+    m["mT"] = property(_mT)
+    m["mH"] = property(lambda self: _conj(_mT(self)))
     # x.where(condition, y) is torch.where(condition, x, y)
-    T.where = lambda self, condition, y: O.where(condition, self, y)
-    T.H = property(_H)
-    T.real = property(_real)
-    T.imag = property(_imag)
-    T.conj = _conj
-    T.resolve_conj = lambda self: self
-    T.resolve_neg = lambda self: self
-    T.apply_ = _apply_
-    T.pin_memory = _pin_memory
-    T.is_pinned = lambda self: False
-    T.dim_order = _dim_order
-    T.__getitem__ = _index.getitem
-    T.__setitem__ = _index.setitem
-    T.__add__ = _binary_dunder(O.add)
-    T.__radd__ = _rbinary_dunder(O.add)
-    T.__sub__ = _binary_dunder(O.sub)
-    T.__rsub__ = _rbinary_dunder(O.sub)
-    T.__mul__ = _binary_dunder(O.mul)
-    T.__rmul__ = _rbinary_dunder(O.mul)
-    T.__truediv__ = _binary_dunder(O.div)
-    T.__rtruediv__ = _rbinary_dunder(O.div)
-    T.__floordiv__ = _binary_dunder(O.floor_divide)
-    T.__rfloordiv__ = _rbinary_dunder(O.floor_divide)
-    T.__mod__ = _binary_dunder(O.remainder)
-    T.__rmod__ = _rbinary_dunder(O.remainder)
-    T.__pow__ = _binary_dunder(O.pow)
-    T.__rpow__ = _rbinary_dunder(O.pow)
-    T.__matmul__ = _binary_dunder(lambda a, b: O.matmul(a, b if isinstance(b, Tensor) else C.tensor(b)))
-    T.__rmatmul__ = _matmul_r
-    T.__and__ = _binary_dunder(O.bitwise_and)
-    T.__rand__ = _rbinary_dunder(O.bitwise_and)
-    T.__or__ = _binary_dunder(O.bitwise_or)
-    T.__ror__ = _rbinary_dunder(O.bitwise_or)
-    T.__xor__ = _binary_dunder(O.bitwise_xor)
-    T.__rxor__ = _rbinary_dunder(O.bitwise_xor)
-    T.__lshift__ = _binary_dunder(O.bitwise_left_shift)
-    T.__rlshift__ = _rbinary_dunder(O.bitwise_left_shift)
-    T.__rshift__ = _binary_dunder(O.bitwise_right_shift)
-    T.__rrshift__ = _rbinary_dunder(O.bitwise_right_shift)
-    T.__neg__ = _neg_dunder
-    T.__pos__ = lambda self: self
-    T.__abs__ = lambda self: O.abs(self)
-    T.__invert__ = _invert
-    T.__eq__ = _binary_dunder(O.eq)
-    T.__ne__ = _binary_dunder(O.ne)
-    T.__lt__ = _binary_dunder(O.lt)
-    T.__le__ = _binary_dunder(O.le)
-    T.__gt__ = _binary_dunder(O.gt)
-    T.__ge__ = _binary_dunder(O.ge)
-    T.__iadd__ = lambda self, other: T.add_(self, other)
-    T.__isub__ = lambda self, other: T.sub_(self, other)
-    T.__imul__ = lambda self, other: T.mul_(self, other)
-    T.__itruediv__ = lambda self, other: _div_(self, other)
-    T.__ifloordiv__ = lambda self, other: T.floor_divide_(self, other)
-    T.__imod__ = lambda self, other: T.remainder_(self, other)
-    T.__ipow__ = lambda self, other: T.pow_(self, other)
-    T.__iand__ = lambda self, other: T.bitwise_and_(self, other)
-    T.__ior__ = lambda self, other: T.bitwise_or_(self, other)
-    T.__ixor__ = lambda self, other: T.bitwise_xor_(self, other)
-    T.__hash__ = object.__hash__
+    m["where"] = lambda self, condition, y: selection.where(condition, self, y)
+    m["H"] = property(_H)
+    m["real"] = property(_real)
+    m["imag"] = property(_imag)
+    m["conj"] = _conj
+    m["resolve_conj"] = lambda self: self
+    m["resolve_neg"] = lambda self: self
+    m["apply_"] = _apply_
+    m["pin_memory"] = _pin_memory
+    m["is_pinned"] = lambda self: False
+    m["dim_order"] = _dim_order
+    m["__getitem__"] = _index.getitem
+    m["__setitem__"] = _index.setitem
+    # the operators: x op y, y op x and x op= y (the in-place method, looked up on Tensor when called)
+    for op, fn, inplace in (
+            ("add", arithmetic.add, "add_"), ("sub", arithmetic.sub, "sub_"), ("mul", arithmetic.mul, "mul_"),
+            ("truediv", arithmetic.div, None), ("floordiv", arithmetic.floor_divide, "floor_divide_"),
+            ("mod", arithmetic.remainder, "remainder_"), ("pow", arithmetic.pow, "pow_"),
+            ("and", comparison.bitwise_and, "bitwise_and_"), ("or", comparison.bitwise_or, "bitwise_or_"),
+            ("xor", comparison.bitwise_xor, "bitwise_xor_"), ("lshift", comparison.bitwise_left_shift, None),
+            ("rshift", comparison.bitwise_right_shift, None)):
+        m[f"__{op}__"], m[f"__r{op}__"] = _binary_dunder(fn), _rbinary_dunder(fn)
+        if inplace is not None:
+            m[f"__i{op}__"] = _inplace_dunder(f"__i{op}__", inplace)
+    m["__itruediv__"] = lambda self, other: _div_(self, other)
+    m["__matmul__"] = _binary_dunder(lambda a, b: products.matmul(a, b if isinstance(b, Tensor) else C.tensor(b)))
+    m["__rmatmul__"] = _matmul_r
+    m["__neg__"] = _neg_dunder
+    m["__pos__"] = lambda self: self
+    m["__abs__"] = lambda self: unary.abs(self)
+    m["__invert__"] = _invert
+    for op in ("eq", "ne", "lt", "le", "gt", "ge"):
+        m[f"__{op}__"] = _binary_dunder(getattr(comparison, op))
+    m["__hash__"] = object.__hash__
     # the functional transforms (jit, grad, vmap) see a Tensor as the Array it holds (a tracer inside them)
-    T.__funcgrad_array__ = lambda self: self._a if self._v is None else self._arr()
+    m["__funcgrad_array__"] = lambda self: self._a if self._v is None else self._arr()
+    return m
 
 
-install()
+def install(*tables: dict) -> None:
+    """Give Tensor its methods, once: `tables` (name -> attribute) are this module's, _methods_storage's,
+    _methods_ops' and _sparse's, each name declared in one of them; torch's errors for complex (or bool) operands
+    without a kernel are added to an entry here, as it is installed (_complex_reject.guard_method)."""
+    table: dict = {}
+    for t in tables:
+        twice = table.keys() & t.keys()
+        if twice:
+            raise RuntimeError(f"Tensor attributes declared twice: {sorted(twice)}")
+        table.update(t)
+    for name, value in table.items():
+        setattr(Tensor, name, _complex_reject.guard_method(name, value))

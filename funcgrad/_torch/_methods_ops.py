@@ -7,7 +7,7 @@ the methods are the checked functions."""
 from __future__ import annotations
 
 from . import _linalg_decomp, _linalg_lu
-from . import _ops as O
+from .ops import arithmetic, comparison, products, reductions, unary
 from . import _special_ops as S
 from ._methods import _make_inplace
 from ._tensor import Tensor
@@ -23,11 +23,11 @@ _SPECIAL_METHODS = ["i0", "igamma", "igammac"]  # (_special_ops)
 def _inplace_ops() -> dict:
     """The ops outside the families whose in-place variants this module installs, by method name."""
     return {
-        "i0": S.i0, "igamma": S.igamma, "igammac": S.igammac, "addmv": O.addmv, "addmm": O.addmm,
-        "baddbmm": O.baddbmm, "cumsum": O.cumsum, "cumprod": O.cumprod, "absolute": O.abs, "arccos": O.acos,
-        "arcsin": O.asin, "arctan": O.atan, "arccosh": O.acosh, "arcsinh": O.asinh, "arctanh": O.atanh,
-        "arctan2": O.atan2, "sgn": O.sgn, "greater": O.gt, "greater_equal": O.ge, "less": O.lt, "less_equal": O.le,
-        "not_equal": O.ne, "bitwise_left_shift": O.bitwise_left_shift, "bitwise_right_shift": O.bitwise_right_shift,
+        "i0": S.i0, "igamma": S.igamma, "igammac": S.igammac, "addmv": products.addmv, "addmm": products.addmm,
+        "baddbmm": products.baddbmm, "cumsum": reductions.cumsum, "cumprod": reductions.cumprod, "absolute": unary.abs, "arccos": unary.acos,
+        "arcsin": unary.asin, "arctan": unary.atan, "arccosh": unary.acosh, "arcsinh": unary.asinh, "arctanh": unary.atanh,
+        "arctan2": arithmetic.atan2, "sgn": unary.sgn, "greater": comparison.gt, "greater_equal": comparison.ge, "less": comparison.lt, "less_equal": comparison.le,
+        "not_equal": comparison.ne, "bitwise_left_shift": comparison.bitwise_left_shift, "bitwise_right_shift": comparison.bitwise_right_shift,
     }
 
 
@@ -42,35 +42,40 @@ def _torch_inplace_fn(name):
     return fn
 
 
-def install() -> dict:
-    """Add the method forms and in-place variants to Tensor; returns the torch-level in-place functions."""
-    T = Tensor
+def methods() -> dict:
+    """The families' method forms and in-place variants (name -> method), installed by _methods.install."""
+    m = {}
     for fam in FAMILIES:  # each family declares its methods (METHODS) and their in-place variants (INPLACE)
         for name in fam.METHODS:
-            setattr(T, name, getattr(fam, name))
+            m[name] = getattr(fam, name)
         for name in fam.INPLACE:
-            setattr(T, name + "_", _make_inplace(getattr(fam, name), name.capitalize()))
+            m[name + "_"] = _make_inplace(getattr(fam, name), name.capitalize())
     for name in _SPECIAL_METHODS:
-        setattr(T, name, getattr(S, name))
-    T.polygamma = lambda self, n: S.polygamma(n, self)
-    T.polygamma_ = _make_inplace(lambda x, n: S.polygamma(n, x), "Polygamma")
-    T.lu = _lu_method
-    T.orgqr = _linalg_decomp.householder_product
-    T.geqrf = _linalg_decomp.geqrf
-    T.ormqr = _linalg_decomp.ormqr
-    T.solve = lambda self, *a, **k: ops_linalg.solve()
-    T.lstsq = lambda self, *a, **k: ops_linalg.lstsq()
-    T.eig = lambda self, *a, **k: ops_linalg.eig()
-    T.symeig = lambda self, *a, **k: ops_linalg.symeig()
+        m[name] = getattr(S, name)
+    m["polygamma"] = lambda self, n: S.polygamma(n, self)
+    m["polygamma_"] = _make_inplace(lambda x, n: S.polygamma(n, x), "Polygamma")
+    m["lu"] = _lu_method
+    m["orgqr"] = _linalg_decomp.householder_product
+    m["geqrf"] = _linalg_decomp.geqrf
+    m["ormqr"] = _linalg_decomp.ormqr
+    m["solve"] = lambda self, *a, **k: ops_linalg.solve()
+    m["lstsq"] = lambda self, *a, **k: ops_linalg.lstsq()
+    m["eig"] = lambda self, *a, **k: ops_linalg.eig()
+    m["symeig"] = lambda self, *a, **k: ops_linalg.symeig()
     for name, op in _inplace_ops().items():
-        setattr(T, name + "_", _make_inplace(op, name.capitalize()))
-    T.unsafe_split_with_sizes = shape.split_with_sizes
-    T.stft = spectral.stft
-    T.istft = spectral.istft
-    T.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \
+        m[name + "_"] = _make_inplace(op, name.capitalize())
+    m["unsafe_split_with_sizes"] = shape.split_with_sizes
+    m["stft"] = spectral.stft
+    m["istft"] = spectral.istft
+    m["new_empty_strided"] = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \
         layout=None, pin_memory=False: construction.empty_strided(size, stride, dtype=dtype or self.dtype,
                                                                   requires_grad=requires_grad)
-    return {name: _torch_inplace_fn(name) for name in TORCH_INPLACE_FNS if hasattr(T, name)}
+    return m
+
+
+def torch_inplace_fns() -> dict:
+    """torch's top-level in-place functions (torch.relu_(x) is x.relu_()), for the methods Tensor has."""
+    return {name: _torch_inplace_fn(name) for name in TORCH_INPLACE_FNS if hasattr(Tensor, name)}
 
 
 # the in-place functions torch exports at its top level (torch.relu_(x) == x.relu_())

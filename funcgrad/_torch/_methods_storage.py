@@ -10,10 +10,9 @@ import numpy as np
 
 from ..autograd.grad_mode import state
 from . import _creation as C
-from . import _ops as O
+from .ops import join_split, reductions, shape, views
 from ._storage import TypedStorage, UntypedStorage
-from ._tensor import Tensor
-from .ops import shape
+from ._tensor import Tensor, _dim
 
 
 def _inplace_view(op, name):
@@ -122,14 +121,14 @@ def _sum_to_size(self, *size):
                            f"{{{', '.join(map(str, shape))}}}.")
     lead = len(shape) - len(size)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1]
-    r = O.sum(self, dims, keepdim=True) if dims else self
+    r = reductions.sum(self, dims, keepdim=True) if dims else self
     return r.reshape(size) if lead else r
 
 
 def _unfold(self, dimension, size, step):
     """A view of all the length-`size` slices of dimension `dimension` taken every `step`, as a new last
     dimension."""
-    d = O._dim(dimension, max(self.ndim, 1))
+    d = _dim(dimension, max(self.ndim, 1))
     n = self.shape[d] if self.ndim else 1
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
@@ -173,37 +172,38 @@ def _map_(self, tensor, callable):  # noqa: A002 - torch's parameter name
     return self
 
 
-def install() -> None:
-    """Add the methods to Tensor."""
-    T = Tensor
+def methods() -> dict:
+    """This module's Tensor attributes (name -> method, property or value), installed by _methods.install."""
+    m = {}
     for name in ("swapaxes", "swapdims", "transpose", "t", "squeeze", "unsqueeze"):
-        setattr(T, name + "_", _inplace_view(getattr(O, name), name + "_"))
-    T.as_strided_ = _as_strided_
-    T.resize_ = resize_
-    T.resize_as_ = resize_as_
-    T.resize = _resize
-    T.resize_as = _resize_as
-    T.new = new
-    T.is_nonzero = lambda self: __import__("funcgrad._torch", fromlist=["is_nonzero"]).is_nonzero(self)
-    T.sum_to_size = _sum_to_size
-    T.unfold = _unfold
-    T.storage = _storage_m
-    T.untyped_storage = _untyped_storage_m
-    T.adjoint = lambda self: self.mH
-    T.hardshrink = lambda self, lambd=0.5: __import__("funcgrad.nn.functional", fromlist=["x"]).hardshrink(
+        m[name + "_"] = _inplace_view(getattr(views, name), name + "_")
+    m["as_strided_"] = _as_strided_
+    m["resize_"] = resize_
+    m["resize_as_"] = resize_as_
+    m["resize"] = _resize
+    m["resize_as"] = _resize_as
+    m["new"] = new
+    m["is_nonzero"] = lambda self: __import__("funcgrad._torch", fromlist=["is_nonzero"]).is_nonzero(self)
+    m["sum_to_size"] = _sum_to_size
+    m["unfold"] = _unfold
+    m["storage"] = _storage_m
+    m["untyped_storage"] = _untyped_storage_m
+    m["adjoint"] = lambda self: self.mH
+    m["hardshrink"] = lambda self, lambd=0.5: __import__("funcgrad.nn.functional", fromlist=["x"]).hardshrink(
         self, lambd)
-    T.prelu = lambda self, weight: __import__("funcgrad.nn.functional", fromlist=["x"]).prelu(self, weight)
-    T.narrow_copy = lambda self, dim, start, length: O.narrow(self, dim, start, length).clone()
-    T.unsafe_chunk = O.chunk
-    T.unsafe_split = O.split
-    T.output_nr = property(lambda self: self._onr)
-    T.as_subclass = _as_subclass
-    T.map_ = _map_
-    T.const_data_ptr = lambda self: self.data_ptr()
-    T.record_stream = lambda self, stream: None
-    T.is_distributed = lambda self: False
-    T.storage_type = lambda self: type(self.storage())
-    T.name = None
-    T.volatile = property(lambda self: False)
-    T.is_xpu = T.is_mps = T.is_ipu = T.is_xla = T.is_vulkan = T.is_maia = T.is_mtia = T.is_mkldnn = \
-        T.is_nested = T.is_sparse_csr = property(lambda self: False)
+    m["prelu"] = lambda self, weight: __import__("funcgrad.nn.functional", fromlist=["x"]).prelu(self, weight)
+    m["narrow_copy"] = lambda self, dim, start, length: join_split.narrow(self, dim, start, length).clone()
+    m["unsafe_chunk"] = join_split.chunk
+    m["unsafe_split"] = join_split.split
+    m["output_nr"] = property(lambda self: self._onr)
+    m["as_subclass"] = _as_subclass
+    m["map_"] = _map_
+    m["const_data_ptr"] = lambda self: self.data_ptr()
+    m["record_stream"] = lambda self, stream: None
+    m["is_distributed"] = lambda self: False
+    m["storage_type"] = lambda self: type(self.storage())
+    m["name"] = None
+    m["volatile"] = property(lambda self: False)
+    m["is_xpu"] = m["is_mps"] = m["is_ipu"] = m["is_xla"] = m["is_vulkan"] = m["is_maia"] = m["is_mtia"] = m["is_mkldnn"] = \
+        m["is_nested"] = m["is_sparse_csr"] = property(lambda self: False)
+    return m

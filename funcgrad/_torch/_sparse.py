@@ -17,7 +17,8 @@ import numpy as np
 
 from . import _creation as C
 from . import _dtype as D
-from . import _ops as O
+from ._formats import sparse_coo, strided
+from .ops import indexing, products as _products
 from ._tensor import Tensor
 
 __all__ = ["sparse_coo_tensor", "spmm"]
@@ -37,7 +38,7 @@ def _densify(indices: Tensor, values: Tensor, size) -> Tensor:
     if indices.shape[1] == 0:
         return out
     idx = tuple(indices[d] for d in range(indices.shape[0]))
-    return O.index_put(out, idx, values, accumulate=True)
+    return indexing.index_put(out, idx, values, accumulate=True)
 
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
@@ -161,24 +162,26 @@ def _sparse_repr(self):
 
 def spmm(input, mat2):
     """torch.spmm: a (sparse or dense) matrix times a dense matrix, as a dense matrix."""
-    return O.mm(input, mat2)
+    return _products.mm(input, mat2)
 
 
-def install(T):
-    from ._formats import sparse_coo, strided
-    T.is_sparse = property(lambda self: _coo(self) is not None)
-    T.layout = property(lambda self: sparse_coo if _coo(self) is not None else strided)
-    T.to_sparse = _to_sparse
-    T.to_sparse_coo = lambda self: _to_sparse(self)
-    T.to_dense = _to_dense
-    T.coalesce = _coalesce
-    T.is_coalesced = lambda self: _need(self, "is_coalesced")[2]
-    T._indices = _indices
-    T._values = _values
-    T.indices = _checked_indices
-    T.values = _checked_values
-    T._nnz = lambda self: _need(self, "_nnz")[1].shape[0]
-    T.sparse_dim = lambda self: self.ndim if _coo(self) is not None else 0
-    T.dense_dim = lambda self: 0 if _coo(self) is not None else self.ndim
-    base_repr = T.__repr__
-    T.__repr__ = lambda self: _sparse_repr(self) if _coo(self) is not None else base_repr(self)
+def methods() -> dict:
+    """Tensor's sparse COO attributes (name -> method or property), installed by _methods.install."""
+    m = {}
+    m["is_sparse"] = property(lambda self: _coo(self) is not None)
+    m["layout"] = property(lambda self: sparse_coo if _coo(self) is not None else strided)
+    m["to_sparse"] = _to_sparse
+    m["to_sparse_coo"] = lambda self: _to_sparse(self)
+    m["to_dense"] = _to_dense
+    m["coalesce"] = _coalesce
+    m["is_coalesced"] = lambda self: _need(self, "is_coalesced")[2]
+    m["_indices"] = _indices
+    m["_values"] = _values
+    m["indices"] = _checked_indices
+    m["values"] = _checked_values
+    m["_nnz"] = lambda self: _need(self, "_nnz")[1].shape[0]
+    m["sparse_dim"] = lambda self: self.ndim if _coo(self) is not None else 0
+    m["dense_dim"] = lambda self: 0 if _coo(self) is not None else self.ndim
+    base_repr = Tensor.__repr__
+    m["__repr__"] = lambda self: _sparse_repr(self) if _coo(self) is not None else base_repr(self)
+    return m

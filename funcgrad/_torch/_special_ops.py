@@ -21,7 +21,8 @@ from .._src.prims import scipy_special as _ssc
 from .._src.prims import incomplete as _inc
 from ..autograd.grad_mode import state as _gs
 from . import _dtype as D
-from . import _ops as O
+from .ops import arithmetic, unary
+from .ops._common import _TRUEDIV, _as_tensor, _bc, _binop, _bshape, _cast, _out, _promote
 from ._tensor import Tensor, _apply, _apply1, _wrap
 from .ops.pointwise import mvlgamma
 from ..autograd.function import Function
@@ -37,7 +38,7 @@ def _unary(name, afn, doc=""):
     """A float elementwise op: integer/bool input computes in the default float dtype."""
     def op(input, *, out=None):
         dt = _fdt(input._np_dtype())
-        return O._out(_apply1(name, lambda a: afn(O._cast(a, dt)), input), out)
+        return _out(_apply1(name, lambda a: afn(_cast(a, dt)), input), out)
     op.__name__ = name.lower()
     op.__doc__ = doc
     return op
@@ -46,7 +47,7 @@ def _unary(name, afn, doc=""):
 def _in64(afn):
     """afn evaluated in float64 and rounded back (for formulas whose float32 intermediates would underflow)."""
     def f(a):
-        return O._cast(afn(O._cast(a, np.dtype(np.float64))), a.dtype)
+        return _cast(afn(_cast(a, np.dtype(np.float64))), a.dtype)
     return f
 
 
@@ -92,11 +93,11 @@ entr = _unary("Entr", lambda a: _ssc.entr_p.bind(a, kink="torch"),
 
 
 def expit(input, *, out=None):
-    return O._out(O.sigmoid(input), out)
+    return _out(unary.sigmoid(input), out)
 
 
 def exp2(input, *, out=None):
-    return O._out(O.exp2(input), out)
+    return _out(unary.exp2(input), out)
 
 
 def _x_times(card):
@@ -107,17 +108,17 @@ def _x_times(card):
             a, b = jnp.broadcast_arrays(a, b)
         nan = ew.ne(b, b)   # NaN y: x * NaN (a NaN x-gradient), with y zeroed elsewhere (no 0 * inf there)
         return ew.select(nan, ew.mul(a, ew.select(nan, b, jnp.zeros_like(b))), card(a, b))
-    return O._bc(f)
+    return _bc(f)
 
 
 def xlog1py(input, other, *, out=None):
     """x * log1p(y), 0 at x == 0 (unless y is NaN)."""
-    return O._out(O._binop("Xlog1py", _x_times(_ssp.xlog1py), input, other, O._TRUEDIV), out)
+    return _out(_binop("Xlog1py", _x_times(_ssp.xlog1py), input, other, _TRUEDIV), out)
 
 
 def xlogy(input, other, *, out=None):
     """x * log(y), 0 at x == 0 (unless y is NaN)."""
-    return O._out(O._binop("Xlogy", _x_times(_ssp.xlogy), input, other, O._TRUEDIV), out)
+    return _out(_binop("Xlogy", _x_times(_ssp.xlogy), input, other, _TRUEDIV), out)
 
 
 def polygamma(n, input, *, out=None):
@@ -128,7 +129,7 @@ def polygamma(n, input, *, out=None):
     dt = _fdt(input._np_dtype())
 
     def f(a):
-        a = O._cast(a, dt)
+        a = _cast(a, dt)
         r = _sp.polygamma(n, a)
         if n == 0:
             return r
@@ -139,11 +140,11 @@ def polygamma(n, input, *, out=None):
         poles = (a <= 0) & (a == ew.floor(a))
         r = ew.select(poles, _full(a, np.inf if n % 2 else -np.inf), r)
         return ew.select(a == np.inf, _full(a, np.nan), r)
-    return O._out(_apply1("Polygamma", f, input), out)
+    return _out(_apply1("Polygamma", f, input), out)
 
 
 def multigammaln(input, p, *, out=None):
-    return O._out(mvlgamma(input, p), out)
+    return _out(mvlgamma(input, p), out)
 
 
 # --- incomplete gamma: lax's igamma / igammac cards ----------------------------------------------------
@@ -152,21 +153,21 @@ def _igamma(name, upper):
     card = _inc.igammac if upper else _inc.igamma
 
     def op(input, other, *, out=None):
-        a_t, x_t = O._as_tensor(input), O._as_tensor(other)
-        pdt = O._promote(a_t, x_t)
+        a_t, x_t = _as_tensor(input), _as_tensor(other)
+        pdt = _promote(a_t, x_t)
         if pdt.kind == "b":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
         dt = _fdt(pdt)
-        shape = O._bshape(tuple(a_t.shape), tuple(x_t.shape))
+        shape = _bshape(tuple(a_t.shape), tuple(x_t.shape))
         guard = None
         if a_t.requires_grad and _gs.enabled:  # as torch: no derivative in a, an error only if one is asked for
             guard = _no_derivative(name)(a_t)
-        a_arr = jnp.broadcast_to(O._cast(a_t.detach()._arr(), dt), shape)
+        a_arr = jnp.broadcast_to(_cast(a_t.detach()._arr(), dt), shape)
 
         hi, lo = (0.0, 1.0) if upper else (1.0, 0.0)   # the limits at x = inf and at x = 0
 
         def f(x):
-            x = jnp.broadcast_to(O._cast(x, dt), shape)
+            x = jnp.broadcast_to(_cast(x, dt), shape)
             r = card(a_arr, x)
             # torch's (Cephes') special cases, from the last checked to the first: x = inf; a = inf (NaN when
             # x is inf too); x = 0 (whatever a, NaN included); a = 0 (hi for x > 0, else NaN); x < 0 or a < 0: NaN
@@ -181,7 +182,7 @@ def _igamma(name, upper):
         r = _apply1(name.capitalize(), f, x_t)
         if guard is not None:
             r = r + guard.expand(shape).to(r.dtype)
-        return O._out(r, out)
+        return _out(r, out)
     op.__name__ = name
     return op
 
@@ -208,15 +209,15 @@ igammac = gammaincc = _igamma("igammac", True)
 
 def _poly(name, first, step):
     def op(input, n, *, out=None):
-        x = O._as_tensor(input)
+        x = _as_tensor(input)
         ns = n._host() if isinstance(n, Tensor) else np.asarray(n)
-        dt = _fdt(O._promote(x, n) if isinstance(n, Tensor) else x._np_dtype())
+        dt = _fdt(_promote(x, n) if isinstance(n, Tensor) else x._np_dtype())
         nmax = int(ns.max()) if ns.size else 0
-        shape = O._bshape(tuple(x.shape), ns.shape)
+        shape = _bshape(tuple(x.shape), ns.shape)
         nb = Array(np.broadcast_to(ns, shape).astype(np.int64).copy())
 
         def f(a):
-            a = jnp.broadcast_to(O._cast(a, dt), shape)
+            a = jnp.broadcast_to(_cast(a, dt), shape)
             p0 = jnp.ones_like(a)
             p1 = first(a)
             res = ew.select(ew.eq(nb, Array(np.zeros(shape, np.int64))), p0, jnp.zeros_like(a))
@@ -226,7 +227,7 @@ def _poly(name, first, step):
                 p0, p1 = p1, step(a, p1, p0, k)
                 res = ew.select(ew.eq(nb, Array(np.full(shape, k + 1, np.int64))), p1, res)
             return ew.select(ew.lt(nb, Array(np.zeros(shape, np.int64))), jnp.zeros_like(a), res)
-        return O._out(_apply1(name, f, x), out)
+        return _out(_apply1(name, f, x), out)
     op.__name__ = name
     return op
 
@@ -247,9 +248,9 @@ chebyshev_polynomial_w = _poly("chebyshev_polynomial_w", lambda x: 2 * x + 1, la
 
 def _shifted(poly, name):
     def op(input, n, *, out=None):
-        x = O._as_tensor(input)
+        x = _as_tensor(input)
         x = x if D.kind(x._np_dtype()) == "f" else x.to(D.from_np(D.default_float()))
-        return poly(O.sub(O.mul(x, 2), 1), n, out=out)
+        return poly(arithmetic.sub(arithmetic.mul(x, 2), 1), n, out=out)
     op.__name__ = name
     return op
 
@@ -271,7 +272,7 @@ def spherical_bessel_j0(input, *, out=None):
         safe = ew.select(ew.bitwise_or(z, inf), jnp.ones_like(a), a)
         return ew.select(z, jnp.ones_like(a), ew.select(inf, jnp.zeros_like(a), ew.sin(safe) / safe))
     dt = _fdt(input._np_dtype())
-    return O._out(_apply1("SphericalBesselJ0", lambda a: f(O._cast(a, dt)), input), out)
+    return _out(_apply1("SphericalBesselJ0", lambda a: f(_cast(a, dt)), input), out)
 
 
 _ = _apply
@@ -315,9 +316,9 @@ def zeta(input, other, *, out=None):
     b = other if isinstance(other, Tensor) else None
     if a is None and b is None:
         raise TypeError("zeta(): expected at least one Tensor argument")
-    x_t, q_t = O._as_tensor(input), O._as_tensor(other)
-    dt = _fdt(O._promote(input, other))
-    shape = O._bshape(tuple(x_t.shape), tuple(q_t.shape))
+    x_t, q_t = _as_tensor(input), _as_tensor(other)
+    dt = _fdt(_promote(input, other))
+    shape = _bshape(tuple(x_t.shape), tuple(q_t.shape))
 
     class _Zeta(Function):
         @staticmethod
@@ -327,7 +328,7 @@ def zeta(input, other, *, out=None):
         @staticmethod
         def backward(ctx, *grads):
             raise NotImplementedError("the derivative for 'zeta' is not implemented.")
-    return O._out(_Zeta.apply(*[t for t in (a, b) if t is not None]), out)
+    return _out(_Zeta.apply(*[t for t in (a, b) if t is not None]), out)
 
 
 for _f in (xlogy, xlog1py, zeta):
@@ -451,7 +452,7 @@ def _host_special(name, fn):
     def op(input, *, out=None):
         dt = _fdt(input._np_dtype())
         v = np.asarray(input._host(), np.float64)
-        return O._out(_wrap(Array(fn(v).astype(dt))), out)
+        return _out(_wrap(Array(fn(v).astype(dt))), out)
     op.__name__ = name
     op.__doc__ = f"torch.special.{name} (no gradient, as in torch)."
     return op

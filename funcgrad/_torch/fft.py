@@ -15,7 +15,7 @@ from ..numpy import fft as _jfft
 from .._src.core.array import Array
 from .._src.prims import elementwise as _ew
 from . import _dtype as _D
-from . import _ops as _O
+from .ops._common import _out
 from ._tensor import Tensor, _apply1, _wrap
 
 _Dims = Optional[Union[int, Sequence[int]]]
@@ -84,7 +84,7 @@ def _one(name, kind, real_only=False):
         _check(input, name, norm, real_only)
         _n(n, name)
         (d,) = _dims(input, dim, None)
-        return _O._out(_apply1("Fft" + name.capitalize(), lambda a: jfn(a, n, d, norm), input), out)
+        return _out(_apply1("Fft" + name.capitalize(), lambda a: jfn(a, n, d, norm), input), out)
     op.__name__ = name
     op.__doc__ = f"torch.fft.{name}: the one-dimensional {kind} along dim (length n, cropped or zero-padded)."
     return op
@@ -111,7 +111,7 @@ def _many(name, kind, default_dim, real_only=False):
         ss = _fill_s(input, s, dims)
         if kind in ("rfft", "irfft") and not dims:
             raise RuntimeError(f"{name} must transform at least one axis")
-        return _O._out(_apply1("Fft" + name.capitalize(), lambda a: jfn(a, ss, dims, norm), input), out)
+        return _out(_apply1("Fft" + name.capitalize(), lambda a: jfn(a, ss, dims, norm), input), out)
     op.__name__ = name
     op.__doc__ = f"torch.fft.{name}: the {kind} over dims {default_dim or 'all'} (sizes s)."
     return op
@@ -142,7 +142,7 @@ def _hermitian_many(name, default_dim, inverse):
             fn = lambda a: _ew.conj(_jfft.rfftn(a, ss, dims, sw))  # noqa: E731
         else:
             fn = lambda a: _jfft.irfftn(_ew.conj(_jfft._as_complex(a)), ss, dims, sw)  # noqa: E731
-        return _O._out(_apply1("Fft" + name.capitalize(), fn, input), out)
+        return _out(_apply1("Fft" + name.capitalize(), fn, input), out)
     op.__name__ = name
     return op
 
@@ -168,7 +168,7 @@ def _freq(name):
             t = _wrap(jfn(n, float(d), dtype=dt))
         if requires_grad:
             t.requires_grad_(True)
-        return _O._out(t, out)
+        return _out(t, out)
     op.__name__ = name
     op.__doc__ = f"torch.fft.{name}: the sample frequencies of a length-n signal with spacing d."
     return op

@@ -14,9 +14,11 @@ from .._src.prims import linalg_decomp as _ld
 from .._src.prims.lu import lu as _lu_card
 from . import _creation as _C
 from . import _dtype as D
-from . import _ops as O
+from .ops import (arithmetic as _arithmetic, diagonals as _diagonals, join_split as _join_split,
+                  products as _products, reductions as _reductions, views as _views)
+from .ops._common import _bshape, _out
 from ._argcheck import DtypeName, check_same_dtype as _check_same_dtype
-from ._ops import _safe_sqrt
+from .ops.reductions import _safe_sqrt
 from ._tensor import _apply, _apply1, _dim, _legacy, _wrap
 
 _LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -86,7 +88,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
     x = _norm_dtype(x, dtype, "vector_norm")
     if ord in ("fro", "nuc"):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
-    return O.norm(x, p=float(ord) if ord not in (2,) else 2, dim=dim, keepdim=keepdim)
+    return _reductions.norm(x, p=float(ord) if ord not in (2,) else 2, dim=dim, keepdim=keepdim)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
@@ -271,7 +273,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 
 def cross(input, other, *, dim=-1, out=None):
-    return O.cross(input, other, dim=dim)
+    return _products.cross(input, other, dim=dim)
 
 
 def _tri(A, B, *, lower, left=True, transpose=False, unit=False):
@@ -281,7 +283,7 @@ def _tri(A, B, *, lower, left=True, transpose=False, unit=False):
 
 def _bcast_batch(A, B):
     """A and B with their batch dimensions (all but the last two) broadcast together."""
-    batch = O._bshape(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    batch = _bshape(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
     if tuple(A.shape[:-2]) != batch:
         A = A.expand(*batch, *A.shape[-2:])
     if tuple(B.shape[:-2]) != batch:
@@ -313,15 +315,15 @@ def matrix_exp(A):
     X = A / (2.0 ** s) if s else A
     I_ = _C.eye(n, dtype=A.dtype).expand(*A.shape)
     b = _PADE13
-    X2 = O.matmul(X, X)
-    X4 = O.matmul(X2, X2)
-    X6 = O.matmul(X4, X2)
-    U = O.matmul(X, O.matmul(X6, X6 * b[13] + X4 * b[11] + X2 * b[9]) + X6 * b[7] + X4 * b[5] + X2 * b[3]
+    X2 = _products.matmul(X, X)
+    X4 = _products.matmul(X2, X2)
+    X6 = _products.matmul(X4, X2)
+    U = _products.matmul(X, _products.matmul(X6, X6 * b[13] + X4 * b[11] + X2 * b[9]) + X6 * b[7] + X4 * b[5] + X2 * b[3]
                  + I_ * b[1])
-    V = O.matmul(X6, X6 * b[12] + X4 * b[10] + X2 * b[8]) + X6 * b[6] + X4 * b[4] + X2 * b[2] + I_ * b[0]
+    V = _products.matmul(X6, X6 * b[12] + X4 * b[10] + X2 * b[8]) + X6 * b[6] + X4 * b[4] + X2 * b[2] + I_ * b[0]
     R = solve(V - U, V + U)
     for _ in range(s):
-        R = O.matmul(R, R)
+        R = _products.matmul(R, R)
     return R
 
 
@@ -331,7 +333,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         return _tri(A.mT, B.mT, lower=upper, unit=unitriangular).mT if not A.is_complex() else \
             solve_triangular(A.mH, B.mH, upper=not upper, unitriangular=unitriangular).mH
     A2, B2 = _bcast_batch(A, B)
-    return O._out(_tri(A2, B2, lower=not upper, unit=unitriangular), out)
+    return _out(_tri(A2, B2, lower=not upper, unit=unitriangular), out)
 
 
 def _multi_dot_dtypes(tensors) -> None:
@@ -355,15 +357,15 @@ def multi_dot(tensors, *, out=None):
     _multi_dot_dtypes(tensors)
     r = tensors[0]
     for t in tensors[1:]:
-        r = O.matmul(r, t)
-    return O._out(r, out)
+        r = _products.matmul(r, t)
+    return _out(r, out)
 
 
 def vecdot(x, y, *, dim=-1, out=None):
     """sum(conj(x) * y) along dim (broadcast)."""
     _check_same_dtype("linalg.vecdot: Expected x and y to have the same dtype, but found x of type {0} and y of type "
                      "{1} instead", x, y)
-    return O._out(O.sum(O.mul(x.conj() if x.is_complex() else x, y), dim), out)
+    return _out(_reductions.sum(_arithmetic.mul(x.conj() if x.is_complex() else x, y), dim), out)
 
 
 def vander(x, *, N=None):
@@ -375,16 +377,16 @@ def vander(x, *, N=None):
         raise RuntimeError("N must be greater than 1.")
     dt = x._np_dtype()
     xx = x if dt.kind in "fc" else x.to(D.int64)
-    cols = O.cat([_C.ones(*x.shape, 1, dtype=xx.dtype), xx.unsqueeze(-1).expand(*x.shape, n - 1)], -1)
-    return O.cumprod(cols, -1)
+    cols = _join_split.cat([_C.ones(*x.shape, 1, dtype=xx.dtype), xx.unsqueeze(-1).expand(*x.shape, n - 1)], -1)
+    return _reductions.cumprod(cols, -1)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    return O.diagonal(A, offset, dim1, dim2)
+    return _diagonals.diagonal(A, offset, dim1, dim2)
 
 
 def matmul(input, other, *, out=None):
-    return O.matmul(input, other, out=out)
+    return _products.matmul(input, other, out=out)
 
 
 def _ex(result, compute, nan_like, A, check_errors):
@@ -418,7 +420,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError(f"torch.linalg.lstsq: input must have at least 2 dimensions.")
     vec = B.ndim == A.ndim - 1
     Bm = B.unsqueeze(-1) if vec else B
-    X = O.matmul(pinv(A), Bm)
+    X = _products.matmul(pinv(A), Bm)
     sol = X.squeeze(-1) if vec else X
     # torch's default CPU driver ('gelsy') reports the rank but neither residuals nor singular values
     rank = _wrap(Array(np.asarray(np.linalg.matrix_rank(A._host()), np.int64)))
@@ -429,9 +431,9 @@ def cond(A, p=None, *, out=None):
     """The condition number of A in the p-norm (2-norm by default: the ratio of extreme singular values)."""
     if p in (None, 2, -2):
         s = svdvals(A)
-        r = O.div(s[..., 0], s[..., -1]) if p != -2 else O.div(s[..., -1], s[..., 0])
+        r = _arithmetic.div(s[..., 0], s[..., -1]) if p != -2 else _arithmetic.div(s[..., -1], s[..., 0])
         return r
-    return O.mul(matrix_norm(A, p), matrix_norm(inv(A), p))
+    return _arithmetic.mul(matrix_norm(A, p), matrix_norm(inv(A), p))
 
 
 def tensorinv(A, ind=2, *, out=None):
@@ -446,7 +448,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
     if dims is not None:
         nd = A.ndim
         dims = [d % nd for d in dims]
-        A = O.movedim(A, dims, list(range(nd - len(dims), nd)))
+        A = _views.movedim(A, dims, list(range(nd - len(dims), nd)))
     rest = A.shape[B.ndim:]
     rows = int(np.prod(B.shape)) if B.ndim else 1
     x = solve(A.reshape(rows, -1), B.reshape(-1))

@@ -34,7 +34,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     """The Jacobian: for one input and one output, a tensor of shape out.shape + in.shape."""
     import numpy as np
     from . import grad
-    from .._torch import _ops as O
+    from .._torch.ops import join_split
     T = _T()
     single_in = isinstance(inputs, T.Tensor)
     ins = _prep(inputs, create_graph)
@@ -55,7 +55,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         per_in = []
         for j, x in enumerate(ins):
             if rows[j]:
-                per_in.append(O.stack(rows[j]).reshape(tuple(o.shape) + tuple(x.shape)))
+                per_in.append(join_split.stack(rows[j]).reshape(tuple(o.shape) + tuple(x.shape)))
             else:
                 per_in.append(T._make(np.zeros(tuple(o.shape) + tuple(x.shape), x._np_dtype())))
         result.append(per_in[0] if single_in else tuple(per_in))

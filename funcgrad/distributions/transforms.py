@@ -18,7 +18,7 @@ from .._src.prims.elementwise import abs as _abs
 from .._torch._dtype import Size
 from .._torch._tensor import Tensor
 from . import constraints
-from .._torch import _ops as O
+from .._torch.ops import join_split
 from .distribution import Distribution
 from .utils import _vec_to_tril, broadcast_all, call, forwarded, sum_rightmost
 
@@ -862,7 +862,7 @@ class CatTransform(Transform):
 
     def _cat(self, parts):
         if isinstance(parts[0], Tensor):
-            return O.cat(parts, self.dim)
+            return join_split.cat(parts, self.dim)
         return jnp.concatenate(parts, axis=self.dim)
 
     def _call(self, x):
@@ -891,7 +891,7 @@ class CatTransform(Transform):
         dim = dim + self.event_dim
         if dim < 0:
             if isinstance(logdetjacs[0], Tensor):
-                return O.cat(logdetjacs, dim)
+                return join_split.cat(logdetjacs, dim)
             return jnp.concatenate(logdetjacs, axis=dim)
         out = logdetjacs[0]
         for t in logdetjacs[1:]:
@@ -933,7 +933,7 @@ class StackTransform(Transform):
 
     def _stack(self, parts):
         if isinstance(parts[0], Tensor):
-            return O.stack(parts, self.dim)
+            return join_split.stack(parts, self.dim)
         return jnp.stack(parts, axis=self.dim)
 
     def _call(self, x):

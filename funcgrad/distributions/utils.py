@@ -14,7 +14,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import lax
-from .._torch import _creation as C, _ops as O, _jnp as jnp
+from .._torch import _creation as C, _jnp as jnp
+from .._torch.ops import views
 from .._src.core.array import ArrayBase
 from .._src.core.trace import Tracer
 from ..scipy import special as sps
@@ -124,7 +125,7 @@ def broadcast_all(*values):
     if tensors or not any(isinstance(v, (ArrayBase, np.ndarray)) for v in values):
         like = tensors[0] if tensors else None
         ts = [as_param(v, like) for v in values]
-        return tuple(O.broadcast_tensors(*ts)) if len(ts) > 1 else (ts[0],)
+        return tuple(views.broadcast_tensors(*ts)) if len(ts) > 1 else (ts[0],)
     arrays = [jnp.asarray(v) for v in values if not isinstance(v, Number)]
     dt = jnp.result_type(*arrays)
     if not jnp.issubdtype(dt, jnp.floating):

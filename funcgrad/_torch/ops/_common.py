@@ -1,19 +1,261 @@
-"""Helpers the op families share: operand conversion and torch's index and integer-value checks."""
+"""Helpers the op families share: torch's type promotion over tensors and Python scalars, broadcasting
+with torch's errors, the binary-op driver `_binop`, dim normalisation, `out=` writes, operand conversion and
+torch's index and integer-value checks."""
 from __future__ import annotations
 
 import builtins
 
 import numpy as np
 
-from .. import _ops as O
-from .._tensor import Tensor, _legacy
+from ..._src.core.array import Array
+from ..._src.prims import elementwise as ew
+from ..._src.prims.shape import broadcast_in_dim as _broadcast_in_dim
+from .. import _dtype as D, _tensor as _TM
+from ...autograd.grad_mode import state as _gs
+from .._argcheck import dtype_error as _dtype_error
+from .._tensor import (Tensor, _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _dim, _legacy, _req,
+                       _wrap)
 
 
+_bool = builtins.bool
+_int = builtins.int
 _float = builtins.float
+_min = builtins.min
+_max = builtins.max
+_sum = builtins.sum
+_abs = builtins.abs
+_any = builtins.any
+_all = builtins.all
+_range = builtins.range
+_NPB = np.dtype(np.bool_)
+_NPI64 = np.dtype(np.int64)
+
+
+def _is_scalar(x) -> bool:
+    return isinstance(x, (_bool, _int, _float, complex, np.generic)) and not isinstance(x, Tensor)
+
+
+def _as_tensor(x, dtype=None):
+    if isinstance(x, Tensor):
+        return x
+    from .._creation import tensor
+    return tensor(x, dtype=dtype)
+
+
+def _cast(a, dt):
+    return a if a.dtype == dt else ew.convert_element_type(a, dt)
+
+
+def _scalar_arr(s, dt):
+    if isinstance(s, Tensor):
+        s = s.item()
+    try:
+        b = np.array(s, dt)
+    except (OverflowError, ValueError):
+        b = np.array(s).astype(dt)
+    return Array(b)
+
+
+def _bshape(sa, sb):
+    """Broadcast shape of two shapes, with torch's error message."""
+    na, nb = len(sa), len(sb)
+    n = _max(na, nb)
+    out = []
+    for i in _range(n):
+        a = sa[i - n + na] if i - n + na >= 0 else 1
+        b = sb[i - n + nb] if i - n + nb >= 0 else 1
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                               f"non-singleton dimension {i}")
+        out.append(b if a == 1 else a)
+    return tuple(out)
+
+
+def _bid(x, shape):
+    n = len(shape)
+    return _broadcast_in_dim(x, shape, tuple(_range(n - x.ndim, n)))
+
+
+def _bc(prim):
+    """An elementwise binary primitive with broadcasting. NumPy broadcasts concrete operands itself; so it
+    does a concrete 0-d constant against an operand being recorded on a tape over concrete values (its
+    cotangent is never needed); otherwise operands are broadcast explicitly."""
+    def f(p, q):
+        sp, sq = p.shape, q.shape
+        if sp != sq:
+            pa, qa = p.__class__ is Array, q.__class__ is Array
+            if pa and qa:
+                return prim(p, q)
+            if qa and not sq and getattr(p, "val", None).__class__ is Array:
+                return prim(p, q)
+            if pa and not sp and getattr(q, "val", None).__class__ is Array:
+                return prim(p, q)
+            shape = _bshape(sp, sq)
+            if sp != shape:
+                p = _bid(p, shape)
+            if sq != shape:
+                q = _bid(q, shape)
+        return prim(p, q)
+    return f
+
+
+def _promote(x, y):
+    """torch.result_type of two operands (tensors or Python scalars)."""
+    return _result_type_many((x, y))
+
+
+def _result_type_many(xs):
+    """torch's promotion over operands: dimensioned tensors, then 0-d tensors, then Python scalars."""
+    dims, zeros, scal = [], [], []
+    for v in xs:
+        if isinstance(v, Tensor):
+            (dims if v.ndim else zeros).append(v._np_dtype())
+        else:
+            scal.append(D.scalar_dtype(v))
+    return D.result_type(dims, zeros, scal)
+
+
+def _norm_scalar(v):
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return _as_tensor(v)
+    return v
+
+
+_ARITH, _TRUEDIV, _CMP = 0, 1, 2
+
+
+def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
+    """x op y with torch promotion; afn works on Arrays of one dtype (broadcasting via _bc). prim: the
+    primitive afn binds (alone) on operands of one numeric dtype, which then take the direct path."""
+    if isinstance(x, Tensor):
+        xv = x._v
+        if isinstance(y, Tensor):
+            yv = y._v
+            # the hot path: two concrete tensors of one dtype
+            if xv is not None and yv is not None and xv.dtype == yv.dtype and cdt is None and \
+                    (kind != _TRUEDIV or D.kind(xv.dtype) in "fc"):
+                if xv.shape != yv.shape:
+                    _bshape(xv.shape, yv.shape)
+                if prim is not None and D.kind(xv.dtype) in "fciu":
+                    return _apply_prim(name, prim, afn, (x, y))
+                if not (_gs.enabled and (x._rg or y._rg or x._base is not None and _req(x)
+                                         or y._base is not None and _req(y))) and not _TM._fw_on:
+                    return _wrap(afn(x._arr(), y._arr()))
+        elif prim is not None and xv is not None and (y.__class__ is _float or y.__class__ is _int) and \
+                D.kind(xv.dtype) == "f":  # a float tensor and a Python number: the tensor's dtype
+            return _apply_prim_scalar(name, prim, afn, x, y, False)
+    elif prim is not None and (x.__class__ is _float or x.__class__ is _int) and isinstance(y, Tensor) and \
+            y._v is not None and D.kind(y._v.dtype) == "f":
+        return _apply_prim_scalar(name, prim, afn, y, x, True)
+    y = _norm_scalar(y)
+    x = _norm_scalar(x)
+    xt = isinstance(x, Tensor)
+    yt = isinstance(y, Tensor)
+    if xt and yt:
+        dx, dy = x._np_dtype(), y._np_dtype()
+        dt = dx if dx == dy else _promote(x, y)
+    elif xt or yt:  # a tensor t and a scalar s (a Python number on a float tensor keeps its dtype)
+        t, s, arg = (x, y, "other") if xt else (y, x, "input")
+        if not _is_scalar(s):
+            raise TypeError(f"{name}(): argument '{arg}' must be Tensor or Number, not {type(s).__name__}")
+        dt = t._np_dtype()
+        if D.kind(dt) != "f" or (s.__class__ is not _float and s.__class__ is not _int):
+            dt = _promote(x, y)
+    else:
+        raise TypeError(f"{name}(): expected a Tensor operand")
+    if kind == _TRUEDIV and dt.kind in "biu":
+        dt = D.default_float()
+    if cdt is not None:
+        dt = cdt(dt)
+    if xt and yt:
+        sx = x._v.shape if x._v is not None else x._a.shape
+        sy = y._v.shape if y._v is not None else y._a.shape
+        if sx != sy:
+            _bshape(sx, sy)
+
+        def fn(p, q):
+            return afn(_cast(p, dt), _cast(q, dt))
+        if kind == _CMP:
+            return _apply_nograd(fn, (x, y))
+        return _apply(name, fn, (x, y))
+    s = _scalar_arr(s, dt)
+    if xt:
+        def fn(p):
+            return afn(_cast(p, dt), s)
+    else:
+        def fn(q):
+            return afn(s, _cast(q, dt))
+    if kind == _CMP:
+        return _apply_nograd(fn, (t,))
+    return _apply1(name, fn, t)
+
+
+def _dims(dim, ndim, dup_ok=False):
+    """A dim argument (int, tuple/list, or None) as a sorted tuple of axes (None: all; a 0-d tensor's dim 0
+    or -1 reduces nothing, ())."""
+    if dim is None:
+        return None
+    if ndim == 0:
+        for i, d in enumerate(dim if isinstance(dim, (list, tuple)) else (dim,)):
+            _dim(d, 0)
+            if i and not dup_ok:  # (0 and -1 both name a 0-d tensor's dim 0)
+                raise RuntimeError("dim 0 appears multiple times in the list of dims")
+        return None if isinstance(dim, (list, tuple)) and len(dim) == 0 else ()
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        ds = [_dim(d, ndim) for d in dim]
+        for i, d in enumerate(ds):
+            if d in ds[:i] and not dup_ok:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return tuple(sorted(set(ds)))
+    return (_dim(dim, ndim),)
+
+
+def _np(dt):
+    return None if dt is None else D.to_np(dt)
+
+
+def _out(r, out):
+    """r written into out= (torch's error where r's dtype cannot be cast to out's: float -> int, ...)."""
+    if out is None:
+        return r
+    if isinstance(r, Tensor) and r._np_dtype() != out._np_dtype() and not D.can_cast(r._np_dtype(), out._np_dtype()):
+        raise _dtype_error("result type {0} can't be cast to the desired output type {1}", r, out)
+    return _out_cast(r, out)
+
+
+def _out_cast(r, out):
+    """r written into out=, cast to its dtype whatever it is (torch.sum computes in out's dtype)."""
+    if out is None:
+        return r
+    out.copy_(r) if out.shape == r.shape else out.set_(r)
+    return out
+
+
+def _not_impl(kernel, kinds="b"):
+    """A dtype check raising torch's NotImplementedError for a kernel without a bool (or integer) version."""
+    def check(dt):
+        dt = np.dtype(dt)
+        if dt.kind in kinds:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy_name(dt)}'")
+        return dt
+    return check
+
+
+def _tensor_arg(name, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+
+
+def _legacy_name(dt):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(np.dtype(dt).name, str(dt))
 
 
 def _t(x, dtype=None) -> Tensor:
-    return O._as_tensor(x, dtype)
+    return _as_tensor(x, dtype)
 
 
 def _host_int(t, name: str) -> np.ndarray:

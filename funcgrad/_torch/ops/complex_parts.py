@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import _jnp as jnp
 from ..._src.prims import elementwise as ew
-from .. import _ops as O
+from . import arithmetic, unary
+from ._common import _out
 from .._creation import complex as _complex
 from .._tensor import _legacy, _view
 
@@ -20,7 +21,7 @@ def polar(abs, angle, *, out=None):  # noqa: A002 - torch's parameter name
     if abs._np_dtype() != angle._np_dtype() or abs._np_dtype() not in (np.float32, np.float64):
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
                            f"{_legacy(abs._np_dtype())} and {_legacy(angle._np_dtype())}")
-    return O._out(_complex(O.mul(abs, O.cos(angle)), O.mul(abs, O.sin(angle))), out)
+    return _out(_complex(arithmetic.mul(abs, unary.cos(angle)), arithmetic.mul(abs, unary.sin(angle))), out)
 
 
 def real(input):
@@ -80,7 +81,7 @@ def _offset(x, v) -> int:
 
 
 def conj_physical(input, *, out=None):
-    return O._out(input.conj().clone() if input.is_complex() else input.clone(), out)
+    return _out(input.conj().clone() if input.is_complex() else input.clone(), out)
 
 
 def resolve_conj(input):

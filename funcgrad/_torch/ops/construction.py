@@ -1,5 +1,6 @@
 """Tensors built from others or from raw memory: diagflat, block_diag, vander, combinations, the window
-functions (hann, hamming, blackman, bartlett, kaiser), empty_strided, frombuffer and from_dlpack."""
+functions (hann, hamming, blackman, bartlett, kaiser), empty_strided, frombuffer, from_dlpack, and the grids
+meshgrid and cartesian_prod."""
 from __future__ import annotations
 
 import builtins
@@ -12,7 +13,8 @@ import numpy as np
 from ..._src.core.array import Array
 from .. import _creation as _C
 from .. import _dtype as D
-from .. import _ops as O
+from . import diagonals, indexing as _indexing, join_split, reductions, views
+from ._common import _result_type_many
 from .._creation import empty, ones, zeros
 from .._tensor import _wrap
 
@@ -21,7 +23,7 @@ _range = builtins.range
 
 
 def diagflat(input, offset=0):
-    return O.diag(input.reshape(-1), offset)
+    return diagonals.diag(input.reshape(-1), offset)
 
 
 def block_diag(*tensors):
@@ -33,15 +35,15 @@ def block_diag(*tensors):
                                f"{tensors[i].ndim} dimensions")
     if not mats:
         return _wrap(Array(np.zeros((1, 0), D.default_float())))
-    dt = O._result_type_many(mats)
+    dt = _result_type_many(mats)
     W = sum(m.shape[1] for m in mats)
     rows, col = [], 0
     for m in mats:
         r, c = m.shape
         parts = [zeros(r, col, dtype=D.from_np(dt)), m.to(D.from_np(dt)), zeros(r, W - col - c, dtype=D.from_np(dt))]
-        rows.append(O.cat(parts, 1))
+        rows.append(join_split.cat(parts, 1))
         col += c
-    return O.cat(rows, 0)
+    return join_split.cat(rows, 0)
 
 
 def vander(x, N=None, increasing=False):
@@ -56,9 +58,9 @@ def vander(x, N=None, increasing=False):
     xx = x.to(D.from_np(odt))
     if n == 0:
         return empty(x.shape[0], 0, dtype=D.from_np(odt))
-    cols = O.cat([ones(x.shape[0], 1, dtype=D.from_np(odt)), xx.unsqueeze(1).expand(x.shape[0], n - 1)], 1)
-    r = O.cumprod(cols, 1)
-    return r if increasing else O.flip(r, (1,))
+    cols = join_split.cat([ones(x.shape[0], 1, dtype=D.from_np(odt)), xx.unsqueeze(1).expand(x.shape[0], n - 1)], 1)
+    r = reductions.cumprod(cols, 1)
+    return r if increasing else views.flip(r, (1,))
 
 
 def combinations(input, r=2, with_replacement=False):
@@ -73,7 +75,7 @@ def combinations(input, r=2, with_replacement=False):
     idx = np.array(list(gen(_range(input.shape[0]), r)), np.int64).reshape(-1, r)
     if idx.size == 0:
         return _wrap(Array(np.zeros((0, r), input._np_dtype())))
-    return O.index_select(input, 0, _wrap(Array(idx.reshape(-1)))).reshape(-1, r)
+    return _indexing.index_select(input, 0, _wrap(Array(idx.reshape(-1)))).reshape(-1, r)
 
 
 def _window(name, window_length, periodic, dtype, requires_grad, fn):
@@ -155,6 +157,30 @@ def from_dlpack(ext_tensor):
     return _C.from_numpy(np.from_dlpack(ext_tensor))
 
 
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        indexing = "ij"
+    n = len(tensors)
+    shape = tuple(x.numel() for x in tensors)
+    outs = []
+    for i, x in enumerate(tensors):
+        s = [1] * n
+        s[i] = shape[i]
+        outs.append(x.reshape(s).expand(shape))
+    if indexing == "xy" and n >= 2:
+        outs = [o.transpose(0, 1) for o in outs]
+    return tuple(outs)
+
+
+def cartesian_prod(*tensors):
+    grids = meshgrid(*tensors, indexing="ij")
+    if len(tensors) == 1:
+        return tensors[0]
+    return join_split.stack([g.reshape(-1) for g in grids], 1)
+
+
 
 # Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
 # installed by _methods_ops
@@ -162,4 +188,5 @@ METHODS = ("diagflat",)
 INPLACE = ()
 
 __all__ = ["diagflat", "block_diag", "vander", "combinations", "hann_window", "hamming_window", "blackman_window",
-           "bartlett_window", "kaiser_window", "empty_strided", "frombuffer", "from_dlpack"]
+           "bartlett_window", "kaiser_window", "empty_strided", "frombuffer", "from_dlpack", "meshgrid",
+           "cartesian_prod"]

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..._src.prims import linalg_decomp as _ld
 from .. import _creation as _C
-from .. import _ops as O
+from . import arithmetic, comparison, products as _products, reductions, selection, unary
+from ._common import _out
 from .. import linalg as LA
 from .. import return_types as _rt
 from .._argcheck import check_same_dtype
@@ -47,8 +48,8 @@ def det(input):
 def logdet(input):
     """log(det(input)): NaN for a negative determinant, -inf for a zero one."""
     sign, logabs = LA.slogdet(input)
-    return O.where(O.lt(sign, 0), _C.full_like(logabs, math.nan), logabs) if not input.is_complex() else \
-        O.add(logabs, O.log(sign))
+    return selection.where(comparison.lt(sign, 0), _C.full_like(logabs, math.nan), logabs) if not input.is_complex() else \
+        arithmetic.add(logabs, unary.log(sign))
 
 
 def slogdet(input):
@@ -57,7 +58,7 @@ def slogdet(input):
 
 
 def inverse(input, *, out=None):
-    return O._out(LA.inv(input), out)
+    return _out(LA.inv(input), out)
 
 
 def pinverse(input, rcond=1e-15):
@@ -71,7 +72,7 @@ def matrix_power(input, n):
 def cholesky(input, upper=False, *, out=None):
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
                   "PyTorch release.", UserWarning, stacklevel=2)
-    return O._out(LA.cholesky(input, upper=upper), out)
+    return _out(LA.cholesky(input, upper=upper), out)
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):
@@ -86,7 +87,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     L, B = _bcast_batch(L, B)
     # torch's derivative treats the factor as a whole matrix (A = L L^H with both triangles of L): the card's
     # "torch" convention, in forward and reverse mode alike
-    return O._out(_apply("CholeskySolve", lambda l, b: _ld.cholesky_solve(l, b, lower=not upper, convention="torch"),
+    return _out(_apply("CholeskySolve", lambda l, b: _ld.cholesky_solve(l, b, lower=not upper, convention="torch"),
                          (L, B)), out)
 
 
@@ -96,7 +97,7 @@ def cholesky_inverse(L, upper=False, *, out=None):
         raise RuntimeError("cholesky_inverse: A must be batches of square matrices")
     _raise_if_zero_diagonal(L)
     I_ = eye(L.shape[-1], dtype=L.dtype).expand(*L.shape)
-    return O._out(cholesky_solve(I_, L, upper), out)
+    return _out(cholesky_solve(I_, L, upper), out)
 
 
 def _raise_if_zero_diagonal(L):
@@ -152,10 +153,10 @@ def matrix_rank(*args, **kwargs):
 
 
 def _beta_alpha(input, prod, beta, alpha):
-    r = prod if alpha == 1 else O.mul(prod, alpha)
+    r = prod if alpha == 1 else arithmetic.mul(prod, alpha)
     if beta == 0:  # input is ignored (NaN in it does not propagate) but still broadcasts and promotes
-        return O.add(r, _C.zeros_like(input))
-    return O.add(input if beta == 1 else O.mul(input, beta), r)
+        return arithmetic.add(r, _C.zeros_like(input))
+    return arithmetic.add(input if beta == 1 else arithmetic.mul(input, beta), r)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -165,7 +166,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if isinstance(input, Tensor):
         check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, batch2)
     check_same_dtype("mat1 and mat2 must have the same dtype, but got {0} and {1}", batch1, batch2)
-    return O._out(_beta_alpha(input, O.bmm(batch1, batch2).sum(0), beta, alpha), out)
+    return _out(_beta_alpha(input, _products.bmm(batch1, batch2).sum(0), beta, alpha), out)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
@@ -173,7 +174,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if vec1.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D" if vec1.ndim != 1
                            else f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
-    return O._out(_beta_alpha(input, O.outer(vec1, vec2), beta, alpha), out)
+    return _out(_beta_alpha(input, _products.outer(vec1, vec2), beta, alpha), out)
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):
@@ -184,9 +185,9 @@ def renorm(input, p, dim, maxnorm, *, out=None):
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     d = _dim(dim, input.ndim)
     others = [i for i in range(input.ndim) if i != d]
-    n = O.norm(input, p, dim=others, keepdim=True) if others else O.abs(input)
-    scale = O.where(O.gt(n, maxnorm), O.div(maxnorm, O.add(n, 1e-7)), _C.ones_like(n))
-    return O._out(O.mul(input, scale), out)
+    n = reductions.norm(input, p, dim=others, keepdim=True) if others else unary.abs(input)
+    scale = selection.where(comparison.gt(n, maxnorm), arithmetic.div(maxnorm, arithmetic.add(n, 1e-7)), _C.ones_like(n))
+    return _out(arithmetic.mul(input, scale), out)
 
 
 def chain_matmul(*matrices, out=None):
@@ -201,12 +202,12 @@ def chain_matmul(*matrices, out=None):
     _multi_dot_dtypes(matrices)
     r = matrices[0]
     for m in matrices[1:]:
-        r = O.mm(r, m)
+        r = _products.mm(r, m)
     return r if len(matrices) > 1 else r.clone()
 
 
 def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
-    return O.norm(input, "fro", dim=list(dim) if isinstance(dim, (tuple, list)) else dim, keepdim=keepdim)
+    return reductions.norm(input, "fro", dim=list(dim) if isinstance(dim, (tuple, list)) else dim, keepdim=keepdim)
 
 
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):

@@ -1,6 +1,6 @@
-"""Pointwise torch functions beyond `_ops`' core: addcmul / addcdiv, angle, deg2rad / rad2deg, sinc, ldexp,
-logaddexp2, frexp, gcd / lcm, heaviside, nextafter, mvlgamma, fill. Each composes Tensor ops or Array-level
-funcgrad operations run through `_apply*`, so autograd uses the primitives' derivative rules."""
+"""Pointwise torch functions beyond the core (unary.py, arithmetic.py): addcmul / addcdiv, angle, deg2rad /
+rad2deg, sinc, ldexp, logaddexp2, frexp, gcd / lcm, heaviside, nextafter, mvlgamma, fill. Each composes Tensor
+ops or Array-level funcgrad operations run through `_apply*`, so autograd uses the primitives' derivative rules."""
 from __future__ import annotations
 
 import math
@@ -12,7 +12,8 @@ from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .. import _creation as _C
 from .. import _dtype as D
-from .. import _ops as O
+from . import arithmetic, unary
+from ._common import _TRUEDIV, _bc, _binop, _bshape, _cast, _out, _promote, _tensor_arg
 from .. import return_types as _rt
 from .._creation import full_like
 from .._tensor import Tensor, _apply, _apply1, _legacy, _wrap
@@ -22,8 +23,8 @@ from ._common import _check_int_value, _t
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2 (broadcast, with torch's type promotion)."""
     _check_int_value("addcmul", value, input, tensor1, tensor2)
-    p = O.mul(tensor1, tensor2)
-    return O._out(O.add(input, p if value == 1 else O.mul(p, value)), out)
+    p = arithmetic.mul(tensor1, tensor2)
+    return _out(arithmetic.add(input, p if value == 1 else arithmetic.mul(p, value)), out)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
@@ -36,33 +37,33 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     _check_int_value("addcdiv", value, input)
-    q = O.div(tensor1, tensor2)
-    return O._out(O.add(input, q if value == 1 else O.mul(q, value)), out)
+    q = arithmetic.div(tensor1, tensor2)
+    return _out(arithmetic.add(input, q if value == 1 else arithmetic.mul(q, value)), out)
 
 
 def angle(input, *, out=None):
     """The argument of complex input; for real input pi where negative, 0 elsewhere (NaN kept)."""
     dt = input._np_dtype()
     if dt.kind == "c":
-        return O._out(_apply1("Angle", lambda a: jnp.angle(a), input), out)
+        return _out(_apply1("Angle", lambda a: jnp.angle(a), input), out)
     fdt = dt if D.kind(dt) == "f" else D.default_float()
 
     def fn(a):
-        a = O._cast(a, fdt)
+        a = _cast(a, fdt)
         z = jnp.zeros_like(a)
         r = ew.select(ew.lt(a, z), jnp.full(a.shape, math.pi, fdt), z)
         return ew.select(ew.ne(a, a), ew.mul(a, z), r)  # NaN kept, with a zero gradient as in torch
-    return O._out(_apply1("Angle", fn, input), out)
+    return _out(_apply1("Angle", fn, input), out)
 
 
 def deg2rad(input, *, out=None):
     x = input if D.kind(input._np_dtype()) in "fc" else input.to(D.from_np(D.default_float()))
-    return O._out(O.mul(x, math.pi / 180.0), out)
+    return _out(arithmetic.mul(x, math.pi / 180.0), out)
 
 
 def rad2deg(input, *, out=None):
     x = input if D.kind(input._np_dtype()) in "fc" else input.to(D.from_np(D.default_float()))
-    return O._out(O.mul(x, 180.0 / math.pi), out)
+    return _out(arithmetic.mul(x, 180.0 / math.pi), out)
 
 
 def sinc(input, *, out=None):
@@ -74,7 +75,7 @@ def sinc(input, *, out=None):
     fdt = dt if D.kind(dt) in "fc" else D.default_float()
 
     def fn(a):
-        a = O._cast(a, fdt)
+        a = _cast(a, fdt)
         pi = np.asarray(math.pi, fdt if D.kind(fdt) == "f" else np.float64).astype(fdt)
         if fdt.kind == "c":
             zero = ew.eq(a, jnp.zeros_like(a))
@@ -88,26 +89,26 @@ def sinc(input, *, out=None):
         y = y * y
         taylor = 1.0 - y * (1.0 / 6.0 - y * (1.0 / 120.0 - y * (1.0 / 5040.0)))
         return ew.select(small, taylor, ew.sin(px) / px)
-    return O._out(_apply1("Sinc", fn, input), out)
+    return _out(_apply1("Sinc", fn, input), out)
 
 
 def ldexp(input, other, *, out=None):
     """input * 2 ** other, as torch: 2.0 ** other in other's float dtype, the product in the result dtype of
     (input, other) (the default float for integers)."""
     o = other if isinstance(other, Tensor) else _t(other)
-    dt = O._promote(input, o)
+    dt = _promote(input, o)
     if dt.kind in "biu":
         dt = D.default_float()
-    r = O.mul(input, O.pow(2.0, o))
-    return O._out(r if r._np_dtype() == dt else r.to(D.from_np(dt)), out)
+    r = arithmetic.mul(input, arithmetic.pow(2.0, o))
+    return _out(r if r._np_dtype() == dt else r.to(D.from_np(dt)), out)
 
 
 def logaddexp2(input, other, *, out=None):
-    O._tensor_arg("logaddexp2", other)
-    dt = O._promote(input, other)
+    _tensor_arg("logaddexp2", other)
+    dt = _promote(input, other)
     if dt.kind in "biu":
         raise NotImplementedError(f"\"logaddexp2_cpu\" not implemented for '{_legacy(dt)}'")
-    return O._out(O._binop("Logaddexp20", O._bc(ew.logaddexp2), input, other, O._TRUEDIV), out)
+    return _out(_binop("Logaddexp20", _bc(ew.logaddexp2), input, other, _TRUEDIV), out)
 
 
 def frexp(input, *, out=None):
@@ -128,13 +129,13 @@ def frexp(input, *, out=None):
 
 def _int_binary(name, np_fn):
     def op(input, other, *, out=None):
-        O._tensor_arg(name, other)
+        _tensor_arg(name, other)
         a, b = _t(input), _t(other)
-        dt = O._promote(a, b)
+        dt = _promote(a, b)
         if dt.kind not in "iu":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_legacy(dt)}'")
-        O._bshape(tuple(a.shape), tuple(b.shape))
-        return O._out(_wrap(Array(np.asarray(np_fn(a._host().astype(dt), b._host().astype(dt))).astype(dt))), out)
+        _bshape(tuple(a.shape), tuple(b.shape))
+        return _out(_wrap(Array(np.asarray(np_fn(a._host().astype(dt), b._host().astype(dt))).astype(dt))), out)
     op.__name__ = op.__qualname__ = name
     return op
 
@@ -145,26 +146,26 @@ lcm = _int_binary("lcm", np.lcm)
 
 def heaviside(input, values, *, out=None):
     """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as in torch)."""
-    O._tensor_arg("heaviside", values)
+    _tensor_arg("heaviside", values)
     if input._np_dtype() != values._np_dtype():
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     if input._np_dtype().kind == "c":
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     x, v = input._host(), values._host()
-    O._bshape(x.shape, v.shape)
-    return O._out(_wrap(Array(np.asarray(np.where(x == 0, v, x > 0)).astype(x.dtype))), out)
+    _bshape(x.shape, v.shape)
+    return _out(_wrap(Array(np.asarray(np.where(x == 0, v, x > 0)).astype(x.dtype))), out)
 
 
 def nextafter(input, other, *, out=None):
-    O._tensor_arg("nextafter", other)
+    _tensor_arg("nextafter", other)
     a, b = _t(input), _t(other)
-    dt = O._promote(a, b)
+    dt = _promote(a, b)
     if D.kind(dt) != "f":
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_legacy(dt)}'")
     a, b = a.to(D.from_np(dt)), b.to(D.from_np(dt))
-    O._bshape(tuple(a.shape), tuple(b.shape))
+    _bshape(tuple(a.shape), tuple(b.shape))
     # torch's derivative: 1 in input, 0 in other (the card's kink="torch")
-    return O._out(_apply("Nextafter", O._bc(lambda p, q: ew.nextafter_p.bind(p, q, kink="torch")), (a, b)), out)
+    return _out(_apply("Nextafter", _bc(lambda p, q: ew.nextafter_p.bind(p, q, kink="torch")), (a, b)), out)
 
 
 def fill(input, value):
@@ -173,7 +174,7 @@ def fill(input, value):
         if value.ndim != 0:
             raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
-        return O.add(_C.zeros_like(input), value.to(input.dtype))
+        return arithmetic.add(_C.zeros_like(input), value.to(input.dtype))
     return _full_like(input, value)
 
 
@@ -188,8 +189,8 @@ def mvlgamma(input, p):
     if D.kind(input._np_dtype()) not in "f":
         raise RuntimeError("mvlgamma: Expected a floating point tensor as input")
     # (torch computes outside the domain x > (p - 1) / 2 too, as lgamma's sum)
-    args = O.sub(input.unsqueeze(-1), _wrap(Array(np.arange(p, dtype=input._np_dtype()) / 2)))
-    return O.add(O.lgamma(args).sum(-1), p * (p - 1) / 4 * math.log(math.pi))
+    args = arithmetic.sub(input.unsqueeze(-1), _wrap(Array(np.arange(p, dtype=input._np_dtype()) / 2)))
+    return arithmetic.add(unary.lgamma(args).sum(-1), p * (p - 1) / 4 * math.log(math.pi))
 
 
 

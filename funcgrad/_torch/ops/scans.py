@@ -9,7 +9,8 @@ import numpy as np
 from ..._src.core.array import Array
 from ..._src.prims import cumulative as _cum
 from .. import _dtype as D
-from .. import _ops as O
+from . import arithmetic, comparison, indexing, join_split, reductions
+from ._common import _out
 from .. import return_types as _rt
 from .._tensor import Tensor, _apply1, _dim, _legacy, _wrap
 
@@ -36,7 +37,7 @@ def _cum_extreme(name, np_acc):
         pos = np.where(hit, np.arange(v.shape[d]).reshape(shape), 0)
         idx = np.maximum.accumulate(pos, axis=d).astype(np.int64)
         it = _wrap(Array(idx))
-        return rt(O.gather(input, d, it), it)
+        return rt(indexing.gather(input, d, it), it)
     op.__name__ = op.__qualname__ = name
     return op
 
@@ -52,8 +53,8 @@ def logcumsumexp(input, dim, *, out=None):
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_legacy(dt)}'")
     d = _dim(dim, input.ndim)
     if input.ndim == 0:
-        return O._out(input.clone(), out)
-    return O._out(_apply1("Logcumsumexp", lambda a: _cum.cumlogsumexp(a, axis=d), input), out)
+        return _out(input.clone(), out)
+    return _out(_apply1("Logcumsumexp", lambda a: _cum.cumlogsumexp(a, axis=d), input), out)
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
@@ -64,20 +65,20 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     parts = [t if t.ndim else t.expand(*input.shape[:d], 1, *input.shape[d + 1:]) for t in (prepend,)
              if t is not None] + [input] + [t if t.ndim else t.expand(*input.shape[:d], 1, *input.shape[d + 1:])
                                             for t in (append,) if t is not None]
-    x = O.cat(parts, d) if len(parts) > 1 else input
+    x = join_split.cat(parts, d) if len(parts) > 1 else input
     for _ in _range(n):
         L = x.shape[d]
         if L == 0:
             break
-        hi, lo = O.narrow(x, d, 1, L - 1), O.narrow(x, d, 0, L - 1)
-        x = O.logical_xor(hi, lo) if x._np_dtype() == np.bool_ else O.sub(hi, lo)
+        hi, lo = join_split.narrow(x, d, 1, L - 1), join_split.narrow(x, d, 0, L - 1)
+        x = comparison.logical_xor(hi, lo) if x._np_dtype() == np.bool_ else arithmetic.sub(hi, lo)
     return x
 
 
 def _trap_parts(y, x, dx, dim):
     d = _dim(dim, y.ndim)
     n = y.shape[d]
-    avg = O.mul(O.add(O.narrow(y, d, 1, n - 1), O.narrow(y, d, 0, n - 1)), 0.5) if n else None
+    avg = arithmetic.mul(arithmetic.add(join_split.narrow(y, d, 1, n - 1), join_split.narrow(y, d, 0, n - 1)), 0.5) if n else None
     if x is None:
         return d, n, avg, dx
     if x.ndim == 1:
@@ -97,8 +98,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         x, dx = None, x
     d, n, avg, w = _trap_parts(y, x, 1 if dx is None else dx, dim)
     if n == 0:
-        return O.sum(y, d)
-    return O.sum(O.mul(avg, w), d)
+        return reductions.sum(y, d)
+    return reductions.sum(arithmetic.mul(avg, w), d)
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -112,7 +113,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     d, n, avg, w = _trap_parts(y, x, 1 if dx is None else dx, dim)
     if n == 0:
         return y.clone()
-    return O.cumsum(O.mul(avg, w), d)
+    return reductions.cumsum(arithmetic.mul(avg, w), d)
 
 
 def _one_gradient(f, d, h, coords, edge_order):
@@ -121,29 +122,29 @@ def _one_gradient(f, d, h, coords, edge_order):
         raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1")
 
     def sl(a, b):
-        return O.narrow(f, d, a, b - a)
+        return join_split.narrow(f, d, a, b - a)
 
     if coords is None:  # uniform spacing h
-        inner = O.div(O.sub(sl(2, n), sl(0, n - 2)), 2 * h)
+        inner = arithmetic.div(arithmetic.sub(sl(2, n), sl(0, n - 2)), 2 * h)
         if edge_order == 1:
-            first = O.div(O.sub(sl(1, 2), sl(0, 1)), h)
-            last = O.div(O.sub(sl(n - 1, n), sl(n - 2, n - 1)), h)
+            first = arithmetic.div(arithmetic.sub(sl(1, 2), sl(0, 1)), h)
+            last = arithmetic.div(arithmetic.sub(sl(n - 1, n), sl(n - 2, n - 1)), h)
         else:
-            first = O.div(O.add(O.add(O.mul(sl(0, 1), -1.5), O.mul(sl(1, 2), 2.0)), O.mul(sl(2, 3), -0.5)), h)
-            last = O.div(O.add(O.add(O.mul(sl(n - 3, n - 2), 0.5), O.mul(sl(n - 2, n - 1), -2.0)),
-                               O.mul(sl(n - 1, n), 1.5)), h)
-        return O.cat([first, inner, last], d)
+            first = arithmetic.div(arithmetic.add(arithmetic.add(arithmetic.mul(sl(0, 1), -1.5), arithmetic.mul(sl(1, 2), 2.0)), arithmetic.mul(sl(2, 3), -0.5)), h)
+            last = arithmetic.div(arithmetic.add(arithmetic.add(arithmetic.mul(sl(n - 3, n - 2), 0.5), arithmetic.mul(sl(n - 2, n - 1), -2.0)),
+                               arithmetic.mul(sl(n - 1, n), 1.5)), h)
+        return join_split.cat([first, inner, last], d)
     if tuple(coords.shape) != (n,):
         raise RuntimeError(f"torch.gradient expected each tensor to be on the same device, and the coordinates of "
                            f"dim {d} to have size {n}, got {list(coords.shape)}")
     c = coords if D.kind(coords._np_dtype()) == "f" else coords.to(f.dtype)
-    dx = O.sub(O.narrow(c, 0, 1, n - 1), O.narrow(c, 0, 0, n - 1))  # differentiable in the coordinates too
+    dx = arithmetic.sub(join_split.narrow(c, 0, 1, n - 1), join_split.narrow(c, 0, 0, n - 1))  # differentiable in the coordinates too
     shape = [1] * f.ndim
     shape[d] = -1
 
     def col(t):
         return t.reshape(shape)
-    hl, hr = O.narrow(dx, 0, 0, n - 2), O.narrow(dx, 0, 1, n - 2)
+    hl, hr = join_split.narrow(dx, 0, 0, n - 2), join_split.narrow(dx, 0, 1, n - 2)
     a = -hr / (hl * (hl + hr))
     b = (hr - hl) / (hl * hr)
     cc = hl / (hr * (hl + hr))
@@ -158,7 +159,7 @@ def _one_gradient(f, d, h, coords, edge_order):
         h1, h2 = dx[-2:-1], dx[-1:]
         last = sl(n - 3, n - 2) * col(h2 / (h1 * (h1 + h2))) + sl(n - 2, n - 1) * col(-(h2 + h1) / (h1 * h2)) + \
             sl(n - 1, n) * col((2 * h2 + h1) / (h2 * (h1 + h2)))
-    return O.cat([first, inner, last], d)
+    return join_split.cat([first, inner, last], d)
 
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):

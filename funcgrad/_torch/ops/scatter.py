@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import _jnp as jnp
 from ..._src.core.array import Array
-from .. import _ops as O
+from . import indexing
+from ._common import _bshape, _cast
 from .._tensor import _apply, _dim, _legacy, _wrap
 from ._common import _host_int
 
@@ -33,7 +34,7 @@ def _embed(name, input, src, positions):
     flat = positions.reshape(-1)
     shape = tuple(input.shape)
     return _apply(name.capitalize().replace("_", ""),
-                  lambda a, s: jnp.ravel(a).at[flat].set(jnp.ravel(O._cast(s, dt))).reshape(shape),
+                  lambda a, s: jnp.ravel(a).at[flat].set(jnp.ravel(_cast(s, dt))).reshape(shape),
                   (input, src))
 
 
@@ -87,7 +88,7 @@ def put(input, index, source, accumulate=False):
 
     def fn(a, s):
         f = jnp.ravel(a).at[idx]
-        s = jnp.ravel(O._cast(s, dt))
+        s = jnp.ravel(_cast(s, dt))
         return (f.add(s) if accumulate else f.set(s)).reshape(shape)
     return _apply("Put", fn, (input, source))
 
@@ -100,7 +101,7 @@ def masked_scatter(input, mask, source):
     if input._np_dtype() != source._np_dtype():
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got "
                            f"{_legacy(input._np_dtype())} and {_legacy(source._np_dtype())}")
-    shape = O._bshape(tuple(input.shape), tuple(mask.shape))
+    shape = _bshape(tuple(input.shape), tuple(mask.shape))
     m = np.broadcast_to(mask._host(), shape).reshape(-1)
     pos = np.nonzero(m)[0]
     if pos.size > source.numel():
@@ -124,4 +125,4 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     shape = [1] * source.ndim
     shape[d] = idx.size
     full = np.broadcast_to(idx.reshape(shape), tuple(source.shape)).copy()
-    return O.scatter_reduce(input, d, _wrap(Array(full)), source, reduce, include_self=include_self)
+    return indexing.scatter_reduce(input, d, _wrap(Array(full)), source, reduce, include_self=include_self)

@@ -6,7 +6,7 @@ import builtins
 import numpy as np
 
 from ..._src.core.array import Array
-from .. import _ops as O
+from . import indexing
 from .._tensor import Tensor, _wrap
 from ._common import _t
 
@@ -43,7 +43,7 @@ def nonzero_static(input, *, size, fill_value=-1):
     """nonzero with a fixed number of rows: truncated, or padded with fill_value."""
     if size < 0:
         raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got {size} instead.")
-    nz = O.nonzero(input)._host()
+    nz = indexing.nonzero(input)._host()
     out = np.full((size, input.ndim), fill_value, np.int64)
     k = min(size, nz.shape[0])
     out[:k] = nz[:k]

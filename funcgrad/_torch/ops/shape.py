@@ -1,5 +1,5 @@
-"""Shape and view functions beyond `_ops`' core: split_with_sizes, hsplit / vsplit / dsplit, as_strided,
-detach, and the *_copy forms of the view ops (a fresh tensor instead of a view)."""
+"""Shape and view functions beyond the core (views.py, join_split.py): split_with_sizes, hsplit / vsplit /
+dsplit, as_strided, detach, and the *_copy forms of the view ops (a fresh tensor instead of a view)."""
 from __future__ import annotations
 
 import builtins
@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from .. import _jnp as jnp
-from .. import _ops as O
+from . import join_split
 from .._tensor import _apply1, _dim, _view
 from .complex_parts import view_as_complex, view_as_real
 
@@ -15,7 +15,7 @@ _int = builtins.int
 
 
 def split_with_sizes(input, split_sizes, dim=0):
-    return O.split(input, list(split_sizes), dim)
+    return join_split.split(input, list(split_sizes), dim)
 
 
 def _hvd_split(name, axis_for, min_dim):
@@ -29,7 +29,7 @@ def _hvd_split(name, axis_for, min_dim):
             if indices_or_sections == 0 or n % indices_or_sections:
                 raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the "
                                    f"dimension {n} is not divisible by the split_size {indices_or_sections}!")
-        return O.tensor_split(input, indices_or_sections, d)
+        return join_split.tensor_split(input, indices_or_sections, d)
     op.__name__ = op.__qualname__ = name
     return op
 

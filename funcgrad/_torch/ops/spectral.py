@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _creation as _C
 from .. import _dtype as D
-from .. import _ops as O
+from . import arithmetic, join_split
 from .complex_parts import view_as_real
 
 _float = builtins.float
@@ -24,7 +24,7 @@ def _window_or_ones(window, win_length, n_fft, dtype):
         w = window
     if win_length < n_fft:  # centred in n_fft
         left = (n_fft - win_length) // 2
-        w = O.cat([_C.zeros(left, dtype=w.dtype), w, _C.zeros(n_fft - win_length - left, dtype=w.dtype)])
+        w = join_split.cat([_C.zeros(left, dtype=w.dtype), w, _C.zeros(n_fft - win_length - left, dtype=w.dtype)])
     return w
 
 
@@ -56,11 +56,11 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     frames = x.unfold(-1, n_fft, hop)  # (B, n_frames, n_fft)
     w = _window_or_ones(window, win, n_fft, x.dtype if not x.is_complex() else
                         D.from_np(np.dtype(np.float32 if x._np_dtype() == np.complex64 else np.float64)))
-    frames = O.mul(frames, w)
+    frames = arithmetic.mul(frames, w)
     one = (not x.is_complex() and (window is None or not window.is_complex())) if onesided is None else onesided
     spec = _fft.rfft(frames, dim=-1) if one else _fft.fft(frames, dim=-1)
     if normalized:
-        spec = O.mul(spec, 1 / math.sqrt(n_fft))
+        spec = arithmetic.mul(spec, 1 / math.sqrt(n_fft))
     spec = spec.transpose(-1, -2)
     if input.ndim == 1:
         spec = spec.squeeze(0)
@@ -82,7 +82,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     n_frames = spec.shape[-1]
     one = (spec.shape[-2] != n_fft) if onesided is None else onesided
     if normalized:
-        spec = O.mul(spec, math.sqrt(n_fft))
+        spec = arithmetic.mul(spec, math.sqrt(n_fft))
     frames_f = spec.transpose(-1, -2)  # (B, n_frames, freq)
     if one:
         frames = _fft.irfft(frames_f, n=n_fft, dim=-1)
@@ -93,23 +93,23 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     rdt = frames.dtype if not frames.is_complex() else D.from_np(
         np.dtype(np.float32 if frames._np_dtype() == np.complex64 else np.float64))
     w = _window_or_ones(window, win, n_fft, rdt)
-    frames = O.mul(frames, w)
+    frames = arithmetic.mul(frames, w)
     total = n_fft + hop * (n_frames - 1)
     B = frames.shape[0]
     y = F.fold(frames.transpose(1, 2).reshape(B, n_fft, n_frames), (1, total), (1, n_fft), stride=(1, hop))
     y = y.reshape(B, total)
-    env = F.fold(O.mul(w, w).reshape(1, n_fft, 1).expand(1, n_fft, n_frames), (1, total), (1, n_fft),
+    env = F.fold(arithmetic.mul(w, w).reshape(1, n_fft, 1).expand(1, n_fft, n_frames), (1, total), (1, n_fft),
                  stride=(1, hop)).reshape(total)
     start = n_fft // 2 if center else 0
     end = total - n_fft // 2 if (center and length is None) else (start + length if length is not None else total)
     env_h = env._host()[start:min(end, total)]
     if env_h.size and np.abs(env_h).min() < 1e-11:
         raise RuntimeError("istft(...): window overlap add min: " + str(_float(np.abs(env_h).min())))
-    y = O.narrow(y, 1, start, min(end, total) - start)
-    env = O.narrow(env, 0, start, min(end, total) - start)
-    y = O.div(y, env)
+    y = join_split.narrow(y, 1, start, min(end, total) - start)
+    env = join_split.narrow(env, 0, start, min(end, total) - start)
+    y = arithmetic.div(y, env)
     if length is not None and y.shape[-1] < length:
-        y = O.cat([y, _C.zeros(B, length - y.shape[-1], dtype=y.dtype)], -1)
+        y = join_split.cat([y, _C.zeros(B, length - y.shape[-1], dtype=y.dtype)], -1)
     return y.squeeze(0) if input.ndim == 2 else y
 
 

@@ -10,7 +10,8 @@ import numpy as np
 from ..._src.core.array import Array
 from .. import _creation as _C  # noqa: F401
 from .. import _dtype as D
-from .. import _ops as O
+from . import arithmetic, diagonals, indexing, join_split, products, selection, sorting, unary, views
+from ._common import _out
 from .. import return_types as _rt
 from .._tensor import Tensor, _dim, _legacy, _wrap
 
@@ -60,7 +61,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         w = _check_weights("fweights", fweights, nobs)
     if aweights is not None:
         aweights = _check_weights("aweights", aweights, nobs)
-        w = aweights if w is None else O.mul(w, aweights)
+        w = aweights if w is None else arithmetic.mul(w, aweights)
     if w is None:
         wsum = float(nobs)
         avg = x.mean(1)
@@ -68,22 +69,22 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else:
         w = w.to(x.dtype)
         wsum_t = w.sum()
-        avg = O.div(O.mul(x, w).sum(1), wsum_t)
+        avg = arithmetic.div(arithmetic.mul(x, w).sum(1), wsum_t)
         wsum = wsum_t
         if correction == 0:
             norm_factor = wsum_t
         elif aweights is None:
-            norm_factor = O.sub(wsum_t, correction)
+            norm_factor = arithmetic.sub(wsum_t, correction)
         else:
-            norm_factor = O.sub(wsum_t, O.div(O.mul(O.mul(w, aweights.to(x.dtype)).sum(), correction), wsum_t))
+            norm_factor = arithmetic.sub(wsum_t, arithmetic.div(arithmetic.mul(arithmetic.mul(w, aweights.to(x.dtype)).sum(), correction), wsum_t))
     if not isinstance(norm_factor, Tensor) and norm_factor <= 0:
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                       "observations.", UserWarning, stacklevel=2)
         norm_factor = 0
-    xm = O.sub(x, avg.unsqueeze(1))
-    xw = xm if w is None else O.mul(xm, w)
-    c = O.matmul(xw, xm.mT.conj() if xm.is_complex() else xm.mT)
-    c = O.div(c, norm_factor)
+    xm = arithmetic.sub(x, avg.unsqueeze(1))
+    xw = xm if w is None else arithmetic.mul(xm, w)
+    c = products.matmul(xw, xm.mT.conj() if xm.is_complex() else xm.mT)
+    c = arithmetic.div(c, norm_factor)
     return c.squeeze() if input.ndim < 2 or c.numel() == 1 else c
 
 
@@ -91,11 +92,11 @@ def corrcoef(input):
     """Pearson correlation coefficients of the rows of input (clipped to [-1, 1])."""
     c = cov(input)
     if c.ndim == 0:
-        return O.div(c, c)
-    d = O.diagonal(c)
-    sd = O.sqrt(d)
-    c = O.div(O.div(c, sd.unsqueeze(1)), sd.unsqueeze(0))
-    return O.clamp(c, -1, 1) if not c.is_complex() else c
+        return arithmetic.div(c, c)
+    d = diagonals.diagonal(c)
+    sd = unary.sqrt(d)
+    c = arithmetic.div(arithmetic.div(c, sd.unsqueeze(1)), sd.unsqueeze(0))
+    return selection.clamp(c, -1, 1) if not c.is_complex() else c
 
 
 def _check_q(q, name):
@@ -127,8 +128,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     else:
         d = _dim(dim, input.ndim)
         x = input if input.ndim else input.reshape(1)
-    xs = O.movedim(x, d, -1)
-    srt = O.sort(xs, -1).values
+    xs = views.movedim(x, d, -1)
+    srt = sorting.sort(xs, -1).values
     h = srt._host()
     nan_mask = np.isnan(h)
     n_valid = (~nan_mask).sum(-1) if ignore_nan else np.full(h.shape[:-1], h.shape[-1])
@@ -145,49 +146,49 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
             lo, hi = np.floor(pos), np.ceil(pos)
         li = _wrap(Array(lo.astype(np.int64)[..., None]))
         hi_ = _wrap(Array(hi.astype(np.int64)[..., None]))
-        vlo = O.gather(srt, -1, li).squeeze(-1)
-        vhi = O.gather(srt, -1, hi_).squeeze(-1)
+        vlo = indexing.gather(srt, -1, li).squeeze(-1)
+        vhi = indexing.gather(srt, -1, hi_).squeeze(-1)
         if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:  # differentiable in q
             qi = q.reshape(-1)[len(outs)]
-            wgt = O.sub(O.mul(qi, _wrap(Array((np.maximum(n_valid, 1) - 1).astype(dt)))), _wrap(Array(lo.astype(dt))))
-            r = O.add(vlo, O.mul(O.sub(vhi, vlo), wgt))
+            wgt = arithmetic.sub(arithmetic.mul(qi, _wrap(Array((np.maximum(n_valid, 1) - 1).astype(dt)))), _wrap(Array(lo.astype(dt))))
+            r = arithmetic.add(vlo, arithmetic.mul(arithmetic.sub(vhi, vlo), wgt))
         elif interpolation == "linear":  # torch's lerp: from the nearer end (so inf - inf is not met)
             w = (pos - lo).astype(dt)
             wgt = _wrap(Array(w))
-            r = O.add(vlo, O.mul(O.sub(vhi, vlo), wgt))
+            r = arithmetic.add(vlo, arithmetic.mul(arithmetic.sub(vhi, vlo), wgt))
             if (w >= 0.5).any():
-                r2 = O.sub(vhi, O.mul(O.sub(vhi, vlo), _wrap(Array((1 - w).astype(dt)))))
-                r = O.where(_wrap(Array(w < 0.5)), r, r2)
+                r2 = arithmetic.sub(vhi, arithmetic.mul(arithmetic.sub(vhi, vlo), _wrap(Array((1 - w).astype(dt)))))
+                r = selection.where(_wrap(Array(w < 0.5)), r, r2)
         elif interpolation == "midpoint":
-            r = O.mul(O.add(vlo, vhi), 0.5)
+            r = arithmetic.mul(arithmetic.add(vlo, vhi), 0.5)
         else:
             r = vlo
         bad = (n_valid == 0) if ignore_nan else nan_mask.any(-1)
         if bad.any():
-            r = O.where(_wrap(Array(bad)), _wrap(Array(np.full(bad.shape, np.nan, dt))), r)
+            r = selection.where(_wrap(Array(bad)), _wrap(Array(np.full(bad.shape, np.nan, dt))), r)
         if keepdim:
             if dim is None:
                 r = r.reshape((1,) * input.ndim)
             elif input.ndim:
                 r = r.unsqueeze(d)
         outs.append(r)
-    return outs[0] if scalar_q else O.stack(outs, 0)
+    return outs[0] if scalar_q else join_split.stack(outs, 0)
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """The q-th quantiles of input (over all entries, or along dim); a 1-D q adds a leading dimension."""
-    return O._out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
+    return _out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """quantile ignoring NaN entries (NaN where a row has none)."""
-    return O._out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)
+    return _out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """The lower median of the non-NaN entries (values and indices along dim)."""
     if dim is not None:
-        O._dim(dim, input.ndim)
+        _dim(dim, input.ndim)
     if input._np_dtype() == np.bool_:
         raise NotImplementedError("\"nanmedian_cpu\" not implemented for 'Bool'")
     if dim is None:
@@ -212,7 +213,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
     pick = np.maximum(k - 1, 0) // 2
     idx = np.take_along_axis(order, pick, axis=d).astype(np.int64)
     it = _wrap(Array(idx))
-    vals = O.gather(input, d, it)
+    vals = indexing.gather(input, d, it)
     if not keepdim:
         vals, it = vals.squeeze(d), it.squeeze(d)
     return _rt.nanmedian(vals, it)

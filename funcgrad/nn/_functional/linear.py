@@ -5,7 +5,7 @@ import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 
 from ... import lax as _lax
 from ..._torch._argcheck import check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
-from ..._torch._ops import _add as _add_bc
+from ..._torch.ops.arithmetic import _add as _add_bc
 from ..._torch._tensor import _apply
 
 __all__ = ["linear", "bilinear", "identity"]

@@ -1,0 +1,134 @@
+"""Extrema: amax/amin, max/min (overall, along a dim as (values, indices), or elementwise against another
+tensor), aminmax and argmax/argmin, with torch's errors on empty input."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _jnp as jnp, _dtype as D, return_types
+from ..._src.core.array import Array
+from ..._src.prims import elementwise as ew
+from .._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _wrap
+from ._common import _cast, _dims, _NPB
+from .arithmetic import maximum, minimum
+from .reductions import _keep_all
+
+
+def _empty_check(input, name, dim=None):
+    if input.numel() == 0 and (dim is None or input.shape[dim] == 0):
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                         f"the reduction dim with the 'dim' argument." if dim is None else
+                         f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+
+
+def _empty_axes_check(input, name, axes):
+    """torch's rule for max-like reductions: every reduced dim must be non-empty."""
+    if axes is None or input.ndim == 0:
+        if input.numel() == 0:
+            raise (IndexError if name.startswith("arg") else RuntimeError)(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                "reduction dim with the 'dim' argument.")
+        return
+    for a in axes:
+        if input.shape[a] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
+def amax(input, dim=(), keepdim=False):
+    _empty_axes_check(input, "amax", _dims(dim, input.ndim, dup_ok=True))  # torch checks this first
+    axes = _dims(dim, input.ndim)
+    return _apply1("Amax", lambda a: jnp.max(a, axis=axes, keepdims=keepdim), input)
+
+
+def amin(input, dim=(), keepdim=False):
+    _empty_axes_check(input, "amin", _dims(dim, input.ndim, dup_ok=True))
+    axes = _dims(dim, input.ndim)
+    return _apply1("Amin", lambda a: jnp.min(a, axis=axes, keepdims=keepdim), input)
+
+
+def _take_at(d, keepdim):
+    def fn(a, i):
+        v = jnp.take_along_axis(a, i, axis=d)
+        return v if keepdim else jnp.squeeze(v, d)
+    return fn
+
+
+def _minmax(name, red, argred, input, dim, keepdim, other_fn):
+    if isinstance(dim, Tensor):
+        return other_fn(input, dim)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        return _apply1(name.capitalize() + "1", lambda a: red(a), input)
+    d = _dim(dim, input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if input.ndim == 0:
+        return getattr(return_types, name)(input.clone() if not input._rg else input * 1,
+                                           _wrap(Array(np.zeros((), np.int64))))
+    idx = _apply_nograd(lambda a: jnp.expand_dims(argred(a, axis=d), d), (input,))
+    values = _apply(name.capitalize(), _take_at(d, keepdim), (input, idx))
+    if not keepdim:
+        idx = idx.squeeze(d)
+    return getattr(return_types, name)(values, idx)
+
+
+def _extremum_all(red, fill):
+    """torch.max(x) / min(x) of everything: with a NaN the result is NaN and its gradient is spread evenly
+    over the NaN entries, as torch (amax's rule, which the card follows, gives NaN everywhere); without
+    one, the card (ties share the gradient evenly). Concrete NaN-free operands take the card alone."""
+    def f(a):
+        if D.kind(a.dtype) != "f" or (a.__class__ is Array and not np.isnan(a._buf).any()):
+            return red(a)
+        nan = ew.ne(a, a)
+        z = jnp.zeros_like(a)
+        m = red(ew.select(nan, jnp.full_like(a, fill), a))
+        cnt = jnp.sum(_cast(nan, a.dtype))
+        spread = ew.div(jnp.sum(ew.select(nan, a, z)), ew.max(cnt, jnp.ones_like(cnt)))
+        return ew.select(jnp.any(nan), spread, m)
+    return f
+
+
+_max_all = _extremum_all(lambda a: jnp.max(a), -np.inf)
+_min_all = _extremum_all(lambda a: jnp.min(a), np.inf)
+
+
+def max(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
+    return _minmax("max", _max_all, jnp.argmax, input, dim, keepdim, maximum)
+
+
+def min(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
+    return _minmax("min", _min_all, jnp.argmin, input, dim, keepdim, minimum)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    return return_types.aminmax(amin(input, () if dim is None else dim, keepdim),
+                                amax(input, () if dim is None else dim, keepdim))
+
+
+def _arg_extreme(name, jfn, input, dim, keepdim):
+    """argmax/argmin: bool refused, empty reduced dims refused, all dims flattened when dim is None."""
+    if input._np_dtype() == _NPB:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    _empty_axes_check(input, name, None if dim is None else (_dim(dim, input.ndim),))
+    if dim is None:
+        return _apply_nograd(lambda a: _keep_all(jfn(a), a.ndim, keepdim), (input,))
+    d = _dim(dim, input.ndim)
+    return _apply_nograd(lambda a: jfn(a, axis=d, keepdims=keepdim) if a.ndim else jnp.zeros((), np.int64),
+                         (input,))
+
+
+def argmax(input, dim=None, keepdim=False):
+    return _arg_extreme("argmax", jnp.argmax, input, dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return _arg_extreme("argmin", jnp.argmin, input, dim, keepdim)
+
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods
+METHODS = ("amax", "amin", "aminmax", "max", "min", "argmax", "argmin")
+INPLACE = ()
+
+__all__ = ["amax", "amin", "aminmax", "argmax", "argmin", "max", "min"]

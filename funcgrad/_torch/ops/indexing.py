@@ -1,0 +1,258 @@
+"""Indexing by index tensors: index_select, gather, take, take_along_dim, the scatter family (scatter,
+scatter_add, scatter_reduce) and index_add/copy/fill/put, nonzero and argwhere."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _jnp as jnp, _dtype as D
+from ..._src.core.array import Array
+from ..._src.prims import elementwise as ew
+from .._argcheck import check_same_dtype as _check_same_dtype
+from .._index import _convert_index
+from .._tensor import Tensor, _apply, _apply1, _dim, _make, _wrap
+from ._common import _as_tensor, _cast, _is_scalar, _range, _scalar_arr
+
+
+def _idx_arr(index, op=None):
+    """An index tensor's values: a host array, or the traced Array itself under funcgrad.func transforms
+    (then the host-side bounds checks are skipped). op: the name of a function taking an index tensor
+    argument (gather, index_select, ...), for which torch reports a non-integer index as a RuntimeError."""
+    if op is not None and isinstance(index, Tensor) and index._np_dtype().kind not in "iu":
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
+    if isinstance(index, Tensor) and index._v is None:
+        v = index._a
+        if np.dtype(v.dtype).kind not in "iu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return v
+    v = index._host() if isinstance(index, Tensor) else np.asarray(index)
+    if v.dtype.kind not in "iu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return v
+
+
+def index_select(input, dim, index):
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index, "index_select")
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    n = input.shape[d] if input.ndim else 1
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
+        if d == 0 or input.ndim <= 1:
+            raise IndexError("index out of range in self")
+        bad = int(idx[(idx < 0) | (idx >= n)][0])  # (torch's message and RuntimeError off dim 0)
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
+    idx = idx.reshape(-1)
+    return _apply1("IndexSelect", lambda a: jnp.take(a, idx, axis=d) if a.ndim else a, input)
+
+
+def _gather_index(shape_idx, d, idx):
+    grids = list(np.indices(shape_idx, sparse=True))
+    grids[d] = idx
+    return tuple(grids)
+
+
+def _as_vectors(input, index):
+    """torch reads a 0-d tensor or a 0-d index in gather/scatter as one element: both as 1-d tensors."""
+    t = index if isinstance(index, Tensor) else _make(np.array(index))
+    return input.reshape(-1), t.reshape(-1)
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index, "gather")
+    if (idx.ndim == 0 or input.ndim == 0) and idx.ndim <= 1 and input.ndim <= 1:
+        vin, vidx = _as_vectors(input, index)
+        return gather(vin, 0, vidx).reshape(tuple(idx.shape))
+    if idx.ndim != input.ndim and not (idx.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for i in _range(idx.ndim):
+        if i != d and idx.shape[i] > input.shape[i]:
+            raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no "
+                               f"larger than self {list(input.shape)} apart from dimension {d}")
+    n = input.shape[d] if input.ndim else 1
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+    full = _gather_index(idx.shape, d, idx)
+    return _apply1("Gather", lambda a: a[full], input)
+
+
+def take_along_dim(input, indices, dim=None):
+    idx = _idx_arr(indices)
+    if dim is None:
+        return _apply1("TakeAlongDim", lambda a: jnp.take_along_axis(jnp.ravel(a), idx.reshape(-1), axis=0), input)
+    d = _dim(dim, input.ndim)
+    return _apply1("TakeAlongDim", lambda a: jnp.take_along_axis(a, idx, axis=d), input)
+
+
+def take(input, index):
+    idx = _idx_arr(index)
+    return _apply1("Take", lambda a: jnp.ravel(a)[idx], input)
+
+
+def _scatter_fn(d, idx, reduce, dt):
+    full = _gather_index(idx.shape, d, idx)
+
+    def fn(a, src):
+        src = _cast(src, dt)
+        if src.shape != idx.shape:
+            src = src[tuple(slice(0, s) for s in idx.shape)]
+        if reduce is None:
+            return a.at[full].set(src)
+        if reduce in ("add", "sum"):
+            return a.at[full].add(src)
+        if reduce in ("multiply", "prod"):
+            return a.at[full].mul(src)
+        if reduce == "amax":
+            return a.at[full].max(src)
+        if reduce == "amin":
+            return a.at[full].min(src)
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    return fn
+
+
+def _src(src, value, shape, dt):
+    if src is None:
+        src = value
+    if isinstance(src, Tensor):
+        return src
+    return _wrap(Array(np.full(shape, src, dt)))
+
+
+def _check_index_bounds(idx, d, n, exc=RuntimeError, prefix=""):
+    """torch's scatter/index_add/index_copy refuse indices outside [0, n) (negative ones too)."""
+    if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise exc(f"{prefix}index {bad} is out of bounds for dimension {d} with size {n}")
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index, "scatter")
+    if (idx.ndim == 0 or input.ndim == 0) and idx.ndim <= 1 and input.ndim <= 1:
+        vin, vidx = _as_vectors(input, index)
+        if isinstance(src, Tensor):
+            src = src.reshape(-1)
+        return scatter(vin, 0, vidx, src, value, reduce=reduce).reshape(tuple(input.shape))
+    if idx.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    n = input.shape[d] if input.ndim else 1
+    _check_index_bounds(idx, d, n)
+    if isinstance(src, Tensor):
+        _check_same_dtype("scatter(): Expected self.dtype to be equal to src.dtype", input, src)
+    s = _src(src, value, idx.shape, input._np_dtype())
+    return _apply("Scatter", _scatter_fn(d, idx, reduce, input._np_dtype()), (input, s))
+
+
+def scatter_add(input, dim, index, src):
+    return scatter(input, dim, index, src, reduce="add")
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Reduce src's values into input at index along dim (sum, prod, mean, amax, amin); include_self=False
+    leaves input's own values out of the reduction wherever something is scattered."""
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    _check_same_dtype("scatter(): Expected self.dtype to be equal to src.dtype", input, src)
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index)
+    _check_index_bounds(idx, d, input.shape[d] if input.ndim else 1)
+    dt = input._np_dtype()
+    if include_self and reduce != "mean":
+        return _apply("ScatterReduce", _scatter_fn(d, idx, reduce, dt), (input, src))
+    full = _gather_index(idx.shape, d, idx)
+    counts = np.zeros(tuple(input.shape), np.int64)
+    np.add.at(counts, full, 1)
+    hit = counts > 0
+    if reduce == "mean":
+        denom = np.maximum(counts + (1 if include_self else 0), 1)
+        ident = 0
+    elif reduce in ("amax", "amin"):
+        big = np.inf if D.kind(dt) == "f" else (np.iinfo(dt).max if dt.kind in "iu" else True)
+        ident = -big if reduce == "amax" and D.kind(dt) == "f" else (
+            (np.iinfo(dt).min if dt.kind in "iu" else False) if reduce == "amax" else big)
+    else:
+        ident = 1 if reduce == "prod" else 0
+    op = {"mean": "sum"}.get(reduce, reduce)
+    scat = _scatter_fn(d, idx, op, dt)
+    hit_a = Array(hit)
+
+    def fn(a, s):
+        base = a if include_self else ew.select(hit_a, jnp.full(a.shape, ident, a.dtype), a)
+        r = scat(base, s)
+        if reduce != "mean":
+            return r
+        if D.kind(dt) == "f" or dt.kind == "c":
+            return r / Array(denom.astype(dt))
+        return jnp.floor_divide(r, Array(denom.astype(dt)))
+    return _apply("ScatterReduce", fn, (input, src))
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    _check_same_dtype("index_add_(): self ({0}) and source ({1}) must have the same scalar type", input, source)
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index).reshape(-1)
+    _check_index_bounds(idx, d, input.shape[d] if input.ndim else 1)
+    if alpha != 1:
+        source = source * alpha
+    dt = input._np_dtype()
+    key = (slice(None),) * d + (idx,)
+    return _apply("IndexAdd", lambda a, s: a.at[key].add(_cast(s, dt)), (input, source))
+
+
+def index_copy(input, dim, index, source):
+    _check_same_dtype("index_copy_(): self and source expected to have the same dtype, but got (self) {0} and "
+                      "(source) {1}", input, source)
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index).reshape(-1)
+    _check_index_bounds(idx, d, input.shape[d] if input.ndim else 1, IndexError, "index_copy_(): ")
+    dt = input._np_dtype()
+    key = (slice(None),) * d + (idx,)
+    return _apply("IndexCopy", lambda a, s: a.at[key].set(_cast(s, dt)), (input, source))
+
+
+def index_fill(input, dim, index, value):
+    d = _dim(dim, input.ndim)
+    idx = _idx_arr(index).reshape(-1)
+    dt = input._np_dtype()
+    key = (slice(None),) * d + (idx,)
+    if isinstance(value, Tensor):
+        return _apply("IndexFill", lambda a, v: a.at[key].set(_cast(v, dt)), (input, value))
+    s = _scalar_arr(value, dt)
+    return _apply1("IndexFill", lambda a: a.at[key].set(s), input)
+
+
+def index_put(input, indices, values, accumulate=False):
+    key = _convert_index(tuple(indices))
+    dt = input._np_dtype()
+    if isinstance(values, Tensor):
+        _check_same_dtype("Index put requires the source and destination dtypes match, got {0} for the destination "
+                          "and {1} for the source.", input, values)
+    values = _as_tensor(values) if not _is_scalar(values) else _wrap(Array(np.array(values, dt)))
+    if accumulate:
+        return _apply("IndexPut", lambda a, v: a.at[key].add(_cast(v, dt)), (input, values))
+    return _apply("IndexPut", lambda a, v: a.at[key].set(_cast(v, dt)), (input, values))
+
+
+def nonzero(input, *, as_tuple=False):
+    v = input._host()
+    nz = np.nonzero(v) if v.ndim else np.nonzero(v.reshape(1))
+    if as_tuple:
+        return tuple(_wrap(Array(np.ascontiguousarray(i, dtype=np.int64))) for i in nz)
+    if not v.ndim:  # a 0-d input: one row per nonzero (0 or 1), with no columns
+        return _wrap(Array(np.zeros((len(nz[0]), 0), np.int64)))
+    return _wrap(Array(np.ascontiguousarray(np.stack(nz, axis=1), dtype=np.int64)))
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods
+METHODS = ("index_select", "gather", "take_along_dim", "take", "scatter", "scatter_add", "scatter_reduce",
+           "index_add", "index_copy", "index_fill", "index_put", "nonzero", "argwhere")
+INPLACE = ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_put")
+
+__all__ = ["argwhere", "gather", "index_add", "index_copy", "index_fill", "index_put", "index_select", "nonzero",
+           "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]

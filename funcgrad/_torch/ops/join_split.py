@@ -1,0 +1,229 @@
+"""Joining and splitting along a dim: cat/stack and their h/v/d/column variants, atleast_nd, split,
+tensor_split, chunk, unbind, narrow and select (the last ones views of their input)."""
+from __future__ import annotations
+
+from .. import _jnp as jnp, _dtype as D
+from .._argcheck import DtypeName
+from .._tensor import Tensor, _apply, _dim, _view, _views
+from ._common import _cast, _int, _max, _min, _out, _range, _result_type_many, _sum
+
+
+def _cat_check(tensors, d, name):
+    ref = tensors[0]
+    for k, x in enumerate(tensors[1:], 1):
+        if x.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {x.ndim}")
+        for i in _range(ref.ndim):
+            if i != d and x.shape[i] != ref.shape[i]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref.shape[i]} but got size {x.shape[i]} for tensor number {k} in the list.")
+
+
+def _tensor_seq(tensors, name):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    return list(tensors)
+
+
+def cat(tensors, dim=0, *, out=None):
+    tensors = _tensor_seq(tensors, "cat")
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, x in enumerate(tensors):
+        if x.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    nonempty = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)]
+    if not nonempty:  # torch skips 1-d empty tensors, whatever dim says
+        dt = _result_type_many(tensors)
+        return _out(_apply("Cat", lambda *xs: _cast(xs[0], dt), (tensors[0],)), out)
+    d = _dim(dim, nonempty[0].ndim)
+    _cat_check(nonempty, d, "cat")
+    dt = _result_type_many(tensors)
+    if out is not None and not D.can_cast(dt, out._np_dtype()):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {DtypeName(out.dtype)}")
+    return _out(_apply("Cat", lambda *xs: jnp.concatenate([_cast(x, dt) for x in xs], axis=d),
+                       tuple(nonempty)), out)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = _tensor_seq(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0].shape
+    for k, x in enumerate(tensors):
+        if x.shape != ref:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
+                               f"{list(x.shape)} at entry {k}")
+    d = _dim(dim, len(ref) + 1)
+    dt = _result_type_many(tensors)
+    return _out(_apply("Stack", lambda *xs: jnp.stack([_cast(x, dt) for x in xs], axis=d), tuple(tensors)), out)
+
+
+def _nonempty(tensors, name):
+    tensors = _tensor_seq(tensors, name)
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
+def hstack(tensors):
+    tensors = _nonempty(tensors, "hstack")
+    tensors = [atleast_1d(x) for x in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    tensors = _nonempty(tensors, "vstack")
+    return cat([atleast_2d(x) for x in tensors], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    tensors = _nonempty(tensors, "dstack")
+    return cat([atleast_3d(x) for x in tensors], 2)
+
+
+def column_stack(tensors):
+    tensors = _nonempty(tensors, "column_stack")
+    return hstack([x.reshape(-1, 1) if x.ndim <= 1 else x for x in tensors])
+
+
+def _atleast(one):
+    """torch.atleast_nd: one tensor, or a tuple for several tensors (or one list / tuple of them)."""
+    def f(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+            return one(tensors[0])
+        ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+        return tuple(one(t) for t in ts)
+    return f
+
+
+def _atleast_1d(x):
+    return x.reshape(1) if x.ndim == 0 else x
+
+
+def _atleast_2d(x):
+    return x.reshape(1, -1) if x.ndim < 2 else x
+
+
+def _atleast_3d(x):
+    if x.ndim == 0:
+        return x.reshape(1, 1, 1)
+    if x.ndim == 1:
+        return x.reshape(1, -1, 1)
+    if x.ndim == 2:
+        return x.unsqueeze(-1)
+    return x
+
+
+atleast_1d = _atleast(_atleast_1d)
+atleast_2d = _atleast(_atleast_2d)
+atleast_3d = _atleast(_atleast_3d)
+
+
+def _split_dim(t, dim, message):
+    """(dim, its size) for the ops that cut a tensor along a dim; a 0-d tensor is refused with `message`."""
+    if t.ndim == 0:
+        raise RuntimeError(message)
+    d = _dim(dim, t.ndim)
+    return d, t.shape[d]
+
+
+def _slice_fns(d, bounds):
+    fns = []
+    arr_bounds = []
+    for (s, e) in bounds:
+        idx = (slice(None),) * d + (slice(s, e),)
+        fns.append((lambda idx: lambda x: x[idx])(idx))
+        arr_bounds.append(idx)
+    return fns, arr_bounds
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    d, n = _split_dim(tensor, dim, "split expects at least a 1-dimensional tensor")
+    if isinstance(split_size_or_sections, _int):
+        s = split_size_or_sections
+        if s <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        bounds = [(i, _min(i + s, n)) for i in _range(0, n, s)] if s and n else [(0, 0)]
+    else:
+        sizes = list(split_size_or_sections)
+        if _sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                               f"at dimension {d}), but got split_sizes={sizes}")
+        bounds, acc = [], 0
+        for s in sizes:
+            bounds.append((acc, acc + s))
+            acc += s
+    fns, idxs = _slice_fns(d, bounds)
+    return tuple(_views("Split", tensor, fns, lambda a: [a[i] for i in idxs]))
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    d, n = _split_dim(input, dim, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with "
+                                  "0 dims")
+    if isinstance(indices_or_sections, _int):
+        k = indices_or_sections
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+    else:
+        idx = [0] + list(indices_or_sections) + [n]
+        sizes = [_max(0, _min(b, n) - _min(a, n)) for a, b in zip(idx[:-1], idx[1:])]
+    return split(input, sizes, d)
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d, n = _split_dim(input, dim, "chunk expects at least a 1-dimensional tensor")
+    size = -(-n // chunks) if n else 0
+    if size == 0:
+        return split(input, [0] * chunks if n == 0 else 1, d)
+    return split(input, size, d)
+
+
+def unbind(input, dim=0):
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    idxs = [(slice(None),) * d + (i,) for i in _range(n)]
+    fns = [(lambda idx: lambda x: x[idx + (Ellipsis,)])(idx) for idx in idxs]
+    return tuple(_views("Unbind", input, fns, lambda a: [a[i] for i in idxs]))
+
+
+def narrow(input, dim, start, length):
+    d, n = _split_dim(input, dim, "narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor):
+        start = start.item()
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if start < 0:
+        start += n
+    if length < 0 or start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    idx = (slice(None),) * d + (slice(start, start + length),)
+    return _view("Narrow", input, lambda x: x[idx], lambda a: a[idx])
+
+
+def select(input, dim, index):
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+                         f"dimension {d}")
+    idx = (slice(None),) * d + (index % n,)
+    nidx = idx + (Ellipsis,)
+    return _view("Select", input, lambda x: x[nidx], lambda a: a[idx])
+
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods
+METHODS = ("split", "tensor_split", "chunk", "unbind", "narrow", "select")
+INPLACE = ()
+
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "cat", "chunk", "column_stack", "concat", "concatenate",
+           "dstack", "hstack", "narrow", "row_stack", "select", "split", "stack", "tensor_split", "unbind", "vstack"]

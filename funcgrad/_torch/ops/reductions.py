@@ -1,0 +1,347 @@
+"""Reductions over dims: sum/nansum/prod/mean/nanmean, var/std (and their _mean pairs), all/any/
+count_nonzero, logsumexp, norm, the distances built on it (dist, cdist, cosine_similarity), and the cumulative
+sum and product."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _jnp as jnp, _dtype as D
+from ..._src.prims import elementwise as ew, stop_gradient as _stop_gradient
+from ..._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
+from .._argcheck import check_same_dtype as _check_same_dtype
+from .._tensor import _apply, _apply1, _apply_nograd, _apply_prim, _dim, _legacy
+from ._common import _bool, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr
+from .unary import _tabs
+from .arithmetic import div, mul, sub
+from .comparison import _truth
+from .selection import clamp
+from .views import broadcast_tensors
+from .products import _SCALAR_DT
+
+
+def _red_int64(dt):
+    return _NPI64 if dt.kind in "biu" else dt
+
+
+_REDUCE_SUM_P = _reduce_sum_p
+_AXES_PARAMS: dict = {}
+
+
+def _all_axes(nd):
+    p = _AXES_PARAMS.get(nd)
+    if p is None:
+        p = _AXES_PARAMS[nd] = {"axes": tuple(_range(nd))}
+    return p
+
+
+def _sum_all(a):
+    return _reduce_sum(a, tuple(_range(a.ndim)))
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
+    if dim is None and dtype is None and not keepdim and out is None:
+        v = input._v
+        if v is not None and v.ndim and D.kind(v.dtype) in "fc":
+            return _apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(v.ndim))
+    if isinstance(dim, D.dtype):
+        dim, dtype = None, dim
+    nd = input.ndim
+    axes = _dims(dim, nd)
+    # (torch accumulates in out='s dtype when no dtype is given: sum(float, out=long) sums truncated values)
+    odt = _np(dtype) if dtype is not None else out._np_dtype() if out is not None else _red_int64(input._np_dtype())
+
+    if axes is None and not keepdim:
+        if nd and input._v is not None and input._v.dtype == odt and D.kind(odt) in "fc":
+            return _out_cast(_apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(nd)), out)
+
+        def fn(a):
+            a = _cast(a, odt)
+            return _reduce_sum(a, tuple(_range(a.ndim))) if a.ndim else a
+    else:
+        def fn(a):
+            return _cast(jnp.sum(_cast(a, odt), axis=axes, keepdims=keepdim), odt)  # (NumPy's int32 sum: int64)
+    return _out_cast(_apply1("Sum", fn, input), out)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    axes = _dims(dim, input.ndim)
+    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    if odt.kind == "c" and D.kind(input._np_dtype()) in "fc":  # (integer input sums into complex in torch)
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{_legacy_name(odt)}'")
+    return _apply1("Nansum", lambda a: _cast(jnp.nansum(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(dim, D.dtype):
+        dim, dtype = None, dim
+    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    axes = None if dim is None else (_dim(dim, input.ndim),)
+    return _apply1("Prod", lambda a: _cast(jnp.prod(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
+
+
+def _float_check(name, dt, dtype=None):
+    if dtype is not None:
+        odt = _np(dtype)
+        if D.kind(odt) not in "fc":
+            raise RuntimeError(f"{name}(): could not infer output dtype. Optional dtype must be either a floating "
+                               f"point or complex dtype. Got: {_legacy_int(odt)}")
+        return odt
+    if D.kind(dt) not in "fc":
+        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating "
+                           f"point or complex dtype. Got: {_legacy_int(dt)}")
+    return dt
+
+
+def _legacy_int(dt):
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}.get(np.dtype(dt).name, str(dt))
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if isinstance(dim, D.dtype):
+        dim, dtype = None, dim
+    odt = _float_check("mean", input._np_dtype(), dtype)
+    axes = _dims(dim, input.ndim)
+    return _out(_apply1("Mean", lambda a: jnp.mean(_cast(a, odt), axis=axes, keepdims=keepdim), input), out)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    odt = _float_check("nanmean", input._np_dtype(), dtype)
+    axes = _dims(dim, input.ndim)
+    return _apply1("Nanmean", lambda a: jnp.nanmean(_cast(a, odt), axis=axes, keepdims=keepdim), input)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return 1
+    return 1 if unbiased else 0
+
+
+def _var_args(dim, unbiased, keepdim, correction):
+    if isinstance(dim, _bool):
+        dim, unbiased = None, dim
+    return dim, _correction(unbiased, correction), keepdim
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    dim, ddof, keepdim = _var_args(dim, unbiased, keepdim, correction)
+    dt = _float_check("var", input._np_dtype())
+    del dt
+    axes = _dims(dim, input.ndim)
+    return _out(_apply1("Var", lambda a: jnp.var(a, axis=axes, ddof=ddof, keepdims=keepdim), input), out)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    dim, ddof, keepdim = _var_args(dim, unbiased, keepdim, correction)
+    _float_check("std", input._np_dtype())
+    axes = _dims(dim, input.ndim)
+
+    def fn(a):
+        v = jnp.var(a, axis=axes, ddof=ddof, keepdims=keepdim)
+        return _safe_sqrt(v)
+    return _out(_apply1("Std", fn, input), out)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim if not isinstance(dim, _bool) else None, keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim if not isinstance(dim, _bool) else None, keepdim))
+
+
+def _keep_all(r, ndim, keepdim):
+    r = _cast(r, _NPI64)
+    return jnp.reshape(r, (1,) * ndim) if keepdim else r
+
+
+def _no_axes(dim):
+    return isinstance(dim, (list, tuple)) and len(dim) == 0
+
+
+def _truth_t(input):
+    """all / any over no dims (dim=()): each element's truth, as torch (uint8 stays uint8)."""
+    r = _apply_nograd(_truth, (input,))
+    return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
+
+
+def _truth_reduce(reduce, input, dim, keepdim):
+    """all / any (`reduce`, jnp's) over `dim`: bool, or uint8 for a uint8 input as torch; dim=() reduces
+    nothing (each element's truth)."""
+    if _no_axes(dim):
+        return _truth_t(input)
+    axes = _dims(dim, input.ndim)
+    r = _apply_nograd(lambda a: reduce(a, axis=axes, keepdims=keepdim), (input,))
+    return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001
+    return _truth_reduce(jnp.all, input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False):  # noqa: A001
+    return _truth_reduce(jnp.any, input, dim, keepdim)
+
+
+def count_nonzero(input, dim=None):
+    axes = _dims(dim, input.ndim)
+    return _apply_nograd(lambda a: _cast(jnp.sum(_cast(_truth(a), _NPI64), axis=axes), _NPI64), (input,))
+
+
+def logsumexp(input, dim, keepdim=False):
+    axes = _dims(dim, input.ndim)
+    dt = input._np_dtype()
+    if D.kind(dt) not in "fc":
+        input = input.to(D.get_default_dtype())
+
+    def fn(a):
+        if 0 in a.shape:  # an empty sum: log(0) = -inf
+            m = jnp.zeros_like(jnp.sum(a, axis=axes, keepdims=True))
+        else:
+            m = _stop_gradient(jnp.max(a, axis=axes, keepdims=True))
+            m = ew.select(jnp.isfinite(m), m, jnp.zeros_like(m))
+        s = jnp.sum(ew.exp(ew.sub(a, jnp.broadcast_to(m, a.shape))), axis=axes, keepdims=True)
+        r = ew.add(ew.log(s), m)
+        if not keepdim:
+            r = jnp.squeeze(r, axes if axes is not None else tuple(_range(a.ndim)))
+        return r
+    return _apply1("Logsumexp", fn, input)
+
+
+def _safe_norm2(a, axes, keepdim):
+    return _safe_sqrt(jnp.sum(_abs2(a), axis=axes, keepdims=keepdim))
+
+
+def _safe_root(s, root):
+    """s ** (1 / root) (root 2: sqrt) with torch's zero gradient where s == 0 (a norm or std of zeros)."""
+    z = ew.eq(s, jnp.zeros_like(s))
+    safe = ew.select(z, jnp.ones_like(s), s)
+    r = ew.sqrt(safe) if root == 2 else ew.pow(safe, _scalar_arr(1.0 / root, s.dtype))
+    return ew.select(z, jnp.zeros_like(s), r)
+
+
+def _safe_sqrt(s):
+    z = ew.eq(s, jnp.zeros_like(s))
+    safe = ew.select(z, jnp.ones_like(s), s)
+    return ew.select(z, jnp.zeros_like(s), ew.sqrt(safe))
+
+
+def _abs2(a):
+    if a.dtype.kind == "c":
+        return ew.add(ew.integer_pow(ew.real(a), 2), ew.integer_pow(ew.imag(a), 2))
+    return ew.integer_pow(a, 2)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if p == "nuc" and input._np_dtype() == np.float16:
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
+    if dtype is not None:
+        xc, dc = input._np_dtype().kind == "c", D.to_np(dtype).kind == "c"
+        if xc != dc:
+            name = "matrix_norm" if p == "nuc" or (p not in (None, "fro") and isinstance(dim, (tuple, list))
+                                                   and len(dim) == 2 and p not in (0,)) else "vector_norm"
+            raise RuntimeError(f"linalg.{name}: dtype should be {'complex' if xc else 'real'} for "
+                               f"{'complex' if xc else 'real'} inputs, but got {_legacy(D.to_np(dtype))}")
+        input = input.to(dtype)
+    half = input._np_dtype() == np.float16 or input.dtype == D.bfloat16
+    if D.kind(input._np_dtype()) not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_legacy_int(input._np_dtype())}")
+    if half:  # (float16 / bfloat16 accumulate in float32, as torch: squares overflow float16)
+        return norm(input.float(), p, dim, keepdim).to(input.dtype)
+    axes = _dims(dim, input.ndim)
+    if p is None or p == "fro" or p == 2:
+        return _apply1("Norm", lambda a: _safe_norm2(a, axes, keepdim), input)
+    if p == "nuc":
+        from ..linalg import matrix_norm
+        if dim is None and input.ndim != 2:
+            if input.ndim < 2:
+                raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               f"{' '.join(str(i) for i in _range(input.ndim))}")
+        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+    if p == math.inf or p == "inf":
+        return _apply1("Norm", lambda a: jnp.max(_tabs(a), axis=axes, keepdims=keepdim), input)
+    if p == -math.inf:
+        return _apply1("Norm", lambda a: jnp.min(_tabs(a), axis=axes, keepdims=keepdim), input)
+    if p == 0:  # (a real count: float32 for complex64 input)
+        def count(a):
+            rdt = np.dtype(np.float32) if a.dtype == np.complex64 else \
+                np.dtype(np.float64) if a.dtype == np.complex128 else a.dtype
+            return _cast(jnp.sum(_cast(ew.ne(a, jnp.zeros_like(a)), rdt), axis=axes, keepdims=keepdim), rdt)
+        return _apply1("Norm", count, input)
+    if p == 1:
+        return _apply1("Norm", lambda a: jnp.sum(_tabs(a), axis=axes, keepdims=keepdim), input)
+    pv = _float(p)
+
+    def fn(a):
+        ab = _tabs(a)
+        if pv < 1:  # |x|^p has an infinite slope at 0: torch gives zero entries a zero gradient
+            z = ew.eq(ab, jnp.zeros_like(ab))
+            powd = ew.pow(ew.select(z, jnp.ones_like(ab), ab), _scalar_arr(pv, ab.dtype))
+            powd = ew.select(z, jnp.full_like(ab, 0.0 if pv > 0 else math.inf), powd)
+        else:
+            powd = ew.pow(ab, _scalar_arr(pv, ab.dtype))
+        s = jnp.sum(powd, axis=axes, keepdims=keepdim)
+        return _safe_root(s, pv) if pv > 0 else ew.pow(s, _scalar_arr(1.0 / pv, s.dtype))
+    return _apply1("Norm", fn, input)
+
+
+def _cumulative(name, jfn, input, dim, dtype):
+    """cumsum/cumprod: integers and bool accumulate in int64, float16 in float32 (as torch)."""
+    d = _dim(dim, input.ndim)
+    odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    acc = np.dtype(np.float32) if odt == np.float16 else odt
+    return _apply1(name, lambda a: _cast(jfn(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt), input)
+
+
+def cumsum(input, dim, *, dtype=None):
+    return _cumulative("Cumsum", jnp.cumsum, input, dim, dtype)
+
+
+def cumprod(input, dim, *, dtype=None):
+    return _cumulative("Cumprod", jnp.cumprod, input, dim, dtype)
+
+
+def cdist(x1, x2, p=2.0):
+    _check_same_dtype(_SCALAR_DT, x1, x2)
+    def fn(a, b):
+        diff = ew.sub(jnp.expand_dims(a, -2), jnp.expand_dims(b, -3))
+        if p == 2:
+            return _safe_norm2(diff, (-1,), False)
+        if p == 1:
+            return jnp.sum(_tabs(diff), axis=-1)
+        if p == 0:  # the number of differing coordinates (no gradient, as torch)
+            return _stop_gradient(jnp.sum(_cast(ew.ne(diff, jnp.zeros_like(diff)), a.dtype), axis=-1))
+        if p == _float("inf"):
+            return jnp.max(_tabs(diff), axis=-1)
+        return ew.pow(jnp.sum(ew.pow(_tabs(diff), _scalar_arr(p, a.dtype)), axis=-1), _scalar_arr(1 / p, a.dtype))
+    return _apply("Cdist", fn, (x1, x2))
+
+
+def dist(input, other, p=2):
+    return norm(sub(input, other), p)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along dim, each norm clamped on its own (torch)."""
+    x1, x2 = broadcast_tensors(x1, x2)
+    n1 = clamp(norm(x1, 2, dim, keepdim=True), min=eps)
+    n2 = clamp(norm(x2, 2, dim, keepdim=True), min=eps)
+    return sum(mul(div(x1, n1), div(x2, n2)), dim)
+
+
+# Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
+# installed by _methods
+METHODS = ("nansum", "prod", "mean", "nanmean", "var", "std", "all", "any", "count_nonzero", "logsumexp", "norm",
+           "cumsum", "cumprod", "dist", "var_mean", "std_mean")
+INPLACE = ()
+
+__all__ = ["all", "any", "cdist", "cosine_similarity", "count_nonzero", "cumprod", "cumsum", "dist", "logsumexp",
+           "mean", "nanmean", "nansum", "norm", "prod", "std", "std_mean", "sum", "var", "var_mean"]
