@@ -27,7 +27,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, _pack_index, pad_packed_sequence
-from .module import Module
+from .module import Module, _changed_settings
 
 __all__ = ['RNNBase', 'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell']
 
@@ -191,20 +191,8 @@ class RNNBase(Module):
         return [[getattr(self, n) for n in names] for names in self._all_weights]
 
     def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.proj_size != 0:
-            s += f", proj_size={self.proj_size}"
-        if self.num_layers != 1:
-            s += f", num_layers={self.num_layers}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if self.batch_first is not False:
-            s += f", batch_first={self.batch_first}"
-        if self.dropout != 0:
-            s += f", dropout={self.dropout}"
-        if self.bidirectional is not False:
-            s += f", bidirectional={self.bidirectional}"
-        return s
+        return f"{self.input_size}, {self.hidden_size}" + _changed_settings(self, {
+            "proj_size": 0, "num_layers": 1, "bias": True, "batch_first": False, "dropout": 0, "bidirectional": False})
 
     # -- forward ---------------------------------------------------------------------------------------------
     def _name(self) -> str:
@@ -394,12 +382,8 @@ class RNNCellBase(Module):
             init.uniform_(w, -stdv, stdv)
 
     def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if getattr(self, "nonlinearity", "tanh") != "tanh":
-            s += f", nonlinearity={self.nonlinearity}"
-        return s
+        return f"{self.input_size}, {self.hidden_size}" + _changed_settings(self, {"bias": True,
+                                                                                   "nonlinearity": "tanh"})
 
     def _prepare(self, input, hx, n_state=1):
         """Check shapes; add the batch dim to unbatched input; default the state to zeros."""
