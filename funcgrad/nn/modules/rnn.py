@@ -121,6 +121,15 @@ def _layer_fn(mode, reverse, has_c, has_bhh, has_whr, masked):
 
 
 # --- modules ------------------------------------------------------------------------------------------------
+
+def _reset_uniform(self) -> None:
+    """reset_parameters of the recurrent layers and cells: every parameter uniform in [-k, k], k =
+    1 / sqrt(hidden_size) (as torch)."""
+    stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+    for w in self.parameters():
+        init.uniform_(w, -stdv, stdv)
+
+
 class RNNBase(Module):
     """Shared machinery of RNN, LSTM and GRU: parameters named as torch's (weight_ih_l{k}[_reverse], ...)."""
 
@@ -174,10 +183,7 @@ class RNNBase(Module):
                 self._all_weights.append(names)
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for w in self.parameters():
-            init.uniform_(w, -stdv, stdv)
+    reset_parameters = _reset_uniform
 
     def flatten_parameters(self) -> None:
         """No-op (no cuDNN weight buffer to compact)."""
@@ -376,10 +382,7 @@ class RNNCellBase(Module):
             self.register_parameter("bias_hh", None)
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for w in self.parameters():
-            init.uniform_(w, -stdv, stdv)
+    reset_parameters = _reset_uniform
 
     def extra_repr(self) -> str:
         return f"{self.input_size}, {self.hidden_size}" + _changed_settings(self, {"bias": True,
