@@ -210,10 +210,10 @@ class WeightsUnpickler:
     def _none(self):
         self.stack.append(None)
 
-    def _true(self):
+    def _newtrue(self):
         self.stack.append(True)
 
-    def _false(self):
+    def _newfalse(self):
         self.stack.append(False)
 
     def _int(self):
@@ -342,10 +342,17 @@ class WeightsUnpickler:
         self.stack.append(frozenset(items))
 
     # the opcodes that change an existing object: only fresh ones of the right type
-    def _target(self, op: str, kinds: tuple, what: str):
+    _LIST, _DICT, _SET = ((list,), "a fresh list"), ((dict, OrderedDict, Counter), "a fresh dict, OrderedDict or "
+                                                     "Counter"), ((set,), "a fresh set")
+
+    def _change(self, op: str, kind: tuple, method: str, *calls: tuple) -> None:
+        """Calls `method` of the object on top of the stack that `op` changes once per argument tuple in `calls`,
+        if that object is fresh and of `kind` (its types, its words), else refuses it; a stand-in (for a refused or
+        stubbed object) is left as it is."""
+        kinds, what = kind
         obj = self._top()
         if isinstance(obj, _Standin) and obj.refused:
-            return None                        # what made it is already reported
+            return                             # what made it is already reported
         t = self._type_of(obj)
         ok = isinstance(t, type) and self._is_fresh(obj) and (
             t in kinds or (t in self.user_types and issubclass(t, kinds)))
@@ -353,40 +360,27 @@ class WeightsUnpickler:
             self._refuse(f"{op} on {_describe(obj)}",
                          f"Can only {op} on {what} made by this load, but got "
                          f"{'a global ' if not self._is_fresh(obj) else ''}{_describe(obj)}")
-            return None
-        return obj
+        elif not isinstance(obj, _Standin):
+            change = getattr(obj, method)
+            for args in calls:
+                change(*args)
 
     def _append(self):
-        item = self._pop()
-        lst = self._target("APPEND", (list,), "a fresh list")
-        if lst is not None and not isinstance(lst, _Standin):
-            lst.append(item)
+        self._change("APPEND", self._LIST, "append", (self._pop(),))
 
     def _appends(self):
-        items = self._pop_mark()
-        lst = self._target("APPENDS", (list,), "a fresh list")
-        if lst is not None and not isinstance(lst, _Standin):
-            lst.extend(items)
+        self._change("APPENDS", self._LIST, "extend", (self._pop_mark(),))
 
     def _setitem(self):
-        v = self._pop()
-        k = self._pop()
-        d = self._target("SETITEM", (dict, OrderedDict, Counter), "a fresh dict, OrderedDict or Counter")
-        if d is not None and not isinstance(d, _Standin):
-            d[k] = v
+        value = self._pop()
+        self._change("SETITEM", self._DICT, "__setitem__", (self._pop(), value))
 
     def _setitems(self):
-        items = self._pop_mark()
-        d = self._target("SETITEMS", (dict, OrderedDict, Counter), "a fresh dict, OrderedDict or Counter")
-        if d is not None and not isinstance(d, _Standin):
-            for i in range(0, len(items) - 1, 2):
-                d[items[i]] = items[i + 1]
+        items = self._pop_mark()    # key, value, key, value, ...
+        self._change("SETITEMS", self._DICT, "__setitem__", *zip(items[0::2], items[1::2]))
 
     def _additems(self):
-        items = self._pop_mark()
-        s = self._target("ADDITEMS", (set,), "a fresh set")
-        if s is not None and not isinstance(s, _Standin):
-            s.update(items)
+        self._change("ADDITEMS", self._SET, "update", (self._pop_mark(),))
 
     def _build(self):
         state = self._pop()
@@ -562,32 +556,13 @@ class WeightsUnpickler:
 
 _STOP = object()
 _OPNAMES = {op.code.encode("latin-1")[0]: op.name for op in __import__("pickletools").opcodes}
-_P = pickle
-WeightsUnpickler._dispatch = {op[0]: fn for op, fn in {
-    _P.PROTO: WeightsUnpickler._proto, _P.FRAME: WeightsUnpickler._frame, _P.STOP: WeightsUnpickler._stop,
-    _P.MARK: WeightsUnpickler._mark, _P.POP: WeightsUnpickler._pop_op, _P.POP_MARK: WeightsUnpickler._pop_mark_op,
-    _P.DUP: WeightsUnpickler._dup, _P.NONE: WeightsUnpickler._none, _P.NEWTRUE: WeightsUnpickler._true,
-    _P.NEWFALSE: WeightsUnpickler._false, _P.INT: WeightsUnpickler._int, _P.BININT: WeightsUnpickler._binint,
-    _P.BININT1: WeightsUnpickler._binint1, _P.BININT2: WeightsUnpickler._binint2, _P.LONG: WeightsUnpickler._long,
-    _P.LONG1: WeightsUnpickler._long1, _P.LONG4: WeightsUnpickler._long4, _P.FLOAT: WeightsUnpickler._float,
-    _P.BINFLOAT: WeightsUnpickler._binfloat, _P.STRING: WeightsUnpickler._string,
-    _P.BINSTRING: WeightsUnpickler._binstring, _P.SHORT_BINSTRING: WeightsUnpickler._short_binstring,
-    _P.BINBYTES: WeightsUnpickler._binbytes, _P.SHORT_BINBYTES: WeightsUnpickler._short_binbytes,
-    _P.BINBYTES8: WeightsUnpickler._binbytes8, _P.BYTEARRAY8: WeightsUnpickler._bytearray8,
-    _P.UNICODE: WeightsUnpickler._unicode, _P.BINUNICODE: WeightsUnpickler._binunicode,
-    _P.SHORT_BINUNICODE: WeightsUnpickler._short_binunicode, _P.BINUNICODE8: WeightsUnpickler._binunicode8,
-    _P.EMPTY_TUPLE: WeightsUnpickler._empty_tuple, _P.TUPLE: WeightsUnpickler._tuple,
-    _P.TUPLE1: WeightsUnpickler._tuple1, _P.TUPLE2: WeightsUnpickler._tuple2, _P.TUPLE3: WeightsUnpickler._tuple3,
-    _P.EMPTY_LIST: WeightsUnpickler._empty_list, _P.LIST: WeightsUnpickler._list,
-    _P.EMPTY_DICT: WeightsUnpickler._empty_dict, _P.DICT: WeightsUnpickler._dict,
-    _P.EMPTY_SET: WeightsUnpickler._empty_set, _P.FROZENSET: WeightsUnpickler._frozenset,
-    _P.APPEND: WeightsUnpickler._append, _P.APPENDS: WeightsUnpickler._appends,
-    _P.SETITEM: WeightsUnpickler._setitem, _P.SETITEMS: WeightsUnpickler._setitems,
-    _P.ADDITEMS: WeightsUnpickler._additems, _P.BUILD: WeightsUnpickler._build,
-    _P.GET: WeightsUnpickler._get, _P.BINGET: WeightsUnpickler._binget, _P.LONG_BINGET: WeightsUnpickler._long_binget,
-    _P.PUT: WeightsUnpickler._put, _P.BINPUT: WeightsUnpickler._binput, _P.LONG_BINPUT: WeightsUnpickler._long_binput,
-    _P.MEMOIZE: WeightsUnpickler._memoize, _P.GLOBAL: WeightsUnpickler._global,
-    _P.STACK_GLOBAL: WeightsUnpickler._stack_global, _P.REDUCE: WeightsUnpickler._reduce,
-    _P.NEWOBJ: WeightsUnpickler._newobj, _P.NEWOBJ_EX: WeightsUnpickler._newobj_ex,
-    _P.PERSID: WeightsUnpickler._persid, _P.BINPERSID: WeightsUnpickler._binpersid,
-}.items()}
+# The opcodes a weights-only load runs (any other is refused), each by the method named after it (_proto runs
+# PROTO); POP's and POP_MARK's are _pop_op and _pop_mark_op, as _pop and _pop_mark take from the stack for the others.
+_ACCEPTED = """PROTO FRAME STOP MARK POP POP_MARK DUP NONE NEWTRUE NEWFALSE INT BININT BININT1 BININT2 LONG LONG1
+LONG4 FLOAT BINFLOAT STRING BINSTRING SHORT_BINSTRING BINBYTES SHORT_BINBYTES BINBYTES8 BYTEARRAY8 UNICODE BINUNICODE
+SHORT_BINUNICODE BINUNICODE8 EMPTY_TUPLE TUPLE TUPLE1 TUPLE2 TUPLE3 EMPTY_LIST LIST EMPTY_DICT DICT EMPTY_SET
+FROZENSET APPEND APPENDS SETITEM SETITEMS ADDITEMS BUILD GET BINGET LONG_BINGET PUT BINPUT LONG_BINPUT MEMOIZE
+GLOBAL STACK_GLOBAL REDUCE NEWOBJ NEWOBJ_EX PERSID BINPERSID""".split()
+WeightsUnpickler._dispatch = {
+    getattr(pickle, name)[0]: getattr(WeightsUnpickler, f"_{name.lower()}{'_op' if name.startswith('POP') else ''}")
+    for name in _ACCEPTED}

@@ -38,42 +38,34 @@ register_pytree_node(_InOrder, lambda d: (list(d.values()), tuple(d.keys())),
                      lambda keys, children: _InOrder(zip(keys, children)))
 
 
-def _keep_order(x):
-    """x with every plain dict (at any depth in lists, tuples, namedtuples and dicts) made an _InOrder."""
+def _redict(x, dicts: tuple, make):
+    """x with every dict of a type in `dicts` (at any depth in lists, tuples, namedtuples and dicts) rebuilt by
+    make(its items), its values converted the same way."""
     t = type(x)
-    if t is dict or t is _InOrder:
-        return _InOrder((k, _keep_order(v)) for k, v in x.items())
+    if t in dicts:
+        return make((k, _redict(v, dicts, make)) for k, v in x.items())
     if t is list:
-        return [_keep_order(v) for v in x]
+        return [_redict(v, dicts, make) for v in x]
     if t is tuple:
-        return tuple(_keep_order(v) for v in x)
+        return tuple(_redict(v, dicts, make) for v in x)
     if isinstance(x, tuple) and hasattr(t, "_fields"):
-        return t(*(_keep_order(v) for v in x))
+        return t(*(_redict(v, dicts, make) for v in x))
     if isinstance(x, dict) and t.__module__ == "collections":  # OrderedDict / defaultdict: their own order
         y = x.copy()
         for k, v in x.items():
-            y[k] = _keep_order(v)
+            y[k] = _redict(v, dicts, make)
         return y
     return x
+
+
+def _keep_order(x):
+    """x with every plain dict made an _InOrder (see _redict)."""
+    return _redict(x, (dict, _InOrder), _InOrder)
 
 
 def _plain(x):
     """The inverse of _keep_order: every _InOrder back to a plain dict."""
-    t = type(x)
-    if t is _InOrder:
-        return {k: _plain(v) for k, v in x.items()}
-    if t is list:
-        return [_plain(v) for v in x]
-    if t is tuple:
-        return tuple(_plain(v) for v in x)
-    if isinstance(x, tuple) and hasattr(t, "_fields"):
-        return t(*(_plain(v) for v in x))
-    if isinstance(x, dict) and t.__module__ == "collections":
-        y = x.copy()
-        for k, v in x.items():
-            y[k] = _plain(v)
-        return y
-    return x
+    return _redict(x, (_InOrder,), dict)
 
 
 def _to_arrays(tree):

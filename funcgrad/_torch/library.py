@@ -49,14 +49,10 @@ class CustomOpDef:
     attach its other rules."""
 
     def __init__(self, namespace: str, name: str, fn: Callable, mutates_args, schema: str) -> None:
-        self._namespace, self._name, self._init_fn = namespace, name, fn
-        self._mutates_args = mutates_args
-        self._schema = schema
-        self._kernel = fn
-        self._abstract_fn = None
-        self._backward_fn = None
-        self._setup_context_fn = None
-        self._fn_cls = None
+        self._namespace, self._name, self._schema, self._mutates_args = namespace, name, schema, mutates_args
+        self._init_fn = self._kernel = fn      # the kernel until register_kernel replaces it
+        # the rules register_fake and register_autograd attach (none yet), and the Function built from them
+        self._abstract_fn = self._backward_fn = self._setup_context_fn = self._fn_cls = None
 
     def __repr__(self) -> str:
         return f"<CustomOpDef({self._namespace}::{self._name})>"

@@ -304,12 +304,6 @@ def _unsupported_rebuild(name, what):
     return rebuild
 
 
-_rebuild_qtensor = _unsupported_rebuild("_rebuild_qtensor", "a quantized tensor")
-_rebuild_meta_tensor_no_storage = _unsupported_rebuild("_rebuild_meta_tensor_no_storage", "a meta tensor (no data)")
-_rebuild_nested_tensor = _unsupported_rebuild("_rebuild_nested_tensor", "a nested tensor")
-_rebuild_wrapper_subclass = _unsupported_rebuild("_rebuild_wrapper_subclass", "a wrapper tensor subclass")
-
-
 def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
     if not isinstance(data, _fg.Tensor):
         raise pickle.UnpicklingError("_rebuild_device_tensor_from_cpu_tensor needs a tensor")
@@ -320,9 +314,10 @@ def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
 
 
 _TENSOR_REBUILDS = {_rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_tensor, _rebuild_parameter,
-                    _rebuild_parameter_with_state, _rebuild_device_tensor_from_cpu_tensor, _rebuild_sparse_tensor,
-                    _rebuild_qtensor, _rebuild_meta_tensor_no_storage, _rebuild_nested_tensor,
-                    _rebuild_wrapper_subclass}
+                    _rebuild_parameter_with_state, _rebuild_device_tensor_from_cpu_tensor, _rebuild_sparse_tensor}
+_TENSOR_REBUILDS |= {_unsupported_rebuild(name, what) for name, what in {
+    "_rebuild_qtensor": "a quantized tensor", "_rebuild_meta_tensor_no_storage": "a meta tensor (no data)",
+    "_rebuild_nested_tensor": "a nested tensor", "_rebuild_wrapper_subclass": "a wrapper tensor subclass"}.items()}
 
 
 @functools.lru_cache(maxsize=1)

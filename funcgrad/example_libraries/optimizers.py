@@ -103,20 +103,25 @@ def sgd(step_size):
     return init, update, get_params
 
 
+def _state_of(buffers: int):
+    """The init and get_params of an optimiser whose state is (x, *buffers), the buffers zeros like x."""
+    def init(x0):
+        return (x0,) + tuple(jnp.zeros_like(x0) for _ in range(buffers))
+
+    def get_params(state):
+        return state[0]
+    return init, get_params
+
+
 def _with_velocity(step_size, mass: float, lookahead: bool):
     """The (init, update, get_params) of momentum (lookahead=False) and Nesterov momentum (True)."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
+    init, get_params = _state_of(1)
 
     def update(i, g, state):
         x, velocity = state
         velocity = mass * velocity + g
         return x - step_size(i) * (mass * velocity + g if lookahead else velocity), velocity
-
-    def get_params(state):
-        return state[0]
     return init, update, get_params
 
 
@@ -136,9 +141,7 @@ def nesterov(step_size, mass: float):
 def adagrad(step_size, momentum: float = 0.9):
     """Adagrad with momentum on the normalised gradient g / sqrt(sum of g**2)."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init, get_params = _state_of(2)
 
     def update(i, g, state):
         x, g_sq, m = state
@@ -146,9 +149,6 @@ def adagrad(step_size, momentum: float = 0.9):
         inv = jnp.where(g_sq > 0, 1.0 / jnp.sqrt(jnp.where(g_sq > 0, g_sq, 1.0)), 0.0)
         m = (1.0 - momentum) * (g * inv) + momentum * m
         return x - step_size(i) * m, g_sq, m
-
-    def get_params(state):
-        return state[0]
     return init, update, get_params
 
 
@@ -156,17 +156,12 @@ def adagrad(step_size, momentum: float = 0.9):
 def rmsprop(step_size, gamma: float = 0.9, eps: float = 1e-8):
     """RMSProp: a <- gamma * a + (1 - gamma) * g**2; x <- x - step_size(i) * g / sqrt(a + eps)."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
+    init, get_params = _state_of(1)
 
     def update(i, g, state):
         x, avg_sq = state
         avg_sq = avg_sq * gamma + jnp.square(g) * (1.0 - gamma)
         return x - step_size(i) * g / jnp.sqrt(avg_sq + eps), avg_sq
-
-    def get_params(state):
-        return state[0]
     return init, update, get_params
 
 
@@ -174,18 +169,13 @@ def rmsprop(step_size, gamma: float = 0.9, eps: float = 1e-8):
 def rmsprop_momentum(step_size, gamma: float = 0.9, eps: float = 1e-8, momentum: float = 0.9):
     """RMSProp with momentum on the scaled step: m <- momentum * m + step_size(i) * g / sqrt(a + eps)."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init, get_params = _state_of(2)
 
     def update(i, g, state):
         x, avg_sq, mom = state
         avg_sq = avg_sq * gamma + jnp.square(g) * (1.0 - gamma)
         mom = momentum * mom + step_size(i) * g / jnp.sqrt(avg_sq + eps)
         return x - mom, avg_sq, mom
-
-    def get_params(state):
-        return state[0]
     return init, update, get_params
 
 
@@ -198,9 +188,7 @@ def _bias_correction(b: float, i, dtype):
 def adam(step_size, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8):
     """Adam (Kingma & Ba, 2015) with bias-corrected first and second moments."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init, get_params = _state_of(2)
 
     def update(i, g, state):
         x, m, v = state
@@ -209,9 +197,6 @@ def adam(step_size, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8):
         mhat = m / _bias_correction(b1, i, m.dtype)
         vhat = v / _bias_correction(b2, i, m.dtype)
         return x - step_size(i) * mhat / (jnp.sqrt(vhat) + eps), m, v
-
-    def get_params(state):
-        return state[0]
     return init, update, get_params
 
 
@@ -219,18 +204,13 @@ def adam(step_size, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8):
 def adamax(step_size, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8):
     """AdaMax: Adam with the infinity norm, u <- max(b2 * u, |g|)."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init, get_params = _state_of(2)
 
     def update(i, g, state):
         x, m, u = state
         m = (1 - b1) * g + b1 * m
         u = jnp.maximum(b2 * u, jnp.abs(g))
         return x - (step_size(i) / _bias_correction(b1, i, m.dtype)) * m / (u + eps), m, u
-
-    def get_params(state):
-        return state[0]
     return init, update, get_params
 
 

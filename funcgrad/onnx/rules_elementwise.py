@@ -20,17 +20,6 @@ def _unsupported_complex(ctx, eqn):
             raise ctx.unsupported("complex numbers have no ONNX type")
 
 
-@rule("abs")
-def _abs(ctx, eqn, ins):
-    _unsupported_complex(ctx, eqn)
-    return ctx.op("Abs", ins)
-
-
-@rule("relu")
-def _relu(ctx, eqn, ins):
-    return ctx.op("Relu", ins)
-
-
 @rule("rsqrt")
 def _rsqrt(ctx, eqn, ins):
     return ctx.op("Reciprocal", [ctx.op("Sqrt", ins)])
@@ -93,16 +82,11 @@ def x_dtype(eqn):
     return dt if dt.kind == "f" else np.int64
 
 
-@rule("pow")
-def _pow(ctx, eqn, ins):
+@rule("abs", "pow", "div")
+def _real_only(ctx, eqn, ins):
+    """One ONNX operator, for real operands only."""
     _unsupported_complex(ctx, eqn)
-    return ctx.op("Pow", ins)
-
-
-@rule("div")
-def _div(ctx, eqn, ins):
-    _unsupported_complex(ctx, eqn)
-    return ctx.op("Div", ins)
+    return ctx.op({"abs": "Abs", "pow": "Pow", "div": "Div"}[eqn.prim.name], ins)
 
 
 @rule("rem")
@@ -140,16 +124,6 @@ def _round(ctx, eqn, ins):
 @rule("is_finite")
 def _is_finite(ctx, eqn, ins):
     return ctx.op("Not", [ctx.op("Or", [ctx.op("IsInf", ins), ctx.op("IsNaN", ins)])])
-
-
-@rule("stop_gradient")
-def _identity(ctx, eqn, ins):
-    return ctx.op("Identity", ins)
-
-
-@rule("select")
-def _select(ctx, eqn, ins):
-    return ctx.op("Where", ins)
 
 
 @rule("clamp")

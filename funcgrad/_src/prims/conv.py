@@ -262,25 +262,34 @@ def _conv_rule(lhs: ShapedArray, rhs: ShapedArray, *, window_strides, padding, l
 _FEW_CHANNELS = 4  # up to this many input channels, im2col reads (N, C, spatial...) in place
 
 
+def _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, kernel_first: bool):
+    """((N, C), outs, windows) of lhs (N, C, spatial...) padded and dilated into a contiguous copy: outs is the
+    output's spatial size for kernel size ks, windows a strided view (N, C) + ks + outs (kernel_first) or
+    (N, C) + outs + ks of that copy (None when the output is empty)."""
+    n = lhs.ndim - 2
+    x = pad_dilate(xp, lhs, [(0, 0, 0), (0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)])
+    x = xp.ascontiguousarray(x)
+    outs = tuple(window_out_dim(x.shape[2 + i], dilate_dim(ks[i], rhs_dilation[i]), window_strides[i])
+                 for i in range(n))
+    if not math.prod(outs):
+        return x.shape[:2], outs, None
+    st = x.strides
+    in_kernel = tuple(st[2 + i] * rhs_dilation[i] for i in range(n))
+    in_output = tuple(st[2 + i] * window_strides[i] for i in range(n))
+    shape, strides = (ks + outs, in_kernel + in_output) if kernel_first else (outs + ks, in_output + in_kernel)
+    return x.shape[:2], outs, as_strided(xp, x, x.shape[:2] + shape, st[:2] + strides)
+
+
 def _conv_channels_first(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, rhs_spec):
     """An (N, C, spatial...) -> (N, O, spatial...) convolution with few input channels (a network's
     first layer): the columns are gathered as (N, C * K, P) straight from the padded input, whose rows
     are contiguous runs (channels-last columns of 1-3 channels copy a few elements at a time), and one
     product per example gives the output in its layout."""
-    n = lhs.ndim - 2
-    x = pad_dilate(xp, lhs, [(0, 0, 0), (0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)])
-    x = xp.ascontiguousarray(x)
-    N, C = x.shape[:2]
     O = rhs.shape[rhs_spec[0]]
     ks = tuple(rhs.shape[d] for d in rhs_spec[2:])
-    outs = tuple(window_out_dim(x.shape[2 + i], dilate_dim(ks[i], rhs_dilation[i]), window_strides[i])
-                 for i in range(n))
-    if not math.prod(outs):
-        return xp.zeros((N, O) + outs, dtype=x.dtype)
-    st = x.strides
-    win = as_strided(xp, x, (N, C) + ks + outs,
-                     (st[0], st[1]) + tuple(st[2 + i] * rhs_dilation[i] for i in range(n))
-                     + tuple(st[2 + i] * window_strides[i] for i in range(n)))
+    (N, C), outs, win = _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, True)
+    if win is None:
+        return xp.zeros((N, O) + outs, dtype=lhs.dtype)
     cols = win.reshape(N, C * math.prod(ks), math.prod(outs))
     w = xp.transpose(rhs, (rhs_spec[0], rhs_spec[1]) + tuple(rhs_spec[2:])).reshape(O, -1)
     if xp is np:  # BLAS threads by the size of one product (core/threads.py)
@@ -297,20 +306,11 @@ def _conv_kernel_grad(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_d
     forward convolution as they are. out[o, c, k] = sum_n sum_p g[n, o, p] x[n, c, k + p]: per n one
     product (O, P) @ (P, C * K) over x's windows gathered channels-first, then a sum over n, so
     neither x nor g is transposed into a channels-last copy."""
-    n = lhs.ndim - 2
-    x = pad_dilate(xp, lhs, [(0, 0, 0), (0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)])
-    x = xp.ascontiguousarray(x)
-    N, C = x.shape[:2]
     O = rhs.shape[1]
     ks = tuple(rhs.shape[2:])
-    outs = tuple(window_out_dim(x.shape[2 + i], dilate_dim(ks[i], rhs_dilation[i]), window_strides[i])
-                 for i in range(n))
-    if not math.prod(outs):
-        return xp.zeros((O, C) + outs, dtype=x.dtype)
-    st = x.strides
-    win = as_strided(xp, x, (N, C) + outs + ks,
-                     (st[0], st[1]) + tuple(st[2 + i] * window_strides[i] for i in range(n))
-                     + tuple(st[2 + i] * rhs_dilation[i] for i in range(n)))
+    (N, C), outs, win = _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, False)
+    if win is None:
+        return xp.zeros((O, C) + outs, dtype=lhs.dtype)
     cols = win.reshape(N, C * math.prod(outs), math.prod(ks))
     g = xp.ascontiguousarray(rhs).reshape(N, O, math.prod(ks))
     if xp is np:

@@ -99,11 +99,36 @@ def binary(name: str, impl, jvp, vjp, kinds: str = "ifc", codegen: str | None = 
     return _card(name, impl, _binary_rule(name, kinds), jvp, vjp, codegen=codegen, onnx=onnx)
 
 
+def _diagonal(dx, dy) -> tuple[list, list]:
+    """The jvp and vjp rules of a binary elementwise card from its partial derivatives dx(ans, x, y, **params) and
+    dy(ans, x, y, **params): the Jacobian is diagonal, so both are the (co)tangent times the partial."""
+    rules = [lambda c, ans, x, y, **p: _times(c, dx(ans, x, y, **p)),
+             lambda c, ans, x, y, **p: _times(c, dy(ans, x, y, **p))]
+    return rules, list(rules)
+
+
 def binary_partials(name: str, impl, dx, dy, kinds: str = "f") -> Primitive:
     """A binary card from its partial derivatives dx(ans, x, y) and dy(ans, x, y)."""
-    return binary(name, impl,
-                  [lambda t, ans, x, y: t * dx(ans, x, y), lambda t, ans, x, y: t * dy(ans, x, y)],
-                  [lambda g, ans, x, y: g * dx(ans, x, y), lambda g, ans, x, y: g * dy(ans, x, y)], kinds)
+    return binary(name, impl, *_diagonal(dx, dy), kinds)
+
+
+def _kinked_rule(name: str, kinds: str):
+    """The abstract rule of a binary card with a `kink` parameter ("jax", the default, or "torch"): the
+    convention its derivative rules follow where JAX's and torch's differ."""
+    shape = _binary_rule(name, kinds)
+
+    def rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
+        _check_kink(name, kink)
+        return shape(x, y)
+    return rule
+
+
+def _kinked_binary(name: str, kinds: str, impl, jvp, vjp) -> Primitive:
+    """A binary card with a `kink` parameter (_kinked_rule) whose value, impl(xp)'s, does not depend on it."""
+    def kinked_impl(xp):
+        f = impl(xp)
+        return lambda x, y, kink="jax": f(x, y)
+    return _card(name, kinked_impl, _kinked_rule(name, kinds), jvp, vjp)
 
 
 def nondiff(name: str, impl, nargs: int, kinds: str, out_dtype=None, codegen: str | None = None,
@@ -182,7 +207,7 @@ logistic_p = unary("logistic", _logistic_impl, lambda ans, x: ans * (1 - ans), o
 # at -0.0 and derivative 0 at 0, 1 at NaN.
 relu_p = _card("relu", _relu_impl, _relu_rule,
                [lambda t, ans, x, kink="jax": _relu_d(t, ans, x, kink)],
-               [lambda g, ans, x, kink="jax": _relu_d(g, ans, x, kink)])
+               [lambda g, ans, x, kink="jax": _relu_d(g, ans, x, kink)], onnx="Relu")
 
 
 # torch's clamp with number bounds as one primitive (bounds in params, numbers of x's dtype, or None):
@@ -265,6 +290,14 @@ def _check_kink(op: str, kink) -> None:
         type_error(op, f"kink must be 'jax' or 'torch', got {kink!r}")
 
 
+def _bind_kinked(p: Primitive, kink: str, *args):
+    """p.bind(*args), with the kink parameter only when it is not the default "jax" (checked)."""
+    if kink == "jax":
+        return p.bind(*args)
+    _check_kink(p.name, kink)
+    return p.bind(*args, kink=kink)
+
+
 def _unit_conj(ans, x, kink):
     """conj(x) / |x|: the derivative of |x| for complex x, as a complex array. At x == 0 JAX's rule
     divides by 1 (so it is conj(x), whose own derivative is not 0), torch's sgn is 0 there."""
@@ -300,7 +333,7 @@ def _abs_impl(xp):
 
 abs_p = _card("abs", _abs_impl, _abs_rule, [_abs_jvp], [_abs_vjp])
 sign_p = nondiff("sign", _ufunc("sign"), 1, "ifc", onnx="Sign")
-stop_gradient_p = _card("stop_gradient", lambda xp: (lambda x: x), lambda x: x, [None], [None])
+stop_gradient_p = _card("stop_gradient", lambda xp: (lambda x: x), lambda x: x, [None], [None], onnx="Identity")
 
 
 # --- rounding and predicates (zero derivative) ----------------------------------------------------
@@ -332,14 +365,6 @@ def _round_rule(x: ShapedArray, *, rounding_method) -> ShapedArray:
     return x
 
 
-_nextafter_shape = _binary_rule("nextafter", "f")
-
-
-def _nextafter_rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
-    _check_kink("nextafter", kink)
-    return _nextafter_shape(x, y)
-
-
 def _nextafter_d(which: int):
     """nextafter(x, y) is x moved one ulp toward y. JAX defines no derivative (differentiating raises
     NotImplementedError, as jax.lax.nextafter's); torch's (kink="torch") is 1 in x where x != y (0 at
@@ -352,15 +377,11 @@ def _nextafter_d(which: int):
     return rule
 
 
-def _nextafter_impl(xp):
-    return lambda x, y, kink="jax": xp.nextafter(x, y)
-
-
 floor_p = nondiff("floor", _ufunc("floor"), 1, "f", onnx="Floor")
 ceil_p = nondiff("ceil", _ufunc("ceil"), 1, "f", onnx="Ceil")
 round_p = nondiff("round", _round_impl, 1, "f", rule=_round_rule)
-nextafter_p = _card("nextafter", _nextafter_impl, _nextafter_rule, [_nextafter_d(0), _nextafter_d(1)],
-                    [_nextafter_d(0), _nextafter_d(1)])
+nextafter_p = _kinked_binary("nextafter", "f", lambda xp: xp.nextafter, [_nextafter_d(0), _nextafter_d(1)],
+                             [_nextafter_d(0), _nextafter_d(1)])
 is_finite_p = nondiff("is_finite", _ufunc("isfinite"), 1, "f", out_dtype=dtypes.bool_)
 
 
@@ -530,21 +551,11 @@ def _pow_impl(xp):
     return pow_
 
 
-def _pow_rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
-    _check_kink("pow", kink)
-    return _binary_rule("pow", "ifc")(x, y)
-
-
-def _pow_kinked_impl(xp):
-    f = _pow_impl(xp)
-    return lambda x, y, kink="jax": f(x, y)
-
-
-pow_p = _card("pow", _pow_kinked_impl, _pow_rule,
-              [lambda t, ans, x, y, kink="jax": _pow_tx(t, x, y, kink),
-               lambda t, ans, x, y, kink="jax": _pow_ty(t, ans, x, y, kink)],
-              [lambda g, ans, x, y, kink="jax": _pow_tx(g, x, y, kink),
-               lambda g, ans, x, y, kink="jax": _pow_ty(g, ans, x, y, kink)])
+pow_p = _kinked_binary("pow", "ifc", _pow_impl,
+                       [lambda t, ans, x, y, kink="jax": _pow_tx(t, x, y, kink),
+                        lambda t, ans, x, y, kink="jax": _pow_ty(t, ans, x, y, kink)],
+                       [lambda g, ans, x, y, kink="jax": _pow_tx(g, x, y, kink),
+                        lambda g, ans, x, y, kink="jax": _pow_ty(g, ans, x, y, kink)])
 def _torch_tie_d(t, x, y, beats, holds, first, jvp):
     """torch's derivative of clamp(x, min=y) (beats=gt, holds=ge) and clamp(x, max=y) (lt, le): its forward
     formula where(x beats y, x_t, y_t) gives a tie and a NaN to y; its backward ones give x the cotangent
@@ -564,12 +575,6 @@ def _extremum(name, beats, holds):
                 return t * (_balanced_eq(x, ans, y) if first else _balanced_eq(y, ans, x))
             return _torch_tie_d(t, x, y, beats, holds, first, jvp)
         return rule
-    base = _binary_rule(name, "bifc")
-
-    def rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
-        _check_kink(name, kink)
-        return base(x, y)
-
     def impl(xp):
         f = getattr(xp, "maximum" if name == "max" else "minimum")
 
@@ -579,7 +584,8 @@ def _extremum(name, beats, holds):
             return r if kink == "jax" else xp.where(x == y, x, r)
         extremum.ufunc = f  # what jit's code generator emits for the default params
         return extremum
-    return _card(name, impl, rule, [d(True, True), d(False, True)], [d(True, False), d(False, False)])
+    return _card(name, impl, _kinked_rule(name, "bifc"), [d(True, True), d(False, True)],
+                 [d(True, False), d(False, False)])
 
 
 max_p = _extremum("max", lambda x, y: gt(x, y), lambda x, y: ge(x, y))
@@ -596,22 +602,10 @@ def _atan2_partial(num, x, y, kink):
     return select(zero, zeros_like(den), num / select(zero, ones_like(den), den))
 
 
-def _atan2_rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
-    _check_kink("atan2", kink)
-    return _binary_rule("atan2", "f")(x, y)
-
-
-def _atan2_impl(xp):
-    f = xp.arctan2
-    return lambda x, y, kink="jax": f(x, y)
-
-
 # atan2(x, y) = atan(x / y), as lax.atan2
-atan2_p = _card("atan2", _atan2_impl, _atan2_rule,
-                [lambda t, ans, x, y, kink="jax": t * _atan2_partial(y, x, y, kink),
-                 lambda t, ans, x, y, kink="jax": t * _atan2_partial(-x, x, y, kink)],
-                [lambda g, ans, x, y, kink="jax": g * _atan2_partial(y, x, y, kink),
-                 lambda g, ans, x, y, kink="jax": g * _atan2_partial(-x, x, y, kink)])
+atan2_p = _kinked_binary("atan2", "f", lambda xp: xp.arctan2,
+                         *_diagonal(lambda ans, x, y, kink="jax": _atan2_partial(y, x, y, kink),
+                                    lambda ans, x, y, kink="jax": _atan2_partial(-x, x, y, kink)))
 
 
 # --- smooth functions with kinked naive formulas, and elu -------------------------------------------
@@ -647,16 +641,10 @@ def _logaddexp2_d(x, ans):
     return exp2(_replace_posinf(x) - _replace_posinf(ans))
 
 
-logaddexp_p = binary("logaddexp", _logaddexp_impl(False),
-                     [lambda t, ans, x, y: _times(t, _logaddexp_d(x, ans)),
-                      lambda t, ans, x, y: _times(t, _logaddexp_d(y, ans))],
-                     [lambda g, ans, x, y: _times(g, _logaddexp_d(x, ans)),
-                      lambda g, ans, x, y: _times(g, _logaddexp_d(y, ans))], kinds="f")
-logaddexp2_p = binary("logaddexp2", _logaddexp_impl(True),
-                      [lambda t, ans, x, y: _times(t, _logaddexp2_d(x, ans)),
-                       lambda t, ans, x, y: _times(t, _logaddexp2_d(y, ans))],
-                      [lambda g, ans, x, y: _times(g, _logaddexp2_d(x, ans)),
-                       lambda g, ans, x, y: _times(g, _logaddexp2_d(y, ans))], kinds="f")
+logaddexp_p = binary_partials("logaddexp", _logaddexp_impl(False), lambda ans, x, y: _logaddexp_d(x, ans),
+                              lambda ans, x, y: _logaddexp_d(y, ans))
+logaddexp2_p = binary_partials("logaddexp2", _logaddexp_impl(True), lambda ans, x, y: _logaddexp2_d(x, ans),
+                               lambda ans, x, y: _logaddexp2_d(y, ans))
 
 
 def _hypot_d(x, ans, kink):
@@ -670,21 +658,9 @@ def _hypot_d(x, ans, kink):
     return select(zero, _full_like(ans, 0.5), select(inf, zeros_like(ans), d))
 
 
-def _hypot_rule(x: ShapedArray, y: ShapedArray, *, kink: str = "jax") -> ShapedArray:
-    _check_kink("hypot", kink)
-    return _binary_rule("hypot", "f")(x, y)
-
-
-def _hypot_impl(xp):
-    f = xp.hypot
-    return lambda x, y, kink="jax": f(x, y)
-
-
-hypot_p = _card("hypot", _hypot_impl, _hypot_rule,
-                [lambda t, ans, x, y, kink="jax": _times(t, _hypot_d(x, ans, kink)),
-                 lambda t, ans, x, y, kink="jax": _times(t, _hypot_d(y, ans, kink))],
-                [lambda g, ans, x, y, kink="jax": _times(g, _hypot_d(x, ans, kink)),
-                 lambda g, ans, x, y, kink="jax": _times(g, _hypot_d(y, ans, kink))])
+hypot_p = _kinked_binary("hypot", "f", lambda xp: xp.hypot,
+                         *_diagonal(lambda ans, x, y, kink="jax": _hypot_d(x, ans, kink),
+                                    lambda ans, x, y, kink="jax": _hypot_d(y, ans, kink)))
 
 
 def _logit_impl(xp):
@@ -903,7 +879,7 @@ select_p = _card(
      lambda t, ans, p, a, b: select(p, zeros_like(t), t)],
     [None, lambda g, ans, p, a, b: select(p, g, zeros_like(g)),
      lambda g, ans, p, a, b: select(p, zeros_like(g), g)],
-    weak_type=lambda w, params: w[1] and w[2])
+    weak_type=lambda w, params: w[1] and w[2], onnx="Where")
 
 
 # --- dtype conversion -----------------------------------------------------------------------------
@@ -968,16 +944,10 @@ def cbrt(x): return cbrt_p.bind(x)
 def square(x): return square_p.bind(x)
 def abs(x, kink: str = "jax"):  # noqa: A001 - lax name
     """|x|; `kink` picks the derivative's convention at 0 (see the module docstring)."""
-    if kink == "jax":
-        return abs_p.bind(x)
-    _check_kink("abs", kink)
-    return abs_p.bind(x, kink=kink)
+    return _bind_kinked(abs_p, kink, x)
 def relu(x, kink: str = "jax"):
     """max(x, 0); `kink` picks the convention at 0 and at NaN (see relu_p)."""
-    if kink == "jax":
-        return relu_p.bind(x)
-    _check_kink("relu", kink)
-    return relu_p.bind(x, kink=kink)
+    return _bind_kinked(relu_p, kink, x)
 def sign(x): return sign_p.bind(x)
 def stop_gradient(x):
     """`x` itself, with a zero derivative: gradients do not flow through it (as jax.lax.stop_gradient).
@@ -999,10 +969,7 @@ def mul(x, y): return mul_p.bind(x, y)
 def div(x, y): return div_p.bind(x, y)
 def rem(x, y): return rem_p.bind(x, y)
 def pow(x, y, kink: str = "jax"):  # noqa: A001 - lax name
-    if kink == "jax":
-        return pow_p.bind(x, y)
-    _check_kink("pow", kink)
-    return pow_p.bind(x, y, kink=kink)
+    return _bind_kinked(pow_p, kink, x, y)
 def max(x, y): return max_p.bind(x, y)  # noqa: A001 - lax name
 def min(x, y): return min_p.bind(x, y)  # noqa: A001 - lax name
 def logaddexp(x, y): return logaddexp_p.bind(x, y)
@@ -1011,10 +978,7 @@ def logaddexp2(x, y): return logaddexp2_p.bind(x, y)
 
 
 def hypot(x, y, kink: str = "jax"):
-    if kink == "jax":
-        return hypot_p.bind(x, y)
-    _check_kink("hypot", kink)
-    return hypot_p.bind(x, y, kink=kink)
+    return _bind_kinked(hypot_p, kink, x, y)
 
 
 def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, kink: str = "jax"):
@@ -1032,10 +996,7 @@ def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, kink: str = "jax"):
 
 
 def atan2(x, y, kink: str = "jax"):
-    if kink == "jax":
-        return atan2_p.bind(x, y)
-    _check_kink("atan2", kink)
-    return atan2_p.bind(x, y, kink=kink)
+    return _bind_kinked(atan2_p, kink, x, y)
 def nextafter(x1, x2): return nextafter_p.bind(x1, x2)
 def integer_pow(x, y: int): return integer_pow_p.bind(x, y=int(y))
 def eq(x, y): return eq_p.bind(x, y)

@@ -50,6 +50,16 @@ def _check_channel_stats(op, input, running_mean, running_var, weight, bias):
         _check_stat(name, t, c)
 
 
+def _affine(out, weight, bias, shape=None):
+    """out * weight + bias, either of them optional, each reshaped to `shape` (per-channel: [1, -1, 1, ...])
+    when given."""
+    if weight is not None:
+        out = out * (weight if shape is None else weight.reshape(shape))
+    if bias is not None:
+        out = out + (bias if shape is None else bias.reshape(shape))
+    return out
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
     """Batch normalisation with running statistics (updated in training, used in eval)."""
@@ -82,11 +92,7 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
         mean, var = running_mean, running_var
     out = (input - mean.reshape(shape)) * _fg.rsqrt(var.reshape(shape) + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _affine(out, weight, bias, shape)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
@@ -124,11 +130,7 @@ def _instance_norm(input, running_mean, running_var, weight, bias, use_input_sta
         if running_mean is None or running_var is None:
             raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
         out = (input - running_mean.reshape(shape)) * _fg.rsqrt(running_var.reshape(shape) + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _affine(out, weight, bias, shape)
 
 
 def _check_normalized_shape(input, normalized_shape):
@@ -154,12 +156,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def _layer_norm(input, dims, weight, bias, eps):
     mean = input.mean(dims, keepdim=True)
     var = ((input - mean) ** 2).mean(dims, keepdim=True)
-    out = (input - mean) * _fg.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return _affine((input - mean) * _fg.rsqrt(var + eps), weight, bias)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -170,9 +167,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = _fg.finfo(input.dtype).eps
     x = input.float() if input._np_dtype().itemsize == 2 and input.is_floating_point() else input
-    out = x * _fg.rsqrt((x * x).mean(dims, keepdim=True) + eps)
-    if weight is not None:
-        out = out * weight
+    out = _affine(x * _fg.rsqrt((x * x).mean(dims, keepdim=True) + eps), weight, None)
     return out if out._np_dtype() == input._np_dtype() else out.to(input.dtype)
 
 
@@ -197,11 +192,7 @@ def _group_norm(input, num_groups, weight, bias, eps):
     var = ((x - mean) ** 2).mean(-1, keepdim=True)
     out = ((x - mean) * _fg.rsqrt(var + eps)).reshape(tuple(input.shape))
     shape = [1, -1] + [1] * (input.dim() - 2)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _affine(out, weight, bias, shape)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):

@@ -115,12 +115,9 @@ class SyncBatchNorm(_BatchNorm):
             out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
                       process_group)
             with _no_grad():
-                if module.affine:
-                    out.weight = module.weight
-                    out.bias = module.bias
-                out.running_mean = module.running_mean
-                out.running_var = module.running_var
-                out.num_batches_tracked = module.num_batches_tracked
+                stats = ("running_mean", "running_var", "num_batches_tracked")
+                for name in (("weight", "bias") if module.affine else ()) + stats:
+                    setattr(out, name, getattr(module, name))
             out.training = module.training
         for name, child in module.named_children():
             out.add_module(name, cls.convert_sync_batchnorm(child, process_group))

@@ -167,15 +167,8 @@ class _BackwardHook:
 
     def _on_grad_output(self, grads):
         m = self.module
-        grads = tuple(grads)
-        for h in [*_global_backward_pre_hooks.values(), *m._backward_pre_hooks.values()]:
-            r = h(m, grads)
-            if r is not None:
-                r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
-                if len(r) != len(grads):
-                    raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
-                                       f"{len(r)}, but expected {len(grads)}")
-                grads = r
+        grads = _through_hooks([*_global_backward_pre_hooks.values(), *m._backward_pre_hooks.values()],
+                               tuple(grads), lambda h, g: h(m, g), "Backward pre hook", "grad_output")
         self.grad_output = grads
         if not self.inputs_require_grad:
             if m._backward_hooks or _global_backward_hooks:
@@ -191,15 +184,34 @@ class _BackwardHook:
 
     def _run_hooks(self, grad_input):
         m = self.module
-        for h in [*_global_backward_hooks.values(), *m._backward_hooks.values()]:
-            r = h(m, grad_input, self.grad_output)
-            if r is not None:
-                r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
-                if len(r) != len(grad_input):
-                    raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(r)}, "
-                                       f"but expected {len(grad_input)}")
-                grad_input = r
-        return grad_input
+        return _through_hooks([*_global_backward_hooks.values(), *m._backward_hooks.values()], grad_input,
+                              lambda h, g: h(m, g, self.grad_output), "Backward hook", "grad_input")
+
+
+def _changed_settings(module, defaults: dict) -> str:
+    """", name=value" for each setting of `module` named in `defaults` (name: default, in the repr's order) whose
+    value is not its default, as torch's extra_reprs add them (None and bools compared by identity, others by ==);
+    a setting the module lacks counts as its default."""
+    s = ""
+    for name, default in defaults.items():
+        value = getattr(module, name, default)
+        if value is not default if default is None or isinstance(default, bool) else value != default:
+            s += f", {name}={value}"
+    return s
+
+
+def _through_hooks(hooks, grads: tuple, call, hook: str, what: str) -> tuple:
+    """grads as the hooks leave them: call(h, grads) returns None (no change) or grads' replacement, a tensor or
+    a tuple or list of as many (else torch's RuntimeError, naming the `hook` kind and `what` grads are)."""
+    for h in hooks:
+        r = call(h, grads)
+        if r is not None:
+            r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+            if len(r) != len(grads):
+                raise RuntimeError(f"{hook} returned an invalid number of {what}, got {len(r)}, but expected "
+                                   f"{len(grads)}")
+            grads = r
+    return grads
 
 
 class Module:

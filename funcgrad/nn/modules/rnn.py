@@ -27,7 +27,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, _pack_index, pad_packed_sequence
-from .module import Module
+from .module import Module, _changed_settings
 
 __all__ = ['RNNBase', 'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell']
 
@@ -121,6 +121,15 @@ def _layer_fn(mode, reverse, has_c, has_bhh, has_whr, masked):
 
 
 # --- modules ------------------------------------------------------------------------------------------------
+
+def _reset_uniform(self) -> None:
+    """reset_parameters of the recurrent layers and cells: every parameter uniform in [-k, k], k =
+    1 / sqrt(hidden_size) (as torch)."""
+    stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+    for w in self.parameters():
+        init.uniform_(w, -stdv, stdv)
+
+
 class RNNBase(Module):
     """Shared machinery of RNN, LSTM and GRU: parameters named as torch's (weight_ih_l{k}[_reverse], ...)."""
 
@@ -174,10 +183,7 @@ class RNNBase(Module):
                 self._all_weights.append(names)
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for w in self.parameters():
-            init.uniform_(w, -stdv, stdv)
+    reset_parameters = _reset_uniform
 
     def flatten_parameters(self) -> None:
         """No-op (no cuDNN weight buffer to compact)."""
@@ -191,20 +197,8 @@ class RNNBase(Module):
         return [[getattr(self, n) for n in names] for names in self._all_weights]
 
     def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.proj_size != 0:
-            s += f", proj_size={self.proj_size}"
-        if self.num_layers != 1:
-            s += f", num_layers={self.num_layers}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if self.batch_first is not False:
-            s += f", batch_first={self.batch_first}"
-        if self.dropout != 0:
-            s += f", dropout={self.dropout}"
-        if self.bidirectional is not False:
-            s += f", bidirectional={self.bidirectional}"
-        return s
+        return f"{self.input_size}, {self.hidden_size}" + _changed_settings(self, {
+            "proj_size": 0, "num_layers": 1, "bias": True, "batch_first": False, "dropout": 0, "bidirectional": False})
 
     # -- forward ---------------------------------------------------------------------------------------------
     def _name(self) -> str:
@@ -388,18 +382,11 @@ class RNNCellBase(Module):
             self.register_parameter("bias_hh", None)
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for w in self.parameters():
-            init.uniform_(w, -stdv, stdv)
+    reset_parameters = _reset_uniform
 
     def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if getattr(self, "nonlinearity", "tanh") != "tanh":
-            s += f", nonlinearity={self.nonlinearity}"
-        return s
+        return f"{self.input_size}, {self.hidden_size}" + _changed_settings(self, {"bias": True,
+                                                                                   "nonlinearity": "tanh"})
 
     def _prepare(self, input, hx, n_state=1):
         """Check shapes; add the batch dim to unbatched input; default the state to zeros."""

@@ -5,7 +5,7 @@ from ...autograd import no_grad as _no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _changed_settings
 from .linear import _empty
 
 __all__ = ['Embedding', 'EmbeddingBag']
@@ -40,15 +40,11 @@ class _EmbeddingBase(Module):
             with _no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
-    def _repr_common(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        return s
+    def _repr_common(self, **first) -> str:
+        """The table's sizes, then its settings that are not their defaults (torch's order: those in `first`,
+        name=default, before max_norm, norm_type and scale_grad_by_freq)."""
+        return f"{self.num_embeddings}, {self.embedding_dim}" + _changed_settings(
+            self, {**first, "max_norm": None, "norm_type": 2, "scale_grad_by_freq": False})
 
 
 class Embedding(_EmbeddingBase):
@@ -68,13 +64,7 @@ class Embedding(_EmbeddingBase):
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        s += self._repr_common()[len(f"{self.num_embeddings}, {self.embedding_dim}"):]
-        if self.sparse is not False:
-            s += ", sparse=True"
-        return s
+        return self._repr_common(padding_idx=None) + _changed_settings(self, {"sparse": False})
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -105,10 +95,7 @@ class EmbeddingBag(_EmbeddingBase):
                                self.padding_idx)
 
     def extra_repr(self):
-        s = self._repr_common() + f", mode={self.mode!r}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        return s
+        return self._repr_common() + f", mode={self.mode!r}" + _changed_settings(self, {"padding_idx": None})
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,

@@ -1,4 +1,5 @@
-"""Shared helpers for funcgrad.scipy.stats: argument promotion and the loc/scale standardisation."""
+"""Shared helpers for funcgrad.scipy.stats: argument promotion, the loc/scale standardisation and the
+distribution functions' docstrings."""
 from __future__ import annotations
 
 from ... import numpy as jnp
@@ -33,4 +34,35 @@ def symmetric_quantiles(dist: str, standard_ppf):
     return ppf, isf
 
 
-__all__ = ["standardize", "nan_outside", "promote_float", "symmetric_quantiles"]
+LOC_SCALE = " (location loc, scale scale)"
+SHIFTED = " (k shifted by loc)"
+
+# One line per function name: {the} names the distribution, {at} is the function's first argument, {on} says
+# what loc (and scale) mean (LOC_SCALE, SHIFTED, or nothing for a family without them).
+_DOCS = {
+    "logpdf": "Log of the probability density of {the} at {at}{on}",
+    "pdf": "The probability density of {the} at {at}{on}",
+    "logpmf": "Log of the probability mass of {the} at {at}{on}",
+    "pmf": "The probability mass of {the} at {at}{on}",
+    "cdf": "The cumulative distribution function P(X <= {at}) of {the}{on}",
+    "logcdf": "log P(X <= {at}) for {the}{on}",
+    "sf": "The survival function P(X > {at}) = 1 - cdf of {the}{on}",
+    "logsf": "log P(X > {at}) for {the}{on}",
+    "ppf": "The quantile function (the inverse of cdf) of {the} at probability q{on}",
+}
+
+
+def describe(namespace: dict, the: str, on: str = LOC_SCALE) -> None:
+    """Give each function of a distribution module (its globals(), `namespace`) that _DOCS names and that has no
+    docstring of its own the template's line, ending "as jax.scipy.stats.<module>.<name>." (the functions of
+    every module are documented alike, so the text is written once, as funcgrad/_torch/_docs.py does)."""
+    module = namespace["__name__"].rsplit(".", 1)[1]
+    for name, text in _DOCS.items():
+        f = namespace.get(name)
+        if f is not None and f.__doc__ is None:
+            at = f.__code__.co_varnames[0]
+            f.__doc__ = f"{text.format(the=the, at=at, on=on)}, as jax.scipy.stats.{module}.{name}."
+
+
+__all__ = ["standardize", "nan_outside", "promote_float", "symmetric_quantiles", "describe", "LOC_SCALE",
+           "SHIFTED"]

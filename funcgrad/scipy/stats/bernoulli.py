@@ -3,12 +3,10 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from .._special.information import xlog1py, xlogy
-from ._util import promote_float
+from ._util import describe, promote_float, SHIFTED
 
 
 def logpmf(k, p, loc=0):
-    """Log of the probability mass of the Bernoulli(p) distribution at k (k shifted by loc), as
-    jax.scipy.stats.bernoulli.logpmf."""
     k, p, loc = promote_float("bernoulli.logpmf", k, p, loc)
     x = k - loc
     ok = (x == 0) | (x == 1)
@@ -16,14 +14,10 @@ def logpmf(k, p, loc=0):
 
 
 def pmf(k, p, loc=0):
-    """The probability mass of the Bernoulli(p) distribution at k (k shifted by loc), as
-    jax.scipy.stats.bernoulli.pmf."""
     return jnp.exp(logpmf(k, p, loc))
 
 
 def cdf(k, p, loc=0):
-    """The cumulative distribution function P(X <= k) of the Bernoulli(p) distribution (k shifted by loc), as
-    jax.scipy.stats.bernoulli.cdf."""
     k, p, loc = promote_float("bernoulli.cdf", k, p, loc)
     x = k - loc
     return jnp.where(x < 0, 0.0, jnp.where(x < 1, 1 - p, 1.0))
@@ -35,5 +29,7 @@ def ppf(q, p):
     q, p = promote_float("bernoulli.ppf", q, p)
     return jnp.where((q < 0) | (q > 1), jnp.nan, jnp.where(q <= 1 - p, 0.0, 1.0))
 
+
+describe(globals(), "the Bernoulli(p) distribution", SHIFTED)
 
 __all__ = ["logpmf", "pmf", "cdf", "ppf"]

@@ -4,12 +4,10 @@ from __future__ import annotations
 from ... import numpy as jnp
 from .._special.gamma import betainc, betaln
 from .._special.information import xlog1py, xlogy
-from ._util import promote_float
+from ._util import describe, promote_float
 
 
 def logpdf(x, a, b, loc=0, scale=1):
-    """Log of the probability density of the beta(a, b) distribution at x (location loc, scale scale), as
-    jax.scipy.stats.beta.logpdf."""
     x, a, b, loc, scale = promote_float("beta.logpdf", x, a, b, loc, scale)
     y = (x - loc) / scale
     ok = (y >= 0) & (y <= 1)
@@ -19,33 +17,27 @@ def logpdf(x, a, b, loc=0, scale=1):
 
 
 def pdf(x, a, b, loc=0, scale=1):
-    """The probability density of the beta(a, b) distribution at x (location loc, scale scale), as
-    jax.scipy.stats.beta.pdf."""
     return jnp.exp(logpdf(x, a, b, loc, scale))
 
 
 def cdf(x, a, b, loc=0, scale=1):
-    """The cumulative distribution function P(X <= x) of the beta(a, b) distribution (location loc, scale scale), as
-    jax.scipy.stats.beta.cdf."""
     x, a, b, loc, scale = promote_float("beta.cdf", x, a, b, loc, scale)
     return betainc(a, b, jnp.clip((x - loc) / scale, 0, 1))
 
 
 def logcdf(x, a, b, loc=0, scale=1):
-    """log P(X <= x) for the beta(a, b) distribution (location loc, scale scale), as jax.scipy.stats.beta.logcdf."""
     return jnp.log(cdf(x, a, b, loc, scale))
 
 
 def sf(x, a, b, loc=0, scale=1):
-    """The survival function P(X > x) = 1 - cdf of the beta(a, b) distribution (location loc, scale scale), as
-    jax.scipy.stats.beta.sf."""
     x, a, b, loc, scale = promote_float("beta.sf", x, a, b, loc, scale)
     return betainc(b, a, 1 - jnp.clip((x - loc) / scale, 0, 1))
 
 
 def logsf(x, a, b, loc=0, scale=1):
-    """log P(X > x) for the beta(a, b) distribution (location loc, scale scale), as jax.scipy.stats.beta.logsf."""
     return jnp.log(sf(x, a, b, loc, scale))
 
+
+describe(globals(), "the beta(a, b) distribution")
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]

@@ -4,12 +4,10 @@ from __future__ import annotations
 from ... import numpy as jnp
 from ..._src.prims.special import lgamma
 from .._special.gamma import betaln
-from ._util import promote_float
+from ._util import describe, promote_float, SHIFTED
 
 
 def logpmf(k, n, a, b, loc=0):
-    """Log of the probability mass of the beta-binomial(n, a, b) distribution at k (k shifted by loc), as
-    jax.scipy.stats.betabinom.logpmf."""
     k, n, a, b, loc = promote_float("betabinom.logpmf", k, n, a, b, loc)
     x = k - loc
     ok = (x >= 0) & (x <= n) & (x == jnp.floor(x))
@@ -19,9 +17,9 @@ def logpmf(k, n, a, b, loc=0):
 
 
 def pmf(k, n, a, b, loc=0):
-    """The probability mass of the beta-binomial(n, a, b) distribution at k (k shifted by loc), as
-    jax.scipy.stats.betabinom.pmf."""
     return jnp.exp(logpmf(k, n, a, b, loc))
 
+
+describe(globals(), "the beta-binomial(n, a, b) distribution", SHIFTED)
 
 __all__ = ["logpmf", "pmf"]

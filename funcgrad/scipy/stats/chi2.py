@@ -7,12 +7,10 @@ from ... import numpy as jnp
 from ..._src.prims.special import lgamma
 from .._special.gamma import gammainc, gammaincc
 from .._special.information import xlogy
-from ._util import promote_float
+from ._util import describe, promote_float
 
 
 def logpdf(x, df, loc=0, scale=1):
-    """Log of the probability density of the chi-squared distribution with df degrees of freedom at x (location loc,
-    scale scale), as jax.scipy.stats.chi2.logpdf."""
     x, df, loc, scale = promote_float("chi2.logpdf", x, df, loc, scale)
     y = (x - loc) / scale
     ok = y >= 0
@@ -23,35 +21,27 @@ def logpdf(x, df, loc=0, scale=1):
 
 
 def pdf(x, df, loc=0, scale=1):
-    """The probability density of the chi-squared distribution with df degrees of freedom at x (location loc, scale
-    scale), as jax.scipy.stats.chi2.pdf."""
     return jnp.exp(logpdf(x, df, loc, scale))
 
 
 def cdf(x, df, loc=0, scale=1):
-    """The cumulative distribution function P(X <= x) of the chi-squared distribution with df degrees of freedom
-    (location loc, scale scale), as jax.scipy.stats.chi2.cdf."""
     x, df, loc, scale = promote_float("chi2.cdf", x, df, loc, scale)
     return gammainc(df / 2, jnp.maximum((x - loc) / scale, 0) / 2)
 
 
 def logcdf(x, df, loc=0, scale=1):
-    """log P(X <= x) for the chi-squared distribution with df degrees of freedom (location loc, scale scale), as
-    jax.scipy.stats.chi2.logcdf."""
     return jnp.log(cdf(x, df, loc, scale))
 
 
 def sf(x, df, loc=0, scale=1):
-    """The survival function P(X > x) = 1 - cdf of the chi-squared distribution with df degrees of freedom (location
-    loc, scale scale), as jax.scipy.stats.chi2.sf."""
     x, df, loc, scale = promote_float("chi2.sf", x, df, loc, scale)
     return gammaincc(df / 2, jnp.maximum((x - loc) / scale, 0) / 2)
 
 
 def logsf(x, df, loc=0, scale=1):
-    """log P(X > x) for the chi-squared distribution with df degrees of freedom (location loc, scale scale), as
-    jax.scipy.stats.chi2.logsf."""
     return jnp.log(sf(x, df, loc, scale))
 
+
+describe(globals(), "the chi-squared distribution with df degrees of freedom")
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]

@@ -6,11 +6,10 @@ from ... import numpy as jnp
 from ..._src.prims.special import lgamma
 from .._special.common import promote_float
 from .._special.information import xlogy
+from ._util import describe
 
 
 def logpdf(x, alpha):
-    """Log of the probability density of the Dirichlet(alpha) distribution at x, as
-    jax.scipy.stats.dirichlet.logpdf."""
     x, alpha = (promote_float("dirichlet.logpdf", v) for v in (x, alpha))
     if alpha.ndim != 1:
         raise ValueError(f"dirichlet.logpdf: alpha must be one-dimensional, got shape {alpha.shape}")
@@ -26,8 +25,9 @@ def logpdf(x, alpha):
 
 
 def pdf(x, alpha):
-    """The probability density of the Dirichlet(alpha) distribution at x, as jax.scipy.stats.dirichlet.pdf."""
     return jnp.exp(logpdf(x, alpha))
 
+
+describe(globals(), "the Dirichlet(alpha) distribution", "")
 
 __all__ = ["logpdf", "pdf"]

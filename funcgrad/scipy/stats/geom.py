@@ -3,12 +3,10 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from .._special.information import xlog1py
-from ._util import promote_float
+from ._util import describe, promote_float, SHIFTED
 
 
 def logpmf(k, p, loc=0):
-    """Log of the probability mass of the geometric(p) distribution (trials up to the first success) at k (k shifted
-    by loc), as jax.scipy.stats.geom.logpmf."""
     k, p, loc = promote_float("geom.logpmf", k, p, loc)
     x = k - loc
     ok = (x >= 1) & (x == jnp.floor(x))
@@ -17,9 +15,9 @@ def logpmf(k, p, loc=0):
 
 
 def pmf(k, p, loc=0):
-    """The probability mass of the geometric(p) distribution (trials up to the first success) at k (k shifted by
-    loc), as jax.scipy.stats.geom.pmf."""
     return jnp.exp(logpmf(k, p, loc))
 
+
+describe(globals(), "the geometric(p) distribution (trials up to the first success)", SHIFTED)
 
 __all__ = ["logpmf", "pmf"]

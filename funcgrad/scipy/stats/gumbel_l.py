@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from . import gumbel_r as _right
-from ._util import promote_float
+from ._util import describe, promote_float
 
 
 def _mirror(name: str, right):
@@ -28,10 +28,10 @@ sf = _mirror("sf", _right.cdf)
 
 
 def ppf(q, loc=0, scale=1):
-    """The quantile function (the inverse of cdf) of the left-skewed Gumbel distribution at probability q (location
-    loc, scale scale), as jax.scipy.stats.gumbel_l.ppf."""
     q, loc, scale = promote_float("gumbel_l.ppf", q, loc, scale)
     return _right.open_interval(q, loc + scale * jnp.log(-jnp.log1p(-q)))
 
+
+describe(globals(), "the left-skewed Gumbel distribution")
 
 __all__ = ["logpdf", "pdf", "logcdf", "cdf", "logsf", "sf", "ppf"]

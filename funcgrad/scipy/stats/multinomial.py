@@ -6,11 +6,10 @@ from ... import numpy as jnp
 from ..._src.prims.special import lgamma
 from .._special.common import promote_float
 from .._special.information import xlogy
+from ._util import describe
 
 
 def logpmf(x, n, p):
-    """Log of the probability mass of the multinomial(n, p) distribution at x, as
-    jax.scipy.stats.multinomial.logpmf."""
     x, p = (promote_float("multinomial.logpmf", v) for v in (x, p))
     n = promote_float("multinomial.logpmf", n)
     ok = (jnp.sum(x, axis=-1) == n) & jnp.all((x >= 0) & (x == jnp.floor(x)), axis=-1)
@@ -19,8 +18,9 @@ def logpmf(x, n, p):
 
 
 def pmf(x, n, p):
-    """The probability mass of the multinomial(n, p) distribution at x, as jax.scipy.stats.multinomial.pmf."""
     return jnp.exp(logpmf(x, n, p))
 
+
+describe(globals(), "the multinomial(n, p) distribution", "")
 
 __all__ = ["logpmf", "pmf"]

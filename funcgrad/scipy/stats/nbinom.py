@@ -4,12 +4,10 @@ from __future__ import annotations
 from ... import numpy as jnp
 from ..._src.prims.special import lgamma
 from .._special.information import xlog1py, xlogy
-from ._util import promote_float
+from ._util import describe, promote_float, SHIFTED
 
 
 def logpmf(k, n, p, loc=0):
-    """Log of the probability mass of the negative binomial(n, p) distribution (failures before the n-th success) at
-    k (k shifted by loc), as jax.scipy.stats.nbinom.logpmf."""
     k, n, p, loc = promote_float("nbinom.logpmf", k, n, p, loc)
     x = k - loc
     ok = (x >= 0) & (x == jnp.floor(x))
@@ -19,9 +17,9 @@ def logpmf(k, n, p, loc=0):
 
 
 def pmf(k, n, p, loc=0):
-    """The probability mass of the negative binomial(n, p) distribution (failures before the n-th success) at k (k
-    shifted by loc), as jax.scipy.stats.nbinom.pmf."""
     return jnp.exp(logpmf(k, n, p, loc))
 
+
+describe(globals(), "the negative binomial(n, p) distribution (failures before the n-th success)", SHIFTED)
 
 __all__ = ["logpmf", "pmf"]

@@ -5,7 +5,7 @@ import math
 
 from ... import numpy as jnp
 from .._special.error import log_ndtr, ndtr, ndtri
-from ._util import standardize, symmetric_quantiles
+from ._util import describe, standardize, symmetric_quantiles
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -25,34 +25,28 @@ def logpdf(x, loc=0, scale=1):
 
 
 def pdf(x, loc=0, scale=1):
-    """The probability density of the normal distribution at x (location loc, scale scale), as
-    jax.scipy.stats.norm.pdf."""
     return jnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
-    """The cumulative distribution function P(X <= x) of the normal distribution (location loc, scale scale), as
-    jax.scipy.stats.norm.cdf."""
     return ndtr(standardize("norm.cdf", x, loc, scale)[0])
 
 
 def logcdf(x, loc=0, scale=1):
-    """log P(X <= x) for the normal distribution (location loc, scale scale), as jax.scipy.stats.norm.logcdf."""
     return log_ndtr(standardize("norm.logcdf", x, loc, scale)[0])
 
 
 def sf(x, loc=0, scale=1):
-    """The survival function P(X > x) = 1 - cdf of the normal distribution (location loc, scale scale), as
-    jax.scipy.stats.norm.sf."""
     return ndtr(-standardize("norm.sf", x, loc, scale)[0])
 
 
 def logsf(x, loc=0, scale=1):
-    """log P(X > x) for the normal distribution (location loc, scale scale), as jax.scipy.stats.norm.logsf."""
     return log_ndtr(-standardize("norm.logsf", x, loc, scale)[0])
 
 
 ppf, isf = symmetric_quantiles("norm", ndtri)
 
+
+describe(globals(), "the normal distribution")
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]

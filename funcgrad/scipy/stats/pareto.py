@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from ._util import promote_float
+from ._util import describe, promote_float
 
 
 def logpdf(x, b, loc=0, scale=1):
-    """Log of the probability density of the Pareto distribution with shape b at x (location loc, scale scale), as
-    jax.scipy.stats.pareto.logpdf."""
     x, b, loc, scale = promote_float("pareto.logpdf", x, b, loc, scale)
     y = (x - loc) / scale
     ok = y >= 1
@@ -16,9 +14,9 @@ def logpdf(x, b, loc=0, scale=1):
 
 
 def pdf(x, b, loc=0, scale=1):
-    """The probability density of the Pareto distribution with shape b at x (location loc, scale scale), as
-    jax.scipy.stats.pareto.pdf."""
     return jnp.exp(logpdf(x, b, loc, scale))
 
+
+describe(globals(), "the Pareto distribution with shape b")
 
 __all__ = ["logpdf", "pdf"]

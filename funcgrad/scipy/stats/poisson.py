@@ -5,12 +5,10 @@ from ... import numpy as jnp
 from ..._src.prims.special import lgamma
 from .._special.gamma import gammaincc
 from .._special.information import xlogy
-from ._util import promote_float
+from ._util import describe, promote_float, SHIFTED
 
 
 def logpmf(k, mu, loc=0):
-    """Log of the probability mass of the Poisson(mu) distribution at k (k shifted by loc), as
-    jax.scipy.stats.poisson.logpmf."""
     k, mu, loc = promote_float("poisson.logpmf", k, mu, loc)
     x = k - loc
     ok = (x >= 0) & (x == jnp.floor(x))
@@ -19,13 +17,10 @@ def logpmf(k, mu, loc=0):
 
 
 def pmf(k, mu, loc=0):
-    """The probability mass of the Poisson(mu) distribution at k (k shifted by loc), as jax.scipy.stats.poisson.pmf."""
     return jnp.exp(logpmf(k, mu, loc))
 
 
 def cdf(k, mu, loc=0):
-    """The cumulative distribution function P(X <= k) of the Poisson(mu) distribution (k shifted by loc), as
-    jax.scipy.stats.poisson.cdf."""
     k, mu, loc = promote_float("poisson.cdf", k, mu, loc)
     x = jnp.floor(k - loc)
     ok = x >= 0
@@ -33,8 +28,9 @@ def cdf(k, mu, loc=0):
 
 
 def logcdf(k, mu, loc=0):
-    """log P(X <= k) for the Poisson(mu) distribution (k shifted by loc), as jax.scipy.stats.poisson.logcdf."""
     return jnp.log(cdf(k, mu, loc))
 
+
+describe(globals(), "the Poisson(mu) distribution", SHIFTED)
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf"]

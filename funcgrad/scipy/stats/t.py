@@ -5,12 +5,10 @@ import math
 
 from ... import numpy as jnp
 from ..._src.prims.special import lgamma
-from ._util import promote_float
+from ._util import describe, promote_float
 
 
 def logpdf(x, df, loc=0, scale=1):
-    """Log of the probability density of the Student's t distribution with df degrees of freedom at x (location loc,
-    scale scale), as jax.scipy.stats.t.logpdf."""
     x, df, loc, scale = promote_float("t.logpdf", x, df, loc, scale)
     y = (x - loc) / scale
     return (lgamma((df + 1) / 2) - lgamma(df / 2) - 0.5 * jnp.log(df * math.pi) - jnp.log(scale)
@@ -18,9 +16,9 @@ def logpdf(x, df, loc=0, scale=1):
 
 
 def pdf(x, df, loc=0, scale=1):
-    """The probability density of the Student's t distribution with df degrees of freedom at x (location loc, scale
-    scale), as jax.scipy.stats.t.pdf."""
     return jnp.exp(logpdf(x, df, loc, scale))
 
+
+describe(globals(), "the Student's t distribution with df degrees of freedom")
 
 __all__ = ["logpdf", "pdf"]

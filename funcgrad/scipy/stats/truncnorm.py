@@ -7,7 +7,7 @@ import math
 
 from ... import numpy as jnp
 from .._special.error import log_ndtr
-from ._util import promote_float
+from ._util import describe, promote_float
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -29,16 +29,12 @@ def _std(name, x, a, b, loc, scale):
 
 
 def logpdf(x, a, b, loc=0, scale=1):
-    """Log of the probability density of the normal distribution truncated to [a, b] (in standard units) at x
-    (location loc, scale scale), as jax.scipy.stats.truncnorm.logpdf."""
     y, a, b, scale = _std("truncnorm.logpdf", x, a, b, loc, scale)
     val = -0.5 * y * y - _LOG_SQRT_2PI - _log_mass(a, b) - jnp.log(scale)
     return jnp.where((y >= a) & (y <= b), val, -jnp.inf)
 
 
 def pdf(x, a, b, loc=0, scale=1):
-    """The probability density of the normal distribution truncated to [a, b] (in standard units) at x (location
-    loc, scale scale), as jax.scipy.stats.truncnorm.pdf."""
     return jnp.exp(logpdf(x, a, b, loc, scale))
 
 
@@ -58,27 +54,21 @@ def _log_cdf_sf(name, x, a, b, loc, scale):
 
 
 def logcdf(x, a, b, loc=0, scale=1):
-    """log P(X <= x) for the normal distribution truncated to [a, b] (in standard units) (location loc, scale
-    scale), as jax.scipy.stats.truncnorm.logcdf."""
     return _log_cdf_sf("truncnorm.logcdf", x, a, b, loc, scale)[0]
 
 
 def cdf(x, a, b, loc=0, scale=1):
-    """The cumulative distribution function P(X <= x) of the normal distribution truncated to [a, b] (in standard
-    units) (location loc, scale scale), as jax.scipy.stats.truncnorm.cdf."""
     return jnp.exp(logcdf(x, a, b, loc, scale))
 
 
 def logsf(x, a, b, loc=0, scale=1):
-    """log P(X > x) for the normal distribution truncated to [a, b] (in standard units) (location loc, scale scale),
-    as jax.scipy.stats.truncnorm.logsf."""
     return _log_cdf_sf("truncnorm.logsf", x, a, b, loc, scale)[1]
 
 
 def sf(x, a, b, loc=0, scale=1):
-    """The survival function P(X > x) = 1 - cdf of the normal distribution truncated to [a, b] (in standard units)
-    (location loc, scale scale), as jax.scipy.stats.truncnorm.sf."""
     return jnp.exp(logsf(x, a, b, loc, scale))
 
+
+describe(globals(), "the normal distribution truncated to [a, b] (in standard units)")
 
 __all__ = ["logpdf", "pdf", "logcdf", "cdf", "logsf", "sf"]

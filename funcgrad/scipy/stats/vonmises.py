@@ -6,6 +6,7 @@ import math
 from ... import numpy as jnp
 from ..._src.prims.bessel import bessel_i0e
 from .._special.common import promote_float
+from ._util import describe
 
 
 def logpdf(x, kappa):
@@ -18,9 +19,9 @@ def logpdf(x, kappa):
 
 
 def pdf(x, kappa):
-    """The probability density of the von Mises distribution with concentration kappa at x, as
-    jax.scipy.stats.vonmises.pdf."""
     return jnp.exp(logpdf(x, kappa))
 
+
+describe(globals(), "the von Mises distribution with concentration kappa", "")
 
 __all__ = ["logpdf", "pdf"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ... import numpy as jnp
-from ._util import promote_float
+from ._util import describe, promote_float
 
 
 def logpdf(x, c):
@@ -18,9 +18,9 @@ def logpdf(x, c):
 
 
 def pdf(x, c):
-    """The probability density of the wrapped Cauchy distribution with shape c at x, as
-    jax.scipy.stats.wrapcauchy.pdf."""
     return jnp.exp(logpdf(x, c))
 
+
+describe(globals(), "the wrapped Cauchy distribution with shape c", "")
 
 __all__ = ["logpdf", "pdf"]
