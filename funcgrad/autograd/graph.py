@@ -80,11 +80,12 @@ class Recorded:
     ad's backward sweep (`ad.walk_backward`) over the binds through a small adapter (`eqns`). The equivalent
     `ad.Tape` (`trace`, `inputs`, `outputs`) is built on first use by the rarer paths that inspect the
     tape's structure."""
-    __slots__ = ("ins", "binds", "outs", "_tape", "kept")
+    __slots__ = ("ins", "binds", "outs", "_tape", "kept", "plan")
 
-    def __init__(self, ins, binds, outs, kept=None):
+    def __init__(self, ins, binds, outs, kept=None, plan=None):
         self.ins, self.binds, self.outs, self._tape = ins, binds, outs, None
         self.kept = kept  # (kept inputs (positions in ins), kept outputs) when pruned to those (see prune)
+        self.plan = plan  # (one bind, one output) (needs, position in ins of each operand or -1), precomputed
 
     def backward(self, cts) -> list:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero)."""
@@ -96,7 +97,12 @@ class Recorded:
                 g = cts[0]
                 if g is None or not prim.differentiable:
                     return [None] * len(ins)
-                needs = _needs(args, ins)
+                plan = self.plan
+                if plan is None:
+                    needs = _needs(args, ins)
+                    pos = [_index(ins, a) for a in args]
+                else:
+                    needs, pos = plan
                 res = [None] * len(ins)
                 i = -1
                 for c in eqn_vjp(prim, params, args, ans, g, needs):
@@ -106,11 +112,7 @@ class Recorded:
                     a = args[i]
                     if c.shape != a.shape:
                         c = _unbroadcast(c, a.shape)
-                    k = 0
-                    for x in ins:
-                        if x is a:
-                            break
-                        k += 1
+                    k = pos[i]
                     prev = res[k]
                     res[k] = c if prev is None else add(prev, c)
                 return res
@@ -318,6 +320,16 @@ def _one_plan(prim, params, args, ans, ins):
     nargs, nans, _, dropped, kept = r
     return (tuple([p if k in dropped else None for k, p in enumerate(nargs)]), None if nans is ans else nans,
             tuple(dropped), kept)
+
+
+def _index(ins, a) -> int:
+    """The position of Array `a` (by identity) among a node's inputs `ins`, or -1."""
+    k = 0
+    for x in ins:
+        if x is a:
+            return k
+        k += 1
+    return -1
 
 
 def _needs(args, ins) -> list:
