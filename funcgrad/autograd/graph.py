@@ -385,29 +385,38 @@ def prune(rec) -> tuple:
     recomputes the op from all its inputs, which are kept)."""
     live = {id(a) for a in rec.ins}
     read = set()
-    known = set()
+    known = {}  # id -> value, every operand and output of the binds
     for prim, params, args, ans in rec.binds:
-        outs = ans if prim.multiple_results else (ans,)
+        multi = prim.multiple_results
         for a in args:
-            known.add(id(a))
-        for o in outs:
-            known.add(id(o))
+            known[id(a)] = a
+        if multi:
+            for o in ans:
+                known[id(o)] = o
+        else:
+            known[id(ans)] = ans
         needs = tuple([id(a) in live and _inexact(a) for a in args])
-        if not (any(needs) and prim.differentiable):
+        if not (prim.differentiable and any(needs)):
             continue
-        for o in outs:
-            live.add(id(o))
+        if multi:
+            for o in ans:
+                live.add(id(o))
+        else:
+            live.add(id(ans))
         reads = _rule_reads(prim, params, args, ans, needs)
         if reads is None:
             return set(), None
         n = len(args)
-        for k, a in enumerate(args):
+        for k in range(n):
             if reads[k]:
-                read.add(id(a))
-        for j, o in enumerate(outs):
-            if reads[n + j]:
-                read.add(id(o))
-    drop = known - read
+                read.add(id(args[k]))
+        if multi:
+            for j, o in enumerate(ans):
+                if reads[n + j]:
+                    read.add(id(o))
+        elif reads[n]:
+            read.add(id(ans))
+    drop = known.keys() - read
     if not drop:
         return drop, None
     ins_ids = {id(a): k for k, a in enumerate(rec.ins)}
@@ -416,22 +425,31 @@ def prune(rec) -> tuple:
     if all(i in ins_ids or i in out_ids for i in read if i in live):
         kept = (tuple(sorted(ins_ids[i] for i in read if i in ins_ids)),
                 tuple(sorted(j for i, j in out_ids.items() if i in read and i not in ins_ids)))
-    new = {}
-
-    def sub(a):
-        if id(a) not in drop or not isinstance(a, Array):
-            return a
-        p = new.get(id(a))
-        if p is None:
-            p = new[id(a)] = placeholder(a)
-        return p
+    new = {}  # id -> the placeholder of each dropped Array
+    for i in drop:
+        a = known[i]
+        if isinstance(a, Array):
+            new[i] = placeholder(a)
+    get = new.get
     binds = []
-    for prim, params, args, ans in rec.binds:
-        binds.append((prim, params, tuple([sub(a) for a in args]),
-                      [sub(o) for o in ans] if prim.multiple_results else sub(ans)))
+    for b in rec.binds:
+        prim, params, args, ans = b
+        for a in args:
+            if id(a) in new:
+                break
+        else:
+            if prim.multiple_results:
+                if not any(id(o) in new for o in ans):
+                    binds.append(b)
+                    continue
+            elif id(ans) not in new:
+                binds.append(b)  # (nothing of this bind is dropped: the same tuple)
+                continue
+        binds.append((prim, params, tuple([get(id(a), a) for a in args]),
+                      [get(id(o), o) for o in ans] if prim.multiple_results else get(id(ans), ans)))
     rec.binds = binds
-    rec.ins = [sub(a) for a in rec.ins]
-    rec.outs = [sub(o) for o in rec.outs]
+    rec.ins = [get(id(a), a) for a in rec.ins]
+    rec.outs = [get(id(o), o) for o in rec.outs]
     rec.kept = kept
     return drop, kept
 
