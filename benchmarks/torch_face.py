@@ -364,6 +364,8 @@ def bench_t5(S) -> None:
             c.base = S.measure(t_ep)
             S.add_row(label, "torch eager", c.base, c.base, note)
         c.time("funcgrad eager (nn + optim)", fg_ep, note)
+    if t_ep is not None:  # torch on one thread (the suite's setting): the reference on a busy machine
+        c.time("torch eager, 1 thread", t_ep, f"torch threads={torch.get_num_threads()}")
 
 
 WORKLOADS = {
