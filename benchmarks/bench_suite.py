@@ -26,8 +26,8 @@ Workloads (see benchmarks/README.md for the exact definitions):
   S2  lax.scan of an RNN cell (hidden 64) over 1000 steps, value and gradient under jit
   S3  10**7 float32 normals: jit(funcgrad.random.normal) and eager random.normal vs
       numpy.random.Generator.standard_normal
-  T0-T4  the PyTorch-style face against torch eager (per-op overhead, MLP / CNN / LSTM training steps, an
-      LSTMCell loop at default threads);
+  T0-T5  the PyTorch-style face against torch eager (per-op overhead, MLP / CNN / LSTM training steps, an
+      LSTMCell loop at default threads, an actor-critic episode);
       see torch_face.py. "x base" is x NumPy for E/W/S rows and x torch eager for T rows.
 """
 from __future__ import annotations

@@ -14,9 +14,14 @@ when torch is importable, else funcgrad eager.
       pattern of torch's time-sequence-prediction example): forward, MSE loss and backward, with BOTH
       libraries at their default thread settings (all usable CPUs), not the suite's one thread: it
       measures funcgrad's choice of BLAS threads per product against torch's grain size
+  T5  an actor-critic episode on CartPole (the pattern of torch's reinforcement_learning/actor_critic.py:
+      a per-step forward of a 4-128-(2, 1) MLP, a Categorical sample, one backward and an Adam step per
+      episode; 100 steps an episode, the environment a NumPy CartPole reset when the pole falls), both
+      libraries at their default thread settings: many tiny recorded ops and a backward over them
 """
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -271,10 +276,103 @@ def bench_t4(S) -> None:
         c.time("torch eager, 1 thread", t_step, f"torch threads={torch.get_num_threads()}")
 
 
+def _cartpole(state, action):
+    """One step of Gym's CartPole-v1 dynamics (Euler, 0.02 s): (next state, whether the pole fell)."""
+    x, x_dot, th, th_dot = (float(v) for v in state)
+    force = 10.0 if action == 1 else -10.0
+    c, s = math.cos(th), math.sin(th)
+    temp = (force + 0.05 * th_dot * th_dot * s) / 1.1
+    th_acc = (9.8 * s - c * temp) / (0.5 * (4.0 / 3.0 - 0.1 * c * c / 1.1))
+    x_acc = temp - 0.05 * th_acc * c / 1.1
+    x, x_dot, th, th_dot = x + 0.02 * x_dot, x_dot + 0.02 * x_acc, th + 0.02 * th_dot, th_dot + 0.02 * th_acc
+    return np.array([x, x_dot, th, th_dot], np.float32), abs(x) > 2.4 or abs(th) > 12 * 2 * math.pi / 360
+
+
+def _actor_critic(lib, steps, seed, actions=None):
+    """(policy, an episode function -> loss): torch's actor-critic example on `lib` (funcgrad or torch);
+    `actions`, when given, replaces the sampled actions (the check against torch runs on the same ones)."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Policy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.affine1 = nn.Linear(4, 128)
+            self.action_head = nn.Linear(128, 2)
+            self.value_head = nn.Linear(128, 1)
+
+        def forward(self, x):
+            x = F.relu(self.affine1(x))
+            return F.softmax(self.action_head(x), dim=-1), self.value_head(x)
+
+    lib.manual_seed(seed)
+    model = Policy()
+    opt = lib.optim.Adam(model.parameters(), lr=3e-2)
+    rng = np.random.default_rng(seed)
+    eps = float(np.finfo(np.float32).eps)
+
+    def episode():
+        state = rng.uniform(-0.05, 0.05, 4).astype(np.float32)
+        log_probs, values = [], []
+        for t in range(steps):
+            probs, value = model(lib.from_numpy(state).float())
+            m = lib.distributions.Categorical(probs)
+            action = m.sample() if actions is None else lib.tensor(actions[t])
+            log_probs.append(m.log_prob(action))
+            values.append(value)
+            state, done = _cartpole(state, action.item())
+            if done:
+                state = rng.uniform(-0.05, 0.05, 4).astype(np.float32)
+        R, returns = 0.0, []
+        for _ in range(steps):  # a reward of 1 per step, discounted
+            R = 1.0 + 0.99 * R
+            returns.insert(0, R)
+        returns = lib.tensor(returns)
+        returns = (returns - returns.mean()) / (returns.std() + eps)
+        policy_losses, value_losses = [], []
+        for lp, v, r in zip(log_probs, values, returns):
+            policy_losses.append(-lp * (r.item() - v.item()))
+            value_losses.append(F.smooth_l1_loss(v, lib.tensor([r.item()])))
+        opt.zero_grad()
+        loss = lib.stack(policy_losses).sum() + lib.stack(value_losses).sum()
+        loss.backward()
+        opt.step()
+        return loss
+    return model, episode
+
+
+def bench_t5(S) -> None:
+    """T5: actor-critic episodes (100 steps each), both libraries at their default threads."""
+    torch = _torch(S)
+    steps = 100
+    label = f"T5 actor-critic CartPole episode, {steps} steps, MLP 4-128-(2,1), Adam"
+    c = S.Case(label)
+    if torch is not None:  # same weights (copied), same actions: same losses and parameters after 2 episodes
+        acts = np.random.default_rng(5).integers(0, 2, steps)
+        m, ep = _actor_critic(fg, steps, 0, acts)
+        tm, tep = _actor_critic(torch, steps, 0, acts)
+        tm.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in m.state_dict().items()})
+        for _ in range(2):
+            a, b = float(ep()), float(tep())
+            if not np.isclose(a, b, rtol=1e-4):
+                raise AssertionError(f"{label}: losses differ: funcgrad {a}, torch {b}")
+        S.check(label, m.affine1.weight.detach().numpy(), tm.affine1.weight.detach().numpy(), 1e-3)
+    _, fg_ep = _actor_critic(fg, steps, 1)
+    t_ep = _actor_critic(torch, steps, 1)[1] if torch is not None else None
+    with _default_threads(S) as n:
+        note = f"default threads: {n}"
+        if t_ep is not None:
+            c.base = S.measure(t_ep)
+            S.add_row(label, "torch eager", c.base, c.base, note)
+        c.time("funcgrad eager (nn + optim)", fg_ep, note)
+    if t_ep is not None:  # torch on one thread (the suite's setting): the reference on a busy machine
+        c.time("torch eager, 1 thread", t_ep, f"torch threads={torch.get_num_threads()}")
+
+
 WORKLOADS = {
     "T0": ("Tensor per-op overhead, 16 x f32, with/without requires_grad, vs torch", bench_t0),
     "T1": ("MLP train step with loss.backward() and optim.SGD vs torch eager", bench_t1),
     "T2": ("small CNN train step: eager nn and jit(functional_call) vs torch eager", bench_t2),
     "T3": ("LSTM train step: eager nn and jit(functional_call) vs torch eager", bench_t3),
     "T4": ("LSTMCell loop (1000 steps, f64) fwd+bwd at default threads vs torch eager", bench_t4),
+    "T5": ("actor-critic CartPole episode (tiny ops, a backward per episode) vs torch eager", bench_t5),
 }

@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from ..autograd import graph as _graph
+from ..autograd.graph import Recorded as _Recorded
 from ..autograd.grad_mode import state as _gs
 from .._src.core.array import Array, ArrayBase as _ArrayBase
 from .._src.core.primitive import _rec_state, record_eager as _record_eager
@@ -948,10 +949,161 @@ def _apply_prim_scalar(name, prim, afn, t, s, left):
     return _make(r)
 
 
+_PLANS: dict = {}  # _record_prim's plans: (name, prim, params, each operand's shape, dtype, role) -> plan
+
+
 def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     """Record fn = one bind of prim on the arrays of ts (tensors; an Array in ts is a constant operand) as a
     graph node: a `Recorded` of that bind, the inputs that require grad entering through fresh Array
-    handles so that identity tells them apart. Returns the output tensor."""
+    handles so that identity tells them apart. Returns the output tensor.
+
+    The common case (no enclosing recording, forward AD, anomaly mode or saved-tensor hooks) follows a plan
+    cached per op name, primitive, params and operand signature: the node class, which operands and whether
+    the output are kept (`graph.prune_one`'s choice, its placeholders shared), and the backward's `needs`
+    and operand-to-input map (Recorded.plan), so recording costs one dict lookup beyond building the node."""
+    if _rec_state.rec is not None or _fw_on or _gs.anomaly or _gs.saved_hooks or prim.multiple_results:
+        return _record_prim_general(name, prim, fn, ts, params)
+    key = [name, prim, tuple(params.items()) if params else None]
+    args = []
+    bufs = []
+    diff = []
+    edges = []
+    versions = []
+    tensors = []
+    for t in ts:
+        if t.__class__ is Array:
+            b = t._buf
+            key += (b.shape, b.dtype, 3 if t.weak_type else 2)
+            args.append(t)
+            bufs.append(b)
+            continue
+        if t._inf and name not in _NOT_SAVED:
+            raise RuntimeError(_INF_SAVED_MSG)
+        v = t._v
+        if t._rg or (t._base is not None and _req(t)):
+            key += (v.shape, v.dtype, 1)
+            args.append(None)  # (a fresh handle, or the plan's placeholder)
+            diff.append(len(tensors))
+            g = t._gfn
+            if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else _edge makes one)
+                g = t._accref
+                g = g() if g is not None else None
+                edges.append((g, 0) if g is not None and t._base is None else _edge(t))
+            else:
+                edges.append((g, t._onr) if t._base is None else _edge(t))
+        else:
+            a = t._a
+            if a is None:
+                a = t._arr()
+            key += (v.shape, v.dtype, 4 if a.weak_type else 0)
+            args.append(a)
+        st = t._st
+        versions.append(0 if st is None else st.version)
+        tensors.append(t)
+        bufs.append(v)
+    try:
+        key = tuple(key)
+        plan = _PLANS.get(key)
+        r = prim.impl(*bufs, **params) if params else prim.impl(*bufs)
+    except Exception:  # unhashable params; or the impl failed: bind raises it in the primitive's words
+        return _record_prim_general(name, prim, fn, ts, params)
+    if r.__class__ is not np.ndarray:
+        r = np.asarray(r)
+    if plan is None:
+        plan = _new_plan(key, name, prim, params, ts, args, r)
+        if plan is False:  # (operands that alias: the general path)
+            return _record_prim_general(name, prim, fn, ts, params)
+    cls, ph_args, ph_ans, ph_ts, kept, rplan = plan
+    ins = []
+    k = j = 0
+    for t in ts:  # each operand the rule does not read becomes its placeholder; each input a fresh handle
+        a = args[k]
+        p = ph_args[k]
+        if p is not None:
+            args[k] = p
+            if a is None:
+                ins.append(p)
+            if t.__class__ is not Array:
+                tensors[j] = ph_ts[k]
+        elif a is None:
+            a = args[k] = Array((t._a if t._a is not None else t._arr())._buf)
+            ins.append(a)
+        if t.__class__ is not Array:
+            j += 1
+        k += 1
+    rans = Array(r) if ph_ans is None else ph_ans
+    rec = _Recorded(ins, ((prim, params, tuple(args), rans),), (rans,), kept, rplan)
+    node = _new_obj(cls)  # (Node.__init__, inlined: no anomaly stack, no saved-tensor hooks here)
+    node.tape = rec
+    node.fn = fn
+    node.inputs = tuple(tensors)
+    node.diff = diff
+    node.edges = edges
+    node.versions = versions
+    node.out_meta = None
+    node.seq = next(_graph._seq)
+    if r.base is None and r.flags.writeable:
+        out = _new_obj(Tensor)
+        out._v = r
+        out._a = None
+        out._st = None
+        if _gs.inference:
+            out._inf = True
+    else:
+        out = _wrap(Array(r))
+    if r.dtype.kind in "fc":
+        out._rg = True
+        out._gfn = node
+    else:
+        out._rg = False
+        out._gfn = None
+    node.out_refs = (_weakref(out),)  # (node.bind_outputs1(out), inlined: a fresh tensor, version 0)
+    node.out_versions = _V0
+    return out
+
+
+def _new_plan(key, name, prim, params, ts, args, r):
+    """_record_prim's plan for one operand signature (cached under `key`): (node class, placeholder per
+    operand (None where kept), the output's placeholder (None where kept), placeholder tensor per operand
+    (for the node's inputs), kept (Recorded.kept), Recorded.plan); False when operands alias."""
+    n = len(args)
+    ids = {id(a) for a in args if a is not None}
+    if len(ids) != sum(1 for a in args if a is not None):
+        return False
+    args = [Array((t._a if t._a is not None else t._arr())._buf) if a is None else a for a, t in zip(args, ts)]
+    ins = [args[k] for k in range(n) if _is_in(k, key)]
+    ans = Array(r)
+    p = _graph._prune_one(prim, params, args, ans, list(ins))
+    ph_args = [None] * n
+    ph_ans = None
+    kept = None
+    if p is not None:
+        nargs, nans, _, dropped, kept = p
+        for k in dropped:
+            ph_args[k] = nargs[k]
+        if nans is not ans:
+            ph_ans = nans
+    ph_ts = tuple(None if p is None else _make(p._buf) for p in ph_args)
+    needs = tuple(_graph._needs(args, ins))
+    pos = tuple(next((i for i, x in enumerate(ins) if x is a), -1) for a in args)
+    cls = _NODE_CLS.get(name)
+    if cls is None:
+        cls = _node_cls(name)
+    plan = (cls, tuple(ph_args), ph_ans, ph_ts, kept, (needs, pos))
+    if len(_PLANS) > 4096:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
+
+
+def _is_in(k, key) -> bool:
+    """Whether operand k of a _record_prim key is an input of the node (role 1)."""
+    return key[3 + 3 * k + 2] == 1
+
+
+def _record_prim_general(name, prim, fn, ts, params=_NOPARAMS):
+    """_record_prim for every case: inside an enclosing recording, under forward AD, anomaly mode or
+    saved-tensor hooks, for operands that alias, and where the impl fails (bind raises the error)."""
     args = []
     bufs = []
     ins = []

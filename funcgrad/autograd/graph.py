@@ -80,11 +80,12 @@ class Recorded:
     ad's backward sweep (`ad.walk_backward`) over the binds through a small adapter (`eqns`). The equivalent
     `ad.Tape` (`trace`, `inputs`, `outputs`) is built on first use by the rarer paths that inspect the
     tape's structure."""
-    __slots__ = ("ins", "binds", "outs", "_tape", "kept")
+    __slots__ = ("ins", "binds", "outs", "_tape", "kept", "plan")
 
-    def __init__(self, ins, binds, outs, kept=None):
+    def __init__(self, ins, binds, outs, kept=None, plan=None):
         self.ins, self.binds, self.outs, self._tape = ins, binds, outs, None
         self.kept = kept  # (kept inputs (positions in ins), kept outputs) when pruned to those (see prune)
+        self.plan = plan  # (one bind, one output) (needs, position in ins of each operand or -1), precomputed
 
     def backward(self, cts) -> list:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero)."""
@@ -96,7 +97,12 @@ class Recorded:
                 g = cts[0]
                 if g is None or not prim.differentiable:
                     return [None] * len(ins)
-                needs = _needs(args, ins)
+                plan = self.plan
+                if plan is None:
+                    needs = _needs(args, ins)
+                    pos = [_index(ins, a) for a in args]
+                else:
+                    needs, pos = plan
                 res = [None] * len(ins)
                 i = -1
                 for c in eqn_vjp(prim, params, args, ans, g, needs):
@@ -106,11 +112,7 @@ class Recorded:
                     a = args[i]
                     if c.shape != a.shape:
                         c = _unbroadcast(c, a.shape)
-                    k = 0
-                    for x in ins:
-                        if x is a:
-                            break
-                        k += 1
+                    k = pos[i]
                     prev = res[k]
                     res[k] = c if prev is None else add(prev, c)
                 return res
@@ -320,6 +322,16 @@ def _one_plan(prim, params, args, ans, ins):
             tuple(dropped), kept)
 
 
+def _index(ins, a) -> int:
+    """The position of Array `a` (by identity) among a node's inputs `ins`, or -1."""
+    k = 0
+    for x in ins:
+        if x is a:
+            return k
+        k += 1
+    return -1
+
+
 def _needs(args, ins) -> list:
     """For each operand of a recorded op: whether it is one of the node's inputs and inexact (so it gets a
     cotangent). A loop, not a comprehension: this runs once per node of every backward pass."""
@@ -373,29 +385,38 @@ def prune(rec) -> tuple:
     recomputes the op from all its inputs, which are kept)."""
     live = {id(a) for a in rec.ins}
     read = set()
-    known = set()
+    known = {}  # id -> value, every operand and output of the binds
     for prim, params, args, ans in rec.binds:
-        outs = ans if prim.multiple_results else (ans,)
+        multi = prim.multiple_results
         for a in args:
-            known.add(id(a))
-        for o in outs:
-            known.add(id(o))
+            known[id(a)] = a
+        if multi:
+            for o in ans:
+                known[id(o)] = o
+        else:
+            known[id(ans)] = ans
         needs = tuple([id(a) in live and _inexact(a) for a in args])
-        if not (any(needs) and prim.differentiable):
+        if not (prim.differentiable and any(needs)):
             continue
-        for o in outs:
-            live.add(id(o))
+        if multi:
+            for o in ans:
+                live.add(id(o))
+        else:
+            live.add(id(ans))
         reads = _rule_reads(prim, params, args, ans, needs)
         if reads is None:
             return set(), None
         n = len(args)
-        for k, a in enumerate(args):
+        for k in range(n):
             if reads[k]:
-                read.add(id(a))
-        for j, o in enumerate(outs):
-            if reads[n + j]:
-                read.add(id(o))
-    drop = known - read
+                read.add(id(args[k]))
+        if multi:
+            for j, o in enumerate(ans):
+                if reads[n + j]:
+                    read.add(id(o))
+        elif reads[n]:
+            read.add(id(ans))
+    drop = known.keys() - read
     if not drop:
         return drop, None
     ins_ids = {id(a): k for k, a in enumerate(rec.ins)}
@@ -404,22 +425,31 @@ def prune(rec) -> tuple:
     if all(i in ins_ids or i in out_ids for i in read if i in live):
         kept = (tuple(sorted(ins_ids[i] for i in read if i in ins_ids)),
                 tuple(sorted(j for i, j in out_ids.items() if i in read and i not in ins_ids)))
-    new = {}
-
-    def sub(a):
-        if id(a) not in drop or not isinstance(a, Array):
-            return a
-        p = new.get(id(a))
-        if p is None:
-            p = new[id(a)] = placeholder(a)
-        return p
+    new = {}  # id -> the placeholder of each dropped Array
+    for i in drop:
+        a = known[i]
+        if isinstance(a, Array):
+            new[i] = placeholder(a)
+    get = new.get
     binds = []
-    for prim, params, args, ans in rec.binds:
-        binds.append((prim, params, tuple([sub(a) for a in args]),
-                      [sub(o) for o in ans] if prim.multiple_results else sub(ans)))
+    for b in rec.binds:
+        prim, params, args, ans = b
+        for a in args:
+            if id(a) in new:
+                break
+        else:
+            if prim.multiple_results:
+                if not any(id(o) in new for o in ans):
+                    binds.append(b)
+                    continue
+            elif id(ans) not in new:
+                binds.append(b)  # (nothing of this bind is dropped: the same tuple)
+                continue
+        binds.append((prim, params, tuple([get(id(a), a) for a in args]),
+                      [get(id(o), o) for o in ans] if prim.multiple_results else get(id(ans), ans)))
     rec.binds = binds
-    rec.ins = [sub(a) for a in rec.ins]
-    rec.outs = [sub(o) for o in rec.outs]
+    rec.ins = [get(id(a), a) for a in rec.ins]
+    rec.outs = [get(id(o), o) for o in rec.outs]
     rec.kept = kept
     return drop, kept
 
