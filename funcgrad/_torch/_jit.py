@@ -98,21 +98,38 @@ def optimize_for_inference(mod, other_methods=None):
     return mod
 
 
-def fork(func: Callable, *args, **kwargs) -> Future:
-    """Start `func(*args, **kwargs)` and return a Future of its result (torch.jit.fork). Outside TorchScript
-    torch runs func at once, and so does funcgrad (script'ed code is eager here): an exception raises from
-    fork itself, and `wait` returns the value."""
+def _fork(func: Callable, *args, **kwargs) -> Future:
+    """Start `func(*args, **kwargs)` and return a Future of its result (torch.fork). Outside TorchScript torch
+    runs func at once, and so does funcgrad (script'ed code is eager here): an exception raises from fork
+    itself, and `wait` returns the value."""
     fut = Future()
     fut.set_result(func(*args, **kwargs))
     return fut
 
 
-def wait(future: Future) -> Any:
-    """The value of a Future returned by `fork` (torch.jit.wait)."""
+def _wait(future: Future) -> Any:
+    """The value of a Future returned by `fork` (torch.wait)."""
     if not isinstance(future, Future):
         raise TypeError("wait(): incompatible function arguments. The following argument types are supported:\n"
                         f"    1. (arg0: torch._C.Future) -> object\n\nInvoked with: {future!r}")
     return future.wait()
+
+
+def fork(func: Callable, *args, **kwargs) -> Future:
+    """torch.jit.fork: `torch.fork` with torch 2.13's DeprecationWarning."""
+    warnings.warn("`torch.jit.fork` is deprecated. Please use `torch.compile` instead.", DeprecationWarning,
+                  stacklevel=2)
+    return _fork(func, *args, **kwargs)
+
+
+def wait(future: Future) -> Any:
+    """torch.jit.wait: `torch.wait` with torch 2.13's DeprecationWarning."""
+    warnings.warn("`torch.jit.wait` is deprecated. Please use `torch.compile` instead.", DeprecationWarning,
+                  stacklevel=2)
+    return _wait(future)
+
+
+_fork.__name__, _wait.__name__ = "fork", "wait"
 
 
 def save(m, f, _extra_files=None) -> None:

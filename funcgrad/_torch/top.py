@@ -25,7 +25,7 @@ from . import library  # noqa: F401  (torch.library: custom_op)
 from .. import compiler, distributed, onnx, sparse, special  # noqa: F401
 from .. import fx  # noqa: F401  (torch.fx)
 from .. import export  # noqa: F401  (torch.export)
-from ._jit import Future, fork, wait  # noqa: F401  (torch.fork / torch.wait: TorchScript's async calls, eager)
+from ._jit import Future, _fork as fork, _wait as wait  # noqa: F401  (torch.fork / torch.wait: TorchScript's async calls, eager)
 from ._stream import Event, Stream  # noqa: F401  (torch.Stream / torch.Event: device-generic, CPU)
 from ._compile import compile  # noqa: F401  (torch.compile, through funcgrad.jit)
 from ._cond import cond  # noqa: F401  (torch.cond, eager)

@@ -25,7 +25,6 @@ from ..fx import tracer as _fx_tracer
 from ..fx.graph_module import GraphModule
 from ..fx.node import torch_namespace
 from ..nn.modules.module import Module
-from . import dynamic_shapes, exported_program, graph_signature  # noqa: F401  (torch.export's submodules)
 from ._serialize import load, save
 from .._torch._cond import cond as _eager_cond
 from ._trace import ExportProxy, ExportTracer, Symbol, _export_cond, flatten, unflatten_spec
@@ -59,7 +58,7 @@ def export(mod: Module, args: tuple, kwargs: dict | None = None, *, dynamic_shap
     kwargs = dict(kwargs or {})
     sig = inspect.signature(mod.forward)
     try:
-        bound = sig.bind(*args, **kwargs)
+        sig.bind(*args, **kwargs)
     except TypeError as e:
         raise UserError(f"export: the inputs do not match {type(mod).__name__}.forward{sig}: {e}") from None
     names = _arg_names(sig, args, kwargs)

@@ -11,9 +11,7 @@ holds only call_function nodes of funcgrad's torch functions, operators and Tens
 from __future__ import annotations
 
 import builtins
-import inspect
 import operator
-import types
 from typing import Any, Callable
 
 from .._torch._cond import cond as _eager_cond
@@ -21,7 +19,7 @@ from .._torch._tensor import Tensor
 from ..fx import tracer as _fx_tracer
 from ..fx.graph import Graph
 from ..fx.graph_module import GraphModule
-from ..fx.node import Node, map_aggregate, torch_namespace
+from ..fx.node import Node, map_aggregate
 from ..fx.proxy import Proxy
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
@@ -49,18 +47,14 @@ _METHODS: dict = {}
 
 
 def tensor_method(name: str) -> Callable:
-    """The function standing for method `name` in a graph: Tensor.<name> where it is a plain function, else a
-    function calling the method on its first argument."""
+    """The function standing for `x.<name>(...)` in a graph (torch.Tensor.<name>): it calls the method of its
+    first argument, so a graph runs whatever Tensor class it is given."""
     f = _METHODS.get(name)
     if f is None:
-        m = getattr(Tensor, name, None)
-        if isinstance(m, types.FunctionType):
-            f = m
-        else:
-            def f(self, *args, **kwargs):
-                return getattr(self, name)(*args, **kwargs)
-            f.__name__ = f.__qualname__ = name
-            f.__module__ = __name__
+        def f(self, *args, **kwargs):
+            return getattr(self, name)(*args, **kwargs)
+        f.__name__, f.__qualname__, f.__module__ = name, f"Tensor.{name}", __name__
+        f.__fx_method__ = name
         _METHODS[name] = f
     return f
 
@@ -437,7 +431,7 @@ class ExportTracer(_fx_tracer.Tracer):
                 if holds is None or fails is None:
                     return holds is not None
                 keep = holds if p.val else fails
-                guard = f"{keep[0]} <= {s.source} and {s.source} <= {keep[1]!r}"
+                guard = f"{max(keep[0], 2)} <= {s.source} and {s.source} <= {keep[1]!r}"
                 fix = [f"min={keep[0]}"] if keep[0] != s.lo else []
                 if keep[1] != s.hi:
                     fix.append(f"max={keep[1]}")

@@ -2,8 +2,6 @@
 Dim.AUTO / Dim.DYNAMIC / Dim.STATIC, and the errors export raises when a program does not fit the spec."""
 from __future__ import annotations
 
-import enum
-
 __all__ = ["Dim", "dims", "DimHint", "ShapesCollection", "int_oo", "ValueRanges", "UserError",
            "ConstraintViolationError", "GuardOnDataDependentSymNode"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any, Iterator
+from typing import Iterator
 
 from .._torch._tensor import Tensor
 from ..fx import tracer as _fx_tracer
