@@ -866,6 +866,8 @@ SKIP["torch"].update({n: "a transform or utility of funcgrad's JAX-style top lev
     "clear_caches", "closure_convert", "cond", "default_backend", "effects_barrier", "ensure_compile_time_eval",
     "eval_shape", "jvp", "vjp", "linearize", "linear_transpose", "local_device_count", "pure_callback",
     "shard_map", "broadcast_shapes")})
+SKIP["torch"].update({n: "TorchScript's asynchronous call (torch.fork/torch.wait): runs a function, no array "
+                      "function of its own" for n in ("fork", "wait")})
 SKIP["torch"].update({
     "conv3d": "conv2d/conv1d rows (one conv card for every dimension)",
     "conv_transpose2d": "conv_transpose1d row (one card for every dimension)",

@@ -43,7 +43,9 @@ def test_names_tutorials_use_are_present():
             "torch.nn.Linear", "torch.nn.Conv2d", "torch.nn.LSTM", "torch.nn.Transformer",
             "torch.nn.CrossEntropyLoss", "torch.nn.functional.relu", "torch.nn.functional.cross_entropy",
             "torch.optim.SGD", "torch.optim.Adam", "torch.utils.data.DataLoader", "torch.utils.data.Dataset",
-            "torch.autograd.Function", "torch.autograd.grad", "torch.distributions.Normal"]
+            "torch.autograd.Function", "torch.autograd.grad", "torch.distributions.Normal",
+            "torch.export.export", "torch.export.Dim", "torch.export.save", "torch.export.load", "torch.cond",
+            "torch.jit.fork", "torch.jit.wait", "torch.Stream", "torch.Event"]
     assert not [n for n in used if n in listed]
     import funcgrad
     for qual in used:

@@ -8,11 +8,12 @@ import warnings
 from typing import Any, Callable
 
 from ..nn.modules.module import Module as _Module
+from .futures import Future
 from .serialization import load as _load, save as _save
 
 __all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "is_scripting", "is_tracing",
            "annotate", "Final", "ScriptModule", "ScriptFunction", "save", "load", "freeze",
-           "optimize_for_inference", "fork", "wait", "interface", "Attribute"]
+           "optimize_for_inference", "fork", "wait", "Future", "interface", "Attribute"]
 
 
 def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
@@ -97,20 +98,38 @@ def optimize_for_inference(mod, other_methods=None):
     return mod
 
 
-class _Future:
-    def __init__(self, value):
-        self._value = value
-
-    def wait(self):
-        return self._value
-
-
-def fork(func, *args, **kwargs) -> _Future:
-    return _Future(func(*args, **kwargs))
+def _fork(func: Callable, *args, **kwargs) -> Future:
+    """Start `func(*args, **kwargs)` and return a Future of its result (torch.fork). Outside TorchScript torch
+    runs func at once, and so does funcgrad (script'ed code is eager here): an exception raises from fork
+    itself, and `wait` returns the value."""
+    fut = Future()
+    fut.set_result(func(*args, **kwargs))
+    return fut
 
 
-def wait(future: _Future):
+def _wait(future: Future) -> Any:
+    """The value of a Future returned by `fork` (torch.wait)."""
+    if not isinstance(future, Future):
+        raise TypeError("wait(): incompatible function arguments. The following argument types are supported:\n"
+                        f"    1. (arg0: torch._C.Future) -> object\n\nInvoked with: {future!r}")
     return future.wait()
+
+
+def fork(func: Callable, *args, **kwargs) -> Future:
+    """torch.jit.fork: `torch.fork` with torch 2.13's DeprecationWarning."""
+    warnings.warn("`torch.jit.fork` is deprecated. Please use `torch.compile` instead.", DeprecationWarning,
+                  stacklevel=2)
+    return _fork(func, *args, **kwargs)
+
+
+def wait(future: Future) -> Any:
+    """torch.jit.wait: `torch.wait` with torch 2.13's DeprecationWarning."""
+    warnings.warn("`torch.jit.wait` is deprecated. Please use `torch.compile` instead.", DeprecationWarning,
+                  stacklevel=2)
+    return _wait(future)
+
+
+_fork.__name__, _wait.__name__ = "fork", "wait"
 
 
 def save(m, f, _extra_files=None) -> None:

@@ -42,6 +42,12 @@ class Stream:
     def wait_stream(self, stream) -> None:
         pass
 
+    def wait_event(self, event) -> None:
+        pass
+
+    def record_event(self, event=None) -> None:
+        pass
+
     def synchronize(self) -> None:
         pass
 
