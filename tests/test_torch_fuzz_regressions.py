@@ -121,3 +121,10 @@ def test_multi_margin_losses_have_no_gradient_where_the_margin_is_met_exactly(p)
     x = fg.tensor([[0.0, -1.0, 0.5]], dtype=fg.float64, requires_grad=True)
     F.multilabel_margin_loss(x, fg.tensor([[0, -1, 0]])).backward()
     np.testing.assert_allclose(x.grad.numpy(), [[-1 / 3, 0.0, 1 / 3]])
+
+
+def test_sequence_results_are_tuples_as_torch():
+    x = fg.arange(6.).reshape(2, 3)
+    assert type(fg.broadcast_tensors(x, x[:1])) is tuple
+    assert type(fg.atleast_1d(x, x)) is tuple and type(fg.meshgrid(x[0], x[1], indexing="ij")) is tuple
+    assert [tuple(t.shape) for t in fg.broadcast_tensors(x, x[:1])] == [(2, 3), (2, 3)]

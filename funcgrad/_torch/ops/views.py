@@ -284,7 +284,7 @@ def broadcast_tensors(*tensors):
     shape = ()
     for x in tensors:
         shape = _bshape(shape, x.shape)
-    return [expand(x, shape) for x in tensors]
+    return tuple(expand(x, shape) for x in tensors)  # (a tuple, as torch)
 
 
 def broadcast_shapes(*shapes):
