@@ -198,3 +198,4 @@ __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_gra
            "gradgradcheck", "functional", "once_differentiable", "Variable"]
 from . import forward_ad  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401 (torch.autograd.profiler)
+from . import anomaly_mode  # noqa: E402,F401 (torch.autograd.anomaly_mode)

@@ -42,3 +42,12 @@ __all__ = [
     "TanhTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "Transform",
     "identity_transform",
 ]
+
+# torch's module paths (torch.distributions.gamma.Gamma, ...) are attributes of the package, as in torch
+from . import (bernoulli, beta, binomial, categorical, cauchy, chi2, continuous_bernoulli, dirichlet,
+               exponential, fishersnedecor, gamma, generalized_pareto, geometric, gumbel, half_cauchy,
+               half_normal, independent, inverse_gamma, kumaraswamy, laplace, lkj_cholesky, log_normal,
+               logistic_normal, lowrank_multivariate_normal, mixture_same_family, multinomial,
+               multivariate_normal, negative_binomial, normal, one_hot_categorical, pareto, poisson,
+               relaxed_bernoulli, relaxed_categorical, studentT, transformed_distribution, uniform, von_mises,
+               weibull, wishart)  # noqa: E402,F401
