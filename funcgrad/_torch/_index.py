@@ -197,14 +197,53 @@ def _check_adv(shape, key):
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {shape[dim]}")
 
 
+def _casts_value(key, value) -> bool:
+    """Whether torch's x[key] = value casts a Tensor value to x's dtype rather than requiring it: a lone Python
+    True (a copy into x.unsqueeze(0)), or an index_put_ that torch runs as a masked_fill_ (a one-element value,
+    and one boolean mask of rank >= 1 as the only index array: a 0-d or Python bool in a tuple is an integer
+    index)."""
+    if key is True:
+        return True
+    if value.numel() != 1:
+        return False
+    arrays = [i for i in (key if isinstance(key, tuple) else (key,)) if isinstance(i, (np.ndarray, bool))]
+    return len(arrays) == 1 and isinstance(arrays[0], np.ndarray) and arrays[0].dtype == np.bool_ and \
+        arrays[0].ndim >= 1
+
+
+def _basic_first(key):
+    """(basic part, advanced part) of an index mixing both, as torch applies it: the ints, slices and Nones
+    select a view first, the index arrays (kept at their dims, others as full slices) then index it. None when
+    there is no basic part to take (or a Python bool, which torch reads as an index array, is in the key)."""
+    basic, rest = [], []
+    for i in key:
+        if isinstance(i, bool):
+            return None
+        if isinstance(i, np.ndarray):
+            basic.extend([slice(None)] * _mask_width(i))
+            rest.append(i)
+        elif i is Ellipsis:
+            basic.append(i)
+            rest.append(i)
+        else:
+            basic.append(i)
+            if not isinstance(i, int):
+                rest.append(slice(None))
+    if all(isinstance(i, slice) and i == slice(None) or i is Ellipsis for i in basic):
+        return None
+    return tuple(basic), tuple(rest)
+
+
 def setitem(self, idx, value):
+    if idx is False:  # torch writes nothing, and checks nothing
+        return
     if idx.__class__ is Tensor and idx._v is None and idx._np_dtype() == np.bool_ and (
             not isinstance(value, Tensor) or value.ndim == 0):
         # x[traced mask] = scalar: a masked fill (the mask's values are unknown while tracing)
         nd = self.ndim - idx.ndim
         self.masked_fill_(idx.reshape(tuple(idx.shape) + (1,) * nd) if nd > 0 else idx, value)
         return
-    key = _convert_index(idx)
+    key = orig = _convert_index(idx)
     shape = self._v.shape if self._v is not None else self._a.shape
     split = _split_int_selects(key)
     if split is not None:  # the same elements, as full index arrays laid out as torch's indexing result
@@ -241,11 +280,7 @@ def setitem(self, idx, value):
             target.copy_(vt)
         return
     _check_adv(shape, key)
-    # torch requires the value's dtype for integer-array indices (a boolean mask anywhere casts)
-    parts = idx if isinstance(idx, tuple) else (idx,)
-    has_mask = any(isinstance(p, Tensor) and p._np_dtype() == np.bool_ or isinstance(p, np.ndarray) and
-                   p.dtype == np.bool_ for p in parts)
-    if isinstance(value, Tensor) and not has_mask and value._np_dtype() != dt:
+    if isinstance(value, Tensor) and value._np_dtype() != dt and not _casts_value(orig, value):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_legacy(dt)} for the "
                            f"destination and {_legacy(value._np_dtype())} for the source.")
     grad = (_gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
@@ -260,6 +295,12 @@ def setitem(self, idx, value):
             raise RuntimeError(f"shape mismatch: {e}") from None
         self._bump()
         return
+    if not self._v.flags.writeable and isinstance(orig, tuple):
+        split = _basic_first(orig)
+        if split is not None:  # as torch: the basic indices select a view first, then the index_put_ writes into it
+            nk = _np_key(split[0])
+            target = _view(_basic_name(split[0]), self, lambda v: v[nk], lambda a: a[split[0]])
+            return setitem(target, split[1], value)
     if vt is None:
         vt = tensor(value, dtype=D.from_np(dt))
     tgt_shape = np.empty(shape, np.bool_)[key].shape
@@ -268,6 +309,8 @@ def setitem(self, idx, value):
             s != 1 and s != t for s, t in zip(vs[::-1], tgt_shape[::-1]))):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(vs)} cannot be broadcast to indexing "
                            f"result of shape {list(tgt_shape)}")
+    if not self._v.flags.writeable and self._v.size == 0:
+        return  # an empty view of an expanded tensor (its basic indices selected nothing): nothing to write
 
     def fn(a, v):
         v = ew.convert_element_type(v, a.dtype) if v.dtype != a.dtype else v

@@ -1338,7 +1338,7 @@ def _inplace0(name, t, fn, others=(), reads_self=True):
         return t
     if not v.flags.writeable:  # a view of an expanded tensor
         if _gs.enabled and (t._rg or (t._base is not None and t._base._rg) or any(_req(o) for o in others)):
-            raise RuntimeError(_OVERLAP_MSG)
+            return _inplace_readonly(name, t, fn, others, reads_self)
         _fn.write_readonly(t, fn, others, name)
         return t
     if t._inf and not _gs.inference:
@@ -1364,6 +1364,25 @@ def _inplace0(name, t, fn, others=(), reads_self=True):
     return t
 
 
+def _inplace_readonly(name, t, fn, others, reads_self):
+    """A recorded in-place op on a view of an expanded tensor whose elements do not share locations (torch's
+    backward refuses the others: its CopySlices writes the view region of the base's cotangent back through the
+    view): the new values go through the root's buffer."""
+    root = t._base
+    rv = root._v if root is not None else None
+    if _fn.overlaps(t._v) or rv is None or not rv.flags.writeable or not rv.flags.c_contiguous:
+        raise RuntimeError(_OVERLAP_MSG)
+    if t._inf and not _gs.inference:
+        raise RuntimeError(_INF_INPLACE_MSG)
+    new, node, base = _rebase(name, t, fn, others, reads_self)
+    if isinstance(new, Tracer):
+        raise RuntimeError(_OVERLAP_MSG)
+    rv.reshape(-1)[_fn._index_map(t._v, rv).reshape(-1)] = np.asarray(new).reshape(-1)
+    t._bump()
+    node.bind_outputs([base])
+    return t
+
+
 def _rebase(name, t, fn, others, reads_self):
     """Record an in-place op on t (a whole tensor, or a view of a base) and re-point the base's grad_fn.
 
@@ -1385,7 +1404,9 @@ def _rebase(name, t, fn, others, reads_self):
             old._gfn = base._grad_fn_now()
             if base._onr:
                 old._onr = base._onr
-    elif reads_self and _req(t):
+    elif _req(t) and (reads_self or name == "IndexPut"):
+        # (an index_put_ keeps the view's unwritten elements: their cotangent goes back through t's graph;
+        # the other reads_self=False ops overwrite the whole view, so t's old value gets none)
         old._rg = True
         old._gfn = t._grad_fn_now()
         if t._onr:

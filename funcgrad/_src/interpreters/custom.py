@@ -167,6 +167,17 @@ def _cjvp_vjp(cts, ans, args, needs, *, jaxpr, jvp, name, n_consts=0):
     return list(pull(cts))
 
 
+def _cjvp_tape(lower, params, traced=None):
+    """The call's value on a tape (an inner grad or jvp). Where the function closes over tracers of enclosing
+    transforms, the value is the rule's primal output, computed with ordinary operations on those tracers (as
+    JAX, whose JVP of the call runs the rule): an enclosing derivative then goes through the rule (through a
+    scan's residuals too) instead of into the call, whose rule covers only its explicit arguments."""
+    n = params.get("n_consts", 0)
+    if n and any(isinstance(a, Tracer) for a in lower[:n]):
+        return list(params["jvp"](list(lower), [_zeros(get_aval(a)) for a in lower])[0]), params
+    return custom_jvp_call_p.bind(*lower, **params), params
+
+
 def _cjvp_batch(args, dims, *, jaxpr, jvp, name, n_consts=0):
     size = batch_size(args, dims)
     args = [to_front(a, d, size) for a, d in zip(args, dims)]
@@ -178,7 +189,7 @@ def _cjvp_batch(args, dims, *, jaxpr, jvp, name, n_consts=0):
 
 custom_jvp_call_p = Primitive("custom_jvp_call", impl=_jaxpr_impl, abstract_eval=_jaxpr_rule,
                               jvp_full=_cjvp_jvp, vjp_full=_cjvp_vjp, batch=_cjvp_batch,
-                              multiple_results=True)
+                              tape_rule=_cjvp_tape, multiple_results=True)
 custom_jvp_call_p.is_call = True
 
 
@@ -440,15 +451,33 @@ class custom_vjp(_CustomDerivative):
 
 # --- checkpoint -----------------------------------------------------------------------------------
 
+def _of_some(jaxpr, args, idx):
+    """eval_jaxpr(jaxpr) as a function of the operands at `idx` only, the others held fixed: as jit and cond,
+    checkpoint differentiates only the operands that need it, so a value closed over from an enclosing
+    transform is not differentiated by an inner one."""
+    def f(*some):
+        full = list(args)
+        for i, v in zip(idx, some):
+            full[i] = v
+        return eval_jaxpr(jaxpr, *full)
+    return f
+
+
 def _remat_jvp(args, tangents, ans, *, jaxpr, name):
-    ts = [_zeros(get_aval(a)) if t is None else t for a, t in zip(args, tangents)]
-    return list(jvp(lambda *a: eval_jaxpr(jaxpr, *a), list(args), ts)[1])
+    idx = [i for i, t in enumerate(tangents) if t is not None]
+    if not idx:
+        return [None] * len(jaxpr.out_avals)
+    return list(jvp(_of_some(jaxpr, args, idx), [args[i] for i in idx], [tangents[i] for i in idx])[1])
 
 
 def _remat_vjp(cts, ans, args, needs, *, jaxpr, name):
     cts = [_zeros(av) if c is None else c for c, av in zip(cts, jaxpr.out_avals)]
-    _, pull = vjp(lambda *a: eval_jaxpr(jaxpr, *a), *args)  # recomputes the forward pass here
-    return list(pull(cts))
+    idx = [i for i, need in enumerate(needs) if need]
+    _, pull = vjp(_of_some(jaxpr, args, idx), *[args[i] for i in idx])  # recomputes the forward pass here
+    out = [None] * len(args)
+    for i, c in zip(idx, pull(cts)):
+        out[i] = c
+    return out
 
 
 def _remat_batch(args, dims, *, jaxpr, name):
