@@ -43,6 +43,9 @@ globals().update(_methods_ops.install())  # the families' method forms; torch.re
 from . import _sparse  # noqa: E402
 _sparse.install(Tensor)  # sparse COO tensors (to_sparse, indices, values, ...)
 from ._sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
+from . import _quantized  # noqa: E402  (quantized tensors: torch.quint8, quantize_per_tensor, ...)
+_quantized.install(Tensor)
+from ._quantized import *  # noqa: E402,F401,F403
 
 # torch's dtype aliases
 float = float32  # noqa: A001
@@ -210,7 +213,7 @@ _argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
 from . import _complex_reject  # noqa: E402
 _complex_reject.install(globals())  # torch's errors for complex input without a complex kernel
 
-__all__ = sorted(set(_ops_mod.__all__).union(*(_m.__all__ for _m in _FAMILIES)) | set(_nn_aliases.__all__) |
+__all__ = sorted(set(_ops_mod.__all__).union(*(_m.__all__ for _m in _FAMILIES)) | set(_nn_aliases.__all__) | set(_quantized.__all__) |
                  set(_methods_ops.TORCH_INPLACE_FNS) & set(globals()) | {"i0", "igamma", "igammac", "polygamma"} | {
     "binomial", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
     "legacy_contiguous_format", "strided", "sparse_coo", "sparse_csr", "memory_format", "layout",
