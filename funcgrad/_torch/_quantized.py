@@ -11,11 +11,13 @@ squeeze, unsqueeze, contiguous, clone, detach) on per-tensor tensors, relu, save
 operations refuse with NotImplementedError (torch's error class): dequantize() first.
 
 The arithmetic is torch's CPU kernels' (fbgemm's), so integer representations are bit-identical:
-quantize q = clamp(rint(x * float32(1 / float32(scale)) + float32(zero_point))) in float32; per-tensor
+quantize q = clamp(rint(fma(x, float32(1 / float32(scale)), zero_point))) in float32 (per-channel:
+multiply and add rounded separately; qint32, whose kernel differs, may differ by one at rare ties); per-tensor
 dequantize (q - zp) * float32(scale) in float32, per-channel in float64 then rounded to float32.
 """
 from __future__ import annotations
 
+import types
 import warnings
 
 import numpy as np
@@ -113,10 +115,11 @@ def quantize_np(x: np.ndarray, scale, zero_point, qdtype, axis=None) -> np.ndarr
         zero_point = np.asarray(zero_point).reshape(bshape)
     inv = np.float32(1) / np.asarray(scale, np.float32)
     with np.errstate(invalid="ignore", over="ignore"):
-        if qdtype is qint32:   # (no fbgemm kernel: zero_point + rint(x * inv) in int64)
-            q = np.rint(x * inv).astype(np.float64) + np.asarray(zero_point, np.float64)
-        else:
+        if axis is not None:   # (ATen's per-channel kernel: multiply, then add, each rounded to float32)
             q = np.rint(x * inv + np.asarray(zero_point, np.float32))
+        else:   # fbgemm's fused multiply-add, x * inv + zp rounded once to float32 (exact product in float64)
+            q = np.rint((x.astype(np.float64) * inv.astype(np.float64) + np.asarray(zero_point, np.float64))
+                        .astype(np.float32))
         q = np.clip(np.nan_to_num(q, nan=0.0), lo, hi)
     return q.astype(qdtype.dtype)
 
@@ -310,7 +313,6 @@ def _refuse(name):
 
 
 def _seal(cls) -> None:
-    import types
     for base in Tensor.__mro__[:-1]:
         for name, v in base.__dict__.items():
             if name in cls.__dict__ or name in _Q_KEEP or (name.startswith("_") and not name.startswith("__")):

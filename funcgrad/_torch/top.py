@@ -24,6 +24,7 @@ from . import amp, fft, futures, hub, overrides  # noqa: F401  (torch.amp, .fft,
 from . import library  # noqa: F401  (torch.library: custom_op)
 from .. import compiler, distributed, onnx, sparse, special  # noqa: F401
 from .. import fx  # noqa: F401  (torch.fx)
+from .. import ao, quantization  # noqa: F401  (torch.ao.quantization, and its older name torch.quantization)
 from ._compile import compile  # noqa: F401  (torch.compile, through funcgrad.jit)
 from ._cond import cond  # noqa: F401  (torch.cond, eager)
 from . import _cuda_amp
@@ -57,4 +58,4 @@ __all__ = sorted(set(_torch_names) | {
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
     "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile",
-    "library", *_LEGACY_STORAGES} | set(_FLOAT8))
+    "library", "ao", "quantization", *_LEGACY_STORAGES} | set(_FLOAT8))
