@@ -172,9 +172,11 @@ class QTensor(Tensor):
 
     # --- accessors ----------------------------------------------------------------------------------------
     def qscheme(self) -> qscheme:
+        """The quantization scheme (torch.per_tensor_affine, torch.per_channel_affine, ...)."""
         return self._qp().scheme
 
     def q_scale(self) -> float:
+        """The scale of a per-tensor quantized tensor (a Python float)."""
         qp = self._qp()
         if qp.per_channel:
             raise RuntimeError("Expected quantizer->qscheme() == kPerTensorAffine to be true, but got false.  "
@@ -182,6 +184,7 @@ class QTensor(Tensor):
         return float(qp.scale)
 
     def q_zero_point(self) -> int:
+        """The zero point of a per-tensor quantized tensor (a Python int)."""
         qp = self._qp()
         if qp.per_channel:
             raise RuntimeError("Expected quantizer->qscheme() == kPerTensorAffine to be true, but got false.  "
@@ -196,19 +199,24 @@ class QTensor(Tensor):
         return qp
 
     def q_per_channel_scales(self) -> Tensor:
+        """The per-channel scales of a per-channel quantized tensor (float64)."""
         return _make(np.array(self._per_channel("q_per_channel_scales").scale, np.float64))
 
     def q_per_channel_zero_points(self) -> Tensor:
+        """The per-channel zero points of a per-channel quantized tensor."""
         qp = self._per_channel("q_per_channel_zero_points")
         return _make(np.array(qp.zero_point))
 
     def q_per_channel_axis(self) -> int:
+        """The dimension a per-channel quantized tensor's scales run along."""
         return int(self._per_channel("q_per_channel_axis").axis)
 
     def int_repr(self) -> Tensor:
+        """The integers a quantized tensor stores (uint8 for quint8, int8 for qint8, int32 for qint32)."""
         return _make(np.array(self._v))
 
     def dequantize(self) -> Tensor:
+        """The float32 values a quantized tensor stands for: (q - zero_point) * scale."""
         return _make(dequantize_np(self._v, self._qp()))
 
     def numpy(self, *, force=False):
@@ -536,6 +544,6 @@ def install(T) -> None:
     T.dequantize = _float_dequantize
     for name in ("int_repr", "q_scale", "q_zero_point", "q_per_channel_scales", "q_per_channel_zero_points",
                  "q_per_channel_axis", "qscheme"):
-        if name not in QTensor.__dict__:
-            raise AssertionError(name)
-        setattr(T, name, _not_quantized(name))
+        m = _not_quantized(name)
+        m.__doc__ = QTensor.__dict__[name].__doc__ + " Raises NotImplementedError on a non-quantized tensor."
+        setattr(T, name, m)

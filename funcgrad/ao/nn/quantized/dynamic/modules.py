@@ -209,6 +209,7 @@ class LSTM(Module):
                 for name in ("weight_ih", "weight_hh"):
                     w = getattr(mod, name + sfx)
                     ws.append(_quantize_weight(w, _weight_observer(mod, w)))
-                bs = [getattr(mod, name + sfx).detach().clone() if mod.bias else None for name in ("bias_ih", "bias_hh")]
+                bs = [getattr(mod, name + sfx).detach().clone() if mod.bias else None
+                      for name in ("bias_ih", "bias_hh")]
                 q._all_weight_values.append((ws[0], ws[1], bs[0], bs[1]))
         return q
