@@ -878,6 +878,13 @@ SKIP["torch"].update({
     "native_channel_shuffle": "channel_shuffle row (the same computation)",
     "ctc_loss": "integer targets and lengths: tested against torch in the loss tests",
 })
+SKIP["torch"].update({n: "quantization: integer representations and fake quantization, checked bit for bit (and "
+                      "the straight-through gradient) against torch in tests/test_quantization.py" for n in (
+    "quantize_per_tensor", "quantize_per_channel", "quantize_per_tensor_dynamic", "fake_quantize_per_tensor_affine",
+    "fake_quantize_per_channel_affine")})
+SKIP["Tensor"].update({n: "a quantized tensor's accessor (tests/test_quantization.py): no differentiable function" for n in (
+    "int_repr", "q_per_channel_axis", "q_per_channel_scales", "q_per_channel_zero_points", "q_scale", "q_zero_point",
+    "qscheme")})
 
 EXPLICIT["F"].update({
     "conv1d": EXPLICIT["torch"]["conv1d"], "conv2d": EXPLICIT["torch"]["conv2d"],

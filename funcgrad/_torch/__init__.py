@@ -39,12 +39,15 @@ from ._formats import (channels_last, channels_last_3d, contiguous_format, layou
                        legacy_contiguous_format, memory_format, preserve_format, sparse_coo, sparse_csr, strided)
 from ._nn_aliases import *  # noqa: F401,F403,E402
 from ._special_ops import i0, igamma, igammac, polygamma  # noqa: F401,E402
-from . import _methods_storage, _sparse  # noqa: E402
+from . import _methods_storage, _quantized, _sparse  # noqa: E402
 # Tensor's methods, installed once from the tables that declare them (each name in one table; the families' method
 # forms are their checked functions, so this follows the _argcheck wrapping above)
-_methods.install(_methods.methods(), _methods_storage.methods(), _methods_ops.methods(), _sparse.methods())
+_methods.install(_methods.methods(), _methods_storage.methods(), _methods_ops.methods(), _sparse.methods(),
+                 _quantized.methods())
 globals().update(_methods_ops.torch_inplace_fns())  # torch.relu_, torch.zero_, ... (x.relu_(), ...)
 from ._sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
+_quantized.seal()  # (quantized tensors: torch.quint8, quantize_per_tensor, ...)
+from ._quantized import *  # noqa: E402,F401,F403
 
 # torch's dtype aliases
 float = float32  # noqa: A001
@@ -210,8 +213,9 @@ _argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
 
 from . import _complex_reject  # noqa: E402
 _complex_reject.guard_namespace(globals())  # torch's errors for complex input without a complex kernel
+_quantized.guard_namespace(globals())  # quantized inputs take QTensor's methods
 
-__all__ = sorted(set().union(*(_m.__all__ for _m in _methods.CORE + _FAMILIES)) | set(_nn_aliases.__all__) |
+__all__ = sorted(set().union(*(_m.__all__ for _m in _methods.CORE + _FAMILIES)) | set(_nn_aliases.__all__) | set(_quantized.__all__) |
                  set(_methods_ops.TORCH_INPLACE_FNS) & set(globals()) | {"i0", "igamma", "igammac", "polygamma"} | {
     "binomial", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
     "legacy_contiguous_format", "strided", "sparse_coo", "sparse_csr", "memory_format", "layout",

@@ -98,6 +98,34 @@ for _n in FLOAT8_NAMES if _ml_dtypes is not None else ():
         _d = FLOAT8[_n] = dtype(_n, getattr(_ml_dtypes, _n))
         _d.is_floating_point, _d.is_signed = True, _n != "float8_e8m0fnu"  # (e8m0 is unsigned, as torch's)
         _NP2T[_d.dtype] = _NAMES[_n] = _d
+
+
+class _QDtype(dtype):
+    """A quantized element type (torch.quint8, qint8, qint32, quint4x2): tensors of it hold integers of `.dtype`
+    read through a scale and zero point (funcgrad._torch._quantized). Equal only to itself; not in _NP2T, so
+    a NumPy array of its storage type stays an ordinary integer tensor."""
+    __slots__ = ()
+
+    def __init__(self, name: str, np_dtype):  # (no is_signed: torch raises for it)
+        self.name, self.dtype = name, np.dtype(np_dtype)
+        self.is_floating_point = self.is_complex = False
+        self.itemsize = self.dtype.itemsize
+
+    @property
+    def is_signed(self):
+        raise RuntimeError("isSignedType not supported for quantized types")
+
+    def __eq__(self, other) -> bool:
+        return other is self
+
+    def __hash__(self) -> int:
+        return hash(("quantized", self.name))
+
+
+quint8, qint8, qint32 = _QDtype("quint8", np.uint8), _QDtype("qint8", np.int8), _QDtype("qint32", np.int32)
+quint4x2, quint2x4 = _QDtype("quint4x2", np.uint8), _QDtype("quint2x4", np.uint8)  # (two / four values a byte)
+QUANTIZED = {d.name: d for d in (quint8, qint8, qint32, quint4x2, quint2x4)}
+_NAMES.update(QUANTIZED)
 # torch's aliases
 _NAMES.update({"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
                "short": int16, "cfloat": complex64, "cdouble": complex128, "bool": bool_})

@@ -46,7 +46,8 @@ from ..nn.parameter import Parameter as _Parameter
 
 from ._weights_unpickler import WeightsUnpickler
 from .._src.core.trace import Tracer as _Tracer
-from ._dtype import dtype as _DType
+from ._dtype import dtype as _DType, _QDtype, QUANTIZED as _QDTYPES
+from . import _quantized as _Q
 from . import _formats as _F
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
@@ -304,6 +305,33 @@ def _unsupported_rebuild(name, what):
     return rebuild
 
 
+def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, requires_grad, backward_hooks):
+    """A quantized tensor saved by torch: its integer representation (a QUInt8 / QInt8 / QInt32 storage) and
+    quantizer (qscheme, scale(s), zero point(s)[, axis])."""
+    ints = _build_view(storage, storage_offset, size, stride, False, None)._v
+    qdtype = _Q._Q_OF_NP.get(ints.dtype)
+    if qdtype is None or not isinstance(quantizer_params, tuple) or not quantizer_params:
+        raise pickle.UnpicklingError("funcgrad.load: _rebuild_qtensor needs a quantized storage and quantizer params")
+    scheme, params = quantizer_params[0], quantizer_params[1:]
+    if scheme in (_Q.per_tensor_affine, _Q.per_tensor_symmetric) and len(params) == 2:
+        scale, zp = params
+        if not isinstance(scale, (float, int)) or not isinstance(zp, int):
+            raise pickle.UnpicklingError(f"funcgrad.load: invalid per-tensor quantizer params {params!r}"[:200])
+        qp = _Q._QParams(qdtype, _Q.per_tensor_affine, float(scale), int(zp))
+    elif scheme in _Q._PER_CHANNEL and len(params) == 3:
+        scales, zps, axis = params
+        if not isinstance(scales, _fg.Tensor) or not isinstance(zps, _fg.Tensor) or not isinstance(axis, int) or \
+                scales.ndim != 1 or zps.shape != scales.shape or not 0 <= axis < max(ints.ndim, 1) or \
+                scales.shape[0] != (ints.shape[axis] if ints.ndim else 1):
+            raise pickle.UnpicklingError("funcgrad.load: invalid per-channel quantizer params")
+        z = np.array(zps._host())
+        qp = _Q._QParams(qdtype, _Q.per_channel_affine_float_qparams if z.dtype.kind == "f" else _Q.per_channel_affine,
+                         np.array(scales._host(), np.float64), z, axis)
+    else:
+        raise RuntimeError(f"funcgrad.load: unsupported quantized tensor scheme {scheme!r}")
+    return _Q.make_qtensor(ints, qp)
+
+
 def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
     if not isinstance(data, _fg.Tensor):
         raise pickle.UnpicklingError("_rebuild_device_tensor_from_cpu_tensor needs a tensor")
@@ -314,10 +342,11 @@ def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
 
 
 _TENSOR_REBUILDS = {_rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_tensor, _rebuild_parameter,
-                    _rebuild_parameter_with_state, _rebuild_device_tensor_from_cpu_tensor, _rebuild_sparse_tensor}
+                    _rebuild_parameter_with_state, _rebuild_device_tensor_from_cpu_tensor, _rebuild_sparse_tensor,
+                    _rebuild_qtensor}
 _TENSOR_REBUILDS |= {_unsupported_rebuild(name, what) for name, what in {
-    "_rebuild_qtensor": "a quantized tensor", "_rebuild_meta_tensor_no_storage": "a meta tensor (no data)",
-    "_rebuild_nested_tensor": "a nested tensor", "_rebuild_wrapper_subclass": "a wrapper tensor subclass"}.items()}
+    "_rebuild_meta_tensor_no_storage": "a meta tensor (no data)", "_rebuild_nested_tensor": "a nested tensor",
+    "_rebuild_wrapper_subclass": "a wrapper tensor subclass"}.items()}
 
 
 @functools.lru_cache(maxsize=1)
@@ -431,6 +460,8 @@ _G_LAYOUT = _Global("torch.serialization", "_get_layout")
 class _StorageRef:
     """A storage to write: a flat C-contiguous array and its key."""
 
+    qname = None    # (torch's storage class of a quantized tensor's integers: QUInt8Storage, ...)
+
     def __init__(self, arr, key):
         self.arr, self.key = arr, key
 
@@ -457,6 +488,8 @@ class _Pickler(pickle._Pickler):
 
     dispatch[_DType] = _save_dtype
     dispatch[_TorchPlaceholder] = _save_dtype
+    dispatch[_QDtype] = _save_dtype
+    dispatch[_Q.qscheme] = _save_dtype
 
     def _g(self, module, name):
         key = (module, name)
@@ -466,7 +499,7 @@ class _Pickler(pickle._Pickler):
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):
-            name = _STORAGE_NAMES.get(str(_fg_dtype_of(obj.arr)))
+            name = obj.qname or _STORAGE_NAMES.get(str(_fg_dtype_of(obj.arr)))
             stype = self._g("torch", name) if name is not None else _G_UNTYPED
             numel = obj.arr.size if name is not None else obj.arr.nbytes
             return ("storage", stype, obj.key, "cpu", numel)
@@ -513,12 +546,36 @@ class _Pickler(pickle._Pickler):
             data = t.detach()
             self.keep.append(data)
             return (_G_PARAM, (data, bool(t.requires_grad), OrderedDict()))
+        if t.is_quantized:
+            return self._reduce_qtensor(t)
         ref, off, strides = self._storage_of(t)
         size = tuple(int(s) for s in t.shape)
         if _STORAGE_NAMES.get(str(_fg_dtype_of(ref.arr))) is None:
             return (_G_REBUILD_V3, (ref, off, size, strides, bool(t.requires_grad), OrderedDict(),
                                     self._g("torch", str(_fg_dtype_of(ref.arr)))))
         return (_G_REBUILD_V2, (ref, off, size, strides, bool(t.requires_grad), OrderedDict()))
+
+
+    def _reduce_qtensor(self, t):
+        """torch._utils._rebuild_qtensor(storage, offset, size, stride, quantizer params, requires_grad, hooks)."""
+        arr = np.ascontiguousarray(t._v).reshape(-1)
+        ref = _StorageRef(arr, str(len(self.storages)))
+        ref.qname = _Q_STORAGE_NAMES[t.dtype.name]
+        self.storages[id(arr)] = ref
+        self.keep.append(arr)
+        qp = t._qp()
+        if qp.per_channel:
+            params = (qp.scheme, _fg.tensor(np.array(qp.scale, np.float64)), _fg.tensor(np.array(qp.zero_point)),
+                      int(qp.axis))
+        else:
+            params = (qp.scheme, float(qp.scale), int(qp.zero_point))
+        self.keep.append(params)
+        return (self._g("torch._utils", "_rebuild_qtensor"),
+                (ref, 0, tuple(int(s) for s in t.shape), _tensor_mod()._contig_strides(t._v.shape), params, False,
+                 OrderedDict()))
+
+
+_Q_STORAGE_NAMES = {v: k for k, v in _STORAGE_DTYPES.items() if v in ("quint8", "qint8", "qint32", "quint4x2")}
 
 
 def _fg_dtype_of(arr):
@@ -610,10 +667,12 @@ def _known_global(module, name, weights_only):
         d = _dtype_mod()._NAMES.get(name) if name in _TORCH_DTYPE_NAMES or name in _dtype_mod().FLOAT8 else None
         if d is not None:
             return d
+        if name in _QDTYPES:
+            return _QDTYPES[name]
         if name in _TORCH_DTYPE_NAMES or name in _FOREIGN_DTYPES:
             return _placeholder(name, "dtype")
         if name in _QSCHEMES:
-            return _placeholder(name, "qscheme")
+            return _Q.qscheme._instances[name]
     return _MISSING
 
 

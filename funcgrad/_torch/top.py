@@ -27,6 +27,7 @@ from .. import fx  # noqa: F401  (torch.fx)
 from .. import export  # noqa: F401  (torch.export)
 from ._jit import Future, _fork as fork, _wait as wait  # noqa: F401  (torch.fork / torch.wait: TorchScript's async calls, eager)
 from ._stream import Event, Stream  # noqa: F401  (torch.Stream / torch.Event: device-generic, CPU)
+from .. import ao, quantization  # noqa: F401  (torch.ao.quantization, and its older name torch.quantization)
 from ._compile import compile  # noqa: F401  (torch.compile, through funcgrad.jit)
 from ._cond import cond  # noqa: F401  (torch.cond, eager)
 from . import _cuda_amp
@@ -60,4 +61,4 @@ __all__ = sorted(set(_torch_names) | {
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
     "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile",
-    "library", "export", "Future", "fork", "wait", "Event", "Stream", *_LEGACY_STORAGES} | set(_FLOAT8))
+    "library", "export", "Future", "fork", "wait", "Event", "Stream", "ao", "quantization", *_LEGACY_STORAGES} | set(_FLOAT8))

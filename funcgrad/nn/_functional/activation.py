@@ -13,6 +13,7 @@ from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jn
 from ..._src.prims import elementwise as _ew
 from ..._torch._argcheck import dtype_error as _dtype_error
 from ..._torch._tensor import _apply, _legacy
+from ..._torch._quantized import QTensor as _QTensor
 from ..._jax import nn as _jnn
 from .common import _inplace_apply, _maybe_inplace
 
@@ -53,7 +54,10 @@ def threshold_(input, threshold, value):
 
 
 def relu(input, inplace=False):
-    """Elementwise max(0, x)."""
+    """Elementwise max(0, x) (on a quantized tensor, as torch's quantized kernel: its integers clamped at the
+    zero point, so nn.ReLU runs between quantized modules)."""
+    if input.__class__ is _QTensor:
+        return input.relu_() if inplace else input.relu()
     return _maybe_inplace(input, inplace, _fg.relu, "Relu")
 
 

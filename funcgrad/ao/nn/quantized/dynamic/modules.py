@@ -1,0 +1,215 @@
+"""torch.ao.nn.quantized.dynamic: Linear and LSTM with qint8 weights whose float inputs are quantized on the fly
+(quint8, scale and zero point from each input's min and max, the range reduced to 7 bits as torch's x86/fbgemm
+engine does), multiplied in integers and returned as float, as torch's `quantize_dynamic` makes them."""
+from __future__ import annotations
+
+import numpy as np
+
+import funcgrad._torch as _fg
+from .....nn.modules.module import Module
+from ....quantization.observer import MinMaxObserver
+from ....._torch._quantized import dynamic_qparams, qint8, quantize_np, quantize_per_tensor, quint8
+from ..modules import LinearPackedParams, _hide_packed_params_repr, _quantize_weight, _weight_parts
+
+__all__ = ["Linear", "LSTM"]
+
+_F32 = np.float32
+
+
+def linear_dynamic(x: np.ndarray, w, bias, reduce_range: bool = True) -> np.ndarray:
+    """float32 x @ dequantized(w).T + bias, computed as torch's quantized::linear_dynamic: x quantized to quint8
+    with qparams from its min/max, integer products, scaled back (acc * s_x) * s_w + bias in float32."""
+    x = np.asarray(x, _F32)
+    sx, zx = dynamic_qparams(x, quint8, reduce_range)
+    xq = quantize_np(x, sx, zx, quint8).astype(np.float64) - zx
+    wv, sw = _weight_parts(w)
+    acc = xq @ wv.T
+    out = (acc.astype(_F32) * _F32(sx)) * sw
+    if bias is not None:
+        out = out + np.asarray(bias, _F32)
+    return out.astype(_F32)
+
+
+def _weight_observer(mod, weight):
+    obs = mod.qconfig.weight() if getattr(mod, "qconfig", None) is not None else MinMaxObserver(
+        dtype=qint8, qscheme=_fg.per_tensor_symmetric)
+    obs(weight)
+    return obs
+
+
+class Linear(Module):
+    """Dynamically quantized Linear: float in, float out; qint8 weight."""
+    _version = 4
+
+    def __init__(self, in_features, out_features, bias_=True, dtype=qint8):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self._packed_params = LinearPackedParams(dtype)
+        self._packed_params.set_weight_bias(quantize_per_tensor(_fg.zeros(out_features, in_features), 1.0, 0, qint8),
+                                            _fg.zeros(out_features) if bias_ else None)
+        self.scale, self.zero_point = 1.0, 0
+
+    def _get_name(self):
+        return "DynamicQuantizedLinear"
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, dtype={self._packed_params.dtype}, "
+                f"qscheme={self.weight().qscheme()}")
+
+    def weight(self):
+        return self._packed_params._weight
+
+    __repr__ = _hide_packed_params_repr
+
+    def bias(self):
+        return self._packed_params._bias
+
+    def set_weight_bias(self, w, b):
+        self._packed_params.set_weight_bias(w, b)
+
+    def forward(self, x):
+        b = self.bias()
+        y = linear_dynamic(x.detach()._host(), self.weight(), None if b is None else b.detach()._host())
+        return _fg.tensor(y)
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "scale"] = _fg.tensor(self.scale)
+        destination[prefix + "zero_point"] = _fg.tensor(self.zero_point)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        state_dict.pop(prefix + "scale", None)
+        state_dict.pop(prefix + "zero_point", None)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        obs = _weight_observer(mod, mod.weight)
+        if obs.dtype is not qint8:
+            raise NotImplementedError(f"funcgrad's dynamic quantization supports torch.qint8 weights, got {obs.dtype}")
+        q = cls(mod.in_features, mod.out_features, dtype=qint8)
+        q.set_weight_bias(_quantize_weight(mod.weight, obs), None if mod.bias is None else mod.bias.detach().clone())
+        return q
+
+
+class LSTM(Module):
+    """Dynamically quantized LSTM (torch.quantized_lstm): each layer's input projection of the whole sequence and
+    each step's hidden projection are linear_dynamic products; the gates are computed in float32."""
+    _FLOAT_MODULE = None
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, dtype=qint8):
+        super().__init__()
+        self.mode, self.input_size, self.hidden_size = "LSTM", input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional, self.dtype = float(dropout), bidirectional, dtype
+        self.version = 2
+        self.proj_size = 0
+        self._all_weight_values = []    # per layer and direction: (w_ih, w_hh, b_ih, b_hh)
+
+    def _get_name(self):
+        return "DynamicQuantizedLSTM"
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if not self.bias:
+            s += ", bias=False"
+        if self.batch_first:
+            s += ", batch_first=True"
+        if self.dropout:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional:
+            s += ", bidirectional=True"
+        return s
+
+    def _direction(self, x, params, h, c, reverse):
+        w_ih, w_hh, b_ih, b_hh = params
+        T = x.shape[0]
+        gx = linear_dynamic(x.reshape(T * x.shape[1], -1), w_ih, b_ih).reshape(T, x.shape[1], -1)
+        out = np.empty((T, x.shape[1], self.hidden_size), _F32)
+        steps = range(T - 1, -1, -1) if reverse else range(T)
+        for t in steps:
+            g = gx[t] + linear_dynamic(h, w_hh, b_hh)
+            i, f, gg, o = np.split(g, 4, axis=1)
+            i, f, o = (_F32(1) / (_F32(1) + np.exp(-v)) for v in (i, f, o))
+            c = f * c + i * np.tanh(gg)
+            h = (o * np.tanh(c)).astype(_F32)
+            out[t] = h
+        return out, h, c
+
+    def forward(self, input, hx=None):
+        if isinstance(input, tuple) or type(input).__name__ == "PackedSequence":
+            raise NotImplementedError("funcgrad's dynamically quantized LSTM takes padded tensors, not "
+                                      "PackedSequence")
+        x = np.asarray(input.detach()._host(), _F32)
+        batched = x.ndim == 3
+        if not batched:
+            x = x[:, None]
+        elif self.batch_first:
+            x = x.transpose(1, 0, 2)
+        D = 2 if self.bidirectional else 1
+        B = x.shape[1]
+        if hx is None:
+            h0 = c0 = np.zeros((self.num_layers * D, B, self.hidden_size), _F32)
+        else:
+            h0, c0 = (np.asarray(v.detach()._host(), _F32) for v in hx)
+            if not batched:
+                h0, c0 = h0[:, None], c0[:, None]
+        hs, cs = [], []
+        layer_in = x
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(D):
+                k = layer * D + d
+                o, h, c = self._direction(layer_in, self._all_weight_values[k], h0[k], c0[k], d == 1)
+                outs.append(o)
+                hs.append(h)
+                cs.append(c)
+            layer_in = np.concatenate(outs, axis=2) if D == 2 else outs[0]
+        out = layer_in
+        if not batched:
+            out = out[:, 0]
+            hn, cn = np.stack(hs)[:, 0], np.stack(cs)[:, 0]
+        else:
+            if self.batch_first:
+                out = out.transpose(1, 0, 2)
+            hn, cn = np.stack(hs), np.stack(cs)
+        return _fg.tensor(np.ascontiguousarray(out)), (_fg.tensor(hn), _fg.tensor(cn))
+
+    def _weight_bias(self):
+        names = {}
+        for layer in range(self.num_layers):
+            for d in range(2 if self.bidirectional else 1):
+                sfx = f"_l{layer}" + ("_reverse" if d else "")
+                w_ih, w_hh, b_ih, b_hh = self._all_weight_values[layer * (2 if self.bidirectional else 1) + d]
+                names.update({"weight_ih" + sfx: w_ih, "weight_hh" + sfx: w_hh, "bias_ih" + sfx: b_ih,
+                              "bias_hh" + sfx: b_hh})
+        return names
+
+    def get_weight(self):
+        return {k: v for k, v in self._weight_bias().items() if k.startswith("weight")}
+
+    def get_bias(self):
+        return {k: v for k, v in self._weight_bias().items() if k.startswith("bias")}
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        if getattr(mod, "proj_size", 0):
+            raise NotImplementedError("funcgrad's dynamically quantized LSTM has no proj_size")
+        q = cls(mod.input_size, mod.hidden_size, mod.num_layers, mod.bias, mod.batch_first, mod.dropout,
+                mod.bidirectional, qint8)
+        for layer in range(mod.num_layers):
+            for d in range(2 if mod.bidirectional else 1):
+                sfx = f"_l{layer}" + ("_reverse" if d else "")
+                ws = []
+                for name in ("weight_ih", "weight_hh"):
+                    w = getattr(mod, name + sfx)
+                    ws.append(_quantize_weight(w, _weight_observer(mod, w)))
+                bs = [getattr(mod, name + sfx).detach().clone() if mod.bias else None
+                      for name in ("bias_ih", "bias_hh")]
+                q._all_weight_values.append((ws[0], ws[1], bs[0], bs[1]))
+        return q

@@ -1,0 +1,340 @@
+"""torch.ao.nn.quantized's modules: Quantize / DeQuantize, Linear and Conv2d over quantized tensors (quint8
+activations, qint8 weights per tensor or per channel, float bias), and the fused LinearReLU / ConvReLU2d of
+torch.ao.nn.intrinsic.quantized.
+
+The arithmetic is fbgemm's: integer products accumulated exactly, then requantized in float32 as
+round((acc + bias / (s_x s_w)) * (s_x s_w / s_out)) + zp_out, so outputs match torch's within one
+quantization step (ties of the final rounding may differ). State dicts use torch's keys.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import funcgrad._torch as _fg
+from ....nn.modules.container import Sequential as _Sequential
+from ....nn.modules.module import Module
+from ....nn import functional as F
+from ...._torch._quantized import (QTensor, _QParams, dequantize_np, make_qtensor, per_tensor_affine, qint8,
+                                     quantize_per_channel, quantize_per_tensor, quint8)
+
+__all__ = ["Quantize", "DeQuantize", "Linear", "Conv2d", "LinearReLU", "ConvReLU2d", "LinearPackedParams"]
+
+_F32 = np.float32
+
+
+def _need_q(x, who):
+    if not isinstance(x, QTensor):
+        raise NotImplementedError(f"Could not run 'quantized::{who}' with arguments from the 'CPU' backend: "
+                                  f"{who} takes a quantized tensor (put a QuantStub / torch.quantize_per_tensor "
+                                  "before it)")
+    qp = x._qp()
+    if qp.per_channel or qp.dtype is not quint8:
+        raise RuntimeError(f"quantized::{who}: expected a per-tensor torch.quint8 input, got {qp.dtype} "
+                           f"{qp.scheme}")
+    return qp
+
+
+def _weight_parts(w: QTensor):
+    """(integers minus zero points as float64, float32 scale per output channel)."""
+    qp = w._qp()
+    v = w._v.astype(np.float64)
+    n = v.shape[0]
+    if qp.per_channel:
+        z = np.asarray(qp.zero_point, np.float64).reshape((-1,) + (1,) * (v.ndim - 1))
+        return v - z, np.asarray(qp.scale, np.float64).astype(_F32)
+    return v - float(qp.zero_point), np.full(n, _F32(qp.scale), _F32)
+
+
+def requantize(acc: np.ndarray, act_w: np.ndarray, bias, out_scale: float, out_zp: int, relu: bool,
+               channel_axis: int) -> np.ndarray:
+    """fbgemm's float-bias requantization of int32 accumulators `acc` (output channels along channel_axis)."""
+    shape = [1] * acc.ndim
+    shape[channel_axis] = -1
+    aw = act_w.reshape(shape)
+    raw = acc.astype(_F32)
+    if bias is not None:
+        raw = raw + (np.asarray(bias, _F32).reshape(shape) / aw)
+    mult = (aw / _F32(out_scale)).astype(_F32)
+    q = np.rint(raw * mult) + out_zp
+    return np.clip(q, out_zp if relu else 0, 255).astype(np.uint8)
+
+
+class Quantize(Module):
+    """Float tensor -> quint8 (or `dtype`) quantized tensor with a fixed scale and zero point."""
+
+    def __init__(self, scale, zero_point, dtype, factory_kwargs=None):
+        super().__init__()
+        self.register_buffer("scale", _fg.tensor([float(scale)]))
+        self.register_buffer("zero_point", _fg.tensor([int(zero_point)], dtype=_fg.int64))
+        self.dtype = dtype
+
+    def forward(self, X):
+        return quantize_per_tensor(X, float(self.scale.item()), int(self.zero_point.item()), self.dtype)
+
+    @staticmethod
+    def from_float(mod, use_precomputed_fake_quant=False):
+        scale, zero_point = mod.activation_post_process.calculate_qparams()
+        return Quantize(scale.float().item(), zero_point.long().item(), mod.activation_post_process.dtype)
+
+    def extra_repr(self):
+        return f"scale={self.scale}, zero_point={self.zero_point}, dtype={self.dtype}"
+
+    def _get_name(self):
+        return "Quantize"
+
+
+class DeQuantize(Module):
+    """Quantized tensor -> float tensor."""
+
+    def forward(self, Xq):
+        return Xq.dequantize()
+
+    @staticmethod
+    def from_float(mod, use_precomputed_fake_quant=False):
+        return DeQuantize()
+
+    def _get_name(self):
+        return "DeQuantize"
+
+
+class LinearPackedParams(Module):
+    """Holds a quantized Linear's (weight, bias); state_dict keys `dtype` and `_packed_params`, as torch's."""
+
+    def __init__(self, dtype=qint8):
+        super().__init__()
+        self.dtype = dtype
+        self._weight, self._bias = None, None
+
+    def set_weight_bias(self, weight, bias):
+        self._weight, self._bias = weight, bias
+
+    def _weight_bias(self):
+        return self._weight, self._bias
+
+    def forward(self, x):
+        return x
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "dtype"] = self.dtype
+        destination[prefix + "_packed_params"] = self._weight_bias()
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        if prefix + "dtype" in state_dict:
+            self.dtype = state_dict.pop(prefix + "dtype")
+        if prefix + "_packed_params" in state_dict:
+            w, b = state_dict.pop(prefix + "_packed_params")
+            self.set_weight_bias(w, b)
+        elif strict:
+            missing_keys.append(prefix + "_packed_params")
+
+    def __repr__(self):
+        return repr(self._weight_bias())
+
+    def _get_name(self):
+        return "LinearPackedParams"
+
+
+def _hide_packed_params_repr(self) -> str:
+    """The module's repr without its LinearPackedParams child (as torch prints quantized Linears)."""
+    lines = [self.extra_repr()] if self.extra_repr() else []
+    for name, child in self._modules.items():
+        if not isinstance(child, LinearPackedParams):
+            lines.append(f"({name}): " + repr(child).replace("\n", "\n  "))
+    if len(lines) == 1 and "\n" not in lines[0]:
+        return f"{self._get_name()}({lines[0]})"
+    return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)" if lines else self._get_name() + "()"
+
+
+def _quantize_weight(weight, observer):
+    """The qint8 weight a from_float makes with the weight observer's qparams."""
+    scale, zp = observer.calculate_qparams()
+    w = weight.detach().float()
+    if observer.qscheme in (_fg.per_channel_affine, _fg.per_channel_symmetric):
+        return quantize_per_channel(w, scale.double(), zp.long(), getattr(observer, "ch_axis", 0), observer.dtype)
+    return quantize_per_tensor(w, float(scale.item()), int(zp.item()), observer.dtype)
+
+
+def _observed(mod, kind, inner):
+    """(weight observer / fake-quant, activation observer) of a prepared float or QAT module."""
+    act = getattr(mod, "activation_post_process", None)
+    if act is None:
+        raise AssertionError(f"{kind}.from_float: the module has no activation_post_process observer; run "
+                             "torch.ao.quantization.prepare and calibrate before convert")
+    wpp = getattr(mod, "weight_fake_quant", None)
+    if wpp is None:
+        wpp = mod.qconfig.weight()
+        wpp(inner.weight)
+    return wpp, act
+
+
+class Linear(Module):
+    """A quantized Linear: quint8 input -> quint8 output (scale, zero_point), qint8 weight, float bias."""
+    _relu = False
+    _version = 3
+
+    def __init__(self, in_features, out_features, bias_=True, dtype=qint8):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        bias = _fg.zeros(out_features) if bias_ else None
+        qweight = quantize_per_tensor(_fg.zeros(out_features, in_features), 1.0, 0, qint8)
+        self._packed_params = LinearPackedParams(dtype)
+        self._packed_params.set_weight_bias(qweight, bias)
+        self.scale, self.zero_point = 1.0, 0
+
+    def _get_name(self):
+        return "QuantizedLinear" + ("ReLU" if self._relu else "")
+
+    def extra_repr(self):
+        w = self.weight()
+        qs = w.qscheme()
+        return (f"in_features={self.in_features}, out_features={self.out_features}, scale={self.scale}, "
+                f"zero_point={self.zero_point}, qscheme={qs}")
+
+    def weight(self):
+        return self._packed_params._weight
+
+    __repr__ = _hide_packed_params_repr
+
+    def bias(self):
+        return self._packed_params._bias
+
+    def set_weight_bias(self, w, b):
+        self._packed_params.set_weight_bias(w, b)
+
+    def _weight_bias(self):
+        return self._packed_params._weight_bias()
+
+    def forward(self, x):
+        qp = _need_q(x, "linear")
+        wv, sw = _weight_parts(self.weight())
+        xv = x._v.astype(np.float64) - float(qp.zero_point)
+        acc = xv @ wv.T
+        act_w = (_F32(qp.scale) * sw).astype(_F32)
+        b = self.bias()
+        out = requantize(acc, act_w, None if b is None else b.detach()._host(), self.scale, self.zero_point,
+                         self._relu, acc.ndim - 1)
+        return make_qtensor(out, _QParams(quint8, per_tensor_affine, float(self.scale), int(self.zero_point)))
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "scale"] = _fg.tensor(self.scale)
+        destination[prefix + "zero_point"] = _fg.tensor(self.zero_point)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        self.scale = float(state_dict.pop(prefix + "scale"))
+        self.zero_point = int(state_dict.pop(prefix + "zero_point"))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        lin = mod[0] if isinstance(mod, _Sequential) else mod
+        wpp, act = _observed(mod, cls.__name__, lin)
+        scale, zp = act.calculate_qparams()
+        q = cls(lin.in_features, lin.out_features, dtype=wpp.dtype)
+        q.set_weight_bias(_quantize_weight(lin.weight, wpp), None if lin.bias is None else lin.bias.detach().clone())
+        q.scale, q.zero_point = float(scale.item()), int(zp.item())
+        return q
+
+
+class LinearReLU(Linear):
+    """torch.ao.nn.intrinsic.quantized.LinearReLU: Linear then ReLU, fused in the requantization."""
+    _relu = True
+
+
+class Conv2d(Module):
+    """A quantized 2-D convolution: quint8 input -> quint8 output, qint8 weight (per tensor or per output
+    channel), float bias; zero padding."""
+    _relu = False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        pair = (lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v, v))
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"funcgrad's quantized Conv2d supports padding_mode='zeros' only, got "
+                                      f"{padding_mode!r}")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.padding = pair(kernel_size), pair(stride), pair(padding)
+        self.dilation, self.groups, self.padding_mode = pair(dilation), groups, padding_mode
+        w = _fg.zeros(out_channels, in_channels // groups, *self.kernel_size)
+        self.set_weight_bias(quantize_per_tensor(w, 1.0, 0, qint8), _fg.zeros(out_channels) if bias else None)
+        self.scale, self.zero_point = 1.0, 0
+
+    def _get_name(self):
+        return "QuantizedConv2d" if not self._relu else "QuantizedConvReLU2d"
+
+    def extra_repr(self):
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
+             f"scale={self.scale}, zero_point={self.zero_point}")
+        if self.padding != (0, 0):
+            s += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self._bias is None:
+            s += ", bias=False"
+        return s
+
+    def set_weight_bias(self, w, b):
+        self._weight, self._bias = w, b
+
+    def weight(self):
+        return self._weight
+
+    def bias(self):
+        return self._bias
+
+    def _weight_bias(self):
+        return self._weight, self._bias
+
+    def forward(self, x):
+        qp = _need_q(x, "conv2d")
+        if x.ndim != 4:
+            raise ValueError("Input shape must be `(N, C, H, W)`!")
+        wv, sw = _weight_parts(self._weight)
+        xv = x._v.astype(np.float64) - float(qp.zero_point)
+        acc = F.conv2d(_fg.tensor(xv), _fg.tensor(wv), None, self.stride, self.padding, self.dilation,
+                       self.groups)._host()
+        act_w = (_F32(qp.scale) * sw).astype(_F32)
+        out = requantize(np.rint(acc), act_w, None if self._bias is None else self._bias.detach()._host(),
+                         self.scale, self.zero_point, self._relu, 1)
+        return make_qtensor(out, _QParams(quint8, per_tensor_affine, float(self.scale), int(self.zero_point)))
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "weight"] = self._weight
+        destination[prefix + "bias"] = self._bias
+        destination[prefix + "scale"] = _fg.tensor(self.scale)
+        destination[prefix + "zero_point"] = _fg.tensor(self.zero_point)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        self.set_weight_bias(state_dict.pop(prefix + "weight"), state_dict.pop(prefix + "bias"))
+        self.scale = float(state_dict.pop(prefix + "scale"))
+        self.zero_point = int(state_dict.pop(prefix + "zero_point"))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        conv = mod[0] if isinstance(mod, _Sequential) else mod
+        wpp, act = _observed(mod, cls.__name__, conv)
+        scale, zp = act.calculate_qparams()
+        q = cls(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride, conv.padding, conv.dilation,
+                conv.groups, conv.bias is not None, conv.padding_mode)
+        q.set_weight_bias(_quantize_weight(conv.weight, wpp), None if conv.bias is None else conv.bias.detach().clone())
+        q.scale, q.zero_point = float(scale.item()), int(zp.item())
+        return q
+
+
+class ConvReLU2d(Conv2d):
+    """torch.ao.nn.intrinsic.quantized.ConvReLU2d: Conv2d then ReLU, fused in the requantization."""
+    _relu = True
+
+
+_ = dequantize_np

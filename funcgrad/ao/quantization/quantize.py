@@ -1,0 +1,285 @@
+"""torch.ao.quantization's eager-mode workflow: propagate_qconfig_, prepare (attach observers), convert (swap
+float modules for quantized ones), quantize, quantize_dynamic, prepare_qat / quantize_qat, and fuse_modules."""
+from __future__ import annotations
+
+import copy
+import warnings
+
+import funcgrad._torch as _fg
+from ...nn.parameter import Parameter as _Parameter
+from ...nn import modules as _nnm
+from ...nn.modules.module import Module
+from ..._torch._quantized import qint8
+from .. import nn as _aonn
+from ..nn import intrinsic as nni, qat as nnqat, quantized as nnq
+from ..nn.quantized import dynamic as nnqd
+from .qconfig import default_dynamic_qconfig, float16_dynamic_qconfig
+from .stubs import DeQuantStub, QuantStub, QuantWrapper
+
+__all__ = ["propagate_qconfig_", "prepare", "convert", "quantize", "quantize_dynamic", "prepare_qat",
+           "quantize_qat", "fuse_modules", "get_default_static_quant_module_mappings",
+           "get_default_dynamic_quant_module_mappings", "get_default_qat_module_mappings", "swap_module",
+           "add_quant_dequant"]
+
+_ = _aonn
+
+
+def get_default_static_quant_module_mappings() -> dict:
+    """Float (or QAT / fused) module type -> quantized module type, for convert."""
+    return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, _nnm.Linear: nnq.Linear, _nnm.Conv2d: nnq.Conv2d,
+            nni.LinearReLU: nni.quantized.LinearReLU, nni.ConvReLU2d: nni.quantized.ConvReLU2d,
+            nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d, nnqat.LinearReLU: nni.quantized.LinearReLU,
+            nnqat.ConvReLU2d: nni.quantized.ConvReLU2d, _nnm.Dropout: _nnm.Identity}
+
+
+def get_default_dynamic_quant_module_mappings() -> dict:
+    return {_nnm.Linear: nnqd.Linear, _nnm.LSTM: nnqd.LSTM}
+
+
+def get_default_qat_module_mappings() -> dict:
+    return {_nnm.Linear: nnqat.Linear, _nnm.Conv2d: nnqat.Conv2d, nni.LinearReLU: nnqat.LinearReLU,
+            nni.ConvReLU2d: nnqat.ConvReLU2d}
+
+
+def _propagation_types():
+    return (set(get_default_static_quant_module_mappings()) | set(get_default_qat_module_mappings()) |
+            set(get_default_dynamic_quant_module_mappings()) | {_nnm.Sequential})
+
+
+def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None) -> None:
+    """Give every submodule a `.qconfig`: its own entry in qconfig_dict (by type, then by qualified name), else
+    its parent's; the root's own qconfig (or qconfig_dict[""]) is the default."""
+    qconfig_dict = qconfig_dict or {}
+
+    def visit(mod, parent_qconfig, prefix):
+        qc = qconfig_dict.get(type(mod), parent_qconfig)
+        qc = qconfig_dict.get(prefix, qc)
+        qc = getattr(mod, "qconfig", qc) if "qconfig" in mod.__dict__ else qc
+        mod.qconfig = qc
+        for name, child in mod.named_children():
+            visit(child, qc, prefix + "." + name if prefix else name)
+
+    visit(module, qconfig_dict.get("", None), "")
+
+
+def _observer_hook(mod, input, output):
+    return mod.activation_post_process(output)
+
+
+def _needs_observer(mod) -> bool:
+    return getattr(mod, "qconfig", None) is not None
+
+
+def _add_observer_(module, extra_types=()) -> None:
+    for name, child in module.named_children():
+        if isinstance(child, (nni.LinearReLU, nni.ConvReLU2d, nni.ConvBn2d, nni.ConvBnReLU2d)) or \
+                type(child) in extra_types:
+            if _needs_observer(child):
+                _insert_observer(child)
+        else:
+            _add_observer_(child, extra_types)
+    if not list(module.children()) and not isinstance(module, (_nnm.Sequential, DeQuantStub)) and \
+            type(module) in _propagation_types() and _needs_observer(module):
+        _insert_observer(module)
+
+
+def _insert_observer(mod) -> None:
+    mod.add_module("activation_post_process", mod.qconfig.activation())
+    mod.register_forward_hook(_observer_hook)
+    mod.__dict__["_fg_observer_hooked"] = True
+
+
+def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list=None,
+            prepare_custom_config_dict=None):
+    """Attach observers (model.qconfig's activation observer) to the modules convert will quantize; run
+    calibration data through the result, then convert it."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    propagate_qconfig_(model, None)
+    if not any(getattr(m, "qconfig", None) for m in model.modules()):
+        warnings.warn("None of the submodule got qconfig applied. Make sure you passed correct configuration "
+                      "through `qconfig_dict` or by assigning the `.qconfig` attribute directly on submodules",
+                      stacklevel=2)
+    _add_observer_(model, tuple(observer_non_leaf_module_list or ()))
+    return model
+
+
+def _remove_observers(module) -> None:
+    for child in module.children():
+        _remove_observers(child)
+    if "activation_post_process" in module._modules:
+        del module._modules["activation_post_process"]
+    if module.__dict__.pop("_fg_observer_hooked", False):
+        hooks = module._forward_hooks
+        for k in [k for k, h in hooks.items() if h is _observer_hook]:
+            del hooks[k]
+
+
+def swap_module(mod, mapping, custom_module_class_mapping=None, use_precomputed_fake_quant=False):
+    """mapping[type(mod)].from_float(mod) when mod has a qconfig and a mapping entry, else mod."""
+    if getattr(mod, "qconfig", None) is not None and type(mod) in mapping:
+        return mapping[type(mod)].from_float(mod)
+    return mod
+
+
+def _convert(module, mapping, inplace=True) -> Module:
+    if not inplace:
+        module = copy.deepcopy(module)
+    fused = (nni.LinearReLU, nni.ConvReLU2d, nni.ConvBn2d, nni.ConvBnReLU2d)
+    for name, child in list(module.named_children()):
+        if not isinstance(child, fused) and type(child) not in mapping:
+            _convert(child, mapping, True)
+        new = swap_module(child, mapping)
+        if new is not child:
+            module._modules[name] = new
+    return module
+
+
+def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_reference=False,
+            convert_custom_config_dict=None, use_precomputed_fake_quant=False):
+    """Swap each observed float (or QAT) submodule for its quantized counterpart (mapping: the static defaults),
+    using its observers' scale and zero point."""
+    if is_reference:
+        raise NotImplementedError("funcgrad's convert has no reference (is_reference=True) modules")
+    if not inplace:
+        module = copy.deepcopy(module)
+    _convert(module, get_default_static_quant_module_mappings() if mapping is None else mapping, True)
+    if remove_qconfig:
+        for m in module.modules():
+            m.__dict__.pop("qconfig", None)
+            if "qconfig" in getattr(m, "__dict__", {}):
+                del m.qconfig
+    return module
+
+
+def quantize(model, run_fn, run_args, mapping=None, inplace=False):
+    """prepare, run_fn(model, *run_args) to calibrate, convert."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    model.eval()
+    prepare(model, inplace=True)
+    run_fn(model, *run_args) if isinstance(run_args, (list, tuple)) else run_fn(model, run_args)
+    convert(model, mapping, inplace=True)
+    return model
+
+
+def quantize_dynamic(model, qconfig_spec=None, dtype=qint8, mapping=None, inplace=False):
+    """Replace the Linear / LSTM submodules named by qconfig_spec (types, names, or a dict to QConfigs) with
+    dynamically quantized ones: qint8 weights, activations quantized per call."""
+    if dtype is not qint8:
+        raise NotImplementedError(f"funcgrad's quantize_dynamic supports dtype=torch.qint8, got {dtype}")
+    if qconfig_spec is None:
+        qconfig_spec = {_nnm.Linear: default_dynamic_qconfig, _nnm.LSTM: default_dynamic_qconfig}
+    elif isinstance(qconfig_spec, set):
+        qconfig_spec = dict.fromkeys(qconfig_spec, default_dynamic_qconfig)
+    if mapping is None:
+        mapping = get_default_dynamic_quant_module_mappings()
+    unsupported = [k for k in qconfig_spec if isinstance(k, type) and k not in mapping]
+    if unsupported:
+        raise NotImplementedError(f"quantize_dynamic: funcgrad has no dynamically quantized module for "
+                                  f"{[k.__name__ for k in unsupported]} (supported: nn.Linear, nn.LSTM)")
+    if not inplace:
+        model = copy.deepcopy(model)
+    model.eval()
+    propagate_qconfig_(model, qconfig_spec)
+    convert(model, mapping, inplace=True)
+    return model
+
+
+def prepare_qat(model, mapping=None, inplace=False):
+    """Swap Linear / Conv2d (and fused LinearReLU / ConvReLU2d) for their QAT modules (fake-quantized weights)
+    and attach the qconfig's activation fake-quantizers; train, then convert."""
+    if not model.training:
+        raise AssertionError("prepare_qat only works on models in training mode")
+    mapping = get_default_qat_module_mappings() if mapping is None else mapping
+    if not inplace:
+        model = copy.deepcopy(model)
+    propagate_qconfig_(model, None)
+    convert(model, mapping, inplace=True, remove_qconfig=False)
+    prepare(model, inplace=True, observer_non_leaf_module_list=set(mapping.values()))
+    return model
+
+
+def quantize_qat(model, run_fn, run_args, inplace=False):
+    """prepare_qat, run_fn(model, *run_args) to train, convert."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    model.train()
+    prepare_qat(model, inplace=True)
+    run_fn(model, *run_args)
+    convert(model, inplace=True)
+    return model
+
+
+def add_quant_dequant(module):
+    """Wrap every leaf with a qconfig in QuantWrapper (QuantStub, the module, DeQuantStub)."""
+    if not list(module.children()) and getattr(module, "qconfig", None):
+        return QuantWrapper(module)
+    for name, child in module.named_children():
+        module._modules[name] = add_quant_dequant(child)
+    return module
+
+
+# --- fusion --------------------------------------------------------------------------------------------
+def _fold_bn(conv, bn):
+    """conv with the eval-mode batch norm after it folded into its weight and bias."""
+    fused = copy.deepcopy(conv)
+    w, b = conv.weight.detach(), conv.bias.detach() if conv.bias is not None else _fg.zeros(conv.out_channels)
+    inv = (bn.running_var + bn.eps).rsqrt()
+    g = bn.weight.detach() if bn.weight is not None else _fg.ones_like(inv)
+    beta = bn.bias.detach() if bn.bias is not None else _fg.zeros_like(inv)
+    fused.weight = _Parameter(w * (g * inv).reshape(-1, *([1] * (w.ndim - 1))))
+    fused.bias = _Parameter((b - bn.running_mean) * inv * g + beta)
+    return fused
+
+
+def _fuse(mods):
+    types = tuple(type(m) for m in mods)
+    L, C, B, R = _nnm.Linear, _nnm.Conv2d, _nnm.BatchNorm2d, _nnm.ReLU
+    if types == (C, B):
+        if mods[0].training:
+            return nni.ConvBn2d(*mods)
+        return _fold_bn(*mods)
+    if types == (C, B, R):
+        if mods[0].training:
+            return nni.ConvBnReLU2d(*mods)
+        return nni.ConvReLU2d(_fold_bn(mods[0], mods[1]), mods[2])
+    if types == (C, R):
+        return nni.ConvReLU2d(*mods)
+    if types == (L, R):
+        return nni.LinearReLU(*mods)
+    if types == (_nnm.Linear, _nnm.BatchNorm1d) and not mods[0].training:
+        return _fold_bn(*mods)
+    raise NotImplementedError(f"Cannot fuse modules: {types}")
+
+
+def _get(model, name):
+    for part in name.split("."):
+        model = getattr(model, part)
+    return model
+
+
+def _set(model, name, value):
+    *parents, last = name.split(".")
+    for part in parents:
+        model = getattr(model, part)
+    setattr(model, last, value)
+
+
+def fuse_modules(model, modules_to_fuse, inplace=False, fuser_func=None, fuse_custom_config_dict=None):
+    """Fuse each list of submodule names (conv-bn, conv-bn-relu, conv-relu, linear-relu, linear-bn) into the
+    first one; the others become nn.Identity."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    groups = modules_to_fuse if modules_to_fuse and isinstance(modules_to_fuse[0], (list, tuple)) else \
+        [modules_to_fuse]
+    for names in groups:
+        mods = [_get(model, n) for n in names]
+        fused = (fuser_func or _fuse)(mods)
+        _set(model, names[0], fused)
+        for n in names[1:]:
+            _set(model, n, _nnm.Identity())
+    return model
+
+
+_ = float16_dynamic_qconfig
