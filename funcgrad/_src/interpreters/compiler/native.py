@@ -1549,4 +1549,5 @@ def tier(entry, compiled):
         if state["n"] >= threshold and not state["started"]:
             start()
         return fn(*bufs)
+    counting.native_pending = True  # (while entry.fn is this counter, the native code is still to come)
     return counting
