@@ -5,19 +5,32 @@
 A program made of many small operations spends its time in Python calling NumPy once per operation.
 Here the equations Numba can take become one generated `@njit` function per *region* (a maximal run of
 supported equations in program order): elementwise equations are fused into loop nests (one loop per
-group of fusion.plan, intermediate values in registers, broadcasting by index arithmetic), matrix
-products, reductions, slices, reshapes, transposes and concatenations are explicit loops or Numba's array
-operations, and whole `scan` / `while` loops (fori_loop lowers to one of them) become loops of the
-generated function with their bodies inlined. The remaining equations keep the NumPy code generation
-(codegen.py): each region is one call there. Regions with arrays above `jit_native_max_size` elements
-stay on the NumPy path (its SIMD loops and blocked kernels win on large arrays).
+group of fusion.plan, intermediate values in registers, broadcasting by index arithmetic; outer
+products join them), matrix products, reductions, slices, reshapes, transposes and concatenations are
+explicit loops or Numba's array operations, and whole `scan` / `while` loops (fori_loop lowers to one
+of them) become loops of the generated function with their bodies inlined. The remaining equations keep
+the NumPy code generation (codegen.py): each region is one call there. Regions with arrays above
+`jit_native_max_size` elements stay on the NumPy path (its SIMD loops and blocked kernels win on large
+arrays).
+
+Loops run without allocating: a body's arrays are allocated once before the loop, the carries of a loop
+outside any other are double-buffered (_Emitter), and a loop-invariant operand of a matrix product that
+would be read along a strided dimension is transposed once, before the loop (_emit_dot).
+
+Repeated steps: a Python loop under jit is unrolled (a 50-step RNN gradient is ~900 equations), and
+Numba's compile time grows faster than the function. Before regions are cut, each run of supported
+equations is searched for a repetition (the same equations, period after period, each reading the
+previous period's results, the same values from before, a slice moving by a fixed step, or an earlier
+repetition's per-period results, as a backward pass reads the forward's): each becomes one loop over
+its first period (_roll, _emit_rolled), so the program compiles as what it was written as. What does
+not repeat is cut into regions of `max_region_eqns`, and a program with more than `jit_native_max_eqns`
+equations left stays on the NumPy code.
 
 Semantics are the NumPy path's: every result is cast to its jaxpr dtype, scalar constants are typed
-literals, maximum/minimum propagate NaN as NumPy's loops do, and no fastmath. The transcendental functions
-(exp, tanh, log, ...) are the C library's through LLVM, which may differ from NumPy's SIMD loops in the
-last bit; add, sub, mul, div, sqrt, comparisons and selections are correctly rounded in both and agree
-bitwise. Sums and products accumulate in order (NumPy's pairwise summation and BLAS may differ in the
-last bits).
+literals, maximum/minimum propagate NaN as NumPy's loops do, and no fastmath. exp, tanh, log, pow, ...
+call NumPy's own ufunc inner loops (native_rt.call_loop) so they give NumPy's results bit for bit; add,
+sub, mul, div, sqrt, comparisons and selections are correctly rounded in both and agree bitwise. Sums
+and products accumulate in order (NumPy's pairwise summation and BLAS may differ in the last bits).
 
 Caching: the generated source is written to `jit_native_cache_dir` (a file named by its hash) and
 compiled with Numba's `cache=True`, so another process that generates the same source loads the machine
@@ -26,6 +39,7 @@ Tiering (when and on which thread this runs) is `NativeTier` below, used by jit.
 """
 from __future__ import annotations
 
+import bisect
 import ctypes
 import hashlib
 import importlib.util
@@ -320,7 +334,9 @@ class _Emitter:
     Inside loops, arrays of static shape are allocated once, before the outermost loop (`alloc`), and
     rewritten at each iteration; the exceptions are the values that become a loop's carry (`no_hoist`):
     a carry takes such an array by reference (it was allocated in this iteration, `fresh`) and any
-    other value by copy, so that no carry ever holds a buffer that the next iteration rewrites."""
+    other value by copy, so that no carry ever holds a buffer that the next iteration rewrites. A loop
+    outside any other has two buffers per carry instead (`spare`): the body writes the new value into
+    the one the carry does not hold, and the two swap."""
 
     def __init__(self):
         self.lines: list = []
@@ -336,6 +352,8 @@ class _Emitter:
         self.slice_shift: dict = {}  # id(slice eqn) -> (loop index name, start step per axis): rolled loops
         self.needed: set = set()     # Vars read outside the rolled loop that makes them (set per region)
         self.stacks: dict = {}       # (id(_Rolled), m) -> the array of equation m's results, one row per period
+        self.spare: dict = {}        # Var -> the spare buffer it is written to (a double-buffered carry)
+        self.used_spare: set = set()
 
     def loop_index(self, uf, sig) -> int:
         lp = ufunc_loop(uf, sig)
@@ -385,6 +403,12 @@ class _Emitter:
         out of the loops being emitted unless `var` becomes a carry."""
         shape = tuple(shape)
         cast = _cast(dtype)
+        if var is not None and var in self.spare:
+            self.emit(depth, f"{name} = {self.spare[var]}")
+            self.used_spare.add(var)
+            if fill is not None:
+                self.emit(depth, f"{name}[:] = {fill}")
+            return
         if self.levels and shape and (var is None or var not in self.no_hoist):
             lv = self.levels[0]
             self.emit(lv.depth, f"{name} = np.empty({shape!r}, {cast})", lv.block)
@@ -633,7 +657,7 @@ def _emit_call(em: _Emitter, depth: int, e: Eqn, form, shape, n: int, arr: dict,
     0 for a scalar), writing a stored array of the group's shape."""
     uf, sig, extra = form
     k = em.loop_index(uf, sig)
-    ptrs, steps, keep = [], [], []
+    ptrs, steps = [], []
     ins = list(e.invars)
     dts = [np.dtype(c) for c in sig.split("->")[0]]
     operands = [(v, dts[j]) for j, v in enumerate(ins)]
@@ -917,9 +941,27 @@ def _carry_init(em: _Emitter, depth: int, init: Var) -> str:
     return n
 
 
-def _carry_update(em: _Emitter, depth: int, carries: list[str], news: list[Var]) -> None:
-    """Each carry takes its new value: by reference an array allocated in this iteration (`fresh`),
-    by copy anything else (a hoisted buffer, a view, another carry); all read before any is rebound."""
+def _spares(em: _Emitter, depth: int, news: list[Var]) -> dict:
+    """For a loop outside any other: a spare buffer for each array carry whose new value the body will
+    compute (see _Emitter); {} inside another loop."""
+    if em.levels:
+        return {}
+    sp = {}
+    for v in news:
+        if v.aval.shape and news.count(v) == 1 and v not in em.names and v not in em.literals:
+            sp[v] = em.temp("b")
+            em.emit(depth, f"{sp[v]} = np.empty({tuple(v.aval.shape)!r}, {_cast(v.aval.dtype)})")
+    em.spare.update(sp)
+    return sp
+
+
+def _carry_update(em: _Emitter, depth: int, carries: list[str], news: list[Var], spares=None) -> None:
+    """Each carry takes its new value: by reference an array allocated in this iteration (`fresh`) or
+    written to its spare buffer (then the spare takes the old value's buffer), by copy anything else (a
+    hoisted buffer, a view, another carry); all read before any is rebound."""
+    for v in spares or ():
+        del em.spare[v]
+    swap = {c: spares[v] for c, v in zip(carries, news) if spares and v in spares and v in em.used_spare}
     tmps = []
     for c, v in zip(carries, news):
         n = em.name(v)
@@ -927,7 +969,7 @@ def _carry_update(em: _Emitter, depth: int, carries: list[str], news: list[Var])
             expr = n
         elif em.is_scalar(v):
             expr = f"np.full({tuple(v.aval.shape)!r}, {n}, {_cast(v.aval.dtype)})"
-        elif n in em.fresh:
+        elif n in em.fresh or c in swap:
             expr = n
         else:
             expr = f"np.ascontiguousarray({n}).copy()"
@@ -939,6 +981,8 @@ def _carry_update(em: _Emitter, depth: int, carries: list[str], news: list[Var])
         tmps.append(t)
     for c, t in zip(carries, tmps):
         if t is not None:
+            if c in swap:
+                em.emit(depth, f"{swap[c]} = {c}")
             em.emit(depth, f"{c} = {t}")
 
 
@@ -966,6 +1010,7 @@ def _emit_scan(em: _Emitter, depth: int, e: Eqn) -> None:
     bin_ = j.invars
     for bv, v in zip(bin_[:nc], consts):
         _alias(em, bv, v)
+    spares = _spares(em, depth, j.outvars[:k])
     em.open_loop(depth, f"for {i} in {rng}:")
     d = depth + 1
     for bv, c in zip(bin_[nc:nc + k], carries):
@@ -979,7 +1024,7 @@ def _emit_scan(em: _Emitter, depth: int, e: Eqn) -> None:
     _body(em, d, j, outs[:k])
     for y, ov in zip(ys, outs[k:]):
         _store_row(em, d, em.name(y), i, ov)
-    _carry_update(em, d, carries, outs[:k])
+    _carry_update(em, d, carries, outs[:k], spares)
     em.close_loop()
     for c, ov in zip(carries, e.outvars[:k]):
         em.names[ov] = c
@@ -1003,6 +1048,7 @@ def _emit_while(em: _Emitter, depth: int, e: Eqn) -> None:
         _alias(em, bv, v)
     for bv, v in zip(bj.invars[:nbc], bc):
         _alias(em, bv, v)
+    spares = _spares(em, depth, bj.outvars)
     em.open_loop(depth, "while True:")
     d = depth + 1
     for bv, c in zip(cj.invars[ncc:], carries):
@@ -1013,7 +1059,7 @@ def _emit_while(em: _Emitter, depth: int, e: Eqn) -> None:
     for bv, c in zip(bj.invars[nbc:], carries):
         em.names[bv] = c
     _body(em, d, bj, bj.outvars)
-    _carry_update(em, d, carries, bj.outvars)
+    _carry_update(em, d, carries, bj.outvars, spares)
     em.close_loop()
     for c, ov in zip(carries, e.outvars):
         em.names[ov] = c
@@ -1156,14 +1202,22 @@ def _roll(eqns: list) -> list:
         k = _sig(e)
         sig.append(-1 - g if k is None else ids.setdefault(k, len(ids)))
     pos = {v: g for g, e in enumerate(eqns) for v in e.outvars}
+    at: dict = {}  # signature -> positions
+    for g, k in enumerate(sig):
+        at.setdefault(k, []).append(g)
     owner: dict = {}  # var of a rolled loop -> (that _Rolled, m, period)
     items, s = [], 0
     while s < n:
         best = None
         if sig[s] >= 0:
             tries = 0
-            for P in range(1, min(_ROLL_MAX_PERIOD, (n - s) // _ROLL_MIN_TRIPS) + 1):
-                if sig[s + P] != sig[s] or sig[s:s + P] != sig[s + P:s + 2 * P]:
+            later = at[sig[s]]
+            limit = min(_ROLL_MAX_PERIOD, (n - s) // _ROLL_MIN_TRIPS)
+            for q in later[bisect.bisect_right(later, s):]:
+                P = q - s
+                if P > limit:
+                    break
+                if sig[s:s + P] != sig[s + P:s + 2 * P]:
                     continue
                 K, kinds, inits, steps = _verify(eqns, s, P, sig, pos, owner)
                 if K >= _ROLL_MIN_TRIPS and (best is None or K * P > best[0] * best[1]):
@@ -1212,6 +1266,8 @@ def _emit_rolled(em: _Emitter, depth: int, e: Eqn) -> None:
         em.alloc(depth, ys[m], (K,) + tuple(ov.aval.shape), ov.aval.dtype)
     cvars = {m: Var(tmpl[m].outvars[0].aval) for m in carried}
     cnames = {m: _carry_init(em, depth, r.inits[m]) for m in carried}
+    news = [tmpl[m].outvars[0] for m in carried]
+    spares = _spares(em, depth, news)
     t = em.temp("r")
     em.open_loop(depth, f"for {t} in range({K}):")
     d = depth + 1
@@ -1238,13 +1294,12 @@ def _emit_rolled(em: _Emitter, depth: int, e: Eqn) -> None:
         if i in r.steps:
             em.slice_shift[id(c)] = (t, r.steps[i])
         body.append(c)
-    news = [tmpl[m].outvars[0] for m in carried]
     j = Jaxpr([], [], list(cvars.values()) + list(svars.values()), body,
               news + [tmpl[m].outvars[0] for m in stacked])
     _body(em, d, j, news)
     for m in stacked:
         _store_row(em, d, ys[m], t, tmpl[m].outvars[0])
-    _carry_update(em, d, [cnames[m] for m in carried], news)
+    _carry_update(em, d, [cnames[m] for m in carried], news, spares)
     em.close_loop()
     for v, (m, k) in r.where.items():
         if m in ys:
