@@ -525,3 +525,64 @@ def test_dot_general_layouts_in_a_loop(spec):
     for g, wa, r in zip(got, want, (x, v)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(wa), rtol=1e-13)
         np.testing.assert_allclose(np.asarray(g), r, rtol=1e-13)
+
+
+_STEP_OPS = [
+    lambda a, b: a + b, lambda a, b: a * b - 0.5, lambda a, b: jnp.maximum(a, b), lambda a, b: a / (1.0 + b * b),
+    lambda a, b: jnp.tanh(a) + b, lambda a, b: jnp.where(a > b, a, b * 0.25), lambda a, b: jnp.exp(-a * a) * b,
+]
+_STEP_OPS_NP = [
+    lambda a, b: a + b, lambda a, b: a * b - 0.5, lambda a, b: np.maximum(a, b), lambda a, b: a / (1.0 + b * b),
+    lambda a, b: np.tanh(a) + b, lambda a, b: np.where(a > b, a, b * 0.25), lambda a, b: np.exp(-a * a) * b,
+]
+
+
+@st.composite
+def step_programs(draw):
+    """A step over a state of 1-3 arrays (ops reading the state, earlier ops of the step, an outside
+    array and the step's row of xs), its new state drawn from the results and the old state
+    (passed through or swapped), repeated 3-9 times as a Python loop."""
+    nstate = draw(st.integers(1, 3))
+    nops = draw(st.integers(1, 5))
+    ops = []
+    for k in range(nops):
+        pool = nstate + 2 + k  # state, outside array, row, earlier results
+        ops.append((draw(st.integers(0, len(_STEP_OPS) - 1)), draw(st.integers(0, pool - 1)),
+                    draw(st.integers(0, pool - 1))))
+    ops[0] = (ops[0][0], 0, ops[0][2])  # (the step reads the state, and its last result is the new state 0:
+    new = [nstate + 2 + nops - 1] + [draw(st.integers(0, nstate + 2 + nops - 1)) for _ in range(nstate - 1)]
+    return nstate, ops, new, draw(st.integers(3, 9))  # a chain through the steps)
+
+
+def _run_steps(prog, ops_table, state, outside, xs):
+    nstate, ops, new, steps = prog
+    for t in range(steps):
+        vals = list(state) + [outside, xs[t]]
+        for k, a, b in ops:
+            vals.append(ops_table[k](vals[a], vals[b]))
+        state = [vals[i] for i in new]
+    return state
+
+
+@settings(max_examples=25, deadline=None)
+@given(step_programs())
+def test_rolled_random_step_programs_bitwise(prog):
+    """Random repeated steps: whatever rolls, the native results are the NumPy path's bit for bit, and
+    NumPy's own (elementwise operations only)."""
+    rng = np.random.default_rng(7)
+    dt = np.asarray(jnp.zeros(1)).dtype  # (float32 unless x64)
+    state = [rng.standard_normal(5).astype(dt) for _ in range(prog[0])]
+    outside, xs = rng.standard_normal(5).astype(dt), rng.standard_normal((prog[3], 5)).astype(dt)
+
+    def f(state, outside, xs):
+        return _run_steps(prog, _STEP_OPS, state, outside, xs)
+    args = ([jnp.asarray(s) for s in state], jnp.asarray(outside), jnp.asarray(xs))
+    with np.errstate(all="ignore"):
+        with native_off():
+            want = fg.jit(f)(*args)
+        with native_on():
+            got = fg.jit(f)(*args)
+        ref = _run_steps(prog, _STEP_OPS_NP, state, outside, xs)
+    for g, w, r in zip(got, want, ref):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+        np.testing.assert_array_equal(np.asarray(g), r)
