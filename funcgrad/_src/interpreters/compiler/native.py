@@ -128,6 +128,7 @@ class NativeConfig:
         self.max_region_eqns = 48
         # ... and the regions of one program together: an unrolled 900-equation RNN gradient still took 150 s
         # in 48-equation pieces, so a program with more lowerable equations than this is not compiled at all
+        # (counted once repeated steps are rolled into loops: that gradient is then ~35)
         self.max_program_eqns = 400
 
 
