@@ -188,6 +188,27 @@ def add_row(case: str, impl: str, t: float | None, base: float | None, note: str
     print(f"  {case:<44} {impl:<26} {shown:>12} {ratio:>8} {fmt_mem(peak):>10}  {note}", file=sys.stderr, flush=True)
 
 
+def settle(jf, call, timeout_s: float = 300.0) -> str:
+    """Calls the funcgrad.jit function `jf` (through `call`) until jit's native tier (numba, the `fast`
+    extra; see compiler/native.py) is done with it: its code built on the background thread and swapped
+    in (or nothing found to build), so that the row times the steady state and no compile thread runs
+    under a later row. Returns the row's note."""
+    from funcgrad._src.interpreters.compiler import native  # (private: the tier's own state)
+    if not native.wanted(np):
+        return ""
+    t0 = time.perf_counter()
+    for _ in range(max(native.config.threshold, 1)):
+        call()
+    while any(getattr(e.fn, "native_pending", False) for e in jf._cache.values()):
+        if time.perf_counter() - t0 > timeout_s:
+            return f"native code not ready after {timeout_s:.0f} s"
+        call()
+        time.sleep(0.01)
+    if not any(e.native is not None for e in jf._cache.values()):
+        return ""
+    return f"native code (tiered up after {time.perf_counter() - t0:.1f} s)"
+
+
 class Case:
     """One table row group: a NumPy baseline, then implementations timed against it."""
 
@@ -653,7 +674,7 @@ def bench_w1() -> None:
         c = Case(f"W1 100-op chain, {n:,} x f32")
         c.numpy(lambda: chain(a, np))
         c.time("funcgrad eager", lambda: chain(x, jnp))
-        c.time("funcgrad.jit", lambda: fg_chain(x))
+        c.time("funcgrad.jit", lambda: fg_chain(x), settle(fg_chain, lambda: fg_chain(x)))
         if torch is not None:
             def make_torch():
                 t = torch.from_numpy(a.copy())
@@ -718,9 +739,10 @@ def bench_w2() -> None:
                                f"{100 * W2_FLOPS / base / peak:.0f}% of one core's GEMM peak "
                                f"({peak / 1e9:.0f} GFLOP/s)",)
     c.time("funcgrad eager", lambda: fg_step(params, x, y))
-    c.time("funcgrad.jit", lambda: step_jit(params, x, y))
+    c.time("funcgrad.jit", lambda: step_jit(params, x, y), settle(step_jit, lambda: step_jit(params, x, y)))
     step_par, out = compiled_with_parallel_ops(fg_step, params, x, y)
     check("W2 SGD step (jit, parallel ops)", out, want, 1e-6)
+    settle(step_par, lambda: step_par(params, x, y))  # (no compile thread under the row)
     c.time("funcgrad.jit, jit_parallel_ops", lambda: step_par(params, x, y), "opt-in: a second thread (not BLAS's)")
     if torch is not None:
         def make_torch():
@@ -770,7 +792,8 @@ def bench_w3() -> None:
     c = Case("W3 per-example grads, MLP 784-128-10, batch 64")
     c.numpy(lambda: numpy_per_example_grads(np_params, x_np, y_np), "NumPy (by hand)")
     c.time("funcgrad vmap(grad) eager", lambda: per_ex(params, x, y))
-    c.time("funcgrad jit(vmap(grad))", lambda: per_ex_jit(params, x, y))
+    c.time("funcgrad jit(vmap(grad))", lambda: per_ex_jit(params, x, y),
+           settle(per_ex_jit, lambda: per_ex_jit(params, x, y)))
     if torch is not None:
         def make_torch():
             import torch.func
@@ -810,7 +833,7 @@ def bench_w4() -> None:
     c = Case("W4 Hessian-vector product, A 1000x1000 f64")
     c.numpy(lambda: numpy_hvp(A_np, x_np, v_np), "NumPy (by hand)")
     c.time("funcgrad jvp(grad) eager", lambda: hvp(A, x, v))
-    c.time("funcgrad jit(jvp(grad))", lambda: hvp_jit(A, x, v))
+    c.time("funcgrad jit(jvp(grad))", lambda: hvp_jit(A, x, v), settle(hvp_jit, lambda: hvp_jit(A, x, v)))
     if jax is not None:
         def make_jax():
             def f(a, xx, vv):
@@ -842,9 +865,10 @@ def bench_w5() -> None:
     c = Case("W5 CNN fwd+bwd, batch 32x1x28x28")
     c.numpy(lambda: numpy_cnn_value_and_grad(np_params, x_np, y_np), "NumPy (im2col, by hand)")
     c.time("funcgrad eager", lambda: vg(params, x, y))
-    c.time("funcgrad.jit", lambda: vg_jit(params, x, y))
+    c.time("funcgrad.jit", lambda: vg_jit(params, x, y), settle(vg_jit, lambda: vg_jit(params, x, y)))
     vg_par, out = compiled_with_parallel_ops(vg, params, x, y)
     check("W5 jit(value_and_grad), parallel ops", out, want, 1e-4)
+    settle(vg_par, lambda: vg_par(params, x, y))  # (no compile thread under the row)
     c.time("funcgrad.jit, jit_parallel_ops", lambda: vg_par(params, x, y), "opt-in: a second thread (not BLAS's)")
     if torch is not None:
         def make_torch():
@@ -897,7 +921,7 @@ def bench_w6() -> None:
     c.numpy(lambda: numpy_mlp_value_and_grad(np_params, x_np, y_np), "NumPy value+grad (by hand)")
     c.given("funcgrad.jit first call", statistics.median(times),
             f"median of {k} fresh jits (the process's first: {fmt_time(times[0])}); trace+optimise+codegen+run")
-    c.time("funcgrad.jit later calls", lambda: g_jit(params, x, y))
+    c.time("funcgrad.jit later calls", lambda: g_jit(params, x, y), settle(g_jit, lambda: g_jit(params, x, y)))
     if jax is not None:
         try:
             ns = jax_ns()
@@ -934,7 +958,7 @@ def bench_w7() -> None:
     c = Case("W7 RNN grad, hidden 8, 50-step Python loop, f64")
     c.numpy(lambda: numpy_rnn_value_and_grad(np_params, h0_np, xs_np), "NumPy BPTT (by hand)")
     c.time("funcgrad grad eager", lambda: g(params, h0, xs))
-    c.time("funcgrad jit(grad)", lambda: g_jit(params, h0, xs))
+    c.time("funcgrad jit(grad)", lambda: g_jit(params, h0, xs), settle(g_jit, lambda: g_jit(params, h0, xs)))
     if torch is not None:
         def make_torch():
             tp = torch_tree(np_params, requires_grad=True)
@@ -961,7 +985,7 @@ def bench_s1() -> None:
     check("S1 conv jit(value_and_grad)", vg_jit(params, x, r), want, 1e-4)
     c = Case("S1 conv2d 1->16->32 fwd+bwd, 32x28x28")
     c.numpy(lambda: numpy_conv2_value_and_grad(np_params, x_np, r_np), "NumPy (im2col, by hand)")
-    c.time("funcgrad.jit", lambda: vg_jit(params, x, r))
+    c.time("funcgrad.jit", lambda: vg_jit(params, x, r), settle(vg_jit, lambda: vg_jit(params, x, r)))
     if jax is not None:
         def make_jax():
             ns = jax_ns()
@@ -981,7 +1005,7 @@ def bench_s1() -> None:
         c = Case(f"S1 einsum {spec} " + ",".join("x".join(map(str, s)) for s in shapes))
         c.numpy(lambda spec=spec, o=ops_np: np.einsum(spec, *o, optimize=True), "numpy.einsum(optimize=True)")
         c.time("funcgrad eager", lambda spec=spec, o=ops: jnp.einsum(spec, *o))
-        c.time("funcgrad.jit", lambda f=ein_jit, o=ops: f(*o))
+        c.time("funcgrad.jit", lambda f=ein_jit, o=ops: f(*o), settle(ein_jit, lambda f=ein_jit, o=ops: f(*o)))
         if jax is not None:
             def make_jax(spec=spec, o=ops_np):
                 f, jo = jax.jit(lambda *a: jaxnp.einsum(spec, *a)), [jaxnp.asarray(v) for v in o]
@@ -997,7 +1021,7 @@ def bench_s2() -> None:
     check("S2 jit(value_and_grad(scan))", vg_jit(params, h0, xs), want, 1e-4)
     c = Case("S2 lax.scan RNN 1000 steps, hidden 64, value+grad")
     c.numpy(lambda: numpy_scan_rnn_value_and_grad(np_params, h0_np, xs_np), "NumPy loop + BPTT (by hand)")
-    c.time("funcgrad.jit", lambda: vg_jit(params, h0, xs))
+    c.time("funcgrad.jit", lambda: vg_jit(params, h0, xs), settle(vg_jit, lambda: vg_jit(params, h0, xs)))
     if jax is not None:
         def make_jax():
             ns = jax_ns()

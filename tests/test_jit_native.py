@@ -302,10 +302,11 @@ def test_options_through_config():
 
 
 def test_a_program_too_large_to_compile_quickly_stays_on_numpy():
-    """Numba's compile time grows with the program: above jit_native_max_eqns nothing is compiled."""
+    """Numba's compile time grows with the program: above jit_native_max_eqns nothing is compiled (each
+    step here has its own constant, so the steps do not repeat and are not rolled into a loop)."""
     def f(x):
-        for _ in range(30):
-            x = jnp.tanh(x) * 1.5 + 0.1
+        for k in range(30):
+            x = jnp.tanh(x) * (1.5 + 0.01 * k) + 0.1
         return x
     x = jnp.ones(8, jnp.float32)
     old = native.config.max_program_eqns
@@ -317,3 +318,271 @@ def test_a_program_too_large_to_compile_quickly_stays_on_numpy():
             assert entry_of(jf).native is None
     finally:
         native.config.max_program_eqns = old
+
+
+# --- repeated steps rolled into loops ------------------------------------------------------------------------
+
+def test_repeated_steps_roll_into_one_loop():
+    """30 identical steps (a Python loop that jit unrolled) compile as one loop of 3 equations: under
+    jit_native_max_eqns, and bitwise the NumPy path's results."""
+    def f(x):
+        for _ in range(30):
+            x = jnp.tanh(x) * 1.5 + 0.1
+        return x
+    x = jnp.asarray(np.linspace(-1, 1, 8).astype(np.float32))
+    with native_off():
+        want = np.asarray(fg.jit(f)(x))
+    old = native.config.max_program_eqns
+    try:
+        fg.config.update("jit_native_max_eqns", 20)
+        with native_on():
+            jf = fg.jit(f)
+            got = np.asarray(jf(x))
+            nat = entry_of(jf).native
+    finally:
+        native.config.max_program_eqns = old
+    assert nat is not None and "in range(30):" in nat.source
+    np.testing.assert_array_equal(got, want)
+    a = np.asarray(x)
+    for _ in range(30):
+        a = np.tanh(a) * np.float32(1.5) + np.float32(0.1)
+    np.testing.assert_array_equal(got, a)
+
+
+def loop_rnn_loss(params, h0, xs):
+    """A tanh RNN over the rows of xs as a Python loop (unrolled by jit); loss sum_t |h_t|^2."""
+    W, U, b = params
+    h, loss = h0, 0.0
+    for t in range(xs.shape[0]):
+        h = jnp.tanh(h @ W + xs[t] @ U + b)
+        loss = loss + jnp.sum(h * h)
+    return loss
+
+
+def loop_rnn_numpy(params, h0, xs):
+    """loop_rnn_loss and its gradient by hand (forward, then backpropagation through time)."""
+    W, U, b = params
+    hs, h = [h0], h0
+    for x in xs:
+        h = np.tanh(h @ W + x @ U + b)
+        hs.append(h)
+    loss = sum(float(np.sum(h * h)) for h in hs[1:])
+    gW, gU, gb, dh = np.zeros_like(W), np.zeros_like(U), np.zeros_like(b), np.zeros_like(h0)
+    for t in range(len(xs), 0, -1):
+        dz = (dh + 2 * hs[t]) * (1 - hs[t] ** 2)
+        gW += np.outer(hs[t - 1], dz)
+        gU += np.outer(xs[t - 1], dz)
+        gb += dz
+        dh = dz @ W.T
+    return loss, (gW, gU, gb)
+
+
+def test_python_loop_rnn_gradient_rolls_forward_and_backward():
+    """The unrolled forward steps become one loop, the unrolled backward steps another that reads the
+    forward values stored per step (in reverse); the row x_t is a slice moving with the loop."""
+    rng = np.random.default_rng(3)
+    params = (rng.standard_normal((5, 5)) / 3, rng.standard_normal((3, 5)), rng.standard_normal(5) / 10)
+    h0, xs = np.zeros(5), rng.standard_normal((20, 3))
+    args = (tuple(jnp.asarray(p) for p in params), jnp.asarray(h0), jnp.asarray(xs))
+    vg = fg.value_and_grad(loop_rnn_loss)
+    with native_off():
+        want_v, want_g = fg.jit(vg)(*args)
+    with native_on():
+        jf = fg.jit(vg)
+        got_v, got_g = jf(*args)
+        nat = entry_of(jf).native
+    assert nat is not None
+    src = "\n".join(r.source for r in nat.native_regions)
+    assert src.count("for r") >= 2 and "* r" in src  # two rolled loops; a slice start moving with the loop
+    ref_v, ref_g = loop_rnn_numpy(params, h0, xs)
+    np.testing.assert_allclose(float(got_v), ref_v, rtol=1e-13)
+    np.testing.assert_allclose(float(got_v), float(want_v), rtol=1e-13)
+    for g, w, r in zip(got_g, want_g, ref_g):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(np.asarray(g), r, rtol=1e-12, atol=1e-14)
+
+
+def test_steps_that_differ_do_not_roll_wrongly():
+    """Steps that look alike but read different earlier values (x_{t-2}) or alternate are not a loop
+    of one period; whatever is rolled, results stay the NumPy path's bitwise."""
+    def f(x, y):
+        a, b = x, y
+        for k in range(12):
+            a, b = b, jnp.tanh(a) * 0.5 + b      # reads two steps back
+        c = x
+        for k in range(9):
+            c = jnp.sin(c) if k % 2 else jnp.cos(c) + 1.0
+        return a, b, c
+    x = jnp.asarray(np.linspace(-1, 1, 6))
+    y = jnp.asarray(np.linspace(0, 2, 6))
+    with native_off():
+        want = fg.jit(f)(x, y)
+    with native_on():
+        jf = fg.jit(f)
+        got = jf(x, y)
+        assert entry_of(jf).native is not None
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    a, b = np.asarray(x), np.asarray(y)
+    for k in range(12):
+        a, b = b, np.tanh(a) * 0.5 + b
+    np.testing.assert_array_equal(np.asarray(got[1]), b)
+
+
+# --- loop bodies: hoisted buffers, carries, products -------------------------------------------------------
+
+def test_scan_carries_that_swap_pass_through_and_reshape():
+    """A loop's buffers are allocated once and rewritten each iteration; a carry taking a value that
+    such a buffer holds (here: another carry, a reshaped value, a value passed through) must not see it
+    change at the next iteration."""
+    def f(a, b, xs):
+        def body(c, x):
+            p, q, r = c
+            n = jnp.tanh(p * x + q)
+            m = (n * 2.0).reshape(2, 3).T.reshape(6)
+            return (q, m, r), n - p
+
+        def outer(c, x):
+            c2, ys = lax.scan(body, c, xs + x)
+            return c2, ys[-1]
+        return lax.scan(outer, (a, b, a), xs[:3])
+    rng = np.random.default_rng(4)
+    a, b = jnp.asarray(rng.standard_normal(6)), jnp.asarray(rng.standard_normal(6))
+    xs = jnp.asarray(rng.standard_normal((5, 6)))
+    with native_off():
+        want = fg.jit(f)(a, b, xs)
+    with native_on():
+        jf = fg.jit(f)
+        got = jf(a, b, xs)
+        assert entry_of(jf).native is not None
+    from funcgrad.tree_util import tree_leaves
+    for g, w in zip(tree_leaves(got), tree_leaves(want)):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+    def body_np(c, x):
+        p, q, r = c
+        n = np.tanh(p * x + q)
+        return (q, (n * 2.0).reshape(2, 3).T.reshape(6), r), n - p
+    c, last = (np.asarray(a), np.asarray(b), np.asarray(a)), []
+    for x in np.asarray(xs)[:3]:
+        ys = []
+        for xi in np.asarray(xs) + x:
+            c, y = body_np(c, xi)
+            ys.append(y)
+        last.append(ys[-1])
+    for g, w in zip(tree_leaves(got), list(c) + [np.array(last)]):
+        np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def test_outer_products_fuse_bitwise():
+    """A dot_general without contraction is one rounded product per element (as NumPy's): fused into
+    the elementwise loop that adds it, bitwise the NumPy path's."""
+    def f(a, b, c):
+        return c + jnp.outer(a, b) * 2.0, jnp.tensordot(a, c, axes=0) - 1.0
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal(7).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    c = rng.standard_normal((7, 5)).astype(np.float32)
+    with native_off():
+        want = fg.jit(f)(a, b, c)
+    with native_on():
+        jf = fg.jit(f)
+        got = jf(a, b, c)
+        assert entry_of(jf).native is not None
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    np.testing.assert_array_equal(np.asarray(got[0]), c + np.multiply.outer(a, b) * np.float32(2.0))
+    np.testing.assert_array_equal(np.asarray(got[1]), np.multiply.outer(a, c) - np.float32(1.0))
+
+
+@pytest.mark.parametrize("spec", ["ij,jk->ik", "ij,kj->ik", "ji,jk->ik", "ji,kj->ik", "bij,bjk->bik",
+                                  "bij,bkj->bik", "i,ij->j", "i,ji->j", "ij,j->i"])
+def test_dot_general_layouts_in_a_loop(spec):
+    """Each operand layout of a matrix product inside a loop body (an invariant operand read along a
+    strided dimension is transposed once, before the loop) against the NumPy path and np.einsum."""
+    rng = np.random.default_rng(6)
+    shapes = {"i": 4, "j": 3, "k": 5, "b": 2}
+    ins = spec.split("->")[0].split(",")
+    a = rng.standard_normal([shapes[c] for c in ins[0]])
+    w = rng.standard_normal([shapes[c] for c in ins[1]])
+
+    def f(a, w):  # each product reads a carried operand and an invariant one
+        def body(i, c):
+            x, v = c
+            y = jnp.einsum(spec, x, w) * 0.1 + jnp.sum(jnp.einsum(spec, a, v)) * 0.01
+            return x * 0.5 + jnp.sum(y * y) * 0.01, v * 0.9 + jnp.sum(y) * 0.01
+        return lax.fori_loop(0, 3, body, (a, w))
+    with native_off():
+        want = fg.jit(f)(a, w)
+    with native_on():
+        jf = fg.jit(f)
+        got = jf(a, w)
+        assert entry_of(jf).native is not None and "range(3)" in entry_of(jf).native.source  # a loop
+    x, v = a, w
+    for _ in range(3):
+        y = np.einsum(spec, x, w) * 0.1 + np.sum(np.einsum(spec, a, v)) * 0.01
+        x, v = x * 0.5 + np.sum(y * y) * 0.01, v * 0.9 + np.sum(y) * 0.01
+    for g, wa, r in zip(got, want, (x, v)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(wa), rtol=1e-13)
+        np.testing.assert_allclose(np.asarray(g), r, rtol=1e-13)
+
+
+_STEP_OPS = [
+    lambda a, b: a + b, lambda a, b: a * b - 0.5, lambda a, b: jnp.maximum(a, b), lambda a, b: a / (1.0 + b * b),
+    lambda a, b: jnp.tanh(a) + b, lambda a, b: jnp.where(a > b, a, b * 0.25), lambda a, b: jnp.exp(-a * a) * b,
+]
+_STEP_OPS_NP = [
+    lambda a, b: a + b, lambda a, b: a * b - 0.5, lambda a, b: np.maximum(a, b), lambda a, b: a / (1.0 + b * b),
+    lambda a, b: np.tanh(a) + b, lambda a, b: np.where(a > b, a, b * 0.25), lambda a, b: np.exp(-a * a) * b,
+]
+
+
+@st.composite
+def step_programs(draw):
+    """A step over a state of 1-3 arrays (ops reading the state, earlier ops of the step, an outside
+    array and the step's row of xs), its new state drawn from the results and the old state
+    (passed through or swapped), repeated 3-9 times as a Python loop."""
+    nstate = draw(st.integers(1, 3))
+    nops = draw(st.integers(1, 5))
+    ops = []
+    for k in range(nops):
+        pool = nstate + 2 + k  # state, outside array, row, earlier results
+        ops.append((draw(st.integers(0, len(_STEP_OPS) - 1)), draw(st.integers(0, pool - 1)),
+                    draw(st.integers(0, pool - 1))))
+    ops[0] = (ops[0][0], 0, ops[0][2])  # (the step reads the state, and its last result is the new state 0:
+    new = [nstate + 2 + nops - 1] + [draw(st.integers(0, nstate + 2 + nops - 1)) for _ in range(nstate - 1)]
+    return nstate, ops, new, draw(st.integers(3, 9))  # a chain through the steps)
+
+
+def _run_steps(prog, ops_table, state, outside, xs):
+    nstate, ops, new, steps = prog
+    for t in range(steps):
+        vals = list(state) + [outside, xs[t]]
+        for k, a, b in ops:
+            vals.append(ops_table[k](vals[a], vals[b]))
+        state = [vals[i] for i in new]
+    return state
+
+
+@settings(max_examples=25, deadline=None)
+@given(step_programs())
+def test_rolled_random_step_programs_bitwise(prog):
+    """Random repeated steps: whatever rolls, the native results are the NumPy path's bit for bit, and
+    NumPy's own (elementwise operations only)."""
+    rng = np.random.default_rng(7)
+    dt = np.asarray(jnp.zeros(1)).dtype  # (float32 unless x64)
+    state = [rng.standard_normal(5).astype(dt) for _ in range(prog[0])]
+    outside, xs = rng.standard_normal(5).astype(dt), rng.standard_normal((prog[3], 5)).astype(dt)
+
+    def f(state, outside, xs):
+        return _run_steps(prog, _STEP_OPS, state, outside, xs)
+    args = ([jnp.asarray(s) for s in state], jnp.asarray(outside), jnp.asarray(xs))
+    with np.errstate(all="ignore"):
+        with native_off():
+            want = fg.jit(f)(*args)
+        with native_on():
+            got = fg.jit(f)(*args)
+        ref = _run_steps(prog, _STEP_OPS_NP, state, outside, xs)
+    for g, w, r in zip(got, want, ref):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+        np.testing.assert_array_equal(np.asarray(g), r)

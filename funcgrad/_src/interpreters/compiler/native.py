@@ -5,19 +5,32 @@
 A program made of many small operations spends its time in Python calling NumPy once per operation.
 Here the equations Numba can take become one generated `@njit` function per *region* (a maximal run of
 supported equations in program order): elementwise equations are fused into loop nests (one loop per
-group of fusion.plan, intermediate values in registers, broadcasting by index arithmetic), matrix
-products, reductions, slices, reshapes, transposes and concatenations are explicit loops or Numba's array
-operations, and whole `scan` / `while` loops (fori_loop lowers to one of them) become loops of the
-generated function with their bodies inlined. The remaining equations keep the NumPy code generation
-(codegen.py): each region is one call there. Regions with arrays above `jit_native_max_size` elements
-stay on the NumPy path (its SIMD loops and blocked kernels win on large arrays).
+group of fusion.plan, intermediate values in registers, broadcasting by index arithmetic; outer
+products join them), matrix products, reductions, slices, reshapes, transposes and concatenations are
+explicit loops or Numba's array operations, and whole `scan` / `while` loops (fori_loop lowers to one
+of them) become loops of the generated function with their bodies inlined. The remaining equations keep
+the NumPy code generation (codegen.py): each region is one call there. Regions with arrays above
+`jit_native_max_size` elements stay on the NumPy path (its SIMD loops and blocked kernels win on large
+arrays).
+
+Loops run without allocating: a body's arrays are allocated once before the loop, the carries of a loop
+outside any other are double-buffered (_Emitter), and a loop-invariant operand of a matrix product that
+would be read along a strided dimension is transposed once, before the loop (_emit_dot).
+
+Repeated steps: a Python loop under jit is unrolled (a 50-step RNN gradient is ~900 equations), and
+Numba's compile time grows faster than the function. Before regions are cut, each run of supported
+equations is searched for a repetition (the same equations, period after period, each reading the
+previous period's results, the same values from before, a slice moving by a fixed step, or an earlier
+repetition's per-period results, as a backward pass reads the forward's): each becomes one loop over
+its first period (_roll, _emit_rolled), so the program compiles as what it was written as. What does
+not repeat is cut into regions of `max_region_eqns`, and a program with more than `jit_native_max_eqns`
+equations left stays on the NumPy code.
 
 Semantics are the NumPy path's: every result is cast to its jaxpr dtype, scalar constants are typed
-literals, maximum/minimum propagate NaN as NumPy's loops do, and no fastmath. The transcendental functions
-(exp, tanh, log, ...) are the C library's through LLVM, which may differ from NumPy's SIMD loops in the
-last bit; add, sub, mul, div, sqrt, comparisons and selections are correctly rounded in both and agree
-bitwise. Sums and products accumulate in order (NumPy's pairwise summation and BLAS may differ in the
-last bits).
+literals, maximum/minimum propagate NaN as NumPy's loops do, and no fastmath. exp, tanh, log, pow, ...
+call NumPy's own ufunc inner loops (native_rt.call_loop) so they give NumPy's results bit for bit; add,
+sub, mul, div, sqrt, comparisons and selections are correctly rounded in both and agree bitwise. Sums
+and products accumulate in order (NumPy's pairwise summation and BLAS may differ in the last bits).
 
 Caching: the generated source is written to `jit_native_cache_dir` (a file named by its hash) and
 compiled with Numba's `cache=True`, so another process that generates the same source loads the machine
@@ -26,6 +39,7 @@ Tiering (when and on which thread this runs) is `NativeTier` below, used by jit.
 """
 from __future__ import annotations
 
+import bisect
 import ctypes
 import hashlib
 import importlib.util
@@ -114,6 +128,7 @@ class NativeConfig:
         self.max_region_eqns = 48
         # ... and the regions of one program together: an unrolled 900-equation RNN gradient still took 150 s
         # in 48-equation pieces, so a program with more lowerable equations than this is not compiled at all
+        # (counted once repeated steps are rolled into loops: that gradient is then ~35)
         self.max_program_eqns = 400
 
 
@@ -298,23 +313,48 @@ def _consts_ok(j: Jaxpr) -> bool:
 
 
 def _is_loop(e: Eqn) -> bool:
-    return e.prim.name in ("scan", "while")
+    return e.prim.name in ("scan", "while") or e.prim is _ROLLED
 
 
 # --- the generated function ------------------------------------------------------------------------------
 
+class _Level:
+    """A loop being emitted: the block (before its `for` line) that lines hoisted out of it go to, that
+    block's indentation, and the names bound before the loop (its invariants)."""
+    __slots__ = ("block", "depth", "before")
+
+    def __init__(self, block, depth, before):
+        self.block, self.depth, self.before = block, depth, before
+
+
 class _Emitter:
-    """Writes the body of one Numba function: `lines` at increasing indentation, variable names, and
-    the constant arrays it takes as extra arguments."""
+    """Writes the body of one Numba function: `lines` at increasing indentation (a nested list is the
+    block of lines hoisted before a loop), variable names, and the constant arrays it takes as extra
+    arguments.
+
+    Inside loops, arrays of static shape are allocated once, before the outermost loop (`alloc`), and
+    rewritten at each iteration; the exceptions are the values that become a loop's carry (`no_hoist`):
+    a carry takes such an array by reference (it was allocated in this iteration, `fresh`) and any
+    other value by copy, so that no carry ever holds a buffer that the next iteration rewrites. A loop
+    outside any other has two buffers per carry instead (`spare`): the body writes the new value into
+    the one the carry does not hold, and the two swap."""
 
     def __init__(self):
-        self.lines: list[str] = []
+        self.lines: list = []
         self.names: dict = {}
         self.const_args: list = []   # (name, buffer)
         self.literals: dict = {}     # Var -> literal expression of a uniform constant
         self.ntemp = 0
         self.loops: list = []        # (address, data) of the NumPy inner loops the function calls
         self.uses_calls = False
+        self.levels: list = []       # the loops being emitted, outermost first
+        self.no_hoist: set = set()   # Vars that become a carry of a loop being emitted
+        self.fresh: set = set()      # names of arrays allocated where they are computed (not hoisted)
+        self.slice_shift: dict = {}  # id(slice eqn) -> (loop index name, start step per axis): rolled loops
+        self.needed: set = set()     # Vars read outside the rolled loop that makes them (set per region)
+        self.stacks: dict = {}       # (id(_Rolled), m) -> the array of equation m's results, one row per period
+        self.spare: dict = {}        # Var -> the spare buffer it is written to (a double-buffered carry)
+        self.used_spare: set = set()
 
     def loop_index(self, uf, sig) -> int:
         lp = ufunc_loop(uf, sig)
@@ -335,8 +375,63 @@ class _Emitter:
         self.ntemp += 1
         return f"{hint}{self.ntemp}"
 
-    def emit(self, depth: int, line: str) -> None:
-        self.lines.append("    " * depth + line)
+    def emit(self, depth: int, line: str, block: list | None = None) -> None:
+        (self.lines if block is None else block).append("    " * depth + line)
+
+    # loops and hoisting ---------------------------------------------------------------------------
+    def open_loop(self, depth: int, header: str) -> None:
+        """Emit a loop's `for`/`while` line (its body follows at depth + 1)."""
+        block = []
+        self.lines.append(block)
+        before = set(self.names.values()) | {n for n, _ in self.const_args}
+        self.levels.append(_Level(block, depth, before))
+        self.emit(depth, header)
+
+    def close_loop(self) -> None:
+        self.levels.pop()
+
+    def invariant_level(self, names):
+        """The outermost loop being emitted inside which none of `names` changes (an index into
+        levels), or None when the innermost loop changes one of them (or no loop is being emitted)."""
+        consts = {n for n, _ in self.const_args}
+        k = len(self.levels)
+        while k > 0 and all(n in self.levels[k - 1].before or n in consts for n in names):
+            k -= 1
+        return k if k < len(self.levels) else None
+
+    def alloc(self, depth: int, name: str, shape, dtype, var=None, fill=None) -> None:
+        """`name` = a new array of `shape` (then set to `fill`, a scalar expression, if given); hoisted
+        out of the loops being emitted unless `var` becomes a carry."""
+        shape = tuple(shape)
+        cast = _cast(dtype)
+        if var is not None and var in self.spare:
+            self.emit(depth, f"{name} = {self.spare[var]}")
+            self.used_spare.add(var)
+            if fill is not None:
+                self.emit(depth, f"{name}[:] = {fill}")
+            return
+        if self.levels and shape and (var is None or var not in self.no_hoist):
+            lv = self.levels[0]
+            self.emit(lv.depth, f"{name} = np.empty({shape!r}, {cast})", lv.block)
+            if fill is not None:
+                self.emit(depth, f"{name}[:] = {fill}")
+            return
+        self.emit(depth, f"{name} = np.empty({shape!r}, {cast})")
+        if fill is not None:  # (not np.full, nor below a row assigned an array: Numba compiles both slowly)
+            self.emit(depth, f"{name}[:] = {fill}")
+        self.fresh.add(name)
+
+    def source_lines(self) -> list[str]:
+        out = []
+
+        def walk(ls):
+            for x in ls:
+                if isinstance(x, list):
+                    walk(x)
+                else:
+                    out.append(x)
+        walk(self.lines)
+        return out
 
     # constants ------------------------------------------------------------------------------------
     def bind_consts(self, j: Jaxpr, depth: int) -> None:
@@ -345,10 +440,8 @@ class _Emitter:
                 continue
             buf = buffer_of(c)
             u = uniform_value(c, limit=0)
-            if u is not None and not v.aval.shape:
-                self.literals[v] = _literal(u, v.aval.dtype)
-            elif u is not None:
-                # a uniform array: a scalar read at every index
+            if u is not None:
+                # a uniform value (array: a scalar read at every index)
                 self.literals[v] = _literal(u, v.aval.dtype)
             else:
                 n = self.name(v)
@@ -384,11 +477,11 @@ def _idx(names) -> str:
     return ", ".join(names) if names else "()"
 
 
-def _loops(em: _Emitter, depth: int, shape) -> tuple[list[str], int]:
+def _loops(em: _Emitter, depth: int, shape, block=None) -> tuple[list[str], int]:
     idx = []
     for d in shape:
         i = em.temp("i")
-        em.emit(depth, f"for {i} in range({d}):")
+        em.emit(depth, f"for {i} in range({d}):", block)
         idx.append(i)
         depth += 1
     return idx, depth
@@ -410,9 +503,27 @@ def _read(em: _Emitter, v: Var, idx, shape, local: dict, views: dict) -> str:
     return f"{em.name(v)}[{_idx(sub)}]"
 
 
+def _read_at(em: _Emitter, v: Var, sub, views: dict) -> str:
+    """The element of v at the index names `sub` (one per dimension of v)."""
+    if v in views:
+        arr, expanded = views[v]
+        return f"{arr}[{_idx([i if expanded[k] != 1 else '0' for k, i in enumerate(sub)])}]"
+    if em.is_scalar(v):
+        return em.name(v)
+    return f"{em.name(v)}[{_idx(sub)}]"
+
+
+def _is_outer(e: Eqn) -> bool:
+    """A dot_general without contracted or batch dimensions: out[i..., j...] = a[i...] * b[j...], one
+    rounded product per element (as in any BLAS), so an elementwise member of a fused group."""
+    return e.prim.name == "dot_general" and not any(_dot_dims(e)) and supported(e)
+
+
 def _scalar_expr(e: Eqn, ops: list[str]) -> str:
-    kind, data = _elementwise_form(e)
     out = e.outvars[0].aval.dtype
+    if e.prim.name == "dot_general":  # an outer product (_is_outer)
+        return f"{_cast(out)}(({ops[0]} * {ops[1]}))"
+    kind, data = _elementwise_form(e)
     if kind == "ufunc":
         tmpl = _UNARY.get(data) or _BINARY[data]
         expr = tmpl.format(*ops)
@@ -443,7 +554,7 @@ def _emit_group(em: _Emitter, depth: int, g: _fusion.FusedGroup) -> None:
         t = em.temp("b")
         em.emit(depth, f"{t} = np.ascontiguousarray({em.name(x)}).reshape({tuple(expanded)!r})")
         views[w] = (t, tuple(expanded))
-    calls = {id(e): _call_form(e) for e in g.eqns}
+    calls = {id(e): None if e.prim.name == "dot_general" else _call_form(e) for e in g.eqns}
     seg, segs = 0, {}
     for e in g.eqns:
         if calls[id(e)] is not None:
@@ -474,16 +585,19 @@ def _emit_group(em: _Emitter, depth: int, g: _fusion.FusedGroup) -> None:
         n *= d
 
     def alloc(v):
-        """(array name for stored value v, whether it must be allocated); scalars: v's own name."""
+        """The array name for stored value v (allocated here, or a dead value's array of its dtype);
+        scalars: v's own name."""
         if not shape:
-            return em.name(v), False
+            return em.name(v)
         dt = np.dtype(v.aval.dtype)
         if v not in outs:
             for k, (nm, fdt) in enumerate(free):
                 if fdt == dt:
                     del free[k]
-                    return nm, False
-        return (em.name(v) if v in outs else em.temp("m")), True
+                    return nm
+        nm = em.name(v) if v in outs else em.temp("m")
+        em.alloc(depth, nm, shape, dt, v)
+        return nm
 
     def release(k):
         for v in dict.fromkeys(g.eqns[k].invars):
@@ -508,10 +622,7 @@ def _emit_group(em: _Emitter, depth: int, g: _fusion.FusedGroup) -> None:
         for j in run:
             o = eqns[j].outvars[0]
             if o in stored:
-                nm, fresh = alloc(o)
-                dests[o] = nm
-                if fresh:
-                    em.emit(depth, f"{nm} = np.empty({shape!r}, {_cast(o.aval.dtype)})")
+                dests[o] = alloc(o)
         if shape:
             idx, d = _loops(em, depth, shape)
         else:
@@ -519,8 +630,12 @@ def _emit_group(em: _Emitter, depth: int, g: _fusion.FusedGroup) -> None:
         local = dict(local0)
         for j in run:
             e = eqns[j]
-            ops = [local[v] if v in local else (f"{arr[v]}[{_idx(idx)}]" if v in arr and shape else
-                   arr[v] if v in arr else _read(em, v, idx, shape, local, views)) for v in e.invars]
+            if e.prim.name == "dot_general" and shape:  # an outer product: a at the leading indices
+                na = e.invars[0].aval.ndim
+                ops = [_read_at(em, v, sub, views) for v, sub in zip(e.invars, (idx[:na], idx[na:]))]
+            else:
+                ops = [local[v] if v in local else (f"{arr[v]}[{_idx(idx)}]" if v in arr and shape else
+                       arr[v] if v in arr else _read(em, v, idx, shape, local, views)) for v in e.invars]
             o = e.outvars[0]
             t = em.temp()
             em.emit(d, f"{t} = {_scalar_expr(e, ops)}")
@@ -543,7 +658,7 @@ def _emit_call(em: _Emitter, depth: int, e: Eqn, form, shape, n: int, arr: dict,
     0 for a scalar), writing a stored array of the group's shape."""
     uf, sig, extra = form
     k = em.loop_index(uf, sig)
-    ptrs, steps, keep = [], [], []
+    ptrs, steps = [], []
     ins = list(e.invars)
     dts = [np.dtype(c) for c in sig.split("->")[0]]
     operands = [(v, dts[j]) for j, v in enumerate(ins)]
@@ -553,7 +668,7 @@ def _emit_call(em: _Emitter, depth: int, e: Eqn, form, shape, n: int, arr: dict,
         if v is None or em.is_scalar(v) or v in local0 or (v in arr and not shape):
             val = _literal(extra, dt) if v is None else local0.get(v) or (arr[v] if v in arr else em.name(v))
             t = em.temp("x")
-            em.emit(depth, f"{t} = np.empty(1, {_cast(dt)})")
+            em.alloc(depth, t, (1,), dt)
             em.emit(depth, f"{t}[0] = {val}")
             ptrs.append(t)
             steps.append("0")
@@ -571,11 +686,11 @@ def _emit_call(em: _Emitter, depth: int, e: Eqn, form, shape, n: int, arr: dict,
             steps.append(str(dt.itemsize))
     o = e.outvars[0]
     odt = np.dtype(o.aval.dtype)
-    on, fresh = alloc(o)
-    if not shape:
-        on, fresh = em.temp("r"), True
-    if fresh:
-        em.emit(depth, f"{on} = np.empty({shape if shape else (1,)!r}, {_cast(odt)})")
+    if shape:
+        on = alloc(o)
+    else:
+        on = em.temp("r")
+        em.alloc(depth, on, (1,), odt)
     ptrs.append(on)
     steps.append(str(odt.itemsize))
     em.uses_calls = True
@@ -598,6 +713,8 @@ def _emit_eqn(em: _Emitter, depth: int, e: Eqn) -> None:
         return _emit_scan(em, depth, e)
     if name == "while":
         return _emit_while(em, depth, e)
+    if e.prim is _ROLLED:
+        return _emit_rolled(em, depth, e)
     o = e.outvars[0]
     on = em.name(o)
     oshape = tuple(o.aval.shape)
@@ -618,7 +735,7 @@ def _emit_eqn(em: _Emitter, depth: int, e: Eqn) -> None:
             return
         dims = tuple(e.params["broadcast_dimensions"])
         xs = tuple(x.aval.shape)
-        em.emit(depth, f"{on} = np.empty({oshape!r}, {_cast(o.aval.dtype)})")
+        em.alloc(depth, on, oshape, o.aval.dtype, o)
         idx, d = _loops(em, depth, oshape)
         sub = [idx[dims[k]] if xs[k] != 1 or oshape[dims[k]] == 1 else "0" for k in range(len(xs))]
         em.emit(d, f"{on}[{_idx(idx)}] = {em.name(x)}[{_idx(sub)}]")
@@ -628,7 +745,7 @@ def _emit_eqn(em: _Emitter, depth: int, e: Eqn) -> None:
             em.emit(depth, f"{on} = np.full({oshape!r}, {em.name(x)}, {_cast(o.aval.dtype)})")
             return
         perm = tuple(e.params["permutation"])
-        em.emit(depth, f"{on} = np.empty({oshape!r}, {_cast(o.aval.dtype)})")
+        em.alloc(depth, on, oshape, o.aval.dtype, o)
         idx, d = _loops(em, depth, oshape)
         sub = [None] * len(perm)
         for k, p in enumerate(perm):
@@ -643,6 +760,11 @@ def _emit_eqn(em: _Emitter, depth: int, e: Eqn) -> None:
             return
         parts = [f"{s}:{l}" + (f":{k}" if k != 1 else "")
                  for s, l, k in zip(p["start_indices"], p["limit_indices"], strides)]
+        shift = em.slice_shift.get(id(e))
+        if shift is not None:  # a rolled loop's slice: its start moves by `step` per iteration
+            t, steps = shift
+            parts = [f"{s} + {d} * {t}:{l} + {d} * {t}" + (f":{k}" if k != 1 else "") if d else part
+                     for s, l, k, d, part in zip(p["start_indices"], p["limit_indices"], strides, steps, parts)]
         em.emit(depth, f"{on} = {em.name(x)}[{', '.join(parts)}]")
         return
     if name == "concatenate":
@@ -692,7 +814,7 @@ def _emit_reduce(em: _Emitter, depth: int, e: Eqn) -> None:
         acc = em.temp("a")
         em.emit(depth, f"{acc} = {init}")
     else:
-        em.emit(depth, f"{on} = np.full({oshape!r}, {init}, {cast})")
+        em.alloc(depth, on, oshape, dt, o, fill=init)
     idx, d = _loops(em, depth, xs)
     val = _read_any(em, x, idx)
     kept = [i for k, i in enumerate(idx) if k not in axes]
@@ -712,6 +834,11 @@ def _emit_reduce(em: _Emitter, depth: int, e: Eqn) -> None:
 
 
 def _emit_dot(em: _Emitter, depth: int, e: Eqn) -> None:
+    """A dot_general as loops: batch, then contracted, then free dimensions, the last free dimension
+    innermost (contiguous in the result: the products of one contracted index are independent, and
+    vectorise); each element accumulates its products in the order of its contracted indices, as
+    one accumulator would. An operand read along a strided innermost dimension is first copied
+    transposed, out of the loops when it is a loop invariant (a weight in a scan body)."""
     a, b = e.invars
     o = e.outvars[0]
     lc, rc, lb, rb = _dot_dims(e)
@@ -721,14 +848,46 @@ def _emit_dot(em: _Emitter, depth: int, e: Eqn) -> None:
     oshape = tuple(o.aval.shape)
     cast = _cast(o.aval.dtype)
     on = em.name(o)
-    if oshape:
-        em.emit(depth, f"{on} = np.empty({oshape!r}, {cast})")
-    idx, d = _loops(em, depth, oshape)
+    if not oshape:  # a dot of vectors: one accumulator
+        acc = em.temp("a")
+        em.emit(depth, f"{acc} = {_literal(0, o.aval.dtype)}")
+        cidx, d2 = _loops(em, depth, [ash[k] for k in lc])
+        asub, bsub = [None] * len(ash), [None] * len(bsh)
+        for k, (da, db) in enumerate(zip(lc, rc)):
+            asub[da] = cidx[k]
+            bsub[db] = cidx[k]
+        em.emit(d2, f"{acc} = {acc} + {_read_any(em, a, asub)} * {_read_any(em, b, bsub)}")
+        em.emit(depth, f"{on} = {cast}({acc})")
+        return
+    # the innermost loop runs over the last free dimension, of b if it has one, else of a
+    inner_b = bool(rf)
+    x, xdims = (b, rf) if inner_b else (a, lf)
+    xname = em.name(x) if not em.is_scalar(x) else None
+    if xname is not None and xdims[-1] != x.aval.ndim - 1 and x.aval.size > 1:
+        # read x transposed: its innermost loop dimension last, contiguous
+        perm = [d for d in range(x.aval.ndim) if d != xdims[-1]] + [xdims[-1]]
+        lvl = em.invariant_level([xname])
+        block, dd = (None, depth) if lvl is None else (em.levels[lvl].block, em.levels[lvl].depth)
+        t = em.temp("tr")
+        tshape = tuple(x.aval.shape[d] for d in perm)
+        em.emit(dd, f"{t} = np.empty({tshape!r}, {_cast(x.aval.dtype)})", block)
+        tidx, d3 = _loops(em, dd, tshape, block)
+        src = [None] * len(perm)
+        for k, p in enumerate(perm):
+            src[p] = tidx[k]
+        em.emit(d3, f"{t}[{_idx(tidx)}] = {xname}[{_idx(src)}]", block)
+
+        def xread(sub, t=t, perm=perm):
+            return f"{t}[{_idx([sub[p] for p in perm])}]"
+    else:
+        def xread(sub):
+            return _read_any(em, x, sub)
+    em.alloc(depth, on, oshape, o.aval.dtype, o, fill=_literal(0, o.aval.dtype))
     nb = len(lb)
-    bidx, li, ri = idx[:nb], idx[nb:nb + len(lf)], idx[nb + len(lf):]
-    acc = em.temp("a")
-    em.emit(d, f"{acc} = {_literal(0, o.aval.dtype)}")
-    cidx, d2 = _loops(em, d, [ash[k] for k in lc])
+    bidx, d = _loops(em, depth, oshape[:nb])
+    cidx, d = _loops(em, d, [ash[k] for k in lc])
+    fidx, d = _loops(em, d, oshape[nb:])
+    li, ri = fidx[:len(lf)], fidx[len(lf):]
     asub, bsub = [None] * len(ash), [None] * len(bsh)
     for k, dd in enumerate(lb):
         asub[dd] = bidx[k]
@@ -741,11 +900,10 @@ def _emit_dot(em: _Emitter, depth: int, e: Eqn) -> None:
     for k, (da, db) in enumerate(zip(lc, rc)):
         asub[da] = cidx[k]
         bsub[db] = cidx[k]
-    em.emit(d2, f"{acc} = {acc} + {_read_any(em, a, asub)} * {_read_any(em, b, bsub)}")
-    if oshape:
-        em.emit(d, f"{on}[{_idx(idx)}] = {cast}({acc})")
-    else:
-        em.emit(d, f"{on} = {cast}({acc})")
+    ra = xread(asub) if x is a and not inner_b else _read_any(em, a, asub)
+    rb_ = xread(bsub) if inner_b else _read_any(em, b, bsub)
+    oi = f"{on}[{_idx(bidx + fidx)}]"
+    em.emit(d, f"{oi} = {cast}({oi} + {ra} * {rb_})")
 
 
 def _emit_body(em: _Emitter, depth: int, j: Jaxpr) -> None:
@@ -759,22 +917,22 @@ def _emit_body(em: _Emitter, depth: int, j: Jaxpr) -> None:
 
 
 def _fusible(e: Eqn) -> bool:
-    return e.prim.name in ELEMENTWISE and _elementwise_form(e) is not None
+    return (e.prim.name in ELEMENTWISE and _elementwise_form(e) is not None) or _is_outer(e)
 
 
-def _assign(em: _Emitter, depth: int, dst: Var, src: Var) -> None:
-    """dst's name takes src's value (a carry moving round a loop)."""
-    if em.is_scalar(dst) or not dst.aval.shape:
-        em.emit(depth, f"{em.name(dst)} = {em.name(src)}")
-    elif em.is_scalar(src):
-        em.emit(depth, f"{em.name(dst)} = np.full({tuple(dst.aval.shape)!r}, {em.name(src)}, "
-                       f"{_cast(dst.aval.dtype)})")
-    else:  # (copied contiguous: a loop-carried variable keeps one Numba type)
-        em.emit(depth, f"{em.name(dst)} = np.ascontiguousarray({em.name(src)})")
+def _store_row(em: _Emitter, depth: int, dst: str, i: str, v: Var) -> None:
+    """dst[i] = v, element by element (Numba compiles an array assigned to a row for seconds)."""
+    if not v.aval.shape:
+        em.emit(depth, f"{dst}[{i}] = {em.name(v)}")
+        return
+    idx, d = _loops(em, depth, v.aval.shape)
+    em.emit(d, f"{dst}[{_idx([i] + idx)}] = {_read_any(em, v, idx)}")
 
 
-def _carry_var(em: _Emitter, depth: int, init: Var, aval) -> str:
+def _carry_init(em: _Emitter, depth: int, init: Var) -> str:
+    """A new name holding a loop carry's initial value (an array: a fresh copy)."""
     n = em.temp("k")
+    aval = init.aval
     if not aval.shape:
         em.emit(depth, f"{n} = {em.name(init)}")
     elif em.is_scalar(init):
@@ -784,22 +942,78 @@ def _carry_var(em: _Emitter, depth: int, init: Var, aval) -> str:
     return n
 
 
+def _spares(em: _Emitter, depth: int, news: list[Var]) -> dict:
+    """For a loop outside any other: a spare buffer for each array carry whose new value the body will
+    compute (see _Emitter); {} inside another loop."""
+    if em.levels:
+        return {}
+    sp = {}
+    for v in news:
+        if v.aval.shape and news.count(v) == 1 and v not in em.names and v not in em.literals:
+            sp[v] = em.temp("b")
+            em.emit(depth, f"{sp[v]} = np.empty({tuple(v.aval.shape)!r}, {_cast(v.aval.dtype)})")
+    em.spare.update(sp)
+    return sp
+
+
+def _carry_update(em: _Emitter, depth: int, carries: list[str], news: list[Var], spares=None) -> None:
+    """Each carry takes its new value: by reference an array allocated in this iteration (`fresh`) or
+    written to its spare buffer (then the spare takes the old value's buffer), by copy anything else (a
+    hoisted buffer, a view, another carry); all read before any is rebound."""
+    for v in spares or ():
+        del em.spare[v]
+    swap = {c: spares[v] for c, v in zip(carries, news) if spares and v in spares and v in em.used_spare}
+    tmps = []
+    for c, v in zip(carries, news):
+        n = em.name(v)
+        if not v.aval.shape:
+            expr = n
+        elif em.is_scalar(v):
+            expr = f"np.full({tuple(v.aval.shape)!r}, {n}, {_cast(v.aval.dtype)})"
+        elif n in em.fresh or c in swap:
+            expr = n
+        else:
+            expr = f"np.ascontiguousarray({n}).copy()"
+        if expr == c:
+            tmps.append(None)
+            continue
+        t = em.temp("n")
+        em.emit(depth, f"{t} = {expr}")
+        tmps.append(t)
+    for c, t in zip(carries, tmps):
+        if t is not None:
+            if c in swap:
+                em.emit(depth, f"{swap[c]} = {c}")
+            em.emit(depth, f"{c} = {t}")
+
+
+def _body(em: _Emitter, depth: int, j: Jaxpr, carried: list[Var]) -> None:
+    """A loop body, the values that become carries allocated in each iteration (see _Emitter)."""
+    added = [v for v in carried if v not in em.no_hoist]
+    em.no_hoist.update(added)
+    try:
+        _emit_body(em, depth, j)
+    finally:
+        em.no_hoist.difference_update(added)
+
+
 def _emit_scan(em: _Emitter, depth: int, e: Eqn) -> None:
     p = e.params
     j, nc, k, length, reverse = p["jaxpr"], p["n_consts"], p["n_carry"], p["length"], p["reverse"]
     args = e.invars
     consts, init, xs = args[:nc], args[nc:nc + k], args[nc + k:]
-    carries = [_carry_var(em, depth, v, v.aval) for v in init]
+    carries = [_carry_init(em, depth, v) for v in init]
     ys = e.outvars[k:]
     for y in ys:
-        em.emit(depth, f"{em.name(y)} = np.empty({tuple(y.aval.shape)!r}, {_cast(y.aval.dtype)})")
+        em.alloc(depth, em.name(y), y.aval.shape, y.aval.dtype, y)
     i = em.temp("s")
     rng = f"range({length} - 1, -1, -1)" if reverse else f"range({length})"
-    em.emit(depth, f"for {i} in {rng}:")
-    d = depth + 1
     bin_ = j.invars
     for bv, v in zip(bin_[:nc], consts):
         _alias(em, bv, v)
+    spares = _spares(em, depth, j.outvars[:k])
+    em.open_loop(depth, f"for {i} in {rng}:")
+    d = depth + 1
     for bv, c in zip(bin_[nc:nc + k], carries):
         em.names[bv] = c
     for bv, x in zip(bin_[nc + k:], xs):
@@ -807,26 +1021,15 @@ def _emit_scan(em: _Emitter, depth: int, e: Eqn) -> None:
             _alias(em, bv, x)
         else:
             em.emit(d, f"{em.name(bv)} = {em.name(x)}[{i}]")
-    _emit_body(em, d, j)
     outs = j.outvars
+    _body(em, d, j, outs[:k])
     for y, ov in zip(ys, outs[k:]):
-        em.emit(d, f"{em.name(y)}[{i}] = {em.name(ov)}")
-    news = [_carried(em, ov) for ov in outs[:k]]
-    tmps = [em.temp("n") for _ in news]
-    for t, n in zip(tmps, news):  # (all read before any carry is rebound)
-        em.emit(d, f"{t} = {n}")
-    for c, t in zip(carries, tmps):
-        em.emit(d, f"{c} = {t}")
+        _store_row(em, d, em.name(y), i, ov)
+    _carry_update(em, d, carries, outs[:k], spares)
+    em.close_loop()
     for c, ov in zip(carries, e.outvars[:k]):
-        em.emit(depth, f"{em.name(ov)} = {c}")
-
-
-def _carried(em: _Emitter, v: Var) -> str:
-    if not v.aval.shape:
-        return em.name(v)
-    if em.is_scalar(v):
-        return f"np.full({tuple(v.aval.shape)!r}, {em.name(v)}, {_cast(v.aval.dtype)})"
-    return f"np.ascontiguousarray({em.name(v)})"
+        em.names[ov] = c
+        em.fresh.add(c)
 
 
 def _alias(em: _Emitter, inner: Var, outer: Var) -> None:
@@ -841,29 +1044,272 @@ def _emit_while(em: _Emitter, depth: int, e: Eqn) -> None:
     cj, bj, ncc, nbc = p["cond_jaxpr"], p["body_jaxpr"], p["n_cond_consts"], p["n_body_consts"]
     args = e.invars
     cc, bc, init = args[:ncc], args[ncc:ncc + nbc], args[ncc + nbc:]
-    carries = [_carry_var(em, depth, v, v.aval) for v in init]
-    em.emit(depth, "while True:")
-    d = depth + 1
+    carries = [_carry_init(em, depth, v) for v in init]
     for bv, v in zip(cj.invars[:ncc], cc):
         _alias(em, bv, v)
-    for bv, c in zip(cj.invars[ncc:], carries):
-        em.names[bv] = c
-    _emit_body(em, d, cj)
-    em.emit(d, f"if not {em.name(cj.outvars[0])}:")
-    em.emit(d + 1, "break")
     for bv, v in zip(bj.invars[:nbc], bc):
         _alias(em, bv, v)
+    spares = _spares(em, depth, bj.outvars)
+    em.open_loop(depth, "while True:")
+    d = depth + 1
+    for bv, c in zip(cj.invars[ncc:], carries):
+        em.names[bv] = c
+    _body(em, d, cj, [])
+    em.emit(d, f"if not {em.name(cj.outvars[0])}:")
+    em.emit(d + 1, "break")
     for bv, c in zip(bj.invars[nbc:], carries):
         em.names[bv] = c
-    _emit_body(em, d, bj)
-    news = [_carried(em, ov) for ov in bj.outvars]
-    tmps = [em.temp("n") for _ in news]
-    for t, n in zip(tmps, news):  # (all read before any carry is rebound)
-        em.emit(d, f"{t} = {n}")
-    for c, t in zip(carries, tmps):
-        em.emit(d, f"{c} = {t}")
+    _body(em, d, bj, bj.outvars)
+    _carry_update(em, d, carries, bj.outvars, spares)
+    em.close_loop()
     for c, ov in zip(carries, e.outvars):
-        em.emit(depth, f"{em.name(ov)} = {c}")
+        em.names[ov] = c
+        em.fresh.add(c)
+
+
+# --- rolling: repeated straight-line code as a loop -------------------------------------------------------
+
+_ROLL_MIN_TRIPS = 3      # a repetition worth a loop: at least this many periods
+_ROLL_MAX_PERIOD = 512   # longest period looked for (equations)
+_ROLL_TRIES = 4          # candidate periods verified at one position
+
+
+class _Rolled:
+    """K periods of P equations that compute the same thing from period to period (a Python loop that
+    jit unrolled): emitted as one loop over the first period's equations (_emit_rolled).
+
+    kinds[(i, j)] says where operand j of equation i of a period comes from: ("inv",) the same
+    variable every period, from before the loop; ("local",) this period; ("carry", m) the previous
+    period's result of equation m (the first period reads inits[m]); ("stack", loop, m, a, b) the
+    result of equation m of an earlier rolled loop in period a + b * k (forward values read by a
+    backward pass). steps[i]: how far a slice's start moves per period. where[var]: (m, k) for each
+    result of each period."""
+
+    def __init__(self, eqns, length, period, kinds, inits, steps):
+        self.eqns, self.length, self.period = eqns, length, period
+        self.kinds, self.inits, self.steps = kinds, inits, steps
+        self.where = {v: divmod(g, period)[::-1] for g, e in enumerate(eqns) for v in e.outvars}
+        self.eqn = None  # the native_rolled_loop equation standing for it
+
+    def outside_reads(self) -> list:
+        """The variables the loop reads from outside itself, in a fixed order."""
+        P, seen = self.period, {}
+        for (i, j), kind in sorted(self.kinds.items(), key=lambda kv: kv[0]):
+            if kind[0] == "inv":
+                seen[self.eqns[i].invars[j]] = None
+            elif kind[0] == "carry":
+                seen[self.inits[kind[1]]] = None
+            elif kind[0] == "stack":
+                for k in range(self.length):
+                    seen[self.eqns[k * P + i].invars[j]] = None
+        return list(seen)
+
+
+def _rolled_impl(xp):
+    def impl(*args, **params):
+        raise NotImplementedError("native: a rolled loop runs only as native code")
+    return impl
+
+
+_ROLLED = Primitive("native_rolled_loop", impl=_rolled_impl, abstract_eval=lambda *a, **k: [],
+                    multiple_results=True, register=False)
+
+
+def _sig(e: Eqn):
+    """What must be equal for two equations to be the same step of a repetition: primitive, params (a
+    slice's start aside: it may move), operand and result types; None for an equation never rolled."""
+    if len(e.outvars) != 1 or any(isinstance(p, Jaxpr) or hasattr(p, "jaxpr") for p in e.params.values()):
+        return None
+    params = e.params
+    if e.prim.name == "slice":
+        params = {"size": tuple(l - s for s, l in zip(params["start_indices"], params["limit_indices"])),
+                  "strides": params.get("strides")}
+    return (e.prim.name, id(e.prim), repr(sorted(params.items())),
+            tuple((tuple(v.aval.shape), str(v.aval.dtype)) for v in e.invars + e.outvars))
+
+
+def _verify(eqns, s: int, P: int, sig, pos, owner):
+    """How many periods of P equations from s repeat (see _Rolled), with the kinds, inits and steps
+    found; 1 when not even two do."""
+    kinds, inits, steps = {}, {}, {}
+
+    def loc(v):
+        g = pos.get(v)
+        return None if g is None or g < s else divmod(g - s, P)
+
+    def classify(u1, u0, k):
+        l1 = loc(u1)
+        if l1 is None:
+            if u1 is u0:
+                return ("inv",)
+            o1, o0 = owner.get(u1), owner.get(u0)
+            if o1 is not None and o0 is not None and o1[0] is o0[0] and o1[1] == o0[1] and o1[2] != o0[2]:
+                b = o1[2] - o0[2]
+                return ("stack", o1[0], o1[1], o0[2] - b * (k - 1), b)
+            return None
+        p1, m = l1
+        l0 = loc(u0)
+        if p1 == k:
+            return ("local",) if l0 == (k - 1, m) else None
+        if p1 == k - 1 and ((k == 1 and l0 is None) or (k > 1 and l0 == (k - 2, m))):
+            return ("carry", m)
+        return None
+
+    K = 1
+    for k in range(1, (len(eqns) - s) // P):
+        b1, b0 = s + k * P, s + (k - 1) * P
+        if sig[b1:b1 + P] != sig[b0:b0 + P]:
+            break
+        ok = True
+        for i in range(P):
+            e1, e0 = eqns[b1 + i], eqns[b0 + i]
+            if e1.prim.name == "slice":
+                d = tuple(x - y for x, y in zip(e1.params["start_indices"], e0.params["start_indices"]))
+                if k == 1:
+                    if any(d):
+                        steps[i] = d
+                elif steps.get(i, (0,) * len(d)) != d:
+                    ok = False
+                    break
+            for j, (u1, u0) in enumerate(zip(e1.invars, e0.invars)):
+                kind = classify(u1, u0, k)
+                if k == 1:
+                    if kind is None or (kind[0] == "carry" and inits.setdefault(kind[1], u0) is not u0):
+                        ok = False
+                        break
+                    kinds[(i, j)] = kind
+                elif kind != kinds[(i, j)]:
+                    ok = False
+                    break
+            if not ok:
+                break
+        if ok and k == 1 and any(kinds[(i, 0)][0] != "inv" for i in steps):
+            ok = False  # (a moving slice of a value computed in the loop)
+        if not ok:
+            break
+        K = k + 1
+    return K, kinds, inits, steps
+
+
+def _roll(eqns: list) -> list:
+    """eqns (a run of supported equations) with each repetition of at least _ROLL_MIN_TRIPS periods
+    replaced by one `native_rolled_loop` equation (params["rolled"]: its _Rolled). Greedy in program
+    order: at each position the candidate periods whose signatures repeat are verified (dataflow:
+    _verify) and the one covering most equations is taken."""
+    n = len(eqns)
+    ids: dict = {}
+    sig = []
+    for g, e in enumerate(eqns):
+        k = _sig(e)
+        sig.append(-1 - g if k is None else ids.setdefault(k, len(ids)))
+    pos = {v: g for g, e in enumerate(eqns) for v in e.outvars}
+    at: dict = {}  # signature -> positions
+    for g, k in enumerate(sig):
+        at.setdefault(k, []).append(g)
+    owner: dict = {}  # var of a rolled loop -> (that _Rolled, m, period)
+    items, s = [], 0
+    while s < n:
+        best = None
+        if sig[s] >= 0:
+            tries = 0
+            later = at[sig[s]]
+            limit = min(_ROLL_MAX_PERIOD, (n - s) // _ROLL_MIN_TRIPS)
+            for q in later[bisect.bisect_right(later, s):]:
+                P = q - s
+                if P > limit:
+                    break
+                if sig[s:s + P] != sig[s + P:s + 2 * P]:
+                    continue
+                K, kinds, inits, steps = _verify(eqns, s, P, sig, pos, owner)
+                if K >= _ROLL_MIN_TRIPS and (best is None or K * P > best[0] * best[1]):
+                    best = (K, P, kinds, inits, steps)
+                tries += 1
+                if tries >= _ROLL_TRIES:
+                    break
+        if best is None:
+            items.append(eqns[s])
+            s += 1
+            continue
+        K, P, kinds, inits, steps = best
+        r = _Rolled(eqns[s:s + K * P], K, P, kinds, inits, steps)
+        for v, (m, k) in r.where.items():
+            owner[v] = (r, m, k)
+        r.eqn = Eqn(_ROLLED, r.outside_reads(), list(r.where), {"rolled": r})
+        items.append(r.eqn)
+        s += K * P
+    return items
+
+
+def _expand(eqns) -> list:
+    """eqns with each rolled loop back as the equations it stands for."""
+    out = []
+    for e in eqns:
+        if e.prim is _ROLLED:
+            out.extend(e.params["rolled"].eqns)
+        else:
+            out.append(e)
+    return out
+
+
+def _emit_rolled(em: _Emitter, depth: int, e: Eqn) -> None:
+    """A rolled loop: the first period's equations as the body of `for t in range(K)`, carries from
+    period to period, stacked arrays (one row per period) for the results read after the loop."""
+    r = e.params["rolled"]
+    K, P = r.length, r.period
+    tmpl = r.eqns[:P]
+    carried = sorted({kind[1] for kind in r.kinds.values() if kind[0] == "carry"})
+    # results read after the loop: stacked, except a carry's last (the carry itself holds it)
+    stacked = sorted({m for v, (m, k) in r.where.items() if v in em.needed and (k < K - 1 or m not in carried)})
+    ys = {}
+    for m in stacked:
+        ov = tmpl[m].outvars[0]
+        ys[m] = em.temp("y")
+        em.alloc(depth, ys[m], (K,) + tuple(ov.aval.shape), ov.aval.dtype)
+    cvars = {m: Var(tmpl[m].outvars[0].aval) for m in carried}
+    cnames = {m: _carry_init(em, depth, r.inits[m]) for m in carried}
+    news = [tmpl[m].outvars[0] for m in carried]
+    spares = _spares(em, depth, news)
+    t = em.temp("r")
+    em.open_loop(depth, f"for {t} in range({K}):")
+    d = depth + 1
+    for m, c in cnames.items():
+        em.names[cvars[m]] = c
+    svars: dict = {}
+    body = []
+    for i, e0 in enumerate(tmpl):
+        ins = []
+        for j, u in enumerate(e0.invars):
+            kind = r.kinds[(i, j)]
+            if kind[0] == "carry":
+                ins.append(cvars[kind[1]])
+            elif kind[0] == "stack":
+                _, src, m2, a, b = kind
+                key = (id(src), m2, a, b)
+                if key not in svars:
+                    svars[key] = Var(u.aval)
+                    em.emit(d, f"{em.name(svars[key])} = {em.stacks[(id(src), m2)]}[{a} + {b} * {t}]")
+                ins.append(svars[key])
+            else:
+                ins.append(u)
+        c = Eqn(e0.prim, ins, e0.outvars, e0.params)
+        if i in r.steps:
+            em.slice_shift[id(c)] = (t, r.steps[i])
+        body.append(c)
+    j = Jaxpr([], [], list(cvars.values()) + list(svars.values()), body,
+              news + [tmpl[m].outvars[0] for m in stacked])
+    _body(em, d, j, news)
+    for m in stacked:
+        _store_row(em, d, ys[m], t, tmpl[m].outvars[0])
+    _carry_update(em, d, [cnames[m] for m in carried], news, spares)
+    em.close_loop()
+    for v, (m, k) in r.where.items():
+        if m in ys:
+            em.names[v] = f"{ys[m]}[{k}]"
+        elif k == K - 1 and m in cnames:
+            em.names[v] = cnames[m]
+            em.fresh.add(cnames[m])
+    for m in stacked:
+        em.stacks[(id(r), m)] = ys[m]
 
 
 # --- regions -----------------------------------------------------------------------------------------
@@ -880,6 +1326,31 @@ class Region:
         self.scalar_out = ()
 
 
+def _cut(items: list) -> list:
+    """A run (rolled) as pieces of about config.max_region_eqns equations (a rolled loop counts its
+    period), never separating a rolled loop from a later one that reads its stacked results."""
+    where = {id(e): x for x, e in enumerate(items)}
+    blocked = [0] * (len(items) + 1)  # cuts before index x forbidden where blocked[x] > 0
+    for y, e in enumerate(items):
+        if e.prim is _ROLLED:
+            deps = [where[id(ki[1].eqn)] for ki in e.params["rolled"].kinds.values()
+                    if ki[0] == "stack" and id(ki[1].eqn) in where]
+            if deps:
+                blocked[min(deps) + 1] += 1
+                blocked[y + 1] -= 1
+    pieces, cur, size, run = [], [], 0, 0
+    for x, e in enumerate(items):
+        run += blocked[x]
+        if cur and size >= config.max_region_eqns and run == 0:
+            pieces.append(cur)
+            cur, size = [], 0
+        cur.append(e)
+        size += _n_eqns([e])
+    if cur:
+        pieces.append(cur)
+    return pieces
+
+
 def find_regions(jaxpr: Jaxpr) -> list:
     """The program as a list of Eqn (NumPy path) and Region items, in program order."""
     items, run = [], []
@@ -887,17 +1358,16 @@ def find_regions(jaxpr: Jaxpr) -> list:
     def close():
         if not run:
             return
-        if len(run) >= config.min_ops or any(_is_loop(e) for e in run):
-            items.append(run[:])
-        else:
-            items.extend(run)
+        for piece in _cut(_roll(run)):
+            if len(piece) >= config.min_ops or any(_is_loop(e) for e in piece):
+                items.append(piece)
+            else:
+                items.extend(piece)
         run.clear()
 
     for e in jaxpr.eqns:
         if supported(e):
             run.append(e)
-            if len(run) >= config.max_region_eqns:
-                close()
         else:
             close()
             items.append(e)
@@ -948,6 +1418,7 @@ def region_source(r: Region, const_val: dict, fname: str) -> str:
             p = f"{n}_in"
             params.append(p)
             body_start.append(f"{n} = {p}[()]")
+    em.needed = {v for e in r.eqns for v in e.invars} | set(r.outvars)
     _emit_body(em, 1, j)
     rets = []
     for v in r.outvars:
@@ -959,7 +1430,7 @@ def region_source(r: Region, const_val: dict, fname: str) -> str:
     head = f"def {fname}({', '.join(cargs + params)}):"
     if em.uses_calls:
         body_start += ["_P = np.empty(4, np.intp)", "_S = np.empty(4, np.intp)", "_D = np.empty(2, np.intp)"]
-    lines = [head] + ["    " + s for s in body_start] + em.lines + \
+    lines = [head] + ["    " + s for s in body_start] + em.source_lines() + \
         [f"    return ({''.join(x + ', ' for x in rets)})"]
     loops = em.loops or [(0, 0)]
     r.const_bufs = (np.array([a for a, _ in loops], np.int64), np.array([d for _, d in loops], np.int64)) + \
@@ -1031,6 +1502,9 @@ def _n_eqns(eqns) -> int:
     n = 0
     for e in eqns:
         n += 1
+        if e.prim is _ROLLED:
+            n += e.params["rolled"].period
+            continue
         for p in e.params.values():
             if isinstance(p, Jaxpr):
                 n += _n_eqns(p.eqns)
@@ -1074,7 +1548,7 @@ def compile_native(jaxpr: Jaxpr):
             eqns.append(Eqn(_region_prim(it), [v for v in it.invars if v not in const_val],
                             list(it.outvars), {}))
         elif isinstance(it, Region):
-            eqns.extend(it.eqns)
+            eqns.extend(_expand(it.eqns))
         else:
             eqns.append(it)
     if not any(isinstance(it, Region) and it.kernel is not None for it in items):
@@ -1131,4 +1605,5 @@ def tier(entry, compiled):
         if state["n"] >= threshold and not state["started"]:
             start()
         return fn(*bufs)
+    counting.native_pending = True  # (while entry.fn is this counter, the native code is still to come)
     return counting
