@@ -66,7 +66,6 @@ REASONS = [
 
 MODULE_REASONS = {
     "export": "torch.export: program capture to an ExportedProgram (funcgrad exports through jit and ONNX)",
-    "masked": "MaskedTensor is not implemented",
     "package": "torch.package (hermetic model archives) is not implemented",
     "signal": "torch.signal.windows is not implemented (torch.*_window functions exist)",
     "monitor": "torch.monitor (event counters for the C++ runtime) is not implemented",
