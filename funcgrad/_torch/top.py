@@ -25,7 +25,7 @@ from . import library  # noqa: F401  (torch.library: custom_op)
 from .. import compiler, distributed, onnx, sparse, special  # noqa: F401
 from .. import fx  # noqa: F401  (torch.fx)
 from .. import export  # noqa: F401  (torch.export)
-from .. import masked, nested  # noqa: F401  (torch.masked, torch.nested)
+from .. import masked, nested, package  # noqa: F401  (torch.masked, torch.nested, torch.package)
 from ._jit import Future, _fork as fork, _wait as wait  # noqa: F401  (torch.fork / torch.wait: TorchScript's async calls, eager)
 from ._stream import Event, Stream  # noqa: F401  (torch.Stream / torch.Event: device-generic, CPU)
 from ._compile import compile  # noqa: F401  (torch.compile, through funcgrad.jit)
@@ -61,4 +61,4 @@ __all__ = sorted(set(_torch_names) | {
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
     "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile",
-    "library", "export", "masked", "nested", "Future", "fork", "wait", "Event", "Stream", *_LEGACY_STORAGES} | set(_FLOAT8))
+    "library", "export", "masked", "nested", "package", "Future", "fork", "wait", "Event", "Stream", *_LEGACY_STORAGES} | set(_FLOAT8))
