@@ -20,7 +20,8 @@ JAX_ORDER = ["funcgrad.lax", "funcgrad.numpy", "funcgrad.scipy", "funcgrad.rando
 JAX_FACE = JAX_ORDER + ["funcgrad._jax"]
 TORCH_FACE = ["funcgrad._torch", "funcgrad.autograd", "funcgrad.nn", "funcgrad.optim", "funcgrad.utils",
               "funcgrad.vision", "funcgrad.distributions", "funcgrad.multiprocessing", "funcgrad.distributed",
-              "funcgrad.fx", "funcgrad.onnx", "funcgrad.export"]
+              "funcgrad.fx", "funcgrad.onnx", "funcgrad.export", "funcgrad.nested", "funcgrad.masked",
+              "funcgrad.package"]
 
 # (importer, imported) -> why the arrow exists today. Delete an entry when its arrow goes.
 KNOWN_ARROWS: dict[tuple[str, str], str] = {

@@ -66,9 +66,6 @@ REASONS = [
 
 MODULE_REASONS = {
     "export": "torch.export: program capture to an ExportedProgram (funcgrad exports through jit and ONNX)",
-    "nested": "nested (ragged) tensors are not implemented",
-    "masked": "MaskedTensor is not implemented",
-    "package": "torch.package (hermetic model archives) is not implemented",
     "signal": "torch.signal.windows is not implemented (torch.*_window functions exist)",
     "monitor": "torch.monitor (event counters for the C++ runtime) is not implemented",
     "library": "torch.library (issue 26, in progress)",
@@ -87,7 +84,6 @@ SPECIFIC = {
     "torch.Tensor.reinforce": "removed in torch 0.4 (raises in torch)", "torch.Tensor.map2_": "legacy (CPU-only, undocumented)",
     "torch.Tensor.module_load": "hook of nn.Module.load_state_dict(assign=...) for tensor subclasses",
     "torch.Tensor.grad_dtype": "per-tensor gradient dtype override (new in torch 2.10)",
-    "torch.Tensor.to_padded_tensor": "nested tensors are not implemented",
     "torch.Tensor.index": "internal (indexing goes through __getitem__)",
     "torch.optim.Muon": "new in torch 2.9; not implemented",
     "torch.optim.swap_in_optimizer_params_and_state": "internal helper",

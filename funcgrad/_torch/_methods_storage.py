@@ -172,6 +172,12 @@ def _map_(self, tensor, callable):  # noqa: A002 - torch's parameter name
     return self
 
 
+def _to_padded_dense(self, padding, output_size=None):
+    """torch's refusal: only a nested tensor (funcgrad.nested.NestedTensor) has a padded form."""
+    raise NotImplementedError("Could not run 'aten::to_padded_tensor' with arguments from the 'CPU' backend: "
+                              "to_padded_tensor() needs a nested tensor (torch.nested.nested_tensor)")
+
+
 def methods() -> dict:
     """This module's Tensor attributes (name -> method, property or value), installed by _methods.install."""
     m = {}
@@ -206,4 +212,5 @@ def methods() -> dict:
     m["volatile"] = property(lambda self: False)
     m["is_xpu"] = m["is_mps"] = m["is_ipu"] = m["is_xla"] = m["is_vulkan"] = m["is_maia"] = m["is_mtia"] = m["is_mkldnn"] = \
         m["is_nested"] = m["is_sparse_csr"] = property(lambda self: False)
+    m["to_padded_tensor"] = _to_padded_dense
     return m

@@ -25,6 +25,7 @@ from . import library  # noqa: F401  (torch.library: custom_op)
 from .. import compiler, distributed, onnx, sparse, special  # noqa: F401
 from .. import fx  # noqa: F401  (torch.fx)
 from .. import export  # noqa: F401  (torch.export)
+from .. import masked, nested, package  # noqa: F401  (torch.masked, torch.nested, torch.package)
 from ._jit import Future, _fork as fork, _wait as wait  # noqa: F401  (torch.fork / torch.wait: TorchScript's async calls, eager)
 from ._stream import Event, Stream  # noqa: F401  (torch.Stream / torch.Event: device-generic, CPU)
 from .. import ao, quantization  # noqa: F401  (torch.ao.quantization, and its older name torch.quantization)
@@ -61,4 +62,5 @@ __all__ = sorted(set(_torch_names) | {
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
     "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile",
-    "library", "export", "Future", "fork", "wait", "Event", "Stream", "ao", "quantization", *_LEGACY_STORAGES} | set(_FLOAT8))
+    "library", "export", "masked", "nested", "package", "Future", "fork", "wait", "Event", "Stream", "ao", "quantization",
+    *_LEGACY_STORAGES} | set(_FLOAT8))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import graph  # noqa: F401
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable  # noqa: F401
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa: F401
-                        no_grad, set_grad_enabled, state as _state)
+                        no_grad, set_grad_enabled)
 from .graph import Node  # noqa: F401
 from .variable import Variable  # noqa: F401
 
@@ -133,63 +133,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(out)
 
 
-# --- anomaly detection -------------------------------------------------------------------------------------
-
-class detect_anomaly:
-    """Inside, nodes remember the traceback of their forward op, and a backward that produces NaN raises
-    RuntimeError (after warning with that traceback)."""
-
-    def __init__(self, check_nan: bool = True):
-        self.check_nan = check_nan
-        self.prev = None
-
-    def __enter__(self):
-        import warnings
-        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only "
-                      "be enabled for debugging.", UserWarning, stacklevel=2)
-        self.prev = (_state.anomaly, _state.anomaly_check_nan)
-        _state.anomaly = True
-        _state.anomaly_check_nan = self.check_nan
-        return self
-
-    def __exit__(self, *exc):
-        _state.anomaly, _state.anomaly_check_nan = self.prev
-        return False
-
-    def __call__(self, fn):
-        import functools
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__(self.check_nan):
-                return fn(*args, **kwargs)
-        return wrapper
-
-
-class set_detect_anomaly:
-    """set_detect_anomaly(mode, check_nan=True): switch anomaly mode now (or for a with-block)."""
-
-    def __init__(self, mode: bool, check_nan: bool = True):
-        self.prev = (_state.anomaly, _state.anomaly_check_nan)
-        _state.anomaly = bool(mode)
-        _state.anomaly_check_nan = check_nan
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        _state.anomaly, _state.anomaly_check_nan = self.prev
-        return False
-
-
-def is_anomaly_enabled() -> bool:
-    return _state.anomaly
-
-
-def is_anomaly_check_nan_enabled() -> bool:
-    return _state.anomaly_check_nan
-
-
+from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: E402,F401
+                           set_detect_anomaly)
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
 from . import functional  # noqa: E402,F401
 
@@ -198,4 +143,3 @@ __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_gra
            "gradgradcheck", "functional", "once_differentiable", "Variable"]
 from . import forward_ad  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401 (torch.autograd.profiler)
-from . import anomaly_mode  # noqa: E402,F401 (torch.autograd.anomaly_mode)
