@@ -8,12 +8,13 @@ import os
 
 import numpy as np
 
-from .. import random as _jr
+from ..random._gamma import gamma_reparam as _gamma_reparam
+from . import _jnp
 from . import _mt19937 as _mt
 from .._src.core import trace as _trace
 from .._src.core.array import Array
 from . import _dtype as D
-from ._tensor import Tensor, _make, _Storage, _wrap
+from ._tensor import Tensor, _make, _Storage
 from ._tensor import _apply, _legacy
 from .._src.prims import elementwise as ew
 from .ops._common import _bid, _bshape, _out
@@ -792,17 +793,66 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return _finish(v.astype(dt))
 
 
-def poisson(input, generator=None):
-    """Poisson counts with rates `input` (a float tensor), in input's dtype (drawn through a funcgrad.random key
-    made from the generator: not torch's numbers)."""
+def _serial_float(input, kernel: str, half: bool = False) -> np.dtype:
+    """The dtype of a serial sampler's input: float32/float64 (and half/bfloat16 where `half`), else torch's
+    NotImplementedError naming the kernel."""
     dt = input._np_dtype()
-    if dt.kind != "f" and dt.name != "bfloat16":
-        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_legacy(dt)}'")
-    lam = input._host()
+    if not (dt in (np.dtype(np.float32), np.dtype(np.float64)) or half and (dt == np.float16 or dt.name == "bfloat16")):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(dt)}'")
+    return dt
+
+
+def poisson(input, generator=None):
+    """Poisson counts with rates `input` (a float tensor), in input's dtype: torch's numbers for the same seed
+    (ATen's sample_poisson element by element; no gradient)."""
+    _serial_float(input, "poisson_cpu", half=True)
+    lam = np.ascontiguousarray(input._host())
     if np.any(lam < 0):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    v = np.asarray(_jr.poisson(_gen(generator).next_key(), lam.astype(np.float64), lam.shape))
-    return _finish(v.astype(dt))
+    return _finish(_mt.poisson(_eng(generator), lam))
+
+
+def _standard_gamma(input, generator=None):
+    """Gamma(input, 1) samples (torch._standard_gamma): torch's numbers for the same seed, differentiable in
+    input by the implicit reparameterisation gradient."""
+    _serial_float(input, "gamma_cpu")
+    x = _mt.standard_gamma(_eng(generator), np.ascontiguousarray(input._host()))
+    if state.enabled and input.requires_grad:
+        const = Array(x)
+
+        def f(a):
+            return _gamma_reparam(a, const)
+        f.records_on_a_tape = True  # (traced, so that the custom rule is recorded: eagerly it is the identity)
+        return _apply("StandardGamma", f, [input])
+    return _finish(x)
+
+
+def dirichlet_rsample(input, generator=None):
+    """Dirichlet(input) samples over the last dim, torch._sample_dirichlet's numbers, differentiable in input
+    through the gamma samples they are ratios of (the reparameterised sample of distributions.Dirichlet)."""
+    _serial_float(input, "dirichlet")
+    x, g = _mt.dirichlet(_eng(generator), np.ascontiguousarray(input._host()), with_gammas=True)
+    if state.enabled and input.requires_grad:
+        value, gam = Array(x), Array(g)
+
+        def ratio(r):
+            return ew.div(r, _jnp.broadcast_to(_jnp.sum(r, -1, keepdims=True), r.shape))
+        # value + (ratio - its own value): torch's numbers, the ratio's derivative (its value computed by the
+        # same ops on the constant gammas, so the difference is exactly zero)
+        r0 = ratio(gam)
+
+        def f(a):
+            return ew.add(value, ew.sub(ratio(_gamma_reparam(a, gam)), r0))
+        f.records_on_a_tape = True  # (see _standard_gamma)
+        return _apply("DirichletRsample", f, [input])
+    return _finish(x)
+
+
+def _sample_dirichlet(input, generator=None):
+    """Dirichlet(input) samples over the last dim (torch._sample_dirichlet): torch's numbers for the same seed;
+    no gradient, as torch's (distributions.Dirichlet.rsample differentiates)."""
+    _serial_float(input, "dirichlet")
+    return _finish(_mt.dirichlet(_eng(generator), np.ascontiguousarray(input._host())))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
@@ -831,10 +881,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 
 def binomial(count, prob, generator=None):
-    """Binomial(count, prob) draws (float, no gradient), seeded from the tensor face's generator (not torch's
-    numbers)."""
-    g = generator or default_generator
-    seed = int(randint(0, 2 ** 31 - 1, (1,), generator=g).item())
-    rng = np.random.default_rng(seed)
+    """Binomial(count, prob) counts (float, no gradient): torch's numbers for the same seed (ATen's
+    sample_binomial element by element: BTRS or inversion)."""
+    dt = _serial_float(count, "binomial_cpu")
+    if prob._np_dtype() != dt:
+        raise RuntimeError(f"Found dtype {_legacy(prob._np_dtype())} but expected {_legacy(dt)}")
     n, p = np.broadcast_arrays(count._host(), prob._host())
-    return _wrap(Array(rng.binomial(n.astype(np.int64), p).astype(count._np_dtype())))
+    return _finish(_mt.binomial(_eng(generator), np.ascontiguousarray(n), np.ascontiguousarray(p)))

@@ -531,3 +531,232 @@ def multinomial(eng: Engine, p: np.ndarray, n_sample: int, replacement: bool) ->
     for i in range(rows):
         out[i] = np.searchsorted(cum[i].astype(_F64), u[i], side="left")
     return out
+
+
+# --- serial samplers (ATen's Distributions.h / Distributions.cpp, one element at a time) ----------------------
+
+class _Serial:
+    """The generator as ATen's cpu_serial_kernel samplers use it: one uniform_real_distribution<double> or
+    normal_distribution<double> draw at a time, in element order. The words are fetched in blocks and the
+    unused ones given back by `close` (the state is rewound and advanced by the number used)."""
+    __slots__ = ("eng", "saved", "fresh", "buf", "pos", "used")
+
+    def __init__(self, eng: Engine):
+        self.eng, self.saved, self.fresh = eng, eng.bg.state, eng.fresh
+        self.buf, self.pos, self.used = [], 0, 0
+
+    def uniform(self) -> float:
+        """uniform_real_distribution<double>(0, 1): 53 bits of one random64."""
+        if self.pos + 2 > len(self.buf):
+            self.buf = self.buf[self.pos:] + self.eng.words(max(1024, 4 * self.used)).tolist()
+            self.pos = 0
+        hi, lo = self.buf[self.pos], self.buf[self.pos + 1]
+        self.pos += 2
+        self.used += 2
+        return (((hi << 32) | lo) & 0x1FFFFFFFFFFFFF) * 1.1102230246251565e-16
+
+    def normal(self) -> float:
+        """normal_distribution<double>(0, 1): the generator's cached second normal, else a Box-Muller pair
+        (r cos theta returned, r sin theta cached)."""
+        eng = self.eng
+        if eng.next_double is not None:
+            z, eng.next_double = eng.next_double, None
+            return z
+        u1 = self.uniform()
+        u2 = self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        th = _TWO_PI * u1
+        eng.next_double = r * math.sin(th)
+        return r * math.cos(th)
+
+    def close(self) -> None:
+        eng = self.eng
+        eng.bg.state = self.saved
+        eng.fresh = self.fresh
+        if self.used:
+            eng.words(self.used)
+
+
+_THIRD_F = float(np.float32(1.0) / np.float32(3.0))      # 1.0f / 3.0f
+_C331_F = float(np.float32(0.0331))
+
+
+def _gamma_one(s: _Serial, alpha: float, single: bool) -> float:
+    """sample_gamma<scalar_t, double>: Marsaglia and Tsang's method with alpha < 1 boosted by u**(1/alpha);
+    `single`: scalar_t is float (alpha's own arithmetic in float, as ATen's)."""
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        inv = float(np.float32(1.0) / np.float32(alpha)) if single else 1.0 / alpha
+        scale *= math.pow(1.0 - s.uniform(), inv)
+        alpha = float(np.float32(alpha) + np.float32(1.0)) if single else alpha + 1.0
+    d = float(np.float32(alpha) - np.float32(_THIRD_F)) if single else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    log = math.log
+    while True:
+        while True:
+            x = s.normal()
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1.0 - s.uniform()
+        xx = x * x
+        if u < 1.0 - _C331_F * xx * xx:
+            return scale * d * v
+        if log(u) < 0.5 * xx + d * (1.0 - v + log(v)):
+            return scale * d * v
+
+
+def standard_gamma(eng: Engine, alpha: np.ndarray) -> np.ndarray:
+    """torch._standard_gamma of a contiguous float array (float32 or float64), element by element; each sample
+    is at least the dtype's smallest normal number."""
+    dt = alpha.dtype
+    single = dt != _F64
+    s = _Serial(eng)
+    try:
+        out = np.array([_gamma_one(s, a, single) for a in alpha.ravel().tolist()], _F64)
+    finally:
+        s.close()
+    out = out.astype(dt)
+    return np.maximum(out, np.finfo(dt).tiny).reshape(alpha.shape)
+
+
+def dirichlet(eng: Engine, alpha: np.ndarray, with_gammas: bool = False):
+    """torch._sample_dirichlet: double gamma samples (at least DBL_MIN) over the whole array, each divided by
+    its row's (last axis) sum and clamped to [tiny, nextafter(1, 0)] of alpha's dtype (with_gammas: also the
+    gamma samples, in alpha's dtype)."""
+    dt = alpha.dtype
+    s = _Serial(eng)
+    try:
+        g = np.array([_gamma_one(s, a, False) for a in alpha.astype(_F64).ravel().tolist()], _F64)
+    finally:
+        s.close()
+    g = np.maximum(g, np.finfo(_F64).tiny).reshape(alpha.shape)
+    r = (g / g.sum(-1, keepdims=True)).astype(dt)
+    r = np.clip(r, np.finfo(dt).tiny, np.nextafter(dt.type(1), dt.type(0)))
+    return (r, g.astype(dt)) if with_gammas else r
+
+
+def _poisson_one(s: _Serial, lam: float) -> int:
+    """sample_poisson: Hoermann's transformed rejection for lambda >= 10, else multiplication of uniforms."""
+    if lam >= 10:
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            U = s.uniform() - 0.5
+            V = s.uniform()
+            us = 0.5 - abs(U)
+            k = math.floor((2 * a / us + b) * U + lam + 0.43)
+            if us >= 0.07 and V <= vr:
+                return k
+            if k < 0 or (us < 0.013 and V > us):
+                continue
+            if math.log(V) + math.log(invalpha) - math.log(a / (us * us) + b) <= -lam + k * loglam - math.lgamma(k + 1.0):
+                return k
+    if lam == 0:
+        return 0
+    enlam = math.exp(-lam)
+    x, prod = 0, 1.0
+    while True:
+        prod *= s.uniform()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+def poisson(eng: Engine, lam: np.ndarray) -> np.ndarray:
+    """torch.poisson of a contiguous float array, element by element (lambda in double)."""
+    s = _Serial(eng)
+    try:
+        out = [_poisson_one(s, v) for v in lam.astype(_F64).ravel().tolist()]
+    finally:
+        s.close()
+    return np.array(out, _F64).astype(lam.dtype).reshape(lam.shape)
+
+
+_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509, 0.0166446911898211,
+         0.0138761288230707, 0.0118967099458917, 0.0104112652619720, 0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    if k <= 9:
+        return _TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(s: _Serial, count, prob, T) -> float:
+    logprob = float(np.log1p(-T(prob)))
+    geom_sum, num = 0.0, 0.0
+    while True:
+        geom_sum += math.ceil(math.log(s.uniform()) / logprob)
+        if geom_sum > count:
+            return num
+        num += 1
+
+
+def _btrs(s: _Serial, count, prob, T) -> float:
+    """Hoermann's BTRS as ATen writes it (TensorFlow's variant); T is scalar_t (np.float32 or float)."""
+    cT, pT = T(count), T(prob)
+    stddev = float(np.sqrt(T(cT * pT * T(1 - pT))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(pT)
+    c = float(T(cT * pT)) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(T(pT / T(1 - pT)))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(math.floor(T(T(cT + 1) * pT)))
+    count = float(cT)
+    log = math.log
+    while True:
+        U = s.uniform() - 0.5
+        V = s.uniform()
+        us = 0.5 - abs(U)
+        k = float(T(math.floor((2 * a / us + b) * U + c)))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and V <= v_r:
+            return k
+        V = log(V * alpha / (a / (us * us) + b))
+        upper = ((m + 0.5) * log((m + 1) / (r * (count - m + 1)))
+                 + float(T(count + 1)) * log((count - m + 1) / float(T(count - k + 1)))
+                 + (k + 0.5) * log(r * float(T(count - k + 1)) / float(T(k + 1)))
+                 + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(k) - _stirling_tail(float(T(count - k))))
+        if V <= upper:
+            return k
+
+
+def _binomial_one(s: _Serial, count, prob, T) -> float:
+    """sample_binomial<scalar_t, double>: BTRS where count * min(p, 1 - p) >= 10, else inversion."""
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if T(T(count) * T(prob)) >= 10.0:
+            return _btrs(s, count, prob, T)
+        return _binomial_inversion(s, count, prob, T)
+    if prob > 0.5:
+        q = float(T(1.0 - prob))
+        if T(T(count) * T(q)) >= 10.0:
+            return float(T(count - _btrs(s, count, q, T)))
+        return float(T(count - _binomial_inversion(s, count, q, T)))
+    return math.nan
+
+
+def binomial(eng: Engine, count: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    """torch.binomial of two contiguous float arrays of one shape and dtype, element by element."""
+    dt = count.dtype
+    T = float if dt == _F64 else np.float32
+    s = _Serial(eng)
+    try:
+        out = [_binomial_one(s, n, p, T) for n, p in zip(count.ravel().tolist(), prob.ravel().tolist())]
+    finally:
+        s.close()
+    return np.array(out, _F64).astype(dt).reshape(count.shape)

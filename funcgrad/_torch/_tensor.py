@@ -263,7 +263,7 @@ class Tensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to "
                                "use a computed variable in a subgraph that doesn't require differentiation "
                                "use var_no_grad = var.detach().")
-        if requires_grad and self._np_dtype().kind not in "fc":
+        if requires_grad and not _differentiable(self._np_dtype()):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if requires_grad and self._inf and not _gs.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
@@ -846,10 +846,15 @@ except ImportError:  # pragma: no cover - if the trace internals change, use the
     _fast_record = _ad.record
 
 
+def _differentiable(dt) -> bool:
+    """Whether tensors of NumPy dtype dt carry gradients: floating (bfloat16 too: ml_dtypes' kind 'V') or complex."""
+    return dt.kind in "fc" or dt.name == "bfloat16"
+
+
 def _outputs(node, vals):
     if len(vals) == 1:
         t = _wrap(vals[0])
-        if t._np_dtype().kind in "fc":
+        if _differentiable(t._np_dtype()):
             t._rg = True
             t._gfn = node
         if t._v is not None:
@@ -860,7 +865,7 @@ def _outputs(node, vals):
     outs = []
     for k, val in enumerate(vals):
         t = _wrap(val)
-        if t._np_dtype().kind in "fc":
+        if _differentiable(t._np_dtype()):
             t._rg = True
             t._gfn = node
             if k:
@@ -1051,7 +1056,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             out._inf = True
     else:
         out = _wrap(Array(r))
-    if r.dtype.kind in "fc":
+    if r.dtype.kind in "fc" or r.dtype.name == "bfloat16":  # (_differentiable, inlined)
         out._rg = True
         out._gfn = node
     else:
@@ -1172,7 +1177,7 @@ def _record_prim_general(name, prim, fn, ts, params=_NOPARAMS):
             out._inf = True
     else:
         out = _wrap(ans)
-    if r.dtype.kind in "fc" if r is not None else out._v.dtype.kind in "fc":
+    if _differentiable(r.dtype if r is not None else out._v.dtype):
         out._rg = True
         out._gfn = node
     else:

@@ -49,6 +49,7 @@ cuda.__path__ = []  # a package, as torch.cuda is, so that the import system loo
 cpu.__path__ = []
 from ._dtype import FLOAT8 as _FLOAT8  # noqa: E402  (torch.float8_e4m3fn, ...: where ml_dtypes is installed)
 globals().update(_FLOAT8)
+from ._creation import _sample_dirichlet, _standard_gamma  # noqa: E402  (torch's private samplers)
 
 __all__ = sorted(set(_torch_names) | {
     "BFloat16Tensor", "bfloat16", "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
@@ -63,4 +64,4 @@ __all__ = sorted(set(_torch_names) | {
     "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
     "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile",
     "library", "export", "masked", "nested", "package", "Future", "fork", "wait", "Event", "Stream", "ao", "quantization",
-    *_LEGACY_STORAGES} | set(_FLOAT8))
+    "_sample_dirichlet", "_standard_gamma", *_LEGACY_STORAGES} | set(_FLOAT8))

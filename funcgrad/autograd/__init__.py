@@ -28,7 +28,7 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
             if out._rg:
                 if out.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if out._np_dtype().kind not in "fc":
+                if out._np_dtype().kind not in "fc" and out._np_dtype().name != "bfloat16":
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{out.dtype}")
                 import numpy as np

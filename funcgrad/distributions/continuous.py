@@ -40,6 +40,24 @@ def _shape(d, sample_shape) -> tuple:
     return tuple(d._extended_shape(sample_shape))
 
 
+def _fresh(shape, like):
+    """An uninitialised tensor of like's dtype (torch's `like.new(shape)`), for an in-place draw."""
+    return _creation.empty(shape, dtype=like.dtype)
+
+
+def _standard_gamma(c, shape):
+    """torch's Gamma(c, 1) samples of c expanded to shape (torch._standard_gamma: its numbers, differentiable)."""
+    return _creation._standard_gamma(c.expand(shape))
+
+
+def _gamma_rsample(c, r, shape):
+    """Gamma.rsample as torch's: _standard_gamma(c) / r, clamped below at tiny (the value only, as torch's
+    in-place clamp of the detached result)."""
+    v = _standard_gamma(c, shape) / r.expand(shape)
+    d = v.detach()
+    return v + (d.clamp(min=jnp.finfo(v.dtype).tiny) - d)
+
+
 class _Checked:
     """Mixin: value validation shared by log_prob/cdf."""
 
@@ -179,6 +197,7 @@ class Uniform(_Checked, Distribution):
 
 class Exponential(_Checked, ExponentialFamily):
     """Exponential(rate)."""
+    _draws_as_torch = True
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -205,6 +224,8 @@ class Exponential(_Checked, ExponentialFamily):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return _fresh(shape, self.rate).exponential_() / self.rate
         return call("ExponentialRsample", lambda r: jr.exponential(key, shape, r.dtype) / r, self.rate)
 
     def log_prob(self, value):
@@ -231,6 +252,7 @@ class Exponential(_Checked, ExponentialFamily):
 
 class Laplace(_LocScale):
     """Laplace(loc, scale)."""
+    _draws_as_torch = True
 
     @property
     def variance(self):
@@ -242,6 +264,9 @@ class Laplace(_LocScale):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            u = _fresh(shape, self.loc).uniform_(jnp.finfo(self.loc.dtype).eps - 1, 1)
+            return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
         def f(m, s):
             u = jr.uniform(key, shape, m.dtype, minval=jnp.finfo(m.dtype).eps - 1, maxval=1)
@@ -270,6 +295,7 @@ class Laplace(_LocScale):
 
 class Cauchy(_LocScale):
     """Cauchy(loc, scale)."""
+    _draws_as_torch = True
 
     @property
     def mean(self):
@@ -281,6 +307,8 @@ class Cauchy(_LocScale):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return self.loc + _fresh(shape, self.loc).cauchy_() * self.scale
         return call("CauchyRsample", lambda m, s: m + s * jr.cauchy(key, shape, m.dtype), self.loc, self.scale)
 
     def log_prob(self, value):
@@ -303,6 +331,7 @@ class Cauchy(_LocScale):
 
 class Gamma(_Checked, ExponentialFamily):
     """Gamma(concentration, rate): shape and inverse scale."""
+    _draws_as_torch = True
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -325,6 +354,8 @@ class Gamma(_Checked, ExponentialFamily):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return _gamma_rsample(self.concentration, self.rate, shape)
 
         def f(c, r):
             g = jr.gamma(key, jnp.broadcast_to(c, shape), shape, c.dtype) / r
@@ -368,6 +399,7 @@ class Chi2(Gamma):
 
 class Beta(_Checked, ExponentialFamily):
     """Beta(concentration1, concentration0) on [0, 1]."""
+    _draws_as_torch = True
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
@@ -395,6 +427,9 @@ class Beta(_Checked, ExponentialFamily):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:  # (torch: the first coordinate of Dirichlet([c1, c0]))
+            c = call("Stack", lambda a, b: jnp.stack([a, b], -1), self.concentration1, self.concentration0)
+            return _creation.dirichlet_rsample(c.expand(shape + (2,)))[..., 0]
         return call("BetaRsample", lambda a, b: jr.beta(key, a, b, shape, a.dtype),
                     self.concentration1, self.concentration0)
 
@@ -422,6 +457,7 @@ class Beta(_Checked, ExponentialFamily):
 
 class Dirichlet(_Checked, ExponentialFamily):
     """Dirichlet(concentration) on the simplex (concentration's last dim is the event)."""
+    _draws_as_torch = True
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
@@ -456,6 +492,8 @@ class Dirichlet(_Checked, ExponentialFamily):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return _creation.dirichlet_rsample(self.concentration.expand(shape))
 
         def f(c):
             x = jr.dirichlet(key, jnp.broadcast_to(c, shape), shape[:-1], c.dtype)
@@ -487,6 +525,7 @@ class Dirichlet(_Checked, ExponentialFamily):
 
 class StudentT(_Checked, Distribution):
     """StudentT(df, loc=0, scale=1)."""
+    _draws_as_torch = True
     arg_constraints = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -512,6 +551,10 @@ class StudentT(_Checked, Distribution):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:  # (torch: a standard normal, then a Chi2(df) sample)
+            x = _fresh(shape, self.df).normal_()
+            z = _gamma_rsample(0.5 * self.df, _creation.full_like(self.df, 0.5), shape)
+            return self.loc + self.scale * (x * (z / self.df).rsqrt())
 
         def f(d, m, s):
             k1, k2 = jr.split(key)
@@ -539,6 +582,7 @@ class StudentT(_Checked, Distribution):
 
 class FisherSnedecor(_Checked, Distribution):
     """FisherSnedecor(df1, df2): the F distribution."""
+    _draws_as_torch = True
     arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
     support = constraints.positive
     has_rsample = True
@@ -564,6 +608,14 @@ class FisherSnedecor(_Checked, Distribution):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:  # (torch: X1 ~ Gamma(df1 / 2, df1), X2 ~ Gamma(df2 / 2, df2), X1 / X2)
+            x1 = _gamma_rsample(self.df1 * 0.5, self.df1, shape)
+            x2 = _gamma_rsample(self.df2 * 0.5, self.df2, shape)
+            tiny = jnp.finfo(x2.dtype).tiny
+            d = x2.detach()
+            y = x1 / (x2 + (d.clamp(min=tiny) - d))
+            d = y.detach()
+            return y + (d.clamp(min=tiny) - d)
 
         def f(d1, d2):
             k1, k2 = jr.split(key)
@@ -587,6 +639,7 @@ class FisherSnedecor(_Checked, Distribution):
 
 class HalfNormal(_Checked, Distribution):
     """|X| for X ~ Normal(0, scale)."""
+    _draws_as_torch = True
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -608,6 +661,8 @@ class HalfNormal(_Checked, Distribution):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:  # (torch: |0 + eps * scale|)
+            return (0.0 + _fresh(shape, self.scale).normal_() * self.scale).abs()
         return call("HalfNormalRsample", lambda s: jnp.abs(s * jr.normal(key, shape, s.dtype)), self.scale)
 
     def log_prob(self, value):
@@ -631,6 +686,7 @@ class HalfNormal(_Checked, Distribution):
 
 class HalfCauchy(_Checked, Distribution):
     """|X| for X ~ Cauchy(0, scale)."""
+    _draws_as_torch = True
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -652,6 +708,8 @@ class HalfCauchy(_Checked, Distribution):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:  # (torch: |0 + eps * scale|, eps from cauchy_)
+            return (0.0 + _fresh(shape, self.scale).cauchy_() * self.scale).abs()
         return call("HalfCauchyRsample", lambda s: jnp.abs(s * jr.cauchy(key, shape, s.dtype)), self.scale)
 
     def log_prob(self, value):
@@ -752,6 +810,7 @@ class VonMises(_CentredAtLoc, _Checked, Distribution):
 
 class ContinuousBernoulli(BinaryProbsOrLogits, _Checked, ExponentialFamily):
     """ContinuousBernoulli(probs or logits) on [0, 1], with the normaliser evaluated stably near 1/2."""
+    _draws_as_torch = True
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     _mean_carrier_measure = 0
@@ -823,6 +882,9 @@ class ContinuousBernoulli(BinaryProbsOrLogits, _Checked, ExponentialFamily):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return call("CBRsample", lambda p, u: self._icdf_fn(u, p), self.probs,
+                        _creation.rand(shape, dtype=self.probs.dtype))
         return call("CBRsample", lambda p: self._icdf_fn(jr.uniform(key, shape, p.dtype), p), self.probs)
 
     def log_prob(self, value):
@@ -869,6 +931,7 @@ class ContinuousBernoulli(BinaryProbsOrLogits, _Checked, ExponentialFamily):
 
 class GeneralizedPareto(_Checked, Distribution):
     """GeneralizedPareto(loc, scale, concentration)."""
+    _draws_as_torch = True
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive, "concentration": constraints.real}
     has_rsample = True
 
@@ -901,6 +964,9 @@ class GeneralizedPareto(_Checked, Distribution):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return call("GPRsample", lambda m, s, c, u: self._icdf_f(u, m, s, c), self.loc, self.scale,
+                        self.concentration, _creation.rand(shape, dtype=self.loc.dtype))
         return call("GPRsample", lambda m, s, c: self._icdf_f(jr.uniform(key, shape, m.dtype), m, s, c),
                     self.loc, self.scale, self.concentration)
 

@@ -10,7 +10,7 @@ from .. import random as jr
 from ..scipy import special as sps
 from .._torch._dtype import Size
 from . import constraints
-from .continuous import _Checked, _shape, xlogy
+from .continuous import _Checked, _gamma_rsample, _shape, xlogy
 from .distribution import TORCH_STREAM, Distribution
 from .exp_family import ExponentialFamily
 from .utils import (BinaryProbsOrLogits, arr, call, call_nograd, expand_to, forwarded, is_concrete,
@@ -82,11 +82,13 @@ class Bernoulli(BinaryProbsOrLogits, _Checked, ExponentialFamily):
 class Binomial(BinaryProbsOrLogits, _Checked, Distribution):
     """Binomial(total_count=1, probs or logits): the number of successes in total_count trials.
 
-    Sampling sums max(total_count) Bernoulli draws, so it needs a concrete total_count (not one traced by
-    jit/vmap: NotImplementedError) and costs O(max(total_count)) per sample."""
+    Sampling with a key sums max(total_count) Bernoulli draws, so it needs a concrete total_count (not one
+    traced by jit/vmap: NotImplementedError) and costs O(max(total_count)) per sample; the Tensor face draws
+    torch.binomial's numbers."""
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
     has_enumerate_support = True
+    _draws_as_torch = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         self._param = self._set_probs_or_logits(probs, logits, total_count)
@@ -115,6 +117,8 @@ class Binomial(BinaryProbsOrLogits, _Checked, Distribution):
 
     def _sample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return _creation.binomial(self.total_count.expand(shape), self.probs.expand(shape))
         nmax = self._max_count("sample")
 
         def f(n, p):
@@ -158,6 +162,7 @@ class Binomial(BinaryProbsOrLogits, _Checked, Distribution):
 
 class Categorical(_Checked, Distribution):
     """Categorical(probs or logits) over {0, ..., K-1}; the last dim of probs/logits indexes categories."""
+    _draws_as_torch = True
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
     has_enumerate_support = True
 
@@ -209,6 +214,10 @@ class Categorical(_Checked, Distribution):
 
     def _sample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:  # (torch: multinomial with replacement of the rows of probs, transposed)
+            n = Size(sample_shape).numel()
+            rows = _creation.multinomial(self.probs.reshape(-1, self._num_events), n, True)
+            return rows.T.reshape(shape)
         return call_nograd(lambda lg: jr.categorical(key, lg, axis=-1, shape=shape).astype(jnp.int64), self.logits)
 
     def log_prob(self, value):
@@ -259,6 +268,7 @@ class OneHotCategorical(_OverCategorical, _Checked, Distribution):
 
     _param = forwarded("_categorical", "_param")
     mean = forwarded("_categorical", "probs")
+    _draws_as_torch = True
 
     @property
     def mode(self):
@@ -305,6 +315,7 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
 
 class Geometric(BinaryProbsOrLogits, _Checked, Distribution):
     """Geometric(probs or logits): the number of failures before the first success."""
+    _draws_as_torch = True
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
@@ -331,6 +342,9 @@ class Geometric(BinaryProbsOrLogits, _Checked, Distribution):
 
     def _sample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            u = _creation.empty(shape, dtype=self.probs.dtype).uniform_(jnp.finfo(self.probs.dtype).tiny, 1)
+            return (u.log() / (-self.probs).log1p()).floor()
 
         def f(p):
             u = jnp.maximum(jr.uniform(key, shape, p.dtype), jnp.finfo(p.dtype).tiny)
@@ -352,6 +366,7 @@ class Geometric(BinaryProbsOrLogits, _Checked, Distribution):
 
 class Poisson(_Checked, ExponentialFamily):
     """Poisson(rate)."""
+    _draws_as_torch = True
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
@@ -372,6 +387,8 @@ class Poisson(_Checked, ExponentialFamily):
 
     def _sample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return _creation.poisson(self.rate.expand(shape))
         return call("PoissonSample", lambda r: jr.poisson(key, jnp.broadcast_to(r, shape), shape).astype(r.dtype),
                     self.rate)
 
@@ -393,6 +410,7 @@ class NegativeBinomial(BinaryProbsOrLogits, _Checked, Distribution):
     arg_constraints = {"total_count": constraints.greater_than_eq(0), "probs": constraints.half_open_interval(0.0, 1.0),
                        "logits": constraints.real}
     support = constraints.nonnegative_integer
+    _draws_as_torch = True
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
         self._param = self._set_probs_or_logits(probs, logits, total_count)
@@ -413,6 +431,9 @@ class NegativeBinomial(BinaryProbsOrLogits, _Checked, Distribution):
 
     def _sample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:  # (torch: Poisson of a Gamma(total_count, exp(-logits)) sample)
+            rate = call_nograd(lambda lg: jnp.exp(-lg), self.logits)
+            return _creation.poisson(_gamma_rsample(self.total_count, rate, shape))
 
         def f(n, lg):
             k1, k2 = jr.split(key)
@@ -439,6 +460,8 @@ def softplus_(x):
 class Multinomial(_OverCategorical, _Checked, Distribution):
     """Multinomial(total_count=1, probs or logits): counts of total_count draws from a Categorical."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+
+    _draws_as_torch = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):
@@ -468,6 +491,10 @@ class Multinomial(_OverCategorical, _Checked, Distribution):
         n = self.total_count
         k = self.event_shape[0]
         shape = tuple(Size(sample_shape) + self._batch_shape)
+        if key is TORCH_STREAM:  # (torch: counts of total_count Categorical samples)
+            idx = self._categorical._sample(key, Size((n,)) + Size(sample_shape))
+            return call_nograd(lambda i, p: jnp.sum(i[..., None] == jnp.arange(k), axis=0).astype(p.dtype), idx,
+                               self.probs)
 
         def f(lg, p):
             idx = jr.categorical(key, lg, axis=-1, shape=(n,) + shape)

@@ -12,7 +12,8 @@ from ..scipy import special as sps
 from .._torch._dtype import Size
 from . import constraints
 from .continuous import Beta, _CentredAtLoc, _Checked, _shape
-from .distribution import Distribution
+from .distribution import TORCH_STREAM, Distribution
+from .._torch import _creation
 from .utils import as_param, broadcast_all, call, call_nograd, expand_to, is_concrete, lazy_property
 
 __all__ = ["LKJCholesky", "LowRankMultivariateNormal", "MultivariateNormal", "Wishart"]
@@ -106,6 +107,7 @@ class MultivariateNormal(_CentredAtLoc, _CholeskyParametrised, _Checked, Distrib
                        "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
     support = constraints.real_vector
     has_rsample = True
+    _draws_as_torch = True
 
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
         if loc.ndim < 1:
@@ -126,6 +128,10 @@ class MultivariateNormal(_CentredAtLoc, _CholeskyParametrised, _Checked, Distrib
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:  # (torch: loc + L @ eps, eps standard normals)
+            eps = _creation.randn(shape, dtype=self.loc.dtype)
+            return call("MVNRsample", lambda m, L, e: m + jnp.matmul(L, e[..., None])[..., 0], self.loc,
+                        self._unbroadcasted_scale_tril, eps)
 
         def f(m, L):
             eps = jr.normal(key, shape, m.dtype)
@@ -154,6 +160,7 @@ class LowRankMultivariateNormal(_CentredAtLoc, _Checked, Distribution):
                        "cov_diag": constraints.independent(constraints.positive, 1)}
     support = constraints.real_vector
     has_rsample = True
+    _draws_as_torch = True
 
     def __init__(self, loc, cov_factor, cov_diag, validate_args=None):
         if loc.ndim < 1:
@@ -199,6 +206,11 @@ class LowRankMultivariateNormal(_CentredAtLoc, _Checked, Distribution):
 
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:  # (torch: standard normals for W's columns, then for the diagonal)
+            eps_w = _creation.randn(shape[:-1] + tuple(self.cov_factor.shape[-1:]), dtype=self.loc.dtype)
+            eps_d = _creation.randn(shape, dtype=self.loc.dtype)
+            return call("LRRsample", lambda m, W, D, ew_, ed: m + jnp.matmul(W, ew_[..., None])[..., 0]
+                        + jnp.sqrt(D) * ed, self.loc, self.cov_factor, self.cov_diag, eps_w, eps_d)
 
         def f(m, W, D):
             k1, k2 = jr.split(key)

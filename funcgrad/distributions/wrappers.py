@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .._torch import _jnp as jnp
+from .._torch import _creation, _jnp as jnp
 from .. import random as jr
 from ..scipy import special as sps
 from .._src.core.array import ArrayBase
@@ -14,7 +14,7 @@ from .._torch._tensor import Tensor
 from . import constraints
 from .continuous import Exponential, Gamma, Normal, Uniform, _shape
 from .discrete import Categorical, _OverCategorical
-from .distribution import Distribution
+from .distribution import TORCH_STREAM, Distribution
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform,
                          StickBreakingTransform, Transform)
 from .utils import (BinaryProbsOrLogits, broadcast_all, call, call_nograd, euler_constant, expand_to, forwarded,
@@ -449,6 +449,7 @@ class _LogitRelaxedBernoulli(BinaryProbsOrLogits, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
     _static_fields = ("temperature",)
+    _draws_as_torch = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
@@ -460,11 +461,13 @@ class _LogitRelaxedBernoulli(BinaryProbsOrLogits, Distribution):
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
 
-        def f(p, t):
-            p = jnp.clip(p, jnp.finfo(p.dtype).eps, 1 - jnp.finfo(p.dtype).eps)
-            u = jnp.clip(jr.uniform(key, shape, p.dtype), jnp.finfo(p.dtype).eps, 1 - jnp.finfo(p.dtype).eps)
+        def f(p, t, u):
+            eps = jnp.finfo(p.dtype).eps
+            p = jnp.clip(p, eps, 1 - eps)
+            u = jnp.clip(jr.uniform(key, shape, p.dtype) if u is None else u, eps, 1 - eps)
             return (jnp.log(u) - jnp.log1p(-u) + jnp.log(p) - jnp.log1p(-p)) / t
-        return call("LogitRelaxedBernoulliRsample", f, self.probs, self.temperature)
+        u = _creation.rand(shape, dtype=self.probs.dtype) if key is TORCH_STREAM else None  # (torch's draw)
+        return call("LogitRelaxedBernoulliRsample", f, self.probs, self.temperature, u)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -501,6 +504,7 @@ class _ExpRelaxedCategorical(_OverCategorical, Distribution):
     support = constraints.real_vector
     has_rsample = True
     _static_fields = ("temperature",)
+    _draws_as_torch = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits)
@@ -512,12 +516,16 @@ class _ExpRelaxedCategorical(_OverCategorical, Distribution):
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
 
-        def f(lg, t):
-            u = jnp.clip(jr.uniform(key, shape, lg.dtype), jnp.finfo(lg.dtype).tiny, 1.0)
+        def f(lg, t, u):
+            if u is None:
+                u = jnp.clip(jr.uniform(key, shape, lg.dtype), jnp.finfo(lg.dtype).tiny, 1.0)
+            else:  # (torch's draw, clamped as torch's clamp_probs)
+                u = jnp.clip(u, jnp.finfo(lg.dtype).eps, 1 - jnp.finfo(lg.dtype).eps)
             gumbels = -jnp.log(-jnp.log(u))
             scores = (lg + gumbels) / t
             return scores - sps.logsumexp(scores, axis=-1, keepdims=True)
-        return call("ExpRelaxedCategoricalRsample", f, self.logits, self.temperature)
+        u = _creation.rand(shape, dtype=self.logits.dtype) if key is TORCH_STREAM else None
+        return call("ExpRelaxedCategoricalRsample", f, self.logits, self.temperature, u)
 
     def log_prob(self, value):
         K = self._categorical._num_events

@@ -127,6 +127,21 @@ def _sampler(log_space: bool):
 _SAMPLE = {False: _sampler(False), True: _sampler(True)}
 
 
+def _given_jvp(primals, tangents):
+    a, x = primals
+    return x, ew.mul(tangents[0], _GRAD[False](a, x))
+
+
+_GIVEN = custom_jvp(lambda a, x: x)
+_GIVEN.defjvp(_given_jvp)
+
+
+def gamma_reparam(a, x):
+    """x, Gamma(a, 1) samples drawn elsewhere (torch's generator: torch._standard_gamma), with the implicit
+    reparameterisation derivative dx/da of `gamma` (x is a constant: its own tangent is ignored)."""
+    return _GIVEN(a, x)
+
+
 def _gamma(name, key, a, shape, dtype, log_space):
     key, a, shape, dtype = _float_param_sampler(name, key, a, shape, dtype)
     return _SAMPLE[log_space](key, broadcast_to(a, shape))

@@ -154,6 +154,8 @@ def _logistic_impl(xp):
     def f(x):
         if x.dtype.kind == "c":
             return 1 / (1 + xp.exp(-x))
+        if x.dtype.itemsize == 2:  # float16, bfloat16: in float32, rounded once (torch's CPU kernel, XLA's)
+            return f(x.astype(xp.float32)).astype(x.dtype)
         # 1 / (1 + exp(-x)) in one buffer: within 2 ulp of the true value wherever it is a normal number
         # (for x < 0, 1 + exp(-x) >= 2 loses nothing); where exp(-x) overflows the result is its limit 0,
         # so results below the smallest normal number (x < -87 in float32) flush to 0, as on XLA's CPU.

@@ -558,7 +558,11 @@ def _reduce_batch(prim):
 
 
 def _sum_impl(xp):
-    return lambda x, *, axes: x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs)
+    def impl(x, *, axes):
+        if x.dtype.name == "bfloat16":  # accumulated in float32 and rounded once, as XLA's and torch's CPU sums
+            return x.astype(xp.float32).sum(axis=axes).astype(x.dtype)
+        return x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs; float16 sums in float32)
+    return impl
 
 
 reduce_sum_p = Primitive(

@@ -71,6 +71,8 @@ def _normalise(input, dim, dtype, name, node, formula, of_scalar):
             return of_scalar(a)
         if 0 in a.shape:
             return ew.mul(a, jnp.zeros_like(a))
+        if a.dtype.itemsize == 2:  # float16, bfloat16: in float32, rounded once (torch's CPU kernels)
+            return _cast(formula(_cast(a, np.float32), d), a.dtype)
         return formula(a, d)
     return _apply1(node, fn, input)
 

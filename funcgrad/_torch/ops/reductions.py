@@ -104,7 +104,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         dim, dtype = None, dim
     odt = _float_check("mean", input._np_dtype(), dtype)
     axes = _dims(dim, input.ndim)
-    return _out(_apply1("Mean", lambda a: jnp.mean(_cast(a, odt), axis=axes, keepdims=keepdim), input), out)
+    acc = np.dtype(np.float32) if odt.name == "bfloat16" else odt  # (torch: in float32, rounded once)
+    return _out(_apply1("Mean", lambda a: _cast(jnp.mean(_cast(a, acc), axis=axes, keepdims=keepdim), odt), input), out)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
@@ -294,10 +295,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def _cumulative(name, jfn, input, dim, dtype):
-    """cumsum/cumprod: integers and bool accumulate in int64, float16 in float32 (as torch)."""
+    """cumsum/cumprod: integers and bool accumulate in int64, float16 and bfloat16 in float32 (as torch)."""
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
-    acc = np.dtype(np.float32) if odt == np.float16 else odt
+    acc = np.dtype(np.float32) if odt == np.float16 or odt.name == "bfloat16" else odt
     return _apply1(name, lambda a: _cast(jfn(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt), input)
 
 

@@ -246,7 +246,12 @@ def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     tanh_form = approximate == "tanh"
-    return _apply("Gelu", lambda a: _jnn.gelu(a, tanh_form), (input,))
+
+    def f(a):
+        if a.dtype.itemsize == 2:  # float16, bfloat16: in float32, rounded once (torch's CPU kernel)
+            return _jnp.asarray(_jnn.gelu(_jnp.asarray(a, np.float32), tanh_form), a.dtype)
+        return _jnn.gelu(a, tanh_form)
+    return _apply("Gelu", f, (input,))
 
 
 def silu(input, inplace=False):

@@ -42,6 +42,9 @@ def linear(input, weight, bias=None):
                            f"({bias.shape[-1]}) at non-singleton dimension {len(out_shape) - 1}")
 
     def addmm(x, w, b):
+        if x.dtype.name in ("float16", "bfloat16"):  # torch's CPU addmm: in float32, rounded once
+            f32 = [_lax.convert_element_type(a, "float32") for a in (x, w, b)]
+            return _lax.convert_element_type(_lax.dot_general(f32[0], f32[1], dims) + f32[2], x.dtype)
         y = _lax.dot_general(x, w, dims)
         return _add_bc(y, b) if y.dtype == b.dtype else y + b  # (the bias broadcast by NumPy when concrete)
     return _apply("Addmm", addmm, (input, weight, bias))
