@@ -885,6 +885,8 @@ SKIP["torch"].update({n: "quantization: integer representations and fake quantiz
 SKIP["Tensor"].update({n: "a quantized tensor's accessor (tests/test_quantization.py): no differentiable function" for n in (
     "int_repr", "q_per_channel_axis", "q_per_channel_scales", "q_per_channel_zero_points", "q_scale", "q_zero_point",
     "qscheme")})
+SKIP["Tensor"]["to_padded_tensor"] = ("nested tensors only (a dense tensor is refused, as torch): tests/test_nested.py "
+                                      "checks values and gradients against torch")
 
 EXPLICIT["F"].update({
     "conv1d": EXPLICIT["torch"]["conv1d"], "conv2d": EXPLICIT["torch"]["conv2d"],
