@@ -572,72 +572,82 @@ def _int_or_float_args(name, x1, x2):
     return a, b
 
 
-def _divmod(a, b, quotient=True, remainder=True):
-    """(floor(a / b), a - b * floor(a / b)) with NumPy's results, signs and special values (either part
-    None when not asked for)."""
+def _int_floor_divide(a, b):
+    """jax.numpy's integer floor division: lax.div (toward zero; XLA's x / 0 is -1, all bits set),
+    one less where the signs differ and the division is inexact (unsigned: lax.div alone)."""
+    q = ew.div(a, b)
+    if np.dtype(a.dtype).kind == "u":
+        return q
     zero = ew.zeros_like(a)
-    mod0 = ew.rem(a, b)  # C fmod: the sign of a
-    nonzero = ew.ne(mod0, zero)  # (True for NaN)
-    adjust = ew.bitwise_and(nonzero, ew.ne(ew.lt(b, zero), ew.lt(mod0, zero)))
-    q = r = None
+    fix = ew.bitwise_and(ew.ne(ew.sign(a), ew.sign(b)), ew.ne(ew.rem(a, b), zero))
+    return ew.select(fix, q - ew.ones_like(q), q)
+
+
+def _float_divmod(a, b):
+    """jax.numpy's float divmod (CPython's float_divmod over lax): (round(q), m) with m = rem(a, b),
+    moved into b's sign (m + b) where nonzero with another sign, and q = (a - rem(a, b)) / b (a / b at
+    b == 0), one less there. Its zeros and special values are XLA's: -0.0 // 1 is 0, 1 // -inf is -1,
+    inf // 2 is NaN."""
+    zero = ew.zeros_like(a)
+    mod = ew.rem(a, b)
+    div = ew.div(ew.select(ew.eq(b, zero), a, a - mod), b)
+    ind = ew.bitwise_and(ew.ne(mod, zero), ew.ne(ew.sign(b), ew.sign(mod)))
+    mod = ew.select(ind, mod + b, mod)
+    div = ew.select(ind, div - ew.ones_like(div), div)
+    return ew.round(div), mod
+
+
+def _remainder(a, b):
+    """jax.numpy's remainder: rem(a, b) (the sign of a), plus b where nonzero with a sign unlike b's
+    (integers: b == 0 counts as 1, so x % 0 is 0). d/da = 1, d/db = -trunc(a / b) (+1 where moved)."""
     if not dtypes.is_inexact(a.dtype):
-        if quotient:
-            q = ew.div(a, b) - ew.select(adjust, ew.ones_like(a), zero)
-        if remainder:
-            r = mod0 + ew.select(adjust, b, zero)
-        return q, r
-    # Floats, as npy_divmod: a zero remainder takes the sign of b; the quotient is snapped to an
-    # integer; a zero quotient takes the sign of a / b; division by zero gives a / b and NaN.
-    if remainder:
-        # A zero remainder takes the sign of b; it is written signed_zero - (0 - mod0) (0 - (+-0) is +0, so
-        # the value is signed_zero) so that it keeps mod0's derivative: d/da = 1 and d/db = -trunc(a / b)
-        # everywhere, as JAX's remainder (lax.rem's rule), not 0 at the multiples of b.
-        signed_zero = ew.select(ew.lt(b, zero), ew.neg(zero), zero)
-        r = ew.select(adjust, mod0 + b, ew.select(nonzero, mod0, signed_zero - (zero - mod0)))
-    if quotient:
-        quot = ew.div(a - mod0, b)
-        quot = ew.select(adjust, quot - 1, quot)
-        fl = ew.floor(quot)
-        fl = ew.select(ew.gt(quot - fl, full(a.shape, 0.5, a.dtype)), fl + 1, fl)
-        ratio = ew.div(a, b)
-        fl = ew.select(ew.ne(quot, zero), fl, ratio * 0)  # (ratio * 0 is a zero with the sign of a / b)
-        q = ew.select(ew.eq(b, zero), ratio, fl)
-        # With an infinite operand the Array API standard takes floor(a / b) (inf // 2 is inf, -1 // inf
-        # is -0) where NumPy and Python give NaN and -1.
-        q = ew.select(ew.bitwise_or(_isinf_float(a), _isinf_float(b)), ew.floor(ratio), q)
-    return q, r
+        b = ew.select(ew.eq(b, ew.zeros_like(b)), ew.ones_like(b), b)
+    zero = ew.zeros_like(a)
+    m = ew.rem(a, b)
+    plus = ew.bitwise_and(ew.ne(ew.lt(m, zero), ew.lt(b, zero)), ew.ne(m, zero))
+    return ew.select(plus, m + b, m)
 
 
 def floor_divide(x1, x2, /):
-    """x1 // x2: the floor of the quotient, as numpy.floor_divide (Python's semantics for integers;
-    division by zero gives 0 for integers and inf/NaN for floats). Its derivative is zero."""
+    """x1 // x2, as jax.numpy.floor_divide: Python's semantics for finite operands; XLA's signed zeros
+    and special values otherwise (-0.0 // 1 is 0, 1 // -inf is -1, inf // 2 is NaN; integer x // 0 is
+    -2 or -1, unsigned all bits set). Its derivative is zero."""
     a, b = _int_or_float_args("floor_divide", x1, x2)
-    if dtypes.is_inexact(a.dtype):
-        a, b = ew.stop_gradient(a), ew.stop_gradient(b)
-    return _divmod(a, b, remainder=False)[0]
+    if not dtypes.is_inexact(a.dtype):
+        return _int_floor_divide(a, b)
+    return _float_divmod(ew.stop_gradient(a), ew.stop_gradient(b))[0]
 
 
 def remainder(x1, x2, /):
-    """x1 % x2 with the sign of x2, as numpy.remainder (Python's %); d/dx1 = 1, d/dx2 = -(x1 // x2)."""
-    a, b = _int_or_float_args("remainder", x1, x2)
-    return _divmod(a, b, quotient=False)[1]
+    """x1 % x2 with the sign of x2, as jax.numpy.remainder; d/dx1 = 1, d/dx2 = -trunc(x1 / x2) (+1
+    where the remainder was moved into x2's sign)."""
+    return _remainder(*_int_or_float_args("remainder", x1, x2))
 
 
 mod = remainder
 
 
 def divmod(x1, x2, /):  # noqa: A001 - NumPy name
-    """(x1 // x2, x1 % x2), as numpy.divmod."""
+    """(x1 // x2, x1 % x2), as jax.numpy.divmod."""
     a, b = _int_or_float_args("divmod", x1, x2)
     if not dtypes.is_inexact(a.dtype):
-        return _divmod(a, b)
-    q = _divmod(ew.stop_gradient(a), ew.stop_gradient(b), remainder=False)[0]
-    return q, _divmod(a, b, quotient=False)[1]
+        return _int_floor_divide(a, b), _remainder(a, b)
+    q = _float_divmod(ew.stop_gradient(a), ew.stop_gradient(b))[0]
+    return q, _float_divmod(a, b)[1]
 
 
 def fmod(x1, x2, /):
-    """The C remainder x1 - trunc(x1 / x2) * x2 (the sign of x1), as numpy.fmod."""
-    return ew.rem(*_int_or_float_args("fmod", x1, x2))
+    """The C remainder x1 - trunc(x1 / x2) * x2 (the sign of x1), as jax.numpy.fmod (integers: x % 0
+    is 0)."""
+    a, b = _int_or_float_args("fmod", x1, x2)
+    if dtypes.is_integer(a.dtype) and not _bool_operands(x1, x2):
+        b = ew.select(ew.eq(b, ew.zeros_like(b)), ew.ones_like(b), b)
+    return ew.rem(a, b)
+
+
+def _bool_operands(x1, x2) -> bool:
+    """Both operands bool (jax.numpy.fmod then computes rem(int32) as it is: XLA's x % 0 is x)."""
+    return all(getattr(x, "dtype", None) == dtypes.bool_ or isinstance(x, bool) for x in (x1, x2))
 
 
 # --- predicates -----------------------------------------------------------------------------------
