@@ -211,20 +211,11 @@ def stack(arrays, axis=0, dtype=None):
     return concatenate([sh.expand_dims(x, (ax,)) for x in xs], ax, dtype=dtype)
 
 
-def _clip_bound(x, v, is_lower: bool):
-    """NumPy 2's clip ignores a Python int bound beyond the integer dtype's range on the harmless side
-    (a lower bound below the minimum, an upper bound above the maximum)."""
-    if isinstance(v, int) and not isinstance(v, bool) and is_python_scalar(v) and dtypes.is_integer(x.dtype):
-        info = np.iinfo(x.dtype)
-        if (is_lower and v < info.min) or (not is_lower and v > info.max):
-            return None
-    return v
-
-
 def clip(x=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None, out=None):  # noqa: A002
     """Limit values to [min, max] (minimum(maximum(x, min), max)), as numpy.clip; the bounds are
     positional or `min=`/`max=` (the Array API's names) or NumPy's older `a_min=`/`a_max=`, and the
-    array may be passed as NumPy's `a=`."""
+    array may be passed as NumPy's `a=`. A Python int bound converts as in jax.numpy (wrapping around
+    into a narrower integer dtype: clip(uint8, -1) is 255 everywhere, where NumPy 2 ignores the bound)."""
     if out is not None:
         raise TypeError("clip: out= is not supported: funcgrad arrays are immutable; use the return value")
     if (x is None) == (a is None):
@@ -237,7 +228,6 @@ def clip(x=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None, out=N
     x = asarray_any(a)
     if dtypes.is_complex(x.dtype) or any(b is not None and dtypes.is_complex(asarray_any(b).dtype) for b in (lo, hi)):
         raise ValueError("clip: complex values have no ordering (as in jax.numpy)")
-    lo, hi = _clip_bound(x, lo, True), _clip_bound(x, hi, False)
     if lo is not None:
         x = maximum(x, lo)
     if hi is not None:

@@ -26,7 +26,7 @@ from .._src.prims import special as sp
 from .._src.prims.shape import full
 from . import _promote
 from ._promote import (_weak_scalar, weak_filled, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
-                       promote_and_broadcast, promote_args, result_dtype, scalar_array)
+                       promote_and_broadcast, promote_args, python_scalar_operand, result_dtype)
 
 
 def _to_inexact(x):
@@ -197,36 +197,11 @@ maximum = _binary("maximum", ew.max_p)
 minimum = _binary("minimum", ew.min_p)
 
 
-def _out_of_range_compare(name, x1, x2):
-    """NumPy 2 compares an integer array with a Python int outside its dtype's range exactly (the
-    answer is the same for every element) instead of raising OverflowError; so do we."""
-    for scalar, other, flipped in ((x2, x1, False), (x1, x2, True)):
-        if isinstance(scalar, int) and not isinstance(scalar, bool) and not is_python_scalar(other):
-            other = asarray_any(other)
-            dt, _ = result_dtype(other, scalar)
-            if not dtypes.is_integer(dt) or not dtypes.is_integer(other.dtype):
-                return None  # (a bool array promotes the int to int64 and may overflow, as in NumPy)
-            info = np.iinfo(dt)
-            if info.min <= scalar <= info.max:
-                return None
-            above = scalar > info.max  # the scalar exceeds every element
-            op = {"less": "greater", "greater": "less", "less_equal": "greater_equal",
-                  "greater_equal": "less_equal"}.get(name, name) if flipped else name
-            # op(element, scalar) for every element:
-            value = {"equal": False, "not_equal": True, "less": above, "less_equal": above,
-                     "greater": not above, "greater_equal": not above}[op]
-            return full(other.shape, value, dtypes.bool_)
-    return None
-
-
 def _compare(name, lax_fn):
     def f(x1, x2, /):
         ops = _agreeing(x1, x2, "biufcV")  # (a Python scalar only beside floats: it cannot overflow)
         if ops is not None:
             return lax_fn(*ops)
-        r = _out_of_range_compare(name, x1, x2)
-        if r is not None:
-            return r
         a, b = promote_and_broadcast(name, x1, x2)
         r = lax_fn(a, b)
         # weakly typed where the promoted operands are (an int array with a Python float), as in JAX
@@ -252,7 +227,7 @@ def _inexact_args(name, x1, x2, complex_ok=True):
         # NumPy computes integers in a float loop, so a Python int need not fit the integer dtype.
         dt = dtypes.to_inexact(dt, weak)
         # weakly typed where the promotion is (bool data with a Python int, as in JAX; Python bools are strong)
-        args = [scalar_array(a, dt, weak) if is_python_scalar(a) else ew.convert_element_type(a, dt, weak)
+        args = [python_scalar_operand(a, dt, weak) if is_python_scalar(a) else ew.convert_element_type(a, dt, weak)
                 for a in args]
     elif not complex_ok and dtypes.is_complex(dt):
         _no_loop(name, dt)
@@ -276,16 +251,13 @@ def power(x1, x2, /):
         return ew.integer_pow_p.bind(x1, y=x2)  # the hot path: a float array to a Python int power
     if isinstance(x2, int) and not isinstance(x2, bool) and not is_python_scalar(x1):
         x = asarray_any(x1)
-        if x.dtype == dtypes.bool_ and -2 ** 31 <= x2 < 2 ** 31:  # jax.numpy computes bools in int32
+        if x.dtype == dtypes.bool_:  # jax.numpy computes bools in int32, whatever the exponent
             x = ew.convert_element_type(x, dtypes.int32)
         dt, _ = result_dtype(x, x2)
         if dt == x.dtype and dt != dtypes.bool_:
-            if dtypes.is_integer(dt):
-                info = np.iinfo(dt)
-                if not info.min <= x2 <= info.max:
-                    raise OverflowError(f"Python integer {x2} out of bounds for {dt}")
-                if x2 < 0:
-                    raise _NegativeIntegerPower("power: Integers to negative integer powers are not allowed.")
+            # (as jax.numpy: any size of exponent, the integer power wrapping around)
+            if dtypes.is_integer(dt) and x2 < 0:
+                raise _NegativeIntegerPower("power: Integers to negative integer powers are not allowed.")
             return ew.integer_pow(x, x2)
     a, b = promote_and_broadcast("power", x1, x2)
     if a.dtype == dtypes.bool_:  # as jax.numpy: bools compute in int32 (NumPy: int8)
@@ -424,9 +396,46 @@ def _heaviside(a, b):
     return ew.select(ew.ne(a, a), a, out)
 
 
-arctan2 = _float_binary("arctan2", ew.atan2)
-logaddexp = _float_binary("logaddexp", ew.logaddexp)  # (cards with rules smooth to every order)
-logaddexp2 = _float_binary("logaddexp2", ew.logaddexp2)
+def _arctan2(y, x):
+    """atan2; for complex operands XLA's -i log((x + i y) / sqrt(x^2 + y^2)), as jax.numpy (NumPy has
+    no complex loop)."""
+    if not dtypes.is_complex(y.dtype):
+        return ew.atan2(y, x)
+    i = full(y.shape, 1j, y.dtype)
+    return ew.neg(i) * ew.log(ew.div(x + i * y, ew.sqrt(x * x + y * y)))
+
+
+def _wrap_between(x, a):
+    """x wrapped into [-a, a] (the imaginary part of a complex logaddexp, as jax.numpy)."""
+    two_a = full(x.shape, 2 * a, x.dtype)
+    r = ew.rem(x + full(x.shape, a, x.dtype), two_a)
+    r = ew.select(ew.lt(r, ew.zeros_like(r)), r + two_a, r)
+    return r - full(x.shape, a, x.dtype)
+
+
+def _logaddexp_complex(x1, x2, base2):
+    """jax.numpy's complex logaddexp(2): amax + log1p(exp(x1 + x2 - 2 amax)) with amax the larger in
+    the lexicographic order, its imaginary part wrapped into [-pi, pi] (pi / log 2 for base 2)."""
+    amax = ew.max(x1, x2)
+    delta = (x1 + x2) - amax * 2
+    if base2:
+        out = amax + ew.log1p(ew.exp2(delta)) * (1 / math.log(2))
+    else:
+        out = amax + ew.log1p(ew.exp(delta))
+    return ew.complex(ew.real(out), _wrap_between(ew.imag(out), math.pi / math.log(2) if base2 else math.pi))
+
+
+def _logaddexp(x1, x2):
+    return _logaddexp_complex(x1, x2, False) if dtypes.is_complex(x1.dtype) else ew.logaddexp(x1, x2)
+
+
+def _logaddexp2(x1, x2):
+    return _logaddexp_complex(x1, x2, True) if dtypes.is_complex(x1.dtype) else ew.logaddexp2(x1, x2)
+
+
+arctan2 = _float_binary("arctan2", _arctan2, complex_ok=True)
+logaddexp = _float_binary("logaddexp", _logaddexp, complex_ok=True)  # (cards with rules smooth to every order)
+logaddexp2 = _float_binary("logaddexp2", _logaddexp2, complex_ok=True)
 hypot = _float_binary("hypot", ew.hypot, strong=True)
 copysign = _float_binary("copysign", _copysign)
 heaviside = _float_binary("heaviside", _heaviside)

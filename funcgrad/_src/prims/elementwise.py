@@ -787,6 +787,13 @@ def _integer_pow_impl(xp):
     def f(x, *, y):
         if y == 2:
             return x * x
+        if x.dtype.kind in "iu" and not np.iinfo(x.dtype).min <= y <= np.iinfo(x.dtype).max:
+            r, b = xp.ones_like(x), x  # an exponent beyond the dtype: XLA's square-and-multiply, wrapping
+            while y:
+                if y & 1:
+                    r = r * b
+                b, y = b * b, y >> 1
+            return r
         return xp.power(x, y)
     return f
 
