@@ -170,13 +170,13 @@ def _typed_unary(fn, kinds: str, what: str):
     return f
 
 
-_FLOAT_ONLY = (floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, logistic, cbrt)
+_FLOAT_ONLY = (floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, cbrt)
 _INEXACT = (sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log,
-            log1p, sqrt, rsqrt)
-floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, logistic, cbrt = (  # noqa: A001
+            log1p, sqrt, rsqrt, logistic)
+floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, cbrt = (  # noqa: A001
     _typed_unary(g, "f", "floating") for g in _FLOAT_ONLY)
-sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log, log1p, sqrt, rsqrt = (
-    _typed_unary(g, "fc", "floating, complexfloating") for g in _INEXACT)
+(sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log, log1p, sqrt, rsqrt,
+ logistic) = (_typed_unary(g, "fc", "floating, complexfloating") for g in _INEXACT)
 real, imag = (_typed_unary(g, "c", "complexfloating") for g in (real, imag))
 abs = _typed_unary(abs, "fci", "floating, complexfloating, signedinteger")  # noqa: A001
 integer_pow = _typed_unary(integer_pow, "iufc", "integer, floating, complexfloating")

@@ -1228,10 +1228,14 @@ def inner(a, b, /):
 def tensordot(a, b, axes=2):
     """Sum products over the given axes (an int N: a's last N with b's first N; or a pair of axis
     sequences), as numpy.tensordot. One dot_general."""
+    x, y = asarray_any(a), asarray_any(b)
     try:
         iter(axes)
     except TypeError:
         n = operator.index(axes)
+        if n > x.ndim or n > y.ndim:
+            raise IncompatibleShapesError(f"tensordot: axes={n} exceeds the ranks of the shapes {tuple(x.shape)} and "
+                                          f"{tuple(y.shape)} (TypeError in JAX)")
         axes_a, axes_b = list(range(-n, 0)), list(range(n))
     else:
         axes_a, axes_b = axes
@@ -1239,14 +1243,15 @@ def tensordot(a, b, axes=2):
     axes_b = list(axes_b) if isinstance(axes_b, (list, tuple)) else [axes_b]
     if len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
         raise ValueError("duplicate axes are not allowed in tensordot")
-    x, y = asarray_any(a), asarray_any(b)
     if len(axes_a) != len(axes_b):
         raise ValueError("shape-mismatch for sum")
     ca = [normalize_index(i, x.ndim, "tensordot") for i in axes_a]
     cb = [normalize_index(i, y.ndim, "tensordot") for i in axes_b]
-    if any(x.shape[i] != y.shape[j] for i, j in zip(ca, cb)) or len(set(ca)) != len(ca) \
-            or len(set(cb)) != len(cb):
+    if len(set(ca)) != len(ca) or len(set(cb)) != len(cb):
         raise ValueError("shape-mismatch for sum")
+    if any(x.shape[i] != y.shape[j] for i, j in zip(ca, cb)):  # (NumPy's ValueError, JAX's TypeError)
+        raise IncompatibleShapesError(f"tensordot: shape-mismatch for sum: the contracted axes {ca} of "
+                                      f"{tuple(x.shape)} and {cb} of {tuple(y.shape)} differ in size")
     x, y = promote_dtypes(x, y)
     return la.dot_general(x, y, ((tuple(ca), tuple(cb)), ((), ())))
 
