@@ -18,7 +18,7 @@ from .._src.prims.callbacks import pure_callback_p
 from .._src.prims.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: A004
                                       integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
                                       rsqrt, select, sign, sin, sqrt, stop_gradient, sub, tanh)
-from .._src.prims.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh,  # noqa: A004
+from .._src.prims.elementwise import (acos, acosh, asin, asinh, atan, atanh,  # noqa: A004
                                       bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
                                       cbrt, ceil, clamp, complex, conj, cosh, exp2, floor, imag, is_finite,
                                       nextafter, population_count, real, rem, round, shift_left,
@@ -127,6 +127,44 @@ _BINARY_NOTE = " Operands share one shape and dtype; a Python scalar takes the o
                "promote or broadcast: funcgrad.numpy does)."
 
 
+# The operand dtypes jax.lax's binary functions accept (kinds; bfloat16 counts as "f"), where the card's own
+# rule (shared with funcgrad.numpy, which computes bools and integers through them) is wider.
+_BINARY_KINDS = {"add": ("iufc", "integer, floating, complexfloating"),
+                 "sub": ("iufc", "integer, floating, complexfloating"),
+                 "mul": ("iufc", "integer, floating, complexfloating"),
+                 "div": ("iufc", "integer, floating, complexfloating"), "rem": ("iuf", "integer, floating"),
+                 "pow": ("fc", "floating, complexfloating"), "atan2": ("fc", "floating, complexfloating"),
+                 "shift_left": ("iu", "integer"), "shift_right_arithmetic": ("iu", "integer"),
+                 "shift_right_logical": ("iu", "integer"), "lt": ("biuf", "bool, integer, floating"),
+                 "le": ("biuf", "bool, integer, floating"), "gt": ("biuf", "bool, integer, floating"),
+                 "ge": ("biuf", "bool, integer, floating")}
+
+
+def _kind(dt) -> str:
+    return "f" if dt == dtypes.bfloat16 else np.dtype(dt).kind
+
+
+def _check_binary_dtype(name, x):
+    kinds = _BINARY_KINDS.get(name)
+    if kinds is not None and _kind(x.dtype) not in kinds[0]:
+        raise TypeError(f"{name} does not accept dtype {x.dtype}. Accepted dtypes are subtypes of {kinds[1]}.")
+    if name == "complex" and x.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"complex does not accept dtype {x.dtype}. Accepted dtypes are float32, float64.")
+
+
+def _atan2(x, y):
+    """atan2 of real operands (the card); of complex ones XLA's -i log((y + i x) / sqrt(y^2 + x^2)), a
+    composition of cards (jax.numpy.arctan2 calls this too)."""
+    if not dtypes.is_complex(x.dtype):
+        return _ew.atan2(x, y)
+    i = _sh.full(x.shape, 1j, x.dtype)
+    r = _ew.log(_ew.div(_ew.add(y, _ew.mul(i, x)), _ew.sqrt(_ew.add(_ew.mul(y, y), _ew.mul(x, x)))))
+    return _ew.mul(_ew.neg(i), r)
+
+
+_atan2.__name__ = "atan2"
+
+
 def _binary(fn):
     """fn on operands of one shape and dtype: a Python scalar (or a weakly typed operand) takes the
     other operand's dtype, as in JAX; other dtype mismatches are a TypeError."""
@@ -149,6 +187,7 @@ def _binary(fn):
                 else:
                     raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {x.dtype}, "
                                     f"{y.dtype}. (funcgrad.numpy's functions promote dtypes.)")
+        _check_binary_dtype(name, x)
         return fn(x, y)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = _DOC[name] + _BINARY_NOTE
@@ -178,12 +217,23 @@ floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, c
 (sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log, log1p, sqrt, rsqrt,
  logistic) = (_typed_unary(g, "fc", "floating, complexfloating") for g in _INEXACT)
 real, imag = (_typed_unary(g, "c", "complexfloating") for g in (real, imag))
+_conj = conj
+
+
+def conj(x):
+    """The complex conjugate, as jax.lax.conj: float32/float64 input gives a complex result, other real
+    dtypes a TypeError."""
+    x = _arr(x)
+    if not dtypes.is_complex(x.dtype) and x.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"conj does not accept dtype {x.dtype}. Accepted dtypes are subtypes of float32, "
+                        "float64, complexfloating.")
+    return _conj(x)
 abs = _typed_unary(abs, "fci", "floating, complexfloating, signedinteger")  # noqa: A001
 integer_pow = _typed_unary(integer_pow, "iufc", "integer, floating, complexfloating")
 population_count = _typed_unary(population_count, "iu", "integer")
 add, sub, mul, div, pow, max, min = (_binary(f) for f in (add, sub, mul, div, pow, max, min))  # noqa: A001
 eq, ne, lt, le, gt, ge = (_binary(f) for f in (eq, ne, lt, le, gt, ge))
-atan2, rem, nextafter, complex = (_binary(f) for f in (atan2, rem, nextafter, complex))  # noqa: A001
+atan2, rem, nextafter, complex = (_binary(f) for f in (_atan2, rem, nextafter, complex))  # noqa: A001
 bitwise_and, bitwise_or, bitwise_xor = (_binary(f) for f in (bitwise_and, bitwise_or, bitwise_xor))
 shift_left, shift_right_arithmetic, shift_right_logical = (
     _binary(f) for f in (shift_left, shift_right_arithmetic, shift_right_logical))
@@ -192,7 +242,7 @@ shift_left, shift_right_arithmetic, shift_right_logical = (
 def square(x):
     """x * x elementwise (integer, float or complex x), as jax.lax.square."""
     x = _arr(x)
-    if np.dtype(x.dtype).kind not in "iufc":
+    if _kind(x.dtype) not in "iufc":
         raise TypeError(f"square does not accept dtype {x.dtype}. Accepted dtypes are subtypes of integer, "
                         "floating, complexfloating.")
     return integer_pow(x, 2)

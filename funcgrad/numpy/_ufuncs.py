@@ -25,6 +25,7 @@ from .._src.prims import elementwise as ew
 from .._src.prims import special as sp
 from .._src.prims.shape import full
 from . import _promote
+from ..lax._elementwise import _atan2 as _lax_atan2
 from ._promote import (_weak_scalar, weak_filled, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, python_scalar_operand, result_dtype)
 
@@ -396,15 +397,6 @@ def _heaviside(a, b):
     return ew.select(ew.ne(a, a), a, out)
 
 
-def _arctan2(y, x):
-    """atan2; for complex operands XLA's -i log((x + i y) / sqrt(x^2 + y^2)), as jax.numpy (NumPy has
-    no complex loop)."""
-    if not dtypes.is_complex(y.dtype):
-        return ew.atan2(y, x)
-    i = full(y.shape, 1j, y.dtype)
-    return ew.neg(i) * ew.log(ew.div(x + i * y, ew.sqrt(x * x + y * y)))
-
-
 def _wrap_between(x, a):
     """x wrapped into [-a, a] (the imaginary part of a complex logaddexp, as jax.numpy)."""
     two_a = full(x.shape, 2 * a, x.dtype)
@@ -433,7 +425,7 @@ def _logaddexp2(x1, x2):
     return _logaddexp_complex(x1, x2, True) if dtypes.is_complex(x1.dtype) else ew.logaddexp2(x1, x2)
 
 
-arctan2 = _float_binary("arctan2", _arctan2, complex_ok=True)
+arctan2 = _float_binary("arctan2", _lax_atan2, complex_ok=True)  # (complex too, as jax.numpy)
 logaddexp = _float_binary("logaddexp", _logaddexp, complex_ok=True)  # (cards with rules smooth to every order)
 logaddexp2 = _float_binary("logaddexp2", _logaddexp2, complex_ok=True)
 hypot = _float_binary("hypot", ew.hypot, strong=True)
