@@ -232,6 +232,8 @@ def test_binary(data):
             continue  # complex atan2 on its branch cut: the sign of a zero from XLA's complex division
         if name in ("divide", "true_divide") and "complex64" in (da, db) and (b == 0).any():
             continue  # complex / 0: the signs of XLA's infinities
+        if name == "multiply" and "bool" in (da, db) and not (np.isfinite(a).all() and np.isfinite(b).all()):
+            continue  # x * bool: XLA's simplifier makes it select(b, x, 0), so inf * False is 0, not NaN
         if name == "logaddexp2" and "complex64" in (da, db) and not (np.isfinite(a).all() and np.isfinite(b).all()):
             continue  # complex exp2 of an infinity: XLA's exp(z log 2) gives NaN where C99's cexp gives 0
         ja, fa = pair(a, da)
@@ -761,5 +763,5 @@ def test_linalg(data):
         both(lambda: L.multi_dot([jm, jm, jr]), lambda: F.multi_dot([fm, fm, fr]), "multi_dot", tol)
     bad = values(data.draw, batch + (n, n + 1), dtype, special=False)
     jbad, fbad = pair(bad, dtype)
-    for name in ("inv", "det", "cholesky", "eigh"):
+    for name in ("inv", "det"):  # (JAX's cholesky / eigh do not check: their results are not targets)
         both(lambda: getattr(L, name)(jbad), lambda: getattr(F, name)(fbad), f"linalg.{name}(non-square)")

@@ -165,28 +165,32 @@ def _atan2(x, y):
 _atan2.__name__ = "atan2"
 
 
+def _same_dtypes(name, a, b):
+    """As jax.lax (0.10): the operands' dtypes must agree, a Python scalar counting as its default dtype
+    (int32/int64, float32/float64, complex, bool) and a weakly typed array as its own: lax.add(uint8, 1) and,
+    with x64 on, lax.add(float32, 2.0) are TypeErrors (jax.numpy's functions promote)."""
+    if np.dtype(a) != np.dtype(b):
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {np.dtype(a)}, {np.dtype(b)}. "
+                        "(funcgrad.numpy's functions promote dtypes.)")
+
+
 def _binary(fn):
-    """fn on operands of one shape and dtype: a Python scalar (or a weakly typed operand) takes the
-    other operand's dtype, as in JAX; other dtype mismatches are a TypeError."""
+    """fn on operands of one shape and dtype (a Python scalar of the other's dtype is broadcast), as
+    jax.lax; other dtype mismatches are a TypeError."""
     name = fn.__name__
 
     def f(x, y):
         if _is_python_scalar(x) and not _is_python_scalar(y):
             y = _arr(y)
+            _same_dtypes(name, dtypes.python_scalar_dtype(x), y.dtype)
             x = _scalar_to(x, y)
         elif _is_python_scalar(y) and not _is_python_scalar(x):
             x = _arr(x)
+            _same_dtypes(name, x.dtype, dtypes.python_scalar_dtype(y))
             y = _scalar_to(y, x)
         else:
             x, y = _arr(x), _arr(y)
-            if x.dtype != y.dtype:  # a weakly typed operand takes the other's dtype, as in JAX
-                if x.weak_type and not y.weak_type:
-                    x = _ew.convert_element_type(x, y.dtype)
-                elif y.weak_type and not x.weak_type:
-                    y = _ew.convert_element_type(y, x.dtype)
-                else:
-                    raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {x.dtype}, "
-                                    f"{y.dtype}. (funcgrad.numpy's functions promote dtypes.)")
+            _same_dtypes(name, x.dtype, y.dtype)
         _check_binary_dtype(name, x)
         return fn(x, y)
     f.__name__ = f.__qualname__ = name

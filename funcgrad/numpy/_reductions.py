@@ -192,9 +192,6 @@ def _arg(op, lax_fn):
         _no_out(out, op)
         x0 = asarray_any(a)
         x = x0
-        if dtypes.is_complex(x.dtype):
-            raise TypeError(f"{op}: complex input ({x.dtype}) has no ordering; jax.numpy's comparisons refuse "
-                            "it (compare the real parts or the absolute values instead)")
         if isinstance(axis, (tuple, list)):
             raise TypeError(f"{op}: axis must be an integer or None, got {axis!r}")
         if axis is None:
@@ -202,6 +199,9 @@ def _arg(op, lax_fn):
             ax = 0
         else:
             ax = normalize_axis(axis, x.ndim, op)[0]
+        if dtypes.is_complex(x.dtype):  # (after the axis check, as jax.numpy: its error comes first)
+            raise TypeError(f"{op}: complex input ({x.dtype}) has no ordering; jax.numpy's comparisons refuse "
+                            "it (compare the real parts or the absolute values instead)")
         if x.shape[ax] == 0:
             raise ValueError(f"attempt to get {op} of an empty sequence")
         r = lax_fn(x, ax, dtypes.defaults.int_)

@@ -184,6 +184,9 @@ def _check_kth(kth, n, op):
 
 
 def _no_complex_partition(x, op):
+    if x.dtype == dtypes.bool_:  # (jnp.partition negates its operand: bool is refused)
+        raise TypeError(f"{op}: bool input is not supported, as jnp.{op} (neg does not accept bool); convert it "
+                        "with .astype(int) first")
     if dtypes.is_complex(x.dtype):
         raise NotImplementedError(f"{op}: complex input ({x.dtype}) is not supported, as jnp.{op}; sort it "
                                   "(numpy's order: real part first) or partition its real part")
