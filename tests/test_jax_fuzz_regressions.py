@@ -243,3 +243,20 @@ def test_spacing_signs_and_float16():
     same(fnp.spacing(fnp.asarray(x.astype(np.float16))),
          [2.0 ** -10, 2.0 ** -11, tiny16, tiny16, 2.0 ** -9, INF, 32.0, NAN, INF], "float16")
     assert fnp.spacing(fnp.asarray(np.array([3], np.int8))).dtype == np.float32
+
+
+def test_digamma_poles_and_lax_dtype_gates():
+    x = fnp.asarray(np.array([0.0, -0.0, -1.0, -2.0, 0.5], np.float32))
+    for f in (flax.digamma, fnp.digamma, funcgrad.scipy.special.digamma):
+        r = np.asarray(f(x))
+        assert np.isnan(r[:4]).all()  # XLA's NaN at 0, -0 and the negative integers (scipy: -inf, +inf at +-0)
+        np.testing.assert_allclose(r[4], -1.9635100260214235, rtol=1e-6)
+    assert float(funcgrad.grad(flax.digamma)(fnp.asarray(0.5))) == pytest.approx(math.pi ** 2 / 2, rel=1e-6)
+    for f, args in ((flax.add, (fnp.ones(2, dtype="bool"),) * 2), (flax.shift_left, (fnp.ones(2),) * 2),
+                    (flax.lt, (fnp.ones(2, dtype="complex64"),) * 2), (flax.pow, (fnp.ones(2, dtype="int32"),) * 2),
+                    (flax.add, (fnp.ones(2, dtype="uint8"), 1)), (flax.cummax, (fnp.ones(2, dtype="bool"),)),
+                    (flax.conj, (fnp.ones(2, dtype="int32"),)), (flax.complex, (fnp.ones(2, dtype="float16"),) * 2)):
+        with pytest.raises(TypeError):
+            f(*args)
+    z = flax.atan2(fnp.asarray([1 + 2j]), fnp.asarray([0.5 - 1j]))
+    np.testing.assert_allclose(complex(z[0]), 1.908166797906673 + 0.37908687234202215j, rtol=1e-6)

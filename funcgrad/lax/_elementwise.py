@@ -23,7 +23,8 @@ from .._src.prims.elementwise import (acos, acosh, asin, asinh, atan, atanh,  # 
                                       cbrt, ceil, clamp, complex, conj, cosh, exp2, floor, imag, is_finite,
                                       nextafter, population_count, real, rem, round, shift_left,
                                       shift_right_arithmetic, shift_right_logical, sinh, tan)
-from .._src.prims.special import digamma, erf, erf_inv, erfc, lgamma, polygamma
+from .._src.prims import special as _sp
+from .._src.prims.special import erf, erf_inv, erfc, lgamma, polygamma
 from .._src.prims.bessel import bessel_i0e, bessel_i1e
 from .._src.prims.incomplete import betainc, igamma, igamma_grad_a, igammac
 from .._src.prims.prng import random_gamma_grad
@@ -213,7 +214,15 @@ def _typed_unary(fn, kinds: str, what: str):
     return f
 
 
-_FLOAT_ONLY = (floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, cbrt)
+def _digamma(x):
+    """digamma with XLA's NaN at its poles (0, -0 and the negative integers; the card gives scipy's +-inf
+    at +-0, which the torch face keeps); added, so that the derivative elsewhere is the card's."""
+    pole = _ew.bitwise_and(_ew.le(x, _ew.zeros_like(x)), _ew.eq(x, _ew.floor(x)))
+    return _ew.add(_sp.digamma(x), _ew.select(pole, _sh.full(x.shape, np.nan, x.dtype), _ew.zeros_like(x)))
+
+
+_digamma.__name__ = "digamma"
+_FLOAT_ONLY = (floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, _digamma, nextafter, cbrt)
 _INEXACT = (sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log,
             log1p, sqrt, rsqrt, logistic)
 floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, cbrt = (  # noqa: A001

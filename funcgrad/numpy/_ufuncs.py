@@ -25,7 +25,7 @@ from .._src.prims import elementwise as ew
 from .._src.prims import special as sp
 from .._src.prims.shape import full
 from . import _promote
-from ..lax._elementwise import _atan2 as _lax_atan2
+from ..lax._elementwise import _atan2 as _lax_atan2, _digamma as _lax_digamma
 from ._promote import (_weak_scalar, weak_filled, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, python_scalar_operand, result_dtype)
 
@@ -932,5 +932,5 @@ erfinv = _special("erfinv", sp.erf_inv, "The inverse error function on [-1, 1] (
                   "scipy.special.erfinv.")
 gammaln = _special("gammaln", sp.lgamma, "log |Gamma(x)| (inf at 0 and the negative integers), as "
                    "scipy.special.gammaln.")
-digamma = _special("digamma", sp.digamma, "The digamma function psi(x) = d/dx log Gamma(x), as "
-                   "scipy.special.digamma (also named psi).")
+digamma = _special("digamma", _lax_digamma, "The digamma function psi(x) = d/dx log Gamma(x), as "
+                   "jax.scipy.special.digamma (also named psi): NaN at 0 and the negative integers.")
