@@ -16,7 +16,10 @@ recorder), jit not disabled, and no primitive whose params carry per-call state 
 residuals, custom_jvp's user rule, traced control-flow bodies). Anything else, an unhashable param, or a
 failure while compiling (recorded, so not retried) falls back to the interpreted walk.
 
-`funcgrad.config.update("backward_cache_size", n)` bounds the cache (LRU); 0 turns it off. Inserting and
+The torch face's graph nodes use the same idea one node at a time (`node_backward`): per node signature,
+the node's backward is compiled once it has been met `config.node_compile_after` times.
+
+`funcgrad.config.update("backward_cache_size", n)` bounds the cache (LRU); 0 turns it off (node backwards too). Inserting and
 evicting hold a lock; a hit takes none (a walk evicted by another thread after its lookup still runs).
 """
 from __future__ import annotations
@@ -222,11 +225,15 @@ def _compile(eqns, in_vars, out_vars, cts, walk):
 class NodeBackward:
     """The compiled backward of one node signature, per pattern of given cotangents (their abstract values,
     None where absent): meetings are counted and the walk compiled at the `node_compile_after`-th."""
-    __slots__ = ("meets", "fns")
+    __slots__ = ("meets", "fns", "gen")
 
     def __init__(self) -> None:
         self.meets = 0
         self.fns = {}
+        self.gen = _node_gen
+
+
+_node_gen = 0  # bumped by clear_cache: every NodeBackward made before it starts again from no meetings
 
 
 def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Callable):
@@ -251,6 +258,8 @@ def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Call
                 return None
             key.append((b.shape, b.dtype, c.weak_type))
         key = tuple(key)
+    if state.gen != _node_gen:
+        state.gen, state.meets, state.fns = _node_gen, 0, {}
     entry = state.fns.get(key)
     if entry is None:
         state.meets += 1
@@ -318,8 +327,11 @@ def cache_size() -> int:
 
 
 def clear_cache() -> None:
-    """Forget every compiled backward walk (and every fingerprint met once)."""
+    """Forget every compiled backward walk (and every fingerprint met once), the torch face's compiled node
+    backwards too."""
+    global _node_gen
     with _lock:
+        _node_gen += 1
         _cache.clear()
         _seen.clear()
 
