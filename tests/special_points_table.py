@@ -633,7 +633,7 @@ EXPLICIT["lax"].update({
 })
 NOT_DIFFERENTIABLE["lax"].update({n: "integer, bitwise, boolean or index output" for n in (
     "argmax", "argmin", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clz", "mulhi",
-    "population_count", "shift_left", "iota", "broadcasted_iota", "reduce_and", "reduce_or", "reduce_xor")})
+    "population_count", "shift_left", "shift_right_arithmetic", "shift_right_logical", "iota", "broadcasted_iota", "reduce_and", "reduce_or", "reduce_xor")})
 NOT_DIFFERENTIABLE["lax"]["full"] = "creates an array from a shape and a Python fill value"
 SKIP["lax"].update({n: "a collective: needs a named axis bound by pmap / shard_map (not a function of arrays alone)"
                     for n in ("all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin",

@@ -6,8 +6,8 @@ Below is our own table of those rules (condition on the inputs -> required resul
 of special values through every way of calling the function: the function on arrays, the operator
 (`//`, `%`, `**`, ...), the in-place operator, a Python scalar on either side, and under jit.
 Cases the standard leaves to the implementation are not tested. Where NumPy deviates from the
-standard (float floor division with infinities, `x ** 0.5` at -inf and -0, ...) funcgrad follows the
-standard, so these tests do not compare with NumPy.
+standard (`x ** 0.5` at -inf and -0, ...) funcgrad follows the standard, so these tests do not compare
+with NumPy; floor division and remainder follow jax.numpy (XLA's), which departs from both (see FLOOR_DIVIDE).
 """
 from __future__ import annotations
 
@@ -195,27 +195,45 @@ _QUOTIENT_COMMON = [
     (both(pzero, lt0), const(-0.0)), (both(nzero, lt0), const(0.0)),
     (both(gt0, pzero), const(INF)), (both(gt0, nzero), const(-INF)),
     (both(lt0, pzero), const(-INF)), (both(lt0, nzero), const(INF)),
-    # Both the standard's preferred results for floor division (floor of the true quotient).
-    (both(pinf, posfin), const(INF)), (both(pinf, negfin), const(-INF)),
-    (both(ninf, posfin), const(-INF)), (both(ninf, negfin), const(INF)),
-    (both(posfin, pinf), const(0.0)), (both(posfin, ninf), const(-0.0)),
-    (both(negfin, pinf), const(-0.0)), (both(negfin, ninf), const(0.0)),
     (lambda a, b: nzfin(a) and nzfin(b) and sign_of(a) == sign_of(b), const(Sign(1))),
     (lambda a, b: nzfin(a) and nzfin(b) and sign_of(a) != sign_of(b), const(Sign(-1))),
+]
+# Floor division and remainder follow jax.numpy (XLA's float divmod), which departs from the standard's
+# special cases: a zero quotient takes the sign of x2 (-0.0 // 1 is +0, -1 // -2.5 is -0), an infinite x1
+# gives NaN (the standard: +-inf), a finite x1 over an infinity of the other sign gives -1 (the standard: -0),
+# and a zero remainder keeps x1's sign (fmod's; the standard and Python: x2's).
+QUARTER = lambda v: nzfin(v) and abs(v) < 1e6 and (4 * v) == int(4 * v)  # noqa: E731 - exact in both dtypes
+
+
+def _floordiv_xla(a, b):
+    q = float(a // b)
+    return math.copysign(0.0, b) if q == 0 else q
+
+
+FLOOR_DIVIDE = [
+    either_nan, inf_inf, zero_zero,
+    (both(zero, nzfin), lambda a, b: math.copysign(0.0, b)), (both(zero, anyinf), lambda a, b: math.copysign(0.0, b)),
+    (both(gt0, pzero), const(INF)), (both(gt0, nzero), const(-INF)),
+    (both(lt0, pzero), const(-INF)), (both(lt0, nzero), const(INF)),
+    (both(anyinf, nzfin), const(NAN)),
+    (both(posfin, pinf), const(0.0)), (both(posfin, ninf), const(-1.0)),
+    (both(negfin, pinf), const(-1.0)), (both(negfin, ninf), const(-0.0)),
+    (both(QUARTER, QUARTER), _floordiv_xla),
+    (lambda a, b: nzfin(a) and nzfin(b) and a / b >= 1, const(Sign(1))),
+    (lambda a, b: nzfin(a) and nzfin(b) and a / b < 0, const(Sign(-1))),
 ]
 
 
 REMAINDER = [
     either_nan, inf_inf, zero_zero,
-    (both(pzero, gt0), const(0.0)), (both(nzero, gt0), const(0.0)),
-    (both(pzero, lt0), const(-0.0)), (both(nzero, lt0), const(-0.0)),
+    (both(zero, nzfin), lambda a, b: a), (both(zero, anyinf), lambda a, b: a),
     (both(gt0, zero), const(NAN)), (both(lt0, zero), const(NAN)),
     (both(anyinf, fin), const(NAN)),
     (both(posfin, pinf), lambda a, b: a), (both(posfin, ninf), lambda a, b: b),
     (both(negfin, pinf), lambda a, b: b), (both(negfin, ninf), lambda a, b: a),
-    # the remaining cases are Python's % (on quarters, where every step is exact in both dtypes)
-    (both(lambda v: nzfin(v) and abs(v) < 1e6 and (4 * v) == int(4 * v),
-          lambda v: nzfin(v) and abs(v) < 1e6 and (4 * v) == int(4 * v)), lambda a, b: a % b),
+    # the remaining cases are Python's % (on quarters, where every step is exact in both dtypes), a zero
+    # with x1's sign
+    (both(QUARTER, QUARTER), lambda a, b: (a % b) or math.copysign(0.0, a)),
 ]
 
 POW = [
@@ -292,7 +310,7 @@ BINARY = {
     "subtract": [(lambda a, b, c=c: c(a, -b), lambda a, b, r=r: r(a, -b)) for c, r in ADD],
     "multiply": MULTIPLY,
     "divide": _QUOTIENT_COMMON,
-    "floor_divide": _QUOTIENT_COMMON,
+    "floor_divide": FLOOR_DIVIDE,
     "remainder": REMAINDER,
     "pow": POW,
     "atan2": ATAN2,

@@ -310,3 +310,102 @@ def test_threads_share_compiled_walks_safely():
     assert errors == []
     import gc
     assert gc.isenabled()
+
+
+# --- torch-face graph nodes: one compiled backward per node signature (backward_cache.node_backward) ------
+
+def _torch_face_loss(lib, x, w1, b1, w2, rng_actions):
+    """A float64 loss over the torch face's common nodes: linear (a multi-bind node), relu, softmax, a
+    Categorical log_prob, smooth_l1, a max over a dim (its indices get no cotangent), a split of which one
+    piece is used, x * x (one input twice), a broadcast add, where, abs and exp."""
+    F = lib.nn.functional
+    h = F.relu(F.linear(x, w1, b1))
+    probs = F.softmax(h @ w2, dim=-1)
+    m = lib.distributions.Categorical(probs)
+    lp = m.log_prob(lib.tensor(rng_actions))
+    vals, _ = lib.max(h, dim=1)
+    a, _ = lib.split(h, [2, h.shape[1] - 2], dim=1)
+    sq = (a * a).sum() + (h + b1[:1]).exp().mean()
+    w = lib.where(h > 0.1, h, -h).abs().sum()
+    sl = F.smooth_l1_loss(vals, lib.ones_like(vals))
+    return -lp.sum() + sq + w + sl
+
+
+def _grads(lib, arrays, actions, steps=3, **kw):
+    ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+    for _ in range(steps):  # (several backward passes: the signatures are met again, the grads accumulate)
+        _torch_face_loss(lib, *ts, actions).backward(**kw)
+    return [t.grad.numpy().copy() for t in ts]
+
+
+def _arrays():
+    rng = np.random.default_rng(0)
+    return [rng.normal(size=(5, 4)), rng.normal(size=(6, 4)) * 0.5, rng.normal(size=6) * 0.1,
+            rng.normal(size=(6, 3))], rng.integers(0, 3, 5)
+
+
+def test_torch_nodes_compiled_backward_matches_interpreted_and_torch(monkeypatch):
+    compiles = []
+    real = bc._compile_node
+    monkeypatch.setattr(bc, "_compile_node", lambda *a: compiles.append(1) or real(*a))
+    arrays, actions = _arrays()
+    want = interpreted(_grads, fg, arrays, actions)
+    assert not compiles
+    with cache(first=True):
+        got = _grads(fg, arrays, actions)
+    assert len(compiles) >= 10  # (every node signature of the loss, compiled at its first meeting)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+    torch = pytest.importorskip("torch")
+    ref = _grads(torch, arrays, actions)
+    for g, r in zip(got, ref):
+        np.testing.assert_allclose(g, r, rtol=1e-10, atol=1e-12)
+
+
+def test_torch_nodes_compile_after_repeated_meetings(monkeypatch):
+    compiles = []
+    real = bc._compile_node
+    monkeypatch.setattr(bc, "_compile_node", lambda *a: compiles.append(1) or real(*a))
+    x = fg.tensor(np.array([[1.0, -2.0, 3.0]]), requires_grad=True)
+    w = fg.tensor(np.array([[0.5], [0.25], [2.0]]), requires_grad=True)
+    old = bc.config.node_compile_after
+    bc.config.node_compile_after = 3
+    try:
+        with cache():
+            for k in range(4):
+                (x @ w).tanh().sum().backward()
+                assert bool(compiles) == (k >= 2), k  # compiled at the third meeting, then reused
+            n = len(compiles)
+            (x @ w).tanh().sum().backward()
+            assert len(compiles) == n
+    finally:
+        bc.config.node_compile_after = old
+    t = np.tanh(np.array([[1.0, -2.0, 3.0]]) @ np.array([[0.5], [0.25], [2.0]]))
+    np.testing.assert_allclose(x.grad.numpy(), 5 * (1 - t ** 2) * np.array([[0.5, 0.25, 2.0]]), rtol=1e-14)
+    np.testing.assert_allclose(w.grad.numpy(), 5 * (1 - t ** 2) * np.array([[1.0], [-2.0], [3.0]]), rtol=1e-14)
+
+
+def test_torch_nodes_compiled_keep_hooks_retain_graph_and_higher_orders(monkeypatch):
+    compiles = []
+    real = bc._compile_node
+    monkeypatch.setattr(bc, "_compile_node", lambda *a: compiles.append(1) or real(*a))
+    with cache(first=True):
+        x = fg.tensor(np.array([0.5, -1.0, 2.0]), requires_grad=True)
+        y = x * 3.0
+        seen = []
+        y.register_hook(lambda g: seen.append(g.numpy().copy()) or g * 2)
+        z = (y.sin() * x).sum()
+        z.backward(retain_graph=True)
+        z.backward()  # (the same graph again: retained, gradients accumulated)
+        xv = np.array([0.5, -1.0, 2.0])
+        dz_dy = np.cos(3 * xv) * xv
+        np.testing.assert_allclose(seen[0], dz_dy, rtol=1e-14)
+        np.testing.assert_allclose(x.grad.numpy(), 2 * (2 * dz_dy * 3 + np.sin(3 * xv)), rtol=1e-14)
+        assert compiles
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            z.backward()
+        x.grad = None
+        (gx,) = fg.autograd.grad((x.exp() * x).sum(), x, create_graph=True)  # (a graph of the gradient)
+        (ggx,) = fg.autograd.grad(gx.sum(), x)
+        np.testing.assert_allclose(ggx.numpy(), np.exp(xv) * (xv + 2), rtol=1e-14)

@@ -326,3 +326,38 @@ def test_parametrised_constraints_and_registry():
         assert bool(N(c.check(y)))
     with pytest.raises(NotImplementedError):
         D.biject_to(C.boolean)
+
+
+def test_constraint_checks_of_concrete_tensors():
+    """A concrete tensor is checked in NumPy (Constraint._np_check): the same booleans as the Array path
+    (`_check`) and as torch, for every dtype, NaN, infinities and bounds at the edge of an integer dtype."""
+    floats = [-1.5, -1.0, -0.0, 0.0, 1e-7, 0.5, 1.0, 2.0, 2.5, 3.0, np.inf, -np.inf, np.nan]
+    cases = [(np.float64, floats), (np.float32, floats), (np.float16, floats),
+             (np.int64, [-3, -1, 0, 1, 2, 3, 4]), (np.int8, [-128, -1, 0, 1, 3, 127]),
+             (np.uint8, [0, 1, 2, 3, 255]), (np.bool_, [False, True])]
+    cons = [(C.real, "real"), (C.boolean, "boolean"), (C.positive, "positive"), (C.nonnegative, "nonnegative"),
+            (C.unit_interval, "unit_interval"), (C.nonnegative_integer, "nonnegative_integer"),
+            (C.positive_integer, "positive_integer"), (C.integer_interval(0, 3), None),
+            (C.integer_interval(-1000, 1000), None), (C.interval(-1, 2), None),
+            (C.half_open_interval(-1.0, 2.0), None), (C.greater_than(0.5), None), (C.less_than(0.5), None)]
+    for c, tname in cons:
+        for dt, xs in cases:
+            v = np.array(xs, dt)
+            got = c.check(fg.tensor(v))
+            ref = c._check(jnp.asarray(v))
+            assert got.dtype == fg.bool and tuple(got.shape) == ref.shape, (c, dt)
+            np.testing.assert_array_equal(got.numpy(), np.asarray(ref), err_msg=f"{c} {dt}")
+            if tname is not None and dt in (np.float64, np.float32, np.int64):
+                np.testing.assert_array_equal(got.numpy(), getattr(TD.constraints, tname).check(torch.tensor(v)).numpy(),
+                                              err_msg=f"{c} {dt}")
+    nan, inf = np.nan, np.inf
+    x = fg.tensor([-1.0, 0.0, 2.5, 3.0, inf, nan])
+    np.testing.assert_array_equal(C.integer_interval(0, 3).check(x).numpy(), [False, True, False, True, False, False])
+    np.testing.assert_array_equal(C.real.check(x).numpy(), [True] * 5 + [False])
+    for dt in (np.float32, np.float64):
+        p = np.array([[0.2, 0.8], [0.5, 0.6], [-0.1, 1.1], [nan, 1.0], [0.3, 0.7]], dt)
+        got = C.simplex.check(fg.tensor(p))
+        np.testing.assert_array_equal(got.numpy(), [True, False, False, False, True])
+        np.testing.assert_array_equal(got.numpy(), np.asarray(C.simplex._check(jnp.asarray(p))))
+        np.testing.assert_array_equal(got.numpy(), TD.constraints.simplex.check(torch.tensor(p)).numpy())
+    assert C.simplex.check(fg.tensor([0.25, 0.75])).shape == ()

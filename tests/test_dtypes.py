@@ -220,31 +220,29 @@ def test_numpy_scalars_are_strong():
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_out_of_range_python_int():
+    """As jax.numpy: a Python int operand must fit the default integer type (int32 with x64 off, int64 with
+    it on; OverflowError otherwise, whatever the other operand), then wraps into a narrower integer dtype
+    (NumPy 2 raises OverflowError there instead)."""
     u8 = jnp.asarray(np.array([1, 2], np.uint8))
     i8 = jnp.asarray(np.array([1, 2], np.int8))
-    for f in (lambda: u8 + 300, lambda: u8 + (-1), lambda: 300 + u8, lambda: jnp.maximum(i8, 300),
-              lambda: i8 ** 300, lambda: jnp.full(2, 300, dtype=np.uint8)):
+    for got, want in [(u8 + 300, [45, 46]), (u8 + (-1), [0, 1]), (300 + u8, [45, 46]), (u8 - 1, [0, 1]),
+                      (jnp.maximum(i8, 300), [44, 44]), (i8 ** 300, [1, 0]), (u8 * -1, [255, 254]),
+                      (jnp.full(2, 300, dtype=np.uint8), [44, 44]), (jnp.full(2, -1, dtype=np.uint8), [255, 255]),
+                      (u8 < -1, [True, True]), (jnp.equal(i8, 257), [True, False]), (jnp.clip(u8, -1), [255, 255]),
+                      (jnp.gcd(u8, -1), [1, 1]), (jnp.where(u8 > 1, u8, -1), [255, 2])]:
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert got.dtype == u8.dtype or got.dtype == i8.dtype or got.dtype == np.bool_
+    assert (u8 + 255).dtype == np.uint8
+    for f in (lambda: u8 + 2 ** 31, lambda: jnp.asarray(np.ones(2, np.float32)) * 2 ** 40, lambda: 2 ** 31 - u8,
+              lambda: jnp.less(i8, -2 ** 40), lambda: jnp.arctan2(i8, 2 ** 40)):
         with pytest.raises(OverflowError):
             f()
-    # NumPy raises the same:
-    with pytest.raises(OverflowError):
-        np.array([1, 2], np.uint8) + 300
-    # An in-range Python int keeps the array's dtype, even where it is the dtype's extreme.
-    assert (u8 + 255).dtype == np.uint8
-    np.testing.assert_array_equal(np.asarray(u8 - 1), np.array([0, 1], np.uint8))
-    with x64():  # (uint64 data exists with x64 on; with it off it enters as uint32)
-        big = jnp.asarray(np.array([1], np.uint64)) + 2 ** 63
-        assert big.dtype == np.uint64 and int(big[0]) == 2 ** 63 + 1
-    # Comparisons with an out-of-range Python int are exact in NumPy 2, and here.
-    a = np.array([-128, 0, 127], np.int8)
-    for op in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
-        for v in (1000, -1000):
-            np.testing.assert_array_equal(np.asarray(getattr(jnp, op)(jnp.asarray(a), v)), getattr(np, op)(a, v))
-            np.testing.assert_array_equal(np.asarray(getattr(jnp, op)(v, jnp.asarray(a))), getattr(np, op)(v, a))
-    # clip ignores a harmless out-of-range bound, as NumPy 2 does.
-    np.testing.assert_array_equal(np.asarray(jnp.clip(jnp.asarray(a), 0, 300)), np.clip(a, 0, 300))
-    np.testing.assert_array_equal(np.asarray(jnp.clip(jnp.asarray(a), -300, 5)), np.clip(a, -300, 5))
-    assert jnp.clip(jnp.asarray(a), 0, 300).dtype == np.int8
+    with x64():  # the default int is int64: 2 ** 40 fits, and wraps; uint64 data takes no int beyond int64
+        np.testing.assert_array_equal(np.asarray(u8 + (2 ** 40 + 3)), [4, 5])
+        with pytest.raises(OverflowError):
+            jnp.asarray(np.array([1], np.uint64)) + 2 ** 63
+    with pytest.raises(OverflowError):  # (creation from a Python int still checks the dtype, as JAX)
+        jnp.asarray(-1, dtype=np.uint8)
 
 
 def test_canonicalize_and_defaults():
@@ -305,15 +303,29 @@ def _sweep(dt, expected_dtype, skip=()):
             for flip in (False, True):
                 args_np, args_fg = ((s, a), (s, fa)) if flip else ((a, s), (fa, s))
                 ok_np, r_np = _outcome(lambda: getattr(np, op)(*args_np))
-                ok_fg, r_fg = _outcome(lambda: getattr(jnp, op)(*args_fg))
                 where = (str(dt), op, s, flip)
+                if type(s) is int and not (op == "power" and not flip):
+                    if not np.can_cast(np.min_scalar_type(s), dtypes.defaults.int_):
+                        with pytest.raises(OverflowError):  # JAX: beyond the default int, whatever the dtype
+                            getattr(jnp, op)(*args_fg)
+                        continue
+                    if dt.kind in "iu" and op != "divide" and not np.can_cast(np.min_scalar_type(s), dt):
+                        # jax.numpy wraps it into the integer dtype (NumPy 2 raises, or compares exactly)
+                        w = np.array(s).astype(dt)[()]
+                        ok_np, r_np = _outcome(lambda: getattr(np, op)(*((w, a) if flip else (a, w))))
+                if op == "power" and not flip and type(s) is int and s >= 0 and r_np is OverflowError:
+                    # jax.numpy: integer_pow by any exponent, wrapping around (modular exponentiation)
+                    idt = np.dtype(np.int32) if dt == np.bool_ else dt
+                    m = 1 << (8 * idt.itemsize)
+                    r_np = np.array([pow(int(v), s, m) for v in a.ravel()], np.uint64).astype(idt).reshape(a.shape)
+                    ok_np = True
+                ok_fg, r_fg = _outcome(lambda: getattr(jnp, op)(*args_fg))
                 assert ok_np == ok_fg, (where, r_np, r_fg)  # NumPy raises exactly when funcgrad does
                 if not ok_np:
                     continue
                 r_np = np.asarray(r_np)
                 want = expected_dtype(dt, r_np.dtype, s)
-                if op == "power" and dt == np.bool_ and (isinstance(s, bool) or (isinstance(s, int) and not flip
-                                                                                   and abs(s) < 2 ** 31)):
+                if op == "power" and dt == np.bool_ and (isinstance(s, bool) or (isinstance(s, int) and not flip)):
                     want = np.dtype(np.int32)  # jax.numpy computes bool powers in int32 (NumPy: int8/int64)
                 assert r_fg.dtype == want, (where, r_np.dtype, r_fg.dtype)
                 np.testing.assert_allclose(np.asarray(r_fg).astype(np.complex128), r_np.astype(np.complex128),
@@ -359,4 +371,6 @@ def test_division_by_out_of_range_python_int():
     u8 = np.array([1, 2], np.uint8)
     np.testing.assert_allclose(np.asarray(jnp.asarray(u8) / 256), (u8 / 256).astype(np.float32))
     np.testing.assert_allclose(np.asarray(-1 / jnp.asarray(u8)), (-1 / u8).astype(np.float32))
-    assert (jnp.asarray(u8) / 2 ** 63).dtype == np.float32
+    assert (jnp.asarray(u8) / (2 ** 31 - 1)).dtype == np.float32
+    with pytest.raises(OverflowError):  # (beyond the default int: JAX's OverflowError)
+        jnp.asarray(u8) / 2 ** 63

@@ -90,7 +90,9 @@ def test_sort_and_argsort_match_numpy(data):
 def test_sort_errors_and_zero_d():
     with pytest.raises(np.exceptions.AxisError):
         jnp.sort(np.array(3.0))
-    check(jnp.argsort(np.array(3.0)), np.argsort(np.array(3.0)))
+    with pytest.raises(np.exceptions.AxisError):  # as jnp.argsort (NumPy: [0])
+        jnp.argsort(np.array(3.0))
+    check(jnp.argsort(np.array(3.0), axis=None), np.argsort(np.array(3.0), axis=None))
     check(jnp.sort(np.array(3.0), axis=None), np.sort(np.array(3.0), axis=None))
     with pytest.raises(NotImplementedError):
         jnp.sort(np.zeros(3), order="f")
@@ -252,6 +254,10 @@ def test_cumsum_cumprod_match_numpy(data):
     # int8, wrapping as NumPy's does in int8; NumPy: int64)
     jax_dt = out_dt if out_dt is not None else np.dtype(dtypes.defaults.int_) if x.dtype == np.bool_ else x.dtype
     for name in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
+        if x.ndim == 0 and axis is not None:  # as in JAX, a 0-d array has no axis 0 (NumPy: one element)
+            with pytest.raises(np.exceptions.AxisError):
+                getattr(jnp, name)(x, axis=axis, dtype=out_dt)
+            continue
         want = getattr(np, name)(x, axis=axis, dtype=jax_dt)
         check(getattr(jnp, name)(x, axis=axis, dtype=out_dt), want, rtol=1e-5)
 

@@ -48,7 +48,7 @@ def relu(x):
 
 def relu6(x):
     """min(max(x, 0), 6) with derivative 0 at 0 and 6, as jax.nn.relu6: NaN stays NaN (derivative 0)."""
-    x = _arr(x)
+    x = _inexact(x)  # (integers and bools: jax.nn's min(max(x, 0), 6.0) makes them the weak default float)
     low = jnp.where(x != x, lax.stop_gradient(x), jnp.zeros_like(x))
     return jnp.where(x > 0, jnp.where(x < 6, x, jnp.full_like(x, 6)), low)
 
@@ -80,8 +80,8 @@ def softplus(x):
 
 def sparse_plus(x):
     """0 below -1, (x + 1)**2 / 4 in [-1, 1], x above (JAX's jax.nn.sparse_plus)."""
-    x = _arr(x)
-    return jnp.where(x <= -1, jnp.zeros_like(x), jnp.where(x >= 1, x, (x + 1) ** 2 / 4))
+    x = _arr(x)  # (jax.nn's formula: its Python float constants make integers the weak default float)
+    return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
 def sparse_sigmoid(x):
@@ -132,8 +132,12 @@ hard_swish = hard_silu
 
 
 def hard_tanh(x):
-    """Clamp to [-1, 1] (JAX's jax.nn.hard_tanh)."""
-    return _clip_linear(_arr(x), -1.0, 1.0)
+    """Clamp to [-1, 1] (JAX's jax.nn.hard_tanh; bools become the weak default int, as its where with the
+    Python ints 1 and -1 makes them)."""
+    x = _arr(x)
+    if x.dtype.kind == "b":
+        x = ew.convert_element_type(x, jnp.asarray(0).dtype, True)
+    return _clip_linear(x, -1.0, 1.0)
 
 
 def tanh(x):
@@ -181,8 +185,11 @@ def _leaky_relu(x, negative_slope, kink: str = "jax"):
 def gelu(x, approximate: bool = True):
     """GELU (jax.nn's default is the tanh approximation), with jax.nn's formulas: x * (1 + tanh(...)) / 2, and
     x * erfc(-x / sqrt(2)) / 2 for the exact one (no cancellation in 1 + erf(x) for negative x). The constants
-    are in x's own dtype, strongly typed as in jax.nn (so gelu(0.5) is not weakly typed)."""
-    x = _inexact(x)
+    are in x's own dtype, strongly typed as in jax.nn (so gelu(0.5) is not weakly typed). Integers and bools
+    are promoted as jax.numpy's inexact functions promote them (float32 up to 32 bits)."""
+    x = _arr(x)
+    if not dtypes.is_inexact(x.dtype):
+        x = ew.convert_element_type(x, dtypes.to_inexact(x.dtype, x.weak_type), x.weak_type)
     if approximate:
         c = np.asarray(math.sqrt(2 / math.pi), dtype=x.dtype)[()]
         return x * (0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * x ** 3))))
@@ -198,7 +205,7 @@ def mish(x):
 def squareplus(x, b=4):
     """(x + sqrt(x**2 + b)) / 2 (JAX's jax.nn.squareplus)."""
     x = _arr(x)
-    return (x + jnp.sqrt(x * x + b)) / 2
+    return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
 def glu(x, axis: int = -1):
@@ -230,13 +237,20 @@ def log_softmax(x, axis=-1, where=None, initial=None):
     return _sm.log_softmax(_arr(x), axis, where)
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
-    """(x - mean) / sqrt(variance + epsilon) along axis (JAX's jax.nn.standardize)."""
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, algorithm="fast"):
+    """(x - mean) / sqrt(variance + epsilon) along axis (JAX's jax.nn.standardize): the variance is
+    E[x^2] - E[x]^2 clipped at 0 ("fast", the default) or E[(x - mean)^2] ("stable")."""
     x = _arr(x)
     if mean is None:
         mean = jnp.mean(x, axis=axis, keepdims=True, where=where)
     if variance is None:
-        variance = jnp.mean(jnp.square(x), axis=axis, keepdims=True, where=where) - jnp.square(mean)
+        if algorithm == "stable":
+            variance = jnp.mean(jnp.square(x - mean), axis=axis, keepdims=True, where=where)
+        elif algorithm == "fast":
+            variance = jnp.mean(jnp.square(x), axis=axis, keepdims=True, where=where) - jnp.square(mean)
+            variance = jnp.clip(variance, 0)
+        else:
+            raise ValueError(f"standardize: unknown algorithm {algorithm!r}; expected 'fast' or 'stable'")
     return (x - mean) * lax.rsqrt(variance + epsilon)
 
 

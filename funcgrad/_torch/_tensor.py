@@ -1094,7 +1094,7 @@ def _new_plan(key, name, prim, params, ts, args, r):
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
-    plan = (cls, tuple(ph_args), ph_ans, ph_ts, kept, (needs, pos))
+    plan = (cls, tuple(ph_args), ph_ans, ph_ts, kept, (needs, pos, _graph.NodeBackward()))
     if len(_PLANS) > 4096:
         _PLANS.clear()
     _PLANS[key] = plan

@@ -24,8 +24,9 @@ from .._src.core import dtypes
 from .._src.core.array import Array, get_aval as _get_aval
 from .._src.core.jaxpr import Eqn, Var
 from .._src.core.trace import Trace, Tracer, new_trace
-from .._src.interpreters import ad
+from .._src.interpreters import ad, backward_cache as _bc
 from .._src.interpreters.ad import eqn_vjp, walk_backward
+from .._src.interpreters.backward_cache import NodeBackward
 from .._src.prims.elementwise import add, conj
 from .._src.prims.reduction import reduce_sum
 from .._src.prims.shape import reshape
@@ -74,21 +75,48 @@ def _conj_if_complex(a):
     return a
 
 
+def _compiled_ok() -> bool:
+    """Whether a node's backward may run compiled now: the compiled-backward cache is on, no transform or
+    eager hook is active (backward_cache.usable), and anomaly mode is off (its errors come from the rules)."""
+    return _bc.usable() and not _gs.anomaly
+
+
+def _one_backward(prim, params, args, ans, g, needs, pos, n) -> list:
+    """The cotangents of a one-bind node's n inputs: the bind's vjp rules on `g`, each operand's cotangent
+    summed down to its shape and added into the input it is (pos[k], -1 for a constant operand)."""
+    res = [None] * n
+    i = -1
+    for c in eqn_vjp(prim, params, args, ans, g, needs):
+        i += 1
+        if c is None:
+            continue
+        a = args[i]
+        if c.shape != a.shape:
+            c = _unbroadcast(c, a.shape)
+        k = pos[i]
+        prev = res[k]
+        res[k] = c if prev is None else add(prev, c)
+    return res
+
+
 class Recorded:
     """An operation recorded eagerly (see funcgrad._src.core.primitive.record_eager): its differentiable input
     Arrays, the primitive binds it made as (prim, params, args, out), and its output Arrays. Backward runs
     ad's backward sweep (`ad.walk_backward`) over the binds through a small adapter (`eqns`). The equivalent
     `ad.Tape` (`trace`, `inputs`, `outputs`) is built on first use by the rarer paths that inspect the
     tape's structure."""
-    __slots__ = ("ins", "binds", "outs", "_tape", "kept", "plan")
+    __slots__ = ("ins", "binds", "outs", "_tape", "kept", "plan", "sig", "vals")
 
     def __init__(self, ins, binds, outs, kept=None, plan=None):
         self.ins, self.binds, self.outs, self._tape = ins, binds, outs, None
         self.kept = kept  # (kept inputs (positions in ins), kept outputs) when pruned to those (see prune)
-        self.plan = plan  # (one bind, one output) (needs, position in ins of each operand or -1), precomputed
+        self.plan = plan  # (one bind, one output) (needs, position in ins of each operand or -1, NodeBackward)
+        self.sig = None   # the NodeSig of a record pruned by signature (see prune), with
+        self.vals = None  # its values in the signature's order (what a compiled backward reads)
 
     def backward(self, cts) -> list:
-        """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero)."""
+        """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero). A node whose
+        signature (plan or sig) has been met often runs its backward compiled (backward_cache.node_backward)."""
         binds = self.binds
         if len(binds) == 1 and len(cts) == 1:  # one bind, one output (most ops): the equation's own step
             prim, params, args, ans = binds[0]
@@ -99,23 +127,21 @@ class Recorded:
                     return [None] * len(ins)
                 plan = self.plan
                 if plan is None:
-                    needs = _needs(args, ins)
-                    pos = [_index(ins, a) for a in args]
-                else:
-                    needs, pos = plan
-                res = [None] * len(ins)
-                i = -1
-                for c in eqn_vjp(prim, params, args, ans, g, needs):
-                    i += 1
-                    if c is None:
-                        continue
-                    a = args[i]
-                    if c.shape != a.shape:
-                        c = _unbroadcast(c, a.shape)
-                    k = pos[i]
-                    prev = res[k]
-                    res[k] = c if prev is None else add(prev, c)
-                return res
+                    return _one_backward(prim, params, args, ans, g, _needs(args, ins),
+                                         [_index(ins, a) for a in args], len(ins))
+                needs, pos, state = plan
+                if state is not None and _compiled_ok():
+                    n = len(ins)
+                    r = _bc.node_backward(state, cts, (*args, ans), lambda c, v: _one_backward(
+                        prim, params, v[:-1], v[-1], c[0], needs, pos, n))
+                    if r is not None:
+                        return r
+                return _one_backward(prim, params, args, ans, g, needs, pos, len(ins))
+        sig = self.sig
+        if sig is not None and _compiled_ok():
+            r = _bc.node_backward(sig.bwd, cts, self.vals, sig.walk)
+            if r is not None:
+                return r
         eqns, in_vars, out_vars = self.eqns()
         return walk_backward(eqns, in_vars, out_vars, cts, _unbroadcast)
 
@@ -377,12 +403,156 @@ def _prune_one(prim, params, args, ans, ins):
     return args, ans, ins, dropped, (tuple(kin), (0,) if keep_out else ())
 
 
+class NodeSig:
+    """What every record of one signature (see _signature) shares: its structure (per bind: primitive,
+    params, operand numbers, output numbers; the numbers of the record's outputs), which values pruning drops
+    with a placeholder for each, `kept`, and the compiled backward (backward_cache.NodeBackward)."""
+    __slots__ = ("n_in", "struct", "out_refs", "drop", "ph", "rebuild", "kept", "bwd")
+
+    def __init__(self, n_in, struct, out_refs):
+        self.n_in, self.struct, self.out_refs = n_in, struct, out_refs
+        self.drop, self.ph, self.rebuild, self.kept = (), {}, (), None
+        self.bwd = _bc.NodeBackward()
+
+    def walk(self, cts, vals) -> list:
+        """The record's interpreted backward, on `vals` in the signature's order (the compiled backward's
+        trace: vals are then abstract stand-ins)."""
+        binds = [(p, pa, tuple([vals[r] for r in refs]), [vals[o] for o in outs] if multi else vals[outs])
+                 for p, pa, refs, outs, multi in self.struct]
+        return Recorded(list(vals[:self.n_in]), binds, [vals[r] for r in self.out_refs]).backward(cts)
+
+
+_SIGS: dict = {}  # signature key -> NodeSig
+_AMBIGUOUS = _bc._AMBIGUOUS
+
+
+def _pkey(params) -> tuple:
+    """backward_cache._params_key: params as a key, values equal across types (1 == 1.0 == True, 0.0 == -0.0)
+    told apart by type and repr."""
+    for v in params.values():
+        if v.__class__ in _AMBIGUOUS:
+            return tuple([(k, v.__class__, repr(v)) if v.__class__ in _AMBIGUOUS else (k, v)
+                          for k, v in params.items()])
+    return tuple(params.items())
+
+
+def _signature(rec):
+    """(key, values) of a record, or None when it has none (an operand that is not a NumPy-backed Array).
+    Values are numbered in order of first appearance (the inputs, then each bind's new operands and its
+    outputs); the key holds each input's and each other operand's abstract value and each bind's primitive,
+    params and operand numbers (outputs' abstract values follow from those), then the outputs' numbers."""
+    index = {}
+    vals = []
+    key = [len(rec.ins)]
+    for a in rec.ins:
+        b = a._buf
+        if b.__class__ is not _np.ndarray:
+            return None
+        index[id(a)] = len(vals)
+        vals.append(a)
+        key += (b.shape, b.dtype, a.weak_type)
+    for prim, params, args, ans in rec.binds:
+        refs = []
+        for a in args:
+            r = index.get(id(a))
+            if r is None:
+                if a.__class__ is not Array or a._buf.__class__ is not _np.ndarray:
+                    return None
+                b = a._buf
+                r = index[id(a)] = len(vals)
+                vals.append(a)
+                key += (b.shape, b.dtype, a.weak_type)
+            refs.append(r)
+        if prim.multiple_results:
+            outs = []
+            for o in ans:
+                if o.__class__ is not Array or o._buf.__class__ is not _np.ndarray:
+                    return None
+                index[id(o)] = len(vals)
+                outs.append(len(vals))
+                vals.append(o)
+            key += (prim, _pkey(params) if params else (), tuple(refs), len(outs))
+        else:
+            if ans.__class__ is not Array or ans._buf.__class__ is not _np.ndarray:
+                return None
+            index[id(ans)] = len(vals)
+            vals.append(ans)
+            key += (prim, _pkey(params) if params else (), tuple(refs))
+    out_refs = []
+    for o in rec.outs:
+        r = index.get(id(o))
+        if r is None:
+            return None
+        out_refs.append(r)
+    key.append(tuple(out_refs))
+    return tuple(key), vals
+
+
+def _new_sig(rec, vals) -> NodeSig:
+    """The NodeSig of rec's signature: its structure from the binds, what to drop from _prune_binds."""
+    index = {id(v): k for k, v in enumerate(vals)}
+    struct = []
+    for prim, params, args, ans in rec.binds:
+        refs = tuple([index[id(a)] for a in args])
+        if prim.multiple_results:
+            struct.append((prim, params, refs, tuple([index[id(o)] for o in ans]), True))
+        else:
+            struct.append((prim, params, refs, index[id(ans)], False))
+    sig = NodeSig(len(rec.ins), tuple(struct), tuple([index[id(o)] for o in rec.outs]))
+    dropped, kept = _prune_binds(rec)  # (on rec itself: its placeholders are replaced by sig's below)
+    drop = tuple(k for k, v in enumerate(vals) if id(v) in dropped)
+    sig.drop, sig.kept = drop, kept
+    sig.ph = {k: placeholder(vals[k]) for k in drop}
+    d = set(drop)
+    sig.rebuild = tuple(i for i, (_, _, refs, outs, multi) in enumerate(struct)
+                        if d.intersection(refs) or (d.intersection(outs) if multi else outs in d))
+    return sig
+
+
 def prune(rec) -> tuple:
     """Replace, in Recorded `rec` (several binds), every value no vjp rule of its live binds reads by a
     placeholder. Returns (the ids of the dropped Arrays, kept): kept as prune_one's when every value read
     that depends on the inputs is an input or an output of the node (then its input tensors not read can
     be dropped too), else None (a rule reads a value made inside the op: a backward that builds a graph
-    recomputes the op from all its inputs, which are kept)."""
+    recomputes the op from all its inputs, which are kept). What to drop is found once per signature
+    (_signature) and kept in its NodeSig, which the record refers to (rec.sig, rec.vals) for its backward."""
+    s = _signature(rec)
+    if s is None:
+        return _prune_binds(rec)
+    key, vals = s
+    try:
+        sig = _SIGS.get(key)
+    except TypeError:  # unhashable params
+        return _prune_binds(rec)
+    orig = vals
+    if sig is None:
+        if len(_SIGS) > 4096:
+            _SIGS.clear()
+        sig = _SIGS[key] = _new_sig(rec, vals)
+    drop = sig.drop
+    if drop:
+        vals = list(vals)
+        ph = sig.ph
+        for k in drop:
+            vals[k] = ph[k]
+        binds = rec.binds = list(rec.binds)
+        struct = sig.struct
+        for i in sig.rebuild:
+            p, pa, refs, outs, multi = struct[i]
+            binds[i] = (p, pa, tuple([vals[r] for r in refs]), [vals[o] for o in outs] if multi else vals[outs])
+        rec.ins = vals[:sig.n_in]
+        rec.outs = [vals[r] for r in sig.out_refs]
+        dropped = {id(orig[k]) for k in drop}
+    else:
+        dropped = set()
+    rec.kept = sig.kept
+    rec.sig = sig
+    rec.vals = vals
+    return dropped, sig.kept
+
+
+def _prune_binds(rec) -> tuple:
+    """prune, worked out from the vjp rules' reads (_rule_reads) bind by bind."""
     live = {id(a) for a in rec.ins}
     read = set()
     known = {}  # id -> value, every operand and output of the binds

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .._src.core.trace import Tracer
 from .._torch import _jnp as jnp
-from .._torch._tensor import Tensor
+from .._torch._tensor import Tensor, _make
 from .utils import arr, call_nograd
 
 __all__ = [
@@ -29,11 +31,21 @@ class Constraint:
     def check(self, value):
         """A boolean (Tensor for a Tensor value) telling, per event, whether value satisfies the constraint."""
         if isinstance(value, Tensor):
+            v = value._v
+            if v is not None and self._np_check is not None:  # a concrete tensor: checked in NumPy at once
+                r = self._np_check(v)
+                if r is not None:
+                    return _make(np.asarray(r))
             return call_nograd(self._check, value)
         return self._check(jnp.asarray(value))
 
     def _check(self, value):
         raise NotImplementedError
+
+    # `_np_check(v)`: the same test on a NumPy array v (the validation of every distribution's arguments and
+    # samples runs it, so it is kept cheap), or None where it does not cover v (then `_check` runs); or None
+    # for a constraint without one. Its result must equal `_check`'s, dtype and shape included.
+    _np_check = None
 
     def __repr__(self) -> str:
         return self.__class__.__name__[1:] + "()"
@@ -152,6 +164,9 @@ class _Boolean(Constraint):
     def _check(self, value):
         return (value == 0) | (value == 1)
 
+    def _np_check(self, v):
+        return (v == 0) | (v == 1) if v.dtype.kind in "biuf" else None
+
 
 class _OneHot(Constraint):
     is_discrete = True
@@ -187,6 +202,34 @@ class _Bounded(Constraint):
             ok = below if ok is None else ok & below
         return ok
 
+    def _np_check(self, v):
+        k = v.dtype.kind
+        if k == "f":
+            ok = ((np.floor(v) == v) & np.isfinite(v)) if self.is_discrete else None
+            kinds = (int, float)
+        elif k in "iu":
+            ok = None  # (integers are integral)
+            kinds = (int,)
+            info = np.iinfo(v.dtype)
+        else:
+            return None
+        for b in ("lower_bound", "upper_bound"):
+            if not hasattr(self, b):
+                continue
+            x = getattr(self, b)
+            if x.__class__ not in kinds:  # (a tensor bound, or one whose promotion with v's dtype differs)
+                return None
+            if k != "f" and not info.min <= x <= info.max:  # (NumPy refuses an out-of-range Python int)
+                return None
+            if b == "lower_bound":
+                c = np.less(x, v) if "lower" in self._strict else np.less_equal(x, v)
+            else:
+                c = np.less(v, x) if "upper" in self._strict else np.less_equal(v, x)
+            ok = c if ok is None else ok & c
+        if ok is None:
+            ok = np.ones(v.shape, bool)
+        return ok
+
     def __repr__(self) -> str:
         bounds = ", ".join(f"{b}={getattr(self, b)}" for b in ("lower_bound", "upper_bound") if hasattr(self, b))
         return f"{self.__class__.__name__[1:]}({bounds})"
@@ -213,6 +256,9 @@ class _IntegerGreaterThan(_Bounded):
 class _Real(Constraint):
     def _check(self, value):
         return value == value  # False only for NaN
+
+    def _np_check(self, v):
+        return v == v if v.dtype.kind in "biufc" else None
 
 
 class _GreaterThan(_Bounded):
@@ -247,6 +293,11 @@ class _Simplex(Constraint):
 
     def _check(self, value):
         return jnp.all(value >= 0, axis=-1) & (jnp.abs(jnp.sum(value, axis=-1) - 1) < 1e-6)
+
+    def _np_check(self, v):
+        if v.dtype.kind != "f" or v.dtype.itemsize < 4 or v.ndim == 0:  # (low precisions: the sum's dtype differs)
+            return None
+        return np.all(v >= 0, axis=-1) & (np.abs(np.sum(v, axis=-1) - 1) < 1e-6)
 
 
 class _Multinomial(Constraint):

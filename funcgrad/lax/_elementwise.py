@@ -18,12 +18,13 @@ from .._src.prims.callbacks import pure_callback_p
 from .._src.prims.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: A004
                                       integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
                                       rsqrt, select, sign, sin, sqrt, stop_gradient, sub, tanh)
-from .._src.prims.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh,  # noqa: A004
+from .._src.prims.elementwise import (acos, acosh, asin, asinh, atan, atanh,  # noqa: A004
                                       bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
                                       cbrt, ceil, clamp, complex, conj, cosh, exp2, floor, imag, is_finite,
                                       nextafter, population_count, real, rem, round, shift_left,
                                       shift_right_arithmetic, shift_right_logical, sinh, tan)
-from .._src.prims.special import digamma, erf, erf_inv, erfc, lgamma, polygamma
+from .._src.prims import special as _sp
+from .._src.prims.special import erf, erf_inv, erfc, lgamma, polygamma
 from .._src.prims.bessel import bessel_i0e, bessel_i1e
 from .._src.prims.incomplete import betainc, igamma, igamma_grad_a, igammac
 from .._src.prims.prng import random_gamma_grad
@@ -127,28 +128,71 @@ _BINARY_NOTE = " Operands share one shape and dtype; a Python scalar takes the o
                "promote or broadcast: funcgrad.numpy does)."
 
 
+# The operand dtypes jax.lax's binary functions accept (kinds; bfloat16 counts as "f"), where the card's own
+# rule (shared with funcgrad.numpy, which computes bools and integers through them) is wider.
+_BINARY_KINDS = {"add": ("iufc", "integer, floating, complexfloating"),
+                 "sub": ("iufc", "integer, floating, complexfloating"),
+                 "mul": ("iufc", "integer, floating, complexfloating"),
+                 "div": ("iufc", "integer, floating, complexfloating"), "rem": ("iuf", "integer, floating"),
+                 "pow": ("fc", "floating, complexfloating"), "atan2": ("fc", "floating, complexfloating"),
+                 "shift_left": ("iu", "integer"), "shift_right_arithmetic": ("iu", "integer"),
+                 "shift_right_logical": ("iu", "integer"), "lt": ("biuf", "bool, integer, floating"),
+                 "le": ("biuf", "bool, integer, floating"), "gt": ("biuf", "bool, integer, floating"),
+                 "ge": ("biuf", "bool, integer, floating")}
+
+
+def _kind(dt) -> str:
+    return "f" if dt == dtypes.bfloat16 else np.dtype(dt).kind
+
+
+def _check_binary_dtype(name, x):
+    kinds = _BINARY_KINDS.get(name)
+    if kinds is not None and _kind(x.dtype) not in kinds[0]:
+        raise TypeError(f"{name} does not accept dtype {x.dtype}. Accepted dtypes are subtypes of {kinds[1]}.")
+    if name == "complex" and x.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"complex does not accept dtype {x.dtype}. Accepted dtypes are float32, float64.")
+
+
+def _atan2(x, y):
+    """atan2 of real operands (the card); of complex ones XLA's -i log((y + i x) / sqrt(y^2 + x^2)), a
+    composition of cards (jax.numpy.arctan2 calls this too)."""
+    if not dtypes.is_complex(x.dtype):
+        return _ew.atan2(x, y)
+    i = _sh.full(x.shape, 1j, x.dtype)
+    r = _ew.log(_ew.div(_ew.add(y, _ew.mul(i, x)), _ew.sqrt(_ew.add(_ew.mul(y, y), _ew.mul(x, x)))))
+    return _ew.mul(_ew.neg(i), r)
+
+
+_atan2.__name__ = "atan2"
+
+
+def _same_dtypes(name, a, b):
+    """As jax.lax (0.10): the operands' dtypes must agree, a Python scalar counting as its default dtype
+    (int32/int64, float32/float64, complex, bool) and a weakly typed array as its own: lax.add(uint8, 1) and,
+    with x64 on, lax.add(float32, 2.0) are TypeErrors (jax.numpy's functions promote)."""
+    if np.dtype(a) != np.dtype(b):
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {np.dtype(a)}, {np.dtype(b)}. "
+                        "(funcgrad.numpy's functions promote dtypes.)")
+
+
 def _binary(fn):
-    """fn on operands of one shape and dtype: a Python scalar (or a weakly typed operand) takes the
-    other operand's dtype, as in JAX; other dtype mismatches are a TypeError."""
+    """fn on operands of one shape and dtype (a Python scalar of the other's dtype is broadcast), as
+    jax.lax; other dtype mismatches are a TypeError."""
     name = fn.__name__
 
     def f(x, y):
         if _is_python_scalar(x) and not _is_python_scalar(y):
             y = _arr(y)
+            _same_dtypes(name, dtypes.python_scalar_dtype(x), y.dtype)
             x = _scalar_to(x, y)
         elif _is_python_scalar(y) and not _is_python_scalar(x):
             x = _arr(x)
+            _same_dtypes(name, x.dtype, dtypes.python_scalar_dtype(y))
             y = _scalar_to(y, x)
         else:
             x, y = _arr(x), _arr(y)
-            if x.dtype != y.dtype:  # a weakly typed operand takes the other's dtype, as in JAX
-                if x.weak_type and not y.weak_type:
-                    x = _ew.convert_element_type(x, y.dtype)
-                elif y.weak_type and not x.weak_type:
-                    y = _ew.convert_element_type(y, x.dtype)
-                else:
-                    raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {x.dtype}, "
-                                    f"{y.dtype}. (funcgrad.numpy's functions promote dtypes.)")
+            _same_dtypes(name, x.dtype, y.dtype)
+        _check_binary_dtype(name, x)
         return fn(x, y)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = _DOC[name] + _BINARY_NOTE
@@ -170,20 +214,39 @@ def _typed_unary(fn, kinds: str, what: str):
     return f
 
 
-_FLOAT_ONLY = (floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, logistic, cbrt)
+def _digamma(x):
+    """digamma with XLA's NaN at its poles (0, -0 and the negative integers; the card gives scipy's +-inf
+    at +-0, which the torch face keeps); added, so that the derivative elsewhere is the card's."""
+    pole = _ew.bitwise_and(_ew.le(x, _ew.zeros_like(x)), _ew.eq(x, _ew.floor(x)))
+    return _ew.add(_sp.digamma(x), _ew.select(pole, _sh.full(x.shape, np.nan, x.dtype), _ew.zeros_like(x)))
+
+
+_digamma.__name__ = "digamma"
+_FLOAT_ONLY = (floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, _digamma, nextafter, cbrt)
 _INEXACT = (sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log,
-            log1p, sqrt, rsqrt)
-floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, logistic, cbrt = (  # noqa: A001
+            log1p, sqrt, rsqrt, logistic)
+floor, ceil, round, is_finite, erf, erfc, erf_inv, lgamma, digamma, nextafter, cbrt = (  # noqa: A001
     _typed_unary(g, "f", "floating") for g in _FLOAT_ONLY)
-sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log, log1p, sqrt, rsqrt = (
-    _typed_unary(g, "fc", "floating, complexfloating") for g in _INEXACT)
+(sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, expm1, log, log1p, sqrt, rsqrt,
+ logistic) = (_typed_unary(g, "fc", "floating, complexfloating") for g in _INEXACT)
 real, imag = (_typed_unary(g, "c", "complexfloating") for g in (real, imag))
+_conj = conj
+
+
+def conj(x):
+    """The complex conjugate, as jax.lax.conj: float32/float64 input gives a complex result, other real
+    dtypes a TypeError."""
+    x = _arr(x)
+    if not dtypes.is_complex(x.dtype) and x.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"conj does not accept dtype {x.dtype}. Accepted dtypes are subtypes of float32, "
+                        "float64, complexfloating.")
+    return _conj(x)
 abs = _typed_unary(abs, "fci", "floating, complexfloating, signedinteger")  # noqa: A001
 integer_pow = _typed_unary(integer_pow, "iufc", "integer, floating, complexfloating")
 population_count = _typed_unary(population_count, "iu", "integer")
 add, sub, mul, div, pow, max, min = (_binary(f) for f in (add, sub, mul, div, pow, max, min))  # noqa: A001
 eq, ne, lt, le, gt, ge = (_binary(f) for f in (eq, ne, lt, le, gt, ge))
-atan2, rem, nextafter, complex = (_binary(f) for f in (atan2, rem, nextafter, complex))  # noqa: A001
+atan2, rem, nextafter, complex = (_binary(f) for f in (_atan2, rem, nextafter, complex))  # noqa: A001
 bitwise_and, bitwise_or, bitwise_xor = (_binary(f) for f in (bitwise_and, bitwise_or, bitwise_xor))
 shift_left, shift_right_arithmetic, shift_right_logical = (
     _binary(f) for f in (shift_left, shift_right_arithmetic, shift_right_logical))
@@ -192,7 +255,7 @@ shift_left, shift_right_arithmetic, shift_right_logical = (
 def square(x):
     """x * x elementwise (integer, float or complex x), as jax.lax.square."""
     x = _arr(x)
-    if np.dtype(x.dtype).kind not in "iufc":
+    if _kind(x.dtype) not in "iufc":
         raise TypeError(f"square does not accept dtype {x.dtype}. Accepted dtypes are subtypes of integer, "
                         "floating, complexfloating.")
     return integer_pow(x, 2)

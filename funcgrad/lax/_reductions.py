@@ -11,7 +11,8 @@ from .._src.core.array import ArrayBase, canonical_array
 from .._src.core.tree_util import tree_flatten, tree_unflatten
 from .._src.prims import elementwise as _ew
 from .._src.prims import shape as _sh
-from .._src.prims.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum, reduce_and, reduce_or
+from .._src.prims import cumulative as _cum
+from .._src.prims.cumulative import cumlogsumexp, cumprod, cumsum, reduce_and, reduce_or
 from .._src.prims.reduction import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum
 from .._src.prims.sorting import sort, sort_key_val, top_k
 from .._src.prims.windowed import reduce_window
@@ -24,6 +25,21 @@ __all__ = ["approx_max_k", "approx_min_k", "argmax", "argmin", "cumlogsumexp", "
 
 def _arr(x):
     return x if isinstance(x, ArrayBase) else canonical_array(x)
+
+
+def _no_bool(name, fn):
+    def f(operand, axis: int = 0, reverse: bool = False):
+        x = _arr(operand)
+        if x.dtype == dtypes.bool_:  # (funcgrad.numpy's cumsum of bools uses the card itself)
+            raise TypeError(f"{name} does not accept dtype bool. Accepted dtypes are subtypes of number.")
+        return fn(x, axis, reverse=reverse)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"The running {name[3:]}imum along axis (reverse=True: from the end), as jax.lax.{name} (not bool)."
+    return f
+
+
+cummax = _no_bool("cummax", _cum.cummax)
+cummin = _no_bool("cummin", _cum.cummin)
 
 
 def _monoid(computation, dtype) -> str | None:

@@ -111,10 +111,8 @@ def empty(shape, dtype=None, *, device=None):
 
 
 def _fill_value(v, dt):
-    """A scalar fill value cast to dtype dt as NumPy casts it; Python ints must fit an integer dtype."""
-    if isinstance(v, int) and not isinstance(v, (bool, np.generic)) and dtypes.is_integer(dt):
-        scalar_array(v, dt, False)  # raises OverflowError, as NumPy 2 does
-        return v
+    """A scalar fill value cast to dtype dt as lax.full casts it: a Python int wraps around into an
+    integer dtype too narrow for it (full((2,), -1, uint8) is 255, as in JAX; NumPy 2 raises)."""
     with np.errstate(invalid="ignore", over="ignore"):  # (NaN or out of range into an int: no NumPy warning)
         return np.asarray(v).astype(dt).item()
 

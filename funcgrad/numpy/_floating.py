@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._src.core import dtypes
 from .._src.prims import elementwise as ew
 from . import _ufuncs as u
+from ._dtype_helpers import finfo
 from ._promote import asarray_any
 
 __all__ = ["fabs", "frexp", "ldexp", "modf", "spacing"]
@@ -75,9 +76,14 @@ def frexp(x, /):
 
 
 def spacing(x, /):
-    """The distance from x to the next representable value away from zero, as numpy.spacing
-    (for either zero: the smallest positive subnormal)."""
+    """The distance from x to the next representable value away from zero (toward copysign(inf, x), so
+    negative for negative x and -0.0), a zero distance being the smallest subnormal with x's sign, as
+    jax.numpy.spacing; float16 steps toward +inf for every x, as jax.numpy does (spacing(-1.0) is
+    +2**-11, spacing(-inf) is inf, spacing(inf) NaN)."""
     x = _float_input(x, "spacing")
     pos = u.add(ew.zeros_like(x), float("inf"))
-    inf = u.where(u.equal(x, 0), pos, u.copysign(pos, x))
-    return u._strong(u.subtract(u.nextafter(x, inf), x))  # (strong, as jax.numpy's)
+    if x.dtype == dtypes.float16:
+        return u._strong(u.subtract(u.nextafter(x, pos), x))  # (strong, as jax.numpy's)
+    r = u.subtract(u.nextafter(x, u.copysign(pos, x)), x)
+    tiny = u.add(ew.zeros_like(x), float(finfo(x.dtype).smallest_subnormal))
+    return u._strong(u.where(u.equal(r, 0), u.copysign(tiny, x), r))

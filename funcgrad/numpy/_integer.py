@@ -9,7 +9,7 @@ from .._src.control.flow import while_loop
 from . import _ufuncs as u
 from ._creation import asarray
 from ._manipulation import expand_dims, moveaxis, pad, ravel, reshape
-from ._promote import asarray_any, normalize_index, result_dtype
+from ._promote import asarray_any, normalize_index, promote_args, result_dtype
 from ._reductions import sum as _sum
 from ._statistics import any as _any
 
@@ -25,7 +25,7 @@ def _int_pair(x1, x2, op):
     dt = result_dtype(a, b)[0]  # integers after promotion (bools alone are not, as in jax.numpy); the
     if not dtypes.is_integer(dt):  # error is a TypeError, NumPy's, and JAX's ValueError
         raise _IntegersOnlyError(f"{op}: ufunc '{op}' not supported for {dt} input (integers only)")
-    return a, b
+    return promote_args(op, x1, x2)  # (before |.|, as jax.numpy: a Python int wraps into a narrower dtype)
 
 
 def gcd(x1, x2, /):

@@ -211,20 +211,11 @@ def stack(arrays, axis=0, dtype=None):
     return concatenate([sh.expand_dims(x, (ax,)) for x in xs], ax, dtype=dtype)
 
 
-def _clip_bound(x, v, is_lower: bool):
-    """NumPy 2's clip ignores a Python int bound beyond the integer dtype's range on the harmless side
-    (a lower bound below the minimum, an upper bound above the maximum)."""
-    if isinstance(v, int) and not isinstance(v, bool) and is_python_scalar(v) and dtypes.is_integer(x.dtype):
-        info = np.iinfo(x.dtype)
-        if (is_lower and v < info.min) or (not is_lower and v > info.max):
-            return None
-    return v
-
-
 def clip(x=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None, out=None):  # noqa: A002
     """Limit values to [min, max] (minimum(maximum(x, min), max)), as numpy.clip; the bounds are
     positional or `min=`/`max=` (the Array API's names) or NumPy's older `a_min=`/`a_max=`, and the
-    array may be passed as NumPy's `a=`."""
+    array may be passed as NumPy's `a=`. A Python int bound converts as in jax.numpy (wrapping around
+    into a narrower integer dtype: clip(uint8, -1) is 255 everywhere, where NumPy 2 ignores the bound)."""
     if out is not None:
         raise TypeError("clip: out= is not supported: funcgrad arrays are immutable; use the return value")
     if (x is None) == (a is None):
@@ -237,7 +228,6 @@ def clip(x=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None, out=N
     x = asarray_any(a)
     if dtypes.is_complex(x.dtype) or any(b is not None and dtypes.is_complex(asarray_any(b).dtype) for b in (lo, hi)):
         raise ValueError("clip: complex values have no ordering (as in jax.numpy)")
-    lo, hi = _clip_bound(x, lo, True), _clip_bound(x, hi, False)
     if lo is not None:
         x = maximum(x, lo)
     if hi is not None:
@@ -1239,10 +1229,14 @@ def inner(a, b, /):
 def tensordot(a, b, axes=2):
     """Sum products over the given axes (an int N: a's last N with b's first N; or a pair of axis
     sequences), as numpy.tensordot. One dot_general."""
+    x, y = asarray_any(a), asarray_any(b)
     try:
         iter(axes)
     except TypeError:
         n = operator.index(axes)
+        if n > x.ndim or n > y.ndim:
+            raise IncompatibleShapesError(f"tensordot: axes={n} exceeds the ranks of the shapes {tuple(x.shape)} and "
+                                          f"{tuple(y.shape)} (TypeError in JAX)")
         axes_a, axes_b = list(range(-n, 0)), list(range(n))
     else:
         axes_a, axes_b = axes
@@ -1250,14 +1244,15 @@ def tensordot(a, b, axes=2):
     axes_b = list(axes_b) if isinstance(axes_b, (list, tuple)) else [axes_b]
     if len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
         raise ValueError("duplicate axes are not allowed in tensordot")
-    x, y = asarray_any(a), asarray_any(b)
     if len(axes_a) != len(axes_b):
         raise ValueError("shape-mismatch for sum")
     ca = [normalize_index(i, x.ndim, "tensordot") for i in axes_a]
     cb = [normalize_index(i, y.ndim, "tensordot") for i in axes_b]
-    if any(x.shape[i] != y.shape[j] for i, j in zip(ca, cb)) or len(set(ca)) != len(ca) \
-            or len(set(cb)) != len(cb):
+    if len(set(ca)) != len(ca) or len(set(cb)) != len(cb):
         raise ValueError("shape-mismatch for sum")
+    if any(x.shape[i] != y.shape[j] for i, j in zip(ca, cb)):  # (NumPy's ValueError, JAX's TypeError)
+        raise IncompatibleShapesError(f"tensordot: shape-mismatch for sum: the contracted axes {ca} of "
+                                      f"{tuple(x.shape)} and {cb} of {tuple(y.shape)} differ in size")
     x, y = promote_dtypes(x, y)
     return la.dot_general(x, y, ((tuple(ca), tuple(cb)), ((), ())))
 

@@ -128,6 +128,30 @@ def result_dtype(*args) -> tuple:
     return dtypes.result_type(*keys)
 
 
+def check_python_int(v: int) -> None:
+    """A Python int operand of a jax.numpy function must fit the default integer type (int64 with x64,
+    int32 without): JAX raises OverflowError otherwise, whatever the dtype it would convert to."""
+    dt = dtypes.defaults.int_
+    if not -(1 << (8 * dt.itemsize - 1)) <= v < 1 << (8 * dt.itemsize - 1):
+        raise OverflowError(f"Python int {v} is out of bounds for {dt}, the default integer type that a Python "
+                            "int operand of a jax.numpy function takes first (turn on jax_enable_x64 for int64, "
+                            "or pass an array of an explicit dtype)")
+
+
+def python_scalar_operand(v, dtype, weak: bool):
+    """A Python scalar operand converted to the promoted dtype, as jax.numpy: an int must fit the default
+    integer type (check_python_int) and then wraps around into a narrower integer dtype (uint8 array + -1
+    adds 255, as XLA's convert), where NumPy 2 raises OverflowError."""
+    if v.__class__ is int:
+        check_python_int(v)
+        dtype = np.dtype(dtype)
+        if dtypes.is_integer(dtype):
+            info = np.iinfo(dtype)
+            if not info.min <= v <= info.max:
+                return wrap(np.array(v, dtypes.defaults.int_).astype(dtype), weak)
+    return scalar_array(v, dtype, weak)
+
+
 _SCALARS: dict = {}  # (value, dtype) -> a weak 0-d Array: the Python constants of a loop recur
 
 
@@ -135,6 +159,8 @@ def _weak_scalar(v, dtype) -> Array:
     """A Python int/float as a weakly typed 0-d Array of a float or complex dtype (cached; the buffer
     is read-only, so sharing it is safe). Keys carry the type, and float zeros are never cached, so
     -0.0 never shares an entry with 0.0 or 0."""
+    if v.__class__ is int and not -0x80000000 <= v <= 0x7FFFFFFF:
+        check_python_int(v)  # (before the cache: the x64 mode may have changed since)
     key = (v, dtype, v.__class__)
     x = _SCALARS.get(key)
     if x is None:
@@ -157,6 +183,8 @@ def weak_filled(v, dtype, shape: tuple) -> Array:
     promoted and broadcast on every call."""
     if not shape:
         return _weak_scalar(v, dtype)
+    if v.__class__ is int and not -0x80000000 <= v <= 0x7FFFFFFF:
+        check_python_int(v)  # (before the cache: the x64 mode may have changed since)
     key = (v, dtype, v.__class__, shape)
     x = _FILLED.get(key)
     if x is None:
@@ -191,8 +219,9 @@ def _convert_operands(args):
 def promote_args(op: str, *args):
     """Operands of an elementwise NumPy function converted to one dtype (NEP 50), not yet broadcast.
 
-    Python scalars are converted straight to the result dtype, so an out-of-range Python int raises
-    OverflowError as in NumPy 2 (e.g. uint8 array + 300), rather than wrapping around."""
+    Python scalars are converted straight to the result dtype as jax.numpy converts them: a Python int
+    wraps around into a narrower integer dtype (uint8 array + 300 adds 44), and raises OverflowError only
+    beyond the default integer type (python_scalar_operand)."""
     if len(args) == 2:  # hot paths: two arrays of one dtype; a float array with a Python float/int
         a, b = args
         ca, cb = a.__class__, b.__class__
@@ -210,7 +239,7 @@ def promote_args(op: str, *args):
             not is_python_scalar(x) and x.dtype == x0.dtype and x.weak_type == x0.weak_type for x in args[1:]):
         return args
     dt, weak = result_dtype(*args)
-    return [scalar_array(a, dt, weak) if is_python_scalar(a) else convert_element_type(a, dt, weak)
+    return [python_scalar_operand(a, dt, weak) if is_python_scalar(a) else convert_element_type(a, dt, weak)
             for a in args]
 
 

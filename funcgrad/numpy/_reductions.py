@@ -1,7 +1,6 @@
 """Reductions with NumPy's axis/keepdims/dtype semantics."""
 from __future__ import annotations
 
-import builtins
 import math
 import operator
 
@@ -18,20 +17,20 @@ from ._promote import asarray_any, axis_error, broadcast_to, is_python_scalar, s
 def normalize_axis(axis, ndim: int, op: str) -> tuple:
     """NumPy's axis argument (None, int, tuple; negative allowed) as a sorted tuple of axes.
 
-    Out-of-range axes raise numpy's AxisError (a ValueError and an IndexError); as in NumPy, a 0-d
-    array accepts axis 0 and -1 (and reduces over nothing)."""
+    Out-of-range axes raise numpy's AxisError (a ValueError and an IndexError); as in JAX, a 0-d array
+    has no axis 0 or -1 (NumPy's reductions accept them)."""
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
     out = []
     for a in axes:
         a = operator.index(a)
-        if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1):
+        if not -ndim <= a < ndim:
             raise axis_error(op, a, ndim)
-        out.append(a % ndim if ndim else 0)
+        out.append(a % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"{op}: duplicate value in 'axis': {axis} (at {user_location(2)})")
-    return tuple(sorted(out)) if ndim else ()
+    return tuple(sorted(out))
 
 
 _ALL_AXES = tuple(tuple(range(n)) for n in range(33))
@@ -193,15 +192,16 @@ def _arg(op, lax_fn):
         _no_out(out, op)
         x0 = asarray_any(a)
         x = x0
-        if axis is None or x.ndim == 0:
-            if axis is not None:
-                normalize_axis(axis, x.ndim, op)  # validates (0 and -1 are fine on a 0-d array)
+        if isinstance(axis, (tuple, list)):
+            raise TypeError(f"{op}: axis must be an integer or None, got {axis!r}")
+        if axis is None:
             x = reshape(x, (x.size,))
             ax = 0
         else:
-            ax = normalize_axis(axis, x.ndim, op)[0] if not isinstance(axis, (tuple, list)) else None
-            if ax is None:
-                raise TypeError(f"{op}: axis must be an integer or None, got {axis!r}")
+            ax = normalize_axis(axis, x.ndim, op)[0]
+        if dtypes.is_complex(x.dtype):  # (after the axis check, as jax.numpy: its error comes first)
+            raise TypeError(f"{op}: complex input ({x.dtype}) has no ordering; jax.numpy's comparisons refuse "
+                            "it (compare the real parts or the absolute values instead)")
         if x.shape[ax] == 0:
             raise ValueError(f"attempt to get {op} of an empty sequence")
         r = lax_fn(x, ax, dtypes.defaults.int_)

@@ -148,8 +148,6 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False)
     With descending=True (JAX's option) equal elements still keep their original order."""
     _check_kind(kind, order, "argsort")
     x = asarray_any(a)
-    if x.ndim == 0 and axis is not None:
-        x = sh.reshape(x, (1,))  # NumPy treats a 0-d array as one element here
     x, ax = _axis_or_flat(x, axis, "argsort")
     iota = _iota(x.shape, ax)
     if not descending:
@@ -185,10 +183,20 @@ def _check_kth(kth, n, op):
             raise ValueError(f"{op}: kth(={int(k)}) out of bounds ({n})")
 
 
+def _no_complex_partition(x, op):
+    if x.dtype == dtypes.bool_:  # (jnp.partition negates its operand: bool is refused)
+        raise TypeError(f"{op}: bool input is not supported, as jnp.{op} (neg does not accept bool); convert it "
+                        "with .astype(int) first")
+    if dtypes.is_complex(x.dtype):
+        raise NotImplementedError(f"{op}: complex input ({x.dtype}) is not supported, as jnp.{op}; sort it "
+                                  "(numpy's order: real part first) or partition its real part")
+
+
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """An array whose kth element along `axis` is where sorting would put it, smaller ones before and
     larger ones after, as numpy.partition. funcgrad sorts fully, so both parts come out sorted."""
     x, ax = _axis_or_flat(asarray_any(a), axis, "partition")
+    _no_complex_partition(x, "partition")
     _check_kth(kth, x.shape[ax], "partition")
     return sort(x, ax, order=order)
 
@@ -196,9 +204,8 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """Indices that partition an array (see `partition`: here they fully sort it), as numpy.argpartition."""
     x = asarray_any(a)
-    if x.ndim == 0 and axis is not None:
-        x = sh.reshape(x, (1,))
     x, ax = _axis_or_flat(x, axis, "argpartition")
+    _no_complex_partition(x, "argpartition")
     _check_kth(kth, x.shape[ax], "argpartition")
     return _ix(argsort(x, ax, order=order), dtypes.int32)  # int32 in either mode, as jnp.argpartition
 
@@ -481,7 +488,7 @@ def _cumulative(op, lax_fn, bool_fn, nan_identity=None, upcast=False):
         x = asarray_any(a)
         if x.weak_type:  # as in JAX, the result is strongly typed
             x = ew.convert_element_type(x, x.dtype, False)
-        x, ax = _axis_or_flat(x if x.ndim else sh.reshape(x, (1,)), axis, op)
+        x, ax = _axis_or_flat(x, axis, op)  # (a 0-d array has no axis 0, as in JAX; axis=None flattens it)
         if nan_identity is not None and dtypes.is_inexact(x.dtype):
             x = ew.select(_isnan(x), _const(x.shape, nan_identity, x.dtype), x)
         dt = _sum_dtype(x, dtype) if upcast or dtype is not None else \

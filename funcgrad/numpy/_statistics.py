@@ -246,6 +246,8 @@ def _quantile(a, q, axis, method, keepdims, omit_nan: bool, op: str, scale=1.0):
     x = asarray_any(a)
     if dtypes.is_complex(x.dtype):
         raise _ComplexUndefinedError(f"{op}: a must be an array of real numbers")
+    if x.ndim == 0 and (axis is None or axis == ()):  # as jax.numpy: one element, kept as shape (1,)
+        x, axis = sh.reshape(x, (1,)), None
     axes = normalize_axis(axis, x.ndim, op)
     rest = [d for d in range(x.ndim) if d not in axes]
     bshape = tuple(x.shape[d] for d in rest)
@@ -524,7 +526,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     result does not depend on it), so large inputs do not overflow and the gradient is the softmax
     b * exp(a - result). -inf entries contribute nothing and get a zero gradient; a slice whose sum is
     zero (all -inf) gives -inf with a NaN gradient, as JAX (torch.logsumexp's is 0). With return_sign=True returns
-    (log|sum|, sign(sum)), allowing negative b.
+    (log|sum|, sign(sum)), allowing negative b. Complex input gives the principal log of the sum (the
+    maximum real part subtracted), as jax.scipy.special.logsumexp.
 
     Examples:
         >>> import funcgrad.numpy as jnp
@@ -533,8 +536,6 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         Array(1000.6932, dtype=float32)
     """
     x = _to_inexact(asarray_any(a))
-    if dtypes.is_complex(x.dtype):
-        raise NotImplementedError("logsumexp: complex input is not supported by funcgrad")
     if b is not None:
         bb = asarray_any(b)
         dt, _ = dtypes.result_type((x.dtype, x.weak_type), (bb.dtype, bb.weak_type))
@@ -551,11 +552,13 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         mask = nz if mask is None else _s._and(mask, nz)
     neg_inf = _const(x.shape, -np.inf, x.dtype)
     xm = x if mask is None else ew.select(mask, x, neg_inf)
+    cplx = dtypes.is_complex(x.dtype)  # (complex: the maximum of the real parts is subtracted, as JAX)
     if x.size == 0 or builtins.any(x.shape[i] == 0 for i in axes):
         m = _const(_keep_shape(x, axes), 0, x.dtype)
     else:
-        m = _keep(red.reduce_max(ew.stop_gradient(xm), axes), axes, True)
+        m = _keep(red.reduce_max(ew.stop_gradient(ew.real(xm) if cplx else xm), axes), axes, True)
         m = ew.select(cum._isfinite(m), m, ew.zeros_like(m))
+        m = ew.convert_element_type(m, x.dtype) if cplx else m
     e = ew.exp(ew.sub(xm, broadcast_to(m, x.shape)))
     if b is not None:
         e = ew.mul(e, bb)
@@ -564,7 +567,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     s = red.reduce_sum(e, axes)
     m = sh.reshape(m, s.shape)
     # an empty sum (all -inf): log(0) = -inf, with JAX's NaN gradient (log's 1/0 times exp's 0)
-    out = ew.add(ew.log(ew.abs(s) if return_sign else s), m)
+    lg = ew.log(ew.abs(s) if return_sign else s)
+    out = ew.add(lg, ew.real(m) if cplx and not dtypes.is_complex(lg.dtype) else m)
     if getattr(out, "weak_type", False):  # JAX's result is strongly typed, also for a Python scalar
         out = ew.convert_element_type(out, out.dtype, False)
     out = _keep(out, axes, keepdims)

@@ -25,8 +25,9 @@ from .._src.prims import elementwise as ew
 from .._src.prims import special as sp
 from .._src.prims.shape import full
 from . import _promote
+from ..lax._elementwise import _atan2 as _lax_atan2, _digamma as _lax_digamma
 from ._promote import (_weak_scalar, weak_filled, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
-                       promote_and_broadcast, promote_args, result_dtype, scalar_array)
+                       promote_and_broadcast, promote_args, python_scalar_operand, result_dtype)
 
 
 def _to_inexact(x):
@@ -197,36 +198,11 @@ maximum = _binary("maximum", ew.max_p)
 minimum = _binary("minimum", ew.min_p)
 
 
-def _out_of_range_compare(name, x1, x2):
-    """NumPy 2 compares an integer array with a Python int outside its dtype's range exactly (the
-    answer is the same for every element) instead of raising OverflowError; so do we."""
-    for scalar, other, flipped in ((x2, x1, False), (x1, x2, True)):
-        if isinstance(scalar, int) and not isinstance(scalar, bool) and not is_python_scalar(other):
-            other = asarray_any(other)
-            dt, _ = result_dtype(other, scalar)
-            if not dtypes.is_integer(dt) or not dtypes.is_integer(other.dtype):
-                return None  # (a bool array promotes the int to int64 and may overflow, as in NumPy)
-            info = np.iinfo(dt)
-            if info.min <= scalar <= info.max:
-                return None
-            above = scalar > info.max  # the scalar exceeds every element
-            op = {"less": "greater", "greater": "less", "less_equal": "greater_equal",
-                  "greater_equal": "less_equal"}.get(name, name) if flipped else name
-            # op(element, scalar) for every element:
-            value = {"equal": False, "not_equal": True, "less": above, "less_equal": above,
-                     "greater": not above, "greater_equal": not above}[op]
-            return full(other.shape, value, dtypes.bool_)
-    return None
-
-
 def _compare(name, lax_fn):
     def f(x1, x2, /):
         ops = _agreeing(x1, x2, "biufcV")  # (a Python scalar only beside floats: it cannot overflow)
         if ops is not None:
             return lax_fn(*ops)
-        r = _out_of_range_compare(name, x1, x2)
-        if r is not None:
-            return r
         a, b = promote_and_broadcast(name, x1, x2)
         r = lax_fn(a, b)
         # weakly typed where the promoted operands are (an int array with a Python float), as in JAX
@@ -252,7 +228,7 @@ def _inexact_args(name, x1, x2, complex_ok=True):
         # NumPy computes integers in a float loop, so a Python int need not fit the integer dtype.
         dt = dtypes.to_inexact(dt, weak)
         # weakly typed where the promotion is (bool data with a Python int, as in JAX; Python bools are strong)
-        args = [scalar_array(a, dt, weak) if is_python_scalar(a) else ew.convert_element_type(a, dt, weak)
+        args = [python_scalar_operand(a, dt, weak) if is_python_scalar(a) else ew.convert_element_type(a, dt, weak)
                 for a in args]
     elif not complex_ok and dtypes.is_complex(dt):
         _no_loop(name, dt)
@@ -276,16 +252,13 @@ def power(x1, x2, /):
         return ew.integer_pow_p.bind(x1, y=x2)  # the hot path: a float array to a Python int power
     if isinstance(x2, int) and not isinstance(x2, bool) and not is_python_scalar(x1):
         x = asarray_any(x1)
-        if x.dtype == dtypes.bool_ and -2 ** 31 <= x2 < 2 ** 31:  # jax.numpy computes bools in int32
+        if x.dtype == dtypes.bool_:  # jax.numpy computes bools in int32, whatever the exponent
             x = ew.convert_element_type(x, dtypes.int32)
         dt, _ = result_dtype(x, x2)
         if dt == x.dtype and dt != dtypes.bool_:
-            if dtypes.is_integer(dt):
-                info = np.iinfo(dt)
-                if not info.min <= x2 <= info.max:
-                    raise OverflowError(f"Python integer {x2} out of bounds for {dt}")
-                if x2 < 0:
-                    raise _NegativeIntegerPower("power: Integers to negative integer powers are not allowed.")
+            # (as jax.numpy: any size of exponent, the integer power wrapping around)
+            if dtypes.is_integer(dt) and x2 < 0:
+                raise _NegativeIntegerPower("power: Integers to negative integer powers are not allowed.")
             return ew.integer_pow(x, x2)
     a, b = promote_and_broadcast("power", x1, x2)
     if a.dtype == dtypes.bool_:  # as jax.numpy: bools compute in int32 (NumPy: int8)
@@ -424,9 +397,37 @@ def _heaviside(a, b):
     return ew.select(ew.ne(a, a), a, out)
 
 
-arctan2 = _float_binary("arctan2", ew.atan2)
-logaddexp = _float_binary("logaddexp", ew.logaddexp)  # (cards with rules smooth to every order)
-logaddexp2 = _float_binary("logaddexp2", ew.logaddexp2)
+def _wrap_between(x, a):
+    """x wrapped into [-a, a] (the imaginary part of a complex logaddexp, as jax.numpy)."""
+    two_a = full(x.shape, 2 * a, x.dtype)
+    r = ew.rem(x + full(x.shape, a, x.dtype), two_a)
+    r = ew.select(ew.lt(r, ew.zeros_like(r)), r + two_a, r)
+    return r - full(x.shape, a, x.dtype)
+
+
+def _logaddexp_complex(x1, x2, base2):
+    """jax.numpy's complex logaddexp(2): amax + log1p(exp(x1 + x2 - 2 amax)) with amax the larger in
+    the lexicographic order, its imaginary part wrapped into [-pi, pi] (pi / log 2 for base 2)."""
+    amax = ew.max(x1, x2)
+    delta = (x1 + x2) - amax * 2
+    if base2:
+        out = amax + ew.log1p(ew.exp2(delta)) * (1 / math.log(2))
+    else:
+        out = amax + ew.log1p(ew.exp(delta))
+    return ew.complex(ew.real(out), _wrap_between(ew.imag(out), math.pi / math.log(2) if base2 else math.pi))
+
+
+def _logaddexp(x1, x2):
+    return _logaddexp_complex(x1, x2, False) if dtypes.is_complex(x1.dtype) else ew.logaddexp(x1, x2)
+
+
+def _logaddexp2(x1, x2):
+    return _logaddexp_complex(x1, x2, True) if dtypes.is_complex(x1.dtype) else ew.logaddexp2(x1, x2)
+
+
+arctan2 = _float_binary("arctan2", _lax_atan2, complex_ok=True)  # (complex too, as jax.numpy)
+logaddexp = _float_binary("logaddexp", _logaddexp, complex_ok=True)  # (cards with rules smooth to every order)
+logaddexp2 = _float_binary("logaddexp2", _logaddexp2, complex_ok=True)
 hypot = _float_binary("hypot", ew.hypot, strong=True)
 copysign = _float_binary("copysign", _copysign)
 heaviside = _float_binary("heaviside", _heaviside)
@@ -572,72 +573,82 @@ def _int_or_float_args(name, x1, x2):
     return a, b
 
 
-def _divmod(a, b, quotient=True, remainder=True):
-    """(floor(a / b), a - b * floor(a / b)) with NumPy's results, signs and special values (either part
-    None when not asked for)."""
+def _int_floor_divide(a, b):
+    """jax.numpy's integer floor division: lax.div (toward zero; XLA's x / 0 is -1, all bits set),
+    one less where the signs differ and the division is inexact (unsigned: lax.div alone)."""
+    q = ew.div(a, b)
+    if np.dtype(a.dtype).kind == "u":
+        return q
     zero = ew.zeros_like(a)
-    mod0 = ew.rem(a, b)  # C fmod: the sign of a
-    nonzero = ew.ne(mod0, zero)  # (True for NaN)
-    adjust = ew.bitwise_and(nonzero, ew.ne(ew.lt(b, zero), ew.lt(mod0, zero)))
-    q = r = None
+    fix = ew.bitwise_and(ew.ne(ew.sign(a), ew.sign(b)), ew.ne(ew.rem(a, b), zero))
+    return ew.select(fix, q - ew.ones_like(q), q)
+
+
+def _float_divmod(a, b):
+    """jax.numpy's float divmod (CPython's float_divmod over lax): (round(q), m) with m = rem(a, b),
+    moved into b's sign (m + b) where nonzero with another sign, and q = (a - rem(a, b)) / b (a / b at
+    b == 0), one less there. Its zeros and special values are XLA's: -0.0 // 1 is 0, 1 // -inf is -1,
+    inf // 2 is NaN."""
+    zero = ew.zeros_like(a)
+    mod = ew.rem(a, b)
+    div = ew.div(ew.select(ew.eq(b, zero), a, a - mod), b)
+    ind = ew.bitwise_and(ew.ne(mod, zero), ew.ne(ew.sign(b), ew.sign(mod)))
+    mod = ew.select(ind, mod + b, mod)
+    div = ew.select(ind, div - ew.ones_like(div), div)
+    return ew.round(div), mod
+
+
+def _remainder(a, b):
+    """jax.numpy's remainder: rem(a, b) (the sign of a), plus b where nonzero with a sign unlike b's
+    (integers: b == 0 counts as 1, so x % 0 is 0). d/da = 1, d/db = -trunc(a / b) (+1 where moved)."""
     if not dtypes.is_inexact(a.dtype):
-        if quotient:
-            q = ew.div(a, b) - ew.select(adjust, ew.ones_like(a), zero)
-        if remainder:
-            r = mod0 + ew.select(adjust, b, zero)
-        return q, r
-    # Floats, as npy_divmod: a zero remainder takes the sign of b; the quotient is snapped to an
-    # integer; a zero quotient takes the sign of a / b; division by zero gives a / b and NaN.
-    if remainder:
-        # A zero remainder takes the sign of b; it is written signed_zero - (0 - mod0) (0 - (+-0) is +0, so
-        # the value is signed_zero) so that it keeps mod0's derivative: d/da = 1 and d/db = -trunc(a / b)
-        # everywhere, as JAX's remainder (lax.rem's rule), not 0 at the multiples of b.
-        signed_zero = ew.select(ew.lt(b, zero), ew.neg(zero), zero)
-        r = ew.select(adjust, mod0 + b, ew.select(nonzero, mod0, signed_zero - (zero - mod0)))
-    if quotient:
-        quot = ew.div(a - mod0, b)
-        quot = ew.select(adjust, quot - 1, quot)
-        fl = ew.floor(quot)
-        fl = ew.select(ew.gt(quot - fl, full(a.shape, 0.5, a.dtype)), fl + 1, fl)
-        ratio = ew.div(a, b)
-        fl = ew.select(ew.ne(quot, zero), fl, ratio * 0)  # (ratio * 0 is a zero with the sign of a / b)
-        q = ew.select(ew.eq(b, zero), ratio, fl)
-        # With an infinite operand the Array API standard takes floor(a / b) (inf // 2 is inf, -1 // inf
-        # is -0) where NumPy and Python give NaN and -1.
-        q = ew.select(ew.bitwise_or(_isinf_float(a), _isinf_float(b)), ew.floor(ratio), q)
-    return q, r
+        b = ew.select(ew.eq(b, ew.zeros_like(b)), ew.ones_like(b), b)
+    zero = ew.zeros_like(a)
+    m = ew.rem(a, b)
+    plus = ew.bitwise_and(ew.ne(ew.lt(m, zero), ew.lt(b, zero)), ew.ne(m, zero))
+    return ew.select(plus, m + b, m)
 
 
 def floor_divide(x1, x2, /):
-    """x1 // x2: the floor of the quotient, as numpy.floor_divide (Python's semantics for integers;
-    division by zero gives 0 for integers and inf/NaN for floats). Its derivative is zero."""
+    """x1 // x2, as jax.numpy.floor_divide: Python's semantics for finite operands; XLA's signed zeros
+    and special values otherwise (-0.0 // 1 is 0, 1 // -inf is -1, inf // 2 is NaN; integer x // 0 is
+    -2 or -1, unsigned all bits set). Its derivative is zero."""
     a, b = _int_or_float_args("floor_divide", x1, x2)
-    if dtypes.is_inexact(a.dtype):
-        a, b = ew.stop_gradient(a), ew.stop_gradient(b)
-    return _divmod(a, b, remainder=False)[0]
+    if not dtypes.is_inexact(a.dtype):
+        return _int_floor_divide(a, b)
+    return _float_divmod(ew.stop_gradient(a), ew.stop_gradient(b))[0]
 
 
 def remainder(x1, x2, /):
-    """x1 % x2 with the sign of x2, as numpy.remainder (Python's %); d/dx1 = 1, d/dx2 = -(x1 // x2)."""
-    a, b = _int_or_float_args("remainder", x1, x2)
-    return _divmod(a, b, quotient=False)[1]
+    """x1 % x2 with the sign of x2, as jax.numpy.remainder; d/dx1 = 1, d/dx2 = -trunc(x1 / x2) (+1
+    where the remainder was moved into x2's sign)."""
+    return _remainder(*_int_or_float_args("remainder", x1, x2))
 
 
 mod = remainder
 
 
 def divmod(x1, x2, /):  # noqa: A001 - NumPy name
-    """(x1 // x2, x1 % x2), as numpy.divmod."""
+    """(x1 // x2, x1 % x2), as jax.numpy.divmod."""
     a, b = _int_or_float_args("divmod", x1, x2)
     if not dtypes.is_inexact(a.dtype):
-        return _divmod(a, b)
-    q = _divmod(ew.stop_gradient(a), ew.stop_gradient(b), remainder=False)[0]
-    return q, _divmod(a, b, quotient=False)[1]
+        return _int_floor_divide(a, b), _remainder(a, b)
+    q = _float_divmod(ew.stop_gradient(a), ew.stop_gradient(b))[0]
+    return q, _float_divmod(a, b)[1]
 
 
 def fmod(x1, x2, /):
-    """The C remainder x1 - trunc(x1 / x2) * x2 (the sign of x1), as numpy.fmod."""
-    return ew.rem(*_int_or_float_args("fmod", x1, x2))
+    """The C remainder x1 - trunc(x1 / x2) * x2 (the sign of x1), as jax.numpy.fmod (integers: x % 0
+    is 0)."""
+    a, b = _int_or_float_args("fmod", x1, x2)
+    if dtypes.is_integer(a.dtype) and not _bool_operands(x1, x2):
+        b = ew.select(ew.eq(b, ew.zeros_like(b)), ew.ones_like(b), b)
+    return ew.rem(a, b)
+
+
+def _bool_operands(x1, x2) -> bool:
+    """Both operands bool (jax.numpy.fmod then computes rem(int32) as it is: XLA's x % 0 is x)."""
+    return all(getattr(x, "dtype", None) == dtypes.bool_ or isinstance(x, bool) for x in (x1, x2))
 
 
 # --- predicates -----------------------------------------------------------------------------------
@@ -921,5 +932,5 @@ erfinv = _special("erfinv", sp.erf_inv, "The inverse error function on [-1, 1] (
                   "scipy.special.erfinv.")
 gammaln = _special("gammaln", sp.lgamma, "log |Gamma(x)| (inf at 0 and the negative integers), as "
                    "scipy.special.gammaln.")
-digamma = _special("digamma", sp.digamma, "The digamma function psi(x) = d/dx log Gamma(x), as "
-                   "scipy.special.digamma (also named psi).")
+digamma = _special("digamma", _lax_digamma, "The digamma function psi(x) = d/dx log Gamma(x), as "
+                   "jax.scipy.special.digamma (also named psi): NaN at 0 and the negative integers.")

@@ -37,7 +37,7 @@ from numpy.linalg import LinAlgError
 
 from .._src.core import dtypes
 from .._src.core.array import ArrayBase
-from .._src.core.errors import ConcretizationError, user_location
+from .._src.core.errors import ConcretizationError, IncompatibleShapesError, user_location
 from .._src.prims import elementwise as ew
 from .._src.prims import linalg_decomp as ld
 from .._src.prims.linalg_decomp import _real_dtype
@@ -738,8 +738,8 @@ def tensordot(x1, x2, /, *, axes=2):
         ax_b = tuple(normalize_index(i, b.ndim, "tensordot") for i in ax_b)
     for i, j in zip(ax_a, ax_b):
         if a.shape[i] != b.shape[j]:
-            raise ValueError(f"tensordot: shape-mismatch for sum: shapes {a.shape} and {b.shape}, axes "
-                             f"{ax_a} and {ax_b}")
+            raise IncompatibleShapesError(f"tensordot: shape-mismatch for sum: shapes {a.shape} and {b.shape}, "
+                                          f"axes {ax_a} and {ax_b} (NumPy's ValueError, JAX's TypeError)")
     return dot_general(a, b, ((ax_a, ax_b), ((), ())))
 
 

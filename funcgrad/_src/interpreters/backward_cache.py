@@ -16,7 +16,10 @@ recorder), jit not disabled, and no primitive whose params carry per-call state 
 residuals, custom_jvp's user rule, traced control-flow bodies). Anything else, an unhashable param, or a
 failure while compiling (recorded, so not retried) falls back to the interpreted walk.
 
-`funcgrad.config.update("backward_cache_size", n)` bounds the cache (LRU); 0 turns it off. Inserting and
+The torch face's graph nodes use the same idea one node at a time (`node_backward`): per node signature,
+the node's backward is compiled once it has been met `config.node_compile_after` times.
+
+`funcgrad.config.update("backward_cache_size", n)` bounds the cache (LRU); 0 turns it off (node backwards too). Inserting and
 evicting hold a lock; a hit takes none (a walk evicted by another thread after its lookup still runs).
 """
 from __future__ import annotations
@@ -39,6 +42,7 @@ from .jit_config import config as jit_config
 class _Config:
     backward_cache_size = 64
     compile_on_first = False  # (tests: compile at the first meeting, to run every tape through the cache)
+    node_compile_after = 4  # a torch-face node signature's backward is compiled at its this-many-th meeting
 
 
 config = _Config()
@@ -213,6 +217,101 @@ def _compile(eqns, in_vars, out_vars, cts, walk):
     return compiled.fn, compiled.out_weak, present
 
 
+# --- one torch-face graph node at a time -------------------------------------------------------------
+# A torch graph node (autograd/graph.py's Recorded) is a few primitive binds; a training loop makes the same
+# nodes (the same binds, wiring and abstract values: one signature) over and over. Its backward, interpreted,
+# dispatches every funcgrad operation of its vjp rules; compiled once per signature it is a few NumPy calls.
+
+class NodeBackward:
+    """The compiled backward of one node signature, per pattern of given cotangents (their abstract values,
+    None where absent): meetings are counted and the walk compiled at the `node_compile_after`-th."""
+    __slots__ = ("meets", "fns", "gen")
+
+    def __init__(self) -> None:
+        self.meets = 0
+        self.fns = {}
+        self.gen = _node_gen
+
+
+_node_gen = 0  # bumped by clear_cache: every NodeBackward made before it starts again from no meetings
+
+
+def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Callable):
+    """`walk(cts, vals)` (a list of cotangents, None where there is none) computed by `state`'s compiled
+    function; None while the signature is not yet compiled, or could not be (then the caller interprets).
+    `vals` are the node's values (NumPy-backed Arrays, in the signature's order), `cts` its output
+    cotangents (Arrays or None). A result that is a given cotangent unchanged is that cotangent itself."""
+    if len(cts) == 1:
+        c = cts[0]
+        b = c._buf
+        if b.__class__ is not np.ndarray:
+            return None
+        key = (b.shape, b.dtype, c.weak_type)
+    else:
+        key = []
+        for c in cts:
+            if c is None:
+                key.append(None)
+                continue
+            b = c._buf
+            if b.__class__ is not np.ndarray:
+                return None
+            key.append((b.shape, b.dtype, c.weak_type))
+        key = tuple(key)
+    if state.gen != _node_gen:
+        state.gen, state.meets, state.fns = _node_gen, 0, {}
+    entry = state.fns.get(key)
+    if entry is None:
+        state.meets += 1
+        if state.meets < config.node_compile_after and not config.compile_on_first:
+            return None
+        if len(state.fns) > 8:
+            state.fns.clear()
+        entry = state.fns[key] = _compile_node(cts, vals, walk)
+    if entry is _FAILED:
+        return None
+    bufs = [c._buf for c in cts if c is not None]
+    for v in vals:
+        b = v._buf
+        if b.__class__ is not np.ndarray:
+            return None
+        bufs.append(b)
+    fn, weak, present = entry
+    outs = fn(*bufs)
+    res = []
+    k = 0
+    for p in present:
+        if not p:
+            res.append(None)
+            continue
+        o = outs[k]
+        for c in cts:
+            if c is not None and o is c._buf:  # the walk passed this cotangent through unchanged
+                res.append(c)
+                break
+        else:
+            res.append(Array(o, weak[k]) if o.__class__ is np.ndarray else wrap(o, weak[k]))
+        k += 1
+    return res
+
+
+def _compile_node(cts, vals, walk):
+    """Trace `walk` on abstract stand-ins for the cotangents and values and compile it: (function, output weak
+    types, which results are present), or _FAILED (a rule that needs concrete values: keep interpreting)."""
+    try:
+        with new_trace("node backward", carries_values=False) as tr:
+            ct_args = [tr.new_arg(get_aval(c)) for c in cts if c is not None]
+            val_args = [tr.new_arg(get_aval(v)) for v in vals]
+            it = iter(ct_args)
+            res = walk([None if c is None else next(it) for c in cts], val_args)
+            present = [r is not None for r in res]
+            jaxpr = tr.to_jaxpr(ct_args + val_args, [r for r in res if r is not None])
+        compiled = compiler.compile_jaxpr(jaxpr)
+    except Exception:  # noqa: BLE001 - any failure: this signature keeps the interpreted walk
+        return _FAILED
+    return compiled.fn, compiled.out_weak, present
+
+
 def trim() -> None:
     """Drop the least recently used walks beyond the bound."""
     with _lock:
@@ -228,8 +327,11 @@ def cache_size() -> int:
 
 
 def clear_cache() -> None:
-    """Forget every compiled backward walk (and every fingerprint met once)."""
+    """Forget every compiled backward walk (and every fingerprint met once), the torch face's compiled node
+    backwards too."""
+    global _node_gen
     with _lock:
+        _node_gen += 1
         _cache.clear()
         _seen.clear()
 

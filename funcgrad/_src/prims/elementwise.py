@@ -470,11 +470,26 @@ bitcast_convert_type_p.batch = elementwise_batch(bitcast_convert_type_p)
 
 def _int_div_impl(xp):
     def div(x, y):
-        if x.dtype.kind in "iu":  # C semantics: round toward zero
+        if x.dtype.kind in "iu":  # C semantics: round toward zero; XLA's x / 0 is -1 (all bits set)
+            zero = y == 0
+            if zero.any():
+                return xp.where(zero, xp.asarray(-1).astype(x.dtype), div(x, xp.where(zero, 1, y).astype(y.dtype)))
             q = xp.floor_divide(x, y)
             return q + ((q < 0) & (q * y != x)).astype(x.dtype)
         return xp.true_divide(x, y)
     return div
+
+
+def _rem_impl(xp):
+    fmod = xp.fmod
+
+    def rem(x, y):
+        if x.dtype.kind in "iu":  # XLA's x % 0 is x (C's fmod is undefined there, NumPy's 0)
+            zero = y == 0
+            if zero.any():
+                return xp.where(zero, x, fmod(x, xp.where(zero, 1, y).astype(y.dtype)))
+        return fmod(x, y)
+    return rem
 
 
 def _replace_zero(x):
@@ -534,7 +549,7 @@ mul_p = binary("mul", _ufunc("multiply"), [lambda t, ans, x, y: _times(t, y), la
 div_p = binary("div", _int_div_impl,
                [lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y],
                [lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y])
-rem_p = binary("rem", _ufunc("fmod"),  # C fmod: the sign of x
+rem_p = binary("rem", _rem_impl,  # C fmod: the sign of x
                [lambda t, ans, x, y: t, lambda t, ans, x, y: -t * _trunc_quotient(x, y)],
                [lambda g, ans, x, y: g, lambda g, ans, x, y: -g * _trunc_quotient(x, y)], kinds="if")
 def _pow_impl(xp):
@@ -750,6 +765,13 @@ def _integer_pow_impl(xp):
     def f(x, *, y):
         if y == 2:
             return x * x
+        if x.dtype.kind in "iu" and not np.iinfo(x.dtype).min <= y <= np.iinfo(x.dtype).max:
+            r, b = xp.ones_like(x), x  # an exponent beyond the dtype: XLA's square-and-multiply, wrapping
+            while y:
+                if y & 1:
+                    r = r * b
+                b, y = b * b, y >> 1
+            return r
         return xp.power(x, y)
     return f
 

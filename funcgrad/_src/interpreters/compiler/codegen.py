@@ -88,6 +88,8 @@ def ufunc_of(e: Eqn):
     name = e.prim.name
     if name == "div" and not e.params and e.outvars[0].aval.dtype.kind in "fc":
         return np.true_divide
+    if name == "rem" and e.outvars[0].aval.dtype.kind == "f":  # (integers: XLA's x % 0 is x, not fmod's 0)
+        return np.fmod
     return None
 
 

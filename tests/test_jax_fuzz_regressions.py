@@ -1,0 +1,262 @@
+"""Regression tests (no reference library needed) for the mismatches tests/test_fuzz_jax.py found on the JAX
+face: jax.numpy's (XLA's) semantics and exception classes, written out as exact expectations (the JAX 0.10
+values they encode were read off jax with x64 on and off)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import funcgrad
+import funcgrad.numpy as fnp
+from funcgrad import lax as flax
+from funcgrad import nn as fnn
+
+INF, NAN = math.inf, math.nan
+
+
+@pytest.fixture(params=[False, True], ids=["x32", "x64"])
+def x64(request):
+    prev = funcgrad.config.read("enable_x64")
+    funcgrad.config.update("jax_enable_x64", request.param)
+    yield request.param
+    funcgrad.config.update("jax_enable_x64", prev)
+
+
+def bits(x):
+    """Values with the sign of every zero (and NaN as None), for exact comparison."""
+    return [None if math.isnan(v) else (v, math.copysign(1.0, v)) for v in np.asarray(x, np.float64).ravel()]
+
+
+def same(got, want, dtype=None):
+    assert bits(got) == bits(np.asarray(want, np.float64)), (np.asarray(got), want)
+    if dtype is not None:
+        assert got.dtype == np.dtype(dtype), got.dtype
+
+
+# --- floor division and remainders: XLA's float divmod ---------------------------------------------------------
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
+def test_floor_divide_signed_zeros_and_special_values(x64, dt):
+    a = fnp.asarray(np.array([-0.0, 0.0, -1.0, 1.0, 1.0, -1.0, INF, -INF, INF, 1.0, 0.0, 3.0, -3.0]), dtype=dt)
+    b = fnp.asarray(np.array([1.0, -1.0, -2.5, -INF, INF, INF, 2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 2.0]), dtype=dt)
+    # a zero quotient takes b's sign; inf // finite is NaN; finite // inf is -1 where the signs differ
+    want = [0.0, -0.0, -0.0, -1.0, 0.0, -1.0, NAN, NAN, INF, INF, NAN, 1.0, -2.0]
+    same(fnp.floor_divide(a, b), want, dt)
+    same(a // b, want, dt)
+    q, r = fnp.divmod(a, b)
+    same(q, want, dt)
+    same(r, fnp.remainder(a, b))
+    # a zero remainder keeps a's sign (fmod's): -0.0 % 1 is -0.0, 2 % -1 is +0.0
+    same(fnp.remainder(fnp.asarray([-0.0, 0.0, 2.0, -2.0, 5.0, -5.0], dtype=dt),
+                       fnp.asarray([1.0, -1.0, -1.0, 1.0, -3.0, 3.0], dtype=dt)), [-0.0, 0.0, 0.0, -0.0, -1.0, 1.0], dt)
+    same(fnp.mod(fnp.asarray([1.0, -1.0, INF], dtype=dt), fnp.asarray([-INF, INF, 2.0], dtype=dt)), [-INF, INF, NAN])
+    assert fnp.floor_divide(fnp.asarray([1.0], dtype=dt), 0.5).dtype == np.dtype(dt)
+
+
+def test_floor_divide_has_zero_derivative_and_remainder_jax_partials():
+    funcgrad.config.update("jax_enable_x64", True)
+    try:
+        x, y = fnp.asarray([7.5, -7.5, 2.0]), fnp.asarray([2.0, 2.0, -1.0])
+        gx, gy = funcgrad.grad(lambda a, b: fnp.sum(fnp.floor_divide(a, b)), argnums=(0, 1))(x, y)
+        same(gx, [0.0, 0.0, 0.0])
+        same(gy, [0.0, 0.0, 0.0])
+        gx, gy = funcgrad.grad(lambda a, b: fnp.sum(fnp.remainder(a, b)), argnums=(0, 1))(x, y)
+        same(gx, [1.0, 1.0, 1.0])
+        same(gy, [-3.0, 4.0, 2.0])  # -trunc(a / b), plus 1 where the remainder moved into b's sign
+    finally:
+        funcgrad.config.update("jax_enable_x64", False)
+
+
+@pytest.mark.parametrize("dt", ["int8", "int32", "uint8", "bool"])
+def test_integer_division_by_zero_is_xlas(x64, dt):
+    a = np.array([5, 0, 1] if dt != "bool" else [True, False, True], dt)
+    z = np.zeros(3, dt)
+    out = "int32" if dt == "bool" else dt
+    q = fnp.floor_divide(fnp.asarray(a), fnp.asarray(z))
+    assert q.dtype == np.dtype(out)
+    # XLA's x / 0 is -1 (all bits set); jax.numpy's floor correction subtracts one more where x != 0
+    want = [255, 255, 255] if dt == "uint8" else ([-2, -1, -2] if dt != "bool" else [-2, -1, -2])
+    np.testing.assert_array_equal(np.asarray(q), want)
+    np.testing.assert_array_equal(np.asarray(fnp.remainder(fnp.asarray(a), fnp.asarray(z))), [0, 0, 0])
+    np.testing.assert_array_equal(np.asarray(fnp.divmod(fnp.asarray(a), fnp.asarray(z))[0]), want)
+    # fmod: integers take x % 0 = 0; two bool operands compute rem in int32 as they are: x % 0 = x
+    np.testing.assert_array_equal(np.asarray(fnp.fmod(fnp.asarray(a), fnp.asarray(z))),
+                                  a.astype(int) if dt == "bool" else [0, 0, 0])
+    # lax.div / lax.rem by zero: -1 and x
+    if dt != "bool":
+        np.testing.assert_array_equal(np.asarray(flax.div(fnp.asarray(a), fnp.asarray(z))),
+                                      np.array([-1, -1, -1]).astype(dt))
+        np.testing.assert_array_equal(np.asarray(flax.rem(fnp.asarray(a), fnp.asarray(z))), a)
+    # (and under jit, whose code generator must not emit fmod for integer rem)
+    np.testing.assert_array_equal(np.asarray(funcgrad.jit(fnp.floor_divide)(fnp.asarray(a), fnp.asarray(z))), want)
+
+
+# --- complex operands of arctan2 / logaddexp / logaddexp2 -----------------------------------------------------
+def test_complex_arctan2_logaddexp():
+    funcgrad.config.update("jax_enable_x64", True)
+    try:
+        y = np.array([1 + 2j, -0.5 + 0.25j, 1e-3 + 0j, 0.3 - 2j])
+        x = np.array([0.5 - 1j, 2 + 0j, 1j, -1.5 + 0.5j])
+        got = fnp.arctan2(fnp.asarray(y), fnp.asarray(x))
+        assert got.dtype == np.complex128
+        np.testing.assert_allclose(np.asarray(got), -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y)), rtol=1e-13)
+        np.testing.assert_allclose(np.asarray(got)[0], 1.908166797906673 + 0.37908687234202215j, rtol=1e-13)
+        for f, ref in ((fnp.logaddexp, lambda a, b: np.log(np.exp(a) + np.exp(b))),
+                       (fnp.logaddexp2, lambda a, b: np.log2(np.exp2(a) + np.exp2(b)))):
+            np.testing.assert_allclose(np.asarray(f(fnp.asarray(y), fnp.asarray(x))), ref(y, x), rtol=1e-13)
+            np.testing.assert_allclose(np.asarray(f(fnp.asarray(y), 2.5)), ref(y, 2.5), rtol=1e-13)
+        # the imaginary part is wrapped into [-pi, pi]
+        r = fnp.logaddexp(fnp.asarray([3j]), fnp.asarray([3j]))
+        np.testing.assert_allclose(np.asarray(r), [math.log(2) + 3j], rtol=1e-13)
+        big = fnp.logaddexp(fnp.asarray([1000 + 3j]), fnp.asarray([1000 + 3.1j]))
+        np.testing.assert_allclose(np.asarray(big).imag, [3.05], rtol=1e-12)
+        # derivatives from the composing cards: d/da logaddexp(a, b) = exp(a - out) (JAX's convention: grad of
+        # the real part of a holomorphic function is its derivative, not conjugated)
+        g = funcgrad.grad(lambda a: fnp.real(fnp.logaddexp(a, fnp.asarray(0.5 + 0.5j))))(fnp.asarray(1.0 + 0.0j))
+        out = np.log(np.exp(1.0) + np.exp(0.5 + 0.5j))
+        np.testing.assert_allclose(complex(g), np.exp(1.0 - out), rtol=1e-12)
+        # lax.logistic, jax.nn.sigmoid and logsumexp take complex input too
+        np.testing.assert_allclose(np.asarray(fnn.sigmoid(fnp.asarray(y))), 1 / (1 + np.exp(-y)), rtol=1e-13)
+        np.testing.assert_allclose(complex(fnn.logsumexp(fnp.asarray(y))), np.log(np.exp(y).sum()), rtol=1e-13)
+        np.testing.assert_allclose(np.asarray(fnn.softplus(fnp.asarray(y))), np.log1p(np.exp(y)), rtol=1e-13)
+    finally:
+        funcgrad.config.update("jax_enable_x64", False)
+
+
+# --- Python int operands: JAX's conversion ---------------------------------------------------------------------
+def test_python_int_wraps_into_narrower_integers(x64):
+    u8 = fnp.asarray(np.array([0, 1, 2, 200], np.uint8))
+    i8 = fnp.asarray(np.array([0, 1, -2, 100], np.int8))
+    for got, want in [(u8 + -1, [255, 0, 1, 199]), (u8 - -1, [1, 2, 3, 201]), (u8 * -1, [0, 255, 254, 56]),
+                      (-1 - u8, [255, 254, 253, 55]), (u8 + 300, [44, 45, 46, 244]), (u8 & -3, [0, 1, 0, 200]),
+                      (u8 // -1, [0, 0, 0, 0]), (u8 % -1, [0, 1, 2, 200]), (fnp.maximum(u8, -1), [255] * 4),
+                      (fnp.where(u8 != 0, u8, -1), [255, 1, 2, 200]), (fnp.clip(u8, -1, None), [255] * 4),
+                      (fnp.full_like(u8, -1), [255] * 4), (fnp.gcd(u8, -1), [255, 1, 1, 5]),
+                      (i8 + 300, [44, 45, 42, -112]), (i8 + -129, [127, -128, 125, -29]), (u8 ** 300, [0, 1, 0, 0]),
+                      (i8 ** (2 ** 40), [0, 1, 0, 0])]:
+        assert got.dtype in (np.uint8, np.int8), got.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(u8 < -1), [True] * 4)  # -1 is 255 in uint8
+    np.testing.assert_array_equal(np.asarray(fnp.equal(u8, 256)), [True, False, False, False])
+    assert (u8 / -3).dtype == np.float32  # (true division converts the int to float, no wrap)
+    np.testing.assert_allclose(np.asarray(u8 / -3), np.array([0, 1, 2, 200]) / -3, rtol=1e-6)
+    with pytest.raises(TypeError):  # a negative power of an integer
+        u8 ** -1
+    # beyond the default integer type (int32 without x64): OverflowError, whatever the other dtype
+    big = 2 ** 40 if not x64 else 2 ** 64
+    for f in (lambda: u8 + big, lambda: fnp.ones(2) * big, lambda: fnp.arctan2(i8, big), lambda: u8 < big):
+        with pytest.raises(OverflowError):
+            f()
+    with pytest.raises(OverflowError):  # creation checks the dtype itself
+        fnp.asarray(-1, dtype=np.uint8)
+
+
+# --- reductions, 0-d axes, complex ordering --------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean", "std", "var", "any", "all", "ptp", "median",
+                                  "nansum", "nanmean", "argmax", "argmin", "cumsum", "cumprod", "nancumsum",
+                                  "nancumprod", "argsort", "sort"])
+def test_zero_d_arrays_have_no_axis_0(name):
+    x = fnp.asarray(1.5)
+    for ax in (0, -1):
+        with pytest.raises((ValueError, IndexError)):
+            getattr(fnp, name)(x, axis=ax)
+    if name not in ("argsort", "sort"):
+        assert getattr(fnp, name)(x, axis=None).ndim == (1 if name.startswith(("cum", "nancum")) else 0)
+
+
+def test_reductions_zero_d_keepdims_and_errors():
+    x = fnp.asarray(1.5)
+    for f in (fnp.median, fnp.nanmedian, lambda v, **k: fnp.quantile(v, 0.5, **k),
+              lambda v, **k: fnp.percentile(v, 50, **k)):
+        assert f(x, keepdims=True).shape == (1,)
+        assert f(x, axis=(), keepdims=True).shape == (1,)
+        assert f(x).shape == ()
+    assert fnp.quantile(x, fnp.asarray([0.2, 0.8]), keepdims=True).shape == (2, 1)
+    for f in (fnn.logsumexp, funcgrad.scipy.special.logsumexp):
+        with pytest.raises(ValueError):
+            f(x, axis=0)
+        assert float(f(x)) == 1.5
+    c = fnp.asarray(np.array([1 + 2j, 1 + 3j], np.complex64))
+    for f in (fnp.argmax, fnp.argmin, fnp.nanargmax, fnp.nanargmin):
+        with pytest.raises(TypeError):
+            f(c)
+        with pytest.raises(TypeError):
+            f(fnp.ones((2, 2)), axis=(0,))
+    for f in (fnp.partition, fnp.argpartition):
+        with pytest.raises(NotImplementedError):
+            f(c, 1)
+
+
+def test_tensordot_mismatch_is_jaxs_type_error():
+    for a, b, axes in (((2, 3), (4, 5), 1), ((2, 3), (3, 4), 3), ((2, 3), (2, 3), ([0, 1], [1, 0]))):
+        with pytest.raises(TypeError):
+            fnp.tensordot(fnp.ones(a), fnp.ones(b), axes)
+    with pytest.raises(TypeError):
+        fnp.linalg.tensordot(fnp.ones((2, 3)), fnp.ones((4, 5)), axes=1)
+    assert fnp.tensordot(fnp.ones((2, 3)), fnp.ones((3, 4)), 1).shape == (2, 4)
+
+
+# --- jax.nn dtypes -----------------------------------------------------------------------------------------------
+def test_nn_integer_and_bool_inputs(x64):
+    fdef = np.float64 if x64 else np.float32
+    idef = np.int64 if x64 else np.int32
+    i8 = fnp.asarray(np.array([-2, 0, 3, 9], np.int8))
+    b = fnp.asarray(np.array([True, False]))
+    r = fnn.relu6(i8)
+    assert r.dtype == fdef and r.weak_type
+    np.testing.assert_array_equal(np.asarray(r), [0, 0, 3, 6])
+    assert fnn.relu6(b).dtype == fdef and fnn.relu6(1).dtype == fdef
+    h = fnn.hard_tanh(b)
+    assert h.dtype == idef and h.weak_type
+    assert fnn.hard_tanh(i8).dtype == np.int8
+    np.testing.assert_array_equal(np.asarray(fnn.hard_tanh(i8)), [-1, 0, 1, 1])
+    for v in (i8, b, True):
+        g = fnn.gelu(v)
+        assert g.dtype == np.float32 and not g.weak_type  # (jax.numpy's promotion: float32 up to 32 bits)
+    np.testing.assert_allclose(np.asarray(fnn.gelu(i8, approximate=False)),
+                               [-2 * 0.5 * math.erfc(2 / math.sqrt(2)), 0, 3 * 0.5 * math.erfc(-3 / math.sqrt(2)), 9],
+                               rtol=1e-6)
+    s = fnn.squareplus(b)
+    assert s.dtype == np.float32 and not s.weak_type
+    np.testing.assert_allclose(np.asarray(s), [(1 + math.sqrt(5)) / 2, 1.0], rtol=1e-6)
+    p = fnn.sparse_plus(i8)
+    assert p.dtype == fdef and p.weak_type
+    np.testing.assert_array_equal(np.asarray(p), [0, 0.25, 3, 9])
+    # standardize's "fast" variance is clipped at 0 (no NaN from cancellation); "stable" is E[(x - mean)^2]
+    z = fnn.standardize(fnp.asarray(np.full(4, 1e4, np.float32)))
+    assert np.isfinite(np.asarray(z)).all()
+    np.testing.assert_allclose(np.asarray(fnn.standardize(fnp.asarray([1.0, 3.0]), algorithm="stable")),
+                               [-1 / math.sqrt(1 + 1e-5), 1 / math.sqrt(1 + 1e-5)], rtol=1e-6)
+    with pytest.raises(ValueError):
+        fnn.standardize(fnp.asarray([1.0 + 1j]))
+
+
+# --- spacing ----------------------------------------------------------------------------------------------------
+def test_spacing_signs_and_float16():
+    x = np.array([1.0, -1.0, -0.0, 0.0, -2.5, 65504.0, -65504.0, np.inf, -np.inf])
+    tiny32 = float(np.finfo(np.float32).smallest_subnormal)
+    same(fnp.spacing(fnp.asarray(x.astype(np.float32))),
+         [2.0 ** -23, -2.0 ** -23, -tiny32, tiny32, -2.0 ** -22, 2.0 ** -8, -2.0 ** -8, NAN, NAN], "float32")
+    # float16 steps toward +inf for every x (jax.numpy's): spacing(-1) is +2**-11, spacing(-inf) is inf
+    tiny16 = float(np.finfo(np.float16).smallest_subnormal)
+    same(fnp.spacing(fnp.asarray(x.astype(np.float16))),
+         [2.0 ** -10, 2.0 ** -11, tiny16, tiny16, 2.0 ** -9, INF, 32.0, NAN, INF], "float16")
+    assert fnp.spacing(fnp.asarray(np.array([3], np.int8))).dtype == np.float32
+
+
+def test_digamma_poles_and_lax_dtype_gates():
+    x = fnp.asarray(np.array([0.0, -0.0, -1.0, -2.0, 0.5], np.float32))
+    for f in (flax.digamma, funcgrad.scipy.special.digamma, funcgrad.scipy.special.psi):
+        r = np.asarray(f(x))
+        assert np.isnan(r[:4]).all()  # XLA's NaN at 0, -0 and the negative integers (scipy: -inf, +inf at +-0)
+        np.testing.assert_allclose(r[4], -1.9635100260214235, rtol=1e-6)
+    assert float(funcgrad.grad(flax.digamma)(fnp.asarray(0.5))) == pytest.approx(math.pi ** 2 / 2, rel=1e-6)
+    for f, args in ((flax.add, (fnp.ones(2, dtype="bool"),) * 2), (flax.shift_left, (fnp.ones(2),) * 2),
+                    (flax.lt, (fnp.ones(2, dtype="complex64"),) * 2), (flax.pow, (fnp.ones(2, dtype="int32"),) * 2),
+                    (flax.add, (fnp.ones(2, dtype="uint8"), 1)), (flax.cummax, (fnp.ones(2, dtype="bool"),)),
+                    (flax.conj, (fnp.ones(2, dtype="int32"),)), (flax.complex, (fnp.ones(2, dtype="float16"),) * 2)):
+        with pytest.raises(TypeError):
+            f(*args)
+    z = flax.atan2(fnp.asarray([1 + 2j]), fnp.asarray([0.5 - 1j]))
+    np.testing.assert_allclose(complex(z[0]), 1.908166797906673 + 0.37908687234202215j, rtol=1e-6)
