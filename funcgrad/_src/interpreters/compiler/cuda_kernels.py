@@ -236,16 +236,16 @@ def statements(e: Eqn, ops: list, target: str) -> list | None:
         return one(f"({ct})(({a} > 0) - ({a} < 0))" if signed else f"({ct})({a} > 0)")
     if name in ("max", "min"):
         return one((_maximum if name == "max" else _minimum)(a, b, kind))
-    if name == "div":
+    if name == "div":  # by zero: -1 (all bits set), as XLA and the eager lax.div
         q = f"({ct})({a} / {b})"
-        if signed:  # MIN / -1 overflows in C; NumPy wraps to MIN (= -MIN modulo 2**bits)
-            return one(f"(({b} == 0) ? ({ct})0 : (({b} == -1) ? {wrap(f'0u - ({u}){a}')} : {q}))")
-        return one(f"(({b} == 0) ? ({ct})0 : {q})")
-    if name == "rem":
+        if signed:  # MIN / -1 overflows in C; it wraps to MIN (= -MIN modulo 2**bits)
+            return one(f"(({b} == 0) ? ({ct})-1 : (({b} == -1) ? {wrap(f'0u - ({u}){a}')} : {q}))")
+        return one(f"(({b} == 0) ? ({ct})-1 : {q})")
+    if name == "rem":  # by zero: the dividend, as XLA and the eager lax.rem
         r = f"({ct})({a} % {b})"
         if signed:
-            return one(f"(({b} == 0 || {b} == -1) ? ({ct})0 : {r})")
-        return one(f"(({b} == 0) ? ({ct})0 : {r})")
+            return one(f"(({b} == 0) ? {a} : (({b} == -1) ? ({ct})0 : {r}))")
+        return one(f"(({b} == 0) ? {a} : {r})")
     if name in _BITS:
         return one(f"({ct})({a} {_BITS[name][0]} {b})")
     if name == "not":
