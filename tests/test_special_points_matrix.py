@@ -712,7 +712,7 @@ def x64():
 
 
 @pytest.fixture(scope="module")
-def jax_compile_cache(pytestconfig):
+def jax_compile_cache(pytestconfig, tmp_path_factory):
     """While the JAX column runs: JAX's persistent compilation cache in pytest's cache directory, so that a rerun
     (locally, or in CI keeping .pytest_cache) loads each row's compiled program instead of compiling it again
     (XLA's compilation is most of the column's time). Kept off where the user set a cache directory of their own
@@ -733,7 +733,9 @@ def jax_compile_cache(pytestconfig):
     if prev["jax_compilation_cache_dir"]:
         yield
         return
-    jax.config.update(names[0], str(pytestconfig.cache.mkdir("jax-compilation-cache")))
+    cache = getattr(pytestconfig, "cache", None)  # (None under -p no:cacheprovider: a fresh directory then)
+    where = cache.mkdir("jax-compilation-cache") if cache is not None else tmp_path_factory.mktemp("jax-cache")
+    jax.config.update(names[0], str(where))
     jax.config.update(names[1], 0.0)  # the rows' programs compile in ~0.05 s each: keep them all
     jax.config.update(names[2], 0)
     cc.reset_cache()
