@@ -89,11 +89,17 @@ int64_t count(at::IntArrayRef a) { return static_cast<int64_t>(a.size()); }
 at::Tensor full_of(int64_t n, double v, at::ScalarType t) { return torch::full({n}, v, torch::dtype(t)); }
 at::Tensor empty_rows() { return torch::empty({0, 3}); }
 at::Tensor sum_float(at::Tensor x) { return torch::ones({1}) * x.data_ptr<float>()[0]; }
+// ATen arithmetic of the header, with torch's type promotion
+std::vector<at::Tensor> arith(at::Tensor x, at::Tensor y) {
+  return {x + y, x - y * 2, x * y, x / y, x + 1.5, 2 - x, x > y, x.pow(2), x.sum(), x.sum(0, true), x.abs(),
+          x.clamp(-1, 1), torch::relu(x), x.mm(y.t()), torch::cat({x, y}, 0), x.to(torch::kDouble).mean(1), -x,
+          x.exp()};
+}
 at::Tensor index_error(at::Tensor x) { TORCH_CHECK_INDEX(false, "index ", 7, " is out of bounds for size ", x.size(0)); return x; }
 at::Tensor std_error(at::Tensor x) { throw std::invalid_argument("std::invalid_argument from C++"); }
 """
 INLINE_FUNCTIONS = ["d_sigmoid", "d_sigmoid_loop", "affine_rows", "mysin", "ident", "transposed", "scale_", "keep",
-                    "get_kept", "drop", "combine", "split_halves", "count", "full_of", "empty_rows", "sum_float",
+                    "get_kept", "drop", "combine", "split_halves", "count", "full_of", "empty_rows", "sum_float", "arith",
                     "index_error", "std_error"]
 
 
@@ -292,6 +298,29 @@ def test_argument_and_result_types(inline):
     assert inline.full_of(2, 7, torch.int32).tolist() == [7, 7] and inline.full_of(2, 7, torch.int32).dtype == torch.int32
     e = inline.empty_rows()
     assert e.shape == (0, 3) and e.dtype == torch.float32
+
+
+@pytest.mark.compiles
+@pytest.mark.skipif(not HAVE_CXX, reason="no C++ compiler")
+@pytest.mark.parametrize("dtype", ["int32", "float64"])
+def test_header_arithmetic_and_promotion(inline, dtype):
+    x = np.array([[-2, 0, 3], [1, -1, 4]], dtype=dtype)
+    y = np.array([[1, 2, -3], [4, 5, 2]], dtype=dtype)
+    got = inline.arith(torch.from_numpy(x), torch.from_numpy(y))
+    f = np.float32 if dtype == "int32" else np.float64   # what an integer tensor promotes to with a float
+    expect = [x + y, x - y * 2, x * y, (x / y).astype(f), (x + 1.5).astype(f), 2 - x, x > y, x ** 2,
+              x.sum(dtype=np.int64 if dtype == "int32" else None), x.sum(0, keepdims=True, dtype=np.int64 if dtype == "int32" else None),
+              np.abs(x), np.clip(x, -1, 1), np.maximum(x, 0), x @ y.T, np.concatenate([x, y]),
+              x.astype(np.float64).mean(1), -x, np.exp(x.astype(f))]
+    assert len(got) == len(expect)
+    for i, (g, e) in enumerate(zip(got, expect)):
+        assert g.numpy().dtype == e.dtype, (i, g.dtype, e.dtype)
+        np.testing.assert_allclose(g.numpy(), e, rtol=1e-6 if e.dtype == np.float32 else 1e-15, err_msg=str(i))
+    t = pytest.importorskip("torch")
+    tx, ty = t.from_numpy(x), t.from_numpy(y)
+    theirs = [tx + ty, tx / ty, tx + 1.5, 2 - tx, tx > ty, tx.pow(2), tx.sum(), tx.exp()]
+    for g, e in zip([got[0], got[3], got[4], got[5], got[6], got[7], got[8], got[17]], theirs):
+        assert str(g.dtype) == str(e.dtype)
 
 
 @pytest.mark.compiles
