@@ -1,0 +1,3 @@
+// funcgrad: everything lives in <torch/extension.h> (no libtorch or pybind11 is needed).
+#pragma once
+#include <torch/extension.h>
