@@ -175,21 +175,20 @@ class QTensor(Tensor):
         """The quantization scheme (torch.per_tensor_affine, torch.per_channel_affine, ...)."""
         return self._qp().scheme
 
-    def q_scale(self) -> float:
-        """The scale of a per-tensor quantized tensor (a Python float)."""
+    def _per_tensor(self, what, instead) -> _QParams:
         qp = self._qp()
         if qp.per_channel:
             raise RuntimeError("Expected quantizer->qscheme() == kPerTensorAffine to be true, but got false.  "
-                               "(q_scale of a per-channel quantized tensor: use q_per_channel_scales())")
-        return float(qp.scale)
+                               f"({what} of a per-channel quantized tensor: use {instead}())")
+        return qp
+
+    def q_scale(self) -> float:
+        """The scale of a per-tensor quantized tensor (a Python float)."""
+        return float(self._per_tensor("q_scale", "q_per_channel_scales").scale)
 
     def q_zero_point(self) -> int:
         """The zero point of a per-tensor quantized tensor (a Python int)."""
-        qp = self._qp()
-        if qp.per_channel:
-            raise RuntimeError("Expected quantizer->qscheme() == kPerTensorAffine to be true, but got false.  "
-                               "(q_zero_point of a per-channel quantized tensor: use q_per_channel_zero_points())")
-        return int(qp.zero_point)
+        return int(self._per_tensor("q_zero_point", "q_per_channel_zero_points").zero_point)
 
     def _per_channel(self, what) -> _QParams:
         qp = self._qp()

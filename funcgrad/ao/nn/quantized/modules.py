@@ -174,6 +174,15 @@ def _observed(mod, kind, inner):
     return wpp, act
 
 
+def _converted(q, inner, wpp, act):
+    """Quantized module `q` given the float module `inner`'s weight (quantized with the weight observer `wpp`),
+    bias, and the activation observer's output qparams."""
+    q.set_weight_bias(_quantize_weight(inner.weight, wpp), None if inner.bias is None else inner.bias.detach().clone())
+    scale, zp = act.calculate_qparams()
+    q.scale, q.zero_point = float(scale.item()), int(zp.item())
+    return q
+
+
 class _OutputQParams(Module):
     """A quantized module whose output scale and zero point are Python attributes, saved in its state_dict as
     the tensors `scale` and `zero_point` (torch's keys)."""
@@ -243,11 +252,7 @@ class Linear(_OutputQParams):
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         lin = mod[0] if isinstance(mod, _Sequential) else mod
         wpp, act = _observed(mod, cls.__name__, lin)
-        scale, zp = act.calculate_qparams()
-        q = cls(lin.in_features, lin.out_features, dtype=wpp.dtype)
-        q.set_weight_bias(_quantize_weight(lin.weight, wpp), None if lin.bias is None else lin.bias.detach().clone())
-        q.scale, q.zero_point = float(scale.item()), int(zp.item())
-        return q
+        return _converted(cls(lin.in_features, lin.out_features, dtype=wpp.dtype), lin, wpp, act)
 
 
 class LinearReLU(Linear):
@@ -330,12 +335,9 @@ class Conv2d(_OutputQParams):
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         conv = mod[0] if isinstance(mod, _Sequential) else mod
         wpp, act = _observed(mod, cls.__name__, conv)
-        scale, zp = act.calculate_qparams()
         q = cls(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride, conv.padding, conv.dilation,
                 conv.groups, conv.bias is not None, conv.padding_mode)
-        q.set_weight_bias(_quantize_weight(conv.weight, wpp), None if conv.bias is None else conv.bias.detach().clone())
-        q.scale, q.zero_point = float(scale.item()), int(zp.item())
-        return q
+        return _converted(q, conv, wpp, act)
 
 
 class ConvReLU2d(Conv2d):
