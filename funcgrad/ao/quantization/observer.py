@@ -153,6 +153,13 @@ class UniformQuantizationObserverBase(ObserverBase):
         scale = scale.reshape(lo.shape)
         return _fg.tensor(scale.astype(_F32)), _fg.tensor(zp)
 
+    def calculate_qparams(self):
+        """(scale, zero_point) tensors from the observed min_val and max_val."""
+        return self._calculate_qparams(self.min_val, self.max_val)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}"
+
     def reset_min_max_vals(self):
         self.min_val.copy_(_fg.tensor(float("inf")))
         self.max_val.copy_(_fg.tensor(float("-inf")))
@@ -178,11 +185,6 @@ class MinMaxObserver(UniformQuantizationObserverBase):
         self.max_val.copy_(_fg.tensor(float(hi)))
         return x_orig
 
-    def calculate_qparams(self):
-        return self._calculate_qparams(self.min_val, self.max_val)
-
-    def extra_repr(self):
-        return f"min_val={self.min_val}, max_val={self.max_val}"
 
 
 class MovingAverageMinMaxObserver(MinMaxObserver):
@@ -241,11 +243,6 @@ class PerChannelMinMaxObserver(ResizableBuffers, UniformQuantizationObserverBase
         self._update(lo, hi)
         return x_orig
 
-    def calculate_qparams(self):
-        return self._calculate_qparams(self.min_val, self.max_val)
-
-    def extra_repr(self):
-        return f"min_val={self.min_val}, max_val={self.max_val}"
 
 
 class MovingAveragePerChannelMinMaxObserver(PerChannelMinMaxObserver):
@@ -390,8 +387,6 @@ class HistogramObserver(UniformQuantizationObserverBase):
         new_min, new_max = self._non_linear_param_search()
         return self._calculate_qparams(_fg.tensor(float(new_min)), _fg.tensor(float(new_max)))
 
-    def extra_repr(self):
-        return f"min_val={self.min_val}, max_val={self.max_val}"
 
 
 class _PassThrough(ObserverBase):
