@@ -175,21 +175,20 @@ class QTensor(Tensor):
         """The quantization scheme (torch.per_tensor_affine, torch.per_channel_affine, ...)."""
         return self._qp().scheme
 
-    def q_scale(self) -> float:
-        """The scale of a per-tensor quantized tensor (a Python float)."""
+    def _per_tensor(self, what, instead) -> _QParams:
         qp = self._qp()
         if qp.per_channel:
             raise RuntimeError("Expected quantizer->qscheme() == kPerTensorAffine to be true, but got false.  "
-                               "(q_scale of a per-channel quantized tensor: use q_per_channel_scales())")
-        return float(qp.scale)
+                               f"({what} of a per-channel quantized tensor: use {instead}())")
+        return qp
+
+    def q_scale(self) -> float:
+        """The scale of a per-tensor quantized tensor (a Python float)."""
+        return float(self._per_tensor("q_scale", "q_per_channel_scales").scale)
 
     def q_zero_point(self) -> int:
         """The zero point of a per-tensor quantized tensor (a Python int)."""
-        qp = self._qp()
-        if qp.per_channel:
-            raise RuntimeError("Expected quantizer->qscheme() == kPerTensorAffine to be true, but got false.  "
-                               "(q_zero_point of a per-channel quantized tensor: use q_per_channel_zero_points())")
-        return int(qp.zero_point)
+        return int(self._per_tensor("q_zero_point", "q_per_channel_zero_points").zero_point)
 
     def _per_channel(self, what) -> _QParams:
         qp = self._qp()
@@ -283,6 +282,10 @@ class QTensor(Tensor):
         if qp.per_channel:
             raise _no_quantized_kernel("aten::relu' on a per-channel tensor ('relu")
         return make_qtensor(np.maximum(self._v, np.asarray(qp.zero_point, self._v.dtype)), qp)
+
+    def sigmoid(self) -> "QTensor":
+        """torch.sigmoid of a quantized tensor: output scale 1/256 (see q_sigmoid)."""
+        return q_sigmoid(self)
 
     def relu_(self) -> "QTensor":
         qp = self._qp()
@@ -559,7 +562,8 @@ def seal() -> None:
 _METHOD_FORMS = ("adjoint", "clamp", "clamp_max", "clamp_min", "clip", "diagonal", "diff", "flatten", "moveaxis",
                  "movedim", "permute", "ravel", "relu", "reshape", "select", "squeeze", "swapaxes", "swapdims", "t",
                  "transpose", "unsqueeze", "view", "unique", "unique_consecutive", "bernoulli", "histc", "fill",
-                 "narrow", "expand", "unflatten", "chunk", "split", "unbind", "flip", "roll", "contiguous")
+                 "narrow", "expand", "unflatten", "chunk", "split", "unbind", "flip", "roll", "contiguous",
+                 "sigmoid")
 
 
 def guard_namespace(namespace: dict) -> None:
@@ -588,3 +592,260 @@ def _quantized_aware(f, name):
     g.__name__, g.__qualname__, g.__doc__, g.__wrapped__ = f.__name__, f.__qualname__, f.__doc__, f
     g.__module__ = f.__module__
     return g
+
+
+# --- quantized kernels: torch's QuantizedCPU operators, as integer math on the representation ----------------
+# Each takes per-tensor quantized inputs and returns a quantized tensor whose integers are those torch's CPU
+# kernels write (their float32 arithmetic reproduced): requantizing ops dequantize, compute in float32 and
+# quantize with fbgemm's fused multiply-add (quantize_np); pooling and batch norm follow ATen's formulas.
+def _per_tensor(x, op: str) -> _QParams:
+    if x.__class__ is not QTensor:
+        raise NotImplementedError(f"Could not run 'quantized::{op}' with arguments from the 'CPU' backend: {op} "
+                                  "takes a quantized tensor (torch.quantize_per_tensor, or a QuantStub before it)")
+    qp = x._qp()
+    if qp.per_channel or qp.dtype not in (quint8, qint8):
+        raise RuntimeError(f"quantized::{op}: expected a per-tensor torch.quint8 or torch.qint8 input, got "
+                           f"{qp.dtype} {qp.scheme}")
+    return qp
+
+
+def _vec_dequantize(v: np.ndarray, qp: _QParams) -> np.ndarray:
+    """ATen's Vectorized dequantize: fma(q, scale, -zero_point * scale) rounded once to float32 (exact in
+    float64 before the rounding)."""
+    s = np.float32(qp.scale)
+    return (v.astype(np.float64) * np.float64(s) + np.float64(np.float32(-np.float32(qp.zero_point) * s))) \
+        .astype(np.float32)
+
+
+def _requant(values: np.ndarray, dtype, scale, zero_point) -> QTensor:
+    """float32 `values` quantized as ATen's Vectorized quantize: rint(x * float32(1 / scale)) + zero_point."""
+    lo, hi = QRANGE[dtype]
+    with np.errstate(invalid="ignore", over="ignore"):
+        q = np.rint(np.asarray(values, np.float32) * (np.float32(1) / np.float32(scale))) + int(zero_point)
+    return make_qtensor(np.clip(np.nan_to_num(q), lo, hi).astype(dtype.dtype),
+                        _QParams(dtype, per_tensor_affine, float(scale), int(zero_point)))
+
+
+def _binary(x, y, scale, zero_point, op: str, fn, relu: bool = False) -> QTensor:
+    qx, qy = _per_tensor(x, op), _per_tensor(y, op)
+    if qx.dtype is not qy.dtype:
+        raise RuntimeError(f"quantized::{op}: both inputs must have the same quantized dtype, got {qx.dtype} and "
+                           f"{qy.dtype}")
+    out = fn(_vec_dequantize(x._v, qx), _vec_dequantize(y._v, qy)).astype(np.float32)
+    return _requant(np.maximum(out, np.float32(0)) if relu else out, qx.dtype, scale, zero_point)
+
+
+def q_add(qa, qb, scale, zero_point) -> QTensor:
+    """torch.ops.quantized.add: qa + qb requantized to (scale, zero_point)."""
+    return _binary(qa, qb, scale, zero_point, "add", np.add)
+
+
+def q_add_relu(qa, qb, scale, zero_point) -> QTensor:
+    """torch.ops.quantized.add_relu: relu(qa + qb) requantized to (scale, zero_point)."""
+    return _binary(qa, qb, scale, zero_point, "add_relu", np.add, True)
+
+
+def q_mul(qa, qb, scale, zero_point) -> QTensor:
+    """torch.ops.quantized.mul: qa * qb requantized to (scale, zero_point)."""
+    return _binary(qa, qb, scale, zero_point, "mul", np.multiply)
+
+
+def q_mul_relu(qa, qb, scale, zero_point) -> QTensor:
+    """torch.ops.quantized.mul_relu: relu(qa * qb) requantized to (scale, zero_point)."""
+    return _binary(qa, qb, scale, zero_point, "mul_relu", np.multiply, True)
+
+
+def q_add_scalar(qa, b) -> QTensor:
+    """torch.ops.quantized.add_scalar: the zero point shifted by round(b / scale) while it stays in range (the
+    integers unchanged); past the range the scale widens and the integers are requantized, as torch's."""
+    qp = _per_tensor(qa, "add_scalar")
+    lo, hi = QRANGE[qp.dtype]
+    s, z = float(qp.scale), int(qp.zero_point)
+    cq = int(np.rint(float(b) / s))
+    zn = z - cq
+    if lo <= zn <= hi:
+        return make_qtensor(np.array(qa._v), _QParams(qp.dtype, per_tensor_affine, s, zn))
+    s_out, z_out = ((hi - zn) / (hi - lo) * s, lo) if zn < lo else ((zn - lo) / (hi - lo) * s, hi)
+    mult = np.float32(np.float32(s) * (np.float32(1) / np.float32(s_out)))
+    acc = (qa._v.astype(np.int64) - z + cq).astype(np.float32)
+    ints = np.clip(np.rint(acc * mult) + z_out, lo, hi).astype(qp.dtype.dtype)
+    return make_qtensor(ints, _QParams(qp.dtype, per_tensor_affine, s_out, z_out))
+
+
+def q_mul_scalar(qa, b) -> QTensor:
+    """torch.ops.quantized.mul_scalar: the same integers with the scale times |b| (b < 0 mirrors the integers and
+    the zero point within the range; b == 0 gives zeros with scale 1)."""
+    qp = _per_tensor(qa, "mul_scalar")
+    lo, hi = QRANGE[qp.dtype]
+    b = float(b)
+    if b == 0:
+        return make_qtensor(np.zeros_like(qa._v), _QParams(qp.dtype, per_tensor_affine, 1.0, 0))
+    ints, z = np.array(qa._v), int(qp.zero_point)
+    if b < 0:
+        ints, z = (hi - (ints.astype(np.int64) - lo)).astype(ints.dtype), hi - (z - lo)
+    return make_qtensor(ints, _QParams(qp.dtype, per_tensor_affine, float(qp.scale) * abs(b), z))
+
+
+def q_cat(tensors, dim: int = 0, scale=None, zero_point=None) -> QTensor:
+    """torch.ops.quantized.cat (and torch.cat of quantized tensors): the inputs requantized to (scale,
+    zero_point), by default the first input's, then concatenated."""
+    qps = [_per_tensor(t, "cat") for t in tensors]
+    s = float(qps[0].scale) if scale is None else float(scale)
+    z = int(qps[0].zero_point) if zero_point is None else int(zero_point)
+    parts = [t._v if (float(qp.scale), int(qp.zero_point)) == (s, z) else
+             quantize_np(dequantize_np(t._v, qp), s, z, qp.dtype) for t, qp in zip(tensors, qps)]
+    return make_qtensor(np.concatenate(parts, int(dim)), _QParams(qps[0].dtype, per_tensor_affine, s, z))
+
+
+def q_relu6(qx, inplace: bool = False) -> QTensor:
+    """torch.ops.quantized.relu6: integers clamped to [zero_point, q(6)]."""
+    qp = _per_tensor(qx, "relu6")
+    six = quantize_np(np.float32([6.0]), float(qp.scale), int(qp.zero_point), qp.dtype)[0]
+    ints = np.clip(qx._v, np.asarray(qp.zero_point, qx._v.dtype), six)
+    if inplace:
+        qx._v[...] = ints
+        qx._bump()
+        return qx
+    return make_qtensor(ints, qp)
+
+
+def _unary(qx, op: str, fn, scale=None, zero_point=None) -> QTensor:
+    qp = _per_tensor(qx, op)
+    s = qp.scale if scale is None else float(scale)
+    z = qp.zero_point if zero_point is None else int(zero_point)
+    return _requant(fn(_vec_dequantize(qx._v, qp)), qp.dtype, s, z)
+
+
+def q_hardswish(qx, scale=None, zero_point=None) -> QTensor:
+    """torch.ops.quantized.hardswish: x * clamp(x + 3, 0, 6) / 6 in float32, requantized."""
+    f32 = np.float32
+    return _unary(qx, "hardswish", lambda x: x * np.clip(x + f32(3), f32(0), f32(6)) / f32(6), scale, zero_point)
+
+
+def q_leaky_relu(qx, negative_slope=0.01, inplace=False, scale=None, zero_point=None) -> QTensor:
+    """torch.ops.quantized.leaky_relu: x or x * negative_slope in float32, requantized."""
+    slope = np.float32(negative_slope)
+    return _unary(qx, "leaky_relu", lambda x: np.where(x > 0, x, x * slope), scale, zero_point)
+
+
+def q_sigmoid(qx, output_scale=None, output_zero_point=None) -> QTensor:
+    """torch.ops.quantized.sigmoid; by default (torch.sigmoid of a quantized tensor) the output qparams are
+    fixed, 1/256 and 0 for quint8 (1/256 and -128 for qint8), as torch's."""
+    qp = _per_tensor(qx, "sigmoid")
+    if output_scale is None:
+        output_scale, output_zero_point = 1.0 / 256, (0 if qp.dtype is quint8 else -128)
+    f32 = np.float32
+    return _unary(qx, "sigmoid", lambda x: f32(1) / (f32(1) + np.exp(-x)), output_scale, output_zero_point)
+
+
+def q_batch_norm(qx, weight, bias, mean, var, eps, output_scale, output_zero_point, relu=False) -> QTensor:
+    """torch.ops.quantized.batch_norm{1,2,3}d: per channel (dim 1) y = (q - zp) * alpha + beta with torch's
+    float32 alpha = w / sqrt(var + eps) * s_in / s_out, beta = (b - mean w / sqrt(var + eps)) / s_out."""
+    qp = _per_tensor(qx, "batch_norm")
+    f32 = np.float32
+    host = (lambda t, d: np.full(qx.shape[1], f32(d)) if t is None else np.asarray(t.detach()._host(), f32))
+    w, b, m, v = host(weight, 1), host(bias, 0), host(mean, 0), host(var, 1)
+    inv = f32(1) / np.sqrt(v + f32(eps))
+    alpha = inv * w * (f32(qp.scale) / f32(output_scale))
+    beta = (b - m * inv * w) / f32(output_scale)
+    shape = (1, -1) + (1,) * (qx.ndim - 2)
+    y = (qx._v.astype(f32) - f32(qp.zero_point)) * alpha.reshape(shape) + beta.reshape(shape)
+    lo, hi = QRANGE[qp.dtype]
+    ints = np.clip(np.rint(y) + int(output_zero_point), int(output_zero_point) if relu else lo, hi)
+    return make_qtensor(ints.astype(qp.dtype.dtype), _QParams(qp.dtype, per_tensor_affine, float(output_scale),
+                                                              int(output_zero_point)))
+
+
+# --- pooling on quantized tensors ---------------------------------------------------------------------------
+def _out_len(size, k, s, p, d, ceil_mode) -> int:
+    """ATen's pooling_output_shape."""
+    o = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    return o - 1 if ceil_mode and (o - 1) * s >= size + p else o
+
+
+def _windows(v: np.ndarray, ks, ss, ps, ds, ceil_mode, fill, rim=None) -> np.ndarray:
+    """The pooling windows of the last len(ks) dims of v: shape (..., *out, *ks); positions in the padding read
+    `fill`, and those past it (ceil mode's last window) read `rim` (default `fill`)."""
+    n = len(ks)
+    outs = [_out_len(L, k, s, p, d, ceil_mode) for L, k, s, p, d in zip(v.shape[-n:], ks, ss, ps, ds)]
+    if min(outs) <= 0:
+        raise RuntimeError(f"Given input size: {tuple(v.shape)}. Calculated output size: {tuple(outs)}. Output "
+                           "size is too small")
+    extra = [max(0, (o - 1) * s + d * (k - 1) + 1 - L - 2 * p) for L, o, k, s, p, d in
+             zip(v.shape[-n:], outs, ks, ss, ps, ds)]
+    lead = [(0, 0)] * (v.ndim - n)
+    a = np.pad(v, lead + [(p, p) for p in ps], constant_values=fill)
+    a = np.pad(a, lead + [(0, e) for e in extra], constant_values=fill if rim is None else rim)
+    w = np.lib.stride_tricks.sliding_window_view(a, [d * (k - 1) + 1 for k, d in zip(ks, ds)],
+                                                 axis=tuple(range(v.ndim - n, v.ndim)))
+    sl = tuple(slice(0, o * s, s) for o, s in zip(outs, ss)) + tuple(slice(None, None, d) for d in ds)
+    return w[(Ellipsis,) + sl]
+
+
+def _geom(n, kernel_size, stride, padding, dilation=1):
+    tup = (lambda v: tuple(int(e) for e in v) * (n if len(v) == 1 else 1) if isinstance(v, (tuple, list))
+           else (int(v),) * n)
+    ks = tup(kernel_size)
+    return ks, (tup(stride) if stride not in (None, [], ()) else ks), tup(padding), tup(dilation)
+
+
+def q_max_pool(qx, n: int, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False) -> QTensor:
+    """quantized max_pool{1,2,3}d: the largest integer of each window (padding ignored), the input's qparams."""
+    qp = _per_tensor(qx, f"max_pool{n}d")
+    ks, ss, ps, ds = _geom(n, kernel_size, stride, padding, dilation)
+    w = _windows(qx._v, ks, ss, ps, ds, ceil_mode, QRANGE[qp.dtype][0])
+    return make_qtensor(np.ascontiguousarray(w.max(axis=tuple(range(-n, 0)))), qp)
+
+
+def q_avg_pool(qx, n: int, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None) -> QTensor:
+    """quantized avg_pool{2,3}d (ATen's avg_pool2d_out_frame): round(float32(sum - size zp) * float32(1 /
+    divisor) + zp) over each window's in-bounds integers; the input's qparams."""
+    qp = _per_tensor(qx, f"avg_pool{n}d")
+    ks, ss, ps, _ = _geom(n, kernel_size, stride, padding)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    ones = np.ones(qx.shape[-n:], np.int64)
+    axes = tuple(range(-n, 0))
+    total = _windows(qx._v.astype(np.int64), ks, ss, ps, (1,) * n, ceil_mode, 0).sum(axes)
+    size = _windows(ones, ks, ss, ps, (1,) * n, ceil_mode, 0).sum(axes)
+    if divisor_override is not None:
+        div = np.asarray(divisor_override, np.float64)
+    else:
+        div = _windows(ones, ks, ss, ps, (1,) * n, ceil_mode, 1, 0).sum(axes) if count_include_pad else size
+    z = int(qp.zero_point)
+    mult = (1.0 / np.asarray(div, np.float64)).astype(np.float32)
+    lo, hi = QRANGE[qp.dtype]
+    y = np.rint((total - size * z).astype(np.float32) * mult + np.float32(z))
+    return make_qtensor(np.clip(y, lo, hi).astype(qp.dtype.dtype), qp)
+
+
+def q_adaptive_avg_pool(qx, n: int, output_size) -> QTensor:
+    """quantized adaptive_avg_pool{2,3}d (ATen's adaptive_avg_pool_single_out_frame): round(sum * r) over each
+    bin's integers with r = float32(1 / k_1) / k_2 / ... in float32; the input's qparams."""
+    qp = _per_tensor(qx, f"adaptive_avg_pool{n}d")
+    sizes = qx.shape[-n:]
+    outs = tuple(L if o is None else int(o) for L, o in zip(sizes, output_size)) \
+        if isinstance(output_size, (tuple, list)) else (int(output_size),) * n
+    # summed-area table: the sum of a bin is an alternating sum of its corners
+    sat = qx._v.astype(np.int64)
+    for ax in range(-n, 0):
+        sat = np.cumsum(sat, ax)
+        sat = np.concatenate([np.zeros_like(np.take(sat, [0], ax)), sat], ax)
+    f32 = np.float32
+    bounds, r = [], None
+    for i, (L, o) in enumerate(zip(sizes, outs)):
+        j = np.arange(o)
+        start = np.floor((j * L).astype(f32) / f32(o)).astype(np.int64)
+        end = np.ceil(((j + 1) * L).astype(f32) / f32(o)).astype(np.int64)
+        bounds.append((start, end))
+        k = (end - start).reshape((-1,) + (1,) * (n - 1 - i)).astype(f32)
+        r = (np.float64(1.0) / k).astype(f32) if r is None else (r / k).astype(f32)
+    total = 0
+    for corner in np.ndindex(*(2,) * n):
+        idx = np.ix_(*[b[c] for b, c in zip(bounds, corner)])
+        sign = (-1) ** (n - sum(corner))
+        total = total + sign * sat[(Ellipsis,) + idx]
+    lo, hi = QRANGE[qp.dtype]
+    y = np.rint(np.asarray(total, np.int64).astype(f32) * r)
+    return make_qtensor(np.clip(y, lo, hi).astype(qp.dtype.dtype), qp)

@@ -2,7 +2,8 @@
 QConfigs, QuantStub / DeQuantStub, and prepare / convert / quantize_dynamic / prepare_qat / fuse_modules.
 
 Not here: FX graph mode (prepare_fx / convert_fx) and PT2E export quantization, float16 dynamic quantization,
-quantized BatchNorm / pooling / embedding modules, dynamically quantized GRU / RNN cells."""
+quantized Embedding / EmbeddingBag, Conv1d/3d, ConvTranspose, ELU, normalization layers other than BatchNorm,
+dynamically quantized GRU / RNN cells. (Pooling runs on quantized tensors through torch.nn.functional.)"""
 from . import fake_quantize, observer, qconfig, quantize, stubs  # noqa: F401
 from .fake_quantize import *  # noqa: F401,F403
 from .observer import *  # noqa: F401,F403

@@ -7,7 +7,8 @@ import funcgrad._torch as _fg
 from ...nn.modules.module import Module
 from ..._torch._quantized import (fake_quantize_per_channel_affine, fake_quantize_per_tensor_affine,
                                    per_channel_affine, per_channel_symmetric, per_tensor_symmetric, qint8, quint8)
-from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, _with_args)
+from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, ResizableBuffers,
+                       _with_args)
 
 __all__ = ["FakeQuantizeBase", "FakeQuantize", "FusedMovingAvgObsFakeQuantize", "default_fake_quant",
            "default_weight_fake_quant", "default_per_channel_weight_fake_quant", "default_fused_act_fake_quant",
@@ -38,8 +39,9 @@ class FakeQuantizeBase(Module):
         self.enable_observer(False)
 
 
-class FakeQuantize(FakeQuantizeBase):
+class FakeQuantize(ResizableBuffers, FakeQuantizeBase):
     """Observe x (when enabled), then fake-quantize it with the observer's current qparams (when enabled)."""
+    _resizable = ("scale", "zero_point")
 
     def __init__(self, observer=MovingAverageMinMaxObserver, quant_min=None, quant_max=None, is_dynamic=False,
                  **observer_kwargs):
@@ -86,16 +88,6 @@ class FakeQuantize(FakeQuantizeBase):
                 f"quant_min={self.quant_min}, quant_max={self.quant_max}, dtype={self.dtype}, "
                 f"qscheme={self.qscheme}, ch_axis={self.ch_axis}, scale={self.scale}, zero_point={self.zero_point}")
 
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        super()._save_to_state_dict(destination, prefix, keep_vars)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
-        for name in ("scale", "zero_point"):
-            if prefix + name in state_dict:
-                setattr(self, name, state_dict[prefix + name].clone())
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                      error_msgs)
 
 
 class FusedMovingAvgObsFakeQuantize(FakeQuantize):
@@ -106,30 +98,23 @@ class FusedMovingAvgObsFakeQuantize(FakeQuantize):
         super().__init__(observer, quant_min, quant_max, **observer_kwargs)
 
 
-def _is_fake_quant(mod):
-    return isinstance(mod, FakeQuantizeBase)
+def _for_fake_quants(method: str, doc: str):
+    """A function for model.apply that calls `method` on every FakeQuantize it is given."""
+    def f(mod):
+        if isinstance(mod, FakeQuantizeBase):
+            getattr(mod, method)()
+    f.__name__ = f.__qualname__ = method
+    f.__doc__ = doc
+    return f
 
 
-def disable_fake_quant(mod):
-    """model.apply(disable_fake_quant): turn fake quantization off in every FakeQuantize."""
-    if _is_fake_quant(mod):
-        mod.disable_fake_quant()
-
-
-def enable_fake_quant(mod):
-    if _is_fake_quant(mod):
-        mod.enable_fake_quant()
-
-
-def disable_observer(mod):
-    """model.apply(disable_observer): freeze every FakeQuantize's qparams."""
-    if _is_fake_quant(mod):
-        mod.disable_observer()
-
-
-def enable_observer(mod):
-    if _is_fake_quant(mod):
-        mod.enable_observer()
+disable_fake_quant = _for_fake_quants("disable_fake_quant", "model.apply(disable_fake_quant): turn fake "
+                                      "quantization off in every FakeQuantize.")
+enable_fake_quant = _for_fake_quants("enable_fake_quant", "model.apply(enable_fake_quant): turn it back on.")
+disable_observer = _for_fake_quants("disable_observer", "model.apply(disable_observer): freeze every "
+                                    "FakeQuantize's qparams.")
+enable_observer = _for_fake_quants("enable_observer", "model.apply(enable_observer): let them follow the data "
+                                   "again.")
 
 
 default_fake_quant = FakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255,

@@ -81,6 +81,20 @@ def _qmin_qmax(quant_min, quant_max, dtype, reduce_range):
     return lo, hi
 
 
+class ResizableBuffers(Module):
+    """A module whose buffers named in `_resizable` (per-channel statistics, qparams) may change size: a load
+    takes the saved tensors whole before the ordinary load."""
+    _resizable: tuple = ()
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        for name in self._resizable:
+            if prefix + name in state_dict:
+                setattr(self, name, state_dict[prefix + name].clone())
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
 class ObserverBase(Module):
     """Base of the observers: a module that records statistics of what it sees and returns its input."""
 
@@ -139,6 +153,13 @@ class UniformQuantizationObserverBase(ObserverBase):
         scale = scale.reshape(lo.shape)
         return _fg.tensor(scale.astype(_F32)), _fg.tensor(zp)
 
+    def calculate_qparams(self):
+        """(scale, zero_point) tensors from the observed min_val and max_val."""
+        return self._calculate_qparams(self.min_val, self.max_val)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}"
+
     def reset_min_max_vals(self):
         self.min_val.copy_(_fg.tensor(float("inf")))
         self.max_val.copy_(_fg.tensor(float("-inf")))
@@ -164,11 +185,6 @@ class MinMaxObserver(UniformQuantizationObserverBase):
         self.max_val.copy_(_fg.tensor(float(hi)))
         return x_orig
 
-    def calculate_qparams(self):
-        return self._calculate_qparams(self.min_val, self.max_val)
-
-    def extra_repr(self):
-        return f"min_val={self.min_val}, max_val={self.max_val}"
 
 
 class MovingAverageMinMaxObserver(MinMaxObserver):
@@ -194,8 +210,9 @@ class MovingAverageMinMaxObserver(MinMaxObserver):
         return x_orig
 
 
-class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
+class PerChannelMinMaxObserver(ResizableBuffers, UniformQuantizationObserverBase):
     """Running min and max per index along ch_axis; per-channel qparams."""
+    _resizable = ("min_val", "max_val")
 
     def __init__(self, ch_axis=0, dtype=quint8, qscheme=per_channel_affine, reduce_range=False, quant_min=None,
                  quant_max=None, factory_kwargs=None, eps=_EPS, is_dynamic=False, **kwargs):
@@ -226,19 +243,6 @@ class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
         self._update(lo, hi)
         return x_orig
 
-    def calculate_qparams(self):
-        return self._calculate_qparams(self.min_val, self.max_val)
-
-    def extra_repr(self):
-        return f"min_val={self.min_val}, max_val={self.max_val}"
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
-        for name in ("min_val", "max_val"):
-            if prefix + name in state_dict:
-                setattr(self, name, state_dict[prefix + name].clone())
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                      error_msgs)
 
 
 class MovingAveragePerChannelMinMaxObserver(PerChannelMinMaxObserver):
@@ -383,11 +387,19 @@ class HistogramObserver(UniformQuantizationObserverBase):
         new_min, new_max = self._non_linear_param_search()
         return self._calculate_qparams(_fg.tensor(float(new_min)), _fg.tensor(float(new_max)))
 
-    def extra_repr(self):
-        return f"min_val={self.min_val}, max_val={self.max_val}"
 
 
-class PlaceholderObserver(ObserverBase):
+class _PassThrough(ObserverBase):
+    """An observer that records nothing and has no qparams to give."""
+
+    def forward(self, x):
+        return x
+
+    def calculate_qparams(self):
+        raise Exception(f"calculate_qparams should not be called for {type(self).__name__}")  # noqa: TRY002
+
+
+class PlaceholderObserver(_PassThrough):
     """Records nothing; carries the dtype (float16 or dynamic quantization) to convert."""
 
     def __init__(self, dtype=_fg.float32, custom_op_name="", compute_dtype=None, quant_min=None, quant_max=None,
@@ -397,25 +409,13 @@ class PlaceholderObserver(ObserverBase):
         self.quant_min, self.quant_max, self.eps = quant_min, quant_max, eps
         self.custom_op = custom_op_name
 
-    def forward(self, x):
-        return x
 
-    def calculate_qparams(self):
-        raise Exception("calculate_qparams should not be called for PlaceholderObserver")  # noqa: TRY002
-
-
-class NoopObserver(ObserverBase):
+class NoopObserver(_PassThrough):
     """Passes values through and records nothing."""
 
     def __init__(self, dtype=_fg.float16, custom_op_name=""):
         super().__init__(dtype=dtype)
         self.custom_op = custom_op_name
-
-    def forward(self, x):
-        return x
-
-    def calculate_qparams(self):
-        raise Exception("calculate_qparams should not be called for NoopObserver")  # noqa: TRY002
 
 
 def get_observer_state_dict(mod):

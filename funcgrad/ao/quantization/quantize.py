@@ -29,7 +29,9 @@ def get_default_static_quant_module_mappings() -> dict:
     return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, _nnm.Linear: nnq.Linear, _nnm.Conv2d: nnq.Conv2d,
             nni.LinearReLU: nni.quantized.LinearReLU, nni.ConvReLU2d: nni.quantized.ConvReLU2d,
             nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d, nnqat.LinearReLU: nni.quantized.LinearReLU,
-            nnqat.ConvReLU2d: nni.quantized.ConvReLU2d, _nnm.Dropout: _nnm.Identity}
+            nnqat.ConvReLU2d: nni.quantized.ConvReLU2d, _nnm.Dropout: _nnm.Identity,
+            _nnm.BatchNorm2d: nnq.BatchNorm2d, _nnm.BatchNorm3d: nnq.BatchNorm3d, _nnm.ReLU6: nnq.ReLU6,
+            _nnm.Hardswish: nnq.Hardswish, _nnm.LeakyReLU: nnq.LeakyReLU, nnq.FloatFunctional: nnq.QFunctional}
 
 
 def get_default_dynamic_quant_module_mappings() -> dict:
@@ -72,7 +74,10 @@ def _needs_observer(mod) -> bool:
 
 def _add_observer_(module, extra_types=()) -> None:
     for name, child in module.named_children():
-        if isinstance(child, (nni.LinearReLU, nni.ConvReLU2d, nni.ConvBn2d, nni.ConvBnReLU2d)) or \
+        if type(child) in (nnq.FloatFunctional, nnq.QFunctional):   # (they call their observer themselves)
+            if _needs_observer(child):
+                child.activation_post_process = child.qconfig.activation()
+        elif isinstance(child, (nni.LinearReLU, nni.ConvReLU2d, nni.ConvBn2d, nni.ConvBnReLU2d)) or \
                 type(child) in extra_types:
             if _needs_observer(child):
                 _insert_observer(child)

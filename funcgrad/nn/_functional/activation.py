@@ -13,6 +13,7 @@ from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jn
 from ..._src.prims import elementwise as _ew
 from ..._torch._argcheck import dtype_error as _dtype_error
 from ..._torch._tensor import _apply, _legacy
+from ..._torch import _quantized as _Q
 from ..._torch._quantized import QTensor as _QTensor
 from ..._jax import nn as _jnn
 from .common import _dispatch, _foreign, _inplace_apply, _maybe_inplace
@@ -89,12 +90,16 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 def relu6(input, inplace=False):
-    """Elementwise min(max(0, x), 6)."""
+    """Elementwise min(max(0, x), 6) (on a quantized tensor: its integers clamped to [zero point, q(6)])."""
+    if input.__class__ is _QTensor:
+        return _Q.q_relu6(input, inplace)
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """Elementwise x if x >= 0 else negative_slope * x."""
+    """Elementwise x if x >= 0 else negative_slope * x (a quantized tensor keeps its scale and zero point)."""
+    if input.__class__ is _QTensor:
+        return _Q.q_leaky_relu(input, negative_slope)
     _float_kernel(input, "leaky_relu_cpu")
     return _act(input, inplace, "LeakyRelu", lambda a: _jnn._leaky_relu(a, negative_slope, "torch"))
 
@@ -209,7 +214,9 @@ def glu(input, dim=-1):
 
 
 def sigmoid(input):
-    """Elementwise 1 / (1 + exp(-x))."""
+    """Elementwise 1 / (1 + exp(-x)) (a quantized tensor gives scale 1/256, as torch's)."""
+    if input.__class__ is _QTensor:
+        return _Q.q_sigmoid(input)
     return _fg.sigmoid(input)
 
 

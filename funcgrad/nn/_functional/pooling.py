@@ -9,6 +9,7 @@ import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ... import lax as _lax
 from ..._src.prims.windowed import reduce_window_max as _rw_max, reduce_window_sum as _rw_sum
+from ..._torch import _quantized as _Q
 from ..._torch._tensor import _apply, _apply_nograd
 from .common import _dt_name, _np_dtype, _ntuple, _shape
 
@@ -117,6 +118,8 @@ def _max_with_indices(name, input, n, idx, valid, values=True):
 
 
 def _max_pool(op, name, n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    if input.__class__ is _Q.QTensor and not return_indices:   # (torch's quantized kernel: the input's qparams)
+        return _Q.q_max_pool(input, n, kernel_size, stride, padding, dilation, ceil_mode)
     k, s, p, d, outs, pads = _pool_setup(op, input, n, kernel_size, stride, padding, dilation, ceil_mode)
     lead = input.dim() - n
     win, strides = (1,) * lead + k, (1,) * lead + s
@@ -170,6 +173,8 @@ def _avg_divisor(size, o, k, s, p, count_include_pad):
 
 
 def _avg_pool(op, name, n, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if input.__class__ is _Q.QTensor and n > 1:   # (torch's quantized kernel: the input's qparams)
+        return _Q.q_avg_pool(input, n, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{op}: Expected {n + 1}D or {n + 2}D (batch mode) tensor for input, but got "
                            f"input of size {_shape(input)}")
@@ -246,6 +251,8 @@ def _adaptive_bins(L, o):
 
 
 def _adaptive_avg(op, name, n, input, output_size):
+    if input.__class__ is _Q.QTensor and n > 1:   # (torch's quantized kernel: the input's qparams)
+        return _Q.q_adaptive_avg_pool(input, n, output_size)
     outs = _adaptive_sizes(op, input, n, output_size)
     dt = _np_dtype(input)
     mats = []

@@ -1,6 +1,8 @@
-"""torch.ao.nn.quantized: modules over quantized tensors (Quantize, DeQuantize, Linear, Conv2d) and the dynamic
-package."""
-from .modules import Conv2d, DeQuantize, Linear, LinearPackedParams, Quantize  # noqa: F401
+"""torch.ao.nn.quantized: modules over quantized tensors (Quantize, DeQuantize, Linear, Conv2d, BatchNorm2d/3d,
+ReLU6, Hardswish, LeakyReLU, Sigmoid), FloatFunctional / QFunctional, and the dynamic package."""
+from .modules import (BatchNorm2d, BatchNorm3d, Conv2d, DeQuantize, FloatFunctional, FXFloatFunctional,  # noqa: F401
+                      Hardswish, LeakyReLU, Linear, LinearPackedParams, QFunctional, Quantize, ReLU6, Sigmoid)
 from . import dynamic  # noqa: F401
 
-__all__ = ["Quantize", "DeQuantize", "Linear", "Conv2d", "LinearPackedParams", "dynamic"]
+__all__ = ["Quantize", "DeQuantize", "Linear", "Conv2d", "LinearPackedParams", "BatchNorm2d", "BatchNorm3d", "ReLU6",
+           "Hardswish", "LeakyReLU", "Sigmoid", "FloatFunctional", "FXFloatFunctional", "QFunctional", "dynamic"]

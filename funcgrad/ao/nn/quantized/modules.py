@@ -11,13 +11,18 @@ from __future__ import annotations
 import numpy as np
 
 import funcgrad._torch as _fg
+from ....nn.modules import activation as _act, batchnorm as _bn
 from ....nn.modules.container import Sequential as _Sequential
+from ....nn.modules.linear import Identity as _Identity
 from ....nn.modules.module import Module
+from ...._torch import _quantized as _Q
 from ....nn import functional as F
 from ...._torch._quantized import (QTensor, _QParams, dequantize_np, make_qtensor, per_tensor_affine, qint8,
                                      quantize_per_channel, quantize_per_tensor, quint8)
 
-__all__ = ["Quantize", "DeQuantize", "Linear", "Conv2d", "LinearReLU", "ConvReLU2d", "LinearPackedParams"]
+__all__ = ["Quantize", "DeQuantize", "Linear", "Conv2d", "LinearReLU", "ConvReLU2d", "LinearPackedParams",
+           "BatchNorm2d", "BatchNorm3d", "ReLU6", "Hardswish", "LeakyReLU", "Sigmoid", "FloatFunctional",
+           "FXFloatFunctional", "QFunctional"]
 
 _F32 = np.float32
 
@@ -169,7 +174,33 @@ def _observed(mod, kind, inner):
     return wpp, act
 
 
-class Linear(Module):
+def _converted(q, inner, wpp, act):
+    """Quantized module `q` given the float module `inner`'s weight (quantized with the weight observer `wpp`),
+    bias, and the activation observer's output qparams."""
+    q.set_weight_bias(_quantize_weight(inner.weight, wpp), None if inner.bias is None else inner.bias.detach().clone())
+    scale, zp = act.calculate_qparams()
+    q.scale, q.zero_point = float(scale.item()), int(zp.item())
+    return q
+
+
+class _OutputQParams(Module):
+    """A quantized module whose output scale and zero point are Python attributes, saved in its state_dict as
+    the tensors `scale` and `zero_point` (torch's keys)."""
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "scale"] = _fg.tensor(self.scale)
+        destination[prefix + "zero_point"] = _fg.tensor(self.zero_point)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        self.scale = float(state_dict.pop(prefix + "scale"))
+        self.zero_point = int(state_dict.pop(prefix + "zero_point"))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
+class Linear(_OutputQParams):
     """A quantized Linear: quint8 input -> quint8 output (scale, zero_point), qint8 weight, float bias."""
     _relu = False
     _version = 3
@@ -217,27 +248,11 @@ class Linear(Module):
                          self._relu, acc.ndim - 1)
         return make_qtensor(out, _QParams(quint8, per_tensor_affine, float(self.scale), int(self.zero_point)))
 
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        super()._save_to_state_dict(destination, prefix, keep_vars)
-        destination[prefix + "scale"] = _fg.tensor(self.scale)
-        destination[prefix + "zero_point"] = _fg.tensor(self.zero_point)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
-        self.scale = float(state_dict.pop(prefix + "scale"))
-        self.zero_point = int(state_dict.pop(prefix + "zero_point"))
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
-                                      error_msgs)
-
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         lin = mod[0] if isinstance(mod, _Sequential) else mod
         wpp, act = _observed(mod, cls.__name__, lin)
-        scale, zp = act.calculate_qparams()
-        q = cls(lin.in_features, lin.out_features, dtype=wpp.dtype)
-        q.set_weight_bias(_quantize_weight(lin.weight, wpp), None if lin.bias is None else lin.bias.detach().clone())
-        q.scale, q.zero_point = float(scale.item()), int(zp.item())
-        return q
+        return _converted(cls(lin.in_features, lin.out_features, dtype=wpp.dtype), lin, wpp, act)
 
 
 class LinearReLU(Linear):
@@ -245,7 +260,7 @@ class LinearReLU(Linear):
     _relu = True
 
 
-class Conv2d(Module):
+class Conv2d(_OutputQParams):
     """A quantized 2-D convolution: quint8 input -> quint8 output, qint8 weight (per tensor or per output
     channel), float bias; zero padding."""
     _relu = False
@@ -306,35 +321,240 @@ class Conv2d(Module):
         return make_qtensor(out, _QParams(quint8, per_tensor_affine, float(self.scale), int(self.zero_point)))
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
-        super()._save_to_state_dict(destination, prefix, keep_vars)
         destination[prefix + "weight"] = self._weight
         destination[prefix + "bias"] = self._bias
-        destination[prefix + "scale"] = _fg.tensor(self.scale)
-        destination[prefix + "zero_point"] = _fg.tensor(self.zero_point)
+        super()._save_to_state_dict(destination, prefix, keep_vars)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
         self.set_weight_bias(state_dict.pop(prefix + "weight"), state_dict.pop(prefix + "bias"))
-        self.scale = float(state_dict.pop(prefix + "scale"))
-        self.zero_point = int(state_dict.pop(prefix + "zero_point"))
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                                       error_msgs)
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         conv = mod[0] if isinstance(mod, _Sequential) else mod
         wpp, act = _observed(mod, cls.__name__, conv)
-        scale, zp = act.calculate_qparams()
         q = cls(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride, conv.padding, conv.dilation,
                 conv.groups, conv.bias is not None, conv.padding_mode)
-        q.set_weight_bias(_quantize_weight(conv.weight, wpp), None if conv.bias is None else conv.bias.detach().clone())
-        q.scale, q.zero_point = float(scale.item()), int(zp.item())
-        return q
+        return _converted(q, conv, wpp, act)
 
 
 class ConvReLU2d(Conv2d):
     """torch.ao.nn.intrinsic.quantized.ConvReLU2d: Conv2d then ReLU, fused in the requantization."""
     _relu = True
+
+
+def _output_qparams(mod):
+    """(scale, zero_point) of a prepared module's activation observer, as Python numbers."""
+    if getattr(mod, "activation_post_process", None) is None:
+        raise AssertionError(f"{type(mod).__name__}: no activation_post_process observer; run "
+                             "torch.ao.quantization.prepare and calibrate before convert")
+    scale, zp = mod.activation_post_process.calculate_qparams()
+    return float(scale.item()), int(zp.item())
+
+
+# --- batch norm and activations (torch.ao.nn.quantized.modules.batchnorm / .activation) ----------------------
+class _QBatchNorm:
+    """Quantized batch norm: quantized input -> quantized output (buffers scale, zero_point), the float affine
+    parameters and running statistics folded per channel (torch.ops.quantized.batch_norm)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, True, True)
+        self.register_buffer("scale", _fg.tensor(1.0))
+        self.register_buffer("zero_point", _fg.tensor(0))
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        return _Q.q_batch_norm(input, self.weight, self.bias, self.running_mean, self.running_var, self.eps,
+                               float(self.scale), int(self.zero_point))
+
+    def _get_name(self):
+        return "Quantized" + type(self).__name__
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        scale, zp = _output_qparams(mod)
+        new = cls(mod.num_features, mod.eps)
+        new.weight, new.bias = mod.weight, mod.bias
+        new.running_mean, new.running_var = mod.running_mean, mod.running_var
+        new.scale, new.zero_point = _fg.tensor(scale), _fg.tensor(zp)
+        return new
+
+
+class BatchNorm2d(_QBatchNorm, _bn.BatchNorm2d):
+    """torch.ao.nn.quantized.BatchNorm2d: (N, C, H, W) quantized input."""
+
+    def _check_input_dim(self, input):
+        if input.ndim != 4:
+            raise ValueError("Input shape must be `(N, C, H, W)`!")
+
+
+class BatchNorm3d(_QBatchNorm, _bn.BatchNorm3d):
+    """torch.ao.nn.quantized.BatchNorm3d: (N, C, D, H, W) quantized input."""
+
+    def _check_input_dim(self, input):
+        if input.ndim != 5:
+            raise ValueError("Input shape must be `(N, C, H, W)`!")
+
+
+class ReLU6(_act.ReLU):
+    """Quantized ReLU6: integers clamped to [zero_point, q(6)], the input's qparams."""
+
+    def forward(self, input):
+        return _Q.q_relu6(input, self.inplace)
+
+    def _get_name(self):
+        return "QuantizedReLU6"
+
+    @staticmethod
+    def from_float(mod, use_precomputed_fake_quant=False):
+        return ReLU6(mod.inplace)
+
+
+class Hardswish(_act.Hardswish):
+    """Quantized Hardswish, requantized to the output's (scale, zero_point) buffers."""
+
+    def __init__(self, scale, zero_point, device=None, dtype=None):
+        super().__init__()
+        self.register_buffer("scale", _fg.tensor(scale))
+        self.register_buffer("zero_point", _fg.tensor(zero_point))
+
+    def forward(self, input):
+        return _Q.q_hardswish(input, float(self.scale), int(self.zero_point))
+
+    def _get_name(self):
+        return "QuantizedHardswish"
+
+    @staticmethod
+    def from_float(mod, use_precomputed_fake_quant=False):
+        return Hardswish(*_output_qparams(mod))
+
+
+class LeakyReLU(_act.LeakyReLU):
+    """Quantized LeakyReLU, requantized to the output's (scale, zero_point) buffers."""
+
+    def __init__(self, scale, zero_point, negative_slope=1e-2, inplace=False, device=None, dtype=None):
+        super().__init__(negative_slope, inplace)
+        self.register_buffer("scale", _fg.tensor(scale))
+        self.register_buffer("zero_point", _fg.tensor(zero_point))
+
+    def forward(self, input):
+        return _Q.q_leaky_relu(input, self.negative_slope, self.inplace, float(self.scale), int(self.zero_point))
+
+    def _get_name(self):
+        return "QuantizedLeakyReLU"
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        return cls(*_output_qparams(mod), mod.negative_slope, mod.inplace)
+
+
+class Sigmoid(_act.Sigmoid):
+    """Quantized Sigmoid with the given output scale and zero point."""
+
+    def __init__(self, output_scale: float, output_zero_point: int):
+        super().__init__()
+        self.output_scale, self.output_zero_point = output_scale, output_zero_point
+
+    def forward(self, input):
+        return _Q.q_sigmoid(input, self.output_scale, self.output_zero_point)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        return cls(*_output_qparams(mod))
+
+
+# --- FloatFunctional / QFunctional (torch.ao.nn.quantized.modules.functional_modules) ------------------------
+class FloatFunctional(Module):
+    """Float add / mul / cat / add_relu / matmul whose results pass through `activation_post_process` (an
+    Identity until prepare puts an observer there), so convert can swap in QFunctional with those qparams;
+    add_scalar / mul_scalar are not observed (their quantized ops derive their own qparams)."""
+
+    def __init__(self):
+        super().__init__()
+        self.activation_post_process = _Identity()
+
+    def forward(self, x):
+        raise RuntimeError("FloatFunctional is not intended to use the 'forward'. Please use the underlying "
+                           "operation")
+
+    def _observe(self, r):
+        return self.activation_post_process(r)
+
+    def add(self, x, y):
+        return self._observe(_fg.add(x, y))
+
+    def add_scalar(self, x, y):
+        return _fg.add(x, y)
+
+    def mul(self, x, y):
+        return self._observe(_fg.mul(x, y))
+
+    def mul_scalar(self, x, y):
+        return _fg.mul(x, y)
+
+    def cat(self, x, dim=0):
+        return self._observe(_fg.cat(x, dim=dim))
+
+    def add_relu(self, x, y):
+        return self._observe(F.relu(_fg.add(x, y)))
+
+    def matmul(self, x, y):
+        return self._observe(_fg.matmul(x, y))
+
+
+class FXFloatFunctional(FloatFunctional):
+    """FloatFunctional without its own observer (FX graph mode puts observers in the graph)."""
+
+    def _observe(self, r):
+        return r
+
+
+class QFunctional(_OutputQParams):
+    """The quantized ops FloatFunctional's are converted to (torch.ops.quantized.add, ...), requantizing to
+    (scale, zero_point)."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale, self.zero_point = 1.0, 0
+        self.activation_post_process = _Identity()
+
+    def _get_name(self):
+        return "QFunctional"
+
+    def extra_repr(self):
+        return f"scale={self.scale}, zero_point={self.zero_point}"
+
+    def forward(self, x):
+        raise RuntimeError("Functional is not intended to use the 'forward'. Please use the underlying operation")
+
+    def add(self, x, y):
+        return self.activation_post_process(_Q.q_add(x, y, self.scale, self.zero_point))
+
+    def add_scalar(self, x, y):
+        return _Q.q_add_scalar(x, y)
+
+    def mul(self, x, y):
+        return self.activation_post_process(_Q.q_mul(x, y, self.scale, self.zero_point))
+
+    def mul_scalar(self, x, y):
+        return _Q.q_mul_scalar(x, y)
+
+    def cat(self, x, dim=0):
+        return self.activation_post_process(_Q.q_cat(x, dim, self.scale, self.zero_point))
+
+    def add_relu(self, x, y):
+        return self.activation_post_process(_Q.q_add_relu(x, y, self.scale, self.zero_point))
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        if type(mod) is not FloatFunctional:
+            raise AssertionError(f"QFunctional.from_float expects an instance of FloatFunctional, got "
+                                 f"{type(mod).__name__}")
+        new = cls()
+        new.scale, new.zero_point = _output_qparams(mod)
+        return new
 
 
 _ = dequantize_np

@@ -8,8 +8,8 @@ import numpy as np
 import funcgrad._torch as _fg
 from .....nn.modules.module import Module
 from ....quantization.observer import MinMaxObserver
-from ....._torch._quantized import dynamic_qparams, qint8, quantize_np, quantize_per_tensor, quint8
-from ..modules import LinearPackedParams, _hide_packed_params_repr, _quantize_weight, _weight_parts
+from ....._torch._quantized import dynamic_qparams, qint8, quantize_np, quint8
+from ..modules import Linear as _QLinear, _quantize_weight, _weight_parts
 
 __all__ = ["Linear", "LSTM"]
 
@@ -37,17 +37,10 @@ def _weight_observer(mod, weight):
     return obs
 
 
-class Linear(Module):
-    """Dynamically quantized Linear: float in, float out; qint8 weight."""
+class Linear(_QLinear):
+    """Dynamically quantized Linear: float in, float out; qint8 weight (torch's subclasses the quantized
+    Linear too: the same packed parameters, state_dict keys and repr)."""
     _version = 4
-
-    def __init__(self, in_features, out_features, bias_=True, dtype=qint8):
-        super().__init__()
-        self.in_features, self.out_features = in_features, out_features
-        self._packed_params = LinearPackedParams(dtype)
-        self._packed_params.set_weight_bias(quantize_per_tensor(_fg.zeros(out_features, in_features), 1.0, 0, qint8),
-                                            _fg.zeros(out_features) if bias_ else None)
-        self.scale, self.zero_point = 1.0, 0
 
     def _get_name(self):
         return "DynamicQuantizedLinear"
@@ -56,33 +49,10 @@ class Linear(Module):
         return (f"in_features={self.in_features}, out_features={self.out_features}, dtype={self._packed_params.dtype}, "
                 f"qscheme={self.weight().qscheme()}")
 
-    def weight(self):
-        return self._packed_params._weight
-
-    __repr__ = _hide_packed_params_repr
-
-    def bias(self):
-        return self._packed_params._bias
-
-    def set_weight_bias(self, w, b):
-        self._packed_params.set_weight_bias(w, b)
-
     def forward(self, x):
         b = self.bias()
         y = linear_dynamic(x.detach()._host(), self.weight(), None if b is None else b.detach()._host())
         return _fg.tensor(y)
-
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        super()._save_to_state_dict(destination, prefix, keep_vars)
-        destination[prefix + "scale"] = _fg.tensor(self.scale)
-        destination[prefix + "zero_point"] = _fg.tensor(self.zero_point)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
-        state_dict.pop(prefix + "scale", None)
-        state_dict.pop(prefix + "zero_point", None)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
-                                      error_msgs)
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):

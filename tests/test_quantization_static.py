@@ -1,0 +1,298 @@
+"""Static quantization's operators and modules (funcgrad/_torch/_quantized.py kernels, funcgrad/ao/nn/quantized):
+pooling, batch norm, activations, FloatFunctional / QFunctional and the quantized add / mul / cat ops, checked
+against exact integer math and against torch 2.13's QuantizedCPU kernels (bit-identical integer
+representations), plus an end-to-end static PTQ of a MobileNetV2-like block and its state_dict round trip."""
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.ao.nn.quantized as fgnnq
+from funcgrad._torch import _quantized as Q
+from funcgrad.ao import quantization as fgq
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+F = fg.nn.functional
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    warnings.filterwarnings("ignore", category=UserWarning)
+    return torch
+
+
+def _q(ints, scale=0.1, zp=10, dtype=fg.quint8):
+    """A quantized tensor with the given integer representation."""
+    ints = np.asarray(ints)
+    return Q.make_qtensor(ints.astype(dtype.dtype), Q._QParams(dtype, fg.per_tensor_affine, scale, zp))
+
+
+# --- exact integer math ------------------------------------------------------------------------------------
+def test_max_pool2d_keeps_qparams_and_takes_the_largest_integer():
+    v = np.arange(16).reshape(1, 1, 4, 4)[:, :, ::-1]
+    out = F.max_pool2d(_q(v), 2)
+    assert out.int_repr().tolist() == [[[[13, 15], [5, 7]]]]   # rows reversed: 12..15 on top
+    assert (out.q_scale(), out.q_zero_point(), out.dtype) == (0.1, 10, fg.quint8)
+    # padding never wins, even against integers below the zero point
+    out = F.max_pool2d(_q(np.full((1, 1, 2, 2), 3)), 3, 1, 1)
+    assert out.int_repr().tolist() == [[[[3, 3], [3, 3]]]]
+
+
+def test_avg_pool2d_integer_math():
+    v = np.array([[[[10, 12], [13, 14]]]])   # zero point 10: values 0, 2, 3, 4 (steps)
+    assert F.avg_pool2d(_q(v), 2).int_repr().tolist() == [[[[12]]]]     # 9 / 4 = 2.25 -> 2 (+ zp)
+    # count_include_pad: a corner window of a 3x3 pool sees 4 values and 5 pad positions
+    out = F.avg_pool2d(_q(v), 3, 1, 1)
+    assert out.int_repr().tolist() == [[[[11, 11], [11, 11]]]]          # 9 / 9 = 1
+    out = F.avg_pool2d(_q(v), 3, 1, 1, count_include_pad=False)
+    assert out.int_repr().tolist() == [[[[12, 12], [12, 12]]]]          # 9 / 4 = 2.25
+    assert F.avg_pool2d(_q(v), 2, divisor_override=2).int_repr().tolist() == [[[[14]]]]   # 9 / 2 = 4.5 -> 4
+    assert F.avg_pool2d(_q(v), 2).q_scale() == 0.1
+
+
+def test_adaptive_avg_pool2d_integer_math():
+    v = np.array([[[[1, 2, 3], [4, 5, 6], [7, 8, 10]]]])
+    out = F.adaptive_avg_pool2d(_q(v, zp=0), 1)
+    assert out.int_repr().tolist() == [[[[5]]]]                         # 46 / 9 = 5.1
+    out = F.adaptive_avg_pool2d(_q(v, zp=0), (2, 2))                    # bins [0, 2) and [1, 3)
+    assert out.int_repr().tolist() == [[[[3, 4], [6, 7]]]]              # 12/4, 16/4, 24/4, 29/4 = 7.25
+
+
+def test_relu6_leaky_relu_sigmoid_exact():
+    q = _q([0, 5, 10, 60, 80, 200], scale=0.1, zp=10)                  # q(6) = 70
+    assert F.relu6(q).int_repr().tolist() == [10, 10, 10, 60, 70, 70]
+    assert F.leaky_relu(q, 0.5).int_repr().tolist() == [5, 8, 10, 60, 80, 200]   # -1 -> -0.5, -0.5 -> -0.25
+    s = fg.sigmoid(q)
+    assert (s.q_scale(), s.q_zero_point()) == (1 / 256, 0)
+    assert s.int_repr().tolist()[2] == 128                               # sigmoid(0) = 0.5
+
+
+def test_batch_norm_exact():
+    q = _q(np.array([[[[10, 20]], [[0, 30]]]]), scale=0.1, zp=10)        # channel 0: 0, 1; channel 1: -1, 2
+    w, b, m, v = fg.tensor([2.0, 1.0]), fg.tensor([0.5, 0.0]), fg.tensor([0.0, 1.0]), fg.tensor([1.0, 4.0])
+    out = Q.q_batch_norm(q, w, b, m, v, 0.0, 0.5, 3)
+    # channel 0: 2 x + 0.5 -> 0.5, 2.5 -> /0.5 -> 1, 5; channel 1: (x - 1) / 2 -> -1, 0.5 -> -2, 1
+    assert out.int_repr().tolist() == [[[[4, 8]], [[1, 4]]]]
+
+
+def test_add_mul_cat_scalars_exact():
+    a, b = _q([10, 20, 30]), _q([12, 14, 0], scale=0.5, zp=10)       # a: 0, 1, 2; b: 1, 2, -5
+    assert Q.q_add(a, b, 0.25, 0).int_repr().tolist() == [4, 12, 0]  # 1, 3, -3 (clamped)
+    assert Q.q_add_relu(a, b, 0.25, 4).int_repr().tolist() == [8, 16, 4]
+    assert Q.q_mul(a, b, 0.5, 20).int_repr().tolist() == [20, 24, 0]  # 0, 2, -10
+    c = Q.q_cat([a, b], 0, 0.5, 10)
+    assert c.int_repr().tolist() == [10, 12, 14, 12, 14, 0]
+    r = Q.q_add_scalar(a, 0.3)                                        # zero point shifts by round(3) = 3
+    assert (r.q_zero_point(), r.int_repr().tolist()) == (7, [10, 20, 30])
+    r = Q.q_add_scalar(a, 100.0)                                      # out of range: the scale widens
+    assert (r.q_zero_point(), r.q_scale()) == (0, (255 + 990) / 255 * 0.1)
+    r = Q.q_mul_scalar(a, -2.0)
+    assert (r.q_scale(), r.q_zero_point(), r.int_repr().tolist()) == (0.2, 245, [245, 235, 225])
+    with pytest.raises(NotImplementedError):
+        Q.q_add(fg.tensor([1.0]), b, 1.0, 0)
+
+
+# --- against torch ------------------------------------------------------------------------------------------
+def _pair(torch, x, scale, zp, dtype):
+    return (torch.quantize_per_tensor(torch.tensor(x), scale, zp, getattr(torch, dtype)),
+            fg.quantize_per_tensor(fg.tensor(x), scale, zp, getattr(fg, dtype)))
+
+
+def _same(a, b, step=0):
+    assert (a.q_scale(), a.q_zero_point()) == (b.q_scale(), b.q_zero_point())
+    ai, bi = a.int_repr().numpy().astype(int), b.int_repr().numpy().astype(int)
+    assert ai.shape == bi.shape
+    assert np.abs(ai - bi).max(initial=0) <= step
+
+
+@pytest.mark.parametrize("dtype", ["quint8", "qint8"])
+def test_pooling_matches_torch(dtype):
+    torch = _torch()
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        H, W = int(rng.integers(3, 10)), int(rng.integers(3, 10))
+        k, s = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+        p, ceil, cip = int(rng.integers(0, k // 2 + 1)), bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+        x = (rng.standard_normal((2, 3, H, W)) * 2).astype(np.float32)
+        a, b = _pair(torch, x, float(rng.uniform(0.01, 0.1)), int(rng.integers(0, 20)), dtype)
+        _same(torch.nn.functional.avg_pool2d(a, k, s, p, ceil, cip), F.avg_pool2d(b, k, s, p, ceil, cip))
+        _same(torch.nn.functional.max_pool2d(a, k, s, p, 1, ceil), F.max_pool2d(b, k, s, p, 1, ceil))
+        o = (int(rng.integers(1, H + 1)), int(rng.integers(1, W + 1)))
+        _same(torch.nn.functional.adaptive_avg_pool2d(a, o), F.adaptive_avg_pool2d(b, o))
+
+
+@pytest.mark.parametrize("dtype", ["quint8", "qint8"])
+def test_quantized_ops_match_torch(dtype):
+    torch = _torch()
+    rng = np.random.default_rng(2)
+    tq = torch.ops.quantized
+    for _ in range(20):
+        x, y = (rng.standard_normal((2, 3, 8, 8)) * 2).astype(np.float32), rng.standard_normal((2, 3, 8, 8))
+        a, b = _pair(torch, x, float(rng.uniform(0.01, 0.1)), int(rng.integers(0, 20)), dtype)
+        a2, b2 = _pair(torch, y.astype(np.float32), 0.03, 7, dtype)
+        for name in ("add", "mul", "add_relu"):
+            _same(getattr(tq, name)(a, a2, 0.07, 9), getattr(Q, "q_" + name)(b, b2, 0.07, 9))
+        _same(tq.cat([a, a2], 1, 0.07, 9), Q.q_cat([b, b2], 1, 0.07, 9))
+        c = float(rng.standard_normal() * 5)
+        _same(tq.add_scalar(a, c), Q.q_add_scalar(b, c))
+        _same(tq.mul_scalar(a, c), Q.q_mul_scalar(b, c))
+        _same(tq.hardswish(a, 0.07, 9), Q.q_hardswish(b, 0.07, 9))
+        _same(tq.leaky_relu(a, 0.1, False, 0.07, 9), Q.q_leaky_relu(b, 0.1, False, 0.07, 9))
+        _same(tq.sigmoid(a, 0.004, 3), Q.q_sigmoid(b, 0.004, 3))
+        _same(torch.sigmoid(a), fg.sigmoid(b))
+        _same(torch.nn.functional.relu6(a), F.relu6(b))
+        # (torch's scalar tail of the vectorised loop rounds differently at ties: one step at most)
+        _same(torch.nn.functional.leaky_relu(a, 0.1), F.leaky_relu(b, 0.1), step=1)
+        w, bb, m = (rng.standard_normal(3).astype(np.float32) for _ in range(3))
+        v = np.abs(rng.standard_normal(3)).astype(np.float32) + 0.5
+        _same(tq.batch_norm2d(a, *map(torch.tensor, (w, bb, m, v)), 1e-5, 0.07, 9),
+              Q.q_batch_norm(b, *map(fg.tensor, (w, bb, m, v)), 1e-5, 0.07, 9))
+
+
+def test_modules_match_torch():
+    torch = _torch()
+    tnnq = torch.ao.nn.quantized
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((2, 4, 5, 5)) * 2).astype(np.float32)
+    a, b = _pair(torch, x, 0.05, 60, "quint8")
+    # 200 elements: torch's vectorised loop leaves a scalar tail, which rounds ties differently (one step)
+    _same(tnnq.Hardswish(0.04, 20)(a), fgnnq.Hardswish(0.04, 20)(b), step=1)
+    _same(tnnq.LeakyReLU(0.04, 20, 0.2)(a), fgnnq.LeakyReLU(0.04, 20, 0.2)(b), step=1)
+    _same(tnnq.ReLU6()(a), fgnnq.ReLU6()(b))
+    _same(tnnq.Sigmoid(0.004, 0)(a), fgnnq.Sigmoid(0.004, 0)(b), step=1)
+    tb, fb = tnnq.BatchNorm2d(4), fgnnq.BatchNorm2d(4)
+    for name in ("weight", "bias", "running_mean"):
+        val = rng.standard_normal(4).astype(np.float32)
+        getattr(tb, name).data.copy_(torch.tensor(val))
+        getattr(fb, name).data.copy_(fg.tensor(val))
+    tb.scale, tb.zero_point, fb.scale, fb.zero_point = (torch.tensor(0.06), torch.tensor(30), fg.tensor(0.06),
+                                                        fg.tensor(30))
+    _same(tb(a), fb(b))
+    with pytest.raises(ValueError):
+        fb(fg.quantize_per_tensor(fg.ones(2, 4), 0.1, 0, fg.quint8))
+    qf, tf = fgnnq.QFunctional(), tnnq.QFunctional()
+    qf.scale, qf.zero_point, tf.scale, tf.zero_point = 0.08, 5, 0.08, 5
+    _same(tf.add(a, a), qf.add(b, b), step=1)   # (the scalar tail again)
+    _same(tf.cat([a, a], 1), qf.cat([b, b], 1))
+    _same(tf.add_scalar(a, 1.5), qf.add_scalar(b, 1.5))
+
+
+def test_float_functional_observes_and_converts():
+    ff = fgnnq.FloatFunctional()
+    x, y = fg.tensor([1.0, -2.0]), fg.tensor([0.5, 0.5])
+    assert ff.add(x, y).tolist() == [1.5, -1.5] and ff.add_relu(x, y).tolist() == [1.5, 0.0]
+    assert ff.mul_scalar(x, 2.0).tolist() == [2.0, -4.0] and ff.cat([x, y]).shape == (4,)
+    with pytest.raises(RuntimeError):
+        ff(x)
+
+    class M(fg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant, self.dequant, self.f = fgq.QuantStub(), fgq.DeQuantStub(), fgnnq.FloatFunctional()
+
+        def forward(self, x):
+            q = self.quant(x)
+            return self.dequant(self.f.add(q, q))
+
+    m = M()
+    m.qconfig = fgq.default_qconfig
+    p = fgq.prepare(m)
+    assert isinstance(p.f.activation_post_process, fgq.MinMaxObserver)
+    p(fg.tensor([-1.0, 2.0]))
+    assert p.f.activation_post_process.min_val.item() == -2.0 and p.f.activation_post_process.max_val.item() == 4.0
+    c = fgq.convert(p)
+    assert type(c.f) is fgnnq.QFunctional and c.f.zero_point == 42 and c.f.scale == pytest.approx(6 / 127)
+    assert c(fg.tensor([-1.0, 2.0])).tolist() == pytest.approx([-2.0, 4.0], abs=6 / 127 / 2)
+
+
+# --- end to end: static PTQ of a MobileNetV2-like network --------------------------------------------------
+def _build(T, nnq):
+    nn = T.nn
+
+    class ConvBNReLU(nn.Sequential):
+        def __init__(self, i, o, k=3, s=1, g=1):
+            super().__init__(nn.Conv2d(i, o, k, s, (k - 1) // 2, groups=g, bias=False), nn.BatchNorm2d(o),
+                             nn.ReLU())
+
+    class InvertedResidual(nn.Module):
+        def __init__(self, i, o, s, e):
+            super().__init__()
+            self.use_res = s == 1 and i == o
+            self.conv = nn.Sequential(ConvBNReLU(i, i * e, 1), ConvBNReLU(i * e, i * e, s=s, g=i * e),
+                                      nn.Conv2d(i * e, o, 1, bias=False), nn.BatchNorm2d(o))
+            self.skip_add = nnq.FloatFunctional()
+
+        def forward(self, x):
+            return self.skip_add.add(x, self.conv(x)) if self.use_res else self.conv(x)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant, self.dequant = T.ao.quantization.QuantStub(), T.ao.quantization.DeQuantStub()
+            self.features = nn.Sequential(ConvBNReLU(3, 8, s=2), InvertedResidual(8, 8, 1, 2), nn.MaxPool2d(2),
+                                          InvertedResidual(8, 12, 2, 2))
+            self.pool = nn.AdaptiveAvgPool2d(1)
+            self.fc = nn.Linear(12, 5)
+
+        def forward(self, x):
+            x = self.features(self.quant(x))
+            return self.dequant(self.fc(T.flatten(self.pool(x), 1)))
+    return Net()
+
+
+def _fuse(m, fuse_modules):
+    fuse_modules(m.features[0], ["0", "1", "2"], inplace=True)
+    for ir in (m.features[1], m.features[3]):
+        fuse_modules(ir.conv[0], ["0", "1", "2"], inplace=True)
+        fuse_modules(ir.conv[1], ["0", "1", "2"], inplace=True)
+        fuse_modules(ir.conv, ["2", "3"], inplace=True)
+
+
+def _ptq(T, nnq, aoq, state, calib):
+    m = _build(T, nnq)
+    m.load_state_dict({k: T.tensor(v) for k, v in state.items()})
+    m.eval()
+    _fuse(m, aoq.fuse_modules)
+    m.qconfig = aoq.get_default_qconfig("x86")
+    m = aoq.prepare(m)
+    for c in calib:
+        m(T.tensor(c))
+    return aoq.convert(m)
+
+
+def test_static_ptq_mobilenet_block_matches_torch_and_round_trips():
+    torch = _torch()
+    torch.manual_seed(0)
+    tm = _build(torch, torch.ao.nn.quantized)
+    for mod in tm.modules():
+        if isinstance(mod, torch.nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 1.5)
+            mod.weight.data.uniform_(0.5, 1.5)
+            mod.bias.data.uniform_(-0.2, 0.2)
+    state = {k: v.numpy().copy() for k, v in tm.state_dict().items()}
+    rng = np.random.default_rng(0)
+    calib = [rng.standard_normal((2, 3, 16, 16)).astype(np.float32) for _ in range(3)]
+    tq = _ptq(torch, torch.ao.nn.quantized, torch.ao.quantization, state, calib)
+    fq = _ptq(fg, fgnnq, fgq, state, calib)
+    assert type(fq.features[1].skip_add) is fgnnq.QFunctional
+    assert fq.features[1].skip_add.zero_point == tq.features[1].skip_add.zero_point
+    x = rng.standard_normal((2, 3, 16, 16)).astype(np.float32)
+    ref = tq(torch.tensor(x)).numpy()
+    out = fq(fg.tensor(x)).numpy()
+    step = tq.fc.scale
+    assert np.abs(out - ref).max() <= step * 1.01
+    assert sorted(fq.state_dict()) == sorted(tq.state_dict())
+    # save / load the converted model's state_dict under weights_only
+    buf = io.BytesIO()
+    fg.save(fq.state_dict(), buf)
+    buf.seek(0)
+    sd = fg.load(buf, weights_only=True)
+    fresh = _ptq(fg, fgnnq, fgq, state, calib[:1])
+    fresh.load_state_dict(sd)
+    np.testing.assert_array_equal(fresh(fg.tensor(x)).numpy(), out)
+    assert fresh.features[1].skip_add.scale == fq.features[1].skip_add.scale
