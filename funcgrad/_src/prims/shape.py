@@ -559,7 +559,8 @@ def _reduce_batch(prim):
 
 def _sum_impl(xp):
     def impl(x, *, axes):
-        if x.dtype.name == "bfloat16":  # accumulated in float32 and rounded once, as XLA's and torch's CPU sums
+        if x.dtype.kind == "V" and x.dtype.name == "bfloat16":  # accumulated in float32 and rounded once, as
+            # XLA's and torch's CPU sums (kind first: NumPy computes a dtype's name in Python)
             return x.astype(xp.float32).sum(axis=axes).astype(x.dtype)
         return x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs; float16 sums in float32)
     return impl
