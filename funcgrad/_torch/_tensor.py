@@ -959,18 +959,22 @@ _PLANS: dict = {}  # _record_prim's plans: (name, prim, params, each operand's s
 
 def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     """Record fn = one bind of prim on the arrays of ts (tensors; an Array in ts is a constant operand) as a
-    graph node: a `Recorded` of that bind, the inputs that require grad entering through fresh Array
-    handles so that identity tells them apart. Returns the output tensor.
+    graph node: a `Recorded` of that bind. Returns the output tensor.
 
-    The common case (no enclosing recording, forward AD, anomaly mode or saved-tensor hooks) follows a plan
-    cached per op name, primitive, params and operand signature: the node class, which operands and whether
-    the output are kept (`graph.prune_one`'s choice, its placeholders shared), and the backward's `needs`
-    and operand-to-input map (Recorded.plan), so recording costs one dict lookup beyond building the node."""
-    if _rec_state.rec is not None or _fw_on or _gs.anomaly or _gs.saved_hooks or prim.multiple_results:
-        return _record_prim_general(name, prim, fn, ts, params)
+    The node's inputs enter the record as their tensors' own read-only Arrays, or as fresh handles on the
+    same buffers where one Array would stand for two operands (x * x) or be weakly typed, and outside the
+    common case: identity is how the backward tells operands apart. What the node keeps follows a plan (see
+    _plan): which operands and whether the output its vjp rule reads (the others replaced by placeholders),
+    its node class and the backward's `needs` and operand-to-input map. In the common case (no enclosing
+    recording, forward AD, anomaly mode, saved-tensor hooks or multiple results) the plan is cached per op
+    name, primitive, params and operand signature (shape, dtype, role), so recording costs one dict lookup
+    beyond building the node; otherwise it is made for the one call."""
+    fast = _rec_state.rec is None and not _fw_on and not _gs.anomaly and not _gs.saved_hooks and \
+        not prim.multiple_results
     key = [name, prim, tuple(params.items()) if params else None]
     args = []
     bufs = []
+    ins = []
     diff = []
     edges = []
     versions = []
@@ -984,10 +988,20 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             continue
         if t._inf and name not in _NOT_SAVED:
             raise RuntimeError(_INF_SAVED_MSG)
+        a = t._a
+        if a is None:
+            a = t._arr()
         v = t._v
         if t._rg or (t._base is not None and _req(t)):
             key += (v.shape, v.dtype, 1)
-            args.append(None)  # (a fresh handle, or the plan's placeholder)
+            if not fast or a.weak_type:
+                a = Array(a._buf)
+            elif args:
+                for x in args:
+                    if x is a:  # (one Array for two operands: identity must tell them apart)
+                        a = Array(a._buf)
+                        break
+            ins.append(a)
             diff.append(len(tensors))
             g = t._gfn
             if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else _edge makes one)
@@ -997,56 +1011,71 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             else:
                 edges.append((g, t._onr) if t._base is None else _edge(t))
         else:
-            a = t._a
-            if a is None:
-                a = t._arr()
             key += (v.shape, v.dtype, 4 if a.weak_type else 0)
-            args.append(a)
+            if args:
+                for x in args:
+                    if x is a:
+                        a = Array(a._buf, a.weak_type)
+                        break
         st = t._st
         versions.append(0 if st is None else st.version)
         tensors.append(t)
+        args.append(a)
         bufs.append(v)
-    try:
-        key = tuple(key)
-        plan = _PLANS.get(key)
-        r = prim.impl(*bufs, **params) if params else prim.impl(*bufs)
-    except Exception:  # unhashable params; or the impl failed: bind raises it in the primitive's words
-        return _record_prim_general(name, prim, fn, ts, params)
-    if r.__class__ is not np.ndarray:
+    plan = r = ans = None
+    if fast:
+        try:
+            key = tuple(key)
+            plan = _PLANS.get(key)
+            r = prim.impl(*bufs, **params) if params else prim.impl(*bufs)
+        except Exception:  # unhashable params; or the impl failed: bind raises it in the primitive's words
+            fast = False
+    elif _rec_state.rec is None:  # (else bind, which also lists the bind for the enclosing recording)
+        try:
+            r = prim.impl(*bufs, **params) if params else prim.impl(*bufs)
+        except Exception:
+            pass  # bind raises it in the primitive's words
+    if r is None:
+        ans = prim.bind(*args, **params)
+        r = ans._buf
+    elif r.__class__ is not np.ndarray:
         r = np.asarray(r)
     if plan is None:
-        plan = _new_plan(key, name, prim, params, ts, args, r)
-        if plan is False:  # (operands that alias: the general path)
-            return _record_prim_general(name, prim, fn, ts, params)
+        plan = _plan(key if fast else None, name, prim, params, args, ins, Array(r) if ans is None else ans)
     cls, ph_args, ph_ans, ph_ts, kept, rplan = plan
-    ins = []
-    k = j = 0
-    for t in ts:  # each operand the rule does not read becomes its placeholder; each input a fresh handle
-        a = args[k]
-        p = ph_args[k]
-        if p is not None:
-            args[k] = p
-            if a is None:
-                ins.append(p)
+    if ph_args is not None:  # each operand the rule does not read becomes its placeholder
+        ipos = rplan[1]
+        k = j = 0
+        for t in ts:
+            p = ph_args[k]
+            if p is not None:
+                args[k] = p
+                if ipos[k] >= 0:
+                    ins[ipos[k]] = p
+                if t.__class__ is not Array:  # (and the node's input tensor: a tensor over it)
+                    tensors[j] = ph_ts[k] if ph_ts is not None else _make(p._buf)
             if t.__class__ is not Array:
-                tensors[j] = ph_ts[k]
-        elif a is None:
-            a = args[k] = Array((t._a if t._a is not None else t._arr())._buf)
-            ins.append(a)
-        if t.__class__ is not Array:
-            j += 1
-        k += 1
-    rans = Array(r) if ph_ans is None else ph_ans
+                j += 1
+            k += 1
+    if ph_ans is not None:
+        rans = ph_ans
+    elif ans is None:
+        rans = Array(r)
+    else:
+        rans = ans
     rec = _Recorded(ins, ((prim, params, tuple(args), rans),), (rans,), kept, rplan)
-    node = _new_obj(cls)  # (Node.__init__, inlined: no anomaly stack, no saved-tensor hooks here)
-    node.tape = rec
-    node.fn = fn
-    node.inputs = tuple(tensors)
-    node.diff = diff
-    node.edges = edges
-    node.versions = versions
-    node.out_meta = None
-    node.seq = next(_graph._seq)
+    if fast:
+        node = _new_obj(cls)  # (Node.__init__, inlined: no anomaly stack, no saved-tensor hooks here)
+        node.tape = rec
+        node.fn = fn
+        node.inputs = tuple(tensors)
+        node.diff = diff
+        node.edges = edges
+        node.versions = versions
+        node.out_meta = None
+        node.seq = next(_graph._seq)
+    else:
+        node = cls(rec, fn, tuple(tensors), diff, edges, versions)
     if r.base is None and r.flags.writeable:
         out = _new_obj(Tensor)
         out._v = r
@@ -1067,125 +1096,37 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     return out
 
 
-def _new_plan(key, name, prim, params, ts, args, r):
-    """_record_prim's plan for one operand signature (cached under `key`): (node class, placeholder per
-    operand (None where kept), the output's placeholder (None where kept), placeholder tensor per operand
-    (for the node's inputs), kept (Recorded.kept), Recorded.plan); False when operands alias."""
-    n = len(args)
-    ids = {id(a) for a in args if a is not None}
-    if len(ids) != sum(1 for a in args if a is not None):
-        return False
-    args = [Array((t._a if t._a is not None else t._arr())._buf) if a is None else a for a, t in zip(args, ts)]
-    ins = [args[k] for k in range(n) if _is_in(k, key)]
-    ans = Array(r)
-    p = _graph._prune_one(prim, params, args, ans, list(ins))
-    ph_args = [None] * n
-    ph_ans = None
-    kept = None
+def _plan(key, name, prim, params, args, ins, ans):
+    """_record_prim's plan for one call: (node class, placeholder per operand (None where kept; None for all
+    when every operand is kept), the output's placeholder (None where kept), placeholder tensor per operand
+    (for the node's inputs), kept (Recorded.kept), Recorded.plan (needs, the input position of each operand
+    or -1, the compiled backward's state)). Cached under `key` (placeholders included: a placeholder is never
+    written) unless key is None: then made for this call alone (under forward AD everything is kept, for
+    the tangents' rules)."""
+    p = None if _fw_on else _graph.prune_one(prim, params, args, ans, list(ins))
+    ph_args = ph_ans = ph_ts = kept = None
     if p is not None:
         nargs, nans, _, dropped, kept = p
-        for k in dropped:
-            ph_args[k] = nargs[k]
+        if dropped:
+            ph_args = [None] * len(args)
+            for k in dropped:
+                ph_args[k] = nargs[k]
+            ph_args = tuple(ph_args)
+            if key is not None:
+                ph_ts = tuple(None if p is None else _make(p._buf) for p in ph_args)
         if nans is not ans:
             ph_ans = nans
-    ph_ts = tuple(None if p is None else _make(p._buf) for p in ph_args)
     needs = tuple(_graph._needs(args, ins))
-    pos = tuple(next((i for i, x in enumerate(ins) if x is a), -1) for a in args)
+    ipos = tuple(next((i for i, x in enumerate(ins) if x is a), -1) for a in args)
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
-    plan = (cls, tuple(ph_args), ph_ans, ph_ts, kept, (needs, pos, _graph.NodeBackward()))
-    if len(_PLANS) > 4096:
-        _PLANS.clear()
-    _PLANS[key] = plan
+    plan = (cls, ph_args, ph_ans, ph_ts, kept, (needs, ipos, _graph.NodeBackward() if key is not None else None))
+    if key is not None:
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        _PLANS[key] = plan
     return plan
-
-
-def _is_in(k, key) -> bool:
-    """Whether operand k of a _record_prim key is an input of the node (role 1)."""
-    return key[3 + 3 * k + 2] == 1
-
-
-def _record_prim_general(name, prim, fn, ts, params=_NOPARAMS):
-    """_record_prim for every case: inside an enclosing recording, under forward AD, anomaly mode or
-    saved-tensor hooks, for operands that alias, and where the impl fails (bind raises the error)."""
-    args = []
-    bufs = []
-    ins = []
-    diff = []
-    edges = []
-    versions = []
-    tensors = []
-    for t in ts:
-        if t.__class__ is Array:
-            args.append(t)
-            bufs.append(t._buf)
-            continue
-        if t._inf and name not in _NOT_SAVED:
-            raise RuntimeError(_INF_SAVED_MSG)
-        a = t._a
-        if a is None:
-            a = t._arr()
-        if t._rg or (t._base is not None and _req(t)):
-            a = Array(a._buf)
-            ins.append(a)
-            diff.append(len(tensors))
-            g = t._gfn
-            if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else _edge makes one)
-                g = t._accref
-                g = g() if g is not None else None
-                edges.append((g, 0) if g is not None and t._base is None else _edge(t))
-            else:
-                edges.append((g, t._onr) if t._base is None else _edge(t))
-        st = t._st
-        versions.append(0 if st is None else st.version)
-        tensors.append(t)
-        args.append(a)
-        bufs.append(a._buf)
-    ans = r = None
-    if _rec_state.rec is None:  # (else bind, which also lists the bind for the enclosing recording)
-        try:
-            r = prim.impl(*bufs, **params) if params else prim.impl(*bufs)
-            if r.__class__ is not np.ndarray:
-                r = np.asarray(r)
-            ans = Array(r)
-        except Exception:
-            pass  # bind raises it in the primitive's words
-    if ans is None:
-        ans = prim.bind(*args, **params)
-    cls = _NODE_CLS.get(name)
-    if cls is None:
-        cls = _node_cls(name)
-    rans = ans
-    kept = None
-    if not _fw_on:  # keep only what the vjp rule reads (as torch saves only what its formula uses)
-        p = _graph.prune_one(prim, params, args, ans, ins)
-        if p is not None:
-            args, rans, ins, dropped, kept = p
-            for k in dropped:
-                if ts[k].__class__ is not Array:  # the node's input tensor goes too (its position among them)
-                    i = k if len(tensors) == len(ts) else k - sum(1 for u in ts[:k] if u.__class__ is Array)
-                    tensors[i] = _make(args[k]._buf)
-    node = cls(_graph.Recorded(ins, [(prim, params, args, rans)], [rans], kept), fn, tuple(tensors), diff, edges,
-               versions)
-    if r is not None and r.base is None and r.flags.writeable:
-        out = _new_obj(Tensor)
-        out._v = r
-        out._a = None
-        out._st = None
-        if _gs.inference:
-            out._inf = True
-    else:
-        out = _wrap(ans)
-    if _differentiable(r.dtype if r is not None else out._v.dtype):
-        out._rg = True
-        out._gfn = node
-    else:
-        out._rg = False
-        out._gfn = None
-    node.out_refs = (_weakref(out),)  # (node.bind_outputs1(out), inlined: a fresh tensor, version 0)
-    node.out_versions = _V0
-    return out
 
 
 _weakref = weakref.ref

@@ -562,7 +562,8 @@ _BF16 = dtypes.bfloat16  # (compared, not looked up by name: dtype.name costs 1.
 
 def _sum_impl(xp):
     def impl(x, *, axes):
-        if _BF16 is not None and x.dtype == _BF16:  # accumulated in float32 and rounded once, as XLA's and torch's CPU sums
+        if _BF16 is not None and x.dtype == _BF16:  # accumulated in float32 and rounded once, as XLA's and
+            # torch's CPU sums
             return x.astype(xp.float32).sum(axis=axes).astype(x.dtype)
         return x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs; float16 sums in float32)
     return impl

@@ -136,7 +136,7 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
                     (kind != _TRUEDIV or D.kind(xv.dtype) in "fc"):
                 if xv.shape != yv.shape:
                     _bshape(xv.shape, yv.shape)
-                if prim is not None and D.kind(xv.dtype) in "fciu":
+                if prim is not None and (xv.dtype.kind in "fciu" or D.kind(xv.dtype) == "f"):  # (bfloat16: "V")
                     return _apply_prim(name, prim, afn, (x, y))
                 if not (_gs.enabled and (x._rg or y._rg or x._base is not None and _req(x)
                                          or y._base is not None and _req(y))) and not _TM._fw_on:

@@ -8,10 +8,10 @@ import collections
 import numpy as np
 
 from .. import _jnp as jnp, _dtype as D
-from ..._src.prims.linalg import dot_general as _dot_general
+from ..._src.prims.linalg import dot_general as _dot_general, dot_general_p as _dot_general_p
 from .._argcheck import (check_out_dtype as _check_out_dtype, check_same_dtype as _check_same_dtype,
                          dtype_error as _dtype_error)
-from .._tensor import Tensor, _apply, _dim
+from .._tensor import Tensor, _apply, _apply_prim, _dim
 from ._common import _bshape, _float, _int, _out, _range
 from .arithmetic import mul
 
@@ -52,6 +52,13 @@ def matmul(input, other, *, out=None):
                                "same number of elements, but got {ka} and {kb} elements respectively")
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{kb}] but got: "
                            f"[{ka}].")
+    if input.ndim <= 2 and other.ndim <= 2 and input._v is not None and other._v is not None and \
+            input._v.dtype.kind in "fc" and input._v.dtype.itemsize >= 4:
+        # vectors and matrices: one dot_general bind (jnp.matmul's), straight on the buffers or recorded as one
+        params = _DOT_PARAMS[input.ndim]
+        return _out(_apply_prim("Mm" if input.ndim == 2 and other.ndim == 2 else "Matmul", _DOT_P,
+                                _mm2 if input.ndim == 2 and other.ndim == 2 else _matmul_fn, (input, other), params),
+                    out)
     if input.ndim == 2 and other.ndim == 2:
         return _out(_apply("Mm", _mm2, (input, other)), out)
     if input.ndim > 2 or other.ndim > 2:  # the batch dims broadcast (torch's RuntimeError when they cannot)
@@ -60,6 +67,13 @@ def matmul(input, other, *, out=None):
 
 
 _MM_DN = (((1,), (0,)), ((), ()))
+_DOT_P = _dot_general_p
+_DOT_PARAMS = {n: {"dimension_numbers": dn, "preferred_element_type": None}
+               for n, dn in ((1, (((0,), (0,)), ((), ()))), (2, _MM_DN))}
+
+
+def _matmul_fn(a, b):
+    return jnp.matmul(a, b)
 
 
 def _mm2(a, b):
