@@ -8,8 +8,8 @@ from .. import _jnp as jnp, _dtype as D
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor, _apply_nograd, _wrap
-from ._common import (_with_out, _ARITH, _as_tensor, _bc, _binop, _bool, _bshape, _cast, _CMP, _legacy_name, _not_impl, _NPB,
-                      _out, _promote, _scalar_arr, _tensor_arg)
+from ._common import (_ARITH, _as_tensor, _bc, _binop, _bool, _bshape, _cast, _CMP, _legacy_name, _not_impl, _NPB, _out,
+                      _promote, _scalar_arr, _tensor_arg, _with_out)
 
 
 _eq, _ne, _lt, _le, _gt, _ge = (_bc(p) for p in (ew.eq, ew.ne, ew.lt, ew.le, ew.gt, ew.ge))

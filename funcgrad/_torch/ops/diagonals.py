@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _jnp as jnp
 from .._tensor import _apply1, _dim, _view
-from ._common import _with_out, _abs, _cast, _max, _min, _NPB, _range
+from ._common import _abs, _cast, _max, _min, _NPB, _range, _with_out
 from .reductions import _red_int64
 
 

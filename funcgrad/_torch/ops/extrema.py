@@ -8,7 +8,7 @@ from .. import _jnp as jnp, _dtype as D, return_types
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _wrap
-from ._common import _with_out, _cast, _dims, _NPB
+from ._common import _cast, _dims, _NPB, _with_out
 from .arithmetic import maximum, minimum
 from .reductions import _keep_all
 

@@ -12,7 +12,8 @@ from ..._src.prims import elementwise as ew, stop_gradient as _stop_gradient
 from ..._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import _apply, _apply1, _apply_nograd, _apply_prim, _dim, _legacy
-from ._common import _with_out, _bool, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr
+from ._common import (_bool, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr,
+                      _with_out)
 from .unary import _tabs
 from .arithmetic import div, mul, sub
 from .comparison import _truth

@@ -8,7 +8,7 @@ from .. import _jnp as jnp, _dtype as D, _torch_select, return_types
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _wrap
-from ._common import _with_out, _bool, _cast, _NPB
+from ._common import _bool, _cast, _NPB, _with_out
 from .views import clone
 from .join_split import narrow
 from .extrema import _take_at
