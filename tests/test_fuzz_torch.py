@@ -982,7 +982,10 @@ def test_out_argument(data):
         import warnings
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            both(lambda: run(torch, ta, tb), lambda: run(fg, fa, fb), f"{name}({da}{sa},{db}{sb},out={do}:{so})")
+            # (values computed in float32 keep float32's accuracy when written into a float64 out)
+            tol = TOL["float32"] if {da, db} & {"float32", "complex64"} else None
+            both(lambda: run(torch, ta, tb), lambda: run(fg, fa, fb), f"{name}({da}{sa},{db}{sb},out={do}:{so})",
+                 tol)
 
 
 @given(st.data())
@@ -1114,9 +1117,9 @@ def test_pointwise_families_every_dtype(data):
             continue
         if name.startswith("lerp") and {da, db} & set(INTS + ["bool"]):
             continue  # (lerp of integer tensors: torch's dtype checks depend on which operands are 0-d)
-        if "complex64" in (da, db, dc) and name in ("div_true", "addcdiv") and not (np.isfinite(a).all() and
-                                                                                 np.isfinite(b).all()):
-            continue  # complex division by inf/nan: torch's and NumPy's nan/inf patterns differ
+        if "complex64" in (da, db, dc) and name in ("div_true", "addcdiv") and not (
+                np.isfinite(a).all() and np.isfinite(b).all() and (c != 0).all() and (b != 0).all()):
+            continue  # complex division by 0/inf/nan: torch's and NumPy's nan/inf patterns differ
         ta, fa = pair(a, da, la)
         tb, fb = pair(b, db)
         tc, fc = pair(c, dc)

@@ -99,8 +99,10 @@ def argsort(input, dim=-1, descending=False, stable=False):
             r = np.flip(np.argsort(np.flip(v, d), axis=d, kind="stable"), d)
             r = v.shape[d] - 1 - r
         else:
-            r = np.argsort(np.where(np.isnan(v), -np.inf, key) if D.kind(v.dtype) == "f" else key, axis=d,
-                           kind="stable")
+            r = np.argsort(key, axis=d, kind="stable")
+            if D.kind(v.dtype) == "f":  # then the NaNs (keyed NaN, sorted last) to the front, in their order
+                r = np.take_along_axis(r, np.argsort(~np.isnan(np.take_along_axis(v, r, d)), axis=d,
+                                                     kind="stable"), d)
     else:
         r = np.argsort(v, axis=d, kind="stable")
     return _wrap(Array(np.ascontiguousarray(r.astype(np.int64))))
