@@ -72,6 +72,21 @@ CLOSE = {
     "RelaxedOneHotCategorical": lambda L, d: d.RelaxedOneHotCategorical(L.tensor(0.7), L.tensor([0.2, 0.3, 0.5])).sample((4,)),
     "ContinuousBernoulli": lambda L, d: d.ContinuousBernoulli(L.tensor([0.3, 0.8])).sample((8,)),
     "GeneralizedPareto": lambda L, d: d.GeneralizedPareto(L.tensor([0.0, 1.0]), L.tensor([1.0, 2.0]), L.tensor([0.1, -0.2])).sample((8,)),
+    # rejection rounds of rand((3,) + shape) in float64 until every element accepts (tiny, moderate, large
+    # concentrations; the float32 result rounded from float64)
+    "VonMises": lambda L, d: d.VonMises(L.tensor([0.5, -1.0, 2.0, 3.1]), L.tensor([1e-6, 0.01, 1.0, 50.0])).sample((6,)),
+    "VonMises64": lambda L, d: d.VonMises(L.tensor(0.3, dtype=L.float64), L.tensor(2.0, dtype=L.float64)).sample((4, 3)),
+    "VonMisesScalar": lambda L, d: d.VonMises(L.tensor(-2.0), L.tensor(0.5)).sample(),
+    # Bartlett: Chi2 diagonals, randn below it in tril_indices order, torch's correction rounds
+    "Wishart": lambda L, d: d.Wishart(L.tensor([4.0, 5.0], dtype=L.float64),
+                                      covariance_matrix=L.tensor([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 1.5]],
+                                                                 dtype=L.float64)).rsample((2,)),
+    "WishartScalarDf": lambda L, d: d.Wishart(3.5, scale_tril=L.tensor([[1.0, 0.0], [0.5, 2.0]])).sample(),
+    "WishartPrecision": lambda L, d: d.Wishart(L.tensor(6.0), precision_matrix=L.eye(4) * 2).sample((3,)),
+    # the onion method: Beta samples, then randn(shape) directions on the hypersphere
+    "LKJCholesky": lambda L, d: d.LKJCholesky(3, L.tensor([0.5, 2.0])).sample((2,)),
+    "LKJCholesky2": lambda L, d: d.LKJCholesky(2, 1.0).sample((5,)),
+    "LKJCholesky64": lambda L, d: d.LKJCholesky(5, L.tensor(1.5, dtype=L.float64)).sample(),
 }
 
 
@@ -84,6 +99,7 @@ def test_samples_are_torchs(name):
 
 
 @pytest.mark.parametrize("name", sorted(CLOSE))
+@pytest.mark.filterwarnings("ignore:Singular sample detected")
 def test_transformed_samples_are_torchs(name):
     (t, t_next), (f, f_next) = _both(CLOSE[name])
     assert t.dtype == f.dtype and t.shape == f.shape
@@ -219,6 +235,41 @@ def test_geometric_exponential_studentt_moments():
     _check_mean(e, 0.5, 0.25, e.size)
     t = fd.StudentT(ft.tensor([8.0])).sample((20000,)).numpy().astype(np.float64)
     _check_mean(t, 0.0, 8.0 / 6.0, t.size)
+
+
+def test_von_mises_moments():
+    """E[cos(x - loc)] = I1(k) / I0(k), E[sin(x - loc)] = 0, and every sample lies in [-pi, pi)."""
+    ft.manual_seed(8)
+    for k in (0.3, 2.0, 25.0):
+        x = fd.VonMises(ft.tensor(1.0, dtype=ft.float64), ft.tensor(k, dtype=ft.float64)).sample((20000,)).numpy()
+        assert x.min() >= -math.pi and x.max() < math.pi
+        r = sum((k / 2) ** (2 * j + 1) / (math.factorial(j) * math.factorial(j + 1)) for j in range(80)) / np.i0(k)
+        _check_mean(np.cos(x - 1.0), r, 1 - r / k - r ** 2, x.size)  # (E cos 2x = I2 / I0 = 1 - 2 r / k)
+        _check_mean(np.sin(x - 1.0), 0.0, 0.5, x.size)
+
+
+@pytest.mark.filterwarnings("ignore:Singular sample detected")
+def test_wishart_and_lkj_moments():
+    """Wishart(df, V): mean df V, every sample symmetric positive definite; LKJCholesky(d, eta): rows of unit
+    norm, lower triangular with a positive diagonal, and the correlation of the first two coordinates of variance
+    1 / (2 eta + d - 1). (torch's onion sampler, which funcgrad follows draw for draw, gives row i >= 2 a
+    Beta(i - 1/2, .) radius where the method has Beta(i / 2, .): its deeper correlations are too small.)"""
+    ft.manual_seed(9)
+    V = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 1.5]])
+    x = fd.Wishart(ft.tensor(5.0, dtype=ft.float64), ft.tensor(V)).sample((4000,)).numpy()
+    np.testing.assert_allclose(x, np.swapaxes(x, -1, -2), atol=1e-12)
+    assert (np.linalg.eigvalsh(x) > 0).all()
+    var = 5.0 * (V ** 2 + np.outer(np.diag(V), np.diag(V)))
+    for i, j in ((0, 0), (0, 1), (2, 1), (2, 2)):
+        _check_mean(x[:, i, j], 5.0 * V[i, j], var[i, j], len(x))
+    d, eta = 4, 1.5
+    L = fd.LKJCholesky(d, ft.tensor(eta, dtype=ft.float64)).sample((8000,)).numpy()
+    np.testing.assert_allclose((L ** 2).sum(-1), 1.0, rtol=1e-12)
+    assert (np.triu(L, 1) == 0).all() and (np.diagonal(L, axis1=-2, axis2=-1) > 0).all()
+    r = (L @ np.swapaxes(L, -1, -2))[:, 1, 0]
+    v = 1 / (2 * eta + d - 1)
+    _check_mean(r, 0.0, v, r.size)
+    _check_mean(r ** 2, v, 2 * v ** 2, r.size)  # (4th moment of the scaled Beta below 3 v^2)
 
 
 def test_categorical_sampling_is_fast():

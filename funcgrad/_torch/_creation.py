@@ -3,6 +3,7 @@ Twister, bit for bit: funcgrad/_torch/_mt19937.py)."""
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import os
 
@@ -17,11 +18,25 @@ from . import _dtype as D
 from ._tensor import Tensor, _make, _Storage
 from ._tensor import _apply, _legacy
 from .._src.prims import elementwise as ew
-from .ops._common import _bid, _bshape, _out
+from .ops._common import _bid, _bshape, _out, _out_cast
+from ._argcheck import DtypeName
 from . import cuda
 from ._tensor import _legacy as L
 from ..autograd.grad_mode import state
 from ._tensor import _apply
+
+
+def _into_out(fn):
+    """A factory's `out=`: the values made in out's dtype (unless dtype= says otherwise) and written into out,
+    resized to the requested shape, which the call returns (as torch's factory .out overloads)."""
+    @functools.wraps(fn)
+    def make(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        return _out_cast(fn(*args, **kwargs), out)
+    return make
 
 
 def _finish(v, requires_grad=False, dtype=None):
@@ -285,6 +300,7 @@ def _fill(size, value, dtype, requires_grad, default=None):
     return _finish(np.full(size, value, dt), requires_grad)
 
 
+@_into_out
 def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """A tensor of zeros of the given shape (sizes as arguments or one sequence), of the default dtype.
 
@@ -300,17 +316,20 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     return _fill(_size_kw("zeros", args, size), 0, dtype, requires_grad)
 
 
+@_into_out
 def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _dev(device)
     return _fill(_size_kw("ones", args, size), 1, dtype, requires_grad)
 
 
+@_into_out
 def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     _dev(device)
     return _fill(_size_kw("empty", args, size), 0, dtype, requires_grad)
 
 
+@_into_out
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _dev(device)
     if isinstance(fill_value, Tensor):
@@ -362,6 +381,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     return _finish(np.full(input.shape, fill_value, _like(input, dtype)), requires_grad)
 
 
+@_into_out
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _dev(device)
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
@@ -376,6 +396,7 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+@_into_out
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _dev(device)
     start, end, step = _num(start), _num(end), _num(step)
@@ -393,6 +414,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         dt = D.default_float() if isf else np.dtype(np.int64)
     else:
         dt = D.to_np(dtype)
+        if dt.kind in "bc":
+            raise NotImplementedError(f"\"arange_cpu\" not implemented for '{DtypeName(dt)}'")
     n = int(math.ceil((end - start) / step))
     if dt.kind in "iu" and all(isinstance(v, (int, np.integer)) for v in (start, end, step)):
         v = np.arange(start, end, step, dtype=dt)
@@ -414,10 +437,13 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     return _finish((start + np.arange(n, dtype=np.float64) * step).astype(dt), requires_grad)
 
 
+@_into_out
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _dev(device)
     start, end = _num(start), _num(end)
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
+    if dt.kind == "b":
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dt.kind in "fc":
@@ -435,6 +461,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _finish(v, requires_grad)
 
 
+@_into_out
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     _dev(device)
@@ -627,6 +654,7 @@ def draw_normal(eng, shape, dt, mean=0.0, std=1.0, contiguous=True) -> np.ndarra
     return (v.view(dt) if dt.kind == "c" else v).reshape(shape)
 
 
+@_into_out
 def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """Uniform numbers in [0, 1), torch's for the same seed."""
@@ -636,6 +664,7 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
     return _finish(draw_uniform(_eng(generator), shape, dt), requires_grad)
 
 
+@_into_out
 def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     """Standard normal numbers of the given shape: torch's numbers for the same seed (CPU generator).
@@ -652,6 +681,7 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
     return _finish(draw_normal(_eng(generator), shape, dt), requires_grad)
 
 
+@_into_out
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad=False):
     """Integers uniform in [low, high), torch's for the same seed."""
@@ -687,6 +717,7 @@ def _check_int_range(low, high, dt) -> None:
             raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
+@_into_out
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1, torch's for the same seed."""
     _dev(device)

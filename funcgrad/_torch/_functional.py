@@ -217,7 +217,7 @@ def _scatter(root_val, idx: np.ndarray, new):
 def overlaps(sh) -> bool:
     """Whether a layout has elements sharing one memory location (a stride 0 over a dimension longer than 1, as
     expand makes): torch refuses in-place ops other than fills into such a tensor."""
-    return sh is not None and any(s == 0 and n > 1 for n, s in zip(sh.shape, sh.strides))
+    return sh is not None and any(s == 0 and n > 1 for n, s in zip(sh.shape, sh.strides)) and 0 not in sh.shape
 
 
 # in-place ops torch lets write elements that share a location (each of them gets the same value)
@@ -368,6 +368,8 @@ def write_readonly(t, fn, others, name: str) -> None:
     """Eager in-place op on a read-only view (one of an expanded tensor), as torch allows it: a fill, or a write to
     elements that do not share locations, goes through the root's buffer."""
     v = t._v
+    if v.size == 0:  # (nothing to write: torch accepts any layout)
+        return
     root = t._base
     rv = root._v if root is not None else None
     if (overlaps(v) and name not in FILLS) or rv is None or not rv.flags.writeable or not rv.flags.c_contiguous:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import warnings
+
 import numpy as np
 
 from ..autograd.grad_mode import state as _gs
@@ -110,6 +112,9 @@ def fill_(self, value):
             return _inplace("Fill", self, lambda a, s: jnp.broadcast_to(_cast(s, a.dtype), a.shape), (value,),
                             reads_self=False)
         value = value.item()
+        if isinstance(value, complex) and D.kind(self._np_dtype()) != "c":  # (a complex tensor's value: the real
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+            value = value.real  # part, as torch's copy; a Python complex stays an overflow error)
     if v is not None and v.flags.writeable and not _TM._fw_on and (not _gs.enabled or (
             not self._rg and (self._base is None or not self._base._rg))):
         _check_inf(self)

@@ -760,6 +760,7 @@ def _log_i0_i1(x, order):
 
 class VonMises(_CentredAtLoc, _Checked, Distribution):
     """VonMises(loc, concentration): a circular distribution on [-pi, pi)."""
+    _draws_as_torch = True
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
     has_rsample = False
@@ -776,6 +777,8 @@ class VonMises(_CentredAtLoc, _Checked, Distribution):
 
     def _sample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
+        if key is TORCH_STREAM:
+            return _von_mises_torch(self.loc, self.concentration, shape)
 
         def f(m, k):
             # Best & Fisher (1979) rejection sampler, run a fixed number of rounds, vectorised.
@@ -806,6 +809,33 @@ class VonMises(_CentredAtLoc, _Checked, Distribution):
         def f(k):
             return 1 - jnp.exp(_log_i0_i1(k, 1) - _log_i0_i1(k, 0))
         return call("VonMisesVar", f, self.concentration)
+
+
+def _von_mises_torch(loc, concentration, shape):
+    """torch's VonMises sampler (its `_rejection_sample`): Best & Fisher's rejection in float64, each round
+    drawing `rand((3,) + shape)` from the default generator until every element has accepted once."""
+    m, k = loc.double(), concentration.double()
+
+    def proposal(k):
+        tau = 1 + jnp.sqrt(1 + 4 * k ** 2)
+        rho = (tau - jnp.sqrt(2 * tau)) / (2 * k)
+        return jnp.where(k < 1e-5, 1 / k + k, (1 + rho ** 2) / (2 * rho))
+    r = call("VonMisesProposal", proposal, k)
+
+    def round_(u, r, k):
+        z = jnp.cos(math.pi * u[0])
+        f = (1 + r * z) / (r + z)
+        c = k * (r - f)
+        accept = ((c * (2 - c) - u[1]) > 0) | (jnp.log(c / u[1]) + 1 - c >= 0)
+        return accept, jnp.sign(u[2] - 0.5) * jnp.arccos(f)
+    x = _creation.zeros(shape, dtype=m.dtype)
+    done = _creation.zeros(shape, dtype=bool)
+    while not bool(done.all()):
+        accept, cand = call("VonMisesRound", round_, _creation.rand((3,) + tuple(shape), dtype=m.dtype), r, k)
+        x = call("Where", jnp.where, accept, cand, x)
+        done = done | accept
+    out = call("VonMisesWrap", lambda x, m: (x + math.pi + m) % (2 * math.pi) - math.pi, x, m)
+    return out.to(loc.dtype)
 
 
 class ContinuousBernoulli(BinaryProbsOrLogits, _Checked, ExponentialFamily):

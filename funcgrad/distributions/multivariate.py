@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Number
 
 from .._torch import _jnp as jnp
@@ -11,7 +12,7 @@ from .._src.prims.linalg_decomp import triangular_solve
 from ..scipy import special as sps
 from .._torch._dtype import Size
 from . import constraints
-from .continuous import Beta, _CentredAtLoc, _Checked, _shape
+from .continuous import Beta, _CentredAtLoc, _Checked, _gamma_rsample, _shape
 from .distribution import TORCH_STREAM, Distribution
 from .._torch import _creation
 from .utils import as_param, broadcast_all, call, call_nograd, expand_to, is_concrete, lazy_property
@@ -238,6 +239,7 @@ class Wishart(_CholeskyParametrised, _Checked, Distribution):
     """Wishart(df, covariance_matrix | precision_matrix | scale_tril) over positive definite matrices."""
     support = constraints.positive_definite
     has_rsample = True
+    _draws_as_torch = True
 
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
         name, param = _the_matrix(covariance_matrix, precision_matrix, scale_tril)
@@ -286,9 +288,47 @@ class Wishart(_CholeskyParametrised, _Checked, Distribution):
             return d[..., None, None] * (V ** 2 + dv[..., :, None] * dv[..., None, :])
         return call("WishartVar", f, self.df, self._unbroadcasted_scale_tril)
 
+    def _bartlett_torch(self, sample_shape):
+        """torch's `_bartlett_sampling`: sqrt(Chi2(df - i)) draws (clamped below at eps) on A's diagonal, then
+        randn below it in tril_indices order, and (L A)(L A)^T."""
+        p = self._event_shape[-1]
+        L = self._unbroadcasted_scale_tril
+        batch = tuple(sample_shape) + tuple(self._batch_shape)
+        dfs = self.df.unsqueeze(-1) - _creation.arange(p, dtype=L.dtype)
+        chi = _gamma_rsample(0.5 * dfs, _creation.full_like(dfs, 0.5), batch + (p,)).sqrt()
+        noise = chi.clamp(min=jnp.finfo(chi.dtype).eps).diag_embed(dim1=-2, dim2=-1)
+        i, j = _creation.tril_indices(p, p, offset=-1)
+        noise[..., i, j] = _creation.randn(batch + (p * (p - 1) // 2,), dtype=noise.dtype)
+        chol = L @ noise
+        return chol @ chol.transpose(-2, -1)
+
+    def _rsample_torch(self, sample_shape):
+        """torch's Wishart.rsample, its correction rounds included: torch marks as "singular" the samples its
+        support check ACCEPTS (`is_singular = support.check(sample)`), so it warns and redraws those once
+        (then up to 10 times those that really are singular); the same draws give the same numbers."""
+        batch_dims = tuple(range(-len(self._batch_shape), 0))
+
+        def flag(x, bad):
+            ok = self.support.check(x)
+            ok = ~ok if bad else ok
+            return ok.amax(batch_dims) if batch_dims else ok
+        sample = self._bartlett_torch(sample_shape)
+        is_singular = flag(sample, False)
+        if bool(is_singular.any()):
+            warnings.warn("Singular sample detected.", stacklevel=4)
+            for _ in range(10):
+                sample_new = self._bartlett_torch(is_singular[is_singular].shape)
+                sample[is_singular] = sample_new
+                is_singular[is_singular.clone()] = flag(sample_new, True)
+                if not bool(is_singular.any()):
+                    break
+        return sample
+
     def _rsample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
         p = self._event_shape[-1]
+        if key is TORCH_STREAM:
+            return self._rsample_torch(sample_shape)
 
         def f(d, L):
             k1, k2 = jr.split(key)
@@ -328,6 +368,7 @@ class LKJCholesky(_Checked, Distribution):
     """LKJ distribution over Cholesky factors of dim x dim correlation matrices."""
     arg_constraints = {"concentration": constraints.positive}
     support = constraints.corr_cholesky
+    _draws_as_torch = True
 
     def __init__(self, dim: int, concentration=1.0, validate_args=None):
         if dim < 2:
@@ -354,19 +395,24 @@ class LKJCholesky(_Checked, Distribution):
 
     def _sample(self, key, sample_shape):
         shape = _shape(self, sample_shape)
-        k1, k2 = jr.split(key)
-        y = self._beta()._sample(k1, sample_shape)
+        if key is TORCH_STREAM:  # (torch: its Beta's sample, then randn(shape) for the hypersphere directions)
+            y = self._beta()._sample(key, sample_shape)
+            eps = _creation.randn(shape, dtype=y.dtype)
+        else:
+            k1, k2 = jr.split(key)
+            y = self._beta()._sample(k1, sample_shape)
+            eps = call_nograd(lambda c: jr.normal(k2, shape, c.dtype), y)
 
-        def f(y, c):
+        def f(y, e):
             y = y[..., None]
-            u = jnp.tril(jr.normal(k2, shape, y.dtype), -1)
+            u = jnp.tril(e, -1)
             nrm = jnp.linalg.norm(u, axis=-1, keepdims=True)
             first = jnp.arange(self.dim)[:, None] == 0
             u = jnp.where(first, 0.0, u / jnp.where(first, 1.0, nrm))
             w = jnp.sqrt(y) * u
             diag = jnp.sqrt(jnp.maximum(1 - jnp.sum(w ** 2, -1), jnp.finfo(y.dtype).tiny))
             return w + diag[..., None, :] * jnp.eye(self.dim, dtype=y.dtype)
-        return call("LKJSample", f, y, self.concentration)
+        return call("LKJSample", f, y, eps)
 
     def log_prob(self, value):
         self._check(value)

@@ -4,6 +4,8 @@ torch's index and integer-value checks."""
 from __future__ import annotations
 
 import builtins
+import functools
+import warnings
 
 import numpy as np
 
@@ -216,21 +218,56 @@ def _np(dt):
     return None if dt is None else D.to_np(dt)
 
 
-def _out(r, out):
-    """r written into out= (torch's error where r's dtype cannot be cast to out's: float -> int, ...)."""
+def _out(r, out, exact=False):
+    """r written into out= as torch's kernels do: out keeps its dtype, and r's dtype must cast to it
+    (same_kind: float -> int raises) or, for the kernels that compute in their input's dtype (`exact`: neg,
+    floor, clamp, where, amax, sort, matmul, index_select, ...), equal it; a tuple out takes a tuple result."""
     if out is None:
         return r
-    if isinstance(r, Tensor) and r._np_dtype() != out._np_dtype() and not D.can_cast(r._np_dtype(), out._np_dtype()):
-        raise _dtype_error("result type {0} can't be cast to the desired output type {1}", r, out)
+    if exact is None:
+        return _out_cast(r, out)
+    if isinstance(out, (tuple, list)):
+        if not isinstance(r, tuple) or len(out) != len(r):
+            raise TypeError(f"out= must be a tuple of {len(r) if isinstance(r, tuple) else 1} tensors")
+        outs = tuple(_out(a, o, True) for a, o in zip(r, out))
+        return type(r)(outs) if type(r) is tuple else type(r)(*outs)
+    if isinstance(r, Tensor) and r._np_dtype() != out._np_dtype():
+        if exact:
+            raise _dtype_error("Found dtype {1} but expected {0}", r, out)
+        if not D.can_cast(r._np_dtype(), out._np_dtype()):
+            raise _dtype_error("result type {0} can't be cast to the desired output type {1}", r, out)
     return _out_cast(r, out)
 
 
 def _out_cast(r, out):
-    """r written into out=, cast to its dtype whatever it is (torch.sum computes in out's dtype)."""
+    """r written into out=, cast to its dtype whatever it is (torch.sum computes in out's dtype). An out of
+    another shape is resized first (keeping its dtype), with torch's deprecation warning when it had elements."""
     if out is None:
         return r
-    out.copy_(r) if out.shape == r.shape else out.set_(r)
+    if out.shape != r.shape:
+        if out.numel():
+            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, "
+                          f"which does not match the required output shape {list(r.shape)}. This behavior is "
+                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                          "elements with t.resize_(0).", UserWarning, stacklevel=3)
+        out.resize_(tuple(r.shape))
+    out.copy_(r)
     return out
+
+
+def _with_out(exact=True):
+    """Decorator: give a function torch's `out=` keyword, written by `_out` (exact dtype by default; False:
+    same_kind casts; None: the kernels with a dtype= argument, which compute in out's dtype)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def op(*args, out=None, **kwargs):
+            if out is not None and exact is None and kwargs.get("dtype") is None:
+                kwargs["dtype"] = out.dtype  # (the kernel computes in out's dtype)
+            r = fn(*args, **kwargs)
+            return r if out is None else _out(r, out, exact)
+        return op
+    return wrap
 
 
 def _not_impl(kernel, kinds="b"):

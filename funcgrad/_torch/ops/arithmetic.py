@@ -10,8 +10,8 @@ from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import Tensor, _apply1
-from ._common import (_any, _bc, _binop, _bool, _bshape, _float, _int, _is_scalar, _not_impl, _NPB, _out, _promote,
-                      _tensor_arg, _TRUEDIV)
+from ._common import (_any, _legacy_name, _bc, _binop, _bool, _bshape, _float, _int, _is_scalar, _not_impl, _NPB, _out,
+                      _promote, _tensor_arg, _TRUEDIV, _with_out)
 from .unary import _rsqrt, _tabs
 from .comparison import lt
 from .selection import where
@@ -125,6 +125,8 @@ def _check_int_div(name, input, other):
     dt = _promote(input, other)
     if dt == _NPB and name is not None:
         raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+    if dt.kind == "c" and name is not None:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_legacy_name(dt)}'")
     if dt.kind not in "biu":
         return
     if isinstance(other, Tensor):
@@ -222,7 +224,8 @@ def pow(input, exponent, *, out=None):  # noqa: A001
             e = exponent
             return _out(_apply1("Pow", lambda a: ew.integer_pow(a, e), input), out)
     if isinstance(input, Tensor) and isinstance(exponent, _float) and exponent in (0.5, -0.5) and \
-            D.kind(input._np_dtype()) in "fc":  # torch's sqrt / rsqrt (rsqrt(-0.0) is -inf)
+            D.kind(input._np_dtype()) in "fc" and input._np_dtype() != np.float16:
+        # torch's sqrt / rsqrt (rsqrt(-0.0) is -inf; its float16 kernel calls pow: (-0.0) ** -0.5 is inf there)
         return _out(_apply1("Pow", ew.sqrt if exponent > 0 else _rsqrt, input), out)
     if isinstance(input, Tensor) and exponent.__class__ is _bool and input._np_dtype() == _NPB:
         return _out(input.clone() if exponent else input.new_ones(input.shape), out)
@@ -301,6 +304,7 @@ def atan2(input, other, *, out=None):
 arctan2 = atan2
 
 
+@_with_out(False)
 def hypot(input, other):
     _tensor_arg("hypot", other)
     _not_impl("hypot_cpu", "biu")(_promote(input, other))
@@ -314,6 +318,7 @@ def _complex_logaddexp(a, b):
     return m + jnp.log1p(jnp.exp(n - m))
 
 
+@_with_out(False)
 def logaddexp(input, other):
     _tensor_arg("logaddexp", other)
     dt = _promote(input, other)
@@ -345,6 +350,8 @@ def lerp(input, end, weight, *, out=None):
         _check_same_dtype("expected dtype {0:c} for `end` but got dtype {1:c}", input, end)
     if isinstance(weight, Tensor) and weight.ndim:  # (a 0-d weight is a number to torch)
         _check_same_dtype("expected dtype {0:c} for `weight` but got dtype {1:c}", input, weight)
+    if isinstance(weight, Tensor) and weight._np_dtype() == _NPB:  # (a 0-d bool weight: the number 0 or 1)
+        weight = weight.to(input.dtype)
     diff = sub(end, input)
     lo = add(input, mul(weight, diff))
     if isinstance(weight, Tensor):

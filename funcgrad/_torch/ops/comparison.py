@@ -8,8 +8,8 @@ from .. import _jnp as jnp, _dtype as D
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor, _apply_nograd, _wrap
-from ._common import (_ARITH, _as_tensor, _bc, _binop, _bool, _bshape, _cast, _CMP, _legacy_name, _not_impl, _NPB,
-                      _out, _promote, _scalar_arr, _tensor_arg)
+from ._common import (_ARITH, _as_tensor, _bc, _binop, _bool, _bshape, _cast, _CMP, _legacy_name, _not_impl, _NPB, _out,
+                      _promote, _scalar_arr, _tensor_arg, _with_out)
 
 
 _eq, _ne, _lt, _le, _gt, _ge = (_bc(p) for p in (ew.eq, ew.ne, ew.lt, ew.le, ew.gt, ew.ge))
@@ -36,16 +36,19 @@ def _int_or_bool(name, dt):
     return dt
 
 
+@_with_out(False)
 def bitwise_and(input, other):
     return _binop("BitwiseAnd", _bc(ew.bitwise_and), input, other, _ARITH,
                   lambda dt: _int_or_bool("bitwise_and", dt))
 
 
+@_with_out(False)
 def bitwise_or(input, other):
     return _binop("BitwiseOr", _bc(ew.bitwise_or), input, other, _ARITH,
                   lambda dt: _int_or_bool("bitwise_or", dt))
 
 
+@_with_out(False)
 def bitwise_xor(input, other):
     return _binop("BitwiseXor", _bc(ew.bitwise_xor), input, other, _ARITH,
                   lambda dt: _int_or_bool("bitwise_xor", dt))

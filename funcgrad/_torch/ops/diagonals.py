@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _jnp as jnp
 from .._tensor import _apply1, _dim, _view
-from ._common import _abs, _cast, _max, _min, _NPB, _range
+from ._common import _abs, _cast, _max, _min, _NPB, _range, _with_out
 from .reductions import _red_int64
 
 
@@ -20,6 +20,7 @@ def trace(input):
     return _apply1("Trace", lambda a: jnp.trace(_cast(a, odt)), input)
 
 
+@_with_out()
 def diag(input, diagonal=0):
     if input.ndim == 1:
         return _apply1("Diag", lambda a: jnp.diag(a, diagonal), input)
@@ -81,11 +82,13 @@ def _need_2d(name, input):
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
 
+@_with_out()
 def tril(input, diagonal=0):
     _need_2d("tril", input)
     return _apply1("Tril", lambda a: jnp.tril(a, diagonal), input)
 
 
+@_with_out()
 def triu(input, diagonal=0):
     _need_2d("triu", input)
     return _apply1("Triu", lambda a: jnp.triu(a, diagonal), input)

@@ -8,7 +8,7 @@ from .. import _jnp as jnp, _dtype as D, return_types
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _wrap
-from ._common import _cast, _dims, _NPB
+from ._common import _cast, _dims, _NPB, _with_out
 from .arithmetic import maximum, minimum
 from .reductions import _keep_all
 
@@ -33,12 +33,14 @@ def _empty_axes_check(input, name, axes):
             raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
 
 
+@_with_out()
 def amax(input, dim=(), keepdim=False):
     _empty_axes_check(input, "amax", _dims(dim, input.ndim, dup_ok=True))  # torch checks this first
     axes = _dims(dim, input.ndim)
     return _apply1("Amax", lambda a: jnp.max(a, axis=axes, keepdims=keepdim), input)
 
 
+@_with_out()
 def amin(input, dim=(), keepdim=False):
     _empty_axes_check(input, "amin", _dims(dim, input.ndim, dup_ok=True))
     axes = _dims(dim, input.ndim)
@@ -118,10 +120,12 @@ def _arg_extreme(name, jfn, input, dim, keepdim):
                          (input,))
 
 
+@_with_out()
 def argmax(input, dim=None, keepdim=False):
     return _arg_extreme("argmax", jnp.argmax, input, dim, keepdim)
 
 
+@_with_out()
 def argmin(input, dim=None, keepdim=False):
     return _arg_extreme("argmin", jnp.argmin, input, dim, keepdim)
 

@@ -10,7 +10,7 @@ from ..._src.prims import elementwise as ew
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._index import _convert_index
 from .._tensor import Tensor, _apply, _apply1, _dim, _make, _wrap
-from ._common import _as_tensor, _cast, _is_scalar, _range, _scalar_arr
+from ._common import _as_tensor, _cast, _is_scalar, _range, _scalar_arr, _with_out
 
 
 def _idx_arr(index, op=None):
@@ -30,6 +30,7 @@ def _idx_arr(index, op=None):
     return v
 
 
+@_with_out()
 def index_select(input, dim, index):
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index, "index_select")
@@ -57,6 +58,7 @@ def _as_vectors(input, index):
     return input.reshape(-1), t.reshape(-1)
 
 
+@_with_out()
 def gather(input, dim, index, *, sparse_grad=False):
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index, "gather")

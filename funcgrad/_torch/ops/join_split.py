@@ -25,6 +25,12 @@ def _tensor_seq(tensors, name):
     return list(tensors)
 
 
+def _cat_out_check(dt, out) -> None:
+    """torch's TypeError (cat's, which stack runs on) where the inputs' common dtype cannot be cast to out's."""
+    if out is not None and not D.can_cast(dt, out._np_dtype()):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {DtypeName(out.dtype)}")
+
+
 def cat(tensors, dim=0, *, out=None):
     tensors = _tensor_seq(tensors, "cat")
     if not tensors:
@@ -33,14 +39,12 @@ def cat(tensors, dim=0, *, out=None):
         if x.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     nonempty = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)]
+    dt = _result_type_many(tensors)
+    _cat_out_check(dt, out)
     if not nonempty:  # torch skips 1-d empty tensors, whatever dim says
-        dt = _result_type_many(tensors)
         return _out(_apply("Cat", lambda *xs: _cast(xs[0], dt), (tensors[0],)), out)
     d = _dim(dim, nonempty[0].ndim)
     _cat_check(nonempty, d, "cat")
-    dt = _result_type_many(tensors)
-    if out is not None and not D.can_cast(dt, out._np_dtype()):
-        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {DtypeName(out.dtype)}")
     return _out(_apply("Cat", lambda *xs: jnp.concatenate([_cast(x, dt) for x in xs], axis=d),
                        tuple(nonempty)), out)
 
@@ -59,6 +63,7 @@ def stack(tensors, dim=0, *, out=None):
                                f"{list(x.shape)} at entry {k}")
     d = _dim(dim, len(ref) + 1)
     dt = _result_type_many(tensors)
+    _cat_out_check(dt, out)
     return _out(_apply("Stack", lambda *xs: jnp.stack([_cast(x, dt) for x in xs], axis=d), tuple(tensors)), out)
 
 

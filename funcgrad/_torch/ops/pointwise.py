@@ -13,7 +13,7 @@ from ..._src.prims import elementwise as ew
 from .. import _creation as _C
 from .. import _dtype as D
 from . import arithmetic, unary
-from ._common import _TRUEDIV, _bc, _binop, _bshape, _cast, _out, _promote, _tensor_arg
+from ._common import _TRUEDIV, _bc, _binop, _bshape, _cast, _out, _promote, _result_type_many, _tensor_arg
 from .. import return_types as _rt
 from .._creation import full_like
 from .._tensor import Tensor, _apply, _apply1, _legacy, _wrap
@@ -23,8 +23,15 @@ from ._common import _check_int_value, _t
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2 (broadcast, with torch's type promotion)."""
     _check_int_value("addcmul", value, input, tensor1, tensor2)
+    dt = _result_type_many([input, tensor1, tensor2])  # (value is a Scalar: it takes no part in the promotion)
+    if dt == np.bool_:
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     p = arithmetic.mul(tensor1, tensor2)
-    return _out(arithmetic.add(input, p if value == 1 else arithmetic.mul(p, value)), out)
+    return _out(_as_dtype(arithmetic.add(input, p if value == 1 else arithmetic.mul(p, value)), dt), out)
+
+
+def _as_dtype(r, dt):
+    return r if r._np_dtype() == dt else r.to(D.from_np(dt))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
@@ -36,9 +43,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
             "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
-    _check_int_value("addcdiv", value, input)
+    _check_int_value("addcdiv", value, input, tensor1, tensor2)
+    dt = _result_type_many([input, tensor1, tensor2])
     q = arithmetic.div(tensor1, tensor2)
-    return _out(arithmetic.add(input, q if value == 1 else arithmetic.mul(q, value)), out)
+    return _out(_as_dtype(arithmetic.add(input, q if value == 1 else arithmetic.mul(q, value)), dt), out)
 
 
 def angle(input, *, out=None):

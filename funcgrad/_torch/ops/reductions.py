@@ -12,7 +12,8 @@ from ..._src.prims import elementwise as ew, stop_gradient as _stop_gradient
 from ..._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import _apply, _apply1, _apply_nograd, _apply_prim, _dim, _legacy
-from ._common import _bool, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr
+from ._common import (_bool, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr,
+                      _with_out)
 from .unary import _tabs
 from .arithmetic import div, mul, sub
 from .comparison import _truth
@@ -73,6 +74,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return _apply1("Nansum", lambda a: _cast(jnp.nansum(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
 
 
+@_with_out(None)
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
@@ -183,10 +185,12 @@ def _truth_reduce(reduce, input, dim, keepdim):
     return r if input._np_dtype() != np.uint8 else r.to(D.uint8)
 
 
+@_with_out()
 def all(input, dim=None, keepdim=False):  # noqa: A001
     return _truth_reduce(jnp.all, input, dim, keepdim)
 
 
+@_with_out()
 def any(input, dim=None, keepdim=False):  # noqa: A001
     return _truth_reduce(jnp.any, input, dim, keepdim)
 
@@ -196,6 +200,7 @@ def count_nonzero(input, dim=None):
     return _apply_nograd(lambda a: _cast(jnp.sum(_cast(_truth(a), _NPI64), axis=axes), _NPI64), (input,))
 
 
+@_with_out(False)
 def logsumexp(input, dim, keepdim=False):
     axes = _dims(dim, input.ndim)
     dt = input._np_dtype()
@@ -240,6 +245,7 @@ def _abs2(a):
     return ew.integer_pow(a, 2)
 
 
+@_with_out()
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "nuc" and input._np_dtype() == np.float16:
         raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
@@ -299,14 +305,18 @@ def _cumulative(name, jfn, input, dim, dtype):
     """cumsum/cumprod: integers and bool accumulate in int64, float16 and bfloat16 in float32 (as torch)."""
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
+    if odt == np.bool_:
+        raise NotImplementedError(f"\"{name.lower()}_out_cpu\" not implemented for 'Bool'")
     acc = np.dtype(np.float32) if odt == np.float16 or odt.name == "bfloat16" else odt
     return _apply1(name, lambda a: _cast(jfn(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt), input)
 
 
+@_with_out(None)
 def cumsum(input, dim, *, dtype=None):
     return _cumulative("Cumsum", jnp.cumsum, input, dim, dtype)
 
 
+@_with_out(None)
 def cumprod(input, dim, *, dtype=None):
     return _cumulative("Cumprod", jnp.cumprod, input, dim, dtype)
 

@@ -10,7 +10,7 @@ from ..._src.core.array import Array
 from ..._src.prims import cumulative as _cum
 from .. import _dtype as D
 from . import arithmetic, comparison, indexing, join_split, reductions
-from ._common import _out
+from ._common import _out, _with_out
 from .. import return_types as _rt
 from .._tensor import Tensor, _apply1, _dim, _legacy, _wrap
 
@@ -42,8 +42,8 @@ def _cum_extreme(name, np_acc):
     return op
 
 
-cummax = _cum_extreme("cummax", np.maximum)
-cummin = _cum_extreme("cummin", np.minimum)
+cummax = _with_out()(_cum_extreme("cummax", np.maximum))
+cummin = _with_out()(_cum_extreme("cummin", np.minimum))
 
 
 def logcumsumexp(input, dim, *, out=None):

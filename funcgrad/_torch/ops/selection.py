@@ -8,7 +8,8 @@ from .. import _jnp as jnp, _dtype as D
 from ..._src.core.dtypes import is_float as _is_float
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor, _apply, _apply_prim, _legacy
-from ._common import _as_tensor, _bshape, _cast, _not_impl, _NPB, _out, _promote, _result_type_many, _scalar_arr
+from ._common import (_as_tensor, _bshape, _cast, _not_impl, _NPB, _out, _promote, _result_type_many, _scalar_arr,
+                      _with_out)
 from .indexing import nonzero
 
 
@@ -29,9 +30,14 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
                             (input,), params)
         else:
             r = _apply("Clamp", lambda a: ew.clamp_bounds_p.bind(_cast(a, dt), **params), (input,))
-        return _out(r, out)
+        return _out(r, out, True)  # (number bounds: the kernel's out must have the result's dtype)
     ts = [input] + [v for v in (lo, hi) if isinstance(v, Tensor)]
     has_lo_t, has_hi_t = isinstance(lo, Tensor), isinstance(hi, Tensor)
+    if D.kind(dt) == "c":  # (a complex input is refused before; a complex bound: clamp_min/max's kernel refuses it)
+        raise NotImplementedError(f"\"{'maximum' if lo is not None else 'minimum'}_cpu\" not implemented for "
+                                  f"'{_legacy(dt)}'")
+    if has_lo_t and has_hi_t:
+        _not_impl("clamp_cpu")(dt)
     lo_s = None if lo is None or has_lo_t else _scalar_arr(lo, dt)
     hi_s = None if hi is None or has_hi_t else _scalar_arr(hi, dt)
 
@@ -86,8 +92,8 @@ def _clamp_one(name, card):
     return fn
 
 
-clamp_min = _clamp_one("clamp_min", ew.max_p)
-clamp_max = _clamp_one("clamp_max", ew.min_p)
+clamp_min = _with_out()(_clamp_one("clamp_min", ew.max_p))
+clamp_max = _with_out()(_clamp_one("clamp_max", ew.min_p))
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -121,7 +127,7 @@ def where(condition, input=None, other=None, *, out=None):
         if b.shape != shape:
             b = jnp.broadcast_to(b, shape)
         return ew.select(c, a, b)
-    return _out(_apply("Where", fn, (cond,) + tuple(xs)), out)
+    return _out(_apply("Where", fn, (cond,) + tuple(xs)), out, True)
 
 
 def masked_fill(input, mask, value):
@@ -150,6 +156,7 @@ def _check_mask(mask):
                            f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
 
 
+@_with_out()
 def masked_select(input, mask):
     if not isinstance(mask, Tensor) or mask._np_dtype() != _NPB:
         raise RuntimeError("masked_select: expected BoolTensor for mask")

@@ -8,7 +8,7 @@ from .. import _jnp as jnp, _dtype as D, _torch_select, return_types
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _wrap
-from ._common import _bool, _cast, _NPB
+from ._common import _bool, _cast, _NPB, _with_out
 from .views import clone
 from .join_split import narrow
 from .extrema import _take_at
@@ -73,6 +73,7 @@ def mode(input, dim=-1, keepdim=False):
     return return_types.mode(values, idx if keepdim else idx.squeeze(d))
 
 
+@_with_out()
 def sort(input, dim=-1, descending=False, stable=False):
     if isinstance(dim, _bool):
         dim, descending = -1, dim
@@ -98,8 +99,10 @@ def argsort(input, dim=-1, descending=False, stable=False):
             r = np.flip(np.argsort(np.flip(v, d), axis=d, kind="stable"), d)
             r = v.shape[d] - 1 - r
         else:
-            r = np.argsort(np.where(np.isnan(v), -np.inf, key) if D.kind(v.dtype) == "f" else key, axis=d,
-                           kind="stable")
+            r = np.argsort(key, axis=d, kind="stable")
+            if D.kind(v.dtype) == "f":  # then the NaNs (keyed NaN, sorted last) to the front, in their order
+                r = np.take_along_axis(r, np.argsort(~np.isnan(np.take_along_axis(v, r, d)), axis=d,
+                                                     kind="stable"), d)
     else:
         r = np.argsort(v, axis=d, kind="stable")
     return _wrap(Array(np.ascontiguousarray(r.astype(np.int64))))
@@ -109,6 +112,7 @@ def msort(input):
     return sort(input, 0).values
 
 
+@_with_out()
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     d = _dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
@@ -126,6 +130,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     return return_types.topk(values, idx)
 
 
+@_with_out()
 def kthvalue(input, k, dim=-1, keepdim=False):
     d = _dim(dim, input.ndim)
     if input.ndim == 0:
@@ -201,12 +206,28 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     s = sorted_sequence._host()
     v = values._host() if isinstance(values, Tensor) else np.asarray(values)
     side = side or ("right" if right else "left")
-    if s.ndim == 1:
-        r = np.searchsorted(s, v, side=side)
-    else:
-        r = np.stack([np.searchsorted(a, b, side=side) for a, b in zip(s.reshape(-1, s.shape[-1]),
-                                                                        v.reshape(-1, v.shape[-1]))]).reshape(v.shape)
+    r = _bisect(s, v, side == "right")
     return _wrap(Array(np.asarray(r, np.int32 if out_int32 else np.int64)))
+
+
+def _bisect(s, v, right: bool):
+    """torch's binary search (cus_lower_bound / cus_upper_bound), vectorised over the values: `start` moves past
+    `mid` while not s[mid] >= v (> v for right), so a NaN value lands at the end and a NaN in s acts as small
+    (np.searchsorted orders NaN last in s). s is 1-d, or has v's batch dims."""
+    n = s.shape[-1]
+    lo = np.zeros(np.shape(v), np.int64)
+    hi = np.full(np.shape(v), n, np.int64)
+    with np.errstate(invalid="ignore"):
+        while True:
+            active = lo < hi
+            if not active.any():
+                return lo
+            mid = lo + ((hi - lo) >> 1)
+            at = np.minimum(mid, n - 1)
+            m = s[at] if s.ndim == 1 else np.take_along_axis(s, at, -1)
+            go = ~(m > v) if right else ~(m >= v)
+            lo = np.where(active & go, mid + 1, lo)
+            hi = np.where(active & ~go, mid, hi)
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):

@@ -76,11 +76,13 @@ digamma = _float_unary("Digamma", _sp.digamma)
 reciprocal = _float_unary("Reciprocal", lambda a: ew.div(_scalar_arr(1, a.dtype), a))
 
 
-def _same_unary(name, afn, bool_ok=True):
+def _same_unary(name, afn, bool_ok=True, complex_to_real=False):
+    """An elementwise function computed in its input's dtype; `out=` must have that dtype (torch's unary kernels),
+    except, with complex_to_real (abs), a complex input's real result, which casts into out."""
     def op(input, *, out=None):
         if not bool_ok and input._np_dtype() == _NPB:
             raise RuntimeError(f"{name.lower()}: bool input is not supported")
-        return _out(_apply1(name, afn, input), out)
+        return _out(_apply1(name, afn, input), out, not (complex_to_real and D.kind(input._np_dtype()) == "c"))
     op.__name__ = op.__qualname__ = name.lower()
     return op
 
@@ -135,7 +137,7 @@ def _checked_unary(op, check):
     return f
 
 
-abs = absolute = _checked_unary(_same_unary("Abs", _abs_fn), _not_impl("abs_cpu"))  # noqa: A001
+abs = absolute = _checked_unary(_same_unary("Abs", _abs_fn, complex_to_real=True), _not_impl("abs_cpu"))  # noqa: A001
 neg = negative = _same_unary("Neg", _neg_fn)
 sign = _same_unary("Sign", _sign_fn)
 sgn = sign
@@ -150,7 +152,7 @@ def square(input, *, out=None):
     """input ** 2 (a bool tensor squares as int64, as torch's pow(x, 2) promotes it)."""
     if input._np_dtype() == _NPB:
         input = input.to(D.from_np(np.dtype(np.int64)))
-    return _square(input, out=out)
+    return _out(_square(input), out)  # (pow's same_kind cast into out, not the unary kernels' same dtype)
 
 
 _positive = _same_unary("Positive", lambda a: a)
@@ -164,7 +166,7 @@ def positive(input):
 
 def round(input, *, decimals=0, out=None):  # noqa: A001
     _not_impl("round_vml_cpu")(input._np_dtype())
-    return _out(_apply1("Round", _int_id(lambda a: jnp.round(a, decimals)), input), out)
+    return _out(_apply1("Round", _int_id(lambda a: jnp.round(a, decimals)), input), out, True)
 
 
 def logical_not(input, *, out=None):
@@ -195,7 +197,7 @@ isnan, isinf, isfinite, isposinf, isneginf, signbit, isreal = (
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     return _out(_apply1("NanToNum", lambda a: jnp.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
-                        if D.kind(a.dtype) in "fc" else a, input), out)
+                        if D.kind(a.dtype) in "fc" else a, input), out, True)
 
 
 # Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));

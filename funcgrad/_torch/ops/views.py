@@ -181,10 +181,20 @@ def unsqueeze(input, dim):
     if not -nd - 1 <= dim <= nd:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-nd - 1}, {nd}], but got {dim})")
     d = dim % (nd + 1)
-    return _view("Unsqueeze", input, lambda x: np.expand_dims(x, d), lambda a: jnp.expand_dims(a, d))
+    return _view("Unsqueeze", input, lambda x: _unsqueeze_np(x, d), lambda a: jnp.expand_dims(a, d))
+
+
+def _unsqueeze_np(x, d):
+    """np.expand_dims with torch's strides: the new dim's is size * stride of the dim it precedes (1 at the end),
+    and the other dims keep theirs (NumPy's reshape may rewrite a size-1 dim's)."""
+    new = x.shape[d] * x.strides[d] if d < x.ndim else x.itemsize
+    return np.lib.stride_tricks.as_strided(x, x.shape[:d] + (1,) + x.shape[d:], x.strides[:d] + (new,) +
+                                           x.strides[d:], writeable=x.flags.writeable)
 
 
 def permute(input, *dims):
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_args(dims)
     nd = input.ndim
     if len(dims) != nd:
@@ -269,7 +279,15 @@ def expand(input, *sizes):
                                    f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                                    f"{list(shp)}")
     out = tuple(out)
-    return _view("Expand", input, lambda x: np.broadcast_to(x, out), lambda a: jnp.broadcast_to(a, out))
+    return _view("Expand", input, lambda x: _expand_np(x, out), lambda a: jnp.broadcast_to(a, out))
+
+
+def _expand_np(x, shape):
+    """np.broadcast_to (read-only) with torch's strides: 0 on the new and the expanded dims only (NumPy's gives
+    every size-1 dim stride 0, so `x.unsqueeze(0).expand(2, 1, 3).stride()` would differ from torch's)."""
+    off = len(shape) - x.ndim
+    st = tuple(0 if i < off or x.shape[i - off] != n else x.strides[i - off] for i, n in enumerate(shape))
+    return np.lib.stride_tricks.as_strided(x, shape, st, writeable=False)
 
 
 def expand_as(input, other):
