@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from .. import _torch as _T
 from .._torch._tensor import Tensor
+from ..fx.node import torch_path
 from ..nn import functional as F
 
 __all__ = ["Schema", "SCHEMAS", "ATEN_FNS", "to_aten", "UnsupportedOp"]
@@ -218,7 +219,6 @@ _FILLED = {"cudnn_enabled": True}  # required schema arguments funcgrad's calls 
 
 def _canonical(target) -> tuple:
     """(canonical name, the signature to bind the call with) of a recorded call target."""
-    from ..fx.node import torch_path
     if target in _OPERATORS:
         return _OPERATORS[target], None
     method = getattr(target, "__fx_method__", None)
@@ -251,7 +251,7 @@ def _bind(name: str, sig_fn, args: tuple, kwargs: dict) -> dict:
 
 
 def to_aten(target, args: tuple, kwargs: dict, is_node: Callable[[Any], bool]) -> tuple:
-    """(Schema, [(name, value, kind)]) for a recorded call: kind 1 positional, 2 keyword (torch's
+    """(Schema, [(name, schema type, value, kind)]) for a recorded call: kind 1 positional, 2 keyword (torch's
     ArgumentKind). Raises UnsupportedOp naming the call when no known operator fits."""
     aten = getattr(target, "__aten__", None)
     if aten is not None:
@@ -311,7 +311,7 @@ def _fit(schema: Schema, named: dict, renames: dict, is_node) -> dict | None:
 
 
 def _emit(schema: Schema, named: dict) -> list:
-    """[(name, value, kind)]: positional arguments up to the last one given (earlier defaults filled in), then
+    """[(name, schema type, value, kind)]: positional arguments up to the last one given (earlier defaults filled in), then
     the keyword-only ones given."""
     pos = [a for a in schema.args if not a[4]]
     last = max((i for i, a in enumerate(pos) if a[1] in named), default=-1)
