@@ -6,9 +6,10 @@
 
 A MaskedTensor pairs a data Tensor with a bool mask; operations act on the data, reductions ignore the masked-out
 elements (each reduction's result is masked where no element was specified), and autograd runs through the data
-Tensor, so `mt.grad` is a MaskedTensor of the data's gradient under the same mask. What differs from torch: a
-MaskedTensor is not an instance of torch.Tensor; torch's functions reach it only where they dispatch on
-`__torch_function__` (nn.functional's relu, gelu, silu, softmax, log_softmax, dropout), the rest are methods.
+Tensor, so `mt.grad` is a MaskedTensor of the data's gradient under the same mask. A MaskedTensor is a
+torch.Tensor (a WrapperTensor: no buffer of its own); what differs from torch: torch's functions reach it only
+where they dispatch on `__torch_function__` (nn.functional's relu, gelu, silu, softmax, log_softmax, dropout), the
+rest are methods, and a Tensor method it does not implement raises NotImplementedError naming it.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import math
 import operator
 
 from .. import _torch as _fg
+from .._torch._subclass import WrapperTensor
 from ..nn import functional as F
 
 __all__ = ["MaskedTensor", "masked_tensor", "as_masked_tensor", "is_masked_tensor", "sum", "mean", "amax", "amin",
@@ -37,9 +39,9 @@ def _fmt(x: float, dtype) -> str:
     return f"{x:8.4f}" if dtype.is_floating_point else f"{x}"
 
 
-class MaskedTensor:
+class MaskedTensor(WrapperTensor):
     """data with a bool mask of its shape (True: specified); torch.masked.MaskedTensor."""
-    __slots__ = ("_data", "_mask", "__weakref__")
+    __slots__ = ("_data", "_mask")
 
     def __init__(self, data, mask, requires_grad: bool = False):
         _check(data, mask)
