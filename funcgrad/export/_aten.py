@@ -23,20 +23,7 @@ _SCHEMA_LINES = """
 aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], SymInt[1] dilation=[1], SymInt groups=1) -> Tensor
 aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], SymInt[2] padding=[0, 0], SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor
-aten::relu(Tensor self) -> Tensor
 aten::gelu(Tensor self, *, str approximate="none") -> Tensor
-aten::silu(Tensor self) -> Tensor
-aten::sigmoid(Tensor self) -> Tensor
-aten::tanh(Tensor self) -> Tensor
-aten::exp(Tensor self) -> Tensor
-aten::log(Tensor self) -> Tensor
-aten::neg(Tensor self) -> Tensor
-aten::abs(Tensor self) -> Tensor
-aten::sqrt(Tensor self) -> Tensor
-aten::rsqrt(Tensor self) -> Tensor
-aten::erf(Tensor self) -> Tensor
-aten::sin(Tensor self) -> Tensor
-aten::cos(Tensor self) -> Tensor
 aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 aten::mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -129,8 +116,9 @@ def _default(text: str):
     return text
 
 
+_UNARY = ("relu", "silu", "sigmoid", "tanh", "exp", "log", "neg", "abs", "sqrt", "rsqrt", "erf", "sin", "cos")
 SCHEMAS: dict = {}
-for _line in _SCHEMA_LINES.strip().splitlines():
+for _line in _SCHEMA_LINES.strip().splitlines() + [f"aten::{n}(Tensor self) -> Tensor" for n in _UNARY]:
     _s = Schema(_line)
     SCHEMAS[_s.qualname] = _s
 
