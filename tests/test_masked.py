@@ -82,3 +82,27 @@ def test_masked_tensor_matches_torch():
         mt = _mt(lib)
         res.append([repr(mt.sum(0)), repr(mt.amax(1)), repr(mt.mean()), repr((mt + 1).exp()), repr(mt.softmax(1))])
     assert res[0] == res[1]
+
+
+def test_masked_tensor_is_a_tensor():
+    data = fg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    mask = fg.tensor([[True, False, True], [False, False, True]])
+    mt = fg.masked.masked_tensor(data, mask)
+    assert isinstance(mt, fg.Tensor) and not mt.is_nested
+    assert mt.get_data() is not data and mt.get_mask().tolist() == mask.tolist()
+    np.testing.assert_array_equal(mt.sum(1).get_data().numpy(), [4.0, 6.0])
+    np.testing.assert_array_equal(mt.to_tensor(0.0).numpy(), [[1.0, 0.0, 3.0], [0.0, 0.0, 6.0]])
+    np.testing.assert_array_equal((mt * 2).get_data().numpy(), data.numpy() * 2)
+    with pytest.raises(NotImplementedError, match="cumsum"):
+        mt.cumsum(0)
+    with pytest.raises(NotImplementedError, match="__matmul__"):
+        mt @ mt
+    import copy
+    c = copy.deepcopy(mt)
+    assert isinstance(c, fg.masked.MaskedTensor) and c.get_mask().tolist() == mask.tolist()
+
+
+def test_masked_tensor_is_a_tensor_in_torch_too():
+    torch = pytest.importorskip("torch")
+    mt = torch.masked.masked_tensor(torch.tensor([1.0, 2.0]), torch.tensor([True, False]))
+    assert isinstance(mt, torch.Tensor) and isinstance(_mt(), fg.Tensor)

@@ -191,3 +191,50 @@ def test_strided_ops_match_torch():
                                                         .numpy()])
     for mine, theirs in zip(*outs):
         np.testing.assert_allclose(mine, theirs, rtol=1e-6)
+
+
+@pytest.mark.parametrize("layout", ["strided", "jagged"])
+def test_nested_tensor_is_a_tensor(layout):
+    nt = _pair(layout)
+    assert isinstance(nt, fg.Tensor) and nt.is_nested
+    assert not fg.tensor(A).is_nested
+    # indexing: an int, or an int then the component's own index (the tutorial's nt[1, :, -1])
+    np.testing.assert_array_equal(nt[1, :, -1].numpy(), B[:, -1])
+    np.testing.assert_array_equal(nt[0, 1].numpy(), A[1])
+    np.testing.assert_array_equal(nt[-1].numpy(), B)
+    err = RuntimeError if layout == "jagged" else NotImplementedError
+    with pytest.raises(err, match="slice"):
+        nt[0:1]
+    with pytest.raises(err, match="slice"):
+        nt[:, 0]
+    # Tensor methods it does not implement refuse, naming the operation, instead of reading a missing buffer
+    with pytest.raises(NotImplementedError, match="cumsum"):
+        nt.cumsum(1)
+    with pytest.raises(NotImplementedError, match="__setitem__"):
+        nt[0] = 1.0
+    # the elementwise ops, softmax and matmul of the tutorial stay nested, component by component
+    if layout == "jagged":  # (torch's strided layout refuses a dense operand)
+        y = fg.nn.functional.softmax((nt * 2.0 + 1.0) @ fg.ones(6, 2, dtype=fg.float64), dim=-1)
+        assert isinstance(y, fg.nested.NestedTensor)
+        np.testing.assert_allclose(y[0].numpy(), np.full((2, 2), 0.5))
+    w = nt.matmul(nt.transpose(1, 2))
+    np.testing.assert_allclose(w[1].numpy(), B @ B.T)
+
+
+def test_nested_is_a_tensor_in_torch_too():
+    torch = pytest.importorskip("torch")
+    nt = torch.nested.nested_tensor([torch.tensor(A), torch.tensor(B)])
+    assert isinstance(nt, torch.Tensor)
+    np.testing.assert_array_equal(nt[1, :, -1].numpy(), _pair()[1, :, -1].numpy())
+    with pytest.raises(NotImplementedError):
+        nt[0:1]
+
+
+def test_nested_deepcopy_and_pickle():
+    import copy
+    import pickle
+    nt = _pair("jagged")
+    for c in (copy.deepcopy(nt), pickle.loads(pickle.dumps(nt))):
+        assert isinstance(c, fg.nested.NestedTensor) and c.layout is fg.jagged
+        np.testing.assert_array_equal(c[1].numpy(), B)
+        assert c[1] is not nt[1]

@@ -9,8 +9,10 @@ and buffers lifted to inputs, for inspection, transformation, saving and running
 How it differs from torch's: the graph calls funcgrad's torch-level functions (`torch.nn.functional.linear`,
 `operator.add`, `Tensor.view`) where torch's calls ATen operators (`torch.ops.aten.linear.default`); sizes are
 symbolic only where dynamic_shapes asks (the tracer runs on the example values, see _trace.py), and a dynamic
-size the program specialises is found by running the graph again at a second size; the .pt2 file is
-funcgrad's own zip (not loadable by torch). Not implemented: strict mode's TorchDynamo checks (strict=True traces
+size the program specialises is found by running the graph again at a second size. The .pt2 file is torch's
+format (ATen operators; see _serialize.py and _aten.py): torch.export.load reads funcgrad's and funcgrad reads
+torch's, except programs with dynamic sizes or torch.cond, which funcgrad still writes in its own layout. Not
+implemented: strict mode's TorchDynamo checks (strict=True traces
 as strict=False), derived Dims (`2 * batch`), preserve_module_call_signature, draft_export's report.
 """
 from __future__ import annotations

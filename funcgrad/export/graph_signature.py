@@ -10,24 +10,9 @@ __all__ = ["InputKind", "OutputKind", "TensorArgument", "SymIntArgument", "Const
            "OutputSpec", "ExportGraphSignature", "ExportBackwardSignature"]
 
 
-class InputKind(enum.Enum):
-    USER_INPUT = enum.auto()
-    PARAMETER = enum.auto()
-    BUFFER = enum.auto()
-    CONSTANT_TENSOR = enum.auto()
-    CUSTOM_OBJ = enum.auto()
-    TOKEN = enum.auto()
-
-
-class OutputKind(enum.Enum):
-    USER_OUTPUT = enum.auto()
-    LOSS_OUTPUT = enum.auto()
-    BUFFER_MUTATION = enum.auto()
-    PARAMETER_MUTATION = enum.auto()
-    GRADIENT_TO_PARAMETER = enum.auto()
-    GRADIENT_TO_USER_INPUT = enum.auto()
-    USER_INPUT_MUTATION = enum.auto()
-    TOKEN = enum.auto()
+InputKind = enum.Enum("InputKind", "USER_INPUT PARAMETER BUFFER CONSTANT_TENSOR CUSTOM_OBJ TOKEN", module=__name__)
+OutputKind = enum.Enum("OutputKind", "USER_OUTPUT LOSS_OUTPUT BUFFER_MUTATION PARAMETER_MUTATION GRADIENT_TO_PARAMETER "
+                       "GRADIENT_TO_USER_INPUT USER_INPUT_MUTATION TOKEN", module=__name__)
 
 
 @dataclasses.dataclass

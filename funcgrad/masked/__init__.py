@@ -6,9 +6,10 @@
 
 A MaskedTensor pairs a data Tensor with a bool mask; operations act on the data, reductions ignore the masked-out
 elements (each reduction's result is masked where no element was specified), and autograd runs through the data
-Tensor, so `mt.grad` is a MaskedTensor of the data's gradient under the same mask. What differs from torch: a
-MaskedTensor is not an instance of torch.Tensor; torch's functions reach it only where they dispatch on
-`__torch_function__` (nn.functional's relu, gelu, silu, softmax, log_softmax, dropout), the rest are methods.
+Tensor, so `mt.grad` is a MaskedTensor of the data's gradient under the same mask. A MaskedTensor is a
+torch.Tensor (a WrapperTensor: no buffer of its own); what differs from torch: torch's functions reach it only
+where they dispatch on `__torch_function__` (nn.functional's relu, gelu, silu, softmax, log_softmax, dropout), the
+rest are methods, and a Tensor method it does not implement raises NotImplementedError naming it.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import math
 import operator
 
 from .. import _torch as _fg
+from .._torch._subclass import WrapperTensor
 from ..nn import functional as F
 
 __all__ = ["MaskedTensor", "masked_tensor", "as_masked_tensor", "is_masked_tensor", "sum", "mean", "amax", "amin",
@@ -37,9 +39,9 @@ def _fmt(x: float, dtype) -> str:
     return f"{x:8.4f}" if dtype.is_floating_point else f"{x}"
 
 
-class MaskedTensor:
+class MaskedTensor(WrapperTensor):
     """data with a bool mask of its shape (True: specified); torch.masked.MaskedTensor."""
-    __slots__ = ("_data", "_mask", "__weakref__")
+    __slots__ = ("_data", "_mask")
 
     def __init__(self, data, mask, requires_grad: bool = False):
         _check(data, mask)
@@ -59,50 +61,12 @@ class MaskedTensor:
         """The data with the masked-out elements replaced by value."""
         return self._data.masked_fill(self._mask.logical_not(), value)
 
-    @property
-    def shape(self):
-        return self._data.shape
-
     def size(self, dim: int | None = None):
         return self._data.size() if dim is None else self._data.size(dim)
-
-    def dim(self) -> int:
-        return self._data.dim()
-
-    @property
-    def ndim(self) -> int:
-        return self._data.dim()
-
-    @property
-    def dtype(self):
-        return self._data.dtype
-
-    @property
-    def device(self):
-        return self._data.device
-
-    @property
-    def layout(self):
-        return self._data.layout
-
-    def numel(self) -> int:
-        return self._data.numel()
 
     is_nested = False
 
     # --- autograd -------------------------------------------------------------------------------------------
-    @property
-    def requires_grad(self) -> bool:
-        return self._data.requires_grad
-
-    @property
-    def is_leaf(self) -> bool:
-        return self._data.is_leaf
-
-    @property
-    def grad_fn(self):
-        return self._data.grad_fn
-
     @property
     def grad(self):
         g = self._data.grad
@@ -224,6 +188,11 @@ for _name, _op in {"add": operator.add, "sub": operator.sub, "mul": operator.mul
     setattr(MaskedTensor, f"__{_name}__", lambda self, o, _op=_op: self._binary(o, _op))
     if _name not in ("eq", "ne", "lt", "le", "gt", "ge"):
         setattr(MaskedTensor, f"__r{_name}__", lambda self, o, _op=_op: self._binary(o, _op, reverse=True))
+# the data's metadata and autograd attributes, read through
+for _name in ("shape", "ndim", "dtype", "device", "layout", "requires_grad", "is_leaf", "grad_fn"):
+    setattr(MaskedTensor, _name, property(lambda self, _n=_name: getattr(self._data, _n)))
+for _name in ("dim", "numel"):
+    setattr(MaskedTensor, _name, lambda self, _n=_name: getattr(self._data, _n)())
 MaskedTensor.__hash__ = object.__hash__
 MaskedTensor.__neg__ = MaskedTensor.neg
 MaskedTensor.__abs__ = MaskedTensor.abs
@@ -290,28 +259,31 @@ def mean(input, dim=None, *, keepdim: bool = False, dtype=None, mask=None):
     return sum(input, dim, keepdim=keepdim, dtype=dtype, mask=mask) / count
 
 
-def amax(input, dim=None, *, keepdim: bool = False, dtype=None, mask=None):
-    """The largest element where mask is True (the dtype's lowest value where none is)."""
-    low = -math.inf if input.is_floating_point() else _fg.iinfo(input.dtype).min
-    return _filled(input, mask, low, dtype).amax(_dims(input, dim), keepdim=keepdim)
+def _lowest(input) -> float:
+    return -math.inf if input.is_floating_point() else _fg.iinfo(input.dtype).min
 
 
-def amin(input, dim=None, *, keepdim: bool = False, dtype=None, mask=None):
-    """The smallest element where mask is True (the dtype's highest value where none is)."""
-    high = math.inf if input.is_floating_point() else _fg.iinfo(input.dtype).max
-    return _filled(input, mask, high, dtype).amin(_dims(input, dim), keepdim=keepdim)
+def _highest(input) -> float:
+    return math.inf if input.is_floating_point() else _fg.iinfo(input.dtype).max
 
 
-def argmax(input, dim=None, *, keepdim: bool = False, dtype=None, mask=None):
-    """The index of the largest element where mask is True."""
-    low = -math.inf if input.is_floating_point() else _fg.iinfo(input.dtype).min
-    return _filled(input, mask, low, dtype).argmax(dim, keepdim=keepdim)
+def _extreme(name: str, fill, doc: str):
+    """The masked amax/amin/argmax/argmin: the masked-out elements filled with the value that cannot win."""
+    all_dims = name in ("amax", "amin")
+
+    def reduce(input, dim=None, *, keepdim: bool = False, dtype=None, mask=None):
+        x = _filled(input, mask, fill(input), dtype)
+        return getattr(x, name)(_dims(input, dim) if all_dims else dim, keepdim=keepdim)
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = doc
+    return reduce
 
 
-def argmin(input, dim=None, *, keepdim: bool = False, dtype=None, mask=None):
-    """The index of the smallest element where mask is True."""
-    high = math.inf if input.is_floating_point() else _fg.iinfo(input.dtype).max
-    return _filled(input, mask, high, dtype).argmin(dim, keepdim=keepdim)
+amax = _extreme("amax", _lowest, "The largest element where mask is True (the dtype's lowest value where none is).")
+amin = _extreme("amin", _highest, "The smallest element where mask is True (the dtype's highest value where none "
+                "is).")
+argmax = _extreme("argmax", _lowest, "The index of the largest element where mask is True.")
+argmin = _extreme("argmin", _highest, "The index of the smallest element where mask is True.")
 
 
 def logsumexp(input, dim, *, keepdim: bool = False, dtype=None, mask=None):
@@ -319,22 +291,22 @@ def logsumexp(input, dim, *, keepdim: bool = False, dtype=None, mask=None):
     return _filled(input, mask, -math.inf, dtype).logsumexp(_dims(input, dim), keepdim=keepdim)
 
 
-def softmax(input, dim, *, dtype=None, mask=None):
-    """softmax over dim of the elements where mask is True; 0 at the masked-out ones."""
+def _normalised(name: str, input, dim, dtype, mask, out_fill):
     m = _full_mask(input, mask)
     x = _filled(input, m, -math.inf, dtype)
     live = m.any(dim, keepdim=True)
-    out = x.masked_fill(live.logical_not(), 0.0).softmax(dim)
-    return out.masked_fill(m.logical_not(), 0.0)
+    out = getattr(x.masked_fill(live.logical_not(), 0.0), name)(dim)
+    return out.masked_fill(m.logical_not(), out_fill)
+
+
+def softmax(input, dim, *, dtype=None, mask=None):
+    """softmax over dim of the elements where mask is True; 0 at the masked-out ones."""
+    return _normalised("softmax", input, dim, dtype, mask, 0.0)
 
 
 def log_softmax(input, dim, *, dtype=None, mask=None):
     """log_softmax over dim of the elements where mask is True; -inf at the masked-out ones."""
-    m = _full_mask(input, mask)
-    x = _filled(input, m, -math.inf, dtype)
-    live = m.any(dim, keepdim=True)
-    out = x.masked_fill(live.logical_not(), 0.0).log_softmax(dim)
-    return out.masked_fill(m.logical_not(), -math.inf)
+    return _normalised("log_softmax", input, dim, dtype, mask, -math.inf)
 
 
 def softmin(input, dim, *, dtype=None, mask=None):
@@ -374,7 +346,5 @@ def std(input, dim=None, unbiased=None, *, correction=None, keepdim: bool = Fals
     return var(input, dim, unbiased, correction=correction, keepdim=keepdim, dtype=dtype, mask=mask).sqrt()
 
 
-_REDUCTIONS = {"sum": sum, "mean": mean, "prod": prod, "amax": lambda x, d, keepdim, dtype, mask: amax(
-    x, d, keepdim=keepdim, mask=mask), "amin": lambda x, d, keepdim, dtype, mask: amin(x, d, keepdim=keepdim, mask=mask),
-    "argmax": lambda x, d, keepdim, dtype, mask: argmax(x, d, keepdim=keepdim, mask=mask),
-    "argmin": lambda x, d, keepdim, dtype, mask: argmin(x, d, keepdim=keepdim, mask=mask)}
+_REDUCTIONS = {"sum": sum, "mean": mean, "prod": prod, "amax": amax, "amin": amin, "argmax": argmax,
+               "argmin": argmin}

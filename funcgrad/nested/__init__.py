@@ -9,10 +9,11 @@ A NestedTensor holds its components as funcgrad Tensors (torch keeps one packed 
 them, so autograd reaches the components (and, through `as_nested_tensor` / `nested_tensor_from_jagged`, the
 tensors they came from) with no rule of its own. Both of torch's layouts: `torch.strided` (any dimension may be
 irregular; `size()` refuses) and `torch.jagged` (one ragged dimension, shown as a symbol `j1`; `values()`,
-`offsets()`, `lengths()`). What differs from torch: a NestedTensor is not an instance of torch.Tensor, and only
-the torch functions that dispatch on `__torch_function__` accept one (nn.functional's linear,
+`offsets()`, `lengths()`). A NestedTensor is a torch.Tensor (a WrapperTensor: no buffer of its own); what differs
+from torch: only the torch functions that dispatch on `__torch_function__` accept one (nn.functional's linear,
 scaled_dot_product_attention, layer_norm, dropout, relu, gelu, silu, softmax, log_softmax; hence nn.Linear,
-nn.LayerNorm, nn.Dropout, ...); everything else is a method.
+nn.LayerNorm, nn.Dropout, ...); everything else is a method (`nt.matmul(other)`, `nt @ other`), and a Tensor
+method it does not implement raises NotImplementedError naming it.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import operator
 from .. import _torch as _fg
 from .._torch._dtype import Size
 from .._torch._formats import jagged, strided
+from .._torch._subclass import WrapperTensor
 from ..nn import functional as F
 
 __all__ = ["NestedTensor", "nested_tensor", "as_nested_tensor", "to_padded_tensor", "nested_tensor_from_jagged",
@@ -60,9 +62,9 @@ def _norm_dim(d: int, ndim: int) -> int:
     return d % ndim
 
 
-class NestedTensor:
+class NestedTensor(WrapperTensor):
     """A batch of tensors of one dimensionality and dtype (torch.nested's NestedTensor)."""
-    __slots__ = ("_ts", "_layout", "_ragged_idx", "_sym", "_buf", "__weakref__")
+    __slots__ = ("_ts", "_layout", "_ragged_idx", "_sym", "_buf")
     is_nested = True
     is_sparse = False
     is_quantized = False
@@ -187,10 +189,17 @@ class NestedTensor:
         return tuple(self._ts)
 
     def __getitem__(self, i):
-        if isinstance(i, int):
+        """nt[i] is component i; nt[i, ...] indexes component i with the rest (torch's; a slice of the batch
+        dimension is refused, as torch does)."""
+        if isinstance(i, tuple) and i and isinstance(i[0], int) and not isinstance(i[0], bool):
+            rest = i[1:]
+            return self._ts[i[0]][rest] if rest else self._ts[i[0]]
+        if isinstance(i, int) and not isinstance(i, bool):
             return self._ts[i]
-        raise NotImplementedError(f"NestedTensor indexing with {type(i).__name__} is not supported; index the "
-                                  "batch dimension with an int or use unbind()")
+        if self._layout is jagged:
+            raise RuntimeError("slice(): not supported for NestedTensor on dim=0")
+        raise NotImplementedError("Could not run 'aten::slice.Tensor' with arguments from the 'NestedTensorCPU' "
+                                  "backend: index the batch dimension of a NestedTensor with an int")
 
     def __iter__(self):
         return iter(self._ts)

@@ -8,7 +8,7 @@ import numpy as _np
 from typing import Sequence, Union
 
 from ..._torch import overrides as _ov
-from ..._torch._tensor import Tensor as _Tensor, _inplace as _tensor_inplace, _traced
+from ..._torch._tensor import _inplace as _tensor_inplace, _traced
 
 __all__ = []
 
@@ -25,9 +25,9 @@ def _pair(v, n=2):
 
 
 def _foreign(x) -> bool:
-    """x is no Tensor but its type defines `__torch_function__` (a NestedTensor, a MaskedTensor): the functions
-    that accept such inputs hand them to it (checked after `x.__class__ is not Tensor`, off the hot path)."""
-    return not isinstance(x, _Tensor) and _ov.has_torch_function_unary(x)
+    """x's type defines `__torch_function__` (a NestedTensor, a MaskedTensor): the functions that accept such
+    inputs hand them to it (checked after `x.__class__ is not Tensor`, off the hot path)."""
+    return _ov.has_torch_function_unary(x)
 
 
 def _dispatch(fn, relevant, *args, **kwargs):
