@@ -1,0 +1,1 @@
+from .wrap_util import subvals  # noqa: F401
