@@ -65,7 +65,8 @@ class VSpace:
         return self._build(lambda s, dt: np.zeros(s, dt))
 
     def ones(self):
-        return self._build(lambda s, dt: np.ones(s, dt))
+        """The sum of the standard basis: 1 + 1j in each element of a complex leaf (HIPS's convention)."""
+        return self._build(lambda s, dt: np.full(s, 1 + 1j if dt.kind == "c" else 1, dt))
 
     def randn(self):
         def one(s, dt):

@@ -20,7 +20,10 @@ _SCALAR_ONLY = "only applies to real scalar-output functions. Try jacobian, elem
 
 @unary_to_nary
 def grad(fun, x):
-    """d fun / d x for a real output with one element (HIPS allows shape (1,), unlike JAX's grad)."""
+    """
+    Returns a function which computes the gradient of `fun` with respect to positional argument number
+    `argnum` (HIPS's docstring opening, which its tests read). fun's output must be real with one element
+    (HIPS allows shape (1,), unlike JAX's grad)."""
     vjp, ans = _make_vjp(fun, x)
     if vspace(ans).size != 1:
         raise TypeError("Grad " + _SCALAR_ONLY)

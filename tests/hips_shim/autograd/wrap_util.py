@@ -26,6 +26,9 @@ def unary_to_nary(unary_operator):
             x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnum)
             return unary_operator(unary_f, x, *op_args, **op_kwargs)
 
-        nary_f.__name__ = f"{get_name(unary_operator)}_of_{get_name(fun)}_wrt_argnum_{argnum}"
+        op, name = get_name(unary_operator), get_name(fun)
+        nary_f.__name__ = f"{op}_of_{name}_wrt_argnum_{argnum}"
+        nary_f.__doc__ = (f"    {op} of function {name} with respect to argument number {argnum}. Takes the\n"
+                          f"    same arguments as {name} but returns the {op}.\n")
         return nary_f
     return nary_operator

@@ -9,7 +9,7 @@ from . import fft, linalg, random  # noqa: E402,F401  (after the copy: these are
 
 # NumPy's extended-precision names HIPS re-exports (dtypes, not functions).
 longdouble, clongdouble = _onp.longdouble, _onp.clongdouble
-numpy_version = _onp.__version__
+numpy_version = __version__ = _onp.__version__
 
 
 def make_diagonal(D, offset=0, axis1=-1, axis2=-2):
