@@ -380,6 +380,33 @@ def test_float0_for_integer_gradients():
         fg.grad(lambda i: i * 2.0)(3)
 
 
+def test_float0_tangents_and_cotangents_are_zeros():
+    # JAX takes a float0 (co)tangent for an integer or boolean primal/output and treats it as zero
+    # (HIPS autograd's grad of a comparison relies on it); on an inexact one it is an error.
+    f0 = np.zeros((), fg.float0)
+    y, pull = fg.vjp(lambda x, z: (x == z, x * z), 0.7, 1.5)
+    gx, gz = pull((f0, 1.0))
+    assert (float(gx), float(gz)) == (1.5, 0.7)
+    assert [float(g) for g in fg.vjp(lambda x: x > 0, 0.7)[1](f0)] == [0.0]
+    out, t = fg.jvp(lambda x, i: x * i, (2.0, 3), (1.0, f0))
+    assert (float(out), float(t)) == (6.0, 3.0)
+    with pytest.raises(TypeError):
+        fg.jvp(lambda x: x * 2.0, (1.5,), (f0,))
+    with pytest.raises(ValueError):
+        fg.vjp(lambda x: x * 2.0, 1.5)[1](f0)
+    with pytest.raises(ValueError):
+        fg.vjp(lambda x: x > 0, jnp.ones(2))[1](f0)  # shape () for an output of shape (2,)
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    try:
+        jf0 = np.zeros((), jax.dtypes.float0)
+        want = jax.vjp(lambda x, z: (x == z, x * z), 0.7, 1.5)[1]((jf0, 1.0))
+        assert [float(w) for w in want] == [float(gx), float(gz)]
+        assert float(jax.jvp(lambda x, i: x * i, (2.0, 3), (1.0, jf0))[1]) == float(t)
+    finally:
+        jax.config.update("jax_enable_x64", False)
+
+
 def test_make_mesh_and_shard_map_one_device():
     mesh = fg.make_mesh((1,), ("data",))
     assert mesh.shape == {"data": 1} and mesh.axis_names == ("data",)

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
+import funcgrad
 import funcgrad.numpy as fnp
 from funcgrad._src.core import dtypes as _dtypes
 from funcgrad._src.core.array import Array
@@ -570,6 +571,16 @@ def test_histogramdd_and_histogram2d(kw):
         np.histogram2d(x, y, **kw2)
     _same(got[0], want[0], 1e-5, dtype=None if "weights" in kw or kw.get("density") else _dtypes.defaults.int_)
     _same(got[1:], want[1:], 1e-6)
+
+
+def test_real_if_close_is_differentiable():
+    # The real-or-complex choice reads concrete values, so grad/jvp pass through it (HIPS autograd
+    # differentiates it); under jit the values are unknown and it is a ConcretizationError.
+    assert float(funcgrad.grad(lambda x: fnp.real_if_close(x * (1 + 0j)) ** 2)(1.5)) == 3.0
+    out, t = funcgrad.jvp(lambda x: fnp.real_if_close(x * (1 + 1j)), (1.5,), (2.0,))
+    assert complex(out) == 1.5 + 1.5j and complex(t) == 2 + 2j
+    with pytest.raises(funcgrad.errors.ConcretizationError, match="real_if_close"):
+        funcgrad.jit(fnp.real_if_close)(1 + 0j)
 
 
 def test_small_conversions_and_helpers(tmp_path):

@@ -10,7 +10,8 @@ import numpy as np
 
 from .._src.core import dtypes
 from .._src.core.array import to_array
-from .._src.core.trace import Tracer
+from .._src.core.errors import ConcretizationError
+from .._src.core.trace import Tracer, concrete_value
 from .._src.prims import elementwise as ew
 from .._src.interpreters import vmap
 from . import _ufuncs as u
@@ -292,7 +293,13 @@ def real_if_close(a, tol=100):
         return x
     eps = float(np.finfo(x.real.dtype).eps)
     limit = tol * eps if tol > 1 else tol
-    return x.real if bool(np.all(np.abs(np.asarray(x).imag) < limit)) else x
+    v = concrete_value(x)  # the choice reads the values (known under grad/vjp/jvp, not under jit)
+    if v is None:
+        raise ConcretizationError(
+            f"real_if_close: whether the result is real depends on the values of the traced array "
+            f"{x.aval.str_short()}, which are not known under jit; take funcgrad.numpy.real(x) when the "
+            "imaginary parts are known to vanish, or call real_if_close outside jit")
+    return x.real if bool(np.all(np.abs(np.asarray(v).imag) < limit)) else x
 
 
 def apply_over_axes(func, a, axes):

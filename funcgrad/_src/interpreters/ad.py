@@ -41,6 +41,16 @@ def _lower(trace, x):
     return x.val if isinstance(x, Tracer) and x._trace is trace else x
 
 
+def _is_float0(x) -> bool:
+    """A float0 (co)tangent: the zero derivative of an integer or boolean value, as JAX passes it."""
+    return isinstance(x, np.ndarray) and x.dtype == dtypes.float0
+
+
+def _as_tangent(x):
+    """A (co)tangent leaf as an Array, or None (zero) for a float0 one."""
+    return None if _is_float0(x) else _as_array(x)
+
+
 def _as_array(x):
     if isinstance(x, ArrayBase):
         return x
@@ -330,7 +340,16 @@ def _check_like(kind: str, ref_leaves, ref_tree, leaves, tree, check_dtypes: boo
     if tree != ref_tree:
         raise ValueError(structure_differs.format(ref_tree, tree))
     for r, x in zip(ref_leaves, leaves):
-        ra, xa = get_aval(r), get_aval(x)
+        ra = get_aval(r)
+        if _is_float0(x):  # float0 is the zero (co)tangent of an integer or boolean leaf
+            if dtypes.is_inexact(ra.dtype):
+                err = TypeError if kind == "jvp" else ValueError  # as JAX raises
+                raise err(f"{kind}: a float0 (co)tangent is only for an integer or boolean "
+                          f"{'primal' if kind == 'jvp' else 'output'}, got one for {ra.str_short()}")
+            if ra.shape != x.shape:
+                raise ValueError(shapes_differ.format(ra.str_short(), f"float0{list(x.shape)}"))
+            continue
+        xa = get_aval(x)
         if ra.shape != xa.shape:
             raise ValueError(shapes_differ.format(ra.str_short(), xa.str_short()))
         if check_dtypes and dtypes.is_inexact(ra.dtype) and xa.dtype != ra.dtype:
@@ -353,7 +372,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False, *, _check_dtype
     t_leaves, t_tree = tree_flatten(tuple(tangents))
     _check_like("jvp", p_leaves, p_tree, t_leaves, t_tree, _check_dtypes)
     tape, out_tree, store = _record_fun(fun, p_leaves, p_tree, has_aux, "jvp")
-    t_in = [_as_array(t) for t in t_leaves]
+    t_in = [_as_tangent(t) for t in t_leaves]
     t_out = forward(tape, t_in)
     out_vals = tape.out_values()
     t_out = [zeros_like(v) if t is None else t for t, v in zip(t_out, out_vals)]
@@ -459,7 +478,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     def f_vjp(ct):
         ct_leaves, ct_tree = tree_flatten(ct)
         _check_like("vjp", out_vals, out_tree, ct_leaves, ct_tree)
-        cts = backward(tape, [_as_array(c) for c in ct_leaves])
+        cts = backward(tape, [_as_tangent(c) for c in ct_leaves])
         cts = [_zeros_for(a) if c is None else c for c, a in zip(cts, in_avals)]
         return tree_unflatten(p_tree, cts)
 

@@ -1,0 +1,1 @@
+from funcgrad.numpy.fft import *  # noqa: F401,F403

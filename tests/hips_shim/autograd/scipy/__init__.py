@@ -1,0 +1,2 @@
+"""autograd.scipy on funcgrad.scipy (jax.scipy's namespace)."""
+from . import integrate, linalg, signal, special, stats  # noqa: F401

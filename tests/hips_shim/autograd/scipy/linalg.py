@@ -1,0 +1,1 @@
+from funcgrad.scipy.linalg import *  # noqa: F401,F403

@@ -1,0 +1,1 @@
+from funcgrad.scipy.signal import *  # noqa: F401,F403

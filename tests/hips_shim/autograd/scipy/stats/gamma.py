@@ -1,0 +1,1 @@
+from funcgrad.scipy.stats.gamma import *  # noqa: F401,F403

@@ -1,0 +1,1 @@
+from funcgrad.scipy.stats.norm import *  # noqa: F401,F403
