@@ -114,34 +114,6 @@ def test_fold_keeps_big_results_as_broadcast_views_or_leaves_them():
     same_values(j, after, jnp.ones((1000, 1000)))
 
 
-def test_fold_turns_materialised_uniform_constants_into_broadcasts():
-    """A captured constant holding one bit pattern everywhere (an eager zeros_like while tracing) becomes a
-    zero-stride broadcast of it; one that mixes 0.0 and -0.0, or real data, stays as it is."""
-    n = 5000
-    zeros = fg.Array(np.zeros(n, np.float32), False)
-    mixed = np.zeros(n, np.float32)
-    mixed[n - 1] = -0.0
-    data = fg.Array(np.arange(n, dtype=np.float32), False)
-    vars_ = [Var(ShapedArray((n,), np.dtype(np.float32)), c, is_const=True)
-             for c in (zeros, fg.Array(mixed, False), data)]
-    b = v((n,))
-    outs = [v((n,)) for _ in vars_]
-    j = Jaxpr(vars_, [zeros, fg.Array(mixed, False), data], [b],
-              [eqn("add", [b, c], o) for c, o in zip(vars_, outs)], outs)
-    after = fold_constants(j)
-    bufs = [np.asarray(c) for c in after.consts]
-    assert bufs[0].strides == (0,) and not bufs[0].flags.writeable and bufs[0][0] == 0
-    assert bufs[1].strides == (4,) and np.signbit(bufs[1][-1]) and bufs[2].strides == (4,)
-    same_values(j, after, jnp.asarray(np.linspace(-1, 1, n, dtype=np.float32)))
-    # code generation then passes the zero as a scalar, not a buffer as big as the data
-    relu_vjp = fg.jit(fg.grad(lambda x: jnp.sum(fg.nn.relu(x) * x)))
-    x = np.linspace(-2, 2, 70000).astype(np.float32)
-    src = relu_vjp.lower(jnp.asarray(x)).source()
-    g = relu_vjp.lower(jnp.asarray(x)).compile()(jnp.asarray(x))
-    np.testing.assert_array_equal(np.asarray(g), np.where(x > 0, 2 * x, 0).astype(np.float32))
-    assert "_select(" in src
-
-
 # --- simplify -------------------------------------------------------------------------------------
 
 SIMPLIFY_CASES = {

@@ -8,8 +8,7 @@ than the largest input, when it is small (<= FOLD_LIMIT elements), or when it is
 constant (a broadcast of a scalar is a zero-stride view, free however large; so is a folded `full`,
 which becomes a read-only broadcast of its fill value). Otherwise (arithmetic on big broadcasts, an
 iota) the equation stays, to run at call time. Call primitives (control
-flow, nested jit) are never folded. A big constant captured materialised but holding one value (an eager
-zeros_like during tracing) becomes such a broadcast too.
+flow, nested jit) are never folded.
 """
 from __future__ import annotations
 
@@ -46,39 +45,12 @@ def _affordable(outs, ins, in_size: int) -> bool:
     return True
 
 
-_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def _as_broadcast(c):
-    """A big materialised NumPy constant whose elements all have one bit pattern (an eager zeros_like of a
-    traced shape, say relu's backward's 0) as a read-only zero-stride broadcast of that value, or None:
-    code generation then passes it as a scalar instead of streaming it through memory. A few samples are
-    compared first, so that real data costs next to nothing; a uniform one is checked whole, once."""
-    buf = c._buf if isinstance(c, Array) else None
-    if not isinstance(buf, np.ndarray) or buf.size <= FOLD_LIMIT or not buf.flags.c_contiguous or \
-            buf.dtype.kind not in "biuf" or buf.dtype.itemsize not in _UINT:
-        return None
-    bits = buf.reshape(-1).view(_UINT[buf.dtype.itemsize])
-    if (bits[::bits.size // 8] != bits[0]).any() or (bits != bits[0]).any():
-        return None
-    return Array(np.broadcast_to(buf.reshape(-1)[:1].copy().reshape(()), buf.shape), c.weak_type)  # (not a view of buf)
-
-
 def fold_constants(jaxpr: Jaxpr) -> Jaxpr:
-    """Evaluate equations whose inputs are all constants (when the result is affordable; see above); big
-    uniform constants become broadcasts of their value (_as_broadcast)."""
+    """Evaluate equations whose inputs are all constants (when the result is affordable; see above)."""
+    const_val = dict(zip(jaxpr.constvars, jaxpr.consts))
     constvars, consts = list(jaxpr.constvars), list(jaxpr.consts)
-    rename = Renamer()
-    spread = False
-    for i, c in enumerate(consts):
-        b = _as_broadcast(c)
-        if b is not None:
-            v = Var(constvars[i].aval, b, is_const=True)
-            rename.set(constvars[i], v)
-            constvars[i], consts[i] = v, b
-            spread = True
-    const_val = dict(zip(constvars, consts))
     eqns = []
+    rename = Renamer()
     for e in jaxpr.eqns:
         e = rename.eqn(e)
         if all(v in const_val for v in e.invars) and not is_call(e) and not e.prim.multiple_results \
@@ -118,6 +90,6 @@ def fold_constants(jaxpr: Jaxpr) -> Jaxpr:
                 consts.append(out)
                 continue
         eqns.append(e)
-    if len(eqns) == len(jaxpr.eqns) and not spread:
+    if len(eqns) == len(jaxpr.eqns):
         return jaxpr
     return rebuild(jaxpr, eqns, [rename(v) for v in jaxpr.outvars], constvars, consts)
