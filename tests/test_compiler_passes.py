@@ -114,6 +114,17 @@ def test_fold_keeps_big_results_as_broadcast_views_or_leaves_them():
     same_values(j, after, jnp.ones((1000, 1000)))
 
 
+def test_fold_leaves_a_captured_buffer_live():
+    """A closed-over tensor of zeros is read at call time, not frozen as the one value it held when traced:
+    torch-face code changes it in place (optimizer steps, running statistics) between calls."""
+    b = fg.zeros(5000)
+    f = fg.jit(lambda x: x + b)
+    x = fg.ones(5000)
+    assert float(f(x)[0]) == 1.0
+    b.add_(1.0)
+    assert float(f(x)[0]) == 2.0
+
+
 # --- simplify -------------------------------------------------------------------------------------
 
 SIMPLIFY_CASES = {

@@ -138,3 +138,35 @@ def test_scaled_bessel_at_infinity(dt):
         got = np.asarray(f(jnp.asarray(x)))
         np.testing.assert_allclose(got, ref(x.astype(np.float64)).astype(dt), rtol=1e-3 if dt == np.float16 else 1e-6)
         assert not np.isnan(got).any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int8, np.int64, np.uint16, np.bool_])
+def test_select_on_big_operands_gives_np_where_bits(dtype):
+    """lax.select of big operands runs branch-free on their bits (elementwise.select_bits): eager, jit
+    (plain and in a fused block kernel) and into a buffer that is one of its operands, the result is
+    np.where's bit for bit: NaN payloads, -0.0 and infinities of the chosen side, either side a scalar."""
+    from funcgrad._src.prims.elementwise import select_bits
+    rng = np.random.default_rng(0)
+    n = 300_000
+
+    def make():
+        if dtype is np.bool_:
+            return rng.random(n) < 0.5
+        x = (rng.standard_normal(n) * 50).astype(dtype)
+        if np.dtype(dtype).kind == "f":
+            x[:5] = [np.nan, -0.0, np.inf, -np.inf, 0.0]
+            x.view(np.uint8)[-np.dtype(dtype).itemsize:] = 0xFF  # a NaN with a payload
+        return x
+    u = rng.random(n)
+    p, a, b = u < 0.5, make(), make()
+    want = np.where(p, a, b)
+    fused = jax.jit(lambda u, a, b: lax.select(u < 0.5, a, b))  # (the comparison and the select: one kernel)
+    for got in (lax.select(p, a, b), jax.jit(lax.select)(p, a, b), fused(u, a, b)):
+        assert np.asarray(got).dtype == want.dtype and np.asarray(got).tobytes() == want.tobytes()
+    zero = np.zeros((), dtype)
+    assert select_bits(p, zero, b).tobytes() == np.where(p, zero, b).tobytes()
+    assert select_bits(p, a, zero).tobytes() == np.where(p, a, zero).tobytes()
+    for into in ("a", "b"):
+        a2, b2 = a.copy(), b.copy()
+        out = a2 if into == "a" else b2
+        assert select_bits(p, a2, b2, out=out) is out and out.tobytes() == want.tobytes()

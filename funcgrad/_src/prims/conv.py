@@ -7,7 +7,9 @@ convolutions again (JAX's transpose formulas), so every order of derivative and 
 """
 from __future__ import annotations
 
+import ctypes
 import math
+import os
 from collections import namedtuple
 
 import numpy as np
@@ -280,6 +282,48 @@ def _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, k
     return x.shape[:2], outs, as_strided(xp, x, x.shape[:2] + shape, st[:2] + strides)
 
 
+_COLS_BYTES = 1 << 20  # the im2col columns are copied in blocks of the batch of about this many bytes
+
+
+_heap_kept = False
+
+
+def _keep_freed_heap() -> None:
+    """Let glibc keep freed heap memory for reuse, as it does by itself once a program has freed a buffer
+    of 32 MiB: mmap threshold 32 MiB, trim threshold 64 MiB (mallopt; glibc's dynamic-threshold maximum).
+    Without a big buffer freed, glibc returns the top of the heap to the system whenever more than 2x
+    its largest freed block is free there, so a training step whose arrays are small (im2col in blocks)
+    but many page-faults its whole working set back each call (T2's jit step: 1554 faults, 1.1 ms of
+    7). Once per process; nothing where the user tuned malloc (MALLOC_*_ variables) or off glibc."""
+    global _heap_kept
+    if _heap_kept:
+        return
+    _heap_kept = True
+    if any(os.environ.get(v) for v in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
+                                       "MALLOC_MMAP_MAX_")):
+        return
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 64 << 20)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+def _batch_blocks(xp, n: int, per_example: int):
+    """Slices of a batch of n examples whose im2col columns (per_example bytes each) take about _COLS_BYTES
+    at a time (one slice: all of them, when they fit or off NumPy). Each block runs the whole batch's
+    products (one per example, or their rows), so results are unchanged: only the peak memory is bounded,
+    without another pass of padding or dispatch per block (nor a heap given back and refaulted per call:
+    _keep_freed_heap)."""
+    if xp is not np or n * per_example <= _COLS_BYTES:
+        return [slice(0, n)]
+    if not _heap_kept:
+        _keep_freed_heap()
+    step = max(1, _COLS_BYTES // max(per_example, 1))
+    return [slice(s, min(s + step, n)) for s in range(0, n, step)]
+
+
 def _conv_channels_first(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, rhs_spec):
     """An (N, C, spatial...) -> (N, O, spatial...) convolution with few input channels (a network's
     first layer): the columns are gathered as (N, C * K, P) straight from the padded input, whose rows
@@ -290,11 +334,17 @@ def _conv_channels_first(xp, lhs, rhs, window_strides, padding, lhs_dilation, rh
     (N, C), outs, win = _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, True)
     if win is None:
         return xp.zeros((N, O) + outs, dtype=lhs.dtype)
-    cols = win.reshape(N, C * math.prod(ks), math.prod(outs))
+    CK, P = C * math.prod(ks), math.prod(outs)
     w = xp.transpose(rhs, (rhs_spec[0], rhs_spec[1]) + tuple(rhs_spec[2:])).reshape(O, -1)
     if xp is np:  # BLAS threads by the size of one product (core/threads.py)
-        threads.fit(O * cols.shape[1] * cols.shape[2])
-    return xp.matmul(w, cols).reshape((N, O) + outs)
+        threads.fit(O * CK * P)
+    blocks = _batch_blocks(xp, N, CK * P * lhs.dtype.itemsize)
+    if len(blocks) == 1:
+        return xp.matmul(w, win.reshape(N, CK, P)).reshape((N, O) + outs)
+    out = np.empty((N, O, P), np.result_type(w, lhs))
+    for b in blocks:
+        np.matmul(w, win[b].reshape(-1, CK, P), out=out[b])
+    return out.reshape((N, O) + outs)
 
 
 _KERNEL_GRAD = True
@@ -305,17 +355,28 @@ def _conv_kernel_grad(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_d
     output all laid out (feature, batch, spatial...), i.e. x (N, C, ...) and g (N, O, ...) of the
     forward convolution as they are. out[o, c, k] = sum_n sum_p g[n, o, p] x[n, c, k + p]: per n one
     product (O, P) @ (P, C * K) over x's windows gathered channels-first, then a sum over n, so
-    neither x nor g is transposed into a channels-last copy."""
+    neither x nor g is transposed into a channels-last copy. The windows are gathered for blocks of n
+    at a time, and the sum over n runs in order across blocks (the unblocked sum's rounding)."""
     O = rhs.shape[1]
     ks = tuple(rhs.shape[2:])
     (N, C), outs, win = _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, False)
     if win is None:
         return xp.zeros((O, C) + outs, dtype=lhs.dtype)
-    cols = win.reshape(N, C * math.prod(outs), math.prod(ks))
-    g = xp.ascontiguousarray(rhs).reshape(N, O, math.prod(ks))
+    CP, K = C * math.prod(outs), math.prod(ks)
+    g = xp.ascontiguousarray(rhs).reshape(N, O, K)
     if xp is np:
-        threads.fit(O * cols.shape[1] * cols.shape[2])
-    return xp.matmul(g, cols.transpose(0, 2, 1)).sum(axis=0).reshape((O, C) + outs)
+        threads.fit(O * CP * K)
+    blocks = _batch_blocks(xp, N, CP * K * lhs.dtype.itemsize)
+    if len(blocks) == 1:
+        return xp.matmul(g, win.reshape(N, CP, K).transpose(0, 2, 1)).sum(axis=0).reshape((O, C) + outs)
+    step = blocks[0].stop
+    prods = np.empty((step + 1, O, CP), np.result_type(g, lhs))  # row 0: the sum so far
+    for i, b in enumerate(blocks):
+        nb = b.stop - b.start
+        np.matmul(g[b], win[b].reshape(nb, CP, K).transpose(0, 2, 1), out=prods[1:nb + 1])
+        acc = prods[1:nb + 1].sum(axis=0) if i == 0 else prods[:nb + 1].sum(axis=0)
+        prods[0] = acc
+    return acc.reshape((O, C) + outs)
 
 
 def _conv_impl(xp):
@@ -330,11 +391,6 @@ def _conv_impl(xp):
             raise TypeError("operands must share one dtype")
         if preferred_element_type is not None:
             lhs, rhs = lhs.astype(preferred_element_type), rhs.astype(preferred_element_type)
-        if B == 1 and (lhs.shape[lhs_spec[0]] > 1 or G == 1 and lhs.shape[lhs_spec[1]] > 1):
-            r = _in_blocks(f, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
-                           G, B)
-            if r is not None:
-                return r
         canon = tuple(range(n + 2))
         if G == 1 and B == 1 and tuple(lhs_spec) == tuple(out_spec) == canon and \
                 lhs.shape[1] <= _FEW_CHANNELS and math.prod(lhs.shape) and math.prod(rhs.shape):
@@ -364,12 +420,22 @@ def _conv_impl(xp):
             win = as_strided(xp, x, (N,) + outs + ks + (C,),
                              (st[0],) + tuple(st[1 + i] * window_strides[i] for i in range(n))
                              + tuple(st[1 + i] * rhs_dilation[i] for i in range(n)) + (st[-1],))
+            # the columns are copied for blocks of the batch at a time (_batch_blocks; not batch groups)
+            blocks = _batch_blocks(xp, N, P * K * C * x.dtype.itemsize) if B == 1 else [slice(0, N)]
+            whole = len(blocks) == 1
+            dt = np.result_type(x, w) if not whole else None
             if G > 1:  # im2col per feature group: (G, N*P, K*C/G) @ (G, K*C/G, O/G)
-                win = win.reshape((N,) + outs + ks + (G, C // G))
-                cols = xp.moveaxis(win, -2, 0).reshape(G, N * P, K * (C // G))
                 wm = w.reshape(K, I, G, O // G).transpose(2, 0, 1, 3).reshape(G, K * I, O // G)
                 fit(N * P * K * I * (O // G))
-                res = xp.matmul(cols, wm).reshape(G, N, P, O // G).transpose(1, 2, 0, 3)
+                res = None if whole else np.empty((N, P, G, O // G), dt)
+                for b in blocks:
+                    nb = b.stop - b.start
+                    cols = xp.moveaxis(win[b].reshape((nb,) + outs + ks + (G, C // G)), -2, 0)
+                    r = xp.matmul(cols.reshape(G, nb * P, K * (C // G)), wm).reshape(G, nb, P, O // G)
+                    if whole:
+                        res = r.transpose(1, 2, 0, 3)
+                    else:
+                        res[b] = r.transpose(1, 2, 0, 3)
             elif B > 1:  # batch groups: group b of the batch meets group b of the output features
                 cols = win.reshape(B, (N // B) * P, K * C)
                 wm = w.reshape(K * I, B, O // B).transpose(1, 0, 2)
@@ -378,13 +444,23 @@ def _conv_impl(xp):
             elif tuple(out_spec) == tuple(range(n + 2)):
                 # (N, C, spatial...) out: one product per example, (O, K*C) @ (K*C, P), writes the
                 # result contiguous in that layout (no transposed view for the ops that follow)
-                cols = win.reshape(N, P, K * C)
+                wt = w.reshape(K * I, O).T
                 fit(O * K * C * P)
-                res = xp.matmul(w.reshape(K * I, O).T, cols.transpose(0, 2, 1))
+                if whole:
+                    return xp.matmul(wt, win.reshape(N, P, K * C).transpose(0, 2, 1)).reshape((N, O) + outs)
+                res = np.empty((N, O, P), dt)
+                for b in blocks:
+                    np.matmul(wt, win[b].reshape(-1, P, K * C).transpose(0, 2, 1), out=res[b])
                 return res.reshape((N, O) + outs)
             else:
+                wm = w.reshape(K * I, O)
                 fit(N * P * K * C * O)
-                res = xp.matmul(win.reshape(N * P, K * C), w.reshape(K * I, O))
+                if whole:
+                    res = xp.matmul(win.reshape(N * P, K * C), wm)
+                else:
+                    res = np.empty((N * P, O), dt)
+                    for b in blocks:
+                        np.matmul(win[b].reshape(-1, K * C), wm, out=res[b.start * P:b.stop * P])
             canon = res.reshape((N // B,) + outs + (O,))
         perm = [0] * (n + 2)
         perm[out_spec[0]], perm[out_spec[1]] = 0, n + 1
@@ -392,69 +468,6 @@ def _conv_impl(xp):
             perm[out_spec[2 + i]] = 1 + i
         return xp.transpose(canon, perm)
     return f
-
-
-_COLS_BYTES = 1 << 20  # the im2col buffer is built in blocks of the batch (or of the features) of about this
-
-
-def _in_blocks(f, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers, G, B):
-    """f over blocks of the batch (stacked) or, where the batch is one example, of the contracted features
-    (summed: a kernel's gradient contracts over the forward batch) when the whole im2col buffer (batch x
-    output positions x window x features) would exceed _COLS_BYTES; None when it would not. Each block's
-    result is the same products as the whole one's (one per example), so only the peak memory changes."""
-    if type(lhs) is not np.ndarray:
-        return None
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    n = len(lhs_spec) - 2
-    N, C = lhs.shape[lhs_spec[0]], lhs.shape[lhs_spec[1]]
-    P = K = 1
-    for i in range(n):
-        k = dilate_dim(rhs.shape[rhs_spec[2 + i]], rhs_dilation[i])
-        size = dilate_dim(lhs.shape[lhs_spec[2 + i]], lhs_dilation[i]) + padding[i][0] + padding[i][1]
-        P *= max(window_out_dim(size, k, window_strides[i]), 0)
-        K *= rhs.shape[rhs_spec[2 + i]]
-    per = P * K * C * lhs.dtype.itemsize  # one example's columns
-    if N * per <= _COLS_BYTES or P * K == 0:
-        return None
-    kw = dict(window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
-              dimension_numbers=dimension_numbers, feature_group_count=G, batch_group_count=B)
-    if B == 1 and N > 1:  # blocks of the batch, stacked along the output's batch dim
-        step = max(1, _COLS_BYTES // per)
-        if step >= N:
-            return None
-        out = None
-        for s in range(0, N, step):
-            ix = [slice(None)] * lhs.ndim
-            ix[lhs_spec[0]] = slice(s, s + step)
-            r = f(lhs[tuple(ix)], rhs, **kw)
-            if out is None:
-                shape = list(r.shape)
-                shape[out_spec[0]] = N
-                out = np.empty(shape, r.dtype) if type(r) is np.ndarray else None
-                if out is None:
-                    return None
-            ox = [slice(None)] * out.ndim
-            ox[out_spec[0]] = slice(s, s + step)
-            out[tuple(ox)] = r
-        return out
-    # one example whose features are many (a kernel's gradient: the forward batch is the feature dim here):
-    # blocks of the contracted features, summed
-    step = max(1, _COLS_BYTES // (P * K * lhs.dtype.itemsize))
-    swapped = (1, 0) + tuple(range(2, n + 2))  # (only there: elsewhere blocks of features would shrink the products)
-    if G != 1 or B != 1 or step >= C or not tuple(lhs_spec) == tuple(rhs_spec) == tuple(out_spec) == swapped:
-        return None
-    out = None
-    for s in range(0, C, step):
-        ix = [slice(None)] * lhs.ndim
-        ix[lhs_spec[1]] = slice(s, s + step)
-        iw = [slice(None)] * rhs.ndim
-        iw[rhs_spec[1]] = slice(s, s + step)
-        r = f(lhs[tuple(ix)], rhs[tuple(iw)], **kw)
-        if out is None:
-            out = np.array(r)
-        else:
-            out += r
-    return out
 
 
 def _spec_t(spec):

@@ -897,8 +897,42 @@ def _select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray)
     return ShapedArray(on_true.shape, on_true.dtype, on_true.weak_type and on_false.weak_type)
 
 
+_SELECT_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+SELECT_BITS_MIN = 4096  # below this np.where is as fast (and one call)
+
+
+def select_bits_ok(dtype, size: int) -> bool:
+    """Whether select_bits takes its bitwise path for operands of `dtype` and a result of `size` elements."""
+    return size >= SELECT_BITS_MIN and dtype.kind in "biuf" and dtype.itemsize in _SELECT_BITS
+
+
+def select_bits(pred, on_true, on_false, out=None):
+    """np.where(pred, on_true, on_false) (into `out` if given), computed on the operands' bits where they
+    are big real arrays of one dtype and pred has the result's shape: b ^ ((a ^ b) * pred), three
+    branch-free integer passes. np.where branches per element, 4-7x slower on an unpredictable mask
+    (relu's backward: 1.5 ms for 400K float32). The bits are np.where's exactly (NaN payloads, -0.0)."""
+    dt = getattr(on_true, "dtype", None)
+    shape = getattr(pred, "shape", ())
+    if getattr(pred, "size", 0) < SELECT_BITS_MIN or dt is None or getattr(on_false, "dtype", None) != dt or \
+            pred.dtype != np.bool_ or not select_bits_ok(dt, pred.size) or \
+            np.shape(on_true) not in (shape, ()) or np.shape(on_false) not in (shape, ()):
+        r = np.where(pred, on_true, on_false)
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
+    u = _SELECT_BITS[dt.itemsize]
+    a, b = np.asarray(on_true).view(u), np.asarray(on_false).view(u)
+    # a ^ b is written to out unless out overlaps what is read later (pred, and b at the end)
+    early = out is not None and not np.may_share_memory(out, pred) and not np.may_share_memory(out, on_false)
+    t = np.bitwise_xor(a, b, out=out.view(u) if early and np.ndim(on_true) + np.ndim(on_false) else None)
+    t = np.multiply(t, pred, out=t if t.shape == shape else None, dtype=u)
+    r = np.bitwise_xor(t, b, out=t if out is None else out.view(u))
+    return r.view(dt) if out is None else out
+
+
 select_p = _card(
-    "select", _ufunc("where"), _select_rule,
+    "select", lambda xp: select_bits if xp is np else xp.where, _select_rule,
     [None, lambda t, ans, p, a, b: select(p, t, zeros_like(t)),
      lambda t, ans, p, a, b: select(p, zeros_like(t), t)],
     [None, lambda g, ans, p, a, b: select(p, g, zeros_like(g)),

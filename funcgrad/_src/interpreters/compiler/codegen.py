@@ -54,6 +54,7 @@ import numpy as np
 
 from ...core import threads
 from ...core.jaxpr import Eqn, Jaxpr, Var
+from ...prims.elementwise import select_bits, select_bits_ok
 from . import fusion as _fusion
 from . import cuda_kernels, numexpr_eval, parallel
 from ._config import config  # noqa: F401 - re-exported: compiler.codegen.config
@@ -229,6 +230,16 @@ class _Gen:
         self.gids[key] = n
         return n
 
+    def select_name(self, e: Eqn) -> str:
+        """`_select` (elementwise.select_bits: branch-free, for big real operands and a full-shape predicate)
+        or `_where` (np.where), the function a NumPy select line calls."""
+        out = e.outvars[0].aval
+        if select_bits_ok(out.dtype, out.size) and tuple(e.invars[0].aval.shape) == tuple(out.shape):
+            self.glb["_select"] = select_bits
+            return "_select"
+        self.glb["_where"] = np.where
+        return "_where"
+
     def ufunc_name(self, uf) -> str:
         n = "_" + uf.__name__
         self.glb[n] = uf
@@ -292,9 +303,8 @@ class _Gen:
                 a = f"{x}, {x}" if y is None else f"{x}, {y!r}"
                 return f"{f}({a})", f"{f}({a}, {{out}})", bool(e.outvars[0].aval.shape)
             if name == "select" and len(e.invars) == 3:
-                self.glb["_where"] = np.where
                 ins = self.operands(e, True)
-                return f"_where({', '.join(ins)})", None, bool(e.outvars[0].aval.shape)
+                return f"{self.select_name(e)}({', '.join(ins)})", None, bool(e.outvars[0].aval.shape)
             if name == "dot_general":
                 pat = _dot_pattern(e)
                 if pat is not None:
@@ -724,8 +734,8 @@ class _Gen:
         if e.prim.name == "convert_element_type" and e.invars[0].aval.dtype.kind != "c":
             return f"_copyto({target}, {ins[0]}, casting='unsafe')"
         if e.prim.name == "select":
-            self.glb["_where"] = np.where
-            return f"_copyto({target}, _where({', '.join(ins)}))"
+            f = self.select_name(e)
+            return f"{f}({', '.join(ins)}, {target})" if f == "_select" else f"_copyto({target}, _where({', '.join(ins)}))"
         impl = e.prim.impl_for(np)
         fn = self.global_(functools.partial(impl, **e.params) if e.params else impl, "f")
         return f"_copyto({target}, {fn}({', '.join(ins)}), casting='unsafe')"
