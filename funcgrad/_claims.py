@@ -8,6 +8,7 @@ from . import nn, profiler, random  # noqa: F401
 from ._jax import top as _jax
 from ._torch import top as _torch
 from ._torch.func import _top_level_vmap
+from ._torch import ops_namespace as _ops_namespace
 
 CLAIMS: dict[str, str] = {
     "vmap": "both: jax.vmap, and torch.vmap (torch.func.vmap) when an argument is a Tensor or one of torch's "
@@ -20,8 +21,9 @@ CLAIMS: dict[str, str] = {
           "initializers (torch.nn's classes are capitalised: no name clashes)",
     "profiler": "one re-export module: jax.profiler's annotations and torch.profiler's profile, schedule, "
                 "record_function (disjoint names)",
-    "ops": "JAX's (segment_sum and the other segment reductions): torch.ops, the registry of compiled "
-           "operators, has no funcgrad counterpart",
+    "ops": "one module: jax.ops' segment_sum and the other segment reductions are its attributes, and torch.ops' "
+           "namespaces every other name (aten's operators, quantized's kernels, the custom ops library.custom_op "
+           "and cpp_extension register) with load_library (funcgrad/_torch/ops_namespace.py)",
     "distributed": "torch's (process groups, collectives): jax.distributed.initialize has nothing to set up "
                    "in one process",
 }
@@ -30,6 +32,7 @@ vmap = _top_level_vmap(_jax.vmap)
 jit = _jax.jit
 _torch.jit.attach(jit)  # torch.jit.script / trace / ignore ... on the same name
 ops = _jax.ops
+_ops_namespace.attach(ops)  # torch.ops.aten / quantized / <custom namespace> on the same module
 distributed = _torch.distributed
 
 __all__ = sorted(CLAIMS)

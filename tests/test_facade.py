@@ -64,7 +64,10 @@ def test_shared_packages():
     np.testing.assert_array_equal(np.asarray(funcgrad.nn.relu(jnp.asarray([-1.0, 2.0]))), [0.0, 2.0])
     assert hasattr(funcgrad.random, "PRNGKey") and hasattr(funcgrad.random, "manual_seed")
     assert hasattr(funcgrad.profiler, "TraceAnnotation") and hasattr(funcgrad.profiler, "profile")
-    # jax.ops wins: segment_sum of [1, 2, 3, 4] over segments [0, 0, 1, 1] is [3, 7]
+    # one ops module: jax.ops' segment_sum of [1, 2, 3, 4] over segments [0, 0, 1, 1] is [3, 7], and torch.ops'
+    # namespaces (aten.add.Tensor is 1 + 2 * 3 = 7)
     seg = funcgrad.ops.segment_sum(jnp.asarray([1.0, 2.0, 3.0, 4.0]), jnp.asarray([0, 0, 1, 1]), num_segments=2)
     np.testing.assert_array_equal(np.asarray(seg), [3.0, 7.0])
+    assert funcgrad.ops.aten.add.Tensor(funcgrad.tensor([1.0]), funcgrad.tensor([3.0]), alpha=2).tolist() == [7.0]
+    assert callable(funcgrad.ops.load_library)
     assert hasattr(funcgrad.distributed, "init_process_group")  # torch.distributed wins

@@ -296,3 +296,129 @@ def test_static_ptq_mobilenet_block_matches_torch_and_round_trips():
     fresh.load_state_dict(sd)
     np.testing.assert_array_equal(fresh(fg.tensor(x)).numpy(), out)
     assert fresh.features[1].skip_add.scale == fq.features[1].skip_add.scale
+
+
+# --- cat / stack / mean / flatten of quantized tensors --------------------------------------------------------
+def test_mean_cat_flatten_exact():
+    x = _q(np.array([[[[10, 11], [12, 14]], [[20, 20], [20, 21]]]]))      # (1, 2, 2, 2), zero point 10
+    m = x.mean([2, 3])                    # inner dims: rint(47 / 4 = 11.75) = 12, rint(81 / 4 = 20.25) = 20
+    assert m.int_repr().tolist() == [[12, 20]] and (m.q_scale(), m.q_zero_point()) == (0.1, 10)
+    assert fg.mean(x, [3, 2], keepdim=True).int_repr().tolist() == [[[[12]], [[20]]]]
+    assert _q(np.array([10, 11, 12, 13])).mean().int_repr().item() == 12   # 46 / 4 = 11.5: half to even
+    # the outer dim: float mean of the values, quantized again: (0 + 1) / 2 -> 0.05 -> 0.5 steps -> even 0
+    assert x.mean(1).int_repr().tolist() == [[[15, 16], [16, 18]]]
+    c = fg.cat([x, _q(np.full((1, 1, 2, 2), 30), scale=0.2, zp=20)], 1)   # 30 at (0.2, 20) is 2.0: 30 at (0.1, 10)
+    assert c.shape == (1, 3, 2, 2) and c.int_repr()[0, 2].tolist() == [[30, 30], [30, 30]] and c.q_scale() == 0.1
+    s = fg.stack([x[0], x[0]], 1)
+    assert s.shape == (2, 2, 2, 2) and s.int_repr()[:, 1].tolist() == x.int_repr()[0].tolist()
+    assert fg.flatten(x, 1).int_repr().tolist() == [[10, 11, 12, 14, 20, 20, 20, 21]]
+    with pytest.raises(NotImplementedError, match="quantized and float"):
+        fg.cat([x, fg.zeros(1, 2, 2, 2)])
+
+
+@pytest.mark.parametrize("dtype", ["quint8", "qint8"])
+def test_mean_cat_stack_match_torch(dtype):
+    torch = _torch()
+    rng = np.random.default_rng(3)
+    v, u = rng.standard_normal((3, 5, 6, 7)).astype(np.float32), rng.standard_normal((3, 2, 6, 7)).astype(np.float32)
+    zp = 100 if dtype == "quint8" else -3
+    mk = (lambda lib, a, s, z: lib.quantize_per_tensor(lib.tensor(a), s, z, getattr(lib, dtype)))
+    pairs = [(mk(fg, v, 0.03, zp), mk(torch, v, 0.03, zp)), (mk(fg, u, 0.05, zp + 7), mk(torch, u, 0.05, zp + 7))]
+    (a, at), (b, bt) = pairs
+    calls = [lambda L, p, q: p.mean([2, 3]), lambda L, p, q: p.mean(-1), lambda L, p, q: p.mean(),
+             lambda L, p, q: p.mean(1, keepdim=True), lambda L, p, q: L.mean(p, [1, 3]),
+             lambda L, p, q: p.transpose(2, 3).mean([2, 3]),
+             lambda L, p, q: L.cat([p, q], 1), lambda L, p, q: L.cat([q, p], dim=1),
+             lambda L, p, q: L.stack([p, p], 2), lambda L, p, q: L.flatten(p, 1, 2)]
+    for call in calls:
+        got, want = call(fg, a, b), call(torch, at, bt)
+        assert got.shape == tuple(want.shape) and got.dtype is getattr(fg, dtype)
+        assert (got.q_scale(), got.q_zero_point()) == (want.q_scale(), want.q_zero_point())
+        np.testing.assert_array_equal(got.int_repr().numpy(), want.int_repr().numpy())
+
+
+# --- weight-only quantized Embedding / EmbeddingBag ---------------------------------------------------------
+def _packed(rows):
+    """A quint8 weight with per-row float qparams from (ints, scale, zero point) rows."""
+    ints = np.array([r[0] for r in rows], np.uint8)
+    qp = Q._QParams(fg.quint8, fg.per_channel_affine_float_qparams, np.array([r[1] for r in rows], np.float32),
+                    np.array([r[2] for r in rows], np.float32), 0)
+    return Q.make_qtensor(ints, qp)
+
+
+def test_quantized_embedding_exact():
+    w = _packed([([0, 4, 8], 0.5, 2.0), ([1, 2, 3], 0.25, 0.0), ([10, 20, 30], 0.125, 8.0)])
+    emb = fgnnq.Embedding(3, 3, _weight=w)
+    # row r: (q - zero_point) * scale
+    assert emb(fg.tensor([2, 0])).tolist() == [[0.25, 1.5, 2.75], [-1.0, 1.0, 3.0]]
+    assert emb(fg.tensor([[1], [1]])).shape == (2, 1, 3)
+    bag = fgnnq.EmbeddingBag(3, 3, _weight=w, mode="mean")      # (bags summed, whatever the mode, as torch's)
+    out = bag(fg.tensor([0, 1, 2, 1]), fg.tensor([0, 1, 1]))
+    assert out.tolist() == [[-1.0, 1.0, 3.0], [0.0, 0.0, 0.0], [0.75, 2.5, 4.25]]   # bag 2: rows 1, 2, 1
+    out = bag(fg.tensor([0, 1]), fg.tensor([0]), per_sample_weights=fg.tensor([2.0, 4.0]))
+    assert out.tolist() == [[-1.0, 4.0, 9.0]]
+    assert fg.ops.quantized.embedding_bag_byte(emb._packed_params._packed_weight, fg.tensor([[0, 1], [2, 2]])) \
+        .tolist() == [[-0.75, 1.5, 3.75], [0.5, 3.0, 5.5]]
+    with pytest.raises(RuntimeError, match="Index 0 is out of bounds: 3, range 0 to 3"):
+        emb(fg.tensor([3]))
+    with pytest.raises(RuntimeError, match="expects offsets to be set for 1D indices"):
+        bag(fg.tensor([0, 1]))
+
+
+def test_quantized_embedding_modules_match_torch():
+    torch = _torch()
+    rng = np.random.default_rng(5)
+    wv = (rng.standard_normal((40, 19)) * rng.random((40, 1)) * 3).astype(np.float32)
+    idx = rng.integers(0, 40, 64)
+    psw = rng.random(64).astype(np.float32)
+    for ilo in (False, True):
+        offs = [0, 5, 5, 17, 40] + ([64] if ilo else [])
+        fe, te = fg.nn.EmbeddingBag(40, 19, mode="mean", include_last_offset=ilo), \
+            torch.nn.EmbeddingBag(40, 19, mode="mean", include_last_offset=ilo)
+        for e, lib, q in ((fe, fg, fgq), (te, torch, torch.ao.quantization)):
+            with lib.no_grad():
+                e.weight.copy_(lib.tensor(wv))
+            e.qconfig = q.float_qparams_weight_only_qconfig
+        fq, tq = fgnnq.EmbeddingBag.from_float(fe), torch.ao.nn.quantized.EmbeddingBag.from_float(te)
+        assert repr(fq) == repr(tq)
+        fw, tw = fq.weight(), tq.weight()
+        np.testing.assert_array_equal(fw.int_repr().numpy(), tw.int_repr().numpy())
+        np.testing.assert_array_equal(fw.q_per_channel_scales().numpy(), tw.q_per_channel_scales().numpy())
+        np.testing.assert_array_equal(fw.q_per_channel_zero_points().numpy(), tw.q_per_channel_zero_points().numpy())
+        for kw in ({}, {"per_sample_weights": psw}):
+            got = fq(fg.tensor(idx), fg.tensor(offs), **{k: fg.tensor(v) for k, v in kw.items()})
+            want = tq(torch.tensor(idx), torch.tensor(offs), **{k: torch.tensor(v) for k, v in kw.items()})
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # Embedding through quantize_dynamic, and a static prepare / convert with the weight-only qconfig
+    fm, tm = fg.nn.Sequential(fg.nn.Embedding(40, 19)), torch.nn.Sequential(torch.nn.Embedding(40, 19))
+    with fg.no_grad():
+        fm[0].weight.copy_(fg.tensor(wv))
+    with torch.no_grad():
+        tm[0].weight.copy_(torch.tensor(wv))
+    fd = fgq.quantize_dynamic(fm, {fg.nn.Embedding: fgq.float_qparams_weight_only_qconfig})
+    td = torch.ao.quantization.quantize_dynamic(tm, {torch.nn.Embedding: torch.ao.quantization.
+                                                     float_qparams_weight_only_qconfig})
+    assert repr(fd) == repr(td)
+    ii = idx.reshape(8, 8)
+    np.testing.assert_array_equal(fd(fg.tensor(ii)).numpy(), td(torch.tensor(ii)).numpy())
+    fm.qconfig, tm.qconfig = fgq.float_qparams_weight_only_qconfig, torch.ao.quantization.float_qparams_weight_only_qconfig
+    fs = fgq.convert(fgq.prepare(fm))
+    ts = torch.ao.quantization.convert(torch.ao.quantization.prepare(tm))
+    assert repr(fs) == repr(ts)
+    np.testing.assert_array_equal(fs(fg.tensor(ii)).numpy(), ts(torch.tensor(ii)).numpy())
+    # state_dict round trip under torch's keys
+    sd = fs.state_dict()
+    assert list(sd) == list(ts.state_dict()) == ["0._packed_params.dtype", "0._packed_params._packed_weight"]
+    buf = io.BytesIO()
+    fg.save(sd, buf)
+    buf.seek(0)
+    fresh = fgnnq.Embedding(40, 19)
+    fresh.load_state_dict({k[2:]: v for k, v in fg.load(buf, weights_only=False).items()})
+    np.testing.assert_array_equal(fresh(fg.tensor(ii)).numpy(), ts(torch.tensor(ii)).numpy())
+
+
+def test_embedding_from_float_refuses_other_qconfigs():
+    e = fg.nn.Embedding(4, 3)
+    e.qconfig = fgq.default_qconfig
+    with pytest.raises(AssertionError, match="only supported with float_qparams_weight_only_qconfig"):
+        fgnnq.Embedding.from_float(e)

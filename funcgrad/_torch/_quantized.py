@@ -198,8 +198,9 @@ class QTensor(Tensor):
         return qp
 
     def q_per_channel_scales(self) -> Tensor:
-        """The per-channel scales of a per-channel quantized tensor (float64)."""
-        return _make(np.array(self._per_channel("q_per_channel_scales").scale, np.float64))
+        """The per-channel scales of a per-channel quantized tensor (float64; float32 with float zero points)."""
+        qp = self._per_channel("q_per_channel_scales")
+        return _make(np.array(qp.scale, np.float32 if qp.scheme is per_channel_affine_float_qparams else np.float64))
 
     def q_per_channel_zero_points(self) -> Tensor:
         """The per-channel zero points of a per-channel quantized tensor."""
@@ -282,6 +283,27 @@ class QTensor(Tensor):
         if qp.per_channel:
             raise _no_quantized_kernel("aten::relu' on a per-channel tensor ('relu")
         return make_qtensor(np.maximum(self._v, np.asarray(qp.zero_point, self._v.dtype)), qp)
+
+    def mean(self, dim=None, keepdim: bool = False, *, dtype=None) -> "QTensor":
+        """The mean over `dim` (all by default) with the input's qparams, as torch's QuantizedCPU kernel: over the
+        innermost dimensions of a contiguous tensor round-half-even(float32(sum of integers) / count), else the
+        float mean of the dequantized values quantized again."""
+        qp = self._per_tensor("mean", "dequantize().mean")
+        if dtype is not None and dtype is not qp.dtype:
+            raise RuntimeError(f"mean: a quantized tensor's mean keeps its dtype {qp.dtype}, got dtype={dtype}")
+        nd = self.ndim
+        dims = tuple(range(nd)) if dim is None or (isinstance(dim, (list, tuple)) and not len(dim)) else \
+            tuple(sorted({int(d) % max(nd, 1) for d in (dim if isinstance(dim, (list, tuple)) else (dim,))}))
+        v = self._v
+        if v.flags.c_contiguous and dims == tuple(range(nd - len(dims), nd)):
+            count = int(np.prod([v.shape[d] for d in dims]))
+            total = v.reshape(v.shape[:nd - len(dims)] + (-1,)).astype(np.int64).sum(-1)
+            ints = np.rint(total.astype(np.float32) / np.float32(count)).astype(v.dtype)
+            if keepdim:
+                ints = ints.reshape(ints.shape + (1,) * len(dims))
+            return make_qtensor(ints, qp)
+        values = dequantize_np(v, qp).mean(axis=dims, keepdims=keepdim, dtype=np.float32)
+        return make_qtensor(quantize_np(np.asarray(values, np.float32), qp.scale, qp.zero_point, qp.dtype), qp)
 
     def sigmoid(self) -> "QTensor":
         """torch.sigmoid of a quantized tensor: output scale 1/256 (see q_sigmoid)."""
@@ -563,16 +585,39 @@ _METHOD_FORMS = ("adjoint", "clamp", "clamp_max", "clamp_min", "clip", "diagonal
                  "movedim", "permute", "ravel", "relu", "reshape", "select", "squeeze", "swapaxes", "swapdims", "t",
                  "transpose", "unsqueeze", "view", "unique", "unique_consecutive", "bernoulli", "histc", "fill",
                  "narrow", "expand", "unflatten", "chunk", "split", "unbind", "flip", "roll", "contiguous",
-                 "sigmoid")
+                 "sigmoid", "mean")
 
 
 def guard_namespace(namespace: dict) -> None:
-    """Route quantized inputs of _METHOD_FORMS's torch functions to QTensor's methods (called once the torch
-    namespace is assembled)."""
+    """Route quantized inputs of _METHOD_FORMS's torch functions to QTensor's methods, and sequences holding a
+    quantized tensor given to cat / stack to q_cat (called once the torch namespace is assembled)."""
     for name in _METHOD_FORMS:
         f = namespace.get(name)
         if callable(f):
             namespace[name] = _quantized_aware(f, name)
+    for name in ("cat", "concat", "concatenate", "stack"):
+        f = namespace.get(name)
+        if callable(f):
+            namespace[name] = _quantized_join(f, name == "stack")
+
+
+def _quantized_join(f, stack: bool):
+    def g(tensors, dim=0, *, out=None, **kwargs):
+        if isinstance(tensors, (list, tuple)) and any(t.__class__ is QTensor for t in tensors):
+            if not all(t.__class__ is QTensor for t in tensors):
+                raise NotImplementedError("Could not run 'aten::qscheme' with arguments from the 'CPU' backend: "
+                                          f"torch.{f.__name__} of quantized and float tensors; quantize or "
+                                          "dequantize them all first")
+            if any(t._qp().per_channel for t in tensors):
+                raise RuntimeError(f"Only per-tensor quantization is supported in '{f.__name__}'!")
+            dim = int(kwargs.pop("axis", dim))
+            if stack:
+                tensors = [t.unsqueeze(dim % (t.ndim + 1)) for t in tensors]
+            return q_cat(tensors, dim)
+        return f(tensors, dim, out=out, **kwargs)
+    g.__name__, g.__qualname__, g.__doc__, g.__wrapped__ = f.__name__, f.__qualname__, f.__doc__, f
+    g.__module__ = f.__module__
+    return g
 
 
 def _quantized_aware(f, name):
@@ -645,14 +690,29 @@ def q_add_relu(qa, qb, scale, zero_point) -> QTensor:
     return _binary(qa, qb, scale, zero_point, "add_relu", np.add, True)
 
 
+def _int_mul(qa, qb, scale, zero_point, op: str, relu: bool) -> QTensor:
+    """ATen's qmul kernel: the integer product (a - za)(b - zb) requantized with one float32 multiplier
+    float32(sa sb float32(1 / scale)), rint, + zero_point (clamped to it with relu)."""
+    qx, qy = _per_tensor(qa, op), _per_tensor(qb, op)
+    if qx.dtype is not qy.dtype:
+        raise RuntimeError(f"quantized::{op}: both inputs must have the same quantized dtype, got {qx.dtype} and "
+                           f"{qy.dtype}")
+    c = (qa._v.astype(np.int64) - int(qx.zero_point)) * (qb._v.astype(np.int64) - int(qy.zero_point))
+    mult = np.float32(float(qx.scale) * float(qy.scale) * float(np.float32(1.0 / float(scale))))
+    lo, hi = QRANGE[qx.dtype]
+    q = np.rint(c.astype(np.float32) * mult) + int(zero_point)
+    ints = np.clip(q, int(zero_point) if relu else lo, hi).astype(qx.dtype.dtype)
+    return make_qtensor(ints, _QParams(qx.dtype, per_tensor_affine, float(scale), int(zero_point)))
+
+
 def q_mul(qa, qb, scale, zero_point) -> QTensor:
     """torch.ops.quantized.mul: qa * qb requantized to (scale, zero_point)."""
-    return _binary(qa, qb, scale, zero_point, "mul", np.multiply)
+    return _int_mul(qa, qb, scale, zero_point, "mul", False)
 
 
 def q_mul_relu(qa, qb, scale, zero_point) -> QTensor:
     """torch.ops.quantized.mul_relu: relu(qa * qb) requantized to (scale, zero_point)."""
-    return _binary(qa, qb, scale, zero_point, "mul_relu", np.multiply, True)
+    return _int_mul(qa, qb, scale, zero_point, "mul_relu", True)
 
 
 def q_add_scalar(qa, b) -> QTensor:
@@ -849,3 +909,107 @@ def q_adaptive_avg_pool(qx, n: int, output_size) -> QTensor:
     lo, hi = QRANGE[qp.dtype]
     y = np.rint(np.asarray(total, np.int64).astype(f32) * r)
     return make_qtensor(np.clip(y, lo, hi).astype(qp.dtype.dtype), qp)
+
+
+# --- weight-only quantized embeddings (quint8, per-row float scale and zero point) ---------------------------
+class EmbeddingPackedWeight:
+    """What quantized::embedding_bag_prepack returns (torch's EmbeddingPackedParamsBase): the quint8 weight with
+    per-row float qparams, and each row's float32 (scale, bias = -zero_point * scale) as fbgemm packs them."""
+
+    def __init__(self, weight: QTensor):
+        qp = weight._qp() if weight.__class__ is QTensor else None
+        if qp is None or qp.scheme is not per_channel_affine_float_qparams or qp.axis != 0 or weight.ndim != 2:
+            raise RuntimeError("quantized::embedding_bag_prepack: expected a 2-D torch.quint8 weight quantized per "
+                               "row with float qparams (qscheme torch.per_channel_affine_float_qparams, axis 0), as "
+                               "float_qparams_weight_only_qconfig makes it")
+        if qp.dtype is not quint8:
+            raise NotImplementedError(f"quantized::embedding_bag_prepack: funcgrad packs torch.quint8 weights only, "
+                                      f"got {qp.dtype}")
+        self.weight = weight
+        self.scale = np.asarray(qp.scale, np.float32)
+        self.bias = (np.asarray(qp.zero_point, np.float32) * self.scale * np.float32(-1)).astype(np.float32)
+
+    def __repr__(self) -> str:
+        return "ScriptObject <__torch__.torch.classes.quantized.EmbeddingPackedParamsBase>"
+
+    def __reduce__(self):
+        return (EmbeddingPackedWeight, (self.weight,))
+
+
+def embedding_bag_prepack(weight) -> EmbeddingPackedWeight:
+    """torch.ops.quantized.embedding_bag_prepack: the packed form the quantized embedding kernels read."""
+    return EmbeddingPackedWeight(weight)
+
+
+def embedding_bag_unpack(packed: EmbeddingPackedWeight) -> QTensor:
+    """torch.ops.quantized.embedding_bag_unpack: the quantized weight back."""
+    return packed.weight
+
+
+def _embedding_indices(packed, indices, op: str) -> np.ndarray:
+    if not isinstance(packed, EmbeddingPackedWeight):
+        raise TypeError(f"quantized::{op}: expected the packed weight quantized::embedding_bag_prepack returns, got "
+                        f"{type(packed).__name__}")
+    idx = np.asarray(indices._host() if isinstance(indices, Tensor) else indices)
+    if idx.dtype not in (np.int32, np.int64):
+        names = {"f": {4: "Float", 8: "Double", 2: "Half"}, "i": {1: "Char", 2: "Short"}, "u": {1: "Byte"}}
+        name = names.get(idx.dtype.kind, {}).get(idx.dtype.itemsize, "Bool" if idx.dtype.kind == "b" else str(idx.dtype))
+        raise RuntimeError(f"Expect 32 or 64 bit indices, but found {name} instead.")
+    rows = packed.scale.shape[0]
+    bad = (idx < 0) | (idx >= rows)
+    if bad.any():
+        raise RuntimeError(f"Index {int(np.argmax(bad.ravel()))} is out of bounds: {int(idx.ravel()[bad.ravel()][0])}, "
+                           f"range 0 to {rows}")
+    return idx.astype(np.int64)
+
+
+def _fma_rows(packed, rows: np.ndarray, acc: np.ndarray, weights=None) -> np.ndarray:
+    """fbgemm's step for one index per bag: fma(w * scale, q, acc + w * bias), rounded once to float32 (the
+    product of a float32 and a uint8 is exact in float64)."""
+    sc, bi = packed.scale[rows], packed.bias[rows]
+    if weights is not None:
+        sc, bi = (weights * sc).astype(np.float32), (weights * bi).astype(np.float32)
+    q = packed.weight._v[rows].astype(np.float64)
+    return (sc[:, None].astype(np.float64) * q + (acc + bi[:, None]).astype(np.float64)).astype(np.float32)
+
+
+def q_embedding_byte(packed, indices, pruned_weights: bool = False) -> Tensor:
+    """torch.ops.quantized.embedding_byte: the float32 rows scale * q + bias of `indices` (any shape; the result
+    has a trailing embedding dimension)."""
+    idx = _embedding_indices(packed, indices, "embedding_byte")
+    flat = idx.reshape(-1)
+    out = _fma_rows(packed, flat, np.zeros((flat.size, packed.weight.shape[1]), np.float32))
+    return _make(out.reshape(idx.shape + (packed.weight.shape[1],)))
+
+
+def q_embedding_bag_byte(packed, indices, offsets=None, scale_grad_by_freq: bool = False, mode: int = 0,
+                         pruned_weights: bool = False, per_sample_weights=None, compressed_indices_mapping=None,
+                         include_last_offset: bool = False) -> Tensor:
+    """torch.ops.quantized.embedding_bag_byte: per bag (1-D indices cut at `offsets`, or the rows of 2-D
+    indices) the sum of its rows, each weighted by per_sample_weights, accumulated in order in float32 as
+    fbgemm does. As torch's packed kernel, `mode` is not read: bags are summed (a quantized EmbeddingBag made
+    from mode='mean' sums too)."""
+    idx = _embedding_indices(packed, indices, "embedding_bag_byte")
+    n = idx.size
+    if idx.ndim == 2:
+        starts = np.arange(idx.shape[0]) * idx.shape[1]
+        ends = starts + idx.shape[1]
+        idx = idx.reshape(-1)
+    else:
+        if offsets is None:
+            raise RuntimeError("embedding_bag_byte expects offsets to be set for 1D indices.")
+        offs = np.asarray(offsets._host() if isinstance(offsets, Tensor) else offsets).astype(np.int64).reshape(-1)
+        if include_last_offset:
+            starts, ends = offs[:-1], offs[1:]
+        else:
+            starts, ends = offs, np.append(offs[1:], n)
+    weights = None if per_sample_weights is None else np.asarray(
+        per_sample_weights.detach()._host() if isinstance(per_sample_weights, Tensor) else per_sample_weights,
+        np.float32).reshape(-1)
+    out = np.zeros((starts.size, packed.weight.shape[1]), np.float32)
+    lengths = ends - starts
+    for k in range(int(lengths.max()) if lengths.size else 0):
+        live = np.nonzero(lengths > k)[0]
+        pos = starts[live] + k
+        out[live] = _fma_rows(packed, idx[pos], out[live], None if weights is None else weights[pos])
+    return _make(out)

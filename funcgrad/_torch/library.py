@@ -29,7 +29,10 @@ _OPS: dict = {}  # "ns::name" -> CustomOpDef
 def infer_schema(fn: Callable, *, mutates_args=(), op_name: Optional[str] = None) -> str:
     """The operator schema torch infers from fn's annotations, e.g. "(Tensor x, float y) -> Tensor"; every
     parameter must be annotated (torch's ValueError otherwise)."""
-    sig = inspect.signature(fn)
+    try:   # (string annotations, as under `from __future__ import annotations`, resolved as torch does)
+        sig = inspect.signature(fn, eval_str=True)
+    except (NameError, SyntaxError, TypeError):
+        sig = inspect.signature(fn)
     names = {Tensor: "Tensor", float: "float", int: "int", bool: "bool", str: "str"}
     parts = []
     for p in sig.parameters.values():

@@ -31,11 +31,13 @@ def get_default_static_quant_module_mappings() -> dict:
             nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d, nnqat.LinearReLU: nni.quantized.LinearReLU,
             nnqat.ConvReLU2d: nni.quantized.ConvReLU2d, _nnm.Dropout: _nnm.Identity,
             _nnm.BatchNorm2d: nnq.BatchNorm2d, _nnm.BatchNorm3d: nnq.BatchNorm3d, _nnm.ReLU6: nnq.ReLU6,
-            _nnm.Hardswish: nnq.Hardswish, _nnm.LeakyReLU: nnq.LeakyReLU, nnq.FloatFunctional: nnq.QFunctional}
+            _nnm.Hardswish: nnq.Hardswish, _nnm.LeakyReLU: nnq.LeakyReLU, nnq.FloatFunctional: nnq.QFunctional,
+            _nnm.Embedding: nnq.Embedding, _nnm.EmbeddingBag: nnq.EmbeddingBag}
 
 
 def get_default_dynamic_quant_module_mappings() -> dict:
-    return {_nnm.Linear: nnqd.Linear, _nnm.LSTM: nnqd.LSTM}
+    return {_nnm.Linear: nnqd.Linear, _nnm.LSTM: nnqd.LSTM, _nnm.Embedding: nnq.Embedding,
+            _nnm.EmbeddingBag: nnq.EmbeddingBag}
 
 
 def get_default_qat_module_mappings() -> dict:

@@ -1,8 +1,11 @@
 """torch.ao.nn.quantized: modules over quantized tensors (Quantize, DeQuantize, Linear, Conv2d, BatchNorm2d/3d,
-ReLU6, Hardswish, LeakyReLU, Sigmoid), FloatFunctional / QFunctional, and the dynamic package."""
-from .modules import (BatchNorm2d, BatchNorm3d, Conv2d, DeQuantize, FloatFunctional, FXFloatFunctional,  # noqa: F401
-                      Hardswish, LeakyReLU, Linear, LinearPackedParams, QFunctional, Quantize, ReLU6, Sigmoid)
+ReLU6, Hardswish, LeakyReLU, Sigmoid), the weight-only Embedding / EmbeddingBag, FloatFunctional / QFunctional,
+and the dynamic package."""
+from .modules import (BatchNorm2d, BatchNorm3d, Conv2d, DeQuantize, Embedding, EmbeddingBag,  # noqa: F401
+                      EmbeddingPackedParams, FloatFunctional, FXFloatFunctional, Hardswish, LeakyReLU, Linear,
+                      LinearPackedParams, QFunctional, Quantize, ReLU6, Sigmoid)
 from . import dynamic  # noqa: F401
 
 __all__ = ["Quantize", "DeQuantize", "Linear", "Conv2d", "LinearPackedParams", "BatchNorm2d", "BatchNorm3d", "ReLU6",
-           "Hardswish", "LeakyReLU", "Sigmoid", "FloatFunctional", "FXFloatFunctional", "QFunctional", "dynamic"]
+           "Hardswish", "LeakyReLU", "Sigmoid", "FloatFunctional", "FXFloatFunctional", "QFunctional", "Embedding",
+           "EmbeddingBag", "EmbeddingPackedParams", "dynamic"]

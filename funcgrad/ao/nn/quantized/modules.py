@@ -11,18 +11,19 @@ from __future__ import annotations
 import numpy as np
 
 import funcgrad._torch as _fg
-from ....nn.modules import activation as _act, batchnorm as _bn
+from ....nn.modules import activation as _act, batchnorm as _bn, sparse as _nnm_sparse
 from ....nn.modules.container import Sequential as _Sequential
 from ....nn.modules.linear import Identity as _Identity
 from ....nn.modules.module import Module
 from ...._torch import _quantized as _Q
 from ....nn import functional as F
+from ...quantization.observer import default_float_qparams_observer
 from ...._torch._quantized import (QTensor, _QParams, dequantize_np, make_qtensor, per_tensor_affine, qint8,
                                      quantize_per_channel, quantize_per_tensor, quint8)
 
 __all__ = ["Quantize", "DeQuantize", "Linear", "Conv2d", "LinearReLU", "ConvReLU2d", "LinearPackedParams",
            "BatchNorm2d", "BatchNorm3d", "ReLU6", "Hardswish", "LeakyReLU", "Sigmoid", "FloatFunctional",
-           "FXFloatFunctional", "QFunctional"]
+           "FXFloatFunctional", "QFunctional", "EmbeddingPackedParams", "Embedding", "EmbeddingBag"]
 
 _F32 = np.float32
 
@@ -153,9 +154,11 @@ def _hide_packed_params_repr(self) -> str:
 
 
 def _quantize_weight(weight, observer):
-    """The qint8 weight a from_float makes with the weight observer's qparams."""
+    """The quantized weight a from_float makes with the weight observer's qparams."""
     scale, zp = observer.calculate_qparams()
     w = weight.detach().float()
+    if observer.qscheme is _fg.per_channel_affine_float_qparams:
+        return quantize_per_channel(w, scale.float(), zp.float(), observer.ch_axis, observer.dtype)
     if observer.qscheme in (_fg.per_channel_affine, _fg.per_channel_symmetric):
         return quantize_per_channel(w, scale.double(), zp.long(), getattr(observer, "ch_axis", 0), observer.dtype)
     return quantize_per_tensor(w, float(scale.item()), int(zp.item()), observer.dtype)
@@ -555,6 +558,145 @@ class QFunctional(_OutputQParams):
         new = cls()
         new.scale, new.zero_point = _output_qparams(mod)
         return new
+
+
+# --- weight-only quantized embeddings (torch.ao.nn.quantized.modules.embedding_ops) -------------------------
+def _empty_embedding_weight(num_embeddings, embedding_dim, dtype) -> QTensor:
+    """The placeholder weight torch's constructor makes: per-row float qparams (scale 1, zero point 0)."""
+    if dtype is not quint8:
+        raise NotImplementedError(f"Unsupported dtype on quantized embedding! Supports quint8 and quint4x2. Got "
+                                  f"dtype: {dtype} (funcgrad: quint8 only)")
+    return make_qtensor(np.zeros((num_embeddings, embedding_dim), np.uint8),
+                        _QParams(quint8, _fg.per_channel_affine_float_qparams, np.ones(num_embeddings, np.float32),
+                                 np.zeros(num_embeddings, np.float32), 0))
+
+
+class EmbeddingPackedParams(Module):
+    """Holds a quantized embedding's packed weight (quantized::embedding_bag_prepack); state_dict keys `dtype`
+    and `_packed_weight` (the quantized weight), as torch's."""
+    _version = 1
+
+    def __init__(self, num_embeddings, embedding_dim, dtype=quint8):
+        super().__init__()
+        self.dtype = dtype
+        self.set_weight(_empty_embedding_weight(num_embeddings, embedding_dim, dtype))
+
+    def set_weight(self, weight) -> None:
+        self._packed_weight = _Q.embedding_bag_prepack(weight)
+
+    def _weight(self):
+        return _Q.embedding_bag_unpack(self._packed_weight)
+
+    def forward(self, x):
+        return x
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "dtype"] = self.dtype
+        destination[prefix + "_packed_weight"] = self._weight()
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        self.dtype = state_dict.pop(prefix + "dtype")
+        self.set_weight(state_dict.pop(prefix + "_packed_weight"))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    def __repr__(self):
+        return repr(self._weight())
+
+
+def _float_qparams_observer(mod, cls, float_cls):
+    """The weight observer from_float quantizes an embedding's weight with (torch's checks)."""
+    if hasattr(mod, "weight_fake_quant"):
+        return mod.weight_fake_quant
+    if type(mod) is not float_cls:
+        raise AssertionError(f"nnq.{cls.__name__}.from_float only works for {float_cls.__name__}")
+    if not hasattr(mod, "qconfig"):
+        raise AssertionError(f"{cls.__name__} input float module must have qconfig defined")
+    if mod.qconfig is not None and mod.qconfig.weight is not None:
+        obs = mod.qconfig.weight()
+    else:   # (float_qparams_weight_only_qconfig's weight observer)
+        obs = default_float_qparams_observer()
+    if obs.qscheme is not _fg.per_channel_affine_float_qparams:
+        raise AssertionError(f"{cls.__name__} quantization is only supported with float_qparams_weight_only_qconfig.")
+    if obs.dtype not in (quint8, _fg.quint4x2):
+        raise AssertionError(f"The only supported dtype for nnq.{cls.__name__} is torch.quint8 and torch.quint4x2, "
+                             f"got {obs.dtype}")
+    obs(mod.weight)
+    return obs
+
+
+class Embedding(Module):
+    """A quantized Embedding: quint8 weight with per-row float scale and zero point (weight-only: float rows
+    out, torch.ops.quantized.embedding_byte)."""
+    _version = 1
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, dtype=quint8):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim, self.dtype = num_embeddings, embedding_dim, dtype
+        if _weight is not None and list(_weight.shape) != [num_embeddings, embedding_dim]:
+            raise AssertionError(f"Shape of weight does not match num_embeddings and embedding_dim: expected "
+                                 f"{[num_embeddings, embedding_dim]}, got {list(_weight.shape)}")
+        self._packed_params = EmbeddingPackedParams(num_embeddings, embedding_dim, dtype)
+        if _weight is not None:
+            self._packed_params.set_weight(_weight)
+
+    def forward(self, indices):
+        return _Q.q_embedding_byte(self._packed_params._packed_weight, indices)
+
+    def _get_name(self):
+        return "QuantizedEmbedding"
+
+    def __repr__(self):
+        return f"{self._get_name()}({self.extra_repr()})"
+
+    def extra_repr(self):
+        return (f"num_embeddings={self.num_embeddings}, embedding_dim={self.embedding_dim}, "
+                f"dtype={self._packed_params.dtype}, qscheme={self.weight().qscheme()}")
+
+    def set_weight(self, w) -> None:
+        self._packed_params.set_weight(w)
+
+    def weight(self):
+        return self._packed_params._weight()
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        obs = _float_qparams_observer(mod, cls, _nnm_sparse.Embedding)
+        q = Embedding(mod.num_embeddings, mod.embedding_dim)
+        q.set_weight(_quantize_weight(mod.weight, obs))
+        return q
+
+
+class EmbeddingBag(Embedding):
+    """A quantized EmbeddingBag (torch.ops.quantized.embedding_bag_byte). As torch's, the bags are summed
+    whatever `mode` says (the kernel is called with mode 0)."""
+    _version = 1
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, mode="sum", sparse=False, _weight=None, include_last_offset=False,
+                 dtype=quint8):
+        super().__init__(num_embeddings, embedding_dim, _weight=_weight, dtype=dtype)
+        self.mode, self.pruned_weights, self.include_last_offset = mode, False, include_last_offset
+
+    def forward(self, indices, offsets=None, per_sample_weights=None, compressed_indices_mapping=None):
+        return _Q.q_embedding_bag_byte(self._packed_params._packed_weight, indices, offsets, False, 0,
+                                       self.pruned_weights, per_sample_weights, compressed_indices_mapping,
+                                       self.include_last_offset)
+
+    def _get_name(self):
+        return "QuantizedEmbeddingBag"
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        obs = _float_qparams_observer(mod, cls, _nnm_sparse.EmbeddingBag)
+        q = EmbeddingBag(mod.num_embeddings, mod.embedding_dim, max_norm=mod.max_norm, norm_type=mod.norm_type,
+                         scale_grad_by_freq=mod.scale_grad_by_freq, mode=mod.mode, sparse=mod.sparse,
+                         include_last_offset=mod.include_last_offset, dtype=obs.dtype)
+        q.set_weight(_quantize_weight(mod.weight, obs))
+        return q
 
 
 _ = dequantize_np
