@@ -374,9 +374,9 @@ def _unique_core(rows, equal_nan: bool, size, fill_value):
     values with the smallest row (or fill_value), indices with the smallest row's, counts with 0."""
     n, m = rows.shape
     cols = [sh.reshape(sh.slice(rows, (0, j), (n, j + 1)), (n,)) for j in range(m)]
-    outs = _sort_along(cols + [_iota((n,))], 0, num_keys=m)
+    outs = _sort_along(cols + [_iota((n,))], 0, num_keys=m) if m else [_iota((n,))]
     scols, perm = outs[:m], outs[m]
-    differs = None
+    differs = None if m else _const((n - 1,), False, dtypes.bool_)  # zero-size slices: all equal, as JAX
     for c in scols:
         a, b = sh.slice(c, (1,), (n,)), sh.slice(c, (0,), (n - 1,))
         d = ew.ne(a, b)
@@ -388,7 +388,7 @@ def _unique_core(rows, equal_nan: bool, size, fill_value):
     k = _static_size(size, is_first, "unique")
     group = ew.sub(cum.cumsum(ew.convert_element_type(is_first, INDEX), 0), _const((n,), 1, INDEX))
     first_pos = _flat_nonzero_positions(is_first, k, 0)
-    srows = sh.concatenate([sh.expand_dims(c, (1,)) for c in scols], 1)
+    srows = sh.concatenate([sh.expand_dims(c, (1,)) for c in scols], 1) if m else rows
     values = gather_p.bind(srows, sh.expand_dims(first_pos, (1,)), axes=(0,))
     if fill_value is not None and size is not None:
         valid = sh.broadcast_in_dim(_valid_prefix(is_first, k), (k, m), (0,))
@@ -435,6 +435,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         k = 0 if size is None else operator.index(size)
         vshape = (k,) if moved is None else (k,) + tuple(moved.shape[1:])
         values = _fill_array(0 if fill_value is None else fill_value, x.dtype, vshape)
+        if moved is not None:
+            values = sh.transpose(values, _inverse_perm([ax] + [d for d in range(x.ndim) if d != ax]))
         indices = counts = _const((k,), 0, INDEX)
         inverse = _const(shape_in if axis is None else (0,), 0, INDEX)
     else:
