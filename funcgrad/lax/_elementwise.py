@@ -17,7 +17,7 @@ from .._src.prims import shape as _sh
 from .._src.prims.callbacks import pure_callback_p
 from .._src.prims.elementwise import (abs, add, cos, div, eq, exp, expm1, ge, gt,  # noqa: A004
                                       integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
-                                      rsqrt, select, sign, sin, sqrt, stop_gradient, sub, tanh)
+                                      rsqrt, select, sin, sqrt, stop_gradient, sub, tanh)
 from .._src.prims.elementwise import (acos, acosh, asin, asinh, atan, atanh,  # noqa: A004
                                       bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
                                       cbrt, ceil, clamp, complex, conj, cosh, exp2, floor, imag, is_finite,
@@ -97,7 +97,6 @@ _DOC = {
                    "1 / x ** -y).",
     "population_count": "Elementwise number of set bits of an integer array.",
     "neg": "Elementwise -x.",
-    "sign": "Elementwise sign: -1, 0 or 1 (x / |x| for complex; NaN stays NaN), in x's dtype.",
     "bitwise_not": "Elementwise bitwise NOT of integers, logical NOT of bools.",
     "select": "on_true where pred else on_false, elementwise: pred is bool with the operands' shape (or a "
               "scalar), on_true and on_false share one shape and dtype.",
@@ -249,6 +248,19 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     r = _ew.convert_element_type(_ew.select(inside, x, _ew.zeros_like(x)), dt, weak_type)
     r = _ew.select(above, _sh.full(x.shape, int(info.max), dt, weak_type), r)
     return _ew.select(below, _sh.full(x.shape, int(info.min), dt, weak_type), r)
+
+
+def sign(x):
+    """Elementwise sign: -1, 0 or 1 (NaN stays NaN), in x's dtype; for complex x, x / |x| divided part by
+    part as XLA does, so an infinite part gives NaN (inf / inf) where the card gives the limit."""
+    x = _arr(x)
+    out = _ew.sign(x)
+    if not dtypes.is_complex(x.dtype):
+        return out
+    re, im = _ew.real(x), _ew.imag(x)
+    mag = _ew.abs(x)
+    finite = _ew.bitwise_and(_ew.is_finite(re), _ew.is_finite(im))
+    return _ew.select(finite, out, _ew.complex(_ew.div(re, mag), _ew.div(im, mag)))
 
 
 def _typed_unary(fn, kinds: str, what: str):
@@ -446,5 +458,5 @@ def _rp_host(x, eb, mb):
                                 result_avals=(ShapedArray(x.shape, x.dtype),), vmap_method="expand_dims")[0]
 
 
-for _f in (neg, sign, select, bitwise_not):  # (the cards' functions, re-exported as they are)
+for _f in (neg, select, bitwise_not):  # (the cards' functions, re-exported as they are)
     _f.__doc__ = _DOC[_f.__name__]
