@@ -29,6 +29,7 @@ from .._src.core.errors import ConcretizationError, InvalidIndexTypeError, user_
 from .._src.core.trace import concrete_value
 from .._src.prims import cumulative as cum
 from .._src.prims import elementwise as ew
+from ..lax._elementwise import convert_element_type as _xla_convert
 from .._src.prims import reduction as red
 from .._src.prims import shape as sh
 from .._src.prims.indexing import gather_p, scatter_p
@@ -310,7 +311,7 @@ def nonzero(a, *, size=None, fill_value=None):
         q = ew.div(rem, _const((n,), stride, INDEX))
         rem = ew.sub(rem, ew.mul(q, _const((n,), stride, INDEX)))
         coords.append(q)
-    if fill_value is not None and size is not None:
+    if fill_value is not None and size is not None and x.size:  # (zero-size input: zeros, as JAX)
         fills = fill_value if isinstance(fill_value, (tuple, list)) else (fill_value,) * x.ndim
         if len(fills) != x.ndim:
             raise ValueError(f"nonzero: fill_value must be a scalar or a tuple of length {x.ndim}")
@@ -496,7 +497,7 @@ def _cumulative(op, lax_fn, bool_fn, nan_identity=None, upcast=False):
         dt = _sum_dtype(x, dtype) if upcast or dtype is not None else \
             dtypes.defaults.int_ if x.dtype == dtypes.bool_ else None  # (as JAX: only bools widen)
         if dt is not None:
-            x = ew.convert_element_type(x, dt, x.weak_type)
+            x = _xla_convert(x, dt, x.weak_type)  # (float to int: XLA's saturating conversion)
         if x.dtype == dtypes.bool_:  # dtype=bool: logical or / and
             return bool_fn(x, ax)
         return lax_fn(x, ax)
@@ -664,6 +665,9 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indic
         raise TypeError("take: out= is not supported: funcgrad arrays are immutable")
     x, ax = _axis_or_flat(asarray_any(a), axis, "take")
     idx = _index_operand(indices, "take")
+    if x.shape[ax] == 0 and idx.size:
+        raise IndexError(f"take: cannot take {idx.size} elements from an empty axis (axis {ax} of shape "
+                         f"{tuple(x.shape)}), in any mode (as jax.numpy.take)")
     pos, valid = _resolve_indices(idx, x.shape[ax], mode, "take")
     g = gather_p.bind(x, sh.expand_dims(pos, (pos.ndim,)), axes=(ax,))  # idx.shape + rest
     k = idx.ndim
