@@ -332,3 +332,41 @@ def test_unique_axis_zero_size(shape, axis, want):
     k = want[axis]
     assert idx.shape == counts.shape == (k,) and inv.shape == (n,)
     assert np.asarray(counts).tolist() == ([n] if k else []) and np.asarray(inv).tolist() == [0] * n
+
+
+# --- keyword-argument fuzz findings ----------------------------------------------------------------------------
+def test_reduction_dtype_arguments_as_jax(x64):
+    x = fnp.asarray([NAN, -1.5, 300.0, 2.7], dtype="float32")
+    assert np.asarray(fnp.sum(x, dtype="uint8")).item() == (0 + 0 + 255 + 2) % 256  # saturated, then summed (wraps)
+    assert np.asarray(fnp.cumsum(x, dtype="int8")).tolist() == [0, -1, 126, -128]  # 0, -1, +127 (wraps), +2
+    with pytest.raises(TypeError):
+        fnp.mean(x, dtype=bool)
+    with pytest.raises(ValueError):
+        fnp.std(x, dtype="int32")
+    with pytest.raises(ValueError):
+        fnp.var(fnp.asarray([1j, 2.0]), dtype="float32")
+    v = fnp.var(fnp.asarray([1.0, 3.0]), dtype="complex64")
+    assert v.dtype == np.complex64 and np.asarray(v).item() == 1.0
+
+
+def test_small_jnp_semantics():
+    frac, whole = fnp.modf(fnp.asarray([INF, -INF, 2.5]))
+    same(frac, [NAN, NAN, 0.5])
+    same(whole, [INF, -INF, 2.0])
+    assert fnp.isscalar(fnp.asarray(1.0)) and fnp.isscalar(np.array(1.0)) and not fnp.isscalar(fnp.ones(1))
+    for got in fnp.nonzero(fnp.zeros((0,)), size=3, fill_value=9) + fnp.where(fnp.zeros((2, 0)), size=2,
+                                                                             fill_value=-1):
+        assert np.asarray(got).tolist() == [0] * got.shape[0]  # zero-size input: zeros, not the fill value
+    assert fnp.take(fnp.zeros((0,)), fnp.asarray([], dtype="int32"), mode="fill").shape == (0,)
+    for mode in ("fill", "clip", "wrap"):
+        with pytest.raises(IndexError):
+            fnp.take(fnp.zeros((2, 0)), fnp.asarray([1]), axis=1, mode=mode)
+    assert fnp.fft.fft(fnp.asarray([1, 2], dtype="int32")).dtype == np.complex64
+
+
+def test_complex_sign_divides_part_by_part():
+    z = fnp.asarray([complex(INF, 0), complex(1, INF), complex(3, 4), 0j], dtype="complex128")
+    s = np.asarray(fnp.sign(z))
+    assert math.isnan(s[0].real) and s[0].imag == 0  # inf / inf, 0 / inf
+    assert s[1].real == 0 and math.isnan(s[1].imag)
+    assert s[2] == 0.6 + 0.8j and s[3] == 0
