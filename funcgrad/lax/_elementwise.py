@@ -201,7 +201,7 @@ def _binary(fn):
 def _is_integer_exponent(y) -> bool:
     if _is_python_scalar(y):
         return isinstance(y, int) and not isinstance(y, bool)
-    return _kind(getattr(y, "dtype", np.asarray(y).dtype)) in "iu"
+    return _kind(y.dtype if hasattr(y, "dtype") else np.asarray(y).dtype) in "iu"
 
 
 def _pow_integer_exponent(x, y):
