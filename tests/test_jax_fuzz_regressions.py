@@ -260,3 +260,113 @@ def test_digamma_poles_and_lax_dtype_gates():
             f(*args)
     z = flax.atan2(fnp.asarray([1 + 2j]), fnp.asarray([0.5 - 1j]))
     np.testing.assert_allclose(complex(z[0]), 1.908166797906673 + 0.37908687234202215j, rtol=1e-6)
+
+
+# --- float -> integer conversions: XLA's saturating cast on CPU ------------------------------------------------
+SAT_IN = [NAN, -NAN, INF, -INF, 1e10, -1e10, 300.7, -300.7, 255.9, -1.5, -0.5, 0.7, 3e9, -3e9, 2.0 ** 31, -2.0 ** 31]
+
+
+def _saturated(v, dt):
+    """XLA's value: NaN -> 0, truncation toward zero, clamped into the integer's range."""
+    info = np.iinfo(dt)
+    return 0 if math.isnan(v) else int(min(max(math.trunc(v) if math.isfinite(v) else v, info.min), info.max))
+
+
+@pytest.mark.parametrize("src", ["float16", "bfloat16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("dst", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"])
+def test_float_to_int_conversion_saturates(x64, src, dst):
+    if not x64 and ("64" in dst or src == "float64"):
+        return  # (the 64-bit dtypes are x64 mode's)
+    x = fnp.asarray(np.array(SAT_IN, np.float64)).astype(src)
+    rounded = np.asarray(x.astype("float64") if src != "complex64" else x.real.astype("float64")).tolist()
+    want = [_saturated(v, dst) for v in rounded]
+    for got in (x.astype(dst), fnp.astype(x, dst), flax.convert_element_type(x, dst), fnp.array(x, dtype=dst),
+                fnp.asarray(x, dtype=dst)):
+        assert got.dtype == np.dtype(dst)
+        assert np.asarray(got).tolist() == want, (src, dst, np.asarray(got).tolist(), want)
+    assert np.asarray(x.astype("bool")).tolist() == [v != 0 for v in np.asarray(x).tolist()]  # (NaN: True)
+    assert np.asarray(funcgrad.jit(lambda v: v.astype(dst))(x)).tolist() == want
+
+
+def test_numpy_arrays_convert_on_the_host_as_jax():
+    """jnp.array(numpy_array, dtype=...) converts with NumPy on the host, as JAX (no saturation there)."""
+    got = fnp.array(np.array([300.7, -1.5]), dtype="uint8")
+    assert np.asarray(got).tolist() == np.array([300.7, -1.5]).astype(np.uint8).tolist()
+
+
+# --- lax.pow with an integer exponent ---------------------------------------------------------------------------
+def test_lax_pow_integer_exponent(x64):
+    x = fnp.asarray([2.0, 0.0, -3.0, 0.5], dtype="float32")
+    for y in ([3, 0, -2, 1], ):
+        for ydt in ("int8", "uint8", "int32"):
+            yy = np.array(y).astype(ydt)
+            got = flax.pow(x, fnp.asarray(yy))
+            assert got.dtype == np.float32
+            with np.errstate(divide="ignore", over="ignore"):
+                same(got, np.power(np.float32([2.0, 0.0, -3.0, 0.5]), yy.astype(np.float32)))
+    same(flax.pow(x, 3), [8.0, 0.0, -27.0, 0.125], "float32")
+    assert not flax.pow(x, 3).weak_type and flax.pow(2.0, 3).weak_type
+    c = flax.pow(fnp.asarray([1 + 1j], "complex64"), 2)  # (1+i)^2 = 2i
+    assert c.dtype == np.complex64 and np.allclose(np.asarray(c), [2j], atol=1e-6)
+    # d/dx x**0 is 0 everywhere (x = 0 too), d/dx x**3 = 3x**2
+    same(funcgrad.grad(lambda v: flax.pow(v, 0))(0.0), [0.0])
+    same(funcgrad.grad(lambda v: flax.pow(v, fnp.int32(3)))(2.0), [12.0])
+    with pytest.raises(TypeError):
+        flax.pow(fnp.ones(2, dtype="int32"), fnp.ones(2, dtype="int32"))  # an integer base
+    with pytest.raises(TypeError):
+        flax.pow(fnp.ones(2, dtype="float32"), fnp.ones(2, dtype="float16"))  # two inexact dtypes that differ
+    with pytest.raises(TypeError):
+        flax.pow(fnp.ones(2, dtype="float32"), True)  # a bool exponent
+
+
+# --- unique along an axis of zero-size slices -------------------------------------------------------------------
+@pytest.mark.parametrize("shape,axis,want", [((0, 3), 1, (0, 1)), ((3, 0), 0, (1, 0)), ((3, 0), 1, (3, 0)),
+                                             ((2, 0, 3), 1, (2, 0, 3)), ((2, 0, 3), -1, (2, 0, 1)),
+                                             ((0, 3), 0, (0, 3))])
+def test_unique_axis_zero_size(shape, axis, want):
+    """Zero-size slices along `axis` are all equal (one unique slice); no slices give none, shaped as x."""
+    x = fnp.zeros(shape)
+    vals, idx, inv, counts = fnp.unique(x, axis=axis, return_index=True, return_inverse=True, return_counts=True)
+    assert vals.shape == want
+    n = shape[axis]
+    k = want[axis]
+    assert idx.shape == counts.shape == (k,) and inv.shape == (n,)
+    assert np.asarray(counts).tolist() == ([n] if k else []) and np.asarray(inv).tolist() == [0] * n
+
+
+# --- keyword-argument fuzz findings ----------------------------------------------------------------------------
+def test_reduction_dtype_arguments_as_jax(x64):
+    x = fnp.asarray([NAN, -1.5, 300.0, 2.7], dtype="float32")
+    assert np.asarray(fnp.sum(x, dtype="uint8")).item() == (0 + 0 + 255 + 2) % 256  # saturated, then summed (wraps)
+    assert np.asarray(fnp.cumsum(x, dtype="int8")).tolist() == [0, -1, 126, -128]  # 0, -1, +127 (wraps), +2
+    with pytest.raises(TypeError):
+        fnp.mean(x, dtype=bool)
+    with pytest.raises(ValueError):
+        fnp.std(x, dtype="int32")
+    with pytest.raises(ValueError):
+        fnp.var(fnp.asarray([1j, 2.0]), dtype="float32")
+    v = fnp.var(fnp.asarray([1.0, 3.0]), dtype="complex64")
+    assert v.dtype == np.complex64 and np.asarray(v).item() == 1.0
+
+
+def test_small_jnp_semantics():
+    frac, whole = fnp.modf(fnp.asarray([INF, -INF, 2.5]))
+    same(frac, [NAN, NAN, 0.5])
+    same(whole, [INF, -INF, 2.0])
+    assert fnp.isscalar(fnp.asarray(1.0)) and fnp.isscalar(np.array(1.0)) and not fnp.isscalar(fnp.ones(1))
+    for got in fnp.nonzero(fnp.zeros((0,)), size=3, fill_value=9) + fnp.where(fnp.zeros((2, 0)), size=2,
+                                                                             fill_value=-1):
+        assert np.asarray(got).tolist() == [0] * got.shape[0]  # zero-size input: zeros, not the fill value
+    assert fnp.take(fnp.zeros((0,)), fnp.asarray([], dtype="int32"), mode="fill").shape == (0,)
+    for mode in ("fill", "clip", "wrap"):
+        with pytest.raises(IndexError):
+            fnp.take(fnp.zeros((2, 0)), fnp.asarray([1]), axis=1, mode=mode)
+    assert fnp.fft.fft(fnp.asarray([1, 2], dtype="int32")).dtype == np.complex64
+
+
+def test_complex_sign_divides_part_by_part():
+    z = fnp.asarray([complex(INF, 0), complex(1, INF), complex(3, 4), 0j], dtype="complex128")
+    s = np.asarray(fnp.sign(z))
+    assert math.isnan(s[0].real) and s[0].imag == 0  # inf / inf, 0 / inf
+    assert s[1].real == 0 and math.isnan(s[1].imag)
+    assert s[2] == 0.6 + 0.8j and s[3] == 0

@@ -15,9 +15,9 @@ from .._src.core.aval import ShapedArray
 from .._src.prims import elementwise as _ew
 from .._src.prims import shape as _sh
 from .._src.prims.callbacks import pure_callback_p
-from .._src.prims.elementwise import (abs, add, convert_element_type, cos, div, eq, exp, expm1, ge, gt,  # noqa: A004
+from .._src.prims.elementwise import (abs, add, cos, div, eq, exp, expm1, ge, gt,  # noqa: A004
                                       integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
-                                      rsqrt, select, sign, sin, sqrt, stop_gradient, sub, tanh)
+                                      rsqrt, select, sin, sqrt, stop_gradient, sub, tanh)
 from .._src.prims.elementwise import (acos, acosh, asin, asinh, atan, atanh,  # noqa: A004
                                       bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
                                       cbrt, ceil, clamp, complex, conj, cosh, exp2, floor, imag, is_finite,
@@ -97,17 +97,14 @@ _DOC = {
                    "1 / x ** -y).",
     "population_count": "Elementwise number of set bits of an integer array.",
     "neg": "Elementwise -x.",
-    "sign": "Elementwise sign: -1, 0 or 1 (x / |x| for complex; NaN stays NaN), in x's dtype.",
     "bitwise_not": "Elementwise bitwise NOT of integers, logical NOT of bools.",
     "select": "on_true where pred else on_false, elementwise: pred is bool with the operands' shape (or a "
               "scalar), on_true and on_false share one shape and dtype.",
-    "convert_element_type": "x converted to new_dtype (float to int truncates toward zero, as jax.lax); "
-                            "weak_type=True marks the result weakly typed (funcgrad's extra argument).",
     "add": "x + y elementwise.", "sub": "x - y elementwise.", "mul": "x * y elementwise.",
     "div": "x / y elementwise; integer division rounds toward zero (C's, not Python's //).",
     "rem": "The remainder of x / y elementwise, with the sign of x (C's fmod, not Python's %).",
-    "pow": "x ** y elementwise for float or complex x and y of x's dtype (JAX also takes an integer y; "
-           "here that is a TypeError).",
+    "pow": "x ** y elementwise for float or complex x and y of x's dtype or any integer dtype (y == 0 "
+           "gives 1 with zero derivative).",
     "max": "Elementwise maximum of x and y (NaN if either is NaN).",
     "min": "Elementwise minimum of x and y (NaN if either is NaN).",
     "eq": "Elementwise x == y, a bool array.", "ne": "Elementwise x != y, a bool array.",
@@ -181,6 +178,8 @@ def _binary(fn):
     name = fn.__name__
 
     def f(x, y):
+        if name == "pow" and _is_integer_exponent(y):
+            return _pow_integer_exponent(x, y)
         if _is_python_scalar(x) and not _is_python_scalar(y):
             y = _arr(y)
             _same_dtypes(name, dtypes.python_scalar_dtype(x), y.dtype)
@@ -197,6 +196,71 @@ def _binary(fn):
     f.__name__ = f.__qualname__ = name
     f.__doc__ = _DOC[name] + _BINARY_NOTE
     return f
+
+
+def _is_integer_exponent(y) -> bool:
+    if _is_python_scalar(y):
+        return isinstance(y, int) and not isinstance(y, bool)
+    return _kind(y.dtype if hasattr(y, "dtype") else np.asarray(y).dtype) in "iu"
+
+
+def _pow_integer_exponent(x, y):
+    """lax.pow(x, y) for an integer y, as JAX 0.10: x floating or complex, y converted to x's dtype, and
+    zero derivative in x where y == 0 (JAX's rule for integer exponents; y * x**(y - 1) would be NaN at
+    x = 0). A composition of cards: select(y == 0, 1, x ** y)."""
+    x = _arr(x)
+    if _kind(x.dtype) not in "fc":
+        raise TypeError(f"the first argument to pow must have an inexact dtype (float or complex), and the second "
+                        f"argument must have an inexact or integer dtype, but got {x.dtype} and "
+                        f"{dtypes.python_scalar_dtype(y) if _is_python_scalar(y) else y.dtype}.")
+    y = _sh.full(x.shape, y, dtypes.python_scalar_dtype(y), weak_type=True) if _is_python_scalar(y) else _arr(y)
+    if tuple(y.shape) != tuple(x.shape):
+        raise TypeError(f"lax.pow requires arguments to have the same shape, got {tuple(x.shape)} and "
+                        f"{tuple(y.shape)} (funcgrad.numpy.power broadcasts).")
+    zero = _ew.eq(y, _ew.zeros_like(y))
+    yf = _ew.convert_element_type(_ew.select(zero, _sh.full(y.shape, 1, y.dtype), y), x.dtype, y.weak_type)
+    weak = bool(x.weak_type and y.weak_type)
+    return _ew.select(zero, _sh.full(x.shape, 1, x.dtype, weak_type=weak), _ew.pow(x, yf))
+
+
+def _bound(v: float, dtype) -> float:
+    """v rounded into the float `dtype` (inf past its largest finite value)."""
+    with np.errstate(over="ignore"):
+        return float(np.asarray(v, np.float64).astype(dtype))
+
+
+def convert_element_type(operand, new_dtype, weak_type: bool = False):
+    """operand converted to new_dtype with XLA's semantics on CPU (as jax.lax.convert_element_type): a
+    float (or complex's real part) to an integer truncates toward zero, NaN gives 0 and values out of the
+    integer's range saturate to its min/max (the card casts as NumPy, which wraps, for the torch face);
+    weak_type=True marks the result weakly typed (funcgrad's extra argument)."""
+    x = _arr(operand)
+    dt = dtypes.canonicalize(new_dtype)
+    if _kind(dt) not in "iu" or _kind(x.dtype) not in "fc":
+        return _ew.convert_element_type(x, dt, weak_type)
+    if _kind(x.dtype) == "c":
+        x = _ew.real(x)
+    info = np.iinfo(dt)
+    lo, hi = _bound(info.min, x.dtype), _bound(2.0 ** (info.bits - (info.min < 0)), x.dtype)  # (exact: 0, +-2**k)
+    lo_a, hi_a = _sh.full(x.shape, lo, x.dtype), _sh.full(x.shape, hi, x.dtype)
+    below, above = _ew.lt(x, lo_a), _ew.ge(x, hi_a)
+    inside = _ew.bitwise_and(_ew.ge(x, lo_a), _ew.lt(x, hi_a))  # (False at NaN)
+    r = _ew.convert_element_type(_ew.select(inside, x, _ew.zeros_like(x)), dt, weak_type)
+    r = _ew.select(above, _sh.full(x.shape, int(info.max), dt, weak_type), r)
+    return _ew.select(below, _sh.full(x.shape, int(info.min), dt, weak_type), r)
+
+
+def sign(x):
+    """Elementwise sign: -1, 0 or 1 (NaN stays NaN), in x's dtype; for complex x, x / |x| divided part by
+    part as XLA does, so an infinite part gives NaN (inf / inf) where the card gives the limit."""
+    x = _arr(x)
+    out = _ew.sign(x)
+    if not dtypes.is_complex(x.dtype):
+        return out
+    re, im = _ew.real(x), _ew.imag(x)
+    mag = _ew.abs(x)
+    finite = _ew.bitwise_and(_ew.is_finite(re), _ew.is_finite(im))
+    return _ew.select(finite, out, _ew.complex(_ew.div(re, mag), _ew.div(im, mag)))
 
 
 def _typed_unary(fn, kinds: str, what: str):
@@ -394,5 +458,5 @@ def _rp_host(x, eb, mb):
                                 result_avals=(ShapedArray(x.shape, x.dtype),), vmap_method="expand_dims")[0]
 
 
-for _f in (neg, sign, select, convert_element_type, bitwise_not):  # (the cards' functions, re-exported as they are)
+for _f in (neg, select, bitwise_not):  # (the cards' functions, re-exported as they are)
     _f.__doc__ = _DOC[_f.__name__]

@@ -17,7 +17,7 @@ import numpy as np
 from .._src.core import dtypes
 from .._src.core.array import ArrayBase, to_array, wrap
 from .._src.core.backend import CPU, cupy, devices as _devices
-from .._src.prims import elementwise as ew
+from ..lax._elementwise import convert_element_type as _xla_convert
 from . import _ufuncs as u
 from ._device import put
 
@@ -34,7 +34,7 @@ def astype(x, dtype, /, *, copy: bool = True, device=None):
     if not isinstance(x, ArrayBase):
         raise TypeError(f"astype: expected an array, got {type(x).__name__}")
     dt = dtypes.canonicalize(dtype)
-    out = ew.convert_element_type(x, dt)
+    out = _xla_convert(x, dt)
     return out if device is None else put(out, device, "astype")
 
 

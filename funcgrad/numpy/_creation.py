@@ -12,6 +12,7 @@ from .._src.core.backend import CPU
 from .._src.core.errors import ConcretizationError, IncompatibleShapesError
 from .._src.core.trace import Tracer, concrete_value
 from .._src.prims import elementwise as ew
+from ..lax._elementwise import convert_element_type as _xla_convert
 from .._src.prims.shape import (broadcast_in_dim, broadcasted_iota, concatenate, full as _full, pad, reshape,
                                 slice as lslice)
 from ._device import put, resolve
@@ -49,11 +50,11 @@ def array(object, dtype=None, copy=True, ndmin: int = 0):
         Array(2.5, dtype=float32, weak_type=True)
     """
     if isinstance(object, ArrayBase):
-        x = object if dtype is None else ew.convert_element_type(object, dtypes.canonicalize(dtype))
+        x = object if dtype is None else _xla_convert(object, dtypes.canonicalize(dtype))
     elif isinstance(object, (list, tuple)) and _holds_array(object):
         x = stack([array(v) for v in object]) if len(object) else to_array(object)
         if dtype is not None:
-            x = ew.convert_element_type(x, dtypes.canonicalize(dtype))
+            x = _xla_convert(x, dtypes.canonicalize(dtype))
     else:
         x = canonical_array(object, dtype=dtype, copy=True)
         if dtype is not None and x.weak_type:

@@ -34,10 +34,11 @@ def fabs(x, /):
 
 
 def modf(x, /):
-    """(fractional part, integral part), both with x's sign, as numpy.modf (modf(-inf) = (-0.0, -inf))."""
+    """(fractional part, integral part), both with x's sign, as jax.numpy.modf: the fraction is x - trunc(x),
+    so NaN at +-inf (NumPy's is +-0 there)."""
     x = _float_input(x, "modf")
     whole = u.trunc(x)
-    frac = u.where(u.isinf(x), ew.zeros_like(x), u.subtract(x, whole))
+    frac = u.subtract(x, whole)
     # A zero fraction takes x's sign: signed_zero - (0 - frac) is that zero (0 - (+-0) is +0) and keeps
     # frac's derivative, 1 (as jax.numpy.modf's x - whole), where copysign would flip it for negative x.
     zero = ew.zeros_like(x)

@@ -88,9 +88,11 @@ def array_equiv(a1, a2):
 
 
 def isscalar(element):
-    """Whether element is a scalar type (a Python or NumPy scalar; never an array), as numpy.isscalar."""
-    if isinstance(element, ArrayBase):
-        return False
+    """Whether element is a scalar: a Python or NumPy scalar or a 0-d array (funcgrad's or NumPy's), as
+    jax.numpy.isscalar (numpy.isscalar is False for every array; JAX counts 0-d ones so that the answer
+    does not change under jit)."""
+    if isinstance(element, (ArrayBase, np.ndarray)):
+        return element.ndim == 0
     return bool(np.isscalar(element))
 
 

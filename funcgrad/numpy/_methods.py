@@ -7,6 +7,7 @@ from .._src.core import dtypes
 from .._src.core.array import Array, ArrayBase
 from .._src.core.trace import Tracer
 from .._src.prims import elementwise as ew
+from ..lax._elementwise import convert_element_type as _xla_convert
 from . import _manipulation as m
 from . import _reductions as r
 from . import _ufuncs as u
@@ -21,7 +22,7 @@ def _swap(f):
 
 def _astype(self, dtype, copy=False):
     """The array converted to `dtype` (always strongly typed), as ndarray.astype."""
-    return ew.convert_element_type(self, dtypes.canonicalize(dtype))
+    return _xla_convert(self, dtypes.canonicalize(dtype))
 
 
 def _is_int_like(v) -> bool:

@@ -11,6 +11,7 @@ from .._src.core.trace import Tracer
 from .._src.prims import elementwise as ew
 from .._src.prims import reduction as red
 from .._src.prims.shape import expand_dims, full, pad, reshape
+from ..lax._elementwise import convert_element_type as _xla_convert
 from ._promote import asarray_any, axis_error, broadcast_to, is_python_scalar, scalar_array
 
 
@@ -72,7 +73,7 @@ def _accumulate(name, reduce, combine, identity, a, axis, dtype, out, keepdims, 
     axes = normalize_axis(axis, x.ndim, name)
     dt = _sum_dtype(x, dtype)
     if dt is not None:
-        x = ew.convert_element_type(x, dt, x.weak_type)
+        x = _xla_convert(x, dt, x.weak_type)  # (float to int: XLA's saturating conversion, as jnp)
     x = _masked(x, where, identity)
     r = _keep(reduce(x, axes), axes, keepdims)
     return r if initial is None else combine(r, _bcast(_cast_scalar(initial, r), r))
@@ -116,6 +117,9 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     axes = normalize_axis(axis, x.ndim, "mean")
     if dtype is not None:
         dt = dtypes.canonicalize(dtype)
+        if dt == dtypes.bool_:
+            raise TypeError("mean: dtype=bool is not supported (jax.numpy divides in the requested dtype, and "
+                            "lax.div does not accept bool); pass an integer or floating dtype")
     elif dtypes.is_inexact(x.dtype):
         dt = x.dtype
     else:

@@ -29,6 +29,7 @@ from .._src.core.errors import ConcretizationError, InvalidIndexTypeError, user_
 from .._src.core.trace import concrete_value
 from .._src.prims import cumulative as cum
 from .._src.prims import elementwise as ew
+from ..lax._elementwise import convert_element_type as _xla_convert
 from .._src.prims import reduction as red
 from .._src.prims import shape as sh
 from .._src.prims.indexing import gather_p, scatter_p
@@ -310,7 +311,7 @@ def nonzero(a, *, size=None, fill_value=None):
         q = ew.div(rem, _const((n,), stride, INDEX))
         rem = ew.sub(rem, ew.mul(q, _const((n,), stride, INDEX)))
         coords.append(q)
-    if fill_value is not None and size is not None:
+    if fill_value is not None and size is not None and x.size:  # (zero-size input: zeros, as JAX)
         fills = fill_value if isinstance(fill_value, (tuple, list)) else (fill_value,) * x.ndim
         if len(fills) != x.ndim:
             raise ValueError(f"nonzero: fill_value must be a scalar or a tuple of length {x.ndim}")
@@ -374,9 +375,9 @@ def _unique_core(rows, equal_nan: bool, size, fill_value):
     values with the smallest row (or fill_value), indices with the smallest row's, counts with 0."""
     n, m = rows.shape
     cols = [sh.reshape(sh.slice(rows, (0, j), (n, j + 1)), (n,)) for j in range(m)]
-    outs = _sort_along(cols + [_iota((n,))], 0, num_keys=m)
+    outs = _sort_along(cols + [_iota((n,))], 0, num_keys=m) if m else [_iota((n,))]
     scols, perm = outs[:m], outs[m]
-    differs = None
+    differs = None if m else _const((n - 1,), False, dtypes.bool_)  # zero-size slices: all equal, as JAX
     for c in scols:
         a, b = sh.slice(c, (1,), (n,)), sh.slice(c, (0,), (n - 1,))
         d = ew.ne(a, b)
@@ -388,7 +389,7 @@ def _unique_core(rows, equal_nan: bool, size, fill_value):
     k = _static_size(size, is_first, "unique")
     group = ew.sub(cum.cumsum(ew.convert_element_type(is_first, INDEX), 0), _const((n,), 1, INDEX))
     first_pos = _flat_nonzero_positions(is_first, k, 0)
-    srows = sh.concatenate([sh.expand_dims(c, (1,)) for c in scols], 1)
+    srows = sh.concatenate([sh.expand_dims(c, (1,)) for c in scols], 1) if m else rows
     values = gather_p.bind(srows, sh.expand_dims(first_pos, (1,)), axes=(0,))
     if fill_value is not None and size is not None:
         valid = sh.broadcast_in_dim(_valid_prefix(is_first, k), (k, m), (0,))
@@ -435,6 +436,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         k = 0 if size is None else operator.index(size)
         vshape = (k,) if moved is None else (k,) + tuple(moved.shape[1:])
         values = _fill_array(0 if fill_value is None else fill_value, x.dtype, vshape)
+        if moved is not None:
+            values = sh.transpose(values, _inverse_perm([ax] + [d for d in range(x.ndim) if d != ax]))
         indices = counts = _const((k,), 0, INDEX)
         inverse = _const(shape_in if axis is None else (0,), 0, INDEX)
     else:
@@ -494,7 +497,7 @@ def _cumulative(op, lax_fn, bool_fn, nan_identity=None, upcast=False):
         dt = _sum_dtype(x, dtype) if upcast or dtype is not None else \
             dtypes.defaults.int_ if x.dtype == dtypes.bool_ else None  # (as JAX: only bools widen)
         if dt is not None:
-            x = ew.convert_element_type(x, dt, x.weak_type)
+            x = _xla_convert(x, dt, x.weak_type)  # (float to int: XLA's saturating conversion)
         if x.dtype == dtypes.bool_:  # dtype=bool: logical or / and
             return bool_fn(x, ax)
         return lax_fn(x, ax)
@@ -662,6 +665,9 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indic
         raise TypeError("take: out= is not supported: funcgrad arrays are immutable")
     x, ax = _axis_or_flat(asarray_any(a), axis, "take")
     idx = _index_operand(indices, "take")
+    if x.shape[ax] == 0 and idx.size:
+        raise IndexError(f"take: cannot take {idx.size} elements from an empty axis (axis {ax} of shape "
+                         f"{tuple(x.shape)}), in any mode (as jax.numpy.take)")
     pos, valid = _resolve_indices(idx, x.shape[ax], mode, "take")
     g = gather_p.bind(x, sh.expand_dims(pos, (pos.ndim,)), axes=(ax,))  # idx.shape + rest
     k = idx.ndim

@@ -122,6 +122,10 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     ddof = _ddof(ddof, correction, "var")
     x = asarray_any(a)
     axes = normalize_axis(axis, x.ndim, "var")
+    if dtype is not None and dtypes.is_complex(x.dtype) and not dtypes.is_complex(dtypes.canonicalize(dtype)):
+        raise ValueError(f"var: a real dtype= ({np.dtype(dtype)}) for the variance of complex input is not "
+                         "supported (as jax.numpy.var); pass a complex dtype or take the variance of x.real")
+    real_input = not dtypes.is_complex(x.dtype)
     calc, res = _calc_dtype(x, dtype, "var")
     x = ew.convert_element_type(x, calc)
     mask = None if where is None else _bcast_mask(where, x)
@@ -140,7 +144,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         v = ew.div(ss, den)
     else:
         v = _div(ss, builtins.max(n - ddof, 0))
-    return ew.convert_element_type(v, _real_dtype(res))
+    # (a complex dtype= for real input gives a complex result, as jax.numpy: the real variance cast to it)
+    return ew.convert_element_type(v, res if dtype is not None and dtypes.is_complex(res) and
+                                   real_input else _real_dtype(res))
 
 
 def _keep_shape(x, axes):
@@ -151,6 +157,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         correction=0.0):
     """Standard deviation over the given axes (sqrt of var), as numpy.std."""
     _no_out(out, "std")
+    if dtype is not None and not dtypes.is_inexact(dtypes.canonicalize(dtype)):
+        raise ValueError(f"dtype argument to std must be inexact (as jax.numpy.std); got {np.dtype(dtype)}")
     v = var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
     return ew.sqrt(v)
 

@@ -25,7 +25,7 @@ from .._src.prims import elementwise as ew
 from .._src.prims import special as sp
 from .._src.prims.shape import full
 from . import _promote
-from ..lax._elementwise import _atan2 as _lax_atan2, _digamma as _lax_digamma
+from ..lax._elementwise import _atan2 as _lax_atan2, _digamma as _lax_digamma, sign as _lax_sign
 from ._promote import (_weak_scalar, weak_filled, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, python_scalar_operand, result_dtype)
 
@@ -295,7 +295,7 @@ def sign(x, /):
     x = asarray_any(x)
     if x.dtype == dtypes.bool_:
         raise TypeError("sign: numpy.sign does not accept bool input; convert it with .astype(int) first")
-    return ew.sign(x)
+    return _lax_sign(x)
 
 
 def logistic(x, /):

@@ -52,7 +52,8 @@ def _complex_for(dt) -> np.dtype:
         return dtypes.complex128
     if dtypes.is_float(dt):  # float16, bfloat16, float32
         return dtypes.complex64
-    return dtypes.complex128 if dtypes.defaults.float_ == dtypes.float64 else dtypes.complex64
+    # integers and bools: the complex of JAX's to_inexact dtype (complex64 up to 32 bits, as jnp.fft)
+    return dtypes.complex128 if dtypes.to_inexact(dt) == dtypes.float64 else dtypes.complex64
 
 
 def _as_complex(x):
