@@ -1365,9 +1365,21 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                     meta = m.out_meta
                     buffers[id(m)] = buf = [None] * len(meta) if meta is not None else [None]
                 prev = buf[nr]
-                buf[nr] = c if prev is None else prev + c
+                buf[nr] = c if prev is None else _sum_cts(prev, c, create_graph)
             in_cts = c = buf = prev = None  # the buffers hold the gradients now (see _stealable)
     return captured
+
+
+def _sum_cts(a, b, create_graph: bool):
+    """a + b for two cotangents of one output: without a graph to build, two float tensors of one shape and
+    dtype are summed by NumPy straight away (add's impl, the same values) rather than dispatched as an op."""
+    T = _TENSOR.Tensor
+    if not create_graph and a.__class__ is T and b.__class__ is T:
+        u, v = a._v, b._v
+        if u.__class__ is _np.ndarray and v.__class__ is _np.ndarray and u.dtype == v.dtype and \
+                u.shape == v.shape and u.dtype.kind in "fc" and not a._inf:
+            return _TENSOR._make(_np.add(u, v, out=_np.empty_like(u)))
+    return a + b
 
 
 def _retain_store(t, g, create_graph):
