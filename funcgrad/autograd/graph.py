@@ -118,7 +118,9 @@ class Recorded:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero). A node whose
         signature (plan or sig) has been met often runs its backward compiled (backward_cache.node_backward)."""
         binds = self.binds
-        if len(binds) == 1 and len(cts) == 1:  # one bind, one output (most ops): the equation's own step
+        if len(binds) == 1 and len(cts) == 1 and (self.plan is not None or self.sig is None):
+            # one bind, one output (most ops): the equation's own step (one pruned by signature, without a
+            # plan, runs as a record of several binds: compiled once its signature has been met often)
             prim, params, args, ans = binds[0]
             if self.outs[0] is ans and not prim.multiple_results:
                 ins = self.ins
@@ -1372,9 +1374,10 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
 
 def _sum_cts(a, b, create_graph: bool):
     """a + b for two cotangents of one output: without a graph to build, two float tensors of one shape and
-    dtype are summed by NumPy straight away (add's impl, the same values) rather than dispatched as an op."""
+    dtype (no forward-AD level active: no tangents to carry) are summed by NumPy straight away (add's impl, the same
+    values) rather than dispatched as an op."""
     T = _TENSOR.Tensor
-    if not create_graph and a.__class__ is T and b.__class__ is T:
+    if not create_graph and a.__class__ is T and b.__class__ is T and not _TENSOR._fw_on:
         u, v = a._v, b._v
         if u.__class__ is _np.ndarray and v.__class__ is _np.ndarray and u.dtype == v.dtype and \
                 u.shape == v.shape and u.dtype.kind in "fc" and not a._inf:
