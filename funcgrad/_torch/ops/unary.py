@@ -76,16 +76,8 @@ digamma = _float_unary("Digamma", _sp.digamma)
 reciprocal = _float_unary("Reciprocal", lambda a: ew.div(_scalar_arr(1, a.dtype), a))
 
 
-def _same_unary(name, afn, bool_ok=True, card=None, params=None, kinds="f"):
-    """A dtype-preserving elementwise function; card (with params): the primitive afn binds alone on tensors of
-    the dtype kinds `kinds`, which then take the direct path."""
-    params = {} if params is None else params
-
+def _same_unary(name, afn, bool_ok=True):
     def op(input, *, out=None):
-        if card is not None and out is None:
-            v = input._v
-            if v is not None and v.dtype.kind in kinds:
-                return _apply_prim(name, card, afn, (input,), params)
         if not bool_ok and input._np_dtype() == _NPB:
             raise RuntimeError(f"{name.lower()}: bool input is not supported")
         return _out(_apply1(name, afn, input), out)
@@ -143,9 +135,8 @@ def _checked_unary(op, check):
     return f
 
 
-abs = absolute = _checked_unary(_same_unary("Abs", _abs_fn, card=ew.abs_p, params={"kink": "torch"}),  # noqa: A001
-                                _not_impl("abs_cpu"))
-neg = negative = _same_unary("Neg", _neg_fn, card=ew.neg_p, kinds="fiu")
+abs = absolute = _checked_unary(_same_unary("Abs", _abs_fn), _not_impl("abs_cpu"))  # noqa: A001
+neg = negative = _same_unary("Neg", _neg_fn)
 sign = _same_unary("Sign", _sign_fn)
 sgn = sign
 floor = _checked_unary(_same_unary("Floor", _int_id(ew.floor)), _not_impl("floor_vml_cpu"))
