@@ -415,3 +415,34 @@ def test_samples_are_torchs_after_the_same_seed(make, method):
 def M_t(M, v):
     """A float32 tensor of the library M belongs to (funcgrad or torch)."""
     return (fg if M is D else torch).tensor(v)
+
+
+@pytest.mark.parametrize("pshape,vshape", [((4,), ()), ((4,), (5,)), ((3, 4), (3,)), ((3, 4), (2, 3)),
+                                           ((1, 4), (2, 3)), ((3, 1, 4), (2,)), ((2, 4), (5, 1, 2))])
+@pytest.mark.parametrize("by", ["probs", "logits"])
+def test_categorical_log_prob_integer_values(pshape, vshape, by):
+    """Categorical.log_prob at integer values (the gather at each value's index), broadcast against the batch
+    shape: values the normalised log-probabilities at the indices, gradients torch's."""
+    p = simplex(*pshape)
+    v = rng.integers(0, pshape[-1], vshape)
+    logp = np.log(p / p.sum(-1, keepdims=True))
+    want = np.take_along_axis(np.broadcast_to(logp, np.broadcast_shapes(vshape, pshape[:-1]) + pshape[-1:]),
+                              np.broadcast_to(v, np.broadcast_shapes(vshape, pshape[:-1]))[..., None], -1)[..., 0]
+    arg = p if by == "probs" else np.log(p)
+    fp, tp = F(arg, True), T(arg, True)
+    fl = D.Categorical(**{by: fp}).log_prob(fg.tensor(v))
+    tl = TD.Categorical(**{by: tp}).log_prob(torch.tensor(v))
+    assert tuple(fl.shape) == tuple(tl.shape) == want.shape
+    np.testing.assert_allclose(N(fl), want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(N(fl), N(tl), rtol=1e-12, atol=1e-14)
+    w = rng.standard_normal(want.shape)
+    (fl * F(w)).sum().backward()
+    (tl * T(w)).sum().backward()
+    np.testing.assert_allclose(N(fp.grad), N(tp.grad), rtol=1e-10, atol=1e-12)
+
+
+def test_categorical_log_prob_out_of_support():
+    """With validation, an index outside the support is torch's ValueError."""
+    for lib, t, dist in ((fg, F, D), (torch, T, TD)):
+        with pytest.raises(ValueError, match="within the support"):
+            dist.Categorical(t([0.2, 0.3, 0.5]), validate_args=True).log_prob(lib.tensor([3]))

@@ -333,3 +333,28 @@ def test_margin_classification_losses(reduction):
     t, f = _both("MultiLabelMarginLoss", reduction=reduction)
     compare(f, t, [x, mt], torch)
     compare(f, t, [x[0], mt[0]], torch)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(), (1,), (3, 4)])
+@pytest.mark.parametrize("beta", [1.0, 0.3])
+def test_smooth_l1_one_node(reduction, shape, beta):
+    """smooth_l1_loss on two float tensors of one shape is one node (torch's SmoothL1LossBackward0) with the exact
+    piecewise values (0.5 d^2 / beta inside the band, |d| - beta / 2 outside), torch's gradients, and second
+    derivatives 1 / beta inside the band and 0 outside."""
+    x = randn(*shape, dtype=np.float64)
+    y = np.where(np.arange(x.size).reshape(shape) % 2 == 0, x + beta * 0.4, x - beta * 3.0) if shape else x - 2 * beta
+    d = x - y
+    per = np.where(np.abs(d) < beta, 0.5 * d * d / beta, np.abs(d) - 0.5 * beta)
+    want = per.mean() if reduction == "mean" else per.sum() if reduction == "sum" else per
+    fx, tx = fg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    fl = F.smooth_l1_loss(fx, fg.tensor(y), reduction=reduction, beta=beta)
+    tl = TF.smooth_l1_loss(tx, torch.tensor(y), reduction=reduction, beta=beta)
+    assert type(fl.grad_fn).__name__ == type(tl.grad_fn).__name__ == "SmoothL1LossBackward0"
+    np.testing.assert_allclose(np_(fl), want, rtol=1e-14, atol=1e-15)
+    (fg_,) = fg.autograd.grad(fl.sum(), fx, create_graph=True)
+    (tg,) = torch.autograd.grad(tl.sum(), tx, create_graph=True)
+    close(fg_, tg, np.float64)
+    (fh,) = fg.autograd.grad(fg_.sum(), fx)
+    scale = 1.0 / x.size if reduction == "mean" else 1.0
+    np.testing.assert_allclose(np_(fh), np.where(np.abs(d) < beta, scale / beta, 0.0), rtol=1e-14)

@@ -418,3 +418,49 @@ def test_recorded_layer_runs_each_scan_once(cls, monkeypatch):
     out.sum().backward()
     assert runs == [False, True]
     assert all(p.grad is not None and p.grad.shape == p.shape for p in layer.parameters())
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_lstm_cell_one_node_equals_op_by_op(bias):
+    """LSTMCell records its step as one node: its values and gradients, on every call (the node's backward is
+    compiled after a few meetings), equal the op-by-op step's bit for bit and torch's; second order too."""
+    torch.manual_seed(3)
+    tmod, fmod = _pair("LSTMCell", 3, 5, bias=bias)
+    tmod, fmod = tmod.double(), fmod.double()
+    rng = np.random.default_rng(8)
+    for _ in range(6):
+        x, h, c, ch, cc = (rng.standard_normal(s) for s in [(4, 3), (4, 5), (4, 5), (4, 5), (4, 5)])
+        fx, fh, fc = (fg.tensor(a, requires_grad=True) for a in (x, h, c))
+        h2, c2 = fmod(fx, (fh, fc))
+        assert type(h2.grad_fn).__name__ == "LSTMCellBackward0" and c2.grad_fn is h2.grad_fn
+        fmod.zero_grad()
+        ((h2 * fg.tensor(ch)).sum() + (c2 * fg.tensor(cc)).sum()).backward()
+        got = [fx.grad, fh.grad, fc.grad] + [p.grad for p in fmod.parameters()]
+        # the same step op by op (linear, chunk, sigmoid, tanh): the fused node's binds in the same order
+        ux, uh, uc = (fg.tensor(a, requires_grad=True) for a in (x, h, c))
+        ps = [p.detach().requires_grad_() for p in fmod.parameters()]
+        gates = fg.nn.functional.linear(ux, ps[0], ps[2] if bias else None) + \
+            fg.nn.functional.linear(uh, ps[1], ps[3] if bias else None)
+        i, f, g, o = gates.chunk(4, 1)
+        uc2 = fg.sigmoid(f) * uc + fg.sigmoid(i) * fg.tanh(g)
+        uh2 = fg.sigmoid(o) * fg.tanh(uc2)
+        ((uh2 * fg.tensor(ch)).sum() + (uc2 * fg.tensor(cc)).sum()).backward()
+        want = [ux.grad, uh.grad, uc.grad] + [p.grad for p in ps]
+        np.testing.assert_array_equal(_np(h2), _np(uh2))
+        np.testing.assert_array_equal(_np(c2), _np(uc2))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(_np(a), _np(b))
+        tx, th, tc = (torch.tensor(a, requires_grad=True) for a in (x, h, c))
+        th2, tc2 = tmod(tx, (th, tc))
+        np.testing.assert_allclose(_np(h2), _np(th2), rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(_np(c2), _np(tc2), rtol=1e-12, atol=1e-14)
+    # second order through the node: d/dx of |dL/dh|^2
+    fx, fh, fc = (fg.tensor(a, requires_grad=True) for a in (x, h, c))
+    tx, th, tc = (torch.tensor(a, requires_grad=True) for a in (x, h, c))
+    outs = []
+    for lib, mod, (a, b, d) in ((fg, fmod, (fx, fh, fc)), (torch, tmod, (tx, th, tc))):
+        h2, c2 = mod(a, (b, d))
+        (gh,) = lib.autograd.grad((h2 * c2).sum(), b, create_graph=True)
+        (gx,) = lib.autograd.grad((gh * gh).sum(), a)
+        outs.append(_np(gx))
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-10, atol=1e-12)

@@ -19,7 +19,7 @@ from .ops import (activations, arithmetic, comparison, diagonals, extrema, index
                   reductions, selection, sorting, unary, views)
 from .ops._common import _bshape, _cast
 from . import _tensor as _TM
-from ._tensor import Tensor, _apply1, _inplace, _req, _traced, _wrap
+from ._tensor import Tensor, _apply1, _apply_prim, _inplace, _req, _traced, _wrap
 from ._tensor import _INF_INPLACE_MSG
 from ._tensor import _legacy
 from ._legacy import TYPES
@@ -494,6 +494,9 @@ def _H(self):
 
 
 def _neg_dunder(self):
+    v = self._v
+    if v is not None and v.dtype.kind in "fiu":  # (one neg bind: the direct path)
+        return _apply_prim("Neg", ew.neg_p, unary._neg_fn, (self,))
     return unary.neg(self)
 
 

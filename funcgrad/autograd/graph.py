@@ -118,7 +118,9 @@ class Recorded:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero). A node whose
         signature (plan or sig) has been met often runs its backward compiled (backward_cache.node_backward)."""
         binds = self.binds
-        if len(binds) == 1 and len(cts) == 1:  # one bind, one output (most ops): the equation's own step
+        if len(binds) == 1 and len(cts) == 1 and (self.plan is not None or self.sig is None):
+            # one bind, one output (most ops): the equation's own step (one pruned by signature, without a
+            # plan, runs as a record of several binds: compiled once its signature has been met often)
             prim, params, args, ans = binds[0]
             if self.outs[0] is ans and not prim.multiple_results:
                 ins = self.ins
@@ -1209,6 +1211,37 @@ def _has_nan(t) -> bool:
     return v is not None and v.dtype.kind in "fc" and bool(_np.isnan(v).any())
 
 
+def _order_key(n) -> tuple:
+    return (-n.seq, id(n))
+
+
+def _heap_order(roots, nodes) -> list:
+    """The nodes in topological order (a node after every node with an edge to it), the most recently created
+    first among those ready."""
+    deps = {}
+    for n in nodes:
+        for e in n.edges:
+            if e is not None:
+                deps[id(e[0])] = deps.get(id(e[0]), 0) + 1
+    ready = []
+    for node in {id(n): n for n, _ in roots}.values():
+        if deps.get(id(node), 0) == 0:
+            _heapq.heappush(ready, (-node.seq, id(node), node))
+    order = []
+    while ready:
+        _, _, n = _heapq.heappop(ready)
+        order.append(n)
+        for e in n.edges:
+            if e is None:
+                continue
+            m = e[0]
+            c = deps[id(m)] - 1
+            deps[id(m)] = c
+            if c == 0:
+                _heapq.heappush(ready, (-m.seq, id(m), m))
+    return order
+
+
 def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=None,
                  accumulate_into=None, accumulate_leaves: bool = True):
     """Run the graph backward from `roots` (a list of (node, output_nr)) seeded with `grads`.
@@ -1217,42 +1250,32 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
     accumulate_into: a set of tensors whose .grad receives gradients (backward(inputs=...)); None means
     every leaf reached. Returns the captured list (or None).
     """
-    # 1. discover the graph and count dependencies
-    deps = {}
+    # 1. discover the graph (2. its topological order, most recently created first among ready nodes, as
+    # torch's CPU engine: every edge leads to an older node, as recording makes them, so that is the order of
+    # decreasing seq, AccumulateGrad nodes (seq -1) last in order of id; else the ready nodes are kept on a heap)
     nodes = {}
     stack = []
     for node, _ in roots:
-        if id(node) not in nodes:
-            nodes[id(node)] = node
+        if node not in nodes:
+            nodes[node] = None
             stack.append(node)
+    older = True
     while stack:
         n = stack.pop()
+        s = n.seq
         for e in n.edges:
             if e is None:
                 continue
             m = e[0]
-            deps[id(m)] = deps.get(id(m), 0) + 1
-            if id(m) not in nodes:
-                nodes[id(m)] = m
+            if m.seq >= s:
+                older = False
+            if m not in nodes:
+                nodes[m] = None
                 stack.append(m)
-    # 2. topological order (most recently created first among ready nodes, as torch's CPU engine)
-    ready = []
-    for node in {id(n): n for n, _ in roots}.values():
-        if deps.get(id(node), 0) == 0:
-            _heapq.heappush(ready, (-node.seq, id(node), node))
-    order = []
-    remaining = dict(deps)
-    while ready:
-        _, _, n = _heapq.heappop(ready)
-        order.append(n)
-        for e in n.edges:
-            if e is None:
-                continue
-            m = e[0]
-            c = remaining[id(m)] - 1
-            remaining[id(m)] = c
-            if c == 0:
-                _heapq.heappush(ready, (-m.seq, id(m), m))
+    if older:
+        order = sorted(nodes, key=_order_key)
+    else:
+        order = _heap_order(roots, nodes)
     # 3. which nodes must execute
     execute = None
     if capture is not None or accumulate_into is not None:
@@ -1365,9 +1388,22 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                     meta = m.out_meta
                     buffers[id(m)] = buf = [None] * len(meta) if meta is not None else [None]
                 prev = buf[nr]
-                buf[nr] = c if prev is None else prev + c
+                buf[nr] = c if prev is None else _sum_cts(prev, c, create_graph)
             in_cts = c = buf = prev = None  # the buffers hold the gradients now (see _stealable)
     return captured
+
+
+def _sum_cts(a, b, create_graph: bool):
+    """a + b for two cotangents of one output: without a graph to build, two float tensors of one shape and
+    dtype (no forward-AD level active: no tangents to carry) are summed by NumPy straight away (add's impl, the same
+    values) rather than dispatched as an op."""
+    T = _TENSOR.Tensor
+    if not create_graph and a.__class__ is T and b.__class__ is T and not _TENSOR._fw_on:
+        u, v = a._v, b._v
+        if u.__class__ is _np.ndarray and v.__class__ is _np.ndarray and u.dtype == v.dtype and \
+                u.shape == v.shape and u.dtype.kind in "fc" and not a._inf:
+            return _TENSOR._make(_np.add(u, v, out=_np.empty_like(u)))
+    return a + b
 
 
 def _retain_store(t, g, create_graph):

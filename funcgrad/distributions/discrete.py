@@ -9,6 +9,9 @@ from .._torch import _creation, _jnp as jnp
 from .. import random as jr
 from ..scipy import special as sps
 from .._torch._dtype import Size
+from .._torch._tensor import Tensor
+from .._src.prims import elementwise as _ew, shape as _sh
+from .._src.prims.indexing import gather as _gather
 from . import constraints
 from .continuous import _Checked, _gamma_rsample, _shape, xlogy
 from .distribution import TORCH_STREAM, Distribution
@@ -160,6 +163,35 @@ class Binomial(BinaryProbsOrLogits, _Checked, Distribution):
         return values
 
 
+def _normalize_last(p):
+    """p / p.sum(-1, keepdim=True) (Categorical's probs): for float32/float64 p by the primitives directly (a sum,
+    its broadcast, a division: the values of the jnp spelling, with less dispatch)."""
+    if p.dtype.kind != "f" or p.dtype.itemsize < 4:
+        return p / jnp.sum(p, -1, keepdims=True)
+    ax = p.ndim - 1
+    return _ew.div(p, _sh.broadcast_in_dim(_sh.reduce_sum(p, (ax,)), p.shape, tuple(range(ax))))
+
+
+def _index_rows(value, lg):
+    """For a concrete integer Tensor `value` whose entries index the last dim of Tensor `lg`, the coordinate rows
+    (NumPy, shape broadcast(value, lg's batch shape) + (lg.ndim,)) that gather lg[..., value]; else None (a
+    traced or out-of-range value takes the general take_along_axis path)."""
+    if not (isinstance(value, Tensor) and isinstance(lg, Tensor)) or value._v is None or lg._v is None:
+        return None
+    v = value._v
+    n, batch = lg.shape[-1], tuple(lg.shape[:-1])
+    if v.dtype.kind not in "iu" or (v.size and (v.min() < 0 or v.max() >= n)):
+        return None
+    shape = np.broadcast_shapes(v.shape, batch)
+    rows = np.zeros(shape + (len(batch) + 1,), np.int64)
+    k = len(shape) - len(batch)
+    for d, m in enumerate(batch):
+        if m > 1:
+            rows[..., d] = np.arange(m).reshape((m,) + (1,) * (len(shape) - k - d - 1))
+    rows[..., -1] = v
+    return rows
+
+
 class Categorical(_Checked, Distribution):
     """Categorical(probs or logits) over {0, ..., K-1}; the last dim of probs/logits indexes categories."""
     _draws_as_torch = True
@@ -171,7 +203,7 @@ class Categorical(_Checked, Distribution):
         if probs is not None:
             if probs.ndim < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
-            self.probs = call("CategoricalNormalize", lambda p: p / jnp.sum(p, -1, keepdims=True), probs)
+            self.probs = call("CategoricalNormalize", _normalize_last, probs)
         else:
             if logits.ndim < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
@@ -216,12 +248,16 @@ class Categorical(_Checked, Distribution):
         shape = _shape(self, sample_shape)
         if key is TORCH_STREAM:  # (torch: multinomial with replacement of the rows of probs, transposed)
             n = Size(sample_shape).numel()
-            rows = _creation.multinomial(self.probs.reshape(-1, self._num_events), n, True)
+            rows = _creation.multinomial(self.probs.detach().reshape(-1, self._num_events), n, True)
             return rows.T.reshape(shape)
         return call_nograd(lambda lg: jr.categorical(key, lg, axis=-1, shape=shape).astype(jnp.int64), self.logits)
 
     def log_prob(self, value):
         self._check(value)
+        lg = self.logits
+        rows = _index_rows(value, lg)
+        if rows is not None:  # (torch's gather at the value's index in each row of logits)
+            return call("CategoricalLogProb", lambda a: _gather(a, rows, tuple(range(a.ndim))), lg)
 
         def f(v, lg):
             v = v.astype(jnp.int64)[..., None]
@@ -229,7 +265,7 @@ class Categorical(_Checked, Distribution):
             v = jnp.broadcast_to(v, shape[:-1] + (1,))
             lg = jnp.broadcast_to(lg, shape)
             return jnp.take_along_axis(lg, v, axis=-1)[..., 0]
-        return call("CategoricalLogProb", f, value, self.logits)
+        return call("CategoricalLogProb", f, value, lg)
 
     def entropy(self):
         def f(lg, p):

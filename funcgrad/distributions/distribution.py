@@ -58,6 +58,12 @@ def _is_child(v) -> bool:
     return isinstance(v, (Tensor, ArrayBase, Distribution, Transform))
 
 
+def _all(valid) -> bool:
+    """Whether every entry of a constraint's concrete result is true (a Tensor's in NumPy at once)."""
+    v = valid._v if isinstance(valid, Tensor) else None
+    return bool(v.all()) if v.__class__ is np.ndarray else bool(valid.all())
+
+
 class Distribution:
     """The base class of probability distributions (torch.distributions.Distribution)."""
     has_rsample = False
@@ -99,7 +105,7 @@ class Distribution:
                 if not is_concrete(value):
                     continue
                 valid = constraint.check(value)
-                if not bool(valid.all()):
+                if not _all(valid):
                     raise ValueError(f"Expected parameter {param} ({type(value).__name__} of shape "
                                      f"{tuple(value.shape)}) of distribution {repr(self)} to satisfy the "
                                      f"constraint {repr(constraint)}, but found invalid values:\n{_fmt(value)}")
@@ -285,7 +291,7 @@ class Distribution:
         if not is_concrete(value):
             return
         valid = support.check(value)
-        if is_concrete(valid) and not bool(valid.all()):
+        if is_concrete(valid) and not _all(valid):
             raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(vshape)}) to be "
                              f"within the support ({repr(support)}) of the distribution {repr(self)}, but found "
                              f"invalid values:\n{_fmt(value)}")

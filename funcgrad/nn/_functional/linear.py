@@ -35,14 +35,17 @@ def linear(input, weight, bias=None):
     dims = (((input.dim() - 1,), (1,)), ((), ()))
     if bias is None:
         return _apply("Mm", lambda x, w: _lax.dot_general(x, w, dims), (input, weight))
-    out_shape = tuple(input.shape[:-1]) + (weight.shape[0],)
-    _fg.broadcast_shapes(tuple(bias.shape), out_shape)  # (torch's RuntimeError for a bias that does not fit)
-    if _fg.broadcast_shapes(tuple(bias.shape), out_shape) != out_shape:
-        raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing size "
-                           f"({bias.shape[-1]}) at non-singleton dimension {len(out_shape) - 1}")
+    bs = bias.shape
+    if len(bs) != 1 or bs[0] != weight.shape[0]:  # (a bias of one row of the output fits: nothing to check)
+        out_shape = tuple(input.shape[:-1]) + (weight.shape[0],)
+        _fg.broadcast_shapes(tuple(bs), out_shape)  # (torch's RuntimeError for a bias that does not fit)
+        if _fg.broadcast_shapes(tuple(bs), out_shape) != out_shape:
+            raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing size "
+                               f"({bs[-1]}) at non-singleton dimension {len(out_shape) - 1}")
 
     def addmm(x, w, b):
-        if x.dtype.name in ("float16", "bfloat16"):  # torch's CPU addmm: in float32, rounded once
+        dt = x.dtype
+        if dt.itemsize == 2 and dt.kind in "fV":  # float16, bfloat16: torch's CPU addmm in float32, rounded once
             f32 = [_lax.convert_element_type(a, "float32") for a in (x, w, b)]
             return _lax.convert_element_type(_lax.dot_general(f32[0], f32[1], dims) + f32[2], x.dtype)
         y = _lax.dot_general(x, w, dims)

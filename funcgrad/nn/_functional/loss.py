@@ -10,13 +10,19 @@ import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ... import numpy as _fnp
 from ...autograd import is_grad_enabled as _is_grad_enabled
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
+from ..._src.core.array import Array as _Array
+from ..._src.prims import elementwise as _ew
 from ..._src.prims.indexing import gather as _gather
+from ..._torch.ops._common import _bc
+from ..._torch.ops.reductions import _sum_all
 from ..._torch._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ..._torch._tensor import _apply, _legacy
 from .activation import _softplus, log_softmax, logsigmoid, relu, softplus
 from .linear import linear as _linear
 from .common import _REDUCTIONS, _check_target_size, _concrete, _legacy_get_string, _reduce, _reduction, _size, _weighted
 from .distance import pairwise_distance
+
+_bc_lt, _bc_mul, _bc_div, _bc_sub = (_bc(p) for p in (_ew.lt, _ew.mul, _ew.div, _ew.sub))
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "poisson_nll_loss", "gaussian_nll_loss", "kl_div",
            "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -51,11 +57,28 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    dt = input._np_dtype()
+    if beta != 0 and input.shape == target.shape and dt == target._np_dtype() and dt.kind == "f" and \
+            dt.itemsize >= 4:  # one recorded node, torch's SmoothL1LossBackward0
+        return _apply("SmoothL1Loss", lambda a, b: _smooth_l1(a, b, beta, reduction), (input, target))
     d = input - target
     z = _fg.abs(d)
     # the square of d itself, not of |d|, so the second derivative at d == 0 is 1 / beta (torch's)
     loss = z if beta == 0 else _fg.where(z < beta, 0.5 * d * d / beta, z - 0.5 * beta)
     return _reduce(loss, reduction)
+
+
+def _smooth_l1(a, b, beta, reduction):
+    """smooth_l1_loss on Arrays a, b of one float dtype and shape, beta > 0: the binds of the op-by-op formula
+    (numbers entering as constants of the dtype), so the same values and derivatives."""
+    def c(x):
+        return _Array(np.array(x, a.dtype))
+    d = _ew.sub(a, b)
+    z = _ew.abs_p.bind(d, kink="torch")
+    loss = _ew.select(_bc_lt(z, c(beta)), _bc_div(_bc_mul(_bc_mul(c(0.5), d), d), c(beta)), _bc_sub(z, c(0.5 * beta)))
+    if reduction == "mean":
+        return _jnp.mean(loss)
+    return _sum_all(loss) if reduction == "sum" and loss.ndim else loss
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):

@@ -20,9 +20,11 @@ from ... import lax as _lax
 from ..._src.core.array import get_aval as _get_aval
 from ..._src.core.aval import ShapedArray as _ShapedArray
 from ..._src.core.jaxpr import Jaxpr as _Jaxpr
+from ..._src.prims import elementwise as _ew, shape as _sh
 from ..._src.control.flow import scan_p as _scan_p, trace_flat as _trace_flat
 from ..._torch._argcheck import dtype_error as _dtype_error
 from ..._torch._tensor import _apply
+from ..._torch.ops.arithmetic import _add as _add_bc
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -60,6 +62,24 @@ def _step(mode, x, h, c, whh_t, bhh, whr_t):
         return n + z * (h - n), None
     g = x + _jnp.matmul(h, whh_t)
     return (_jnp.tanh(g) if mode == "RNN_TANH" else _jnp.maximum(g, 0)), None
+
+
+_XWT = (((1,), (1,)), ((), ()))  # x W^T: contract x's columns with W's rows' entries
+
+
+def _lstm_cell(x, h, c, w_ih, w_hh, b_ih=None, b_hh=None):
+    """(h', c') of one LSTMCell step on Arrays, the binds of the unfused step in its order (linear's x W^T
+    plus bias for each input, their sum, the four gate slices, c' = s(f) c + s(i) tanh(g), h' = s(o)
+    tanh(c')), so its values are those of the op-by-op step."""
+    gi = _lax.dot_general(x, w_ih, _XWT)
+    gh = _lax.dot_general(h, w_hh, _XWT)
+    if b_ih is not None:
+        gi, gh = _add_bc(gi, b_ih), _add_bc(gh, b_hh)
+    g = _add_bc(gi, gh)
+    B, H = g.shape[0], g.shape[1] // 4
+    i, f, gg, o = [_sh.slice(g, (0, k * H), (B, (k + 1) * H)) for k in range(4)]
+    c2 = _ew.add(_ew.mul(_ew.logistic(f), c), _ew.mul(_ew.logistic(i), _ew.tanh(gg)))
+    return [_ew.mul(_ew.logistic(o), _ew.tanh(c2)), c2]
 
 
 _JAXPRS: dict = {}  # traced step bodies by (mode, flags, operand types): their compiled code is kept on them
@@ -449,10 +469,16 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         input, (h, c), batched = self._prepare(input, hx, 2)
-        gi, gh = self._gates(input, h)
-        i, f, g, o = (gi + gh).chunk(4, 1)
-        c2 = _fg.sigmoid(f) * c + _fg.sigmoid(i) * _fg.tanh(g)
-        h2 = _fg.sigmoid(o) * _fg.tanh(c2)
+        ws = (self.weight_ih, self.weight_hh) + ((self.bias_ih, self.bias_hh) if self.bias else ())
+        dt = input._np_dtype()
+        if dt.kind == "f" and dt.itemsize >= 4 and all(t._np_dtype() == dt for t in (h, c) + ws):
+            # one recorded node for the whole step (torch's fused cell): its backward is one compiled walk
+            h2, c2 = _apply("LSTMCell", _lstm_cell, (input, h, c) + ws)
+        else:  # (float16/bfloat16, mixed dtypes: linear's rounding and errors)
+            gi, gh = self._gates(input, h)
+            i, f, g, o = (gi + gh).chunk(4, 1)
+            c2 = _fg.sigmoid(f) * c + _fg.sigmoid(i) * _fg.tanh(g)
+            h2 = _fg.sigmoid(o) * _fg.tanh(c2)
         return (h2, c2) if batched else (h2.squeeze(0), c2.squeeze(0))
 
 
