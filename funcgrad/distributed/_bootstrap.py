@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import runpy
 import sys
+import time
 import traceback
 
 from . import _mpi
@@ -33,6 +34,9 @@ def _abort(code: int) -> None:
     if _mpi.launched_by_mpi() and _mpi.available():
         MPI = _mpi.MPI()
         if MPI.Is_initialized() and not MPI.Is_finalized() and MPI.COMM_WORLD.Get_size() > 1:
+            # mpiexec forwards this rank's output through its proxy asynchronously and kills the job on Abort:
+            # give it a moment, or the traceback's last lines (the exception itself) can be lost
+            time.sleep(0.5)
             MPI.COMM_WORLD.Abort(code)
     os._exit(code)
 
@@ -60,8 +64,8 @@ def main(argv: list[str]) -> None:
                   file=sys.stderr)
             _abort(code)
     except BaseException:
-        print(f"funcgrad-run: rank {os.environ.get('RANK', '?')} failed:", file=sys.stderr)
-        traceback.print_exc()
+        # (one write: the header and the whole traceback reach mpiexec's proxy together)
+        sys.stderr.write(f"funcgrad-run: rank {os.environ.get('RANK', '?')} failed:\n{traceback.format_exc()}")
         _abort(1)
 
 
