@@ -13,6 +13,7 @@ from ._common import _cast, _legacy_name, _out, _scalar_arr
 
 
 _RELU_P = ew.relu_p
+_RELU_TORCH = _RELU_P.impl.torch_kink
 _TORCH_KINK = {"kink": "torch"}
 
 
@@ -28,9 +29,9 @@ def relu(input, *, out=None):
     derivative 1 at NaN; jax.nn.relu binds the same card with JAX's). Unrecorded on
     concrete floats its impl runs straight on the buffer."""
     v = input._v
-    if v is not None and D.kind(v.dtype) == "f" and \
+    if v is not None and v.dtype.kind == "f" and \
             not (_gs.enabled and (input._rg or input._base is not None and _req(input))) and not _TM._fw_on:
-        r = _RELU_P.impl(v, kink="torch")
+        r = _RELU_TORCH(v)  # (bfloat16, kind 'V', takes the recorded path below)
         r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
         return r if out is None else _out(r, out)
     kind = input._np_dtype().kind
