@@ -12,17 +12,18 @@ from ._array_api import (__array_api_version__, __array_namespace_info__, acos, 
                          atan, atan2, atanh, from_dlpack, pow)
 from ._creation import (arange, array, asarray, empty, empty_like, eye, full, full_like, identity,  # noqa: F401
                         linspace, ones, ones_like, zeros, zeros_like)
-from ._manipulation import (atleast_1d, atleast_2d, broadcast_arrays, clip, concatenate, dot, expand_dims,  # noqa: F401
-                            matmul, moveaxis, outer, permute_dims, ravel, reshape, squeeze, stack,
-                            swapaxes, transpose, vdot)
+from ._manipulation import (atleast_1d, atleast_2d, broadcast_arrays, clip, concatenate, expand_dims,  # noqa: F401
+                            moveaxis, permute_dims, ravel, reshape, squeeze, stack, swapaxes, transpose)
+from ._products import dot, matmul, outer, vdot  # noqa: F401
 from ._promote import broadcast_shapes, broadcast_to  # noqa: F401
 from ._creation import (copy, diag, diagflat, frombuffer, fromfunction, fromiter, geomspace, indices,  # noqa: F401
                         logspace, meshgrid, tri, tril, triu)
-from ._manipulation import (append, array_split, atleast_3d, block, column_stack, concat, cross,  # noqa: F401
-                            delete, diagonal, dsplit, dstack, flip, fliplr, flipud, hsplit, hstack, inner,
-                            insert, kron, matrix_transpose, pad, repeat, resize, roll, rollaxis, rot90,
-                            row_stack, split, tensordot, tile, trace, trim_zeros, unstack, vecdot, vsplit,
-                            vstack)
+from ._manipulation import (append, array_split, atleast_3d, block, column_stack, concat, delete,  # noqa: F401
+                            dsplit, dstack, flip, fliplr, flipud, hsplit, hstack, insert,
+                            matrix_transpose, repeat, resize, roll, rollaxis, rot90, row_stack, split,
+                            tile, trim_zeros, unstack, vsplit, vstack)
+from ._products import cross, diagonal, inner, kron, tensordot, trace, vecdot  # noqa: F401
+from ._pad import pad  # noqa: F401
 from ._einsum import einsum, einsum_path  # noqa: F401
 from ._logic import allclose, array_equal, array_equiv, isclose, isscalar, ndim, shape, size  # noqa: F401
 from ._signal import convolve, correlate, interp  # noqa: F401

@@ -16,7 +16,9 @@ from ..lax._elementwise import convert_element_type as _xla_convert
 from .._src.prims.shape import (broadcast_in_dim, broadcasted_iota, concatenate, full as _full, pad, reshape,
                                 slice as lslice)
 from ._device import put, resolve
-from ._manipulation import _floor, broadcast_arrays, diagonal, expand_dims, moveaxis, ravel, stack
+from ._pad import _floor
+from ._manipulation import broadcast_arrays, expand_dims, moveaxis, ravel, stack
+from ._products import diagonal
 from ._promote import (_holds_array, asarray_any, broadcast_all, broadcast_shapes, broadcast_to,
                        is_python_scalar, normalize_index, result_dtype, scalar_array)
 from ._ufuncs import power, true_divide

@@ -35,7 +35,7 @@ from .._src.prims import elementwise as ew
 from .._src.prims import linalg as la
 from .._src.prims import reduction as red
 from .._src.prims import shape as sh
-from ._manipulation import diagonal
+from ._products import diagonal
 from ._promote import asarray_any, promote_dtypes
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase

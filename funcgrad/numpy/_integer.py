@@ -8,7 +8,8 @@ from .._src.prims import elementwise as ew
 from .._src.control.flow import while_loop
 from . import _ufuncs as u
 from ._creation import asarray
-from ._manipulation import expand_dims, moveaxis, pad, ravel, reshape
+from ._manipulation import expand_dims, moveaxis, ravel, reshape
+from ._pad import pad
 from ._promote import asarray_any, normalize_index, promote_args, result_dtype
 from ._reductions import sum as _sum
 from ._statistics import any as _any

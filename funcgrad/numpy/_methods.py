@@ -9,6 +9,7 @@ from .._src.core.trace import Tracer
 from .._src.prims import elementwise as ew
 from ..lax._elementwise import convert_element_type as _xla_convert
 from . import _manipulation as m
+from . import _products as _p
 from . import _reductions as r
 from . import _ufuncs as u
 from ._device import put
@@ -89,7 +90,7 @@ def attach(cls) -> None:
         "__mul__": u.multiply, "__rmul__": _swap(u.multiply),
         "__truediv__": u.true_divide, "__rtruediv__": _swap(u.true_divide),
         "__pow__": u.power, "__rpow__": _swap(u.power),
-        "__matmul__": m.matmul, "__rmatmul__": _swap(m.matmul),
+        "__matmul__": _p.matmul, "__rmatmul__": _swap(_p.matmul),
         "__floordiv__": u.floor_divide, "__rfloordiv__": _swap(u.floor_divide),
         "__mod__": u.remainder, "__rmod__": _swap(u.remainder),
         "__divmod__": u.divmod, "__rdivmod__": _swap(u.divmod),
@@ -109,7 +110,7 @@ def attach(cls) -> None:
         "astype": _astype, "reshape": _reshape, "transpose": _transpose,
         "sum": r.sum, "mean": r.mean, "prod": r.prod, "max": r.max, "min": r.min,
         "argmax": r.argmax, "argmin": r.argmin,
-        "squeeze": m.squeeze, "ravel": m.ravel, "flatten": m.ravel, "dot": m.dot,
+        "squeeze": m.squeeze, "ravel": m.ravel, "flatten": m.ravel, "dot": _p.dot,
         "clip": m.clip, "swapaxes": m.swapaxes, "copy": _copy,
         "conj": u.conjugate, "conjugate": u.conjugate, "round": _round,
         "__array_namespace__": _array_namespace,

@@ -17,7 +17,8 @@ from .._src.interpreters import vmap
 from . import _ufuncs as u
 from ._creation import arange, asarray, ones
 from ._floating import _float_input
-from ._manipulation import concatenate, expand_dims, matmul, moveaxis
+from ._manipulation import concatenate, expand_dims, moveaxis
+from ._products import matmul
 from ._promote import asarray_any, broadcast_shapes, broadcast_to, normalize_index
 from ._reductions import sum as _sum
 from ._signal import convolve

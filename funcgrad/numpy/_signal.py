@@ -19,7 +19,8 @@ from .._src.prims import shape as sh
 from .._src.prims.conv import conv_general_dilated
 from .._src.prims.indexing import gather
 from ._creation import array
-from ._manipulation import _conj as conj, _need_concrete, _take_axis
+from ._products import _conj as conj
+from ._manipulation import _need_concrete, _take_axis
 from ._promote import asarray_any, broadcast_to, is_python_scalar, promote_dtypes, scalar_array
 from ._ufuncs import _ComplexUndefinedError
 

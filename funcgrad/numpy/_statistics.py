@@ -29,7 +29,8 @@ from .._src.prims.indexing import gather_p, scatter_p
 from . import _reductions as _r
 from . import _sorting as _s
 from ._creation import linspace
-from ._manipulation import _conj, concatenate, matmul
+from ._products import _conj, matmul
+from ._manipulation import concatenate
 from ._promote import asarray_any, broadcast_to, result_dtype, scalar_array
 from ._reductions import _keep, normalize_axis
 from ._ufuncs import _ComplexUndefinedError, _to_inexact, subtract

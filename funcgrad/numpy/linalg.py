@@ -45,6 +45,7 @@ from .._src.prims import shape as sh
 from .._src.prims.linalg import dot_general
 from .._src.interpreters.custom import custom_jvp
 from . import _manipulation as _m
+from . import _products as _p
 from . import _reductions as _r
 from . import _ufuncs as _u
 from ._promote import asarray_any, broadcast_shapes, broadcast_to, normalize_index, promote_dtypes
@@ -311,7 +312,7 @@ def _pinv_fun(a, rcond, hermitian):
     large = _u.greater(s, cutoff)
     one = sh.full(s.shape, 1, s.dtype)
     s_inv = ew.select(large, ew.div(one, ew.select(large, s, one)), ew.zeros_like(s))
-    return _m.matmul(_u.multiply(_H(vh), _m.expand_dims(s_inv, -2)), _H(u))
+    return _p.matmul(_u.multiply(_H(vh), _m.expand_dims(s_inv, -2)), _H(u))
 
 
 _pinv = custom_jvp(_pinv_fun, nondiff_argnums=(1, 2))
@@ -323,7 +324,7 @@ def _pinv_jvp(rcond, hermitian, primals, tangents):
     a, = primals
     da, = tangents
     p = _pinv(a, rcond, hermitian)
-    mm = _m.matmul
+    mm = _p.matmul
     s = mm(mm(p, _H(p)), _H(da))
     t = mm(mm(_H(da), _H(p)), p)
     dp = mm(mm(ew.neg(p), da), p)
@@ -392,8 +393,8 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
         mask = _u.logical_and(ew.gt(s, zero), ew.ge(s, cutoff))
         one = sh.full(s.shape, 1, real)
         s_inv = ew.select(mask, ew.div(one, ew.select(mask, s, one)), zero)
-        uhb = _m.matmul(_H(u), y)
-        sol = _m.matmul(_H(vh), _u.multiply(_m.expand_dims(ew.convert_element_type(s_inv, x.dtype), -1), uhb))
+        uhb = _p.matmul(_H(u), y)
+        sol = _p.matmul(_H(vh), _u.multiply(_m.expand_dims(ew.convert_element_type(s_inv, x.dtype), -1), uhb))
         rank = _r.sum(mask)
     known = _concrete_int(rank) if numpy_resid else None
     if numpy_resid and known is None:
@@ -402,7 +403,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     if numpy_resid and (known != n or m <= n):
         resid = sh.full((0,), 0, real)
     else:
-        resid = _r.sum(_abs2(ew.sub(y, _m.matmul(x, sol))), axis=0)
+        resid = _r.sum(_abs2(ew.sub(y, _p.matmul(x, sol))), axis=0)
     if is_1d:
         sol = sh.squeeze(sol, (1,))
     return sol, resid, rank, s
@@ -423,7 +424,7 @@ def matrix_power(a, n):
         n = -n
     if n == 1:
         return x
-    mm = _m.matmul
+    mm = _p.matmul
     if n == 2:
         return mm(x, x)
     if n == 3:
@@ -641,7 +642,7 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):  # noqa: A002
 
 # --- products and Array API helpers ---------------------------------------------------------------
 
-matmul = _m.matmul
+matmul = _p.matmul
 
 
 def matrix_transpose(x, /):
@@ -764,7 +765,7 @@ def _chain_product(arrays, split, i, j):
     if i == j:
         return arrays[i]
     k = split[i][j]
-    return _m.matmul(_chain_product(arrays, split, i, k), _chain_product(arrays, split, k + 1, j))
+    return _p.matmul(_chain_product(arrays, split, i, k), _chain_product(arrays, split, k + 1, j))
 
 
 def multi_dot(arrays, *, out=None):
@@ -775,7 +776,7 @@ def multi_dot(arrays, *, out=None):
     if len(xs) < 2:
         raise ValueError("multi_dot: Expecting at least two arrays.")
     if len(xs) == 2:
-        return _m.dot(xs[0], xs[1])
+        return _p.dot(xs[0], xs[1])
     first_1d, last_1d = xs[0].ndim == 1, xs[-1].ndim == 1
     if first_1d:
         xs[0] = sh.expand_dims(xs[0], (0,))
