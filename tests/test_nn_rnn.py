@@ -406,7 +406,7 @@ def test_repeated_calls_reuse_the_traced_step():
 def test_recorded_layer_runs_each_scan_once(cls, monkeypatch):
     """With parameters that require grad, the forward runs the time loop once (saving what backward
     needs) and backward runs one reverse loop: no discarded eager pass, no recomputation of the steps."""
-    from funcgrad._src.control.flow import scan_p
+    from funcgrad._src.control.scan import scan_p
     runs = []
     impl = scan_p.impl
     monkeypatch.setattr(scan_p, "impl", lambda *a, **k: runs.append(k["reverse"]) or impl(*a, **k))

@@ -18,7 +18,8 @@ from .. import numpy as jnp
 from .._jax.api import closure_convert
 from .._src.core.tree_util import tree_leaves, tree_map
 from ..flatten_util import ravel_pytree
-from .._src.control import flow as cf
+from .._src.control.scan import scan as _scan
+from .._src.control.while_loop import while_loop as _while_loop
 from .._src.interpreters import custom_vjp, jit, vjp, vmap
 
 __all__ = ["odeint"]
@@ -139,7 +140,7 @@ def _integrate(func, rtol, atol, mxstep, hmax, y0, ts, *args):
             kept = [i + 1, y, fy, t, dt_next, last_t, coeffs]
             return [jnp.where(accept, a, b) for a, b in zip(taken, kept)]
 
-        _, *carry = cf.while_loop(keep_going, step, [0] + carry)
+        _, *carry = _while_loop(keep_going, step, [0] + carry)
         _, _, t, _, last_t, coeffs = carry
         s = (target - last_t) / (t - last_t)
         return carry, jnp.polyval(coeffs, s.astype(coeffs.dtype))
@@ -147,7 +148,7 @@ def _integrate(func, rtol, atol, mxstep, hmax, y0, ts, *args):
     f0 = f(y0, ts[0])
     dt = jnp.clip(_first_step(f, ts[0], y0, f0, rtol, atol), 0.0, hmax)
     init = [y0, f0, ts[0], dt, ts[0], jnp.stack([y0] * 5)]
-    _, ys = cf.scan(to_output_time, init, ts[1:])
+    _, ys = _scan(to_output_time, init, ts[1:])
     return jnp.concatenate([y0[None], ys])
 
 
@@ -177,7 +178,7 @@ def _integrate_bwd(func, rtol, atol, mxstep, hmax, res, g):
         return (y_bar + g[i - 1], t0_bar, args_bar), t_bar
 
     init = (g[-1], jnp.zeros((), ts.dtype), tree_map(jnp.zeros_like, args))
-    (y_bar, t0_bar, args_bar), rev_ts_bar = cf.scan(back_one_interval, init,
+    (y_bar, t0_bar, args_bar), rev_ts_bar = _scan(back_one_interval, init,
                                                     jnp.arange(len(ts) - 1, 0, -1))
     ts_bar = jnp.concatenate([t0_bar[None], rev_ts_bar[::-1]])
     return (y_bar, ts_bar, *args_bar)

@@ -10,8 +10,9 @@ _dot, _conv, _program, _types, _implicit, _primitives); this module only gathers
 from .._src.prims.collectives import (all_gather, all_to_all, axis_index, axis_size, pmax, pmean,  # noqa: F401
                                       pmin, ppermute, pshuffle, psum, psum_scatter, pswapaxes)
 from .._src.prims.cumulative import associative_scan  # noqa: F401
-from .._src.control.flow import (cond, fori_loop, map, scan, switch,  # noqa: F401,A004
-                                        while_loop)
+from .._src.control.cond import cond, switch  # noqa: F401
+from .._src.control.scan import fori_loop, map, scan  # noqa: F401,A004
+from .._src.control.while_loop import while_loop  # noqa: F401
 from .._src.prims.fft import fft  # noqa: F401
 from ._types import *  # noqa: F401,F403
 from ._elementwise import *  # noqa: F401,F403

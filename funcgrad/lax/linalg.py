@@ -7,7 +7,7 @@ import numpy as np
 from .. import numpy as jnp  # (lax.linalg's wrappers are built on funcgrad.numpy.linalg's checks and shapes)
 from ..numpy import linalg as _la
 from .._src.prims import linalg_decomp as _ld
-from .._src.control.flow import scan
+from .._src.control.scan import scan
 from .._src.prims.lu import lu as _lu
 
 __all__ = ["cholesky", "eig", "eigh", "qr", "svd", "triangular_solve", "lu", "lu_pivots_to_permutation",

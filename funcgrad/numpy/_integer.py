@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .._src.core import dtypes
 from .._src.prims import elementwise as ew
-from .._src.control.flow import while_loop
+from .._src.control.while_loop import while_loop
 from . import _ufuncs as u
 from ._creation import asarray
 from ._manipulation import expand_dims, moveaxis, ravel, reshape

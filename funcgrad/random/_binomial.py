@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from .._src.core import dtypes
-from .._src.control.flow import while_loop
+from .._src.control.while_loop import while_loop
 from ._continuous import _uniform
 from ._discrete import permutation
 from ._keys import check_key, const, split, split2

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._src.core import dtypes
 from .._src.prims import elementwise as ew, shape as sh
-from .._src.control.flow import while_loop
+from .._src.control.while_loop import while_loop
 from .._src.prims.cumulative import reduce_or, cumsum
 from ._continuous import _uniform, gumbel
 from ._keys import UINT_DTYPES, canonical_shape, check_key, const, random_bits, split, split2

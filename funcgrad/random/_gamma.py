@@ -21,7 +21,7 @@ import math
 
 
 from .._src.prims import elementwise as ew, shape as sh
-from .._src.control.flow import while_loop
+from .._src.control.while_loop import while_loop
 from .._src.prims.prng import random_gamma_grad
 from .._src.prims.reduction import reduce_max, reduce_sum
 from .._src.interpreters import custom_jvp, vmap

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 import funcgrad.numpy as jnp
 from funcgrad._src.core.aval import ShapedArray
-from funcgrad._src.control.flow import trace_flat
+from funcgrad._src.control._bodies import trace_flat
 from funcgrad.testing import arrays, shapes
 
 from ._special import Special

@@ -6,7 +6,7 @@ input's float dtype (integers promote to the default float) and returns NaN for 
 from __future__ import annotations
 
 from ... import numpy as jnp
-from ..._src.control.flow import fori_loop
+from ..._src.control.scan import fori_loop
 from ..._src.interpreters.ad import jvp as _jvp
 from ..._src.interpreters.custom import custom_jvp
 from ..._src.prims.special import lgamma as _lgamma

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from ... import numpy as jnp
-from ..._src.control.flow import while_loop
+from ..._src.control.while_loop import while_loop
 from ..._src.interpreters.ad import value_and_grad
 
 

@@ -12,7 +12,7 @@ from typing import Callable
 
 from ... import numpy as jnp
 from ..._jax.api import closure_convert
-from ..._src.control.flow import while_loop
+from ..._src.control.while_loop import while_loop
 from ..._src.interpreters.ad import vjp
 from ..._src.interpreters.custom import custom_vjp
 
