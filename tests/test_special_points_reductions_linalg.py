@@ -216,7 +216,7 @@ def test_jax_face_singular_solve_and_slogdet(x64):
 
 
 def test_adjugate_primitive_exact(x64):
-    from funcgrad._src.prims.linalg_decomp import adjugate
+    from funcgrad._src.prims.det import adjugate
     for a in (S2, S3, S4, np.zeros((3, 3)), np.eye(3), A([[0.0, 1.0], [0.0, 1.0]])):
         _close(adjugate(a), det_grad(a).T, "adjugate")
     # its derivative (det's second): d adj(A)^T [T]_ij = sum_kl H_ijkl T_kl

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._src.core.array import Array
 from .._src.prims import linalg_decomp as _ld
+from .._src.prims import eigen as _ld_eigen
 from .ops import join_split, products
 from .ops._common import _out
 from . import return_types as _rt
@@ -38,7 +39,7 @@ def linalg_eig(A, *, out=None):
     norm. Differentiable through the eig primitive (distinct eigenvalues needed for the eigenvector part);
     as in torch, backward raises RuntimeError when the loss depends on the eigenvectors' phases."""
     _square(A, "eig")
-    w, v = _apply("LinalgEig", lambda a: _ld.eig(a, vectors=True, eigvec_derivs=True), (A,))
+    w, v = _apply("LinalgEig", lambda a: _ld_eigen.eig(a, vectors=True, eigvec_derivs=True), (A,))
     if v.requires_grad:
         v.register_hook(_eig_gauge_hook(v))
     return _eig_t(w, v)
@@ -47,7 +48,7 @@ def linalg_eig(A, *, out=None):
 def linalg_eigvals(A, *, out=None):
     """The eigenvalues of square matrices (complex), differentiable (dw = diag(V^-1 dA V))."""
     _square(A, "eigvals")
-    return _apply1("LinalgEigvals", lambda a: _ld.eig(a, vectors=False)[0], A)
+    return _apply1("LinalgEigvals", lambda a: _ld_eigen.eig(a, vectors=False)[0], A)
 
 
 def householder_product(A, tau, *, out=None):

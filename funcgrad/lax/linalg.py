@@ -7,6 +7,8 @@ import numpy as np
 from .. import numpy as jnp  # (lax.linalg's wrappers are built on funcgrad.numpy.linalg's checks and shapes)
 from ..numpy import linalg as _la
 from .._src.prims import linalg_decomp as _ld
+from .._src.prims import eigen as _ld_eigen
+from .._src.prims import qr as _ld_qr
 from .._src.control.scan import scan
 from .._src.prims.lu import lu as _lu
 
@@ -29,8 +31,8 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
     LAPACK's. Eigenvector derivatives need enable_eigvec_derivs=True (as in JAX) and distinct eigenvalues."""
     a = _la._matrix(x, "eig", square=True)
     if not (compute_left_eigenvectors or compute_right_eigenvectors):
-        return [_ld.eig(a, vectors=False)[0]]
-    w, vr = _ld.eig(a, vectors=True, eigvec_derivs=bool(enable_eigvec_derivs))
+        return [_ld_eigen.eig(a, vectors=False)[0]]
+    w, vr = _ld_eigen.eig(a, vectors=True, eigvec_derivs=bool(enable_eigvec_derivs))
     out = [w]
     if compute_left_eigenvectors:
         out.append(_left_eigenvectors(vr))
@@ -60,7 +62,7 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
     """(q, r) with x = q r; full_matrices=True gives square q (JAX's default)."""
     if pivoting:
         raise NotImplementedError("lax.linalg.qr: pivoting=True is not supported")
-    q, r = _ld.qr(_la._matrix(x, "qr"), full_matrices=bool(full_matrices))
+    q, r = _ld_qr.qr(_la._matrix(x, "qr"), full_matrices=bool(full_matrices))
     return q, r
 
 

@@ -40,6 +40,10 @@ from .._src.core.array import ArrayBase
 from .._src.core.errors import ConcretizationError, IncompatibleShapesError, user_location
 from .._src.prims import elementwise as ew
 from .._src.prims import linalg_decomp as ld
+from .._src.prims import det as ld_det
+from .._src.prims import eigen as ld_eigen
+from .._src.prims import qr as ld_qr
+from .._src.prims import svd as ld_svd
 from .._src.prims.linalg_decomp import _real_dtype
 from .._src.prims import shape as sh
 from .._src.prims.linalg import dot_general
@@ -196,7 +200,7 @@ def eigh(a, UPLO: str = "L", *, symmetrize_input: bool = True):
     x = _matrix(a, "eigh", square=True)
     if not symmetrize_input:
         x = _from_triangle(x, lower=uplo == "L")
-    w, v = ld.eigh(x)
+    w, v = ld_eigen.eigh(x)
     return EighResult(w, v)
 
 
@@ -213,14 +217,14 @@ def eig(a):
     distinct eigenvalues): use eigvals for differentiable eigenvalues, or
     funcgrad.lax.linalg.eig(..., enable_eigvec_derivs=True) to opt in to eigenvector derivatives."""
     x = _matrix(a, "eig", square=True)
-    w, v = ld.eig(x, vectors=True, eigvec_derivs=False)
+    w, v = ld_eigen.eig(x, vectors=True, eigvec_derivs=False)
     return EigResult(w, v)
 
 
 def eigvals(a):
     """The eigenvalues (complex) of general square matrices; differentiable (dw = diag(V^-1 dA V))."""
     x = _matrix(a, "eigvals", square=True)
-    return ld.eig(x, vectors=False)[0]
+    return ld_eigen.eig(x, vectors=False)[0]
 
 
 def eigvalsh(a, UPLO: str = "L", *, symmetrize_input: bool = True):
@@ -236,8 +240,8 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     general SVD is computed."""
     x = _matrix(a, "svd")
     if not compute_uv:
-        return ld.svd(x, full_matrices=False, compute_uv=False)[0]
-    u, s, vh = ld.svd(x, full_matrices=full_matrices, compute_uv=True)
+        return ld_svd.svd(x, full_matrices=False, compute_uv=False)[0]
+    u, s, vh = ld_svd.svd(x, full_matrices=full_matrices, compute_uv=True)
     return SVDResult(u, s, vh)
 
 
@@ -254,7 +258,7 @@ def qr(a, mode: str = "reduced"):
         raise NotImplementedError("qr: mode='raw' (Householder reflectors) is not supported; use 'reduced', "
                                   "'complete' or 'r'")
     x = _matrix(a, "qr")
-    q, r = ld.qr(x, full_matrices=mode == "complete")
+    q, r = ld_qr.qr(x, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
 
@@ -297,17 +301,17 @@ def inv(a):
 
 def det(a):
     """Determinant of square matrices; its derivative is the adjugate (exact for singular a too)."""
-    return ld.det(_matrix(a, "det", square=True))
+    return ld_det.det(_matrix(a, "det", square=True))
 
 
 def slogdet(a):
     """SlogdetResult(sign, logabsdet) with det = sign * exp(logabsdet); sign 0 and -inf for singular a."""
-    sign, logabsdet = ld.slogdet(_matrix(a, "slogdet", square=True))
+    sign, logabsdet = ld_det.slogdet(_matrix(a, "slogdet", square=True))
     return SlogdetResult(sign, logabsdet)
 
 
 def _pinv_fun(a, rcond, hermitian):
-    u, s, vh = ld.svd(a, full_matrices=False)
+    u, s, vh = ld_svd.svd(a, full_matrices=False)
     cutoff = _u.multiply(_m.expand_dims(rcond, -1), _r.max(s, axis=-1, keepdims=True))
     large = _u.greater(s, cutoff)
     one = sh.full(s.shape, 1, s.dtype)
@@ -387,7 +391,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     else:
         # As JAX: x = V diag(s_inv) U^H b from the reduced SVD, the singular values below rcond * s_max
         # masked out, so its derivatives are the SVD's (those of the truncated pseudo-inverse's solution)
-        u, s, vh = ld.svd(x, full_matrices=False)
+        u, s, vh = ld_svd.svd(x, full_matrices=False)
         zero = ew.zeros_like(s)
         cutoff = sh.broadcast_in_dim(ew.mul(sh.full((), rcond, real), _r.max(s)), s.shape, ())
         mask = _u.logical_and(ew.gt(s, zero), ew.ge(s, cutoff))

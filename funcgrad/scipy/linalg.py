@@ -13,6 +13,7 @@ from .. import numpy as jnp
 from .._src.core.trace import concrete_value
 from ..numpy import linalg as _la
 from .._src.prims import linalg_decomp as _ld
+from .._src.prims import qr as _ld_qr
 from .._src.prims.lu import lu as _lu
 from ._linalg_constructors import (circulant, companion, convolution_matrix, dft, fiedler, hadamard,  # noqa: F401
                                    hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal)
@@ -144,7 +145,7 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
         raise NotImplementedError("qr: pivoting=True is not supported")
     if mode not in ("full", "economic", "r"):
         raise ValueError(f"qr: unknown mode {mode!r}; expected 'full', 'economic' or 'r'")
-    q, r = _ld.qr(_la._matrix(a, "qr"), full_matrices=mode == "full")
+    q, r = _ld_qr.qr(_la._matrix(a, "qr"), full_matrices=mode == "full")
     return (r,) if mode == "r" else (q, r)
 
 
