@@ -212,7 +212,16 @@ class QTensor(Tensor):
         return int(self._per_channel("q_per_channel_axis").axis)
 
     def int_repr(self) -> Tensor:
-        """The integers a quantized tensor stores (uint8 for quint8, int8 for qint8, int32 for qint32)."""
+        """The integers a quantized tensor stores (uint8 for quint8, int8 for qint8, int32 for qint32); for
+        quint4x2 / quint2x4 torch's flat packed bytes (element k in bits k*b.. of byte k*b // 8, low bits first)."""
+        qp = self._qp()
+        if qp.dtype in (quint4x2, quint2x4):
+            bits = 4 if qp.dtype is quint4x2 else 2
+            per = 8 // bits
+            flat = np.zeros(-(-self._v.size // per) * per, np.uint8)
+            flat[:self._v.size] = self._v.reshape(-1)
+            parts = flat.reshape(-1, per) << (np.arange(per, dtype=np.uint8) * bits)
+            return _make(np.bitwise_or.reduce(parts, axis=1).astype(np.uint8))
         return _make(np.array(self._v))
 
     def dequantize(self) -> Tensor:

@@ -12,8 +12,8 @@ and geometry, `unpack()` them, pickle and deepcopy. The arithmetic is fbgemm's, 
 - dynamic linear (ReQuantizeForFloat): x quantized to quint8 with qparams from its min/max (reduce_range halves
   the range), y = fma(float32(acc), float32(s_x s_w), b).
 - row-wise embeddings: rows quantized from their min/max (fbgemm's FloatOrHalfToFused*Rowwise), bags
-  accumulated in index order as acc = fma(w scale, q, acc + w bias); mode 1 (mean) multiplies by
-  float32(1 / length).
+  accumulated in index order as acc = fma(w scale, q, acc + w bias). As torch's kernels, the bags are summed
+  whatever `mode` says.
 """
 from __future__ import annotations
 
@@ -379,9 +379,13 @@ def rowwise_prepack(weight, bits: int, optimized_qparams: bool = False) -> Tenso
         raise NotImplementedError(f"quantized::embedding_bag_{name}_prepack: funcgrad has no optimized_qparams "
                                   "(greedy range search); use optimized_qparams=False")
     w = _host(weight, _F32)
-    if w.ndim < 1 + (bits != 8):
-        raise RuntimeError(f"quantized::embedding_bag_{name}_prepack: expected a weight of at least "
-                           f"{1 + (bits != 8)} dimensions, got shape {list(w.shape)}")
+    if w.ndim < 1 or bits != 8 and w.ndim != 2:
+        raise RuntimeError(f"quantized::embedding_bag_{name}_prepack: expected a "
+                           f"{'weight of at least 1 dimension' if bits == 8 else '2-D weight'}, got shape "
+                           f"{list(w.shape)}")
+    if w.shape[-1] % (8 // bits):
+        raise RuntimeError(f"qembeddingbag_{name}_prepack only works for the number of columns a multiple of "
+                           f"{8 // bits}")
     lead, cols = w.shape[:-1], w.shape[-1]
     w = w.reshape(-1, cols)
     lo = w.min(axis=1) if cols else np.zeros(w.shape[0], _F32)
@@ -421,7 +425,7 @@ def rowwise_unpack(packed, bits: int) -> Tensor:
     """quantized::embedding_bag_{byte,4bit,2bit}_unpack: the float32 rows scale * q + bias."""
     name = {8: "byte", 4: "4bit", 2: "2bit"}[bits]
     p = _host(packed)
-    if p.dtype != np.uint8 or p.ndim < 1 + (bits != 8) or p.shape[-1] < (8 if bits == 8 else 4):
+    if p.dtype != np.uint8 or p.ndim < 1 or bits != 8 and p.ndim != 2 or p.shape[-1] < (8 if bits == 8 else 4):
         raise RuntimeError(f"quantized::embedding_bag_{name}_unpack: expected the uint8 rows "
                            f"embedding_bag_{name}_prepack returns, got {p.dtype} of shape {list(p.shape)}")
     lead = p.shape[:-1]
@@ -441,8 +445,9 @@ def _index_array(t, what: str) -> np.ndarray:
 
 def _bags(ints, scale, bias, indices, offsets, mode, per_sample_weights, include_last_offset, op: str,
           bag: bool = True) -> np.ndarray:
-    """fbgemm's EmbeddingSpMDM over row-wise quantized rows: per bag, acc = fma(w s, q, acc + w b) in index order;
-    mode 1 scales each bag by float32(1 / length). Without `bag`, one row per index (embedding_byte / _4bit)."""
+    """fbgemm's EmbeddingSpMDM over row-wise quantized rows: per bag, acc = fma(w s, q, acc + w b) in index order
+    (`mode` is not read: torch's quantized kernels sum). Without `bag`, one row per index (embedding_byte /
+    _4bit)."""
     rows = ints.shape[0]
     idx = _index_array(indices, "indices")
     bad = (idx < 0) | (idx >= rows)
@@ -454,9 +459,6 @@ def _bags(ints, scale, bias, indices, offsets, mode, per_sample_weights, include
         flat = idx.reshape(-1)
         out = fma32(ints[flat].astype(_F32), scale[flat, None], bias[flat, None])
         return out.reshape(idx.shape + (D,))
-    if mode not in (0, 1):
-        raise RuntimeError(f"quantized::{op}: mode must be 0 (sum) or 1 (mean), got {mode} (max is not supported "
-                           "by the quantized kernels)")
     n = idx.size
     if idx.ndim == 2:
         starts = np.arange(idx.shape[0]) * idx.shape[1]
@@ -481,9 +483,6 @@ def _bags(ints, scale, bias, indices, offsets, mode, per_sample_weights, include
         if wts is not None:
             sc, bi = (wts[pos] * sc).astype(_F32), (wts[pos] * bi).astype(_F32)
         out[live] = fma32(sc[:, None], ints[r].astype(_F32), out[live] + bi[:, None])
-    if mode == 1:
-        scale_len = np.where(lengths > 0, (1.0 / np.maximum(lengths, 1)).astype(_F32), _F32(1))
-        out = (out * scale_len[:, None].astype(_F32)).astype(_F32)
     return out
 
 
