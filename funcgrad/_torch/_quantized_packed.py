@@ -567,8 +567,9 @@ OPS: dict = {
 for _n in (1, 2, 3):
     OPS[f"conv{_n}d_prepack"] = (_bind(conv_prepack, _n), ["default"])
     OPS[f"conv{_n}d_unpack"] = (conv_unpack, ["default"])
-    OPS[f"conv{_n}d"] = (_bind(q_conv, _n), ["default", "new"])
-    OPS[f"conv{_n}d_relu"] = (_bind(lambda n, qx, w, s, z: q_conv(n, qx, w, s, z, True), _n), ["default", "new"])
+    _ovs = ["default"] if _n == 1 else ["default", "new"]
+    OPS[f"conv{_n}d"] = (_bind(q_conv, _n), _ovs)
+    OPS[f"conv{_n}d_relu"] = (_bind(lambda n, qx, w, s, z: q_conv(n, qx, w, s, z, True), _n), _ovs)
 for _bits_, _name in ((8, "byte"), (4, "4bit"), (2, "2bit")):
     OPS[f"embedding_bag_{_name}_prepack"] = (
         _bind(lambda bits, weight, optimized_qparams=False, nbins=200, ratio=0.16:
