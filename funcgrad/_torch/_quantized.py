@@ -212,7 +212,16 @@ class QTensor(Tensor):
         return int(self._per_channel("q_per_channel_axis").axis)
 
     def int_repr(self) -> Tensor:
-        """The integers a quantized tensor stores (uint8 for quint8, int8 for qint8, int32 for qint32)."""
+        """The integers a quantized tensor stores (uint8 for quint8, int8 for qint8, int32 for qint32); for
+        quint4x2 / quint2x4 torch's flat packed bytes (element k in bits k*b.. of byte k*b // 8, low bits first)."""
+        qp = self._qp()
+        if qp.dtype in (quint4x2, quint2x4):
+            bits = 4 if qp.dtype is quint4x2 else 2
+            per = 8 // bits
+            flat = np.zeros(-(-self._v.size // per) * per, np.uint8)
+            flat[:self._v.size] = self._v.reshape(-1)
+            parts = flat.reshape(-1, per) << (np.arange(per, dtype=np.uint8) * bits)
+            return _make(np.bitwise_or.reduce(parts, axis=1).astype(np.uint8))
         return _make(np.array(self._v))
 
     def dequantize(self) -> Tensor:
@@ -909,107 +918,3 @@ def q_adaptive_avg_pool(qx, n: int, output_size) -> QTensor:
     lo, hi = QRANGE[qp.dtype]
     y = np.rint(np.asarray(total, np.int64).astype(f32) * r)
     return make_qtensor(np.clip(y, lo, hi).astype(qp.dtype.dtype), qp)
-
-
-# --- weight-only quantized embeddings (quint8, per-row float scale and zero point) ---------------------------
-class EmbeddingPackedWeight:
-    """What quantized::embedding_bag_prepack returns (torch's EmbeddingPackedParamsBase): the quint8 weight with
-    per-row float qparams, and each row's float32 (scale, bias = -zero_point * scale) as fbgemm packs them."""
-
-    def __init__(self, weight: QTensor):
-        qp = weight._qp() if weight.__class__ is QTensor else None
-        if qp is None or qp.scheme is not per_channel_affine_float_qparams or qp.axis != 0 or weight.ndim != 2:
-            raise RuntimeError("quantized::embedding_bag_prepack: expected a 2-D torch.quint8 weight quantized per "
-                               "row with float qparams (qscheme torch.per_channel_affine_float_qparams, axis 0), as "
-                               "float_qparams_weight_only_qconfig makes it")
-        if qp.dtype is not quint8:
-            raise NotImplementedError(f"quantized::embedding_bag_prepack: funcgrad packs torch.quint8 weights only, "
-                                      f"got {qp.dtype}")
-        self.weight = weight
-        self.scale = np.asarray(qp.scale, np.float32)
-        self.bias = (np.asarray(qp.zero_point, np.float32) * self.scale * np.float32(-1)).astype(np.float32)
-
-    def __repr__(self) -> str:
-        return "ScriptObject <__torch__.torch.classes.quantized.EmbeddingPackedParamsBase>"
-
-    def __reduce__(self):
-        return (EmbeddingPackedWeight, (self.weight,))
-
-
-def embedding_bag_prepack(weight) -> EmbeddingPackedWeight:
-    """torch.ops.quantized.embedding_bag_prepack: the packed form the quantized embedding kernels read."""
-    return EmbeddingPackedWeight(weight)
-
-
-def embedding_bag_unpack(packed: EmbeddingPackedWeight) -> QTensor:
-    """torch.ops.quantized.embedding_bag_unpack: the quantized weight back."""
-    return packed.weight
-
-
-def _embedding_indices(packed, indices, op: str) -> np.ndarray:
-    if not isinstance(packed, EmbeddingPackedWeight):
-        raise TypeError(f"quantized::{op}: expected the packed weight quantized::embedding_bag_prepack returns, got "
-                        f"{type(packed).__name__}")
-    idx = np.asarray(indices._host() if isinstance(indices, Tensor) else indices)
-    if idx.dtype not in (np.int32, np.int64):
-        names = {"f": {4: "Float", 8: "Double", 2: "Half"}, "i": {1: "Char", 2: "Short"}, "u": {1: "Byte"}}
-        name = names.get(idx.dtype.kind, {}).get(idx.dtype.itemsize, "Bool" if idx.dtype.kind == "b" else str(idx.dtype))
-        raise RuntimeError(f"Expect 32 or 64 bit indices, but found {name} instead.")
-    rows = packed.scale.shape[0]
-    bad = (idx < 0) | (idx >= rows)
-    if bad.any():
-        raise RuntimeError(f"Index {int(np.argmax(bad.ravel()))} is out of bounds: {int(idx.ravel()[bad.ravel()][0])}, "
-                           f"range 0 to {rows}")
-    return idx.astype(np.int64)
-
-
-def _fma_rows(packed, rows: np.ndarray, acc: np.ndarray, weights=None) -> np.ndarray:
-    """fbgemm's step for one index per bag: fma(w * scale, q, acc + w * bias), rounded once to float32 (the
-    product of a float32 and a uint8 is exact in float64)."""
-    sc, bi = packed.scale[rows], packed.bias[rows]
-    if weights is not None:
-        sc, bi = (weights * sc).astype(np.float32), (weights * bi).astype(np.float32)
-    q = packed.weight._v[rows].astype(np.float64)
-    return (sc[:, None].astype(np.float64) * q + (acc + bi[:, None]).astype(np.float64)).astype(np.float32)
-
-
-def q_embedding_byte(packed, indices, pruned_weights: bool = False) -> Tensor:
-    """torch.ops.quantized.embedding_byte: the float32 rows scale * q + bias of `indices` (any shape; the result
-    has a trailing embedding dimension)."""
-    idx = _embedding_indices(packed, indices, "embedding_byte")
-    flat = idx.reshape(-1)
-    out = _fma_rows(packed, flat, np.zeros((flat.size, packed.weight.shape[1]), np.float32))
-    return _make(out.reshape(idx.shape + (packed.weight.shape[1],)))
-
-
-def q_embedding_bag_byte(packed, indices, offsets=None, scale_grad_by_freq: bool = False, mode: int = 0,
-                         pruned_weights: bool = False, per_sample_weights=None, compressed_indices_mapping=None,
-                         include_last_offset: bool = False) -> Tensor:
-    """torch.ops.quantized.embedding_bag_byte: per bag (1-D indices cut at `offsets`, or the rows of 2-D
-    indices) the sum of its rows, each weighted by per_sample_weights, accumulated in order in float32 as
-    fbgemm does. As torch's packed kernel, `mode` is not read: bags are summed (a quantized EmbeddingBag made
-    from mode='mean' sums too)."""
-    idx = _embedding_indices(packed, indices, "embedding_bag_byte")
-    n = idx.size
-    if idx.ndim == 2:
-        starts = np.arange(idx.shape[0]) * idx.shape[1]
-        ends = starts + idx.shape[1]
-        idx = idx.reshape(-1)
-    else:
-        if offsets is None:
-            raise RuntimeError("embedding_bag_byte expects offsets to be set for 1D indices.")
-        offs = np.asarray(offsets._host() if isinstance(offsets, Tensor) else offsets).astype(np.int64).reshape(-1)
-        if include_last_offset:
-            starts, ends = offs[:-1], offs[1:]
-        else:
-            starts, ends = offs, np.append(offs[1:], n)
-    weights = None if per_sample_weights is None else np.asarray(
-        per_sample_weights.detach()._host() if isinstance(per_sample_weights, Tensor) else per_sample_weights,
-        np.float32).reshape(-1)
-    out = np.zeros((starts.size, packed.weight.shape[1]), np.float32)
-    lengths = ends - starts
-    for k in range(int(lengths.max()) if lengths.size else 0):
-        live = np.nonzero(lengths > k)[0]
-        pos = starts[live] + k
-        out[live] = _fma_rows(packed, idx[pos], out[live], None if weights is None else weights[pos])
-    return _make(out)

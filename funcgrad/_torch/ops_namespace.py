@@ -7,7 +7,9 @@
   torch.fx graphs and the tutorials call them) to funcgrad's functions, with ATen's argument order and its
   multi-output forms (native_layer_norm, native_batch_norm, max_pool2d_with_indices, ...).
 - `torch.ops.quantized.<op>` are torch's QuantizedCPU kernels (funcgrad/_torch/_quantized.py): add, add_relu,
-  mul, cat, relu6, hardswish, sigmoid, batch_norm2d, max_pool2d, embedding_byte, embedding_bag_byte, ...
+  mul, cat, relu6, hardswish, sigmoid, batch_norm2d, max_pool2d, ...; and the packed-weight ones
+  (_quantized_packed.py): linear / conv{1,2,3}d with their _prepack / _unpack, linear_dynamic, the embedding
+  bags (embedding_bag_{byte,4bit,2bit}_prepack / _unpack / _rowwise_offsets, embedding_bag_4bit, ...)
 
 funcgrad.ops is one module for both faces (funcgrad/_claims.py): JAX's segment_* functions are its own
 attributes, every other name is looked up here (`attach`).
@@ -18,7 +20,7 @@ import ctypes
 import types
 from typing import Callable, Optional
 
-from . import _quantized as _Q
+from . import _quantized as _Q, _quantized_packed as _QP
 from . import library as _library
 from . import top as _top
 from ..nn import functional as F
@@ -366,11 +368,8 @@ _QUANTIZED: dict = {
         qx, negative_slope, inplace, output_scale, output_zero_point), ["default"]),
     "batch_norm": (_q_batch_norm(), ["default"]), "batch_norm_relu": (_q_batch_norm(True), ["default"]),
     "max_pool1d": (_q_pool(1), ["default"]), "max_pool2d": (_q_pool(2), ["default"]),
-    "embedding_bag_prepack": (_Q.embedding_bag_prepack, ["default"]),
-    "embedding_bag_unpack": (_Q.embedding_bag_unpack, ["default"]),
-    "embedding_byte": (_Q.q_embedding_byte, ["default"]),
-    "embedding_bag_byte": (_Q.q_embedding_bag_byte, ["default"]),
 }
+_QUANTIZED.update(_QP.OPS)   # (packed-weight linear / conv and the row-wise embedding bags)
 for _n in (1, 2, 3):
     _QUANTIZED[f"batch_norm{_n}d"] = (_q_batch_norm(), ["default"])
     _QUANTIZED[f"batch_norm{_n}d_relu"] = (_q_batch_norm(True), ["default"])

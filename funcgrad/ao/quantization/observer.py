@@ -23,7 +23,8 @@ __all__ = ["ObserverBase", "MinMaxObserver", "MovingAverageMinMaxObserver", "Per
            "MovingAveragePerChannelMinMaxObserver", "HistogramObserver", "PlaceholderObserver", "NoopObserver",
            "default_observer", "default_weight_observer", "default_per_channel_weight_observer",
            "default_histogram_observer", "default_dynamic_quant_observer", "default_placeholder_observer",
-           "default_float_qparams_observer", "weight_observer_range_neg_127_to_127",
+           "default_float_qparams_observer", "default_float_qparams_observer_4bit",
+           "weight_observer_range_neg_127_to_127",
            "per_channel_weight_observer_range_neg_127_to_127", "get_observer_state_dict", "load_observer_state_dict"]
 
 _EPS = float(np.finfo(np.float32).eps)
@@ -450,3 +451,5 @@ default_dynamic_quant_observer = PlaceholderObserver.with_args(dtype=quint8, qua
                                                                is_dynamic=True)
 default_float_qparams_observer = PerChannelMinMaxObserver.with_args(
     dtype=quint8, qscheme=per_channel_affine_float_qparams, ch_axis=0)
+default_float_qparams_observer_4bit = PerChannelMinMaxObserver.with_args(
+    dtype=_fg.quint4x2, qscheme=per_channel_affine_float_qparams, ch_axis=0)

@@ -13,11 +13,13 @@ from .fake_quantize import (FakeQuantize, FusedMovingAvgObsFakeQuantize, default
                             default_fused_wt_fake_quant, default_per_channel_weight_fake_quant,
                             default_weight_fake_quant)
 from .observer import (HistogramObserver, MinMaxObserver, MovingAverageMinMaxObserver, PlaceholderObserver,
-                       default_dynamic_quant_observer, default_float_qparams_observer, default_observer,
+                       default_dynamic_quant_observer, default_float_qparams_observer,
+                       default_float_qparams_observer_4bit, default_observer,
                        default_per_channel_weight_observer, default_placeholder_observer, default_weight_observer)
 
 __all__ = ["QConfig", "QConfigDynamic", "default_qconfig", "default_dynamic_qconfig", "float16_dynamic_qconfig",
            "float16_static_qconfig", "per_channel_dynamic_qconfig", "float_qparams_weight_only_qconfig",
+           "float_qparams_weight_only_qconfig_4bit",
            "default_qat_qconfig", "default_weight_only_qconfig", "default_activation_only_qconfig",
            "default_per_channel_qconfig", "get_default_qconfig", "get_default_qat_qconfig",
            "get_default_qconfig_dict", "get_default_qat_qconfig_dict"]
@@ -48,6 +50,8 @@ per_channel_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
                                       weight=default_per_channel_weight_observer)
 float_qparams_weight_only_qconfig = QConfig(activation=default_placeholder_observer,
                                             weight=default_float_qparams_observer)
+float_qparams_weight_only_qconfig_4bit = QConfig(activation=default_placeholder_observer,
+                                                 weight=default_float_qparams_observer_4bit)
 default_qat_qconfig = QConfig(activation=default_fake_quant, weight=default_weight_fake_quant)
 default_weight_only_qconfig = QConfig(activation=_Identity, weight=default_weight_fake_quant)
 default_activation_only_qconfig = QConfig(activation=default_fake_quant, weight=_Identity)

@@ -2,9 +2,9 @@
 activations, qint8 weights per tensor or per channel, float bias), and the fused LinearReLU / ConvReLU2d of
 torch.ao.nn.intrinsic.quantized.
 
-The arithmetic is fbgemm's: integer products accumulated exactly, then requantized in float32 as
-round((acc + bias / (s_x s_w)) * (s_x s_w / s_out)) + zp_out, so outputs match torch's within one
-quantization step (ties of the final rounding may differ). State dicts use torch's keys.
+Linear and Conv2d hold their weight as torch's do, in packed params (torch.ops.quantized.linear_prepack /
+conv2d_prepack, funcgrad/_torch/_quantized_packed.py) and compute with the packed kernels (fbgemm's arithmetic,
+bit-identical integers). State dicts use torch's keys.
 """
 from __future__ import annotations
 
@@ -15,54 +15,16 @@ from ....nn.modules import activation as _act, batchnorm as _bn, sparse as _nnm_
 from ....nn.modules.container import Sequential as _Sequential
 from ....nn.modules.linear import Identity as _Identity
 from ....nn.modules.module import Module
-from ...._torch import _quantized as _Q
+from ...._torch import _quantized as _Q, _quantized_packed as _QP
 from ....nn import functional as F
 from ...quantization.observer import default_float_qparams_observer
-from ...._torch._quantized import (QTensor, _QParams, dequantize_np, make_qtensor, per_tensor_affine, qint8,
-                                     quantize_per_channel, quantize_per_tensor, quint8)
+from ...._torch._quantized import (QTensor, _QParams, make_qtensor, qint8, quantize_per_channel,
+                                     quantize_per_tensor, quint4x2, quint8)
 
 __all__ = ["Quantize", "DeQuantize", "Linear", "Conv2d", "LinearReLU", "ConvReLU2d", "LinearPackedParams",
            "BatchNorm2d", "BatchNorm3d", "ReLU6", "Hardswish", "LeakyReLU", "Sigmoid", "FloatFunctional",
            "FXFloatFunctional", "QFunctional", "EmbeddingPackedParams", "Embedding", "EmbeddingBag"]
 
-_F32 = np.float32
-
-
-def _need_q(x, who):
-    if not isinstance(x, QTensor):
-        raise NotImplementedError(f"Could not run 'quantized::{who}' with arguments from the 'CPU' backend: "
-                                  f"{who} takes a quantized tensor (put a QuantStub / torch.quantize_per_tensor "
-                                  "before it)")
-    qp = x._qp()
-    if qp.per_channel or qp.dtype is not quint8:
-        raise RuntimeError(f"quantized::{who}: expected a per-tensor torch.quint8 input, got {qp.dtype} "
-                           f"{qp.scheme}")
-    return qp
-
-
-def _weight_parts(w: QTensor):
-    """(integers minus zero points as float64, float32 scale per output channel)."""
-    qp = w._qp()
-    v = w._v.astype(np.float64)
-    n = v.shape[0]
-    if qp.per_channel:
-        z = np.asarray(qp.zero_point, np.float64).reshape((-1,) + (1,) * (v.ndim - 1))
-        return v - z, np.asarray(qp.scale, np.float64).astype(_F32)
-    return v - float(qp.zero_point), np.full(n, _F32(qp.scale), _F32)
-
-
-def requantize(acc: np.ndarray, act_w: np.ndarray, bias, out_scale: float, out_zp: int, relu: bool,
-               channel_axis: int) -> np.ndarray:
-    """fbgemm's float-bias requantization of int32 accumulators `acc` (output channels along channel_axis)."""
-    shape = [1] * acc.ndim
-    shape[channel_axis] = -1
-    aw = act_w.reshape(shape)
-    raw = acc.astype(_F32)
-    if bias is not None:
-        raw = raw + (np.asarray(bias, _F32).reshape(shape) / aw)
-    mult = (aw / _F32(out_scale)).astype(_F32)
-    q = np.rint(raw * mult) + out_zp
-    return np.clip(q, out_zp if relu else 0, 255).astype(np.uint8)
 
 
 class Quantize(Module):
@@ -104,18 +66,24 @@ class DeQuantize(Module):
 
 
 class LinearPackedParams(Module):
-    """Holds a quantized Linear's (weight, bias); state_dict keys `dtype` and `_packed_params`, as torch's."""
+    """Holds a quantized Linear's packed (weight, bias) in `_packed_params` (torch.ops.quantized.linear_prepack);
+    state_dict keys `dtype` and `_packed_params` (the (weight, bias) tuple), as torch's."""
+    _version = 3
 
     def __init__(self, dtype=qint8):
         super().__init__()
+        if dtype is not qint8:
+            raise RuntimeError(f"Unsupported dtype on dynamic quantized linear! funcgrad packs torch.qint8 weights, "
+                               f"got {dtype}")
         self.dtype = dtype
-        self._weight, self._bias = None, None
+        self.set_weight_bias(make_qtensor(np.zeros((1, 1), np.int8), _QParams(qint8, _fg.per_tensor_affine, 1.0, 0)),
+                             None)
 
-    def set_weight_bias(self, weight, bias):
-        self._weight, self._bias = weight, bias
+    def set_weight_bias(self, weight, bias) -> None:
+        self._packed_params = _QP.linear_prepack(weight, bias)
 
     def _weight_bias(self):
-        return self._weight, self._bias
+        return _QP.linear_unpack(self._packed_params)
 
     def forward(self, x):
         return x
@@ -227,12 +195,12 @@ class Linear(_OutputQParams):
                 f"zero_point={self.zero_point}, qscheme={qs}")
 
     def weight(self):
-        return self._packed_params._weight
+        return self._weight_bias()[0]
 
     __repr__ = _hide_packed_params_repr
 
     def bias(self):
-        return self._packed_params._bias
+        return self._weight_bias()[1]
 
     def set_weight_bias(self, w, b):
         self._packed_params.set_weight_bias(w, b)
@@ -241,15 +209,7 @@ class Linear(_OutputQParams):
         return self._packed_params._weight_bias()
 
     def forward(self, x):
-        qp = _need_q(x, "linear")
-        wv, sw = _weight_parts(self.weight())
-        xv = x._v.astype(np.float64) - float(qp.zero_point)
-        acc = xv @ wv.T
-        act_w = (_F32(qp.scale) * sw).astype(_F32)
-        b = self.bias()
-        out = requantize(acc, act_w, None if b is None else b.detach()._host(), self.scale, self.zero_point,
-                         self._relu, acc.ndim - 1)
-        return make_qtensor(out, _QParams(quint8, per_tensor_affine, float(self.scale), int(self.zero_point)))
+        return _QP.q_linear(x, self._packed_params._packed_params, self.scale, self.zero_point, self._relu)
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
@@ -294,38 +254,29 @@ class Conv2d(_OutputQParams):
             s += f", dilation={self.dilation}"
         if self.groups != 1:
             s += f", groups={self.groups}"
-        if self._bias is None:
+        if self.bias() is None:
             s += ", bias=False"
         return s
 
-    def set_weight_bias(self, w, b):
-        self._weight, self._bias = w, b
-
-    def weight(self):
-        return self._weight
-
-    def bias(self):
-        return self._bias
+    def set_weight_bias(self, w, b) -> None:
+        self._packed_params = _QP.conv_prepack(2, w, b, self.stride, self.padding, self.dilation, self.groups)
 
     def _weight_bias(self):
-        return self._weight, self._bias
+        return self._packed_params.unpack()
+
+    def weight(self):
+        return self._weight_bias()[0]
+
+    def bias(self):
+        return self._weight_bias()[1]
 
     def forward(self, x):
-        qp = _need_q(x, "conv2d")
         if x.ndim != 4:
             raise ValueError("Input shape must be `(N, C, H, W)`!")
-        wv, sw = _weight_parts(self._weight)
-        xv = x._v.astype(np.float64) - float(qp.zero_point)
-        acc = F.conv2d(_fg.tensor(xv), _fg.tensor(wv), None, self.stride, self.padding, self.dilation,
-                       self.groups)._host()
-        act_w = (_F32(qp.scale) * sw).astype(_F32)
-        out = requantize(np.rint(acc), act_w, None if self._bias is None else self._bias.detach()._host(),
-                         self.scale, self.zero_point, self._relu, 1)
-        return make_qtensor(out, _QParams(quint8, per_tensor_affine, float(self.scale), int(self.zero_point)))
+        return _QP.q_conv(2, x, self._packed_params, self.scale, self.zero_point, self._relu)
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
-        destination[prefix + "weight"] = self._weight
-        destination[prefix + "bias"] = self._bias
+        destination[prefix + "weight"], destination[prefix + "bias"] = self._weight_bias()
         super()._save_to_state_dict(destination, prefix, keep_vars)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -563,11 +514,11 @@ class QFunctional(_OutputQParams):
 # --- weight-only quantized embeddings (torch.ao.nn.quantized.modules.embedding_ops) -------------------------
 def _empty_embedding_weight(num_embeddings, embedding_dim, dtype) -> QTensor:
     """The placeholder weight torch's constructor makes: per-row float qparams (scale 1, zero point 0)."""
-    if dtype is not quint8:
+    if dtype not in (quint8, quint4x2):
         raise NotImplementedError(f"Unsupported dtype on quantized embedding! Supports quint8 and quint4x2. Got "
-                                  f"dtype: {dtype} (funcgrad: quint8 only)")
+                                  f"dtype: {dtype}")
     return make_qtensor(np.zeros((num_embeddings, embedding_dim), np.uint8),
-                        _QParams(quint8, _fg.per_channel_affine_float_qparams, np.ones(num_embeddings, np.float32),
+                        _QParams(dtype, _fg.per_channel_affine_float_qparams, np.ones(num_embeddings, np.float32),
                                  np.zeros(num_embeddings, np.float32), 0))
 
 
@@ -582,10 +533,10 @@ class EmbeddingPackedParams(Module):
         self.set_weight(_empty_embedding_weight(num_embeddings, embedding_dim, dtype))
 
     def set_weight(self, weight) -> None:
-        self._packed_weight = _Q.embedding_bag_prepack(weight)
+        self._packed_weight = _QP.embedding_bag_prepack(weight)
 
     def _weight(self):
-        return _Q.embedding_bag_unpack(self._packed_weight)
+        return _QP.embedding_bag_unpack(self._packed_weight)
 
     def forward(self, x):
         return x
@@ -644,7 +595,10 @@ class Embedding(Module):
             self._packed_params.set_weight(_weight)
 
     def forward(self, indices):
-        return _Q.q_embedding_byte(self._packed_params._packed_weight, indices)
+        return _QP.q_embedding(self._bits(), self._packed_params._packed_weight, indices)
+
+    def _bits(self) -> int:
+        return 4 if self._packed_params.dtype is quint4x2 else 8
 
     def _get_name(self):
         return "QuantizedEmbedding"
@@ -682,9 +636,9 @@ class EmbeddingBag(Embedding):
         self.mode, self.pruned_weights, self.include_last_offset = mode, False, include_last_offset
 
     def forward(self, indices, offsets=None, per_sample_weights=None, compressed_indices_mapping=None):
-        return _Q.q_embedding_bag_byte(self._packed_params._packed_weight, indices, offsets, False, 0,
-                                       self.pruned_weights, per_sample_weights, compressed_indices_mapping,
-                                       self.include_last_offset)
+        return _QP.q_embedding_bag(self._bits(), self._packed_params._packed_weight, indices, offsets, False, 0,
+                                   self.pruned_weights, per_sample_weights, compressed_indices_mapping,
+                                   self.include_last_offset)
 
     def _get_name(self):
         return "QuantizedEmbeddingBag"
@@ -698,5 +652,3 @@ class EmbeddingBag(Embedding):
         q.set_weight(_quantize_weight(mod.weight, obs))
         return q
 
-
-_ = dequantize_np

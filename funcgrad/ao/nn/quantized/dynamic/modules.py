@@ -1,6 +1,7 @@
 """torch.ao.nn.quantized.dynamic: Linear and LSTM with qint8 weights whose float inputs are quantized on the fly
 (quint8, scale and zero point from each input's min and max, the range reduced to 7 bits as torch's x86/fbgemm
-engine does), multiplied in integers and returned as float, as torch's `quantize_dynamic` makes them."""
+engine does), multiplied in integers and returned as float, as torch's `quantize_dynamic` makes them: the
+products are quantized::linear_dynamic's (funcgrad/_torch/_quantized_packed.py), bit-identical to torch's."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,26 +9,13 @@ import numpy as np
 import funcgrad._torch as _fg
 from .....nn.modules.module import Module
 from ....quantization.observer import MinMaxObserver
-from ....._torch._quantized import dynamic_qparams, qint8, quantize_np, quint8
-from ..modules import Linear as _QLinear, _quantize_weight, _weight_parts
+from ....._torch._quantized import qint8
+from ....._torch._quantized_packed import linear_dynamic_np, q_linear_dynamic
+from ..modules import Linear as _QLinear, _quantize_weight
 
 __all__ = ["Linear", "LSTM"]
 
 _F32 = np.float32
-
-
-def linear_dynamic(x: np.ndarray, w, bias, reduce_range: bool = True) -> np.ndarray:
-    """float32 x @ dequantized(w).T + bias, computed as torch's quantized::linear_dynamic: x quantized to quint8
-    with qparams from its min/max, integer products, scaled back (acc * s_x) * s_w + bias in float32."""
-    x = np.asarray(x, _F32)
-    sx, zx = dynamic_qparams(x, quint8, reduce_range)
-    xq = quantize_np(x, sx, zx, quint8).astype(np.float64) - zx
-    wv, sw = _weight_parts(w)
-    acc = xq @ wv.T
-    out = (acc.astype(_F32) * _F32(sx)) * sw
-    if bias is not None:
-        out = out + np.asarray(bias, _F32)
-    return out.astype(_F32)
 
 
 def _weight_observer(mod, weight):
@@ -50,9 +38,7 @@ class Linear(_QLinear):
                 f"qscheme={self.weight().qscheme()}")
 
     def forward(self, x):
-        b = self.bias()
-        y = linear_dynamic(x.detach()._host(), self.weight(), None if b is None else b.detach()._host())
-        return _fg.tensor(y)
+        return q_linear_dynamic(x, self._packed_params._packed_params, reduce_range=True)
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
@@ -99,11 +85,11 @@ class LSTM(Module):
     def _direction(self, x, params, h, c, reverse):
         w_ih, w_hh, b_ih, b_hh = params
         T = x.shape[0]
-        gx = linear_dynamic(x.reshape(T * x.shape[1], -1), w_ih, b_ih).reshape(T, x.shape[1], -1)
+        gx = linear_dynamic_np(x.reshape(T * x.shape[1], -1), w_ih, b_ih, True).reshape(T, x.shape[1], -1)
         out = np.empty((T, x.shape[1], self.hidden_size), _F32)
         steps = range(T - 1, -1, -1) if reverse else range(T)
         for t in steps:
-            g = gx[t] + linear_dynamic(h, w_hh, b_hh)
+            g = gx[t] + linear_dynamic_np(h, w_hh, b_hh, True)
             i, f, gg, o = np.split(g, 4, axis=1)
             i, f, o = (_F32(1) / (_F32(1) + np.exp(-v)) for v in (i, f, o))
             c = f * c + i * np.tanh(gg)
