@@ -1,4 +1,5 @@
-"""Code generation settings, shared by codegen.py and the blocked-kernel runtime (blocked.py).
+"""Code generation settings, shared by codegen.py and the blocked-kernel runtime (blocked.py), and the native
+tier's (NativeConfig: native.py, native_ops.py).
 
 Reachable as `funcgrad._src.interpreters.compiler.config.codegen` and through funcgrad.config.update:
 jit_fusion, jit_fusion_min_size, jit_fusion_block_size, jit_fusion_threads, jit_fusion_evaluator, jit_parallel_ops, jit_donate_buffers.
@@ -42,3 +43,36 @@ class CodegenConfig:
 
 
 config = CodegenConfig()
+
+
+def _default_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "funcgrad", "native")
+
+
+class NativeConfig:
+    """The native tier's settings, also reachable through funcgrad.config.update: jit_native (on when
+    numba is installed), jit_native_threshold (calls of a compiled signature on the NumPy code before its
+    native code is built; 0: at its first call), jit_native_background (build on a daemon thread, the
+    NumPy code answering meanwhile; False: inside the call that reaches the threshold),
+    jit_native_cache_dir (None: no disk cache), jit_native_max_size (largest array of a region),
+    jit_native_max_eqns (a larger program stays on the NumPy code: Numba would compile it for minutes)."""
+
+    def __init__(self):
+        self.enabled = True
+        self.threshold = 100
+        self.background = True
+        self.cache_dir = os.environ.get("FUNCGRAD_NATIVE_CACHE_DIR") or _default_cache_dir()
+        self.max_size = 65536         # largest array (elements) a region may hold
+        self.max_dot_flops = 1 << 20  # larger matrix products stay on the NumPy path (BLAS)
+        self.min_ops = 2              # a region worth a call: at least this many equations, or a loop
+        # Numba's compile time grows faster than linearly with a function's size (an unrolled 900-equation
+        # program took minutes as one function): longer runs are cut into regions of this many equations
+        self.max_region_eqns = 48
+        # ... and the regions of one program together: an unrolled 900-equation RNN gradient still took 150 s
+        # in 48-equation pieces, so a program with more lowerable equations than this is not compiled at all
+        # (counted once repeated steps are rolled into loops: that gradient is then ~35)
+        self.max_program_eqns = 400
+
+
+native_config = NativeConfig()
