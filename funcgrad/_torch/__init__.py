@@ -23,7 +23,8 @@ from ._dtype import (Size, bfloat16, bool_, complex64, complex128, device, dtype
 for _m in _methods.CORE:  # torch's core functions (funcgrad/_torch/ops/: unary, arithmetic, ...)
     globals().update({_n: getattr(_m, _n) for _n in _m.__all__})
 from . import return_types  # noqa: F401
-from ._tensor import Tensor, set_printoptions  # noqa: F401
+from ._tensor import Tensor  # noqa: F401
+from ._printing import set_printoptions
 from .ops._common import _promote
 from .._src.core.threads import get_num_threads, set_num_threads  # noqa: F401  (the BLAS threads' ceiling)
 from . import _argcheck, _linalg_decomp, _linalg_lu, _special_ops  # noqa: E402

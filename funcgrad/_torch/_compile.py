@@ -34,6 +34,7 @@ from ..autograd import no_grad
 from ..nn.modules.module import Module
 from ..nn.utils.stateless import _reparametrized
 from . import _creation, _tensor
+from ._dispatch import _apply_multi
 
 __all__ = ["compile", "OptimizedModule", "InvalidBackend"]
 
@@ -201,7 +202,7 @@ class _Compiled:
         # a buffer the call writes enters as a copy: the write-back below must not change what the tape saved
         ts = [p for _, _, p in params] + [b.detach().clone() if i in written_bufs else b
                                           for i, (_, _, b) in enumerate(bufs)] + [leaves[i] for i in tensor_pos]
-        res = _tensor._apply_multi("CompiledFunction", run, ts)
+        res = _apply_multi("CompiledFunction", run, ts)
         n_out = sum(x is None for x in out_static)
         outs = iter(res[:n_out])
         if written_bufs:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import functools
 
-from ._tensor import Tensor, _legacy
+from ._tensor import Tensor
+from ._errors import _legacy
 
 _NI, _RT = NotImplementedError, RuntimeError
 

@@ -16,14 +16,13 @@ from .._src.core import trace as _trace
 from .._src.core.array import Array
 from . import _dtype as D
 from ._tensor import Tensor, _make, _Storage
-from ._tensor import _apply, _legacy
+from ._dispatch import _apply
+from ._errors import _legacy, _legacy as L
 from .._src.prims import elementwise as ew
 from .ops._common import _bid, _bshape, _out, _out_cast
 from ._argcheck import DtypeName
 from . import cuda
-from ._tensor import _legacy as L
 from ..autograd.grad_mode import state
-from ._tensor import _apply
 
 
 def _into_out(fn):

@@ -1,5 +1,5 @@
 """torch's errors for in-place writes, and the legacy scalar-type names (Float, Long, ...) torch's messages
-use: shared by the eager Tensor (_tensor.py) and the functionalised traced one (_functional.py), below both."""
+use: shared by the eager Tensor (_tensor.py, _dispatch.py, _views.py) and the functionalised traced one (_functional.py), below both."""
 from __future__ import annotations
 
 import numpy as np

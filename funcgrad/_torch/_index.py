@@ -7,15 +7,17 @@ from ..autograd.grad_mode import state as _gs
 from .._src.core.array import Array
 from .._src.prims import elementwise as ew
 from . import _dtype as D
-from . import _tensor as _TM
-from ._tensor import Tensor, _apply1, _inplace, _req, _view, _wrap
+from . import _dispatch as _DP
+from ._tensor import Tensor, _wrap
+from ._dispatch import _apply1, _req
+from ._views import _inplace, _view
 from ._creation import tensor
 from .ops._common import _cast
 from . import _jnp as jnp
 from . import _functional
-from ._tensor import _legacy
-from ._tensor import _OVERLAP_MSG
-from ._tensor import _INF_INPLACE_MSG
+from ._errors import _legacy
+from ._errors import _OVERLAP_MSG
+from ._errors import _INF_INPLACE_MSG
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
@@ -173,7 +175,7 @@ def getitem(self, idx):
         nkey = _np_key(key)
         return _view(_basic_name(key), self, lambda v: v[nkey], lambda a: a[key])
     _check_adv(shape, key)
-    if self._v is not None and not (_gs.enabled and _req(self)) and not _TM._fw_on:
+    if self._v is not None and not (_gs.enabled and _req(self)) and not _DP._fw_on:
         return _wrap(Array(np.asarray(self._v[key])))
     return _apply1("Index", lambda a: a[key], self)
 
@@ -284,7 +286,7 @@ def setitem(self, idx, value):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_legacy(dt)} for the "
                            f"destination and {_legacy(value._np_dtype())} for the source.")
     grad = (_gs.enabled and (self._rg or (self._base is not None and self._base._rg) or
-                             (vt is not None and _req(vt)))) or (vt is not None and vt._v is None) or _TM._fw_on
+                             (vt is not None and _req(vt)))) or (vt is not None and vt._v is None) or _DP._fw_on
     if self._v is not None and not grad and self._v.flags.writeable:
         if self._inf and not _gs.inference:
             raise RuntimeError(_INF_INPLACE_MSG)

@@ -12,7 +12,8 @@ from .ops import join_split, products
 from .ops._common import _out
 from . import return_types as _rt
 from ._creation import eye, ones, zeros
-from ._tensor import _apply, _apply1, _wrap
+from ._tensor import _wrap
+from ._dispatch import _apply, _apply1
 from .linalg import _square
 
 

@@ -15,7 +15,8 @@ from .ops import diagonals, products
 from .ops._common import _out
 from . import return_types as _rt
 from ._creation import empty, eye
-from ._tensor import _apply1, _wrap
+from ._tensor import _wrap
+from ._dispatch import _apply1
 from .linalg import _bcast_batch, _tri
 
 _lu_unpack_t = _rt.lu_unpack

@@ -18,10 +18,12 @@ from . import _jnp as jnp
 from .ops import (activations, arithmetic, comparison, diagonals, extrema, indexing, join_split, products,
                   reductions, selection, sorting, unary, views)
 from .ops._common import _bshape, _cast
-from . import _tensor as _TM
-from ._tensor import Tensor, _apply1, _apply_prim, _inplace, _req, _traced, _wrap
-from ._tensor import _INF_INPLACE_MSG
-from ._tensor import _legacy
+from . import _dispatch as _DP
+from ._tensor import Tensor, _traced, _wrap
+from ._dispatch import _apply1, _apply_prim, _req
+from ._views import _inplace
+from ._errors import _INF_INPLACE_MSG
+from ._errors import _legacy
 from ._legacy import TYPES
 
 # --- the generic in-place variant of an op ------------------------------------------------------------
@@ -57,7 +59,7 @@ def _fast_binary_inplace(np_fn, op, name):
 
     def method(self, other, *, alpha=None):
         v = self._v
-        if _TM._fw_on:  # forward AD: the tangents are updated by _inplace
+        if _DP._fw_on:  # forward AD: the tangents are updated by _inplace
             v = None
         if v is not None and not _gs.enabled or (v is not None and not self._rg and not (
                 isinstance(other, Tensor) and _req(other)) and (self._base is None or not self._base._rg)):
@@ -115,7 +117,7 @@ def fill_(self, value):
         if isinstance(value, complex) and D.kind(self._np_dtype()) != "c":  # (a complex tensor's value: the real
             warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
             value = value.real  # part, as torch's copy; a Python complex stays an overflow error)
-    if v is not None and v.flags.writeable and not _TM._fw_on and (not _gs.enabled or (
+    if v is not None and v.flags.writeable and not _DP._fw_on and (not _gs.enabled or (
             not self._rg and (self._base is None or not self._base._rg))):
         _check_inf(self)
         v[...] = value
@@ -129,7 +131,7 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         src = C.tensor(src)
     v = self._v
-    if v is not None and src._v is not None and v.flags.writeable and not _TM._fw_on and (not _gs.enabled or (
+    if v is not None and src._v is not None and v.flags.writeable and not _DP._fw_on and (not _gs.enabled or (
             not self._rg and not _req(src) and (self._base is None or not self._base._rg))):
         _check_inf(self)
         if src._v.shape != v.shape and not _bc_into(src._v.shape, v.shape):
@@ -430,7 +432,7 @@ def set_(self, source=None):
 
 def fill_diagonal_(self, fill_value, wrap=False):
     v = self._v
-    if v is not None and not (_gs.enabled and self._rg) and not _TM._fw_on:
+    if v is not None and not (_gs.enabled and self._rg) and not _DP._fw_on:
         np.fill_diagonal(v, fill_value, wrap=wrap)
         self._bump()
         return self

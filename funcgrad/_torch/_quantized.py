@@ -25,7 +25,8 @@ import numpy as np
 from . import _dtype as D
 from .ops import selection as _selection
 from ._creation import tensor as _tensor
-from ._tensor import Tensor, _make, _make_as, _body, _add_suffixes
+from ._tensor import Tensor, _make, _make_as
+from ._printing import _body, _add_suffixes
 from .ops.shape import detach as _detach
 
 __all__ = ["qscheme", "per_tensor_affine", "per_tensor_symmetric", "per_channel_affine", "per_channel_symmetric",

@@ -23,7 +23,8 @@ from ..autograd.grad_mode import state as _gs
 from . import _dtype as D
 from .ops import arithmetic, unary
 from .ops._common import _TRUEDIV, _as_tensor, _bc, _binop, _bshape, _cast, _out, _promote
-from ._tensor import Tensor, _apply, _apply1, _wrap
+from ._tensor import Tensor, _wrap
+from ._dispatch import _apply, _apply1
 from .ops.pointwise import mvlgamma
 from ..autograd.function import Function
 from ..autograd import Function

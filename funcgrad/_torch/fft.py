@@ -16,7 +16,8 @@ from .._src.core.array import Array
 from .._src.prims import elementwise as _ew
 from . import _dtype as _D
 from .ops._common import _out
-from ._tensor import Tensor, _apply1, _wrap
+from ._tensor import Tensor, _wrap
+from ._dispatch import _apply1
 
 _Dims = Optional[Union[int, Sequence[int]]]
 

@@ -19,7 +19,9 @@ from .ops import (arithmetic as _arithmetic, diagonals as _diagonals, join_split
 from .ops._common import _bshape, _out
 from ._argcheck import DtypeName, check_same_dtype as _check_same_dtype
 from .ops.reductions import _safe_sqrt
-from ._tensor import _apply, _apply1, _dim, _legacy, _wrap
+from ._tensor import _dim, _wrap
+from ._dispatch import _apply, _apply1
+from ._errors import _legacy
 
 _LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 

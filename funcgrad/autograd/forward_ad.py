@@ -6,7 +6,7 @@
         jvp = unpack_dual(y).tangent   # J_f(x) v
 
 A tangent is kept on the tensor (`Tensor._fw`, tagged with the level it belongs to). While a level is
-active, the Tensor dispatch (`funcgrad._torch._tensor`) hands every op that has a tangent-carrying input to
+active, the Tensor dispatch (`funcgrad._torch._dispatch`) hands every op that has a tangent-carrying input to
 `apply` here, which computes the output tangent with funcgrad's functional `jvp` over the op's Array-level
 function: the primitives' jvp rules, so no derivative formula lives here. The tangent computation is itself
 an op on tensors (primals and tangents), recorded for backward when they require grad, so reverse mode
@@ -40,8 +40,9 @@ _current: Optional[_Level] = None
 
 
 def _T():
-    from .._torch import _tensor
-    return _tensor
+    """The torch face's tensor modules (they sit above this one): (_tensor, _dispatch, _views)."""
+    from .._torch import _dispatch, _tensor, _views
+    return _tensor, _dispatch, _views
 
 
 def enter_dual_level() -> int:
@@ -49,10 +50,10 @@ def enter_dual_level() -> int:
     global _current
     if _current is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    T = _T()
+    R = _T()[1]
     _current = _Level(0)
-    T._fwd = __import__(__name__, fromlist=["apply"])
-    T._fw_on = True
+    R._fwd = __import__(__name__, fromlist=["apply"])
+    R._fw_on = True
     return 0
 
 
@@ -69,7 +70,7 @@ def exit_dual_level(*, level: Optional[int] = None) -> None:
                            "This is not supported.")
     lv = _current
     _current = None
-    _T()._fw_on = False
+    _T()[1]._fw_on = False
     for t in list(lv.tensors):
         t.__dict__.pop("_fw", None)
 
@@ -106,7 +107,7 @@ def _dtype_ok(x, what: str) -> None:
 
 def make_dual(tensor, tangent, *, level: Optional[int] = None):
     """A view of `tensor` (sharing its storage) that carries `tangent` at the dual level."""
-    T = _T()
+    T, R, V = _T()
     lv = _check_level(level, "_make_dual")
     if not isinstance(tensor, T.Tensor) or not isinstance(tangent, T.Tensor):
         bad = tensor if not isinstance(tensor, T.Tensor) else tangent
@@ -121,7 +122,7 @@ def make_dual(tensor, tangent, *, level: Optional[int] = None):
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward gradient at the "
                            f"same level {lv.number} is not supported.")
     with _suspended():  # the alias itself carries no tangent of tensor's
-        dual = T._view("View", tensor, _alias_np, _alias_arr)
+        dual = V._view("View", tensor, _alias_np, _alias_arr)
     tv, pv = tangent._v, tensor._v
     if tv is not None and pv is not None and [x // tv.itemsize for x in tv.strides] != \
             [x // pv.itemsize for x in pv.strides]:
@@ -147,7 +148,7 @@ def _alias_arr(a):
 def unpack_dual(tensor, *, level: Optional[int] = None) -> UnpackedDualTensor:
     """(primal, tangent) of `tensor`: the primal is a view of it without the tangent; the tangent is the
     tangent tensor itself (None if there is none at `level`)."""
-    T = _T()
+    T, R, V = _T()
     if _current is None:
         return UnpackedDualTensor(tensor, None)
     tan = tangent_of(tensor)
@@ -156,13 +157,13 @@ def unpack_dual(tensor, *, level: Optional[int] = None) -> UnpackedDualTensor:
             raise RuntimeError("Invalid level given to _fw_primal")
         tan = None
     with _suspended():
-        primal = T._view("View", tensor, _alias_np, _alias_arr) if tensor._v is not None else tensor
+        primal = V._view("View", tensor, _alias_np, _alias_arr) if tensor._v is not None else tensor
     if primal is not tensor:
         set_tangent(primal, None)  # a primal view never takes its base's tangent
     return UnpackedDualTensor(primal, tan)
 
 
-# --- the dispatch hooks (called by funcgrad._torch._tensor only while a level is active) --------------------
+# --- the dispatch hooks (called by funcgrad._torch._dispatch and _views only while a level is active) --------------------
 
 def tangent_of(t):
     """t's tangent at the current level, or None. A view without one of its own whose base has one gets
@@ -232,10 +233,10 @@ def _tangent_fn(fn, nprim: int, has: list):
 def _tangents(name, fn, ts):
     """The output tangent tensor(s) of fn on tensors ts (some carrying tangents), as an op on tensors (so
     recorded for backward when primals or tangents require grad)."""
-    T = _T()
+    T, R, V = _T()
     has = [i for i, t in enumerate(ts) if tangent_of(t) is not None]
     tans = [tangent_of(ts[i]) for i in has]
-    return T._apply0(name, _tangent_fn(fn, len(ts), has), tuple(ts) + tuple(tans))
+    return R._apply0(name, _tangent_fn(fn, len(ts), has), tuple(ts) + tuple(tans))
 
 
 def _attach(outs, tans) -> None:
@@ -246,8 +247,8 @@ def _attach(outs, tans) -> None:
 
 def apply(name, fn, ts):
     """An op with tangent-carrying inputs: the primal result as without tangents, plus its tangent."""
-    T = _T()
-    out = T._apply0(name, fn, ts)
+    T, R, V = _T()
+    out = R._apply0(name, fn, ts)
     tans = _tangents(name, fn, ts)
     _attach(out if isinstance(out, list) else [out], tans if isinstance(tans, list) else [tans])
     return out
@@ -258,15 +259,16 @@ def view(x, t, name, np_fn, arr_fn) -> None:
     tan = tangent_of(x)
     if tan is None or tan._v is None:
         return
-    with _suspended() as T:
+    _, R, V = _T()
+    with _suspended():
         nv = np_fn(tan._v)
         if nv.size and not np.may_share_memory(nv, tan._v):
             # np_fn reads the primal's storage itself (as_strided, unfold): map t's place in x onto x's
             # tangent, or else (other layouts) the tangent is the view function applied to it, unaliased
             tv = _alias(tan, x, t, arr_fn)
-            set_tangent(t, tv if tv is not None else T._apply0(name, arr_fn, (tan,)))
+            set_tangent(t, tv if tv is not None else R._apply0(name, arr_fn, (tan,)))
         else:
-            set_tangent(t, T._view(name, tan, lambda _: nv, arr_fn))
+            set_tangent(t, V._view(name, tan, lambda _: nv, arr_fn))
 
 
 def views(x, outs, name, np_fns, arr_fn) -> None:
@@ -274,8 +276,8 @@ def views(x, outs, name, np_fns, arr_fn) -> None:
     tan = tangent_of(x)
     if tan is None or tan._v is None:
         return
-    with _suspended() as T:
-        touts = T._views(name, tan, np_fns, arr_fn)
+    with _suspended():
+        touts = _T()[2]._views(name, tan, np_fns, arr_fn)
     for o, tn in zip(outs, touts):
         set_tangent(o, tn)
 
@@ -283,9 +285,9 @@ def views(x, outs, name, np_fns, arr_fn) -> None:
 def inplace_tangent(name, t, fn, others):
     """Before the in-place op fn on t (some operand carrying a tangent): t's new tangent, computed on a
     snapshot of t's old value (recorded when t requires grad, for reverse-over-forward)."""
-    T = _T()
-    if T._req(t) and T._gs.enabled:
-        old = T._apply0("Clone", _alias_arr, (t,))
+    T, R, V = _T()
+    if R._req(t) and _gs.enabled:
+        old = R._apply0("Clone", _alias_arr, (t,))
     else:
         old = T._make(np.array(t._v))
     fw = tangent_of(t)
@@ -297,7 +299,7 @@ def inplace_tangent(name, t, fn, others):
 def inplace_write(t, new_tan) -> None:
     """After an in-place op on t: write its new tangent into t's tangent (a view of its base's when t is a
     view), making one (zeros for the base) where there is none."""
-    T = _T()
+    T, R, V = _T()
     tan = tangent_of(t)
     with _suspended():
         if tan is None and t._base is not None:
@@ -319,7 +321,7 @@ def inplace_write(t, new_tan) -> None:
 def _alias(btan, base, t, arr_fn):
     """t's layout within base, applied to base's tangent btan (a view of it; arr_fn maps base's value to
     t's), or None if the layouts differ."""
-    T = _T()
+    T, R, V = _T()
     bv, tv, tb = base._v, t._v, btan._v
     if tb is None or tv is None or tb.shape != bv.shape or tb.strides != bv.strides or tb.dtype != bv.dtype:
         return None
@@ -334,26 +336,26 @@ def _alias(btan, base, t, arr_fn):
         nv = np.ndarray(tv.shape, tv.dtype, buffer=root, offset=off, strides=tv.strides)
     except (TypeError, ValueError):  # t reaches outside base's region of the storage
         return None
-    return T._view("AsStrided", btan, lambda v: nv, arr_fn)
+    return V._view("AsStrided", btan, lambda v: nv, arr_fn)
 
 
 @contextmanager
 def _suspended():
     """Tensor ops without tangent propagation (a custom Function's forward and jvp, as in torch; ops on
-    tangents and aliases); yields the tensor module."""
-    T = _T()
-    prev = T._fw_on
-    T._fw_on = False
+    tangents and aliases)."""
+    R = _T()[1]
+    prev = R._fw_on
+    R._fw_on = False
     try:
-        yield T
+        yield
     finally:
-        T._fw_on = prev
+        R._fw_on = prev
 
 
 def custom_function(cls, args, kwargs):
     """autograd.Function.apply on tangent-carrying inputs: forward without tangents, then the output
     tangents from the Function's own jvp(ctx, *input tangents) (zeros for inputs without one)."""
-    T = _T()
+    T, R, V = _T()
     from .function import Function
     if cls.jvp is Function.jvp:
         raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "

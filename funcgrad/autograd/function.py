@@ -166,8 +166,9 @@ class Function(metaclass=_FunctionMeta):
         T = _graph._TENSOR
         if any(isinstance(a, T.Tensor) and a._v is None and isinstance(a._a, _Tracer) for a in args):
             return _apply_under_transform(cls, args, kwargs)  # inside torch.func.grad / vmap / jacrev ...
-        if T._fw_on and T._fwd.has_tangent([a for a in args if isinstance(a, T.Tensor)]):
-            return T._fwd.custom_function(cls, args, kwargs)  # forward AD: through the Function's jvp
+        D = _graph._DISPATCH
+        if D._fw_on and D._fwd.has_tangent([a for a in args if isinstance(a, T.Tensor)]):
+            return D._fwd.custom_function(cls, args, kwargs)  # forward AD: through the Function's jvp
         return cls._apply_impl(args, kwargs)
 
     @classmethod
@@ -178,7 +179,7 @@ class Function(metaclass=_FunctionMeta):
         if ctx_box is not None:
             ctx_box.append(ctx)
         ctx._n_inputs = len(args)
-        needs = tuple(isinstance(a, Tensor) and T._req(a) for a in args)
+        needs = tuple(isinstance(a, Tensor) and _graph._DISPATCH._req(a) for a in args)
         ctx.needs_input_grad = needs
         record = _gs.enabled and any(needs)
         custom_setup = cls.setup_context is not Function.setup_context
@@ -196,7 +197,7 @@ class Function(metaclass=_FunctionMeta):
         ctx._edge_pos = []
         for i, a in enumerate(args):
             if needs[i]:
-                ctx.edges.append(T._edge(a))
+                ctx.edges.append(_graph._DISPATCH._edge(a))
                 ctx._edge_pos.append((i, (a.shape, a._np_dtype())))
         ctx.diff = list(range(len(ctx.edges)))
         nondiff = {id(t) for t in ctx.non_differentiable}

@@ -44,6 +44,7 @@ _HINT = (" Hint: enable anomaly detection to find the operation that failed to c
          "with torch.autograd.set_detect_anomaly(True).")
 
 _TENSOR = None  # funcgrad._torch._tensor, set on import of that module (it imports this one)
+_DISPATCH = None  # funcgrad._torch._dispatch (the tensor ops' dispatch, forward-AD flags), set likewise
 
 
 def _T():
@@ -799,7 +800,7 @@ class Node:
                              any(self.inputs[i]._rg for i in self.diff) or
                              (type(self.tape) is Recorded and self.tape.kept is not None and self.tape.kept[1])):
             return self._apply_differentiable(cts)
-        if T._fw_on and T._fwd.has_tangent(list(cts) + list(self.inputs)):
+        if _DISPATCH._fw_on and _DISPATCH._fwd.has_tangent(list(cts) + list(self.inputs)):
             return self._apply_differentiable(cts)  # forward AD: the gradients get tangents too, as in torch
         # torch's gradient of a real loss w.r.t. complex z is the conjugate of the functional face's
         # (JAX's) cotangent: conjugate on the way in and on the way out
@@ -830,7 +831,6 @@ class Node:
         node's inputs and the cotangents, so that it can be differentiated again."""
         if type(self.tape) is Recorded and self.tape.kept is not None:
             return self._apply_saved(cts)
-        T = _TENSOR
         fn, inputs, diff = self.fn, self.inputs, self.diff
         n = len(inputs)
         given = [k for k, c in enumerate(cts) if c is not None]
@@ -858,7 +858,7 @@ class Node:
         read = self._inputs_read()
         ins = tuple(x if i in read else x.detach() for i, x in enumerate(inputs))
         ts = ins + tuple(cts[k] for k in given)
-        res = T._apply_multi(type(self).__name__ + "Backward", bwd, ts)
+        res = _DISPATCH._apply_multi(type(self).__name__ + "Backward", bwd, ts)
         del meta
         return list(res)
 
@@ -898,7 +898,8 @@ class Node:
             for k, c in zip(given, arrs[n:]):
                 g[k] = _conj_if_complex(c)
             return [_zeros_like(a) if c is None else _conj_if_complex(c) for a, c in zip(ins, r.backward(g))]
-        return list(T._apply_multi(type(self).__name__ + "Backward", bwd, tuple(ts) + tuple(cts[k] for k in given)))
+        return list(_DISPATCH._apply_multi(type(self).__name__ + "Backward", bwd,
+                                           tuple(ts) + tuple(cts[k] for k in given)))
 
     def _inputs_read(self) -> set:
         """Indices of inputs whose values (directly or through values computed from them inside the
@@ -989,15 +990,14 @@ class CopySlices(Node):
         if self.tape is None or self.op.tape is None:
             raise RuntimeError(FREED_MSG)
         self.op.check_versions()
-        T = _TENSOR
         vfn = self.vfn
         g = cts[0]
-        gv = T._apply1("CopySlicesView", vfn, g)
+        gv = _DISPATCH._apply1("CopySlicesView", vfn, g)
 
         def rest(a):  # a with the view region zeroed: a - V^T V a
             _, pull = ad.vjp(vfn, a)
             return a - pull(vfn(a))[0]
-        gb = T._apply1("CopySlicesRest", rest, g) if self.edges[0] is not None else None
+        gb = _DISPATCH._apply1("CopySlicesRest", rest, g) if self.edges[0] is not None else None
         return [gb] + list(self.op.apply([gv], create_graph))
 
 
@@ -1398,7 +1398,7 @@ def _sum_cts(a, b, create_graph: bool):
     dtype (no forward-AD level active: no tangents to carry) are summed by NumPy straight away (add's impl, the same
     values) rather than dispatched as an op."""
     T = _TENSOR.Tensor
-    if not create_graph and a.__class__ is T and b.__class__ is T and not _TENSOR._fw_on:
+    if not create_graph and a.__class__ is T and b.__class__ is T and not _DISPATCH._fw_on:
         u, v = a._v, b._v
         if u.__class__ is _np.ndarray and v.__class__ is _np.ndarray and u.dtype == v.dtype and \
                 u.shape == v.shape and u.dtype.kind in "fc" and not a._inf:

@@ -3,7 +3,7 @@
 Every formula is written once on funcgrad Arrays (funcgrad.numpy, funcgrad.scipy.special, funcgrad.random).
 `call(name, fn, *args)` runs such a formula: with Array (or tracer) arguments it is a plain function call,
 so it composes with grad/vmap/jit; when some arguments are Tensors it is recorded as one autograd node
-over them (funcgrad._torch._tensor._apply) and returns Tensors. Non-Tensor arguments are closed over.
+over them (funcgrad._torch._dispatch._apply) and returns Tensors. Non-Tensor arguments are closed over.
 """
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from .._src.core.array import ArrayBase
 from .._src.core.trace import Tracer
 from ..scipy import special as sps
 from .._torch._dtype import Size
-from .._torch._tensor import Tensor, _apply, _apply_nograd
+from .._torch._tensor import Tensor
+from .._torch._dispatch import _apply, _apply_nograd
 from ..autograd.grad_mode import enable_grad
 
 __all__ = ["broadcast_all", "call", "call_nograd", "clamp_probs", "lazy_property", "logits_to_probs",

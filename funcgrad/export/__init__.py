@@ -21,7 +21,8 @@ import inspect
 import sys
 
 from .. import _torch as _T
-from .._torch._tensor import Tensor, _apply as _tensor_apply
+from .._torch._tensor import Tensor
+from .._torch._dispatch import _apply as _tensor_apply
 from ..autograd import no_grad
 from ..fx import tracer as _fx_tracer
 from ..fx.graph_module import GraphModule

@@ -12,11 +12,12 @@ import numpy as np
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from ..._src.prims.shape import broadcast_in_dim as _broadcast_in_dim
-from .. import _dtype as D, _tensor as _TM
+from .. import _dtype as D, _dispatch as _DP
 from ...autograd.grad_mode import state as _gs
 from .._argcheck import dtype_error as _dtype_error
-from .._tensor import (Tensor, _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _dim, _legacy, _req,
-                       _wrap)
+from .._tensor import Tensor, _dim, _wrap
+from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _req
+from .._errors import _legacy
 
 
 _bool = builtins.bool
@@ -141,7 +142,7 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
                 if prim is not None and (xv.dtype.kind in "fciu" or D.kind(xv.dtype) == "f"):  # (bfloat16: "V")
                     return _apply_prim(name, prim, afn, (x, y))
                 if not (_gs.enabled and (x._rg or y._rg or x._base is not None and _req(x)
-                                         or y._base is not None and _req(y))) and not _TM._fw_on:
+                                         or y._base is not None and _req(y))) and not _DP._fw_on:
                     return _wrap(afn(x._arr(), y._arr()))
         elif prim is not None and xv is not None and (y.__class__ is _float or y.__class__ is _int) and \
                 D.kind(xv.dtype) == "f":  # a float tensor and a Python number: the tensor's dtype

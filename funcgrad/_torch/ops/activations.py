@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _jnp as jnp, _dtype as D, _tensor as _TM
+from .. import _jnp as jnp, _dtype as D, _dispatch as _DP
 from ..._jax import nn as _jnn
 from ..._src.prims import elementwise as ew
 from ...autograd.grad_mode import state as _gs
-from .._tensor import _apply1, _apply_prim, _dim, _make, _req
+from .._tensor import _dim, _make
+from .._dispatch import _apply1, _apply_prim, _req
 from ._common import _cast, _legacy_name, _out, _scalar_arr
 
 
@@ -30,7 +31,7 @@ def relu(input, *, out=None):
     concrete floats its impl runs straight on the buffer."""
     v = input._v
     if v is not None and v.dtype.kind == "f" and \
-            not (_gs.enabled and (input._rg or input._base is not None and _req(input))) and not _TM._fw_on:
+            not (_gs.enabled and (input._rg or input._base is not None and _req(input))) and not _DP._fw_on:
         r = _RELU_TORCH(v)  # (bfloat16, kind 'V', takes the recorded path below)
         r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
         return r if out is None else _out(r, out)

@@ -9,7 +9,8 @@ from .. import _jnp as jnp, _dtype as D
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._argcheck import check_same_dtype as _check_same_dtype
-from .._tensor import Tensor, _apply1
+from .._tensor import Tensor
+from .._dispatch import _apply1
 from ._common import (_any, _legacy_name, _bc, _binop, _bool, _bshape, _float, _int, _is_scalar, _not_impl, _NPB, _out,
                       _promote, _tensor_arg, _TRUEDIV, _with_out)
 from .unary import _rsqrt, _tabs

@@ -7,7 +7,8 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
-from .._tensor import Tensor, _apply_nograd, _wrap
+from .._tensor import Tensor, _wrap
+from .._dispatch import _apply_nograd
 from ._common import (_ARITH, _as_tensor, _bc, _binop, _bool, _bshape, _cast, _CMP, _legacy_name, _not_impl, _NPB, _out,
                       _promote, _scalar_arr, _tensor_arg, _with_out)
 

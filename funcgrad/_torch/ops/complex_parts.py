@@ -11,7 +11,8 @@ from ..._src.prims import elementwise as ew
 from . import arithmetic, unary
 from ._common import _out
 from .._creation import complex as _complex
-from .._tensor import _legacy, _view
+from .._views import _view
+from .._errors import _legacy
 
 _bool = builtins.bool
 

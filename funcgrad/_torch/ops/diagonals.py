@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _jnp as jnp
-from .._tensor import _apply1, _dim, _view
+from .._tensor import _dim
+from .._dispatch import _apply1
+from .._views import _view
 from ._common import _abs, _cast, _max, _min, _NPB, _range, _with_out
 from .reductions import _red_int64
 

@@ -9,7 +9,8 @@ from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._index import _convert_index
-from .._tensor import Tensor, _apply, _apply1, _dim, _make, _wrap
+from .._tensor import Tensor, _dim, _make, _wrap
+from .._dispatch import _apply, _apply1
 from ._common import _as_tensor, _cast, _is_scalar, _range, _scalar_arr, _with_out
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from .. import _jnp as jnp, _dtype as D
 from .._argcheck import DtypeName
-from .._tensor import Tensor, _apply, _dim, _view, _views
+from .._tensor import Tensor, _dim
+from .._dispatch import _apply
+from .._views import _view, _views
 from ._common import _cast, _int, _max, _min, _out, _range, _result_type_many, _sum
 
 

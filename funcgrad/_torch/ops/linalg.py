@@ -18,7 +18,8 @@ from .. import linalg as LA
 from .. import return_types as _rt
 from .._argcheck import check_same_dtype
 from .._creation import eye, zeros
-from .._tensor import Tensor, _apply, _dim
+from .._tensor import Tensor, _dim
+from .._dispatch import _apply
 from ..linalg import _bcast_batch, _tri, matrix_exp, _multi_dot_dtypes
 
 _svd_t = _rt.svd

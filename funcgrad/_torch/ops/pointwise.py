@@ -16,7 +16,9 @@ from . import arithmetic, unary
 from ._common import _TRUEDIV, _bc, _binop, _bshape, _cast, _out, _promote, _result_type_many, _tensor_arg
 from .. import return_types as _rt
 from .._creation import full_like
-from .._tensor import Tensor, _apply, _apply1, _legacy, _wrap
+from .._tensor import Tensor, _wrap
+from .._dispatch import _apply, _apply1
+from .._errors import _legacy
 from ._common import _check_int_value, _t
 
 

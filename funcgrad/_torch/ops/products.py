@@ -11,7 +11,8 @@ from .. import _jnp as jnp, _dtype as D
 from ..._src.prims.linalg import dot_general as _dot_general, dot_general_p as _dot_general_p
 from .._argcheck import (check_out_dtype as _check_out_dtype, check_same_dtype as _check_same_dtype,
                          dtype_error as _dtype_error)
-from .._tensor import Tensor, _apply, _apply_prim, _dim
+from .._tensor import Tensor, _dim
+from .._dispatch import _apply, _apply_prim
 from ._common import _bshape, _float, _int, _out, _range
 from .arithmetic import mul
 

@@ -11,7 +11,9 @@ from .. import _jnp as jnp, _dtype as D
 from ..._src.prims import elementwise as ew, stop_gradient as _stop_gradient
 from ..._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
 from .._argcheck import check_same_dtype as _check_same_dtype
-from .._tensor import _apply, _apply1, _apply_nograd, _apply_prim, _dim, _legacy
+from .._tensor import _dim
+from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim
+from .._errors import _legacy
 from ._common import (_bool, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr,
                       _with_out)
 from .unary import _tabs

@@ -12,7 +12,9 @@ from .. import _dtype as D
 from . import arithmetic, comparison, indexing, join_split, reductions
 from ._common import _out, _with_out
 from .. import return_types as _rt
-from .._tensor import Tensor, _apply1, _dim, _legacy, _wrap
+from .._tensor import Tensor, _dim, _wrap
+from .._dispatch import _apply1
+from .._errors import _legacy
 
 _int = builtins.int
 _float = builtins.float

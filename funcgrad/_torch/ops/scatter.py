@@ -9,7 +9,9 @@ from .. import _jnp as jnp
 from ..._src.core.array import Array
 from . import indexing
 from ._common import _bshape, _cast
-from .._tensor import _apply, _dim, _legacy, _wrap
+from .._tensor import _dim, _wrap
+from .._dispatch import _apply
+from .._errors import _legacy
 from ._common import _host_int
 
 

@@ -7,7 +7,9 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D
 from ..._src.core.dtypes import is_float as _is_float
 from ..._src.prims import elementwise as ew
-from .._tensor import Tensor, _apply, _apply_prim, _legacy
+from .._tensor import Tensor
+from .._dispatch import _apply, _apply_prim
+from .._errors import _legacy
 from ._common import (_as_tensor, _bshape, _cast, _not_impl, _NPB, _out, _promote, _result_type_many, _scalar_arr,
                       _with_out)
 from .indexing import nonzero

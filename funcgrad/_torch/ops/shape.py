@@ -8,7 +8,9 @@ import numpy as np
 
 from .. import _jnp as jnp
 from . import join_split
-from .._tensor import _apply1, _dim, _view
+from .._tensor import _dim
+from .._dispatch import _apply1
+from .._views import _view
 from .complex_parts import view_as_complex, view_as_real
 
 _int = builtins.int

@@ -7,7 +7,8 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D, _torch_select, return_types
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
-from .._tensor import Tensor, _apply, _apply1, _apply_nograd, _dim, _wrap
+from .._tensor import Tensor, _dim, _wrap
+from .._dispatch import _apply, _apply1, _apply_nograd
 from ._common import _bool, _cast, _NPB, _with_out
 from .views import clone
 from .join_split import narrow

@@ -13,7 +13,8 @@ from .. import _dtype as D
 from . import arithmetic, diagonals, indexing, join_split, products, selection, sorting, unary, views
 from ._common import _out
 from .. import return_types as _rt
-from .._tensor import Tensor, _dim, _legacy, _wrap
+from .._tensor import Tensor, _dim, _wrap
+from .._errors import _legacy
 
 
 # Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew, special as _sp
-from .._tensor import _apply1, _apply_nograd, _apply_prim
+from .._dispatch import _apply1, _apply_nograd, _apply_prim
 from ._common import _legacy_name, _not_impl, _NPB, _out, _scalar_arr
 
 

@@ -9,7 +9,9 @@ import numpy as np
 
 from .. import _jnp as jnp, _dtype as D, _functional
 from ..._src.core.array import Array
-from .._tensor import Tensor, _apply1, _dim, _view, _wrap
+from .._tensor import Tensor, _dim, _wrap
+from .._dispatch import _apply1
+from .._views import _view
 from ._common import _bshape, _int, _range
 
 

@@ -12,7 +12,8 @@ from ..._torch import _mt19937 as _mt
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.prims import elementwise as _ew
 from ..._torch._argcheck import dtype_error as _dtype_error
-from ..._torch._tensor import _apply, _legacy
+from ..._torch._dispatch import _apply
+from ..._torch._errors import _legacy
 from ..._torch import _quantized as _Q
 from ..._torch._quantized import QTensor as _QTensor
 from ..._jax import nn as _jnn

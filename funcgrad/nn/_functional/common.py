@@ -8,7 +8,8 @@ import numpy as _np
 from typing import Sequence, Union
 
 from ..._torch import overrides as _ov
-from ..._torch._tensor import _inplace as _tensor_inplace, _traced
+from ..._torch._tensor import _traced
+from ..._torch._views import _inplace as _tensor_inplace
 
 __all__ = []
 

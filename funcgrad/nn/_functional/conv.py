@@ -9,7 +9,7 @@ from typing import Union
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.prims.conv import conv_general_dilated as _conv
 from ..._torch._argcheck import dtype_error as _dtype_error
-from ..._torch._tensor import _apply
+from ..._torch._dispatch import _apply
 from .common import _IntOrTuple, _np_dtype, _ntuple, _shape
 from .pooling import _window_table
 

@@ -6,7 +6,7 @@ import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ... import lax as _lax
 from ..._torch._argcheck import check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ..._torch.ops.arithmetic import _add as _add_bc
-from ..._torch._tensor import _apply
+from ..._torch._dispatch import _apply
 from .common import _dispatch, _foreign
 
 __all__ = ["linear", "bilinear", "identity"]

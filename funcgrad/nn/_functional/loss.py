@@ -16,7 +16,8 @@ from ..._src.prims.indexing import gather as _gather
 from ..._torch.ops._common import _bc
 from ..._torch.ops.reductions import _sum_all
 from ..._torch._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
-from ..._torch._tensor import _apply, _legacy
+from ..._torch._dispatch import _apply
+from ..._torch._errors import _legacy
 from .activation import _softplus, log_softmax, logsigmoid, relu, softplus
 from .linear import linear as _linear
 from .common import _REDUCTIONS, _check_target_size, _concrete, _legacy_get_string, _reduce, _reduction, _size, _weighted

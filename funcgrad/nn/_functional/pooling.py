@@ -10,7 +10,7 @@ from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jn
 from ... import lax as _lax
 from ..._src.prims.windowed import reduce_window_max as _rw_max, reduce_window_sum as _rw_sum
 from ..._torch import _quantized as _Q
-from ..._torch._tensor import _apply, _apply_nograd
+from ..._torch._dispatch import _apply, _apply_nograd
 from .common import _dt_name, _np_dtype, _ntuple, _shape
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",

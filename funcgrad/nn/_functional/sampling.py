@@ -11,7 +11,7 @@ import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.prims.shape import pad as _lax_pad
 from ..._torch._argcheck import DtypeName
-from ..._torch._tensor import _apply
+from ..._torch._dispatch import _apply
 from .common import _np_dtype
 from .pooling import _adaptive_avg
 

@@ -24,7 +24,7 @@ from ..._src.prims import elementwise as _ew, shape as _sh
 from ..._src.control.scan import scan_p as _scan_p
 from ..._src.control._bodies import trace_flat as _trace_flat
 from ..._torch._argcheck import dtype_error as _dtype_error
-from ..._torch._tensor import _apply
+from ..._torch._dispatch import _apply
 from ..._torch.ops.arithmetic import _add as _add_bc
 from .. import functional as F
 from .. import init

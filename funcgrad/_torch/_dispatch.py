@@ -1,0 +1,501 @@
+"""The dispatch every tensor op goes through (`_apply`, `_apply_prim`, ...), and its recording for autograd.
+
+When grad mode is on and an input requires grad, the op's Array-level function is run eagerly while its
+primitive binds are listed (`funcgrad._src.core.primitive.record_eager`) and the list becomes a graph `Node`
+whose backward applies the primitives' vjp rules directly (see funcgrad.autograd.graph). An op that is one
+bind of a primitive is recorded without listing binds, from a cached plan (`_record_prim`). Functions over
+sub-computations (control flow, jit, custom rules) are recorded on a tape (`ad.record`) instead.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..autograd import graph as _graph
+from ..autograd.graph import Recorded as _Recorded
+from ..autograd.grad_mode import state as _gs
+from .._src.core.array import Array, ArrayBase as _ArrayBase
+from .._src.core.primitive import _rec_state, record_eager as _record_eager
+from .._src.core.jaxpr import Jaxpr
+from .._src.interpreters import ad as _ad
+from ._tensor import Tensor, _differentiable, _make, _new_obj, _wrap
+
+_fw_on = False  # a forward-AD dual level is active (set by funcgrad.autograd.forward_ad, which is _fwd)
+_fwd = None
+
+_INF_SAVED_MSG = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                  "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                  "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                  "`torch.inference_mode()`.")
+# ops whose backward never reads their inputs: an inference tensor may take part in them (as in torch)
+_NOT_SAVED = frozenset(("Add", "Sub", "Neg", "Sum", "Cat", "Stack", "Clone", "Expand", "View", "Reshape"))
+
+
+def _req(t) -> bool:
+    """Whether t requires grad, refreshing a view whose base was modified in place (with gradients)
+    since the view was made."""
+    if t._rg:
+        return True
+    b = t._base
+    if b is not None and t._vrb != b._rebases and b._rg:
+        t._grad_fn_now()
+        return t._rg
+    return False
+
+
+def _edge(t):
+    if t._base is None:
+        g = t._gfn
+    else:
+        g = t._grad_fn_now()
+    if g is not None:
+        return (g, t._onr)
+    ref = t._accref
+    if ref is not None:
+        acc = ref()
+        if acc is not None:
+            return (acc, 0)
+    acc = _graph.AccumulateGrad(t)  # (Tensor._acc_node, inlined: once per op on a leaf)
+    t._accref = weakref.ref(acc)
+    return (acc, 0)
+
+
+_NODE_CLS: dict = {}
+
+
+def _record(name, fn, ts):
+    """Record fn(*arrays of ts) as a graph node. Returns (node, list of output Arrays, multi)."""
+    for t in ts:
+        if t._inf and name not in _NOT_SAVED:
+            raise RuntimeError(_INF_SAVED_MSG)
+    arrs = [t._arr() for t in ts]
+    diff = [i for i, t in enumerate(ts) if t._rg]
+    if getattr(fn, "records_on_a_tape", False):  # fn declares a primitive over sub-computations (a scan):
+        tape, vals, multi = _record_traced(fn, arrs, diff)  # the eager record would be run and discarded
+        return _make_node(name, tape, fn, ts, diff), vals, multi
+    # the common case: run fn eagerly, listing the primitive binds it makes (no trace, no tracers)
+    for i in diff:  # fresh handles, so that the differentiable inputs are told apart by identity
+        a = arrs[i]
+        arrs[i] = Array(a._buf, a.weak_type)
+    out, binds = _record_eager(fn, arrs)
+    multi = isinstance(out, (list, tuple))
+    vals = list(out) if multi else [out]
+    if _recorded_ok(binds, vals, arrs, diff):
+        tape = _graph.Recorded([arrs[i] for i in diff], binds, list(vals))
+        node = _make_node(name, tape, fn, ts, diff)
+        if not _fw_on:  # keep only what the vjp rules read (as torch saves only what its formulas use)
+            dropped, kept = _graph.prune(tape)
+            if kept is not None:  # (else a backward building a graph recomputes the op: inputs stay)
+                node.inputs = tuple([_make(_graph.placeholder(a)._buf) if id(a) in dropped else t
+                                     for a, t in zip(arrs, ts)])
+        return node, vals, multi
+    # a composite the eager record cannot stand for (custom rules, values made outside binds)
+    tape, vals, multi = _record_traced(fn, arrs, diff)
+    return _make_node(name, tape, fn, ts, diff), vals, multi
+
+
+def _recorded_ok(binds, vals, arrs, diff) -> bool:
+    """Whether the eager record of fn is complete: every output is an Array made by a recorded bind (or is
+    an input), and no recorded primitive needs a tape of its own (custom_vjp, scan)."""
+    if len(binds) == 1 and len(vals) == 1 and vals[0] is binds[0][3] and \
+            _HIGHER_ORDER.get(binds[0][0]) is False:
+        return True  # the common case: one first-order primitive
+    made = set()
+    for b in binds:
+        ho = _HIGHER_ORDER.get(b[0])
+        if ho is None:
+            ho = _HIGHER_ORDER[b[0]] = _is_higher_order(b[0], b[1])
+        if ho:
+            return False
+        if b[0].multiple_results:
+            made.update(id(o) for o in b[3])
+        else:
+            made.add(id(b[3]))
+    for v in vals:
+        if type(v) is not Array:
+            return False
+        if id(v) not in made and not any(v is arrs[i] for i in diff):
+            return False
+    return True
+
+
+_HIGHER_ORDER: dict = {}  # Primitive -> whether it carries sub-computations (then the tape path is used)
+_HO_NAMES = frozenset({"cond", "while", "scan", "pjit", "custom_jvp_call", "custom_vjp_call", "remat"})
+
+
+def _is_higher_order(prim, params) -> bool:
+    """A primitive over sub-computations (control flow, jit, custom rules): its differentiation on a tape
+    differs from its eager bind (a while_loop over concrete values is unrolled on the tape, say)."""
+    return prim.tape_rule is not None or prim.name in _HO_NAMES or \
+        any(isinstance(v, Jaxpr) for v in params.values())
+
+
+def _make_node(name, tape, fn, ts, diff):
+    edges = [_edge(ts[i]) for i in diff]
+    versions = [0 if t._st is None else t._st.version for t in ts]
+    cls = _NODE_CLS.get(name)
+    if cls is None:
+        cls = _node_cls(name)
+    return cls(tape, fn, ts, diff, edges, versions)
+
+
+def _node_cls(name):
+    """The Node class for op `name`: "Max1" names torch's overload MaxBackward1; a plain name Backward0."""
+    cls = _NODE_CLS[name] = _graph.node_class(name[:-1] + "Backward" + name[-1] if name[-1].isdigit()
+                                              else name + "Backward0")
+    return cls
+
+
+def _record_traced(fn, arrs, diff):
+    """Record fn on tracers (an `ad.Tape`): the general path. Returns (tape, output Arrays, multi)."""
+    multi = [False]
+    if len(diff) == len(arrs):
+        def flat(*xs):
+            r = fn(*xs)
+            if isinstance(r, (list, tuple)):
+                multi[0] = True
+                return list(r)
+            return [r]
+        prim = arrs
+    else:
+        def flat(*xs):
+            full = list(arrs)
+            for i, x in zip(diff, xs):
+                full[i] = x
+            r = fn(*full)
+            if isinstance(r, (list, tuple)):
+                multi[0] = True
+                return list(r)
+            return [r]
+        prim = [arrs[i] for i in diff]
+    tape = _fast_record(flat, prim, "autograd")
+    return tape, tape.out_values(), multi[0]
+
+
+try:  # ad.record without its user-facing niceties (the origin line of the trace) on the hot path
+    from .._src.core.trace import Trace as _Trace, _state as _trace_state
+
+    def _fast_record(flat, prims, name):
+        stack = _trace_state.stack
+        trace = _Trace(len(stack) + 1, True, name, "")
+        stack.append(trace)
+        try:
+            ins = [trace.new_arg(p.aval, p) for p in prims]
+            outs = [o if isinstance(o, _ArrayBase) else _ad._as_array(o) for o in flat(*ins)]
+        finally:
+            trace.alive = False
+            stack.pop()
+        return _ad.Tape(trace, ins, outs)
+except ImportError:  # pragma: no cover - if the trace internals change, use the public entry point
+    _fast_record = _ad.record
+
+
+def _outputs(node, vals):
+    if len(vals) == 1:
+        t = _wrap(vals[0])
+        if _differentiable(t._np_dtype()):
+            t._rg = True
+            t._gfn = node
+        if t._v is not None:
+            node.bind_outputs1(t)
+        else:
+            node.bind_outputs([t])
+        return [t]
+    outs = []
+    for k, val in enumerate(vals):
+        t = _wrap(val)
+        if _differentiable(t._np_dtype()):
+            t._rg = True
+            t._gfn = node
+            if k:
+                t._onr = k
+        outs.append(t)
+    node.bind_outputs(outs)
+    return outs
+
+
+def _apply(name, fn, ts):
+    """The result tensor(s) of the Array-level fn applied to tensors ts (recording when needed)."""
+    if _fw_on and _fwd.has_tangent(ts):
+        return _fwd.apply(name, fn, ts)
+    return _apply0(name, fn, ts)
+
+
+def _apply0(name, fn, ts):
+    """_apply without tangents."""
+    if _gs.enabled:
+        for t in ts:
+            if t._rg or (t._base is not None and _req(t)):
+                # (tensors holding tracers of funcgrad.func transforms are differentiated by those)
+                if all(u._v is not None for u in ts):
+                    node, vals, multi = _record(name, fn, ts)
+                    outs = _outputs(node, vals)
+                    return outs if multi else outs[0]
+                break
+    out = fn(*[t._arr() for t in ts])
+    if isinstance(out, (list, tuple)):
+        return [_wrap(o) for o in out]
+    return _wrap(out)
+
+
+_NOPARAMS: dict = {}
+
+
+def _apply_prim(name, prim, fn, ts, params=_NOPARAMS):
+    """The result tensor of fn on tensors ts, where fn(*arrays) is exactly one bind of `prim` on the
+    arrays in order with `params` (e.g. an elementwise op on operands of one dtype). Unrecorded, the
+    primitive's impl runs straight on the tensors' buffers; recorded, the node is built without listing
+    binds (see _record_prim). The primitive's impl must return a new array (not a view of an operand)."""
+    if _fw_on and _fwd.has_tangent(ts):
+        return _fwd.apply(name, fn, ts)
+    if _gs.enabled:
+        for t in ts:
+            if t._rg or (t._base is not None and _req(t)):
+                for u in ts:
+                    if u._v is None:  # tensors holding tracers: their transform differentiates
+                        return _wrap(fn(*[u._arr() if u._v is not None else u._a for u in ts]))
+                return _record_prim(name, prim, fn, ts, params)
+    vs = []
+    for t in ts:
+        v = t._v
+        if v is None:
+            return _wrap(fn(*[u._arr() if u._v is not None else u._a for u in ts]))
+        vs.append(v)
+    try:
+        r = prim.impl(*vs, **params)
+    except Exception:  # the primitive's bind reports it in its own words
+        return _wrap(fn(*[t._arr() for t in ts]))
+    if r.__class__ is not np.ndarray or r.base is not None:
+        r = np.array(r)
+    return _make(r)
+
+
+def _apply_prim_scalar(name, prim, afn, t, s, left):
+    """afn(t, s) (afn(s, t) when left) for a float tensor t and a Python number s taken in t's dtype, where
+    afn is one bind of prim: as _apply_prim, the number entering as a constant."""
+    if _fw_on and _fwd.has_tangent((t,)):
+        c = Array(np.array(s, t._v.dtype))
+        return _fwd.apply(name, (lambda q: afn(c, q)) if left else (lambda p: afn(p, c)), (t,))
+    if _gs.enabled and (t._rg or (t._base is not None and _req(t))):
+        dt = t._v.dtype
+        c = Array(np.array(s, dt))
+        fn = (lambda q: afn(c, q)) if left else (lambda p: afn(p, c))
+        return _record_prim(name, prim, fn, (c, t) if left else (t, c))
+    v = t._v
+    c = v.dtype.type(s)
+    try:
+        r = prim.impl(c, v) if left else prim.impl(v, c)
+    except Exception:  # the primitive's bind reports it in its own words
+        c = Array(np.array(s, v.dtype))
+        return _wrap(afn(c, t._arr()) if left else afn(t._arr(), c))
+    if r.__class__ is not np.ndarray or r.base is not None:
+        r = np.array(r)
+    return _make(r)
+
+
+_PLANS: dict = {}  # _record_prim's plans: (name, prim, params, each operand's shape, dtype, role) -> plan
+
+
+def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
+    """Record fn = one bind of prim on the arrays of ts (tensors; an Array in ts is a constant operand) as a
+    graph node: a `Recorded` of that bind. Returns the output tensor.
+
+    The node's inputs enter the record as their tensors' own read-only Arrays, or as fresh handles on the
+    same buffers where one Array would stand for two operands (x * x) or be weakly typed, and outside the
+    common case: identity is how the backward tells operands apart. What the node keeps follows a plan (see
+    _plan): which operands and whether the output its vjp rule reads (the others replaced by placeholders),
+    its node class and the backward's `needs` and operand-to-input map. In the common case (no enclosing
+    recording, forward AD, anomaly mode, saved-tensor hooks or multiple results) the plan is cached per op
+    name, primitive, params and operand signature (shape, dtype, role), so recording costs one dict lookup
+    beyond building the node; otherwise it is made for the one call."""
+    fast = _rec_state.rec is None and not _fw_on and not _gs.anomaly and not _gs.saved_hooks and \
+        not prim.multiple_results
+    key = [name, prim, tuple(params.items()) if params else None]
+    args = []
+    bufs = []
+    ins = []
+    diff = []
+    edges = []
+    versions = []
+    tensors = []
+    for t in ts:
+        if t.__class__ is Array:
+            b = t._buf
+            key += (b.shape, b.dtype, 3 if t.weak_type else 2)
+            args.append(t)
+            bufs.append(b)
+            continue
+        if t._inf and name not in _NOT_SAVED:
+            raise RuntimeError(_INF_SAVED_MSG)
+        a = t._a
+        if a is None:
+            a = t._arr()
+        v = t._v
+        if t._rg or (t._base is not None and _req(t)):
+            key += (v.shape, v.dtype, 1)
+            if not fast or a.weak_type:
+                a = Array(a._buf)
+            elif args:
+                for x in args:
+                    if x is a:  # (one Array for two operands: identity must tell them apart)
+                        a = Array(a._buf)
+                        break
+            ins.append(a)
+            diff.append(len(tensors))
+            g = t._gfn
+            if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else _edge makes one)
+                g = t._accref
+                g = g() if g is not None else None
+                edges.append((g, 0) if g is not None and t._base is None else _edge(t))
+            else:
+                edges.append((g, t._onr) if t._base is None else _edge(t))
+        else:
+            key += (v.shape, v.dtype, 4 if a.weak_type else 0)
+            if args:
+                for x in args:
+                    if x is a:
+                        a = Array(a._buf, a.weak_type)
+                        break
+        st = t._st
+        versions.append(0 if st is None else st.version)
+        tensors.append(t)
+        args.append(a)
+        bufs.append(v)
+    plan = r = ans = None
+    if fast:
+        try:
+            key = tuple(key)
+            plan = _PLANS.get(key)
+            r = prim.impl(*bufs, **params) if params else prim.impl(*bufs)
+        except Exception:  # unhashable params; or the impl failed: bind raises it in the primitive's words
+            fast = False
+    elif _rec_state.rec is None:  # (else bind, which also lists the bind for the enclosing recording)
+        try:
+            r = prim.impl(*bufs, **params) if params else prim.impl(*bufs)
+        except Exception:
+            pass  # bind raises it in the primitive's words
+    if r is None:
+        ans = prim.bind(*args, **params)
+        r = ans._buf
+    elif r.__class__ is not np.ndarray:
+        r = np.asarray(r)
+    if plan is None:
+        plan = _plan(key if fast else None, name, prim, params, args, ins, Array(r) if ans is None else ans)
+    cls, ph_args, ph_ans, ph_ts, kept, rplan = plan
+    if ph_args is not None:  # each operand the rule does not read becomes its placeholder
+        ipos = rplan[1]
+        k = j = 0
+        for t in ts:
+            p = ph_args[k]
+            if p is not None:
+                args[k] = p
+                if ipos[k] >= 0:
+                    ins[ipos[k]] = p
+                if t.__class__ is not Array:  # (and the node's input tensor: a tensor over it)
+                    tensors[j] = ph_ts[k] if ph_ts is not None else _make(p._buf)
+            if t.__class__ is not Array:
+                j += 1
+            k += 1
+    if ph_ans is not None:
+        rans = ph_ans
+    elif ans is None:
+        rans = Array(r)
+    else:
+        rans = ans
+    rec = _Recorded(ins, ((prim, params, tuple(args), rans),), (rans,), kept, rplan)
+    if fast:
+        node = _new_obj(cls)  # (Node.__init__, inlined: no anomaly stack, no saved-tensor hooks here)
+        node.tape = rec
+        node.fn = fn
+        node.inputs = tuple(tensors)
+        node.diff = diff
+        node.edges = edges
+        node.versions = versions
+        node.out_meta = None
+        node.seq = next(_graph._seq)
+    else:
+        node = cls(rec, fn, tuple(tensors), diff, edges, versions)
+    if r.base is None and r.flags.writeable:
+        out = _new_obj(Tensor)
+        out._v = r
+        out._a = None
+        out._st = None
+        if _gs.inference:
+            out._inf = True
+    else:
+        out = _wrap(Array(r))
+    if r.dtype.kind in "fc" or r.dtype.name == "bfloat16":  # (_differentiable, inlined)
+        out._rg = True
+        out._gfn = node
+    else:
+        out._rg = False
+        out._gfn = None
+    node.out_refs = (_weakref(out),)  # (node.bind_outputs1(out), inlined: a fresh tensor, version 0)
+    node.out_versions = _V0
+    return out
+
+
+def _plan(key, name, prim, params, args, ins, ans):
+    """_record_prim's plan for one call: (node class, placeholder per operand (None where kept; None for all
+    when every operand is kept), the output's placeholder (None where kept), placeholder tensor per operand
+    (for the node's inputs), kept (Recorded.kept), Recorded.plan (needs, the input position of each operand
+    or -1, the compiled backward's state)). Cached under `key` (placeholders included: a placeholder is never
+    written) unless key is None: then made for this call alone (under forward AD everything is kept, for
+    the tangents' rules)."""
+    p = None if _fw_on else _graph.prune_one(prim, params, args, ans, list(ins))
+    ph_args = ph_ans = ph_ts = kept = None
+    if p is not None:
+        nargs, nans, _, dropped, kept = p
+        if dropped:
+            ph_args = [None] * len(args)
+            for k in dropped:
+                ph_args[k] = nargs[k]
+            ph_args = tuple(ph_args)
+            if key is not None:
+                ph_ts = tuple(None if p is None else _make(p._buf) for p in ph_args)
+        if nans is not ans:
+            ph_ans = nans
+    needs = tuple(_graph._needs(args, ins))
+    ipos = tuple(next((i for i, x in enumerate(ins) if x is a), -1) for a in args)
+    cls = _NODE_CLS.get(name)
+    if cls is None:
+        cls = _node_cls(name)
+    plan = (cls, ph_args, ph_ans, ph_ts, kept, (needs, ipos, _graph.NodeBackward() if key is not None else None))
+    if key is not None:
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+_weakref = weakref.ref
+_V0 = (0,)
+
+
+def _apply1(name, fn, x):
+    if _fw_on and _fwd.has_tangent((x,)):
+        return _fwd.apply(name, fn, (x,))
+    if (x._rg or (x._base is not None and _req(x))) and _gs.enabled:
+        return _apply(name, fn, (x,))
+    a = x._a
+    if a is None:
+        a = x._arr()
+    return _wrap(fn(a))
+
+
+def _apply_multi(name, fn, ts):
+    r = _apply(name, fn, ts)
+    return r if isinstance(r, list) else [r]
+
+
+def _apply_nograd(fn, ts):
+    """An op whose outputs never carry gradients (comparisons, argmax, ...): nothing is recorded."""
+    out = fn(*[t._arr() for t in ts])
+    if isinstance(out, (list, tuple)):
+        return [_wrap(o) for o in out]
+    return _wrap(out)
+
+
+
+_graph._DISPATCH = __import__(__name__, fromlist=["_apply"])
