@@ -634,6 +634,36 @@ def test_tiling_windows_scatter_like_the_general_path(kind, shape, window, monke
                                                          g=gf.astype(float))[1].astype(np.float32))
 
 
+@pytest.mark.parametrize("gdtype", [np.float16, np.float64, np.complex64, np.complex128])
+def test_tiling_windows_scatter_bits_in_every_cotangent_dtype(gdtype, monkeypatch):
+    """The tiled path writes each cotangent's bits times the hit mask (an integer product) where an
+    unsigned type of the dtype's size exists, else a float product and a + 0.0 pass: both must give
+    the general path's values bit for bit (-0.0 -> 0.0 at the hit, +0.0 away from it, inf/NaN kept)."""
+    shape, window = (2, 3, 4, 6), (1, 1, 2, 2)
+    x = RNG.integers(0, 2, shape).astype(np.float64)  # many ties
+    params = windowed.reduce_window_params(shape, window, window, "VALID")
+    g = RNG.standard_normal((2, 3, 2, 3)).astype(gdtype)
+    if np.dtype(gdtype).kind == "c":
+        g = g + 1j * RNG.standard_normal(g.shape).astype(gdtype)
+    g.reshape(-1)[:4] = [-0.0, -np.inf, np.nan, -2.5]
+
+    def scatter():
+        return np.asarray(windowed.select_and_scatter_add_p.bind(jnp.asarray(g), jnp.asarray(x),
+                                                                 select_prim=ge_p, **params))
+    fast = scatter()
+    monkeypatch.setattr(windowed, "_tiling", lambda *a: None)
+    general = scatter()
+    assert fast.dtype == general.dtype == np.dtype(gdtype)
+    assert fast.tobytes() == general.tobytes()
+    # the exact values: 0.0 + g at the first maximum of each 2x2 window (row-major order), +0.0 elsewhere
+    want = np.zeros(shape, gdtype)
+    for i, j, a, b in np.ndindex(2, 3, 2, 3):
+        win = x[i, j, 2 * a:2 * a + 2, 2 * b:2 * b + 2].reshape(-1)
+        k = int(np.argmax(win))
+        want[i, j, 2 * a + k // 2, 2 * b + k % 2] = g[i, j, a, b] + 0
+    assert fast.tobytes() == want.tobytes()
+
+
 @pytest.mark.parametrize("select_prim", [ge_p, le_p])
 def test_selection_of_a_scalar_operand(select_prim):
     """A 0-d operand is its own (only) window: the cotangent goes to it, as a 0-d array."""

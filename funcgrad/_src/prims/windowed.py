@@ -245,31 +245,45 @@ def _tiled_extreme(xp, x, combine, split):
     return acc
 
 
+_UINT_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def _tiled_scatter(xp, g, x, kind, split):
     """select_and_scatter_add for exactly tiling windows (max pooling's usual case): the window offsets
     are gathered into one contiguous (offsets, windows) array so that the extreme, the first hit of
     each window and the masked cotangents are contiguous passes; only the K reads and K writes of
     the operand's layout are strided. Values as the general path: 0.0 + g at the first extreme of
-    each window, 0.0 elsewhere."""
+    each window, 0.0 elsewhere. Each offset's write is one pass: the bits of 0.0 + g times the hit
+    mask (an integer product: g's bits or +0.0's all-zero bits exactly, whatever g holds), not a
+    float product (g * 0 is -0.0 for a negative g, NaN for an infinite one) and a second pass."""
     w = split[1::2]
     out = split[0::2]
     offsets = list(itertools.product(*[range(k) for k in w]))
+    where = [tuple(i for o in off for i in (builtins.slice(None), o)) for off in offsets]
     xs = x.reshape(split)
     stack = xp.empty((len(offsets),) + tuple(out), dtype=x.dtype)
-    for k, off in enumerate(offsets):
-        stack[k] = xs[tuple(i for o in off for i in (builtins.slice(None), o))]
+    for k, ix in enumerate(where):
+        stack[k] = xs[ix]
     best = stack.max(axis=0) if kind == "max" else stack.min(axis=0)
     res = xp.empty(split, dtype=g.dtype)
     free = xp.ones(out, dtype=bool)   # windows whose extreme is not yet found
     hit = xp.empty(out, dtype=bool)
-    tmp = xp.empty(out, dtype=g.dtype)
-    finite = bool(xp.isfinite(g).all())
-    for k, off in enumerate(offsets):
+    uint = _UINT_OF_SIZE.get(g.dtype.itemsize) if xp is np else None
+    if uint is not None:
+        gbits, rbits = xp.add(g, 0).view(uint), res.view(uint)
+    else:
+        tmp, finite = xp.empty(out, dtype=g.dtype), bool(xp.isfinite(g).all())
+    for k, ix in enumerate(where):
         xp.equal(stack[k], best, out=hit)
-        hit &= free
-        free ^= hit
-        v = xp.multiply(g, hit, out=tmp) if finite else xp.where(hit, g, 0)
-        xp.add(v, 0, out=res[tuple(i for o in off for i in (builtins.slice(None), o))])
+        if k:
+            hit &= free
+        if k + 1 < len(where):
+            free ^= hit
+        if uint is not None:
+            xp.multiply(gbits, hit, out=rbits[ix])
+        else:
+            v = xp.multiply(g, hit, out=tmp) if finite else xp.where(hit, g, 0)
+            xp.add(v, 0, out=res[ix])
     return res.reshape(x.shape)
 
 
