@@ -269,6 +269,31 @@ def test_tiering_in_the_background():
         np.testing.assert_array_equal(np.asarray(jf(x)), np.sin(np.asarray(x)) * 3.0 - np.asarray(x))
 
 
+def test_native_code_keeps_the_parallel_ops_setting_of_the_first_compile():
+    """jit_parallel_ops is read when code is generated: the native tier, regenerating the program later (after
+    the setting was put back), keeps the first compile's split of a large product."""
+    rng = np.random.default_rng(0)
+    a, b = (jnp.asarray(rng.standard_normal((256, 256)).astype(np.float32)) for _ in range(2))
+    s = jnp.asarray(np.linspace(0, 1, 16, dtype=np.float32))
+    want = (np.asarray(a) @ np.asarray(b), np.tanh(np.asarray(s)) * 2.0 + np.asarray(s))
+    with native_on(threshold=2):
+        jf = fg.jit(lambda x, y, z: (x @ y, jnp.tanh(z) * 2.0 + z))
+        old = fg.config.read("jit_parallel_ops")
+        fg.config.update("jit_parallel_ops", True)
+        try:
+            jf(a, b, s)
+        finally:
+            fg.config.update("jit_parallel_ops", old)
+        assert "_split_matmul(" in entry_of(jf).compiled.source
+        for _ in range(2):
+            r = jf(a, b, s)
+        e = entry_of(jf)
+        assert e.native is not None and e.fn is e.native.fn
+        assert "_split_matmul(" in e.native.source
+    np.testing.assert_allclose(np.asarray(r[0]), want[0], rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(r[1]), want[1], rtol=1e-6)
+
+
 def test_native_off_changes_nothing():
     x = jnp.asarray(np.linspace(0, 1, 5))
     with native_on(threshold=2):

@@ -590,9 +590,10 @@ def seal() -> None:
 
 
 # torch functions whose fast paths read a tensor's buffer directly: given a quantized tensor they would compute on
-# its integer representation, so they take QTensor's method instead (a quantized kernel, or torch's refusal)
+# its integer representation, so they take QTensor's method instead (a quantized kernel, or torch's refusal);
+# torch.relu routes quantized inputs itself, off its float fast path
 _METHOD_FORMS = ("adjoint", "clamp", "clamp_max", "clamp_min", "clip", "diagonal", "diff", "flatten", "moveaxis",
-                 "movedim", "permute", "ravel", "relu", "reshape", "select", "squeeze", "swapaxes", "swapdims", "t",
+                 "movedim", "permute", "ravel", "reshape", "select", "squeeze", "swapaxes", "swapdims", "t",
                  "transpose", "unsqueeze", "view", "unique", "unique_consecutive", "bernoulli", "histc", "fill",
                  "narrow", "expand", "unflatten", "chunk", "split", "unbind", "flip", "roll", "contiguous",
                  "sigmoid", "mean")

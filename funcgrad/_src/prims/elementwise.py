@@ -167,11 +167,21 @@ def _logistic_impl(xp):
 
 
 def _relu_impl(xp):
+    zeros: dict = {}  # dtype -> its scalar 0 (x.dtype.type(0) costs 0.2 us, half a 16-element maximum)
+
+    def zero(dt):
+        z = zeros[dt] = dt.type(0)
+        return z
+
     def torch_kink(x):  # (maximum gives its second operand on ties: -0.0 stays -0.0, as torch's)
-        return xp.maximum(x.dtype.type(0), x)
+        z = zeros.get(x.dtype)
+        return xp.maximum(zero(x.dtype) if z is None else z, x)
 
     def f(x, kink="jax"):  # (JAX's: -0.0 gives 0.0)
-        return xp.maximum(x, x.dtype.type(0)) if kink == "jax" else torch_kink(x)
+        if kink != "jax":
+            return torch_kink(x)
+        z = zeros.get(x.dtype)
+        return xp.maximum(x, zero(x.dtype) if z is None else z)
     f.torch_kink = torch_kink  # (the torch face's unrecorded fast path calls it without the keyword dispatch)
     return f
 

@@ -557,13 +557,14 @@ def _reduce_batch(prim):
     return rule
 
 
-_BF16 = dtypes.bfloat16  # (compared, not looked up by name: dtype.name costs 1.6 us a call)
+# bfloat16's scalar type, compared by identity: `dtype == bfloat16` costs 0.25 us a call (a quarter of a
+# 16-element sum), dtype.name 1.6 us
+_BF16_TYPE = dtypes.bfloat16.type if dtypes.bfloat16 is not None else None
 
 
 def _sum_impl(xp):
     def impl(x, *, axes):
-        if _BF16 is not None and x.dtype == _BF16:  # accumulated in float32 and rounded once, as XLA's and
-            # torch's CPU sums
+        if x.dtype.type is _BF16_TYPE:  # accumulated in float32 and rounded once, as XLA's and torch's CPU sums
             return x.astype(xp.float32).sum(axis=axes).astype(x.dtype)
         return x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs; float16 sums in float32)
     return impl

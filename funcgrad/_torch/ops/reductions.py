@@ -46,7 +46,7 @@ def _sum_all(a):
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     if dim is None and dtype is None and not keepdim and out is None:
         v = input._v
-        if v is not None and v.ndim and D.kind(v.dtype) in "fc":
+        if v is not None and v.ndim and (v.dtype.kind in "fc" or D.kind(v.dtype) == "f"):  # (inline: 0.1 us)
             return _apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(v.ndim))
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim

@@ -800,9 +800,12 @@ def cuda_plan(jaxpr: Jaxpr) -> tuple[list, dict]:
     return out, srcs
 
 
-def generate(jaxpr: Jaxpr, xp=np, fuse=None) -> Compiled:
-    """Compile `jaxpr` for array module xp (numpy, or cupy: fused groups become ElementwiseKernels)."""
+def generate(jaxpr: Jaxpr, xp=np, fuse=None, parallel_ops: bool | None = None) -> Compiled:
+    """Compile `jaxpr` for array module xp (numpy, or cupy: fused groups become ElementwiseKernels).
+    `fuse` / `parallel_ops` override config.fusion / config.parallel_ops (the native tier regenerates a
+    program later, with the setting its first compile had)."""
     fuse = config.fusion if fuse is None else fuse
+    parallel_ops = config.parallel_ops if parallel_ops is None else parallel_ops
     srcs = {}
     if fuse and xp is np and any(fusible(e) for e in jaxpr.eqns):
         items = _fusion.plan(jaxpr, fusible, broadcastable)
@@ -811,7 +814,7 @@ def generate(jaxpr: Jaxpr, xp=np, fuse=None) -> Compiled:
     else:
         items = list(jaxpr.eqns)
     pairs, split = {}, set()
-    if config.parallel_ops and xp is np:
+    if parallel_ops and xp is np:
         split = {id(it) for it in items
                  if isinstance(it, Eqn) and parallel.splittable(it, _dot_pattern, config.parallel_min_flops)}
         items, pairs = parallel.pair_up(items, config.parallel_min_flops, exclude=split)

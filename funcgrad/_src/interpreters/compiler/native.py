@@ -285,10 +285,11 @@ def _n_eqns(eqns) -> int:
     return n
 
 
-def compile_native(jaxpr: Jaxpr):
+def compile_native(jaxpr: Jaxpr, parallel_ops: bool | None = None):
     """jaxpr (optimised) as a codegen.Compiled whose regions run natively, or None when no region
     lowers. Compiles (or loads from the disk cache) with Numba: seconds for a large program, so jit
-    calls this on its tiering thread. `jaxpr` is compiler.lower's result (what codegen compiles)."""
+    calls this on its tiering thread. `jaxpr` is compiler.lower's result (what codegen compiles);
+    `parallel_ops` is codegen's jit_parallel_ops for the code around the regions (None: the setting now)."""
     if not available():
         return None
     items = find_regions(jaxpr)
@@ -326,7 +327,7 @@ def compile_native(jaxpr: Jaxpr):
     if not any(isinstance(it, Region) and it.kernel is not None for it in items):
         return None
     new = Jaxpr(jaxpr.constvars, jaxpr.consts, jaxpr.invars, eqns, jaxpr.outvars)
-    compiled = _codegen.generate(new, np)
+    compiled = _codegen.generate(new, np, parallel_ops=parallel_ops)
     compiled.source = compiled.source + "\n\n# native regions (Numba)\n" + "\n".join(sources)
     compiled.native_regions = [r for r in regions if r.kernel is not None]
     return compiled
@@ -343,14 +344,16 @@ def tier(entry, compiled):
     """The function jit's cache entry runs first: `compiled.fn` (the NumPy code), counting calls; at
     `config.threshold` calls the native code is built (on a daemon thread when `config.background`)
     and stored as `entry.fn` (and `entry.native`), or, when nothing lowers, the NumPy code replaces the
-    counter. `entry` needs writable `fn` and `native` attributes."""
+    counter. `entry` needs writable `fn` and `native` attributes. The native code keeps the NumPy code's
+    jit_parallel_ops (read now, when that code was generated: the setting may have changed since)."""
     fn = compiled.fn
     state = {"n": 0, "started": False}
     lock = threading.Lock()
+    parallel_ops = _codegen.config.parallel_ops
 
     def work():
         try:
-            nat = compile_native(compiled.jaxpr)
+            nat = compile_native(compiled.jaxpr, parallel_ops)
         except Exception as err:  # noqa: BLE001 - the NumPy code stays
             log.warning("native: compiling failed, the NumPy code stays (%s: %s)", type(err).__name__, err)
             nat = None
