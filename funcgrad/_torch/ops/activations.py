@@ -8,7 +8,7 @@ from .. import _jnp as jnp, _dtype as D, _dispatch as _DP
 from ..._jax import nn as _jnn
 from ..._src.prims import elementwise as ew
 from ...autograd.grad_mode import state as _gs
-from .._tensor import _dim, _make
+from .._tensor import Tensor as _Tensor, _dim, _make
 from .._dispatch import _apply1, _apply_prim, _req
 from ._common import _cast, _legacy_name, _out, _scalar_arr
 
@@ -35,7 +35,7 @@ def relu(input, *, out=None):
         r = _RELU_TORCH(v)  # (bfloat16, kind 'V', takes the recorded path below)
         r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
         return r if out is None else _out(r, out)
-    if input.__class__ is not _TM.Tensor and input.is_quantized:  # (here, off the fast path, rather than
+    if input.__class__ is not _Tensor and input.is_quantized:  # (here, off the fast path, rather than
         # by _quantized's guard_namespace wrapper: 0.1 us a call)
         return input.relu() if out is None else input.relu(out=out)
     kind = input._np_dtype().kind
