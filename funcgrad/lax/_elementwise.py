@@ -139,7 +139,8 @@ _BINARY_KINDS = {"add": ("iufc", "integer, floating, complexfloating"),
 
 
 def _kind(dt) -> str:
-    return "f" if dt == dtypes.bfloat16 else np.dtype(dt).kind
+    k = np.dtype(dt).kind
+    return "f" if k == "V" and dt == dtypes.bfloat16 else k  # bfloat16: ml_dtypes' kind is 'V'
 
 
 def _check_binary_dtype(name, x):
@@ -270,7 +271,7 @@ def _typed_unary(fn, kinds: str, what: str):
     def f(x, *args, **kwargs):
         x = _arr(x)
         dt = np.dtype(x.dtype)
-        if ("f" if dt == dtypes.bfloat16 else dt.kind) not in kinds:  # bfloat16: ml_dtypes' kind is 'V'
+        if _kind(dt) not in kinds:
             raise TypeError(f"{name} does not accept dtype {x.dtype}. Accepted dtypes are subtypes of {what}.")
         return fn(x, *args, **kwargs)
     f.__name__ = f.__qualname__ = name
