@@ -1066,6 +1066,7 @@ _REFS_OK = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
 _getrefcount = sys.getrefcount
 _ACC_REFS = 3     # the engine's list of the node's cotangents, accumulate's argument, getrefcount's
 _ADOPT_REFS = 3   # _adopt's argument, the caller's variable, getrefcount's argument
+_SUM_REFS = 4     # the engine's buffer list, run_backward's `prev`, _sum_cts's argument, getrefcount's
 
 
 def _stealable(g, var) -> bool:
@@ -1396,12 +1397,16 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
 def _sum_cts(a, b, create_graph: bool):
     """a + b for two cotangents of one output: without a graph to build, two float tensors of one shape and
     dtype (no forward-AD level active: no tangents to carry) are summed by NumPy straight away (add's impl, the same
-    values) rather than dispatched as an op."""
+    values) rather than dispatched as an op: into a's own buffer when only the engine refers to a (the
+    buffers' list, the caller's and this frame's names: as torch's InputBuffer accumulates in place)."""
     T = _TENSOR.Tensor
     if not create_graph and a.__class__ is T and b.__class__ is T and not _DISPATCH._fw_on:
         u, v = a._v, b._v
         if u.__class__ is _np.ndarray and v.__class__ is _np.ndarray and u.dtype == v.dtype and \
                 u.shape == v.shape and u.dtype.kind in "fc" and not a._inf:
+            if _REFS_OK and _getrefcount(a) == _SUM_REFS and _stealable(a, b):
+                _np.add(u, v, out=u)
+                return a
             return _TENSOR._make(_np.add(u, v, out=_np.empty_like(u)))
     return a + b
 

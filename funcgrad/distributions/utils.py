@@ -221,7 +221,16 @@ def _probs_to_logits(probs, is_binary=False):
 
 
 def probs_to_logits(probs, is_binary: bool = False):
+    """log of probs clamped into [eps, 1 - eps] (is_binary: the log-odds). A float32/float64 Tensor takes torch's
+    spelling, a clamp and a log (ClampBackward, LogBackward): two one-primitive nodes, cheaper to record than
+    one node over the formula, with the same values."""
+    if not is_binary and isinstance(probs, Tensor) and probs._np_dtype() in _F32_F64:
+        eps = float(np.finfo(probs._np_dtype()).eps)
+        return probs.clamp(min=eps, max=1 - eps).log()
     return call("ProbsToLogits", lambda p: _probs_to_logits(p, is_binary), probs)
+
+
+_F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def one_of(probs, logits) -> None:

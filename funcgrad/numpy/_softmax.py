@@ -1,7 +1,9 @@
 """The one softmax and log_softmax formula: jax.nn's, which torch.softmax/F.softmax/F.log_softmax and
 jax.scipy.special.softmax/log_softmax call (so every face gives the same bits and the same derivatives).
 
-It lives in the NumPy face, below scipy and jax.nn, because all of them call it. The max is held constant
+It lives in the NumPy face, below scipy and jax.nn, because all of them call it. A real floating input without
+`where` is one primitive (the softmax / log_softmax cards in _src/prims/reduction.py, whose rules are the closed
+forms torch's backward and jax.nn's custom_jvp use); otherwise the formula is written out, the max held constant
 (stop_gradient), which leaves the value unchanged and keeps the derivative rules those of the plain formula.
 """
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from .. import lax
 from .. import numpy as jnp
 from .._src.prims import elementwise as ew
+from .._src.prims import reduction as red
 from .._src.prims.reduction import reduce_max, reduce_sum
 from .._src.prims.shape import broadcast_in_dim
 from ._promote import normalize_index
@@ -45,7 +48,9 @@ def softmax(x, axis=-1, where=None):
     axes = _check_axes(x, axis, "softmax")
     if x.size == 0:  # (no max to shift by: the empty result, in exp's dtype, as JAX)
         return jnp.exp(x)
-    if where is None and x.size and x.dtype.kind in "fc":
+    if where is None and x.dtype.kind == "f":
+        return red.softmax(x, tuple(sorted(axes)))
+    if where is None and x.dtype.kind == "c":
         shifted, back = _shifted(x, axes)
         unnorm = ew.exp(shifted)
         return ew.div(unnorm, back(reduce_sum(unnorm, axes)))
@@ -62,7 +67,9 @@ def log_softmax(x, axis=-1, where=None):
     axes = _check_axes(x, axis, "log_softmax")
     if x.size == 0:  # (no max to shift by: the empty result, in exp's dtype, as JAX)
         return jnp.exp(x)
-    if where is None and x.size and x.dtype.kind in "fc":
+    if where is None and x.dtype.kind == "f":
+        return red.log_softmax(x, tuple(sorted(axes)))
+    if where is None and x.dtype.kind == "c":
         shifted, back = _shifted(x, axes)
         return ew.sub(shifted, back(ew.log(reduce_sum(ew.exp(shifted), axes))))
     xm = _where_mask(x, where, -jnp.inf)

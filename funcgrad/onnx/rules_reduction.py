@@ -1,4 +1,4 @@
-"""ONNX rules for reductions (sum/max/min/prod/and/or, argmax/argmin), cumulative sums, products, extrema and
+"""ONNX rules for reductions (sum/max/min/prod/and/or, argmax/argmin), softmax/log_softmax, cumulative sums, products, extrema and
 logsumexps, and dot_general (MatMul/Gemm where they fit, Einsum otherwise)."""
 from __future__ import annotations
 
@@ -42,6 +42,19 @@ def _reduce(ctx, eqn, ins):
 def _bool_reduce(ctx, eqn, ins, op):
     x = ctx.op("Cast", ins, to=ctx.dtype(np.int32))
     return ctx.op("Cast", [reduce(ctx, op, x, eqn.params["axes"])], to=ctx.dtype(np.bool_))
+
+
+@rule("softmax", "log_softmax")
+def _softmax(ctx, eqn, ins):
+    """The cards' formula: x - max shifted, exp, over its sum (log_softmax: the shift minus the sum's log). A NaN
+    the ReduceMax skips still makes its slice's sum, so the whole slice, NaN, as in NumPy."""
+    axes = eqn.params["axes"]
+    s = ctx.op("Sub", [ins[0], reduce(ctx, "ReduceMax", ins[0], axes, keepdims=1)])
+    e = ctx.op("Exp", [s])
+    total = reduce(ctx, "ReduceSum", e, axes, keepdims=1)
+    if eqn.prim.name == "softmax":
+        return ctx.op("Div", [e, total])
+    return ctx.op("Sub", [s, ctx.op("Log", [total])])
 
 
 @rule("reduce_and", "reduce_or")

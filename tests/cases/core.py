@@ -374,6 +374,7 @@ CASES = {
     "reduce_sum": reduce_case(lambda d, s: uniform(d, s)), "reduce_max": reduce_case(distinct),
     "reduce_min": reduce_case(distinct),
     "reduce_prod": reduce_case(lambda d, s: away_from_zero(d, s, 0.5, 1.5)),
+    "softmax": reduce_case(lambda d, s: uniform(d, s)), "log_softmax": reduce_case(lambda d, s: uniform(d, s)),
     "argmax": arg_case, "argmin": arg_case,
     # shape ops and creation
     "broadcast_in_dim": broadcast_in_dim_case, "reshape": reshape_case, "transpose": transpose_case,

@@ -247,8 +247,10 @@ def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Call
         if b.__class__ is not np.ndarray:
             return None
         key = (b.shape, b.dtype, c.weak_type)
+        bufs = [b]
     else:
         key = []
+        bufs = []
         for c in cts:
             if c is None:
                 key.append(None)
@@ -257,6 +259,7 @@ def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Call
             if b.__class__ is not np.ndarray:
                 return None
             key.append((b.shape, b.dtype, c.weak_type))
+            bufs.append(b)
         key = tuple(key)
     if state.gen != _node_gen:
         state.gen, state.meets, state.fns = _node_gen, 0, {}
@@ -270,7 +273,6 @@ def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Call
         entry = state.fns[key] = _compile_node(cts, vals, walk)
     if entry is _FAILED:
         return None
-    bufs = [c._buf for c in cts if c is not None]
     for v in vals:
         b = v._buf
         if b.__class__ is not np.ndarray:

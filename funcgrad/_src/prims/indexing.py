@@ -188,6 +188,18 @@ def _scatter_impl(xp):
         if idx.ndim < 1 or idx.shape[-1] != k or idx.dtype.kind not in "iu" or upd.dtype != x.dtype or \
                 tuple(upd.shape) != tuple(idx.shape[:-1]) + tuple(x.shape[d] for d in rest):
             raise ValueError("bad operands")  # the caller reports it with the shape rule's message
+        if k and idx.size == k and mode != "set" and xp is np:  # one index row (a gather's vjp at one
+            # position): its update applied once, as ufunc.at would, without the general path's set-up
+            pos = idx.reshape(k).tolist()
+            at = [slice(None)] * x.ndim
+            for a, j in zip(axes, pos):
+                if not 0 <= j < x.shape[a]:
+                    return xp.array(x, copy=True)  # out of range: dropped
+                at[a] = j
+            at = tuple(at)
+            out = xp.array(x, copy=True)
+            out[at] = ufuncs[mode](out[at], upd.reshape(tuple(x.shape[d] for d in rest)))
+            return out
         out = xp.array(x, copy=True)  # writable and C-contiguous, so the views below write into it
         upd0 = upd
         rows = idx.reshape((math.prod(idx.shape[:-1]), k))

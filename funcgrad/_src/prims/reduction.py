@@ -1,10 +1,13 @@
 """Reductions over static axes: reduce_max, reduce_min, reduce_prod, argmax, argmin; reduce_sum (the transpose
-of broadcast_in_dim) lives with it in shape.py and is re-exported here."""
+of broadcast_in_dim) lives with it in shape.py and is re-exported here. Also the normalisations over axes,
+softmax and log_softmax (one card each, as torch's kernels and jax.nn's custom_jvp: the rules are the closed
+forms in the output, not the derivatives of the formula's max/exp/sum/div)."""
 from __future__ import annotations
 
 from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
+from . import elementwise as ew
 from ._util import check_dtype, value_error
 from .shape import move_axis, full, reshape, transpose
 from .shape import _axes, _expand, _kept, _reduce_batch, _reduce_rule, reduce_sum, reduce_sum_p  # noqa: F401
@@ -122,3 +125,59 @@ def argmin(x, axis: int, index_dtype=dtypes.int64):
     """The index of the minimum of x along `axis` (the first on ties), of dtype `index_dtype`, as jax.lax.argmin
     (where index_dtype has no default)."""
     return argmin_p.bind(x, axis=int(axis) % x.ndim, index_dtype=dtypes.canonicalize(index_dtype))
+
+
+# --- softmax and log_softmax over static axes --------------------------------------------------------
+# The formula of jax.nn (numpy/_softmax.py's, which every face calls): x - max(x) shifted, exp, divided by its
+# sum. One card each, so that a recorded Tensor op is one node and its backward torch's formula:
+# softmax: g_x = y * (g - sum(g * y)); log_softmax: g_x = g - exp(y) * sum(g) (the jvps are their transposes,
+# as jax.nn.softmax's custom_jvp). The rules read only the output, as torch's backward does.
+
+def _normalise_rule(op):
+    def rule(x: ShapedArray, *, axes) -> ShapedArray:
+        check_dtype(op, x, "f")
+        if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+            value_error(op, f"axes {axes} out of range or repeated for operand {x.str_short()}")
+        return x
+    return rule
+
+
+def _softmax_impl(xp):
+    def softmax(x, *, axes):
+        e = xp.exp(x - x.max(axis=axes, keepdims=True))
+        return e / e.sum(axis=axes, dtype=e.dtype, keepdims=True)
+    return softmax
+
+
+def _log_softmax_impl(xp):
+    def log_softmax(x, *, axes):
+        s = x - x.max(axis=axes, keepdims=True)
+        return s - xp.log(xp.exp(s).sum(axis=axes, dtype=s.dtype, keepdims=True))
+    return log_softmax
+
+
+def _sum_back(v, axes):
+    """sum(v) over axes, broadcast back to v's shape."""
+    return _expand(reduce_sum(v, axes), v, axes)
+
+
+softmax_p = Primitive(
+    "softmax", impl=_softmax_impl, abstract_eval=_normalise_rule("softmax"),
+    jvp=[lambda t, ans, x, *, axes: ew.mul(ans, ew.sub(t, _sum_back(ew.mul(ans, t), axes)))],
+    vjp=[lambda g, ans, x, *, axes: ew.mul(ans, ew.sub(g, _sum_back(ew.mul(g, ans), axes)))])
+log_softmax_p = Primitive(
+    "log_softmax", impl=_log_softmax_impl, abstract_eval=_normalise_rule("log_softmax"),
+    jvp=[lambda t, ans, x, *, axes: ew.sub(t, _sum_back(ew.mul(ew.exp(ans), t), axes))],
+    vjp=[lambda g, ans, x, *, axes: ew.sub(g, ew.mul(ew.exp(ans), _sum_back(g, axes)))])
+softmax_p.batch = _reduce_batch(softmax_p)
+log_softmax_p.batch = _reduce_batch(log_softmax_p)
+
+
+def softmax(x, axes):
+    """exp(x - max) / sum(exp(x - max)) over `axes` (sorted non-negative ints) of a floating x."""
+    return softmax_p.bind(x, axes=axes)
+
+
+def log_softmax(x, axes):
+    """x - max - log(sum(exp(x - max))) over `axes` (sorted non-negative ints) of a floating x."""
+    return log_softmax_p.bind(x, axes=axes)

@@ -7,6 +7,7 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D, _dispatch as _DP
 from ..._jax import nn as _jnn
 from ..._src.prims import elementwise as ew
+from ..._src.prims.reduction import log_softmax_p as _LOG_SOFTMAX_P, softmax_p as _SOFTMAX_P
 from ...autograd.grad_mode import state as _gs
 from .._tensor import Tensor as _Tensor, _dim, _make
 from .._dispatch import _apply1, _apply_prim, _req
@@ -60,16 +61,21 @@ def _softmax_dim(dim, ndim, name):
     return _dim(dim, ndim)
 
 
-def _normalise(input, dim, dtype, name, node, formula, of_scalar):
+def _normalise(input, dim, dtype, name, node, formula, of_scalar, prim):
     """softmax/log_softmax: `formula` (jax.nn's, one per function across the faces) over `dim` in `dtype`
     (integer inputs refused as torch's kernel does); a 0-d input gives `of_scalar` (ones/zeros), an empty one
-    itself times zero (the max over an empty axis has no identity)."""
+    itself times zero (the max over an empty axis has no identity). On a non-empty float32/float64 tensor
+    the formula is one bind of its card `prim`, recorded as one node (torch's backward formula)."""
     d = _softmax_dim(dim, input.ndim, name)
     if dtype is not None:
         input = input.to(dtype)
-    if D.kind(input._np_dtype()) != "f":
+    dt = input._np_dtype()
+    if dt.kind == "f" and dt.itemsize > 2 and input.ndim and input.numel():
+        params = {"axes": (d,)}
+        return _apply_prim(node, prim, lambda a: prim.bind(a, **params), (input,), params)
+    if D.kind(dt) != "f":
         raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for "
-                                  f"'{_legacy_name(input._np_dtype())}'")
+                                  f"'{_legacy_name(dt)}'")
 
     def fn(a):
         if a.ndim == 0:
@@ -83,11 +89,12 @@ def _normalise(input, dim, dtype, name, node, formula, of_scalar):
 
 
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
-    return _normalise(input, dim, dtype, "softmax", "Softmax", _jnn.softmax, jnp.ones_like)
+    return _normalise(input, dim, dtype, "softmax", "Softmax", _jnn.softmax, jnp.ones_like, _SOFTMAX_P)
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
-    return _normalise(input, dim, dtype, "log_softmax", "LogSoftmax", _jnn.log_softmax, jnp.zeros_like)
+    return _normalise(input, dim, dtype, "log_softmax", "LogSoftmax", _jnn.log_softmax, jnp.zeros_like,
+                      _LOG_SOFTMAX_P)
 
 
 def logit(input, eps=None):
