@@ -21,6 +21,8 @@ from .._src.core.jaxpr import Jaxpr
 from .._src.interpreters import ad as _ad
 from ._tensor import Tensor, _differentiable, _make, _new_obj, _wrap
 
+_weakref = weakref.ref
+_Acc = _graph.AccumulateGrad
 _fw_on = False  # a forward-AD dual level is active (set by funcgrad.autograd.forward_ad, which is _fwd)
 _fwd = None
 
@@ -56,9 +58,16 @@ def _edge(t):
         acc = ref()
         if acc is not None:
             return (acc, 0)
-    acc = _graph.AccumulateGrad(t)  # (Tensor._acc_node, inlined: once per op on a leaf)
-    t._accref = weakref.ref(acc)
-    return (acc, 0)
+    return (_new_acc(t), 0)
+
+
+def _new_acc(t):
+    """A new AccumulateGrad for leaf t, referred to weakly by t (as torch's: the graph holds it; made again
+    once per op on a leaf whose graph has gone). AccumulateGrad.__init__, inlined: this is on the hot path."""
+    acc = _new_obj(_Acc)
+    acc.variable = t
+    t._accref = _weakref(acc)
+    return acc
 
 
 _NODE_CLS: dict = {}
@@ -344,10 +353,13 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             ins.append(a)
             diff.append(len(tensors))
             g = t._gfn
-            if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else _edge makes one)
-                g = t._accref
-                g = g() if g is not None else None
-                edges.append((g, 0) if g is not None and t._base is None else _edge(t))
+            if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else a new one)
+                if t._base is None:
+                    g = t._accref
+                    g = g() if g is not None else None
+                    edges.append((g if g is not None else _new_acc(t), 0))
+                else:
+                    edges.append(_edge(t))
             else:
                 edges.append((g, t._onr) if t._base is None else _edge(t))
         else:
@@ -400,10 +412,18 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     if ph_ans is not None:
         rans = ph_ans
     elif ans is None:
-        rans = Array(r)
+        rans = _new_obj(Array)  # (Array(r), inlined)
+        rans._buf = r
+        rans.weak_type = False
     else:
         rans = ans
-    rec = _Recorded(ins, ((prim, params, tuple(args), rans),), (rans,), kept, rplan)
+    rec = _new_obj(_Recorded)  # (Recorded.__init__, inlined)
+    rec.ins = ins
+    rec.binds = ((prim, params, tuple(args), rans),)
+    rec.outs = (rans,)
+    rec._tape = rec.sig = rec.vals = None
+    rec.kept = kept
+    rec.plan = rplan
     if fast:
         node = _new_obj(cls)  # (Node.__init__, inlined: no anomaly stack, no saved-tensor hooks here)
         node.tape = rec
@@ -469,7 +489,6 @@ def _plan(key, name, prim, params, args, ins, ans):
     return plan
 
 
-_weakref = weakref.ref
 _V0 = (0,)
 
 
