@@ -394,7 +394,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
         r = np.asarray(r)
     if plan is None:
         plan = _plan(key if fast else None, name, prim, params, args, ins, Array(r) if ans is None else ans)
-    cls, ph_args, ph_ans, ph_ts, kept, rplan = plan
+    cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
     if ph_args is not None:  # each operand the rule does not read becomes its placeholder
         ipos = rplan[1]
         k = j = 0
@@ -445,7 +445,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             out._inf = True
     else:
         out = _wrap(Array(r))
-    if r.dtype.kind in "fc" or r.dtype.name == "bfloat16":  # (_differentiable, inlined)
+    if out_diff:
         out._rg = True
         out._gfn = node
     else:
@@ -460,7 +460,7 @@ def _plan(key, name, prim, params, args, ins, ans):
     """_record_prim's plan for one call: (node class, placeholder per operand (None where kept; None for all
     when every operand is kept), the output's placeholder (None where kept), placeholder tensor per operand
     (for the node's inputs), kept (Recorded.kept), Recorded.plan (needs, the input position of each operand
-    or -1, the compiled backward's state)). Cached under `key` (placeholders included: a placeholder is never
+    or -1, the compiled backward's state), whether the output's dtype carries gradients). Cached under `key` (placeholders included: a placeholder is never
     written) unless key is None: then made for this call alone (under forward AD everything is kept, for
     the tangents' rules)."""
     p = None if _fw_on else _graph.prune_one(prim, params, args, ans, list(ins))
@@ -481,7 +481,8 @@ def _plan(key, name, prim, params, args, ins, ans):
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
-    plan = (cls, ph_args, ph_ans, ph_ts, kept, (needs, ipos, _graph.NodeBackward() if key is not None else None))
+    plan = (cls, ph_args, ph_ans, ph_ts, kept, (needs, ipos, _graph.NodeBackward() if key is not None else None),
+            _differentiable(ans._buf.dtype))
     if key is not None:
         if len(_PLANS) > 4096:
             _PLANS.clear()
