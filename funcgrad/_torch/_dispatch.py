@@ -21,6 +21,8 @@ from .._src.core.jaxpr import Jaxpr
 from .._src.interpreters import ad as _ad
 from ._tensor import Tensor, _differentiable, _make, _new_obj, _wrap
 
+_weakref = weakref.ref
+_Acc = _graph.AccumulateGrad
 _fw_on = False  # a forward-AD dual level is active (set by funcgrad.autograd.forward_ad, which is _fwd)
 _fwd = None
 
@@ -56,9 +58,16 @@ def _edge(t):
         acc = ref()
         if acc is not None:
             return (acc, 0)
-    acc = _graph.AccumulateGrad(t)  # (Tensor._acc_node, inlined: once per op on a leaf)
-    t._accref = weakref.ref(acc)
-    return (acc, 0)
+    return (_new_acc(t), 0)
+
+
+def _new_acc(t):
+    """A new AccumulateGrad for leaf t, referred to weakly by t (as torch's: the graph holds it; made again
+    once per op on a leaf whose graph has gone). AccumulateGrad.__init__, inlined: this is on the hot path."""
+    acc = _new_obj(_Acc)
+    acc.variable = t
+    t._accref = _weakref(acc)
+    return acc
 
 
 _NODE_CLS: dict = {}
@@ -344,10 +353,13 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             ins.append(a)
             diff.append(len(tensors))
             g = t._gfn
-            if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else _edge makes one)
-                g = t._accref
-                g = g() if g is not None else None
-                edges.append((g, 0) if g is not None and t._base is None else _edge(t))
+            if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else a new one)
+                if t._base is None:
+                    g = t._accref
+                    g = g() if g is not None else None
+                    edges.append((g if g is not None else _new_acc(t), 0))
+                else:
+                    edges.append(_edge(t))
             else:
                 edges.append((g, t._onr) if t._base is None else _edge(t))
         else:
@@ -382,7 +394,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
         r = np.asarray(r)
     if plan is None:
         plan = _plan(key if fast else None, name, prim, params, args, ins, Array(r) if ans is None else ans)
-    cls, ph_args, ph_ans, ph_ts, kept, rplan = plan
+    cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
     if ph_args is not None:  # each operand the rule does not read becomes its placeholder
         ipos = rplan[1]
         k = j = 0
@@ -400,10 +412,18 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     if ph_ans is not None:
         rans = ph_ans
     elif ans is None:
-        rans = Array(r)
+        rans = _new_obj(Array)  # (Array(r), inlined)
+        rans._buf = r
+        rans.weak_type = False
     else:
         rans = ans
-    rec = _Recorded(ins, ((prim, params, tuple(args), rans),), (rans,), kept, rplan)
+    rec = _new_obj(_Recorded)  # (Recorded.__init__, inlined)
+    rec.ins = ins
+    rec.binds = ((prim, params, tuple(args), rans),)
+    rec.outs = (rans,)
+    rec._tape = rec.sig = rec.vals = None
+    rec.kept = kept
+    rec.plan = rplan
     if fast:
         node = _new_obj(cls)  # (Node.__init__, inlined: no anomaly stack, no saved-tensor hooks here)
         node.tape = rec
@@ -425,7 +445,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             out._inf = True
     else:
         out = _wrap(Array(r))
-    if r.dtype.kind in "fc" or r.dtype.name == "bfloat16":  # (_differentiable, inlined)
+    if out_diff:
         out._rg = True
         out._gfn = node
     else:
@@ -440,7 +460,7 @@ def _plan(key, name, prim, params, args, ins, ans):
     """_record_prim's plan for one call: (node class, placeholder per operand (None where kept; None for all
     when every operand is kept), the output's placeholder (None where kept), placeholder tensor per operand
     (for the node's inputs), kept (Recorded.kept), Recorded.plan (needs, the input position of each operand
-    or -1, the compiled backward's state)). Cached under `key` (placeholders included: a placeholder is never
+    or -1, the compiled backward's state), whether the output's dtype carries gradients). Cached under `key` (placeholders included: a placeholder is never
     written) unless key is None: then made for this call alone (under forward AD everything is kept, for
     the tangents' rules)."""
     p = None if _fw_on else _graph.prune_one(prim, params, args, ans, list(ins))
@@ -461,7 +481,8 @@ def _plan(key, name, prim, params, args, ins, ans):
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
-    plan = (cls, ph_args, ph_ans, ph_ts, kept, (needs, ipos, _graph.NodeBackward() if key is not None else None))
+    plan = (cls, ph_args, ph_ans, ph_ts, kept, (needs, ipos, _graph.NodeBackward() if key is not None else None),
+            _differentiable(ans._buf.dtype))
     if key is not None:
         if len(_PLANS) > 4096:
             _PLANS.clear()
@@ -469,7 +490,6 @@ def _plan(key, name, prim, params, args, ins, ans):
     return plan
 
 
-_weakref = weakref.ref
 _V0 = (0,)
 
 
