@@ -566,7 +566,7 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
 
 def _native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     out = F.group_norm(input, group, weight, bias, eps)
-    flat = input.detach().reshape(N, group, -1)
+    flat = input.reshape(N, group, -1)
     return out, flat.mean(-1), (flat.var(-1, unbiased=False) + eps).rsqrt()
 
 
@@ -602,8 +602,8 @@ def _upsample(mode, output_size, scales, **kw):
 
 def _loss(f):
     """nn.functional's loss `f` given ATen's integer reduction (0 none, 1 mean, 2 sum)."""
-    def call(input, target, reduction=1, *rest, **kw):
-        return f(input, target, *rest, reduction=_REDUCTION[reduction], **kw)
+    def call(input, target, reduction=1, **kw):
+        return f(input, target, reduction=_REDUCTION[reduction], **kw)
     return call
 
 
@@ -626,7 +626,11 @@ _IMPLS: dict = {
     "alias": lambda x: x.view_as(x), "lift_fresh_copy": lambda x: x.clone(),
     "clamp_min": lambda x, min: _T.clamp(x, min=min), "clamp_max": lambda x, max: _T.clamp(x, max=max),
     "expand": lambda x, size, *, implicit=False: x.expand(list(size)), "expand_as": lambda x, o: x.expand_as(o),
-    "view": lambda x, size: x.view(list(size)), "_unsafe_view": lambda x, size: x.reshape(list(size)),
+    "view": lambda x, size: x.view(list(size)), "view.dtype": lambda x, dtype: x.view(dtype),
+    "add.Scalar": lambda x, other, alpha=1: _T.add(x, other, alpha=alpha),
+    "sub.Scalar": lambda x, other, alpha=1: _T.sub(x, other, alpha=alpha),
+    "fill": lambda x, value: _T.where(_T.ones_like(x, dtype=_T.bool), value if not isinstance(value, _T.Tensor)
+                                      else value.to(x.dtype), x), "_unsafe_view": lambda x, size: x.reshape(list(size)),
     "reshape": lambda x, shape: x.reshape(list(shape)), "permute": lambda x, dims: x.permute(list(dims)),
     "repeat": lambda x, repeats: x.repeat(repeats), "roll": lambda x, shifts, dims=(): _T.roll(x, shifts, dims or None),
     "contiguous": lambda x, memory_format=None: x.contiguous(),
@@ -704,8 +708,11 @@ _IMPLS: dict = {
     "log_sigmoid": F.logsigmoid, "relu6": F.relu6, "softshrink": F.softshrink, "glu": F.glu,
     "unfold": lambda x, dimension, size, step: x.unfold(dimension, size, step),
     "tensordot": lambda a, b, dims_self, dims_other: _T.tensordot(a, b, (list(dims_self), list(dims_other))),
-    "mse_loss": _loss(F.mse_loss), "l1_loss": _loss(F.l1_loss), "smooth_l1_loss": _loss(F.smooth_l1_loss),
-    "huber_loss": _loss(F.huber_loss), "kl_div": _loss(F.kl_div),
+    "mse_loss": _loss(F.mse_loss), "l1_loss": _loss(F.l1_loss), "kl_div": _loss(F.kl_div),
+    "smooth_l1_loss": lambda x, target, reduction=1, beta=1.0: F.smooth_l1_loss(
+        x, target, reduction=_REDUCTION[reduction], beta=beta),
+    "huber_loss": lambda x, target, reduction=1, delta=1.0: F.huber_loss(
+        x, target, reduction=_REDUCTION[reduction], delta=delta),
     "binary_cross_entropy": lambda x, target, weight=None, reduction=1: F.binary_cross_entropy(
         x, target, weight, reduction=_REDUCTION[reduction]),
     "binary_cross_entropy_with_logits": lambda x, target, weight=None, pos_weight=None, reduction=1:
