@@ -95,21 +95,26 @@ def to_aten(target, args: tuple, kwargs: dict, is_node: Callable[[Any], bool]) -
         if name == "sub":
             name = "rsub"
     renames = _RENAMES.get(name, {})
-    cands = _CANDIDATES.get(name) or (("rsub.Scalar",) if name == "rsub" else (name,))
-    for cand in cands:
-        schema = SCHEMAS.get("aten." + cand if "." in cand else f"aten.{cand}.default")
-        if schema is None:
-            continue
-        fit = _fit(schema, named, renames, is_node)
-        if fit is not None:
-            return schema, _emit(schema, fit)
+    cands = _CANDIDATES.get(name) or (("rsub.Scalar",) if name == "rsub" else
+                                      tuple(f"{name}.{ov}" for ov in _table.table().get(name, ())))
+    # first an overload whose Tensor arguments are all graph values (gt.Scalar for x > 0), then one taking a number
+    # for a Tensor as torch's own export writes (mul.Tensor for x * 2.0)
+    for strict in (True, False):
+        for cand in cands:
+            schema = SCHEMAS.get("aten." + cand if "." in cand else f"aten.{cand}.default")
+            if schema is None:
+                continue
+            fit = _fit(schema, named, renames, is_node, strict)
+            if fit is not None:
+                return schema, _emit(schema, fit)
     raise UnsupportedOp(f"torch.export.save: the graph calls {name} ({getattr(target, '__qualname__', target)}) "
                         f"with arguments {sorted(named)}, which no ATen operator funcgrad writes to torch's .pt2 "
-                        f"format expresses; supported operators: {sorted({s.name for s in SCHEMAS.values()})}")
+                        f"format expresses (the operators of funcgrad's ATen table are listed in docs/aten-coverage.md)")
 
 
-def _fit(schema: Schema, named: dict, renames: dict, is_node) -> dict | None:
-    """named's arguments under the schema's names, or None when they do not fit it."""
+def _fit(schema: Schema, named: dict, renames: dict, is_node, strict: bool = False) -> dict | None:
+    """named's arguments under the schema's names, or None when they do not fit it (strict: nor when a Tensor
+    argument is a number)."""
     names = schema.names()
     out = {}
     for k, v in named.items():
@@ -133,7 +138,8 @@ def _fit(schema: Schema, named: dict, renames: dict, is_node) -> dict | None:
                     out[n] = None
                     continue
                 return None
-        elif typ == "Scalar" and is_node(out[n]) or typ == "Tensor" and n == "exponent" and not is_node(out[n]):
+        elif typ == "Scalar" and is_node(out[n]) or typ == "Tensor" and (n == "exponent" or strict) \
+                and not is_node(out[n]):
             return None
     return out
 
