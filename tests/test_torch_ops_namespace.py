@@ -306,13 +306,18 @@ _UNARY = ("abs acos acosh asin asinh atan atanh ceil cos cosh deg2rad digamma er
           "hardshrink hardsigmoid hardswish i0 lgamma log log10 log1p log2 log_sigmoid logit mish neg positive rad2deg "
           "reciprocal relu relu6 rsqrt selu sgn sigmoid sign silu sin sinh softshrink sqrt square tan tanh trunc celu "
           "elu gelu hardtanh leaky_relu softplus clone detach alias lift_fresh_copy contiguous isfinite isinf isnan "
-          "isneginf isposinf signbit logical_not nan_to_num").split()
+          "isneginf isposinf signbit logical_not nan_to_num arccos arccosh arcsin arcsinh arctan fix negative sinc "
+          "absolute conj resolve_conj resolve_neg ravel msort angle fliplr flipud atleast_1d atleast_2d atleast_3d "
+          "corrcoef").split()
 _DOMAIN = {"acos": "unit", "asin": "unit", "atanh": "unit", "logit": "unit", "erfinv": "unit", "acosh": "pos1",
+           "arccos": "unit", "arcsin": "unit", "arccosh": "pos1",
            "log": "pos", "log10": "pos", "log1p": "pos", "log2": "pos", "rsqrt": "pos", "sqrt": "pos",
            "digamma": "pos", "lgamma": "pos", "reciprocal": "pos"}
 _BINARY = ("atan2 maximum minimum hypot logaddexp logaddexp2 fmax fmin nextafter copysign.Tensor true_divide.Tensor "
            "add.Tensor sub.Tensor mul.Tensor div.Tensor rsub.Tensor eq.Tensor ne.Tensor lt.Tensor le.Tensor gt.Tensor "
-           "ge.Tensor min.other max.other logical_and logical_or logical_xor heaviside isclose").split()
+           "ge.Tensor min.other max.other logical_and logical_or logical_xor heaviside isclose arctan2 divide.Tensor "
+           "multiply.Tensor subtract.Tensor greater.Tensor greater_equal.Tensor less.Tensor less_equal.Tensor "
+           "not_equal.Tensor ldexp.Tensor").split()
 _RANDOM = {"rand.default", "randn.default", "rand_like.default", "randn_like.default", "randint.low",
            "randperm.default", "empty.memory_format", "empty_like.default", "new_empty.default", "bernoulli.p",
            "native_dropout.default"}
@@ -677,6 +682,83 @@ _ALL_CASES.update({
     "zero_.default": lambda A, s: _ip(A, s, "zero_"),
     "zeros.default": lambda A, s: A.zeros.default([2, 3], dtype=s.lib.int64),
     "zeros_like.default": lambda A, s: A.zeros_like.default(s.f(2, 3)),
+    "gcd.default": lambda A, s: A.gcd.default(s.i(20, 2, 3), s.i(20, 3)),
+    "lcm.default": lambda A, s: A.lcm.default(s.i(20, 2, 3), s.i(20, 3)),
+    "bitwise_left_shift.Tensor": lambda A, s: A.bitwise_left_shift.Tensor(s.i(20, 2, 3), s.i(4, 3)),
+    "bitwise_right_shift.Tensor": lambda A, s: A.bitwise_right_shift.Tensor(s.i(99, 2, 3), s.i(4, 3)),
+    "vdot.default": lambda A, s: A.vdot.default(s.f(4), s.f(4)),
+    "ger.default": lambda A, s: A.ger.default(s.f(3), s.f(2)),
+    "dist.default": lambda A, s: A.dist.default(s.f(2, 3), s.f(3), 3),
+    "cross.default": lambda A, s: A.cross.default(s.f(2, 3), s.f(2, 3), 1),
+    "isin.Tensor_Tensor": lambda A, s: A.isin.Tensor_Tensor(s.i(6, 2, 3), s.lib.tensor([1, 4]), invert=True),
+    "equal.default": lambda A, s: A.equal.default(s.f(2, 3, g=False), s.f(2, 3, g=False)),
+    "allclose.default": lambda A, s: A.allclose.default(s.f(2, 3, g=False), s.f(2, 3, g=False), 1.0, 5.0),
+    "addbmm.default": lambda A, s: A.addbmm.default(s.f(3, 2), s.f(4, 3, 5), s.f(4, 5, 2), beta=0.5, alpha=2),
+    "addmv.default": lambda A, s: A.addmv.default(s.f(3), s.f(3, 4), s.f(4), alpha=-1),
+    "addr.default": lambda A, s: A.addr.default(s.f(3, 2), s.f(3), s.f(2), beta=2),
+    "clip.default": lambda A, s: A.clip.default(s.f(2, 3), None, 0.2),
+    "threshold.default": lambda A, s: A.threshold.default(s.f(2, 3), 0.1, -2.0),
+    "rms_norm.default": lambda A, s: A.rms_norm.default(s.f(2, 3, 4), [4], s.f(4), 1e-4),
+    "bilinear.default": lambda A, s: A.bilinear.default(s.f(2, 3), s.f(2, 4), s.f(5, 3, 4), s.f(5)),
+    "diag.default": lambda A, s: A.diag.default(s.f(3, 4), 1),
+    "diagflat.default": lambda A, s: A.diagflat.default(s.f(2, 2), -1),
+    "diagonal_scatter.default": lambda A, s: A.diagonal_scatter.default(s.f(3, 4), s.f(3), 1),
+    "dstack.default": lambda A, s: A.dstack.default([s.f(2, 3), s.f(2, 3)]),
+    "column_stack.default": lambda A, s: A.column_stack.default([s.f(3), s.f(3, 2)]),
+    "row_stack.default": lambda A, s: A.row_stack.default([s.f(3), s.f(2, 3)]),
+    "block_diag.default": lambda A, s: A.block_diag.default([s.f(2, 3), s.f(1, 2)]),
+    "broadcast_tensors.default": lambda A, s: A.broadcast_tensors.default([s.f(2, 1), s.f(3)]),
+    "cartesian_prod.default": lambda A, s: A.cartesian_prod.default([s.f(2), s.f(3)]),
+    "meshgrid.indexing": lambda A, s: A.meshgrid.indexing([s.f(2), s.f(3)], indexing="xy"),
+    "kthvalue.default": lambda A, s: A.kthvalue.default(s.f(2, 5), 2, 1, True),
+    "mode.default": lambda A, s: A.mode.default(s.i(3, 2, 7), 1),
+    "nanmean.default": lambda A, s: A.nanmean.default(s.f(2, 3), [0]),
+    "nanmedian.default": lambda A, s: A.nanmedian.default(s.f(2, 3)),
+    "nanmedian.dim": lambda A, s: A.nanmedian.dim(s.f(2, 5), 1),
+    "quantile.scalar": lambda A, s: A.quantile.scalar(s.f(2, 5), 0.3, 1, interpolation="midpoint"),
+    "histc.default": lambda A, s: A.histc.default(s.f(20, g=False), 5, -1, 1),
+    "bincount.default": lambda A, s: A.bincount.default(s.i(5, 8), None, 7),
+    "trapezoid.x": lambda A, s: A.trapezoid.x(s.f(2, 4), s.f(4), dim=1),
+    "trapz.x": lambda A, s: A.trapz.x(s.f(4, 2), s.f(4, 1), dim=0),
+    "cumulative_trapezoid.x": lambda A, s: A.cumulative_trapezoid.x(s.f(2, 4), s.f(4)),
+    "frexp.Tensor": lambda A, s: A.frexp.Tensor(s.f(2, 3, g=False) * 10),
+    "polygamma.default": lambda A, s: A.polygamma.default(2, s.pos(2, 3)),
+    "mvlgamma.default": lambda A, s: A.mvlgamma.default(s.pos(2, 3) + 1, 2),
+    "moveaxis.int": lambda A, s: A.moveaxis.int(s.f(2, 3, 4), 2, 0),
+    "swapdims.default": lambda A, s: A.swapdims.default(s.f(2, 3, 4), 1, 2),
+    "hsplit.int": lambda A, s: A.hsplit.int(s.f(2, 4), 2),
+    "vsplit.int": lambda A, s: A.vsplit.int(s.f(4, 2), 2),
+    "dsplit.int": lambda A, s: A.dsplit.int(s.f(2, 2, 6), 3),
+    "concat.default": lambda A, s: A.concat.default([s.f(2, 3), s.f(1, 3)]),
+    "concatenate.default": lambda A, s: A.concatenate.default([s.f(2, 3), s.f(2, 1)], 1),
+    "channel_shuffle.default": lambda A, s: A.channel_shuffle.default(s.f(1, 6, 2, 2), 3),
+    "hinge_embedding_loss.default": lambda A, s: A.hinge_embedding_loss.default(
+        s.f(2, 3), s.lib.tensor([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], dtype=s.lib.float64), 0.5, 2),
+    "margin_ranking_loss.default": lambda A, s: A.margin_ranking_loss.default(
+        s.f(4), s.f(4), s.lib.tensor([1.0, -1.0, 1.0, -1.0], dtype=s.lib.float64), 0.2),
+    "soft_margin_loss.default": lambda A, s: A.soft_margin_loss.default(
+        s.f(2, 3), s.lib.tensor([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], dtype=s.lib.float64), 0),
+    "multi_margin_loss.default": lambda A, s: A.multi_margin_loss.default(s.f(3, 4), s.lib.tensor([0, 3, 1]), 2,
+                                                                          0.5, None, 2),
+    "cosine_embedding_loss.default": lambda A, s: A.cosine_embedding_loss.default(
+        s.f(3, 4), s.f(3, 4), s.lib.tensor([1.0, -1.0, 1.0], dtype=s.lib.float64), 0.1),
+    "poisson_nll_loss.default": lambda A, s: A.poisson_nll_loss.default(s.f(2, 3), s.pos(2, 3), True, True, 1e-8, 1),
+    "triplet_margin_loss.default": lambda A, s: A.triplet_margin_loss.default(s.f(3, 4), s.f(3, 4), s.f(3, 4), 1.0,
+                                                                              2.0, 1e-6, True),
+    "frobenius_norm.dim": lambda A, s: A.frobenius_norm.dim(s.f(2, 3, 4), [1, 2]),
+    "max_pool1d_with_indices.default": lambda A, s: A.max_pool1d_with_indices.default(s.f(2, 3, 7), [3], [2]),
+    "max_pool3d_with_indices.default": lambda A, s: A.max_pool3d_with_indices.default(s.f(1, 2, 4, 4, 4), [2, 2, 2]),
+    "adaptive_max_pool3d.default": lambda A, s: A.adaptive_max_pool3d.default(s.f(1, 2, 4, 5, 3), [2, 2, 1]),
+    "alpha_dropout.default": lambda A, s: A.alpha_dropout.default(s.f(2, 3), 0.5, False),
+    "tril_indices.default": lambda A, s: A.tril_indices.default(3, 4, 1),
+    "triu_indices.default": lambda A, s: A.triu_indices.default(4, 3, -1, dtype=s.lib.int32),
+    "cov.default": lambda A, s: A.cov.default(s.f(3, 5), correction=0),
+    "type_as.default": lambda A, s: A.type_as.default(s.f(2, 3), s.i(3, 2)),
+    "numel.default": lambda A, s: A.numel.default(s.f(2, 3)),
+    "size.int": lambda A, s: A.size.int(s.f(2, 3), -1), "stride.int": lambda A, s: A.stride.int(s.f(2, 3), 0),
+    "element_size.default": lambda A, s: A.element_size.default(s.f(2, 3)),
+    "unsafe_chunk.default": lambda A, s: A.unsafe_chunk.default(s.f(5, 2), 2),
+    "unsafe_split.Tensor": lambda A, s: A.unsafe_split.Tensor(s.f(5, 2), 2),
 })
 
 

@@ -31,6 +31,7 @@ aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
 aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor
 aten::abs(Tensor self) -> Tensor
+aten::absolute(Tensor self) -> Tensor
 aten::acos(Tensor self) -> Tensor
 aten::acosh(Tensor self) -> Tensor
 aten::adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
@@ -38,26 +39,39 @@ aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
 aten::adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor
 aten::adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
 aten::adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+aten::adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
 aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 aten::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 aten::addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+aten::addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 aten::alias(Tensor(a) self) -> Tensor(a)
 aten::all(Tensor self) -> Tensor
 aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+aten::allclose(Tensor self, Tensor other, float rtol=1.0000000000000001e-05, float atol=1e-08, bool equal_nan=False) -> bool
+aten::alpha_dropout(Tensor input, float p, bool train) -> Tensor
 aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+aten::angle(Tensor self) -> Tensor
 aten::any(Tensor self) -> Tensor
 aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+aten::arccos(Tensor self) -> Tensor
+aten::arccosh(Tensor self) -> Tensor
+aten::arcsin(Tensor self) -> Tensor
+aten::arcsinh(Tensor self) -> Tensor
+aten::arctan(Tensor self) -> Tensor
+aten::arctan2(Tensor self, Tensor other) -> Tensor
 aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
@@ -67,39 +81,55 @@ aten::asinh(Tensor self) -> Tensor
 aten::atan(Tensor self) -> Tensor
 aten::atan2(Tensor self, Tensor other) -> Tensor
 aten::atanh(Tensor self) -> Tensor
+aten::atleast_1d(Tensor self) -> Tensor
+aten::atleast_2d(Tensor self) -> Tensor
+aten::atleast_3d(Tensor self) -> Tensor
 aten::avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 aten::avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 aten::bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+aten::bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
 aten::binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
 aten::binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
+aten::bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
 aten::bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+aten::bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
 aten::bitwise_not(Tensor self) -> Tensor
 aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
 aten::bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+aten::bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
 aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
 aten::bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+aten::block_diag(Tensor[] tensors) -> Tensor
 aten::bmm(Tensor self, Tensor mat2) -> Tensor
+aten::broadcast_tensors(Tensor[] tensors) -> Tensor[]
 aten::broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
 aten::bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+aten::cartesian_prod(Tensor[] tensors) -> Tensor
 aten::cat(Tensor[] tensors, int dim=0) -> Tensor
 aten::cdist(Tensor x1, Tensor x2, float p=2., int? compute_mode=None) -> Tensor
 aten::ceil(Tensor self) -> Tensor
 aten::celu(Tensor self, Scalar alpha=1.) -> Tensor
+aten::channel_shuffle(Tensor self, SymInt groups) -> Tensor
 aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
 aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 aten::clamp_max(Tensor self, Scalar max) -> Tensor
 aten::clamp_min(Tensor self, Scalar min) -> Tensor
+aten::clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 aten::col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+aten::column_stack(Tensor[] tensors) -> Tensor
+aten::concat(Tensor[] tensors, int dim=0) -> Tensor
+aten::concatenate(Tensor[] tensors, int dim=0) -> Tensor
+aten::conj(Tensor(a) self) -> Tensor(a)
 aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
 aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)
 aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], SymInt[1] dilation=[1], SymInt groups=1) -> Tensor
@@ -115,21 +145,30 @@ aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, Sy
 aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
 aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 aten::copysign.Tensor(Tensor self, Tensor other) -> Tensor
+aten::corrcoef(Tensor self) -> Tensor
 aten::cos(Tensor self) -> Tensor
 aten::cosh(Tensor self) -> Tensor
+aten::cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., int reduction=1) -> Tensor
 aten::cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
 aten::count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+aten::cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+aten::cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.) -> Tensor
 aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+aten::cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 aten::deg2rad(Tensor self) -> Tensor
 aten::detach(Tensor(a) self) -> Tensor(a)
+aten::diag(Tensor self, int diagonal=0) -> Tensor
 aten::diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+aten::diagflat(Tensor self, int offset=0) -> Tensor
 aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
+aten::diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
 aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 aten::digamma(Tensor self) -> Tensor
+aten::dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
 aten::div.Tensor(Tensor self, Tensor other) -> Tensor
 aten::div.Scalar(Tensor self, Scalar other) -> Tensor
 aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
@@ -138,15 +177,20 @@ aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 aten::div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
 aten::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 aten::div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
+aten::divide.Tensor(Tensor self, Tensor other) -> Tensor
 aten::dot(Tensor self, Tensor tensor) -> Tensor
 aten::dropout(Tensor input, float p, bool train) -> Tensor
+aten::dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+aten::dstack(Tensor[] tensors) -> Tensor
 aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
+aten::element_size(Tensor self) -> int
 aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
 aten::eq.Scalar(Tensor self, Scalar other) -> Tensor
+aten::equal(Tensor self, Tensor other) -> bool
 aten::erf(Tensor self) -> Tensor
 aten::erfc(Tensor self) -> Tensor
 aten::erfinv(Tensor self) -> Tensor
@@ -162,8 +206,11 @@ aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
 aten::fill.Tensor(Tensor self, Tensor value) -> Tensor
 aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+aten::fix(Tensor self) -> Tensor
 aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 aten::flip(Tensor self, int[] dims) -> Tensor
+aten::fliplr(Tensor self) -> Tensor
+aten::flipud(Tensor self) -> Tensor
 aten::float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 aten::float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 aten::floor(Tensor self) -> Tensor
@@ -174,13 +221,19 @@ aten::fmin(Tensor self, Tensor other) -> Tensor
 aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor
 aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor
 aten::frac(Tensor self) -> Tensor
+aten::frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+aten::frobenius_norm.dim(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+aten::gcd(Tensor self, Tensor other) -> Tensor
 aten::ge.Tensor(Tensor self, Tensor other) -> Tensor
 aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
 aten::gelu(Tensor self, *, str approximate="none") -> Tensor
+aten::ger(Tensor self, Tensor vec2) -> Tensor
 aten::glu(Tensor self, int dim=-1) -> Tensor
+aten::greater.Tensor(Tensor self, Tensor other) -> Tensor
+aten::greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
 aten::grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
 aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor
 aten::gt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -191,6 +244,9 @@ aten::hardswish(Tensor self) -> Tensor
 aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 aten::hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
 aten::heaviside(Tensor self, Tensor values) -> Tensor
+aten::hinge_embedding_loss(Tensor self, Tensor target, float margin=1., int reduction=1) -> Tensor
+aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+aten::hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 aten::hstack(Tensor[] tensors) -> Tensor
 aten::huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.) -> Tensor
 aten::hypot(Tensor self, Tensor other) -> Tensor
@@ -207,19 +263,25 @@ aten::inner(Tensor self, Tensor other) -> Tensor
 aten::instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
 aten::isclose(Tensor self, Tensor other, float rtol=1.0000000000000001e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 aten::isfinite(Tensor self) -> Tensor
+aten::isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
 aten::isinf(Tensor self) -> Tensor
 aten::isnan(Tensor self) -> Tensor
 aten::isneginf(Tensor self) -> Tensor
 aten::isposinf(Tensor self) -> Tensor
 aten::kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor
 aten::kron(Tensor self, Tensor other) -> Tensor
+aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 aten::l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
 aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor
+aten::lcm(Tensor self, Tensor other) -> Tensor
+aten::ldexp.Tensor(Tensor self, Tensor other) -> Tensor
 aten::le.Tensor(Tensor self, Tensor other) -> Tensor
 aten::le.Scalar(Tensor self, Scalar other) -> Tensor
 aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+aten::less.Tensor(Tensor self, Tensor other) -> Tensor
+aten::less_equal.Tensor(Tensor self, Tensor other) -> Tensor
 aten::lgamma(Tensor self) -> Tensor
 aten::lift_fresh_copy(Tensor self) -> Tensor
 aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -243,6 +305,7 @@ aten::logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarTyp
 aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 aten::lt.Tensor(Tensor self, Tensor other) -> Tensor
 aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
+aten::margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., int reduction=1) -> Tensor
 aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
@@ -253,28 +316,40 @@ aten::max.other(Tensor self, Tensor other) -> Tensor
 aten::max(Tensor self) -> Tensor
 aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 aten::max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor
+aten::max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor, Tensor)
 aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
 aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
+aten::max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 aten::maximum(Tensor self, Tensor other) -> Tensor
 aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 aten::median(Tensor self) -> Tensor
 aten::median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
 aten::min.other(Tensor self, Tensor other) -> Tensor
 aten::min(Tensor self) -> Tensor
 aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 aten::minimum(Tensor self, Tensor other) -> Tensor
 aten::mish(Tensor self) -> Tensor
 aten::mm(Tensor self, Tensor mat2) -> Tensor
+aten::mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+aten::moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 aten::movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 aten::mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+aten::msort(Tensor self) -> Tensor
 aten::mul.Tensor(Tensor self, Tensor other) -> Tensor
 aten::mul.Scalar(Tensor self, Scalar other) -> Tensor
 aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 aten::mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+aten::multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1) -> Tensor
+aten::multiply.Tensor(Tensor self, Tensor other) -> Tensor
 aten::mv(Tensor self, Tensor vec) -> Tensor
+aten::mvlgamma(Tensor self, int p) -> Tensor
 aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+aten::nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+aten::nanmedian(Tensor self) -> Tensor
+aten::nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 aten::native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
@@ -284,6 +359,7 @@ aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight,
 aten::ne.Tensor(Tensor self, Tensor other) -> Tensor
 aten::ne.Scalar(Tensor self, Scalar other) -> Tensor
 aten::neg(Tensor self) -> Tensor
+aten::negative(Tensor self) -> Tensor
 aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -293,6 +369,8 @@ aten::nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1,
 aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 aten::nonzero(Tensor self) -> Tensor
 aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+aten::not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+aten::numel(Tensor self) -> int
 aten::one_hot(Tensor self, int num_classes=-1) -> Tensor
 aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -303,6 +381,8 @@ aten::pdist(Tensor self, float p=2.) -> Tensor
 aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)
 aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
 aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+aten::poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+aten::polygamma(int n, Tensor self) -> Tensor
 aten::positive(Tensor(a) self) -> Tensor(a)
 aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
@@ -310,6 +390,7 @@ aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor
 aten::prelu(Tensor self, Tensor weight) -> Tensor
 aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+aten::quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation="linear") -> Tensor
 aten::rad2deg(Tensor self) -> Tensor
 aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -317,6 +398,7 @@ aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=4
 aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 aten::randperm(SymInt n, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+aten::ravel(Tensor(a) self) -> Tensor(a)
 aten::reciprocal(Tensor self) -> Tensor
 aten::reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor
 aten::reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor
@@ -333,10 +415,14 @@ aten::replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor
 aten::replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor
 aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 aten::reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)
+aten::resolve_conj(Tensor(a) self) -> Tensor(a)
+aten::resolve_neg(Tensor(a) self) -> Tensor(a)
+aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 aten::rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 aten::round(Tensor self) -> Tensor
 aten::round.decimals(Tensor self, *, int decimals) -> Tensor
+aten::row_stack(Tensor[] tensors) -> Tensor
 aten::rsqrt(Tensor self) -> Tensor
 aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -360,10 +446,13 @@ aten::signbit(Tensor self) -> Tensor
 aten::silu(Tensor self) -> Tensor
 aten::silu_(Tensor(a!) self) -> Tensor(a!)
 aten::sin(Tensor self) -> Tensor
+aten::sinc(Tensor self) -> Tensor
 aten::sinh(Tensor self) -> Tensor
+aten::size.int(Tensor self, int dim) -> int
 aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
 aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
 aten::smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.) -> Tensor
+aten::soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
 aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 aten::softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
@@ -383,13 +472,16 @@ aten::std(Tensor self, bool unbiased=True) -> Tensor
 aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 aten::std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+aten::stride.int(Tensor self, int dim) -> int
 aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 aten::sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+aten::subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 aten::swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+aten::swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 aten::sym_numel(Tensor self) -> SymInt
 aten::sym_size.int(Tensor self, int dim) -> SymInt
 aten::sym_size(Tensor self) -> SymInt[]
@@ -403,6 +495,7 @@ aten::tanh(Tensor self) -> Tensor
 aten::tanh_(Tensor(a!) self) -> Tensor(a!)
 aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
 aten::tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 aten::tile(Tensor self, SymInt[] dims) -> Tensor
 aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
 aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
@@ -410,13 +503,21 @@ aten::to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=
 aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 aten::trace(Tensor self) -> Tensor
 aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+aten::trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+aten::trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
+aten::tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+aten::triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1., float p=2., float eps=9.9999999999999995e-07, bool swap=False, int reduction=1) -> Tensor
 aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
+aten::triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 aten::true_divide.Tensor(Tensor self, Tensor other) -> Tensor
 aten::trunc(Tensor self) -> Tensor
+aten::type_as(Tensor self, Tensor other) -> Tensor
 aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
 aten::unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+aten::unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+aten::unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
 aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 aten::upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
 aten::upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
@@ -425,9 +526,11 @@ aten::var(Tensor self, bool unbiased=True) -> Tensor
 aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+aten::vdot(Tensor self, Tensor other) -> Tensor
 aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 aten::view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
 aten::view_as(Tensor(a) self, Tensor other) -> Tensor(a)
+aten::vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 aten::vstack(Tensor[] tensors) -> Tensor
 aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
@@ -726,11 +829,34 @@ _IMPLS: dict = {
     "col2im": lambda x, output_size, kernel_size, dilation, padding, stride: F.fold(
         x, list(output_size), kernel_size, dilation, padding, stride),
     "one_hot": F.one_hot, "scaled_dot_product_attention": F.scaled_dot_product_attention,
+    "hinge_embedding_loss": lambda x, target, margin=1.0, reduction=1: F.hinge_embedding_loss(
+        x, target, margin, reduction=_REDUCTION[reduction]),
+    "margin_ranking_loss": lambda x1, x2, target, margin=0.0, reduction=1: F.margin_ranking_loss(
+        x1, x2, target, margin, reduction=_REDUCTION[reduction]),
+    "soft_margin_loss": _loss(F.soft_margin_loss),
+    "multi_margin_loss": lambda x, target, p=1, margin=1, weight=None, reduction=1: F.multi_margin_loss(
+        x, target, p, margin, weight, reduction=_REDUCTION[reduction]),
+    "cosine_embedding_loss": lambda x1, x2, target, margin=0.0, reduction=1: F.cosine_embedding_loss(
+        x1, x2, target, margin, reduction=_REDUCTION[reduction]),
+    "poisson_nll_loss": lambda x, target, log_input, full, eps, reduction: F.poisson_nll_loss(
+        x, target, log_input, full, eps=eps, reduction=_REDUCTION[reduction]),
+    "triplet_margin_loss": lambda a, p, n, margin=1.0, norm=2.0, eps=1e-6, swap=False, reduction=1:
+        F.triplet_margin_loss(a, p, n, margin, norm, eps, swap, reduction=_REDUCTION[reduction]),
+    "max_pool1d_with_indices": _pool(F.max_pool1d, True), "max_pool3d_with_indices": _pool(F.max_pool3d, True),
+    "adaptive_max_pool3d": lambda x, size: F.adaptive_max_pool3d(x, size, return_indices=True),
+    "alpha_dropout": lambda x, p, train: F.alpha_dropout(x, p, train),
+    "rms_norm": lambda x, shape, weight=None, eps=None: F.rms_norm(x, list(shape), weight, eps),
+    "bilinear": F.bilinear,
+    "frobenius_norm.dim": lambda x, dim, keepdim=False: _T.norm(x, "fro", list(dim), keepdim),
+    "meshgrid.indexing": lambda tensors, *, indexing: _T.meshgrid(*tensors, indexing=indexing),
+    "broadcast_tensors": lambda tensors: list(_T.broadcast_tensors(*tensors)),
+    "block_diag": lambda tensors: _T.block_diag(*tensors),
+    "cartesian_prod": lambda tensors: _T.cartesian_prod(*tensors),
     "hardtanh_": F.hardtanh_,
 }
 for _name in ("empty_like", "ones_like", "zeros_like", "full_like", "rand", "randn", "ones", "zeros", "full",
               "scalar_tensor", "arange", "empty", "rand_like", "randn_like", "randint", "randperm", "linspace",
-              "logspace", "eye"):
+              "logspace", "eye", "tril_indices", "triu_indices"):
     _IMPLS[_name] = _factory(getattr(_T, _name))
 for _name in ("new_empty", "new_full", "new_ones", "new_zeros"):
     _IMPLS[_name] = _factory(getattr(_T.Tensor, _name))
