@@ -812,3 +812,29 @@ def test_hardsigmoid_gradient_is_one_sixth():
     x = fg.tensor([-4.0, -2.5, 0.0, 1.0, 2.9, 3.5], dtype=fg.float64, requires_grad=True)
     fg.ops.aten.hardsigmoid.default(x).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1 / 6, 1 / 6, 1 / 6, 1 / 6, 0.0])
+
+
+def test_table_overloads_exact_values_and_schema_keywords():
+    """Without torch: exact values of adapters the table adds (ATen's integer reductions, pads, fill, copy), calls
+    by schema argument names (an earlier argument left out takes the schema's default), and the schema text."""
+    A = fg.ops.aten
+    x = fg.tensor([[1.0, -2.0, 3.0], [0.0, 4.0, -1.0]], dtype=fg.float64)
+    y = fg.tensor([[0.0, 0.0, 1.0], [1.0, 2.0, -1.0]], dtype=fg.float64)
+    d2 = [[1.0, 4.0, 4.0], [1.0, 4.0, 0.0]]
+    assert A.mse_loss.default(x, y, 0).tolist() == d2
+    assert A.mse_loss.default(x, y, 2).item() == 14.0 and A.mse_loss.default(x, y).item() == 14.0 / 6
+    assert A.l1_loss.default(x, y, reduction=2).item() == 8.0
+    assert A.reflection_pad1d.default(fg.tensor([[[1.0, 2.0, 3.0]]]), [2, 1]).tolist() == [[[3.0, 2.0, 1.0, 2.0, 3.0,
+                                                                                            2.0]]]
+    assert A.replication_pad1d.default(fg.tensor([[[1.0, 2.0]]]), [1, 2]).tolist() == [[[1.0, 1.0, 2.0, 2.0, 2.0]]]
+    assert A.fill.Tensor(x, fg.tensor(7.0, dtype=fg.float64)).tolist() == [[7.0] * 3] * 2
+    assert A.copy.default(x, fg.tensor([1, 2, 3])).tolist() == [[1.0, 2.0, 3.0]] * 2
+    assert A.add.Scalar(x, other=1.0, alpha=2).tolist() == [[3.0, 0.0, 5.0], [2.0, 6.0, 1.0]]
+    assert A.sum.dim_IntList(x, dim=[1], keepdim=True).tolist() == [[2.0], [3.0]]
+    assert A.slice.Tensor(fg.arange(10), end=4).tolist() == [0, 1, 2, 3]   # dim and start take their defaults
+    assert A.tril_indices.default(3, 3).tolist() == [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]
+    assert A.threshold.default(x, 0.5, -9.0).tolist() == [[1.0, -9.0, 3.0], [-9.0, 4.0, -9.0]]
+    with pytest.raises(TypeError, match=r"narrow\(\) is missing value for argument 'dim'"):
+        A.narrow.default(x, start=0, length=1)
+    assert A.add.Tensor._schema == "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    assert A.add.Tensor.__doc__.startswith("aten::add.Tensor(")
