@@ -1,7 +1,7 @@
 """docs/aten-coverage.md is current: tools/aten_coverage.py regenerates it from torch 2.13's ATen operators and
 funcgrad's one ATen table (funcgrad/_torch/_aten.py), and every table line is torch's schema of that overload."""
-import importlib.util
 import re
+import runpy
 from pathlib import Path
 
 import pytest
@@ -9,25 +9,19 @@ import pytest
 from funcgrad._torch import _aten
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = ROOT / "docs" / "aten-coverage.md"
-
-
-def _tool():
-    spec = importlib.util.spec_from_file_location("aten_coverage", ROOT / "tools" / "aten_coverage.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+TOOL = runpy.run_path(str(ROOT / "tools" / "aten_coverage.py"))   # (torch is imported only when a function runs)
+PAGE = TOOL["PAGE"]
 
 
 def test_table_lines_are_torchs_schemas():
     pytest.importorskip("torch")
-    bad = _tool().mismatched_schemas()
+    bad = TOOL["mismatched_schemas"]()
     assert not bad, f"table lines that differ from torch 2.13's schema: {bad}"
 
 
 def test_page_is_current():
     pytest.importorskip("torch")
-    assert PAGE.read_text() == _tool().render(), "docs/aten-coverage.md is stale: run python tools/aten_coverage.py"
+    assert PAGE.read_text() == TOOL["render"](), "docs/aten-coverage.md is stale: run python tools/aten_coverage.py"
 
 
 def test_page_lists_every_table_operator_and_gives_reasons():
