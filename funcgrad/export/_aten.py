@@ -5,6 +5,7 @@ recorded (a torch function, an operator, a Tensor method) into an operator and i
 `SCHEMAS` maps "aten.op.overload" to its parsed schema, `ATEN_FNS` to the function a loaded program calls."""
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 from typing import Any, Callable
@@ -14,15 +15,25 @@ from .._torch._aten import Schema
 from .._torch._tensor import Tensor
 from ..fx.node import torch_path
 
-__all__ = ["Schema", "SCHEMAS", "ATEN_FNS", "to_aten", "UnsupportedOp"]
+__all__ = ["Schema", "to_aten", "UnsupportedOp"]  # (and SCHEMAS, ATEN_FNS: module attributes built on first use)
 
 
 class UnsupportedOp(RuntimeError):
     """A call that torch's .pt2 schema (as funcgrad knows it) cannot express, or an operator funcgrad cannot run."""
 
 
-SCHEMAS: dict = {q: _table.schema(q) for q in _table.qualnames()}
-ATEN_FNS: dict = {q: _table.overload_fn(q) for q in SCHEMAS}
+@functools.lru_cache(maxsize=None)
+def _lazy(name: str) -> dict:
+    if name == "SCHEMAS":
+        return {q: _table.schema(q) for q in _table.qualnames()}
+    return {q: _table.overload_fn(q) for q in _lazy("SCHEMAS")}
+
+
+def __getattr__(name: str):
+    """SCHEMAS and ATEN_FNS, built on first use (parsing the table's 500-odd schemas is not paid on import)."""
+    if name in ("SCHEMAS", "ATEN_FNS"):
+        return _lazy(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --- saving: a recorded funcgrad call as an operator and its arguments by schema name -------------------------
@@ -83,7 +94,7 @@ def to_aten(target, args: tuple, kwargs: dict, is_node: Callable[[Any], bool]) -
     ArgumentKind). Raises UnsupportedOp naming the call when no known operator fits."""
     aten = getattr(target, "__aten__", None)
     if aten is not None:
-        schema = SCHEMAS[aten]
+        schema = _table.schema(aten)
         named = dict(zip(schema.names(), args), **kwargs)
         return schema, _emit(schema, named)
     name, sig_fn = _canonical(target)
@@ -101,9 +112,10 @@ def to_aten(target, args: tuple, kwargs: dict, is_node: Callable[[Any], bool]) -
     # for a Tensor as torch's own export writes (mul.Tensor for x * 2.0)
     for strict in (True, False):
         for cand in cands:
-            schema = SCHEMAS.get("aten." + cand if "." in cand else f"aten.{cand}.default")
-            if schema is None:
+            op, _, ov = cand.partition(".")
+            if (ov or "default") not in _table.table().get(op, {}):
                 continue
+            schema = _table.schema(f"aten.{op}.{ov or 'default'}")
             fit = _fit(schema, named, renames, is_node, strict)
             if fit is not None:
                 return schema, _emit(schema, fit)
