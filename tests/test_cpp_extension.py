@@ -73,6 +73,10 @@ at::Tensor mysin(at::Tensor x) {
 at::Tensor ident(at::Tensor x) { return x; }
 at::Tensor transposed(at::Tensor x) { return x.t(); }
 void scale_(at::Tensor x, double a) { x.mul_(a); }
+// in-place ATen operations bump the tensor's version (views share it); a data_ptr write does not, as in torch
+int64_t add_then_zero_row_(at::Tensor x) { x.add_(1); x.narrow(0, 0, 1).zero_(); return x._version(); }
+void raw_write_(at::Tensor x) { x.data_ptr<double>()[0] = 5.0; }
+int64_t version_of(at::Tensor x) { return x._version(); }
 static at::Tensor kept;
 void keep(at::Tensor x) { kept = x; }
 at::Tensor get_kept() { return kept; }
@@ -98,7 +102,8 @@ std::vector<at::Tensor> arith(at::Tensor x, at::Tensor y) {
 at::Tensor index_error(at::Tensor x) { TORCH_CHECK_INDEX(false, "index ", 7, " is out of bounds for size ", x.size(0)); return x; }
 at::Tensor std_error(at::Tensor x) { throw std::invalid_argument("std::invalid_argument from C++"); }
 """
-INLINE_FUNCTIONS = ["d_sigmoid", "d_sigmoid_loop", "affine_rows", "mysin", "ident", "transposed", "scale_", "keep",
+INLINE_FUNCTIONS = ["d_sigmoid", "d_sigmoid_loop", "affine_rows", "mysin", "ident", "transposed", "scale_",
+                    "add_then_zero_row_", "raw_write_", "version_of", "keep",
                     "get_kept", "drop", "combine", "split_halves", "count", "full_of", "empty_rows", "sum_float", "arith",
                     "index_error", "std_error"]
 
@@ -378,6 +383,47 @@ def test_inputs_are_borrowed_and_writes_are_seen(inline):
     del y, v
     gc.collect()
     assert not ce._PINS
+
+
+@pytest.mark.compiles
+@pytest.mark.skipif(not HAVE_CXX, reason="no C++ compiler")
+def test_in_place_writes_bump_the_version_counter(inline):
+    """C++'s in-place ATen operations add one to the argument's version each, as torch's (whose C++ calls go through
+    the same in-place operators); a write through data_ptr() does not; C++ sees the Python tensor's version."""
+    x = torch.zeros(2, 3, dtype=torch.float64)
+    x.add_(1)
+    assert x._version == 1 and inline.version_of(x) == 1
+    assert inline.add_then_zero_row_(x) == 3 and x._version == 3
+    assert x.tolist() == [[0.0, 0.0, 0.0], [2.0, 2.0, 2.0]]
+    inline.raw_write_(x)
+    assert x._version == 3 and x[0, 0].item() == 5.0
+    v = x[1]                       # a view shares the counter
+    inline.scale_(v, 2.0)
+    assert x._version == v._version == 4 and x[1].tolist() == [4.0, 4.0, 4.0]
+    inline.scale_(x.numpy(), 1.0)  # (a NumPy array has no counter)
+
+
+@pytest.mark.compiles
+@pytest.mark.skipif(not HAVE_CXX, reason="no C++ compiler")
+def test_in_place_write_into_a_saved_tensor_raises_torchs_error(inline):
+    """A C++ in-place write into a tensor autograd saved makes backward raise torch's error (checked against torch
+    running the same in-place operator, which is what torch's C++ x.mul_ calls)."""
+    def run(lib, scale_):
+        a = lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        y = a * 2
+        z = y.sin()                # saves y
+        with lib.no_grad():
+            scale_(y, 3.0)
+        with pytest.raises(RuntimeError) as e:
+            z.sum().backward()
+        return y._version, str(e.value)
+    version, msg = run(torch, inline.scale_)
+    assert version == 1
+    assert msg.startswith("one of the variables needed for gradient computation has been modified by an inplace "
+                          "operation: [torch.DoubleTensor [3]], which is output 0 of Mul, is at version 1; "
+                          "expected version 0 instead.")
+    t = pytest.importorskip("torch")
+    assert (version, msg) == run(t, lambda y, a: y.mul_(a))
 
 
 @pytest.mark.compiles

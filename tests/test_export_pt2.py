@@ -125,10 +125,10 @@ def test_exact_values_through_the_archive(tmp_path):
 def test_unsupported_call_names_the_op(tmp_path):
     class M(nn.Module):
         def forward(self, x):
-            return torch.cumsum(x, 0)
+            return torch.logdet(x)
 
-    ep = torch.export.export(M(), (torch.randn(3),))
-    with pytest.raises(UnsupportedOp, match="cumsum"):
+    ep = torch.export.export(M(), (torch.randn(3, 3),))
+    with pytest.raises(UnsupportedOp, match="logdet"):
         torch.export.save(ep, io.BytesIO())
 
 
@@ -180,3 +180,26 @@ np.savez({str(ref)!r}, *[a.numpy() for a in x], *[o.detach().numpy() for o in m(
     for i, o in enumerate(outs):
         np.testing.assert_allclose(_np(o), r[f"arr_{i + 2}"], rtol=1e-5, atol=1e-6)
     assert "scale" in ep.graph_signature.buffers
+
+
+def test_widened_table_saves_ops_torch_loads(tmp_path):
+    """Operators the one ATen table added for export (cumsum, clamp, flip, logsumexp, where, ...) save to a file
+    torch 2.13 loads and runs to the same outputs."""
+    pytest.importorskip("torch")
+
+    class M(nn.Module):
+        def forward(self, x):
+            h = torch.cumsum(x, 1).clamp(-1.0, 2.0).flip([0])
+            return torch.where(h > 0, torch.logsumexp(x, 1, keepdim=True), h).sin() + torch.erfinv(x.tanh() * 0.5)
+
+    m = M()
+    x = torch.randn(3, 4)
+    torch.export.save(torch.export.export(m, (x,)), tmp_path / "w.pt2")
+    torch.save((x, m(x)), tmp_path / "ref.pt")
+    err = _torch_run(f"""
+import torch
+ep = torch.export.load({str(tmp_path / 'w.pt2')!r})
+x, ref = torch.load({str(tmp_path / 'ref.pt')!r})
+print(float((ep.module()(x) - ref).abs().max()))
+""")
+    assert float(err) < 1e-6

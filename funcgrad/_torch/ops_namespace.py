@@ -2,10 +2,11 @@
 
 - `torch.ops.mylib.foo` is the operator `torch.library.custom_op("mylib::foo", ...)` registered (and each
   `torch.utils.cpp_extension` function, "<extension>::<function>"), with its `.default` overload.
-- `torch.ops.aten.<op>.<overload>` maps ATen's operators (the ~160 below: arithmetic, reductions, views,
-  indexing, creation, nn's convolutions, pooling, normalisation, activations and dropout, as torch.export /
-  torch.fx graphs and the tutorials call them) to funcgrad's functions, with ATen's argument order and its
-  multi-output forms (native_layer_norm, native_batch_norm, max_pool2d_with_indices, ...).
+- `torch.ops.aten.<op>.<overload>` are the operators of funcgrad's one ATen table (_aten.py, shared with
+  torch.export's .pt2 reader and writer; docs/aten-coverage.md lists them): arithmetic, reductions, views,
+  indexing, creation, nn's convolutions, pooling, normalisation, activations, losses and dropout, as torch.export /
+  torch.fx graphs and the tutorials call them, with ATen's argument order, names and multi-output forms
+  (native_layer_norm, native_batch_norm, max_pool2d_with_indices, ...).
 - `torch.ops.quantized.<op>` are torch's QuantizedCPU kernels (funcgrad/_torch/_quantized.py): add, add_relu,
   mul, cat, relu6, hardswish, sigmoid, batch_norm2d, max_pool2d, ...; and the packed-weight ones
   (_quantized_packed.py): linear / conv{1,2,3}d with their _prepack / _unpack, linear_dynamic, the embedding
@@ -20,10 +21,9 @@ import ctypes
 import types
 from typing import Callable, Optional
 
+from . import _aten as _table
 from . import _quantized as _Q, _quantized_packed as _QP
 from . import library as _library
-from . import top as _top
-from ..nn import functional as F
 
 __all__ = ["OpOverload", "OpOverloadPacket", "attach"]
 
@@ -127,199 +127,13 @@ def _custom(namespace: str):
     return resolve
 
 
-# --- aten: ATen operator -> funcgrad function ----------------------------------------------------------------
-# op: overloads (those with tensor results and no out= argument, from torch 2.13's schemas); each is served by
-# the adapter below for "op.overload", else for "op", else by torch.<op> / torch.nn.functional.<op> /
-# Tensor.<op>, which take ATen's arguments in ATen's order.
-_ATEN = """abs acos acosh asin asinh atan atanh bitwise_not ceil clone cos cosh detach erf exp expm1 floor isinf
-isnan log log10 log1p log2 logical_not neg reciprocal relu rsqrt sigmoid sign sin sinh sqrt square t tan tanh trunc
-relu_ zero_ alias lift_fresh_copy dot mv outer matmul maximum minimum atan2 logical_and logical_or logical_xor
-cumsum cumprod gather index_select logsumexp tril triu flip permute reshape repeat roll unsqueeze expand expand_as
-_unsafe_view amax amin argmax argmin chunk cat stack linear embedding hardsigmoid hardswish hardtanh leaky_relu silu
-mish softplus gelu elu constant_pad_nd contiguous dropout native_dropout topk scatter_add _local_scalar_dense
-layer_norm native_layer_norm group_norm batch_norm native_batch_norm _native_batch_norm_legit_no_training
-convolution conv_transpose1d avg_pool1d avg_pool2d avg_pool3d adaptive_avg_pool1d adaptive_avg_pool2d
-_adaptive_avg_pool2d adaptive_max_pool2d max_pool1d max_pool2d max_pool3d max_pool2d_with_indices _softmax
-_log_softmax linalg_vector_norm empty_like ones_like zeros_like full_like rand randn ones zeros full scalar_tensor
-new_empty new_full new_ones new_zeros sym_numel _to_copy copy_ clamp_min clamp_max
-add:Tensor,Scalar add_:Tensor,Scalar sub:Tensor,Scalar sub_:Tensor,Scalar mul:Tensor,Scalar mul_:Tensor,Scalar
-div:Tensor,Scalar,Tensor_mode,Scalar_mode div_:Tensor,Tensor_mode,Scalar,Scalar_mode rsub:Tensor,Scalar
-pow:Tensor_Tensor,Tensor_Scalar,Scalar fmod:Tensor,Scalar remainder:Tensor,Scalar,Scalar_Tensor
-floor_divide:default,Scalar eq:Tensor,Scalar ne:Tensor,Scalar lt:Tensor,Scalar le:Tensor,Scalar gt:Tensor,Scalar
-ge:Tensor,Scalar bitwise_and:Tensor,Scalar,Scalar_Tensor bitwise_or:Tensor,Scalar,Scalar_Tensor
-bitwise_xor:Tensor,Scalar,Scalar_Tensor clamp:default,Tensor masked_fill:Scalar,Tensor fill:Scalar,Tensor
-fill_:Scalar,Tensor where:self,ScalarOther,ScalarSelf,Scalar,default all:default,dim,dims any:default,dim,dims
-sum:dim_IntList,default mean:default,dim prod:default,dim_int max:other,default,dim min:other,default,dim
-var:default,dim,correction std:default,dim,correction round:default,decimals sort:default,stable
-split:Tensor,sizes,default split_with_sizes squeeze:default,dim,dims select:int slice:Tensor transpose:int
-unbind:int view:default,dtype flatten:using_ints index:Tensor index_put:default scatter:value,src,reduce,value_reduce
-mm:default bmm:default addmm:default baddbmm:default einsum:default conv1d:default,padding conv2d:default,padding
-conv3d:default,padding conv_transpose2d:input softmax:int log_softmax:int arange:default,start,start_step
-empty:memory_format sym_size:int,default sym_stride:int,default to:dtype,device,other
-upsample_nearest2d:default,vec"""
-
-_FACTORY_DROP = ("layout", "pin_memory", "memory_format", "non_blocking")
-
-
-def _factory(fn):
-    """A creation function given ATen's keywords: layout / pin_memory / memory_format have no funcgrad
-    counterpart and are dropped."""
-    def call(*args, **kwargs):
-        return fn(*args, **{k: v for k, v in kwargs.items() if k not in _FACTORY_DROP})
-    return call
-
-
-def _stride_or_none(stride):
-    return None if stride is None or (isinstance(stride, (list, tuple)) and not stride) else stride
-
-
-def _pool(f, indices=False):
-    def call(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-        return f(x, kernel_size, _stride_or_none(stride), padding, dilation, ceil_mode, return_indices=indices) \
-            if indices else f(x, kernel_size, _stride_or_none(stride), padding, dilation, ceil_mode)
-    return call
-
-
-def _avg_pool(f):
-    def call(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, *rest):
-        return f(x, kernel_size, _stride_or_none(stride), padding, ceil_mode, count_include_pad, *rest)
-    return call
-
-
-def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    n = weight.ndim - 2
-    if transposed:
-        return getattr(F, f"conv_transpose{n}d")(input, weight, bias, stride, padding, output_padding, groups,
-                                                 dilation)
-    return getattr(F, f"conv{n}d")(input, weight, bias, stride, padding, dilation, groups)
-
-
-def _native_layer_norm(input, normalized_shape, weight, bias, eps):
-    dims = tuple(range(-len(normalized_shape), 0))
-    mean = input.mean(dims, keepdim=True)
-    rstd = (input.var(dims, unbiased=False, keepdim=True) + eps).rsqrt()
-    return F.layer_norm(input, normalized_shape, weight, bias, eps), mean, rstd
-
-
-def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
-    if not training:
-        return out, input.new_empty(0), input.new_empty(0)
-    dims = (0,) + tuple(range(2, input.ndim))
-    mean = input.detach().mean(dims)
-    return out, mean, (input.detach().var(dims, unbiased=False) + eps).rsqrt()
-
-
-def _native_dropout(input, p, train):
-    if not train or p == 0:
-        return input.clone(), _top.ones_like(input, dtype=_top.bool)
-    mask = _top.empty_like(input).bernoulli_(1 - p).to(_top.bool)
-    return input * mask * (1.0 / (1 - p)), mask
-
-
-def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
-    if scale == 1 and input_scale == 1:
-        return F.elu(x, alpha)
-    return _top.where(x > 0, x * scale, (x * input_scale).expm1() * (alpha * scale))
-
-
-def _index(x, indices):
-    return x[tuple(slice(None) if i is None else i for i in indices)]
-
-
-def _slice(x, dim=0, start=None, end=None, step=1):
-    return x[(slice(None),) * (dim % x.ndim) + (slice(start, end, step),)]
-
-
-def _upsample_nearest2d(input, output_size, scales_h=None, scales_w=None):
-    if output_size is None:   # (the .vec overload: output_size, scale_factors)
-        return F.interpolate(input, scale_factor=scales_h, mode="nearest")
-    return F.interpolate(input, size=list(output_size), mode="nearest")
-
-
-_ADAPT: dict = {
-    "alias": lambda x: x.view_as(x), "lift_fresh_copy": lambda x: x.clone(),
-    "clamp_min": lambda x, min: _top.clamp(x, min=min), "clamp_max": lambda x, max: _top.clamp(x, max=max),
-    "expand": lambda x, size, *, implicit=False: x.expand(size), "expand_as": lambda x, o: x.expand_as(o),
-    "view": lambda x, size: x.view(size), "_unsafe_view": lambda x, size: x.reshape(size),
-    "repeat": lambda x, repeats: x.repeat(repeats), "roll": lambda x, shifts, dims=(): _top.roll(x, shifts, dims or None),
-    "contiguous": lambda x, memory_format=None: x.contiguous(),
-    "copy_": lambda x, src, non_blocking=False: x.copy_(src), "zero_": lambda x: x.zero_(),
-    "fill_": lambda x, v: x.fill_(v), "add_": lambda x, o, alpha=1: x.add_(o, alpha=alpha),
-    "sub_": lambda x, o, alpha=1: x.sub_(o, alpha=alpha), "mul_": lambda x, o: x.mul_(o),
-    "div_": lambda x, o, rounding_mode=None: x.div_(o, rounding_mode=rounding_mode), "relu_": lambda x: x.relu_(),
-    "embedding": lambda weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False:
-        F.embedding(indices, weight, None if padding_idx == -1 else padding_idx, None, 2.0, scale_grad_by_freq,
-                    sparse),
-    "dropout": lambda x, p, train: F.dropout(x, p, train), "native_dropout": _native_dropout,
-    "elu": _elu, "constant_pad_nd": lambda x, pad, value=0: F.pad(x, list(pad), value=value),
-    "layer_norm": lambda x, shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True:
-        F.layer_norm(x, shape, weight, bias, eps),
-    "group_norm": lambda x, groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True:
-        F.group_norm(x, groups, weight, bias, eps),
-    "batch_norm": lambda x, weight, bias, mean, var, training, momentum, eps, cudnn_enabled=True:
-        F.batch_norm(x, mean, var, weight, bias, training, momentum, eps),
-    "native_layer_norm": _native_layer_norm, "native_batch_norm": _native_batch_norm,
-    "_native_batch_norm_legit_no_training": lambda x, weight, bias, mean, var, momentum, eps:
-        _native_batch_norm(x, weight, bias, mean, var, False, momentum, eps),
-    "convolution": _convolution,
-    "conv_transpose1d": F.conv_transpose1d, "conv_transpose2d": F.conv_transpose2d,
-    "max_pool1d": _pool(F.max_pool1d), "max_pool2d": _pool(F.max_pool2d), "max_pool3d": _pool(F.max_pool3d),
-    "max_pool2d_with_indices": _pool(F.max_pool2d, True),
-    "avg_pool1d": _avg_pool(F.avg_pool1d), "avg_pool2d": _avg_pool(F.avg_pool2d), "avg_pool3d": _avg_pool(F.avg_pool3d),
-    "_adaptive_avg_pool2d": F.adaptive_avg_pool2d,
-    "adaptive_max_pool2d": lambda x, size: F.adaptive_max_pool2d(x, size, return_indices=True),
-    "_softmax": lambda x, dim, half_to_float: _top.softmax(x, dim),
-    "_log_softmax": lambda x, dim, half_to_float: _top.log_softmax(x, dim),
-    "linalg_vector_norm": lambda x, ord=2, dim=None, keepdim=False, *, dtype=None:
-        _top.linalg.vector_norm(x, ord, dim, keepdim, dtype=dtype),
-    "index": _index, "slice": _slice,
-    "index_put": lambda x, indices, values, accumulate=False: x.index_put(tuple(indices), values, accumulate),
-    "einsum": lambda equation, tensors, *, path=None: _top.einsum(equation, *tensors),
-    "sym_size": lambda x, dim=None: x.size() if dim is None else x.size(dim),
-    "sym_stride": lambda x, dim=None: x.stride() if dim is None else x.stride(dim),
-    "sym_numel": lambda x: x.numel(), "_local_scalar_dense": lambda x: x.item(),
-    "_to_copy": lambda x, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
-        memory_format=None: x.to(dtype=dtype if dtype is not None else x.dtype, copy=True),
-    "to.dtype": lambda x, dtype, non_blocking=False, copy=False, memory_format=None: x.to(dtype, copy=copy),
-    "to.device": lambda x, device, dtype, non_blocking=False, copy=False, memory_format=None:
-        x.to(device, dtype, copy=copy),
-    "to.other": lambda x, other, non_blocking=False, copy=False, memory_format=None: x.to(other, copy=copy),
-    "upsample_nearest2d": _upsample_nearest2d,
-    "upsample_nearest2d.vec": lambda x, output_size, scale_factors: _upsample_nearest2d(
-        x, output_size, scale_factors),
-}
-for _name in ("empty_like", "ones_like", "zeros_like", "full_like", "rand", "randn", "ones", "zeros", "full",
-              "scalar_tensor", "arange", "empty"):
-    _ADAPT[_name] = _factory(getattr(_top, _name))
-for _name in ("new_empty", "new_full", "new_ones", "new_zeros"):
-    _ADAPT[_name] = _factory(getattr(_top.Tensor, _name))
-
-
-def _aten_table() -> dict:
-    table = {}
-    for item in _ATEN.split():
-        op, _, ovs = item.partition(":")
-        table[op] = ovs.split(",") if ovs else ["default"]
-    return table
-
-
-_ATEN_OPS = _aten_table()
-
-
-def _aten_fn(op: str) -> Callable:
-    fn = _ADAPT.get(op)
-    if fn is None:
-        fn = getattr(_top, op, None) or getattr(F, op, None) or getattr(_top.Tensor, op)
-    return fn
-
-
+# --- aten: the operators of the ATen table (_aten.py), each overload called as torch calls it ----------------
 def _aten(op: str):
-    overloads = _ATEN_OPS.get(op)
+    overloads = _table.table().get(op)
     if overloads is None:
         return None
-    fn = _aten_fn(op)
-    return OpOverloadPacket("aten", op, {ov: _ADAPT.get(f"{op}.{ov}", fn) for ov in overloads}, fn)
+    return OpOverloadPacket("aten", op, {ov: _table.overload_fn(f"aten.{op}.{ov}") for ov in overloads},
+                            _table.impl(op, next(iter(overloads))), overloads)
 
 
 # --- quantized: torch's QuantizedCPU operators ----------------------------------------------------------------
@@ -339,7 +153,7 @@ def _q_relu(fn):
 
 def _q_pool(n):
     def call(qx, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-        return _Q.q_max_pool(qx, n, kernel_size, _stride_or_none(stride), padding, dilation, ceil_mode)
+        return _Q.q_max_pool(qx, n, kernel_size, _table._stride_or_none(stride), padding, dilation, ceil_mode)
     return call
 
 

@@ -41,7 +41,7 @@ FREED_MSG = ("Trying to backward through the graph a second time (or directly ac
              "graph a second time or if you need to access saved tensors after calling backward.")
 
 _HINT = (" Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-         "with torch.autograd.set_detect_anomaly(True).")
+         "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 _TENSOR = None  # funcgrad._torch._tensor, set on import of that module (it imports this one)
 _DISPATCH = None  # funcgrad._torch._dispatch (the tensor ops' dispatch, forward-AD flags), set likewise
@@ -49,6 +49,20 @@ _DISPATCH = None  # funcgrad._torch._dispatch (the tensor ops' dispatch, forward
 
 def _T():
     return _TENSOR
+
+
+def _output_of(t) -> str:
+    """", which is output 0 of Mul," for a saved tensor some node made (torch 2.13 names the node without its
+    "Backward0"), "" for a leaf."""
+    gfn = t.grad_fn
+    if gfn is None:
+        return ""
+    return f", which is output {t._onr} of {_forward_name(gfn.name())},"
+
+
+def _forward_name(name: str) -> str:
+    """MulBackward0 -> Mul: how torch 2.13's saved-tensor error names the node."""
+    return name[:name.rindex("Backward")] if "Backward" in name else name
 
 
 def _type_name(t) -> str:
@@ -744,7 +758,8 @@ class Node:
             if t._v is not None and self._value_needed(t._v):
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: {_type_name(t)} is at version {cur}; expected version {v} instead." + _HINT)
+                    f"operation: {_type_name(t)}{_output_of(t)} is at version {cur}; expected version {v} instead."
+                    + _HINT)
         if self.out_refs is not None:
             for k, (ref, v) in enumerate(zip(self.out_refs, self.out_versions)):
                 t = ref()
@@ -754,8 +769,8 @@ class Node:
                 if cur != v and self._value_needed(t._v):
                     raise RuntimeError(
                         "one of the variables needed for gradient computation has been modified by an "
-                        f"inplace operation: {_type_name(t)}, which is output {k} of {self.name()}, is at "
-                        f"version {cur}; expected version {v} instead." + _HINT)
+                        f"inplace operation: {_type_name(t)}, which is output {k} of "
+                        f"{_forward_name(self.name())}, is at version {cur}; expected version {v} instead." + _HINT)
 
     def _value_needed(self, buf) -> bool:
         """Whether backward through this node reads any value that aliases `buf` (a conservative,

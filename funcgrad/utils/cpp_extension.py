@@ -78,7 +78,7 @@ _SYCL_HOME_ERROR = ("SYCL runtime is not dected. Please setup the pytorch prereq
                     "intel-sycl-rt via pip.")
 _INCLUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 _BASE_CFLAGS = ["-std=c++17", "-fPIC", "-fvisibility=hidden"]
-_ABI_VERSION = 1  # FGX_EXT_ABI_VERSION in extension.h
+_ABI_VERSION = 2  # FGX_EXT_ABI_VERSION in extension.h
 
 
 # --- paths, compiler, ninja ----------------------------------------------------------------------------------
@@ -375,6 +375,11 @@ _ERRORS = {1: RuntimeError, 2: ValueError, 3: TypeError, 4: IndexError, 5: NotIm
 _PINS: dict[int, Any] = {}
 _PIN_IDS = itertools.count(1)
 _RELEASE = ctypes.CFUNCTYPE(None, ctypes.c_int64)(lambda pid: _PINS.pop(pid, None))
+# In-place writes C++ made into a tensor argument during the call, by pin id (fgx_bump_fn): each adds one to the
+# Python tensor's version counter, as torch's in-place operators do, so autograd's saved-tensor check sees them.
+_BUMPS: dict[int, int] = {}
+_BUMP = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)(
+    lambda pid, n: _BUMPS.__setitem__(pid, _BUMPS.get(pid, 0) + n))
 _LIBRARIES: dict[str, "_Library"] = {}
 
 
@@ -406,7 +411,7 @@ class _Library:
         sigs = {"fgx_ext_abi_version": (i64, []), "fgx_ext_init": (i64, []), "fgx_ext_module_doc": (cp, []),
                 "fgx_ext_num_defs": (i64, []), "fgx_ext_def_info": (cp, [i64]), "fgx_ext_last_error": (cp, []),
                 "fgx_ext_shutdown": (None, []),
-                "fgx_ext_call": (i64, [i64, ctypes.POINTER(_Arg), p, ctypes.POINTER(p)]),
+                "fgx_ext_call": (i64, [i64, ctypes.POINTER(_Arg), p, p, ctypes.POINTER(p)]),
                 "fgx_ext_value_kind": (i64, [p]), "fgx_ext_value_int": (i64, [p]),
                 "fgx_ext_value_float": (ctypes.c_double, [p]), "fgx_ext_value_str": (cp, [p]),
                 "fgx_ext_value_len": (i64, [p]), "fgx_ext_value_item": (p, [p, i64]), "fgx_ext_value_free": (None, [p]),
@@ -425,7 +430,7 @@ class _Library:
         self.defs = [json.loads(lib.fgx_ext_def_info(i).decode()) for i in range(lib.fgx_ext_num_defs())]
 
     # Python values -> fgx_arg
-    def _fill(self, a: _Arg, v, keep: list, pins: list) -> None:
+    def _fill(self, a: _Arg, v, keep: list, pins: list, owners: dict) -> None:
         if isinstance(v, (Tensor, np.ndarray)):
             arr = v.numpy(force=True) if isinstance(v, Tensor) else v
             code = _NP2CODE.get(arr.dtype)
@@ -443,6 +448,9 @@ class _Library:
             keep += (sizes, strides)
             a.kind, a.ival, a.ndim, a.sizes, a.strides, a.pin = _TENSOR, code, nd, sizes, strides, pid
             a.data = arr.ctypes.data
+            if isinstance(v, Tensor):
+                owners[pid] = v
+                a.dval = float(v._version)
         elif v is None:
             a.kind = _NONE
         elif isinstance(v, (bool, np.bool_)):
@@ -464,7 +472,7 @@ class _Library:
             items = (_Arg * max(len(v), 1))()
             keep.append(items)
             for it, x in zip(items, v):
-                self._fill(it, x, keep, pins)
+                self._fill(it, x, keep, pins, owners)
             a.kind, a.ival, a.data = _LIST, len(v), ctypes.cast(items, ctypes.c_void_p)
         else:
             a.kind = _BAD
@@ -473,16 +481,22 @@ class _Library:
         cargs = (_Arg * max(len(args), 1))()
         keep: list = []
         pins: list = []
+        owners: dict = {}
         out = ctypes.c_void_p()
         code = None
         try:
             for a, v in zip(cargs, args):
-                self._fill(a, v, keep, pins)
-            code = self.lib.fgx_ext_call(index, cargs, ctypes.cast(_RELEASE, ctypes.c_void_p), ctypes.byref(out))
+                self._fill(a, v, keep, pins, owners)
+            code = self.lib.fgx_ext_call(index, cargs, ctypes.cast(_RELEASE, ctypes.c_void_p),
+                                         ctypes.cast(_BUMP, ctypes.c_void_p), ctypes.byref(out))
         finally:
             if code in (None, 6):  # the call never ran: C++ adopted none of the buffers (or released those it did)
                 for pid in pins:
                     _PINS.pop(pid, None)
+            for pid in pins:
+                n, t = _BUMPS.pop(pid, 0), owners.get(pid)
+                for _ in range(n if t is not None else 0):
+                    t._bump()
         if code == 6:
             raise TypeError(describe())
         if code:

@@ -43,7 +43,7 @@
 #include <utility>
 #include <vector>
 
-#define FGX_EXT_ABI_VERSION 1
+#define FGX_EXT_ABI_VERSION 2
 #if defined(_WIN32)
 #define FGX_EXPORT __declspec(dllexport)
 #else
@@ -468,6 +468,10 @@ namespace fgx {
 struct StorageImpl {
   void* data = nullptr;
   size_t nbytes = 0;
+  // torch's version counter, shared by the views of the buffer: an in-place operation (copy_, fill_, zero_, add_,
+  // sub_, mul_, div_, the compound assignments) adds one; a write through data_ptr() does not, as in torch.
+  // A tensor argument starts at its Python tensor's version; funcgrad adds what C++ added to that tensor.
+  int64_t version = 0;
   std::function<void(void*)> deleter;
   StorageImpl() = default;
   StorageImpl(const StorageImpl&) = delete;
@@ -580,6 +584,8 @@ class Tensor {
   bool is_floating_point() const { return isFloatingType(impl().dtype); }
   bool is_complex() const { return isComplexType(impl().dtype); }
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  int64_t _version() const { return impl().storage->version; }
+  void bump_version_() const { ++impl().storage->version; }
   bool is_contiguous(MemoryFormat = MemoryFormat::Contiguous) const {
     int64_t expected = 1;
     for (int64_t d = dim() - 1; d >= 0; --d) {
@@ -959,7 +965,7 @@ Tensor binary(const Tensor& a0, const Tensor& b0, ScalarType ct, Op op, const Te
     R* rp = static_cast<R*>(r.data_ptr());
     nd_for<3>(shape, st, [&](const std::array<int64_t, 3>& o) { rp[o[0]] = static_cast<R>(op(ap[o[1]], bp[o[2]])); });
   });
-  if (out && !r.is_same(*out)) const_cast<Tensor*>(out)->copy_(r);
+  if (out && !r.is_same(*out)) fgx::cast_copy(*const_cast<Tensor*>(out), r);  // (the caller counted the write)
   return out ? *out : r;
 }
 // out = op(x) elementwise, computed and stored as `ct`.
@@ -1096,6 +1102,7 @@ inline Tensor Tensor::clone() const {
   return r;
 }
 inline Tensor& Tensor::copy_(const Tensor& src, bool) {
+  bump_version_();
   fgx::cast_copy(*this, src);
   return *this;
 }
@@ -1106,6 +1113,7 @@ inline Tensor Tensor::to(ScalarType t, bool, bool copy) const {
   return r;
 }
 inline Tensor& Tensor::fill_(const Scalar& v) {
+  bump_version_();
   fgx::dispatch(scalar_type(), [&](auto tg) {
     using T = typename decltype(tg)::type;
     T x = v.to<T>();
@@ -1169,24 +1177,28 @@ inline void check_inplace(ScalarType self, ScalarType result) {
 inline Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
   auto t = fgx::arith_type(scalar_type(), o.scalar_type(), "add");
   check_inplace(scalar_type(), t);
+  bump_version_();
   fgx::binary<false>(*this, o, t, fgx_ops::Add{alpha.toDouble()}, this);
   return *this;
 }
 inline Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
   auto t = fgx::arith_type(scalar_type(), o.scalar_type(), "sub");
   check_inplace(scalar_type(), t);
+  bump_version_();
   fgx::binary<false>(*this, o, t, fgx_ops::Sub{alpha.toDouble()}, this);
   return *this;
 }
 inline Tensor& Tensor::mul_(const Tensor& o) {
   auto t = fgx::arith_type(scalar_type(), o.scalar_type(), "mul");
   check_inplace(scalar_type(), t);
+  bump_version_();
   fgx::binary<false>(*this, o, t, fgx_ops::Mul{}, this);
   return *this;
 }
 inline Tensor& Tensor::div_(const Tensor& o) {
   auto t = fgx::float_type(fgx::promote(scalar_type(), o.scalar_type()));
   check_inplace(scalar_type(), t);
+  bump_version_();
   fgx::binary<false>(*this, o, t, fgx_ops::Div{}, this);
   return *this;
 }
@@ -1473,8 +1485,9 @@ struct fgx_arg {
   const int64_t* sizes;
   const int64_t* strides;  // in elements
   int64_t pin;        // tensor: the id funcgrad releases when the last C++ reference to the buffer dies
-};
+};                    // (a tensor's dval is its Python tensor's version counter)
 typedef void (*fgx_release_fn)(int64_t);
+typedef void (*fgx_bump_fn)(int64_t pin, int64_t count);  // C++ wrote `count` times in place into argument `pin`
 }
 
 namespace fgx {
@@ -1482,6 +1495,18 @@ enum Kind : int64_t { K_NONE = 0, K_TENSOR = 1, K_INT = 2, K_FLOAT = 3, K_BOOL =
 struct CallCtx {
   fgx_release_fn release;
   const std::atomic<bool>* shutdown;
+  // the tensor arguments' storages and their versions on entry, for the version bumps reported after the call
+  std::vector<std::tuple<int64_t, std::shared_ptr<StorageImpl>, int64_t>>* args = nullptr;
+};
+// Reports, when the call ends (returned or threw), how many in-place writes C++ made into each tensor argument.
+struct BumpReport {
+  fgx_bump_fn bump;
+  std::vector<std::tuple<int64_t, std::shared_ptr<StorageImpl>, int64_t>> args;
+  ~BumpReport() {
+    if (!bump) return;
+    for (auto& a : args)
+      if (std::get<1>(a)->version != std::get<2>(a)) bump(std::get<0>(a), std::get<1>(a)->version - std::get<2>(a));
+  }
 };
 struct bad_argument {};
 
@@ -1511,6 +1536,8 @@ template <> struct caster<at::Tensor> {
     fgx_release_fn rel = c.release;
     const std::atomic<bool>* down = c.shutdown;
     if (rel) st->deleter = [rel, pin, down](void*) { if (!down->load()) rel(pin); };
+    st->version = static_cast<int64_t>(a.dval);
+    if (c.args) c.args->emplace_back(pin, st, st->version);
     std::vector<int64_t> sz(a.sizes, a.sizes + a.ndim), sd(a.strides, a.strides + a.ndim);
     v = make_tensor(st, sz, sd, static_cast<c10::ScalarType>(a.ival));
     return true;
@@ -1911,8 +1938,9 @@ namespace py = pybind11;
   /* 0 ok; 1 RuntimeError, 2 ValueError, 3 TypeError, 4 IndexError, 5 NotImplementedError, */          \
   /* 6 the arguments do not convert, 7 MemoryError, 8 OverflowError */                                 \
   extern "C" FGX_EXPORT int64_t fgx_ext_call(int64_t i, const fgx_arg* args, fgx_release_fn release,     \
-                                              ::fgx::Value** out) {                                     \
-    ::fgx::CallCtx ctx{release, &fgx_ext_down_};                                                        \
+                                              fgx_bump_fn bump, ::fgx::Value** out) {                   \
+    ::fgx::BumpReport report{bump, {}};                                                                 \
+    ::fgx::CallCtx ctx{release, &fgx_ext_down_, &report.args};                                          \
     try { *out = fgx_ext_registry_().defs.at(i).call(args, ctx).release(); return 0; }                 \
     catch (const ::fgx::bad_argument&) { return 6; }                                                    \
     catch (const ::c10::ValueError& e) { fgx_ext_err_ = e.what(); return 2; }                           \
