@@ -145,3 +145,87 @@ def test_plain_tensors_and_parameters_take_no_dispatch():
     p = fg.nn.Parameter(fg.ones(2))
     assert not overrides.has_torch_function((fg.ones(1), p, 1.0, None))
     np.testing.assert_array_equal(fg.add(p, p).detach().numpy(), [2.0, 2.0])
+
+
+# --- the cache of the generated checks (overrides._codes): a second import loads them instead of compiling ---------
+_CHILD = r"""
+import sys
+import funcgrad as fg
+o = sys.modules["funcgrad._torch.overrides"]
+print(o.cache_source)
+
+class ScalarTensor:
+    def __init__(self, n, value):
+        self._n, self._value = n, value
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return float(args[0]._value) / args[0]._n if func.__name__ == "mean" else NotImplemented
+
+class Logging(fg.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return super().__torch_function__(func, types, args, kwargs)
+
+assert fg.mean(ScalarTensor(5, 2)) == 0.4
+r = fg.cat([fg.Tensor._make_subclass(Logging, fg.tensor([1.0, -2.0])), fg.tensor([3.0])])
+assert type(r) is Logging and fg.Tensor._make_subclass(fg.Tensor, r).tolist() == [1.0, -2.0, 3.0]
+assert fg.add(fg.tensor([1.0]), fg.tensor([2.0])).tolist() == [3.0]
+# the installed code is what the functions' current source gives
+assert all(f.__code__ == o._generate(f, k) for k, f in enumerate(o._FUNCS)), "installed code differs from source"
+print(len(o._FUNCS))
+"""
+
+
+def _import_child(cache_home):
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(fg.__file__).resolve().parent.parent
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache_home), PYTHONDONTWRITEBYTECODE="1",
+               PYTHONPATH=os.pathsep.join([str(root)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    out = subprocess.run([sys.executable, "-c", _CHILD], env=env, cwd=str(root), capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    source, n = out.stdout.split()
+    return source, int(n)
+
+
+def test_install_cache_written_then_loaded_then_rebuilt_when_corrupt(tmp_path):
+    """First import generates and stores (atomically: no temporary file left), the second loads the cache, a corrupt
+    cache is regenerated and rewritten; every time torch's dispatch works and the code matches the source."""
+    assert _import_child(tmp_path)[0] == "generated"
+    files = list((tmp_path / "funcgrad").iterdir())
+    assert len(files) == 1 and files[0].name.startswith("torch_function.") and files[0].suffix == ".marshal"
+    source, n = _import_child(tmp_path)
+    assert source == "cache" and n > 400
+    files[0].write_bytes(b"not marshal data")
+    assert _import_child(tmp_path) == ("generated", n)
+    assert _import_child(tmp_path) == ("cache", n)
+    assert [f.name for f in (tmp_path / "funcgrad").iterdir()] == [files[0].name]
+
+
+def test_install_without_a_writable_cache_dir_compiles(tmp_path):
+    (tmp_path / "file").write_text("")  # the cache dir would be under a regular file: nothing can be written
+    assert _import_child(tmp_path / "file")[0] == "generated"
+    assert _import_child(tmp_path / "file")[0] == "generated"
+
+
+def test_cache_file_roundtrip_and_key(tmp_path):
+    """_load returns what _store wrote only for the same key: a changed source file (mtime or size), interpreter
+    or function list makes it stale."""
+    import sys
+    o = sys.modules["funcgrad._torch.overrides"]
+    funcs = [(f.__name__, f) for f in o._FUNCS[:5]]
+    ident = o._identity(funcs, 0)
+    codes = tuple(f.__code__ for _, f in funcs)
+    path = str(tmp_path / "c" / "x.marshal")
+    assert o._store(path, ident, codes)
+    assert o._load(path, ident) == codes
+    (p, mtime, size), *rest = ident[4]
+    assert o._load(path, ident[:4] + (((p, mtime + 1, size), *rest),) + ident[5:]) is None
+    assert o._load(path, ident[:4] + (((p, mtime, size + 1), *rest),) + ident[5:]) is None
+    assert o._load(path, ident[:2] + ("cpython-00",) + ident[3:]) is None
+    assert o._load(path, o._identity(funcs[:4], 0)) is None
+    assert o._load(path, o._identity(funcs, 1)) is None
+    (tmp_path / "f").write_text("")
+    assert not o._store(str(tmp_path / "f" / "x.marshal"), ident, codes)

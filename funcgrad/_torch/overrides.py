@@ -16,9 +16,16 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
+import importlib.util
 import inspect
 import linecache
+import marshal
+import os
+import sys
+import tempfile
 import threading
+from types import CodeType as _CodeType
 from typing import Any, Callable, Iterable
 
 from ._tensor import Tensor as _Tensor
@@ -272,27 +279,26 @@ def _tf_any(xs) -> bool:
     return any(x.__class__ not in _PLAIN for x in xs)
 
 
-def _inject(f) -> bool:
-    """Put the dispatch check first in f's own code (f keeps its identity); False where f's source cannot be
-    recompiled to the same shape (f is then left as it is)."""
+def _generate(f, key: int):
+    """f's code with the dispatch check first (passing key), recompiled from its source; None where f's source
+    cannot be recompiled to the same shape (f is then left as it is)."""
     code = f.__code__
     if code.co_flags & _CO_GEN or "__class__" in code.co_freevars:
-        return False
+        return None
     pos, star = _relevant(f)
-    key = len(_FUNCS)
     check = _check_source(key, code, pos, star)
     found = check and _block(code)
     if not found:
-        return False
+        return None
     src, first = found
     pad = "\n" * (first - 1)  # (parsed at their lines in the file: tracebacks point at the source)
     try:
         tree = ast.parse(pad + src)
     except SyntaxError:
-        return False
+        return None
     fn = tree.body[0]
     if not isinstance(fn, ast.FunctionDef) or fn.name != code.co_name:
-        return False
+        return None
     fn.decorator_list = []
     doc = 1 if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant) \
         and isinstance(fn.body[0].value.value, str) else 0
@@ -304,16 +310,16 @@ def _inject(f) -> bool:
     try:
         mod = compile(tree, code.co_filename, "exec")
     except (SyntaxError, ValueError):
-        return False
+        return None
     new = _find_code(mod, code.co_name, bool(code.co_freevars))
-    if new is None or new.co_freevars != code.co_freevars or new.co_argcount != code.co_argcount or \
-            new.co_kwonlyargcount != code.co_kwonlyargcount or new.co_posonlyargcount != code.co_posonlyargcount:
-        return False
-    g = f.__globals__
-    g.update(_tf_T=_Tensor, _tf_P=_PLAIN, _tf_NO=_NO, _tf_dispatch=_dispatch, _tf_any=_tf_any)
-    f.__code__ = new
-    _FUNCS.append(f)
-    return True
+    return new if new is not None and _fits(new, code) else None
+
+
+def _fits(new, code) -> bool:
+    """new can replace code as a function's __code__ (same name, free variables and parameter counts)."""
+    return (new.co_name == code.co_name and new.co_freevars == code.co_freevars and
+            new.co_argcount == code.co_argcount and new.co_kwonlyargcount == code.co_kwonlyargcount and
+            new.co_posonlyargcount == code.co_posonlyargcount)
 
 
 def _find_code(mod, name: str, nested: bool):
@@ -326,17 +332,131 @@ def _find_code(mod, name: str, nested: bool):
     return None
 
 
+# --- the cache of the generated code ---------------------------------------------------------------------------
+# Generating the checks (signature, source, parse, compile for ~500 functions) costs ~0.15 s, so the code objects
+# are kept, marshalled, in one file keyed by the interpreter (cache_tag, bytecode magic) and by the identity (path,
+# mtime_ns, size) of this file and of every source file the functions (and the functions they wrap) come from.
+_CACHE_FORMAT = 1
+_CACHE_NAME = "torch_function"
+cache_source = "none"  # where the last install's code came from: "cache", "generated" (then stored) or "none"
+
+
+def _cache_paths() -> list[str]:
+    """Where the cache may live, best first: beside this module's bytecode (__pycache__, unless the user asked
+    Python not to write bytecode), then the user's cache dir (one file per funcgrad location)."""
+    tag = sys.implementation.cache_tag
+    if tag is None:
+        return []
+    name = f"{_CACHE_NAME}.{tag}.marshal"
+    out = []
+    if not sys.dont_write_bytecode:
+        out.append(os.path.join(os.path.dirname(importlib.util.cache_from_source(__file__)), name))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    where = hashlib.sha1(os.path.dirname(os.path.abspath(__file__)).encode()).hexdigest()[:16]
+    out.append(os.path.join(base, "funcgrad", f"{_CACHE_NAME}.{where}.{tag}.marshal"))
+    return out
+
+
+def _identity(funcs: list, base: int):
+    """What the generated code depends on: the interpreter, the functions (in order, from base), the files."""
+    files = {__file__}
+    entries = []
+    for n, f in funcs:
+        g = f
+        while g is not None:  # (a wrapper's check reads the parameters of the function it wraps)
+            c = getattr(g, "__code__", None)
+            if c is not None:
+                files.add(c.co_filename)
+            g = getattr(g, "__wrapped__", None)
+        entries.append((n, f.__qualname__, f.__code__.co_filename, f.__code__.co_firstlineno))
+    stats = []
+    for p in sorted(files):
+        try:
+            st = os.stat(p)
+        except OSError:
+            return None
+        stats.append((p, st.st_mtime_ns, st.st_size))
+    return (_CACHE_FORMAT, importlib.util.MAGIC_NUMBER, sys.implementation.cache_tag, base, tuple(stats),
+            tuple(entries))
+
+
+def _load(path: str, ident) -> tuple | None:
+    """The cached codes (one per function, None for one left as it is) when path holds them for ident."""
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if type(data) is not tuple or len(data) != 2 or data[0] != ident or type(data[1]) is not tuple or \
+            len(data[1]) != len(ident[-1]):
+        return None
+    return data[1]
+
+
+def _store(path: str, ident, codes: tuple) -> bool:
+    """Write the cache atomically (a temporary file beside it, then os.replace); False where path's dir is not
+    writable."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".marshal")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            marshal.dump((ident, codes), fh)
+        os.chmod(tmp, (os.stat(__file__).st_mode | 0o200) & 0o666)  # (as importlib writes .pyc files)
+        os.replace(tmp, path)
+        return True
+    except (OSError, ValueError):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+
+
+def _codes(funcs: list, base: int) -> tuple:
+    """The new code of each function (None where it is left as it is), from the cache when it is current, else
+    generated (and stored in the first cache location that can be written)."""
+    global cache_source
+    ident = _identity(funcs, base)
+    paths = _cache_paths() if ident is not None else []
+    for p in paths:
+        codes = _load(p, ident)
+        if codes is not None and all(c is None or (type(c) is _CodeType and _fits(c, f.__code__))
+                                     for c, (_, f) in zip(codes, funcs)):
+            cache_source = "cache"
+            return codes
+    codes, key = [], base
+    for _, f in funcs:
+        c = _generate(f, key)
+        codes.append(c)
+        key += c is not None
+    codes = tuple(codes)
+    cache_source = "generated"
+    for p in paths:
+        if _store(p, ident, codes):
+            break
+    return codes
+
+
 def install(namespace: dict, names: Iterable[str]) -> list:
     """Make the functions namespace[name] dispatch on `__torch_function__` (each once, however many names it
     has); returns the names left without the check (no tensor parameter, or source unavailable)."""
-    done, skipped = set(), []
+    funcs, done = [], set()
     for n in names:
         f = namespace.get(n)
-        if not inspect.isfunction(f) or id(f) in done:
-            continue
-        done.add(id(f))
-        if not _inject(f):
+        if inspect.isfunction(f) and id(f) not in done:
+            done.add(id(f))
+            funcs.append((n, f))
+    skipped = []
+    for (n, f), code in zip(funcs, _codes(funcs, len(_FUNCS))):
+        if code is None:
             skipped.append(n)
+            continue
+        f.__globals__.update(_tf_T=_Tensor, _tf_P=_PLAIN, _tf_NO=_NO, _tf_dispatch=_dispatch, _tf_any=_tf_any)
+        f.__code__ = code
+        _FUNCS.append(f)
     return skipped
 
 
