@@ -6,6 +6,8 @@ of running the function. funcgrad does the same for the functions of its torch n
 at the top of each function's own code (no wrapper, so no extra call): its tensor arguments' classes are compared
 with `Tensor` (and the classes already seen not to override), and only an argument of another class reaches
 `_dispatch`, which finds the overriding types. Plain tensors pay that class comparison and nothing else.
+The recompiled code objects are cached (marshal, keyed by the interpreter and the source files' identity), so an
+import with a current cache only assigns them: ~3 ms instead of ~0.18 s of signature/parse/compile.
 
 `Tensor.__torch_function__` is torch's default: it runs the function with dispatch disabled and returns Tensor
 results as the subclass (so a subclass's override can end in `super().__torch_function__(...)`). A subclass that
@@ -246,7 +248,9 @@ def _check_source(key: int, code, pos, star) -> str:
     k = nargs + code.co_kwonlyargcount
     varargs = names[k] if code.co_flags & inspect.CO_VARARGS else None
     varkw = names[k + (varargs is not None)] if code.co_flags & inspect.CO_VARKEYWORDS else None
-    test = "{0}.__class__ is not _tf_T and {0}.__class__ not in _tf_P"
+    # (a list/tuple argument, e.g. cat's tensors, reaches _dispatch only when an element is of a class not seen plain)
+    test = "{0}.__class__ is not _tf_T and {0}.__class__ not in _tf_P and " \
+           "({0}.__class__ is not list and {0}.__class__ is not tuple or _tf_any({0}))"
     if nargs == 0 and varargs is not None:  # a (*args, **kwargs) wrapper: the wrapped function's positions
         vals = [f"({varargs}[{i}] if len({varargs}) > {i} else " +
                 (f"{varkw}.get({n!r}))" if varkw else "None)") for i, n in pos]
@@ -276,7 +280,10 @@ def _check_source(key: int, code, pos, star) -> str:
 
 
 def _tf_any(xs) -> bool:
-    return any(x.__class__ not in _PLAIN for x in xs)
+    for x in xs:  # (a loop, not any(genexpr): this runs on every cat/stack call)
+        if x.__class__ not in _PLAIN:
+            return True
+    return False
 
 
 def _generate(f, key: int):
