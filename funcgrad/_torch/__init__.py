@@ -237,3 +237,8 @@ __all__ = sorted(set().union(*(_m.__all__ for _m in _methods.CORE + _FAMILIES)) 
 
 from . import _docs  # noqa: E402
 _docs.attach(__name__, Tensor)  # (the one-line docstrings of the generated functions and methods)
+
+from . import overrides as _overrides  # noqa: E402
+# torch's functions dispatch on `__torch_function__` (NestedTensor, MaskedTensor, user Tensor-likes): one class
+# test first in each function's own code, so plain tensors pay nothing more
+_overrides.install(globals(), __all__)

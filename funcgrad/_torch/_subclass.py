@@ -93,3 +93,28 @@ def _rebuild(cls, slots: dict):
     for k, v in slots.items():
         setattr(new, k, v)
     return new
+
+
+def torch_function(cls, func, types, args=(), kwargs=None):
+    """The torch functions a WrapperTensor subclass has no rule for: the method of the same name when the class
+    defines one (torch.add(nt, 1) is nt.add(1)), else torch's NotImplementedError naming the operator."""
+    kwargs = kwargs or {}
+    name = getattr(func, "__name__", "")
+    first = args[0] if args else kwargs.get("input")
+    m = vars_of(cls).get(name) if isinstance(first, cls) else None
+    if callable(m) and not getattr(m, "__qualname__", "").startswith("_refusal."):
+        rest = args[1:] if args else ()
+        kw = {k: v for k, v in kwargs.items() if k != "input"}
+        return m(first, *rest, **kw)
+    if isinstance(first, cls) and hasattr(cls, "_no_kernel"):
+        raise NotImplementedError(first._no_kernel(name))
+    raise NotImplementedError(f"{cls.__name__} does not support torch.{name}(); operate on its components instead")
+
+
+def vars_of(cls) -> dict:
+    """The attributes the WrapperTensor subclass cls (and its WrapperTensor bases) define themselves."""
+    out = {}
+    for c in reversed(cls.__mro__):
+        if c is not WrapperTensor and isinstance(c, type) and issubclass(c, WrapperTensor):
+            out.update(vars(c))
+    return out

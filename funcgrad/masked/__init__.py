@@ -7,9 +7,10 @@
 A MaskedTensor pairs a data Tensor with a bool mask; operations act on the data, reductions ignore the masked-out
 elements (each reduction's result is masked where no element was specified), and autograd runs through the data
 Tensor, so `mt.grad` is a MaskedTensor of the data's gradient under the same mask. A MaskedTensor is a
-torch.Tensor (a WrapperTensor: no buffer of its own); what differs from torch: torch's functions reach it only
-where they dispatch on `__torch_function__` (nn.functional's relu, gelu, silu, softmax, log_softmax, dropout), the
-rest are methods, and a Tensor method it does not implement raises NotImplementedError naming it.
+torch.Tensor (a WrapperTensor: no buffer of its own); torch's functions reach it through `__torch_function__`
+(nn.functional's relu, gelu, silu, softmax, log_softmax, dropout have rules here; any other torch function runs
+the MaskedTensor method of its name, torch.sum(mt, 1) is mt.sum(1), or raises NotImplementedError), and a Tensor
+method it does not implement raises NotImplementedError naming it.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import math
 import operator
 
 from .. import _torch as _fg
+from .._torch import _subclass
 from .._torch._subclass import WrapperTensor
 from ..nn import functional as F
 
@@ -166,7 +168,10 @@ class MaskedTensor(WrapperTensor):
         if func in (F.relu, F.gelu, F.silu, F.dropout):
             x = args[0]
             return x._like(func(x._data, *args[1:], **kwargs))
-        return NotImplemented
+        return _subclass.torch_function(cls, func, types, args, kwargs)
+
+    def _no_kernel(self, name: str) -> str:
+        return f"{name} is not implemented for MaskedTensor; apply it to get_data() and get_mask()"
 
 
 _UNARY = ("abs", "neg", "exp", "expm1", "log", "log1p", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "sqrt",

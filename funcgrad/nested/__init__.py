@@ -10,10 +10,11 @@ them, so autograd reaches the components (and, through `as_nested_tensor` / `nes
 tensors they came from) with no rule of its own. Both of torch's layouts: `torch.strided` (any dimension may be
 irregular; `size()` refuses) and `torch.jagged` (one ragged dimension, shown as a symbol `j1`; `values()`,
 `offsets()`, `lengths()`). A NestedTensor is a torch.Tensor (a WrapperTensor: no buffer of its own); what differs
-from torch: only the torch functions that dispatch on `__torch_function__` accept one (nn.functional's linear,
-scaled_dot_product_attention, layer_norm, dropout, relu, gelu, silu, softmax, log_softmax; hence nn.Linear,
-nn.LayerNorm, nn.Dropout, ...); everything else is a method (`nt.matmul(other)`, `nt @ other`), and a Tensor
-method it does not implement raises NotImplementedError naming it.
+from torch: torch's functions reach it through `__torch_function__`: nn.functional's linear,
+scaled_dot_product_attention, layer_norm, dropout, relu, gelu, silu, softmax, log_softmax (hence nn.Linear,
+nn.LayerNorm, nn.Dropout, ...), torch.cat and torch.where have rules here; any other torch function runs the
+NestedTensor method of its name (torch.matmul(nt, w) is nt.matmul(w)) or raises torch's NotImplementedError; a
+Tensor method it does not implement raises NotImplementedError naming it.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import operator
 from .. import _torch as _fg
 from .._torch._dtype import Size
 from .._torch._formats import jagged, strided
+from .._torch import _subclass
 from .._torch._subclass import WrapperTensor
 from ..nn import functional as F
 
@@ -408,6 +410,8 @@ class NestedTensor(WrapperTensor):
         return self.matmul(other)
 
     def matmul(self, other):
+        if self._layout is strided and not isinstance(other, NestedTensor):
+            raise RuntimeError("Expected both to be nested, but got a nested self and non-nested other")
         if isinstance(other, NestedTensor):
             if len(other._ts) != len(self._ts):
                 raise RuntimeError(f"matmul(): expected the two nested tensors to have the same batch size, got "
@@ -430,8 +434,14 @@ class NestedTensor(WrapperTensor):
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         impl = _FUNCTIONS.get(func)
         if impl is None:
-            return NotImplemented
+            return _subclass.torch_function(cls, func, types, args, kwargs)
         return impl(*args, **(kwargs or {}))
+
+    def _no_kernel(self, name: str) -> str:
+        """torch's error for an operator without a nested kernel (the jagged layout's, or the strided one's)."""
+        if self._layout is jagged:
+            return f"aten.{name}.default"
+        return f"Could not run 'aten::{name}' with arguments from the 'NestedTensorCPU' backend"
 
 
 # elementwise methods that map over the components unchanged
@@ -518,10 +528,44 @@ def _softmax_fn(name):
     return impl
 
 
+def _cat(tensors, dim: int = 0, *, out=None):
+    """torch.cat of nested tensors: along the batch dimension (strided layout) or componentwise."""
+    nts = list(tensors)
+    first = nts[0]
+    if not all(isinstance(t, NestedTensor) for t in nts):
+        raise RuntimeError("cat(): expected all inputs to be nested tensors when one of them is")
+    d = _norm_dim(dim, first.dim())
+    if d == 0:
+        if first._layout is jagged:
+            raise RuntimeError("cat(): not supported for NestedTensor on dim=0")
+        return NestedTensor([c for t in nts for c in t._ts], strided)
+    if len({len(t._ts) for t in nts}) > 1:
+        raise RuntimeError("cat(): expected all nested tensors to have the same batch size")
+    return first._like([_fg.cat(list(cs), d - 1) for cs in zip(*(t._ts for t in nts))],
+                       keep_sym=first._layout is not jagged or d != first._ragged_idx)
+
+
+def _where(condition, input, other):
+    """torch.where with a nested condition and input (jagged layout; other nested or a scalar)."""
+    nt = next(t for t in (condition, input, other) if isinstance(t, NestedTensor))
+    if nt._layout is strided:
+        raise RuntimeError("other must be nested" if not isinstance(other, NestedTensor) else
+                           "self must not be nested")
+    parts = [t._ts if isinstance(t, NestedTensor) else [t] * len(nt._ts) for t in (condition, input, other)]
+    return nt._like([_fg.where(c, a, b) for c, a, b in zip(*parts)])
+
+
+def _alpha(name: str):
+    def impl(input, other, *, alpha=1, out=None):
+        return getattr(input, name)(other if alpha == 1 else other * alpha)
+    return impl
+
+
 _FUNCTIONS = {F.linear: _linear, F.scaled_dot_product_attention: _sdpa, F.layer_norm: _layer_norm,
               F.dropout: _elementwise(F.dropout), F.relu: _elementwise(F.relu), F.gelu: _elementwise(F.gelu),
               F.silu: _elementwise(F.silu), F.softmax: _softmax_fn("softmax"),
-              F.log_softmax: _softmax_fn("log_softmax")}
+              F.log_softmax: _softmax_fn("log_softmax"), _fg.cat: _cat, _fg.concat: _cat, _fg.concatenate: _cat,
+              _fg.where: _where, _fg.add: _alpha("add"), _fg.sub: _alpha("sub"), _fg.softmax: _softmax_fn("softmax"), _fg.log_softmax: _softmax_fn("log_softmax")}
 
 
 # --- construction -----------------------------------------------------------------------------------------
