@@ -214,7 +214,6 @@ _argcheck.wrap_module(linalg, linalg.__all__, "linalg_")
 
 from . import _complex_reject  # noqa: E402
 _complex_reject.guard_namespace(globals())  # torch's errors for complex input without a complex kernel
-_quantized.guard_namespace(globals())  # quantized inputs take QTensor's methods
 
 __all__ = sorted(set().union(*(_m.__all__ for _m in _methods.CORE + _FAMILIES)) | set(_nn_aliases.__all__) | set(_quantized.__all__) |
                  set(_methods_ops.TORCH_INPLACE_FNS) & set(globals()) | {"i0", "igamma", "igammac", "polygamma"} | {

@@ -25,6 +25,7 @@ import numpy as np
 from . import _dtype as D
 from .ops import selection as _selection
 from ._creation import tensor as _tensor
+from . import overrides as _overrides
 from ._tensor import Tensor, _make, _make_as
 from ._printing import _body, _add_suffixes
 from .ops.shape import detach as _detach
@@ -590,64 +591,52 @@ def seal() -> None:
 
 
 # torch functions whose fast paths read a tensor's buffer directly: given a quantized tensor they would compute on
-# its integer representation, so they take QTensor's method instead (a quantized kernel, or torch's refusal);
-# torch.relu routes quantized inputs itself, off its float fast path
+# its integer representation, so they take QTensor's method instead (a quantized kernel, or torch's refusal),
+# through QTensor.__torch_function__ (no cost for plain tensors)
 _METHOD_FORMS = ("adjoint", "clamp", "clamp_max", "clamp_min", "clip", "diagonal", "diff", "flatten", "moveaxis",
                  "movedim", "permute", "ravel", "reshape", "select", "squeeze", "swapaxes", "swapdims", "t",
                  "transpose", "unsqueeze", "view", "unique", "unique_consecutive", "bernoulli", "histc", "fill",
                  "narrow", "expand", "unflatten", "chunk", "split", "unbind", "flip", "roll", "contiguous",
-                 "sigmoid", "mean")
+                 "sigmoid", "mean", "relu")
 
 
-def guard_namespace(namespace: dict) -> None:
-    """Route quantized inputs of _METHOD_FORMS's torch functions to QTensor's methods, and sequences holding a
-    quantized tensor given to cat / stack to q_cat (called once the torch namespace is assembled)."""
-    for name in _METHOD_FORMS:
-        f = namespace.get(name)
-        if callable(f):
-            namespace[name] = _quantized_aware(f, name)
-    for name in ("cat", "concat", "concatenate", "stack"):
-        f = namespace.get(name)
-        if callable(f):
-            namespace[name] = _quantized_join(f, name == "stack")
+_METHOD_SET = frozenset(_METHOD_FORMS)
+_JOINS = frozenset(("cat", "concat", "concatenate", "stack"))
 
 
-def _quantized_join(f, stack: bool):
-    def g(tensors, dim=0, *, out=None, **kwargs):
-        if isinstance(tensors, (list, tuple)) and any(t.__class__ is QTensor for t in tensors):
-            if not all(t.__class__ is QTensor for t in tensors):
-                raise NotImplementedError("Could not run 'aten::qscheme' with arguments from the 'CPU' backend: "
-                                          f"torch.{f.__name__} of quantized and float tensors; quantize or "
-                                          "dequantize them all first")
-            if any(t._qp().per_channel for t in tensors):
-                raise RuntimeError(f"Only per-tensor quantization is supported in '{f.__name__}'!")
-            dim = int(kwargs.pop("axis", dim))
-            if stack:
-                tensors = [t.unsqueeze(dim % (t.ndim + 1)) for t in tensors]
-            return q_cat(tensors, dim)
-        return f(tensors, dim, out=out, **kwargs)
-    g.__name__, g.__qualname__, g.__doc__, g.__wrapped__ = f.__name__, f.__qualname__, f.__doc__, f
-    g.__module__ = f.__module__
-    return g
+def _q_torch_function(cls, func, types, args=(), kwargs=None):
+    """QTensor.__torch_function__: a torch function given a quantized tensor. Those of _METHOD_FORMS call QTensor's
+    method of their name (its own kernel, or torch's refusal where it has none), cat/stack join the integer
+    representations (q_cat), and every other function runs as on a plain tensor with dispatch off (where a
+    quantized input meets torch's errors)."""
+    kwargs = dict(kwargs or {})
+    name = func.__name__
+    if name in _JOINS:
+        return _q_join(func, name == "stack", *args, **kwargs)
+    if name in _METHOD_SET:
+        x, rest = (args[0], args[1:]) if args else (kwargs.pop("input", None), ())
+        if x.__class__ is QTensor:
+            m = QTensor.__dict__.get(name)
+            if m is None:
+                raise _no_quantized_kernel(f"aten::{name}")
+            return m.__get__(x)(*rest, **kwargs)
+    return _overrides._disabled_torch_function_impl(cls, func, types, args, kwargs)
 
 
-def _quantized_aware(f, name):
-    def method(x):  # QTensor's own kernel or refusal (a Tensor method it did not seal is refused too)
-        m = QTensor.__dict__.get(name)
-        if m is None:
-            raise _no_quantized_kernel(f"aten::{name}")
-        return m.__get__(x)
+def _q_join(f, stack: bool, tensors, dim=0, *, out=None, **kwargs):
+    if not all(t.__class__ is QTensor for t in tensors):
+        raise NotImplementedError("Could not run 'aten::qscheme' with arguments from the 'CPU' backend: "
+                                  f"torch.{f.__name__} of quantized and float tensors; quantize or "
+                                  "dequantize them all first")
+    if any(t._qp().per_channel for t in tensors):
+        raise RuntimeError(f"Only per-tensor quantization is supported in '{f.__name__}'!")
+    dim = int(kwargs.pop("axis", dim))
+    if stack:
+        tensors = [t.unsqueeze(dim % (t.ndim + 1)) for t in tensors]
+    return q_cat(tensors, dim)
 
-    def g(*args, **kwargs):
-        if args and args[0].__class__ is QTensor:
-            return method(args[0])(*args[1:], **kwargs)
-        if not args and kwargs.get("input").__class__ is QTensor:
-            kw = dict(kwargs)
-            return method(kw.pop("input"))(**kw)
-        return f(*args, **kwargs)
-    g.__name__, g.__qualname__, g.__doc__, g.__wrapped__ = f.__name__, f.__qualname__, f.__doc__, f
-    g.__module__ = f.__module__
-    return g
+
+QTensor.__torch_function__ = classmethod(_q_torch_function)
 
 
 # --- quantized kernels: torch's QuantizedCPU operators, as integer math on the representation ----------------

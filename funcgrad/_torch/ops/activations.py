@@ -9,7 +9,7 @@ from ..._jax import nn as _jnn
 from ..._src.prims import elementwise as ew
 from ..._src.prims.reduction import log_softmax_p as _LOG_SOFTMAX_P, softmax_p as _SOFTMAX_P
 from ...autograd.grad_mode import state as _gs
-from .._tensor import Tensor as _Tensor, _dim, _make
+from .._tensor import _dim, _make
 from .._dispatch import _apply1, _apply_prim, _req
 from ._common import _cast, _legacy_name, _out, _scalar_arr
 
@@ -36,9 +36,6 @@ def relu(input, *, out=None):
         r = _RELU_TORCH(v)  # (bfloat16, kind 'V', takes the recorded path below)
         r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
         return r if out is None else _out(r, out)
-    if input.__class__ is not _Tensor and input.is_quantized:  # (here, off the fast path, rather than
-        # by _quantized's guard_namespace wrapper: 0.1 us a call)
-        return input.relu() if out is None else input.relu(out=out)
     kind = input._np_dtype().kind
     if kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
