@@ -65,6 +65,18 @@ aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
+aten::gt.Tensor(Tensor self, Tensor other) -> Tensor
+aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
+aten::ge.Tensor(Tensor self, Tensor other) -> Tensor
+aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
+aten::lt.Tensor(Tensor self, Tensor other) -> Tensor
+aten::le.Scalar(Tensor self, Scalar other) -> Tensor
+aten::le.Tensor(Tensor self, Tensor other) -> Tensor
+aten::eq.Scalar(Tensor self, Scalar other) -> Tensor
+aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
+aten::ne.Scalar(Tensor self, Scalar other) -> Tensor
+aten::ne.Tensor(Tensor self, Tensor other) -> Tensor
 """
 
 
@@ -195,7 +207,8 @@ _CANDIDATES = {"sum": ("sum.dim_IntList", "sum.default"), "mean": ("mean.dim", "
                "squeeze": ("squeeze.dim",), "transpose": ("transpose.int",), "swapaxes": ("transpose.int",),
                "softmax": ("softmax.int",), "log_softmax": ("log_softmax.int",), "add": ("add.Tensor",),
                "sub": ("sub.Tensor",), "mul": ("mul.Tensor",), "div": ("div.Tensor",), "multiply": ("mul.Tensor",),
-               "subtract": ("sub.Tensor",), "divide": ("div.Tensor",), "true_divide": ("div.Tensor",)}
+               "subtract": ("sub.Tensor",), "divide": ("div.Tensor",), "true_divide": ("div.Tensor",),
+               **{c: (f"{c}.Scalar", f"{c}.Tensor") for c in ("gt", "ge", "lt", "le", "eq", "ne")}}
 # funcgrad argument names that differ from the schema's, per canonical name (beyond input -> self)
 _RENAMES = {"view": {"shape": "size", "size": "size"}, "expand": {"sizes": "size", "shape": "size"},
             "dropout": {"training": "train"}, "embedding": {"input": "indices"}, "softmax": {"_stacklevel": None},
