@@ -1,10 +1,10 @@
 """The symbolic sizes of an exported program's values, as torch's .pt2 format writes them.
 
 Each int the graph computes and each dimension of each tensor is found as a polynomial of the program's dynamic
-sizes (`s0`, `s1`, ...) by running the graph, both branches of every torch.cond included, at the example sizes,
-at one more size per symbol, and at a further point that checks the fit: a value that moves affinely with the
-sizes (`s0`, `2*s0`, `s0 + s1`, `4*s0 - 1`) is written exactly; any other (`s0*s1`, `s0 // 2`) raises UnsupportedOp
-naming the node. Expressions print as sympy's `srepr` (`Mul(Integer(2), Symbol('s0', positive=True,
+sizes (`s0`, `s1`, ...) by running the graph, both branches of every torch.cond included, at the example sizes
+and at moved sizes (each symbol by 1 and 2, each pair together), and checked at a further point: a value that
+is a quadratic polynomial of the sizes (`s0`, `2*s0`, `s0 + s1`, `4*s0 - 1`, `s0*s1`) is written exactly; any
+other (`s0 // 2`) raises UnsupportedOp naming the node. Expressions print as sympy's `srepr` (`Mul(Integer(2), Symbol('s0', positive=True,
 integer=True))`), the form torch's loader parses."""
 from __future__ import annotations
 
@@ -62,7 +62,9 @@ class Poly:
         """sympy.srepr of the polynomial, with torch's size symbols (positive integers)."""
         parts = []
         for m, c in sorted(self.terms.items(), key=lambda kv: (len(kv[0]), kv[0])):
-            factors = [f"Symbol('{s}', positive=True, integer=True)" for s in m]
+            factors = [f"Symbol('{s}', positive=True, integer=True)" for s in sorted(set(m))]
+            factors = [f if m.count(s) == 1 else f"Pow({f}, Integer({m.count(s)}))"
+                       for s, f in zip(sorted(set(m)), factors)]
             if c != 1 or not factors:
                 factors.insert(0, f"Integer({c})")
             parts.append(factors[0] if len(factors) == 1 else f"Mul({', '.join(factors)})")
@@ -71,7 +73,7 @@ class Poly:
     def __str__(self) -> str:
         parts = []
         for m, c in sorted(self.terms.items(), key=lambda kv: (-len(kv[0]), kv[0])):
-            body = "*".join(m)
+            body = "*".join(s if m.count(s) == 1 else f"{s}**{m.count(s)}" for s in sorted(set(m)))
             parts.append(str(c) if not m else body if c == 1 else f"-{body}" if c == -1 else f"{c}*{body}")
         return " + ".join(parts).replace("+ -", "- ") or "0"
 
@@ -95,12 +97,12 @@ def annotate(ep, leaves: list, error: Callable | None = None) -> None:
 
 
 def resize(t: Tensor, dim: int, n: int) -> Tensor:
-    """t with size n along dim: cut, or grown by repeating its leading slices (keeps index values valid)."""
+    """t with size n along dim, contiguous: cut, or grown by repeating its leading slices (keeps index values
+    valid)."""
     size = t.shape[dim]
-    if n <= size:
-        return t.narrow(dim, 0, n)
-    reps = -(-n // size)
-    return _T.cat([t] * reps, dim).narrow(dim, 0, n)
+    if n > size:
+        t = _T.cat([t] * -(-n // size), dim)
+    return t.narrow(dim, 0, n).contiguous()
 
 
 def symbols_of(guards: list) -> list:
@@ -163,7 +165,7 @@ def _step(sym, k: int) -> int:
 def program_sizes(ep, leaves: list, error: Callable | None = None) -> tuple:
     """({node: value at the example sizes}, {node: [Poly or None per int]}) over ep's graph and its branches,
     leaves being the user inputs at the example sizes: for a tensor one entry per dimension, for an int one;
-    None where the value is not affine in the sizes. A run that fails raises error(moves, exception), moves
+    None where the value is not a quadratic polynomial of the sizes. A run that fails raises error(moves, exception), moves
     being {symbol name: change of its size}."""
     symbols = symbols_of(ep._guards)
 
@@ -191,33 +193,58 @@ def program_sizes(ep, leaves: list, error: Callable | None = None) -> tuple:
         return env
 
     base = run({})
-    steps = {s.name: _step(s, 1) for s in symbols}
-    checks = {s.name: _step(s, 2) for s in symbols}
-    moved = [(s.name, run({s.name: steps[s.name]})) for s in symbols if steps[s.name]]
+    hint = {s.name: s.hint for s in symbols}
+    d = {s.name: _step(s, 1) for s in symbols if _step(s, 1)}
+    names = list(d)
+    single = {n: run({n: d[n]}) for n in names}
+    double = {n: run({n: 2 * d[n]}) for s in symbols for n in [s.name] if n in d and _step(s, 2 * d[n]) == 2 * d[n]}
+    pairs = {(a, b): run({a: d[a], b: d[b]}) for k, a in enumerate(names) for b in names[k + 1:]}
+    checks = {s.name: _step(s, 3) for s in symbols}
     check = run(checks) if any(checks.values()) else base
+    at_check = {n: hint[n] + checks[n] for n in hint}
     polys: dict = {}
     for node, v in base.items():
         v0 = _ints_of(v)
         if v0 is None:
             continue
-        rows = [(name, _ints_of(env.get(node))) for name, env in moved]
-        vc = _ints_of(check.get(node))
+        got = lambda env: _ints_of(env.get(node)) if env is not None else None  # noqa: E731
+        f1, f2 = {n: got(e) for n, e in single.items()}, {n: got(e) for n, e in double.items()}
+        f12 = {k: got(e) for k, e in pairs.items()}
+        vc = got(check)
+        if any(f is None or len(f) != len(v0) for f in (*f1.values(), *f2.values(), *f12.values(), vc)):
+            polys[node] = [None] * len(v0)
+            continue
         out = []
-        for i, n0 in enumerate(v0):
-            terms = {(): n0}
-            ok = True
-            for name, vi in rows:
-                if vi is None or len(vi) != len(v0) or (vi[i] - n0) % steps[name]:
-                    ok = False
-                    break
-                a = (vi[i] - n0) // steps[name]
-                terms[(name,)] = a
-                terms[()] -= a * next(s.hint for s in symbols if s.name == name)
-            p = Poly(terms) if ok else None
-            if p is not None and vc is not None and len(vc) == len(v0):
-                if p.value({s.name: s.hint + checks[s.name] for s in symbols}) != vc[i]:
-                    p = None
-            out.append(p)
+        for i, c0 in enumerate(v0):
+            p = _fit(c0, {n: f[i] for n, f in f1.items()}, {n: f[i] for n, f in f2.items()},
+                     {k: f[i] for k, f in f12.items()}, d, hint)
+            out.append(p if p is not None and p.value(at_check) == vc[i] else None)
         polys[node] = out
     return base, polys
+
+
+def _fit(f0: int, f1: dict, f2: dict, f12: dict, d: dict, hint: dict) -> Poly | None:
+    """The quadratic integer polynomial c + sum a_i s_i + sum b_ij s_i s_j through the values f0 at the hints,
+    f1[i] at s_i moved by d[i], f2[i] moved by 2 d[i], f12[i, j] with both moved (None if no integer one is)."""
+    b: dict = {}
+    for n, v2 in f2.items():  # f(h + 2d) - 2 f(h + d) + f(h) = 2 b_nn d^2
+        num, den = v2 - 2 * f1[n] + f0, 2 * d[n] * d[n]
+        if num % den:
+            return None
+        b[(n, n)] = num // den
+    for (p, q), v in f12.items():  # f(h + d_p + d_q) - f(h + d_p) - f(h + d_q) + f(h) = b_pq d_p d_q
+        num, den = v - f1[p] - f1[q] + f0, d[p] * d[q]
+        if num % den:
+            return None
+        b[(p, q)] = num // den
+    terms = dict(b)
+    for n, v1 in f1.items():  # f(h + d) - f(h) = d (a_n + b_nn (2 h_n + d) + sum_m b_nm h_m)
+        num = v1 - f0 - d[n] * (b.get((n, n), 0) * (2 * hint[n] + d[n])
+                                + sum(c * hint[m] for (x, m), c in b.items() if x == n and m != n)
+                                + sum(c * hint[m] for (m, x), c in b.items() if x == n and m != n))
+        if num % d[n]:
+            return None
+        terms[(n,)] = num // d[n]
+    p = Poly(terms)
+    return p + (f0 - p.value(hint))
 
