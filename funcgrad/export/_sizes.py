@@ -58,10 +58,15 @@ class Poly:
             out += c
         return out
 
+    def _ordered(self) -> list:
+        """The terms in sympy's printing order (lex: exponents over the sorted symbols, descending)."""
+        gens = sorted({g for m in self.terms for g in m})
+        return sorted(self.terms.items(), key=lambda kv: tuple(kv[0].count(g) for g in gens), reverse=True)
+
     def srepr(self) -> str:
         """sympy.srepr of the polynomial, with torch's size symbols (positive integers)."""
         parts = []
-        for m, c in sorted(self.terms.items(), key=lambda kv: (len(kv[0]), kv[0])):
+        for m, c in self._ordered():
             factors = [f"Symbol('{s}', positive=True, integer=True)" for s in sorted(set(m))]
             factors = [f if m.count(s) == 1 else f"Pow({f}, Integer({m.count(s)}))"
                        for s, f in zip(sorted(set(m)), factors)]
@@ -72,7 +77,7 @@ class Poly:
 
     def __str__(self) -> str:
         parts = []
-        for m, c in sorted(self.terms.items(), key=lambda kv: (-len(kv[0]), kv[0])):
+        for m, c in self._ordered():
             body = "*".join(s if m.count(s) == 1 else f"{s}**{m.count(s)}" for s in sorted(set(m)))
             parts.append(str(c) if not m else body if c == 1 else f"-{body}" if c == -1 else f"{c}*{body}")
         return " + ".join(parts).replace("+ -", "- ") or "0"
