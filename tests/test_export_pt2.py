@@ -346,69 +346,69 @@ def test_size_polynomials_print_as_sympy():
     assert sympy.sympify(q.srepr()) == 3 * s0 * s1 + s2 ** 2 + 4
 
 
-@pytest.mark.parametrize("name", ["Dyn", "Cnd"])
-def test_torch_loads_funcgrad_dynamic_file(tmp_path, name):
+def test_torch_loads_funcgrad_dynamic_file(tmp_path):
+    """Both models in one torch process: each at several sizes (Cnd: both branches of both conds)."""
     pytest.importorskip("torch")
-    m = _dyn(torch, name)
-    torch.export.save(_dyn_export(torch, m, name), tmp_path / "fg.pt2")
-    xs = _inputs(torch, name)
-    refs = [[o.detach() for o in (m(*x) if name == "Dyn" else (m(*x),))] for x in xs]
-    torch.save((xs, refs), tmp_path / "ref.pt")
+    cases = []
+    for name in ("Dyn", "Cnd"):
+        m = _dyn(torch, name)
+        torch.export.save(_dyn_export(torch, m, name), tmp_path / f"{name}.pt2")
+        xs = _inputs(torch, name)
+        refs = [[o.detach() for o in (m(*x) if name == "Dyn" else (m(*x),))] for x in xs]
+        cases.append((name, xs, refs))
+    torch.save([(xs, refs) for _, xs, refs in cases], tmp_path / "ref.pt")
     out = _torch_run(f"""
 import torch
-ep = torch.export.load({str(tmp_path / 'fg.pt2')!r})
-xs, refs = torch.load({str(tmp_path / 'ref.pt')!r})
-m = ep.module()
-for x, ref in zip(xs, refs):
-    out = m(*x)
-    out = out if isinstance(out, (tuple, list)) else (out,)
-    print(max(float(((a - b).abs() / b.abs().clamp(min=1)).max()) for a, b in zip(out, ref)),
-          [tuple(o.shape) for o in out])
-print(sorted(str(k) for k in ep.range_constraints))
+for name, (xs, refs) in zip(("Dyn", "Cnd"), torch.load({str(tmp_path / 'ref.pt')!r})):
+    ep = torch.export.load({str(tmp_path)!r} + f"/{{name}}.pt2")
+    m = ep.module()
+    for x, ref in zip(xs, refs):
+        out = m(*x)
+        out = out if isinstance(out, (tuple, list)) else (out,)
+        print(max(float(((a - b).abs() / b.abs().clamp(min=1)).max()) for a, b in zip(out, ref)),
+              [tuple(o.shape) for o in out])
+    print(sorted(str(k) for k in ep.range_constraints))
 """)
-    lines = out.strip().splitlines()
-    assert len(lines) == len(xs) + 1
-    for line, ref in zip(lines, refs):
-        err, shapes = line.split(" ", 1)
-        assert float(err) < 1e-6  # relative to the value where it exceeds 1 (float32 outputs up to ~20)
-        assert shapes == str([tuple(r.shape) for r in ref])
-    assert lines[-1] == (str(["s0", "s1", "s2"]) if name == "Dyn" else "['s0']")
+    lines = iter(out.strip().splitlines())
+    for name, xs, refs in cases:
+        for ref in refs:
+            err, shapes = next(lines).split(" ", 1)
+            assert float(err) < 1e-6  # relative to the value where it exceeds 1 (float32 outputs up to ~20)
+            assert shapes == str([tuple(r.shape) for r in ref])
+        assert next(lines) == (str(["s0", "s1", "s2"]) if name == "Dyn" else "['s0']")
 
 
-@pytest.mark.parametrize("name", ["Dyn", "Cnd"])
-def test_funcgrad_loads_torch_dynamic_file(tmp_path, name):
+def test_funcgrad_loads_torch_dynamic_file(tmp_path):
     pytest.importorskip("torch")
-    path, ref = tmp_path / "th.pt2", tmp_path / "ref.npz"
     _torch_run(f"""
 import torch, numpy as np
-ns = {{"torch": torch}}
-exec({DYN_MODEL!r}, ns)
-m = ns[{name!r}]().eval()
-torch.manual_seed(0)
 exec({_DYN_HELPERS!r})
-ep = _dyn_export(torch, m, {name!r})
-torch.export.save(ep, {str(path)!r})
-arrays = []
-for x in _inputs(torch, {name!r}):
-    out = m(*x)
-    arrays += [a.numpy() for a in x] + [o.detach().numpy() for o in (out if isinstance(out, tuple) else (out,))]
-np.savez({str(ref)!r}, *arrays)
+for name in ("Dyn", "Cnd"):
+    ns = {{"torch": torch}}
+    exec({DYN_MODEL!r}, ns)
+    m = ns[name]().eval()
+    torch.export.save(_dyn_export(torch, m, name), {str(tmp_path)!r} + f"/{{name}}.pt2")
+    arrays = []
+    for x in _inputs(torch, name):
+        out = m(*x)
+        arrays += [a.numpy() for a in x] + [o.detach().numpy() for o in (out if isinstance(out, tuple) else (out,))]
+    np.savez({str(tmp_path)!r} + f"/{{name}}.npz", *arrays)
 """)
-    ep = torch.export.load(path)
-    r = np.load(ref)
-    arrays = [r[f"arr_{i}"] for i in range(len(r.files))]
-    n_in, n_out = (2, 3) if name == "Dyn" else (1, 1)
-    gm = ep.module()
-    for k in range(len(_SIZES[name])):
-        chunk = arrays[k * (n_in + n_out):(k + 1) * (n_in + n_out)]
-        out = gm(*[torch.tensor(a) for a in chunk[:n_in]])
-        out = out if isinstance(out, tuple) else (out,)
-        for o, want in zip(out, chunk[n_in:]):
-            np.testing.assert_allclose(_np(o), want, rtol=1e-6, atol=1e-6)
-    assert len(ep.range_constraints) == (3 if name == "Dyn" else 1)
-    if name == "Dyn":
-        with pytest.raises(AssertionError, match=r"<= 64"):
-            gm(torch.randn(65, 2, 6), torch.randn(2, 4))
+    for name in ("Dyn", "Cnd"):
+        ep = torch.export.load(tmp_path / f"{name}.pt2")
+        r = np.load(tmp_path / f"{name}.npz")
+        arrays = [r[f"arr_{i}"] for i in range(len(r.files))]
+        n_in, n_out = (2, 3) if name == "Dyn" else (1, 1)
+        gm = ep.module()
+        for k in range(len(_SIZES[name])):
+            chunk = arrays[k * (n_in + n_out):(k + 1) * (n_in + n_out)]
+            out = gm(*[torch.tensor(a) for a in chunk[:n_in]])
+            out = out if isinstance(out, tuple) else (out,)
+            for o, want in zip(out, chunk[n_in:]):
+                np.testing.assert_allclose(_np(o), want, rtol=1e-6, atol=1e-6)
+        assert len(ep.range_constraints) == (3 if name == "Dyn" else 1)
+    with pytest.raises(AssertionError, match=r"<= 64"):
+        gm(torch.randn(65, 3))
 
 
 _DYN_HELPERS = "\n".join(__import__("inspect").getsource(f) for f in (_dyn_export, _inputs)) + \
