@@ -9,8 +9,8 @@ strides as sympy expressions of the symbols (`as_expr`, with the example value a
 and int arithmetic (`_operator.mul`, ...) with SymInt outputs, and SymInt arguments (`as_sym_int`, `as_sym_ints`).
 torch.cond is the higher-order operator `torch.ops.higher_order.cond`, its two branches serialized inline as
 graphs (`as_graph`) and its outputs the getitem nodes that read them. Anything else (another higher-order
-operator, a size that is not a quadratic polynomial of the dynamic sizes, non-tensor inputs or outputs) raises UnsupportedOp
-naming it."""
+operator, a size that is not a quadratic polynomial of the dynamic sizes, non-tensor inputs or outputs) raises
+UnsupportedOp naming it."""
 from __future__ import annotations
 
 import io
@@ -153,7 +153,8 @@ class _Writer:
         for i, p in enumerate(polys):
             if p is None:
                 v = self.vals[node]
-                what = f"size {i} ({v.shape[i]}) of {node.name}" if isinstance(v, Tensor) else f"the int {node.name} = {v}"
+                what = (f"size {i} ({v.shape[i]}) of {node.name}" if isinstance(v, Tensor)
+                        else f"the int {node.name} = {v}")
                 raise UnsupportedOp(f"torch.export.save: {what} is not a polynomial of degree <= 2 in the dynamic "
                                     f"sizes {sorted(self.hints)} (e.g. a floor division), which funcgrad cannot "
                                     "write in torch's .pt2 format")

@@ -4,8 +4,8 @@ Each int the graph computes and each dimension of each tensor is found as a poly
 sizes (`s0`, `s1`, ...) by running the graph, both branches of every torch.cond included, at the example sizes
 and at moved sizes (each symbol by 1 and 2, each pair together), and checked at a further point: a value that
 is a quadratic polynomial of the sizes (`s0`, `2*s0`, `s0 + s1`, `4*s0 - 1`, `s0*s1`) is written exactly; any
-other (`s0 // 2`) raises UnsupportedOp naming the node. Expressions print as sympy's `srepr` (`Mul(Integer(2), Symbol('s0', positive=True,
-integer=True))`), the form torch's loader parses."""
+other (`s0 // 2`) raises UnsupportedOp naming the node. Expressions print as sympy's `srepr`
+(`Mul(Integer(2), Symbol('s0', positive=True, integer=True))`), the form torch's loader parses."""
 from __future__ import annotations
 
 from typing import Callable
@@ -92,11 +92,12 @@ class Poly:
 
 
 def annotate(ep, leaves: list, error: Callable | None = None) -> None:
-    """Set node.meta['val'] (the value at the example sizes) and node.meta['sizes'] (a Poly, or None, per
-    dimension of a tensor) on every node of ep's graph and branches (see program_sizes)."""
+    """Set node.meta['sizes'] (a Poly, or None, per dimension of a tensor) and, where the trace has not,
+    node.meta['val'] (the value at the example sizes) on every node of ep's graph and branches (see
+    program_sizes)."""
     vals, polys = program_sizes(ep, leaves, error)
     for node, v in vals.items():
-        node.meta["val"] = v
+        node.meta.setdefault("val", v)
         if isinstance(v, Tensor) and node in polys:
             node.meta["sizes"] = polys[node]
 
@@ -170,8 +171,8 @@ def _step(sym, k: int) -> int:
 def program_sizes(ep, leaves: list, error: Callable | None = None) -> tuple:
     """({node: value at the example sizes}, {node: [Poly or None per int]}) over ep's graph and its branches,
     leaves being the user inputs at the example sizes: for a tensor one entry per dimension, for an int one;
-    None where the value is not a quadratic polynomial of the sizes. A run that fails raises error(moves, exception), moves
-    being {symbol name: change of its size}."""
+    None where the value is not a quadratic polynomial of the sizes. A run that fails raises
+    error(moves, exception), moves being {symbol name: change of its size}."""
     symbols = symbols_of(ep._guards)
 
     def run(moves: dict) -> dict:
