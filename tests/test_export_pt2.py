@@ -203,3 +203,236 @@ x, ref = torch.load({str(tmp_path / 'ref.pt')!r})
 print(float((ep.module()(x) - ref).abs().max()))
 """)
     assert float(err) < 1e-6
+
+
+# --- dynamic shapes and torch.cond --------------------------------------------------------------------------
+
+DYN_MODEL = '''
+nn = torch.nn; F = torch.nn.functional
+class Dyn(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.fc = nn.Linear(6, 4); s.ln = nn.LayerNorm(4)
+        s.register_buffer("scale", torch.full((4,), 0.5))
+    def forward(s, x, y):
+        B, T, C = x.shape
+        h = s.ln(s.fc(x.reshape(B * T, C))).view(B, T, 4)
+        h = torch.softmax(h, dim=-1) * 2.0 + s.scale
+        z = torch.cat([h.sum(1), y], 0)
+        return z * x.shape[0], h.transpose(0, 1).flatten(1), F.gelu(y).view(-1)
+class Cnd(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.fc = nn.Linear(3, 3)
+    def forward(s, x):
+        def pos(a):
+            return s.fc(a).sin()
+        def neg(a):
+            return a.cos() * 2
+        out = torch.cond(x.sum() > 0, pos, neg, (x,))
+        return torch.cond(x.shape[0] > 4, lambda a: a + 1, lambda a: a - 1, (out,))
+'''
+
+
+def _dyn(lib, name):
+    ns = {"torch": lib}
+    exec(DYN_MODEL, ns)
+    return ns[name]().eval()
+
+
+def _dyn_export(lib, m, name):
+    Dim = lib.export.Dim
+    if name == "Dyn":
+        return lib.export.export(m, (lib.randn(3, 5, 6), lib.randn(2, 4)), dynamic_shapes={
+            "x": {0: Dim("batch", max=64), 1: Dim("seq")}, "y": {0: Dim("extra", min=2)}})
+    return lib.export.export(m, (lib.randn(6, 3),), dynamic_shapes={"x": {0: Dim("batch", max=64)}})
+
+
+# (name, inputs at several sizes; Cnd: both branches of both conds)
+_SIZES = {"Dyn": [((3, 5, 6), (2, 4)), ((7, 2, 6), (5, 4)), ((2, 9, 6), (3, 4))],
+          "Cnd": [((6, 3), 1.0), ((6, 3), -1.0), ((3, 3), 1.0), ((2, 3), -1.0)]}
+
+
+def _inputs(lib, name):
+    out = []
+    for spec in _SIZES[name]:
+        if name == "Dyn":
+            out.append(tuple(lib.randn(*s) for s in spec))
+        else:
+            shape, sign = spec
+            out.append(((lib.rand(*shape) + 0.1) * sign,))
+    return out
+
+
+def test_dynamic_program_json_is_torchs(tmp_path):
+    ep = _dyn_export(torch, _dyn(torch, "Dyn"), "Dyn")
+    path = tmp_path / "d.pt2"
+    torch.export.save(ep, path)
+    prog = json.loads(zipfile.ZipFile(path).read("archive/models/model.json"))
+    assert prog["range_constraints"] == {"s0": {"min_val": 0, "max_val": 64}, "s1": {"min_val": 0, "max_val": None},
+                                         "s2": {"min_val": 2, "max_val": None}}
+    g = prog["graph_module"]["graph"]
+    sym = "Symbol('{}', positive=True, integer=True)"
+    x = g["tensor_values"]["x"]
+    assert x["sizes"] == [{"as_expr": {"expr_str": sym.format("s0"), "hint": {"as_int": 3}}},
+                          {"as_expr": {"expr_str": sym.format("s1"), "hint": {"as_int": 5}}}, {"as_int": 6}]
+    # x's strides: [6*s1, 6, 1]
+    assert x["strides"][0] == {"as_expr": {"expr_str": f"Mul(Integer(6), {sym.format('s1')})", "hint": {"as_int": 30}}}
+    nodes = {n["name"]: n for n in g["nodes"]}
+    sizes = [n for n in g["nodes"] if n["target"] == "torch.ops.aten.sym_size.int"]
+    assert [(n["inputs"][0]["arg"], n["inputs"][1]["arg"]) for n in sizes][:2] == [
+        ({"as_tensor": {"name": "x"}}, {"as_int": 0}), ({"as_tensor": {"name": "x"}}, {"as_int": 1})]
+    mul = next(n for n in g["nodes"] if n["target"] == "_operator.mul")
+    assert mul["outputs"] == [{"as_sym_int": {"as_name": mul["name"]}}]
+    assert g["sym_int_values"][mul["name"]]["as_expr"]["expr_str"] == \
+        f"Mul({sym.format('s0')}, {sym.format('s1')})"
+    reshape = next(n for n in g["nodes"] if n["target"] == "torch.ops.aten.reshape.default")
+    assert reshape["inputs"][1]["arg"] == {"as_sym_ints": [{"as_name": mul["name"]}, {"as_int": 6}]}
+    cat = nodes["cat"]["name"]
+    assert g["tensor_values"][cat]["sizes"][0]["as_expr"] == {
+        "expr_str": f"Add({sym.format('s0')}, {sym.format('s2')})", "hint": {"as_int": 5}}
+
+
+def test_dynamic_round_trip_in_funcgrad(tmp_path):
+    m = _dyn(torch, "Dyn")
+    ep = _dyn_export(torch, m, "Dyn")
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    ep2 = torch.export.load(io.BytesIO(buf.getvalue()))
+    assert {k: (v.lower, v.upper) for k, v in ep2.range_constraints.items()} == {
+        "s0": (0, 64), "s1": (0, torch.export.dynamic_shapes.int_oo), "s2": (2, torch.export.dynamic_shapes.int_oo)}
+    assert '"f32[s0 + s2, 4]"' in str(ep2)
+    for x, y in _inputs(torch, "Dyn"):
+        for a, b in zip(ep2.module()(x, y), m(x, y)):
+            np.testing.assert_allclose(_np(a), _np(b), rtol=1e-6, atol=1e-7)
+    with pytest.raises(AssertionError, match=r"x.size\(\)\[0\] <= 64"):
+        ep2.module()(torch.randn(65, 2, 6), torch.randn(2, 4))
+    buf2 = io.BytesIO()
+    torch.export.save(ep2, buf2)  # a loaded dynamic program saves again
+    assert json.loads(zipfile.ZipFile(buf2).read("archive/models/model.json"))["range_constraints"] == \
+        json.loads(zipfile.ZipFile(buf).read("archive/models/model.json"))["range_constraints"]
+
+
+def test_cond_round_trip_exact_values():
+    class M(nn.Module):
+        def forward(self, x):
+            return torch.cond(x.sum() > 0, lambda a: a * 2, lambda a: a - 10, (x,)), x.shape[0] * x
+
+    ep = torch.export.export(M(), (torch.ones(3, 2),), dynamic_shapes={"x": {0: torch.export.Dim("n")}})
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    prog = json.loads(zipfile.ZipFile(buf).read("archive/models/model.json"))
+    cond = next(n for n in prog["graph_module"]["graph"]["nodes"] if n["target"] == "torch.ops.higher_order.cond")
+    assert [next(iter(i["arg"])) for i in cond["inputs"]] == ["as_tensor", "as_graph", "as_graph", "as_tensors"]
+    assert [i["arg"]["as_graph"]["name"] for i in cond["inputs"][1:3]] == ["true_graph_0", "false_graph_0"]
+    assert cond["outputs"] == [{"as_tensor": {"name": "getitem"}}] and cond["is_hop_single_tensor_return"] is False
+    gm = torch.export.load(io.BytesIO(buf.getvalue())).module()
+    a, b = gm(torch.tensor([[1.0, 2.0]] * 4))
+    np.testing.assert_array_equal(_np(a), [[2.0, 4.0]] * 4)
+    np.testing.assert_array_equal(_np(b), [[4.0, 8.0]] * 4)
+    a, b = gm(-torch.ones(5, 2))
+    np.testing.assert_array_equal(_np(a), [[-11.0, -11.0]] * 5)
+    np.testing.assert_array_equal(_np(b), [[-5.0, -5.0]] * 5)
+
+
+def test_unsupported_size_and_operator_name_the_construct():
+    class Half(nn.Module):
+        def forward(self, x):
+            return x * (x.shape[0] // 2)
+
+    ep = torch.export.export(Half(), (torch.randn(4, 3),), dynamic_shapes={"x": {0: torch.export.Dim("b")}})
+    with pytest.raises(UnsupportedOp, match=r"the int floordiv = 2 is not a polynomial"):
+        torch.export.save(ep, io.BytesIO())
+    m = _dyn(torch, "Cnd")
+    buf = io.BytesIO()
+    torch.export.save(_dyn_export(torch, m, "Cnd"), buf)
+    files = {n: zipfile.ZipFile(buf).read(n) for n in zipfile.ZipFile(buf).namelist()}
+    files["archive/models/model.json"] = files["archive/models/model.json"].replace(
+        b"torch.ops.higher_order.cond", b"torch.ops.higher_order.while_loop", 1)
+    bad = io.BytesIO()
+    with zipfile.ZipFile(bad, "w") as z:
+        for n, data in files.items():
+            z.writestr(n, data)
+    with pytest.raises(UnsupportedOp, match="higher-order operator torch.ops.higher_order.while_loop"):
+        torch.export.load(io.BytesIO(bad.getvalue()))
+
+
+def test_size_polynomials_print_as_sympy():
+    from funcgrad.export._sizes import Poly
+    p = Poly({("s0",): 2, (): -1})
+    q = Poly({("s2", "s2"): 1, ("s0", "s1"): 3, (): 4})
+    assert str(p) == "2*s0 - 1" and str(q) == "3*s0*s1 + s2**2 + 4"
+    assert p.value({"s0": 5}) == 9 and q.value({"s0": 2, "s1": 3, "s2": 4}) == 38
+    sympy = pytest.importorskip("sympy")
+    s0, s1, s2 = (sympy.Symbol(n, positive=True, integer=True) for n in ("s0", "s1", "s2"))
+    assert p.srepr() == sympy.srepr(2 * s0 - 1)
+    assert sympy.sympify(q.srepr()) == 3 * s0 * s1 + s2 ** 2 + 4
+
+
+def test_torch_loads_funcgrad_dynamic_file(tmp_path):
+    """Both models in one torch process: each at several sizes (Cnd: both branches of both conds)."""
+    pytest.importorskip("torch")
+    cases = []
+    for name in ("Dyn", "Cnd"):
+        m = _dyn(torch, name)
+        torch.export.save(_dyn_export(torch, m, name), tmp_path / f"{name}.pt2")
+        xs = _inputs(torch, name)
+        refs = [[o.detach() for o in (m(*x) if name == "Dyn" else (m(*x),))] for x in xs]
+        cases.append((name, xs, refs))
+    torch.save([(xs, refs) for _, xs, refs in cases], tmp_path / "ref.pt")
+    out = _torch_run(f"""
+import torch
+for name, (xs, refs) in zip(("Dyn", "Cnd"), torch.load({str(tmp_path / 'ref.pt')!r})):
+    ep = torch.export.load({str(tmp_path)!r} + f"/{{name}}.pt2")
+    m = ep.module()
+    for x, ref in zip(xs, refs):
+        out = m(*x)
+        out = out if isinstance(out, (tuple, list)) else (out,)
+        print(max(float(((a - b).abs() / b.abs().clamp(min=1)).max()) for a, b in zip(out, ref)),
+              [tuple(o.shape) for o in out])
+    print(sorted(str(k) for k in ep.range_constraints))
+""")
+    lines = iter(out.strip().splitlines())
+    for name, xs, refs in cases:
+        for ref in refs:
+            err, shapes = next(lines).split(" ", 1)
+            assert float(err) < 1e-6  # relative to the value where it exceeds 1 (float32 outputs up to ~20)
+            assert shapes == str([tuple(r.shape) for r in ref])
+        assert next(lines) == (str(["s0", "s1", "s2"]) if name == "Dyn" else "['s0']")
+
+
+def test_funcgrad_loads_torch_dynamic_file(tmp_path):
+    pytest.importorskip("torch")
+    _torch_run(f"""
+import torch, numpy as np
+exec({_DYN_HELPERS!r})
+for name in ("Dyn", "Cnd"):
+    ns = {{"torch": torch}}
+    exec({DYN_MODEL!r}, ns)
+    m = ns[name]().eval()
+    torch.export.save(_dyn_export(torch, m, name), {str(tmp_path)!r} + f"/{{name}}.pt2")
+    arrays = []
+    for x in _inputs(torch, name):
+        out = m(*x)
+        arrays += [a.numpy() for a in x] + [o.detach().numpy() for o in (out if isinstance(out, tuple) else (out,))]
+    np.savez({str(tmp_path)!r} + f"/{{name}}.npz", *arrays)
+""")
+    for name in ("Dyn", "Cnd"):
+        ep = torch.export.load(tmp_path / f"{name}.pt2")
+        r = np.load(tmp_path / f"{name}.npz")
+        arrays = [r[f"arr_{i}"] for i in range(len(r.files))]
+        n_in, n_out = (2, 3) if name == "Dyn" else (1, 1)
+        gm = ep.module()
+        for k in range(len(_SIZES[name])):
+            chunk = arrays[k * (n_in + n_out):(k + 1) * (n_in + n_out)]
+            out = gm(*[torch.tensor(a) for a in chunk[:n_in]])
+            out = out if isinstance(out, tuple) else (out,)
+            for o, want in zip(out, chunk[n_in:]):
+                np.testing.assert_allclose(_np(o), want, rtol=1e-6, atol=1e-6)
+        assert len(ep.range_constraints) == (3 if name == "Dyn" else 1)
+    with pytest.raises(AssertionError, match=r"<= 64"):
+        gm(torch.randn(65, 3))
+
+
+_DYN_HELPERS = "\n".join(__import__("inspect").getsource(f) for f in (_dyn_export, _inputs)) + \
+    f"\n_SIZES = {_SIZES!r}\n"

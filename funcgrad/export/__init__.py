@@ -10,9 +10,8 @@ How it differs from torch's: the graph calls funcgrad's torch-level functions (`
 `operator.add`, `Tensor.view`) where torch's calls ATen operators (`torch.ops.aten.linear.default`); sizes are
 symbolic only where dynamic_shapes asks (the tracer runs on the example values, see _trace.py), and a dynamic
 size the program specialises is found by running the graph again at a second size. The .pt2 file is torch's
-format (ATen operators; see _serialize.py and _aten.py): torch.export.load reads funcgrad's and funcgrad reads
-torch's, except programs with dynamic sizes or torch.cond, which funcgrad still writes in its own layout. Not
-implemented: strict mode's TorchDynamo checks (strict=True traces
+format (ATen operators, symbolic sizes, torch.cond; see _serialize.py and _aten.py): torch.export.load reads
+funcgrad's and funcgrad reads torch's. Not implemented: strict mode's TorchDynamo checks (strict=True traces
 as strict=False), derived Dims (`2 * batch`), preserve_module_call_signature, draft_export's report.
 """
 from __future__ import annotations
@@ -23,12 +22,12 @@ import sys
 from .. import _torch as _T
 from .._torch._tensor import Tensor
 from .._torch._dispatch import _apply as _tensor_apply
-from ..autograd import no_grad
 from ..fx import tracer as _fx_tracer
 from ..fx.graph_module import GraphModule
 from ..fx.node import torch_namespace
 from ..nn.modules.module import Module
 from ._serialize import load, save
+from ._sizes import annotate
 from .._torch._cond import cond as _eager_cond
 from ._trace import ExportProxy, ExportTracer, Symbol, _export_cond, flatten, unflatten_spec
 from .dynamic_shapes import (ConstraintViolationError, Dim, GuardOnDataDependentSymNode, ShapesCollection,
@@ -131,7 +130,7 @@ def export(mod: Module, args: tuple, kwargs: dict | None = None, *, dynamic_shap
                          state_dict, range_constraints_of(list(symbols.values())), constants=constants,
                          example_inputs=(tuple(args), kwargs), in_spec=in_spec, out_spec=out_spec, guards=guards)
     if symbols:
-        _check_specialization(ep, leaves_in, guards, list(symbols.values()))
+        _check_specialization(ep, leaves_in, list(symbols.values()))
     return ep
 
 
@@ -271,42 +270,21 @@ def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
     return out
 
 
-def _check_specialization(ep: ExportedProgram, leaves: list, guards: list, symbols: list) -> None:
-    """Run the graph at a second size of each dynamic dimension: a failure means the program fixed that size
-    (torch's "specialized it to be a constant" error)."""
-    for sym in symbols:
-        new = sym.hint + 1 if sym.hint + 1 <= sym.hi else sym.hint - 1
-        if new < max(sym.lo, 2):
-            continue
-        flat = []
-        for leaf, (_, kind, expect) in zip(leaves, guards):
-            if kind != "tensor":
-                flat.append(leaf)
-                continue
-            t = leaf.detach()
-            for d, e in enumerate(expect):
-                if e is sym:
-                    t = _resize(t, d, new)
-            flat.append(t)
-        lifted = [v.detach().clone() for v in ep._lifted_values()]
-        try:
-            with no_grad():
-                ep.graph_module(*lifted, *flat)
-        except Exception as e:  # noqa: BLE001 (any failure at the second size means the size was fixed)
-            raise UserError(
-                f"Constraints violated ({sym.dim_name})! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
-                f"  - You marked {sym.dim_name} as dynamic but your code specialized it to be a constant "
-                f"({sym.hint}) (running the exported graph with {sym.source} = {new} failed: "
-                f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}). If you're using Dim.DYNAMIC, "
-                f"replace it with either Dim.STATIC or Dim.AUTO.\nSuggested fixes:\n  {sym.dim_name} = {sym.hint}"
-            ) from None
+def _check_specialization(ep: ExportedProgram, leaves: list, symbols: list) -> None:
+    """Run the graph at a second size of each dynamic dimension (annotating each value's symbolic sizes): a
+    failure means the program fixed that size (torch's "specialized it to be a constant" error)."""
+    by_name = {s.name: s for s in symbols}
 
-
-def _resize(t: Tensor, dim: int, n: int) -> Tensor:
-    """t with size n along dim: cut, or grown by repeating its leading slices (keeps index values valid)."""
-    size = t.shape[dim]
-    if n <= size:
-        return t.narrow(dim, 0, n)
-    reps = -(-n // size)
-    return _T.cat([t] * reps, dim).narrow(dim, 0, n)
+    def error(moves: dict, e: Exception) -> UserError:
+        name, step = next(((k, v) for k, v in moves.items() if v), (None, 0))
+        if name is None:
+            return UserError(f"export: the exported graph does not run on the example inputs: {e}")
+        sym = by_name[name]
+        return UserError(
+            f"Constraints violated ({sym.dim_name})! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
+            f"  - You marked {sym.dim_name} as dynamic but your code specialized it to be a constant "
+            f"({sym.hint}) (running the exported graph with {sym.source} = {sym.hint + step} failed: "
+            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}). If you're using Dim.DYNAMIC, "
+            f"replace it with either Dim.STATIC or Dim.AUTO.\nSuggested fixes:\n  {sym.dim_name} = {sym.hint}")
+    annotate(ep, leaves, error)
 

@@ -46,7 +46,8 @@ _CANDIDATES = {"sum": ("sum.dim_IntList", "sum.default"), "mean": ("mean.dim", "
                "squeeze": ("squeeze.dim",), "transpose": ("transpose.int",), "swapaxes": ("transpose.int",),
                "softmax": ("softmax.int",), "log_softmax": ("log_softmax.int",), "add": ("add.Tensor",),
                "sub": ("sub.Tensor",), "mul": ("mul.Tensor",), "div": ("div.Tensor",), "multiply": ("mul.Tensor",),
-               "subtract": ("sub.Tensor",), "divide": ("div.Tensor",), "true_divide": ("div.Tensor",)}
+               "subtract": ("sub.Tensor",), "divide": ("div.Tensor",), "true_divide": ("div.Tensor",),
+               **{c: (f"{c}.Scalar", f"{c}.Tensor") for c in ("gt", "ge", "lt", "le", "eq", "ne")}}
 # funcgrad argument names that differ from the schema's, per canonical name (beyond input -> self)
 _RENAMES = {"view": {"shape": "size", "size": "size"}, "expand": {"sizes": "size", "shape": "size"},
             "dropout": {"training": "train"}, "embedding": {"input": "indices"}, "softmax": {"_stacklevel": None},

@@ -25,8 +25,8 @@ _ABBREV = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf
 def _annotation(node) -> str | None:
     val = node.meta.get("val")
     if isinstance(val, Tensor):
-        dyn = node.meta.get("dyn") or [None] * val.ndim
-        dims = ", ".join(s.name if s is not None else str(n) for n, s in zip(val.shape, dyn))
+        dyn = node.meta.get("sizes") or [getattr(s, "name", None) for s in node.meta.get("dyn") or [None] * val.ndim]
+        dims = ", ".join(str(s) if s is not None else str(n) for n, s in zip(val.shape, dyn))
         dt = str(val.dtype).replace("torch.", "").replace("funcgrad.", "")
         return f'"{_ABBREV.get(dt, dt)}[{dims}]"'
     return None
