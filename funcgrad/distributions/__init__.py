@@ -12,22 +12,8 @@ Every formula is written once, on Arrays, over funcgrad.numpy / scipy.special / 
 """
 from . import constraints, transforms  # noqa: F401  (submodules, as torch.distributions has them)
 from .constraint_registry import biject_to, transform_to
-from .beta import Beta
-from .cauchy import Cauchy
-from .chi2 import Chi2
-from .continuous_bernoulli import ContinuousBernoulli
-from .dirichlet import Dirichlet
-from .exponential import Exponential
-from .fishersnedecor import FisherSnedecor
-from .gamma import Gamma
-from .generalized_pareto import GeneralizedPareto
-from .half_cauchy import HalfCauchy
-from .half_normal import HalfNormal
-from .laplace import Laplace
-from .normal import Normal
-from .studentT import StudentT
-from .uniform import Uniform
-from .von_mises import VonMises
+from .continuous import (Beta, Cauchy, Chi2, ContinuousBernoulli, Dirichlet, Exponential, FisherSnedecor, Gamma,
+                         GeneralizedPareto, HalfCauchy, HalfNormal, Laplace, Normal, StudentT, Uniform, VonMises)
 from .discrete import (Bernoulli, Binomial, Categorical, Geometric, Multinomial, NegativeBinomial, OneHotCategorical,
                        OneHotCategoricalStraightThrough, Poisson)
 from .distribution import Distribution

@@ -12,17 +12,8 @@ from .._torch import _jnp as jnp
 from ..lax import stop_gradient
 from .._src.prims.elementwise import abs as _abs
 from ..scipy import special as sps
-from .beta import Beta
-from .cauchy import Cauchy
-from .continuous_bernoulli import ContinuousBernoulli
-from .dirichlet import Dirichlet
-from .exponential import Exponential
-from .gamma import Gamma
-from .half_normal import HalfNormal
-from .laplace import Laplace
-from .normal import Normal
-from .uniform import Uniform
-from .continuous import softplus
+from .continuous import (Beta, Cauchy, ContinuousBernoulli, Dirichlet, Exponential, Gamma, HalfNormal, Laplace,
+                         Normal, Uniform, softplus)
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
 from .distribution import Distribution
 from .exp_family import ExponentialFamily

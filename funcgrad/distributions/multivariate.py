@@ -12,8 +12,7 @@ from .._src.prims.linalg_decomp import triangular_solve
 from ..scipy import special as sps
 from .._torch._dtype import Size
 from . import constraints
-from .beta import Beta
-from .continuous import _CentredAtLoc, _Checked, _gamma_rsample, _shape
+from .continuous import Beta, _CentredAtLoc, _Checked, _gamma_rsample, _shape
 from .distribution import TORCH_STREAM, Distribution
 from .._torch import _creation
 from .utils import as_param, broadcast_all, call, call_nograd, expand_to, is_concrete, lazy_property

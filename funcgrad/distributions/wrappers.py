@@ -12,11 +12,7 @@ from .._src.core.array import ArrayBase
 from .._torch._dtype import Size
 from .._torch._tensor import Tensor
 from . import constraints
-from .exponential import Exponential
-from .gamma import Gamma
-from .normal import Normal
-from .uniform import Uniform
-from .continuous import _shape
+from .continuous import Exponential, Gamma, Normal, Uniform, _shape
 from .discrete import Categorical, _OverCategorical
 from .distribution import TORCH_STREAM, Distribution
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform,
