@@ -298,6 +298,22 @@ def test_out_of_bounds_reads_raise_index_error_naming_index_axis_and_size():
         X[0, 0, jnp.asarray(np.array([7]))]
 
 
+@pytest.mark.parametrize("shape, mask_shape", [((0, 1), (0, 0)), ((0, 1), (0,)), ((2, 3), (2, 0)),
+                                              ((2, 3), (0, 3)), ((2, 3, 4), (0,)), ((2, 3, 4), (2, 0))])
+def test_empty_mask_axis_matches_any_length(shape, mask_shape):
+    """NumPy (and the Array API suite) accept a boolean mask axis of length 0 against an axis of any
+    length: nothing is selected, so x[mask] has shape (0,) + the unindexed axes."""
+    a = np.arange(math.prod(shape), dtype=np.float64).reshape(shape)
+    m = np.zeros(mask_shape, bool)
+    want = a[m]
+    assert want.shape == (0,) + shape[len(mask_shape):]  # the exact value, NumPy aside
+    got = jnp.asarray(a)[m]
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert jnp.asarray(a)[jnp.asarray(m)].shape == want.shape
+    with pytest.raises(IndexError, match="boolean index did not match"):  # a non-empty axis must match
+        jnp.asarray(a)[np.zeros((shape[0] + 1,) + mask_shape[1:], bool)]
+
+
 def test_bad_indices_raise():
     with pytest.raises(IndexError, match="boolean index did not match"):
         X[np.array([True, False])]

@@ -144,6 +144,22 @@ def test_diag_diagflat_tri(data):
     raises_like(lambda: jnp.diag(np.ones((2, 2, 2))), lambda: np.diag(np.ones((2, 2, 2))))
 
 
+@pytest.mark.parametrize("k", [2 ** 63, -2 ** 64, 2 ** 40, -(2 ** 62)])
+def test_diagonal_offsets_beyond_int64(k):
+    """Any Python int is a valid diagonal offset, as in NumPy and JAX (the array-api-tests suite draws
+    k from st.integers()): past the corners eye has no ones, tri is all ones (k > 0) or all zeros."""
+    x = np.asarray(jnp.arange(1.0, 7.0).reshape(2, 3))  # in the default float dtype
+    ones_below = k > 0
+    check(jnp.eye(2, 3, k=k), np.zeros((2, 3)), dtypes.defaults.float_)
+    assert jnp.eye(0, k=k).shape == (0, 0)
+    check(jnp.tri(2, 3, k=k, dtype=np.int32), np.full((2, 3), int(ones_below), np.int32))
+    check(jnp.tril(x, k=k), x if ones_below else np.zeros_like(x))
+    check(jnp.triu(x, k=k), np.zeros_like(x) if ones_below else x)
+    if abs(k) < 2 ** 63:  # NumPy's own eye and tri overflow beyond int64
+        check(jnp.eye(2, 3, k=k), np.eye(2, 3, k=k).astype(dtypes.defaults.float_))
+        check(jnp.tril(x, k=k), np.tril(x, k=k))
+
+
 @given(data=st.data())
 def test_meshgrid_indices_fromfunction(data):
     n = data.draw(st.integers(0, 3), label="n")

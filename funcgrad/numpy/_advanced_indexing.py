@@ -133,7 +133,7 @@ def _mask_coordinates(a, shape, dim: int):
     if a.ndim == 0:  # a 0-d mask adds an axis of length 1 (True) or 0 (False) and indexes none
         return [np.zeros(1 if bool(a) else 0, _INDEX_DTYPE)]
     for j, s in enumerate(a.shape):
-        if shape[dim + j] != s:
+        if shape[dim + j] != s and s != 0:  # NumPy accepts an empty mask axis against any length
             raise IndexError(f"boolean index did not match indexed array along axis {dim + j}; size of "
                              f"axis is {shape[dim + j]} but size of corresponding boolean axis is {s} "
                              f"(at {user_location(5)})")

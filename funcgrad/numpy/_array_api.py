@@ -5,10 +5,12 @@ of the standard. Deviation, by design: arrays are immutable, so `x[i] = v` raise
 `x.at[i].set(v)`); augmented assignment `x += y` rebinds the name to a new array, as in JAX, which
 keeps x's shape and dtype as the standard requires (a same-kind result is cast back, as NumPy does;
 another kind or shape raises). Elementwise special cases (NaN, signed zeros, infinities) follow the
-standard where NumPy differs: float floor division with an infinite operand is floor(x1 / x2)
-(`inf // 2` is inf, `1 // -inf` is -0; NumPy and Python give NaN and -1), and `x ** 0.5` is +0 at -0 and
-+inf at -inf (NumPy's scalar-exponent shortcut computes sqrt). tests/test_array_api_special_cases.py
-checks every stated case.
+standard where NumPy differs (`x ** 0.5` is +0 at -0 and +inf at -inf; NumPy's scalar-exponent shortcut
+computes sqrt), except float floor division and remainder, which are jax.numpy's (XLA's divmod) as the JAX
+face requires: `-0.0 // 1` is +0, `inf // 2` is NaN, `1 // -inf` is -1 (the standard: -0, inf, -0) and a
+zero remainder keeps x1's sign. Other deviations from the standard that follow jax.numpy: searchsorted
+returns int32 indices and cumulative_prod keeps a small integer dtype. tests/test_array_api_special_cases.py
+checks every stated case; docs/array-api.md lists what the published array-api-tests suite reports.
 """
 from __future__ import annotations
 

@@ -266,11 +266,18 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     return y
 
 
+def _diagonal_offset(k, N: int, M: int) -> int:
+    """Diagonal offset k of an N x M matrix clamped to [-N, M], which keeps the iota arithmetic in int64
+    for any Python int k (NumPy accepts them): past either corner no element is on the k-th diagonal
+    and every element (k >= M) or none (k <= -N) is at or below it, as at the clamped offset."""
+    return min(max(operator.index(k), -N), M)
+
+
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
     """A 2-D array with ones on the k-th diagonal, as numpy.eye (default dtype: the default float)."""
     N = operator.index(N)
     M = N if M is None else operator.index(M)
-    k = operator.index(k)
+    k = _diagonal_offset(k, N, M)
     r = broadcasted_iota(dtypes.int64, _shape((N, M)), 0)
     c = broadcasted_iota(dtypes.int64, (N, M), 1)
     x = ew.convert_element_type(ew.eq(ew.add(r, _full((N, M), k, dtypes.int64)), c), _dtype(dtype))
@@ -362,7 +369,7 @@ def tri(N, M=None, k: int = 0, dtype=None, *, like=None):
     float32, as in JAX, whatever the x64 setting)."""
     N = operator.index(N)
     M = N if M is None else operator.index(M)
-    k = operator.index(k)
+    k = _diagonal_offset(k, N, M)
     shape = _shape((N, M))
     r = broadcasted_iota(dtypes.int64, shape, 0)
     c = broadcasted_iota(dtypes.int64, shape, 1)
