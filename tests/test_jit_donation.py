@@ -314,3 +314,29 @@ def test_matches_jax_deletion_errors_and_warnings():
     finally:
         fg.config.update("jax_enable_x64", False)
         jax.config.update("jax_enable_x64", False)
+
+
+def test_copies_have_their_own_buffer_and_survive_the_donation_of_the_original():
+    x = jnp.array([1.0, 2.0, 3.0])
+    copies = [x.copy(), jnp.array(x), jnp.array(x, copy=True)]
+    fg.jit(_sgd, donate_argnums=0)(x, jnp.ones(3))
+    assert x.is_deleted()
+    for c in copies:
+        assert not c.is_deleted()
+        np.testing.assert_array_equal(c, [1.0, 2.0, 3.0])
+    y = jnp.array([1.0, 2.0])
+    assert jnp.asarray(y) is y  # asarray does not copy (as in JAX): the same Array, deleted with it
+
+
+def test_view_of_memory_only_it_refers_to_is_donated_but_not_a_view_of_the_callers():
+    from funcgrad._src.core.array import Array
+    f = fg.jit(lambda p: p * 2.0, donate_argnums=0)
+    x = Array(np.arange(6.0, dtype=np.float32).reshape(2, 3))  # (a reshaped result: its base is its own)
+    np.testing.assert_array_equal(f(x), np.arange(6.0).reshape(2, 3) * 2)
+    assert x.is_deleted()
+    host = np.arange(6.0, dtype=np.float32)
+    y = Array(host.reshape(2, 3))
+    with pytest.warns(UserWarning, match=NOT_USABLE):
+        np.testing.assert_array_equal(f(y), np.arange(6.0).reshape(2, 3) * 2)
+    assert not y.is_deleted()
+    np.testing.assert_array_equal(host, np.arange(6.0))

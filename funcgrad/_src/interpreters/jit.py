@@ -221,16 +221,26 @@ def _buf_refs(x) -> int:
     return sys.getrefcount(b)
 
 
+def _base_refs(b) -> int:
+    base = b.base
+    return sys.getrefcount(base)
+
+
 _SOLE_REFS = _buf_refs(Array(np.empty(1)))  # _buf_refs of an Array that alone holds its buffer
+_SOLE_BASE_REFS = _base_refs(np.empty(4).reshape(2, 2))  # _base_refs of a view alone holding its base
 
 
 def _sole_owner(x) -> bool:
-    """Whether Array x's buffer is funcgrad's alone: a contiguous writeable NumPy array owning its memory that
-    nothing else refers to (no NumPy array of the caller's, no view, no other Array, no compiled constant)."""
+    """Whether Array x's buffer is funcgrad's alone: a contiguous writeable NumPy array that nothing else
+    refers to (no NumPy array of the caller's, no view, no other Array, no compiled constant), owning its
+    memory or a view of a memory owner only it refers to (a reshaped result, Numba's memory of native code)."""
     b = x._buf
-    if b.__class__ is not np.ndarray or b.base is not None or not b.flags.writeable or not b.flags.c_contiguous:
+    if b.__class__ is not np.ndarray or not b.flags.writeable or not b.flags.c_contiguous:
         return False
-    del b  # (then count the references)
+    base = b.base
+    if base is not None and (getattr(base, "base", None) is not None or _base_refs(b) > _SOLE_BASE_REFS + 1):
+        return False  # (+1: the local `base`)
+    del b, base  # (then count the references)
     return _buf_refs(x) <= _SOLE_REFS
 
 
@@ -677,9 +687,16 @@ def jit(fun: Callable | None = None, /, *, in_shardings=_UNSPECIFIED, out_shardi
         static_argnums: positional arguments that are Python values, not arrays: part of the cache key
             (each distinct value compiles anew), usable in Python control flow. They must be hashable.
         static_argnames: the same, by parameter name.
-        **jax_keywords: `in_shardings`, `out_shardings`, `donate_argnums`, `donate_argnames`, `keep_unused`,
-            `device`, `backend`, `inline`, `compiler_options`: JAX's keywords, accepted so that JAX code runs
-            unchanged; they do not change what is computed on funcgrad's single-process backends.
+        donate_argnums: positional arguments whose buffers the caller gives up (a training step's old
+            parameters): the generated code may write results into them, and the Arrays it writes into
+            (or returns) are deleted after the call (`is_deleted()`; using one raises RuntimeError "Array
+            has been deleted ..."), as in JAX. Only buffers funcgrad owns alone are donated: an Array
+            sharing memory with a NumPy array, a view, another argument or a compiled constant is left
+            intact, as is one no result can take, with JAX's warning "Some donated buffers were not usable".
+        donate_argnames: the same, by parameter name (either resolves the other through the signature).
+        **jax_keywords: `in_shardings`, `out_shardings`, `keep_unused`, `device`, `backend`, `inline`,
+            `compiler_options`: JAX's keywords, accepted so that JAX code runs unchanged; they do not change
+            what is computed on funcgrad's single-process backends.
 
     Returns:
         A `JitFunction`: callable like `fun`, with `.lower(*args)` (a `Lowered`: `as_text()`,
@@ -688,11 +705,15 @@ def jit(fun: Callable | None = None, /, *, in_shardings=_UNSPECIFIED, out_shardi
 
     Raises:
         TypeError: an unknown or misspelt keyword (`static_argnum`), as in JAX.
+        ValueError: a donate_argnums out of range, or an argument both static and donated.
 
     Differences from JAX:
         The compiled code is Python over NumPy, not XLA: the speed-up comes from skipping tracing and
         per-op dispatch, from fusion and from buffer reuse. The cache per function is an LRU bounded by
-        `jit_cache_size` and `jit_cache_max_bytes` (see `funcgrad.config`).
+        `jit_cache_size` and `jit_cache_max_bytes` (see `funcgrad.config`). A donated buffer is reused for
+        a result computed at its last use (with the same shape and dtype), not for any output of its size
+        as XLA may; under vmap/grad of the jitted function nothing is donated (JAX donates under vmap).
+        Donating code runs on the NumPy code generation (not the native tier).
 
     Examples:
         >>> import funcgrad as jax, funcgrad.numpy as jnp
