@@ -105,7 +105,7 @@ class _Entry:
         self.compiled = self.fn = self.native = None  # native: the Numba tier's code, once swapped in
         self.roots = None  # ids of the constant buffers charged to the cache while it is cached, else None
         self.donate_idx = None  # the leaves of the donated arguments (JitFunction._donated_leaves)
-        self.donating = {}  # donated leaf positions -> (Compiled writing into them, positions it consumes)
+        self.donating = None  # {donated leaf positions: (Compiled writing into them, positions it consumes)}
         self.out_weak = [v.aval.weak_type for v in jaxpr.outvars]
         fw = compiler.forwarded_outputs(jaxpr)
         self.forwarded = fw if any(i is not None for i in fw) else None
@@ -551,7 +551,7 @@ class JitFunction:
     def _donating_code(self, entry, mask: tuple, stacklevel: int):
         """The code of `entry` that may write into the inputs at positions `mask`, and the positions it
         consumes (those it writes into, or returns as an output): compiled once per mask."""
-        got = entry.donating.get(mask)
+        got = entry.donating.get(mask) if entry.donating else None
         if got is None:
             compiled = compiler.compile_jaxpr(entry.jaxpr, entry.xp, donated=mask)
             fw = set(entry.forwarded or ())
@@ -562,6 +562,8 @@ class JitFunction:
                             "same shape and dtype; these have none it can take, so they are left intact.",
                             stacklevel + 1)
             with _cache_lock:
+                if entry.donating is None:
+                    entry.donating = {}
                 got = entry.donating.setdefault(mask, (compiled, used))
         return got
 
