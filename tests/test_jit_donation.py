@@ -227,13 +227,13 @@ def test_grad_and_vmap_of_a_donating_jit():
 # --- memory ---------------------------------------------------------------------------------------
 
 def _peak(fn) -> int:
+    """tracemalloc's peak of one call (NumPy's buffers and Python objects)."""
     gc.collect()
     tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
 
 
 def test_donation_and_update_scheduling_lower_the_peak_to_one_gradient():

@@ -5,8 +5,6 @@ same methods serve concrete Arrays and tracers alike.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from . import dtypes
@@ -194,21 +192,13 @@ class Array(ArrayBase):
         return self
 
 
-class DeletedBuffer:
+class DeletedBuffer(Shaped):
     """What a deleted Array holds in place of its buffer: the shape and dtype (still readable, as in JAX),
     and any other use, by funcgrad or NumPy, raises JAX's RuntimeError "Array has been deleted ..."."""
     __slots__ = ("shape", "dtype")
 
     def __init__(self, shape: tuple, dtype):
         self.shape, self.dtype = tuple(shape), np.dtype(dtype)
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
 
     def error(self) -> RuntimeError:
         return RuntimeError(f"Array has been deleted with shape={self.dtype.name}[{','.join(map(str, self.shape))}].")
