@@ -174,7 +174,7 @@ def lower(jaxpr: Jaxpr, passes=None) -> Jaxpr:
 def compile_jaxpr(jaxpr: Jaxpr, xp=np, passes=None, fusion=None, donated=()) -> Compiled:
     """Generate one straight-line function for `jaxpr` (after `lower`); see codegen.py. `donated`: the
     positions of inputs whose buffers the code may overwrite (jit's donate_argnums)."""
-    return codegen.generate(lower(jaxpr, passes), xp, fusion, donated)
+    return codegen.generate(lower(jaxpr, passes), xp, fusion, donated=donated)
 
 
 __all__ = ["optimize", "compile_jaxpr", "lower", "Compiled", "PASSES", "ALL_PASSES", "config",
