@@ -129,7 +129,9 @@ def test_shape_methods():
     _check(x[:1].squeeze(0), a[:1].squeeze(0))
     _check(x.clip(3, 10), a.clip(3, 10))
     _check(x[0].dot(x[1].T), a[0].dot(a[1].T))
-    assert x.copy() is x  # immutable: a copy is the array itself
+    y = x.copy()  # its own buffer, as in JAX (it outlives x.delete() or a donation of x)
+    assert y is not x and not np.shares_memory(np.asarray(y), np.asarray(x))
+    np.testing.assert_array_equal(np.asarray(y), a)
     assert x.ndim == 3 and x.size == 24 and x.shape == (2, 3, 4) and x.dtype == np.int32
 
 

@@ -7,7 +7,7 @@ import operator
 import numpy as np
 
 from .._src.core import dtypes
-from .._src.core.array import ArrayBase, canonical_array, to_array, wrap
+from .._src.core.array import Array, ArrayBase, canonical_array, to_array, wrap
 from .._src.core.backend import CPU
 from .._src.core.errors import ConcretizationError, IncompatibleShapesError
 from .._src.core.trace import Tracer, concrete_value
@@ -53,8 +53,10 @@ def array(object, dtype=None, copy=True, ndmin: int = 0):
     """
     if isinstance(object, ArrayBase):
         x = object if dtype is None else _xla_convert(object, dtypes.canonicalize(dtype))
+        if copy and x is object and x.__class__ is Array:  # its own buffer, as in JAX: the copy outlives
+            x = Array(x._buf.copy(), x.weak_type)          # a delete() or a jit donation of the original
     elif isinstance(object, (list, tuple)) and _holds_array(object):
-        x = stack([array(v) for v in object]) if len(object) else to_array(object)
+        x = stack([array(v, copy=False) for v in object]) if len(object) else to_array(object)
         if dtype is not None:
             x = _xla_convert(x, dtypes.canonicalize(dtype))
     else:

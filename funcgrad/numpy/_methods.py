@@ -78,8 +78,9 @@ def _mT(self):
 
 
 def _copy(self):
-    """Arrays are immutable, so a copy is the array itself (as in JAX)."""
-    return self
+    """A new Array with its own buffer, as in JAX: it outlives a delete() or a jit donation of this one.
+    (A tracer is its own copy.)"""
+    return Array(self._buf.copy(), self.weak_type) if self.__class__ is Array else self
 
 
 def attach(cls) -> None:

@@ -68,7 +68,22 @@ class Array(ArrayBase):
 
     @property
     def device(self):
-        return device_of(self._buf)
+        buf = self._buf
+        if buf.__class__ is DeletedBuffer:
+            raise buf.error()
+        return device_of(buf)
+
+    def delete(self) -> None:
+        """Free this Array's buffer now (as JAX's Array.delete): any later use of its values raises
+        RuntimeError; its shape and dtype stay readable. jit(..., donate_argnums=...) deletes the Arrays
+        whose buffers it reused. Deleting twice is allowed."""
+        buf = self._buf
+        if buf.__class__ is not DeletedBuffer:
+            self._buf = DeletedBuffer(buf.shape, buf.dtype)
+
+    def is_deleted(self) -> bool:
+        """Whether this Array was deleted (by `delete()`, or donated to a jitted function that reused it)."""
+        return self._buf.__class__ is DeletedBuffer
 
     def devices(self) -> set:
         return {self.device}
@@ -177,6 +192,27 @@ class Array(ArrayBase):
         return self
 
 
+class DeletedBuffer(Shaped):
+    """What a deleted Array holds in place of its buffer: the shape and dtype (still readable, as in JAX),
+    and any other use, by funcgrad or NumPy, raises JAX's RuntimeError "Array has been deleted ..."."""
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype):
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+
+    def error(self) -> RuntimeError:
+        return RuntimeError(f"Array has been deleted with shape={self.dtype.name}[{','.join(map(str, self.shape))}].")
+
+    def _raise(self, *args, **kwargs):
+        raise self.error()
+
+    def __getattr__(self, name):  # (only reached for names not defined here: every ndarray attribute)
+        raise self.error()
+
+    __array__ = __array_ufunc__ = __array_function__ = __getitem__ = __setitem__ = __len__ = __iter__ = \
+        __bool__ = __float__ = __int__ = __index__ = __complex__ = __dlpack__ = __dlpack_device__ = _raise
+
+
 def _rebuild(host, weak_type):
     return wrap(np.array(host), weak_type)
 
@@ -280,4 +316,4 @@ def get_aval(x) -> ShapedArray:
     return to_array(x, copy=False).aval
 
 
-__all__ = ["Array", "ArrayBase", "wrap", "to_array", "canonical_array", "get_aval", "CPU"]
+__all__ = ["Array", "ArrayBase", "DeletedBuffer", "wrap", "to_array", "canonical_array", "get_aval", "CPU"]

@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from . import options as _options
-from .array import Array, ArrayBase, get_aval, to_array, wrap, canonical_array
+from .array import Array, ArrayBase, DeletedBuffer, get_aval, to_array, wrap, canonical_array
 from .backend import xp_of
 from .errors import user_location
 from .trace import Tracer, _leak_error, find_top
@@ -241,6 +241,9 @@ class Primitive:
 
     def _raise_eager_error(self, args, params, err):
         # The fast path skips the shape/dtype rule; on failure run it to produce our own message.
+        for a in args:
+            if a.__class__ is Array and a._buf.__class__ is DeletedBuffer:
+                raise a._buf.error() from None  # (a deleted operand: JAX's error, before any shape rule)
         self.abstract_eval(*[get_aval(a) for a in args], **params)
         shapes = ", ".join(a.aval.str_short() for a in args)
         msg = f"{self.name} failed on ({shapes}) at {user_location(4)}: {err}"

@@ -1,14 +1,18 @@
 """jit: trace once per input signature, optimise the jaxpr, generate straight-line backend code, cache.
 
 Called on concrete arrays, a jitted function hashes the signature, finds the compiled function and calls
-it. Called under another transform (grad of jit, vmap of jit, jit of jit) it binds the `pjit` call
+it. With donate_argnums, the Arrays it donates (those funcgrad owns alone) may be overwritten by the
+generated code, which then deletes them, as JAX does. Called under another transform (grad of jit, vmap of jit, jit of jit) it binds the `pjit` call
 primitive, whose rules transform the traced jaxpr and compile the result, so it stays compiled.
 """
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
+import sys
 import threading
+import warnings
 from collections import OrderedDict
 from typing import Callable
 
@@ -93,13 +97,15 @@ def _describe_leaf(k) -> str:
 class _Entry:
     """One cache entry: the optimised jaxpr, the output structure and (once built) the compiled code."""
     __slots__ = ("jaxpr", "out_tree", "compiled", "fn", "out_weak", "forwarded", "single", "xp", "roots",
-                 "native")
+                 "native", "donate_idx", "donating")
     hoisted = ()
 
     def __init__(self, jaxpr, out_tree, xp):
         self.jaxpr, self.out_tree, self.xp = jaxpr, out_tree, xp
         self.compiled = self.fn = self.native = None  # native: the Numba tier's code, once swapped in
         self.roots = None  # ids of the constant buffers charged to the cache while it is cached, else None
+        self.donate_idx = None  # the leaves of the donated arguments (JitFunction._donated_leaves)
+        self.donating = None  # {donated leaf positions: (Compiled writing into them, positions it consumes)}
         self.out_weak = [v.aval.weak_type for v in jaxpr.outvars]
         fw = compiler.forwarded_outputs(jaxpr)
         self.forwarded = fw if any(i is not None for i in fw) else None
@@ -210,17 +216,54 @@ def _xp_of(leaves):
     return np
 
 
+def _buf_refs(x) -> int:
+    b = x._buf
+    return sys.getrefcount(b)
+
+
+def _base_refs(b) -> int:
+    base = b.base
+    return sys.getrefcount(base)
+
+
+_SOLE_REFS = _buf_refs(Array(np.empty(1)))  # _buf_refs of an Array that alone holds its buffer
+_SOLE_BASE_REFS = _base_refs(np.empty(4).reshape(2, 2))  # _base_refs of a view alone holding its base
+
+
+def _sole_owner(x) -> bool:
+    """Whether Array x's buffer is funcgrad's alone: a contiguous writeable NumPy array that nothing else
+    refers to (no NumPy array of the caller's, no view, no other Array, no compiled constant), owning its
+    memory or a view of a memory owner only it refers to (a reshaped result, Numba's memory of native code)."""
+    b = x._buf
+    if b.__class__ is not np.ndarray or not b.flags.writeable or not b.flags.c_contiguous:
+        return False
+    base = b.base
+    if base is not None and (getattr(base, "base", None) is not None or _base_refs(b) > _SOLE_BASE_REFS + 1):
+        return False  # (+1: the local `base`)
+    del b, base  # (then count the references)
+    return _buf_refs(x) <= _SOLE_REFS
+
+
+def _not_usable(avals, why: str, stacklevel: int) -> None:
+    shapes = ", ".join(f"{np.dtype(a.dtype).name}[{','.join(map(str, a.shape))}]" for a in avals)  # (JAX's)
+    warnings.warn(f"Some donated buffers were not usable: {shapes}.\n{why}", UserWarning, stacklevel=stacklevel + 1)
+
+
 class JitFunction:
     """The callable returned by `jit(f)`."""
 
-    def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), donate_argnums=()):
+    def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 donate_argnames=()):
         self.fun = fun
         self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+        self.donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else tuple(donate_argnames)
         self._n_params = None
-        if self.static_argnums or self.static_argnames:
+        if self.static_argnums or self.static_argnames or self.donate_argnums or self.donate_argnames:
             self._resolve_static_with_signature(fun)
-        self._plain = not self.static_argnums and not self.static_argnames
+        self._donating = bool(self.donate_argnums or self.donate_argnames)
+        self._plain = not self.static_argnums and not self.static_argnames and not self._donating
         self._cache: OrderedDict = OrderedDict()
         self._roots: dict = {}  # id(constant buffer) -> [buffer, nbytes, entries holding it]
         self._bytes = 0  # bytes of the distinct constant buffers the cached entries hold
@@ -234,8 +277,8 @@ class JitFunction:
     def _resolve_static_with_signature(self, fun):
         """As JAX does where the signature is known: a static argnum names its parameter (so passing it
         by keyword is static too), a static argname its position (so passing it positionally is static),
-        and negative argnums count from the last positional parameter."""
-        import inspect
+        and negative argnums count from the last positional parameter. The same for donated arguments,
+        which may not be static."""
         try:
             params = list(inspect.signature(fun).parameters.values())
         except (TypeError, ValueError):
@@ -259,6 +302,22 @@ class JitFunction:
             if p.name in self.static_argnames and i not in nums:
                 nums.append(i)
         self.static_argnums, self.static_argnames = tuple(nums), tuple(names)
+        if not self.donate_argnums and not self.donate_argnames:
+            return
+        fname = getattr(fun, "__name__", "fun")
+        for i in self.donate_argnums:
+            if not -n <= i < n:
+                raise ValueError(f"jit: donate_argnums {i} is out of range: {fname} takes {n} positional "
+                                 "argument(s)")
+        dnums = sorted({i % n for i in self.donate_argnums} |
+                       {i for i, p in enumerate(positional) if p.name in self.donate_argnames})
+        dnames = set(self.donate_argnames) | {positional[i].name for i in dnums
+                                              if positional[i].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD}
+        both = dnames & set(self.static_argnames)
+        if both:
+            raise ValueError(f"jit: static_argnames and donate_argnames cannot intersect: {sorted(both)} "
+                             f"appear in both; a static argument is a Python value, it has no buffer to donate")
+        self.donate_argnums, self.donate_argnames = tuple(dnums), tuple(sorted(dnames))
 
     def _split(self, args, kwargs):
         n = len(args)
@@ -281,17 +340,17 @@ class JitFunction:
 
     def _signature(self, args, kwargs):
         static, static_kw, dyn_args, dyn_kwargs, n = self._split(args, kwargs)
-        leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        raw, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         # foreign leaves (NumPy arrays and scalars, ...) enter the JAX face: canonical for the x64 mode
         leaves = [x if isinstance(x, ArrayBase) or x.__class__ in _PY_SCALARS else canonical_array(x)
-                  for x in leaves]
+                  for x in raw]
         leaf_keys = tuple(_leaf_key(x) for x in leaves)
         if not static and not static_kw and not dyn_kwargs and len(leaves) == n and \
                 all(treedef_is_leaf(c) for c in in_tree.child_defs[0].child_defs):
             key = (None, leaf_keys)  # n plain positional leaves: the fast path's key
         else:
             key = (in_tree, static, static_kw, n, leaf_keys)
-        return key, leaves, in_tree, static, static_kw, n
+        return key, leaves, in_tree, static, static_kw, n, raw
 
     def _trace(self, leaves, in_tree, static, static_kw, n):
         store = []
@@ -321,8 +380,8 @@ class JitFunction:
             why = "; ".join(_signature_diff(prev, key)) or "signature evicted from the cache"
         log.warning("Compiling %s (compile #%d) for arguments (%s): %s", name, self.compile_count, sig, why)
 
-    def _entry(self, args, kwargs):
-        key, leaves, in_tree, static, static_kw, n = self._signature(args, kwargs)
+    def _entry(self, args, kwargs, sig=None):
+        key, leaves, in_tree, static, static_kw, n, _ = sig or self._signature(args, kwargs)
         entry = self._cache.get(key)
         if entry is None:
             jaxpr, out_tree = self._trace(leaves, in_tree, static, static_kw, n)
@@ -422,17 +481,94 @@ class JitFunction:
                     return entry.finish(entry.fn(*bufs), args)
         if config.disable_jit or fp_checks.on:  # (NaN/inf checks run op by op, naming the operation)
             return self.fun(*args, **kwargs)
-        entry, leaves = self._entry(args, kwargs)
+        sig = self._signature(args, kwargs) if self._donating else None
+        entry, leaves = self._entry(args, kwargs, sig)
         if entry.hoisted or any(isinstance(x, Tracer) for x in leaves):
             outs = pjit_p.bind(*entry.hoisted, *leaves, jaxpr=entry.jaxpr,
                                name=getattr(self.fun, "__name__", "fun"))
             return tree_unflatten(entry.out_tree, outs)
         fn = entry.fn or self._build(entry)
+        used = ()
+        if sig is not None:
+            fn, used = self._donate(entry, leaves, sig)
         bufs = [x._buf if x.__class__ is Array else to_array(x, copy=False)._buf for x in leaves]
+        for i in used:  # consumed: deleted now (finish wraps a returned one anew)
+            leaves[i].delete()
+            leaves[i] = None
         return entry.finish(fn(*bufs), leaves)
 
+    def _donated_leaves(self, in_tree, static, n) -> tuple:
+        """The positions, among a call's leaves, of the donated arguments' leaves."""
+        args_def, kw_def = in_tree.child_defs
+        static_pos = {i for i, _ in static}
+        nums = set(self.donate_argnums) if self._n_params is not None else \
+            {i % n for i in self.donate_argnums if -n <= i < n}
+        out, off = [], 0
+        dyn = iter(args_def.child_defs)
+        for i in range(n):
+            if i in static_pos:
+                continue
+            c = next(dyn)
+            if i in nums:
+                out += range(off, off + c.num_leaves)
+            off += c.num_leaves
+        for k, c in zip(kw_def.aux[1], kw_def.child_defs):
+            if k in self.donate_argnames:
+                out += range(off, off + c.num_leaves)
+            off += c.num_leaves
+        return tuple(out)
+
+    def _donate(self, entry, leaves, sig):
+        """(code, positions it consumes) for a donating call: the donated Arrays funcgrad owns alone go to
+        code that may write into them (the caller deletes those it consumes); the others are left as
+        they are, with JAX's warning. Leaves converted from NumPy arrays or Python scalars are not the caller's
+        Arrays: nothing to donate (JAX copies them to the device)."""
+        _, _, in_tree, static, _, n, raw = sig
+        idx = entry.donate_idx
+        if idx is None:
+            idx = entry.donate_idx = self._donated_leaves(in_tree, static, n)
+        if not idx:
+            return entry.fn, ()
+        count = {}
+        for x in leaves:
+            if x.__class__ is Array:
+                count[id(x)] = count.get(id(x), 0) + 1
+        mask, shared = [], []
+        for i in idx:
+            x = leaves[i]
+            if x is raw[i] and x.__class__ is Array:
+                (mask if count[id(x)] == 1 and _sole_owner(x) else shared).append(i)
+        if shared:
+            _not_usable([leaves[i].aval for i in shared],
+                        "funcgrad donates only the buffers it owns alone; these share memory with a NumPy "
+                        "array, a view, another argument or a constant, so they are left intact (donate a "
+                        "copy, jnp.array(x), to have them reused).", 3)
+        if not mask:
+            return entry.fn, ()
+        compiled, used = self._donating_code(entry, tuple(mask), 3)
+        return compiled.fn, used
+
+    def _donating_code(self, entry, mask: tuple, stacklevel: int):
+        """The code of `entry` that may write into the inputs at positions `mask`, and the positions it
+        consumes (those it writes into, or returns as an output): compiled once per mask."""
+        got = entry.donating.get(mask) if entry.donating else None
+        if got is None:
+            compiled = compiler.compile_jaxpr(entry.jaxpr, entry.xp, donated=mask)
+            fw = set(entry.forwarded or ())
+            used = tuple(i for i in mask if i in compiled.donated_used or i in fw)
+            unused = [entry.jaxpr.in_avals[i] for i in mask if i not in used]
+            if unused:  # (once per signature, as JAX warns when it compiles)
+                _not_usable(unused, "funcgrad reuses a donated buffer for a result or intermediate of the "
+                            "same shape and dtype; these have none it can take, so they are left intact.",
+                            stacklevel + 1)
+            with _cache_lock:
+                if entry.donating is None:
+                    entry.donating = {}
+                got = entry.donating.setdefault(mask, (compiled, used))
+        return got
+
     def lower(self, *args, **kwargs) -> Lowered:
-        key, leaves, in_tree, static, static_kw, n = self._signature(args, kwargs)
+        key, leaves, in_tree, static, static_kw, n, _ = self._signature(args, kwargs)
         entry, leaves = self._entry(args, kwargs)
         if getattr(entry, "fn", None) is None:
             self._build(entry)
@@ -458,7 +594,12 @@ class JitFunction:
                                 f"compiled for ({', '.join(map(_describe_leaf, keys))})")
             return self(*full, **dyn_kwargs, **static_kws)
 
-        return Lowered(entry.jaxpr, entry.compiled, call)
+        compiled = entry.compiled
+        if self._donating and not isinstance(entry, _ClosureEntry):  # the code that writes into them all
+            idx = entry.donate_idx = self._donated_leaves(in_tree, static, n)
+            if idx:
+                compiled = self._donating_code(entry, idx, 2)[0]
+        return Lowered(entry.jaxpr, compiled, call)
 
     def eval_shape(self, *args, **kwargs):
         entry, _ = self._entry(args, kwargs)
@@ -548,9 +689,16 @@ def jit(fun: Callable | None = None, /, *, in_shardings=_UNSPECIFIED, out_shardi
         static_argnums: positional arguments that are Python values, not arrays: part of the cache key
             (each distinct value compiles anew), usable in Python control flow. They must be hashable.
         static_argnames: the same, by parameter name.
-        **jax_keywords: `in_shardings`, `out_shardings`, `donate_argnums`, `donate_argnames`, `keep_unused`,
-            `device`, `backend`, `inline`, `compiler_options`: JAX's keywords, accepted so that JAX code runs
-            unchanged; they do not change what is computed on funcgrad's single-process backends.
+        donate_argnums: positional arguments whose buffers the caller gives up (a training step's old
+            parameters): the generated code may write results into them, and the Arrays it writes into
+            (or returns) are deleted after the call (`is_deleted()`; using one raises RuntimeError "Array
+            has been deleted ..."), as in JAX. Only buffers funcgrad owns alone are donated: an Array
+            sharing memory with a NumPy array, a view, another argument or a compiled constant is left
+            intact, as is one no result can take, with JAX's warning "Some donated buffers were not usable".
+        donate_argnames: the same, by parameter name (either resolves the other through the signature).
+        **jax_keywords: `in_shardings`, `out_shardings`, `keep_unused`, `device`, `backend`, `inline`,
+            `compiler_options`: JAX's keywords, accepted so that JAX code runs unchanged; they do not change
+            what is computed on funcgrad's single-process backends.
 
     Returns:
         A `JitFunction`: callable like `fun`, with `.lower(*args)` (a `Lowered`: `as_text()`,
@@ -559,11 +707,15 @@ def jit(fun: Callable | None = None, /, *, in_shardings=_UNSPECIFIED, out_shardi
 
     Raises:
         TypeError: an unknown or misspelt keyword (`static_argnum`), as in JAX.
+        ValueError: a donate_argnums out of range, or an argument both static and donated.
 
     Differences from JAX:
         The compiled code is Python over NumPy, not XLA: the speed-up comes from skipping tracing and
         per-op dispatch, from fusion and from buffer reuse. The cache per function is an LRU bounded by
-        `jit_cache_size` and `jit_cache_max_bytes` (see `funcgrad.config`).
+        `jit_cache_size` and `jit_cache_max_bytes` (see `funcgrad.config`). A donated buffer is reused for
+        a result computed at its last use (with the same shape and dtype), not for any output of its size
+        as XLA may; under vmap/grad of the jitted function nothing is donated (JAX donates under vmap).
+        Donating code runs on the NumPy code generation (not the native tier).
 
     Examples:
         >>> import funcgrad as jax, funcgrad.numpy as jnp
@@ -590,7 +742,8 @@ def jit(fun: Callable | None = None, /, *, in_shardings=_UNSPECIFIED, out_shardi
         raise TypeError(f"jit: compiler_options must be a dict, got {type(compiler_options).__name__}")
     return JitFunction(fun, () if static_argnums is None else static_argnums,
                        () if static_argnames is None else static_argnames,
-                       () if donate_argnums is None else donate_argnums)
+                       () if donate_argnums is None else donate_argnums,
+                       () if donate_argnames is None else donate_argnames)
 
 
 # --- the pjit call primitive ----------------------------------------------------------------------
@@ -701,7 +854,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
 
     def make(*args, **kwargs):
         j = JitFunction(fun, static_argnums)
-        _, leaves, in_tree, static, static_kw, n = j._signature(args, kwargs)
+        _, leaves, in_tree, static, static_kw, n, _ = j._signature(args, kwargs)
         jaxpr, out_tree = j._trace(leaves, in_tree, static, static_kw, n)
         if not return_shape:
             return jaxpr

@@ -21,6 +21,8 @@ dropped, multi-equation patterns such as relu's backward replaced by one interna
 (patterns.py): the generated code is never differentiated), plans elementwise fusion (fusion.py, backend-
 neutral) and emits straight-line NumPy code with buffer reuse and blocked fused kernels, or, for CuPy,
 straight-line CuPy code with one generated ElementwiseKernel per fused group (cuda_kernels.py).
+With donated inputs (jit's donate_argnums) it writes results into them, after schedule.py has moved each
+parameter update next to its gradient.
 
 The native tier (native.py, with numba installed: the `fast` extra) lowers the regions of a lowered jaxpr
 that Numba can take to machine code; jit swaps it in after `jit_native_threshold` calls.
@@ -169,9 +171,10 @@ def lower(jaxpr: Jaxpr, passes=None) -> Jaxpr:
     return j
 
 
-def compile_jaxpr(jaxpr: Jaxpr, xp=np, passes=None, fusion=None) -> Compiled:
-    """Generate one straight-line function for `jaxpr` (after `lower`); see codegen.py."""
-    return codegen.generate(lower(jaxpr, passes), xp, fusion)
+def compile_jaxpr(jaxpr: Jaxpr, xp=np, passes=None, fusion=None, donated=()) -> Compiled:
+    """Generate one straight-line function for `jaxpr` (after `lower`); see codegen.py. `donated`: the
+    positions of inputs whose buffers the code may overwrite (jit's donate_argnums)."""
+    return codegen.generate(lower(jaxpr, passes), xp, fusion, donated=donated)
 
 
 __all__ = ["optimize", "compile_jaxpr", "lower", "Compiled", "PASSES", "ALL_PASSES", "config",

@@ -16,6 +16,10 @@ Buffers. A result is "fresh" when the line that made it allocated it (a ufunc, m
 kernel, an impl listed in _FRESH_IMPLS such as a convolution): nothing else refers to it. A fresh buffer whose variable and every view of it are dead, that is
 not an output, may be donated as the `out=` of a later ufunc (or matmul) of the same shape and dtype.
 Views, inputs, constants and outputs are never written. Dead variables are released (`del`).
+Donated inputs (jit's donate_argnums: buffers the caller gives up) count as fresh buffers that die at their
+last use, and are preferred as `out=` (the caller holds them until the call returns, so only reusing them
+saves memory); `Compiled.donated_used` names those written into. With donation, schedule.py first moves
+each elementwise chain that ends in outputs (a parameter update) to just after its inputs are ready.
 
 Fusion (NumPy backend): groups from `fusion.plan` whose arrays have at least `config.fusion_min_size`
 elements run as one generated kernel that walks cache-sized blocks (`config.fusion_block_size`
@@ -56,7 +60,7 @@ from ...core import threads
 from ...core.jaxpr import Eqn, Jaxpr, Var
 from ...prims.elementwise import select_bits, select_bits_ok
 from . import fusion as _fusion
-from . import cuda_kernels, numexpr_eval, parallel
+from . import cuda_kernels, numexpr_eval, parallel, schedule
 from ._config import config  # noqa: F401 - re-exported: compiler.codegen.config
 from .blocked import SLOW_SCALAR, _FILLED_LIMIT, _KernelSpec, filled_block, run_fused, scratch
 from ._ir import ELEMENTWISE, buffer_of, uniform_value
@@ -65,9 +69,10 @@ from ._ir import ELEMENTWISE, buffer_of, uniform_value
 class Compiled:
     """A generated function over raw backend buffers, with its source for inspection."""
 
-    def __init__(self, fn, source: str, out_weak, jaxpr=None, plan=None):
+    def __init__(self, fn, source: str, out_weak, jaxpr=None, plan=None, donated_used=frozenset()):
         self.fn, self.source, self.out_weak = fn, source, out_weak
         self.jaxpr, self.plan = jaxpr, plan
+        self.donated_used = donated_used  # positions of the donated inputs the code writes into
 
     def __call__(self, *bufs):
         return self.fn(*bufs)
@@ -154,8 +159,10 @@ def _product_mac(e: Eqn) -> int:
 # --- the generator ----------------------------------------------------------------------------------
 
 class _Gen:
-    def __init__(self, jaxpr: Jaxpr, items, xp):
+    def __init__(self, jaxpr: Jaxpr, items, xp, donated=frozenset()):
         self.jaxpr, self.items, self.xp = jaxpr, items, xp
+        self.donated = donated if xp is np else frozenset()  # input Vars the code may write into
+        self.donated_used = set()  # those it writes into
         self.glb = {"np": np, "__name__": "funcgrad.jit_generated"}  # (module name: see the warning filter in funcgrad/__init__.py)
         self.gids = {}
         self.names = {}
@@ -376,7 +383,8 @@ class _Gen:
         args = [self.name(v) for v in jaxpr.invars]
         items = self.items
         outset = set(jaxpr.outvars)
-        ext = set(jaxpr.invars) | set(jaxpr.constvars)
+        don = self.donated if config.donate else frozenset()
+        ext = (set(jaxpr.invars) - don) | set(jaxpr.constvars)
 
         # last use (item index) of every variable; outputs live to the end
         end = len(items)
@@ -388,8 +396,8 @@ class _Gen:
             last[v] = end + 1
 
         # alias analysis: roots[v] = the fresh buffers v may share memory with
-        roots = {}
-        fresh_vars = set()
+        roots = {v: frozenset((v,)) for v in don}
+        fresh_vars = set(don)
         plans = []
         for k, it in enumerate(items):
             if isinstance(it, _fusion.FusedGroup):
@@ -424,6 +432,8 @@ class _Gen:
         for k, it in enumerate(items):
             reads = _reads(it)
             dying = [v for v in dict.fromkeys(reads) if last.get(v) == k and v not in ext]
+            if don:  # donated inputs first: reusing a fresh buffer instead saves nothing (see above)
+                dying.sort(key=lambda v: v not in don)
             if isinstance(it, _fusion.FusedGroup):
                 donors = {}
                 if donate:
@@ -480,6 +490,8 @@ class _Gen:
                     if donor is not None and e.prim.name == "dot_general" and donor in e.invars:
                         donor = None  # matmul must not write over its own operand
                 if donor is not None:
+                    if donor in don:
+                        self.donated_used.add(donor)
                     rhs = expr_out.format(out=self.name(donor))
                     if e.outvars[0] not in self.names:
                         self.names[e.outvars[0]] = self.name(donor)  # the result takes over the name
@@ -542,6 +554,7 @@ class _Gen:
         kname = f"_kernel{len(self.kernels)}"
         spec = self.kernel(g, kname)
         spec.donors = tuple((donors or {}).get(j) for j in range(len(g.outputs)))
+        self.donated_used.update(g.inputs[d] for d in (donors or {}).values() if g.inputs[d] in self.donated)
         if donors:
             self.lines.append(f"    # fused kernel {kname} writes output(s) {sorted(donors)} into dying input buffer(s)")
         self.glb["_run_fused"] = run_fused
@@ -800,12 +813,16 @@ def cuda_plan(jaxpr: Jaxpr) -> tuple[list, dict]:
     return out, srcs
 
 
-def generate(jaxpr: Jaxpr, xp=np, fuse=None, parallel_ops: bool | None = None) -> Compiled:
+def generate(jaxpr: Jaxpr, xp=np, fuse=None, parallel_ops: bool | None = None, donated=()) -> Compiled:
     """Compile `jaxpr` for array module xp (numpy, or cupy: fused groups become ElementwiseKernels).
     `fuse` / `parallel_ops` override config.fusion / config.parallel_ops (the native tier regenerates a
-    program later, with the setting its first compile had)."""
+    program later, with the setting its first compile had). `donated`: positions of inputs whose buffers the
+    code may overwrite (NumPy backend)."""
     fuse = config.fusion if fuse is None else fuse
     parallel_ops = config.parallel_ops if parallel_ops is None else parallel_ops
+    don = frozenset(jaxpr.invars[i] for i in donated) if xp is np and config.donate else frozenset()
+    if don:
+        jaxpr = schedule.hoist_output_chains(jaxpr)
     srcs = {}
     if fuse and xp is np and any(fusible(e) for e in jaxpr.eqns):
         items = _fusion.plan(jaxpr, fusible, broadcastable)
@@ -818,12 +835,13 @@ def generate(jaxpr: Jaxpr, xp=np, fuse=None, parallel_ops: bool | None = None) -
         split = {id(it) for it in items
                  if isinstance(it, Eqn) and parallel.splittable(it, _dot_pattern, config.parallel_min_flops)}
         items, pairs = parallel.pair_up(items, config.parallel_min_flops, exclude=split)
-    gen = _Gen(jaxpr, items, xp)
+    gen = _Gen(jaxpr, items, xp, don)
     gen.pairs, gen.split, gen.cuda = pairs, split, srcs
     gen.blas = xp is np and any(e.prim.name == "dot_general" for e in jaxpr.eqns) and threads.switchable()
     source = gen.generate()
     full = "\n\n".join([source] + gen.kernels)
     exec(compile(source, f"<jit {id(jaxpr):x}>", "exec"), gen.glb)
     has_groups = any(isinstance(it, _fusion.FusedGroup) for it in items)
+    used = frozenset(i for i, v in enumerate(jaxpr.invars) if v in gen.donated_used)
     return Compiled(gen.glb["compiled"], full, [v.aval.weak_type for v in jaxpr.outvars], jaxpr,
-                    items if has_groups else None)
+                    items if has_groups else None, used)
