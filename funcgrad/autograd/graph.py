@@ -750,6 +750,22 @@ class Node:
         return self.tape is None
 
     def check_versions(self) -> None:
+        """Raise torch's error when a value the backward reads was modified in place since it was recorded
+        (the common case, no version moved, is one pass over the inputs and outputs)."""
+        for t, v in zip(self.inputs, self.versions):
+            st = t._st
+            if st is not None and st.version != v:
+                return self._check_versions()
+        refs = self.out_refs
+        if refs is not None:
+            for ref, v in zip(refs, self.out_versions):
+                t = ref()
+                if t is not None:
+                    st = t._st
+                    if st is not None and st.version != v:
+                        return self._check_versions()
+
+    def _check_versions(self) -> None:
         for t, v in zip(self.inputs, self.versions):
             st = t._st
             if st is None or st.version == v:
@@ -817,10 +833,14 @@ class Node:
             return self._apply_differentiable(cts)
         if _DISPATCH._fw_on and _DISPATCH._fwd.has_tangent(list(cts) + list(self.inputs)):
             return self._apply_differentiable(cts)  # forward AD: the gradients get tangents too, as in torch
+        tape = self.tape
+        if len(cts) == 1 and type(tape) is Recorded:
+            out = _compiled_apply(self, tape, cts[0])
+            if out is not None:
+                return out
         # torch's gradient of a real loss w.r.t. complex z is the conjugate of the functional face's
         # (JAX's) cotangent: conjugate on the way in and on the way out
         arrs = [None if c is None else _cot_array(c) for c in cts]
-        tape = self.tape
         in_cts = tape.backward(arrs) if type(tape) is Recorded else ad.backward(tape, arrs)
         out = []
         for k in range(len(in_cts)):
@@ -946,6 +966,76 @@ def _cot_array(c):
     if v.dtype.kind == "c":
         return _conj_if_complex(c._arr())
     return Array(v)
+
+
+_RAW_REFS = 3  # a compiled backward's result: its result tuple, _compiled_apply's `o`, getrefcount's argument
+
+
+def _compiled_apply(node, rec, c):
+    """Node.apply's common case on raw buffers: a node of one output given one real cotangent tensor `c` over
+    its own NumPy buffer, whose signature's backward is compiled (backward_cache.node_fn). Runs the compiled
+    function on the buffers (no Array made for the cotangent or the results) and returns the input
+    gradients as tensors, as Node.apply's general path would (a result that is the cotangent's own buffer
+    passes the tensor on, a fresh buffer nothing else refers to is adopted, anything else copied, an absent
+    one a zero tensor); None where it does not apply (then the general path runs)."""
+    b = c._v
+    if b.__class__ is not _np.ndarray or c._a is not None or b.dtype.kind == "c" or not _compiled_ok():
+        return None
+    plan = rec.plan
+    if plan is not None:
+        state = plan[2]
+        binds = rec.binds
+        if state is None or len(binds) != 1:
+            return None
+        prim, _, args, ans = binds[0]
+        if rec.outs[0] is not ans or prim.multiple_results or not prim.differentiable:
+            return None
+        vals = (*args, ans)
+    else:
+        sig = rec.sig
+        if sig is None:
+            return None
+        state = sig.bwd
+        vals = rec.vals
+    entry = _bc.node_fn(state, b)
+    if entry is None:
+        return None
+    bufs = [b]
+    for a in vals:
+        v = a._buf
+        if v.__class__ is not _np.ndarray:
+            return None
+        bufs.append(v)
+    fn, _, present = entry
+    outs = fn(*bufs)
+    del bufs, v, vals
+    make = _TENSOR._make
+    res = []
+    k = 0
+    for p in present:
+        if not p:  # no path inside the op: a zero gradient still reaches the input, as in torch
+            x = node.inputs[node.diff[len(res)]]
+            res.append(make(_np.zeros(x.shape, x._np_dtype())))
+            continue
+        o = outs[k]
+        k += 1
+        if o is b:  # the rule passed the cotangent through unchanged: pass its tensor on, as torch
+            res.append(c)
+        elif o.__class__ is not _np.ndarray or o.dtype.kind == "c":
+            o = _np.array(o)  # a NumPy scalar; a complex gradient, conjugated (see Node.apply)
+            res.append(make(_np.conjugate(o) if o.dtype.kind == "c" else o))
+        elif _REFS_OK and o.flags.writeable and _getrefcount(o) == _RAW_REFS and (
+                o.base is None or _owned_base(o)):
+            res.append(make(o))  # a fresh buffer only the result refers to: adopted, as _adopt
+        else:
+            res.append(make(_np.array(o)))
+    return res
+
+
+def _owned_base(b) -> bool:
+    """Whether view b's base is a same-size temporary only b refers to (then b's buffer can be adopted)."""
+    base = b.base
+    return type(base) is _np.ndarray and base.base is None and base.size == b.size and _getrefcount(base) == 3
 
 
 def _vjp_reads(eqn, tainted) -> bool:
