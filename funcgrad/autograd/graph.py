@@ -664,6 +664,8 @@ class Node:
     _retains = None         # {output nr: weakref to a tensor that retains its grad}
     _post_hooks = None
     _node_pre_hooks = None
+    _hooked = False         # whether any of the four above was ever set (one attribute for the engine to read)
+    _packed = None          # (saved_tensors_hooks' unpack hook, [(input position, packed value)])
     _stack = None           # the forward traceback (anomaly mode)
 
     def __init__(self, tape, fn, inputs, diff, edges, versions):
@@ -705,6 +707,7 @@ class Node:
         """fn(grad_inputs, grad_outputs) -> None or replacement grad_inputs; runs after this node."""
         if self._post_hooks is None:
             self._post_hooks = []
+            self._hooked = True
         self._post_hooks.append(fn)
         return RemovableHandle._of_list(self._post_hooks, fn)
 
@@ -712,12 +715,14 @@ class Node:
         """fn(grad_outputs) -> None or replacement grad_outputs; runs before this node."""
         if self._node_pre_hooks is None:
             self._node_pre_hooks = []
+            self._hooked = True
         self._node_pre_hooks.append(fn)
         return RemovableHandle._of_list(self._node_pre_hooks, fn)
 
     def _register_tensor_hook(self, nr: int, fn):
         if self._pre_hooks is None:
             self._pre_hooks = {}
+            self._hooked = True
         lst = self._pre_hooks.setdefault(nr, [])
         lst.append(fn)
         return RemovableHandle._of_list(lst, fn)
@@ -725,6 +730,7 @@ class Node:
     def _register_retain(self, nr: int, tensor):
         if self._retains is None:
             self._retains = {}
+            self._hooked = True
         self._retains[nr] = weakref.ref(tensor)
 
     # --- bookkeeping ----------------------------------------------------------------------------------
@@ -824,7 +830,7 @@ class Node:
         if self.tape is None:
             raise RuntimeError(FREED_MSG)
         self.check_versions()
-        if "_packed" in self.__dict__:
+        if self._packed is not None:
             _unpack_saved(self)
         T = _TENSOR
         if create_graph and (any(c is not None and c._rg for c in cts) or
@@ -1215,7 +1221,7 @@ def _pack_saved(node) -> None:
 def _unpack_saved(node) -> None:
     """At backward, the unpack hook gets back each packed value and must return a tensor of the saved one's
     shape and dtype (the engine computes with the values it recorded)."""
-    unpack, packed = node.__dict__["_packed"]
+    unpack, packed = node._packed
     for i, p in packed:
         t = node.inputs[i]
         u = unpack(p)
@@ -1438,23 +1444,25 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                         r = h(cts[0])
                         if r is not None:
                             cts[0] = r
-            elif n._pre_hooks:
-                for nr, hooks in n._pre_hooks.items():
-                    if cts[nr] is not None:
-                        for h in list(hooks):
-                            r = h(cts[nr])
-                            if r is not None:
-                                cts[nr] = r
-            if n._node_pre_hooks:
-                for h in list(n._node_pre_hooks):
-                    r = h(tuple(cts))
-                    if r is not None:
-                        cts = list(r)
-            if n._retains:
-                for nr, ref in n._retains.items():
-                    t = ref()
-                    if t is not None and cts[nr] is not None:
-                        _retain_store(t, cts[nr], create_graph)
+            hooked = n._hooked
+            if hooked:
+                if n._pre_hooks and not is_acc:
+                    for nr, hooks in n._pre_hooks.items():
+                        if cts[nr] is not None:
+                            for h in list(hooks):
+                                r = h(cts[nr])
+                                if r is not None:
+                                    cts[nr] = r
+                if n._node_pre_hooks:
+                    for h in list(n._node_pre_hooks):
+                        r = h(tuple(cts))
+                        if r is not None:
+                            cts = list(r)
+                if n._retains:
+                    for nr, ref in n._retains.items():
+                        t = ref()
+                        if t is not None and cts[nr] is not None:
+                            _retain_store(t, cts[nr], create_graph)
             if capture is not None:
                 for nr in range(len(cts)):
                     k = capture.get((n, nr)) if (n, nr) in capture else None
@@ -1478,7 +1486,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                             warnings.warn(f"Error detected in {n.name()}. Traceback of forward call that "
                                           "caused the error:\n" + "".join(n._stack), stacklevel=2)
                         raise RuntimeError(f"Function '{n.name()}' returned nan values in its {i}th output.")
-            if n._post_hooks:
+            if hooked and n._post_hooks:
                 for h in list(n._post_hooks):
                     r = h(tuple(in_cts), tuple(cts))
                     if r is not None:
