@@ -985,7 +985,8 @@ def _compiled_apply(node, rec, c):
     passes the tensor on, a fresh buffer nothing else refers to is adopted, anything else copied, an absent
     one a zero tensor); None where it does not apply (then the general path runs)."""
     b = c._v
-    if b.__class__ is not _np.ndarray or c._a is not None or b.dtype.kind == "c" or not _compiled_ok():
+    if b.__class__ is not _np.ndarray or c._a is not None or b.dtype.kind == "c" or _gs.anomaly or \
+            not _bc.usable():  # (_compiled_ok, inlined: this runs once per node)
         return None
     plan = rec.plan
     if plan is not None:
