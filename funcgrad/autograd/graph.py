@@ -1007,15 +1007,11 @@ def _compiled_apply(node, rec, c):
     entry = _bc.node_fn(state, b)
     if entry is None:
         return None
-    bufs = [b]
-    for a in vals:
-        v = a._buf
-        if v.__class__ is not _np.ndarray:
-            return None
-        bufs.append(v)
-    fn, _, present = entry
-    outs = fn(*bufs)
-    del bufs, v, vals
+    outs = _bc.call_node(entry, [b], vals)
+    if outs is None:
+        return None
+    del vals
+    present = entry[2]
     make = _TENSOR._make
     res = []
     k = 0

@@ -277,13 +277,10 @@ def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Call
         entry = state.fns[key] = _compile_node(cts, vals, walk)
     if entry is _FAILED:
         return None
-    for v in vals:
-        b = v._buf
-        if b.__class__ is not np.ndarray:
-            return None
-        bufs.append(b)
-    fn, weak, present = entry
-    outs = fn(*bufs)
+    outs = call_node(entry, bufs, vals)
+    if outs is None:
+        return None
+    _, weak, present = entry
     res = []
     k = 0
     for p in present:
@@ -299,6 +296,17 @@ def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Call
             res.append(Array(o, weak[k]) if o.__class__ is np.ndarray else wrap(o, weak[k]))
         k += 1
     return res
+
+
+def call_node(entry, bufs: list, vals: Sequence):
+    """A compiled node backward `entry`'s function on the cotangent buffers `bufs` followed by the buffers of
+    the node's values `vals` (its results); None when a value is not NumPy-backed."""
+    for v in vals:
+        b = v._buf
+        if b.__class__ is not np.ndarray:
+            return None
+        bufs.append(b)
+    return entry[0](*bufs)
 
 
 def node_fn(state: NodeBackward, b: np.ndarray):
