@@ -409,3 +409,44 @@ def test_torch_nodes_compiled_keep_hooks_retain_graph_and_higher_orders(monkeypa
         (gx,) = fg.autograd.grad((x.exp() * x).sum(), x, create_graph=True)  # (a graph of the gradient)
         (ggx,) = fg.autograd.grad(gx.sum(), x)
         np.testing.assert_allclose(ggx.numpy(), np.exp(xv) * (xv + 2), rtol=1e-14)
+
+
+def test_torch_nodes_compiled_raw_path_complex_inplace_and_buffers(monkeypatch):
+    """Node.apply's compiled path on raw buffers (graph._compiled_apply): a real cotangent into a complex input
+    (torch's conjugate convention), torch's in-place error, fresh gradient buffers, and the memoised lookup
+    forgotten by clear_cache."""
+    from funcgrad.autograd import graph
+    runs = []
+    real_apply = graph._compiled_apply
+    monkeypatch.setattr(graph, "_compiled_apply", lambda *a: runs.append(r := real_apply(*a)) or r)
+    zv = np.array([3 + 4j, 1 - 1j, -2 + 0.5j])
+    with cache(first=True):
+        z = fg.tensor(zv, requires_grad=True)
+        for _ in range(2):
+            z.abs().sum().backward()
+        assert any(r is not None for r in runs)  # (the compiled raw path ran)
+        np.testing.assert_allclose(z.grad.numpy(), 2 * zv / np.abs(zv), rtol=1e-14)  # d|z| = z / |z|, torch's
+        x = fg.tensor(np.array([0.5, -1.0, 2.0]), requires_grad=True)
+        w = fg.tensor(np.array([2.0, 3.0, 4.0]))
+        for _ in range(2):
+            (x * w).sum().backward()
+        g = x.grad
+        np.testing.assert_array_equal(g.numpy(), [4.0, 6.0, 8.0])
+        assert not np.shares_memory(g.numpy(), w.numpy())
+        y = x * w
+        w.mul_(2.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation.*expected version 0"):
+            y.sum().backward()
+        runs.clear()
+        bc.clear_cache()  # (a compiled node backward forgotten: the next meeting compiles again)
+        compiles = []
+        real = bc._compile_node
+        monkeypatch.setattr(bc, "_compile_node", lambda *a: compiles.append(1) or real(*a))
+        x.grad = None
+        (x * w).sum().backward()
+        assert compiles
+        np.testing.assert_array_equal(x.grad.numpy(), [4.0, 6.0, 8.0])
+    torch = pytest.importorskip("torch")
+    zt = torch.tensor(zv, requires_grad=True)
+    zt.abs().sum().backward()
+    np.testing.assert_allclose(z.grad.numpy(), 2 * zt.grad.numpy(), rtol=1e-14)

@@ -664,6 +664,8 @@ class Node:
     _retains = None         # {output nr: weakref to a tensor that retains its grad}
     _post_hooks = None
     _node_pre_hooks = None
+    _hooked = False         # whether any of the four above was ever set (one attribute for the engine to read)
+    _packed = None          # (saved_tensors_hooks' unpack hook, [(input position, packed value)])
     _stack = None           # the forward traceback (anomaly mode)
 
     def __init__(self, tape, fn, inputs, diff, edges, versions):
@@ -705,6 +707,7 @@ class Node:
         """fn(grad_inputs, grad_outputs) -> None or replacement grad_inputs; runs after this node."""
         if self._post_hooks is None:
             self._post_hooks = []
+            self._hooked = True
         self._post_hooks.append(fn)
         return RemovableHandle._of_list(self._post_hooks, fn)
 
@@ -712,12 +715,14 @@ class Node:
         """fn(grad_outputs) -> None or replacement grad_outputs; runs before this node."""
         if self._node_pre_hooks is None:
             self._node_pre_hooks = []
+            self._hooked = True
         self._node_pre_hooks.append(fn)
         return RemovableHandle._of_list(self._node_pre_hooks, fn)
 
     def _register_tensor_hook(self, nr: int, fn):
         if self._pre_hooks is None:
             self._pre_hooks = {}
+            self._hooked = True
         lst = self._pre_hooks.setdefault(nr, [])
         lst.append(fn)
         return RemovableHandle._of_list(lst, fn)
@@ -725,6 +730,7 @@ class Node:
     def _register_retain(self, nr: int, tensor):
         if self._retains is None:
             self._retains = {}
+            self._hooked = True
         self._retains[nr] = weakref.ref(tensor)
 
     # --- bookkeeping ----------------------------------------------------------------------------------
@@ -750,6 +756,22 @@ class Node:
         return self.tape is None
 
     def check_versions(self) -> None:
+        """Raise torch's error when a value the backward reads was modified in place since it was recorded
+        (the common case, no version moved, is one pass over the inputs and outputs)."""
+        for t, v in zip(self.inputs, self.versions):
+            st = t._st
+            if st is not None and st.version != v:
+                return self._check_versions()
+        refs = self.out_refs
+        if refs is not None:
+            for ref, v in zip(refs, self.out_versions):
+                t = ref()
+                if t is not None:
+                    st = t._st
+                    if st is not None and st.version != v:
+                        return self._check_versions()
+
+    def _check_versions(self) -> None:
         for t, v in zip(self.inputs, self.versions):
             st = t._st
             if st is None or st.version == v:
@@ -808,7 +830,7 @@ class Node:
         if self.tape is None:
             raise RuntimeError(FREED_MSG)
         self.check_versions()
-        if "_packed" in self.__dict__:
+        if self._packed is not None:
             _unpack_saved(self)
         T = _TENSOR
         if create_graph and (any(c is not None and c._rg for c in cts) or
@@ -817,10 +839,14 @@ class Node:
             return self._apply_differentiable(cts)
         if _DISPATCH._fw_on and _DISPATCH._fwd.has_tangent(list(cts) + list(self.inputs)):
             return self._apply_differentiable(cts)  # forward AD: the gradients get tangents too, as in torch
+        tape = self.tape
+        if len(cts) == 1 and type(tape) is Recorded:
+            out = _compiled_apply(self, tape, cts[0])
+            if out is not None:
+                return out
         # torch's gradient of a real loss w.r.t. complex z is the conjugate of the functional face's
         # (JAX's) cotangent: conjugate on the way in and on the way out
         arrs = [None if c is None else _cot_array(c) for c in cts]
-        tape = self.tape
         in_cts = tape.backward(arrs) if type(tape) is Recorded else ad.backward(tape, arrs)
         out = []
         for k in range(len(in_cts)):
@@ -946,6 +972,73 @@ def _cot_array(c):
     if v.dtype.kind == "c":
         return _conj_if_complex(c._arr())
     return Array(v)
+
+
+_RAW_REFS = 3  # a compiled backward's result: its result tuple, _compiled_apply's `o`, getrefcount's argument
+
+
+def _compiled_apply(node, rec, c):
+    """Node.apply's common case on raw buffers: a node of one output given one real cotangent tensor `c` over
+    its own NumPy buffer, whose signature's backward is compiled (backward_cache.node_fn). Runs the compiled
+    function on the buffers (no Array made for the cotangent or the results) and returns the input
+    gradients as tensors, as Node.apply's general path would (a result that is the cotangent's own buffer
+    passes the tensor on, a fresh buffer nothing else refers to is adopted, anything else copied, an absent
+    one a zero tensor); None where it does not apply (then the general path runs)."""
+    b = c._v
+    if b.__class__ is not _np.ndarray or c._a is not None or b.dtype.kind == "c" or _gs.anomaly or \
+            not _bc.usable():  # (_compiled_ok, inlined: this runs once per node)
+        return None
+    plan = rec.plan
+    if plan is not None:
+        state = plan[2]
+        binds = rec.binds
+        if state is None or len(binds) != 1:
+            return None
+        prim, _, args, ans = binds[0]
+        if rec.outs[0] is not ans or prim.multiple_results or not prim.differentiable:
+            return None
+        vals = (*args, ans)
+    else:
+        sig = rec.sig
+        if sig is None:
+            return None
+        state = sig.bwd
+        vals = rec.vals
+    entry = _bc.node_fn(state, b)
+    if entry is None:
+        return None
+    outs = _bc.call_node(entry, [b], vals)
+    if outs is None:
+        return None
+    del vals
+    present = entry[2]
+    make = _TENSOR._make
+    res = []
+    k = 0
+    for p in present:
+        if not p:  # no path inside the op: a zero gradient still reaches the input, as in torch
+            x = node.inputs[node.diff[len(res)]]
+            res.append(make(_np.zeros(x.shape, x._np_dtype())))
+            continue
+        o = outs[k]
+        k += 1
+        if o is b:  # the rule passed the cotangent through unchanged: pass its tensor on, as torch
+            res.append(c)
+        elif o.__class__ is not _np.ndarray or o.dtype.kind == "c":
+            o = _np.array(o)  # a NumPy scalar; a complex gradient, conjugated (see Node.apply)
+            res.append(make(_np.conjugate(o) if o.dtype.kind == "c" else o))
+        elif _REFS_OK and o.flags.writeable and _getrefcount(o) == _RAW_REFS and (
+                o.base is None or _owned_base(o)):
+            res.append(make(o))  # a fresh buffer only the result refers to: adopted, as _adopt
+        else:
+            res.append(make(_np.array(o)))
+    return res
+
+
+def _owned_base(b) -> bool:
+    """Whether view b's base is a same-size temporary only b refers to (then b's buffer can be adopted)."""
+    base = b.base
+    return type(base) is _np.ndarray and base.base is None and base.size == b.size and _getrefcount(base) == 3
 
 
 def _vjp_reads(eqn, tainted) -> bool:
@@ -1125,7 +1218,7 @@ def _pack_saved(node) -> None:
 def _unpack_saved(node) -> None:
     """At backward, the unpack hook gets back each packed value and must return a tensor of the saved one's
     shape and dtype (the engine computes with the values it recorded)."""
-    unpack, packed = node.__dict__["_packed"]
+    unpack, packed = node._packed
     for i, p in packed:
         t = node.inputs[i]
         u = unpack(p)
@@ -1348,23 +1441,25 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                         r = h(cts[0])
                         if r is not None:
                             cts[0] = r
-            elif n._pre_hooks:
-                for nr, hooks in n._pre_hooks.items():
-                    if cts[nr] is not None:
-                        for h in list(hooks):
-                            r = h(cts[nr])
-                            if r is not None:
-                                cts[nr] = r
-            if n._node_pre_hooks:
-                for h in list(n._node_pre_hooks):
-                    r = h(tuple(cts))
-                    if r is not None:
-                        cts = list(r)
-            if n._retains:
-                for nr, ref in n._retains.items():
-                    t = ref()
-                    if t is not None and cts[nr] is not None:
-                        _retain_store(t, cts[nr], create_graph)
+            hooked = n._hooked
+            if hooked:
+                if n._pre_hooks and not is_acc:
+                    for nr, hooks in n._pre_hooks.items():
+                        if cts[nr] is not None:
+                            for h in list(hooks):
+                                r = h(cts[nr])
+                                if r is not None:
+                                    cts[nr] = r
+                if n._node_pre_hooks:
+                    for h in list(n._node_pre_hooks):
+                        r = h(tuple(cts))
+                        if r is not None:
+                            cts = list(r)
+                if n._retains:
+                    for nr, ref in n._retains.items():
+                        t = ref()
+                        if t is not None and cts[nr] is not None:
+                            _retain_store(t, cts[nr], create_graph)
             if capture is not None:
                 for nr in range(len(cts)):
                     k = capture.get((n, nr)) if (n, nr) in capture else None
@@ -1388,7 +1483,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
                             warnings.warn(f"Error detected in {n.name()}. Traceback of forward call that "
                                           "caused the error:\n" + "".join(n._stack), stacklevel=2)
                         raise RuntimeError(f"Function '{n.name()}' returned nan values in its {i}th output.")
-            if n._post_hooks:
+            if hooked and n._post_hooks:
                 for h in list(n._post_hooks):
                     r = h(tuple(in_cts), tuple(cts))
                     if r is not None:

@@ -34,7 +34,7 @@ from ..core import options as _options
 from ..core.array import Array, get_aval, wrap
 from ..core.jaxpr import Eqn, Var
 from ..core.primitive import hooks, registry
-from ..core.trace import new_trace, transform_active
+from ..core.trace import _state as _trace_state, new_trace
 from . import compiler
 from .jit_config import config as jit_config
 
@@ -133,9 +133,10 @@ def _fingerprint(eqns, in_vars, out_vars, cts):
 
 
 def usable() -> bool:
-    """Whether a backward walk starting now may use the cache."""
+    """Whether a backward walk starting now may use the cache (no transform tracing on this thread: its
+    trace stack, read directly since this runs once per torch-face graph node)."""
     return (config.backward_cache_size > 0 and not hooks.active and not jit_config.disable_jit
-            and not transform_active())
+            and not _trace_state.stack)
 
 
 def compiled_backward(eqns: Sequence[Eqn], in_vars: Sequence[Var], out_vars: Sequence, cts: Sequence,
@@ -224,13 +225,16 @@ def _compile(eqns, in_vars, out_vars, cts, walk):
 
 class NodeBackward:
     """The compiled backward of one node signature, per pattern of given cotangents (their abstract values,
-    None where absent): meetings are counted and the walk compiled at the `node_compile_after`-th."""
-    __slots__ = ("meets", "fns", "gen")
+    None where absent): meetings are counted and the walk compiled at the `node_compile_after`-th.
+    `shape`, `dtype`, `entry` memoise the entry of the last single strongly typed cotangent looked up
+    (node_fn): a node's cotangent has its output's shape and dtype, so that is every lookup but the first."""
+    __slots__ = ("meets", "fns", "gen", "shape", "dtype", "entry")
 
     def __init__(self) -> None:
         self.meets = 0
         self.fns = {}
         self.gen = _node_gen
+        self.shape = self.dtype = self.entry = None
 
 
 _node_gen = 0  # bumped by clear_cache: every NodeBackward made before it starts again from no meetings
@@ -262,7 +266,7 @@ def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Call
             bufs.append(b)
         key = tuple(key)
     if state.gen != _node_gen:
-        state.gen, state.meets, state.fns = _node_gen, 0, {}
+        state.gen, state.meets, state.fns, state.dtype = _node_gen, 0, {}, None
     entry = state.fns.get(key)
     if entry is None:
         state.meets += 1
@@ -273,13 +277,10 @@ def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Call
         entry = state.fns[key] = _compile_node(cts, vals, walk)
     if entry is _FAILED:
         return None
-    for v in vals:
-        b = v._buf
-        if b.__class__ is not np.ndarray:
-            return None
-        bufs.append(b)
-    fn, weak, present = entry
-    outs = fn(*bufs)
+    outs = call_node(entry, bufs, vals)
+    if outs is None:
+        return None
+    _, weak, present = entry
     res = []
     k = 0
     for p in present:
@@ -295,6 +296,33 @@ def node_backward(state: NodeBackward, cts: Sequence, vals: Sequence, walk: Call
             res.append(Array(o, weak[k]) if o.__class__ is np.ndarray else wrap(o, weak[k]))
         k += 1
     return res
+
+
+def call_node(entry, bufs: list, vals: Sequence):
+    """A compiled node backward `entry`'s function on the cotangent buffers `bufs` followed by the buffers of
+    the node's values `vals` (its results); None when a value is not NumPy-backed."""
+    for v in vals:
+        b = v._buf
+        if b.__class__ is not np.ndarray:
+            return None
+        bufs.append(b)
+    return entry[0](*bufs)
+
+
+def node_fn(state: NodeBackward, b: np.ndarray):
+    """For a node given one cotangent, a strongly typed Array over NumPy buffer `b`: `state`'s compiled entry
+    (function, output weak types, which results are present) for b's shape and dtype, called on (b, the
+    node's value buffers...); None while there is none (node_backward then counts the meeting and compiles)
+    or it failed. A hit costs no key: the entry is memoised on `state`."""
+    if state.dtype is b.dtype and state.gen == _node_gen and state.shape == b.shape:
+        return state.entry
+    if state.gen != _node_gen:
+        return None
+    entry = state.fns.get((b.shape, b.dtype, False))
+    if entry is None or entry is _FAILED:
+        return None
+    state.shape, state.dtype, state.entry = b.shape, b.dtype, entry
+    return entry
 
 
 def _compile_node(cts, vals, walk):
