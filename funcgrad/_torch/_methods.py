@@ -547,40 +547,26 @@ def _rbinary_dunder(f):
     return _binary_dunder(lambda self, other: f(other, self))
 
 
-def _prim_dunder(f, name, prim, afn, kinds):
-    """The operator of f (torch's add/sub/mul/div): on two concrete tensors of one dtype of `kinds`, or a float
-    tensor and a Python int or float (taken in the tensor's dtype), one bind of prim (afn: its Array-level
-    function) made here, as f's own hot paths do but without their frames; any other operands go to f."""
-    def m(self, other):
-        if isinstance(other, Tensor):
-            xv = self._v
-            yv = other._v
-            if xv is not None and yv is not None:
-                dt = xv.dtype
-                if yv.dtype is dt and dt.kind in kinds:
-                    if xv.shape != yv.shape:
-                        _bshape(xv.shape, yv.shape)  # (torch's error for shapes that do not broadcast)
-                    return _apply_prim2(name, prim, afn, self, other)
-        elif other.__class__ is float or other.__class__ is int:
-            v = self._v
-            if v is not None and v.dtype.kind == "f":
-                return _apply_prim_scalar(name, prim, afn, self, other, False)
-        elif not isinstance(other, _OPERANDS):
-            return NotImplemented
-        return f(self, other)
-    return m
-
-
-def _rprim_dunder(f, name, prim, afn):
-    """The reflected operator of _prim_dunder's: a Python number on the left of a float tensor made here."""
+def _prim_dunder(f, name, prim, afn, kinds, left=False):
+    """The operator of f (torch's add/sub/mul/div; `left`: its reflected form, f(other, self)): on two concrete
+    tensors of one dtype of `kinds`, or a float tensor and a Python int or float (taken in the tensor's dtype),
+    one bind of prim (afn: its Array-level function) made here, as f's own hot paths do but without their
+    frames; any other operands go to f."""
     def m(self, other):
         if other.__class__ is float or other.__class__ is int:
             v = self._v
             if v is not None and v.dtype.kind == "f":
-                return _apply_prim_scalar(name, prim, afn, self, other, True)
-        if not isinstance(other, _OPERANDS):
+                return _apply_prim_scalar(name, prim, afn, self, other, left)
+        elif isinstance(other, Tensor):
+            xv = self._v
+            yv = other._v
+            if not left and xv is not None and yv is not None and yv.dtype is xv.dtype and xv.dtype.kind in kinds:
+                if xv.shape != yv.shape:
+                    _bshape(xv.shape, yv.shape)  # (torch's error for shapes that do not broadcast)
+                return _apply_prim2(name, prim, afn, self, other)
+        elif not isinstance(other, _OPERANDS):
             return NotImplemented
-        return f(other, self)
+        return f(other, self) if left else f(self, other)
     return m
 
 
@@ -719,7 +705,8 @@ def methods() -> dict:
         m[f"__{op}__"], m[f"__r{op}__"] = _binary_dunder(fn), _rbinary_dunder(fn)
         if op in _PRIM_OPS:  # (their common cases made directly)
             name, prim, afn, kinds = _PRIM_OPS[op]
-            m[f"__{op}__"], m[f"__r{op}__"] = _prim_dunder(fn, name, prim, afn, kinds), _rprim_dunder(fn, name, prim, afn)
+            m[f"__{op}__"] = _prim_dunder(fn, name, prim, afn, kinds)
+            m[f"__r{op}__"] = _prim_dunder(fn, name, prim, afn, kinds, left=True)
         if inplace is not None:
             m[f"__i{op}__"] = _inplace_dunder(f"__i{op}__", inplace)
     m["__itruediv__"] = lambda self, other: _div_(self, other)

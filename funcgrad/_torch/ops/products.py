@@ -71,18 +71,13 @@ def matmul_dunder(general):
     """Tensor.__matmul__: vectors and matrices of one float dtype (32 bits or more) as one dot_general bind made
     here (matmul's direct path, less its checks' frames); anything else to `general`."""
     def m(self, other):
-        if isinstance(other, Tensor):
-            xv = self._v
-            yv = other._v
-            if xv is not None and yv is not None:
-                dt = xv.dtype
-                nx = xv.ndim
-                ny = yv.ndim
-                if 0 < nx <= 2 and 0 < ny <= 2 and yv.dtype is dt and dt.kind in "fc" and dt.itemsize >= 4 and \
-                        xv.shape[-1] == yv.shape[0]:
-                    if nx == 2 and ny == 2:
-                        return _apply_prim2("Mm", _DOT_P, _mm2, self, other, _DOT_PARAMS[2])
-                    return _apply_prim2("Matmul", _DOT_P, _matmul_fn, self, other, _DOT_PARAMS[nx])
+        yv = other._v if isinstance(other, Tensor) else None
+        xv = self._v
+        if yv is not None and xv is not None and 0 < xv.ndim <= 2 and 0 < yv.ndim <= 2 and yv.dtype is xv.dtype and \
+                xv.dtype.kind in "fc" and xv.dtype.itemsize >= 4 and xv.shape[-1] == yv.shape[0]:
+            if xv.ndim == 2 and yv.ndim == 2:
+                return _apply_prim2("Mm", _DOT_P, _mm2, self, other, _DOT_PARAMS[2])
+            return _apply_prim2("Matmul", _DOT_P, _matmul_fn, self, other, _DOT_PARAMS[xv.ndim])
         return general(self, other)
     m._rejects_kinds = True  # (general has the rules; see _complex_reject.guard_method)
     return m
