@@ -118,3 +118,42 @@ def test_accumulated_grad_after_in_place_edit_of_stolen_grad():
         (x @ w).pow(2).sum().backward()
         return [w.grad]
     _check(run)
+
+
+def test_lean_recording_paths_match_torch_semantics():
+    """The direct operator paths (+,-,*,/ and @ on tensors of one float dtype, a float tensor and a Python number,
+    x.sum(), torch.cat of one dtype) record one node each with torch's names and exact gradients; operands they do
+    not take (mixed dtypes, bool matmul, x * x) go through the general path with torch's promotion and errors."""
+    import numpy as np
+    import funcgrad as torch
+    a = np.array([1.0, -2.0, 3.0], np.float32)
+    bv = np.array([0.5, 4.0, -1.0], np.float32)
+    x = torch.tensor(a, requires_grad=True)
+    w = torch.nn.Parameter(torch.tensor(bv))
+    y = x * w
+    assert type(y.grad_fn).__name__ == "MulBackward0"
+    z = ((y + x) - w / 2.0) / w + 3 * x - 1
+    assert [type(t.grad_fn).__name__ for t in (y + x, 3 * x, x / w)] == ["AddBackward0", "MulBackward0", "DivBackward0"]
+    z.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 4 + 1 / bv, rtol=1e-6)  # z = 4x + x/w - 3/2
+    np.testing.assert_allclose(w.grad.numpy(), -a / bv ** 2, rtol=1e-6)
+    m = torch.tensor(np.arange(6, dtype=np.float32).reshape(2, 3), requires_grad=True)
+    r = m @ x
+    r.sum().backward()
+    np.testing.assert_allclose(m.grad.numpy(), np.tile(a, (2, 1)))
+    c = torch.cat([x, w, x])
+    assert type(c.grad_fn).__name__ == "CatBackward0"
+    x.grad = None
+    (c * torch.arange(9.0)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0 + 6, 1 + 7, 2 + 8])
+    sq = x * x
+    assert type(sq.grad_fn).__name__ == "MulBackward0"
+    x.grad = None
+    sq.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * a)
+    d = x * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    assert d.dtype == torch.float64
+    with pytest.raises(NotImplementedError, match="addmm_impl_cpu_"):
+        torch.ones(2, 2, dtype=torch.bool) @ torch.ones(2, 2, dtype=torch.bool)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        x * torch.ones(4, requires_grad=True)

@@ -187,7 +187,7 @@ def guard_method(name: str, attr):
         return attr
     op = name[:-1] if name.endswith("_") and not name.endswith("__") else name
     kind_rule = KIND_RULES["matmul"] if name == "__matmul__" else KIND_RULES.get(op)
-    if kind_rule is not None:
+    if kind_rule is not None and not getattr(attr, "_rejects_kinds", False):  # (unless attr applies them itself)
         attr = reject_kinds(attr, *kind_rule)
     rule = RULES[_DUNDERS[name]] if name in _DUNDERS else RULES.get(op)
     if rule is not None:

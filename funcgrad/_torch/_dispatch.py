@@ -16,7 +16,7 @@ from ..autograd import graph as _graph
 from ..autograd.graph import Recorded as _Recorded
 from ..autograd.grad_mode import state as _gs
 from .._src.core.array import Array, ArrayBase as _ArrayBase
-from .._src.core.primitive import _rec_state, record_eager as _record_eager
+from .._src.core.primitive import _rec_state, hooks as _hooks, record_eager as _record_eager
 from .._src.core.jaxpr import Jaxpr
 from .._src.interpreters import ad as _ad
 from ._tensor import Tensor, _differentiable, _make, _new_obj, _wrap
@@ -409,33 +409,38 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             if t.__class__ is not Array:
                 j += 1
             k += 1
-    if ph_ans is not None:
-        rans = ph_ans
-    elif ans is None:
+    return _node_out(cls, fn, prim, params, tuple(args), ins, ans if ph_ans is None else ph_ans, r, kept, rplan,
+                     tuple(tensors), diff, edges, versions, out_diff, fast)
+
+
+def _node_out(cls, fn, prim, params, args, ins, rans, r, kept, rplan, tensors, diff, edges, versions, out_diff,
+              plain=True):
+    """The end of recording one bind of prim (args -> r; rans: the output's Array or placeholder, None: an
+    Array over r): its Recorded, the node of class cls, and the output tensor over r. `plain`: no anomaly
+    stack or saved-tensor hooks to set up, so Node.__init__ is inlined."""
+    if rans is None:
         rans = _new_obj(Array)  # (Array(r), inlined)
         rans._buf = r
         rans.weak_type = False
-    else:
-        rans = ans
     rec = _new_obj(_Recorded)  # (Recorded.__init__, inlined)
     rec.ins = ins
-    rec.binds = ((prim, params, tuple(args), rans),)
+    rec.binds = ((prim, params, args, rans),)
     rec.outs = (rans,)
     rec._tape = rec.sig = rec.vals = None
     rec.kept = kept
     rec.plan = rplan
-    if fast:
-        node = _new_obj(cls)  # (Node.__init__, inlined: no anomaly stack, no saved-tensor hooks here)
+    if plain:
+        node = _new_obj(cls)  # (Node.__init__, inlined)
         node.tape = rec
         node.fn = fn
-        node.inputs = tuple(tensors)
+        node.inputs = tensors
         node.diff = diff
         node.edges = edges
         node.versions = versions
         node.out_meta = None
         node.seq = next(_graph._seq)
     else:
-        node = cls(rec, fn, tuple(tensors), diff, edges, versions)
+        node = cls(rec, fn, tensors, diff, edges, versions)
     if r.base is None and r.flags.writeable:
         out = _new_obj(Tensor)
         out._v = r
@@ -456,11 +461,106 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
     return out
 
 
-def _plan(key, name, prim, params, args, ins, ans):
+_LEAN: dict = {}  # _apply_prim1/2's plans: (name, prim, params, each operand's shape, dtype number, role) -> plan
+_D0, _D1, _D01 = (0,), (1,), (0, 1)
+
+
+def _apply_prim1(name, prim, fn, t, params=_NOPARAMS):
+    """_apply_prim(name, prim, fn, (t,), params) for one concrete tensor t (t._v set). Recorded in the common
+    case (no forward AD, enclosing recording, NaN checks, anomaly mode or saved-tensor hooks; t's Array not
+    weakly typed) without _record_prim's per-operand lists, from a plan keyed on t's shape and dtype number."""
+    if _gs.enabled and not _fw_on and (t._rg or t._base is not None and _req(t)):
+        if _hooks.active or _gs.anomaly or _gs.saved_hooks or t._inf:
+            return _record_prim(name, prim, fn, (t,), params)
+        a = t._a
+        if a is None:
+            a = t._arr()
+        elif a.weak_type:
+            return _record_prim(name, prim, fn, (t,), params)
+        v = t._v
+        try:
+            key = (name, prim, tuple(params.items()) if params else None, v.shape, v.dtype.num)
+            plan = _LEAN.get(key)
+            r = prim.impl(v, **params) if params else prim.impl(v)
+        except Exception:  # unhashable params; or the impl failed: bind raises it in the primitive's words
+            return _record_prim(name, prim, fn, (t,), params)
+        if r.__class__ is not np.ndarray:
+            r = np.asarray(r)
+        if plan is None:
+            plan = _plan(key, name, prim, params, [a], [a], Array(r), _LEAN)
+        cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
+        st = t._st
+        e = _edge(t)
+        if ph_args is not None:
+            a = ph_args[0]
+            t = ph_ts[0]
+        return _node_out(cls, fn, prim, params, (a,), [a], ph_ans, r, kept, rplan, (t,), _D0, [e],
+                         [0 if st is None else st.version], out_diff)
+    return _apply_prim(name, prim, fn, (t,), params)
+
+
+def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
+    """_apply_prim(name, prim, fn, (x, y), params) for two concrete tensors (`_v` set), recorded in the common
+    case (as _apply_prim1's; distinct operands) without _record_prim's per-operand lists."""
+    if _gs.enabled and not _fw_on:
+        rx = x._rg or x._base is not None and _req(x)
+        ry = y._rg or y._base is not None and _req(y)
+        if rx or ry:
+            ax = x._a
+            if ax is None:
+                ax = x._arr()
+            ay = y._a
+            if ay is None:
+                ay = y._arr()
+            if _hooks.active or _gs.anomaly or _gs.saved_hooks or x._inf or y._inf or ax is ay or \
+                    ax.weak_type or ay.weak_type:
+                return _record_prim(name, prim, fn, (x, y), params)
+            xv = x._v
+            yv = y._v
+            try:
+                key = (name, prim, tuple(params.items()) if params else None, xv.shape, xv.dtype.num, rx,
+                       yv.shape, yv.dtype.num, ry)
+                plan = _LEAN.get(key)
+                r = prim.impl(xv, yv, **params) if params else prim.impl(xv, yv)
+            except Exception:  # unhashable params; or the impl failed: bind raises it in the primitive's words
+                return _record_prim(name, prim, fn, (x, y), params)
+            if r.__class__ is not np.ndarray:
+                r = np.asarray(r)
+            if rx:
+                if ry:
+                    ins, diff, edges = [ax, ay], _D01, [_edge(x), _edge(y)]
+                else:
+                    ins, diff, edges = [ax], _D0, [_edge(x)]
+            else:
+                ins, diff, edges = [ay], _D1, [_edge(y)]
+            if plan is None:
+                plan = _plan(key, name, prim, params, [ax, ay], ins, Array(r), _LEAN)
+            cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
+            st = x._st
+            su = y._st
+            versions = [0 if st is None else st.version, 0 if su is None else su.version]
+            if ph_args is not None:  # each operand the rule does not read becomes its placeholder
+                px, py = ph_args
+                if px is not None:
+                    ax = px
+                    x = ph_ts[0]
+                    if rx:
+                        ins[0] = px
+                if py is not None:
+                    ay = py
+                    y = ph_ts[1]
+                    if ry:
+                        ins[-1] = py
+            return _node_out(cls, fn, prim, params, (ax, ay), ins, ph_ans, r, kept, rplan, (x, y), diff, edges,
+                             versions, out_diff)
+    return _apply_prim(name, prim, fn, (x, y), params)
+
+
+def _plan(key, name, prim, params, args, ins, ans, cache=_PLANS):
     """_record_prim's plan for one call: (node class, placeholder per operand (None where kept; None for all
     when every operand is kept), the output's placeholder (None where kept), placeholder tensor per operand
     (for the node's inputs), kept (Recorded.kept), Recorded.plan (needs, the input position of each operand
-    or -1, the compiled backward's state), whether the output's dtype carries gradients). Cached under `key` (placeholders included: a placeholder is never
+    or -1, the compiled backward's state), whether the output's dtype carries gradients). Cached in `cache` under `key` (placeholders included: a placeholder is never
     written) unless key is None: then made for this call alone (under forward AD everything is kept, for
     the tangents' rules)."""
     p = None if _fw_on else _graph.prune_one(prim, params, args, ans, list(ins))
@@ -484,9 +584,9 @@ def _plan(key, name, prim, params, args, ins, ans):
     plan = (cls, ph_args, ph_ans, ph_ts, kept, (needs, ipos, _graph.NodeBackward() if key is not None else None),
             _differentiable(ans._buf.dtype))
     if key is not None:
-        if len(_PLANS) > 4096:
-            _PLANS.clear()
-        _PLANS[key] = plan
+        if len(cache) > 4096:
+            cache.clear()
+        cache[key] = plan
     return plan
 
 

@@ -20,7 +20,7 @@ from .ops import (activations, arithmetic, comparison, diagonals, extrema, index
 from .ops._common import _bshape, _cast
 from . import _dispatch as _DP
 from ._tensor import Tensor, _traced, _wrap
-from ._dispatch import _apply1, _apply_prim, _req
+from ._dispatch import _apply1, _apply_prim1, _apply_prim2, _apply_prim_scalar, _req
 from ._views import _inplace
 from ._errors import _INF_INPLACE_MSG
 from ._errors import _legacy
@@ -498,7 +498,7 @@ def _H(self):
 def _neg_dunder(self):
     v = self._v
     if v is not None and v.dtype.kind in "fiu":  # (one neg bind: the direct path)
-        return _apply_prim("Neg", ew.neg_p, unary._neg_fn, (self,))
+        return _apply_prim1("Neg", ew.neg_p, unary._neg_fn, self)
     return unary.neg(self)
 
 
@@ -517,6 +517,11 @@ def _matmul_r(self, other):
 
 
 _OPERANDS = (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)
+# the operators made by _prim_dunder: name -> (node name, primitive, its Array-level function, dtype kinds)
+_PRIM_OPS = {"add": ("Add", arithmetic._ADD_P, arithmetic._bool_add, "fciu"),
+             "sub": ("Sub", arithmetic._SUB_P, arithmetic._sub_fn, "fciu"),
+             "mul": ("Mul", arithmetic._MUL_P, arithmetic._bool_mul, "fciu"),
+             "truediv": ("Div", arithmetic._DIV_P, arithmetic._div, "fc")}
 
 
 def _inplace_dunder(dunder_name, name):
@@ -542,7 +547,34 @@ def _rbinary_dunder(f):
     return _binary_dunder(lambda self, other: f(other, self))
 
 
+def _prim_dunder(f, name, prim, afn, kinds, left=False):
+    """The operator of f (torch's add/sub/mul/div; `left`: its reflected form, f(other, self)): on two concrete
+    tensors of one dtype of `kinds`, or a float tensor and a Python int or float (taken in the tensor's dtype),
+    one bind of prim (afn: its Array-level function) made here, as f's own hot paths do but without their
+    frames; any other operands go to f."""
+    def m(self, other):
+        if other.__class__ is float or other.__class__ is int:
+            v = self._v
+            if v is not None and v.dtype.kind == "f":
+                return _apply_prim_scalar(name, prim, afn, self, other, left)
+        elif isinstance(other, Tensor):
+            xv = self._v
+            yv = other._v
+            if not left and xv is not None and yv is not None and yv.dtype is xv.dtype and xv.dtype.kind in kinds:
+                if xv.shape != yv.shape:
+                    _bshape(xv.shape, yv.shape)  # (torch's error for shapes that do not broadcast)
+                return _apply_prim2(name, prim, afn, self, other)
+        elif not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return f(other, self) if left else f(self, other)
+    return m
+
+
 def _sum_m(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is None and dtype is None and not keepdim:  # (reductions.sum's direct path, one frame less)
+        v = self._v
+        if v is not None and v.ndim and v.dtype.kind in "fc":
+            return _apply_prim1("Sum", reductions._REDUCE_SUM_P, reductions._sum_all, self, reductions._all_axes(v.ndim))
     return reductions.sum(self, dim, keepdim, dtype=dtype)
 
 
@@ -671,10 +703,15 @@ def methods() -> dict:
             ("xor", comparison.bitwise_xor, "bitwise_xor_"), ("lshift", comparison.bitwise_left_shift, None),
             ("rshift", comparison.bitwise_right_shift, None)):
         m[f"__{op}__"], m[f"__r{op}__"] = _binary_dunder(fn), _rbinary_dunder(fn)
+        if op in _PRIM_OPS:  # (their common cases made directly)
+            name, prim, afn, kinds = _PRIM_OPS[op]
+            m[f"__{op}__"] = _prim_dunder(fn, name, prim, afn, kinds)
+            m[f"__r{op}__"] = _prim_dunder(fn, name, prim, afn, kinds, left=True)
         if inplace is not None:
             m[f"__i{op}__"] = _inplace_dunder(f"__i{op}__", inplace)
     m["__itruediv__"] = lambda self, other: _div_(self, other)
-    m["__matmul__"] = _binary_dunder(lambda a, b: products.matmul(a, b if isinstance(b, Tensor) else C.tensor(b)))
+    m["__matmul__"] = products.matmul_dunder(_complex_reject.guard_method("__matmul__", _binary_dunder(
+        lambda a, b: products.matmul(a, b if isinstance(b, Tensor) else C.tensor(b)))))
     m["__rmatmul__"] = _matmul_r
     m["__neg__"] = _neg_dunder
     m["__pos__"] = lambda self: self

@@ -16,7 +16,7 @@ from .. import _dtype as D, _dispatch as _DP
 from ...autograd.grad_mode import state as _gs
 from .._argcheck import dtype_error as _dtype_error
 from .._tensor import Tensor, _dim, _wrap
-from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim, _apply_prim_scalar, _req
+from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim2, _apply_prim_scalar, _req
 from .._errors import _legacy
 
 
@@ -140,7 +140,7 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
                 if xv.shape != yv.shape:
                     _bshape(xv.shape, yv.shape)
                 if prim is not None and (xv.dtype.kind in "fciu" or D.kind(xv.dtype) == "f"):  # (bfloat16: "V")
-                    return _apply_prim(name, prim, afn, (x, y))
+                    return _apply_prim2(name, prim, afn, x, y)
                 if not (_gs.enabled and (x._rg or y._rg or x._base is not None and _req(x)
                                          or y._base is not None and _req(y))) and not _DP._fw_on:
                     return _wrap(afn(x._arr(), y._arr()))

@@ -10,7 +10,7 @@ from ..._src.prims import elementwise as ew
 from ..._src.prims.reduction import log_softmax_p as _LOG_SOFTMAX_P, softmax_p as _SOFTMAX_P
 from ...autograd.grad_mode import state as _gs
 from .._tensor import _dim, _make
-from .._dispatch import _apply1, _apply_prim, _req
+from .._dispatch import _apply1, _apply_prim, _apply_prim1, _req
 from ._common import _cast, _legacy_name, _out, _scalar_arr
 
 
@@ -41,7 +41,7 @@ def relu(input, *, out=None):
         raise RuntimeError("Boolean inputs not supported for relu")
     if kind == "c":  # (checked here, off the float fast path, rather than by _complex_reject's wrapper)
         raise NotImplementedError("clamp is not supported for complex types")
-    r = _apply_prim("Relu", _RELU_P, _relu_torch, (input,), _TORCH_KINK) if v is not None else \
+    r = _apply_prim1("Relu", _RELU_P, _relu_torch, input, _TORCH_KINK) if v is not None else \
         _apply1("Relu", _relu_torch, input)
     return r if out is None else _out(r, out)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from .. import _jnp as jnp, _dtype as D
 from .._argcheck import DtypeName
 from .._tensor import Tensor, _dim
-from .._dispatch import _apply
+from ..._src.prims.shape import concatenate_p as _CONCAT_P
+from .._dispatch import _apply, _apply_prim
 from .._views import _view, _views
 from ._common import _cast, _int, _max, _min, _out, _range, _result_type_many, _sum
 
@@ -47,6 +48,11 @@ def cat(tensors, dim=0, *, out=None):
         return _out(_apply("Cat", lambda *xs: _cast(xs[0], dt), (tensors[0],)), out)
     d = _dim(dim, nonempty[0].ndim)
     _cat_check(nonempty, d, "cat")
+    if len(nonempty) == len(tensors) > 1 and dt.kind in "fc" and \
+            all(x._v is not None and x._v.dtype is dt for x in tensors):  # one concatenate bind: one plain node
+        params = {"dimension": d}
+        return _out(_apply_prim("Cat", _CONCAT_P, lambda *xs: _CONCAT_P.bind(*xs, **params), tuple(tensors), params),
+                    out)
     return _out(_apply("Cat", lambda *xs: jnp.concatenate([_cast(x, dt) for x in xs], axis=d),
                        tuple(nonempty)), out)
 

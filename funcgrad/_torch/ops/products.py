@@ -12,7 +12,7 @@ from ..._src.prims.linalg import dot_general as _dot_general, dot_general_p as _
 from .._argcheck import (check_out_dtype as _check_out_dtype, check_same_dtype as _check_same_dtype,
                          dtype_error as _dtype_error)
 from .._tensor import Tensor, _dim
-from .._dispatch import _apply, _apply_prim
+from .._dispatch import _apply, _apply_prim2
 from ._common import _bshape, _float, _int, _out, _range
 from .arithmetic import mul
 
@@ -57,14 +57,30 @@ def matmul(input, other, *, out=None):
             input._v.dtype.kind in "fc" and input._v.dtype.itemsize >= 4:
         # vectors and matrices: one dot_general bind (jnp.matmul's), straight on the buffers or recorded as one
         params = _DOT_PARAMS[input.ndim]
-        return _out(_apply_prim("Mm" if input.ndim == 2 and other.ndim == 2 else "Matmul", _DOT_P,
-                                _mm2 if input.ndim == 2 and other.ndim == 2 else _matmul_fn, (input, other), params),
+        return _out(_apply_prim2("Mm" if input.ndim == 2 and other.ndim == 2 else "Matmul", _DOT_P,
+                                 _mm2 if input.ndim == 2 and other.ndim == 2 else _matmul_fn, input, other, params),
                     out)
     if input.ndim == 2 and other.ndim == 2:
         return _out(_apply("Mm", _mm2, (input, other)), out)
     if input.ndim > 2 or other.ndim > 2:  # the batch dims broadcast (torch's RuntimeError when they cannot)
         _bshape(tuple(input.shape[:-2]), tuple(other.shape[:-2]) if other.ndim > 1 else ())
     return _out(_apply("Matmul", lambda a, b: jnp.matmul(a, b), (input, other)), out)
+
+
+def matmul_dunder(general):
+    """Tensor.__matmul__: vectors and matrices of one float dtype (32 bits or more) as one dot_general bind made
+    here (matmul's direct path, less its checks' frames); anything else to `general`."""
+    def m(self, other):
+        yv = other._v if isinstance(other, Tensor) else None
+        xv = self._v
+        if yv is not None and xv is not None and 0 < xv.ndim <= 2 and 0 < yv.ndim <= 2 and yv.dtype is xv.dtype and \
+                xv.dtype.kind in "fc" and xv.dtype.itemsize >= 4 and xv.shape[-1] == yv.shape[0]:
+            if xv.ndim == 2 and yv.ndim == 2:
+                return _apply_prim2("Mm", _DOT_P, _mm2, self, other, _DOT_PARAMS[2])
+            return _apply_prim2("Matmul", _DOT_P, _matmul_fn, self, other, _DOT_PARAMS[xv.ndim])
+        return general(self, other)
+    m._rejects_kinds = True  # (general has the rules; see _complex_reject.guard_method)
+    return m
 
 
 _MM_DN = (((1,), (0,)), ((), ()))

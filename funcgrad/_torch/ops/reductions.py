@@ -12,7 +12,7 @@ from ..._src.prims import elementwise as ew, stop_gradient as _stop_gradient
 from ..._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import _dim
-from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim
+from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim1
 from .._errors import _legacy
 from ._common import (_bool, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr,
                       _with_out)
@@ -47,7 +47,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     if dim is None and dtype is None and not keepdim and out is None:
         v = input._v
         if v is not None and v.ndim and (v.dtype.kind in "fc" or D.kind(v.dtype) == "f"):  # (inline: 0.1 us)
-            return _apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(v.ndim))
+            return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, _all_axes(v.ndim))
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     nd = input.ndim
@@ -57,7 +57,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
 
     if axes is None and not keepdim:
         if nd and input._v is not None and input._v.dtype == odt and D.kind(odt) in "fc":
-            return _out_cast(_apply_prim("Sum", _REDUCE_SUM_P, _sum_all, (input,), _all_axes(nd)), out)
+            return _out_cast(_apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, _all_axes(nd)), out)
 
         def fn(a):
             a = _cast(a, odt)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew, special as _sp
-from .._dispatch import _apply1, _apply_nograd, _apply_prim
+from .._dispatch import _apply1, _apply_nograd, _apply_prim1
 from ._common import _legacy_name, _not_impl, _NPB, _out, _scalar_arr
 
 
@@ -26,7 +26,7 @@ def _float_unary(name, prim, card=None):
         if card is not None:
             v = input._v
             if v is not None and D.kind(v.dtype) in "fc":
-                r = _apply_prim(name, card, prim, (input,))
+                r = _apply_prim1(name, card, prim, input)
                 return r if out is None else _out(r, out)
         r = _apply1(name, fn_for(input._np_dtype()), input)
         return _out(r, out)
