@@ -172,6 +172,25 @@ def _map_(self, tensor, callable):  # noqa: A002 - torch's parameter name
     return self
 
 
+def _dlpack(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+    """The DLPack capsule of self's memory (shared, as torch's): NumPy's export of the buffer, which it also
+    describes when strided. A tensor that requires grad is refused, as in torch (detach it first)."""
+    if self.requires_grad:
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    if stream not in (None, -1):
+        raise BufferError(f"__dlpack__: stream={stream!r} is not supported for CPU tensors (use None)")
+    kwargs = {"copy": copy, "dl_device": dl_device}
+    if max_version is not None:
+        kwargs["max_version"] = max_version
+    return self.numpy().__dlpack__(**kwargs)
+
+
+def _dlpack_device(self) -> tuple:
+    """(kDLCPU, 0): every funcgrad tensor lives in host memory."""
+    from ..utils.dlpack import DLDeviceType
+    return (DLDeviceType.kDLCPU, 0)
+
+
 def _to_padded_dense(self, padding, output_size=None):
     """torch's refusal: only a nested tensor (funcgrad.nested.NestedTensor) has a padded form."""
     raise NotImplementedError("Could not run 'aten::to_padded_tensor' with arguments from the 'CPU' backend: "
@@ -193,6 +212,8 @@ def methods() -> dict:
     m["sum_to_size"] = _sum_to_size
     m["unfold"] = _unfold
     m["storage"] = _storage_m
+    m["__dlpack__"] = _dlpack
+    m["__dlpack_device__"] = _dlpack_device
     m["untyped_storage"] = _untyped_storage_m
     m["adjoint"] = lambda self: self.mH
     m["hardshrink"] = lambda self, lambd=0.5: __import__("funcgrad.nn.functional", fromlist=["x"]).hardshrink(
