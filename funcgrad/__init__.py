@@ -41,6 +41,11 @@ for _public, _mod in {"linalg": linalg, "cuda": cuda, "cuda.amp": cuda.amp, "cpu
                       "cpu.amp": cpu.amp, "xpu": xpu, "mps": mps}.items():  # noqa: F405
     _sys.modules[__name__ + "." + _public] = _mod
 
+# torch.nn.quantized, .intrinsic and .qat: torch's older paths of torch.ao.nn's packages (the same classes)
+for _sub in ("quantized", "intrinsic", "qat"):
+    _sys.modules[__name__ + ".nn." + _sub] = getattr(ao.nn, _sub)  # noqa: F405
+    setattr(nn, _sub, getattr(ao.nn, _sub))  # noqa: F405
+
 # pickles written before the torch face moved to funcgrad._torch name funcgrad.tensor.<module>.<class>
 for _name, _mod in list(_sys.modules.items()):
     if _name == __name__ + "._torch" or _name.startswith(__name__ + "._torch."):

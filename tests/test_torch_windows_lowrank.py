@@ -165,6 +165,11 @@ def test_typing_modules_and_functional_paths():
     assert set(fg.functional.__all__) == set(torch.functional.__all__)
     assert _size_2_t == (int | tuple[int, int]) and Number == (int | float | bool)
     assert fg.nn.functional.grad is fg.nn.grad
+    import funcgrad.nn.quantized as nnq  # torch's older path of torch.ao.nn.quantized: the same classes
+    for sub, name in (("quantized", "Linear"), ("intrinsic", "LinearReLU"), ("qat", "Linear")):
+        assert getattr(getattr(torch.nn, sub), name) is getattr(getattr(torch.ao.nn, sub), name)
+        assert getattr(getattr(fg.nn, sub), name) is getattr(getattr(fg.ao.nn, sub), name)
+    assert nnq is fg.ao.nn.quantized
     assert fg.nn.factory_kwargs({"dtype": fg.float64, "factory_kwargs": {"device": "cpu"}}) == {
         "dtype": fg.float64, "device": "cpu"}
     for lib in (fg, torch):

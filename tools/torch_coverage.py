@@ -75,6 +75,9 @@ MODULE_REASONS = {
     "profiler_legacy": "legacy profiler module (torch.autograd.profiler exists)",
     "profiler_util": "profiler helper module (torch.autograd.profiler exists)",
     "common_types": "typing aliases module", "types": "typing aliases module",
+    "datapipes": "DataPipes (deprecated in torch, removed from torchdata)",
+    "graph_settings": "DataPipes (deprecated in torch, removed from torchdata)",
+    "quantizable": "quantizable LSTM / MultiheadAttention (torch.ao.nn.quantizable) are not implemented",
 }
 
 SPECIFIC = {
@@ -105,6 +108,7 @@ SPECIFIC = {
     "torch.autograd.is_view_replay_enabled": "view replay is a C++ autograd option",
     "torch.autograd.enforce_grad_layout_policy": "gradient memory layouts (strides) are not modelled",
     "torch.autograd.kineto_available": "the Kineto profiler backend",
+    "torch.utils.data.graph": "DataPipes (deprecated in torch, removed from torchdata)",
     "torch.autograd.DeviceType": "profiler device enum", "torch.autograd.ProfilerActivity": "profiler enum",
     "torch.autograd.ProfilerConfig": "Kineto profiler config", "torch.autograd.ProfilerEvent": "Kineto event",
     "torch.autograd.ProfilerState": "profiler enum",
