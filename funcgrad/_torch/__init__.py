@@ -207,10 +207,12 @@ def use_deterministic_algorithms(mode: _builtins.bool, *, warn_only: _builtins.b
 
 
 def are_deterministic_algorithms_enabled() -> _builtins.bool:
+    """Whether use_deterministic_algorithms(True) is in effect (funcgrad's kernels are deterministic either way)."""
     return _DETERMINISTIC["mode"]
 
 
 def is_deterministic_algorithms_warn_only_enabled() -> _builtins.bool:
+    """Whether use_deterministic_algorithms(True, warn_only=True) is in effect."""
     return _DETERMINISTIC["warn_only"]
 
 
@@ -231,6 +233,7 @@ def set_deterministic_debug_mode(debug_mode) -> None:
 
 
 def get_deterministic_debug_mode() -> _builtins.int:
+    """The deterministic debug mode: 0 off, 1 warn only, 2 on (see set_deterministic_debug_mode)."""
     return 0 if not _DETERMINISTIC["mode"] else 1 if _DETERMINISTIC["warn_only"] else 2
 
 

@@ -5,9 +5,6 @@ Each is computed as torch computes it, with torch-face operations in the request
 window's positions, then the elementwise formula), so the values match torch's to the last bit where the
 elementwise kernels do. `sym=True` (the default) gives a symmetric window for filter design, `sym=False` a
 periodic one for spectral analysis (the symmetric window of length M + 1 without its last point).
-
->>> torch.signal.windows.hann(5)
-tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])
 """
 from __future__ import annotations
 
@@ -125,7 +122,15 @@ def general_hamming(M: int, *, alpha: float = 0.54, sym: bool = True, dtype=None
 
 
 def hann(M: int, *, sym: bool = True, dtype=None, layout=strided, device=None, requires_grad: bool = False):
-    """The Hann window 1/2 - 1/2 cos(2 pi n / (M - 1))."""
+    """The Hann window 1/2 - 1/2 cos(2 pi n / (M - 1)).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.signal.windows.hann(5)
+        tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])
+        >>> torch.signal.windows.hann(4, sym=False)
+        tensor([0.0000, 0.5000, 1.0000, 0.5000])
+    """
     return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, layout=layout, requires_grad=requires_grad)
 
 

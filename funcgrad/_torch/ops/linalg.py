@@ -262,7 +262,11 @@ def svd_lowrank(A, q: int | None = 6, niter: int | None = 2, M=None):
     """An approximate rank-q SVD (U, S, V) of A - M (A of shape (*, m, n)), with A ≈ U diag(S) V^H, by randomised
     subspace iteration (Halko, Martinsson and Tropp 2009, algorithm 5.1), as torch.svd_lowrank.
 
-    >>> U, S, V = torch.svd_lowrank(torch.randn(100, 20) @ torch.randn(20, 50), q=20)
+    Examples:
+        >>> import funcgrad as torch
+        >>> U, S, V = torch.svd_lowrank(torch.randn(100, 20) @ torch.randn(20, 50), q=20)
+        >>> U.shape, S.shape, V.shape
+        (torch.Size([100, 20]), torch.Size([20]), torch.Size([50, 20]))
     """
     return _svd_lowrank(A, 6 if q is None else q, 2 if niter is None else niter, M)
 
