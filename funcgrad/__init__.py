@@ -8,6 +8,7 @@ The facade: JAX's top-level names (funcgrad/_jax/top.py), torch's (funcgrad/_tor
 both claim, settled in funcgrad/_claims.py; and the module aliases that keep public paths importable.
 """
 import sys as _sys
+from importlib import machinery as _machinery
 
 from ._src import core, prims  # noqa: F401  (registers the first-order primitive cards)
 from ._src import control  # noqa: F401  (registers the higher-order cards)
@@ -40,6 +41,11 @@ for _public, _home in _MOVED.items():
 for _public, _mod in {"linalg": linalg, "cuda": cuda, "cuda.amp": cuda.amp, "cpu": cpu,  # noqa: F405
                       "cpu.amp": cpu.amp, "xpu": xpu, "mps": mps}.items():  # noqa: F405
     _sys.modules[__name__ + "." + _public] = _mod
+
+# `import torch.jit` / `from torch.jit import script`: torch.jit's names hang on funcgrad.jit, JAX's jit function
+# (funcgrad/_claims.py), which stands for the module path too
+jit.__spec__ = _machinery.ModuleSpec(__name__ + ".jit", None)  # noqa: F405
+_sys.modules[__name__ + ".jit"] = jit  # noqa: F405
 
 # torch.nn.quantized, .intrinsic and .qat: torch's older paths of torch.ao.nn's packages (the same classes)
 for _sub in ("quantized", "intrinsic", "qat"):
