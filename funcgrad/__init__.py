@@ -20,7 +20,7 @@ from ._torch import *  # noqa: E402,F401,F403  (Tensor, torch's functions and dt
 from ._torch.top import *  # noqa: E402,F401,F403
 from ._claims import *  # noqa: E402,F401,F403
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402  (one place: funcgrad/version.py, also torch.version)
 
 # Public modules whose code lives in a face's package: `import funcgrad.serialization`, `from funcgrad.func import
 # vmap` and pickles naming funcgrad.amp.GradScaler find the implementing module under its public name (the same

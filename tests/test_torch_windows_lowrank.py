@@ -177,3 +177,23 @@ def test_typing_modules_and_functional_paths():
             lib.nn.factory_kwargs({"bias": True})
         with pytest.raises(TypeError, match="dtype specified twice"):
             lib.nn.factory_kwargs({"dtype": None, "factory_kwargs": {"dtype": None}})
+
+
+def test_nn_modules_utils_and_version_match_torch():
+    import torch.nn.modules.utils as tu
+
+    import funcgrad.nn.modules.utils as fu
+    for name in ("_single", "_pair", "_triple", "_quadruple"):
+        for arg in (3, (1, 2), [4, 5, 6]):
+            assert getattr(fu, name)(arg) == getattr(tu, name)(arg)
+    assert fu._reverse_repeat_tuple((1, 2, 3), 2) == tu._reverse_repeat_tuple((1, 2, 3), 2)
+    assert fu._list_with_default([None, 4], [8, 3, 7, 9]) == tu._list_with_default([None, 4], [8, 3, 7, 9])
+    with pytest.raises(ValueError, match="Input dimension should be at least 3"):
+        fu._list_with_default([None, 4], [8, 3])
+    for mod in (fu, tu):
+        sd = fg.nn.Linear(2, 3).state_dict() if mod is fu else torch.nn.Linear(2, 3).state_dict()
+        sd = type(sd)((f"module.{k}", v) for k, v in sd.items())
+        sd._metadata = {"": {"version": 1}, "module": {"version": 1}, "module.sub": {}}
+        mod.consume_prefix_in_state_dict_if_present(sd, "module.")
+        assert list(sd) == ["weight", "bias"] and sorted(sd._metadata) == ["", "sub"]
+    assert fg.version.cuda is None is torch.version.cuda and fg.version.__version__ == fg.__version__
