@@ -24,7 +24,9 @@ from ._quantized import (QTensor, _QParams, dynamic_qparams, make_qtensor, per_c
 from ._tensor import Tensor, _make
 
 __all__ = ["LinearPackedParamsBase", "ConvPackedParamsBase", "EmbeddingPackedParamsBase", "linear_prepack",
-           "linear_unpack", "q_linear", "q_linear_dynamic", "conv_prepack", "conv_unpack", "q_conv",
+           "linear_unpack", "q_linear", "q_linear_dynamic", "linear_prepack_fp16", "linear_unpack_fp16",
+           "q_linear_dynamic_fp16", "conv_prepack", "conv_unpack", "q_conv", "conv_transpose_prepack",
+           "q_conv_transpose",
            "embedding_bag_prepack", "embedding_bag_unpack", "rowwise_prepack", "rowwise_unpack",
            "q_embedding_bag_rowwise", "q_embedding_bag", "q_embedding", "OPS"]
 
@@ -83,37 +85,44 @@ class LinearPackedParamsBase(_PackedParams):
 
 
 class ConvPackedParamsBase(_PackedParams):
-    """What quantized::conv{1,2,3}d_prepack returns (Conv2dPackedParamsBase / Conv3dPackedParamsBase): the qint8
-    weight, float bias and the convolution's geometry (torch's accessor methods stride() ... transpose())."""
+    """What quantized::conv{1,2,3}d_prepack and conv_transpose{1,2,3}d_prepack return (Conv2dPackedParamsBase /
+    Conv3dPackedParamsBase): the qint8 weight, float bias and the convolution's geometry (torch's accessor methods
+    stride() ... transpose(); a 1-D convolution's read as the 2-D one torch runs it as, with a leading unit
+    dimension)."""
 
-    def __init__(self, weight: QTensor, bias, stride, padding, dilation, groups: int, n: int):
-        self.weight, self.bias, self.n = weight, bias, n
+    def __init__(self, weight: QTensor, bias, stride, padding, dilation, groups: int, n: int, output_padding=None,
+                 transposed: bool = False):
+        self.weight, self.bias, self.n, self.transposed = weight, bias, n, bool(transposed)
         self._geom = (tuple(stride), tuple(padding), tuple(dilation), int(groups))
+        self.output_padding_ = tuple(output_padding) if output_padding is not None else (0,) * n
         self._qualname = "Conv3dPackedParamsBase" if n == 3 else "Conv2dPackedParamsBase"
 
     def _args(self):
-        return (self.weight, self.bias, *self._geom, self.n)
+        return (self.weight, self.bias, *self._geom, self.n, self.output_padding_, self.transposed)
 
     def unpack(self):
         return (self.weight, self.bias)
 
+    def _as2d(self, v, fill: int) -> list:
+        return [fill, *v] if self.n == 1 else list(v)
+
     def stride(self) -> list:
-        return list(self._geom[0])
+        return self._as2d(self._geom[0], 1)
 
     def padding(self) -> list:
-        return list(self._geom[1])
+        return self._as2d(self._geom[1], 0)
 
     def dilation(self) -> list:
-        return list(self._geom[2])
+        return self._as2d(self._geom[2], 1)
 
     def groups(self) -> int:
         return self._geom[3]
 
     def output_padding(self) -> list:
-        return [0] * len(self._geom[0])
+        return self._as2d(self.output_padding_, 0)
 
     def transpose(self) -> bool:
-        return False
+        return self.transposed
 
 
 class EmbeddingPackedParamsBase(_PackedParams):
@@ -269,6 +278,9 @@ def q_linear_dynamic(X, W_prepack, reduce_range: bool = False, relu: bool = Fals
     """torch.ops.quantized.linear_dynamic (linear_relu_dynamic with relu=True): float32 X -> float32."""
     op = "linear_relu_dynamic" if relu else "linear_dynamic"
     p = _packed(W_prepack, LinearPackedParamsBase, op)
+    if not isinstance(p.weight, QTensor):
+        raise RuntimeError(f"quantized::{op}: the packed weight is a float16 one (linear_prepack_fp16); call "
+                           "quantized.linear_dynamic_fp16")
     if not isinstance(X, Tensor) or X.is_quantized or X.dtype.name != "float32":
         raise RuntimeError(f"quantized::{op}: expected a float32 input tensor, got "
                            f"{getattr(X, 'dtype', type(X).__name__)}")
@@ -345,6 +357,150 @@ def q_conv(n: int, qx, packed_weight, output_scale, output_zero_point, relu: boo
     acc = _conv_acc(qx._v.astype(np.int64) - int(qp.zero_point), wv, stride, padding, dilation, groups)
     return _out(requantize(acc, qp.scale, sw, pc, p.bias, output_scale, output_zero_point, relu, 1),
                 output_scale, output_zero_point)
+
+
+def conv_transpose_prepack(n: int, weight, bias, stride, padding, output_padding, dilation,
+                           groups) -> ConvPackedParamsBase:
+    """quantized::conv_transpose{n}d_prepack: an (in, out / groups, *kernel) qint8 weight quantized per tensor
+    (fbgemm has no per-channel transposed convolution), float bias and the geometry."""
+    op = f"conv_transpose{n}d_prepack"
+    qp = _check_weight(weight, n + 2, op)
+    if qp.per_channel:
+        raise RuntimeError(f"quantized::{op}: Per Channel Quantization is currently disabled for transposed conv; "
+                           "quantize the weight per tensor (torch.quantize_per_tensor, or a per-tensor weight observer)")
+    g = int(groups)
+    if g < 1 or weight.shape[0] % g:
+        raise RuntimeError(f"quantized::{op}: the input channels ({weight.shape[0]}) must be divisible by groups "
+                           f"({g})")
+    st, dl = _tuple(stride, n, "stride", op), _tuple(dilation, n, "dilation", op)
+    op_ = _tuple(output_padding, n, "output_padding", op)
+    if any(o >= s and o >= d for o, s, d in zip(op_, st, dl)):
+        raise RuntimeError(f"quantized::{op}: output padding must be smaller than either stride or dilation, got "
+                           f"output_padding={list(op_)}, stride={list(st)}, dilation={list(dl)}")
+    return ConvPackedParamsBase(weight, _check_bias(bias, weight.shape[1] * g, op), st,
+                                _tuple(padding, n, "padding", op), dl, g, n, op_, True)
+
+
+def _conv_transpose_acc(x: np.ndarray, w: np.ndarray, stride, padding, output_padding, dilation,
+                        groups: int) -> np.ndarray:
+    """The exact integer transposed convolution of (N, C, *S) by (C, O / groups, *K) (zero points removed): each
+    kernel tap scatters x (times its weight) into the strided output grid, which is then cropped by `padding`."""
+    n = len(stride)
+    N, C, S = x.shape[0], x.shape[1], x.shape[2:]
+    K = w.shape[2:]
+    og, cg = w.shape[1], C // groups
+    full = [(L - 1) * s + d * (k - 1) + 1 + o for L, s, d, k, o in zip(S, stride, dilation, K, output_padding)]
+    out_sz = [(L - 1) * s - 2 * p + d * (k - 1) + o + 1
+              for L, s, p, d, k, o in zip(S, stride, padding, dilation, K, output_padding)]
+    for ax, v in enumerate(out_sz):
+        if v <= 0:
+            raise RuntimeError(f"quantized::conv_transpose{n}d: Output dimension is zero for {ax} axis; kernel: "
+                               f"{K[ax]}, stride: {stride[ax]}, input padding: {padding[ax]}, output padding: "
+                               f"{output_padding[ax]}, dilation: {dilation[ax]} (input size {S[ax]})")
+    acc = np.zeros((N, og * groups, *full), _F64)
+    xf = x.astype(_F64)
+    for g in range(groups):
+        xg = xf[:, g * cg:(g + 1) * cg]                               # (N, cg, *S)
+        wg = w[g * cg:(g + 1) * cg].astype(_F64)                      # (cg, og, *K)
+        for tap in np.ndindex(*K):
+            contrib = np.moveaxis(np.tensordot(xg, wg[(slice(None), slice(None)) + tap], axes=([1], [0])), -1, 1)
+            sl = tuple(slice(t * d, t * d + (L - 1) * s + 1, s) for t, d, L, s in zip(tap, dilation, S, stride))
+            acc[(slice(None), slice(g * og, (g + 1) * og)) + sl] += contrib
+    crop = tuple(slice(p, p + o) for p, o in zip(padding, out_sz))
+    return np.rint(acc[(Ellipsis,) + crop]).astype(np.int64)
+
+
+def q_conv_transpose(n: int, qx, packed_weight, output_scale, output_zero_point) -> QTensor:
+    """quantized::conv_transpose{n}d: quint8 (N, C, *S) -> quint8 (N, O, *S') with fbgemm's requantization (as
+    the convolutions')."""
+    op = f"conv_transpose{n}d"
+    p = _packed(packed_weight, ConvPackedParamsBase, op)
+    if not p.transposed:
+        raise RuntimeError(f"quantized::{op}: the packed weight is a convolution's; pack it with "
+                           f"quantized.conv_transpose{n}d_prepack")
+    qp = _input_qp(qx, op)
+    if qx.ndim != n + 2:
+        raise ValueError(f"quantized::{op}: expected a {n + 2}-D (N, C, {', '.join('DHW'[3 - n:])}) input, got "
+                         f"shape {list(qx.shape)}")
+    stride, padding, dilation, groups = p._geom
+    wq = p.weight._qp()
+    if qx.shape[1] != p.weight.shape[0]:
+        raise RuntimeError(f"quantized::{op}: the input has {qx.shape[1]} channels, the weight expects "
+                           f"{p.weight.shape[0]} (in_channels)")
+    wv = p.weight._v.astype(np.int64) - int(wq.zero_point)
+    acc = _conv_transpose_acc(qx._v.astype(np.int64) - int(qp.zero_point), wv, stride, padding, p.output_padding_,
+                              dilation, groups)
+    sw = np.full(acc.shape[1], _F32(wq.scale), _F32)
+    return _out(requantize(acc, qp.scale, sw, False, p.bias, output_scale, output_zero_point, False, 1),
+                output_scale, output_zero_point)
+
+
+# --- float16 dynamic linear ---------------------------------------------------------------------------------------
+_FP16_MAX = 65504.0
+_FP16_K_BLOCK = 512      # fbgemm's PackedGemmMatrixFP16 row (k) block
+_FP16_COL_BLOCK = 32     # its column block on AVX-512 (2 x 16 lanes; 16 on AVX2)
+
+
+def linear_prepack_fp16(W, B=None) -> LinearPackedParamsBase:
+    """torch.ops.quantized.linear_prepack_fp16: the (out_features, in_features) float weight stored as float16
+    (values past float16's range saturate to +-65504, with a warning) and the float bias."""
+    if not isinstance(W, Tensor) or W.is_quantized or W.dtype.name != "float32" or W.ndim != 2:
+        raise RuntimeError(f"quantized::linear_prepack_fp16: expected a 2-D float32 weight, got "
+                           f"{getattr(W, 'dtype', type(W).__name__)} of shape {list(getattr(W, 'shape', ()))}")
+    w = _host(W, _F32)
+    if np.any(np.abs(w) > _FP16_MAX):
+        import warnings
+        warnings.warn("quantized::linear_prepack_fp16: found weight values outside float16's range "
+                      f"[-{_FP16_MAX:g}, {_FP16_MAX:g}]; they are saturated to it", stacklevel=2)
+    w16 = np.clip(w, -_FP16_MAX, _FP16_MAX).astype(np.float16).astype(_F32)
+    return LinearPackedParamsBase(_make(w16), _check_bias(B, w.shape[0], "linear_prepack_fp16"))
+
+
+def linear_unpack_fp16(packed) -> tuple:
+    """torch.ops.quantized.linear_unpack_fp16: (the float16-rounded weight as float32, bias)."""
+    return _packed(packed, LinearPackedParamsBase, "linear_unpack_fp16").unpack()
+
+
+def gemm_fp16_np(x: np.ndarray, w16: np.ndarray) -> np.ndarray:
+    """x (M, K) @ w16.T as fbgemm's float16 GEMM sums it: per output, one float32 FMA chain over k; the columns
+    past the last whole column block restart the chain every 512 k's and add the block sums."""
+    M, K = x.shape
+    N = w16.shape[0]
+    main = N // _FP16_COL_BLOCK * _FP16_COL_BLOCK
+    out = np.zeros((M, N), _F32)
+    part = np.zeros((M, N - main), _F32)
+    for k in range(K):
+        if k and k % _FP16_K_BLOCK == 0 and N > main:
+            out[:, main:] = (out[:, main:] + part) if k > _FP16_K_BLOCK else part
+            part = np.zeros_like(part)
+        prod = fma32(x[:, k:k + 1], w16[None, :, k], np.concatenate([out[:, :main], part], 1))
+        out[:, :main], part = prod[:, :main], prod[:, main:]
+    if N > main:
+        out[:, main:] = (out[:, main:] + part) if K > _FP16_K_BLOCK else part
+    return out
+
+
+def q_linear_dynamic_fp16(X, W_prepack, relu: bool = False) -> Tensor:
+    """torch.ops.quantized.linear_dynamic_fp16 (linear_relu_dynamic_fp16 with relu=True): float32 X (..., in) times
+    the float16 weight (fbgemm's float16 GEMM), plus the bias in float32."""
+    op = "linear_relu_dynamic_fp16" if relu else "linear_dynamic_fp16"
+    p = _packed(W_prepack, LinearPackedParamsBase, op)
+    if isinstance(p.weight, QTensor):
+        raise RuntimeError(f"quantized::{op}: the packed weight is a qint8 one (linear_prepack); pack a float weight "
+                           "with quantized.linear_prepack_fp16, or call quantized.linear_dynamic")
+    if not isinstance(X, Tensor) or X.is_quantized or X.dtype.name != "float32":
+        raise RuntimeError(f"quantized::{op}: expected scalar type Float, got {getattr(X, 'dtype', type(X).__name__)}")
+    w16 = _host(p.weight, _F32)
+    if X.ndim == 0 or X.shape[-1] != w16.shape[1]:
+        raise RuntimeError(f"quantized::{op}: the input's last dimension must equal the weight's in_features "
+                           f"({w16.shape[1]}), got shape {list(X.shape)}")
+    x = _host(X, _F32)
+    out = gemm_fp16_np(x.reshape(-1, x.shape[-1]), w16)
+    if p.bias is not None:
+        out = (out + _host(p.bias, _F32)).astype(_F32)
+    if relu:
+        out = np.maximum(out, _F32(0))
+    return _make(out.reshape(x.shape[:-1] + (w16.shape[0],)))
 
 
 # --- row-wise quantized embeddings ------------------------------------------------------------------------------
@@ -558,6 +714,10 @@ OPS: dict = {
     "linear_dynamic": (q_linear_dynamic, ["default"]),
     "linear_relu_dynamic": (lambda X, W_prepack, reduce_range=False: q_linear_dynamic(X, W_prepack, reduce_range,
                                                                                         True), ["default"]),
+    "linear_prepack_fp16": (linear_prepack_fp16, ["default"]),
+    "linear_unpack_fp16": (linear_unpack_fp16, ["default", "legacy"]),
+    "linear_dynamic_fp16": (q_linear_dynamic_fp16, ["default"]),
+    "linear_relu_dynamic_fp16": (lambda X, W_prepack: q_linear_dynamic_fp16(X, W_prepack, True), ["default"]),
     "embedding_bag_prepack": (embedding_bag_prepack, ["default"]),
     "embedding_bag_unpack": (embedding_bag_unpack, ["default"]),
     "embedding_byte": (_bind(q_embedding, 8), ["default"]), "embedding_4bit": (_bind(q_embedding, 4), ["default"]),
@@ -570,6 +730,9 @@ for _n in (1, 2, 3):
     _ovs = ["default"] if _n == 1 else ["default", "new"]
     OPS[f"conv{_n}d"] = (_bind(q_conv, _n), _ovs)
     OPS[f"conv{_n}d_relu"] = (_bind(lambda n, qx, w, s, z: q_conv(n, qx, w, s, z, True), _n), _ovs)
+    OPS[f"conv_transpose{_n}d_prepack"] = (_bind(conv_transpose_prepack, _n), ["default"])
+    OPS[f"conv_transpose{_n}d_unpack"] = (conv_unpack, ["default"])
+    OPS[f"conv_transpose{_n}d"] = (_bind(q_conv_transpose, _n), ["default"])
 for _bits_, _name in ((8, "byte"), (4, "4bit"), (2, "2bit")):
     OPS[f"embedding_bag_{_name}_prepack"] = (
         _bind(lambda bits, weight, optimized_qparams=False, nbins=200, ratio=0.16:
