@@ -1,34 +1,30 @@
-"""torch's packed-weight quantized kernels (torch.ops.quantized): linear / conv with prepacked qint8 weights
-(static: quint8 in and out; dynamic: float in and out, the activation quantized per call), and the row-wise
-quantized embedding bags (8-bit rows with float32 scale and bias, 4-bit and 2-bit rows with float16 ones).
+"""torch's packed-weight quantized kernels (torch.ops.quantized): linear / conv / transposed conv with prepacked
+qint8 weights (static: quint8 in and out; dynamic: float in and out, the activation quantized per call), and
+linear with float16 weights (linear_dynamic_fp16). The embedding kernels are in _quantized_embedding.py.
 
 The packed-params objects stand in for torch's TorchScript classes (torch.classes.quantized.
-LinearPackedParamsBase, Conv2dPackedParamsBase, EmbeddingPackedParamsBase): they hold the quantized weight, bias
-and geometry, `unpack()` them, pickle and deepcopy. The arithmetic is fbgemm's, so results are bit-identical:
+LinearPackedParamsBase, Conv2dPackedParamsBase, Conv3dPackedParamsBase): they hold the weight, bias and
+geometry, `unpack()` them, pickle and deepcopy. The arithmetic is fbgemm's, so results are bit-identical:
 
 - static linear / conv (fbgemm's ReQuantizeOutput): exact int32 accumulators of (x - zx)(w - zw); with
   aw = float32(s_x s_w) and m = float32(aw / s_out), q = rint((float32(acc) + b') m) + z_out with b' =
   float32(b / aw) per channel, float32(b * float32(1 / aw)) per tensor.
 - dynamic linear (ReQuantizeForFloat): x quantized to quint8 with qparams from its min/max (reduce_range halves
   the range), y = fma(float32(acc), float32(s_x s_w), b).
-- row-wise embeddings: rows quantized from their min/max (fbgemm's FloatOrHalfToFused*Rowwise), bags
-  accumulated in index order as acc = fma(w scale, q, acc + w bias). As torch's kernels, the bags are summed
-  whatever `mode` says.
+- float16 linear (cblas_gemm_compute): the weight rounded to float16, each output one float32 FMA chain over k
+  (see gemm_fp16_np), then + bias.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ._quantized import (QTensor, _QParams, dynamic_qparams, make_qtensor, per_channel_affine_float_qparams,
-                         per_tensor_affine, qint8, quantize_np, quint4x2, quint8)
+from ._quantized import (QTensor, _QParams, dynamic_qparams, make_qtensor, per_tensor_affine, qint8, quantize_np,
+                         quint8)
 from ._tensor import Tensor, _make
 
-__all__ = ["LinearPackedParamsBase", "ConvPackedParamsBase", "EmbeddingPackedParamsBase", "linear_prepack",
-           "linear_unpack", "q_linear", "q_linear_dynamic", "linear_prepack_fp16", "linear_unpack_fp16",
-           "q_linear_dynamic_fp16", "conv_prepack", "conv_unpack", "q_conv", "conv_transpose_prepack",
-           "q_conv_transpose",
-           "embedding_bag_prepack", "embedding_bag_unpack", "rowwise_prepack", "rowwise_unpack",
-           "q_embedding_bag_rowwise", "q_embedding_bag", "q_embedding", "OPS"]
+__all__ = ["LinearPackedParamsBase", "ConvPackedParamsBase", "linear_prepack", "linear_unpack", "q_linear",
+           "q_linear_dynamic", "linear_prepack_fp16", "linear_unpack_fp16", "q_linear_dynamic_fp16", "gemm_fp16_np",
+           "conv_prepack", "conv_unpack", "q_conv", "conv_transpose_prepack", "q_conv_transpose", "OPS"]
 
 _F32, _F64 = np.float32, np.float64
 
@@ -123,40 +119,6 @@ class ConvPackedParamsBase(_PackedParams):
 
     def transpose(self) -> bool:
         return self.transposed
-
-
-class EmbeddingPackedParamsBase(_PackedParams):
-    """What quantized::embedding_bag_prepack returns: the quint8 / quint4x2 weight with per-row float qparams,
-    and each row's (scale, bias = -zero_point * scale) as fbgemm packs them (float32 for 8 bits, float16 for 4)."""
-    _qualname = "EmbeddingPackedParamsBase"
-
-    def __init__(self, weight: QTensor):
-        qp = weight._qp() if weight.__class__ is QTensor else None
-        if qp is None or qp.scheme is not per_channel_affine_float_qparams or qp.axis != 0 or weight.ndim != 2:
-            raise RuntimeError("quantized::embedding_bag_prepack: expected a 2-D torch.quint8 / torch.quint4x2 "
-                               "weight quantized per row with float qparams (qscheme "
-                               "torch.per_channel_affine_float_qparams, axis 0), as float_qparams_weight_only_qconfig "
-                               "makes it")
-        if qp.dtype not in (quint8, quint4x2):
-            raise RuntimeError(f"qembedding_bag_prepack currently only supports quint8 and quint4x2 weights, got "
-                               f"{qp.dtype}")
-        self.weight = weight
-        self.bit_rate = 8 if qp.dtype is quint8 else 4
-        scale = np.asarray(qp.scale, _F32)
-        bias = (np.asarray(qp.zero_point, _F32) * scale * _F32(-1)).astype(_F32)
-        if self.bit_rate == 4:   # (stored as float16)
-            scale, bias = scale.astype(np.float16).astype(_F32), bias.astype(np.float16).astype(_F32)
-        self.scale, self.bias = scale, bias
-
-    def _args(self):
-        return (self.weight,)
-
-    def unpack(self) -> QTensor:
-        return self.weight
-
-    @property
-    def ints(self) -> np.ndarray:
-        return self.weight._v
 
 
 def _packed(p, cls, op: str):
@@ -503,200 +465,6 @@ def q_linear_dynamic_fp16(X, W_prepack, relu: bool = False) -> Tensor:
     return _make(out.reshape(x.shape[:-1] + (w16.shape[0],)))
 
 
-# --- row-wise quantized embeddings ------------------------------------------------------------------------------
-def _float16_bytes(v: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(v.astype(np.float16)).view(np.uint8).reshape(v.shape + (2,))
-
-
-def _pack_bits(q: np.ndarray, bits: int) -> np.ndarray:
-    """(rows, cols) integers < 2**bits -> (rows, ceil(cols * bits / 8)) bytes, element k in bits k*bits.. of its
-    byte (the low bits first), as fbgemm packs them."""
-    per = 8 // bits
-    rows, cols = q.shape
-    padded = np.zeros((rows, -(-cols // per) * per), np.uint8)
-    padded[:, :cols] = q
-    parts = padded.reshape(rows, -1, per).astype(np.uint8) << (np.arange(per, dtype=np.uint8) * bits)
-    return np.bitwise_or.reduce(parts, axis=2).astype(np.uint8)
-
-
-def _unpack_bits(b: np.ndarray, bits: int, cols: int) -> np.ndarray:
-    per = 8 // bits
-    q = (b[..., None] >> (np.arange(per, dtype=np.uint8) * bits)) & np.uint8((1 << bits) - 1)
-    return q.reshape(b.shape[:-1] + (-1,))[..., :cols]
-
-
-def rowwise_prepack(weight, bits: int, optimized_qparams: bool = False) -> Tensor:
-    """quantized::embedding_bag_{byte,4bit,2bit}_prepack: each row (last dim) quantized from its min and max and
-    fused with its scale and bias (float32 for 8 bits; float16 for 4 and 2 bits) into one uint8 row."""
-    name = {8: "byte", 4: "4bit", 2: "2bit"}[bits]
-    if not isinstance(weight, Tensor) or weight.dtype.name not in ("float32", "float16"):
-        raise RuntimeError(f"'embedding_bag_{name}_prepack' only support float32 or float16.")
-    if optimized_qparams:
-        raise NotImplementedError(f"quantized::embedding_bag_{name}_prepack: funcgrad has no optimized_qparams "
-                                  "(greedy range search); use optimized_qparams=False")
-    w = _host(weight, _F32)
-    if w.ndim < 1 or bits != 8 and w.ndim != 2:
-        raise RuntimeError(f"quantized::embedding_bag_{name}_prepack: expected a "
-                           f"{'weight of at least 1 dimension' if bits == 8 else '2-D weight'}, got shape "
-                           f"{list(w.shape)}")
-    if w.shape[-1] % (8 // bits):
-        raise RuntimeError(f"qembeddingbag_{name}_prepack only works for the number of columns a multiple of "
-                           f"{8 // bits}")
-    lead, cols = w.shape[:-1], w.shape[-1]
-    w = w.reshape(-1, cols)
-    lo = w.min(axis=1) if cols else np.zeros(w.shape[0], _F32)
-    hi = w.max(axis=1) if cols else np.zeros(w.shape[0], _F32)
-    if bits == 8:
-        rng = (hi - lo).astype(_F32)
-        inv = (_F32(255) / (rng + _F32(1e-8))).astype(_F32)
-        q = np.clip(np.rint((w - lo[:, None]) * inv[:, None]), 0, 255).astype(np.uint8)
-        tail = np.stack([(rng / _F32(255)).astype(_F32), lo], 1).view(np.uint8)
-        out = np.concatenate([q, tail], 1)
-    else:
-        lo = lo.astype(np.float16).astype(_F32)
-        rng = (hi - lo).astype(_F32)
-        with np.errstate(divide="ignore", over="ignore"):
-            scale = np.where(rng == 0, _F32(1), rng / _F32((1 << bits) - 1)).astype(np.float16).astype(_F32)
-            scale = np.where(scale == 0, _F32(1), scale)
-            inv = (_F32(1) / scale).astype(_F32)
-        bad = np.isinf(inv)
-        scale, inv = np.where(bad, _F32(1), scale), np.where(bad, _F32(1), inv)
-        q = np.clip(np.rint((w - lo[:, None]) * inv[:, None]), 0, (1 << bits) - 1).astype(np.uint8)
-        out = np.concatenate([_pack_bits(q, bits), _float16_bytes(scale), _float16_bytes(lo)], 1)
-    return _make(out.reshape(lead + (out.shape[1],)))
-
-
-def _rows(packed: np.ndarray, bits: int):
-    """(integers (rows, cols), float32 scale, float32 bias) of a fused row-wise packed weight."""
-    if bits == 8:
-        ints = packed[:, :-8]
-        sb = np.ascontiguousarray(packed[:, -8:]).view(_F32)
-    else:
-        ints = _unpack_bits(packed[:, :-4], bits, (packed.shape[1] - 4) * (8 // bits))
-        sb = np.ascontiguousarray(packed[:, -4:]).view(np.float16).astype(_F32)
-    return ints, sb[:, 0], sb[:, 1]
-
-
-def rowwise_unpack(packed, bits: int) -> Tensor:
-    """quantized::embedding_bag_{byte,4bit,2bit}_unpack: the float32 rows scale * q + bias."""
-    name = {8: "byte", 4: "4bit", 2: "2bit"}[bits]
-    p = _host(packed)
-    if p.dtype != np.uint8 or p.ndim < 1 or bits != 8 and p.ndim != 2 or p.shape[-1] < (8 if bits == 8 else 4):
-        raise RuntimeError(f"quantized::embedding_bag_{name}_unpack: expected the uint8 rows "
-                           f"embedding_bag_{name}_prepack returns, got {p.dtype} of shape {list(p.shape)}")
-    lead = p.shape[:-1]
-    ints, scale, bias = _rows(p.reshape(-1, p.shape[-1]), bits)
-    out = fma32(ints.astype(_F32), scale[:, None], bias[:, None])
-    return _make(out.reshape(lead + (out.shape[-1],)))
-
-
-def _index_array(t, what: str) -> np.ndarray:
-    idx = _host(t)
-    if idx.dtype not in (np.int32, np.int64):
-        names = {"f": {4: "Float", 8: "Double", 2: "Half"}, "i": {1: "Char", 2: "Short"}, "u": {1: "Byte"}}
-        name = names.get(idx.dtype.kind, {}).get(idx.dtype.itemsize, "Bool" if idx.dtype.kind == "b" else str(idx.dtype))
-        raise RuntimeError(f"Expect 32 or 64 bit {what}, but found {name} instead.")
-    return idx.astype(np.int64)
-
-
-def _bags(ints, scale, bias, indices, offsets, mode, per_sample_weights, include_last_offset, op: str,
-          bag: bool = True) -> np.ndarray:
-    """fbgemm's EmbeddingSpMDM over row-wise quantized rows: per bag, acc = fma(w s, q, acc + w b) in index order
-    (`mode` is not read: torch's quantized kernels sum). Without `bag`, one row per index (embedding_byte /
-    _4bit)."""
-    rows = ints.shape[0]
-    idx = _index_array(indices, "indices")
-    bad = (idx < 0) | (idx >= rows)
-    if bad.any():
-        raise RuntimeError(f"Index {int(np.argmax(bad.ravel()))} is out of bounds: {int(idx.ravel()[bad.ravel()][0])}, "
-                           f"range 0 to {rows}")
-    D = ints.shape[1]
-    if not bag:
-        flat = idx.reshape(-1)
-        out = fma32(ints[flat].astype(_F32), scale[flat, None], bias[flat, None])
-        return out.reshape(idx.shape + (D,))
-    n = idx.size
-    if idx.ndim == 2:
-        starts = np.arange(idx.shape[0]) * idx.shape[1]
-        ends = starts + idx.shape[1]
-        idx = idx.reshape(-1)
-    elif offsets is None:
-        raise RuntimeError(f"{op} expects offsets to be set for 1D indices.")
-    else:
-        offs = _index_array(offsets, "offsets").reshape(-1)
-        if include_last_offset:
-            starts, ends = offs[:-1], offs[1:]
-        else:
-            starts, ends = offs, np.append(offs[1:], n)
-    wts = None if per_sample_weights is None else _host(per_sample_weights, _F32).reshape(-1)
-    out = np.zeros((starts.size, D), _F32)
-    lengths = ends - starts
-    for k in range(int(lengths.max()) if lengths.size else 0):
-        live = np.nonzero(lengths > k)[0]
-        pos = starts[live] + k
-        r = idx[pos]
-        sc, bi = scale[r], bias[r]
-        if wts is not None:
-            sc, bi = (wts[pos] * sc).astype(_F32), (wts[pos] * bi).astype(_F32)
-        out[live] = fma32(sc[:, None], ints[r].astype(_F32), out[live] + bi[:, None])
-    return out
-
-
-def q_embedding_bag_rowwise(bits: int, weight, indices, offsets=None, scale_grad_by_freq: bool = False,
-                            mode: int = 0, pruned_weights: bool = False, per_sample_weights=None,
-                            compressed_indices_mapping=None, include_last_offset: bool = False) -> Tensor:
-    """quantized::embedding_bag_{byte,4bit,2bit}_rowwise_offsets: bags over the fused row-wise packed `weight`
-    (what embedding_bag_*_prepack returns)."""
-    name = {8: "byte", 4: "4bit", 2: "2bit"}[bits]
-    op = f"embedding_bag_{name}_rowwise_offsets"
-    if pruned_weights:
-        raise NotImplementedError(f"quantized::{op}: funcgrad has no pruned weights (compressed_indices_mapping)")
-    w = _host(weight)
-    if w.dtype != np.uint8 or w.ndim != 2:
-        raise RuntimeError(f"quantized::{op}: expected the 2-D uint8 rows embedding_bag_{name}_prepack returns, "
-                           f"got {w.dtype} of shape {list(w.shape)}")
-    ints, scale, bias = _rows(w, bits)
-    return _make(_bags(ints, scale, bias, indices, offsets, int(mode), per_sample_weights, include_last_offset, op))
-
-
-# --- the same over EmbeddingPackedParamsBase (the nn.quantized Embedding / EmbeddingBag modules) -------------------
-def embedding_bag_prepack(weight) -> EmbeddingPackedParamsBase:
-    """torch.ops.quantized.embedding_bag_prepack: a quint8 / quint4x2 weight quantized per row with float qparams,
-    packed for the embedding kernels."""
-    return EmbeddingPackedParamsBase(weight)
-
-
-def embedding_bag_unpack(packed) -> QTensor:
-    """torch.ops.quantized.embedding_bag_unpack: the quantized weight back."""
-    return _packed(packed, EmbeddingPackedParamsBase, "embedding_bag_unpack").unpack()
-
-
-def _bits(packed, bits, op) -> EmbeddingPackedParamsBase:
-    p = _packed(packed, EmbeddingPackedParamsBase, op)
-    if p.bit_rate != bits:
-        raise RuntimeError(f"quantized::{op}: expected a {bits}-bit packed weight "
-                           f"({'torch.quint8' if bits == 8 else 'torch.quint4x2'}), got {p.bit_rate} bits")
-    return p
-
-
-def q_embedding_bag(bits: int, weight, indices, offsets=None, scale_grad_by_freq: bool = False, mode: int = 0,
-                    pruned_weights: bool = False, per_sample_weights=None, compressed_indices_mapping=None,
-                    include_last_offset: bool = False) -> Tensor:
-    """quantized::embedding_bag_byte / embedding_bag_4bit over an EmbeddingPackedParamsBase."""
-    op = "embedding_bag_byte" if bits == 8 else "embedding_bag_4bit"
-    p = _bits(weight, bits, op)
-    return _make(_bags(p.ints, p.scale, p.bias, indices, offsets, int(mode), per_sample_weights, include_last_offset,
-                       op))
-
-
-def q_embedding(bits: int, weight, indices, pruned_weights: bool = False) -> Tensor:
-    """quantized::embedding_byte / embedding_4bit: the float32 rows scale * q + bias of `indices` (any shape; a
-    trailing embedding dimension is added)."""
-    op = "embedding_byte" if bits == 8 else "embedding_4bit"
-    p = _bits(weight, bits, op)
-    return _make(_bags(p.ints, p.scale, p.bias, indices, None, 0, None, False, op, bag=False))
-
-
 # --- torch.ops.quantized's entries for these kernels (name -> (function, overloads)) ----------------------------
 def _bind(f, *head):
     def call(*args, **kwargs):
@@ -718,11 +486,6 @@ OPS: dict = {
     "linear_unpack_fp16": (linear_unpack_fp16, ["default", "legacy"]),
     "linear_dynamic_fp16": (q_linear_dynamic_fp16, ["default"]),
     "linear_relu_dynamic_fp16": (lambda X, W_prepack: q_linear_dynamic_fp16(X, W_prepack, True), ["default"]),
-    "embedding_bag_prepack": (embedding_bag_prepack, ["default"]),
-    "embedding_bag_unpack": (embedding_bag_unpack, ["default"]),
-    "embedding_byte": (_bind(q_embedding, 8), ["default"]), "embedding_4bit": (_bind(q_embedding, 4), ["default"]),
-    "embedding_bag_byte": (_bind(q_embedding_bag, 8), ["default"]),
-    "embedding_bag_4bit": (_bind(q_embedding_bag, 4), ["default"]),
 }
 for _n in (1, 2, 3):
     OPS[f"conv{_n}d_prepack"] = (_bind(conv_prepack, _n), ["default"])
@@ -733,11 +496,3 @@ for _n in (1, 2, 3):
     OPS[f"conv_transpose{_n}d_prepack"] = (_bind(conv_transpose_prepack, _n), ["default"])
     OPS[f"conv_transpose{_n}d_unpack"] = (conv_unpack, ["default"])
     OPS[f"conv_transpose{_n}d"] = (_bind(q_conv_transpose, _n), ["default"])
-for _bits_, _name in ((8, "byte"), (4, "4bit"), (2, "2bit")):
-    OPS[f"embedding_bag_{_name}_prepack"] = (
-        _bind(lambda bits, weight, optimized_qparams=False, nbins=200, ratio=0.16:
-              rowwise_prepack(weight, bits, optimized_qparams), _bits_) if _bits_ != 8 else
-        _bind(lambda bits, weight: rowwise_prepack(weight, bits), 8), ["default"])
-    OPS[f"embedding_bag_{_name}_unpack"] = (_bind(lambda bits, packed: rowwise_unpack(packed, bits), _bits_),
-                                            ["default"])
-    OPS[f"embedding_bag_{_name}_rowwise_offsets"] = (_bind(q_embedding_bag_rowwise, _bits_), ["default"])

@@ -16,7 +16,7 @@ from ....nn.modules import activation as _act, batchnorm as _bn, sparse as _nnm_
 from ....nn.modules.container import Sequential as _Sequential
 from ....nn.modules.linear import Identity as _Identity
 from ....nn.modules.module import Module
-from ...._torch import _quantized as _Q, _quantized_packed as _QP
+from ...._torch import _quantized as _Q, _quantized_embedding as _QE, _quantized_packed as _QP
 from ....nn import functional as F
 from ...quantization.observer import default_float_qparams_observer
 from ...._torch._quantized import (QTensor, _QParams, make_qtensor, qint8, quantize_per_channel,
@@ -470,10 +470,10 @@ class EmbeddingPackedParams(Module):
         self.set_weight(_empty_embedding_weight(num_embeddings, embedding_dim, dtype))
 
     def set_weight(self, weight) -> None:
-        self._packed_weight = _QP.embedding_bag_prepack(weight)
+        self._packed_weight = _QE.embedding_bag_prepack(weight)
 
     def _weight(self):
-        return _QP.embedding_bag_unpack(self._packed_weight)
+        return _QE.embedding_bag_unpack(self._packed_weight)
 
     def forward(self, x):
         return x
@@ -532,7 +532,7 @@ class Embedding(Module):
             self._packed_params.set_weight(_weight)
 
     def forward(self, indices):
-        return _QP.q_embedding(self._bits(), self._packed_params._packed_weight, indices)
+        return _QE.q_embedding(self._bits(), self._packed_params._packed_weight, indices)
 
     def _bits(self) -> int:
         return 4 if self._packed_params.dtype is quint4x2 else 8
@@ -573,7 +573,7 @@ class EmbeddingBag(Embedding):
         self.mode, self.pruned_weights, self.include_last_offset = mode, False, include_last_offset
 
     def forward(self, indices, offsets=None, per_sample_weights=None, compressed_indices_mapping=None):
-        return _QP.q_embedding_bag(self._bits(), self._packed_params._packed_weight, indices, offsets, False, 0,
+        return _QE.q_embedding_bag(self._bits(), self._packed_params._packed_weight, indices, offsets, False, 0,
                                    self.pruned_weights, per_sample_weights, compressed_indices_mapping,
                                    self.include_last_offset)
 
