@@ -81,15 +81,62 @@ def _unpack_bits(b: np.ndarray, bits: int, cols: int) -> np.ndarray:
     return q.reshape(b.shape[:-1] + (-1,))[..., :cols]
 
 
-def rowwise_prepack(weight, bits: int, optimized_qparams: bool = False) -> Tensor:
-    """quantized::embedding_bag_{byte,4bit,2bit}_prepack: each row (last dim) quantized from its min and max and
-    fused with its scale and bias (float32 for 8 bits; float16 for 4 and 2 bits) into one uint8 row."""
+def _quant_loss(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, bits: int) -> np.ndarray:
+    """ATen's calculate_quant_loss per row: the L2 norm of x - fake_quant(x) with the range [lo, hi] (lo rounded
+    to float16, scale = float16(range / qmax)), summed in float32 in column order."""
+    lo = lo.astype(np.float16).astype(_F32)
+    qmax = _F32((1 << bits) - 1)
+    rng = (hi - lo).astype(_F32)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        scale = np.where(rng == 0, _F32(1), (rng / qmax).astype(_F32).astype(np.float16).astype(_F32)).astype(_F32)
+        inv = np.where(scale == 0, _F32(1), _F32(1) / scale).astype(_F32)
+        norm = np.zeros(x.shape[0], _F32)
+        for i in range(x.shape[1]):
+            q = np.clip(np.rint(((x[:, i] - lo).astype(_F32) * inv).astype(_F32)), _F32(0), qmax).astype(_F32)
+            d = (x[:, i] - (q * scale + lo).astype(_F32)).astype(_F32)
+            norm = (norm + (d * d).astype(_F32)).astype(_F32)
+    return np.sqrt(norm).astype(_F32)
+
+
+def choose_qparams_optimized_np(x: np.ndarray, n_bins: int = 200, ratio: float = 0.16,
+                                bit_width: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """(xmax, xmin) per row of x as torch.choose_qparams_optimized picks them: starting from the row's range, move
+    min up or max down by (max - min) / n_bins, whichever loses less, while the range spans more than
+    int(n_bins * (1 - ratio)) steps; keep the local optimum of the quantization loss with the least loss (the full
+    range if none)."""
+    x = np.asarray(x, _F32)
+    xmin, xmax = x.min(axis=1), x.max(axis=1)
+    step = ((xmax - xmin) / _F32(n_bins)).astype(_F32)
+    thr = (_F32(int(n_bins * (1.0 - ratio))) * step).astype(_F32)
+    cur_min, cur_max = xmin.copy(), xmax.copy()
+    cur_loss = _quant_loss(x, xmin, xmax, bit_width)
+    best = cur_loss.copy()
+    while True:
+        live = (cur_min + thr).astype(_F32) < cur_max
+        if not live.any():
+            break
+        up = (cur_min + step).astype(_F32)
+        down = (cur_max - step).astype(_F32)
+        loss1 = _quant_loss(x, up, cur_max, bit_width)
+        loss2 = _quant_loss(x, cur_min, down, bit_width)
+        found = live & (cur_loss < loss1) & (cur_loss < loss2) & (cur_loss < best)
+        best = np.where(found, cur_loss, best)
+        xmin, xmax = np.where(found, cur_min, xmin), np.where(found, cur_max, xmax)
+        left = loss1 < loss2
+        cur_min = np.where(live & left, up, cur_min)
+        cur_max = np.where(live & ~left, down, cur_max)
+        cur_loss = np.where(live, np.where(left, loss1, loss2), cur_loss)
+    return xmax.astype(_F32), xmin.astype(_F32)
+
+
+def rowwise_prepack(weight, bits: int, optimized_qparams: bool = False, nbins: int = 200,
+                    ratio: float = 0.16) -> Tensor:
+    """quantized::embedding_bag_{byte,4bit,2bit}_prepack: each row (last dim) quantized from its min and max (4 and
+    2 bits with optimized_qparams: from the range choose_qparams_optimized_np picks) and fused with its scale and
+    bias (float32 for 8 bits; float16 for 4 and 2 bits) into one uint8 row."""
     name = {8: "byte", 4: "4bit", 2: "2bit"}[bits]
     if not isinstance(weight, Tensor) or weight.dtype.name not in ("float32", "float16"):
         raise RuntimeError(f"'embedding_bag_{name}_prepack' only support float32 or float16.")
-    if optimized_qparams:
-        raise NotImplementedError(f"quantized::embedding_bag_{name}_prepack: funcgrad has no optimized_qparams "
-                                  "(greedy range search); use optimized_qparams=False")
     w = _host(weight, _F32)
     if w.ndim < 1 or bits != 8 and w.ndim != 2:
         raise RuntimeError(f"quantized::embedding_bag_{name}_prepack: expected a "
@@ -102,6 +149,8 @@ def rowwise_prepack(weight, bits: int, optimized_qparams: bool = False) -> Tenso
     w = w.reshape(-1, cols)
     lo = w.min(axis=1) if cols else np.zeros(w.shape[0], _F32)
     hi = w.max(axis=1) if cols else np.zeros(w.shape[0], _F32)
+    if optimized_qparams and bits != 8 and cols:
+        hi, lo = choose_qparams_optimized_np(w, int(nbins), float(ratio), bits)
     if bits == 8:
         rng = (hi - lo).astype(_F32)
         inv = (_F32(255) / (rng + _F32(1e-8))).astype(_F32)
@@ -155,17 +204,38 @@ def _index_array(t, what: str) -> np.ndarray:
     return idx.astype(np.int64)
 
 
+def _mapping(pruned_weights: bool, compressed_indices_mapping, rows: int, op: str):
+    """The int32 compressed_indices_mapping of pruned weights as int64 (None when not pruned)."""
+    if not pruned_weights:
+        return None
+    if compressed_indices_mapping is None:
+        raise RuntimeError(f"quantized::{op}: pruned_weights=True needs compressed_indices_mapping (an int32 tensor: "
+                           "for each original row its row in the pruned table, -1 if pruned)")
+    m = _host(compressed_indices_mapping)
+    if m.dtype != np.int32:
+        raise RuntimeError(f"quantized::{op}: compressed_indices_mapping: expected scalar type Int but found "
+                           f"{ {np.dtype(np.int64): 'Long'}.get(m.dtype, str(m.dtype)) }")
+    m = m.reshape(-1).astype(np.int64)
+    bad = (m < -1) | (m >= rows)
+    if bad.any():
+        raise RuntimeError(f"quantized::{op}: compressed_indices_mapping[{int(np.argmax(bad))}] = "
+                           f"{int(m[np.argmax(bad)])} is not a row of the pruned table (0 to {rows - 1}) or -1")
+    return m
+
+
 def _bags(ints, scale, bias, indices, offsets, mode, per_sample_weights, include_last_offset, op: str,
-          bag: bool = True) -> np.ndarray:
+          bag: bool = True, mapping=None) -> np.ndarray:
     """fbgemm's EmbeddingSpMDM over row-wise quantized rows: per bag, acc = fma(w s, q, acc + w b) in index order
     (`mode` is not read: torch's quantized kernels sum). Without `bag`, one row per index (embedding_byte /
-    _4bit)."""
-    rows = ints.shape[0]
+    _4bit). With `mapping` (pruned weights) index i reads row mapping[i], none when it is -1."""
+    rows = ints.shape[0] if mapping is None else mapping.size
     idx = _index_array(indices, "indices")
     bad = (idx < 0) | (idx >= rows)
     if bad.any():
         raise RuntimeError(f"Index {int(np.argmax(bad.ravel()))} is out of bounds: {int(idx.ravel()[bad.ravel()][0])}, "
                            f"range 0 to {rows}")
+    if mapping is not None:
+        idx = mapping[idx]
     D = ints.shape[1]
     if not bag:
         flat = idx.reshape(-1)
@@ -191,6 +261,9 @@ def _bags(ints, scale, bias, indices, offsets, mode, per_sample_weights, include
         live = np.nonzero(lengths > k)[0]
         pos = starts[live] + k
         r = idx[pos]
+        if mapping is not None:
+            kept = r >= 0
+            live, pos, r = live[kept], pos[kept], r[kept]
         sc, bi = scale[r], bias[r]
         if wts is not None:
             sc, bi = (wts[pos] * sc).astype(_F32), (wts[pos] * bi).astype(_F32)
@@ -205,14 +278,14 @@ def q_embedding_bag_rowwise(bits: int, weight, indices, offsets=None, scale_grad
     (what embedding_bag_*_prepack returns)."""
     name = {8: "byte", 4: "4bit", 2: "2bit"}[bits]
     op = f"embedding_bag_{name}_rowwise_offsets"
-    if pruned_weights:
-        raise NotImplementedError(f"quantized::{op}: funcgrad has no pruned weights (compressed_indices_mapping)")
     w = _host(weight)
     if w.dtype != np.uint8 or w.ndim != 2:
         raise RuntimeError(f"quantized::{op}: expected the 2-D uint8 rows embedding_bag_{name}_prepack returns, "
                            f"got {w.dtype} of shape {list(w.shape)}")
     ints, scale, bias = _rows(w, bits)
-    return _make(_bags(ints, scale, bias, indices, offsets, int(mode), per_sample_weights, include_last_offset, op))
+    mapping = _mapping(pruned_weights, compressed_indices_mapping, ints.shape[0], op)
+    return _make(_bags(ints, scale, bias, indices, offsets, int(mode), per_sample_weights, include_last_offset, op,
+                       mapping=mapping))
 
 
 # --- the same over EmbeddingPackedParamsBase (the nn.quantized Embedding / EmbeddingBag modules) -------------------
@@ -238,11 +311,13 @@ def _bits(packed, bits, op) -> EmbeddingPackedParamsBase:
 def q_embedding_bag(bits: int, weight, indices, offsets=None, scale_grad_by_freq: bool = False, mode: int = 0,
                     pruned_weights: bool = False, per_sample_weights=None, compressed_indices_mapping=None,
                     include_last_offset: bool = False) -> Tensor:
-    """quantized::embedding_bag_byte / embedding_bag_4bit over an EmbeddingPackedParamsBase."""
+    """quantized::embedding_bag_byte / embedding_bag_4bit over an EmbeddingPackedParamsBase (pruned weights as the
+    rowwise kernels')."""
     op = "embedding_bag_byte" if bits == 8 else "embedding_bag_4bit"
     p = _bits(weight, bits, op)
+    mapping = _mapping(pruned_weights, compressed_indices_mapping, p.ints.shape[0], op)
     return _make(_bags(p.ints, p.scale, p.bias, indices, offsets, int(mode), per_sample_weights, include_last_offset,
-                       op))
+                       op, mapping=mapping))
 
 
 def q_embedding(bits: int, weight, indices, pruned_weights: bool = False) -> Tensor:
@@ -250,6 +325,9 @@ def q_embedding(bits: int, weight, indices, pruned_weights: bool = False) -> Ten
     trailing embedding dimension is added)."""
     op = "embedding_byte" if bits == 8 else "embedding_4bit"
     p = _bits(weight, bits, op)
+    if pruned_weights:
+        raise RuntimeError(f"quantized::{op}: pruned_weights=True needs a compressed_indices_mapping, which "
+                           f"{op} does not take; use quantized.embedding_bag_{op.split('_')[1]} with one index per bag")
     return _make(_bags(p.ints, p.scale, p.bias, indices, None, 0, None, False, op, bag=False))
 
 
@@ -263,7 +341,7 @@ OPS: dict = {
 for _bits_, _name in ((8, "byte"), (4, "4bit"), (2, "2bit")):
     OPS[f"embedding_bag_{_name}_prepack"] = (
         _bind(lambda bits, weight, optimized_qparams=False, nbins=200, ratio=0.16:
-              rowwise_prepack(weight, bits, optimized_qparams), _bits_) if _bits_ != 8 else
+              rowwise_prepack(weight, bits, optimized_qparams, nbins, ratio), _bits_) if _bits_ != 8 else
         _bind(lambda bits, weight: rowwise_prepack(weight, bits), 8), ["default"])
     OPS[f"embedding_bag_{_name}_unpack"] = (_bind(lambda bits, packed: rowwise_unpack(packed, bits), _bits_),
                                             ["default"])
