@@ -156,10 +156,19 @@ def _check_weight(weight, ndim: int, op: str) -> _QParams:
     return qp
 
 
+def _stored_weight(w: QTensor) -> QTensor:
+    """The weight as fbgemm stores it: a per-tensor scale kept as float32 (what unpack returns); per-channel
+    scales stay as given."""
+    qp = w._qp()
+    if qp.per_channel or float(np.float32(qp.scale)) == float(qp.scale):
+        return w
+    return make_qtensor(w._v, _QParams(qp.dtype, qp.scheme, float(np.float32(qp.scale)), qp.zero_point))
+
+
 def linear_prepack(W, B=None) -> LinearPackedParamsBase:
     """torch.ops.quantized.linear_prepack: the packed (out_features, in_features) qint8 weight and float bias."""
     _check_weight(W, 2, "linear_prepack")
-    return LinearPackedParamsBase(W, _check_bias(B, W.shape[0], "linear_prepack"))
+    return LinearPackedParamsBase(_stored_weight(W), _check_bias(B, W.shape[0], "linear_prepack"))
 
 
 def linear_unpack(packed) -> tuple:
@@ -270,7 +279,8 @@ def conv_prepack(n: int, weight, bias, stride, padding, dilation, groups) -> Con
     if g < 1 or weight.shape[0] % g:
         raise RuntimeError(f"quantized::{op}: the output channels ({weight.shape[0]}) must be divisible by groups "
                            f"({g})")
-    return ConvPackedParamsBase(weight, _check_bias(bias, weight.shape[0], op), _tuple(stride, n, "stride", op),
+    return ConvPackedParamsBase(_stored_weight(weight), _check_bias(bias, weight.shape[0], op),
+                                _tuple(stride, n, "stride", op),
                                 _tuple(padding, n, "padding", op), _tuple(dilation, n, "dilation", op), g, n)
 
 
@@ -339,7 +349,7 @@ def conv_transpose_prepack(n: int, weight, bias, stride, padding, output_padding
     if any(o >= s and o >= d for o, s, d in zip(op_, st, dl)):
         raise RuntimeError(f"quantized::{op}: output padding must be smaller than either stride or dilation, got "
                            f"output_padding={list(op_)}, stride={list(st)}, dilation={list(dl)}")
-    return ConvPackedParamsBase(weight, _check_bias(bias, weight.shape[1] * g, op), st,
+    return ConvPackedParamsBase(_stored_weight(weight), _check_bias(bias, weight.shape[1] * g, op), st,
                                 _tuple(padding, n, "padding", op), dl, g, n, op_, True)
 
 
