@@ -512,3 +512,69 @@ def test_quantize_dynamic_linear_bit_identical_and_torch_state_dict_loads(tmp_pa
     fresh = fgq.quantize_dynamic(build(fg), {fg.nn.Linear}, dtype=fg.qint8)
     fresh.load_state_dict(fg.load(tmp_path / "q.pt", weights_only=True))
     np.testing.assert_array_equal(fresh(fg.tensor(x)).numpy(), qm(torch.from_numpy(x)).numpy())
+
+
+def test_quantize_dynamic_float16_linear_matches_torch(tmp_path):
+    torch = _torch()
+    torch.backends.quantized.engine = "x86"      # (the default engine: its float16 linear is fbgemm's)
+
+    def build(T):
+        return T.nn.Sequential(T.nn.Linear(12, 40), T.nn.ReLU(), T.nn.Linear(40, 5))
+    torch.manual_seed(0)
+    m, f = build(torch), build(fg)
+    f.load_state_dict({k: fg.tensor(v.detach().numpy()) for k, v in m.state_dict().items()})
+    qm = torch.ao.quantization.quantize_dynamic(m, {torch.nn.Linear}, dtype=torch.float16)
+    qf = fgq.quantize_dynamic(f, {fg.nn.Linear}, dtype=fg.float16)
+    assert repr(qm) == repr(qf) and "dtype=torch.float16)" in repr(qf)
+    assert repr(qf) == repr(fgq.quantize_dynamic(f, dtype=fg.float16))         # (the default spec: nn.Linear)
+    x = np.random.default_rng(1).standard_normal((7, 12)).astype(np.float32)
+    np.testing.assert_array_equal(qm(torch.from_numpy(x)).detach().numpy(), qf(fg.tensor(x)).numpy())
+    assert list(qm.state_dict()) == list(qf.state_dict())
+    tw, fw = qm[0].weight(), qf[0].weight()
+    assert fw.dtype == fg.float32 and not fw.is_quantized
+    np.testing.assert_array_equal(tw.numpy(), fw.numpy())
+    # state dicts load both ways
+    torch.save(qm.state_dict(), tmp_path / "t.pt")
+    fresh = fgq.quantize_dynamic(build(fg), {fg.nn.Linear}, dtype=fg.float16)
+    fresh.load_state_dict(fg.load(tmp_path / "t.pt", weights_only=True))
+    np.testing.assert_array_equal(fresh(fg.tensor(x)).numpy(), qm(torch.from_numpy(x)).detach().numpy())
+    fg.save(qf.state_dict(), tmp_path / "f.pt")
+    tfresh = torch.ao.quantization.quantize_dynamic(build(torch), {torch.nn.Linear}, dtype=torch.float16)
+    tfresh.load_state_dict(torch.load(tmp_path / "f.pt", weights_only=True))
+    np.testing.assert_array_equal(tfresh(torch.from_numpy(x)).detach().numpy(), qf(fg.tensor(x)).numpy())
+    back = pickle.loads(pickle.dumps(qf))
+    np.testing.assert_array_equal(back(fg.tensor(x)).numpy(), qf(fg.tensor(x)).numpy())
+    with pytest.raises(NotImplementedError, match="quantize only the Linear layers to float16"):
+        fgq.quantize_dynamic(fg.nn.Sequential(fg.nn.LSTM(3, 4)), dtype=fg.float16)
+    with pytest.raises(ValueError, match="Don't know how to quantize with default settings for torch.qint32"):
+        fgq.quantize_dynamic(f, dtype=fg.qint32)
+
+
+def test_quantize_dynamic_embeddings_and_pruned_embedding_bag_match_torch():
+    torch = _torch()
+    rng = np.random.default_rng(8)
+    wv = rng.standard_normal((10, 8)).astype(np.float32)
+
+    def build(T):
+        m = T.nn.Sequential(T.nn.Embedding(10, 8), T.nn.EmbeddingBag(10, 8, mode="sum"))
+        with T.no_grad():
+            m[0].weight.copy_(T.tensor(wv))
+            m[1].weight.copy_(T.tensor(wv[::-1].copy()))
+        return m
+    qm = torch.ao.quantization.quantize_dynamic(build(torch), dtype=torch.quint8)
+    qf = fgq.quantize_dynamic(build(fg), dtype=fg.quint8)
+    assert repr(qm) == repr(qf)
+    idx, offs = rng.integers(0, 10, 12), np.array([0, 3, 3, 8])
+    _same(qm[0](torch.tensor(idx)), qf[0](fg.tensor(idx)))
+    _same(qm[1](torch.tensor(idx), torch.tensor(offs)), qf[1](fg.tensor(idx), fg.tensor(offs)))
+    # pruned: the module's table holds the kept rows; compressed_indices_mapping maps 14 original rows onto them
+    mapping = np.full(14, -1, np.int32)
+    mapping[rng.permutation(14)[:10]] = rng.permutation(10)
+    idx = rng.integers(0, 14, 20)
+    offs = np.array([0, 4, 4, 11])
+    for mod in (qm[1], qf[1]):
+        mod.pruned_weights = True
+    _same(qm[1](torch.tensor(idx), torch.tensor(offs), compressed_indices_mapping=torch.from_numpy(mapping)),
+          qf[1](fg.tensor(idx), fg.tensor(offs), compressed_indices_mapping=fg.tensor(mapping)))
+    with pytest.raises(RuntimeError, match="pruned_weights=True needs a compressed_indices_mapping"):
+        fq.embedding_byte(qf[0]._packed_params._packed_weight, fg.tensor([0]), True)
