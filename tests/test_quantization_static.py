@@ -573,3 +573,28 @@ def test_conv_from_reference_matches_torch(fbgemm):
     x = rng.standard_normal((2, 3, 9)).astype(np.float32)
     a, c = _pair(torch, x, 0.03, 120, "quint8")
     _same(t(a), f(c))
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_fuse_conv_bn_relu_1d_3d_matches_torch(n):
+    torch = _torch()
+
+    def build(T):
+        return T.nn.Sequential(getattr(T.nn, f"Conv{n}d")(2, 3, 2), getattr(T.nn, f"BatchNorm{n}d")(3),
+                               T.nn.ReLU(), getattr(T.nn, f"Conv{n}d")(3, 3, 1), getattr(T.nn, f"BatchNorm{n}d")(3))
+    torch.manual_seed(n)
+    tm = build(torch).eval()
+    with torch.no_grad():
+        for bn in (tm[1], tm[4]):
+            bn.running_mean.uniform_(-1, 1)
+            bn.running_var.uniform_(0.5, 2)
+            bn.weight.uniform_(0.5, 2)
+    fm = build(fg).eval()
+    fm.load_state_dict({k: fg.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    groups = [["0", "1", "2"], ["3", "4"]]
+    tf, ff = torch.ao.quantization.fuse_modules(tm, groups), fgq.fuse_modules(fm, groups)
+    assert repr(ff) == repr(tf)
+    for k, v in tf.state_dict().items():
+        np.testing.assert_array_equal(ff.state_dict()[k].numpy(), v.numpy())
+    with pytest.raises(NotImplementedError, match=f"no ConvBn{n}d for quantization-aware training"):
+        fgq.fuse_modules(build(fg).train(), [["0", "1"]])

@@ -321,5 +321,3 @@ def fuse_modules(model, modules_to_fuse, inplace=False, fuser_func=None, fuse_cu
             _set(model, n, _nnm.Identity())
     return model
 
-
-_ = float16_dynamic_qconfig
