@@ -2,7 +2,7 @@
 QConfigs, QuantStub / DeQuantStub, and prepare / convert / quantize_dynamic / prepare_qat / fuse_modules.
 
 Not here: FX graph mode (prepare_fx / convert_fx) and PT2E export quantization, reference (is_reference)
-modules, float16 dynamic LSTM, ELU, normalization layers other than BatchNorm, dynamically quantized GRU / RNN
+modules, ELU, normalization layers other than BatchNorm, dynamically quantized GRU / RNN
 cells and convolutions, QAT for Conv1d / Conv3d / ConvTranspose. (Pooling runs on quantized tensors through
 torch.nn.functional.)"""
 from . import fake_quantize, observer, qconfig, quantize, stubs  # noqa: F401

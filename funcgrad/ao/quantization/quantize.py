@@ -192,7 +192,7 @@ _DYNAMIC_DEFAULTS = {qint8: default_dynamic_qconfig, _fg.float16: float16_dynami
 def quantize_dynamic(model, qconfig_spec=None, dtype=qint8, mapping=None, inplace=False):
     """Replace the submodules named by qconfig_spec (types, names, or a dict to QConfigs) with dynamically
     quantized ones: Linear / LSTM with qint8 weights (activations quantized per call) or float16 weights
-    (dtype=torch.float16: Linear), Embedding / EmbeddingBag weight-only (quint8; quint4x2: EmbeddingBag)."""
+    (dtype=torch.float16), Embedding / EmbeddingBag weight-only (quint8; quint4x2: EmbeddingBag)."""
     if qconfig_spec is None:
         if dtype is qint8 or dtype == _fg.float16:
             qconfig_spec = dict.fromkeys((_nnm.Linear, _nnm.LSTM), _DYNAMIC_DEFAULTS[dtype])

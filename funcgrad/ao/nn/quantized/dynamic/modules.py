@@ -2,7 +2,8 @@
 (quint8, scale and zero point from each input's min and max, the range reduced to 7 bits as torch's x86/fbgemm
 engine does), multiplied in integers and returned as float, as torch's `quantize_dynamic` makes them: the
 products are quantized::linear_dynamic's (funcgrad/_torch/_quantized_packed.py), bit-identical to torch's.
-Linear also takes float16 weights (quantize_dynamic(..., dtype=torch.float16); quantized::linear_dynamic_fp16)."""
+Both also take float16 weights (quantize_dynamic(..., dtype=torch.float16): quantized::linear_dynamic_fp16's
+float16 GEMM)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,8 +11,9 @@ import numpy as np
 import funcgrad._torch as _fg
 from .....nn.modules.module import Module
 from ....quantization.observer import MinMaxObserver
-from ....._torch._quantized import qint8
-from ....._torch._quantized_packed import linear_dynamic_np, q_linear_dynamic, q_linear_dynamic_fp16
+from ....._torch._quantized import QTensor, qint8
+from ....._torch._quantized_packed import (gemm_fp16_np, linear_dynamic_np, linear_prepack_fp16, q_linear_dynamic,
+                                           q_linear_dynamic_fp16)
 from .....nn.modules import linear as _nnm_linear
 from ..modules import Linear as _QLinear, _quantize_weight
 
@@ -88,9 +90,19 @@ class Linear(_QLinear):
         return q
 
 
+def _project(x: np.ndarray, w, b) -> np.ndarray:
+    """x @ w.T + b as the dynamic LSTM's cells compute it: linear_dynamic's integer product for a qint8 weight,
+    fbgemm's float16 GEMM then + b for a float16 one."""
+    if isinstance(w, QTensor):
+        return linear_dynamic_np(x, w, b, True)
+    out = gemm_fp16_np(np.asarray(x, _F32), np.asarray(w.detach()._host(), _F32))
+    return out if b is None else (out + np.asarray(b.detach()._host(), _F32)).astype(_F32)
+
+
 class LSTM(Module):
     """Dynamically quantized LSTM (torch.quantized_lstm): each layer's input projection of the whole sequence and
-    each step's hidden projection are linear_dynamic products; the gates are computed in float32."""
+    each step's hidden projection are linear_dynamic products (qint8 weights) or float16 GEMMs (dtype
+    torch.float16); the gates are computed in float32."""
     _FLOAT_MODULE = None
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
@@ -123,11 +135,11 @@ class LSTM(Module):
     def _direction(self, x, params, h, c, reverse):
         w_ih, w_hh, b_ih, b_hh = params
         T = x.shape[0]
-        gx = linear_dynamic_np(x.reshape(T * x.shape[1], -1), w_ih, b_ih, True).reshape(T, x.shape[1], -1)
+        gx = _project(x.reshape(T * x.shape[1], -1), w_ih, b_ih).reshape(T, x.shape[1], -1)
         out = np.empty((T, x.shape[1], self.hidden_size), _F32)
         steps = range(T - 1, -1, -1) if reverse else range(T)
         for t in steps:
-            g = gx[t] + linear_dynamic_np(h, w_hh, b_hh, True)
+            g = gx[t] + _project(h, w_hh, b_hh)
             i, f, gg, o = np.split(g, 4, axis=1)
             i, f, o = (_F32(1) / (_F32(1) + np.exp(-v)) for v in (i, f, o))
             c = f * c + i * np.tanh(gg)
@@ -194,19 +206,19 @@ class LSTM(Module):
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         if getattr(mod, "proj_size", 0):
             raise NotImplementedError("funcgrad's dynamically quantized LSTM has no proj_size")
-        if getattr(mod, "qconfig", None) is not None and mod.qconfig.weight().dtype is not qint8:
-            raise NotImplementedError(f"funcgrad's dynamically quantized LSTM takes torch.qint8 weights, got "
-                                      f"{mod.qconfig.weight().dtype}; quantize only the Linear layers to float16 "
-                                      "(quantize_dynamic(model, {nn.Linear}, dtype=torch.float16))")
+        dtype = mod.qconfig.weight().dtype if getattr(mod, "qconfig", None) is not None else qint8
+        if dtype is not qint8 and dtype != _fg.float16:
+            raise RuntimeError(f"Unsupported dtype for dynamic RNN quantization: {dtype}")
         q = cls(mod.input_size, mod.hidden_size, mod.num_layers, mod.bias, mod.batch_first, mod.dropout,
-                mod.bidirectional, qint8)
+                mod.bidirectional, dtype)
         for layer in range(mod.num_layers):
             for d in range(2 if mod.bidirectional else 1):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
                 ws = []
                 for name in ("weight_ih", "weight_hh"):
                     w = getattr(mod, name + sfx)
-                    ws.append(_quantize_weight(w, _weight_observer(mod, w)))
+                    ws.append(_quantize_weight(w, _weight_observer(mod, w)) if dtype is qint8 else
+                              linear_prepack_fp16(w.detach().float()).weight)
                 bs = [getattr(mod, name + sfx).detach().clone() if mod.bias else None
                       for name in ("bias_ih", "bias_hh")]
                 q._all_weight_values.append((ws[0], ws[1], bs[0], bs[1]))
