@@ -439,17 +439,16 @@ def gemm_fp16_np(x: np.ndarray, w16: np.ndarray) -> np.ndarray:
     M, K = x.shape
     N = w16.shape[0]
     main = N // _FP16_COL_BLOCK * _FP16_COL_BLOCK
-    out = np.zeros((M, N), _F32)
-    part = np.zeros((M, N - main), _F32)
+    acc = np.zeros((M, N), _F32)
+    fringe = None                                   # the fringe columns' sum of the finished k blocks
     for k in range(K):
         if k and k % _FP16_K_BLOCK == 0 and N > main:
-            out[:, main:] = (out[:, main:] + part) if k > _FP16_K_BLOCK else part
-            part = np.zeros_like(part)
-        prod = fma32(x[:, k:k + 1], w16[None, :, k], np.concatenate([out[:, :main], part], 1))
-        out[:, :main], part = prod[:, :main], prod[:, main:]
-    if N > main:
-        out[:, main:] = (out[:, main:] + part) if K > _FP16_K_BLOCK else part
-    return out
+            fringe = acc[:, main:].copy() if fringe is None else (fringe + acc[:, main:]).astype(_F32)
+            acc[:, main:] = 0
+        acc = fma32(x[:, k:k + 1], w16[None, :, k], acc)
+    if fringe is not None:
+        acc[:, main:] = fringe + acc[:, main:]
+    return acc
 
 
 def q_linear_dynamic_fp16(X, W_prepack, relu: bool = False) -> Tensor:
