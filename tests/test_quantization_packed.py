@@ -404,7 +404,8 @@ def test_conv_transpose_matches_torch(n):
         assert (fp.stride(), fp.padding(), fp.output_padding(), fp.dilation(), fp.groups(), fp.transpose()) == \
             (tp.stride(), tp.padding(), tp.output_padding(), tp.dilation(), tp.groups(), tp.transpose())
         tx, fx = _pair_x(torch, x, 0.02, int(rng.integers(0, 256)))
-        _same(getattr(tq, f"conv_transpose{n}d")(tx, tp, 0.04, 60), getattr(fq, f"conv_transpose{n}d")(fx, fp, 0.04, 60))
+        op = f"conv_transpose{n}d"
+        _same(getattr(tq, op)(tx, tp, 0.04, 60), getattr(fq, op)(fx, fp, 0.04, 60))
         unpack = "conv_transpose1d_unpack" if n == 1 else f"conv{n}d_unpack"
         _same(getattr(tq, unpack)(tp)[0], getattr(fq, unpack)(fp)[0])
         done += 1

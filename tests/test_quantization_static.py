@@ -442,8 +442,8 @@ def _conv_model(T, n, kind):
         layers = [convt(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2), T.nn.ReLU(),
                   convt(6, 3, 2, dilation=2, bias=False)]
     else:
-        layers = [conv(4, 6, 3, stride=2, padding=1, groups=2, padding_mode="reflect" if kind == "reflect" else "zeros"),
-                  T.nn.ReLU(), conv(6, 3, 2, bias=False)]
+        mode = "reflect" if kind == "reflect" else "zeros"
+        layers = [conv(4, 6, 3, stride=2, padding=1, groups=2, padding_mode=mode), T.nn.ReLU(), conv(6, 3, 2, bias=False)]
     q = T.ao.quantization
     return T.nn.Sequential(q.QuantStub(), *layers, q.DeQuantStub()).eval()
 

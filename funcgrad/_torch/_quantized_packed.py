@@ -339,7 +339,8 @@ def conv_transpose_prepack(n: int, weight, bias, stride, padding, output_padding
     qp = _check_weight(weight, n + 2, op)
     if qp.per_channel:
         raise RuntimeError(f"quantized::{op}: Per Channel Quantization is currently disabled for transposed conv; "
-                           "quantize the weight per tensor (torch.quantize_per_tensor, or a per-tensor weight observer)")
+                           "quantize the weight per tensor (torch.quantize_per_tensor, or a per-tensor weight "
+                           "observer)")
     g = int(groups)
     if g < 1 or weight.shape[0] % g:
         raise RuntimeError(f"quantized::{op}: the input channels ({weight.shape[0]}) must be divisible by groups "

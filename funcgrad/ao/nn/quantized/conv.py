@@ -109,7 +109,7 @@ class _ConvNd(_OutputQParams):
             input = _reflect_pad(input, self.padding)
         return _QP.q_conv(n, input, self._packed_params, self.scale, self.zero_point, self._relu)
 
-    # --- serialization: the unpacked (weight, bias) as torch's keys; pickles and deep copies by state ----------
+    # --- serialization: the unpacked (weight, bias) under torch's keys ------------------------------------------
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         destination[prefix + "weight"], destination[prefix + "bias"] = self._weight_bias()
         super()._save_to_state_dict(destination, prefix, keep_vars)
