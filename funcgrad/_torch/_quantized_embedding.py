@@ -14,49 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._quantized import QTensor, per_channel_affine_float_qparams, quint4x2, quint8
-from ._quantized_packed import _PackedParams, _bind, _host, _packed, fma32
+from ._quantized import QTensor
+from ._quantized_packed import EmbeddingPackedParamsBase, _bind, _host, _packed, fma32
 from ._tensor import Tensor, _make
 
-__all__ = ["EmbeddingPackedParamsBase", "embedding_bag_prepack", "embedding_bag_unpack", "rowwise_prepack",
+__all__ = ["embedding_bag_prepack", "embedding_bag_unpack", "rowwise_prepack",
            "rowwise_unpack", "choose_qparams_optimized_np", "q_embedding_bag_rowwise", "q_embedding_bag",
            "q_embedding", "OPS"]
 
 _F32 = np.float32
-
-
-class EmbeddingPackedParamsBase(_PackedParams):
-    """What quantized::embedding_bag_prepack returns: the quint8 / quint4x2 weight with per-row float qparams,
-    and each row's (scale, bias = -zero_point * scale) as fbgemm packs them (float32 for 8 bits, float16 for 4)."""
-    _qualname = "EmbeddingPackedParamsBase"
-
-    def __init__(self, weight: QTensor):
-        qp = weight._qp() if weight.__class__ is QTensor else None
-        if qp is None or qp.scheme is not per_channel_affine_float_qparams or qp.axis != 0 or weight.ndim != 2:
-            raise RuntimeError("quantized::embedding_bag_prepack: expected a 2-D torch.quint8 / torch.quint4x2 "
-                               "weight quantized per row with float qparams (qscheme "
-                               "torch.per_channel_affine_float_qparams, axis 0), as float_qparams_weight_only_qconfig "
-                               "makes it")
-        if qp.dtype not in (quint8, quint4x2):
-            raise RuntimeError(f"qembedding_bag_prepack currently only supports quint8 and quint4x2 weights, got "
-                               f"{qp.dtype}")
-        self.weight = weight
-        self.bit_rate = 8 if qp.dtype is quint8 else 4
-        scale = np.asarray(qp.scale, _F32)
-        bias = (np.asarray(qp.zero_point, _F32) * scale * _F32(-1)).astype(_F32)
-        if self.bit_rate == 4:   # (stored as float16)
-            scale, bias = scale.astype(np.float16).astype(_F32), bias.astype(np.float16).astype(_F32)
-        self.scale, self.bias = scale, bias
-
-    def _args(self):
-        return (self.weight,)
-
-    def unpack(self) -> QTensor:
-        return self.weight
-
-    @property
-    def ints(self) -> np.ndarray:
-        return self.weight._v
 
 
 # --- row-wise quantized embeddings ------------------------------------------------------------------------------

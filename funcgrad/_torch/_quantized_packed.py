@@ -3,8 +3,8 @@ qint8 weights (static: quint8 in and out; dynamic: float in and out, the activat
 linear with float16 weights (linear_dynamic_fp16). The embedding kernels are in _quantized_embedding.py.
 
 The packed-params objects stand in for torch's TorchScript classes (torch.classes.quantized.
-LinearPackedParamsBase, Conv2dPackedParamsBase, Conv3dPackedParamsBase): they hold the weight, bias and
-geometry, `unpack()` them, pickle and deepcopy. The arithmetic is fbgemm's, so results are bit-identical:
+LinearPackedParamsBase, Conv2dPackedParamsBase, Conv3dPackedParamsBase, EmbeddingPackedParamsBase): they hold
+the weight, bias and geometry, `unpack()` them, pickle and deepcopy. The arithmetic is fbgemm's, so results are bit-identical:
 
 - static linear / conv (fbgemm's ReQuantizeOutput): exact int32 accumulators of (x - zx)(w - zw); with
   aw = float32(s_x s_w) and m = float32(aw / s_out), q = rint((float32(acc) + b') m) + z_out with b' =
@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._quantized import (QTensor, _QParams, dynamic_qparams, make_qtensor, per_tensor_affine, qint8, quantize_np,
-                         quint8)
+from ._quantized import (QTensor, _QParams, dynamic_qparams, make_qtensor, per_channel_affine_float_qparams,
+                         per_tensor_affine, qint8, quantize_np, quint4x2, quint8)
 from ._tensor import Tensor, _make
 
-__all__ = ["LinearPackedParamsBase", "ConvPackedParamsBase", "linear_prepack", "linear_unpack", "q_linear",
-           "q_linear_dynamic", "linear_prepack_fp16", "linear_unpack_fp16", "q_linear_dynamic_fp16", "gemm_fp16_np",
-           "conv_prepack", "conv_unpack", "q_conv", "conv_transpose_prepack", "q_conv_transpose", "OPS"]
+__all__ = ["LinearPackedParamsBase", "ConvPackedParamsBase", "EmbeddingPackedParamsBase", "linear_prepack",
+           "linear_unpack", "q_linear", "q_linear_dynamic", "linear_prepack_fp16", "linear_unpack_fp16",
+           "q_linear_dynamic_fp16", "gemm_fp16_np", "conv_prepack", "conv_unpack", "q_conv", "conv_transpose_prepack", "q_conv_transpose", "OPS"]
 
 _F32, _F64 = np.float32, np.float64
 
@@ -119,6 +119,40 @@ class ConvPackedParamsBase(_PackedParams):
 
     def transpose(self) -> bool:
         return self.transposed
+
+
+class EmbeddingPackedParamsBase(_PackedParams):
+    """What quantized::embedding_bag_prepack returns: the quint8 / quint4x2 weight with per-row float qparams,
+    and each row's (scale, bias = -zero_point * scale) as fbgemm packs them (float32 for 8 bits, float16 for 4)."""
+    _qualname = "EmbeddingPackedParamsBase"
+
+    def __init__(self, weight: QTensor):
+        qp = weight._qp() if weight.__class__ is QTensor else None
+        if qp is None or qp.scheme is not per_channel_affine_float_qparams or qp.axis != 0 or weight.ndim != 2:
+            raise RuntimeError("quantized::embedding_bag_prepack: expected a 2-D torch.quint8 / torch.quint4x2 "
+                               "weight quantized per row with float qparams (qscheme "
+                               "torch.per_channel_affine_float_qparams, axis 0), as float_qparams_weight_only_qconfig "
+                               "makes it")
+        if qp.dtype not in (quint8, quint4x2):
+            raise RuntimeError(f"qembedding_bag_prepack currently only supports quint8 and quint4x2 weights, got "
+                               f"{qp.dtype}")
+        self.weight = weight
+        self.bit_rate = 8 if qp.dtype is quint8 else 4
+        scale = np.asarray(qp.scale, _F32)
+        bias = (np.asarray(qp.zero_point, _F32) * scale * _F32(-1)).astype(_F32)
+        if self.bit_rate == 4:   # (stored as float16)
+            scale, bias = scale.astype(np.float16).astype(_F32), bias.astype(np.float16).astype(_F32)
+        self.scale, self.bias = scale, bias
+
+    def _args(self):
+        return (self.weight,)
+
+    def unpack(self) -> QTensor:
+        return self.weight
+
+    @property
+    def ints(self) -> np.ndarray:
+        return self.weight._v
 
 
 def _packed(p, cls, op: str):
