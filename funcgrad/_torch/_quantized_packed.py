@@ -24,7 +24,8 @@ from ._tensor import Tensor, _make
 
 __all__ = ["LinearPackedParamsBase", "ConvPackedParamsBase", "EmbeddingPackedParamsBase", "linear_prepack",
            "linear_unpack", "q_linear", "q_linear_dynamic", "linear_prepack_fp16", "linear_unpack_fp16",
-           "q_linear_dynamic_fp16", "gemm_fp16_np", "conv_prepack", "conv_unpack", "q_conv", "conv_transpose_prepack", "q_conv_transpose", "OPS"]
+           "q_linear_dynamic_fp16", "gemm_fp16_np", "conv_prepack", "conv_unpack", "q_conv", "conv_transpose_prepack",
+           "q_conv_transpose", "OPS"]
 
 _F32, _F64 = np.float32, np.float64
 
