@@ -4,9 +4,10 @@ linear with float16 weights (linear_dynamic_fp16). The embedding kernels are in 
 
 The packed-params objects stand in for torch's TorchScript classes (torch.classes.quantized.
 LinearPackedParamsBase, Conv2dPackedParamsBase, Conv3dPackedParamsBase, EmbeddingPackedParamsBase): they hold
-the weight, bias and geometry, `unpack()` them, pickle and deepcopy. The arithmetic is fbgemm's, so results are bit-identical:
+the weight, bias and geometry, `unpack()` them, pickle and deepcopy. The arithmetic is fbgemm's, so results are
+bit-identical:
 
-- static linear / conv (fbgemm's ReQuantizeOutput): exact int32 accumulators of (x - zx)(w - zw); with
+- static linear / conv / transposed conv (fbgemm's ReQuantizeOutput): exact int32 accumulators of (x - zx)(w - zw); with
   aw = float32(s_x s_w) and m = float32(aw / s_out), q = rint((float32(acc) + b') m) + z_out with b' =
   float32(b / aw) per channel, float32(b * float32(1 / aw)) per tensor.
 - dynamic linear (ReQuantizeForFloat): x quantized to quint8 with qparams from its min/max (reduce_range halves
