@@ -9,8 +9,9 @@
   (native_layer_norm, native_batch_norm, max_pool2d_with_indices, ...).
 - `torch.ops.quantized.<op>` are torch's QuantizedCPU kernels (funcgrad/_torch/_quantized.py): add, add_relu,
   mul, cat, relu6, hardswish, sigmoid, batch_norm2d, max_pool2d, ...; and the packed-weight ones
-  (_quantized_packed.py): linear / conv{1,2,3}d with their _prepack / _unpack, linear_dynamic, the embedding
-  bags (embedding_bag_{byte,4bit,2bit}_prepack / _unpack / _rowwise_offsets, embedding_bag_4bit, ...)
+  (_quantized_packed.py): linear / conv{1,2,3}d / conv_transpose{1,2,3}d with their _prepack / _unpack,
+  linear_dynamic, linear_dynamic_fp16; and the embedding bags (_quantized_embedding.py:
+  embedding_bag_{byte,4bit,2bit}_prepack / _unpack / _rowwise_offsets, embedding_bag_4bit, ...)
 
 funcgrad.ops is one module for both faces (funcgrad/_claims.py): JAX's segment_* functions are its own
 attributes, every other name is looked up here (`attach`).
@@ -22,7 +23,7 @@ import types
 from typing import Callable, Optional
 
 from . import _aten as _table
-from . import _quantized as _Q, _quantized_packed as _QP
+from . import _quantized as _Q, _quantized_embedding as _QE, _quantized_packed as _QP
 from . import library as _library
 
 __all__ = ["OpOverload", "OpOverloadPacket", "attach"]
@@ -183,7 +184,8 @@ _QUANTIZED: dict = {
     "batch_norm": (_q_batch_norm(), ["default"]), "batch_norm_relu": (_q_batch_norm(True), ["default"]),
     "max_pool1d": (_q_pool(1), ["default"]), "max_pool2d": (_q_pool(2), ["default"]),
 }
-_QUANTIZED.update(_QP.OPS)   # (packed-weight linear / conv and the row-wise embedding bags)
+_QUANTIZED.update(_QP.OPS)   # (packed-weight linear / conv)
+_QUANTIZED.update(_QE.OPS)   # (the row-wise embedding bags)
 for _n in (1, 2, 3):
     _QUANTIZED[f"batch_norm{_n}d"] = (_q_batch_norm(), ["default"])
     _QUANTIZED[f"batch_norm{_n}d_relu"] = (_q_batch_norm(True), ["default"])
