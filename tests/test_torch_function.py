@@ -119,7 +119,8 @@ class ScalarTensor:
 
 def test_user_tensor_like_dispatches():
     assert fg.mean(ScalarTensor(5, 2)) == 0.4
-    with pytest.raises(TypeError, match="no implementation found for 'funcgrad._torch.ops.*cumsum'"):
+    with pytest.raises(TypeError, match=r"^Multiple dispatch failed for 'torch\.cumsum'; all __torch_function__ "
+                                        r"handlers returned NotImplemented:\n\n  - tensor subclass <class "):
         fg.cumsum(ScalarTensor(5, 2), 0)
 
 
@@ -194,14 +195,16 @@ def test_install_cache_written_then_loaded_then_rebuilt_when_corrupt(tmp_path):
     """First import generates and stores (atomically: no temporary file left), the second loads the cache, a corrupt
     cache is regenerated and rewritten; every time torch's dispatch works and the code matches the source."""
     assert _import_child(tmp_path)[0] == "generated"
-    files = list((tmp_path / "funcgrad").iterdir())
-    assert len(files) == 1 and files[0].name.startswith("torch_function.") and files[0].suffix == ".marshal"
+    files = sorted((tmp_path / "funcgrad").iterdir())
+    spaces = sorted(f.name.split(".")[1] + (".functional" if f.name.split(".")[1] == "nn" else "") for f in files)
+    assert spaces == ["fft", "linalg", "nn.functional", "special", "torch"]  # (one file per namespace)
+    assert all(f.name.startswith("torch_function.") and f.suffix == ".marshal" for f in files)
     source, n = _import_child(tmp_path)
-    assert source == "cache" and n > 400
+    assert source == "cache" and n > 700
     files[0].write_bytes(b"not marshal data")
     assert _import_child(tmp_path) == ("generated", n)
     assert _import_child(tmp_path) == ("cache", n)
-    assert [f.name for f in (tmp_path / "funcgrad").iterdir()] == [files[0].name]
+    assert sorted((tmp_path / "funcgrad").iterdir()) == files
 
 
 def test_install_without_a_writable_cache_dir_compiles(tmp_path):
@@ -241,6 +244,6 @@ def test_plain_calls_do_not_reach_dispatch(monkeypatch):
     x, y = fg.ones(2), fg.ones(2)
     fg.cat([x, y]); fg.cat((x, y), 0); fg.stack([x, y])
     assert calls == [] and fg.cat([x, y]).tolist() == [1.0, 1.0, 1.0, 1.0]
-    with pytest.raises(TypeError, match="no implementation found"):
+    with pytest.raises(TypeError, match="Multiple dispatch failed for 'torch.cat'"):
         fg.cat([x, ScalarTensor(5, 2)])
     assert len(calls) == 1

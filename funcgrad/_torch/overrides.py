@@ -27,7 +27,7 @@ import os
 import sys
 import tempfile
 import threading
-from types import CodeType as _CodeType
+from types import CodeType as _CodeType, FunctionType as _FunctionType
 from typing import Any, Callable, Iterable
 
 from ._tensor import Tensor as _Tensor
@@ -43,14 +43,52 @@ def _tensor_type():
 
 # --- the protocol --------------------------------------------------------------------------------------------
 class _State(threading.local):
-    disabled = 0  # > 0 inside Tensor.__torch_function__'s default (the function runs as on plain tensors)
+    disabled = 0      # > 0: no `__torch_function__` is dispatched to (Tensor.__torch_function__'s default, and the
+    all_disabled = 0  # two context managers below; all_disabled counts DisableTorchFunction alone)
 
 
 _STATE = _State()
 
 
+class DisableTorchFunctionSubclass:
+    """torch._C.DisableTorchFunctionSubclass: inside it torch functions ignore the arguments' `__torch_function__`
+    (they run as on plain tensors); what Tensor.__torch_function__'s default runs the function in."""
+
+    def __enter__(self) -> None:
+        _STATE.disabled += 1
+
+    def __exit__(self, *exc) -> None:
+        _STATE.disabled -= 1
+
+
+class DisableTorchFunction:
+    """torch._C.DisableTorchFunction: as DisableTorchFunctionSubclass (funcgrad has no torch function modes for it
+    to disable as well), and `_is_torch_function_all_disabled()` is True inside it."""
+
+    def __enter__(self) -> None:
+        _STATE.disabled += 1
+        _STATE.all_disabled += 1
+
+    def __exit__(self, *exc) -> None:
+        _STATE.disabled -= 1
+        _STATE.all_disabled -= 1
+
+
+def _is_torch_function_enabled() -> bool:
+    """torch._C._is_torch_function_enabled: False inside either context manager above."""
+    return not _STATE.disabled
+
+
+def _is_torch_function_all_disabled() -> bool:
+    """torch._C._is_torch_function_all_disabled: True inside DisableTorchFunction."""
+    return _STATE.all_disabled > 0
+
+
 def _default_torch_function(cls, func, types, args=(), kwargs=None):
-    """Tensor.__torch_function__: func(*args, **kwargs) with dispatch disabled, Tensor results as cls."""
+    """Tensor.__torch_function__: NotImplemented unless cls is a subclass of every type taking part; else
+    func(*args, **kwargs) with dispatch disabled, its Tensor results as cls."""
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
     _STATE.disabled += 1
     try:
         ret = func(*args, **(kwargs or {}))
@@ -61,7 +99,7 @@ def _default_torch_function(cls, func, types, args=(), kwargs=None):
 
 def _disabled_torch_function_impl(cls, func, types, args=(), kwargs=None):
     """torch._C._disabled_torch_function_impl: a subclass that sets this as its `__torch_function__` is never
-    dispatched on (called directly, it runs func with dispatch disabled)."""
+    dispatched on (nn.Parameter); called directly, it runs func with dispatch disabled."""
     _STATE.disabled += 1
     try:
         return func(*args, **(kwargs or {}))
@@ -70,26 +108,33 @@ def _disabled_torch_function_impl(cls, func, types, args=(), kwargs=None):
 
 
 def _convert(ret, cls):
+    """torch.overrides' _convert: ret's Tensors as cls (the same data and autograd history), into lists, tuples and
+    named tuples (torch.return_types)."""
     if cls is _Tensor:
         return ret
     if isinstance(ret, _Tensor) and not isinstance(ret, cls):
         new = object.__new__(cls)
         for k in ("_v", "_a", "_st", "_rg", "_gfn"):
             setattr(new, k, getattr(ret, k))
+        new.__dict__.update(ret.__dict__)
         return new
-    if isinstance(ret, (list, tuple)) and type(ret) in (list, tuple):
-        return type(ret)(_convert(r, cls) for r in ret)
+    t = type(ret)
+    if t is list or t is tuple:
+        return t(_convert(r, cls) for r in ret)
+    if isinstance(ret, tuple) and hasattr(t, "_make"):
+        return t._make(_convert(r, cls) for r in ret)
     return ret
 
 
 _Tensor.__torch_function__ = classmethod(_default_torch_function)
-_INERT = (_default_torch_function, _disabled_torch_function_impl)
 
 
 def _overrides_type(t: type) -> bool:
-    """t defines a `__torch_function__` of its own (not Tensor's default nor the disabled one)."""
+    """Arguments of type t are dispatched on: t defines `__torch_function__` and is not Tensor itself nor a class
+    that opted out with `_disabled_torch_function_impl` (a subclass inheriting Tensor's default is dispatched on:
+    the default gives results the subclass's type)."""
     f = getattr(t, "__torch_function__", None)
-    return f is not None and getattr(f, "__func__", f) not in _INERT
+    return f is not None and t is not _Tensor and getattr(f, "__func__", f) is not _disabled_torch_function_impl
 
 
 def _overrides(obj) -> bool:
@@ -97,12 +142,13 @@ def _overrides(obj) -> bool:
 
 
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
-    """True when some argument's type (other than plain Tensor) defines `__torch_function__`."""
-    return any(_overrides(a) for a in relevant_args)
+    """True when some argument's type (other than plain Tensor) defines `__torch_function__` and dispatch is not
+    disabled (inside Tensor.__torch_function__'s default or DisableTorchFunction[Subclass])."""
+    return not _STATE.disabled and any(_overrides(a) for a in relevant_args)
 
 
 def has_torch_function_unary(obj) -> bool:
-    return _overrides(obj)
+    return not _STATE.disabled and _overrides(obj)
 
 
 def has_torch_function_variadic(*args) -> bool:
@@ -110,13 +156,12 @@ def has_torch_function_variadic(*args) -> bool:
 
 
 def _overloaded_args(relevant_args):
-    """Arguments whose types override `__torch_function__` (and plain Tensors, which take no part), one per
-    type, subclasses before their bases."""
+    """torch's _get_overloaded_args: the arguments whose types define `__torch_function__` (plain Tensors too: their
+    default declines), one per type, subclasses before their bases."""
     types, args = [], []
-    T = _tensor_type()
     for a in relevant_args:
         t = type(a)
-        if t in types or not (_overrides_type(t) or t is T):
+        if t in types or not (t is _Tensor or _overrides_type(t)):
             continue
         pos = len(args)
         for i, other in enumerate(args):
@@ -131,20 +176,33 @@ def _overloaded_args(relevant_args):
 def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any], *args, **kwargs):
     """Call the first `__torch_function__` among relevant_args' types that does not return NotImplemented
     (TypeError if all do); with none defined, call `public_api(*args, **kwargs)`."""
-    overloaded = _overloaded_args(relevant_args)
-    T = _tensor_type()
-    if not any(type(a) is not T for a in overloaded):
-        return public_api(*args, **kwargs)
+    return _handle(public_api, relevant_args, args, kwargs, None)
+
+
+def _handle(func, relevant, args: tuple, kwargs: dict, shown):
+    """handle_torch_function's work; `shown` is (builtin, name) for the functions of funcgrad's torch namespaces:
+    where torch's function is a builtin its C++ parser leaves plain Tensors out of `types` and words the error
+    its own way."""
+    overloaded = _overloaded_args(relevant)
+    if not any(type(a) is not _Tensor for a in overloaded):
+        return func(*args, **kwargs)
+    if shown is not None and shown[0]:
+        overloaded = [a for a in overloaded if type(a) is not _Tensor]
     types = tuple(type(a) for a in overloaded)
     for a in overloaded:
-        if type(a) is T:  # plain Tensors take no part in dispatch (torch's default handler declines here)
+        if type(a) is _Tensor:  # (its default declines: Tensor is no subclass of the other types)
             continue
-        result = type(a).__torch_function__(public_api, types, args, kwargs)
+        result = type(a).__torch_function__(func, types, args, kwargs)
         if result is not NotImplemented:
             return result
-    name = f"{public_api.__module__}.{public_api.__name__}"
+    if shown is not None and shown[0]:
+        listed = "".join(f"  - tensor subclass {t}\n" for t in types)
+        raise TypeError(f"Multiple dispatch failed for '{shown[1]}'; all __torch_function__ handlers returned "
+                        f"NotImplemented:\n\n{listed}\nFor more information, try re-running with "
+                        f"TORCH_LOGS=not_implemented")
+    name = shown[1] if shown is not None else f"{func.__module__}.{func.__name__}"
     raise TypeError(f"no implementation found for '{name}' on types that implement __torch_function__: "
-                    f"{[t for t in types if t is not T]}")
+                    f"{list(types)}")
 
 
 # --- the check in the torch namespace's functions -------------------------------------------------------------
@@ -152,6 +210,9 @@ _NO = object()  # _dispatch's answer when no argument overrides: the function go
 # classes seen not to override (the check's fast test); list/tuple are looked into, so never added
 _PLAIN = {_Tensor, type(None), bool, int, float, complex, str}
 _FUNCS: list = []  # the installed functions, by the index their check passes to _dispatch
+_SHOWN: list = []  # by the same index: (torch's function is a builtin, the name torch's dispatch errors give it)
+_INSTALLED: set = set()  # ids of the functions in _FUNCS
+_SPACES: dict = {}  # namespace tag -> (the public module's name, the names installed in it)
 
 
 def _flat(relevant):
@@ -176,7 +237,7 @@ def _dispatch(key: int, relevant: tuple, args: tuple, kwargs: dict):
         return _NO
     f = _FUNCS[key]
     args, kwargs = _given(f, args, kwargs)
-    return handle_torch_function(f, flat, *args, **kwargs)
+    return _handle(f, flat, args, kwargs, _SHOWN[key])
 
 
 def _same(a, d) -> bool:
@@ -203,7 +264,12 @@ _TENSOR_NAMES = frozenset({
     "src", "index", "target", "query", "key", "value", "end", "exponent", "boundaries", "sorted_sequence",
     "elements", "test_elements", "indices", "values", "LU_data", "LU_pivots", "input1", "input2", "anchor",
     "positive", "negative", "log_probs", "targets", "grid", "theta", "running_mean", "running_var", "matrices",
-    "operands", "a", "b", "u", "v", "lower", "upper", "min", "max", "mean", "std", "real", "imag", "abs", "angle"})
+    "operands", "a", "b", "u", "v", "lower", "upper", "min", "max", "mean", "std", "real", "imag", "abs", "angle",
+    # nn.functional's and torch.linalg's
+    "LD", "LU", "pivots", "logits", "var", "pos_weight", "offsets", "per_sample_weights", "input_lengths",
+    "target_lengths", "linear_weight", "linear_bias", "attn_mask", "key_padding_mask", "in_proj_weight",
+    "in_proj_bias", "bias_k", "bias_v", "out_proj_weight", "out_proj_bias", "q_proj_weight", "k_proj_weight",
+    "v_proj_weight", "static_k", "static_v", "_random_samples"})
 _CO_GEN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
@@ -343,24 +409,26 @@ def _find_code(mod, name: str, nested: bool):
 # Generating the checks (signature, source, parse, compile for ~500 functions) costs ~0.15 s, so the code objects
 # are kept, marshalled, in one file keyed by the interpreter (cache_tag, bytecode magic) and by the identity (path,
 # mtime_ns, size) of this file and of every source file the functions (and the functions they wrap) come from.
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 _CACHE_NAME = "torch_function"
-cache_source = "none"  # where the last install's code came from: "cache", "generated" (then stored) or "none"
+cache_source = "none"  # where the installs' code came from: "cache", "generated" (any namespace's) or "none"
+_SOURCES: dict = {}  # namespace tag -> where its code came from
 
 
-def _cache_paths() -> list[str]:
-    """Where the cache may live, best first: beside this module's bytecode (__pycache__, unless the user asked
-    Python not to write bytecode), then the user's cache dir (one file per funcgrad location)."""
+def _cache_paths(space: str = "torch") -> list[str]:
+    """Where the cache of namespace `space` may live, best first: beside this module's bytecode (__pycache__,
+    unless the user asked Python not to write bytecode), then the user's cache dir (one file per funcgrad
+    location)."""
     tag = sys.implementation.cache_tag
     if tag is None:
         return []
-    name = f"{_CACHE_NAME}.{tag}.marshal"
+    name = f"{_CACHE_NAME}.{space}.{tag}.marshal"
     out = []
     if not sys.dont_write_bytecode:
         out.append(os.path.join(os.path.dirname(importlib.util.cache_from_source(__file__)), name))
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     where = hashlib.sha1(os.path.dirname(os.path.abspath(__file__)).encode()).hexdigest()[:16]
-    out.append(os.path.join(base, "funcgrad", f"{_CACHE_NAME}.{where}.{tag}.marshal"))
+    out.append(os.path.join(base, "funcgrad", f"{_CACHE_NAME}.{space}.{where}.{tag}.marshal"))
     return out
 
 
@@ -422,48 +490,104 @@ def _store(path: str, ident, codes: tuple) -> bool:
         return False
 
 
-def _codes(funcs: list, base: int) -> tuple:
-    """The new code of each function (None where it is left as it is), from the cache when it is current, else
-    generated (and stored in the first cache location that can be written)."""
+def _codes(funcs: list, base: int, space: str = "torch") -> tuple:
+    """The new code of each function (None where it is left as it is), from namespace space's cache when it is
+    current, else generated (and stored in the first cache location that can be written)."""
     global cache_source
     ident = _identity(funcs, base)
-    paths = _cache_paths() if ident is not None else []
+    paths = _cache_paths(space) if ident is not None else []
+    codes = None
     for p in paths:
         codes = _load(p, ident)
         if codes is not None and all(c is None or (type(c) is _CodeType and _fits(c, f.__code__))
                                      for c, (_, f) in zip(codes, funcs)):
-            cache_source = "cache"
-            return codes
-    codes, key = [], base
-    for _, f in funcs:
-        c = _generate(f, key)
-        codes.append(c)
-        key += c is not None
-    codes = tuple(codes)
-    cache_source = "generated"
-    for p in paths:
-        if _store(p, ident, codes):
+            _SOURCES[space] = "cache"
             break
+        codes = None
+    if codes is None:
+        codes, key = [], base
+        for _, f in funcs:
+            c = _generate(f, key)
+            codes.append(c)
+            key += c is not None
+        codes = tuple(codes)
+        _SOURCES[space] = "generated"
+        for p in paths:
+            if _store(p, ident, codes):
+                break
+    cache_source = "generated" if "generated" in _SOURCES.values() else "cache"
     return codes
 
 
-def install(namespace: dict, names: Iterable[str]) -> list:
-    """Make the functions namespace[name] dispatch on `__torch_function__` (each once, however many names it
-    has); returns the names left without the check (no tensor parameter, or source unavailable)."""
-    funcs, done = [], set()
+# --- installing the check in a namespace -----------------------------------------------------------------------
+# torch's top-level functions written in Python (torch/functional.py): its errors name them by that module
+_TORCH_PY = frozenset("atleast_1d atleast_2d atleast_3d block_diag broadcast_tensors cartesian_prod cdist "
+                      "chain_matmul einsum istft lu meshgrid norm pca_lowrank split stft svd_lowrank tensordot "
+                      "unique unique_consecutive unravel_index".split())
+# nn.functional's functions that are builtins in torch: torch.<name>, and torch._C._nn's (torch.nn.<name>)
+_F_TOP = frozenset("adaptive_avg_pool1d avg_pool1d bilinear celu_ channel_shuffle conv1d conv2d conv3d conv_tbc "
+                   "conv_transpose1d conv_transpose2d conv_transpose3d cosine_similarity hardshrink "
+                   "native_channel_shuffle pairwise_distance pdist pixel_shuffle pixel_unshuffle prelu relu_ rrelu_ "
+                   "selu_ threshold_".split())
+_F_NN = {**{n: n for n in "avg_pool2d avg_pool3d elu_ gelu hardtanh_ leaky_relu_ linear one_hot "
+            "scaled_dot_product_attention softplus softshrink".split()}, "logsigmoid": "log_sigmoid"}
+_BUILTIN_PREFIX = {"torch": "torch.", "linalg": "torch.linalg.linalg_", "fft": "torch.fft.fft_",
+                   "special": "torch.special.special_"}
+
+
+def _shown(space: str, name: str) -> tuple[bool, str]:
+    """(torch's function is a builtin, the name torch's dispatch error gives it) for namespace space's name."""
+    if space == "torch" and name in _TORCH_PY:
+        return False, f"torch.functional.{name}"
+    if space == "nn.functional":
+        if name in _F_TOP:
+            return True, f"torch.{name}"
+        if name in _F_NN:
+            return True, f"torch.nn.{_F_NN[name]}"
+        return False, f"torch.nn.functional.{name}"
+    return True, _BUILTIN_PREFIX.get(space, f"torch.{space}.") + name
+
+
+def _copy(f):
+    """A function object of its own running f's code (a namespace's name for a function another name holds)."""
+    g = _FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+    g.__kwdefaults__ = dict(f.__kwdefaults__) if f.__kwdefaults__ else None
+    g.__dict__.update(f.__dict__)
+    g.__qualname__, g.__module__, g.__doc__ = f.__qualname__, f.__module__, f.__doc__
+    g.__annotations__ = dict(f.__annotations__)
+    return g
+
+
+def install(namespace: dict, names: Iterable[str], space: str = "torch", module: str = "funcgrad",
+            distinct: bool = False) -> list:
+    """Make the functions namespace[name] dispatch on `__torch_function__`: one class test put first in each one's
+    code. `space` names the namespace (its cache file, the names in torch's errors), `module` is its public
+    module (get_overridable_functions' key). A function another namespace already holds gets a copy of its own
+    here, and with `distinct` so does each alias (torch's namespaces hold distinct builtins: the `func` an
+    override sees is the one the user called); without, an alias shares its function. Returns the names left
+    without the check (no tensor parameter, or source unavailable)."""
+    funcs, seen = [], set()
     for n in names:
         f = namespace.get(n)
-        if inspect.isfunction(f) and id(f) not in done:
-            done.add(id(f))
-            funcs.append((n, f))
-    skipped = []
-    for (n, f), code in zip(funcs, _codes(funcs, len(_FUNCS))):
+        if not inspect.isfunction(f) or (id(f) in seen or id(f) in _INSTALLED) and not distinct:
+            continue
+        funcs.append((n, f))
+        seen.add(id(f))
+    skipped, done, first = [], [], set()
+    for (n, f), code in zip(funcs, _codes(funcs, len(_FUNCS), space)):
         if code is None:
             skipped.append(n)
             continue
-        f.__globals__.update(_tf_T=_Tensor, _tf_P=_PLAIN, _tf_NO=_NO, _tf_dispatch=_dispatch, _tf_any=_tf_any)
-        f.__code__ = code
-        _FUNCS.append(f)
+        g = f if id(f) not in _INSTALLED and id(f) not in first else _copy(f)
+        first.add(id(f))
+        g.__globals__.update(_tf_T=_Tensor, _tf_P=_PLAIN, _tf_NO=_NO, _tf_dispatch=_dispatch, _tf_any=_tf_any)
+        g.__code__ = code
+        namespace[n] = g
+        _FUNCS.append(g)
+        _SHOWN.append(_shown(space, n))
+        _INSTALLED.add(id(g))
+        done.append(n)
+    _SPACES.setdefault(space, (module, []))[1].extend(done)
     return skipped
 
 
