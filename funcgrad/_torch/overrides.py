@@ -45,6 +45,7 @@ def _tensor_type():
 class _State(threading.local):
     disabled = 0      # > 0: no `__torch_function__` is dispatched to (Tensor.__torch_function__'s default, and the
     all_disabled = 0  # two context managers below; all_disabled counts DisableTorchFunction alone)
+    skip = False      # the next installed function called runs its own code (_skip_one_hop)
 
 
 _STATE = _State()
@@ -212,7 +213,8 @@ _PLAIN = {_Tensor, type(None), bool, int, float, complex, str}
 _FUNCS: list = []  # the installed functions, by the index their check passes to _dispatch
 _SHOWN: list = []  # by the same index: (torch's function is a builtin, the name torch's dispatch errors give it)
 _INSTALLED: set = set()  # ids of the functions in _FUNCS
-_SPACES: dict = {}  # namespace tag -> (the public module's name, the names installed in it)
+_SPACE_OF: dict = {}  # id of an installed function -> its namespace's tag
+_SPACES: dict = {}  # namespace tag -> (the public module's name, the names given to install)
 
 
 def _flat(relevant):
@@ -235,9 +237,29 @@ def _dispatch(key: int, relevant: tuple, args: tuple, kwargs: dict):
             _PLAIN.add(t)
     if not over or _STATE.disabled:
         return _NO
+    if _STATE.skip:
+        _STATE.skip = False
+        return _NO
     f = _FUNCS[key]
     args, kwargs = _given(f, args, kwargs)
     return _handle(f, flat, args, kwargs, _SHOWN[key])
+
+
+def _skip_one_hop(func, args: tuple = (), kwargs: dict | None = None):
+    """func(*args, **kwargs) running func's own code without dispatching it again, while the torch functions it
+    calls still dispatch: the fallback of a `__torch_function__` (QTensor, NestedTensor) given a function of
+    nn.functional, linalg, fft or special that it has no rule for, whose code is written with torch functions it
+    has rules for (as torch's subclasses run such a function's Python body)."""
+    _STATE.skip = True
+    try:
+        return func(*args, **(kwargs or {}))
+    finally:
+        _STATE.skip = False
+
+
+def _space(func) -> str | None:
+    """The namespace ("torch", "nn.functional", "linalg", "fft", "special") whose installed function func is."""
+    return _SPACE_OF.get(id(func))
 
 
 def _same(a, d) -> bool:
@@ -566,6 +588,7 @@ def install(namespace: dict, names: Iterable[str], space: str = "torch", module:
     here, and with `distinct` so does each alias (torch's namespaces hold distinct builtins: the `func` an
     override sees is the one the user called); without, an alias shares its function. Returns the names left
     without the check (no tensor parameter, or source unavailable)."""
+    names = list(names)
     funcs, seen = [], set()
     for n in names:
         f = namespace.get(n)
@@ -573,7 +596,7 @@ def install(namespace: dict, names: Iterable[str], space: str = "torch", module:
             continue
         funcs.append((n, f))
         seen.add(id(f))
-    skipped, done, first = [], [], set()
+    skipped, first = [], set()
     for (n, f), code in zip(funcs, _codes(funcs, len(_FUNCS), space)):
         if code is None:
             skipped.append(n)
@@ -586,8 +609,8 @@ def install(namespace: dict, names: Iterable[str], space: str = "torch", module:
         _FUNCS.append(g)
         _SHOWN.append(_shown(space, n))
         _INSTALLED.add(id(g))
-        done.append(n)
-    _SPACES.setdefault(space, (module, []))[1].extend(done)
+        _SPACE_OF[id(g)] = space
+    _SPACES.setdefault(space, (module, []))[1].extend(n for n in names if n not in _SPACES[space][1])
     return skipped
 
 
@@ -609,16 +632,47 @@ def wrap_torch_function(dispatcher: Callable):
     return inner
 
 
+def _namespaces():
+    """(public module, [its functions]) of each namespace install was given."""
+    for modname, names in _SPACES.values():
+        mod = sys.modules.get(modname)
+        if mod is not None:
+            fs = {id(f): f for f in (getattr(mod, n, None) for n in names) if inspect.isfunction(f)}
+            yield mod, list(fs.values())
+
+
 def get_ignored_functions() -> set:
-    return set()
+    """The public functions of funcgrad's torch namespaces that do not dispatch on `__torch_function__` (no tensor
+    parameter: creation functions, fftfreq, ...)."""
+    return {f for _, fs in _namespaces() for f in fs if id(f) not in _INSTALLED}
 
 
 def get_overridable_functions() -> dict:
-    return {}
+    """{namespace module: [its functions that dispatch on `__torch_function__`]}: funcgrad (torch), its
+    nn.functional, linalg, fft and special."""
+    return {mod: [f for f in fs if id(f) in _INSTALLED] for mod, fs in _namespaces()}
 
 
 def get_testing_overrides() -> dict:
-    return {}
+    """{overridable function: a dummy of the same signature returning -1}, as torch's (for testing that a
+    Tensor-like class's `__torch_function__` is reached by each function)."""
+    out = {}
+    for _, fs in _namespaces():
+        for f in fs:
+            if id(f) in _INSTALLED and f not in out:
+                out[f] = _dummy(f)
+    return out
+
+
+def _dummy(f):
+    def dummy(*args, **kwargs):
+        return -1
+    dummy.__name__ = dummy.__qualname__ = f.__name__
+    try:
+        dummy.__signature__ = inspect.signature(f)
+    except (TypeError, ValueError):
+        pass
+    return dummy
 
 
 def is_tensor_method_or_property(func: Callable) -> bool:
