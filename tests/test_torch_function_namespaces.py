@@ -178,6 +178,9 @@ def test_distinct_function_objects_per_name():
         assert lib.special.log1p is not lib.log1p and lib.special.sinc is not lib.sinc
         assert lib.special.modified_bessel_i1 is not lib.special.i1
         assert lib.nn.functional.native_channel_shuffle is not lib.nn.functional.channel_shuffle
+    import pickle
+    for f in (fg.special.log1p, fg.special.modified_bessel_i1, fg.nn.functional.native_channel_shuffle, fg.log1p):
+        assert pickle.loads(pickle.dumps(f)) is f
 
 
 @pytest.mark.parametrize("switch", ["DisableTorchFunctionSubclass", "DisableTorchFunction"])

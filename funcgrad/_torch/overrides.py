@@ -2,17 +2,21 @@
 
 torch calls `type(a).__torch_function__(func, types, args, kwargs)` when a torch function is given an argument `a`
 whose type defines it (a Tensor subclass such as NestedTensor or MaskedTensor, or any Tensor-like class), instead
-of running the function. funcgrad does the same for the functions of its torch namespace: `install` puts one check
-at the top of each function's own code (no wrapper, so no extra call): its tensor arguments' classes are compared
-with `Tensor` (and the classes already seen not to override), and only an argument of another class reaches
-`_dispatch`, which finds the overriding types. Plain tensors pay that class comparison and nothing else.
-The recompiled code objects are cached (marshal, keyed by the interpreter and the source files' identity), so an
-import with a current cache only assigns them: ~3 ms instead of ~0.18 s of signature/parse/compile.
+of running the function. funcgrad does the same for the functions of its torch namespaces (torch, nn.functional,
+linalg, fft, special: each module calls `install` once it holds its functions): one check is put at the top of
+each function's own code (no wrapper, so no extra call): its tensor arguments' classes are compared with `Tensor`
+(and the classes already seen not to override), and only an argument of another class reaches `_dispatch`, which
+finds the overriding types. Plain tensors pay that class comparison and nothing else. `func` is the public
+function the user called: a namespace's name for a function another name holds gets a function object of its own.
+The recompiled code objects are cached (marshal, one file per namespace, keyed by the interpreter and the source
+files' identity), so an import with a current cache only assigns them: ~5 ms instead of ~0.25 s of
+signature/parse/compile.
 
 `Tensor.__torch_function__` is torch's default: it runs the function with dispatch disabled and returns Tensor
-results as the subclass (so a subclass's override can end in `super().__torch_function__(...)`). A subclass that
-does not override it is not dispatched on (torch dispatches it to the default, which only re-wraps results).
-The helpers below (`has_torch_function`, `handle_torch_function`, ...) let a library's own functions dispatch too.
+results as the subclass (so a subclass that does not override it keeps its type, and an override may end in
+`super().__torch_function__(...)`); nn.Parameter opts out with `_disabled_torch_function_impl`, as in torch.
+`DisableTorchFunction[Subclass]` (torch._C's, funcgrad._C) switch dispatch off; the helpers below
+(`has_torch_function`, `handle_torch_function`, ...) let a library's own functions dispatch too.
 """
 from __future__ import annotations
 
@@ -570,12 +574,13 @@ def _shown(space: str, name: str) -> tuple[bool, str]:
     return True, _BUILTIN_PREFIX.get(space, f"torch.{space}.") + name
 
 
-def _copy(f):
-    """A function object of its own running f's code (a namespace's name for a function another name holds)."""
-    g = _FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+def _copy(f, module: str, name: str):
+    """A function object of its own running f's code, for module's name `name` when another name holds f (named
+    after its place, so that pickle finds it there)."""
+    g = _FunctionType(f.__code__, f.__globals__, name, f.__defaults__, f.__closure__)
     g.__kwdefaults__ = dict(f.__kwdefaults__) if f.__kwdefaults__ else None
     g.__dict__.update(f.__dict__)
-    g.__qualname__, g.__module__, g.__doc__ = f.__qualname__, f.__module__, f.__doc__
+    g.__qualname__, g.__module__, g.__doc__ = name, module, f.__doc__
     g.__annotations__ = dict(f.__annotations__)
     return g
 
@@ -601,7 +606,7 @@ def install(namespace: dict, names: Iterable[str], space: str = "torch", module:
         if code is None:
             skipped.append(n)
             continue
-        g = f if id(f) not in _INSTALLED and id(f) not in first else _copy(f)
+        g = f if id(f) not in _INSTALLED and id(f) not in first else _copy(f, module, n)
         first.add(id(f))
         g.__globals__.update(_tf_T=_Tensor, _tf_P=_PLAIN, _tf_NO=_NO, _tf_dispatch=_dispatch, _tf_any=_tf_any)
         g.__code__ = code
