@@ -218,7 +218,7 @@ _FUNCS: list = []  # the installed functions, by the index their check passes to
 _SHOWN: list = []  # by the same index: (torch's function is a builtin, the name torch's dispatch errors give it)
 _INSTALLED: set = set()  # ids of the functions in _FUNCS
 _SPACE_OF: dict = {}  # id of an installed function -> its namespace's tag
-_SPACES: dict = {}  # namespace tag -> (the public module's name, the names given to install)
+_SPACES: dict = {}  # namespace tag -> (the public module's name, the names given to install, as dict keys)
 
 
 def _flat(relevant):
@@ -615,7 +615,7 @@ def install(namespace: dict, names: Iterable[str], space: str = "torch", module:
         _SHOWN.append(_shown(space, n))
         _INSTALLED.add(id(g))
         _SPACE_OF[id(g)] = space
-    _SPACES.setdefault(space, (module, []))[1].extend(n for n in names if n not in _SPACES[space][1])
+    _SPACES.setdefault(space, (module, {}))[1].update(dict.fromkeys(names))
     return skipped
 
 
