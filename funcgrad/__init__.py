@@ -29,7 +29,7 @@ _MOVED = {"config": "_src.core.config", "_jax_api": "_jax.api", "sharding": "_ja
           "custom_batching": "_jax.custom_batching", "ops": "_jax.ops", "dtypes": "_jax.dtypes",
           "serialization": "_torch.serialization", "_weights_unpickler": "_torch._weights_unpickler",
           "amp": "_torch.amp", "futures": "_torch.futures", "hub": "_torch.hub", "overrides": "_torch.overrides",
-          "func": "_torch.func", "library": "_torch.library", "storage": "_torch._storage",
+          "func": "_torch.func", "library": "_torch.library", "storage": "_torch._storage", "_C": "_torch._C",
           "fft": "_torch.fft", "_cpu": "_torch.cpu", "_torch_jit": "_torch._jit", "_cuda_amp": "_torch._cuda_amp",
           "_absent_device": "_torch._absent_device", "_torch_cond": "_torch._cond"}
 for _public, _home in _MOVED.items():

@@ -279,3 +279,4 @@ from . import overrides as _overrides  # noqa: E402
 # torch's functions dispatch on `__torch_function__` (NestedTensor, MaskedTensor, user Tensor-likes): one class
 # test first in each function's own code, so plain tensors pay nothing more
 _overrides.install(globals(), __all__)
+_overrides.install(vars(linalg), linalg.__all__, "linalg", "funcgrad.linalg", distinct=True)

@@ -7,7 +7,6 @@ from ... import lax as _lax
 from ..._torch._argcheck import check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ..._torch.ops.arithmetic import _add as _add_bc
 from ..._torch._dispatch import _apply
-from .common import _dispatch, _foreign
 
 __all__ = ["linear", "bilinear", "identity"]
 
@@ -16,8 +15,6 @@ __all__ = ["linear", "bilinear", "identity"]
 # --- linear -----------------------------------------------------------------------------------------
 def linear(input, weight, bias=None):
     """y = x W^T + b."""
-    if input.__class__ is not _fg.Tensor and _foreign(input):
-        return _dispatch(linear, (input,), input, weight, bias)
     if weight.dim() == 2 and input.dim() >= 1 and input.shape[-1] != weight.shape[1]:
         rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows if input.dim() > 1 else 1}x"
