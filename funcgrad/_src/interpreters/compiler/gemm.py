@@ -145,6 +145,14 @@ def _product(e: Eqn, dt):
     return tuple(lc) == (0,), tuple(rc) == (1,)
 
 
+def _numpy_broadcast(e: Eqn) -> bool:
+    """Whether broadcast_in_dim e is NumPy's broadcasting of its operand (trailing dimensions)."""
+    x = tuple(e.invars[0].aval.shape)
+    shape, dims = tuple(e.params["shape"]), tuple(e.params["broadcast_dimensions"])
+    return dims == tuple(range(len(shape) - len(x), len(shape))) and \
+        all(d == 1 or d == shape[i] for d, i in zip(x, dims))
+
+
 def fuse_updates(jaxpr: Jaxpr) -> Jaxpr:
     """Each `c -/+ s * dot(a, b)`, `c + dot(a, b)` (either order) as one gemm_update (see the module
     docstring), where the product and its scaled copy are read nowhere else, c broadcasts to the product's
@@ -204,6 +212,11 @@ def fuse_updates(jaxpr: Jaxpr) -> Jaxpr:
             alpha = sign * scale
             if alpha == 0 or not np.isfinite(alpha) or c in dot.outvars:
                 continue
+            pc = prod.get(c)
+            if pc is not None and pc.prim.name == "broadcast_in_dim" and single(c) and \
+                    _numpy_broadcast(pc) and id(pc) not in drop:
+                gone = gone + [pc]  # copyto broadcasts the operand itself (a bias row)
+                c = pc.invars[0]
             ta, tb = _product(dot, dt)
             new = Eqn(gemm_update_p, [c, dot.invars[0], dot.invars[1]], [e.outvars[0]],
                       {"alpha": alpha, "ta": ta, "tb": tb})
