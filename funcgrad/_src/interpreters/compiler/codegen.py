@@ -45,6 +45,10 @@ one after a large one or after an impl that may call BLAS itself (which fits its
 products share one check. Split and paired products (parallel_ops) share the ceiling (fit_shared).
 Nothing is emitted without threadpoolctl.
 
+gemm.py: a product and the update or bias add that consumes it (`w - lr * (x.T @ g)`, `x @ w + b`) are one
+BLAS gemm with beta = 1 into the update's buffer (a donated parameter's own): no gradient buffer, one pass
+less (NumPy backend, without parallel_ops).
+
 Also (patterns.py, parallel.py): relu's backward and its kin are one `extremum_grad` call, and with
 `config.parallel_ops` a large matrix product is split between two threads and two independent
 convolutions (or batched products) run at once.
@@ -833,7 +837,7 @@ def generate(jaxpr: Jaxpr, xp=np, fuse=None, parallel_ops: bool | None = None, d
     don = frozenset(jaxpr.invars[i] for i in donated) if xp is np and config.donate else frozenset()
     if don:
         jaxpr = schedule.hoist_output_chains(jaxpr)
-    if xp is np and config.patterns:
+    if xp is np and config.patterns and not parallel_ops:  # (parallel_ops splits the products themselves)
         jaxpr = gemm.fuse_updates(jaxpr)
     srcs = {}
     if fuse and xp is np and any(fusible(e) for e in jaxpr.eqns):
