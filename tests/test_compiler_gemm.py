@@ -5,6 +5,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 import funcgrad as fg
 import funcgrad.numpy as jnp
@@ -133,6 +134,23 @@ def test_runtime_operand_layouts(layout):
     np.testing.assert_allclose(out, c + 2.0 * (a @ b), rtol=1e-12, atol=1e-12)
     bias = rng.standard_normal(b.shape[1])
     np.testing.assert_allclose(gemm.gemm_update(1.0, a, False, b, False, bias), a @ b + bias, rtol=1e-12, atol=1e-12)
+
+
+@given(m=st.integers(1, 40), n=st.integers(1, 40), k=st.integers(1, 40), ta=st.booleans(), tb=st.booleans(),
+       alpha=st.sampled_from([1.0, -1.0, 0.5, -0.01, 3.0]), dtype=st.sampled_from([np.float32, np.float64]),
+       bias=st.booleans(), seed=st.integers(0, 2**16))
+def test_runtime_matches_numpy(m, n, k, ta, tb, alpha, dtype, bias, seed):
+    """gemm_update(alpha, a, ta, b, tb, c) == c + alpha * op(a) @ op(b) (c a full matrix or a broadcast row)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
+    c = rng.standard_normal((n,) if bias else (m, n)).astype(dtype)
+    got = gemm.gemm_update(alpha, a, ta, b, tb, c)
+    opa, opb = (a.T if ta else a), (b.T if tb else b)
+    want = c.astype(np.float64) + alpha * (opa.astype(np.float64) @ opb.astype(np.float64))
+    assert got.shape == (m, n) and got.dtype == dtype
+    tol = (1e-5 if dtype == np.float32 else 1e-13) * (1 + k)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 4)
 
 
 def test_mlp_training_step_matches_eager():
