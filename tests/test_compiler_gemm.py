@@ -132,6 +132,13 @@ def test_runtime_operand_layouts(layout):
     r = gemm.gemm_update(2.0, a, False, b, False, out, out)  # in place, c as out
     assert r is out
     np.testing.assert_allclose(out, c + 2.0 * (a @ b), rtol=1e-12, atol=1e-12)
+    fout = np.asfortranarray(c)  # an out of another layout: still written, through a temporary
+    assert gemm.gemm_update(2.0, a, False, b, False, fout, fout) is fout
+    np.testing.assert_allclose(fout, c + 2.0 * (a @ b), rtol=1e-12, atol=1e-12)
+    ro = c.copy()
+    ro.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):  # as a ufunc's read-only out= does
+        gemm.gemm_update(2.0, a, False, b, False, ro, ro)
     bias = rng.standard_normal(b.shape[1])
     np.testing.assert_allclose(gemm.gemm_update(1.0, a, False, b, False, bias), a @ b + bias, rtol=1e-12, atol=1e-12)
 

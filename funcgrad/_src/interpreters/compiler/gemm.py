@@ -101,8 +101,8 @@ def gemm_update(alpha: float, a: np.ndarray, ta: bool, b: np.ndarray, tb: bool, 
         out = np.empty((m, n), np.result_type(A, B))
     if out is not c:
         np.copyto(out, c)
-    if not out.flags.c_contiguous:  # (a donated input of another layout: not reached from codegen's buffers)
-        out[...] = gemm_update(alpha, a, ta, b, tb, out)
+    if not (out.flags.c_contiguous and out.flags.writeable):  # (not from codegen's buffers; read-only raises
+        out[...] = gemm_update(alpha, a, ta, b, tb, out)      # as a ufunc's out= would)
         return out
     A, lda, fa = _operand(A)
     B, ldb, fb = _operand(B)
