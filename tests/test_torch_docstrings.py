@@ -32,7 +32,8 @@ NAMESPACES = {"torch": T, "torch.nn": funcgrad.nn, "torch.nn.functional": funcgr
               "torch.utils.dlpack": funcgrad.utils.dlpack, "torch.nn.utils": funcgrad.nn.utils,
               "torch.nn.utils.parametrize": funcgrad.nn.utils.parametrize,
               "torch.autograd.functional": funcgrad.autograd.functional,
-              "torch.distributions.constraints": funcgrad.distributions.constraints}
+              "torch.distributions.constraints": funcgrad.distributions.constraints,
+              "torch.overrides": funcgrad.overrides}
 
 # names exempt as an alias of another public name (empty: an alias bound to the same object shares its docstring)
 ALIASES: dict = {}

@@ -147,10 +147,12 @@ def has_torch_function(relevant_args: Iterable[Any]) -> bool:
 
 
 def has_torch_function_unary(obj) -> bool:
+    """has_torch_function((obj,)) for one argument (torch's fast form)."""
     return not _STATE.disabled and _overrides(obj)
 
 
 def has_torch_function_variadic(*args) -> bool:
+    """has_torch_function(args) with the arguments given separately (torch's fast form)."""
     return has_torch_function(args)
 
 
@@ -454,10 +456,12 @@ def _dummy(f):
 
 
 def is_tensor_method_or_property(func: Callable) -> bool:
+    """Whether func is a Tensor method or property (what __torch_function__ receives for x.op(...))."""
     T = _tensor_type()
     name = getattr(func, "__name__", None)
     return name is not None and getattr(T, name, None) is func
 
 
 def resolve_name(f):
+    """The dotted name of a function (module and qualified name), as torch.overrides names it in messages."""
     return f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', getattr(f, '__name__', repr(f)))}"
