@@ -282,13 +282,19 @@ def _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, k
     return x.shape[:2], outs, as_strided(xp, x, x.shape[:2] + shape, st[:2] + strides)
 
 
+def _padded_channels_last(xp, lhs, lhs_spec, padding, lhs_dilation):
+    """lhs (its dims named by lhs_spec) as a contiguous (N, *spatial, C) copy, dilated and padded."""
+    x = xp.transpose(lhs, (lhs_spec[0],) + tuple(lhs_spec[2:]) + (lhs_spec[1],))
+    x = pad_dilate(xp, x, [(0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)]
+                   + [(0, 0, 0)])
+    return xp.ascontiguousarray(x)
+
+
 def _windows_last(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation):
     """As _windows (kernel_first=False) from a channels-last copy of lhs: ((N, C), outs, windows) with the
     windows a strided view (N,) + ks + outs + (C,), whose rows copy in runs of a window row's channels."""
     n = lhs.ndim - 2
-    x = xp.transpose(lhs, (0,) + tuple(range(2, n + 2)) + (1,))
-    x = xp.ascontiguousarray(pad_dilate(xp, x, [(0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in
-                                                              zip(padding, lhs_dilation)] + [(0, 0, 0)]))
+    x = _padded_channels_last(xp, lhs, tuple(range(n + 2)), padding, lhs_dilation)
     outs = tuple(window_out_dim(x.shape[1 + i], dilate_dim(ks[i], rhs_dilation[i]), window_strides[i])
                  for i in range(n))
     NC = (x.shape[0], x.shape[-1])
@@ -380,7 +386,6 @@ def _conv_kernel_grad(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_d
     sum's rounding)."""
     O = rhs.shape[1]
     ks = tuple(rhs.shape[2:])
-    n = len(ks)
     first = lhs.shape[1] <= _FEW_CHANNELS
     if first:
         (N, C), outs, win = _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, False)
@@ -437,10 +442,7 @@ def _conv_impl(xp):
                 _KERNEL_GRAD and math.prod(lhs.shape) and math.prod(rhs.shape):
             return _conv_kernel_grad(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation)
         # The input channels-last, (N, *spatial, C), dilated and padded once into a contiguous buffer.
-        x = xp.transpose(lhs, (lhs_spec[0],) + tuple(lhs_spec[2:]) + (lhs_spec[1],))
-        x = pad_dilate(xp, x, [(0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)]
-                       + [(0, 0, 0)])
-        x = xp.ascontiguousarray(x)
+        x = _padded_channels_last(xp, lhs, lhs_spec, padding, lhs_dilation)
         N, C = x.shape[0], x.shape[-1]
         ks = tuple(rhs.shape[d] for d in rhs_spec[2:])
         O, I = rhs.shape[rhs_spec[0]], rhs.shape[rhs_spec[1]]
