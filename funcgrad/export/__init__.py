@@ -12,7 +12,7 @@ symbolic only where dynamic_shapes asks (the tracer runs on the example values, 
 size the program specialises is found by running the graph again at a second size. The .pt2 file is torch's
 format (ATen operators, symbolic sizes, torch.cond; see _serialize.py and _aten.py): torch.export.load reads
 funcgrad's and funcgrad reads torch's. Not implemented: strict mode's TorchDynamo checks (strict=True traces
-as strict=False), derived Dims (`2 * batch`), preserve_module_call_signature, draft_export's report.
+as strict=False), preserve_module_call_signature, draft_export's report.
 """
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ from ..nn.modules.module import Module
 from ._serialize import load, save
 from ._sizes import annotate
 from .._torch._cond import cond as _eager_cond
-from ._trace import ExportProxy, ExportTracer, Symbol, _export_cond, flatten, unflatten_spec
+from ._trace import Derived, ExportProxy, ExportTracer, Symbol, _export_cond, flatten, unflatten_spec
 from .dynamic_shapes import (ConstraintViolationError, Dim, GuardOnDataDependentSymNode, ShapesCollection,
-                             UserError, _DimHint, dims, int_oo)
+                             UserError, _DerivedDim, _DimHint, dims, int_oo)
 from .exported_program import CustomDecompTable, ExportedProgram, default_decompositions, range_constraints_of
 from .graph_signature import (ConstantArgument, ExportBackwardSignature, ExportGraphSignature, InputKind, InputSpec,
                               OutputKind, OutputSpec, TensorArgument)
@@ -69,7 +69,7 @@ def export(mod: Module, args: tuple, kwargs: dict | None = None, *, dynamic_shap
 
     tracer = ExportTracer(mod)
     tracer.lift_state()
-    symbols: dict = {}
+    symbols: dict = {}  # Dim name -> Symbol, (root name, a, b) -> Derived; "": the roots only derived Dims use
     guards: list = []
     leaves_in, in_spec = flatten((tuple(args), kwargs))
     sub_leaves = [flatten(v) for v in values]
@@ -92,7 +92,9 @@ def export(mod: Module, args: tuple, kwargs: dict | None = None, *, dynamic_shap
                 node.meta["val"] = leaf
                 guards.append((node.name, "const", leaf))
                 traced_leaves.append(leaf)
-    tracer.symbols.extend(symbols.values())
+    sizes = [v for k, v in symbols.items() if k != ""] + list(symbols.get("", {}).values())
+    roots = [v for v in sizes if isinstance(v, Symbol)]
+    tracer.symbols.extend(sizes)
     t_args, t_kwargs = unflatten_spec(traced_leaves, in_spec)
 
     forward = getattr(type(mod), "forward")
@@ -127,10 +129,10 @@ def export(mod: Module, args: tuple, kwargs: dict | None = None, *, dynamic_shap
     state_dict = {s.target: state[s.target] for s in input_specs
                   if s.kind in (InputKind.PARAMETER, InputKind.BUFFER) and s.target in state}
     ep = ExportedProgram(tracer.submodules, tracer.graph, ExportGraphSignature(input_specs, output_specs),
-                         state_dict, range_constraints_of(list(symbols.values())), constants=constants,
+                         state_dict, range_constraints_of(sizes), constants=constants,
                          example_inputs=(tuple(args), kwargs), in_spec=in_spec, out_spec=out_spec, guards=guards)
-    if symbols:
-        _check_specialization(ep, leaves_in, list(symbols.values()))
+    if roots:
+        _check_specialization(ep, leaves_in, roots)
     return ep
 
 
@@ -250,6 +252,9 @@ def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
         if s is None or isinstance(s, int) or s is Dim.STATIC or (s is Dim.AUTO and n < 2):
             out.append(None)
             continue
+        if isinstance(s, _DerivedDim):
+            out.append(_derived_size(s, n, i, where, symbols))
+            continue
         if isinstance(s, _DimHint):
             s = Dim(f"dim{len(symbols)}", min=2)
         if n < 2:
@@ -261,13 +266,46 @@ def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
         if n < s.min or (s.max is not int_oo and n > s.max):
             raise ConstraintViolationError(f"{n} not in range [{max(s.min, 2)}, {s.max!r}]")
         sym = symbols.get(s.__name__)
+        if sym is None and s.__name__ in symbols.get("", {}):  # first seen through a derived Dim
+            sym = symbols[s.__name__] = symbols[""].pop(s.__name__)
+            sym.lo = s.min
+            if sym.hint != n:
+                raise UserError(f"Expected input {where} to be equal to {s.__name__}, where {s.__name__} = "
+                                f"{sym.hint}, but got {n}")
         if sym is None:
-            sym = symbols[s.__name__] = Symbol(f"s{len(symbols)}", s.__name__, s.min, s.max, n, where)
+            sym = symbols[s.__name__] = Symbol(f"s{_n_roots(symbols)}", s.__name__, s.min, s.max, n, where)
         elif sym.hint != n:
             raise UserError(f"Constraints violated ({s.__name__})! {where} is {n} but {sym.source}, of the same Dim, "
                             f"is {sym.hint}: inputs sharing a Dim must have equal sizes")
         out.append(sym)
     return out
+
+
+def _n_roots(symbols: dict) -> int:
+    return sum(isinstance(v, Symbol) for v in symbols.values()) + len(symbols.get("", {}))
+
+
+def _derived_size(s: _DerivedDim, n: int, i: int, where: str, symbols: dict) -> Derived:
+    """The Derived size a*root + b of an input dimension given the derived Dim s, with torch's errors for a size
+    outside s's range or not of s's form, and for sizes of one root that disagree."""
+    if n < s.min or (s.max is not int_oo and n > s.max):
+        raise ConstraintViolationError(f"{n} not in range [{s.min}, {s.max!r}]")
+    root = s.root
+    hidden = symbols.setdefault("", {})
+    sym = symbols.get(root.__name__) or hidden.get(root.__name__)
+    if sym is None:
+        if (n - s.b) % s.a:
+            raise UserError(f"Expected shape[{i}] = {n} of input Tensor to be of the form {s.__name__}, where "
+                            f"{root.__name__} is an integer")
+        sym = hidden[root.__name__] = Symbol(f"s{_n_roots(symbols)}", root.__name__, max(root.min, 2), root.max,
+                                             (n - s.b) // s.a, where)
+    elif s.a * sym.hint + s.b != n:
+        raise UserError(f"Expected input {where} to be equal to {s.__name__}, where {root.__name__} = {sym.hint}, "
+                        f"but got {n}")
+    key = (root.__name__, s.a, s.b)
+    if key not in symbols:
+        symbols[key] = Derived(sym, s.a, s.b, s.__name__, s.min, s.max, where)
+    return symbols[key]
 
 
 def _check_specialization(ep: ExportedProgram, leaves: list, symbols: list) -> None:
