@@ -31,7 +31,7 @@ from ._sizes import annotate
 from .._torch._cond import cond as _eager_cond
 from ._trace import Derived, ExportProxy, ExportTracer, Symbol, _export_cond, flatten, unflatten_spec
 from .dynamic_shapes import (ConstraintViolationError, Dim, GuardOnDataDependentSymNode, ShapesCollection,
-                             UserError, _DerivedDim, _DimHint, dims, int_oo)
+                             UserError, _DerivedDim, _DimHint, _EXPORT_HINT, dims, int_oo)
 from .exported_program import CustomDecompTable, ExportedProgram, default_decompositions, range_constraints_of
 from .graph_signature import (ConstantArgument, ExportBackwardSignature, ExportGraphSignature, InputKind, InputSpec,
                               OutputKind, OutputSpec, TensorArgument)
@@ -69,11 +69,19 @@ def export(mod: Module, args: tuple, kwargs: dict | None = None, *, dynamic_shap
 
     tracer = ExportTracer(mod)
     tracer.lift_state()
-    symbols: dict = {}  # Dim name -> Symbol, (root name, a, b) -> Derived; "": the roots only derived Dims use
+    symbols: dict = {}  # Dim name -> Symbol, (root name, a, b) -> Derived; "": roots only derived Dims use so far
     guards: list = []
     leaves_in, in_spec = flatten((tuple(args), kwargs))
     sub_leaves = [flatten(v) for v in values]
     traced_leaves = []
+    direct: dict = {}  # Dim name -> (size, source) where a plain Dim first sizes an input: roots of derived Dims
+    for name, (leaves, _), spec in zip(names, sub_leaves, specs):
+        for i, (leaf, dspec) in enumerate(zip(leaves, _spec_leaves(spec, len(leaves), name))):
+            if isinstance(leaf, Tensor):
+                for d, (n, s) in enumerate(zip(leaf.shape, _per_dim(leaf, dspec, f"L['{name}']"))):
+                    if isinstance(s, Dim) and not isinstance(s, _DerivedDim):
+                        direct.setdefault(s.__name__, n)
+    symbols["direct"] = direct
     for name, (leaves, _), spec in zip(names, sub_leaves, specs):
         per_leaf = _spec_leaves(spec, len(leaves), name)
         for i, (leaf, dspec) in enumerate(zip(leaves, per_leaf)):
@@ -92,6 +100,7 @@ def export(mod: Module, args: tuple, kwargs: dict | None = None, *, dynamic_shap
                 node.meta["val"] = leaf
                 guards.append((node.name, "const", leaf))
                 traced_leaves.append(leaf)
+    del symbols["direct"]
     sizes = [v for k, v in symbols.items() if k != ""] + list(symbols.get("", {}).values())
     roots = [v for v in sizes if isinstance(v, Symbol)]
     tracer.symbols.extend(sizes)
@@ -232,8 +241,8 @@ def _is_dim_tuple(spec) -> bool:
     return isinstance(spec, (tuple, list)) and all(s is None or isinstance(s, (Dim, _DimHint, int)) for s in spec)
 
 
-def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
-    """The Symbol (or None: static) of each dimension of an example input."""
+def _per_dim(val: Tensor, spec, source: str) -> list:
+    """An input's spec as one entry per dimension."""
     per_dim = [None] * val.ndim
     if isinstance(spec, dict):
         for d, s in spec.items():
@@ -246,6 +255,12 @@ def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
             raise UserError(f"dynamic_shapes of {source}: expected {val.ndim} entries, one per dimension, got "
                             f"{len(spec)}")
         per_dim = list(spec)
+    return per_dim
+
+
+def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
+    """The Symbol, Derived (or None: static) of each dimension of an example input."""
+    per_dim = _per_dim(val, spec, source)
     out = []
     for i, (n, s) in enumerate(zip(val.shape, per_dim)):
         where = f"{source}.size()[{i}]"
@@ -264,14 +279,11 @@ def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
                             "or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it with either "
                             f"Dim.STATIC or Dim.AUTO.\nSuggested fixes:\n  {s.__name__} = {n}")
         if n < s.min or (s.max is not int_oo and n > s.max):
-            raise ConstraintViolationError(f"{n} not in range [{max(s.min, 2)}, {s.max!r}]")
+            raise ConstraintViolationError(f"{n} not in range [{max(s.min, 2)}, {s.max!r}]" + _EXPORT_HINT)
         sym = symbols.get(s.__name__)
-        if sym is None and s.__name__ in symbols.get("", {}):  # first seen through a derived Dim
+        if sym is None and s.__name__ in symbols.get("", {}):  # first seen through a derived Dim (same size)
             sym = symbols[s.__name__] = symbols[""].pop(s.__name__)
             sym.lo = s.min
-            if sym.hint != n:
-                raise UserError(f"Expected input {where} to be equal to {s.__name__}, where {s.__name__} = "
-                                f"{sym.hint}, but got {n}")
         if sym is None:
             sym = symbols[s.__name__] = Symbol(f"s{_n_roots(symbols)}", s.__name__, s.min, s.max, n, where)
         elif sym.hint != n:
@@ -287,21 +299,24 @@ def _n_roots(symbols: dict) -> int:
 
 def _derived_size(s: _DerivedDim, n: int, i: int, where: str, symbols: dict) -> Derived:
     """The Derived size a*root + b of an input dimension given the derived Dim s, with torch's errors for a size
-    outside s's range or not of s's form, and for sizes of one root that disagree."""
+    outside s's range or not of s's form, and for sizes of one root that disagree (the root's size being that of
+    an input it sizes directly, else the one the first derived size gives, which must be of s's form)."""
     if n < s.min or (s.max is not int_oo and n > s.max):
-        raise ConstraintViolationError(f"{n} not in range [{s.min}, {s.max!r}]")
+        raise ConstraintViolationError(f"{n} not in range [{s.min}, {s.max!r}]" + _EXPORT_HINT)
     root = s.root
     hidden = symbols.setdefault("", {})
     sym = symbols.get(root.__name__) or hidden.get(root.__name__)
+    r = symbols["direct"].get(root.__name__, sym.hint if sym is not None else None)
+    if sym is None and (n - s.b) % s.a:  # (the first size of a root not yet seen gives its value)
+        raise UserError(f"Expected shape[{i}] = {n} of input Tensor to be of the form {s.__name__}, where "
+                        f"{root.__name__} is an integer" + _EXPORT_HINT)
+    r = (n - s.b) // s.a if r is None else r
+    if s.a * r + s.b != n:
+        raise UserError(f"Expected input {where} to be equal to {s.__name__}, where {root.__name__} = {r}, "
+                        f"but got {n}" + _EXPORT_HINT)
     if sym is None:
-        if (n - s.b) % s.a:
-            raise UserError(f"Expected shape[{i}] = {n} of input Tensor to be of the form {s.__name__}, where "
-                            f"{root.__name__} is an integer")
         sym = hidden[root.__name__] = Symbol(f"s{_n_roots(symbols)}", root.__name__, max(root.min, 2), root.max,
-                                             (n - s.b) // s.a, where)
-    elif s.a * sym.hint + s.b != n:
-        raise UserError(f"Expected input {where} to be equal to {s.__name__}, where {root.__name__} = {sym.hint}, "
-                        f"but got {n}")
+                                             r, where)
     key = (root.__name__, s.a, s.b)
     if key not in symbols:
         symbols[key] = Derived(sym, s.a, s.b, s.__name__, s.min, s.max, where)
