@@ -252,7 +252,7 @@ def _derived(node: Node, i: int, polys: dict, samples: list, extra: Callable) ->
 
 def _operand_exprs(node: Node, polys: dict) -> list:
     """The expressions of node's operands: int operands, sizes of tensor operands and the products of runs of
-    them (left to right, as torch's meta functions multiply)."""
+    them (multiplied from the last, as torch's numel: 3*(h + 1)*(w + 1), not (3*h + 3)*(w + 1))."""
     ins = [a for a in (*node.args, *node.kwargs.values()) if isinstance(a, Node) and polys.get(a)] \
         if hasattr(node, "args") else []
     exprs = []
@@ -263,7 +263,7 @@ def _operand_exprs(node: Node, polys: dict) -> list:
             for k in range(j + 2, len(ps) + 1):
                 if all(p is not None for p in ps[j:k]):
                     prod = Poly.of(1)
-                    for p in ps[j:k]:
+                    for p in reversed(ps[j:k]):
                         prod = smul(prod, p)
                     exprs.append(prod)
     return exprs
