@@ -326,3 +326,51 @@ def test_affine_sizes_parse_back():
     assert parse_affine(f"Add({sym.format('s0')}, Integer(-1))") == Poly({("s0",): 1}) - 1
     assert parse_affine(f"FloorDiv({sym.format('s0')}, Integer(2))") is None
     assert parse_affine(f"Mul({sym.format('s0')}, {sym.format('s1')})") is None
+
+
+_GUARD_SPECS = '''
+Dim = torch.export.Dim
+class G(torch.nn.Module):
+    def forward(self, x, y):
+        return x.sum() + y.sum()
+b = Dim("b", min=3, max=10)
+SPECS = [({"x": {0: b + 1}, "y": {0: b}}, (7, 6)), ({"x": {0: 2 * b + 1}, "y": {0: b}}, (13, 6)),
+         ({"x": {0: b}, "y": {0: 2 * b + 1}}, (6, 13)), ({"x": {0: 2 * b + 1}, "y": {0: 2 * b}}, (13, 12)),
+         ({"x": {0: b}, "y": {0: 2 * b}}, (6, 12)), ({"x": {0: b - 2}, "y": {0: b}}, (4, 6)),
+         ({"x": {0: b}, "y": {0: b}}, (6, 6)), ({"x": {0: b}, "y": None}, (6, 2))]
+'''
+
+
+def test_guards_code_is_torchs_and_torch_checks_it(tmp_path):
+    """The related sizes' guards funcgrad writes are torch's, and torch's module() of funcgrad's file applies them."""
+    pytest.importorskip("torch")
+    ns = {"torch": torch}
+    exec(_GUARD_SPECS, ns)
+    ours = []
+    for k, (spec, (nx, ny)) in enumerate(ns["SPECS"]):
+        ep = torch.export.export(ns["G"](), (torch.randn(nx, 3), torch.randn(ny, 3)), dynamic_shapes=spec)
+        torch.export.save(ep, tmp_path / f"g{k}.pt2")
+        ours.append(_model_json(tmp_path / f"g{k}.pt2")["guards_code"])
+    assert ours[0] == ["L['x'].size()[0] == (1 + L['y'].size()[0])"] and ours[3] == [] and ours[7] == []
+    out = _torch_run("import json, torch, zipfile\n" + _GUARD_SPECS + f"""
+theirs, checks = [], []
+for k, (spec, (nx, ny)) in enumerate(SPECS):
+    ep = torch.export.export(G(), (torch.randn(nx, 3), torch.randn(ny, 3)), dynamic_shapes=spec)
+    torch.export.save(ep, {str(tmp_path)!r} + f"/t{{k}}.pt2")
+    z = zipfile.ZipFile({str(tmp_path)!r} + f"/t{{k}}.pt2")
+    theirs.append(json.loads(z.read(next(n for n in z.namelist() if n.endswith("models/model.json"))))["guards_code"])
+    m = torch.export.load({str(tmp_path)!r} + f"/g{{k}}.pt2").module()
+    m(torch.randn(nx, 3), torch.randn(ny, 3))
+    try:
+        m(torch.randn(nx, 3), torch.randn(ny + 1, 3))
+        checks.append("no guard")
+    except AssertionError as e:
+        checks.append(str(e))
+print(json.dumps([theirs, checks]))
+""")
+    theirs, checks = json.loads(out)
+    assert ours == theirs
+    assert checks[:3] == ["Guard failed: x.size()[0] == 1 + y.size()[0]",
+                          "Guard failed: x.size()[0] == 1 + 2 * y.size()[0]",
+                          "Guard failed: y.size()[0] == 1 + 2 * x.size()[0]"]
+    assert checks[6] == "Guard failed: y.size()[0] == x.size()[0]"

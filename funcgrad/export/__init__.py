@@ -283,7 +283,7 @@ def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
         sym = symbols.get(s.__name__)
         if sym is None and s.__name__ in symbols.get("", {}):  # first seen through a derived Dim (same size)
             sym = symbols[s.__name__] = symbols[""].pop(s.__name__)
-            sym.lo = s.min
+            sym.lo, sym.source = s.min, where
         if sym is None:
             sym = symbols[s.__name__] = Symbol(f"s{_n_roots(symbols)}", s.__name__, s.min, s.max, n, where)
         elif sym.hint != n:

@@ -335,7 +335,31 @@ def _torch_program(ep: ExportedProgram) -> dict:
                              "module_call_graph": [{"fqn": "", "signature": call}], "metadata": {},
                              "treespec_namedtuple_fields": {}},
             "opset_version": {"aten": 10}, "range_constraints": ranges, "schema_version": _SCHEMA_VERSION,
-            "verifiers": [ep.dialect] if ep.dialect != "ATEN" else [], "torch_version": "2.13.0", "guards_code": []}
+            "verifiers": [ep.dialect] if ep.dialect != "ATEN" else [], "torch_version": "2.13.0",
+            "guards_code": _guards_code(ep._guards)}
+
+
+def _guards_code(guards: list) -> list:
+    """The input guards torch writes (and its module() checks) for sizes that are related: a second input dimension
+    of one Dim equals the first, a derived Dim's size is a*root + b of the input its root sizes directly (one whose
+    root sizes no input directly has no guard, as torch's)."""
+    first: dict = {}
+    for name, kind, expect in guards:
+        for i, e in enumerate(expect if kind == "tensor" else ()):
+            if isinstance(e, _trace.Symbol):
+                first.setdefault(e.name, f"L['{name}'].size()[{i}]")
+    out = []
+    for name, kind, expect in guards:
+        for i, e in enumerate(expect if kind == "tensor" else ()):
+            where = f"L['{name}'].size()[{i}]"  # (a nested input's path is not kept: named by its placeholder)
+            if isinstance(e, _trace.Symbol) and first[e.name] != where:
+                out.append(f"{where} == {first[e.name]}")
+            elif isinstance(e, _trace.Derived) and e.root.name in first:
+                src = first[e.root.name]
+                body = src if e.a == 1 else f"{e.a}*{src}"
+                rhs = f"({body})" if not e.b else f"({e.b} + {body})" if e.b > 0 else f"(({e.b}) + {body})"
+                out.append(f"{where} == {rhs}")
+    return sorted(out)
 
 
 def _payload(tensors: dict, prefix: str, files: dict, is_param=lambda name: False) -> dict:
