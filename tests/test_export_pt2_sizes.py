@@ -111,8 +111,9 @@ for name, (m, args, ds) in cases().items():
             want = [canon(e) for e in exprs(meta[field])]
             if want != exprs(fg["tensor_values"][n][field]):
                 bad.append((n, field, want, exprs(fg["tensor_values"][n][field])))
-    want = sorted(str(canon(v.get("as_int", v.get("as_expr", {}).get("expr_str")))) for v in tg["sym_int_values"].values())
-    got = sorted(str(v.get("as_int", v.get("as_expr", {}).get("expr_str"))) for v in fg["sym_int_values"].values())
+    value = lambda v: v.get("as_int", v.get("as_expr", {}).get("expr_str"))
+    want = sorted(str(canon(value(v))) for v in tg["sym_int_values"].values())
+    got = sorted(str(value(v)) for v in fg["sym_int_values"].values())
     if want != got:
         bad.append(("sym_int_values", want, got))
     print(name, "expressions", "same" if not bad else bad)

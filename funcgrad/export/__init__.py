@@ -5,6 +5,8 @@ and buffers lifted to inputs, for inspection, transformation, saving and running
     print(ep)                       # the graph, its signature and the ranges of the dynamic sizes
     ep.module()(x2)                 # a GraphModule: checks x2's shape against the export, then runs the graph
     torch.export.save(ep, "m.pt2"); ep2 = torch.export.load("m.pt2")
+    b = torch.export.Dim("b")       # derived Dims: sizes that are increasing affine functions of a Dim
+    torch.export.export(m2, (x, y), dynamic_shapes={"x": {0: 2 * b + 1}, "y": {0: b}})
 
 How it differs from torch's: the graph calls funcgrad's torch-level functions (`torch.nn.functional.linear`,
 `operator.add`, `Tensor.view`) where torch's calls ATen operators (`torch.ops.aten.linear.default`); sizes are

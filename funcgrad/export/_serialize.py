@@ -4,13 +4,14 @@
 pickle), so that torch.export.load reads what funcgrad writes and funcgrad reads what torch writes, for programs
 of the ATen operators listed in _aten.py.
 
-Dynamic sizes are written as torch writes them: `range_constraints` per symbol (`s0`, `s1`, ...), tensor sizes and
-strides as sympy expressions of the symbols (`as_expr`, with the example value as hint), `aten.sym_size.int` nodes
-and int arithmetic (`_operator.mul`, ...) with SymInt outputs, and SymInt arguments (`as_sym_int`, `as_sym_ints`).
-torch.cond is the higher-order operator `torch.ops.higher_order.cond`, its two branches serialized inline as
-graphs (`as_graph`) and its outputs the getitem nodes that read them. Anything else (another higher-order
-operator, a size that is not a quadratic polynomial of the dynamic sizes, non-tensor inputs or outputs) raises
-UnsupportedOp naming it."""
+Dynamic sizes are written as torch writes them: `range_constraints` per symbol (`s0`, `s1`, ...) and per derived
+Dim (`2*s0 + 1`), tensor sizes and strides as sympy expressions of the symbols (`as_expr`, with the example value as
+hint; FloorDiv, Mod and Max(1, .) as torch's, see _expr.py and _sizes.py), `aten.sym_size.int` nodes and int
+arithmetic (`_operator.floordiv`, ...) with SymInt outputs, SymInt arguments (`as_sym_int`, `as_sym_ints`), and
+the guards of related input sizes (`guards_code`). torch.cond is the higher-order operator
+`torch.ops.higher_order.cond`, its two branches serialized inline as graphs (`as_graph`) and its outputs the
+getitem nodes that read them. Anything else (another higher-order operator, a size funcgrad finds no expression
+for, non-tensor inputs or outputs) raises UnsupportedOp naming it."""
 from __future__ import annotations
 
 import io

@@ -1,11 +1,16 @@
 """The symbolic sizes of an exported program's values, as torch's .pt2 format writes them.
 
-Each int the graph computes and each dimension of each tensor is found as a polynomial of the program's dynamic
-sizes (`s0`, `s1`, ...) by running the graph, both branches of every torch.cond included, at the example sizes
-and at moved sizes (each symbol by 1 and 2, each pair together), and checked at a further point: a value that
-is a quadratic polynomial of the sizes (`s0`, `2*s0`, `s0 + s1`, `4*s0 - 1`, `s0*s1`) is written exactly; any
-other (`s0 // 2`) raises UnsupportedOp naming the node. Expressions print as sympy's `srepr`
-(`Mul(Integer(2), Symbol('s0', positive=True, integer=True))`), the form torch's loader parses."""
+Each int the graph computes and each dimension of each tensor is found as an expression of the program's dynamic
+sizes (`s0`, `s1`, ...; _expr.py) by running the graph, both branches of every torch.cond included, at the example
+sizes and at moved sizes (each symbol by 1 and 2, each pair together), checked at a further point:
+- a quadratic polynomial of the sizes (`s0`, `2*s0`, `s0 + s1`, `4*s0 - 1`, `s0*s1`) is fitted exactly;
+- int arithmetic on sizes (`n // 2`, `n % 4`, `n * m`) is built from its operands' expressions, as torch's SymInts
+  build it (`FloorDiv(s0, 2)`, `Mod(s0, 4)`);
+- a size equal to an operand's expression (an int operand, a size, a product of a run of sizes) takes that form;
+- else a pooling's or strided convolution's output size `FloorDiv(e + k, c) + 1` of an operand's size e is
+  fitted to further samples along each size (c and k must be the only ones that fit).
+Anything else is left None, which saving reports (UnsupportedOp naming the node). Expressions print as sympy's
+`srepr` (`Mul(Integer(2), Symbol('s0', positive=True, integer=True))`), the form torch's loader parses."""
 from __future__ import annotations
 
 import operator
@@ -153,19 +158,18 @@ def program_sizes(ep, leaves: list, error: Callable | None = None) -> tuple:
     samples = [(hint, base), *((point({n: d[n]}), e) for n, e in single.items()),
                *((point({n: 2 * d[n]}), e) for n, e in double.items()),
                *((point({a: d[a], b: d[b]}), e) for (a, b), e in pairs.items()), (point(checks), check)]
-    more: list = []  # further samples along each size, run when a floor division is to be found
+    more: dict = {}  # "samples": further samples along each size, run once, when a floor division is sought
 
     def extra() -> list:
-        if not more:
+        if "samples" not in more:
+            more["samples"] = []
             for s in symbols:
                 used = {0, d.get(s.name, 0), 2 * d.get(s.name, 0), checks[s.name]}
-                steps = [k for k in sorted(range(-40, 41), key=abs) if k not in used and _step(s, k) == k][:24]
-                for k in steps:
-                    env = run({s.name: k}, quiet=True)
+                for k in [k for k in sorted(range(-40, 41), key=abs) if k not in used and _step(s, k) == k][:24]:
+                    env = run({s.name: k}, quiet=True)  # (a size the program cannot run at is left out)
                     if env is not None:
-                        more.append((point({s.name: k}), env))
-            more.append(None)  # computed
-        return [m for m in more if m is not None]
+                        more["samples"].append((point({s.name: k}), env))
+        return more["samples"]
 
     polys: dict = {}
     for node, v in base.items():
