@@ -29,6 +29,12 @@ class Strided(torch.nn.Module):
         super().__init__(); s.c = torch.nn.Conv2d(2, 3, 3, stride=2, padding=1)
     def forward(self, x):
         return torch.flatten(self.c(x), 1)
+class Deep(torch.nn.Module):  # sizes that change only every 12 steps of the input's
+    def __init__(s):
+        super().__init__()
+        s.c1 = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1); s.c2 = torch.nn.Conv2d(4, 2, 5, stride=3, dilation=2)
+    def forward(self, x):
+        return self.c2(F.max_pool2d(torch.relu(self.c1(x)), 2))
 class Halves(torch.nn.Module):
     def forward(self, x):
         return x.view(x.shape[0] // 2, 2 * x.shape[1])
@@ -41,12 +47,14 @@ def cases():
         "Scalars": (Scalars(), (torch.randn(6, 3),), {"x": {0: Dim("b", min=4, max=100)}}),
         "Pools": (Pools(), (torch.randn(1, 2, 12, 10),), {"x": {2: Dim("h", min=9), 3: Dim("w", min=9, max=64)}}),
         "Strided": (Strided(), (torch.randn(1, 2, 8, 10),), {"x": {2: Dim("h", min=4), 3: Dim("w", min=4)}}),
+        "Deep": (Deep(), (torch.randn(2, 3, 70, 66),), {"x": {2: Dim("h", min=64, max=512), 3: Dim("w", min=64)}}),
         "Halves": (Halves(), (torch.randn(6, 3),), {"x": {0: 2 * Dim("b")}}),
         "Shifted": (Shifted(), (torch.randn(7, 3), torch.randn(6, 3)), {"x": {0: b + 1}, "y": {0: b}}),
         "Shifted2": (Shifted(), (torch.randn(13, 3), torch.randn(12, 3)), {"x": {0: 2 * b + 1}, "y": {0: 2 * b}}),
     }
 SIZES = {"Scalars": [[(4, 3)], [(9, 3)], [(17, 3)]], "Pools": [[(1, 2, 9, 9)], [(1, 2, 14, 11)], [(1, 2, 21, 30)]],
-         "Strided": [[(1, 2, 4, 5)], [(1, 2, 9, 12)], [(1, 2, 16, 7)]], "Halves": [[(4, 3)], [(10, 3)], [(30, 3)]],
+         "Strided": [[(1, 2, 4, 5)], [(1, 2, 9, 12)], [(1, 2, 16, 7)]],
+         "Deep": [[(2, 3, 64, 64)], [(2, 3, 101, 77)], [(2, 3, 200, 97)]], "Halves": [[(4, 3)], [(10, 3)], [(30, 3)]],
          "Shifted": [[(4, 3), (3, 3)], [(11, 3), (10, 3)]], "Shifted2": [[(7, 3), (6, 3)], [(21, 3), (20, 3)]]}
 '''
 
@@ -152,7 +160,7 @@ def both(tmp_path_factory):
     return tmp, out.strip().splitlines()
 
 
-NAMES = ["Scalars", "Pools", "Strided", "Halves", "Shifted", "Shifted2"]
+NAMES = ["Scalars", "Pools", "Strided", "Deep", "Halves", "Shifted", "Shifted2"]
 
 
 @pytest.mark.parametrize("name", NAMES)

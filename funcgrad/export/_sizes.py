@@ -2,7 +2,8 @@
 
 Each int the graph computes and each dimension of each tensor is found as an expression of the program's dynamic
 sizes (`s0`, `s1`, ...; _expr.py) by running the graph, both branches of every torch.cond included, at the example
-sizes and at moved sizes (each symbol by 1 and 2, each pair together), checked at a further point:
+sizes and at moved sizes (each symbol by 1 and 2, each pair together), checked at further points (each symbol
+moved by 3, and by 5 to 33):
 - a quadratic polynomial of the sizes (`s0`, `2*s0`, `s0 + s1`, `4*s0 - 1`, `s0*s1`) is fitted exactly;
 - int arithmetic on sizes (`n // 2`, `n % 4`, `n * m`) is built from its operands' expressions, as torch's SymInts
   build it (`FloorDiv(s0, 2)`, `Mod(s0, 4)`);
@@ -158,6 +159,13 @@ def program_sizes(ep, leaves: list, error: Callable | None = None) -> tuple:
     samples = [(hint, base), *((point({n: d[n]}), e) for n, e in single.items()),
                *((point({n: 2 * d[n]}), e) for n, e in double.items()),
                *((point({a: d[a], b: d[b]}), e) for (a, b), e in pairs.items()), (point(checks), check)]
+    far = []  # each size moved further (a size that changes every 12, as after three strided layers, shows here)
+    for s in symbols:
+        for k in {_step(s, k) for k in (5, 9, 17, 33)} - {0}:
+            env = run({s.name: k}, quiet=True)
+            if env is not None:
+                far.append((point({s.name: k}), env))
+    samples += far
     more: dict = {}  # "samples": further samples along each size, run once, when a floor division is sought
 
     def extra() -> list:
@@ -187,7 +195,7 @@ def program_sizes(ep, leaves: list, error: Callable | None = None) -> tuple:
         for i, c0 in enumerate(v0):
             p = _fit(c0, {n: f[i] for n, f in f1.items()}, {n: f[i] for n, f in f2.items()},
                      {k: f[i] for k, f in f12.items()}, d, hint)
-            out.append(p if p is not None and p.value(point(checks)) == vc[i] else None)
+            out.append(p if p is not None and p.value(point(checks)) == vc[i] and _holds(p, node, i, far) else None)
         if isinstance(v, int) and getattr(node, "target", None) in _INT_OPS:
             built = _structural(node, polys, samples)  # n // 2 is FloorDiv(s0, 2), as torch builds it
             out = [built] if built is not None else out
