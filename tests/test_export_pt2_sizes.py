@@ -383,3 +383,31 @@ print(json.dumps([theirs, checks]))
                           "Guard failed: x.size()[0] == 1 + 2 * y.size()[0]",
                           "Guard failed: y.size()[0] == 1 + 2 * x.size()[0]"]
     assert checks[6] == "Guard failed: y.size()[0] == x.size()[0]"
+
+
+_PERIODIC = '''
+class Halves(torch.nn.Module):
+    def forward(self, x):
+        return x.view(x.shape[0] // 2, 2 * x.shape[1])
+class Sixths(torch.nn.Module):
+    def forward(self, x):
+        return x.view(x.shape[0] // 6, 6, x.shape[1])
+Dim = torch.export.Dim
+fixes = []
+for m, n, d in [(Halves(), 6, Dim("b", max=100)), (Sixths(), 12, Dim("b", min=4, max=200)), (Halves(), 8, Dim("b"))]:
+    try:
+        torch.export.export(m, (torch.randn(n, 3),), dynamic_shapes={"x": {0: d}})
+        fixes.append("exported")
+    except Exception as e:  # noqa: BLE001 (torch's UserError lives in torch._dynamo.exc, ours in torch.export)
+        fixes.append(type(e).__name__ + ": " + str(e).split("Suggested fixes:")[1].split("\\n\\n")[0].strip())
+'''
+
+
+def test_size_that_must_be_a_multiple_suggests_torchs_derived_dim():
+    """x.view(n // 2, ...) with a plain Dim: torch's error suggests the derived Dim `b = 2*_b`, and so does ours."""
+    pytest.importorskip("torch")
+    theirs = json.loads(_torch_run("import json, torch\n" + _PERIODIC + "\nprint(json.dumps(fixes))"))
+    ns = {"torch": torch}
+    exec(_PERIODIC, ns)
+    assert ns["fixes"] == theirs
+    assert theirs[0] == "UserError: _b = Dim('_b', min=1, max=50)\n  b = 2*_b"

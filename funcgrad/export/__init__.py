@@ -33,7 +33,7 @@ from ._sizes import annotate
 from .._torch._cond import cond as _eager_cond
 from ._trace import Derived, ExportProxy, ExportTracer, Symbol, _export_cond, flatten, unflatten_spec
 from .dynamic_shapes import (ConstraintViolationError, Dim, GuardOnDataDependentSymNode, ShapesCollection,
-                             UserError, _DerivedDim, _DimHint, _EXPORT_HINT, dims, int_oo)
+                             UserError, _DerivedDim, _DimHint, _EXPORT_HINT, _affine_name, dims, int_oo)
 from .exported_program import CustomDecompTable, ExportedProgram, default_decompositions, range_constraints_of
 from .graph_signature import (ConstantArgument, ExportBackwardSignature, ExportGraphSignature, InputKind, InputSpec,
                               OutputKind, OutputSpec, TensorArgument)
@@ -327,19 +327,48 @@ def _derived_size(s: _DerivedDim, n: int, i: int, where: str, symbols: dict) -> 
 
 def _check_specialization(ep: ExportedProgram, leaves: list, symbols: list) -> None:
     """Run the graph at a second size of each dynamic dimension (annotating each value's symbolic sizes): a
-    failure means the program fixed that size (torch's "specialized it to be a constant" error)."""
+    failure means the program fixed that size (torch's "specialized it to be a constant" error), or, where it
+    runs at the sizes k apart only (`x.view(n // 2, 2)`), needs a derived Dim (torch's "b = 2*_b" fix)."""
     by_name = {s.name: s for s in symbols}
 
-    def error(moves: dict, e: Exception) -> UserError:
+    def error(moves: dict, e: Exception, run) -> UserError:
         name, step = next(((k, v) for k, v in moves.items() if v), (None, 0))
         if name is None:
             return UserError(f"export: the exported graph does not run on the example inputs: {e}")
         sym = by_name[name]
+        failed = (f"running the exported graph with {sym.source} = {sym.hint + step} failed: {type(e).__name__}: "
+                  f"{str(e).splitlines()[0] if str(e) else ''}")
+        k = _period(sym, run)
+        if k:
+            b, hi = sym.hint % k, sym.hi if sym.hi is int_oo else (sym.hi - sym.hint % k) // k
+            lo = -(-(max(sym.lo, 2) - b) // k)
+            span = f"{sym.lo} <= {sym.dim_name}" if sym.lo > 2 else sym.dim_name
+            span = f"{span} <= {sym.hi}" if sym.hi is not int_oo else span if sym.lo > 2 else ""
+            root = f"_{sym.dim_name}"
+            fix = repr(Dim(root, min=lo, max=hi))  # torch's suggestion writes an unbounded max as sympy's oo
+            fix = fix if hi is not int_oo else f"{fix[:-1]}, max=oo)"
+            return UserError(
+                f"Constraints violated ({sym.dim_name})! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
+                f"  - Not all values of {sym.dim_name} = {sym.source} in the specified range{' ' + span if span else ''}"
+                f" satisfy the program: it runs only where {sym.dim_name} is {_affine_name(root, k, b)} ({failed})."
+                f"\nSuggested fixes:\n  {root} = {fix}\n  {sym.dim_name} = {_affine_name(root, k, b)}"
+                + _EXPORT_HINT)
         return UserError(
             f"Constraints violated ({sym.dim_name})! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
             f"  - You marked {sym.dim_name} as dynamic but your code specialized it to be a constant "
-            f"({sym.hint}) (running the exported graph with {sym.source} = {sym.hint + step} failed: "
-            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}). If you're using Dim.DYNAMIC, "
-            f"replace it with either Dim.STATIC or Dim.AUTO.\nSuggested fixes:\n  {sym.dim_name} = {sym.hint}")
+            f"({sym.hint}) ({failed}). If you're using Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO."
+            f"\nSuggested fixes:\n  {sym.dim_name} = {sym.hint}")
     annotate(ep, leaves, error)
 
+
+def _period(sym: Symbol, run) -> int:
+    """The smallest k in 2..8 such that the program runs with sym's size moved by k and by 2k (0: none)."""
+    for k in range(2, 9):
+        steps = [d for d in (k, 2 * k, -k, -2 * k) if _in_range(sym, sym.hint + d)][:2]
+        if len(steps) == 2 and all(run({sym.name: d}, quiet=True) is not None for d in steps):
+            return k
+    return 0
+
+
+def _in_range(sym: Symbol, n: int) -> bool:
+    return max(sym.lo, 2) <= n and (sym.hi is int_oo or n <= sym.hi)

@@ -115,8 +115,8 @@ _INT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operato
 def program_sizes(ep, leaves: list, error: Callable | None = None) -> tuple:
     """({node: value at the example sizes}, {node: [Poly or None per int]}) over ep's graph and its branches,
     leaves being the user inputs at the example sizes: for a tensor one entry per dimension, for an int one;
-    None where no expression fits. A run that fails raises error(moves, exception), moves being {symbol name:
-    change of its size}."""
+    None where no expression fits. A run that fails raises error(moves, exception, run), moves being {symbol
+    name: change of its size} and run(moves, quiet=True) a further run (None where it fails)."""
     symbols = symbols_of(ep._guards)
     hint = {s.name: s.hint for s in symbols}
 
@@ -141,7 +141,7 @@ def program_sizes(ep, leaves: list, error: Callable | None = None) -> tuple:
             if quiet:
                 return None
             if error is not None:
-                raise error(moves, e) from None
+                raise error(moves, e, run) from None
             raise UnsupportedOp(f"torch.export.save: the program does not run with its dynamic sizes moved by "
                                 f"{moves} ({type(e).__name__}: {e}), so the sizes of its values cannot be written "
                                 "symbolically") from None
