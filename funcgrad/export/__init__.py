@@ -273,7 +273,7 @@ def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
             out.append(_derived_size(s, n, i, where, symbols))
             continue
         if isinstance(s, _DimHint):
-            s = Dim(f"dim{len(symbols)}", min=2)
+            s = Dim(f"dim{_n_roots(symbols)}", min=2)
         if n < 2:
             raise UserError(f"Constraints violated ({s.__name__})! For more information, run with "
                             f'TORCH_LOGS="+dynamic".\n  - You marked {s.__name__} as dynamic but your code '
