@@ -253,6 +253,12 @@ for spec, good, bad in [({"x": {0: b + 1}, "y": {0: b}}, (7, 6), [(7, 5), (12, 1
     m = ep.module()
     for x, y in bad:
         out.append(msg(lambda: tuple(m(R(x, 3), R(y, 3) if y else R(2, 2)).shape)))
+class G3(torch.nn.Module):
+    def forward(self, x, y, z):
+        return x.sum() + y.sum() + z.sum()
+m = torch.export.export(G3(), (R(13, 3), R(13, 2), R(12, 1)),
+                        dynamic_shapes={"x": {0: 2 * b + 1}, "y": {0: 2 * b + 1}, "z": {0: 2 * b}}).module()
+out += [msg(lambda: tuple(m(R(9, 3), R(x, 2), R(z, 1)).shape)) for x, z in ((11, 8), (9, 10), (9, 8))]
 c = Dim("c", min=3, max=7)
 out.append(repr([str(d) for d in (2 * Dim("c") + 1, Dim("c") * 2, Dim("c") - 1, 3 * (2 * Dim("c") + 1), 1 + c)]))
 out.append(repr([((2 * c + 1).min, (2 * c + 1).max), ((c - 3).min, (c * 4).max), (c + 2).root.__name__]))

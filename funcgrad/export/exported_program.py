@@ -282,7 +282,7 @@ def _check_derived(n: int, e: Derived, where: str, direct, first) -> None:
             raise AssertionError(f"Guard failed: {where} == {_affine(direct[1], e.a, e.b)}")
         return
     n0, where0, e0 = first
-    if e0 is e:
+    if where0 == where:
         return
     if e.a % e0.a == 0:
         k = e.a // e0.a
@@ -290,8 +290,9 @@ def _check_derived(n: int, e: Derived, where: str, direct, first) -> None:
     else:
         want = Fraction(e.a * (n0 - e0.b), e0.a) + e.b
         text = _affine(f"(({where0} - {e0.b}) // {e0.a})" if e0.b else f"({where0} // {e0.a})", e.a, e.b)
-    if n != want:
-        raise AssertionError(f"Guard failed: {text} == {where}")
+    if n != want:  # (two sizes of one derived Dim: `y.size()[0] == x.size()[0]`, as for one Dim)
+        raise AssertionError(f"Guard failed: {where} == {text}" if text == where0 else
+                             f"Guard failed: {text} == {where}")
 
 
 def _affine(src: str, a: int, b: int) -> str:
