@@ -348,11 +348,18 @@ Dim = torch.export.Dim
 class G(torch.nn.Module):
     def forward(self, x, y):
         return x.sum() + y.sum()
+class G3(torch.nn.Module):
+    def forward(self, x, y, z):
+        return x.sum() + y.sum() + z.sum()
 b = Dim("b", min=3, max=10)
 SPECS = [({"x": {0: b + 1}, "y": {0: b}}, (7, 6)), ({"x": {0: 2 * b + 1}, "y": {0: b}}, (13, 6)),
          ({"x": {0: b}, "y": {0: 2 * b + 1}}, (6, 13)), ({"x": {0: 2 * b + 1}, "y": {0: 2 * b}}, (13, 12)),
          ({"x": {0: b}, "y": {0: 2 * b}}, (6, 12)), ({"x": {0: b - 2}, "y": {0: b}}, (4, 6)),
-         ({"x": {0: b}, "y": {0: b}}, (6, 6)), ({"x": {0: b}, "y": None}, (6, 2))]
+         ({"x": {0: b}, "y": {0: b}}, (6, 6)), ({"x": {0: b}, "y": None}, (6, 2)),
+         ({"x": {0: b}, "y": {0: b}, "z": {0: b}}, (6, 6, 6)),
+         ({"x": {0: 2 * b + 1}, "y": {0: 2 * b + 1}, "z": {0: b}}, (13, 13, 6))]
+def program(spec, sizes):
+    return (G() if len(sizes) == 2 else G3()), tuple(torch.randn(n, 3) for n in sizes)
 '''
 
 
@@ -362,22 +369,23 @@ def test_guards_code_is_torchs_and_torch_checks_it(tmp_path):
     ns = {"torch": torch}
     exec(_GUARD_SPECS, ns)
     ours = []
-    for k, (spec, (nx, ny)) in enumerate(ns["SPECS"]):
-        ep = torch.export.export(ns["G"](), (torch.randn(nx, 3), torch.randn(ny, 3)), dynamic_shapes=spec)
+    for k, (spec, sizes) in enumerate(ns["SPECS"]):
+        ep = torch.export.export(*ns["program"](spec, sizes), dynamic_shapes=spec)
         torch.export.save(ep, tmp_path / f"g{k}.pt2")
         ours.append(_model_json(tmp_path / f"g{k}.pt2")["guards_code"])
     assert ours[0] == ["L['x'].size()[0] == (1 + L['y'].size()[0])"] and ours[3] == [] and ours[7] == []
+    assert ours[8] == ["L['y'].size()[0] == L['x'].size()[0]", "L['z'].size()[0] == L['y'].size()[0]"]
     out = _torch_run("import json, torch, zipfile\n" + _GUARD_SPECS + f"""
 theirs, checks = [], []
-for k, (spec, (nx, ny)) in enumerate(SPECS):
-    ep = torch.export.export(G(), (torch.randn(nx, 3), torch.randn(ny, 3)), dynamic_shapes=spec)
+for k, (spec, sizes) in enumerate(SPECS):
+    ep = torch.export.export(*program(spec, sizes), dynamic_shapes=spec)
     torch.export.save(ep, {str(tmp_path)!r} + f"/t{{k}}.pt2")
     z = zipfile.ZipFile({str(tmp_path)!r} + f"/t{{k}}.pt2")
     theirs.append(json.loads(z.read(next(n for n in z.namelist() if n.endswith("models/model.json"))))["guards_code"])
     m = torch.export.load({str(tmp_path)!r} + f"/g{{k}}.pt2").module()
-    m(torch.randn(nx, 3), torch.randn(ny, 3))
+    m(*program(spec, sizes)[1])
     try:
-        m(torch.randn(nx, 3), torch.randn(ny + 1, 3))
+        m(*program(spec, sizes[:-1] + (sizes[-1] + 1,))[1])
         checks.append("no guard")
     except AssertionError as e:
         checks.append(str(e))

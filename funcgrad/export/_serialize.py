@@ -341,20 +341,21 @@ def _torch_program(ep: ExportedProgram) -> dict:
 
 
 def _guards_code(guards: list) -> list:
-    """The input guards torch writes (and its module() checks) for sizes that are related: a second input dimension
-    of one Dim equals the first, a derived Dim's size is a*root + b of the input its root sizes directly (one whose
-    root sizes no input directly has no guard, as torch's)."""
+    """The input guards torch writes (and its module() checks) for sizes that are related: each further input
+    dimension of one Dim equals the one before, a derived Dim's size is a*root + b of the input its root sizes
+    directly (one whose root sizes no input directly has no guard, as torch's)."""
     first: dict = {}
     for name, kind, expect in guards:
         for i, e in enumerate(expect if kind == "tensor" else ()):
             if isinstance(e, _trace.Symbol):
                 first.setdefault(e.name, f"L['{name}'].size()[{i}]")
-    out = []
+    out, last = [], dict(first)
     for name, kind, expect in guards:
         for i, e in enumerate(expect if kind == "tensor" else ()):
             where = f"L['{name}'].size()[{i}]"  # (a nested input's path is not kept: named by its placeholder)
             if isinstance(e, _trace.Symbol) and first[e.name] != where:
-                out.append(f"{where} == {first[e.name]}")
+                out.append(f"{where} == {last[e.name]}")  # each size of a Dim equals the one before, as torch's
+                last[e.name] = where
             elif isinstance(e, _trace.Derived) and e.root.name in first:
                 src = first[e.root.name]
                 body = src if e.a == 1 else f"{e.a}*{src}"
