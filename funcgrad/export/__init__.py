@@ -343,13 +343,13 @@ def _check_specialization(ep: ExportedProgram, leaves: list, symbols: list) -> N
             b, hi = sym.hint % k, sym.hi if sym.hi is int_oo else (sym.hi - sym.hint % k) // k
             lo = -(-(max(sym.lo, 2) - b) // k)
             span = f"{sym.lo} <= {sym.dim_name}" if sym.lo > 2 else sym.dim_name
-            span = f"{span} <= {sym.hi}" if sym.hi is not int_oo else span if sym.lo > 2 else ""
+            span = f" {span} <= {sym.hi}" if sym.hi is not int_oo else f" {span}" if sym.lo > 2 else ""
             root = f"_{sym.dim_name}"
             fix = repr(Dim(root, min=lo, max=hi))  # torch's suggestion writes an unbounded max as sympy's oo
             fix = fix if hi is not int_oo else f"{fix[:-1]}, max=oo)"
             return UserError(
                 f"Constraints violated ({sym.dim_name})! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
-                f"  - Not all values of {sym.dim_name} = {sym.source} in the specified range{' ' + span if span else ''}"
+                f"  - Not all values of {sym.dim_name} = {sym.source} in the specified range{span}"
                 f" satisfy the program: it runs only where {sym.dim_name} is {_affine_name(root, k, b)} ({failed})."
                 f"\nSuggested fixes:\n  {root} = {fix}\n  {sym.dim_name} = {_affine_name(root, k, b)}"
                 + _EXPORT_HINT)
