@@ -27,6 +27,7 @@ _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.tru
            operator.xor: "^", operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.le: "<=",
            operator.gt: ">", operator.ge: ">="}
 _UNARY = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "not "}
+_NAME = re.compile(r"^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$")
 _ILLEGAL = set(dir(builtins)) | set(keyword.kwlist) | {"self", "torch", "operator", "inf", "nan"}
 
 
@@ -35,28 +36,35 @@ def _snake_case(s: str) -> str:
 
 
 class _Namespace:
-    """Unique Python identifiers for the nodes of one graph (fx's rules: illegal characters become '_', a
-    leading digit gets '_' before it, a taken or builtin name gets the next free `_<n>` suffix)."""
+    """Unique Python identifiers for the nodes of one graph, by fx's rules: illegal characters become '_', a
+    leading digit gets '_' before it; a taken name, or a builtin / keyword, gets a `_<n>` suffix counted per
+    base name. Names stay taken after their node is erased (as fx's, so a rewrite never reuses one)."""
 
     def __init__(self) -> None:
         self._used: set = set()
         self._counts: dict = {}
 
     def create_name(self, candidate: str) -> str:
-        candidate = re.sub(r"[^0-9a-zA-Z_]+", "_", candidate) or "_unnamed"
-        if candidate[0].isdigit():
-            candidate = "_" + candidate
-        m = re.match(r"(.*)_(\d+)$", candidate)
-        base, num = (m.group(1), int(m.group(2))) if m else (candidate, None)
-        while candidate in self._used or candidate in _ILLEGAL:
-            num = max(self._counts.get(base, 0), 0 if num is None else num) + 1
+        m = _NAME.match(candidate)
+        if m is None:
+            candidate = re.sub(r"[^0-9a-zA-Z_]+", "_", candidate) or "_unnamed"
+            if candidate[0].isdigit():
+                candidate = "_" + candidate
+            m = _NAME.match(candidate)
+        base, num = m.group(1), m.group(2)
+        if num is None or candidate in self._used:
+            num = self._counts.get(base, 0)
+            if candidate in _ILLEGAL:
+                num += 1
+                candidate = f"{base}_{num}"
+        else:
+            num = int(num)
+        while candidate in self._used:
+            num += 1
             candidate = f"{base}_{num}"
-        self._counts[base] = max(self._counts.get(base, 0), num or 0)
         self._used.add(candidate)
+        self._counts[base] = num
         return candidate
-
-    def release(self, name: str) -> None:
-        self._used.discard(name)
 
 
 class PythonCode(NamedTuple):
@@ -299,7 +307,6 @@ class Graph:
         to_erase._remove_from_list()
         to_erase._erased = True
         self._len -= 1
-        self._namespace.release(to_erase.name)
         to_erase._update_args_kwargs((), {})
 
     def eliminate_dead_code(self, is_impure_node: Callable[[Node], bool] | None = None) -> bool:
