@@ -351,8 +351,10 @@ class Tracer(TracerBase):
                 self.graph.placeholder(p.name, default_value=concrete_args[p.name])
                 args.append(concrete_args[p.name])
                 continue
-            node = self.graph.placeholder(p.name, default_value=p.default)
-            args.append(self.proxy(node))
+            # (through create_proxy, as fx's, so a Tracer subclass overriding it sees the inputs too)
+            default = () if p.default is inspect.Parameter.empty else (p.default,)
+            args.append(self.create_proxy("placeholder", p.name, default, {},
+                                          type_expr=getattr(fn, "__annotations__", {}).get(p.name)))
         return args
 
 
