@@ -3,6 +3,7 @@ torch is installed, and standalone checks that traced and rewritten modules comp
 from __future__ import annotations
 
 import copy
+import math
 import operator
 import threading
 
@@ -411,3 +412,40 @@ def test_vision_basic_block_traces_in_torchvisions_order():
     ref = [(n.name, n.op, n.target if isinstance(n.target, str) else None)
            for n in torch.fx.symbolic_trace(_residual(torch)).graph.nodes]
     assert ours == ref
+
+
+def _scale_twice(x):
+    return x * 2
+
+
+def _plain_helper(x):
+    return x - 1
+
+
+fx.wrap("_scale_twice")
+try:
+    import torch as _torch_ref
+    _torch_ref.fx.wrap("_scale_twice")
+except ImportError:
+    _torch_ref = None
+
+
+def test_wrapped_and_math_calls_are_kept_and_named_as_fx():
+    torch = pytest.importorskip("torch")
+    x = np.array([[1.0, -4.0], [2.0, 0.5]], np.float32)
+
+    def build(t):
+        def f(x):
+            return _scale_twice(x) + math.sqrt(x.abs().sum())
+        gm = t.fx.symbolic_trace(f)
+        again = t.fx.symbolic_trace(gm)   # the generated code wraps them again
+        g = t.fx.Graph()
+        p = g.placeholder("_plain_helper")
+        g.output(g.call_function(_plain_helper, (p,)))
+        plain = t.fx.GraphModule(t.nn.Module(), g)
+        return gm.code, again.code, plain.code, gm(t.tensor(x)).numpy(), plain(t.tensor(x)).numpy()
+    ours, ref = build(fg), build(torch)
+    assert ours[:3] == ref[:3]
+    assert 'torch.fx._symbolic_trace.wrap("math_sqrt")' in ours[0]
+    for a, b in zip(ours[3:], ref[3:]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -18,6 +18,7 @@ from .interpreter import Interpreter, Transformer
 from .node import Node, map_arg
 from .proxy import Proxy, TraceError
 from .tracer import Tracer, symbolic_trace, wrap
+from . import tracer as _symbolic_trace  # noqa: F401,I100 (torch's name for it: generated code calls its wrap)
 from . import subgraph_rewriter  # noqa: F401,I100 (after the tracer it uses)
 from .subgraph_rewriter import replace_pattern
 

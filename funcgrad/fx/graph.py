@@ -97,7 +97,8 @@ class _CodeGen:
         name = getattr(obj, "__name__", None) or "fn"
         if getattr(builtins, name, None) is obj:
             return name
-        name = re.sub(r"[^0-9a-zA-Z_]+", "_", name)
+        mod = getattr(obj, "__module__", None)  # fx names a global by its qualified name: mymodule_helper
+        name = re.sub(r"[^0-9a-zA-Z_]+", "_", f"{mod}.{name}" if mod else name)
         if name[0].isdigit():
             name = "_" + name
         cand, i = name, 0
@@ -373,7 +374,7 @@ class Graph:
                 if inp not in last_use:
                     last_use[inp] = node
                     frees.setdefault(node, []).append(inp)
-        params, body = [], []
+        params, body, wrapped = [], [], []
         for node in nodes:
             if node.op == "placeholder":
                 p = node.target
@@ -384,6 +385,10 @@ class Graph:
                 body.append(f"return {gen.arg(node.args[0])}")
                 continue
             line = gen.node_line(node)
+            if node.op == "call_function" and node.meta.get("is_wrapped"):
+                g = gen.add_global(unwrap(node.target))
+                if g not in wrapped:
+                    wrapped.append(g)
             if node.op == "placeholder":
                 if line is not None:
                     body.append(line)
@@ -396,7 +401,8 @@ class Graph:
             body.append(line)
         if not any(n.op == "output" for n in nodes):
             body.append("pass")
-        src = "\n\n\ndef forward(" + ", ".join([root_module] + params) + "):\n" + \
+        # (a wrapped function is wrapped again when the generated code runs, so tracing it keeps the call)
+        src = "\n" + "\n".join(f'torch.fx._symbolic_trace.wrap("{g}")' for g in wrapped) + "\n\ndef forward(" + ", ".join([root_module] + params) + "):\n" + \
             "".join("    " + line + "\n" for line in body) + "    "
         return PythonCode(src, gen.globals)
 
