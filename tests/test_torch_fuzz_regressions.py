@@ -128,3 +128,52 @@ def test_sequence_results_are_tuples_as_torch():
     assert type(fg.broadcast_tensors(x, x[:1])) is tuple
     assert type(fg.atleast_1d(x, x)) is tuple and type(fg.meshgrid(x[0], x[1], indexing="ij")) is tuple
     assert [tuple(t.shape) for t in fg.broadcast_tensors(x, x[:1])] == [(2, 3), (2, 3)]
+
+
+def test_setitem_with_a_0d_integer_tensor_index_casts_like_an_int_index():
+    # torch applies a 0-d integer Tensor index as a select (as the int it holds): the value is copied with a cast,
+    # where an index array needs the value's dtype to match
+    x = fg.zeros(2, 3, dtype=fg.int64)
+    x[fg.tensor(1)] = fg.tensor(3.5)
+    x[0, fg.tensor(2)] = fg.tensor(2.5)
+    x[fg.tensor(0), fg.tensor(0, dtype=fg.int32)] = fg.tensor(-1.5, dtype=fg.float64)
+    np.testing.assert_array_equal(x.numpy(), [[-1, 0, 2], [3, 3, 3]])
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+        x[fg.tensor([1])] = fg.tensor(3.5)
+
+
+def test_nanmedian_along_an_empty_dim_raises():
+    for shape, d in (((0, 3), 0), ((2, 0, 3), 1), ((0, 0), 1)):
+        with pytest.raises(IndexError, match=f"median\\(\\): Expected reduction dim {d} to have non-zero size"):
+            fg.nanmedian(fg.zeros(shape), d)
+
+
+def test_nanmean_checks_the_input_dtype_first_and_takes_out():
+    with pytest.raises(RuntimeError, match="nanmean\\(\\): expected input to have floating point or complex dtype "
+                                           "but got Long"):
+        fg.nanmean(fg.ones(3, dtype=fg.int64), dtype=fg.float64)
+    with pytest.raises(RuntimeError, match="Optional dtype must be either a floating point or complex dtype"):
+        fg.nanmean(fg.ones(3), dtype=fg.int64)
+    o = fg.empty((), dtype=fg.float64)
+    r = fg.nanmean(fg.tensor([1.0, float("nan"), 2.0]), 0, out=o)
+    assert r is o and o.item() == 1.5
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0])
+def test_cdist_second_derivative(p):
+    # the broadcast difference of x1's and x2's rows is recorded with its broadcasting, so its gradient keeps
+    # each input's shape to every order (torch has no double backward for cdist: the explicit formula is the
+    # reference)
+    torch = pytest.importorskip("torch")
+    a = np.array([[0.3, 0.1], [-0.5, 0.7], [0.2, 0.2]])
+    b = np.array([[0.1, 0.4], [-0.2, 0.9]])
+    w = np.arange(6.0).reshape(3, 2)
+
+    def run(L, f):
+        x, y = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        g = L.autograd.grad((f(L, x, y) * L.tensor(w)).sum(), (x, y), create_graph=True)
+        return g + L.autograd.grad((g[0] ** 2).sum() + g[1].sum() ** 2, (x, y))
+    ref = run(torch, lambda L, x, y: ((x[:, None] - y[None]).abs() ** p).sum(-1) ** (1 / p))
+    got = run(fg, lambda L, x, y: L.cdist(x, y, p=p))
+    for r, g in zip(ref, got):
+        np.testing.assert_allclose(g.detach().numpy(), r.detach().numpy(), rtol=1e-9, atol=1e-12)

@@ -207,6 +207,8 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
     d = _dim(dim, input.ndim)
     if input.ndim == 0:
         return _rt.nanmedian(input.clone(), _wrap(Array(np.zeros((), np.int64))))
+    if input.shape[d] == 0:  # (torch's message names median)
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     h = input._host()
     order = np.argsort(h, axis=d, kind="stable")
     k = (~np.isnan(h)).sum(d, keepdims=True) if D.kind(h.dtype) == "f" else np.full_like(
