@@ -177,3 +177,48 @@ def test_cdist_second_derivative(p):
     got = run(fg, lambda L, x, y: L.cdist(x, y, p=p))
     for r, g in zip(ref, got):
         np.testing.assert_allclose(g.detach().numpy(), r.detach().numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_add_sub_alpha_is_checked_against_the_result_dtype():
+    i, f, b = fg.tensor([1, 2]), fg.tensor([1.0, 2.0]), fg.tensor([True, False])
+    for op in (fg.add, fg.sub):
+        with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating"):
+            op(i, i, alpha=1.0)
+        with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+            op(f, f, alpha=True)
+        with pytest.raises(RuntimeError, match="For non-complex input tensors, argument alpha must not be a complex"):
+            op(f, f, alpha=1j)
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        f.clone().add_(f, alpha=True)
+    with pytest.raises(RuntimeError, match="argument alpha must not be a complex number"):
+        f.clone().sub_(f, alpha=1j)
+    np.testing.assert_array_equal(fg.add(i, i, alpha=3).numpy(), [4, 8])
+    np.testing.assert_allclose(fg.add(i, 1.5, alpha=2).numpy(), [4.0, 5.0])  # (a float result: a float scalar)
+    r = fg.add(b, b, alpha=2)  # a bool result stays bool: a or (b and alpha)
+    assert r.dtype == fg.bool and r.tolist() == [True, False]
+    assert fg.add(b, b, alpha=False).tolist() == [True, False]
+    with pytest.raises(RuntimeError, match="with two bool tensors is not supported. Use the `\\^`"):
+        fg.sub(b, b)
+    with pytest.raises(RuntimeError, match="with a bool tensor is not supported. If you are trying to invert"):
+        fg.sub(b, i)
+
+
+def test_round_with_decimals_has_no_integer_kernels():
+    x = fg.tensor([3, 15])
+    assert x.round().tolist() == [3, 15] and fg.round(x).tolist() == [3, 15]
+    with pytest.raises(NotImplementedError, match='"round_vml_cpu" not implemented for \'Long\''):
+        fg.round(x, decimals=0)
+    with pytest.raises(NotImplementedError, match='"round_cpu" not implemented for \'Byte\''):
+        x.to(fg.uint8).round(decimals=-1)
+    with pytest.raises(NotImplementedError, match='"round_vml_cpu" not implemented for \'Bool\''):
+        x.bool().round()
+    np.testing.assert_allclose(fg.round(fg.tensor([1234.5, 15.0, 0.125]), decimals=-1).numpy(), [1230.0, 20.0, 0.0])
+
+
+def test_einsum_sublist_form():
+    a, b = fg.arange(6.).reshape(2, 3), fg.arange(12.).reshape(3, 4)
+    np.testing.assert_allclose(fg.einsum(a, [0, 1], b, [1, 2]).numpy(), a.numpy() @ b.numpy())
+    np.testing.assert_allclose(fg.einsum(a, [0, 1], b, [1, 2], [2, 0]).numpy(), (a.numpy() @ b.numpy()).T)
+    np.testing.assert_allclose(fg.einsum(a, [Ellipsis, 51], [Ellipsis]).numpy(), a.numpy().sum(-1))
+    with pytest.raises(ValueError, match="not within the valid range \\[0, 52\\)"):
+        fg.einsum(a, [0, 52])
