@@ -370,3 +370,26 @@ def test_complex_sign_divides_part_by_part():
     assert math.isnan(s[0].real) and s[0].imag == 0  # inf / inf, 0 / inf
     assert s[1].real == 0 and math.isnan(s[1].imag)
     assert s[2] == 0.6 + 0.8j and s[3] == 0
+
+
+def test_power_of_an_inexact_base_to_an_integer_array_is_strong(x64):
+    # jax.numpy raises an inexact base to an integer array's power with lax.pow, unpromoted: a Python scalar base
+    # does not make the result weakly typed (a weakly typed exponent keeps it weak)
+    fdt = fnp.float64 if x64 else fnp.float32
+    for base, dt in ((2.0, fdt), (1j, fnp.complex128 if x64 else fnp.complex64)):
+        for e in (fnp.array([1, 2]), fnp.array([1, 2], fnp.int8), fnp.array([1, 2], fnp.uint8)):
+            for r in (fnp.power(base, e), base ** e):
+                assert r.dtype == dt and not r.weak_type
+    r = fnp.power(2.0, fnp.array([1, 2]))
+    np.testing.assert_allclose(np.asarray(r), [2.0, 4.0])
+    assert fnp.power(2.5, fnp.asarray(3)).weak_type  # (both weak)
+    assert fnp.power(2.0, fnp.array([True])).weak_type  # (a bool exponent is promoted: weak)
+    assert funcgrad.jit(fnp.power)(2.0, fnp.array([1, 2])).weak_type is False
+
+
+def test_round_of_integers_to_negative_decimals_raises(x64):
+    x = fnp.array([15, 25, -35])
+    with pytest.raises(NotImplementedError, match="integer np.round not implemented for decimals < 0"):
+        fnp.round(x, -1)
+    assert fnp.round(x, 1).tolist() == [15, 25, -35] and fnp.round(x).dtype == x.dtype
+    np.testing.assert_allclose(np.asarray(fnp.round(fnp.array([15.0, 25.0, -35.0]), -1)), [20.0, 20.0, -40.0])

@@ -263,7 +263,13 @@ def power(x1, x2, /):
     a, b = promote_and_broadcast("power", x1, x2)
     if a.dtype == dtypes.bool_:  # as jax.numpy: bools compute in int32 (NumPy: int8)
         a, b = ew.convert_element_type(a, dtypes.int32), ew.convert_element_type(b, dtypes.int32)
-    return ew.pow(a, b)
+    r = ew.pow(a, b)
+    if r.weak_type and dtypes.is_inexact(r.dtype) and not is_python_scalar(x2) and \
+            dtypes.is_integer(getattr(x2, "dtype", dtypes.bool_)) and not getattr(x2, "weak_type", False):
+        # jax.numpy raises an inexact base to an integer array's power with lax.pow, unpromoted: a Python
+        # scalar base does not make the result weakly typed
+        r = ew.convert_element_type(r, r.dtype, False)
+    return r
 
 
 def negative(x, /):
@@ -523,15 +529,7 @@ def rint(x, /):
 def _round_int(x, decimals):
     if decimals >= 0:
         return x
-    p = 10 ** -decimals
-    if p > np.iinfo(x.dtype).max:
-        return ew.zeros_like(x)
-    pa = full(x.shape, p, x.dtype)
-    q = floor_divide(x, pa)
-    r = x - q * pa                                   # in [0, p): no overflow below
-    odd = ew.ne(ew.rem(q, full(x.shape, 2, x.dtype)), ew.zeros_like(q))
-    up = ew.bitwise_or(ew.gt(r, pa - r), ew.bitwise_and(ew.eq(r, pa - r), odd))
-    return (q + ew.convert_element_type(up, x.dtype)) * pa
+    raise NotImplementedError("integer np.round not implemented for decimals < 0")  # (as jax.numpy)
 
 
 def _round_float(x, decimals):
@@ -547,7 +545,8 @@ def _round_float(x, decimals):
 
 
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy name
-    """Round to `decimals` decimal places, ties to even, as numpy.round (integers stay integers)."""
+    """Round to `decimals` decimal places, ties to even, as jax.numpy.round (integers stay integers; an integer
+    array with decimals < 0 raises NotImplementedError there, where NumPy rounds to tens)."""
     if out is not None:
         raise TypeError("round: out= is not supported; funcgrad arrays are immutable")
     decimals = operator.index(decimals)
