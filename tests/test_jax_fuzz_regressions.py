@@ -393,3 +393,20 @@ def test_round_of_integers_to_negative_decimals_raises(x64):
         fnp.round(x, -1)
     assert fnp.round(x, 1).tolist() == [15, 25, -35] and fnp.round(x).dtype == x.dtype
     np.testing.assert_allclose(np.asarray(fnp.round(fnp.array([15.0, 25.0, -35.0]), -1)), [20.0, 20.0, -40.0])
+
+
+def test_bool_mask_times_float_selects_as_xla(x64):
+    # XLA rewrites mul(convert(mask), x) (jax.numpy's multiply of a bool array and a float/complex one of the
+    # result's shape) to a select: False * inf and False * nan are 0; a broadcast mask or a bfloat16 product
+    # multiplies (nan)
+    b, f = fnp.array([True, False, False]), fnp.array([INF, NAN, 2.0])
+    for r in (b * f, f * b, fnp.multiply(b, f), b * INF, funcgrad.jit(lambda x, y: x * y)(b, f),
+              b * f.astype(fnp.float16), fnp.stack([b, b]) * f):
+        assert bits(np.asarray(r).reshape(-1, 3)[-1]) == [(INF, 1.0), (0.0, 1.0), (0.0, 1.0)]
+    r = b * f.astype(fnp.complex64)
+    assert np.asarray(r).tolist() == [complex(INF, 0), 0j, 0j]
+    assert bits(b * f.astype(fnp.bfloat16))[1] is None
+    assert bits(b[:, None] * f[None])[3] is None  # (row False, column inf)
+    assert bits(b * fnp.stack([f, f]))[1] is None
+    g = funcgrad.grad(lambda y: (fnp.array([True, False]) * y).sum())(fnp.array([1.0, 2.0]))
+    assert np.asarray(g).tolist() == [1.0, 0.0]

@@ -193,7 +193,27 @@ def _binary(name, prim, bool_fn=None, bool_ok=True):
 # On bools NumPy's add is logical or and multiply is logical and: max and min of bools.
 add = _binary("add", ew.add_p, bool_fn=ew.max)
 subtract = _binary("subtract", ew.sub_p, bool_ok=False)
-multiply = _binary("multiply", ew.mul_p, bool_fn=ew.min)
+_multiply = _binary("multiply", ew.mul_p, bool_fn=ew.min)
+
+
+def _bool_array(x) -> bool:
+    return not isinstance(x, (bool, int, float, complex)) and getattr(x, "dtype", None) == dtypes.bool_
+
+
+def multiply(x1, x2, /):
+    """x1 * x2 with NumPy broadcasting and type promotion, as numpy.multiply (on bools: logical and).
+    A bool array of the result's shape times a float16/32/64 or complex array selects, as XLA rewrites
+    mul(convert(mask), x) in jax.numpy's multiply: False * inf and False * nan are 0 there, not nan (a
+    broadcast mask, or a bfloat16 product, is multiplied)."""
+    if (x1.__class__ is Array or x2.__class__ is Array or x1.__class__ is Tracer or x2.__class__ is Tracer) and \
+            (_bool_array(x1) != _bool_array(x2)):
+        mask, v = (x1, x2) if _bool_array(x1) else (x2, x1)
+        if mask.shape == broadcast_shapes(mask.shape, np.shape(v)):
+            a, b = promote_and_broadcast("multiply", x1, x2)
+            if dtypes.is_inexact(a.dtype) and a.dtype != dtypes.bfloat16:
+                m, w = (a, b) if mask is x1 else (b, a)
+                return ew.select(ew.ne(m, ew.zeros_like(m)), w, ew.zeros_like(w))
+    return _multiply(x1, x2)
 maximum = _binary("maximum", ew.max_p)
 minimum = _binary("minimum", ew.min_p)
 
