@@ -222,3 +222,30 @@ def test_einsum_sublist_form():
     np.testing.assert_allclose(fg.einsum(a, [Ellipsis, 51], [Ellipsis]).numpy(), a.numpy().sum(-1))
     with pytest.raises(ValueError, match="not within the valid range \\[0, 52\\)"):
         fg.einsum(a, [0, 52])
+
+
+def test_python_numbers_out_of_an_integer_dtype_range():
+    # c10's checked_convert: RuntimeError naming the type (torch.tensor: int8; fill_ and x[i] = v: int8_t); an
+    # unsigned dtype takes an int's negatives down to -max, which wrap; an int beyond 64 bits is a ValueError
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8 without overflow"):
+        fg.tensor([1, 300], dtype=fg.int8)
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        fg.tensor([2 ** 63], dtype=fg.int64)
+    assert fg.tensor([[1, -255]], dtype=fg.uint8).tolist() == [[1, 1]]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+        fg.zeros(2, dtype=fg.int8).fill_(300)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+        fg.zeros(2, dtype=fg.int8).fill_(-200.0)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        fg.zeros(2, dtype=fg.int64).fill_(2 ** 63)
+    assert fg.zeros(2, dtype=fg.uint8).fill_(-1).tolist() == [255, 255]
+    x = fg.zeros(3, dtype=fg.uint8)
+    x[0] = -1
+    x[1] = 7.9
+    assert x.tolist() == [255, 7, 0]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        x[2] = 300
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        x[x == 0] = 1e10
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        x[0] = 2 ** 64

@@ -265,6 +265,8 @@ def setitem(self, idx, value):
         _check_adv(shape, key)
         key = np.unravel_index(np.arange(int(np.prod(shape))).reshape(shape)[split[0]][split[1]], shape)
     dt = self._np_dtype()
+    if dt.kind in "iu" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = D.int_scalar(value, dt)  # (torch's range check of a number written into an integer tensor)
     if isinstance(value, Tensor):
         vt = value
     else:
