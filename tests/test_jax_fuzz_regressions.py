@@ -385,6 +385,12 @@ def test_power_of_an_inexact_base_to_an_integer_array_is_strong(x64):
     assert fnp.power(2.5, fnp.asarray(3)).weak_type  # (both weak)
     assert fnp.power(2.0, fnp.array([True])).weak_type  # (a bool exponent is promoted: weak)
     assert funcgrad.jit(fnp.power)(2.0, fnp.array([1, 2])).weak_type is False
+    # (lax.pow's rule for integer exponents: no derivative in the base where the exponent is 0, to every order)
+    g = funcgrad.grad(lambda a: fnp.power(a, fnp.array([0, 1, 2])).sum())(fnp.zeros(3))
+    assert np.asarray(g).tolist() == [0.0, 1.0, 0.0]
+    h = funcgrad.hessian(lambda a: flax.pow(a, fnp.array([0, 2, 3])).sum())(fnp.zeros(3))
+    assert np.asarray(h).tolist() == [[0.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 0.0]]
+    assert np.asarray(flax.pow(fnp.array([NAN, INF]), fnp.array([0, 0]))).tolist() == [1.0, 1.0]
 
 
 def test_round_of_integers_to_negative_decimals_raises(x64):

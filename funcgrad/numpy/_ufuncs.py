@@ -25,7 +25,8 @@ from .._src.prims import elementwise as ew
 from .._src.prims import special as sp
 from .._src.prims.shape import full
 from . import _promote
-from ..lax._elementwise import _atan2 as _lax_atan2, _digamma as _lax_digamma, sign as _lax_sign
+from ..lax._elementwise import _atan2 as _lax_atan2, _digamma as _lax_digamma, sign as _lax_sign, \
+    pow as _lax_pow
 from ._promote import (_weak_scalar, weak_filled, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, python_scalar_operand, result_dtype)
 
@@ -280,16 +281,16 @@ def power(x1, x2, /):
             if dtypes.is_integer(dt) and x2 < 0:
                 raise _NegativeIntegerPower("power: Integers to negative integer powers are not allowed.")
             return ew.integer_pow(x, x2)
+    if not is_python_scalar(x2) and dtypes.is_integer(getattr(x2, "dtype", dtypes.bool_)):
+        x = asarray_any(x1)
+        if dtypes.is_inexact(x.dtype):
+            # as jax.numpy: an inexact base to an integer array's power is lax.pow, unpromoted (a Python
+            # scalar base leaves the result strongly typed; zero derivative in the base where the exponent is 0)
+            return _lax_pow(*broadcast_all("power", [x, asarray_any(x2)]))
     a, b = promote_and_broadcast("power", x1, x2)
     if a.dtype == dtypes.bool_:  # as jax.numpy: bools compute in int32 (NumPy: int8)
         a, b = ew.convert_element_type(a, dtypes.int32), ew.convert_element_type(b, dtypes.int32)
-    r = ew.pow(a, b)
-    if r.weak_type and dtypes.is_inexact(r.dtype) and not is_python_scalar(x2) and \
-            dtypes.is_integer(getattr(x2, "dtype", dtypes.bool_)) and not getattr(x2, "weak_type", False):
-        # jax.numpy raises an inexact base to an integer array's power with lax.pow, unpromoted: a Python
-        # scalar base does not make the result weakly typed
-        r = ew.convert_element_type(r, r.dtype, False)
-    return r
+    return ew.pow(a, b)
 
 
 def negative(x, /):
