@@ -249,3 +249,13 @@ def test_python_numbers_out_of_an_integer_dtype_range():
         x[x == 0] = 1e10
     with pytest.raises(ValueError, match="Overflow when unpacking long long"):
         x[0] = 2 ** 64
+
+
+def test_bfloat16_shifts_and_bool_ldexp_exponents_have_no_kernels():
+    with pytest.raises(NotImplementedError, match='"lshift_cpu" not implemented for \'BFloat16\''):
+        fg.ones(3, dtype=fg.bfloat16) << 1
+    with pytest.raises(NotImplementedError, match='"rshift_cpu" not implemented for \'BFloat16\''):
+        fg.bitwise_right_shift(fg.ones(3, dtype=fg.int64), fg.ones(3, dtype=fg.bfloat16))
+    with pytest.raises(NotImplementedError, match='"ldexp_cpu_exp" not implemented for \'Bool\''):
+        fg.ldexp(fg.ones(3), fg.ones(3, dtype=fg.bool))
+    np.testing.assert_allclose(fg.ldexp(fg.ones(3, dtype=fg.bool), fg.tensor([1.0, 2.0, 3.0])).numpy(), [2, 4, 8])
