@@ -259,3 +259,22 @@ def test_bfloat16_shifts_and_bool_ldexp_exponents_have_no_kernels():
     with pytest.raises(NotImplementedError, match='"ldexp_cpu_exp" not implemented for \'Bool\''):
         fg.ldexp(fg.ones(3), fg.ones(3, dtype=fg.bool))
     np.testing.assert_allclose(fg.ldexp(fg.ones(3, dtype=fg.bool), fg.tensor([1.0, 2.0, 3.0])).numpy(), [2, 4, 8])
+
+
+def test_single_dim_reductions_refuse_dim_tuples_and_aminmax_names_itself():
+    x = fg.arange(6.).reshape(2, 3)
+    for f, name in ((lambda: fg.aminmax(x, dim=(0, 1)), "aminmax"), (lambda: fg.argmax(x, dim=(0,)), "argmax"),
+                    (lambda: fg.argmin(x.bool(), dim=[0]), "argmin")):
+        with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'dim' must be int, not"):
+            f()
+    with pytest.raises(IndexError, match="aminmax: Expected reduction dim 0 to have non-zero size"):
+        fg.aminmax(fg.zeros(0, 3), dim=0)
+    with pytest.raises(RuntimeError, match="aminmax\\(\\): cannot compute aminmax over an empty dimension"):
+        fg.aminmax(fg.zeros(0))
+
+
+def test_return_types_print_as_torch_structseqs():
+    r = fg.max(fg.tensor([[1.0, 3.0]]), 1)
+    assert repr(r) == "torch.return_types.max(\nvalues=tensor([3.]),\nindices=tensor([1]))"
+    assert repr(fg.aminmax(fg.tensor([2.0]))) == "torch.return_types.aminmax(\nmin=tensor(2.),\nmax=tensor(2.))"
+    assert isinstance(r, tuple) and r.values is r[0]

@@ -104,13 +104,27 @@ def min(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
     return _minmax("min", _min_all, jnp.argmin, input, dim, keepdim, minimum)
 
 
+def _int_dim(name, dim) -> None:
+    """torch's argument check for a single-dim reduction given a tuple or list of dims."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+
+
 def aminmax(input, *, dim=None, keepdim=False):
+    _int_dim("aminmax", dim)
+    if input.numel() == 0:
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        if input.ndim and input.shape[_dim(dim, input.ndim)] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {_dim(dim, input.ndim)} to have non-zero size.")
     return return_types.aminmax(amin(input, () if dim is None else dim, keepdim),
                                 amax(input, () if dim is None else dim, keepdim))
 
 
 def _arg_extreme(name, jfn, input, dim, keepdim):
     """argmax/argmin: bool refused, empty reduced dims refused, all dims flattened when dim is None."""
+    _int_dim(name, dim)
     if input._np_dtype() == _NPB:
         raise RuntimeError(f"{name}(): does not support bool input")
     _empty_axes_check(input, name, None if dim is None else (_dim(dim, input.ndim),))
