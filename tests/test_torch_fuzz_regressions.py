@@ -278,3 +278,24 @@ def test_return_types_print_as_torch_structseqs():
     assert repr(r) == "torch.return_types.max(\nvalues=tensor([3.]),\nindices=tensor([1]))"
     assert repr(fg.aminmax(fg.tensor([2.0]))) == "torch.return_types.aminmax(\nmin=tensor(2.),\nmax=tensor(2.))"
     assert isinstance(r, tuple) and r.values is r[0]
+
+
+def test_out_arguments_of_reductions_and_selections_are_written():
+    x = fg.tensor([[3.0, 1.0, float("nan")], [2.0, 5.0, 4.0]], dtype=fg.float64)
+    for f, want in ((lambda o: fg.max(x.nan_to_num(), 1, out=o), [[3.0, 5.0], [0, 1]]),
+                    (lambda o: fg.min(x.nan_to_num(), 1, out=o), [[0.0, 2.0], [2, 0]]),
+                    (lambda o: fg.median(x.nan_to_num(), 1, out=o), [[1.0, 4.0], [1, 2]]),
+                    (lambda o: fg.nanmedian(x, 1, out=o), [[1.0, 4.0], [1, 2]]),
+                    (lambda o: fg.mode(x.nan_to_num(), 1, out=o), [[0.0, 2.0], [2, 0]])):
+        v, i = fg.zeros(0, dtype=fg.float64), fg.zeros(0, dtype=fg.int64)
+        r = f((v, i))
+        assert r[0] is v and r[1] is i and [v.tolist(), i.tolist()] == want
+    lo, hi = fg.zeros(0, dtype=fg.float64), fg.zeros(0, dtype=fg.float64)
+    fg.aminmax(x.nan_to_num(), dim=1, out=(lo, hi))
+    assert lo.tolist() == [0.0, 2.0] and hi.tolist() == [3.0, 5.0]
+    with pytest.raises(RuntimeError):  # (the values' dtype must be the input's)
+        fg.nanmedian(x, 1, out=(fg.zeros(0), fg.zeros(0, dtype=fg.int64)))
+    o = fg.zeros(2, dtype=fg.float64)
+    assert fg.nansum(x, 1, out=o) is o and o.tolist() == [4.0, 11.0]
+    d = fg.zeros(2, 2, dtype=fg.float64)
+    assert fg.diff(x.nan_to_num(), out=d) is d and d.tolist() == [[-2.0, -1.0], [3.0, -1.0]]

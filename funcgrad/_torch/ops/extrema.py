@@ -9,7 +9,7 @@ from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor, _dim, _wrap
 from .._dispatch import _apply, _apply1, _apply_nograd
-from ._common import _cast, _dims, _NPB, _with_out
+from ._common import _cast, _dims, _NPB, _out, _with_out
 from .arithmetic import maximum, minimum
 from .reductions import _keep_all
 
@@ -97,11 +97,13 @@ _min_all = _extremum_all(lambda a: jnp.min(a), np.inf)
 
 
 def max(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
-    return _minmax("max", _max_all, jnp.argmax, input, dim, keepdim, maximum)
+    return _out(_minmax("max", _max_all, jnp.argmax, input, dim, keepdim, maximum), out,
+                isinstance(out, (tuple, list)))
 
 
 def min(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
-    return _minmax("min", _min_all, jnp.argmin, input, dim, keepdim, minimum)
+    return _out(_minmax("min", _min_all, jnp.argmin, input, dim, keepdim, minimum), out,
+                isinstance(out, (tuple, list)))
 
 
 def _int_dim(name, dim) -> None:
@@ -110,6 +112,7 @@ def _int_dim(name, dim) -> None:
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
 
 
+@_with_out()
 def aminmax(input, *, dim=None, keepdim=False):
     _int_dim("aminmax", dim)
     if input.numel() == 0:

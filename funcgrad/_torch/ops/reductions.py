@@ -68,6 +68,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     return _out_cast(_apply1("Sum", fn, input), out)
 
 
+@_with_out(None)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     axes = _dims(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())

@@ -188,6 +188,10 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """The lower median of the non-NaN entries (values and indices along dim)."""
+    return _out(_nanmedian(input, dim, keepdim), out, True)
+
+
+def _nanmedian(input, dim, keepdim):
     if dim is not None:
         _dim(dim, input.ndim)
     if input._np_dtype() == np.bool_:
