@@ -299,3 +299,21 @@ def test_out_arguments_of_reductions_and_selections_are_written():
     assert fg.nansum(x, 1, out=o) is o and o.tolist() == [4.0, 11.0]
     d = fg.zeros(2, 2, dtype=fg.float64)
     assert fg.diff(x.nan_to_num(), out=d) is d and d.tolist() == [[-2.0, -1.0], [3.0, -1.0]]
+
+
+def test_linalg_out_arguments_are_written():
+    A = fg.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=fg.float64)
+    for f, want in ((lambda o: fg.linalg.det(A, out=o), 5.0), (lambda o: fg.linalg.matrix_power(A, 2, out=o),
+                                                              [[5.0, 5.0], [5.0, 10.0]]),
+                    (lambda o: fg.linalg.cross(fg.ones(3, dtype=fg.float64), fg.arange(3.0, dtype=fg.float64), out=o),
+                     [1.0, -2.0, 1.0]), (lambda o: fg.linalg.vector_norm(fg.tensor([3.0, 4.0], dtype=fg.float64),
+                                                                         out=o), 5.0),
+                    (lambda o: fg.linalg.solve(A, fg.tensor([3.0, 4.0], dtype=fg.float64), out=o), [1.0, 1.0])):
+        o = fg.empty(0, dtype=fg.float64)
+        assert f(o) is o
+        np.testing.assert_allclose(o.numpy(), want, rtol=1e-12)
+    with pytest.raises(RuntimeError):  # (out's dtype must be the result's)
+        fg.linalg.inv(A, out=fg.empty(0))
+    m, e = fg.empty(0), fg.empty(0, dtype=fg.int32)
+    fg.frexp(fg.tensor([8.0, 0.75]), out=(m, e))
+    assert m.tolist() == [0.5, 0.75] and e.tolist() == [4, 0]

@@ -136,7 +136,7 @@ def frexp(input, *, out=None):
     h = e // 2
     s1, s2 = Array(np.exp2(h).astype(dt)), Array(np.exp2(e - h).astype(dt))
     m = _apply1("Frexp", lambda a: ew.mul(ew.mul(a, s1), s2), input)
-    return _rt.frexp(m, _wrap(Array(ex.astype(np.int32))))
+    return _out(_rt.frexp(m, _wrap(Array(ex.astype(np.int32)))), out, True)
 
 
 def _int_binary(name, np_fn):
