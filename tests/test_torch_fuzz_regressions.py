@@ -259,6 +259,8 @@ def test_bfloat16_shifts_and_bool_ldexp_exponents_have_no_kernels():
     with pytest.raises(NotImplementedError, match='"ldexp_cpu_exp" not implemented for \'Bool\''):
         fg.ldexp(fg.ones(3), fg.ones(3, dtype=fg.bool))
     np.testing.assert_allclose(fg.ldexp(fg.ones(3, dtype=fg.bool), fg.tensor([1.0, 2.0, 3.0])).numpy(), [2, 4, 8])
+    # (an integer input multiplies: a bool exponent is fine there)
+    assert fg.ldexp(fg.tensor([1, 2, 3], dtype=fg.int32), fg.tensor([False, True, False])).tolist() == [1.0, 4.0, 3.0]
 
 
 def test_single_dim_reductions_refuse_dim_tuples_and_aminmax_names_itself():

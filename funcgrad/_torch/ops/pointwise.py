@@ -106,7 +106,8 @@ def ldexp(input, other, *, out=None):
     """input * 2 ** other, as torch: 2.0 ** other in other's float dtype, the product in the result dtype of
     (input, other) (the default float for integers)."""
     o = other if isinstance(other, Tensor) else _t(other)
-    if o._np_dtype() == np.bool_:
+    if o._np_dtype() == np.bool_ and isinstance(input, Tensor) and D.kind(input._np_dtype()) == "f":
+        # (torch's kernel for a floating input; an integer one multiplies)
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     dt = _promote(input, o)
     if dt.kind in "biu":
