@@ -370,3 +370,49 @@ def test_complex_sign_divides_part_by_part():
     assert math.isnan(s[0].real) and s[0].imag == 0  # inf / inf, 0 / inf
     assert s[1].real == 0 and math.isnan(s[1].imag)
     assert s[2] == 0.6 + 0.8j and s[3] == 0
+
+
+def test_power_of_an_inexact_base_to_an_integer_array_is_strong(x64):
+    # jax.numpy raises an inexact base to an integer array's power with lax.pow, unpromoted: a Python scalar base
+    # does not make the result weakly typed (a weakly typed exponent keeps it weak)
+    fdt = fnp.float64 if x64 else fnp.float32
+    for base, dt in ((2.0, fdt), (1j, fnp.complex128 if x64 else fnp.complex64)):
+        for e in (fnp.array([1, 2]), fnp.array([1, 2], fnp.int8), fnp.array([1, 2], fnp.uint8)):
+            for r in (fnp.power(base, e), base ** e):
+                assert r.dtype == dt and not r.weak_type
+    r = fnp.power(2.0, fnp.array([1, 2]))
+    np.testing.assert_allclose(np.asarray(r), [2.0, 4.0])
+    assert fnp.power(2.5, fnp.asarray(3)).weak_type  # (both weak)
+    assert fnp.power(2.0, fnp.array([True])).weak_type  # (a bool exponent is promoted: weak)
+    assert funcgrad.jit(fnp.power)(2.0, fnp.array([1, 2])).weak_type is False
+    # (lax.pow's rule for integer exponents: no derivative in the base where the exponent is 0, to every order)
+    g = funcgrad.grad(lambda a: fnp.power(a, fnp.array([0, 1, 2])).sum())(fnp.zeros(3))
+    assert np.asarray(g).tolist() == [0.0, 1.0, 0.0]
+    h = funcgrad.hessian(lambda a: flax.pow(a, fnp.array([0, 2, 3])).sum())(fnp.zeros(3))
+    assert np.asarray(h).tolist() == [[0.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 0.0]]
+    assert np.asarray(flax.pow(fnp.array([NAN, INF]), fnp.array([0, 0]))).tolist() == [1.0, 1.0]
+
+
+def test_round_of_integers_to_negative_decimals_raises(x64):
+    x = fnp.array([15, 25, -35])
+    with pytest.raises(NotImplementedError, match="integer np.round not implemented for decimals < 0"):
+        fnp.round(x, -1)
+    assert fnp.round(x, 1).tolist() == [15, 25, -35] and fnp.round(x).dtype == x.dtype
+    np.testing.assert_allclose(np.asarray(fnp.round(fnp.array([15.0, 25.0, -35.0]), -1)), [20.0, 20.0, -40.0])
+
+
+def test_bool_mask_times_float_selects_as_xla(x64):
+    # XLA rewrites mul(convert(mask), x) (jax.numpy's multiply of a bool array and a float/complex one of the
+    # result's shape) to a select: False * inf and False * nan are 0; a broadcast mask or a bfloat16 product
+    # multiplies (nan)
+    b, f = fnp.array([True, False, False]), fnp.array([INF, NAN, 2.0])
+    for r in (b * f, f * b, fnp.multiply(b, f), b * INF, funcgrad.jit(lambda x, y: x * y)(b, f),
+              b * f.astype(fnp.float16), fnp.stack([b, b]) * f):
+        assert bits(np.asarray(r).reshape(-1, 3)[-1]) == [(INF, 1.0), (0.0, 1.0), (0.0, 1.0)]
+    r = b * f.astype(fnp.complex64)
+    assert np.asarray(r).tolist() == [complex(INF, 0), 0j, 0j]
+    assert bits(b * f.astype(fnp.bfloat16))[1] is None
+    assert bits(b[:, None] * f[None])[3] is None  # (row False, column inf)
+    assert bits(b * fnp.stack([f, f]))[1] is None
+    g = funcgrad.grad(lambda y: (fnp.array([True, False]) * y).sum())(fnp.array([1.0, 2.0]))
+    assert np.asarray(g).tolist() == [1.0, 0.0]

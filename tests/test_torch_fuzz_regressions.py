@@ -128,3 +128,194 @@ def test_sequence_results_are_tuples_as_torch():
     assert type(fg.broadcast_tensors(x, x[:1])) is tuple
     assert type(fg.atleast_1d(x, x)) is tuple and type(fg.meshgrid(x[0], x[1], indexing="ij")) is tuple
     assert [tuple(t.shape) for t in fg.broadcast_tensors(x, x[:1])] == [(2, 3), (2, 3)]
+
+
+def test_setitem_with_a_0d_integer_tensor_index_casts_like_an_int_index():
+    # torch applies a 0-d integer Tensor index as a select (as the int it holds): the value is copied with a cast,
+    # where an index array needs the value's dtype to match
+    x = fg.zeros(2, 3, dtype=fg.int64)
+    x[fg.tensor(1)] = fg.tensor(3.5)
+    x[0, fg.tensor(2)] = fg.tensor(2.5)
+    x[fg.tensor(0), fg.tensor(0, dtype=fg.int32)] = fg.tensor(-1.5, dtype=fg.float64)
+    np.testing.assert_array_equal(x.numpy(), [[-1, 0, 2], [3, 3, 3]])
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+        x[fg.tensor([1])] = fg.tensor(3.5)
+
+
+def test_nanmedian_along_an_empty_dim_raises():
+    for shape, d in (((0, 3), 0), ((2, 0, 3), 1), ((0, 0), 1)):
+        with pytest.raises(IndexError, match=f"median\\(\\): Expected reduction dim {d} to have non-zero size"):
+            fg.nanmedian(fg.zeros(shape), d)
+
+
+def test_nanmean_checks_the_input_dtype_first_and_takes_out():
+    with pytest.raises(RuntimeError, match="nanmean\\(\\): expected input to have floating point or complex dtype "
+                                           "but got Long"):
+        fg.nanmean(fg.ones(3, dtype=fg.int64), dtype=fg.float64)
+    with pytest.raises(RuntimeError, match="Optional dtype must be either a floating point or complex dtype"):
+        fg.nanmean(fg.ones(3), dtype=fg.int64)
+    o = fg.empty((), dtype=fg.float64)
+    r = fg.nanmean(fg.tensor([1.0, float("nan"), 2.0]), 0, out=o)
+    assert r is o and o.item() == 1.5
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0])
+def test_cdist_second_derivative(p):
+    # the broadcast difference of x1's and x2's rows is recorded with its broadcasting, so its gradient keeps
+    # each input's shape to every order (torch has no double backward for cdist: the explicit formula is the
+    # reference)
+    torch = pytest.importorskip("torch")
+    a = np.array([[0.3, 0.1], [-0.5, 0.7], [0.2, 0.2]])
+    b = np.array([[0.1, 0.4], [-0.2, 0.9]])
+    w = np.arange(6.0).reshape(3, 2)
+
+    def run(L, f):
+        x, y = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        g = L.autograd.grad((f(L, x, y) * L.tensor(w)).sum(), (x, y), create_graph=True)
+        return g + L.autograd.grad((g[0] ** 2).sum() + g[1].sum() ** 2, (x, y))
+    ref = run(torch, lambda L, x, y: ((x[:, None] - y[None]).abs() ** p).sum(-1) ** (1 / p))
+    got = run(fg, lambda L, x, y: L.cdist(x, y, p=p))
+    for r, g in zip(ref, got):
+        np.testing.assert_allclose(g.detach().numpy(), r.detach().numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_add_sub_alpha_is_checked_against_the_result_dtype():
+    i, f, b = fg.tensor([1, 2]), fg.tensor([1.0, 2.0]), fg.tensor([True, False])
+    for op in (fg.add, fg.sub):
+        with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating"):
+            op(i, i, alpha=1.0)
+        with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+            op(f, f, alpha=True)
+        with pytest.raises(RuntimeError, match="For non-complex input tensors, argument alpha must not be a complex"):
+            op(f, f, alpha=1j)
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        f.clone().add_(f, alpha=True)
+    with pytest.raises(RuntimeError, match="argument alpha must not be a complex number"):
+        f.clone().sub_(f, alpha=1j)
+    np.testing.assert_array_equal(fg.add(i, i, alpha=3).numpy(), [4, 8])
+    np.testing.assert_allclose(fg.add(i, 1.5, alpha=2).numpy(), [4.0, 5.0])  # (a float result: a float scalar)
+    r = fg.add(b, b, alpha=2)  # a bool result stays bool: a or (b and alpha)
+    assert r.dtype == fg.bool and r.tolist() == [True, False]
+    assert fg.add(b, b, alpha=False).tolist() == [True, False]
+    with pytest.raises(RuntimeError, match="with two bool tensors is not supported. Use the `\\^`"):
+        fg.sub(b, b)
+    with pytest.raises(RuntimeError, match="with a bool tensor is not supported. If you are trying to invert"):
+        fg.sub(b, i)
+
+
+def test_round_with_decimals_has_no_integer_kernels():
+    x = fg.tensor([3, 15])
+    assert x.round().tolist() == [3, 15] and fg.round(x).tolist() == [3, 15]
+    with pytest.raises(NotImplementedError, match='"round_vml_cpu" not implemented for \'Long\''):
+        fg.round(x, decimals=0)
+    with pytest.raises(NotImplementedError, match='"round_cpu" not implemented for \'Byte\''):
+        x.to(fg.uint8).round(decimals=-1)
+    with pytest.raises(NotImplementedError, match='"round_vml_cpu" not implemented for \'Bool\''):
+        x.bool().round()
+    np.testing.assert_allclose(fg.round(fg.tensor([1234.5, 15.0, 0.125]), decimals=-1).numpy(), [1230.0, 20.0, 0.0])
+
+
+def test_einsum_sublist_form():
+    a, b = fg.arange(6.).reshape(2, 3), fg.arange(12.).reshape(3, 4)
+    np.testing.assert_allclose(fg.einsum(a, [0, 1], b, [1, 2]).numpy(), a.numpy() @ b.numpy())
+    np.testing.assert_allclose(fg.einsum(a, [0, 1], b, [1, 2], [2, 0]).numpy(), (a.numpy() @ b.numpy()).T)
+    np.testing.assert_allclose(fg.einsum(a, [Ellipsis, 51], [Ellipsis]).numpy(), a.numpy().sum(-1))
+    with pytest.raises(ValueError, match="not within the valid range \\[0, 52\\)"):
+        fg.einsum(a, [0, 52])
+
+
+def test_python_numbers_out_of_an_integer_dtype_range():
+    # c10's checked_convert: RuntimeError naming the type (torch.tensor: int8; fill_ and x[i] = v: int8_t); an
+    # unsigned dtype takes an int's negatives down to -max, which wrap; an int beyond 64 bits is a ValueError
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8 without overflow"):
+        fg.tensor([1, 300], dtype=fg.int8)
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        fg.tensor([2 ** 63], dtype=fg.int64)
+    assert fg.tensor([[1, -255]], dtype=fg.uint8).tolist() == [[1, 1]]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+        fg.zeros(2, dtype=fg.int8).fill_(300)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+        fg.zeros(2, dtype=fg.int8).fill_(-200.0)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        fg.zeros(2, dtype=fg.int64).fill_(2 ** 63)
+    assert fg.zeros(2, dtype=fg.uint8).fill_(-1).tolist() == [255, 255]
+    x = fg.zeros(3, dtype=fg.uint8)
+    x[0] = -1
+    x[1] = 7.9
+    assert x.tolist() == [255, 7, 0]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        x[2] = 300
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        x[x == 0] = 1e10
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        x[0] = 2 ** 64
+
+
+def test_bfloat16_shifts_and_bool_ldexp_exponents_have_no_kernels():
+    with pytest.raises(NotImplementedError, match='"lshift_cpu" not implemented for \'BFloat16\''):
+        fg.ones(3, dtype=fg.bfloat16) << 1
+    with pytest.raises(NotImplementedError, match='"rshift_cpu" not implemented for \'BFloat16\''):
+        fg.bitwise_right_shift(fg.ones(3, dtype=fg.int64), fg.ones(3, dtype=fg.bfloat16))
+    with pytest.raises(NotImplementedError, match='"ldexp_cpu_exp" not implemented for \'Bool\''):
+        fg.ldexp(fg.ones(3), fg.ones(3, dtype=fg.bool))
+    np.testing.assert_allclose(fg.ldexp(fg.ones(3, dtype=fg.bool), fg.tensor([1.0, 2.0, 3.0])).numpy(), [2, 4, 8])
+    # (an integer input multiplies: a bool exponent is fine there)
+    assert fg.ldexp(fg.tensor([1, 2, 3], dtype=fg.int32), fg.tensor([False, True, False])).tolist() == [1.0, 4.0, 3.0]
+
+
+def test_single_dim_reductions_refuse_dim_tuples_and_aminmax_names_itself():
+    x = fg.arange(6.).reshape(2, 3)
+    for f, name in ((lambda: fg.aminmax(x, dim=(0, 1)), "aminmax"), (lambda: fg.argmax(x, dim=(0,)), "argmax"),
+                    (lambda: fg.argmin(x.bool(), dim=[0]), "argmin")):
+        with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'dim' must be int, not"):
+            f()
+    with pytest.raises(IndexError, match="aminmax: Expected reduction dim 0 to have non-zero size"):
+        fg.aminmax(fg.zeros(0, 3), dim=0)
+    with pytest.raises(RuntimeError, match="aminmax\\(\\): cannot compute aminmax over an empty dimension"):
+        fg.aminmax(fg.zeros(0))
+
+
+def test_return_types_print_as_torch_structseqs():
+    r = fg.max(fg.tensor([[1.0, 3.0]]), 1)
+    assert repr(r) == "torch.return_types.max(\nvalues=tensor([3.]),\nindices=tensor([1]))"
+    assert repr(fg.aminmax(fg.tensor([2.0]))) == "torch.return_types.aminmax(\nmin=tensor(2.),\nmax=tensor(2.))"
+    assert isinstance(r, tuple) and r.values is r[0]
+
+
+def test_out_arguments_of_reductions_and_selections_are_written():
+    x = fg.tensor([[3.0, 1.0, float("nan")], [2.0, 5.0, 4.0]], dtype=fg.float64)
+    for f, want in ((lambda o: fg.max(x.nan_to_num(), 1, out=o), [[3.0, 5.0], [0, 1]]),
+                    (lambda o: fg.min(x.nan_to_num(), 1, out=o), [[0.0, 2.0], [2, 0]]),
+                    (lambda o: fg.median(x.nan_to_num(), 1, out=o), [[1.0, 4.0], [1, 2]]),
+                    (lambda o: fg.nanmedian(x, 1, out=o), [[1.0, 4.0], [1, 2]]),
+                    (lambda o: fg.mode(x.nan_to_num(), 1, out=o), [[0.0, 2.0], [2, 0]])):
+        v, i = fg.zeros(0, dtype=fg.float64), fg.zeros(0, dtype=fg.int64)
+        r = f((v, i))
+        assert r[0] is v and r[1] is i and [v.tolist(), i.tolist()] == want
+    lo, hi = fg.zeros(0, dtype=fg.float64), fg.zeros(0, dtype=fg.float64)
+    fg.aminmax(x.nan_to_num(), dim=1, out=(lo, hi))
+    assert lo.tolist() == [0.0, 2.0] and hi.tolist() == [3.0, 5.0]
+    with pytest.raises(RuntimeError):  # (the values' dtype must be the input's)
+        fg.nanmedian(x, 1, out=(fg.zeros(0), fg.zeros(0, dtype=fg.int64)))
+    o = fg.zeros(2, dtype=fg.float64)
+    assert fg.nansum(x, 1, out=o) is o and o.tolist() == [4.0, 11.0]
+    d = fg.zeros(2, 2, dtype=fg.float64)
+    assert fg.diff(x.nan_to_num(), out=d) is d and d.tolist() == [[-2.0, -1.0], [3.0, -1.0]]
+
+
+def test_linalg_out_arguments_are_written():
+    A = fg.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=fg.float64)
+    for f, want in ((lambda o: fg.linalg.det(A, out=o), 5.0), (lambda o: fg.linalg.matrix_power(A, 2, out=o),
+                                                              [[5.0, 5.0], [5.0, 10.0]]),
+                    (lambda o: fg.linalg.cross(fg.ones(3, dtype=fg.float64), fg.arange(3.0, dtype=fg.float64), out=o),
+                     [1.0, -2.0, 1.0]), (lambda o: fg.linalg.vector_norm(fg.tensor([3.0, 4.0], dtype=fg.float64),
+                                                                         out=o), 5.0),
+                    (lambda o: fg.linalg.solve(A, fg.tensor([3.0, 4.0], dtype=fg.float64), out=o), [1.0, 1.0])):
+        o = fg.empty(0, dtype=fg.float64)
+        assert f(o) is o
+        np.testing.assert_allclose(o.numpy(), want, rtol=1e-12)
+    with pytest.raises(RuntimeError):  # (out's dtype must be the result's)
+        fg.linalg.inv(A, out=fg.empty(0))
+    m, e = fg.empty(0), fg.empty(0, dtype=fg.int32)
+    fg.frexp(fg.tensor([8.0, 0.75]), out=(m, e))
+    assert m.tolist() == [0.5, 0.75] and e.tolist() == [4, 0]

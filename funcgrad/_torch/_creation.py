@@ -232,8 +232,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             try:
                 v = np.array(host, dtype=dt)
             except (OverflowError, ValueError) as e:
-                if isinstance(e, OverflowError) and dt.kind in "iu":
-                    raise ValueError("Overflow when unpacking long long") from None
+                if isinstance(e, OverflowError) and dt.kind in "iu":  # (torch's messages; a uint8 takes -1)
+                    flat = np.array(host, object).ravel()
+                    if any(isinstance(x, int) and not -2 ** 63 <= x < 2 ** 63 for x in flat):
+                        raise ValueError("Overflow when unpacking long long") from None
+                    v = np.array([D.int_scalar(x, dt, ctype=False) for x in flat], dt).reshape(np.shape(host))
+                    return _finish(v, requires_grad)
                 if "sequence" in str(e) or "inhomogeneous" in str(e):
                     v = _from_sequence(data, dtype)  # raises torch's message naming the ragged dimension
                 else:

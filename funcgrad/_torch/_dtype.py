@@ -213,6 +213,27 @@ def kind(dt: np.dtype) -> str:
     return "f" if dt is _BF16 else dt.kind
 
 
+def int_scalar(value, dt: np.dtype, ctype: bool = True):
+    """A Python int or float `value` as a scalar of the integer dtype `dt`, with torch's range check (c10's
+    checked_convert, as fill_, x[i] = v and torch.tensor use it): an int beyond [-2**63, 2**64) is a ValueError;
+    else an out-of-range value is a RuntimeError naming the C type (int8_t, with `ctype`) or the dtype (int8).
+    An unsigned dtype also takes an int's negatives down to -max, which wrap (torch.tensor(-1, dtype=uint8)
+    is 255)."""
+    info = np.iinfo(dt)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        value = int(value)
+        if not -2 ** 63 <= value < 2 ** 64:
+            raise ValueError("Overflow when unpacking long long")
+        ok = info.min <= value <= info.max if info.min else -info.max <= value <= info.max
+        if ok:
+            return np.array(value % (info.max + 1) if value < 0 and not info.min else value).astype(dt)
+    else:
+        f = float(value)
+        if f != f or info.min <= f <= info.max:
+            return np.array(f).astype(dt)
+    raise RuntimeError(f"value cannot be converted to type {dt.name + '_t' if ctype else dt.name} without overflow")
+
+
 def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     """torch.promote_types on NumPy dtypes."""
     if a == b:

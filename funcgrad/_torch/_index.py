@@ -236,9 +236,21 @@ def _basic_first(key):
     return tuple(basic), tuple(rest)
 
 
+def _zero_d_ints_as_ints(idx):
+    """torch's x[idx] = v applies a 0-d integer Tensor index (not uint8, not bool) as a select, like the Python
+    int it holds: x[torch.tensor(1)] = float_value then casts into x as x[1] = ... does, with no index_put_."""
+    def conv(i):
+        if i.__class__ is Tensor and i._v is not None and i._v.ndim == 0 and i._v.dtype.kind in "iu" and \
+                i._v.dtype != np.uint8:
+            return int(i._v)
+        return i
+    return tuple(conv(i) for i in idx) if isinstance(idx, tuple) else conv(idx)
+
+
 def setitem(self, idx, value):
     if idx is False:  # torch writes nothing, and checks nothing
         return
+    idx = _zero_d_ints_as_ints(idx)
     if idx.__class__ is Tensor and idx._v is None and idx._np_dtype() == np.bool_ and (
             not isinstance(value, Tensor) or value.ndim == 0):
         # x[traced mask] = scalar: a masked fill (the mask's values are unknown while tracing)
@@ -253,6 +265,8 @@ def setitem(self, idx, value):
         _check_adv(shape, key)
         key = np.unravel_index(np.arange(int(np.prod(shape))).reshape(shape)[split[0]][split[1]], shape)
     dt = self._np_dtype()
+    if dt.kind in "iu" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = D.int_scalar(value, dt)  # (torch's range check of a number written into an integer tensor)
     if isinstance(value, Tensor):
         vt = value
     else:

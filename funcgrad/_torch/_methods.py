@@ -59,8 +59,8 @@ def _fast_binary_inplace(np_fn, op, name):
 
     def method(self, other, *, alpha=None):
         v = self._v
-        if _DP._fw_on:  # forward AD: the tangents are updated by _inplace
-            v = None
+        if _DP._fw_on or alpha is not None and isinstance(alpha, (bool, complex, np.bool_, np.complexfloating)):
+            v = None  # (forward AD: the tangents are updated by _inplace; a bool/complex alpha: torch's checks)
         if v is not None and not _gs.enabled or (v is not None and not self._rg and not (
                 isinstance(other, Tensor) and _req(other)) and (self._base is None or not self._base._rg)):
             if v.flags.writeable and v.dtype.kind in "fc" and not self._inf:
@@ -117,6 +117,8 @@ def fill_(self, value):
         if isinstance(value, complex) and D.kind(self._np_dtype()) != "c":  # (a complex tensor's value: the real
             warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
             value = value.real  # part, as torch's copy; a Python complex stays an overflow error)
+    if self._np_dtype().kind in "iu" and isinstance(value, (int, float)):
+        value = D.int_scalar(value, self._np_dtype())
     if v is not None and v.flags.writeable and not _DP._fw_on and (not _gs.enabled or (
             not self._rg and (self._base is None or not self._base._rg))):
         _check_inf(self)

@@ -3,6 +3,8 @@ the common decompositions and solvers, each one recorded op over funcgrad.numpy.
 the primitives' rules)."""
 from __future__ import annotations
 
+import functools
+
 import math
 
 import numpy as np
@@ -25,6 +27,15 @@ from ._errors import _legacy
 
 _LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
+
+
+def _writes_out(fn):
+    """fn with torch's out= written: the result (or each of a tuple's) copied into out, whose dtype must be the
+    result's; the call returns out."""
+    @functools.wraps(fn)
+    def op(*args, out=None, **kwargs):
+        return _out(fn(*args, **kwargs), out, True)
+    return op
 
 def _float_check(x, op: str):
     dt = x._np_dtype()
@@ -72,6 +83,7 @@ def _norm_dtype(x, dtype, name):
     return x.to(dtype)
 
 
+@_writes_out
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """Frobenius, nuclear ('nuc'), spectral (2, -2) or induced (1, -1, inf, -inf) norm over two dims."""
     if ord in ("nuc", 2, -2) and (A._np_dtype() == np.float16 or str(A.dtype) == "torch.bfloat16"):
@@ -84,6 +96,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return _apply1("LinalgMatrixNorm", lambda a: _matrix_norm_arr(a, ord, d0, d1, keepdim), A)
 
 
+@_writes_out
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """The ord-norm of x's entries (over dim, or all of them)."""
     _float_check(x, "vector_norm")
@@ -93,6 +106,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
     return _reductions.norm(x, p=float(ord) if ord not in (2,) else 2, dim=dim, keepdim=keepdim)
 
 
+@_writes_out
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """torch.linalg.norm: a vector norm for 1-d input or int dim, a matrix norm for 2-d input or a 2-tuple dim;
     ord=None is the 2-norm of all entries."""
@@ -129,6 +143,7 @@ def _square(A, op: str):
     _float_check(A, op)
 
 
+@_writes_out
 def det(A, *, out=None):
     """The determinant; its gradient is the adjugate, also at singular A (torch's SVD formula, which torch uses
     under create_graph and torch.func; torch's first-order eager backward gives 0 at an exactly singular A)."""
@@ -179,12 +194,14 @@ def _raise_if_singular(A, result, op: str):
 
 
 @_torch_linalg_error
+@_writes_out
 def inv(A, *, out=None):
     """The inverse of each square matrix of A; singular input raises linalg.LinAlgError."""
     _square(A, "inv")
     return _raise_if_singular(A, _apply1("LinalgInv", jnp.linalg.inv, A), "inv")
 
 
+@_writes_out
 def slogdet(A, *, out=None):
     """(sign, log|det|) of each square matrix, finite where det would overflow."""
     _square(A, "slogdet")
@@ -193,6 +210,7 @@ def slogdet(A, *, out=None):
 
 
 @_torch_linalg_error
+@_writes_out
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (X A = B if left=False) for square invertible A, broadcast over batches."""
     _square(A, "solve")
@@ -218,6 +236,7 @@ def solve(A, B, *, left=True, out=None):
 
 
 @_torch_linalg_error
+@_writes_out
 def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor L of Hermitian positive-definite A (A = L L^H; U with A = U^H U if upper)."""
     _square(A, "cholesky")
@@ -229,6 +248,7 @@ def _at_least_2d(A, op):
         raise RuntimeError(f"linalg.{op}: The input tensor A must have at least 2 dimensions.")
 
 
+@_writes_out
 def qr(A, mode="reduced", *, out=None):
     """(Q, R) with A = Q R; mode 'reduced', 'complete' or 'r' (Q empty)."""
     _at_least_2d(A, "qr")
@@ -244,6 +264,7 @@ def _from_triangle(a, UPLO):
     return a + ew.stop_gradient(h - a)
 
 
+@_writes_out
 def eigh(A, UPLO="L", *, out=None):
     """(eigenvalues ascending, eigenvectors) of Hermitian A, reading the UPLO triangle."""
     _square(A, "eigh")
@@ -251,12 +272,14 @@ def eigh(A, UPLO="L", *, out=None):
     return _eigh_t(w, v)
 
 
+@_writes_out
 def eigvalsh(A, UPLO="L", *, out=None):
     """The eigenvalues of Hermitian A in ascending order, reading the UPLO triangle."""
     _square(A, "eigvalsh")
     return _apply1("LinalgEigvalsh", lambda a: jnp.linalg.eigvalsh(_from_triangle(a, UPLO), UPLO=UPLO), A)
 
 
+@_writes_out
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending (torch.svd returns V instead of Vh)."""
     _at_least_2d(A, "svd")
@@ -264,28 +287,33 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     return _svd_t(u, s, vh)
 
 
+@_writes_out
 def svdvals(A, *, driver=None, out=None):
     """The singular values of A, descending."""
     _at_least_2d(A, "svd")
     return _apply1("LinalgSvdvals", lambda a: jnp.linalg.svd(a, compute_uv=False), A)
 
 
+@_writes_out
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """The Moore-Penrose pseudo-inverse, singular values below max(atol, rtol * the largest) taken as zero."""
     return _apply1("LinalgPinv", lambda a: jnp.linalg.pinv(a, hermitian=hermitian), A)
 
 
+@_writes_out
 def matrix_power(A, n, *, out=None):
     """A^n for an integer n by repeated squaring (n < 0 inverts first; n = 0 gives the identity)."""
     _square(A, "matrix_power")
     return _apply1("LinalgMatrixPower", lambda a: jnp.linalg.matrix_power(a, int(n)), A)
 
 
+@_writes_out
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """The number of singular values above max(atol, rtol * the largest one)."""
     return _wrap(jnp.linalg.matrix_rank(A._arr(), hermitian=hermitian).astype(np.int64))
 
 
+@_writes_out
 def cross(input, other, *, dim=-1, out=None):
     """The cross product of 3-vectors along dim, broadcast over the other dimensions."""
     return _products.cross(input, other, dim=dim)
@@ -418,16 +446,19 @@ def _ex(result, compute, nan_like, A, check_errors):
     return result(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
 
 
+@_writes_out
 def inv_ex(A, *, check_errors=False, out=None):
     """(inverse, info): inv without raising; info > 0 marks a singular matrix."""
     return _ex(_inv_ex_t, lambda: inv(A), A, A, check_errors)
 
 
+@_writes_out
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info): cholesky without raising; info > 0 is the order of the leading minor that is not positive definite."""
     return _ex(_chol_ex_t, lambda: cholesky(A, upper=upper), A, A, check_errors)
 
 
+@_writes_out
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """(X, info): solve without raising; info > 0 marks a singular A."""
     return _ex(_solve_ex_t, lambda: solve(A, B, left=left), B, A, check_errors)
@@ -447,6 +478,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return _lstsq_t(sol, _C.empty(0, dtype=A.dtype), rank, _C.empty(0, dtype=A.dtype))
 
 
+@_writes_out
 def cond(A, p=None, *, out=None):
     """The condition number of A in the p-norm (2-norm by default: the ratio of extreme singular values)."""
     if p in (None, 2, -2):
@@ -456,6 +488,7 @@ def cond(A, p=None, *, out=None):
     return _arithmetic.mul(matrix_norm(A, p), matrix_norm(inv(A), p))
 
 
+@_writes_out
 def tensorinv(A, ind=2, *, out=None):
     """The inverse of A as a map from its last dims to its first ind dims: tensordot(tensorinv(A), A, ind) = I."""
     if ind <= 0:
@@ -465,6 +498,7 @@ def tensorinv(A, ind=2, *, out=None):
     return inv(A.reshape(rows, -1)).reshape(*out_shape)
 
 
+@_writes_out
 def tensorsolve(A, B, dims=None, *, out=None):
     """X with tensordot(A, X, X.ndim) = B (dims of A moved to the end first)."""
     if dims is not None:

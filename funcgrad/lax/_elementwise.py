@@ -208,7 +208,7 @@ def _is_integer_exponent(y) -> bool:
 def _pow_integer_exponent(x, y):
     """lax.pow(x, y) for an integer y, as JAX 0.10: x floating or complex, y converted to x's dtype, and
     zero derivative in x where y == 0 (JAX's rule for integer exponents; y * x**(y - 1) would be NaN at
-    x = 0). A composition of cards: select(y == 0, 1, x ** y)."""
+    x = 0, and to every order). A composition of cards: select(y == 0, 1, select(y == 0, 1, x) ** y)."""
     x = _arr(x)
     if _kind(x.dtype) not in "fc":
         raise TypeError(f"the first argument to pow must have an inexact dtype (float or complex), and the second "
@@ -221,7 +221,11 @@ def _pow_integer_exponent(x, y):
     zero = _ew.eq(y, _ew.zeros_like(y))
     yf = _ew.convert_element_type(_ew.select(zero, _sh.full(y.shape, 1, y.dtype), y), x.dtype, y.weak_type)
     weak = bool(x.weak_type and y.weak_type)
-    return _ew.select(zero, _sh.full(x.shape, 1, x.dtype, weak_type=weak), _ew.pow(x, yf))
+    one = _sh.full(x.shape, 1, x.dtype, weak_type=weak)
+    # (where y == 0 the base is 1 too: every derivative there is then exactly 0, where 0 * x ** (1 - k) is NaN
+    # at x = 0 from the second derivative on)
+    return _ew.select(zero, one, _ew.pow(_ew.select(zero, _sh.full(x.shape, 1, x.dtype, weak_type=x.weak_type), x),
+                                         yf))
 
 
 def _bound(v: float, dtype) -> float:

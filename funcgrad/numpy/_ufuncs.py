@@ -25,7 +25,8 @@ from .._src.prims import elementwise as ew
 from .._src.prims import special as sp
 from .._src.prims.shape import full
 from . import _promote
-from ..lax._elementwise import _atan2 as _lax_atan2, _digamma as _lax_digamma, sign as _lax_sign
+from ..lax._elementwise import _atan2 as _lax_atan2, _digamma as _lax_digamma, sign as _lax_sign, \
+    pow as _lax_pow
 from ._promote import (_weak_scalar, weak_filled, asarray_any, broadcast_all, broadcast_shapes, broadcast_to, is_python_scalar,
                        promote_and_broadcast, promote_args, python_scalar_operand, result_dtype)
 
@@ -193,7 +194,27 @@ def _binary(name, prim, bool_fn=None, bool_ok=True):
 # On bools NumPy's add is logical or and multiply is logical and: max and min of bools.
 add = _binary("add", ew.add_p, bool_fn=ew.max)
 subtract = _binary("subtract", ew.sub_p, bool_ok=False)
-multiply = _binary("multiply", ew.mul_p, bool_fn=ew.min)
+_multiply = _binary("multiply", ew.mul_p, bool_fn=ew.min)
+
+
+def _bool_array(x) -> bool:
+    return not isinstance(x, (bool, int, float, complex)) and getattr(x, "dtype", None) == dtypes.bool_
+
+
+def multiply(x1, x2, /):
+    """x1 * x2 with NumPy broadcasting and type promotion, as numpy.multiply (on bools: logical and).
+    A bool array of the result's shape times a float16/32/64 or complex array selects, as XLA rewrites
+    mul(convert(mask), x) in jax.numpy's multiply: False * inf and False * nan are 0 there, not nan (a
+    broadcast mask, or a bfloat16 product, is multiplied)."""
+    if (x1.__class__ is Array or x2.__class__ is Array or x1.__class__ is Tracer or x2.__class__ is Tracer) and \
+            (_bool_array(x1) != _bool_array(x2)):
+        mask, v = (x1, x2) if _bool_array(x1) else (x2, x1)
+        if mask.shape == broadcast_shapes(mask.shape, np.shape(v)):
+            a, b = promote_and_broadcast("multiply", x1, x2)
+            if dtypes.is_inexact(a.dtype) and a.dtype != dtypes.bfloat16:
+                m, w = (a, b) if mask is x1 else (b, a)
+                return ew.select(ew.ne(m, ew.zeros_like(m)), w, ew.zeros_like(w))
+    return _multiply(x1, x2)
 maximum = _binary("maximum", ew.max_p)
 minimum = _binary("minimum", ew.min_p)
 
@@ -260,6 +281,12 @@ def power(x1, x2, /):
             if dtypes.is_integer(dt) and x2 < 0:
                 raise _NegativeIntegerPower("power: Integers to negative integer powers are not allowed.")
             return ew.integer_pow(x, x2)
+    if not is_python_scalar(x2) and dtypes.is_integer(getattr(x2, "dtype", dtypes.bool_)):
+        x = asarray_any(x1)
+        if dtypes.is_inexact(x.dtype):
+            # as jax.numpy: an inexact base to an integer array's power is lax.pow, unpromoted (a Python
+            # scalar base leaves the result strongly typed; zero derivative in the base where the exponent is 0)
+            return _lax_pow(*broadcast_all("power", [x, asarray_any(x2)]))
     a, b = promote_and_broadcast("power", x1, x2)
     if a.dtype == dtypes.bool_:  # as jax.numpy: bools compute in int32 (NumPy: int8)
         a, b = ew.convert_element_type(a, dtypes.int32), ew.convert_element_type(b, dtypes.int32)
@@ -523,15 +550,7 @@ def rint(x, /):
 def _round_int(x, decimals):
     if decimals >= 0:
         return x
-    p = 10 ** -decimals
-    if p > np.iinfo(x.dtype).max:
-        return ew.zeros_like(x)
-    pa = full(x.shape, p, x.dtype)
-    q = floor_divide(x, pa)
-    r = x - q * pa                                   # in [0, p): no overflow below
-    odd = ew.ne(ew.rem(q, full(x.shape, 2, x.dtype)), ew.zeros_like(q))
-    up = ew.bitwise_or(ew.gt(r, pa - r), ew.bitwise_and(ew.eq(r, pa - r), odd))
-    return (q + ew.convert_element_type(up, x.dtype)) * pa
+    raise NotImplementedError("integer np.round not implemented for decimals < 0")  # (as jax.numpy)
 
 
 def _round_float(x, decimals):
@@ -547,7 +566,8 @@ def _round_float(x, decimals):
 
 
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy name
-    """Round to `decimals` decimal places, ties to even, as numpy.round (integers stay integers)."""
+    """Round to `decimals` decimal places, ties to even, as jax.numpy.round (integers stay integers; an integer
+    array with decimals < 0 raises NotImplementedError there, where NumPy rounds to tens)."""
     if out is not None:
         raise TypeError("round: out= is not supported; funcgrad arrays are immutable")
     decimals = operator.index(decimals)

@@ -275,7 +275,7 @@ def _not_impl(kernel, kinds="b"):
     """A dtype check raising torch's NotImplementedError for a kernel without a bool (or integer) version."""
     def check(dt):
         dt = np.dtype(dt)
-        if dt.kind in kinds:
+        if D.kind(dt) in kinds:  # (bfloat16 is of the float kind)
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy_name(dt)}'")
         return dt
     return check

@@ -42,6 +42,8 @@ _ADD_P, _SUB_P, _MUL_P, _DIV_P = ew.add_p, ew.sub_p, ew.mul_p, ew.div_p
 def _scaled(input, other, alpha):
     """alpha * other for add/sub(alpha=): in the result's dtype, as torch (a bfloat16 `other` added to a float32
     tensor is scaled in float32, not rounded to bfloat16 first)."""
+    if D.kind(_promote(input, other)) == "b":  # (a bool result: a + alpha * b computed in bool, as torch)
+        return other if alpha else mul(other, False)
     if not isinstance(other, Tensor):
         return other * alpha
     if isinstance(input, Tensor) and input._np_dtype() != other._np_dtype():
@@ -51,9 +53,26 @@ def _scaled(input, other, alpha):
     return mul(other, alpha)
 
 
+def _check_alpha(input, other, alpha) -> None:
+    """torch's checks of add/sub's alpha against the result dtype: a bool alpha only for a bool result, a float
+    one only for a floating or complex result, a complex one only for a complex result."""
+    k = D.kind(_promote(input, other))
+    if isinstance(alpha, (_bool, np.bool_)):
+        if k != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, (complex, np.complexfloating)) or isinstance(alpha, Tensor) and alpha.is_complex():
+        if k != "c":
+            raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    elif (isinstance(alpha, (_float, np.floating)) or isinstance(alpha, Tensor) and alpha.is_floating_point()) \
+            and k not in "fc":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
 def add(input, other, *, alpha=1, out=None):
-    if alpha != 1:
-        other = _scaled(input, other, alpha)
+    if alpha.__class__ is not _int or alpha != 1:
+        _check_alpha(input, other, alpha)
+        if alpha != 1:
+            other = _scaled(input, other, alpha)
     r = _binop("Add", _bool_add, input, other, prim=_ADD_P)
     return r if out is None else _out(r, out)
 
@@ -63,11 +82,16 @@ def _is_bool(x):
 
 
 def sub(input, other, *, alpha=1, out=None):
+    if _is_bool(input) and _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
     if _is_bool(input) or _is_bool(other):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    if alpha != 1:
-        other = _scaled(input, other, alpha)
+    if alpha.__class__ is not _int or alpha != 1:
+        _check_alpha(input, other, alpha)
+        if alpha != 1:
+            other = _scaled(input, other, alpha)
     r = _binop("Sub", _sub_fn, input, other, prim=_SUB_P)
     return r if out is None else _out(r, out)
 

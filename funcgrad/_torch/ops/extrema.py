@@ -9,7 +9,7 @@ from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor, _dim, _wrap
 from .._dispatch import _apply, _apply1, _apply_nograd
-from ._common import _cast, _dims, _NPB, _with_out
+from ._common import _cast, _dims, _NPB, _out, _with_out
 from .arithmetic import maximum, minimum
 from .reductions import _keep_all
 
@@ -97,20 +97,37 @@ _min_all = _extremum_all(lambda a: jnp.min(a), np.inf)
 
 
 def max(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
-    return _minmax("max", _max_all, jnp.argmax, input, dim, keepdim, maximum)
+    return _out(_minmax("max", _max_all, jnp.argmax, input, dim, keepdim, maximum), out,
+                isinstance(out, (tuple, list)))
 
 
 def min(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
-    return _minmax("min", _min_all, jnp.argmin, input, dim, keepdim, minimum)
+    return _out(_minmax("min", _min_all, jnp.argmin, input, dim, keepdim, minimum), out,
+                isinstance(out, (tuple, list)))
 
 
+def _int_dim(name, dim) -> None:
+    """torch's argument check for a single-dim reduction given a tuple or list of dims."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+
+
+@_with_out()
 def aminmax(input, *, dim=None, keepdim=False):
+    _int_dim("aminmax", dim)
+    if input.numel() == 0:
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        if input.ndim and input.shape[_dim(dim, input.ndim)] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {_dim(dim, input.ndim)} to have non-zero size.")
     return return_types.aminmax(amin(input, () if dim is None else dim, keepdim),
                                 amax(input, () if dim is None else dim, keepdim))
 
 
 def _arg_extreme(name, jfn, input, dim, keepdim):
     """argmax/argmin: bool refused, empty reduced dims refused, all dims flattened when dim is None."""
+    _int_dim(name, dim)
     if input._np_dtype() == _NPB:
         raise RuntimeError(f"{name}(): does not support bool input")
     _empty_axes_check(input, name, None if dim is None else (_dim(dim, input.ndim),))

@@ -106,6 +106,9 @@ def ldexp(input, other, *, out=None):
     """input * 2 ** other, as torch: 2.0 ** other in other's float dtype, the product in the result dtype of
     (input, other) (the default float for integers)."""
     o = other if isinstance(other, Tensor) else _t(other)
+    if o._np_dtype() == np.bool_ and isinstance(input, Tensor) and D.kind(input._np_dtype()) == "f":
+        # (torch's kernel for a floating input; an integer one multiplies)
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     dt = _promote(input, o)
     if dt.kind in "biu":
         dt = D.default_float()
@@ -134,7 +137,7 @@ def frexp(input, *, out=None):
     h = e // 2
     s1, s2 = Array(np.exp2(h).astype(dt)), Array(np.exp2(e - h).astype(dt))
     m = _apply1("Frexp", lambda a: ew.mul(ew.mul(a, s1), s2), input)
-    return _rt.frexp(m, _wrap(Array(ex.astype(np.int32))))
+    return _out(_rt.frexp(m, _wrap(Array(ex.astype(np.int32)))), out, True)
 
 
 def _int_binary(name, np_fn):

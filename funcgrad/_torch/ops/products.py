@@ -252,7 +252,31 @@ def _einsum_dtypes(equation, operands):
         raise _dtype_error(_SCALAR_DT, operands[0], other)
 
 
+def _sublist_equation(args):
+    """torch.einsum's sublist form einsum(op1, [0, 1], op2, [1, 2], [0, 2]): (equation, operands); subscripts
+    0-51 are the letters a-z, A-Z, and Ellipsis is `...`."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def term(sub):
+        out = []
+        for i in sub:
+            if i is Ellipsis:
+                out.append("...")
+            elif not 0 <= int(i) < 52:
+                raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+            else:
+                out.append(letters[int(i)])
+        return "".join(out)
+    ops, subs = list(args[0::2]), [term(s) for s in args[1::2]]
+    rhs = ""
+    if len(args) % 2:  # a trailing sublist: the output's subscripts
+        ops, rhs = ops[:-1], "->" + term(args[-1])
+    return ",".join(subs) + rhs, ops
+
+
 def einsum(equation, *operands):
+    if isinstance(equation, Tensor):
+        equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
     _einsum_dtypes(equation, operands)

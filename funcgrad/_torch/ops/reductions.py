@@ -68,6 +68,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     return _out_cast(_apply1("Sum", fn, input), out)
 
 
+@_with_out(None)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     axes = _dims(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
@@ -113,10 +114,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return _out(_apply1("Mean", lambda a: _cast(jnp.mean(_cast(a, acc), axis=axes, keepdims=keepdim), odt), input), out)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if D.kind(input._np_dtype()) not in "fc":  # (torch checks the input before any dtype argument)
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{_legacy_int(input._np_dtype())}")
     odt = _float_check("nanmean", input._np_dtype(), dtype)
     axes = _dims(dim, input.ndim)
-    return _apply1("Nanmean", lambda a: jnp.nanmean(_cast(a, odt), axis=axes, keepdims=keepdim), input)
+    return _out(_apply1("Nanmean", lambda a: jnp.nanmean(_cast(a, odt), axis=axes, keepdims=keepdim), input), out)
 
 
 def _correction(unbiased, correction):
@@ -326,7 +330,7 @@ def cumprod(input, dim, *, dtype=None):
 def cdist(x1, x2, p=2.0):
     _check_same_dtype(_SCALAR_DT, x1, x2)
     def fn(a, b):
-        diff = ew.sub(jnp.expand_dims(a, -2), jnp.expand_dims(b, -3))
+        diff = jnp.subtract(jnp.expand_dims(a, -2), jnp.expand_dims(b, -3))  # (broadcasting: x1 rows vs x2 rows)
         if p == 2:
             return _safe_norm2(diff, (-1,), False)
         if p == 1:

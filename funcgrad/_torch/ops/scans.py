@@ -59,6 +59,7 @@ def logcumsumexp(input, dim, *, out=None):
     return _out(_apply1("Logcumsumexp", lambda a: _cum.cumlogsumexp(a, axis=d), input), out)
 
 
+@_with_out()
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along dim (after prepending/appending); bool input uses xor."""
     if input.ndim == 0:

@@ -15,6 +15,7 @@ from .join_split import narrow
 from .extrema import _take_at
 
 
+@_with_out()
 def median(input, dim=None, keepdim=False):
     if dim is None and input.numel() == 0 and D.kind(input._np_dtype()) == "f":
         return _wrap(Array(np.array(np.nan, input._np_dtype())))
@@ -54,6 +55,7 @@ def median(input, dim=None, keepdim=False):
     return return_types.median(values, idx if keepdim else idx.squeeze(d))
 
 
+@_with_out()
 def mode(input, dim=-1, keepdim=False):
     """The smallest most frequent value along dim and the index of its last occurrence (as torch)."""
     if input.ndim == 0:

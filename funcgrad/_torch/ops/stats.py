@@ -188,6 +188,10 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """The lower median of the non-NaN entries (values and indices along dim)."""
+    return _out(_nanmedian(input, dim, keepdim), out, True)
+
+
+def _nanmedian(input, dim, keepdim):
     if dim is not None:
         _dim(dim, input.ndim)
     if input._np_dtype() == np.bool_:
@@ -207,6 +211,8 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
     d = _dim(dim, input.ndim)
     if input.ndim == 0:
         return _rt.nanmedian(input.clone(), _wrap(Array(np.zeros((), np.int64))))
+    if input.shape[d] == 0:  # (torch's message names median)
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     h = input._host()
     order = np.argsort(h, axis=d, kind="stable")
     k = (~np.isnan(h)).sum(d, keepdims=True) if D.kind(h.dtype) == "f" else np.full_like(

@@ -164,8 +164,12 @@ def positive(input):
     return _positive(input)
 
 
-def round(input, *, decimals=0, out=None):  # noqa: A001
-    _not_impl("round_vml_cpu")(input._np_dtype())
+def round(input, *, decimals=None, out=None):  # noqa: A001
+    """Round half to even (to `decimals` places). torch's round.decimals overload (any decimals given, 0 too)
+    has no integer kernels, where plain round of an integer tensor is the identity."""
+    _not_impl("round_vml_cpu" if not decimals else "round_cpu", "b" if decimals is None else "biu")(
+        input._np_dtype())
+    decimals = decimals or 0
     return _out(_apply1("Round", _int_id(lambda a: jnp.round(a, decimals)), input), out, True)
 
 
