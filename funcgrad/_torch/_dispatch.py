@@ -512,8 +512,12 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
             ay = y._a
             if ay is None:
                 ay = y._arr()
-            if _hooks.active or _gs.anomaly or _gs.saved_hooks or x._inf or y._inf or ax is ay or \
-                    ax.weak_type or ay.weak_type:
+            if _hooks.active or _gs.anomaly or _gs.saved_hooks or x._inf or y._inf or ax.weak_type or \
+                    ay.weak_type:
+                return _record_prim(name, prim, fn, (x, y), params)
+            if ax is ay:
+                if x is y:
+                    return _record_same(name, prim, fn, x, ax, params)
                 return _record_prim(name, prim, fn, (x, y), params)
             xv = x._v
             yv = y._v
@@ -562,6 +566,45 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
     if r.__class__ is not np.ndarray or r.base is not None:
         r = np.array(r)
     return _make(r)
+
+
+def _record_same(name, prim, fn, x, ax, params):
+    """_apply_prim2's recording of fn(x, x) (one tensor as both operands, as x * x): the second operand enters
+    the record as a fresh handle on the same buffer (identity tells the operands apart), both are inputs of
+    the node, with two edges to x's grad_fn (as torch's MulBackward0 of x * x); from a plan keyed on x's
+    shape and dtype number and marked as one operand twice."""
+    v = x._v
+    try:
+        key = (name, prim, tuple(params.items()) if params else None, v.shape, v.dtype.num, _SAME)
+        plan = _LEAN.get(key)
+        r = prim.impl(v, v, **params) if params else prim.impl(v, v)
+    except Exception:  # unhashable params; or the impl failed: bind raises it in the primitive's words
+        return _record_prim(name, prim, fn, (x, x), params)
+    if r.__class__ is not np.ndarray:
+        r = np.asarray(r)
+    ay = _new_obj(Array)  # (Array(ax._buf), inlined)
+    ay._buf = ax._buf
+    ay.weak_type = False
+    if plan is None:
+        plan = _plan(key, name, prim, params, [ax, ay], [ax, ay], Array(r), _LEAN)
+    cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
+    e = _edge(x)
+    st = x._st
+    ver = 0 if st is None else st.version
+    y = x
+    if ph_args is not None:  # each operand the rule does not read becomes its placeholder
+        px, py = ph_args
+        if px is not None:
+            ax = px
+            x = ph_ts[0]
+        if py is not None:
+            ay = py
+            y = ph_ts[1]
+    return _node_out(cls, fn, prim, params, (ax, ay), [ax, ay], ph_ans, r, kept, rplan, (x, y), _D01, [e, e],
+                     [ver, ver], out_diff)
+
+
+_SAME = "one operand twice"  # (the mark of _record_same's plans in _LEAN)
 
 
 def _plan(key, name, prim, params, args, ins, ans, cache=_PLANS):
