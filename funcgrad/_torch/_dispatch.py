@@ -456,8 +456,11 @@ def _node_out(cls, fn, prim, params, args, ins, rans, r, kept, rplan, tensors, d
     else:
         out._rg = False
         out._gfn = None
-    node.out_refs = (_weakref(out),)  # (node.bind_outputs1(out), inlined: a fresh tensor, version 0)
-    node.out_versions = _V0
+    if kept is None or kept[1]:  # (node.bind_outputs1(out), inlined: a fresh tensor, version 0)
+        node.out_refs = (_weakref(out),)
+        node.out_versions = _V0
+    else:  # the backward does not read the output: nothing to check its version against (as torch saves none)
+        node.out_refs = node.out_versions = None
     return out
 
 
@@ -490,13 +493,29 @@ def _apply_prim1(name, prim, fn, t, params=_NOPARAMS):
             plan = _plan(key, name, prim, params, [a], [a], Array(r), _LEAN)
         cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
         st = t._st
-        e = _edge(t)
+        g = t._gfn
+        if t._base is not None:
+            e = _edge(t)
+        elif g is not None:
+            e = (g, t._onr)
+        else:  # a leaf: its AccumulateGrad while the graph holds it (else a new one)
+            g = t._accref
+            g = g() if g is not None else None
+            e = (g if g is not None else _new_acc(t), 0)
         if ph_args is not None:
             a = ph_args[0]
             t = ph_ts[0]
         return _node_out(cls, fn, prim, params, (a,), [a], ph_ans, r, kept, rplan, (t,), _D0, [e],
-                         [0 if st is None else st.version], out_diff)
-    return _apply_prim(name, prim, fn, (t,), params)
+                         _V0 if st is None else (st.version,), out_diff)
+    if _fw_on:
+        return _apply_prim(name, prim, fn, (t,), params)
+    try:  # unrecorded: the impl straight on the buffer, as _apply_prim's (without its frame and lists)
+        r = prim.impl(t._v, **params) if params else prim.impl(t._v)
+    except Exception:  # the primitive's bind reports it in its own words
+        return _wrap(fn(t._arr()))
+    if r.__class__ is not np.ndarray or r.base is not None:
+        r = np.array(r)
+    return _make(r)
 
 
 def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
@@ -542,7 +561,8 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
             cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
             st = x._st
             su = y._st
-            versions = [0 if st is None else st.version, 0 if su is None else su.version]
+            versions = _V00 if st is None and su is None else \
+                (0 if st is None else st.version, 0 if su is None else su.version)
             if ph_args is not None:  # each operand the rule does not read becomes its placeholder
                 px, py = ph_args
                 if px is not None:
@@ -590,7 +610,7 @@ def _record_same(name, prim, fn, x, ax, params):
     cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
     e = _edge(x)
     st = x._st
-    ver = 0 if st is None else st.version
+    ver = _V00 if st is None else (st.version, st.version)
     y = x
     if ph_args is not None:  # each operand the rule does not read becomes its placeholder
         px, py = ph_args
@@ -601,7 +621,7 @@ def _record_same(name, prim, fn, x, ax, params):
             ay = py
             y = ph_ts[1]
     return _node_out(cls, fn, prim, params, (ax, ay), [ax, ay], ph_ans, r, kept, rplan, (x, y), _D01, [e, e],
-                     [ver, ver], out_diff)
+                     ver, out_diff)
 
 
 _SAME = "one operand twice"  # (the mark of _record_same's plans in _LEAN)
@@ -641,7 +661,7 @@ def _plan(key, name, prim, params, args, ins, ans, cache=_PLANS):
     return plan
 
 
-_V0 = (0,)
+_V0, _V00 = (0,), (0, 0)  # the storage versions of one and two operands without a storage object yet
 
 
 def _apply1(name, fn, x):

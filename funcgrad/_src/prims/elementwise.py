@@ -167,10 +167,17 @@ def _logistic_impl(xp):
 
 
 def _relu_impl(xp):
-    zeros: dict = {}  # dtype -> its scalar 0 (x.dtype.type(0) costs 0.2 us, half a 16-element maximum)
+    zeros: dict = {}  # dtype -> its 0 as a 0-d array (x.dtype.type(0) costs 0.2 us, half a 16-element maximum;
+    # and NumPy takes a 0-d array operand 0.15 us faster than a scalar one)
 
     def zero(dt):
-        z = zeros[dt] = dt.type(0)
+        z = xp.zeros((), dt)
+        if hasattr(z, "flags") and hasattr(z.flags, "writeable"):
+            try:
+                z.flags.writeable = False  # (shared by every call: never written)
+            except (AttributeError, ValueError):
+                pass
+        zeros[dt] = z
         return z
 
     def torch_kink(x):  # (maximum gives its second operand on ties: -0.0 stays -0.0, as torch's)
