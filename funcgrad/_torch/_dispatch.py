@@ -520,7 +520,8 @@ def _apply_prim1(name, prim, fn, t, params=_NOPARAMS):
 
 def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
     """_apply_prim(name, prim, fn, (x, y), params) for two concrete tensors (`_v` set), recorded in the common
-    case (as _apply_prim1's; distinct operands) without _record_prim's per-operand lists."""
+    case (as _apply_prim1's; one tensor as both operands by _record_same) without _record_prim's per-operand
+    lists."""
     if _gs.enabled and not _fw_on:
         rx = x._rg or x._base is not None and _req(x)
         ry = y._rg or y._base is not None and _req(y)
@@ -608,7 +609,15 @@ def _record_same(name, prim, fn, x, ax, params):
     if plan is None:
         plan = _plan(key, name, prim, params, [ax, ay], [ax, ay], Array(r), _LEAN)
     cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
-    e = _edge(x)
+    g = x._gfn
+    if x._base is not None:
+        e = _edge(x)
+    elif g is not None:
+        e = (g, x._onr)
+    else:  # a leaf: its AccumulateGrad while the graph holds it (else a new one)
+        g = x._accref
+        g = g() if g is not None else None
+        e = (g if g is not None else _new_acc(x), 0)
     st = x._st
     ver = _V00 if st is None else (st.version, st.version)
     y = x
