@@ -23,6 +23,7 @@ from ._tensor import Tensor, _differentiable, _make, _new_obj, _wrap
 
 _weakref = weakref.ref
 _Acc = _graph.AccumulateGrad
+_next_seq = _graph._seq.__next__  # (the creation order of nodes: one counter, shared with Node.__init__)
 _fw_on = False  # a forward-AD dual level is active (set by funcgrad.autograd.forward_ad, which is _fwd)
 _fwd = None
 
@@ -438,7 +439,7 @@ def _node_out(cls, fn, prim, params, args, ins, rans, r, kept, rplan, tensors, d
         node.edges = edges
         node.versions = versions
         node.out_meta = None
-        node.seq = next(_graph._seq)
+        node.seq = _next_seq()
     else:
         node = cls(rec, fn, tensors, diff, edges, versions)
     if r.base is None and r.flags.writeable:
