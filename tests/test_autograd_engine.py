@@ -157,3 +157,102 @@ def test_lean_recording_paths_match_torch_semantics():
         torch.ones(2, 2, dtype=torch.bool) @ torch.ones(2, 2, dtype=torch.bool)
     with pytest.raises(RuntimeError, match="must match the size"):
         x * torch.ones(4, requires_grad=True)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kind", ["leaf", "nonleaf", "view"])
+def test_one_tensor_as_both_operands_records_as_torch(name, dtype, kind):
+    """torch.add(x, x), x * x, ...: one node with two edges to x's grad_fn (the same node, as torch's), its
+    values and gradient torch's, on a leaf, an op's output and a view alike."""
+    a = np.array([0.5, -2.0, 3.0, 1.25], dtype)
+    r = np.array([1.0, -0.5, 2.0, 3.0], dtype)
+    res = {}
+    for lib in (fg, torch):
+        leaf = lib.tensor(a, requires_grad=True)
+        x = leaf if kind == "leaf" else leaf * 1.5 if kind == "nonleaf" else leaf[1:]
+        y = getattr(lib, name)(x, x)
+        nf = y.grad_fn.next_functions
+        (y * lib.tensor(r[:y.shape[0]])).sum().backward()
+        res[lib] = (y.detach().numpy(), leaf.grad.numpy(), type(y.grad_fn).__name__, len(nf),
+                    nf[0][0] is nf[1][0], type(nf[0][0]).__name__, y.dtype)
+    ours, theirs = res[fg], res[torch]
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6, atol=1e-6)  # (x / x: torch's 0 has rounding noise)
+    assert ours[2:6] == theirs[2:6]
+    assert str(ours[6]) == str(theirs[6])
+
+
+def test_one_tensor_as_both_operands_keeps_what_torch_saves():
+    """x * x saves x (modifying it in place then fails backward with torch's error); x + x saves nothing."""
+    for lib in (fg, torch):
+        h = lib.tensor([1.0, 2.0], requires_grad=True) * 1
+        y = h * h
+        h.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+        leaf = lib.tensor([1.0, 2.0], requires_grad=True)
+        h = leaf * 1
+        z = h + h
+        h.add_(1)
+        z.sum().backward()
+        np.testing.assert_array_equal(leaf.grad.numpy(), [2.0, 2.0])
+
+
+@pytest.mark.parametrize("op,raises", [(lambda lib, x: x + x, False), (lambda lib, x: lib.sum(x * 1), False),
+                                       (lambda lib, x: lib.exp(x), True), (lambda lib, x: lib.relu(x), True)])
+def test_output_modified_in_place_fails_backward_only_where_the_backward_reads_it(op, raises):
+    """As torch: exp and relu save their output (modifying it in place then fails backward); add and sum do
+    not (the backward runs, with the gradient of the op as recorded)."""
+    for lib in (fg, torch):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        y = op(lib, x)
+        y.add_(1)
+        if raises:
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                y.sum().backward()
+        else:
+            y.sum().backward()
+            assert x.grad is not None
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
+def test_unrecorded_one_tensor_ops_match_torch(dtype):
+    """sum, exp and relu on tensors that record nothing (no requires_grad, or under no_grad) run the
+    primitive's impl on the buffer: torch's values, dtypes and signed zeros, no grad_fn."""
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal(37) * 4).astype(dtype)
+    a[:3] = [-0.0, 0.0, -1.0]
+    for rg in (False, True):
+        outs = {}
+        for lib in (fg, torch):
+            x = lib.tensor(a, requires_grad=rg)
+            with lib.no_grad():
+                ys = [lib.sum(x), lib.exp(x)] + ([] if np.dtype(dtype).kind == "c" else [lib.relu(x)])
+            assert all(y.grad_fn is None and not y.requires_grad for y in ys)
+            outs[lib] = [(y.detach().numpy(), str(y.dtype)) for y in ys]
+        for (u, du), (v, dv) in zip(outs[fg], outs[torch]):
+            assert du == dv and u.shape == v.shape
+            np.testing.assert_allclose(u, v, rtol=2e-3 if dtype == np.float16 else 1e-6)
+        if np.dtype(dtype).kind == "f":
+            np.testing.assert_array_equal(np.signbit(outs[fg][2][0]), np.signbit(outs[torch][2][0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_relu_zero_keeps_each_conventions_sign_in_every_float_dtype(dtype):
+    """torch.relu(-0.0) is -0.0 (torch's clamp) and jax.nn.relu(-0.0) is 0.0 (JAX 0.10 gives +0.0 in float16,
+    float32 and bfloat16), in every float dtype: NumPy's maximum keeps a different operand on that tie in
+    float16 than in float32/64, which the relu card's impl must not let through."""
+    import funcgrad.nn.functional as F
+    from funcgrad._jax import nn as jnn
+    a = np.array([-0.0, 0.0, -1.0, 2.0], dtype)
+    t = torch.relu(torch.tensor(a))
+    for x in (fg.tensor(a), fg.tensor(a, requires_grad=True)):
+        for y in (fg.relu(x), F.relu(x)):
+            np.testing.assert_array_equal(np.signbit(y.detach().numpy()), np.signbit(t.numpy()))
+    np.testing.assert_array_equal(np.signbit(np.asarray(jnn.relu(jnp_asarray(a)))), [False] * 4)
+
+
+def jnp_asarray(a):
+    import funcgrad.numpy as jnp
+    return jnp.asarray(a)

@@ -23,6 +23,7 @@ from ._tensor import Tensor, _differentiable, _make, _new_obj, _wrap
 
 _weakref = weakref.ref
 _Acc = _graph.AccumulateGrad
+_next_seq = _graph._seq.__next__  # (the creation order of nodes: one counter, shared with Node.__init__)
 _fw_on = False  # a forward-AD dual level is active (set by funcgrad.autograd.forward_ad, which is _fwd)
 _fwd = None
 
@@ -438,7 +439,7 @@ def _node_out(cls, fn, prim, params, args, ins, rans, r, kept, rplan, tensors, d
         node.edges = edges
         node.versions = versions
         node.out_meta = None
-        node.seq = next(_graph._seq)
+        node.seq = _next_seq()
     else:
         node = cls(rec, fn, tensors, diff, edges, versions)
     if r.base is None and r.flags.writeable:
@@ -456,8 +457,11 @@ def _node_out(cls, fn, prim, params, args, ins, rans, r, kept, rplan, tensors, d
     else:
         out._rg = False
         out._gfn = None
-    node.out_refs = (_weakref(out),)  # (node.bind_outputs1(out), inlined: a fresh tensor, version 0)
-    node.out_versions = _V0
+    if kept is None or kept[1]:  # (node.bind_outputs1(out), inlined: a fresh tensor, version 0)
+        node.out_refs = (_weakref(out),)
+        node.out_versions = _V0
+    else:  # the backward does not read the output: nothing to check its version against (as torch saves none)
+        node.out_refs = node.out_versions = None
     return out
 
 
@@ -490,18 +494,35 @@ def _apply_prim1(name, prim, fn, t, params=_NOPARAMS):
             plan = _plan(key, name, prim, params, [a], [a], Array(r), _LEAN)
         cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
         st = t._st
-        e = _edge(t)
+        g = t._gfn
+        if t._base is not None:
+            e = _edge(t)
+        elif g is not None:
+            e = (g, t._onr)
+        else:  # a leaf: its AccumulateGrad while the graph holds it (else a new one)
+            g = t._accref
+            g = g() if g is not None else None
+            e = (g if g is not None else _new_acc(t), 0)
         if ph_args is not None:
             a = ph_args[0]
             t = ph_ts[0]
         return _node_out(cls, fn, prim, params, (a,), [a], ph_ans, r, kept, rplan, (t,), _D0, [e],
-                         [0 if st is None else st.version], out_diff)
-    return _apply_prim(name, prim, fn, (t,), params)
+                         _V0 if st is None else (st.version,), out_diff)
+    if _fw_on:
+        return _apply_prim(name, prim, fn, (t,), params)
+    try:  # unrecorded: the impl straight on the buffer, as _apply_prim's (without its frame and lists)
+        r = prim.impl(t._v, **params) if params else prim.impl(t._v)
+    except Exception:  # the primitive's bind reports it in its own words
+        return _wrap(fn(t._arr()))
+    if r.__class__ is not np.ndarray or r.base is not None:
+        r = np.array(r)
+    return _make(r)
 
 
 def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
     """_apply_prim(name, prim, fn, (x, y), params) for two concrete tensors (`_v` set), recorded in the common
-    case (as _apply_prim1's; distinct operands) without _record_prim's per-operand lists."""
+    case (as _apply_prim1's; one tensor as both operands by _record_same) without _record_prim's per-operand
+    lists."""
     if _gs.enabled and not _fw_on:
         rx = x._rg or x._base is not None and _req(x)
         ry = y._rg or y._base is not None and _req(y)
@@ -512,8 +533,12 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
             ay = y._a
             if ay is None:
                 ay = y._arr()
-            if _hooks.active or _gs.anomaly or _gs.saved_hooks or x._inf or y._inf or ax is ay or \
-                    ax.weak_type or ay.weak_type:
+            if _hooks.active or _gs.anomaly or _gs.saved_hooks or x._inf or y._inf or ax.weak_type or \
+                    ay.weak_type:
+                return _record_prim(name, prim, fn, (x, y), params)
+            if ax is ay:
+                if x is y:
+                    return _record_same(name, prim, fn, x, ax, params)
                 return _record_prim(name, prim, fn, (x, y), params)
             xv = x._v
             yv = y._v
@@ -538,7 +563,8 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
             cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
             st = x._st
             su = y._st
-            versions = [0 if st is None else st.version, 0 if su is None else su.version]
+            versions = _V00 if st is None and su is None else \
+                (0 if st is None else st.version, 0 if su is None else su.version)
             if ph_args is not None:  # each operand the rule does not read becomes its placeholder
                 px, py = ph_args
                 if px is not None:
@@ -562,6 +588,53 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
     if r.__class__ is not np.ndarray or r.base is not None:
         r = np.array(r)
     return _make(r)
+
+
+def _record_same(name, prim, fn, x, ax, params):
+    """_apply_prim2's recording of fn(x, x) (one tensor as both operands, as x * x): the second operand enters
+    the record as a fresh handle on the same buffer (identity tells the operands apart), both are inputs of
+    the node, with two edges to x's grad_fn (as torch's MulBackward0 of x * x); from a plan keyed on x's
+    shape and dtype number and marked as one operand twice."""
+    v = x._v
+    try:
+        key = (name, prim, tuple(params.items()) if params else None, v.shape, v.dtype.num, _SAME)
+        plan = _LEAN.get(key)
+        r = prim.impl(v, v, **params) if params else prim.impl(v, v)
+    except Exception:  # unhashable params; or the impl failed: bind raises it in the primitive's words
+        return _record_prim(name, prim, fn, (x, x), params)
+    if r.__class__ is not np.ndarray:
+        r = np.asarray(r)
+    ay = _new_obj(Array)  # (Array(ax._buf), inlined)
+    ay._buf = ax._buf
+    ay.weak_type = False
+    if plan is None:
+        plan = _plan(key, name, prim, params, [ax, ay], [ax, ay], Array(r), _LEAN)
+    cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
+    g = x._gfn
+    if x._base is not None:
+        e = _edge(x)
+    elif g is not None:
+        e = (g, x._onr)
+    else:  # a leaf: its AccumulateGrad while the graph holds it (else a new one)
+        g = x._accref
+        g = g() if g is not None else None
+        e = (g if g is not None else _new_acc(x), 0)
+    st = x._st
+    ver = _V00 if st is None else (st.version, st.version)
+    y = x
+    if ph_args is not None:  # each operand the rule does not read becomes its placeholder
+        px, py = ph_args
+        if px is not None:
+            ax = px
+            x = ph_ts[0]
+        if py is not None:
+            ay = py
+            y = ph_ts[1]
+    return _node_out(cls, fn, prim, params, (ax, ay), [ax, ay], ph_ans, r, kept, rplan, (x, y), _D01, [e, e],
+                     ver, out_diff)
+
+
+_SAME = "one operand twice"  # (the mark of _record_same's plans in _LEAN)
 
 
 def _plan(key, name, prim, params, args, ins, ans, cache=_PLANS):
@@ -598,7 +671,7 @@ def _plan(key, name, prim, params, args, ins, ans, cache=_PLANS):
     return plan
 
 
-_V0 = (0,)
+_V0, _V00 = (0,), (0, 0)  # the storage versions of one and two operands without a storage object yet
 
 
 def _apply1(name, fn, x):

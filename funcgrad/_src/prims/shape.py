@@ -566,7 +566,10 @@ def _sum_impl(xp):
     def impl(x, *, axes):
         if x.dtype.type is _BF16_TYPE:  # accumulated in float32 and rounded once, as XLA's and torch's CPU sums
             return x.astype(xp.float32).sum(axis=axes).astype(x.dtype)
+        if add_reduce is not None and x.dtype.kind in "fc":  # (the ufunc's reduce without the method's wrapper)
+            return add_reduce(x, axes)
         return x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs; float16 sums in float32)
+    add_reduce = xp.add.reduce if xp is np else None
     return impl
 
 

@@ -31,10 +31,12 @@ def relu(input, *, out=None):
     derivative 1 at NaN; jax.nn.relu binds the same card with JAX's). Unrecorded on
     concrete floats its impl runs straight on the buffer."""
     v = input._v
-    if v is not None and v.dtype.kind == "f" and \
-            not (_gs.enabled and (input._rg or input._base is not None and _req(input))) and not _DP._fw_on:
-        r = _RELU_TORCH(v)  # (bfloat16, kind 'V', takes the recorded path below)
-        r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
+    if v is not None and v.dtype.kind == "f":  # (bfloat16, kind 'V', takes the paths below)
+        if not (_gs.enabled and (input._rg or input._base is not None and _req(input))) and not _DP._fw_on:
+            r = _RELU_TORCH(v)
+            r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
+        else:
+            r = _apply_prim1("Relu", _RELU_P, _relu_torch, input, _TORCH_KINK)
         return r if out is None else _out(r, out)
     kind = input._np_dtype().kind
     if kind == "b":

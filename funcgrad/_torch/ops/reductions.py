@@ -47,7 +47,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     if dim is None and dtype is None and not keepdim and out is None:
         v = input._v
         if v is not None and v.ndim and (v.dtype.kind in "fc" or D.kind(v.dtype) == "f"):  # (inline: 0.1 us)
-            return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, _all_axes(v.ndim))
+            p = _AXES_PARAMS.get(v.ndim)
+            return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, p if p is not None else _all_axes(v.ndim))
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     nd = input.ndim

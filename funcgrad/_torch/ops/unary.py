@@ -25,7 +25,7 @@ def _float_unary(name, prim, card=None):
     def op(input, *, out=None):
         if card is not None:
             v = input._v
-            if v is not None and D.kind(v.dtype) in "fc":
+            if v is not None and (v.dtype.kind in "fc" or D.kind(v.dtype) == "f"):  # (inline: bfloat16 is 'V')
                 r = _apply_prim1(name, card, prim, input)
                 return r if out is None else _out(r, out)
         r = _apply1(name, fn_for(input._np_dtype()), input)
