@@ -248,7 +248,12 @@ class Categorical(_Checked, Distribution):
         shape = _shape(self, sample_shape)
         if key is TORCH_STREAM:  # (torch: multinomial with replacement of the rows of probs, transposed)
             n = Size(sample_shape).numel()
-            rows = _creation.multinomial(self.probs.detach().reshape(-1, self._num_events), n, True)
+            p = self.probs
+            if p._v is not None and p._np_dtype().kind == "f" and (n == 1 or p._v.size == self._num_events):
+                # (on the buffer, no tensor ops, where torch's transposed rows are contiguous: one row or draw)
+                rows = _creation._multinomial_rows(p._v.reshape(-1, self._num_events), n, True)
+                return _creation._finish(rows.T.reshape(shape))  # (a view: _finish copies it)
+            rows = _creation.multinomial(p.detach().reshape(-1, self._num_events), n, True)
             return rows.T.reshape(shape)
         return call_nograd(lambda lg: jr.categorical(key, lg, axis=-1, shape=shape).astype(jnp.int64), self.logits)
 
