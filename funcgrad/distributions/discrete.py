@@ -11,7 +11,8 @@ from ..scipy import special as sps
 from .._torch._dtype import Size
 from .._torch._tensor import Tensor
 from .._src.prims import elementwise as _ew, shape as _sh
-from .._src.prims.indexing import gather as _gather
+from .._src.prims.indexing import gather_p as _gather_p
+from .._torch._dispatch import _apply_prim
 from . import constraints
 from .continuous import _Checked, _gamma_rsample, _shape, xlogy
 from .distribution import TORCH_STREAM, Distribution
@@ -261,8 +262,10 @@ class Categorical(_Checked, Distribution):
         self._check(value)
         lg = self.logits
         rows = _index_rows(value, lg)
-        if rows is not None:  # (torch's gather at the value's index in each row of logits)
-            return call("CategoricalLogProb", lambda a: _gather(a, rows, tuple(range(a.ndim))), lg)
+        if rows is not None:  # (torch's gather at the value's index in each row of logits: one bind, recorded lean)
+            params = {"axes": tuple(range(lg.ndim))}
+            return _apply_prim("CategoricalLogProb", _gather_p, lambda a, i: _gather_p.bind(a, i, **params),
+                               (lg, _creation._finish(rows)), params)
 
         def f(v, lg):
             v = v.astype(jnp.int64)[..., None]
