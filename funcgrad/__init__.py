@@ -8,6 +8,7 @@ The facade: JAX's top-level names (funcgrad/_jax/top.py), torch's (funcgrad/_tor
 both claim, settled in funcgrad/_claims.py; and the module aliases that keep public paths importable.
 """
 import sys as _sys
+from importlib import machinery as _machinery
 
 from ._src import core, prims  # noqa: F401  (registers the first-order primitive cards)
 from ._src import control  # noqa: F401  (registers the higher-order cards)
@@ -19,7 +20,7 @@ from ._torch import *  # noqa: E402,F401,F403  (Tensor, torch's functions and dt
 from ._torch.top import *  # noqa: E402,F401,F403
 from ._claims import *  # noqa: E402,F401,F403
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402  (one place: funcgrad/version.py, also torch.version)
 
 # Public modules whose code lives in a face's package: `import funcgrad.serialization`, `from funcgrad.func import
 # vmap` and pickles naming funcgrad.amp.GradScaler find the implementing module under its public name (the same
@@ -28,7 +29,7 @@ _MOVED = {"config": "_src.core.config", "_jax_api": "_jax.api", "sharding": "_ja
           "custom_batching": "_jax.custom_batching", "ops": "_jax.ops", "dtypes": "_jax.dtypes",
           "serialization": "_torch.serialization", "_weights_unpickler": "_torch._weights_unpickler",
           "amp": "_torch.amp", "futures": "_torch.futures", "hub": "_torch.hub", "overrides": "_torch.overrides",
-          "func": "_torch.func", "library": "_torch.library",
+          "func": "_torch.func", "library": "_torch.library", "storage": "_torch._storage", "_C": "_torch._C",
           "fft": "_torch.fft", "_cpu": "_torch.cpu", "_torch_jit": "_torch._jit", "_cuda_amp": "_torch._cuda_amp",
           "_absent_device": "_torch._absent_device", "_torch_cond": "_torch._cond"}
 for _public, _home in _MOVED.items():
@@ -40,6 +41,16 @@ for _public, _home in _MOVED.items():
 for _public, _mod in {"linalg": linalg, "cuda": cuda, "cuda.amp": cuda.amp, "cpu": cpu,  # noqa: F405
                       "cpu.amp": cpu.amp, "xpu": xpu, "mps": mps}.items():  # noqa: F405
     _sys.modules[__name__ + "." + _public] = _mod
+
+# `import torch.jit` / `from torch.jit import script`: torch.jit's names hang on funcgrad.jit, JAX's jit function
+# (funcgrad/_claims.py), which stands for the module path too
+jit.__spec__ = _machinery.ModuleSpec(__name__ + ".jit", None)  # noqa: F405
+_sys.modules[__name__ + ".jit"] = jit  # noqa: F405
+
+# torch.nn.quantized, .intrinsic and .qat: torch's older paths of torch.ao.nn's packages (the same classes)
+for _sub in ("quantized", "intrinsic", "qat"):
+    _sys.modules[__name__ + ".nn." + _sub] = getattr(ao.nn, _sub)  # noqa: F405
+    setattr(nn, _sub, getattr(ao.nn, _sub))  # noqa: F405
 
 # pickles written before the torch face moved to funcgrad._torch name funcgrad.tensor.<module>.<class>
 for _name, _mod in list(_sys.modules.items()):

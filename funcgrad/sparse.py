@@ -16,6 +16,7 @@ def mm(mat1, mat2, reduce=None):
 
 
 def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
+    """beta * mat + alpha * (mat1 @ mat2) for a sparse mat1 (a dense result, as torch.sparse.addmm)."""
     return _products.addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
 
 

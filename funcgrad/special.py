@@ -6,6 +6,9 @@
 """
 from __future__ import annotations
 
+import sys as _sys
+
+from ._torch import _docs
 from ._torch.ops import activations as _activations, reductions as _reductions, unary as _unary
 from ._torch.ops._common import _out
 from ._torch import sinc as _torch_sinc
@@ -63,3 +66,6 @@ def round(input, *, decimals=0, out=None):  # noqa: A001 - torch's name
 
 from ._torch import _complex_reject as _CR  # noqa: E402
 _CR.install_special(globals())
+from ._torch import overrides as _overrides  # noqa: E402
+_overrides.install(globals(), __all__, "special", "funcgrad.special", distinct=True)  # (`__torch_function__`)
+_docs.attach_table(_sys.modules[__name__], _docs.SPECIAL)  # (the one-line docstrings of the undocumented ones)

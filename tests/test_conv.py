@@ -181,6 +181,10 @@ CONFIGS = {
     "2d-groups-strided-dilated": _cfg(2, (5, 5), (2, 2), (2, 1), [(1, 0), (0, 2)], ld=(1, 2), rd=(2, 1), G=2,
                                       I=2, O=4),
     "2d-batch-groups": _cfg(2, (4, 4), (2, 2), (1, 2), "SAME", B=2, N=4, O=4),
+    # more input channels than conv._FEW_CHANNELS: a kernel's gradient gathers the windows channels-last
+    "2d-many-channels": _cfg(2, (5, 4), (3, 2), (1, 1), "SAME", N=3, I=6, O=3),
+    "2d-many-channels-strided-dilated": _cfg(2, (6, 5), (2, 3), (2, 1), [(1, 0), (0, 2)], ld=(1, 2),
+                                             rd=(2, 1), N=3, I=5, O=2),
     "2d-nhwc": _cfg(2, (5, 4), (3, 2), (2, 1), "SAME", layout=("NHWC", "HWIO", "NHWC"), G=2, O=4),
     "2d-nchw-hwio-nhwc": _cfg(2, (5, 4), (2, 2), (1, 1), [(1, 0), (0, 1)], layout=("NCHW", "HWIO", "NHWC")),
     "2d-odd-layout": _cfg(2, (4, 5), (2, 3), (1, 2), "SAME", layout=("HNWC", "WOIH", "CWHN")),

@@ -76,6 +76,8 @@ void scale_(at::Tensor x, double a) { x.mul_(a); }
 // in-place ATen operations bump the tensor's version (views share it); a data_ptr write does not, as in torch
 int64_t add_then_zero_row_(at::Tensor x) { x.add_(1); x.narrow(0, 0, 1).zero_(); return x._version(); }
 void raw_write_(at::Tensor x) { x.data_ptr<double>()[0] = 5.0; }
+void zero_first_row_(at::Tensor x) { x.narrow(0, 0, 1).zero_(); }
+void detached_add_(at::Tensor x) { x.detach().add_(1); }
 int64_t version_of(at::Tensor x) { return x._version(); }
 static at::Tensor kept;
 void keep(at::Tensor x) { kept = x; }
@@ -103,7 +105,7 @@ at::Tensor index_error(at::Tensor x) { TORCH_CHECK_INDEX(false, "index ", 7, " i
 at::Tensor std_error(at::Tensor x) { throw std::invalid_argument("std::invalid_argument from C++"); }
 """
 INLINE_FUNCTIONS = ["d_sigmoid", "d_sigmoid_loop", "affine_rows", "mysin", "ident", "transposed", "scale_",
-                    "add_then_zero_row_", "raw_write_", "version_of", "keep",
+                    "add_then_zero_row_", "raw_write_", "zero_first_row_", "detached_add_", "version_of", "keep",
                     "get_kept", "drop", "combine", "split_halves", "count", "full_of", "empty_rows", "sum_float", "arith",
                     "index_error", "std_error"]
 
@@ -424,6 +426,50 @@ def test_in_place_write_into_a_saved_tensor_raises_torchs_error(inline):
                           "expected version 0 instead.")
     t = pytest.importorskip("torch")
     assert (version, msg) == run(t, lambda y, a: y.mul_(a))
+
+
+@pytest.mark.compiles
+@pytest.mark.skipif(not HAVE_CXX, reason="no C++ compiler")
+def test_in_place_write_into_a_leaf_requiring_grad_raises_torchs_error(inline):
+    """C++'s in-place operators on a leaf that requires grad (or a view of one, made in Python or in C++) raise
+    torch's RuntimeError before writing, as torch's C++ operators do (the same check as its Python in-place
+    operators, run here as the reference); under no_grad, on a non-leaf, after detach() or through data_ptr()
+    the write goes through, as in torch (which loaded with its own load_inline behaves the same, torch 2.13)."""
+    def calls(lib, cpp):
+        def leaf():
+            return lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64, requires_grad=True)
+        out = {}
+        cases = {"leaf": lambda x: cpp["scale_"](x, 2.0), "python_view": lambda x: cpp["scale_"](x[1], 2.0),
+                 "cpp_view": lambda x: cpp["zero_first_row_"](x)}
+        for name, f in cases.items():
+            x = leaf()
+            with pytest.raises(RuntimeError) as e:
+                f(x)
+            out[name] = (str(e.value).splitlines()[0], x.detach().tolist(), x._version)
+        for name, f in {"raw": cpp["raw_write_"], "detached": cpp["detached_add_"]}.items():
+            x = leaf()
+            f(x)
+            out[name] = (x.detach().tolist(), x._version)
+        x = leaf()
+        with lib.no_grad():
+            cpp["scale_"](x, 2.0)
+        out["no_grad"] = (x.detach().tolist(), x._version)
+        y = leaf() * 1
+        cpp["scale_"](y, 2.0)
+        out["non_leaf"] = (y.detach().tolist(), y._version)
+        return out
+    ours = calls(torch, {n: getattr(inline, n) for n in ("scale_", "zero_first_row_", "raw_write_", "detached_add_")})
+    assert ours["leaf"] == ("a leaf Variable that requires grad is being used in an in-place operation.",
+                            [[1.0, 2.0], [3.0, 4.0]], 0)
+    assert ours["cpp_view"][0] == ours["python_view"][0] == \
+        "a view of a leaf Variable that requires grad is being used in an in-place operation."
+    assert ours["raw"] == ([[5.0, 2.0], [3.0, 4.0]], 0)
+    t = pytest.importorskip("torch")
+    ref = {"scale_": lambda x, a: x.mul_(a), "zero_first_row_": lambda x: x.narrow(0, 0, 1).zero_(),
+           "raw_write_": lambda x: x.data.view(-1).__setitem__(0, 5.0),  # (.data: a write autograd does not see)
+           "detached_add_": lambda x: x.detach().add_(1)}
+    theirs = calls(t, ref)
+    assert ours == theirs
 
 
 @pytest.mark.compiles

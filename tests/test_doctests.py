@@ -57,6 +57,10 @@ OBJECTS = {
     "torch.nn.LSTM": funcgrad.nn.LSTM, "torch.nn.CrossEntropyLoss": funcgrad.nn.CrossEntropyLoss,
     "torch.optim.SGD": funcgrad.optim.SGD, "torch.optim.Adam": funcgrad.optim.Adam,
     "torch.utils.data.DataLoader": funcgrad.utils.data.DataLoader,
+    "torch.nn.init.uniform_": funcgrad.nn.init.uniform_,
+    "torch.nn.init.kaiming_uniform_": funcgrad.nn.init.kaiming_uniform_,
+    "torch.func.jacrev": funcgrad.func.jacrev, "torch.signal.windows.hann": funcgrad.signal.windows.hann,
+    "torch.svd_lowrank": funcgrad.svd_lowrank,
 }
 
 

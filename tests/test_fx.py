@@ -3,6 +3,7 @@ torch is installed, and standalone checks that traced and rewritten modules comp
 from __future__ import annotations
 
 import copy
+import math
 import operator
 import threading
 
@@ -332,3 +333,119 @@ def test_tensor_constants_and_buffers_are_attributes():
     gm = fx.symbolic_trace(lambda x: x * c)
     assert "_tensor_constant0 = self._tensor_constant0" in gm.code
     np.testing.assert_array_equal(gm(fg.ones(2)).numpy(), [1.0, 2.0])
+
+
+def _module_path_tracer(t):
+    """A Tracer noting, for each node it makes through create_proxy, the qualified name of the module whose
+    forward made it (placeholders included, as fx makes them through create_proxy)."""
+    class PathTracer(t.fx.Tracer):
+        current = ""
+
+        def __init__(self):
+            super().__init__()
+            self.origin = {}
+
+        def call_module(self, m, forward, args, kwargs):
+            old, self.current = self.current, self.path_of_module(m)
+            try:
+                return super().call_module(m, forward, args, kwargs)
+            finally:
+                self.current = old
+
+        def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None):
+            proxy = super().create_proxy(kind, target, args, kwargs, name, type_expr)
+            self.origin[proxy.node] = self.current
+            return proxy
+    return PathTracer()
+
+
+def _residual(t):
+    """torchvision's BasicBlock with a downsample shortcut, in t (branch first, then the shortcut)."""
+    class Block(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = t.nn.Conv2d(2, 4, 3, 2, 1, bias=False)
+            self.bn1 = t.nn.BatchNorm2d(4)
+            self.relu = t.nn.ReLU(inplace=True)
+            self.conv2 = t.nn.Conv2d(4, 4, 3, 1, 1, bias=False)
+            self.bn2 = t.nn.BatchNorm2d(4)
+            self.downsample = t.nn.Sequential(t.nn.Conv2d(2, 4, 1, 2, bias=False), t.nn.BatchNorm2d(4))
+
+        def forward(self, x):
+            identity = x
+            out = self.bn2(self.conv2(self.relu(self.bn1(self.conv1(x)))))
+            identity = self.downsample(x)
+            out += identity
+            return self.relu(out)
+    return Block()
+
+
+def _origins(t, root):
+    tracer = _module_path_tracer(t)
+    graph = tracer.trace(root)
+    return [(n.name, n.op, tracer.origin.get(n)) for n in graph.nodes]
+
+
+def test_tracer_subclass_sees_placeholders_and_module_paths():
+    torch = pytest.importorskip("torch")
+
+    def model(t):
+        class Outer(t.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = t.nn.Sequential(_residual(t))
+                self.fc = t.nn.Linear(4, 3)
+
+            def forward(self, x, scale: float = 2.0):
+                return self.fc(t.flatten(self.body(x).mean((2, 3)), 1)) * scale
+        return Outer()
+    assert _origins(fg, model(fg)) == _origins(torch, model(torch))
+    assert _origins(fg, model(fg))[0] == ("x", "placeholder", "")
+
+
+def test_vision_basic_block_traces_in_torchvisions_order():
+    torch = pytest.importorskip("torch")
+    from funcgrad.vision.models.resnet import BasicBlock
+    down = nn.Sequential(nn.Conv2d(2, 4, 1, 2, bias=False), nn.BatchNorm2d(4))
+    ours = [(n.name, n.op, n.target if isinstance(n.target, str) else None)
+            for n in fx.symbolic_trace(BasicBlock(2, 4, 2, down)).graph.nodes]
+    ref = [(n.name, n.op, n.target if isinstance(n.target, str) else None)
+           for n in torch.fx.symbolic_trace(_residual(torch)).graph.nodes]
+    assert ours == ref
+
+
+def _scale_twice(x):
+    return x * 2
+
+
+def _plain_helper(x):
+    return x - 1
+
+
+fx.wrap("_scale_twice")
+try:
+    import torch as _torch_ref
+    _torch_ref.fx.wrap("_scale_twice")
+except ImportError:
+    _torch_ref = None
+
+
+def test_wrapped_and_math_calls_are_kept_and_named_as_fx():
+    torch = pytest.importorskip("torch")
+    x = np.array([[1.0, -4.0], [2.0, 0.5]], np.float32)
+
+    def build(t):
+        def f(x):
+            return _scale_twice(x) + math.sqrt(x.abs().sum())
+        gm = t.fx.symbolic_trace(f)
+        again = t.fx.symbolic_trace(gm)   # the generated code wraps them again
+        g = t.fx.Graph()
+        p = g.placeholder("_plain_helper")
+        g.output(g.call_function(_plain_helper, (p,)))
+        plain = t.fx.GraphModule(t.nn.Module(), g)
+        return gm.code, again.code, plain.code, gm(t.tensor(x)).numpy(), plain(t.tensor(x)).numpy()
+    ours, ref = build(fg), build(torch)
+    assert ours[:3] == ref[:3]
+    assert 'torch.fx._symbolic_trace.wrap("math_sqrt")' in ours[0]
+    for a, b in zip(ours[3:], ref[3:]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

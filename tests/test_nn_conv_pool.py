@@ -94,6 +94,22 @@ def test_conv_modules(name, shape, kw):
     _check_module(t, f, _randn(*shape))
 
 
+@pytest.mark.parametrize("name,shape,kw", [
+    ("Conv1d", (3, 8, 12), dict(kernel_size=3, stride=2, padding=1)),
+    ("Conv2d", (3, 8, 9, 7), dict(kernel_size=3, padding=1)),
+    ("Conv2d", (3, 8, 9, 7), dict(kernel_size=(2, 3), stride=(2, 1), dilation=(1, 2), padding=(1, 0))),
+    ("Conv3d", (2, 8, 4, 5, 4), dict(kernel_size=2, padding=(1, 0, 1))),
+])
+def test_conv_modules_with_many_input_channels(name, shape, kw):
+    """More input channels than the convolution gathers channels-first (conv._FEW_CHANNELS): the weight's
+    gradient comes from windows gathered channels-last."""
+    from funcgrad._src.prims import conv as conv_card
+    assert shape[1] > conv_card._FEW_CHANNELS
+    t = getattr(torch.nn, name)(shape[1], 5, **kw)
+    f = _twin(t, getattr(nn, name)(shape[1], 5, **kw))
+    _check_module(t, f, _randn(*shape))
+
+
 def test_conv_float64():
     t = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1, padding_mode="reflect").double()
     f = _twin(t, nn.Conv2d(3, 4, 3, stride=2, padding=1, padding_mode="reflect").double())

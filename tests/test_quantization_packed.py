@@ -1,7 +1,9 @@
-"""Packed-weight quantized kernels (funcgrad/_torch/_quantized_packed.py): linear / conv prepack, unpack and the
-static and dynamic products, the row-wise quantized embedding bags (8, 4 and 2 bits) and the modules holding
-packed params (nn.quantized Linear / Conv2d / EmbeddingBag with quint4x2, quantize_dynamic). Checked against exact
-arithmetic and against torch 2.13's fbgemm kernels: integers (and dynamic float outputs) bit-identical."""
+"""Packed-weight quantized kernels (funcgrad/_torch/_quantized_packed.py, _quantized_embedding.py): linear / conv /
+transposed conv prepack, unpack and the static and dynamic (qint8 and float16) products, the row-wise quantized
+embedding bags (8, 4 and 2 bits; optimized_qparams, pruned weights) and the modules holding packed params
+(nn.quantized Linear / Conv2d / EmbeddingBag with quint4x2, quantize_dynamic with qint8 and float16). Checked
+against exact arithmetic and against torch 2.13's fbgemm kernels: integers (and dynamic float outputs)
+bit-identical."""
 from __future__ import annotations
 
 import copy
@@ -14,7 +16,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.ao.nn.quantized as fgnnq
-from funcgrad._torch import _quantized_packed as QP
+from funcgrad._torch import _quantized_embedding as QE, _quantized_packed as QP
 from funcgrad.ao import quantization as fgq
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -83,6 +85,79 @@ def test_conv_exact_against_integer_loops():
     np.testing.assert_array_equal(out.int_repr().numpy(), np.clip(np.rint(want.astype(np.float32) * m) + 7, 0, 255))
     with pytest.raises(RuntimeError, match="the input has 4 channels, the weight expects 6"):
         fq.conv2d(x, fq.conv2d_prepack(w, None, 1, 0, 1, 3), 0.5, 7)
+
+
+def test_conv_transpose_exact_against_integer_loops():
+    rng = np.random.default_rng(1)
+    xi, wi = rng.integers(0, 256, (2, 4, 3, 4)), rng.integers(-128, 128, (4, 3, 2, 3))    # groups 2: 6 outputs
+    st, pd, op, dl = (2, 1), (1, 0), (1, 0), (1, 2)
+    x, w = _qt(xi, 0.02, 100, fg.quint8), _qt(wi, 0.01, 3, fg.qint8)
+    p = fq.conv_transpose2d_prepack(w, None, st, pd, op, dl, 2)
+    assert (p.stride(), p.padding(), p.output_padding(), p.dilation(), p.groups(), p.transpose()) == \
+        ([2, 1], [1, 0], [1, 0], [1, 2], 2, True)
+    H = (3 - 1) * 2 - 2 + 1 * (2 - 1) + 1 + 1
+    W = (4 - 1) * 1 - 0 + 2 * (3 - 1) + 0 + 1
+    want = np.zeros((2, 6, H, W), np.int64)
+    for n in range(2):
+        for c in range(4):
+            g = c // 2
+            for o in range(3):
+                for i in range(3):
+                    for j in range(4):
+                        for ki in range(2):
+                            for kj in range(3):
+                                y, z = i * 2 - 1 + ki, j + 2 * kj
+                                if 0 <= y < H and 0 <= z < W:
+                                    want[n, g * 3 + o, y, z] += (xi[n, c, i, j] - 100) * (wi[c, o, ki, kj] - 3)
+    out = fq.conv_transpose2d(x, p, 0.5, 7)
+    m = np.float32(np.float32(0.02) * np.float32(0.01)) / np.float32(0.5)
+    np.testing.assert_array_equal(out.int_repr().numpy(), np.clip(np.rint(want.astype(np.float32) * m) + 7, 0, 255))
+    w2 = fq.conv_transpose2d_unpack(p)[0]      # (fbgemm keeps a per-tensor scale as float32, as unpack shows)
+    assert w2.int_repr().tolist() == wi.tolist() and w2.q_scale() == float(np.float32(0.01)) != 0.01
+    wc = fg.quantize_per_channel(fg.ones(4, 3, 1, 1), fg.tensor([0.1] * 4), fg.tensor([0] * 4), 0, fg.qint8)
+    with pytest.raises(RuntimeError, match="Per Channel Quantization is currently disabled for transposed conv"):
+        fq.conv_transpose2d_prepack(wc, None, 1, 0, 0, 1, 1)
+    with pytest.raises(RuntimeError, match="output padding must be smaller than either stride or dilation"):
+        fq.conv_transpose2d_prepack(w, None, 1, 0, 1, 1, 2)
+    with pytest.raises(RuntimeError, match="Output dimension is zero for 0 axis"):
+        fq.conv_transpose1d(_qt(np.ones((1, 2, 1)), 0.1, 0, fg.quint8),
+                            fq.conv_transpose1d_prepack(_qt(np.ones((2, 1, 1)), 0.1, 0, fg.qint8), None, 1, 1, 0, 1, 1),
+                            0.1, 0)
+    with pytest.raises(RuntimeError, match="the packed weight is a convolution's"):
+        fq.conv_transpose2d(x, fq.conv2d_prepack(_qt(np.ones((6, 2, 1, 1)), 0.1, 0, fg.qint8), None, 1, 0, 1, 2),
+                            0.5, 7)
+
+
+def test_fp16_linear_summation_order_exact():
+    # one float32 FMA chain over k for the whole column blocks; the fringe columns add 512-long block sums
+    rng = np.random.default_rng(2)
+    K, N = 1100, 37
+    x, w = rng.standard_normal((3, K)).astype(np.float32), rng.standard_normal((N, K)).astype(np.float32)
+    w16 = w.astype(np.float16).astype(np.float32)
+    chain = np.zeros((3, N), np.float32)
+    blocks = []
+    for k in range(K):
+        if k % 512 == 0:
+            blocks.append(np.zeros((3, N), np.float32))
+        chain = QP.fma32(x[:, k:k + 1], w16[None, :, k], chain)
+        blocks[-1] = QP.fma32(x[:, k:k + 1], w16[None, :, k], blocks[-1])
+    fringe = blocks[0]
+    for b in blocks[1:]:
+        fringe = (fringe + b).astype(np.float32)
+    got = QP.gemm_fp16_np(x, w16)
+    np.testing.assert_array_equal(got[:, :32], chain[:, :32])
+    np.testing.assert_array_equal(got[:, 32:], fringe[:, 32:])
+    assert not np.array_equal(chain[:, 32:], fringe[:, 32:])         # (the two orders do differ here)
+    with pytest.warns(UserWarning, match="outside float16's range"):
+        p = fq.linear_prepack_fp16(fg.tensor([[1e6, -3.0]]), fg.tensor([0.5]))
+    ww, bb = fq.linear_unpack_fp16(p)
+    assert ww.tolist() == [[65504.0, -3.0]] and bb.tolist() == [0.5]
+    assert fq.linear_dynamic_fp16(fg.tensor([[0.0, 1.0]]), p).tolist() == [[-2.5]]
+    assert fq.linear_relu_dynamic_fp16(fg.tensor([[0.0, 1.0]]), p).tolist() == [[0.0]]
+    with pytest.raises(RuntimeError, match="float16 one .* call quantized.linear_dynamic_fp16"):
+        fq.linear_dynamic(fg.ones(1, 2), p)
+    with pytest.raises(RuntimeError, match="expected scalar type Float"):
+        fq.linear_dynamic_fp16(fg.ones(1, 2, dtype=fg.float64), p)
 
 
 def test_rowwise_prepack_layouts_exact():
@@ -244,6 +319,34 @@ def test_conv_matches_torch(n):
         np.testing.assert_array_equal(tw2.int_repr().numpy(), fw2.int_repr().numpy())
 
 
+def test_pruned_bags_and_optimized_qparams_exact():
+    row = np.arange(16, dtype=np.float32) * 0.5 + 1
+    w = np.stack([row, row[::-1], row + 7.5]).astype(np.float32)         # all exact in 4 bits
+    p4 = fq.embedding_bag_4bit_prepack(fg.tensor(w))
+    mapping = fg.tensor(np.array([2, -1, 0, 1, -1], np.int32))            # 5 original rows, 3 kept
+    out = fq.embedding_bag_4bit_rowwise_offsets(p4, fg.tensor([0, 1, 2, 4, 3]), fg.tensor([0, 3, 4]), False, 0, True,
+                                                None, mapping)
+    np.testing.assert_array_equal(out.numpy(), np.stack([w[2] + w[0], 0 * row, w[1]]))
+    with pytest.raises(RuntimeError, match="Index 1 is out of bounds: 5, range 0 to 5"):
+        fq.embedding_bag_4bit_rowwise_offsets(p4, fg.tensor([0, 5]), fg.tensor([0]), False, 0, True, None, mapping)
+    with pytest.raises(RuntimeError, match="needs compressed_indices_mapping"):
+        fq.embedding_bag_4bit_rowwise_offsets(p4, fg.tensor([0]), fg.tensor([0]), False, 0, True)
+    with pytest.raises(RuntimeError, match="expected scalar type Int but found Long"):
+        fq.embedding_bag_4bit_rowwise_offsets(p4, fg.tensor([0]), fg.tensor([0]), False, 0, True, None,
+                                              fg.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match=r"compressed_indices_mapping\[1\] = 3 is not a row"):
+        fq.embedding_bag_4bit_rowwise_offsets(p4, fg.tensor([0]), fg.tensor([0]), False, 0, True, None,
+                                              fg.tensor(np.array([0, 3], np.int32)))
+    # the greedy search narrows the range by steps of 10 / 200 while it spans more than int(200 * 0.84) steps and
+    # keeps a narrower range only where it lowers the loss; a row already on the 2-bit grid keeps its range
+    x = np.float32([[0.0, 0.1, 0.2, 0.3, 0.15, 0.25, 0.05, 10.0]])
+    hi, lo = QE.choose_qparams_optimized_np(x, 200, 0.16, 2)
+    assert hi[0] - lo[0] < 10.0 and hi[0] - lo[0] >= 168 * np.float32(0.05) - 1e-5
+    assert QE._quant_loss(x, lo, hi, 2)[0] < QE._quant_loss(x, x.min(1), x.max(1), 2)[0]
+    hi, lo = QE.choose_qparams_optimized_np(np.float32([[0.0, 1.0, 2.0, 3.0]]), 200, 0.16, 2)
+    assert (lo[0], hi[0]) == (0.0, 3.0)
+
+
 @pytest.mark.parametrize("bits,name", [(8, "byte"), (4, "4bit"), (2, "2bit")])
 def test_rowwise_embedding_bags_match_torch(bits, name):
     torch = _torch()
@@ -275,6 +378,96 @@ def test_rowwise_embedding_bags_match_torch(bits, name):
     if bits == 8:   # (byte prepack takes batches of tables)
         w3 = rng.standard_normal((2, 3, 5)).astype(np.float32)
         _same(tq.embedding_bag_byte_prepack(torch.from_numpy(w3)), fq.embedding_bag_byte_prepack(fg.tensor(w3)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_conv_transpose_matches_torch(n):
+    torch = _torch()
+    tq = torch.ops.quantized
+    rng = np.random.default_rng(40 + n)
+    done = 0
+    for trial in range(10):
+        C, O, g = [(3, 4, 1), (4, 6, 2), (6, 6, 3)][trial % 3]
+        k = int(rng.integers(1, 4))
+        S = [int(rng.integers(1, 5)) for _ in range(n)]
+        st, pd, dl = int(rng.integers(1, 3)), int(rng.integers(0, 2)), int(rng.integers(1, 3))
+        opd = int(rng.integers(0, max(st, dl)))
+        if any((s - 1) * st - 2 * pd + dl * (k - 1) + opd + 1 <= 0 for s in S):
+            continue
+        x = rng.standard_normal((2, C, *S)).astype(np.float32)
+        w = (rng.standard_normal((C, O // g) + (k,) * n) * 0.3).astype(np.float32)
+        b = rng.standard_normal(O).astype(np.float32) if trial % 2 else None
+        tw, fw = _pair_w(torch, rng, w, False, trial % 2)
+        geom = ([st] * n, [pd] * n, [opd] * n, [dl] * n, g)
+        tp = getattr(tq, f"conv_transpose{n}d_prepack")(tw, None if b is None else torch.from_numpy(b), *geom)
+        fp = getattr(fq, f"conv_transpose{n}d_prepack")(fw, None if b is None else fg.tensor(b), *geom)
+        assert (fp.stride(), fp.padding(), fp.output_padding(), fp.dilation(), fp.groups(), fp.transpose()) == \
+            (tp.stride(), tp.padding(), tp.output_padding(), tp.dilation(), tp.groups(), tp.transpose())
+        tx, fx = _pair_x(torch, x, 0.02, int(rng.integers(0, 256)))
+        op = f"conv_transpose{n}d"
+        _same(getattr(tq, op)(tx, tp, 0.04, 60), getattr(fq, op)(fx, fp, 0.04, 60))
+        unpack = "conv_transpose1d_unpack" if n == 1 else f"conv{n}d_unpack"
+        _same(getattr(tq, unpack)(tp)[0], getattr(fq, unpack)(fp)[0])
+        done += 1
+    assert done >= 5
+
+
+def test_linear_fp16_matches_torch():
+    torch = _torch()
+    tq = torch.ops.quantized
+    rng = np.random.default_rng(50)
+    # past 512 (fbgemm's k block) only whole 32-column blocks: the fringe columns' order depends on the CPU's
+    # vector width (16 columns a block on AVX2, 32 on AVX-512)
+    for K, N in [(3, 5), (17, 37), (300, 70), (512, 19), (600, 64), (1100, 32)]:
+        x = rng.standard_normal((2, 3, K)).astype(np.float32)
+        w = rng.standard_normal((N, K)).astype(np.float32)
+        for b in (None, rng.standard_normal(N).astype(np.float32)):
+            tp = tq.linear_prepack_fp16(torch.from_numpy(w), None if b is None else torch.from_numpy(b))
+            fp = fq.linear_prepack_fp16(fg.tensor(w), None if b is None else fg.tensor(b))
+            _same(tq.linear_unpack_fp16(tp)[0], fq.linear_unpack_fp16(fp)[0])
+            for name in ("linear_dynamic_fp16", "linear_relu_dynamic_fp16"):
+                _same(getattr(tq, name)(torch.from_numpy(x), tp), getattr(fq, name)(fg.tensor(x), fp))
+
+
+@pytest.mark.parametrize("bits,name", [(8, "byte"), (4, "4bit"), (2, "2bit")])
+def test_pruned_and_optimized_embedding_bags_match_torch(bits, name):
+    torch = _torch()
+    tq = torch.ops.quantized
+    rng = np.random.default_rng(60 + bits)
+    for trial in range(5):
+        R, D = int(rng.integers(2, 30)), 4 * int(rng.integers(1, 12))
+        w = (rng.standard_normal((R, D)) * rng.uniform(0.01, 5, (R, 1))).astype(np.float32)
+        if trial == 0:
+            w[0] = 1.5
+            w[1] = np.resize(np.float32([0.0, 0.1, 0.2, 0.3, 0.15, 0.25, 0.05, 10.0]), D)   # (an outlier to clip)
+        prep = f"embedding_bag_{name}_prepack"
+        if bits != 8:
+            for nbins, ratio in ((200, 0.16), (50, 0.3), (20, 0.5)):
+                _same(getattr(tq, prep)(torch.from_numpy(w), True, nbins, ratio),
+                      getattr(fq, prep)(fg.tensor(w), True, nbins, ratio))
+        tp, fp = getattr(tq, prep)(torch.from_numpy(w)), getattr(fq, prep)(fg.tensor(w))
+        U = R + int(rng.integers(0, 10))                         # original rows: R kept, the rest pruned
+        mapping = np.full(U, -1, np.int32)
+        mapping[rng.permutation(U)[:R]] = rng.permutation(R)
+        L = int(rng.integers(0, 40))
+        idx = rng.integers(0, U, L)
+        cuts = np.sort(rng.integers(0, L + 1, 4))
+        cuts[0] = 0
+        psw = rng.random(L).astype(np.float32)
+        for ilo in (False, True):
+            offs = np.append(cuts, L) if ilo else cuts
+            for ps in (None, psw):
+                op = f"embedding_bag_{name}_rowwise_offsets"
+                a = getattr(tq, op)(tp, torch.from_numpy(idx), torch.from_numpy(offs), False, 0, True,
+                                    None if ps is None else torch.from_numpy(ps), torch.from_numpy(mapping), ilo)
+                b = getattr(fq, op)(fp, fg.tensor(idx), fg.tensor(offs), False, 0, True,
+                                    None if ps is None else fg.tensor(ps), fg.tensor(mapping), ilo)
+                _same(a, b)
+    x = torch.randn(3, 40)
+    for r in x:
+        hi, lo = torch.choose_qparams_optimized(r, 40, 200, 0.16, 2 if bits == 8 else bits)
+        fhi, flo = QE.choose_qparams_optimized_np(r.numpy()[None], 200, 0.16, 2 if bits == 8 else bits)
+        assert (hi.item(), lo.item()) == (fhi[0], flo[0])
 
 
 def test_quint4x2_embedding_bag_module_matches_torch(tmp_path):
@@ -320,3 +513,78 @@ def test_quantize_dynamic_linear_bit_identical_and_torch_state_dict_loads(tmp_pa
     fresh = fgq.quantize_dynamic(build(fg), {fg.nn.Linear}, dtype=fg.qint8)
     fresh.load_state_dict(fg.load(tmp_path / "q.pt", weights_only=True))
     np.testing.assert_array_equal(fresh(fg.tensor(x)).numpy(), qm(torch.from_numpy(x)).numpy())
+
+
+def test_quantize_dynamic_float16_linear_matches_torch(tmp_path):
+    torch = _torch()
+    torch.backends.quantized.engine = "x86"      # (the default engine: its float16 linear is fbgemm's)
+
+    def build(T):
+        return T.nn.Sequential(T.nn.Linear(12, 40), T.nn.ReLU(), T.nn.Linear(40, 5))
+    torch.manual_seed(0)
+    m, f = build(torch), build(fg)
+    f.load_state_dict({k: fg.tensor(v.detach().numpy()) for k, v in m.state_dict().items()})
+    qm = torch.ao.quantization.quantize_dynamic(m, {torch.nn.Linear}, dtype=torch.float16)
+    qf = fgq.quantize_dynamic(f, {fg.nn.Linear}, dtype=fg.float16)
+    assert repr(qm) == repr(qf) and "dtype=torch.float16)" in repr(qf)
+    assert repr(qf) == repr(fgq.quantize_dynamic(f, dtype=fg.float16))         # (the default spec: nn.Linear)
+    x = np.random.default_rng(1).standard_normal((7, 12)).astype(np.float32)
+    np.testing.assert_array_equal(qm(torch.from_numpy(x)).detach().numpy(), qf(fg.tensor(x)).numpy())
+    assert list(qm.state_dict()) == list(qf.state_dict())
+    tw, fw = qm[0].weight(), qf[0].weight()
+    assert fw.dtype == fg.float32 and not fw.is_quantized
+    np.testing.assert_array_equal(tw.numpy(), fw.numpy())
+    # state dicts load both ways
+    torch.save(qm.state_dict(), tmp_path / "t.pt")
+    fresh = fgq.quantize_dynamic(build(fg), {fg.nn.Linear}, dtype=fg.float16)
+    fresh.load_state_dict(fg.load(tmp_path / "t.pt", weights_only=True))
+    np.testing.assert_array_equal(fresh(fg.tensor(x)).numpy(), qm(torch.from_numpy(x)).detach().numpy())
+    fg.save(qf.state_dict(), tmp_path / "f.pt")
+    tfresh = torch.ao.quantization.quantize_dynamic(build(torch), {torch.nn.Linear}, dtype=torch.float16)
+    tfresh.load_state_dict(torch.load(tmp_path / "f.pt", weights_only=True))
+    np.testing.assert_array_equal(tfresh(torch.from_numpy(x)).detach().numpy(), qf(fg.tensor(x)).numpy())
+    back = pickle.loads(pickle.dumps(qf))
+    np.testing.assert_array_equal(back(fg.tensor(x)).numpy(), qf(fg.tensor(x)).numpy())
+    # an LSTM too: float16 GEMMs in its cells (the gates' float32 sigmoid / tanh differ from torch's in the last bit)
+    torch.manual_seed(1)
+    tl, fl = torch.nn.LSTM(5, 7, num_layers=2, bidirectional=True), fg.nn.LSTM(5, 7, num_layers=2, bidirectional=True)
+    fl.load_state_dict({k: fg.tensor(v.detach().numpy()) for k, v in tl.state_dict().items()})
+    tl = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(tl), dtype=torch.float16)
+    fl = fgq.quantize_dynamic(fg.nn.Sequential(fl), dtype=fg.float16)
+    assert repr(tl) == repr(fl)
+    xs = np.random.default_rng(2).standard_normal((6, 4, 5)).astype(np.float32)
+    (to, (th, tc)), (fo, (fh, fc)) = tl(torch.from_numpy(xs)), fl(fg.tensor(xs))
+    for a, b in ((to, fo), (th, fh), (tc, fc)):
+        np.testing.assert_allclose(b.numpy(), a.detach().numpy(), rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="Don't know how to quantize with default settings for torch.qint32"):
+        fgq.quantize_dynamic(f, dtype=fg.qint32)
+
+
+def test_quantize_dynamic_embeddings_and_pruned_embedding_bag_match_torch():
+    torch = _torch()
+    rng = np.random.default_rng(8)
+    wv = rng.standard_normal((10, 8)).astype(np.float32)
+
+    def build(T):
+        m = T.nn.Sequential(T.nn.Embedding(10, 8), T.nn.EmbeddingBag(10, 8, mode="sum"))
+        with T.no_grad():
+            m[0].weight.copy_(T.tensor(wv))
+            m[1].weight.copy_(T.tensor(wv[::-1].copy()))
+        return m
+    qm = torch.ao.quantization.quantize_dynamic(build(torch), dtype=torch.quint8)
+    qf = fgq.quantize_dynamic(build(fg), dtype=fg.quint8)
+    assert repr(qm) == repr(qf)
+    idx, offs = rng.integers(0, 10, 12), np.array([0, 3, 3, 8])
+    _same(qm[0](torch.tensor(idx)), qf[0](fg.tensor(idx)))
+    _same(qm[1](torch.tensor(idx), torch.tensor(offs)), qf[1](fg.tensor(idx), fg.tensor(offs)))
+    # pruned: the module's table holds the kept rows; compressed_indices_mapping maps 14 original rows onto them
+    mapping = np.full(14, -1, np.int32)
+    mapping[rng.permutation(14)[:10]] = rng.permutation(10)
+    idx = rng.integers(0, 14, 20)
+    offs = np.array([0, 4, 4, 11])
+    for mod in (qm[1], qf[1]):
+        mod.pruned_weights = True
+    _same(qm[1](torch.tensor(idx), torch.tensor(offs), compressed_indices_mapping=torch.from_numpy(mapping)),
+          qf[1](fg.tensor(idx), fg.tensor(offs), compressed_indices_mapping=fg.tensor(mapping)))
+    with pytest.raises(RuntimeError, match="pruned_weights=True needs a compressed_indices_mapping"):
+        fq.embedding_byte(qf[0]._packed_params._packed_weight, fg.tensor([0]), True)

@@ -422,3 +422,179 @@ def test_embedding_from_float_refuses_other_qconfigs():
     e.qconfig = fgq.default_qconfig
     with pytest.raises(AssertionError, match="only supported with float_qparams_weight_only_qconfig"):
         fgnnq.Embedding.from_float(e)
+
+
+# --- convolutions: Conv1d / 2d / 3d, ConvReLU, ConvTranspose (funcgrad/ao/nn/quantized/conv.py) ----------------
+@pytest.fixture
+def fbgemm():
+    """torch on its fbgemm engine for the test (x86 hands symmetric-weight convolutions to oneDNN on VNNI CPUs,
+    whose unpacked weights keep a float64 scale)."""
+    torch = _torch()
+    engine = torch.backends.quantized.engine
+    torch.backends.quantized.engine = "fbgemm"
+    yield torch
+    torch.backends.quantized.engine = engine
+
+
+def _conv_model(T, n, kind):
+    conv, convt = getattr(T.nn, f"Conv{n}d"), getattr(T.nn, f"ConvTranspose{n}d")
+    if kind == "transpose":
+        layers = [convt(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2), T.nn.ReLU(),
+                  convt(6, 3, 2, dilation=2, bias=False)]
+    else:
+        mode = "reflect" if kind == "reflect" else "zeros"
+        layers = [conv(4, 6, 3, stride=2, padding=1, groups=2, padding_mode=mode), T.nn.ReLU(), conv(6, 3, 2, bias=False)]
+    q = T.ao.quantization
+    return T.nn.Sequential(q.QuantStub(), *layers, q.DeQuantStub()).eval()
+
+
+def _same_state(tsd, fsd):
+    assert list(tsd) == list(fsd)
+    for k, v in tsd.items():
+        f = fsd[k]
+        if v is None or isinstance(v, (float, int)):
+            assert f == v, k
+        elif v.is_quantized:
+            assert repr(f) == repr(v), k
+            np.testing.assert_array_equal(f.int_repr().numpy(), v.int_repr().numpy())
+        else:
+            np.testing.assert_array_equal(f.detach().numpy(), v.detach().numpy())
+
+
+@pytest.mark.parametrize("n,kind", [(1, "conv"), (2, "conv"), (3, "conv"), (1, "fused"), (2, "fused"), (3, "fused"),
+                                    (1, "reflect"), (2, "reflect"), (1, "transpose"), (2, "transpose"),
+                                    (3, "transpose")])
+def test_conv_modules_match_torch(n, kind, tmp_path, fbgemm):
+    torch = fbgemm
+    torch.manual_seed(n)
+    tm, fm = _conv_model(torch, n, kind), _conv_model(fg, n, kind)
+    fm.load_state_dict({k: fg.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    # per-channel weights (x86's qconfig) for the convolutions; per tensor for the transposed ones (fbgemm's)
+    for m, lib in ((tm, torch), (fm, fg)):
+        q = lib.ao.quantization
+        m.qconfig = q.default_qconfig if kind in ("transpose", "reflect") else q.get_default_qconfig("x86")
+    if kind == "fused":
+        tm, fm = torch.ao.quantization.fuse_modules(tm, [["1", "2"]]), fgq.fuse_modules(fm, [["1", "2"]])
+    tp, fp = torch.ao.quantization.prepare(tm), fgq.prepare(fm)
+    rng = np.random.default_rng(n)
+    shape = (2, 4) + (6,) * n
+    for _ in range(2):
+        x = rng.standard_normal(shape).astype(np.float32)
+        tp(torch.from_numpy(x))
+        fp(fg.tensor(x))
+    tq, fq = torch.ao.quantization.convert(tp), fgq.convert(fp)
+    for i in ("1", "3"):
+        a, b = getattr(tq, i), getattr(fq, i)
+        assert type(b).__name__ == type(a).__name__ and b._get_name() == a._get_name()
+        assert repr(b.weight()) == repr(a.weight())
+        np.testing.assert_array_equal(b.weight().int_repr().numpy(), a.weight().int_repr().numpy())
+        assert (a.bias() is None) == (b.bias() is None)
+        if a.bias() is not None:
+            np.testing.assert_array_equal(b.bias().numpy(), a.bias().detach().numpy())
+        # (the observers saw float convolutions that may differ in the last bit)
+        assert b.zero_point == a.zero_point and b.scale == pytest.approx(a.scale, rel=1e-6)
+    # torch's state_dict into funcgrad's: the same repr, state_dict and integers
+    torch.save(tq.state_dict(), tmp_path / "t.pt")
+    fq.load_state_dict(fg.load(tmp_path / "t.pt", weights_only=True))
+    assert repr(fq) == repr(tq)
+    _same_state(tq.state_dict(), fq.state_dict())
+    x = rng.standard_normal(shape).astype(np.float32)
+    tx, fx = tq[0](torch.from_numpy(x)), fq[0](fg.tensor(x))
+    _same(tq[1](tx), fq[1](fx))
+    np.testing.assert_array_equal(fq(fg.tensor(x)).numpy(), tq(torch.from_numpy(x)).numpy())
+    # and funcgrad's into torch's; funcgrad's module pickles
+    fg.save(fq.state_dict(), tmp_path / "f.pt")
+    tq.load_state_dict(torch.load(tmp_path / "f.pt", weights_only=True))
+    fg.save(fq, tmp_path / "m.pt")
+    back = fg.load(tmp_path / "m.pt", weights_only=False)
+    np.testing.assert_array_equal(back(fg.tensor(x)).numpy(), tq(torch.from_numpy(x)).numpy())
+
+
+def test_conv_module_construction_repr_and_errors(fbgemm):
+    torch = fbgemm
+    tnnq, tnniq = torch.ao.nn.quantized, torch.ao.nn.intrinsic.quantized
+    cases = [("Conv1d", (4, 6, 3), dict(stride=2, padding=1, dilation=2, groups=2, bias=False)),
+             ("Conv3d", (2, 4, (1, 2, 3)), dict(padding=(0, 1, 0))),
+             ("ConvTranspose1d", (4, 2, 3), dict(stride=2, output_padding=1)),
+             ("ConvTranspose2d", (4, 6, 2), dict(groups=2, dilation=2, output_padding=1)),
+             ("ConvTranspose3d", (2, 3, 1), dict(bias=False))]
+    for name, args, kw in cases:
+        t, f = getattr(tnnq, name)(*args, **kw), getattr(fgnnq, name)(*args, **kw)
+        assert repr(f) == repr(t)
+        assert list(f.state_dict()) == list(t.state_dict())
+        fw, tw = f.weight(), t.weight()      # (torch's placeholder integers are uninitialised memory)
+        assert (tuple(fw.shape), str(fw.dtype), str(fw.qscheme()), fw.q_scale(), fw.q_zero_point()) == \
+            (tuple(tw.shape), str(tw.dtype), str(tw.qscheme()), tw.q_scale(), tw.q_zero_point())
+    for name in ("ConvReLU1d", "ConvReLU2d", "ConvReLU3d"):
+        assert repr(getattr(fg.ao.nn.intrinsic.quantized, name)(2, 2, 1)) == repr(getattr(tnniq, name)(2, 2, 1))
+    c = fgnnq.ConvTranspose2d(4, 6, 3, padding=1)
+    assert c._input_padding(c.kernel_size, c.dilation, c.padding) == [1, 1]
+    with pytest.raises(ValueError, match=r"Input shape must be `\(N, C, L\)`!"):
+        fgnnq.Conv1d(2, 2, 1)(fg.quantize_per_tensor(fg.ones(1, 2, 3, 3), 0.1, 0, fg.quint8))
+    with pytest.raises(ValueError, match=r"Input shape must be `\(N, C, T, H, W\)`!"):
+        fgnnq.ConvTranspose3d(2, 2, 1)(fg.quantize_per_tensor(fg.ones(1, 2, 3, 3), 0.1, 0, fg.quint8))
+    with pytest.raises(ValueError, match="'padding_mode' circular is not supported by quantized convolution"):
+        fgnnq.Conv2d(2, 2, 1, padding_mode="circular")
+    with pytest.raises(ValueError, match='Only "zeros" padding mode is supported for ConvTranspose1d'):
+        fgnnq.ConvTranspose1d(2, 2, 1, padding_mode="reflect")
+    with pytest.raises(AssertionError, match="Conv3d does not support reflection padding"):
+        fgnnq.Conv3d(2, 2, 1, padding_mode="reflect")
+    with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
+        fgnnq.Conv1d(3, 2, 1, groups=2)
+    # fbgemm has no per-channel transposed convolution: prepare refuses a per-channel weight observer
+    m = fg.nn.Sequential(fg.nn.ConvTranspose2d(2, 2, 1))
+    m.qconfig = fgq.get_default_qconfig("x86")
+    with pytest.raises(AssertionError, match="Per channel weight observer is not supported yet for ConvTranspose"):
+        fgq.prepare(m)
+    with pytest.raises(AssertionError, match="from_float only works for Conv1d but got: Conv2d"):
+        fgnnq.Conv1d.from_float(fg.nn.Conv2d(2, 2, 1))
+
+
+def test_conv_from_reference_matches_torch(fbgemm):
+    torch = fbgemm
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((4, 3, 2)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+
+    class Ref:   # (the attributes from_reference reads off a reference quantized convolution)
+        in_channels, out_channels, kernel_size, stride, padding, dilation, groups, padding_mode = \
+            3, 4, (2,), (2,), (1,), (1,), 1, "zeros"
+
+        def __init__(self, lib):
+            self.lib = lib
+            self.weight, self.bias = lib.tensor(w), lib.tensor(b)
+
+        def get_quantized_weight(self):
+            return self.lib.quantize_per_tensor(self.weight, 0.02, 0, self.lib.qint8)
+    t = torch.ao.nn.quantized.Conv1d.from_reference(Ref(torch), 0.1, 7)
+    f = fgnnq.Conv1d.from_reference(Ref(fg), 0.1, 7)
+    assert repr(f) == repr(t)
+    _same_state(t.state_dict(), f.state_dict())
+    x = rng.standard_normal((2, 3, 9)).astype(np.float32)
+    a, c = _pair(torch, x, 0.03, 120, "quint8")
+    _same(t(a), f(c))
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_fuse_conv_bn_relu_1d_3d_matches_torch(n):
+    torch = _torch()
+
+    def build(T):
+        return T.nn.Sequential(getattr(T.nn, f"Conv{n}d")(2, 3, 2), getattr(T.nn, f"BatchNorm{n}d")(3),
+                               T.nn.ReLU(), getattr(T.nn, f"Conv{n}d")(3, 3, 1), getattr(T.nn, f"BatchNorm{n}d")(3))
+    torch.manual_seed(n)
+    tm = build(torch).eval()
+    with torch.no_grad():
+        for bn in (tm[1], tm[4]):
+            bn.running_mean.uniform_(-1, 1)
+            bn.running_var.uniform_(0.5, 2)
+            bn.weight.uniform_(0.5, 2)
+    fm = build(fg).eval()
+    fm.load_state_dict({k: fg.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    groups = [["0", "1", "2"], ["3", "4"]]
+    tf, ff = torch.ao.quantization.fuse_modules(tm, groups), fgq.fuse_modules(fm, groups)
+    assert repr(ff) == repr(tf)
+    for k, v in tf.state_dict().items():
+        np.testing.assert_array_equal(ff.state_dict()[k].numpy(), v.numpy())
+    with pytest.raises(NotImplementedError, match=f"no ConvBn{n}d for quantization-aware training"):
+        fgq.fuse_modules(build(fg).train(), [["0", "1"]])

@@ -1,7 +1,8 @@
 """Every public name of the torch face has a docstring of its own (help(nn.Linear) must not show Module's text).
 
 Walks funcgrad's torch names: the top-level functions and classes of funcgrad._torch, Tensor's methods and
-properties, nn (modules and functions), nn.functional, optim (and lr_scheduler), utils.data and autograd. A class's
+properties, nn (modules and functions), nn.functional, optim (and lr_scheduler), utils.data, autograd and the other
+torch packages programs call (linalg, fft, special, amp, cuda, nn.init, func, distributed, jit, ...). A class's
 docstring must differ from each base class's (an inherited __doc__ is not its own); a function's must be non-empty.
 """
 import inspect
@@ -16,11 +17,23 @@ import funcgrad.nn
 import funcgrad.nn.functional
 import funcgrad.optim
 import funcgrad.optim.lr_scheduler
+import funcgrad.utils.checkpoint
 import funcgrad.utils.data
+import funcgrad.utils.dlpack
 
 NAMESPACES = {"torch": T, "torch.nn": funcgrad.nn, "torch.nn.functional": funcgrad.nn.functional,
               "torch.optim": funcgrad.optim, "torch.optim.lr_scheduler": funcgrad.optim.lr_scheduler,
-              "torch.utils.data": funcgrad.utils.data, "torch.autograd": funcgrad.autograd}
+              "torch.utils.data": funcgrad.utils.data, "torch.autograd": funcgrad.autograd,
+              "torch.linalg": funcgrad.linalg, "torch.fft": funcgrad.fft, "torch.special": funcgrad.special,
+              "torch.amp": funcgrad.amp, "torch.cuda": funcgrad.cuda, "torch.nn.init": funcgrad.nn.init,
+              "torch.func": funcgrad.func, "torch.distributed": funcgrad.distributed,
+              "torch.jit": funcgrad._torch._jit, "torch.hub": funcgrad.hub, "torch.sparse": funcgrad.sparse,
+              "torch.signal.windows": funcgrad.signal.windows, "torch.utils.checkpoint": funcgrad.utils.checkpoint,
+              "torch.utils.dlpack": funcgrad.utils.dlpack, "torch.nn.utils": funcgrad.nn.utils,
+              "torch.nn.utils.parametrize": funcgrad.nn.utils.parametrize,
+              "torch.autograd.functional": funcgrad.autograd.functional,
+              "torch.distributions.constraints": funcgrad.distributions.constraints,
+              "torch.overrides": funcgrad.overrides}
 
 # names exempt as an alias of another public name (empty: an alias bound to the same object shares its docstring)
 ALIASES: dict = {}

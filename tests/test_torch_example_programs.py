@@ -627,3 +627,16 @@ def test_super_resolution_pixel_shuffle(torch_is_funcgrad):
     ns = run_program(SUPER_RESOLUTION)
     assert ns["losses"][-1] < ns["losses"][0] / 2
     assert ns["psnr"] > 0
+
+
+def test_torch_jit_imports_as_a_module_path(torch_is_funcgrad):
+    """`import torch.jit` and `from torch.jit import script` work as in torch: funcgrad.jit is JAX's jit function,
+    which carries torch.jit's names and stands for the module path."""
+    import funcgrad
+    ns = run_program("""
+        import torch.jit
+        from torch.jit import script, ScriptModule
+        scripted = torch.jit.script(torch.nn.Linear(2, 1))
+    """)
+    assert ns["script"] is funcgrad.jit.script and ns["ScriptModule"] is funcgrad.jit.ScriptModule
+    assert ns["torch"].jit is funcgrad.jit

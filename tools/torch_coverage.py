@@ -57,7 +57,8 @@ REASONS = [
     (r"^(.*DataPipe|DataChunk|datapipes|functional_datapipe|graph|graph_settings|"
      r"guaranteed_datapipes_determinism|non_deterministic|argument_validation|runtime_validation.*)$",
      "DataPipes (deprecated in torch, removed from torchdata)"),
-    (r"^([A-Z][A-Za-z0-9]*Storage|StorageBase|storage)$", "typed storage classes (issue 26, in progress)"),
+    (r"^([A-Z][A-Za-z0-9]*Storage|StorageBase)$", "C++ storage base class (torch.TypedStorage, UntypedStorage and "
+     "the legacy FloatStorage, ... exist)"),
     (r"^(export|nested|masked|package|signal|monitor|library|functional|quasirandom|version|torch_version|"
      r"return_types|builtins|Container|common_types|anomaly_mode|profiler_legacy|profiler_util|"
      r"[a-z_]+)$",
@@ -66,17 +67,17 @@ REASONS = [
 
 MODULE_REASONS = {
     "export": "torch.export: program capture to an ExportedProgram (funcgrad exports through jit and ONNX)",
-    "signal": "torch.signal.windows is not implemented (torch.*_window functions exist)",
     "monitor": "torch.monitor (event counters for the C++ runtime) is not implemented",
     "library": "torch.library (issue 26, in progress)",
     "quasirandom": "SobolEngine is not implemented",
-    "functional": "torch.functional (its functions are at the top level: torch.einsum, torch.stft, ...)",
     "version": "torch.version (build metadata)", "torch_version": "torch.torch_version (build metadata)",
     "anomaly_mode": "module path (the classes are at torch.autograd: detect_anomaly, set_detect_anomaly)",
     "profiler_legacy": "legacy profiler module (torch.autograd.profiler exists)",
     "profiler_util": "profiler helper module (torch.autograd.profiler exists)",
     "common_types": "typing aliases module", "types": "typing aliases module",
-    "windows": "torch.signal.windows is not implemented (torch.*_window functions exist)",
+    "datapipes": "DataPipes (deprecated in torch, removed from torchdata)",
+    "graph_settings": "DataPipes (deprecated in torch, removed from torchdata)",
+    "quantizable": "quantizable LSTM / MultiheadAttention (torch.ao.nn.quantizable) are not implemented",
 }
 
 SPECIFIC = {
@@ -91,29 +92,23 @@ SPECIFIC = {
     "torch.nn.LinearCrossEntropyOptions": "new in torch 2.13; not implemented",
     "torch.nn.functional.linear_cross_entropy": "new in torch 2.13; not implemented",
     "torch.nn.CrossMapLRN2d": "legacy Lua-torch module (nn.LocalResponseNorm exists)",
-    "torch.nn.factory_kwargs": "internal helper",
-    "torch.BufferDict": "new in torch 2.13; not implemented (nn.ParameterDict exists)",
+    "torch.BufferDict": "C++ (pybind) helper class, undocumented (nn.ParameterDict and module buffers exist)",
     "torch.ModuleDict": "re-export of nn.ModuleDict at torch's top level (use nn.ModuleDict)",
     "torch.ParameterDict": "re-export of nn.ParameterDict at torch's top level (use nn.ParameterDict)",
     "torch.GradScaler": "use torch.amp.GradScaler",
     "torch.eig": "removed in torch 1.13 (raises in torch; use torch.linalg.eig)",
     "torch.symeig": "removed in torch 1.13 (raises in torch; use torch.linalg.eigh)",
     "torch.lobpcg": "not implemented (torch.linalg.eigh covers dense problems)",
-    "torch.pca_lowrank": "not implemented (randomised low-rank SVD)",
-    "torch.svd_lowrank": "not implemented (randomised low-rank SVD)",
     "torch.embedding_bag": "not implemented (F.embedding_bag / nn.EmbeddingBag exist)",
-    "torch.to_dlpack": "not implemented (DLPack import is: torch.from_dlpack)",
     "torch.is_distributed": "undocumented alias of Tensor.is_distributed",
     "torch.while_loop": "higher-order op for torch.compile (funcgrad.lax.while_loop is the functional loop)",
-    "torch.get_deterministic_debug_mode": "not implemented (use_deterministic_algorithms exists)",
-    "torch.set_deterministic_debug_mode": "not implemented (use_deterministic_algorithms exists)",
-    "torch.is_deterministic_algorithms_warn_only_enabled": "not implemented (use_deterministic_algorithms exists)",
-    "torch.autograd.SavedTensor": "C++ saved-variable handle (autograd.graph hooks: issue 26, in progress)",
+    "torch.autograd.SavedTensor": "C++ saved-variable handle (autograd.graph.saved_tensors_hooks see the packed values instead)",
     "torch.autograd.is_multithreading_enabled": "the backward pass runs on the calling thread",
     "torch.autograd.set_multithreading_enabled": "the backward pass runs on the calling thread",
     "torch.autograd.is_view_replay_enabled": "view replay is a C++ autograd option",
     "torch.autograd.enforce_grad_layout_policy": "gradient memory layouts (strides) are not modelled",
     "torch.autograd.kineto_available": "the Kineto profiler backend",
+    "torch.utils.data.graph": "DataPipes (deprecated in torch, removed from torchdata)",
     "torch.autograd.DeviceType": "profiler device enum", "torch.autograd.ProfilerActivity": "profiler enum",
     "torch.autograd.ProfilerConfig": "Kineto profiler config", "torch.autograd.ProfilerEvent": "Kineto event",
     "torch.autograd.ProfilerState": "profiler enum",

@@ -192,12 +192,49 @@ def set_default_device(dev) -> None:
         _dtype.check_device(dev)
 
 
-def use_deterministic_algorithms(mode, *, warn_only=False) -> None:
-    pass
+# torch.use_deterministic_algorithms' flags: funcgrad's kernels are deterministic whatever they say (NumPy on one
+# host thread per op); the flags are kept so that programs reading them back see what they set, as in torch.
+_DETERMINISTIC = {"mode": False, "warn_only": False}
+
+
+def use_deterministic_algorithms(mode: _builtins.bool, *, warn_only: _builtins.bool = False) -> None:
+    """Record the deterministic-algorithms flag (funcgrad's kernels are deterministic either way)."""
+    for name, v in (("mode", mode), ("warn_only", warn_only)):
+        if not isinstance(v, _builtins.bool):
+            raise TypeError(f"_set_deterministic_algorithms(): argument '{name}' must be bool, not "
+                            f"{type(v).__name__}")
+    _DETERMINISTIC.update(mode=mode, warn_only=warn_only)
 
 
 def are_deterministic_algorithms_enabled() -> _builtins.bool:
-    return True
+    """Whether use_deterministic_algorithms(True) is in effect (funcgrad's kernels are deterministic either way)."""
+    return _DETERMINISTIC["mode"]
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> _builtins.bool:
+    """Whether use_deterministic_algorithms(True, warn_only=True) is in effect."""
+    return _DETERMINISTIC["warn_only"]
+
+
+def set_deterministic_debug_mode(debug_mode) -> None:
+    """torch's other spelling of use_deterministic_algorithms: 0/"default" off, 1/"warn" on with warnings only,
+    2/"error" on."""
+    if not isinstance(debug_mode, (_builtins.int, str)):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if isinstance(debug_mode, str):
+        modes = {"default": 0, "warn": 1, "error": 2}
+        if debug_mode not in modes:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+                               f"{debug_mode}")
+        debug_mode = modes[debug_mode]
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> _builtins.int:
+    """The deterministic debug mode: 0 off, 1 warn only, 2 on (see set_deterministic_debug_mode)."""
+    return 0 if not _DETERMINISTIC["mode"] else 1 if _DETERMINISTIC["warn_only"] else 2
 
 
 
@@ -230,6 +267,7 @@ __all__ = sorted(set().union(*(_m.__all__ for _m in _methods.CORE + _FAMILIES)) 
     "long", "int", "short", "bool", "is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero",
     "numel", "result_type", "promote_types", "can_cast", "finfo", "iinfo", "get_default_device",
     "set_default_device", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode", "get_deterministic_debug_mode",
     "set_num_threads", "get_num_threads", "cuda", "FloatTensor", "DoubleTensor", "HalfTensor",
     "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "ComplexFloatTensor",
     "ComplexDoubleTensor"} - {"bfloat16"} | ({"bfloat16", "BFloat16Tensor"} if bfloat16 is not None else set()))
@@ -241,3 +279,4 @@ from . import overrides as _overrides  # noqa: E402
 # torch's functions dispatch on `__torch_function__` (NestedTensor, MaskedTensor, user Tensor-likes): one class
 # test first in each function's own code, so plain tensors pay nothing more
 _overrides.install(globals(), __all__)
+_overrides.install(vars(linalg), linalg.__all__, "linalg", "funcgrad.linalg", distinct=True)

@@ -30,7 +30,6 @@ amin: Minimum along dim (all dims if none); the gradient is spread evenly over t
 aminmax: The (min, max) pair of input, overall or along dim.
 any: True where some element (along dim, if given) is nonzero.
 arange: Values from start to end (exclusive) in steps of step, as torch.arange.
-are_deterministic_algorithms_enabled: Whether use_deterministic_algorithms(True) is in effect.
 argmax: Index of the maximum (first one on ties), overall or along dim.
 argmin: Index of the minimum (first one on ties), overall or along dim.
 argsort: Indices that sort input along dim (stable=True keeps ties in order).
@@ -409,7 +408,6 @@ unique: The sorted unique elements (with inverse indices and counts if asked).
 unique_consecutive: Collapse runs of equal consecutive elements.
 unsqueeze: A view with a size-1 dimension inserted at dim.
 untyped_storage: The tensor's untyped (byte) storage.
-use_deterministic_algorithms: Record the deterministic-algorithms flag (funcgrad's CPU ops are deterministic).
 values: A sparse COO tensor's values.
 var: Variance (correction=1: Bessel's) overall or along dim.
 var_mean: (var, mean) in one call.
@@ -448,6 +446,40 @@ ALIASES = {"absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "a
            "not_equal": "ne", "moveaxis": "movedim", "swapdims": "transpose", "ndimension": "dim",
            "unsafe_chunk": "chunk", "unsafe_split": "split", "unsafe_split_with_sizes": "split_with_sizes"}
 
+# torch.special's names whose functions are not the top-level ones (or have no top-level form)
+SPECIAL = dict(line.split(": ", 1) for line in """
+erf: The error function 2/sqrt(pi) * integral of exp(-t^2) from 0 to input.
+erfc: The complementary error function 1 - erf(input).
+erfinv: The inverse error function, defined on (-1, 1).
+gammaln: The natural logarithm of |Gamma(input)|.
+digamma: The logarithmic derivative of Gamma, psi(input) = Gamma'(input) / Gamma(input).
+psi: Alias for digamma().
+log1p: log(1 + input), accurate near 0.
+expm1: exp(input) - 1, accurate near 0.
+exp2: 2 ** input, elementwise.
+expit: The logistic sigmoid 1 / (1 + exp(-input)).
+logit: log(p / (1 - p)), with input clamped to [eps, 1 - eps] when eps is given.
+logsumexp: log(sum(exp(input))) along dim, computed without overflow.
+softmax: exp(input) / sum(exp(input)) along dim, optionally computed in dtype.
+log_softmax: input - logsumexp(input) along dim, optionally computed in dtype.
+round: Round to the given number of decimals, halves to even.
+gammainc: The regularized lower incomplete gamma function P(input, other).
+gammaincc: The regularized upper incomplete gamma function Q(input, other) = 1 - P(input, other).
+multigammaln: The log of the multivariate gamma function of dimension p.
+chebyshev_polynomial_t: The Chebyshev polynomial of the first kind T_n(input).
+chebyshev_polynomial_u: The Chebyshev polynomial of the second kind U_n(input).
+chebyshev_polynomial_v: The Chebyshev polynomial of the third kind V_n(input).
+chebyshev_polynomial_w: The Chebyshev polynomial of the fourth kind W_n(input).
+shifted_chebyshev_polynomial_t: T_n(2 * input - 1), the Chebyshev polynomial of the first kind on [0, 1].
+shifted_chebyshev_polynomial_u: U_n(2 * input - 1), the Chebyshev polynomial of the second kind on [0, 1].
+shifted_chebyshev_polynomial_v: V_n(2 * input - 1), the Chebyshev polynomial of the third kind on [0, 1].
+shifted_chebyshev_polynomial_w: W_n(2 * input - 1), the Chebyshev polynomial of the fourth kind on [0, 1].
+hermite_polynomial_h: The physicists' Hermite polynomial H_n(input).
+hermite_polynomial_he: The probabilists' Hermite polynomial He_n(input).
+laguerre_polynomial_l: The Laguerre polynomial L_n(input).
+legendre_polynomial_p: The Legendre polynomial P_n(input).
+""".strip().splitlines())
+
 
 def _text(name: str) -> str | None:
     if name in DOCS:
@@ -467,6 +499,12 @@ def _set(obj, text: str) -> None:
         target.__doc__ = text
     except (AttributeError, TypeError):  # (a builtin or C-level callable: keeps its own)
         pass
+
+
+def attach_table(module, table: dict) -> None:
+    """Give each undocumented function of `module` named in `table` its line (a namespace's own table)."""
+    for name, text in table.items():
+        _set(getattr(module, name), text)
 
 
 def attach(module, tensor_cls) -> None:

@@ -41,38 +41,46 @@ def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, ch
 
 
 def trace_module(mod, inputs: dict, **kwargs):
+    """torch.jit.trace_module: runs each named method once on its example inputs and returns the module (funcgrad does not build TorchScript; funcgrad.jit / torch.compile compile)."""
     for name, args in inputs.items():
         getattr(mod, name)(*(args if isinstance(args, tuple) else (args,)))
     return mod
 
 
 def ignore(drop=False, **kwargs):
+    """Decorator leaving a function to Python in a scripted module: here every function stays Python, so it returns fn."""
     if callable(drop):
         return drop
     return lambda fn: fn
 
 
 def unused(fn: Callable) -> Callable:
+    """Decorator marking a method TorchScript should not compile: returns fn unchanged."""
     return fn
 
 
 def export(fn: Callable) -> Callable:
+    """Decorator marking a method as a TorchScript entry point: returns fn unchanged."""
     return fn
 
 
 def interface(obj):
+    """Decorator declaring a TorchScript interface type: returns the class unchanged."""
     return obj
 
 
 def is_scripting() -> bool:
+    """False: funcgrad never runs code as TorchScript."""
     return False
 
 
 def is_tracing() -> bool:
+    """False: torch.jit.trace is not running (it runs the function eagerly here)."""
     return False
 
 
 def annotate(the_type, the_value):
+    """TorchScript's type hint for a value: returns the value."""
     return the_value
 
 
@@ -86,15 +94,19 @@ class Final(metaclass=_FinalMeta):
 
 
 class Attribute:
+    """TorchScript's attribute type declaration `torch.jit.Attribute(value, type)`: the value itself here."""
+
     def __new__(cls, value, type=None):  # noqa: A002
         return value
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics: bool = True):
+    """torch.jit.freeze: returns the module unchanged (nothing to inline outside TorchScript)."""
     return mod
 
 
 def optimize_for_inference(mod, other_methods=None):
+    """torch.jit.optimize_for_inference: returns the module unchanged."""
     return mod
 
 
@@ -133,10 +145,12 @@ _fork.__name__, _wait.__name__ = "fork", "wait"
 
 
 def save(m, f, _extra_files=None) -> None:
+    """torch.jit.save: saves the module with torch.save (a pickle funcgrad's torch.jit.load reads back)."""
     _save(m, f)
 
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes: bool = False) -> Any:
+    """torch.jit.load: loads what torch.jit.save wrote (the whole module, weights_only=False)."""
     return _load(f, map_location=map_location, weights_only=False)
 
 

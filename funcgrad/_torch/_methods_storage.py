@@ -172,6 +172,25 @@ def _map_(self, tensor, callable):  # noqa: A002 - torch's parameter name
     return self
 
 
+def _dlpack(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+    """The DLPack capsule of self's memory (shared, as torch's): NumPy's export of the buffer, which it also
+    describes when strided. A tensor that requires grad is refused, as in torch (detach it first)."""
+    if self.requires_grad:
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    if stream not in (None, -1):
+        raise BufferError(f"__dlpack__: stream={stream!r} is not supported for CPU tensors (use None)")
+    kwargs = {"copy": copy, "dl_device": dl_device}
+    if max_version is not None:
+        kwargs["max_version"] = max_version
+    return self.numpy().__dlpack__(**kwargs)
+
+
+def _dlpack_device(self) -> tuple:
+    """(kDLCPU, 0): every funcgrad tensor lives in host memory."""
+    from ..utils.dlpack import DLDeviceType
+    return (DLDeviceType.kDLCPU, 0)
+
+
 def _to_padded_dense(self, padding, output_size=None):
     """torch's refusal: only a nested tensor (funcgrad.nested.NestedTensor) has a padded form."""
     raise NotImplementedError("Could not run 'aten::to_padded_tensor' with arguments from the 'CPU' backend: "
@@ -183,33 +202,21 @@ def methods() -> dict:
     m = {}
     for name in ("swapaxes", "swapdims", "transpose", "t", "squeeze", "unsqueeze"):
         m[name + "_"] = _inplace_view(getattr(views, name), name + "_")
-    m["as_strided_"] = _as_strided_
-    m["resize_"] = resize_
-    m["resize_as_"] = resize_as_
-    m["resize"] = _resize
-    m["resize_as"] = _resize_as
-    m["new"] = new
-    m["is_nonzero"] = lambda self: __import__("funcgrad._torch", fromlist=["is_nonzero"]).is_nonzero(self)
-    m["sum_to_size"] = _sum_to_size
-    m["unfold"] = _unfold
-    m["storage"] = _storage_m
-    m["untyped_storage"] = _untyped_storage_m
+    m.update({"as_strided_": _as_strided_, "resize_": resize_, "resize_as_": resize_as_, "resize": _resize,
+              "resize_as": _resize_as, "new": new,
+              "is_nonzero": lambda self: __import__("funcgrad._torch", fromlist=["is_nonzero"]).is_nonzero(self),
+              "sum_to_size": _sum_to_size, "unfold": _unfold, "storage": _storage_m, "__dlpack__": _dlpack,
+              "__dlpack_device__": _dlpack_device, "untyped_storage": _untyped_storage_m})
     m["adjoint"] = lambda self: self.mH
     m["hardshrink"] = lambda self, lambd=0.5: __import__("funcgrad.nn.functional", fromlist=["x"]).hardshrink(
         self, lambd)
     m["prelu"] = lambda self, weight: __import__("funcgrad.nn.functional", fromlist=["x"]).prelu(self, weight)
-    m["narrow_copy"] = lambda self, dim, start, length: join_split.narrow(self, dim, start, length).clone()
-    m["unsafe_chunk"] = join_split.chunk
-    m["unsafe_split"] = join_split.split
-    m["output_nr"] = property(lambda self: self._onr)
-    m["as_subclass"] = _as_subclass
-    m["map_"] = _map_
-    m["const_data_ptr"] = lambda self: self.data_ptr()
-    m["record_stream"] = lambda self, stream: None
-    m["is_distributed"] = lambda self: False
-    m["storage_type"] = lambda self: type(self.storage())
-    m["name"] = None
-    m["volatile"] = property(lambda self: False)
+    m.update({"narrow_copy": lambda self, dim, start, length: join_split.narrow(self, dim, start, length).clone(),
+              "unsafe_chunk": join_split.chunk, "unsafe_split": join_split.split,
+              "output_nr": property(lambda self: self._onr), "as_subclass": _as_subclass, "map_": _map_,
+              "const_data_ptr": lambda self: self.data_ptr(), "record_stream": lambda self, stream: None,
+              "is_distributed": lambda self: False, "storage_type": lambda self: type(self.storage()), "name": None,
+              "volatile": property(lambda self: False)})
     m["is_xpu"] = m["is_mps"] = m["is_ipu"] = m["is_xla"] = m["is_vulkan"] = m["is_maia"] = m["is_mtia"] = m["is_mkldnn"] = \
         m["is_nested"] = m["is_sparse_csr"] = property(lambda self: False)
     m["to_padded_tensor"] = _to_padded_dense

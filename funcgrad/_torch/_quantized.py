@@ -610,6 +610,8 @@ def _q_torch_function(cls, func, types, args=(), kwargs=None):
     representations (q_cat), and every other function runs as on a plain tensor with dispatch off (where a
     quantized input meets torch's errors)."""
     kwargs = dict(kwargs or {})
+    if _overrides._space(func) != "torch":  # nn.functional's, linalg's, ...: their code, whose torch calls come here
+        return _overrides._skip_one_hop(func, args, kwargs)
     name = func.__name__
     if name in _JOINS:
         return _q_join(func, name == "stack", *args, **kwargs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 from typing import Callable
 
+from . import overrides as _overrides
 from ._tensor import Tensor
 
 __all__ = ["WrapperTensor"]
@@ -99,6 +100,8 @@ def torch_function(cls, func, types, args=(), kwargs=None):
     """The torch functions a WrapperTensor subclass has no rule for: the method of the same name when the class
     defines one (torch.add(nt, 1) is nt.add(1)), else torch's NotImplementedError naming the operator."""
     kwargs = kwargs or {}
+    if _overrides._space(func) not in (None, "torch"):  # nn.functional's, linalg's, ...: their code runs, the
+        return _overrides._skip_one_hop(func, args, kwargs)  # torch functions it calls come back here
     name = getattr(func, "__name__", "")
     first = args[0] if args else kwargs.get("input")
     m = vars_of(cls).get(name) if isinstance(first, cls) else None

@@ -48,6 +48,7 @@ def _check_device(device_type) -> str:
 
 
 def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast can run on device_type ('cpu' here; 'cuda' needs a GPU build)."""
     return _check_device(device_type) == "cpu"
 
 
@@ -109,24 +110,29 @@ def is_autocast_enabled(device_type: Optional[str] = None) -> bool:
 
 
 def set_autocast_enabled(device_type, enabled=None) -> None:
+    """Turn autocast on or off for device_type (the one-argument form is CUDA's, as torch's older spelling)."""
     if enabled is None:  # torch's old one-argument form: CUDA
         device_type, enabled = "cuda", device_type
     _STATE.setdefault(_check_device(device_type), [False, None])[0] = bool(enabled)
 
 
 def get_autocast_dtype(device_type: str):
+    """The dtype autocast regions of device_type cast to (float32 when none was set)."""
     return getattr(_D, _STATE.get(_check_device(device_type), [False, "float32"])[1] or "float32", None)
 
 
 def set_autocast_dtype(device_type: str, dtype) -> None:
+    """Set the dtype autocast regions of device_type cast to."""
     _STATE.setdefault(_check_device(device_type), [False, None])[1] = _dtype_name(dtype)
 
 
 def is_autocast_cache_enabled() -> bool:
+    """Whether autocast's cast cache is on (funcgrad makes no cached casts; the flag is kept)."""
     return _CACHE[0]
 
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Turn autocast's cast cache on or off (a flag only: funcgrad caches no casts)."""
     _CACHE[0] = bool(enabled)
 
 
@@ -135,26 +141,32 @@ def clear_autocast_cache() -> None:
 
 
 def get_autocast_cpu_dtype():
+    """get_autocast_dtype('cpu') (torch's deprecated spelling)."""
     return get_autocast_dtype("cpu")
 
 
 def get_autocast_gpu_dtype():
+    """get_autocast_dtype('cuda') (torch's deprecated spelling)."""
     return get_autocast_dtype("cuda")
 
 
 def is_autocast_cpu_enabled() -> bool:
+    """is_autocast_enabled('cpu') (torch's deprecated spelling)."""
     return is_autocast_enabled("cpu")
 
 
 def set_autocast_cpu_enabled(enabled: bool) -> None:
+    """set_autocast_enabled('cpu', enabled) (torch's deprecated spelling)."""
     set_autocast_enabled("cpu", enabled)
 
 
 def set_autocast_cpu_dtype(dtype) -> None:
+    """set_autocast_dtype('cpu', dtype) (torch's deprecated spelling)."""
     set_autocast_dtype("cpu", dtype)
 
 
 def set_autocast_gpu_dtype(dtype) -> None:
+    """set_autocast_dtype('cuda', dtype) (torch's deprecated spelling)."""
     set_autocast_dtype("cuda", dtype)
 
 
@@ -162,11 +174,13 @@ _NESTING = [0]
 
 
 def autocast_increment_nesting() -> int:
+    """Enter one more autocast level; returns the nesting depth."""
     _NESTING[0] += 1
     return _NESTING[0]
 
 
 def autocast_decrement_nesting() -> int:
+    """Leave one autocast level; returns the nesting depth (at 0 torch clears its cast cache)."""
     _NESTING[0] -= 1
     return _NESTING[0]
 
@@ -180,6 +194,7 @@ def custom_fwd(fwd=None, *, device_type: str = "cuda", cast_inputs=None):
 
 
 def custom_bwd(bwd=None, *, device_type: str = "cuda"):
+    """Decorator for a custom autograd.Function's backward: runs it under the autocast state its forward ran with."""
     _check_device(device_type)
     if bwd is None:
         return functools.partial(custom_bwd, device_type=device_type)

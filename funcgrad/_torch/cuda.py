@@ -43,27 +43,33 @@ def _index(device, optional: bool = True) -> int:
 
 
 def is_available() -> bool:
+    """Whether a CUDA GPU can be used: CuPy installed and a device visible (False on a CPU-only machine)."""
     return _cp() is not None
 
 
 def is_initialized() -> bool:
+    """Whether CUDA has been initialised (the GPU's runtime reached through CuPy)."""
     return False
 
 
 def init() -> None:
+    """Initialise CUDA; raises torch's error where there is no GPU."""
     _require()
 
 
 def device_count() -> int:
+    """The number of visible CUDA devices (0 without CuPy or a GPU)."""
     cp = _cp()
     return 0 if cp is None else int(cp.cuda.runtime.getDeviceCount())
 
 
 def current_device() -> int:
+    """The index of the current CUDA device."""
     return int(_require().cuda.runtime.getDevice())
 
 
 def set_device(device) -> None:
+    """Make a CUDA device current (an index, 'cuda:N' or a torch.device)."""
     i = _index(device)
     if i < 0:
         return
@@ -81,11 +87,13 @@ def _props(device):
 
 
 def get_device_name(device=None) -> str:
+    """The name of a CUDA device (the current one by default)."""
     name = _props(device)["name"]
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
 def get_device_capability(device=None) -> tuple:
+    """The (major, minor) compute capability of a CUDA device."""
     p = _props(device)
     return (int(p["major"]), int(p["minor"]))
 
@@ -106,23 +114,28 @@ class _DeviceProperties:
 
 
 def get_device_properties(device=None) -> _DeviceProperties:
+    """A CUDA device's properties (name, total_memory, major, minor, multi_processor_count)."""
     return _DeviceProperties(_props(device))
 
 
 def get_arch_list() -> list:
+    """The CUDA architectures this build has kernels for (none: funcgrad compiles no CUDA kernels ahead of time)."""
     return []
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether the current CUDA device supports bfloat16."""
     cp = _cp()
     return cp is not None and get_device_capability()[0] >= 8
 
 
 def synchronize(device=None) -> None:
+    """Wait for every kernel on the CUDA device to finish."""
     _require().cuda.runtime.deviceSynchronize()
 
 
 def empty_cache() -> None:
+    """Release the unused blocks of CuPy's memory pool to the driver."""
     cp = _cp()
     if cp is not None:
         cp.get_default_memory_pool().free_all_blocks()
@@ -134,11 +147,13 @@ def _pool():
 
 
 def memory_allocated(device=None) -> int:
+    """Bytes of GPU memory in use by tensors (CuPy's pool; 0 without a GPU)."""
     p = _pool()
     return 0 if p is None else int(p.used_bytes())
 
 
 def memory_reserved(device=None) -> int:
+    """Bytes of GPU memory held by the caching allocator (CuPy's pool; 0 without a GPU)."""
     p = _pool()
     return 0 if p is None else int(p.total_bytes())
 
@@ -148,6 +163,7 @@ max_memory_reserved = memory_reserved
 
 
 def memory_cached(device=None) -> int:
+    """Deprecated name of memory_reserved (warns)."""
     import warnings
     warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`", FutureWarning,
                   stacklevel=2)
@@ -155,6 +171,7 @@ def memory_cached(device=None) -> int:
 
 
 def memory_stats(device=None) -> "collections.OrderedDict":
+    """The allocator's statistics as an OrderedDict (the current allocated and reserved bytes)."""
     p = _pool()
     if p is None:
         return collections.OrderedDict()
@@ -163,11 +180,13 @@ def memory_stats(device=None) -> "collections.OrderedDict":
 
 
 def mem_get_info(device=None) -> tuple:
+    """(free, total) bytes of the CUDA device's memory."""
     free, total = _require().cuda.runtime.memGetInfo()
     return (int(free), int(total))
 
 
 def reset_peak_memory_stats(device=None) -> None:
+    """Reset the peak memory counters (raises where there are none, as a CPU-only torch build)."""
     if _cp() is None:
         raise AttributeError("reset_peak_memory_stats: no CUDA memory statistics (Torch not compiled with CUDA "
                              "enabled)")
@@ -177,10 +196,12 @@ reset_max_memory_allocated = reset_peak_memory_stats
 
 
 def set_per_process_memory_fraction(fraction, device=None) -> None:
+    """Cap this process's share of a CUDA device's memory (needs a GPU)."""
     _require()
 
 
 def ipc_collect() -> None:
+    """Free GPU memory held for inter-process sharing (needs a GPU)."""
     _require()
 
 
@@ -190,44 +211,53 @@ default_generators: tuple = ()
 
 
 def manual_seed(seed) -> None:
+    """Seed the current GPU's generator (no separate GPU generator here: a no-op, as on a CPU-only build)."""
     int(seed)
 
 
 def manual_seed_all(seed) -> None:
+    """Seed every GPU's generator (a no-op here, as on a CPU-only build)."""
     int(seed)
 
 
 def seed() -> None:
+    """Seed the current GPU's generator randomly (a no-op here)."""
     pass
 
 
 def seed_all() -> None:
+    """Seed every GPU's generator randomly (a no-op here)."""
     pass
 
 
 def initial_seed() -> int:
+    """The current GPU generator's initial seed (needs a GPU)."""
     _require()
     from ._creation import default_generator
     return default_generator.initial_seed()
 
 
 def get_rng_state(device="cuda"):
+    """The GPU generator's state as a ByteTensor (needs a GPU)."""
     _require()
     from ._creation import default_generator
     return default_generator.get_state()
 
 
 def set_rng_state(new_state, device="cuda") -> None:
+    """Set the GPU generator's state."""
     if _cp() is not None:
         from ._creation import default_generator
         default_generator.set_state(new_state)
 
 
 def get_rng_state_all() -> list:
+    """The generator states of every GPU."""
     return [get_rng_state() for _ in range(device_count())]
 
 
 def set_rng_state_all(new_states) -> None:
+    """Set the generator states of every GPU."""
     for s in new_states:
         set_rng_state(s)
 
@@ -334,10 +364,12 @@ class StreamContext:
 
 
 def stream(stream) -> StreamContext:
+    """A context manager making `stream` the current stream (None: a no-op)."""
     return StreamContext(stream)
 
 
 def current_stream(device=None) -> Stream:
+    """The current CUDA stream of a device."""
     cp = _require()
     s = Stream.__new__(Stream)
     s._stream = cp.cuda.get_current_stream()
@@ -348,6 +380,7 @@ default_stream = current_stream
 
 
 def is_current_stream_capturing() -> bool:
+    """Whether a CUDA graph capture is under way on the current stream (never, here)."""
     if _cp() is None:
         raise RuntimeError("Tried to instantiate dummy base class _cuda_isCurrentStreamCapturing")
     return False
@@ -357,6 +390,7 @@ def _legacy_cuda_type(name):
     def ctor(*args, **kwargs):
         raise TypeError(f"type torch.cuda.{name} not available. Torch not compiled with CUDA enabled.")
     ctor.__name__ = name
+    ctor.__doc__ = f"torch.cuda.{name}: the legacy CUDA tensor type (raises: tensors live on the CPU here)."
     return ctor
 
 

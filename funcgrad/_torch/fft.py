@@ -192,3 +192,7 @@ def _shift(name):
 
 fftshift = _shift("fftshift")
 ifftshift = _shift("ifftshift")
+
+
+from . import overrides as _overrides  # noqa: E402
+_overrides.install(globals(), __all__, "fft", "funcgrad.fft", distinct=True)  # (`__torch_function__` dispatch)

@@ -218,6 +218,14 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """The Jacobian of func with respect to the argnums argument(s), by reverse mode (one vjp per output element, vmapped).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.func.jacrev(torch.sin)(torch.tensor([0.0, 1.0]))  # diag(cos(x))
+        tensor([[1.0000, 0.0000],
+                [0.0000, 0.5403]])
+    """
     frozen = _argnums(argnums)
 
     def wrapper(*args, **kwargs):
@@ -230,6 +238,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian of func with respect to the argnums argument(s), by forward mode (one jvp per input element, vmapped)."""
     def wrapper(*args, **kwargs):
         box, depth = [], _depth()
         j = _tr.jacfwd(_wrap_fn(func, (), box), argnums=argnums, has_aux=has_aux)
@@ -240,6 +249,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 
 def hessian(func, argnums=0):
+    """The Hessian of scalar-valued func with respect to the argnums argument(s): jacfwd(jacrev(func))."""
     frozen = _argnums(argnums)
 
     def wrapper(*args, **kwargs):

@@ -52,6 +52,7 @@ def get_dir() -> str:
 
 
 def set_dir(d) -> None:
+    """Set the directory torch.hub saves downloaded repositories and weights in."""
     global _hub_dir
     _hub_dir = os.path.expanduser(os.fspath(d))
 
@@ -157,6 +158,7 @@ def list(repo_or_dir: str, force_reload: bool = False, skip_validation: bool = F
 
 def help(repo_or_dir: str, model: str, force_reload: bool = False, skip_validation: bool = False,  # noqa: A001
          trust_repo=None, source: str = "github"):
+    """The docstring of a hub entry point (a model function of the repository's hubconf.py)."""
     _check_source(source)
     return _entry(_load_hubconf(repo_or_dir), model).__doc__
 

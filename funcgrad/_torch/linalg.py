@@ -180,11 +180,13 @@ def _raise_if_singular(A, result, op: str):
 
 @_torch_linalg_error
 def inv(A, *, out=None):
+    """The inverse of each square matrix of A; singular input raises linalg.LinAlgError."""
     _square(A, "inv")
     return _raise_if_singular(A, _apply1("LinalgInv", jnp.linalg.inv, A), "inv")
 
 
 def slogdet(A, *, out=None):
+    """(sign, log|det|) of each square matrix, finite where det would overflow."""
     _square(A, "slogdet")
     sign, logabs = _apply("LinalgSlogdet", lambda a: list(jnp.linalg.slogdet(a)), (A,))
     return _slogdet_t(sign, logabs)
@@ -192,6 +194,7 @@ def slogdet(A, *, out=None):
 
 @_torch_linalg_error
 def solve(A, B, *, left=True, out=None):
+    """X with A X = B (X A = B if left=False) for square invertible A, broadcast over batches."""
     _square(A, "solve")
     if A._np_dtype() != B._np_dtype():
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -216,6 +219,7 @@ def solve(A, B, *, left=True, out=None):
 
 @_torch_linalg_error
 def cholesky(A, *, upper=False, out=None):
+    """The Cholesky factor L of Hermitian positive-definite A (A = L L^H; U with A = U^H U if upper)."""
     _square(A, "cholesky")
     return _apply1("LinalgCholesky", lambda a: jnp.linalg._cholesky(a, upper=upper, convention="torch"), A)
 
@@ -226,6 +230,7 @@ def _at_least_2d(A, op):
 
 
 def qr(A, mode="reduced", *, out=None):
+    """(Q, R) with A = Q R; mode 'reduced', 'complete' or 'r' (Q empty)."""
     _at_least_2d(A, "qr")
     q, r = _apply("LinalgQr", lambda a: list(jnp.linalg.qr(a, mode=mode)), (A,))
     return _qr_t(q, r)
@@ -240,41 +245,49 @@ def _from_triangle(a, UPLO):
 
 
 def eigh(A, UPLO="L", *, out=None):
+    """(eigenvalues ascending, eigenvectors) of Hermitian A, reading the UPLO triangle."""
     _square(A, "eigh")
     w, v = _apply("LinalgEigh", lambda a: list(jnp.linalg.eigh(_from_triangle(a, UPLO), UPLO=UPLO)), (A,))
     return _eigh_t(w, v)
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
+    """The eigenvalues of Hermitian A in ascending order, reading the UPLO triangle."""
     _square(A, "eigvalsh")
     return _apply1("LinalgEigvalsh", lambda a: jnp.linalg.eigvalsh(_from_triangle(a, UPLO), UPLO=UPLO), A)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
+    """(U, S, Vh) with A = U diag(S) Vh, S descending (torch.svd returns V instead of Vh)."""
     _at_least_2d(A, "svd")
     u, s, vh = _apply("LinalgSvd", lambda a: list(jnp.linalg.svd(a, full_matrices=full_matrices)), (A,))
     return _svd_t(u, s, vh)
 
 
 def svdvals(A, *, driver=None, out=None):
+    """The singular values of A, descending."""
     _at_least_2d(A, "svd")
     return _apply1("LinalgSvdvals", lambda a: jnp.linalg.svd(a, compute_uv=False), A)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The Moore-Penrose pseudo-inverse, singular values below max(atol, rtol * the largest) taken as zero."""
     return _apply1("LinalgPinv", lambda a: jnp.linalg.pinv(a, hermitian=hermitian), A)
 
 
 def matrix_power(A, n, *, out=None):
+    """A^n for an integer n by repeated squaring (n < 0 inverts first; n = 0 gives the identity)."""
     _square(A, "matrix_power")
     return _apply1("LinalgMatrixPower", lambda a: jnp.linalg.matrix_power(a, int(n)), A)
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The number of singular values above max(atol, rtol * the largest one)."""
     return _wrap(jnp.linalg.matrix_rank(A._arr(), hermitian=hermitian).astype(np.int64))
 
 
 def cross(input, other, *, dim=-1, out=None):
+    """The cross product of 3-vectors along dim, broadcast over the other dimensions."""
     return _products.cross(input, other, dim=dim)
 
 
@@ -384,10 +397,12 @@ def vander(x, *, N=None):
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonal of each matrix of A (a view), as torch.diagonal with matrix-first defaults."""
     return _diagonals.diagonal(A, offset, dim1, dim2)
 
 
 def matmul(input, other, *, out=None):
+    """The matrix product, as torch.matmul (torch.linalg's alias of it)."""
     return _products.matmul(input, other, out=out)
 
 
@@ -404,14 +419,17 @@ def _ex(result, compute, nan_like, A, check_errors):
 
 
 def inv_ex(A, *, check_errors=False, out=None):
+    """(inverse, info): inv without raising; info > 0 marks a singular matrix."""
     return _ex(_inv_ex_t, lambda: inv(A), A, A, check_errors)
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """(L, info): cholesky without raising; info > 0 is the order of the leading minor that is not positive definite."""
     return _ex(_chol_ex_t, lambda: cholesky(A, upper=upper), A, A, check_errors)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """(X, info): solve without raising; info > 0 marks a singular A."""
     return _ex(_solve_ex_t, lambda: solve(A, B, left=left), B, A, check_errors)
 
 
@@ -439,6 +457,7 @@ def cond(A, p=None, *, out=None):
 
 
 def tensorinv(A, ind=2, *, out=None):
+    """The inverse of A as a map from its last dims to its first ind dims: tensordot(tensorinv(A), A, ind) = I."""
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     out_shape = tuple(A.shape[ind:]) + tuple(A.shape[:ind])
@@ -447,6 +466,7 @@ def tensorinv(A, ind=2, *, out=None):
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) = B (dims of A moved to the end first)."""
     if dims is not None:
         nd = A.ndim
         dims = [d % nd for d in dims]

@@ -7,10 +7,13 @@
   indexing, creation, nn's convolutions, pooling, normalisation, activations, losses and dropout, as torch.export /
   torch.fx graphs and the tutorials call them, with ATen's argument order, names and multi-output forms
   (native_layer_norm, native_batch_norm, max_pool2d_with_indices, ...).
+- `torch.ops.profiler._record_function_enter` / `_record_function_enter_new` / `_record_function_exit` open
+  and close an autograd.profiler.record_function region (what fx tracers emit to keep profiler ranges).
 - `torch.ops.quantized.<op>` are torch's QuantizedCPU kernels (funcgrad/_torch/_quantized.py): add, add_relu,
   mul, cat, relu6, hardswish, sigmoid, batch_norm2d, max_pool2d, ...; and the packed-weight ones
-  (_quantized_packed.py): linear / conv{1,2,3}d with their _prepack / _unpack, linear_dynamic, the embedding
-  bags (embedding_bag_{byte,4bit,2bit}_prepack / _unpack / _rowwise_offsets, embedding_bag_4bit, ...)
+  (_quantized_packed.py): linear / conv{1,2,3}d / conv_transpose{1,2,3}d with their _prepack / _unpack,
+  linear_dynamic, linear_dynamic_fp16; and the embedding bags (_quantized_embedding.py:
+  embedding_bag_{byte,4bit,2bit}_prepack / _unpack / _rowwise_offsets, embedding_bag_4bit, ...)
 
 funcgrad.ops is one module for both faces (funcgrad/_claims.py): JAX's segment_* functions are its own
 attributes, every other name is looked up here (`attach`).
@@ -22,10 +25,25 @@ import types
 from typing import Callable, Optional
 
 from . import _aten as _table
-from . import _quantized as _Q, _quantized_packed as _QP
+from . import _quantized as _Q, _quantized_embedding as _QE, _quantized_packed as _QP
 from . import library as _library
+from ..autograd.profiler import record_function as _record_function
+from . import overrides as _overrides
+from .overrides import handle_torch_function, has_torch_function
 
 __all__ = ["OpOverload", "OpOverloadPacket", "attach"]
+
+
+def _relevant(args: tuple, kwargs: dict) -> list:
+    """The arguments an operator dispatches `__torch_function__` on: each argument, and the items of a list or
+    tuple argument (aten::cat's tensors), as torch's operators."""
+    out: list = []
+    for a in (*args, *kwargs.values()):
+        if a.__class__ is list or a.__class__ is tuple:
+            out.extend(a)
+        else:
+            out.append(a)
+    return out
 
 
 class OpOverload:
@@ -38,6 +56,10 @@ class OpOverload:
         self.__doc__ = getattr(fn, "__doc__", None)
 
     def __call__(self, *args, **kwargs):
+        if self.overloadpacket._dispatches and not _overrides._STATE.disabled:
+            relevant = _relevant(args, kwargs)
+            if has_torch_function(relevant):
+                return handle_torch_function(self, relevant, *args, **kwargs)
         return self._fn(*args, **kwargs)
 
     def name(self) -> str:
@@ -65,15 +87,24 @@ class OpOverload:
 
 class OpOverloadPacket:
     """An operator with its overloads (`torch.ops.aten.add`): calling it calls the function that serves them
-    all (funcgrad's functions take every overload's arguments); `.Tensor`, `.default`, ... are the overloads."""
+    all (funcgrad's functions take every overload's arguments); `.Tensor`, `.default`, ... are the overloads.
+    A call (of the packet or an overload) with an argument whose type defines `__torch_function__` (an fx
+    Proxy, a Tensor subclass) goes to that instead, with the packet / overload as the function, as torch's
+    (not inside a `__torch_function__` that disabled dispatch, and not for the quantized namespace, whose
+    QTensor arguments carry funcgrad's quantized kernels rather than a user's override)."""
 
     def __init__(self, namespace: str, name: str, overloads: dict, default: Callable, schemas=None):
         self._namespace, self.__name__ = namespace, name
         self._qualified_op_name = f"{namespace}::{name}"
         self._table, self._fn, self._schemas, self._cache = overloads, default, schemas or {}, {}
+        self._dispatches = namespace != "quantized"
         self.__doc__ = getattr(default, "__doc__", None)
 
     def __call__(self, *args, **kwargs):
+        if self._dispatches and not _overrides._STATE.disabled:
+            relevant = _relevant(args, kwargs)
+            if has_torch_function(relevant):
+                return handle_torch_function(self, relevant, *args, **kwargs)
         return self._fn(*args, **kwargs)
 
     def overloads(self) -> list:
@@ -183,7 +214,8 @@ _QUANTIZED: dict = {
     "batch_norm": (_q_batch_norm(), ["default"]), "batch_norm_relu": (_q_batch_norm(True), ["default"]),
     "max_pool1d": (_q_pool(1), ["default"]), "max_pool2d": (_q_pool(2), ["default"]),
 }
-_QUANTIZED.update(_QP.OPS)   # (packed-weight linear / conv and the row-wise embedding bags)
+_QUANTIZED.update(_QP.OPS)   # (packed-weight linear / conv)
+_QUANTIZED.update(_QE.OPS)   # (the row-wise embedding bags)
 for _n in (1, 2, 3):
     _QUANTIZED[f"batch_norm{_n}d"] = (_q_batch_norm(), ["default"])
     _QUANTIZED[f"batch_norm{_n}d_relu"] = (_q_batch_norm(True), ["default"])
@@ -197,6 +229,49 @@ def _quantized(op: str):
     return OpOverloadPacket("quantized", op, dict.fromkeys(overloads, fn), fn)
 
 
+# --- profiler: the ops record_function's regions are made of (as torch.fx programs call them) -----------------
+def _record_function_enter(name: str, args: Optional[str] = None) -> "_record_function":
+    """Opens a record_function region named `name` and returns its handle, for _record_function_exit. (torch's
+    handle is an opaque uint8 Tensor, or a _RecordFunction object for the _new op; funcgrad's is the
+    record_function itself.)"""
+    if not isinstance(name, str) or not (args is None or isinstance(args, str)):
+        raise RuntimeError("profiler::_record_function_enter() expected (str name, str? args=None), got "
+                           f"({type(name).__name__}, {type(args).__name__})")
+    handle = _record_function(name, args)
+    handle._begin()
+    return handle
+
+
+def _record_function_exit(handle: "_record_function") -> None:
+    """Closes the region `handle` (from _record_function_enter / _record_function_enter_new): open profiles
+    record it."""
+    if not isinstance(handle, _record_function):
+        raise RuntimeError("profiler::_record_function_exit() expected the handle returned by "
+                           "torch.ops.profiler._record_function_enter / _record_function_enter_new, got "
+                           f"{type(handle).__name__}")
+    handle._end()
+
+
+_PROFILER: dict = {
+    "_record_function_enter": (_record_function_enter, {"default": "(str name, str? args=None) -> Tensor"}),
+    "_record_function_enter_new": (_record_function_enter, {
+        "default": "(str name, str? args=None) -> __torch__.torch.classes.profiler._RecordFunction"}),
+    "_record_function_exit": (_record_function_exit, {
+        "default": "(Tensor handle) -> ()",
+        "_RecordFunction": "(__torch__.torch.classes.profiler._RecordFunction record) -> ()"}),
+}
+
+
+def _profiler(op: str):
+    entry = _PROFILER.get(op)
+    if entry is None:
+        return None
+    fn, schemas = entry
+    return OpOverloadPacket("profiler", op, dict.fromkeys(schemas, fn), fn,
+                            {ov: f"profiler::{op}{'' if ov == 'default' else '.' + ov}{sig}"
+                             for ov, sig in schemas.items()})
+
+
 def _cached(resolve):
     cache: dict = {}
 
@@ -208,7 +283,8 @@ def _cached(resolve):
 
 
 _NAMESPACES: dict = {"aten": _OpNamespace("aten", _cached(_aten)),
-                     "quantized": _OpNamespace("quantized", _cached(_quantized))}
+                     "quantized": _OpNamespace("quantized", _cached(_quantized)),
+                     "profiler": _OpNamespace("profiler", _cached(_profiler))}
 
 loaded_libraries: set = set()
 

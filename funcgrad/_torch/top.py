@@ -21,9 +21,12 @@ from ._formats import (channels_last, channels_last_3d, contiguous_format, jagge
                        strided)
 from ..backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401
 from . import amp, fft, futures, hub, overrides  # noqa: F401  (torch.amp, .fft, .futures, .hub, .overrides)
+from . import _C  # noqa: F401  (torch._C: the __torch_function__ switches)
 from . import library  # noqa: F401  (torch.library: custom_op)
 from .. import compiler, distributed, onnx, sparse, special  # noqa: F401
 from .. import fx  # noqa: F401  (torch.fx)
+from .. import functional, signal, types, version  # noqa: F401  (torch.functional, .signal, .types, .version)
+from ..signal import windows  # noqa: F401  (torch.windows: torch's own alias of torch.signal.windows)
 from .. import export  # noqa: F401  (torch.export)
 from .. import masked, nested, package  # noqa: F401  (torch.masked, torch.nested, torch.package)
 from ._jit import Future, _fork as fork, _wait as wait  # noqa: F401  (torch.fork / torch.wait: TorchScript's async calls, eager)
@@ -63,5 +66,6 @@ __all__ = sorted(set(_torch_names) | {
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
     "set_autocast_gpu_dtype", "Storage", "TypedStorage", "UntypedStorage", "vmap", "random", "fx", "compile",
-    "library", "export", "masked", "nested", "package", "Future", "fork", "wait", "Event", "Stream", "ao", "quantization",
-    "_sample_dirichlet", "_standard_gamma", *_LEGACY_STORAGES} | set(_FLOAT8))
+    "library", "export", "masked", "nested", "package", "functional", "signal", "types", "version", "windows",
+    "Future", "fork", "wait", "Event", "Stream", "ao", "quantization",
+    "_sample_dirichlet", "_standard_gamma", "_C", *_LEGACY_STORAGES} | set(_FLOAT8))

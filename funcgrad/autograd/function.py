@@ -246,7 +246,8 @@ class InplaceFunction(Function):
 
 
 class NestedIOFunction(Function):
-    pass
+    """torch's legacy autograd.Function base for nested inputs and outputs; define forward/backward as for
+    Function."""
 
 
 def once_differentiable(fn):

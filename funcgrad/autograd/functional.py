@@ -18,6 +18,7 @@ def _prep(inputs, create_graph):
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), v^T J): the vector-Jacobian product of func at inputs (v may be omitted for a scalar output)."""
     from . import grad
     T = _T()
     single = isinstance(inputs, T.Tensor)
@@ -63,6 +64,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of scalar-valued func at inputs (a tuple of tuples of blocks for several inputs)."""
     T = _T()
     single = isinstance(inputs, T.Tensor)
 
@@ -88,6 +90,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), H v): the Hessian-vector product of scalar-valued func at inputs; vhp (v^T H) is the same for a symmetric Hessian."""
     from . import grad
     T = _T()
     single = isinstance(inputs, T.Tensor)

@@ -24,6 +24,7 @@ def is_grad_enabled() -> bool:
 
 
 def is_inference_mode_enabled() -> bool:
+    """Whether an inference_mode region is active."""
     return state.inference
 
 

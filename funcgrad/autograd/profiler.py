@@ -164,14 +164,25 @@ class record_function:  # noqa: N801
         self._start = None
 
     def __enter__(self):
-        self._start = time.perf_counter_ns()
+        self._begin()
         return self
 
     def __exit__(self, *exc):
+        self._end()
+        return False
+
+    # (torch.ops.profiler._record_function_enter / _exit open and close the region through these, so a tracer
+    # that patches __enter__ / __exit__ on the class does not change what the ops do)
+    def _begin(self) -> None:
+        self._start = time.perf_counter_ns()
+
+    def _end(self) -> None:
+        if self._start is None:
+            raise RuntimeError(f"record_function {self.name!r}: the region was closed before it was opened")
         end = time.perf_counter_ns()
         for prof in _active:
             prof._record(FunctionEvent(self.name, self._start, end))
-        return False
+        self._start = None
 
     def __call__(self, fn):
         @functools.wraps(fn)

@@ -51,6 +51,7 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 
 def get_float32_matmul_precision() -> str:
+    """The precision set by set_float32_matmul_precision ('highest' by default)."""
     return _PRECISION[0]
 
 

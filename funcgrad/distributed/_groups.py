@@ -39,6 +39,7 @@ def is_available() -> bool:
 
 
 def is_mpi_available() -> bool:
+    """Whether the MPI backend can be used (mpi4py importable: the `distributed` extra)."""
     return _mpi.available()
 
 
@@ -48,10 +49,18 @@ def is_gloo_available() -> bool:
 
 
 def is_nccl_available() -> bool:
+    """False: NCCL is a CUDA backend."""
     return False
 
 
-is_ucc_available = is_xccl_available = is_nccl_available
+def is_ucc_available() -> bool:
+    """False: the UCC backend is not built."""
+    return False
+
+
+def is_xccl_available() -> bool:
+    """False: the XCCL backend (Intel GPUs) is not built."""
+    return False
 
 
 def is_torchelastic_launched() -> bool:
@@ -60,6 +69,7 @@ def is_torchelastic_launched() -> bool:
 
 
 def is_initialized() -> bool:
+    """Whether the default process group has been initialised (init_process_group)."""
     return GroupMember.WORLD is not None
 
 
@@ -242,20 +252,24 @@ def get_rank(group=None) -> int:
 
 
 def get_world_size(group=None) -> int:
+    """The number of ranks in group (the default group if None); -1 on a rank outside it."""
     if group == GroupMember.NON_GROUP_MEMBER:
         return -1
     return _group(group).size()
 
 
 def get_backend(group=None) -> str:
+    """The backend name of group (the default group if None)."""
     return Backend(_group(group).backend)
 
 
 def get_process_group_ranks(group) -> list[int]:
+    """The global ranks of group's members, in group-rank order."""
     return list(_group(group).ranks)
 
 
 def get_global_rank(group, group_rank: int) -> int:
+    """The global rank of the member of group whose rank in group is group_rank."""
     pg = _group(group)
     if not 0 <= group_rank < pg.size():
         raise ValueError(f"get_global_rank: group rank {group_rank} is outside the group (size {pg.size()})")
@@ -263,4 +277,5 @@ def get_global_rank(group, group_rank: int) -> int:
 
 
 def get_group_rank(group, global_rank: int) -> int:
+    """The rank in group of the process whose global rank is global_rank."""
     return _group(group).group_rank(global_rank)

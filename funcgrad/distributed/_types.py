@@ -90,6 +90,7 @@ class GroupMember:
 
 
 class group:  # noqa: N801 (torch's spelling)
+    """torch.distributed.group: `group.WORLD` is the default process group once initialised."""
     WORLD = None
 
 

@@ -280,6 +280,7 @@ def _peer(pg, rank, group_rank, what: str):
 
 
 def send(tensor, dst=None, group=None, tag: int = 0, group_dst=None) -> None:
+    """Send tensor to rank dst (blocking)."""
     pg = _group(group)
     peer = _peer(pg, dst, group_dst, "dst")
     if peer is None:
@@ -298,6 +299,7 @@ def recv(tensor, src=None, group=None, tag: int = 0, group_src=None) -> int:
 
 
 def isend(tensor, dst=None, group=None, tag: int = 0, group_dst=None) -> Work:
+    """Send tensor to rank dst without waiting; the returned Work's wait() completes it."""
     pg = _group(group)
     peer = _peer(pg, dst, group_dst, "dst")
     if peer is None:
@@ -306,6 +308,7 @@ def isend(tensor, dst=None, group=None, tag: int = 0, group_dst=None) -> Work:
 
 
 def irecv(tensor, src=None, group=None, tag: int = 0, group_src=None) -> Work:
+    """Receive into tensor from rank src (any rank if None) without waiting; wait() on the Work completes it."""
     pg = _group(group)
     v = _writable(tensor, "irecv")
     buf = v if _inplace_buf(v) else np.empty(v.shape, v.dtype)
@@ -342,6 +345,7 @@ def all_gather_object(object_list, obj, group=None) -> None:
 
 
 def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None) -> None:
+    """Gather a picklable object from every rank into object_gather_list on rank dst."""
     pg = _group(group)
     root = _root(pg, dst, group_dst, "dst")
     objs = pg.gather_object(obj, root)
@@ -377,6 +381,7 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
 
 
 def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None) -> None:
+    """Send a list of picklable objects to rank dst (received with recv_object_list)."""
     pg = _group(group)
     peer = _peer(pg, dst, group_dst, "dst")
     if peer is None:

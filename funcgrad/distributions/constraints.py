@@ -236,6 +236,7 @@ class _Bounded(Constraint):
 
 
 class _IntegerInterval(_Bounded):
+    """Integers in [lower_bound, upper_bound] (constraints.integer_interval)."""
     is_discrete = True
 
 
@@ -262,6 +263,7 @@ class _Real(Constraint):
 
 
 class _GreaterThan(_Bounded):
+    """Reals above lower_bound (constraints.greater_than)."""
     _strict = ("lower",)
 
     def __init__(self, lower_bound):
@@ -269,10 +271,12 @@ class _GreaterThan(_Bounded):
 
 
 class _GreaterThanEq(_GreaterThan):
+    """Reals at or above lower_bound (constraints.greater_than_eq)."""
     _strict = ()
 
 
 class _LessThan(_Bounded):
+    """Reals below upper_bound (constraints.less_than)."""
     _strict = ("upper",)
 
     def __init__(self, upper_bound):
@@ -280,11 +284,13 @@ class _LessThan(_Bounded):
 
 
 class _Interval(_Bounded):
+    """Reals in [lower_bound, upper_bound] (constraints.interval)."""
     def __init__(self, lower_bound, upper_bound):
         super().__init__(lower_bound, upper_bound)
 
 
 class _HalfOpenInterval(_Interval):
+    """Reals in [lower_bound, upper_bound) (constraints.half_open_interval)."""
     _strict = ("upper",)
 
 

@@ -5,6 +5,8 @@ and buffers lifted to inputs, for inspection, transformation, saving and running
     print(ep)                       # the graph, its signature and the ranges of the dynamic sizes
     ep.module()(x2)                 # a GraphModule: checks x2's shape against the export, then runs the graph
     torch.export.save(ep, "m.pt2"); ep2 = torch.export.load("m.pt2")
+    b = torch.export.Dim("b")       # derived Dims: sizes that are increasing affine functions of a Dim
+    torch.export.export(m2, (x, y), dynamic_shapes={"x": {0: 2 * b + 1}, "y": {0: b}})
 
 How it differs from torch's: the graph calls funcgrad's torch-level functions (`torch.nn.functional.linear`,
 `operator.add`, `Tensor.view`) where torch's calls ATen operators (`torch.ops.aten.linear.default`); sizes are
@@ -12,7 +14,7 @@ symbolic only where dynamic_shapes asks (the tracer runs on the example values, 
 size the program specialises is found by running the graph again at a second size. The .pt2 file is torch's
 format (ATen operators, symbolic sizes, torch.cond; see _serialize.py and _aten.py): torch.export.load reads
 funcgrad's and funcgrad reads torch's. Not implemented: strict mode's TorchDynamo checks (strict=True traces
-as strict=False), derived Dims (`2 * batch`), preserve_module_call_signature, draft_export's report.
+as strict=False), preserve_module_call_signature, draft_export's report.
 """
 from __future__ import annotations
 
@@ -29,9 +31,9 @@ from ..nn.modules.module import Module
 from ._serialize import load, save
 from ._sizes import annotate
 from .._torch._cond import cond as _eager_cond
-from ._trace import ExportProxy, ExportTracer, Symbol, _export_cond, flatten, unflatten_spec
+from ._trace import Derived, ExportProxy, ExportTracer, Symbol, _export_cond, flatten, unflatten_spec
 from .dynamic_shapes import (ConstraintViolationError, Dim, GuardOnDataDependentSymNode, ShapesCollection,
-                             UserError, _DimHint, dims, int_oo)
+                             UserError, _DerivedDim, _DimHint, _EXPORT_HINT, _affine_name, dims, int_oo)
 from .exported_program import CustomDecompTable, ExportedProgram, default_decompositions, range_constraints_of
 from .graph_signature import (ConstantArgument, ExportBackwardSignature, ExportGraphSignature, InputKind, InputSpec,
                               OutputKind, OutputSpec, TensorArgument)
@@ -69,11 +71,19 @@ def export(mod: Module, args: tuple, kwargs: dict | None = None, *, dynamic_shap
 
     tracer = ExportTracer(mod)
     tracer.lift_state()
-    symbols: dict = {}
+    symbols: dict = {}  # Dim name -> Symbol, (root name, a, b) -> Derived; "": roots only derived Dims use so far
     guards: list = []
     leaves_in, in_spec = flatten((tuple(args), kwargs))
     sub_leaves = [flatten(v) for v in values]
     traced_leaves = []
+    direct: dict = {}  # Dim name -> (size, source) where a plain Dim first sizes an input: roots of derived Dims
+    for name, (leaves, _), spec in zip(names, sub_leaves, specs):
+        for i, (leaf, dspec) in enumerate(zip(leaves, _spec_leaves(spec, len(leaves), name))):
+            if isinstance(leaf, Tensor):
+                for d, (n, s) in enumerate(zip(leaf.shape, _per_dim(leaf, dspec, f"L['{name}']"))):
+                    if isinstance(s, Dim) and not isinstance(s, _DerivedDim):
+                        direct.setdefault(s.__name__, n)
+    symbols["direct"] = direct
     for name, (leaves, _), spec in zip(names, sub_leaves, specs):
         per_leaf = _spec_leaves(spec, len(leaves), name)
         for i, (leaf, dspec) in enumerate(zip(leaves, per_leaf)):
@@ -92,7 +102,10 @@ def export(mod: Module, args: tuple, kwargs: dict | None = None, *, dynamic_shap
                 node.meta["val"] = leaf
                 guards.append((node.name, "const", leaf))
                 traced_leaves.append(leaf)
-    tracer.symbols.extend(symbols.values())
+    del symbols["direct"]
+    sizes = [v for k, v in symbols.items() if k != ""] + list(symbols.get("", {}).values())
+    roots = [v for v in sizes if isinstance(v, Symbol)]
+    tracer.symbols.extend(sizes)
     t_args, t_kwargs = unflatten_spec(traced_leaves, in_spec)
 
     forward = getattr(type(mod), "forward")
@@ -127,10 +140,10 @@ def export(mod: Module, args: tuple, kwargs: dict | None = None, *, dynamic_shap
     state_dict = {s.target: state[s.target] for s in input_specs
                   if s.kind in (InputKind.PARAMETER, InputKind.BUFFER) and s.target in state}
     ep = ExportedProgram(tracer.submodules, tracer.graph, ExportGraphSignature(input_specs, output_specs),
-                         state_dict, range_constraints_of(list(symbols.values())), constants=constants,
+                         state_dict, range_constraints_of(sizes), constants=constants,
                          example_inputs=(tuple(args), kwargs), in_spec=in_spec, out_spec=out_spec, guards=guards)
-    if symbols:
-        _check_specialization(ep, leaves_in, list(symbols.values()))
+    if roots:
+        _check_specialization(ep, leaves_in, roots)
     return ep
 
 
@@ -230,8 +243,8 @@ def _is_dim_tuple(spec) -> bool:
     return isinstance(spec, (tuple, list)) and all(s is None or isinstance(s, (Dim, _DimHint, int)) for s in spec)
 
 
-def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
-    """The Symbol (or None: static) of each dimension of an example input."""
+def _per_dim(val: Tensor, spec, source: str) -> list:
+    """An input's spec as one entry per dimension."""
     per_dim = [None] * val.ndim
     if isinstance(spec, dict):
         for d, s in spec.items():
@@ -244,14 +257,23 @@ def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
             raise UserError(f"dynamic_shapes of {source}: expected {val.ndim} entries, one per dimension, got "
                             f"{len(spec)}")
         per_dim = list(spec)
+    return per_dim
+
+
+def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
+    """The Symbol, Derived (or None: static) of each dimension of an example input."""
+    per_dim = _per_dim(val, spec, source)
     out = []
     for i, (n, s) in enumerate(zip(val.shape, per_dim)):
         where = f"{source}.size()[{i}]"
         if s is None or isinstance(s, int) or s is Dim.STATIC or (s is Dim.AUTO and n < 2):
             out.append(None)
             continue
+        if isinstance(s, _DerivedDim):
+            out.append(_derived_size(s, n, i, where, symbols))
+            continue
         if isinstance(s, _DimHint):
-            s = Dim(f"dim{len(symbols)}", min=2)
+            s = Dim(f"dim{_n_roots(symbols)}", min=2)
         if n < 2:
             raise UserError(f"Constraints violated ({s.__name__})! For more information, run with "
                             f'TORCH_LOGS="+dynamic".\n  - You marked {s.__name__} as dynamic but your code '
@@ -259,10 +281,13 @@ def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
                             "or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it with either "
                             f"Dim.STATIC or Dim.AUTO.\nSuggested fixes:\n  {s.__name__} = {n}")
         if n < s.min or (s.max is not int_oo and n > s.max):
-            raise ConstraintViolationError(f"{n} not in range [{max(s.min, 2)}, {s.max!r}]")
+            raise ConstraintViolationError(f"{n} not in range [{max(s.min, 2)}, {s.max!r}]" + _EXPORT_HINT)
         sym = symbols.get(s.__name__)
+        if sym is None and s.__name__ in symbols.get("", {}):  # first seen through a derived Dim (same size)
+            sym = symbols[s.__name__] = symbols[""].pop(s.__name__)
+            sym.lo, sym.source = s.min, where
         if sym is None:
-            sym = symbols[s.__name__] = Symbol(f"s{len(symbols)}", s.__name__, s.min, s.max, n, where)
+            sym = symbols[s.__name__] = Symbol(f"s{_n_roots(symbols)}", s.__name__, s.min, s.max, n, where)
         elif sym.hint != n:
             raise UserError(f"Constraints violated ({s.__name__})! {where} is {n} but {sym.source}, of the same Dim, "
                             f"is {sym.hint}: inputs sharing a Dim must have equal sizes")
@@ -270,21 +295,80 @@ def _dims_of(val: Tensor, spec, source: str, symbols: dict) -> list:
     return out
 
 
+def _n_roots(symbols: dict) -> int:
+    return sum(isinstance(v, Symbol) for v in symbols.values()) + len(symbols.get("", {}))
+
+
+def _derived_size(s: _DerivedDim, n: int, i: int, where: str, symbols: dict) -> Derived:
+    """The Derived size a*root + b of an input dimension given the derived Dim s, with torch's errors for a size
+    outside s's range or not of s's form, and for sizes of one root that disagree (the root's size being that of
+    an input it sizes directly, else the one the first derived size gives, which must be of s's form)."""
+    if n < s.min or (s.max is not int_oo and n > s.max):
+        raise ConstraintViolationError(f"{n} not in range [{s.min}, {s.max!r}]" + _EXPORT_HINT)
+    root = s.root
+    hidden = symbols.setdefault("", {})
+    sym = symbols.get(root.__name__) or hidden.get(root.__name__)
+    r = symbols["direct"].get(root.__name__, sym.hint if sym is not None else None)
+    if sym is None and (n - s.b) % s.a:  # (the first size of a root not yet seen gives its value)
+        raise UserError(f"Expected shape[{i}] = {n} of input Tensor to be of the form {s.__name__}, where "
+                        f"{root.__name__} is an integer" + _EXPORT_HINT)
+    r = (n - s.b) // s.a if r is None else r
+    if s.a * r + s.b != n:
+        raise UserError(f"Expected input {where} to be equal to {s.__name__}, where {root.__name__} = {r}, "
+                        f"but got {n}" + _EXPORT_HINT)
+    if sym is None:
+        sym = hidden[root.__name__] = Symbol(f"s{_n_roots(symbols)}", root.__name__, max(root.min, 2), root.max,
+                                             r, where)
+    key = (root.__name__, s.a, s.b)
+    if key not in symbols:
+        symbols[key] = Derived(sym, s.a, s.b, s.__name__, s.min, s.max, where)
+    return symbols[key]
+
+
 def _check_specialization(ep: ExportedProgram, leaves: list, symbols: list) -> None:
     """Run the graph at a second size of each dynamic dimension (annotating each value's symbolic sizes): a
-    failure means the program fixed that size (torch's "specialized it to be a constant" error)."""
+    failure means the program fixed that size (torch's "specialized it to be a constant" error), or, where it
+    runs at the sizes k apart only (`x.view(n // 2, 2)`), needs a derived Dim (torch's "b = 2*_b" fix)."""
     by_name = {s.name: s for s in symbols}
 
-    def error(moves: dict, e: Exception) -> UserError:
+    def error(moves: dict, e: Exception, run) -> UserError:
         name, step = next(((k, v) for k, v in moves.items() if v), (None, 0))
         if name is None:
             return UserError(f"export: the exported graph does not run on the example inputs: {e}")
         sym = by_name[name]
+        failed = (f"running the exported graph with {sym.source} = {sym.hint + step} failed: {type(e).__name__}: "
+                  f"{str(e).splitlines()[0] if str(e) else ''}")
+        k = _period(sym, run)
+        if k:
+            b, hi = sym.hint % k, sym.hi if sym.hi is int_oo else (sym.hi - sym.hint % k) // k
+            lo = -(-(max(sym.lo, 2) - b) // k)
+            span = f"{sym.lo} <= {sym.dim_name}" if sym.lo > 2 else sym.dim_name
+            span = f" {span} <= {sym.hi}" if sym.hi is not int_oo else f" {span}" if sym.lo > 2 else ""
+            root = f"_{sym.dim_name}"
+            fix = repr(Dim(root, min=lo, max=hi))  # torch's suggestion writes an unbounded max as sympy's oo
+            fix = fix if hi is not int_oo else f"{fix[:-1]}, max=oo)"
+            return UserError(
+                f"Constraints violated ({sym.dim_name})! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
+                f"  - Not all values of {sym.dim_name} = {sym.source} in the specified range{span}"
+                f" satisfy the program: it runs only where {sym.dim_name} is {_affine_name(root, k, b)} ({failed})."
+                f"\nSuggested fixes:\n  {root} = {fix}\n  {sym.dim_name} = {_affine_name(root, k, b)}"
+                + _EXPORT_HINT)
         return UserError(
             f"Constraints violated ({sym.dim_name})! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
             f"  - You marked {sym.dim_name} as dynamic but your code specialized it to be a constant "
-            f"({sym.hint}) (running the exported graph with {sym.source} = {sym.hint + step} failed: "
-            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}). If you're using Dim.DYNAMIC, "
-            f"replace it with either Dim.STATIC or Dim.AUTO.\nSuggested fixes:\n  {sym.dim_name} = {sym.hint}")
+            f"({sym.hint}) ({failed}). If you're using Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO."
+            f"\nSuggested fixes:\n  {sym.dim_name} = {sym.hint}")
     annotate(ep, leaves, error)
 
+
+def _period(sym: Symbol, run) -> int:
+    """The smallest k in 2..8 such that the program runs with sym's size moved by k and by 2k (0: none)."""
+    for k in range(2, 9):
+        steps = [d for d in (k, 2 * k, -k, -2 * k) if _in_range(sym, sym.hint + d)][:2]
+        if len(steps) == 2 and all(run({sym.name: d}, quiet=True) is not None for d in steps):
+            return k
+    return 0
+
+
+def _in_range(sym: Symbol, n: int) -> bool:
+    return max(sym.lo, 2) <= n and (sym.hi is int_oo or n <= sym.hi)

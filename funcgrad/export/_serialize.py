@@ -4,13 +4,14 @@
 pickle), so that torch.export.load reads what funcgrad writes and funcgrad reads what torch writes, for programs
 of the ATen operators listed in _aten.py.
 
-Dynamic sizes are written as torch writes them: `range_constraints` per symbol (`s0`, `s1`, ...), tensor sizes and
-strides as sympy expressions of the symbols (`as_expr`, with the example value as hint), `aten.sym_size.int` nodes
-and int arithmetic (`_operator.mul`, ...) with SymInt outputs, and SymInt arguments (`as_sym_int`, `as_sym_ints`).
-torch.cond is the higher-order operator `torch.ops.higher_order.cond`, its two branches serialized inline as
-graphs (`as_graph`) and its outputs the getitem nodes that read them. Anything else (another higher-order
-operator, a size that is not a quadratic polynomial of the dynamic sizes, non-tensor inputs or outputs) raises
-UnsupportedOp naming it."""
+Dynamic sizes are written as torch writes them: `range_constraints` per symbol (`s0`, `s1`, ...) and per derived
+Dim (`2*s0 + 1`), tensor sizes and strides as sympy expressions of the symbols (`as_expr`, with the example value as
+hint; FloorDiv, Mod and Max(1, .) as torch's, see _expr.py and _sizes.py), `aten.sym_size.int` nodes and int
+arithmetic (`_operator.floordiv`, ...) with SymInt outputs, SymInt arguments (`as_sym_int`, `as_sym_ints`), and
+the guards of related input sizes (`guards_code`). torch.cond is the higher-order operator
+`torch.ops.higher_order.cond`, its two branches serialized inline as graphs (`as_graph`) and its outputs the
+getitem nodes that read them. Anything else (another higher-order operator, a size funcgrad finds no expression
+for, non-tensor inputs or outputs) raises UnsupportedOp naming it."""
 from __future__ import annotations
 
 import io
@@ -30,7 +31,8 @@ from ..fx.node import Node, torch_namespace
 from ..nn.parameter import Parameter
 from . import _aten, _trace
 from ._aten import UnsupportedOp
-from ._sizes import Poly, annotate, program_sizes
+from ._expr import Poly, max1, parse_affine, smul
+from ._sizes import annotate, program_sizes, symbols_of
 from .dynamic_shapes import int_oo
 from .exported_program import ExportedProgram, range_constraints_of
 from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind, OutputSpec,
@@ -108,11 +110,12 @@ def _is_sym_op(target) -> bool:
 
 
 def _strides(dims: list) -> list:
-    """The contiguous strides of sizes dims (ints or Polys)."""
+    """The contiguous strides of sizes dims (ints or Polys), as torch's make_contiguous_strides_for: each stride the
+    product of max(1, size) of the later sizes."""
     out, acc = [], Poly.of(1)
     for n in reversed(dims):
         out.append(acc)
-        acc = acc * (max(n, 1) if isinstance(n, int) else n)
+        acc = smul(acc, max1(n))
     return out[::-1]
 
 
@@ -155,9 +158,10 @@ class _Writer:
                 v = self.vals[node]
                 what = (f"size {i} ({v.shape[i]}) of {node.name}" if isinstance(v, Tensor)
                         else f"the int {node.name} = {v}")
-                raise UnsupportedOp(f"torch.export.save: {what} is not a polynomial of degree <= 2 in the dynamic "
-                                    f"sizes {sorted(self.hints)} (e.g. a floor division), which funcgrad cannot "
-                                    "write in torch's .pt2 format")
+                raise UnsupportedOp(f"torch.export.save: {what} is not an expression funcgrad finds of the dynamic "
+                                    f"sizes {sorted(self.hints)} (a polynomial of degree <= 2, a floor division or "
+                                    "remainder of one, a product of an operand's sizes, a pooling's or strided "
+                                    "convolution's output size), so it cannot be written in torch's .pt2 format")
         return polys
 
     def sym_int(self, node: Node) -> dict:
@@ -305,9 +309,7 @@ def _torch_program(ep: ExportedProgram) -> dict:
         leaves = [n.meta.get("val") for n, s in zip((n for n in ep.graph.nodes if n.op == "placeholder"),
                                                      sig.input_specs) if s.kind == InputKind.USER_INPUT]
     vals, polys = program_sizes(ep, leaves)
-    symbols = {s.name: s for _, kind, expect in ep._guards if kind == "tensor" for s in expect
-               if not isinstance(s, int)}
-    writer = _Writer(vals, polys, {name: s.hint for name, s in symbols.items()})
+    writer = _Writer(vals, polys, {s.name: s.hint for s in symbols_of(ep._guards)})
     params = frozenset(s.arg.name for s in sig.input_specs if s.kind == InputKind.PARAMETER)
     graph = writer.graph(ep.graph_module, params)
     kinds = {InputKind.PARAMETER: ("parameter", "parameter_name"), InputKind.BUFFER: ("buffer", "buffer_name"),
@@ -328,12 +330,38 @@ def _torch_program(ep: ExportedProgram) -> dict:
     output_specs = [{"user_output": {"arg": o}} for o in graph["outputs"]]
     call = {"inputs": [], "outputs": [], "in_spec": _spec_to_json(ep._in_spec), "out_spec": _spec_to_json(ep._out_spec),
             "forward_arg_names": list(sig.user_inputs)}
-    ranges = {name: {"min_val": s.lo, "max_val": None if s.hi is int_oo else s.hi} for name, s in symbols.items()}
+    ranges = {name: {"min_val": r.lower, "max_val": None if r.upper is int_oo else r.upper}
+              for name, r in ep.range_constraints.items()}
     return {"graph_module": {"graph": graph, "signature": {"input_specs": input_specs, "output_specs": output_specs},
                              "module_call_graph": [{"fqn": "", "signature": call}], "metadata": {},
                              "treespec_namedtuple_fields": {}},
             "opset_version": {"aten": 10}, "range_constraints": ranges, "schema_version": _SCHEMA_VERSION,
-            "verifiers": [ep.dialect] if ep.dialect != "ATEN" else [], "torch_version": "2.13.0", "guards_code": []}
+            "verifiers": [ep.dialect] if ep.dialect != "ATEN" else [], "torch_version": "2.13.0",
+            "guards_code": _guards_code(ep._guards)}
+
+
+def _guards_code(guards: list) -> list:
+    """The input guards torch writes (and its module() checks) for sizes that are related: each further input
+    dimension of one Dim equals the one before, a derived Dim's size is a*root + b of the input its root sizes
+    directly (one whose root sizes no input directly has no guard, as torch's)."""
+    first: dict = {}
+    for name, kind, expect in guards:
+        for i, e in enumerate(expect if kind == "tensor" else ()):
+            if isinstance(e, _trace.Symbol):
+                first.setdefault(e.name, f"L['{name}'].size()[{i}]")
+    out, last = [], dict(first)
+    for name, kind, expect in guards:
+        for i, e in enumerate(expect if kind == "tensor" else ()):
+            where = f"L['{name}'].size()[{i}]"  # (a nested input's path is not kept: named by its placeholder)
+            if isinstance(e, _trace.Symbol) and first[e.name] != where:
+                out.append(f"{where} == {last[e.name]}")  # each size of a Dim equals the one before, as torch's
+                last[e.name] = where
+            elif isinstance(e, _trace.Derived) and e.root.name in first:
+                src = first[e.root.name]
+                body = src if e.a == 1 else f"{e.a}*{src}"
+                rhs = f"({body})" if not e.b else f"({e.b} + {body})" if e.b > 0 else f"(({e.b}) + {body})"
+                out.append(f"{where} == {rhs}")
+    return sorted(out)
 
 
 def _payload(tensors: dict, prefix: str, files: dict, is_param=lambda name: False) -> dict:
@@ -537,24 +565,38 @@ _SYMBOL = re.compile(r"Symbol\('(\w+)'(?:, \w+=\w+)*\)")
 
 
 def _input_dims(name: str, meta: dict, ranges: dict, symbols: dict) -> list:
-    """The guard of a user input: each size an int or the trace Symbol its `as_expr` names."""
+    """The guard of a user input: each size an int, the trace Symbol its `as_expr` names, or a Derived size a*s + b
+    (a derived Dim); symbols collects them by name."""
     out = []
     for i, s in enumerate(meta["sizes"]):
         if "as_int" in s:
             out.append(s["as_int"])
             continue
         expr = s["as_expr"]["expr_str"]
-        m = _SYMBOL.fullmatch(expr)
-        if m is None:
+        p = parse_affine(expr)
+        if p is None:
             raise UnsupportedOp(f"torch.export.load: size {i} of input {name} is the expression {expr}; funcgrad "
-                                "reads inputs whose dynamic sizes are single symbols (no derived Dims)")
-        sym = m.group(1)
+                                "reads inputs whose dynamic sizes are a symbol or an affine function of one (a "
+                                "derived Dim)")
+        sym, = p.symbols()
+        a, b = p.terms[(sym,)], p.terms.get((), 0)
+        hint = (s["as_expr"].get("hint") or {}).get("as_int")
+        where = f"L['{name}'].size()[{i}]"
         if sym not in symbols:
             lo, hi = ranges.get(sym, {}).get("min_val", 0), ranges.get(sym, {}).get("max_val")
-            hint = (s["as_expr"].get("hint") or {}).get("as_int")
-            symbols[sym] = _trace.Symbol(sym, sym, lo, int_oo if hi is None else hi, hint,
-                                         f"L['{name}'].size()[{i}]")
-        out.append(symbols[sym])
+            symbols[sym] = _trace.Symbol(sym, sym, lo, int_oo if hi is None else hi,
+                                         None if hint is None else (hint - b) // a, where)
+        root = symbols[sym]
+        if (a, b) == (1, 0):
+            out.append(root)
+            continue
+        key = str(p)
+        if key not in symbols:
+            lo, hi = ranges.get(key, {}).get("min_val"), ranges.get(key, {}).get("max_val")
+            symbols[key] = _trace.Derived(root, a, b, key, a * root.lo + b if lo is None else lo,
+                                          int_oo if hi is None and root.hi is int_oo else
+                                          a * root.hi + b if hi is None else hi, where)
+        out.append(symbols[key])
     return out
 
 
@@ -594,6 +636,7 @@ def _from_torch_program(program: dict, state: dict, constants: dict, example) ->
     tv, ranges, symbols = g["tensor_values"], program.get("range_constraints") or {}, {}
     guards = [(s.arg.name, "tensor", _input_dims(s.arg.name, tv[s.arg.name], ranges, symbols)) for s in input_specs
               if s.kind == InputKind.USER_INPUT]
+    order = {k: i for i, k in enumerate(ranges)}
     dyn = {name: [e if not isinstance(e, int) else None for e in expect] for name, _, expect in guards}
     for node in gm.graph.nodes:
         if node.op == "placeholder" and node.name in dyn and symbols:
@@ -603,7 +646,8 @@ def _from_torch_program(program: dict, state: dict, constants: dict, example) ->
             state[name] = Parameter(param)
     verifiers = program.get("verifiers") or []
     ep = ExportedProgram(gm, gm.graph, ExportGraphSignature(input_specs, output_specs), state,
-                         range_constraints_of(list(symbols.values())), constants=constants, example_inputs=example,
+                         range_constraints_of(sorted(symbols.values(), key=lambda v: order.get(v.name, len(order)))),
+                         constants=constants, example_inputs=example,
                          in_spec=_spec_from_json(call["in_spec"]), out_spec=_spec_from_json(call["out_spec"]),
                          guards=guards, dialect=verifiers[0] if verifiers else "ATEN")
     _propagate(ep)

@@ -23,9 +23,10 @@ from ..fx.node import Node, map_aggregate
 from ..fx.proxy import Proxy
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
+from ._expr import Poly
 from .dynamic_shapes import GuardOnDataDependentSymNode, UserError, int_oo
 
-__all__ = ["sym_size_int", "cond", "tensor_method", "flatten", "unflatten_spec"]
+__all__ = ["sym_size_int", "cond", "tensor_method", "flatten", "unflatten_spec", "Symbol", "Derived"]
 
 
 # --- the functions the graph calls beyond torch's ----------------------------------------------------------
@@ -107,6 +108,20 @@ class Symbol:
 
     def __init__(self, name: str, dim_name: str, lo: int, hi, hint: int, source: str) -> None:
         self.name, self.dim_name, self.lo, self.hi, self.hint, self.source = name, dim_name, lo, hi, hint, source
+
+
+class Derived:
+    """A size given by a derived Dim (`2 * batch + 1`): a*root + b of a dynamic size root (a Symbol), with the
+    derived Dim's range [lo, hi] and the input dimension it was first seen at (source)."""
+
+    def __init__(self, root: Symbol, a: int, b: int, dim_name: str, lo: int, hi, source: str) -> None:
+        self.root, self.a, self.b, self.dim_name, self.lo, self.hi, self.source = root, a, b, dim_name, lo, hi, source
+
+    def poly(self) -> Poly:
+        return Poly({(self.root.name,): self.a, (): self.b})
+
+    name = property(lambda self: str(self.poly()))
+    hint = property(lambda self: self.a * self.root.hint + self.b)
 
 
 _CMP = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=", operator.eq: "==",
@@ -398,11 +413,13 @@ class ExportTracer(_fx_tracer.Tracer):
             if key not in self._sym_nodes:
                 node = self.create_node("call_function", sym_size_int, (self.create_arg(p), i), {})
                 node.meta["val"] = n
-                self._sym_nodes[key] = ExportProxy(node, self, n, (s, 1, 0))
+                sym = (s.root, s.a, s.b) if isinstance(s, Derived) else (s, 1, 0)
+                self._sym_nodes[key] = ExportProxy(node, self, n, sym)
             out.append(self._sym_nodes[key])
         return tuple(out)
 
     def _match(self, n: int):
+        """The dynamic size (Symbol or Derived) whose example value is n, else None."""
         for s in self.symbols:
             if s.hint == n:
                 return s

@@ -1,6 +1,9 @@
-"""torch.export.dynamic_shapes: `Dim` (a named size that may vary between calls, within [min, max]), the hints
-Dim.AUTO / Dim.DYNAMIC / Dim.STATIC, and the errors export raises when a program does not fit the spec."""
+"""torch.export.dynamic_shapes: `Dim` (a named size that may vary between calls, within [min, max]), derived Dims
+(`2 * batch + 1`: a size that is an increasing affine function of another Dim's), the hints Dim.AUTO /
+Dim.DYNAMIC / Dim.STATIC, and the errors export raises when a program does not fit the spec."""
 from __future__ import annotations
+
+import sys
 
 __all__ = ["Dim", "dims", "DimHint", "ShapesCollection", "int_oo", "ValueRanges", "UserError",
            "ConstraintViolationError", "GuardOnDataDependentSymNode"]
@@ -119,6 +122,90 @@ class Dim:
 
     def __hash__(self) -> int:
         return hash((self.__name__, self.min, repr(self.max)))
+
+    # derived Dims: increasing affine functions a*dim + b with int a > 0 and b, as torch's
+    def __add__(self, other) -> "Dim":
+        if type(other) is not int:
+            raise NotImplementedError(f"Attempted to add {other} to {self.__name__}, where an integer was expected. "
+                                      f"{_LINEAR}")
+        return self._derive(1, other)
+
+    def __radd__(self, other) -> "Dim":
+        return self + other
+
+    def __sub__(self, other) -> "Dim":
+        if type(other) is not int:
+            raise NotImplementedError(f"Attempted to subtract {other} from {self.__name__}, where an integer was "
+                                      f"expected. {_LINEAR}")
+        return self._derive(1, -other)
+
+    def __rsub__(self, other) -> "Dim":
+        raise NotImplementedError(f"Attempted to negate {self.__name__}. {_LINEAR}")
+
+    def __mul__(self, other) -> "Dim":
+        if type(other) is not int or other <= 0:
+            raise NotImplementedError(f"Attempted to multiply {other} with {self.__name__}, where a positive integer "
+                                      f"was expected. {_LINEAR}")
+        return self._derive(other, 0)
+
+    def __rmul__(self, other) -> "Dim":
+        return self * other
+
+    def _derive(self, a: int, b: int) -> "Dim":
+        """a*self + b."""
+        return _DerivedDim(self, a, b)
+
+
+_LINEAR = "(Only increasing linear operations with integer coefficients are supported.)"
+
+
+class _DerivedDim(Dim):
+    """A Dim that is an increasing affine function a*root + b of a regular Dim `root` (`2 * batch + 1`): its
+    size is determined by root's, and its range is root's mapped through the function."""
+
+    def __init__(self, root: Dim, a: int, b: int) -> None:  # noqa: super-init (a view of root)
+        self.root, self.a, self.b = root, a, b
+        self.__name__ = _affine_name(root.__name__, a, b)
+
+    def fn(self, x):
+        return self.a * x + self.b
+
+    @property
+    def min(self) -> int:  # noqa: A003 (torch's name)
+        lo = self.fn(self.root.min)
+        if lo < 0:
+            raise AssertionError(f"Expected derived min value of {self.__name__} to be >= 0. Please specify an "
+                                 f"appropriate min value for {self.root.__name__} (currently {self.root.min}).")
+        return lo
+
+    @property
+    def max(self):  # noqa: A003 (torch's name)
+        if self.root.max is int_oo:
+            return int_oo
+        hi = self.fn(self.root.max)
+        if hi > sys.maxsize - 1:
+            raise AssertionError(f"Expected derived max value of {self.__name__} to be <= {sys.maxsize - 1}. Please "
+                                 f"specify an appropriate max value for {self.root.__name__} (currently "
+                                 f"{self.root.max}).")
+        return hi
+
+    def _derive(self, a: int, b: int) -> Dim:
+        return _DerivedDim(self.root, a * self.a, a * self.b + b)
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _DerivedDim) and (self.root, self.a, self.b) == (other.root, other.a, other.b)
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.a, self.b))
+
+
+def _affine_name(x: str, a: int, b: int) -> str:
+    """str(a*x + b) as sympy prints it: `2*b + 1`, `b - 1`."""
+    body = x if a == 1 else f"{a}*{x}"
+    return body if b == 0 else f"{body} + {b}" if b > 0 else f"{body} - {-b}"
 
 
 def dims(*names: str, min: int | None = None, max=None) -> tuple:  # noqa: A002 (torch's names)

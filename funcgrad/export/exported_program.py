@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+from fractions import Fraction
 from typing import Iterator
 
 from .._torch._tensor import Tensor
@@ -12,7 +13,7 @@ from ..fx.graph_module import GraphModule
 from ..fx.node import map_arg, torch_namespace
 from ..nn import functional as F
 from ..nn.parameter import Parameter
-from ._trace import ExportProxy, ExportTracer, flatten, spec_str, unflatten_spec
+from ._trace import Derived, ExportProxy, ExportTracer, flatten, spec_str, unflatten_spec
 from .dynamic_shapes import ValueRanges, int_oo
 from .graph_signature import ExportGraphSignature, InputKind
 
@@ -227,8 +228,18 @@ class ExportedProgram:
 
 def _check_guards(guards: list, leaves: list) -> None:
     """The checks of module(): each tensor input's static sizes, each dynamic size's range (and sizes of one
-    Dim agreeing), each non-tensor input's value."""
+    Dim agreeing), each derived Dim's range and its relation to its root (stated through an input the root
+    sizes directly, else through the first derived size), each non-tensor input's value."""
     bound: dict = {}
+    direct: dict = {}  # root name -> (its size, where) at the first input it sizes directly
+    first: dict = {}   # root name -> (size, where, Derived) of its first derived size
+    for (name, kind, expect), leaf in zip(guards, leaves):
+        if kind == "tensor" and isinstance(leaf, Tensor) and leaf.ndim == len(expect):
+            for i, (n, e) in enumerate(zip(leaf.shape, expect)):
+                if isinstance(e, Derived):
+                    first.setdefault(e.root.name, (n, f"{name}.size()[{i}]", e))
+                elif not isinstance(e, int):
+                    direct.setdefault(e.name, (n, f"{name}.size()[{i}]"))
     for (name, kind, expect), leaf in zip(guards, leaves):
         if kind == "const":
             if not (leaf == expect if not isinstance(leaf, Tensor) else False):
@@ -244,17 +255,53 @@ def _check_guards(guards: list, leaves: list) -> None:
                 if n != e:
                     raise AssertionError(f"Guard failed: {where} == {e}")
                 continue
+            if isinstance(e, Derived):
+                _check_range(n, e, where)
+                _check_derived(n, e, where, direct.get(e.root.name), first[e.root.name])
+                continue
             if e.name in bound:
                 if n != bound[e.name][0]:
                     raise AssertionError(f"Guard failed: {where} == {bound[e.name][1]}")
                 continue
             bound[e.name] = (n, where)
-            if e.lo > 2 and n < e.lo:
-                raise AssertionError(f"Guard failed: {where} >= {e.lo}")
-            if e.hi is not int_oo and n > e.hi:
-                raise AssertionError(f"Guard failed: {where} <= {e.hi}")
+            _check_range(n, e, where)
+
+
+def _check_range(n: int, e, where: str) -> None:
+    if e.lo > 2 and n < e.lo:
+        raise AssertionError(f"Guard failed: {where} >= {e.lo}")
+    if e.hi is not int_oo and n > e.hi:
+        raise AssertionError(f"Guard failed: {where} <= {e.hi}")
+
+
+def _check_derived(n: int, e: Derived, where: str, direct, first) -> None:
+    """n == a*root + b, root being the size of the input it sizes directly, else found from its first derived
+    size (torch checks no divisibility there: 2*b + 1 accepts an even size)."""
+    if direct is not None:
+        if n != e.a * direct[0] + e.b:
+            raise AssertionError(f"Guard failed: {where} == {_affine(direct[1], e.a, e.b)}")
+        return
+    n0, where0, e0 = first
+    if where0 == where:
+        return
+    if e.a % e0.a == 0:
+        k = e.a // e0.a
+        want, text = k * n0 + e.b - k * e0.b, _affine(where0, k, e.b - k * e0.b)
+    else:
+        want = Fraction(e.a * (n0 - e0.b), e0.a) + e.b
+        text = _affine(f"(({where0} - {e0.b}) // {e0.a})" if e0.b else f"({where0} // {e0.a})", e.a, e.b)
+    if n != want:  # (two sizes of one derived Dim: `y.size()[0] == x.size()[0]`, as for one Dim)
+        raise AssertionError(f"Guard failed: {where} == {text}" if text == where0 else
+                             f"Guard failed: {text} == {where}")
+
+
+def _affine(src: str, a: int, b: int) -> str:
+    """a * src + b as torch's guards print it (`1 + 2 * y.size()[0]`, `-1 + x.size()[0]`)."""
+    body = src if a == 1 else f"{a} * {src}"
+    return body if b == 0 else f"{b} + {body}"
 
 
 def range_constraints_of(symbols: list) -> dict:
+    """{name: ValueRanges} of the dynamic sizes (Symbols, and Derived sizes keyed by their expression)."""
     return {s.name: ValueRanges(s.lo, s.hi) for s in symbols}
 

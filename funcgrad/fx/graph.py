@@ -27,6 +27,7 @@ _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.tru
            operator.xor: "^", operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.le: "<=",
            operator.gt: ">", operator.ge: ">="}
 _UNARY = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "not "}
+_NAME = re.compile(r"^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$")
 _ILLEGAL = set(dir(builtins)) | set(keyword.kwlist) | {"self", "torch", "operator", "inf", "nan"}
 
 
@@ -35,28 +36,35 @@ def _snake_case(s: str) -> str:
 
 
 class _Namespace:
-    """Unique Python identifiers for the nodes of one graph (fx's rules: illegal characters become '_', a
-    leading digit gets '_' before it, a taken or builtin name gets the next free `_<n>` suffix)."""
+    """Unique Python identifiers for the nodes of one graph, by fx's rules: illegal characters become '_', a
+    leading digit gets '_' before it; a taken name, or a builtin / keyword, gets a `_<n>` suffix counted per
+    base name. Names stay taken after their node is erased (as fx's, so a rewrite never reuses one)."""
 
     def __init__(self) -> None:
         self._used: set = set()
         self._counts: dict = {}
 
     def create_name(self, candidate: str) -> str:
-        candidate = re.sub(r"[^0-9a-zA-Z_]+", "_", candidate) or "_unnamed"
-        if candidate[0].isdigit():
-            candidate = "_" + candidate
-        m = re.match(r"(.*)_(\d+)$", candidate)
-        base, num = (m.group(1), int(m.group(2))) if m else (candidate, None)
-        while candidate in self._used or candidate in _ILLEGAL:
-            num = max(self._counts.get(base, 0), 0 if num is None else num) + 1
+        m = _NAME.match(candidate)
+        if m is None:
+            candidate = re.sub(r"[^0-9a-zA-Z_]+", "_", candidate) or "_unnamed"
+            if candidate[0].isdigit():
+                candidate = "_" + candidate
+            m = _NAME.match(candidate)
+        base, num = m.group(1), m.group(2)
+        if num is None or candidate in self._used:
+            num = self._counts.get(base, 0)
+            if candidate in _ILLEGAL:
+                num += 1
+                candidate = f"{base}_{num}"
+        else:
+            num = int(num)
+        while candidate in self._used:
+            num += 1
             candidate = f"{base}_{num}"
-        self._counts[base] = max(self._counts.get(base, 0), num or 0)
         self._used.add(candidate)
+        self._counts[base] = num
         return candidate
-
-    def release(self, name: str) -> None:
-        self._used.discard(name)
 
 
 class PythonCode(NamedTuple):
@@ -89,7 +97,8 @@ class _CodeGen:
         name = getattr(obj, "__name__", None) or "fn"
         if getattr(builtins, name, None) is obj:
             return name
-        name = re.sub(r"[^0-9a-zA-Z_]+", "_", name)
+        mod = getattr(obj, "__module__", None)  # fx names a global by its qualified name: mymodule_helper
+        name = re.sub(r"[^0-9a-zA-Z_]+", "_", f"{mod}.{name}" if mod else name)
         if name[0].isdigit():
             name = "_" + name
         cand, i = name, 0
@@ -299,7 +308,6 @@ class Graph:
         to_erase._remove_from_list()
         to_erase._erased = True
         self._len -= 1
-        self._namespace.release(to_erase.name)
         to_erase._update_args_kwargs((), {})
 
     def eliminate_dead_code(self, is_impure_node: Callable[[Node], bool] | None = None) -> bool:
@@ -366,7 +374,7 @@ class Graph:
                 if inp not in last_use:
                     last_use[inp] = node
                     frees.setdefault(node, []).append(inp)
-        params, body = [], []
+        params, body, wrapped = [], [], []
         for node in nodes:
             if node.op == "placeholder":
                 p = node.target
@@ -377,6 +385,10 @@ class Graph:
                 body.append(f"return {gen.arg(node.args[0])}")
                 continue
             line = gen.node_line(node)
+            if node.op == "call_function" and node.meta.get("is_wrapped"):
+                g = gen.add_global(unwrap(node.target))
+                if g not in wrapped:
+                    wrapped.append(g)
             if node.op == "placeholder":
                 if line is not None:
                     body.append(line)
@@ -389,7 +401,8 @@ class Graph:
             body.append(line)
         if not any(n.op == "output" for n in nodes):
             body.append("pass")
-        src = "\n\n\ndef forward(" + ", ".join([root_module] + params) + "):\n" + \
+        # (a wrapped function is wrapped again when the generated code runs, so tracing it keeps the call)
+        src = "\n" + "\n".join(f'torch.fx._symbolic_trace.wrap("{g}")' for g in wrapped) + "\n\ndef forward(" + ", ".join([root_module] + params) + "):\n" + \
             "".join("    " + line + "\n" for line in body) + "    "
         return PythonCode(src, gen.globals)
 

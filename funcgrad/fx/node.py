@@ -10,6 +10,8 @@ from typing import Any, Callable
 
 import sys
 
+from .._torch.ops_namespace import OpOverload, OpOverloadPacket
+
 __all__ = ["Node", "map_arg", "map_aggregate", "Argument", "Target"]
 
 Argument = Any
@@ -19,6 +21,8 @@ OPS = ("placeholder", "get_attr", "call_function", "call_method", "call_module",
 
 # functions whose call has an effect beyond its value: dead-code elimination keeps them
 _IMPURE = {getattr(builtins, "print")}
+_IMPURE_OPS = {"profiler::_record_function_enter", "profiler::_record_function_enter_new",
+               "profiler::_record_function_exit"}
 
 
 # the torch namespaces whose functions print as torch.<name> (the facade is `torch`)
@@ -37,8 +41,20 @@ def torch_namespace():
     return sys.modules[__name__.split(".")[0]]
 
 
+def _op_path(target):
+    """'torch.ops.aten.relu.default' / 'torch.ops.profiler._record_function_exit' for an operator of torch.ops
+    (an OpOverload or OpOverloadPacket), else None."""
+    if isinstance(target, (OpOverload, OpOverloadPacket)):
+        return "torch.ops." + str(target)
+    return None
+
+
 def torch_path(target):
-    """'torch.add' / 'torch.nn.functional.relu' for a function of funcgrad's torch namespaces, else None."""
+    """'torch.add' / 'torch.nn.functional.relu' for a function of funcgrad's torch namespaces (torch.ops.<ns>.<op>
+    for an operator), else None."""
+    op = _op_path(target)
+    if op is not None:
+        return op
     if not _paths:
         for ns in reversed(_NAMESPACES):
             mod = torch_namespace()
@@ -240,7 +256,8 @@ class Node:
         if self.op in ("placeholder", "output"):
             return True
         if self.op == "call_function":
-            return self.target in _IMPURE
+            op = getattr(self.target, "overloadpacket", self.target)
+            return self.target in _IMPURE or getattr(op, "_qualified_op_name", None) in _IMPURE_OPS
         if self.op == "call_method":
             return isinstance(self.target, str) and self.target.endswith("_") and not self.target.endswith("__")
         return False

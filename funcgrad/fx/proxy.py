@@ -11,6 +11,7 @@ import inspect
 import operator
 from typing import Any, Callable
 
+from .._torch.overrides import is_tensor_method_or_property
 from .graph import Graph
 from .node import Node, map_aggregate
 
@@ -120,6 +121,27 @@ class Proxy:
 
     def __call__(self, *args, **kwargs) -> "Proxy":
         return self.tracer.create_proxy("call_method", "__call__", (self,) + args, kwargs)
+
+    @classmethod
+    def __torch_function__(cls, orig_method: Callable, types, args=None, kwargs=None) -> "Proxy":
+        """A function that dispatches `__torch_function__` (a torch.ops operator, ...) called with a Proxy
+        records its call: call_method for a Tensor method, call_function of orig_method otherwise."""
+        args = args if args else ()
+        kwargs = kwargs if kwargs else {}
+        tracers: dict = {}
+
+        def find_tracer(a):
+            if isinstance(a, Proxy):
+                tracers[a.tracer] = None
+        map_aggregate(args, find_tracer)
+        map_aggregate(kwargs, find_tracer)
+        if len(tracers) > 1:
+            raise RuntimeError(f"Found multiple different tracers {list(tracers)} while trying to trace "
+                               f"operations {orig_method}")
+        tracer = next(iter(tracers))
+        if is_tensor_method_or_property(orig_method):
+            return tracer.create_proxy("call_method", orig_method.__name__, args, kwargs)
+        return tracer.create_proxy("call_function", orig_method, args, kwargs)
 
     def __iter__(self):
         frame = inspect.currentframe().f_back

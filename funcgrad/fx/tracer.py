@@ -45,13 +45,17 @@ class _Recording:
 
     def __init__(self, orig: Callable) -> None:
         self.__fx_orig__ = orig
+        self.__fx_wrapped__ = False  # a wrap() / autowrap function: its nodes are marked meta["is_wrapped"]
         functools.update_wrapper(self, orig)
 
     def __call__(self, *args, **kwargs):
         tracer = _proxy_tracer(args) or _proxy_tracer(kwargs)
         if tracer is None:
             return self.__fx_orig__(*args, **kwargs)
-        return tracer.create_proxy("call_function", self.__fx_orig__, args, kwargs)
+        proxy = tracer.create_proxy("call_function", self.__fx_orig__, args, kwargs)
+        if self.__fx_wrapped__:
+            proxy.node.meta["is_wrapped"] = True
+        return proxy
 
     def __eq__(self, other) -> bool:
         return unwrap(other) is self.__fx_orig__
@@ -105,10 +109,11 @@ def _namespace_functions():
                 yield mod, k, v
 
 
-def _recording(f):
+def _recording(f, wrapped: bool = False):
     r = _originals.get(id(f))
     if r is None or r.__fx_orig__ is not f:
         r = _originals[id(f)] = _Recording(f)
+    r.__fx_wrapped__ = r.__fx_wrapped__ or wrapped
     return r
 
 
@@ -160,13 +165,17 @@ class _Patched:
                 for k, v in list(self.fn_globals.items()):
                     if isinstance(v, _Recording):
                         continue
-                    if id(v) in _originals and _originals[id(v)].__fx_orig__ is v or \
-                            getattr(math, k, None) is v and callable(v) or any(v is e for e in self.extra):
-                        _set(self.fn_globals, k, _recording(v), self.saved)
+                    auto = getattr(math, k, None) is v and callable(v) or any(v is e for e in self.extra)
+                    if auto or id(v) in _originals and _originals[id(v)].__fx_orig__ is v:
+                        _set(self.fn_globals, k, _recording(v, auto), self.saved)
+            for mod in getattr(self.tracer, "autowrap_modules", ()):  # (math.sqrt(x) records too, as fx's)
+                for k, v in list(vars(mod).items()):
+                    if not k.startswith("_") and isinstance(v, (types.BuiltinFunctionType, types.FunctionType)):
+                        _set(mod, k, _recording(v, True), self.saved)
             for g, name in _wrapped:
                 f = g.get(name, getattr(builtins, name, None))
                 if f is not None and not isinstance(f, _Recording):
-                    _set(g, name, _recording(f), self.saved)
+                    _set(g, name, _recording(f, True), self.saved)
             stack = getattr(_local, "tracers", None)
             if stack is None:
                 stack = _local.tracers = []
@@ -237,6 +246,7 @@ class Tracer(TracerBase):
 
     def __init__(self, autowrap_modules: tuple = (math,), autowrap_functions: tuple = (),
                  param_shapes_constant: bool = False) -> None:
+        self.autowrap_modules = tuple(autowrap_modules)
         self.autowrap_functions = tuple(autowrap_functions)
         self.param_shapes_constant = param_shapes_constant
         self.scope = None
@@ -351,8 +361,10 @@ class Tracer(TracerBase):
                 self.graph.placeholder(p.name, default_value=concrete_args[p.name])
                 args.append(concrete_args[p.name])
                 continue
-            node = self.graph.placeholder(p.name, default_value=p.default)
-            args.append(self.proxy(node))
+            # (through create_proxy, as fx's, so a Tracer subclass overriding it sees the inputs too)
+            default = () if p.default is inspect.Parameter.empty else (p.default,)
+            args.append(self.create_proxy("placeholder", p.name, default, {},
+                                          type_expr=getattr(fn, "__annotations__", {}).get(p.name)))
         return args
 
 

@@ -48,3 +48,8 @@ from ._functional.sampling import (  # noqa: F401
     affine_grid, grid_sample)
 from ._functional.attention import (  # noqa: F401
     scaled_dot_product_attention, multi_head_attention_forward)
+
+from .._torch import overrides as _overrides  # noqa: E402
+# every function here dispatches on `__torch_function__` (one class test first in its code), as torch's do
+_overrides.install(globals(), [n for n in list(globals()) if not n.startswith("_")], "nn.functional",
+                   "funcgrad.nn.functional", distinct=True)

@@ -63,30 +63,43 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill tensor in place with draws from U(a, b), outside autograd.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> w = torch.nn.init.uniform_(torch.empty(2, 3), -0.1, 0.1)
+        >>> bool(((w >= -0.1) & (w < 0.1)).all())
+        True
+    """
     with _no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill tensor in place with draws from N(mean, std^2), outside autograd."""
     with _no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor, val):
+    """Fill tensor in place with the value val, outside autograd."""
     with _no_grad():
         return tensor.fill_(val)
 
 
 def ones_(tensor):
+    """Fill tensor in place with ones, outside autograd."""
     return constant_(tensor, 1.0)
 
 
 def zeros_(tensor):
+    """Fill tensor in place with zeros, outside autograd."""
     with _no_grad():
         return tensor.zero_()
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot & Bengio's uniform init: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
@@ -94,6 +107,7 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
+    """Glorot & Bengio's normal init: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
@@ -106,6 +120,15 @@ def _kaiming_std(tensor, a, mode, nonlinearity) -> float:
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He et al.'s uniform init: U(-b, b) with b = gain(nonlinearity, a) * sqrt(3 / fan), fan by mode.
+
+    Examples:
+        >>> import math
+        >>> import funcgrad as torch
+        >>> w = torch.nn.init.kaiming_uniform_(torch.empty(64, 32), a=math.sqrt(5))  # nn.Linear's weight init
+        >>> bool((w.abs() <= 1 / math.sqrt(32)).all())
+        True
+    """
     if _no_op_if_empty(tensor):
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
@@ -113,6 +136,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He et al.'s normal init: N(0, std^2) with std = gain(nonlinearity, a) / sqrt(fan), fan by mode."""
     if _no_op_if_empty(tensor):
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)

@@ -1,2 +1,3 @@
-"""torch.utils: data loading (funcgrad.utils.data) and activation checkpointing (funcgrad.utils.checkpoint)."""
-from . import checkpoint, data  # noqa: F401
+"""torch.utils: data loading (funcgrad.utils.data), activation checkpointing (funcgrad.utils.checkpoint) and
+DLPack exchange (funcgrad.utils.dlpack)."""
+from . import checkpoint, data, dlpack  # noqa: F401

@@ -29,6 +29,7 @@ class CheckpointError(RuntimeError):
 
 
 def noop_context_fn():
+    """The default context_fn of checkpoint: two null contexts (forward, recomputation)."""
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
@@ -38,6 +39,7 @@ def set_checkpoint_early_stop(enable: bool):
 
 
 def detach_variable(inputs: tuple) -> tuple:
+    """Each tensor of a tuple detached, keeping its requires_grad (checkpoint's helper for recomputation)."""
     if not isinstance(inputs, tuple):
         raise RuntimeError(f"Only tuple of tensors is supported. Got Unsupported input type: {type(inputs).__name__}")
     out = []

@@ -35,6 +35,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import types
 from typing import Any, Optional, Union
 
@@ -50,7 +51,8 @@ except ImportError:  # without setuptools, CppExtension and BuildExtension raise
 from .._torch import _dtype as D
 from .._torch._creation import from_numpy
 from .._torch._tensor import Tensor
-from .._torch.library import custom_op
+from ..autograd import is_grad_enabled
+from .._torch.library import CustomOpDef, custom_op
 
 __all__ = ["load", "load_inline", "CppExtension", "CUDAExtension", "BuildExtension", "include_paths",
            "library_paths", "get_default_build_root", "get_cxx_compiler", "is_ninja_available",
@@ -78,7 +80,7 @@ _SYCL_HOME_ERROR = ("SYCL runtime is not dected. Please setup the pytorch prereq
                     "intel-sycl-rt via pip.")
 _INCLUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 _BASE_CFLAGS = ["-std=c++17", "-fPIC", "-fvisibility=hidden"]
-_ABI_VERSION = 2  # FGX_EXT_ABI_VERSION in extension.h
+_ABI_VERSION = 3  # FGX_EXT_ABI_VERSION in extension.h
 
 
 # --- paths, compiler, ninja ----------------------------------------------------------------------------------
@@ -357,7 +359,7 @@ class _Arg(ctypes.Structure):
     # struct fgx_arg in extension.h
     _fields_ = [("kind", ctypes.c_int64), ("ival", ctypes.c_int64), ("dval", ctypes.c_double),
                 ("data", ctypes.c_void_p), ("ndim", ctypes.c_int64), ("sizes", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)), ("pin", ctypes.c_int64)]
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("pin", ctypes.c_int64), ("flags", ctypes.c_int64)]
 
 
 _NONE, _TENSOR, _INT, _FLOAT, _BOOL, _LIST, _STR, _DTYPE, _TUPLE = range(9)
@@ -381,6 +383,35 @@ _BUMPS: dict[int, int] = {}
 _BUMP = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)(
     lambda pid, n: _BUMPS.__setitem__(pid, _BUMPS.get(pid, 0) + n))
 _LIBRARIES: dict[str, "_Library"] = {}
+
+
+_CALLER = threading.local()  # .grad: the grad mode an extension function was called in (_ExtensionOp)
+
+
+class _ExtensionOp(CustomOpDef):
+    """An extension function's custom op, noting the grad mode it is called in: its kernel runs under no_grad (as
+    every custom op's does), while torch's in-place check of leaves (_leaf_guard) depends on the caller's mode."""
+
+    def __call__(self, *args, **kwargs):
+        prev = getattr(_CALLER, "grad", None)
+        _CALLER.grad = is_grad_enabled()
+        try:
+            return super().__call__(*args, **kwargs)
+        finally:
+            _CALLER.grad = prev
+
+
+def _leaf_guard(t: Tensor) -> int:
+    """What C++ in-place operations on t must refuse, as torch's autograd does (before they write; a write through
+    data_ptr() is not seen, as in torch): 1 for a leaf that requires grad, 2 for a view of one, 0 for anything
+    else or when called with grad mode off (no_grad, inference_mode)."""
+    grad = getattr(_CALLER, "grad", None)
+    if not (is_grad_enabled() if grad is None else grad):
+        return 0
+    base = t._base if t._base is not None else t
+    if base._rg and base._gfn is None:
+        return 2 if base is not t else 1
+    return 0
 
 
 class _ResultBuffer:
@@ -451,6 +482,7 @@ class _Library:
             if isinstance(v, Tensor):
                 owners[pid] = v
                 a.dval = float(v._version)
+                a.flags = _leaf_guard(v)
         elif v is None:
             a.kind = _NONE
         elif isinstance(v, (bool, np.bool_)):
@@ -599,6 +631,7 @@ def _function(lib: _Library, index: int, opname: str):
     schema_args = ", ".join(f"{a['schema']} {a['name']}" + (f"={_pyrepr(a)}" if a["has_default"] else "")
                             for a in params)
     op = custom_op(opname, kernel, mutates_args=(), schema=f"({schema_args}) -> {info['ret_schema']}")
+    op.__class__ = _ExtensionOp
     op.__doc__, op.__name__, op.__wrapped__ = kernel.__doc__, fname, kernel
     return op
 

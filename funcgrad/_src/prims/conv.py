@@ -282,6 +282,30 @@ def _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, k
     return x.shape[:2], outs, as_strided(xp, x, x.shape[:2] + shape, st[:2] + strides)
 
 
+def _padded_channels_last(xp, lhs, lhs_spec, padding, lhs_dilation):
+    """lhs (its dims named by lhs_spec) as a contiguous (N, *spatial, C) copy, dilated and padded."""
+    x = xp.transpose(lhs, (lhs_spec[0],) + tuple(lhs_spec[2:]) + (lhs_spec[1],))
+    x = pad_dilate(xp, x, [(0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)]
+                   + [(0, 0, 0)])
+    return xp.ascontiguousarray(x)
+
+
+def _windows_last(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation):
+    """As _windows (kernel_first=False) from a channels-last copy of lhs: ((N, C), outs, windows) with the
+    windows a strided view (N,) + ks + outs + (C,), whose rows copy in runs of a window row's channels."""
+    n = lhs.ndim - 2
+    x = _padded_channels_last(xp, lhs, tuple(range(n + 2)), padding, lhs_dilation)
+    outs = tuple(window_out_dim(x.shape[1 + i], dilate_dim(ks[i], rhs_dilation[i]), window_strides[i])
+                 for i in range(n))
+    NC = (x.shape[0], x.shape[-1])
+    if not math.prod(outs):
+        return NC, outs, None
+    st = x.strides
+    return NC, outs, as_strided(xp, x, (NC[0],) + tuple(ks) + outs + (NC[1],),
+                                (st[0],) + tuple(st[1 + i] * rhs_dilation[i] for i in range(n))
+                                + tuple(st[1 + i] * window_strides[i] for i in range(n)) + (st[-1],))
+
+
 _COLS_BYTES = 1 << 20  # the im2col columns are copied in blocks of the batch of about this many bytes
 
 
@@ -354,29 +378,46 @@ def _conv_kernel_grad(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_d
     """The convolution a kernel's gradient is (conv_general_dilated's vjp for rhs): lhs, rhs and the
     output all laid out (feature, batch, spatial...), i.e. x (N, C, ...) and g (N, O, ...) of the
     forward convolution as they are. out[o, c, k] = sum_n sum_p g[n, o, p] x[n, c, k + p]: per n one
-    product (O, P) @ (P, C * K) over x's windows gathered channels-first, then a sum over n, so
-    neither x nor g is transposed into a channels-last copy. The windows are gathered for blocks of n
-    at a time, and the sum over n runs in order across blocks (the unblocked sum's rounding)."""
+    product (O, P) @ (P, C * K) of g as it is with x's windows, then a sum over n. With few channels
+    the windows are gathered channels-first straight from x (contiguous runs along its rows);
+    otherwise from a channels-last copy of x, as rows p of columns (k, c) (runs of K_w * C elements,
+    and a product BLAS runs faster), the (O, K, C) result transposed at the end. The windows are
+    gathered for blocks of n at a time, and the sum over n runs in order across blocks (the unblocked
+    sum's rounding)."""
     O = rhs.shape[1]
     ks = tuple(rhs.shape[2:])
-    (N, C), outs, win = _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, False)
+    first = lhs.shape[1] <= _FEW_CHANNELS
+    if first:
+        (N, C), outs, win = _windows(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation, False)
+    else:
+        (N, C), outs, win = _windows_last(xp, lhs, ks, window_strides, padding, lhs_dilation, rhs_dilation)
     if win is None:
         return xp.zeros((O, C) + outs, dtype=lhs.dtype)
     CP, K = C * math.prod(outs), math.prod(ks)
     g = xp.ascontiguousarray(rhs).reshape(N, O, K)
     if xp is np:
         threads.fit(O * CP * K)
+
+    def cols(b):
+        nb = b.stop - b.start
+        return win[b].reshape(nb, CP, K).transpose(0, 2, 1) if first else win[b].reshape(nb, K, CP)
+
+    def done(acc):
+        if first:
+            return acc.reshape((O, C) + outs)
+        return xp.ascontiguousarray(xp.moveaxis(acc.reshape((O,) + outs + (C,)), -1, 1))
+
     blocks = _batch_blocks(xp, N, CP * K * lhs.dtype.itemsize)
     if len(blocks) == 1:
-        return xp.matmul(g, win.reshape(N, CP, K).transpose(0, 2, 1)).sum(axis=0).reshape((O, C) + outs)
+        return done(xp.matmul(g, cols(blocks[0])).sum(axis=0))
     step = blocks[0].stop
     prods = np.empty((step + 1, O, CP), np.result_type(g, lhs))  # row 0: the sum so far
     for i, b in enumerate(blocks):
         nb = b.stop - b.start
-        np.matmul(g[b], win[b].reshape(nb, CP, K).transpose(0, 2, 1), out=prods[1:nb + 1])
+        np.matmul(g[b], cols(b), out=prods[1:nb + 1])
         acc = prods[1:nb + 1].sum(axis=0) if i == 0 else prods[:nb + 1].sum(axis=0)
         prods[0] = acc
-    return acc.reshape((O, C) + outs)
+    return done(acc)
 
 
 def _conv_impl(xp):
@@ -401,10 +442,7 @@ def _conv_impl(xp):
                 _KERNEL_GRAD and math.prod(lhs.shape) and math.prod(rhs.shape):
             return _conv_kernel_grad(xp, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation)
         # The input channels-last, (N, *spatial, C), dilated and padded once into a contiguous buffer.
-        x = xp.transpose(lhs, (lhs_spec[0],) + tuple(lhs_spec[2:]) + (lhs_spec[1],))
-        x = pad_dilate(xp, x, [(0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)]
-                       + [(0, 0, 0)])
-        x = xp.ascontiguousarray(x)
+        x = _padded_channels_last(xp, lhs, lhs_spec, padding, lhs_dilation)
         N, C = x.shape[0], x.shape[-1]
         ks = tuple(rhs.shape[d] for d in rhs_spec[2:])
         O, I = rhs.shape[rhs_spec[0]], rhs.shape[rhs_spec[1]]
@@ -442,8 +480,10 @@ def _conv_impl(xp):
                 fit((N // B) * P * K * C * (O // B))
                 res = xp.matmul(cols, wm).reshape(B, N // B, P, O // B).transpose(1, 2, 0, 3)
             elif tuple(out_spec) == tuple(range(n + 2)):
-                # (N, C, spatial...) out: one product per example, (O, K*C) @ (K*C, P), writes the
-                # result contiguous in that layout (no transposed view for the ops that follow)
+                # (N, O, spatial...) out: one product per example, (O, K*C) @ (K*C, P), writes the
+                # result contiguous in that layout (no transposed view for the ops that follow); the
+                # kernel as the transpose of a (K*C, O) matrix: BLAS runs these short products faster
+                # than with an (O, K*C) one, and faster than one tall (N*P, K*C) @ (K*C, O) product
                 wt = w.reshape(K * I, O).T
                 fit(O * K * C * P)
                 if whole:

@@ -4,6 +4,7 @@ meshgrid and cartesian_prod."""
 from __future__ import annotations
 
 import builtins
+import ctypes
 import itertools
 import math
 import warnings
@@ -152,9 +153,40 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return t
 
 
+class _Capsule:
+    """A legacy DLPack capsule (what to_dlpack returns) presented through the __dlpack__ protocol NumPy reads."""
+
+    def __init__(self, capsule) -> None:
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple:
+        return (1, 0)
+
+
 def from_dlpack(ext_tensor):
-    """A tensor from an object with __dlpack__ (a NumPy array, a funcgrad Array, a torch tensor, ...)."""
-    return _C.from_numpy(np.from_dlpack(ext_tensor))
+    """A tensor sharing the memory of an object with __dlpack__ (a NumPy array, a funcgrad Array, a torch tensor,
+    ...) or of a DLPack capsule (to_dlpack's result; a capsule can be consumed once)."""
+    if type(ext_tensor).__name__ == "PyCapsule":
+        ext_tensor = _Capsule(ext_tensor)
+    a = np.from_dlpack(ext_tensor)
+    if not a.flags.writeable and a.size:
+        # NumPy marks an import through a pre-1.0 (unversioned) capsule read-only, as that format cannot say;
+        # torch's from_dlpack gives a tensor that writes into the producer's memory, so alias the same bytes
+        lo, hi = np.lib.array_utils.byte_bounds(a)
+        buf = (ctypes.c_char * (hi - lo)).from_address(lo)
+        buf.keep = a  # (the import, and through it the capsule's owner, lives as long as the alias)
+        a = np.ndarray(a.shape, a.dtype, buffer=buf, offset=a.__array_interface__["data"][0] - lo,
+                       strides=a.strides)
+    return _C.from_numpy(a)
+
+
+def to_dlpack(tensor):
+    """The DLPack capsule of a tensor's memory (shared), for a consumer's from_dlpack (legacy: prefer passing the
+    tensor itself, which has __dlpack__)."""
+    return tensor.__dlpack__()
 
 
 def meshgrid(*tensors, indexing=None):
@@ -188,5 +220,5 @@ METHODS = ("diagflat",)
 INPLACE = ()
 
 __all__ = ["diagflat", "block_diag", "vander", "combinations", "hann_window", "hamming_window", "blackman_window",
-           "bartlett_window", "kaiser_window", "empty_strided", "frombuffer", "from_dlpack", "meshgrid",
+           "bartlett_window", "kaiser_window", "empty_strided", "frombuffer", "from_dlpack", "to_dlpack", "meshgrid",
            "cartesian_prod"]

@@ -1,8 +1,9 @@
 """torch's top-level linear algebra (torch.linalg is funcgrad/_torch/linalg.py): the legacy names (det,
 logdet, slogdet, inverse, pinverse, matrix_power, cholesky, cholesky_solve, cholesky_inverse, triangular_solve, qr,
 svd with V; solve, lstsq, eig and symeig raise torch's removal error, matrix_rank its deprecation), the fused
-products addbmm, addr and chain_matmul, and the norms frobenius_norm, nuclear_norm and renorm. All compose
-recorded funcgrad ops, so their gradients come from the primitives."""
+products addbmm, addr and chain_matmul, the norms frobenius_norm, nuclear_norm and renorm, and the randomised
+low-rank SVD and PCA (svd_lowrank, pca_lowrank). All compose recorded funcgrad ops, so their gradients come from
+the primitives."""
 from __future__ import annotations
 
 import math
@@ -18,6 +19,7 @@ from .. import linalg as LA
 from .. import return_types as _rt
 from .._argcheck import check_same_dtype
 from .._creation import eye, zeros
+from .._dtype import float16, float32, float64
 from .._tensor import Tensor, _dim
 from .._dispatch import _apply
 from ..linalg import _bcast_batch, _tri, matrix_exp, _multi_dot_dtypes
@@ -218,6 +220,72 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
 
 
 
+def _approximate_basis(A, q: int, niter: int, M=None):
+    """Halko et al.'s randomised range finder (their algorithm 4.4): an orthonormal Q of q columns whose span
+    approximates the range of A - M, refined by niter power iterations. It draws its test matrix with torch.randn
+    of A's floating dtype, as torch does, so a seeded call draws the same numbers."""
+    dtype = A.dtype if A.is_complex() or A.dtype in (float16, float32, float64) else float32
+    R = _C.randn(A.shape[-1], q, dtype=dtype)
+    X = _products.matmul(A, R)
+    if M is not None:
+        X = X - _products.matmul(M, R)
+    Q = LA.qr(X).Q
+    for _ in range(niter):
+        X = _products.matmul(A.mH, Q)
+        if M is not None:
+            X = X - _products.matmul(M.mH, Q)
+        Q = LA.qr(X).Q
+        X = _products.matmul(A, Q)
+        if M is not None:
+            X = X - _products.matmul(M, Q)
+        Q = LA.qr(X).Q
+    return Q
+
+
+def _svd_lowrank(A, q: int, niter: int, M=None):
+    m, n = A.shape[-2:]
+    if M is not None:
+        M = M.broadcast_to(A.shape)
+    if m < n:  # the range finder works on the tall orientation
+        A = A.mH
+        M = None if M is None else M.mH
+    Q = _approximate_basis(A, q, niter, M)
+    B = _products.matmul(Q.mH, A)
+    if M is not None:
+        B = B - _products.matmul(Q.mH, M)
+    U, S, Vh = LA.svd(B, full_matrices=False)
+    U, V = _products.matmul(Q, U), Vh.mH
+    return (V, S, U) if m < n else (U, S, V)
+
+
+def svd_lowrank(A, q: int | None = 6, niter: int | None = 2, M=None):
+    """An approximate rank-q SVD (U, S, V) of A - M (A of shape (*, m, n)), with A ≈ U diag(S) V^H, by randomised
+    subspace iteration (Halko, Martinsson and Tropp 2009, algorithm 5.1), as torch.svd_lowrank.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> U, S, V = torch.svd_lowrank(torch.randn(100, 20) @ torch.randn(20, 50), q=20)
+        >>> U.shape, S.shape, V.shape
+        (torch.Size([100, 20]), torch.Size([20]), torch.Size([50, 20]))
+    """
+    return _svd_lowrank(A, 6 if q is None else q, 2 if niter is None else niter, M)
+
+
+def pca_lowrank(A, q: int | None = None, center: bool = True, niter: int = 2):
+    """The principal components of A (*, m, n) by svd_lowrank: (U, S, V) with V's columns the principal
+    directions; q defaults to min(6, m, n); center subtracts the column means first, as torch.pca_lowrank."""
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not (q >= 0 and q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if not niter >= 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if center:
+        A = A - A.mean(dim=(-2,), keepdim=True)
+    return _svd_lowrank(A, q, niter, None)
+
+
 # Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
 # installed by _methods_ops
 METHODS = ("addbmm", "addr", "renorm", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "logdet", "slogdet",
@@ -226,4 +294,4 @@ INPLACE = ("addbmm", "addr", "renorm")
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "cholesky",
            "cholesky_solve", "cholesky_inverse", "triangular_solve", "qr", "svd", "solve", "lstsq", "matrix_rank",
-           "addbmm", "addr", "chain_matmul", "frobenius_norm", "nuclear_norm", "renorm"]
+           "addbmm", "addr", "chain_matmul", "frobenius_norm", "nuclear_norm", "renorm", "svd_lowrank", "pca_lowrank"]

@@ -1,9 +1,10 @@
 """torch.ao.quantization (also torch.quantization): eager-mode quantization -- observers, fake quantization,
 QConfigs, QuantStub / DeQuantStub, and prepare / convert / quantize_dynamic / prepare_qat / fuse_modules.
 
-Not here: FX graph mode (prepare_fx / convert_fx) and PT2E export quantization, float16 dynamic quantization,
-quantized Embedding / EmbeddingBag, Conv1d/3d, ConvTranspose, ELU, normalization layers other than BatchNorm,
-dynamically quantized GRU / RNN cells. (Pooling runs on quantized tensors through torch.nn.functional.)"""
+Not here: FX graph mode (prepare_fx / convert_fx) and PT2E export quantization, reference (is_reference)
+modules, ELU, normalization layers other than BatchNorm, dynamically quantized GRU / RNN
+cells and convolutions, QAT for Conv1d / Conv3d / ConvTranspose. (Pooling runs on quantized tensors through
+torch.nn.functional.)"""
 from . import fake_quantize, observer, qconfig, quantize, stubs  # noqa: F401
 from .fake_quantize import *  # noqa: F401,F403
 from .observer import *  # noqa: F401,F403

@@ -13,7 +13,9 @@ from ..._torch._quantized import qint8
 from .. import nn as _aonn
 from ..nn import intrinsic as nni, qat as nnqat, quantized as nnq
 from ..nn.quantized import dynamic as nnqd
-from .qconfig import default_dynamic_qconfig, float16_dynamic_qconfig
+from .observer import MovingAveragePerChannelMinMaxObserver, PerChannelMinMaxObserver
+from .qconfig import (default_dynamic_qconfig, float16_dynamic_qconfig, float_qparams_weight_only_qconfig,
+                      float_qparams_weight_only_qconfig_4bit)
 from .stubs import DeQuantStub, QuantStub, QuantWrapper
 
 __all__ = ["propagate_qconfig_", "prepare", "convert", "quantize", "quantize_dynamic", "prepare_qat",
@@ -26,8 +28,11 @@ _ = _aonn
 
 def get_default_static_quant_module_mappings() -> dict:
     """Float (or QAT / fused) module type -> quantized module type, for convert."""
-    return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, _nnm.Linear: nnq.Linear, _nnm.Conv2d: nnq.Conv2d,
-            nni.LinearReLU: nni.quantized.LinearReLU, nni.ConvReLU2d: nni.quantized.ConvReLU2d,
+    return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, _nnm.Linear: nnq.Linear, _nnm.Conv1d: nnq.Conv1d,
+            _nnm.Conv2d: nnq.Conv2d, _nnm.Conv3d: nnq.Conv3d, _nnm.ConvTranspose1d: nnq.ConvTranspose1d,
+            _nnm.ConvTranspose2d: nnq.ConvTranspose2d, _nnm.ConvTranspose3d: nnq.ConvTranspose3d,
+            nni.LinearReLU: nni.quantized.LinearReLU, nni.ConvReLU1d: nni.quantized.ConvReLU1d,
+            nni.ConvReLU2d: nni.quantized.ConvReLU2d, nni.ConvReLU3d: nni.quantized.ConvReLU3d,
             nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d, nnqat.LinearReLU: nni.quantized.LinearReLU,
             nnqat.ConvReLU2d: nni.quantized.ConvReLU2d, _nnm.Dropout: _nnm.Identity,
             _nnm.BatchNorm2d: nnq.BatchNorm2d, _nnm.BatchNorm3d: nnq.BatchNorm3d, _nnm.ReLU6: nnq.ReLU6,
@@ -50,6 +55,16 @@ def _propagation_types():
             set(get_default_dynamic_quant_module_mappings()) | {_nnm.Sequential})
 
 
+def _assert_valid_qconfig(qconfig, mod) -> None:
+    """torch's check: fbgemm has no per-channel transposed convolution, so a ConvTranspose{1,2,3}d's weight
+    observer must be a per-tensor one."""
+    if qconfig is None or qconfig.weight is None or not isinstance(
+            mod, (_nnm.ConvTranspose1d, _nnm.ConvTranspose2d, _nnm.ConvTranspose3d)):
+        return
+    if isinstance(qconfig.weight(), (PerChannelMinMaxObserver, MovingAveragePerChannelMinMaxObserver)):
+        raise AssertionError("Per channel weight observer is not supported yet for ConvTranspose{n}d.")
+
+
 def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None) -> None:
     """Give every submodule a `.qconfig`: its own entry in qconfig_dict (by type, then by qualified name), else
     its parent's; the root's own qconfig (or qconfig_dict[""]) is the default."""
@@ -59,6 +74,7 @@ def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=Non
         qc = qconfig_dict.get(type(mod), parent_qconfig)
         qc = qconfig_dict.get(prefix, qc)
         qc = getattr(mod, "qconfig", qc) if "qconfig" in mod.__dict__ else qc
+        _assert_valid_qconfig(qc, mod)
         mod.qconfig = qc
         for name, child in mod.named_children():
             visit(child, qc, prefix + "." + name if prefix else name)
@@ -79,8 +95,7 @@ def _add_observer_(module, extra_types=()) -> None:
         if type(child) in (nnq.FloatFunctional, nnq.QFunctional):   # (they call their observer themselves)
             if _needs_observer(child):
                 child.activation_post_process = child.qconfig.activation()
-        elif isinstance(child, (nni.LinearReLU, nni.ConvReLU2d, nni.ConvBn2d, nni.ConvBnReLU2d)) or \
-                type(child) in extra_types:
+        elif isinstance(child, nni._FusedModule) or type(child) in extra_types:
             if _needs_observer(child):
                 _insert_observer(child)
         else:
@@ -132,9 +147,8 @@ def swap_module(mod, mapping, custom_module_class_mapping=None, use_precomputed_
 def _convert(module, mapping, inplace=True) -> Module:
     if not inplace:
         module = copy.deepcopy(module)
-    fused = (nni.LinearReLU, nni.ConvReLU2d, nni.ConvBn2d, nni.ConvBnReLU2d)
     for name, child in list(module.named_children()):
-        if not isinstance(child, fused) and type(child) not in mapping:
+        if not isinstance(child, nni._FusedModule) and type(child) not in mapping:
             _convert(child, mapping, True)
         new = swap_module(child, mapping)
         if new is not child:
@@ -170,21 +184,36 @@ def quantize(model, run_fn, run_args, mapping=None, inplace=False):
     return model
 
 
+_DYNAMIC_DEFAULTS = {qint8: default_dynamic_qconfig, _fg.float16: float16_dynamic_qconfig,
+                     _fg.quint8: float_qparams_weight_only_qconfig,
+                     _fg.quint4x2: float_qparams_weight_only_qconfig_4bit}
+
+
 def quantize_dynamic(model, qconfig_spec=None, dtype=qint8, mapping=None, inplace=False):
-    """Replace the Linear / LSTM submodules named by qconfig_spec (types, names, or a dict to QConfigs) with
-    dynamically quantized ones: qint8 weights, activations quantized per call."""
-    if dtype is not qint8:
-        raise NotImplementedError(f"funcgrad's quantize_dynamic supports dtype=torch.qint8, got {dtype}")
+    """Replace the submodules named by qconfig_spec (types, names, or a dict to QConfigs) with dynamically
+    quantized ones: Linear / LSTM with qint8 weights (activations quantized per call) or float16 weights
+    (dtype=torch.float16), Embedding / EmbeddingBag weight-only (quint8; quint4x2: EmbeddingBag)."""
     if qconfig_spec is None:
-        qconfig_spec = {_nnm.Linear: default_dynamic_qconfig, _nnm.LSTM: default_dynamic_qconfig}
+        if dtype is qint8 or dtype == _fg.float16:
+            qconfig_spec = dict.fromkeys((_nnm.Linear, _nnm.LSTM), _DYNAMIC_DEFAULTS[dtype])
+        elif dtype is _fg.quint8:
+            qconfig_spec = dict.fromkeys((_nnm.EmbeddingBag, _nnm.Embedding), float_qparams_weight_only_qconfig)
+        elif dtype is _fg.quint4x2:
+            qconfig_spec = {_nnm.EmbeddingBag: float_qparams_weight_only_qconfig_4bit}
+        else:
+            raise ValueError(f"Don't know how to quantize with default settings for {dtype}. Provide full qconfig "
+                             "please")
     elif isinstance(qconfig_spec, set):
-        qconfig_spec = dict.fromkeys(qconfig_spec, default_dynamic_qconfig)
+        if dtype not in _DYNAMIC_DEFAULTS:
+            raise RuntimeError("Unknown dtype specified for quantize_dynamic: ", str(dtype))
+        qconfig_spec = dict.fromkeys(qconfig_spec, _DYNAMIC_DEFAULTS[dtype])
     if mapping is None:
         mapping = get_default_dynamic_quant_module_mappings()
     unsupported = [k for k in qconfig_spec if isinstance(k, type) and k not in mapping]
     if unsupported:
         raise NotImplementedError(f"quantize_dynamic: funcgrad has no dynamically quantized module for "
-                                  f"{[k.__name__ for k in unsupported]} (supported: nn.Linear, nn.LSTM)")
+                                  f"{[k.__name__ for k in unsupported]} (supported: nn.Linear, nn.LSTM, "
+                                  "nn.Embedding, nn.EmbeddingBag)")
     if not inplace:
         model = copy.deepcopy(model)
     model.eval()
@@ -242,17 +271,21 @@ def _fold_bn(conv, bn):
 
 def _fuse(mods):
     types = tuple(type(m) for m in mods)
-    L, C, B, R = _nnm.Linear, _nnm.Conv2d, _nnm.BatchNorm2d, _nnm.ReLU
-    if types == (C, B):
-        if mods[0].training:
-            return nni.ConvBn2d(*mods)
-        return _fold_bn(*mods)
-    if types == (C, B, R):
-        if mods[0].training:
-            return nni.ConvBnReLU2d(*mods)
-        return nni.ConvReLU2d(_fold_bn(mods[0], mods[1]), mods[2])
-    if types == (C, R):
-        return nni.ConvReLU2d(*mods)
+    L, R = _nnm.Linear, _nnm.ReLU
+    for n in (1, 2, 3):
+        C, B = getattr(_nnm, f"Conv{n}d"), getattr(_nnm, f"BatchNorm{n}d")
+        conv_relu = getattr(nni, f"ConvReLU{n}d")
+        if types in ((C, B), (C, B, R)) and mods[0].training:
+            if n != 2:
+                raise NotImplementedError(f"fuse_modules: funcgrad has no ConvBn{n}d for quantization-aware "
+                                          "training; fuse the model in eval mode (the batch norm is folded)")
+            return (nni.ConvBn2d if len(mods) == 2 else nni.ConvBnReLU2d)(*mods)
+        if types == (C, B):
+            return _fold_bn(*mods)
+        if types == (C, B, R):
+            return conv_relu(_fold_bn(mods[0], mods[1]), mods[2])
+        if types == (C, R):
+            return conv_relu(*mods)
     if types == (L, R):
         return nni.LinearReLU(*mods)
     if types == (_nnm.Linear, _nnm.BatchNorm1d) and not mods[0].training:
@@ -274,8 +307,8 @@ def _set(model, name, value):
 
 
 def fuse_modules(model, modules_to_fuse, inplace=False, fuser_func=None, fuse_custom_config_dict=None):
-    """Fuse each list of submodule names (conv-bn, conv-bn-relu, conv-relu, linear-relu, linear-bn) into the
-    first one; the others become nn.Identity."""
+    """Fuse each list of submodule names (conv-bn, conv-bn-relu, conv-relu for Conv1d / 2d / 3d, linear-relu,
+    linear-bn) into the first one; the others become nn.Identity."""
     if not inplace:
         model = copy.deepcopy(model)
     groups = modules_to_fuse if modules_to_fuse and isinstance(modules_to_fuse[0], (list, tuple)) else \
@@ -288,5 +321,3 @@ def fuse_modules(model, modules_to_fuse, inplace=False, fuser_func=None, fuse_cu
             _set(model, n, _nnm.Identity())
     return model
 
-
-_ = float16_dynamic_qconfig

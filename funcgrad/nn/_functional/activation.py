@@ -17,7 +17,7 @@ from ..._torch._errors import _legacy
 from ..._torch import _quantized as _Q
 from ..._torch._quantized import QTensor as _QTensor
 from ..._jax import nn as _jnn
-from .common import _dispatch, _foreign, _inplace_apply, _maybe_inplace
+from .common import _inplace_apply, _maybe_inplace
 
 __all__ = ["threshold", "threshold_", "relu", "relu_", "hardtanh", "hardtanh_", "relu6", "leaky_relu",
            "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "prelu", "glu",
@@ -60,8 +60,6 @@ def relu(input, inplace=False):
     zero point, so nn.ReLU runs between quantized modules)."""
     if input.__class__ is _QTensor:
         return input.relu_() if inplace else input.relu()
-    if input.__class__ is not _fg.Tensor and _foreign(input):
-        return _dispatch(relu, (input,), input, inplace)
     return _maybe_inplace(input, inplace, _fg.relu, "Relu")
 
 
@@ -248,8 +246,6 @@ def hardswish(input, inplace=False):
 
 def gelu(input, approximate="none"):
     """jax.nn.gelu (approximate="tanh": its tanh form; "none": the exact one)."""
-    if input.__class__ is not _fg.Tensor and _foreign(input):
-        return _dispatch(gelu, (input,), input, approximate)
     _float_kernel(input, "GeluKernelImpl")
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -264,8 +260,6 @@ def gelu(input, approximate="none"):
 
 def silu(input, inplace=False):
     """Elementwise x * sigmoid(x)."""
-    if input.__class__ is not _fg.Tensor and _foreign(input):
-        return _dispatch(silu, (input,), input, inplace)
     _float_kernel(input, "silu_cpu")
     return _act(input, inplace, "Silu", _jnn.silu)
 
@@ -340,8 +334,6 @@ def _get_softmax_dim(name, ndim, stacklevel):
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(x) / sum(exp(x)) along dim."""
-    if input.__class__ is not _fg.Tensor and _foreign(input):
-        return _dispatch(softmax, (input,), input, dim, _stacklevel, dtype)
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return _fg.softmax(input, dim, dtype=dtype)
@@ -356,8 +348,6 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(input)) along dim, computed stably."""
-    if input.__class__ is not _fg.Tensor and _foreign(input):
-        return _dispatch(log_softmax, (input,), input, dim, _stacklevel, dtype)
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return _fg.log_softmax(input, dim, dtype=dtype)

@@ -7,7 +7,7 @@ import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from .dropout import dropout as _dropout
 from .linear import linear as _linear
 from ..._torch._argcheck import dtype_error as _dtype_error
-from .common import _F32, _dispatch, _foreign
+from .common import _F32
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -24,9 +24,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
                                  is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False):
     """softmax(Q K^T * scale + mask) V over the last two dims (query (..., L, E), key (..., S, E),
     value (..., S, Ev)). A bool attn_mask marks allowed positions; is_causal masks j > i."""
-    if query.__class__ is not _fg.Tensor and _foreign(query):
-        return _dispatch(scaled_dot_product_attention, (query, key, value), query, key, value, attn_mask,
-                         dropout_p, is_causal, scale, enable_gqa)
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
                            f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")

@@ -7,7 +7,6 @@ import numpy as np
 import numpy as _np
 from typing import Sequence, Union
 
-from ..._torch import overrides as _ov
 from ..._torch._tensor import _traced
 from ..._torch._views import _inplace as _tensor_inplace
 
@@ -23,17 +22,6 @@ def _pair(v, n=2):
             return tuple(int(v[0]) for _ in range(n))
         return tuple(int(x) for x in v)
     return tuple(int(v) for _ in range(n))
-
-
-def _foreign(x) -> bool:
-    """x's type defines `__torch_function__` (a NestedTensor, a MaskedTensor): the functions that accept such
-    inputs hand them to it (checked after `x.__class__ is not Tensor`, off the hot path)."""
-    return _ov.has_torch_function_unary(x)
-
-
-def _dispatch(fn, relevant, *args, **kwargs):
-    """fn(*args, **kwargs) through the `__torch_function__` of relevant's types (see _foreign)."""
-    return _ov.handle_torch_function(fn, relevant, *args, **kwargs)
 
 
 def _size(t) -> str:

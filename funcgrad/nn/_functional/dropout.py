@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
-from .common import _dispatch, _foreign, _maybe_inplace, _unbatched
+from .common import _maybe_inplace, _unbatched
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
@@ -33,8 +33,6 @@ def _keep_scale(shape, p, dtype):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only)."""
-    if input.__class__ is not _fg.Tensor and _foreign(input):
-        return _dispatch(dropout, (input,), input, p, training, inplace)
     _check_p(p)
     if not training or p == 0.0:
         return input

@@ -8,7 +8,6 @@ from ..._torch._argcheck import check_same_dtype as _check_same_dtype, dtype_err
 from ..._torch.ops.arithmetic import _add as _add_bc
 from ..._src.prims.linalg import dot_general_p as _dot_p, linear_p as _linear_p
 from ..._torch._dispatch import _apply, _apply_prim
-from .common import _dispatch, _foreign
 
 __all__ = ["linear", "bilinear", "identity"]
 
@@ -33,8 +32,6 @@ def linear(input, weight, bias=None):
     """y = x W^T + b. Eager with a bias of one float dtype (nn.Linear's case), one bind of the linear card
     (its impl straight on the buffers, recorded as one primitive: torch's AddmmBackward0); under transforms
     (tensors holding tracers) and forward AD, _addmm's binds."""
-    if input.__class__ is not _fg.Tensor and _foreign(input):
-        return _dispatch(linear, (input,), input, weight, bias)
     x, w = input._v, weight._v
     if bias is not None and x is not None and w is not None:  # (checked on the buffers: the hot path)
         b, dt = bias._v, x.dtype

@@ -6,7 +6,7 @@ import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ...autograd import no_grad as _no_grad
 
 from ..._torch._argcheck import DtypeName, dtype_error as _dtype_error
-from .common import _F32, _dispatch, _foreign, _size
+from .common import _F32, _size
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm",
            "normalize"]
@@ -147,8 +147,6 @@ def _check_normalized_shape(input, normalized_shape):
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Layer normalisation over the last len(normalized_shape) dims."""
-    if input.__class__ is not _fg.Tensor and _foreign(input):
-        return _dispatch(layer_norm, (input,), input, normalized_shape, weight, bias, eps)
     dims = _check_normalized_shape(input, normalized_shape)
     if _norm_dtypes("LayerNormKernelImpl", input, weight, bias):  # float16 / bfloat16: computed in float32
         return _layer_norm(input.float(), dims, weight, bias, eps).to(input.dtype)

@@ -39,6 +39,7 @@ def fuse_conv_bn_eval(conv, bn, transpose: bool = False):
 
 
 def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
+    """The weight and bias of one Linear equal to a Linear followed by a BatchNorm in eval mode (running statistics folded in)."""
     if linear_b is None:
         linear_b = _fg.zeros_like(bn_rm)
     scale = bn_w * _fg.rsqrt(bn_rv + bn_eps)

@@ -116,6 +116,7 @@ def _add_property(module, name) -> None:
 
 
 def is_parametrized(module, tensor_name=None) -> bool:
+    """Whether module has a parametrization (on tensor_name, or on any tensor if None)."""
     p = module.__dict__.get("_modules", {}).get("parametrizations")
     if p is None or not isinstance(p, ModuleDict):
         return False
@@ -123,6 +124,7 @@ def is_parametrized(module, tensor_name=None) -> bool:
 
 
 def type_before_parametrizations(module):
+    """The module's class before register_parametrization replaced it (its own class if none)."""
     return getattr(type(module), "_fg_parametrized_from", type(module))
 
 

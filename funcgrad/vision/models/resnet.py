@@ -23,7 +23,8 @@ def conv1x1(in_planes, out_planes, stride=1):
 
 class _Block(nn.Module):
     """The frame of BasicBlock and Bottleneck: the residual branch's layers (built by `_layers`, registered
-    first as in torchvision's key order), then the shortcut; forward is relu(branch(x) + shortcut(x))."""
+    first as in torchvision's key order), then the shortcut; forward is relu(branch(x) + shortcut(x)), the
+    branch computed first (torchvision's order of operations, which a traced graph shows)."""
 
     def __init__(self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1,
                  norm_layer=None):
@@ -33,8 +34,9 @@ class _Block(nn.Module):
         self.stride = stride
 
     def forward(self, x):
+        out = self._branch(x)
         identity = x if self.downsample is None else self.downsample(x)
-        return self.relu(self._branch(x) + identity)
+        return self.relu(out + identity)
 
 
 class BasicBlock(_Block):

@@ -22,7 +22,8 @@ dropped, multi-equation patterns such as relu's backward replaced by one interna
 neutral) and emits straight-line NumPy code with buffer reuse and blocked fused kernels, or, for CuPy,
 straight-line CuPy code with one generated ElementwiseKernel per fused group (cuda_kernels.py).
 With donated inputs (jit's donate_argnums) it writes results into them, after schedule.py has moved each
-parameter update next to its gradient.
+parameter update next to its gradient. On NumPy, a matrix product and the update or bias add consuming it
+become one BLAS gemm into the update's buffer (gemm.py).
 
 The native tier (native.py, with numba installed: the `fast` extra) lowers the regions of a lowered jaxpr
 that Numba can take to machine code; jit swaps it in after `jit_native_threshold` calls.

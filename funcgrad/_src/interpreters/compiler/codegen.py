@@ -45,6 +45,10 @@ one after a large one or after an impl that may call BLAS itself (which fits its
 products share one check. Split and paired products (parallel_ops) share the ceiling (fit_shared).
 Nothing is emitted without threadpoolctl.
 
+gemm.py: a product and the update or bias add that consumes it (`w - lr * (x.T @ g)`, `x @ w + b`) are one
+BLAS gemm with beta = 1 into the update's buffer (a donated parameter's own): no gradient buffer, one pass
+less (NumPy backend, without parallel_ops).
+
 Also (patterns.py, parallel.py): relu's backward and its kin are one `extremum_grad` call, and with
 `config.parallel_ops` a large matrix product is split between two threads and two independent
 convolutions (or batched products) run at once.
@@ -60,7 +64,7 @@ from ...core import threads
 from ...core.jaxpr import Eqn, Jaxpr, Var
 from ...prims.elementwise import select_bits, select_bits_ok
 from . import fusion as _fusion
-from . import cuda_kernels, numexpr_eval, parallel, schedule
+from . import cuda_kernels, gemm, numexpr_eval, parallel, schedule
 from ._config import config  # noqa: F401 - re-exported: compiler.codegen.config
 from .blocked import SLOW_SCALAR, _FILLED_LIMIT, _KernelSpec, filled_block, run_fused, scratch
 from ._ir import ELEMENTWISE, buffer_of, uniform_value
@@ -324,6 +328,12 @@ class _Gen:
                     a, b = (self.name(v) for v in e.invars)
                     s = f"{fn}({a}{pat[0]}, {b}{pat[1]}"
                     return s + ")", s + ", {out})", bool(e.outvars[0].aval.shape)
+            if e.prim is gemm.gemm_update_p:  # c + alpha * op(a) @ op(b) into out (c itself when it dies)
+                self.glb["_gemm_update"] = gemm.gemm_update
+                c, a, b = (self.name(v) for v in e.invars)
+                p = e.params
+                s = f"_gemm_update({p['alpha']!r}, {a}, {p['ta']}, {b}, {p['tb']}, {c}"
+                return s + ")", s + ", {out})", True
             if name == "convert_element_type" and e.invars[0].aval.dtype.kind != "c":
                 dt = self.global_(np.dtype(e.params["new_dtype"]), "dt")
                 return f"{self.name(e.invars[0])}.astype({dt})", None, bool(e.outvars[0].aval.shape)
@@ -481,7 +491,10 @@ class _Gen:
                     for v in e.invars:
                         if v not in fresh_vars:
                             in_roots |= roots.get(v, frozenset())
-                    for v in dying:
+                    cands = dying
+                    if e.prim is gemm.gemm_update_p:  # its addend c first (no copy); never a product operand
+                        cands = sorted((v for v in dying if v not in e.invars[1:]), key=lambda v: v is not e.invars[0])
+                    for v in cands:
                         if v in fresh_vars and v not in outset and alias_last.get(v, -1) <= k \
                                 and v.aval.shape == oa.shape and v.aval.dtype == oa.dtype \
                                 and v not in in_roots:
@@ -519,7 +532,8 @@ class _Gen:
         entry, after a large product, after an impl that may call BLAS). Returns the state after e."""
         if id(e) in self.pending:  # B of a pair: it started on a worker with A's setting
             return state
-        mac = _product_mac(e) if _dot_pattern(e) is not None else None
+        mac = _product_mac(e) if _dot_pattern(e) is not None else \
+            gemm.product_mac(e) if e.prim is gemm.gemm_update_p else None
         if id(e) in self.pairs:  # A of a pair: two products at once share the ceiling
             b = self.pairs[id(e)]
             if mac is not None:  # (an impl A calls fit itself)
@@ -823,6 +837,8 @@ def generate(jaxpr: Jaxpr, xp=np, fuse=None, parallel_ops: bool | None = None, d
     don = frozenset(jaxpr.invars[i] for i in donated) if xp is np and config.donate else frozenset()
     if don:
         jaxpr = schedule.hoist_output_chains(jaxpr)
+    if xp is np and config.patterns and not parallel_ops:  # (parallel_ops splits the products themselves)
+        jaxpr = gemm.fuse_updates(jaxpr)
     srcs = {}
     if fuse and xp is np and any(fusible(e) for e in jaxpr.eqns):
         items = _fusion.plan(jaxpr, fusible, broadcastable)

@@ -1,9 +1,9 @@
-"""torch.ao.nn.intrinsic: fused float modules (what fuse_modules makes): LinearReLU, ConvReLU2d, ConvBn2d,
-ConvBnReLU2d, as Sequentials of their parts, which convert maps to the fused quantized modules."""
+"""torch.ao.nn.intrinsic: fused float modules (what fuse_modules makes): LinearReLU, ConvReLU1d / 2d / 3d,
+ConvBn2d, ConvBnReLU2d, as Sequentials of their parts, which convert maps to the fused quantized modules."""
 from ....nn.modules.container import Sequential
 from . import quantized  # noqa: F401
 
-__all__ = ["LinearReLU", "ConvReLU2d", "ConvBn2d", "ConvBnReLU2d", "quantized"]
+__all__ = ["LinearReLU", "ConvReLU1d", "ConvReLU2d", "ConvReLU3d", "ConvBn2d", "ConvBnReLU2d", "quantized"]
 
 
 class _FusedModule(Sequential):
@@ -17,8 +17,22 @@ class LinearReLU(_FusedModule):
         super().__init__(linear, relu)
 
 
+class ConvReLU1d(_FusedModule):
+    """Conv1d followed by ReLU, fused for quantization."""
+
+    def __init__(self, conv, relu):
+        super().__init__(conv, relu)
+
+
 class ConvReLU2d(_FusedModule):
     """Conv2d followed by ReLU, fused for quantization."""
+
+    def __init__(self, conv, relu):
+        super().__init__(conv, relu)
+
+
+class ConvReLU3d(_FusedModule):
+    """Conv3d followed by ReLU, fused for quantization."""
 
     def __init__(self, conv, relu):
         super().__init__(conv, relu)

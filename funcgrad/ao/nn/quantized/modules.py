@@ -1,10 +1,11 @@
-"""torch.ao.nn.quantized's modules: Quantize / DeQuantize, Linear and Conv2d over quantized tensors (quint8
-activations, qint8 weights per tensor or per channel, float bias), and the fused LinearReLU / ConvReLU2d of
-torch.ao.nn.intrinsic.quantized.
+"""torch.ao.nn.quantized's modules: Quantize / DeQuantize, Linear over quantized tensors (quint8 activations,
+qint8 weights per tensor or per channel, float bias) and the fused LinearReLU of torch.ao.nn.intrinsic.quantized,
+batch norm, activations, FloatFunctional / QFunctional and the weight-only Embedding / EmbeddingBag (the
+convolutions are in conv.py).
 
-Linear and Conv2d hold their weight as torch's do, in packed params (torch.ops.quantized.linear_prepack /
-conv2d_prepack, funcgrad/_torch/_quantized_packed.py) and compute with the packed kernels (fbgemm's arithmetic,
-bit-identical integers). State dicts use torch's keys.
+Linear holds its weight as torch's does, in packed params (torch.ops.quantized.linear_prepack,
+funcgrad/_torch/_quantized_packed.py) and computes with the packed kernels (fbgemm's arithmetic, bit-identical
+integers). State dicts use torch's keys.
 """
 from __future__ import annotations
 
@@ -15,13 +16,13 @@ from ....nn.modules import activation as _act, batchnorm as _bn, sparse as _nnm_
 from ....nn.modules.container import Sequential as _Sequential
 from ....nn.modules.linear import Identity as _Identity
 from ....nn.modules.module import Module
-from ...._torch import _quantized as _Q, _quantized_packed as _QP
+from ...._torch import _quantized as _Q, _quantized_embedding as _QE, _quantized_packed as _QP
 from ....nn import functional as F
 from ...quantization.observer import default_float_qparams_observer
 from ...._torch._quantized import (QTensor, _QParams, make_qtensor, qint8, quantize_per_channel,
                                      quantize_per_tensor, quint4x2, quint8)
 
-__all__ = ["Quantize", "DeQuantize", "Linear", "Conv2d", "LinearReLU", "ConvReLU2d", "LinearPackedParams",
+__all__ = ["Quantize", "DeQuantize", "Linear", "LinearReLU", "LinearPackedParams",
            "BatchNorm2d", "BatchNorm3d", "ReLU6", "Hardswish", "LeakyReLU", "Sigmoid", "FloatFunctional",
            "FXFloatFunctional", "QFunctional", "EmbeddingPackedParams", "Embedding", "EmbeddingBag"]
 
@@ -65,25 +66,34 @@ class DeQuantize(Module):
         return "DeQuantize"
 
 
+def _check_linear_dtype(dtype) -> None:
+    if dtype is not qint8 and dtype != _fg.float16:
+        raise RuntimeError(f"Unsupported dtype on dynamic quantized linear! (torch.qint8 or torch.float16, got "
+                           f"{dtype})")
+
+
 class LinearPackedParams(Module):
-    """Holds a quantized Linear's packed (weight, bias) in `_packed_params` (torch.ops.quantized.linear_prepack);
-    state_dict keys `dtype` and `_packed_params` (the (weight, bias) tuple), as torch's."""
+    """Holds a quantized Linear's packed (weight, bias) in `_packed_params` (torch.ops.quantized.linear_prepack,
+    or linear_prepack_fp16 for dtype torch.float16); state_dict keys `dtype` and `_packed_params` (the
+    (weight, bias) tuple), as torch's."""
     _version = 3
 
     def __init__(self, dtype=qint8):
         super().__init__()
-        if dtype is not qint8:
-            raise RuntimeError(f"Unsupported dtype on dynamic quantized linear! funcgrad packs torch.qint8 weights, "
-                               f"got {dtype}")
+        _check_linear_dtype(dtype)
         self.dtype = dtype
-        self.set_weight_bias(make_qtensor(np.zeros((1, 1), np.int8), _QParams(qint8, _fg.per_tensor_affine, 1.0, 0)),
-                             None)
+        w = (make_qtensor(np.zeros((1, 1), np.int8), _QParams(qint8, _fg.per_tensor_affine, 1.0, 0))
+             if dtype is qint8 else _fg.zeros(1, 1))
+        self.set_weight_bias(w, None)
 
     def set_weight_bias(self, weight, bias) -> None:
-        self._packed_params = _QP.linear_prepack(weight, bias)
+        _check_linear_dtype(self.dtype)
+        self._packed_params = (_QP.linear_prepack(weight, bias) if self.dtype is qint8 else
+                               _QP.linear_prepack_fp16(weight, bias))
 
     def _weight_bias(self):
-        return _QP.linear_unpack(self._packed_params)
+        return (_QP.linear_unpack(self._packed_params) if self.dtype is qint8 else
+                _QP.linear_unpack_fp16(self._packed_params))
 
     def forward(self, x):
         return x
@@ -180,7 +190,10 @@ class Linear(_OutputQParams):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         bias = _fg.zeros(out_features) if bias_ else None
-        qweight = quantize_per_tensor(_fg.zeros(out_features, in_features), 1.0, 0, qint8)
+        _check_linear_dtype(dtype)
+        qweight = (make_qtensor(np.zeros((out_features, in_features), np.int8),
+                                _QParams(qint8, _fg.per_tensor_affine, 1.0, 0)) if dtype is qint8 else
+                   _fg.zeros(out_features, in_features))
         self._packed_params = LinearPackedParams(dtype)
         self._packed_params.set_weight_bias(qweight, bias)
         self.scale, self.zero_point = 1.0, 0
@@ -220,82 +233,6 @@ class Linear(_OutputQParams):
 
 class LinearReLU(Linear):
     """torch.ao.nn.intrinsic.quantized.LinearReLU: Linear then ReLU, fused in the requantization."""
-    _relu = True
-
-
-class Conv2d(_OutputQParams):
-    """A quantized 2-D convolution: quint8 input -> quint8 output, qint8 weight (per tensor or per output
-    channel), float bias; zero padding."""
-    _relu = False
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        super().__init__()
-        pair = (lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v, v))
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"funcgrad's quantized Conv2d supports padding_mode='zeros' only, got "
-                                      f"{padding_mode!r}")
-        self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride, self.padding = pair(kernel_size), pair(stride), pair(padding)
-        self.dilation, self.groups, self.padding_mode = pair(dilation), groups, padding_mode
-        w = _fg.zeros(out_channels, in_channels // groups, *self.kernel_size)
-        self.set_weight_bias(quantize_per_tensor(w, 1.0, 0, qint8), _fg.zeros(out_channels) if bias else None)
-        self.scale, self.zero_point = 1.0, 0
-
-    def _get_name(self):
-        return "QuantizedConv2d" if not self._relu else "QuantizedConvReLU2d"
-
-    def extra_repr(self):
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
-             f"scale={self.scale}, zero_point={self.zero_point}")
-        if self.padding != (0, 0):
-            s += f", padding={self.padding}"
-        if self.dilation != (1, 1):
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias() is None:
-            s += ", bias=False"
-        return s
-
-    def set_weight_bias(self, w, b) -> None:
-        self._packed_params = _QP.conv_prepack(2, w, b, self.stride, self.padding, self.dilation, self.groups)
-
-    def _weight_bias(self):
-        return self._packed_params.unpack()
-
-    def weight(self):
-        return self._weight_bias()[0]
-
-    def bias(self):
-        return self._weight_bias()[1]
-
-    def forward(self, x):
-        if x.ndim != 4:
-            raise ValueError("Input shape must be `(N, C, H, W)`!")
-        return _QP.q_conv(2, x, self._packed_params, self.scale, self.zero_point, self._relu)
-
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        destination[prefix + "weight"], destination[prefix + "bias"] = self._weight_bias()
-        super()._save_to_state_dict(destination, prefix, keep_vars)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
-        self.set_weight_bias(state_dict.pop(prefix + "weight"), state_dict.pop(prefix + "bias"))
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                      error_msgs)
-
-    @classmethod
-    def from_float(cls, mod, use_precomputed_fake_quant=False):
-        conv = mod[0] if isinstance(mod, _Sequential) else mod
-        wpp, act = _observed(mod, cls.__name__, conv)
-        q = cls(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride, conv.padding, conv.dilation,
-                conv.groups, conv.bias is not None, conv.padding_mode)
-        return _converted(q, conv, wpp, act)
-
-
-class ConvReLU2d(Conv2d):
-    """torch.ao.nn.intrinsic.quantized.ConvReLU2d: Conv2d then ReLU, fused in the requantization."""
     _relu = True
 
 
@@ -533,10 +470,10 @@ class EmbeddingPackedParams(Module):
         self.set_weight(_empty_embedding_weight(num_embeddings, embedding_dim, dtype))
 
     def set_weight(self, weight) -> None:
-        self._packed_weight = _QP.embedding_bag_prepack(weight)
+        self._packed_weight = _QE.embedding_bag_prepack(weight)
 
     def _weight(self):
-        return _QP.embedding_bag_unpack(self._packed_weight)
+        return _QE.embedding_bag_unpack(self._packed_weight)
 
     def forward(self, x):
         return x
@@ -595,7 +532,7 @@ class Embedding(Module):
             self._packed_params.set_weight(_weight)
 
     def forward(self, indices):
-        return _QP.q_embedding(self._bits(), self._packed_params._packed_weight, indices)
+        return _QE.q_embedding(self._bits(), self._packed_params._packed_weight, indices)
 
     def _bits(self) -> int:
         return 4 if self._packed_params.dtype is quint4x2 else 8
@@ -636,7 +573,7 @@ class EmbeddingBag(Embedding):
         self.mode, self.pruned_weights, self.include_last_offset = mode, False, include_last_offset
 
     def forward(self, indices, offsets=None, per_sample_weights=None, compressed_indices_mapping=None):
-        return _QP.q_embedding_bag(self._bits(), self._packed_params._packed_weight, indices, offsets, False, 0,
+        return _QE.q_embedding_bag(self._bits(), self._packed_params._packed_weight, indices, offsets, False, 0,
                                    self.pruned_weights, per_sample_weights, compressed_indices_mapping,
                                    self.include_last_offset)
 

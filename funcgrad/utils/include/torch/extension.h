@@ -43,7 +43,7 @@
 #include <utility>
 #include <vector>
 
-#define FGX_EXT_ABI_VERSION 2
+#define FGX_EXT_ABI_VERSION 3
 #if defined(_WIN32)
 #define FGX_EXPORT __declspec(dllexport)
 #else
@@ -480,6 +480,9 @@ struct StorageImpl {
 };
 struct TensorImpl {
   std::shared_ptr<StorageImpl> storage;
+  // torch's check of in-place operations (bump_version_): 1 on a tensor argument that is a leaf requiring grad
+  // (outside no_grad), 2 on a view of one (an argument, or a view C++ made of one); detach() clears it
+  int8_t leaf_guard = 0;
   int64_t offset = 0;  // in elements
   std::vector<int64_t> sizes, strides;
   c10::ScalarType dtype = c10::ScalarType::Float;
@@ -585,7 +588,14 @@ class Tensor {
   bool is_complex() const { return isComplexType(impl().dtype); }
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
   int64_t _version() const { return impl().storage->version; }
-  void bump_version_() const { ++impl().storage->version; }
+  // every in-place operation calls this before it writes: torch's error for a leaf requiring grad, else the bump
+  void bump_version_() const {
+    if (impl().leaf_guard)
+      throw c10::Error(impl().leaf_guard == 1
+                           ? "a leaf Variable that requires grad is being used in an in-place operation."
+                           : "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    ++impl().storage->version;
+  }
   bool is_contiguous(MemoryFormat = MemoryFormat::Contiguous) const {
     int64_t expected = 1;
     for (int64_t d = dim() - 1; d >= 0; --d) {
@@ -636,6 +646,7 @@ class Tensor {
   // --- views (share the storage) ------------------------------------------------------------------
   Tensor as_strided(IntArrayRef size, IntArrayRef stride, std::optional<int64_t> offset = std::nullopt) const {
     auto t = std::make_shared<fgx::TensorImpl>(impl());
+    if (t->leaf_guard) t->leaf_guard = 2;  // (a view of a leaf requiring grad)
     t->sizes = size.vec();
     t->strides = stride.vec();
     if (offset) t->offset = *offset;
@@ -757,7 +768,11 @@ class Tensor {
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const { return to(other.scalar_type(), non_blocking, copy); }
   Tensor type_as(const Tensor& other) const { return to(other.scalar_type()); }
   Tensor cpu() const { return *this; }
-  Tensor detach() const { return *this; }
+  Tensor detach() const {  // (shares the storage, outside autograd: in-place writes are allowed)
+    auto t = std::make_shared<fgx::TensorImpl>(impl());
+    t->leaf_guard = 0;
+    return Tensor(t);
+  }
   Tensor toType(ScalarType t) const { return to(t); }
   Tensor& fill_(const Scalar& v);
   Tensor& zero_() { return fill_(0); }
@@ -1485,6 +1500,7 @@ struct fgx_arg {
   const int64_t* sizes;
   const int64_t* strides;  // in elements
   int64_t pin;        // tensor: the id funcgrad releases when the last C++ reference to the buffer dies
+  int64_t flags;      // tensor: 1 a leaf that requires grad (grad mode on), 2 a view of one (TensorImpl::leaf_guard)
 };                    // (a tensor's dval is its Python tensor's version counter)
 typedef void (*fgx_release_fn)(int64_t);
 typedef void (*fgx_bump_fn)(int64_t pin, int64_t count);  // C++ wrote `count` times in place into argument `pin`
@@ -1540,6 +1556,7 @@ template <> struct caster<at::Tensor> {
     if (c.args) c.args->emplace_back(pin, st, st->version);
     std::vector<int64_t> sz(a.sizes, a.sizes + a.ndim), sd(a.strides, a.strides + a.ndim);
     v = make_tensor(st, sz, sd, static_cast<c10::ScalarType>(a.ival));
+    v.unsafeGetTensorImpl()->leaf_guard = static_cast<int8_t>(a.flags);
     return true;
   }
   at::Tensor& get() { return v; }

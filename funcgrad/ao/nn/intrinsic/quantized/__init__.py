@@ -1,4 +1,5 @@
-"""torch.ao.nn.intrinsic.quantized: the quantized fused modules LinearReLU and ConvReLU2d."""
-from ...quantized.modules import ConvReLU2d, LinearReLU  # noqa: F401
+"""torch.ao.nn.intrinsic.quantized: the quantized fused modules LinearReLU and ConvReLU1d / 2d / 3d."""
+from ...quantized.modules import LinearReLU  # noqa: F401
+from ...quantized.conv import ConvReLU1d, ConvReLU2d, ConvReLU3d  # noqa: F401
 
-__all__ = ["LinearReLU", "ConvReLU2d"]
+__all__ = ["LinearReLU", "ConvReLU1d", "ConvReLU2d", "ConvReLU3d"]

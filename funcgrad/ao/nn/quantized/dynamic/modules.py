@@ -1,7 +1,9 @@
 """torch.ao.nn.quantized.dynamic: Linear and LSTM with qint8 weights whose float inputs are quantized on the fly
 (quint8, scale and zero point from each input's min and max, the range reduced to 7 bits as torch's x86/fbgemm
 engine does), multiplied in integers and returned as float, as torch's `quantize_dynamic` makes them: the
-products are quantized::linear_dynamic's (funcgrad/_torch/_quantized_packed.py), bit-identical to torch's."""
+products are quantized::linear_dynamic's (funcgrad/_torch/_quantized_packed.py), bit-identical to torch's.
+Both also take float16 weights (quantize_dynamic(..., dtype=torch.float16): quantized::linear_dynamic_fp16's
+float16 GEMM)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,8 +11,10 @@ import numpy as np
 import funcgrad._torch as _fg
 from .....nn.modules.module import Module
 from ....quantization.observer import MinMaxObserver
-from ....._torch._quantized import qint8
-from ....._torch._quantized_packed import linear_dynamic_np, q_linear_dynamic
+from ....._torch._quantized import QTensor, qint8
+from ....._torch._quantized_packed import (gemm_fp16_np, linear_dynamic_np, linear_prepack_fp16, q_linear_dynamic,
+                                           q_linear_dynamic_fp16)
+from .....nn.modules import linear as _nnm_linear
 from ..modules import Linear as _QLinear, _quantize_weight
 
 __all__ = ["Linear", "LSTM"]
@@ -26,33 +30,79 @@ def _weight_observer(mod, weight):
 
 
 class Linear(_QLinear):
-    """Dynamically quantized Linear: float in, float out; qint8 weight (torch's subclasses the quantized
-    Linear too: the same packed parameters, state_dict keys and repr)."""
+    """Dynamically quantized Linear: float in, float out; a qint8 weight (the input quantized per call) or a
+    float16 one (dtype=torch.float16: fbgemm's float16 GEMM). torch's subclasses the quantized Linear too: the
+    same packed parameters, state_dict keys and repr."""
     _version = 4
+
+    def __init__(self, in_features, out_features, bias_=True, dtype=qint8):
+        super().__init__(in_features, out_features, bias_, dtype=dtype)
+        self.version = 4
 
     def _get_name(self):
         return "DynamicQuantizedLinear"
 
     def extra_repr(self):
-        return (f"in_features={self.in_features}, out_features={self.out_features}, dtype={self._packed_params.dtype}, "
-                f"qscheme={self.weight().qscheme()}")
+        s = f"in_features={self.in_features}, out_features={self.out_features}, dtype={self._packed_params.dtype}"
+        if self._packed_params.dtype is qint8:
+            s += f", qscheme={self.weight().qscheme()}"
+        return s
 
     def forward(self, x):
-        return q_linear_dynamic(x, self._packed_params._packed_params, reduce_range=True)
+        if self._packed_params.dtype is qint8:
+            return q_linear_dynamic(x, self._packed_params._packed_params,
+                                    reduce_range=self.version is not None and self.version >= 4)
+        return q_linear_dynamic_fp16(x, self._packed_params._packed_params)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        self.version = local_metadata.get("version", None)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
+                                      error_msgs)
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
+        """The dynamically quantized Linear of a float (or fused LinearReLU) module with a qconfig: its weight
+        observer's dtype picks qint8 (quantized with the observer's qparams) or float16."""
+        from ...intrinsic import LinearReLU
+        float_modules = (_nnm_linear.Linear, _nnm_linear.NonDynamicallyQuantizableLinear, LinearReLU)
+        if type(mod) not in float_modules:
+            raise AssertionError(f"nn.quantized.dynamic.Linear.from_float only works for one of"
+                                 f"{[m.__name__ for m in float_modules]}, got {type(mod)}")
+        if not hasattr(mod, "qconfig"):
+            raise AssertionError("Input float module must have qconfig defined")
+        if type(mod) is LinearReLU:
+            mod = mod[0]
         obs = _weight_observer(mod, mod.weight)
-        if obs.dtype is not qint8:
-            raise NotImplementedError(f"funcgrad's dynamic quantization supports torch.qint8 weights, got {obs.dtype}")
-        q = cls(mod.in_features, mod.out_features, dtype=qint8)
-        q.set_weight_bias(_quantize_weight(mod.weight, obs), None if mod.bias is None else mod.bias.detach().clone())
+        if obs.dtype is not qint8 and obs.dtype != _fg.float16:
+            raise AssertionError(f"The only supported dtypes for dynamic quantized linear are qint8 and float16, "
+                                 f"got: {obs.dtype}")
+        w = _quantize_weight(mod.weight, obs) if obs.dtype is qint8 else mod.weight.detach().float()
+        q = cls(mod.in_features, mod.out_features, dtype=obs.dtype)
+        q.set_weight_bias(w, None if mod.bias is None else mod.bias.detach().clone())
         return q
+
+    @classmethod
+    def from_reference(cls, ref_qlinear):
+        """The dynamically quantized Linear of a reference quantized one (its get_quantized_weight())."""
+        q = cls(ref_qlinear.in_features, ref_qlinear.out_features, dtype=ref_qlinear.weight_dtype)
+        q.set_weight_bias(ref_qlinear.get_quantized_weight(), ref_qlinear.bias)
+        return q
+
+
+def _project(x: np.ndarray, w, b) -> np.ndarray:
+    """x @ w.T + b as the dynamic LSTM's cells compute it: linear_dynamic's integer product for a qint8 weight,
+    fbgemm's float16 GEMM then + b for a float16 one."""
+    if isinstance(w, QTensor):
+        return linear_dynamic_np(x, w, b, True)
+    out = gemm_fp16_np(np.asarray(x, _F32), np.asarray(w.detach()._host(), _F32))
+    return out if b is None else (out + np.asarray(b.detach()._host(), _F32)).astype(_F32)
 
 
 class LSTM(Module):
     """Dynamically quantized LSTM (torch.quantized_lstm): each layer's input projection of the whole sequence and
-    each step's hidden projection are linear_dynamic products; the gates are computed in float32."""
+    each step's hidden projection are linear_dynamic products (qint8 weights) or float16 GEMMs (dtype
+    torch.float16); the gates are computed in float32."""
     _FLOAT_MODULE = None
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
@@ -85,11 +135,11 @@ class LSTM(Module):
     def _direction(self, x, params, h, c, reverse):
         w_ih, w_hh, b_ih, b_hh = params
         T = x.shape[0]
-        gx = linear_dynamic_np(x.reshape(T * x.shape[1], -1), w_ih, b_ih, True).reshape(T, x.shape[1], -1)
+        gx = _project(x.reshape(T * x.shape[1], -1), w_ih, b_ih).reshape(T, x.shape[1], -1)
         out = np.empty((T, x.shape[1], self.hidden_size), _F32)
         steps = range(T - 1, -1, -1) if reverse else range(T)
         for t in steps:
-            g = gx[t] + linear_dynamic_np(h, w_hh, b_hh, True)
+            g = gx[t] + _project(h, w_hh, b_hh)
             i, f, gg, o = np.split(g, 4, axis=1)
             i, f, o = (_F32(1) / (_F32(1) + np.exp(-v)) for v in (i, f, o))
             c = f * c + i * np.tanh(gg)
@@ -156,15 +206,19 @@ class LSTM(Module):
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         if getattr(mod, "proj_size", 0):
             raise NotImplementedError("funcgrad's dynamically quantized LSTM has no proj_size")
+        dtype = mod.qconfig.weight().dtype if getattr(mod, "qconfig", None) is not None else qint8
+        if dtype is not qint8 and dtype != _fg.float16:
+            raise RuntimeError(f"Unsupported dtype for dynamic RNN quantization: {dtype}")
         q = cls(mod.input_size, mod.hidden_size, mod.num_layers, mod.bias, mod.batch_first, mod.dropout,
-                mod.bidirectional, qint8)
+                mod.bidirectional, dtype)
         for layer in range(mod.num_layers):
             for d in range(2 if mod.bidirectional else 1):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
                 ws = []
                 for name in ("weight_ih", "weight_hh"):
                     w = getattr(mod, name + sfx)
-                    ws.append(_quantize_weight(w, _weight_observer(mod, w)))
+                    ws.append(_quantize_weight(w, _weight_observer(mod, w)) if dtype is qint8 else
+                              linear_prepack_fp16(w.detach().float()).weight)
                 bs = [getattr(mod, name + sfx).detach().clone() if mod.bias else None
                       for name in ("bias_ih", "bias_hh")]
                 q._all_weight_values.append((ws[0], ws[1], bs[0], bs[1]))
