@@ -32,6 +32,9 @@ def linear(input, weight, bias=None):
     """y = x W^T + b. Eager with a bias of one float dtype (nn.Linear's case), one bind of the linear card
     (its impl straight on the buffers, recorded as one primitive: torch's AddmmBackward0); under transforms
     (tensors holding tracers) and forward AD, _addmm's binds."""
+    for name, pos, t in (("input", 1, input), ("weight", 2, weight), ("bias", 3, bias)):
+        if not isinstance(t, _fg.Tensor) and (t is not None or pos < 3):
+            raise TypeError(f"linear(): argument '{name}' (position {pos}) must be Tensor, not {type(t).__name__}")
     x, w = input._v, weight._v
     if bias is not None and x is not None and w is not None:  # (checked on the buffers: the hot path)
         b, dt = bias._v, x.dtype
