@@ -51,6 +51,8 @@ EXACT = {
     "Categorical": lambda L, d: d.Categorical(L.tensor([0.1, 0.2, 0.3, 0.4])).sample((40,)),
     "Categorical1": lambda L, d: d.Categorical(L.tensor([[0.1, 0.9], [0.5, 0.5], [0.7, 0.3]])).sample(),
     "CategoricalLogits": lambda L, d: d.Categorical(logits=L.tensor([[0.0, 1.0, -1.0], [2.0, 0.0, 0.0]])).sample((3, 5)),
+    "CategoricalScalar": lambda L, d: d.Categorical(L.tensor([0.25, 0.75], dtype=L.float64)).sample(),
+    "CategoricalBatch": lambda L, d: d.Categorical(L.tensor([[[0.1, 0.9]], [[0.6, 0.4]]])).sample(),
     "OneHotCategorical": lambda L, d: d.OneHotCategorical(L.tensor([0.2, 0.3, 0.5])).sample((6,)),
     "Multinomial": lambda L, d: d.Multinomial(17, L.tensor([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])).sample((4,)),
     "MultivariateNormal": lambda L, d: d.MultivariateNormal(L.tensor([1.0, -1.0]), scale_tril=L.tensor([[1.0, 0.0], [0.5, 2.0]])).sample((3,)),
@@ -96,6 +98,30 @@ def test_samples_are_torchs(name):
     assert t.dtype == f.dtype and t.shape == f.shape
     np.testing.assert_array_equal(f, t)
     np.testing.assert_array_equal(f_next, t_next)
+
+
+@pytest.mark.parametrize("probs", [[0.1, 0.6, 0.3], [[0.1, 0.6, 0.3], [0.5, 0.25, 0.25]], [[[0.1, 0.9]], [[0.5, 0.5]]]])
+@pytest.mark.parametrize("sample_shape", [(), (5,), (2, 3)])
+def test_categorical_sample_layout_is_torchs(probs, sample_shape):
+    """Categorical's samples: torch's values, shape and strides (torch's transposed multinomial rows) for one
+    row or many, one draw or many."""
+    torch = _torch()
+    out = []
+    for lib in (torch, ft):
+        lib.manual_seed(3)
+        out.append(lib.distributions.Categorical(lib.tensor(probs)).sample(sample_shape))
+    t, f = out
+    assert tuple(f.shape) == tuple(t.shape) and f.stride() == t.stride() and f.dtype == ft.int64
+    np.testing.assert_array_equal(f.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("probs, msg", [([0.2, -0.1], "element < 0"), ([float("nan"), 1.0], "element < 0"),
+                                        ([float("inf"), 1.0], "element < 0"), ([0.0, 0.0], "sum of probabilities")])
+def test_multinomial_rejects_what_torch_rejects(probs, msg):
+    torch = _torch()
+    for lib in (torch, ft):
+        with pytest.raises(RuntimeError, match=msg):
+            lib.multinomial(lib.tensor([probs, [0.5, 0.5]]), 1, True)
 
 
 @pytest.mark.parametrize("name", sorted(CLOSE))

@@ -593,6 +593,44 @@ def test_linear_checks_and_identity():
     assert i(x) is x and repr(i) == repr(torch.nn.Identity(3, foo=4))
 
 
+@pytest.mark.parametrize("which", ["input", "weight", "bias"])
+def test_linear_rejects_a_non_tensor_as_torch(which):
+    for lib in (torch, fg):
+        args = {"input": lib.ones(1), "weight": lib.ones(2, 1), "bias": lib.ones(2)}
+        args[which] = [1.0]
+        pos = {"input": 1, "weight": 2, "bias": 3}[which]
+        with pytest.raises(TypeError, match=rf"linear\(\): argument '{which}' \(position {pos}\) must be Tensor, not list"):
+            lib.nn.functional.linear(*args.values())
+
+
+@pytest.mark.parametrize("shape", [(5,), (4, 5), (2, 3, 5)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_eager_card_matches_torch_and_the_traced_binds(shape, dtype):
+    """Eager F.linear with a bias binds the linear card (one AddmmBackward0 node, as torch's for 2-d input); its
+    values and gradients (first and second order) are torch's; under funcgrad.func.grad (dot_general and an
+    add traced) the gradient is c W; under no_grad the card's impl gives the recorded values."""
+    fx, fw, fb = (fg.tensor(randn(*s, seed=k), dtype=getattr(fg, dtype), requires_grad=True)
+                  for k, s in ((1, shape), (2, (3, 5)), (3, (3,))))
+    tx, tw, tb = (torch.tensor(t.detach().numpy(), requires_grad=True) for t in (fx, fw, fb))
+    fy, ty = F.linear(fx, fw, fb), TF.linear(tx, tw, tb)
+    assert type(fy.grad_fn).__name__ == "AddmmBackward0"
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=tol, atol=tol)
+    fgs = fg.autograd.grad((fy.sin() ** 2).sum(), (fx, fw, fb), create_graph=True)
+    tgs = torch.autograd.grad((ty.sin() ** 2).sum(), (tx, tw, tb), create_graph=True)
+    for a, b in zip(fgs, tgs):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+    f2 = fg.autograd.grad(sum(g.sum() for g in fgs), (fx, fw))
+    t2 = torch.autograd.grad(sum(g.sum() for g in tgs), (tx, tw))
+    for a, b in zip(f2, t2):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=tol * 10, atol=tol * 10)
+    c = randn(*(shape[:-1] + (3,)), seed=4).astype(dtype)
+    traced = fg.func.grad(lambda x: (F.linear(x, fw.detach(), fb.detach()) * fg.tensor(c)).sum())(fx.detach())
+    np.testing.assert_allclose(traced.numpy(), c @ fw.detach().numpy(), rtol=tol, atol=tol)
+    with fg.no_grad():
+        np.testing.assert_array_equal(F.linear(fx, fw, fb).numpy(), fy.detach().numpy())
+
+
 def test_unflatten():
     for dim, size in ((1, (2, 3)), (-1, (3, -1)), (0, [2, 1])):
         t, f = torch.nn.Unflatten(dim, size), nn.Unflatten(dim, size)

@@ -903,15 +903,23 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     p = input._host()
     two = p.ndim == 2
-    p2 = np.ascontiguousarray(p if two else p[None])
+    r = _multinomial_rows(p if two else p[None], num_samples, replacement, generator)
+    return _finish(np.ascontiguousarray(r if two else r[0]))
+
+
+def _multinomial_rows(p, num_samples: int, replacement: bool, generator=None) -> np.ndarray:
+    """multinomial's draws for the rows of the 2-d NumPy array p (float): its value checks, then torch's
+    numbers, as an int64 array (rows, num_samples). (Categorical's sample calls it on its buffer.)"""
+    p2 = np.ascontiguousarray(p)
     if not replacement and num_samples > p2.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    if np.any(p2 < 0) or not np.all(np.isfinite(p2)):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if np.any(p2.astype(np.float64).sum(-1) <= 0):
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    r = _mt.multinomial(_eng(generator), p2, num_samples, replacement)
-    return _finish(np.ascontiguousarray(r if two else r[0]))
+    s = p2.sum(-1, dtype=np.float64)
+    if not (p2.size and p2.min() >= 0 and s.min() > 0 and s.max() < np.inf):  # (one pass each when valid)
+        if np.any(p2 < 0) or not np.all(np.isfinite(p2)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if np.any(s <= 0):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    return _mt.multinomial(_eng(generator), p2, num_samples, replacement)
 
 
 def binomial(count, prob, generator=None):

@@ -11,7 +11,8 @@ from ..scipy import special as sps
 from .._torch._dtype import Size
 from .._torch._tensor import Tensor
 from .._src.prims import elementwise as _ew, shape as _sh
-from .._src.prims.indexing import gather as _gather
+from .._src.prims.indexing import gather_p as _gather_p
+from .._torch._dispatch import _apply_prim
 from . import constraints
 from .continuous import _Checked, _gamma_rsample, _shape, xlogy
 from .distribution import TORCH_STREAM, Distribution
@@ -248,7 +249,12 @@ class Categorical(_Checked, Distribution):
         shape = _shape(self, sample_shape)
         if key is TORCH_STREAM:  # (torch: multinomial with replacement of the rows of probs, transposed)
             n = Size(sample_shape).numel()
-            rows = _creation.multinomial(self.probs.detach().reshape(-1, self._num_events), n, True)
+            p = self.probs
+            if p._v is not None and p._np_dtype().kind == "f" and (n == 1 or p._v.size == self._num_events):
+                # (on the buffer, no tensor ops, where torch's transposed rows are contiguous: one row or draw)
+                rows = _creation._multinomial_rows(p._v.reshape(-1, self._num_events), n, True)
+                return _creation._finish(rows.T.reshape(shape))  # (a view: _finish copies it)
+            rows = _creation.multinomial(p.detach().reshape(-1, self._num_events), n, True)
             return rows.T.reshape(shape)
         return call_nograd(lambda lg: jr.categorical(key, lg, axis=-1, shape=shape).astype(jnp.int64), self.logits)
 
@@ -256,8 +262,10 @@ class Categorical(_Checked, Distribution):
         self._check(value)
         lg = self.logits
         rows = _index_rows(value, lg)
-        if rows is not None:  # (torch's gather at the value's index in each row of logits)
-            return call("CategoricalLogProb", lambda a: _gather(a, rows, tuple(range(a.ndim))), lg)
+        if rows is not None:  # (torch's gather at the value's index in each row of logits: one bind, recorded lean)
+            params = {"axes": tuple(range(lg.ndim))}
+            return _apply_prim("CategoricalLogProb", _gather_p, lambda a, i: _gather_p.bind(a, i, **params),
+                               (lg, _creation._finish(rows)), params)
 
         def f(v, lg):
             v = v.astype(jnp.int64)[..., None]

@@ -1,4 +1,4 @@
-"""Cases for the core primitives: elementwise, reductions, shape ops, dot_general and the call primitives.
+"""Cases for the core primitives: elementwise, reductions, shape ops, dot_general, linear and the call primitives.
 
 Each case is `case(draw) -> (args, params)` (see README.md): NumPy operands inside the primitive's
 smooth domain (float64 unless the primitive needs another dtype) and the params `prim.bind` takes.
@@ -284,6 +284,15 @@ def dot_general_case(draw):
             {"dimension_numbers": dn, "preferred_element_type": preferred})
 
 
+def linear_case(draw):
+    """x (..., K) of rank 1 to 3, w (N, K), b (N,): mostly float64, sometimes float32 (nn.Linear's default)."""
+    lead = shape(draw, max_dims=2)
+    k, n = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    dtype = draw(st.sampled_from([F64, F64, F64, F32]))
+    return [uniform(draw, lead + (k,), dtype=dtype), uniform(draw, (n, k), dtype=dtype),
+            uniform(draw, (n,), dtype=dtype)], {}
+
+
 # --- call primitives ------------------------------------------------------------------------------
 
 def _two_operands(draw):
@@ -381,7 +390,7 @@ CASES = {
     "squeeze": squeeze_case, "expand_dims": expand_dims_case, "concatenate": concatenate_case,
     "slice": slice_case, "pad": pad_case, "rev": rev_case, "iota": iota_case, "full": full_case,
     # contraction
-    "dot_general": dot_general_case,
+    "dot_general": dot_general_case, "linear": linear_case,
     # call primitives
     "pjit": pjit_case, "custom_jvp_call": custom_jvp_call_case, "custom_vjp_call": custom_vjp_call_case,
     "remat": remat_case,

@@ -1,4 +1,5 @@
-"""dot_general: the one contraction primitive behind dot, matmul, tensordot and einsum."""
+"""dot_general: the one contraction primitive behind dot, matmul, tensordot and einsum; linear, x w^T + b,
+the affine map of torch's nn.Linear as one card."""
 from __future__ import annotations
 
 import math
@@ -7,10 +8,9 @@ import math
 from ..core import dtypes, threads
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
-from ._util import check_dtype, type_error
-from .shape import move_axis
-from .elementwise import convert_element_type
-from .shape import transpose
+from ._util import batch_size, check_dtype, type_error
+from .elementwise import add_p, convert_element_type
+from .shape import broadcast_in_dim, move_axis, reduce_sum, to_front, transpose
 
 
 def _free(ndim, contract, batch):
@@ -210,3 +210,81 @@ def dot_general(x, y, dimension_numbers, preferred_element_type=None):
                 pass
     pet = None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
     return dot_general_p.bind(x, y, dimension_numbers=dn, preferred_element_type=pet)
+
+
+# --- linear: x w^T + b -----------------------------------------------------------------------------------
+
+def _xwt(ndim: int) -> tuple:
+    """dot_general's dimension_numbers of x w^T: x's last dimension contracted with w's second."""
+    return (((ndim - 1,), (1,)), ((), ()))
+
+
+def _linear_rule(x: ShapedArray, w: ShapedArray, b: ShapedArray) -> ShapedArray:
+    op = "linear"
+    check_dtype(op, x, "fc")
+    if not (x.dtype == w.dtype == b.dtype):
+        type_error(op, f"operands must share one dtype, got {x.str_short()}, {w.str_short()} and {b.str_short()}")
+    if x.ndim < 1 or w.ndim != 2 or b.ndim != 1:
+        type_error(op, f"expects x of rank >= 1, a matrix w and a vector b, got {x.str_short()}, "
+                       f"{w.str_short()} and {b.str_short()}")
+    if x.shape[-1] != w.shape[1] or b.shape[0] != w.shape[0]:
+        type_error(op, f"shapes do not fit x (..., K), w (N, K), b (N,): got {x.str_short()}, {w.str_short()} "
+                       f"and {b.str_short()}")
+    return ShapedArray(tuple(x.shape[:-1]) + (w.shape[0],), x.dtype, x.weak_type and w.weak_type and b.weak_type)
+
+
+def _linear_impl(xp):
+    dot = _dot_impl(xp)
+    fit = threads.fit if xp.__name__ == "numpy" else (lambda mac: None)
+
+    def f(x, w, b):
+        if x.ndim > 2 and x.dtype.itemsize > 2:  # the rows of x as one matrix, into a fresh (..., N) array
+            (n, k), m = w.shape, math.prod(x.shape[:-1])
+            y = xp.empty(x.shape[:-1] + (n,), x.dtype)
+            fit(m * n * k)
+            xp.dot(x.reshape(m, k), w.T, out=y.reshape(m, n))
+        else:
+            y = dot(x, w, dimension_numbers=_xwt(x.ndim))
+        return xp.add(y, b, out=y)  # (y is a fresh array: the bias is added in place)
+    return f
+
+
+def _linear_batch(args, dims):
+    x, w, b = args
+    dx, dw, db = dims
+    if dw is None and db is None:  # the common case (vmap over examples): the batch is one more row dim of x
+        x = move_axis(x, dx, 0)
+        return linear_p.bind(x, w, b), 0
+    n = batch_size(args, dims)
+    x, w, b = to_front(x, dx, n), to_front(w, dw, n), to_front(b, db, n)
+    y = dot_general(x, w, (((x.ndim - 1,), (2,)), ((0,), (0,))))  # (n, ..., N)
+    return add_p.bind(y, broadcast_in_dim(b, y.shape, (0, y.ndim - 1))), 0
+
+
+def _linear_vjp_x(g, ans, x, w, b):
+    return dot_general_p.bind(g, w, dimension_numbers=(((g.ndim - 1,), (0,)), ((), ())),
+                              preferred_element_type=None)
+
+
+def _linear_vjp_w(g, ans, x, w, b):
+    lead = tuple(range(g.ndim - 1))  # every dimension but the last: rows of g against rows of x
+    return dot_general_p.bind(g, x, dimension_numbers=((lead, lead), ((), ())), preferred_element_type=None)
+
+
+def _linear_vjp_b(g, ans, x, w, b):
+    return reduce_sum(g, tuple(range(g.ndim - 1)))
+
+
+linear_p = Primitive(
+    "linear", impl=_linear_impl, abstract_eval=_linear_rule,
+    jvp=[lambda t, ans, x, w, b: dot_general_p.bind(t, w, dimension_numbers=_xwt(t.ndim), preferred_element_type=None),
+         lambda t, ans, x, w, b: dot_general_p.bind(x, t, dimension_numbers=_xwt(x.ndim), preferred_element_type=None),
+         lambda t, ans, x, w, b: broadcast_in_dim(t, ans.shape, (ans.ndim - 1,))],
+    vjp=[_linear_vjp_x, _linear_vjp_w, _linear_vjp_b], batch=_linear_batch)
+
+
+def linear(x, w, b):
+    """x w^T + b over the last dimension of x (x (..., K), w (N, K), b (N,) -> (..., N)): torch's linear with a
+    bias as one primitive, so that an eager nn.Linear is one recorded node (torch's AddmmBackward0) whose
+    backward runs this card's rules. Its values are dot_general's x w^T plus b."""
+    return linear_p.bind(x, w, b)

@@ -6,15 +6,41 @@ import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ... import lax as _lax
 from ..._torch._argcheck import check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ..._torch.ops.arithmetic import _add as _add_bc
-from ..._torch._dispatch import _apply
+from ..._src.prims.linalg import dot_general_p as _dot_p, linear_p as _linear_p
+from ..._torch._dispatch import _apply, _apply_prim
 
 __all__ = ["linear", "bilinear", "identity"]
 
 
 
 # --- linear -----------------------------------------------------------------------------------------
+def _xwt(x):
+    return (((x.ndim - 1,), (1,)), ((), ()))  # dot_general's x W^T: x's last dim against W's second
+
+
+def _addmm(x, w, b):
+    """x W^T + b on Arrays by dot_general and an add: linear's binds under transforms."""
+    dt = x.dtype
+    if dt.itemsize == 2 and dt.kind in "fV":  # float16, bfloat16: torch's CPU addmm in float32, rounded once
+        f32 = [_lax.convert_element_type(a, "float32") for a in (x, w, b)]
+        return _lax.convert_element_type(_lax.dot_general(f32[0], f32[1], _xwt(x)) + f32[2], x.dtype)
+    y = _lax.dot_general(x, w, _xwt(x))
+    return _add_bc(y, b) if y.dtype == b.dtype else y + b  # (the bias broadcast by NumPy when concrete)
+
+
 def linear(input, weight, bias=None):
-    """y = x W^T + b."""
+    """y = x W^T + b. Eager with a bias of one float dtype (nn.Linear's case), one bind of the linear card
+    (its impl straight on the buffers, recorded as one primitive: torch's AddmmBackward0); under transforms
+    (tensors holding tracers) and forward AD, _addmm's binds."""
+    for name, pos, t in (("input", 1, input), ("weight", 2, weight), ("bias", 3, bias)):
+        if not isinstance(t, _fg.Tensor) and (t is not None or pos < 3):
+            raise TypeError(f"linear(): argument '{name}' (position {pos}) must be Tensor, not {type(t).__name__}")
+    x, w = input._v, weight._v
+    if bias is not None and x is not None and w is not None:  # (checked on the buffers: the hot path)
+        b, dt = bias._v, x.dtype
+        if b is not None and w.ndim == 2 and b.ndim == 1 and x.ndim and w.dtype == dt and b.dtype == dt and \
+                dt.itemsize >= 4 and dt.kind in "fc" and x.shape[-1] == w.shape[1] and b.shape[0] == w.shape[0]:
+            return _apply_prim("Addmm", _linear_p, _addmm, (input, weight, bias))
     if weight.dim() == 2 and input.dim() >= 1 and input.shape[-1] != weight.shape[1]:
         rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows if input.dim() > 1 else 1}x"
@@ -29,9 +55,9 @@ def linear(input, weight, bias=None):
         out = _fg.matmul(input, weight)
         return out if bias is None else out + bias
     # one recorded node (torch's AddmmBackward0 / MmBackward0): x W^T contracted directly, no transpose op
-    dims = (((input.dim() - 1,), (1,)), ((), ()))
     if bias is None:
-        return _apply("Mm", lambda x, w: _lax.dot_general(x, w, dims), (input, weight))
+        params = {"dimension_numbers": _xwt(input), "preferred_element_type": None}
+        return _apply_prim("Mm", _dot_p, lambda x, w: _dot_p.bind(x, w, **params), (input, weight), params)
     bs = bias.shape
     if len(bs) != 1 or bs[0] != weight.shape[0]:  # (a bias of one row of the output fits: nothing to check)
         out_shape = tuple(input.shape[:-1]) + (weight.shape[0],)
@@ -39,15 +65,7 @@ def linear(input, weight, bias=None):
         if _fg.broadcast_shapes(tuple(bs), out_shape) != out_shape:
             raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing size "
                                f"({bs[-1]}) at non-singleton dimension {len(out_shape) - 1}")
-
-    def addmm(x, w, b):
-        dt = x.dtype
-        if dt.itemsize == 2 and dt.kind in "fV":  # float16, bfloat16: torch's CPU addmm in float32, rounded once
-            f32 = [_lax.convert_element_type(a, "float32") for a in (x, w, b)]
-            return _lax.convert_element_type(_lax.dot_general(f32[0], f32[1], dims) + f32[2], x.dtype)
-        y = _lax.dot_general(x, w, dims)
-        return _add_bc(y, b) if y.dtype == b.dtype else y + b  # (the bias broadcast by NumPy when concrete)
-    return _apply("Addmm", addmm, (input, weight, bias))
+    return _apply("Addmm", _addmm, (input, weight, bias))
 
 
 def bilinear(input1, input2, weight, bias=None):

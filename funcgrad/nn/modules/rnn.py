@@ -20,12 +20,11 @@ from ... import lax as _lax
 from ..._src.core.array import get_aval as _get_aval
 from ..._src.core.aval import ShapedArray as _ShapedArray
 from ..._src.core.jaxpr import Jaxpr as _Jaxpr
-from ..._src.prims import elementwise as _ew, shape as _sh
+from ..._src.prims import elementwise as _ew, linalg as _linalg, shape as _sh
 from ..._src.control.scan import scan_p as _scan_p
 from ..._src.control._bodies import trace_flat as _trace_flat
 from ..._torch._argcheck import dtype_error as _dtype_error
 from ..._torch._dispatch import _apply
-from ..._torch.ops.arithmetic import _add as _add_bc
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -69,14 +68,14 @@ _XWT = (((1,), (1,)), ((), ()))  # x W^T: contract x's columns with W's rows' en
 
 
 def _lstm_cell(x, h, c, w_ih, w_hh, b_ih=None, b_hh=None):
-    """(h', c') of one LSTMCell step on Arrays, the binds of the unfused step in its order (linear's x W^T
-    plus bias for each input, their sum, the four gate slices, c' = s(f) c + s(i) tanh(g), h' = s(o)
-    tanh(c')), so its values are those of the op-by-op step."""
-    gi = _lax.dot_general(x, w_ih, _XWT)
-    gh = _lax.dot_general(h, w_hh, _XWT)
-    if b_ih is not None:
-        gi, gh = _add_bc(gi, b_ih), _add_bc(gh, b_hh)
-    g = _add_bc(gi, gh)
+    """(h', c') of one LSTMCell step on Arrays, the binds of the unfused step in its order (x W^T plus bias
+    for each input, one linear bind each; their sum, the four gate slices, c' = s(f) c + s(i) tanh(g),
+    h' = s(o) tanh(c')), so its values are those of the op-by-op step."""
+    if b_ih is not None:  # (linear's card: x W^T plus the bias, one bind each)
+        gi, gh = _linalg.linear(x, w_ih, b_ih), _linalg.linear(h, w_hh, b_hh)
+    else:
+        gi, gh = _lax.dot_general(x, w_ih, _XWT), _lax.dot_general(h, w_hh, _XWT)
+    g = _ew.add(gi, gh)
     B, H = g.shape[0], g.shape[1] // 4
     i, f, gg, o = [_sh.slice(g, (0, k * H), (B, (k + 1) * H)) for k in range(4)]
     c2 = _ew.add(_ew.mul(_ew.logistic(f), c), _ew.mul(_ew.logistic(i), _ew.tanh(gg)))
