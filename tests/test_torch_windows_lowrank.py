@@ -170,6 +170,7 @@ def test_typing_modules_and_functional_paths():
         assert getattr(getattr(torch.nn, sub), name) is getattr(getattr(torch.ao.nn, sub), name)
         assert getattr(getattr(fg.nn, sub), name) is getattr(getattr(fg.ao.nn, sub), name)
     assert nnq is fg.ao.nn.quantized
+    assert hasattr(torch.utils, "hooks") and fg.utils.hooks.RemovableHandle is not None  # (without importing it)
     assert fg.nn.factory_kwargs({"dtype": fg.float64, "factory_kwargs": {"device": "cpu"}}) == {
         "dtype": fg.float64, "device": "cpu"}
     for lib in (fg, torch):
