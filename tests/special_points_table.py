@@ -877,6 +877,10 @@ SKIP["torch"].update({
     "max_pool1d_with_indices": "max_pool1d row plus integer indices",
     "native_channel_shuffle": "channel_shuffle row (the same computation)",
     "ctc_loss": "integer targets and lengths: tested against torch in the loss tests",
+    "svd_lowrank": "randomised (its test matrix is drawn from torch's generator): compared with torch for the same "
+                   "seed, up to the singular vectors' signs, in tests/test_torch_windows_lowrank.py",
+    "pca_lowrank": "randomised (svd_lowrank of the centred matrix): compared with torch for the same seed in "
+                   "tests/test_torch_windows_lowrank.py",
 })
 SKIP["torch"].update({n: "quantization: integer representations and fake quantization, checked bit for bit (and "
                       "the straight-through gradient) against torch in tests/test_quantization.py" for n in (
