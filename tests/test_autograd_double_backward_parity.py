@@ -78,3 +78,59 @@ def test_prelu_second_gradient_reaches_weight_as_torch():
     assert rg == rg_ref
     for a, b in zip(got, ref):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+
+
+def _mask_ops(t):
+    F = t.nn.functional
+    c = t.tensor(0.5, dtype=t.float64)
+    sign = t.tensor([1.0, -1.0] * 5, dtype=t.float64)
+    return {
+        "clamp": lambda x: t.clamp(x, -1, 1),
+        "clamp_tensor_min": lambda x: t.clamp(x, min=c),
+        "max": lambda x: t.max(x),
+        "max_dim": lambda x: t.max(x.reshape(2, 5), 1)[0],
+        "min": lambda x: t.min(x),
+        "amax": lambda x: t.amax(x.reshape(2, 5), 1),
+        "amin": lambda x: t.amin(x.reshape(2, 5), 1),
+        "median": lambda x: t.median(x),
+        "maximum": lambda x: t.maximum(x, c),
+        "minimum": lambda x: t.minimum(x, c),
+        "fmax": lambda x: t.fmax(x, c),
+        "fmin": lambda x: t.fmin(x, c),
+        "hinge_embedding_loss": lambda x: F.hinge_embedding_loss(x, sign),
+        "margin_ranking_loss": lambda x: F.margin_ranking_loss(x, t.full((10,), 0.4, dtype=t.float64), sign),
+    }
+
+
+_MASK_NAMES = list(_mask_ops(fg))
+
+
+def _mask_grad(t, name, v_requires_grad=False):
+    x = t.tensor(_X.copy(), requires_grad=True)
+    y = _mask_ops(t)[name](x)
+    v = t.tensor(_W[:y.numel()].reshape(y.shape), requires_grad=v_requires_grad)
+    g, = t.autograd.grad(y, x, grad_outputs=v, create_graph=True)
+    return x, v, g
+
+
+@pytest.mark.parametrize("name", _MASK_NAMES)
+def test_mask_backward_gradient_requires_grad_as_torch(name):
+    x_ref, _, g_ref = _mask_grad(torch, name)
+    x, _, g = _mask_grad(fg, name)
+    assert g_ref.requires_grad is False
+    assert g.requires_grad is False
+    np.testing.assert_allclose(g.numpy(), g_ref.numpy(), rtol=1e-12, atol=0)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        torch.autograd.grad(g_ref.sum(), x_ref)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        fg.autograd.grad(g.sum(), x)
+
+
+@pytest.mark.parametrize("name", _MASK_NAMES)
+def test_mask_backward_differentiates_through_grad_output_as_torch(name):
+    _, v_ref, g_ref = _mask_grad(torch, name, True)
+    _, v, g = _mask_grad(fg, name, True)
+    assert g.requires_grad and g_ref.requires_grad
+    r_ref, = torch.autograd.grad((g_ref * torch.tensor(_V)).sum(), v_ref)
+    r, = fg.autograd.grad((g * fg.tensor(_V)).sum(), v)
+    np.testing.assert_allclose(r.numpy(), r_ref.numpy(), rtol=1e-12, atol=0)

@@ -899,6 +899,8 @@ class Node:
         read = self._inputs_read()
         if type(self).__name__ in _BACKWARD_TAKES_INPUT:
             read = read | set(diff)
+        elif type(self).__name__ in _BACKWARD_MASK_ONLY:
+            read = read - set(diff)
         ins = tuple(x if i in read else x.detach() for i, x in enumerate(inputs))
         ts = ins + tuple(cts[k] for k in given)
         res = _DISPATCH._apply_multi(type(self).__name__ + "Backward", bwd, ts)
@@ -944,6 +946,8 @@ class Node:
         if type(self).__name__ in _BACKWARD_TAKES_INPUT:  # torch's backward op takes self: an edge to it
             ts += [self.inputs[self.diff[k]] for k in range(len(self.diff)) if k not in kin]
             n = len(ts)
+        elif type(self).__name__ in _BACKWARD_MASK_ONLY:  # the values saved, no edge back to them
+            ts = [t.detach() for t in ts]
         return list(_DISPATCH._apply_multi(type(self).__name__ + "Backward", bwd,
                                            tuple(ts) + tuple(cts[k] for k in given)))
 
@@ -1054,6 +1058,14 @@ _BACKWARD_TAKES_INPUT = frozenset({
     "HardtanhBackward0", "LeakyReluBackward0", "HardsigmoidBackward0", "SoftshrinkBackward0",
     "HardshrinkBackward0", "ThresholdBackward0", "RreluWithNoiseBackward0", "PreluKernelBackward0",
     "AvgPool1DBackward0", "AvgPool2DBackward0", "AvgPool3DBackward0"})
+# Nodes whose torch backward selects grad_output on a mask of self (and of the result): with create_graph=True
+# their gradient depends on the forward values through no differentiable edge, so it requires grad only
+# where grad_output does (and a second grad through it raises, as torch's), though the vjp rule reads them.
+_BACKWARD_MASK_ONLY = frozenset({
+    "ClampBackward0", "ClampBackward1", "ClampMinBackward0", "ClampMinBackward1", "ClampMaxBackward0",
+    "ClampMaxBackward1", "MaxBackward0", "MaxBackward1", "MinBackward0", "MinBackward1", "AmaxBackward0",
+    "AminBackward0", "MedianBackward0", "MedianBackward1", "NanmedianBackward0", "NanmedianBackward1",
+    "MaximumBackward0", "MinimumBackward0", "FmaxBackward0", "FminBackward0"})
 
 
 def _vjp_reads(eqn, tainted) -> bool:
