@@ -28,6 +28,10 @@ def _ops(t):
         "avg_pool2d": lambda x: F.avg_pool2d(x.reshape(1, 1, 2, 5), (1, 2)).reshape(-1),
         "avg_pool3d": lambda x: F.avg_pool3d(x.reshape(1, 1, 1, 2, 5), (1, 1, 2)).reshape(-1),
         "hardsigmoid": lambda x: F.hardsigmoid(x),
+        "hardtanh_inplace": lambda x: F.hardtanh(x * 1, inplace=True),
+        "leaky_relu_inplace": lambda x: F.leaky_relu(x * 1, 0.1, inplace=True),
+        "threshold_inplace": lambda x: F.threshold(x * 1, 0.5, -1.0, inplace=True),
+        "rrelu_eval_inplace": lambda x: F.rrelu(x * 1, training=False, inplace=True),
     }
 
 
@@ -87,6 +91,9 @@ def _mask_ops(t):
     return {
         "clamp": lambda x: t.clamp(x, -1, 1),
         "clamp_tensor_min": lambda x: t.clamp(x, min=c),
+        "clamp_inplace": lambda x: (x * 1).clamp_(-1, 1),
+        "clamp_min": lambda x: t.clamp_min(x, 0.5),
+        "clamp_max": lambda x: t.clamp_max(x, 0.5),
         "max": lambda x: t.max(x),
         "max_dim": lambda x: t.max(x.reshape(2, 5), 1)[0],
         "min": lambda x: t.min(x),
