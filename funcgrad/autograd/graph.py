@@ -1057,7 +1057,9 @@ def _owned_base(b) -> bool:
 _BACKWARD_TAKES_INPUT = frozenset({
     "HardtanhBackward0", "LeakyReluBackward0", "HardsigmoidBackward0", "SoftshrinkBackward0",
     "HardshrinkBackward0", "ThresholdBackward0", "RreluWithNoiseBackward0", "PreluKernelBackward0",
-    "AvgPool1DBackward0", "AvgPool2DBackward0", "AvgPool3DBackward0"})
+    "AvgPool1DBackward0", "AvgPool2DBackward0", "AvgPool3DBackward0", "AdaptiveAvgPool1DBackward0",
+    "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0", "AdaptiveMaxPool1DBackward0",
+    "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool3DBackward0"})
 # Nodes whose torch backward selects grad_output on a mask of self (and of the result): with create_graph=True
 # their gradient depends on the forward values through no differentiable edge, so it requires grad only
 # where grad_output does (and a second grad through it raises, as torch's), though the vjp rule reads them.
