@@ -96,7 +96,9 @@ def _record(name, fn, ts):
         node = _make_node(name, tape, fn, ts, diff)
         if not _fw_on:  # keep only what the vjp rules read (as torch saves only what its formulas use)
             dropped, kept = _graph.prune(tape)
-            if kept is not None:  # (else a backward building a graph recomputes the op: inputs stay)
+            # (else a backward building a graph recomputes the op: inputs stay; so do they where torch's
+            # backward op takes self, see graph._BACKWARD_TAKES_INPUT)
+            if kept is not None and type(node).__name__ not in _graph._BACKWARD_TAKES_INPUT:
                 node.inputs = tuple([_make(_graph.placeholder(a)._buf) if id(a) in dropped else t
                                      for a, t in zip(arrs, ts)])
         return node, vals, multi
@@ -147,6 +149,8 @@ def _make_node(name, tape, fn, ts, diff):
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
+    if cls.__name__ in _graph._BACKWARD_TAKES_INPUT:
+        ph_ts = None  # the node keeps its input tensors (see graph._BACKWARD_TAKES_INPUT)
     return cls(tape, fn, ts, diff, edges, versions)
 
 
@@ -662,6 +666,8 @@ def _plan(key, name, prim, params, args, ins, ans, cache=_PLANS):
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
+    if cls.__name__ in _graph._BACKWARD_TAKES_INPUT:
+        ph_ts = None  # the node keeps its input tensors (see graph._BACKWARD_TAKES_INPUT)
     plan = (cls, ph_args, ph_ans, ph_ts, kept, (needs, ipos, _graph.NodeBackward() if key is not None else None),
             _differentiable(ans._buf.dtype))
     if key is not None:

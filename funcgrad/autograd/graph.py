@@ -897,6 +897,10 @@ class Node:
         # inputs whose values the backward does not read enter as constants (no edge back into the
         # forward graph for them), as torch's formulas only reference what they save
         read = self._inputs_read()
+        if type(self).__name__ in _BACKWARD_TAKES_INPUT:
+            read = read | set(diff)
+        elif type(self).__name__ in _BACKWARD_MASK_ONLY:
+            read = read - set(diff)
         ins = tuple(x if i in read else x.detach() for i, x in enumerate(inputs))
         ts = ins + tuple(cts[k] for k in given)
         res = _DISPATCH._apply_multi(type(self).__name__ + "Backward", bwd, ts)
@@ -929,7 +933,7 @@ class Node:
         n = len(slots)
 
         def bwd(*arrs):
-            sub = {id(a): x for a, x in zip(slots, arrs[:n])}
+            sub = {id(a): x for a, x in zip(slots, arrs[:len(slots)])}
             binds = [(p, pa, tuple([sub.get(id(a), a) for a in args]),
                       [sub.get(id(o), o) for o in ans] if p.multiple_results else sub.get(id(ans), ans))
                      for p, pa, args, ans in rec.binds]
@@ -939,6 +943,11 @@ class Node:
             for k, c in zip(given, arrs[n:]):
                 g[k] = _conj_if_complex(c)
             return [_zeros_like(a) if c is None else _conj_if_complex(c) for a, c in zip(ins, r.backward(g))]
+        if type(self).__name__ in _BACKWARD_TAKES_INPUT:  # torch's backward op takes self: an edge to it
+            ts += [self.inputs[self.diff[k]] for k in range(len(self.diff)) if k not in kin]
+            n = len(ts)
+        elif type(self).__name__ in _BACKWARD_MASK_ONLY:  # the values saved, no edge back to them
+            ts = [t.detach() for t in ts]
         return list(_DISPATCH._apply_multi(type(self).__name__ + "Backward", bwd,
                                            tuple(ts) + tuple(cts[k] for k in given)))
 
@@ -1039,6 +1048,26 @@ def _owned_base(b) -> bool:
     """Whether view b's base is a same-size temporary only b refers to (then b's buffer can be adopted)."""
     base = b.base
     return type(base) is _np.ndarray and base.base is None and base.size == b.size and _getrefcount(base) == 3
+
+
+# Nodes whose torch backward is one op of (grad_output, self) (hardtanh_backward, leaky_relu_backward,
+# avg_pool2d_backward, ...), so that with create_graph=True their gradient requires grad whenever self does
+# and differentiates back to self (to zero, these being piecewise linear), even where the vjp rule reads self
+# only through a mask. Ops whose torch backward is a composite select on a mask (clamp, max, ...) are absent.
+_BACKWARD_TAKES_INPUT = frozenset({
+    "HardtanhBackward0", "LeakyReluBackward0", "HardsigmoidBackward0", "SoftshrinkBackward0",
+    "HardshrinkBackward0", "ThresholdBackward0", "RreluWithNoiseBackward0", "PreluKernelBackward0",
+    "AvgPool1DBackward0", "AvgPool2DBackward0", "AvgPool3DBackward0", "AdaptiveAvgPool1DBackward0",
+    "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0", "AdaptiveMaxPool1DBackward0",
+    "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool3DBackward0"})
+# Nodes whose torch backward selects grad_output on a mask of self (and of the result): with create_graph=True
+# their gradient depends on the forward values through no differentiable edge, so it requires grad only
+# where grad_output does (and a second grad through it raises, as torch's), though the vjp rule reads them.
+_BACKWARD_MASK_ONLY = frozenset({
+    "ClampBackward0", "ClampBackward1", "ClampMinBackward0", "ClampMinBackward1", "ClampMaxBackward0",
+    "ClampMaxBackward1", "MaxBackward0", "MaxBackward1", "MinBackward0", "MinBackward1", "AmaxBackward0",
+    "AminBackward0", "MedianBackward0", "MedianBackward1", "NanmedianBackward0", "NanmedianBackward1",
+    "MaximumBackward0", "MinimumBackward0", "FmaxBackward0", "FminBackward0"})
 
 
 def _vjp_reads(eqn, tainted) -> bool:

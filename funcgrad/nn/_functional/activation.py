@@ -46,6 +46,9 @@ def _float_kernel(input, kernel, kinds="biu"):
 def threshold(input, threshold, value, inplace=False):
     """y = value where x <= threshold, else x (so NaN stays NaN, with its gradient), as torch."""
     _float_kernel(input, "threshold_cpu", "b")
+    if input._np_dtype().kind in "fc":  # one recorded op, as torch's (its backward takes self)
+        return _act(input, inplace, "Threshold",
+                    lambda a: _jnp.where(a <= threshold, _jnp.full_like(a, value), a))
     return _maybe_inplace(input, inplace, lambda x: _fg.where(x <= threshold, _fg.full_like(x, value), x),
                           "Threshold")
 
@@ -154,7 +157,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         return _maybe_inplace(input, inplace, _rrelu_train(input, lower, upper), "RreluWithNoise")
     _float_kernel(input, "leaky_relu_cpu")
     s = (lower + upper) / 2
-    return _maybe_inplace(input, inplace, lambda x: _fg.where(x > 0, x, x * s), "RreluWithNoise")
+    return _act(input, inplace, "RreluWithNoise", lambda a: _jnp.where(a > 0, a, a * s))
 
 
 def _rrelu_train(input, lower, upper):
@@ -195,7 +198,7 @@ def prelu(input, weight):
         w = weight.reshape([-1] + [1] * (input.dim() - 2))
     elif weight.numel() == 1:
         w = weight.reshape(())
-    return _fg.where(input > 0, input, input * w)
+    return _apply("PreluKernel", lambda a, b: _jnp.where(a > 0, a, a * b), (input, w))
 
 
 def glu(input, dim=-1):
@@ -308,8 +311,8 @@ def softshrink(input, lambd=0.5):
     _float_kernel(input, "softshrink_check")
     _check_lambd(input, lambd)
     # NaN falls through to x + lambd (NaN, gradient 1), as torch
-    inside = (input >= -lambd) & (input <= lambd)
-    return _fg.where(inside, input * 0, _fg.where(input > lambd, input - lambd, input + lambd))
+    return _apply("Softshrink", lambda a: _jnp.where((a >= -lambd) & (a <= lambd), a * 0,
+                                                     _jnp.where(a > lambd, a - lambd, a + lambd)), (input,))
 
 
 def hardshrink(input, lambd=0.5):
@@ -317,8 +320,8 @@ def hardshrink(input, lambd=0.5):
     _float_kernel(input, "hardshrink_cpu")
     _check_lambd(input, lambd)
     # 0 (+0.0) on [-lambd, lambd], else x: NaN stays NaN with its gradient, as torch
-    inside = (input >= -lambd) & (input <= lambd)
-    return _fg.where(inside, _fg.zeros_like(input), input)
+    return _apply("Hardshrink", lambda a: _jnp.where((a >= -lambd) & (a <= lambd), _jnp.zeros_like(a), a),
+                  (input,))
 
 
 def tanhshrink(input):
