@@ -25,7 +25,8 @@ import numpy as np
 
 from .._src.core.array import Array
 from .._src.core.trace import Tracer
-from ._errors import _INF_INPLACE_MSG, _LEAF_MSG, _OVERLAP_MSG, _VIEW_LEAF_MSG, _check_cast, _shape_mismatch
+from ._errors import (_INF_INPLACE_MSG, _LEAF_MSG, _OVERLAP_MSG, _VIEW_LEAF_MSG, _check_cast, _multi_view_msg,
+                      _shape_mismatch)
 from . import _jnp as jnp
 from .._src.prims.dynamic_slicing import dynamic_update_slice
 from .._src.prims.elementwise import stop_gradient
@@ -117,9 +118,6 @@ def _vmap_traces(x) -> frozenset:
     return frozenset(out)
 
 
-_MULTI_VIEW_MSG = ("Output {k} of {name} is a view and is being modified inplace. This view is the output of a "
-                   "function that returns multiple views. Such functions do not allow the output views to be "
-                   "modified inplace. You should replace the inplace operation by an out-of-place one.")
 _REVERSE = frozenset(("vjp",))
 
 
@@ -237,7 +235,7 @@ def write(t, new, name: str = "inplace arithmetic", key=None) -> None:
         root._rv = True  # (requiring grad sticks to a tensor whatever is later written into it, as in torch)
     mv = t._mv
     if mv is not None and (requires_grad(t) or reverse_mode(new)):
-        raise RuntimeError(_MULTI_VIEW_MSG.format(k=mv[1], name=mv[0]))
+        raise RuntimeError(_multi_view_msg(mv[0], mv[1]))
     if t is root and key is None:
         root._a = new
         _refresh(root, t, None)

@@ -13,7 +13,8 @@ from . import _functional as _fn
 from . import _tensor as _T
 from . import _dispatch as _D
 from ._dispatch import _edge, _record, _req
-from ._errors import (_INF_INPLACE_MSG, _LEAF_MSG, _OVERLAP_MSG, _VIEW_LEAF_MSG, _check_cast, _shape_mismatch)
+from ._errors import (_INF_INPLACE_MSG, _LEAF_MSG, _OVERLAP_MSG, _VIEW_LEAF_MSG, _check_cast, _multi_view_msg,
+                      _shape_mismatch)
 from ._tensor import Tensor, _make, _new_obj, _traced
 
 
@@ -48,6 +49,8 @@ def _view(name, x, np_fn, arr_fn):
         t._vrb = base._rebases
     if x._inf:
         t._inf = True
+    if x._mv is not None:  # a view of a multi-view op's output inherits its refusal of in-place writes
+        t._mv = (name, 0)
     if _trace_state.stack:
         _fn.track_eager(base, t)
     if base._rg and _gs.enabled and _req(x):
@@ -60,11 +63,17 @@ def _view(name, x, np_fn, arr_fn):
     return t
 
 
-def _views(name, x, np_fns, arr_fn):
-    """Several views of x at once (split, chunk, unbind): arr_fn returns the list of their values."""
+def _views(name, x, np_fns, arr_fn, multi=True):
+    """Several views of x at once (split, chunk, unbind): arr_fn returns the list of their values. As torch's,
+    the outputs of a multi-view op (`multi`) refuse in-place writes under grad mode (see check_multi_view);
+    tensor_split's (multi=False) are single views to torch's autograd."""
     v = x._v
     if v is None:
-        return _fn.views(x, [_traced(val) for val in arr_fn(x._a)], np_fns, arr_fn, name)
+        outs = _fn.views(x, [_traced(val) for val in arr_fn(x._a)], np_fns, arr_fn, name)
+        if not multi:
+            for t in outs:
+                t._mv = None
+        return outs
     st = x._st if x._st is not None else x._storage()
     base = x._base if x._base is not None else x
     outs = []
@@ -73,6 +82,8 @@ def _views(name, x, np_fns, arr_fn):
         t._st = st
         t._base = base
         t._vfn = _compose(x._vfn, (lambda k: lambda a: arr_fn(a)[k])(k))
+        if multi:
+            t._mv = (name, k)
         outs.append(t)
     if base._rebases:
         for t in outs:
@@ -96,8 +107,18 @@ def _views(name, x, np_fns, arr_fn):
     return outs
 
 
+def check_multi_view(t, indirect=False) -> None:
+    """torch's refusal of an in-place write under grad mode into t, an output of a multi-view op (split, chunk,
+    unbind) or a view of one (`indirect`: the write went to its base or another of its views, and t's grad_fn
+    is being re-made)."""
+    if t._mv is not None:
+        g = t._gfn
+        raise RuntimeError(_multi_view_msg(None if g is None else _graph._forward_name(g.name()), t._onr, indirect))
+
+
 def _view_regen(view, base):
     """Re-make a view's grad_fn from its base's current one (after an in-place op on the base)."""
+    check_multi_view(view, True)
     view._vrb = base._rebases
     with _force_grad(True):
         node, vals, _ = _record("AsStrided", view._vfn, (base,))
@@ -192,6 +213,7 @@ def _rebase(name, t, fn, others, reads_self):
     a CopySlices: the op is recorded on the view's old value only (slice-sized), and backward routes the
     base's cotangent around the view region (see graph.CopySlices)."""
     base = t._base if t._base is not None else t
+    check_multi_view(t)
     if base._rg and base._gfn is None:
         raise RuntimeError(_VIEW_LEAF_MSG if t is not base else _LEAF_MSG)
     if t is not base and t._rg and t._gfn is None and not base._rg:
