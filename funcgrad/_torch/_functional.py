@@ -226,6 +226,9 @@ def write(t, new, name: str = "inplace arithmetic", key=None) -> None:
     """Traced tensor t <- new (t's shape and dtype), or t[key] <- new (then new has t[key]'s shape): the root's
     value is updated and its live views refreshed. The caller has checked overlapping elements (`overlaps`)."""
     root = t._base if t._base is not None else t
+    mv = t._mv
+    if mv is not None and (requires_grad(t) or reverse_mode(new)):  # (torch checks this before the leaf)
+        raise RuntimeError(_multi_view_msg(mv[0], mv[1]))
     frz = root.__dict__.get("_frz")
     if frz:
         raise RuntimeError(_LEAF_MSG if t is root else _VIEW_LEAF_MSG)
@@ -233,9 +236,6 @@ def write(t, new, name: str = "inplace arithmetic", key=None) -> None:
     check_batched(root, new)
     if not root.__dict__.get("_rv") and reverse_mode(old):
         root._rv = True  # (requiring grad sticks to a tensor whatever is later written into it, as in torch)
-    mv = t._mv
-    if mv is not None and (requires_grad(t) or reverse_mode(new)):
-        raise RuntimeError(_multi_view_msg(mv[0], mv[1]))
     if t is root and key is None:
         root._a = new
         _refresh(root, t, None)

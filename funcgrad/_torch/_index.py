@@ -15,7 +15,7 @@ from ._creation import tensor
 from .ops._common import _cast
 from . import _jnp as jnp
 from . import _functional
-from ._errors import _legacy
+from ._errors import _legacy, _multi_view_msg
 from ._errors import _OVERLAP_MSG
 from ._errors import _INF_INPLACE_MSG
 
@@ -290,6 +290,9 @@ def setitem(self, idx, value):
             target = _view("Index", self, lambda v: v[nkey], lambda a: a[key])
         finally:
             _gs.enabled = prev
+        if target._mv is not None and _gs.enabled and (_req(self) or (vt is not None and _req(vt))):
+            # (the view made above records nothing; torch names the one it makes)
+            raise RuntimeError(_multi_view_msg(_basic_name(key) if self._grad_fn_now() is not None else None, 0))
         if vt is None:
             target.fill_(value)
         else:

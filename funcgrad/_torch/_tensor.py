@@ -243,6 +243,8 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         if self._base is not None and self._vrb != self._base._rebases:
+            if self._mv is not None:  # (torch reads it without re-making the grad_fn a multi-view output refuses)
+                return self._rg or self._base._rg
             self._grad_fn_now()
         return self._rg
 

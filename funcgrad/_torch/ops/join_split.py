@@ -180,7 +180,7 @@ def _split(tensor, split_size_or_sections, dim=0, multi=True):
             bounds.append((acc, acc + s))
             acc += s
     fns, idxs = _slice_fns(d, bounds)
-    name = "Split" if isinstance(split_size_or_sections, _int) else "SplitWithSizes"
+    name = ("Split" if isinstance(split_size_or_sections, _int) else "SplitWithSizes") if multi else "Slice"
     return tuple(_views(name, tensor, fns, lambda a: [a[i] for i in idxs], multi))
 
 
