@@ -199,6 +199,20 @@ def test_multi_view_output_after_its_base_is_written_raises_as_torch(write_base,
         assert outs[1].requires_grad
 
 
+@pytest.mark.parametrize("multi", ["split", "chunk", "unbind", "split_list"])
+@pytest.mark.parametrize("write", ["mul_", "setitem", "slice_add_"])
+def test_multi_view_made_under_no_grad_written_with_grad_raises_as_torch(multi, write):
+    """torch's explanation is then that of views made under no_grad."""
+    def f(lib):
+        b = lib.arange(4.0, requires_grad=True) * 1
+        with lib.no_grad():
+            o = MULTI[multi](b)[0]
+        WRITES[write](o)
+    msg = _error(torch, f)
+    assert "Given that this use case is ambiguous" in msg
+    assert _error(fg, f) == msg
+
+
 def test_multi_view_grad_fn_names_match_torch():
     for multi in ("split", "split_list", "split_with_sizes", "chunk", "unbind", "tensor_split"):
         names = [[o.grad_fn.name() for o in MULTI[multi](lib.arange(4.0, requires_grad=True) * 1)]

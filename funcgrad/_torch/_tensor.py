@@ -81,7 +81,8 @@ class Tensor:
     _inf = False        # an inference tensor (made in inference_mode)
     _sh = None          # (traced) NumPy layout stand-in linking views to their root (see _functional)
     _lv = None          # (traced root) weak references to its live views
-    _mv = None          # (traced view) (op name, output number) when made by a multi-view op (split, unbind)
+    _mv = None          # (op name, output number[, no_grad kind]) for an output of a multi-view op
+                        # (split, unbind) or a view of one: torch refuses in-place writes into it under grad
     _fw = None          # (dual level, tangent tensor) under forward AD (see funcgrad.autograd.forward_ad)
 
     def __new__(cls, *args, **kwargs):

@@ -50,7 +50,8 @@ def _view(name, x, np_fn, arr_fn):
     if x._inf:
         t._inf = True
     if x._mv is not None:  # a view of a multi-view op's output inherits its refusal of in-place writes
-        t._mv = (name, 0)
+        ng = x._mv[2] if len(x._mv) > 2 else 0
+        t._mv = (name, 0, 2 if ng and _gs.enabled else ng)
     if _trace_state.stack:
         _fn.track_eager(base, t)
     if base._rg and _gs.enabled and _req(x):
@@ -83,7 +84,7 @@ def _views(name, x, np_fns, arr_fn, multi=True):
         t._base = base
         t._vfn = _compose(x._vfn, (lambda k: lambda a: arr_fn(a)[k])(k))
         if multi:
-            t._mv = (name, k)
+            t._mv = (name, k, 0 if _gs.enabled else 1)
         outs.append(t)
     if base._rebases:
         for t in outs:
@@ -110,10 +111,14 @@ def _views(name, x, np_fns, arr_fn, multi=True):
 def check_multi_view(t, indirect=False) -> None:
     """torch's refusal of an in-place write under grad mode into t, an output of a multi-view op (split, chunk,
     unbind) or a view of one (`indirect`: the write went to its base or another of its views, and t's grad_fn
-    is being re-made)."""
-    if t._mv is not None:
+    is being re-made). t._mv holds the op's name, the output number and 0, or 1 when the op ran under no_grad,
+    or 2 for a view made with grad of such an output."""
+    mv = t._mv
+    if mv is not None:
         g = t._gfn
-        raise RuntimeError(_multi_view_msg(None if g is None else _graph._forward_name(g.name()), t._onr, indirect))
+        ng = mv[2] if len(mv) > 2 else 0
+        name = mv[0].rstrip("0123456789") if ng == 2 else None if g is None else _graph._forward_name(g.name())
+        raise RuntimeError(_multi_view_msg(name, 0 if ng == 2 else t._onr, indirect, bool(ng)))
 
 
 def _view_regen(view, base):
