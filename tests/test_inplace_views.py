@@ -231,6 +231,24 @@ def test_traced_multi_view_write_message_matches_torch():
     assert _error(fg, f) == _error(torch, f)
 
 
+@pytest.mark.parametrize("write", [lambda b, outs: outs[0].mul_(2), lambda b, outs: b.mul_(2),
+                                   lambda b, outs: b[1:].add_(1)], ids=["output", "base", "other_view"])
+def test_multi_view_output_after_a_no_grad_write_raises_when_used_with_grad(write):
+    """A write under no_grad is allowed; the outputs' grad_fns are then stale, and using one raises as torch."""
+    def run(lib):
+        x = lib.arange(4.0, requires_grad=True)
+        b = x * 1
+        outs = b.split(2)
+        view = b[1:3]
+        with lib.no_grad():
+            write(b, outs)
+        with pytest.raises(RuntimeError) as e:
+            outs[1] * 2
+        (view * lib.tensor([1.0, 10.0])).sum().backward()
+        return str(e.value), view.grad_fn.name(), b.grad_fn.name(), x.grad.tolist()
+    assert run(fg) == run(torch)
+
+
 def test_values_of_multi_view_written_under_no_grad_still_reach_base():
     x = fg.arange(4.0, requires_grad=True)
     b = x * 1

@@ -39,12 +39,14 @@ _view_regen = None
 
 
 class _Storage:
-    """One writable buffer and its version counter, shared by a tensor and all its views."""
-    __slots__ = ("buf", "version", "__weakref__")
+    """One writable buffer and its version counter, shared by a tensor and all its views; `mv` once a multi-view
+    op (split, unbind) made views of it (see Tensor._bump)."""
+    __slots__ = ("buf", "version", "mv", "__weakref__")
 
     def __init__(self, buf):
         self.buf = buf
         self.version = 0
+        self.mv = False
 
 
 class Tensor:
@@ -138,6 +140,12 @@ class Tensor:
         if st is None:
             st = self._st = _Storage(self._v)
         st.version += 1
+        if st.mv and not _gs.enabled:
+            # a write under no_grad into a storage with multi-view outputs: as torch's (which sees the version
+            # change), its views' grad_fns are re-made on their next use, which the multi-view outputs refuse
+            b = self._base if self._base is not None else self
+            if b._rg:
+                b._rebases += 1
 
     @property
     def _version(self) -> int:

@@ -86,6 +86,8 @@ def _views(name, x, np_fns, arr_fn, multi=True):
         if multi:
             t._mv = (name, k, 0 if _gs.enabled else 1)
         outs.append(t)
+    if multi:
+        st.mv = True
     if base._rebases:
         for t in outs:
             t._vrb = base._rebases
