@@ -15,6 +15,28 @@ _OVERLAP_MSG = ("unsupported operation: more than one element of the written-to 
                 "memory location. Please clone() the tensor before performing the operation.")
 
 
+def _multi_view_msg(name, k, indirect: bool = False, no_grad: bool = False) -> str:
+    """torch's error for writing in place into an output of a multi-view op (split, chunk, unbind) or a view of
+    one, under grad mode; `name` is the view's grad_fn without its "Backward0" (None: the view has no grad_fn,
+    its base not requiring grad when it was made); `indirect` when the write was to its base or another view;
+    `no_grad` when the multi-view op ran under no_grad (torch's explanation is then that of no_grad views)."""
+    what = "its base or another view of its base has been modified inplace" if indirect else \
+        "is being modified inplace"
+    head = f"Output {k} of {name} is a view and {what}." if name is not None else \
+        f"A view was created in no_grad mode and {what} with grad mode enabled."
+    if no_grad:
+        if name is not None:  # (a view made with grad of one made under no_grad)
+            head = (f"Output {k} of {name} is a view of a view which was created in no_grad mode and {what} with "
+                    "grad mode enabled.")
+        return head + (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+                       "your code by moving both the view and the inplace either both inside the no_grad block (if "
+                       "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                       "tracked).")
+    return head + (" This view is the output of a function that returns multiple views. Such functions do not "
+                   "allow the output views to be modified inplace. You should replace the inplace operation by an "
+                   "out-of-place one.")
+
+
 def _check_cast(res_dt, t_dt, name):
     if not D.can_cast(res_dt, t_dt):
         raise RuntimeError(f"result type {_legacy(res_dt)} can't be cast to the desired output type "

@@ -25,7 +25,8 @@ import numpy as np
 
 from .._src.core.array import Array
 from .._src.core.trace import Tracer
-from ._errors import _INF_INPLACE_MSG, _LEAF_MSG, _OVERLAP_MSG, _VIEW_LEAF_MSG, _check_cast, _shape_mismatch
+from ._errors import (_INF_INPLACE_MSG, _LEAF_MSG, _OVERLAP_MSG, _VIEW_LEAF_MSG, _check_cast, _multi_view_msg,
+                      _shape_mismatch)
 from . import _jnp as jnp
 from .._src.prims.dynamic_slicing import dynamic_update_slice
 from .._src.prims.elementwise import stop_gradient
@@ -117,9 +118,6 @@ def _vmap_traces(x) -> frozenset:
     return frozenset(out)
 
 
-_MULTI_VIEW_MSG = ("Output {k} of {name} is a view and is being modified inplace. This view is the output of a "
-                   "function that returns multiple views. Such functions do not allow the output views to be "
-                   "modified inplace. You should replace the inplace operation by an out-of-place one.")
 _REVERSE = frozenset(("vjp",))
 
 
@@ -228,6 +226,9 @@ def write(t, new, name: str = "inplace arithmetic", key=None) -> None:
     """Traced tensor t <- new (t's shape and dtype), or t[key] <- new (then new has t[key]'s shape): the root's
     value is updated and its live views refreshed. The caller has checked overlapping elements (`overlaps`)."""
     root = t._base if t._base is not None else t
+    mv = t._mv
+    if mv is not None and (requires_grad(t) or reverse_mode(new)):  # (torch checks this before the leaf)
+        raise RuntimeError(_multi_view_msg(mv[0], mv[1]))
     frz = root.__dict__.get("_frz")
     if frz:
         raise RuntimeError(_LEAF_MSG if t is root else _VIEW_LEAF_MSG)
@@ -235,9 +236,6 @@ def write(t, new, name: str = "inplace arithmetic", key=None) -> None:
     check_batched(root, new)
     if not root.__dict__.get("_rv") and reverse_mode(old):
         root._rv = True  # (requiring grad sticks to a tensor whatever is later written into it, as in torch)
-    mv = t._mv
-    if mv is not None and (requires_grad(t) or reverse_mode(new)):
-        raise RuntimeError(_MULTI_VIEW_MSG.format(k=mv[1], name=mv[0]))
     if t is root and key is None:
         root._a = new
         _refresh(root, t, None)

@@ -15,7 +15,7 @@ from ._creation import tensor
 from .ops._common import _cast
 from . import _jnp as jnp
 from . import _functional
-from ._errors import _legacy
+from ._errors import _legacy, _multi_view_msg
 from ._errors import _OVERLAP_MSG
 from ._errors import _INF_INPLACE_MSG
 
@@ -290,6 +290,13 @@ def setitem(self, idx, value):
             target = _view("Index", self, lambda v: v[nkey], lambda a: a[key])
         finally:
             _gs.enabled = prev
+        mv = target._mv
+        ng = mv is not None and len(mv) > 2 and bool(mv[2])
+        if mv is not None and _gs.enabled and (_req(self) or (vt is not None and _req(vt)) or (
+                ng and self._base is not None and self._base._rg)):
+            # (the view made above records nothing; torch names the one it makes)
+            raise RuntimeError(_multi_view_msg(_basic_name(key) if ng or self._grad_fn_now() is not None else None,
+                                               0, no_grad=ng))
         if vt is None:
             target.fill_(value)
         else:

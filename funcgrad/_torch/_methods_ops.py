@@ -64,7 +64,6 @@ def methods() -> dict:
     m["symeig"] = lambda self, *a, **k: ops_linalg.symeig()
     for name, op in _inplace_ops().items():
         m[name + "_"] = _make_inplace(op, name.capitalize())
-    m["unsafe_split_with_sizes"] = shape.split_with_sizes
     m["stft"] = spectral.stft
     m["istft"] = spectral.istft
     m["new_empty_strided"] = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \

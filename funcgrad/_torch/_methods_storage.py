@@ -8,26 +8,74 @@ import warnings
 
 import numpy as np
 
+from ..autograd import graph as _graph
 from ..autograd.grad_mode import state
+from . import _views
+from ._errors import _LEAF_MSG, _VIEW_LEAF_MSG
 from . import _creation as C
 from .ops import join_split, reductions, shape, views
 from ._storage import TypedStorage, UntypedStorage
 from ._tensor import Tensor, _dim
 
 
+# torch's grad_fn of an in-place view op, by the out-of-place view's node: t_ -> TBackward1, squeeze_(dim) ->
+# SqueezeBackward4, ...
+_INPLACE_NODE = {"TBackward0": "TBackward1", "TransposeBackward0": "TransposeBackward1",
+                 "UnsqueezeBackward0": "UnsqueezeBackward1", "SqueezeBackward0": "SqueezeBackward3",
+                 "SqueezeBackward1": "SqueezeBackward4", "SqueezeBackward2": "SqueezeBackward5",
+                 "AsStridedBackward0": "AsStridedBackward1"}
+
+
 def _inplace_view(op, name):
+    """The in-place form of view op `op`: self becomes op's view of itself (a bumped version). Under grad mode
+    a tensor that requires grad gets the view's grad_fn (renamed as torch's, e.g. TBackward1) and stays a view
+    of its base if it was one; a leaf, a view of a leaf or an output of a multi-view op is refused as in torch."""
     def method(self, *args, **kwargs):
         if state.enabled and self.requires_grad:
-            raise RuntimeError(f"{name}(): in-place view operations on a tensor that requires grad are not "
-                               "supported; use the out-of-place form")
+            _views.check_multi_view(self)
+            base = self._base
+            if self._gfn is None or (base is not None and base._rg and base._gfn is None):
+                raise RuntimeError(_LEAF_MSG if base is None else _VIEW_LEAF_MSG)
+            v = op(self, *args, **kwargs)
+            if self._v is None:
+                self._a = v._a
+                return self
+            node = v._gfn
+            node.__class__ = _graph.node_class(_INPLACE_NODE.get(type(node).__name__, type(node).__name__))
+            if base is not None:
+                self._vfn = v._vfn
+                self._vrb = v._vrb
+            self._gfn = node
+            if "_onr" in self.__dict__:
+                del self.__dict__["_onr"]
+            self._v = v._v
+            self._a = None
+            self._bump()
+            node.bind_outputs([self])
+            return self
         v = op(self, *args, **kwargs)
         if self._v is None:
             self._a = v._a
             return self
+        if self._base is not None:
+            self._vfn = v._vfn
         self._v = v._v
         self._a = None
+        self._bump()
         return self
     method.__name__ = name
+    return method
+
+
+def _unsafe(op):
+    """unsafe_split / unsafe_chunk: op's outputs with their in-place writes allowed (torch's autograd does not
+    track them as views of a multi-view op)."""
+    def method(self, *args, **kwargs):
+        outs = op(self, *args, **kwargs)
+        for t in outs:
+            t._mv = None
+        return outs
+    method.__name__ = "unsafe_" + op.__name__
     return method
 
 
@@ -212,7 +260,8 @@ def methods() -> dict:
         self, lambd)
     m["prelu"] = lambda self, weight: __import__("funcgrad.nn.functional", fromlist=["x"]).prelu(self, weight)
     m.update({"narrow_copy": lambda self, dim, start, length: join_split.narrow(self, dim, start, length).clone(),
-              "unsafe_chunk": join_split.chunk, "unsafe_split": join_split.split,
+              "unsafe_chunk": _unsafe(join_split.chunk), "unsafe_split": _unsafe(join_split.split),
+              "unsafe_split_with_sizes": _unsafe(shape.split_with_sizes),
               "output_nr": property(lambda self: self._onr), "as_subclass": _as_subclass, "map_": _map_,
               "const_data_ptr": lambda self: self.data_ptr(), "record_stream": lambda self, stream: None,
               "is_distributed": lambda self: False, "storage_type": lambda self: type(self.storage()), "name": None,

@@ -39,12 +39,14 @@ _view_regen = None
 
 
 class _Storage:
-    """One writable buffer and its version counter, shared by a tensor and all its views."""
-    __slots__ = ("buf", "version", "__weakref__")
+    """One writable buffer and its version counter, shared by a tensor and all its views; `mv` once a multi-view
+    op (split, unbind) made views of it (see Tensor._bump)."""
+    __slots__ = ("buf", "version", "mv", "__weakref__")
 
     def __init__(self, buf):
         self.buf = buf
         self.version = 0
+        self.mv = False
 
 
 class Tensor:
@@ -81,7 +83,8 @@ class Tensor:
     _inf = False        # an inference tensor (made in inference_mode)
     _sh = None          # (traced) NumPy layout stand-in linking views to their root (see _functional)
     _lv = None          # (traced root) weak references to its live views
-    _mv = None          # (traced view) (op name, output number) when made by a multi-view op (split, unbind)
+    _mv = None          # (op name, output number[, no_grad kind]) for an output of a multi-view op
+                        # (split, unbind) or a view of one: torch refuses in-place writes into it under grad
     _fw = None          # (dual level, tangent tensor) under forward AD (see funcgrad.autograd.forward_ad)
 
     def __new__(cls, *args, **kwargs):
@@ -137,6 +140,12 @@ class Tensor:
         if st is None:
             st = self._st = _Storage(self._v)
         st.version += 1
+        if st.mv and not _gs.enabled:
+            # a write under no_grad into a storage with multi-view outputs: as torch's (which sees the version
+            # change), its views' grad_fns are re-made on their next use, which the multi-view outputs refuse
+            b = self._base if self._base is not None else self
+            if b._rg:
+                b._rebases += 1
 
     @property
     def _version(self) -> int:
@@ -243,6 +252,8 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         if self._base is not None and self._vrb != self._base._rebases:
+            if self._mv is not None:  # (torch reads it without re-making the grad_fn a multi-view output refuses)
+                return self._rg or self._base._rg
             self._grad_fn_now()
         return self._rg
 

@@ -13,7 +13,8 @@ from . import _functional as _fn
 from . import _tensor as _T
 from . import _dispatch as _D
 from ._dispatch import _edge, _record, _req
-from ._errors import (_INF_INPLACE_MSG, _LEAF_MSG, _OVERLAP_MSG, _VIEW_LEAF_MSG, _check_cast, _shape_mismatch)
+from ._errors import (_INF_INPLACE_MSG, _LEAF_MSG, _OVERLAP_MSG, _VIEW_LEAF_MSG, _check_cast, _multi_view_msg,
+                      _shape_mismatch)
 from ._tensor import Tensor, _make, _new_obj, _traced
 
 
@@ -48,6 +49,9 @@ def _view(name, x, np_fn, arr_fn):
         t._vrb = base._rebases
     if x._inf:
         t._inf = True
+    if x._mv is not None:  # a view of a multi-view op's output inherits its refusal of in-place writes
+        ng = x._mv[2] if len(x._mv) > 2 else 0
+        t._mv = (name, 0, 2 if ng and _gs.enabled else ng)
     if _trace_state.stack:
         _fn.track_eager(base, t)
     if base._rg and _gs.enabled and _req(x):
@@ -60,11 +64,17 @@ def _view(name, x, np_fn, arr_fn):
     return t
 
 
-def _views(name, x, np_fns, arr_fn):
-    """Several views of x at once (split, chunk, unbind): arr_fn returns the list of their values."""
+def _views(name, x, np_fns, arr_fn, multi=True):
+    """Several views of x at once (split, chunk, unbind): arr_fn returns the list of their values. As torch's,
+    the outputs of a multi-view op (`multi`) refuse in-place writes under grad mode (see check_multi_view);
+    tensor_split's (multi=False) are single views to torch's autograd."""
     v = x._v
     if v is None:
-        return _fn.views(x, [_traced(val) for val in arr_fn(x._a)], np_fns, arr_fn, name)
+        outs = _fn.views(x, [_traced(val) for val in arr_fn(x._a)], np_fns, arr_fn, name)
+        if not multi:
+            for t in outs:
+                t._mv = None
+        return outs
     st = x._st if x._st is not None else x._storage()
     base = x._base if x._base is not None else x
     outs = []
@@ -73,7 +83,11 @@ def _views(name, x, np_fns, arr_fn):
         t._st = st
         t._base = base
         t._vfn = _compose(x._vfn, (lambda k: lambda a: arr_fn(a)[k])(k))
+        if multi:
+            t._mv = (name, k, 0 if _gs.enabled else 1)
         outs.append(t)
+    if multi:
+        st.mv = True
     if base._rebases:
         for t in outs:
             t._vrb = base._rebases
@@ -96,8 +110,22 @@ def _views(name, x, np_fns, arr_fn):
     return outs
 
 
+def check_multi_view(t, indirect=False) -> None:
+    """torch's refusal of an in-place write under grad mode into t, an output of a multi-view op (split, chunk,
+    unbind) or a view of one (`indirect`: the write went to its base or another of its views, and t's grad_fn
+    is being re-made). t._mv holds the op's name, the output number and 0, or 1 when the op ran under no_grad,
+    or 2 for a view made with grad of such an output."""
+    mv = t._mv
+    if mv is not None:
+        g = t._gfn
+        ng = mv[2] if len(mv) > 2 else 0
+        name = mv[0].rstrip("0123456789") if ng == 2 else None if g is None else _graph._forward_name(g.name())
+        raise RuntimeError(_multi_view_msg(name, 0 if ng == 2 else t._onr, indirect, bool(ng)))
+
+
 def _view_regen(view, base):
     """Re-make a view's grad_fn from its base's current one (after an in-place op on the base)."""
+    check_multi_view(view, True)
     view._vrb = base._rebases
     with _force_grad(True):
         node, vals, _ = _record("AsStrided", view._vfn, (base,))
@@ -192,6 +220,7 @@ def _rebase(name, t, fn, others, reads_self):
     a CopySlices: the op is recorded on the view's old value only (slice-sized), and backward routes the
     base's cotangent around the view region (see graph.CopySlices)."""
     base = t._base if t._base is not None else t
+    check_multi_view(t)
     if base._rg and base._gfn is None:
         raise RuntimeError(_VIEW_LEAF_MSG if t is not base else _LEAF_MSG)
     if t is not base and t._rg and t._gfn is None and not base._rg:

@@ -158,6 +158,12 @@ def _slice_fns(d, bounds):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    return _split(tensor, split_size_or_sections, dim)
+
+
+def _split(tensor, split_size_or_sections, dim=0, multi=True):
+    """split's views; `multi=False` for tensor_split's, which torch's autograd sees as separate slices (their
+    in-place writes allowed)."""
     d, n = _split_dim(tensor, dim, "split expects at least a 1-dimensional tensor")
     if isinstance(split_size_or_sections, _int):
         s = split_size_or_sections
@@ -174,7 +180,8 @@ def split(tensor, split_size_or_sections, dim=0):
             bounds.append((acc, acc + s))
             acc += s
     fns, idxs = _slice_fns(d, bounds)
-    return tuple(_views("Split", tensor, fns, lambda a: [a[i] for i in idxs]))
+    name = ("Split" if isinstance(split_size_or_sections, _int) else "SplitWithSizes") if multi else "Slice"
+    return tuple(_views(name, tensor, fns, lambda a: [a[i] for i in idxs], multi))
 
 
 def tensor_split(input, indices_or_sections, dim=0):
@@ -187,7 +194,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     else:
         idx = [0] + list(indices_or_sections) + [n]
         sizes = [_max(0, _min(b, n) - _min(a, n)) for a, b in zip(idx[:-1], idx[1:])]
-    return split(input, sizes, d)
+    return _split(input, sizes, d, multi=False)
 
 
 def chunk(input, chunks, dim=0):
