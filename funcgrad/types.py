@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import IO, Union
 
-from ._torch._dtype import Size, device as _device, dtype as _dtype
+from ._torch._dtype import Size, device as _device, dtype as _dtype  # noqa: F401  (torch.types._dtype)
 from ._torch._storage import TypedStorage as Storage  # noqa: F401
 from ._torch._tensor import Tensor
 

@@ -48,6 +48,8 @@ def _req(t) -> bool:
 
 
 def _edge(t):
+    """The graph edge to tensor t: its grad_fn and output number, or, for a leaf, its AccumulateGrad while the
+    graph holds it (else a new one). The one place this rule lives (the recording paths all call it)."""
     if t._base is None:
         g = t._gfn
     else:
@@ -357,16 +359,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
                         break
             ins.append(a)
             diff.append(len(tensors))
-            g = t._gfn
-            if g is None:  # a leaf: its AccumulateGrad while the graph holds it (else a new one)
-                if t._base is None:
-                    g = t._accref
-                    g = g() if g is not None else None
-                    edges.append((g if g is not None else _new_acc(t), 0))
-                else:
-                    edges.append(_edge(t))
-            else:
-                edges.append((g, t._onr) if t._base is None else _edge(t))
+            edges.append(_edge(t))
         else:
             key += (v.shape, v.dtype, 4 if a.weak_type else 0)
             if args:
@@ -498,15 +491,7 @@ def _apply_prim1(name, prim, fn, t, params=_NOPARAMS):
             plan = _plan(key, name, prim, params, [a], [a], Array(r), _LEAN)
         cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
         st = t._st
-        g = t._gfn
-        if t._base is not None:
-            e = _edge(t)
-        elif g is not None:
-            e = (g, t._onr)
-        else:  # a leaf: its AccumulateGrad while the graph holds it (else a new one)
-            g = t._accref
-            g = g() if g is not None else None
-            e = (g if g is not None else _new_acc(t), 0)
+        e = _edge(t)
         if ph_args is not None:
             a = ph_args[0]
             t = ph_ts[0]
@@ -614,15 +599,7 @@ def _record_same(name, prim, fn, x, ax, params):
     if plan is None:
         plan = _plan(key, name, prim, params, [ax, ay], [ax, ay], Array(r), _LEAN)
     cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
-    g = x._gfn
-    if x._base is not None:
-        e = _edge(x)
-    elif g is not None:
-        e = (g, x._onr)
-    else:  # a leaf: its AccumulateGrad while the graph holds it (else a new one)
-        g = x._accref
-        g = g() if g is not None else None
-        e = (g if g is not None else _new_acc(x), 0)
+    e = _edge(x)
     st = x._st
     ver = _V00 if st is None else (st.version, st.version)
     y = x
