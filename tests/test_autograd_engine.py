@@ -256,3 +256,63 @@ def test_relu_zero_keeps_each_conventions_sign_in_every_float_dtype(dtype):
 def jnp_asarray(a):
     import funcgrad.numpy as jnp
     return jnp.asarray(a)
+
+
+# --- a leaf's AccumulateGrad: made when the graph is walked, one per leaf per graph (as torch's) -----------
+
+def _acc_semantics(lib):
+    """What a user can observe of a leaf's AccumulateGrad when the ops on the leaf were recorded before any
+    graph held one: identity across nodes, its variable, a hook on it, and the gradients."""
+    x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    w = lib.tensor([0.5, 0.25, 2.0], requires_grad=True)
+    y = x * w
+    z = x.exp()
+    acc_y = y.grad_fn.next_functions[0][0]
+    acc_z = z.grad_fn.next_functions[0][0]
+    seen = []
+    acc_y.register_prehook(lambda g: seen.append(g[0].detach().clone()))
+    (y.sum() + z.sum()).backward(retain_graph=True)
+    first = x.grad.clone()
+    (y.sum() + z.sum()).backward()
+    return (acc_y is acc_z, acc_y.variable is x, acc_y.name(), type(acc_y).__name__, len(seen),
+            [s.tolist() for s in seen], first.tolist(), x.grad.tolist(), w.grad.tolist(),
+            y.grad_fn.next_functions[1][0].variable is w)
+
+
+def test_leaf_accumulator_is_shared_and_hooked_as_torch():
+    torch = pytest.importorskip("torch")
+    ours, theirs = _acc_semantics(fg), _acc_semantics(torch)
+    assert ours[:5] == theirs[:5]
+    np.testing.assert_allclose(ours[5], theirs[5], rtol=1e-6)
+    np.testing.assert_allclose(ours[6], theirs[6], rtol=1e-6)
+    np.testing.assert_allclose(ours[7], theirs[7], rtol=1e-6)
+    np.testing.assert_allclose(ours[8], theirs[8], rtol=1e-6)
+    assert ours[9] is True and theirs[9] is True
+
+
+def test_leaf_used_by_ops_of_dead_graphs_then_grad_wrt_it():
+    """Ops on a leaf whose graphs have gone leave no AccumulateGrad behind; autograd.grad with the leaf as input
+    (its AccumulateGrad made by grad itself) and backward still meet the graph's edge to that leaf."""
+    torch = pytest.importorskip("torch")
+    out = {}
+    for lib in (fg, torch):
+        x = lib.tensor([0.5, 1.5], requires_grad=True)
+        for _ in range(3):
+            _ = x * 2.0 + x  # graphs that die at once
+        y = (x * x).sum() + (x + x).sum()
+        (g,) = lib.autograd.grad(y, x, retain_graph=True)
+        y.backward()
+        out[lib.__name__] = (g.tolist(), x.grad.tolist())
+    assert out["funcgrad"] == out["torch"]
+
+
+def test_cpp_node_names_as_torch():
+    torch = pytest.importorskip("torch")
+    names = []
+    for lib in (fg, torch):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 1
+        y[0:1].mul_(2)
+        names.append((y.grad_fn.name(), type(y.grad_fn).__name__,
+                      (x * 2).grad_fn.next_functions[0][0].name()))
+    assert names[0] == names[1]

@@ -22,7 +22,6 @@ from .._src.interpreters import ad as _ad
 from ._tensor import Tensor, _differentiable, _make, _new_obj, _wrap
 
 _weakref = weakref.ref
-_Acc = _graph.AccumulateGrad
 _next_seq = _graph._seq.__next__  # (the creation order of nodes: one counter, shared with Node.__init__)
 _fw_on = False  # a forward-AD dual level is active (set by funcgrad.autograd.forward_ad, which is _fwd)
 _fwd = None
@@ -48,8 +47,11 @@ def _req(t) -> bool:
 
 
 def _edge(t):
-    """The graph edge to tensor t: its grad_fn and output number, or, for a leaf, its AccumulateGrad while the
-    graph holds it (else a new one). The one place this rule lives (the recording paths all call it)."""
+    """The graph edge to tensor t: its grad_fn and output number; for a leaf, its AccumulateGrad while one is
+    alive, else the leaf tensor itself, which the graph turns into the leaf's AccumulateGrad when it is first
+    walked (graph.leaf_edges: by the engine or `next_functions`), so that an op on a leaf whose graph has gone
+    does not make an AccumulateGrad it may never use. The one place this rule lives (the recording paths all
+    call it)."""
     if t._base is None:
         g = t._gfn
     else:
@@ -61,16 +63,7 @@ def _edge(t):
         acc = ref()
         if acc is not None:
             return (acc, 0)
-    return (_new_acc(t), 0)
-
-
-def _new_acc(t):
-    """A new AccumulateGrad for leaf t, referred to weakly by t (as torch's: the graph holds it; made again
-    once per op on a leaf whose graph has gone). AccumulateGrad.__init__, inlined: this is on the hot path."""
-    acc = _new_obj(_Acc)
-    acc.variable = t
-    t._accref = _weakref(acc)
-    return acc
+    return (t, 0)
 
 
 _NODE_CLS: dict = {}
@@ -424,7 +417,6 @@ def _node_out(cls, fn, prim, params, args, ins, rans, r, kept, rplan, tensors, d
     rec.ins = ins
     rec.binds = ((prim, params, args, rans),)
     rec.outs = (rans,)
-    rec._tape = rec.sig = rec.vals = None
     rec.kept = kept
     rec.plan = rplan
     if plain:
@@ -435,7 +427,6 @@ def _node_out(cls, fn, prim, params, args, ins, rans, r, kept, rplan, tensors, d
         node.diff = diff
         node.edges = edges
         node.versions = versions
-        node.out_meta = None
         node.seq = _next_seq()
     else:
         node = cls(rec, fn, tensors, diff, edges, versions)
@@ -466,10 +457,13 @@ _LEAN: dict = {}  # _apply_prim1/2's plans: (name, prim, params, each operand's 
 _D0, _D1, _D01 = (0,), (1,), (0, 1)
 
 
-def _apply_prim1(name, prim, fn, t, params=_NOPARAMS):
+def _apply_prim1(name, prim, fn, t, params=_NOPARAMS, bound=None):
     """_apply_prim(name, prim, fn, (t,), params) for one concrete tensor t (t._v set). Recorded in the common
     case (no forward AD, enclosing recording, NaN checks, anomaly mode or saved-tensor hooks; t's Array not
-    weakly typed) without _record_prim's per-operand lists, from a plan keyed on t's shape and dtype number."""
+    weakly typed) without _record_prim's per-operand lists, from a plan keyed on t's shape and dtype number.
+    `bound`, where a hot caller has it: (params as a hashable key, the card's impl with params bound, taking
+    the buffer alone), which spares the key's tuple and the impl's keyword call; the caller vouches that it
+    computes prim.impl(v, **params) for t's dtype."""
     if _gs.enabled and not _fw_on and (t._rg or t._base is not None and _req(t)):
         if _hooks.active or _gs.anomaly or _gs.saved_hooks or t._inf:
             return _record_prim(name, prim, fn, (t,), params)
@@ -480,9 +474,13 @@ def _apply_prim1(name, prim, fn, t, params=_NOPARAMS):
             return _record_prim(name, prim, fn, (t,), params)
         v = t._v
         try:
-            key = (name, prim, tuple(params.items()) if params else None, v.shape, v.dtype.num)
+            if bound is None:
+                key = (name, prim, tuple(params.items()) if params else None, v.shape, v.dtype.num)
+                r = prim.impl(v, **params) if params else prim.impl(v)
+            else:
+                key = (name, prim, bound[0], v.shape, v.dtype.num)
+                r = bound[1](v)
             plan = _LEAN.get(key)
-            r = prim.impl(v, **params) if params else prim.impl(v)
         except Exception:  # unhashable params; or the impl failed: bind raises it in the primitive's words
             return _record_prim(name, prim, fn, (t,), params)
         if r.__class__ is not np.ndarray:
@@ -500,7 +498,10 @@ def _apply_prim1(name, prim, fn, t, params=_NOPARAMS):
     if _fw_on:
         return _apply_prim(name, prim, fn, (t,), params)
     try:  # unrecorded: the impl straight on the buffer, as _apply_prim's (without its frame and lists)
-        r = prim.impl(t._v, **params) if params else prim.impl(t._v)
+        if bound is not None:
+            r = bound[1](t._v)
+        else:
+            r = prim.impl(t._v, **params) if params else prim.impl(t._v)
     except Exception:  # the primitive's bind reports it in its own words
         return _wrap(fn(t._arr()))
     if r.__class__ is not np.ndarray or r.base is not None:

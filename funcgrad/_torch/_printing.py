@@ -159,7 +159,7 @@ def _repr(t) -> str:
         body = _body(v, indent)
     g = t._grad_fn_now()
     if g is not None:
-        suffixes.append(f"grad_fn=<{g.name()}>")
+        suffixes.append(f"grad_fn=<{g.name().rsplit('::', 1)[-1]}>")  # (torch::autograd::CopySlices as torch)
     elif t._rg:
         suffixes.append("requires_grad=True")
     if _forward_ad._current is not None:

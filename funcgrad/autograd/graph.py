@@ -61,7 +61,9 @@ def _output_of(t) -> str:
 
 
 def _forward_name(name: str) -> str:
-    """MulBackward0 -> Mul: how torch 2.13's saved-tensor error names the node."""
+    """MulBackward0 -> Mul, torch::autograd::CopySlices -> CopySlices: how torch 2.13's saved-tensor error
+    names the node."""
+    name = name.rsplit("::", 1)[-1]
     return name[:name.rindex("Backward")] if "Backward" in name else name
 
 
@@ -120,14 +122,17 @@ class Recorded:
     ad's backward sweep (`ad.walk_backward`) over the binds through a small adapter (`eqns`). The equivalent
     `ad.Tape` (`trace`, `inputs`, `outputs`) is built on first use by the rarer paths that inspect the
     tape's structure."""
-    __slots__ = ("ins", "binds", "outs", "_tape", "kept", "plan", "sig", "vals")
+    __slots__ = ("ins", "binds", "outs", "kept", "plan", "__dict__")
+    # rarely set attributes live in the instance __dict__ (these are the defaults: one record a node, so
+    # every store saved counts)
+    _tape = None  # the equivalent ad.Tape, once built
+    sig = None    # the NodeSig of a record pruned by signature (see prune), with
+    vals = None   # its values in the signature's order (what a compiled backward reads)
 
     def __init__(self, ins, binds, outs, kept=None, plan=None):
-        self.ins, self.binds, self.outs, self._tape = ins, binds, outs, None
+        self.ins, self.binds, self.outs = ins, binds, outs
         self.kept = kept  # (kept inputs (positions in ins), kept outputs) when pruned to those (see prune)
         self.plan = plan  # (one bind, one output) (needs, position in ins of each operand or -1, NodeBackward)
-        self.sig = None   # the NodeSig of a record pruned by signature (see prune), with
-        self.vals = None  # its values in the signature's order (what a compiled backward reads)
 
     def backward(self, cts) -> list:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero). A node whose
@@ -658,8 +663,9 @@ def _unbroadcast(c, shape):
 class Node:
     """A recorded operation in the backward graph (the object a tensor's grad_fn refers to)."""
     __slots__ = ("tape", "fn", "inputs", "diff", "edges", "versions", "out_refs", "out_versions",
-                 "out_meta", "seq", "__dict__", "__weakref__")
+                 "seq", "__dict__", "__weakref__")
     # rarely set attributes live in the instance __dict__ (these are the defaults)
+    out_meta = None         # [(shape, dtype) of each output] for a node of several outputs (bind_outputs)
     _pre_hooks = None       # {output nr: [tensor hooks]}
     _retains = None         # {output nr: weakref to a tensor that retains its grad}
     _post_hooks = None
@@ -677,7 +683,6 @@ class Node:
         self.versions = versions
         self.out_refs = None
         self.out_versions = None
-        self.out_meta = None
         self.seq = next(_seq)
         if _gs.anomaly:
             self._stack = _user_stack()
@@ -701,7 +706,7 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        return tuple((None, 0) if e is None else e for e in self.edges)
+        return tuple((None, 0) if e is None else e for e in leaf_edges(self))
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) -> None or replacement grad_inputs; runs after this node."""
@@ -1114,7 +1119,7 @@ class CopySlices(Node):
         self.vfn = vfn
 
     def name(self) -> str:
-        return "CopySlices"
+        return "torch::autograd::CopySlices"  # (torch's C++ nodes name themselves with their namespace)
 
     def check_versions(self) -> None:
         self.op.check_versions()
@@ -1144,8 +1149,8 @@ CopySlices.__name__ = "CopySlices"
 class AccumulateGrad(Node):
     """The sink of a leaf tensor: accumulates the incoming gradient into `variable.grad`."""
     __slots__ = ("variable",)
-    # constant for every AccumulateGrad: class attributes shadow Node's slots, so making one (as often as
-    # once per op on a leaf, since a leaf refers to its AccumulateGrad only weakly, as torch's) is cheap
+    # constant for every AccumulateGrad: class attributes shadow Node's slots, so making one (once per graph
+    # walked that reaches the leaf, which refers to its AccumulateGrad only weakly, as torch's) is cheap
     tape = True
     fn = None
     inputs = ()
@@ -1154,11 +1159,13 @@ class AccumulateGrad(Node):
     versions = ()
     out_refs = None
     out_versions = None
-    out_meta = None  # one output
     seq = -1  # run last among ready nodes, as in torch
 
     def __init__(self, variable):
         self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
 
     def release(self) -> None:
         pass
@@ -1344,6 +1351,16 @@ def node_class(name: str):
 
 # --- the engine ---------------------------------------------------------------------------------------
 
+def leaf_edges(n) -> list:
+    """n's edges with every edge to a leaf tensor (how an op on a leaf without a live AccumulateGrad records
+    it, see _dispatch._edge) replaced by the leaf's AccumulateGrad, made now if none is alive; the node keeps
+    them, so every node of one graph refers to the same AccumulateGrad of a leaf, as in torch."""
+    edges = n.edges
+    if any(e is not None and not isinstance(e[0], Node) for e in edges):
+        edges = n.edges = [e if e is None or isinstance(e[0], Node) else (e[0]._acc_node(), 0) for e in edges]
+    return edges
+
+
 def _has_nan(t) -> bool:
     v = t._v
     return v is not None and v.dtype.kind in "fc" and bool(_np.isnan(v).any())
@@ -1401,7 +1418,12 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, capture=N
     while stack:
         n = stack.pop()
         s = n.seq
-        for e in n.edges:
+        edges = n.edges
+        for e in edges:
+            if e is not None and not isinstance(e[0], Node):
+                edges = leaf_edges(n)
+                break
+        for e in edges:
             if e is None:
                 continue
             m = e[0]

@@ -17,6 +17,7 @@ from ._common import _cast, _legacy_name, _out, _scalar_arr
 _RELU_P = ew.relu_p
 _RELU_TORCH = _RELU_P.impl.torch_kink
 _TORCH_KINK = {"kink": "torch"}
+_RELU_BOUND = (tuple(_TORCH_KINK.items()), _RELU_TORCH)  # (_apply_prim1's `bound`: the card's impl, kink bound)
 
 
 def _relu_torch(a):
@@ -36,7 +37,7 @@ def relu(input, *, out=None):
             r = _RELU_TORCH(v)
             r = _make(r if r.__class__ is np.ndarray and r.base is None else np.array(r))
         else:
-            r = _apply_prim1("Relu", _RELU_P, _relu_torch, input, _TORCH_KINK)
+            r = _apply_prim1("Relu", _RELU_P, _relu_torch, input, _TORCH_KINK, _RELU_BOUND)
         return r if out is None else _out(r, out)
     kind = input._np_dtype().kind
     if kind == "b":
