@@ -515,7 +515,17 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
     lists."""
     if _gs.enabled and not _fw_on:
         rx = x._rg or x._base is not None and _req(x)
-        ry = y._rg or y._base is not None and _req(y)
+        if x is y:  # (one tensor as both operands, as x * x)
+            if rx:
+                ax = x._a
+                if ax is None:
+                    ax = x._arr()
+                if _hooks.active or _gs.anomaly or _gs.saved_hooks or x._inf or ax.weak_type:
+                    return _record_prim(name, prim, fn, (x, y), params)
+                return _record_same(name, prim, fn, x, ax, params)
+            ry = False
+        else:
+            ry = y._rg or y._base is not None and _req(y)
         if rx or ry:
             ax = x._a
             if ax is None:
@@ -524,11 +534,7 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
             if ay is None:
                 ay = y._arr()
             if _hooks.active or _gs.anomaly or _gs.saved_hooks or x._inf or y._inf or ax.weak_type or \
-                    ay.weak_type:
-                return _record_prim(name, prim, fn, (x, y), params)
-            if ax is ay:
-                if x is y:
-                    return _record_same(name, prim, fn, x, ax, params)
+                    ay.weak_type or ax is ay:  # (two tensors over one Array: identity cannot tell them apart)
                 return _record_prim(name, prim, fn, (x, y), params)
             xv = x._v
             yv = y._v

@@ -572,22 +572,11 @@ def _prim_dunder(f, name, prim, afn, kinds, left=False):
     return m
 
 
-_SUM_ALL: dict = {}  # ndim -> (params, _apply_prim1's `bound`) of a sum over all axes of a float/complex buffer
-
-
-def _sum_all_params(nd):
-    p = reductions._all_axes(nd)
-    axes = p["axes"]
-    floating = reductions._REDUCE_SUM_P.impl.floating
-    pb = _SUM_ALL[nd] = (p, (tuple(p.items()), lambda v: floating(v, axes)))
-    return pb
-
-
 def _sum_m(self, dim=None, keepdim=False, *, dtype=None):
     if dim is None and dtype is None and not keepdim:  # (reductions.sum's direct path, one frame less)
         v = self._v
         if v is not None and v.ndim and v.dtype.kind in "fc":  # (bfloat16's kind is 'V')
-            p, bound = _SUM_ALL.get(v.ndim) or _sum_all_params(v.ndim)
+            p, bound = reductions._SUM_ALL.get(v.ndim) or reductions.sum_all_params(v.ndim)
             return _apply_prim1("Sum", reductions._REDUCE_SUM_P, reductions._sum_all, self, p, bound)
     return reductions.sum(self, dim, keepdim, dtype=dtype)
 

@@ -135,7 +135,7 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
         if isinstance(y, Tensor):
             yv = y._v
             # the hot path: two concrete tensors of one dtype
-            if xv is not None and yv is not None and xv.dtype == yv.dtype and cdt is None and \
+            if xv is not None and yv is not None and (xv.dtype is yv.dtype or xv.dtype == yv.dtype) and cdt is None and \
                     (kind != _TRUEDIV or D.kind(xv.dtype) in "fc"):
                 if xv.shape != yv.shape:
                     _bshape(xv.shape, yv.shape)

@@ -11,8 +11,8 @@ from ..._src.prims import elementwise as ew
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import Tensor
 from .._dispatch import _apply1
-from ._common import (_any, _legacy_name, _bc, _binop, _bool, _bshape, _float, _int, _is_scalar, _not_impl, _NPB, _out,
-                      _promote, _tensor_arg, _TRUEDIV, _with_out)
+from ._common import (_ARITH, _any, _legacy_name, _bc, _binop, _bool, _bshape, _float, _int, _is_scalar, _not_impl,
+                      _NPB, _out, _promote, _tensor_arg, _TRUEDIV, _with_out)
 from .unary import _rsqrt, _tabs
 from .comparison import lt
 from .selection import where
@@ -73,7 +73,7 @@ def add(input, other, *, alpha=1, out=None):
         _check_alpha(input, other, alpha)
         if alpha != 1:
             other = _scaled(input, other, alpha)
-    r = _binop("Add", _bool_add, input, other, prim=_ADD_P)
+    r = _binop("Add", _bool_add, input, other, _ARITH, None, _ADD_P)  # (positional: the hot path)
     return r if out is None else _out(r, out)
 
 
@@ -92,7 +92,7 @@ def sub(input, other, *, alpha=1, out=None):
         _check_alpha(input, other, alpha)
         if alpha != 1:
             other = _scaled(input, other, alpha)
-    r = _binop("Sub", _sub_fn, input, other, prim=_SUB_P)
+    r = _binop("Sub", _sub_fn, input, other, _ARITH, None, _SUB_P)  # (positional: the hot path)
     return r if out is None else _out(r, out)
 
 
@@ -104,7 +104,7 @@ def rsub(input, other, *, alpha=1):
 
 
 def mul(input, other, *, out=None):
-    r = _binop("Mul", _bool_mul, input, other, prim=_MUL_P)
+    r = _binop("Mul", _bool_mul, input, other, _ARITH, None, _MUL_P)  # (positional: the hot path)
     return r if out is None else _out(r, out)
 
 

@@ -43,12 +43,30 @@ def _sum_all(a):
     return _reduce_sum(a, tuple(_range(a.ndim)))
 
 
+_SUM_ALL: dict = {}  # ndim -> (params, _apply_prim1's `bound`) of a sum over all axes of a float/complex buffer
+
+
+def sum_all_params(nd):
+    """The sum over all nd axes of a float16/32/64 or complex buffer (not bfloat16): (params, bound), where
+    bound is reduce_sum's impl for those dtypes with the axes bound (what _apply_prim1 takes)."""
+    pb = _SUM_ALL.get(nd)
+    if pb is None:
+        p = _all_axes(nd)
+        axes = p["axes"]
+        floating = _REDUCE_SUM_P.impl.floating
+        pb = _SUM_ALL[nd] = (p, (tuple(p.items()), lambda v: floating(v, axes)))
+    return pb
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     if dim is None and dtype is None and not keepdim and out is None:
         v = input._v
-        if v is not None and v.ndim and (v.dtype.kind in "fc" or D.kind(v.dtype) == "f"):  # (inline: 0.1 us)
-            p = _AXES_PARAMS.get(v.ndim)
-            return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, p if p is not None else _all_axes(v.ndim))
+        if v is not None and v.ndim:
+            if v.dtype.kind in "fc":
+                p, bound = _SUM_ALL.get(v.ndim) or sum_all_params(v.ndim)
+                return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, p, bound)
+            if D.kind(v.dtype) == "f":  # (bfloat16)
+                return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, _all_axes(v.ndim))
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     nd = input.ndim
