@@ -147,3 +147,37 @@ def test_mask_backward_differentiates_through_grad_output_as_torch(name):
     r_ref, = torch.autograd.grad((g_ref * torch.tensor(_V)).sum(), v_ref)
     r, = fg.autograd.grad((g * fg.tensor(_V)).sum(), v)
     np.testing.assert_allclose(r.numpy(), r_ref.numpy(), rtol=1e-12, atol=0)
+
+
+def _node_names(t):
+    """grad_fn names of activations and dropouts, in place and not, as a user sees them (torch's in-place
+    variants with their own backward formula are ...Backward1; in-place dropouts are the mul_/add_ they are)."""
+    F = t.nn.functional
+    x = t.tensor(_X.copy(), requires_grad=True)
+    ops = {
+        "threshold_": lambda y: F.threshold_(y, 0.1, 0.0), "leaky_relu_": lambda y: F.leaky_relu_(y),
+        "elu_": lambda y: F.elu_(y), "celu_": lambda y: F.celu_(y), "selu_": lambda y: t.selu_(y),
+        "rrelu_": lambda y: F.rrelu_(y), "rrelu_train": lambda y: F.rrelu(y, training=True),
+        "rrelu_train_": lambda y: F.rrelu_(y, training=True), "hardtanh_": lambda y: F.hardtanh_(y),
+        "dropout_": lambda y: F.dropout(y, 0.5, True, True), "dropout_p1_": lambda y: F.dropout(y, 1.0, True, True),
+        "alpha_dropout_": lambda y: F.alpha_dropout(y, 0.5, True, True),
+        "alpha_dropout_p1_": lambda y: F.alpha_dropout(y, 1.0, True, True),
+    }
+    return {k: f(x * 1).grad_fn.name() for k, f in ops.items()}
+
+
+def test_inplace_activation_node_names_as_torch():
+    assert _node_names(fg) == _node_names(torch)
+
+
+def test_rrelu_training_is_one_node_with_torch_values_and_gradients():
+    out = []
+    for t in (fg, torch):
+        t.manual_seed(3)
+        x = t.tensor(_X.copy(), requires_grad=True)
+        y = t.nn.functional.rrelu(x, training=True)
+        y.backward(t.tensor(_W[:y.numel()].copy()))
+        out.append((y.grad_fn.name(), y.detach().numpy(), x.grad.numpy()))
+    assert out[0][0] == out[1][0] == "RreluWithNoiseBackward0"
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+    np.testing.assert_array_equal(out[0][2], out[1][2])

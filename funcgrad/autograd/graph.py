@@ -1062,6 +1062,7 @@ def _owned_base(b) -> bool:
 _BACKWARD_TAKES_INPUT = frozenset({
     "HardtanhBackward0", "LeakyReluBackward0", "HardsigmoidBackward0", "SoftshrinkBackward0",
     "HardshrinkBackward0", "ThresholdBackward0", "RreluWithNoiseBackward0", "PreluKernelBackward0",
+    "LeakyReluBackward1", "ThresholdBackward1", "RreluWithNoiseBackward1",
     "AvgPool1DBackward0", "AvgPool2DBackward0", "AvgPool3DBackward0", "AdaptiveAvgPool1DBackward0",
     "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0", "AdaptiveMaxPool1DBackward0",
     "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool3DBackward0"})

@@ -28,12 +28,16 @@ __all__ = ["threshold", "threshold_", "relu", "relu_", "hardtanh", "hardtanh_", 
 
 
 # --- activations ------------------------------------------------------------------------------------
+# torch's in-place variants with a backward formula of their own (on the result): their nodes' names
+_INPLACE_NODE = {"Threshold": "Threshold1", "LeakyRelu": "LeakyRelu1", "RreluWithNoise": "RreluWithNoise1"}
+
+
 def _act(input, inplace, name, afn):
     """afn (an Array function: the JAX face's formula) applied to input as one recorded op named like torch's
-    backward node; with inplace=True written into input's buffer (torch's `op_`)."""
+    backward node; with inplace=True written into input's buffer (torch's `op_`, its node's name)."""
     def fn(t):
         return _apply(name, afn, (t,))
-    return _inplace_apply(input, fn, name) if inplace else fn(input)
+    return _inplace_apply(input, fn, _INPLACE_NODE.get(name, name)) if inplace else fn(input)
 
 
 def _float_kernel(input, kernel, kinds="biu"):
@@ -120,7 +124,7 @@ def _elu(x, alpha, scale=1.0, input_scale=1.0, name="Elu"):
 
 def elu(input, alpha=1.0, inplace=False):
     """Elementwise x if x > 0 else alpha * (exp(x) - 1)."""
-    return _maybe_inplace(input, inplace, lambda x: _elu(x, alpha), "Elu")
+    return _maybe_inplace(input, inplace, lambda x: _elu(x, alpha), "Elu1")  # (Elu1: torch's in-place node)
 
 
 def elu_(input, alpha=1.0):
@@ -130,7 +134,7 @@ def elu_(input, alpha=1.0):
 
 def selu(input, inplace=False):
     """Scaled exponential linear unit."""
-    return _maybe_inplace(input, inplace, lambda x: _elu(x, _jnn.SELU_ALPHA, _jnn.SELU_SCALE), "Selu")
+    return _maybe_inplace(input, inplace, lambda x: _elu(x, _jnn.SELU_ALPHA, _jnn.SELU_SCALE), "Elu1")
 
 
 def selu_(input):
@@ -142,7 +146,7 @@ def celu(input, alpha=1.0, inplace=False):
     """Elementwise max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _maybe_inplace(input, inplace, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha, "Celu"), "Celu")
+    return _maybe_inplace(input, inplace, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha, "Celu"), "Celu1")
 
 
 def celu_(input, alpha=1.0):
@@ -154,7 +158,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomised leaky ReLU: negative slopes drawn from U(lower, upper) in training, their mean in eval
     (x <= 0 takes the slope, so the gradient at 0 is the slope, as torch)."""
     if training:
-        return _maybe_inplace(input, inplace, _rrelu_train(input, lower, upper), "RreluWithNoise")
+        return _act(input, inplace, "RreluWithNoise", _rrelu_train(input, lower, upper))
     _float_kernel(input, "leaky_relu_cpu")
     s = (lower + upper) / 2
     return _act(input, inplace, "RreluWithNoise", lambda a: _jnp.where(a > 0, a, a * s))
@@ -174,10 +178,10 @@ def _rrelu_train(input, lower, upper):
                          float(op.type(upper)))
     noise = np.ones(neg.shape, op)
     noise[neg] = r
-    slope, mask = _fg.from_numpy(noise), _fg.from_numpy(neg)
+    slope, mask = _jnp.asarray(noise), _jnp.asarray(neg)
     if op == dt:
-        return lambda x: _fg.where(mask, x * slope, x)
-    return lambda x: _fg.where(mask, (x.to(slope.dtype) * slope).to(x.dtype), x)
+        return lambda a: _jnp.where(mask, a * slope, a)
+    return lambda a: _jnp.where(mask, (a.astype(op) * slope).astype(dt), a)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):

@@ -37,9 +37,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return _maybe_inplace(input, inplace, lambda x: x * 0.0, "Dropout")
+        return _maybe_inplace(input, inplace, lambda x: x * 0.0, "Mul")  # (torch's in-place node: input.mul_)
     scaled = _keep_scale(input.shape, p, input.dtype)
-    return _maybe_inplace(input, inplace, lambda x: x * scaled, "Dropout")
+    return _maybe_inplace(input, inplace, lambda x: x * scaled, "Mul")
 
 
 def _feature_dropout(input, p, training, inplace, alpha=False):
@@ -111,12 +111,12 @@ _ALPHA_PRIME = -1.7580993408473766  # -scale * alpha of SELU: the value SELU sat
 
 def _alpha_dropout_with_mask(input, p, mask_shape, inplace):
     if p == 1.0:
-        return _maybe_inplace(input, inplace, lambda x: x * 0.0, "AlphaDropout")
+        return _maybe_inplace(input, inplace, lambda x: x * 0.0, "Mul")  # (torch's in-place nodes: mul_, add_)
     keep = _keep_mask(mask_shape, p, input.dtype)
     a = ((1 - p) * (1 + p * _ALPHA_PRIME ** 2)) ** -0.5
     b = (1 - keep) * (a * _ALPHA_PRIME) - a * _ALPHA_PRIME * p  # dropped units sit at SELU's floor
     scale = keep * a
-    return _maybe_inplace(input, inplace, lambda x: x * scale + b, "AlphaDropout")
+    return _maybe_inplace(input, inplace, lambda x: x * scale + b, "Add")
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
