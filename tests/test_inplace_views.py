@@ -256,3 +256,18 @@ def test_values_of_multi_view_written_under_no_grad_still_reach_base():
     with fg.no_grad():
         c.mul_(10)
     np.testing.assert_array_equal(b.detach().numpy(), [0.0, 1.0, 20.0, 30.0])
+
+
+def test_views_of_a_leaf_view_record_as_torch():
+    """A leaf that is a view of a tensor without grad (`arange(6.).reshape(2, 3).requires_grad_()`): its views
+    and multi-views track gradients back to it, as torch's."""
+    torch = pytest.importorskip("torch")
+    out = []
+    for t in (fg, torch):
+        x = t.arange(6.0).reshape(2, 3).requires_grad_()
+        y = x[0]
+        a, b = x.unbind(1)[:2]
+        (y * 2).sum().backward(retain_graph=True)
+        (a * b).sum().backward()
+        out.append((y.grad_fn.name(), a.grad_fn.name(), x.is_leaf, x.grad.numpy().tolist()))
+    assert out[0] == out[1]

@@ -678,3 +678,23 @@ def test_pickles_naming_the_old_torch_face_path_load():
     assert b"funcgrad.tensor._tensor" in data
     back = pickle.loads(data)
     assert type(back) is fg.Tensor and back.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x: x.tile(2), lambda t, x: x.tile(2, 1), lambda t, x: x.tile([2, 1, 1]), lambda t, x: x.tile((3,)),
+    lambda t, x: t.tile(x, (2,)), lambda t, x: t.tile(x, 2), lambda t, x: x[0].broadcast_to(2, 3),
+    lambda t, x: x[0].broadcast_to((4, 3)), lambda t, x: x[0].broadcast_to(t.Size([2, 3])),
+    lambda t, x: t.broadcast_to(x, (2, 2, 3))])
+def test_tile_and_broadcast_to_take_sizes_as_torch(call):
+    """Tensor.tile / broadcast_to take sizes as varargs or one sequence, torch.tile a sequence only (an int is
+    torch's TypeError); tile is a repeat (RepeatBackward0)."""
+    torch = pytest.importorskip("torch")
+    out = []
+    for t in (fg, torch):
+        x = t.arange(6.0).reshape(2, 3).requires_grad_()
+        try:
+            r = call(t, x)
+            out.append((tuple(r.shape), r.grad_fn.name(), r.detach().numpy().tolist()))
+        except TypeError:
+            out.append("TypeError")
+    assert out[0] == out[1]

@@ -149,10 +149,28 @@ def _make_node(name, tape, fn, ts, diff):
     return cls(tape, fn, ts, diff, edges, versions)
 
 
+# op names whose trailing digits belong to the op (torch's Exp2Backward0), not to an overload (MaxBackward1)
+_DIGIT_OPS = frozenset({"Exp2", "Expm1", "Log2", "Log10", "Atan2", "Arctan2", "Rot90", "I0", "Logaddexp2",
+                        "SpecialI0", "SpecialI1", "SpecialExp2", "SpecialExpm1"})
+
+
+def _node_name(name: str) -> str:
+    """torch's node class name for op `name` (CamelCase: masked_fill -> MaskedFill, log1p -> Log1P): a trailing
+    digit names torch's overload ("Max1": MaxBackward1) unless it belongs to the op; else Backward0."""
+    if "_" in name or any(c.isdigit() for c in name[:-1]):
+        parts = []
+        for w in name.split("_"):
+            w = w[:1].upper() + w[1:]
+            parts.append("".join(c.upper() if k and w[k - 1].isdigit() else c for k, c in enumerate(w)))
+        name = "".join(parts)
+    if name[-1].isdigit() and name not in _DIGIT_OPS:
+        return name[:-1] + "Backward" + name[-1]
+    return name + "Backward0"
+
+
 def _node_cls(name):
-    """The Node class for op `name`: "Max1" names torch's overload MaxBackward1; a plain name Backward0."""
-    cls = _NODE_CLS[name] = _graph.node_class(name[:-1] + "Backward" + name[-1] if name[-1].isdigit()
-                                              else name + "Backward0")
+    """The Node class for op `name` (see _node_name)."""
+    cls = _NODE_CLS[name] = _graph.node_class(_node_name(name))
     return cls
 
 

@@ -219,7 +219,7 @@ def overlaps(sh) -> bool:
 
 
 # in-place ops torch lets write elements that share a location (each of them gets the same value)
-FILLS = frozenset(("Fill", "Masked_fill", "IndexPut"))
+FILLS = frozenset(("Fill2", "Fill3", "Zero", "Masked_fill", "IndexPut"))
 
 
 def write(t, new, name: str = "inplace arithmetic", key=None) -> None:

@@ -101,17 +101,22 @@ def _check_inf(t) -> None:
 
 
 def zero_(self):
-    return fill_(self, 0)
+    return _fill(self, 0, "Zero")
 
 
 def fill_(self, value):
+    return _fill(self, value, "Fill2")
+
+
+def _fill(self, value, name):
+    """fill_ / zero_ (torch's nodes FillBackward2 for a number, FillBackward3 for a tensor, ZeroBackward0)."""
     v = self._v
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
         if (_req(value) and _gs.enabled) or value._v is None:
-            return _inplace("Fill", self, lambda a, s: jnp.broadcast_to(_cast(s, a.dtype), a.shape), (value,),
+            return _inplace("Fill3", self, lambda a, s: jnp.broadcast_to(_cast(s, a.dtype), a.shape), (value,),
                             reads_self=False)
         value = value.item()
         if isinstance(value, complex) and D.kind(self._np_dtype()) != "c":  # (a complex tensor's value: the real
@@ -126,7 +131,7 @@ def fill_(self, value):
         self._bump()
         return self
     dt = self._np_dtype()
-    return _inplace("Fill", self, lambda a: jnp.full(a.shape, value, dt), reads_self=False)
+    return _inplace(name, self, lambda a: jnp.full(a.shape, value, dt), reads_self=False)
 
 
 def copy_(self, src, non_blocking=False):
@@ -451,6 +456,14 @@ def _flip_m(self, *dims):
     return views.flip(self, dims)
 
 
+def _tile_m(self, *dims):
+    return views.tile(self, views._shape_args(dims))
+
+
+def _broadcast_to_m(self, *size):
+    return views.broadcast_to(self, views._shape_args(size))
+
+
 def _size_args(f):
     def m(self, *sizes):
         return f(self, *sizes)
@@ -633,6 +646,8 @@ def methods() -> dict:
             m[name + "_"] = _make_inplace(getattr(fam, name), name.capitalize())
     m["sum"] = _sum_m
     m["flip"] = _flip_m
+    m["tile"] = _tile_m
+    m["broadcast_to"] = _broadcast_to_m
     m["float_power_"] = _float_power_
     m["add_"] = _fast_binary_inplace(np.add, arithmetic.add, "Add")
     m["sub_"] = _fast_binary_inplace(np.subtract, arithmetic.sub, "Sub")

@@ -54,7 +54,7 @@ def _view(name, x, np_fn, arr_fn):
         t._mv = (name, 0, 2 if ng and _gs.enabled else ng)
     if _trace_state.stack:
         _fn.track_eager(base, t)
-    if base._rg and _gs.enabled and _req(x):
+    if (base._rg or x._rg) and _gs.enabled and _req(x):  # (x: a leaf view of a base without grad)
         node, vals, _ = _record(name, arr_fn, (x,))
         t._rg = True
         t._gfn = node
@@ -97,7 +97,7 @@ def _views(name, x, np_fns, arr_fn, multi=True):
     if x._inf:
         for t in outs:
             t._inf = True
-    if base._rg and _gs.enabled and _req(x):
+    if (base._rg or x._rg) and _gs.enabled and _req(x):  # (x: a leaf view of a base without grad)
         node, vals, _ = _record(name, arr_fn, (x,))
         for k, t in enumerate(outs):
             t._rg = True

@@ -198,7 +198,7 @@ def _raise_if_singular(A, result, op: str):
 def inv(A, *, out=None):
     """The inverse of each square matrix of A; singular input raises linalg.LinAlgError."""
     _square(A, "inv")
-    return _raise_if_singular(A, _apply1("LinalgInv", jnp.linalg.inv, A), "inv")
+    return _raise_if_singular(A, _apply1("LinalgInvEx", jnp.linalg.inv, A), "inv")
 
 
 @_writes_out
@@ -229,9 +229,9 @@ def solve(A, B, *, left=True, out=None):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and "
                            f"{desc})")
     if vec:
-        r = _apply("LinalgSolve", lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0], (A, B))
+        r = _apply("LinalgSolveEx", lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0], (A, B))
     else:
-        r = _apply("LinalgSolve", jnp.linalg.solve, (A, B))
+        r = _apply("LinalgSolveEx", jnp.linalg.solve, (A, B))
     return _raise_if_singular(A, r, "solve")
 
 
@@ -240,7 +240,7 @@ def solve(A, B, *, left=True, out=None):
 def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor L of Hermitian positive-definite A (A = L L^H; U with A = U^H U if upper)."""
     _square(A, "cholesky")
-    return _apply1("LinalgCholesky", lambda a: jnp.linalg._cholesky(a, upper=upper, convention="torch"), A)
+    return _apply1("LinalgCholeskyEx", lambda a: jnp.linalg._cholesky(a, upper=upper, convention="torch"), A)
 
 
 def _at_least_2d(A, op):

@@ -256,7 +256,10 @@ def pow(input, exponent, *, out=None):  # noqa: A001
         return _out(input.clone() if exponent else input.new_ones(input.shape), out)
     if _promote(input, exponent) == _NPB:
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
-    return _out(_binop("Pow", _pow_fn, input, exponent), out)
+    # (torch's nodes: PowBackward0 for a number exponent, 1 for a tensor one, 2 for a number base)
+    name = "Pow1" if isinstance(exponent, Tensor) and isinstance(input, Tensor) else "Pow2" if isinstance(
+        exponent, Tensor) else "Pow"
+    return _out(_binop(name, _pow_fn, input, exponent), out)
 
 
 def float_power(input, exponent, *, out=None):

@@ -144,7 +144,9 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     if isinstance(src, Tensor):
         _check_same_dtype("scatter(): Expected self.dtype to be equal to src.dtype", input, src)
     s = _src(src, value, idx.shape, input._np_dtype())
-    return _apply("Scatter", _scatter_fn(d, idx, reduce, input._np_dtype()), (input, s))
+    # (torch's nodes: ScatterBackward0 for a tensor src, 1 for a value; scatter_add's ScatterAddBackward0)
+    name = ("ScatterAdd" if reduce == "add" else "Scatter") if isinstance(src, Tensor) else "Scatter1"
+    return _apply(name, _scatter_fn(d, idx, reduce, input._np_dtype()), (input, s))
 
 
 def scatter_add(input, dim, index, src):

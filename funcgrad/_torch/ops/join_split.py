@@ -226,7 +226,7 @@ def narrow(input, dim, start, length):
     if length < 0 or start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     idx = (slice(None),) * d + (slice(start, start + length),)
-    return _view("Narrow", input, lambda x: x[idx], lambda a: a[idx])
+    return _view("Slice", input, lambda x: x[idx], lambda a: a[idx])
 
 
 def select(input, dim, index):

@@ -327,7 +327,7 @@ def cross(input, other, dim=None):
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
                            f"{other.shape[d]}")
-    return _apply("Cross", lambda a, b: jnp.cross(a, b, axis=d), (input, other))
+    return _apply("LinalgCross", lambda a, b: jnp.cross(a, b, axis=d), (input, other))
 
 
 # Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));

@@ -145,7 +145,7 @@ floor = _checked_unary(_same_unary("Floor", _int_id(ew.floor)), _not_impl("floor
 ceil = _checked_unary(_same_unary("Ceil", _int_id(ew.ceil)), _not_impl("ceil_vml_cpu"))
 trunc = fix = _checked_unary(_same_unary("Trunc", _int_id(lambda a: jnp.trunc(a))), _not_impl("trunc_vml_cpu"))
 frac = _checked_unary(_same_unary("Frac", lambda a: ew.sub(a, jnp.trunc(a))), _not_impl("frac_cpu", "biu"))
-_square = _same_unary("Square", lambda a: ew.integer_pow(a, 2))
+_square = _same_unary("Pow", lambda a: ew.integer_pow(a, 2))
 
 
 def square(input, *, out=None):

@@ -337,10 +337,13 @@ def repeat(input, *sizes):
 
 
 def tile(input, dims):
-    dims = tuple(dims)
+    """torch.tile: repeat with ones prepended to dims up to input's rank (so, as torch's, a RepeatBackward0)."""
+    if not isinstance(dims, (list, tuple, D.Size)):
+        raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+    dims = _shape_args((dims,))
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
-    return _apply1("Tile", lambda a: jnp.tile(a, dims), input)
+    return repeat(input, dims)
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
@@ -407,11 +410,10 @@ def rot90(input, k=1, dims=(0, 1)):
 
 
 # Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));
-# installed by _methods
+# installed by _methods (flip, tile and broadcast_to, whose methods take sizes as varargs, are written there)
 METHODS = ("view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze",
            "permute", "transpose", "swapaxes", "swapdims", "t", "movedim", "moveaxis", "expand", "expand_as",
-           "broadcast_to", "contiguous", "clone", "repeat", "tile", "repeat_interleave", "fliplr", "flipud", "roll",
-           "rot90")
+           "contiguous", "clone", "repeat", "repeat_interleave", "fliplr", "flipud", "roll", "rot90")
 INPLACE = ()
 
 __all__ = ["broadcast_shapes", "broadcast_tensors", "broadcast_to", "clone", "contiguous", "expand", "expand_as",
