@@ -10,8 +10,10 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D
 from ..._src.prims import elementwise as ew, stop_gradient as _stop_gradient
 from ..._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
+from ..._src.prims.shape import reshape_p as _reshape_p
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import _dim
+from ..._src.core.array import Array
 from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim1
 from .._errors import _legacy
 from ._common import (_bool, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr,
@@ -43,12 +45,61 @@ def _sum_all(a):
     return _reduce_sum(a, tuple(_range(a.ndim)))
 
 
+def _direct(v) -> bool:
+    """Whether sum/mean over dims take their direct paths (_sum_dims): a concrete float32/64 or complex tensor
+    of rank >= 1 (float16 and bfloat16 accumulate in float32 on the general path)."""
+    return v is not None and v.ndim and v.dtype.kind in "fc" and v.dtype.itemsize >= 4
+
+
+_DIMS_FNS: dict = {}  # (axes, kept shape or None, count or None, dtype) -> (params, the Array-level fn)
+
+
+def _sum_dims(name, input, axes, keepdim, mean):
+    """sum (mean: divided by the count) of a tensor that is _direct over sorted `axes` (None: all), as one
+    recorded node named as torch's (`name`): one bind of reduce_sum without keepdim (the direct one-bind
+    path), else reduce_sum, a division by the count and a reshape to the kept shape, recorded together.
+    None for an empty mean (the caller's general path)."""
+    v = input._v
+    shape = v.shape
+    axes = tuple(_range(len(shape))) if axes is None else axes
+    kshape = tuple([1 if i in axes else n for i, n in enumerate(shape)]) if keepdim else None
+    count = math.prod([shape[i] for i in axes]) if mean else None
+    key = (axes, kshape, count, v.dtype)
+    hit = _DIMS_FNS.get(key)
+    if hit is None:
+        if len(_DIMS_FNS) > 1024:
+            _DIMS_FNS.clear()
+        hit = _DIMS_FNS[key] = (_all_axes(len(shape)) if len(axes) == len(shape) else {"axes": axes},
+                                _dims_fn(axes, kshape, count, v.dtype))
+    params, fn = hit
+    if count == 0:  # (an empty mean: the general path's NaN, without NumPy's warning)
+        return None
+    if count is None and kshape is None:
+        return _apply_prim1(name, _REDUCE_SUM_P, fn, input, params)
+    return _apply1(name, fn, input)
+
+
+def _dims_fn(axes, kshape, count, dt):
+    """The Array-level function of _sum_dims: the binds it records."""
+    c = None if count is None else Array(np.array(count, dt))
+
+    def fn(a):
+        r = _REDUCE_SUM_P.bind(a, axes=axes)
+        if c is not None:
+            r = ew.div(r, c)  # (the count's 0-d constant: NumPy broadcasts it; it carries no cotangent)
+        return r if kshape is None else _reshape_p.bind(r, new_sizes=kshape)
+    return fn
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
-    if dim is None and dtype is None and not keepdim and out is None:
+    if dtype is None and out is None:
         v = input._v
-        if v is not None and v.ndim and (v.dtype.kind in "fc" or D.kind(v.dtype) == "f"):  # (inline: 0.1 us)
-            p = _AXES_PARAMS.get(v.ndim)
-            return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, p if p is not None else _all_axes(v.ndim))
+        if dim is None:
+            if not keepdim and v is not None and v.ndim and (v.dtype.kind in "fc" or D.kind(v.dtype) == "f"):
+                p = _AXES_PARAMS.get(v.ndim)  # (inline: 0.1 us)
+                return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, p if p is not None else _all_axes(v.ndim))
+        elif _direct(v) and not isinstance(dim, D.dtype):  # torch's sum.dim_IntList: SumBackward1
+            return _sum_dims("Sum1", input, _dims(dim, v.ndim), keepdim, False)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     nd = input.ndim
@@ -66,7 +117,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     else:
         def fn(a):
             return _cast(jnp.sum(_cast(a, odt), axis=axes, keepdims=keepdim), odt)  # (NumPy's int32 sum: int64)
-    return _out_cast(_apply1("Sum", fn, input), out)
+    return _out_cast(_apply1("Sum" if dim is None else "Sum1", fn, input), out)
 
 
 @_with_out(None)
@@ -107,12 +158,21 @@ def _legacy_int(dt):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if dtype is None and out is None and _direct(input._v) and not isinstance(dim, D.dtype):
+        r = None
+        if dim is not None:  # torch's mean.dim: MeanBackward1
+            r = _sum_dims("Mean1", input, _dims(dim, input._v.ndim), keepdim, True)
+        elif not keepdim:  # mean(): MeanBackward0
+            r = _sum_dims("Mean", input, None, False, True)
+        if r is not None:
+            return r
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     odt = _float_check("mean", input._np_dtype(), dtype)
     axes = _dims(dim, input.ndim)
     acc = np.dtype(np.float32) if odt.name == "bfloat16" else odt  # (torch: in float32, rounded once)
-    return _out(_apply1("Mean", lambda a: _cast(jnp.mean(_cast(a, acc), axis=axes, keepdims=keepdim), odt), input), out)
+    return _out(_apply1("Mean" if dim is None else "Mean1",
+                        lambda a: _cast(jnp.mean(_cast(a, acc), axis=axes, keepdims=keepdim), odt), input), out)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
