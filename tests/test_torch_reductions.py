@@ -68,3 +68,74 @@ def test_sum_mean_errors_match_torch():
         with pytest.raises(Exception) as eb:
             f(b)
         assert type(ea.value) is type(eb.value) and str(ea.value) == str(eb.value)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (5,), (4, 1)])
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_min_along_dim_match_torch(shape, op, keepdim, dtype):
+    """x.max(d) / x.min(d): torch's values and indices (ties: the first), one MaxBackward0 / MinBackward0 node
+    whose gradient goes to the index taken only, and requires grad with create_graph=True only through the
+    cotangent (as torch's mask-select backward)."""
+    rng = np.random.default_rng(1)
+    for d in range(-len(shape), len(shape)):
+        x = rng.standard_normal(shape).astype(dtype)
+        x.flat[0] = x.flat[-1]  # a tie
+        a, b = _pair(x)
+        va, ia = getattr(a, op)(d, keepdim=keepdim)
+        vb, ib = getattr(b, op)(d, keepdim=keepdim)
+        assert va.grad_fn.name() == vb.grad_fn.name() == op.capitalize() + "Backward0"
+        np.testing.assert_array_equal(va.detach().numpy(), vb.detach().numpy())
+        np.testing.assert_array_equal(ia.numpy(), ib.numpy())
+        assert ia.dtype == fg.int64 and tuple(ia.shape) == tuple(ib.shape) and not ia.requires_grad
+        g = rng.standard_normal(tuple(vb.shape)).astype(dtype)
+        (ga,) = fg.autograd.grad(va, a, fg.tensor(g, requires_grad=True), create_graph=True)
+        (gb,) = torch.autograd.grad(vb, b, torch.tensor(g, requires_grad=True), create_graph=True)
+        np.testing.assert_array_equal(ga.detach().numpy(), gb.detach().numpy())
+        assert ga.requires_grad == gb.requires_grad
+
+
+def test_max_along_dim_with_nan_matches_torch():
+    x = np.array([[1.0, np.nan, 3.0, np.nan], [2.0, 5.0, 5.0, 0.0]], np.float32)
+    got = []
+    for lib in (fg, torch):
+        a = lib.tensor(x, requires_grad=True)
+        v, i = a.max(1)
+        m, j = a.min(0)
+        (v.sum() + m.sum()).backward()
+        got.append((v.detach().numpy(), i.numpy(), m.detach().numpy(), j.numpy(), a.grad.numpy()))
+    for u, w in zip(*got):
+        np.testing.assert_array_equal(u, w)
+
+
+@pytest.mark.parametrize("shape,ishape", [((3, 4), (3, 4)), ((3, 4), (2, 6)), ((2, 3, 4), (2, 2, 4)), ((5,), (7,))])
+def test_gather_matches_torch(shape, ishape):
+    """gather: one GatherBackward0 node; gradients scatter-add repeated indices; second order through the
+    cotangent; a transposed input and int32 indices as torch."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape)
+    for d in range(len(shape)):
+        if any(ishape[k] > shape[k] for k in range(len(shape)) if k != d):
+            continue
+        idx = rng.integers(0, shape[d], ishape)
+        a, b = _pair(x)
+        ra, rb = a.gather(d, fg.tensor(idx)), b.gather(d, torch.tensor(idx))
+        assert ra.grad_fn.name() == rb.grad_fn.name() == "GatherBackward0"
+        np.testing.assert_array_equal(ra.detach().numpy(), rb.detach().numpy())
+        g = rng.standard_normal(ishape)
+        (ga,) = fg.autograd.grad(ra, a, fg.tensor(g, requires_grad=True), create_graph=True)
+        (gb,) = torch.autograd.grad(rb, b, torch.tensor(g, requires_grad=True), create_graph=True)
+        np.testing.assert_allclose(ga.detach().numpy(), gb.detach().numpy(), rtol=1e-14)
+        assert ga.requires_grad == gb.requires_grad
+    m = np.arange(24.0).reshape(4, 6)
+    i = np.array([[0, 3], [1, 1]])
+    ra = fg.tensor(m).t().gather(1, fg.tensor(i, dtype=fg.int32))
+    rb = torch.tensor(m).t().gather(1, torch.tensor(i, dtype=torch.int32))
+    np.testing.assert_array_equal(ra.numpy(), rb.numpy())
+    for bad in ([[0, 6]], [[-1, 0]]):
+        with pytest.raises(RuntimeError) as ea:
+            fg.tensor(m).gather(1, fg.tensor(bad))
+        with pytest.raises(RuntimeError) as eb:
+            torch.tensor(m).gather(1, torch.tensor(bad))
+        assert str(ea.value) == str(eb.value)

@@ -7,10 +7,11 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D, return_types
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
-from .._tensor import Tensor, _dim, _wrap
+from .._tensor import Tensor, _dim, _make, _wrap
 from .._dispatch import _apply, _apply1, _apply_nograd
 from ._common import _cast, _dims, _NPB, _out, _with_out
 from .arithmetic import maximum, minimum
+from .indexing import _gather_along
 from .reductions import _keep_all
 
 
@@ -69,6 +70,12 @@ def _minmax(name, red, argred, input, dim, keepdim, other_fn):
     if input.ndim == 0:
         return getattr(return_types, name)(input.clone() if not input._rg else input * 1,
                                            _wrap(Array(np.zeros((), np.int64))))
+    v = input._v
+    if v is not None and v.dtype.kind == "f":  # one bind of gather at the host argmax/argmin (torch's node)
+        i = (np.argmax if name == "max" else np.argmin)(v, axis=d)
+        ik = i.reshape(v.shape[:d] + (1,) + v.shape[d + 1:])
+        values = _gather_along(name.capitalize(), input, ik, d, None if keepdim else i.shape)
+        return getattr(return_types, name)(values, _make(ik.copy() if keepdim else i))
     idx = _apply_nograd(lambda a: jnp.expand_dims(argred(a, axis=d), d), (input,))
     values = _apply(name.capitalize(), _take_at(d, keepdim), (input, idx))
     if not keepdim:
