@@ -358,3 +358,39 @@ def test_smooth_l1_one_node(reduction, shape, beta):
     (fh,) = fg.autograd.grad(fg_.sum(), fx)
     scale = 1.0 / x.size if reduction == "mean" else 1.0
     np.testing.assert_allclose(np_(fh), np.where(np.abs(d) < beta, scale / beta, 0.0), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name,kw", [("smooth_l1_loss", dict(beta=1.0)), ("smooth_l1_loss", dict(beta=0.3)),
+                                     ("huber_loss", dict(delta=1.0)), ("huber_loss", dict(delta=0.7)),
+                                     ("huber_loss", dict(delta=2.5))])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(), (1,), (3, 4), (2, 3, 5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_piecewise_losses_one_node_match_torch(name, kw, reduction, shape, dtype):
+    """smooth_l1_loss and huber_loss of same-shaped float tensors: torch's one node (SmoothL1LossBackward0,
+    HuberLossBackward0), its per-element values exactly (at d == 0 and on the band's edge too), the gradients of
+    both operands with create_graph=True (requiring grad as torch's) and the second derivatives."""
+    rng = np.random.default_rng(4)
+    k = next(iter(kw.values()))
+    x = (rng.standard_normal(shape) * 2).astype(dtype)
+    y = (rng.standard_normal(shape) * 2).astype(dtype)
+    if x.size > 2:
+        y.flat[0], y.flat[1] = x.flat[0], x.flat[1] - k  # d == 0 and |d| == the band's edge
+    fx, tx = fg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    fy, ty = fg.tensor(y, requires_grad=True), torch.tensor(y, requires_grad=True)
+    fl = getattr(F, name)(fx, fy, reduction=reduction, **kw)
+    tl = getattr(TF, name)(tx, ty, reduction=reduction, **kw)
+    assert fl.grad_fn.name() == tl.grad_fn.name() == ("SmoothL1LossBackward0" if name == "smooth_l1_loss"
+                                                      else "HuberLossBackward0")
+    tol = 0 if reduction == "none" else 1e-6 if dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(np_(fl), tl.detach().numpy(), rtol=tol)
+    g = rng.standard_normal(tuple(tl.shape)).astype(dtype)
+    fgr = fg.autograd.grad(fl, (fx, fy), fg.tensor(g), create_graph=True)
+    tgr = torch.autograd.grad(tl, (tx, ty), torch.tensor(g), create_graph=True)
+    for u, w in zip(fgr, tgr):
+        np.testing.assert_allclose(np_(u), w.detach().numpy(), rtol=1e-6, atol=1e-7)
+        assert u.requires_grad == w.requires_grad
+    fh = fg.autograd.grad(fgr[0].sum(), (fx, fy))
+    th = torch.autograd.grad(tgr[0].sum(), (tx, ty))
+    for u, w in zip(fh, th):
+        np.testing.assert_allclose(np_(u), w.numpy(), rtol=1e-6, atol=1e-7)

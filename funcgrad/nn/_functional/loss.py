@@ -13,8 +13,8 @@ from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jn
 from ..._src.core.array import Array as _Array
 from ..._src.prims import elementwise as _ew
 from ..._src.prims.indexing import gather as _gather
+from ..._src.prims.reduction import reduce_sum_p as _reduce_sum_p
 from ..._torch.ops._common import _bc
-from ..._torch.ops.reductions import _sum_all
 from ..._torch._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ..._torch._dispatch import _apply
 from ..._torch._errors import _legacy
@@ -58,28 +58,13 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    dt = input._np_dtype()
-    if beta != 0 and input.shape == target.shape and dt == target._np_dtype() and dt.kind == "f" and \
-            dt.itemsize >= 4:  # one recorded node, torch's SmoothL1LossBackward0
-        return _apply("SmoothL1Loss", lambda a, b: _smooth_l1(a, b, beta, reduction), (input, target))
+    if beta != 0 and _one_node_ok(input, target):  # one recorded node, torch's SmoothL1LossBackward0
+        return _piecewise_loss("SmoothL1Loss", input, target, reduction, beta)
     d = input - target
     z = _fg.abs(d)
     # the square of d itself, not of |d|, so the second derivative at d == 0 is 1 / beta (torch's)
     loss = z if beta == 0 else _fg.where(z < beta, 0.5 * d * d / beta, z - 0.5 * beta)
     return _reduce(loss, reduction)
-
-
-def _smooth_l1(a, b, beta, reduction):
-    """smooth_l1_loss on Arrays a, b of one float dtype and shape, beta > 0: the binds of the op-by-op formula
-    (numbers entering as constants of the dtype), so the same values and derivatives."""
-    def c(x):
-        return _Array(np.array(x, a.dtype))
-    d = _ew.sub(a, b)
-    z = _ew.abs_p.bind(d, kink="torch")
-    loss = _ew.select(_bc_lt(z, c(beta)), _bc_div(_bc_mul(_bc_mul(c(0.5), d), d), c(beta)), _bc_sub(z, c(0.5 * beta)))
-    if reduction == "mean":
-        return _jnp.mean(loss)
-    return _sum_all(loss) if reduction == "sum" and loss.ndim else loss
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -88,10 +73,55 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is None and _one_node_ok(input, target):  # one recorded node, torch's HuberLossBackward0
+        return _piecewise_loss("HuberLoss", input, target, reduction, delta)
     d = input - target
     z = _fg.abs(d)
     loss = _fg.where(z < delta, 0.5 * d * d, delta * (z - 0.5 * delta))  # (d * d: second derivative 1 at 0)
     return _weighted(loss, weight, input, reduction, mean_by_weight=False)
+
+
+def _one_node_ok(input, target) -> bool:
+    """Whether a loss of input and target is recorded as one node of its binds: two non-empty tensors of one
+    shape and one float dtype of at least 32 bits (float16 and bfloat16 take torch's op-by-op rounding)."""
+    dt = input._np_dtype()
+    return input.shape == target.shape and dt == target._np_dtype() and dt.kind == "f" and dt.itemsize >= 4 \
+        and input.numel() > 0
+
+
+_CONSTS: dict = {}  # (name, dtype, parameter, numel) -> the 0-d constants of _piecewise_loss's binds
+
+
+def _piecewise_loss(name, input, target, reduction, k):
+    """smooth_l1_loss (k = beta > 0) or huber_loss (k = delta > 0) of non-empty same-shaped float tensors as
+    ONE recorded node (`name`, torch's) of the binds of torch's kernel (numbers entering as 0-d constants of
+    the dtype), so torch's values, with derivatives from the binds' own rules. With d = x - t and z = |d|
+    (torch's kink: sign(0) = 0): smooth L1 is d * d / (2 beta) where z < beta (torch's 0.5 * z * z / beta
+    exactly: halving is exact), else z - beta / 2; Huber is d * d / 2 where z < delta, else
+    delta * (z - delta / 2). The square is of d, not z, so the second derivative at d == 0 is torch's
+    (1 / beta, 1). The mean divides the sum by the count, as torch's."""
+    dt = input._np_dtype()
+    n = input.numel()
+    key = (name, dt, k, n)
+    c = _CONSTS.get(key)
+    if c is None:
+        if len(_CONSTS) > 1024:
+            _CONSTS.clear()
+        c = _CONSTS[key] = tuple(_Array(np.array(v, dt)) for v in (k, 2 * k if name == "SmoothL1Loss" else 2,
+                                                                      0.5 * k, n))
+    huber = name == "HuberLoss"
+    ck, c2k, chalf, cn = c
+
+    def fn(a, b):
+        d = _ew.sub(a, b)
+        z = _ew.abs_p.bind(d, kink="torch")
+        far = _bc_sub(z, chalf)
+        loss = _ew.select(_bc_lt(z, ck), _bc_div(_ew.mul(d, d), c2k), _bc_mul(ck, far) if huber else far)
+        if reduction == "none" or not loss.ndim:  # (a 0-d loss is its own mean and sum)
+            return loss
+        s = _reduce_sum_p.bind(loss, axes=tuple(range(loss.ndim)))
+        return _ew.div(s, cn) if reduction == "mean" else s
+    return _apply(name, fn, (input, target))
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
