@@ -23,7 +23,7 @@ from .linear import linear as _linear
 from .common import _REDUCTIONS, _check_target_size, _concrete, _legacy_get_string, _reduce, _reduction, _size, _weighted
 from .distance import pairwise_distance
 
-_bc_lt, _bc_mul, _bc_div, _bc_sub = (_bc(p) for p in (_ew.lt, _ew.mul, _ew.div, _ew.sub))
+_bc_lt, _bc_mul, _bc_div, _bc_sub, _bc_logaddexp = (_bc(p) for p in (_ew.lt, _ew.mul, _ew.div, _ew.sub, _ew.logaddexp))
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "poisson_nll_loss", "gaussian_nll_loss", "kl_div",
            "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -38,8 +38,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """Mean (or sum) squared error."""
     _check_target_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
+    if weight is None and _one_node_ok(input, target):  # one recorded node, torch's MseLossBackward0
+        def fn(a, b):
+            d = _ew.sub(a, b)
+            return _reduced(_ew.mul(d, d), reduction, cn)
+        cn = _count(input)
+        return _apply("MseLoss", fn, (input, target))
     if weight is None and reduction != "none" and input.shape == target.shape and input.dtype == target.dtype:
-        # one recorded node, torch's MseLossBackward0
+        # (float16 / bfloat16: one node too)
         red = _fnp.mean if reduction == "mean" else _fnp.sum
         return _apply("MseLoss", lambda a, b: red((a - b) ** 2), (input, target))
     return _weighted((input - target) ** 2, weight, input, reduction)
@@ -90,6 +96,42 @@ def _one_node_ok(input, target) -> bool:
 
 
 _CONSTS: dict = {}  # (name, dtype, parameter, numel) -> the 0-d constants of _piecewise_loss's binds
+_COUNTS: dict = {}  # (dtype, numel) -> numel as a 0-d constant of the dtype; (dtype, "one"/"zero") -> 1/0 in it
+
+
+def _count(t):
+    """t's element count as a 0-d constant of its dtype (the divisor of a mean, as torch's)."""
+    dt = t._np_dtype()
+    n = t.numel()
+    c = _COUNTS.get((dt, n))
+    if c is None:
+        if len(_COUNTS) > 1024:
+            _COUNTS.clear()
+        c = _COUNTS[(dt, n)] = _Array(np.array(n, dt))
+    return c
+
+
+def _one(dt):
+    c = _COUNTS.get((dt, "one"))
+    if c is None:
+        c = _COUNTS[(dt, "one")] = _Array(np.array(1, dt))
+    return c
+
+
+def _zero(dt):
+    c = _COUNTS.get((dt, "zero"))
+    if c is None:
+        c = _COUNTS[(dt, "zero")] = _Array(np.array(0, dt))
+    return c
+
+
+def _reduced(loss, reduction, cn):
+    """The binds of a loss's reduction over all its elements: 'none' keeps it, 'sum' sums, 'mean' divides the
+    sum by the count cn (a 0-d loss is its own sum and mean)."""
+    if reduction == "none" or not loss.ndim:
+        return loss
+    s = _reduce_sum_p.bind(loss, axes=tuple(range(loss.ndim)))
+    return _ew.div(s, cn) if reduction == "mean" else s
 
 
 def _piecewise_loss(name, input, target, reduction, k):
@@ -117,10 +159,7 @@ def _piecewise_loss(name, input, target, reduction, k):
         z = _ew.abs_p.bind(d, kink="torch")
         far = _bc_sub(z, chalf)
         loss = _ew.select(_bc_lt(z, ck), _bc_div(_ew.mul(d, d), c2k), _bc_mul(ck, far) if huber else far)
-        if reduction == "none" or not loss.ndim:  # (a 0-d loss is its own mean and sum)
-            return loss
-        s = _reduce_sum_p.bind(loss, axes=tuple(range(loss.ndim)))
-        return _ew.div(s, cn) if reduction == "mean" else s
+        return _reduced(loss, reduction, cn)
     return _apply(name, fn, (input, target))
 
 
@@ -340,7 +379,21 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({_size(target)}) that is different to the input size "
                          f"({_size(input)}) is deprecated. Please ensure they have the same size.")
     _check_same_dtype("Found dtype {1} but expected {0}", input, target)
-    if _concrete(input) and input.numel() and bool(((input < 0) | (input > 1)).any().item()):
+    xv = input._v
+    if xv is not None:
+        if xv.size and ((xv < 0) | (xv > 1)).any():  # (NaN passes, as torch's check)
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        if weight is None and _one_node_ok(input, target) and not (xv * (1 - xv) < 1e-12).any():
+            # one recorded node, torch's BinaryCrossEntropyBackward0: no entry at or next to 0 or 1, so the logs
+            # are above -100 (the clamps are identities) and the formula's gradient is torch's
+            def fn(x, t):
+                one = _one(x.dtype)
+                return _reduced(_ew.neg(_ew.add(_ew.mul(t, _ew.log(x)), _ew.mul(_bc_sub(one, t),
+                                                                               _ew.log(_bc_sub(one, x))))),
+                                reduction, cn)
+            cn = _count(input)
+            return _apply("BinaryCrossEntropy", fn, (input, target))
+    elif _concrete(input) and input.numel() and bool(((input < 0) | (input > 1)).any().item()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     def bce(x):
         return -(target * _fg.clamp(_fg.log(x), min=-100) + (1 - target) * _fg.clamp(_fg.log(1 - x), min=-100))
@@ -370,6 +423,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     td = target._np_dtype()
     if td.kind in "iu":  # (torch's loss starts as 1 - target and is updated in place, so takes its dtype)
         raise _dtype_error("result type {0} can't be cast to the desired output type {1}", input, target)
+    if weight is None and pos_weight is None and _one_node_ok(input, target):
+        # one recorded node, torch's BinaryCrossEntropyWithLogitsBackward0: the binds of the formula below
+        def fn(x, t):
+            sp = _bc_logaddexp(_ew.neg(x), _zero(x.dtype))  # softplus(-x), jax.nn.softplus's card
+            return _reduced(_ew.add(_ew.mul(_bc_sub(_one(x.dtype), t), x), sp), reduction, cn)
+        cn = _count(input)
+        return _apply("BinaryCrossEntropyWithLogits", fn, (input, target))
     sp = _softplus(-input)  # log(1 + exp(-x))
     if pos_weight is not None:
         lw = 1 + (pos_weight - 1) * target
