@@ -12,7 +12,7 @@ from ...autograd import is_grad_enabled as _is_grad_enabled
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.core.array import Array as _Array
 from ..._src.prims import elementwise as _ew
-from ..._src.prims.indexing import gather as _gather
+from ..._src.prims.indexing import gather_p as _gather_p
 from ..._src.prims.reduction import reduce_sum_p as _reduce_sum_p
 from ..._torch.ops._common import _bc
 from ..._torch._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
@@ -297,29 +297,32 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def _nll_rows(input, t, ignore_index, reduction):
     """nll_loss of (N, C) log-probabilities against N class indices t (a NumPy array), unweighted: one
-    recorded op (the picked entries, masked where t == ignore_index, then the reduction)."""
+    recorded op (the picked entries, masked where t == ignore_index, then the reduction): a gather at host
+    (row, class) pairs, a negation, [a mask,] a sum and a division by the count, bound directly."""
     valid = t != ignore_index
     c = input.shape[1]
     tv = t[valid]
     if tv.size and (tv.min() < 0 or tv.max() >= c):
         raise IndexError(f"Target {int(tv[(tv < 0) | (tv >= c)][0])} is out of bounds.")
     all_valid = bool(valid.all())
-    at = _np.stack([_np.arange(len(t)), t if all_valid else _np.where(valid, t, 0)], 1)  # (row, class) pairs
-    mask = None if all_valid else valid.astype(input._np_dtype())
-    count = _np.asarray(valid.sum(), input._np_dtype())
+    dt = input._np_dtype()
+    at = _Array(_np.stack([_np.arange(len(t)), t if all_valid else _np.where(valid, t, 0)], 1))  # (row, class)
+    mask = None if all_valid else _Array(valid.astype(dt))
+    count = _np.asarray(valid.sum(), dt)
+    cn = _Array(count)
 
     def fn(lp):
-        loss = -_gather(lp, at, (0, 1))
+        loss = _ew.neg(_gather_p.bind(lp, at, axes=(0, 1)))
         if mask is not None:
-            loss = loss * mask
+            loss = _ew.mul(loss, mask)
         if reduction == "none":
             return loss
-        total = _jnp.sum(loss)
+        total = _reduce_sum_p.bind(loss, axes=(0,))
         if reduction == "sum":
             return total
         if count == 0:  # every target ignored: NaN, with torch's zero gradient
-            return total * _np.asarray(0.0, count.dtype) + _np.asarray(_np.nan, count.dtype)
-        return total / count
+            return _ew.add(_ew.mul(total, _zero(dt)), _Array(_np.asarray(_np.nan, dt)))
+        return _ew.div(total, cn)
     return _apply("NllLoss", fn, (input,))
 
 
