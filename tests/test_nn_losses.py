@@ -448,3 +448,31 @@ def test_bce_near_the_ends_and_out_of_range_keep_torchs_gradient_and_error():
         F.binary_cross_entropy(fg.tensor([0.5, 1.5], requires_grad=True), fg.tensor([0.0, 1.0]))
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
         TF.binary_cross_entropy(torch.tensor([0.5, 1.5], requires_grad=True), torch.tensor([0.0, 1.0]))
+
+
+@pytest.mark.parametrize("fname", ["nll_loss", "cross_entropy"])
+@pytest.mark.parametrize("n,c", [(1, 2), (5, 3), (32, 10)])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("ignored", [None, "some", "all"])
+def test_nll_rows_match_torch(fname, n, c, reduction, ignored):
+    """nll_loss / cross_entropy of (N, C) rows against class indices: torch's NllLossBackward0, values and
+    gradients (create_graph=True, requiring grad as torch's) with some or every target ignored."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((n, c)).astype(np.float32)
+    t = rng.integers(0, c, n)
+    kw = {}
+    if ignored == "some":
+        t[0] = -100
+    elif ignored == "all":
+        t[:] = 1
+        kw = dict(ignore_index=1)
+    fx, tx = fg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    fl = getattr(F, fname)(fx, fg.tensor(t), reduction=reduction, **kw)
+    tl = getattr(TF, fname)(tx, torch.tensor(t), reduction=reduction, **kw)
+    assert fl.grad_fn.name() == tl.grad_fn.name() == "NllLossBackward0"
+    np.testing.assert_allclose(np_(fl), tl.detach().numpy(), rtol=1e-6, atol=1e-6)
+    g = rng.standard_normal(tuple(tl.shape)).astype(np.float32)
+    (a,) = fg.autograd.grad(fl, fx, fg.tensor(g, requires_grad=True), create_graph=True)
+    (b,) = torch.autograd.grad(tl, tx, torch.tensor(g, requires_grad=True), create_graph=True)
+    np.testing.assert_allclose(np_(a), b.detach().numpy(), rtol=1e-5, atol=1e-7)
+    assert a.requires_grad == b.requires_grad

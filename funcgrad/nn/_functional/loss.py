@@ -301,14 +301,17 @@ def _nll_rows(input, t, ignore_index, reduction):
     (row, class) pairs, a negation, [a mask,] a sum and a division by the count, bound directly."""
     valid = t != ignore_index
     c = input.shape[1]
-    tv = t[valid]
+    all_valid = bool(valid.all())
+    tv = t if all_valid else t[valid]
     if tv.size and (tv.min() < 0 or tv.max() >= c):
         raise IndexError(f"Target {int(tv[(tv < 0) | (tv >= c)][0])} is out of bounds.")
-    all_valid = bool(valid.all())
     dt = input._np_dtype()
-    at = _Array(_np.stack([_np.arange(len(t)), t if all_valid else _np.where(valid, t, 0)], 1))  # (row, class)
+    at = _np.empty((len(t), 2), _np.int64)  # (row, class) pairs
+    at[:, 0] = _np.arange(len(t))
+    at[:, 1] = t if all_valid else _np.where(valid, t, 0)
+    at = _Array(at)
     mask = None if all_valid else _Array(valid.astype(dt))
-    count = _np.asarray(valid.sum(), dt)
+    count = _np.asarray(len(t) if all_valid else valid.sum(), dt)
     cn = _Array(count)
 
     def fn(lp):
