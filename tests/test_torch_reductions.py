@@ -3,6 +3,8 @@ grad_fn names (one node per op, as torch's), gradients and second derivatives (c
 without recording."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -139,3 +141,35 @@ def test_gather_matches_torch(shape, ishape):
         with pytest.raises(RuntimeError) as eb:
             torch.tensor(m).gather(1, torch.tensor(bad))
         assert str(ea.value) == str(eb.value)
+
+
+@pytest.mark.parametrize("op", ["var", "std"])
+@pytest.mark.parametrize("shape,dim", [((3, 4), None), ((3, 4), 1), ((3, 4), 0), ((2, 3, 4), (0, 2)), ((5,), 0),
+                                       ((3, 1), 1)])
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("correction", [0, 1, 0.5])
+def test_var_std_match_torch(op, shape, dim, keepdim, correction):
+    """var / std: one VarBackward0 / StdBackward0 node, torch's values, gradients (std's zero where a slice has
+    zero variance) and second derivatives; n - correction <= 0 keeps the general path's values."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape)
+    if shape == (3, 4):
+        x[0] = 1.5  # a row of zero variance
+    a, b = _pair(x)
+    kw = dict(correction=correction, keepdim=keepdim)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (torch warns of n - correction <= 0)
+        ra, rb = getattr(a, op)(dim, **kw), getattr(b, op)(dim, **kw)
+    assert ra.grad_fn.name() == rb.grad_fn.name() == op.capitalize() + "Backward0"
+    np.testing.assert_allclose(ra.detach().numpy(), rb.detach().numpy(), rtol=1e-12, atol=1e-14)
+    n = np.prod([shape[i] for i in ((dim,) if isinstance(dim, int) else dim or range(len(shape)))])
+    if n - correction <= 0:
+        return
+    g = rng.standard_normal(tuple(rb.shape))
+    (ga,) = fg.autograd.grad(ra, a, fg.tensor(g, requires_grad=True), create_graph=True)
+    (gb,) = torch.autograd.grad(rb, b, torch.tensor(g, requires_grad=True), create_graph=True)
+    np.testing.assert_allclose(ga.detach().numpy(), gb.detach().numpy(), rtol=1e-11, atol=1e-13)
+    assert ga.requires_grad == gb.requires_grad
+    (ha,) = fg.autograd.grad(ga.sum(), a)
+    (hb,) = torch.autograd.grad(gb.sum(), b)
+    np.testing.assert_allclose(ha.numpy(), hb.numpy(), rtol=1e-9, atol=1e-11)

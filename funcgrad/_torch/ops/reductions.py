@@ -10,7 +10,7 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D
 from ..._src.prims import elementwise as ew, stop_gradient as _stop_gradient
 from ..._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
-from ..._src.prims.shape import reshape_p as _reshape_p
+from ..._src.prims.shape import broadcast_in_dim_p as _bid_p, reshape_p as _reshape_p
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import _dim
 from ..._src.core.array import Array
@@ -198,17 +198,66 @@ def _var_args(dim, unbiased, keepdim, correction):
     return dim, _correction(unbiased, correction), keepdim
 
 
+_VAR_FNS: dict = {}  # (shape, axes, ddof, keepdim, std, dtype) -> the Array-level function of _var_direct
+
+
+def _var_direct(name, input, dim, ddof, keepdim, std):
+    """var (std: its square root, zero with a zero gradient where the variance is 0, as torch's) of a real
+    tensor that is _direct, over `dim`, as one recorded node (torch's VarBackward0 / StdBackward0) of the
+    binds of funcgrad.numpy.var's formula -- sum / n, the deviations, sum of their squares / (n - ddof) --
+    bound directly, with the counts as 0-d constants. None where n - ddof <= 0 (the general path's
+    inf / NaN)."""
+    v = input._v
+    shape = v.shape
+    axes = _dims(dim, v.ndim)
+    axes = tuple(_range(len(shape))) if axes is None else axes
+    n = math.prod([shape[i] for i in axes])
+    if n - ddof <= 0:
+        return None
+    key = (shape, axes, ddof, keepdim, std, v.dtype)
+    fn = _VAR_FNS.get(key)
+    if fn is None:
+        if len(_VAR_FNS) > 1024:
+            _VAR_FNS.clear()
+        fn = _VAR_FNS[key] = _var_fn(shape, axes, n, ddof, keepdim, std, v.dtype)
+    return _apply1(name, fn, input)
+
+
+def _var_fn(shape, axes, n, ddof, keepdim, std, dt):
+    cn, cd = Array(np.array(n, dt)), Array(np.array(n - ddof, dt))
+    bparams = {"shape": shape, "broadcast_dimensions": tuple(i for i in _range(len(shape)) if i not in axes)}
+    kshape = tuple([1 if i in axes else k for i, k in enumerate(shape)]) if keepdim else None
+    rshape = tuple([k for i, k in enumerate(shape) if i not in axes])
+    zeros, ones = (Array(np.full(rshape, v, dt)) for v in (0, 1)) if std else (None, None)
+
+    def fn(a):
+        m = ew.div(_REDUCE_SUM_P.bind(a, axes=axes), cn)  # (the counts' 0-d constants: NumPy broadcasts them)
+        d = ew.sub(a, _bid_p.bind(m, **bparams))
+        r = ew.div(_REDUCE_SUM_P.bind(ew.mul(d, d), axes=axes), cd)
+        if std:
+            r = _safe_sqrt(r, zeros, ones)
+        return r if kshape is None else _reshape_p.bind(r, new_sizes=kshape)
+    return fn
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     dim, ddof, keepdim = _var_args(dim, unbiased, keepdim, correction)
     dt = _float_check("var", input._np_dtype())
-    del dt
+    if out is None and _direct(input._v) and dt.kind == "f":
+        r = _var_direct("Var", input, dim, ddof, keepdim, False)
+        if r is not None:
+            return r
     axes = _dims(dim, input.ndim)
     return _out(_apply1("Var", lambda a: jnp.var(a, axis=axes, ddof=ddof, keepdims=keepdim), input), out)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     dim, ddof, keepdim = _var_args(dim, unbiased, keepdim, correction)
-    _float_check("std", input._np_dtype())
+    dt = _float_check("std", input._np_dtype())
+    if out is None and _direct(input._v) and dt.kind == "f":
+        r = _var_direct("Std", input, dim, ddof, keepdim, True)
+        if r is not None:
+            return r
     axes = _dims(dim, input.ndim)
 
     def fn(a):
@@ -300,10 +349,13 @@ def _safe_root(s, root):
     return ew.select(z, jnp.zeros_like(s), r)
 
 
-def _safe_sqrt(s):
-    z = ew.eq(s, jnp.zeros_like(s))
-    safe = ew.select(z, jnp.ones_like(s), s)
-    return ew.select(z, jnp.zeros_like(s), ew.sqrt(safe))
+def _safe_sqrt(s, zeros=None, ones=None):
+    """sqrt(s), zero with a zero gradient where s == 0 (torch's std and norms); zeros/ones: s-shaped constants
+    when the caller has them (else made here)."""
+    zeros = jnp.zeros_like(s) if zeros is None else zeros
+    z = ew.eq(s, zeros)
+    safe = ew.select(z, jnp.ones_like(s) if ones is None else ones, s)
+    return ew.select(z, zeros, ew.sqrt(safe))
 
 
 def _abs2(a):
