@@ -173,3 +173,22 @@ def test_var_std_match_torch(op, shape, dim, keepdim, correction):
     (ha,) = fg.autograd.grad(ga.sum(), a)
     (hb,) = torch.autograd.grad(gb.sum(), b)
     np.testing.assert_allclose(ha.numpy(), hb.numpy(), rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_stack_of_one_dtype_matches_torch(shape):
+    """stack of same-dtype tensors (the binds themselves): torch's values, StackBackward0, gradients to each
+    input along every dim, also with a tensor given twice."""
+    rng = np.random.default_rng(4)
+    xs = [rng.standard_normal(shape).astype(np.float32) for _ in range(3)]
+    for d in range(-len(shape) - 1, len(shape) + 1):
+        fa = [fg.tensor(x, requires_grad=True) for x in xs]
+        ta = [torch.tensor(x, requires_grad=True) for x in xs]
+        rf, rt = fg.stack(fa + [fa[0]], d), torch.stack(ta + [ta[0]], d)
+        assert rf.grad_fn.name() == rt.grad_fn.name() == "StackBackward0"
+        np.testing.assert_array_equal(rf.detach().numpy(), rt.detach().numpy())
+        g = rng.standard_normal(tuple(rt.shape)).astype(np.float32)
+        gf = fg.autograd.grad(rf, fa, fg.tensor(g))
+        gt = torch.autograd.grad(rt, ta, torch.tensor(g))
+        for u, w in zip(gf, gt):
+            np.testing.assert_allclose(u.numpy(), w.numpy(), rtol=1e-6)
