@@ -118,6 +118,11 @@ def where(condition, input=None, other=None, *, out=None):
                                f"{_legacy(cond._np_dtype())}")
         cond = cond.bool()
     dt = _result_type_many([v for v in (input, other)])
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and out is None:
+        cv, av, bv = cond._v, input._v, other._v
+        if cv is not None and av is not None and bv is not None and av.dtype is dt and bv.dtype is dt and \
+                cv.shape == av.shape == bv.shape:  # one bind of select: one recorded node from a cached plan
+            return _apply_prim("Where", ew.select_p, ew.select, (cond, input, other))
     xs = []
     consts = []
     for v in (input, other):
