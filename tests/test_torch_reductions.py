@@ -192,3 +192,22 @@ def test_stack_of_one_dtype_matches_torch(shape):
         gt = torch.autograd.grad(rt, ta, torch.tensor(g))
         for u, w in zip(gf, gt):
             np.testing.assert_allclose(u.numpy(), w.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("x", [np.arange(12.0).reshape(3, 4) % 5, np.array([1.0, 3.0, 3.0, 2.0]),
+                               np.array([[np.nan, 1.0], [2.0, np.nan]]), np.array([5.0]), np.array(2.0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_min_of_everything_match_torch(op, x, dtype):
+    """x.max() / x.min(): torch's MaxBackward1 / MinBackward1, the gradient shared evenly by ties (and by NaNs),
+    requiring grad with create_graph=True only through the cotangent."""
+    res = []
+    for lib in (fg, torch):
+        a = lib.tensor(x.astype(dtype), requires_grad=True)
+        r = getattr(a, op)()
+        (g,) = lib.autograd.grad(r, a, lib.tensor(np.array(1.5, dtype), requires_grad=True), create_graph=True)
+        res.append((r.grad_fn.name(), r.detach().numpy(), g.detach().numpy(), g.requires_grad))
+    (nf, vf, gf, rf), (nt, vt, gt, rt) = res
+    assert nf == nt and rf == rt
+    np.testing.assert_array_equal(vf, vt)
+    np.testing.assert_array_equal(gf, gt)

@@ -8,7 +8,8 @@ from .. import _jnp as jnp, _dtype as D, return_types
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor, _dim, _make, _wrap
-from .._dispatch import _apply, _apply1, _apply_nograd
+from ..._src.prims.reduction import reduce_max_p as _reduce_max_p, reduce_min_p as _reduce_min_p
+from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim1
 from ._common import _cast, _dims, _NPB, _out, _with_out
 from .arithmetic import maximum, minimum
 from .indexing import _gather_along
@@ -63,6 +64,14 @@ def _minmax(name, red, argred, input, dim, keepdim, other_fn):
         if input.numel() == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
+        v = input._v
+        if v is not None and v.ndim and v.dtype.kind == "f" and not np.isnan(v).any():
+            # NaN-free: one bind of the card (its rule shares the gradient evenly among ties, as torch's)
+            prim = _reduce_max_p if name == "max" else _reduce_min_p
+            p = _ALL.get(v.ndim)
+            if p is None:
+                p = _ALL[v.ndim] = {"axes": tuple(range(v.ndim))}
+            return _apply_prim1(name.capitalize() + "1", prim, lambda a: prim.bind(a, **p), input, p)
         return _apply1(name.capitalize() + "1", lambda a: red(a), input)
     d = _dim(dim, input.ndim)
     if input.ndim and input.shape[d] == 0:
@@ -81,6 +90,9 @@ def _minmax(name, red, argred, input, dim, keepdim, other_fn):
     if not keepdim:
         idx = idx.squeeze(d)
     return getattr(return_types, name)(values, idx)
+
+
+_ALL: dict = {}  # ndim -> the params of a reduction over every axis
 
 
 def _extremum_all(red, fill):
