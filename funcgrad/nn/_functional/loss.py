@@ -9,7 +9,6 @@ import numpy as _np
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ... import numpy as _fnp
 from ...autograd import is_grad_enabled as _is_grad_enabled
-from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.core.array import Array as _Array
 from ..._src.prims import elementwise as _ew
 from ..._src.prims.indexing import gather_p as _gather_p
