@@ -78,7 +78,8 @@ def test_where_of_same_shaped_tensors_matches_torch(shape, dtype):
         ta, tb = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
         r = lib.where(lib.tensor(c), ta, tb)
         g = lib.autograd.grad(r, (ta, tb), lib.tensor(a * 2, requires_grad=True), create_graph=True)
-        res.append((r.grad_fn.name(), r.detach().numpy(), [x.detach().numpy() for x in g], [x.requires_grad for x in g]))
+        res.append((r.grad_fn.name(), r.detach().numpy(), [x.detach().numpy() for x in g],
+                    [x.requires_grad for x in g]))
     (nf, vf, gf, rf), (nt, vt, gt, rt) = res
     assert nf == nt == "WhereBackward0" and rf == rt
     same(vf, vt)

@@ -48,7 +48,7 @@ def _sum_all(a):
 def _direct(v) -> bool:
     """Whether sum/mean over dims take their direct paths (_sum_dims): a concrete float32/64 or complex tensor
     of rank >= 1 (float16 and bfloat16 accumulate in float32 on the general path)."""
-    return v is not None and v.ndim and v.dtype.kind in "fc" and v.dtype.itemsize >= 4
+    return v is not None and v.ndim > 0 and v.dtype.kind in "fc" and v.dtype.itemsize >= 4
 
 
 _DIMS_FNS: dict = {}  # (axes, kept shape or None, count or None, dtype) -> (params, the Array-level fn)
