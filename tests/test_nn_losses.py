@@ -358,3 +358,121 @@ def test_smooth_l1_one_node(reduction, shape, beta):
     (fh,) = fg.autograd.grad(fg_.sum(), fx)
     scale = 1.0 / x.size if reduction == "mean" else 1.0
     np.testing.assert_allclose(np_(fh), np.where(np.abs(d) < beta, scale / beta, 0.0), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name,kw", [("smooth_l1_loss", dict(beta=1.0)), ("smooth_l1_loss", dict(beta=0.3)),
+                                     ("huber_loss", dict(delta=1.0)), ("huber_loss", dict(delta=0.7)),
+                                     ("huber_loss", dict(delta=2.5))])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(), (1,), (3, 4), (2, 3, 5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_piecewise_losses_one_node_match_torch(name, kw, reduction, shape, dtype):
+    """smooth_l1_loss and huber_loss of same-shaped float tensors: torch's one node (SmoothL1LossBackward0,
+    HuberLossBackward0), its per-element values exactly (at d == 0 and on the band's edge too), the gradients of
+    both operands with create_graph=True (requiring grad as torch's) and the second derivatives."""
+    rng = np.random.default_rng(4)
+    k = next(iter(kw.values()))
+    x = (rng.standard_normal(shape) * 2).astype(dtype)
+    y = (rng.standard_normal(shape) * 2).astype(dtype)
+    if x.size > 2:
+        y.flat[0], y.flat[1] = x.flat[0], x.flat[1] - k  # d == 0 and |d| == the band's edge
+    fx, tx = fg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    fy, ty = fg.tensor(y, requires_grad=True), torch.tensor(y, requires_grad=True)
+    fl = getattr(F, name)(fx, fy, reduction=reduction, **kw)
+    tl = getattr(TF, name)(tx, ty, reduction=reduction, **kw)
+    assert fl.grad_fn.name() == tl.grad_fn.name() == ("SmoothL1LossBackward0" if name == "smooth_l1_loss"
+                                                      else "HuberLossBackward0")
+    tol = 0 if reduction == "none" else 1e-6 if dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(np_(fl), tl.detach().numpy(), rtol=tol)
+    g = rng.standard_normal(tuple(tl.shape)).astype(dtype)
+    fgr = fg.autograd.grad(fl, (fx, fy), fg.tensor(g), create_graph=True)
+    tgr = torch.autograd.grad(tl, (tx, ty), torch.tensor(g), create_graph=True)
+    for u, w in zip(fgr, tgr):
+        np.testing.assert_allclose(np_(u), w.detach().numpy(), rtol=1e-6, atol=1e-7)
+        assert u.requires_grad == w.requires_grad
+    fh = fg.autograd.grad(fgr[0].sum(), (fx, fy))
+    th = torch.autograd.grad(tgr[0].sum(), (tx, ty))
+    for u, w in zip(fh, th):
+        np.testing.assert_allclose(np_(u), w.numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(), (1,), (3, 4), (2, 3, 5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_losses_one_node_match_torch(name, reduction, shape, dtype):
+    """mse_loss, binary_cross_entropy and binary_cross_entropy_with_logits of same-shaped float tensors are
+    torch's one node (MseLossBackward0 for reduction='none' too, BinaryCrossEntropyBackward0,
+    BinaryCrossEntropyWithLogitsBackward0) with torch's values, gradients of input and target (requiring grad
+    with create_graph=True as torch's) and second derivatives."""
+    rng = np.random.default_rng(5)
+    if name == "binary_cross_entropy":
+        x = rng.uniform(0.02, 0.98, shape).astype(dtype)
+    else:
+        x = (rng.standard_normal(shape) * 2).astype(dtype)
+    y = rng.uniform(0, 1, shape).astype(dtype)
+    fx, tx = fg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    fy, ty = fg.tensor(y, requires_grad=True), torch.tensor(y, requires_grad=True)
+    fl = getattr(F, name)(fx, fy, reduction=reduction)
+    tl = getattr(TF, name)(tx, ty, reduction=reduction)
+    assert fl.grad_fn.name() == tl.grad_fn.name()
+    rt = 2e-6 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(np_(fl), tl.detach().numpy(), rtol=rt)
+    g = rng.standard_normal(tuple(tl.shape)).astype(dtype)
+    fgr = fg.autograd.grad(fl, (fx, fy), fg.tensor(g), create_graph=True)
+    tgr = torch.autograd.grad(tl, (tx, ty), torch.tensor(g), create_graph=True)
+    for u, w in zip(fgr, tgr):
+        np.testing.assert_allclose(np_(u), w.detach().numpy(), rtol=3 * rt, atol=1e-7)
+        assert u.requires_grad == w.requires_grad
+    fh = fg.autograd.grad(fgr[0].sum(), (fx, fy), allow_unused=True)
+    th = torch.autograd.grad(tgr[0].sum(), (tx, ty), allow_unused=True)
+    for u, w in zip(fh, th):
+        if w is None:
+            assert u is None or not np_(u).any()
+        else:
+            np.testing.assert_allclose(np_(u), w.numpy(force=True), rtol=10 * rt, atol=1e-6)
+
+
+def test_bce_near_the_ends_and_out_of_range_keep_torchs_gradient_and_error():
+    """Entries at or next to 0 and 1 take the general path (torch's (x - t) / max(x (1 - x), 1e-12) gradient);
+    an input outside [0, 1] raises torch's error before anything is recorded."""
+    x = np.array([0.0, 1e-13, 0.5, 1.0], np.float64)
+    y = np.array([0.0, 1.0, 0.3, 1.0], np.float64)
+    fx, tx = fg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    fl, tl = F.binary_cross_entropy(fx, fg.tensor(y)), TF.binary_cross_entropy(tx, torch.tensor(y))
+    np.testing.assert_allclose(np_(fl), tl.item(), rtol=1e-12)
+    fl.backward()
+    tl.backward()
+    np.testing.assert_allclose(np_(fx.grad), tx.grad.numpy(), rtol=1e-8)  # (the general path: -2.5e11 to 4e-9)
+    with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+        F.binary_cross_entropy(fg.tensor([0.5, 1.5], requires_grad=True), fg.tensor([0.0, 1.0]))
+    with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+        TF.binary_cross_entropy(torch.tensor([0.5, 1.5], requires_grad=True), torch.tensor([0.0, 1.0]))
+
+
+@pytest.mark.parametrize("fname", ["nll_loss", "cross_entropy"])
+@pytest.mark.parametrize("n,c", [(1, 2), (5, 3), (32, 10)])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("ignored", [None, "some", "all"])
+def test_nll_rows_match_torch(fname, n, c, reduction, ignored):
+    """nll_loss / cross_entropy of (N, C) rows against class indices: torch's NllLossBackward0, values and
+    gradients (create_graph=True, requiring grad as torch's) with some or every target ignored."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((n, c)).astype(np.float32)
+    t = rng.integers(0, c, n)
+    kw = {}
+    if ignored == "some":
+        t[0] = -100
+    elif ignored == "all":
+        t[:] = 1
+        kw = dict(ignore_index=1)
+    fx, tx = fg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    fl = getattr(F, fname)(fx, fg.tensor(t), reduction=reduction, **kw)
+    tl = getattr(TF, fname)(tx, torch.tensor(t), reduction=reduction, **kw)
+    assert fl.grad_fn.name() == tl.grad_fn.name() == "NllLossBackward0"
+    np.testing.assert_allclose(np_(fl), tl.detach().numpy(), rtol=1e-6, atol=1e-6)
+    g = rng.standard_normal(tuple(tl.shape)).astype(np.float32)
+    (a,) = fg.autograd.grad(fl, fx, fg.tensor(g, requires_grad=True), create_graph=True)
+    (b,) = torch.autograd.grad(tl, tx, torch.tensor(g, requires_grad=True), create_graph=True)
+    np.testing.assert_allclose(np_(a), b.detach().numpy(), rtol=1e-5, atol=1e-7)
+    assert a.requires_grad == b.requires_grad

@@ -50,3 +50,38 @@ def test_it_is_one_recorded_operation_and_works_under_func_transforms():
     assert y.grad_fn is not None and "Clamp" in y.grad_fn.name()
     g = fg.func.grad(lambda v: fg.clamp(v, -1.0, 1.0).sum())(fg.tensor(np.array([-2.0, 0.5, 1.0, 3.0])))
     np.testing.assert_array_equal(g.numpy(), [0.0, 1.0, 1.0, 0.0])
+
+
+def test_clamp_node_names_match_torch():
+    """The recorded node of each clamp spelling is torch's: clamp with numbers ClampBackward1, with a Tensor
+    bound ClampBackward0, clamp_min/clamp_max with a number ClampMin/MaxBackward0, with a Tensor ...1."""
+    got = []
+    for lib in (fg, torch):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        lo = lib.tensor([0.0, 0.0, 0.0])
+        got.append([r.grad_fn.name() for r in (
+            x.clamp(0, 1), x.clamp(min=0), x.clamp(max=1), x.clip(0, 1), x.double().clamp(0, 1), x.clamp(lo),
+            x.clamp(lo, lo + 1), x.clamp(min=lo), x.clamp_min(0), x.clamp_max(1), x.clamp_min(lo), x.clamp_max(lo))])
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_where_of_same_shaped_tensors_matches_torch(shape, dtype):
+    """torch.where(c, a, b) of same-shaped tensors of one dtype (one select bind): torch's WhereBackward0, values,
+    and gradients of both branches, requiring grad with create_graph=True only through the cotangent."""
+    rng = np.random.default_rng(0)
+    c = rng.standard_normal(shape) > 0
+    a, b = rng.standard_normal(shape).astype(dtype), rng.standard_normal(shape).astype(dtype)
+    res = []
+    for lib in (fg, torch):
+        ta, tb = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        r = lib.where(lib.tensor(c), ta, tb)
+        g = lib.autograd.grad(r, (ta, tb), lib.tensor(a * 2, requires_grad=True), create_graph=True)
+        res.append((r.grad_fn.name(), r.detach().numpy(), [x.detach().numpy() for x in g],
+                    [x.requires_grad for x in g]))
+    (nf, vf, gf, rf), (nt, vt, gt, rt) = res
+    assert nf == nt == "WhereBackward0" and rf == rt
+    same(vf, vt)
+    for u, w in zip(gf, gt):
+        same(u, w)

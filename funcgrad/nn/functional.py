@@ -1,7 +1,7 @@
 """torch.nn.functional: the functional forms of the layers and losses, on funcgrad's Tensor ops.
 
 The public face of the family modules in funcgrad/nn/_functional/ (linear, activation, dropout, normalization,
-distance, sparse, loss, conv, pooling, sampling, attention). Everything is composed of differentiable operations,
+distance, sparse, loss, ctc, conv, pooling, sampling, attention). Everything is composed of differentiable operations,
 so autograd comes from the primitives' own derivative rules; in-place variants (`relu_`, `inplace=True`) write
 the result into the input's buffer through the Tensor engine's in-place mechanism, which records them like any
 other in-place op. The activations are the JAX face's formulas (funcgrad._jax.nn) with torch's conventions."""
@@ -31,8 +31,9 @@ from ._functional.loss import (  # noqa: F401
     mse_loss, l1_loss, smooth_l1_loss, huber_loss, poisson_nll_loss, gaussian_nll_loss, kl_div, nll_loss,
     cross_entropy, binary_cross_entropy, binary_cross_entropy_with_logits, soft_margin_loss,
     multilabel_soft_margin_loss, multi_margin_loss, multilabel_margin_loss, cosine_embedding_loss,
-    margin_ranking_loss, hinge_embedding_loss, triplet_margin_loss, triplet_margin_with_distance_loss, ctc_loss,
+    margin_ranking_loss, hinge_embedding_loss, triplet_margin_loss, triplet_margin_with_distance_loss,
     linear_cross_entropy)
+from ._functional.ctc import ctc_loss  # noqa: F401
 from ._functional.conv import (  # noqa: F401
     conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, unfold, fold)
 from ._functional.pooling import (  # noqa: F401

@@ -76,7 +76,9 @@ def _gather_impl(xp):
         if any(x.shape[a] == 0 for a in axes):  # nothing to read: every coordinate is out of range
             return xp.zeros(batch + tuple(x.shape[d] for d in rest), x.dtype)
         xt = xp.transpose(x, list(axes) + rest)
-        cols = tuple(xp.clip(idx[..., j], 0, x.shape[a] - 1) for j, a in enumerate(axes))
+        # (clamped by maximum/minimum: the same integers as clip, without numpy.clip's wrapper, ~3x its cost on
+        # small index arrays)
+        cols = tuple(xp.minimum(xp.maximum(idx[..., j], 0), x.shape[a] - 1) for j, a in enumerate(axes))
         return xt[cols]
     return f
 

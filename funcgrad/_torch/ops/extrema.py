@@ -7,10 +7,12 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D, return_types
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
-from .._tensor import Tensor, _dim, _wrap
-from .._dispatch import _apply, _apply1, _apply_nograd
+from .._tensor import Tensor, _dim, _make, _wrap
+from ..._src.prims.reduction import reduce_max_p as _reduce_max_p, reduce_min_p as _reduce_min_p
+from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim1
 from ._common import _cast, _dims, _NPB, _out, _with_out
 from .arithmetic import maximum, minimum
+from .indexing import _gather_along
 from .reductions import _keep_all
 
 
@@ -62,6 +64,14 @@ def _minmax(name, red, argred, input, dim, keepdim, other_fn):
         if input.numel() == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
+        v = input._v
+        if v is not None and v.ndim and v.dtype.kind == "f" and not np.isnan(v).any():
+            # NaN-free: one bind of the card (its rule shares the gradient evenly among ties, as torch's)
+            prim = _reduce_max_p if name == "max" else _reduce_min_p
+            p = _ALL.get(v.ndim)
+            if p is None:
+                p = _ALL[v.ndim] = {"axes": tuple(range(v.ndim))}
+            return _apply_prim1(name.capitalize() + "1", prim, lambda a: prim.bind(a, **p), input, p)
         return _apply1(name.capitalize() + "1", lambda a: red(a), input)
     d = _dim(dim, input.ndim)
     if input.ndim and input.shape[d] == 0:
@@ -69,11 +79,20 @@ def _minmax(name, red, argred, input, dim, keepdim, other_fn):
     if input.ndim == 0:
         return getattr(return_types, name)(input.clone() if not input._rg else input * 1,
                                            _wrap(Array(np.zeros((), np.int64))))
+    v = input._v
+    if v is not None and v.dtype.kind == "f":  # one bind of gather at the host argmax/argmin (torch's node)
+        i = (np.argmax if name == "max" else np.argmin)(v, axis=d)
+        ik = i.reshape(v.shape[:d] + (1,) + v.shape[d + 1:])
+        values = _gather_along(name.capitalize(), input, ik, d, None if keepdim else i.shape)
+        return getattr(return_types, name)(values, _make(ik.copy() if keepdim else i))
     idx = _apply_nograd(lambda a: jnp.expand_dims(argred(a, axis=d), d), (input,))
     values = _apply(name.capitalize(), _take_at(d, keepdim), (input, idx))
     if not keepdim:
         idx = idx.squeeze(d)
     return getattr(return_types, name)(values, idx)
+
+
+_ALL: dict = {}  # ndim -> the params of a reduction over every axis
 
 
 def _extremum_all(red, fill):

@@ -7,10 +7,11 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D
 from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
+from ..._src.prims.indexing import gather_p as _gather_p
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._index import _convert_index
 from .._tensor import Tensor, _dim, _make, _wrap
-from .._dispatch import _apply, _apply1
+from .._dispatch import _apply, _apply1, _apply_prim2
 from ._common import _as_tensor, _cast, _is_scalar, _range, _scalar_arr, _with_out
 
 
@@ -53,6 +54,31 @@ def _gather_index(shape_idx, d, idx):
     return tuple(grids)
 
 
+_GRIDS: dict = {}  # (shape, out shape) -> each position's coordinates, (out shape) + (len(shape),), int64
+_ALL_AXES: dict = {}  # ndim -> gather's params addressing every axis
+
+
+def _gather_along(name, input, idx, d, out_shape=None):
+    """input gathered along dim d at the host index array idx (in range; out_shape, default idx.shape: the
+    shape idx and the result are read in, of idx's size): one bind of the gather primitive at the coordinate
+    rows (each position's own coordinates, idx's in column d), so one recorded node, `name` (torch's
+    GatherBackward0, MaxBackward0, ...), whose backward is gather's rule (a scatter-add into zeros)."""
+    shape = idx.shape
+    out_shape = shape if out_shape is None else out_shape
+    nd = len(shape)
+    base = _GRIDS.get((shape, out_shape))
+    if base is None:
+        if len(_GRIDS) > 1024:
+            _GRIDS.clear()
+        base = _GRIDS[(shape, out_shape)] = np.stack(np.indices(shape, np.int64), -1).reshape(out_shape + (nd,))
+    rows = base.copy()
+    rows[..., d] = idx.reshape(out_shape)
+    params = _ALL_AXES.get(nd)
+    if params is None:
+        params = _ALL_AXES[nd] = {"axes": tuple(_range(nd))}
+    return _apply_prim2(name, _gather_p, lambda a, r: _gather_p.bind(a, r, **params), input, _make(rows), params)
+
+
 def _as_vectors(input, index):
     """torch reads a 0-d tensor or a 0-d index in gather/scatter as one element: both as 1-d tensors."""
     t = index if isinstance(index, Tensor) else _make(np.array(index))
@@ -76,6 +102,8 @@ def gather(input, dim, index, *, sparse_grad=False):
     if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
         bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+    if input._v is not None and isinstance(idx, np.ndarray) and idx.size and input.numel():
+        return _gather_along("Gather", input, idx, d)
     full = _gather_index(idx.shape, d, idx)
     return _apply1("Gather", lambda a: a[full], input)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import _jnp as jnp, _dtype as D
 from .._argcheck import DtypeName
 from .._tensor import Tensor, _dim
-from ..._src.prims.shape import concatenate_p as _CONCAT_P
+from ..._src.prims.shape import concatenate_p as _CONCAT_P, reshape_p as _RESHAPE_P
 from .._dispatch import _apply, _apply_prim
 from .._views import _view, _views
 from ._common import _cast, _int, _max, _min, _out, _range, _result_type_many, _sum
@@ -72,6 +72,10 @@ def stack(tensors, dim=0, *, out=None):
     d = _dim(dim, len(ref) + 1)
     dt = _result_type_many(tensors)
     _cat_out_check(dt, out)
+    if all(x._v is not None and x._v.dtype is dt for x in tensors):  # one dtype: the binds themselves
+        ks = tuple(ref[:d]) + (1,) + tuple(ref[d:])
+        return _out(_apply("Stack", lambda *xs: _CONCAT_P.bind(*[_RESHAPE_P.bind(x, new_sizes=ks) for x in xs],
+                                                               dimension=d), tuple(tensors)), out)
     return _out(_apply("Stack", lambda *xs: jnp.stack([_cast(x, dt) for x in xs], axis=d), tuple(tensors)), out)
 
 

@@ -10,8 +10,10 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D
 from ..._src.prims import elementwise as ew, stop_gradient as _stop_gradient
 from ..._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
+from ..._src.prims.shape import broadcast_in_dim_p as _bid_p, reshape_p as _reshape_p
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import _dim
+from ..._src.core.array import Array
 from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim1
 from .._errors import _legacy
 from ._common import (_bool, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr,
@@ -58,15 +60,64 @@ def sum_all_params(nd):
     return pb
 
 
+def _direct(v) -> bool:
+    """Whether sum/mean over dims take their direct paths (_sum_dims): a concrete float32/64 or complex tensor
+    of rank >= 1 (float16 and bfloat16 accumulate in float32 on the general path)."""
+    return v is not None and v.ndim > 0 and v.dtype.kind in "fc" and v.dtype.itemsize >= 4
+
+
+_DIMS_FNS: dict = {}  # (axes, kept shape or None, count or None, dtype) -> (params, the Array-level fn)
+
+
+def _sum_dims(name, input, axes, keepdim, mean):
+    """sum (mean: divided by the count) of a tensor that is _direct over sorted `axes` (None: all), as one
+    recorded node named as torch's (`name`): one bind of reduce_sum without keepdim (the direct one-bind
+    path), else reduce_sum, a division by the count and a reshape to the kept shape, recorded together.
+    None for an empty mean (the caller's general path)."""
+    v = input._v
+    shape = v.shape
+    axes = tuple(_range(len(shape))) if axes is None else axes
+    kshape = tuple([1 if i in axes else n for i, n in enumerate(shape)]) if keepdim else None
+    count = math.prod([shape[i] for i in axes]) if mean else None
+    key = (axes, kshape, count, v.dtype)
+    hit = _DIMS_FNS.get(key)
+    if hit is None:
+        if len(_DIMS_FNS) > 1024:
+            _DIMS_FNS.clear()
+        hit = _DIMS_FNS[key] = (_all_axes(len(shape)) if len(axes) == len(shape) else {"axes": axes},
+                                _dims_fn(axes, kshape, count, v.dtype))
+    params, fn = hit
+    if count == 0:  # (an empty mean: the general path's NaN, without NumPy's warning)
+        return None
+    if count is None and kshape is None:
+        return _apply_prim1(name, _REDUCE_SUM_P, fn, input, params)
+    return _apply1(name, fn, input)
+
+
+def _dims_fn(axes, kshape, count, dt):
+    """The Array-level function of _sum_dims: the binds it records."""
+    c = None if count is None else Array(np.array(count, dt))
+
+    def fn(a):
+        r = _REDUCE_SUM_P.bind(a, axes=axes)
+        if c is not None:
+            r = ew.div(r, c)  # (the count's 0-d constant: NumPy broadcasts it; it carries no cotangent)
+        return r if kshape is None else _reshape_p.bind(r, new_sizes=kshape)
+    return fn
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
-    if dim is None and dtype is None and not keepdim and out is None:
+    if dtype is None and out is None:
         v = input._v
-        if v is not None and v.ndim:
-            if v.dtype.kind in "fc":
-                p, bound = _SUM_ALL.get(v.ndim) or sum_all_params(v.ndim)
-                return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, p, bound)
-            if D.kind(v.dtype) == "f":  # (bfloat16)
-                return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, _all_axes(v.ndim))
+        if dim is None:
+            if not keepdim and v is not None and v.ndim:
+                if v.dtype.kind in "fc":
+                    p, bound = _SUM_ALL.get(v.ndim) or sum_all_params(v.ndim)
+                    return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, p, bound)
+                if D.kind(v.dtype) == "f":  # (bfloat16)
+                    return _apply_prim1("Sum", _REDUCE_SUM_P, _sum_all, input, _all_axes(v.ndim))
+        elif _direct(v) and not isinstance(dim, D.dtype):  # torch's sum.dim_IntList: SumBackward1
+            return _sum_dims("Sum1", input, _dims(dim, v.ndim), keepdim, False)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     nd = input.ndim
@@ -84,7 +135,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     else:
         def fn(a):
             return _cast(jnp.sum(_cast(a, odt), axis=axes, keepdims=keepdim), odt)  # (NumPy's int32 sum: int64)
-    return _out_cast(_apply1("Sum", fn, input), out)
+    return _out_cast(_apply1("Sum" if dim is None else "Sum1", fn, input), out)
 
 
 @_with_out(None)
@@ -125,12 +176,21 @@ def _legacy_int(dt):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if dtype is None and out is None and _direct(input._v) and not isinstance(dim, D.dtype):
+        r = None
+        if dim is not None:  # torch's mean.dim: MeanBackward1
+            r = _sum_dims("Mean1", input, _dims(dim, input._v.ndim), keepdim, True)
+        elif not keepdim:  # mean(): MeanBackward0
+            r = _sum_dims("Mean", input, None, False, True)
+        if r is not None:
+            return r
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     odt = _float_check("mean", input._np_dtype(), dtype)
     axes = _dims(dim, input.ndim)
     acc = np.dtype(np.float32) if odt.name == "bfloat16" else odt  # (torch: in float32, rounded once)
-    return _out(_apply1("Mean", lambda a: _cast(jnp.mean(_cast(a, acc), axis=axes, keepdims=keepdim), odt), input), out)
+    return _out(_apply1("Mean" if dim is None else "Mean1",
+                        lambda a: _cast(jnp.mean(_cast(a, acc), axis=axes, keepdims=keepdim), odt), input), out)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -156,17 +216,66 @@ def _var_args(dim, unbiased, keepdim, correction):
     return dim, _correction(unbiased, correction), keepdim
 
 
+_VAR_FNS: dict = {}  # (shape, axes, ddof, keepdim, std, dtype) -> the Array-level function of _var_direct
+
+
+def _var_direct(name, input, dim, ddof, keepdim, std):
+    """var (std: its square root, zero with a zero gradient where the variance is 0, as torch's) of a real
+    tensor that is _direct, over `dim`, as one recorded node (torch's VarBackward0 / StdBackward0) of the
+    binds of funcgrad.numpy.var's formula -- sum / n, the deviations, sum of their squares / (n - ddof) --
+    bound directly, with the counts as 0-d constants. None where n - ddof <= 0 (the general path's
+    inf / NaN)."""
+    v = input._v
+    shape = v.shape
+    axes = _dims(dim, v.ndim)
+    axes = tuple(_range(len(shape))) if axes is None else axes
+    n = math.prod([shape[i] for i in axes])
+    if n - ddof <= 0:
+        return None
+    key = (shape, axes, ddof, keepdim, std, v.dtype)
+    fn = _VAR_FNS.get(key)
+    if fn is None:
+        if len(_VAR_FNS) > 1024:
+            _VAR_FNS.clear()
+        fn = _VAR_FNS[key] = _var_fn(shape, axes, n, ddof, keepdim, std, v.dtype)
+    return _apply1(name, fn, input)
+
+
+def _var_fn(shape, axes, n, ddof, keepdim, std, dt):
+    cn, cd = Array(np.array(n, dt)), Array(np.array(n - ddof, dt))
+    bparams = {"shape": shape, "broadcast_dimensions": tuple(i for i in _range(len(shape)) if i not in axes)}
+    kshape = tuple([1 if i in axes else k for i, k in enumerate(shape)]) if keepdim else None
+    rshape = tuple([k for i, k in enumerate(shape) if i not in axes])
+    zeros, ones = (Array(np.full(rshape, v, dt)) for v in (0, 1)) if std else (None, None)
+
+    def fn(a):
+        m = ew.div(_REDUCE_SUM_P.bind(a, axes=axes), cn)  # (the counts' 0-d constants: NumPy broadcasts them)
+        d = ew.sub(a, _bid_p.bind(m, **bparams))
+        r = ew.div(_REDUCE_SUM_P.bind(ew.mul(d, d), axes=axes), cd)
+        if std:
+            r = _safe_sqrt(r, zeros, ones)
+        return r if kshape is None else _reshape_p.bind(r, new_sizes=kshape)
+    return fn
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     dim, ddof, keepdim = _var_args(dim, unbiased, keepdim, correction)
     dt = _float_check("var", input._np_dtype())
-    del dt
+    if out is None and _direct(input._v) and dt.kind == "f":
+        r = _var_direct("Var", input, dim, ddof, keepdim, False)
+        if r is not None:
+            return r
     axes = _dims(dim, input.ndim)
     return _out(_apply1("Var", lambda a: jnp.var(a, axis=axes, ddof=ddof, keepdims=keepdim), input), out)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     dim, ddof, keepdim = _var_args(dim, unbiased, keepdim, correction)
-    _float_check("std", input._np_dtype())
+    dt = _float_check("std", input._np_dtype())
+    if out is None and _direct(input._v) and dt.kind == "f":
+        r = _var_direct("Std", input, dim, ddof, keepdim, True)
+        if r is not None:
+            return r
     axes = _dims(dim, input.ndim)
 
     def fn(a):
@@ -258,10 +367,13 @@ def _safe_root(s, root):
     return ew.select(z, jnp.zeros_like(s), r)
 
 
-def _safe_sqrt(s):
-    z = ew.eq(s, jnp.zeros_like(s))
-    safe = ew.select(z, jnp.ones_like(s), s)
-    return ew.select(z, jnp.zeros_like(s), ew.sqrt(safe))
+def _safe_sqrt(s, zeros=None, ones=None):
+    """sqrt(s), zero with a zero gradient where s == 0 (torch's std and norms); zeros/ones: s-shaped constants
+    when the caller has them (else made here)."""
+    zeros = jnp.zeros_like(s) if zeros is None else zeros
+    z = ew.eq(s, zeros)
+    safe = ew.select(z, jnp.ones_like(s) if ones is None else ones, s)
+    return ew.select(z, zeros, ew.sqrt(safe))
 
 
 def _abs2(a):

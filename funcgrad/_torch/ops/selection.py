@@ -8,7 +8,7 @@ from .. import _jnp as jnp, _dtype as D
 from ..._src.core.dtypes import is_float as _is_float
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor
-from .._dispatch import _apply, _apply_prim
+from .._dispatch import _apply, _apply_prim, _apply_prim1
 from .._errors import _legacy
 from ._common import (_as_tensor, _bshape, _cast, _not_impl, _NPB, _out, _promote, _result_type_many, _scalar_arr,
                       _with_out)
@@ -18,7 +18,12 @@ from .indexing import nonzero
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    lo, hi = min, max
+    return _clamp(input, min, max, out, "Clamp1")
+
+
+def _clamp(input, lo, hi, out, name):
+    """clamp; `name`: the recorded node's with number bounds (torch's clamp: ClampBackward1; clamp_min /
+    clamp_max with a number: ClampMinBackward0 / ClampMaxBackward0), ClampBackward0 with a Tensor bound."""
     dt = _result_type_many([input] + [v for v in (lo, hi) if v is not None])
     if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
         _not_impl("clamp_min_scalar_cpu" if hi is None else "clamp_max_scalar_cpu" if lo is None
@@ -28,10 +33,11 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
         params = {"lo": None if lo is None else _scalar_arr(lo, dt)._buf[()],
                   "hi": None if hi is None else _scalar_arr(hi, dt)._buf[()]}
         if input._np_dtype() == dt:
-            r = _apply_prim("Clamp", ew.clamp_bounds_p, lambda a: ew.clamp_bounds_p.bind(a, **params),
-                            (input,), params)
+            f = (lambda a: ew.clamp_bounds_p.bind(a, **params))
+            r = _apply_prim1(name, ew.clamp_bounds_p, f, input, params) if input._v is not None else \
+                _apply_prim(name, ew.clamp_bounds_p, f, (input,), params)
         else:
-            r = _apply("Clamp", lambda a: ew.clamp_bounds_p.bind(_cast(a, dt), **params), (input,))
+            r = _apply(name, lambda a: ew.clamp_bounds_p.bind(_cast(a, dt), **params), (input,))
         return _out(r, out, True)  # (number bounds: the kernel's out must have the result's dtype)
     ts = [input] + [v for v in (lo, hi) if isinstance(v, Tensor)]
     has_lo_t, has_hi_t = isinstance(lo, Tensor), isinstance(hi, Tensor)
@@ -77,19 +83,23 @@ def _clamp_one(name, card):
     """clamp_min / clamp_max: with a Tensor bound, torch's clamp_min.Tensor / clamp_max.Tensor, whose forward
     formula gives a tie to the input (torch.clamp's gives it to the bound); elsewhere clamp's derivatives."""
     def fn(input, bound):
+        node = "ClampMin" if name == "clamp_min" else "ClampMax"
+        lohi = (bound, None) if name == "clamp_min" else (None, bound)
         if not isinstance(bound, Tensor):
             _not_impl(f"{name}_scalar_cpu")(_promote(input, bound))
-            return clamp(input, **{name[-3:]: bound})
+            if bound is None:  # (as before: torch.clamp's error)
+                return clamp(input, **{name[-3:]: bound})
+            return _clamp(input, *lohi, None, node)  # (torch's ClampMinBackward0 / ClampMaxBackward0)
         dt = _result_type_many([input, bound])
         if not _is_float(dt):
-            return clamp(input, **{name[-3:]: bound})
+            return _clamp(input, *lohi, None, node)
 
         def f(a, b):
             a, b = _cast(a, dt), _cast(b, dt)
             if a.shape != b.shape:
                 a, b = jnp.broadcast_arrays(a, b)
             return ew.select(ew.eq(a, b), a, card.bind(a, b, kink="torch"))
-        return _apply(name.capitalize(), f, (input, bound))
+        return _apply(node + "1", f, (input, bound))  # (torch's clamp_min.Tensor: ClampMinBackward1)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -108,6 +118,11 @@ def where(condition, input=None, other=None, *, out=None):
                                f"{_legacy(cond._np_dtype())}")
         cond = cond.bool()
     dt = _result_type_many([v for v in (input, other)])
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and out is None:
+        cv, av, bv = cond._v, input._v, other._v
+        if cv is not None and av is not None and bv is not None and av.dtype is dt and bv.dtype is dt and \
+                cv.shape == av.shape == bv.shape:  # one bind of select: one recorded node from a cached plan
+            return _apply_prim("Where", ew.select_p, ew.select, (cond, input, other))
     xs = []
     consts = []
     for v in (input, other):

@@ -1,4 +1,4 @@
-"""torch.nn.functional's losses: regression, classification, embedding/ranking and CTC."""
+"""torch.nn.functional's losses: regression, classification, embedding/ranking (CTC: ctc.py)."""
 from __future__ import annotations
 
 import math
@@ -9,13 +9,12 @@ import numpy as _np
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ... import numpy as _fnp
 from ...autograd import is_grad_enabled as _is_grad_enabled
-from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ..._src.core.array import Array as _Array
 from ..._src.prims import elementwise as _ew
-from ..._src.prims.indexing import gather as _gather
+from ..._src.prims.indexing import gather_p as _gather_p
+from ..._src.prims.reduction import reduce_sum_p as _reduce_sum_p
 from ..._torch.ops._common import _bc
-from ..._torch.ops.reductions import _sum_all
-from ..._torch._argcheck import DtypeName, check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
+from ..._torch._argcheck import check_same_dtype as _check_same_dtype, dtype_error as _dtype_error
 from ..._torch._dispatch import _apply
 from ..._torch._errors import _legacy
 from .activation import _softplus, log_softmax, logsigmoid, relu, softplus
@@ -23,13 +22,13 @@ from .linear import linear as _linear
 from .common import _REDUCTIONS, _check_target_size, _concrete, _legacy_get_string, _reduce, _reduction, _size, _weighted
 from .distance import pairwise_distance
 
-_bc_lt, _bc_mul, _bc_div, _bc_sub = (_bc(p) for p in (_ew.lt, _ew.mul, _ew.div, _ew.sub))
+_bc_lt, _bc_mul, _bc_div, _bc_sub, _bc_logaddexp = (_bc(p) for p in (_ew.lt, _ew.mul, _ew.div, _ew.sub, _ew.logaddexp))
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "poisson_nll_loss", "gaussian_nll_loss", "kl_div",
            "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
            "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
            "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss", "ctc_loss"]
+           "triplet_margin_with_distance_loss"]
 
 
 
@@ -38,8 +37,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """Mean (or sum) squared error."""
     _check_target_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
+    if weight is None and _one_node_ok(input, target):  # one recorded node, torch's MseLossBackward0
+        def fn(a, b):
+            d = _ew.sub(a, b)
+            return _reduced(_ew.mul(d, d), reduction, cn)
+        cn = _count(input)
+        return _apply("MseLoss", fn, (input, target))
     if weight is None and reduction != "none" and input.shape == target.shape and input.dtype == target.dtype:
-        # one recorded node, torch's MseLossBackward0
+        # (float16 / bfloat16: one node too)
         red = _fnp.mean if reduction == "mean" else _fnp.sum
         return _apply("MseLoss", lambda a, b: red((a - b) ** 2), (input, target))
     return _weighted((input - target) ** 2, weight, input, reduction)
@@ -58,28 +63,13 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    dt = input._np_dtype()
-    if beta != 0 and input.shape == target.shape and dt == target._np_dtype() and dt.kind == "f" and \
-            dt.itemsize >= 4:  # one recorded node, torch's SmoothL1LossBackward0
-        return _apply("SmoothL1Loss", lambda a, b: _smooth_l1(a, b, beta, reduction), (input, target))
+    if beta != 0 and _one_node_ok(input, target):  # one recorded node, torch's SmoothL1LossBackward0
+        return _piecewise_loss("SmoothL1Loss", input, target, reduction, beta)
     d = input - target
     z = _fg.abs(d)
     # the square of d itself, not of |d|, so the second derivative at d == 0 is 1 / beta (torch's)
     loss = z if beta == 0 else _fg.where(z < beta, 0.5 * d * d / beta, z - 0.5 * beta)
     return _reduce(loss, reduction)
-
-
-def _smooth_l1(a, b, beta, reduction):
-    """smooth_l1_loss on Arrays a, b of one float dtype and shape, beta > 0: the binds of the op-by-op formula
-    (numbers entering as constants of the dtype), so the same values and derivatives."""
-    def c(x):
-        return _Array(np.array(x, a.dtype))
-    d = _ew.sub(a, b)
-    z = _ew.abs_p.bind(d, kink="torch")
-    loss = _ew.select(_bc_lt(z, c(beta)), _bc_div(_bc_mul(_bc_mul(c(0.5), d), d), c(beta)), _bc_sub(z, c(0.5 * beta)))
-    if reduction == "mean":
-        return _jnp.mean(loss)
-    return _sum_all(loss) if reduction == "sum" and loss.ndim else loss
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -88,10 +78,88 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is None and _one_node_ok(input, target):  # one recorded node, torch's HuberLossBackward0
+        return _piecewise_loss("HuberLoss", input, target, reduction, delta)
     d = input - target
     z = _fg.abs(d)
     loss = _fg.where(z < delta, 0.5 * d * d, delta * (z - 0.5 * delta))  # (d * d: second derivative 1 at 0)
     return _weighted(loss, weight, input, reduction, mean_by_weight=False)
+
+
+def _one_node_ok(input, target) -> bool:
+    """Whether a loss of input and target is recorded as one node of its binds: two non-empty tensors of one
+    shape and one float dtype of at least 32 bits (float16 and bfloat16 take torch's op-by-op rounding)."""
+    dt = input._np_dtype()
+    return input.shape == target.shape and dt == target._np_dtype() and dt.kind == "f" and dt.itemsize >= 4 \
+        and input.numel() > 0
+
+
+_CONSTS: dict = {}  # (name, dtype, parameter, numel) -> the 0-d constants of _piecewise_loss's binds
+_COUNTS: dict = {}  # (dtype, numel) -> numel as a 0-d constant of the dtype; (dtype, "one"/"zero") -> 1/0 in it
+
+
+def _count(t):
+    """t's element count as a 0-d constant of its dtype (the divisor of a mean, as torch's)."""
+    dt = t._np_dtype()
+    n = t.numel()
+    c = _COUNTS.get((dt, n))
+    if c is None:
+        if len(_COUNTS) > 1024:
+            _COUNTS.clear()
+        c = _COUNTS[(dt, n)] = _Array(np.array(n, dt))
+    return c
+
+
+def _one(dt):
+    c = _COUNTS.get((dt, "one"))
+    if c is None:
+        c = _COUNTS[(dt, "one")] = _Array(np.array(1, dt))
+    return c
+
+
+def _zero(dt):
+    c = _COUNTS.get((dt, "zero"))
+    if c is None:
+        c = _COUNTS[(dt, "zero")] = _Array(np.array(0, dt))
+    return c
+
+
+def _reduced(loss, reduction, cn):
+    """The binds of a loss's reduction over all its elements: 'none' keeps it, 'sum' sums, 'mean' divides the
+    sum by the count cn (a 0-d loss is its own sum and mean)."""
+    if reduction == "none" or not loss.ndim:
+        return loss
+    s = _reduce_sum_p.bind(loss, axes=tuple(range(loss.ndim)))
+    return _ew.div(s, cn) if reduction == "mean" else s
+
+
+def _piecewise_loss(name, input, target, reduction, k):
+    """smooth_l1_loss (k = beta > 0) or huber_loss (k = delta > 0) of non-empty same-shaped float tensors as
+    ONE recorded node (`name`, torch's) of the binds of torch's kernel (numbers entering as 0-d constants of
+    the dtype), so torch's values, with derivatives from the binds' own rules. With d = x - t and z = |d|
+    (torch's kink: sign(0) = 0): smooth L1 is d * d / (2 beta) where z < beta (torch's 0.5 * z * z / beta
+    exactly: halving is exact), else z - beta / 2; Huber is d * d / 2 where z < delta, else
+    delta * (z - delta / 2). The square is of d, not z, so the second derivative at d == 0 is torch's
+    (1 / beta, 1). The mean divides the sum by the count, as torch's."""
+    dt = input._np_dtype()
+    n = input.numel()
+    key = (name, dt, k, n)
+    c = _CONSTS.get(key)
+    if c is None:
+        if len(_CONSTS) > 1024:
+            _CONSTS.clear()
+        c = _CONSTS[key] = tuple(_Array(np.array(v, dt)) for v in (k, 2 * k if name == "SmoothL1Loss" else 2,
+                                                                      0.5 * k, n))
+    huber = name == "HuberLoss"
+    ck, c2k, chalf, cn = c
+
+    def fn(a, b):
+        d = _ew.sub(a, b)
+        z = _ew.abs_p.bind(d, kink="torch")
+        far = _bc_sub(z, chalf)
+        loss = _ew.select(_bc_lt(z, ck), _bc_div(_ew.mul(d, d), c2k), _bc_mul(ck, far) if huber else far)
+        return _reduced(loss, reduction, cn)
+    return _apply(name, fn, (input, target))
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
@@ -228,29 +296,35 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def _nll_rows(input, t, ignore_index, reduction):
     """nll_loss of (N, C) log-probabilities against N class indices t (a NumPy array), unweighted: one
-    recorded op (the picked entries, masked where t == ignore_index, then the reduction)."""
+    recorded op (the picked entries, masked where t == ignore_index, then the reduction): a gather at host
+    (row, class) pairs, a negation, [a mask,] a sum and a division by the count, bound directly."""
     valid = t != ignore_index
     c = input.shape[1]
-    tv = t[valid]
+    all_valid = bool(valid.all())
+    tv = t if all_valid else t[valid]
     if tv.size and (tv.min() < 0 or tv.max() >= c):
         raise IndexError(f"Target {int(tv[(tv < 0) | (tv >= c)][0])} is out of bounds.")
-    all_valid = bool(valid.all())
-    at = _np.stack([_np.arange(len(t)), t if all_valid else _np.where(valid, t, 0)], 1)  # (row, class) pairs
-    mask = None if all_valid else valid.astype(input._np_dtype())
-    count = _np.asarray(valid.sum(), input._np_dtype())
+    dt = input._np_dtype()
+    at = _np.empty((len(t), 2), _np.int64)  # (row, class) pairs
+    at[:, 0] = _np.arange(len(t))
+    at[:, 1] = t if all_valid else _np.where(valid, t, 0)
+    at = _Array(at)
+    mask = None if all_valid else _Array(valid.astype(dt))
+    count = _np.asarray(len(t) if all_valid else valid.sum(), dt)
+    cn = _Array(count)
 
     def fn(lp):
-        loss = -_gather(lp, at, (0, 1))
+        loss = _ew.neg(_gather_p.bind(lp, at, axes=(0, 1)))
         if mask is not None:
-            loss = loss * mask
+            loss = _ew.mul(loss, mask)
         if reduction == "none":
             return loss
-        total = _jnp.sum(loss)
+        total = _reduce_sum_p.bind(loss, axes=(0,))
         if reduction == "sum":
             return total
         if count == 0:  # every target ignored: NaN, with torch's zero gradient
-            return total * _np.asarray(0.0, count.dtype) + _np.asarray(_np.nan, count.dtype)
-        return total / count
+            return _ew.add(_ew.mul(total, _zero(dt)), _Array(_np.asarray(_np.nan, dt)))
+        return _ew.div(total, cn)
     return _apply("NllLoss", fn, (input,))
 
 
@@ -310,7 +384,21 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({_size(target)}) that is different to the input size "
                          f"({_size(input)}) is deprecated. Please ensure they have the same size.")
     _check_same_dtype("Found dtype {1} but expected {0}", input, target)
-    if _concrete(input) and input.numel() and bool(((input < 0) | (input > 1)).any().item()):
+    xv = input._v
+    if xv is not None:
+        if xv.size and ((xv < 0) | (xv > 1)).any():  # (NaN passes, as torch's check)
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        if weight is None and _one_node_ok(input, target) and not (xv * (1 - xv) < 1e-12).any():
+            # one recorded node, torch's BinaryCrossEntropyBackward0: no entry at or next to 0 or 1, so the logs
+            # are above -100 (the clamps are identities) and the formula's gradient is torch's
+            def fn(x, t):
+                one = _one(x.dtype)
+                return _reduced(_ew.neg(_ew.add(_ew.mul(t, _ew.log(x)), _ew.mul(_bc_sub(one, t),
+                                                                               _ew.log(_bc_sub(one, x))))),
+                                reduction, cn)
+            cn = _count(input)
+            return _apply("BinaryCrossEntropy", fn, (input, target))
+    elif _concrete(input) and input.numel() and bool(((input < 0) | (input > 1)).any().item()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     def bce(x):
         return -(target * _fg.clamp(_fg.log(x), min=-100) + (1 - target) * _fg.clamp(_fg.log(1 - x), min=-100))
@@ -340,6 +428,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     td = target._np_dtype()
     if td.kind in "iu":  # (torch's loss starts as 1 - target and is updated in place, so takes its dtype)
         raise _dtype_error("result type {0} can't be cast to the desired output type {1}", input, target)
+    if weight is None and pos_weight is None and _one_node_ok(input, target):
+        # one recorded node, torch's BinaryCrossEntropyWithLogitsBackward0: the binds of the formula below
+        def fn(x, t):
+            sp = _bc_logaddexp(_ew.neg(x), _zero(x.dtype))  # softplus(-x), jax.nn.softplus's card
+            return _reduced(_ew.add(_ew.mul(_bc_sub(_one(x.dtype), t), x), sp), reduction, cn)
+        cn = _count(input)
+        return _apply("BinaryCrossEntropyWithLogits", fn, (input, target))
     sp = _softplus(-input)  # log(1 + exp(-x))
     if pos_weight is not None:
         lw = 1 + (pos_weight - 1) * target
@@ -497,98 +592,6 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if swap:
         d_an = _fg.minimum(d_an, dist(positive, negative))
     return _reduce(_fg.clamp(margin + d_ap - d_an, min=0), reduction)
-
-
-# --- CTC -------------------------------------------------------------------------------------------------------
-
-def _lse(xs):
-    """logsumexp over a list of same-shaped tensors, -inf (with no NaN gradient) where all are -inf."""
-    st = _fg.stack(xs, 0)
-    m = st.max(0).values.detach()
-    dead = _fg.isinf(m) & (m < 0)
-    safe_m = _fg.where(dead, _fg.zeros_like(m), m)
-    st = _fg.where(dead.unsqueeze(0), _fg.zeros_like(st), st)
-    r = _fg.log(_fg.exp(st - safe_m).sum(0)) + safe_m
-    return _fg.where(dead, _fg.full_like(r, -math.inf), r)
-
-
-def _as_lengths(v, n, what):
-    if isinstance(v, _fg.Tensor):
-        v = v.tolist()
-    v = [int(x) for x in (v if isinstance(v, (list, tuple)) else [v])]
-    if len(v) != n:
-        raise RuntimeError(f"Expected {what} to have value at most {n}, but got {len(v)}")
-    return v
-
-
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
-    """The connectionist temporal classification loss: -log of the total probability of all alignments of each
-    target with its input (log_probs (T, N, C) or (T, C), log-softmax outputs), by the forward recursion."""
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    for name, v in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
-        if isinstance(v, _fg.Tensor) and v._np_dtype().kind not in "iu":
-            raise RuntimeError(f"{name} must be integral")
-    if log_probs.dtype != _fg.float32 and log_probs.dtype != _fg.float64:
-        raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{DtypeName(log_probs.dtype)}'")
-    batched = log_probs.dim() == 3
-    lp = log_probs if batched else log_probs.unsqueeze(1)
-    T, N, Cn = lp.shape
-    if not 0 <= blank < Cn:
-        raise RuntimeError("blank must be in label range")
-    il = _as_lengths(input_lengths, N, "input_lengths")
-    tl = _as_lengths(target_lengths, N, "target_lengths")
-    tgt = targets.tolist()
-    if not batched:  # one sequence
-        seqs = [tgt[:tl[0]]]
-    elif targets.dim() == 1:  # the targets concatenated
-        offs = np.concatenate([[0], np.cumsum(tl)]).astype(int)
-        seqs = [tgt[offs[b]:offs[b + 1]] for b in range(N)]
-    else:  # (N, S_max), padded
-        seqs = [tgt[b][:tl[b]] for b in range(N)]
-    losses = []
-    for b in range(N):
-        Tb, seq = il[b], seqs[b]
-        if Tb > T:
-            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {Tb} (while "
-                               f"checking arguments for ctc_loss_cpu)")
-        ext = [blank]
-        for c in seq:
-            ext += [int(c), blank]
-        S = len(ext)
-        emit = lp[:Tb, b, :].index_select(1, _fg.tensor(ext, dtype=_fg.int64))  # (Tb, S)
-        skip = _fg.tensor([s >= 2 and ext[s] != blank and ext[s] != ext[s - 2] for s in range(S)])
-        ninf = _fg.full((1,), -math.inf, dtype=lp.dtype)
-        init = np.full(S, -np.inf)
-        init[:2] = 0.0
-        alpha = emit[0] + _fg.tensor(init, dtype=lp.dtype) if Tb else None
-        for t in range(1, Tb):
-            a1 = alpha
-            a2 = _fg.cat([ninf, alpha[:-1]])
-            a3 = _fg.where(skip, _fg.cat([ninf, ninf, alpha[:-2]]) if S > 2 else _fg.full_like(alpha, -math.inf),
-                           _fg.full_like(alpha, -math.inf))
-            alpha = _lse([a1, a2, a3]) + emit[t]
-        if alpha is None:
-            loss = _fg.tensor(0.0 if S == 1 else math.inf, dtype=lp.dtype)
-        else:
-            loss = -_lse([alpha[-1], alpha[-2]] if S > 1 else [alpha[-1]])
-        if Tb and lp.requires_grad and _is_grad_enabled():
-            # torch's gradient for log_probs is that of the logits under a log_softmax: exp(log_probs) times
-            # the loss's cotangent is added for t < input_length (through log_softmax it cancels, so chains
-            # through it are unchanged). A term of value 0 carries it.
-            seg = lp[:Tb, b, :]
-            d = seg.detach()
-            loss = loss + (d.exp() * _fg.where(_fg.isfinite(d), seg - d, _fg.zeros_like(d))).sum()
-        if zero_infinity:
-            loss = _fg.where(_fg.isinf(loss), _fg.zeros_like(loss), loss)
-        losses.append(loss)
-    out = _fg.stack(losses)
-    if reduction == "none":
-        return out if batched else out[0]
-    if reduction == "sum":
-        return out.sum()
-    lens = _fg.tensor([max(v, 1) for v in tl], dtype=lp.dtype)
-    return (out / lens).mean()
 
 
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
