@@ -85,7 +85,7 @@ def _is_torch_function_all_disabled() -> bool:
 
 def _default_torch_function(cls, func, types, args=(), kwargs=None):
     """Tensor.__torch_function__: NotImplemented unless cls is a subclass of every type taking part; else
-    func(*args, **kwargs) with dispatch disabled, its Tensor results as cls."""
+    func(*args, **kwargs) with dispatch disabled, its Tensor results as cls (but for those of _NOWRAP)."""
     if not all(issubclass(cls, t) for t in types):
         return NotImplemented
     _STATE.disabled += 1
@@ -93,7 +93,7 @@ def _default_torch_function(cls, func, types, args=(), kwargs=None):
         ret = func(*args, **(kwargs or {}))
     finally:
         _STATE.disabled -= 1
-    return _convert(ret, cls)
+    return ret if func in _NOWRAP else _convert(ret, cls)
 
 
 def _disabled_torch_function_impl(cls, func, types, args=(), kwargs=None):
@@ -126,6 +126,8 @@ def _convert(ret, cls):
 
 
 _Tensor.__torch_function__ = classmethod(_default_torch_function)
+# torch's get_default_nowrap_functions: what the default passes on as it is (a subclass's .grad keeps its own type)
+_NOWRAP = frozenset({_Tensor.__dict__["grad"].__get__})
 
 
 def _overrides_type(t: type) -> bool:
@@ -242,7 +244,8 @@ def _dispatch(key: int, relevant: tuple, args: tuple, kwargs: dict):
         return _NO
     f = _FUNCS[key]
     args, kwargs = _given(f, args, kwargs)
-    return _handle(f, flat, args, kwargs, _SHOWN[key])
+    shown = _SHOWN[key]  # (torch's builtins pass no kwargs as None, its Python functions as {})
+    return _handle(f, flat, args, kwargs if kwargs or not shown[0] else None, shown)
 
 
 def _skip_one_hop(func, args: tuple = (), kwargs: dict | None = None):
