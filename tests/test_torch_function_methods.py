@@ -299,3 +299,51 @@ def test_grad_keeps_its_own_type():
         (s * s).sum().backward()
         assert type(s.grad) is lib.Tensor and type(s.detach()) is Plain
         np.testing.assert_allclose(_values(lib, s.grad), 2 * X)
+
+
+# --- torch's functions: arguments given by keyword reach the override as keywords ----------------------------------
+CALLS = [
+    # builtins: as the caller wrote them
+    "torch.sum(s, dim=0)", "torch.sum(s, 0)", "torch.sum(s, 0, True)", "torch.sum(s, 0, keepdim=True)",
+    "torch.add(s, other=1)", "torch.add(s, 1, alpha=2)", "torch.add(t, s)", "t.add(s, alpha=2)", "t.add(s)",
+    "torch.cat([s, t], dim=0)", "torch.cat([s, t])", "torch.stack((s, t), 1)", "torch.clamp(s, min=0.1)",
+    "torch.max(s, dim=1)", "torch.max(s, 1)", "torch.linalg.norm(s, ord=2)", "torch.linalg.vector_norm(s, 3)",
+    "torch.linalg.vector_norm(s, 3, dim=1)", "torch.fft.fft(s, n=4)", "torch.special.expit(s)",
+    "torch.nn.functional.linear(s, w.mT)", "torch.nn.functional.gelu(s, approximate='tanh')",
+    # written in Python in torch: the first parameters positionally, every other by keyword
+    "torch.nn.functional.relu(s)", "torch.nn.functional.relu(s, False)", "torch.nn.functional.relu(s, inplace=False)",
+    "torch.nn.functional.softmax(s, -1)", "torch.nn.functional.softmax(s, dim=-1)",
+    "torch.nn.functional.layer_norm(s, (3,))", "torch.nn.functional.cross_entropy(s, j)",
+    "torch.nn.functional.max_pool1d(s[None], 2)", "torch.split(s, 1)", "torch.split(s, 1, 1)", "torch.norm(s)",
+    "torch.norm(s, 2, 1)", "torch.unique(s, sorted=False)",
+]
+
+
+@pytest.mark.parametrize("expr", CALLS)
+def test_torch_functions_pass_args_and_kwargs_as_torch(expr):
+    res = {}
+    for lib in (fg, torch):
+        r, seen = _run(lib, expr, _classes(lib)[0])
+        res[lib] = ([(t, a, k) for _, t, a, k in seen], _types(r))
+    assert res[fg] == res[torch]
+
+
+def test_keywords_of_calls_made_without_a_readable_call_site():
+    """A call through functools.partial or with **kwargs: the keywords cannot be read from the call's code (torch's
+    C++ parser sees them); the override still gets every argument given, in order, and the result is torch's."""
+    import functools
+    for lib in (fg, torch):
+        Logging = _classes(lib)[0]
+        s = lib.tensor(X).as_subclass(Logging)
+        Logging.seen.clear()
+        r1 = functools.partial(lib.sum, dim=1)(s)
+        kw = {"dim": 1}
+        r2 = lib.sum(s, **kw)
+        seen = list(Logging.seen)
+        assert len(seen) == 2 and type(r1) is type(r2) is Logging
+        for _, types, args, kwargs in seen:
+            assert types == ["Logging"]
+            assert args[1] + [f"{k}={v}" for k, v in (kwargs or {}).items()] in (["Logging(2, 3)", "1"],
+                                                                                ["Logging(2, 3)", "dim='1'"],
+                                                                                ["Logging(2, 3)", "dim=1"])
+        np.testing.assert_allclose(_values(lib, r1), X.sum(1))
