@@ -14,6 +14,7 @@ is defined, so plain tensors' operations pay nothing)."""
 from __future__ import annotations
 
 import copy
+import inspect
 import weakref
 from typing import Callable
 
@@ -207,7 +208,7 @@ def _method(name: str) -> Callable:
             return _methods[forward](args[0], self)  # (t + s: torch's t.__add__(s))
         func = getattr(Tensor, func_name)
         if spec is not None:
-            args, kwargs = _bind(name, spec, args, kwargs)
+            args, kwargs = _bind(spec, args, kwargs)
         relevant = (self, *args) if py else (self, *_flat(args), *_flat(kwargs.values()))
         if not_implemented:
             try:
@@ -246,12 +247,14 @@ def _declined(name: str, a, b):
 
 
 def _takes(f, name: str) -> bool:
+    """Whether function f takes an argument called `name`."""
     code = getattr(f, "__code__", None)
-    return code is None or code.co_flags & 0x08 or name in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return code is None or bool(code.co_flags & inspect.CO_VARKEYWORDS) or \
+        name in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
 
 
-def _bind(name: str, spec: tuple, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-    """args and kwargs as torch's Python method `name` passes them on: spec's positional parameters, then its
+def _bind(spec: tuple, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """args and kwargs as torch's Python method of `spec` passes them on: spec's positional parameters, then its
     keyword ones (their defaults where the caller gave none); the call as given where it does not fit spec."""
     pos, kw = spec
     names = pos + tuple(kw)

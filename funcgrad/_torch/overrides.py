@@ -11,6 +11,11 @@ function the user called: a namespace's name for a function another name holds g
 The recompiled code objects are cached (marshal, one file per namespace, keyed by the interpreter and the source
 files' identity), so an import with a current cache only assigns them: ~5 ms instead of ~0.25 s of
 signature/parse/compile.
+The override is handed the arguments as torch hands them: a builtin's as the caller wrote them (the check sees its
+function's parameters bound, so which were given by keyword is read from the calling instruction, on this slow
+path only: _tf_check.call_keywords), a function torch writes in Python (most of nn.functional) as its
+handle_torch_function call passes them (_PY_LEAD). Tensor's methods, operators and properties dispatch on a
+subclass through the forms _subclass.py sets on it.
 
 `Tensor.__torch_function__` is torch's default: it runs the function with dispatch disabled and returns Tensor
 results as the subclass (so a subclass that does not override it keeps its type, and an override may end in
