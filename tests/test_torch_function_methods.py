@@ -252,6 +252,37 @@ def test_declining_inplace_operators_give_pythons_type_error(stmt):
     assert msgs[0] == msgs[1]
 
 
+def _tv_like(lib):
+    """A subclass written as torchvision's tv_tensors are: results are plain Tensors but for the functions of a set
+    of Tensor methods (compared by identity), which keep the subclass."""
+    force = {lib.Tensor.clone, lib.Tensor.to, lib.Tensor.detach, lib.Tensor.requires_grad_}
+
+    class Boxes(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if not all(issubclass(cls, t) for t in types):
+                return NotImplemented
+            with lib._C.DisableTorchFunctionSubclass():
+                out = func(*args, **(kwargs or {}))
+            if func in force and isinstance(args[0], cls):
+                return lib.Tensor._make_subclass(cls, out) if type(out) is lib.Tensor else out
+            return out
+    return Boxes
+
+
+@pytest.mark.parametrize("expr", ["s + 1", "s[0]", "s.T", "s.clone()", "s.to(torch.float32)", "s.detach()",
+                                  "s.sum(dim=0)", "s.requires_grad_()", "-s", "s.shape", "s.view(3, 2)"])
+def test_tv_tensors_style_subclass(expr):
+    got = []
+    for lib in (fg, torch):
+        Boxes = _tv_like(lib)
+        with lib._C.DisableTorchFunctionSubclass():
+            s = lib.tensor(X).as_subclass(Boxes)
+        r = eval(expr, {"s": s, "torch": lib})
+        got.append(type(r).__name__)
+    assert got[0] == got[1]
+
+
 def test_methods_the_subclass_defines_are_its_own():
     for lib in (fg, torch):
         class Own(lib.Tensor):

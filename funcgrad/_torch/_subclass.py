@@ -317,7 +317,8 @@ def _init_subclass(cls, **kwargs) -> None:
     of each of Tensor's methods and properties it does not define itself (funcgrad's own subclasses, quantized and
     wrapper tensors, define the behaviour of theirs)."""
     super(Tensor, cls).__init_subclass__(**kwargs)
-    if not _overrides._overrides_type(cls) or cls.__module__.startswith("funcgrad."):
+    if not _overrides._overrides_type(cls) or cls.__module__.startswith("funcgrad.") or \
+            issubclass(cls, WrapperTensor):
         return
     _DISPATCHING.add(cls)
     for name, m in _dispatching().items():
