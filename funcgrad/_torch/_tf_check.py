@@ -236,3 +236,41 @@ def store(path: str, ident, codes: tuple) -> bool:
         except OSError:
             pass
         return False
+
+
+# --- how a function was called: the keywords of the call (what the check cannot see in its function's locals) ------
+_SITES: dict = {}  # code object -> [(offset of a call instruction, offset after it, argc, keyword names)]
+
+
+def _call_sites(code) -> list:
+    import dis
+    out, kw, const = [], (), None
+    ins = list(dis.get_instructions(code))
+    for i, x in enumerate(ins):
+        if x.opname == "KW_NAMES":  # (3.11, 3.12: the keywords of the CALL that follows)
+            kw = code.co_consts[x.arg]
+        elif x.opname in ("CALL", "CALL_KW"):  # (3.13: CALL_KW takes the names from the LOAD_CONST before it)
+            names = kw if x.opname == "CALL" else const
+            end = ins[i + 1].offset if i + 1 < len(ins) else len(code.co_code)
+            out.append((x.offset, end, x.arg, names if type(names) is tuple else ()))
+            kw = ()
+        const = x.argval if x.opname == "LOAD_CONST" else None
+    return out
+
+
+def call_keywords(frame) -> tuple[int, tuple] | None:
+    """(the number of arguments, the names of those given by keyword) of the call that `frame` is running (its
+    last instruction is a call); None where it is not running one this can read (a call with `*args`/`**kwargs`)."""
+    if frame is None:
+        return None
+    code = frame.f_code
+    sites = _SITES.get(code)
+    if sites is None:
+        if len(_SITES) > 4096:
+            _SITES.clear()
+        sites = _SITES[code] = _call_sites(code)
+    i = frame.f_lasti
+    for start, end, argc, names in sites:  # (3.11 reports an offset inside the call's inline caches)
+        if start <= i < end:
+            return argc, names
+    return None

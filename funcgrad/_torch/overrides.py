@@ -11,6 +11,11 @@ function the user called: a namespace's name for a function another name holds g
 The recompiled code objects are cached (marshal, one file per namespace, keyed by the interpreter and the source
 files' identity), so an import with a current cache only assigns them: ~5 ms instead of ~0.25 s of
 signature/parse/compile.
+The override is handed the arguments as torch hands them: a builtin's as the caller wrote them (the check sees its
+function's parameters bound, so which were given by keyword is read from the calling instruction, on this slow
+path only: _tf_check.call_keywords), a function torch writes in Python (most of nn.functional) as its
+handle_torch_function call passes them (_PY_LEAD). Tensor's methods, operators and properties dispatch on a
+subclass through the forms _subclass.py sets on it.
 
 `Tensor.__torch_function__` is torch's default: it runs the function with dispatch disabled and returns Tensor
 results as the subclass (so a subclass that does not override it keeps its type, and an override may end in
@@ -85,7 +90,7 @@ def _is_torch_function_all_disabled() -> bool:
 
 def _default_torch_function(cls, func, types, args=(), kwargs=None):
     """Tensor.__torch_function__: NotImplemented unless cls is a subclass of every type taking part; else
-    func(*args, **kwargs) with dispatch disabled, its Tensor results as cls."""
+    func(*args, **kwargs) with dispatch disabled, its Tensor results as cls (but for those of _NOWRAP)."""
     if not all(issubclass(cls, t) for t in types):
         return NotImplemented
     _STATE.disabled += 1
@@ -93,7 +98,7 @@ def _default_torch_function(cls, func, types, args=(), kwargs=None):
         ret = func(*args, **(kwargs or {}))
     finally:
         _STATE.disabled -= 1
-    return _convert(ret, cls)
+    return ret if func in _NOWRAP else _convert(ret, cls)
 
 
 def _disabled_torch_function_impl(cls, func, types, args=(), kwargs=None):
@@ -126,6 +131,8 @@ def _convert(ret, cls):
 
 
 _Tensor.__torch_function__ = classmethod(_default_torch_function)
+# torch's get_default_nowrap_functions: what the default passes on as it is (a subclass's .grad keeps its own type)
+_NOWRAP = frozenset({_Tensor.__dict__["grad"].__get__})
 
 
 def _overrides_type(t: type) -> bool:
@@ -212,6 +219,8 @@ _NO = object()  # _dispatch's answer when no argument overrides: the function go
 _PLAIN = {_Tensor, type(None), bool, int, float, complex, str}
 _FUNCS: list = []  # the installed functions, by the index their check passes to _dispatch
 _SHOWN: list = []  # by the same index: (torch's function is a builtin, the name torch's dispatch errors give it)
+_LEAD: list = []  # by the same index: for a function torch writes in Python, how many parameters it passes on
+#                   positionally (_PY_LEAD), else None
 _INSTALLED: set = set()  # ids of the functions in _FUNCS
 _SPACE_OF: dict = {}  # id of an installed function -> its namespace's tag
 _SPACES: dict = {}  # namespace tag -> (the public module's name, the names given to install, as dict keys)
@@ -241,8 +250,47 @@ def _dispatch(key: int, relevant: tuple, args: tuple, kwargs: dict):
         _STATE.skip = False
         return _NO
     f = _FUNCS[key]
-    args, kwargs = _given(f, args, kwargs)
-    return _handle(f, flat, args, kwargs, _SHOWN[key])
+    shown = _SHOWN[key]  # (torch's builtins pass no kwargs as None, its Python functions as {})
+    args, kwargs = _as_called(f, _LEAD[key], args, kwargs, sys._getframe(1))
+    return _handle(f, flat, args, kwargs if kwargs or not shown[0] else None, shown)
+
+
+def _as_called(f, lead: int | None, args: tuple, kwargs: dict, frame) -> tuple[tuple, dict]:
+    """args and kwargs as torch hands them to `__torch_function__`: a builtin's as the caller wrote them (those given
+    by keyword as keywords: read from the call, `frame` being f's own); a function torch writes in Python as its
+    handle_torch_function passes them: the first `lead` parameters positionally, every other by keyword."""
+    if lead is not None:
+        return _leading(f, lead, args, kwargs)
+    code = f.__code__
+    names = code.co_varnames[:code.co_argcount]
+    if not names:  # (a *args, **kwargs wrapper: the call as given)
+        return _given(f, args, kwargs)
+    site = _tf_check.call_keywords(frame.f_back) if frame is not None and frame.f_code is code else None
+    if site is None or not set(site[1]) <= set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]) \
+            and not code.co_flags & inspect.CO_VARKEYWORDS:
+        return _given(f, args, kwargs)
+    argc, given = site
+    first = min([names.index(k) for k in given if k in names] + [len(args)])
+    short, _ = _given(f, args[:first], {})
+    # the positional count: the call's arguments less its keywords, plus one for a method's self
+    fits = [n for n in (argc - len(given), argc - len(given) + 1) if len(short) <= n <= first]
+    pos = args[:fits[0]] if len(fits) == 1 else short
+    return pos, {k: (args[names.index(k)] if k in names else kwargs[k]) for k in given}
+
+
+def _leading(f, lead: int, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """f's first `lead` parameters as args, every other (defaults included) as kwargs, as torch's Python functions
+    pass them; args and kwargs are those f's check gives (or a wrapper's call: bound to the wrapped signature)."""
+    try:
+        params = [p for p in inspect.signature(f).parameters.values() if p.kind not in (p.VAR_POSITIONAL,
+                                                                                         p.VAR_KEYWORD)]
+    except (TypeError, ValueError):
+        return args[:lead], kwargs
+    pos = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    vals = {**{p.name: p.default for p in params if p.default is not p.empty}, **dict(zip(pos, args)), **kwargs}
+    if any(n not in vals for n in pos[:lead]):
+        return args[:lead], kwargs
+    return tuple(vals[n] for n in pos[:lead]), {k: v for k, v in vals.items() if k not in pos[:lead]}
 
 
 def _skip_one_hop(func, args: tuple = (), kwargs: dict | None = None):
@@ -336,6 +384,28 @@ _BUILTIN_PREFIX = {"torch": "torch.", "linalg": "torch.linalg.linalg_", "fft": "
                    "special": "torch.special.special_"}
 
 
+# torch's functions written in Python (nn.functional's, torch.functional's) hand handle_torch_function their first k
+# parameters positionally and every other by keyword, defaults included: k of each
+_PY_LEAD = {**{("nn.functional", n): k for k, names in (
+    (1, "alpha_dropout celu dropout dropout1d dropout2d dropout3d elu feature_alpha_dropout glu gumbel_softmax "
+        "hardsigmoid hardswish hardtanh instance_norm interpolate leaky_relu log_softmax mish normalize relu relu6 "
+        "rrelu selu silu softmax softmin softsign tanhshrink"),
+    (2, "adaptive_max_pool1d adaptive_max_pool2d adaptive_max_pool3d fractional_max_pool2d fractional_max_pool3d "
+        "max_pool1d max_pool2d max_pool3d adaptive_avg_pool2d adaptive_avg_pool3d adaptive_max_pool1d_with_indices "
+        "adaptive_max_pool2d_with_indices adaptive_max_pool3d_with_indices affine_grid binary_cross_entropy "
+        "binary_cross_entropy_with_logits cross_entropy embedding embedding_bag fractional_max_pool2d_with_indices "
+        "fractional_max_pool3d_with_indices grid_sample group_norm hinge_embedding_loss huber_loss kl_div l1_loss "
+        "layer_norm local_response_norm max_pool1d_with_indices max_pool2d_with_indices max_pool3d_with_indices "
+        "mse_loss multi_margin_loss multilabel_margin_loss multilabel_soft_margin_loss nll_loss pad "
+        "poisson_nll_loss rms_norm smooth_l1_loss soft_margin_loss unfold"),
+    (3, "threshold batch_norm cosine_embedding_loss fold gaussian_nll_loss linear_cross_entropy lp_pool1d lp_pool2d "
+        "lp_pool3d margin_ranking_loss max_unpool1d max_unpool2d max_unpool3d triplet_margin_loss "
+        "triplet_margin_with_distance_loss"),
+    (4, "ctc_loss"), (13, "multi_head_attention_forward")) for n in names.split()},
+    **{("torch", n): k for k, names in ((1, "lu norm unique unique_consecutive unravel_index"),
+                                       (2, "cdist split stft tensordot")) for n in names.split()}}
+
+
 def _shown(space: str, name: str) -> tuple[bool, str]:
     """(torch's function is a builtin, the name torch's dispatch error gives it) for namespace space's name."""
     if space == "torch" and name in _TORCH_PY:
@@ -388,6 +458,7 @@ def install(namespace: dict, names: Iterable[str], space: str = "torch", module:
         namespace[n] = g
         _FUNCS.append(g)
         _SHOWN.append(_shown(space, n))
+        _LEAD.append(_PY_LEAD.get((space, n)))
         _INSTALLED.add(id(g))
         _SPACE_OF[id(g)] = space
     _SPACES.setdefault(space, (module, {}))[1].update(dict.fromkeys(names))
