@@ -93,8 +93,7 @@ def _clamped(idx, shape, axes):
     c = concrete_value(idx)
     if c is not None:
         h = np.asarray(c)
-        if all(h[..., j].min(initial=0) >= 0 and h[..., j].max(initial=-1) < shape[a]
-               for j, a in enumerate(axes)):
+        if h.size == 0 or all(h[..., j].min() >= 0 and h[..., j].max() < shape[a] for j, a in enumerate(axes)):
             return idx
     if not axes:
         return idx
