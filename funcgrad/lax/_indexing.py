@@ -309,7 +309,7 @@ def _fill_value(dtype, fill_value):
     if fill_value is not None:
         return fill_value
     dt = np.dtype(dtype)
-    if dt.kind in "fc" or dtypes.is_floating(dt):
+    if dtypes.is_inexact(dt):
         return np.nan
     if dt.kind == "i":
         return int(np.iinfo(dt).min)
