@@ -413,6 +413,15 @@ def gather(operand, start_indices, dimension_numbers=None, slice_sizes=None, *, 
     return _gather_dnums(operand, indices, dimension_numbers, slice_sizes, mode, fill_value)
 
 
+def _dn_or_axes(dimension_numbers, axes):
+    """The dimension numbers, or funcgrad's `axes` (given by keyword or in their place)."""
+    if axes is not None:
+        return axes
+    if dimension_numbers is None:
+        raise TypeError("scatter: missing the dimension_numbers argument (a lax.ScatterDimensionNumbers)")
+    return dimension_numbers
+
+
 def _scatter(how, operand, scatter_indices, updates, dimension_numbers, mode):
     operand, indices = _arr(operand), _arr(scatter_indices)
     updates = _updates(operand, updates)
@@ -436,47 +445,49 @@ def scatter(operand, scatter_indices, updates, dimension_numbers=None, *, indice
     return _scatter("set", operand, scatter_indices, updates, dimension_numbers, mode)
 
 
-def scatter_add(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted: bool = False,
-                unique_indices: bool = False, mode=None):
+def scatter_add(operand, scatter_indices, updates, dimension_numbers=None, *, indices_are_sorted: bool = False,
+                unique_indices: bool = False, mode=None, axes=None):
     """operand with `updates` added at the selected windows (duplicates accumulate), as jax.lax.scatter_add;
     `dimension_numbers` may also be funcgrad's `axes`."""
-    return _scatter("add", operand, scatter_indices, updates, dimension_numbers, mode)
+    return _scatter("add", operand, scatter_indices, updates, _dn_or_axes(dimension_numbers, axes), mode)
 
 
-def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted: bool = False,
-                unique_indices: bool = False, mode=None):
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers=None, *, indices_are_sorted: bool = False,
+                unique_indices: bool = False, mode=None, axes=None):
     """operand with `updates` subtracted at the selected windows, as jax.lax.scatter_sub."""
     operand = _arr(operand)
-    return _scatter("add", operand, scatter_indices, _ew.neg(_updates(operand, updates)), dimension_numbers, mode)
+    return _scatter("add", operand, scatter_indices, _ew.neg(_updates(operand, updates)),
+                    _dn_or_axes(dimension_numbers, axes), mode)
 
 
-def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted: bool = False,
-                unique_indices: bool = False, mode=None):
+def scatter_mul(operand, scatter_indices, updates, dimension_numbers=None, *, indices_are_sorted: bool = False,
+                unique_indices: bool = False, mode=None, axes=None):
     """operand multiplied by `updates` at the selected windows (duplicates multiply), as jax.lax.scatter_mul."""
-    return _scatter("mul", operand, scatter_indices, updates, dimension_numbers, mode)
+    return _scatter("mul", operand, scatter_indices, updates, _dn_or_axes(dimension_numbers, axes), mode)
 
 
-def scatter_min(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted: bool = False,
-                unique_indices: bool = False, mode=None):
+def scatter_min(operand, scatter_indices, updates, dimension_numbers=None, *, indices_are_sorted: bool = False,
+                unique_indices: bool = False, mode=None, axes=None):
     """operand's entries at the selected windows replaced by their minimum with `updates`, as
     jax.lax.scatter_min."""
-    return _scatter("min", operand, scatter_indices, updates, dimension_numbers, mode)
+    return _scatter("min", operand, scatter_indices, updates, _dn_or_axes(dimension_numbers, axes), mode)
 
 
-def scatter_max(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted: bool = False,
-                unique_indices: bool = False, mode=None):
+def scatter_max(operand, scatter_indices, updates, dimension_numbers=None, *, indices_are_sorted: bool = False,
+                unique_indices: bool = False, mode=None, axes=None):
     """operand's entries at the selected windows replaced by their maximum with `updates`, as
     jax.lax.scatter_max."""
-    return _scatter("max", operand, scatter_indices, updates, dimension_numbers, mode)
+    return _scatter("max", operand, scatter_indices, updates, _dn_or_axes(dimension_numbers, axes), mode)
 
 
-def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
-                  indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+def scatter_apply(operand, scatter_indices, func, dimension_numbers=None, *, update_shape=(),
+                  indices_are_sorted: bool = False, unique_indices: bool = False, mode=None, axes=None):
     """operand with the elementwise `func` applied at the selected windows, as jax.lax.scatter_apply: an
     element selected n times gets func applied n times. `update_shape` is the shape the updates of such a
     scatter would have; `dimension_numbers` may also be funcgrad's `axes`."""
     operand = _arr(operand)
     indices = _arr(scatter_indices)
+    dimension_numbers = _dn_or_axes(dimension_numbers, axes)
     if _is_dnums(dimension_numbers):
         ones = _sh.full(tuple(update_shape), 1, dtypes.int32)
         zeros = _sh.full(operand.shape, 0, dtypes.int32)
