@@ -1,7 +1,7 @@
 """lax's elementwise functions: the elementwise and special-function cards under their lax names, with
 lax's operand rules (operands of one shape and dtype, Python scalars weakly typed; unary functions
 restricted to the dtype kinds JAX accepts), and the few composed of cards (square, reciprocal, clz,
-mulhi, select_n, reduce_precision)."""
+mulhi, select_n, reduce_precision, bitcast_convert_type across widths)."""
 from __future__ import annotations
 
 import builtins as _builtins
@@ -19,7 +19,7 @@ from .._src.prims.elementwise import (abs, add, cos, div, eq, exp, expm1, ge, gt
                                       integer_pow, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow,
                                       rsqrt, select, sin, sqrt, stop_gradient, sub, tanh)
 from .._src.prims.elementwise import (acos, acosh, asin, asinh, atan, atanh,  # noqa: A004
-                                      bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
+                                      bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
                                       cbrt, ceil, clamp, complex, conj, cosh, exp2, floor, imag, is_finite,
                                       nextafter, population_count, real, rem, round, shift_left,
                                       shift_right_arithmetic, shift_right_logical, sinh, tan)
@@ -207,8 +207,8 @@ def _is_integer_exponent(y) -> bool:
 
 def _pow_integer_exponent(x, y):
     """lax.pow(x, y) for an integer y, as JAX 0.10: x floating or complex, y converted to x's dtype, and
-    zero derivative in x where y == 0 (JAX's rule for integer exponents; y * x**(y - 1) would be NaN at
-    x = 0, and to every order). A composition of cards: select(y == 0, 1, select(y == 0, 1, x) ** y)."""
+    derivatives in x as JAX's rule for integer exponents (0 where y == 0; reverse-over-reverse there is 0 times
+    the derivative of x ** -1, so NaN at x == 0, as JAX's)."""
     x = _arr(x)
     if _kind(x.dtype) not in "fc":
         raise TypeError(f"the first argument to pow must have an inexact dtype (float or complex), and the second "
@@ -218,14 +218,8 @@ def _pow_integer_exponent(x, y):
     if tuple(y.shape) != tuple(x.shape):
         raise TypeError(f"lax.pow requires arguments to have the same shape, got {tuple(x.shape)} and "
                         f"{tuple(y.shape)} (funcgrad.numpy.power broadcasts).")
-    zero = _ew.eq(y, _ew.zeros_like(y))
-    yf = _ew.convert_element_type(_ew.select(zero, _sh.full(y.shape, 1, y.dtype), y), x.dtype, y.weak_type)
-    weak = bool(x.weak_type and y.weak_type)
-    one = _sh.full(x.shape, 1, x.dtype, weak_type=weak)
-    # (where y == 0 the base is 1 too: every derivative there is then exactly 0, where 0 * x ** (1 - k) is NaN
-    # at x = 0 from the second derivative on)
-    return _ew.select(zero, one, _ew.pow(_ew.select(zero, _sh.full(x.shape, 1, x.dtype, weak_type=x.weak_type), x),
-                                         yf))
+    # the card's kink "jax_int" is JAX's derivative rule for integer exponents (0 in x where y == 0)
+    return _ew.pow(x, _ew.convert_element_type(y, x.dtype, y.weak_type), kink="jax_int")
 
 
 def _bound(v: float, dtype) -> float:
@@ -465,3 +459,46 @@ def _rp_host(x, eb, mb):
 
 for _f in (neg, select, bitwise_not):  # (the cards' functions, re-exported as they are)
     _f.__doc__ = _DOC[_f.__name__]
+
+
+# --- bitcast across widths ------------------------------------------------------------------------
+
+def bitcast_convert_type(operand, new_dtype):
+    """The bits of `operand` reinterpreted as `new_dtype`, as jax.lax.bitcast_convert_type. Equal widths
+    keep the shape; a narrower type adds a trailing dimension of old_bits // new_bits (the least
+    significant part first, as XLA's little-endian layout); a wider one consumes a trailing dimension of
+    exactly new_bits // old_bits. bool and complex only to their own type."""
+    x = _arr(operand)
+    new = np.dtype(dtypes.canonicalize_dtype(new_dtype))
+    old = np.dtype(x.dtype)
+    ob, nb = old.itemsize * 8, new.itemsize * 8
+    if ob < nb:
+        size = x.shape[-1] if x.shape else 1
+        if size * ob != nb:
+            raise ValueError(f"Attempting to convert array of shape {tuple(x.shape)} from {old} of size {ob} bits "
+                             f"to {new} of size {nb}, bits but {size} * {ob} != {nb}")
+    if (old.kind in "bc" or new.kind in "bc") and old != new:
+        raise TypeError(f"lax.bitcast_convert_type does not support bool or complex values unless the operand "
+                        f"and destination types match. Got operand dtype={old}, new_dtype={new!r}. Consider "
+                        f"using the arr.view() method instead.")
+    if ob == nb:
+        return _ew.bitcast_convert_type(x, new)
+    ou, nu = np.dtype(f"uint{ob}"), np.dtype(f"uint{nb}")
+    u = _ew.bitcast_convert_type(x, ou) if old != ou else x
+    if ob > nb:  # split: part i holds bits [i * nb, (i + 1) * nb)
+        parts = []
+        for i in range(ob // nb):
+            shifted = _ew.shift_right_logical(u, _sh.full(u.shape, i * nb, ou)) if i else u
+            part = _ew.convert_element_type(_ew.bitwise_and(shifted, _sh.full(u.shape, (1 << nb) - 1, ou)), nu)
+            parts.append(_sh.reshape(part, tuple(u.shape) + (1,)))
+        out = _sh.concatenate(parts, u.ndim)
+    else:  # join the trailing dimension's parts, the first the least significant
+        shape = tuple(u.shape[:-1])
+        out = None
+        for i in range(nb // ob):
+            part = _ew.convert_element_type(_sh.reshape(_sh.slice(u, (0,) * (u.ndim - 1) + (i,), tuple(u.shape[:-1]) + (i + 1,)), shape), nu) \
+                if u.ndim else _ew.convert_element_type(u, nu)
+            if i:
+                part = _ew.shift_left(part, _sh.full(shape, i * ob, nu))
+            out = part if out is None else _ew.bitwise_or(out, part)
+    return _ew.bitcast_convert_type(out, new) if new != out.dtype else out

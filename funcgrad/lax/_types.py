@@ -45,10 +45,9 @@ class GatherScatterMode(enum.Enum):
             return GatherScatterMode.FILL_OR_DROP
         names = {"clip": "CLIP", "fill": "FILL_OR_DROP", "drop": "FILL_OR_DROP",
                  "promise_in_bounds": "PROMISE_IN_BOUNDS", "one_hot": "ONE_HOT"}
-        try:
-            return GatherScatterMode[names[str(s).lower()]]
-        except KeyError:
-            raise ValueError(f"Unknown gather mode {s!r}") from None
+        if isinstance(s, str) and s in names:  # (JAX's spellings exactly: lower case)
+            return GatherScatterMode[names[s]]
+        raise ValueError(f'Unknown gather mode "{s}"')
 
 
 DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]], tuple[Sequence[int], Sequence[int]]]

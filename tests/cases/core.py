@@ -92,7 +92,8 @@ def abs_case(draw):
 
 def pow_case(draw):
     s = shape(draw)
-    return [uniform(draw, s, 0.5, 2.0), uniform(draw, s, -2.0, 2.0)], draw(st.sampled_from([{}, {"kink": "torch"}]))
+    kink = draw(st.sampled_from([{}, {"kink": "torch"}, {"kink": "jax_int"}]))  # (jax_int: lax.pow's integer y)
+    return [uniform(draw, s, 0.5, 2.0), uniform(draw, s, -2.0, 2.0)], kink
 
 
 def no_ties_case(draw):

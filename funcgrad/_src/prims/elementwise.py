@@ -320,9 +320,14 @@ def _abs_rule(x: ShapedArray, *, kink: str = "jax") -> ShapedArray:
     return x
 
 
+# Conventions beyond the two faces' a card accepts: pow's "jax_int" is JAX's rule for an integer exponent
+# (jax.lax.pow(x, int array), whose exponent the JAX face converts to x's dtype before binding).
+_MORE_KINKS = {"pow": ("jax_int",)}
+
+
 def _check_kink(op: str, kink) -> None:
-    if kink not in ("jax", "torch"):
-        type_error(op, f"kink must be 'jax' or 'torch', got {kink!r}")
+    if kink not in ("jax", "torch") + _MORE_KINKS.get(op, ()):
+        type_error(op, f"kink must be one of {('jax', 'torch') + _MORE_KINKS.get(op, ())}, got {kink!r}")
 
 
 def _bind_kinked(p: Primitive, kink: str, *args):
@@ -541,13 +546,17 @@ def _balanced_eq(x, z, y):
 
 def _pow_tx(t, x, y, kink="jax"):
     """t * d/dx x**y = t * y * x**(y-1). JAX's rule is that formula alone (NaN at x == 0, y == 0, and x**1
-    has a NaN second derivative at 0). torch's (pow_backward_self) is where(y == 0, 0, t * y * x**(y-1)):
+    has a NaN second derivative at 0; "jax_int", its rule for integer exponents, is 0 where y == 0).
+    torch's (pow_backward_self) is where(y == 0, 0, t * y * x**(y-1)):
     the mask takes the tangent or cotangent too, so a NaN one (d/dy's log of a negative x) gives 0 there.
     At x == 0 the unused branch's y - 1 is kept away from -1 so that its derivatives are finite (x**0 has
     second derivative 0 at 0, where torch's is 0 * inf); elsewhere it is torch's (NaN in y at x < 0)."""
     if kink == "jax":
         return t * (y * pow(x, y - 1))
     y0 = eq(y, zeros_like(y))
+    if kink == "jax_int":  # JAX's rule for an integer y: its Jacobian masked where y == 0 (not the tangent), so
+        # reverse-over-reverse there is 0 * d(x**-1) (NaN at x == 0) and forward-over-reverse is 0
+        return t * select(y0, zeros_like(y), select(y0, ones_like(y), y) * pow(x, y - 1))
     safe = bitwise_and(y0, eq(x, zeros_like(x)))
     d = t * (y * pow_p.bind(x, select(safe, ones_like(y), y) - 1, kink=kink))
     return select(y0, zeros_like(d), d)
@@ -558,7 +567,7 @@ def _pow_ty(t, ans, x, y, kink="jax"):
     y >= 0). torch's (pow_backward_exponent) is where(x == 0 and y >= 0, 0, t * x**y * log(x)): so -inf at
     x == 0, y < 0, and the mask takes the tangent or cotangent too (x is 1 in the unused branch, so that
     its derivatives are finite)."""
-    if kink == "jax":
+    if kink != "torch":  # (with "jax_int" the exponent was an integer array: this cotangent goes nowhere)
         return t * (log(_replace_zero(x)) * ans)
     zero = zeros_like(x)
     z = bitwise_and(eq(x, zero), ge(y, zeros_like(y)))

@@ -95,8 +95,7 @@ def _clamped(idx, shape, axes):
     c = concrete_value(idx)
     if c is not None:
         h = np.asarray(c)
-        if all(h[..., j].min(initial=0) >= 0 and h[..., j].max(initial=-1) < shape[a]
-               for j, a in enumerate(axes)):
+        if h.size == 0 or all(h[..., j].min() >= 0 and h[..., j].max() < shape[a] for j, a in enumerate(axes)):
             return idx
     if not axes:
         return idx
@@ -427,27 +426,23 @@ def scatter(operand, indices, updates, axes, mode: str = "set"):
 
 def scatter_add(operand, indices, updates, axes):
     """operand with `updates` added at the index rows `indices` along `axes` (duplicates accumulate; out-of-range
-    rows are dropped). funcgrad's `axes` form of jax.lax.scatter_add, whose ScatterDimensionNumbers it does not
-    take: x.at[idx].add(v) is the portable spelling."""
+    rows are dropped). The card's `axes` form; funcgrad.lax.scatter_add takes JAX's ScatterDimensionNumbers."""
     return scatter(operand, indices, updates, axes, "add")
 
 
 def scatter_mul(operand, indices, updates, axes):
     """operand multiplied by `updates` at the index rows `indices` along `axes` (duplicates multiply; out-of-range
-    rows are dropped). funcgrad's `axes` form of jax.lax.scatter_mul (no ScatterDimensionNumbers):
-    x.at[idx].multiply(v) is the portable spelling."""
+    rows are dropped). The card's `axes` form; funcgrad.lax.scatter_mul takes JAX's ScatterDimensionNumbers."""
     return scatter(operand, indices, updates, axes, "mul")
 
 
 def scatter_min(operand, indices, updates, axes):
     """operand with each indexed entry replaced by its minimum with `updates` (at the index rows `indices` along
-    `axes`). funcgrad's `axes` form of jax.lax.scatter_min (no ScatterDimensionNumbers): x.at[idx].min(v) is the
-    portable spelling."""
+    `axes`). The card's `axes` form; funcgrad.lax.scatter_min takes JAX's ScatterDimensionNumbers."""
     return scatter(operand, indices, updates, axes, "min")
 
 
 def scatter_max(operand, indices, updates, axes):
     """operand with each indexed entry replaced by its maximum with `updates` (at the index rows `indices` along
-    `axes`). funcgrad's `axes` form of jax.lax.scatter_max (no ScatterDimensionNumbers): x.at[idx].max(v) is the
-    portable spelling."""
+    `axes`). The card's `axes` form; funcgrad.lax.scatter_max takes JAX's ScatterDimensionNumbers."""
     return scatter(operand, indices, updates, axes, "max")
