@@ -207,6 +207,14 @@ def _ops(t):
         'setitem_t': lambda: (lambda y: (y.__setitem__((slice(None), 1), v[:2]), y)[1])(x * 1),
         'fill_': lambda: (x * 1).fill_(2.0),
         'zero_': lambda: (x * 1).zero_(),
+        'clamp_': lambda: (x * 1).clamp_(0, 1), 'clamp_t_': lambda: (x * 1).clamp_(min=x.detach() * 0),
+        'clip_': lambda: (x * 1).clip_(0, 1), 'clamp_min_': lambda: (x * 1).clamp_min_(0),
+        'clamp_min_t_': lambda: (x * 1).clamp_min_(x.detach() * 0), 'clamp_max_': lambda: (x * 1).clamp_max_(1),
+        'clamp': lambda: x.clamp(-1, 1), 'clamp_min': lambda: x.clamp(min=0), 'sum_d': lambda: x.sum(1),
+        'mean_d': lambda: x.mean(0), 'layer_norm': lambda: F.layer_norm(x, (3,)),
+        'layer_norm_wb': lambda: F.layer_norm(x, (3,), v, v), 'group_norm': lambda: F.group_norm(x[None], 1),
+        'batch_norm': lambda: F.batch_norm(x, None, None, training=True),
+        'batch_norm_eval': lambda: F.batch_norm(x, v.detach(), v.detach().abs(), training=False),
     }
 
 

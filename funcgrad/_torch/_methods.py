@@ -30,10 +30,12 @@ from ._legacy import TYPES
 
 
 def _make_inplace(op, name):
-    """op_(self, *args): op computed on the Array values, written into self's buffer."""
+    """op_(self, *args): op computed on the Array values, written into self's buffer. `name`: the node's, or a
+    function of the tensors among the arguments giving it (where torch's in-place overloads differ)."""
     def method(self, *args, **kwargs):
         tens = tuple(a for a in args if isinstance(a, Tensor)) + tuple(
             v for v in kwargs.values() if isinstance(v, Tensor))
+        node = name if name.__class__ is str else name(tens)
 
         def fn(a, *os):
             it = iter(os)
@@ -41,9 +43,16 @@ def _make_inplace(op, name):
             new_kw = {k: (_traced(next(it)) if isinstance(v, Tensor) else v) for k, v in kwargs.items()}
             r = op(_traced(a), *new_args, **new_kw)
             return r._a if r._v is None else r._arr()
-        return _inplace(name, self, fn, tens)
+        return _inplace(node, self, fn, tens)
     method.__name__ = op.__name__ + "_"
     return method
+
+
+# torch's in-place nodes named by overload: a number bound (clamp_: ClampBackward1, clamp_min_: ClampMinBackward0)
+# or a tensor one (ClampBackward0, ClampMinBackward1)
+_INPLACE_NODES = {"clamp": lambda ts: "Clamp" if ts else "Clamp1", "clip": lambda ts: "Clamp" if ts else "Clamp1",
+                  "clamp_min": lambda ts: "ClampMin1" if ts else "ClampMin",
+                  "clamp_max": lambda ts: "ClampMax1" if ts else "ClampMax"}
 
 
 def _bc_into(src, dst) -> bool:
@@ -643,7 +652,7 @@ def methods() -> dict:
         for name in fam.METHODS:
             m[name] = getattr(fam, name)
         for name in fam.INPLACE:
-            m[name + "_"] = _make_inplace(getattr(fam, name), name.capitalize())
+            m[name + "_"] = _make_inplace(getattr(fam, name), _INPLACE_NODES.get(name, name.capitalize()))
     m["sum"] = _sum_m
     m["flip"] = _flip_m
     m["tile"] = _tile_m

@@ -2,8 +2,13 @@
 and normalize."""
 from __future__ import annotations
 
+import math
+
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ...autograd import no_grad as _no_grad
+from ..._src.prims import elementwise as _ew
+from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes
+from ..._torch._dispatch import _apply
 
 from ..._torch._argcheck import DtypeName, dtype_error as _dtype_error
 from .common import _F32, _size
@@ -70,29 +75,61 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
+def _moments(a, axes, n):
+    """(a - mean, the biased variance) over `axes` (kept), of n elements each: the sums divided by n."""
+    d = a - _jnp.sum(a, axis=axes, keepdims=True) / n
+    return d, _jnp.sum(d * d, axis=axes, keepdims=True) / n
+
+
+def _normalised(name, fn, input, weight, bias, shape, stats=()):
+    """fn(input, *stats) normalised, then times weight and plus bias (reshaped to `shape` where given), recorded
+    as one node named as torch's (NativeLayerNormBackward0, ...): the normalisation's derivative is that of
+    its binds, as torch's native kernels' one formula."""
+    ts = (input,) + tuple(stats) + tuple(t for t in (weight, bias) if t is not None)
+    k = 1 + len(stats)
+    has_w, has_b = weight is not None, bias is not None
+
+    def f(a, *rest):
+        out = fn(a, *rest[:k - 1])
+        if has_w:
+            w = rest[k - 1]
+            out = out * (w if shape is None else _jnp.reshape(w, shape))
+        if has_b:
+            b = rest[-1]
+            out = out + (b if shape is None else _jnp.reshape(b, shape))
+        return out
+    return _apply(name, f, ts)
+
+
 def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
     c = input.shape[1]
-    dims = [0] + list(range(2, input.dim()))
-    shape = [1, -1] + [1] * (input.dim() - 2)
+    axes = (0,) + tuple(range(2, input.dim()))
+    shape = (1, -1) + (1,) * (input.dim() - 2)
     if training:
         n = input.numel() // c if c else 0
         if n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"{_size(input)}")
-        mean = input.mean(dims)
-        var = ((input - mean.reshape(shape)) ** 2).mean(dims)
-        if running_mean is not None:
-            with _no_grad():
-                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-        if running_var is not None:
-            with _no_grad():
-                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean, var = running_mean, running_var
-    out = (input - mean.reshape(shape)) * _fg.rsqrt(var.reshape(shape) + eps)
-    return _affine(out, weight, bias, shape)
+
+        def norm(a):
+            d, var = _moments(a, axes, n)
+            return d * _ew.rsqrt(var + eps)
+        if running_mean is not None or running_var is not None:
+            with _no_grad():  # (the batch's statistics, as the node computes them)
+                x = input.detach()
+                mean = x.sum(axes) / n
+                var = ((x - mean.reshape(shape)) ** 2).sum(axes) / n
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(mean * momentum)
+                if running_var is not None:
+                    running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))
+        return _normalised("NativeBatchNorm", norm, input, weight, bias, shape)
+    if running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+
+    def norm_eval(a, m, v):
+        return (a - _jnp.reshape(m, shape)) * _ew.rsqrt(_jnp.reshape(v, shape) + eps)
+    return _normalised("NativeBatchNorm", norm_eval, input, weight, bias, shape, (running_mean, running_var))
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
@@ -154,9 +191,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def _layer_norm(input, dims, weight, bias, eps):
-    mean = input.mean(dims, keepdim=True)
-    var = ((input - mean) ** 2).mean(dims, keepdim=True)
-    return _affine((input - mean) * _fg.rsqrt(var + eps), weight, bias)
+    axes = tuple(dims)
+    n = math.prod(input.shape[i] for i in axes)
+
+    def norm(a):
+        d, var = _moments(a, axes, n)
+        return d * _ew.rsqrt(var + eps)
+    return _normalised("NativeLayerNorm", norm, input, weight, bias, None)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -185,14 +226,15 @@ def _group_norm(input, num_groups, weight, bias, eps):
     if c % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
-    x = input.reshape(n, num_groups, -1)
-    if x.shape[-1] == 0:
+    m = input.numel() // (n * num_groups) if n * num_groups else 0
+    if m == 0:
         raise ValueError(f"Expected more than 1 value per group, got input size {_size(input)}")
-    mean = x.mean(-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(-1, keepdim=True)
-    out = ((x - mean) * _fg.rsqrt(var + eps)).reshape(tuple(input.shape))
-    shape = [1, -1] + [1] * (input.dim() - 2)
-    return _affine(out, weight, bias, shape)
+    full = tuple(input.shape)
+
+    def norm(a):
+        d, var = _moments(_jnp.reshape(a, (n, num_groups, m)), (2,), m)
+        return _jnp.reshape(d * _ew.rsqrt(var + eps), full)
+    return _normalised("NativeGroupNorm", norm, input, weight, bias, (1, -1) + (1,) * (input.dim() - 2))
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
