@@ -533,3 +533,36 @@ def test_log_compiles_is_logged_by_funcgrad_jit(caplog):
         assert any(r.name == "funcgrad.jit" for r in caplog.records)
     finally:
         fg.config.update("log_compiles", old)
+
+
+@pytest.mark.parametrize("shape,axes", [((32, 16, 28, 28), (0, 2, 3)), ((8, 4, 16, 32), (0, 1, 3)),
+                                        ((16, 24, 40), (0, 2))])
+def test_sum_over_leading_and_later_axes_runs_as_two_sums(shape, axes):
+    """A bias gradient g.sum((0, 2, 3)): the leading axes are summed first (contiguous slabs), then the
+    later ones of the smaller array; the result matches eager to float32 summation rounding, with -0.0,
+    inf and NaN where eager has them."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(shape).astype(np.float32)
+    a[(slice(None),) * (len(shape) - 1) + (0,)] = -0.0  # a column of -0.0s: sums to -0.0
+    idx = tuple(0 if i in axes else 1 for i in range(len(shape)))
+    a[idx] = np.inf
+    x = jnp.asarray(a)
+    f = fg.jit(lambda v: jnp.sum(v, axis=axes))
+    src = f.lower(x).source()
+    lead = tuple(range(len([i for i in range(len(shape)) if i in axes and all(j in axes for j in range(i))])))
+    assert f".sum({lead!r}, dt0).sum(" in src
+    got, want = np.asarray(f(x)), np.asarray(jnp.sum(x, axis=axes))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    scale = np.abs(a[np.isfinite(a)]).sum() / want.size
+    np.testing.assert_allclose(got, want, rtol=0, atol=4e-7 * scale)
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_small_or_leading_only_sums_stay_one_call():
+    x = jnp.ones((4, 8, 16), dtype=jnp.float32)  # 512 elements: below SPLIT_SUM_MIN
+    assert ".sum((0, 2), dt0)" in fg.jit(lambda v: jnp.sum(v, axis=(0, 2))).lower(x).source()
+    y = jnp.ones((64, 512), dtype=jnp.float32)
+    for axes in ((0,), (0, 1), (1,)):
+        src = fg.jit(lambda v: jnp.sum(v, axis=axes)).lower(y).source()
+        assert src.count(".sum(") == 1

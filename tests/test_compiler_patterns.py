@@ -153,3 +153,18 @@ def test_scalar_operands(value):
     got = fg.jit(f)(x, g)
     assert_same(got, f(x, g))
     assert np.asarray(got).shape == ()
+
+
+@pytest.mark.parametrize("shape", [(64,), (16, 33)])
+def test_uniform_cotangent_broadcasts_exactly(shape):
+    """grad(3 * sum(relu)): the cotangent is a uniform constant, passed to extremum_grad as a 0-d operand;
+    the result still has x's shape and eager's values (3 past 0, 3/2 at 0, 0 below it and at NaN)."""
+    x, _ = special_values(np.float32, n=int(np.prod(shape)))
+    x = jnp.asarray(np.asarray(x).reshape(shape))
+    f = fg.grad(lambda a: jnp.sum(jnp.maximum(a, 0.0)) * 3.0)
+    assert lowered_names(f, x).count("extremum_grad") == 1
+    with np.errstate(all="ignore"):
+        got, want = fg.jit(f)(x), f(x)
+    assert_same(got, want)
+    xa = np.asarray(x)
+    np.testing.assert_array_equal(np.asarray(got), np.where(xa > 0, 3.0, np.where(xa == 0, 1.5, 0.0)))

@@ -229,6 +229,47 @@ def test_unsupported_primitive_splits_regions():
                                   np.sort(np.tanh(np.asarray(x) * 2) + 1))
 
 
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("other", ["zero", "array"])
+def test_relu_backward_joins_the_loop_bitwise(op, other):
+    """extremum_grad (relu's backward, compiler/patterns.py) is lowered into the region's loop with the bias
+    gradient that sums it: eager's values bit for bit at ties (g / 2), NaN and inf in x or g, and -0.0."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((16, 32)).astype(np.float32)
+    x[::3, ::2] = 0.0
+    x[1, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    g = rng.standard_normal((16, 32)).astype(np.float32)
+    g[0, :3] = [np.inf, -np.inf, np.nan]  # x[0, 0] == 0: inf / NaN cotangents on ties
+    g[2, 1], g[4, 5] = -1.5, np.inf
+    y = np.float32(0.0) if other == "zero" else np.where(rng.random((16, 32)) < 0.3, x, 0.25).astype(np.float32)
+    fn = jnp.maximum if op == "max" else jnp.minimum
+
+    def f(a, b, ct):
+        out, vjp = fg.vjp(lambda p: fn(p, b), a)
+        (gx,) = vjp(ct)
+        return gx, jnp.sum(gx, axis=0)
+
+    x, g, y = jnp.asarray(x), jnp.asarray(g), jnp.asarray(y)
+    with np.errstate(all="ignore"):
+        want = f(x, y, g)
+        with native_off():
+            numpy_path = fg.jit(f)(x, y, g)
+        with native_on():
+            jf = fg.jit(f)
+            got = jf(x, y, g)
+            nat = entry_of(jf).native
+    assert nat is not None
+    lowered = [e.prim.name for r in nat.native_regions for e in r.eqns]
+    assert "extremum_grad" in lowered and "reduce_sum" in lowered
+    for a, b, c in zip(got, want, numpy_path):
+        for ref in (b, c):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(ref))
+            np.testing.assert_array_equal(np.signbit(np.asarray(a)), np.signbit(np.asarray(ref)))
+    w, gn = np.asarray(got[0]), np.asarray(g)
+    if other == "zero":  # a tie gets half the cotangent; a NaN x none (NaN loses every comparison)
+        assert w[3, 0] == np.float32(0.5) * gn[3, 0] and w[1, 0] == 0
+
+
 def test_large_arrays_stay_on_numpy():
     x = jnp.asarray(np.ones(native.config.max_size + 1, np.float32))
     with native_on():

@@ -78,6 +78,34 @@ def _leaf_key(x):
     return (a.shape, a.dtype, a.weak_type, ("type", type(x).__name__))
 
 
+def _walk_plain(xs, items: list, bufs: list, leaves: list) -> bool:
+    """Flatten a call's arguments for JitFunction.__call__'s fast path, when they are CPU Arrays, Python
+    scalars and lists / tuples of them: appends each leaf's _leaf_key (a container's (type, length)
+    before its items) to `items`, its buffer to `bufs` and the leaf to `leaves`. False for anything else
+    (the full signature then decides). Equal `items` mean the same pytree structure and leaf keys."""
+    for a in xs:
+        c = a.__class__
+        if c is Array:
+            b = a._buf
+            if b.__class__ is not np.ndarray:
+                return False
+            items.append((b.shape, b.dtype, a.weak_type))
+            bufs.append(b)
+        elif c is float or c is int or c is bool:
+            dt = _defaults.float_ if c is float else _defaults.int_ if c is int else _bool
+            items.append(((), dt, True, "python scalar"))
+            bufs.append(np.array(a, dt))
+        elif c is list or c is tuple:
+            items.append((c, len(a)))
+            if not _walk_plain(a, items, bufs, leaves):
+                return False
+            continue
+        else:
+            return False
+        leaves.append(a)
+    return True
+
+
 def _describe_leaf(k) -> str:
     shape, dtype, weak = k[0], k[1], k[2]
     s = f"{np.dtype(dtype).name}[{','.join(map(str, shape))}]"
@@ -268,6 +296,7 @@ class JitFunction:
         self._roots: dict = {}  # id(constant buffer) -> [buffer, nbytes, entries holding it]
         self._bytes = 0  # bytes of the distinct constant buffers the cached entries hold
         self._last_key = None
+        self._fast_keys: dict = {}  # __call__'s flat items of nested arguments -> their cache key
         self.compile_count = 0
         functools.update_wrapper(self, fun)
 
@@ -451,38 +480,34 @@ class JitFunction:
         entry.roots = None
 
     def __call__(self, *args, **kwargs):
+        nested = None
         if self._plain and not kwargs:
-            # The steady state: arguments are CPU Arrays or Python scalars; hash the signature, find
-            # the code, call it. (The key is the one _signature builds for such a call.)
-            key = []
-            bufs = []
-            for a in args:
-                c = a.__class__
-                if c is Array:
-                    b = a._buf
-                    if b.__class__ is not np.ndarray:
-                        break
-                    key.append((b.shape, b.dtype, a.weak_type))
-                    bufs.append(b)
-                elif c is float or c is int or c is bool:
-                    dt = _defaults.float_ if c is float else _defaults.int_ if c is int else _bool
-                    key.append(((), dt, True, "python scalar"))
-                    bufs.append(np.array(a, dt))
+            # The steady state: arguments are CPU Arrays, Python scalars, or lists / tuples of them (a
+            # training step's parameters); hash the signature, find the code, call it. For plain
+            # positional leaves the key is the one _signature builds; for containers, _fast_keys maps
+            # the flat items to it (recorded below by the call that missed).
+            items, bufs, flat = [], [], []
+            if _walk_plain(args, items, bufs, flat):
+                if len(items) == len(flat):
+                    key = (None, tuple(items))
                 else:
-                    break
-            else:
-                key = (None, tuple(key))
-                entry = self._cache.get(key)
+                    nested = tuple(items)
+                    key = self._fast_keys.get(nested)
+                entry = self._cache.get(key) if key is not None else None
                 if entry is not None and entry.fn is not None and not config.disable_jit and not fp_checks.on:
                     try:
                         self._cache.move_to_end(key)
                     except KeyError:  # evicted by another thread since the lookup: still usable
                         pass
-                    return entry.finish(entry.fn(*bufs), args)
+                    return entry.finish(entry.fn(*bufs), flat)
         if config.disable_jit or fp_checks.on:  # (NaN/inf checks run op by op, naming the operation)
             return self.fun(*args, **kwargs)
-        sig = self._signature(args, kwargs) if self._donating else None
+        sig = self._signature(args, kwargs) if self._donating or nested is not None else None
         entry, leaves = self._entry(args, kwargs, sig)
+        if nested is not None and not entry.hoisted:
+            if len(self._fast_keys) >= 4 * max(int(config.jit_cache_size), 1):
+                self._fast_keys.clear()  # (keys of evicted signatures: bounded, rebuilt on a miss)
+            self._fast_keys[nested] = sig[0]
         if entry.hoisted or any(isinstance(x, Tracer) for x in leaves):
             outs = pjit_p.bind(*entry.hoisted, *leaves, jaxpr=entry.jaxpr,
                                name=getattr(self.fun, "__name__", "fun"))
@@ -629,6 +654,7 @@ class JitFunction:
             for e in self._cache.values():
                 e.roots = None
             self._cache.clear()
+            self._fast_keys.clear()
             self._roots.clear()
             self._bytes = 0
             self._last_key = None

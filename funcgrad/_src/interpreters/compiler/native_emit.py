@@ -7,7 +7,7 @@ import numpy as np
 
 from ...core.jaxpr import Eqn, Jaxpr, Var
 from . import fusion as _fusion
-from ._ir import ELEMENTWISE, buffer_of, uniform_value
+from ._ir import buffer_of, uniform_value
 from .native_ops import (_BINARY, _DTYPES, _REDUCE, _RESHAPES, _UNARY, _call_form, _dot_dims, _elementwise_form,
                         supported, ufunc_loop)
 from .native_roll import _ROLLED
@@ -226,6 +226,11 @@ def _scalar_expr(e: Eqn, ops: list[str]) -> str:
         expr = f"({ops[0]} * {ops[0]})" if data == 2 else f"np.power({ops[0]}, {_cast(out)}({float(data)!r}))"
     elif kind == "select":
         expr = f"({ops[1]} if {ops[0]} else {ops[2]})"
+    elif kind == "extremum_grad":  # g * (1 where x wins, 1/2 on a tie, 0 elsewhere, NaN included): patterns.py
+        x, y = ops[1], ops[2]
+        win = f"{x} > {y}" if data == "max" else f"{x} < {y}"
+        one, half, zero = (_literal(c, out) for c in (1.0, 0.5, 0.0))
+        expr = f"({ops[0]} * ({one} if {win} else ({half} if {x} == {y} else {zero})))"
     else:  # convert
         if np.dtype(out).kind == "b":
             expr = f"({ops[0]} != 0)"
@@ -612,7 +617,7 @@ def _emit_body(em: _Emitter, depth: int, j: Jaxpr) -> None:
 
 
 def _fusible(e: Eqn) -> bool:
-    return (e.prim.name in ELEMENTWISE and _elementwise_form(e) is not None) or _is_outer(e)
+    return _elementwise_form(e) is not None or _is_outer(e)
 
 
 def _store_row(em: _Emitter, depth: int, dst: str, i: str, v: Var) -> None:

@@ -74,8 +74,13 @@ def _ok_aval(a) -> bool:
 
 def _elementwise_form(e: Eqn):
     """(kind, data) for an elementwise equation Numba computes as the NumPy path does, else None:
-    ("ufunc", name), ("ipow", y), ("select", None) or ("convert", None)."""
+    ("ufunc", name), ("ipow", y), ("select", None), ("convert", None) or ("extremum_grad", "max"/"min")
+    (relu's backward, patterns.py: one loop instead of NumPy's comparison, product and tie test)."""
     name = e.prim.name
+    if name == "extremum_grad":
+        ok = len(e.outvars) == 1 and all(np.dtype(v.aval.dtype) == np.dtype(e.outvars[0].aval.dtype)
+                                         for v in e.invars) and np.dtype(e.outvars[0].aval.dtype).kind == "f"
+        return ("extremum_grad", e.params["kind"]) if ok else None
     if name not in ELEMENTWISE or e.prim.multiple_results or len(e.outvars) != 1:
         return None
     out = e.outvars[0].aval
@@ -194,7 +199,7 @@ def supported(e: Eqn) -> bool:
     if not all(_ok_aval(v.aval) for v in list(e.invars) + list(e.outvars)):
         return False
     name = e.prim.name
-    if name in ELEMENTWISE:
+    if name in ELEMENTWISE or name == "extremum_grad":
         f = _elementwise_form(e)
         c = _call_form(e) if f is not None else None
         if c is not None and ufunc_loop(c[0], c[1]) is None:
