@@ -57,7 +57,8 @@ def median(input, dim=None, keepdim=False):
 
 @_with_out()
 def mode(input, dim=-1, keepdim=False):
-    """The smallest most frequent value along dim and the index of its last occurrence (as torch)."""
+    """The smallest most frequent value along dim and an index of it: torch's, whose std::sort decides which
+    of the ties (the last one in rows of up to 16) and how NaN (unordered under `<`) is counted."""
     if input.ndim == 0:
         _dim(dim, 0)
         return return_types.mode(clone(input), _wrap(Array(np.zeros((), np.int64))))
@@ -67,10 +68,14 @@ def mode(input, dim=-1, keepdim=False):
     v = np.moveaxis(input._host(), d, -1)
     flat = v.reshape(-1, v.shape[-1])
     idx = np.empty(flat.shape[0], np.int64)
+    nan = np.isnan(flat).any(axis=-1) if flat.dtype.kind == "f" else np.zeros(flat.shape[0], bool)
     for r, row in enumerate(flat):
         vals, counts = np.unique(row, return_counts=True)
-        m = vals[np.argmax(counts)]  # np.unique sorts, argmax takes the first (smallest) among ties
-        idx[r] = np.flatnonzero(row == m)[-1]
+        if not nan[r] and (row.size <= 16 or counts.max() == 1):  # insertion sort (stable) / no tie
+            m = vals[np.argmax(counts)]  # np.unique sorts, argmax takes the first (smallest) among ties
+            idx[r] = np.flatnonzero(row == m)[-1]
+        else:  # which tied index (and, with NaN, which value) wins is std::sort's unstable order
+            idx[r] = _torch_select.mode_index(row.tolist())
     idx = _wrap(Array(np.expand_dims(idx.reshape(v.shape[:-1]), d)))
     values = _apply("Mode", _take_at(d, keepdim), (input, idx))
     return return_types.mode(values, idx if keepdim else idx.squeeze(d))
