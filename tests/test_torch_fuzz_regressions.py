@@ -319,3 +319,24 @@ def test_linalg_out_arguments_are_written():
     m, e = fg.empty(0), fg.empty(0, dtype=fg.int32)
     fg.frexp(fg.tensor([8.0, 0.75]), out=(m, e))
     assert m.tolist() == [0.5, 0.75] and e.tolist() == [4, 0]
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+@pytest.mark.parametrize("dtype,want", [
+    # torch fills NaN through the C++ cast: x86's integer indefinite for 32/64 bits, its low bits for narrower
+    ("int64", -2 ** 63), ("int32", -2 ** 31), ("int16", 0), ("int8", 0), ("uint8", 0), ("bool", True),
+    ("float16", float("nan")), ("float64", float("nan"))])
+def test_median_of_no_entries_is_nan_cast_to_the_dtype(name, dtype, want):
+    for shape in ((0,), (2, 0)):
+        r = getattr(fg, name)(fg.zeros(shape, dtype=getattr(fg, dtype)))
+        assert r.dtype == getattr(fg, dtype) and r.shape == ()
+        np.testing.assert_array_equal(r.item(), want)
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(getattr(torch, name)(torch.zeros(0, dtype=getattr(torch, dtype))).item(), want)
+
+
+def test_nanmedian_of_bool_raises_median_cpu_unless_the_dim_is_empty():
+    with pytest.raises(NotImplementedError, match="\"median_cpu\" not implemented for 'Bool'"):
+        fg.nanmedian(fg.tensor([True, False]))
+    with pytest.raises(IndexError, match="median\\(\\): Expected reduction dim 1 to have non-zero size"):
+        fg.nanmedian(fg.zeros(2, 0, dtype=fg.bool), 1)

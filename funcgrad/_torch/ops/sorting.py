@@ -17,8 +17,8 @@ from .extrema import _take_at
 
 @_with_out()
 def median(input, dim=None, keepdim=False):
-    if dim is None and input.numel() == 0 and D.kind(input._np_dtype()) == "f":
-        return _wrap(Array(np.array(np.nan, input._np_dtype())))
+    if dim is None and input.numel() == 0:
+        return _empty_median(input._np_dtype())
     if dim is not None:
         _dim(dim, input.ndim)
     if input._np_dtype() == _NPB and input.numel():
@@ -53,6 +53,19 @@ def median(input, dim=None, keepdim=False):
     idx = _apply_nograd(median_index, (input,))
     values = _apply("Median", _take_at(d, keepdim), (input, idx))
     return return_types.median(values, idx if keepdim else idx.squeeze(d))
+
+
+def _empty_median(dt) -> Tensor:
+    """torch's median of no entries: NaN converted to the dtype by the C++ cast (x86: the integer
+    indefinite, INT_MIN, for 32 and 64 bits; its low bits, 0, for narrower integers; True for bool)."""
+    dt = np.dtype(dt)
+    if D.kind(dt) in "fc":
+        v = np.array(np.nan, dt)
+    elif dt == _NPB:
+        v = np.array(True)
+    else:
+        v = np.array(np.iinfo(dt).min if dt.kind == "i" and dt.itemsize >= 4 else 0, dt)
+    return _wrap(Array(v))
 
 
 @_with_out()
