@@ -340,3 +340,20 @@ def test_nanmedian_of_bool_raises_median_cpu_unless_the_dim_is_empty():
         fg.nanmedian(fg.tensor([True, False]))
     with pytest.raises(IndexError, match="median\\(\\): Expected reduction dim 1 to have non-zero size"):
         fg.nanmedian(fg.zeros(2, 0, dtype=fg.bool), 1)
+
+
+def test_nansum_into_an_integer_dtype_counts_nan_as_zero():
+    x = fg.tensor([[1.5, float("nan"), 1.5, -0.7], [2.5, -3.5, float("nan"), 4.0]])
+    assert fg.nansum(x, dtype=fg.int64).item() == 5  # truncated entries, NaN as 0 (torch: 5)
+    r = fg.nansum(x, 1, dtype=fg.int32)
+    assert r.dtype == fg.int32 and r.tolist() == [2, 3]
+    assert fg.nansum(x, 0, dtype=fg.bool).tolist() == [True, True, True, True]
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(x.numpy())
+    assert torch.nansum(t, dtype=torch.int64).item() == 5 and torch.nansum(t, 1, dtype=torch.int32).tolist() == [2, 3]
+
+
+def test_nanmean_into_a_complex_dtype_raises_as_nansum():
+    for dt, name in ((fg.complex64, "ComplexFloat"), (fg.complex128, "ComplexDouble")):
+        with pytest.raises(NotImplementedError, match=f"\"nansum_cpu\" not implemented for '{name}'"):
+            fg.nanmean(fg.tensor([1.0, float("nan")]), dtype=dt)
