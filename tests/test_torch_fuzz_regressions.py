@@ -357,3 +357,14 @@ def test_nanmean_into_a_complex_dtype_raises_as_nansum():
     for dt, name in ((fg.complex64, "ComplexFloat"), (fg.complex128, "ComplexDouble")):
         with pytest.raises(NotImplementedError, match=f"\"nansum_cpu\" not implemented for '{name}'"):
             fg.nanmean(fg.tensor([1.0, float("nan")]), dtype=dt)
+
+
+def test_bfloat16_to_integer_wraps_as_float32_does():
+    # torch converts through float: -3.5 -> 253 in uint8, 300 -> 44 in int8 (ml_dtypes' own cast gave 0)
+    x = fg.tensor([-3.5, -1.0, 300.0, -200.0]).to(fg.bfloat16)
+    assert x.to(fg.uint8).tolist() == [253, 255, 44, 56]
+    assert x.to(fg.int8).tolist() == [-3, -1, 44, 56]
+    assert x.to(fg.int16).tolist() == [-3, -1, 300, -200]
+    torch = pytest.importorskip("torch")
+    t = torch.tensor([-3.5, -1.0, 300.0, -200.0]).to(torch.bfloat16)
+    assert t.to(torch.uint8).tolist() == [253, 255, 44, 56] and t.to(torch.int8).tolist() == [-3, -1, 44, 56]
