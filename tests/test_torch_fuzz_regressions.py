@@ -368,3 +368,15 @@ def test_bfloat16_to_integer_wraps_as_float32_does():
     torch = pytest.importorskip("torch")
     t = torch.tensor([-3.5, -1.0, 300.0, -200.0]).to(torch.bfloat16)
     assert t.to(torch.uint8).tolist() == [253, 255, 44, 56] and t.to(torch.int8).tolist() == [-3, -1, 44, 56]
+
+
+@pytest.mark.parametrize("call", [lambda L, x: L.remainder(x, 0), lambda L, x: L.fmod(x, 0), lambda L, x: x % 0,
+                                  lambda L, x: x // 0, lambda L, x: L.div(x, 0, rounding_mode="trunc")])
+def test_integer_division_of_no_entries_by_a_zero_scalar_divides_nothing(call):
+    r = call(fg, fg.zeros(2, 0, dtype=fg.int32))
+    assert r.shape == (2, 0) and r.dtype == fg.int32
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        call(fg, fg.ones(1, dtype=fg.int32))
+    torch = pytest.importorskip("torch")
+    assert call(torch, torch.zeros(2, 0, dtype=torch.int32)).shape == (2, 0)
+
