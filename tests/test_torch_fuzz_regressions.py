@@ -380,3 +380,15 @@ def test_integer_division_of_no_entries_by_a_zero_scalar_divides_nothing(call):
     torch = pytest.importorskip("torch")
     assert call(torch, torch.zeros(2, 0, dtype=torch.int32)).shape == (2, 0)
 
+
+@pytest.mark.parametrize("name,a,b,dt", [
+    ("igamma", "int8", "int32", "Int"), ("igammac", "int64", "int64", "Long"), ("igamma", "bool", "int8", "Char"),
+    ("igamma", "float32", "complex64", "ComplexFloat"), ("logaddexp2", "int64", "complex64", "ComplexFloat"),
+    ("logaddexp2", "complex128", "float32", "ComplexDouble")])
+def test_binary_kernels_without_integer_or_complex_dtypes(name, a, b, dt):
+    # torch promotes first, then finds no kernel for the promoted dtype
+    x, y = fg.tensor([1, 2]).to(getattr(fg, a)), fg.tensor([1, 3]).to(getattr(fg, b))
+    for call in (getattr(fg, name), getattr(fg.Tensor, name)):
+        with pytest.raises(NotImplementedError, match=f"\"{name}_cpu\" not implemented for '{dt}'"):
+            call(x, y)
+    assert fg.igamma(fg.tensor([1, 2]), fg.tensor([0.5, 1.0])).dtype == fg.float32  # an integer a is fine

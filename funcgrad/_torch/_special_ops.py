@@ -3,7 +3,8 @@ scaled), the normal distribution's ndtr/ndtri/log_ndtr, entr, xlog1py, polygamma
 regularised incomplete gamma functions (lax's igamma/igammac cards), and the orthogonal polynomials.
 
 Each is one recorded op over funcgrad primitives (bessel_i0e/i1e, erf/erfc/erf_inv, lgamma, ...), so
-gradients come from the primitive cards. Integer inputs compute in the default float dtype, as in torch.
+gradients come from the primitive cards. Integer inputs compute in the default float dtype, as in torch (but
+igamma/igammac, as torch, have no kernel for an integer or complex promoted dtype).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from .ops import arithmetic, unary
 from .ops._common import _TRUEDIV, _as_tensor, _bc, _binop, _bshape, _cast, _out, _promote
 from ._tensor import Tensor, _wrap
 from ._dispatch import _apply, _apply1
+from ._errors import _legacy
 from .ops.pointwise import mvlgamma
 from ..autograd.function import Function
 from ..autograd import Function
@@ -156,8 +158,8 @@ def _igamma(name, upper):
     def op(input, other, *, out=None):
         a_t, x_t = _as_tensor(input), _as_tensor(other)
         pdt = _promote(a_t, x_t)
-        if pdt.kind == "b":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+        if D.kind(pdt) != "f":  # (torch promotes, then has kernels for floating dtypes only)
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_legacy(pdt)}'")
         dt = _fdt(pdt)
         shape = _bshape(tuple(a_t.shape), tuple(x_t.shape))
         guard = None

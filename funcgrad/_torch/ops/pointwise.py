@@ -119,7 +119,7 @@ def ldexp(input, other, *, out=None):
 def logaddexp2(input, other, *, out=None):
     _tensor_arg("logaddexp2", other)
     dt = _promote(input, other)
-    if dt.kind in "biu":
+    if dt.kind in "biuc":
         raise NotImplementedError(f"\"logaddexp2_cpu\" not implemented for '{_legacy(dt)}'")
     return _out(_binop("Logaddexp20", _bc(ew.logaddexp2), input, other, _TRUEDIV), out)
 
