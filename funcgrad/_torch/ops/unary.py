@@ -121,7 +121,21 @@ def _sign_fn(a):
         return a
     if D.kind(a.dtype) == "f":  # torch's sign(nan) is 0
         return ew.select(ew.ne(a, a), _zero_for(a) + jnp.zeros_like(a), ew.sign(a))
+    if D.kind(a.dtype) == "c":
+        return _complex_sgn(a)
     return ew.sign(a)
+
+
+def _complex_sgn(a):
+    """torch's sgn: z / |z| (differentiable, as torch's), 0 at 0, and NaN + NaN j where a part is infinite or
+    NaN (its complex division by (|z|, 0) scales by 1 / max(|c|, |d|) = 0 there)."""
+    m = _tabs(a)
+    zero = ew.eq(m, jnp.zeros_like(m))
+    fin = jnp.isfinite(a)
+    ok = ew.bitwise_and(fin, ew.bitwise_not(zero))
+    r = ew.div(a, ew.convert_element_type(ew.select(ok, m, jnp.ones_like(m)), a.dtype))
+    r = ew.select(zero, jnp.zeros_like(a), r)
+    return ew.select(fin, r, jnp.full_like(a, complex(np.nan, np.nan)))
 
 
 def _int_id(f):
