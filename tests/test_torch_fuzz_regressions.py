@@ -215,6 +215,24 @@ def test_round_with_decimals_has_no_integer_kernels():
     np.testing.assert_allclose(fg.round(fg.tensor([1234.5, 15.0, 0.125]), decimals=-1).numpy(), [1230.0, 20.0, 0.0])
 
 
+@pytest.mark.parametrize("dtype,decimals,values,want", [
+    # half types round in float32 (torch's opmath): 1000.7 * 100 would overflow float16, and bfloat16's
+    # -2.34375 * 10 would round to -23.5 (then to -24) before nearbyint
+    ("float16", 2, [1000.7, 1.25, -2.3507], [1000.5, 1.25, -2.349609375]),
+    ("bfloat16", 1, [-2.3507, 1.095, 8.44], [-2.296875, 1.1015625, 8.375]),
+    # negative decimals divide first: nearbyint(x / 100) * 100
+    ("bfloat16", -2, [250.0, 351.0, -149.0], [200.0, 400.0, -100.0]),
+    ("float16", -1, [65000.0, 45.0, -0.0], [64992.0, 40.0, -0.0]),  # (65000 is 64992 in float16)
+])
+def test_round_decimals_of_half_types(dtype, decimals, values, want):
+    r = fg.round(fg.tensor(values).to(getattr(fg, dtype)), decimals=decimals)
+    assert r.dtype == getattr(fg, dtype)
+    np.testing.assert_array_equal(r.float().numpy(), want)
+    torch = pytest.importorskip("torch")
+    t = torch.round(torch.tensor(values).to(getattr(torch, dtype)), decimals=decimals)
+    np.testing.assert_array_equal(t.float().numpy(), want)
+
+
 def test_einsum_sublist_form():
     a, b = fg.arange(6.).reshape(2, 3), fg.arange(12.).reshape(3, 4)
     np.testing.assert_allclose(fg.einsum(a, [0, 1], b, [1, 2]).numpy(), a.numpy() @ b.numpy())

@@ -184,7 +184,20 @@ def round(input, *, decimals=None, out=None):  # noqa: A001
     _not_impl("round_vml_cpu" if not decimals else "round_cpu", "b" if decimals is None else "biu")(
         input._np_dtype())
     decimals = decimals or 0
-    return _out(_apply1("Round", _int_id(lambda a: jnp.round(a, decimals)), input), out, True)
+    if not decimals:
+        return _out(_apply1("Round", _int_id(jnp.round), input), out, True)
+    return _out(_apply1("Round", lambda a: _round_decimals(a, decimals), input), out, True)
+
+
+def _round_decimals(a, decimals):
+    """torch's round_decimals kernel: in float32 for float16/bfloat16 (its opmath), nearbyint(a * 10^d) / 10^d,
+    and for negative d nearbyint(a / 10^-d) * 10^-d (so 1000.7 in float16 stays finite)."""
+    dt = a.dtype
+    op = np.dtype(np.float32) if dt.itemsize == 2 else dt
+    x = ew.convert_element_type(a, op) if op != dt else a
+    p = _scalar_arr(10.0 ** (-decimals if decimals < 0 else decimals), op)
+    r = ew.mul(jnp.round(ew.div(x, p)), p) if decimals < 0 else ew.div(jnp.round(ew.mul(x, p)), p)
+    return ew.convert_element_type(r, dt) if op != dt else r
 
 
 def logical_not(input, *, out=None):
