@@ -258,6 +258,19 @@ def test_special_more():
             check(lambda L, t: getattr(L.special, name)(t, n), y, grad=False, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_i0_i1_sinc_of_half_types_compute_in_float32(dtype):
+    # exp(|x|) overflows float16 from 11.1 and pi * x from 20860, where I0/I1 (to 12.9) and sinc stay finite;
+    # torch computes in float32 and rounds once
+    x = np.array([0.0, 0.5, 3.0, 11.5, 12.9, 100.0, 1000.0, 20000.0, 60000.0], np.float32)
+    for f in (lambda L, t: L.i0(t), lambda L, t: L.special.i1(t), lambda L, t: L.sinc(t),
+              lambda L, t: L.special.sinc(t)):
+        want = f(torch, torch.tensor(x).to(getattr(torch, dtype))).float().numpy()
+        got = f(fg, fg.tensor(x).to(getattr(fg, dtype)))
+        assert got.dtype == getattr(fg, dtype)
+        np.testing.assert_allclose(got.float().numpy(), want, rtol=1e-2, atol=1e-7)
+
+
 @pytest.mark.parametrize("name", sorted(NO_HALF))
 def test_special_functions_without_half_kernels(name):
     """torch.special's functions with no float16/bfloat16 kernel raise for a half result dtype, as torch."""

@@ -63,8 +63,20 @@ i1e = _unary("I1e", _bs.bessel_i1e, "exp(-|x|) I1(x)")
 bessel_j0 = _unary("BesselJ0", _bs.bessel_j0, "The Bessel function of the first kind of order 0.")
 bessel_j1 = _unary("BesselJ1", _bs.bessel_j1, "The Bessel function of the first kind of order 1.")
 # (torch's |x|, derivative 0 at 0, pairs with the i0e/i1e cards' sign(x) there: i0'(0) = 0 as torch)
-i0 = _unary("I0", lambda a: _bs.bessel_i0e(a) * ew.exp(ew.abs(a, "torch")), "The modified Bessel function I0.")
-i1 = _unary("I1", lambda a: _bs.bessel_i1e(a) * ew.exp(ew.abs(a, "torch")), "The modified Bessel function I1.")
+def _half_in32(afn):
+    """afn in float32 for float16/bfloat16 input, rounded once (torch's opmath; exp(|x|) alone overflows
+    float16 from x = 11.1, where I0 itself stays finite up to 12.9)."""
+    def f(a):
+        if a.dtype.itemsize != 2:
+            return afn(a)
+        return _cast(afn(_cast(a, np.dtype(np.float32))), a.dtype)
+    return f
+
+
+i0 = _unary("I0", _half_in32(lambda a: _bs.bessel_i0e(a) * ew.exp(ew.abs(a, "torch"))),
+            "The modified Bessel function I0.")
+i1 = _unary("I1", _half_in32(lambda a: _bs.bessel_i1e(a) * ew.exp(ew.abs(a, "torch"))),
+            "The modified Bessel function I1.")
 
 _SQRT1_2 = 1 / math.sqrt(2.0)
 
