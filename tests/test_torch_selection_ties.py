@@ -124,3 +124,28 @@ def test_mode_nan_traced_by_hand(row, want):
     r = fg.mode(fg.tensor(row))
     np.testing.assert_array_equal(r.values.item(), want[0])
     assert r.indices.item() == want[1]
+
+
+def test_unstable_sort_ties_vs_torch():
+    """sort/argsort with stable=False (the default): rows past 16 elements order equal values as torch's
+    std::sort leaves them (NaN largest); stable=True keeps their order."""
+    torch = pytest.importorskip("torch")
+    for rng, v, d in _patterns(3, 150):
+        if rng.random() < 0.6:  # rows past the insertion-sort threshold
+            v = np.concatenate([v] * 6, axis=d)
+        for desc, stable in itertools.product((False, True), repeat=2):
+            want = torch.sort(torch.tensor(v), dim=d, descending=desc, stable=stable)
+            got = fg.sort(fg.tensor(v), dim=d, descending=desc, stable=stable)
+            ctx = f"{v.tolist()} dim={d} descending={desc} stable={stable}"
+            np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy(), err_msg=ctx)
+            np.testing.assert_array_equal(got.values.numpy(), want.values.numpy(), err_msg=ctx)
+        np.testing.assert_array_equal(fg.argsort(fg.tensor(v), d).numpy(), torch.argsort(torch.tensor(v), d).numpy())
+
+
+def test_unstable_sort_traced_by_hand():
+    # 17 zeros: introsort's one partition step (median of three, then the unguarded partition) and the
+    # final insertion sort leave this order (torch.sort(torch.zeros(17)).indices)
+    want = [8, 16, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1]
+    assert fg.sort(fg.zeros(17)).indices.tolist() == want
+    assert fg.sort(fg.zeros(17), stable=True).indices.tolist() == list(range(17))
+    assert fg.sort(fg.zeros(16)).indices.tolist() == list(range(16))  # (insertion sort alone: stable)

@@ -1,4 +1,4 @@
-"""Which element torch's CPU kernels select among tied values: kthvalue, topk and mode.
+"""Which element torch's CPU kernels select among tied values: kthvalue, topk, mode and sort.
 
 Their indices at ties (and topk's order with sorted=False) are whatever the algorithm leaves, and the
 derivative flows to the element selected, so the torch face reproduces the algorithms exactly:
@@ -10,7 +10,8 @@ derivative flows to the element selected, so the torch face reproduces the algor
   here. Only the values are compared (NaN largest), so the indices of equal values follow the algorithm;
 - mode (TensorCompareKernel.cpp mode_kernel_impl): std::sort of (value, index) pairs with a plain `<`
   (NaN unordered, so NaN rows come out as the algorithm leaves them), then the first longest run of equal
-  values, its last pair's index.
+  values, its last pair's index;
+- sort (SortingKernel.cpp) with stable=False: std::sort of (value, index) pairs, NaN largest.
 Rows with no tie that matters keep NumPy's (vectorised) answer; only the others run these loops.
 """
 from __future__ import annotations
@@ -234,6 +235,27 @@ def _equal_neighbours(s: np.ndarray) -> np.ndarray:
     if s.dtype.kind in "fc":
         eq |= (a != a) & (b != b)
     return eq.any(axis=-1)
+
+
+def sort_indices_along(v: np.ndarray, d: int, descending: bool, fast: np.ndarray) -> np.ndarray:
+    """torch's sort(stable=False) indices along axis d of v, given `fast` (a stable NumPy order, NaN last or,
+    descending, first): rows past 16 elements with equal neighbours are redone with std::sort (torch's
+    SortingKernel.cpp, NaN largest); shorter rows are its insertion sort, which is stable."""
+    n = v.shape[d]
+    if n <= 16:
+        return fast
+    m = np.moveaxis(v, d, -1)
+    f = np.moveaxis(fast, d, -1)
+    rows = np.argwhere(_equal_neighbours(np.take_along_axis(m, f, axis=-1)))
+    if not len(rows):
+        return fast
+    out = f.copy()
+    less = _greater if descending else _less
+    for r in map(tuple, rows):
+        q = [(x, j) for j, x in enumerate(m[r].tolist())]
+        _sort(q, 0, n, less)
+        out[r] = [j for _, j in q]
+    return np.moveaxis(out, -1, d)
 
 
 def kthvalue_indices(v: np.ndarray, k: int, d: int, fast: np.ndarray) -> np.ndarray:

@@ -102,7 +102,7 @@ def sort(input, dim=-1, descending=False, stable=False):
         _dim(dim, 0)
         return return_types.sort(clone(input), _wrap(Array(np.zeros((), np.int64))))
     d = _dim(dim, input.ndim)
-    idx = argsort(input, d, descending, stable=True)
+    idx = argsort(input, d, descending, stable=stable)
     values = _apply("Sort", lambda a, i: jnp.take_along_axis(a, i, axis=d), (input, idx))
     return return_types.sort(values, idx)
 
@@ -126,6 +126,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
                                                      kind="stable"), d)
     else:
         r = np.argsort(v, axis=d, kind="stable")
+    if not stable:  # (which of equal values comes first is then std::sort's)
+        r = _torch_select.sort_indices_along(v, d, descending, r)
     return _wrap(Array(np.ascontiguousarray(r.astype(np.int64))))
 
 
