@@ -410,3 +410,22 @@ def test_binary_kernels_without_integer_or_complex_dtypes(name, a, b, dt):
         with pytest.raises(NotImplementedError, match=f"\"{name}_cpu\" not implemented for '{dt}'"):
             call(x, y)
     assert fg.igamma(fg.tensor([1, 2]), fg.tensor([0.5, 1.0])).dtype == fg.float32  # an integer a is fine
+
+
+def test_unique_consecutive_along_a_dim():
+    # runs of equal slices along dim (NaN never equal); the inverse has one entry per slice (dim was ignored)
+    x = fg.tensor([[1.0, 1.0, 2.0, 2.0, float("nan"), float("nan")], [0.0, 0.0, 0.0, 3.0, 1.0, 1.0]])
+    v, inv, cnt = fg.unique_consecutive(x, return_inverse=True, return_counts=True, dim=1)
+    np.testing.assert_array_equal(v.numpy(), x.numpy()[:, [0, 2, 3, 4, 5]])
+    assert inv.tolist() == [0, 0, 1, 2, 3, 4] and cnt.tolist() == [2, 1, 1, 1, 1]
+    assert x.unique_consecutive(dim=0).shape == (2, 6)
+    assert fg.unique_consecutive(fg.zeros(0, 3), dim=0, return_counts=True)[1].shape == (0,)
+    with pytest.raises(IndexError):
+        fg.unique_consecutive(fg.tensor(1.0), dim=0)
+    with pytest.raises(RuntimeError, match="There are 0 sized dimensions, and they aren't selected"):
+        fg.unique_consecutive(fg.zeros(2, 0), dim=0)
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(x.numpy())
+    want = torch.unique_consecutive(t, return_inverse=True, return_counts=True, dim=1)
+    np.testing.assert_array_equal(v.numpy(), want[0].numpy())
+    assert inv.tolist() == want[1].tolist() and cnt.tolist() == want[2].tolist()

@@ -197,6 +197,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    if dim is not None:
+        return _unique_consecutive_dim(input, return_inverse, return_counts, _dim(dim, input.ndim))
     v = input._host().reshape(-1)
     if v.size == 0:
         empty = _wrap(Array(np.zeros(0, np.int64)))
@@ -211,6 +213,31 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if return_counts:
         idx = np.flatnonzero(keep)
         out.append(_wrap(Array(np.diff(np.append(idx, v.size)).astype(np.int64))))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_consecutive_dim(input, return_inverse, return_counts, d):
+    """The slices along dim d that differ from the one before (any entry, NaN differing from itself); the
+    inverse has one entry per slice, the counts one per run."""
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    zero = [i for i, n in enumerate(input.shape) if n == 0]
+    if len(zero) > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    if zero and zero[0] != d:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    v = np.moveaxis(input._host(), d, 0)
+    n = v.shape[0]
+    keep = np.ones(n, bool)
+    if n > 1:
+        flat = v.reshape(n, -1)
+        keep[1:] = (flat[1:] != flat[:-1]).any(axis=1)
+    vals = np.moveaxis(v[keep], 0, d)
+    out = [_wrap(Array(np.ascontiguousarray(vals)))]
+    if return_inverse:
+        out.append(_wrap(Array((np.cumsum(keep) - 1).astype(np.int64))))
+    if return_counts:
+        out.append(_wrap(Array(np.diff(np.append(np.flatnonzero(keep), n)).astype(np.int64))))
     return out[0] if len(out) == 1 else tuple(out)
 
 
