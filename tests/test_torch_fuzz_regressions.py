@@ -429,3 +429,10 @@ def test_unique_consecutive_along_a_dim():
     want = torch.unique_consecutive(t, return_inverse=True, return_counts=True, dim=1)
     np.testing.assert_array_equal(v.numpy(), want[0].numpy())
     assert inv.tolist() == want[1].tolist() and cnt.tolist() == want[2].tolist()
+
+
+def test_unique_inverse_of_a_0d_tensor_is_0d():
+    values, inverse, counts = fg.unique(fg.tensor(-2), return_inverse=True, return_counts=True)
+    assert values.shape == (1,) and inverse.shape == () and inverse.item() == 0 and counts.tolist() == [1]
+    torch = pytest.importorskip("torch")
+    assert torch.unique(torch.tensor(-2), return_inverse=True)[1].shape == ()

@@ -188,8 +188,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     out = [_wrap(Array(np.ascontiguousarray(res[0])))]
     k = 1
     if return_inverse:
-        out.append(_wrap(Array(np.ascontiguousarray(res[k].reshape(v.shape if dim is None else -1)
-                                                     .astype(np.int64)))))
+        # (astype copies C-contiguous and keeps a 0-d input's 0-d inverse: ascontiguousarray makes it 1-d)
+        out.append(_wrap(Array(res[k].reshape(v.shape if dim is None else -1).astype(np.int64, order="C"))))
         k += 1
     if return_counts:
         out.append(_wrap(Array(np.ascontiguousarray(res[k].astype(np.int64)))))
