@@ -416,3 +416,38 @@ def test_bool_mask_times_float_selects_as_xla(x64):
     assert bits(b * fnp.stack([f, f]))[1] is None
     g = funcgrad.grad(lambda y: (fnp.array([True, False]) * y).sum())(fnp.array([1.0, 2.0]))
     assert np.asarray(g).tolist() == [1.0, 0.0]
+
+
+def test_weak_type_of_functions_with_constants_made_like_an_operand():
+    # jax.numpy's jitted bodies of logaddexp2, complex logaddexp, gcd/lcm (constants like the result) and
+    # heaviside (constants like x1) keep a weak result only where that operand is 0-d (read off JAX 0.10.2)
+    w0 = fnp.asarray(2) * 1.5           # weak float32, 0-d
+    w1 = fnp.array([2, 3]) * 1.5        # weak float32, 1-d
+    i1 = fnp.array([2, 3], fnp.int32)   # strong
+    b1 = fnp.array([True, False])
+    assert [fnp.logaddexp2(a, a).weak_type for a in (w0, w1)] == [True, False]
+    assert fnp.logaddexp2(i1, 1.5).weak_type is False and fnp.logaddexp2(1.5, 2.5).weak_type is True
+    assert [fnp.logaddexp(a, a).weak_type for a in (w0, w1)] == [True, True]  # (real: no such constant)
+    assert [fnp.logaddexp(a, 1j).weak_type for a in (w0, w1)] == [True, False]
+    assert [fnp.heaviside(a, a).weak_type for a in (w0, w1)] == [True, False]
+    assert fnp.heaviside(i1, 0.5).weak_type is False and fnp.heaviside(1.5, i1).weak_type is True
+    assert fnp.heaviside(w0, w1).weak_type is True and fnp.heaviside(w1, w0).weak_type is False
+    assert [fnp.gcd(a, 2).weak_type for a in (fnp.asarray(True), b1)] == [True, False]
+    assert [fnp.lcm(a, 2).weak_type for a in (fnp.asarray(True), b1)] == [True, False]
+    # the weak type decides later promotion: a strong result keeps its width beside float16
+    assert (fnp.logaddexp2(w1, w1) + fnp.ones(2, fnp.float16)).dtype == w1.dtype != np.float16
+    np.testing.assert_allclose(fnp.logaddexp2(i1, 1.5), np.logaddexp2([2.0, 3.0], 1.5), rtol=1e-6)
+
+
+def test_var_std_with_ddof_at_or_past_the_count_are_nan():
+    # jax.numpy: NaN where n - ddof <= 0 (NumPy's max(n - ddof, 0) divides by 0: inf for a nonzero sum)
+    f = fnp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]])
+    assert np.isnan(np.asarray(fnp.var(f, axis=0, ddof=2))).all()
+    assert np.isnan(np.asarray(fnp.std(fnp.array([[True, False], [False, True]]), axis=0, ddof=3))).all()
+    assert np.isnan(float(fnp.var(f, ddof=6))) and np.isnan(float(fnp.var(f, ddof=9)))
+    np.testing.assert_allclose(fnp.var(f, ddof=5), 23.333334, rtol=1e-6)
+    r = np.asarray(fnp.nanvar(fnp.array([[1.0, NAN, 3.0], [1.0, 2.0, 4.0]]), axis=1, ddof=2))
+    assert np.isnan(r[0]) and abs(r[1] - 14 / 3) < 1e-5
+    # the division is JAX's, unguarded: NaN derivatives at n == ddof, zeros past it
+    assert np.isnan(np.asarray(funcgrad.grad(lambda x: fnp.var(x, ddof=6))(f))).all()
+    np.testing.assert_array_equal(np.abs(np.asarray(funcgrad.grad(lambda x: fnp.var(x, ddof=7))(f))), 0.0)

@@ -179,6 +179,26 @@ def test_mvlgamma_renorm_logcumsumexp():
     check(lambda L, t: t.logcumsumexp(0), x)
 
 
+def test_logcumsumexp_complex():
+    # torch's complex scan (LogAddExp.h): NaN in either part spreads as NaN + NaN j, equal infinite real parts
+    # give the smaller operand (-inf) or log(exp + exp) (+inf); complex64 accumulates in complex128
+    z = r(3, 6) * 3 + 1j * r(3, 6) * 3
+    z[0, 1], z[1, 0], z[1, 3], z[2, 2] = complex(np.nan, 1.0), complex(-np.inf, 2.0), complex(np.inf, 0.5), 1j * np.nan
+    for dt in ("complex64", "complex128"):
+        for d in (1, 0, -1):
+            check(lambda L, t: L.logcumsumexp(t.to(getattr(L, dt)), d), z, grad=False)
+    check(lambda L, t: L.logcumsumexp(t, 1), np.zeros((2, 0), np.complex64), grad=False)
+    a = r(3, 4) + 1j * r(3, 4)
+    w = r(3, 4) + 1j * r(3, 4)
+    grads = []
+    for L in (torch, fg):
+        x = L.tensor(a, requires_grad=True)
+        y = L.logcumsumexp(x, 1)
+        ((y * L.tensor(w)).real.sum() + (y.abs() ** 2).sum()).backward()
+        grads.append(_np(x.grad))
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-10, atol=1e-12)
+
+
 # --- scans, statistics ------------------------------------------------------------------------------------
 
 def test_cummax_cummin():

@@ -215,6 +215,24 @@ def test_round_with_decimals_has_no_integer_kernels():
     np.testing.assert_allclose(fg.round(fg.tensor([1234.5, 15.0, 0.125]), decimals=-1).numpy(), [1230.0, 20.0, 0.0])
 
 
+@pytest.mark.parametrize("dtype,decimals,values,want", [
+    # half types round in float32 (torch's opmath): 1000.7 * 100 would overflow float16, and bfloat16's
+    # -2.34375 * 10 would round to -23.5 (then to -24) before nearbyint
+    ("float16", 2, [1000.7, 1.25, -2.3507], [1000.5, 1.25, -2.349609375]),
+    ("bfloat16", 1, [-2.3507, 1.095, 8.44], [-2.296875, 1.1015625, 8.375]),
+    # negative decimals divide first: nearbyint(x / 100) * 100
+    ("bfloat16", -2, [250.0, 351.0, -149.0], [200.0, 400.0, -100.0]),
+    ("float16", -1, [65000.0, 45.0, -0.0], [64992.0, 40.0, -0.0]),  # (65000 is 64992 in float16)
+])
+def test_round_decimals_of_half_types(dtype, decimals, values, want):
+    r = fg.round(fg.tensor(values).to(getattr(fg, dtype)), decimals=decimals)
+    assert r.dtype == getattr(fg, dtype)
+    np.testing.assert_array_equal(r.float().numpy(), want)
+    torch = pytest.importorskip("torch")
+    t = torch.round(torch.tensor(values).to(getattr(torch, dtype)), decimals=decimals)
+    np.testing.assert_array_equal(t.float().numpy(), want)
+
+
 def test_einsum_sublist_form():
     a, b = fg.arange(6.).reshape(2, 3), fg.arange(12.).reshape(3, 4)
     np.testing.assert_allclose(fg.einsum(a, [0, 1], b, [1, 2]).numpy(), a.numpy() @ b.numpy())
@@ -319,3 +337,102 @@ def test_linalg_out_arguments_are_written():
     m, e = fg.empty(0), fg.empty(0, dtype=fg.int32)
     fg.frexp(fg.tensor([8.0, 0.75]), out=(m, e))
     assert m.tolist() == [0.5, 0.75] and e.tolist() == [4, 0]
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+@pytest.mark.parametrize("dtype,want", [
+    # torch fills NaN through the C++ cast: x86's integer indefinite for 32/64 bits, its low bits for narrower
+    ("int64", -2 ** 63), ("int32", -2 ** 31), ("int16", 0), ("int8", 0), ("uint8", 0), ("bool", True),
+    ("float16", float("nan")), ("float64", float("nan"))])
+def test_median_of_no_entries_is_nan_cast_to_the_dtype(name, dtype, want):
+    for shape in ((0,), (2, 0)):
+        r = getattr(fg, name)(fg.zeros(shape, dtype=getattr(fg, dtype)))
+        assert r.dtype == getattr(fg, dtype) and r.shape == ()
+        np.testing.assert_array_equal(r.item(), want)
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(getattr(torch, name)(torch.zeros(0, dtype=getattr(torch, dtype))).item(), want)
+
+
+def test_nanmedian_of_bool_raises_median_cpu_unless_the_dim_is_empty():
+    with pytest.raises(NotImplementedError, match="\"median_cpu\" not implemented for 'Bool'"):
+        fg.nanmedian(fg.tensor([True, False]))
+    with pytest.raises(IndexError, match="median\\(\\): Expected reduction dim 1 to have non-zero size"):
+        fg.nanmedian(fg.zeros(2, 0, dtype=fg.bool), 1)
+
+
+def test_nansum_into_an_integer_dtype_counts_nan_as_zero():
+    x = fg.tensor([[1.5, float("nan"), 1.5, -0.7], [2.5, -3.5, float("nan"), 4.0]])
+    assert fg.nansum(x, dtype=fg.int64).item() == 5  # truncated entries, NaN as 0 (torch: 5)
+    r = fg.nansum(x, 1, dtype=fg.int32)
+    assert r.dtype == fg.int32 and r.tolist() == [2, 3]
+    assert fg.nansum(x, 0, dtype=fg.bool).tolist() == [True, True, True, True]
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(x.numpy())
+    assert torch.nansum(t, dtype=torch.int64).item() == 5 and torch.nansum(t, 1, dtype=torch.int32).tolist() == [2, 3]
+
+
+def test_nanmean_into_a_complex_dtype_raises_as_nansum():
+    for dt, name in ((fg.complex64, "ComplexFloat"), (fg.complex128, "ComplexDouble")):
+        with pytest.raises(NotImplementedError, match=f"\"nansum_cpu\" not implemented for '{name}'"):
+            fg.nanmean(fg.tensor([1.0, float("nan")]), dtype=dt)
+
+
+def test_bfloat16_to_integer_wraps_as_float32_does():
+    # torch converts through float: -3.5 -> 253 in uint8, 300 -> 44 in int8 (ml_dtypes' own cast gave 0)
+    x = fg.tensor([-3.5, -1.0, 300.0, -200.0]).to(fg.bfloat16)
+    assert x.to(fg.uint8).tolist() == [253, 255, 44, 56]
+    assert x.to(fg.int8).tolist() == [-3, -1, 44, 56]
+    assert x.to(fg.int16).tolist() == [-3, -1, 300, -200]
+    torch = pytest.importorskip("torch")
+    t = torch.tensor([-3.5, -1.0, 300.0, -200.0]).to(torch.bfloat16)
+    assert t.to(torch.uint8).tolist() == [253, 255, 44, 56] and t.to(torch.int8).tolist() == [-3, -1, 44, 56]
+
+
+@pytest.mark.parametrize("call", [lambda L, x: L.remainder(x, 0), lambda L, x: L.fmod(x, 0), lambda L, x: x % 0,
+                                  lambda L, x: x // 0, lambda L, x: L.div(x, 0, rounding_mode="trunc")])
+def test_integer_division_of_no_entries_by_a_zero_scalar_divides_nothing(call):
+    r = call(fg, fg.zeros(2, 0, dtype=fg.int32))
+    assert r.shape == (2, 0) and r.dtype == fg.int32
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        call(fg, fg.ones(1, dtype=fg.int32))
+    torch = pytest.importorskip("torch")
+    assert call(torch, torch.zeros(2, 0, dtype=torch.int32)).shape == (2, 0)
+
+
+@pytest.mark.parametrize("name,a,b,dt", [
+    ("igamma", "int8", "int32", "Int"), ("igammac", "int64", "int64", "Long"), ("igamma", "bool", "int8", "Char"),
+    ("igamma", "float32", "complex64", "ComplexFloat"), ("logaddexp2", "int64", "complex64", "ComplexFloat"),
+    ("logaddexp2", "complex128", "float32", "ComplexDouble")])
+def test_binary_kernels_without_integer_or_complex_dtypes(name, a, b, dt):
+    # torch promotes first, then finds no kernel for the promoted dtype
+    x, y = fg.tensor([1, 2]).to(getattr(fg, a)), fg.tensor([1, 3]).to(getattr(fg, b))
+    for call in (getattr(fg, name), getattr(fg.Tensor, name)):
+        with pytest.raises(NotImplementedError, match=f"\"{name}_cpu\" not implemented for '{dt}'"):
+            call(x, y)
+    assert fg.igamma(fg.tensor([1, 2]), fg.tensor([0.5, 1.0])).dtype == fg.float32  # an integer a is fine
+
+
+def test_unique_consecutive_along_a_dim():
+    # runs of equal slices along dim (NaN never equal); the inverse has one entry per slice (dim was ignored)
+    x = fg.tensor([[1.0, 1.0, 2.0, 2.0, float("nan"), float("nan")], [0.0, 0.0, 0.0, 3.0, 1.0, 1.0]])
+    v, inv, cnt = fg.unique_consecutive(x, return_inverse=True, return_counts=True, dim=1)
+    np.testing.assert_array_equal(v.numpy(), x.numpy()[:, [0, 2, 3, 4, 5]])
+    assert inv.tolist() == [0, 0, 1, 2, 3, 4] and cnt.tolist() == [2, 1, 1, 1, 1]
+    assert x.unique_consecutive(dim=0).shape == (2, 6)
+    assert fg.unique_consecutive(fg.zeros(0, 3), dim=0, return_counts=True)[1].shape == (0,)
+    with pytest.raises(IndexError):
+        fg.unique_consecutive(fg.tensor(1.0), dim=0)
+    with pytest.raises(RuntimeError, match="There are 0 sized dimensions, and they aren't selected"):
+        fg.unique_consecutive(fg.zeros(2, 0), dim=0)
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(x.numpy())
+    want = torch.unique_consecutive(t, return_inverse=True, return_counts=True, dim=1)
+    np.testing.assert_array_equal(v.numpy(), want[0].numpy())
+    assert inv.tolist() == want[1].tolist() and cnt.tolist() == want[2].tolist()
+
+
+def test_unique_inverse_of_a_0d_tensor_is_0d():
+    values, inverse, counts = fg.unique(fg.tensor(-2), return_inverse=True, return_counts=True)
+    assert values.shape == (1,) and inverse.shape == () and inverse.item() == 0 and counts.tolist() == [1]
+    torch = pytest.importorskip("torch")
+    assert torch.unique(torch.tensor(-2), return_inverse=True)[1].shape == ()

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import funcgrad as fg
+from funcgrad._torch._complex_reject import NO_HALF
 
 torch = pytest.importorskip("torch")
 from tests.test_torch_api_more import check, pos, r  # noqa: E402
@@ -255,6 +256,32 @@ def test_special_more():
                  "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w"):
         for n in (0, 1, 2, 6):
             check(lambda L, t: getattr(L.special, name)(t, n), y, grad=False, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_i0_i1_sinc_of_half_types_compute_in_float32(dtype):
+    # exp(|x|) overflows float16 from 11.1 and pi * x from 20860, where I0/I1 (to 12.9) and sinc stay finite;
+    # torch computes in float32 and rounds once
+    x = np.array([0.0, 0.5, 3.0, 11.5, 12.9, 100.0, 1000.0, 20000.0, 60000.0], np.float32)
+    for f in (lambda L, t: L.i0(t), lambda L, t: L.special.i1(t), lambda L, t: L.sinc(t),
+              lambda L, t: L.special.sinc(t)):
+        want = f(torch, torch.tensor(x).to(getattr(torch, dtype))).float().numpy()
+        got = f(fg, fg.tensor(x).to(getattr(fg, dtype)))
+        assert got.dtype == getattr(fg, dtype)
+        np.testing.assert_allclose(got.float().numpy(), want, rtol=1e-2, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", sorted(NO_HALF))
+def test_special_functions_without_half_kernels(name):
+    """torch.special's functions with no float16/bfloat16 kernel raise for a half result dtype, as torch."""
+    binary = "polynomial" in name or name == "zeta"
+    for dt, legacy in (("float16", "Half"), ("bfloat16", "BFloat16")):
+        for L in (torch, fg):
+            x = L.tensor([0.5, 1.5]).to(getattr(L, dt))
+            with pytest.raises(NotImplementedError, match=f"\"{name}_cpu\" not implemented for '{legacy}'"):
+                getattr(L.special, name)(*((x, 2) if binary else (x,)))
+    if binary:  # a float32 tensor operand makes the result float32
+        check(lambda L, t: getattr(L.special, name)(t.half(), t + 1), np.array([0.5, 2.0], np.float32), grad=False)
 
 
 def test_bessel_j_against_mpmath():

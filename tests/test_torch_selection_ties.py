@@ -1,5 +1,5 @@
-"""torch.kthvalue / torch.topk at ties: which of the tied elements is selected (its index, and the element
-the derivative flows to), and topk's order with sorted=False, are those of torch's CPU algorithms
+"""torch.kthvalue / torch.topk / torch.mode at ties: which of the tied elements is selected (its index, and
+the element the derivative flows to), and topk's order with sorted=False, are those of torch's CPU algorithms
 (funcgrad/_torch/_torch_select.py). Checked against torch 2.13 on many tie patterns (importorskip), and
 without torch on cases traced by hand through the algorithms."""
 from __future__ import annotations
@@ -100,3 +100,52 @@ def test_topk_unsorted_order_traced_by_hand():
     np.testing.assert_array_equal(v.grad.numpy(), picked)
     np.testing.assert_array_equal(np.take_along_axis(v.detach().numpy(), r.indices.numpy()[:, None], 1)[:, 0],
                                   r.values.detach().numpy())
+
+
+def test_mode_ties_and_nan_vs_torch():
+    """mode's index among ties past 16 elements, and its value/index with NaN, are torch's std::sort's."""
+    torch = pytest.importorskip("torch")
+    for rng, v, d in _patterns(2, 150):
+        if v.shape[d] > 1 and rng.random() < 0.3:  # rows past the insertion-sort threshold
+            v = np.concatenate([v] * 9, axis=d)
+        want, got = torch.mode(torch.tensor(v), d), fg.mode(fg.tensor(v), d)
+        ctx = f"{v.tolist()} dim={d}"
+        np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy(), err_msg=ctx)
+        np.testing.assert_array_equal(got.values.numpy(), want.values.numpy(), err_msg=ctx)
+
+
+@pytest.mark.parametrize("row,want", [
+    # a NaN is a run of its own; the insertion sort leaves [1, NaN, NaN, 2]: mode 1 at 0
+    ([1.0, NAN, NAN, 2.0], (1.0, 0)),
+    # insertion sort: a leading NaN stops every later element ([NaN, 0.5, 2.0]): NaN is the first run
+    ([NAN, 2.0, 0.5], (NAN, 0)),
+])
+def test_mode_nan_traced_by_hand(row, want):
+    r = fg.mode(fg.tensor(row))
+    np.testing.assert_array_equal(r.values.item(), want[0])
+    assert r.indices.item() == want[1]
+
+
+def test_unstable_sort_ties_vs_torch():
+    """sort/argsort with stable=False (the default): rows past 16 elements order equal values as torch's
+    std::sort leaves them (NaN largest); stable=True keeps their order."""
+    torch = pytest.importorskip("torch")
+    for rng, v, d in _patterns(3, 150):
+        if rng.random() < 0.6:  # rows past the insertion-sort threshold
+            v = np.concatenate([v] * 6, axis=d)
+        for desc, stable in itertools.product((False, True), repeat=2):
+            want = torch.sort(torch.tensor(v), dim=d, descending=desc, stable=stable)
+            got = fg.sort(fg.tensor(v), dim=d, descending=desc, stable=stable)
+            ctx = f"{v.tolist()} dim={d} descending={desc} stable={stable}"
+            np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy(), err_msg=ctx)
+            np.testing.assert_array_equal(got.values.numpy(), want.values.numpy(), err_msg=ctx)
+        np.testing.assert_array_equal(fg.argsort(fg.tensor(v), d).numpy(), torch.argsort(torch.tensor(v), d).numpy())
+
+
+def test_unstable_sort_traced_by_hand():
+    # 17 zeros: introsort's one partition step (median of three, then the unguarded partition) and the
+    # final insertion sort leave this order (torch.sort(torch.zeros(17)).indices)
+    want = [8, 16, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1]
+    assert fg.sort(fg.zeros(17)).indices.tolist() == want
+    assert fg.sort(fg.zeros(17), stable=True).indices.tolist() == list(range(17))
+    assert fg.sort(fg.zeros(16)).indices.tolist() == list(range(16))  # (insertion sort alone: stable)

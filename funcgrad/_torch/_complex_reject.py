@@ -218,10 +218,42 @@ def guard_namespace(namespace: dict) -> None:
             namespace[name] = require_tensor_operands(f.__wrapped__ if rule else f, name, rule)
 
 
+# torch.special's functions with no float16/bfloat16 kernel (each `<name>_cpu`): a half result dtype raises
+NO_HALF = frozenset("""airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_i0 modified_bessel_i1
+modified_bessel_k0 modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1 spherical_bessel_j0 erfcx
+log_ndtr ndtri zeta chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w
+shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v
+shifted_chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he laguerre_polynomial_l
+legendre_polynomial_p""".split())
+_HALF = {"float16": "Half", "bfloat16": "BFloat16"}
+
+
+def reject_half(fn, name):
+    """fn, raising torch's NotImplementedError when the result dtype of its (first two) operands is float16 or
+    bfloat16."""
+    from .ops._common import _result_type_many  # (the ops sit above this module's users)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        given = list(args[:2]) + [kwargs[k] for k in ("input", "other", "n") if k in kwargs]
+        ops = [a for a in given if isinstance(a, Tensor) or a.__class__ in (int, float, bool)]
+        if any(isinstance(a, Tensor) for a in ops):
+            dt = _HALF.get(_result_type_many(ops).name)
+            if dt is not None:
+                raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dt}'")
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 def install_special(namespace: dict) -> None:
-    """The same for torch.special's names."""
+    """The same for torch.special's names, and torch's missing half kernels (NO_HALF)."""
     rules = dict(RULES, xlog1py=_kernel("xlog1py_cpu"), psi=_kernel("digamma"), gammaln=_kernel("lgamma_vml_cpu"))
     for name in _SPECIAL + ("psi", "gammaln", "round"):
         f = namespace.get(name)
         if callable(f) and name in rules:
             namespace[name] = reject_complex(f, *rules[name])
+    for name in NO_HALF:
+        f = namespace.get(name)
+        if callable(f):
+            g = namespace[name] = reject_half(f, name)
+            g.__qualname__, g.__module__ = name, namespace.get("__name__", g.__module__)  # (pickle finds it there)

@@ -3,7 +3,8 @@ scaled), the normal distribution's ndtr/ndtri/log_ndtr, entr, xlog1py, polygamma
 regularised incomplete gamma functions (lax's igamma/igammac cards), and the orthogonal polynomials.
 
 Each is one recorded op over funcgrad primitives (bessel_i0e/i1e, erf/erfc/erf_inv, lgamma, ...), so
-gradients come from the primitive cards. Integer inputs compute in the default float dtype, as in torch.
+gradients come from the primitive cards. Integer inputs compute in the default float dtype, as in torch (but
+igamma/igammac, as torch, have no kernel for an integer or complex promoted dtype).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from .ops import arithmetic, unary
 from .ops._common import _TRUEDIV, _as_tensor, _bc, _binop, _bshape, _cast, _out, _promote
 from ._tensor import Tensor, _wrap
 from ._dispatch import _apply, _apply1
+from ._errors import _legacy
 from .ops.pointwise import mvlgamma
 from ..autograd.function import Function
 from ..autograd import Function
@@ -61,8 +63,20 @@ i1e = _unary("I1e", _bs.bessel_i1e, "exp(-|x|) I1(x)")
 bessel_j0 = _unary("BesselJ0", _bs.bessel_j0, "The Bessel function of the first kind of order 0.")
 bessel_j1 = _unary("BesselJ1", _bs.bessel_j1, "The Bessel function of the first kind of order 1.")
 # (torch's |x|, derivative 0 at 0, pairs with the i0e/i1e cards' sign(x) there: i0'(0) = 0 as torch)
-i0 = _unary("I0", lambda a: _bs.bessel_i0e(a) * ew.exp(ew.abs(a, "torch")), "The modified Bessel function I0.")
-i1 = _unary("I1", lambda a: _bs.bessel_i1e(a) * ew.exp(ew.abs(a, "torch")), "The modified Bessel function I1.")
+def _half_in32(afn):
+    """afn in float32 for float16/bfloat16 input, rounded once (torch's opmath; exp(|x|) alone overflows
+    float16 from x = 11.1, where I0 itself stays finite up to 12.9)."""
+    def f(a):
+        if a.dtype.itemsize != 2:
+            return afn(a)
+        return _cast(afn(_cast(a, np.dtype(np.float32))), a.dtype)
+    return f
+
+
+i0 = _unary("I0", _half_in32(lambda a: _bs.bessel_i0e(a) * ew.exp(ew.abs(a, "torch"))),
+            "The modified Bessel function I0.")
+i1 = _unary("I1", _half_in32(lambda a: _bs.bessel_i1e(a) * ew.exp(ew.abs(a, "torch"))),
+            "The modified Bessel function I1.")
 
 _SQRT1_2 = 1 / math.sqrt(2.0)
 
@@ -156,8 +170,8 @@ def _igamma(name, upper):
     def op(input, other, *, out=None):
         a_t, x_t = _as_tensor(input), _as_tensor(other)
         pdt = _promote(a_t, x_t)
-        if pdt.kind == "b":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+        if D.kind(pdt) != "f":  # (torch promotes, then has kernels for floating dtypes only)
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_legacy(pdt)}'")
         dt = _fdt(pdt)
         shape = _bshape(tuple(a_t.shape), tuple(x_t.shape))
         guard = None

@@ -1,4 +1,4 @@
-"""Which element torch's CPU kernels select among tied values: kthvalue and topk.
+"""Which element torch's CPU kernels select among tied values: kthvalue, topk, mode and sort.
 
 Their indices at ties (and topk's order with sorted=False) are whatever the algorithm leaves, and the
 derivative flows to the element selected, so the torch face reproduces the algorithms exactly:
@@ -7,7 +7,11 @@ derivative flows to the element selected, so the torch face reproduces the algor
 - topk (SortingUtils.h topk_impl_loop): std::partial_sort of (value, index) pairs where k * 64 <= n,
   else std::nth_element at k - 1 then, if sorted, std::sort of the first k - 1; on Linux these are
   libstdc++'s (introselect, heap select, introsort with insertion sort below 16 elements), written out
-  here. Only the values are compared (NaN largest), so the indices of equal values follow the algorithm.
+  here. Only the values are compared (NaN largest), so the indices of equal values follow the algorithm;
+- mode (TensorCompareKernel.cpp mode_kernel_impl): std::sort of (value, index) pairs with a plain `<`
+  (NaN unordered, so NaN rows come out as the algorithm leaves them), then the first longest run of equal
+  values, its last pair's index;
+- sort (SortingKernel.cpp) with stable=False: std::sort of (value, index) pairs, NaN largest.
 Rows with no tie that matters keep NumPy's (vectorised) answer; only the others run these loops.
 """
 from __future__ import annotations
@@ -94,7 +98,7 @@ def _partition_pivot(q, first, last, less):
 def _linear_insert(q, last, less):
     val = q[last]
     nxt = last - 1
-    while less(val[0], q[nxt][0]):
+    while nxt >= 0 and less(val[0], q[nxt][0]):  # (unguarded in C++: only NaN under `<` reaches the start)
         q[last] = q[nxt]
         last, nxt = nxt, nxt - 1
     q[last] = val
@@ -205,6 +209,25 @@ def topk_indices(row: list, k: int, largest: bool, sorted: bool) -> list:  # noq
     return [j for _, j in q[:k]]
 
 
+def mode_index(row: list) -> int:
+    """The index torch's mode returns for `row`: the last pair of the first longest run after std::sort."""
+    q = [(v, j) for j, v in enumerate(row)]
+    _sort(q, 0, len(q), _plain_less)
+    best = run = 0
+    pick = q[0][1]
+    for i, (v, j) in enumerate(q):
+        run += 1
+        if i == len(q) - 1 or v != q[i + 1][0]:  # (NaN != NaN: each NaN is a run of its own)
+            if run > best:
+                best, pick = run, j
+            run = 0
+    return pick
+
+
+def _plain_less(x, y) -> bool:
+    return x < y
+
+
 def _equal_neighbours(s: np.ndarray) -> np.ndarray:
     """Per row of the sorted last axis: whether two neighbours are equal (NaN equal to NaN)."""
     a, b = s[..., 1:], s[..., :-1]
@@ -212,6 +235,27 @@ def _equal_neighbours(s: np.ndarray) -> np.ndarray:
     if s.dtype.kind in "fc":
         eq |= (a != a) & (b != b)
     return eq.any(axis=-1)
+
+
+def sort_indices_along(v: np.ndarray, d: int, descending: bool, fast: np.ndarray) -> np.ndarray:
+    """torch's sort(stable=False) indices along axis d of v, given `fast` (a stable NumPy order, NaN last or,
+    descending, first): rows past 16 elements with equal neighbours are redone with std::sort (torch's
+    SortingKernel.cpp, NaN largest); shorter rows are its insertion sort, which is stable."""
+    n = v.shape[d]
+    if n <= 16:
+        return fast
+    m = np.moveaxis(v, d, -1)
+    f = np.moveaxis(fast, d, -1)
+    rows = np.argwhere(_equal_neighbours(np.take_along_axis(m, f, axis=-1)))
+    if not len(rows):
+        return fast
+    out = f.copy()
+    less = _greater if descending else _less
+    for r in map(tuple, rows):
+        q = [(x, j) for j, x in enumerate(m[r].tolist())]
+        _sort(q, 0, n, less)
+        out[r] = [j for _, j in q]
+    return np.moveaxis(out, -1, d)
 
 
 def kthvalue_indices(v: np.ndarray, k: int, d: int, fast: np.ndarray) -> np.ndarray:

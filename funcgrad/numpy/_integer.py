@@ -42,7 +42,7 @@ def gcd(x1, x2, /):
         safe = u.where(nz, q, ew.ones_like(q))
         return u.where(nz, q, p), u.where(nz, u.remainder(p, safe), q)
 
-    return while_loop(lambda ab: _any(u.not_equal(ab[1], 0)), step, (a, b))[0]
+    return u.scalar_weak(while_loop(lambda ab: _any(u.not_equal(ab[1], 0)), step, (a, b))[0])
 
 
 def lcm(x1, x2, /):
@@ -50,7 +50,7 @@ def lcm(x1, x2, /):
     a, b = _int_pair(x1, x2, "lcm")
     g = gcd(a, b)
     safe = u.where(u.equal(g, 0), ew.ones_like(g), g)
-    return u.absolute(u.multiply(u.floor_divide(a, safe), b))
+    return u.scalar_weak(u.absolute(u.multiply(u.floor_divide(a, safe), b)))
 
 
 def _bit_weights(bitorder: str, op: str):

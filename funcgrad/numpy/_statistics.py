@@ -139,12 +139,16 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
                  ew.convert_element_type(n, calc))
     d = ew.sub(x, broadcast_to(m, x.shape))
     ss = _masked_sum(_abs2(d), axes, mask, keepdims)
+    # ss / (n - ddof), NaN where n - ddof <= 0, as jax.numpy (NumPy's max(n - ddof, 0) gives inf for a
+    # nonzero sum); the division stays unguarded as JAX's, so its derivatives there are JAX's too
     if hasattr(n, "shape"):
-        den = ew.max(ew.sub(n, _const(n.shape, ddof, rcalc)), _const(n.shape, 0, rcalc))
+        den = ew.sub(n, _const(n.shape, ddof, rcalc))
         den = den if keepdims else sh.reshape(den, ss.shape)
-        v = ew.div(ss, den)
+        v = ew.select(ew.gt(den, _const(den.shape, 0, rcalc)), ew.div(ss, den), _const(ss.shape, np.nan, ss.dtype))
     else:
-        v = _div(ss, builtins.max(n - ddof, 0))
+        v = _div(ss, n - ddof)
+        if n - ddof <= 0:
+            v = ew.select(_const(v.shape, False, dtypes.bool_), v, _const(v.shape, np.nan, v.dtype))
     # (a complex dtype= for real input gives a complex result, as jax.numpy: the real variance cast to it)
     return ew.convert_element_type(v, res if dtype is not None and dtypes.is_complex(res) and
                                    real_input else _real_dtype(res))

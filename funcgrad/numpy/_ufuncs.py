@@ -396,12 +396,22 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 
 # --- binary float functions -----------------------------------------------------------------------
 
-def _float_binary(name, fn, complex_ok=False, strong=False):
+def scalar_weak(r):
+    """r, strongly typed unless 0-d: jax.numpy's functions whose jitted bodies mix in constants made like
+    their result (logaddexp2, complex logaddexp, gcd, lcm) keep a weak type only for a 0-d result."""
+    return ew.convert_element_type(r, r.dtype, False) if r.weak_type and r.ndim else r
+
+
+def _float_binary(name, fn, complex_ok=False, strong=False, keep_weak=None):
+    """`keep_weak(x1, x2, result)`: whether a weak result stays weak (jax.numpy's constants made like an
+    operand are weak only where that operand is 0-d: scalar_weak)."""
     def f(x1, x2, /):
         a, b = _inexact_args(name, x1, x2, complex_ok)
         r = fn(a, b)
         # weak only when the promoted operands are (copysign: x1's); hypot only for two Python scalars (JAX)
         weak = bool(a.weak_type and b.weak_type) and (not strong or (is_python_scalar(x1) and is_python_scalar(x2)))
+        if weak and keep_weak is not None:
+            weak = keep_weak(x1, x2, r)
         return r if bool(r.weak_type) == weak else ew.convert_element_type(r, r.dtype, weak)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"Elementwise {name} with NumPy broadcasting and promotion, as numpy.{name}; integer "
@@ -453,11 +463,12 @@ def _logaddexp2(x1, x2):
 
 
 arctan2 = _float_binary("arctan2", _lax_atan2, complex_ok=True)  # (complex too, as jax.numpy)
-logaddexp = _float_binary("logaddexp", _logaddexp, complex_ok=True)  # (cards with rules smooth to every order)
-logaddexp2 = _float_binary("logaddexp2", _logaddexp2, complex_ok=True)
+logaddexp = _float_binary("logaddexp", _logaddexp, complex_ok=True,  # (cards with rules smooth to every order)
+                          keep_weak=lambda x1, x2, r: not dtypes.is_complex(r.dtype) or r.ndim == 0)
+logaddexp2 = _float_binary("logaddexp2", _logaddexp2, complex_ok=True, keep_weak=lambda x1, x2, r: r.ndim == 0)
 hypot = _float_binary("hypot", ew.hypot, strong=True)
 copysign = _float_binary("copysign", _copysign)
-heaviside = _float_binary("heaviside", _heaviside)
+heaviside = _float_binary("heaviside", _heaviside, keep_weak=lambda x1, x2, r: np.ndim(x1) == 0)  # (0, 1 like x1)
 nextafter = _float_binary("nextafter", ew.nextafter)
 
 

@@ -994,6 +994,8 @@ def _convert_impl(xp):
             if new_dtype.kind == "b":  # nonzero, as NumPy: 1j is True
                 return x != 0
             x = x.real
+        elif x.dtype.kind == "V" and new_dtype.kind in "iu":  # bfloat16: via float32, which wraps as NumPy and
+            x = x.astype(np.float32)                         # torch do (ml_dtypes' own cast gives 0 out of range)
         return x.astype(new_dtype)
     return f
 

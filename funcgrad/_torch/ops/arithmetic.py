@@ -164,7 +164,7 @@ def _check_int_div(name, input, other):
             return  # (nothing is divided)
         if not np.all(np.asarray(v)):
             raise RuntimeError("ZeroDivisionError")
-    elif _is_scalar(other) and other == 0:
+    elif _is_scalar(other) and other == 0 and not (isinstance(input, Tensor) and input.numel() == 0):
         raise RuntimeError("ZeroDivisionError")
 
 

@@ -83,9 +83,14 @@ def sinc(input, *, out=None):
     # a target)
     dt = input._np_dtype()
     fdt = dt if D.kind(dt) in "fc" else D.default_float()
+    odt = fdt
+    if fdt.itemsize == 2:  # float16/bfloat16 in float32, rounded once (torch's opmath: pi * x overflows float16)
+        fdt = np.dtype(np.float32)
 
     def fn(a):
-        a = _cast(a, fdt)
+        return _cast(_sinc(_cast(a, fdt)), odt)
+
+    def _sinc(a):
         pi = np.asarray(math.pi, fdt if D.kind(fdt) == "f" else np.float64).astype(fdt)
         if fdt.kind == "c":
             zero = ew.eq(a, jnp.zeros_like(a))
@@ -119,7 +124,7 @@ def ldexp(input, other, *, out=None):
 def logaddexp2(input, other, *, out=None):
     _tensor_arg("logaddexp2", other)
     dt = _promote(input, other)
-    if dt.kind in "biu":
+    if dt.kind in "biuc":
         raise NotImplementedError(f"\"logaddexp2_cpu\" not implemented for '{_legacy(dt)}'")
     return _out(_binop("Logaddexp20", _bc(ew.logaddexp2), input, other, _TRUEDIV), out)
 

@@ -144,6 +144,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
     if odt.kind == "c" and D.kind(input._np_dtype()) in "fc":  # (integer input sums into complex in torch)
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{_legacy_name(odt)}'")
+    if D.kind(input._np_dtype()) == "f" and D.kind(odt) not in "fc":  # NaN counts as 0 before the cast, as torch
+        return _apply1("Nansum", lambda a: _cast(jnp.sum(_cast(jnp.where(ew.ne(a, a), 0, a), odt), axis=axes,
+                                                         keepdims=keepdim), odt), input)
     return _apply1("Nansum", lambda a: _cast(jnp.nansum(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
 
 
@@ -198,6 +201,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_legacy_int(input._np_dtype())}")
     odt = _float_check("nanmean", input._np_dtype(), dtype)
+    if D.kind(odt) == "c":  # (torch's nanmean is nansum's, which has no complex kernel)
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{_legacy_name(odt)}'")
     axes = _dims(dim, input.ndim)
     return _out(_apply1("Nanmean", lambda a: jnp.nanmean(_cast(a, odt), axis=axes, keepdims=keepdim), input), out)
 

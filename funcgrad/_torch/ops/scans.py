@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._src.core.array import Array
 from ..._src.prims import cumulative as _cum
-from .. import _dtype as D
+from .. import _dtype as D, _jnp as jnp
 from . import arithmetic, comparison, indexing, join_split, reductions
 from ._common import _out, _with_out
 from .. import return_types as _rt
@@ -56,7 +56,41 @@ def logcumsumexp(input, dim, *, out=None):
     d = _dim(dim, input.ndim)
     if input.ndim == 0:
         return _out(input.clone(), out)
+    if D.kind(dt) == "c":
+        return _out(_apply1("Logcumsumexp", lambda a: _complex_logcumsumexp(a, d), input), out)
     return _out(_apply1("Logcumsumexp", lambda a: _cum.cumlogsumexp(a, axis=d), input), out)
+
+
+def _complex_log_add_exp(x, y):
+    """torch's complex log(exp(x) + exp(y)) (LogAddExp.h): NaN in either part of either operand is NaN + NaN j;
+    with mn/mx the operands of the smaller/larger real part, equal infinite real parts give mn (-inf) or
+    log(exp(mn) + exp(mx)) (+inf), and otherwise log1p(exp(mn - mx)) + mx. Unselected branches get safe
+    arguments, so no NaN reaches a derivative through them."""
+    xr, yr = jnp.real(x), jnp.real(y)
+    nan = jnp.isnan(x) | jnp.isnan(y)
+    first = xr < yr
+    mn, mx = jnp.where(first, x, y), jnp.where(first, y, x)
+    mnr, mxr = jnp.real(mn), jnp.real(mx)
+    inf = ~jnp.isfinite(mnr) & (mnr == mxr)
+    pos = inf & (mnr > 0)
+    zero = jnp.zeros_like(mn)
+    general = jnp.log1p(jnp.exp(jnp.where(inf | nan, zero, mn - mx))) + mx
+    both_inf = jnp.log(jnp.exp(jnp.where(pos, mn, zero)) + jnp.exp(jnp.where(pos, mx, zero)))
+    r = jnp.where(inf, jnp.where(pos, both_inf, mn), general)
+    return jnp.where(nan, jnp.full_like(r, complex(np.nan, np.nan)), r)
+
+
+def _complex_logcumsumexp(a, d):
+    """torch's sequential complex scan from -inf + 0j, accumulated in complex128 (its CPU acc_type)."""
+    if a.shape[d] == 0:
+        return a
+    acc = jnp.moveaxis(a.astype(np.complex128), d, 0)
+    cum = jnp.full(acc.shape[1:], complex(-np.inf, 0.0), np.complex128)
+    outs = []
+    for i in _range(acc.shape[0]):
+        cum = _complex_log_add_exp(acc[i], cum)
+        outs.append(cum)
+    return jnp.moveaxis(jnp.stack(outs), 0, d).astype(a.dtype)
 
 
 @_with_out()

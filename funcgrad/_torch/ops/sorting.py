@@ -17,8 +17,8 @@ from .extrema import _take_at
 
 @_with_out()
 def median(input, dim=None, keepdim=False):
-    if dim is None and input.numel() == 0 and D.kind(input._np_dtype()) == "f":
-        return _wrap(Array(np.array(np.nan, input._np_dtype())))
+    if dim is None and input.numel() == 0:
+        return _empty_median(input._np_dtype())
     if dim is not None:
         _dim(dim, input.ndim)
     if input._np_dtype() == _NPB and input.numel():
@@ -55,9 +55,23 @@ def median(input, dim=None, keepdim=False):
     return return_types.median(values, idx if keepdim else idx.squeeze(d))
 
 
+def _empty_median(dt) -> Tensor:
+    """torch's median of no entries: NaN converted to the dtype by the C++ cast (x86: the integer
+    indefinite, INT_MIN, for 32 and 64 bits; its low bits, 0, for narrower integers; True for bool)."""
+    dt = np.dtype(dt)
+    if D.kind(dt) in "fc":
+        v = np.array(np.nan, dt)
+    elif dt == _NPB:
+        v = np.array(True)
+    else:
+        v = np.array(np.iinfo(dt).min if dt.kind == "i" and dt.itemsize >= 4 else 0, dt)
+    return _wrap(Array(v))
+
+
 @_with_out()
 def mode(input, dim=-1, keepdim=False):
-    """The smallest most frequent value along dim and the index of its last occurrence (as torch)."""
+    """The smallest most frequent value along dim and an index of it: torch's, whose std::sort decides which
+    of the ties (the last one in rows of up to 16) and how NaN (unordered under `<`) is counted."""
     if input.ndim == 0:
         _dim(dim, 0)
         return return_types.mode(clone(input), _wrap(Array(np.zeros((), np.int64))))
@@ -67,10 +81,14 @@ def mode(input, dim=-1, keepdim=False):
     v = np.moveaxis(input._host(), d, -1)
     flat = v.reshape(-1, v.shape[-1])
     idx = np.empty(flat.shape[0], np.int64)
+    nan = np.isnan(flat).any(axis=-1) if flat.dtype.kind == "f" else np.zeros(flat.shape[0], bool)
     for r, row in enumerate(flat):
         vals, counts = np.unique(row, return_counts=True)
-        m = vals[np.argmax(counts)]  # np.unique sorts, argmax takes the first (smallest) among ties
-        idx[r] = np.flatnonzero(row == m)[-1]
+        if not nan[r] and (row.size <= 16 or counts.max() == 1):  # insertion sort (stable) / no tie
+            m = vals[np.argmax(counts)]  # np.unique sorts, argmax takes the first (smallest) among ties
+            idx[r] = np.flatnonzero(row == m)[-1]
+        else:  # which tied index (and, with NaN, which value) wins is std::sort's unstable order
+            idx[r] = _torch_select.mode_index(row.tolist())
     idx = _wrap(Array(np.expand_dims(idx.reshape(v.shape[:-1]), d)))
     values = _apply("Mode", _take_at(d, keepdim), (input, idx))
     return return_types.mode(values, idx if keepdim else idx.squeeze(d))
@@ -84,7 +102,7 @@ def sort(input, dim=-1, descending=False, stable=False):
         _dim(dim, 0)
         return return_types.sort(clone(input), _wrap(Array(np.zeros((), np.int64))))
     d = _dim(dim, input.ndim)
-    idx = argsort(input, d, descending, stable=True)
+    idx = argsort(input, d, descending, stable=stable)
     values = _apply("Sort", lambda a, i: jnp.take_along_axis(a, i, axis=d), (input, idx))
     return return_types.sort(values, idx)
 
@@ -108,6 +126,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
                                                      kind="stable"), d)
     else:
         r = np.argsort(v, axis=d, kind="stable")
+    if not stable:  # (which of equal values comes first is then std::sort's)
+        r = _torch_select.sort_indices_along(v, d, descending, r)
     return _wrap(Array(np.ascontiguousarray(r.astype(np.int64))))
 
 
@@ -168,8 +188,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     out = [_wrap(Array(np.ascontiguousarray(res[0])))]
     k = 1
     if return_inverse:
-        out.append(_wrap(Array(np.ascontiguousarray(res[k].reshape(v.shape if dim is None else -1)
-                                                     .astype(np.int64)))))
+        # (astype copies C-contiguous and keeps a 0-d input's 0-d inverse: ascontiguousarray makes it 1-d)
+        out.append(_wrap(Array(res[k].reshape(v.shape if dim is None else -1).astype(np.int64, order="C"))))
         k += 1
     if return_counts:
         out.append(_wrap(Array(np.ascontiguousarray(res[k].astype(np.int64)))))
@@ -177,6 +197,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    if dim is not None:
+        return _unique_consecutive_dim(input, return_inverse, return_counts, _dim(dim, input.ndim))
     v = input._host().reshape(-1)
     if v.size == 0:
         empty = _wrap(Array(np.zeros(0, np.int64)))
@@ -191,6 +213,31 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if return_counts:
         idx = np.flatnonzero(keep)
         out.append(_wrap(Array(np.diff(np.append(idx, v.size)).astype(np.int64))))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_consecutive_dim(input, return_inverse, return_counts, d):
+    """The slices along dim d that differ from the one before (any entry, NaN differing from itself); the
+    inverse has one entry per slice, the counts one per run."""
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    zero = [i for i, n in enumerate(input.shape) if n == 0]
+    if len(zero) > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    if zero and zero[0] != d:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    v = np.moveaxis(input._host(), d, 0)
+    n = v.shape[0]
+    keep = np.ones(n, bool)
+    if n > 1:
+        flat = v.reshape(n, -1)
+        keep[1:] = (flat[1:] != flat[:-1]).any(axis=1)
+    vals = np.moveaxis(v[keep], 0, d)
+    out = [_wrap(Array(np.ascontiguousarray(vals)))]
+    if return_inverse:
+        out.append(_wrap(Array((np.cumsum(keep) - 1).astype(np.int64))))
+    if return_counts:
+        out.append(_wrap(Array(np.diff(np.append(np.flatnonzero(keep), n)).astype(np.int64))))
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -194,15 +194,15 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 def _nanmedian(input, dim, keepdim):
     if dim is not None:
         _dim(dim, input.ndim)
-    if input._np_dtype() == np.bool_:
-        raise NotImplementedError("\"nanmedian_cpu\" not implemented for 'Bool'")
+    if dim is None and input.numel() == 0:
+        return sorting._empty_median(input._np_dtype())
+    if input._np_dtype() == np.bool_ and (dim is None or not input.ndim or input.shape[_dim(dim, input.ndim)]):
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")  # (torch names median's kernel)
     if dim is None:
         x = input.reshape(-1)
         h = x._host()
         order = np.argsort(h, kind="stable")
         k = int((~np.isnan(h)).sum()) if D.kind(h.dtype) == "f" else h.size
-        if h.size == 0:
-            return _wrap(Array(np.array(np.nan, h.dtype)))
         i = order[max(k - 1, 0) // 2] if k else order[0]
         ties = np.flatnonzero(h == h[i])
         if ties.size > 1:  # torch spreads the gradient evenly over the entries equal to the median (amax's rule)

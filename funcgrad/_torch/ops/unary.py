@@ -121,7 +121,21 @@ def _sign_fn(a):
         return a
     if D.kind(a.dtype) == "f":  # torch's sign(nan) is 0
         return ew.select(ew.ne(a, a), _zero_for(a) + jnp.zeros_like(a), ew.sign(a))
+    if D.kind(a.dtype) == "c":
+        return _complex_sgn(a)
     return ew.sign(a)
+
+
+def _complex_sgn(a):
+    """torch's sgn: z / |z| (differentiable, as torch's), 0 at 0, and NaN + NaN j where a part is infinite or
+    NaN (its complex division by (|z|, 0) scales by 1 / max(|c|, |d|) = 0 there)."""
+    m = _tabs(a)
+    zero = ew.eq(m, jnp.zeros_like(m))
+    fin = jnp.isfinite(a)
+    ok = ew.bitwise_and(fin, ew.bitwise_not(zero))
+    r = ew.div(a, ew.convert_element_type(ew.select(ok, m, jnp.ones_like(m)), a.dtype))
+    r = ew.select(zero, jnp.zeros_like(a), r)
+    return ew.select(fin, r, jnp.full_like(a, complex(np.nan, np.nan)))
 
 
 def _int_id(f):
@@ -170,7 +184,20 @@ def round(input, *, decimals=None, out=None):  # noqa: A001
     _not_impl("round_vml_cpu" if not decimals else "round_cpu", "b" if decimals is None else "biu")(
         input._np_dtype())
     decimals = decimals or 0
-    return _out(_apply1("Round", _int_id(lambda a: jnp.round(a, decimals)), input), out, True)
+    if not decimals:
+        return _out(_apply1("Round", _int_id(jnp.round), input), out, True)
+    return _out(_apply1("Round", lambda a: _round_decimals(a, decimals), input), out, True)
+
+
+def _round_decimals(a, decimals):
+    """torch's round_decimals kernel: in float32 for float16/bfloat16 (its opmath), nearbyint(a * 10^d) / 10^d,
+    and for negative d nearbyint(a / 10^-d) * 10^-d (so 1000.7 in float16 stays finite)."""
+    dt = a.dtype
+    op = np.dtype(np.float32) if dt.itemsize == 2 else dt
+    x = ew.convert_element_type(a, op) if op != dt else a
+    p = _scalar_arr(10.0 ** (-decimals if decimals < 0 else decimals), op)
+    r = ew.mul(jnp.round(ew.div(x, p)), p) if decimals < 0 else ew.div(jnp.round(ew.mul(x, p)), p)
+    return ew.convert_element_type(r, dt) if op != dt else r
 
 
 def logical_not(input, *, out=None):
