@@ -127,6 +127,19 @@ def _norm_scalar(v):
 _ARITH, _TRUEDIV, _CMP = 0, 1, 2
 
 
+def _same_pair(name, prim, afn, x, y):
+    """add/sub/mul's first test: two plain concrete tensors of one numeric dtype and one shape take prim's
+    direct path (_apply_prim2), as _binop would, without its generality; None for anything else."""
+    if x.__class__ is Tensor and y.__class__ is Tensor:
+        xv = x._v
+        yv = y._v
+        if xv is not None and yv is not None:
+            dt = xv.dtype
+            if dt is yv.dtype and dt.kind in "fciu" and xv.shape == yv.shape:
+                return _apply_prim2(name, prim, afn, x, y)
+    return None
+
+
 def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
     """x op y with torch promotion; afn works on Arrays of one dtype (broadcasting via _bc). prim: the
     primitive afn binds (alone) on operands of one numeric dtype, which then take the direct path."""
@@ -135,8 +148,8 @@ def _binop(name, afn, x, y, kind=_ARITH, cdt=None, prim=None):
         if isinstance(y, Tensor):
             yv = y._v
             # the hot path: two concrete tensors of one dtype
-            if xv is not None and yv is not None and (xv.dtype is yv.dtype or xv.dtype == yv.dtype) and cdt is None and \
-                    (kind != _TRUEDIV or D.kind(xv.dtype) in "fc"):
+            if xv is not None and yv is not None and (xv.dtype is yv.dtype or xv.dtype == yv.dtype) and \
+                    cdt is None and (kind != _TRUEDIV or D.kind(xv.dtype) in "fc"):
                 if xv.shape != yv.shape:
                     _bshape(xv.shape, yv.shape)
                 if prim is not None and (xv.dtype.kind in "fciu" or D.kind(xv.dtype) == "f"):  # (bfloat16: "V")

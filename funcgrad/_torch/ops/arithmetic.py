@@ -12,7 +12,7 @@ from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import Tensor
 from .._dispatch import _apply1
 from ._common import (_ARITH, _any, _legacy_name, _bc, _binop, _bool, _bshape, _float, _int, _is_scalar, _not_impl,
-                      _NPB, _out, _promote, _tensor_arg, _TRUEDIV, _with_out)
+                      _NPB, _out, _promote, _same_pair, _tensor_arg, _TRUEDIV, _with_out)
 from .unary import _rsqrt, _tabs
 from .comparison import lt
 from .selection import where
@@ -69,6 +69,10 @@ def _check_alpha(input, other, alpha) -> None:
 
 
 def add(input, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is _int and alpha == 1:
+        r = _same_pair("Add", _ADD_P, _bool_add, input, other)
+        if r is not None:
+            return r
     if alpha.__class__ is not _int or alpha != 1:
         _check_alpha(input, other, alpha)
         if alpha != 1:
@@ -82,6 +86,10 @@ def _is_bool(x):
 
 
 def sub(input, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is _int and alpha == 1:
+        r = _same_pair("Sub", _SUB_P, _sub_fn, input, other)
+        if r is not None:
+            return r
     if _is_bool(input) and _is_bool(other):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                            "`logical_xor()` operator instead.")
@@ -104,6 +112,10 @@ def rsub(input, other, *, alpha=1):
 
 
 def mul(input, other, *, out=None):
+    if out is None:
+        r = _same_pair("Mul", _MUL_P, _bool_mul, input, other)
+        if r is not None:
+            return r
     r = _binop("Mul", _bool_mul, input, other, _ARITH, None, _MUL_P)  # (positional: the hot path)
     return r if out is None else _out(r, out)
 
