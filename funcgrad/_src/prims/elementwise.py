@@ -326,8 +326,9 @@ _MORE_KINKS = {"pow": ("jax_int",)}
 
 
 def _check_kink(op: str, kink) -> None:
-    if kink not in ("jax", "torch") + _MORE_KINKS.get(op, ()):
-        type_error(op, f"kink must be one of {('jax', 'torch') + _MORE_KINKS.get(op, ())}, got {kink!r}")
+    more = _MORE_KINKS.get(op, ())
+    if kink not in ("jax", "torch") + more:
+        type_error(op, f"kink must be {', '.join(repr(k) for k in ('jax',) + more)} or 'torch', got {kink!r}")
 
 
 def _bind_kinked(p: Primitive, kink: str, *args):
