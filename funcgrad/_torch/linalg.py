@@ -93,7 +93,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     _float_check(A, "matrix_norm")
     d0, d1 = _pair(dim, A.ndim, "matrix_norm")
-    return _apply1("LinalgMatrixNorm", lambda a: _matrix_norm_arr(a, ord, d0, d1, keepdim), A)
+    # (torch's nodes: the Frobenius norm is a vector norm, the nuclear one a sum of singular values)
+    name = "LinalgVectorNorm" if ord == "fro" else "Sum1" if ord == "nuc" else "LinalgMatrixNorm"
+    return _apply1(name, lambda a: _matrix_norm_arr(a, ord, d0, d1, keepdim), A)
 
 
 @_writes_out

@@ -57,14 +57,23 @@ def matmul(input, other, *, out=None):
             input._v.dtype.kind in "fc" and input._v.dtype.itemsize >= 4:
         # vectors and matrices: one dot_general bind (jnp.matmul's), straight on the buffers or recorded as one
         params = _DOT_PARAMS[input.ndim]
-        return _out(_apply_prim2("Mm" if input.ndim == 2 and other.ndim == 2 else "Matmul", _DOT_P,
+        return _out(_apply_prim2(_matmul_node(input.ndim, other.ndim), _DOT_P,
                                  _mm2 if input.ndim == 2 and other.ndim == 2 else _matmul_fn, input, other, params),
                     out)
     if input.ndim == 2 and other.ndim == 2:
         return _out(_apply("Mm", _mm2, (input, other)), out)
     if input.ndim > 2 or other.ndim > 2:  # the batch dims broadcast (torch's RuntimeError when they cannot)
         _bshape(tuple(input.shape[:-2]), tuple(other.shape[:-2]) if other.ndim > 1 else ())
-    return _out(_apply("Matmul", lambda a, b: jnp.matmul(a, b), (input, other)), out)
+    return _out(_apply(_matmul_node(input.ndim, other.ndim), lambda a, b: jnp.matmul(a, b), (input, other)), out)
+
+
+def _matmul_node(na: int, nb: int) -> str:
+    """The node torch's matmul leaves for operands of ranks na, nb (the last op of its decomposition): mm,
+    mv, dot, the squeeze after a vector-matrix mm, the unsafe view after a batched one (a clone after a matrix
+    times a batch)."""
+    if na <= 2 and nb <= 2:
+        return ("Dot", "Squeeze4", "Mv", "Mm")[(na - 1) * 2 + nb - 1]
+    return "Clone" if na == 2 else "UnsafeView"
 
 
 def matmul_dunder(general):
@@ -77,7 +86,7 @@ def matmul_dunder(general):
                 xv.dtype.kind in "fc" and xv.dtype.itemsize >= 4 and xv.shape[-1] == yv.shape[0]:
             if xv.ndim == 2 and yv.ndim == 2:
                 return _apply_prim2("Mm", _DOT_P, _mm2, self, other, _DOT_PARAMS[2])
-            return _apply_prim2("Matmul", _DOT_P, _matmul_fn, self, other, _DOT_PARAMS[xv.ndim])
+            return _apply_prim2(_matmul_node(xv.ndim, yv.ndim), _DOT_P, _matmul_fn, self, other, _DOT_PARAMS[xv.ndim])
         return general(self, other)
     m._rejects_kinds = True  # (general has the rules; see _complex_reject.guard_method)
     return m
@@ -159,7 +168,7 @@ def outer(input, vec2, *, out=None):
     for name, v in (("self", input), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
-    return _out(_apply("Outer", lambda a, b: jnp.outer(a, b), (input, vec2)), out)
+    return _out(_apply("Mul", lambda a, b: jnp.outer(a, b), (input, vec2)), out)  # (torch's: a column times b)
 
 
 ger = outer

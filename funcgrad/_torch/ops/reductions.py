@@ -407,7 +407,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         return norm(input.float(), p, dim, keepdim).to(input.dtype)
     axes = _dims(dim, input.ndim)
     if p is None or p == "fro" or p == 2:
-        return _apply1("Norm", lambda a: _safe_norm2(a, axes, keepdim), input)
+        return _apply1("LinalgVectorNorm", lambda a: _safe_norm2(a, axes, keepdim), input)
     if p == "nuc":
         from ..linalg import matrix_norm
         if dim is None and input.ndim != 2:
@@ -417,17 +417,17 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                                f"{' '.join(str(i) for i in _range(input.ndim))}")
         return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
     if p == math.inf or p == "inf":
-        return _apply1("Norm", lambda a: jnp.max(_tabs(a), axis=axes, keepdims=keepdim), input)
+        return _apply1("LinalgVectorNorm", lambda a: jnp.max(_tabs(a), axis=axes, keepdims=keepdim), input)
     if p == -math.inf:
-        return _apply1("Norm", lambda a: jnp.min(_tabs(a), axis=axes, keepdims=keepdim), input)
+        return _apply1("LinalgVectorNorm", lambda a: jnp.min(_tabs(a), axis=axes, keepdims=keepdim), input)
     if p == 0:  # (a real count: float32 for complex64 input)
         def count(a):
             rdt = np.dtype(np.float32) if a.dtype == np.complex64 else \
                 np.dtype(np.float64) if a.dtype == np.complex128 else a.dtype
             return _cast(jnp.sum(_cast(ew.ne(a, jnp.zeros_like(a)), rdt), axis=axes, keepdims=keepdim), rdt)
-        return _apply1("Norm", count, input)
+        return _apply1("LinalgVectorNorm", count, input)
     if p == 1:
-        return _apply1("Norm", lambda a: jnp.sum(_tabs(a), axis=axes, keepdims=keepdim), input)
+        return _apply1("LinalgVectorNorm", lambda a: jnp.sum(_tabs(a), axis=axes, keepdims=keepdim), input)
     pv = _float(p)
 
     def fn(a):
@@ -440,7 +440,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
             powd = ew.pow(ab, _scalar_arr(pv, ab.dtype))
         s = jnp.sum(powd, axis=axes, keepdims=keepdim)
         return _safe_root(s, pv) if pv > 0 else ew.pow(s, _scalar_arr(1.0 / pv, s.dtype))
-    return _apply1("Norm", fn, input)
+    return _apply1("LinalgVectorNorm", fn, input)
 
 
 def _cumulative(name, jfn, input, dim, dtype):

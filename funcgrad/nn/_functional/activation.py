@@ -300,7 +300,7 @@ def softsign(input):
     """jax.nn.soft_sign, x / (|x| + 1), with torch's derivative of |x| at 0."""
     if not input.is_floating_point():
         return input / (1 + _fg.abs(input))
-    return _apply("Softsign", lambda a: _jnn._soft_sign(a, "torch"), (input,))
+    return _apply("Div", lambda a: _jnn._soft_sign(a, "torch"), (input,))  # (torch's: x / (1 + |x|), DivBackward0)
 
 
 def _check_lambd(input, lambd):
