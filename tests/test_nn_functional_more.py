@@ -199,3 +199,25 @@ def test_dataparallel_fractional_modules_nllloss2d():
     check(lambda L, a, t: L.nn.NLLLoss2d()(a.log_softmax(1), t), lp, y)
     with pytest.raises(ValueError):
         fg.nn.FractionalMaxPool2d(2)
+
+
+def test_batch_norm_training_is_one_node_whose_statistics_update_the_running_ones_as_torch():
+    """F.batch_norm in training: one NativeBatchNormBackward0 node whose batch mean and variance (outputs of the
+    node, as torch's native_batch_norm's) update the running statistics; values, running statistics, gradients
+    and second gradients as torch's."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    xs, gs = rng.standard_normal((2, 6, 4, 3, 5)).astype(np.float32)
+    ws, bs, rm = rng.standard_normal((3, 4)).astype(np.float32)
+    rv = rng.random(4).astype(np.float32) + 0.5
+    out = []
+    for t in (fg, torch):
+        x, w, b = (t.tensor(a, requires_grad=True) for a in (xs, ws, bs))
+        rmt, rvt = t.tensor(rm), t.tensor(rv)
+        y = t.nn.functional.batch_norm(x, rmt, rvt, w, b, training=True, momentum=0.3)
+        gx, gw = t.autograd.grad(y, (x, w), t.tensor(gs), create_graph=True)
+        ggx, = t.autograd.grad((gx * gx).sum() + gw.sum(), x)
+        out.append([y.grad_fn.name()] + [a.detach().numpy() for a in (y, rmt, rvt, gx, gw, ggx)])
+    assert out[0][0] == out[1][0] == "NativeBatchNormBackward0"
+    for a, b in zip(out[0][1:], out[1][1:]):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5)

@@ -150,8 +150,7 @@ def _make_node(name, tape, fn, ts, diff):
 
 
 # op names whose trailing digits belong to the op (torch's Exp2Backward0), not to an overload (MaxBackward1)
-_DIGIT_OPS = frozenset({"Exp2", "Expm1", "Log2", "Log10", "Atan2", "Arctan2", "Rot90", "I0", "Logaddexp2",
-                        "SpecialI0", "SpecialI1", "SpecialExp2", "SpecialExpm1"})
+_DIGIT_OPS = frozenset({"Exp2", "Expm1", "Log2", "Log10", "Atan2", "Arctan2", "Rot90", "I0", "Logaddexp2"})
 
 
 def _node_name(name: str) -> str:

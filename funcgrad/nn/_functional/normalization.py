@@ -76,28 +76,32 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 
 def _moments(a, axes, n):
-    """(a - mean, the biased variance) over `axes` (kept), of n elements each: the sums divided by n."""
-    d = a - _jnp.sum(a, axis=axes, keepdims=True) / n
-    return d, _jnp.sum(d * d, axis=axes, keepdims=True) / n
+    """(mean, a - mean, the biased variance) over `axes` (kept), of n elements each: the sums divided by n."""
+    mean = _jnp.sum(a, axis=axes, keepdims=True) / n
+    d = a - mean
+    return mean, d, _jnp.sum(d * d, axis=axes, keepdims=True) / n
 
 
-def _normalised(name, fn, input, weight, bias, shape, stats=()):
+def _normalised(name, fn, input, weight, bias, shape, stats=(), saved=False):
     """fn(input, *stats) normalised, then times weight and plus bias (reshaped to `shape` where given), recorded
     as one node named as torch's (NativeLayerNormBackward0, ...): the normalisation's derivative is that of
-    its binds, as torch's native kernels' one formula."""
+    its binds, as torch's native kernels' one formula. `saved`: fn returns (normalised, mean, variance), and so
+    does this (outputs of the node too, as torch's native_batch_norm's)."""
     ts = (input,) + tuple(stats) + tuple(t for t in (weight, bias) if t is not None)
     k = 1 + len(stats)
     has_w, has_b = weight is not None, bias is not None
 
     def f(a, *rest):
         out = fn(a, *rest[:k - 1])
+        if saved:
+            out, mean, var = out
         if has_w:
             w = rest[k - 1]
             out = out * (w if shape is None else _jnp.reshape(w, shape))
         if has_b:
             b = rest[-1]
             out = out + (b if shape is None else _jnp.reshape(b, shape))
-        return out
+        return [out, mean, var] if saved else out
     return _apply(name, f, ts)
 
 
@@ -111,19 +115,21 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"{_size(input)}")
 
+        running = running_mean is not None or running_var is not None
+
         def norm(a):
-            d, var = _moments(a, axes, n)
-            return d * _ew.rsqrt(var + eps)
-        if running_mean is not None or running_var is not None:
-            with _no_grad():  # (the batch's statistics, as the node computes them)
-                x = input.detach()
-                mean = x.sum(axes) / n
-                var = ((x - mean.reshape(shape)) ** 2).sum(axes) / n
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(mean * momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))
-        return _normalised("NativeBatchNorm", norm, input, weight, bias, shape)
+            mean, d, var = _moments(a, axes, n)
+            out = d * _ew.rsqrt(var + eps)
+            return (out, mean, var) if running else out
+        if not running:
+            return _normalised("NativeBatchNorm", norm, input, weight, bias, shape)
+        out, mean, var = _normalised("NativeBatchNorm", norm, input, weight, bias, shape, saved=True)
+        with _no_grad():  # (the node's batch statistics)
+            if running_mean is not None:
+                running_mean.mul_(1 - momentum).add_(mean.detach().reshape(-1) * momentum)
+            if running_var is not None:
+                running_var.mul_(1 - momentum).add_(var.detach().reshape(-1) * (momentum * n / (n - 1)))
+        return out
     if running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
 
@@ -195,7 +201,7 @@ def _layer_norm(input, dims, weight, bias, eps):
     n = math.prod(input.shape[i] for i in axes)
 
     def norm(a):
-        d, var = _moments(a, axes, n)
+        _, d, var = _moments(a, axes, n)
         return d * _ew.rsqrt(var + eps)
     return _normalised("NativeLayerNorm", norm, input, weight, bias, None)
 
@@ -232,7 +238,7 @@ def _group_norm(input, num_groups, weight, bias, eps):
     full = tuple(input.shape)
 
     def norm(a):
-        d, var = _moments(_jnp.reshape(a, (n, num_groups, m)), (2,), m)
+        _, d, var = _moments(_jnp.reshape(a, (n, num_groups, m)), (2,), m)
         return _jnp.reshape(d * _ew.rsqrt(var + eps), full)
     return _normalised("NativeGroupNorm", norm, input, weight, bias, (1, -1) + (1,) * (input.dim() - 2))
 
