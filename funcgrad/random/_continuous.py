@@ -59,11 +59,12 @@ def _uniform_scaled(floats, shape, dtype, minval, maxval):
     fuses floats * span + minval into one fused multiply-add, i.e. one rounding of the exact value.
     For floats of <= 32 bits the float64 product is exact and the float64 sum is rounded to odd, so
     the final rounding to `dtype` is the correct one; float64 uses an emulated FMA (`_util.fma`). The
-    derivative is that of floats * span + minval (the correction is a constant). bfloat16 rounds
-    twice, as XLA does for it."""
+    derivative is that of floats * span + minval (the correction is a constant). The half types
+    (float16, bfloat16) round twice, as XLA's CPU backend does for them (it does not fuse half-precision
+    arithmetic: JAX 0.10.2 on x86-64)."""
     wide = np.dtype(np.float64)
-    # bfloat16: XLA's CPU backend rounds the product and the sum to bfloat16 separately (no fusion).
-    separate = dtypes.bfloat16 is not None and np.dtype(dtype) == dtypes.bfloat16
+    # float16 / bfloat16: XLA's CPU backend rounds the product and the sum separately (no fusion).
+    separate = finfo(dtype).bits == 16
     narrow = finfo(dtype).bits <= 32 and not separate
     zero_min = separate
     if minval.__class__ is Array and maxval.__class__ is Array and minval.shape == maxval.shape == ():
