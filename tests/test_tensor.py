@@ -624,6 +624,38 @@ def test_random_samplers():
     assert fg.randint_like(x, 10).dtype == x.dtype
 
 
+@pytest.mark.parametrize("draw", ["rand", "randn"])
+def test_samplers_deterministic_and_resumable(draw):
+    f = getattr(fg, draw)
+    fg.manual_seed(123)
+    a = np.asarray(f(5, 7))
+    b = np.asarray(f(5, 7))
+    fg.manual_seed(123)
+    np.testing.assert_array_equal(np.asarray(f(5, 7)), a)
+    state = fg.get_rng_state()
+    c = np.asarray(f(3))
+    fg.set_rng_state(state)
+    np.testing.assert_array_equal(np.asarray(f(3)), c)
+    assert not np.array_equal(a, b)
+    g1, g2 = fg.Generator().manual_seed(7), fg.Generator().manual_seed(7)
+    np.testing.assert_array_equal(np.asarray(f(4, generator=g1)), np.asarray(f(4, generator=g2)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_sampler_dtypes_and_distribution(dtype):
+    dt = getattr(fg, dtype)
+    u = fg.rand(200_000, dtype=dt)
+    z = fg.randn(200_000, dtype=dt)
+    assert u.dtype == dt and z.dtype == dt and u.shape == (200_000,)
+    un, zn = np.asarray(u, np.float64), np.asarray(z, np.float64)
+    assert un.min() >= 0 and un.max() < 1
+    assert abs(un.mean() - 0.5) < 0.01 and abs(zn.mean()) < 0.02 and abs(zn.std() - 1) < 0.02
+    c = np.asarray(fg.randn(100_000, dtype=fg.complex64))
+    assert c.dtype == np.complex64 and abs(c.real.var() - 0.5) < 0.02 and abs(c.imag.var() - 0.5) < 0.02
+    tt = torch.randn(100_000, dtype=torch.complex64)
+    assert abs(tt.real.var().item() - c.real.var()) < 0.03
+
+
 # --- grad modes (thread-local) ---------------------------------------------------------------------------
 
 def test_grad_modes():
