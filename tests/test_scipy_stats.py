@@ -1,5 +1,6 @@
 """funcgrad.scipy.stats and the new funcgrad.scipy.special functions against SciPy (float64), plus
-gradients by finite differences."""
+gradients by finite differences; gumbel_r, gumbel_l, wrapcauchy, mode and rankdata also against their defining
+properties and against JAX (where installed)."""
 import numpy as np
 import pytest
 import scipy.special as ss
@@ -229,3 +230,112 @@ def test_gaussian_kde_1d_resample_and_jit():
     assert abs(s.mean() - data.mean()) < 5 * sd / np.sqrt(4000)
     with pytest.raises(ValueError, match="multiple elements"):
         stats.gaussian_kde(np.ones(1))
+
+
+# --- gumbel_r, gumbel_l, wrapcauchy, mode, rankdata ----------------------------------------------------------
+
+GX = np.array([-3.0, -0.5, 0.0, 0.7, 2.0, 5.0])
+GQ = np.array([1e-9, 0.01, 0.3, 0.5, 0.99])
+
+
+@pytest.mark.parametrize("name", ["gumbel_r", "gumbel_l"])
+def test_gumbel_properties(name):
+    d = getattr(stats, name)
+    loc, scale = 0.3, 1.7
+    cdf = np.asarray(d.cdf(GX, loc, scale))
+    np.testing.assert_allclose(np.asarray(d.sf(GX, loc, scale)), 1 - cdf, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(np.asarray(d.logpdf(GX, loc, scale)), np.log(np.asarray(d.pdf(GX, loc, scale))),
+                               rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(d.logcdf(GX, loc, scale)), np.log(cdf), rtol=1e-10)  # (two formulas)
+    np.testing.assert_allclose(np.asarray(d.logsf(GX, loc, scale)), np.log1p(-cdf), rtol=1e-9)
+    dcdf = funcgrad.vmap(funcgrad.grad(lambda x: d.cdf(x, loc, scale)))(GX)  # the density is the CDF's derivative
+    np.testing.assert_allclose(np.asarray(dcdf), np.asarray(d.pdf(GX, loc, scale)), rtol=1e-10)  # (two formulas)
+    np.testing.assert_allclose(np.asarray(d.cdf(d.ppf(GQ, loc, scale), loc, scale)), GQ, rtol=1e-9)
+    edges = np.asarray(d.ppf(np.array([-0.1, 0.0, 1.0, 1.5]), loc, scale))
+    assert np.isnan(edges).all()  # outside the open interval, as jax.scipy.stats gives
+
+
+@pytest.mark.parametrize("name", ["gumbel_r", "gumbel_l"])
+def test_gumbel_matches_scipy(name):
+    st = pytest.importorskip("scipy.stats")
+    d, ref = getattr(stats, name), getattr(st, name)
+    for f in ("logpdf", "pdf", "logcdf", "cdf", "logsf", "sf"):
+        np.testing.assert_allclose(np.asarray(getattr(d, f)(GX, 0.3, 1.7)), getattr(ref, f)(GX, 0.3, 1.7),
+                                   rtol=1e-10, err_msg=f)
+    np.testing.assert_allclose(np.asarray(d.ppf(GQ, 0.3, 1.7)), ref.ppf(GQ, 0.3, 1.7), rtol=1e-10)
+
+
+def test_wrapcauchy():
+    x = np.linspace(0, 2 * np.pi, 2001)
+    for c in (0.1, 0.5, 0.9):
+        p = np.asarray(stats.wrapcauchy.pdf(x, c))
+        np.testing.assert_allclose(np.trapezoid(p, x), 1.0, rtol=1e-6)
+        np.testing.assert_allclose(p, (1 - c * c) / (2 * np.pi * (1 + c * c - 2 * c * np.cos(x))), rtol=1e-12)
+    out = np.asarray(stats.wrapcauchy.logpdf(np.array([-0.1, 7.0, 1.0, 1.0, 1.0]), np.array([0.5, 0.5, 0.0, 1.0, -0.2])))
+    assert np.isneginf(out[:2]).all() and np.isnan(out[2:]).all()
+    st = pytest.importorskip("scipy.stats")
+    np.testing.assert_allclose(np.asarray(stats.wrapcauchy.logpdf(x[1:-1], 0.7)), st.wrapcauchy.logpdf(x[1:-1], 0.7),
+                               rtol=1e-10)
+
+
+def _mode_ref(row):
+    vals, counts = np.unique(row, return_counts=True, equal_nan=True)
+    i = int(np.argmax(counts))
+    return vals[i], counts[i]
+
+
+def test_mode_against_a_count():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 4, (3, 5, 4)).astype(np.float32)
+    a[0, 1, 2] = a[1, 1, 2] = np.nan
+    for axis in (0, 1, 2, -1):
+        m = stats.mode(a, axis=axis)
+        moved = np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])
+        want = np.array([_mode_ref(r) for r in moved]).reshape(np.moveaxis(a, axis, -1).shape[:-1] + (2,))
+        np.testing.assert_array_equal(np.asarray(m.mode), want[..., 0])
+        np.testing.assert_array_equal(np.asarray(m.count), want[..., 1])
+    m = stats.mode(a, axis=None, keepdims=True)
+    assert m.mode.shape == (1, 1, 1) and (float(m.mode.reshape(())), int(m.count.reshape(()))) == _mode_ref(a.ravel())
+    assert stats.mode(a, axis=1, keepdims=True).mode.shape == (3, 1, 4)
+    with pytest.raises(NotImplementedError, match="propagate"):
+        stats.mode(a, nan_policy="omit")
+
+
+@pytest.mark.parametrize("method", ["average", "min", "max", "dense", "ordinal"])
+def test_rankdata_matches_scipy(method):
+    st = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 5, (4, 6))
+    for axis in (None, 0, 1, -1):
+        got = np.asarray(stats.rankdata(a, method, axis=axis))
+        want = st.rankdata(a, method, axis=axis)
+        assert got.shape == want.shape and got.dtype.kind == "f"
+        np.testing.assert_array_equal(got, want)
+    with_nan = np.array([[1.0, np.nan, 3.0], [2.0, 2.0, 1.0]])
+    got = np.asarray(stats.rankdata(with_nan, method, axis=1))
+    assert np.isnan(got[0]).all()
+    np.testing.assert_array_equal(got[1], st.rankdata(with_nan[1], method))
+    with pytest.raises(ValueError, match="unknown method"):
+        stats.rankdata(a, "foo")
+
+
+def test_gumbel_mode_rankdata_against_jax():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jjnp
+    js = jax.scipy.stats
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 4, (3, 5, 4)).astype(np.float32)
+    a[0, 1, 2] = np.nan
+    for axis in (0, 2, None):
+        for kd in (False, True):
+            r1, r2 = stats.mode(a, axis=axis, keepdims=kd), js.mode(jjnp.asarray(a), axis=axis, keepdims=kd)
+            np.testing.assert_array_equal(np.asarray(r1.mode), np.asarray(r2.mode))
+            np.testing.assert_array_equal(np.asarray(r1.count), np.asarray(r2.count))
+        for m in ("average", "min", "max", "dense", "ordinal"):
+            np.testing.assert_array_equal(np.asarray(stats.rankdata(a, m, axis=axis)),
+                                          np.asarray(js.rankdata(jjnp.asarray(a), m, axis=axis)))
+    for name in ("gumbel_r", "gumbel_l"):
+        for f in ("logpdf", "cdf", "logsf"):
+            np.testing.assert_allclose(np.asarray(getattr(getattr(stats, name), f)(GX.astype(np.float32), 0.3, 1.7)),
+                                       np.asarray(getattr(getattr(js, name), f)(GX.astype(np.float32), 0.3, 1.7)),
+                                       rtol=2e-6)
