@@ -729,3 +729,19 @@ def test_func_transforms():
         return (z * z).sum()
     close(F.grad(with_inplace)(fg.tensor(w)), TF.grad(with_inplace)(torch.tensor(w)))
 
+
+def test_func_linearize_and_stack_module_state():
+    x = np.random.default_rng(3).standard_normal(4).astype(np.float32)
+    for L in (fg, torch):
+        out, jvp_fn = L.func.linearize(lambda t: t.sin() * t, L.tensor(x))
+        t = L.tensor(np.ones(4, np.float32))
+        if L is fg:
+            got = (out.numpy(), jvp_fn(t).numpy())
+        else:
+            want = (out.numpy(), jvp_fn(t).numpy())
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
+    models = [fg.nn.Linear(3, 2) for _ in range(3)]
+    params, buffers = fg.func.stack_module_state(models)
+    assert params["weight"].shape == (3, 2, 3) and buffers == {} and params["weight"].requires_grad
+    np.testing.assert_array_equal(params["bias"][1].detach().numpy(), models[1].bias.detach().numpy())
