@@ -1,5 +1,6 @@
 """jax.nn's functions and initializers in funcgrad.nn: values against NumPy formulas (and real JAX where
-installed), derivatives at kinks as JAX defines them, grad/vmap/jit composition, initializer statistics."""
+installed), derivatives at kinks as JAX defines them, grad/vmap/jit composition, initializer statistics;
+log1mexp and logmeanexp (and, in their JAX comparison, tree_util's flatten_one_level and tree_broadcast)."""
 import math
 
 import numpy as np
@@ -168,3 +169,40 @@ def test_against_real_jax():
             gf = np.asarray(fg.vmap(fg.grad(getattr(fg.nn, name)))(jnp.asarray(X, jnp.float32)))
             gj = np.asarray(jax.vmap(jax.grad(getattr(jax.nn, name)))(jjnp.asarray(X, jjnp.float32)))
             np.testing.assert_allclose(gf, gj, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+# --- log1mexp, logmeanexp ------------------------------------------------------------------------------------
+
+RNG = np.random.default_rng(0)
+
+
+def test_nn_log1mexp_logmeanexp():
+    x = np.array([1e-8, 0.1, 0.5, 1.0, 10.0, 50.0])
+    got = np.asarray(fg.nn.log1mexp(x))
+    want = [np.log(-np.expm1(-v)) if v < 0.69 else np.log1p(-np.exp(-v)) for v in x]  # the accurate branch
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert got[-1] == pytest.approx(-np.exp(-50.0), rel=1e-12)
+    assert np.asarray(fg.nn.log1mexp(0.0)) == -np.inf and np.isnan(np.asarray(fg.nn.log1mexp(-1.0)))
+    check_grads(fg.nn.log1mexp, (np.array([0.3, 0.9, 3.0]),), order=2)
+    a = RNG.standard_normal((2, 3))
+    np.testing.assert_allclose(np.asarray(fg.nn.logmeanexp(a, axis=1)), np.log(np.exp(a).mean(1)), rtol=1e-12)
+    np.testing.assert_allclose(float(fg.nn.logmeanexp(a)), np.log(np.exp(a).mean()), rtol=1e-12)
+    w = np.array([[1, 1, 0], [1, 0, 0]], bool)
+    want = [np.log(np.exp(a[0, :2]).mean()), a[1, 0]]
+    np.testing.assert_allclose(np.asarray(fg.nn.logmeanexp(a, axis=1, where=w)), want, rtol=1e-12)
+    assert fg.nn.logmeanexp(a, axis=0, keepdims=True).shape == (1, 3)
+    check_grads(lambda v: fg.nn.logmeanexp(v, axis=0), (a,), order=2)
+
+
+def test_tree_nn_match_jax():
+    jax = pytest.importorskip("jax")
+    x = np.array([0.1, 1.0, 10.0, 0.0, 1e-8, 50.0, -1.0], np.float32)
+    np.testing.assert_allclose(np.asarray(fg.nn.log1mexp(x)), np.asarray(jax.nn.log1mexp(x)), rtol=1e-6)
+    a = RNG.standard_normal((2, 3)).astype(np.float32)
+    w = np.array([[1, 1, 0], [1, 0, 0]], bool)
+    np.testing.assert_allclose(np.asarray(fg.nn.logmeanexp(a, axis=1, where=w)),
+                               np.asarray(jax.nn.logmeanexp(a, axis=1, where=w)), rtol=1e-6)
+    tree = {"a": 1, "b": [2, (3, 4)]}
+    assert fg.tree_util.flatten_one_level(tree) == jax.tree_util.flatten_one_level(tree)
+    assert fg.tree_util.tree_broadcast((1, {"a": 2}), ([3, 4], {"a": (5, 6)})) == \
+        jax.tree_util.tree_broadcast((1, {"a": 2}), ([3, 4], {"a": (5, 6)}))

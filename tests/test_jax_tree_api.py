@@ -1,5 +1,6 @@
 """jax.tree, key paths, eval_shape/ShapeDtypeStruct, device queries, disable_jit, linear_transpose,
-closure_convert and funcgrad.dtypes: behaviour JAX documents, checked against explicit expectations."""
+closure_convert, funcgrad.dtypes and tree_util's flatten_one_level / tree_broadcast / treedef_tuple: behaviour
+JAX documents, checked against explicit expectations."""
 import collections
 import functools
 
@@ -241,3 +242,24 @@ def test_tree_util_reduce_all_and_checkpoint_policies():
     np.testing.assert_allclose(jax.grad(f)(1.0), 2 * np.cos(1.0), rtol=1e-6)
     assert pol.everything_saveable() and not pol.nothing_saveable()
     assert pol.checkpoint_name(3.0, "h") == 3.0
+
+
+def test_tree_util_extras():
+    import collections
+    tu = jax.tree_util
+    assert tu.flatten_one_level({"b": [2, 3], "a": 1}) == ((1, [2, 3]), ("a", "b"))
+    assert tu.flatten_one_level((1, 2)) == ((1, 2), None)
+    assert tu.flatten_one_level([1, (2,)]) == ([1, (2,)], None)
+    assert tu.flatten_one_level(None) == ((), None)
+    Pt = collections.namedtuple("Pt", "x y")
+    assert tu.flatten_one_level(Pt(1, 2)) == ([1, 2], Pt)
+    with pytest.raises(ValueError):
+        tu.flatten_one_level(1)
+    assert tu.tree_broadcast((1, {"a": 2}), ([3, 4], {"a": (5, 6)})) == ([1, 1], {"a": (2, 2)})
+    assert tu.tree_broadcast(7, {"x": 1, "y": [2, 3]}) == {"x": 7, "y": [7, 7]}
+    with pytest.raises(ValueError):
+        tu.tree_broadcast((1, 2, 3), (1, 2))
+    td = tu.treedef_tuple([tu.tree_structure([1, 2]), tu.tree_structure(3)])
+    assert td == tu.tree_structure(([1, 2], 3)) and td.num_leaves == 3
+    assert tu.tree_unflatten(td, [1, 2, 3]) == ([1, 2], 3)
+    assert tu.KeyPath is not None and tu.KeyEntry is not None

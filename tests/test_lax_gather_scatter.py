@@ -1,7 +1,10 @@
 """lax.gather / lax.scatter* with JAX's dimension numbers (batching dims, windows, modes, fill values),
 checked against loop references that implement XLA's documented semantics directly; derivatives against
 finite differences; the errors JAX raises for bad dimension numbers; lax.bitcast_convert_type across
-widths (against NumPy's view); lax.pow's integer-exponent derivatives; x.at[] with duplicate indices."""
+widths (against NumPy's view); lax.pow's integer-exponent derivatives; x.at[] with duplicate indices; and
+random dimension numbers, bitcast_convert_type and lax.pow's integer exponents against real JAX where installed."""
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -324,3 +327,84 @@ def test_reference_loops_agree_on_an_x_at_style_case():
     want = x.copy()
     want[[2, 0]] += 1
     np.testing.assert_array_equal(ref_scatter(x, idx, np.ones((2, 4)), ((1,), (0,), (0,), (), ()), "add"), want)
+
+
+# --- against real JAX ----------------------------------------------------------------------------------------
+
+def _random_dimension_numbers(rng, scatter: bool):
+    """A random valid gather (or scatter) configuration: operand shape, indices, dimension numbers, and the
+    slice sizes (gather) or updates shape (scatter); batching dims, windows and permuted index maps included."""
+    r = int(rng.integers(1, 4))
+    shape = tuple(int(s) for s in rng.integers(1, 5, size=r))
+    obd = tuple(sorted(rng.choice(r, int(rng.integers(0, 2)) if r > 1 else 0, replace=False).tolist()))
+    free = [d for d in range(r) if d not in obd]
+    smap = tuple(rng.permutation(rng.choice(free, int(rng.integers(1, len(free) + 1)), replace=False)).tolist())
+    dropped = tuple(sorted(d for d in free if rng.random() < 0.5))
+    win = [1 if d in obd or d in dropped else int(rng.integers(1, shape[d] + 1)) for d in range(r)]
+    bshape = [int(s) for s in rng.integers(1, 4, size=int(rng.integers(0, 3)))]
+    while len(bshape) < len(obd):
+        bshape.append(1)
+    ibd = tuple(rng.choice(len(bshape), len(obd), replace=False).tolist()) if obd else ()
+    for o, i in zip(obd, ibd):
+        bshape[i] = shape[o]
+    idx = rng.integers(-2, max(shape) + 2, size=tuple(bshape) + (len(smap),)).astype(np.int32)
+    kept = [win[d] for d in range(r) if d not in dropped and d not in obd]
+    rank = len(bshape) + len(kept)
+    wdims = tuple(sorted(rng.choice(rank, len(kept), replace=False).tolist()))
+    if not scatter:
+        return shape, idx, (wdims, dropped, smap, obd, ibd), tuple(win)
+    bi, ki = iter(bshape), iter(kept)
+    ushape = tuple(next(ki) if i in wdims else next(bi) for i in range(rank))
+    return shape, idx, (wdims, dropped, smap, obd, ibd), ushape
+
+
+def test_lax_gather_scatter_dimension_numbers_match_jax():
+    jax = pytest.importorskip("jax")
+    jl, fl = jax.lax, fg.lax
+    rng = np.random.default_rng(11)
+    for _ in range(12):
+        shape, idx, dn, sizes = _random_dimension_numbers(rng, scatter=False)
+        x = rng.standard_normal(shape).astype(np.float32)
+        for mode in (None, "clip", "fill"):
+            a = jl.gather(x, idx, jl.GatherDimensionNumbers(*dn), sizes, mode=mode)
+            b = fl.gather(x, idx, fl.GatherDimensionNumbers(*dn), sizes, mode=mode)
+            np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
+        w = rng.standard_normal(np.shape(a)).astype(np.float32)
+        ga = jax.grad(lambda v: (jl.gather(v, idx, jl.GatherDimensionNumbers(*dn), sizes, mode="clip") * w).sum())(x)
+        gb = fg.grad(lambda v: (fl.gather(v, idx, fl.GatherDimensionNumbers(*dn), sizes, mode="clip") * w).sum())(x)
+        np.testing.assert_allclose(np.asarray(gb), np.asarray(ga), rtol=1e-5, atol=1e-6)
+    names = ("scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max")
+    for _ in range(12):
+        shape, idx, dn, ushape = _random_dimension_numbers(rng, scatter=True)
+        x = rng.standard_normal(shape).astype(np.float32)
+        u = rng.standard_normal(ushape).astype(np.float32)
+        for name, mode in itertools.product(names, (None, "clip")):
+            a = getattr(jl, name)(x, idx, u, jl.ScatterDimensionNumbers(*dn), mode=mode)
+            b = getattr(fl, name)(x, idx, u, fl.ScatterDimensionNumbers(*dn), mode=mode)
+            np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6)
+        w = rng.standard_normal(shape).astype(np.float32)
+        for name in ("scatter", "scatter_add"):  # (set: the cotangent goes to the write that lands, as JAX's)
+            ga = jax.grad(lambda v, t: (getattr(jl, name)(v, idx, t, jl.ScatterDimensionNumbers(*dn)) * w).sum(),
+                          (0, 1))(x, u)
+            gb = fg.grad(lambda v, t: (getattr(fl, name)(v, idx, t, fl.ScatterDimensionNumbers(*dn)) * w).sum(),
+                         (0, 1))(x, u)
+            for p, q in zip(ga, gb):
+                np.testing.assert_allclose(np.asarray(q), np.asarray(p), rtol=1e-5, atol=1e-6)
+
+
+def test_lax_bitcast_and_integer_pow_match_jax():
+    jax = pytest.importorskip("jax")
+    x = np.array([1.0, -2.5, 3e-8], np.float32)
+    for dt in (np.uint8, np.int16, np.float16):
+        a = jax.lax.bitcast_convert_type(x, dt)
+        b = fg.lax.bitcast_convert_type(x, dt)
+        np.testing.assert_array_equal(np.asarray(b).view(np.uint8), np.asarray(a).view(np.uint8))
+        np.testing.assert_array_equal(np.asarray(fg.lax.bitcast_convert_type(b, np.float32)),
+                                      np.asarray(jax.lax.bitcast_convert_type(a, np.float32)))
+    for y in (0, 1, 2, -1):
+        for v in (0.0, 2.0, -1.5):
+            fj = lambda t: jax.lax.pow(t, np.int32(y))  # noqa: E731
+            ff = lambda t: fg.lax.pow(t, np.int32(y))  # noqa: E731
+            for tj, tf in [(jax.grad, fg.grad), (lambda f: jax.grad(jax.grad(f)), lambda f: fg.grad(fg.grad(f))),
+                           (lambda f: jax.jacfwd(jax.grad(f)), lambda f: fg.jacfwd(fg.grad(f)))]:
+                np.testing.assert_array_equal(np.float32(tf(ff)(np.float32(v))), np.float32(tj(fj)(np.float32(v))))

@@ -1,5 +1,8 @@
-"""lax.reduce / broadcast / index_in_dim / slice_in_dim / collapse / batch_matmul / reduce_precision /
-optimization_barrier and the lax special functions, against NumPy and SciPy."""
+"""lax's smaller operations and helpers: reduce / broadcast / index_in_dim / slice_in_dim / collapse /
+batch_matmul / reduce_precision / optimization_barrier, the lax special functions, conv_general_dilated_patches,
+the shape helpers (broadcast_to_rank, conv_shape_tuple, ...), tile / stack / ragged_dot, scatter_sub / scatter_apply,
+lax's types and modes and the *_p primitives under JAX's names; against NumPy and SciPy, and real JAX where
+installed."""
 import operator
 
 import numpy as np
@@ -8,11 +11,12 @@ import scipy.special as ss
 from hypothesis import given
 from hypothesis import strategies as st
 
-import funcgrad as jax
+import funcgrad as fg
 import funcgrad.numpy as jnp
 from funcgrad import lax
-from funcgrad.testing import arrays
+from funcgrad.testing import arrays, check_grads
 
+RNG = np.random.default_rng(0)
 X = np.arange(24.0).reshape(2, 3, 4) - 7
 
 
@@ -24,7 +28,7 @@ X = np.arange(24.0).reshape(2, 3, 4) - 7
 def test_reduce_monoids(comp, init, ref):
     for dims in [(0,), (1, 2), (0, 1, 2)]:
         np.testing.assert_allclose(lax.reduce(X, init, comp, dims), ref(X, axis=dims))
-    np.testing.assert_allclose(jax.jit(lambda x: lax.reduce(x, init, comp, (1,)))(X), ref(X, axis=(1,)))
+    np.testing.assert_allclose(fg.jit(lambda x: lax.reduce(x, init, comp, (1,)))(X), ref(X, axis=(1,)))
 
 
 def test_reduce_bool_pytree_and_errors():
@@ -56,7 +60,7 @@ def test_shape_helpers():
         lax.index_in_dim(X, 5, 0)
     tree = {"a": jnp.ones(2), "b": (jnp.zeros(1),)}
     out = lax.optimization_barrier(tree)
-    assert jax.tree.structure(out) == jax.tree.structure(tree)
+    assert fg.tree.structure(out) == fg.tree.structure(tree)
 
 
 @given(arrays(np.float32, st.tuples(st.integers(1, 20)), elements=st.floats(-7e4, 7e4, width=32)))
@@ -69,9 +73,9 @@ def test_reduce_precision_matches_float16(v):
 def test_reduce_precision_under_transforms():
     v = jnp.asarray(np.array([1.0000001, 3.14159265, 1e-8], np.float32))
     expect = np.asarray(v).astype(np.float16).astype(np.float32)
-    np.testing.assert_array_equal(jax.jit(lambda x: lax.reduce_precision(x, 5, 10))(v), expect)
-    np.testing.assert_array_equal(jax.vmap(lambda x: lax.reduce_precision(x, 5, 10))(v), expect)
-    np.testing.assert_array_equal(jax.grad(lambda x: jnp.sum(lax.reduce_precision(x, 8, 7)))(v), np.ones(3))
+    np.testing.assert_array_equal(fg.jit(lambda x: lax.reduce_precision(x, 5, 10))(v), expect)
+    np.testing.assert_array_equal(fg.vmap(lambda x: lax.reduce_precision(x, 5, 10))(v), expect)
+    np.testing.assert_array_equal(fg.grad(lambda x: jnp.sum(lax.reduce_precision(x, 8, 7)))(v), np.ones(3))
     with pytest.raises(TypeError):
         lax.reduce_precision(jnp.arange(3), 5, 10)
 
@@ -96,7 +100,7 @@ def test_select_n_split_update_index_approx_k_reduce_xor():
     got = lax.select_n(jnp.array([0, 2, 1, 0]), jnp.zeros(4), jnp.ones(4), 2 * jnp.ones(4))
     np.testing.assert_array_equal(got, [0.0, 2.0, 1.0, 0.0])
     np.testing.assert_array_equal(lax.select_n(x > 5, x, -x), np.where(x > 5, -x, x))
-    np.testing.assert_array_equal(jax.jit(lambda w: lax.select_n(w > 1, w, -w))(jnp.arange(3.0)), [0.0, 1.0, -2.0])
+    np.testing.assert_array_equal(fg.jit(lambda w: lax.select_n(w > 1, w, -w))(jnp.arange(3.0)), [0.0, 1.0, -2.0])
     with pytest.raises(TypeError):
         lax.select_n(x > 5, x, jnp.ones(2))
     upd = lax.dynamic_update_index_in_dim(x, -np.ones(4), 1, 0)
@@ -124,9 +128,9 @@ def test_igamma_x_derivative_at_zero_is_the_density_limit():
     import scipy.stats
     a = jnp.asarray([0.5, 1.0, 2.5])
     want = scipy.stats.gamma.pdf(0.0, np.asarray(a))
-    got = jax.grad(lambda x: jnp.sum(lax.igamma(a, x)))(jnp.zeros(3))
+    got = fg.grad(lambda x: jnp.sum(lax.igamma(a, x)))(jnp.zeros(3))
     np.testing.assert_array_equal(np.asarray(got), want)
-    gotc = jax.grad(lambda x: jnp.sum(lax.igammac(a, x)))(jnp.zeros(3))
+    gotc = fg.grad(lambda x: jnp.sum(lax.igammac(a, x)))(jnp.zeros(3))
     np.testing.assert_array_equal(np.asarray(gotc), -want)
 
 
@@ -160,8 +164,8 @@ def test_select_on_big_operands_gives_np_where_bits(dtype):
     u = rng.random(n)
     p, a, b = u < 0.5, make(), make()
     want = np.where(p, a, b)
-    fused = jax.jit(lambda u, a, b: lax.select(u < 0.5, a, b))  # (the comparison and the select: one kernel)
-    for got in (lax.select(p, a, b), jax.jit(lax.select)(p, a, b), fused(u, a, b)):
+    fused = fg.jit(lambda u, a, b: lax.select(u < 0.5, a, b))  # (the comparison and the select: one kernel)
+    for got in (lax.select(p, a, b), fg.jit(lax.select)(p, a, b), fused(u, a, b)):
         assert np.asarray(got).dtype == want.dtype and np.asarray(got).tobytes() == want.tobytes()
     zero = np.zeros((), dtype)
     assert select_bits(p, zero, b).tobytes() == np.where(p, zero, b).tobytes()
@@ -170,3 +174,177 @@ def test_select_on_big_operands_gives_np_where_bits(dtype):
         a2, b2 = a.copy(), b.copy()
         out = a2 if into == "a" else b2
         assert select_bits(p, a2, b2, out=out) is out and out.tobytes() == want.tobytes()
+
+
+# --- conv patches, shape helpers, tile / stack, scatter_sub / apply, types, *_p -----------------------------
+def test_conv_general_dilated_patches_values_and_grad():
+    x = RNG.standard_normal((2, 3, 5, 4))
+    p = fg.lax.conv_general_dilated_patches(x, (2, 3), (1, 1), "VALID")
+    assert p.shape == (2, 3 * 6, 4, 2)
+    p = np.asarray(p)
+    for c in range(3):
+        for i in range(2):
+            for j in range(3):  # feature c*6 + (i*3 + j) is channel c at kernel offset (i, j)
+                np.testing.assert_array_equal(p[:, c * 6 + i * 3 + j], x[:, c, i:i + 4, j:j + 2])
+    xh = x.transpose(0, 2, 3, 1)
+    ph = fg.lax.conv_general_dilated_patches(xh, (2, 3), (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    np.testing.assert_array_equal(np.asarray(ph), p.transpose(0, 2, 3, 1))
+    check_grads(lambda a: fg.lax.conv_general_dilated_patches(a, (2, 2), (2, 1), "SAME"), (x,), order=1)
+
+
+def test_lax_shape_helpers():
+    lax = fg.lax
+    assert lax.broadcast_to_rank(jnp.arange(3), 3).shape == (1, 1, 3)
+    with pytest.raises(ValueError):
+        lax.broadcast_to_rank(jnp.ones((2, 3)), 1)
+    assert lax.broadcast_shapes((2, 1), (1, 3)) == (2, 3) and lax.broadcast_shapes((2, 1), (3,)) == (2, 3)
+    with pytest.raises(ValueError):
+        lax.broadcast_shapes((2, 2), (3,))
+    assert lax.reduce_window_shape_tuple((5, 6), (2, 2), (1, 2), [(0, 0), (1, 1)]) == (4, 4)
+    assert lax.reduce_window_shape_tuple((5, 6), (2, 2), (1, 2), [(0, 0), (1, 1)], (2, 1), (1, 2)) == (8, 3)
+    assert lax.conv_shape_tuple((1, 3, 8, 8), (4, 3, 3, 3), (1, 1), "SAME") == (1, 4, 8, 8)
+    assert lax.conv_shape_tuple((1, 3, 8, 8), (4, 3, 3, 3), (2, 2), [(1, 1), (0, 0)]) == (1, 4, 4, 3)
+    assert lax.conv_shape_tuple((4, 3, 8, 8), (4, 3, 3, 3), (1, 1), "SAME", batch_group_count=2) == (2, 4, 8, 8)
+    dn = ("NHWC", "HWIO", "NHWC")
+    assert lax.conv_general_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (1, 1), "VALID", dn) == (1, 6, 6, 4)
+    assert lax.conv_transpose_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (2, 2), "SAME", dn) == (1, 16, 16, 4)
+    assert lax.conv_transpose_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (2, 2), "VALID", dn) == (1, 17, 17, 4)
+
+
+def test_lax_small_functions():
+    lax = fg.lax
+    assert np.asarray(lax.clz(np.array([0, 1, 2, 255, -1], np.int32))).tolist() == [32, 31, 30, 24, 0]
+    assert np.asarray(lax.clz(np.array([0, 1, 128], np.uint8))).tolist() == [8, 7, 0]
+    assert np.asarray(lax.clz(np.array([1, 2 ** 40], np.int64))).tolist() == [63, 23]
+    with pytest.raises(TypeError):
+        lax.clz(np.ones(2, np.float32))
+    e = lax.empty((2, 3), np.float32)
+    assert e.shape == (2, 3) and e.dtype == np.float32
+    assert np.asarray(lax.tile(jnp.arange(3), (2,))).tolist() == [0, 1, 2, 0, 1, 2]
+    assert np.asarray(lax.stack([jnp.arange(2), jnp.arange(2)], 1)).tolist() == [[0, 0], [1, 1]]
+    parts = lax.unstack(jnp.arange(6).reshape(2, 3), 1)
+    assert isinstance(parts, tuple) and [np.asarray(p).tolist() for p in parts] == [[0, 3], [1, 4], [2, 5]]
+    src = np.arange(60).reshape(3, 4, 5)
+    got = lax.index_take(src, (np.array([0, 2]), np.array([1, 3])), (0, 2))
+    np.testing.assert_array_equal(np.asarray(got), src[[0, 2], :, [1, 3]])
+    x = jnp.zeros(4)
+    idx = np.array([[1], [3], [1]])
+    np.testing.assert_array_equal(np.asarray(lax.scatter_sub(x, idx, jnp.ones(3), (0,))), [0, -2, 0, -1])
+    np.testing.assert_allclose(np.asarray(lax.scatter_apply(jnp.arange(4.0), np.array([[2]]), jnp.exp, (0,))),
+                               [0, 1, np.exp(2.0), 3], rtol=1e-6)
+    check_grads(lambda a: lax.scatter_sub(a, idx, a[:3] ** 2, (0,)), (RNG.standard_normal(4),), order=2)
+
+
+
+def test_lax_tile_stack_ragged_dot_follow_lax_rules():
+    """lax (not jnp) semantics: tile takes one rep per axis, stack needs one dtype, as JAX's lax."""
+    lax = fg.lax
+    x = jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(np.asarray(lax.tile(x, (2, 1))), np.tile(np.arange(6.0).reshape(2, 3), (2, 1)))
+    with pytest.raises(TypeError, match="reps length"):
+        lax.tile(x, (2,))
+    with pytest.raises(TypeError, match="same dtypes"):
+        lax.stack([jnp.ones(2, np.float32), jnp.ones(2, np.int32)])
+    s = lax.stack([x, x + 1], axis=-1)
+    assert s.shape == (2, 3, 2) and np.asarray(s)[1, 2].tolist() == [5.0, 6.0]
+    lhs = RNG.standard_normal((5, 3)).astype(np.float32)
+    rhs = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    got = np.asarray(lax.ragged_dot(lhs, rhs, np.array([2, 2], np.int32)))  # the last row is in no group
+    want = np.concatenate([lhs[:2] @ rhs[0], lhs[2:4] @ rhs[1], np.zeros((1, 4), np.float32)])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    mh = lax.mulhi(np.array([2 ** 31 - 1, -5], np.int32), np.array([4, 3], np.int32))
+    assert np.asarray(mh).tolist() == [1, -1]  # (2^31 - 1) * 4 >> 32 = 1; -15 >> 32 = -1
+
+
+def test_lax_tile_stack_errors_match_jax():
+    jlax = pytest.importorskip("jax").lax
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(TypeError):
+        jlax.tile(np.asarray(x), (2,))
+    with pytest.raises(TypeError):
+        jlax.stack([np.ones(2, np.float32), np.ones(2, np.int32)])
+
+
+def test_scatter_sub_apply_with_dimension_numbers():
+    lax = fg.lax
+    x = np.arange(12.0).reshape(3, 4)
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    idx = np.array([[2], [0], [2], [7]])
+    want = x.copy()
+    for i in (2, 0, 2):
+        want[i] -= 1
+    np.testing.assert_array_equal(np.asarray(lax.scatter_sub(x, idx, np.ones((4, 4)), dn)), want)  # 7: dropped
+    want[2] -= 1  # clip sends 7 to row 2
+    np.testing.assert_array_equal(np.asarray(lax.scatter_sub(x, idx, np.ones((4, 4)), dn, mode="clip")), want)
+    dn1 = lax.ScatterDimensionNumbers(update_window_dims=(0,), inserted_window_dims=(1,),
+                                      scatter_dims_to_operand_dims=(1,))
+    want1 = x.copy()
+    want1[:, [1, 3]] -= 5
+    np.testing.assert_array_equal(np.asarray(lax.scatter_sub(x, np.array([[1], [3]]), 5 * np.ones((3, 2)), dn1)),
+                                  want1)
+    want2 = x.copy()
+    want2[[1, 2]] = np.exp(x[[1, 2]])
+    np.testing.assert_allclose(np.asarray(lax.scatter_apply(x, np.array([[1], [2]]), jnp.exp, dn,
+                                                            update_shape=(2, 4))), want2)
+    with pytest.raises(TypeError, match="Updates tensor must be of rank 2; got 0"):  # as JAX: update_shape needed
+        lax.scatter_apply(x, np.array([[1], [2]]), jnp.exp, dn)
+    want3 = x.copy()
+    for i in (2, 0, 2):  # a window narrower than the operand's rows: its first two columns
+        want3[i, :2] -= 1
+    np.testing.assert_array_equal(np.asarray(lax.scatter_sub(x, idx, np.ones((4, 2)), dn)), want3)
+
+def test_lax_types_and_modes():
+    lax = fg.lax
+    g = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+    assert g.operand_batching_dims == () and g._fields[-1] == "start_indices_batching_dims"
+    s = lax.ScatterDimensionNumbers((1,), (0,), (0,))
+    assert s.scatter_indices_batching_dims == ()
+    x = jnp.arange(5)
+    out = x.at[np.array([0, 9])].get(mode=lax.GatherScatterMode.FILL_OR_DROP, fill_value=-1)
+    assert np.asarray(out).tolist() == [0, -1]
+    assert np.asarray(x.at[np.array([0, 9])].get(mode=lax.GatherScatterMode.CLIP)).tolist() == [0, 4]
+    assert lax.GatherScatterMode.from_any("clip") is lax.GatherScatterMode.CLIP
+    assert lax.DotDimensionNumbers is not None and lax.ConvGeneralDilatedDimensionNumbers is not None
+
+
+def test_lax_primitives_under_jax_names():
+    lax = fg.lax
+    a, b = jnp.array([1.0, 2.0]), jnp.array([3.0, 5.0])
+    assert np.asarray(lax.add_p.bind(a, b)).tolist() == [4.0, 7.0]
+    assert np.asarray(lax.mul_p.bind(a, b)).tolist() == [3.0, 10.0]
+    np.testing.assert_allclose(np.asarray(lax.exp_p.bind(a)), np.exp([1.0, 2.0]))
+    assert lax.sin_p.name == "sin" and lax.reduce_sum_p.name == "reduce_sum"
+    assert lax.and_p.name == "and" and lax.not_p.name == "not"
+    assert fg.grad(lambda t: lax.mul_p.bind(t, t))(3.0) == 6.0
+    jaxpr = str(fg.make_jaxpr(lambda t: lax.add_p.bind(t, t))(1.0))
+    assert "add" in jaxpr
+
+
+def test_lax_extras_match_jax():
+    jax = pytest.importorskip("jax")
+    x = RNG.standard_normal((2, 3, 7, 6)).astype(np.float32)
+    for args in [((2, 3), (1, 1), "VALID"), ((3, 2), (2, 1), "SAME"), ((2, 2), (1, 2), [(1, 0), (2, 1)])]:
+        np.testing.assert_allclose(np.asarray(fg.lax.conv_general_dilated_patches(x, *args)),
+                                   np.asarray(jax.lax.conv_general_dilated_patches(x, *args)))
+    for dt in [np.int32, np.uint8, np.int16, np.uint32]:
+        v = np.array([0, 1, 2, 3, 100, np.iinfo(dt).max, np.iinfo(dt).min], dt)
+        np.testing.assert_array_equal(np.asarray(fg.lax.clz(v)), np.asarray(jax.lax.clz(v)))
+    src = np.arange(60).reshape(3, 4, 5)
+    for idx, axes in [((np.array([0, 2]), np.array([1, 3])), (0, 1)), ((np.array([0, 2, 1]),), (1,))]:
+        np.testing.assert_array_equal(np.asarray(fg.lax.index_take(src, idx, axes)),
+                                      np.asarray(jax.lax.index_take(src, idx, axes)))
+    assert fg.lax.conv_transpose_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (2, 2), "VALID", ("NHWC", "HWIO", "NHWC")) \
+        == tuple(int(d) for d in jax.lax.conv_transpose_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (2, 2), "VALID",
+                                                                    ("NHWC", "HWIO", "NHWC")))
+    assert set(fg.lax.GatherDimensionNumbers._fields) == set(jax.lax.GatherDimensionNumbers._fields)
+    assert set(fg.lax.ScatterDimensionNumbers._fields) == set(jax.lax.ScatterDimensionNumbers._fields)
+    assert {m.name for m in fg.lax.GatherScatterMode} == {m.name for m in jax.lax.GatherScatterMode}
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    for dn, idx, upd in [(((1,), (0,), (0,)), np.array([[2], [0], [2], [7]]), np.ones((4, 4), np.float32)),
+                         (((0,), (1,), (1,)), np.array([[1], [3]]), 5 * np.ones((3, 2), np.float32)),
+                         (((), (0, 1), (1, 0)), np.array([[3, 0], [1, 2]]), np.array([1.0, 2.0], np.float32))]:
+        for mode in (None, "clip"):
+            a = jax.lax.scatter_sub(x, idx, upd, jax.lax.ScatterDimensionNumbers(*dn), mode=mode)
+            b = fg.lax.scatter_sub(x, idx, upd, jax.lax.ScatterDimensionNumbers(*dn), mode=mode)
+            np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
