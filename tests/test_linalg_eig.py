@@ -1,5 +1,5 @@
-"""General eigendecomposition (eig / eigvals on the numpy, lax and torch faces), further
-jax.scipy.linalg functions and matrix constructors, and a few scipy.special / numpy additions."""
+"""General eigendecomposition (eig / eigvals on the numpy, lax and torch faces): values, dtypes, errors,
+jit/vmap, derivatives (eigenvector derivatives opt-in), non-finite input, against NumPy, torch and JAX."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,6 @@ import pytest
 import funcgrad
 import funcgrad.numpy as jnp
 from funcgrad import lax
-from funcgrad._src.core import dtypes
 from funcgrad.testing import check_grads
 
 RNG = np.random.default_rng(0)
@@ -139,146 +138,6 @@ def test_torch_eig_backward_matches_torch(x):
     for o, r in zip(ours, ref):
         assert o.dtype == r.dtype
         np.testing.assert_allclose(o, r, atol=1e-8)
-
-
-# --- jax.scipy.linalg matrix constructors ---------------------------------------------------------
-
-import funcgrad.scipy.linalg as fsl  # noqa: E402
-
-V3 = np.array([1.0, -2.0, 3.5])
-V4 = np.array([4.0, 5.0, -6.0, 7.0])
-
-
-def _scipy_cases():
-    sl = pytest.importorskip("scipy.linalg")
-    cases = [(fsl.circulant(V4), sl.circulant(V4)), (fsl.hankel(V3), sl.hankel(V3)),
-             (fsl.hankel(V3, V4), sl.hankel(V3, V4)), (fsl.companion(V4), sl.companion(V4)),
-             (fsl.fiedler(V3), sl.fiedler(V3)), (fsl.leslie(V4, V3), sl.leslie(V4, V3)),
-             (fsl.hadamard(8), sl.hadamard(8)), (fsl.dft(5, "sqrtn"), sl.dft(5, "sqrtn")), (fsl.dft(4), sl.dft(4)),
-             (fsl.dft(3, "n"), sl.dft(3, "n"))]
-    for n in (1, 2, 5):
-        cases += [(fsl.hilbert(n), sl.hilbert(n)), (fsl.invhilbert(n), sl.invhilbert(n)),
-                  (fsl.helmert(n), sl.helmert(n)), (fsl.helmert(n, full=True), sl.helmert(n, full=True))]
-        for kind in ("symmetric", "lower", "upper"):
-            cases += [(fsl.pascal(n, kind), sl.pascal(n, kind)), (fsl.invpascal(n, kind), sl.invpascal(n, kind))]
-    for a in (V3, V4):
-        for n in (1, 2, 3, 6):
-            for mode in ("full", "same", "valid"):
-                cases.append((fsl.convolution_matrix(a, n, mode), sl.convolution_matrix(a, n, mode)))
-    return cases
-
-
-def test_constructors_match_scipy():
-    for got, ref in _scipy_cases():
-        assert got.shape == ref.shape
-        np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-5, atol=1e-6)
-
-
-def test_constructor_defaults_and_errors():
-    # the default float/complex of the mode (this module runs with x64 on), as jax.scipy.linalg's
-    assert fsl.hilbert(3).dtype == dtypes.defaults.float_ and fsl.dft(3).dtype == dtypes.defaults.complex_
-    assert fsl.hadamard(4, np.float32).dtype == np.float32
-    np.testing.assert_allclose(np.asarray(fsl.pascal(4)) @ np.asarray(fsl.invpascal(4)), np.eye(4), atol=1e-4)
-    with pytest.raises(ValueError):
-        fsl.hadamard(6)
-    with pytest.raises(ValueError):
-        fsl.pascal(3, "sideways")
-    with pytest.raises(ValueError):
-        fsl.convolution_matrix(V3, 2, "middle")
-    with pytest.raises(ValueError):
-        fsl.leslie(V4, V4)
-    with pytest.raises(TypeError):
-        fsl.hilbert(3.0)
-
-
-def test_constructors_batch_and_differentiate():
-    b = RNG.standard_normal((2, 4))
-    for f in (fsl.circulant, fsl.companion, fsl.fiedler):
-        got = f(b)
-        for i in range(2):
-            np.testing.assert_allclose(np.asarray(got[i]), np.asarray(f(b[i])), atol=1e-12)
-        np.testing.assert_allclose(np.asarray(funcgrad.vmap(f)(b)), np.asarray(got), atol=1e-12)
-        np.testing.assert_allclose(np.asarray(funcgrad.jit(f)(b)), np.asarray(got), atol=1e-12)
-    check_grads(fsl.circulant, (V4,), order=2)
-    check_grads(fsl.companion, (V4,), order=2)
-    check_grads(lambda c, r: fsl.hankel(c, r), (V3, V4), order=2)
-    check_grads(lambda a: fsl.convolution_matrix(a, 3, "same"), (V4,), order=2)
-    check_grads(fsl.leslie, (V4, V3), order=2)
-    # the constructor really builds what it claims: roots of the polynomial are the companion's eigenvalues
-    np.testing.assert_allclose(np.sort_complex(np.asarray(jnp.linalg.eigvals(fsl.companion(V4)))),
-                               np.sort_complex(np.roots(V4)), atol=1e-10)
-    x = RNG.standard_normal(5)
-    np.testing.assert_allclose(np.asarray(fsl.convolution_matrix(V4, 5)) @ x, np.convolve(V4, x), atol=1e-12)
-
-
-# --- expm_frechet, solve_sylvester -----------------------------------------------------------------
-
-M3, E3 = RNG.standard_normal((3, 3)), RNG.standard_normal((3, 3))
-N2, C32 = RNG.standard_normal((2, 2)), RNG.standard_normal((3, 2))
-
-
-def test_expm_frechet_values_and_grads():
-    sl = pytest.importorskip("scipy.linalg")
-    ex, fr = fsl.expm_frechet(M3, E3)
-    ex0, fr0 = sl.expm_frechet(M3, E3)
-    np.testing.assert_allclose(np.asarray(ex), ex0, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(np.asarray(fr), fr0, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(np.asarray(fsl.expm_frechet(M3, E3, compute_expm=False)), fr0, rtol=1e-10)
-    # it is the directional derivative of expm
-    _, t = funcgrad.jvp(fsl.expm, (M3,), (E3,))
-    np.testing.assert_allclose(np.asarray(fr), np.asarray(t), rtol=1e-8, atol=1e-10)
-    b = RNG.standard_normal((2, 3, 3))
-    got = funcgrad.vmap(lambda a: fsl.expm_frechet(a, E3, compute_expm=False))(b)
-    for i in range(2):
-        np.testing.assert_allclose(np.asarray(got[i]), sl.expm_frechet(b[i], E3)[1], rtol=1e-9, atol=1e-12)
-    check_grads(lambda a, e: fsl.expm_frechet(a, e, compute_expm=False), (M3, E3), order=1)
-    with pytest.raises(ValueError):
-        fsl.expm_frechet(M3, N2)
-
-
-def test_solve_sylvester_values_and_grads():
-    sl = pytest.importorskip("scipy.linalg")
-    x = fsl.solve_sylvester(M3, N2, C32)
-    np.testing.assert_allclose(np.asarray(x), sl.solve_sylvester(M3, N2, C32), rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(M3 @ np.asarray(x) + np.asarray(x) @ N2, C32, atol=1e-10)
-    np.testing.assert_allclose(np.asarray(funcgrad.jit(fsl.solve_sylvester)(M3, N2, C32)), np.asarray(x),
-                               atol=1e-12)
-    check_grads(fsl.solve_sylvester, (M3, N2, C32), order=2)
-    with pytest.raises(ValueError):
-        fsl.solve_sylvester(M3, N2, C32.T)
-
-
-def test_roots_polydiv_polymul_trim_as_numpy():
-    rng = np.random.default_rng(5)
-    for deg in (1, 2, 5, 8):
-        p = rng.standard_normal(deg + 1)
-        got = np.sort_complex(np.asarray(jnp.roots(jnp.asarray(p))))
-        np.testing.assert_allclose(got, np.sort_complex(np.roots(p).astype(complex)), rtol=1e-8, atol=1e-10)
-    got = np.sort_complex(np.asarray(jnp.roots(jnp.asarray([0.0, 0.0, 1.0, -3.0, 2.0, 0.0]))))
-    np.testing.assert_allclose(got, [0, 1, 2], atol=1e-12)  # leading zeros stripped, trailing zero a root
-    assert jnp.roots(jnp.asarray([1.0, 0.0, 1.0])).dtype == np.complex128  # float64 coefficients (JAX)
-    assert jnp.roots(jnp.asarray([4.0])).shape == (0,)
-    u, v = np.array([5.0, 7.0, 9.0, -2.0]), np.array([4.0, 1.0])
-    q, r = jnp.polydiv(jnp.asarray(u), jnp.asarray(v))
-    nq, nr = np.polydiv(u, v)
-    np.testing.assert_allclose(np.asarray(q), nq, rtol=1e-12)
-    assert r.shape == u.shape  # JAX keeps the dividend's length; the leading entries are (near) zero
-    np.testing.assert_allclose(np.asarray(r)[-nr.size:], nr, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(np.asarray(r)[:-nr.size], 0, atol=1e-12)
-    q2, r2 = jnp.polydiv(jnp.asarray(u), jnp.asarray(v), trim_leading_zeros=True)
-    np.testing.assert_allclose(np.asarray(r2), nr, rtol=1e-12)
-    jq, jr = funcgrad.jit(jnp.polydiv)(jnp.asarray(u), jnp.asarray(v))
-    np.testing.assert_allclose(np.asarray(jq), nq, rtol=1e-12)
-    g = funcgrad.grad(lambda a: jnp.sum(jnp.polydiv(a, jnp.asarray(v))[0]))(jnp.asarray(u))
-    eps = 1e-6
-    fd = [(np.polydiv(u + eps * e, v)[0].sum() - np.polydiv(u - eps * e, v)[0].sum()) / (2 * eps) for e in np.eye(4)]
-    np.testing.assert_allclose(np.asarray(g), fd, rtol=1e-6, atol=1e-9)
-    np.testing.assert_allclose(np.asarray(jnp.polymul(jnp.asarray([0.0, 2.0, 1.0]), jnp.asarray([1.0, 3.0]),
-                                                      trim_leading_zeros=True)), [2.0, 7.0, 3.0])
-    with pytest.raises(TypeError, match="concrete"):
-        funcgrad.jit(lambda a: jnp.roots(a))(jnp.asarray(u))
-    np.testing.assert_allclose(np.sort_complex(np.asarray(funcgrad.jit(lambda a: jnp.roots(a, strip_zeros=False))(
-        jnp.asarray(u)))), np.sort_complex(np.roots(u).astype(complex)), rtol=1e-8)
 
 
 def test_eig_of_a_non_finite_matrix_is_nan_not_an_error():

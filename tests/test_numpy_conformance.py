@@ -492,6 +492,39 @@ def test_polynomials_against_numpy():
         _same(fnp.unwrap(A(ph), **kw), np.unwrap(ph, **kw))
 
 
+def test_roots_polydiv_polymul_trim_as_numpy():
+    rng = np.random.default_rng(5)
+    for deg in (1, 2, 5, 8):
+        p = rng.standard_normal(deg + 1)
+        got = np.sort_complex(np.asarray(fnp.roots(fnp.asarray(p))))
+        np.testing.assert_allclose(got, np.sort_complex(np.roots(p).astype(complex)), rtol=1e-8, atol=1e-10)
+    got = np.sort_complex(np.asarray(fnp.roots(fnp.asarray([0.0, 0.0, 1.0, -3.0, 2.0, 0.0]))))
+    np.testing.assert_allclose(got, [0, 1, 2], atol=1e-12)  # leading zeros stripped, trailing zero a root
+    assert fnp.roots(fnp.asarray([1.0, 0.0, 1.0])).dtype == np.complex128  # float64 coefficients (JAX)
+    assert fnp.roots(fnp.asarray([4.0])).shape == (0,)
+    u, v = np.array([5.0, 7.0, 9.0, -2.0]), np.array([4.0, 1.0])
+    q, r = fnp.polydiv(fnp.asarray(u), fnp.asarray(v))
+    nq, nr = np.polydiv(u, v)
+    np.testing.assert_allclose(np.asarray(q), nq, rtol=1e-12)
+    assert r.shape == u.shape  # JAX keeps the dividend's length; the leading entries are (near) zero
+    np.testing.assert_allclose(np.asarray(r)[-nr.size:], nr, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(r)[:-nr.size], 0, atol=1e-12)
+    q2, r2 = fnp.polydiv(fnp.asarray(u), fnp.asarray(v), trim_leading_zeros=True)
+    np.testing.assert_allclose(np.asarray(r2), nr, rtol=1e-12)
+    jq, jr = funcgrad.jit(fnp.polydiv)(fnp.asarray(u), fnp.asarray(v))
+    np.testing.assert_allclose(np.asarray(jq), nq, rtol=1e-12)
+    g = funcgrad.grad(lambda a: fnp.sum(fnp.polydiv(a, fnp.asarray(v))[0]))(fnp.asarray(u))
+    eps = 1e-6
+    fd = [(np.polydiv(u + eps * e, v)[0].sum() - np.polydiv(u - eps * e, v)[0].sum()) / (2 * eps) for e in np.eye(4)]
+    np.testing.assert_allclose(np.asarray(g), fd, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(fnp.polymul(fnp.asarray([0.0, 2.0, 1.0]), fnp.asarray([1.0, 3.0]),
+                                                      trim_leading_zeros=True)), [2.0, 7.0, 3.0])
+    with pytest.raises(TypeError, match="concrete"):
+        funcgrad.jit(lambda a: fnp.roots(a))(fnp.asarray(u))
+    np.testing.assert_allclose(np.sort_complex(np.asarray(funcgrad.jit(lambda a: fnp.roots(a, strip_zeros=False))(
+        fnp.asarray(u)))), np.sort_complex(np.roots(u).astype(complex)), rtol=1e-8)
+
+
 def test_put_choose_iterable():
     a = np.arange(10.0).reshape(2, 5)
     for ind, v, mode in (([0, 3, -1], [9.0, 8.0], None), ([1, 12], [7.0], "wrap"),

@@ -1,5 +1,6 @@
 """funcgrad.scipy.linalg and funcgrad.lax.linalg against SciPy / NumPy (float64), gradients by finite
-differences, and vmap/jit agreement."""
+differences, and vmap/jit agreement; the matrix constructors (circulant, hankel, pascal, dft, ...),
+expm_frechet and solve_sylvester."""
 import numpy as np
 import pytest
 import scipy.linalg as sl
@@ -8,6 +9,7 @@ import funcgrad
 import funcgrad.numpy as jnp
 import funcgrad.scipy.linalg as fl
 from funcgrad import lax
+from funcgrad._src.core import dtypes
 from funcgrad.testing import check_grads
 
 RNG = np.random.default_rng(0)
@@ -174,3 +176,108 @@ def test_lax_tridiagonal_solve():
     check_grads(lambda *a: lax.linalg.tridiagonal_solve(*a), tuple(jnp.asarray(v) for v in (dl, d, du, b)), order=1)
     with pytest.raises(ValueError, match="diagonals"):
         lax.linalg.tridiagonal_solve(dl, d, du[:, :-1], b)
+
+
+# --- jax.scipy.linalg matrix constructors ---------------------------------------------------------
+
+V3 = np.array([1.0, -2.0, 3.5])
+V4 = np.array([4.0, 5.0, -6.0, 7.0])
+
+
+def _scipy_cases():
+    sl = pytest.importorskip("scipy.linalg")
+    cases = [(fl.circulant(V4), sl.circulant(V4)), (fl.hankel(V3), sl.hankel(V3)),
+             (fl.hankel(V3, V4), sl.hankel(V3, V4)), (fl.companion(V4), sl.companion(V4)),
+             (fl.fiedler(V3), sl.fiedler(V3)), (fl.leslie(V4, V3), sl.leslie(V4, V3)),
+             (fl.hadamard(8), sl.hadamard(8)), (fl.dft(5, "sqrtn"), sl.dft(5, "sqrtn")), (fl.dft(4), sl.dft(4)),
+             (fl.dft(3, "n"), sl.dft(3, "n"))]
+    for n in (1, 2, 5):
+        cases += [(fl.hilbert(n), sl.hilbert(n)), (fl.invhilbert(n), sl.invhilbert(n)),
+                  (fl.helmert(n), sl.helmert(n)), (fl.helmert(n, full=True), sl.helmert(n, full=True))]
+        for kind in ("symmetric", "lower", "upper"):
+            cases += [(fl.pascal(n, kind), sl.pascal(n, kind)), (fl.invpascal(n, kind), sl.invpascal(n, kind))]
+    for a in (V3, V4):
+        for n in (1, 2, 3, 6):
+            for mode in ("full", "same", "valid"):
+                cases.append((fl.convolution_matrix(a, n, mode), sl.convolution_matrix(a, n, mode)))
+    return cases
+
+
+def test_constructors_match_scipy():
+    for got, ref in _scipy_cases():
+        assert got.shape == ref.shape
+        np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_constructor_defaults_and_errors():
+    # the default float/complex of the mode (this module runs with x64 on), as jax.scipy.linalg's
+    assert fl.hilbert(3).dtype == dtypes.defaults.float_ and fl.dft(3).dtype == dtypes.defaults.complex_
+    assert fl.hadamard(4, np.float32).dtype == np.float32
+    np.testing.assert_allclose(np.asarray(fl.pascal(4)) @ np.asarray(fl.invpascal(4)), np.eye(4), atol=1e-4)
+    with pytest.raises(ValueError):
+        fl.hadamard(6)
+    with pytest.raises(ValueError):
+        fl.pascal(3, "sideways")
+    with pytest.raises(ValueError):
+        fl.convolution_matrix(V3, 2, "middle")
+    with pytest.raises(ValueError):
+        fl.leslie(V4, V4)
+    with pytest.raises(TypeError):
+        fl.hilbert(3.0)
+
+
+def test_constructors_batch_and_differentiate():
+    b = RNG.standard_normal((2, 4))
+    for f in (fl.circulant, fl.companion, fl.fiedler):
+        got = f(b)
+        for i in range(2):
+            np.testing.assert_allclose(np.asarray(got[i]), np.asarray(f(b[i])), atol=1e-12)
+        np.testing.assert_allclose(np.asarray(funcgrad.vmap(f)(b)), np.asarray(got), atol=1e-12)
+        np.testing.assert_allclose(np.asarray(funcgrad.jit(f)(b)), np.asarray(got), atol=1e-12)
+    check_grads(fl.circulant, (V4,), order=2)
+    check_grads(fl.companion, (V4,), order=2)
+    check_grads(lambda c, r: fl.hankel(c, r), (V3, V4), order=2)
+    check_grads(lambda a: fl.convolution_matrix(a, 3, "same"), (V4,), order=2)
+    check_grads(fl.leslie, (V4, V3), order=2)
+    # the constructor really builds what it claims: roots of the polynomial are the companion's eigenvalues
+    np.testing.assert_allclose(np.sort_complex(np.asarray(jnp.linalg.eigvals(fl.companion(V4)))),
+                               np.sort_complex(np.roots(V4)), atol=1e-10)
+    x = RNG.standard_normal(5)
+    np.testing.assert_allclose(np.asarray(fl.convolution_matrix(V4, 5)) @ x, np.convolve(V4, x), atol=1e-12)
+
+
+# --- expm_frechet, solve_sylvester -----------------------------------------------------------------
+
+M3, E3 = RNG.standard_normal((3, 3)), RNG.standard_normal((3, 3))
+N2, C32 = RNG.standard_normal((2, 2)), RNG.standard_normal((3, 2))
+
+
+def test_expm_frechet_values_and_grads():
+    sl = pytest.importorskip("scipy.linalg")
+    ex, fr = fl.expm_frechet(M3, E3)
+    ex0, fr0 = sl.expm_frechet(M3, E3)
+    np.testing.assert_allclose(np.asarray(ex), ex0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(fr), fr0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(fl.expm_frechet(M3, E3, compute_expm=False)), fr0, rtol=1e-10)
+    # it is the directional derivative of expm
+    _, t = funcgrad.jvp(fl.expm, (M3,), (E3,))
+    np.testing.assert_allclose(np.asarray(fr), np.asarray(t), rtol=1e-8, atol=1e-10)
+    b = RNG.standard_normal((2, 3, 3))
+    got = funcgrad.vmap(lambda a: fl.expm_frechet(a, E3, compute_expm=False))(b)
+    for i in range(2):
+        np.testing.assert_allclose(np.asarray(got[i]), sl.expm_frechet(b[i], E3)[1], rtol=1e-9, atol=1e-12)
+    check_grads(lambda a, e: fl.expm_frechet(a, e, compute_expm=False), (M3, E3), order=1)
+    with pytest.raises(ValueError):
+        fl.expm_frechet(M3, N2)
+
+
+def test_solve_sylvester_values_and_grads():
+    sl = pytest.importorskip("scipy.linalg")
+    x = fl.solve_sylvester(M3, N2, C32)
+    np.testing.assert_allclose(np.asarray(x), sl.solve_sylvester(M3, N2, C32), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(M3 @ np.asarray(x) + np.asarray(x) @ N2, C32, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(funcgrad.jit(fl.solve_sylvester)(M3, N2, C32)), np.asarray(x),
+                               atol=1e-12)
+    check_grads(fl.solve_sylvester, (M3, N2, C32), order=2)
+    with pytest.raises(ValueError):
+        fl.solve_sylvester(M3, N2, C32.T)
