@@ -1,6 +1,7 @@
-"""The later funcgrad.scipy.special functions (expn, sici, fresnel, spence, ...) against SciPy: float64
-values at tight tolerances, float32 at ~1e-5, edge values, jit == eager, vmap, and derivatives
-(exact rules against finite differences)."""
+"""The accuracy of the later funcgrad.scipy.special functions against SciPy (expn, sici, fresnel, spence,
+hyp1f1, hyp2f1, lpmn / lpmn_values, sph_harm_y, wofz, dawsn, owens_t, boxcox, comb, loggamma, erfcx): float64
+values at tight tolerances, float32 at ~1e-5, edge values, jit == eager, vmap, and derivatives (exact rules
+against finite differences)."""
 import warnings
 
 import numpy as np
@@ -398,7 +399,7 @@ def test_sph_harm_y_float32_jit_vmap_grad(x64):
                                ss.sph_harm_y(3, 1, 0.7, 0.2), rtol=1e-13)
 
 
-# --- funcgrad extras: wofz, dawsn, owens_t -----------------------------------------------------------
+# --- wofz, dawsn, owens_t, boxcox, comb, loggamma, erfcx ----------------------------------------------
 
 def test_wofz(x64):
     r = np.random.default_rng(21)
