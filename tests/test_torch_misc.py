@@ -8,7 +8,7 @@ import pytest
 import funcgrad as fg
 
 torch = pytest.importorskip("torch")
-from tests.test_torch_api_more import check, r  # noqa: E402
+from torch_check import check, r  # noqa: E402
 
 RNG = np.random.default_rng(4)
 

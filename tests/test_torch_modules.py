@@ -15,7 +15,7 @@ import funcgrad as fg
 from funcgrad._torch._complex_reject import NO_HALF
 
 torch = pytest.importorskip("torch")
-from tests.test_torch_api_more import check, pos, r  # noqa: E402
+from torch_check import check, pos, r  # noqa: E402
 
 RNG = np.random.default_rng(1)
 

@@ -1,6 +1,7 @@
 """The torch functions, Tensor methods and in-place variants added beyond the core set (addcmul, cummax,
-quantile, the *_scatter family, window functions, legacy linalg names, LU, matrix_exp, ...), checked against
-real PyTorch: values, dtypes, gradients and the exception types of bad input."""
+quantile, the *_scatter family, window functions, as_strided, in-place view ops, torch.* aliases of
+nn.functional, ...), checked against real PyTorch: values, dtypes, gradients and the exception types of bad
+input. (Their linear algebra is in tests/test_torch_linalg.py.)"""
 from __future__ import annotations
 
 import math
@@ -11,76 +12,7 @@ import pytest
 import funcgrad as fg
 
 torch = pytest.importorskip("torch")
-
-RNG = np.random.default_rng(0)
-
-
-def _to(lib, x, rg):
-    if isinstance(x, np.ndarray):
-        t = lib.tensor(x)
-        if rg and x.dtype.kind == "f":
-            t.requires_grad_(True)
-        return t
-    return x
-
-
-def _flat(out):
-    if isinstance(out, (tuple, list)):
-        return [o for x in out for o in _flat(x)]
-    return [out]
-
-
-def _np(t):
-    return t.detach().resolve_conj().numpy() if hasattr(t, "detach") else np.asarray(t)
-
-
-def check(fn, *args, grad=True, rtol=1e-5, atol=1e-6):
-    """fn(lib, *tensors) agrees between torch and funcgrad: values, dtypes, and gradients of a random
-    weighting of the float outputs with respect to every float input."""
-    ft = [_to(fg, a, grad) for a in args]
-    tt = [_to(torch, a, grad) for a in args]
-    fo, to = _flat(fn(fg, *ft)), _flat(fn(torch, *tt))
-    assert len(fo) == len(to)
-    for a, b in zip(fo, to):
-        if not hasattr(b, "dtype"):
-            assert a == b
-            continue
-        assert str(a.dtype) == str(b.dtype), (a.dtype, b.dtype)
-        assert tuple(a.shape) == tuple(b.shape)
-        np.testing.assert_allclose(_np(a), _np(b), rtol=rtol, atol=atol, equal_nan=True)
-    if not grad:
-        return
-    ins = [(f, t) for f, t in zip(ft, tt) if hasattr(t, "requires_grad") and t.requires_grad]
-    outs = [(a, b) for a, b in zip(fo, to) if hasattr(b, "requires_grad") and b.requires_grad]
-    if not ins or not outs:
-        return
-    ws = [RNG.standard_normal(tuple(b.shape)) for _, b in outs]
-
-    def loss(lib, ys):  # a real scalar (the real part of complex outputs)
-        terms = [(y * lib.tensor(w.astype(_np(y).real.dtype))) for y, w in zip(ys, ws)]
-        return sum((t.real if t.is_complex() else t).sum() for t in terms)
-    lf = loss(fg, [a for a, _ in outs])
-    lt = loss(torch, [b for _, b in outs])
-    gf = fg.autograd.grad(lf, [f for f, _ in ins], allow_unused=True)
-    gt = torch.autograd.grad(lt, [t for _, t in ins], allow_unused=True)
-    for a, b in zip(gf, gt):
-        if a is None or b is None:  # an unused input: None on one side, zeros (or None) on the other
-            assert all(g is None or np.allclose(_np(g), 0) for g in (a, b))
-            continue
-        np.testing.assert_allclose(_np(a), _np(b), rtol=rtol * 10, atol=atol * 10)
-
-
-def r(*shape, dtype=np.float64):
-    return RNG.standard_normal(shape).astype(dtype)
-
-
-def pos(*shape, dtype=np.float64):
-    return (RNG.random(shape) + 0.5).astype(dtype)
-
-
-def spd(n, batch=()):
-    a = RNG.standard_normal(batch + (n, n))
-    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+from torch_check import RNG, as_numpy, check, pos, r  # noqa: E402
 
 
 # --- pointwise and products ------------------------------------------------------------------------------
@@ -195,7 +127,7 @@ def test_logcumsumexp_complex():
         x = L.tensor(a, requires_grad=True)
         y = L.logcumsumexp(x, 1)
         ((y * L.tensor(w)).real.sum() + (y.abs() ** 2).sum()).backward()
-        grads.append(_np(x.grad))
+        grads.append(as_numpy(x.grad))
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-10, atol=1e-12)
 
 
@@ -437,79 +369,6 @@ def test_copy_variants_of_views():
     check(lambda L, t: (L.narrow_copy(t, 1, 1, 2) if hasattr(L, "narrow_copy") else t.narrow_copy(1, 1, 2)), x)
 
 
-# --- linear algebra: legacy names ----------------------------------------------------------------------
-
-def test_linalg_legacy():
-    a = r(3, 3)
-    s = spd(3)
-    check(lambda L, t: (L.det(t), L.logdet(t @ t.mT), L.slogdet(t), L.inverse(t), t.inverse()), a)
-    check(lambda L, t: L.logdet(t), np.diag([-1.0, 2.0, 3.0]), grad=False)
-    check(lambda L, t: (L.pinverse(t), L.matrix_power(t, 3), t.matrix_power(-2)), a)
-    # (gradients through a symmetric input: torch symmetrises the cotangent of cholesky's input)
-    check(lambda L, t: (L.cholesky(t @ t.mT + 3 * L.eye(3, dtype=t.dtype)),
-                        L.cholesky(t @ t.mT + 3 * L.eye(3, dtype=t.dtype), upper=True)), a)
-    L_ = np.linalg.cholesky(s)
-    # (factors through tril/triu: torch's gradient also reaches the triangle the solve never reads)
-    check(lambda L, l_, b: (L.cholesky_solve(b, l_.tril()), L.cholesky_inverse(l_.tril())), L_, r(3, 2))
-    check(lambda L, u, b: (L.cholesky_solve(b, u.triu(), upper=True), L.cholesky_inverse(u.triu(), upper=True)),
-          L_.T.copy(), r(3, 2))
-    check(lambda L, t, b: L.triangular_solve(b, t), np.triu(a) + 3 * np.eye(3), r(3, 2))
-    check(lambda L, t, b: L.triangular_solve(b, t, upper=False, transpose=True, unitriangular=True),
-          np.tril(a), r(3, 2))
-    with pytest.raises(RuntimeError, match="removed"):
-        fg.solve(fg.ones(2, 2), fg.ones(2, 2))
-    with pytest.raises(RuntimeError, match="removed"):
-        fg.lstsq(fg.ones(2, 2), fg.ones(2, 2))
-
-
-def test_qr_svd_legacy():
-    a = r(4, 3)
-    q, rr = fg.qr(fg.tensor(a))
-    np.testing.assert_allclose((q @ rr).numpy(), a, atol=1e-12)
-    q2, r2 = fg.qr(fg.tensor(a), some=False)
-    assert q2.shape == (4, 4) and r2.shape == (4, 3)
-    u, sv, v = fg.svd(fg.tensor(a))
-    np.testing.assert_allclose((u * sv @ v.mT).numpy(), a, atol=1e-12)
-    check(lambda L, t: L.svd(t).S, a)
-    check(lambda L, t: L.svd(t, compute_uv=False), a, grad=False)
-
-
-@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (5, 3), (3, 5)])
-def test_lu(shape):
-    a = r(*shape)
-    check(lambda L, t: L.linalg.lu_factor(t), a)
-    check(lambda L, t: L.linalg.lu(t), a)
-    check(lambda L, t: L.lu_unpack(*L.linalg.lu_factor(t)), a)
-    if shape[-1] == shape[-2]:
-        b = r(*shape[:-1], 2)
-        check(lambda L, t, bb: L.linalg.lu_solve(*L.linalg.lu_factor(t), bb), a, b)
-        check(lambda L, t, bb: L.linalg.lu_solve(*L.linalg.lu_factor(t), bb, adjoint=True), a, b)
-        check(lambda L, t, bb: L.lu_solve(bb, *L.linalg.lu_factor(t)), a, b)
-        bt = r(*shape[:-2], 2, shape[-1])
-        check(lambda L, t, bb: L.linalg.lu_solve(*L.linalg.lu_factor(t), bb, left=False), a, bt)
-
-
-def test_matrix_exp():
-    for scale in (0.1, 1.0, 10.0):
-        check(lambda L, t: (L.matrix_exp(t), L.linalg.matrix_exp(t)), r(2, 4, 4) * scale, rtol=1e-9)
-    check(lambda L, t: t.matrix_exp(), r(3, 3).astype(np.float32), rtol=2e-5, atol=1e-5)
-
-
-def test_linalg_more():
-    check(lambda L, a, b: L.linalg.solve_triangular(a, b, upper=True), np.triu(r(3, 3)) + 3 * np.eye(3), r(3, 2))
-    check(lambda L, a, b: L.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
-          np.tril(r(3, 3)), r(2, 3))
-    check(lambda L, a, b, c: L.linalg.multi_dot([a, b, c]), r(3), r(3, 4), r(4))
-    check(lambda L, a, b: L.linalg.vecdot(a, b), r(3, 4), r(4))
-    check(lambda L, a: (L.linalg.cond(a), L.linalg.diagonal(a), L.linalg.tensorinv(a.reshape(4, 2, 2), 1)),
-          r(4, 4))
-    check(lambda L, a, b: L.linalg.lstsq(a, b), r(5, 3), r(5, 2))
-    check(lambda L, a, b: L.linalg.lstsq(a, b), r(2, 5, 3), r(2, 5, 2))
-    check(lambda L, a: (L.linalg.inv_ex(a).inverse, L.linalg.cholesky_ex(a).L), spd(3))
-    check(lambda L: (L.chain_matmul(L.ones(2, 3), L.ones(3, 4), L.ones(4, 1)),), grad=False)
-    check(lambda L, a: (L.frobenius_norm(a, (0, 1)), L.nuclear_norm(a)), r(3, 4))
-
-
 # --- torch.* aliases of nn.functional ------------------------------------------------------------------------
 
 def test_nn_aliases():
@@ -569,43 +428,6 @@ def test_bad_values_raise_runtime_error(call):
         call(fg)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_linalg_eig(dtype):
-    a = r(2, 4, 4).astype(dtype)
-    w, v = fg.linalg.eig(fg.tensor(a))
-    tw = torch.linalg.eigvals(torch.tensor(a))
-    assert str(w.dtype) == str(tw.dtype) and str(v.dtype) == str(tw.dtype)
-    tol = 1e-4 if dtype == np.float32 else 1e-10
-    for b in range(2):
-        np.testing.assert_allclose(np.sort_complex(fg.linalg.eigvals(fg.tensor(a[b])).numpy()),
-                                   np.sort_complex(tw[b].numpy()), rtol=tol, atol=tol)
-        np.testing.assert_allclose(a[b] @ v[b].numpy(), v[b].numpy() * w[b].numpy(), atol=tol * 10)
-    x, tx = fg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
-    fg.linalg.eigvals(x).real.sum().backward()  # differentiable now: d(sum w) = tr(dA)
-    torch.linalg.eigvals(tx).real.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), atol=tol)
-    with pytest.raises(RuntimeError):
-        fg.linalg.eig(fg.ones(2, 3))
-
-
-def test_householder_product():
-    check(lambda L, a, t: (L.linalg.householder_product(a, t), L.orgqr(a, t[..., :2])), r(2, 5, 3),
-          np.abs(r(2, 3)))
-    check(lambda L, a, t: a.orgqr(t), r(4, 4), np.abs(r(4)))
-    with pytest.raises(RuntimeError):
-        fg.linalg.householder_product(fg.ones(2, 3), fg.ones(2))
-    with pytest.raises(fg.linalg.LinAlgError):
-        fg.linalg.inv(fg.zeros(2, 2))
-
-
-def test_geqrf_ormqr():
-    check(lambda L, a: L.geqrf(a), r(2, 5, 3), grad=False)
-    check(lambda L, a: a.geqrf(), r(3, 3), grad=False)
-    a = r(5, 3)
-    for left, tr, c in ((True, False, r(5, 2)), (True, True, r(5, 2)), (False, False, r(2, 5)), (False, True, r(2, 5))):
-        check(lambda L, cc: L.ormqr(*L.geqrf(L.tensor(a)), cc, left=left, transpose=tr), c)
-
-
 def test_view_as_complex_under_forward_mode_and_transforms():
     """funcgrad.func.jvp / vmap / grad through view_as_complex (a traced view: its layout shadow has one byte
     per element); the tangent of a view is the view of the tangent."""
@@ -616,13 +438,13 @@ def test_view_as_complex_under_forward_mode_and_transforms():
         f = lambda x: L.view_as_complex(x[:, :2].contiguous())  # noqa: E731
         p, tan = L.func.jvp(f, (L.tensor(a),), (L.tensor(t),))
         g = L.func.grad(lambda x: (L.view_as_complex(x) ** 2).real.sum())(L.tensor(a[:, :2].copy()))
-        out.append([_np(p), _np(tan), _np(g)])
+        out.append([as_numpy(p), as_numpy(tan), as_numpy(g)])
     for got, want in zip(out[1], out[0]):
         np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(out[1][1], t[:, 0] + 1j * t[:, 1])  # exact: the view of the tangent
     np.testing.assert_array_equal(out[1][2], 2 * a[:, :2] * [1, -1])  # d Re(z^2) = (2x, -2y)
     vm = fg.func.vmap(fg.view_as_complex)(fg.tensor(np.arange(12.0).reshape(3, 2, 2)))
-    np.testing.assert_array_equal(_np(vm), np.arange(0, 12, 2.0).reshape(3, 2) + 1j * np.arange(1, 12, 2.0).reshape(3, 2))
+    np.testing.assert_array_equal(as_numpy(vm), np.arange(0, 12, 2.0).reshape(3, 2) + 1j * np.arange(1, 12, 2.0).reshape(3, 2))
 
 
 def test_out_of_place_resize_as_differentiates():
