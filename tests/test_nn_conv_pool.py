@@ -1,6 +1,8 @@
-"""funcgrad.nn convolution, pooling, padding and resampling layers against real torch: forward values,
-gradients (of (out * random).sum()), indices, reprs, default init and error types."""
+"""funcgrad.nn convolution, pooling (lp, 3-d adaptive, unpooling, fractional), channel shuffle, padding and
+resampling layers (affine_grid, grid_sample) against real torch: forward values, gradients (of
+(out * random).sum()), indices, reprs, default init and error types."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from funcgrad import nn
 from funcgrad.nn import functional as F
 
 torch = pytest.importorskip("torch")
+from torch_check import RNG, check, pos, r  # noqa: E402
 TF = torch.nn.functional
 
 TOL = {np.float32: (1e-4, 1e-5), np.float64: (1e-10, 1e-12)}
@@ -343,6 +346,44 @@ def test_pool_errors():
             call()
 
 
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0])
+def test_lp_pool(p):
+    x = pos(2, 3, 8, 7, 6)
+    check(lambda L, a: L.nn.functional.lp_pool1d(a[0, :, 0, 0], p, 3), x)
+    check(lambda L, a: (L.nn.functional.lp_pool2d(a[0], p, 2), L.nn.functional.lp_pool2d(a[0], p, (3, 2), 2,
+                                                                                           ceil_mode=True)), x)
+    check(lambda L, a: L.nn.functional.lp_pool3d(a, p, 2, 2), x)
+    check(lambda L, a: (L.nn.LPPool2d(p, 2)(a[0]), L.nn.LPPool1d(p, 2)(a[0, :, 0, 0])), x)
+
+
+def test_pool3d_and_shuffle():
+    x = r(2, 3, 6, 5, 7)
+    check(lambda L, a: (L.nn.functional.adaptive_avg_pool3d(a, (2, 3, 4)), L.nn.AdaptiveAvgPool3d((3, None, 2))(a)),
+          x)
+    check(lambda L, a: (L.nn.functional.adaptive_max_pool3d(a, 2, return_indices=True),
+                        L.nn.AdaptiveMaxPool3d((1, 2, 3))(a)), x)
+    check(lambda L, a: L.nn.functional.max_pool3d_with_indices(a, 2), x)
+    y = x[..., :4, :6].copy()
+    check(lambda L, a: L.nn.functional.max_unpool3d(*L.nn.functional.max_pool3d(a, 2, return_indices=True), 2), y)
+    check(lambda L, a: L.nn.MaxUnpool3d(2)(*L.nn.functional.max_pool3d(a, 2, return_indices=True)), y)
+    check(lambda L, a: (L.nn.functional.channel_shuffle(a, 3), L.nn.ChannelShuffle(3)(a), L.channel_shuffle(a, 1)),
+          r(2, 6, 3))
+    with pytest.raises(RuntimeError, match="divisible"):
+        fg.nn.functional.channel_shuffle(fg.ones(1, 5, 2), 2)
+
+
+def test_dataparallel_fractional_modules_nllloss2d():
+    keys = {L: list(L.nn.DataParallel(L.nn.Linear(2, 3)).state_dict()) for L in (fg, torch)}
+    assert keys[fg] == keys[torch] == ["module.weight", "module.bias"]
+    x, s = r(2, 3, 7, 9), np.random.default_rng(6).random((2, 3, 2))
+    check(lambda L, t, u: L.nn.FractionalMaxPool2d((2, 3), output_size=(3, 4), _random_samples=u.detach())(t), x, s)
+    lp = r(2, 4, 3, 3)
+    y = np.random.default_rng(7).integers(0, 4, (2, 3, 3))
+    check(lambda L, a, t: L.nn.NLLLoss2d()(a.log_softmax(1), t), lp, y)
+    with pytest.raises(ValueError):
+        fg.nn.FractionalMaxPool2d(2)
+
+
 # --- padding --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
 @pytest.mark.parametrize("shape,pad", [((2, 3, 6), (2, 3)), ((3, 6), (-1, 2)), ((2, 3, 5, 6), (1, 2, 3, 0)),
@@ -494,6 +535,49 @@ def test_fold_errors():
                  lambda: F.unfold(fg.randn(1, 1, 5, 5), 6)]:
         with pytest.raises(RuntimeError):
             call()
+
+
+@pytest.mark.parametrize("align", [True, False])
+def test_affine_grid(align):
+    check(lambda L, th: L.nn.functional.affine_grid(th, (2, 3, 4, 5), align_corners=align), r(2, 2, 3))
+    check(lambda L, th: L.nn.functional.affine_grid(th, (1, 1, 3, 4, 2), align_corners=align), r(1, 3, 4))
+    check(lambda L, th: L.nn.functional.affine_grid(th, (2, 3, 1, 5), align_corners=align), r(2, 2, 3))
+    with pytest.raises(ValueError):
+        fg.nn.functional.affine_grid(fg.ones(2, 3, 3), (2, 3, 4, 5), align_corners=False)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        fg.nn.functional.affine_grid(fg.ones(1, 2, 3), (1, 1, 2, 2))
+    assert any("align_corners" in str(x.message) for x in w)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [True, False])
+def test_grid_sample_2d(mode, padding, align):
+    x = r(2, 3, 5, 6)
+    grid = RNG.uniform(-1.4, 1.4, (2, 4, 7, 2))
+    check(lambda L, a, g: L.nn.functional.grid_sample(a, g, mode=mode, padding_mode=padding, align_corners=align),
+          x, grid, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_3d(padding):
+    x = r(1, 2, 3, 4, 5)
+    grid = RNG.uniform(-1.2, 1.2, (1, 2, 3, 4, 3))
+    check(lambda L, a, g: L.nn.functional.grid_sample(a, g, padding_mode=padding, align_corners=False), x, grid,
+          rtol=1e-7, atol=1e-9)
+
+
+def test_grid_sample_errors():
+    F = fg.nn.functional
+    with pytest.raises(ValueError, match="mode"):
+        F.grid_sample(fg.ones(1, 1, 2, 2), fg.zeros(1, 1, 1, 2), mode="cubic", align_corners=False)
+    with pytest.raises(ValueError, match="padding_mode"):
+        F.grid_sample(fg.ones(1, 1, 2, 2), fg.zeros(1, 1, 1, 2), padding_mode="wrap", align_corners=False)
+    with pytest.raises(RuntimeError):
+        F.grid_sample(fg.ones(1, 1, 2, 2), fg.zeros(1, 1, 1, 3), align_corners=False)
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 3), align_corners=False)
 
 
 # --- composition with the functional transforms ----------------------------------------------------

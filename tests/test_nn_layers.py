@@ -1,5 +1,6 @@
-"""funcgrad.nn layers against torch.nn: activations (incl. in-place forms), normalisation, dropout variants,
-embeddings, Bilinear, Unflatten and their functional forms; values and gradients, train and eval mode."""
+"""funcgrad.nn layers against torch.nn: activations (incl. in-place forms), normalisation (SyncBatchNorm, the
+training batch_norm node), dropout variants, embeddings, Bilinear, Unflatten, lazy modules, nn.Buffer and
+AdaptiveLogSoftmaxWithLoss, and their functional forms; values and gradients, train and eval mode."""
 import warnings
 
 import numpy as np
@@ -11,6 +12,7 @@ from funcgrad import nn
 from funcgrad.nn import functional as F
 
 torch = pytest.importorskip("torch")
+from torch_check import r  # noqa: E402
 TF = torch.nn.functional
 
 TOL = {np.float32: (2e-4, 2e-5), np.float64: (1e-7, 1e-9)}
@@ -380,6 +382,53 @@ def test_normalize_cosine_pairwise_pdist():
         if hasattr(nn, "CosineSimilarity") else None
 
 
+def test_buffer_and_sync_batchnorm():
+    for L in (fg, torch):
+        class M(L.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = L.nn.Buffer(L.ones(2))
+                self.b = L.nn.Buffer(L.zeros(1), persistent=False)
+        m = M()
+        assert list(m.state_dict()) == ["a"] and [n for n, _ in m.named_buffers()] == ["a", "b"]
+        assert not m.a.requires_grad and isinstance(m.a, L.nn.Buffer)
+    x = r(4, 3, 5).astype(np.float32)
+    outs = {}
+    for L in (fg, torch):
+        net = L.nn.Sequential(L.nn.Conv1d(3, 3, 1), L.nn.BatchNorm1d(3))
+        with L.no_grad():
+            net[0].weight.copy_(L.ones(3, 3, 1))
+            net[0].bias.zero_()
+        sync = L.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        assert type(sync[1]).__name__ == "SyncBatchNorm" and sync[1].weight is net[1].weight
+        y = sync(L.tensor(x))
+        outs[L] = (y.detach().numpy(), sync[1].running_mean.numpy())
+    for a, b in zip(outs[fg], outs[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_batch_norm_training_is_one_node_whose_statistics_update_the_running_ones_as_torch():
+    """F.batch_norm in training: one NativeBatchNormBackward0 node whose batch mean and variance (outputs of the
+    node, as torch's native_batch_norm's) update the running statistics; values, running statistics, gradients
+    and second gradients as torch's."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    xs, gs = rng.standard_normal((2, 6, 4, 3, 5)).astype(np.float32)
+    ws, bs, rm = rng.standard_normal((3, 4)).astype(np.float32)
+    rv = rng.random(4).astype(np.float32) + 0.5
+    out = []
+    for t in (fg, torch):
+        x, w, b = (t.tensor(a, requires_grad=True) for a in (xs, ws, bs))
+        rmt, rvt = t.tensor(rm), t.tensor(rv)
+        y = t.nn.functional.batch_norm(x, rmt, rvt, w, b, training=True, momentum=0.3)
+        gx, gw = t.autograd.grad(y, (x, w), t.tensor(gs), create_graph=True)
+        ggx, = t.autograd.grad((gx * gx).sum() + gw.sum(), x)
+        out.append([y.grad_fn.name()] + [a.detach().numpy() for a in (y, rmt, rvt, gx, gw, ggx)])
+    assert out[0][0] == out[1][0] == "NativeBatchNormBackward0"
+    for a, b in zip(out[0][1:], out[1][1:]):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5)
+
+
 # --- dropout --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name,fname,shape,chan", [("Dropout", "dropout", (200, 60), None),
                                                    ("Dropout1d", "dropout1d", (40, 30, 7), 2),
@@ -641,3 +690,58 @@ def test_unflatten():
         nn.Unflatten(1, (2, 3.0))
     with pytest.raises(RuntimeError, match="don't multiply up to the size of dim 1"):
         nn.Unflatten(1, (2, 3))(fg.randn(2, 5))
+
+
+# --- lazy modules, AdaptiveLogSoftmaxWithLoss -----------------------------------------------------
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda L: L.nn.LazyLinear(4), (3, 5)), (lambda L: L.nn.LazyConv2d(4, 3, padding=1), (2, 3, 5, 5)),
+    (lambda L: L.nn.LazyConv1d(2, 2, stride=2), (2, 3, 8)), (lambda L: L.nn.LazyConvTranspose2d(2, 3), (1, 3, 4, 4)),
+    (lambda L: L.nn.LazyBatchNorm2d(), (4, 3, 2, 2)), (lambda L: L.nn.LazyInstanceNorm1d(affine=True, track_running_stats=True), (2, 3, 6))])
+def test_lazy_modules(make, shape):
+    x = r(*shape).astype(np.float32)
+    mods = {L: make(L) for L in (fg, torch)}
+    opt = fg.optim.SGD(mods[fg].parameters(), lr=0.1)  # built before the parameters are materialised
+    assert mods[fg].has_uninitialized_params()
+    outs = {L: m(L.tensor(x)) for L, m in mods.items()}
+    assert type(mods[fg]).__name__ == type(mods[torch]).__name__
+    assert sorted(mods[fg].state_dict()) == sorted(mods[torch].state_dict())
+    for (k, a), (_, b) in zip(sorted(mods[fg].state_dict().items()), sorted(mods[torch].state_dict().items())):
+        assert tuple(a.shape) == tuple(b.shape), k
+    with fg.no_grad():  # same weights -> same outputs
+        for k, p in mods[fg].named_parameters():
+            p.copy_(fg.tensor(dict(mods[torch].named_parameters())[k].detach().numpy()))
+    np.testing.assert_allclose(mods[fg](fg.tensor(x)).detach().numpy(),
+                               mods[torch](torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-5)
+    before = [p.detach().clone() for p in opt.param_groups[0]["params"]]
+    mods[fg](fg.tensor(x)).square().sum().backward()
+    opt.step()
+    assert any(not np.allclose(a.numpy(), p.detach().numpy()) for a, p in zip(before, opt.param_groups[0]["params"]))
+    assert tuple(outs[fg].shape) == tuple(outs[torch].shape)
+
+
+def test_adaptive_log_softmax_matches_torch():
+    x = r(6, 8).astype(np.float32)
+    y = np.array([0, 3, 5, 9, 14, 2])
+    res = {}
+    for L in (fg, torch):
+        L.manual_seed(0)
+        m = L.nn.AdaptiveLogSoftmaxWithLoss(8, 15, [4, 10], div_value=2.0, head_bias=True)
+        res[L] = m
+    with fg.no_grad():
+        for (k, p), (_, q) in zip(res[fg].named_parameters(), res[torch].named_parameters()):
+            assert tuple(p.shape) == tuple(q.shape), k
+            p.copy_(fg.tensor(q.detach().numpy()))
+    outs = {}
+    for L, m in res.items():
+        xt = L.tensor(x, requires_grad=True)
+        o = m(xt, L.tensor(y))
+        o.loss.backward()
+        outs[L] = (o.output.detach().numpy(), o.loss.item(), xt.grad.numpy(), m.log_prob(L.tensor(x)).detach().numpy(),
+                   m.predict(L.tensor(x)).numpy(), m(L.tensor(x[0]), L.tensor(y[0])).output.detach().numpy())
+    for a, b in zip(outs[fg], outs[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError):
+        res[fg](fg.tensor(x), fg.tensor(y + 15))
+    with pytest.raises(ValueError):
+        fg.nn.AdaptiveLogSoftmaxWithLoss(8, 15, [10, 4])

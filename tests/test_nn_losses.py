@@ -1,5 +1,6 @@
 """funcgrad.nn losses against torch.nn: every loss module and functional form, each reduction, weights and
-options, values and gradients (inputs and targets where differentiable), legacy size_average/reduce, errors."""
+options, values and gradients (inputs and targets where differentiable), legacy size_average/reduce, errors;
+ctc_loss and CTCLoss."""
 import warnings
 
 import numpy as np
@@ -10,6 +11,7 @@ from funcgrad import nn
 from funcgrad.nn import functional as F
 
 torch = pytest.importorskip("torch")
+from torch_check import check, r  # noqa: E402
 TF = torch.nn.functional
 REDUCTIONS = ["mean", "sum", "none"]
 
@@ -476,3 +478,30 @@ def test_nll_rows_match_torch(fname, n, c, reduction, ignored):
     (b,) = torch.autograd.grad(tl, tx, torch.tensor(g, requires_grad=True), create_graph=True)
     np.testing.assert_allclose(np_(a), b.detach().numpy(), rtol=1e-5, atol=1e-7)
     assert a.requires_grad == b.requires_grad
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_ctc_loss(reduction):
+    # (through log_softmax: torch's gradient with respect to log_probs themselves assumes they are normalised)
+    T, N, C = 8, 3, 5
+    lp = r(T, N, C)
+    targets = np.array([[1, 2, 2, 0], [3, 1, 4, 4], [2, 0, 0, 0]])
+    tl = [3, 4, 1]
+    il = [8, 7, 5]
+    check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, il, tl, reduction=reduction), lp, targets,
+          rtol=1e-8, atol=1e-10)
+    flat = np.array([1, 2, 2, 3, 1, 4, 4, 2])
+    check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, L.tensor(il), L.tensor(tl), reduction=reduction), lp, flat,
+          rtol=1e-8, atol=1e-10)
+    check(lambda L, x, t: L.nn.CTCLoss(blank=0, reduction=reduction)(x.log_softmax(2), t, il, tl), lp, targets,
+          rtol=1e-8, atol=1e-10)
+
+
+def test_ctc_loss_impossible_and_blank():
+    T, C = 3, 4
+    lp = r(T, 1, C)
+    tg = np.array([[1, 1, 1]])  # needs 5 frames: impossible in 3
+    check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, [3], [3], reduction="none"), lp, tg, grad=False)
+    check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, [3], [3], reduction="sum", zero_infinity=True), lp, tg)
+    check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, [3], [2], blank=3, reduction="sum"), lp, np.array([[1, 2]]))
+    check(lambda L, x, t: L.ctc_loss(x.log_softmax(2), t, [3], [2]), lp, np.array([[1, 2]]))
