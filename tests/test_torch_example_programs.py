@@ -1,5 +1,8 @@
 """Classic PyTorch example programs, written against `torch`, run unchanged on funcgrad through an import shim
-(`torch` and every `torch.*` module resolve to funcgrad's), on small random data: each must run and learn."""
+(`torch` and every `torch.*` module resolve to funcgrad's), on small random data: each must run and learn
+(hogwild training from two forked processes included; polynomial regression also against real torch from the
+same weights). Also the helpers the other example-program suites import: the shim, run_on_funcgrad /
+run_on_torch, copy_weights, close."""
 from __future__ import annotations
 
 import contextlib
@@ -9,6 +12,7 @@ import importlib.util
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 
@@ -102,6 +106,22 @@ def run_on_torch(src: str) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return run_program(src)
+
+
+def copy_weights(src_model, dst_model):
+    """Load a real-torch model's state_dict into the funcgrad model (identical initial weights)."""
+    import funcgrad
+    dst_model.load_state_dict({k: funcgrad.tensor(v.detach().numpy().copy()) for k, v in
+                               src_model.state_dict().items()})
+
+
+def close(a, b, rtol=2e-5, atol=1e-6):
+    np.testing.assert_allclose(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64),
+                               rtol=rtol, atol=atol)
+
+
+def np_of(t):
+    return t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
 
 
 def test_shim_resolves_torch_to_funcgrad(torch_is_funcgrad):
@@ -640,3 +660,142 @@ def test_torch_jit_imports_as_a_module_path(torch_is_funcgrad):
     """)
     assert ns["script"] is funcgrad.jit.script and ns["ScriptModule"] is funcgrad.jit.ScriptModule
     assert ns["torch"].jit is funcgrad.jit
+
+
+# ------------------------------------------------------------------------------------------ hogwild
+HOGWILD = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.multiprocessing as mp
+import torch.optim as optim
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 16)
+        self.fc2 = nn.Linear(16, 3)
+
+    def forward(self, x):
+        return F.log_softmax(self.fc2(F.relu(self.fc1(x))), dim=1)
+
+def train(rank, model, x, y, steps):
+    torch.manual_seed(rank)
+    opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.5)
+    for _ in range(steps):
+        for i in range(0, len(x), 8):
+            opt.zero_grad()
+            F.nll_loss(model(x[i:i + 8]), y[i:i + 8]).backward()
+            opt.step()
+
+torch.manual_seed(0)
+x = torch.randn(64, 8)
+y = (x[:, 0] > 0).long() + (x[:, 1] > 0.5).long()
+model = Net()
+model.share_memory()
+before = F.nll_loss(model(x), y).item()
+w0 = model.fc1.weight.detach().clone()
+ctx = mp.get_context("fork")
+procs = [ctx.Process(target=train, args=(rank, model, x, y, 5)) for rank in range(2)]
+for p in procs:
+    p.start()
+for p in procs:
+    p.join()
+exitcodes = [p.exitcode for p in procs]
+after = F.nll_loss(model(x), y).item()
+moved = (model.fc1.weight - w0).abs().max().item()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork start method")
+def test_hogwild_shared_model_trained_by_two_processes():
+    ns = run_on_funcgrad(HOGWILD)
+    assert ns["exitcodes"] == [0, 0]
+    assert ns["moved"] > 0  # the children's updates reached the parent's (shared) parameters
+    assert ns["after"] < ns["before"]
+
+
+# --------------------------------------------------------------------------------------- regression
+REGRESSION = """
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+POLY_DEGREE = 4
+
+def make_features(x):
+    x = x.unsqueeze(1)
+    return torch.cat([x ** i for i in range(1, POLY_DEGREE + 1)], 1)
+
+W_target = torch.tensor([[0.5], [-1.0], [2.0], [0.25]])
+b_target = torch.tensor([1.5])
+
+def f(x):
+    return x.mm(W_target) + b_target.item()
+
+def poly_desc(W, b):
+    result = 'y = '
+    for i, w in enumerate(W):
+        result += '{:+.2f} x^{} '.format(w, i + 1)
+    return result + '{:+.2f}'.format(b[0])
+
+def run(fc, steps=20):
+    rng = np.random.RandomState(5)
+    losses = []
+    for _ in range(steps):
+        batch_x = make_features(torch.from_numpy(rng.randn(32).astype(np.float32)))
+        batch_y = f(batch_x)
+        fc.zero_grad()
+        output = F.smooth_l1_loss(fc(batch_x), batch_y)
+        losses.append(output.item())
+        output.backward()
+        for param in fc.parameters():
+            param.data.add_(-0.1 * param.grad)
+    return losses, poly_desc(fc.weight.view(-1), fc.bias)
+
+def inplace_on_leaf(fc):
+    fc.zero_grad()
+    F.smooth_l1_loss(fc(make_features(torch.ones(3))), torch.zeros(3, 1)).backward()
+    for param in fc.parameters():
+        param.add_(-0.1 * param.grad)   # a leaf that requires grad: torch refuses
+"""
+
+
+def test_regression_polynomial_features_matches_torch():
+    fg = run_on_funcgrad(REGRESSION)
+    t = run_on_torch(REGRESSION)
+    import torch
+    mt = torch.nn.Linear(4, 1)
+    with funcgrad_as_torch():
+        import funcgrad
+        mf = funcgrad.nn.Linear(4, 1)
+    copy_weights(mt, mf)
+    (lt, dt), (lf, df) = t["run"](mt), fg["run"](mf)
+    close(lf, lt, rtol=1e-5)
+    assert lf[-1] < lf[0]
+    assert df == dt
+    for ns, m in ((fg, mf), (t, mt)):
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            ns["inplace_on_leaf"](m)
+
+
+# ----------------------------------------------------------------------------------- module names
+def test_device_modules_and_creation_size_keyword():
+    ns = run_on_funcgrad("""
+import torch
+import torch.onnx
+import torch.xpu
+use_xpu = torch.xpu.is_available()
+use_mps = torch.backends.mps.is_available() or torch.mps.device_count() > 0
+exporting = torch.onnx.is_in_onnx_export()
+shapes = [tuple(f(size=(2, 3)).shape) for f in (torch.zeros, torch.ones, torch.empty, torch.rand, torch.randn)]
+shapes2 = [tuple(f(size=[4]).shape) for f in (torch.zeros, torch.rand)]
+try:
+    torch.zeros(2, size=(3,))
+    both = None
+except TypeError as e:
+    both = str(e)
+""")
+    assert ns["use_xpu"] is False and ns["use_mps"] is False and ns["exporting"] is False
+    assert ns["shapes"] == [(2, 3)] * 5 and ns["shapes2"] == [(4,)] * 2
+    assert ns["both"] == "zeros() got multiple values for argument 'size'"

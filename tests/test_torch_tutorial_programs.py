@@ -287,7 +287,7 @@ def train(model, steps=3):
 
 
 def test_vision_transformer_unfold_patches_matches_torch():
-    from test_torch_example_programs_more import copy_weights
+    from test_torch_example_programs import copy_weights
     fg = run_on_funcgrad(VIT)
     t = run_on_torch(VIT)
     model_t, model_f = t["make_model"](), fg["make_model"]()
