@@ -1,19 +1,11 @@
-"""Part-1 gaps: inference tensors, diag_embed(offset, dim1, dim2), scatter_reduce (mean, include_self=False),
-nuclear and other matrix norms (torch.norm, torch.linalg), against real torch (values and gradients)."""
-import numpy as np
+"""Inference tensors (torch.inference_mode): which tensors are inference tensors, what may be done with them
+inside and outside the mode, and the errors, compared case by case with real torch."""
 import pytest
 
 import funcgrad as fg
 
 torch = pytest.importorskip("torch")
-
-
-def err_or_val(f, m):
-    try:
-        r = f(m)
-    except Exception as e:  # noqa: BLE001
-        return ("raise", type(e), str(e)[:60])
-    return ("value", repr(r) if not isinstance(r, tuple) else r)
+from torch_check import err_or_val  # noqa: E402
 
 
 INFERENCE = {
@@ -80,106 +72,3 @@ def _with_no_grad(m):
 @pytest.mark.parametrize("case", list(INFERENCE))
 def test_inference_tensors(case):
     assert err_or_val(INFERENCE[case], torch) == err_or_val(INFERENCE[case], fg)
-
-
-def _both(f, x, grad=True):
-    xt = torch.tensor(x, requires_grad=grad)
-    xf = fg.tensor(x, requires_grad=grad)
-    rt, rf = f(torch, xt), f(fg, xf)
-    np.testing.assert_allclose(rf.detach().numpy(), rt.detach().numpy(), rtol=1e-5, atol=1e-6)
-    assert rf.shape == rt.shape and str(rf.dtype) == str(rt.dtype)
-    if grad:
-        w = np.random.RandomState(1).randn(*rt.shape)
-        rt.backward(torch.tensor(w, dtype=rt.dtype))
-        rf.backward(fg.tensor(w, dtype=rf.dtype))
-        np.testing.assert_allclose(xf.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("shape,offset,d1,d2", [((3,), 0, -2, -1), ((3,), 2, 0, 1), ((2, 3), 1, 0, 2),
-                                                ((2, 3), -1, 1, 0), ((2, 3), 2, -1, 0), ((2, 2, 3), 0, 1, 3),
-                                                ((4,), -3, 1, 0)])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_diag_embed(shape, offset, d1, d2, dtype):
-    x = np.random.RandomState(0).randn(*shape).astype(dtype)
-    _both(lambda m, t: m.diag_embed(t, offset=offset, dim1=d1, dim2=d2), x)
-    _both(lambda m, t: t.diag_embed(offset, d1, d2), x)
-
-
-@pytest.mark.parametrize("args", [(0, 0, 0), (0, 0, 3), (0, -3, 0)])
-def test_diag_embed_errors(args):
-    a = err_or_val(lambda m: m.diag_embed(m.ones(3), *args), torch)
-    b = err_or_val(lambda m: m.diag_embed(m.ones(3), *args), fg)
-    assert a[:2] == b[:2]
-
-
-@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin", "prod"])
-@pytest.mark.parametrize("include_self", [True, False])
-@pytest.mark.parametrize("dim", [0, 1])
-def test_scatter_reduce(reduce, include_self, dim):
-    rs = np.random.RandomState(3)
-    inp = rs.randn(4, 5)
-    src = rs.randn(3, 5) if dim == 0 else rs.randn(4, 3)
-    idx = rs.randint(0, 4 if dim == 0 else 5, size=src.shape)
-    for grad in (False, True):
-        if grad and reduce == "prod":
-            continue  # prod's gradient with repeated indices: see test below
-        st, it = torch.tensor(src, requires_grad=grad), torch.tensor(inp, requires_grad=grad)
-        sf, i_f = fg.tensor(src, requires_grad=grad), fg.tensor(inp, requires_grad=grad)
-        rt = it.scatter_reduce(dim, torch.tensor(idx), st, reduce=reduce, include_self=include_self)
-        rf = i_f.scatter_reduce(dim, fg.tensor(idx), sf, reduce=reduce, include_self=include_self)
-        np.testing.assert_allclose(rf.detach().numpy(), rt.detach().numpy(), rtol=1e-6, atol=1e-12)
-        if grad:
-            w = rs.randn(*rt.shape)
-            rt.backward(torch.tensor(w))
-            rf.backward(fg.tensor(w))
-            np.testing.assert_allclose(i_f.grad.numpy(), it.grad.numpy(), rtol=1e-6, atol=1e-12)
-            np.testing.assert_allclose(sf.grad.numpy(), st.grad.numpy(), rtol=1e-6, atol=1e-12)
-
-
-@pytest.mark.parametrize("include_self", [True, False])
-def test_scatter_reduce_int_mean_and_errors(include_self):
-    def f(m):
-        src, idx, inp = m.tensor([1, 2, 3, 4, 5, 6]), m.tensor([0, 1, 0, 1, 2, 1]), m.tensor([1, 2, 3, 4])
-        return inp.scatter_reduce(0, idx, src, reduce="mean", include_self=include_self).tolist()
-    assert f(torch) == f(fg)
-    a = err_or_val(lambda m: m.ones(3).scatter_reduce(0, m.tensor([0]), m.ones(1), reduce="foo"), torch)
-    b = err_or_val(lambda m: m.ones(3).scatter_reduce(0, m.tensor([0]), m.ones(1), reduce="foo"), fg)
-    assert a[:2] == b[:2]
-
-
-def test_scatter_reduce_prod_gradient_repeated_index():
-    for m in (torch, fg):
-        src = m.tensor([1., 5., 3.], requires_grad=True)
-        m.tensor([2., 0.]).scatter_reduce(0, m.tensor([0, 0, 1]), src, reduce="prod").sum().backward()
-        if m is torch:
-            want = src.grad.tolist()
-    assert src.grad.tolist() == want
-
-
-NORMS = [
-    lambda m, t: m.norm(t, p="nuc"), lambda m, t: m.linalg.norm(t, ord="nuc"), lambda m, t: t.norm(p="nuc"),
-    lambda m, t: m.linalg.matrix_norm(t, ord="nuc"), lambda m, t: m.linalg.norm(t),
-    lambda m, t: m.linalg.norm(t, ord=2), lambda m, t: m.linalg.norm(t, ord=-2), lambda m, t: m.linalg.norm(t, ord=1),
-    lambda m, t: m.linalg.norm(t, ord=float("inf")), lambda m, t: m.linalg.norm(t, ord="fro"),
-    lambda m, t: m.linalg.vector_norm(t, ord=3), lambda m, t: m.linalg.svdvals(t),
-]
-
-
-@pytest.mark.parametrize("case", range(len(NORMS)))
-@pytest.mark.parametrize("shape", [(3, 2), (2, 4)])
-def test_matrix_norms(case, shape):
-    x = np.random.RandomState(case).randn(*shape)
-    _both(NORMS[case], x)
-
-
-def test_batched_nuclear_norm_dims():
-    x = np.random.RandomState(0).randn(2, 3, 4)
-    _both(lambda m, t: m.linalg.norm(t, ord="nuc", dim=(1, 2)), x)
-    _both(lambda m, t: m.norm(t, p="nuc", dim=(0, 2)), x)
-    _both(lambda m, t: m.linalg.matrix_norm(t, ord="nuc", dim=(0, 2), keepdim=True), x)
-    _both(lambda m, t: m.linalg.det(t[:, :3, :3]), x)
-    for expr in ("m.linalg.norm(m.ones(3), ord='nuc')", "m.norm(m.ones(3), p='nuc')",
-                 "m.linalg.norm(m.ones(2, 2, 2), ord='nuc')", "m.norm(m.ones(2, 2, 2), p='nuc')",
-                 "m.linalg.matrix_norm(m.ones(2, 2), dim=(0, 0))"):
-        a, b = err_or_val(lambda m: eval(expr), torch), err_or_val(lambda m: eval(expr), fg)
-        assert a[:2] == b[:2], expr

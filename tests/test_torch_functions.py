@@ -1,7 +1,7 @@
 """The torch functions, Tensor methods and in-place variants added beyond the core set (addcmul, cummax,
-quantile, the *_scatter family, window functions, as_strided, in-place view ops, torch.* aliases of
-nn.functional, ...), checked against real PyTorch: values, dtypes, gradients and the exception types of bad
-input. (Their linear algebra is in tests/test_torch_linalg.py.)"""
+quantile, diag_embed, scatter_reduce, the *_scatter family, window functions, as_strided, in-place view ops,
+torch.* aliases of nn.functional, ...), checked against real PyTorch: values, dtypes, gradients and the
+exception types of bad input. (Their linear algebra is in tests/test_torch_linalg.py.)"""
 from __future__ import annotations
 
 import math
@@ -12,7 +12,7 @@ import pytest
 import funcgrad as fg
 
 torch = pytest.importorskip("torch")
-from torch_check import RNG, as_numpy, check, pos, r  # noqa: E402
+from torch_check import RNG, as_numpy, check, check_one, err_or_val, pos, r  # noqa: E402
 
 
 # --- pointwise and products ------------------------------------------------------------------------------
@@ -257,6 +257,23 @@ def test_trapezoid():
     check(lambda L, t: L.cumulative_trapezoid(t, dx=2.0, dim=0), y)
 
 
+@pytest.mark.parametrize("shape,offset,d1,d2", [((3,), 0, -2, -1), ((3,), 2, 0, 1), ((2, 3), 1, 0, 2),
+                                                ((2, 3), -1, 1, 0), ((2, 3), 2, -1, 0), ((2, 2, 3), 0, 1, 3),
+                                                ((4,), -3, 1, 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_diag_embed(shape, offset, d1, d2, dtype):
+    x = np.random.RandomState(0).randn(*shape).astype(dtype)
+    check_one(lambda m, t: m.diag_embed(t, offset=offset, dim1=d1, dim2=d2), x)
+    check_one(lambda m, t: t.diag_embed(offset, d1, d2), x)
+
+
+@pytest.mark.parametrize("args", [(0, 0, 0), (0, 0, 3), (0, -3, 0)])
+def test_diag_embed_errors(args):
+    a = err_or_val(lambda m: m.diag_embed(m.ones(3), *args), torch)
+    b = err_or_val(lambda m: m.diag_embed(m.ones(3), *args), fg)
+    assert a[:2] == b[:2]
+
+
 # --- scatters into copies -------------------------------------------------------------------------------
 
 def test_scatter_family():
@@ -292,6 +309,50 @@ def test_put_masked_scatter_index_reduce():
         for inc in (True, False):
             check(lambda L, t, i, s: t.index_reduce(0, i, s, red, include_self=inc), x, np.array([0, 2, 0]),
                   r(3, 4) + 0.1 * np.arange(12).reshape(3, 4))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin", "prod"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_scatter_reduce(reduce, include_self, dim):
+    rs = np.random.RandomState(3)
+    inp = rs.randn(4, 5)
+    src = rs.randn(3, 5) if dim == 0 else rs.randn(4, 3)
+    idx = rs.randint(0, 4 if dim == 0 else 5, size=src.shape)
+    for grad in (False, True):
+        if grad and reduce == "prod":
+            continue  # prod's gradient with repeated indices: see test below
+        st, it = torch.tensor(src, requires_grad=grad), torch.tensor(inp, requires_grad=grad)
+        sf, i_f = fg.tensor(src, requires_grad=grad), fg.tensor(inp, requires_grad=grad)
+        rt = it.scatter_reduce(dim, torch.tensor(idx), st, reduce=reduce, include_self=include_self)
+        rf = i_f.scatter_reduce(dim, fg.tensor(idx), sf, reduce=reduce, include_self=include_self)
+        np.testing.assert_allclose(rf.detach().numpy(), rt.detach().numpy(), rtol=1e-6, atol=1e-12)
+        if grad:
+            w = rs.randn(*rt.shape)
+            rt.backward(torch.tensor(w))
+            rf.backward(fg.tensor(w))
+            np.testing.assert_allclose(i_f.grad.numpy(), it.grad.numpy(), rtol=1e-6, atol=1e-12)
+            np.testing.assert_allclose(sf.grad.numpy(), st.grad.numpy(), rtol=1e-6, atol=1e-12)
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_int_mean_and_errors(include_self):
+    def f(m):
+        src, idx, inp = m.tensor([1, 2, 3, 4, 5, 6]), m.tensor([0, 1, 0, 1, 2, 1]), m.tensor([1, 2, 3, 4])
+        return inp.scatter_reduce(0, idx, src, reduce="mean", include_self=include_self).tolist()
+    assert f(torch) == f(fg)
+    a = err_or_val(lambda m: m.ones(3).scatter_reduce(0, m.tensor([0]), m.ones(1), reduce="foo"), torch)
+    b = err_or_val(lambda m: m.ones(3).scatter_reduce(0, m.tensor([0]), m.ones(1), reduce="foo"), fg)
+    assert a[:2] == b[:2]
+
+
+def test_scatter_reduce_prod_gradient_repeated_index():
+    for m in (torch, fg):
+        src = m.tensor([1., 5., 3.], requires_grad=True)
+        m.tensor([2., 0.]).scatter_reduce(0, m.tensor([0, 0, 1]), src, reduce="prod").sum().backward()
+        if m is torch:
+            want = src.grad.tolist()
+    assert src.grad.tolist() == want
 
 
 # --- views and in-place view ops ----------------------------------------------------------------------------

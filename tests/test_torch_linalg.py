@@ -1,5 +1,6 @@
 """torch.linalg and the legacy linear-algebra names of the torch face (solve, lu, matrix_exp, eig,
-householder_product, geqrf / ormqr, ...) against real PyTorch: values, dtypes, gradients and errors."""
+householder_product, geqrf / ormqr, nuclear and other matrix norms, ...) against real PyTorch: values, dtypes,
+gradients and errors."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 import funcgrad as fg
 
 torch = pytest.importorskip("torch")
-from torch_check import check, r, spd  # noqa: E402
+from torch_check import check, check_one, err_or_val, r, spd  # noqa: E402
 
 
 # --- linear algebra: legacy names ----------------------------------------------------------------------
@@ -119,3 +120,32 @@ def test_geqrf_ormqr():
     a = r(5, 3)
     for left, tr, c in ((True, False, r(5, 2)), (True, True, r(5, 2)), (False, False, r(2, 5)), (False, True, r(2, 5))):
         check(lambda L, cc: L.ormqr(*L.geqrf(L.tensor(a)), cc, left=left, transpose=tr), c)
+
+
+NORMS = [
+    lambda m, t: m.norm(t, p="nuc"), lambda m, t: m.linalg.norm(t, ord="nuc"), lambda m, t: t.norm(p="nuc"),
+    lambda m, t: m.linalg.matrix_norm(t, ord="nuc"), lambda m, t: m.linalg.norm(t),
+    lambda m, t: m.linalg.norm(t, ord=2), lambda m, t: m.linalg.norm(t, ord=-2), lambda m, t: m.linalg.norm(t, ord=1),
+    lambda m, t: m.linalg.norm(t, ord=float("inf")), lambda m, t: m.linalg.norm(t, ord="fro"),
+    lambda m, t: m.linalg.vector_norm(t, ord=3), lambda m, t: m.linalg.svdvals(t),
+]
+
+
+@pytest.mark.parametrize("case", range(len(NORMS)))
+@pytest.mark.parametrize("shape", [(3, 2), (2, 4)])
+def test_matrix_norms(case, shape):
+    x = np.random.RandomState(case).randn(*shape)
+    check_one(NORMS[case], x)
+
+
+def test_batched_nuclear_norm_dims():
+    x = np.random.RandomState(0).randn(2, 3, 4)
+    check_one(lambda m, t: m.linalg.norm(t, ord="nuc", dim=(1, 2)), x)
+    check_one(lambda m, t: m.norm(t, p="nuc", dim=(0, 2)), x)
+    check_one(lambda m, t: m.linalg.matrix_norm(t, ord="nuc", dim=(0, 2), keepdim=True), x)
+    check_one(lambda m, t: m.linalg.det(t[:, :3, :3]), x)
+    for expr in ("m.linalg.norm(m.ones(3), ord='nuc')", "m.norm(m.ones(3), p='nuc')",
+                 "m.linalg.norm(m.ones(2, 2, 2), ord='nuc')", "m.norm(m.ones(2, 2, 2), p='nuc')",
+                 "m.linalg.matrix_norm(m.ones(2, 2), dim=(0, 0))"):
+        a, b = err_or_val(lambda m: eval(expr), torch), err_or_val(lambda m: eval(expr), fg)
+        assert a[:2] == b[:2], expr

@@ -1,6 +1,7 @@
 """Comparing the torch face with real PyTorch: `check` runs one function on funcgrad and on torch and compares
-values, dtypes and the gradients of a random weighting of the outputs; `r`, `pos`, `spd` make float64 test
-data (normal, positive, symmetric positive definite) from one seeded generator."""
+values, dtypes and the gradients of a random weighting of the outputs (`check_one`: one input, fixed weights);
+`err_or_val` gives a call's value or its error for comparison; `r`, `pos`, `spd` make float64 test data
+(normal, positive, symmetric positive definite) from one seeded generator."""
 from __future__ import annotations
 
 import numpy as np
@@ -79,3 +80,27 @@ def pos(*shape, dtype=np.float64):
 def spd(n, batch=()):
     a = RNG.standard_normal(batch + (n, n))
     return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def err_or_val(f, m):
+    """("value", repr of f(m)) or ("raise", exception type, message start): compare torch's with funcgrad's."""
+    try:
+        r = f(m)
+    except Exception as e:  # noqa: BLE001
+        return ("raise", type(e), str(e)[:60])
+    return ("value", repr(r) if not isinstance(r, tuple) else r)
+
+
+def check_one(f, x, grad=True):
+    """f(lib, t) agrees between torch and funcgrad for one float input: values, shape, dtype and (grad=True)
+    the gradient of a fixed random weighting of the output."""
+    xt = torch.tensor(x, requires_grad=grad)
+    xf = fg.tensor(x, requires_grad=grad)
+    rt, rf = f(torch, xt), f(fg, xf)
+    np.testing.assert_allclose(rf.detach().numpy(), rt.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert rf.shape == rt.shape and str(rf.dtype) == str(rt.dtype)
+    if grad:
+        w = np.random.RandomState(1).randn(*rt.shape)
+        rt.backward(torch.tensor(w, dtype=rt.dtype))
+        rf.backward(fg.tensor(w, dtype=rf.dtype))
+        np.testing.assert_allclose(xf.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)
