@@ -45,7 +45,16 @@ OPS = {
     "x.exp()": lambda t: t["x"].exp(),
     "x @ w": lambda t: t["m"] @ t["x"],
     "x.sum()": lambda t: t["x"].sum(),
+    # bench_suite's T0 rows: torch.add with one tensor as both operands, torch.sum the function (no commas in
+    # names: --only splits on them)
+    "add(x x)": lambda t: _lib(t).add(t["x"], t["x"]),
+    "sum(x)": lambda t: _lib(t).sum(t["x"]),
 }
+
+
+def _lib(t):
+    """The library (funcgrad or torch) whose tensors `t` holds."""
+    return fg if isinstance(t["x"], fg.Tensor) else sys.modules["torch"]
 
 
 def _time(fn, reps: int) -> float:

@@ -402,7 +402,7 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
         r = np.asarray(r)
     if plan is None:
         plan = _plan(key if fast else None, name, prim, params, args, ins, Array(r) if ans is None else ans)
-    cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
+    _, ph_args, _, ph_ts, _, rplan, _ = plan
     if ph_args is not None:  # each operand the rule does not read becomes its placeholder
         ipos = rplan[1]
         k = j = 0
@@ -417,28 +417,24 @@ def _record_prim(name, prim, fn, ts, params=_NOPARAMS):
             if t.__class__ is not Array:
                 j += 1
             k += 1
-    return _node_out(cls, fn, prim, params, tuple(args), ins, ans if ph_ans is None else ph_ans, r, kept, rplan,
-                     tuple(tensors), diff, edges, versions, out_diff, fast)
+    return _node_out(plan, fn, prim, params, tuple(args), ins, r, tuple(tensors), diff, edges, versions, ans, fast)
 
 
-def _node_out(cls, fn, prim, params, args, ins, rans, r, kept, rplan, tensors, diff, edges, versions, out_diff,
-              plain=True):
-    """The end of recording one bind of prim (args -> r; rans: the output's Array or placeholder, None: an
-    Array over r): its Recorded, the node of class cls, and the output tensor over r. `plain`: no anomaly
-    stack or saved-tensor hooks to set up, so Node.__init__ is inlined."""
-    if rans is None:
-        rans = _new_obj(Array)  # (Array(r), inlined)
-        rans._buf = r
-        rans.weak_type = False
-    rec = _new_obj(_Recorded)  # (Recorded.__init__, inlined)
-    rec.ins = ins
-    rec.binds = ((prim, params, args, rans),)
-    rec.outs = (rans,)
-    rec.kept = kept
-    rec.plan = rplan
+def _node_out(plan, fn, prim, params, args, ins, r, tensors, diff, edges, versions, ans=None, plain=True):
+    """The end of recording one bind of prim (args -> r, following `plan`, see _plan; ans: the output's Array
+    where the caller has one): its record, the node, and the output tensor over r. `plain`: no anomaly
+    stack or saved-tensor hooks to set up, so Node.__init__ is inlined and the record kept in its tuple form
+    (graph._one_bind: what the common backward reads; the rare paths expand it)."""
+    cls, _, rans, _, kept, rplan, out_diff = plan
+    if rans is None:  # (the output is kept: its Array, or one over r)
+        rans = ans
+        if rans is None:
+            rans = _new_obj(Array)  # (Array(r), inlined)
+            rans._buf = r
+            rans.weak_type = False
     if plain:
         node = _new_obj(cls)  # (Node.__init__, inlined)
-        node.tape = rec
+        node.tape = (prim, params, args, rans, ins, kept, rplan)
         node.fn = fn
         node.inputs = tensors
         node.diff = diff
@@ -446,7 +442,8 @@ def _node_out(cls, fn, prim, params, args, ins, rans, r, kept, rplan, tensors, d
         node.versions = versions
         node.seq = _next_seq()
     else:
-        node = cls(rec, fn, tensors, diff, edges, versions)
+        node = cls(_Recorded(ins, ((prim, params, args, rans),), (rans,), kept, rplan), fn, tensors, diff, edges,
+                   versions)
     if r.base is None and r.flags.writeable:
         out = _new_obj(Tensor)
         out._v = r
@@ -504,14 +501,13 @@ def _apply_prim1(name, prim, fn, t, params=_NOPARAMS, bound=None):
             r = np.asarray(r)
         if plan is None:
             plan = _plan(key, name, prim, params, [a], [a], Array(r), _LEAN)
-        cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
+        ph_args = plan[1]
         st = t._st
         e = _edge(t)
         if ph_args is not None:
             a = ph_args[0]
-            t = ph_ts[0]
-        return _node_out(cls, fn, prim, params, (a,), [a], ph_ans, r, kept, rplan, (t,), _D0, [e],
-                         _V0 if st is None else (st.version,), out_diff)
+            t = plan[3][0]
+        return _node_out(plan, fn, prim, params, (a,), [a], r, (t,), _D0, [e], _V0 if st is None else (st.version,))
     if _fw_on:
         return _apply_prim(name, prim, fn, (t,), params)
     try:  # unrecorded: the impl straight on the buffer, as _apply_prim's (without its frame and lists)
@@ -573,7 +569,7 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
                 ins, diff, edges = [ay], _D1, [_edge(y)]
             if plan is None:
                 plan = _plan(key, name, prim, params, [ax, ay], ins, Array(r), _LEAN)
-            cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
+            ph_args = plan[1]
             st = x._st
             su = y._st
             versions = _V00 if st is None and su is None else \
@@ -582,16 +578,15 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
                 px, py = ph_args
                 if px is not None:
                     ax = px
-                    x = ph_ts[0]
+                    x = plan[3][0]
                     if rx:
                         ins[0] = px
                 if py is not None:
                     ay = py
-                    y = ph_ts[1]
+                    y = plan[3][1]
                     if ry:
                         ins[-1] = py
-            return _node_out(cls, fn, prim, params, (ax, ay), ins, ph_ans, r, kept, rplan, (x, y), diff, edges,
-                             versions, out_diff)
+            return _node_out(plan, fn, prim, params, (ax, ay), ins, r, (x, y), diff, edges, versions)
     elif _fw_on:
         return _apply_prim(name, prim, fn, (x, y), params)
     try:  # unrecorded: the impl straight on the buffers, as _apply_prim's (without its frame and tuples)
@@ -617,26 +612,29 @@ def _record_same(name, prim, fn, x, ax, params):
         return _record_prim(name, prim, fn, (x, x), params)
     if r.__class__ is not np.ndarray:
         r = np.asarray(r)
-    ay = _new_obj(Array)  # (Array(ax._buf), inlined)
-    ay._buf = ax._buf
-    ay.weak_type = False
     if plan is None:
+        ay = Array(ax._buf)
         plan = _plan(key, name, prim, params, [ax, ay], [ax, ay], Array(r), _LEAN)
-    cls, ph_args, ph_ans, ph_ts, kept, rplan, out_diff = plan
+    ph_args = plan[1]
     e = _edge(x)
     st = x._st
     ver = _V00 if st is None else (st.version, st.version)
     y = x
-    if ph_args is not None:  # each operand the rule does not read becomes its placeholder
-        px, py = ph_args
+    # the second operand: a fresh handle on x's buffer (made only where the rule reads it), or its placeholder
+    if ph_args is None:
+        ay = None
+    else:  # each operand the rule does not read becomes its placeholder
+        px, ay = ph_args
         if px is not None:
             ax = px
-            x = ph_ts[0]
-        if py is not None:
-            ay = py
-            y = ph_ts[1]
-    return _node_out(cls, fn, prim, params, (ax, ay), [ax, ay], ph_ans, r, kept, rplan, (x, y), _D01, [e, e],
-                     ver, out_diff)
+            x = plan[3][0]
+        if ay is not None:
+            y = plan[3][1]
+    if ay is None:
+        ay = _new_obj(Array)  # (Array(v), inlined)
+        ay._buf = v
+        ay.weak_type = False
+    return _node_out(plan, fn, prim, params, (ax, ay), [ax, ay], r, (x, y), _D01, [e, e], ver)
 
 
 _SAME = "one operand twice"  # (the mark of _record_same's plans in _LEAN)

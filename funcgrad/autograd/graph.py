@@ -116,6 +116,31 @@ def _one_backward(prim, params, args, ans, g, needs, pos, n) -> list:
     return res
 
 
+def _planned_backward(prim, params, args, ans, ins, plan, cts) -> list:
+    """The cotangents of the inputs `ins` of one bind (prim, params, args -> ans, one output) given its output's
+    cotangent (cts[0]), following its plan (Recorded.plan): compiled once the plan's signature has been met
+    often, else the bind's vjp rules."""
+    g = cts[0]
+    if g is None or not prim.differentiable:
+        return [None] * len(ins)
+    needs, pos, state = plan
+    n = len(ins)
+    if state is not None and _compiled_ok():
+        r = _bc.node_backward(state, cts, (*args, ans), lambda c, v: _one_backward(
+            prim, params, v[:-1], v[-1], c[0], needs, pos, n))
+        if r is not None:
+            return r
+    return _one_backward(prim, params, args, ans, g, needs, pos, n)
+
+
+def _one_bind(t) -> "Recorded":
+    """The Recorded of a one-bind record kept in its tuple form, (prim, params, args, ans, ins, kept, plan): the
+    form the torch face's dispatch makes (a tuple costs less to make than a Recorded, and the common backward,
+    Node.apply, reads it as it is); the rarer paths that inspect a record expand it (Node.record)."""
+    prim, params, args, ans, ins, kept, plan = t
+    return Recorded(ins, ((prim, params, args, ans),), (ans,), kept, plan)
+
+
 class Recorded:
     """An operation recorded eagerly (see funcgrad._src.core.primitive.record_eager): its differentiable input
     Arrays, the primitive binds it made as (prim, params, args, out), and its output Arrays. Backward runs
@@ -143,22 +168,14 @@ class Recorded:
             # plan, runs as a record of several binds: compiled once its signature has been met often)
             prim, params, args, ans = binds[0]
             if self.outs[0] is ans and not prim.multiple_results:
-                ins = self.ins
-                g = cts[0]
-                if g is None or not prim.differentiable:
-                    return [None] * len(ins)
                 plan = self.plan
                 if plan is None:
-                    return _one_backward(prim, params, args, ans, g, _needs(args, ins),
+                    ins = self.ins
+                    if cts[0] is None or not prim.differentiable:
+                        return [None] * len(ins)
+                    return _one_backward(prim, params, args, ans, cts[0], _needs(args, ins),
                                          [_index(ins, a) for a in args], len(ins))
-                needs, pos, state = plan
-                if state is not None and _compiled_ok():
-                    n = len(ins)
-                    r = _bc.node_backward(state, cts, (*args, ans), lambda c, v: _one_backward(
-                        prim, params, v[:-1], v[-1], c[0], needs, pos, n))
-                    if r is not None:
-                        return r
-                return _one_backward(prim, params, args, ans, g, needs, pos, len(ins))
+                return _planned_backward(prim, params, args, ans, self.ins, plan, cts)
         sig = self.sig
         if sig is not None and _compiled_ok():
             r = _bc.node_backward(sig.bwd, cts, self.vals, sig.walk)
@@ -760,6 +777,14 @@ class Node:
     def _released(self) -> bool:
         return self.tape is None
 
+    def record(self):
+        """The node's record: a Recorded or an ad.Tape (None once released); a one-bind record still in its
+        tuple form (see _one_bind) is expanded here, once."""
+        tape = self.tape
+        if tape.__class__ is tuple:
+            tape = self.tape = _one_bind(tape)
+        return tape
+
     def check_versions(self) -> None:
         """Raise torch's error when a value the backward reads was modified in place since it was recorded
         (the common case, no version moved, is one pass over the inputs and outputs)."""
@@ -802,7 +827,7 @@ class Node:
     def _value_needed(self, buf) -> bool:
         """Whether backward through this node reads any value that aliases `buf` (a conservative,
         exact-by-structure check: the vjp rules are traced abstractly and their dependence examined)."""
-        tape = self.tape
+        tape = self.record()
         if tape is None:
             return False
 
@@ -832,27 +857,31 @@ class Node:
     # --- backward ---------------------------------------------------------------------------------
     def apply(self, cts, create_graph: bool):
         """Cotangents for this node's differentiable inputs (aligned with `edges`)."""
-        if self.tape is None:
+        tape = self.tape
+        if tape is None:
             raise RuntimeError(FREED_MSG)
         self.check_versions()
         if self._packed is not None:
             _unpack_saved(self)
         T = _TENSOR
         if create_graph and (any(c is not None and c._rg for c in cts) or
-                             any(self.inputs[i]._rg for i in self.diff) or
-                             (type(self.tape) is Recorded and self.tape.kept is not None and self.tape.kept[1])):
+                             any(self.inputs[i]._rg for i in self.diff) or _saves_output(tape)):
             return self._apply_differentiable(cts)
         if _DISPATCH._fw_on and _DISPATCH._fwd.has_tangent(list(cts) + list(self.inputs)):
             return self._apply_differentiable(cts)  # forward AD: the gradients get tangents too, as in torch
-        tape = self.tape
-        if len(cts) == 1 and type(tape) is Recorded:
+        one = tape.__class__ is tuple  # (a one-bind record in its tuple form, see _one_bind)
+        if len(cts) == 1 and (one or type(tape) is Recorded):
             out = _compiled_apply(self, tape, cts[0])
             if out is not None:
                 return out
         # torch's gradient of a real loss w.r.t. complex z is the conjugate of the functional face's
         # (JAX's) cotangent: conjugate on the way in and on the way out
         arrs = [None if c is None else _cot_array(c) for c in cts]
-        in_cts = tape.backward(arrs) if type(tape) is Recorded else ad.backward(tape, arrs)
+        if one:
+            prim, params, args, ans, ins, _, plan = tape
+            in_cts = _planned_backward(prim, params, args, ans, ins, plan, arrs)
+        else:
+            in_cts = tape.backward(arrs) if type(tape) is Recorded else ad.backward(tape, arrs)
         out = []
         for k in range(len(in_cts)):
             c = in_cts[k]
@@ -875,7 +904,8 @@ class Node:
     def _apply_differentiable(self, cts):
         """Backward as a recorded tensor operation: the vjp of the node's function, as a function of the
         node's inputs and the cotangents, so that it can be differentiated again."""
-        if type(self.tape) is Recorded and self.tape.kept is not None:
+        rec = self.record()
+        if type(rec) is Recorded and rec.kept is not None:
             return self._apply_saved(cts)
         fn, inputs, diff = self.fn, self.inputs, self.diff
         n = len(inputs)
@@ -917,7 +947,7 @@ class Node:
         prune): its record's backward run as a recorded tensor operation of those inputs, those outputs
         (tensors whose grad_fn is this node, as torch's saved outputs) and the cotangents."""
         T = _TENSOR
-        rec = self.tape
+        rec = self.record()
         kin, kout = rec.kept
         slots, ts = [], []
         for k in kin:
@@ -959,7 +989,7 @@ class Node:
     def _inputs_read(self) -> set:
         """Indices of inputs whose values (directly or through values computed from them inside the
         op) the vjp rules read."""
-        tape = self.tape
+        tape = self.record()
         eqns = tape.trace.eqns
         read = set()
         pos = {t.var: k for k, t in enumerate(tape.inputs)}
@@ -975,6 +1005,12 @@ class Node:
         n = len(self.inputs)
         read |= {i for i in range(n) if i not in self.diff}  # non-differentiable inputs stay as they are
         return read
+
+
+def _saves_output(tape) -> bool:
+    """Whether a node's record keeps an output its rules read (a pruned Recorded's kept outputs, see prune)."""
+    kept = tape[5] if tape.__class__ is tuple else tape.kept if type(tape) is Recorded else None
+    return kept is not None and bool(kept[1])
 
 
 def _cot_array(c):
@@ -1002,9 +1038,14 @@ def _compiled_apply(node, rec, c):
     if b.__class__ is not _np.ndarray or c._a is not None or b.dtype.kind == "c" or _gs.anomaly or \
             not _bc.usable():  # (_compiled_ok, inlined: this runs once per node)
         return None
-    plan = rec.plan
-    if plan is not None:
+    if rec.__class__ is tuple:  # (a one-bind record in its tuple form, see _one_bind)
+        prim, _, args, ans, _, _, plan = rec
         state = plan[2]
+        if state is None or not prim.differentiable:
+            return None
+        vals = (*args, ans)
+    elif rec.plan is not None:
+        state = rec.plan[2]
         binds = rec.binds
         if state is None or len(binds) != 1:
             return None
@@ -1248,7 +1289,7 @@ def _pack_saved(node) -> None:
     formulas save: both factors of x * w, none of x + w), as the op is recorded; the node keeps what pack
     returns with the matching unpack hook."""
     pack, unpack = _gs.saved_hooks[-1]
-    idx = sorted(node._inputs_read()) if hasattr(node.tape, "trace") else []  # (a Function's ctx has no tape)
+    idx = sorted(node._inputs_read()) if hasattr(node.record(), "trace") else []  # (a Function's ctx has no tape)
     node.__dict__["_packed"] = (unpack, [(i, pack(node.inputs[i])) for i in idx])
 
 

@@ -47,6 +47,12 @@ def _sum_all(a):
 
 _SUM_ALL: dict = {}  # ndim -> (params, _apply_prim1's `bound`) of a sum over all axes of a float/complex buffer
 
+try:  # NumPy >= 2.3: a reduction given out=... returns a 0-d array rather than a scalar (no np.asarray after it)
+    np.add.reduce(np.zeros(1), 0, out=...)
+    _OUT_ARRAY = True
+except TypeError:
+    _OUT_ARRAY = False
+
 
 def sum_all_params(nd):
     """The sum over all nd axes of a float16/32/64 or complex buffer (not bfloat16): (params, bound), where
@@ -56,7 +62,11 @@ def sum_all_params(nd):
         p = _all_axes(nd)
         axes = p["axes"]
         floating = _REDUCE_SUM_P.impl.floating
-        pb = _SUM_ALL[nd] = (p, (tuple(p.items()), lambda v: floating(v, axes)))
+        if _OUT_ARRAY:
+            pb = (p, (tuple(p.items()), lambda v: floating(v, axes, out=...)))
+        else:
+            pb = (p, (tuple(p.items()), lambda v: floating(v, axes)))
+        _SUM_ALL[nd] = pb
     return pb
 
 
