@@ -30,11 +30,13 @@ import funcgrad as fg  # noqa: E402
 
 
 def _inputs(lib):
-    """The operands of each op in library `lib` (funcgrad or torch): x, w, b require grad; m is 16x16."""
+    """The operands of each op in library `lib` (funcgrad or torch): x, w, b require grad; m is 16x16; "lib": lib."""
     rng = np.random.default_rng(0)
     a, w, b = (rng.standard_normal(16).astype(np.float32) for _ in range(3))
     m = rng.standard_normal((16, 16)).astype(np.float32)
-    return {k: lib.tensor(v, requires_grad=True) for k, v in dict(x=a, w=w, b=b, m=m).items()}
+    t = {k: lib.tensor(v, requires_grad=True) for k, v in dict(x=a, w=w, b=b, m=m).items()}
+    t["lib"] = lib
+    return t
 
 
 OPS = {
@@ -47,14 +49,9 @@ OPS = {
     "x.sum()": lambda t: t["x"].sum(),
     # bench_suite's T0 rows: torch.add with one tensor as both operands, torch.sum the function (no commas in
     # names: --only splits on them)
-    "add(x x)": lambda t: _lib(t).add(t["x"], t["x"]),
-    "sum(x)": lambda t: _lib(t).sum(t["x"]),
+    "add(x x)": lambda t: t["lib"].add(t["x"], t["x"]),
+    "sum(x)": lambda t: t["lib"].sum(t["x"]),
 }
-
-
-def _lib(t):
-    """The library (funcgrad or torch) whose tensors `t` holds."""
-    return fg if isinstance(t["x"], fg.Tensor) else sys.modules["torch"]
 
 
 def _time(fn, reps: int) -> float:

@@ -144,8 +144,6 @@ def _make_node(name, tape, fn, ts, diff):
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
-    if cls.__name__ in _graph._BACKWARD_TAKES_INPUT:
-        ph_ts = None  # the node keeps its input tensors (see graph._BACKWARD_TAKES_INPUT)
     return cls(tape, fn, ts, diff, edges, versions)
 
 

@@ -562,16 +562,23 @@ def _reduce_batch(prim):
 _BF16_TYPE = dtypes.bfloat16.type if dtypes.bfloat16 is not None else None
 
 
+try:  # NumPy >= 2.3: a reduction given out=... returns a 0-d array rather than a scalar (nothing to wrap after it)
+    np.add.reduce(np.zeros(1), 0, out=...)
+    REDUCE_TO_ARRAY = True
+except TypeError:
+    REDUCE_TO_ARRAY = False
+
+
 def _sum_impl(xp):
     def impl(x, *, axes):
         if x.dtype.type is _BF16_TYPE:  # accumulated in float32 and rounded once, as XLA's and torch's CPU sums
             return x.astype(xp.float32).sum(axis=axes).astype(x.dtype)
         if add_reduce is not None and x.dtype.kind in "fc":  # (the ufunc's reduce without the method's wrapper)
-            return add_reduce(x, axes)
+            return add_reduce(x, axes, out=...) if REDUCE_TO_ARRAY else add_reduce(x, axes)
         return x.sum(axis=axes, dtype=x.dtype)  # (the method: numpy.sum's wrapper costs; float16 sums in float32)
     add_reduce = xp.add.reduce if xp is np else None
     impl.floating = add_reduce  # (float16/32/64 and complex operands, as impl(x, axes=axes) computes them: the
-    return impl                 # torch face's direct path calls it positionally, add_reduce(x, axes))
+    return impl                 # torch face's direct path calls it positionally, add_reduce(x, axes[, out=...]))
 
 
 reduce_sum_p = Primitive(

@@ -10,7 +10,8 @@ import numpy as np
 from .. import _jnp as jnp, _dtype as D
 from ..._src.prims import elementwise as ew, stop_gradient as _stop_gradient
 from ..._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
-from ..._src.prims.shape import broadcast_in_dim_p as _bid_p, reshape_p as _reshape_p
+from ..._src.prims.shape import (REDUCE_TO_ARRAY as _REDUCE_TO_ARRAY, broadcast_in_dim_p as _bid_p,
+                                 reshape_p as _reshape_p)
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import _dim
 from ..._src.core.array import Array
@@ -47,13 +48,6 @@ def _sum_all(a):
 
 _SUM_ALL: dict = {}  # ndim -> (params, _apply_prim1's `bound`) of a sum over all axes of a float/complex buffer
 
-try:  # NumPy >= 2.3: a reduction given out=... returns a 0-d array rather than a scalar (no np.asarray after it)
-    np.add.reduce(np.zeros(1), 0, out=...)
-    _OUT_ARRAY = True
-except TypeError:
-    _OUT_ARRAY = False
-
-
 def sum_all_params(nd):
     """The sum over all nd axes of a float16/32/64 or complex buffer (not bfloat16): (params, bound), where
     bound is reduce_sum's impl for those dtypes with the axes bound (what _apply_prim1 takes)."""
@@ -62,7 +56,7 @@ def sum_all_params(nd):
         p = _all_axes(nd)
         axes = p["axes"]
         floating = _REDUCE_SUM_P.impl.floating
-        if _OUT_ARRAY:
+        if _REDUCE_TO_ARRAY:  # (a 0-d array, not a scalar, from the reduction itself)
             pb = (p, (tuple(p.items()), lambda v: floating(v, axes, out=...)))
         else:
             pb = (p, (tuple(p.items()), lambda v: floating(v, axes)))
