@@ -87,6 +87,23 @@ def test_gather_clamps_out_of_range_indices():
     np.testing.assert_array_equal(np.asarray(got), A[[0, 2], :, [1, 4]])
 
 
+@pytest.mark.parametrize("idt", ["int8", "int32", "int64", "uint8", "uint32", "uint64"])
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_gather_over_leading_axes_clamps_each_axis(idt, k):
+    # the leading-axes path (one flat index per row) clamps each coordinate into its own axis, as the general
+    # path does: a flat index clamped as a whole would read another row; also batch ranks 1 and 2, and a
+    # transposed (not C-ordered) operand
+    x = RNG.standard_normal((3, 4, 5, 2))
+    lo = 0 if idt.startswith("u") else -9
+    idx = RNG.integers(lo, 9, (6, k)).astype(idt)
+    idx[0] = 200 if idt != "int8" else 100  # beyond every axis
+    axes = tuple(range(k))
+    for xx, ii in ((x, idx), (x, idx.reshape(2, 3, k)), (np.ascontiguousarray(x.transpose(2, 1, 0, 3)), idx),
+                   (x.transpose(2, 1, 0, 3), idx)):
+        got = ix.gather_p.bind(jnp.asarray(xx), jnp.asarray(ii), axes=axes)
+        np.testing.assert_array_equal(np.asarray(got), ref_gather(xx, ii, axes))
+
+
 @given(st.data())
 def test_primitive_jvp_matches_finite_differences_and_vjp(data):
     name = data.draw(st.sampled_from(["gather", "scatter"]))
