@@ -24,6 +24,16 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
 def _clamp(input, lo, hi, out, name):
     """clamp; `name`: the recorded node's with number bounds (torch's clamp: ClampBackward1; clamp_min /
     clamp_max with a number: ClampMinBackward0 / ClampMaxBackward0), ClampBackward0 with a Tensor bound."""
+    v = input._v
+    if v is not None and v.dtype.kind == "f" and input.__class__ is Tensor and out is None and \
+            (lo is None or lo.__class__ is float or lo.__class__ is int) and \
+            (hi is None or hi.__class__ is float or hi.__class__ is int):
+        # the common case, a concrete float tensor between Python numbers: the result has the tensor's dtype
+        # (torch's promotion, without working it out)
+        dt = v.dtype
+        params = {"lo": None if lo is None else _scalar_arr(lo, dt)._buf[()],
+                  "hi": None if hi is None else _scalar_arr(hi, dt)._buf[()]}
+        return _apply_prim1(name, ew.clamp_bounds_p, lambda a: ew.clamp_bounds_p.bind(a, **params), input, params)
     dt = _result_type_many([input] + [v for v in (lo, hi) if v is not None])
     if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
         _not_impl("clamp_min_scalar_cpu" if hi is None else "clamp_max_scalar_cpu" if lo is None
