@@ -4,6 +4,8 @@ softmax and log_softmax (one card each, as torch's kernels and jax.nn's custom_j
 forms in the output, not the derivatives of the formula's max/exp/sum/div)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
@@ -143,6 +145,13 @@ def _normalise_rule(op):
 
 
 def _softmax_impl(xp):
+    if xp is np:  # (the ufuncs' reduce without the methods' wrappers, and in place on the fresh temporary)
+        def softmax(x, *, axes):
+            e = np.subtract(x, _max_reduce(x, axes, None, None, True))
+            np.exp(e, out=e)
+            return np.divide(e, _add_reduce(e, axes, e.dtype, None, True), out=e)
+        return softmax
+
     def softmax(x, *, axes):
         e = xp.exp(x - x.max(axis=axes, keepdims=True))
         return e / e.sum(axis=axes, dtype=e.dtype, keepdims=True)
@@ -150,10 +159,20 @@ def _softmax_impl(xp):
 
 
 def _log_softmax_impl(xp):
+    if xp is np:
+        def log_softmax(x, *, axes):
+            s = np.subtract(x, _max_reduce(x, axes, None, None, True))
+            t = _add_reduce(np.exp(s), axes, s.dtype, None, True)
+            return np.subtract(s, np.log(t, out=t), out=s)
+        return log_softmax
+
     def log_softmax(x, *, axes):
         s = x - x.max(axis=axes, keepdims=True)
         return s - xp.log(xp.exp(s).sum(axis=axes, dtype=s.dtype, keepdims=True))
     return log_softmax
+
+
+_max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce
 
 
 def _sum_back(v, axes):

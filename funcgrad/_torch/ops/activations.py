@@ -72,6 +72,8 @@ def _normalise(input, dim, dtype, name, node, formula, of_scalar, prim):
     dt = input._np_dtype()
     if dt.kind == "f" and dt.itemsize > 2 and input.ndim and input.numel():
         params = {"axes": (d,)}
+        if input._v is not None:
+            return _apply_prim1(node, prim, lambda a: prim.bind(a, **params), input, params)
         return _apply_prim(node, prim, lambda a: prim.bind(a, **params), (input,), params)
     if D.kind(dt) != "f":
         raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for "
