@@ -34,7 +34,38 @@ def _cat_out_check(dt, out) -> None:
         raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {DtypeName(out.dtype)}")
 
 
+def _cat_same(tensors, dim):
+    """cat's common case: two or more concrete float/complex tensors of one dtype and rank >= 1 (none a 1-d
+    empty one, which torch skips), sizes matching off `dim`: one concatenate bind, recorded as one plain node,
+    without working out torch's promotion. None for anything else (then cat's general path)."""
+    v0 = tensors[0]._v if tensors[0].__class__ is Tensor else None
+    if v0 is None:
+        return None
+    dt, nd, s0 = v0.dtype, v0.ndim, v0.shape
+    if dt.kind not in "fc" or nd == 0 or (nd == 1 and s0[0] == 0):
+        return None
+    for x in tensors:
+        v = x._v if x.__class__ is Tensor else None
+        if v is None or v.dtype is not dt or v.ndim != nd:
+            return None
+    d = _dim(dim, nd)
+    for x in tensors:
+        s = x._v.shape
+        if s != s0:
+            for i in _range(nd):
+                if i != d and s[i] != s0[i]:
+                    return None  # (the general path raises torch's error)
+            if nd == 1 and s[0] == 0:
+                return None
+    params = {"dimension": d}
+    return _apply_prim("Cat", _CONCAT_P, lambda *xs: _CONCAT_P.bind(*xs, **params), tuple(tensors), params)
+
+
 def cat(tensors, dim=0, *, out=None):
+    if out is None and (tensors.__class__ is list or tensors.__class__ is tuple) and len(tensors) > 1:
+        r = _cat_same(tensors, dim)
+        if r is not None:
+            return r
     tensors = _tensor_seq(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
