@@ -505,3 +505,29 @@ def test_ctc_loss_impossible_and_blank():
     check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, [3], [3], reduction="sum", zero_infinity=True), lp, tg)
     check(lambda L, x, t: L.nn.functional.ctc_loss(x.log_softmax(2), t, [3], [2], blank=3, reduction="sum"), lp, np.array([[1, 2]]))
     check(lambda L, x, t: L.ctc_loss(x.log_softmax(2), t, [3], [2]), lp, np.array([[1, 2]]))
+
+
+@pytest.mark.parametrize("target,ignore_index", [
+    ([0, 1, 2, 3, 0, 1], -100), ([0, 1, 2, 3, 0, 1], 0), ([0, 1, 2, 3, 0, 1], 3), ([0, 1, 2, 3, 0, -100], -100),
+    ([0, 1, 2, 4, 0, 1], -100), ([0, 1, -1, 3, 0, 1], -100), ([-100] * 6, -100), ([], -100)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_rows_targets_against_torch(target, ignore_index, reduction):
+    # nll_loss's one-node path over (N, C) rows: every target valid (its one-reduction check), an ignore_index
+    # inside [0, C) or on some rows, targets out of range either side (IndexError), all rows ignored, no rows
+    x = np.random.default_rng(1).standard_normal((len(target), 4)).astype(np.float32)
+    got = []
+    for lib in (fg, torch):
+        a = lib.tensor(x, requires_grad=True)
+        try:
+            loss = lib.nn.functional.nll_loss(a, lib.tensor(target, dtype=lib.int64), ignore_index=ignore_index,
+                                              reduction=reduction)
+        except IndexError as e:
+            got.append(("IndexError", str(e)))
+            continue
+        loss.sum().backward()
+        got.append((loss.detach().numpy(), a.grad.numpy()))
+    if isinstance(got[1][0], str):
+        assert got[0] == got[1]
+        return
+    np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-6, equal_nan=True)
+    np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-6)

@@ -294,23 +294,41 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return loss.sum() / w.sum()
 
 
+_umax = _np.maximum.reduce
+_ROWS: dict = {}  # n -> arange(n), read-only (the row column of _nll_rows's index pairs)
+
+
+def _rows(n):
+    r = _ROWS.get(n)
+    if r is None:
+        if len(_ROWS) > 256:
+            _ROWS.clear()
+        r = _ROWS[n] = _np.arange(n)
+        r.flags.writeable = False
+    return r
+
+
 def _nll_rows(input, t, ignore_index, reduction):
     """nll_loss of (N, C) log-probabilities against N class indices t (a NumPy array), unweighted: one
     recorded op (the picked entries, masked where t == ignore_index, then the reduction): a gather at host
     (row, class) pairs, a negation, [a mask,] a sum and a division by the count, bound directly."""
-    valid = t != ignore_index
-    c = input.shape[1]
-    all_valid = bool(valid.all())
-    tv = t if all_valid else t[valid]
-    if tv.size and (tv.min() < 0 or tv.max() >= c):
-        raise IndexError(f"Target {int(tv[(tv < 0) | (tv >= c)][0])} is out of bounds.")
-    dt = input._np_dtype()
-    at = _np.empty((len(t), 2), _np.int64)  # (row, class) pairs
-    at[:, 0] = _np.arange(len(t))
+    c = input._v.shape[1]
+    n = len(t)
+    if n and t.dtype == _np.int64 and not 0 <= ignore_index < c and _umax(t.view(_np.uint64)) < c:
+        all_valid = True  # (the common case in one reduction: every target in [0, c), so none is ignored)
+    else:
+        valid = t != ignore_index
+        all_valid = bool(valid.all())
+        tv = t if all_valid else t[valid]
+        if tv.size and (tv.min() < 0 or tv.max() >= c):
+            raise IndexError(f"Target {int(tv[(tv < 0) | (tv >= c)][0])} is out of bounds.")
+    dt = input._v.dtype
+    at = _np.empty((n, 2), _np.int64)  # (row, class) pairs
+    at[:, 0] = _rows(n)
     at[:, 1] = t if all_valid else _np.where(valid, t, 0)
     at = _Array(at)
     mask = None if all_valid else _Array(valid.astype(dt))
-    count = _np.asarray(len(t) if all_valid else valid.sum(), dt)
+    count = _np.asarray(n if all_valid else valid.sum(), dt)
     cn = _Array(count)
 
     def fn(lp):
