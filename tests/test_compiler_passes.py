@@ -550,7 +550,7 @@ def test_sum_over_leading_and_later_axes_runs_as_two_sums(shape, axes):
     f = fg.jit(lambda v: jnp.sum(v, axis=axes))
     src = f.lower(x).source()
     lead = tuple(range(len([i for i in range(len(shape)) if i in axes and all(j in axes for j in range(i))])))
-    assert f".sum({lead!r}, dt0).sum(" in src
+    assert re.search(rf"(sum\d+)\(\1\(v0, {re.escape(repr(lead))}, dt0\), ", src), src
     got, want = np.asarray(f(x)), np.asarray(jnp.sum(x, axis=axes))
     assert got.shape == want.shape and got.dtype == want.dtype
     scale = np.abs(a[np.isfinite(a)]).sum() / want.size
@@ -561,8 +561,8 @@ def test_sum_over_leading_and_later_axes_runs_as_two_sums(shape, axes):
 
 def test_small_or_leading_only_sums_stay_one_call():
     x = jnp.ones((4, 8, 16), dtype=jnp.float32)  # 512 elements: below SPLIT_SUM_MIN
-    assert ".sum((0, 2), dt0)" in fg.jit(lambda v: jnp.sum(v, axis=(0, 2))).lower(x).source()
+    assert re.search(r"= sum\d+\(v0, \(0, 2\), dt0\)", fg.jit(lambda v: jnp.sum(v, axis=(0, 2))).lower(x).source())
     y = jnp.ones((64, 512), dtype=jnp.float32)
     for axes in ((0,), (0, 1), (1,)):
         src = fg.jit(lambda v: jnp.sum(v, axis=axes)).lower(y).source()
-        assert src.count(".sum(") == 1
+        assert len(re.findall(r"sum\d+\(", src)) == 1, src

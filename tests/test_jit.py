@@ -437,3 +437,24 @@ def test_fast_path_of_nested_arguments_survives_eviction():
         assert jf._cache_size() == 1
     finally:
         fg.config.update("jit_cache_size", old)
+
+
+
+@pytest.mark.parametrize("name,fn,x", [
+    ("sum", lambda np_, x: np_.sum(x), [np.inf, -np.inf]),
+    ("prod", lambda np_, x: np_.prod(x), [np.inf, 0.0]),
+    ("sum over leading and trailing axes", lambda np_, x: np_.sum(x.reshape(2, 1, 2, 1) * 1.0, axis=(0, 2, 3)),
+     [np.inf, -np.inf, 1.0, -np.inf]),
+])
+def test_reductions_to_nan_warn_nothing_eager_or_jitted(name, fn, x):
+    # inf - inf and inf * 0 are nan without a NumPy RuntimeWarning, as in JAX (the ADVI example's objective
+    # goes to nan inside a jitted sum and warned through NumPy's sum wrapper)
+    import functools
+    import warnings
+    x = np.array(x, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", append=True)  # after funcgrad's filter for its own frames
+        eager, jitted = fn(jnp, jnp.asarray(x)), fg.jit(functools.partial(fn, jnp))(jnp.asarray(x))
+    assert np.isnan(np.asarray(eager)).all() and np.isnan(np.asarray(jitted)).all()
+    jax = pytest.importorskip("jax")
+    np.testing.assert_array_equal(np.asarray(jitted), np.asarray(jax.jit(functools.partial(fn, jax.numpy))(x)))

@@ -9,8 +9,9 @@
 
 Each equation is one line calling the backend directly: NumPy ufuncs as globals (`_add(a, b, out)`),
 specialised lines for the common structural primitives (`x.reshape(s)`, `x.transpose(p)`, `x.T`,
-matmul for 2-D dot_generals, `x.astype(t)`, `x.sum(axes, t)`), otherwise the primitive's impl. Scalar
-constants are 0-d arrays (NumPy's fastest scalar operand) where an elementwise op broadcasts them.
+matmul for 2-D dot_generals, `x.astype(t)`, `sum(x, axes, t)` with np.add.reduce as `sum`), otherwise the
+primitive's impl. Scalar constants are 0-d arrays (NumPy's fastest scalar operand) where an elementwise op
+broadcasts them.
 
 Buffers. A result is "fresh" when the line that made it allocated it (a ufunc, matmul, astype, a fused
 kernel, an impl listed in _FRESH_IMPLS such as a convolution): nothing else refers to it. A fresh buffer whose variable and every view of it are dead, that is
@@ -362,11 +363,14 @@ class _Gen:
                 axes = tuple(e.params["axes"])
                 meth = {"reduce_sum": "sum", "reduce_max": "max", "reduce_min": "min", "reduce_prod": "prod"}[name]
                 if meth in ("sum", "prod"):
+                    # the ufunc's reduce, not the method, whose Python wrapper in NumPy would be the frame an
+                    # inf - inf or inf * 0 warning is charged to (funcgrad's filter covers the generated code)
                     dt = self.global_(e.invars[0].aval.dtype, "dt")
+                    red = self.global_(np.add.reduce if meth == "sum" else np.multiply.reduce, meth)
                     split = _leading_first(axes, e.invars[0].aval) if meth == "sum" else None
                     if split is not None:  # (a bias gradient: g.sum((0, 2, 3)))
-                        return f"{x}.sum({split[0]!r}, {dt}).sum({split[1]!r}, {dt})", None, True
-                    return f"{x}.{meth}({axes!r}, {dt})", None, bool(e.outvars[0].aval.shape)
+                        return f"{red}({red}({x}, {split[0]!r}, {dt}), {split[1]!r}, {dt})", None, True
+                    return f"{red}({x}, {axes!r}, {dt})", None, bool(e.outvars[0].aval.shape)
                 return f"{x}.{meth}({axes!r})", None, bool(e.outvars[0].aval.shape)
         x = self.name(e.invars[0]) if e.invars else None
         out_shape = tuple(e.outvars[0].aval.shape) if len(e.outvars) == 1 else None
