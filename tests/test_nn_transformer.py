@@ -438,3 +438,37 @@ def test_dropout_train_vs_eval():
     np.testing.assert_array_equal(_np(layer(x)), _np(layer(x)))
     layer.train()
     assert not np.allclose(_np(layer(x)), _np(layer(x)))
+
+
+TRANSFORMER_WARNINGS = """
+import warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.nn.Transformer(d_model=16, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16)
+    enc = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(16, 2, batch_first=True), 1)
+    tanh = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(16, 4, batch_first=True,
+                                                                        activation=torch.nn.Tanh()), 1)
+    odd = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(16, 1, batch_first=True, activation="gelu"), 1)
+    torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(16, 2, batch_first=True, norm_first=True), 1,
+                                enable_nested_tensor=False)
+    x = torch.randn(3, 5, 16)
+    causal = torch.nn.Transformer.generate_square_subsequent_mask(5)  # float, with bool padding masks
+    pad = torch.zeros(3, 5, dtype=torch.bool)
+    layer = enc.layers[0]
+    enc(x, mask=causal, src_key_padding_mask=pad)
+    layer(x, src_mask=causal, src_key_padding_mask=pad)
+    layer.self_attn(x, x, x, attn_mask=causal, key_padding_mask=pad)
+    layer(x, src_mask=causal.isinf(), src_key_padding_mask=pad)  # both bool: no warning
+messages = [str(w.message) for w in caught]
+flags = (enc.use_nested_tensor, tanh.use_nested_tensor, [m.layers[0].activation_relu_or_gelu for m in (enc, tanh, odd)])
+"""
+
+
+def test_nested_tensor_and_mismatched_mask_warnings_match_torch():
+    # what torch warns when an encoder cannot take its nested-tensor fast path, and when a padding mask and an
+    # attention mask differ in dtype (the language-translation and word-language-model examples do both)
+    ours, theirs = {"torch": fg}, {"torch": torch}
+    exec(TRANSFORMER_WARNINGS, ours)  # noqa: S102
+    exec(TRANSFORMER_WARNINGS, theirs)  # noqa: S102
+    assert ours["messages"] == theirs["messages"]
+    assert len(ours["messages"]) == 6 and ours["flags"] == theirs["flags"] == (True, False, [1, 0, 2])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from .dropout import dropout as _dropout
@@ -71,10 +72,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     return _fg.matmul(p, value)
 
 
-def _canonical_mask(mask, name, target_dtype):
-    """A bool mask (True = masked out) becomes a float mask with -inf; a float mask stays as it is."""
+def _canonical_mask(mask, name, target_dtype, other=None, other_name=""):
+    """A bool mask (True = masked out) becomes a float mask with -inf; a float mask stays as it is. With the
+    other mask of the pair (`other`), a dtype differing from its warns as torch does (deprecated mixing)."""
     if mask is None:
         return None
+    if other is not None and mask.dtype != other.dtype and (mask.dtype == _fg.bool or mask.is_floating_point()):
+        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=3)
     if mask.dtype == _fg.bool:
         return _fg.zeros(tuple(mask.shape), dtype=target_dtype).masked_fill(mask, float("-inf"))
     if not mask.is_floating_point():
@@ -147,7 +152,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     elif tuple(key.shape) != tuple(value.shape):
         raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
 
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype, attn_mask, "attn_mask")
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")

@@ -4,10 +4,12 @@ Parameter names and initialisation follow torch's, so state_dicts load across.""
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Callable
 
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from .. import functional as F
+from .._functional.attention import _canonical_mask
 from .. import init
 from ..parameter import Parameter
 from .container import ModuleList
@@ -169,8 +171,15 @@ class TransformerEncoderLayer(_TransformerLayer):
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
                          norm_first, bias, dtype, cross_attention=False)
+        from .activation import GELU, ReLU  # (activation imports this module)
+        act = self.activation  # torch's note of it for its fast path: 1 relu, 2 gelu, 0 other
+        self.activation_relu_or_gelu = (1 if act is F.relu or isinstance(act, ReLU) else
+                                        2 if act is F.gelu or isinstance(act, GELU) else 0)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False):
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype, src_mask,
+                                               "src_mask")
+        src_mask = _canonical_mask(src_mask, "src_mask", src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -226,9 +235,32 @@ def _stack_is_causal(layers, x, mask, is_causal: bool | None) -> bool:
     return _detect_is_causal_mask(mask, is_causal, seq_len)
 
 
+def _why_not_sparsity_fast_path(layer) -> str:
+    """torch's reason (TransformerEncoder.__init__) why an encoder layer cannot use nested tensors, or ''."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return f"{name}.self_attn.batch_first was not True(use batch_first for better inference performance)"
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
+
+
 class TransformerEncoder(Module):
     """A stack of num_layers copies of encoder_layer, then an optional norm. enable_nested_tensor and
-    mask_check are accepted and ignored (no nested tensors: padded positions are computed, not zeroed)."""
+    mask_check do not change the computation (no nested tensors: padded positions are computed, not zeroed);
+    as in torch, asking for nested tensors with a layer torch's sparsity fast path cannot take warns why."""
 
     def __init__(self, encoder_layer: Module, num_layers: int, norm: Module | None = None,
                  enable_nested_tensor: bool = True, mask_check: bool = True) -> None:
@@ -237,10 +269,17 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
-        self.use_nested_tensor = False
+        self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
+        why_not = _why_not_sparsity_fast_path(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                          stacklevel=2)
+            self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal: bool | None = None):
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype, mask, "mask")
+        mask = _canonical_mask(mask, "mask", src.dtype)
         is_causal = _stack_is_causal(self.layers, src, mask, is_causal)
         out = src
         for mod in self.layers:
