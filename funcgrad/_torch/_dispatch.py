@@ -520,10 +520,10 @@ def _apply_prim1(name, prim, fn, t, params=_NOPARAMS, bound=None):
     return _make(r)
 
 
-def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
+def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS, bound=None):
     """_apply_prim(name, prim, fn, (x, y), params) for two concrete tensors (`_v` set), recorded in the common
     case (as _apply_prim1's; one tensor as both operands by _record_same) without _record_prim's per-operand
-    lists."""
+    lists. `bound`: as _apply_prim1's, an impl taking the two buffers alone (the caller vouches for it)."""
     if _gs.enabled and not _fw_on:
         rx = x._rg or x._base is not None and _req(x)
         if x is y:  # (one tensor as both operands, as x * x)
@@ -550,10 +550,14 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
             xv = x._v
             yv = y._v
             try:
-                key = (name, prim, tuple(params.items()) if params else None, xv.shape, xv.dtype.num, rx,
-                       yv.shape, yv.dtype.num, ry)
+                if bound is None:
+                    key = (name, prim, tuple(params.items()) if params else None, xv.shape, xv.dtype.num, rx,
+                           yv.shape, yv.dtype.num, ry)
+                    r = prim.impl(xv, yv, **params) if params else prim.impl(xv, yv)
+                else:
+                    key = (name, prim, bound[0], xv.shape, xv.dtype.num, rx, yv.shape, yv.dtype.num, ry)
+                    r = bound[1](xv, yv)
                 plan = _LEAN.get(key)
-                r = prim.impl(xv, yv, **params) if params else prim.impl(xv, yv)
             except Exception:  # unhashable params; or the impl failed: bind raises it in the primitive's words
                 return _record_prim(name, prim, fn, (x, y), params)
             if r.__class__ is not np.ndarray:
@@ -588,7 +592,10 @@ def _apply_prim2(name, prim, fn, x, y, params=_NOPARAMS):
     elif _fw_on:
         return _apply_prim(name, prim, fn, (x, y), params)
     try:  # unrecorded: the impl straight on the buffers, as _apply_prim's (without its frame and tuples)
-        r = prim.impl(x._v, y._v, **params) if params else prim.impl(x._v, y._v)
+        if bound is not None:
+            r = bound[1](x._v, y._v)
+        else:
+            r = prim.impl(x._v, y._v, **params) if params else prim.impl(x._v, y._v)
     except Exception:  # the primitive's bind reports it in its own words
         return _wrap(fn(x._arr(), y._arr()))
     if r.__class__ is not np.ndarray or r.base is not None:

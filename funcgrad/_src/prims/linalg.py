@@ -83,6 +83,14 @@ def _dot_impl(xp):
         elif out.dtype != x.dtype and preferred_element_type is None:  # (NumPy's matmul of bfloat16: float32)
             out = out.astype(x.dtype)
         return out
+
+    def plain(x, y):
+        k = x.shape[-1]
+        fit(x.size * y.size // k if k else 0)
+        return x.dot(y)
+    # (f for 1-D/2-D operands of one float32/64 or complex dtype contracting x's last axis with y's first, no
+    # batch dims, no preferred type: what the torch face's matmul of vectors and matrices binds, called bare)
+    f.plain = plain if xp.__name__ == "numpy" else None
     return f
 
 

@@ -72,7 +72,7 @@ def _matmul_node(na: int, nb: int) -> str:
     mv, dot, the squeeze after a vector-matrix mm, the unsafe view after a batched one (a clone after a matrix
     times a batch)."""
     if na <= 2 and nb <= 2:
-        return ("Dot", "Squeeze4", "Mv", "Mm")[(na - 1) * 2 + nb - 1]
+        return _RANK_NODES[(na - 1) * 2 + nb - 1]
     return "Clone" if na == 2 else "UnsafeView"
 
 
@@ -84,9 +84,9 @@ def matmul_dunder(general):
         xv = self._v
         if yv is not None and xv is not None and 0 < xv.ndim <= 2 and 0 < yv.ndim <= 2 and yv.dtype is xv.dtype and \
                 xv.dtype.kind in "fc" and xv.dtype.itemsize >= 4 and xv.shape[-1] == yv.shape[0]:
-            if xv.ndim == 2 and yv.ndim == 2:
-                return _apply_prim2("Mm", _DOT_P, _mm2, self, other, _DOT_PARAMS[2])
-            return _apply_prim2(_matmul_node(xv.ndim, yv.ndim), _DOT_P, _matmul_fn, self, other, _DOT_PARAMS[xv.ndim])
+            n = xv.ndim * 2 + yv.ndim - 3  # (0 dot, 1 vector-matrix, 2 matrix-vector, 3 matrix-matrix)
+            return _apply_prim2(_RANK_NODES[n], _DOT_P, _mm2 if n == 3 else _matmul_fn, self, other,
+                                _DOT_PARAMS[xv.ndim], _DOT_BOUND[xv.ndim])
         return general(self, other)
     m._rejects_kinds = True  # (general has the rules; see _complex_reject.guard_method)
     return m
@@ -96,6 +96,9 @@ _MM_DN = (((1,), (0,)), ((), ()))
 _DOT_P = _dot_general_p
 _DOT_PARAMS = {n: {"dimension_numbers": dn, "preferred_element_type": None}
                for n, dn in ((1, (((0,), (0,)), ((), ()))), (2, _MM_DN))}
+# _apply_prim2's `bound` for them: the params' key and the card's impl for that case called bare (its `plain`)
+_DOT_BOUND = {n: (tuple(p.items()), _DOT_P.impl.plain) for n, p in _DOT_PARAMS.items()}
+_RANK_NODES = ("Dot", "Squeeze4", "Mv", "Mm")  # (_matmul_node's names for ranks 1/2 by 1/2)
 
 
 def _matmul_fn(a, b):
