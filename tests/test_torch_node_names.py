@@ -222,6 +222,9 @@ def _ops(t):
         'layer_norm_wb': lambda: F.layer_norm(x, (3,), v, v), 'group_norm': lambda: F.group_norm(x[None], 1),
         'batch_norm': lambda: F.batch_norm(x, None, None, training=True),
         'batch_norm_eval': lambda: F.batch_norm(x, v.detach(), v.detach().abs(), training=False),
+        'addmm': lambda: t.addmm(sq, x, m), 'addmm_b0': lambda: t.addmm(sq, x, m, beta=0),
+        'addmv': lambda: t.addmv(v[:2], x, v), 'addr': lambda: t.addr(sq, v[:2], v[:2], alpha=2),
+        'baddbmm': lambda: t.baddbmm(sq[None], x[None], m[None]), 'addbmm': lambda: t.addbmm(sq, x[None], m[None]),
     }
 
 

@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 
 from ..._src.prims import linalg_decomp as _ld
-from .. import _creation as _C
-from . import arithmetic, comparison, products as _products, reductions, selection, unary
+from .. import _creation as _C, _jnp
+from . import arithmetic, comparison, products as _products, reductions, selection, unary, views
 from ._common import _out
 from .. import linalg as LA
 from .. import return_types as _rt
@@ -169,7 +169,28 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if isinstance(input, Tensor):
         check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, batch2)
     check_same_dtype("mat1 and mat2 must have the same dtype, but got {0} and {1}", batch1, batch2)
+    if _products._one_node(input, beta, alpha, batch1, batch2) and batch1.shape[0] == batch2.shape[0] and \
+            batch1.shape[2] == batch2.shape[1]:
+        _expands(input, (batch1.shape[1], batch2.shape[2]))
+        return _out(_products._scaled_product("Addbmm", _ADDBMM_DN, input, batch1, batch2, beta, alpha), out)
     return _out(_beta_alpha(input, _products.bmm(batch1, batch2).sum(0), beta, alpha), out)
+
+
+_ADDBMM_DN = (((0, 2), (0, 1)), ((), ()))  # (the batch and the inner dimension contracted together)
+
+
+def _expands(input, shape):
+    """torch's error where input does not expand to the result's shape (addbmm, addr): expand's, whose check
+    runs from the last dimension."""
+    s = tuple(input.shape)
+    off = len(shape) - len(s)
+    if off < 0:
+        views.expand(input.detach(), shape)  # (its error for too many dimensions)
+    for i in range(len(s) - 1, -1, -1):
+        if s[i] not in (1, shape[i + off]):
+            raise RuntimeError(f"The expanded size of the tensor ({shape[i + off]}) must match the existing size "
+                               f"({s[i]}) at non-singleton dimension {i + off}.  Target sizes: {list(shape)}.  "
+                               f"Tensor sizes: {list(s)}")
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
@@ -177,6 +198,13 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if vec1.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D" if vec1.ndim != 1
                            else f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    if _products._one_node(input, beta, alpha, vec1, vec2):  # one node, torch's AddrBackward0
+        _expands(input, (vec1.shape[0], vec2.shape[0]))
+
+        def fn(c, a, b):  # (torch's kernel: beta * input + alpha * vec1 * vec2)
+            r = _jnp.outer(a * alpha if alpha != 1 else a, b)
+            return r if beta == 0 else (c * beta if beta != 1 else c) + r
+        return _out(_apply("Addr", fn, (input, vec1, vec2)), out)
     return _out(_beta_alpha(input, _products.outer(vec1, vec2), beta, alpha), out)
 
 
