@@ -225,6 +225,9 @@ def _ops(t):
         'addmm': lambda: t.addmm(sq, x, m), 'addmm_b0': lambda: t.addmm(sq, x, m, beta=0),
         'addmv': lambda: t.addmv(v[:2], x, v), 'addr': lambda: t.addr(sq, v[:2], v[:2], alpha=2),
         'baddbmm': lambda: t.baddbmm(sq[None], x[None], m[None]), 'addbmm': lambda: t.addbmm(sq, x[None], m[None]),
+        'lerp': lambda: t.lerp(x, x * 2, 0.3), 'lerp_t': lambda: t.lerp(x, x * 2, v.detach()),
+        'lerp_t_': lambda: (x * 1).lerp_(x * 2, v), 'addcmul': lambda: t.addcmul(x, x, x, value=0.5),
+        'addcdiv': lambda: t.addcdiv(x, x, x + 3, value=0.5), 'addcdiv_': lambda: (x * 1).addcdiv_(x, x + 3),
     }
 
 

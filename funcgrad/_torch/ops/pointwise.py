@@ -13,7 +13,8 @@ from ..._src.prims import elementwise as ew
 from .. import _creation as _C
 from .. import _dtype as D
 from . import arithmetic, unary
-from ._common import _TRUEDIV, _bc, _binop, _bshape, _cast, _out, _promote, _result_type_many, _tensor_arg
+from ._common import (_TRUEDIV, _bc, _binop, _bshape, _cast, _one_float_dtype, _out, _promote, _result_type_many,
+                      _tensor_arg)
 from .. import return_types as _rt
 from .._creation import full_like
 from .._tensor import Tensor, _wrap
@@ -25,11 +26,18 @@ from ._common import _check_int_value, _t
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2 (broadcast, with torch's type promotion)."""
     _check_int_value("addcmul", value, input, tensor1, tensor2)
+    if type(value) in _REAL and _one_float_dtype(input, tensor1, tensor2):  # one node, torch's AddcmulBackward0
+        _bshape(_bshape(tuple(input.shape), tuple(tensor1.shape)), tuple(tensor2.shape))
+        return _out(_apply("Addcmul", lambda c, a, b: c + (a * value if value != 1 else a) * b,
+                           (input, tensor1, tensor2)), out)
     dt = _result_type_many([input, tensor1, tensor2])  # (value is a Scalar: it takes no part in the promotion)
     if dt == np.bool_:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     p = arithmetic.mul(tensor1, tensor2)
     return _out(_as_dtype(arithmetic.add(input, p if value == 1 else arithmetic.mul(p, value)), dt), out)
+
+
+_REAL = (int, float)
 
 
 def _as_dtype(r, dt):
@@ -46,6 +54,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     _check_int_value("addcdiv", value, input, tensor1, tensor2)
+    if type(value) in _REAL and _one_float_dtype(input, tensor1, tensor2):  # one node, torch's AddcdivBackward0
+        _bshape(_bshape(tuple(input.shape), tuple(tensor1.shape)), tuple(tensor2.shape))
+        return _out(_apply("Addcdiv", lambda c, a, b: c + (a * value if value != 1 else a) / b,
+                           (input, tensor1, tensor2)), out)
     dt = _result_type_many([input, tensor1, tensor2])
     q = arithmetic.div(tensor1, tensor2)
     return _out(_as_dtype(arithmetic.add(input, q if value == 1 else arithmetic.mul(q, value)), dt), out)

@@ -13,7 +13,7 @@ from .._argcheck import (check_out_dtype as _check_out_dtype, check_same_dtype a
                          dtype_error as _dtype_error)
 from .._tensor import Tensor, _dim
 from .._dispatch import _apply, _apply_prim2
-from ._common import _bshape, _float, _int, _out, _range
+from ._common import _bshape, _float, _int, _one_float_dtype, _out, _range
 from .arithmetic import mul
 
 
@@ -220,18 +220,9 @@ def _addmm(input, mat1, mat2, beta, alpha):
 
 def _one_node(input, beta, alpha, *operands) -> bool:
     """Whether an addmm-family op is recorded as one node of its binds (torch's AddmmBackward0, ...): a tensor
-    input and operands of one float or complex dtype of at least 32 bits, concrete, with real Python numbers
-    as beta and alpha (the other cases keep the op-by-op path with torch's promotions and integer rules)."""
-    if not isinstance(input, Tensor) or input._v is None or type(beta) not in _REAL or type(alpha) not in _REAL:
-        return False
-    dt = input._v.dtype
-    if dt.kind not in "fc" or dt.itemsize < 4:
-        return False
-    for t in operands:
-        v = t._v
-        if v is None or v.dtype != dt:
-            return False
-    return True
+    input and operands of one float or complex dtype (see _one_float_dtype), with real Python numbers as beta
+    and alpha."""
+    return type(beta) in _REAL and type(alpha) in _REAL and _one_float_dtype(input, *operands)
 
 
 _REAL = (int, float)
