@@ -42,15 +42,22 @@ _CASES = {
     "lerp_tc": (lambda t, a, b: t.lerp(a, b, t.tensor([0.2, 0.7, -0.6], dtype=t.float64)), (_a(2, 3), _a(2, 3))),
     "lerp_": (lambda t, a, b: (a * 1).lerp_(b, 0.6), (_a(2, 3), _a(2, 3))),
     "lerp_t_": (lambda t, a, b, w: (a * 1).lerp_(b, w), (_a(2, 3), _a(2, 3), _R.uniform(-1, 2, (3,)))),
+    "var_mean": (lambda t, x: t.var_mean(x), (_a(2, 3),)),
+    "var_mean_d": (lambda t, x: t.var_mean(x, (0, 2), keepdim=True, correction=0), (_a(2, 3, 4),)),
+    "std_mean": (lambda t, x: t.std_mean(x, 1), (_a(2, 3),)),
+    "std_mean_u": (lambda t, x: t.std_mean(x, unbiased=False), (_a(4),)),
+    "std_mean_var": (lambda t, x: t.std_mean(x, -1)[0], (_a(2, 3),)),  # (the mean unused: its node still one)
 }
 _NAMES = list(_CASES)
 
 
 def _run(t, name):
+    """The inputs and the differentiable outputs (one, or several of one node: std_mean, cummax's values)."""
     f, vals = _CASES[name]
     xs = [t.tensor(v.copy(), requires_grad=True) for v in vals]
     y = f(t, *xs)
-    return xs, y
+    ys = list(y) if isinstance(y, tuple) else [y]
+    return xs, [o for o in ys if o.requires_grad]
 
 
 def _nodes(y) -> int:
@@ -67,9 +74,12 @@ def _nodes(y) -> int:
 
 @pytest.mark.parametrize("name", _NAMES)
 def test_one_node_named_as_torch(name):
-    _, y_ref = _run(torch, name)
-    _, y = _run(fg, name)
+    _, ys_ref = _run(torch, name)
+    _, ys = _run(fg, name)
+    y, y_ref = ys[0], ys_ref[0]
     assert y.grad_fn.name() == y_ref.grad_fn.name()
+    assert len(ys) == len(ys_ref) and all(o.grad_fn is y.grad_fn for o in ys)  # (one node for every output)
+    assert [o.output_nr for o in ys] == [o.output_nr for o in ys_ref]
     # (an in-place op on a copy (c * 1) leaves the MulBackward0 of the copy behind it, in both)
     assert _nodes(y) == _nodes(y_ref)
     # (the edges to inputs that require grad: torch lists the others as (None, 0), here they are left out, a
@@ -80,12 +90,13 @@ def test_one_node_named_as_torch(name):
 
 @pytest.mark.parametrize("name", _NAMES)
 def test_values_and_two_gradients_as_torch(name):
-    xs_ref, y_ref = _run(torch, name)
-    xs, y = _run(fg, name)
-    np.testing.assert_allclose(y.detach().numpy(), y_ref.detach().numpy(), rtol=1e-13, atol=1e-14)
-    w = _a(*y_ref.shape)
-    g_ref = torch.autograd.grad(y_ref, xs_ref, torch.tensor(w), create_graph=True)
-    g = fg.autograd.grad(y, xs, fg.tensor(w), create_graph=True)
+    xs_ref, ys_ref = _run(torch, name)
+    xs, ys = _run(fg, name)
+    for y, y_ref in zip(ys, ys_ref):
+        np.testing.assert_allclose(y.detach().numpy(), y_ref.detach().numpy(), rtol=1e-13, atol=1e-14)
+    ws = [_a(*y.shape) for y in ys_ref]
+    g_ref = torch.autograd.grad(ys_ref, xs_ref, [torch.tensor(w) for w in ws], create_graph=True)
+    g = fg.autograd.grad(ys, xs, [fg.tensor(w) for w in ws], create_graph=True)
     for a, b in zip(g, g_ref):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-13, atol=1e-14)
     # the second gradient: of sum_i <g_i, v_i> with respect to every input (unused ones: None in both)

@@ -4,6 +4,7 @@ sum and product."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -290,13 +291,36 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (var(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim if not isinstance(dim, _bool) else None, keepdim))
+    return _moments("VarMean", input, dim, unbiased, keepdim, correction, False)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim if not isinstance(dim, _bool) else None, keepdim))
+    return _moments("StdMean", input, dim, unbiased, keepdim, correction, True)
+
+
+def _moments(name, input, dim, unbiased, keepdim, correction, root):
+    """(var or std, mean) over dim as ONE node with both as outputs, named as torch's (VarMeanBackward0 /
+    StdMeanBackward0): var's and mean's formulas; float16 and bfloat16 computed in float32 and rounded once,
+    as torch's kernel."""
+    dim, ddof, keepdim = _var_args(dim, unbiased, keepdim, correction)
+    dt = input._np_dtype()
+    if D.kind(dt) not in "fc":
+        raise RuntimeError(f"{'std' if root else 'var'}_mean only support floating point and complex dtypes")
+    acc = np.dtype(np.float32) if dt.itemsize == 2 else dt
+    axes = _dims(dim, input.ndim)
+    n = math.prod(input.shape) if axes is None else math.prod([input.shape[i] for i in axes])
+    if n - ddof <= 0:
+        warnings.warn(f"{'std' if root else 'var'}_mean(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).", UserWarning,
+                      stacklevel=3)
+
+    def fn(a):
+        if acc is not dt:
+            a = _cast(a, acc)
+        v = jnp.var(a, axis=axes, ddof=ddof, keepdims=keepdim)
+        r = [_safe_sqrt(v) if root else v, jnp.mean(a, axis=axes, keepdims=keepdim)]
+        return r if acc is dt else [_cast(x, dt) for x in r]
+    return tuple(_apply(name, fn, (input,)))
 
 
 def _keep_all(r, ndim, keepdim):
