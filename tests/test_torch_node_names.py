@@ -229,6 +229,7 @@ def _ops(t):
         'lerp_t_': lambda: (x * 1).lerp_(x * 2, v), 'addcmul': lambda: t.addcmul(x, x, x, value=0.5),
         'addcdiv': lambda: t.addcdiv(x, x, x + 3, value=0.5), 'addcdiv_': lambda: (x * 1).addcdiv_(x, x + 3),
         'var_mean': lambda: t.var_mean(x)[1], 'std_mean': lambda: t.std_mean(x, 1)[0],
+        'cummax': lambda: x.cummax(1)[0], 'cummin': lambda: t.cummin(x, 0).values,
     }
 
 

@@ -47,6 +47,10 @@ _CASES = {
     "std_mean": (lambda t, x: t.std_mean(x, 1), (_a(2, 3),)),
     "std_mean_u": (lambda t, x: t.std_mean(x, unbiased=False), (_a(4),)),
     "std_mean_var": (lambda t, x: t.std_mean(x, -1)[0], (_a(2, 3),)),  # (the mean unused: its node still one)
+    "cummax": (lambda t, x: t.cummax(x, 1), (_a(2, 5),)),
+    "cummin_ties": (lambda t, x: t.cummin(x, 0), (np.array([[2.0, 1.0], [1.0, 3.0], [1.0, 3.0], [0.5, -1.0]]),)),
+    "cummax_0d": (lambda t, x: t.cummax(x, 0), (np.array(1.5),)),
+    "cummax_": (lambda t, x: x.cummax(-1).values, (_a(3, 4),)),
 }
 _NAMES = list(_CASES)
 
