@@ -230,6 +230,9 @@ def _ops(t):
         'addcdiv': lambda: t.addcdiv(x, x, x + 3, value=0.5), 'addcdiv_': lambda: (x * 1).addcdiv_(x, x + 3),
         'var_mean': lambda: t.var_mean(x)[1], 'std_mean': lambda: t.std_mean(x, 1)[0],
         'cummax': lambda: x.cummax(1)[0], 'cummin': lambda: t.cummin(x, 0).values,
+        'embedding': lambda: F.embedding(t.tensor([0, 1]), m),
+        'embedding_pad': lambda: F.embedding(t.tensor([[0, 1]]), m, padding_idx=0, scale_grad_by_freq=True),
+        'nn_embedding': lambda: t.nn.Embedding(3, 2)(t.tensor([[0, 2]])),
     }
 
 

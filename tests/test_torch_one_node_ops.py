@@ -51,6 +51,9 @@ _CASES = {
     "cummin_ties": (lambda t, x: t.cummin(x, 0), (np.array([[2.0, 1.0], [1.0, 3.0], [1.0, 3.0], [0.5, -1.0]]),)),
     "cummax_0d": (lambda t, x: t.cummax(x, 0), (np.array(1.5),)),
     "cummax_": (lambda t, x: x.cummax(-1).values, (_a(3, 4),)),
+    "embedding": (lambda t, w: t.nn.functional.embedding(t.tensor([[0, 2], [2, 1]]), w), (_a(3, 4),)),
+    "embedding_pad_freq": (lambda t, w: t.nn.functional.embedding(t.tensor([0, 2, 2, 1, 2]), w, padding_idx=1,
+                                                                  scale_grad_by_freq=True), (_a(3, 4),)),
 }
 _NAMES = list(_CASES)
 
