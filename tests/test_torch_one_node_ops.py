@@ -54,6 +54,9 @@ _CASES = {
     "embedding": (lambda t, w: t.nn.functional.embedding(t.tensor([[0, 2], [2, 1]]), w), (_a(3, 4),)),
     "embedding_pad_freq": (lambda t, w: t.nn.functional.embedding(t.tensor([0, 2, 2, 1, 2]), w, padding_idx=1,
                                                                   scale_grad_by_freq=True), (_a(3, 4),)),
+    "deg2rad": (lambda t, x: t.deg2rad(x), (_a(2, 3) * 100,)),
+    "rad2deg": (lambda t, x: x.rad2deg(), (_a(2, 3),)),
+    "rad2deg_": (lambda t, x: (x * 1).rad2deg_(), (_a(2, 3),)),
 }
 _NAMES = list(_CASES)
 
@@ -65,6 +68,16 @@ def _run(t, name):
     y = f(t, *xs)
     ys = list(y) if isinstance(y, tuple) else [y]
     return xs, [o for o in ys if o.requires_grad]
+
+
+def test_deg2rad_half_precision_rounds_once_as_torch():
+    # (torch multiplies float16 / bfloat16 in float32 and rounds once: 33.3 degrees -> 1909, not 1908)
+    for dt in ("float16", "bfloat16"):
+        x = np.array([1.0, -200.5, 33.3, 0.7])
+        for f in ("deg2rad", "rad2deg"):
+            a = getattr(fg, f)(fg.tensor(x, dtype=getattr(fg, dt))).float().numpy()
+            b = getattr(torch, f)(torch.tensor(x, dtype=getattr(torch, dt))).float().numpy()
+            np.testing.assert_array_equal(a, b)
 
 
 def _nodes(y) -> int:

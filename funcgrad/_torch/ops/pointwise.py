@@ -18,7 +18,7 @@ from ._common import (_TRUEDIV, _bc, _binop, _bshape, _cast, _one_float_dtype, _
 from .. import return_types as _rt
 from .._creation import full_like
 from .._tensor import Tensor, _wrap
-from .._dispatch import _apply, _apply1
+from .._dispatch import _apply, _apply1, _apply_prim_scalar
 from .._errors import _legacy
 from ._common import _check_int_value, _t
 
@@ -79,13 +79,27 @@ def angle(input, *, out=None):
 
 
 def deg2rad(input, *, out=None):
-    x = input if D.kind(input._np_dtype()) in "fc" else input.to(D.from_np(D.default_float()))
-    return _out(arithmetic.mul(x, math.pi / 180.0), out)
+    return _out(_angle_scale("Deg2Rad", input, math.pi / 180.0), out)
 
 
 def rad2deg(input, *, out=None):
+    return _out(_angle_scale("Rad2Deg", input, 180.0 / math.pi), out)
+
+
+def _angle_scale(name, input, k):
+    """input * k (in the default float dtype for integer input) as one node named as torch's
+    (Deg2RadBackward0 / Rad2DegBackward0): one bind of mul with k in the tensor's dtype."""
     x = input if D.kind(input._np_dtype()) in "fc" else input.to(D.from_np(D.default_float()))
-    return _out(arithmetic.mul(x, 180.0 / math.pi), out)
+    dt = x._np_dtype()
+    if x._v is not None and D.kind(dt) == "f":
+        if dt.itemsize == 2:  # float16 / bfloat16: in float32, rounded once (torch's opmath)
+            c = Array(np.array(k, np.float32))
+            return _apply1(name, lambda a: _cast(ew.mul(_cast(a, _F32), c), dt), x)
+        return _apply_prim_scalar(name, ew.mul_p, ew.mul, x, k, False)
+    return arithmetic.mul(x, k)
+
+
+_F32 = np.dtype(np.float32)
 
 
 def sinc(input, *, out=None):
