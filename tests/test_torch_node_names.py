@@ -234,6 +234,8 @@ def _ops(t):
         'embedding_pad': lambda: F.embedding(t.tensor([[0, 1]]), m, padding_idx=0, scale_grad_by_freq=True),
         'nn_embedding': lambda: t.nn.Embedding(3, 2)(t.tensor([[0, 2]])),
         'deg2rad': lambda: x.deg2rad(), 'rad2deg': lambda: t.rad2deg(x), 'deg2rad_h': lambda: x.half().deg2rad(),
+        'dist': lambda: t.dist(x, x * 2), 'dist_p': lambda: t.dist(x, v, 3), 'renorm': lambda: x.renorm(2, 0, 1),
+        'renorm_': lambda: (x * 1).renorm_(1, 1, 0.5),
     }
 
 

@@ -12,16 +12,16 @@ import warnings
 import numpy as np
 
 from ..._src.prims import linalg_decomp as _ld
-from .. import _creation as _C, _jnp
+from .. import _creation as _C, _dtype as D, _jnp
 from . import arithmetic, comparison, products as _products, reductions, selection, unary, views
-from ._common import _out
+from ._common import _cast, _out
 from .. import linalg as LA
 from .. import return_types as _rt
 from .._argcheck import check_same_dtype
 from .._creation import eye, zeros
 from .._dtype import float16, float32, float64
 from .._tensor import Tensor, _dim
-from .._dispatch import _apply
+from .._dispatch import _apply, _apply1
 from ..linalg import _bcast_batch, _tri, matrix_exp, _multi_dot_dtypes
 
 _svd_t = _rt.svd
@@ -209,16 +209,29 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):
-    """Each slice input.select(dim, i) whose p-norm exceeds maxnorm is scaled to norm maxnorm."""
+    """Each slice input.select(dim, i) whose p-norm exceeds maxnorm is scaled to norm maxnorm: ONE node, torch's
+    RenormBackward0, whose derivative runs through the norm (as torch's renorm_backward). The norms of float16
+    / bfloat16 input accumulate in float32, as torch's; the scale factor is rounded to input's real dtype."""
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     d = _dim(dim, input.ndim)
-    others = [i for i in range(input.ndim) if i != d]
-    n = reductions.norm(input, p, dim=others, keepdim=True) if others else unary.abs(input)
-    scale = selection.where(comparison.gt(n, maxnorm), arithmetic.div(maxnorm, arithmetic.add(n, 1e-7)), _C.ones_like(n))
-    return _out(arithmetic.mul(input, scale), out)
+    dt = input._np_dtype()
+    if D.kind(dt) not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{reductions._legacy_int(dt)}")
+    acc = np.dtype(np.float32) if dt.itemsize == 2 else dt
+    rdt = dt if dt.kind != "c" else np.dtype(np.float32 if dt == np.complex64 else np.float64)
+    norm = reductions._vector_norm(p, tuple(i for i in range(input.ndim) if i != d), True)
+
+    def fn(a):
+        n = norm(a if acc is dt else _cast(a, acc))
+        factor = _jnp.where(n > maxnorm, maxnorm / (n + 1e-7), 1.0)
+        return a * (factor if factor.dtype == rdt else _cast(factor, rdt))
+    return _out(_apply1("Renorm", fn, input), out)
 
 
 def chain_matmul(*matrices, out=None):
