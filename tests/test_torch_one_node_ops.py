@@ -65,6 +65,8 @@ _CASES = {
     "renorm": (lambda t, x: x.renorm(2, 0, 1.0), (_a(3, 4),)),
     "renorm_p1": (lambda t, x: t.renorm(x, 1, 1, 0.8), (_a(3, 4, 2),)),
     "renorm_": (lambda t, x: (x * 1).renorm_(1.5, -1, 0.7), (_a(3, 4),)),
+    "matrix_exp": (lambda t, x: t.linalg.matrix_exp(x), (_a(3, 3),)),
+    "matrix_exp_scaled": (lambda t, x: t.matrix_exp(x), (_a(2, 3, 3) * 6,)),  # (scaling and squaring)
 }
 _NAMES = list(_CASES)
 
