@@ -236,6 +236,7 @@ def _ops(t):
         'deg2rad': lambda: x.deg2rad(), 'rad2deg': lambda: t.rad2deg(x), 'deg2rad_h': lambda: x.half().deg2rad(),
         'dist': lambda: t.dist(x, x * 2), 'dist_p': lambda: t.dist(x, v, 3), 'renorm': lambda: x.renorm(2, 0, 1),
         'renorm_': lambda: (x * 1).renorm_(1, 1, 0.5),
+        'unfold': lambda: x.unfold(1, 2, 1), 'unfold_t': lambda: x.t().unfold(0, 1, 2),
         'matrix_exp': lambda: t.linalg.matrix_exp(sq), 'matrix_exp_0': lambda: t.matrix_exp(sq[:0, :0]),
     }
 
