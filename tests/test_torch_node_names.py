@@ -236,6 +236,8 @@ def _ops(t):
         'deg2rad': lambda: x.deg2rad(), 'rad2deg': lambda: t.rad2deg(x), 'deg2rad_h': lambda: x.half().deg2rad(),
         'dist': lambda: t.dist(x, x * 2), 'dist_p': lambda: t.dist(x, v, 3), 'renorm': lambda: x.renorm(2, 0, 1),
         'renorm_': lambda: (x * 1).renorm_(1, 1, 0.5),
+        'T': lambda: x.T, 'T_1d': lambda: v.T, 'T_3d': lambda: x[None].T, 'H': lambda: x.H, 'mH': lambda: x.mH,
+        'H_c': lambda: t.complex(x, x).H, 'kron': lambda: t.kron(sq, sq), 'kron_v': lambda: t.kron(v, x),
         'unfold': lambda: x.unfold(1, 2, 1), 'unfold_t': lambda: x.t().unfold(0, 1, 2),
         'matrix_exp': lambda: t.linalg.matrix_exp(sq), 'matrix_exp_0': lambda: t.matrix_exp(sq[:0, :0]),
     }

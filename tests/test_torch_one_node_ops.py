@@ -1,6 +1,8 @@
 """Ops that torch records as ONE graph node (AddmmBackward0, LerpBackward1, StdMeanBackward0, ...) are one node
 here too: the node's name, the graph's node count, the values, the gradient and the second gradient
 (create_graph=True) against torch 2.13, in float64."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -71,8 +73,13 @@ _CASES = {
     "unfold_step": (lambda t, x: x.unfold(-1, 2, 3), (_a(3, 7),)),
     "unfold_0d": (lambda t, x: x.unfold(0, 1, 1), (np.array(0.5),)),
     "unfold_view": (lambda t, x: x.t().unfold(0, 2, 1), (_a(2, 4),)),
+    "kron": (lambda t, a, b: t.kron(a, b), (_a(2, 3), _a(3, 2))),
+    "kron_ranks": (lambda t, a, b: t.kron(a, b), (_a(3), _a(2, 1, 2))),
+    "T": (lambda t, x: x.T, (_a(2, 3),)),
 }
 _NAMES = list(_CASES)
+# ops torch records as a chain, here one node named as the chain's last (kron: views, a product, an unsafe view)
+_CHAINS = {"kron", "kron_ranks"}
 # (matrix_exp: torch picks a Taylor polynomial of degree up to 18 by the norm, funcgrad the degree-13 Pade
 # approximant of Higham 2005 after scaling: both exact to rounding, their roundings differ)
 _RTOL = {"matrix_exp": 1e-12, "matrix_exp_scaled": 1e-12}
@@ -122,6 +129,19 @@ def test_unfold_is_a_view_as_torch():
         assert x[1, 1].item() == -1.0
 
 
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3, 4)])
+def test_T_of_other_ranks_warns_as_torch(shape):
+    # (torch warns once per process (TORCH_WARN_ONCE), so only its node is compared; the messages are torch's)
+    msg = "Tensor.T is deprecated on 0-D tensors" if not shape else "The use of `x.T` on tensors of dimension other"
+    with pytest.warns(UserWarning, match=msg):
+        y = fg.zeros(shape, requires_grad=True).T
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y_ref = torch.zeros(shape, requires_grad=True).T
+    assert y.grad_fn.name() == y_ref.grad_fn.name() == "PermuteBackward0"
+    assert tuple(y.shape) == tuple(y_ref.shape) == shape[::-1]
+
+
 def _nodes(y) -> int:
     """The number of graph nodes from y's grad_fn to the leaves (AccumulateGrad not counted)."""
     seen, todo = set(), [y.grad_fn]
@@ -142,6 +162,9 @@ def test_one_node_named_as_torch(name):
     assert y.grad_fn.name() == y_ref.grad_fn.name()
     assert len(ys) == len(ys_ref) and all(o.grad_fn is y.grad_fn for o in ys)  # (one node for every output)
     assert [o.output_nr for o in ys] == [o.output_nr for o in ys_ref]
+    if name in _CHAINS:
+        assert _nodes(y) == 1 < _nodes(y_ref)
+        return
     # (an in-place op on a copy (c * 1) leaves the MulBackward0 of the copy behind it, in both)
     assert _nodes(y) == _nodes(y_ref)
     # (the edges to inputs that require grad: torch lists the others as (None, 0), here they are left out, a

@@ -481,9 +481,17 @@ def _size_args(f):
 
 
 def _T(self):
-    if self.ndim != 2 and self.ndim != 0:
-        return views.permute(self, tuple(reversed(range(self.ndim))))
-    return views.t(self)
+    """The dimensions reversed: a permute, as torch's (PermuteBackward0, for matrices too); torch's deprecation
+    warnings for other ranks."""
+    if self.ndim != 2:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+                      if self.ndim == 0 else _T_DEPRECATED, UserWarning, stacklevel=2)
+    return views.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+
+_T_DEPRECATED = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                 "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                 "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
 
 
 def _mT(self):
@@ -517,7 +525,10 @@ def _H(self):
     if self.ndim not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
                            + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
-    return _conj(_T(self)) if self.ndim == 2 else _conj(self)
+    if self.ndim == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return _conj(self)
+    return _conj(views.transpose(self, 0, 1))  # (torch's TransposeBackward0)
 
 
 def _neg_dunder(self):

@@ -364,7 +364,9 @@ def tensordot(a, b, dims=2):
 
 
 def kron(input, other):
-    return _apply("Kron", lambda a, b: jnp.kron(a, b), (input, other))
+    """The Kronecker product, one node named as the last of torch's decomposition (reshapes, a product, an
+    unsafe view: UnsafeViewBackward0)."""
+    return _apply("UnsafeView", lambda a, b: jnp.kron(a, b), (input, other))
 
 
 def cross(input, other, dim=None):
