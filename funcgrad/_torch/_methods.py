@@ -53,7 +53,8 @@ def _make_inplace(op, name):
 _INPLACE_NODES = {"clamp": lambda ts: "Clamp" if ts else "Clamp1", "clip": lambda ts: "Clamp" if ts else "Clamp1",
                   "clamp_min": lambda ts: "ClampMin1" if ts else "ClampMin",
                   "clamp_max": lambda ts: "ClampMax1" if ts else "ClampMax",
-                  "lerp": lambda ts: "Lerp1" if len(ts) == 2 else "Lerp"}  # (lerp_: LerpBackward1 for a tensor weight)
+                  "lerp": lambda ts: "Lerp1" if len(ts) == 2 else "Lerp",  # (LerpBackward1 for a tensor weight)
+                  "xlogy": lambda ts: "Xlogy" if ts else "Xlogy2"}
 
 
 def _bc_into(src, dst) -> bool:

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _jnp as jnp
 from ..._src.core.array import Array
-from ..._src.prims import elementwise as ew
+from ..._src.prims import elementwise as ew, special as _sp
 from .. import _creation as _C
 from .. import _dtype as D
 from . import arithmetic, unary
@@ -233,8 +233,12 @@ def mvlgamma(input, p):
     if D.kind(input._np_dtype()) not in "f":
         raise RuntimeError("mvlgamma: Expected a floating point tensor as input")
     # (torch computes outside the domain x > (p - 1) / 2 too, as lgamma's sum)
-    args = arithmetic.sub(input.unsqueeze(-1), _wrap(Array(np.arange(p, dtype=input._np_dtype()) / 2)))
-    return arithmetic.add(unary.lgamma(args).sum(-1), p * (p - 1) / 4 * math.log(math.pi))
+    offs = Array(np.arange(p, dtype=input._np_dtype()) / 2)
+    c = p * (p - 1) / 4 * math.log(math.pi)
+    if _one_float_dtype(input):  # one node, torch's MvlgammaBackward0
+        return _apply1("Mvlgamma", lambda a: jnp.sum(_sp.lgamma(jnp.expand_dims(a, -1) - offs), axis=-1) + c, input)
+    args = arithmetic.sub(input.unsqueeze(-1), _wrap(offs))
+    return arithmetic.add(unary.lgamma(args).sum(-1), c)
 
 
 
