@@ -39,7 +39,7 @@ def _fdt(dt):
 
 def _unary(name, afn, doc=""):
     """A float elementwise op: integer/bool input computes in the default float dtype. `name`: the node's,
-    torch's (torch.special's own ops carry its Special prefix: SpecialI0eBackward0; a trailing digit names
+    torch's (torch.special's own ops carry its Special prefix: SpecialI0EBackward0; a trailing digit names
     the overload: "SpecialI10" is SpecialI1Backward0)."""
     def op(input, *, out=None):
         dt = _fdt(input._np_dtype())
