@@ -54,7 +54,7 @@ _INPLACE_NODES = {"clamp": lambda ts: "Clamp" if ts else "Clamp1", "clip": lambd
                   "clamp_min": lambda ts: "ClampMin1" if ts else "ClampMin",
                   "clamp_max": lambda ts: "ClampMax1" if ts else "ClampMax",
                   "lerp": lambda ts: "Lerp1" if len(ts) == 2 else "Lerp",  # (LerpBackward1 for a tensor weight)
-                  "xlogy": lambda ts: "Xlogy" if ts else "Xlogy2"}
+                  "xlogy": lambda ts: "Xlogy" if ts else "Xlogy2", "square": "Pow"}
 
 
 def _bc_into(src, dst) -> bool:
@@ -507,13 +507,13 @@ def _mT(self):
 def _real(self):
     if self._np_dtype().kind != "c":
         return self
-    return _apply1("Real", lambda a: ew.real(a), self)
+    return _apply1("Select", lambda a: ew.real(a), self)  # (torch's: a select of view_as_real)
 
 
 def _imag(self):
     if self._np_dtype().kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _apply1("Imag", lambda a: ew.imag(a), self)
+    return _apply1("Select", lambda a: ew.imag(a), self)  # (torch's: a select of view_as_real)
 
 
 def _conj(self):

@@ -158,7 +158,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
     d = None if dim is None else _dim(dim, input.ndim)
     axes = None if d is None else () if input.ndim == 0 else (d,)  # (a 0-d tensor's dim 0: jnp has no axis 0)
-    return _apply1("Prod", lambda a: _cast(jnp.prod(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
+    return _apply1("Prod" if d is None else "Prod1",  # (torch's prod.dim_int: ProdBackward1)
+                   lambda a: _cast(jnp.prod(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
 
 
 def _float_check(name, dt, dtype=None):
