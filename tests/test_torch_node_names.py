@@ -255,6 +255,8 @@ def _ops(t):
         'pdist': lambda: F.pdist(x), 'pdist_1': lambda: F.pdist(m, 1), 'block_diag': lambda: t.block_diag(x, sq, v),
         'square_': lambda: (x * 1).square_(), 'real': lambda: t.complex(x, x).real, 'imag': lambda: t.complex(x, x).imag,
         'real_f': lambda: t.real(t.complex(x, x)), 'polar': lambda: t.polar(x.abs(), x),
+        'tensordot': lambda: t.tensordot(x, m, 1), 'tensordot_2': lambda: t.tensordot(x, x, 2),
+        'tensordot_l': lambda: t.tensordot(x, v, ([1], [0])),
         'T': lambda: x.T, 'T_1d': lambda: v.T, 'T_3d': lambda: x[None].T, 'H': lambda: x.H, 'mH': lambda: x.mH,
         'H_c': lambda: t.complex(x, x).H, 'kron': lambda: t.kron(sq, sq), 'kron_v': lambda: t.kron(v, x),
         'unfold': lambda: x.unfold(1, 2, 1), 'unfold_t': lambda: x.t().unfold(0, 1, 2),

@@ -360,7 +360,9 @@ def tensordot(a, b, dims=2):
         elif sa != sb:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} in dim {i} and "
                                f"second has size {sb} in dim {j}")
-    return _apply("Tensordot", lambda x, y: jnp.tensordot(x, y, axes=dims), (a, b))
+    # (one node, named as the last of torch's decomposition (an mm's result viewed in the output shape):
+    # "View0" is ViewBackward0, as an op that reads its inputs, unlike a view)
+    return _apply("View0", lambda x, y: jnp.tensordot(x, y, axes=dims), (a, b))
 
 
 def kron(input, other):
