@@ -251,7 +251,7 @@ def _ops(t):
         'irfft2': lambda: t.fft.irfft2(t.complex(x, x)), 'hfftn': lambda: t.fft.hfftn(x),
         'ihfft2': lambda: t.fft.ihfft2(x), 'ihfftn_1': lambda: t.fft.ihfftn(x, dim=(1,)),
         'fftshift': lambda: t.fft.fftshift(x), 'ifftshift': lambda: t.fft.ifftshift(x, dim=0),
-        'prod_d': lambda: x.prod(1), 'prod_dk': lambda: t.prod(x, 0, keepdim=True), 'prod': lambda: x.prod(),
+        'prod_d': lambda: x.prod(1), 'prod_dk': lambda: t.prod(x, 0, keepdim=True),
         'pdist': lambda: F.pdist(x), 'pdist_1': lambda: F.pdist(m, 1), 'block_diag': lambda: t.block_diag(x, sq, v),
         'square_': lambda: (x * 1).square_(), 'real': lambda: t.complex(x, x).real, 'imag': lambda: t.complex(x, x).imag,
         'real_f': lambda: t.real(t.complex(x, x)), 'polar': lambda: t.polar(x.abs(), x),

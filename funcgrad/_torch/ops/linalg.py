@@ -165,7 +165,7 @@ def _beta_alpha(input, prod, beta, alpha):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_b batch1[b] @ batch2[b]."""
     if batch1.ndim != 3 or batch2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
     if isinstance(input, Tensor):
         check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, batch2)
     check_same_dtype("mat1 and mat2 must have the same dtype, but got {0} and {1}", batch1, batch2)
