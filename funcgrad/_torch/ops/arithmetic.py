@@ -397,6 +397,12 @@ def lerp(input, end, weight, *, out=None):
             _bshape(_bshape(tuple(input.shape), tuple(end.shape)), tuple(weight.shape))
             return _out(_apply("Lerp1", _lerp_tensor, (input, end, weight)), out)
     elif type(weight) in (_int, _float) and _one_float_dtype(input, end):  # one node, torch's LerpBackward0
+        if input.shape == end.shape:  # (the binds straight, the weight a 0-d constant)
+            dt = input._v.dtype
+            small = abs(weight) < 0.5
+            k = Array(np.array(weight if small else 1 - weight, dt))
+            return _out(_apply("Lerp", (lambda a, b: ew.add(a, ew.mul(k, ew.sub(b, a)))) if small else
+                               (lambda a, b: ew.sub(b, ew.mul(ew.sub(b, a), k))), (input, end)), out)
         _bshape(tuple(input.shape), tuple(end.shape))
         return _out(_apply("Lerp", lambda a, b: _lerp_number(a, b, weight), (input, end)), out)
     diff = sub(end, input)

@@ -27,6 +27,10 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2 (broadcast, with torch's type promotion)."""
     _check_int_value("addcmul", value, input, tensor1, tensor2)
     if type(value) in _REAL and _one_float_dtype(input, tensor1, tensor2):  # one node, torch's AddcmulBackward0
+        if input.shape == tensor1.shape == tensor2.shape:  # (the binds straight, the number a 0-d constant)
+            k = _const(value, input._v.dtype)
+            return _out(_apply("Addcmul", lambda c, a, b: ew.add(c, ew.mul(ew.mul(a, k) if value != 1 else a, b)),
+                               (input, tensor1, tensor2)), out)
         _bshape(_bshape(tuple(input.shape), tuple(tensor1.shape)), tuple(tensor2.shape))
         return _out(_apply("Addcmul", lambda c, a, b: c + (a * value if value != 1 else a) * b,
                            (input, tensor1, tensor2)), out)
@@ -38,6 +42,17 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 
 
 _REAL = (int, float)
+_CONSTS: dict = {}
+
+
+def _const(v, dt):
+    """The number v as a 0-d Array of dtype dt (cached): an operand of a bind on arrays of dt."""
+    c = _CONSTS.get((v, dt))
+    if c is None:
+        if len(_CONSTS) > 1024:
+            _CONSTS.clear()
+        c = _CONSTS[(v, dt)] = Array(np.array(v, dt))
+    return c
 
 
 def _as_dtype(r, dt):
@@ -55,6 +70,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     _check_int_value("addcdiv", value, input, tensor1, tensor2)
     if type(value) in _REAL and _one_float_dtype(input, tensor1, tensor2):  # one node, torch's AddcdivBackward0
+        if input.shape == tensor1.shape == tensor2.shape:  # (the binds straight, the number a 0-d constant)
+            k = _const(value, input._v.dtype)
+            return _out(_apply("Addcdiv", lambda c, a, b: ew.add(c, ew.div(ew.mul(a, k) if value != 1 else a, b)),
+                               (input, tensor1, tensor2)), out)
         _bshape(_bshape(tuple(input.shape), tuple(tensor1.shape)), tuple(tensor2.shape))
         return _out(_apply("Addcdiv", lambda c, a, b: c + (a * value if value != 1 else a) / b,
                            (input, tensor1, tensor2)), out)
