@@ -257,6 +257,8 @@ def _ops(t):
         'real_f': lambda: t.real(t.complex(x, x)), 'polar': lambda: t.polar(x.abs(), x),
         'tensordot': lambda: t.tensordot(x, m, 1), 'tensordot_2': lambda: t.tensordot(x, x, 2),
         'tensordot_l': lambda: t.tensordot(x, v, ([1], [0])),
+        'stft': lambda: t.stft(x.reshape(-1).repeat(3), 4, window=t.hann_window(4), return_complex=True),
+        'stft_b': lambda: t.stft(x.repeat(1, 3), 4, window=t.hann_window(4), return_complex=True),
         'T': lambda: x.T, 'T_1d': lambda: v.T, 'T_3d': lambda: x[None].T, 'H': lambda: x.H, 'mH': lambda: x.mH,
         'H_c': lambda: t.complex(x, x).H, 'kron': lambda: t.kron(sq, sq), 'kron_v': lambda: t.kron(v, x),
         'unfold': lambda: x.unfold(1, 2, 1), 'unfold_t': lambda: x.t().unfold(0, 1, 2),
