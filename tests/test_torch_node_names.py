@@ -259,6 +259,7 @@ def _ops(t):
         'tensordot_l': lambda: t.tensordot(x, v, ([1], [0])),
         'stft': lambda: t.stft(x.reshape(-1).repeat(3), 4, window=t.hann_window(4), return_complex=True),
         'stft_b': lambda: t.stft(x.repeat(1, 3), 4, window=t.hann_window(4), return_complex=True),
+        'trapezoid': lambda: t.trapezoid(x), 'trapz_dx': lambda: t.trapz(x, dx=0.5, dim=0),
         'T': lambda: x.T, 'T_1d': lambda: v.T, 'T_3d': lambda: x[None].T, 'H': lambda: x.H, 'mH': lambda: x.mH,
         'H_c': lambda: t.complex(x, x).H, 'kron': lambda: t.kron(sq, sq), 'kron_v': lambda: t.kron(v, x),
         'unfold': lambda: x.unfold(1, 2, 1), 'unfold_t': lambda: x.t().unfold(0, 1, 2),

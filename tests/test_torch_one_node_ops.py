@@ -97,11 +97,13 @@ _CASES = {
     "block_diag": (lambda t, a, b, c: t.block_diag(a, b, c), (_a(2, 3), _a(3), np.array(0.5))),
     "prod_d": (lambda t, x: x.prod(1), (_a(2, 4),)),
     "tensordot": (lambda t, a, b: t.tensordot(a, b, ([0, 2], [1, 0])), (_a(2, 3, 4), _a(4, 2, 5))),
+    "trapezoid": (lambda t, y: t.trapezoid(y), (_a(2, 5),)),
+    "trapezoid_dx": (lambda t, y: t.trapz(y, dx=0.3, dim=0), (_a(4, 3),)),
 }
 _NAMES = list(_CASES)
 # ops torch records as a chain, here one node named as the chain's last (kron: views, a product, an unsafe view;
-# tensordot: permutes, reshapes, an mm, a view)
-_CHAINS = {"kron", "kron_ranks", "tensordot"}
+# tensordot: permutes, reshapes, an mm, a view; trapezoid: a sum, selects, an add, products)
+_CHAINS = {"kron", "kron_ranks", "tensordot", "trapezoid", "trapezoid_dx"}
 # (matrix_exp: torch picks a Taylor polynomial of degree up to 18 by the norm, funcgrad the degree-13 Pade
 # approximant of Higham 2005 after scaling: both exact to rounding, their roundings differ)
 _RTOL = {"matrix_exp": 1e-12, "matrix_exp_scaled": 1e-12}
