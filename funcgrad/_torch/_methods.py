@@ -52,7 +52,9 @@ def _make_inplace(op, name):
 # or a tensor one (ClampBackward0, ClampMinBackward1)
 _INPLACE_NODES = {"clamp": lambda ts: "Clamp" if ts else "Clamp1", "clip": lambda ts: "Clamp" if ts else "Clamp1",
                   "clamp_min": lambda ts: "ClampMin1" if ts else "ClampMin",
-                  "clamp_max": lambda ts: "ClampMax1" if ts else "ClampMax"}
+                  "clamp_max": lambda ts: "ClampMax1" if ts else "ClampMax",
+                  "lerp": lambda ts: "Lerp1" if len(ts) == 2 else "Lerp",  # (LerpBackward1 for a tensor weight)
+                  "xlogy": lambda ts: "Xlogy" if ts else "Xlogy2", "square": "Pow"}
 
 
 def _bc_into(src, dst) -> bool:
@@ -480,9 +482,17 @@ def _size_args(f):
 
 
 def _T(self):
-    if self.ndim != 2 and self.ndim != 0:
-        return views.permute(self, tuple(reversed(range(self.ndim))))
-    return views.t(self)
+    """The dimensions reversed: a permute, as torch's (PermuteBackward0, for matrices too); torch's deprecation
+    warnings for other ranks."""
+    if self.ndim != 2:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+                      if self.ndim == 0 else _T_DEPRECATED, UserWarning, stacklevel=2)
+    return views.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+
+_T_DEPRECATED = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                 "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                 "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
 
 
 def _mT(self):
@@ -497,13 +507,13 @@ def _mT(self):
 def _real(self):
     if self._np_dtype().kind != "c":
         return self
-    return _apply1("Real", lambda a: ew.real(a), self)
+    return _apply1("Select", lambda a: ew.real(a), self)  # (torch's: a select of view_as_real)
 
 
 def _imag(self):
     if self._np_dtype().kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _apply1("Imag", lambda a: ew.imag(a), self)
+    return _apply1("Select", lambda a: ew.imag(a), self)  # (torch's: a select of view_as_real)
 
 
 def _conj(self):
@@ -516,7 +526,10 @@ def _H(self):
     if self.ndim not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
                            + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
-    return _conj(_T(self)) if self.ndim == 2 else _conj(self)
+    if self.ndim == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return _conj(self)
+    return _conj(views.transpose(self, 0, 1))  # (torch's TransposeBackward0)
 
 
 def _neg_dunder(self):

@@ -12,7 +12,8 @@ from ..autograd import graph as _graph
 from ..autograd.grad_mode import state
 from . import _views
 from ._errors import _LEAF_MSG, _VIEW_LEAF_MSG
-from . import _creation as C
+from . import _creation as C, _jnp
+from .._src.core.array import Array
 from .ops import join_split, reductions, shape, views
 from ._storage import TypedStorage, UntypedStorage
 from ._tensor import Tensor, _dim
@@ -175,7 +176,8 @@ def _sum_to_size(self, *size):
 
 def _unfold(self, dimension, size, step):
     """A view of all the length-`size` slices of dimension `dimension` taken every `step`, as a new last
-    dimension."""
+    dimension; one node named as torch's (UnfoldBackward0), whose derivative is a gather's (the windows'
+    positions: its rule scatter-adds, as torch's unfold_backward)."""
     d = _dim(dimension, max(self.ndim, 1))
     n = self.shape[d] if self.ndim else 1
     if size > n:
@@ -183,15 +185,19 @@ def _unfold(self, dimension, size, step):
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     if self.ndim == 0:
-        return self.reshape(1)
+        return _views._view("Unfold", self, lambda x: x.reshape(1), lambda a: _jnp.reshape(a, (1,)))
     count = (n - size) // step + 1
-    st = self.stride()
-    new_size = list(self.shape)
-    new_size[d] = count
-    new_stride = list(st)
-    new_stride[d] = st[d] * step
-    return shape.as_strided(self, new_size + [size], new_stride + [st[d]],
-                        self.storage_offset() if self._v is not None else 0)
+    shape_ = tuple(self.shape[:d]) + (count,) + tuple(self.shape[d + 1:]) + (size,)
+    at = Array((np.arange(count) * step)[:, None] + np.arange(size))
+
+    def np_fn(x):
+        st = x.strides
+        return np.lib.stride_tricks.as_strided(x, shape_, st[:d] + (st[d] * step,) + st[d + 1:] + (st[d],),
+                                               writeable=x.flags.writeable)
+
+    def arr_fn(a):
+        return _jnp.moveaxis(_jnp.take(a, at, axis=d), d + 1, -1)
+    return _views._view("Unfold", self, np_fn, arr_fn)
 
 
 def _storage_m(self):

@@ -38,7 +38,9 @@ def _fdt(dt):
 
 
 def _unary(name, afn, doc=""):
-    """A float elementwise op: integer/bool input computes in the default float dtype."""
+    """A float elementwise op: integer/bool input computes in the default float dtype. `name`: the node's,
+    torch's (torch.special's own ops carry its Special prefix: SpecialI0EBackward0; a trailing digit names
+    the overload: "SpecialI10" is SpecialI1Backward0)."""
     def op(input, *, out=None):
         dt = _fdt(input._np_dtype())
         return _out(_apply1(name, lambda a: afn(_cast(a, dt)), input), out)
@@ -58,10 +60,12 @@ def _full(a, v):
     return jnp.full(a.shape, v, a.dtype)
 
 
-i0e = _unary("I0e", _bs.bessel_i0e, "exp(-|x|) I0(x)")
-i1e = _unary("I1e", _bs.bessel_i1e, "exp(-|x|) I1(x)")
-bessel_j0 = _unary("BesselJ0", _bs.bessel_j0, "The Bessel function of the first kind of order 0.")
-bessel_j1 = _unary("BesselJ1", _bs.bessel_j1, "The Bessel function of the first kind of order 1.")
+i0e = _unary("SpecialI0e", _bs.bessel_i0e, "exp(-|x|) I0(x)")
+i1e = _unary("SpecialI1e", _bs.bessel_i1e, "exp(-|x|) I1(x)")
+# (torch gives J0, J1, spherical J0 and the orthogonal polynomials no gradient; here they have the cards' own.
+# Their nodes are named as torch would: SpecialBesselJ0Backward0)
+bessel_j0 = _unary("SpecialBesselJ00", _bs.bessel_j0, "The Bessel function of the first kind of order 0.")
+bessel_j1 = _unary("SpecialBesselJ10", _bs.bessel_j1, "The Bessel function of the first kind of order 1.")
 # (torch's |x|, derivative 0 at 0, pairs with the i0e/i1e cards' sign(x) there: i0'(0) = 0 as torch)
 def _half_in32(afn):
     """afn in float32 for float16/bfloat16 input, rounded once (torch's opmath; exp(|x|) alone overflows
@@ -75,7 +79,7 @@ def _half_in32(afn):
 
 i0 = _unary("I0", _half_in32(lambda a: _bs.bessel_i0e(a) * ew.exp(ew.abs(a, "torch"))),
             "The modified Bessel function I0.")
-i1 = _unary("I1", _half_in32(lambda a: _bs.bessel_i1e(a) * ew.exp(ew.abs(a, "torch"))),
+i1 = _unary("SpecialI10", _half_in32(lambda a: _bs.bessel_i1e(a) * ew.exp(ew.abs(a, "torch"))),
             "The modified Bessel function I1.")
 
 _SQRT1_2 = 1 / math.sqrt(2.0)
@@ -97,13 +101,13 @@ def _log_ndtr(a):
     return ew.select(far, tail, near)
 
 
-ndtr = _unary("Ndtr", _in64(_ndtr), "The standard normal CDF.")
-ndtri = _unary("Ndtri", _in64(_ssc.ndtri), "The inverse of the standard normal CDF (the JAX face's card: "
+ndtr = _unary("Mul1", _in64(_ndtr), "The standard normal CDF.")
+ndtri = _unary("SpecialNdtri", _in64(_ssc.ndtri), "The inverse of the standard normal CDF (the JAX face's card: "
                "accurate in both tails).")
-log_ndtr = _unary("LogNdtr", _in64(_log_ndtr), "log of the standard normal CDF (stable in the left tail).")
+log_ndtr = _unary("SpecialLogNdtr", _in64(_log_ndtr), "log of the standard normal CDF (stable in the left tail).")
 
 
-entr = _unary("Entr", lambda a: _ssc.entr_p.bind(a, kink="torch"),
+entr = _unary("SpecialEntr", lambda a: _ssc.entr_p.bind(a, kink="torch"),
               "-x log x for x > 0, 0 at 0, -inf for x < 0 (derivative -(log x + 1): +inf at 0, NaN below, as torch).")
 
 
@@ -128,12 +132,18 @@ def _x_times(card):
 
 def xlog1py(input, other, *, out=None):
     """x * log1p(y), 0 at x == 0 (unless y is NaN)."""
-    return _out(_binop("Xlog1py", _x_times(_ssp.xlog1py), input, other, _TRUEDIV), out)
+    return _out(_binop(_overload("SpecialXlog1py", input, other), _x_times(_ssp.xlog1py), input, other, _TRUEDIV),
+                out)
 
 
 def xlogy(input, other, *, out=None):
     """x * log(y), 0 at x == 0 (unless y is NaN)."""
-    return _out(_binop("Xlogy", _x_times(_ssp.xlogy), input, other, _TRUEDIV), out)
+    return _out(_binop(_overload("Xlogy", input, other), _x_times(_ssp.xlogy), input, other, _TRUEDIV), out)
+
+
+def _overload(name, input, other):
+    """torch's node for a binary op by overload: a number as self (...Backward1) or as other (...Backward2)."""
+    return name + "1" if not isinstance(input, Tensor) else name + "2" if not isinstance(other, Tensor) else name
 
 
 def polygamma(n, input, *, out=None):
@@ -276,7 +286,7 @@ shifted_chebyshev_polynomial_v = _shifted(chebyshev_polynomial_v, "shifted_cheby
 shifted_chebyshev_polynomial_w = _shifted(chebyshev_polynomial_w, "shifted_chebyshev_polynomial_w")
 
 
-erfcx = _unary("Erfcx", _sp.erfcx, "The scaled complementary error function exp(x^2) erfc(x).")
+erfcx = _unary("SpecialErfcx", _sp.erfcx, "The scaled complementary error function exp(x^2) erfc(x).")
 
 
 def spherical_bessel_j0(input, *, out=None):
@@ -287,7 +297,7 @@ def spherical_bessel_j0(input, *, out=None):
         safe = ew.select(ew.bitwise_or(z, inf), jnp.ones_like(a), a)
         return ew.select(z, jnp.ones_like(a), ew.select(inf, jnp.zeros_like(a), ew.sin(safe) / safe))
     dt = _fdt(input._np_dtype())
-    return _out(_apply1("SphericalBesselJ0", lambda a: f(_cast(a, dt)), input), out)
+    return _out(_apply1("SpecialSphericalBesselJ00", lambda a: f(_cast(a, dt)), input), out)
 
 
 _ = _apply

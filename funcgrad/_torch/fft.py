@@ -78,6 +78,24 @@ def _fill_s(input, s, dims):
     return tuple(input.shape[d] if v == -1 else v for v, d in zip(s, dims))
 
 
+# torch's node of each transform (the last op of its decomposition): real-to-complex (FftR2CBackward0),
+# complex-to-complex and complex-to-real kernels, or the conjugate that ends ifft of real input and ihfft
+# (ihfft2/ihfftn of several dims end in a complex-to-complex one); by (name, input complex?, several dims?)
+_NODES = {"fft": ("FftR2C", "FftC2C"), "ifft": ("Conj", "FftC2C"), "rfft": ("FftR2C",) * 2,
+          "irfft": ("FftC2R",) * 2, "hfft": ("FftC2R",) * 2, "ihfft": ("Conj",) * 2}
+
+
+def _node(name, input, ndims=1):
+    if name.endswith(("2", "n")):
+        base = name[:-1]
+        if base in ("fft", "ifft"):
+            return "FftC2C"  # (real input is made complex first)
+        if base == "ihfft":
+            return "Conj" if ndims == 1 else "FftC2C"
+        name = base
+    return _NODES[name][input._np_dtype().kind == "c"]
+
+
 def _one(name, kind, real_only=False):
     jfn = getattr(_jfft, kind)
 
@@ -85,7 +103,7 @@ def _one(name, kind, real_only=False):
         _check(input, name, norm, real_only)
         _n(n, name)
         (d,) = _dims(input, dim, None)
-        return _out(_apply1("Fft" + name.capitalize(), lambda a: jfn(a, n, d, norm), input), out)
+        return _out(_apply1(_node(name, input), lambda a: jfn(a, n, d, norm), input), out)
     op.__name__ = name
     op.__doc__ = f"torch.fft.{name}: the one-dimensional {kind} along dim (length n, cropped or zero-padded)."
     return op
@@ -112,7 +130,7 @@ def _many(name, kind, default_dim, real_only=False):
         ss = _fill_s(input, s, dims)
         if kind in ("rfft", "irfft") and not dims:
             raise RuntimeError(f"{name} must transform at least one axis")
-        return _out(_apply1("Fft" + name.capitalize(), lambda a: jfn(a, ss, dims, norm), input), out)
+        return _out(_apply1(_node(name, input, len(dims)), lambda a: jfn(a, ss, dims, norm), input), out)
     op.__name__ = name
     op.__doc__ = f"torch.fft.{name}: the {kind} over dims {default_dim or 'all'} (sizes s)."
     return op
@@ -143,7 +161,7 @@ def _hermitian_many(name, default_dim, inverse):
             fn = lambda a: _ew.conj(_jfft.rfftn(a, ss, dims, sw))  # noqa: E731
         else:
             fn = lambda a: _jfft.irfftn(_ew.conj(_jfft._as_complex(a)), ss, dims, sw)  # noqa: E731
-        return _out(_apply1("Fft" + name.capitalize(), fn, input), out)
+        return _out(_apply1(_node(name, input, len(dims)), fn, input), out)
     op.__name__ = name
     return op
 
@@ -184,7 +202,7 @@ def _shift(name):
 
     def op(input: Tensor, dim: _Dims = None) -> Tensor:
         dims = tuple(range(input.ndim)) if dim is None else _dims(input, dim, None)
-        return _apply1(name.capitalize(), lambda a: jfn(a, dims), input)
+        return _apply1("Roll", lambda a: jfn(a, dims), input)  # (torch's: a roll)
     op.__name__ = name
     op.__doc__ = f"torch.fft.{name}: roll each of dims by half its length ({'inverse ' if name[0] == 'i' else ''}shift)."
     return op

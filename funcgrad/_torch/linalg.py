@@ -352,24 +352,27 @@ def matrix_exp(A):
                            f"{A.dtype}")
     n = A.shape[-1]
     if n == 0 or A.numel() == 0:
-        return A.clone()
+        return _apply1("LinalgMatrixExp", lambda a: a, A)  # (empty: a copy, the node still torch's)
     h = A._host()
     norm1 = float(np.max(np.abs(h).sum(-2))) if h.size else 0.0
     theta = 5.371920351148152
     s = max(0, int(math.ceil(math.log2(norm1 / theta)))) if norm1 > theta else 0
-    X = A / (2.0 ** s) if s else A
-    I_ = _C.eye(n, dtype=A.dtype).expand(*A.shape)
+    eye = Array(np.broadcast_to(np.eye(n, dtype=A._np_dtype()), tuple(A.shape)))
     b = _PADE13
-    X2 = _products.matmul(X, X)
-    X4 = _products.matmul(X2, X2)
-    X6 = _products.matmul(X4, X2)
-    U = _products.matmul(X, _products.matmul(X6, X6 * b[13] + X4 * b[11] + X2 * b[9]) + X6 * b[7] + X4 * b[5] + X2 * b[3]
-                 + I_ * b[1])
-    V = _products.matmul(X6, X6 * b[12] + X4 * b[10] + X2 * b[8]) + X6 * b[6] + X4 * b[4] + X2 * b[2] + I_ * b[0]
-    R = solve(V - U, V + U)
-    for _ in range(s):
-        R = _products.matmul(R, R)
-    return R
+
+    def fn(a):  # (one node, torch's LinalgMatrixExpBackward0: the derivative that of these binds)
+        X = a / (2.0 ** s) if s else a
+        X2 = jnp.matmul(X, X)
+        X4 = jnp.matmul(X2, X2)
+        X6 = jnp.matmul(X4, X2)
+        U = jnp.matmul(X, jnp.matmul(X6, X6 * b[13] + X4 * b[11] + X2 * b[9]) + X6 * b[7] + X4 * b[5] + X2 * b[3]
+                       + eye * b[1])
+        V = jnp.matmul(X6, X6 * b[12] + X4 * b[10] + X2 * b[8]) + X6 * b[6] + X4 * b[4] + X2 * b[2] + eye * b[0]
+        R = jnp.linalg.solve(V - U, V + U)
+        for _ in range(s):
+            R = jnp.matmul(R, R)
+        return R
+    return _apply1("LinalgMatrixExp", fn, A)
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):

@@ -34,6 +34,26 @@ _NPB = np.dtype(np.bool_)
 _NPI64 = np.dtype(np.int64)
 
 
+def _one_float_dtype(*ts) -> bool:
+    """Whether ts are concrete tensors of one float or complex dtype of at least 32 bits: where a fused op
+    (addmm, addcmul, lerp, ...) is recorded as one node of its binds, as torch's one kernel. (Other dtypes keep
+    their op-by-op path, with torch's promotions, integer rules and float16 roundings.)"""
+    dt = None
+    for t in ts:
+        if not isinstance(t, Tensor):
+            return False
+        v = t._v
+        if v is None:
+            return False
+        if dt is None:
+            dt = v.dtype
+            if dt.kind not in "fc" or dt.itemsize < 4:
+                return False
+        elif v.dtype != dt:
+            return False
+    return True
+
+
 def _is_scalar(x) -> bool:
     return isinstance(x, (_bool, _int, _float, complex, np.generic)) and not isinstance(x, Tensor)
 

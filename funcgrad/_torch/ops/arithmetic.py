@@ -10,9 +10,9 @@ from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import Tensor
-from .._dispatch import _apply1
+from .._dispatch import _apply, _apply1
 from ._common import (_ARITH, _any, _legacy_name, _bc, _binop, _bool, _bshape, _float, _int, _is_scalar, _not_impl,
-                      _NPB, _out, _promote, _same_pair, _tensor_arg, _TRUEDIV, _with_out)
+                      _NPB, _one_float_dtype, _out, _promote, _same_pair, _tensor_arg, _TRUEDIV, _with_out)
 from .unary import _rsqrt, _tabs
 from .comparison import lt
 from .selection import where
@@ -384,14 +384,27 @@ def xlogy(input, other, *, out=None):
 
 
 def lerp(input, end, weight, *, out=None):
-    """input + weight (end - input), computed as torch does from the nearer end: for weight >= 0.5 it is
-    end - (1 - weight)(end - input) (same derivatives; exact at weight = 1, and no inf - inf there)."""
+    """input + weight (end - input), computed as torch does from the nearer end: for |weight| >= 0.5 it is
+    end - (end - input)(1 - weight) (same derivatives; exact at weight = 1, and no inf - inf there)."""
     if isinstance(end, Tensor):
         _check_same_dtype("expected dtype {0:c} for `end` but got dtype {1:c}", input, end)
     if isinstance(weight, Tensor) and weight.ndim:  # (a 0-d weight is a number to torch)
         _check_same_dtype("expected dtype {0:c} for `weight` but got dtype {1:c}", input, weight)
     if isinstance(weight, Tensor) and weight._np_dtype() == _NPB:  # (a 0-d bool weight: the number 0 or 1)
         weight = weight.to(input.dtype)
+    if isinstance(weight, Tensor):
+        if _one_float_dtype(input, end, weight):  # one node, torch's LerpBackward1
+            _bshape(_bshape(tuple(input.shape), tuple(end.shape)), tuple(weight.shape))
+            return _out(_apply("Lerp1", _lerp_tensor, (input, end, weight)), out)
+    elif type(weight) in (_int, _float) and _one_float_dtype(input, end):  # one node, torch's LerpBackward0
+        if input.shape == end.shape:  # (the binds straight, the weight a 0-d constant)
+            dt = input._v.dtype
+            small = abs(weight) < 0.5
+            k = Array(np.array(weight if small else 1 - weight, dt))
+            return _out(_apply("Lerp", (lambda a, b: ew.add(a, ew.mul(k, ew.sub(b, a)))) if small else
+                               (lambda a, b: ew.sub(b, ew.mul(ew.sub(b, a), k))), (input, end)), out)
+        _bshape(tuple(input.shape), tuple(end.shape))
+        return _out(_apply("Lerp", lambda a, b: _lerp_number(a, b, weight), (input, end)), out)
     diff = sub(end, input)
     lo = add(input, mul(weight, diff))
     if isinstance(weight, Tensor):
@@ -400,6 +413,18 @@ def lerp(input, end, weight, *, out=None):
     if weight >= 0.5:
         return _out(sub(end, mul(1 - weight, diff)), out)
     return _out(lo, out)
+
+
+def _lerp_number(a, b, w):
+    """torch's lerp kernel for a number weight w: a + w (b - a) where |w| < 0.5, else b - (b - a)(1 - w)."""
+    d = b - a
+    return a + w * d if abs(w) < 0.5 else b - d * (1 - w)
+
+
+def _lerp_tensor(a, b, w):
+    """torch's lerp kernel for a tensor weight, elementwise (both branches' binds, one selected)."""
+    d = b - a
+    return jnp.where(jnp.abs(w) < 0.5, a + w * d, b - d * (1 - w))
 
 
 # Tensor methods of the same name (x.op(...)), and the ops among them with an in-place variant (x.op_(...));

@@ -9,7 +9,8 @@ import numpy as np
 from .. import _jnp as jnp
 from ..._src.prims import elementwise as ew
 from . import arithmetic, unary
-from ._common import _out
+from ._common import _bshape, _out
+from .._dispatch import _apply
 from .._creation import complex as _complex
 from .._views import _view
 from .._errors import _legacy
@@ -22,6 +23,12 @@ def polar(abs, angle, *, out=None):  # noqa: A002 - torch's parameter name
     if abs._np_dtype() != angle._np_dtype() or abs._np_dtype() not in (np.float32, np.float64):
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
                            f"{_legacy(abs._np_dtype())} and {_legacy(angle._np_dtype())}")
+    if abs._v is not None and angle._v is not None:  # one node, torch's PolarBackward0
+        shape = _bshape(tuple(abs.shape), tuple(angle.shape))
+
+        def fn(r, th):
+            return ew.complex(jnp.broadcast_to(r * ew.cos(th), shape), jnp.broadcast_to(r * ew.sin(th), shape))
+        return _out(_apply("Polar", fn, (abs, angle)), out)
     return _out(_complex(arithmetic.mul(abs, unary.cos(angle)), arithmetic.mul(abs, unary.sin(angle))), out)
 
 

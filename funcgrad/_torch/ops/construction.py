@@ -15,7 +15,9 @@ from ..._src.core.array import Array
 from .. import _creation as _C
 from .. import _dtype as D
 from . import diagonals, indexing as _indexing, join_split, reductions, views
-from ._common import _result_type_many
+from ._common import _cast, _result_type_many
+from .. import _jnp as jnp
+from .._dispatch import _apply
 from .._creation import empty, ones, zeros
 from .._tensor import _wrap
 
@@ -38,6 +40,8 @@ def block_diag(*tensors):
         return _wrap(Array(np.zeros((1, 0), D.default_float())))
     dt = _result_type_many(mats)
     W = sum(m.shape[1] for m in mats)
+    if all(t._v is not None for t in tensors):  # one node, torch's BlockDiagBackward0: blocks padded and joined
+        return _apply("BlockDiag", lambda *bs: _block_diag(bs, dt, W), tuple(tensors))
     rows, col = [], 0
     for m in mats:
         r, c = m.shape
@@ -45,6 +49,19 @@ def block_diag(*tensors):
         rows.append(join_split.cat(parts, 1))
         col += c
     return join_split.cat(rows, 0)
+
+
+def _block_diag(blocks, dt, width):
+    """The Array-level block-diagonal matrix of blocks (0-d: 1x1, 1-d: a row), cast to dt, each padded with zeros
+    to `width`."""
+    rows, col = [], 0
+    for b in blocks:
+        if b.ndim < 2:
+            b = jnp.reshape(b, (1, -1))
+        c = b.shape[1]
+        rows.append(jnp.pad(_cast(b, dt), ((0, 0), (col, width - col - c))))
+        col += c
+    return jnp.concatenate(rows, 0)
 
 
 def vander(x, N=None, increasing=False):

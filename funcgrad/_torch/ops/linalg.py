@@ -12,16 +12,16 @@ import warnings
 import numpy as np
 
 from ..._src.prims import linalg_decomp as _ld
-from .. import _creation as _C
-from . import arithmetic, comparison, products as _products, reductions, selection, unary
-from ._common import _out
+from .. import _creation as _C, _dtype as D, _jnp
+from . import arithmetic, comparison, products as _products, reductions, selection, unary, views
+from ._common import _cast, _out
 from .. import linalg as LA
 from .. import return_types as _rt
 from .._argcheck import check_same_dtype
 from .._creation import eye, zeros
 from .._dtype import float16, float32, float64
 from .._tensor import Tensor, _dim
-from .._dispatch import _apply
+from .._dispatch import _apply, _apply1
 from ..linalg import _bcast_batch, _tri, matrix_exp, _multi_dot_dtypes
 
 _svd_t = _rt.svd
@@ -165,11 +165,32 @@ def _beta_alpha(input, prod, beta, alpha):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_b batch1[b] @ batch2[b]."""
     if batch1.ndim != 3 or batch2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
     if isinstance(input, Tensor):
         check_same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, batch2)
     check_same_dtype("mat1 and mat2 must have the same dtype, but got {0} and {1}", batch1, batch2)
+    if _products._one_node(input, beta, alpha, batch1, batch2) and batch1.shape[0] == batch2.shape[0] and \
+            batch1.shape[2] == batch2.shape[1]:
+        _expands(input, (batch1.shape[1], batch2.shape[2]))
+        return _out(_products._scaled_product("Addbmm", _ADDBMM_DN, input, batch1, batch2, beta, alpha), out)
     return _out(_beta_alpha(input, _products.bmm(batch1, batch2).sum(0), beta, alpha), out)
+
+
+_ADDBMM_DN = (((0, 2), (0, 1)), ((), ()))  # (the batch and the inner dimension contracted together)
+
+
+def _expands(input, shape):
+    """torch's error where input does not expand to the result's shape (addbmm, addr): expand's, whose check
+    runs from the last dimension."""
+    s = tuple(input.shape)
+    off = len(shape) - len(s)
+    if off < 0:
+        views.expand(input.detach(), shape)  # (its error for too many dimensions)
+    for i in range(len(s) - 1, -1, -1):
+        if s[i] not in (1, shape[i + off]):
+            raise RuntimeError(f"The expanded size of the tensor ({shape[i + off]}) must match the existing size "
+                               f"({s[i]}) at non-singleton dimension {i + off}.  Target sizes: {list(shape)}.  "
+                               f"Tensor sizes: {list(s)}")
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
@@ -177,20 +198,40 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if vec1.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D" if vec1.ndim != 1
                            else f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    if _products._one_node(input, beta, alpha, vec1, vec2):  # one node, torch's AddrBackward0
+        _expands(input, (vec1.shape[0], vec2.shape[0]))
+
+        def fn(c, a, b):  # (torch's kernel: beta * input + alpha * vec1 * vec2)
+            r = _jnp.outer(a * alpha if alpha != 1 else a, b)
+            return r if beta == 0 else (c * beta if beta != 1 else c) + r
+        return _out(_apply("Addr", fn, (input, vec1, vec2)), out)
     return _out(_beta_alpha(input, _products.outer(vec1, vec2), beta, alpha), out)
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):
-    """Each slice input.select(dim, i) whose p-norm exceeds maxnorm is scaled to norm maxnorm."""
+    """Each slice input.select(dim, i) whose p-norm exceeds maxnorm is scaled to norm maxnorm: ONE node, torch's
+    RenormBackward0, whose derivative runs through the norm (as torch's renorm_backward). The norms of float16
+    / bfloat16 input accumulate in float32, as torch's; the scale factor is rounded to input's real dtype."""
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     d = _dim(dim, input.ndim)
-    others = [i for i in range(input.ndim) if i != d]
-    n = reductions.norm(input, p, dim=others, keepdim=True) if others else unary.abs(input)
-    scale = selection.where(comparison.gt(n, maxnorm), arithmetic.div(maxnorm, arithmetic.add(n, 1e-7)), _C.ones_like(n))
-    return _out(arithmetic.mul(input, scale), out)
+    dt = input._np_dtype()
+    if D.kind(dt) not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{reductions._legacy_int(dt)}")
+    acc = np.dtype(np.float32) if dt.itemsize == 2 else dt
+    rdt = dt if dt.kind != "c" else np.dtype(np.float32 if dt == np.complex64 else np.float64)
+    norm = reductions._vector_norm(p, tuple(i for i in range(input.ndim) if i != d), True)
+
+    def fn(a):
+        n = norm(a if acc is dt else _cast(a, acc))
+        factor = _jnp.where(n > maxnorm, maxnorm / (n + 1e-7), 1.0)
+        return a * (factor if factor.dtype == rdt else _cast(factor, rdt))
+    return _out(_apply1("Renorm", fn, input), out)
 
 
 def chain_matmul(*matrices, out=None):

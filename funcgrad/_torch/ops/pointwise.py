@@ -9,15 +9,16 @@ import numpy as np
 
 from .. import _jnp as jnp
 from ..._src.core.array import Array
-from ..._src.prims import elementwise as ew
+from ..._src.prims import elementwise as ew, special as _sp
 from .. import _creation as _C
 from .. import _dtype as D
 from . import arithmetic, unary
-from ._common import _TRUEDIV, _bc, _binop, _bshape, _cast, _out, _promote, _result_type_many, _tensor_arg
+from ._common import (_TRUEDIV, _bc, _binop, _bshape, _cast, _one_float_dtype, _out, _promote, _result_type_many,
+                      _tensor_arg)
 from .. import return_types as _rt
 from .._creation import full_like
 from .._tensor import Tensor, _wrap
-from .._dispatch import _apply, _apply1
+from .._dispatch import _apply, _apply1, _apply_prim_scalar
 from .._errors import _legacy
 from ._common import _check_int_value, _t
 
@@ -25,11 +26,33 @@ from ._common import _check_int_value, _t
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2 (broadcast, with torch's type promotion)."""
     _check_int_value("addcmul", value, input, tensor1, tensor2)
+    if type(value) in _REAL and _one_float_dtype(input, tensor1, tensor2):  # one node, torch's AddcmulBackward0
+        if input.shape == tensor1.shape == tensor2.shape:  # (the binds straight, the number a 0-d constant)
+            k = _const(value, input._v.dtype)
+            return _out(_apply("Addcmul", lambda c, a, b: ew.add(c, ew.mul(ew.mul(a, k) if value != 1 else a, b)),
+                               (input, tensor1, tensor2)), out)
+        _bshape(_bshape(tuple(input.shape), tuple(tensor1.shape)), tuple(tensor2.shape))
+        return _out(_apply("Addcmul", lambda c, a, b: c + (a * value if value != 1 else a) * b,
+                           (input, tensor1, tensor2)), out)
     dt = _result_type_many([input, tensor1, tensor2])  # (value is a Scalar: it takes no part in the promotion)
     if dt == np.bool_:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     p = arithmetic.mul(tensor1, tensor2)
     return _out(_as_dtype(arithmetic.add(input, p if value == 1 else arithmetic.mul(p, value)), dt), out)
+
+
+_REAL = (int, float)
+_CONSTS: dict = {}
+
+
+def _const(v, dt):
+    """The number v as a 0-d Array of dtype dt (cached): an operand of a bind on arrays of dt."""
+    c = _CONSTS.get((v, dt))
+    if c is None:
+        if len(_CONSTS) > 1024:
+            _CONSTS.clear()
+        c = _CONSTS[(v, dt)] = Array(np.array(v, dt))
+    return c
 
 
 def _as_dtype(r, dt):
@@ -46,6 +69,14 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     _check_int_value("addcdiv", value, input, tensor1, tensor2)
+    if type(value) in _REAL and _one_float_dtype(input, tensor1, tensor2):  # one node, torch's AddcdivBackward0
+        if input.shape == tensor1.shape == tensor2.shape:  # (the binds straight, the number a 0-d constant)
+            k = _const(value, input._v.dtype)
+            return _out(_apply("Addcdiv", lambda c, a, b: ew.add(c, ew.div(ew.mul(a, k) if value != 1 else a, b)),
+                               (input, tensor1, tensor2)), out)
+        _bshape(_bshape(tuple(input.shape), tuple(tensor1.shape)), tuple(tensor2.shape))
+        return _out(_apply("Addcdiv", lambda c, a, b: c + (a * value if value != 1 else a) / b,
+                           (input, tensor1, tensor2)), out)
     dt = _result_type_many([input, tensor1, tensor2])
     q = arithmetic.div(tensor1, tensor2)
     return _out(_as_dtype(arithmetic.add(input, q if value == 1 else arithmetic.mul(q, value)), dt), out)
@@ -67,13 +98,27 @@ def angle(input, *, out=None):
 
 
 def deg2rad(input, *, out=None):
-    x = input if D.kind(input._np_dtype()) in "fc" else input.to(D.from_np(D.default_float()))
-    return _out(arithmetic.mul(x, math.pi / 180.0), out)
+    return _out(_angle_scale("Deg2Rad", input, math.pi / 180.0), out)
 
 
 def rad2deg(input, *, out=None):
+    return _out(_angle_scale("Rad2Deg", input, 180.0 / math.pi), out)
+
+
+def _angle_scale(name, input, k):
+    """input * k (in the default float dtype for integer input) as one node named as torch's
+    (Deg2RadBackward0 / Rad2DegBackward0): one bind of mul with k in the tensor's dtype."""
     x = input if D.kind(input._np_dtype()) in "fc" else input.to(D.from_np(D.default_float()))
-    return _out(arithmetic.mul(x, 180.0 / math.pi), out)
+    dt = x._np_dtype()
+    if x._v is not None and D.kind(dt) == "f":
+        if dt.itemsize == 2:  # float16 / bfloat16: in float32, rounded once (torch's opmath)
+            c = Array(np.array(k, np.float32))
+            return _apply1(name, lambda a: _cast(ew.mul(_cast(a, _F32), c), dt), x)
+        return _apply_prim_scalar(name, ew.mul_p, ew.mul, x, k, False)
+    return arithmetic.mul(x, k)
+
+
+_F32 = np.dtype(np.float32)
 
 
 def sinc(input, *, out=None):
@@ -207,8 +252,12 @@ def mvlgamma(input, p):
     if D.kind(input._np_dtype()) not in "f":
         raise RuntimeError("mvlgamma: Expected a floating point tensor as input")
     # (torch computes outside the domain x > (p - 1) / 2 too, as lgamma's sum)
-    args = arithmetic.sub(input.unsqueeze(-1), _wrap(Array(np.arange(p, dtype=input._np_dtype()) / 2)))
-    return arithmetic.add(unary.lgamma(args).sum(-1), p * (p - 1) / 4 * math.log(math.pi))
+    offs = Array(np.arange(p, dtype=input._np_dtype()) / 2)
+    c = p * (p - 1) / 4 * math.log(math.pi)
+    if _one_float_dtype(input):  # one node, torch's MvlgammaBackward0
+        return _apply1("Mvlgamma", lambda a: jnp.sum(_sp.lgamma(jnp.expand_dims(a, -1) - offs), axis=-1) + c, input)
+    args = arithmetic.sub(input.unsqueeze(-1), _wrap(offs))
+    return arithmetic.add(unary.lgamma(args).sum(-1), c)
 
 
 

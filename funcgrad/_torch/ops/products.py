@@ -13,7 +13,7 @@ from .._argcheck import (check_out_dtype as _check_out_dtype, check_same_dtype a
                          dtype_error as _dtype_error)
 from .._tensor import Tensor, _dim
 from .._dispatch import _apply, _apply_prim2
-from ._common import _bshape, _float, _int, _out, _range
+from ._common import _bshape, _float, _int, _one_float_dtype, _out, _range
 from .arithmetic import mul
 
 
@@ -206,6 +206,10 @@ def _addmm(input, mat1, mat2, beta, alpha):
     if mat2._np_dtype() == np.float16 or mat2.dtype == D.bfloat16:  # torch's CPU kernel: float32, one rounding
         inp = input.float() if isinstance(input, Tensor) else input
         return _addmm(inp, mat1.float(), mat2.float(), beta, alpha).to(mat2.dtype)
+    if _one_node(input, beta, alpha, mat1, mat2) and mat1.ndim == 2 and mat2.ndim == 2 and \
+            mat1.shape[1] == mat2.shape[0]:
+        _expandable(input, (mat1.shape[0], mat2.shape[1]), "addmm")
+        return _scaled_product("Addmm", _MM_DN, input, mat1, mat2, beta, alpha)
     r = mm(mat1, mat2)
     beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
@@ -217,6 +221,33 @@ def _addmm(input, mat1, mat2, beta, alpha):
     return (input * beta if beta != 1 else input) + r
 
 
+def _one_node(input, beta, alpha, *operands) -> bool:
+    """Whether an addmm-family op is recorded as one node of its binds (torch's AddmmBackward0, ...): a tensor
+    input and operands of one float or complex dtype (see _one_float_dtype), with real Python numbers as beta
+    and alpha."""
+    return type(beta) in _REAL and type(alpha) in _REAL and _one_float_dtype(input, *operands)
+
+
+_REAL = (int, float)
+
+
+def _scaled_product(name, dn, input, a, b, beta, alpha, sum_axis=None):
+    """beta * input + alpha * dot_general(a, b, dn) (summed over `sum_axis` when given) as ONE recorded node
+    `name` (torch's AddmmBackward0, AddmvBackward0, BaddbmmBackward0, AddbmmBackward0), the derivatives those
+    of its binds. With beta == 0 input is not read (NaN in it does not propagate) but stays an input of the
+    node, as torch's (its gradient is zero)."""
+    def fn(c, x, y):
+        r = _dot_general(x, y, dn)
+        if sum_axis is not None:
+            r = jnp.sum(r, axis=sum_axis)
+        if alpha != 1:
+            r = r * alpha
+        if beta == 0:  # (input, expandable to r's shape, is not read: its gradient is zero)
+            return r
+        return (c * beta if beta != 1 else c) + r
+    return _apply(name, fn, (input, a, b))
+
+
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
     _check_out_dtype(out, vec._np_dtype())
@@ -225,11 +256,18 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 
 def _addmv(input, mat, vec, beta, alpha):
     _check_same_dtype(_MV_DT, input if isinstance(input, Tensor) else None, mat, vec)
+    if _one_node(input, beta, alpha, mat, vec) and mat.ndim == 2 and vec.ndim == 1 and mat.shape[1] == vec.shape[0]:
+        _expandable(input, (mat.shape[0],), "addmv")
+        return _scaled_product("Addmv", _MV_DN, input, mat, vec, beta, alpha)
     r = mv(mat, vec)
     beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
         _expandable(input, tuple(r.shape), "addmv")
     return (input * beta if beta != 1 else input) + (r * alpha if alpha != 1 else r)
+
+
+_MV_DN = (((1,), (0,)), ((), ()))
+_BMM_DN = (((2,), (1,)), ((0,), (0,)))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -242,6 +280,10 @@ def _baddbmm(input, batch1, batch2, beta, alpha):
     if isinstance(input, Tensor) and input._np_dtype() != batch1._np_dtype():
         raise _dtype_error("Input dtypes must be the same, got: input {0:c}, batch1: {1:c}, batch2: {2:c}", input,
                            batch1, batch2)
+    if _one_node(input, beta, alpha, batch1, batch2) and batch1.ndim == 3 and batch2.ndim == 3 and \
+            batch1.shape[0] == batch2.shape[0] and batch1.shape[2] == batch2.shape[1]:
+        _expandable(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]), "baddbmm")
+        return _scaled_product("Baddbmm", _BMM_DN, input, batch1, batch2, beta, alpha)
     r = bmm(batch1, batch2)
     beta, alpha = _int_coefs(r, beta, alpha)
     if isinstance(input, Tensor):
@@ -321,11 +363,15 @@ def tensordot(a, b, dims=2):
         elif sa != sb:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} in dim {i} and "
                                f"second has size {sb} in dim {j}")
-    return _apply("Tensordot", lambda x, y: jnp.tensordot(x, y, axes=dims), (a, b))
+    # (one node, named as the last of torch's decomposition (an mm's result viewed in the output shape):
+    # "View0" is ViewBackward0, as an op that reads its inputs, unlike a view)
+    return _apply("View0", lambda x, y: jnp.tensordot(x, y, axes=dims), (a, b))
 
 
 def kron(input, other):
-    return _apply("Kron", lambda a, b: jnp.kron(a, b), (input, other))
+    """The Kronecker product, one node named as the last of torch's decomposition (reshapes, a product, an
+    unsafe view: UnsafeViewBackward0)."""
+    return _apply("UnsafeView", lambda a, b: jnp.kron(a, b), (input, other))
 
 
 def cross(input, other, dim=None):

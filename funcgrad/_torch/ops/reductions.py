@@ -4,6 +4,7 @@ sum and product."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from .._tensor import _dim
 from ..._src.core.array import Array
 from .._dispatch import _apply, _apply1, _apply_nograd, _apply_prim1
 from .._errors import _legacy
-from ._common import (_bool, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr,
+from ._common import (_bool, _bshape, _cast, _dims, _float, _legacy_name, _np, _NPI64, _out, _out_cast, _range, _scalar_arr,
                       _with_out)
 from .unary import _tabs
 from .arithmetic import div, mul, sub
@@ -161,7 +162,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
     d = None if dim is None else _dim(dim, input.ndim)
     axes = None if d is None else () if input.ndim == 0 else (d,)  # (a 0-d tensor's dim 0: jnp has no axis 0)
-    return _apply1("Prod", lambda a: _cast(jnp.prod(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
+    return _apply1("Prod" if d is None else "Prod1",  # (torch's prod.dim_int: ProdBackward1)
+                   lambda a: _cast(jnp.prod(_cast(a, odt), axis=axes, keepdims=keepdim), odt), input)
 
 
 def _float_check(name, dt, dtype=None):
@@ -294,13 +296,36 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (var(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim if not isinstance(dim, _bool) else None, keepdim))
+    return _moments("VarMean", input, dim, unbiased, keepdim, correction, False)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim if not isinstance(dim, _bool) else None, keepdim))
+    return _moments("StdMean", input, dim, unbiased, keepdim, correction, True)
+
+
+def _moments(name, input, dim, unbiased, keepdim, correction, root):
+    """(var or std, mean) over dim as ONE node with both as outputs, named as torch's (VarMeanBackward0 /
+    StdMeanBackward0): var's and mean's formulas; float16 and bfloat16 computed in float32 and rounded once,
+    as torch's kernel."""
+    dim, ddof, keepdim = _var_args(dim, unbiased, keepdim, correction)
+    dt = input._np_dtype()
+    if D.kind(dt) not in "fc":
+        raise RuntimeError(f"{'std' if root else 'var'}_mean only support floating point and complex dtypes")
+    acc = np.dtype(np.float32) if dt.itemsize == 2 else dt
+    axes = _dims(dim, input.ndim)
+    n = math.prod(input.shape) if axes is None else math.prod([input.shape[i] for i in axes])
+    if n - ddof <= 0:
+        warnings.warn(f"{'std' if root else 'var'}_mean(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).", UserWarning,
+                      stacklevel=3)
+
+    def fn(a):
+        if acc is not dt:
+            a = _cast(a, acc)
+        v = jnp.var(a, axis=axes, ddof=ddof, keepdims=keepdim)
+        r = [_safe_sqrt(v) if root else v, jnp.mean(a, axis=axes, keepdims=keepdim)]
+        return r if acc is dt else [_cast(x, dt) for x in r]
+    return tuple(_apply(name, fn, (input,)))
 
 
 def _keep_all(r, ndim, keepdim):
@@ -410,8 +435,6 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if half:  # (float16 / bfloat16 accumulate in float32, as torch: squares overflow float16)
         return norm(input.float(), p, dim, keepdim).to(input.dtype)
     axes = _dims(dim, input.ndim)
-    if p is None or p == "fro" or p == 2:
-        return _apply1("LinalgVectorNorm", lambda a: _safe_norm2(a, axes, keepdim), input)
     if p == "nuc":
         from ..linalg import matrix_norm
         if dim is None and input.ndim != 2:
@@ -420,18 +443,27 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
             raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
                                f"{' '.join(str(i) for i in _range(input.ndim))}")
         return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+    return _apply1("LinalgVectorNorm", _vector_norm(p, axes, keepdim), input)
+
+
+def _vector_norm(p, axes, keepdim):
+    """The Array-level p-norm over axes (None: all) of a float or complex array of at least 32 bits, as torch's
+    linalg.vector_norm ("fro" and None are 2): its value, and derivatives smooth where torch's are (a zero
+    norm's subgradient 0)."""
+    if p is None or p == "fro" or p == 2:
+        return lambda a: _safe_norm2(a, axes, keepdim)
     if p == math.inf or p == "inf":
-        return _apply1("LinalgVectorNorm", lambda a: jnp.max(_tabs(a), axis=axes, keepdims=keepdim), input)
+        return lambda a: jnp.max(_tabs(a), axis=axes, keepdims=keepdim)
     if p == -math.inf:
-        return _apply1("LinalgVectorNorm", lambda a: jnp.min(_tabs(a), axis=axes, keepdims=keepdim), input)
+        return lambda a: jnp.min(_tabs(a), axis=axes, keepdims=keepdim)
     if p == 0:  # (a real count: float32 for complex64 input)
         def count(a):
             rdt = np.dtype(np.float32) if a.dtype == np.complex64 else \
                 np.dtype(np.float64) if a.dtype == np.complex128 else a.dtype
             return _cast(jnp.sum(_cast(ew.ne(a, jnp.zeros_like(a)), rdt), axis=axes, keepdims=keepdim), rdt)
-        return _apply1("LinalgVectorNorm", count, input)
+        return count
     if p == 1:
-        return _apply1("LinalgVectorNorm", lambda a: jnp.sum(_tabs(a), axis=axes, keepdims=keepdim), input)
+        return lambda a: jnp.sum(_tabs(a), axis=axes, keepdims=keepdim)
     pv = _float(p)
 
     def fn(a):
@@ -444,7 +476,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
             powd = ew.pow(ab, _scalar_arr(pv, ab.dtype))
         s = jnp.sum(powd, axis=axes, keepdims=keepdim)
         return _safe_root(s, pv) if pv > 0 else ew.pow(s, _scalar_arr(1.0 / pv, s.dtype))
-    return _apply1("LinalgVectorNorm", fn, input)
+    return fn
 
 
 def _cumulative(name, jfn, input, dim, dtype):
@@ -484,7 +516,25 @@ def cdist(x1, x2, p=2.0):
 
 
 def dist(input, other, p=2):
-    return norm(sub(input, other), p)
+    """The p-norm of input - other (broadcast). Of two concrete tensors of one float or complex dtype: ONE node,
+    torch's DistBackward0 (float16 / bfloat16: the difference in their dtype, its norm accumulated in float32,
+    as torch's)."""
+    xv, yv = input._v, getattr(other, "_v", None)
+    if xv is None or yv is None or xv.dtype != yv.dtype or D.kind(xv.dtype) not in "fc" or \
+            isinstance(p, (str, _bool)):
+        return norm(sub(input, other), p)
+    _bshape(xv.shape, yv.shape)
+    dt = xv.dtype
+    half = dt.itemsize == 2 and D.kind(dt) == "f"
+    f = _vector_norm(p, None, False)
+
+    def fn(a, b):
+        d = jnp.subtract(a, b)
+        return _cast(f(_cast(d, _F32)), dt) if half else f(d)
+    return _apply("Dist", fn, (input, other))
+
+
+_F32 = np.dtype(np.float32)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

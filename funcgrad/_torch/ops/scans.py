@@ -22,12 +22,16 @@ _range = builtins.range
 
 
 def _cum_extreme(name, np_acc):
+    """cummax / cummin: the indices found on the host (the last position of each running extreme; NaN
+    propagates), the values one node named as torch's (CummaxBackward0 / CumminBackward0) gathering input at
+    them, whose backward is gather's rule (torch's scatter-add of the gradient at the indices)."""
     rt = getattr(_rt, name)
+    node = name.capitalize()
 
     def op(input, dim, *, out=None):
         d = _dim(dim, input.ndim)
-        if input.ndim == 0:
-            return rt(input.clone(), _wrap(Array(np.zeros((), np.int64))))
+        if input.ndim == 0 or not input.numel():  # (the values are input's own)
+            return rt(_apply1(node, _same, input), _wrap(Array(np.zeros(input.shape, np.int64))))
         v = input._host()
         run = np_acc.accumulate(v, axis=d)
         with np.errstate(invalid="ignore"):
@@ -39,9 +43,15 @@ def _cum_extreme(name, np_acc):
         pos = np.where(hit, np.arange(v.shape[d]).reshape(shape), 0)
         idx = np.maximum.accumulate(pos, axis=d).astype(np.int64)
         it = _wrap(Array(idx))
-        return rt(indexing.gather(input, d, it), it)
+        if input._v is None:  # (a traced tensor)
+            return rt(indexing.gather(input, d, it), it)
+        return rt(indexing._gather_along(node, input, idx, d), it)
     op.__name__ = op.__qualname__ = name
     return op
+
+
+def _same(a):
+    return a
 
 
 cummax = _with_out()(_cum_extreme("cummax", np.maximum))
@@ -133,6 +143,16 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoidal-rule integral of y along dim (samples at x, or spaced dx apart; default 1)."""
     if isinstance(x, (_int, _float)):
         x, dx = None, x
+    if x is None and y._v is not None and y._v.dtype.kind in "fc" and y._v.dtype.itemsize >= 4 and y.ndim and \
+            y.shape[_dim(dim, y.ndim)] and type(1 if dx is None else dx) in (_int, _float):
+        # torch's kernel for a spacing dx: (sum - (first + last) / 2) * dx, one node (its last op's,
+        # MulBackward1)
+        d, h = _dim(dim, y.ndim), 1 if dx is None else dx
+
+        def fn(a):
+            ends = jnp.take(a, 0, axis=d) + jnp.take(a, -1, axis=d)
+            return (jnp.sum(a, axis=d) - ends * 0.5) * h
+        return _apply1("Mul1", fn, y)
     d, n, avg, w = _trap_parts(y, x, 1 if dx is None else dx, dim)
     if n == 0:
         return reductions.sum(y, d)

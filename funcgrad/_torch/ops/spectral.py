@@ -61,9 +61,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     spec = _fft.rfft(frames, dim=-1) if one else _fft.fft(frames, dim=-1)
     if normalized:
         spec = arithmetic.mul(spec, 1 / math.sqrt(n_fft))
-    spec = spec.transpose(-1, -2)
+    spec = spec.transpose_(-1, -2)  # (in place, as torch: TransposeBackward1)
     if input.ndim == 1:
-        spec = spec.squeeze(0)
+        spec = spec.squeeze_(0)  # (in place, as torch: SqueezeBackward4)
     if not return_complex:
         return view_as_real(spec.contiguous())
     return spec

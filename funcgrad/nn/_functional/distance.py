@@ -1,7 +1,13 @@
 """torch.nn.functional's distances: cosine_similarity, pairwise_distance, pdist."""
 from __future__ import annotations
 
+import numpy as np
+
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
+from ..._src.core.array import Array as _Array
+from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes
+from ..._torch._dispatch import _apply1
+from ..._torch.ops.reductions import _vector_norm
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 
@@ -26,6 +32,12 @@ def pdist(input, p=2):
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     n = input.shape[0]
+    v = input._v
+    if v is not None and v.dtype.kind == "f" and v.dtype.itemsize >= 4 and n > 1:
+        # one node, torch's PdistBackward0: the row differences' norms (the p-norm's own derivatives)
+        i, j = (_Array(k) for k in np.triu_indices(n, 1))
+        norm = _vector_norm(p, (1,), False)
+        return _apply1("Pdist", lambda a: norm(_jnp.take(a, i, axis=0) - _jnp.take(a, j, axis=0)), input)
     iu = _fg.triu_indices(n, n, 1)
     diff = input.index_select(0, iu[0]) - input.index_select(0, iu[1])
     return _fg.norm(diff, p, 1)

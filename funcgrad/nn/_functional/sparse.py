@@ -1,8 +1,14 @@
 """torch.nn.functional's lookups: embedding, embedding_bag, one_hot."""
 from __future__ import annotations
 
+import numpy as np
+
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ...autograd import no_grad as _no_grad
+from ..._src.core.array import Array as _Array
+from ..._src.prims import stop_gradient as _stop_gradient
+from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes
+from ..._torch._dispatch import _apply1
 
 from ..._torch._argcheck import DtypeName, dtype_error as _dtype_error
 from .common import _concrete
@@ -58,9 +64,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise NotImplementedError("embedding: sparse gradients are not supported (funcgrad has no sparse "
                                   "gradients); use sparse=False")
     _check_indices(input.dtype, "embedding")
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     padding_idx = _padding_idx(padding_idx, weight.shape[0])
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
+    if input._v is not None and weight._v is not None:
+        return _embedding_node(input._v, weight, padding_idx, scale_grad_by_freq)
     flat = input.reshape(-1).long()
     out = _fg.index_select(weight, 0, flat)
     if padding_idx is not None:
@@ -69,6 +79,35 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if scale_grad_by_freq:
         out = _scale_grad(out, flat, weight.shape[0])
     return out.reshape(tuple(input.shape) + (weight.shape[1],))
+
+
+def _embedding_node(ids, weight, padding_idx, scale_grad_by_freq):
+    """The rows of weight at the host indices ids as ONE node, torch's EmbeddingBackward0: a gather, whose
+    rule scatter-adds the gradient into the rows; the rows at padding_idx take no gradient (stop_gradient)
+    and with scale_grad_by_freq each row's gradient is divided by how often it is looked up (the value
+    d + (rows - d) * s with d the rows under stop_gradient: exactly the rows)."""
+    num = weight.shape[0]
+    flat = ids.reshape(-1).astype(np.int64)
+    if flat.size and (flat.min() < 0 or flat.max() >= num):
+        raise IndexError("index out of range in self")
+    shape = tuple(ids.shape) + (weight.shape[1],)
+    dt = weight._v.dtype
+    keep = None if padding_idx is None else _Array((flat != padding_idx)[:, None])
+    scale = None
+    if scale_grad_by_freq:
+        counts = np.bincount(flat, minlength=num)
+        scale = _Array((1.0 / np.maximum(counts[flat], 1)).astype(dt)[:, None])
+    at = _Array(flat)
+
+    def fn(w):
+        rows = _jnp.take(w, at, axis=0)
+        if keep is not None:
+            rows = _jnp.where(keep, rows, _stop_gradient(rows))
+        if scale is not None:
+            d = _stop_gradient(rows)
+            rows = d + (rows - d) * scale
+        return _jnp.reshape(rows, shape)
+    return _apply1("Embedding", fn, weight)
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
