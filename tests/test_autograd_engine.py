@@ -316,3 +316,26 @@ def test_cpp_node_names_as_torch():
         names.append((y.grad_fn.name(), type(y.grad_fn).__name__,
                       (x * 2).grad_fn.next_functions[0][0].name()))
     assert names[0] == names[1]
+
+
+_NEXT_CASES = {
+    "x * w": lambda L, x, w: x * w, "w * x": lambda L, x, w: w * x, "exp": lambda L, x, w: x.exp(),
+    "addmm": lambda L, x, w: L.addmm(L.ones(2, 2, dtype=L.float64), w.reshape(2, 3), x.reshape(3, 2)),
+    "where": lambda L, x, w: L.where(x > 0, x, w), "cat": lambda L, x, w: L.cat([x, w]),
+    "stack": lambda L, x, w: L.stack([w, x]), "mse_loss": lambda L, x, w: L.nn.functional.mse_loss(x, w),
+    "lerp": lambda L, x, w: L.lerp(x, w, 0.3), "index": lambda L, x, w: x[L.tensor([0, 2])],
+    "gather": lambda L, x, w: x.gather(0, L.tensor([1, 0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NEXT_CASES))
+def test_next_functions_list_inputs_not_requiring_grad_as_none(name):
+    # torch's next_functions: one entry per floating tensor input of the op, (None, 0) where it does not require
+    # grad; integer and bool inputs (an index, a where's condition) have none
+    got = []
+    for L in (fg, torch):
+        x = L.tensor([0.5, -1.0, 2.0, 1.5, 0.3, -0.2], dtype=L.float64, requires_grad=True)
+        w = L.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], dtype=L.float64)
+        y = _NEXT_CASES[name](L, x, w)
+        got.append([None if f is None else f.name() for f, _ in y.grad_fn.next_functions])
+    assert got[0] == got[1]

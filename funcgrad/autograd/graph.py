@@ -723,7 +723,22 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        return tuple((None, 0) if e is None else e for e in leaf_edges(self))
+        """One (node, output number) per floating or complex tensor input of the op, as torch's: (None, 0) for
+        one that does not require grad (the node keeps edges only for those that do, at `diff`'s positions;
+        integer and bool inputs, a where's condition or an index, have no entry)."""
+        edges = leaf_edges(self)
+        ins, diff = self.inputs, self.diff
+        if ins is None or len(ins) <= len(edges) or len(diff) != len(edges):  # (released: the edges alone)
+            return tuple((None, 0) if e is None else e for e in edges)
+        at = dict(zip(diff, edges))
+        out = []
+        for i, t in enumerate(ins):
+            if i in at:
+                e = at[i]
+                out.append((None, 0) if e is None else e)
+            elif t._np_dtype().kind in "fcV":  # (V: bfloat16)
+                out.append((None, 0))
+        return tuple(out)
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) -> None or replacement grad_inputs; runs after this node."""
