@@ -325,6 +325,10 @@ _NEXT_CASES = {
     "stack": lambda L, x, w: L.stack([w, x]), "mse_loss": lambda L, x, w: L.nn.functional.mse_loss(x, w),
     "lerp": lambda L, x, w: L.lerp(x, w, 0.3), "index": lambda L, x, w: x[L.tensor([0, 2])],
     "gather": lambda L, x, w: x.gather(0, L.tensor([1, 0])),
+    # a Python number in a tensor slot of add/sub/mul/div: torch wraps it as a tensor (an entry); rsub has none
+    "x * 0.5": lambda L, x, w: x * 0.5, "0.5 * x": lambda L, x, w: 0.5 * x, "x + 1": lambda L, x, w: x + 1,
+    "1 + x": lambda L, x, w: 1 + x, "x - 1": lambda L, x, w: x - 1, "1 - x": lambda L, x, w: 1 - x,
+    "x / 2": lambda L, x, w: x / 2, "mul(x, 2)": lambda L, x, w: L.mul(x, 2), "x ** 2": lambda L, x, w: x ** 2,
 }
 
 
@@ -337,5 +341,5 @@ def test_next_functions_list_inputs_not_requiring_grad_as_none(name):
         x = L.tensor([0.5, -1.0, 2.0, 1.5, 0.3, -0.2], dtype=L.float64, requires_grad=True)
         w = L.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], dtype=L.float64)
         y = _NEXT_CASES[name](L, x, w)
-        got.append([None if f is None else f.name() for f, _ in y.grad_fn.next_functions])
+        got.append((y.grad_fn.name(), [None if f is None else f.name() for f, _ in y.grad_fn.next_functions]))
     assert got[0] == got[1]

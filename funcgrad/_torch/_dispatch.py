@@ -31,7 +31,7 @@ _INF_SAVED_MSG = ("Inference tensors cannot be saved for backward. Please do not
                   "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
                   "`torch.inference_mode()`.")
 # ops whose backward never reads their inputs: an inference tensor may take part in them (as in torch)
-_NOT_SAVED = frozenset(("Add", "Sub", "Neg", "Sum", "Cat", "Stack", "Clone", "Expand", "View", "Reshape"))
+_NOT_SAVED = frozenset(("Add", "Sub", "Rsub1", "Neg", "Sum", "Cat", "Stack", "Clone", "Expand", "View", "Reshape"))
 
 
 def _req(t) -> bool:
@@ -302,6 +302,8 @@ def _apply_prim_scalar(name, prim, afn, t, s, left):
         c = Array(np.array(s, t._v.dtype))
         return _fwd.apply(name, (lambda q: afn(c, q)) if left else (lambda p: afn(p, c)), (t,))
     if _gs.enabled and (t._rg or (t._base is not None and _req(t))):
+        if left and name == "Sub":
+            name = "Rsub1"  # (torch computes number - tensor as rsub(tensor, number): RsubBackward1)
         dt = t._v.dtype
         c = Array(np.array(s, dt))
         fn = (lambda q: afn(c, q)) if left else (lambda p: afn(p, c))

@@ -728,7 +728,7 @@ class Node:
         integer and bool inputs, a where's condition or an index, have no entry)."""
         edges = leaf_edges(self)
         ins, diff = self.inputs, self.diff
-        if ins is None or len(ins) <= len(edges) or len(diff) != len(edges):  # (released: the edges alone)
+        if ins is None or len(ins) < len(edges) or len(diff) != len(edges):  # (released; a Function's: the edges)
             return tuple((None, 0) if e is None else e for e in edges)
         at = dict(zip(diff, edges))
         out = []
@@ -738,7 +738,24 @@ class Node:
                 out.append((None, 0) if e is None else e)
             elif t._np_dtype().kind in "fcV":  # (V: bfloat16)
                 out.append((None, 0))
+        if type(self).__name__ in _NUMBER_OPS and self._number_operand():
+            out.append((None, 0))  # (torch's add/sub/mul/div wrap a Python number as a tensor: its entry)
         return tuple(out)
+
+    def _number_operand(self) -> bool:
+        """Whether this one-bind node's op took a Python number as its second operand (x * 0.5, and 0.5 * x,
+        which torch computes as x.mul(0.5)); not a number first for sub/div (torch's rsub, reciprocal-mul)."""
+        tape = self.tape
+        if tape.__class__ is tuple:
+            args, ins = tape[2], tape[4]
+        elif type(tape) is Recorded and len(tape.binds) == 1:
+            args, ins = tape.binds[0][2], tape.ins
+        else:
+            return False
+        if len(args) != 2 or len(ins) != 1 or len(self.inputs) != 1:
+            return False
+        number_first = args[1] is ins[0] and args[0] is not ins[0]
+        return not number_first or type(self).__name__ in ("MulBackward0", "AddBackward0")
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) -> None or replacement grad_inputs; runs after this node."""
@@ -1026,6 +1043,9 @@ def _saves_output(tape) -> bool:
     """Whether a node's record keeps an output its rules read (a pruned Recorded's kept outputs, see prune)."""
     kept = tape[5] if tape.__class__ is tuple else tape.kept if type(tape) is Recorded else None
     return kept is not None and bool(kept[1])
+
+
+_NUMBER_OPS = frozenset(("AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0"))  # (see next_functions)
 
 
 def _cot_array(c):
