@@ -203,6 +203,47 @@ def test_add_sub_alpha_is_checked_against_the_result_dtype():
         fg.sub(b, i)
 
 
+def _cpairs(t):
+    return [(z.real, z.imag) for z in t.tolist()]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_add_sub_multiply_other_by_alpha_as_torchs_kernel(dtype):
+    """torch computes a + alpha * b (sub: a + (-alpha) * b) with b times alpha as complex numbers even for
+    alpha=1, so an infinite part of b gives a nan part: (1+0j) + (inf+0j) is inf+nanj."""
+    inf, dt = float("inf"), getattr(fg, dtype)
+    a, b = fg.tensor([1 + 0j, 1 + 0j, 2 + 1j], dtype=dt), fg.tensor([complex(inf, 0), complex(0, inf), 1 + 1j], dtype=dt)
+    for r in (fg.add(a, b), a + b, a.clone().add_(b), fg.add(a, b, alpha=1)):
+        got = _cpairs(r)
+        assert got[0][0] == inf and np.isnan(got[0][1]) and np.isnan(got[1][0]) and got[1][1] == inf
+        assert got[2] == (3.0, 2.0)
+    for r in (fg.sub(a, b), a - b, a.clone().sub_(b)):
+        got = _cpairs(r)
+        assert got[0][0] == -inf and np.isnan(got[0][1]) and np.isnan(got[1][0]) and got[1][1] == -inf
+        assert got[2] == (1.0, 0.0)
+    for r in (a + inf, a.clone().add_(inf), fg.add(a, inf)):  # (a real scalar is made complex, then scaled)
+        assert r.tolist()[0].real == inf and np.isnan(r.tolist()[0].imag)
+    assert _cpairs(fg.tensor([inf]) + fg.tensor([1j]))[0] == (inf, 1.0)  # (0+1j) * 1 is exact
+
+
+def test_complex_add_sub_specials_match_torch():
+    torch = pytest.importorskip("torch")
+    parts = [0.0, -0.0, 1.0, -2.5, float("inf"), float("-inf"), float("nan")]
+    vals = [complex(r, i) for r in parts for i in parts]
+    a = [p for p in vals for _ in vals]
+    b = [q for _ in vals for q in vals]
+    for dtype in ("complex64", "complex128"):
+        for form in ("add", "sub", "op+", "op-", "add_", "sub_", "alpha", "scalar"):
+            def run(L):
+                x, y = L.tensor(a, dtype=getattr(L, dtype)), L.tensor(b, dtype=getattr(L, dtype))
+                return {"add": lambda: L.add(x, y), "sub": lambda: L.sub(x, y), "op+": lambda: x + y,
+                        "op-": lambda: x - y, "add_": lambda: x.clone().add_(y), "sub_": lambda: x.clone().sub_(y),
+                        "alpha": lambda: L.sub(x, y, alpha=-2), "scalar": lambda: x + float("-inf")}[form]()
+            want, got = run(torch).numpy(), run(fg).numpy()
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want, err_msg=f"{form} {dtype}")
+
+
 def test_round_with_decimals_has_no_integer_kernels():
     x = fg.tensor([3, 15])
     assert x.round().tolist() == [3, 15] and fg.round(x).tolist() == [3, 15]
