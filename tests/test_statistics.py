@@ -117,6 +117,32 @@ def test_var_errors_and_dtype():
     check(jnp.var(np.arange(4.0), dtype=np.float32), np.var(np.arange(4.0), dtype=np.float32))
 
 
+def test_var_with_an_integer_dtype_computes_in_it_as_jax():
+    """jax.numpy.var(x, dtype=int) works in that integer dtype (the mean and the division truncate), and its
+    NaN guard makes the result a weakly typed default float; dtype=bool fails in the division."""
+    x = np.array([[1, 2, 3], [4, 5, -3]], np.int32)
+    fdt = dtypes.defaults.float_
+    cases = [({"dtype": np.int32}, 6.0), ({"dtype": np.int8, "axis": 1, "keepdims": True}, [[0.0], [12.0]]),
+             ({"dtype": np.int32, "axis": 0, "ddof": 2}, [np.nan] * 3), ({"dtype": np.int16, "axis": 0, "ddof": 1},
+                                                                         [5.0, 5.0, 18.0]),
+             ({"dtype": np.int32, "where": x > 1}, 1.0), ({"dtype": np.uint8, "axis": 1}, [0.0, 12.0])]
+    for kw, want in cases:
+        r = jnp.var(x, **kw)
+        assert r.dtype == fdt and r.weak_type, kw
+        np.testing.assert_array_equal(np.asarray(r), np.asarray(want, fdt))
+    with pytest.raises(TypeError, match="div does not accept dtype bool"):
+        jnp.var(x, dtype=np.bool_)
+    with pytest.raises(ValueError, match="must be inexact"):
+        jnp.std(x, dtype=np.int32)
+    jax = pytest.importorskip("jax")
+    with jax.enable_x64(bool(dtypes.defaults.float_ == np.float64)):
+        for kw, _ in cases:
+            want = jax.numpy.var(x, **kw)
+            r = jnp.var(x, **kw)
+            assert r.dtype == want.dtype and r.weak_type == want.weak_type
+            np.testing.assert_array_equal(np.asarray(r), np.asarray(want))
+
+
 @given(data=st.data())
 def test_ptp_and_average_match_numpy(data):
     dt = data.draw(st.sampled_from([d for d in REAL if d != np.bool_]), label="dtype")

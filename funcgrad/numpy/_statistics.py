@@ -126,6 +126,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     if dtype is not None and dtypes.is_complex(x.dtype) and not dtypes.is_complex(dtypes.canonicalize(dtype)):
         raise ValueError(f"var: a real dtype= ({np.dtype(dtype)}) for the variance of complex input is not "
                          "supported (as jax.numpy.var); pass a complex dtype or take the variance of x.real")
+    if dtype is not None and not dtypes.is_inexact(dtypes.canonicalize(dtype)):
+        return _integer_var(x, axes, dtypes.canonicalize(dtype), ddof, keepdims, where, mean)
     real_input = not dtypes.is_complex(x.dtype)
     calc, res = _calc_dtype(x, dtype, "var")
     x = ew.convert_element_type(x, calc)
@@ -152,6 +154,33 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     # (a complex dtype= for real input gives a complex result, as jax.numpy: the real variance cast to it)
     return ew.convert_element_type(v, res if dtype is not None and dtypes.is_complex(res) and
                                    real_input else _real_dtype(res))
+
+
+def _integer_var(x, axes, dt, ddof, keepdims, where, mean):
+    """var with an integer dtype=, as jax.numpy computes it: in that dtype throughout (the mean, the sum of
+    squares and the division by n - ddof truncate), then NaN where n - ddof <= 0, which makes the result a
+    weakly typed float of the default float dtype."""
+    if dt == dtypes.bool_:
+        raise TypeError("var: div does not accept dtype bool at position 0. Accepted dtypes at position 0 are "
+                        "subtypes of integer, floating, complexfloating (jax.numpy.var computes in dtype=; pass "
+                        "an integer or inexact dtype)")
+    x = ew.convert_element_type(x, dt)
+    mask = None if where is None else _bcast_mask(where, x)
+    n = _count(x, axes, mask, dt)
+    n = _const((), n, dt) if not hasattr(n, "shape") else n
+    if mean is not None:
+        m = broadcast_to(ew.convert_element_type(asarray_any(mean), dt), _keep_shape(x, axes))
+    else:
+        s = _masked_sum(x, axes, mask, True)
+        m = ew.div(s, broadcast_to(n, s.shape))
+    d = ew.sub(x, broadcast_to(m, x.shape))
+    ss = _masked_sum(ew.mul(d, d), axes, mask, keepdims)
+    den = ew.sub(n, _const(n.shape, ddof, dt))
+    den = broadcast_to(den if keepdims or not den.ndim else sh.reshape(den, ss.shape), ss.shape)
+    fdt = dtypes.defaults.float_
+    v = ew.convert_element_type(ew.div(ss, den), fdt, True)
+    return ew.select(ew.gt(den, _const(den.shape, 0, dt)), v, ew.convert_element_type(
+        _const(ss.shape, np.nan, fdt), fdt, True))
 
 
 def _keep_shape(x, axes):
