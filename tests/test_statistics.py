@@ -205,7 +205,18 @@ def test_quantile_errors_and_edge_cases():
         jnp.quantile(np.ones(3), 0.5, method="bogus")
     with pytest.raises(TypeError):
         jnp.quantile(np.ones(3, np.complex64), 0.5)
-    check(jnp.median(np.zeros((0, 3)), axis=0), np.median(np.zeros((0, 3)), axis=0))
+    # an empty reduced axis: jax.numpy's errors (NumPy gives NaN), a TypeError from its gather of the sorted
+    # values, an IndexError for a nan-function's 0-d result
+    for f, args in ((jnp.median, ()), (jnp.quantile, (0.5,)), (jnp.percentile, (50,)), (jnp.nanmedian, ()),
+                    (jnp.nanquantile, (0.3,)), (jnp.nanpercentile, (30,))):
+        for shape, axis in (((0, 3), 0), ((2, 0), 1), ((3, 0, 2), (0, 1))):
+            with pytest.raises(TypeError, match="out of range"):
+                f(np.zeros(shape), *args, axis=axis)
+        with pytest.raises(TypeError if f in (jnp.median, jnp.quantile, jnp.percentile) else IndexError):
+            f(np.zeros((0, 3)), *args)
+        with pytest.raises(TypeError, match="out of range"):
+            f(np.zeros((0,)), *args, keepdims=True)
+    check(jnp.median(np.zeros((2, 0)), axis=0), np.median(np.zeros((2, 0)), axis=0))
     check(jnp.quantile(np.arange(5.0), jnp.asarray(np.array([0.2, 0.6]))), np.quantile(np.arange(5.0), [0.2, 0.6]),
           dtype=np.float64)
     check(jnp.median(np.array(3.0)), np.median(np.array(3.0)))

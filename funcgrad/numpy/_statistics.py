@@ -317,11 +317,13 @@ def _quantile(a, q, axis, method, keepdims, omit_nan: bool, op: str, scale=1.0):
     out_shape = tuple(qv.shape) + bshape
     nq = qv.ndim
     qb = sh.broadcast_in_dim(qv, out_shape, tuple(range(nq)))
-    if N == 0:
-        if op in ("median", "nanmedian") or omit_nan:
-            res = _const(out_shape, np.nan, calc)
-            return _finish(res, x, axes, keepdims, nq)
-        raise IndexError(f"{op}: cannot take a quantile of an empty array (at {user_location(3)})")
+    if N == 0:  # as jax.numpy (NumPy gives NaN): its gather of the sorted values is out of range, a TypeError,
+        # or for a nan-function's 0-d result the IndexError of indexing an empty axis
+        if omit_nan and not out_shape and not keepdims:
+            raise IndexError(f"{op}: index is out of bounds for axis 0 with size 0: the reduced axes are empty "
+                             f"(at {user_location(3)})")
+        raise TypeError(f"{op}: slice size 1 of the sorted values is out of range of the empty reduced axes "
+                        f"(size 0), as in jax.numpy; reduce over non-empty axes (at {user_location(3)})")
     s = _s._sort_along([flat], flat.ndim - 1)[0]
     if omit_nan:
         valid = red.reduce_sum(ew.convert_element_type(_s._not(_isnan(flat)), INDEX), (flat.ndim - 1,))
