@@ -451,3 +451,28 @@ def test_var_std_with_ddof_at_or_past_the_count_are_nan():
     # the division is JAX's, unguarded: NaN derivatives at n == ddof, zeros past it
     assert np.isnan(np.asarray(funcgrad.grad(lambda x: fnp.var(x, ddof=6))(f))).all()
     np.testing.assert_array_equal(np.abs(np.asarray(funcgrad.grad(lambda x: fnp.var(x, ddof=7))(f))), 0.0)
+
+
+@pytest.mark.parametrize("y", [3, 4, 5, 7, -2, -3, 13])
+def test_integer_pow_multiplies_as_jaxs_lowering(x64, y):
+    """x ** y for a Python int y is JAX's square-and-multiply, rounding after each product (then 1 / x**-y), not
+    pow's single rounding: x ** 3 is (x * x) * x bit for bit, eagerly and under jit."""
+    rng = np.random.default_rng(y + 20)
+    x = (rng.standard_normal(400) * 3).astype(np.float32)
+    acc, b, n = None, x, abs(y)
+    while n:  # the expected value, in float32 with NumPy's products
+        if n & 1:
+            acc = b if acc is None else acc * b
+        n >>= 1
+        if n:
+            b = b * b
+    want = np.float32(1) / acc if y < 0 else acc
+    tiny = np.abs(want) < np.finfo(np.float32).tiny  # (XLA's CPU flushes subnormal results to zero)
+    for got in (fnp.asarray(x) ** y, fnp.power(fnp.asarray(x), y), flax.integer_pow(fnp.asarray(x), y),
+                funcgrad.jit(lambda t: t ** y)(fnp.asarray(x))):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(got)[~tiny], want[~tiny])
+    jax = pytest.importorskip("jax")
+    ref = np.asarray(jax.numpy.asarray(x) ** y)
+    np.testing.assert_array_equal(np.asarray(fnp.asarray(x) ** y)[~tiny], ref[~tiny])
+

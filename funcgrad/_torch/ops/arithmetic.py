@@ -266,13 +266,30 @@ def _pow_fn(p, q):
     return _bc(_float_pow)(p, q)
 
 
+# the number exponents torch's pow kernel computes by products (1 / (x * x), 1 / x, 1, x, x * x, x * x * x) for
+# float and double tensors; others get std::pow's one rounding (the pow card); half and bfloat16 tensors only the
+# exponents where the two agree (complex ones take the pow card, NumPy's complex power, nearer torch's products)
+_POW_BY_PRODUCTS = frozenset({-2, -1, 0, 1, 2, 3})
+_POW_BY_PRODUCTS_HALF = frozenset({-1, 0, 1, 2})
+
+
+def _pow_by_products(dt, exponent) -> bool:
+    if dt in (np.float32, np.float64):
+        return exponent in _POW_BY_PRODUCTS
+    return D.kind(dt) == "f" and exponent in _POW_BY_PRODUCTS_HALF
+
+
 def pow(input, exponent, *, out=None):  # noqa: A001
-    if isinstance(input, Tensor) and isinstance(exponent, _int) and not isinstance(exponent, _bool):
+    if isinstance(input, Tensor) and isinstance(exponent, (_int, _float)) and not isinstance(exponent, _bool):
         dt = input._np_dtype()
-        if dt.kind in "biu" and exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if dt != _NPB:
-            e = exponent
+        if isinstance(exponent, _int) and dt.kind in "biu":
+            if exponent < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            if dt != _NPB:
+                e = exponent
+                return _out(_apply1("Pow", lambda a: ew.integer_pow(a, e), input), out)
+        elif _pow_by_products(dt, exponent):  # (integer_pow multiplies as torch's kernel: (x * x) * x)
+            e = int(exponent)
             return _out(_apply1("Pow", lambda a: ew.integer_pow(a, e), input), out)
     if isinstance(input, Tensor) and isinstance(exponent, _float) and exponent in (0.5, -0.5) and \
             D.kind(input._np_dtype()) in "fc" and input._np_dtype() != np.float16:
