@@ -372,6 +372,20 @@ def test_complex_sign_divides_part_by_part():
     assert s[2] == 0.6 + 0.8j and s[3] == 0
 
 
+def test_integer_power_of_an_array_exponent_is_strong(x64):
+    # jax.numpy's integer power of an array exponent is a binary exponentiation from strongly typed constants:
+    # strongly typed even for a Python int base or weakly typed operands; a Python int (or bool) exponent is
+    # integer_pow, which keeps a weak base weak
+    b = fnp.array([True, False])
+    w = fnp.add(2, b)  # (weakly typed: the default int)
+    i = fnp.int64 if x64 else fnp.int32
+    for r, want, dt, weak in ((fnp.power(2, b), [2, 1], i, False), (2 ** b, [2, 1], i, False),
+                              (fnp.power(w, w), [27, 4], i, False), (fnp.power(2, w), [8, 4], i, False),
+                              (fnp.power(True, w), [1, 1], i, False), (fnp.power(w, 2), [9, 4], i, True),
+                              (fnp.power(2, True), 2, i, True), (fnp.power(b, True), [1, 0], fnp.int32, False)):
+        assert (r.dtype, r.weak_type, np.asarray(r).tolist()) == (dt, weak, want)
+
+
 def test_power_of_an_inexact_base_to_an_integer_array_is_strong(x64):
     # jax.numpy raises an inexact base to an integer array's power with lax.pow, unpromoted: a Python scalar base
     # does not make the result weakly typed (a weakly typed exponent keeps it weak)
