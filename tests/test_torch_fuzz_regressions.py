@@ -503,3 +503,40 @@ def test_pow_by_a_number_multiplies_as_torchs_kernel(e, dtype):
     else:  # (torch's vectorised pow, sqrt and complex products differ from NumPy's by an ulp or so)
         np.testing.assert_allclose(got, ref, rtol=1e-6 if x.real.dtype == np.float32 else 1e-15)
 
+
+
+def test_index_select_and_index_add_out_of_range_errors_follow_torchs_kernels():
+    """index_select: torch's dim-1 kernel raises RuntimeError (INDICES ... id=), other dims IndexError; index_add:
+    alpha=1 on the first or last dim of a tensor of 2+ dims takes scatter_add's RuntimeError (the first bad index
+    named), a middle dim, alpha != 1 or a vector the IndexError of its loop."""
+    x = fg.zeros(2, 3, 4)
+    with pytest.raises(RuntimeError, match="INDICES element is out of DATA bounds, id=-1 axis_dim=3"):
+        x.index_select(1, fg.tensor([0, -1, 5]))
+    for d in (0, 2):
+        with pytest.raises(IndexError, match="index out of range in self"):
+            x.index_select(d, fg.tensor([-1]))
+    src = {0: fg.ones(2, 3, 4), 1: fg.ones(2, 2, 4), 2: fg.ones(2, 3, 2)}
+    for d, n in ((0, 2), (2, 4)):
+        with pytest.raises(RuntimeError, match=f"index 5 is out of bounds for dimension {d} with size {n}"):
+            x.index_add(d, fg.tensor([5, -1]), src[d][:, :, :2] if d == 2 else src[d])
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_add(1, fg.tensor([0, 3]), src[1])
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_add(0, fg.tensor([0, -1]), src[0], alpha=2)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        fg.zeros(3).index_add(0, fg.tensor([-1]), fg.ones(1))
+    torch = pytest.importorskip("torch")
+    for shape in ((3,), (2, 3), (2, 3, 4), (1, 2, 3, 2)):
+        for d in range(len(shape)):
+            for alpha in (1, 2):
+                for bad in ([0, -1], [shape[d], -1]):
+                    errs = []
+                    for L in (torch, fg):
+                        t = L.zeros(*shape)
+                        s = L.ones(*[len(bad) if i == d else k for i, k in enumerate(shape)])
+                        for f in (lambda: t.index_add(d, L.tensor(bad), s, alpha=alpha),
+                                  lambda: t.index_select(d, L.tensor(bad))):
+                            with pytest.raises((IndexError, RuntimeError)) as e:
+                                f()
+                            errs.append((e.type, str(e.value)))
+                    assert errs[:2] == errs[2:], (shape, d, alpha, bad)
