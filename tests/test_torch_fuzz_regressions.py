@@ -540,3 +540,70 @@ def test_index_select_and_index_add_out_of_range_errors_follow_torchs_kernels():
                                 f()
                             errs.append((e.type, str(e.value)))
                     assert errs[:2] == errs[2:], (shape, d, alpha, bad)
+
+
+def test_shape_op_argument_checks_match_torch():
+    """squeeze's repeated dims, flatten's dims on a 0-d tensor, roll's shifts/dims pairing, repeat_interleave's
+    negative/float/2-d repeats and output_size, raised as torch raises them."""
+    x = fg.zeros(3, 1, 2)
+    with pytest.raises(RuntimeError, match="dim 1 appears multiple times in the list of dims"):
+        x.squeeze((1, -2))
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times"):
+        fg.tensor(1.0).squeeze((0, -1))
+    with pytest.raises(IndexError, match="expected to be in range of \\[-1, 0\\], but got 1"):
+        fg.tensor(1.0).squeeze(1)
+    with pytest.raises(IndexError, match="expected to be in range of \\[-1, 0\\], but got 1"):
+        fg.flatten(fg.tensor(1.0), 1)
+    assert fg.tensor(2.0).squeeze((0,)).shape == () and fg.flatten(fg.tensor(2.0), -1).shape == (1,)
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align. shifts: 2, dims:1"):
+        x.roll((1, 2), 0)
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align. shifts: 2, dims:0"):
+        x.roll((1, 2))
+    with pytest.raises(RuntimeError, match="`shifts` required"):
+        x.roll((), ())
+    np.testing.assert_array_equal(fg.arange(4).roll((1,)).numpy(), [3, 0, 1, 2])
+    with pytest.raises(RuntimeError, match="Repeats must be non-negative"):
+        x.repeat_interleave(-1)
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):
+        x.repeat_interleave(fg.tensor([1, -1, 1]), 0)
+    with pytest.raises(NotImplementedError, match="\"repeat_interleave_cpu\" not implemented for 'Float'"):
+        x.repeat_interleave(fg.tensor([1.0]), 0)
+    with pytest.raises(RuntimeError, match="repeats must be 0-dim or 1-dim tensor"):
+        x.repeat_interleave(fg.tensor([[1]]), 0)
+    with pytest.raises(RuntimeError, match="repeat_interleave only accept 1D vector as repeat"):
+        fg.repeat_interleave(fg.tensor([[1]]))
+    with pytest.raises(RuntimeError, match="Invalid output_size, expected 6 but got 5"):
+        x.repeat_interleave(2, 0, output_size=5)
+    with pytest.raises(RuntimeError, match="allocated size does not match required size"):
+        x.repeat_interleave(fg.tensor([1, 2, 0]), 0, output_size=4)
+    with pytest.raises(IndexError, match="but got 1\\)"):
+        fg.tensor(1.0).repeat_interleave(2, 0)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        fg.tensor(1.0).repeat_interleave(fg.tensor([2]), 0)
+    assert x.repeat_interleave(fg.tensor([1, 2, 0]), 0, output_size=3).shape == (3, 1, 2)
+
+
+def test_tensor_split_takes_each_pair_of_indices_as_a_slice():
+    """torch's tensor_split cuts x[a:b] for consecutive indices with at::slice's rules (negative ones wrap,
+    the slices may overlap, indices past the end clamp); a 0-d long tensor is a number of sections."""
+    x = fg.arange(5.0)
+    got = [p.tolist() for p in x.tensor_split([-1, -1, 0])]
+    assert got == [[0.0, 1.0, 2.0, 3.0], [], [], [0.0, 1.0, 2.0, 3.0, 4.0]]
+    assert [p.tolist() for p in x.tensor_split(fg.tensor([2, 7]))] == [[0.0, 1.0], [2.0, 3.0, 4.0], []]
+    assert [p.tolist() for p in x.tensor_split(fg.tensor(2))] == [[0.0, 1.0, 2.0], [3.0, 4.0]]
+    assert [p.tolist() for p in x.tensor_split([3, 1])] == [[0.0, 1.0, 2.0], [], [1.0, 2.0, 3.0, 4.0]]
+    with pytest.raises(RuntimeError, match="number of sections must be larger than 0, got 0"):
+        x.tensor_split(0)
+    with pytest.raises(RuntimeError, match="to have dtype of long, but got Float"):
+        x.tensor_split(fg.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="zero-dimensional or one-dimensional tensor, but got a tensor with 2 dims"):
+        x.tensor_split(fg.tensor([[1]]))
+    torch = pytest.importorskip("torch")
+    for idx in ([-1, -1, 0], [2, 7], [4, -4, 9], [-9, 3], [0], []):
+        for L in (torch, fg):
+            x = L.arange(20.0).reshape(5, 4).requires_grad_()
+            parts = x.tensor_split(idx)
+            g, = L.autograd.grad(sum((p * (i + 1)).sum() for i, p in enumerate(parts)), x)
+            if L is torch:
+                want = ([p.tolist() for p in parts], g.tolist(), [type(p.grad_fn).__name__ for p in parts])
+        assert ([p.tolist() for p in parts], g.tolist(), [type(p.grad_fn).__name__ for p in parts]) == want
