@@ -2,6 +2,8 @@
 tests/test_fuzz_jax.py found: torch's semantics and exception classes, written out as exact expectations."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -607,3 +609,30 @@ def test_tensor_split_takes_each_pair_of_indices_as_a_slice():
             if L is torch:
                 want = ([p.tolist() for p in parts], g.tolist(), [type(p.grad_fn).__name__ for p in parts])
         assert ([p.tolist() for p in parts], g.tolist(), [type(p.grad_fn).__name__ for p in parts]) == want
+
+
+def test_fill_values_take_c10s_checked_conversion():
+    """full/full_like/new_full/fill_/masked_fill/index_fill convert their number as c10's checked_convert: a
+    complex with an imaginary part into a real dtype, NaN or an out-of-range value into an integer one, a finite
+    value beyond float32's range are RuntimeErrors naming the C type; NumPy scalars are read as Python numbers
+    (a NumPy float gives the default float dtype)."""
+    i, f = fg.tensor([1, 2]), fg.tensor([1.0, 2.0])
+    m = fg.tensor([True, False])
+    for call, ctype in ((lambda: fg.full_like(i, 1j), "int64_t"), (lambda: fg.full_like(f, 1j), "float"),
+                        (lambda: f.new_full((2,), 1j), "float"), (lambda: i.clone().fill_(1j), "int64_t"),
+                        (lambda: f.clone().fill_(1e39), "float"), (lambda: fg.full_like(i, float("nan")), "int64_t"),
+                        (lambda: i.clone().fill_(float("nan")), "int64_t"),
+                        (lambda: i.masked_fill(m, float("nan")), "int64_t"), (lambda: i.masked_fill(m, 1j), "int64_t"),
+                        (lambda: f.masked_fill(m, 1e39), "float"),
+                        (lambda: i.index_fill(0, fg.tensor([0]), float("inf")), "int64_t"),
+                        (lambda: fg.full((2,), 300, dtype=fg.int8), "int8_t"),
+                        (lambda: fg.full((2,), 2 ** 40, dtype=fg.int32), "int"),
+                        (lambda: fg.full((1,), 1j, dtype=fg.float16), "double"),
+                        (lambda: fg.full((1,), 1e39, dtype=fg.complex64), "c10::complex<float>")):
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {re.escape(ctype)} without overflow"):
+            call()
+    assert fg.full_like(fg.tensor([1], dtype=fg.uint8), -1).tolist() == [255]  # (wraps, as torch)
+    assert fg.full_like(f, 2 + 0j).tolist() == [2.0, 2.0] and fg.full((1,), 1e39, dtype=fg.float16).tolist() == [float("inf")]
+    for value, dt in ((np.float64(2.5), fg.float32), (np.bool_(True), fg.float32), (np.int32(3), fg.int64),
+                      (True, fg.bool), (2, fg.int64), (1j, fg.complex64)):
+        assert fg.full((2,), value).dtype == dt, value

@@ -337,26 +337,24 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     _dev(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    default = None
-    if dtype is None:
-        default = _infer_dtype(fill_value)
-    else:
-        fill_value = _int_fill(fill_value, D.to_np(dtype))
-    return _fill(_size((size,)) if not isinstance(size, int) else (size,), fill_value, dtype, requires_grad,
-                 default)
+    dt = _fill_dtype(fill_value) if dtype is None else D.to_np(dtype)
+    fill_value = D.checked_scalar(fill_value, dt)
+    return _fill(_size((size,)) if not isinstance(size, int) else (size,), fill_value, dtype, requires_grad, dt)
 
 
-def _int_fill(value, dt: np.dtype):
-    """A fill value for dtype dt, with torch's overflow check for an integer dtype (NaN, inf or out of range:
-    RuntimeError; a negative integer down to -max into an unsigned type wraps, as in torch)."""
-    if dt.kind not in "iu" or not isinstance(value, (int, float, np.number)) or isinstance(value, bool):
-        return value
-    info = np.iinfo(dt)
-    lo = -info.max if dt.kind == "u" else info.min
-    if not (math.isfinite(value) and lo <= value <= info.max):
-        raise RuntimeError(f"full(): value cannot be converted to type {D.from_np(dt)} without overflow: "
-                           f"{value!r}")
-    return int(value) % (1 << info.bits) if dt.kind == "u" and value < 0 else value
+def _fill_dtype(value) -> np.dtype:
+    """torch.full's dtype for a fill value read as a Scalar: bool for a Python bool, int64 for any integer, the
+    default float for a float (and for a NumPy bool, which torch reads as a float), the default complex for a
+    complex."""
+    if value.__class__ is builtins.bool:
+        return np.dtype(np.bool_)
+    if isinstance(value, (builtins.int, np.integer)):
+        return np.dtype(np.int64)
+    if isinstance(value, (builtins.complex, np.complexfloating)):
+        return D.default_complex()
+    if isinstance(value, (builtins.float, np.floating, np.bool_)):
+        return D.default_float()
+    return _infer_dtype(value)
 
 
 def _like(input, dtype):
@@ -381,7 +379,9 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     _dev(device)
-    return _finish(np.full(input.shape, fill_value, _like(input, dtype)), requires_grad)
+    dt = _like(input, dtype)
+    value = D.checked_scalar(fill_value.item() if isinstance(fill_value, Tensor) else fill_value, dt)
+    return _finish(np.full(input.shape, value, dt), requires_grad)
 
 
 @_into_out

@@ -142,8 +142,8 @@ def _fill(self, value, name):
         if isinstance(value, complex) and D.kind(self._np_dtype()) != "c":  # (a complex tensor's value: the real
             warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
             value = value.real  # part, as torch's copy; a Python complex stays an overflow error)
-    if self._np_dtype().kind in "iu" and isinstance(value, (int, float)):
-        value = D.int_scalar(value, self._np_dtype())
+    if isinstance(value, (int, float, complex, np.number)):  # (c10's checked_convert: torch's overflow errors)
+        value = D.checked_scalar(value, self._np_dtype())
     if v is not None and v.flags.writeable and not _DP._fw_on and (not _gs.enabled or (
             not self._rg and (self._base is None or not self._base._rg))):
         _check_inf(self)

@@ -12,7 +12,7 @@ from .._argcheck import check_same_dtype as _check_same_dtype
 from .._index import _convert_index
 from .._tensor import Tensor, _dim, _make, _wrap
 from .._dispatch import _apply, _apply1, _apply_prim2
-from ._common import _as_tensor, _cast, _is_scalar, _range, _scalar_arr, _with_out
+from ._common import _as_tensor, _cast, _is_scalar, _range, _with_out
 
 
 def _idx_arr(index, op=None):
@@ -255,7 +255,7 @@ def index_fill(input, dim, index, value):
     key = (slice(None),) * d + (idx,)
     if isinstance(value, Tensor):
         return _apply("IndexFill", lambda a, v: a.at[key].set(_cast(v, dt)), (input, value))
-    s = _scalar_arr(value, dt)
+    s = Array(np.asarray(D.checked_scalar(value, dt)))  # (c10's checked_convert: torch's overflow errors)
     return _apply1("IndexFill", lambda a: a.at[key].set(s), input)
 
 
