@@ -636,3 +636,36 @@ def test_fill_values_take_c10s_checked_conversion():
     for value, dt in ((np.float64(2.5), fg.float32), (np.bool_(True), fg.float32), (np.int32(3), fg.int64),
                       (True, fg.bool), (2, fg.int64), (1j, fg.complex64)):
         assert fg.full((2,), value).dtype == dt, value
+
+
+def test_arange_linspace_logspace_integer_dtypes_as_torchs_kernels():
+    """An integer dtype truncates arange's start and step (a fractional step may become 0: int64 then raises
+    ValueError, other dtypes repeat start) and linspace/logspace's start and end before spacing them; steps=1
+    fills start (logspace: base ** start); the dtype is checked before the range."""
+    assert fg.arange(-2.0, 2.5, 0.5, dtype=fg.int32).tolist() == [-2] * 9
+    assert fg.arange(0, 5, 1.5, dtype=fg.int64).tolist() == [0, 1, 2, 3, 4]
+    assert fg.arange(-3.7, 5, 2.2, dtype=fg.int64).tolist() == [-3, -1, 1, 3]
+    assert fg.arange(0.5, 3.7, 1, dtype=fg.int32).tolist() == [0, 1, 2, 3]
+    assert fg.arange(0.5, 3.7, 1, dtype=fg.int64).tolist() == [0, 1, 2]
+    assert fg.arange(250, 260, 3, dtype=fg.uint8).tolist() == [250, 253, 0, 3]
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        fg.arange(0, -5, -0.7, dtype=fg.int64)
+    with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step sign"):
+        fg.arange(5, 0, 1)
+    with pytest.raises(NotImplementedError, match="\"arange_cpu\" not implemented for 'ComplexFloat'"):
+        fg.arange(5, 0, 1, dtype=fg.complex64)
+    assert fg.linspace(2.5, 1.0, 5, dtype=fg.int64).tolist() == [2, 1, 1, 1, 1]
+    assert fg.linspace(2.7, 10, 1, dtype=fg.int64).tolist() == [2]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        fg.linspace(0, 300, 4, dtype=fg.uint8)
+    assert fg.linspace(-3.0, 300, 0, dtype=fg.uint8).tolist() == []
+    assert fg.logspace(11.75, 3.0, 2, dtype=fg.int64).tolist() == [10 ** 11, 1000]
+    assert fg.logspace(0.5, 2.0, 4, dtype=fg.int64).tolist() == [1, 4, 21, 100]
+    assert fg.logspace(0.5, 3.5, 4, base=2, dtype=fg.int64).tolist() == [1, 2, 4, 8]
+    assert fg.logspace(2.7, 10, 1, dtype=fg.int64).tolist() == [501]
+    torch = pytest.importorskip("torch")
+    for args, kw in (((-9.5, -6, 7), {"base": -2.0, "dtype": "complex64"}), ((0.5, 3.5, 6), {"base": 2.5}),
+                     ((1, -2, 5), {"dtype": "float64"}), ((-1.5, 2.5, 4), {"dtype": "float16"})):
+        want = torch.logspace(*args, **{k: getattr(torch, v) if k == "dtype" else v for k, v in kw.items()})
+        got = fg.logspace(*args, **{k: getattr(fg, v) if k == "dtype" else v for k, v in kw.items()})
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-6)
