@@ -627,8 +627,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
 # --- counting and histograms ----------------------------------------------------------------------
 
 def bincount(x, weights=None, minlength=0, *, length=None):
-    """Counts (or summed weights) of each value of a 1-D array of non-negative integers, as
-    numpy.bincount. Under jit pass a static `length` (values >= length are dropped). With weights the
+    """Counts (or summed weights) of each value of a 1-D array of integers, as jax.numpy.bincount (negative
+    values count in bin 0, where NumPy raises). Under jit pass a static `length` (values >= length are dropped). With weights the
     result has the weights' dtype (integers: the default float); NumPy always gives float64."""
     xa = asarray_any(x)
     if xa.ndim != 1:
@@ -642,8 +642,6 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         raise ValueError("bincount: 'minlength' must not be negative")
     xi = ew.convert_element_type(xa, INDEX)
     c = concrete_value(xi)
-    if c is not None and np.asarray(c).size and np.asarray(c).min() < 0:
-        raise ValueError("bincount: 'list' argument must have no negative elements")
     if length is None:
         if c is None:
             raise ConcretizationError("bincount: the length of the result depends on the values of a traced "
@@ -658,6 +656,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         if tuple(w.shape) != tuple(xi.shape):
             raise ValueError("bincount: The weights and list don't have the same length.")
         upd = ew.convert_element_type(w, w.dtype if dtypes.is_inexact(w.dtype) else dtypes.defaults.float_)
+    xi = ew.max(xi, _const(xi.shape, 0, INDEX))  # (as jax.numpy: a negative value counts in bin 0)
     return scatter_p.bind(_const((length,), 0, upd.dtype), sh.expand_dims(xi, (1,)), upd, axes=(0,), mode="add")
 
 
