@@ -583,6 +583,14 @@ def test_shape_op_argument_checks_match_torch():
     with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
         fg.tensor(1.0).repeat_interleave(fg.tensor([2]), 0)
     assert x.repeat_interleave(fg.tensor([1, 2, 0]), 0, output_size=3).shape == (3, 1, 2)
+    e = fg.zeros(3, 3, 0)  # (no elements: the sizes are still checked against the dim, as torch)
+    with pytest.raises(RuntimeError, match="Provided sizes \\[2, -1\\] don't multiply up to the size of dim 0 \\(3\\)"):
+        e.unflatten(0, (2, -1))
+    with pytest.raises(RuntimeError, match="sizes must be non-empty"):
+        e.unflatten(0, ())
+    with pytest.raises(RuntimeError, match="only one dimension can be inferred"):
+        fg.zeros(3, 4).unflatten(1, (-1, -1))
+    assert fg.zeros(0, 3).unflatten(0, (5, -1)).shape == (5, 0, 3)
 
 
 def test_tensor_split_takes_each_pair_of_indices_as_a_slice():

@@ -156,10 +156,23 @@ def unflatten(input, dim, sizes):
     d = _dim(dim, input.ndim)
     shp = input.shape
     sizes = list(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
+    known = math.prod(s for s in sizes if s != -1)
+    if -1 in sizes and known == 0 and shp[d] == 0:
+        raise RuntimeError(f"unflatten got an unexpected error:\ncannot reshape tensor of 0 elements into shape "
+                           f"{sizes} because the unspecified dimension size -1 can be any value and is ambiguous")
     if -1 in sizes:
-        k = sizes.index(-1)
-        known = math.prod(s for i, s in enumerate(sizes) if i != k)
-        sizes[k] = shp[d] // known
+        bad = shp[d] % known != 0 if known else shp[d] != 0
+    else:
+        bad = known != shp[d]
+    if bad:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {d} ({shp[d]}) "
+                           "in the input tensor")
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = shp[d] // known
     return view(input, shp[:d] + tuple(sizes) + shp[d + 1:])
 
 
