@@ -727,6 +727,7 @@ _TORCH_METHODS = {
     "unsqueeze": (lambda t, x: _a(0), _VT), "unflatten": (lambda t, x: _a(0, (5, 1)), _VT),
     "broadcast_to": (lambda t, x: _a((2, 5)), _VT), "expand": (lambda t, x: _a(2, 5), _VT),
     "repeat": (lambda t, x: _a(2), _VT), "tile": (lambda t, x: _a((2,)), _VT), "roll": (lambda t, x: _a(2), _VT),
+    "repeat_interleave": (lambda t, x: _a(2), _VT),
     "narrow": (lambda t, x: _a(0, 1, 3), _VT), "select": (lambda t, x: _a(0, 1), _VT),
     "chunk": (lambda t, x: _a(2), _VT), "split": (lambda t, x: _a(2), _VT),
     "split_with_sizes": (lambda t, x: _a([2, 3]), _VT), "tensor_split": (lambda t, x: _a(2), _VT),
@@ -859,6 +860,7 @@ NOT_DIFFERENTIABLE["torch"].update({n: "creates an array from shapes, sizes or P
     "kaiser_window", "linspace", "logspace", "ones", "range", "zeros", "scalar_tensor", "tril_indices",
     "triu_indices", "sparse_coo_tensor", "from_numpy", "from_dlpack", "unravel_index", "fill")})
 NOT_DIFFERENTIABLE["torch"]["matrix_rank"] = "integer output (a rank)"
+NOT_DIFFERENTIABLE["torch"]["full_like"] = "fills its input's shape with a Python number: no differentiable operand"
 NOT_DIFFERENTIABLE["torch"]["local_devices"] = "lists this process's devices: no array operand"
 SKIP["torch"].update({n: "a transform or utility of funcgrad's JAX-style top level, or torch's autocast/compile "
                       "bookkeeping: no array function to differentiate" for n in (

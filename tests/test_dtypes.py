@@ -328,8 +328,13 @@ def _sweep(dt, expected_dtype, skip=()):
                 if op == "power" and dt == np.bool_ and (isinstance(s, bool) or (isinstance(s, int) and not flip)):
                     want = np.dtype(np.int32)  # jax.numpy computes bool powers in int32 (NumPy: int8/int64)
                 assert r_fg.dtype == want, (where, r_np.dtype, r_fg.dtype)
-                np.testing.assert_allclose(np.asarray(r_fg).astype(np.complex128), r_np.astype(np.complex128),
-                                           rtol=1e-3, err_msg=str(where))
+                got, ref = np.asarray(r_fg).astype(np.complex128), r_np.astype(np.complex128)
+                if op == "power" and r_np.dtype.kind == "c" and isinstance(s, int) and not flip:
+                    # (jax.numpy's integer power of complex data multiplies: where a product overflows, its
+                    # naive complex product gives a NaN part where NumPy's power has inf+0j)
+                    keep = np.isfinite(ref)
+                    got, ref = got[keep], ref[keep]
+                np.testing.assert_allclose(got, ref, rtol=1e-3, err_msg=str(where))
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")

@@ -372,6 +372,20 @@ def test_complex_sign_divides_part_by_part():
     assert s[2] == 0.6 + 0.8j and s[3] == 0
 
 
+def test_integer_power_of_an_array_exponent_is_strong(x64):
+    # jax.numpy's integer power of an array exponent is a binary exponentiation from strongly typed constants:
+    # strongly typed even for a Python int base or weakly typed operands; a Python int (or bool) exponent is
+    # integer_pow, which keeps a weak base weak
+    b = fnp.array([True, False])
+    w = fnp.add(2, b)  # (weakly typed: the default int)
+    i = fnp.int64 if x64 else fnp.int32
+    for r, want, dt, weak in ((fnp.power(2, b), [2, 1], i, False), (2 ** b, [2, 1], i, False),
+                              (fnp.power(w, w), [27, 4], i, False), (fnp.power(2, w), [8, 4], i, False),
+                              (fnp.power(True, w), [1, 1], i, False), (fnp.power(w, 2), [9, 4], i, True),
+                              (fnp.power(2, True), 2, i, True), (fnp.power(b, True), [1, 0], fnp.int32, False)):
+        assert (r.dtype, r.weak_type, np.asarray(r).tolist()) == (dt, weak, want)
+
+
 def test_power_of_an_inexact_base_to_an_integer_array_is_strong(x64):
     # jax.numpy raises an inexact base to an integer array's power with lax.pow, unpromoted: a Python scalar base
     # does not make the result weakly typed (a weakly typed exponent keeps it weak)
@@ -451,3 +465,57 @@ def test_var_std_with_ddof_at_or_past_the_count_are_nan():
     # the division is JAX's, unguarded: NaN derivatives at n == ddof, zeros past it
     assert np.isnan(np.asarray(funcgrad.grad(lambda x: fnp.var(x, ddof=6))(f))).all()
     np.testing.assert_array_equal(np.abs(np.asarray(funcgrad.grad(lambda x: fnp.var(x, ddof=7))(f))), 0.0)
+
+
+@pytest.mark.parametrize("y", [3, 4, 5, 7, -2, -3, 13])
+def test_integer_pow_multiplies_as_jaxs_lowering(x64, y):
+    """x ** y for a Python int y is JAX's square-and-multiply, rounding after each product (then 1 / x**-y), not
+    pow's single rounding: x ** 3 is (x * x) * x bit for bit, eagerly and under jit."""
+    rng = np.random.default_rng(y + 20)
+    x = (rng.standard_normal(400) * 3).astype(np.float32)
+    acc, b, n = None, x, abs(y)
+    while n:  # the expected value, in float32 with NumPy's products
+        if n & 1:
+            acc = b if acc is None else acc * b
+        n >>= 1
+        if n:
+            b = b * b
+    want = np.float32(1) / acc if y < 0 else acc
+    tiny = np.abs(want) < np.finfo(np.float32).tiny  # (XLA's CPU flushes subnormal results to zero)
+    for got in (fnp.asarray(x) ** y, fnp.power(fnp.asarray(x), y), flax.integer_pow(fnp.asarray(x), y),
+                funcgrad.jit(lambda t: t ** y)(fnp.asarray(x))):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(got)[~tiny], want[~tiny])
+    jax = pytest.importorskip("jax")
+    ref = np.asarray(jax.numpy.asarray(x) ** y)
+    np.testing.assert_array_equal(np.asarray(fnp.asarray(x) ** y)[~tiny], ref[~tiny])
+
+
+
+def test_take_along_axis_clip_counts_negative_indices_from_the_end(x64):
+    # jax.numpy's take_along_axis: mode="clip" wraps a negative index once before clipping (take's clip does
+    # not); "promise_in_bounds" clamps with no wrapping
+    x = fnp.asarray(np.array([1.0, 2.0, 3.0], np.float32))
+    i = fnp.asarray(np.array([-4, -1, -2, 2, 3]))
+    assert np.asarray(fnp.take_along_axis(x, i, axis=0, mode="clip")).tolist() == [1.0, 3.0, 2.0, 3.0, 3.0]
+    assert np.asarray(fnp.take(x, i, mode="clip")).tolist() == [1.0, 1.0, 1.0, 3.0, 3.0]
+    assert np.asarray(fnp.take_along_axis(x, i, axis=0, mode="promise_in_bounds")).tolist() == [1.0, 1.0, 1.0, 3.0, 3.0]
+
+
+def test_searchsorted_takes_every_jax_method_and_linspace_interpolates_both_ends(x64):
+    a = fnp.asarray(np.array([-2.0, 0.0, 0.0, 3.0]))
+    q = fnp.asarray(np.array([-3.0, 0.0, 1.0, 5.0]))
+    for side, want in (("left", [0, 1, 3, 4]), ("right", [0, 3, 3, 4])):
+        for method in ("scan", "scan_unrolled", "sort", "compare_all"):
+            assert np.asarray(fnp.searchsorted(a, q, side=side, method=method)).tolist() == want
+    with pytest.raises(ValueError, match="method argument must be one of"):
+        fnp.searchsorted(a, q, method="bogus")
+    # jax.numpy.linspace: start * (1 - t) + stop * t with t = i / div in the computation dtype
+    t = np.arange(3, dtype=np.float32) / np.float32(3)
+    s, e = np.float32(2.4285714), np.float32(-5.6666665)
+    want = np.append(s * (np.float32(1) - t) + e * t, e)
+    got = fnp.linspace(2.4285714, -5.6666665, 4, dtype=fnp.float32)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert np.asarray(fnp.linspace(0.0, 1.0, 3, retstep=True)[1]) == 0.5
+    assert np.isnan(np.asarray(fnp.linspace(0.0, 1.0, 1, retstep=True)[1]))
+    assert np.asarray(fnp.linspace(-1.0, 2.0, 4, dtype=fnp.int32)).tolist() == [-1, 0, 1, 2]

@@ -2,6 +2,8 @@
 tests/test_fuzz_jax.py found: torch's semantics and exception classes, written out as exact expectations."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -201,6 +203,47 @@ def test_add_sub_alpha_is_checked_against_the_result_dtype():
         fg.sub(b, b)
     with pytest.raises(RuntimeError, match="with a bool tensor is not supported. If you are trying to invert"):
         fg.sub(b, i)
+
+
+def _cpairs(t):
+    return [(z.real, z.imag) for z in t.tolist()]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_add_sub_multiply_other_by_alpha_as_torchs_kernel(dtype):
+    """torch computes a + alpha * b (sub: a + (-alpha) * b) with b times alpha as complex numbers even for
+    alpha=1, so an infinite part of b gives a nan part: (1+0j) + (inf+0j) is inf+nanj."""
+    inf, dt = float("inf"), getattr(fg, dtype)
+    a, b = fg.tensor([1 + 0j, 1 + 0j, 2 + 1j], dtype=dt), fg.tensor([complex(inf, 0), complex(0, inf), 1 + 1j], dtype=dt)
+    for r in (fg.add(a, b), a + b, a.clone().add_(b), fg.add(a, b, alpha=1)):
+        got = _cpairs(r)
+        assert got[0][0] == inf and np.isnan(got[0][1]) and np.isnan(got[1][0]) and got[1][1] == inf
+        assert got[2] == (3.0, 2.0)
+    for r in (fg.sub(a, b), a - b, a.clone().sub_(b)):
+        got = _cpairs(r)
+        assert got[0][0] == -inf and np.isnan(got[0][1]) and np.isnan(got[1][0]) and got[1][1] == -inf
+        assert got[2] == (1.0, 0.0)
+    for r in (a + inf, a.clone().add_(inf), fg.add(a, inf)):  # (a real scalar is made complex, then scaled)
+        assert r.tolist()[0].real == inf and np.isnan(r.tolist()[0].imag)
+    assert _cpairs(fg.tensor([inf]) + fg.tensor([1j]))[0] == (inf, 1.0)  # (0+1j) * 1 is exact
+
+
+def test_complex_add_sub_specials_match_torch():
+    torch = pytest.importorskip("torch")
+    parts = [0.0, -0.0, 1.0, -2.5, float("inf"), float("-inf"), float("nan")]
+    vals = [complex(r, i) for r in parts for i in parts]
+    a = [p for p in vals for _ in vals]
+    b = [q for _ in vals for q in vals]
+    for dtype in ("complex64", "complex128"):
+        for form in ("add", "sub", "op+", "op-", "add_", "sub_", "alpha", "scalar"):
+            def run(L):
+                x, y = L.tensor(a, dtype=getattr(L, dtype)), L.tensor(b, dtype=getattr(L, dtype))
+                return {"add": lambda: L.add(x, y), "sub": lambda: L.sub(x, y), "op+": lambda: x + y,
+                        "op-": lambda: x - y, "add_": lambda: x.clone().add_(y), "sub_": lambda: x.clone().sub_(y),
+                        "alpha": lambda: L.sub(x, y, alpha=-2), "scalar": lambda: x + float("-inf")}[form]()
+            want, got = run(torch).numpy(), run(fg).numpy()
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want, err_msg=f"{form} {dtype}")
 
 
 def test_round_with_decimals_has_no_integer_kernels():
@@ -436,3 +479,201 @@ def test_unique_inverse_of_a_0d_tensor_is_0d():
     assert values.shape == (1,) and inverse.shape == () and inverse.item() == 0 and counts.tolist() == [1]
     torch = pytest.importorskip("torch")
     assert torch.unique(torch.tensor(-2), return_inverse=True)[1].shape == ()
+
+
+@pytest.mark.parametrize("e", [3, 3.0, -2, -2.0, 2, -1, 5, 0.5, -0.5, 1.5, 0, 1])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_pow_by_a_number_multiplies_as_torchs_kernel(e, dtype):
+    """torch's pow(x, e) computes e in {3, -2} as x * x * x and 1 / (x * x) (two roundings; e = 2, -1 also by
+    products) and other exponents with pow's one rounding."""
+    if dtype == "complex64" and e in (5, 1.5, 0.5):
+        pytest.skip("torch's complex pow of other exponents is std::pow (exp(e * log(x))): not reproduced")
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(300) * 3).astype(dtype)
+    if dtype == "complex64":
+        x = x + 1j * (rng.standard_normal(300)).astype(np.float32)
+    t = fg.from_numpy(x)
+    if e in (3, -2) and dtype != "complex64":  # an expectation written out (NumPy's products round as torch's)
+        want = (x * x) * x if e == 3 else 1 / (x * x)
+        np.testing.assert_array_equal((t ** e).numpy(), want)
+    torch = pytest.importorskip("torch")
+    ref = (torch.from_numpy(x) ** e).numpy()
+    got = (t ** e).numpy()
+    assert got.dtype == ref.dtype
+    if e in (3, 3.0, -2, -2.0, 2, -1, -0.5, 0, 1) and dtype != "complex64":
+        np.testing.assert_array_equal(got, ref)
+    else:  # (torch's vectorised pow, sqrt and complex products differ from NumPy's by an ulp or so)
+        np.testing.assert_allclose(got, ref, rtol=1e-6 if x.real.dtype == np.float32 else 1e-15)
+
+
+
+def test_index_select_and_index_add_out_of_range_errors_follow_torchs_kernels():
+    """index_select: torch's dim-1 kernel raises RuntimeError (INDICES ... id=), other dims IndexError; index_add:
+    alpha=1 on the first or last dim of a tensor of 2+ dims takes scatter_add's RuntimeError (the first bad index
+    named), a middle dim, alpha != 1 or a vector the IndexError of its loop."""
+    x = fg.zeros(2, 3, 4)
+    with pytest.raises(RuntimeError, match="INDICES element is out of DATA bounds, id=-1 axis_dim=3"):
+        x.index_select(1, fg.tensor([0, -1, 5]))
+    for d in (0, 2):
+        with pytest.raises(IndexError, match="index out of range in self"):
+            x.index_select(d, fg.tensor([-1]))
+    src = {0: fg.ones(2, 3, 4), 1: fg.ones(2, 2, 4), 2: fg.ones(2, 3, 2)}
+    for d, n in ((0, 2), (2, 4)):
+        with pytest.raises(RuntimeError, match=f"index 5 is out of bounds for dimension {d} with size {n}"):
+            x.index_add(d, fg.tensor([5, -1]), src[d][:, :, :2] if d == 2 else src[d])
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_add(1, fg.tensor([0, 3]), src[1])
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_add(0, fg.tensor([0, -1]), src[0], alpha=2)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        fg.zeros(3).index_add(0, fg.tensor([-1]), fg.ones(1))
+    torch = pytest.importorskip("torch")
+    for shape in ((3,), (2, 3), (2, 3, 4), (1, 2, 3, 2)):
+        for d in range(len(shape)):
+            for alpha in (1, 2):
+                for bad in ([0, -1], [shape[d], -1]):
+                    errs = []
+                    for L in (torch, fg):
+                        t = L.zeros(*shape)
+                        s = L.ones(*[len(bad) if i == d else k for i, k in enumerate(shape)])
+                        for f in (lambda: t.index_add(d, L.tensor(bad), s, alpha=alpha),
+                                  lambda: t.index_select(d, L.tensor(bad))):
+                            with pytest.raises((IndexError, RuntimeError)) as e:
+                                f()
+                            errs.append((e.type, str(e.value)))
+                    assert errs[:2] == errs[2:], (shape, d, alpha, bad)
+
+
+def test_shape_op_argument_checks_match_torch():
+    """squeeze's repeated dims, flatten's dims on a 0-d tensor, roll's shifts/dims pairing, repeat_interleave's
+    negative/float/2-d repeats and output_size, raised as torch raises them."""
+    x = fg.zeros(3, 1, 2)
+    with pytest.raises(RuntimeError, match="dim 1 appears multiple times in the list of dims"):
+        x.squeeze((1, -2))
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times"):
+        fg.tensor(1.0).squeeze((0, -1))
+    with pytest.raises(IndexError, match="expected to be in range of \\[-1, 0\\], but got 1"):
+        fg.tensor(1.0).squeeze(1)
+    with pytest.raises(IndexError, match="expected to be in range of \\[-1, 0\\], but got 1"):
+        fg.flatten(fg.tensor(1.0), 1)
+    assert fg.tensor(2.0).squeeze((0,)).shape == () and fg.flatten(fg.tensor(2.0), -1).shape == (1,)
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align. shifts: 2, dims:1"):
+        x.roll((1, 2), 0)
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align. shifts: 2, dims:0"):
+        x.roll((1, 2))
+    with pytest.raises(RuntimeError, match="`shifts` required"):
+        x.roll((), ())
+    np.testing.assert_array_equal(fg.arange(4).roll((1,)).numpy(), [3, 0, 1, 2])
+    with pytest.raises(RuntimeError, match="Repeats must be non-negative"):
+        x.repeat_interleave(-1)
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):
+        x.repeat_interleave(fg.tensor([1, -1, 1]), 0)
+    with pytest.raises(NotImplementedError, match="\"repeat_interleave_cpu\" not implemented for 'Float'"):
+        x.repeat_interleave(fg.tensor([1.0]), 0)
+    with pytest.raises(RuntimeError, match="repeats must be 0-dim or 1-dim tensor"):
+        x.repeat_interleave(fg.tensor([[1]]), 0)
+    with pytest.raises(RuntimeError, match="repeat_interleave only accept 1D vector as repeat"):
+        fg.repeat_interleave(fg.tensor([[1]]))
+    with pytest.raises(RuntimeError, match="Invalid output_size, expected 6 but got 5"):
+        x.repeat_interleave(2, 0, output_size=5)
+    with pytest.raises(RuntimeError, match="allocated size does not match required size"):
+        x.repeat_interleave(fg.tensor([1, 2, 0]), 0, output_size=4)
+    with pytest.raises(IndexError, match="but got 1\\)"):
+        fg.tensor(1.0).repeat_interleave(2, 0)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        fg.tensor(1.0).repeat_interleave(fg.tensor([2]), 0)
+    assert x.repeat_interleave(fg.tensor([1, 2, 0]), 0, output_size=3).shape == (3, 1, 2)
+    e = fg.zeros(3, 3, 0)  # (no elements: the sizes are still checked against the dim, as torch)
+    with pytest.raises(RuntimeError, match="Provided sizes \\[2, -1\\] don't multiply up to the size of dim 0 \\(3\\)"):
+        e.unflatten(0, (2, -1))
+    with pytest.raises(RuntimeError, match="sizes must be non-empty"):
+        e.unflatten(0, ())
+    with pytest.raises(RuntimeError, match="only one dimension can be inferred"):
+        fg.zeros(3, 4).unflatten(1, (-1, -1))
+    assert fg.zeros(0, 3).unflatten(0, (5, -1)).shape == (5, 0, 3)
+
+
+def test_tensor_split_takes_each_pair_of_indices_as_a_slice():
+    """torch's tensor_split cuts x[a:b] for consecutive indices with at::slice's rules (negative ones wrap,
+    the slices may overlap, indices past the end clamp); a 0-d long tensor is a number of sections."""
+    x = fg.arange(5.0)
+    got = [p.tolist() for p in x.tensor_split([-1, -1, 0])]
+    assert got == [[0.0, 1.0, 2.0, 3.0], [], [], [0.0, 1.0, 2.0, 3.0, 4.0]]
+    assert [p.tolist() for p in x.tensor_split(fg.tensor([2, 7]))] == [[0.0, 1.0], [2.0, 3.0, 4.0], []]
+    assert [p.tolist() for p in x.tensor_split(fg.tensor(2))] == [[0.0, 1.0, 2.0], [3.0, 4.0]]
+    assert [p.tolist() for p in x.tensor_split([3, 1])] == [[0.0, 1.0, 2.0], [], [1.0, 2.0, 3.0, 4.0]]
+    with pytest.raises(RuntimeError, match="number of sections must be larger than 0, got 0"):
+        x.tensor_split(0)
+    with pytest.raises(RuntimeError, match="to have dtype of long, but got Float"):
+        x.tensor_split(fg.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="zero-dimensional or one-dimensional tensor, but got a tensor with 2 dims"):
+        x.tensor_split(fg.tensor([[1]]))
+    torch = pytest.importorskip("torch")
+    for idx in ([-1, -1, 0], [2, 7], [4, -4, 9], [-9, 3], [0], []):
+        for L in (torch, fg):
+            x = L.arange(20.0).reshape(5, 4).requires_grad_()
+            parts = x.tensor_split(idx)
+            g, = L.autograd.grad(sum((p * (i + 1)).sum() for i, p in enumerate(parts)), x)
+            if L is torch:
+                want = ([p.tolist() for p in parts], g.tolist(), [type(p.grad_fn).__name__ for p in parts])
+        assert ([p.tolist() for p in parts], g.tolist(), [type(p.grad_fn).__name__ for p in parts]) == want
+
+
+def test_fill_values_take_c10s_checked_conversion():
+    """full/full_like/new_full/fill_/masked_fill/index_fill convert their number as c10's checked_convert: a
+    complex with an imaginary part into a real dtype, NaN or an out-of-range value into an integer one, a finite
+    value beyond float32's range are RuntimeErrors naming the C type; NumPy scalars are read as Python numbers
+    (a NumPy float gives the default float dtype)."""
+    i, f = fg.tensor([1, 2]), fg.tensor([1.0, 2.0])
+    m = fg.tensor([True, False])
+    for call, ctype in ((lambda: fg.full_like(i, 1j), "int64_t"), (lambda: fg.full_like(f, 1j), "float"),
+                        (lambda: f.new_full((2,), 1j), "float"), (lambda: i.clone().fill_(1j), "int64_t"),
+                        (lambda: f.clone().fill_(1e39), "float"), (lambda: fg.full_like(i, float("nan")), "int64_t"),
+                        (lambda: i.clone().fill_(float("nan")), "int64_t"),
+                        (lambda: i.masked_fill(m, float("nan")), "int64_t"), (lambda: i.masked_fill(m, 1j), "int64_t"),
+                        (lambda: f.masked_fill(m, 1e39), "float"),
+                        (lambda: i.index_fill(0, fg.tensor([0]), float("inf")), "int64_t"),
+                        (lambda: fg.full((2,), 300, dtype=fg.int8), "int8_t"),
+                        (lambda: fg.full((2,), 2 ** 40, dtype=fg.int32), "int"),
+                        (lambda: fg.full((1,), 1j, dtype=fg.float16), "double"),
+                        (lambda: fg.full((1,), 1e39, dtype=fg.complex64), "c10::complex<float>")):
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {re.escape(ctype)} without overflow"):
+            call()
+    assert fg.full_like(fg.tensor([1], dtype=fg.uint8), -1).tolist() == [255]  # (wraps, as torch)
+    assert fg.full_like(f, 2 + 0j).tolist() == [2.0, 2.0] and fg.full((1,), 1e39, dtype=fg.float16).tolist() == [float("inf")]
+    for value, dt in ((np.float64(2.5), fg.float32), (np.bool_(True), fg.float32), (np.int32(3), fg.int64),
+                      (True, fg.bool), (2, fg.int64), (1j, fg.complex64)):
+        assert fg.full((2,), value).dtype == dt, value
+
+
+def test_arange_linspace_logspace_integer_dtypes_as_torchs_kernels():
+    """An integer dtype truncates arange's start and step (a fractional step may become 0: int64 then raises
+    ValueError, other dtypes repeat start) and linspace/logspace's start and end before spacing them; steps=1
+    fills start (logspace: base ** start); the dtype is checked before the range."""
+    assert fg.arange(-2.0, 2.5, 0.5, dtype=fg.int32).tolist() == [-2] * 9
+    assert fg.arange(0, 5, 1.5, dtype=fg.int64).tolist() == [0, 1, 2, 3, 4]
+    assert fg.arange(-3.7, 5, 2.2, dtype=fg.int64).tolist() == [-3, -1, 1, 3]
+    assert fg.arange(0.5, 3.7, 1, dtype=fg.int32).tolist() == [0, 1, 2, 3]
+    assert fg.arange(0.5, 3.7, 1, dtype=fg.int64).tolist() == [0, 1, 2]
+    assert fg.arange(250, 260, 3, dtype=fg.uint8).tolist() == [250, 253, 0, 3]
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        fg.arange(0, -5, -0.7, dtype=fg.int64)
+    with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step sign"):
+        fg.arange(5, 0, 1)
+    with pytest.raises(NotImplementedError, match="\"arange_cpu\" not implemented for 'ComplexFloat'"):
+        fg.arange(5, 0, 1, dtype=fg.complex64)
+    assert fg.linspace(2.5, 1.0, 5, dtype=fg.int64).tolist() == [2, 1, 1, 1, 1]
+    assert fg.linspace(2.7, 10, 1, dtype=fg.int64).tolist() == [2]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        fg.linspace(0, 300, 4, dtype=fg.uint8)
+    assert fg.linspace(-3.0, 300, 0, dtype=fg.uint8).tolist() == []
+    assert fg.logspace(11.75, 3.0, 2, dtype=fg.int64).tolist() == [10 ** 11, 1000]
+    assert fg.logspace(0.5, 2.0, 4, dtype=fg.int64).tolist() == [1, 4, 21, 100]
+    assert fg.logspace(0.5, 3.5, 4, base=2, dtype=fg.int64).tolist() == [1, 2, 4, 8]
+    assert fg.logspace(2.7, 10, 1, dtype=fg.int64).tolist() == [501]
+    torch = pytest.importorskip("torch")
+    for args, kw in (((-9.5, -6, 7), {"base": -2.0, "dtype": "complex64"}), ((0.5, 3.5, 6), {"base": 2.5}),
+                     ((1, -2, 5), {"dtype": "float64"}), ((-1.5, 2.5, 4), {"dtype": "float16"})):
+        want = torch.logspace(*args, **{k: getattr(torch, v) if k == "dtype" else v for k, v in kw.items()})
+        got = fg.logspace(*args, **{k: getattr(fg, v) if k == "dtype" else v for k, v in kw.items()})
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-6)

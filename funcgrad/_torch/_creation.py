@@ -337,26 +337,24 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     _dev(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    default = None
-    if dtype is None:
-        default = _infer_dtype(fill_value)
-    else:
-        fill_value = _int_fill(fill_value, D.to_np(dtype))
-    return _fill(_size((size,)) if not isinstance(size, int) else (size,), fill_value, dtype, requires_grad,
-                 default)
+    dt = _fill_dtype(fill_value) if dtype is None else D.to_np(dtype)
+    fill_value = D.checked_scalar(fill_value, dt)
+    return _fill(_size((size,)) if not isinstance(size, int) else (size,), fill_value, dtype, requires_grad, dt)
 
 
-def _int_fill(value, dt: np.dtype):
-    """A fill value for dtype dt, with torch's overflow check for an integer dtype (NaN, inf or out of range:
-    RuntimeError; a negative integer down to -max into an unsigned type wraps, as in torch)."""
-    if dt.kind not in "iu" or not isinstance(value, (int, float, np.number)) or isinstance(value, bool):
-        return value
-    info = np.iinfo(dt)
-    lo = -info.max if dt.kind == "u" else info.min
-    if not (math.isfinite(value) and lo <= value <= info.max):
-        raise RuntimeError(f"full(): value cannot be converted to type {D.from_np(dt)} without overflow: "
-                           f"{value!r}")
-    return int(value) % (1 << info.bits) if dt.kind == "u" and value < 0 else value
+def _fill_dtype(value) -> np.dtype:
+    """torch.full's dtype for a fill value read as a Scalar: bool for a Python bool, int64 for any integer, the
+    default float for a float (and for a NumPy bool, which torch reads as a float), the default complex for a
+    complex."""
+    if value.__class__ is builtins.bool:
+        return np.dtype(np.bool_)
+    if isinstance(value, (builtins.int, np.integer)):
+        return np.dtype(np.int64)
+    if isinstance(value, (builtins.complex, np.complexfloating)):
+        return D.default_complex()
+    if isinstance(value, (builtins.float, np.floating, np.bool_)):
+        return D.default_float()
+    return _infer_dtype(value)
 
 
 def _like(input, dtype):
@@ -381,7 +379,9 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     _dev(device)
-    return _finish(np.full(input.shape, fill_value, _like(input, dtype)), requires_grad)
+    dt = _like(input, dtype)
+    value = D.checked_scalar(fill_value.item() if isinstance(fill_value, Tensor) else fill_value, dt)
+    return _finish(np.full(input.shape, value, dt), requires_grad)
 
 
 @_into_out
@@ -405,23 +405,33 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if not all(math.isfinite(v) for v in (start, end, step)):
-        raise RuntimeError(f"arange(): unsupported range: {start} -> {end} (step {step}); start, end and step "
-                           f"must be finite")
-    if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    if dtype is None:
+    if dtype is None:  # (the dtype is checked first: torch dispatches on it before its range checks)
         isf = any(isinstance(v, float) or (isinstance(v, np.floating)) for v in (start, end, step))
         dt = D.default_float() if isf else np.dtype(np.int64)
     else:
         dt = D.to_np(dtype)
         if dt.kind in "bc":
             raise NotImplementedError(f"\"arange_cpu\" not implemented for '{DtypeName(dt)}'")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end, step)):
+        raise RuntimeError(f"arange(): unsupported range: {start} -> {end} (step {step}); start, end and step "
+                           f"must be finite")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(math.ceil((end - start) / step))
-    if dt.kind in "iu" and all(isinstance(v, (int, np.integer)) for v in (start, end, step)):
-        v = np.arange(start, end, step, dtype=dt)
+    if dt.kind in "iu":
+        # torch's integer kernel: start and step truncated to int64 (so a fractional step may become 0), the
+        # values start + i * step wrapping into dt; int64's length is also counted in integers
+        xs, xe, xt = (builtins.int(v) for v in (start, end, step))
+        if dt == np.int64:
+            if xt == 0:
+                raise ValueError("step must be nonzero")
+            if not (xt > 0 and xe >= xs or xt < 0 and xe <= xs):
+                raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+            num = xe - xs + xt - (1 if xt > 0 else -1)
+            n = abs(num) // abs(xt) * (1 if (num >= 0) == (xt > 0) else -1)  # (C's division, toward zero)
+        v = (xs + np.arange(n, dtype=np.int64) * xt).astype(dt)
     else:
         v = (start + np.arange(n, dtype=np.float64) * step).astype(dt)
     return _finish(v, requires_grad)
@@ -449,19 +459,17 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    if dt.kind in "fc":
-        # torch's kernel: start + i*step for the first half, end - (steps-1-i)*step for the second
-        wdt = dt
-        i = np.arange(steps)
-        step = (np.asarray(end, wdt) - np.asarray(start, wdt)) / np.asarray(max(steps - 1, 1), wdt)
-        half = steps // 2
-        v = np.where(i < half, np.asarray(start, wdt) + step * i.astype(wdt),
-                     np.asarray(end, wdt) - step * (steps - 1 - i).astype(wdt)).astype(dt)
-        if steps == 1:
-            v = np.array([start], dt)
-    else:
-        v = np.linspace(start, end, steps).astype(dt)
-    return _finish(v, requires_grad)
+    if steps <= 1:  # (torch fills start)
+        return _finish(np.array([D.checked_scalar(start, dt)] if steps else [], dt), requires_grad)
+    # torch's kernel: start + i*step for the first half, end - (steps-1-i)*step for the second; an integer dtype
+    # takes start and end converted to it (truncated, range-checked) and a double step, each value truncated
+    wdt = np.dtype(np.float64) if dt.kind in "iu" else dt
+    i = np.arange(steps)
+    a, b = (np.asarray(D.checked_scalar(v, dt) if dt.kind in "iu" else v, wdt) for v in (start, end))
+    step = (b - a) / np.asarray(max(steps - 1, 1), wdt)
+    half = steps // 2
+    v = np.where(i < half, a + step * i.astype(wdt), b - step * (steps - 1 - i).astype(wdt))
+    return _finish(v.astype(dt), requires_grad)
 
 
 @_into_out
@@ -469,8 +477,22 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
              requires_grad=False):
     _dev(device)
     dt = D.to_np(dtype) if dtype is not None else D.default_float()
-    v = np.power(float(base), np.linspace(float(_num(start)), float(_num(end)), steps)).astype(dt)
-    return _finish(v, requires_grad)
+    start, end = _num(start), _num(end)
+    if steps <= 1:  # (torch fills pow(base, start), computed in double)
+        with np.errstate(invalid="ignore", over="ignore"):
+            value = builtins.float(np.power(builtins.float(base), builtins.float(start)))
+        return _finish(np.array([D.checked_scalar(value, dt)] if steps else [], dt), requires_grad)
+    # torch's kernel: base ** (start + i*step) for the first half, base ** (end - (steps-1-i)*step) for the
+    # second, in the dtype (half types in float32; an integer dtype truncates start and end, then works in double)
+    wdt = np.dtype(np.float64) if dt.kind in "iu" else np.dtype(np.float32) if dt.itemsize == 2 else dt
+    a, b = (np.asarray(D.checked_scalar(v, dt) if dt.kind in "iu" else np.asarray(v, dt), wdt) for v in (start, end))
+    step = (b - a) / np.asarray(max(steps - 1, 1), wdt)
+    i = np.arange(steps)
+    half = steps // 2
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = np.power(np.asarray(base, dt if dt.kind not in "iu" else wdt).astype(wdt),
+                     np.where(i < half, a + step * i.astype(wdt), b - step * (steps - 1 - i).astype(wdt)))
+        return _finish(v.astype(dt), requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):

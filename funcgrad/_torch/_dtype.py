@@ -229,9 +229,39 @@ def int_scalar(value, dt: np.dtype, ctype: bool = True):
             return np.array(value % (info.max + 1) if value < 0 and not info.min else value).astype(dt)
     else:
         f = float(value)
-        if f != f or info.min <= f <= info.max:
+        if info.min <= f <= info.max:  # (NaN too is an overflow, as torch.tensor, fill_ and x[i] = v say)
             return np.array(f).astype(dt)
-    raise RuntimeError(f"value cannot be converted to type {dt.name + '_t' if ctype else dt.name} without overflow")
+    raise RuntimeError(f"value cannot be converted to type {_ctype(dt) if ctype else dt.name} without overflow")
+
+
+def _ctype(dt: np.dtype) -> str:
+    """The C++ type c10's overflow message names for dtype dt."""
+    return {"int32": "int", "float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+            "bool": "bool"}.get(dt.name, dt.name + "_t")
+
+
+def checked_scalar(value, dt: np.dtype):
+    """A Python (or NumPy) number as a scalar of dtype dt with c10's checked_convert, as torch.full, fill_ and
+    full_like convert their value: a complex with a nonzero imaginary part into a real dtype, a float32 or
+    complex64 target's finite value beyond its range, and an integer target's out-of-range value (int_scalar)
+    are RuntimeErrors; float16/bfloat16 round to inf; a bool target takes any number's truth."""
+    if dt == np.bool_:
+        return np.bool_(bool(value))
+    if isinstance(value, (complex, np.complexfloating)) and dt.kind != "c":
+        if value.imag != 0:
+            raise RuntimeError("value cannot be converted to type "
+                               f"{'double' if dt in (np.float16, _BF16) else _ctype(dt)} without overflow")
+        value = value.real
+    if dt.kind in "iu":
+        return int_scalar(value.item() if isinstance(value, np.generic) else value, dt)
+    if dt in (np.float32, np.complex64):
+        lim = float(np.finfo(np.float32).max)
+        parts = (value.real, value.imag) if isinstance(value, (complex, np.complexfloating)) else (float(value),)
+        if any(p == p and abs(p) != float("inf") and abs(p) > lim for p in parts):
+            raise RuntimeError(f"value cannot be converted to type {_ctype(dt)} without overflow")
+    with np.errstate(over="ignore"):
+        return np.array(value).astype(dt)[()]
 
 
 def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:

@@ -64,8 +64,9 @@ def _bc_into(src, dst) -> bool:
     return all(a == 1 or a == b for a, b in zip(src[::-1], dst[::-1]))
 
 
-def _fast_binary_inplace(np_fn, op, name):
-    """add_/sub_/mul_/div_: straight to NumPy's out= when nothing is recorded and dtypes agree."""
+def _fast_binary_inplace(np_fn, op, name, scales=False):
+    """add_/sub_/mul_/div_: straight to NumPy's out= when nothing is recorded and dtypes agree. `scales`
+    (add_/sub_): a complex other is multiplied by alpha, 1 too, as torch's kernel does (see arithmetic._scaled)."""
     generic = _make_inplace(op, name)
 
     def method(self, other, *, alpha=None):
@@ -78,12 +79,22 @@ def _fast_binary_inplace(np_fn, op, name):
                 if isinstance(other, Tensor):
                     ov = other._v
                     if ov is not None and ov.dtype == v.dtype and (ov.shape == v.shape or _bc_into(ov.shape, v.shape)):
+                        if scales and v.dtype.kind == "c":  # (torch's kernel: v + (-alpha) * other for sub_)
+                            a = 1 if alpha is None else alpha
+                            np.add(v, ov * np.asarray(a if np_fn is np.add else -a, v.dtype), out=v)
+                            self._bump()
+                            return self
                         if alpha is not None and alpha != 1:
                             ov = ov * np.asarray(alpha, v.dtype)
                         np_fn(v, ov, out=v)
                         self._bump()
                         return self
                 elif other.__class__ is float or other.__class__ is int:
+                    if scales and v.dtype.kind == "c":
+                        a = 1 if alpha is None else alpha
+                        np.add(v, np.asarray(other, v.dtype) * np.asarray(a if np_fn is np.add else -a, v.dtype), out=v)
+                        self._bump()
+                        return self
                     if alpha is not None and alpha != 1:
                         other = other * alpha
                     np_fn(v, np.asarray(other, v.dtype), out=v)
@@ -133,8 +144,8 @@ def _fill(self, value, name):
         if isinstance(value, complex) and D.kind(self._np_dtype()) != "c":  # (a complex tensor's value: the real
             warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
             value = value.real  # part, as torch's copy; a Python complex stays an overflow error)
-    if self._np_dtype().kind in "iu" and isinstance(value, (int, float)):
-        value = D.int_scalar(value, self._np_dtype())
+    if isinstance(value, (int, float, complex, np.number)):  # (c10's checked_convert: torch's overflow errors)
+        value = D.checked_scalar(value, self._np_dtype())
     if v is not None and v.flags.writeable and not _DP._fw_on and (not _gs.enabled or (
             not self._rg and (self._base is None or not self._base._rg))):
         _check_inf(self)
@@ -555,8 +566,8 @@ def _matmul_r(self, other):
 
 _OPERANDS = (Tensor, int, float, bool, complex, np.generic, np.ndarray, list, tuple)
 # the operators made by _prim_dunder: name -> (node name, primitive, its Array-level function, dtype kinds)
-_PRIM_OPS = {"add": ("Add", arithmetic._ADD_P, arithmetic._bool_add, "fciu"),
-             "sub": ("Sub", arithmetic._SUB_P, arithmetic._sub_fn, "fciu"),
+_PRIM_OPS = {"add": ("Add", arithmetic._ADD_P, arithmetic._bool_add, "fiu"),  # (complex: arithmetic._scaled)
+             "sub": ("Sub", arithmetic._SUB_P, arithmetic._sub_fn, "fiu"),
              "mul": ("Mul", arithmetic._MUL_P, arithmetic._bool_mul, "fciu"),
              "truediv": ("Div", arithmetic._DIV_P, arithmetic._div, "fc")}
 
@@ -671,8 +682,8 @@ def methods() -> dict:
     m["tile"] = _tile_m
     m["broadcast_to"] = _broadcast_to_m
     m["float_power_"] = _float_power_
-    m["add_"] = _fast_binary_inplace(np.add, arithmetic.add, "Add")
-    m["sub_"] = _fast_binary_inplace(np.subtract, arithmetic.sub, "Sub")
+    m["add_"] = _fast_binary_inplace(np.add, arithmetic.add, "Add", True)
+    m["sub_"] = _fast_binary_inplace(np.subtract, arithmetic.sub, "Sub", True)
     m["subtract_"] = m["sub_"]
     m["mul_"] = _fast_binary_inplace(np.multiply, arithmetic.mul, "Mul")
     m["multiply_"] = m["mul_"]

@@ -52,7 +52,7 @@ def _full_correlation(a, w):
     return out
 
 
-def _prep(a, v, op, first, second):
+def _prep(a, v, op, first, second, preferred_element_type=None):
     x, y = (array(z) if is_python_scalar(z) else asarray_any(z) for z in (a, v))  # NumPy: strong arrays
     for z in (x, y):
         if z.ndim > 1:
@@ -65,7 +65,12 @@ def _prep(a, v, op, first, second):
         raise ValueError(first)
     if y.shape[0] == 0:
         raise ValueError(second)
-    return promote_dtypes(x, y)
+    x, y = promote_dtypes(x, y)
+    if preferred_element_type is None and not dtypes.is_inexact(x.dtype):
+        # (as jax.numpy: promoted to inexact, NumPy's default for convolutions, unless a result type is asked)
+        dt = dtypes.to_inexact(x.dtype)
+        x, y = ew.convert_element_type(x, dt), ew.convert_element_type(y, dt)
+    return x, y
 
 
 def _crop(full, n, m, mode, same_start):
@@ -78,23 +83,25 @@ def _crop(full, n, m, mode, same_start):
     return sh.slice(full, (start,), (start + length,))
 
 
-def correlate(a, v, mode="valid"):
-    """Cross-correlation c[k] = sum_n a[n + k] * conj(v[n]) of two 1-D sequences, as numpy.correlate
-    (modes 'valid' (default), 'same', 'full')."""
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """Cross-correlation c[k] = sum_n a[n + k] * conj(v[n]) of two 1-D sequences, as jax.numpy.correlate
+    (modes 'valid' (default), 'same', 'full'; integer and bool input computed in the inexact dtype unless
+    preferred_element_type is given)."""
     m_ = _mode(mode)
     x, y = _prep(a, v, "correlate", "first array argument cannot be empty",
-                 "second array argument cannot be empty")
+                 "second array argument cannot be empty", preferred_element_type)
     n, m = x.shape[0], y.shape[0]
     full = _full_correlation(x, _conj(y))
     same_start = (m - 1) // 2 if n >= m else n // 2
     return _crop(full, n, m, m_, same_start)
 
 
-def convolve(a, v, mode="full"):
-    """Discrete linear convolution of two 1-D sequences, as numpy.convolve (modes 'full' (default),
-    'same', 'valid')."""
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """Discrete linear convolution of two 1-D sequences, as jax.numpy.convolve (modes 'full' (default),
+    'same', 'valid'; integer and bool input computed in the inexact dtype unless preferred_element_type is
+    given)."""
     m_ = _mode(mode)
-    x, y = _prep(a, v, "convolve", "a cannot be empty", "v cannot be empty")
+    x, y = _prep(a, v, "convolve", "a cannot be empty", "v cannot be empty", preferred_element_type)
     n, m = x.shape[0], y.shape[0]
     full = _full_correlation(x, sh.rev(y, (0,)))
     return _crop(full, n, m, m_, (min(n, m) - 1) // 2)

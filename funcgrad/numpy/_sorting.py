@@ -239,8 +239,10 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     gathers) or "compare_all" (compares every pair; faster for short a)."""
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
-    if method not in ("scan", "compare_all"):
-        raise ValueError(f"searchsorted: method must be 'scan' or 'compare_all', got {method!r}")
+    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError("searchsorted: method argument must be one of ['compare_all', 'scan', 'scan_unrolled', "
+                         f"'sort'], got {method!r}")
+    method = {"scan_unrolled": "scan", "sort": "compare_all"}.get(method, method)  # (the same indices)
     arr = asarray_any(a)
     if arr.ndim != 1:
         raise ValueError(f"searchsorted: a must be 1-D, got shape {tuple(arr.shape)}")
@@ -696,6 +698,11 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
     xs, is_ = list(shape), list(shape)
     xs[ax], is_[ax] = x.shape[ax], idx.shape[ax]
     x, idx = broadcast_to(x, xs), broadcast_to(idx, is_)
+    if mode == "clip":  # (as jax.numpy: a negative index counts from the end before clipping, unlike take's)
+        n = _const(idx.shape, x.shape[ax], idx.dtype)
+        idx = ew.select(ew.lt(idx, _const(idx.shape, 0, idx.dtype)), ew.add(idx, n), idx)
+    elif mode == "promise_in_bounds":  # (jax.numpy clamps such indices, with no wrapping)
+        mode = "clip"
     pos, valid = _resolve_indices(idx, x.shape[ax], mode, "take_along_axis")
     out = take_along(x, pos, ax) if x.shape[ax] else _const(idx.shape, 0, x.dtype)
     return _fill_invalid(out, valid, fill_value, tuple(range(out.ndim)))

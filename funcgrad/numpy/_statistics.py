@@ -126,6 +126,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     if dtype is not None and dtypes.is_complex(x.dtype) and not dtypes.is_complex(dtypes.canonicalize(dtype)):
         raise ValueError(f"var: a real dtype= ({np.dtype(dtype)}) for the variance of complex input is not "
                          "supported (as jax.numpy.var); pass a complex dtype or take the variance of x.real")
+    if dtype is not None and not dtypes.is_inexact(dtypes.canonicalize(dtype)):
+        return _integer_var(x, axes, dtypes.canonicalize(dtype), ddof, keepdims, where, mean)
     real_input = not dtypes.is_complex(x.dtype)
     calc, res = _calc_dtype(x, dtype, "var")
     x = ew.convert_element_type(x, calc)
@@ -152,6 +154,33 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     # (a complex dtype= for real input gives a complex result, as jax.numpy: the real variance cast to it)
     return ew.convert_element_type(v, res if dtype is not None and dtypes.is_complex(res) and
                                    real_input else _real_dtype(res))
+
+
+def _integer_var(x, axes, dt, ddof, keepdims, where, mean):
+    """var with an integer dtype=, as jax.numpy computes it: in that dtype throughout (the mean, the sum of
+    squares and the division by n - ddof truncate), then NaN where n - ddof <= 0, which makes the result a
+    weakly typed float of the default float dtype."""
+    if dt == dtypes.bool_:
+        raise TypeError("var: div does not accept dtype bool at position 0. Accepted dtypes at position 0 are "
+                        "subtypes of integer, floating, complexfloating (jax.numpy.var computes in dtype=; pass "
+                        "an integer or inexact dtype)")
+    x = ew.convert_element_type(x, dt)
+    mask = None if where is None else _bcast_mask(where, x)
+    n = _count(x, axes, mask, dt)
+    n = _const((), n, dt) if not hasattr(n, "shape") else n
+    if mean is not None:
+        m = broadcast_to(ew.convert_element_type(asarray_any(mean), dt), _keep_shape(x, axes))
+    else:
+        s = _masked_sum(x, axes, mask, True)
+        m = ew.div(s, broadcast_to(n, s.shape))
+    d = ew.sub(x, broadcast_to(m, x.shape))
+    ss = _masked_sum(ew.mul(d, d), axes, mask, keepdims)
+    den = ew.sub(n, _const(n.shape, ddof, dt))
+    den = broadcast_to(den if keepdims or not den.ndim else sh.reshape(den, ss.shape), ss.shape)
+    fdt = dtypes.defaults.float_
+    v = ew.convert_element_type(ew.div(ss, den), fdt, True)
+    return ew.select(ew.gt(den, _const(den.shape, 0, dt)), v, ew.convert_element_type(
+        _const(ss.shape, np.nan, fdt), fdt, True))
 
 
 def _keep_shape(x, axes):
@@ -288,11 +317,13 @@ def _quantile(a, q, axis, method, keepdims, omit_nan: bool, op: str, scale=1.0):
     out_shape = tuple(qv.shape) + bshape
     nq = qv.ndim
     qb = sh.broadcast_in_dim(qv, out_shape, tuple(range(nq)))
-    if N == 0:
-        if op in ("median", "nanmedian") or omit_nan:
-            res = _const(out_shape, np.nan, calc)
-            return _finish(res, x, axes, keepdims, nq)
-        raise IndexError(f"{op}: cannot take a quantile of an empty array (at {user_location(3)})")
+    if N == 0:  # as jax.numpy (NumPy gives NaN): its gather of the sorted values is out of range, a TypeError,
+        # or for a nan-function's 0-d result the IndexError of indexing an empty axis
+        if omit_nan and not out_shape and not keepdims:
+            raise IndexError(f"{op}: index is out of bounds for axis 0 with size 0: the reduced axes are empty "
+                             f"(at {user_location(3)})")
+        raise TypeError(f"{op}: slice size 1 of the sorted values is out of range of the empty reduced axes "
+                        f"(size 0), as in jax.numpy; reduce over non-empty axes (at {user_location(3)})")
     s = _s._sort_along([flat], flat.ndim - 1)[0]
     if omit_nan:
         valid = red.reduce_sum(ew.convert_element_type(_s._not(_isnan(flat)), INDEX), (flat.ndim - 1,))
@@ -596,8 +627,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
 # --- counting and histograms ----------------------------------------------------------------------
 
 def bincount(x, weights=None, minlength=0, *, length=None):
-    """Counts (or summed weights) of each value of a 1-D array of non-negative integers, as
-    numpy.bincount. Under jit pass a static `length` (values >= length are dropped). With weights the
+    """Counts (or summed weights) of each value of a 1-D array of integers, as jax.numpy.bincount (negative
+    values count in bin 0, where NumPy raises). Under jit pass a static `length` (values >= length are dropped). With weights the
     result has the weights' dtype (integers: the default float); NumPy always gives float64."""
     xa = asarray_any(x)
     if xa.ndim != 1:
@@ -611,8 +642,6 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         raise ValueError("bincount: 'minlength' must not be negative")
     xi = ew.convert_element_type(xa, INDEX)
     c = concrete_value(xi)
-    if c is not None and np.asarray(c).size and np.asarray(c).min() < 0:
-        raise ValueError("bincount: 'list' argument must have no negative elements")
     if length is None:
         if c is None:
             raise ConcretizationError("bincount: the length of the result depends on the values of a traced "
@@ -627,6 +656,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         if tuple(w.shape) != tuple(xi.shape):
             raise ValueError("bincount: The weights and list don't have the same length.")
         upd = ew.convert_element_type(w, w.dtype if dtypes.is_inexact(w.dtype) else dtypes.defaults.float_)
+    xi = ew.max(xi, _const(xi.shape, 0, INDEX))  # (as jax.numpy: a negative value counts in bin 0)
     return scatter_p.bind(_const((length,), 0, upd.dtype), sh.expand_dims(xi, (1,)), upd, axes=(0,), mode="add")
 
 

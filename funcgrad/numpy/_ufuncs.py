@@ -290,7 +290,12 @@ def power(x1, x2, /):
     a, b = promote_and_broadcast("power", x1, x2)
     if a.dtype == dtypes.bool_:  # as jax.numpy: bools compute in int32 (NumPy: int8)
         a, b = ew.convert_element_type(a, dtypes.int32), ew.convert_element_type(b, dtypes.int32)
-    return ew.pow(a, b)
+    r = ew.pow(a, b)
+    if r.weak_type and dtypes.is_integer(r.dtype) and not isinstance(x2, int):
+        # as jax.numpy: an integer power of an array exponent (its binary exponentiation from strongly typed
+        # constants) is strongly typed, also for a Python int base: power(2, bool_array) is int32
+        r = ew.convert_element_type(r, r.dtype, False)
+    return r
 
 
 def negative(x, /):

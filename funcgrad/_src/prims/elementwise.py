@@ -808,14 +808,20 @@ def _integer_pow_impl(xp):
     def f(x, *, y):
         if y == 2:
             return x * x
-        if x.dtype.kind in "iu" and not np.iinfo(x.dtype).min <= y <= np.iinfo(x.dtype).max:
-            r, b = xp.ones_like(x), x  # an exponent beyond the dtype: XLA's square-and-multiply, wrapping
-            while y:
-                if y & 1:
-                    r = r * b
-                b, y = b * b, y >> 1
-            return r
-        return xp.power(x, y)
+        if x.dtype.kind in "iu" and np.iinfo(x.dtype).min <= y <= np.iinfo(x.dtype).max:
+            return xp.power(x, y)  # (exact: the same product modulo 2**bits)
+        if y == 0:
+            return xp.ones_like(x)
+        # JAX's lowering: square-and-multiply, rounding after each product (not pow's one rounding, so x ** 3 is
+        # (x * x) * x as in JAX), then 1 / x**-y for a negative exponent; integers wrap
+        n, acc = -y if y < 0 else y, None
+        while n:
+            if n & 1:
+                acc = x if acc is None else acc * x
+            n >>= 1
+            if n:
+                x = x * x
+        return xp.true_divide(xp.ones_like(acc), acc) if y < 0 else acc
     return f
 
 

@@ -147,15 +147,15 @@ def _norm_scalar(v):
 _ARITH, _TRUEDIV, _CMP = 0, 1, 2
 
 
-def _same_pair(name, prim, afn, x, y):
-    """add/sub/mul's first test: two plain concrete tensors of one numeric dtype and one shape take prim's
-    direct path (_apply_prim2), as _binop would, without its generality; None for anything else."""
+def _same_pair(name, prim, afn, x, y, kinds="fciu"):
+    """add/sub/mul's first test: two plain concrete tensors of one numeric dtype (of `kinds`) and one shape take
+    prim's direct path (_apply_prim2), as _binop would, without its generality; None for anything else."""
     if x.__class__ is Tensor and y.__class__ is Tensor:
         xv = x._v
         yv = y._v
         if xv is not None and yv is not None:
             dt = xv.dtype
-            if dt is yv.dtype and dt.kind in "fciu" and xv.shape == yv.shape:
+            if dt is yv.dtype and dt.kind in kinds and xv.shape == yv.shape:
                 return _apply_prim2(name, prim, afn, x, y)
     return None
 

@@ -12,7 +12,7 @@ from .._argcheck import check_same_dtype as _check_same_dtype
 from .._tensor import Tensor
 from .._dispatch import _apply, _apply1
 from ._common import (_ARITH, _any, _legacy_name, _bc, _binop, _bool, _bshape, _float, _int, _is_scalar, _not_impl,
-                      _NPB, _one_float_dtype, _out, _promote, _same_pair, _tensor_arg, _TRUEDIV, _with_out)
+                      _NPB, _one_float_dtype, _out, _promote, _same_pair, _t, _tensor_arg, _TRUEDIV, _with_out)
 from .unary import _rsqrt, _tabs
 from .comparison import lt
 from .selection import where
@@ -41,8 +41,14 @@ _ADD_P, _SUB_P, _MUL_P, _DIV_P = ew.add_p, ew.sub_p, ew.mul_p, ew.div_p
 
 def _scaled(input, other, alpha):
     """alpha * other for add/sub(alpha=): in the result's dtype, as torch (a bfloat16 `other` added to a float32
-    tensor is scaled in float32, not rounded to bfloat16 first)."""
-    if D.kind(_promote(input, other)) == "b":  # (a bool result: a + alpha * b computed in bool, as torch)
+    tensor is scaled in float32, not rounded to bfloat16 first). A complex result is computed as torch's kernel
+    does, other (in the result's dtype) times alpha as a complex number even where alpha is 1, so that an
+    infinite part gives a nan one: (1+0j) + (inf+0j) is inf+nanj in torch."""
+    res = _promote(input, other)
+    if D.kind(res) == "c":
+        other = other.to(D.from_np(res)) if isinstance(other, Tensor) else _t(other, D.from_np(res))
+        return mul(other, alpha)
+    if D.kind(res) == "b":  # (a bool result: a + alpha * b computed in bool, as torch)
         return other if alpha else mul(other, False)
     if not isinstance(other, Tensor):
         return other * alpha
@@ -68,14 +74,18 @@ def _check_alpha(input, other, alpha) -> None:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
+def _complex(x) -> bool:
+    return x.__class__ is complex or isinstance(x, Tensor) and x._np_dtype().kind == "c"
+
+
 def add(input, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is _int and alpha == 1:
-        r = _same_pair("Add", _ADD_P, _bool_add, input, other)
+        r = _same_pair("Add", _ADD_P, _bool_add, input, other, "fiu")
         if r is not None:
             return r
-    if alpha.__class__ is not _int or alpha != 1:
+    if alpha.__class__ is not _int or alpha != 1 or _complex(input) or _complex(other):
         _check_alpha(input, other, alpha)
-        if alpha != 1:
+        if alpha != 1 or _complex(input) or _complex(other):
             other = _scaled(input, other, alpha)
     r = _binop("Add", _bool_add, input, other, _ARITH, None, _ADD_P)  # (positional: the hot path)
     return r if out is None else _out(r, out)
@@ -87,7 +97,7 @@ def _is_bool(x):
 
 def sub(input, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is _int and alpha == 1:
-        r = _same_pair("Sub", _SUB_P, _sub_fn, input, other)
+        r = _same_pair("Sub", _SUB_P, _sub_fn, input, other, "fiu")
         if r is not None:
             return r
     if _is_bool(input) and _is_bool(other):
@@ -96,6 +106,10 @@ def sub(input, other, *, alpha=1, out=None):
     if _is_bool(input) or _is_bool(other):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    if _complex(input) or _complex(other):  # (torch's kernel: input + (-alpha) * other, see _scaled)
+        _check_alpha(input, other, alpha)
+        r = _binop("Sub", _bool_add, input, _scaled(input, other, -alpha), _ARITH, None, _ADD_P)
+        return r if out is None else _out(r, out)
     if alpha.__class__ is not _int or alpha != 1:
         _check_alpha(input, other, alpha)
         if alpha != 1:
@@ -252,13 +266,30 @@ def _pow_fn(p, q):
     return _bc(_float_pow)(p, q)
 
 
+# the number exponents torch's pow kernel computes by products (1 / (x * x), 1 / x, 1, x, x * x, x * x * x) for
+# float and double tensors; others get std::pow's one rounding (the pow card); half and bfloat16 tensors only the
+# exponents where the two agree (complex ones take the pow card, NumPy's complex power, nearer torch's products)
+_POW_BY_PRODUCTS = frozenset({-2, -1, 0, 1, 2, 3})
+_POW_BY_PRODUCTS_HALF = frozenset({-1, 0, 1, 2})
+
+
+def _pow_by_products(dt, exponent) -> bool:
+    if dt in (np.float32, np.float64):
+        return exponent in _POW_BY_PRODUCTS
+    return D.kind(dt) == "f" and exponent in _POW_BY_PRODUCTS_HALF
+
+
 def pow(input, exponent, *, out=None):  # noqa: A001
-    if isinstance(input, Tensor) and isinstance(exponent, _int) and not isinstance(exponent, _bool):
+    if isinstance(input, Tensor) and isinstance(exponent, (_int, _float)) and not isinstance(exponent, _bool):
         dt = input._np_dtype()
-        if dt.kind in "biu" and exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if dt != _NPB:
-            e = exponent
+        if isinstance(exponent, _int) and dt.kind in "biu":
+            if exponent < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            if dt != _NPB:
+                e = exponent
+                return _out(_apply1("Pow", lambda a: ew.integer_pow(a, e), input), out)
+        elif _pow_by_products(dt, exponent):  # (integer_pow multiplies as torch's kernel: (x * x) * x)
+            e = int(exponent)
             return _out(_apply1("Pow", lambda a: ew.integer_pow(a, e), input), out)
     if isinstance(input, Tensor) and isinstance(exponent, _float) and exponent in (0.5, -0.5) and \
             D.kind(input._np_dtype()) in "fc" and input._np_dtype() != np.float16:

@@ -12,7 +12,7 @@ from .._argcheck import check_same_dtype as _check_same_dtype
 from .._index import _convert_index
 from .._tensor import Tensor, _dim, _make, _wrap
 from .._dispatch import _apply, _apply1, _apply_prim2
-from ._common import _as_tensor, _cast, _is_scalar, _range, _scalar_arr, _with_out
+from ._common import _as_tensor, _cast, _is_scalar, _range, _with_out
 
 
 def _idx_arr(index, op=None):
@@ -40,9 +40,9 @@ def index_select(input, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     n = input.shape[d] if input.ndim else 1
     if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
-        if d == 0 or input.ndim <= 1:
+        if d != 1:
             raise IndexError("index out of range in self")
-        bad = int(idx[(idx < 0) | (idx >= n)][0])  # (torch's message and RuntimeError off dim 0)
+        bad = int(idx[(idx < 0) | (idx >= n)][0])  # (torch's dim-1 kernel: its message and a RuntimeError)
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
     idx = idx.reshape(-1)
     return _apply1("IndexSelect", lambda a: jnp.take(a, idx, axis=d) if a.ndim else a, input)
@@ -153,7 +153,7 @@ def _src(src, value, shape, dt):
 def _check_index_bounds(idx, d, n, exc=RuntimeError, prefix=""):
     """torch's scatter/index_add/index_copy refuse indices outside [0, n) (negative ones too)."""
     if idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
-        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        bad = int(idx.reshape(-1)[((idx < 0) | (idx >= n)).reshape(-1)][0])  # (the first, as torch's loop meets it)
         raise exc(f"{prefix}index {bad} is out of bounds for dimension {d} with size {n}")
 
 
@@ -225,7 +225,11 @@ def index_add(input, dim, index, source, *, alpha=1):
     _check_same_dtype("index_add_(): self ({0}) and source ({1}) must have the same scalar type", input, source)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index).reshape(-1)
-    _check_index_bounds(idx, d, input.shape[d] if input.ndim else 1)
+    n = input.shape[d] if input.ndim else 1
+    if input.ndim > 1 and alpha == 1 and d in (0, input.ndim - 1):  # (torch's scatter_add path)
+        _check_index_bounds(idx, d, n)
+    elif idx.size and isinstance(idx, np.ndarray) and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError("index out of range in self")  # (torch's loop over the index, alpha != 1 or a middle dim)
     if alpha != 1:
         source = source * alpha
     dt = input._np_dtype()
@@ -251,7 +255,7 @@ def index_fill(input, dim, index, value):
     key = (slice(None),) * d + (idx,)
     if isinstance(value, Tensor):
         return _apply("IndexFill", lambda a, v: a.at[key].set(_cast(v, dt)), (input, value))
-    s = _scalar_arr(value, dt)
+    s = Array(np.asarray(D.checked_scalar(value, dt)))  # (c10's checked_convert: torch's overflow errors)
     return _apply1("IndexFill", lambda a: a.at[key].set(s), input)
 
 

@@ -2,13 +2,15 @@
 tensor_split, chunk, unbind, narrow and select (the last ones views of their input)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _jnp as jnp, _dtype as D
 from .._argcheck import DtypeName
 from .._tensor import Tensor, _dim
 from ..._src.prims.shape import concatenate_p as _CONCAT_P, reshape_p as _RESHAPE_P
 from .._dispatch import _apply, _apply_prim
 from .._views import _view, _views
-from ._common import _cast, _int, _max, _min, _out, _range, _result_type_many, _sum
+from ._common import _cast, _int, _legacy_name, _max, _min, _out, _range, _result_type_many, _sum
 
 
 def _cat_check(tensors, d, name):
@@ -219,17 +221,43 @@ def _split(tensor, split_size_or_sections, dim=0, multi=True):
     return tuple(_views(name, tensor, fns, lambda a: [a[i] for i in idxs], multi))
 
 
+def _slice_bounds(a, b, n):
+    """at::slice's (start, end): negative ones count from the end, then clamped to [0, n] and end >= start."""
+    a = _min(_max(a + n if a < 0 else a, 0), n)
+    return a, _min(_max(b + n if b < 0 else b, a), n)
+
+
 def tensor_split(input, indices_or_sections, dim=0):
+    """Slices of input along dim: `sections` parts (the first n % sections one longer), or the slices between
+    consecutive indices (each as at::slice takes them: negative ones wrap, so slices may overlap)."""
     d, n = _split_dim(input, dim, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with "
                                   "0 dims")
-    if isinstance(indices_or_sections, _int):
-        k = indices_or_sections
-        q, r = divmod(n, k)
-        sizes = [q + 1] * r + [q] * (k - r)
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        if ios._np_dtype() != np.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{_legacy_name(ios._np_dtype())}")
+        if ios.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {ios.ndim} dims")
+        ios = ios.item() if ios.ndim == 0 else ios.tolist()
+    if isinstance(ios, _int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        q, r = divmod(n, ios)
+        sizes = [q + 1] * r + [q] * (ios - r)
+        starts = [_sum(sizes[:i]) for i in _range(ios)]
+        bounds = [(a, a + k) for a, k in zip(starts, sizes)]
     else:
-        idx = [0] + list(indices_or_sections) + [n]
-        sizes = [_max(0, _min(b, n) - _min(a, n)) for a, b in zip(idx[:-1], idx[1:])]
-    return _split(input, sizes, d, multi=False)
+        idx = list(ios)
+        for v in idx:
+            if not isinstance(v, _int):
+                raise TypeError("tensor_split(): argument 'indices' failed to unpack the object at pos 2 with error "
+                                f"\"type must be tuple of ints,but got {type(v).__name__}\"")
+        ends = idx + [n]
+        bounds = [_slice_bounds(a, b, n) for a, b in zip([0] + idx, ends)]
+    fns, idxs = _slice_fns(d, bounds)  # (torch's autograd sees separate slices: their in-place writes allowed)
+    return tuple(_views("Slice", input, fns, lambda a: [a[i] for i in idxs], False))
 
 
 def chunk(input, chunks, dim=0):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _jnp as jnp, _dtype as D
+from ..._src.core.array import Array
 from ..._src.core.dtypes import is_float as _is_float
 from ..._src.prims import elementwise as ew
 from .._tensor import Tensor
@@ -169,7 +170,7 @@ def masked_fill(input, mask, value):
             return ew.select(jnp.broadcast_to(m, shape), jnp.broadcast_to(_cast(v, dt), shape),
                              jnp.broadcast_to(a, shape))
         return _apply("MaskedFill", fn, (input, mask, value))
-    s = _scalar_arr(value, dt)
+    s = Array(np.asarray(D.checked_scalar(value, dt)))  # (c10's checked_convert: torch's overflow errors)
 
     def fn1(a, m):
         shape = _bshape(a.shape, m.shape)

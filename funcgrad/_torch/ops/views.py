@@ -11,6 +11,7 @@ from .. import _jnp as jnp, _dtype as D, _functional
 from ..._src.core.array import Array
 from .._tensor import Tensor, _dim, _wrap
 from .._dispatch import _apply1
+from .._errors import _legacy
 from .._views import _view
 from ._common import _bshape, _int, _range
 
@@ -138,7 +139,8 @@ def reshape_as(input, other):
 
 def flatten(input, start_dim=0, end_dim=-1):
     nd = input.ndim
-    if nd == 0:
+    if nd == 0:  # (the dims are still checked, against [-1, 0])
+        _dim(start_dim, 0), _dim(end_dim, 0)
         return reshape(input, (1,))
     s = _dim(start_dim, nd)
     e = _dim(end_dim, nd)
@@ -154,10 +156,23 @@ def unflatten(input, dim, sizes):
     d = _dim(dim, input.ndim)
     shp = input.shape
     sizes = list(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
+    known = math.prod(s for s in sizes if s != -1)
+    if -1 in sizes and known == 0 and shp[d] == 0:
+        raise RuntimeError(f"unflatten got an unexpected error:\ncannot reshape tensor of 0 elements into shape "
+                           f"{sizes} because the unspecified dimension size -1 can be any value and is ambiguous")
     if -1 in sizes:
-        k = sizes.index(-1)
-        known = math.prod(s for i, s in enumerate(sizes) if i != k)
-        sizes[k] = shp[d] // known
+        bad = shp[d] % known != 0 if known else shp[d] != 0
+    else:
+        bad = known != shp[d]
+    if bad:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {d} ({shp[d]}) "
+                           "in the input tensor")
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = shp[d] // known
     return view(input, shp[:d] + tuple(sizes) + shp[d + 1:])
 
 
@@ -171,7 +186,11 @@ def squeeze(input, dim=None):
         axes = tuple(i for i, s in enumerate(shp) if s == 1)
     else:
         dims = dim if isinstance(dim, (list, tuple)) else (dim,)
-        axes = tuple(sorted({_dim(d, len(shp)) for d in dims if shp and shp[_dim(d, len(shp))] == 1}))
+        wrapped = [_dim(d, len(shp)) for d in dims]
+        for i, d in enumerate(wrapped):
+            if d in wrapped[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        axes = tuple(sorted(d for d in wrapped if shp and shp[d] == 1))
     nm = "Squeeze" if dim is None else ("Squeeze1" if not isinstance(dim, (list, tuple)) else "Squeeze2")
     if not axes:
         return _view(nm, input, lambda x: x.view(), lambda a: a)
@@ -346,17 +365,42 @@ def tile(input, dims):
     return repeat(input, dims)
 
 
+def _repeats_vector(r: Tensor, accept: str) -> list:
+    """A repeats tensor's counts, with torch's checks: an integer dtype, `accept`'s dims, none negative."""
+    if r._np_dtype().kind not in "iu":
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_legacy(r._np_dtype())}'")
+    if (r.ndim != 1) if accept == "vector" else r.ndim > 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat" if accept == "vector" else
+                           "repeats must be 0-dim or 1-dim tensor")
+    counts = r.tolist() if r.ndim else r.item()
+    if min(counts if isinstance(counts, list) else [counts], default=0) < 0:
+        raise RuntimeError("repeats can not be negative")
+    return counts
+
+
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    if repeats is None:
-        r = input.tolist()
+    if repeats is None:  # (input is the repeats: each index repeated its count of times)
+        r = _repeats_vector(input, "vector")
         return _wrap(Array(np.repeat(np.arange(len(r)), r).astype(np.int64)))
-    if isinstance(repeats, Tensor):
-        repeats = repeats.tolist() if repeats.ndim else repeats.item()
-    if isinstance(repeats, list):
-        n = input.numel() if dim is None else (input.shape[_dim(dim, input.ndim)] if input.ndim else 1)
-        if len(repeats) not in (1, n):
-            raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
-                               f"{len(repeats)} and input.size({0 if dim is None else dim}) = {n}")
+    tensor_repeats = isinstance(repeats, Tensor)
+    if tensor_repeats:
+        repeats = _repeats_vector(repeats, "0-dim or 1-dim")
+    elif repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    if input.ndim == 0 and dim is not None:
+        if tensor_repeats:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        _dim(dim, 0)  # (torch's check, made on the input as a vector, names dim 1)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    n = input.numel() if dim is None else input.shape[_dim(dim, input.ndim)]
+    if isinstance(repeats, list) and len(repeats) not in (1, n):
+        raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{len(repeats)} and input.size({0 if dim is None else dim}) = {n}")
+    if output_size is not None:
+        total = sum(repeats) * (n if len(repeats) == 1 else 1) if isinstance(repeats, list) else repeats * n
+        if output_size != total:
+            raise RuntimeError("allocated size does not match required size" if tensor_repeats else
+                               f"repeat_interleave: Invalid output_size, expected {total} but got {output_size}")
     if dim is None:
         return _apply1("RepeatInterleave", lambda a: jnp.repeat(jnp.ravel(a), repeats), input)
     d = _dim(dim, input.ndim)
@@ -386,6 +430,14 @@ def flipud(input):
 
 
 def roll(input, shifts, dims=None):
+    ns = len(shifts) if isinstance(shifts, (list, tuple)) else 1
+    nd = 0 if dims is None else len(dims) if isinstance(dims, (list, tuple)) else 1
+    if ns == 0:
+        raise RuntimeError("`shifts` required")
+    if ns != nd and not (ns == 1 and nd == 0):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {ns}, dims:{nd}")
+    if dims is None and isinstance(shifts, (list, tuple)):
+        shifts = shifts[0]
     if input.numel() == 0:  # torch returns an empty input as it is, whatever dims says
         return clone(input)
     if input.ndim == 0 and dims is not None:

@@ -108,8 +108,8 @@ def _extra_operand(e: Eqn):
     """integer_pow as a ufunc with a literal second operand: (ufunc, literal) or None."""
     if e.prim.name == "integer_pow" and set(e.params) == {"y"} and isinstance(e.params["y"], int) \
             and e.outvars[0].aval.dtype.kind in "fc":
-        y = e.params["y"]
-        return (np.multiply, None) if y == 2 else (np.power, y)
+        # (only y == 2, x * x: other exponents multiply in the impl's order, as JAX's, not pow's one rounding)
+        return (np.multiply, None) if e.params["y"] == 2 else None
     return None
 
 
