@@ -401,10 +401,12 @@ def test_optimizer_trajectories_against_numpy(name, make, hp, schedule):
         assert np.shape(leaf) == np.shape(p)
         close(leaf, ref, tol=2e-5)
     assert fg.tree_util.tree_structure(got) == tree
-    # jit equals eager.
+    # jit equals eager, but for adam: eager, the step is a Python int and b ** (i + 1) an integer_pow (multiplied
+    # out, as JAX's lowering), under jit a traced integer and a pow; 1 - 0.999 ** t cancels, amplifying that
+    # rounding ~1000x. JAX differs the same way (this problem's last leaf: eager -0.04520387, jit -0.04520605).
     _, got_jit = _trajectory(make(lr), params, grads, jit=True)
     for a, b in zip(fg.tree_util.tree_leaves(got), fg.tree_util.tree_leaves(got_jit)):
-        close(a, b, tol=1e-6)
+        close(a, b, tol=1e-4 if name == "adam" else 1e-6)
 
 
 @pytest.mark.parametrize("name, make, hp", OPTS, ids=[o[0] for o in OPTS])
