@@ -98,8 +98,9 @@ def test_gather_over_leading_axes_clamps_each_axis(idt, k):
     idx = RNG.integers(lo, 9, (6, k)).astype(idt)
     idx[0] = 200 if idt != "int8" else 100  # beyond every axis
     axes = tuple(range(k))
+    empty = np.zeros((3, 4, 5, 0))  # (an empty trailing axis: the rows read are empty)
     for xx, ii in ((x, idx), (x, idx.reshape(2, 3, k)), (np.ascontiguousarray(x.transpose(2, 1, 0, 3)), idx),
-                   (x.transpose(2, 1, 0, 3), idx)):
+                   (x.transpose(2, 1, 0, 3), idx), (empty, idx)):
         got = ix.gather_p.bind(jnp.asarray(xx), jnp.asarray(ii), axes=axes)
         np.testing.assert_array_equal(np.asarray(got), ref_gather(xx, ii, axes))
 

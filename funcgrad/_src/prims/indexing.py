@@ -103,7 +103,7 @@ def _gather_leading(x, idx, k: int):
         flat = np.ravel_multi_index(cols, x.shape[:k], mode="clip")
     except (TypeError, ValueError):
         return None
-    return x.reshape((-1,) + x.shape[k:])[flat]
+    return x.reshape((math.prod(x.shape[:k]),) + x.shape[k:])[flat]  # (not -1: a trailing axis may be empty)
 
 
 def _bounds_like(idx, shape, axes, offset: int):
