@@ -490,32 +490,3 @@ def test_integer_pow_multiplies_as_jaxs_lowering(x64, y):
     ref = np.asarray(jax.numpy.asarray(x) ** y)
     np.testing.assert_array_equal(np.asarray(fnp.asarray(x) ** y)[~tiny], ref[~tiny])
 
-
-
-def test_take_along_axis_clip_counts_negative_indices_from_the_end(x64):
-    # jax.numpy's take_along_axis: mode="clip" wraps a negative index once before clipping (take's clip does
-    # not); "promise_in_bounds" clamps with no wrapping
-    x = fnp.asarray(np.array([1.0, 2.0, 3.0], np.float32))
-    i = fnp.asarray(np.array([-4, -1, -2, 2, 3]))
-    assert np.asarray(fnp.take_along_axis(x, i, axis=0, mode="clip")).tolist() == [1.0, 3.0, 2.0, 3.0, 3.0]
-    assert np.asarray(fnp.take(x, i, mode="clip")).tolist() == [1.0, 1.0, 1.0, 3.0, 3.0]
-    assert np.asarray(fnp.take_along_axis(x, i, axis=0, mode="promise_in_bounds")).tolist() == [1.0, 1.0, 1.0, 3.0, 3.0]
-
-
-def test_searchsorted_takes_every_jax_method_and_linspace_interpolates_both_ends(x64):
-    a = fnp.asarray(np.array([-2.0, 0.0, 0.0, 3.0]))
-    q = fnp.asarray(np.array([-3.0, 0.0, 1.0, 5.0]))
-    for side, want in (("left", [0, 1, 3, 4]), ("right", [0, 3, 3, 4])):
-        for method in ("scan", "scan_unrolled", "sort", "compare_all"):
-            assert np.asarray(fnp.searchsorted(a, q, side=side, method=method)).tolist() == want
-    with pytest.raises(ValueError, match="method argument must be one of"):
-        fnp.searchsorted(a, q, method="bogus")
-    # jax.numpy.linspace: start * (1 - t) + stop * t with t = i / div in the computation dtype
-    t = np.arange(3, dtype=np.float32) / np.float32(3)
-    s, e = np.float32(2.4285714), np.float32(-5.6666665)
-    want = np.append(s * (np.float32(1) - t) + e * t, e)
-    got = fnp.linspace(2.4285714, -5.6666665, 4, dtype=fnp.float32)
-    np.testing.assert_array_equal(np.asarray(got), want)
-    assert np.asarray(fnp.linspace(0.0, 1.0, 3, retstep=True)[1]) == 0.5
-    assert np.isnan(np.asarray(fnp.linspace(0.0, 1.0, 1, retstep=True)[1]))
-    assert np.asarray(fnp.linspace(-1.0, 2.0, 4, dtype=fnp.int32)).tolist() == [-1, 0, 1, 2]

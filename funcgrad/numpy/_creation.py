@@ -221,47 +221,50 @@ def _arange(start, stop, step, dtype):
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0,
              *, device=None):
-    """num evenly spaced samples over [start, stop] (start/stop may be arrays), as jax.numpy.linspace computes
-    them: in the inexact dtype of `dtype` (default: of start and stop), start * (1 - t) + stop * t with
-    t = i / div, so that both ends are exact; integer dtypes take the floor."""
+    """num evenly spaced samples over [start, stop], as numpy.linspace (start/stop may be arrays).
+
+    Computed in the inexact dtype of start and stop; for Python scalars and integers that is float64
+    when `dtype` is given (as NumPy) and the default float dtype otherwise. The result is then cast to
+    `dtype`; integer dtypes round toward -inf as in NumPy."""
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"linspace: Number of samples, {num}, must be non-negative.")
-    start, stop = (asarray_any(v) for v in (start, stop))
-    if dtype is None:
-        dt = dtypes.to_inexact(*result_dtype(start, stop))
+    start, stop = (v if is_python_scalar(v) else asarray_any(v) for v in (start, stop))
+    in_dt, weak = result_dtype(start, stop)
+    if dtypes.is_inexact(in_dt) and not weak:
+        calc = in_dt  # NumPy computes in the inputs' own inexact dtype
+    elif dtype is not None:
+        calc = dtypes.float64 if not dtypes.is_complex(in_dt) else dtypes.complex128  # as NumPy, then cast
     else:
-        dt = dtypes.canonicalize(dtype)
-    calc = dtypes.to_inexact(dt)
-    s, e = (ew.convert_element_type(v, calc, False) for v in (start, stop))
+        calc = dtypes.defaults.float_ if not dtypes.is_complex(in_dt) else dtypes.defaults.complex_
+    s, e = (scalar_array(v, calc, False) if is_python_scalar(v) else ew.convert_element_type(v, calc)
+            for v in (start, stop))
     s, e = broadcast_all("linspace", [s, e])
+    dt = dtypes.canonicalize(dtype) if dtype is not None else calc
     div = (num - 1) if endpoint else num
-    bdims = tuple(range(1, s.ndim + 1))
-    if num > 1:
-        delta = true_divide(ew.sub(e, s), _full((), div, calc))
-        real = np.dtype(np.real(np.zeros((), calc)).dtype)
-        t = ew.div(broadcasted_iota(real, (div,), 0), _full((div,), div, real))
-        t = broadcast_in_dim(ew.convert_element_type(t, calc), (div,) + tuple(s.shape), (0,))
-        one = _full(t.shape, 1, calc)
-        y = ew.add(ew.mul(broadcast_in_dim(s, t.shape, bdims), ew.sub(one, t)),
-                   ew.mul(broadcast_in_dim(e, t.shape, bdims), t))
-        if endpoint:
-            y = concatenate([y, broadcast_in_dim(e, (1,) + tuple(s.shape), bdims)], 0)
-    elif num == 1:
-        delta = _full(s.shape, np.nan, calc) if endpoint else ew.sub(e, s)
-        y = broadcast_in_dim(s, (1,) + tuple(s.shape), bdims)
+    shape = (num,) + tuple(s.shape)
+    bdims = tuple(range(1, len(shape)))
+    i = broadcast_in_dim(ew.convert_element_type(broadcasted_iota(dtypes.int64, (num,), 0), calc), shape, (0,))
+    delta = ew.sub(e, s)
+    if div > 0:
+        step = true_divide(delta, div)
+        y = ew.mul(i, broadcast_in_dim(step, shape, bdims))
     else:
-        delta = _full((), np.nan, calc)
-        y = _full((0,) + tuple(s.shape), 0, calc)
+        step = ew.mul(delta, broadcast_to(scalar_array(np.nan, calc, False), delta.shape))
+        y = ew.mul(i, broadcast_in_dim(delta, shape, bdims))
+    y = ew.add(y, broadcast_in_dim(s, shape, bdims))
+    if endpoint and num > 1:
+        last = broadcast_in_dim(e, (1,) + tuple(s.shape), bdims)
+        y = concatenate([lslice(y, (0,) * len(shape), (num - 1,) + tuple(s.shape)), last], 0)
     if axis != 0:
         y = moveaxis(y, 0, normalize_index(axis, y.ndim, "linspace"))
-    if dtypes.is_integer(dt) and not dtypes.is_integer(calc):
+    if dtypes.is_integer(dt) and dtypes.is_float(calc):
         y = _floor(y)
-    y = ew.convert_element_type(y, dt, False)
+    y = ew.convert_element_type(y, dt)
     if device is not None:
         y = put(y, device, "linspace")
     if retstep:
-        return y, delta
+        return y, step
     return y
 
 
