@@ -4,6 +4,7 @@ ops or Array-level funcgrad operations run through `_apply*`, so autograd uses t
 from __future__ import annotations
 
 import math
+import operator as _operator
 
 import numpy as np
 
@@ -27,13 +28,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2 (broadcast, with torch's type promotion)."""
     _check_int_value("addcmul", value, input, tensor1, tensor2)
     if type(value) in _REAL and _one_float_dtype(input, tensor1, tensor2):  # one node, torch's AddcmulBackward0
-        if input.shape == tensor1.shape == tensor2.shape:  # (the binds straight, the number a 0-d constant)
-            k = _const(value, input._v.dtype)
-            return _out(_apply("Addcmul", lambda c, a, b: ew.add(c, ew.mul(ew.mul(a, k) if value != 1 else a, b)),
-                               (input, tensor1, tensor2)), out)
-        _bshape(_bshape(tuple(input.shape), tuple(tensor1.shape)), tuple(tensor2.shape))
-        return _out(_apply("Addcmul", lambda c, a, b: c + (a * value if value != 1 else a) * b,
-                           (input, tensor1, tensor2)), out)
+        return _out(_addc("Addcmul", ew.mul, _operator.mul, input, tensor1, tensor2, value), out)
     dt = _result_type_many([input, tensor1, tensor2])  # (value is a Scalar: it takes no part in the promotion)
     if dt == np.bool_:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
@@ -43,6 +38,17 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 
 _REAL = (int, float)
 _CONSTS: dict = {}
+
+
+def _addc(name, bind_op, op, input, tensor1, tensor2, value):
+    """input + value * tensor1 <op> tensor2 (addcmul, addcdiv) of one float dtype as ONE recorded node `name`:
+    on one shape the binds straight (bind_op; the number a 0-d constant), else the Array operators (op)."""
+    if input.shape == tensor1.shape == tensor2.shape:
+        k = _const(value, input._v.dtype)
+        return _apply(name, lambda c, a, b: ew.add(c, bind_op(ew.mul(a, k) if value != 1 else a, b)),
+                      (input, tensor1, tensor2))
+    _bshape(_bshape(tuple(input.shape), tuple(tensor1.shape)), tuple(tensor2.shape))
+    return _apply(name, lambda c, a, b: c + op(a * value if value != 1 else a, b), (input, tensor1, tensor2))
 
 
 def _const(v, dt):
@@ -70,13 +76,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     _check_int_value("addcdiv", value, input, tensor1, tensor2)
     if type(value) in _REAL and _one_float_dtype(input, tensor1, tensor2):  # one node, torch's AddcdivBackward0
-        if input.shape == tensor1.shape == tensor2.shape:  # (the binds straight, the number a 0-d constant)
-            k = _const(value, input._v.dtype)
-            return _out(_apply("Addcdiv", lambda c, a, b: ew.add(c, ew.div(ew.mul(a, k) if value != 1 else a, b)),
-                               (input, tensor1, tensor2)), out)
-        _bshape(_bshape(tuple(input.shape), tuple(tensor1.shape)), tuple(tensor2.shape))
-        return _out(_apply("Addcdiv", lambda c, a, b: c + (a * value if value != 1 else a) / b,
-                           (input, tensor1, tensor2)), out)
+        return _out(_addc("Addcdiv", ew.div, _operator.truediv, input, tensor1, tensor2, value), out)
     dt = _result_type_many([input, tensor1, tensor2])
     q = arithmetic.div(tensor1, tensor2)
     return _out(_as_dtype(arithmetic.add(input, q if value == 1 else arithmetic.mul(q, value)), dt), out)
