@@ -192,6 +192,33 @@ def test_func_is_the_tensor_attribute():
         assert type(s * 2) is Picky
 
 
+def _names_seen(lib, expr):
+    """func.__name__ of every call an override is handed while `expr` runs on a subclass instance."""
+    class Names(lib.Tensor):
+        seen = []
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            cls.seen.append(getattr(func, "__name__", None))
+            return super().__torch_function__(func, types, args, kwargs)
+
+    eval(expr, _operands(lib, Names))
+    return Names.seen
+
+
+@pytest.mark.parametrize("expr", EXPRESSIONS + ["s.absolute()", "s.negative()", "s.subtract(1)", "s.float()",
+                                                "s.double()", "s.flip(0)", "s.clip(0, 1)", "s.swapaxes(0, 1)"])
+def test_func_names_are_torchs(expr):
+    """Overrides that log or dispatch on `func.__name__` see torch's names: a method installed from a helper
+    (`_sum_m`, a conversion's closure) or shared with its alias (absolute -> abs) is named as torch names it."""
+    assert _names_seen(fg, expr) == _names_seen(torch, expr)
+
+
+def test_aliases_are_distinct_methods():
+    for a, b in (("abs", "absolute"), ("sub", "subtract"), ("div", "true_divide"), ("transpose", "swapaxes")):
+        assert (getattr(fg.Tensor, a) is getattr(fg.Tensor, b)) == (getattr(torch.Tensor, a) is getattr(torch.Tensor, b))
+
+
 @pytest.mark.parametrize("expr", ["s + 1", "1 + s", "s[0]", "s.sum(dim=1)", "s.T", "-s", "s.view(3, 2)", "s.data",
                                   "s ** 2", "2 - s", "s.split(1)", "s.max(dim=1)"])
 def test_subclass_without_override_keeps_its_type(expr):

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import math
-
 import warnings
+from types import FunctionType as _FunctionType
 
 import numpy as np
 
@@ -786,5 +786,26 @@ def install(*tables: dict) -> None:
         if twice:
             raise RuntimeError(f"Tensor attributes declared twice: {sorted(twice)}")
         table.update(t)
+    seen: set = set()
     for name, value in table.items():
-        setattr(Tensor, name, _complex_reject.guard_method(name, value))
+        setattr(Tensor, name, _named(_TORCH_NAMES.get(name, name), _complex_reject.guard_method(name, value), seen))
+
+
+# the operators whose function torch names after the method it is (Tensor.__pow__ is TensorBase.pow)
+_TORCH_NAMES = {"__abs__": "abs", "__neg__": "neg", "__pos__": "positive", "__pow__": "pow", "__ipow__": "pow_",
+                "__rtruediv__": "__rdiv__", "__itruediv__": "__idiv__"}
+
+
+def _named(name: str, value, seen: set):
+    """`value` as Tensor's method `name`: a Python function that bears another name (a helper's, a lambda, or an
+    alias's such as absolute -> abs) becomes a copy of it named `name`, so that `func.__name__` is torch's in
+    `__torch_function__` and an alias is a function of its own (torch's `Tensor.absolute is not Tensor.abs`).
+    The copy shares the code object: calling it costs the same."""
+    if value.__class__ is not _FunctionType or (value.__name__ == name and id(value) not in seen):
+        seen.add(id(value))
+        return value
+    f = _FunctionType(value.__code__, value.__globals__, name, value.__defaults__, value.__closure__)
+    f.__kwdefaults__, f.__doc__, f.__module__ = value.__kwdefaults__, value.__doc__, value.__module__
+    f.__dict__.update(value.__dict__)
+    f.__qualname__, f.__wrapped__ = f"Tensor.{name}", value  # (the function it copies, as functools.wraps says)
+    return f
