@@ -67,6 +67,11 @@ def _edge(t):
 
 
 _NODE_CLS: dict = {}
+# An op's signature by the op: (fn's code, op name, differentiable input positions, each input's shape and
+# dtype) -> the NodeSig its last record had (graph.prune). A record is checked against it (graph.match, cheaper
+# than building the signature's key) and on a match pruned from it straight; the key only chooses which
+# signature to check, so an op whose binds depend on more than these (a closure's constants) stays correct.
+_SIG_OF_OP: dict = {}
 
 
 def _record(name, fn, ts):
@@ -80,26 +85,50 @@ def _record(name, fn, ts):
         tape, vals, multi = _record_traced(fn, arrs, diff)  # the eager record would be run and discarded
         return _make_node(name, tape, fn, ts, diff), vals, multi
     # the common case: run fn eagerly, listing the primitive binds it makes (no trace, no tracers)
+    ins = []
     for i in diff:  # fresh handles, so that the differentiable inputs are told apart by identity
         a = arrs[i]
-        arrs[i] = Array(a._buf, a.weak_type)
+        a = arrs[i] = Array(a._buf, a.weak_type)
+        ins.append(a)
     out, binds = _record_eager(fn, arrs)
     multi = isinstance(out, (list, tuple))
     vals = list(out) if multi else [out]
+    key = None
+    if not _fw_on and not _gs.saved_hooks:  # (pruning: below)
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            key = (code, name, tuple(diff), tuple([(a._buf.shape, a._buf.dtype) for a in arrs]))
+            sig = _SIG_OF_OP.get(key)
+            if sig is not None:
+                v = _graph.match(sig, ins, binds, vals)
+                if v is not None:  # (a record of a signature recorded before: complete, see _recorded_ok)
+                    node = _make_node(name, sig.record(v), fn, ts, diff)
+                    if sig.kept is not None and sig.drop and \
+                            type(node).__name__ not in _graph._BACKWARD_TAKES_INPUT:
+                        node.inputs = _pruned_inputs({id(v[k]) for k in sig.drop}, arrs, ts)
+                    return node, vals, multi
     if _recorded_ok(binds, vals, arrs, diff):
-        tape = _graph.Recorded([arrs[i] for i in diff], binds, list(vals))
+        tape = _graph.Recorded(ins, binds, list(vals))
         node = _make_node(name, tape, fn, ts, diff)
         if not _fw_on:  # keep only what the vjp rules read (as torch saves only what its formulas use)
             dropped, kept = _graph.prune(tape)
             # (else a backward building a graph recomputes the op: inputs stay; so do they where torch's
             # backward op takes self, see graph._BACKWARD_TAKES_INPUT)
             if kept is not None and type(node).__name__ not in _graph._BACKWARD_TAKES_INPUT:
-                node.inputs = tuple([_make(_graph.placeholder(a)._buf) if id(a) in dropped else t
-                                     for a, t in zip(arrs, ts)])
+                node.inputs = _pruned_inputs(dropped, arrs, ts)
+            if key is not None and tape.sig is not None:
+                if len(_SIG_OF_OP) > 4096:
+                    _SIG_OF_OP.clear()
+                _SIG_OF_OP[key] = tape.sig
         return node, vals, multi
     # a composite the eager record cannot stand for (custom rules, values made outside binds)
     tape, vals, multi = _record_traced(fn, arrs, diff)
     return _make_node(name, tape, fn, ts, diff), vals, multi
+
+
+def _pruned_inputs(dropped, arrs, ts) -> tuple:
+    """A pruned node's input tensors: a placeholder (no memory) for each whose Array is in `dropped` (ids)."""
+    return tuple([_make(_graph.placeholder(a)._buf) if id(a) in dropped else t for a, t in zip(arrs, ts)])
 
 
 def _recorded_ok(binds, vals, arrs, diff) -> bool:

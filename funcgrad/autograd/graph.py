@@ -147,17 +147,31 @@ class Recorded:
     ad's backward sweep (`ad.walk_backward`) over the binds through a small adapter (`eqns`). The equivalent
     `ad.Tape` (`trace`, `inputs`, `outputs`) is built on first use by the rarer paths that inspect the
     tape's structure."""
-    __slots__ = ("ins", "binds", "outs", "kept", "plan", "__dict__")
+    __slots__ = ("ins", "_binds", "outs", "kept", "plan", "sig", "vals", "__dict__")
     # rarely set attributes live in the instance __dict__ (these are the defaults: one record a node, so
     # every store saved counts)
     _tape = None  # the equivalent ad.Tape, once built
-    sig = None    # the NodeSig of a record pruned by signature (see prune), with
-    vals = None   # its values in the signature's order (what a compiled backward reads)
 
-    def __init__(self, ins, binds, outs, kept=None, plan=None):
-        self.ins, self.binds, self.outs = ins, binds, outs
+    def __init__(self, ins, binds, outs, kept=None, plan=None, sig=None, vals=None):
+        self.ins, self._binds, self.outs = ins, binds, outs
         self.kept = kept  # (kept inputs (positions in ins), kept outputs) when pruned to those (see prune)
         self.plan = plan  # (one bind, one output) (needs, position in ins of each operand or -1, NodeBackward)
+        self.sig = sig    # the NodeSig of a record pruned by signature (see prune), with
+        self.vals = vals  # its values in the signature's order (what a compiled backward reads)
+
+    @property
+    def binds(self) -> list:
+        """The binds as (prim, params, args, out); a record pruned by signature keeps only its values (`vals`)
+        and makes its binds from the signature's structure when first asked (the compiled backward reads
+        only vals)."""
+        b = self._binds
+        if b is None:
+            b = self._binds = self.sig.binds(self.vals)
+        return b
+
+    @binds.setter
+    def binds(self, b) -> None:
+        self._binds = b
 
     def backward(self, cts) -> list:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero). A node whose
@@ -444,21 +458,37 @@ def _prune_one(prim, params, args, ans, ins):
 
 class NodeSig:
     """What every record of one signature (see _signature) shares: its structure (per bind: primitive,
-    params, operand numbers, output numbers; the numbers of the record's outputs), which values pruning drops
-    with a placeholder for each, `kept`, and the compiled backward (backward_cache.NodeBackward)."""
-    __slots__ = ("n_in", "struct", "out_refs", "drop", "ph", "rebuild", "kept", "bwd")
+    params, operand numbers, output numbers; the numbers of the record's outputs), the abstract value of each
+    input and constant ((shape, dtype, weak type) by number, None for a bind's output: what `match` checks),
+    which values pruning drops with a placeholder for each, `kept`, and the compiled backward
+    (backward_cache.NodeBackward)."""
+    __slots__ = ("n_in", "struct", "out_refs", "avals", "drop", "ph", "kept", "bwd")
 
-    def __init__(self, n_in, struct, out_refs):
-        self.n_in, self.struct, self.out_refs = n_in, struct, out_refs
-        self.drop, self.ph, self.rebuild, self.kept = (), {}, (), None
+    def __init__(self, n_in, struct, out_refs, avals=()):
+        self.n_in, self.struct, self.out_refs, self.avals = n_in, struct, out_refs, avals
+        self.drop, self.ph, self.kept = (), {}, None
         self.bwd = _bc.NodeBackward()
+
+    def binds(self, vals) -> list:
+        """The binds (prim, params, args, out) of a record of this signature whose values are `vals`."""
+        return [(p, pa, tuple([vals[r] for r in refs]), [vals[o] for o in outs] if multi else vals[outs])
+                for p, pa, refs, outs, multi in self.struct]
 
     def walk(self, cts, vals) -> list:
         """The record's interpreted backward, on `vals` in the signature's order (the compiled backward's
         trace: vals are then abstract stand-ins)."""
-        binds = [(p, pa, tuple([vals[r] for r in refs]), [vals[o] for o in outs] if multi else vals[outs])
-                 for p, pa, refs, outs, multi in self.struct]
-        return Recorded(list(vals[:self.n_in]), binds, [vals[r] for r in self.out_refs]).backward(cts)
+        return Recorded(list(vals[:self.n_in]), self.binds(vals), [vals[r] for r in self.out_refs]).backward(cts)
+
+    def record(self, vals) -> "Recorded":
+        """The pruned Recorded of a record of this signature whose values (found by `match`) are `vals`: each
+        dropped value replaced by its placeholder; its binds made when first asked (Recorded.binds)."""
+        drop = self.drop
+        if drop:
+            vals = list(vals)
+            ph = self.ph
+            for k in drop:
+                vals[k] = ph[k]
+        return Recorded(vals[:self.n_in], None, [vals[r] for r in self.out_refs], self.kept, None, self, vals)
 
 
 _SIGS: dict = {}  # signature key -> NodeSig
@@ -527,6 +557,72 @@ def _signature(rec):
     return tuple(key), vals
 
 
+def match(sig, ins, binds, outs):
+    """The values, in the signature's order, of the record (ins, binds, outs) when its signature (see
+    _signature) is sig's, else None: the check a caller's cache of signatures (the torch face's, by op)
+    makes instead of building the signature's key. Everything the key holds is compared -- the abstract
+    value of each input and constant, each bind's primitive, params (equal values of the same types, as
+    _pkey tells them: floats by repr, so 0.0 and -0.0 differ) and operands by identity, the outputs -- so a
+    record that matches has that key (params equal but in another order match, and stand for the same
+    operation)."""
+    struct = sig.struct
+    if len(binds) != len(struct) or len(ins) != sig.n_in:
+        return None
+    avals = sig.avals
+    for a, av in zip(ins, avals):
+        b = a._buf
+        if b.__class__ is not _np.ndarray or b.shape != av[0] or (b.dtype is not av[1] and b.dtype != av[1]) or \
+                a.weak_type is not av[2]:
+            return None
+    vals = list(ins)
+    n = len(vals)
+    try:
+        for (prim, params, args, ans), (p, pa, refs, o, multi) in zip(binds, struct):
+            if prim is not p or len(args) != len(refs) or params != pa:
+                return None
+            for k, v in params.items():  # (equal values of other types: 1 and 1.0, a dtype and its name)
+                w = pa[k]
+                if v.__class__ is not w.__class__ or v.__class__ in _AMBIGUOUS and repr(v) != repr(w):
+                    return None
+            for a, r in zip(args, refs):
+                if r < n:
+                    if vals[r] is not a:
+                        return None
+                    continue
+                b = a._buf  # (r == n: the first use of a constant, a NumPy-backed Array not seen before)
+                av = avals[r]
+                if a.__class__ is not Array or b.__class__ is not _np.ndarray or b.shape != av[0] or \
+                        (b.dtype is not av[1] and b.dtype != av[1]) or a.weak_type is not av[2]:
+                    return None
+                for v in vals:
+                    if v is a:
+                        return None
+                vals.append(a)
+                n += 1
+            if multi:
+                if len(ans) != len(o):
+                    return None
+                for x in ans:
+                    if x.__class__ is not Array or x._buf.__class__ is not _np.ndarray:
+                        return None
+                    vals.append(x)
+                n += len(o)
+            else:
+                if ans.__class__ is not Array or ans._buf.__class__ is not _np.ndarray:
+                    return None
+                vals.append(ans)
+                n += 1
+    except Exception:  # noqa: BLE001 - params whose values do not compare (arrays): not the same
+        return None
+    out_refs = sig.out_refs
+    if len(outs) != len(out_refs):
+        return None
+    for r, x in zip(out_refs, outs):
+        if vals[r] is not x:
+            return None
+    return vals
+
+
 def _new_sig(rec, vals) -> NodeSig:
     """The NodeSig of rec's signature: its structure from the binds, what to drop from _prune_binds."""
     index = {id(v): k for k, v in enumerate(vals)}
@@ -537,14 +633,14 @@ def _new_sig(rec, vals) -> NodeSig:
             struct.append((prim, params, refs, tuple([index[id(o)] for o in ans]), True))
         else:
             struct.append((prim, params, refs, index[id(ans)], False))
-    sig = NodeSig(len(rec.ins), tuple(struct), tuple([index[id(o)] for o in rec.outs]))
+    # (numbered operands: the inputs and constants; the outputs' numbers are set after their binds')
+    outs_of = {o for _, _, _, outs, multi in struct for o in (outs if multi else (outs,))}
+    avals = tuple(None if k in outs_of else (v._buf.shape, v._buf.dtype, v.weak_type) for k, v in enumerate(vals))
+    sig = NodeSig(len(rec.ins), tuple(struct), tuple([index[id(o)] for o in rec.outs]), avals)
     dropped, kept = _prune_binds(rec)  # (on rec itself: its placeholders are replaced by sig's below)
     drop = tuple(k for k, v in enumerate(vals) if id(v) in dropped)
     sig.drop, sig.kept = drop, kept
     sig.ph = {k: placeholder(vals[k]) for k in drop}
-    d = set(drop)
-    sig.rebuild = tuple(i for i, (_, _, refs, outs, multi) in enumerate(struct)
-                        if d.intersection(refs) or (d.intersection(outs) if multi else outs in d))
     return sig
 
 
@@ -554,7 +650,8 @@ def prune(rec) -> tuple:
     that depends on the inputs is an input or an output of the node (then its input tensors not read can
     be dropped too), else None (a rule reads a value made inside the op: a backward that builds a graph
     recomputes the op from all its inputs, which are kept). What to drop is found once per signature
-    (_signature) and kept in its NodeSig, which the record refers to (rec.sig, rec.vals) for its backward."""
+    (_signature) and kept in its NodeSig, which the record refers to (rec.sig, rec.vals) for its backward;
+    the record's binds are then made from the NodeSig when first asked (Recorded.binds)."""
     s = _signature(rec)
     if s is None:
         return _prune_binds(rec)
@@ -563,30 +660,15 @@ def prune(rec) -> tuple:
         sig = _SIGS.get(key)
     except TypeError:  # unhashable params
         return _prune_binds(rec)
-    orig = vals
     if sig is None:
         if len(_SIGS) > 4096:
             _SIGS.clear()
         sig = _SIGS[key] = _new_sig(rec, vals)
     drop = sig.drop
-    if drop:
-        vals = list(vals)
-        ph = sig.ph
-        for k in drop:
-            vals[k] = ph[k]
-        binds = rec.binds = list(rec.binds)
-        struct = sig.struct
-        for i in sig.rebuild:
-            p, pa, refs, outs, multi = struct[i]
-            binds[i] = (p, pa, tuple([vals[r] for r in refs]), [vals[o] for o in outs] if multi else vals[outs])
-        rec.ins = vals[:sig.n_in]
-        rec.outs = [vals[r] for r in sig.out_refs]
-        dropped = {id(orig[k]) for k in drop}
-    else:
-        dropped = set()
-    rec.kept = sig.kept
-    rec.sig = sig
-    rec.vals = vals
+    dropped = {id(vals[k]) for k in drop} if drop else set()
+    pruned = sig.record(vals)
+    rec.ins, rec._binds, rec.outs = pruned.ins, None, pruned.outs
+    rec.kept, rec.sig, rec.vals = sig.kept, sig, pruned.vals
     return dropped, sig.kept
 
 
