@@ -67,46 +67,50 @@ def _edge(t):
 
 
 _NODE_CLS: dict = {}
-# An op's signature by the op: (fn's code, op name, differentiable input positions, each input's shape and
-# dtype) -> the NodeSig its last record had (graph.prune). A record is checked against it (graph.match, cheaper
-# than building the signature's key) and on a match pruned from it straight; the key only chooses which
-# signature to check, so an op whose binds depend on more than these (a closure's constants) stays correct.
+# The signatures an op's records had: (fn's code, op name, differentiable input positions) -> [NodeSig, ...]
+# (graph.prune's, the latest first, at most _SIGS_PER_OP). A record is checked against them (graph.match,
+# cheaper than building the signature's key: the inputs' shapes and dtypes first) and on a match pruned from
+# its NodeSig straight; the key only chooses which signatures to check, so an op whose binds depend on more
+# than it holds (a closure's constants, the inputs' shapes) is recorded as exactly as by graph.prune.
 _SIG_OF_OP: dict = {}
+_SIGS_PER_OP = 8
 
 
 def _record(name, fn, ts):
     """Record fn(*arrays of ts) as a graph node. Returns (node, list of output Arrays, multi)."""
+    if getattr(fn, "records_on_a_tape", False):  # fn declares a primitive over sub-computations (a scan):
+        _check_inference(name, ts)  # the eager record would be run and discarded
+        arrs = [t._arr() for t in ts]
+        diff = [i for i, t in enumerate(ts) if t._rg]
+        tape, vals, multi = _record_traced(fn, arrs, diff)
+        return _make_node(name, tape, fn, ts, diff), vals, multi
+    # the common case: run fn eagerly, listing the primitive binds it made (no trace, no tracers)
+    arrs, diff, ins = [], [], []
+    k = 0
     for t in ts:
         if t._inf and name not in _NOT_SAVED:
             raise RuntimeError(_INF_SAVED_MSG)
-    arrs = [t._arr() for t in ts]
-    diff = [i for i, t in enumerate(ts) if t._rg]
-    if getattr(fn, "records_on_a_tape", False):  # fn declares a primitive over sub-computations (a scan):
-        tape, vals, multi = _record_traced(fn, arrs, diff)  # the eager record would be run and discarded
-        return _make_node(name, tape, fn, ts, diff), vals, multi
-    # the common case: run fn eagerly, listing the primitive binds it makes (no trace, no tracers)
-    ins = []
-    for i in diff:  # fresh handles, so that the differentiable inputs are told apart by identity
-        a = arrs[i]
-        a = arrs[i] = Array(a._buf, a.weak_type)
-        ins.append(a)
+        a = t._arr()
+        if t._rg:  # a fresh handle, so that the differentiable inputs are told apart by identity
+            a = Array(a._buf, a.weak_type)
+            diff.append(k)
+            ins.append(a)
+        arrs.append(a)
+        k += 1
     out, binds = _record_eager(fn, arrs)
     multi = isinstance(out, (list, tuple))
     vals = list(out) if multi else [out]
     key = None
-    if not _fw_on and not _gs.saved_hooks:  # (pruning: below)
+    if not _fw_on and not _gs.saved_hooks:  # (pruning, below; a pack hook sees the node as recorded)
         code = getattr(fn, "__code__", None)
         if code is not None:
-            key = (code, name, tuple(diff), tuple([(a._buf.shape, a._buf.dtype) for a in arrs]))
-            sig = _SIG_OF_OP.get(key)
-            if sig is not None:
-                v = _graph.match(sig, ins, binds, vals)
-                if v is not None:  # (a record of a signature recorded before: complete, see _recorded_ok)
-                    node = _make_node(name, sig.record(v), fn, ts, diff)
-                    if sig.kept is not None and sig.drop and \
-                            type(node).__name__ not in _graph._BACKWARD_TAKES_INPUT:
-                        node.inputs = _pruned_inputs({id(v[k]) for k in sig.drop}, arrs, ts)
-                    return node, vals, multi
+            key = (code, name, *diff)
+            sigs = _SIG_OF_OP.get(key)
+            if sigs is not None:
+                for sig in sigs:
+                    v = _graph.match(sig, ins, binds, vals)
+                    if v is not None:  # (complete: its signature's first record passed _recorded_ok)
+                        return _node_of_sig(name, sig, v, fn, ts, diff, arrs), vals, multi
     if _recorded_ok(binds, vals, arrs, diff):
         tape = _graph.Recorded(ins, binds, list(vals))
         node = _make_node(name, tape, fn, ts, diff)
@@ -117,9 +121,7 @@ def _record(name, fn, ts):
             if kept is not None and type(node).__name__ not in _graph._BACKWARD_TAKES_INPUT:
                 node.inputs = _pruned_inputs(dropped, arrs, ts)
             if key is not None and tape.sig is not None:
-                if len(_SIG_OF_OP) > 4096:
-                    _SIG_OF_OP.clear()
-                _SIG_OF_OP[key] = tape.sig
+                _remember_sig(key, tape.sig)
         return node, vals, multi
     # a composite the eager record cannot stand for (custom rules, values made outside binds)
     tape, vals, multi = _record_traced(fn, arrs, diff)
@@ -128,7 +130,46 @@ def _record(name, fn, ts):
 
 def _pruned_inputs(dropped, arrs, ts) -> tuple:
     """A pruned node's input tensors: a placeholder (no memory) for each whose Array is in `dropped` (ids)."""
-    return tuple([_make(_graph.placeholder(a)._buf) if id(a) in dropped else t for a, t in zip(arrs, ts)])
+    if not dropped:
+        return tuple(ts)
+    return tuple([_make(_graph.zeros_of(a._buf)) if id(a) in dropped else t for a, t in zip(arrs, ts)])
+
+
+def _node_of_sig(name, sig, vals, fn, ts, diff, arrs):
+    """The node of a record whose values `vals` matched signature `sig` (graph.match): what _record's general
+    path makes of it, pruned as graph.prune would (vals is taken over)."""
+    cls = _NODE_CLS.get(name)
+    if cls is None:
+        cls = _node_cls(name)
+    drop = sig.drop
+    keep_in = sig.kept is not None and cls.__name__ not in _graph._BACKWARD_TAKES_INPUT
+    dropped = {id(vals[k]) for k in drop} if keep_in and drop else None
+    node = cls(sig.record(vals), fn, ts, diff, [_edge(ts[i]) for i in diff],
+               [0 if t._st is None else t._st.version for t in ts])
+    if keep_in:
+        node.inputs = _pruned_inputs(dropped, arrs, ts)
+    return node
+
+
+def _remember_sig(key, sig) -> None:
+    """Put NodeSig sig first among the op's signatures (see _SIG_OF_OP)."""
+    sigs = _SIG_OF_OP.get(key)
+    if sigs is None:
+        if len(_SIG_OF_OP) > 4096:
+            _SIG_OF_OP.clear()
+        _SIG_OF_OP[key] = [sig]
+        return
+    if sig in sigs:
+        sigs.remove(sig)
+    sigs.insert(0, sig)
+    del sigs[_SIGS_PER_OP:]
+
+
+def _check_inference(name, ts) -> None:
+    """torch's error for an inference tensor in an op whose backward saves it."""
+    for t in ts:
+        if t._inf and name not in _NOT_SAVED:
+            raise RuntimeError(_INF_SAVED_MSG)
 
 
 def _recorded_ok(binds, vals, arrs, diff) -> bool:

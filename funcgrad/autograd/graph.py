@@ -327,14 +327,18 @@ def _trace_reads(prim, params, args, ans, needs):
 def placeholder(a):
     """An Array standing for `a` where its value is not needed: its shape, dtype and weak type over a
     buffer of zeros that takes no memory (every placeholder of one shape and dtype shares it)."""
-    b = a._buf
+    return Array(zeros_of(a._buf), a.weak_type)
+
+
+def zeros_of(b):
+    """The read-only all-zero buffer of no memory (a broadcast zero) of NumPy array b's shape and dtype."""
     k = (b.shape, b.dtype)
     z = _ZEROS.get(k)
     if z is None:
         if len(_ZEROS) > 1024:
             _ZEROS.clear()
         z = _ZEROS[k] = _np.broadcast_to(_np.zeros((), b.dtype), b.shape)
-    return Array(z, a.weak_type)
+    return z
 
 
 _MISS = object()
@@ -480,11 +484,11 @@ class NodeSig:
         return Recorded(list(vals[:self.n_in]), self.binds(vals), [vals[r] for r in self.out_refs]).backward(cts)
 
     def record(self, vals) -> "Recorded":
-        """The pruned Recorded of a record of this signature whose values (found by `match`) are `vals`: each
-        dropped value replaced by its placeholder; its binds made when first asked (Recorded.binds)."""
+        """The pruned Recorded of a record of this signature whose values (found by `match`) are `vals`, a
+        list it takes over: each dropped value replaced by its placeholder; its binds made when first asked
+        (Recorded.binds)."""
         drop = self.drop
         if drop:
-            vals = list(vals)
             ph = self.ph
             for k in drop:
                 vals[k] = ph[k]
@@ -666,7 +670,7 @@ def prune(rec) -> tuple:
         sig = _SIGS[key] = _new_sig(rec, vals)
     drop = sig.drop
     dropped = {id(vals[k]) for k in drop} if drop else set()
-    pruned = sig.record(vals)
+    pruned = sig.record(vals)  # (vals: _signature's list)
     rec.ins, rec._binds, rec.outs = pruned.ins, None, pruned.outs
     rec.kept, rec.sig, rec.vals = sig.kept, sig, pruned.vals
     return dropped, sig.kept
