@@ -466,10 +466,11 @@ class NodeSig:
     input and constant ((shape, dtype, weak type) by number, None for a bind's output: what `match` checks),
     which values pruning drops with a placeholder for each, `kept`, and the compiled backward
     (backward_cache.NodeBackward)."""
-    __slots__ = ("n_in", "struct", "out_refs", "avals", "drop", "ph", "kept", "bwd")
+    __slots__ = ("n_in", "struct", "out_refs", "avals", "matcher", "drop", "ph", "kept", "bwd")
 
     def __init__(self, n_in, struct, out_refs, avals=()):
         self.n_in, self.struct, self.out_refs, self.avals = n_in, struct, out_refs, avals
+        self.matcher = None  # match's check of a record against this signature (_matcher), made when first used
         self.drop, self.ph, self.kept = (), {}, None
         self.bwd = _bc.NodeBackward()
 
@@ -562,69 +563,90 @@ def _signature(rec):
 
 
 def match(sig, ins, binds, outs):
-    """The values, in the signature's order, of the record (ins, binds, outs) when its signature (see
-    _signature) is sig's, else None: the check a caller's cache of signatures (the torch face's, by op)
+    """The values, in the signature's order, of the record (ins, binds, outs; ins distinct) when its signature
+    (see _signature) is sig's, else None: the check a caller's cache of signatures (the torch face's, by op)
     makes instead of building the signature's key. Everything the key holds is compared -- the abstract
     value of each input and constant, each bind's primitive, params (equal values of the same types, as
     _pkey tells them: floats by repr, so 0.0 and -0.0 differ) and operands by identity, the outputs -- so a
-    record that matches has that key (params equal but in another order match, and stand for the same
-    operation)."""
-    struct = sig.struct
-    if len(binds) != len(struct) or len(ins) != sig.n_in:
-        return None
-    avals = sig.avals
-    for a, av in zip(ins, avals):
-        b = a._buf
-        if b.__class__ is not _np.ndarray or b.shape != av[0] or (b.dtype is not av[1] and b.dtype != av[1]) or \
-                a.weak_type is not av[2]:
-            return None
-    vals = list(ins)
-    n = len(vals)
+    record that matches has that key. Runs the signature's own check, straight-line code (_matcher)."""
+    m = sig.matcher
+    if m is None:
+        m = sig.matcher = _matcher(sig)
     try:
-        for (prim, params, args, ans), (p, pa, refs, o, multi) in zip(binds, struct):
-            if prim is not p or len(args) != len(refs) or params != pa:
-                return None
-            for k, v in params.items():  # (equal values of other types: 1 and 1.0, a dtype and its name)
-                w = pa[k]
-                if v.__class__ is not w.__class__ or v.__class__ in _AMBIGUOUS and repr(v) != repr(w):
-                    return None
-            for a, r in zip(args, refs):
-                if r < n:
-                    if vals[r] is not a:
-                        return None
-                    continue
-                b = a._buf  # (r == n: the first use of a constant, a NumPy-backed Array not seen before)
-                av = avals[r]
-                if a.__class__ is not Array or b.__class__ is not _np.ndarray or b.shape != av[0] or \
-                        (b.dtype is not av[1] and b.dtype != av[1]) or a.weak_type is not av[2]:
-                    return None
-                for v in vals:
-                    if v is a:
-                        return None
-                vals.append(a)
-                n += 1
-            if multi:
-                if len(ans) != len(o):
-                    return None
-                for x in ans:
-                    if x.__class__ is not Array or x._buf.__class__ is not _np.ndarray:
-                        return None
-                    vals.append(x)
-                n += len(o)
-            else:
-                if ans.__class__ is not Array or ans._buf.__class__ is not _np.ndarray:
-                    return None
-                vals.append(ans)
-                n += 1
-    except Exception:  # noqa: BLE001 - params whose values do not compare (arrays): not the same
+        return m(ins, binds, outs)
+    except Exception:  # noqa: BLE001 - another operand count (unpacking), params that do not compare (arrays)
         return None
-    out_refs = sig.out_refs
-    if len(outs) != len(out_refs):
-        return None
-    for r, x in zip(out_refs, outs):
-        if vals[r] is not x:
-            return None
-    return vals
+
+
+def _matcher(sig):
+    """match's check for NodeSig sig as a Python function of (ins, binds, outs), generated once: one line per
+    value and bind (no loop, no unpacking of the signature's structure at each call)."""
+    ns = {"nd": _np.ndarray, "Arr": Array}
+    avals = sig.avals
+    n_in = sig.n_in
+    src = [f"    if len(ins) != {n_in} or len(binds) != {len(sig.struct)} or len(outs) != {len(sig.out_refs)}:",
+           "        return None"]
+
+    def aval_check(k):
+        ns[f"S{k}"], ns[f"D{k}"], ns[f"W{k}"] = avals[k]
+        src.append(f"    b = v{k}._buf")
+        src.append(f"    if b.__class__ is not nd or b.shape != S{k} or (b.dtype is not D{k} and b.dtype != D{k}) or "
+                   f"v{k}.weak_type is not W{k}:")
+        src.append("        return None")
+    if n_in:
+        src.append(f"    {''.join(f'v{k}, ' for k in range(n_in))}= ins")
+    for k in range(n_in):
+        aval_check(k)
+    n = n_in
+    for i, (p, pa, refs, outs, multi) in enumerate(sig.struct):
+        ns[f"P{i}"], ns[f"PA{i}"] = p, pa
+        src.append(f"    p, pa, a, o = binds[{i}]")
+        src.append(f"    if p is not P{i} or pa != PA{i}:")
+        src.append("        return None")
+        typed = []  # (equal values of other types: 1 and 1.0, a dtype and its name)
+        for j, (key, v) in enumerate(pa.items()):
+            ns[f"K{i}_{j}"], ns[f"T{i}_{j}"] = key, v.__class__
+            typed.append(f"pa[K{i}_{j}].__class__ is not T{i}_{j}")
+            if v.__class__ in _AMBIGUOUS:
+                ns[f"R{i}_{j}"] = repr(v)
+                typed.append(f"repr(pa[K{i}_{j}]) != R{i}_{j}")
+        if typed:
+            src.append(f"    if {' or '.join(typed)}:")
+            src.append("        return None")
+        names = []
+        for r in refs:
+            if r < n:
+                names.append(f"a{len(names)}")
+                continue
+            names.append(f"v{n}")  # the first use of a constant: a NumPy-backed Array, none of the values before
+            n += 1
+        src.append(f"    {''.join(x + ', ' for x in names)}= a" if names else "    if a:\n        return None")
+        same = [f"{x} is not v{r}" for x, r in zip(names, refs) if x[0] == "a"]
+        if same:
+            src.append(f"    if {' or '.join(same)}:")
+            src.append("        return None")
+        for x, r in zip(names, refs):
+            if x[0] == "v" and int(x[1:]) == r:
+                src.append(f"    if {x}.__class__ is not Arr:")
+                src.append("        return None")
+                aval_check(r)
+                if r:
+                    src.append(f"    if {' or '.join(f'{x} is v{q}' for q in range(r))}:")
+                    src.append("        return None")
+        outs = outs if multi else (outs,)
+        src.append(f"    {''.join(f'v{o}, ' for o in outs)}= o" if multi else f"    v{outs[0]} = o")
+        for o in outs:
+            src.append(f"    if v{o}.__class__ is not Arr or v{o}._buf.__class__ is not nd:")
+            src.append("        return None")
+        n += len(outs)
+    if sig.out_refs:
+        src.append(f"    {''.join(f'o{j}, ' for j in range(len(sig.out_refs)))}= outs")
+        src.append(f"    if {' or '.join(f'o{j} is not v{r}' for j, r in enumerate(sig.out_refs))}:")
+        src.append("        return None")
+    src.append(f"    return [{', '.join(f'v{k}' for k in range(n))}]")
+    code = "def m(ins, binds, outs):\n" + "\n".join(src) + "\n"
+    exec(compile(code, "<graph.match: a NodeSig's check>", "exec"), ns)
+    return ns["m"]
 
 
 def _new_sig(rec, vals) -> NodeSig:
