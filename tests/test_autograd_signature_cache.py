@@ -156,3 +156,26 @@ def test_matched_node_keeps_only_what_backward_reads():
     h.sum().backward()
     np.testing.assert_allclose(W.grad.numpy(), tW.grad.numpy(), rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-9, atol=1e-10)
+
+
+def test_matched_node_drops_constant_tensor_inputs():
+    """addcmul(c, a, b) with only c requiring grad: a and b are constants no rule reads; a node made through
+    the cache keeps neither (their buffers are freed once the tensors go) and its next_functions are torch's."""
+    import weakref
+    rng = np.random.default_rng(3)
+    c0, a0, b0 = (rng.standard_normal((8, 10)).astype(np.float32) for _ in range(3))
+    for _ in range(3):
+        c = fg.tensor(c0, requires_grad=True)
+        a, b = fg.tensor(a0.copy()), fg.tensor(b0.copy())
+        refs = [weakref.ref(a._v), weakref.ref(b._v)]
+        y = fg.addcmul(c, a, b, value=0.5)
+        del a, b
+        gc.collect()
+        assert [r() for r in refs] == [None, None]
+        tc = torch.tensor(c0, requires_grad=True)
+        ty = torch.addcmul(tc, torch.tensor(a0), torch.tensor(b0), value=0.5)
+        assert [None if f is None else f.name() for f, _ in y.grad_fn.next_functions] == \
+            [None if f is None else f.name() for f, _ in ty.grad_fn.next_functions]
+        y.sum().backward()
+        ty.sum().backward()
+        np.testing.assert_allclose(c.grad.numpy(), tc.grad.numpy())

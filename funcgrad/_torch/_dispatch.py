@@ -141,14 +141,21 @@ def _node_of_sig(name, sig, vals, fn, ts, diff, arrs):
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
-    drop = sig.drop
-    keep_in = sig.kept is not None and cls.__name__ not in _graph._BACKWARD_TAKES_INPUT
-    dropped = {id(vals[k]) for k in drop} if keep_in and drop else None
-    node = cls(sig.record(vals), fn, ts, diff, [_edge(ts[i]) for i in diff],
-               [0 if t._st is None else t._st.version for t in ts])
-    if keep_in:
-        node.inputs = _pruned_inputs(dropped, arrs, ts)
-    return node
+    inputs = ts
+    if sig.kept is not None and cls.__name__ not in _graph._BACKWARD_TAKES_INPUT:  # (as _pruned_inputs)
+        inputs = list(ts)
+        ph = sig.ph
+        for k in sig.in_drop:  # (input k of the record is tensor diff[k]'s fresh handle)
+            inputs[diff[k]] = _make(ph[k]._buf)
+        if len(diff) != len(ts):  # a tensor not requiring grad may be a dropped constant
+            for k in sig.const_drop:
+                x = vals[k]
+                for i, a in enumerate(arrs):
+                    if a is x:
+                        inputs[i] = _make(ph[k]._buf)
+        inputs = tuple(inputs)
+    edges = [_edge(ts[i]) for i in diff]
+    return cls(sig.record(vals), fn, inputs, diff, edges, [0 if t._st is None else t._st.version for t in ts])
 
 
 def _remember_sig(key, sig) -> None:

@@ -466,12 +466,14 @@ class NodeSig:
     input and constant ((shape, dtype, weak type) by number, None for a bind's output: what `match` checks),
     which values pruning drops with a placeholder for each, `kept`, and the compiled backward
     (backward_cache.NodeBackward)."""
-    __slots__ = ("n_in", "struct", "out_refs", "avals", "matcher", "drop", "ph", "kept", "bwd")
+    __slots__ = ("n_in", "struct", "out_refs", "avals", "matcher", "drop", "in_drop", "const_drop", "ph", "kept",
+                 "bwd")
 
     def __init__(self, n_in, struct, out_refs, avals=()):
         self.n_in, self.struct, self.out_refs, self.avals = n_in, struct, out_refs, avals
         self.matcher = None  # match's check of a record against this signature (_matcher), made when first used
         self.drop, self.ph, self.kept = (), {}, None
+        self.in_drop = self.const_drop = ()  # the numbers in drop of inputs, of the other values
         self.bwd = _bc.NodeBackward()
 
     def binds(self, vals) -> list:
@@ -666,6 +668,8 @@ def _new_sig(rec, vals) -> NodeSig:
     dropped, kept = _prune_binds(rec)  # (on rec itself: its placeholders are replaced by sig's below)
     drop = tuple(k for k, v in enumerate(vals) if id(v) in dropped)
     sig.drop, sig.kept = drop, kept
+    sig.in_drop = tuple(k for k in drop if k < sig.n_in)
+    sig.const_drop = tuple(k for k in drop if k >= sig.n_in)
     sig.ph = {k: placeholder(vals[k]) for k in drop}
     return sig
 
