@@ -19,6 +19,13 @@ from funcgrad.autograd import graph
 torch = pytest.importorskip("torch")
 
 
+@pytest.fixture(autouse=True)
+def _match_from_the_first_record(monkeypatch):
+    """Records are matched from the first one met again (_MATCH_AFTER: normally after a few, through
+    graph.prune until then), so that the loops below go through the cache."""
+    monkeypatch.setattr(_dispatch, "_MATCH_AFTER", 1)
+
+
 def _sigs(name):
     """The signatures cached for op `name` (every key of that op name), as a list of lists."""
     return [v for k, v in _dispatch._SIG_OF_OP.items() if k[1] == name]
@@ -179,3 +186,15 @@ def test_matched_node_drops_constant_tensor_inputs():
         y.sum().backward()
         ty.sum().backward()
         np.testing.assert_allclose(c.grad.numpy(), tc.grad.numpy())
+
+
+def test_signature_matched_after_a_few_records(monkeypatch):
+    """A signature's check (compiled code) is made once the op has met it _MATCH_AFTER times; records before
+    go through graph.prune, with the same gradients."""
+    monkeypatch.setattr(_dispatch, "_MATCH_AFTER", 4)
+    a, b = _pair((7, 3)), _pair((7, 3), seed=9)
+    made = []
+    for _ in range(6):
+        _grads(lambda a, b: fg.lerp(a, b, 0.7), lambda a, b: torch.lerp(a, b, 0.7), a, b)
+        made.append([s.matcher is not None for sigs in _sigs("Lerp") for s in sigs if s.avals[0][0] == (7, 3)])
+    assert made[:3] == [[False]] * 3 and made[-1] == [True], made

@@ -74,6 +74,9 @@ _NODE_CLS: dict = {}
 # than it holds (a closure's constants, the inputs' shapes) is recorded as exactly as by graph.prune.
 _SIG_OF_OP: dict = {}
 _SIGS_PER_OP = 8
+# match's check of a signature is generated code (about 0.25 ms to compile for 2 binds, 1 ms for 18): a record
+# of a signature the op has met fewer times than this goes the general way (graph.prune, a few us more)
+_MATCH_AFTER = 8
 
 
 def _record(name, fn, ts):
@@ -108,6 +111,10 @@ def _record(name, fn, ts):
             sigs = _SIG_OF_OP.get(key)
             if sigs is not None:
                 for sig in sigs:
+                    if sig.matcher is None:  # (its check is compiled code: first met a few times, see below)
+                        sig.uses += 1
+                        if sig.uses < _MATCH_AFTER:
+                            break
                     v = _graph.match(sig, ins, binds, vals)
                     if v is not None:  # (complete: its signature's first record passed _recorded_ok)
                         return _node_of_sig(name, sig, v, fn, ts, diff, arrs), vals, multi

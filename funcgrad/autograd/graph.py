@@ -466,12 +466,13 @@ class NodeSig:
     input and constant ((shape, dtype, weak type) by number, None for a bind's output: what `match` checks),
     which values pruning drops with a placeholder for each, `kept`, and the compiled backward
     (backward_cache.NodeBackward)."""
-    __slots__ = ("n_in", "struct", "out_refs", "avals", "matcher", "drop", "in_drop", "const_drop", "ph", "kept",
-                 "bwd")
+    __slots__ = ("n_in", "struct", "out_refs", "avals", "matcher", "uses", "drop", "in_drop", "const_drop", "ph",
+                 "kept", "bwd")
 
     def __init__(self, n_in, struct, out_refs, avals=()):
         self.n_in, self.struct, self.out_refs, self.avals = n_in, struct, out_refs, avals
         self.matcher = None  # match's check of a record against this signature (_matcher), made when first used
+        self.uses = 0        # (a caller's count of the records it met before it first matched one: see _dispatch)
         self.drop, self.ph, self.kept = (), {}, None
         self.in_drop = self.const_drop = ()  # the numbers in drop of inputs, of the other values
         self.bwd = _bc.NodeBackward()
