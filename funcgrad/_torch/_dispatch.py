@@ -166,17 +166,14 @@ def _node_of_sig(name, sig, vals, fn, ts, diff, arrs):
 
 
 def _remember_sig(key, sig) -> None:
-    """Put NodeSig sig first among the op's signatures (see _SIG_OF_OP)."""
+    """Put NodeSig sig first among the op's signatures (see _SIG_OF_OP): a new list, so that a thread going
+    through the old one is not disturbed."""
     sigs = _SIG_OF_OP.get(key)
-    if sigs is None:
-        if len(_SIG_OF_OP) > 4096:
-            _SIG_OF_OP.clear()
-        _SIG_OF_OP[key] = [sig]
+    if sigs is not None and sigs[0] is sig:
         return
-    if sig in sigs:
-        sigs.remove(sig)
-    sigs.insert(0, sig)
-    del sigs[_SIGS_PER_OP:]
+    if sigs is None and len(_SIG_OF_OP) > 4096:
+        _SIG_OF_OP.clear()
+    _SIG_OF_OP[key] = [sig] if sigs is None else [sig, *[s for s in sigs if s is not sig][:_SIGS_PER_OP - 1]]
 
 
 def _check_inference(name, ts) -> None:
