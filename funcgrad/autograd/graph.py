@@ -176,8 +176,9 @@ class Recorded:
     def backward(self, cts) -> list:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero). A node whose
         signature (plan or sig) has been met often runs its backward compiled (backward_cache.node_backward)."""
-        binds = self.binds
-        if len(binds) == 1 and len(cts) == 1 and (self.plan is not None or self.sig is None):
+        sig = self.sig
+        binds = self._binds  # (None only for a record pruned by signature, whose binds are not read here)
+        if len(cts) == 1 and (self.plan is not None or sig is None) and len(binds) == 1:
             # one bind, one output (most ops): the equation's own step (one pruned by signature, without a
             # plan, runs as a record of several binds: compiled once its signature has been met often)
             prim, params, args, ans = binds[0]
@@ -190,7 +191,6 @@ class Recorded:
                     return _one_backward(prim, params, args, ans, cts[0], _needs(args, ins),
                                          [_index(ins, a) for a in args], len(ins))
                 return _planned_backward(prim, params, args, ans, self.ins, plan, cts)
-        sig = self.sig
         if sig is not None and _compiled_ok():
             r = _bc.node_backward(sig.bwd, cts, self.vals, sig.walk)
             if r is not None:
