@@ -129,7 +129,7 @@ def _count(name: str, reps: int) -> int:
     """Under callgrind: switch instrumentation on, then make `reps` calls of op `name` inside sorted()."""
     import subprocess
     op, t = OPS[name], _inputs(fg)
-    for _ in range(50):
+    for _ in range(200):  # (the steady state: an op's signature check is compiled after its 64th record)
         op(t)
     subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], capture_output=True, check=True)
     sorted(range(reps), key=lambda i: op(t) is None)

@@ -21,7 +21,7 @@ torch = pytest.importorskip("torch")
 
 @pytest.fixture(autouse=True)
 def _match_from_the_first_record(monkeypatch):
-    """Records are matched from the first one met again (_MATCH_AFTER: normally after a few, through
+    """Records are matched from the first one met again (_MATCH_AFTER: normally after many, through
     graph.prune until then), so that the loops below go through the cache."""
     monkeypatch.setattr(_dispatch, "_MATCH_AFTER", 1)
 
