@@ -198,3 +198,35 @@ def test_signature_matched_after_a_few_records(monkeypatch):
         _grads(lambda a, b: fg.lerp(a, b, 0.7), lambda a, b: torch.lerp(a, b, 0.7), a, b)
         made.append([s.matcher is not None for sigs in _sigs("Lerp") for s in sigs if s.avals[0][0] == (7, 3)])
     assert made[:3] == [[False]] * 3 and made[-1] == [True], made
+
+
+def test_record_eager_reasons_balanced_nested_failing_and_threaded():
+    """record_eager adds one reason to hooks.active while it runs and removes it after, also when fn raises and
+    when recordings nest (the outer one lists the inner one's binds) or run in several threads at once (the
+    reasons are a list, appended and popped without a lock); each thread's records are its own."""
+    import threading
+    from funcgrad._src.core.primitive import hooks
+    x = Array(np.array([0.5, -1.0], np.float32))
+    assert not hooks.active
+    with pytest.raises(ZeroDivisionError):
+        record_eager(lambda a: 1 / 0, [x])
+    assert not hooks.active
+    out, binds = record_eager(lambda a: ew.exp(record_eager(lambda b: ew.neg(b), [a])[0]), [x])
+    assert [b[0].name for b in binds] == ["neg", "exp"] and not hooks.active
+    np.testing.assert_allclose(np.asarray(out._buf), np.exp(-np.array([0.5, -1.0], np.float32)))
+    errors = []
+
+    def work(seed):
+        try:
+            for _ in range(100):
+                a, b = _pair((4, 3), seed=seed), _pair((4, 3), seed=seed + 1)
+                w = 0.1 * (seed % 7)
+                _grads(lambda a, b: fg.lerp(a, b, w), lambda a, b: torch.lerp(a, b, w), a, b)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and not hooks.active
