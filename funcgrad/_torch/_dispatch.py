@@ -112,10 +112,10 @@ def _record(name, fn, ts):
             sigs = _SIG_OF_OP.get(key)
             if sigs is not None:
                 for sig in sigs:
-                    if sig.matcher is None:  # (its check is compiled code: first met a few times, see below)
+                    if sig.matcher is None:  # (its check, compiled code, is made once met often: _MATCH_AFTER)
                         sig.uses += 1
                         if sig.uses < _MATCH_AFTER:
-                            break
+                            continue
                     v = _graph.match(sig, ins, binds, vals)
                     if v is not None:  # (complete: its signature's first record passed _recorded_ok)
                         return _node_of_sig(name, sig, v, fn, ts, diff, arrs), vals, multi
