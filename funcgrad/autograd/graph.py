@@ -147,23 +147,38 @@ class Recorded:
     ad's backward sweep (`ad.walk_backward`) over the binds through a small adapter (`eqns`). The equivalent
     `ad.Tape` (`trace`, `inputs`, `outputs`) is built on first use by the rarer paths that inspect the
     tape's structure."""
-    __slots__ = ("ins", "binds", "outs", "kept", "plan", "__dict__")
+    __slots__ = ("ins", "_binds", "outs", "kept", "plan", "sig", "vals", "__dict__")
     # rarely set attributes live in the instance __dict__ (these are the defaults: one record a node, so
     # every store saved counts)
     _tape = None  # the equivalent ad.Tape, once built
-    sig = None    # the NodeSig of a record pruned by signature (see prune), with
-    vals = None   # its values in the signature's order (what a compiled backward reads)
 
-    def __init__(self, ins, binds, outs, kept=None, plan=None):
-        self.ins, self.binds, self.outs = ins, binds, outs
+    def __init__(self, ins, binds, outs, kept=None, plan=None, sig=None, vals=None):
+        self.ins, self._binds, self.outs = ins, binds, outs
         self.kept = kept  # (kept inputs (positions in ins), kept outputs) when pruned to those (see prune)
         self.plan = plan  # (one bind, one output) (needs, position in ins of each operand or -1, NodeBackward)
+        self.sig = sig    # the NodeSig of a record pruned by signature (see prune), with
+        self.vals = vals  # its values in the signature's order (what a compiled backward reads)
+
+    @property
+    def binds(self) -> list:
+        """The binds as (prim, params, args, out); a record pruned by signature keeps only its values (`vals`)
+        and makes its binds from the signature's structure when first asked (the compiled backward reads
+        only vals)."""
+        b = self._binds
+        if b is None:
+            b = self._binds = self.sig.binds(self.vals)
+        return b
+
+    @binds.setter
+    def binds(self, b) -> None:
+        self._binds = b
 
     def backward(self, cts) -> list:
         """Cotangents of `ins` (None where no path) given cotangents of `outs` (None means zero). A node whose
         signature (plan or sig) has been met often runs its backward compiled (backward_cache.node_backward)."""
-        binds = self.binds
-        if len(binds) == 1 and len(cts) == 1 and (self.plan is not None or self.sig is None):
+        sig = self.sig
+        binds = self._binds  # (None only for a record pruned by signature, whose binds are not read here)
+        if len(cts) == 1 and (self.plan is not None or sig is None) and len(binds) == 1:
             # one bind, one output (most ops): the equation's own step (one pruned by signature, without a
             # plan, runs as a record of several binds: compiled once its signature has been met often)
             prim, params, args, ans = binds[0]
@@ -176,7 +191,6 @@ class Recorded:
                     return _one_backward(prim, params, args, ans, cts[0], _needs(args, ins),
                                          [_index(ins, a) for a in args], len(ins))
                 return _planned_backward(prim, params, args, ans, self.ins, plan, cts)
-        sig = self.sig
         if sig is not None and _compiled_ok():
             r = _bc.node_backward(sig.bwd, cts, self.vals, sig.walk)
             if r is not None:
@@ -313,14 +327,18 @@ def _trace_reads(prim, params, args, ans, needs):
 def placeholder(a):
     """An Array standing for `a` where its value is not needed: its shape, dtype and weak type over a
     buffer of zeros that takes no memory (every placeholder of one shape and dtype shares it)."""
-    b = a._buf
+    return Array(zeros_of(a._buf), a.weak_type)
+
+
+def zeros_of(b):
+    """The read-only all-zero buffer of no memory (a broadcast zero) of NumPy array b's shape and dtype."""
     k = (b.shape, b.dtype)
     z = _ZEROS.get(k)
     if z is None:
         if len(_ZEROS) > 1024:
             _ZEROS.clear()
         z = _ZEROS[k] = _np.broadcast_to(_np.zeros((), b.dtype), b.shape)
-    return Array(z, a.weak_type)
+    return z
 
 
 _MISS = object()
@@ -444,21 +462,41 @@ def _prune_one(prim, params, args, ans, ins):
 
 class NodeSig:
     """What every record of one signature (see _signature) shares: its structure (per bind: primitive,
-    params, operand numbers, output numbers; the numbers of the record's outputs), which values pruning drops
-    with a placeholder for each, `kept`, and the compiled backward (backward_cache.NodeBackward)."""
-    __slots__ = ("n_in", "struct", "out_refs", "drop", "ph", "rebuild", "kept", "bwd")
+    params, operand numbers, output numbers; the numbers of the record's outputs), the abstract value of each
+    input and constant ((shape, dtype, weak type) by number, None for a bind's output: what `match` checks),
+    which values pruning drops with a placeholder for each, `kept`, and the compiled backward
+    (backward_cache.NodeBackward)."""
+    __slots__ = ("n_in", "struct", "out_refs", "avals", "matcher", "uses", "drop", "in_drop", "const_drop", "ph",
+                 "kept", "bwd")
 
-    def __init__(self, n_in, struct, out_refs):
-        self.n_in, self.struct, self.out_refs = n_in, struct, out_refs
-        self.drop, self.ph, self.rebuild, self.kept = (), {}, (), None
+    def __init__(self, n_in, struct, out_refs, avals=()):
+        self.n_in, self.struct, self.out_refs, self.avals = n_in, struct, out_refs, avals
+        self.matcher = None  # match's check of a record against this signature (_matcher), made when first used
+        self.uses = 0        # (a caller's count of the records it met before it first matched one: see _dispatch)
+        self.drop, self.ph, self.kept = (), {}, None
+        self.in_drop = self.const_drop = ()  # the numbers in drop of inputs, of the other values
         self.bwd = _bc.NodeBackward()
+
+    def binds(self, vals) -> list:
+        """The binds (prim, params, args, out) of a record of this signature whose values are `vals`."""
+        return [(p, pa, tuple([vals[r] for r in refs]), [vals[o] for o in outs] if multi else vals[outs])
+                for p, pa, refs, outs, multi in self.struct]
 
     def walk(self, cts, vals) -> list:
         """The record's interpreted backward, on `vals` in the signature's order (the compiled backward's
         trace: vals are then abstract stand-ins)."""
-        binds = [(p, pa, tuple([vals[r] for r in refs]), [vals[o] for o in outs] if multi else vals[outs])
-                 for p, pa, refs, outs, multi in self.struct]
-        return Recorded(list(vals[:self.n_in]), binds, [vals[r] for r in self.out_refs]).backward(cts)
+        return Recorded(list(vals[:self.n_in]), self.binds(vals), [vals[r] for r in self.out_refs]).backward(cts)
+
+    def record(self, vals) -> "Recorded":
+        """The pruned Recorded of a record of this signature whose values (found by `match`) are `vals`, a
+        list it takes over: each dropped value replaced by its placeholder; its binds made when first asked
+        (Recorded.binds)."""
+        drop = self.drop
+        if drop:
+            ph = self.ph
+            for k in drop:
+                vals[k] = ph[k]
+        return Recorded(vals[:self.n_in], None, [vals[r] for r in self.out_refs], self.kept, None, self, vals)
 
 
 _SIGS: dict = {}  # signature key -> NodeSig
@@ -527,6 +565,93 @@ def _signature(rec):
     return tuple(key), vals
 
 
+def match(sig, ins, binds, outs):
+    """The values, in the signature's order, of the record (ins, binds, outs; ins distinct) when its signature
+    (see _signature) is sig's, else None: the check a caller's cache of signatures (the torch face's, by op)
+    makes instead of building the signature's key. Everything the key holds is compared -- the abstract
+    value of each input and constant, each bind's primitive, params (equal values of the same types, as
+    _pkey tells them: floats by repr, so 0.0 and -0.0 differ) and operands by identity, the outputs -- so a
+    record that matches has that key. Runs the signature's own check, straight-line code (_matcher)."""
+    m = sig.matcher
+    if m is None:
+        m = sig.matcher = _matcher(sig)
+    try:
+        return m(ins, binds, outs)
+    except Exception:  # noqa: BLE001 - another operand count (unpacking), params that do not compare (arrays)
+        return None
+
+
+def _matcher(sig):
+    """match's check for NodeSig sig as a Python function of (ins, binds, outs), generated once: one line per
+    value and bind (no loop, no unpacking of the signature's structure at each call)."""
+    ns = {"nd": _np.ndarray, "Arr": Array}
+    avals = sig.avals
+    n_in = sig.n_in
+    src = [f"    if len(ins) != {n_in} or len(binds) != {len(sig.struct)} or len(outs) != {len(sig.out_refs)}:",
+           "        return None"]
+
+    def aval_check(k):
+        ns[f"S{k}"], ns[f"D{k}"], ns[f"W{k}"] = avals[k]
+        src.append(f"    b = v{k}._buf")
+        src.append(f"    if b.__class__ is not nd or b.shape != S{k} or (b.dtype is not D{k} and b.dtype != D{k}) or "
+                   f"v{k}.weak_type is not W{k}:")
+        src.append("        return None")
+    if n_in:
+        src.append(f"    {''.join(f'v{k}, ' for k in range(n_in))}= ins")
+    for k in range(n_in):
+        aval_check(k)
+    n = n_in
+    for i, (p, pa, refs, outs, multi) in enumerate(sig.struct):
+        ns[f"P{i}"], ns[f"PA{i}"] = p, pa
+        src.append(f"    p, pa, a, o = binds[{i}]")
+        src.append(f"    if p is not P{i} or pa != PA{i}:")
+        src.append("        return None")
+        typed = []  # (equal values of other types: 1 and 1.0, a dtype and its name)
+        for j, (key, v) in enumerate(pa.items()):
+            ns[f"K{i}_{j}"], ns[f"T{i}_{j}"] = key, v.__class__
+            typed.append(f"pa[K{i}_{j}].__class__ is not T{i}_{j}")
+            if v.__class__ in _AMBIGUOUS:
+                ns[f"R{i}_{j}"] = repr(v)
+                typed.append(f"repr(pa[K{i}_{j}]) != R{i}_{j}")
+        if typed:
+            src.append(f"    if {' or '.join(typed)}:")
+            src.append("        return None")
+        names = []
+        for r in refs:
+            if r < n:
+                names.append(f"a{len(names)}")
+                continue
+            names.append(f"v{n}")  # the first use of a constant: a NumPy-backed Array, none of the values before
+            n += 1
+        src.append(f"    {''.join(x + ', ' for x in names)}= a" if names else "    if a:\n        return None")
+        same = [f"{x} is not v{r}" for x, r in zip(names, refs) if x[0] == "a"]
+        if same:
+            src.append(f"    if {' or '.join(same)}:")
+            src.append("        return None")
+        for x, r in zip(names, refs):
+            if x[0] == "v" and int(x[1:]) == r:
+                src.append(f"    if {x}.__class__ is not Arr:")
+                src.append("        return None")
+                aval_check(r)
+                if r:
+                    src.append(f"    if {' or '.join(f'{x} is v{q}' for q in range(r))}:")
+                    src.append("        return None")
+        outs = outs if multi else (outs,)
+        src.append(f"    {''.join(f'v{o}, ' for o in outs)}= o" if multi else f"    v{outs[0]} = o")
+        for o in outs:
+            src.append(f"    if v{o}.__class__ is not Arr or v{o}._buf.__class__ is not nd:")
+            src.append("        return None")
+        n += len(outs)
+    if sig.out_refs:
+        src.append(f"    {''.join(f'o{j}, ' for j in range(len(sig.out_refs)))}= outs")
+        src.append(f"    if {' or '.join(f'o{j} is not v{r}' for j, r in enumerate(sig.out_refs))}:")
+        src.append("        return None")
+    src.append(f"    return [{', '.join(f'v{k}' for k in range(n))}]")
+    code = "def m(ins, binds, outs):\n" + "\n".join(src) + "\n"
+    exec(compile(code, "<graph.match: a NodeSig's check>", "exec"), ns)
+    return ns["m"]
+
+
 def _new_sig(rec, vals) -> NodeSig:
     """The NodeSig of rec's signature: its structure from the binds, what to drop from _prune_binds."""
     index = {id(v): k for k, v in enumerate(vals)}
@@ -537,14 +662,16 @@ def _new_sig(rec, vals) -> NodeSig:
             struct.append((prim, params, refs, tuple([index[id(o)] for o in ans]), True))
         else:
             struct.append((prim, params, refs, index[id(ans)], False))
-    sig = NodeSig(len(rec.ins), tuple(struct), tuple([index[id(o)] for o in rec.outs]))
+    # (numbered operands: the inputs and constants; the outputs' numbers are set after their binds')
+    outs_of = {o for _, _, _, outs, multi in struct for o in (outs if multi else (outs,))}
+    avals = tuple(None if k in outs_of else (v._buf.shape, v._buf.dtype, v.weak_type) for k, v in enumerate(vals))
+    sig = NodeSig(len(rec.ins), tuple(struct), tuple([index[id(o)] for o in rec.outs]), avals)
     dropped, kept = _prune_binds(rec)  # (on rec itself: its placeholders are replaced by sig's below)
     drop = tuple(k for k, v in enumerate(vals) if id(v) in dropped)
     sig.drop, sig.kept = drop, kept
+    sig.in_drop = tuple(k for k in drop if k < sig.n_in)
+    sig.const_drop = tuple(k for k in drop if k >= sig.n_in)
     sig.ph = {k: placeholder(vals[k]) for k in drop}
-    d = set(drop)
-    sig.rebuild = tuple(i for i, (_, _, refs, outs, multi) in enumerate(struct)
-                        if d.intersection(refs) or (d.intersection(outs) if multi else outs in d))
     return sig
 
 
@@ -554,7 +681,8 @@ def prune(rec) -> tuple:
     that depends on the inputs is an input or an output of the node (then its input tensors not read can
     be dropped too), else None (a rule reads a value made inside the op: a backward that builds a graph
     recomputes the op from all its inputs, which are kept). What to drop is found once per signature
-    (_signature) and kept in its NodeSig, which the record refers to (rec.sig, rec.vals) for its backward."""
+    (_signature) and kept in its NodeSig, which the record refers to (rec.sig, rec.vals) for its backward;
+    the record's binds are then made from the NodeSig when first asked (Recorded.binds)."""
     s = _signature(rec)
     if s is None:
         return _prune_binds(rec)
@@ -563,30 +691,15 @@ def prune(rec) -> tuple:
         sig = _SIGS.get(key)
     except TypeError:  # unhashable params
         return _prune_binds(rec)
-    orig = vals
     if sig is None:
         if len(_SIGS) > 4096:
             _SIGS.clear()
         sig = _SIGS[key] = _new_sig(rec, vals)
     drop = sig.drop
-    if drop:
-        vals = list(vals)
-        ph = sig.ph
-        for k in drop:
-            vals[k] = ph[k]
-        binds = rec.binds = list(rec.binds)
-        struct = sig.struct
-        for i in sig.rebuild:
-            p, pa, refs, outs, multi = struct[i]
-            binds[i] = (p, pa, tuple([vals[r] for r in refs]), [vals[o] for o in outs] if multi else vals[outs])
-        rec.ins = vals[:sig.n_in]
-        rec.outs = [vals[r] for r in sig.out_refs]
-        dropped = {id(orig[k]) for k in drop}
-    else:
-        dropped = set()
-    rec.kept = sig.kept
-    rec.sig = sig
-    rec.vals = vals
+    dropped = {id(vals[k]) for k in drop} if drop else set()
+    pruned = sig.record(vals)  # (vals: _signature's list)
+    rec.ins, rec._binds, rec.outs = pruned.ins, None, pruned.outs
+    rec.kept, rec.sig, rec.vals = sig.kept, sig, pruned.vals
     return dropped, sig.kept
 
 

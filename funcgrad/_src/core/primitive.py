@@ -46,18 +46,21 @@ _rec_state = _RecState()
 
 
 class _Hooks:
-    """How many reasons an eager bind has to do more than compute: recordings active in any thread, and
-    NaN/inf checks. Zero in the common case, so bind tests one attribute instead of a thread-local."""
-    active = 0
+    """The reasons an eager bind has to do more than compute, one entry each: recordings active in any
+    thread, and NaN/inf checks. Empty (false) in the common case, so bind tests one attribute instead of a
+    thread-local. A list, so that threads add and remove reasons without a lock (append and pop are atomic)."""
+    active: list = []
 
 
 hooks = _Hooks()
-_hooks_lock = threading.Lock()
+_reasons = hooks.active
 
 
 def _add_hook(delta: int) -> None:
-    with _hooks_lock:
-        hooks.active += delta
+    if delta > 0:
+        _reasons.append(None)
+    else:
+        _reasons.pop()
 
 
 def record_eager(fn: Callable, args) -> tuple:
@@ -66,11 +69,11 @@ def record_eager(fn: Callable, args) -> tuple:
     st = _rec_state
     prev = st.rec
     rec = st.rec = []
-    _add_hook(1)
+    _reasons.append(None)
     try:
         out = fn(*args)
     finally:
-        _add_hook(-1)
+        _reasons.pop()
         st.rec = prev
         if prev is not None:  # a nested recording: the outer one sees these binds too
             prev.extend(rec)
