@@ -1,8 +1,8 @@
 """The torch face's cache of signatures by op (funcgrad._torch._dispatch._SIG_OF_OP): a node of several binds
-is pruned from the NodeSig its op's earlier record had when graph.match finds the new record of that
+is pruned from the NodeSig its op's earlier record had when node_record.match finds the new record of that
 signature. The cache's key (fn's code, op name, differentiable positions) is coarse on purpose: records of one
 key with other constants, params, shapes or dtypes must get their own NodeSig, and their gradients stay
-torch's; the values a node keeps are the same as graph.prune's."""
+torch's; the values a node keeps are the same as node_record.prune's."""
 import gc
 import tracemalloc
 
@@ -14,7 +14,7 @@ from funcgrad._src.core.array import Array
 from funcgrad._src.core.primitive import record_eager
 from funcgrad._src.prims import elementwise as ew
 from funcgrad._torch import _dispatch
-from funcgrad.autograd import graph
+from funcgrad.autograd import node_record
 
 torch = pytest.importorskip("torch")
 
@@ -22,7 +22,7 @@ torch = pytest.importorskip("torch")
 @pytest.fixture(autouse=True)
 def _match_from_the_first_record(monkeypatch):
     """Records are matched from the first one met again (_MATCH_AFTER: normally after many, through
-    graph.prune until then), so that the loops below go through the cache."""
+    node_record.prune until then), so that the loops below go through the cache."""
     monkeypatch.setattr(_dispatch, "_MATCH_AFTER", 1)
 
 
@@ -100,36 +100,36 @@ def _sig_of(fn, *args):
     """(sig, ins, binds, outs) of fn's eager record on Arrays args (the first differentiable), pruned."""
     ins = [args[0]]
     out, binds = record_eager(fn, list(args))
-    rec = graph.Recorded(list(ins), list(binds), [out])
-    graph.prune(rec)
+    rec = node_record.Recorded(list(ins), list(binds), [out])
+    node_record.prune(rec)
     assert rec.sig is not None
     return rec.sig, ins, binds, [out]
 
 
 def test_match_compares_param_types_and_operand_identity():
-    """graph.match accepts exactly the records of its signature's key: params equal in value but not in type
+    """node_record.match accepts exactly the records of its signature's key: params equal in value but not in type
     (2 and 2.0 and True; 0.0 and -0.0) or operands of another identity (a constant used twice) miss."""
     x = Array(np.array([1.0, -2.0, 3.0], np.float32))
     c, d = Array(np.array([2.0, 2.0, 2.0], np.float32)), Array(np.array([3.0, 3.0, 3.0], np.float32))
     sig, ins, binds, outs = _sig_of(lambda x, c, d: ew.mul(ew.add(x, c), d), x, c, d)
-    assert graph.match(sig, ins, binds, outs) is not None
+    assert node_record.match(sig, ins, binds, outs) is not None
     (p0, pa0, args0, ans0), (p1, pa1, args1, ans1) = binds
-    assert graph.match(sig, ins, [(p0, pa0, args0, ans0), (p1, pa1, (ans0, c), ans1)], outs) is None  # c twice
-    assert graph.match(sig, ins, [(p0, pa0, args0, ans0), (p1, pa1, (ans0, x), ans1)], outs) is None  # input
-    assert graph.match(sig, ins, [(p1, pa0, args0, ans0), (p1, pa1, args1, ans1)], outs) is None  # primitive
-    assert graph.match(sig, ins, binds, [ans0]) is None  # another output
+    assert node_record.match(sig, ins, [(p0, pa0, args0, ans0), (p1, pa1, (ans0, c), ans1)], outs) is None  # c twice
+    assert node_record.match(sig, ins, [(p0, pa0, args0, ans0), (p1, pa1, (ans0, x), ans1)], outs) is None  # input
+    assert node_record.match(sig, ins, [(p1, pa0, args0, ans0), (p1, pa1, args1, ans1)], outs) is None  # primitive
+    assert node_record.match(sig, ins, binds, [ans0]) is None  # another output
     d64 = Array(np.array([3.0, 3.0, 3.0]))
-    assert graph.match(sig, ins, [binds[0], (p1, pa1, (ans0, d64), ans1)], outs) is None  # a constant's dtype
+    assert node_record.match(sig, ins, [binds[0], (p1, pa1, (ans0, d64), ans1)], outs) is None  # a constant's dtype
     for a, b in ((2, 2.0), (2, True), (0.0, -0.0), (1.0, 1)):
-        sig = graph.NodeSig(1, ((p0, {"k": a}, (0, 1), 2, False),), (2,), (
+        sig = node_record.NodeSig(1, ((p0, {"k": a}, (0, 1), 2, False),), (2,), (
             (x._buf.shape, x._buf.dtype, False), (c._buf.shape, c._buf.dtype, False), None))
-        assert graph.match(sig, ins, [(p0, {"k": a}, (x, c), ans0)], [ans0]) is not None
-        assert graph.match(sig, ins, [(p0, {"k": b}, (x, c), ans0)], [ans0]) is None, (a, b)
+        assert node_record.match(sig, ins, [(p0, {"k": a}, (x, c), ans0)], [ans0]) is not None
+        assert node_record.match(sig, ins, [(p0, {"k": b}, (x, c), ans0)], [ans0]) is None, (a, b)
 
 
 def test_matched_node_keeps_only_what_backward_reads():
     """A chain of addmm nodes recorded through the cache: each keeps its input h (read by the product's rule)
-    and not the product (read by no rule), as graph.prune's nodes do; the gradients are torch's."""
+    and not the product (read by no rule), as node_record.prune's nodes do; the gradients are torch's."""
     rng = np.random.default_rng(0)
     B, H, STEPS = 64, 128, 30
     row = B * H * 8
@@ -190,7 +190,7 @@ def test_matched_node_drops_constant_tensor_inputs():
 
 def test_signature_matched_after_a_few_records(monkeypatch):
     """A signature's check (compiled code) is made once the op has met it _MATCH_AFTER times; records before
-    go through graph.prune, with the same gradients."""
+    go through node_record.prune, with the same gradients."""
     monkeypatch.setattr(_dispatch, "_MATCH_AFTER", 4)
     a, b = _pair((7, 3)), _pair((7, 3), seed=9)
     made = []

@@ -13,12 +13,13 @@ import weakref
 import numpy as np
 
 from ..autograd import graph as _graph
-from ..autograd.graph import Recorded as _Recorded
+from ..autograd import node_record as _rec
+from ..autograd.node_record import Recorded as _Recorded
 from ..autograd.grad_mode import state as _gs
 from .._src.core.array import Array, ArrayBase as _ArrayBase
 from .._src.core.primitive import _rec_state, hooks as _hooks, record_eager as _record_eager
 from .._src.core.jaxpr import Jaxpr
-from .._src.interpreters import ad as _ad
+from .._src.interpreters import ad as _ad, backward_cache as _bc
 from ._tensor import Tensor, _differentiable, _make, _new_obj, _wrap
 
 _weakref = weakref.ref
@@ -68,15 +69,15 @@ def _edge(t):
 
 _NODE_CLS: dict = {}
 # The signatures an op's records had: (fn's code, op name, differentiable input positions) -> [NodeSig, ...]
-# (graph.prune's, the latest first, at most _SIGS_PER_OP). A record is checked against them (graph.match,
+# (node_record.prune's, the latest first, at most _SIGS_PER_OP). A record is checked against them (node_record.match,
 # cheaper than building the signature's key: the inputs' shapes and dtypes first) and on a match pruned from
 # its NodeSig straight; the key only chooses which signatures to check, so an op whose binds depend on more
-# than it holds (a closure's constants, the inputs' shapes) is recorded as exactly as by graph.prune.
+# than it holds (a closure's constants, the inputs' shapes) is recorded as exactly as by node_record.prune.
 _SIG_OF_OP: dict = {}
 _SIGS_PER_OP = 8
 # match's check of a signature is generated code, whose compilation costs about what it saves in 150-300 calls
 # whatever the signature's size (0.25 ms for addmm's 2 binds, 1.2 ms for std_mean's 18, 14 ms for a stack of 100
-# tensors): a record of a signature the op has met fewer times than this goes the general way (graph.prune)
+# tensors): a record of a signature the op has met fewer times than this goes the general way (node_record.prune)
 _MATCH_AFTER = 64
 
 
@@ -116,14 +117,14 @@ def _record(name, fn, ts):
                         sig.uses += 1
                         if sig.uses < _MATCH_AFTER:
                             continue
-                    v = _graph.match(sig, ins, binds, vals)
+                    v = _rec.match(sig, ins, binds, vals)
                     if v is not None:  # (complete: its signature's first record passed _recorded_ok)
                         return _node_of_sig(name, sig, v, fn, ts, diff, arrs), vals, multi
     if _recorded_ok(binds, vals, arrs, diff):
-        tape = _graph.Recorded(ins, binds, list(vals))
+        tape = _rec.Recorded(ins, binds, list(vals))
         node = _make_node(name, tape, fn, ts, diff)
         if not _fw_on:  # keep only what the vjp rules read (as torch saves only what its formulas use)
-            dropped, kept = _graph.prune(tape)
+            dropped, kept = _rec.prune(tape)
             # (else a backward building a graph recomputes the op: inputs stay; so do they where torch's
             # backward op takes self, see graph._BACKWARD_TAKES_INPUT)
             if kept is not None and type(node).__name__ not in _graph._BACKWARD_TAKES_INPUT:
@@ -140,12 +141,12 @@ def _pruned_inputs(dropped, arrs, ts) -> tuple:
     """A pruned node's input tensors: a placeholder (no memory) for each whose Array is in `dropped` (ids)."""
     if not dropped:
         return tuple(ts)
-    return tuple([_make(_graph.zeros_of(a._buf)) if id(a) in dropped else t for a, t in zip(arrs, ts)])
+    return tuple([_make(_rec.zeros_of(a._buf)) if id(a) in dropped else t for a, t in zip(arrs, ts)])
 
 
 def _node_of_sig(name, sig, vals, fn, ts, diff, arrs):
-    """The node of a record whose values `vals` matched signature `sig` (graph.match): what _record's general
-    path makes of it, pruned as graph.prune would (vals is taken over)."""
+    """The node of a record whose values `vals` matched signature `sig` (node_record.match): what _record's general
+    path makes of it, pruned as node_record.prune would (vals is taken over)."""
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
@@ -506,7 +507,7 @@ def _node_out(plan, fn, prim, params, args, ins, r, tensors, diff, edges, versio
     """The end of recording one bind of prim (args -> r, following `plan`, see _plan; ans: the output's Array
     where the caller has one): its record, the node, and the output tensor over r. `plain`: no anomaly
     stack or saved-tensor hooks to set up, so Node.__init__ is inlined and the record kept in its tuple form
-    (graph._one_bind: what the common backward reads; the rare paths expand it)."""
+    (node_record._one_bind: what the common backward reads; the rare paths expand it)."""
     cls, _, rans, _, kept, rplan, out_diff = plan
     if rans is None:  # (the output is kept: its Array, or one over r)
         rans = ans
@@ -736,7 +737,7 @@ def _plan(key, name, prim, params, args, ins, ans, cache=_PLANS):
     or -1, the compiled backward's state), whether the output's dtype carries gradients). Cached in `cache` under `key` (placeholders included: a placeholder is never
     written) unless key is None: then made for this call alone (under forward AD everything is kept, for
     the tangents' rules)."""
-    p = None if _fw_on else _graph.prune_one(prim, params, args, ans, list(ins))
+    p = None if _fw_on else _rec.prune_one(prim, params, args, ans, list(ins))
     ph_args = ph_ans = ph_ts = kept = None
     if p is not None:
         nargs, nans, _, dropped, kept = p
@@ -749,14 +750,14 @@ def _plan(key, name, prim, params, args, ins, ans, cache=_PLANS):
                 ph_ts = tuple(None if p is None else _make(p._buf) for p in ph_args)
         if nans is not ans:
             ph_ans = nans
-    needs = tuple(_graph._needs(args, ins))
+    needs = tuple(_rec._needs(args, ins))
     ipos = tuple(next((i for i, x in enumerate(ins) if x is a), -1) for a in args)
     cls = _NODE_CLS.get(name)
     if cls is None:
         cls = _node_cls(name)
     if cls.__name__ in _graph._BACKWARD_TAKES_INPUT:
         ph_ts = None  # the node keeps its input tensors (see graph._BACKWARD_TAKES_INPUT)
-    plan = (cls, ph_args, ph_ans, ph_ts, kept, (needs, ipos, _graph.NodeBackward() if key is not None else None),
+    plan = (cls, ph_args, ph_ans, ph_ts, kept, (needs, ipos, _bc.NodeBackward() if key is not None else None),
             _differentiable(ans._buf.dtype))
     if key is not None:
         if len(cache) > 4096:

@@ -8,7 +8,7 @@ Every derivative comes from the primitives' vjp rules (see `graph`); grad modes 
 """
 from __future__ import annotations
 
-from . import graph  # noqa: F401
+from . import engine, graph  # noqa: F401
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable  # noqa: F401
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa: F401
                         no_grad, set_grad_enabled)
@@ -87,7 +87,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(tensors, grad_tensors)
     roots, seeds = _roots(tensors, grads)
-    graph.run_backward(roots, seeds, retain_graph, create_graph, accumulate_into=inputs)
+    engine.run_backward(roots, seeds, retain_graph, create_graph, accumulate_into=inputs)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -114,7 +114,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         fn = x._grad_fn_now()
         key = (fn, x._onr) if fn is not None else (x._acc_node(), 0)
         capture.setdefault(key, i)
-    res = graph.run_backward(roots, seeds, retain_graph, create_graph, capture=capture)
+    res = engine.run_backward(roots, seeds, retain_graph, create_graph, capture=capture)
     out = []
     for i, x in enumerate(inputs):
         fn = x._grad_fn_now()

@@ -202,7 +202,7 @@ def walk_backward(eqns: Sequence, in_vars: Sequence, out_vars: Sequence, cts: Se
     `out_vars` (an output that is not a variable of the tape is None there and gets no cotangent).
 
     This is the one backward sweep: `grad`/`vjp` run it over a tape, and the torch face's engine over each
-    graph node's eagerly recorded binds (`funcgrad.autograd.graph.Recorded`). `fit(c, shape)`, when given,
+    graph node's eagerly recorded binds (`funcgrad.autograd.node_record.Recorded`). `fit(c, shape)`, when given,
     brings a contribution whose shape differs from its variable's to that shape: eager binds on concrete
     NumPy operands may broadcast implicitly, where a tape's equations never do."""
     env = {}
