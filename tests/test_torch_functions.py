@@ -533,11 +533,15 @@ def test_out_of_place_resize_as_differentiates():
 _DEPRECATED_ALPHA_FIRST = [lambda L, a, b: a.add(2, b), lambda L, a, b: a.clone().add_(-0.5, b),
                            lambda L, a, b: L.add(a, 2, b), lambda L, a, b: a.sub(2, b),
                            lambda L, a, b: a.clone().sub_(0.25, b), lambda L, a, b: L.sub(a, 3, b),
-                           lambda L, a, b: L.add(a, 2, b, out=L.empty(3))]
+                           lambda L, a, b: L.add(a, 2, b, out=L.empty(3)),
+                           # addcmul/addcdiv(value, tensor1, tensor2): old Adam's exp_avg_sq.addcmul_(1 - beta2, g, g)
+                           lambda L, a, b: a.addcmul(0.5, b, a), lambda L, a, b: a.clone().addcmul_(-2, b, b),
+                           lambda L, a, b: L.addcmul(a, 3, b, a), lambda L, a, b: a.addcdiv(0.5, b, a),
+                           lambda L, a, b: a.clone().addcdiv_(-0.25, a, b), lambda L, a, b: L.addcdiv(a, 2, b, a)]
 
 
 @pytest.mark.parametrize("call", range(len(_DEPRECATED_ALPHA_FIRST)))
-def test_deprecated_alpha_first_add_sub_overloads(call, monkeypatch):
+def test_deprecated_number_first_overloads(call, monkeypatch):
     # old code (pytorch/tutorials' char_rnn_classification: p.data.add_(-learning_rate, p.grad.data); pre-1.5
     # optimisers) passes alpha first: torch 2.13 still takes it, warning of the deprecation once per process
     import warnings
@@ -561,3 +565,5 @@ def test_deprecated_alpha_first_add_sub_overloads(call, monkeypatch):
                                           f"{name}(Tensor other, *, Number alpha = 1)")
     with pytest.raises(TypeError):  # (the overload takes a number, then a tensor)
         fg.tensor(a).add_(fg.tensor(b), fg.tensor(b))
+    with pytest.raises(TypeError):  # (the value once)
+        fg.addcmul(fg.tensor(a), 2, fg.tensor(b), fg.tensor(a), value=3)
