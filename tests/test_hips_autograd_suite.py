@@ -172,6 +172,23 @@ try:
 except AssertionError as e:
     assert "(VJP) check of twice failed" in str(e), e
 check_grads(lambda x: np.sum(np.exp(x) * x), modes=["fwd", "rev"], order=2)(x)
+# autograd.misc.optimizers (HIPS's examples import adam/sgd/rmsprop from it) on nested containers
+from autograd.misc.flatten import flatten
+from autograd.misc.optimizers import adam, rmsprop, sgd
+x0 = {"w": onp.array([1.0, -2.0]), "b": [onp.array(0.5)]}
+flat, unflatten = flatten(x0)
+assert onp.array_equal(flat, [0.5, 1.0, -2.0]) and float(unflatten(flat)["b"][0]) == 0.5  # (sorted keys)
+g0 = {"w": onp.array([0.2, -4.0]), "b": [onp.array(1e-3)]}
+seen = []
+out = adam(lambda x, i: g0, x0, callback=lambda x, i, g: seen.append((i, float(g["w"][1]))), num_iters=1,
+           step_size=0.1)
+# Adam's first step is step_size * g / (|g| + eps): each entry moves by about 0.1 against its gradient's sign
+assert onp.allclose(out["w"], [0.9, -1.9]) and onp.allclose(out["b"][0], 0.5 - 0.1 * 1e-3 / (1e-3 + 1e-8))
+assert seen == [(0, -4.0)]
+out = sgd(lambda x, i: g0, x0, num_iters=2, step_size=0.5, mass=0.9)  # v1 = -0.1 g, v2 = -0.19 g
+assert onp.allclose(out["w"], onp.array([1.0, -2.0]) - 0.5 * 0.29 * g0["w"])
+out = rmsprop(lambda x, i: g0, x0, num_iters=1, step_size=0.1, gamma=0.9)  # avg_sq = 0.9 + 0.1 g**2
+assert onp.allclose(out["w"], onp.array([1.0, -2.0]) - 0.1 * g0["w"] / (onp.sqrt(0.9 + 0.1 * g0["w"] ** 2) + 1e-8))
 print("ok")
 '''
 

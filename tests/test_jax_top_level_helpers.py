@@ -244,3 +244,38 @@ result = (float(total), np.asarray(seg).tolist(), img.shape, float(g))
     with jax_is_funcgrad():
         exec(program, ns)
     assert ns["result"] == (15.0, [1.0, 5.0, 9.0], (8, 8, 3), 3.0)
+
+
+def test_explicit_sharding_names_set_mesh_and_reshard_as_jax():
+    # JAX's examples/spmd_mnist_classifier_fromscratch.py: make_mesh(..., axis_types=(AxisType.Explicit,)),
+    # `with jax.set_mesh(mesh):` and reshard(x, NamedSharding(mesh, P("batch")))
+    jax = pytest.importorskip("jax")
+    from funcgrad.sharding import AxisType, NamedSharding, PartitionSpec as P, reshard
+    assert [(a.name, a.value) for a in AxisType] == [(a.name, a.value) for a in jax.sharding.AxisType]
+    assert fg.make_mesh((1,), ("b",)).axis_types == (AxisType.Explicit,)  # (JAX's make_mesh default)
+    assert [t.name for t in jax.make_mesh((1,), ("b",)).axis_types] == ["Explicit"]
+    mesh = fg.make_mesh((1,), ("batch",), axis_types=(AxisType.Auto,))
+    assert mesh.axis_types == (AxisType.Auto,)
+    with pytest.raises(ValueError, match="axis_types"):
+        fg.make_mesh((1,), ("batch",), axis_types=(AxisType.Auto, AxisType.Auto))
+    x = {"w": np.arange(8.0, dtype=np.float32).reshape(4, 2), "b": np.ones(4, np.float32)}
+    with pytest.raises(ValueError) as ours:
+        reshard(x, P("batch"))
+    with pytest.raises(ValueError) as theirs:
+        jax.sharding.reshard(x, jax.sharding.PartitionSpec("batch"))
+    assert str(ours.value) == str(theirs.value)
+    with fg.set_mesh(mesh) as m:
+        assert m is None  # (as JAX's)
+        y = reshard(x, P("batch"))
+        z = reshard(x, {"w": NamedSharding(mesh, P("batch")), "b": P()})
+    for out in (y, z):
+        for k in x:
+            np.testing.assert_array_equal(out[k], x[k])
+            assert out[k].devices() == {mesh.devices.flat[0]}  # (one device: the mesh's)
+    with pytest.raises(ValueError):  # the block's mesh is gone again
+        reshard(x, P())
+    fg.set_mesh(mesh)  # (a global setter as well)
+    try:
+        np.testing.assert_array_equal(reshard(x["b"], P()), x["b"])
+    finally:
+        fg.set_mesh(None)

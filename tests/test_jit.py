@@ -458,3 +458,24 @@ def test_reductions_to_nan_warn_nothing_eager_or_jitted(name, fn, x):
     assert np.isnan(np.asarray(eager)).all() and np.isnan(np.asarray(jitted)).all()
     jax = pytest.importorskip("jax")
     np.testing.assert_array_equal(np.asarray(jitted), np.asarray(jax.jit(functools.partial(fn, jax.numpy))(x)))
+
+
+def test_non_array_argument_error_names_its_path_as_jax():
+    # JAX's docs (custom pytrees, Common Gotchas) call a jitted function with a string or an object inside its
+    # arguments and show JAX's TypeError: which argument, at which path, and to mark it static
+    jax = pytest.importorskip("jax")
+
+    def f(x, y):
+        return y
+
+    def g(n, x, *rest, **kw):
+        return x
+
+    cases = [(f, ("moc", 1), {}, {}), (f, (1, {"a": [2, "z"]}), {}, {}), (g, (3, 1.0, 2.0, "s"), {}, {}),
+             (g, (3, 1.0), {"z": ["s"]}, {}), (g, (3, "s"), {}, {"static_argnums": 0})]
+    for fun, args, kwargs, opts in cases:
+        with pytest.raises(TypeError) as ours:
+            fg.jit(fun, **opts)(*args, **kwargs)
+        with pytest.raises(TypeError) as theirs:
+            jax.jit(fun, **opts)(*args, **kwargs)
+        assert str(ours.value) == str(theirs.value)

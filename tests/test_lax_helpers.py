@@ -348,3 +348,59 @@ def test_lax_extras_match_jax():
             a = jax.lax.scatter_sub(x, idx, upd, jax.lax.ScatterDimensionNumbers(*dn), mode=mode)
             b = fg.lax.scatter_sub(x, idx, upd, jax.lax.ScatterDimensionNumbers(*dn), mode=mode)
             np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
+
+
+_PRODUCTS = [("dot", 1), ("matmul", 1), ("vdot", 0), ("inner", 0), ("tensordot", 1), ("vecdot", 0),
+             ("linalg.vecdot", 0), ("linalg.tensordot", 1), ("linalg.matmul", 1)]
+
+
+def _product(mod, name):
+    for part in name.split("."):
+        mod = getattr(mod, part)
+    return mod
+
+
+@pytest.mark.parametrize("name,transposed", _PRODUCTS)
+def test_products_take_jax_precision_and_preferred_element_type(name, transposed):
+    # JAX's examples/kernel_lsq.py: jnp.dot(x, y, precision=lax.Precision.HIGH) inside a vmapped kernel
+    jax = pytest.importorskip("jax")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    i8 = (np.arange(6, dtype=np.int8).reshape(2, 3) * 20).astype(np.int8)
+    kw = {"axes": 1} if name.endswith("tensordot") else {}
+    ours, theirs = _product(jnp, name), _product(jax.numpy, name)
+    for a in (x, i8):
+        args = (a, a.T) if transposed else (a, a)
+        for p in ("HIGH", "HIGHEST", "high", ("bfloat16", "highest")):
+            named = isinstance(p, str) and p.isupper()
+            mine = ours(*args, precision=getattr(lax.Precision, p) if named else p, **kw)
+            ref = theirs(*args, precision=getattr(jax.lax.Precision, p) if named else p, **kw)
+            assert np.asarray(mine).dtype == np.asarray(ref).dtype
+            np.testing.assert_array_equal(mine, ref)
+        for pet in (np.float16, np.int32 if a.dtype == np.int8 else np.float32):
+            mine = ours(*args, preferred_element_type=pet, **kw)
+            ref = theirs(*args, preferred_element_type=pet, **kw)
+            assert np.asarray(mine).dtype == np.asarray(ref).dtype == pet  # (int8 products do not wrap)
+            np.testing.assert_array_equal(mine, ref)
+        mine = fg.vmap(lambda r: ours(r, r if not transposed else r[:, None], precision=lax.Precision.HIGH,
+                                      **kw))(a.astype(np.float32))
+        ref = jax.vmap(lambda r: theirs(r, r if not transposed else r[:, None], precision=jax.lax.Precision.HIGH,
+                                        **kw))(a.astype(np.float32))
+        np.testing.assert_array_equal(mine, ref)
+    with pytest.raises(ValueError, match="Precision argument must be one of") as ours_err:
+        ours(x, x.T if transposed else x, precision="bogus", **kw)
+    with pytest.raises(ValueError) as ref_err:
+        theirs(x, x.T if transposed else x, precision="bogus", **kw)
+    assert str(ours_err.value) == str(ref_err.value)
+
+
+def test_lax_dot_general_takes_precision_as_jax():
+    jax = pytest.importorskip("jax")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    dn = (((1,), (1,)), ((), ()))
+    for ours, theirs in ((lax.Precision.HIGHEST, jax.lax.Precision.HIGHEST), ("high", "high")):
+        np.testing.assert_array_equal(lax.dot_general(x, x, dn, ours), jax.lax.dot_general(x, x, dn, theirs))
+        np.testing.assert_array_equal(lax.dot_general(x, x, dn, precision=ours, preferred_element_type=np.float16),
+                                      jax.lax.dot_general(x, x, dn, precision=theirs,
+                                                          preferred_element_type=np.float16))
+    with pytest.raises(ValueError, match="Precision argument must be one of"):
+        lax.dot_general(x, x, dn, "bogus")

@@ -550,6 +550,25 @@ def test_affine_grid(align):
     assert any("align_corners" in str(x.message) for x in w)
 
 
+@pytest.mark.parametrize("size", [(2, 1, 6, 5), (2, 1, 5, 6), (1, 2, 4, 4)])
+@pytest.mark.parametrize("align", [True, False])
+def test_affine_grid_identity_lands_on_pixel_centres_as_torch(size, align):
+    # pytorch/tutorials' spatial transformer starts from the identity theta: its grid points sit on pixel centres,
+    # where bilinear sampling's gradient takes the side floor() picks, so the grid must round as torch's does
+    # (in theta's dtype, float32) for the gradient of theta to be torch's
+    theta = np.tile(np.array([[1, 0, 0], [0, 1, 0]], np.float32), (size[0], 1, 1))
+    x = r(*size).astype(np.float32)
+    w = np.linspace(-1, 1, x.size, dtype=np.float32).reshape(x.shape)
+    grads = []
+    for L in (torch, fg):
+        th = L.tensor(theta, requires_grad=True)
+        grid = L.nn.functional.affine_grid(th, size, align_corners=align)
+        (L.nn.functional.grid_sample(L.tensor(x), grid, align_corners=align) * L.tensor(w)).sum().backward()
+        grads.append((grid.detach().numpy(), th.grad.numpy()))
+    np.testing.assert_array_equal(grads[1][0], grads[0][0])
+    np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("mode", ["bilinear", "nearest"])
 @pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align", [True, False])

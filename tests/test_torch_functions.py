@@ -528,3 +528,42 @@ def test_out_of_place_resize_as_differentiates():
         with pytest.raises(RuntimeError, match=r"requested resize to 5 \(5 elements in total\), but the given "
                                                r"tensor has a size of 2x3 \(6 elements\)"):
             L.tensor(x).resize_as(L.zeros(5))
+
+
+_DEPRECATED_ALPHA_FIRST = [lambda L, a, b: a.add(2, b), lambda L, a, b: a.clone().add_(-0.5, b),
+                           lambda L, a, b: L.add(a, 2, b), lambda L, a, b: a.sub(2, b),
+                           lambda L, a, b: a.clone().sub_(0.25, b), lambda L, a, b: L.sub(a, 3, b),
+                           lambda L, a, b: L.add(a, 2, b, out=L.empty(3)),
+                           # addcmul/addcdiv(value, tensor1, tensor2): old Adam's exp_avg_sq.addcmul_(1 - beta2, g, g)
+                           lambda L, a, b: a.addcmul(0.5, b, a), lambda L, a, b: a.clone().addcmul_(-2, b, b),
+                           lambda L, a, b: L.addcmul(a, 3, b, a), lambda L, a, b: a.addcdiv(0.5, b, a),
+                           lambda L, a, b: a.clone().addcdiv_(-0.25, a, b), lambda L, a, b: L.addcdiv(a, 2, b, a)]
+
+
+@pytest.mark.parametrize("call", range(len(_DEPRECATED_ALPHA_FIRST)))
+def test_deprecated_number_first_overloads(call, monkeypatch):
+    # old code (pytorch/tutorials' char_rnn_classification: p.data.add_(-learning_rate, p.grad.data); pre-1.5
+    # optimisers) passes alpha first: torch 2.13 still takes it, warning of the deprecation once per process
+    import warnings
+    from funcgrad._torch.ops import arithmetic
+    f = _DEPRECATED_ALPHA_FIRST[call]
+    a, b = np.array([1.0, 2.0, -1.5], np.float32), np.array([0.5, -2.0, 4.0], np.float32)
+    want = f(torch, torch.tensor(a), torch.tensor(b))
+    monkeypatch.setattr(arithmetic, "_deprecation_warned", [False])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = f(fg, fg.tensor(a), fg.tensor(b))
+        again = f(fg, fg.tensor(a), fg.tensor(b))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(again.numpy(), want.numpy())
+    assert len(caught) == 1 and caught[0].category is UserWarning  # (once, as torch's)
+    assert str(caught[0].message).startswith("This overload of ")
+    name = str(caught[0].message).split()[3]
+    if name.endswith("_"):  # the in-place methods' wording is torch's exactly
+        assert str(caught[0].message) == (f"This overload of {name} is deprecated:\n\t{name}(Number alpha, Tensor "
+                                          f"other)\nConsider using one of the following signatures instead:\n\t"
+                                          f"{name}(Tensor other, *, Number alpha = 1)")
+    with pytest.raises(TypeError):  # (the overload takes a number, then a tensor)
+        fg.tensor(a).add_(fg.tensor(b), fg.tensor(b))
+    with pytest.raises(TypeError):  # (the value once)
+        fg.addcmul(fg.tensor(a), 2, fg.tensor(b), fg.tensor(a), value=3)

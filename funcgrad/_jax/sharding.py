@@ -9,6 +9,7 @@ work on such one-device meshes.
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Callable
 
 import numpy as np
@@ -18,15 +19,18 @@ from .._src.core.backend import devices
 from .._src.core.tree_util import tree_leaves, tree_map
 from .._src.prims.shape import reshape as _reshape
 from .._src.interpreters.batching import vmap
-from .._src.core.sharding import (AbstractMesh, Mesh, NamedSharding, PartitionSpec, Shard, Sharding,  # noqa: F401
-                                  SingleDeviceSharding, default_device_sharding)
+from .api import device_put
+from .._src.core.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, Shard,  # noqa: F401
+                                  Sharding, SingleDeviceSharding, default_device_sharding)
 
-__all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "Mesh", "PartitionSpec", "AbstractMesh", "Shard"]
+__all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "Mesh", "PartitionSpec", "AbstractMesh", "Shard",
+           "AxisType", "reshard", "set_mesh"]
 
 
 # --- meshes and shard_map ------------------------------------------------------------------------------
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
-    """A Mesh of the given axis sizes and names over the devices (one device: every size must be 1)."""
+    """A Mesh of the given axis sizes and names over the devices (one device: every size must be 1); its axes
+    are Explicit unless axis_types says otherwise, as JAX's."""
     axis_shapes = tuple(int(s) for s in axis_shapes)
     axis_names = tuple(axis_names)
     if len(axis_shapes) != len(axis_names):
@@ -39,7 +43,51 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     grid = np.empty(n, dtype=object)
     for i in range(n):
         grid[i] = devs[i]
+    if axis_types is None:
+        axis_types = (AxisType.Explicit,) * len(axis_names)
     return Mesh(grid.reshape(axis_shapes), axis_names, axis_types=axis_types)
+
+
+_context = threading.local()  # the mesh set by set_mesh, per thread
+
+
+class set_mesh:
+    """jax.set_mesh(mesh): makes `mesh` the current one, for good or (as a context manager) for the block, so
+    that a bare PartitionSpec can stand for a sharding (reshard(x, P('batch'))). `None` unsets it."""
+
+    def __init__(self, mesh: Mesh | None) -> None:
+        if mesh is not None and not isinstance(mesh, Mesh):
+            raise TypeError(f"set_mesh: expected a jax.sharding.Mesh or None, got {type(mesh).__name__}")
+        self._previous = getattr(_context, "mesh", None)
+        _context.mesh = mesh
+
+    def __enter__(self) -> None:  # (JAX's gives nothing to `as`)
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        _context.mesh = self._previous
+        return False
+
+
+def _named(sharding):
+    """A sharding, a bare PartitionSpec read against the mesh set by set_mesh (JAX's error without one)."""
+    if isinstance(sharding, PartitionSpec):
+        mesh = getattr(_context, "mesh", None)
+        if mesh is None:
+            raise ValueError("Using PartitionSpec when you are not under a mesh context is not allowed. Please pass "
+                             "a NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got "
+                             f"{sharding!r}")
+        return NamedSharding(mesh, sharding)
+    return sharding
+
+
+def reshard(xs, out_shardings):
+    """jax.sharding.reshard: each array of the pytree xs placed with its sharding (one for all, or a tree of
+    them; a bare PartitionSpec needs a mesh set by set_mesh). One device: the values are unchanged."""
+    if isinstance(out_shardings, (Sharding, PartitionSpec)):
+        s = _named(out_shardings)
+        return tree_map(lambda x: device_put(x, s), xs)
+    return tree_map(lambda x, s: device_put(x, _named(s)), xs, out_shardings)
 
 
 _all_devices = devices  # (make_mesh's `devices` argument shadows the function)

@@ -14,7 +14,7 @@ from .._src.prims import stop_gradient  # noqa: F401
 from . import custom_batching, dtypes, image, ops, sharding  # noqa: F401
 from .api import *  # noqa: F401,F403
 from .api import __all__ as _api_names
-from .sharding import NamedSharding, PartitionSpec as P, make_mesh, shard_map  # noqa: F401
+from .sharding import NamedSharding, PartitionSpec as P, make_mesh, set_mesh, shard_map  # noqa: F401
 
 jacobian = jacrev  # jax.jacobian is jax.jacrev
 
@@ -23,5 +23,5 @@ __all__ = sorted({"lax", "numpy", "random", "tree_util", "checkpoint_policies", 
                   "ConcretizationError", "UnexpectedTracerError", "devices", "config", "float0", "checkpoint",
                   "custom_jvp", "custom_vjp", "grad", "hessian", "jacfwd", "jacrev", "jacobian", "jit", "jvp",
                   "linearize", "make_jaxpr", "pmap", "remat", "value_and_grad", "vjp", "vmap", "stop_gradient",
-                  "custom_batching", "dtypes", "image", "ops", "sharding", "NamedSharding", "P", "make_mesh",
+                  "custom_batching", "dtypes", "image", "ops", "sharding", "NamedSharding", "P", "make_mesh", "set_mesh",
                   "shard_map"} | set(_api_names))

@@ -26,12 +26,16 @@ def require_tensors(fn, prefix: str = ""):
     if not checked:
         return fn
     label = prefix + fn.__name__
+    shift = getattr(fn, "_number_first", None)  # a deprecated overload's extra leading Number (addcmul's value)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        a = args
+        if shift is not None and len(args) == len(checked) + 1 and not isinstance(args[shift], Tensor):
+            a = args[:shift] + args[shift + 1:]
         for i, name in checked:
-            v = args[i] if i < len(args) else kwargs.get(name, None)
-            if not isinstance(v, Tensor) and (i < len(args) or name in kwargs):
+            v = a[i] if i < len(a) else kwargs.get(name, None)
+            if not isinstance(v, Tensor) and (i < len(a) or name in kwargs):
                 raise TypeError(f"{label}(): argument '{name}' (position {i + 1}) must be Tensor, not "
                                 f"{type(v).__name__}")
         return fn(*args, **kwargs)

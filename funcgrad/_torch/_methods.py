@@ -69,7 +69,9 @@ def _fast_binary_inplace(np_fn, op, name, scales=False):
     (add_/sub_): a complex other is multiplied by alpha, 1 too, as torch's kernel does (see arithmetic._scaled)."""
     generic = _make_inplace(op, name)
 
-    def method(self, other, *, alpha=None):
+    def method(self, other, _other=arithmetic._NO, *, alpha=None):
+        if _other is not arithmetic._NO:  # (torch's deprecated add_/sub_(alpha, other): old optimisers' form)
+            other, alpha = arithmetic.alpha_first(method.__name__, other, _other, arithmetic.METHOD_FORM)
         v = self._v
         if _DP._fw_on or alpha is not None and isinstance(alpha, (bool, complex, np.bool_, np.complexfloating)):
             v = None  # (forward AD: the tangents are updated by _inplace; a bool/complex alpha: torch's checks)

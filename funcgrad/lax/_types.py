@@ -63,3 +63,32 @@ class Precision(enum.Enum):
 
     def __str__(self) -> str:
         return self.name
+
+
+_PRECISION_NAMES = ("highest", "float32", "high", "bfloat16_3x", "tensorfloat32", "default", "bfloat16",
+                    "fastest", None)
+_DOT_ALGORITHM_PRESETS = (  # jax.lax.DotAlgorithmPreset's names, accepted as strings
+    "DEFAULT", "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16", "BF16_BF16_F32",
+    "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9", "TF32_TF32_F32", "TF32_TF32_F32_X3",
+    "F32_F32_F32", "F64_F64_F64")
+
+
+def _one_precision(p) -> bool:
+    return p is None or isinstance(p, Precision) or (isinstance(p, str) and p in _PRECISION_NAMES)
+
+
+def canonicalize_precision(precision):
+    """Checks a products' precision= argument as JAX does (None, a Precision, one of its names, a pair of
+    them, or a dot-algorithm preset's name) and returns it; NumPy computes at full precision whatever it
+    asks, so it changes nothing else. ValueError with JAX's message otherwise."""
+    if _one_precision(precision) or (isinstance(precision, str) and precision in _DOT_ALGORITHM_PRESETS):
+        return precision
+    if isinstance(precision, (tuple, list)) and len(precision) == 2 and all(
+            p is not None and _one_precision(p) for p in precision):
+        return precision
+    raise ValueError(
+        "Precision argument must be one of:\n- None,\n- a string in " + str(list(_PRECISION_NAMES)) +
+        ",\n- a lax.Precision value,\n- a tuple of two lax.Precision values or strings,\n"
+        "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n- a lax.DotAlgorithm value;\n"
+        f"but got {precision}.")

@@ -11,6 +11,7 @@ from .._src.core.trace import Tracer
 from .._src.prims import elementwise as ew
 from .._src.prims import linalg as la
 from .._src.prims import shape as sh
+from ..lax._types import canonicalize_precision
 from ._manipulation import _slice_axis, builtins_max, moveaxis, ravel, reshape
 from ._promote import asarray_any, broadcast_shapes, broadcast_to, normalize_index, promote_dtypes, scalar_array
 from ._reductions import sum as _sum
@@ -35,11 +36,29 @@ def _small_matmul(x1, x2):
     return None
 
 
-def matmul(x1, x2, /):
-    """Matrix product with NumPy's matmul broadcasting of leading (batch) dimensions."""
-    out = _small_matmul(x1, x2)
-    if out is not None:
-        return out
+def _product_options(precision, preferred_element_type):
+    """Checks JAX's precision= (NumPy computes at full precision whatever it asks) and returns the
+    preferred_element_type as a dtype (or None)."""
+    if precision is not None:
+        canonicalize_precision(precision)
+    return None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
+
+
+def _scaled(x, y, pet):
+    """x * y (a scalar operand's product) in the preferred element type."""
+    out = multiply(x, y)
+    return out if pet is None or out.dtype == pet else out.astype(pet)
+
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """Matrix product with NumPy's matmul broadcasting of leading (batch) dimensions; preferred_element_type
+    sets the result dtype (JAX's keywords)."""
+    pet = preferred_element_type
+    if pet is None and precision is None:
+        out = _small_matmul(x1, x2)
+        if out is not None:
+            return out
+    pet = _product_options(precision, pet)
     a, b = asarray_any(x1), asarray_any(x2)
     shape_a, shape_b = tuple(a.shape), tuple(b.shape)
     if a.ndim == 0 or b.ndim == 0:
@@ -61,16 +80,16 @@ def matmul(x1, x2, /):
     if b.ndim == 2 and a.ndim > 2:
         # a matrix shared by every batch entry: its batch dimensions are free dimensions of one product
         # (one GEMM, and a gradient for b that is one GEMM too, not a stack of per-entry products summed)
-        out = la.dot_general(a, b, (((a.ndim - 1,), (0,)), ((), ())))
+        out = la.dot_general(a, b, (((a.ndim - 1,), (0,)), ((), ())), pet)
     elif a.ndim == 2 and b.ndim > 2:
-        out = la.dot_general(a, b, (((1,), (b.ndim - 2,)), ((), ())))  # (M, *batch, N)
+        out = la.dot_general(a, b, (((1,), (b.ndim - 2,)), ((), ())), pet)  # (M, *batch, N)
         out = sh.transpose(out, tuple(range(1, nb + 1)) + (0, nb + 1))
     else:
         if a.ndim > 2 or b.ndim > 2:
             a = broadcast_to(a, batch + a.shape[-2:])
             b = broadcast_to(b, batch + b.shape[-2:])
         bd = tuple(range(nb))
-        out = la.dot_general(a, b, (((nb + 1,), (nb,)), (bd, bd)))
+        out = la.dot_general(a, b, (((nb + 1,), (nb,)), (bd, bd)), pet)
     if va:
         out = sh.squeeze(out, (out.ndim - 2,))
     if vb:
@@ -78,20 +97,23 @@ def matmul(x1, x2, /):
     return out
 
 
-def dot(a, b):
-    """numpy.dot: scalars multiply; otherwise contract the last axis of a with the second-last of b."""
-    out = _small_matmul(a, b)  # (for vectors and matrices dot is matmul)
-    if out is not None:
-        return out
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    """numpy.dot: scalars multiply; otherwise contract the last axis of a with the second-last of b;
+    preferred_element_type sets the result dtype (JAX's keywords)."""
+    if preferred_element_type is None and precision is None:
+        out = _small_matmul(a, b)  # (for vectors and matrices dot is matmul)
+        if out is not None:
+            return out
+    pet = _product_options(precision, preferred_element_type)
     x, y = asarray_any(a), asarray_any(b)
     if x.ndim == 0 or y.ndim == 0:
-        return multiply(x, y)
+        return _scaled(x, y, pet)
     x, y = promote_dtypes(x, y)
     yc = 0 if y.ndim == 1 else y.ndim - 2
     if x.shape[-1] != y.shape[yc]:
         raise IncompatibleShapesError(f"dot: shapes {x.shape} and {y.shape} not aligned: {x.shape[-1]} "
                                       f"(dim {x.ndim - 1}) != {y.shape[yc]} (dim {yc})")
-    return la.dot_general(x, y, (((x.ndim - 1,), (yc,)), ((), ())))
+    return la.dot_general(x, y, (((x.ndim - 1,), (yc,)), ((), ())), pet)
 
 
 def _conj(x):
@@ -105,12 +127,12 @@ def _conj(x):
     return ew.add(ew.convert_element_type(re, x.dtype), ew.mul(ew.convert_element_type(im, x.dtype), mj))
 
 
-def vdot(a, b):
+def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating the first (complex) one, as numpy.vdot."""
     x, y = ravel(a), ravel(b)
     if x.size != y.size:
         raise IncompatibleShapesError(f"vdot: vectors have different lengths: {x.size} and {y.size}")
-    return dot(_conj(x), y)
+    return dot(_conj(x), y, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def outer(a, b):
@@ -119,21 +141,23 @@ def outer(a, b):
     return multiply(reshape(x, (-1, 1)), reshape(y, (1, -1)))
 
 
-def inner(a, b, /):
+def inner(a, b, /, *, precision=None, preferred_element_type=None):
     """Inner product over the last axes (a scalar operand multiplies), as numpy.inner."""
+    pet = _product_options(precision, preferred_element_type)
     x, y = asarray_any(a), asarray_any(b)
     if x.ndim == 0 or y.ndim == 0:
-        return multiply(x, y)
+        return _scaled(x, y, pet)
     if x.shape[-1] != y.shape[-1]:
         raise IncompatibleShapesError(f"inner: shapes {tuple(x.shape)} and {tuple(y.shape)} not aligned: "
                                       f"{x.shape[-1]} (dim {x.ndim - 1}) != {y.shape[-1]} (dim {y.ndim - 1})")
     x, y = promote_dtypes(x, y)
-    return la.dot_general(x, y, (((x.ndim - 1,), (y.ndim - 1,)), ((), ())))
+    return la.dot_general(x, y, (((x.ndim - 1,), (y.ndim - 1,)), ((), ())), pet)
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Sum products over the given axes (an int N: a's last N with b's first N; or a pair of axis
     sequences), as numpy.tensordot. One dot_general."""
+    pet = _product_options(precision, preferred_element_type)
     x, y = asarray_any(a), asarray_any(b)
     try:
         iter(axes)
@@ -159,7 +183,7 @@ def tensordot(a, b, axes=2):
         raise IncompatibleShapesError(f"tensordot: shape-mismatch for sum: the contracted axes {ca} of "
                                       f"{tuple(x.shape)} and {cb} of {tuple(y.shape)} differ in size")
     x, y = promote_dtypes(x, y)
-    return la.dot_general(x, y, ((tuple(ca), tuple(cb)), ((), ())))
+    return la.dot_general(x, y, ((tuple(ca), tuple(cb)), ((), ())), pet)
 
 
 def kron(a, b):
@@ -256,8 +280,9 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Vector dot product conj(x1) . x2 along `axis`, broadcasting the other axes (numpy.vecdot)."""
+    pet = _product_options(precision, preferred_element_type)
     x, y = asarray_any(x1), asarray_any(x2)
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError("vecdot: Input operand does not have enough dimensions (it must have at least 1)")
@@ -272,4 +297,4 @@ def vecdot(x1, x2, /, *, axis=-1):
     x = broadcast_to(_conj(x), batch + x.shape[-1:])
     y = broadcast_to(y, batch + y.shape[-1:])
     bd = tuple(range(nb))
-    return la.dot_general(x, y, (((nb,), (nb,)), (bd, bd)))
+    return la.dot_general(x, y, (((nb,), (nb,)), (bd, bd)), pet)

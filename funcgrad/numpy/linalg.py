@@ -666,8 +666,10 @@ def outer(x1, x2, /):
     return _u.multiply(sh.expand_dims(a, (1,)), sh.expand_dims(b, (0,)))
 
 
-def vecdot(x1, x2, /, *, axis: int = -1):
-    """sum(conj(x1) * x2) over `axis` (of each input), broadcasting the other axes."""
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
+    """sum(conj(x1) * x2) over `axis` (of each input), broadcasting the other axes; JAX's precision= is
+    checked, preferred_element_type sets the result dtype (as jnp.vecdot's)."""
+    pet = _p._product_options(precision, preferred_element_type)
     a, b = asarray_any(x1), asarray_any(x2)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("vecdot: inputs must be at least one-dimensional")
@@ -675,6 +677,8 @@ def vecdot(x1, x2, /, *, axis: int = -1):
     b = _m.moveaxis(b, normalize_index(axis, b.ndim, "vecdot"), -1)
     if a.shape[-1] != b.shape[-1]:
         raise ValueError(f"vecdot: the contracted axis has size {a.shape[-1]} in x1 but {b.shape[-1]} in x2")
+    if pet is not None:
+        return _p.vecdot(a, b, preferred_element_type=pet)
     p = _u.multiply(_conj(a), b)
     return _r.sum(p, axis=-1, dtype=p.dtype)  # (the operands' dtype: sum alone widens small integers)
 
@@ -725,8 +729,10 @@ def cross(x1, x2, /, *, axis: int = -1):
     return _m.moveaxis(c, -1, normalize_index(axis, c.ndim, "cross"))
 
 
-def tensordot(x1, x2, /, *, axes=2):
-    """Sum products over the last `axes` axes of x1 and the first of x2 (or the given axis pairs)."""
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    """Sum products over the last `axes` axes of x1 and the first of x2 (or the given axis pairs); JAX's
+    precision= is checked, preferred_element_type sets the result dtype."""
+    pet = _p._product_options(precision, preferred_element_type)
     a, b = promote_dtypes(asarray_any(x1), asarray_any(x2))
     if isinstance(axes, (int, np.integer)):
         k = int(axes)
@@ -745,7 +751,7 @@ def tensordot(x1, x2, /, *, axes=2):
         if a.shape[i] != b.shape[j]:
             raise IncompatibleShapesError(f"tensordot: shape-mismatch for sum: shapes {a.shape} and {b.shape}, "
                                           f"axes {ax_a} and {ax_b} (NumPy's ValueError, JAX's TypeError)")
-    return dot_general(a, b, ((ax_a, ax_b), ((), ())))
+    return dot_general(a, b, ((ax_a, ax_b), ((), ())), pet)
 
 
 def _chain_order(shapes):

@@ -5,6 +5,8 @@ module funcgrad.sharding (funcgrad/_jax/sharding.py) re-exports them with make_m
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from .backend import Device, local_devices
@@ -75,7 +77,7 @@ class PartitionSpec(tuple):
         return super().__new__(cls, parts)
 
     def __repr__(self) -> str:
-        return f"PartitionSpec{tuple.__repr__(self)}"
+        return f"P{tuple.__repr__(self)}"  # (as JAX prints it: P('batch', None))
 
     def __eq__(self, other) -> bool:  # as a tuple's with tuples; False for anything else, never raising
         return tuple.__eq__(self, other) if isinstance(other, tuple) else False
@@ -89,6 +91,18 @@ class PartitionSpec(tuple):
         return (PartitionSpec, tuple(self))
 
 
+class AxisType(enum.Enum):
+    """How arrays are sharded along a mesh axis (jax.sharding.AxisType): by the compiler (Auto), by the
+    program's types (Explicit) or by hand inside shard_map (Manual). funcgrad's meshes have one device, so
+    every kind computes the same; the mesh keeps it for what the program reads back."""
+    Auto = 1
+    Explicit = 2
+    Manual = 3
+
+    def __repr__(self) -> str:
+        return self.name
+
+
 class Mesh:
     """Devices arranged in a named grid: Mesh(devices, ('data',)). Usable as a context manager."""
 
@@ -98,6 +112,12 @@ class Mesh:
         if self.devices.ndim != len(self.axis_names):
             raise ValueError(f"Mesh: {self.devices.ndim}-dimensional devices array for "
                              f"{len(self.axis_names)} axis names {self.axis_names}")
+        types = (AxisType.Auto,) * len(self.axis_names) if axis_types is None else (
+            (axis_types,) if isinstance(axis_types, AxisType) else tuple(axis_types))
+        if len(types) != len(self.axis_names) or not all(isinstance(t, AxisType) for t in types):
+            raise ValueError(f"Mesh: axis_types must be one jax.sharding.AxisType per axis name "
+                             f"{self.axis_names}, got {axis_types!r}")
+        self.axis_types = types
 
     @property
     def shape(self) -> dict:

@@ -29,7 +29,8 @@ from ..core.trace import Tracer, hoist_tracer_consts
 from ..core.backend import backend_devices, xp_of
 from ..core.dtypes import bool_ as _bool, defaults as _defaults
 from ..core import processes
-from ..core.tree_util import broadcast_prefix, tree_flatten, tree_unflatten, treedef_is_leaf
+from ..core.tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
+                              tree_unflatten, treedef_is_leaf)
 from . import compiler
 from .compiler import native
 from .batching import trace_to_jaxpr, vmap
@@ -367,12 +368,59 @@ class JitFunction:
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         return static, static_kw, dyn_args, dyn_kwargs, n
 
+    def _raise_bad_argument(self, dyn_args, dyn_kwargs, raw, static_pos) -> None:
+        """JAX's TypeError for an argument leaf that is not an array (a string, an object): it names the
+        function, the leaf's type and its path from the parameter's name (`y['a'][1]`), and says to mark
+        the argument static. Returns if every leaf converts (the TypeError came from elsewhere)."""
+        for i, x in enumerate(raw):
+            if isinstance(x, ArrayBase) or x.__class__ in _PY_SCALARS:
+                continue
+            try:
+                canonical_array(x)
+            except TypeError:
+                break
+        else:
+            return
+        paths, _ = tree_flatten_with_path((dyn_args, dyn_kwargs))
+        keys = paths[i][0]
+        names = None
+        try:
+            params = list(inspect.signature(self.fun).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        where = keystr(keys[1:])
+        if keys and str(keys[0]) == "[0]" and len(keys) > 1:  # positional: the parameter's name, or *args[i]
+            pos = [j for j in range(len(dyn_args) + len(static_pos)) if j not in static_pos][keys[1].idx]
+            kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            named = [q.name for q in params if q.kind in kinds]
+            var = [q.name for q in params if q.kind is inspect.Parameter.VAR_POSITIONAL]
+            if pos < len(named):
+                names = named[pos] + keystr(keys[2:])
+            elif var:
+                names = f"{var[0]}[{pos - len(named)}]" + keystr(keys[2:])
+        elif keys and len(keys) > 1:  # by keyword: its name, or **kwargs['name']
+            kw = keys[1].key
+            var = [q.name for q in params if q.kind is inspect.Parameter.VAR_KEYWORD]
+            if any(q.name == kw for q in params) or not var:
+                names = kw + keystr(keys[2:])
+            else:
+                names = f"{var[0]}[{kw!r}]" + keystr(keys[2:])
+        raise TypeError(
+            f"Error interpreting argument to {self.fun!r} as an abstract array. The problematic value is of type "
+            f"{type(raw[i])} and was passed to the function at path {names or where}.\nThis typically means that "
+            "a jit-wrapped function was called with a non-array argument, and this argument was not marked as "
+            "static using the static_argnums or static_argnames parameters of jax.jit.") from None
+
     def _signature(self, args, kwargs):
         static, static_kw, dyn_args, dyn_kwargs, n = self._split(args, kwargs)
         raw, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         # foreign leaves (NumPy arrays and scalars, ...) enter the JAX face: canonical for the x64 mode
-        leaves = [x if isinstance(x, ArrayBase) or x.__class__ in _PY_SCALARS else canonical_array(x)
-                  for x in raw]
+        try:
+            leaves = [x if isinstance(x, ArrayBase) or x.__class__ in _PY_SCALARS else canonical_array(x)
+                      for x in raw]
+        except TypeError:
+            self._raise_bad_argument(dyn_args, dyn_kwargs, raw, {i for i, _ in static})
+            raise
         leaf_keys = tuple(_leaf_key(x) for x in leaves)
         if not static and not static_kw and not dyn_kwargs and len(leaves) == n and \
                 all(treedef_is_leaf(c) for c in in_tree.child_defs[0].child_defs):

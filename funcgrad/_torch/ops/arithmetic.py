@@ -3,6 +3,8 @@ Python scalars): add/sub/mul/div with torch's rounding modes and integer divisio
 pow/float_power, maximum/minimum, fmax/fmin, atan2, hypot, logaddexp, copysign, xlogy and lerp."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import _jnp as jnp, _dtype as D
@@ -78,7 +80,34 @@ def _complex(x) -> bool:
     return x.__class__ is complex or isinstance(x, Tensor) and x._np_dtype().kind == "c"
 
 
-def add(input, other, *, alpha=1, out=None):
+_NO = object()  # (the third positional of torch's deprecated add/sub(input, alpha, other) overload, when absent)
+_deprecation_warned = [False]  # torch warns of a deprecated overload once per process
+
+
+def alpha_first(name: str, alpha, other, form: str):
+    """torch's deprecated overload name(alpha, other) of add/sub (add_/sub_), as old code calls them
+    (p.data.add_(-lr, grad)): (other, alpha), with torch's UserWarning the first time in the process.
+    `form`: the deprecated and the current signature, as torch's warning spells them."""
+    if not isinstance(other, Tensor) or isinstance(alpha, Tensor):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(alpha).__name__}, "
+                        f"{type(other).__name__}): the deprecated overload takes (Number alpha, Tensor other); use "
+                        f"{name}(other, alpha=alpha)")
+    if not _deprecation_warned[0]:
+        _deprecation_warned[0] = True
+        old, new = form.split("|")
+        warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the "
+                      f"following signatures instead:\n\t{name}({new})", UserWarning, stacklevel=3)
+    return other, alpha
+
+
+_FUNCTION_FORM = ("Tensor input, Number alpha, Tensor other, *, Tensor out = None|"
+                  "Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None")
+METHOD_FORM = "Number alpha, Tensor other|Tensor other, *, Number alpha = 1"
+
+
+def add(input, other, _other=_NO, *, alpha=1, out=None):
+    if _other is not _NO:  # (torch's deprecated add(input, alpha, other))
+        other, alpha = alpha_first("add", other, _other, _FUNCTION_FORM)
     if out is None and alpha.__class__ is _int and alpha == 1:
         r = _same_pair("Add", _ADD_P, _bool_add, input, other, "fiu")
         if r is not None:
@@ -95,7 +124,9 @@ def _is_bool(x):
     return x.__class__ is _bool or isinstance(x, Tensor) and x._np_dtype() == _NPB
 
 
-def sub(input, other, *, alpha=1, out=None):
+def sub(input, other, _other=_NO, *, alpha=1, out=None):
+    if _other is not _NO:  # (torch's deprecated sub(input, alpha, other))
+        other, alpha = alpha_first("sub", other, _other, _FUNCTION_FORM)
     if out is None and alpha.__class__ is _int and alpha == 1:
         r = _same_pair("Sub", _SUB_P, _sub_fn, input, other, "fiu")
         if r is not None:

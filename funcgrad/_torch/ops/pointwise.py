@@ -24,8 +24,24 @@ from .._errors import _legacy
 from ._common import _check_int_value, _t
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+_VALUE_FIRST = ("Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out = None|"
+                "Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None")
+
+
+def _value_first(name, value, tensor1, tensor2, given):
+    """torch's deprecated overload name(input, value, tensor1, tensor2) (old optimisers' exp_avg_sq.addcmul_(1 -
+    beta2, grad, grad)): (value, tensor1, tensor2), with torch's once-per-process UserWarning."""
+    if given != 1:
+        raise TypeError(f"{name}() got the value twice: the deprecated overload's second positional argument "
+                        "and value=; use value= alone")
+    t1, t2 = arithmetic.alpha_first(name, value, tensor1, _VALUE_FIRST)[0], tensor2
+    return value, t1, t2
+
+
+def addcmul(input, tensor1, tensor2, _tensor2=arithmetic._NO, *, value=1, out=None):
     """input + value * tensor1 * tensor2 (broadcast, with torch's type promotion)."""
+    if _tensor2 is not arithmetic._NO:  # (torch's deprecated addcmul(input, value, tensor1, tensor2))
+        value, tensor1, tensor2 = _value_first("addcmul", tensor1, tensor2, _tensor2, value)
     _check_int_value("addcmul", value, input, tensor1, tensor2)
     if type(value) in _REAL and _one_float_dtype(input, tensor1, tensor2):  # one node, torch's AddcmulBackward0
         return _out(_addc("Addcmul", ew.mul, _operator.mul, input, tensor1, tensor2, value), out)
@@ -65,8 +81,10 @@ def _as_dtype(r, dt):
     return r if r._np_dtype() == dt else r.to(D.from_np(dt))
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+def addcdiv(input, tensor1, tensor2, _tensor2=arithmetic._NO, *, value=1, out=None):
     """input + value * tensor1 / tensor2; integer tensor1 and tensor2 are refused, as in torch."""
+    if _tensor2 is not arithmetic._NO:  # (torch's deprecated addcdiv(input, value, tensor1, tensor2))
+        value, tensor1, tensor2 = _value_first("addcdiv", tensor1, tensor2, _tensor2, value)
     if tensor1._np_dtype().kind in "biu" and tensor2._np_dtype().kind in "biu":
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
@@ -270,3 +288,6 @@ INPLACE = ("addcdiv", "addcmul", "deg2rad", "rad2deg", "gcd", "lcm", "heaviside"
 
 __all__ = ["addcmul", "addcdiv", "angle", "deg2rad", "rad2deg", "sinc", "ldexp", "logaddexp2", "frexp", "gcd", "lcm",
            "heaviside", "nextafter", "fill", "mvlgamma"]
+
+
+addcmul._number_first = addcdiv._number_first = 1  # (_argcheck: where the deprecated overload puts its Number)

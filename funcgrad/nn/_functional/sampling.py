@@ -338,12 +338,15 @@ def _align(align_corners):
 
 
 def _base_coords(n, align_corners, dtype):
+    """The n normalised output coordinates in [-1, 1], computed as torch computes them (linspace in theta's
+    dtype, then scaled in that dtype): a grid point that lands on a pixel centre must land on it exactly as in
+    torch, because bilinear sampling's gradient there takes the side floor() picks."""
     if n <= 1:
         return _fg.zeros(max(n, 1), dtype=dtype)
-    step = np.linspace(-1.0, 1.0, n)
+    step = _fg.linspace(-1.0, 1.0, n, dtype=dtype)
     if not align_corners:
         step = step * (n - 1) / n
-    return _fg.tensor(step, dtype=dtype)
+    return step
 
 
 def affine_grid(theta, size, align_corners=None):

@@ -1,13 +1,10 @@
-"""HIPS's autograd.misc: flatten (funcgrad.flatten_util.ravel_pytree) and const_graph (funcgrad.jit)."""
+"""HIPS's autograd.misc: flatten (funcgrad.flatten_util.ravel_pytree), const_graph (funcgrad.jit) and the
+optimizers module."""
 import functools
 
 import funcgrad
-from funcgrad.flatten_util import ravel_pytree
 
-
-def flatten(value):
-    """(1-D vector of all the leaves, unflatten)."""
-    return ravel_pytree(value)
+from .flatten import flatten  # noqa: F401
 
 
 def const_graph(fun, *args, **kwargs):
