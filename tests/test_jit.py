@@ -479,3 +479,75 @@ def test_non_array_argument_error_names_its_path_as_jax():
         with pytest.raises(TypeError) as theirs:
             jax.jit(fun, **opts)(*args, **kwargs)
         assert str(ours.value) == str(theirs.value)
+
+
+# --- one cache per function (as JAX's): jit(f) made again finds f's compiled signatures -------------------
+
+def test_jit_of_the_same_function_shares_its_cache():
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return x * 2
+
+    x = jnp.arange(3.0)
+    for _ in range(5):
+        np.testing.assert_array_equal(np.asarray(fg.jit(f)(x)), [0.0, 2.0, 4.0])
+    assert len(traces) == 1  # (JAX's Common Gotchas: jax.jit(f)(x) in a loop compiles once)
+    fg.jit(f)(jnp.arange(4.0))  # another signature: traced, and then known to every jit(f)
+    fg.jit(f)(jnp.arange(4.0))
+    assert len(traces) == 2
+
+
+def test_shared_cache_keeps_options_and_settings_apart():
+    traces = []
+
+    def f(x, n):
+        traces.append(n)
+        return x * n
+
+    x = jnp.arange(3.0)
+    fg.jit(f, static_argnums=1)(x, 2)
+    fg.jit(f, static_argnums=1)(x, 2)
+    assert traces == [2]
+    fg.jit(f, static_argnames="n")(x, 2)  # (the same static argument: resolved through the signature)
+    assert traces == [2]
+    fg.jit(f)(x, jnp.asarray(2.0))  # n dynamic: other options, its own cache
+    assert len(traces) == 2
+    old = fg.config.read("jit_fusion")
+    try:
+        fg.config.update("jit_fusion", not old)  # code generation's settings changed: compiled anew
+        fg.jit(f, static_argnums=1)(x, 2)
+    finally:
+        fg.config.update("jit_fusion", old)
+    assert len(traces) == 3
+
+
+def test_shared_cache_lives_with_its_function():
+    import gc
+    import weakref
+
+    import importlib
+    jit_mod = importlib.import_module("funcgrad._src.interpreters.jit")
+
+    def make():
+        def g(x):
+            return x + 1
+        return g
+
+    g = make()
+    fg.jit(g)(jnp.arange(2.0))
+    assert g in jit_mod._SHARED
+    ref = weakref.ref(g)
+    del g
+    gc.collect()
+    assert ref() is None  # (the cache does not keep the function alive)
+    # bound methods and partials are new objects at each jit(...): they work, each with its own cache
+    import functools
+
+    class M:
+        def h(self, x):
+            return x * 3
+    m = M()
+    np.testing.assert_array_equal(np.asarray(fg.jit(m.h)(jnp.arange(2.0))), [0.0, 3.0])
+    np.testing.assert_array_equal(np.asarray(fg.jit(functools.partial(M.h, m))(jnp.arange(2.0))), [0.0, 3.0])

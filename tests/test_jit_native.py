@@ -46,8 +46,9 @@ def native_off():
 
 
 def entry_of(jf):
-    (e,) = jf._cache.values()
-    return e
+    """The cache entry of jf's last call (the cache is in least-recently-used order; it may hold the
+    signatures of earlier jit(f)s of the same function: jit's cache is shared per function)."""
+    return next(reversed(jf._cache.values()))
 
 
 # --- the registry-wide jit test, native ---------------------------------------------------------------

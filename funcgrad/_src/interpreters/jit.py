@@ -12,7 +12,9 @@ import inspect
 import logging
 import sys
 import threading
+import types
 import warnings
+import weakref
 from collections import OrderedDict
 from typing import Callable
 
@@ -47,6 +49,45 @@ log = logging.getLogger("funcgrad.jit")
 # outside it). One lock for all (misses are rare), re-entrant for a finaliser that calls jit while
 # an eviction drops entries; a module global rather than an attribute, so jitted functions still deepcopy.
 _cache_lock = threading.RLock()
+
+
+class _Shared:
+    """The compiled signatures of one function under one set of jit options, shared by every `jit(f)` of that
+    function (as JAX keys its cache by the function): `jax.jit(f)(x)` in a loop compiles once, not per wrapper.
+    cache: key -> entry (LRU order); roots/bytes: the constant buffers the entries keep alive; fast_keys:
+    __call__'s flat items of nested arguments -> their key."""
+    __slots__ = ("cache", "roots", "bytes", "fast_keys", "__weakref__")
+
+    def __init__(self):
+        self.cache: OrderedDict = OrderedDict()
+        self.roots: dict = {}  # id(constant buffer) -> [buffer, nbytes, entries holding it]
+        self.bytes = 0  # bytes of the distinct constant buffers the cached entries hold
+        self.fast_keys: dict = {}
+
+
+_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> {options: _Shared}
+
+
+def _compile_settings() -> tuple:
+    """The settings code generation reads when it compiles (passes, codegen's and the native tier's): part of
+    the shared cache's key, so that a `jit(f)` made after a setting changed compiles under the new one."""
+    cg = compiler.config.codegen
+    return (tuple(compiler.config.passes), tuple(vars(cg).items()), tuple(vars(native.config).items()))
+
+
+def _shared(fun, options: tuple) -> _Shared:
+    """fun's cache under `options`, made on first use; alive while fun is. Only plain functions share (a
+    bound method or a partial is a new object at each `jit(obj.f)`; a callable object may define __eq__)."""
+    if fun.__class__ is not types.FunctionType:
+        return _Shared()
+    with _cache_lock:
+        per = _SHARED.get(fun)
+        if per is None:
+            per = _SHARED[fun] = {}
+        st = per.get(options)
+        if st is None:
+            st = per[options] = _Shared()
+        return st
 
 
 def _hashable_static(v, where: str):
@@ -293,11 +334,10 @@ class JitFunction:
             self._resolve_static_with_signature(fun)
         self._donating = bool(self.donate_argnums or self.donate_argnames)
         self._plain = not self.static_argnums and not self.static_argnames and not self._donating
-        self._cache: OrderedDict = OrderedDict()
-        self._roots: dict = {}  # id(constant buffer) -> [buffer, nbytes, entries holding it]
-        self._bytes = 0  # bytes of the distinct constant buffers the cached entries hold
+        self._st = _shared(fun, (self.static_argnums, self.static_argnames, self.donate_argnums,
+                                 self.donate_argnames, _compile_settings()))
+        self._cache, self._roots, self._fast_keys = self._st.cache, self._st.roots, self._st.fast_keys
         self._last_key = None
-        self._fast_keys: dict = {}  # __call__'s flat items of nested arguments -> their cache key
         self.compile_count = 0
         functools.update_wrapper(self, fun)
 
@@ -501,7 +541,7 @@ class JitFunction:
             rec = table.get(r)
             if rec is None:
                 table[r] = [buf, nbytes, 1]
-                self._bytes += nbytes
+                self._st.bytes += nbytes
             else:
                 rec[2] += 1
         entry.roots = tuple(old) + tuple(r for r in roots if r not in old)
@@ -509,7 +549,7 @@ class JitFunction:
         cache = self._cache
         size = max(int(config.jit_cache_size), 1)
         limit = config.jit_cache_max_bytes
-        while len(cache) > 1 and (len(cache) > size or (limit is not None and self._bytes - keep > limit)):
+        while len(cache) > 1 and (len(cache) > size or (limit is not None and self._st.bytes - keep > limit)):
             key, gone = cache.popitem(last=False)
             if gone is entry:  # (moved to the front by other threads' hits meanwhile) it stays
                 cache[key] = gone
@@ -524,7 +564,7 @@ class JitFunction:
             rec[2] -= 1
             if rec[2] == 0:
                 del table[r]
-                self._bytes -= rec[1]
+                self._st.bytes -= rec[1]
         entry.roots = None
 
     def __call__(self, *args, **kwargs):
@@ -695,7 +735,7 @@ class JitFunction:
     def _cache_bytes(self) -> int:
         """The bytes of the distinct constant buffers the cached signatures keep alive (bounded by
         jit_cache_max_bytes; arguments are not counted, nor what a constant shares with another entry twice)."""
-        return self._bytes
+        return self._st.bytes
 
     def clear_cache(self) -> None:
         with _cache_lock:
@@ -704,7 +744,7 @@ class JitFunction:
             self._cache.clear()
             self._fast_keys.clear()
             self._roots.clear()
-            self._bytes = 0
+            self._st.bytes = 0
             self._last_key = None
 
 
