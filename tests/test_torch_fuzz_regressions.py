@@ -678,3 +678,19 @@ def test_arange_linspace_logspace_integer_dtypes_as_torchs_kernels():
         want = torch.logspace(*args, **{k: getattr(torch, v) if k == "dtype" else v for k, v in kw.items()})
         got = fg.logspace(*args, **{k: getattr(fg, v) if k == "dtype" else v for k, v in kw.items()})
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-6)
+
+
+def test_integer_linspace_rounds_once_as_torchs_fused_multiply_add():
+    """torch's integer linspace computes start + i * step (end - k * step in the second half) as one fused
+    multiply-add before truncating: -28 + 10.2 * 5 is 22.999999999999996, so 22 where two roundings give 23."""
+    assert fg.linspace(74, -28, 11, dtype=fg.int64).tolist()[5] == 22
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for dt in ("int64", "int32", "int16", "int8", "uint8"):
+        for _ in range(60):
+            lo = 0 if dt == "uint8" else -100
+            start, end = (float(rng.uniform(lo, 100)) if rng.random() < 0.5 else int(rng.integers(lo, 100))
+                          for _ in range(2))
+            steps = int(rng.integers(2, 80))
+            want = torch.linspace(start, end, steps, dtype=getattr(torch, dt)).tolist()
+            assert fg.linspace(start, end, steps, dtype=getattr(fg, dt)).tolist() == want, (dt, start, end, steps)

@@ -462,14 +462,36 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if steps <= 1:  # (torch fills start)
         return _finish(np.array([D.checked_scalar(start, dt)] if steps else [], dt), requires_grad)
     # torch's kernel: start + i*step for the first half, end - (steps-1-i)*step for the second; an integer dtype
-    # takes start and end converted to it (truncated, range-checked) and a double step, each value truncated
+    # takes start and end converted to it (truncated, range-checked) and a double step, each value a fused
+    # multiply-add (its compiled loop's: one rounding) truncated
     wdt = np.dtype(np.float64) if dt.kind in "iu" else dt
     i = np.arange(steps)
     a, b = (np.asarray(D.checked_scalar(v, dt) if dt.kind in "iu" else v, wdt) for v in (start, end))
     step = (b - a) / np.asarray(max(steps - 1, 1), wdt)
     half = steps // 2
+    if dt.kind in "iu":
+        first = i < half
+        v = _fma(np.where(first, step, -step), np.where(first, i, steps - 1 - i).astype(wdt), np.where(first, a, b))
+        return _finish(np.trunc(v).astype(np.int64).astype(dt), requires_grad)
     v = np.where(i < half, a + step * i.astype(wdt), b - step * (steps - 1 - i).astype(wdt))
     return _finish(v.astype(dt), requires_grad)
+
+
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c in double with (nearly always) one rounding: the product's error by Dekker's split, the sum's by
+    Knuth's two-sum, both added to the rounded sum (NumPy has no fused multiply-add)."""
+    split = 134217729.0  # 2 ** 27 + 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = a * b
+        ta, tb = a * split, b * split
+        ah, bh = ta - (ta - a), tb - (tb - b)
+        al, bl = a - ah, b - bh
+        perr = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        bb = s - p
+        serr = (p - (s - bb)) + (c - bb)
+        r = s + (serr + perr)
+    return np.where(np.isfinite(r), r, p + c)
 
 
 @_into_out
