@@ -467,6 +467,28 @@ def test_interpolate_float64():
         _compare(lambda a: TF.interpolate(a, **kw), lambda a: F.interpolate(a, **kw), x)
 
 
+AA = [
+    ((2, 3, 13, 17), dict(size=(5, 6))), ((2, 3, 13, 17), dict(size=(20, 4))),
+    ((1, 2, 9, 11), dict(scale_factor=(0.37, 2.2))), ((1, 2, 9, 11), dict(size=(4, 4), align_corners=True)),
+    ((1, 2, 9, 11), dict(scale_factor=0.5, recompute_scale_factor=True)),
+    ((1, 2, 7, 12), dict(size=(23, 1))),  # (torch's forward gives every row the first's taps at width 1)
+    ((1, 2, 18, 3), dict(scale_factor=(1.0, 1.02))),  # (sizes kept: torch's forward copies, its backward resamples)
+]
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("shape,kw", AA)
+def test_interpolate_antialias(shape, kw, mode):
+    """antialias=True: torch's separable antialiased kernels, values and gradients (float32 and float64)."""
+    for dtype in (np.float32, np.float64):
+        _compare(lambda a: TF.interpolate(a, mode=mode, antialias=True, **kw),
+                 lambda a: F.interpolate(a, mode=mode, antialias=True, **kw), _randn(*shape, dtype=dtype))
+    x = fg.randn(1, 1, 5, 5, requires_grad=True)
+    assert type(F.interpolate(x, size=(3, 3), mode=mode, antialias=True).grad_fn).__name__ == \
+        type(TF.interpolate(torch.randn(1, 1, 5, 5, requires_grad=True), size=(3, 3), mode=mode,
+                            antialias=True).grad_fn).__name__
+
+
 @pytest.mark.parametrize("name,kw", [("Upsample", dict(scale_factor=2)), ("Upsample", dict(size=(7, 3),
                                                                                          mode="bilinear")),
                                      ("Upsample", dict(scale_factor=(1.5, 2.0), mode="bilinear", align_corners=True)),
@@ -491,7 +513,9 @@ def test_interpolate_errors():
         (lambda: F.interpolate(x, size=3, mode="foo"), NotImplementedError),
         (lambda: F.interpolate(fg.randn(5, 5), scale_factor=2), NotImplementedError),
         (lambda: F.interpolate(x, size=3, recompute_scale_factor=True), ValueError),
-        (lambda: F.interpolate(x, scale_factor=2, mode="bilinear", antialias=True), NotImplementedError),
+        (lambda: F.interpolate(x, scale_factor=2, mode="nearest", antialias=True), ValueError),
+        (lambda: F.interpolate(fg.randn(2, 3, 4), size=3, mode="linear", antialias=True), ValueError),
+        (lambda: F.interpolate(x.half(), size=3, mode="bilinear", antialias=True), NotImplementedError),
     ]:
         with pytest.raises(exc):
             call()
