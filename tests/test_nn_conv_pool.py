@@ -249,6 +249,29 @@ def test_max_pool_ties_nan_and_float64():
              _randn(1, 2, 5, 4, 3))
 
 
+def test_max_pool_nan_neg_inf_and_windows_in_the_padding_as_torchs_kernels():
+    """torch's scan: the last NaN of a window is its index (and gets the gradient), a window with nothing above
+    -inf keeps its starting index (the first position past the left padding, in steps of the dilation: past
+    the input where the window lies wholly in the padding), and its backward adds each cotangent at that
+    index counted from its plane's start, so past the plane into the next one's first elements."""
+    x = np.array([[[1.0, np.nan, 2.0, np.nan, 0.0]], [[-np.inf, -np.inf, 1.0, 3.0, 2.0]]])
+    for kw in (dict(kernel_size=5), dict(kernel_size=3, stride=1, padding=1), dict(kernel_size=2, dilation=2)):
+        _compare(lambda a: TF.max_pool1d(a, return_indices=True, **kw),
+                 lambda a: F.max_pool1d(a, return_indices=True, **kw), x, dtype=np.float64)
+    # width 1, kernel 2, dilation 2, padding 1: the window (-1, 1) lies in the padding, its index is 1; torch's
+    # backward then adds plane c's cotangent at plane c + 1's element 0 (and past the input for the last plane:
+    # running torch's backward here would write out of bounds, so its values are written out)
+    x = np.array([[[3.0], [4.0], [5.0]]])
+    _compare(lambda a: TF.max_pool1d(a, 2, 1, 1, 2, return_indices=True),
+             lambda a: F.max_pool1d(a, 2, 1, 1, 2, return_indices=True), x, grad=[], dtype=np.float64)
+    f = fg.tensor(x, requires_grad=True)
+    F.max_pool1d(f, 2, 1, 1, 2).backward(fg.tensor([[[1.0], [10.0], [100.0]]], dtype=fg.float64))
+    assert f.grad.tolist() == [[[0.0], [1.0], [10.0]]]
+    x = _randn(2, 2, 1, 6, dtype=np.float64)  # (2-d: the windows of rows -1 and 1 lie in the padding)
+    _compare(lambda a: TF.max_pool2d(a, (2, 3), 2, 1, (2, 1), return_indices=True),
+             lambda a: F.max_pool2d(a, (2, 3), 2, 1, (2, 1), return_indices=True), x, grad=[])
+
+
 @given(st.integers(1, 4), st.integers(1, 3), st.integers(0, 2), st.integers(1, 2), st.booleans(),
        st.integers(5, 9), st.integers(5, 9), st.booleans())
 def test_pool_geometry_hypothesis(k, s, p, d, ceil, h, w, include_pad):
