@@ -611,6 +611,14 @@ def _pow_impl(xp):
         out = power(x, y)
         if xp is not np:
             return out
+        if kink == "torch" and out.dtype.kind == "f" and out.size and np.isnan(out).any():
+            # C's pow, torch's: (-inf) ** y is +inf for a non-integer y > 0 and +0 for y < 0 (NumPy can give NaN);
+            # here, not a select over the result, so that torch's derivative y * x ** (y - 1) is one there too
+            xa, ya = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+            fix = (xa == -np.inf) & (ya != np.floor(ya)) & (ya == ya)
+            if fix.any():
+                out = np.where(fix, np.where(ya > 0, np.inf, 0.0).astype(out.dtype), out)
+                return out if out.ndim or isinstance(out, np.ndarray) else out[()]
         # NumPy's power loop computes a uniform exponent of 0.5 as sqrt(x), which gives -0 at -0 and NaN
         # at -inf where pow's special cases (C99's and the Array API standard's) give +0 and +inf.
         if out.dtype.kind == "f" and out.size and (y.ndim == 0 or not any(y.strides)) and y.flat[0] == 0.5:
