@@ -72,7 +72,10 @@ def _conv_common(op, input, weight, bias, n, stride, dilation, groups, transpose
 def _with_bias(fn, input, weight, bias, n):
     """One recorded 'Convolution' op (as torch's ConvolutionBackward0), the bias added inside it."""
     if bias is None:
-        return _apply("Convolution", fn, (input, weight))
+        out = _apply("Convolution", fn, (input, weight))
+        if out.grad_fn is not None:
+            out.grad_fn.absent_slots = (2,)  # (torch's next_functions: (None, 0) for the bias)
+        return out
     shape = (1, -1) + (1,) * n
     return _apply("Convolution", lambda a, w, b: fn(a, w) + _jnp.reshape(b, shape), (input, weight, bias))
 
