@@ -312,3 +312,21 @@ def test_next_functions_of_absent_optional_tensors_and_number_over_tensor_as_tor
     got, want = make(fg), make(torch)
     assert _graph(got) == _graph(want)
     np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
+
+def test_next_functions_of_a_custom_function_list_its_tensor_inputs_without_grad():
+    """torch lists a custom Function's tensor inputs in order, (None, 0) for one that does not require grad, and
+    nothing for a non-tensor argument."""
+    graphs = []
+    for L in (fg, torch):
+        class F(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b, k, c):
+                return a * b * k + c
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g, None, g
+        y = F.apply(L.ones(2, requires_grad=True), L.ones(2), 2.0, L.ones(2, requires_grad=True))
+        graphs.append([None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions])
+    assert graphs[0] == graphs[1] == ["AccumulateGrad", None, "AccumulateGrad"]

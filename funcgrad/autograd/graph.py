@@ -729,7 +729,10 @@ class Node:
         edges = leaf_edges(self)
         ins, diff = self.inputs, self.diff
         if ins is None or len(ins) < len(edges) or len(diff) != len(edges):  # (released; a Function's: the edges)
-            return tuple((None, 0) if e is None else e for e in edges)
+            out = [(None, 0) if e is None else e for e in edges]
+            for i in self.__dict__.get("absent_slots", ()):  # (a Function's tensor inputs without grad)
+                out.insert(i, (None, 0))
+            return tuple(out)
         at = dict(zip(diff, edges))
         out = []
         hidden = self.__dict__.get("hidden_inputs", ())  # (inputs that are no arguments of torch's node)
