@@ -694,3 +694,29 @@ def test_integer_linspace_rounds_once_as_torchs_fused_multiply_add():
             steps = int(rng.integers(2, 80))
             want = torch.linspace(start, end, steps, dtype=getattr(torch, dt)).tolist()
             assert fg.linspace(start, end, steps, dtype=getattr(fg, dt)).tolist() == want, (dt, start, end, steps)
+
+
+@pytest.mark.parametrize("case", ["stack", "cross_entropy", "nll_3d", "mm", "vec_mat", "mat_vec", "batch_mat",
+                                  "mat_batch", "dot_len"])
+def test_the_first_of_two_bad_arguments_raises_as_torch(case):
+    """With two bad arguments torch's checks run in its order: stack wraps the dim before comparing sizes
+    (IndexError), nll_loss / cross_entropy check the shapes before the target's dtype (ValueError), matmul
+    checks the inner sizes (worded by the kernel it lowers to) before the dtypes, except dot."""
+    torch = pytest.importorskip("torch")
+    calls = {
+        "stack": lambda L: L.stack([L.ones(2), L.ones(3)], dim=4),
+        "cross_entropy": lambda L: L.nn.functional.cross_entropy(L.ones(2, 3), L.ones(3, dtype=L.float64)),
+        "nll_3d": lambda L: L.nn.functional.nll_loss(L.ones(2, 3, 4), L.ones(2, 5, dtype=L.float64)),
+        "mm": lambda L: L.mm(L.ones(2, 3), L.ones(4, 2, dtype=L.float64)),
+        "vec_mat": lambda L: L.ones(3) @ L.ones(4, 2, dtype=L.float64),
+        "mat_vec": lambda L: L.ones(2, 3) @ L.ones(4, dtype=L.float64),
+        "batch_mat": lambda L: L.ones(2, 2, 3) @ L.ones(4, 2, dtype=L.float64),
+        "mat_batch": lambda L: L.ones(2, 3) @ L.ones(2, 4, 2, dtype=L.float64),
+        "dot_len": lambda L: L.ones(3) @ L.ones(4),
+    }
+    got = []
+    for L in (fg, torch):
+        with pytest.raises(Exception) as e:
+            calls[case](L)
+        got.append((type(e.value).__name__.lstrip("_"), str(e.value)))
+    assert got[0] == got[1]

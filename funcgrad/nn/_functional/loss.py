@@ -230,9 +230,15 @@ def _to_last(x):
 
 
 def _check_class_target(input, target, name="nll_loss"):
+    """torch's checks of a class-index target, in its order: the shapes (nll_loss_nd, the kernel's meta
+    function), then the target's dtype (the kernel)."""
+    _check_class_target_shape(input, target)
     tdt = target._np_dtype()
     if tdt not in (_np.dtype(_np.int64), _np.dtype(_np.uint8)):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_legacy(tdt)}")
+
+
+def _check_class_target_shape(input, target):
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() == 1:
