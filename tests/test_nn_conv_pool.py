@@ -642,3 +642,24 @@ def test_func_grad_through_layers():
     tm(torch.tensor(x)).sum().backward()
     for k, p in tm.named_parameters():
         np.testing.assert_allclose(_np(g[k]), _np(p.grad), 1e-4, 1e-5)
+
+
+def test_conv_checks_shapes_before_the_weights_dtype_as_torch():
+    """torch's convolution checks a plain convolution's bias dtype first, then the shapes (channels, groups,
+    bias size, kernel size), then the weight's dtype."""
+    cases = [
+        lambda L: L.nn.functional.conv2d(L.ones(1, 3, 5, 5), L.ones(2, 4, 3, 3, dtype=L.float64)),
+        lambda L: L.nn.functional.conv2d(L.ones(1, 3, 5, 5), L.ones(2, 4, 3, 3), L.ones(2, dtype=L.float64)),
+        lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(2, 4, 3, 3, dtype=L.float64), L.ones(3)),
+        lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(3, 2, 3, 3, dtype=L.float64), groups=2),
+        lambda L: L.nn.functional.conv2d(L.ones(1, 4, 2, 2), L.ones(2, 4, 3, 3, dtype=L.float64)),
+        lambda L: L.nn.functional.conv_transpose2d(L.ones(1, 3, 5, 5), L.ones(4, 2, 3, 3, dtype=L.float64)),
+        lambda L: L.nn.functional.conv1d(L.ones(1, 3, 5), L.ones(2, 4, 3, dtype=L.float64)),
+    ]
+    for call in cases:
+        got = []
+        for L in (fg, torch):
+            with pytest.raises(RuntimeError) as e:
+                call(L)
+            got.append(str(e.value))
+        assert got[0] == got[1]
