@@ -1023,3 +1023,22 @@ def test_torch_linalg_ex_info_per_matrix_qr_r_and_cholesky_message_as_torch():
         else:
             np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-14)
             assert x.dtype == y.dtype
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (4, 2), (2, 3, 5)])
+def test_torch_svd_full_matrices_gradient_as_torch(shape):
+    """torch.linalg.svd's default full_matrices=True is differentiable for a non-square matrix: torch's
+    backward narrows U, Vh and their cotangents to the first min(m, n) columns / rows (ours raised
+    NotImplementedError); gradients of S and of the reduced product against torch."""
+    torch = pytest.importorskip("torch")
+    r = np.random.default_rng(1)
+    A, W = r.standard_normal(shape), r.standard_normal(shape)
+    k = min(shape[-2:])
+    grads = []
+    for L in (fg, torch):
+        a = L.tensor(A, requires_grad=True)
+        U, S, Vh = L.linalg.svd(a)
+        loss = S.sum() + ((U[..., :, :k] * S[..., None, :]) @ Vh[..., :k, :] * L.tensor(W)).sum()
+        loss.backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)

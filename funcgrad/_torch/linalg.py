@@ -13,7 +13,9 @@ from . import _jnp as jnp
 from .._src.core.array import Array
 from .._src.prims import elementwise as ew
 from .._src.prims import linalg_decomp as _ld
+from .._src.interpreters import custom_vjp
 from .._src.prims.lu import lu as _lu_card
+from .._src.prims.svd import _svd_vjp, svd as _svd_card
 from . import _creation as _C
 from . import _dtype as D
 from .ops import (arithmetic as _arithmetic, diagonals as _diagonals, join_split as _join_split,
@@ -296,8 +298,35 @@ def eigvalsh(A, UPLO="L", *, out=None):
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending (torch.svd returns V instead of Vh)."""
     _at_least_2d(A, "svd")
+    m, n = A.shape[-2:]
+    if full_matrices and m != n:
+        u, s, vh = _apply("LinalgSvd", _full_svd(min(m, n)), (A,))
+        return _svd_t(u, s, vh)
     u, s, vh = _apply("LinalgSvd", lambda a: list(jnp.linalg.svd(a, full_matrices=full_matrices)), (A,))
     return _svd_t(u, s, vh)
+
+
+def _full_svd(k: int):
+    """The full_matrices=True SVD of a non-square matrix, differentiable as torch's: its backward narrows U, Vh
+    and their cotangents to the first k = min(m, n) columns / rows and takes the reduced SVD's rule (the card's
+    refuses: the extra columns are not unique)."""
+    @custom_vjp
+    def full(a):
+        return list(_svd_card(a, full_matrices=True))
+
+    def fwd(a):
+        u, s, vh = _svd_card(a, full_matrices=True)
+        return [u, s, vh], (a, u, s, vh)
+
+    def bwd(res, cts):
+        a, u, s, vh = res
+        gu, gs, gvh = cts
+        reduced = [u[..., :, :k], s, vh[..., :k, :]]
+        return tuple(_svd_vjp([gu[..., :, :k], gs, gvh[..., :k, :]], reduced, [a], [True],
+                              full_matrices=False, compute_uv=True))
+    full.defvjp(fwd, bwd)
+    full.records_on_a_tape = True  # (traced, so that the custom rule is recorded: eagerly it is the forward)
+    return full
 
 
 @_writes_out
