@@ -603,9 +603,11 @@ def _pow_impl(xp):
 
     def pow_(x, y, kink="jax"):
         if kink == "torch" and x.dtype.kind == "c" and not (
-                (y.ndim == 0 or not any(y.strides)) and y.size and y.flat[0] in _TORCH_CPOW_PRODUCTS):
+                y.size and y.flat[0] in _TORCH_CPOW_PRODUCTS and (y.ndim == 0 or not any(y.strides) or
+                                                                   bool(np.all(y == y.flat[0])))):
             # torch's complex pow is C's cpow, exp(y * log(x)) (std::pow), where NumPy multiplies out an
-            # integer y; only a uniform y in -2..3 is torch's products (NumPy's round nearest torch's)
+            # integer y; only a uniform y in -2..3 is torch's products (NumPy's round nearest torch's): a
+            # number exponent, or one broadcast out by a derivative rule (torch's x.pow(y - 1) of a number)
             with np.errstate(all="ignore"):
                 return xp.exp(y * xp.log(x))
         out = power(x, y)
