@@ -446,3 +446,23 @@ def test_categorical_log_prob_out_of_support():
     for lib, t, dist in ((fg, F, D), (torch, T, TD)):
         with pytest.raises(ValueError, match="within the support"):
             dist.Categorical(t([0.2, 0.3, 0.5]), validate_args=True).log_prob(lib.tensor([3]))
+
+
+def test_samplers_of_0d_parameters_are_0d_and_value_dtypes_as_torch():
+    """A distribution of Python-number parameters samples 0-d values (torch.bernoulli / poisson /
+    _standard_gamma / binomial of a 0-d tensor are 0-d; ours came back (1,)), with torch's numbers; Gamma and
+    HalfCauchy cast the value to their parameter's dtype before log_prob, as torch's as_tensor."""
+    out = []
+    for lib in (fg, torch):
+        lib.manual_seed(3)
+        d = lib.distributions
+        draws = [d.Bernoulli(0.3).sample(), d.Gamma(2.0, 1.0).sample(), d.Poisson(3.0).sample(),
+                 d.StudentT(3.0).sample(), d.Binomial(5, 0.3).sample(), d.Beta(2.0, 3.0).sample(),
+                 lib.bernoulli(lib.tensor(0.7)), lib.poisson(lib.tensor(2.0)), lib._standard_gamma(lib.tensor(2.0))]
+        v = lib.tensor(0.5, dtype=lib.float64)
+        lps = [d.Gamma(2.0, 1.0).log_prob(v), d.Chi2(3.0).log_prob(v), d.HalfCauchy(1.0).log_prob(v)]
+        out.append(([(tuple(x.shape), x.item()) for x in draws], [(str(x.dtype), x.item()) for x in lps]))
+    assert [s for s, _ in out[0][0]] == [s for s, _ in out[1][0]] == [()] * 9
+    np.testing.assert_allclose([v for _, v in out[0][0]], [v for _, v in out[1][0]], rtol=1e-6)
+    assert [t for t, _ in out[0][1]] == [t for t, _ in out[1][1]]
+    np.testing.assert_allclose([v for _, v in out[0][1]], [v for _, v in out[1][1]], rtol=1e-6)

@@ -590,6 +590,26 @@ def test_torch_pow_masks_take_the_cotangent():
     assert float(g(fnp.asarray(0.0), fnp.asarray(-1.0))) != -INF
 
 
+def test_torch_pow_at_minus_inf_and_its_gradient_as_c_pow():
+    """C's pow (torch's): (-inf) ** y is +inf for a non-integer y > 0, +0 for y < 0; the derivative
+    y * x ** (y - 1) takes the same values (+inf for y = 2.5, -0.0 for y = -0.5), not NaN."""
+    torch = pytest.importorskip("torch")
+    ys = [2.5, -1.5, 1.5, 0.3, -0.5, 3.0, -2.0, 0.0]
+    for dt in ("float32", "float64"):
+        got, want = [], []
+        for m, res in ((fg, got), (torch, want)):
+            x = m.full((len(ys),), -INF, dtype=getattr(m, dt), requires_grad=True)
+            y = m.tensor(ys, dtype=getattr(m, dt), requires_grad=True)
+            out = x ** y
+            out.sum().backward()
+            res += [out.detach().numpy(), x.grad.numpy(), y.grad.numpy()]
+            x2 = m.full((3,), -INF, dtype=getattr(m, dt), requires_grad=True)
+            (x2 ** 2.5).sum().backward()
+            res.append(x2.grad.numpy())
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
 @pytest.mark.parametrize("x,y", [(-1.0, 0.0), (-2.0, 0.0), (0.0, -1.0), (2.0, 0.0), (-2.0, 2.0), (0.5, -2.0)])
 def test_torch_pow_edges_vs_torch(x, y):
     torch = pytest.importorskip("torch")

@@ -996,3 +996,49 @@ def test_torch_cholesky_inverse_zero_diagonal_error_matches_torch():
     assert str(fe.value) == str(te.value)
     np.testing.assert_array_equal(fg.cholesky_solve(fg.from_numpy(np.eye(3)), fg.from_numpy(m)).numpy(),
                                   torch.cholesky_solve(torch.from_numpy(np.eye(3)), torch.from_numpy(m)).numpy())
+
+
+def test_torch_linalg_ex_info_per_matrix_qr_r_and_cholesky_message_as_torch():
+    """inv_ex / solve_ex report getrf's info per matrix (the first zero pivot, 1-based) and compute the other
+    matrices (with their gradients; a failing matrix's is NaN in torch, 0 here); cholesky_ex potrf's (the order of the first leading minor that is not positive definite);
+    qr(mode='r') is (empty Q, R); cholesky's error names the batch element and the minor, as torch's."""
+    torch = pytest.importorskip("torch")
+    A = np.array([[[1.0, 2, 3], [1, 2, 3], [0, 1, 5]], [[2.0, 0, 0], [0, 1, 0], [0, 0, 1]]])
+    S = np.array([[[4.0, 2], [2, -3]], [[1.0, 0], [0, 1]], [[0.0, 0], [0, 1]]])
+    got = []
+    for m in (fg, torch):
+        a = m.tensor(A, requires_grad=True)
+        inv, info = m.linalg.inv_ex(a)
+        inv[1].sum().backward()
+        sol, sinfo = m.linalg.solve_ex(m.tensor(A), m.ones(2, 3, dtype=m.float64))
+        cinfo = m.linalg.cholesky_ex(m.tensor(S)).info
+        q, r = m.linalg.qr(m.tensor(A[1:] + 1.0), mode="r")
+        with pytest.raises(m.linalg.LinAlgError) as e:
+            m.linalg.cholesky(m.tensor(S))
+        got.append([info.numpy(), inv[1].detach().numpy(), a.grad[1].numpy(), sinfo.numpy(), sol[1].numpy(),
+                    cinfo.numpy(), q.shape, r.numpy(), str(e.value)])
+    for x, y in zip(*got):
+        if isinstance(x, str) or isinstance(x, tuple):
+            assert x == y
+        else:
+            np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-14)
+            assert x.dtype == y.dtype
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (4, 2), (2, 3, 5)])
+def test_torch_svd_full_matrices_gradient_as_torch(shape):
+    """torch.linalg.svd's default full_matrices=True is differentiable for a non-square matrix: torch's
+    backward narrows U, Vh and their cotangents to the first min(m, n) columns / rows (ours raised
+    NotImplementedError); gradients of S and of the reduced product against torch."""
+    torch = pytest.importorskip("torch")
+    r = np.random.default_rng(1)
+    A, W = r.standard_normal(shape), r.standard_normal(shape)
+    k = min(shape[-2:])
+    grads = []
+    for L in (fg, torch):
+        a = L.tensor(A, requires_grad=True)
+        U, S, Vh = L.linalg.svd(a)
+        loss = S.sum() + ((U[..., :, :k] * S[..., None, :]) @ Vh[..., :k, :] * L.tensor(W)).sum()
+        loss.backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)

@@ -249,6 +249,29 @@ def test_max_pool_ties_nan_and_float64():
              _randn(1, 2, 5, 4, 3))
 
 
+def test_max_pool_nan_neg_inf_and_windows_in_the_padding_as_torchs_kernels():
+    """torch's scan: the last NaN of a window is its index (and gets the gradient), a window with nothing above
+    -inf keeps its starting index (the first position past the left padding, in steps of the dilation: past
+    the input where the window lies wholly in the padding), and its backward adds each cotangent at that
+    index counted from its plane's start, so past the plane into the next one's first elements."""
+    x = np.array([[[1.0, np.nan, 2.0, np.nan, 0.0]], [[-np.inf, -np.inf, 1.0, 3.0, 2.0]]])
+    for kw in (dict(kernel_size=5), dict(kernel_size=3, stride=1, padding=1), dict(kernel_size=2, dilation=2)):
+        _compare(lambda a: TF.max_pool1d(a, return_indices=True, **kw),
+                 lambda a: F.max_pool1d(a, return_indices=True, **kw), x, dtype=np.float64)
+    # width 1, kernel 2, dilation 2, padding 1: the window (-1, 1) lies in the padding, its index is 1; torch's
+    # backward then adds plane c's cotangent at plane c + 1's element 0 (and past the input for the last plane:
+    # running torch's backward here would write out of bounds, so its values are written out)
+    x = np.array([[[3.0], [4.0], [5.0]]])
+    _compare(lambda a: TF.max_pool1d(a, 2, 1, 1, 2, return_indices=True),
+             lambda a: F.max_pool1d(a, 2, 1, 1, 2, return_indices=True), x, grad=[], dtype=np.float64)
+    f = fg.tensor(x, requires_grad=True)
+    F.max_pool1d(f, 2, 1, 1, 2).backward(fg.tensor([[[1.0], [10.0], [100.0]]], dtype=fg.float64))
+    assert f.grad.tolist() == [[[0.0], [1.0], [10.0]]]
+    x = _randn(2, 2, 1, 6, dtype=np.float64)  # (2-d: the windows of rows -1 and 1 lie in the padding)
+    _compare(lambda a: TF.max_pool2d(a, (2, 3), 2, 1, (2, 1), return_indices=True),
+             lambda a: F.max_pool2d(a, (2, 3), 2, 1, (2, 1), return_indices=True), x, grad=[])
+
+
 @given(st.integers(1, 4), st.integers(1, 3), st.integers(0, 2), st.integers(1, 2), st.booleans(),
        st.integers(5, 9), st.integers(5, 9), st.booleans())
 def test_pool_geometry_hypothesis(k, s, p, d, ceil, h, w, include_pad):
@@ -467,6 +490,28 @@ def test_interpolate_float64():
         _compare(lambda a: TF.interpolate(a, **kw), lambda a: F.interpolate(a, **kw), x)
 
 
+AA = [
+    ((2, 3, 13, 17), dict(size=(5, 6))), ((2, 3, 13, 17), dict(size=(20, 4))),
+    ((1, 2, 9, 11), dict(scale_factor=(0.37, 2.2))), ((1, 2, 9, 11), dict(size=(4, 4), align_corners=True)),
+    ((1, 2, 9, 11), dict(scale_factor=0.5, recompute_scale_factor=True)),
+    ((1, 2, 7, 12), dict(size=(23, 1))),  # (torch's forward gives every row the first's taps at width 1)
+    ((1, 2, 18, 3), dict(scale_factor=(1.0, 1.02))),  # (sizes kept: torch's forward copies, its backward resamples)
+]
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("shape,kw", AA)
+def test_interpolate_antialias(shape, kw, mode):
+    """antialias=True: torch's separable antialiased kernels, values and gradients (float32 and float64)."""
+    for dtype in (np.float32, np.float64):
+        _compare(lambda a: TF.interpolate(a, mode=mode, antialias=True, **kw),
+                 lambda a: F.interpolate(a, mode=mode, antialias=True, **kw), _randn(*shape, dtype=dtype))
+    x = fg.randn(1, 1, 5, 5, requires_grad=True)
+    assert type(F.interpolate(x, size=(3, 3), mode=mode, antialias=True).grad_fn).__name__ == \
+        type(TF.interpolate(torch.randn(1, 1, 5, 5, requires_grad=True), size=(3, 3), mode=mode,
+                            antialias=True).grad_fn).__name__
+
+
 @pytest.mark.parametrize("name,kw", [("Upsample", dict(scale_factor=2)), ("Upsample", dict(size=(7, 3),
                                                                                          mode="bilinear")),
                                      ("Upsample", dict(scale_factor=(1.5, 2.0), mode="bilinear", align_corners=True)),
@@ -491,7 +536,9 @@ def test_interpolate_errors():
         (lambda: F.interpolate(x, size=3, mode="foo"), NotImplementedError),
         (lambda: F.interpolate(fg.randn(5, 5), scale_factor=2), NotImplementedError),
         (lambda: F.interpolate(x, size=3, recompute_scale_factor=True), ValueError),
-        (lambda: F.interpolate(x, scale_factor=2, mode="bilinear", antialias=True), NotImplementedError),
+        (lambda: F.interpolate(x, scale_factor=2, mode="nearest", antialias=True), ValueError),
+        (lambda: F.interpolate(fg.randn(2, 3, 4), size=3, mode="linear", antialias=True), ValueError),
+        (lambda: F.interpolate(x.half(), size=3, mode="bilinear", antialias=True), NotImplementedError),
     ]:
         with pytest.raises(exc):
             call()
@@ -614,3 +661,24 @@ def test_func_grad_through_layers():
     tm(torch.tensor(x)).sum().backward()
     for k, p in tm.named_parameters():
         np.testing.assert_allclose(_np(g[k]), _np(p.grad), 1e-4, 1e-5)
+
+
+def test_conv_checks_shapes_before_the_weights_dtype_as_torch():
+    """torch's convolution checks a plain convolution's bias dtype first, then the shapes (channels, groups,
+    bias size, kernel size), then the weight's dtype."""
+    cases = [
+        lambda L: L.nn.functional.conv2d(L.ones(1, 3, 5, 5), L.ones(2, 4, 3, 3, dtype=L.float64)),
+        lambda L: L.nn.functional.conv2d(L.ones(1, 3, 5, 5), L.ones(2, 4, 3, 3), L.ones(2, dtype=L.float64)),
+        lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(2, 4, 3, 3, dtype=L.float64), L.ones(3)),
+        lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(3, 2, 3, 3, dtype=L.float64), groups=2),
+        lambda L: L.nn.functional.conv2d(L.ones(1, 4, 2, 2), L.ones(2, 4, 3, 3, dtype=L.float64)),
+        lambda L: L.nn.functional.conv_transpose2d(L.ones(1, 3, 5, 5), L.ones(4, 2, 3, 3, dtype=L.float64)),
+        lambda L: L.nn.functional.conv1d(L.ones(1, 3, 5), L.ones(2, 4, 3, dtype=L.float64)),
+    ]
+    for call in cases:
+        got = []
+        for L in (fg, torch):
+            with pytest.raises(RuntimeError) as e:
+                call(L)
+            got.append(str(e.value))
+        assert got[0] == got[1]

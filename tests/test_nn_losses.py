@@ -531,3 +531,45 @@ def test_nll_loss_rows_targets_against_torch(target, ignore_index, reduction):
         return
     np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-6, equal_nan=True)
     np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-6)
+
+
+def test_soft_margin_loss_as_torchs_kernel():
+    """torch's soft_margin_loss: log1p(exp(-target * input)) in the input's dtype (inf where exp overflows, NaN
+    gradient there), one SoftMarginLossBackward0 node, and a target that requires grad refused under grad mode."""
+    x = np.array([100.0, -100.0, 0.0, 3.0, -0.5], np.float32)
+    y = np.array([-1.0, 1.0, 1.0, -1.0, 1.0], np.float32)
+    for reduction in REDUCTIONS:
+        got = []
+        for lib in (fg, torch):
+            a = lib.tensor(x, requires_grad=True)
+            loss = lib.nn.functional.soft_margin_loss(a, lib.tensor(y), reduction=reduction)
+            loss.sum().backward()
+            got.append((loss.detach().numpy(), a.grad.numpy(), type(loss.grad_fn).__name__))
+        np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-6)
+        np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-6)
+        assert got[0][2] == got[1][2]
+    for lib in (fg, torch):
+        with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'target'"):
+            lib.nn.functional.soft_margin_loss(lib.tensor(x), lib.tensor(y, requires_grad=True))
+        with lib.no_grad():
+            lib.nn.functional.soft_margin_loss(lib.tensor(x), lib.tensor(y, requires_grad=True))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_poisson_nll_loss_full_and_label_smoothing_masks_as_torch(reduction):
+    """poisson_nll_loss(full=True) masks torch's Stirling term after computing it (so the target's gradient at
+    0 is 0 * log 0, NaN, as torch's); cross_entropy's label smoothing masks ignored rows (their gradient is 0
+    when every row is ignored: torch's masked_fill, not 0 * inf)."""
+    got = []
+    for lib in (fg, torch):
+        i = lib.tensor([[0.5, 2.0, 1.0, 3.0]], requires_grad=True)
+        t = lib.tensor([[0.0, 2.0, 5.0, 1.0]], requires_grad=True)
+        loss = lib.nn.functional.poisson_nll_loss(i, t, log_input=False, full=True, reduction=reduction)
+        loss.sum().backward()
+        x = lib.tensor([[0.5, 1.0, -1.0], [0.1, 0.2, 0.3]], requires_grad=True)
+        ce = lib.nn.functional.cross_entropy(x, lib.tensor([0, 0]), ignore_index=0, label_smoothing=0.1,
+                                             reduction=reduction)
+        ce.sum().backward()
+        got.append([loss.detach().numpy(), i.grad.numpy(), t.grad.numpy(), ce.detach().numpy(), x.grad.numpy()])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, rtol=1e-6, equal_nan=True)

@@ -108,6 +108,25 @@ def test_trajectory_and_state_match_torch(name, kw, grouped):
     _compare_state(fopt.state_dict(), topt.state_dict())
 
 
+@pytest.mark.parametrize("kw", [dict(), dict(t0=2, weight_decay=0.01), dict(lr=0.3, lambd=0.05, maximize=True)])
+def test_asgd_float64_params_as_torch(kw):
+    """ASGD keeps eta in float32 (torch's scalar dtype) but reads it as a Python float: float64 params decay by
+    1 - lambd * eta computed in double (ours rounded it to float32: 1e-7 off after five steps)."""
+    r = np.random.default_rng(3)
+    p0 = r.standard_normal((3, 2))
+    grads = [r.standard_normal((3, 2)) for _ in range(5)]
+    out = []
+    for lib in (fg, torch):
+        p = lib.tensor(p0.copy(), requires_grad=True)
+        opt = lib.optim.ASGD([p], **kw)
+        for g in grads:
+            p.grad = lib.tensor(g.copy())
+            opt.step()
+        out.append((p.detach().numpy(), opt.state[p]["ax"].numpy()))
+    for a, b in zip(*out):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)
+
+
 @pytest.mark.parametrize("name,kw", [(n, kw) for n, kw, g in CASES if not g and not kw.get("maximize")])
 def test_load_torch_state_dict_and_resume(name, kw):
     """A torch optimizer state_dict (tensors converted) loads into ours and continues torch's run."""

@@ -335,6 +335,25 @@ def test_scatter_reduce(reduce, include_self, dim):
             np.testing.assert_allclose(sf.grad.numpy(), st.grad.numpy(), rtol=1e-6, atol=1e-12)
 
 
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_ties_split_the_gradient_as_torch(reduce, include_self):
+    """torch's backward splits a tie evenly among the src values equal to the result and self where it equals
+    it, self counted even when left out (include_self=False: its share then goes nowhere)."""
+    inp = np.array([[2.0, -1.0, 0.0, 3.0], [1.0, 1.0, -0.0, 2.0]])
+    src = np.array([[2.0, -1.0, 0.0, 1.0, 2.0, -1.0], [1.0, 0.0, 0.0, 2.0, 1.0, 3.0]])
+    idx = np.array([[0, 1, 2, 1, 0, 1], [1, 1, 2, 3, 0, 3]])
+    w = np.arange(8.0).reshape(2, 4) + 1
+    grads = []
+    for m in (torch, fg):
+        t, s = m.tensor(inp, requires_grad=True), m.tensor(src, requires_grad=True)
+        out = t.scatter_reduce(1, m.tensor(idx), s, reduce=reduce, include_self=include_self)
+        out.backward(m.tensor(w))
+        grads.append((out.detach().numpy(), t.grad.numpy(), s.grad.numpy()))
+    for got, want in zip(grads[1], grads[0]):
+        np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("include_self", [True, False])
 def test_scatter_reduce_int_mean_and_errors(include_self):
     def f(m):

@@ -280,3 +280,53 @@ def _name(t, op):
 @pytest.mark.parametrize("op", _NAMES)
 def test_grad_fn_name_as_torch(op):
     assert _name(fg, op) == _name(torch, op)
+
+
+def _graph(fn):
+    """A node's name and its next_functions' names (None for (None, 0)), two levels deep."""
+    def rec(node, depth):
+        if node is None:
+            return None
+        kids = [rec(n, depth + 1) for n, _ in node.next_functions] if depth < 2 else []
+        return type(node).__name__, kids
+    return rec(fn.grad_fn, 0)
+
+
+@pytest.mark.parametrize("case", ["layer_norm_no_bias", "layer_norm_plain", "conv_no_bias", "batch_norm_eval",
+                                  "batch_norm_no_weight", "group_norm_no_weight", "rdiv"])
+def test_next_functions_of_absent_optional_tensors_and_number_over_tensor_as_torch(case):
+    """torch lists (None, 0) for an optional tensor argument not given (layer_norm / conv without bias, ...), no
+    entry for batch_norm's running statistics, and computes number / tensor as reciprocal then mul."""
+    import numpy as np
+    def make(L):
+        x = L.ones(2, 3, requires_grad=True)
+        w, b = L.ones(3, requires_grad=True), L.ones(3, requires_grad=True)
+        F = L.nn.functional
+        return {"layer_norm_no_bias": lambda: F.layer_norm(x, (3,), w, None),
+                "layer_norm_plain": lambda: F.layer_norm(x, (3,)),
+                "conv_no_bias": lambda: F.conv1d(x[None], L.ones(2, 2, 2, requires_grad=True)),
+                "batch_norm_eval": lambda: F.batch_norm(x, L.zeros(3), L.ones(3), w, None, training=False),
+                "batch_norm_no_weight": lambda: F.batch_norm(x, None, None, None, b, training=True),
+                "group_norm_no_weight": lambda: F.group_norm(x[..., None], 3, None, b),
+                "rdiv": lambda: 3 / x}[case]()
+    got, want = make(fg), make(torch)
+    assert _graph(got) == _graph(want)
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
+
+def test_next_functions_of_a_custom_function_list_its_tensor_inputs_without_grad():
+    """torch lists a custom Function's tensor inputs in order, (None, 0) for one that does not require grad, and
+    nothing for a non-tensor argument."""
+    graphs = []
+    for L in (fg, torch):
+        class F(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b, k, c):
+                return a * b * k + c
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g, None, g
+        y = F.apply(L.ones(2, requires_grad=True), L.ones(2), 2.0, L.ones(2, requires_grad=True))
+        graphs.append([None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions])
+    assert graphs[0] == graphs[1] == ["AccumulateGrad", None, "AccumulateGrad"]

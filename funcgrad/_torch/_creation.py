@@ -462,14 +462,36 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if steps <= 1:  # (torch fills start)
         return _finish(np.array([D.checked_scalar(start, dt)] if steps else [], dt), requires_grad)
     # torch's kernel: start + i*step for the first half, end - (steps-1-i)*step for the second; an integer dtype
-    # takes start and end converted to it (truncated, range-checked) and a double step, each value truncated
+    # takes start and end converted to it (truncated, range-checked) and a double step, each value a fused
+    # multiply-add (its compiled loop's: one rounding) truncated
     wdt = np.dtype(np.float64) if dt.kind in "iu" else dt
     i = np.arange(steps)
     a, b = (np.asarray(D.checked_scalar(v, dt) if dt.kind in "iu" else v, wdt) for v in (start, end))
     step = (b - a) / np.asarray(max(steps - 1, 1), wdt)
     half = steps // 2
+    if dt.kind in "iu":
+        first = i < half
+        v = _fma(np.where(first, step, -step), np.where(first, i, steps - 1 - i).astype(wdt), np.where(first, a, b))
+        return _finish(np.trunc(v).astype(np.int64).astype(dt), requires_grad)
     v = np.where(i < half, a + step * i.astype(wdt), b - step * (steps - 1 - i).astype(wdt))
     return _finish(v.astype(dt), requires_grad)
+
+
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c in double with (nearly always) one rounding: the product's error by Dekker's split, the sum's by
+    Knuth's two-sum, both added to the rounded sum (NumPy has no fused multiply-add)."""
+    split = 134217729.0  # 2 ** 27 + 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = a * b
+        ta, tb = a * split, b * split
+        ah, bh = ta - (ta - a), tb - (tb - b)
+        al, bl = a - ah, b - bh
+        perr = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        bb = s - p
+        serr = (p - (s - bb)) + (c - bb)
+        r = s + (serr + perr)
+    return np.where(np.isfinite(r), r, p + c)
 
 
 @_into_out
@@ -827,6 +849,12 @@ def _zero_grad_const(const, xs):
     return const
 
 
+def _c_order(a) -> np.ndarray:
+    """a as a C-contiguous array of its own shape (np.ascontiguousarray makes a 0-d array 1-d: a sampler's
+    draw from a 0-d tensor would come back with shape (1,), where torch's is 0-d)."""
+    return np.asarray(a, order="C")
+
+
 def _check_probs(p: np.ndarray, what: str = "p_in") -> None:
     if not np.all((p >= 0) & (p <= 1)):
         raise RuntimeError(f"Expected {what} >= 0 && {what} <= 1 to be true, but got false.")
@@ -841,7 +869,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
             raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_legacy(dt)}'")
         probs = input._host()
         _check_probs(probs)
-        v = _mt.bernoulli_tensor(_eng(generator), np.ascontiguousarray(probs))
+        v = _mt.bernoulli_tensor(_eng(generator), _c_order(probs))
     else:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
@@ -862,7 +890,7 @@ def poisson(input, generator=None):
     """Poisson counts with rates `input` (a float tensor), in input's dtype: torch's numbers for the same seed
     (ATen's sample_poisson element by element; no gradient)."""
     _serial_float(input, "poisson_cpu", half=True)
-    lam = np.ascontiguousarray(input._host())
+    lam = _c_order(input._host())
     if np.any(lam < 0):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return _finish(_mt.poisson(_eng(generator), lam))
@@ -872,7 +900,7 @@ def _standard_gamma(input, generator=None):
     """Gamma(input, 1) samples (torch._standard_gamma): torch's numbers for the same seed, differentiable in
     input by the implicit reparameterisation gradient."""
     _serial_float(input, "gamma_cpu")
-    x = _mt.standard_gamma(_eng(generator), np.ascontiguousarray(input._host()))
+    x = _mt.standard_gamma(_eng(generator), _c_order(input._host()))
     if state.enabled and input.requires_grad:
         const = Array(x)
 
@@ -951,4 +979,4 @@ def binomial(count, prob, generator=None):
     if prob._np_dtype() != dt:
         raise RuntimeError(f"Found dtype {_legacy(prob._np_dtype())} but expected {_legacy(dt)}")
     n, p = np.broadcast_arrays(count._host(), prob._host())
-    return _finish(_mt.binomial(_eng(generator), np.ascontiguousarray(n), np.ascontiguousarray(p)))
+    return _finish(_mt.binomial(_eng(generator), _c_order(n), _c_order(p)))

@@ -763,6 +763,7 @@ def methods() -> dict:
         if inplace is not None:
             m[f"__i{op}__"] = _inplace_dunder(f"__i{op}__", inplace)
     m["__itruediv__"] = lambda self, other: _div_(self, other)
+    m["__rtruediv__"] = _rtruediv(m["__rtruediv__"])
     m["__matmul__"] = products.matmul_dunder(_complex_reject.guard_method("__matmul__", _binary_dunder(
         lambda a, b: products.matmul(a, b if isinstance(b, Tensor) else C.tensor(b)))))
     m["__rmatmul__"] = _matmul_r
@@ -776,6 +777,16 @@ def methods() -> dict:
     # the functional transforms (jit, grad, vmap) see a Tensor as the Array it holds (a tracer inside them)
     m["__funcgrad_array__"] = lambda self: self._a if self._v is None else self._arr()
     return m
+
+
+def _rtruediv(general):
+    """number / tensor as torch's Tensor.__rdiv__: self.reciprocal() * number (two roundings, and its two nodes
+    ReciprocalBackward0 and MulBackward0), not one division; other operands take `general`."""
+    def rtruediv(self, other):
+        if isinstance(other, (int, float, complex)) and not isinstance(other, bool):
+            return unary.reciprocal(self) * other
+        return general(self, other)
+    return rtruediv
 
 
 def install(*tables: dict) -> None:

@@ -13,11 +13,13 @@ from . import _jnp as jnp
 from .._src.core.array import Array
 from .._src.prims import elementwise as ew
 from .._src.prims import linalg_decomp as _ld
+from .._src.interpreters import custom_vjp
 from .._src.prims.lu import lu as _lu_card
+from .._src.prims.svd import _svd_vjp, svd as _svd_card
 from . import _creation as _C
 from . import _dtype as D
 from .ops import (arithmetic as _arithmetic, diagonals as _diagonals, join_split as _join_split,
-                  products as _products, reductions as _reductions, views as _views)
+                  products as _products, reductions as _reductions, selection as _selection, views as _views)
 from .ops._common import _bshape, _out
 from ._argcheck import DtypeName, check_same_dtype as _check_same_dtype
 from .ops.reductions import _safe_sqrt
@@ -242,7 +244,15 @@ def solve(A, B, *, left=True, out=None):
 def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor L of Hermitian positive-definite A (A = L L^H; U with A = U^H U if upper)."""
     _square(A, "cholesky")
-    return _apply1("LinalgCholeskyEx", lambda a: jnp.linalg._cholesky(a, upper=upper, convention="torch"), A)
+    try:
+        return _apply1("LinalgCholeskyEx", lambda a: jnp.linalg._cholesky(a, upper=upper, convention="torch"), A)
+    except (LinAlgError, np.linalg.LinAlgError):
+        info = _cholesky_info(A._host()).reshape(-1)
+        b = int(np.argmax(info != 0))
+        where = f"(Batch element {b}): " if A.ndim > 2 else ""
+        raise LinAlgError(f"linalg.cholesky: {where}The factorization could not be completed because the input is "
+                          f"not positive-definite (the leading minor of order {info[b]} is not positive-definite)."
+                          ) from None
 
 
 def _at_least_2d(A, op):
@@ -254,6 +264,9 @@ def _at_least_2d(A, op):
 def qr(A, mode="reduced", *, out=None):
     """(Q, R) with A = Q R; mode 'reduced', 'complete' or 'r' (Q empty)."""
     _at_least_2d(A, "qr")
+    if mode == "r":  # (R alone: torch's Q is then an empty tensor)
+        r = _apply1("LinalgQr", lambda a: jnp.linalg.qr(a, mode="r"), A)
+        return _qr_t(_C.empty(0, dtype=A.dtype), r)
     q, r = _apply("LinalgQr", lambda a: list(jnp.linalg.qr(a, mode=mode)), (A,))
     return _qr_t(q, r)
 
@@ -285,8 +298,35 @@ def eigvalsh(A, UPLO="L", *, out=None):
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending (torch.svd returns V instead of Vh)."""
     _at_least_2d(A, "svd")
+    m, n = A.shape[-2:]
+    if full_matrices and m != n:
+        u, s, vh = _apply("LinalgSvd", _full_svd(min(m, n)), (A,))
+        return _svd_t(u, s, vh)
     u, s, vh = _apply("LinalgSvd", lambda a: list(jnp.linalg.svd(a, full_matrices=full_matrices)), (A,))
     return _svd_t(u, s, vh)
+
+
+def _full_svd(k: int):
+    """The full_matrices=True SVD of a non-square matrix, differentiable as torch's: its backward narrows U, Vh
+    and their cotangents to the first k = min(m, n) columns / rows and takes the reduced SVD's rule (the card's
+    refuses: the extra columns are not unique)."""
+    @custom_vjp
+    def full(a):
+        return list(_svd_card(a, full_matrices=True))
+
+    def fwd(a):
+        u, s, vh = _svd_card(a, full_matrices=True)
+        return [u, s, vh], (a, u, s, vh)
+
+    def bwd(res, cts):
+        a, u, s, vh = res
+        gu, gs, gvh = cts
+        reduced = [u[..., :, :k], s, vh[..., :k, :]]
+        return tuple(_svd_vjp([gu[..., :, :k], gs, gvh[..., :k, :]], reduced, [a], [True],
+                              full_matrices=False, compute_uv=True))
+    full.defvjp(fwd, bwd)
+    full.records_on_a_tape = True  # (traced, so that the custom rule is recorded: eagerly it is the forward)
+    return full
 
 
 @_writes_out
@@ -439,34 +479,75 @@ def matmul(input, other, *, out=None):
     return _products.matmul(input, other, out=out)
 
 
-def _ex(result, compute, nan_like, A, check_errors):
-    """torch.linalg.*_ex: (compute(), info 0), or where compute fails and check_errors is off (a tensor of NaN
-    shaped as nan_like, info 1); info is an int32 tensor of A's batch shape."""
+def _lu_info(a: np.ndarray) -> np.ndarray:
+    """LAPACK getrf's info per matrix (torch's for inv_ex / solve_ex): 0, or (1-based) U's first zero pivot."""
+    packed = np.asarray(_lu_card(Array(np.ascontiguousarray(a)))[0])
+    zero = np.diagonal(packed, axis1=-2, axis2=-1) == 0
+    return np.where(zero.any(-1), np.argmax(zero, -1) + 1, 0).astype(np.int32)
+
+
+def _cholesky_info(a: np.ndarray) -> np.ndarray:
+    """LAPACK potrf's info per matrix (torch's for cholesky_ex): 0, or the order of the first leading minor
+    that is not positive definite (its pivot, a_jj minus the squares of row j of L so far, is not > 0)."""
+    n = a.shape[-1]
+    flat = a.reshape(-1, n, n)
+    info = np.zeros(flat.shape[0], np.int32)
+    for b, m in enumerate(flat):
+        try:
+            np.linalg.cholesky(m)
+            continue
+        except np.linalg.LinAlgError:
+            pass
+        L = np.zeros_like(m)
+        for j in range(n):
+            d = m[j, j] - np.vdot(L[j, :j], L[j, :j])
+            if not (d.real > 0):
+                info[b] = j + 1
+                break
+            L[j, j] = np.sqrt(d.real)
+            L[j + 1:, j] = (m[j + 1:, j] - L[j + 1:, :j] @ np.conj(L[j, :j])) / L[j, j]
+    return info.reshape(a.shape[:-2])
+
+
+def _ex(result, compute, A, info_of, check_errors, vector=False):
+    """torch.linalg.*_ex: (compute(A), info) with LAPACK's info per matrix (an int32 tensor of A's batch shape);
+    a failing matrix's result is NaN (torch's holds what LAPACK left), the others' are computed (from the
+    identity in the failing ones' place). check_errors raises torch's error; traced input gets info 0."""
     try:
-        r, info = compute(), 0
-    except Exception:
-        if check_errors:
-            raise
-        r, info = _C.full_like(nan_like, math.nan), 1
-    return result(r, _wrap(Array(np.full(A.shape[:-2], info, np.int32))))
+        a = A._host()
+    except Exception:  # noqa: BLE001 - a tracer of a funcgrad.func transform: no value to look at
+        a = None
+    info = np.zeros(A.shape[:-2], np.int32) if a is None or not a.size else info_of(a)
+    if check_errors or not info.any():
+        r = compute(A)
+    else:
+        bad = _wrap(Array(info != 0))
+        eye = _C.eye(A.shape[-1], dtype=A.dtype)
+        r = compute(_selection.where(bad[..., None, None], eye, A))
+        r = r.masked_fill(bad[..., None] if vector else bad[..., None, None], math.nan)
+    return result(r, _wrap(Array(info)))
 
 
 @_writes_out
 def inv_ex(A, *, check_errors=False, out=None):
-    """(inverse, info): inv without raising; info > 0 marks a singular matrix."""
-    return _ex(_inv_ex_t, lambda: inv(A), A, A, check_errors)
+    """(inverse, info): inv without raising; info is getrf's (the first zero pivot, 1-based) per matrix."""
+    _square(A, "inv_ex")
+    return _ex(_inv_ex_t, inv, A, _lu_info, check_errors)
 
 
 @_writes_out
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info): cholesky without raising; info > 0 is the order of the leading minor that is not positive definite."""
-    return _ex(_chol_ex_t, lambda: cholesky(A, upper=upper), A, A, check_errors)
+    _square(A, "cholesky_ex")
+    return _ex(_chol_ex_t, lambda a: cholesky(a, upper=upper), A, _cholesky_info, check_errors)
 
 
 @_writes_out
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    """(X, info): solve without raising; info > 0 marks a singular A."""
-    return _ex(_solve_ex_t, lambda: solve(A, B, left=left), B, A, check_errors)
+    """(X, info): solve without raising; info is getrf's (the first zero pivot, 1-based) per matrix."""
+    _square(A, "solve_ex")
+    vec = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    return _ex(_solve_ex_t, lambda a: solve(a, B, left=left), A, _lu_info, check_errors, vector=vec)
 
 
 def lstsq(A, B, rcond=None, *, driver=None):

@@ -200,6 +200,9 @@ class Function(metaclass=_FunctionMeta):
                 ctx.edges.append(_graph._DISPATCH._edge(a))
                 ctx._edge_pos.append((i, (a.shape, a._np_dtype())))
         ctx.diff = list(range(len(ctx.edges)))
+        tensors = [needs[i] for i, a in enumerate(args) if isinstance(a, Tensor)]
+        if not all(tensors):  # (torch's next_functions: (None, 0) for a tensor input that does not require grad)
+            ctx.absent_slots = tuple(k for k, need in enumerate(tensors) if not need)
         nondiff = {id(t) for t in ctx.non_differentiable}
         dirty = {id(t) for t in ctx.dirty_tensors}
         input_ids = {id(a) for a in args if isinstance(a, Tensor)}

@@ -129,10 +129,16 @@ class Node:
         edges = leaf_edges(self)
         ins, diff = self.inputs, self.diff
         if ins is None or len(ins) < len(edges) or len(diff) != len(edges):  # (released; a Function's: the edges)
-            return tuple((None, 0) if e is None else e for e in edges)
+            out = [(None, 0) if e is None else e for e in edges]
+            for i in self.__dict__.get("absent_slots", ()):  # (a Function's tensor inputs without grad)
+                out.insert(i, (None, 0))
+            return tuple(out)
         at = dict(zip(diff, edges))
         out = []
+        hidden = self.__dict__.get("hidden_inputs", ())  # (inputs that are no arguments of torch's node)
         for i, t in enumerate(ins):
+            if i in hidden:
+                continue
             if i in at:
                 e = at[i]
                 out.append((None, 0) if e is None else e)
@@ -140,6 +146,8 @@ class Node:
                 out.append((None, 0))
         if type(self).__name__ in _NUMBER_OPS and self._number_operand():
             out.append((None, 0))  # (torch's add/sub/mul/div wrap a Python number as a tensor: its entry)
+        for i in self.__dict__.get("absent_slots", ()):  # (an optional tensor argument not given: torch's entry)
+            out.insert(i, (None, 0))
         return tuple(out)
 
     def _number_operand(self) -> bool:

@@ -364,8 +364,10 @@ class Gamma(_Checked, ExponentialFamily):
 
     def log_prob(self, value):
         self._check(value)
-        return call("GammaLogProb", lambda x, c, r: xlogy(c, r) + xlogy(c - 1, x) - r * x - sps.gammaln(c),
-                    value, self.concentration, self.rate)
+        def f(x, c, r):
+            x = jnp.asarray(x, dtype=r.dtype)  # (torch's as_tensor(value, dtype=rate.dtype))
+            return xlogy(c, r) + xlogy(c - 1, x) - r * x - sps.gammaln(c)
+        return call("GammaLogProb", f, value, self.concentration, self.rate)
 
     def entropy(self):
         return call("GammaEntropy", lambda c, r: c - jnp.log(r) + sps.gammaln(c) + (1.0 - c) * sps.digamma(c),
@@ -716,6 +718,7 @@ class HalfCauchy(_Checked, Distribution):
         self._check(value)
 
         def f(x, s):
+            x = jnp.asarray(x, dtype=s.dtype)  # (torch's as_tensor(value, dtype=scale.dtype))
             lp = math.log(2 / math.pi) - jnp.log(s) - jnp.log1p((x / s) ** 2)
             return jnp.where(x >= 0, lp, -jnp.inf)
         return call("HalfCauchyLogProb", f, value, self.scale)

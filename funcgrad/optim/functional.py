@@ -482,8 +482,10 @@ def asgd_update(params, grads, state, hp=None, *, inplace=False):
             g = -g
         if wd != 0:
             g = g + wd * p
-        p *= 1 - lambd * eta
-        p -= eta * g
+        # (torch reads eta as a Python float: the decay factor 1 - lambd * eta in double, then the param's dtype)
+        e = _cast(eta, p.dtype) if p.dtype.itemsize > 4 else eta
+        p *= _cast(1 - lambd * e, p.dtype)
+        p -= _cast(e, p.dtype) * g
         ax = _set(ax, _cast(xp.where(mu != 1, ax + (p - ax) * mu, p), ax.dtype))
         return p, ax
 

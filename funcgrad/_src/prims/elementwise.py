@@ -595,13 +595,32 @@ div_p = binary("div", _int_div_impl,
 rem_p = binary("rem", _rem_impl,  # C fmod: the sign of x
                [lambda t, ans, x, y: t, lambda t, ans, x, y: -t * _trunc_quotient(x, y)],
                [lambda g, ans, x, y: g, lambda g, ans, x, y: -g * _trunc_quotient(x, y)], kinds="if")
+_TORCH_CPOW_PRODUCTS = frozenset({-2, -1, 0, 1, 2, 3})
+
+
 def _pow_impl(xp):
     power = xp.power
-    if xp is not np:
-        return power
 
-    def pow_(x, y):
+    def pow_(x, y, kink="jax"):
+        if kink == "torch" and x.dtype.kind == "c" and not (
+                y.size and y.flat[0] in _TORCH_CPOW_PRODUCTS and (y.ndim == 0 or not any(y.strides) or
+                                                                   bool(np.all(y == y.flat[0])))):
+            # torch's complex pow is C's cpow, exp(y * log(x)) (std::pow), where NumPy multiplies out an
+            # integer y; only a uniform y in -2..3 is torch's products (NumPy's round nearest torch's): a
+            # number exponent, or one broadcast out by a derivative rule (torch's x.pow(y - 1) of a number)
+            with np.errstate(all="ignore"):
+                return xp.exp(y * xp.log(x))
         out = power(x, y)
+        if xp is not np:
+            return out
+        if kink == "torch" and out.dtype.kind == "f" and out.size and np.isnan(out).any():
+            # C's pow, torch's: (-inf) ** y is +inf for a non-integer y > 0 and +0 for y < 0 (NumPy can give NaN);
+            # here, not a select over the result, so that torch's derivative y * x ** (y - 1) is one there too
+            xa, ya = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+            fix = (xa == -np.inf) & (ya != np.floor(ya)) & (ya == ya)
+            if fix.any():
+                out = np.where(fix, np.where(ya > 0, np.inf, 0.0).astype(out.dtype), out)
+                return out if out.ndim or isinstance(out, np.ndarray) else out[()]
         # NumPy's power loop computes a uniform exponent of 0.5 as sqrt(x), which gives -0 at -0 and NaN
         # at -inf where pow's special cases (C99's and the Array API standard's) give +0 and +inf.
         if out.dtype.kind == "f" and out.size and (y.ndim == 0 or not any(y.strides)) and y.flat[0] == 0.5:
@@ -611,11 +630,12 @@ def _pow_impl(xp):
     return pow_
 
 
-pow_p = _kinked_binary("pow", "ifc", _pow_impl,
-                       [lambda t, ans, x, y, kink="jax": _pow_tx(t, x, y, kink),
-                        lambda t, ans, x, y, kink="jax": _pow_ty(t, ans, x, y, kink)],
-                       [lambda g, ans, x, y, kink="jax": _pow_tx(g, x, y, kink),
-                        lambda g, ans, x, y, kink="jax": _pow_ty(g, ans, x, y, kink)])
+# the value of x ** y follows the face's kink only for complex x (torch's cpow against NumPy's products)
+pow_p = _card("pow", _pow_impl, _kinked_rule("pow", "ifc"),
+              [lambda t, ans, x, y, kink="jax": _pow_tx(t, x, y, kink),
+               lambda t, ans, x, y, kink="jax": _pow_ty(t, ans, x, y, kink)],
+              [lambda g, ans, x, y, kink="jax": _pow_tx(g, x, y, kink),
+               lambda g, ans, x, y, kink="jax": _pow_ty(g, ans, x, y, kink)])
 def _torch_tie_d(t, x, y, beats, holds, first, jvp):
     """torch's derivative of clamp(x, min=y) (beats=gt, holds=ge) and clamp(x, max=y) (lt, le): its forward
     formula where(x beats y, x_t, y_t) gives a tie and a NaN to y; its backward ones give x the cotangent

@@ -281,16 +281,11 @@ def _int_pow(a, b):
 
 
 def _float_pow(a, b):
-    """a ** b with C's pow at a = -inf and a non-integer b: +inf for b > 0, +0 for b < 0 (NumPy gives NaN)."""
+    """a ** b by the pow card with torch's conventions (its value: C's pow at a = -inf; its derivative: 0
+    wherever the exponent is 0); integers as torch's integer pow."""
     if a.dtype.kind == "i":
         return _int_pow(a, b)
-    r = ew.pow(a, b, "torch")  # (torch's derivative: 0 wherever the exponent is 0)
-    if D.kind(a.dtype) != "f":
-        return r
-    z = jnp.zeros_like(r)
-    fix = ew.bitwise_and(ew.eq(a, jnp.full_like(a, -np.inf)), ew.ne(b, ew.floor(b)))
-    fix = ew.bitwise_and(fix, ew.eq(b, b))
-    return ew.select(fix, ew.select(ew.gt(b, jnp.zeros_like(b)), jnp.full_like(r, np.inf), z), r)
+    return ew.pow(a, b, "torch")
 
 
 def _pow_fn(p, q):

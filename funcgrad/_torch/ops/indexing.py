@@ -213,6 +213,12 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     def fn(a, s):
         base = a if include_self else ew.select(hit_a, jnp.full(a.shape, ident, a.dtype), a)
         r = scat(base, s)
+        if reduce in ("amax", "amin") and D.kind(dt) == "f":
+            # torch's backward splits a tie among the src values equal to the result and self where it equals
+            # the result, left out or not (then its share goes nowhere): there the result itself, its gradient
+            # stopped, joins the reduction in self's place (so the value, its zero's sign included, stays)
+            tie = ew.bitwise_and(hit_a, ew.eq(a, r))
+            r = scat(ew.select(tie, ew.stop_gradient(r), base), s)
         if reduce != "mean":
             return r
         if D.kind(dt) == "f" or dt.kind == "c":

@@ -98,11 +98,11 @@ def stack(tensors, dim=0, *, out=None):
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0].shape
+    d = _dim(dim, len(ref) + 1)  # (torch wraps the dim first: an IndexError before the sizes' RuntimeError)
     for k, x in enumerate(tensors):
         if x.shape != ref:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
                                f"{list(x.shape)} at entry {k}")
-    d = _dim(dim, len(ref) + 1)
     dt = _result_type_many(tensors)
     _cat_out_check(dt, out)
     if all(x._v is not None and x._v.dtype is dt for x in tensors):  # one dtype: the binds themselves

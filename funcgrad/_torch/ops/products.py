@@ -2,6 +2,8 @@
 addmm/addmv/baddbmm (beta and alpha scaling), einsum, tensordot, kron and cross."""
 from __future__ import annotations
 
+import math
+
 import builtins
 import collections
 
@@ -40,19 +42,14 @@ def matmul(input, other, *, out=None):
     if input.ndim == 0 or other.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
                            f"{other.ndim}D")
-    _matmul_dtypes(input, other)
-    _check_out_dtype(out, input._np_dtype())
     ka = input.shape[-1]
     kb = other.shape[-2] if other.ndim > 1 else other.shape[0]
+    if input.ndim == 1 and other.ndim == 1:  # (dot checks the dtypes first)
+        _matmul_dtypes(input, other)
     if ka != kb:
-        if input.ndim == 2 and other.ndim == 2:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{ka} and "
-                               f"{other.shape[0]}x{other.shape[1]})")
-        if input.ndim == 1 and other.ndim == 1:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{ka}] and src [{kb}] to have the "
-                               "same number of elements, but got {ka} and {kb} elements respectively")
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{kb}] but got: "
-                           f"[{ka}].")
+        _matmul_shape_error(input, other, ka, kb)
+    _matmul_dtypes(input, other)  # (the other kernels check the shapes first, as matmul's reshapes do)
+    _check_out_dtype(out, input._np_dtype())
     if input.ndim <= 2 and other.ndim <= 2 and input._v is not None and other._v is not None and \
             input._v.dtype.kind in "fc" and input._v.dtype.itemsize >= 4:
         # vectors and matrices: one dot_general bind (jnp.matmul's), straight on the buffers or recorded as one
@@ -65,6 +62,24 @@ def matmul(input, other, *, out=None):
     if input.ndim > 2 or other.ndim > 2:  # the batch dims broadcast (torch's RuntimeError when they cannot)
         _bshape(tuple(input.shape[:-2]), tuple(other.shape[:-2]) if other.ndim > 1 else ())
     return _out(_apply(_matmul_node(input.ndim, other.ndim), lambda a, b: jnp.matmul(a, b), (input, other)), out)
+
+
+def _matmul_shape_error(input, other, ka, kb):
+    """torch's error for matmul operands whose inner sizes differ, worded by the kernel matmul lowers to (mm of
+    the folded batch, mv, dot or bmm)."""
+    na, nb = input.ndim, other.ndim
+    if na == 1 and nb == 1:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{ka}] and src [{kb}] to have the same number "
+                           f"of elements, but got {ka} and {kb} elements respectively")
+    if na == 2 and nb == 1:
+        m = input.shape[0]
+        raise RuntimeError(f"size mismatch, got input ({m}), mat ({m}x{ka}), vec ({kb})")
+    if nb <= 2:  # (a vector, matrix or batch times a matrix: one mm of the folded rows)
+        rows = math.prod(input.shape[:-1])
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{ka} and {kb}x{other.shape[-1]})")
+    batch = math.prod(_bshape(tuple(input.shape[:-2]), tuple(other.shape[:-2])))
+    raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {ka}] but got: "
+                       f"[{batch}, {kb}].")
 
 
 def _matmul_node(na: int, nb: int) -> str:

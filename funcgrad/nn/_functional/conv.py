@@ -39,11 +39,10 @@ def _conv_common(op, input, weight, bias, n, stride, dilation, groups, transpose
         raise RuntimeError("non-positive dilation is not supported")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    # torch: the bias (of a plain convolution; a transposed one casts it) checked first, then the weight
+    # torch: the bias (of a plain convolution; a transposed one casts it) checked first, the weight's dtype
+    # after the shapes (_check_weight_dtype)
     if not transposed and bias is not None and bias._np_dtype() != input._np_dtype():
         raise _dtype_error("Input type ({0:c}) and bias type ({1:c}) should be the same", input, bias)
-    if input._np_dtype() != weight._np_dtype():
-        raise _dtype_error("expected scalar type {0} but found {1}", input, weight)
     cin = input.shape[1]
     if transposed:
         if cin != weight.shape[0]:
@@ -61,7 +60,7 @@ def _conv_common(op, input, weight, bias, n, stride, dilation, groups, transpose
                                "channels instead")
         if weight.shape[0] % groups:
             raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
-                               f"0, but got weight of size {_shape(weight)} instead")
+                               f"0, but got weight of size [{_shape(weight)}] instead")  # (torch's doubled brackets)
         cout = weight.shape[0]
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != cout):
         raise RuntimeError(f"Given weight of size {_shape(weight)}, expected bias to be 1-dimensional with "
@@ -69,10 +68,19 @@ def _conv_common(op, input, weight, bias, n, stride, dilation, groups, transpose
     return input, batched, stride, dilation
 
 
+def _check_weight_dtype(input, weight):
+    """torch's error for a weight of another dtype than the input's, raised after its shape checks."""
+    if input._np_dtype() != weight._np_dtype():
+        raise _dtype_error("expected scalar type {0} but found {1}", input, weight)
+
+
 def _with_bias(fn, input, weight, bias, n):
     """One recorded 'Convolution' op (as torch's ConvolutionBackward0), the bias added inside it."""
     if bias is None:
-        return _apply("Convolution", fn, (input, weight))
+        out = _apply("Convolution", fn, (input, weight))
+        if out.grad_fn is not None:
+            out.grad_fn.absent_slots = (2,)  # (torch's next_functions: (None, 0) for the bias)
+        return out
     shape = (1, -1) + (1,) * n
     return _apply("Convolution", lambda a, w, b: fn(a, w) + _jnp.reshape(b, shape), (input, weight, bias))
 
@@ -104,6 +112,7 @@ def _convnd(op, n, input, weight, bias, stride, padding, dilation, groups):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, keff))}). Kernel size can't be greater than actual "
                            "input size")
+    _check_weight_dtype(input, weight)
     out = _with_bias(lambda a, w: _conv(a, w, stride, pads, rhs_dilation=dilation, feature_group_count=groups),
                      input, weight, bias, n)
     return out if batched else out.squeeze(0)
@@ -159,6 +168,7 @@ def _convtnd(op, n, input, weight, bias, stride, padding, output_padding, groups
         raise RuntimeError(f"{op}: given input of size {_shape(input)}, weight of size {_shape(weight)}, "
                            f"stride={list(stride)} and padding={list(padding)}, the calculated output size "
                            f"{outs} is too small")
+    _check_weight_dtype(input, weight)
     out = _with_bias(lambda a, w: _conv(a, _transpose_kernel(w, groups, n), (1,) * n, pads, lhs_dilation=stride,
                                         rhs_dilation=dilation, feature_group_count=groups),
                      input, weight, bias, n)

@@ -170,11 +170,9 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         loss = _fg.exp(input) - target * input
     else:
         loss = input - target * _fg.log(input + eps)
-    if full:
-        big = target > 1
-        t = _fg.where(big, target, _fg.ones_like(target))  # keeps log() finite where the term is unused
-        stirling = t * _fg.log(t) - t + 0.5 * _fg.log(2 * math.pi * t)
-        loss = loss + _fg.where(big, stirling, _fg.zeros_like(stirling))
+    if full:  # (torch's formula: the term masked after, so its gradient at target = 0 is 0 * log 0, NaN)
+        stirling = target * _fg.log(target) - target + 0.5 * _fg.log(2 * math.pi * target)
+        loss = loss + stirling.masked_fill(target <= 1, 0)
     return _reduce(loss, reduction)
 
 
@@ -232,9 +230,15 @@ def _to_last(x):
 
 
 def _check_class_target(input, target, name="nll_loss"):
+    """torch's checks of a class-index target, in its order: the shapes (nll_loss_nd, the kernel's meta
+    function), then the target's dtype (the kernel)."""
+    _check_class_target_shape(input, target)
     tdt = target._np_dtype()
     if tdt not in (_np.dtype(_np.int64), _np.dtype(_np.uint8)):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_legacy(tdt)}")
+
+
+def _check_class_target_shape(input, target):
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() == 1:
@@ -381,7 +385,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     t = target.reshape(-1)
     valid = (t != ignore_index).to(lp.dtype)
     smooth = -(lp * weight).sum(1) if weight is not None else -lp.sum(1)
-    smooth = smooth * valid
+    smooth = smooth.masked_fill(t == ignore_index, 0)  # (torch's: an ignored row's gradient is 0, never 0 * inf)
     if reduction == "none":
         smooth = smooth.reshape(tuple(target.shape)) if input.dim() > 1 else smooth.reshape(())
     elif reduction == "sum":
@@ -467,8 +471,17 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """log(1 + exp(-target * input)), in the input's dtype (torch computes it in place on -input)."""
+    """log(1 + exp(-target * input)), in the input's dtype (torch computes it in place on -input: log1p of exp,
+    so inf where the exponent overflows); one node, torch's SoftMarginLossBackward0, not differentiable in
+    target (torch refuses a target that requires grad)."""
     reduction = _reduction(size_average, reduce, reduction)
+    if target.requires_grad and _is_grad_enabled():
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
+                           "'target'. This input cannot have requires_grad True.")
+    if _one_node_ok(input, target):
+        cn = _count(input)
+        return _apply("SoftMarginLoss", lambda a, b: _reduced(_ew.log1p(_ew.exp(_ew.mul(_ew.neg(a), b))),
+                                                              reduction, cn), (input, target))
     loss = softplus(-target * input)
     if loss._np_dtype() != input._np_dtype() and input.is_floating_point():
         loss = loss.to(input.dtype)

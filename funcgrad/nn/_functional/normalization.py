@@ -102,7 +102,20 @@ def _normalised(name, fn, input, weight, bias, shape, stats=(), saved=False):
             b = rest[-1]
             out = out + (b if shape is None else _jnp.reshape(b, shape))
         return [out, mean, var] if saved else out
-    return _apply(name, f, ts)
+    r = _apply(name, f, ts)
+    _absent_slots(r[0] if saved else r, weight, bias, stats)
+    return r
+
+
+def _absent_slots(out, weight, bias, stats=()):
+    """out, its node told which of torch's (input, weight, bias) slots were not given (next_functions lists
+    (None, 0) there) and that the running statistics it also read are no arguments of torch's node."""
+    node = out.grad_fn
+    if node is not None and (weight is None or bias is None or stats):
+        node.absent_slots = tuple(i for i, t in ((1, weight), (2, bias)) if t is None)
+        if stats:
+            node.hidden_inputs = tuple(range(1, 1 + len(stats)))
+    return out
 
 
 def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):

@@ -8,6 +8,7 @@ import numpy as np
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ... import lax as _lax
+from ..._src.interpreters import custom_vjp
 from ..._src.prims.windowed import reduce_window_max as _rw_max, reduce_window_sum as _rw_sum
 from ..._torch import _quantized as _Q
 from ..._torch._dispatch import _apply, _apply_nograd
@@ -89,38 +90,106 @@ def _window_table(sizes, pos):
     return np.ascontiguousarray(idx), np.ascontiguousarray(valid)
 
 
-def _max_with_indices(name, input, n, idx, valid, values=True):
-    """Window maxima and their flat per-plane indices (first maximum, NaN wins) by patch gather + argmax;
-    values=False: only the indices, computed without recording anything."""
-    dt = _np_dtype(input)
-    low = -np.inf if dt.kind == "f" else np.iinfo(dt).min
+def _first_in_window(sizes, pos):
+    """torch's starting index of each window (its kernel's maxindex before the scan): per dim the first
+    position at or past 0 in steps of the dilation (past the input where the window lies in the padding),
+    flattened row-major over the plane."""
+    flat = np.zeros((), np.int64)
+    n = len(sizes)
+    for i, (L, p) in enumerate(zip(sizes, pos)):
+        start = p[:, 0]
+        d = p[0, 1] - p[0, 0] if p.shape[1] > 1 else 1
+        first = np.where(start < 0, start + (-start + d - 1) // d * d, start)
+        shp = [1] * n
+        shp[i] = -1
+        flat = flat * L + first.reshape(shp)
+    return flat
+
+
+def _torch_max_fn(n, idx, valid, init, dt):
+    """fn(a) -> (window maxima, their flat per-plane indices) by patch gather, as torch's scan: the first
+    maximum, the last NaN; a window with no value above -inf keeps torch's starting index (init, from
+    _first_in_window; None: the window's first element)."""
+    low = np.asarray(-np.inf if dt.kind == "f" else np.iinfo(dt).min, dt)
     all_valid = bool(valid.all())
     idx_b = _jnp.asarray(idx)
+    init = idx[..., 0] if init is None else np.broadcast_to(init, idx.shape[:-1])
+    K = idx.shape[-1]
 
     def fn(a):
         lead = tuple(a.shape[:-n])
         flat = _jnp.reshape(a, lead + (-1,))
         patches = _jnp.reshape(_jnp.take(flat, idx.reshape(-1), axis=-1), lead + idx.shape)
         if not all_valid:
-            patches = _jnp.where(valid, patches, _jnp.asarray(np.asarray(low, dt)))
-        if dt.kind == "f":  # NaN propagates (as in torch): make it the argmax
-            key = _jnp.where(_jnp.isnan(patches), _jnp.asarray(np.asarray(np.inf, dt)), patches)
-        else:
-            key = patches
-        am = _jnp.argmax(key, axis=-1, keepdims=True)
+            patches = _jnp.where(valid, patches, _jnp.asarray(low))
+        am = _jnp.argmax(patches, axis=-1, keepdims=True)  # (the first maximum, or the first NaN)
         vals = _jnp.take_along_axis(patches, am, axis=-1)[..., 0]
+        if dt.kind == "f":
+            isnan = _jnp.isnan(patches)
+            last_nan = (K - 1) - _jnp.argmax(_jnp.flip(isnan, axis=-1), axis=-1, keepdims=True)
+            am = _jnp.where(_jnp.any(isnan, axis=-1, keepdims=True), last_nan, am)
         where = _jnp.take_along_axis(_jnp.broadcast_to(idx_b, lead + idx.shape), am, axis=-1)[..., 0]
+        if dt.kind == "f":  # (vals is -inf only where no element beat torch's starting -inf)
+            where = _jnp.where(vals == _jnp.asarray(low), _jnp.asarray(init), where)
         return vals, _jnp.asarray(where, dtype=np.int64)
+    return fn
+
+
+def _max_with_indices(name, input, n, idx, valid, values=True, init=None):
+    """Window maxima and their indices (_torch_max_fn); values=False: only the indices, computed without
+    recording anything."""
+    fn = _torch_max_fn(n, idx, valid, init, _np_dtype(input))
     if not values:
         return _apply_nograd(lambda a: fn(a)[1], (input,))
     vals, ind = _apply(name, fn, (input,))
     return vals, ind
 
 
+def _max_pool_by_indices(name, input, n, idx, valid, init):
+    """Max pooling whose gradient is torch's backward kernel: each output's cotangent added at its index, read
+    as a flat offset from its plane's start over the whole (N*C*plane) input (so a window in the padding
+    sends it to torch's starting index, past the plane: into the next one, or nowhere after the last).
+    Used where the card's rule differs: a window in the padding, a NaN or a -inf."""
+    shape = tuple(input.shape)
+    plane, total = math.prod(shape[-n:]), math.prod(shape)
+    lead = shape[:-n]
+    offsets = (np.arange(math.prod(lead), dtype=np.int64) * plane).reshape(lead + (1,) * n)
+    fn = _torch_max_fn(n, idx, valid, init, _np_dtype(input))
+
+    @custom_vjp
+    def pool(a):
+        return fn(a)[0]
+
+    def pool_bwd(ind, g):
+        gidx = _jnp.reshape(_jnp.asarray(offsets) + ind, (-1,))
+        ok = gidx < total
+        g = _jnp.where(ok, _jnp.reshape(g, (-1,)), _jnp.zeros((), g.dtype))
+        flat = _jnp.zeros((total,), g.dtype).at[_jnp.where(ok, gidx, 0)].add(g)
+        return (_jnp.reshape(flat, shape),)
+    pool.defvjp(fn, pool_bwd)
+    pool.records_on_a_tape = True  # (traced, so that the custom rule is recorded: eagerly it is the forward)
+    return _apply(name, pool, (input,))
+
+
+def _has_nan_or_neg_inf(input) -> bool:
+    """Whether a concrete floating input holds a NaN or -inf (False for a traced one)."""
+    buf = getattr(input._arr(), "_buf", None)
+    return isinstance(buf, np.ndarray) and buf.dtype.kind == "f" and not bool(np.all(buf > -np.inf))
+
+
 def _max_pool(op, name, n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     if input.__class__ is _Q.QTensor and not return_indices:   # (torch's quantized kernel: the input's qparams)
         return _Q.q_max_pool(input, n, kernel_size, stride, padding, dilation, ceil_mode)
     k, s, p, d, outs, pads = _pool_setup(op, input, n, kernel_size, stride, padding, dilation, ceil_mode)
+    sizes = tuple(input.shape[-n:])
+    pos = [np.arange(o)[:, None] * si - pi + np.arange(ki)[None, :] * di for o, si, pi, ki, di in zip(outs, s, p, k, d)]
+    in_pad = any(not ((q >= 0) & (q < L)).any(axis=1).all() for q, L in zip(pos, sizes))
+    if in_pad or (input.requires_grad and _has_nan_or_neg_inf(input)):
+        idx, valid = _window_table(sizes, pos)
+        init = _first_in_window(sizes, pos)
+        out = _max_pool_by_indices(name, input, n, idx, valid, init)
+        return (out, _max_with_indices(name, input, n, idx, valid, values=False, init=init)) if return_indices \
+            else out
     lead = input.dim() - n
     win, strides = (1,) * lead + k, (1,) * lead + s
     wpads, dil = [(0, 0)] * lead + pads, (1,) * lead + d
@@ -128,9 +197,8 @@ def _max_pool(op, name, n, input, kernel_size, stride, padding, dilation, ceil_m
     out = _apply(name, lambda a: _rw_max(a, win, strides, wpads, window_dilation=dil), (input,))
     if not return_indices:
         return out
-    pos = [np.arange(o)[:, None] * si - pi + np.arange(ki)[None, :] * di for o, si, pi, ki, di in zip(outs, s, p, k, d)]
-    idx, valid = _window_table(tuple(input.shape[-n:]), pos)
-    return out, _max_with_indices(name, input, n, idx, valid, values=False)
+    idx, valid = _window_table(sizes, pos)
+    return out, _max_with_indices(name, input, n, idx, valid, values=False, init=_first_in_window(sizes, pos))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

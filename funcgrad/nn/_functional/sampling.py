@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
+from ..._src.interpreters import custom_vjp, vjp
 from ..._src.prims.shape import pad as _lax_pad
 from ..._torch._argcheck import DtypeName
 from ..._torch._dispatch import _apply
@@ -155,6 +156,108 @@ def _interp_taps(mode, L, o, scale, align_corners, dt):
     return [(i0, np.asarray(1 - t, dt)), (i1, np.asarray(t, dt))]
 
 
+def _aa_filter(mode, x):
+    """torch's antialiasing filters: the triangle (bilinear) and Keys' cubic with a = -0.5 (bicubic, as PIL)."""
+    x = np.abs(x)
+    if mode == "bilinear":
+        return np.where(x < 1, 1 - x, 0).astype(x.dtype)
+    a = x.dtype.type(-0.5)
+    c1 = ((a + 2) * x - (a + 3)) * x * x + 1
+    c2 = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, c1, np.where(x < 2, c2, 0)).astype(x.dtype)
+
+
+def _aa_taps(mode, L, o, scale, align_corners, dt):
+    """torch's antialiased taps of one axis (HelperInterpBase._compute_weights_aa): the filter widened by the
+    scale when downsampling, centred on scale * (i + 0.5), its weights normalised to sum to 1; in dt's precision
+    where torch's scalar_t is, in double where its C++ mixes in a double. Returns ([(index, weight)] per tap,
+    the mask of each tap's valid outputs or None)."""
+    ct = dt.type
+    if align_corners:
+        sc = ct(L - 1) / ct(o - 1) if o > 1 else ct(0)
+    else:
+        sc = ct(1.0 / scale) if scale is not None and scale > 0 else ct(L) / ct(o)
+    half = {"bilinear": 1.0, "bicubic": 2.0}[mode]
+    support = ct(half * float(sc)) if sc >= 1.0 else ct(half)
+    width = int(math.ceil(support)) * 2 + 1
+    invscale = ct(1.0 / float(sc)) if sc >= 1.0 else ct(1.0)
+    i = np.arange(o)
+    center = (np.float64(sc) * (i + 0.5)).astype(ct)
+    xmin = np.maximum(((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    xsize = np.minimum(((center + support).astype(np.float64) + 0.5).astype(np.int64), L) - xmin
+    xsize = np.clip(xsize, 0, width)
+    j = np.arange(width)[:, None]
+    pos = (j + xmin).astype(ct) - center  # (int64 - scalar_t is scalar_t)
+    w = _aa_filter(mode, ((pos.astype(np.float64) + 0.5) * np.float64(invscale)).astype(ct))
+    valid = j < xsize
+    w = np.where(valid, w, ct(0))
+    total = np.zeros(o, ct)
+    for k in range(width):  # (summed in order, as torch's loop)
+        total = (total + w[k]).astype(ct)
+    w = np.where(total != 0, w / np.where(total != 0, total, ct(1)), w).astype(ct)
+    idx = np.minimum(j + xmin, L - 1)
+    return [(idx[k], w[k], None if valid[k].all() else valid[k]) for k in range(width)]
+
+
+def _aa_resample(a, passes):
+    """The separable weighted sums: per (axis, taps) pass, the sum over the taps in order of gathered slices
+    times their weights (a tap past an output's window reads nothing: no 0 * inf)."""
+    for ax, taps in passes:
+        acc = None
+        for idx, w, m in taps:
+            v = _jnp.take(a, idx, axis=ax) * _jnp.asarray(w)
+            if m is not None:
+                v = _jnp.where(_jnp.asarray(m), v, _jnp.zeros((), v.dtype))
+            acc = v if acc is None else acc + v
+        a = acc
+    return a
+
+
+def _interpolate_aa(input, mode, outs, scales, align_corners):
+    """interpolate(..., antialias=True) of an (N, C, H, W) input: torch's separable antialiased resampling,
+    the width first, then the height, each a weighted sum over the taps in order.
+
+    torch's forward kernel skips an axis whose size is unchanged and, when the output's width is 1, gives every
+    output row the first row's taps; its backward kernel is the adjoint of the plain resampling of both axes
+    (so at a scale_factor that keeps a size, or a width of 1, the gradient is not the forward's): a custom vjp
+    gives the same pair."""
+    dt = _np_dtype(input)
+    if dt not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for '{DtypeName(dt)}'")
+    if any(o <= 0 for o in outs):
+        spatial = list(input.shape[2:])
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({', '.join(map(str, spatial))}) and output ({', '.join(map(str, outs))})")
+    full, fwd = [], []
+    for ax in (3, 2):
+        L, o = input.shape[ax], outs[ax - 2]
+        sc = scales[ax - 2] if scales is not None else None
+        shp = [1, 1, 1, 1]
+        shp[ax] = o
+        taps = _aa_taps(mode, L, o, sc, align_corners, np.dtype(dt))
+        full.append((ax, [(idx, w.reshape(shp), None if m is None else m.reshape(shp)) for idx, w, m in taps]))
+        if L == o:
+            continue
+        if ax == 2 and outs[1] == 1:  # (every row the first's)
+            taps = [(np.full_like(idx, idx[0]), np.full_like(w, w[0]), None if m is None or m[0] else
+                     np.zeros_like(m)) for idx, w, m in taps]
+        fwd.append((ax, [(idx, w.reshape(shp), None if m is None else m.reshape(shp)) for idx, w, m in taps]))
+
+    @custom_vjp
+    def resample(a):
+        return _aa_resample(a, fwd) if fwd else a + _jnp.zeros((), a.dtype)
+
+    def resample_fwd(a):
+        return resample(a), None
+
+    def resample_bwd(_, g):
+        return (vjp(lambda a: _aa_resample(a, full), _jnp.zeros(input.shape, dt))[1](g)[0],)
+    resample.defvjp(resample_fwd, resample_bwd)
+    resample.records_on_a_tape = True  # (traced, so that the custom rule is recorded: eagerly it is the forward)
+    kind = "Bilinear" if mode == "bilinear" else "Bicubic"
+    return _apply(f"Upsample{kind}2DAa", resample, (input,))
+
+
 def _as_list(v, n, what, spatial, label):
     if isinstance(v, (list, tuple)):
         if len(v) != n:
@@ -200,7 +303,7 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         if not (mode in ("bilinear", "bicubic") and input.dim() == 4):
             raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
                              "requires a 4-D tensor as input")
-        raise NotImplementedError("interpolate: antialias=True is not supported")
+        return _interpolate_aa(input, mode, outs, scales, align_corners)
     known = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
     if mode in _LINEAR_DIMS and input.dim() != _LINEAR_DIMS[mode] + 2 and input.dim() in (3, 4, 5):
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_DIMS[mode] + 2}D input")

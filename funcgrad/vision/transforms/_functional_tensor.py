@@ -105,42 +105,11 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
 
 
 # --- resizing --------------------------------------------------------------------------------------------
-def _cubic(x, a):
-    x = np.abs(x)
-    return np.where(x <= 1, ((a + 2) * x - (a + 3)) * x * x + 1,
-                    np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0.0))
-
-
-def _aa_weights(n_in: int, n_out: int, mode: str) -> np.ndarray:
-    """(n_out, n_in) matrix W so that out = W @ in along one axis: torch's antialiased bilinear / bicubic
-    interpolation (align_corners=False), whose filter widens by the downscaling factor.
-    F.interpolate refuses antialias=True, so vision keeps this path."""
-    W = np.zeros((n_out, n_in), np.float64)
-    scale = n_in / n_out
-    dst = np.arange(n_out)
-    size = 2 if mode == "bilinear" else 4
-    support = size / 2 * scale if scale >= 1.0 else size / 2
-    inv = 1.0 / scale if scale >= 1.0 else 1.0
-    center = scale * (dst + 0.5)
-    xmin = np.maximum((center - support + 0.5).astype(np.int64), 0)
-    xmax = np.minimum((center + support + 0.5).astype(np.int64), n_in)
-    k = int(np.max(xmax - xmin)) if n_out else 0
-    j = xmin[:, None] + np.arange(k)[None, :]
-    x = (j - center[:, None] + 0.5) * inv
-    f = np.maximum(1.0 - np.abs(x), 0.0) if mode == "bilinear" else _cubic(x, -0.5)
-    f = np.where(j < xmax[:, None], f, 0.0)
-    tot = f.sum(1, keepdims=True)
-    f = f / np.where(tot == 0, 1.0, tot)
-    np.add.at(W, (np.repeat(dst, k), np.minimum(j, n_in - 1).ravel()), f.ravel())
-    return W
-
-
 def resize(img, size, interpolation: str = "bilinear", antialias: bool = True):
     """Resize the last two axes to size = [h, w] (torch.nn.functional.interpolate semantics, align_corners
     False); integer images are resampled in float32 and rounded back (bicubic / antialiased results clamped)."""
     assert_image_tensor(img)
     oh, ow = int(size[0]), int(size[1])
-    h, w = img.shape[-2], img.shape[-1]
     if interpolation not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
         raise ValueError(f"Tensor images only support nearest, nearest-exact, bilinear and bicubic interpolation, "
                          f"got {interpolation}")
@@ -148,19 +117,15 @@ def resize(img, size, interpolation: str = "bilinear", antialias: bool = True):
     if interpolation in ("nearest", "nearest-exact"):
         return restore(F.interpolate(x.unsqueeze(0), size=[oh, ow], mode=interpolation).squeeze(0))
     dtype = img.dtype
-    if not dtype.is_floating_point:
+    if dtype not in (_fg.float32, _fg.float64):  # (torchvision's _cast_squeeze_in: half types too)
         x = x.to(_fg.float32)
-    if antialias:
-        wh = _fg.as_tensor(_aa_weights(h, oh, interpolation)).to(x.dtype)
-        ww = _fg.as_tensor(_aa_weights(w, ow, interpolation)).to(x.dtype)
-        out = _fg.matmul(_fg.matmul(wh, x), ww.t())
-    else:
-        out = F.interpolate(x.unsqueeze(0), size=[oh, ow], mode=interpolation, align_corners=False).squeeze(0)
+    out = F.interpolate(x.unsqueeze(0), size=[oh, ow], mode=interpolation, align_corners=False,
+                        antialias=antialias).squeeze(0)
     if not dtype.is_floating_point:
         if interpolation == "bicubic" or antialias:
             out = out.clamp(0, max_value(dtype))
-        out = out.round().to(dtype)
-    return restore(out)
+        out = out.round()
+    return restore(out.to(dtype))
 
 
 # --- geometric warps -------------------------------------------------------------------------------------
