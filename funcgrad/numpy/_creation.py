@@ -246,14 +246,14 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         wide = np.dtype(np.float32) if calc == dtypes.bfloat16 else real
         c = scalar_array(np.array(1, wide) / np.array(div, wide), wide, False)
         cc = ew.convert_element_type(c, calc) if dtypes.is_complex(calc) else c
-        delta = ew.convert_element_type(ew.mul(ew.convert_element_type(ew.sub(e, s), cc.dtype), cc), calc)
+        delta = ew.convert_element_type(multiply(ew.convert_element_type(ew.sub(e, s), cc.dtype), cc), calc)
         rows = bounds[:axis] + (div,) + bounds[axis:]
         i = broadcasted_iota(real, (div,), 0)
         t = ew.convert_element_type(ew.mul(ew.convert_element_type(i, wide), broadcast_to(c, (div,))), calc)
         one_minus = ew.sub(broadcast_to(scalar_array(1, calc, False), (div,)), t)
         y = ew.mul(broadcast_in_dim(s, rows, bdims), broadcast_in_dim(one_minus, rows, (axis,)))
         if math.prod(bounds) == 1 and c.dtype == calc:
-            ec = ew.mul(reshape(e, ()), c)     # XLA's reassociation: stop * (i * c) -> i * (stop * c)
+            ec = multiply(reshape(e, ()), c)     # XLA's reassociation: stop * (i * c) -> i * (stop * c)
             ye = broadcast_in_dim(ew.mul(i, broadcast_to(ec, (div,))), rows, (axis,))
         else:
             ye = ew.mul(broadcast_in_dim(e, rows, bdims), broadcast_in_dim(t, rows, (axis,)))
