@@ -307,13 +307,28 @@ def test_read_matches_numpy_hypothesis(shape_idx):
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
-def test_out_of_bounds_reads_raise_index_error_naming_index_axis_and_size():
-    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 4"):
-        X[:, [0, 5]]
-    with pytest.raises(IndexError, match="index -4 is out of bounds for axis 0 with size 3"):
-        X[[-4], 0]
-    with pytest.raises(IndexError, match="axis 2 with size 5"):
-        X[0, 0, jnp.asarray(np.array([7]))]
+def test_out_of_bounds_reads_clamp_as_in_jax():
+    """JAX 0.10.2 clamps an out-of-range read (an int, an integer array, .at[].get()), eager and under jit,
+    after one wrap of negative indices; only an index into an empty axis raises IndexError."""
+    want = A[:, np.clip([0, 5], 0, A.shape[1] - 1)]
+    np.testing.assert_array_equal(np.asarray(X[:, np.array([0, 5])]), want)
+    np.testing.assert_array_equal(np.asarray(X[np.array([-4]), 0]), A[[0], 0])      # -4 + 3 = -1: clamped to 0
+    np.testing.assert_array_equal(np.asarray(X[0, 0, jnp.asarray(np.array([7]))]), A[0, 0, [A.shape[2] - 1]])
+    np.testing.assert_array_equal(np.asarray(X[5]), A[A.shape[0] - 1])
+    np.testing.assert_array_equal(np.asarray(X[-9, 1]), A[0, 1])
+    np.testing.assert_array_equal(np.asarray(X.at[np.array([0, 9])].get()), A[[0, A.shape[0] - 1]])
+    np.testing.assert_array_equal(np.asarray(fg.jit(lambda x: x[5, 9])(X)), A[-1, -1])
+    with pytest.raises(IndexError, match="size 0"):
+        jnp.zeros((0, 3))[0]
+    with pytest.raises(IndexError, match="size 0"):
+        jnp.zeros((0, 3))[np.array([0])]
+    jax = pytest.importorskip("jax")
+    for f in (lambda x: x[:, np.array([0, 5])], lambda x: x[np.array([-4]), 0], lambda x: x[5], lambda x: x[-9, 1],
+              lambda x: x.at[np.array([0, 9])].get(), lambda x: x[0, 0, np.array([7, -8])]):
+        b = A.astype(np.float32)  # (the same dtype in either x64 mode)
+        xf, xj = jnp.asarray(b), jax.numpy.asarray(b)
+        np.testing.assert_array_equal(np.asarray(f(xf)), np.asarray(f(xj)))
+        np.testing.assert_array_equal(np.asarray(fg.jit(f)(xf)), np.asarray(jax.jit(f)(xj)))
 
 
 @pytest.mark.parametrize("shape, mask_shape", [((0, 1), (0, 0)), ((0, 1), (0,)), ((2, 3), (2, 0)),

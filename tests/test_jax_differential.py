@@ -652,6 +652,44 @@ def test_jnp_creation_dtypes_x32(x32):
         agree(f, exact=True)
 
 
+@pytest.mark.parametrize("x64_on", [True, False])
+@given(data=st.data())
+def test_jnp_linspace_as_jax_computes_it(x64_on, data):
+    """linspace with JAX's arithmetic, both branches: start * (1 - i * fl(1/div)) + i * (stop * fl(1/div))
+    and the endpoint stop itself. From start 0 the sum has one nonzero term, so the values are bit-exact
+    (elsewhere XLA's fused multiply-adds, which depend on the CPU, can move the last bit); dtypes, the
+    floor and saturating cast of integer dtypes, retstep's step and the axis are compared everywhere."""
+    jax.config.update("jax_enable_x64", x64_on)
+    funcgrad.config.update("jax_enable_x64", x64_on)
+    dts = [None, "float32", "float16", "bfloat16", "int32", "uint8", "complex64"] + (
+        ["float64", "complex128", "int64"] if x64_on else [])
+    num = data.draw(st.sampled_from([0, 1, 2, 3, 5, 7, 10, 49]))
+    kw = {"endpoint": data.draw(st.booleans()), "retstep": data.draw(st.booleans()),
+          "dtype": data.draw(st.sampled_from(dts))}
+    stop = data.draw(st.one_of(st.floats(-30, 30, width=32), st.integers(-30, 30),
+                               st.lists(st.floats(-30, 30, width=32), min_size=1, max_size=3).map(np.float32)))
+    start = data.draw(st.sampled_from([0.0, 0, np.float32(0)]))
+    if np.ndim(stop):
+        kw["axis"] = data.draw(st.sampled_from([0, 1, -1, -2]))
+    agree(lambda np_: np_.linspace(start, stop, num, **kw), exact=True)
+    start = data.draw(st.floats(-30, 30, width=32))
+    agree(lambda np_: np_.linspace(start, stop, num, **kw), rtol=4e-7 if x64_on else 4e-3,
+          atol=1e-5 * (abs(start) + np.max(np.abs(stop)) + 1))
+
+
+def test_jnp_linspace_logspace_geomspace_jax_cases():
+    agree(lambda np_: np_.linspace(0.0, 1.0, 5, endpoint=False), exact=True)   # [3]: 0.6000000000000001
+    agree(lambda np_: np_.linspace(-8.378, 4, 7, dtype=np.uint8), exact=True)  # floor, then saturate at 0
+    agree(lambda np_: np_.linspace(0.5 + 1j, np.float32(3.0), 4, dtype=np.float32), exact=True)
+    agree(lambda np_: np_.linspace(np.zeros((2, 1)), np.arange(3.0), 4, axis=1, retstep=True))
+    agree(lambda np_: np_.logspace(0.0, 3.0, 4, dtype=np.int32), exact=True)
+    agree(lambda np_: np_.logspace(np.zeros(2), 1.0, 3, axis=1, base=np.array([[2.0], [10.0]])))
+    agree(lambda np_: np_.geomspace(1, 256, 9, dtype=np.int32), exact=True)
+    agree(lambda np_: np_.geomspace(np.array([1.0, -2.0]), 20.0, 3))   # other sign: NaN (XLA's pow: not bit-exact)
+    agree(lambda np_: np_.geomspace(0.0, 10.0, 3), exact=True)                      # zero: NaN, no error
+    agree(lambda np_: np_.geomspace(np.float32(2), 50, 5, endpoint=False, axis=0))
+
+
 @given(a=st.lists(st.integers(-20, 20), min_size=1, max_size=6), b=st.integers(-5, 5).filter(bool))
 def test_jnp_integer_division_signs(a, b):
     x = np.array(a)

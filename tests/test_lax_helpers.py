@@ -65,9 +65,41 @@ def test_shape_helpers():
 
 @given(arrays(np.float32, st.tuples(st.integers(1, 20)), elements=st.floats(-7e4, 7e4, width=32)))
 def test_reduce_precision_matches_float16(v):
+    """float16's rounding, without its subnormals: XLA's ReducePrecision flushes a result below the narrow
+    format's smallest normal (2**-14 for float16) to a zero of its sign."""
     got = lax.reduce_precision(jnp.asarray(v), exponent_bits=5, mantissa_bits=10)
     with np.errstate(over="ignore"):
-        np.testing.assert_array_equal(np.asarray(got), v.astype(np.float16).astype(np.float32))
+        want = v.astype(np.float16).astype(np.float32)
+    want = np.where(np.abs(want) < 2.0 ** -14, np.copysign(0.0, v), want).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.signbit(np.asarray(got)), np.signbit(want))
+
+
+def test_reduce_precision_special_values_as_xla():
+    """Infinities and NaN stay what they are (an infinity gave NaN), values below the smallest normal of
+    the narrow format flush to a signed zero, overflow gives a signed infinity; the derivative is 1."""
+    v = np.array([np.inf, -np.inf, np.nan, -1e-7, 3e-5, 6.2e-5, 65520.0, -1e6, 1.5, -0.0], np.float32)
+    want = np.array([np.inf, -np.inf, np.nan, -0.0, 0.0, 6.198883e-05, np.inf, -np.inf, 1.5, -0.0], np.float32)
+    for f in (lambda x: lax.reduce_precision(x, 5, 10), fg.jit(lambda x: lax.reduce_precision(x, 5, 10))):
+        got = np.asarray(f(jnp.asarray(v)))
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(fg.grad(lambda x: jnp.sum(lax.reduce_precision(x, 5, 10)))(jnp.asarray(v)),
+                                  np.ones(v.size, np.float32))
+    # bfloat16's (8, 7) on float64: exponents past float32's range are infinities, below it zeros
+    w = np.array([1e39, -1e-39, 1.0 + 2.0 ** -8, 1.0 + 3 * 2.0 ** -8, np.inf])
+    np.testing.assert_array_equal(np.asarray(lax.reduce_precision(jnp.asarray(w), 8, 7)),
+                                  [np.inf, -0.0, 1.0, 1.0 + 2.0 ** -6, np.inf])
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(7)
+    for dt in (np.float16, np.float32):  # (the same dtypes in either x64 mode)
+        x = (rng.normal(size=64) * 10.0 ** rng.integers(-40, 40, size=64)).astype(dt)
+        x[:4] = [np.inf, -np.inf, np.nan, -0.0]
+        for eb, mb in ((5, 10), (8, 7), (4, 3), (11, 52), (8, 23), (2, 1)):
+            got = np.asarray(lax.reduce_precision(jnp.asarray(x), eb, mb))
+            ref = np.asarray(jax.lax.reduce_precision(x, eb, mb))
+            np.testing.assert_array_equal(got, ref)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(ref))
 
 
 def test_reduce_precision_under_transforms():

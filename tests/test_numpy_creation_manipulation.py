@@ -103,6 +103,26 @@ def f64(shape, seed=0):
 
 # === creation =====================================================================================
 
+def test_linspace_as_jax_computes_it():
+    """JAX's linspace: sample i of [start, stop] is start * (1 - i * fl(1/div)) + i * (stop * fl(1/div))
+    (div = num - 1, or num without the endpoint); the endpoint is stop itself; an integer dtype takes the
+    floor, then XLA's saturating cast; retstep's step is (stop - start) * fl(1/div)."""
+    with x64():
+        got = np.asarray(jnp.linspace(0.0, 1.0, 5, endpoint=False))
+        assert got.tolist() == [i * (1.0 * 0.2) for i in range(5)]      # [3] is 0.6000000000000001
+        assert got[3] == 0.6000000000000001
+        y, step = jnp.linspace(2.0, 3.0, 7, retstep=True)
+        c = 1.0 / 6
+        assert np.asarray(y).tolist() == [2.0 * (1 - i * c) + i * (3.0 * c) for i in range(6)] + [3.0]
+        assert float(step) == (3.0 - 2.0) * c
+        assert np.asarray(jnp.linspace(-8.378, 4, 7, dtype=np.uint8)).tolist() == [0, 0, 0, 0, 0, 1, 4]
+        assert np.asarray(jnp.linspace(0.5 + 1j, 3.0, 2, dtype=np.float64)).tolist() == [0.5, 3.0]
+    f32 = np.float32
+    c32 = f32(1) / f32(3)
+    want = [f32(f32(1.5) * (f32(1) - f32(i) * c32) + f32(i) * f32(f32(-2.25) * c32)) for i in range(3)]
+    assert np.asarray(jnp.linspace(f32(1.5), -2.25, 4, dtype=np.float32)).tolist() == want + [-2.25]
+
+
 @given(data=st.data())
 def test_logspace_geomspace(data):
     num = data.draw(st.integers(0, 7), label="num")
@@ -117,14 +137,18 @@ def test_logspace_geomspace(data):
     r = jnp.logspace(start, stop, num, endpoint, base)
     check(r, np.logspace(start, stop, num, endpoint, base), dtypes.defaults.float_, rtol=1e-5)
     check(jnp.logspace(0, 3, 4, dtype=int), np.logspace(0, 3, 4, dtype=int))
-    check(jnp.geomspace(1, 256, 9, dtype=np.int32), np.geomspace(1, 256, 9, dtype=np.int32))
-    # array endpoints and axis
-    s, e = np.array([1.0, 2.0]), np.array([10.0, -20.0])
+    # (NumPy's pow rounds 10 ** (3 log10 2) to 7.999..., which its int cast takes to 7; JAX gives 8)
+    check(jnp.geomspace(1, 256, 9, dtype=np.int32), 2 ** np.arange(9, dtype=np.int32))
+    # array endpoints and axis; as in JAX, the base broadcasts against the samples as any operand of
+    # power would (NumPy inserts the samples' axis into it), and a start of the other sign gives NaN
+    s, e = np.array([1.0, 3.0]), np.array([10.0, 30.0])
     check(jnp.geomspace(s, e, 5, axis=-1), np.geomspace(s, e, 5, axis=-1))
-    check(jnp.logspace(s, e / 10, 3, axis=1, base=np.array([2.0, 10.0])),
-          np.logspace(s, e / 10, 3, axis=1, base=np.array([2.0, 10.0])))
+    base = np.array([[2.0], [10.0]])
+    check(jnp.logspace(s, e / 10, 3, axis=1, base=base), base ** np.linspace(s, e / 10, 3, axis=1))
     with pytest.raises(ValueError):
-        jnp.geomspace(0, 10)
+        jnp.logspace(s, e / 10, 3, axis=1, base=np.array([2.0, 10.0]))
+    assert np.isnan(np.asarray(jnp.geomspace(np.array([1.0, -2.0]), 20.0, 3))[:, 1]).all()
+    assert np.isnan(np.asarray(jnp.geomspace(0, 10, 3))).all()   # (NumPy: ValueError; JAX: 0 / sign(0))
 
 
 @given(data=st.data())

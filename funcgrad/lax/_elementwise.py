@@ -412,29 +412,36 @@ def select_n(which, *cases):
 
 
 def _round_bits(x, exponent_bits: int, mantissa_bits: int):
-    """x rounded (to nearest, ties to even) to a float with the given exponent and mantissa widths,
-    computed on the host bits of x's dtype (float16/32/64). Overflow gives inf, values below the
-    smallest normal of the narrower format keep its subnormal spacing."""
-    info = np.finfo(x.dtype)
-    m_src = info.nmant
-    e_src = int(np.log2(info.maxexp)) + 1  # exponent field width
-    if mantissa_bits >= m_src and exponent_bits >= e_src:
-        return x
-    mantissa_bits = _builtins.min(mantissa_bits, m_src)
-    exponent_bits = _builtins.min(exponent_bits, e_src)
-    a = np.asarray(x, dtype=x.dtype)
-    with np.errstate(all="ignore"):
-        # spacing of the target format near |a|: 2^(e - mantissa_bits), e clamped at the target's emin
-        emax = 2 ** (exponent_bits - 1) - 1
-        emin = 1 - emax
-        e = np.floor(np.log2(np.abs(a).astype(np.float64)))
-        e = np.where(np.isfinite(e), np.maximum(e, emin), emin)
-        q = np.ldexp(1.0, (e - mantissa_bits).astype(np.int64))
-        r = (np.round(a.astype(np.float64) / q) * q)
-        largest = (2 - 2.0 ** -mantissa_bits) * 2.0 ** emax
-        r = np.where(np.abs(r) > largest, np.copysign(np.inf, a), r)
-        r = np.where(np.isfinite(a), r, a)
-    return r.astype(x.dtype)
+    """x rounded to a float with the given exponent and mantissa widths, on the bits of x's dtype, as
+    XLA's ReducePrecision computes it: the mantissa rounded to nearest, ties to even (a carry may raise
+    the exponent); then an exponent above the narrow format's range gives a signed infinity and one at
+    or below its smallest normal exponent a signed zero (the narrow format has no subnormals); NaN stays
+    NaN."""
+    a = np.asarray(x)
+    bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
+    nbits = a.dtype.itemsize * 8
+    m_src = 7 if a.dtype == dtypes.bfloat16 else np.finfo(a.dtype).nmant
+    e_src = nbits - 1 - m_src
+    u = a.view(bits).copy()
+    one = bits(1)
+    if mantissa_bits < m_src:
+        shift = bits(m_src - mantissa_bits)
+        last = one << shift
+        bias = (last >> one) - one
+        u = u + (((u & last) >> shift) + bias)
+        u = u & ~(last - one)
+    if exponent_bits < e_src:
+        sign = one << bits(nbits - 1)
+        exp_mask = ((one << bits(e_src)) - one) << bits(m_src)
+        src_bias = (1 << (e_src - 1)) - 1
+        red_bias = (1 << (exponent_bits - 1)) - 1
+        e = u & exp_mask
+        over = e > bits((src_bias + red_bias) << m_src)
+        under = e <= bits((src_bias - red_bias) << m_src)
+        zero = u & sign
+        u = np.where(over, zero | exp_mask, np.where(under, zero, u)).astype(bits)
+    out = u.view(a.dtype)
+    return np.where(np.isnan(a), a, out).astype(a.dtype)
 
 
 def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
@@ -447,8 +454,11 @@ def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
     eb, mb = operator.index(exponent_bits), operator.index(mantissa_bits)
     if eb < 1 or mb < 0:
         raise ValueError(f"reduce_precision: exponent_bits must be >= 1 and mantissa_bits >= 0, got {eb}, {mb}")
-    rounded = _rp_host(_ew.stop_gradient(x), eb, mb)
-    return _ew.add(x, _ew.stop_gradient(_ew.sub(rounded, x)))
+    held = _ew.stop_gradient(x)
+    rounded = _rp_host(held, eb, mb)
+    # rounded - (held - x): the value is rounded's bits (a flushed -0 keeps its sign: -0 - +0 is -0), the
+    # derivative the identity's; an infinite or NaN x (where held - x is NaN) is its own rounding
+    return _ew.select(_ew.is_finite(x), _ew.sub(rounded, _ew.sub(held, x)), x)
 
 
 def _rp_host(x, eb, mb):

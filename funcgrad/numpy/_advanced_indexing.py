@@ -106,16 +106,14 @@ def _as_index_array(i):
 
 
 def _normalise(a, dim: int, n: int, policy: str):
-    """Integer index `a` for an axis of size n: negative entries wrap; out-of-range ones raise
-    IndexError when concrete (policy "raise"), are clamped ("clip"), or are left out of range ("wrap",
-    for updates that drop them). Traced ones under "raise" are left to gather's clamping."""
+    """Integer index `a` for an axis of size n: negative entries wrap once; out-of-range ones are
+    clamped ("clip"), or left out of range ("wrap", for updates that drop them; "raise", for reads that
+    gather clamps, as JAX's reads do, eager or traced). Under "raise" an index into an empty axis raises
+    IndexError, as in JAX: there is no element to clamp to."""
+    if policy == "raise" and n == 0 and int(np.prod(a.shape)):
+        raise IndexError(f"index is out of bounds for axis {dim} with size 0 (at {user_location(4)})")
     if isinstance(a, np.ndarray):
         a = a.astype(_INDEX_DTYPE, copy=False)
-        if policy == "raise" and a.size:
-            bad = a[(a < -n) | (a >= n)]
-            if bad.size:
-                raise IndexError(f"index {int(bad.flat[0])} is out of bounds for axis {dim} with size {n} "
-                                 f"(at {user_location(4)})")
         a = np.where(a < 0, a + n, a)
         if policy == "clip":
             a = np.clip(a, 0, max(n - 1, 0))

@@ -2,6 +2,7 @@
 64-bit with it on; foreign values (NumPy arrays, lists) take their canonical dtype (see funcgrad.config)."""
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -10,18 +11,16 @@ from .._src.core import dtypes
 from .._src.core.array import Array, ArrayBase, canonical_array, to_array, wrap
 from .._src.core.backend import CPU
 from .._src.core.errors import ConcretizationError, IncompatibleShapesError
-from .._src.core.trace import Tracer, concrete_value
+from .._src.core.trace import Tracer
 from .._src.prims import elementwise as ew
 from ..lax._elementwise import convert_element_type as _xla_convert
-from .._src.prims.shape import (broadcast_in_dim, broadcasted_iota, concatenate, full as _full, pad, reshape,
-                                slice as lslice)
+from .._src.prims.shape import (broadcast_in_dim, broadcasted_iota, concatenate, full as _full, pad, reshape)
 from ._device import put, resolve
-from ._pad import _floor
-from ._manipulation import broadcast_arrays, expand_dims, moveaxis, ravel, stack
+from ._manipulation import broadcast_arrays, moveaxis, ravel, stack
 from ._products import diagonal
-from ._promote import (_holds_array, asarray_any, broadcast_all, broadcast_shapes, broadcast_to,
+from ._promote import (_holds_array, asarray_any, broadcast_all, broadcast_to,
                        is_python_scalar, normalize_index, result_dtype, scalar_array)
-from ._ufuncs import power, true_divide
+from ._ufuncs import log10, multiply, power, sign, true_divide
 
 
 def _shape(shape) -> tuple:
@@ -221,50 +220,60 @@ def _arange(start, stop, step, dtype):
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0,
              *, device=None):
-    """num evenly spaced samples over [start, stop], as numpy.linspace (start/stop may be arrays).
+    """num evenly spaced samples over [start, stop], as jax.numpy.linspace computes them (start/stop may be
+    arrays).
 
-    Computed in the inexact dtype of start and stop; for Python scalars and integers that is float64
-    when `dtype` is given (as NumPy) and the default float dtype otherwise. The result is then cast to
-    `dtype`; integer dtypes round toward -inf as in NumPy."""
+    JAX's arithmetic, as XLA compiles it: in the inexact dtype of `dtype` (or of start and stop), with
+    t_i = i * fl(1/div) (div = num - 1, or num without the endpoint), each sample is
+    start * (1 - t_i) + stop * t_i -- stop * t_i taken as i * (stop * fl(1/div)) where stop is a single
+    real value -- and the endpoint, if any, is stop itself. An integer dtype takes the floor."""
     num = operator.index(num)
+    axis = operator.index(axis)
     if num < 0:
-        raise ValueError(f"linspace: Number of samples, {num}, must be non-negative.")
-    start, stop = (v if is_python_scalar(v) else asarray_any(v) for v in (start, stop))
-    in_dt, weak = result_dtype(start, stop)
-    if dtypes.is_inexact(in_dt) and not weak:
-        calc = in_dt  # NumPy computes in the inputs' own inexact dtype
-    elif dtype is not None:
-        calc = dtypes.float64 if not dtypes.is_complex(in_dt) else dtypes.complex128  # as NumPy, then cast
-    else:
-        calc = dtypes.defaults.float_ if not dtypes.is_complex(in_dt) else dtypes.defaults.complex_
-    s, e = (scalar_array(v, calc, False) if is_python_scalar(v) else ew.convert_element_type(v, calc)
-            for v in (start, stop))
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    s, e, dt, calc = _space_dtypes(start, stop, dtype)
     s, e = broadcast_all("linspace", [s, e])
-    dt = dtypes.canonicalize(dtype) if dtype is not None else calc
+    bounds = tuple(s.shape)
+    axis = normalize_index(axis, len(bounds) + 1, "linspace")
+    shape = bounds[:axis] + (num,) + bounds[axis:]
+    bdims = tuple(d for d in range(len(shape)) if d != axis)
     div = (num - 1) if endpoint else num
-    shape = (num,) + tuple(s.shape)
-    bdims = tuple(range(1, len(shape)))
-    i = broadcast_in_dim(ew.convert_element_type(broadcasted_iota(dtypes.int64, (num,), 0), calc), shape, (0,))
-    delta = ew.sub(e, s)
-    if div > 0:
-        step = true_divide(delta, div)
-        y = ew.mul(i, broadcast_in_dim(step, shape, bdims))
+    if num > 1:
+        real = (np.dtype(np.float32) if calc == np.complex64 else np.dtype(np.float64)) if dtypes.is_complex(calc) \
+            else calc
+        # XLA divides by the constant div as a product with fl(1/div); in bfloat16 that reciprocal and the
+        # products with it stay float32 (XLA's bfloat16 normalisation), each result rounded to bfloat16
+        wide = np.dtype(np.float32) if calc == dtypes.bfloat16 else real
+        c = scalar_array(np.array(1, wide) / np.array(div, wide), wide, False)
+        cc = ew.convert_element_type(c, calc) if dtypes.is_complex(calc) else c
+        delta = ew.convert_element_type(multiply(ew.convert_element_type(ew.sub(e, s), cc.dtype), cc), calc)
+        rows = bounds[:axis] + (div,) + bounds[axis:]
+        i = broadcasted_iota(real, (div,), 0)
+        t = ew.convert_element_type(ew.mul(ew.convert_element_type(i, wide), broadcast_to(c, (div,))), calc)
+        one_minus = ew.sub(broadcast_to(scalar_array(1, calc, False), (div,)), t)
+        y = ew.mul(broadcast_in_dim(s, rows, bdims), broadcast_in_dim(one_minus, rows, (axis,)))
+        if math.prod(bounds) == 1 and c.dtype == calc:
+            ec = multiply(reshape(e, ()), c)     # XLA's reassociation: stop * (i * c) -> i * (stop * c)
+            ye = broadcast_in_dim(ew.mul(i, broadcast_to(ec, (div,))), rows, (axis,))
+        else:
+            ye = ew.mul(broadcast_in_dim(e, rows, bdims), broadcast_in_dim(t, rows, (axis,)))
+        y = ew.add(y, ye)
+        if endpoint:
+            last = bounds[:axis] + (1,) + bounds[axis:]
+            y = concatenate([y, broadcast_in_dim(e, last, bdims)], axis)
+    elif num == 1:
+        delta = scalar_array(np.nan, calc, False) if endpoint else ew.sub(e, s)
+        y = broadcast_in_dim(s, shape, bdims)
     else:
-        step = ew.mul(delta, broadcast_to(scalar_array(np.nan, calc, False), delta.shape))
-        y = ew.mul(i, broadcast_in_dim(delta, shape, bdims))
-    y = ew.add(y, broadcast_in_dim(s, shape, bdims))
-    if endpoint and num > 1:
-        last = broadcast_in_dim(e, (1,) + tuple(s.shape), bdims)
-        y = concatenate([lslice(y, (0,) * len(shape), (num - 1,) + tuple(s.shape)), last], 0)
-    if axis != 0:
-        y = moveaxis(y, 0, normalize_index(axis, y.ndim, "linspace"))
-    if dtypes.is_integer(dt) and dtypes.is_float(calc):
-        y = _floor(y)
-    y = ew.convert_element_type(y, dt)
+        delta = scalar_array(np.nan, calc, False)
+        y = _full(shape, 0, calc)
+    if dtypes.is_integer(dt) and not dtypes.is_integer(y.dtype):
+        y = ew.floor(y)
+    y = _xla_convert(y, dt)
     if device is not None:
         y = put(y, device, "linspace")
     if retstep:
-        return y, step
+        return y, delta
     return y
 
 
@@ -292,78 +301,41 @@ def identity(n: int, dtype=None):
 
 
 
+def _space_dtypes(start, stop, dtype):
+    """(start, stop as arrays of the computation dtype, result dtype, computation dtype), as JAX's
+    linspace/logspace/geomspace take them: the result dtype is `dtype` or the inexact dtype start and stop
+    promote to; the computation runs in that dtype's inexact kin (an integer dtype's float)."""
+    start, stop = (asarray_any(v) for v in (start, stop))
+    dt = dtypes.to_inexact(*result_dtype(start, stop)) if dtype is None else dtypes.canonicalize(dtype)
+    calc = dtypes.to_inexact(dt)
+    return ew.convert_element_type(start, calc), ew.convert_element_type(stop, calc), dt, calc
+
+
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):
-    """base ** linspace(start, stop, num), as numpy.logspace (base may be an array).
-
-    Computed as linspace is (see linspace); the result is then cast to `dtype`."""
-    b_ndim = base.ndim if isinstance(base, ArrayBase) else (0 if is_python_scalar(base) else np.ndim(base))
-    if b_ndim:
-        b = asarray_any(base)
-        args = [asarray_any(v) for v in (start, stop)]
-        ndmax = len(broadcast_shapes(*[v.shape for v in args], b.shape))
-        start, stop, base = (v if v.ndim >= ndmax else _reshape_ndmin(v, ndmax) for v in (*args, b))
-        base = expand_dims(base, axis)
-    calc_dtype = None
-    if dtype is not None:  # as NumPy: linspace in float64 (complex128), power, then cast to dtype
-        calc_dtype = dtypes.complex128 if dtypes.is_complex(dtypes.canonicalize(dtype)) else dtypes.float64
-    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis, dtype=calc_dtype)
-    r = power(base, y)
-    if dtype is None:
-        return r
-    return ew.convert_element_type(r, dtypes.canonicalize(dtype))
-
-
-def _reshape_ndmin(v, nd):
-    return reshape(v, (1,) * (nd - v.ndim) + tuple(v.shape))
+    """base ** linspace(start, stop, num), as jax.numpy.logspace computes it: the linspace in the
+    computation dtype (see linspace), raised by power (base broadcasts against it as any operand
+    would), then converted to `dtype`."""
+    num, axis = operator.index(num), operator.index(axis)
+    s, e, dt, _ = _space_dtypes(start, stop, dtype)
+    lin = linspace(s, e, num, endpoint=endpoint, axis=axis)
+    return _xla_convert(power(base, lin), dt)
 
 
 def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
     """Numbers spaced evenly on a log scale from start to stop (a geometric progression), as
-    numpy.geomspace; negative and complex endpoints are handled as NumPy does. The endpoints are
-    returned exactly."""
-    num = operator.index(num)
+    jax.numpy.geomspace computes them: sign(start) * logspace(log10(start / sign(start)),
+    log10(stop / sign(start)), num) in the computation dtype (see linspace), converted to `dtype`.
+    As in JAX, the endpoints are not pinned to start and stop, and a zero gives NaN or infinity."""
+    num, axis = operator.index(num), operator.index(axis)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    s, e = (v if is_python_scalar(v) else asarray_any(v) for v in (start, stop))
-    for v in (s, e):
-        h = v if is_python_scalar(v) else concrete_value(v)
-        if h is not None and np.any(np.asarray(h) == 0):
-            raise ValueError("Geometric sequence cannot include zero")
-    # NumPy: result_type(start, stop, float(num), zeros((), dtype)), with its float64 read as the
-    # default float dtype
-    keys = [(dtypes.python_scalar_dtype(v), True) if is_python_scalar(v) else (v.dtype, v.weak_type)
-            for v in (s, e)]
-    # default float dtype (when `dtype` is given, NumPy's float64, as linspace does)
-    flt = dtypes.defaults.float_ if dtype is None else dtypes.float64
-    keys.append((dtypes.canonicalize(dtype) if dtype is not None else flt, False))
-    dt, _ = dtypes.result_type(*keys, (flt, False))
-    s, e = (scalar_array(v, dt, False) if is_python_scalar(v) else ew.convert_element_type(v, dt) for v in (s, e))
-    s, e = broadcast_all("geomspace", [s, e])
-    sign = ew.sign(s)
-    s = ew.div(s, sign)
-    e = ew.div(e, sign)
-    if hasattr(ew, "log10"):
-        ls, le = ew.log10(s), ew.log10(e)
-    else:  # pragma: no cover - older primitive sets
-        ls, le = (true_divide(ew.log(v), np.log(10.0)) for v in (s, e))
-    r = logspace(ls, le, num=num, endpoint=endpoint, base=10.0)
-    r = ew.convert_element_type(r, dt)
-    if num > 0:
-        shape = tuple(r.shape)
-        rest = shape[1:]
-        bd = tuple(range(1, len(shape)))
-        parts = [broadcast_in_dim(s, (1,) + rest, bd)]
-        if num > 1 and endpoint:
-            if num > 2:
-                parts.append(lslice(r, (1,) + (0,) * len(rest), (num - 1,) + rest))
-            parts.append(broadcast_in_dim(e, (1,) + rest, bd))
-        else:
-            parts.append(lslice(r, (1,) + (0,) * len(rest), shape))
-        r = concatenate([p for p in parts if p.shape[0]], 0)
-        r = ew.mul(r, broadcast_in_dim(sign, shape, bd))
-    if axis != 0:
+    s, e, dt, calc = _space_dtypes(start, stop, dtype)
+    sign_ = sign(s)
+    r = multiply(sign_, logspace(log10(true_divide(s, sign_)), log10(true_divide(e, sign_)), num,
+                                 endpoint=endpoint, base=10.0, dtype=calc, axis=0))
+    if axis != 0 and r.ndim:
         r = moveaxis(r, 0, normalize_index(axis, r.ndim, "geomspace"))
-    return r if dtype is None else ew.convert_element_type(r, dtypes.canonicalize(dtype))
+    return _xla_convert(r, dt)
 
 
 def tri(N, M=None, k: int = 0, dtype=None, *, like=None):

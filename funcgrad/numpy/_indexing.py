@@ -129,10 +129,10 @@ def basic_getitem(x, items):
             out_shape.append(size)
         else:
             k = int(i)
-            if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {n} "
+            if n == 0:
+                raise IndexError(f"index {k} is out of bounds for axis {dim} with size 0 "
                                  f"(at {user_location(3)})")
-            k %= n
+            k = min(max(k + n if k < 0 else k, 0), n - 1)  # JAX clamps an out-of-range int read
             starts.append(k)
             limits.append(k + 1)
             strides.append(1)
