@@ -275,10 +275,10 @@ def compiled_with_parallel_ops(f, *args):
     """A fresh jit of f compiled (by one checked call) with jit_parallel_ops on: large matrix products
     split between two threads, independent convolutions paired. The setting is read when code is
     generated, so later calls run that code with the setting restored."""
-    jf = funcgrad.jit(f)
     old = funcgrad.config.read("jit_parallel_ops")
     funcgrad.config.update("jit_parallel_ops", True)
     try:
+        jf = funcgrad.jit(f)  # (made under the setting: jit(f) shares f's signatures compiled under the same ones)
         out = jf(*args)
     finally:
         funcgrad.config.update("jit_parallel_ops", old)

@@ -551,3 +551,23 @@ def test_shared_cache_lives_with_its_function():
     m = M()
     np.testing.assert_array_equal(np.asarray(fg.jit(m.h)(jnp.arange(2.0))), [0.0, 3.0])
     np.testing.assert_array_equal(np.asarray(fg.jit(functools.partial(M.h, m))(jnp.arange(2.0))), [0.0, 3.0])
+
+
+def test_a_jit_made_before_a_setting_changed_compiles_under_the_new_one():
+    def f(x):
+        return x @ x.T
+
+    x = jnp.ones((4, 4))
+    a = fg.jit(f)
+    a(x)
+    b = fg.jit(f)  # made under the old settings; its first compile happens under the new ones
+    old = fg.config.read("jit_fusion")
+    try:
+        fg.config.update("jit_fusion", not old)
+        c = fg.jit(f)
+        c(x)
+        assert c._cache is not a._cache  # (other settings: f's other cache)
+        b(jnp.ones((3, 4)))  # a new signature, compiled now: into the cache of the settings in force
+        assert b._cache is c._cache
+    finally:
+        fg.config.update("jit_fusion", old)

@@ -334,8 +334,8 @@ class JitFunction:
             self._resolve_static_with_signature(fun)
         self._donating = bool(self.donate_argnums or self.donate_argnames)
         self._plain = not self.static_argnums and not self.static_argnames and not self._donating
-        self._st = _shared(fun, (self.static_argnums, self.static_argnames, self.donate_argnums,
-                                 self.donate_argnames, _compile_settings()))
+        self._options = (self.static_argnums, self.static_argnames, self.donate_argnums, self.donate_argnames)
+        self._st = _shared(fun, self._options + (_compile_settings(),))
         self._cache, self._roots, self._fast_keys = self._st.cache, self._st.roots, self._st.fast_keys
         self._last_key = None
         self.compile_count = 0
@@ -500,6 +500,12 @@ class JitFunction:
     def _entry(self, args, kwargs, sig=None):
         key, leaves, in_tree, static, static_kw, n, _ = sig or self._signature(args, kwargs)
         entry = self._cache.get(key)
+        if entry is None:
+            st = _shared(self.fun, self._options + (_compile_settings(),))
+            if st is not self._st:  # settings changed since this jit was made: compile into f's cache for them
+                self._st = st
+                self._cache, self._roots, self._fast_keys = st.cache, st.roots, st.fast_keys
+                entry = self._cache.get(key)
         if entry is None:
             jaxpr, out_tree = self._trace(leaves, in_tree, static, static_kw, n)
             (jaxpr,), hoisted = hoist_tracer_consts([jaxpr])
@@ -797,6 +803,9 @@ def jit(fun: Callable | None = None, /, *, in_shardings=_UNSPECIFIED, out_shardi
     folding, CSE, dead-code elimination, fusion of elementwise chains) and turned into a Python function of
     NumPy (or CuPy) calls; later calls with the same signature run that code directly. Inspect it with
     `jit(f).lower(*args).as_text()` (the optimised jaxpr) and `.source()` (the generated Python).
+    As in JAX, the cache belongs to the function: every `jit(f)` of one plain function with the same options
+    and code-generation settings (funcgrad.config's jit_* settings, as they are when a signature is compiled)
+    finds the signatures the others compiled, so `jit(f)(x)` in a loop traces once.
 
     Args:
         fun: the function to compile; its arguments are pytrees of arrays (and static values).
