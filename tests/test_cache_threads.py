@@ -311,4 +311,5 @@ def test_a_jitted_function_still_deep_copies():
     f = fg.jit(lambda x: x + jnp.arange(x.shape[0], dtype=x.dtype))
     g = copy.deepcopy(f)
     np.testing.assert_array_equal(np.asarray(g(jnp.zeros(3))), [0, 1, 2])
-    assert g._cache_bytes() == 12 and f._cache_size() == 0
+    # (a copy is a jit of the same function: it shares that function's compiled signatures, as jit(f) again does)
+    assert g._cache_bytes() == 12 and f._cache_size() == 1 and g._cache is f._cache

@@ -76,9 +76,18 @@ _WAIVED_GROUPS: dict[str, tuple[str, tuple[str, ...], list[str]]] = {
                                  *[f"slogdet[{k}]" for k in ("rank1", "rank2", "zero")]))),
     'singular-noise': (
         "the inverse / condition number / solve / Q of an exactly singular (rank-2) matrix do not exist: both "
-        "libraries return LAPACK's rounding noise (~1e16; Q's last column from R[2,2] ~ 1e-16), which differs",
+        "libraries return LAPACK's rounding noise (~1e16; Q's last column from R[2,2] ~ 1e-16), which differs; "
+        "inv_ex: torch's getrf leaves a ~1e-16 pivot (info 0, the noise), funcgrad's LU an exact zero (info 3, NaN)",
         ("value", "fwd1", "fwd2", "rev1", "rev2"),
-        _rows(("inverse[rank2]", "inv[rank2]", "cond[rank2]", "tensorsolve[singular_vec]", "qr[rank2]"))),
+        _rows(("inverse[rank2]", "inv[rank2]", "inv_ex[rank2]", "cond[rank2]", "tensorsolve[singular_vec]",
+               "qr[rank2]"))),
+    'ex-failing': (
+        "torch.linalg's *_ex at a matrix its factorization fails on (info > 0: singular for inv_ex/solve_ex, not "
+        "positive-definite for cholesky_ex): torch returns what LAPACK's getrf/getri/potrf left in its buffer "
+        "(the leading factor, infs) with NaN or zero derivatives; funcgrad returns NaN there with torch's info",
+        ("value", "fwd1", "fwd2", "rev1", "rev2"),
+        _rows((*[f"cholesky_ex[{k}]" for k in ("rank1", "rank2", "zero", "regular")],
+               *[f"inv_ex[{k}]" for k in ("rank1", "zero")], "solve_ex[singular_mat]"))),
     'lu-rank2': (
         "torch's forward-over-forward of lu at the rank-2 matrix misses a term: funcgrad's U'' = (0.2324, "
         "-1.6899) in the last column matches finite differences of torch.linalg.lu (torch: 0.5, -1.5)",

@@ -118,6 +118,11 @@ def take_along_dim(input, indices, dim=None):
 
 def take(input, index):
     idx = _idx_arr(index)
+    if isinstance(idx, np.ndarray) and idx.size:  # (jnp's read would clamp, as JAX's: torch raises)
+        n = input.numel()
+        bad = idx[(idx >= n) | (idx < -n)]
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements.")
     return _apply1("Take", lambda a: jnp.ravel(a)[idx], input)
 
 
