@@ -625,7 +625,7 @@ def test_cummax_cummin_ties_vs_jax():
     jax.config.update("jax_enable_x64", True)
     try:
         with funcgrad.enable_x64():
-            for trial in range(40):
+            for trial in range(12):  # (values 0..2: every draw has ties; a quarter has NaNs)
                 v = rng.integers(0, 3, (2, int(rng.integers(1, 12)))).astype(float)
                 if trial % 4 == 0:
                     v[rng.random(v.shape) < 0.3] = np.nan
