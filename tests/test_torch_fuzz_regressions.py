@@ -720,3 +720,21 @@ def test_the_first_of_two_bad_arguments_raises_as_torch(case):
             calls[case](L)
         got.append((type(e.value).__name__.lstrip("_"), str(e.value)))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("idx", [([3],), ([-4],), ([0], [4]), ([[0, 2]], [[-1, 3]]), ([2],)])
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_out_of_range_raises_as_torch(idx, accumulate):
+    """index_put with an out-of-range integer index raises torch's IndexError (the functional update dropped it)."""
+    torch = pytest.importorskip("torch")
+    res = {}
+    for lib in (fg, torch):
+        x = lib.zeros(3, 4)
+        try:
+            res[lib] = x.index_put(tuple(lib.tensor(i) for i in idx), lib.tensor(1.0), accumulate=accumulate).numpy()
+        except IndexError as e:
+            res[lib] = str(e)
+    if isinstance(res[torch], str):
+        assert res[fg] == res[torch]
+    else:
+        np.testing.assert_array_equal(res[fg], res[torch])

@@ -270,7 +270,20 @@ def index_fill(input, dim, index, value):
     return _apply1("IndexFill", lambda a: a.at[key].set(s), input)
 
 
+def _check_put_bounds(input, indices) -> None:
+    """torch's IndexError for an out-of-range integer index of index_put (the update would drop it silently),
+    over the leading integer index tensors (a mask or None shifts the dimensions: the checks stop there)."""
+    for d, t in enumerate(indices):
+        if not isinstance(t, Tensor) or t._v is None or t._np_dtype().kind not in "iu" or d >= input.ndim:
+            return
+        v, n = t._host(), input.shape[d]
+        bad = v[(v >= n) | (v < -n)]
+        if bad.size:
+            raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {d} with size {n}")
+
+
 def index_put(input, indices, values, accumulate=False):
+    _check_put_bounds(input, indices)
     key = _convert_index(tuple(indices))
     dt = input._np_dtype()
     if isinstance(values, Tensor):
