@@ -46,10 +46,13 @@ import traceback
 # One BLAS / OpenMP thread unless told otherwise: the suite measures funcgrad's overhead over NumPy, and
 # multi-threaded OpenBLAS on a machine with other work running can be 10-50x slower and erratic. This
 # must happen before NumPy (or torch) is imported; torch and XLA get the same single thread below.
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-if os.environ["OMP_NUM_THREADS"] == "1":
-    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+# The child process of the W2D rows (--w2d-child) keeps every library's default threads instead.
+_W2D_CHILD = "--w2d-child" in sys.argv[1:]
+if not _W2D_CHILD:
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+    if os.environ["OMP_NUM_THREADS"] == "1":
+        os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 import numpy as np  # noqa: E402
 from numpy.lib.stride_tricks import sliding_window_view  # noqa: E402
@@ -774,6 +777,70 @@ def bench_w2() -> None:
         c.optional("jax.jit", make_jax, want, 1e-6)
 
 
+_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS")
+
+
+def bench_w2d() -> None:
+    """W2's step at every library's default threads: funcgrad.jit (BLAS threads per product by size, up to
+    all usable CPUs), jax.jit (XLA's own thread pool) and NumPy's BLAS at its default. XLA fixes its threads
+    when it starts, so these rows run in a child process started without the suite's thread settings;
+    the child checks each result against NumPy's and prints its rows as JSON."""
+    import json
+    env = {k: v for k, v in os.environ.items() if k not in _THREAD_VARS}
+    cmd = ([sys.executable, os.path.abspath(__file__), "--w2d-child"] + (["--quick"] if QUICK else [])
+           + (["--no-jax"] if jax is None else []))
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"the W2D child process failed: {done.stderr.strip().splitlines()[-1:]}")
+    rows = json.loads(done.stdout.strip().splitlines()[-1])
+    base = rows[0][2]  # (the NumPy row)
+    for case, impl, t, peak, note in rows:
+        _PEAK[0] = peak
+        add_row(case, impl, t, base, note)
+
+
+def w2d_child(use_jax: bool) -> None:
+    """The child of bench_w2d: W2's data, funcgrad.jit and jax.jit steps, timed at default threads."""
+    import json
+    load_optional(False, use_jax)
+    np_params, x_np, y_np = mlp_data()
+    params, x, y = fg_tree(np_params), jnp.asarray(x_np), jnp.asarray(y_np)
+
+    def fg_step(params, x, y):
+        loss, grads = funcgrad.value_and_grad(lambda p: mlp_loss(FG, p, x, y))(params)
+        return loss, tree_map(lambda p, g: p - LR * g, params, grads)
+
+    def numpy_step(params, x, y):
+        loss, grads = numpy_mlp_value_and_grad(params, x, y)
+        return loss, [(w - LR * gw, b - LR * gb) for (w, b), (gw, gb) in zip(params, grads)]
+
+    want = numpy_step(np_params, x_np, y_np)
+    step_jit = funcgrad.jit(fg_step)
+    check("W2D SGD step (jit)", step_jit(params, x, y), want, 1e-6)
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    label = f"W2D W2's step at default threads ({n} CPUs)"
+    rows = []
+
+    def row(impl, fn, note=""):
+        t = measure(fn)
+        rows.append((label, impl, t, _PEAK[0], note))
+
+    row("NumPy (by hand)", lambda: numpy_step(np_params, x_np, y_np), "NumPy's BLAS at its default threads")
+    tier = settle(step_jit, lambda: step_jit(params, x, y))
+    row("funcgrad.jit", lambda: step_jit(params, x, y), "; ".join(
+        filter(None, [tier, f"BLAS threads per product by size, ceiling {funcgrad.get_num_threads()}"])))
+    if jax is not None:
+        ns = jax_ns()
+
+        def step(p, xx, yy):
+            loss, g = jax.value_and_grad(lambda q: mlp_loss(ns, q, xx, yy))(p)
+            return loss, jax.tree_util.tree_map(lambda a, b: a - LR * b, p, g)
+        jf, a, b, c = jax_ready(jax.jit(step)), jax_tree(np_params), jax_tree(x_np), jax_tree(y_np)
+        check("W2D SGD step (jax.jit)", jf(a, b, c), want, 1e-6, check_dtype=False)
+        row("jax.jit", lambda: jf(a, b, c), "XLA's default thread pool")
+    print(json.dumps(rows))
+
+
 def bench_w3() -> None:
     rng = np.random.default_rng(1)
     np_params = mlp_params([784, 128, 10], rng)
@@ -1073,6 +1140,7 @@ WORKLOADS = {
     "E0": ("eager per-op overhead, 16 x f32", bench_e0),
     "W1": ("100-op elementwise chain, eager and jit", bench_w1),
     "W2": ("MLP 784-512-512-10 SGD step: jit(value_and_grad) + update", bench_w2),
+    "W2D": ("W2's step at every library's default threads (a child process): funcgrad.jit vs jax.jit", bench_w2d),
     "W3": ("per-example gradients, MLP 784-128-10: jit(vmap(grad))", bench_w3),
     "W4": ("Hessian-vector product, A 1000x1000 f64: jit(jvp(grad))", bench_w4),
     "W5": ("small CNN forward+backward: jit(value_and_grad)", bench_w5),
@@ -1228,7 +1296,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-jax", action="store_true", help="leave out jax even if importable")
     ap.add_argument("--out", metavar="DIR", help="also write the table (markdown) and, with matplotlib, a bar "
                                                  "plot of the ratios (PNG) to DIR, e.g. benchmarks/results")
+    ap.add_argument("--w2d-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.w2d_child:
+        QUICK = args.quick
+        w2d_child(not args.no_jax)
+        return 0
     if args.list:
         for k, (title, _) in WORKLOADS.items():
             print(f"{k}  {title}")
