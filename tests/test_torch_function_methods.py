@@ -207,7 +207,8 @@ def _names_seen(lib, expr):
 
 
 @pytest.mark.parametrize("expr", EXPRESSIONS + ["s.absolute()", "s.negative()", "s.subtract(1)", "s.float()",
-                                                "s.double()", "s.flip(0)", "s.clip(0, 1)", "s.swapaxes(0, 1)"])
+                                                "s.double()", "s.flip(0)", "s.clip(0, 1)", "s.swapaxes(0, 1)",
+                                                "s.ndimension()", "s.nelement()"])
 def test_func_names_are_torchs(expr):
     """Overrides that log or dispatch on `func.__name__` see torch's names: a method installed from a helper
     (`_sum_m`, a conversion's closure) or shared with its alias (absolute -> abs) is named as torch names it."""
@@ -215,7 +216,8 @@ def test_func_names_are_torchs(expr):
 
 
 def test_aliases_are_distinct_methods():
-    for a, b in (("abs", "absolute"), ("sub", "subtract"), ("div", "true_divide"), ("transpose", "swapaxes")):
+    for a, b in (("abs", "absolute"), ("sub", "subtract"), ("div", "true_divide"), ("transpose", "swapaxes"),
+                 ("dim", "ndimension"), ("numel", "nelement")):
         assert (getattr(fg.Tensor, a) is getattr(fg.Tensor, b)) == (getattr(torch.Tensor, a) is getattr(torch.Tensor, b))
 
 

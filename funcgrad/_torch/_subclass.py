@@ -134,13 +134,14 @@ def vars_of(cls) -> dict:
 
 
 # --- torch's dispatch of Tensor's methods, operators and properties on a subclass ------------------------------------
-# The operators torch hands `__torch_function__` as another Tensor method (as its C++ does: `s + 1` is Tensor.add).
+# The operators (and aliases) torch hands `__torch_function__` as another Tensor method (as its C++ does: `s + 1` is
+# Tensor.add, `s.ndimension()` Tensor.dim).
 _OP_FUNC = {"__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub", "__isub__": "sub_",
             "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_", "__truediv__": "div", "__itruediv__": "div_",
             "__ifloordiv__": "floor_divide_", "__mod__": "remainder", "__imod__": "remainder_",
             "__matmul__": "matmul", "__neg__": "neg", "__pos__": "positive", "__abs__": "abs", "__ne__": "ne",
             "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge", "__rand__": "bitwise_and",
-            "__ror__": "bitwise_or", "__rxor__": "bitwise_xor"}
+            "__ror__": "bitwise_or", "__rxor__": "bitwise_xor", "ndimension": "dim", "nelement": "numel"}
 # Tensor's attributes that torch writes in Python (torch/_tensor.py): their handle_torch_function passes self and the
 # operands as given, counts plain Tensors among `types` and names the function torch._tensor's; those listed with a
 # spec pass (the parameters given positionally, {those given by keyword: their defaults}) whatever the caller wrote

@@ -172,7 +172,8 @@ class Tensor:
     def dim(self) -> int:
         return (self._v if self._v is not None else self._a).ndim
 
-    ndimension = dim
+    def ndimension(self) -> int:  # (torch's alias of dim, a method of its own: Tensor.ndimension is not Tensor.dim)
+        return (self._v if self._v is not None else self._a).ndim
 
     @property
     def ndim(self) -> int:
@@ -181,7 +182,8 @@ class Tensor:
     def numel(self) -> int:
         return int((self._v if self._v is not None else self._a).size)
 
-    nelement = numel
+    def nelement(self) -> int:  # (torch's alias of numel, a method of its own)
+        return int((self._v if self._v is not None else self._a).size)
 
     def element_size(self) -> int:
         return self._np_dtype().itemsize
