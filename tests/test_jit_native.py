@@ -312,6 +312,90 @@ def test_tiering_in_the_background():
         np.testing.assert_array_equal(np.asarray(jf(x)), np.sin(np.asarray(x)) * 3.0 - np.asarray(x))
 
 
+def _native_bodies():
+    """The loop bodies (control/_bodies.py) whose native code is in use."""
+    import gc
+    from funcgrad._src.control._bodies import _Body
+    return [b for b in gc.get_objects() if type(b) is _Body and b.native is not None]
+
+
+def _lstm_loss(xs, w, b):
+    """An LSTM over xs (T, B, I) as one lax.scan: a matrix product and the gates (logistic, tanh) per step."""
+    H = w.shape[1] // 4
+
+    def step(carry, x):
+        h, c = carry
+        g = jnp.concatenate([x, h], axis=1) @ w + b
+        i, f, o = lax.logistic(g[:, :H]), lax.logistic(g[:, H:2 * H]), lax.logistic(g[:, 3 * H:])
+        c = f * c + i * jnp.tanh(g[:, 2 * H:3 * H])
+        h = o * jnp.tanh(c)
+        return (h, c), h
+    z = jnp.zeros((xs.shape[1], H), xs.dtype)
+    return jnp.sum(lax.scan(step, (z, z), xs)[1] ** 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_loop_bodies_tier_up_bitwise(dtype):
+    """A scan that does not lower as a whole (its step's matrix product is above jit_native_max_dot_flops, so it
+    stays on BLAS) runs its body's compiled code once per step: that code tiers up to native code as a jit
+    entry's does (the gates' arithmetic one region, logistic included as its impl's four ufunc calls) and gives
+    the NumPy code's results bit for bit, forward and backward."""
+    from funcgrad.experimental import enable_x64
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((6, 20, 64)).astype(dtype)
+    w = (rng.standard_normal((128, 256)) * 0.1).astype(dtype)
+    b = rng.standard_normal(256).astype(dtype)
+    assert 2 * 20 * 128 * 256 > native.config.max_dot_flops
+    with enable_x64(dtype == np.float64):
+        args = [jnp.asarray(a) for a in (xs, w, b)]
+        with native_off():
+            want = fg.jit(fg.value_and_grad(_lstm_loss, argnums=(1, 2)))(*args)
+        before = {id(x) for x in _native_bodies()}
+        with native_on(threshold=6):
+            jf = fg.jit(fg.value_and_grad(_lstm_loss, argnums=(1, 2)))
+            for _ in range(3):
+                got = jf(*args)
+            assert len({id(x) for x in _native_bodies()} - before) >= 2  # the forward's body and the backward's
+    for g, v in zip(fg.tree_util.tree_leaves(got), fg.tree_util.tree_leaves(want)):
+        assert np.asarray(g).dtype == dtype
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(v))
+
+
+def test_torch_lstm_tiers_up_bitwise():
+    """nn.LSTM's recurrence is one scan (nn/modules/rnn.py): after tiering, forward and backward give the
+    NumPy code's values and gradients bit for bit."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((7, 2, 4)).astype(np.float32)
+
+    def run():
+        fg.manual_seed(0)
+        m = fg.nn.LSTM(4, 6, num_layers=2)
+        out = m(fg.tensor(x))[0]
+        (out ** 2).sum().backward()
+        return [out.detach().numpy()] + [p.grad.numpy() for p in m.parameters()]
+    with native_off():
+        want = run()
+    with native_on(threshold=7):
+        for _ in range(3):
+            got = run()
+        assert _native_bodies()
+    for g, v in zip(got, want):
+        np.testing.assert_array_equal(g, v)
+
+
+def test_logistic_joins_a_region_bitwise():
+    x = np.random.default_rng(2).standard_normal((6, 7)).astype(np.float32) * 40
+    x[0, :5] = [0.0, -0.0, np.inf, -np.inf, np.nan]
+    with native_on():
+        jf = fg.jit(lambda a: lax.logistic(a * 2.0) * a + 1.0)
+        got = jf(jnp.asarray(x))
+        src = entry_of(jf).native.source
+    assert "_logistic" not in src.split("# native regions")[0]  # no call of the NumPy impl left
+    with native_off():
+        want = fg.jit(lambda a: lax.logistic(a * 2.0) * a + 1.0)(jnp.asarray(x))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
 def test_native_code_keeps_the_parallel_ops_setting_of_the_first_compile():
     """jit_parallel_ops is read when code is generated: the native tier, regenerating the program later (after
     the setting was put back), keeps the first compile's split of a large product."""

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from ..core import dtypes
 from ..core.array import ArrayBase, get_aval, canonical_array
 from ..core.aval import ShapedArray
@@ -170,11 +172,30 @@ def _zeros(av):
     return full(av.shape, 0, av.dtype)
 
 
+class _Body:
+    """A loop body's or branch's compiled code, as jit's cache entries hold theirs: `fn` runs the NumPy code
+    generation, and with the native tier (compiler/native.py, numba) swaps in native code once the body has
+    run `jit_native_threshold` times (a scan of 35 steps reaches it in its third call). The native code is
+    `exact`: only what gives the NumPy code's results bit for bit (elementwise arithmetic, slices,
+    concatenations) joins its regions; matrix products and reductions stay on NumPy, so an eager loop (the
+    torch face's nn.LSTM) gives the same values before and after tiering."""
+    __slots__ = ("fn", "native")
+
+    def __init__(self, jaxpr: Jaxpr, tiered: bool):
+        compiled = compiler.compile_jaxpr(jaxpr)
+        self.fn, self.native = compiled.fn, None
+        if tiered:
+            self.fn = compiler.native.tier(self, compiled, exact=True)
+
+
 def _compiled(jaxpr: Jaxpr):
-    c = jaxpr._cache.get("compiled")
+    """The body's code for this run (read at each loop's start: the native code replaces it when ready). With
+    the native tier turned off (jit_native) a body keeps the NumPy code: an entry of its own."""
+    tiered = compiler.native.wanted(np)
+    c = jaxpr._cache.get(("compiled", tiered))
     if c is None:
-        c = jaxpr._cache["compiled"] = compiler.compile_jaxpr(jaxpr)
-    return c
+        c = jaxpr._cache[("compiled", tiered)] = _Body(jaxpr, tiered)
+    return c.fn
 
 
 def _fn(jaxpr):

@@ -57,7 +57,7 @@ from ...core.primitive import Primitive
 from . import codegen as _codegen
 from ._ir import buffer_of, uniform_value
 from ._config import native_config as config
-from .native_ops import _is_loop, supported
+from .native_ops import _is_loop, expand_composites, supported
 from .native_emit import _Emitter, _cast, _emit_body, _literal
 from .native_roll import _ROLLED, _expand, _roll
 
@@ -123,8 +123,8 @@ def _cut(items: list) -> list:
     return pieces
 
 
-def find_regions(jaxpr: Jaxpr) -> list:
-    """The program as a list of Eqn (NumPy path) and Region items, in program order."""
+def find_regions(jaxpr: Jaxpr, exact: bool = False) -> list:
+    """The program as a list of Eqn (NumPy path) and Region items, in program order (`exact`: see supported)."""
     items, run = [], []
 
     def close():
@@ -138,7 +138,7 @@ def find_regions(jaxpr: Jaxpr) -> list:
         run.clear()
 
     for e in jaxpr.eqns:
-        if supported(e):
+        if supported(e, exact):
             run.append(e)
         else:
             close()
@@ -285,14 +285,16 @@ def _n_eqns(eqns) -> int:
     return n
 
 
-def compile_native(jaxpr: Jaxpr, parallel_ops: bool | None = None):
+def compile_native(jaxpr: Jaxpr, parallel_ops: bool | None = None, exact: bool = False):
     """jaxpr (optimised) as a codegen.Compiled whose regions run natively, or None when no region
     lowers. Compiles (or loads from the disk cache) with Numba: seconds for a large program, so jit
     calls this on its tiering thread. `jaxpr` is compiler.lower's result (what codegen compiles);
-    `parallel_ops` is codegen's jit_parallel_ops for the code around the regions (None: the setting now)."""
+    `parallel_ops` is codegen's jit_parallel_ops for the code around the regions (None: the setting now).
+    With `exact`, regions hold only what gives the NumPy code's results bit for bit (supported)."""
     if not available():
         return None
-    items = find_regions(jaxpr)
+    jaxpr = expand_composites(jaxpr)
+    items = find_regions(jaxpr, exact)
     regions = [it for it in items if isinstance(it, Region)]
     if not regions:
         return None
@@ -340,12 +342,13 @@ def wanted(xp) -> bool:
     return xp is np and config.enabled and available()
 
 
-def tier(entry, compiled):
+def tier(entry, compiled, exact: bool = False):
     """The function jit's cache entry runs first: `compiled.fn` (the NumPy code), counting calls; at
     `config.threshold` calls the native code is built (on a daemon thread when `config.background`)
     and stored as `entry.fn` (and `entry.native`), or, when nothing lowers, the NumPy code replaces the
     counter. `entry` needs writable `fn` and `native` attributes. The native code keeps the NumPy code's
-    jit_parallel_ops (read now, when that code was generated: the setting may have changed since)."""
+    jit_parallel_ops (read now, when that code was generated: the setting may have changed since);
+    `exact` is compile_native's."""
     fn = compiled.fn
     state = {"n": 0, "started": False}
     lock = threading.Lock()
@@ -353,7 +356,7 @@ def tier(entry, compiled):
 
     def work():
         try:
-            nat = compile_native(compiled.jaxpr, parallel_ops)
+            nat = compile_native(compiled.jaxpr, parallel_ops, exact)
         except Exception as err:  # noqa: BLE001 - the NumPy code stays
             log.warning("native: compiling failed, the NumPy code stays (%s: %s)", type(err).__name__, err)
             nat = None

@@ -194,8 +194,10 @@ def _dot_dims(e: Eqn):
     return tuple(lc), tuple(rc), tuple(lb), tuple(rb)
 
 
-def supported(e: Eqn) -> bool:
-    """Whether the native code generator takes e (all its arrays small, dtypes Numba handles)."""
+def supported(e: Eqn, exact: bool = False) -> bool:
+    """Whether the native code generator takes e (all its arrays small, dtypes Numba handles). With `exact`,
+    only what gives the NumPy code's results bit for bit: no reduction or contracting product (they
+    accumulate in order, where NumPy sums pairwise and BLAS in blocks)."""
     if not all(_ok_aval(v.aval) for v in list(e.invars) + list(e.outvars)):
         return False
     name = e.prim.name
@@ -210,6 +212,8 @@ def supported(e: Eqn) -> bool:
         return not e.prim.multiple_results and len(e.outvars) == 1 and \
             (name != "slice" or all(s > 0 for s in e.params.get("strides") or (1,)))
     if name in _REDUCE:
+        if exact:
+            return False
         x = e.invars[0].aval
         return set(e.params) == {"axes"} and np.dtype(x.dtype).kind in "fi" and \
             (name in ("reduce_sum", "reduce_prod") or x.size > 0) and x.dtype == e.outvars[0].aval.dtype
@@ -222,16 +226,18 @@ def supported(e: Eqn) -> bool:
         if np.dtype(out.dtype).kind not in "fi":
             return False
         lc, rc, _, _ = _dot_dims(e)
+        if exact and lc:
+            return False
         k = 1
         for d in lc:
             k *= a.shape[d]
         return 2 * k * out.size <= config.max_dot_flops
     if name == "scan":
         j = e.params["jaxpr"]
-        return all(supported(q) for q in j.eqns) and _consts_ok(j)
+        return all(supported(q, exact) for q in j.eqns) and _consts_ok(j)
     if name == "while":
         cj, bj = e.params["cond_jaxpr"], e.params["body_jaxpr"]
-        return all(supported(q) for q in cj.eqns + bj.eqns) and _consts_ok(cj) and _consts_ok(bj)
+        return all(supported(q, exact) for q in cj.eqns + bj.eqns) and _consts_ok(cj) and _consts_ok(bj)
     return False
 
 
@@ -241,3 +247,53 @@ def _consts_ok(j: Jaxpr) -> bool:
 
 def _is_loop(e: Eqn) -> bool:
     return e.prim.name in ("scan", "while") or e.prim is _ROLLED
+
+
+# --- composites: primitives whose NumPy impl is a few ufunc calls, as the equations of those calls ---------
+
+def expand_composites(jaxpr: Jaxpr) -> Jaxpr:
+    """jaxpr with each real float32/float64 `logistic` written as the ufunc calls its NumPy impl makes,
+    1 / (exp(-x) + 1) (neg, exp, add, div: bit for bit the impl's result), so that it joins a region
+    instead of splitting one (an LSTM step takes three); scan and while bodies too. `jaxpr` itself when
+    nothing changes."""
+    from ...core.aval import ShapedArray
+    from ...core.jaxpr import Var
+    from ...prims import elementwise as ew
+
+    changed = False
+    constvars, consts, eqns = list(jaxpr.constvars), list(jaxpr.consts), []
+    ones: dict = {}
+
+    def one(dtype):
+        if dtype not in ones:
+            v = Var(ShapedArray((), dtype, False), is_const=True)
+            constvars.append(v)
+            consts.append(np.ones((), dtype))
+            ones[dtype] = v
+        return ones[dtype]
+
+    for e in jaxpr.eqns:
+        name = e.prim.name
+        if name == "logistic" and np.dtype(e.outvars[0].aval.dtype) in (np.dtype(np.float32), np.dtype(np.float64)):
+            (x,), (out,) = e.invars, e.outvars
+            av = ShapedArray(out.aval.shape, out.aval.dtype, False)
+            t1, t2, t3 = Var(av), Var(av), Var(av)
+            c = one(np.dtype(out.aval.dtype))
+            eqns += [Eqn(ew.neg_p, [x], [t1], {}), Eqn(ew.exp_p, [t1], [t2], {}), Eqn(ew.add_p, [t2, c], [t3], {}),
+                     Eqn(ew.div_p, [c, t3], [out], {})]
+            changed = True
+            continue
+        params = e.params
+        if name == "scan":
+            j = expand_composites(params["jaxpr"])
+            params = params if j is params["jaxpr"] else {**params, "jaxpr": j}
+        elif name == "while":
+            cj, bj = expand_composites(params["cond_jaxpr"]), expand_composites(params["body_jaxpr"])
+            if cj is not params["cond_jaxpr"] or bj is not params["body_jaxpr"]:
+                params = {**params, "cond_jaxpr": cj, "body_jaxpr": bj}
+        if params is not e.params:
+            e, changed = Eqn(e.prim, e.invars, e.outvars, params), True
+        eqns.append(e)
+    if not changed:
+        return jaxpr
+    return Jaxpr(constvars, consts, jaxpr.invars, eqns, jaxpr.outvars)
