@@ -55,15 +55,19 @@ def _out_shape(shape, window_dimensions, window_strides, padding, base_dilation,
                                                       base_dilation, window_dilation))
 
 
-def _check_window(op: str, x: ShapedArray, kinds: str, *, window_dimensions, window_strides, padding,
-                  base_dilation, window_dilation, kink="jax") -> tuple:
-    """The shape rule shared by the windowed cards: validate, and return the windows' (output) shape."""
-    check_dtype(op, x, kinds)
+def _check_kink(op: str, kink, base_dilation, shape) -> None:
     if kink not in ("jax", "torch"):
         type_error(op, f"kink must be 'jax' or 'torch', got {kink!r}")
     if kink == "torch" and any(d != 1 for d in base_dilation):
         value_error(op, f"kink='torch' (torch's max pooling) takes no base dilation, got base_dilation="
-                        f"{base_dilation} for operand {x.str_short()}")
+                        f"{tuple(base_dilation)} for an operand of shape {tuple(shape)}")
+
+
+def _check_window(op: str, x: ShapedArray, kinds: str, *, window_dimensions, window_strides, padding,
+                  base_dilation, window_dilation, kink="jax") -> tuple:
+    """The shape rule shared by the windowed cards: validate, and return the windows' (output) shape."""
+    check_dtype(op, x, kinds)
+    _check_kink(op, kink, base_dilation, x.shape)
     if not (len(window_dimensions) == len(window_strides) == len(padding) == len(base_dilation)
             == len(window_dilation) == x.ndim):
         type_error(op, f"window_dimensions, window_strides, padding, base_dilation and window_dilation "
@@ -246,11 +250,13 @@ def _selection(xp, x, select_prim, p, kink="jax"):
     xpad = pad_dilate(xp, x, cfg, _identity(kind, x.dtype))
     out = _out_shape(x.shape, p["window_dimensions"], p["window_strides"], p["padding"], p["base_dilation"],
                      p["window_dilation"])
+    if not math.prod(out):
+        return cfg, xpad.shape, out, [], None
     slices = list(_window_slices(out, **p))
     best = None
     for sl in slices:
         best = xp.array(xpad[sl], copy=True) if best is None else combine(best, xpad[sl], out=best)
-    if best is None or _ordinary(xp, best, kind, kink):
+    if _ordinary(xp, best, kind, kink):
         taken = xp.zeros(out, dtype=bool)
         hits = []
         for sl in slices:  # the first extreme in window order wins ties (XLA's select: keep unless beaten)
@@ -595,6 +601,7 @@ def _reduce_window_card(kind, operand, window_dimensions, window_strides, paddin
     params = reduce_window_params(get_aval(operand).shape, window_dimensions, window_strides, padding,
                                   base_dilation, window_dilation)
     if kink != "jax":  # (the default is left out of the params, as every kinked card does)
+        _check_kink(f"reduce_window_{kind}", kink, params["base_dilation"], get_aval(operand).shape)
         params["kink"] = kink
     return _CARDS[kind].bind(operand, **params)
 
