@@ -462,6 +462,119 @@ def test_selection_cards_gather_and_scatter_at_the_first_extreme(select_prim, ki
     assert np.isinf(s_inf).sum() == 1 and not np.isnan(s_inf).any()
 
 
+# --- the faces' conventions at NaN, -inf and windows in the padding (the kink param) -------------------
+
+def _ref_selected(x, kind, window, strides, padding, wdil, kink):
+    """Per window (row-major), the flat operand index that receives its derivative, or None, by loops.
+    "jax": XLA's select scan over the padded window (padding holds the identity and can be selected; a
+    NaN never satisfies select, so the scan takes the next element). "torch": torch's max pooling kernel,
+    max = (v > best or isnan(v)) over the window's operand elements from the identity, the index starting at
+    the first lattice point at or past 0 per dim, flattened without bounds (dropped past the operand)."""
+    ident = -np.inf if kind == "max" else np.inf
+    keep = operator.ge if kind == "max" else operator.le
+    better = operator.gt if kind == "max" else operator.lt
+    outs = [(n + lo + hi - ((w - 1) * d + 1)) // s + 1 for n, w, s, (lo, hi), d
+            in zip(x.shape, window, strides, padding, wdil)]
+    sel = []
+    for o in np.ndindex(*outs):
+        starts = [oi * s - lo for oi, s, (lo, _) in zip(o, strides, padding)]
+        pts = [tuple(st + ki * d for st, ki, d in zip(starts, k, wdil)) for k in np.ndindex(*window)]
+        inside = [all(0 <= q < n for q, n in zip(pt, x.shape)) for pt in pts]
+        vals = [x[pt] if ok else ident for pt, ok in zip(pts, inside)]
+        if kink == "jax":
+            j = 0
+            for i in range(1, len(pts)):
+                if not keep(vals[j], vals[i]):
+                    j = i
+            sel.append(int(np.ravel_multi_index(pts[j], x.shape)) if inside[j] else None)
+            continue
+        first = [st if st >= 0 else st + (-st + d - 1) // d * d for st, d in zip(starts, wdil)]
+        flat = 0
+        for f, n in zip(first, x.shape):
+            flat = flat * n + f
+        best = ident
+        for pt, ok, v in zip(pts, inside, vals):
+            if ok and (better(v, best) or np.isnan(v)):
+                best, flat = v, int(np.ravel_multi_index(pt, x.shape))
+        sel.append(flat if flat < x.size else None)
+    return sel, tuple(outs)
+
+
+_NONFINITE = [np.nan, -np.inf, np.inf, 0.0]
+
+
+@pytest.mark.parametrize("kink", ["jax", "torch"])
+@pytest.mark.parametrize("select_prim,kind", [(ge_p, "max"), (le_p, "min")])
+@given(st.integers(0, 2**32 - 1))
+def test_selection_conventions_at_nan_inf_and_windows_in_the_padding(kink, select_prim, kind, seed):
+    """select_and_scatter_add/gather_add under either face's convention, against the loops: operands with
+    NaN, +-inf and ties, dilated windows and padding up to a window's span (windows in the padding alone)."""
+    rng = np.random.default_rng(seed)
+    nd = int(rng.integers(1, 4))
+    shape = tuple(int(v) for v in rng.integers(1, 5, nd))
+    window = tuple(int(v) for v in rng.integers(1, 4, nd))
+    wdil = tuple(int(v) for v in rng.integers(1, 4, nd))
+    strides = tuple(int(v) for v in rng.integers(1, 3, nd))
+    padding = tuple((int(rng.integers(0, (w - 1) * d + 2)), int(rng.integers(0, (w - 1) * d + 2)))
+                    for w, d in zip(window, wdil))
+    x = rng.integers(-2, 3, shape).astype(float)
+    mask = rng.random(shape) < 0.3
+    x[mask] = rng.choice(_NONFINITE, int(mask.sum()))
+    params = windowed.reduce_window_params(shape, window, strides, padding, None, wdil)
+    sel, outs = _ref_selected(x, kind, window, strides, params["padding"], wdil, kink)
+    g = rng.standard_normal(outs)
+    want = np.zeros(x.size)
+    for gi, i in zip(g.reshape(-1), sel):
+        if i is not None:
+            want[i] += gi
+    kw = dict(params, select_prim=select_prim, **({} if kink == "jax" else {"kink": kink}))
+    got = windowed.select_and_scatter_add_p.bind(jnp.asarray(g), jnp.asarray(x), **kw)
+    np.testing.assert_allclose(np.asarray(got), want.reshape(shape), **TOL)
+    t = rng.standard_normal(shape)
+    want_t = np.array([0.0 if i is None else t.reshape(-1)[i] for i in sel]).reshape(outs)
+    np.testing.assert_allclose(np.asarray(windowed.select_and_gather_add_p.bind(jnp.asarray(t), jnp.asarray(x),
+                                                                                **kw)), want_t, **TOL)
+
+
+def test_torch_convention_vmap_keeps_each_examples_starting_index():
+    """A window wholly in the padding sends its derivative to torch's starting index past the operand (into
+    the next plane, or nowhere after the last): under vmap, never into the next example."""
+    x = np.array([[[3.0], [4.0]], [[5.0], [6.0]]])  # 2 examples of (2 planes, width 1)
+
+    def f(a):  # torch's max_pool1d(a, 2, 1, 1, 2): the window (-1, 1) lies in the padding
+        return jnp.sum(windowed.reduce_window_max(a, (1, 2), (1, 1), [(0, 0), (1, 1)], None, (1, 2),
+                                                  kink="torch") * jnp.asarray([[1.0], [10.0]]))
+    loop = np.stack([np.asarray(fg.grad(f)(jnp.asarray(xi))) for xi in x])
+    np.testing.assert_array_equal(loop, [[[0.0], [1.0]], [[0.0], [1.0]]])
+    np.testing.assert_array_equal(np.asarray(fg.vmap(fg.grad(f))(jnp.asarray(x))), loop)
+    np.testing.assert_array_equal(np.asarray(fg.vmap(fg.grad(f), in_axes=2, out_axes=2)(
+        jnp.asarray(np.moveaxis(x, 0, 2)))), np.moveaxis(loop, 0, 2))
+
+
+def test_kink_param_checked():
+    x = jnp.ones((3, 3))
+    with pytest.raises(TypeError, match="reduce_window_max: kink must be 'jax' or 'torch'"):
+        windowed.reduce_window_max(x, (2, 2), (1, 1), "VALID", kink="pytorch")
+    with pytest.raises(ValueError, match="kink='torch'.*base dilation"):
+        windowed.reduce_window_max(x, (2, 2), (1, 1), "VALID", (2, 1), kink="torch")
+
+
+def test_reduce_window_max_grad_at_nan_inf_and_padding_as_jax():
+    """The JAX face: jax.grad of lax.reduce_window max/min where windows hold NaN, -inf or padding alone."""
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(3)
+    for seed in range(12):
+        x = rng.integers(-2, 3, (4, 5)).astype(np.float32)
+        mask = rng.random(x.shape) < 0.35
+        x[mask] = rng.choice(np.float32(_NONFINITE), int(mask.sum()))
+        for comp, jcomp, init in ((lax.max, jax.lax.max, -np.inf), (lax.min, jax.lax.min, np.inf)):
+            args = ((2, 3), (1, 2), [(1, 2), (2, 3)])
+            g = rng.integers(1, 9, (6, 4)).astype(np.float32)  # (exact sums in any order)
+            ours = fg.grad(lambda a: jnp.sum(reduce_window(a, init, comp, *args) * g))(jnp.asarray(x))
+            theirs = jax.grad(lambda a: jax.numpy.sum(jax.lax.reduce_window(a, init, jcomp, *args) * g))(x)
+            np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+
+
 def test_reduce_window_init_values_and_computations():
     x = RNG.standard_normal((4, 5))
     args = ((2, 3), (1, 2), [(1, 1), (2, 0)])

@@ -272,6 +272,20 @@ def test_max_pool_nan_neg_inf_and_windows_in_the_padding_as_torchs_kernels():
              lambda a: F.max_pool2d(a, (2, 3), 2, 1, (2, 1), return_indices=True), x, grad=[])
 
 
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(0, 1), st.booleans(), st.integers(0, 2**32 - 1))
+def test_max_pool2d_gradient_at_nan_inf_and_ties_as_torch(k, s, p, ceil, seed):
+    """The card's torch convention against torch's kernels: NaN, +-inf and ties in 2-d windows (contiguous, so
+    every window meets the input; torch's backward would write past its input otherwise), with padding and ceil
+    mode; values, indices and the gradient."""
+    rng = np.random.default_rng(seed)
+    p = min(p, k // 2)
+    x = rng.integers(-2, 3, (2, 3, 5, 6)).astype(np.float64)
+    mask = rng.random(x.shape) < 0.3
+    x[mask] = rng.choice([np.nan, -np.inf, np.inf], int(mask.sum()))
+    _compare(lambda a: TF.max_pool2d(a, k, s, p, 1, ceil, True), lambda a: F.max_pool2d(a, k, s, p, 1, ceil, True),
+             x)
+
+
 @given(st.integers(1, 4), st.integers(1, 3), st.integers(0, 2), st.integers(1, 2), st.booleans(),
        st.integers(5, 9), st.integers(5, 9), st.booleans())
 def test_pool_geometry_hypothesis(k, s, p, d, ceil, h, w, include_pad):

@@ -77,8 +77,10 @@ def conv_general_dilated_case(draw):
     return _values(draw, lhs_shape, rhs_shape), params
 
 
-def _window_params(draw, kind):
-    """(operand shape, normalised window params) for reduce_window_`kind`."""
+def _window_params(draw, kind, kink="jax", outside=False):
+    """(operand shape, normalised window params) for reduce_window_`kind`; with outside (under torch's kink)
+    also windows that lie wholly in the padding (derivatives at torch's starting index, maybe another row's;
+    not for reduce_window_max/min, whose -inf there finite differences cannot take)."""
     nd = draw(st.integers(1, 3))
     shape = [draw(st.integers(3, 6 if nd < 3 else 4)) for _ in range(nd)]
     window = [draw(st.integers(1, 3)) for _ in range(nd)]
@@ -89,6 +91,10 @@ def _window_params(draw, kind):
         padding = draw(st.sampled_from(["SAME", "VALID", "explicit"]))
         if padding == "explicit":
             padding = [(draw(st.integers(0, 2)), draw(st.integers(0, 2))) for _ in range(nd)]
+    elif outside and kink == "torch" and draw(st.booleans()):  # dilated windows, padding up to a whole window's span
+        wdil, bdil = [draw(st.integers(1, 3)) for _ in range(nd)], [1] * nd
+        padding = [(draw(st.integers(0, (w - 1) * d + 1)), draw(st.integers(0, (w - 1) * d + 1)))
+                   for w, d in zip(window, wdil)]
     elif draw(st.booleans()):  # padding inside a contiguous window: every window meets the operand
         wdil, bdil = [1] * nd, [1] * nd
         padding = [(draw(st.integers(0, w - 1)), draw(st.integers(0, w - 1))) for w in window]
@@ -99,10 +105,16 @@ def _window_params(draw, kind):
     return tuple(shape), windowed.reduce_window_params(tuple(shape), window, strides, padding, bdil, wdil)
 
 
+def _kink(draw) -> dict:
+    """The face's convention for max/min's selection: JAX's (the default, no param) or torch's."""
+    return draw(st.sampled_from([{}, {"kink": "torch"}]))
+
+
 def _reduce_window_case(kind):
     def case(draw):
-        shape, params = _window_params(draw, kind)
-        return [_values(draw, shape)[0] if kind == "sum" else _distinct(draw, shape)], params
+        kink = {} if kind == "sum" else _kink(draw)
+        shape, params = _window_params(draw, kind, **kink)
+        return [_values(draw, shape)[0] if kind == "sum" else _distinct(draw, shape)], dict(params, **kink)
     return case
 
 
@@ -110,10 +122,11 @@ def _selection_case(scatter: bool):
     """select_and_gather_add(t, x) / select_and_scatter_add(g, x): t like x, g like the windows."""
     def case(draw):
         kind = draw(st.sampled_from(["max", "min"]))
-        shape, params = _window_params(draw, kind)
+        kink = _kink(draw)
+        shape, params = _window_params(draw, kind, outside=True, **kink)
         out = windowed.reduce_window_max_p.abstract_eval(ShapedArray(shape, np.float64), **params).shape
         a, x = _values(draw, out if scatter else shape)[0], _distinct(draw, shape)
-        return [a, x], dict(params, select_prim=ge_p if kind == "max" else le_p)
+        return [a, x], dict(params, select_prim=ge_p if kind == "max" else le_p, **kink)
     return case
 
 

@@ -4,9 +4,18 @@ Each monoid is one card (reduce_window_sum, reduce_window_max, reduce_window_min
 window_dimensions, window_strides, padding (explicit (lo, hi) pairs), base_dilation and
 window_dilation. Padding and base-dilation holes hold the monoid's identity (XLA's semantics).
 The impls combine one strided slice per window offset (or reduce one strided view of all windows when
-windows are large). Max/min send derivatives to the first extreme element of each window, through
-two selection cards as in JAX: select_and_gather_add (the jvp) and select_and_scatter_add (the vjp),
-each the other's transpose.
+windows are large). Max/min send derivatives to one selected element of each window, through two
+selection cards as in JAX: select_and_gather_add (the jvp) and select_and_scatter_add (the vjp), each
+the other's transpose. Which element is the face's convention, the `kink` param of max/min and of
+both selection cards (left out for "jax", the default):
+- "jax": XLA's select scan (ge for max, le for min) over the padded window, as jax.grad of
+  lax.reduce_window: the first extreme; a NaN restarts the scan at the next element (so a NaN is
+  selected only as a window's last element); padding can be selected (an all -inf window's first).
+- "torch": torch's max pooling kernel: the window's last NaN, else its first extreme; padding is never
+  selected: a window of the identity alone (all -inf) selects its first operand element, and a window
+  with no operand element sends its derivative to torch's starting index (_torch_starts), read as a
+  flat offset over the whole operand, as torch's backward kernel writes it (past its plane, into the
+  next one, or nowhere past the operand's end). No base dilation.
 """
 from __future__ import annotations
 
@@ -21,7 +30,7 @@ from ..core.array import ArrayBase, get_aval, to_array
 from ..core.aval import ShapedArray
 from ..core.primitive import Primitive
 from ._util import batch_size, check_dtype, type_error, value_error
-from .shape import to_front
+from .shape import move_axis, to_front
 from .conv import (as_strided, dilate_dim, explicit_padding, pad_dilate, vjp_lhs_padding,
                    window_out_dim)
 from .elementwise import convert_element_type, ge_p, le_p, max as _max, min as _min
@@ -46,10 +55,19 @@ def _out_shape(shape, window_dimensions, window_strides, padding, base_dilation,
                                                       base_dilation, window_dilation))
 
 
+def _check_kink(op: str, kink, base_dilation, shape) -> None:
+    if kink not in ("jax", "torch"):
+        type_error(op, f"kink must be 'jax' or 'torch', got {kink!r}")
+    if kink == "torch" and any(d != 1 for d in base_dilation):
+        value_error(op, f"kink='torch' (torch's max pooling) takes no base dilation, got base_dilation="
+                        f"{tuple(base_dilation)} for an operand of shape {tuple(shape)}")
+
+
 def _check_window(op: str, x: ShapedArray, kinds: str, *, window_dimensions, window_strides, padding,
-                  base_dilation, window_dilation) -> tuple:
+                  base_dilation, window_dilation, kink="jax") -> tuple:
     """The shape rule shared by the windowed cards: validate, and return the windows' (output) shape."""
     check_dtype(op, x, kinds)
+    _check_kink(op, kink, base_dilation, x.shape)
     if not (len(window_dimensions) == len(window_strides) == len(padding) == len(base_dilation)
             == len(window_dilation) == x.ndim):
         type_error(op, f"window_dimensions, window_strides, padding, base_dilation and window_dilation "
@@ -69,6 +87,8 @@ def _rule(kind: str):
     op = f"reduce_window_{kind}"
 
     def rule(x: ShapedArray, **params) -> ShapedArray:
+        if kind == "sum" and "kink" in params:
+            type_error(op, "a sum has no kink: kink is a param of reduce_window_max/min only")
         out = _check_window(op, x, "ifc" if kind == "sum" else "bif", **params)
         return ShapedArray(out, x.dtype, x.weak_type)
     return rule
@@ -82,8 +102,8 @@ def _impl(kind: str):
         reducer = {"sum": xp.sum, "max": xp.max, "min": xp.min}[kind]
         combine = {"sum": xp.add, "max": xp.maximum, "min": xp.minimum}[kind]
 
-        def f(x, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
-            init = _identity(kind, x.dtype)
+        def f(x, *, window_dimensions, window_strides, padding, base_dilation, window_dilation, kink="jax"):
+            init = _identity(kind, x.dtype)  # (kink only picks where the derivatives go)
             out = _out_shape(x.shape, window_dimensions, window_strides, padding, base_dilation,
                              window_dilation)
             if math.prod(out) == 0 or math.prod(window_dimensions) == 0:
@@ -143,11 +163,19 @@ def _window_slices(out, *, window_dimensions, window_strides, window_dilation, *
 
 
 def _batch(prim):
-    """vmap rule: the mapped axis becomes a leading window dimension of size 1 (every operand)."""
+    """vmap rule: the mapped axis becomes a leading window dimension of size 1 (every operand); a trailing
+    one under kink="torch", whose flat starting indices then never run from one example into the next."""
     def rule(args, dims, *, window_dimensions, window_strides, padding, base_dilation, window_dilation,
              **rest):
         size = batch_size(args, dims)
         args = [to_front(a, d, size) for a, d in zip(args, dims)]
+        if rest.get("kink") == "torch":
+            args = [move_axis(a, 0, a.ndim - 1) for a in args]
+            out = prim.bind(*args, window_dimensions=tuple(window_dimensions) + (1,),
+                            window_strides=tuple(window_strides) + (1,), padding=tuple(padding) + ((0, 0),),
+                            base_dilation=tuple(base_dilation) + (1,),
+                            window_dilation=tuple(window_dilation) + (1,), **rest)
+            return out, out.ndim - 1
         return prim.bind(*args, window_dimensions=(1,) + tuple(window_dimensions),
                          window_strides=(1,) + tuple(window_strides), padding=((0, 0),) + tuple(padding),
                          base_dilation=(1,) + tuple(base_dilation),
@@ -156,31 +184,96 @@ def _batch(prim):
 
 
 # --- selection: where max/min pooling sends derivatives -------------------------------------------
-# select_and_gather_add(t, x) picks, per window of x, t at the window's first extreme element (the
-# jvp of max/min pooling); select_and_scatter_add(g, x) adds each g into the operand at that element
-# (the vjp). Each is linear in its first operand and the other's transpose; x only selects.
+# select_and_gather_add(t, x) picks, per window of x, t at the window's selected element (the jvp of
+# max/min pooling); select_and_scatter_add(g, x) adds each g into the operand at that element (the
+# vjp). Each is linear in its first operand and the other's transpose; x only selects (by `kink`).
 
-def _selection(xp, x, select_prim, p):
-    """(padding config, padded shape, output shape, [(index, hit mask)]): per window offset, the windows
-    whose selected element lies there (exactly one offset per window)."""
+def _ordinary(xp, best, kind: str, kink: str) -> bool:
+    """Whether every window's selection is its first extreme element, under either convention: no NaN
+    extreme (and, for torch's, no window of the identity alone, whose first element may be padding)."""
+    if kink == "torch":
+        ident = _identity(kind, best.dtype)
+        return bool((best > ident).all() if kind == "max" else (best < ident).all())
+    return best.dtype.kind not in "fc" or not bool(xp.isnan(best).any())
+
+
+def _xla_scan(xp, xpad, slices, select_prim):
+    """XLA's select over each window in order (JAX's convention): the selected element stays while
+    select(selected, next) holds (ge for max, le for min), else the next one is taken; offsets of the
+    selected elements."""
+    keep = xp.greater_equal if select_prim is ge_p else xp.less_equal
+    val = xp.array(xpad[slices[0]], copy=True)
+    sel = xp.zeros(val.shape, dtype=np.int64)
+    for k, sl in enumerate(slices[1:], 1):
+        cur = xpad[sl]
+        take = ~keep(val, cur)
+        val = xp.where(take, cur, val)
+        sel[take] = k
+    return sel
+
+
+def _torch_scan(xp, x, xpad, cfg, slices, best):
+    """torch's max pooling scan over each window's operand elements (padding is never selected): offsets
+    of the last NaN, else of the first extreme (the first operand element in an all -inf window); -1 for
+    a window with no operand element."""
+    inside = pad_dilate(xp, xp.ones(x.shape, dtype=bool), cfg, False)
+    nan = best != best
+    sel = xp.full(best.shape, -1, dtype=np.int64)
+    for k, sl in enumerate(slices):
+        cur = xpad[sl]
+        cand = inside[sl] & xp.where(nan, cur != cur, cur == best)
+        cand &= nan | (sel < 0)
+        sel[cand] = k
+    return sel
+
+
+def _torch_starts(shape, out, p):
+    """torch's starting index of each window (its max pooling kernel's index before the scan): per
+    dimension the first point of the window's lattice at or past 0 (past the window's end, or the operand,
+    where the window holds no operand element), flattened row-major over the whole operand without
+    bounding any coordinate, as torch's pointer arithmetic reads it."""
+    flat = np.zeros((), np.int64)
+    for n, o, s, (lo, _), d in zip(shape, out, p["window_strides"], p["padding"], p["window_dilation"]):
+        start = np.arange(o, dtype=np.int64) * s - lo
+        first = np.where(start < 0, start + (-start + d - 1) // d * d, start)
+        flat = flat[..., None] * n + first
+    return flat
+
+
+def _selection(xp, x, select_prim, p, kink="jax"):
+    """(padding config, padded shape, output shape, [(index, hit mask)], strays): per window offset, the
+    windows whose selected element lies there (at most one offset per window); strays: None, or (mask,
+    flat operand indices) of the windows that select no element of theirs, under torch's convention."""
     kind = "max" if select_prim is ge_p else "min"
     combine = xp.maximum if kind == "max" else xp.minimum
     cfg = [(lo, hi, bd - 1) for (lo, hi), bd in zip(p["padding"], p["base_dilation"])]
     xpad = pad_dilate(xp, x, cfg, _identity(kind, x.dtype))
     out = _out_shape(x.shape, p["window_dimensions"], p["window_strides"], p["padding"], p["base_dilation"],
                      p["window_dilation"])
+    if not math.prod(out):
+        return cfg, xpad.shape, out, [], None
     slices = list(_window_slices(out, **p))
     best = None
     for sl in slices:
         best = xp.array(xpad[sl], copy=True) if best is None else combine(best, xpad[sl], out=best)
-    taken = xp.zeros(out, dtype=bool)
-    hits = []
-    for sl in slices:  # the first extreme in window order wins ties (XLA's select: keep unless beaten)
-        hit = xpad[sl] == best
-        hit &= ~taken
-        taken |= hit
-        hits.append((sl, hit))
-    return cfg, xpad.shape, out, hits
+    if _ordinary(xp, best, kind, kink):
+        taken = xp.zeros(out, dtype=bool)
+        hits = []
+        for sl in slices:  # the first extreme in window order wins ties (XLA's select: keep unless beaten)
+            hit = xpad[sl] == best
+            hit &= ~taken
+            taken |= hit
+            hits.append((sl, hit))
+        return cfg, xpad.shape, out, hits, None
+    strays = None
+    if kink == "jax":
+        sel = _xla_scan(xp, xpad, slices, select_prim)
+    else:
+        sel = _torch_scan(xp, x, xpad, cfg, slices, best)
+        none = sel < 0
+        if bool(none.any()):
+            strays = none, xp.asarray(_torch_starts(x.shape, out, p))[none]
+    return cfg, xpad.shape, out, [(sl, sel == k) for k, sl in enumerate(slices)], strays
 
 
 def _unpad(xp, y, cfg, shape):
@@ -199,14 +292,18 @@ def _masked(xp, v, hit, finite: bool, out):
 
 
 def _gather_impl(xp):
-    def f(t, x, *, select_prim, **p):
-        cfg, _, out, hits = _selection(xp, x, select_prim, p)
+    def f(t, x, *, select_prim, kink="jax", **p):
+        cfg, _, out, hits, strays = _selection(xp, x, select_prim, p, kink)
         res = xp.zeros(out, dtype=t.dtype)
         if hits and math.prod(out):
             tpad = pad_dilate(xp, t, cfg)
             finite, tmp = bool(xp.isfinite(t).all()), xp.empty_like(res)
             for sl, hit in hits:
                 res += _masked(xp, tpad[sl], hit, finite, tmp)
+        if strays is not None:  # t at torch's starting index, 0 past the operand
+            none, idx = strays
+            ok = idx < t.size
+            res[none] = xp.where(ok, t.reshape(-1)[xp.where(ok, idx, 0)], 0)
         return res
     return f
 
@@ -248,14 +345,15 @@ def _tiled_extreme(xp, x, combine, split):
 _UINT_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-def _tiled_scatter(xp, g, x, kind, split):
+def _tiled_scatter(xp, g, x, kind, kink, split):
     """select_and_scatter_add for exactly tiling windows (max pooling's usual case): the window offsets
     are gathered into one contiguous (offsets, windows) array so that the extreme, the first hit of
     each window and the masked cotangents are contiguous passes; only the K reads and K writes of
     the operand's layout are strided. Values as the general path: 0.0 + g at the first extreme of
     each window, 0.0 elsewhere. Each offset's write is one pass: the bits of 0.0 + g times the hit
     mask (an integer product: g's bits or +0.0's all-zero bits exactly, whatever g holds), not a
-    float product (g * 0 is -0.0 for a negative g, NaN for an infinite one) and a second pass."""
+    float product (g * 0 is -0.0 for a negative g, NaN for an infinite one) and a second pass.
+    None where a window's selection is not its first extreme (_ordinary): the general path's."""
     w = split[1::2]
     out = split[0::2]
     offsets = list(itertools.product(*[range(k) for k in w]))
@@ -265,6 +363,8 @@ def _tiled_scatter(xp, g, x, kind, split):
     for k, ix in enumerate(where):
         stack[k] = xs[ix]
     best = stack.max(axis=0) if kind == "max" else stack.min(axis=0)
+    if not _ordinary(xp, best, kind, kink):
+        return None
     res = xp.empty(split, dtype=g.dtype)
     free = xp.ones(out, dtype=bool)   # windows whose extreme is not yet found
     hit = xp.empty(out, dtype=bool)
@@ -288,11 +388,13 @@ def _tiled_scatter(xp, g, x, kind, split):
 
 
 def _scatter_impl(xp):
-    def f(g, x, *, select_prim, **p):
+    def f(g, x, *, select_prim, kink="jax", **p):
         split = _tiling(x.shape, p)
         if split and math.prod(x.shape):  # (a 0-d operand has nothing to tile)
-            return _tiled_scatter(xp, g, x, "max" if select_prim is ge_p else "min", split)
-        cfg, pshape, out, hits = _selection(xp, x, select_prim, p)
+            res = _tiled_scatter(xp, g, x, "max" if select_prim is ge_p else "min", kink, split)
+            if res is not None:
+                return res
+        cfg, pshape, out, hits, strays = _selection(xp, x, select_prim, p, kink)
         acc = xp.zeros(pshape, dtype=g.dtype)
         if math.prod(out):
             finite, tmp = bool(xp.isfinite(g).all()), xp.empty_like(g)
@@ -302,7 +404,13 @@ def _scatter_impl(xp):
                     view += _masked(xp, g, hit, finite, tmp)
                 else:  # acc[()] of a 0-d array is a scalar copy, not a view
                     acc[...] += _masked(xp, g, hit, finite, tmp)
-        return _unpad(xp, acc, cfg, x.shape)
+        res = _unpad(xp, acc, cfg, x.shape)
+        if strays is not None:  # torch's backward: g added at the starting index, dropped past the operand
+            none, idx = strays
+            ok = idx < res.size
+            res = xp.array(res, copy=True)
+            xp.add.at(res.reshape(-1), idx[ok], g[none][ok])
+        return res
     return f
 
 
@@ -474,23 +582,27 @@ def reduce_window_sum(operand, window_dimensions, window_strides, padding, base_
 
 
 def reduce_window_max(operand, window_dimensions, window_strides, padding, base_dilation=None,
-                      window_dilation=None):
-    """Maxima over sliding windows (max pooling; padding never wins)."""
+                      window_dilation=None, kink: str = "jax"):
+    """Maxima over sliding windows (max pooling; padding never wins); kink: where the derivatives go
+    ("jax" or "torch", see the module's docstring)."""
     return _reduce_window_card("max", operand, window_dimensions, window_strides, padding, base_dilation,
-                               window_dilation)
+                               window_dilation, kink)
 
 
 def reduce_window_min(operand, window_dimensions, window_strides, padding, base_dilation=None,
-                      window_dilation=None):
+                      window_dilation=None, kink: str = "jax"):
     """Minima over sliding windows (padding never wins)."""
     return _reduce_window_card("min", operand, window_dimensions, window_strides, padding, base_dilation,
-                               window_dilation)
+                               window_dilation, kink)
 
 
 def _reduce_window_card(kind, operand, window_dimensions, window_strides, padding, base_dilation=None,
-                        window_dilation=None):
+                        window_dilation=None, kink="jax"):
     params = reduce_window_params(get_aval(operand).shape, window_dimensions, window_strides, padding,
                                   base_dilation, window_dilation)
+    if kink != "jax":  # (the default is left out of the params, as every kinked card does)
+        _check_kink(f"reduce_window_{kind}", kink, params["base_dilation"], get_aval(operand).shape)
+        params["kink"] = kink
     return _CARDS[kind].bind(operand, **params)
 
 

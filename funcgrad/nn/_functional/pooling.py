@@ -8,7 +8,6 @@ import numpy as np
 import funcgrad._torch as _fg  # Tensor, torch's functions and dtypes
 from ..._torch import _jnp  # funcgrad.numpy with torch's dtypes (see tensor/_jnp.py)
 from ... import lax as _lax
-from ..._src.interpreters import custom_vjp
 from ..._src.prims.windowed import reduce_window_max as _rw_max, reduce_window_sum as _rw_sum
 from ..._torch import _quantized as _Q
 from ..._torch._dispatch import _apply, _apply_nograd
@@ -145,58 +144,20 @@ def _max_with_indices(name, input, n, idx, valid, values=True, init=None):
     return vals, ind
 
 
-def _max_pool_by_indices(name, input, n, idx, valid, init):
-    """Max pooling whose gradient is torch's backward kernel: each output's cotangent added at its index, read
-    as a flat offset from its plane's start over the whole (N*C*plane) input (so a window in the padding
-    sends it to torch's starting index, past the plane: into the next one, or nowhere after the last).
-    Used where the card's rule differs: a window in the padding, a NaN or a -inf."""
-    shape = tuple(input.shape)
-    plane, total = math.prod(shape[-n:]), math.prod(shape)
-    lead = shape[:-n]
-    offsets = (np.arange(math.prod(lead), dtype=np.int64) * plane).reshape(lead + (1,) * n)
-    fn = _torch_max_fn(n, idx, valid, init, _np_dtype(input))
-
-    @custom_vjp
-    def pool(a):
-        return fn(a)[0]
-
-    def pool_bwd(ind, g):
-        gidx = _jnp.reshape(_jnp.asarray(offsets) + ind, (-1,))
-        ok = gidx < total
-        g = _jnp.where(ok, _jnp.reshape(g, (-1,)), _jnp.zeros((), g.dtype))
-        flat = _jnp.zeros((total,), g.dtype).at[_jnp.where(ok, gidx, 0)].add(g)
-        return (_jnp.reshape(flat, shape),)
-    pool.defvjp(fn, pool_bwd)
-    pool.records_on_a_tape = True  # (traced, so that the custom rule is recorded: eagerly it is the forward)
-    return _apply(name, pool, (input,))
-
-
-def _has_nan_or_neg_inf(input) -> bool:
-    """Whether a concrete floating input holds a NaN or -inf (False for a traced one)."""
-    buf = getattr(input._arr(), "_buf", None)
-    return isinstance(buf, np.ndarray) and buf.dtype.kind == "f" and not bool(np.all(buf > -np.inf))
-
-
 def _max_pool(op, name, n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     if input.__class__ is _Q.QTensor and not return_indices:   # (torch's quantized kernel: the input's qparams)
         return _Q.q_max_pool(input, n, kernel_size, stride, padding, dilation, ceil_mode)
     k, s, p, d, outs, pads = _pool_setup(op, input, n, kernel_size, stride, padding, dilation, ceil_mode)
-    sizes = tuple(input.shape[-n:])
-    pos = [np.arange(o)[:, None] * si - pi + np.arange(ki)[None, :] * di for o, si, pi, ki, di in zip(outs, s, p, k, d)]
-    in_pad = any(not ((q >= 0) & (q < L)).any(axis=1).all() for q, L in zip(pos, sizes))
-    if in_pad or (input.requires_grad and _has_nan_or_neg_inf(input)):
-        idx, valid = _window_table(sizes, pos)
-        init = _first_in_window(sizes, pos)
-        out = _max_pool_by_indices(name, input, n, idx, valid, init)
-        return (out, _max_with_indices(name, input, n, idx, valid, values=False, init=init)) if return_indices \
-            else out
     lead = input.dim() - n
     win, strides = (1,) * lead + k, (1,) * lead + s
     wpads, dil = [(0, 0)] * lead + pads, (1,) * lead + d
-    # reduce_window's derivative goes to the first maximum of each window, as torch's does
-    out = _apply(name, lambda a: _rw_max(a, win, strides, wpads, window_dilation=dil), (input,))
+    # the card with torch's convention: the gradient goes where torch's kernel puts the index (the last NaN,
+    # else the first maximum; a window with nothing above -inf: torch's starting index, into the next plane)
+    out = _apply(name, lambda a: _rw_max(a, win, strides, wpads, window_dilation=dil, kink="torch"), (input,))
     if not return_indices:
         return out
+    sizes = tuple(input.shape[-n:])
+    pos = [np.arange(o)[:, None] * si - pi + np.arange(ki)[None, :] * di for o, si, pi, ki, di in zip(outs, s, p, k, d)]
     idx, valid = _window_table(sizes, pos)
     return out, _max_with_indices(name, input, n, idx, valid, values=False, init=_first_in_window(sizes, pos))
 
