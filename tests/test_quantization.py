@@ -294,3 +294,27 @@ def test_torch_functions_never_compute_on_the_integer_representation():
             for t in (r if isinstance(r, (tuple, list)) else [r]):
                 assert not isinstance(t, fg.Tensor) or t.is_quantized or t.dtype != fg.uint8, name
             break
+
+
+def test_eager_entry_points_warn_torch_deprecation():
+    """torch 2.13 deprecates torch.ao.quantization's eager entry points: each call warns DeprecationWarning at
+    its caller (the dynamic-quantization tutorial shows it), nested calls too (quantize_dynamic's convert)."""
+    torch = _torch()
+
+    def warned(T, call):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            call(T)
+        return [(x.category, str(x.message), x.filename == __file__) for x in w
+                if issubclass(x.category, DeprecationWarning)]
+
+    def model(T):
+        m = T.nn.Sequential(T.nn.Linear(3, 2))
+        m.qconfig = T.ao.quantization.default_qconfig
+        return m
+    calls = [lambda T: T.ao.quantization.quantize_dynamic(model(T), {T.nn.Linear}, dtype=T.qint8),
+             lambda T: T.ao.quantization.convert(T.ao.quantization.prepare(model(T))),
+             lambda T: T.quantization.quantize_dynamic(model(T))]
+    for call in calls:
+        want = warned(torch, call)
+        assert want and warned(fg, call) == want
