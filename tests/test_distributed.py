@@ -57,6 +57,22 @@ def _ok(proc, marker):
     assert marker in proc.stdout, proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
+def test_get_default_backend_for_device_as_torch():
+    """pytorch/examples' distributed/ddp example picks its backend with get_default_backend_for_device."""
+    torch = pytest.importorskip("torch")
+    for dev in ("cpu", "cuda", "cuda:1", "xpu", "mps", "meta", "foo", None, "cpu_dev"):
+        try:
+            want = torch.distributed.get_default_backend_for_device(dev)
+        except Exception as e:  # noqa: BLE001 (the error's type and message are compared)
+            with pytest.raises(type(e)) as got:
+                fg.distributed.get_default_backend_for_device(dev)
+            assert str(got.value).split(":")[0] == str(e).split(":")[0]
+        else:
+            assert fg.distributed.get_default_backend_for_device(dev) == want
+    assert fg.distributed.get_default_backend_for_device(fg.device("cpu")) == "gloo"
+    assert fg.distributed.Backend.default_device_backend_map == torch.distributed.Backend.default_device_backend_map
+
+
 @pytest.mark.parametrize("nproc", [2, 4])
 def test_every_collective_and_dtype(nproc):
     _ok(_launch(nproc, "collectives_check.py"), f"collectives ok {nproc}")

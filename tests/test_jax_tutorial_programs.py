@@ -360,6 +360,39 @@ def test_ad_checkpoint_names_policies_and_saved_residuals():
     assert "f32[3,3] from the argument" in ns["printed"]
 
 
+def test_saved_residuals_name_arguments_as_jax():
+    """print_saved_residuals names argument leaves by parameter and path as JAX does (JAX's autodiff_remat and
+    gradient-checkpointing pages print `from the argument W1`; funcgrad printed `from the argument 0`)."""
+    import contextlib
+    import io
+    jax = pytest.importorskip("jax")
+    jax_print = pytest.importorskip("jax.ad_checkpoint").print_saved_residuals
+    import funcgrad
+    from funcgrad.ad_checkpoint import print_saved_residuals
+
+    def argument_lines(printer, f, *args, **kw):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            printer(f, *args, **kw)
+        return [line for line in out.getvalue().splitlines() if "from the argument" in line]
+
+    def make(np_):
+        def g(a, *rest, k=None, **kw):
+            return np_.sum(np_.sin(a * rest[0][0] * rest[1] * k["u"] * kw["z"]))
+
+        def net(W1, p):
+            return np_.sum(np_.sin(np_.sin(W1 @ p[0]) * p[1]["b"]))
+        return g, net
+
+    one, two = np.ones(2, np.float32), np.ones((2, 2), np.float32)
+    for ours, theirs in zip(make(funcgrad.numpy), make(jax.numpy)):
+        args, kw = ((one, (one,), one), dict(k={"u": one}, z=one)) if ours.__name__ == "g" else \
+            ((two, (one, {"b": one})), {})
+        want = argument_lines(jax_print, theirs, *args, **kw)
+        assert len(want) == 5 if ours.__name__ == "g" else 3
+        assert argument_lines(print_saved_residuals, ours, *args, **kw) == want
+
+
 def test_custom_jvp_symbolic_zeros_mark_the_undifferentiated_arguments():
     ns = run_program("""
         from functools import partial

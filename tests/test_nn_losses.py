@@ -197,6 +197,22 @@ def test_classification_errors():
     assert np.isnan(float(F.cross_entropy(x, fg.tensor([-100, -100, -100]))))
 
 
+@pytest.mark.parametrize("si,st", [((1, 5), ()), ((3, 5), ()), ((3, 5, 4), ()), ((3, 5), (1,)),
+                                   ((3, 5, 4, 2), (3, 4)), ((3, 5, 4, 2), (3, 4, 3)), ((3, 5, 4, 2, 2), (3, 4, 2))])
+def test_class_target_shape_errors_as_torch(si, st):
+    """torch's nll_loss_nd order: the batch sizes first (a 0-d target's is 0: the old char_rnn_generation
+    tutorial's per-step nll_loss(output[1, C], target[()]) gets torch's ValueError), then nll_loss2d's checks
+    for 4-D input."""
+    x = np.random.default_rng(0).standard_normal(si).astype(np.float32)
+    t = np.zeros(st, np.int64)
+    for name in ("nll_loss", "cross_entropy"):
+        with pytest.raises(Exception) as want:
+            getattr(torch.nn.functional, name)(torch.from_numpy(x), torch.from_numpy(t))
+        with pytest.raises(type(want.value)) as got:
+            getattr(F, name)(fg.tensor(x), fg.tensor(t))
+        assert str(got.value) == str(want.value)
+
+
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_bce(reduction):
     x = randn(4, 3)

@@ -103,6 +103,18 @@ def f64(shape, seed=0):
 
 # === creation =====================================================================================
 
+def test_array_of_none_raises_jax_value_error():
+    """jnp.array(None) / jnp.asarray(None): JAX's ValueError (JAX's custom_pytrees page meets it when a node's
+    __init__ converts the None placeholder that jacobian unflattens it with)."""
+    jax = pytest.importorskip("jax")
+    for make, ref in ((jnp.array, jax.numpy.array), (jnp.asarray, jax.numpy.asarray)):
+        with pytest.raises(ValueError) as want:
+            ref(None)
+        with pytest.raises(ValueError) as got:
+            make(None)
+        assert str(got.value) == str(want.value)
+
+
 def test_linspace_as_jax_computes_it():
     """JAX's linspace: sample i of [start, stop] is start * (1 - i * fl(1/div)) + i * (stop * fl(1/div))
     (div = num - 1, or num without the endpoint); the endpoint is stop itself; an integer dtype takes the

@@ -187,6 +187,21 @@ def test_quantize_dynamic_lstm_linear_matches_torch():
     for a, b in zip(qm(torch.from_numpy(x)), qf(fg.tensor(x))):
         np.testing.assert_allclose(a.detach().numpy(), b.numpy(), rtol=0, atol=1e-6)
     assert repr(qm.fc.weight()) == repr(qf.fc.weight())
+    # the LSTM's weights are in the state_dict under torch's keys (the dynamic-quantization tutorial saves the
+    # quantized model's state_dict to measure its size: the LSTM's weights were missing) and load back
+    assert list(qm.state_dict()) == list(qf.state_dict())
+    buf = io.BytesIO()
+    fg.save(qf.state_dict(), buf)
+    buf.seek(0)
+    fresh = fq.quantize_dynamic(build(fg), {fg.nn.Linear, fg.nn.LSTM}, dtype=fg.qint8)
+    fresh.load_state_dict(fg.load(buf))
+    for a, b in zip(qm(torch.from_numpy(x)), fresh(fg.tensor(x))):
+        np.testing.assert_allclose(a.detach().numpy(), b.numpy(), rtol=0, atol=1e-6)
+    empty = fg.ao.nn.quantized.dynamic.LSTM(5, 7, num_layers=2, bidirectional=True)  # placeholders until loaded
+    empty.load_state_dict({k[len("lstm."):]: v for k, v in qf.state_dict().items() if k.startswith("lstm.")})
+    for a, b in zip(qm.lstm(torch.from_numpy(x))[0], empty(fg.tensor(x))[0]):
+        np.testing.assert_allclose(a.detach().numpy(), b.numpy(), rtol=0, atol=1e-6)
+    assert repr(empty) == repr(torch.ao.nn.quantized.dynamic.LSTM(5, 7, num_layers=2, bidirectional=True))
 
 
 @pytest.mark.parametrize("qconfig,fuse", [("default", False), ("x86", False), ("x86", True)])
@@ -279,3 +294,27 @@ def test_torch_functions_never_compute_on_the_integer_representation():
             for t in (r if isinstance(r, (tuple, list)) else [r]):
                 assert not isinstance(t, fg.Tensor) or t.is_quantized or t.dtype != fg.uint8, name
             break
+
+
+def test_eager_entry_points_warn_torch_deprecation():
+    """torch 2.13 deprecates torch.ao.quantization's eager entry points: each call warns DeprecationWarning at
+    its caller (the dynamic-quantization tutorial shows it), nested calls too (quantize_dynamic's convert)."""
+    torch = _torch()
+
+    def warned(T, call):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            call(T)
+        return [(x.category, str(x.message), x.filename == __file__) for x in w
+                if issubclass(x.category, DeprecationWarning)]
+
+    def model(T):
+        m = T.nn.Sequential(T.nn.Linear(3, 2))
+        m.qconfig = T.ao.quantization.default_qconfig
+        return m
+    calls = [lambda T: T.ao.quantization.quantize_dynamic(model(T), {T.nn.Linear}, dtype=T.qint8),
+             lambda T: T.ao.quantization.convert(T.ao.quantization.prepare(model(T))),
+             lambda T: T.quantization.quantize_dynamic(model(T))]
+    for call in calls:
+        want = warned(torch, call)
+        assert want and warned(fg, call) == want

@@ -154,6 +154,31 @@ def test_vjp_with_pytree_output():
     np.testing.assert_allclose(ct, [3.0, 21.0])
 
 
+def test_vjp_pullback_is_a_pytree_of_residuals():
+    """JAX's vjp returns a Partial over its residuals; JAX's gradient-checkpointing page flattens it, returns it
+    from make_jaxpr and rebuilds it from tracers to print the backward pass as a function of the residuals."""
+    jax = pytest.importorskip("jax")
+    f = lambda w, x: jnp.sum(jnp.sin(jnp.sin(w @ x) * 2.0))
+    w = np.arange(6.0, dtype=np.float32).reshape(2, 3) / 7
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    y, pull = fg.vjp(f, w, x)
+    res, tree = fg.tree_util.tree_flatten(pull)
+    assert res and all(isinstance(r, fg.Array) for r in res)
+    ref = jax.vjp(lambda w, x: jax.numpy.sum(jax.numpy.sin(jax.numpy.sin(w @ x) * 2.0)), w, x)[1](np.float32(1.5))
+    rebuilt = fg.tree_util.tree_unflatten(tree, res)
+    for got in (pull(np.float32(1.5)), rebuilt(np.float32(1.5)),
+                fg.jit(lambda *a: fg.tree_util.tree_unflatten(tree, a[:-1])(a[-1]))(*res, np.float32(1.5)),
+                fg.jit(lambda w, x: fg.vjp(f, w, x)[1])(w, x)(np.float32(1.5))):
+        for g, r in zip(got, ref):
+            np.testing.assert_allclose(g, r, rtol=1e-6)
+    # the backward pass traced over the residuals: its inputs are the residuals and the cotangent
+    bwd = fg.make_jaxpr(lambda *a: fg.tree_util.tree_unflatten(tree, a[:-1])(a[-1]))(*res, y).jaxpr
+    assert len(bwd.invars) == len(res) + 1 and "cos" in str(bwd)
+    # other residual values give the backward pass at those values (here: the point scaled by 0)
+    zeros = fg.tree_util.tree_unflatten(tree, [r * 0 for r in res])(np.float32(1.0))
+    np.testing.assert_allclose(zeros[0], np.zeros((2, 3)), atol=0)
+
+
 def test_grad_argnums_and_has_aux():
     f = lambda x, y, z: (jnp.sum(x * y * z), {"aux": x + 1.0})
     x, y, z = np.float64(2.0), np.float64(3.0), np.float64(5.0)

@@ -26,6 +26,28 @@ def test_dict_keys_are_sorted_and_none_is_a_node():
     assert td.num_leaves == 2
 
 
+def test_dict_keys_that_do_not_compare_raise_as_jax():
+    """JAX's pytrees page: {1: 7, "y": 42} has keys that cannot be sorted, and JAX refuses it."""
+    jax = pytest.importorskip("jax")
+    tree = {1: 7, "y": 42}
+    with pytest.raises(ValueError) as ref:
+        jax.tree_util.tree_flatten(tree)
+    with pytest.raises(ValueError) as got:
+        tu.tree_flatten(tree)
+    assert str(got.value) == str(ref.value)
+    with pytest.raises(ValueError, match="sorting pytree dictionary keys"):
+        fg.tree.map(lambda x: x + 1, tree)
+    # keys of one kind (or numbers of several) still sort as Python sorts them
+    assert tu.tree_leaves({2: "b", 1.5: "a", 3: "c"}) == jax.tree_util.tree_leaves({2: "b", 1.5: "a", 3: "c"})
+
+
+def test_namedtuple_treedef_repr_names_the_class_as_jax():
+    jax = pytest.importorskip("jax")
+    for tree in (Point(1, (2, 3)), [Point(None, 1)]):
+        assert repr(tu.tree_structure(tree)) == repr(jax.tree_util.tree_structure(tree))
+        assert str(tu.tree_structure(tree)) == str(jax.tree_util.tree_structure(tree))
+
+
 def test_tree_map_multi_tree_and_structure_mismatch():
     out = tu.tree_map(lambda a, b: a + b, {"a": 1, "b": (2, 3)}, {"a": 10, "b": (20, 30)})
     assert out == {"a": 11, "b": (22, 33)}

@@ -15,7 +15,8 @@ asking for a process group raises an ImportError naming the extra.
 from __future__ import annotations
 
 from . import rendezvous  # noqa: F401
-from ._groups import (default_pg_timeout, destroy_process_group, get_backend, get_global_rank,  # noqa: F401
+from ._groups import (default_pg_timeout, destroy_process_group, get_backend,  # noqa: F401
+                      get_default_backend_for_device, get_global_rank,
                       get_group_rank, get_process_group_ranks, get_rank, get_world_size, init_process_group,
                       is_available, is_gloo_available, is_initialized, is_mpi_available, is_nccl_available,
                       is_torchelastic_launched, is_ucc_available, is_xccl_available, new_group)
@@ -33,6 +34,7 @@ from . import algorithms  # noqa: E402,F401  (ddp_comm_hooks)
 __all__ = ["is_available", "is_initialized", "is_torchelastic_launched", "is_nccl_available",
            "is_gloo_available", "is_mpi_available", "is_ucc_available", "is_xccl_available",
            "init_process_group", "destroy_process_group", "get_rank", "get_world_size", "get_backend",
+           "get_default_backend_for_device",
            "new_group", "get_process_group_ranks", "get_global_rank", "get_group_rank", "barrier",
            "monitored_barrier", "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor",
            "all_gather_object", "gather", "gather_object", "scatter", "scatter_object_list", "reduce_scatter",

@@ -19,6 +19,7 @@ from datetime import timedelta
 from urllib.parse import urlparse
 
 from .._src.core import processes
+from .._torch._dtype import device as _device
 from . import _mpi, rendezvous
 from ._types import Backend, GroupMember, _NO_GROUP, _NoProcessGroupError, group
 from .process_group import ProcessGroup
@@ -261,6 +262,17 @@ def get_world_size(group=None) -> int:
 def get_backend(group=None) -> str:
     """The backend name of group (the default group if None)."""
     return Backend(_group(group).backend)
+
+
+def get_default_backend_for_device(device) -> str:
+    """The default backend's name for a device (a torch.device or its string): "gloo" for "cpu" (and "mps"),
+    "nccl" for "cuda", "xccl" for "xpu", as torch's Backend.default_device_backend_map; ValueError for a device
+    type with none. pytorch/examples' DDP example picks its backend so."""
+    kind = device.type if isinstance(device, _device) else _device(device).type
+    backend = Backend.default_device_backend_map.get(kind)
+    if backend is None:
+        raise ValueError(f"Default backend not registered for device : {device}")
+    return backend
 
 
 def get_process_group_ranks(group) -> list[int]:

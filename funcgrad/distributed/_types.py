@@ -71,6 +71,7 @@ class Backend(str):
     MPI = "mpi"
     XCCL = "xccl"
     backend_list = [UNDEFINED, GLOO, NCCL, UCC, MPI, XCCL]
+    default_device_backend_map = {"cpu": GLOO, "cuda": NCCL, "xpu": XCCL, "mps": GLOO}
 
     def __new__(cls, name: str):
         if not isinstance(name, str):

@@ -58,6 +58,8 @@ def array(object, dtype=None, copy=True, ndmin: int = 0):
         x = stack([array(v, copy=False) for v in object]) if len(object) else to_array(object)
         if dtype is not None:
             x = _xla_convert(x, dtypes.canonicalize(dtype))
+    elif object is None:  # JAX's error (a pytree node rebuilt from None placeholders meets it)
+        raise ValueError("None is not a valid value for jnp.array")
     else:
         x = canonical_array(object, dtype=dtype, copy=True)
         if dtype is not None and x.weak_type:

@@ -96,12 +96,11 @@ def register_dataclass(cls: type, data_fields=None, meta_fields=None) -> type:
 
 
 def _dict_flatten(d):
-    keys = sorted(d.keys(), key=_sort_key)
+    try:
+        keys = sorted(d)
+    except TypeError:  # keys that do not compare ({1: a, "y": b}): JAX's error
+        raise ValueError("Comparator raised exception while sorting pytree dictionary keys.") from None
     return [d[k] for k in keys], (type(d), tuple(keys), getattr(d, "default_factory", None))
-
-
-def _sort_key(k):
-    return (type(k).__name__, k) if not isinstance(k, (int, float)) else ("", k)
 
 
 def _dict_unflatten(aux, children):
@@ -178,6 +177,8 @@ class PyTreeDef:
             return f"[{kids}]"
         if self.kind in (dict, OrderedDict, defaultdict):
             return "{" + ", ".join(f"{k!r}: {c._str()}" for k, c in zip(self.aux[1], self.child_defs)) + "}"
+        if self.kind == "namedtuple":  # JAX names the class alone: namedtuple[Point]
+            return f"CustomNode(namedtuple[{self.aux[0].__name__}], [{kids}])"
         return f"CustomNode({getattr(self.kind, '__name__', self.kind)}[{self.aux!r}], [{kids}])"
 
 

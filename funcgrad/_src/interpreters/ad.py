@@ -20,7 +20,8 @@ from ..core.array import Array, ArrayBase, canonical_array, get_aval, to_array
 from ..core.errors import user_location
 from ..core.primitive import hooks
 from ..core.trace import Tracer, new_trace
-from ..core.tree_util import tree_flatten, tree_unflatten, tree_map
+from ..core.jaxpr import Eqn, Var
+from ..core.tree_util import register_pytree_node, tree_flatten, tree_unflatten, tree_map
 from ..prims.elementwise import add, add_p, zeros_like, ones_like, convert_element_type
 from . import backward_cache
 from ..prims.shape import full
@@ -458,7 +459,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     Returns:
         `(fun(*primals), f_vjp)`, or `(out, f_vjp, aux)` with `has_aux`. `f_vjp(ct)` takes a cotangent
         with the structure, shapes and dtypes of the output and returns a tuple with one cotangent per
-        primal (`ct` times the Jacobian). It may be called many times.
+        primal (`ct` times the Jacobian). It may be called many times, and is a pytree whose leaves are
+        its residuals (VjpFunction), as JAX's.
 
     Examples:
         >>> import funcgrad as jax, funcgrad.numpy as jnp
@@ -475,17 +477,63 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     out_vals = tape.out_values()
     in_avals = [get_aval(p) for p in tape.inputs]
 
-    def f_vjp(ct):
-        ct_leaves, ct_tree = tree_flatten(ct)
-        _check_like("vjp", out_vals, out_tree, ct_leaves, ct_tree)
-        cts = backward(tape, [_as_tangent(c) for c in ct_leaves])
-        cts = [_zeros_for(a) if c is None else c for c, a in zip(cts, in_avals)]
-        return tree_unflatten(p_tree, cts)
-
+    f_vjp = VjpFunction(tape, out_vals, out_tree, in_avals, p_tree)
     out = tree_unflatten(out_tree, out_vals)
     if has_aux:
         return out, f_vjp, _take_aux(store, tape.trace)
     return out, f_vjp
+
+
+class VjpFunction:
+    """vjp's pullback `f_vjp(ct)`, and a pytree as JAX's (a tree_util.Partial over the residuals): its leaves
+    are the values the backward walk reads (every non-constant value on the tape), its structure the tape's
+    equations. So f_vjp can be returned from make_jaxpr/jit (the residuals become outputs), flattened, and
+    rebuilt from other leaves (tracers, say): the rebuilt pullback walks the same equations over those
+    values, which is how JAX's docs print a backward pass as a function of its residuals."""
+    __slots__ = ("tape", "out_vals", "out_tree", "in_avals", "p_tree", "res")
+
+    def __init__(self, tape, out_vals, out_tree, in_avals, p_tree, res=None):
+        self.tape, self.out_vals, self.out_tree = tape, out_vals, out_tree
+        self.in_avals, self.p_tree = in_avals, p_tree
+        self.res = res  # None: the tape's own values (the common, fast case); else one value per _res_vars
+
+    def __call__(self, ct):
+        ct_leaves, ct_tree = tree_flatten(ct)
+        _check_like("vjp", self.out_vals, self.out_tree, ct_leaves, ct_tree)
+        cts = [_as_tangent(c) for c in ct_leaves]
+        tape = self.tape
+        if self.res is None:
+            cts = backward(tape, cts)
+        else:
+            new = {v: Var(v.aval, r) for v, r in zip(_res_vars(tape), self.res)}
+            sub = lambda vs: [new.get(v, v) for v in vs]
+            eqns = [Eqn(e.prim, sub(e.invars), sub(e.outvars), e.params) for e in tape.trace.eqns]
+            trace = tape.trace
+            outs = [o.var if isinstance(o, Tracer) and o._trace is trace else None for o in tape.outputs]
+            cts = walk_backward(eqns, sub([t.var for t in tape.inputs]), sub(outs), cts)
+        cts = [_zeros_for(a) if c is None else c for c, a in zip(cts, self.in_avals)]
+        return tree_unflatten(self.p_tree, cts)
+
+    def _flatten(self):
+        res = [v.val for v in _res_vars(self.tape)] if self.res is None else list(self.res)
+        return res, self
+
+    @staticmethod
+    def _unflatten(aux, res):
+        return VjpFunction(aux.tape, aux.out_vals, aux.out_tree, aux.in_avals, aux.p_tree, list(res))
+
+
+def _res_vars(tape) -> list:
+    """The tape's non-constant variables in first-use order (inputs first): the residuals of a VjpFunction."""
+    seen, out = set(), []
+    for v in [t.var for t in tape.inputs] + [v for e in tape.trace.eqns for v in (*e.invars, *e.outvars)]:
+        if not v.is_const and v not in seen:
+            seen.add(v)
+            out.append(v)
+    return out
+
+
+register_pytree_node(VjpFunction, VjpFunction._flatten, VjpFunction._unflatten)
 
 
 def _zeros_for(aval):

@@ -3,6 +3,7 @@ float modules for quantized ones), quantize, quantize_dynamic, prepare_qat / qua
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 
 import funcgrad._torch as _fg
@@ -24,6 +25,32 @@ __all__ = ["propagate_qconfig_", "prepare", "convert", "quantize", "quantize_dyn
            "add_quant_dequant"]
 
 _ = _aonn
+
+
+DEPRECATION_WARNING = (
+    "torch.ao.quantization is deprecated and will be removed in 2.10. \n"
+    "For migrations of users: \n"
+    "1. Eager mode quantization (torch.ao.quantization.quantize, "
+    "torch.ao.quantization.quantize_dynamic), please migrate to use torchao eager mode "
+    "quantize_ API instead \n"
+    "2. FX graph mode quantization (torch.ao.quantization.quantize_fx.prepare_fx,"
+    "torch.ao.quantization.quantize_fx.convert_fx, please migrate to use torchao pt2e quantization "
+    "API instead (prepare_pt2e, convert_pt2e) \n"
+    "3. pt2e quantization has been migrated to torchao "
+    "(https://github.com/pytorch/ao/tree/main/torchao/quantization/pt2e) \n"
+    "see https://github.com/pytorch/ao/issues/2259 for more details"
+)
+
+
+def _deprecated(fn):
+    """torch 2.13 marks the eager-mode entry points deprecated (typing_extensions.deprecated): each call warns
+    DeprecationWarning at its caller, the nested calls (quantize_dynamic's convert) too."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        warnings.warn(DEPRECATION_WARNING, DeprecationWarning, stacklevel=2)
+        return fn(*args, **kwargs)
+    wrapper.__deprecated__ = DEPRECATION_WARNING
+    return wrapper
 
 
 def get_default_static_quant_module_mappings() -> dict:
@@ -111,6 +138,7 @@ def _insert_observer(mod) -> None:
     mod.__dict__["_fg_observer_hooked"] = True
 
 
+@_deprecated
 def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list=None,
             prepare_custom_config_dict=None):
     """Attach observers (model.qconfig's activation observer) to the modules convert will quantize; run
@@ -156,6 +184,7 @@ def _convert(module, mapping, inplace=True) -> Module:
     return module
 
 
+@_deprecated
 def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_reference=False,
             convert_custom_config_dict=None, use_precomputed_fake_quant=False):
     """Swap each observed float (or QAT) submodule for its quantized counterpart (mapping: the static defaults),
@@ -173,6 +202,7 @@ def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_referen
     return module
 
 
+@_deprecated
 def quantize(model, run_fn, run_args, mapping=None, inplace=False):
     """prepare, run_fn(model, *run_args) to calibrate, convert."""
     if not inplace:
@@ -189,6 +219,7 @@ _DYNAMIC_DEFAULTS = {qint8: default_dynamic_qconfig, _fg.float16: float16_dynami
                      _fg.quint4x2: float_qparams_weight_only_qconfig_4bit}
 
 
+@_deprecated
 def quantize_dynamic(model, qconfig_spec=None, dtype=qint8, mapping=None, inplace=False):
     """Replace the submodules named by qconfig_spec (types, names, or a dict to QConfigs) with dynamically
     quantized ones: Linear / LSTM with qint8 weights (activations quantized per call) or float16 weights
@@ -222,6 +253,7 @@ def quantize_dynamic(model, qconfig_spec=None, dtype=qint8, mapping=None, inplac
     return model
 
 
+@_deprecated
 def prepare_qat(model, mapping=None, inplace=False):
     """Swap Linear / Conv2d (and fused LinearReLU / ConvReLU2d) for their QAT modules (fake-quantized weights)
     and attach the qconfig's activation fake-quantizers; train, then convert."""
@@ -236,6 +268,7 @@ def prepare_qat(model, mapping=None, inplace=False):
     return model
 
 
+@_deprecated
 def quantize_qat(model, run_fn, run_args, inplace=False):
     """prepare_qat, run_fn(model, *run_args) to train, convert."""
     if not inplace:

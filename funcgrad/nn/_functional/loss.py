@@ -245,12 +245,18 @@ def _check_class_target_shape(input, target):
         if target.dim() > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         return
-    if target.dim() >= 1 and input.shape[0] != target.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0]}).")
+    n = target.shape[0] if target.dim() else 0  # (torch reads a 0-d target's batch size as 0)
+    if input.shape[0] != n:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
     if input.dim() == 2:
         if target.dim() != 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif input.dim() == 4:  # torch's nll_loss2d
+        if target.dim() != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.dim()}")
+        if list(target.shape[1:]) != list(input.shape[2:]):
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
     else:
         want = [input.shape[0]] + list(input.shape[2:])
         if list(target.shape) != want:

@@ -9,15 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 import funcgrad._torch as _fg
+from .....nn.modules.container import ModuleList
 from .....nn.modules.module import Module
 from ....quantization.observer import MinMaxObserver
-from ....._torch._quantized import QTensor, qint8
+from ....._torch._quantized import QTensor, _QParams, make_qtensor, qint8
 from ....._torch._quantized_packed import (gemm_fp16_np, linear_dynamic_np, linear_prepack_fp16, q_linear_dynamic,
                                            q_linear_dynamic_fp16)
 from .....nn.modules import linear as _nnm_linear
 from ..modules import Linear as _QLinear, _quantize_weight
 
-__all__ = ["Linear", "LSTM"]
+__all__ = ["Linear", "LSTM", "PackedParameter"]
 
 _F32 = np.float32
 
@@ -99,6 +100,36 @@ def _project(x: np.ndarray, w, b) -> np.ndarray:
     return out if b is None else (out + np.asarray(b.detach()._host(), _F32)).astype(_F32)
 
 
+class PackedParameter(Module):
+    """One layer-direction's weights of a dynamically quantized LSTM, `param` = (w_ih, w_hh, b_ih, b_hh), in
+    the state_dict under `<prefix>param` as torch's (whose value there is its packed CellParams object; here the
+    tuple of tensors, which save / load(weights_only=True) carry)."""
+
+    def __init__(self, param):
+        super().__init__()
+        self.param = param
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "param"] = self.param
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        if prefix + "param" in state_dict:
+            self.param = tuple(state_dict.pop(prefix + "param"))
+        elif strict:
+            missing_keys.append(prefix + "param")
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
+def _placeholder_weight(rows, cols, dtype):
+    """A zero weight of the LSTM's kind until from_float or load_state_dict sets the real one."""
+    if dtype is qint8:
+        return make_qtensor(np.zeros((rows, cols), np.int8), _QParams(qint8, _fg.per_tensor_affine, 1.0, 0))
+    return linear_prepack_fp16(_fg.zeros(rows, cols)).weight
+
+
 class LSTM(Module):
     """Dynamically quantized LSTM (torch.quantized_lstm): each layer's input projection of the whole sequence and
     each step's hidden projection are linear_dynamic products (qint8 weights) or float16 GEMMs (dtype
@@ -113,10 +144,21 @@ class LSTM(Module):
         self.dropout, self.bidirectional, self.dtype = float(dropout), bidirectional, dtype
         self.version = 2
         self.proj_size = 0
-        self._all_weight_values = []    # per layer and direction: (w_ih, w_hh, b_ih, b_hh)
+        D, G = (2 if bidirectional else 1), 4 * hidden_size
+        params = []  # per layer and direction: (w_ih, w_hh, b_ih, b_hh)
+        for layer in range(num_layers):
+            n_in = input_size if layer == 0 else hidden_size * D
+            for _ in range(D):
+                b = (_fg.zeros(G), _fg.zeros(G)) if bias else (None, None)
+                params.append(PackedParameter((_placeholder_weight(G, n_in, dtype),
+                                               _placeholder_weight(G, hidden_size, dtype)) + b))
+        self._all_weight_values = ModuleList(params)
 
     def _get_name(self):
         return "DynamicQuantizedLSTM"
+
+    def __repr__(self):  # torch's: the packed weights (a ModuleList) are not shown
+        return f"{self._get_name()}({self.extra_repr()})"
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
@@ -171,7 +213,8 @@ class LSTM(Module):
             outs = []
             for d in range(D):
                 k = layer * D + d
-                o, h, c = self._direction(layer_in, self._all_weight_values[k], h0[k], c0[k], d == 1)
+                o, h, c = self._direction(layer_in, self._all_weight_values[k].param, h0[k], c0[k],
+                                          d == 1)
                 outs.append(o)
                 hs.append(h)
                 cs.append(c)
@@ -191,7 +234,7 @@ class LSTM(Module):
         for layer in range(self.num_layers):
             for d in range(2 if self.bidirectional else 1):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                w_ih, w_hh, b_ih, b_hh = self._all_weight_values[layer * (2 if self.bidirectional else 1) + d]
+                w_ih, w_hh, b_ih, b_hh = self._all_weight_values[layer * (2 if self.bidirectional else 1) + d].param
                 names.update({"weight_ih" + sfx: w_ih, "weight_hh" + sfx: w_hh, "bias_ih" + sfx: b_ih,
                               "bias_hh" + sfx: b_hh})
         return names
@@ -221,5 +264,6 @@ class LSTM(Module):
                               linear_prepack_fp16(w.detach().float()).weight)
                 bs = [getattr(mod, name + sfx).detach().clone() if mod.bias else None
                       for name in ("bias_ih", "bias_hh")]
-                q._all_weight_values.append((ws[0], ws[1], bs[0], bs[1]))
+                k = layer * (2 if mod.bidirectional else 1) + d
+                q._all_weight_values[k].param = (ws[0], ws[1], bs[0], bs[1])
         return q
