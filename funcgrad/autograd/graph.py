@@ -90,6 +90,7 @@ class Node:
     _hooked = False         # whether any of the four above was ever set (one attribute for the engine to read)
     _packed = None          # (saved_tensors_hooks' unpack hook, [(input position, packed value)])
     _stack = None           # the forward traceback (anomaly mode)
+    _undefined = False      # torch's backward returns undefined gradients (vector_norm at ord 0): none flows on
 
     def __init__(self, tape, fn, inputs, diff, edges, versions):
         self.tape = tape
@@ -301,6 +302,8 @@ class Node:
         if tape is None:
             raise RuntimeError(FREED_MSG)
         self.check_versions()
+        if self._undefined:
+            return [None] * len(self.edges)
         if self._packed is not None:
             _unpack_saved(self)
         T = _TENSOR
