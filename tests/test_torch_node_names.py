@@ -293,7 +293,8 @@ def _graph(fn):
 
 
 @pytest.mark.parametrize("case", ["layer_norm_no_bias", "layer_norm_plain", "conv_no_bias", "batch_norm_eval",
-                                  "batch_norm_no_weight", "group_norm_no_weight", "rdiv"])
+                                  "batch_norm_no_weight", "group_norm_no_weight", "rdiv", "clamp_min_tensor",
+                                  "clamp_max_tensor", "clip_min_tensor"])
 def test_next_functions_of_absent_optional_tensors_and_number_over_tensor_as_torch(case):
     """torch lists (None, 0) for an optional tensor argument not given (layer_norm / conv without bias, ...), no
     entry for batch_norm's running statistics, and computes number / tensor as reciprocal then mul."""
@@ -308,10 +309,24 @@ def test_next_functions_of_absent_optional_tensors_and_number_over_tensor_as_tor
                 "batch_norm_eval": lambda: F.batch_norm(x, L.zeros(3), L.ones(3), w, None, training=False),
                 "batch_norm_no_weight": lambda: F.batch_norm(x, None, None, None, b, training=True),
                 "group_norm_no_weight": lambda: F.group_norm(x[..., None], 3, None, b),
-                "rdiv": lambda: 3 / x}[case]()
+                "rdiv": lambda: 3 / x,
+                "clamp_min_tensor": lambda: L.clamp(x, min=w * 0.5),
+                "clamp_max_tensor": lambda: x.clamp(max=w * 0.5),
+                "clip_min_tensor": lambda: x.clip(w * 0.5)}[case]()
     got, want = make(fg), make(torch)
     assert _graph(got) == _graph(want)
     np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
+
+@pytest.mark.parametrize("call", ["fn", "method", "clip", "inplace"])
+def test_clamp_with_a_tensor_and_a_number_bound_is_a_type_error(call):
+    """torch's clamp has a Tensor-bounds and a Number-bounds overload: one bound of each is no overload."""
+    for L in (fg, torch):
+        x, lo = L.ones(3), L.zeros(3)
+        f = {"fn": lambda: L.clamp(x, lo, 0.5), "method": lambda: x.clamp(-1, lo),
+             "clip": lambda: L.clip(x, lo, 1), "inplace": lambda: x.clamp_(lo, 2.0)}[call]
+        with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+            f()
 
 
 def test_next_functions_of_a_custom_function_list_its_tensor_inputs_without_grad():

@@ -19,6 +19,11 @@ from .indexing import nonzero
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (input, min, max))
+        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                        " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     return _clamp(input, min, max, out, "Clamp1")
 
 
@@ -70,7 +75,10 @@ def _clamp(input, lo, hi, out, name):
                 shape = _bshape(shape, o.shape)
         ops = [o if o.shape == shape else jnp.broadcast_to(o, shape) for o in ops]
         return _clamp_tensor_bounds(ops[0], ops[1] if lo is not None else None, ops[-1] if hi is not None else None)
-    return _out(_apply("Clamp", fn, tuple(ts)), out)
+    r = _apply("Clamp", fn, tuple(ts))
+    if r._gfn is not None and (lo is None or hi is None):  # (torch's clamp.Tensor: an entry for the absent bound)
+        r._gfn.absent_slots = (1,) if lo is None else (2,)
+    return _out(r, out)
 
 
 def _clamp_tensor_bounds(a, lo, hi):
