@@ -329,6 +329,40 @@ def test_clamp_with_a_tensor_and_a_number_bound_is_a_type_error(call):
             f()
 
 
+@pytest.mark.parametrize("case", ["set_number", "set_select", "set_element", "set_tensor_no_grad", "set_tensor",
+                                  "view_index_put", "mul_number", "add_number_view", "div_number_view", "imul",
+                                  "sub_tensor_view", "relu_view", "fill_tensor", "fill_tensor_view", "pow_view"])
+def test_in_place_graphs_as_torch(case):
+    """In-place ops and indexed assignment: the node and its next_functions as torch's. On a view, torch's
+    CopySlices lists the base, then the op's entries after its self; a number written by x[i] = v is a 0-d
+    tensor filled in (an entry), as is the number of mul_/add_/sub_/div_ (wrapped as a tensor)."""
+    import numpy as np
+
+    def make(L):
+        a = L.tensor([[0.5, -1.0, 2.0, 0.3], [1.5, 0.2, -0.7, 0.9], [0.1, 0.4, -2.0, 1.0]], requires_grad=True)
+        v = L.tensor([2.0, 3.0], requires_grad=True)
+        b = a.clone()
+        {"set_number": lambda: b.__setitem__((slice(None), slice(1, 3)), 5.0),
+         "set_select": lambda: b.__setitem__(1, 2.0),
+         "set_element": lambda: b.__setitem__((1, 2), 2.0),
+         "set_tensor_no_grad": lambda: b.__setitem__((0, slice(1, 3)), v.detach()),
+         "set_tensor": lambda: b.__setitem__((0, slice(1, 3)), v),
+         "view_index_put": lambda: b[1:, :].__setitem__(L.tensor([0]), 1.0),
+         "mul_number": lambda: b.mul_(2),
+         "add_number_view": lambda: b[:, 1:3].add_(1, alpha=2),
+         "div_number_view": lambda: b[1].div_(4.0),
+         "imul": lambda: b[1:].__imul__(3),
+         "sub_tensor_view": lambda: b[0, 1:3].sub_(v),
+         "relu_view": lambda: b[1].relu_(),
+         "fill_tensor": lambda: b.fill_(L.tensor(2.0)),
+         "fill_tensor_view": lambda: b[:, 0].fill_(L.tensor(2.0)),
+         "pow_view": lambda: b[1:].pow_(2)}[case]()
+        return b
+    got, want = make(fg), make(torch)
+    assert _graph(got) == _graph(want)
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
+
 def test_next_functions_of_a_custom_function_list_its_tensor_inputs_without_grad():
     """torch lists a custom Function's tensor inputs in order, (None, 0) for one that does not require grad, and
     nothing for a non-tensor argument."""

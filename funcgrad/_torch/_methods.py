@@ -43,9 +43,17 @@ def _make_inplace(op, name):
             new_kw = {k: (_traced(next(it)) if isinstance(v, Tensor) else v) for k, v in kwargs.items()}
             r = op(_traced(a), *new_args, **new_kw)
             return r._a if r._v is None else r._arr()
-        return _inplace(node, self, fn, tens)
+        out = _inplace(node, self, fn, tens)
+        if node in _NUMBER_NODES and not tens and args:  # (x.mul_(2): torch's entry for the wrapped number)
+            g = (self._base if self._base is not None else self)._gfn
+            if g is not None:
+                getattr(g, "op", g).number_operand = True
+        return out
     method.__name__ = op.__name__ + "_"
     return method
+
+
+_NUMBER_NODES = frozenset(("Add", "Sub", "Mul", "Div"))
 
 
 # torch's in-place nodes named by overload: a number bound (clamp_: ClampBackward1, clamp_min_: ClampMinBackward0)
@@ -139,7 +147,9 @@ def _fill(self, value, name):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
-        if (_req(value) and _gs.enabled) or value._v is None:
+        grads = _req(self) or self._base is not None and self._base._rg
+        if value._v is None or _gs.enabled and (_req(value) or grads and (
+                D.kind(value._np_dtype()) != "c" or D.kind(self._np_dtype()) == "c")):  # (FillBackward3's value entry)
             return _inplace("Fill3", self, lambda a, s: jnp.broadcast_to(_cast(s, a.dtype), a.shape), (value,),
                             reads_self=False)
         value = value.item()

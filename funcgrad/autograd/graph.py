@@ -153,7 +153,10 @@ class Node:
 
     def _number_operand(self) -> bool:
         """Whether this one-bind node's op took a Python number as its second operand (x * 0.5, and 0.5 * x,
-        which torch computes as x.mul(0.5)); not a number first for sub/div (torch's rsub, reciprocal-mul)."""
+        which torch computes as x.mul(0.5)); not a number first for sub/div (torch's rsub, reciprocal-mul).
+        An in-place op's node (x.mul_(2)) is marked by its method."""
+        if self.__dict__.get("number_operand"):
+            return True
         tape = self.tape
         if tape.__class__ is tuple:
             args, ins = tape[2], tape[4]
@@ -608,6 +611,13 @@ class CopySlices(Node):
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # (torch's C++ nodes name themselves with their namespace)
+
+    @property
+    def next_functions(self) -> tuple:
+        """torch's: the base's edge, then the op's entries after its self (whose gradient goes back into the
+        base's view region; here the op's edge to the view's old value carries it)."""
+        base = self.edges[0]
+        return ((None, 0) if base is None else base,) + tuple(self.op.next_functions[1:])
 
     def check_versions(self) -> None:
         self.op.check_versions()
