@@ -379,3 +379,32 @@ def test_next_functions_of_a_custom_function_list_its_tensor_inputs_without_grad
         y = F.apply(L.ones(2, requires_grad=True), L.ones(2), 2.0, L.ones(2, requires_grad=True))
         graphs.append([None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions])
     assert graphs[0] == graphs[1] == ["AccumulateGrad", None, "AccumulateGrad"]
+
+
+_DOUBLE = {
+    "sin": lambda L, x: x.sin(), "exp": lambda L, x: x.exp(), "pow3": lambda L, x: x ** 3, "abs": lambda L, x: x.abs(),
+    "div": lambda L, x: x / 3.0, "sum": lambda L, x: x.sum(), "mean": lambda L, x: x.mean(0),
+    "mm": lambda L, x: x @ L.ones(3, 2), "permute": lambda L, x: x.permute(1, 0), "index": lambda L, x: x[0],
+    "slice": lambda L, x: x[:, 1:], "gather": lambda L, x: x.gather(1, L.tensor([[0], [2]])),
+    "tanh": lambda L, x: x.tanh(), "sigmoid": lambda L, x: x.sigmoid(), "relu": lambda L, x: x.relu(),
+    "softmax": lambda L, x: x.softmax(-1), "log_softmax": lambda L, x: x.log_softmax(-1),
+    "gelu": lambda L, x: L.nn.functional.gelu(x), "elu": lambda L, x: L.nn.functional.elu(x),
+    "mse": lambda L, x: L.nn.functional.mse_loss(x, L.zeros(2, 3)), "clamp": lambda L, x: x.clamp(-1, 1),
+    "max": lambda L, x: x.max(), "cumsum": lambda L, x: x.cumsum(1), "to64": lambda L, x: x.double()}
+
+
+@pytest.mark.parametrize("op", sorted(_DOUBLE))
+def test_double_backward_node_names_as_torch(op):
+    """create_graph=True: the gradient's grad_fn is named as torch's (the op its backward is, or ends in), and
+    a one-op backward (tanh_backward, ...) lists grad_output first in next_functions."""
+    names = []
+    for L in (fg, torch):
+        x = L.tensor([[0.3, -1.2, 2.0], [1.5, -0.4, 0.9]], requires_grad=True)
+        y = _DOUBLE[op](L, x)
+        (g,) = L.autograd.grad(y, x, L.ones_like(y).requires_grad_(), create_graph=True)
+        entry = g.grad_fn.next_functions[0][0]
+        names.append((g.grad_fn.name(), None if entry is None else entry.name()))
+    if names[1][0].endswith("BackwardBackward0") or names[1][0].endswith("BackwardDataBackward0"):
+        assert names[0] == names[1]
+    else:
+        assert names[0][0] == names[1][0]
