@@ -294,7 +294,8 @@ def _graph(fn):
 
 @pytest.mark.parametrize("case", ["layer_norm_no_bias", "layer_norm_plain", "conv_no_bias", "batch_norm_eval",
                                   "batch_norm_no_weight", "group_norm_no_weight", "rdiv", "clamp_min_tensor",
-                                  "clamp_max_tensor", "clip_min_tensor"])
+                                  "clamp_max_tensor", "clip_min_tensor", "instance_norm", "instance_norm_affine",
+                                  "instance_norm_eval"])
 def test_next_functions_of_absent_optional_tensors_and_number_over_tensor_as_torch(case):
     """torch lists (None, 0) for an optional tensor argument not given (layer_norm / conv without bias, ...), no
     entry for batch_norm's running statistics, and computes number / tensor as reciprocal then mul."""
@@ -312,7 +313,12 @@ def test_next_functions_of_absent_optional_tensors_and_number_over_tensor_as_tor
                 "rdiv": lambda: 3 / x,
                 "clamp_min_tensor": lambda: L.clamp(x, min=w * 0.5),
                 "clamp_max_tensor": lambda: x.clamp(max=w * 0.5),
-                "clip_min_tensor": lambda: x.clip(w * 0.5)}[case]()
+                "clip_min_tensor": lambda: x.clip(w * 0.5),
+                "instance_norm": lambda: F.instance_norm(x[None].repeat(2, 1, 1)),
+                "instance_norm_affine": lambda: F.instance_norm(x[:, :, None].repeat(1, 1, 4), L.zeros(3), L.ones(3),
+                                                                w, b),
+                "instance_norm_eval": lambda: F.instance_norm(x[:, :, None].repeat(1, 1, 4), L.zeros(3), L.ones(3),
+                                                              w, None, use_input_stats=False)}[case]()
     got, want = make(fg), make(torch)
     assert _graph(got) == _graph(want)
     np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
