@@ -659,3 +659,28 @@ def test_index_op_errors_as_torch(case):
             _INDEX_ERRORS[case](L)
         got.append((type(info.value).__name__, str(info.value).split("\n")[0]))
     assert got[0] == got[1]
+
+
+_BROADCAST_ERRORS = {
+    "copy_rows": lambda L: L.ones(2, 3).copy_(L.ones(4, 3, dtype=L.float64)),
+    "copy_cols": lambda L: L.ones(2, 3).copy_(L.ones(2, 5)),
+    "copy_3d": lambda L: L.ones(5, 2, 3).copy_(L.ones(4, 1, 3)),
+    "copy_wider": lambda L: L.ones(3).copy_(L.ones(2, 3)),
+    "masked_fill_shape_and_dtype": lambda L: L.ones(2, 3).masked_fill(L.ones(4, 3), 1.0),
+    "masked_fill_float_mask": lambda L: L.ones(2, 3).masked_fill(L.ones(2, 3), 1.0),
+    "masked_fill_byte_mask": lambda L: L.ones(2, 3).masked_fill(L.ones(2, 3, dtype=L.uint8), 1.0),
+    "masked_fill_inplace_wider": lambda L: L.ones(2, 3).masked_fill_(L.ones(3, 2, 3, dtype=L.bool), 1.0),
+    "masked_scatter_shape_and_dtype": lambda L: L.ones(2, 3).masked_scatter(L.ones(4, 3), L.ones(2, 3)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BROADCAST_ERRORS))
+def test_broadcast_errors_before_dtype_errors_as_torch(case):
+    """copy_ names the dimension that does not broadcast (ours named the last one, sizes equal); masked_fill /
+    masked_scatter check that the mask broadcasts before its dtype, as torch."""
+    got = []
+    for L in (fg, torch):
+        with pytest.raises(Exception) as info:
+            _BROADCAST_ERRORS[case](L)
+        got.append((type(info.value).__name__, str(info.value).split("\n")[0]))
+    assert got[0] == got[1]

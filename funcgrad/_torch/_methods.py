@@ -194,8 +194,16 @@ def copy_(self, src, non_blocking=False):
 
 
 def _raise_bc(dst, src):
-    raise RuntimeError(f"The size of tensor a ({list(dst)[-1] if dst else 1}) must match the size of tensor b "
-                       f"({list(src)[-1] if src else 1}) at non-singleton dimension {max(len(dst) - 1, 0)}")
+    """torch's error for a copy_ source that does not broadcast to the destination: the last dimension (counted in
+    the broadcast shape) where the two sizes differ and neither is 1, else the broadcast shape's mismatch."""
+    n = max(len(dst), len(src))
+    a, b = (1,) * (n - len(dst)) + tuple(dst), (1,) * (n - len(src)) + tuple(src)
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                               f"non-singleton dimension {i}")
+    raise RuntimeError(f"output with shape {list(dst)} doesn't match the broadcast shape "
+                       f"{[max(x, y) for x, y in zip(a, b)]}")
 
 
 def _sampler_(name, draw):

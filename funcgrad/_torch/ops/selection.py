@@ -11,6 +11,7 @@ from ..._src.prims import elementwise as ew
 from .._tensor import Tensor
 from .._dispatch import _apply, _apply_prim, _apply_prim1
 from .._errors import _legacy
+from .._argcheck import DtypeName
 from ._common import (_as_tensor, _bshape, _cast, _not_impl, _NPB, _out, _promote, _result_type_many, _scalar_arr,
                       _with_out)
 from .indexing import nonzero
@@ -170,7 +171,7 @@ def masked_fill(input, mask, value):
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
-    _check_mask(mask)
+    _check_mask(mask, input)
     dt = input._np_dtype()
     if isinstance(value, Tensor):
         def fn(a, m, v):
@@ -186,10 +187,13 @@ def masked_fill(input, mask, value):
     return _apply("MaskedFill", fn1, (input, mask))
 
 
-def _check_mask(mask):
+def _check_mask(mask, input=None):
+    """masked_fill's mask: it broadcasts with input (torch's first check), and is bool."""
+    if isinstance(mask, Tensor) and input is not None:
+        _bshape(tuple(mask.shape), tuple(input.shape))
     if not isinstance(mask, Tensor) or mask._np_dtype() != _NPB:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
+        got = f"{DtypeName(mask._np_dtype()):c}" if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {got}")
 
 
 @_with_out()
