@@ -684,3 +684,31 @@ def test_broadcast_errors_before_dtype_errors_as_torch(case):
             _BROADCAST_ERRORS[case](L)
         got.append((type(info.value).__name__, str(info.value).split("\n")[0]))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("how", ["method", "to", "to_kw"])
+def test_bfloat16_copy_keeps_the_graph(how):
+    """x.bfloat16() / x.to(torch.bfloat16) of a tensor that requires grad is a ToCopyBackward0 node as torch's (ours
+    took bfloat16, whose NumPy kind is 'V', for a non-float dtype and dropped the graph)."""
+    res = []
+    for L in (fg, torch):
+        x = L.tensor([1.5, -2.7, 0.3], requires_grad=True)
+        y = {"method": lambda: x.bfloat16(), "to": lambda: x.to(L.bfloat16),
+             "to_kw": lambda: x.to(device="cpu", dtype=L.bfloat16)}[how]()
+        w = (y * 2).sin().float()
+        w.sum().backward()
+        res.append((y.requires_grad, y.grad_fn.name(), w.grad_fn.name(), x.grad.numpy()))
+    assert res[0][:3] == res[1][:3]
+    np.testing.assert_allclose(res[0][3], res[1][3], rtol=1e-2)
+
+
+def test_conversion_warnings_and_two_dtypes_as_torch():
+    """float() of a tensor that requires grad and a complex-to-real copy warn as torch; to() with two dtypes is
+    torch's TypeError."""
+    for L in (fg, torch):
+        with pytest.warns(UserWarning, match="requires_grad=True to a scalar"):
+            float(L.tensor(1.5, requires_grad=True))
+        with pytest.warns(UserWarning, match="discards the imaginary part"):
+            L.tensor([1.5 + 2j]).float()
+        with pytest.raises(TypeError, match="invalid combination of arguments"):
+            L.ones(2).to(L.float64, L.float32)

@@ -358,9 +358,12 @@ def _draw_geometric(self, gen, p):
 # --- conversions ---------------------------------------------------------------------------------------
 
 def _to_dtype(self, dt, copy=False):
-    if self._np_dtype() == dt and not copy:
+    sdt = self._np_dtype()
+    if sdt == dt and not copy:
         return self
-    if self._rg and dt.kind not in "fc":
+    if sdt.kind == "c" and dt.kind != "c":  # (torch's copy warns; the imaginary part is dropped)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+    if self._rg and D.kind(dt) not in "fc":  # (an integer or bool copy has no gradient; bfloat16's kind is "V")
         return _wrap(ew.convert_element_type(self._arr(), dt))
     return _apply1("ToCopy", lambda a: ew.convert_element_type(a, dt), self)
 
@@ -375,6 +378,8 @@ def _parse_to(args, kwargs):
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
         if isinstance(a, (D.dtype, np.dtype)) or a in (float, int, bool, complex):
+            if dtype is not None:  # (no overload takes two dtypes)
+                raise TypeError("to() received an invalid combination of arguments - got (torch.dtype, torch.dtype)")
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype
