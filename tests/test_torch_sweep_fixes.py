@@ -712,3 +712,18 @@ def test_conversion_warnings_and_two_dtypes_as_torch():
             L.tensor([1.5 + 2j]).float()
         with pytest.raises(TypeError, match="invalid combination of arguments"):
             L.ones(2).to(L.float64, L.float32)
+
+
+@pytest.mark.parametrize("dt", ["int32", "int64", "uint8", "bool", "float16", "float64"])
+def test_mvlgamma_of_integer_and_bool_tensors_as_torch(dt):
+    """special.multigammaln / mvlgamma compute an integer tensor in the default float dtype and refuse a bool one
+    (ours refused every non-float tensor)."""
+    res = []
+    for L in (fg, torch):
+        x = L.tensor([2, 3, 5]).to(getattr(L, dt))
+        try:
+            r = L.special.multigammaln(x, 2)
+            res.append((str(r.dtype), np.round(r.numpy().astype(float), 3).tolist()))
+        except RuntimeError as e:
+            res.append(str(e))
+    assert res[0] == res[1]
