@@ -354,7 +354,6 @@ class Node:
         if type(rec) is Recorded and rec.kept is not None:
             return self._apply_saved(cts)
         fn, inputs, diff = self.fn, self.inputs, self.diff
-        n = len(inputs)
         given = [k for k, c in enumerate(cts) if c is not None]
         meta = self.out_meta
 
