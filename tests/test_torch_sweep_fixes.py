@@ -729,3 +729,15 @@ def test_mvlgamma_of_integer_and_bool_tensors_as_torch(dt):
         except RuntimeError as e:
             res.append(str(e))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("args", ["number_first", "string_other"])
+def test_rsub_takes_a_tensor_first_as_torch(args):
+    """torch.rsub's overloads take (Tensor, Tensor) or (Tensor, Number): a number first is torch's TypeError (ours
+    computed it)."""
+    msgs = []
+    for L in (fg, torch):
+        with pytest.raises(TypeError) as info:
+            L.rsub(2, L.ones(2)) if args == "number_first" else L.rsub(L.ones(2), "a")
+        msgs.append(str(info.value).split("\n")[0])
+    assert msgs[0] == msgs[1]

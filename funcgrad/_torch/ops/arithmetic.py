@@ -153,6 +153,12 @@ subtract = sub
 
 
 def rsub(input, other, *, alpha=1):
+    """other - alpha * input: torch's overloads take a Tensor input (and a Tensor or a number other)."""
+    if not isinstance(input, Tensor) or not (isinstance(other, Tensor) or _is_scalar(other)):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (input, other))
+        raise TypeError(f"rsub() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor other, *, Number alpha = 1)\n"
+                        " * (Tensor input, Number other, Number alpha = 1)\n")
     return sub(other, input, alpha=alpha)
 
 
