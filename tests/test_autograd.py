@@ -627,6 +627,43 @@ def test_autograd_functional():
     close(hf, ht, np.float64)
 
 
+_FUNCTIONAL_ERRORS = {
+    "jacobian_strict": lambda L: L.autograd.functional.jacobian(lambda a: L.ones(3), L.ones(3), strict=True),
+    "vjp_strict": lambda L: L.autograd.functional.vjp(lambda a: L.ones(3), L.ones(3), L.ones(3), strict=True),
+    "vjp_v_none": lambda L: L.autograd.functional.vjp(lambda a: a.sin(), L.ones(3)),
+    "hvp_v_none": lambda L: L.autograd.functional.hvp(lambda a: a.sin().sum(), L.ones(3)),
+    "hvp_vector_output": lambda L: L.autograd.functional.hvp(lambda a: a.sin(), L.ones(3), L.ones(3)),
+    "jvp_v_none": lambda L: L.autograd.functional.jvp(lambda a: a, L.ones(3)),
+    "func_grad_int": lambda L: L.func.grad(lambda a: a.sum())(L.tensor([1, 2])),
+    "func_grad_and_value_int": lambda L: L.func.grad_and_value(lambda a, b: (a * b).sum(), argnums=1)(
+        L.ones(2), L.tensor([1, 2])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_FUNCTIONAL_ERRORS))
+def test_autograd_functional_and_func_errors_as_torch(case):
+    """torch.autograd.functional's strict mode and its v=None rules, and torch.func.grad of an integer tensor:
+    torch's RuntimeError and message (ours returned zeros / ones, or raised a TypeError)."""
+    got = []
+    for L in (fg, torch):
+        with pytest.raises(Exception) as info:
+            _FUNCTIONAL_ERRORS[case](L)
+        got.append((type(info.value).__name__, str(info.value).split("\n")[0]))
+    assert got[0] == got[1]
+
+
+def test_autograd_functional_v_none_for_one_element():
+    """v may be omitted where the input (jvp, hvp) or the output (vjp) has one element: ones, as torch."""
+    res = []
+    for L in (fg, torch):
+        x = L.tensor([0.7], dtype=L.float64)
+        F = L.autograd.functional
+        res.append([t.numpy() for t in (F.jvp(lambda a: a.sin() * 3, x)[1], F.hvp(lambda a: a.sin().sum(), x)[1],
+                                        F.vjp(lambda a: a.exp().sum(), x)[1])])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
 # --- a training loop, step by step -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -130,3 +130,13 @@ def test_input_modified_in_place_is_detected():
         b.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+def test_reentrant_node_name_as_torch():
+    """use_reentrant=True records torch's CheckpointFunction (its node CheckpointFunctionBackward)."""
+    names = []
+    for lib, ck in ((fg, checkpoint), (torch, TC.checkpoint)):
+        y = ck(lambda t: t.sin() * 2, lib.ones(3, requires_grad=True), use_reentrant=True)
+        names.append(y.grad_fn.name())
+    assert names[0] == names[1] == "CheckpointFunctionBackward"
+    assert hasattr(fg.utils.checkpoint, "CheckpointFunction")

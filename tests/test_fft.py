@@ -397,3 +397,16 @@ def test_jit_of_grad_matches_eager():
 def test_make_jaxpr_shows_fft():
     text = str(fg.make_jaxpr(lambda x: jfft.rfft(x, n=8))(np.ones(5)))
     assert "fft" in text and "RFFT" in text
+
+
+@pytest.mark.parametrize("name", ["rfft", "ihfft", "rfft2", "rfftn", "ihfft2", "ihfftn"])
+def test_torch_fft_real_only_errors_as_torch(name):
+    """A complex input to torch.fft's real-input functions: torch's RuntimeError and message (its dtype as
+    ComplexFloat, and rfft2/rfftn/ihfft2/ihfftn's own wording)."""
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for L in (fg, torch):
+        with pytest.raises(RuntimeError) as info:
+            getattr(L.fft, name)(L.ones(4, 6, dtype=L.complex64))
+        msgs.append(str(info.value).split("\n")[0])
+    assert msgs[0] == msgs[1]

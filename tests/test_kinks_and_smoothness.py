@@ -616,3 +616,23 @@ def test_torch_pow_edges_vs_torch(x, y):
     got, want = _pow_hessian(fg, x, y), _pow_hessian(torch, x, y)
     np.testing.assert_array_equal(np.array([got[0], got[1], *got[2][0], *got[2][1]]),
                                   np.array([want[0], want[1], *want[2][0], *want[2][1]]))
+
+
+@pytest.mark.parametrize("e", [1.5, -0.5, 0.5, 2.5, -1.5, 0.25])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_torch_pow_by_a_number_is_torchs_scalar_kernel(e, dt):
+    """x.pow(number) is torch's pow(Tensor, Scalar) kernel, sqrt at 0.5 and rsqrt at -0.5, in its value and
+    in its derivative's x.pow(e - 1): at -inf d/dx x**1.5 is 1.5 * sqrt(-inf) = NaN, d/dx x**-0.5 is
+    -0.5 * (-inf) ** -1.5 = -0.0 (C's pow), and the second derivatives follow."""
+    torch = pytest.importorskip("torch")
+    vals = [-INF, INF, -0.0, 0.0, -2.0, 0.7, 3.0, 1e-30]
+    res = []
+    for m in (fg, torch):
+        x = m.tensor(vals, dtype=getattr(m, dt), requires_grad=True)
+        y = x.pow(e)
+        (g,) = m.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = m.autograd.grad(g.sum(), x)
+        res.append([t.detach().numpy() for t in (y, g, gg)])
+    for got, want in zip(*res):
+        np.testing.assert_allclose(got, want, rtol=2e-6 if dt == "float32" else 1e-14, atol=0)
+        np.testing.assert_array_equal(np.signbit(got) | np.isnan(got), np.signbit(want) | np.isnan(want))

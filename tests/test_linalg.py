@@ -1042,3 +1042,17 @@ def test_torch_svd_full_matrices_gradient_as_torch(shape):
         loss.backward()
         grads.append(a.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+def test_solve_gradient_of_a_float32_matrix_whose_det_overflows_warns_nothing():
+    """solve's vjp solves with the transpose, checking det(A) == 0 first: a float32 det beyond float32's range is
+    inf (not singular), without NumPy's overflow warning escaping."""
+    import warnings
+    a = jnp.asarray(np.diag([1e10, 2e10, 3e10, 4e10]).astype(np.float32) + 1.0)
+    b = jnp.ones((4,), jnp.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = fg.grad(lambda m: jnp.linalg.solve(m, b).sum())(a)
+    a64 = np.asarray(a, np.float64)
+    want = -np.outer(np.linalg.solve(a64.T, np.ones(4)), np.linalg.solve(a64, np.ones(4)))
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-4)

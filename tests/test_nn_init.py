@@ -205,3 +205,13 @@ def test_conv_defaults():
     c = nn.Conv2d(4, 64, 3)
     _ks_uniform(c.weight, 1 / math.sqrt(4 * 9))
     _ks_uniform(c.bias, 1 / math.sqrt(4 * 9))
+
+
+def test_bad_fan_mode_message_as_torch():
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for L in (fg, torch):
+        with pytest.raises(ValueError) as info:
+            L.nn.init.kaiming_normal_(L.empty(3, 4), mode="bad")
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

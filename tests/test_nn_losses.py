@@ -523,6 +523,29 @@ def test_ctc_loss_impossible_and_blank():
     check(lambda L, x, t: L.ctc_loss(x.log_softmax(2), t, [3], [2]), lp, np.array([[1, 2]]))
 
 
+@pytest.mark.parametrize("zero_infinity", [False, True])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("leaf", [False, True])
+def test_ctc_loss_infeasible_target_gradients(zero_infinity, reduction, leaf):
+    """A sample with no alignment (its target needs more frames than it has): torch's loss is inf and its
+    gradient NaN at t < input_length (exp(lp) - exp(-inf + inf - lp)), 0 beyond; zero_infinity zeroes both;
+    the feasible samples keep theirs. log_probs a leaf or through log_softmax."""
+    lp = randn(6, 3, 5, seed=3, dtype=np.float64)
+    tg = np.array([[1, 1, 1, 1], [1, 2, 0, 0], [1, 2, 1, 2]])
+    il, tl = [6, 4, 3], [4, 2, 4]
+    res = []
+    for m in (fg, torch):
+        x = m.tensor(lp, requires_grad=True)
+        loss = m.nn.functional.ctc_loss(x if leaf else x.log_softmax(2), m.tensor(tg), m.tensor(il), m.tensor(tl),
+                                        reduction=reduction, zero_infinity=zero_infinity)
+        (g,) = m.autograd.grad(loss.sum(), x)
+        res.append((np_(loss), np_(g)))
+    (fl, fgr), (tl_, tgr) = res
+    np.testing.assert_allclose(fl, tl_, rtol=1e-10)
+    np.testing.assert_array_equal(np.isnan(fgr), np.isnan(tgr))
+    np.testing.assert_allclose(fgr, tgr, rtol=1e-8, atol=1e-12)
+
+
 @pytest.mark.parametrize("target,ignore_index", [
     ([0, 1, 2, 3, 0, 1], -100), ([0, 1, 2, 3, 0, 1], 0), ([0, 1, 2, 3, 0, 1], 3), ([0, 1, 2, 3, 0, -100], -100),
     ([0, 1, 2, 4, 0, 1], -100), ([0, 1, -1, 3, 0, 1], -100), ([-100] * 6, -100), ([], -100)])

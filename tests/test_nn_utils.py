@@ -236,3 +236,34 @@ def test_prune_masks_match_torch():
     np.testing.assert_array_equal(res[fg][1], res[torch][1])
     assert res[fg][2:] == res[torch][2:]
     assert res[fg][2:4] == (7, 2)  # 7 entries, then round(0.5 * 5) of the 5 columns
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3)])
+@pytest.mark.parametrize("omap", [None, "matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("triv", [True, False])
+def test_orthogonal_parametrization_as_torch(shape, omap, triv):
+    """parametrizations.orthogonal as torch's: the default map (householder for a non-square weight), the initial
+    weight the orthogonal matrix nearest the current one (base @ map(-Id) with use_trivialization, the QR's
+    reflectors without), the original's gradient, and an assignment (torch's NotImplementedError for
+    matrix_exp/cayley without trivialization; ours started from the identity frame and had no householder)."""
+    res = []
+    for L in (fg, torch):
+        L.manual_seed(0)
+        m = L.nn.Linear(shape[1], shape[0])
+        with L.no_grad():
+            m.weight.copy_(L.tensor(np.linspace(-1, 1, shape[0] * shape[1]).reshape(shape) + np.eye(*shape)))
+        L.nn.utils.parametrizations.orthogonal(m, orthogonal_map=omap, use_trivialization=triv)
+        m(L.ones(2, shape[1])).sum().backward()
+        out = [m.weight.detach().numpy(), m.parametrizations.weight.original.grad.numpy()]
+        try:
+            with L.no_grad():
+                m.weight = L.tensor(np.eye(*shape)[::-1].copy(), dtype=L.float32)
+            out.append(m.weight.detach().numpy())
+        except NotImplementedError:
+            out.append("NotImplementedError")
+        res.append(out)
+    for a, b in zip(*res):
+        if isinstance(b, str):
+            assert a == b
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)

@@ -149,3 +149,25 @@ def test_batched_nuclear_norm_dims():
                  "m.linalg.matrix_norm(m.ones(2, 2), dim=(0, 0))"):
         a, b = err_or_val(lambda m: eval(expr), torch), err_or_val(lambda m: eval(expr), fg)
         assert a[:2] == b[:2], expr
+
+
+@pytest.mark.parametrize("how", ["vector_norm", "linalg_norm", "method"])
+def test_vector_norm_ord_0_has_an_undefined_gradient(how):
+    """torch's backward of the nonzero count (ord 0) returns an undefined gradient: backward leaves a leaf's
+    .grad None, autograd.grad raises that the input was not used (or gives None with allow_unused), and a
+    sum with another term still gets that term's gradient."""
+    res = []
+    for m in (fg, torch):
+        x = m.tensor([[0.0, 1.5, -2.0], [0.0, 0.0, 3.0]], requires_grad=True)
+        f = {"vector_norm": lambda t: m.linalg.vector_norm(t, ord=0, dim=1),
+             "linalg_norm": lambda t: m.linalg.norm(t, ord=0, dim=1), "method": lambda t: t.norm(p=0, dim=1)}[how]
+        y = f(x)
+        y.sum().backward()
+        with pytest.raises(RuntimeError) as info:
+            m.autograd.grad(f(x * 2).sum(), x)
+        (none,) = m.autograd.grad(f(x).sum(), x, allow_unused=True)
+        (g,) = m.autograd.grad(f(x).sum() + (x * x).sum(), x)
+        res.append((y.grad_fn.name(), x.grad, str(info.value), none, g.detach().numpy()))
+    (fn, fgrad, fmsg, fnone, fg_), (tn, tgrad, tmsg, tnone, tg_) = res
+    assert fn == tn and fgrad is None and tgrad is None and fmsg == tmsg and fnone is None and tnone is None
+    np.testing.assert_array_equal(fg_, tg_)

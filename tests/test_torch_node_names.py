@@ -293,7 +293,9 @@ def _graph(fn):
 
 
 @pytest.mark.parametrize("case", ["layer_norm_no_bias", "layer_norm_plain", "conv_no_bias", "batch_norm_eval",
-                                  "batch_norm_no_weight", "group_norm_no_weight", "rdiv"])
+                                  "batch_norm_no_weight", "group_norm_no_weight", "rdiv", "clamp_min_tensor",
+                                  "clamp_max_tensor", "clip_min_tensor", "instance_norm", "instance_norm_affine",
+                                  "instance_norm_eval"])
 def test_next_functions_of_absent_optional_tensors_and_number_over_tensor_as_torch(case):
     """torch lists (None, 0) for an optional tensor argument not given (layer_norm / conv without bias, ...), no
     entry for batch_norm's running statistics, and computes number / tensor as reciprocal then mul."""
@@ -308,7 +310,60 @@ def test_next_functions_of_absent_optional_tensors_and_number_over_tensor_as_tor
                 "batch_norm_eval": lambda: F.batch_norm(x, L.zeros(3), L.ones(3), w, None, training=False),
                 "batch_norm_no_weight": lambda: F.batch_norm(x, None, None, None, b, training=True),
                 "group_norm_no_weight": lambda: F.group_norm(x[..., None], 3, None, b),
-                "rdiv": lambda: 3 / x}[case]()
+                "rdiv": lambda: 3 / x,
+                "clamp_min_tensor": lambda: L.clamp(x, min=w * 0.5),
+                "clamp_max_tensor": lambda: x.clamp(max=w * 0.5),
+                "clip_min_tensor": lambda: x.clip(w * 0.5),
+                "instance_norm": lambda: F.instance_norm(x[None].repeat(2, 1, 1)),
+                "instance_norm_affine": lambda: F.instance_norm(x[:, :, None].repeat(1, 1, 4), L.zeros(3), L.ones(3),
+                                                                w, b),
+                "instance_norm_eval": lambda: F.instance_norm(x[:, :, None].repeat(1, 1, 4), L.zeros(3), L.ones(3),
+                                                              w, None, use_input_stats=False)}[case]()
+    got, want = make(fg), make(torch)
+    assert _graph(got) == _graph(want)
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
+
+@pytest.mark.parametrize("call", ["fn", "method", "clip", "inplace"])
+def test_clamp_with_a_tensor_and_a_number_bound_is_a_type_error(call):
+    """torch's clamp has a Tensor-bounds and a Number-bounds overload: one bound of each is no overload."""
+    for L in (fg, torch):
+        x, lo = L.ones(3), L.zeros(3)
+        f = {"fn": lambda: L.clamp(x, lo, 0.5), "method": lambda: x.clamp(-1, lo),
+             "clip": lambda: L.clip(x, lo, 1), "inplace": lambda: x.clamp_(lo, 2.0)}[call]
+        with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+            f()
+
+
+@pytest.mark.parametrize("case", ["set_number", "set_select", "set_element", "set_tensor_no_grad", "set_tensor",
+                                  "view_index_put", "mul_number", "add_number_view", "div_number_view", "imul",
+                                  "sub_tensor_view", "relu_view", "fill_tensor", "fill_tensor_view", "pow_view"])
+def test_in_place_graphs_as_torch(case):
+    """In-place ops and indexed assignment: the node and its next_functions as torch's. On a view, torch's
+    CopySlices lists the base, then the op's entries after its self; a number written by x[i] = v is a 0-d
+    tensor filled in (an entry), as is the number of mul_/add_/sub_/div_ (wrapped as a tensor)."""
+    import numpy as np
+
+    def make(L):
+        a = L.tensor([[0.5, -1.0, 2.0, 0.3], [1.5, 0.2, -0.7, 0.9], [0.1, 0.4, -2.0, 1.0]], requires_grad=True)
+        v = L.tensor([2.0, 3.0], requires_grad=True)
+        b = a.clone()
+        {"set_number": lambda: b.__setitem__((slice(None), slice(1, 3)), 5.0),
+         "set_select": lambda: b.__setitem__(1, 2.0),
+         "set_element": lambda: b.__setitem__((1, 2), 2.0),
+         "set_tensor_no_grad": lambda: b.__setitem__((0, slice(1, 3)), v.detach()),
+         "set_tensor": lambda: b.__setitem__((0, slice(1, 3)), v),
+         "view_index_put": lambda: b[1:, :].__setitem__(L.tensor([0]), 1.0),
+         "mul_number": lambda: b.mul_(2),
+         "add_number_view": lambda: b[:, 1:3].add_(1, alpha=2),
+         "div_number_view": lambda: b[1].div_(4.0),
+         "imul": lambda: b[1:].__imul__(3),
+         "sub_tensor_view": lambda: b[0, 1:3].sub_(v),
+         "relu_view": lambda: b[1].relu_(),
+         "fill_tensor": lambda: b.fill_(L.tensor(2.0)),
+         "fill_tensor_view": lambda: b[:, 0].fill_(L.tensor(2.0)),
+         "pow_view": lambda: b[1:].pow_(2)}[case]()
+        return b
     got, want = make(fg), make(torch)
     assert _graph(got) == _graph(want)
     np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
@@ -330,3 +385,32 @@ def test_next_functions_of_a_custom_function_list_its_tensor_inputs_without_grad
         y = F.apply(L.ones(2, requires_grad=True), L.ones(2), 2.0, L.ones(2, requires_grad=True))
         graphs.append([None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions])
     assert graphs[0] == graphs[1] == ["AccumulateGrad", None, "AccumulateGrad"]
+
+
+_DOUBLE = {
+    "sin": lambda L, x: x.sin(), "exp": lambda L, x: x.exp(), "pow3": lambda L, x: x ** 3, "abs": lambda L, x: x.abs(),
+    "div": lambda L, x: x / 3.0, "sum": lambda L, x: x.sum(), "mean": lambda L, x: x.mean(0),
+    "mm": lambda L, x: x @ L.ones(3, 2), "permute": lambda L, x: x.permute(1, 0), "index": lambda L, x: x[0],
+    "slice": lambda L, x: x[:, 1:], "gather": lambda L, x: x.gather(1, L.tensor([[0], [2]])),
+    "tanh": lambda L, x: x.tanh(), "sigmoid": lambda L, x: x.sigmoid(), "relu": lambda L, x: x.relu(),
+    "softmax": lambda L, x: x.softmax(-1), "log_softmax": lambda L, x: x.log_softmax(-1),
+    "gelu": lambda L, x: L.nn.functional.gelu(x), "elu": lambda L, x: L.nn.functional.elu(x),
+    "mse": lambda L, x: L.nn.functional.mse_loss(x, L.zeros(2, 3)), "clamp": lambda L, x: x.clamp(-1, 1),
+    "max": lambda L, x: x.max(), "cumsum": lambda L, x: x.cumsum(1), "to64": lambda L, x: x.double()}
+
+
+@pytest.mark.parametrize("op", sorted(_DOUBLE))
+def test_double_backward_node_names_as_torch(op):
+    """create_graph=True: the gradient's grad_fn is named as torch's (the op its backward is, or ends in), and
+    a one-op backward (tanh_backward, ...) lists grad_output first in next_functions."""
+    names = []
+    for L in (fg, torch):
+        x = L.tensor([[0.3, -1.2, 2.0], [1.5, -0.4, 0.9]], requires_grad=True)
+        y = _DOUBLE[op](L, x)
+        (g,) = L.autograd.grad(y, x, L.ones_like(y).requires_grad_(), create_graph=True)
+        entry = g.grad_fn.next_functions[0][0]
+        names.append((g.grad_fn.name(), None if entry is None else entry.name()))
+    if names[1][0].endswith("BackwardBackward0") or names[1][0].endswith("BackwardDataBackward0"):
+        assert names[0] == names[1]
+    else:
+        assert names[0][0] == names[1][0]

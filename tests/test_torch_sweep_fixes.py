@@ -620,3 +620,124 @@ def test_more_error_types():
     for fn in (lambda L, a: a.repeat_interleave(L.tensor([1, 2]), dim=0), lambda L, a: a.repeat_interleave(L.tensor([2]), dim=1),
                lambda L, a: L.nn.functional.linear(a, L.ones(4, 3), L.ones(1)), lambda L, a: L.einsum("ij->i", a)):
         both(fn, np.arange(6.0, dtype=np.float32).reshape(2, 3))
+
+
+_INDEX_ERRORS = {
+    "take_int32": lambda L: L.take(L.ones(3), L.tensor([0], dtype=L.int32)),
+    "take_float": lambda L: L.take(L.ones(3), L.tensor([0.0])),
+    "bincount_weights": lambda L: L.bincount(L.tensor([1, 2]), L.ones(3)),
+    "bincount_2d": lambda L: L.bincount(L.tensor([[1, 2]])),
+    "bincount_float": lambda L: L.bincount(L.tensor([1.0, 2.0])),
+    "bincount_negative": lambda L: L.bincount(L.tensor([-1, 2])),
+    "bucketize_2d": lambda L: L.bucketize(L.ones(3), L.ones(2, 2)),
+    "scatter_add_index_wide": lambda L: L.ones(2, 3).scatter_add(1, L.zeros(2, 4, dtype=L.long), L.ones(2, 3)),
+    "scatter_add_index_tall": lambda L: L.ones(2, 3).scatter_add(1, L.zeros(3, 1, dtype=L.long), L.ones(2, 3)),
+    "scatter_add_src_dims": lambda L: L.ones(2, 3).scatter_add(1, L.zeros(2, 1, dtype=L.long), L.ones(2, 3, 1)),
+    "scatter_dtype_first": lambda L: L.ones(2, 3).scatter(1, L.zeros(2, 5, 1, dtype=L.long),
+                                                          L.ones(2, 1, dtype=L.float64)),
+    "index_copy_count": lambda L: L.ones(3, 3).index_copy(0, L.zeros(2, dtype=L.long), L.ones(4, 3)),
+    "index_copy_slice": lambda L: L.ones(3, 3).index_copy(0, L.zeros(2, dtype=L.long), L.ones(2, 4)),
+    "index_copy_index_2d": lambda L: L.ones(3, 3).index_copy(0, L.zeros(2, 2, dtype=L.long), L.ones(2, 3)),
+    "index_copy_dims": lambda L: L.ones(3, 3).index_copy(0, L.zeros(2, dtype=L.long), L.ones(2, 3, 1)),
+    "index_copy_int32": lambda L: L.ones(3, 3).index_copy(0, L.zeros(2, dtype=L.int32), L.ones(2, 3)),
+    "index_add_count": lambda L: L.ones(3, 3).index_add(0, L.zeros(2, dtype=L.long), L.ones(4, 3)),
+    "index_add_slice": lambda L: L.ones(3, 3).index_add(0, L.zeros(2, dtype=L.long), L.ones(2, 4)),
+    "index_fill_2d": lambda L: L.ones(3, 3).index_fill(0, L.zeros(2, 2, dtype=L.long), 1.0),
+    "index_fill_int32": lambda L: L.ones(3, 3).index_fill(0, L.zeros(2, dtype=L.int32), 1.0),
+    "index_select_2d_float": lambda L: L.ones(3, 3).index_select(0, L.zeros(2, 2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_INDEX_ERRORS))
+def test_index_op_errors_as_torch(case):
+    """Index-taking ops with a bad index, source or shape raise torch's exception type and message, its first
+    check winning when two arguments are wrong (ours leaked NumPy's ValueError/TypeError or checked in another
+    order)."""
+    got = []
+    for L in (fg, torch):
+        with pytest.raises(Exception) as info:
+            _INDEX_ERRORS[case](L)
+        got.append((type(info.value).__name__, str(info.value).split("\n")[0]))
+    assert got[0] == got[1]
+
+
+_BROADCAST_ERRORS = {
+    "copy_rows": lambda L: L.ones(2, 3).copy_(L.ones(4, 3, dtype=L.float64)),
+    "copy_cols": lambda L: L.ones(2, 3).copy_(L.ones(2, 5)),
+    "copy_3d": lambda L: L.ones(5, 2, 3).copy_(L.ones(4, 1, 3)),
+    "copy_wider": lambda L: L.ones(3).copy_(L.ones(2, 3)),
+    "masked_fill_shape_and_dtype": lambda L: L.ones(2, 3).masked_fill(L.ones(4, 3), 1.0),
+    "masked_fill_float_mask": lambda L: L.ones(2, 3).masked_fill(L.ones(2, 3), 1.0),
+    "masked_fill_byte_mask": lambda L: L.ones(2, 3).masked_fill(L.ones(2, 3, dtype=L.uint8), 1.0),
+    "masked_fill_inplace_wider": lambda L: L.ones(2, 3).masked_fill_(L.ones(3, 2, 3, dtype=L.bool), 1.0),
+    "masked_scatter_shape_and_dtype": lambda L: L.ones(2, 3).masked_scatter(L.ones(4, 3), L.ones(2, 3)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BROADCAST_ERRORS))
+def test_broadcast_errors_before_dtype_errors_as_torch(case):
+    """copy_ names the dimension that does not broadcast (ours named the last one, sizes equal); masked_fill /
+    masked_scatter check that the mask broadcasts before its dtype, as torch."""
+    got = []
+    for L in (fg, torch):
+        with pytest.raises(Exception) as info:
+            _BROADCAST_ERRORS[case](L)
+        got.append((type(info.value).__name__, str(info.value).split("\n")[0]))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("how", ["method", "to", "to_kw"])
+def test_bfloat16_copy_keeps_the_graph(how):
+    """x.bfloat16() / x.to(torch.bfloat16) of a tensor that requires grad is a ToCopyBackward0 node as torch's (ours
+    took bfloat16, whose NumPy kind is 'V', for a non-float dtype and dropped the graph)."""
+    res = []
+    for L in (fg, torch):
+        x = L.tensor([1.5, -2.7, 0.3], requires_grad=True)
+        y = {"method": lambda: x.bfloat16(), "to": lambda: x.to(L.bfloat16),
+             "to_kw": lambda: x.to(device="cpu", dtype=L.bfloat16)}[how]()
+        w = (y * 2).sin().float()
+        w.sum().backward()
+        res.append((y.requires_grad, y.grad_fn.name(), w.grad_fn.name(), x.grad.numpy()))
+    assert res[0][:3] == res[1][:3]
+    np.testing.assert_allclose(res[0][3], res[1][3], rtol=1e-2)
+
+
+def test_conversion_warnings_and_two_dtypes_as_torch():
+    """float() of a tensor that requires grad and a complex-to-real copy warn with torch's messages (torch warns
+    once per process, so only funcgrad's side is checked for the warnings); to() with two dtypes is torch's
+    TypeError."""
+    with pytest.warns(UserWarning, match="Converting a tensor with requires_grad=True to a scalar may lead to "
+                                         "unexpected behavior"):
+        float(fg.tensor(1.5, requires_grad=True))
+    with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+        fg.tensor([1.5 + 2j]).float()
+    for L in (fg, torch):
+        with pytest.raises(TypeError, match="invalid combination of arguments"):
+            L.ones(2).to(L.float64, L.float32)
+
+
+@pytest.mark.parametrize("dt", ["int32", "int64", "uint8", "bool", "float16", "float64"])
+def test_mvlgamma_of_integer_and_bool_tensors_as_torch(dt):
+    """special.multigammaln / mvlgamma compute an integer tensor in the default float dtype and refuse a bool one
+    (ours refused every non-float tensor)."""
+    res = []
+    for L in (fg, torch):
+        x = L.tensor([2, 3, 5]).to(getattr(L, dt))
+        try:
+            r = L.special.multigammaln(x, 2)
+            res.append((str(r.dtype), np.round(r.numpy().astype(float), 3).tolist()))
+        except RuntimeError as e:
+            res.append(str(e))
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("args", ["number_first", "string_other"])
+def test_rsub_takes_a_tensor_first_as_torch(args):
+    """torch.rsub's overloads take (Tensor, Tensor) or (Tensor, Number): a number first is torch's TypeError (ours
+    computed it)."""
+    msgs = []
+    for L in (fg, torch):
+        with pytest.raises(TypeError) as info:
+            L.rsub(2, L.ones(2)) if args == "number_first" else L.rsub(L.ones(2), "a")
+        msgs.append(str(info.value).split("\n")[0])
+    assert msgs[0] == msgs[1]

@@ -297,8 +297,8 @@ def setitem(self, idx, value):
             # (the view made above records nothing; torch names the one it makes)
             raise RuntimeError(_multi_view_msg(_basic_name(key) if ng or self._grad_fn_now() is not None else None,
                                                0, no_grad=ng))
-        if vt is None:
-            target.fill_(value)
+        if vt is None:  # (torch's fill_ of a 0-d tensor of the number: an entry for it in the graph)
+            target.fill_(tensor(value, dtype=D.from_np(dt)) if _gs.enabled and _req(self) else value)
         else:
             target.copy_(vt)
         return

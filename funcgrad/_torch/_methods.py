@@ -43,9 +43,17 @@ def _make_inplace(op, name):
             new_kw = {k: (_traced(next(it)) if isinstance(v, Tensor) else v) for k, v in kwargs.items()}
             r = op(_traced(a), *new_args, **new_kw)
             return r._a if r._v is None else r._arr()
-        return _inplace(node, self, fn, tens)
+        out = _inplace(node, self, fn, tens)
+        if node in _NUMBER_NODES and not tens and args:  # (x.mul_(2): torch's entry for the wrapped number)
+            g = (self._base if self._base is not None else self)._gfn
+            if g is not None:
+                getattr(g, "op", g).number_operand = True
+        return out
     method.__name__ = op.__name__ + "_"
     return method
+
+
+_NUMBER_NODES = frozenset(("Add", "Sub", "Mul", "Div"))
 
 
 # torch's in-place nodes named by overload: a number bound (clamp_: ClampBackward1, clamp_min_: ClampMinBackward0)
@@ -139,7 +147,9 @@ def _fill(self, value, name):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
-        if (_req(value) and _gs.enabled) or value._v is None:
+        grads = _req(self) or self._base is not None and self._base._rg
+        if value._v is None or _gs.enabled and (_req(value) or grads and (
+                D.kind(value._np_dtype()) != "c" or D.kind(self._np_dtype()) == "c")):  # (FillBackward3's value entry)
             return _inplace("Fill3", self, lambda a, s: jnp.broadcast_to(_cast(s, a.dtype), a.shape), (value,),
                             reads_self=False)
         value = value.item()
@@ -184,8 +194,16 @@ def copy_(self, src, non_blocking=False):
 
 
 def _raise_bc(dst, src):
-    raise RuntimeError(f"The size of tensor a ({list(dst)[-1] if dst else 1}) must match the size of tensor b "
-                       f"({list(src)[-1] if src else 1}) at non-singleton dimension {max(len(dst) - 1, 0)}")
+    """torch's error for a copy_ source that does not broadcast to the destination: the last dimension (counted in
+    the broadcast shape) where the two sizes differ and neither is 1, else the broadcast shape's mismatch."""
+    n = max(len(dst), len(src))
+    a, b = (1,) * (n - len(dst)) + tuple(dst), (1,) * (n - len(src)) + tuple(src)
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                               f"non-singleton dimension {i}")
+    raise RuntimeError(f"output with shape {list(dst)} doesn't match the broadcast shape "
+                       f"{[max(x, y) for x, y in zip(a, b)]}")
 
 
 def _sampler_(name, draw):
@@ -340,9 +358,12 @@ def _draw_geometric(self, gen, p):
 # --- conversions ---------------------------------------------------------------------------------------
 
 def _to_dtype(self, dt, copy=False):
-    if self._np_dtype() == dt and not copy:
+    sdt = self._np_dtype()
+    if sdt == dt and not copy:
         return self
-    if self._rg and dt.kind not in "fc":
+    if sdt.kind == "c" and dt.kind != "c":  # (torch's copy warns; the imaginary part is dropped)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+    if self._rg and D.kind(dt) not in "fc":  # (an integer or bool copy has no gradient; bfloat16's kind is "V")
         return _wrap(ew.convert_element_type(self._arr(), dt))
     return _apply1("ToCopy", lambda a: ew.convert_element_type(a, dt), self)
 
@@ -357,6 +378,8 @@ def _parse_to(args, kwargs):
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
         if isinstance(a, (D.dtype, np.dtype)) or a in (float, int, bool, complex):
+            if dtype is not None:  # (no overload takes two dtypes)
+                raise TypeError("to() received an invalid combination of arguments - got (torch.dtype, torch.dtype)")
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype

@@ -460,6 +460,10 @@ class Tensor:
 
     def __float__(self) -> float:
         self._python_scalar_check()
+        if self._rg:  # (torch warns for float() only, not int(), complex() or item())
+            import warnings
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                          "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self._scalar("float"))
 
     def __int__(self) -> int:

@@ -15,6 +15,7 @@ from ..numpy import fft as _jfft
 from .._src.core.array import Array
 from .._src.prims import elementwise as _ew
 from . import _dtype as _D
+from ._errors import _legacy
 from .ops._common import _out
 from ._tensor import Tensor, _wrap
 from ._dispatch import _apply1
@@ -33,7 +34,12 @@ def _check(input, name: str, norm, real_only: bool = False) -> None:
     if norm not in (None, "backward", "ortho", "forward"):
         raise RuntimeError(f"Invalid normalization mode: \"{norm}\"")
     if real_only and input.is_complex():
-        raise RuntimeError(f"{name} expects a real input tensor, but got {_D.from_np(input._np_dtype())}")
+        got = _legacy(input._np_dtype())
+        if name in ("rfft2", "rfftn"):  # (torch's messages by function)
+            raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {got}")
+        if name in ("ihfft2", "ihfftn"):
+            raise RuntimeError(f"Only supports floating-point dtypes, but found: {got}")
+        raise RuntimeError(f"{name} expects a real input tensor, but got {got}")
     if input.ndim == 0:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions")
 

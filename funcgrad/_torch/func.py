@@ -149,6 +149,15 @@ def _argnums(argnums) -> tuple:
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
+def _check_float_args(args, argnums) -> None:
+    """torch.func.grad's differentiated arguments must be float or complex tensors (torch's requires_grad_ error)."""
+    for i in argnums:
+        if i < len(args):
+            for leaf in tree_leaves(args[i]):
+                if isinstance(leaf, _tensor.Tensor) and leaf._np_dtype().kind not in "fcV":
+                    raise RuntimeError("only Tensors of floating point dtype can require gradients")
+
+
 def _depth() -> int:
     return len(_trace_state.stack)
 
@@ -172,6 +181,7 @@ def grad(func, argnums=0, has_aux=False):
     frozen = _argnums(argnums)
 
     def wrapper(*args, **kwargs):
+        _check_float_args(args, frozen)
         box, depth = [], _depth()
         g = _tr.grad(_wrap_fn(_scalar_checked(func, has_aux, "grad"), frozen, box), argnums=argnums,
                      has_aux=has_aux)
@@ -186,6 +196,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     frozen = _argnums(argnums)
 
     def wrapper(*args, **kwargs):
+        _check_float_args(args, frozen)
         box, depth = [], _depth()
         vg = _tr.value_and_grad(_wrap_fn(_scalar_checked(func, has_aux, "grad_and_value"), frozen, box),
                                 argnums=argnums, has_aux=has_aux)

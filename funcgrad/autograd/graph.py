@@ -90,6 +90,7 @@ class Node:
     _hooked = False         # whether any of the four above was ever set (one attribute for the engine to read)
     _packed = None          # (saved_tensors_hooks' unpack hook, [(input position, packed value)])
     _stack = None           # the forward traceback (anomaly mode)
+    _undefined = False      # torch's backward returns undefined gradients (vector_norm at ord 0): none flows on
 
     def __init__(self, tape, fn, inputs, diff, edges, versions):
         self.tape = tape
@@ -152,7 +153,10 @@ class Node:
 
     def _number_operand(self) -> bool:
         """Whether this one-bind node's op took a Python number as its second operand (x * 0.5, and 0.5 * x,
-        which torch computes as x.mul(0.5)); not a number first for sub/div (torch's rsub, reciprocal-mul)."""
+        which torch computes as x.mul(0.5)); not a number first for sub/div (torch's rsub, reciprocal-mul).
+        An in-place op's node (x.mul_(2)) is marked by its method."""
+        if self.__dict__.get("number_operand"):
+            return True
         tape = self.tape
         if tape.__class__ is tuple:
             args, ins = tape[2], tape[4]
@@ -301,6 +305,8 @@ class Node:
         if tape is None:
             raise RuntimeError(FREED_MSG)
         self.check_versions()
+        if self._undefined:
+            return [None] * len(self.edges)
         if self._packed is not None:
             _unpack_saved(self)
         T = _TENSOR
@@ -348,13 +354,14 @@ class Node:
         if type(rec) is Recorded and rec.kept is not None:
             return self._apply_saved(cts)
         fn, inputs, diff = self.fn, self.inputs, self.diff
-        n = len(inputs)
         given = [k for k, c in enumerate(cts) if c is not None]
         meta = self.out_meta
 
-        def bwd(*arrs):
-            prim = list(arrs[:n])
-            cs = arrs[n:]
+        ng = len(given)
+
+        def bwd(*arrs):  # (the cotangents first, as torch's backward functions take grad_output first)
+            prim = list(arrs[ng:])
+            cs = arrs[:ng]
 
             def f(*d):
                 full = list(prim)
@@ -377,8 +384,8 @@ class Node:
         elif type(self).__name__ in _BACKWARD_MASK_ONLY:
             read = read - set(diff)
         ins = tuple(x if i in read else x.detach() for i, x in enumerate(inputs))
-        ts = ins + tuple(cts[k] for k in given)
-        res = _DISPATCH._apply_multi(type(self).__name__ + "Backward", bwd, ts)
+        ts = tuple(cts[k] for k in given) + ins
+        res = _DISPATCH._apply_multi(_double_backward_name(self), bwd, ts)
         del meta
         return list(res)
 
@@ -405,26 +412,25 @@ class Node:
             slots.append(o)
             ts.append(t)
         given = [k for k, c in enumerate(cts) if c is not None]
-        n = len(slots)
+        ng = len(given)
 
-        def bwd(*arrs):
-            sub = {id(a): x for a, x in zip(slots, arrs[:len(slots)])}
+        def bwd(*arrs):  # (the cotangents first, as torch's backward functions take grad_output first)
+            sub = {id(a): x for a, x in zip(slots, arrs[ng:ng + len(slots)])}
             binds = [(p, pa, tuple([sub.get(id(a), a) for a in args]),
                       [sub.get(id(o), o) for o in ans] if p.multiple_results else sub.get(id(ans), ans))
                      for p, pa, args, ans in rec.binds]
             ins = [sub.get(id(a), a) for a in rec.ins]
             r = Recorded(ins, binds, [sub.get(id(o), o) for o in rec.outs])
             g = [None] * len(rec.outs)
-            for k, c in zip(given, arrs[n:]):
+            for k, c in zip(given, arrs[:ng]):
                 g[k] = _conj_if_complex(c)
             return [_zeros_like(a) if c is None else _conj_if_complex(c) for a, c in zip(ins, r.backward(g))]
         if type(self).__name__ in _BACKWARD_TAKES_INPUT:  # torch's backward op takes self: an edge to it
             ts += [self.inputs[self.diff[k]] for k in range(len(self.diff)) if k not in kin]
-            n = len(ts)
         elif type(self).__name__ in _BACKWARD_MASK_ONLY:  # the values saved, no edge back to them
             ts = [t.detach() for t in ts]
-        return list(_DISPATCH._apply_multi(type(self).__name__ + "Backward", bwd,
-                                           tuple(ts) + tuple(cts[k] for k in given)))
+        return list(_DISPATCH._apply_multi(_double_backward_name(self), bwd,
+                                           tuple(cts[k] for k in given) + tuple(ts)))
 
     def _inputs_read(self) -> set:
         """Indices of inputs whose values (directly or through values computed from them inside the
@@ -539,6 +545,44 @@ def _owned_base(b) -> bool:
     return type(base) is _np.ndarray and base.base is None and base.size == b.size and _getrefcount(base) == 3
 
 
+# The node recording a node's backward under create_graph=True (the gradient's grad_fn), named as torch's: where
+# torch's backward is one op (tanh_backward, _softmax_backward_data, ...), that op's node; where its formula ends
+# in one op (sin: grad * cos(x), a MulBackward0; sum: grad.expand(...)), that op's. Others: named after the node.
+_DOUBLE_BACKWARD = {
+    "SinBackward0": "Mul", "CosBackward0": "Mul", "ExpBackward0": "Mul", "PowBackward0": "Mul", "AbsBackward0": "Mul",
+    "TanBackward0": "Mul", "Expm1Backward0": "Mul", "SinhBackward0": "Mul", "CoshBackward0": "Mul",
+    "ErfBackward0": "Mul", "MulBackward0": "Mul", "SiluBackward0": "Mul", "LogsumexpBackward0": "Mul",
+    "LinalgVectorNormBackward0": "Mul", "VarBackward0": "Mul", "StdBackward0": "Mul", "ProdBackward0": "Mul",
+    "DivBackward0": "Div", "AtanBackward0": "Div", "SumBackward0": "Expand", "SumBackward1": "Expand",
+    "MeanBackward0": "Div1", "MeanBackward1": "Div1", "MmBackward0": "Mm", "ViewBackward0": "View",
+    "PermuteBackward0": "Permute", "TBackward0": "T", "TransposeBackward0": "Transpose", "NegBackward0": "Neg",
+    "UnsqueezeBackward0": "Squeeze1", "SelectBackward0": "SelectBackward", "SliceBackward0": "SliceBackward",
+    "GatherBackward0": "ScatterAdd", "ToCopyBackward0": "ToCopy", "AmaxBackward0": "Mul", "MaxBackward1": "MaskedFill1",
+    "ClampBackward1": "Where", "AddmmBackward0": "Mm", "CumsumBackward0": "Flip",
+    "TanhBackward0": "TanhBackward", "SigmoidBackward0": "SigmoidBackward", "ReluBackward0": "ThresholdBackward",
+    "ThresholdBackward0": "ThresholdBackward", "GeluBackward0": "GeluBackward",
+    "EluBackward0": "EluBackward", "SoftplusBackward0": "SoftplusBackward",
+    "HardtanhBackward0": "HardtanhBackward", "LeakyReluBackward0": "LeakyReluBackward",
+    "HardsigmoidBackward0": "HardsigmoidBackward", "HardswishBackward0": "HardswishBackward",
+    "SoftmaxBackward0": "SoftmaxBackwardData", "LogSoftmaxBackward0": "LogSoftmaxBackwardData",
+    "LogSigmoidBackward0": "LogSigmoidBackward", "SoftshrinkBackward0": "SoftshrinkBackward",
+    "HardshrinkBackward0": "HardshrinkBackward", "MseLossBackward0": "MseLossBackward",
+    "SmoothL1LossBackward0": "SmoothL1LossBackward", "HuberLossBackward0": "HuberLossBackward",
+    "BinaryCrossEntropyBackward0": "BinaryCrossEntropyBackward", "NllLossBackward0": "NllLossBackward",
+    "AvgPool2DBackward0": "AvgPool2DBackward", "AvgPool3DBackward0": "AvgPool3DBackward",
+    "MaxPool2DWithIndicesBackward0": "MaxPool2DWithIndicesBackward",
+    "MaxPool3DWithIndicesBackward0": "MaxPool3DWithIndicesBackward",
+    "AdaptiveAvgPool2DBackward0": "AdaptiveAvgPool2DBackward", "AdaptiveAvgPool3DBackward0": "AdaptiveAvgPool3DBackward",
+    "NativeLayerNormBackward0": "NativeLayerNormBackward", "NativeBatchNormBackward0": "NativeBatchNormBackward",
+    "ConvolutionBackward0": "ConvolutionBackward", "EmbeddingBackward0": "EmbeddingBackward"}
+
+
+def _double_backward_name(node) -> str:
+    """The op name (before "Backward0") of the node recording node's backward under create_graph=True."""
+    name = type(node).__name__
+    return _DOUBLE_BACKWARD.get(name) or name + "Backward"
+
+
 # Nodes whose torch backward is one op of (grad_output, self) (hardtanh_backward, leaky_relu_backward,
 # avg_pool2d_backward, ...), so that with create_graph=True their gradient requires grad whenever self does
 # and differentiates back to self (to zero, these being piecewise linear), even where the vjp rule reads self
@@ -605,6 +649,13 @@ class CopySlices(Node):
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # (torch's C++ nodes name themselves with their namespace)
+
+    @property
+    def next_functions(self) -> tuple:
+        """torch's: the base's edge, then the op's entries after its self (whose gradient goes back into the
+        base's view region; here the op's edge to the view's old value carries it)."""
+        base = self.edges[0]
+        return ((None, 0) if base is None else base,) + tuple(self.op.next_functions[1:])
 
     def check_versions(self) -> None:
         self.op.check_versions()

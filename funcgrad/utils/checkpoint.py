@@ -21,7 +21,7 @@ from .._torch._creation import get_rng_state, set_rng_state
 from .._torch._tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn", "detach_variable",
-           "set_checkpoint_early_stop", "CheckpointError"]
+           "set_checkpoint_early_stop", "CheckpointError", "CheckpointFunction"]
 
 
 class CheckpointError(RuntimeError):
@@ -71,7 +71,7 @@ def _outputs(out) -> list:
                     f"got {type(out).__name__}")
 
 
-class _CheckpointFunction(Function):
+class CheckpointFunction(Function):
     @staticmethod
     def forward(ctx, run, n_args, preserve_rng, context_fn, *inputs):
         ctx.run = run
@@ -166,7 +166,7 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
             with no_grad():
                 return run(*args)
         return run(*args)  # only closure leaves can need grad: keep the graph (nothing to recompute from)
-    return _CheckpointFunction.apply(run, len(args), preserve_rng_state, context_fn, *args, *params)
+    return CheckpointFunction.apply(run, len(args), preserve_rng_state, context_fn, *args, *params)
 
 
 def checkpoint_sequential(functions: Iterable | Any, segments: int, input, use_reentrant: bool | None = None,

@@ -321,8 +321,10 @@ def _abs_rule(x: ShapedArray, *, kink: str = "jax") -> ShapedArray:
 
 
 # Conventions beyond the two faces' a card accepts: pow's "jax_int" is JAX's rule for an integer exponent
-# (jax.lax.pow(x, int array), whose exponent the JAX face converts to x's dtype before binding).
-_MORE_KINKS = {"pow": ("jax_int",)}
+# (jax.lax.pow(x, int array), whose exponent the JAX face converts to x's dtype before binding); its
+# "torch_scalar" is torch's for a number exponent (pow(Tensor, Scalar): sqrt at 0.5 and rsqrt at -0.5,
+# in the value and in the derivative's x ** (y - 1)).
+_MORE_KINKS = {"pow": ("jax_int", "torch_scalar")}
 
 
 def _check_kink(op: str, kink) -> None:
@@ -568,7 +570,7 @@ def _pow_ty(t, ans, x, y, kink="jax"):
     y >= 0). torch's (pow_backward_exponent) is where(x == 0 and y >= 0, 0, t * x**y * log(x)): so -inf at
     x == 0, y < 0, and the mask takes the tangent or cotangent too (x is 1 in the unused branch, so that
     its derivatives are finite)."""
-    if kink != "torch":  # (with "jax_int" the exponent was an integer array: this cotangent goes nowhere)
+    if kink not in ("torch", "torch_scalar"):  # ("jax_int": the exponent was an integer array, no cotangent)
         return t * (log(_replace_zero(x)) * ans)
     zero = zeros_like(x)
     z = bitwise_and(eq(x, zero), ge(y, zeros_like(y)))
@@ -602,6 +604,15 @@ def _pow_impl(xp):
     power = xp.power
 
     def pow_(x, y, kink="jax"):
+        if kink == "torch_scalar":
+            if x.dtype.kind in "fc" and x.dtype != np.float16 and y.size and y.flat[0] in (0.5, -0.5) and (
+                    y.ndim == 0 or not any(y.strides) or bool(np.all(y == y.flat[0]))):
+                # torch's pow(Tensor, Scalar) kernel computes these as sqrt / rsqrt (NaN at -inf, -0 at -0); the
+                # derivative's exponent y - 1 comes full-shaped (a select over it), so uniform by value
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    r = xp.sqrt(x)
+                    return r if y.flat[0] > 0 else 1 / r
+            kink = "torch"
         if kink == "torch" and x.dtype.kind == "c" and not (
                 y.size and y.flat[0] in _TORCH_CPOW_PRODUCTS and (y.ndim == 0 or not any(y.strides) or
                                                                    bool(np.all(y == y.flat[0])))):

@@ -509,7 +509,9 @@ def _solve_impl(xp):
             # A^T x = b by A's own factorisation, as JAX's transpose solve: LAPACK's LU of A has an exactly zero
             # pivot (det 0) for some singular A whose transpose's LU does not, so NumPy's solve of A^T would give
             # rounding noise (~1e16) where JAX gives inf / NaN
-            if not bool((xp.linalg.det(a) == 0).any()):
+            with np.errstate(over="ignore", invalid="ignore"):  # (a float32 det overflows to inf: not zero)
+                singular = bool((xp.linalg.det(a) == 0).any())
+            if not singular:
                 return xp.linalg.solve(xp.swapaxes(a, -1, -2), b)
             return _solve_ieee(xp, a, b, True)
         try:

@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from .._dispatch import _apply, _apply1
 from ._common import (_ARITH, _any, _legacy_name, _bc, _binop, _bool, _bshape, _float, _int, _is_scalar, _not_impl,
                       _NPB, _one_float_dtype, _out, _promote, _same_pair, _t, _tensor_arg, _TRUEDIV, _with_out)
-from .unary import _rsqrt, _tabs
+from .unary import _tabs
 from .comparison import lt
 from .selection import where
 
@@ -153,6 +153,12 @@ subtract = sub
 
 
 def rsub(input, other, *, alpha=1):
+    """other - alpha * input: torch's overloads take a Tensor input (and a Tensor or a number other)."""
+    if not isinstance(input, Tensor) or not (isinstance(other, Tensor) or _is_scalar(other)):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (input, other))
+        raise TypeError(f"rsub() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor other, *, Number alpha = 1)\n"
+                        " * (Tensor input, Number other, Number alpha = 1)\n")
     return sub(other, input, alpha=alpha)
 
 
@@ -292,6 +298,13 @@ def _pow_fn(p, q):
     return _bc(_float_pow)(p, q)
 
 
+def _pow_scalar_fn(p, q):
+    """x ** number: torch's pow(Tensor, Scalar) kernel (sqrt at 0.5, rsqrt at -0.5), derivative included."""
+    if p.dtype.kind == "i":
+        return _int_pow(p, q)
+    return _bc(lambda a, b: ew.pow(a, b, "torch_scalar"))(p, q)
+
+
 # the number exponents torch's pow kernel computes by products (1 / (x * x), 1 / x, 1, x, x * x, x * x * x) for
 # float and double tensors; others get std::pow's one rounding (the pow card); half and bfloat16 tensors only the
 # exponents where the two agree (complex ones take the pow card, NumPy's complex power, nearer torch's products)
@@ -317,10 +330,6 @@ def pow(input, exponent, *, out=None):  # noqa: A001
         elif _pow_by_products(dt, exponent):  # (integer_pow multiplies as torch's kernel: (x * x) * x)
             e = int(exponent)
             return _out(_apply1("Pow", lambda a: ew.integer_pow(a, e), input), out)
-    if isinstance(input, Tensor) and isinstance(exponent, _float) and exponent in (0.5, -0.5) and \
-            D.kind(input._np_dtype()) in "fc" and input._np_dtype() != np.float16:
-        # torch's sqrt / rsqrt (rsqrt(-0.0) is -inf; its float16 kernel calls pow: (-0.0) ** -0.5 is inf there)
-        return _out(_apply1("Pow", ew.sqrt if exponent > 0 else _rsqrt, input), out)
     if isinstance(input, Tensor) and exponent.__class__ is _bool and input._np_dtype() == _NPB:
         return _out(input.clone() if exponent else input.new_ones(input.shape), out)
     if _promote(input, exponent) == _NPB:
@@ -328,7 +337,8 @@ def pow(input, exponent, *, out=None):  # noqa: A001
     # (torch's nodes: PowBackward0 for a number exponent, 1 for a tensor one, 2 for a number base)
     name = "Pow1" if isinstance(exponent, Tensor) and isinstance(input, Tensor) else "Pow2" if isinstance(
         exponent, Tensor) else "Pow"
-    return _out(_binop(name, _pow_fn, input, exponent), out)
+    fn = _pow_scalar_fn if isinstance(input, Tensor) and not isinstance(exponent, Tensor) else _pow_fn
+    return _out(_binop(name, fn, input, exponent), out)
 
 
 def float_power(input, exponent, *, out=None):

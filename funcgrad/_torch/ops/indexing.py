@@ -9,6 +9,7 @@ from ..._src.core.array import Array
 from ..._src.prims import elementwise as ew
 from ..._src.prims.indexing import gather_p as _gather_p
 from .._argcheck import check_same_dtype as _check_same_dtype
+from .._errors import _legacy
 from .._index import _convert_index
 from .._tensor import Tensor, _dim, _make, _wrap
 from .._dispatch import _apply, _apply1, _apply_prim2
@@ -35,6 +36,8 @@ def _idx_arr(index, op=None):
 @_with_out()
 def index_select(input, dim, index):
     d = _dim(dim, input.ndim)
+    if isinstance(index, Tensor) and index.ndim > 1:  # (before its dtype, as torch)
+        raise IndexError("index_select(): Index is supposed to be a vector")
     idx = _idx_arr(index, "index_select")
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
@@ -117,6 +120,8 @@ def take_along_dim(input, indices, dim=None):
 
 
 def take(input, index):
+    if isinstance(index, Tensor) and index._np_dtype() != np.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_legacy(index._np_dtype())}")
     idx = _idx_arr(index)
     if isinstance(idx, np.ndarray) and idx.size:  # (jnp's read would clamp, as JAX's: torch raises)
         n = input.numel()
@@ -170,16 +175,30 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         if isinstance(src, Tensor):
             src = src.reshape(-1)
         return scatter(vin, 0, vidx, src, value, reduce=reduce).reshape(tuple(input.shape))
-    if idx.ndim != input.ndim:
-        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    n = input.shape[d] if input.ndim else 1
-    _check_index_bounds(idx, d, n)
     if isinstance(src, Tensor):
         _check_same_dtype("scatter(): Expected self.dtype to be equal to src.dtype", input, src)
+    _scatter_shape_check(input, d, idx, src)
+    n = input.shape[d] if input.ndim else 1
+    _check_index_bounds(idx, d, n)
     s = _src(src, value, idx.shape, input._np_dtype())
     # (torch's nodes: ScatterBackward0 for a tensor src, 1 for a value; scatter_add's ScatterAddBackward0)
     name = ("ScatterAdd" if reduce == "add" else "Scatter") if isinstance(src, Tensor) else "Scatter1"
     return _apply(name, _scatter_fn(d, idx, reduce, input._np_dtype()), (input, s))
+
+
+def _scatter_shape_check(input, d, idx, src) -> None:
+    """torch's scatter_shape_check: index has self's (and src's) number of dimensions and is no larger than src,
+    nor than self apart from dim."""
+    if idx.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if not isinstance(src, Tensor):
+        return
+    if max(src.ndim, 1) != max(idx.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if idx.size and any(idx.shape[i] > src.shape[i] or i != d and idx.shape[i] > input.shape[i]
+                        for i in range(idx.ndim)):
+        raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(input.shape)} apart "
+                           f"from dimension {d} and to be no larger size than src {list(src.shape)}")
 
 
 def scatter_add(input, dim, index, src):
@@ -236,6 +255,13 @@ def index_add(input, dim, index, source, *, alpha=1):
     _check_same_dtype("index_add_(): self ({0}) and source ({1}) must have the same scalar type", input, source)
     d = _dim(dim, input.ndim)
     idx = _idx_arr(index).reshape(-1)
+    if source.ndim and idx.size != source.shape[d if d < source.ndim else -1]:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+                           f"({source.shape[d if d < source.ndim else -1]}), for dim: {d}")
+    if input.ndim and source.ndim and (source.ndim != input.ndim or any(
+            a != b for i, (a, b) in enumerate(zip(input.shape, source.shape)) if i != d)):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
     n = input.shape[d] if input.ndim else 1
     if input.ndim > 1 and alpha == 1 and d in (0, input.ndim - 1):  # (torch's scatter_add path)
         _check_index_bounds(idx, d, n)
@@ -249,9 +275,8 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 
 def index_copy(input, dim, index, source):
-    _check_same_dtype("index_copy_(): self and source expected to have the same dtype, but got (self) {0} and "
-                      "(source) {1}", input, source)
     d = _dim(dim, input.ndim)
+    _index_copy_checks(input, d, index, source)
     idx = _idx_arr(index).reshape(-1)
     _check_index_bounds(idx, d, input.shape[d] if input.ndim else 1, IndexError, "index_copy_(): ")
     dt = input._np_dtype()
@@ -259,8 +284,38 @@ def index_copy(input, dim, index, source):
     return _apply("IndexCopy", lambda a, s: a.at[key].set(_cast(s, dt)), (input, source))
 
 
+def _index_copy_checks(input, d, index, source) -> None:
+    """torch's index_copy_ checks, in its order (IndexError where it uses TORCH_CHECK_INDEX)."""
+    if index.ndim >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    k = index.numel()
+    if source.ndim == 0 and k != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {k})")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
+    if index._np_dtype() != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_legacy(index._np_dtype())}")
+    _check_same_dtype("index_copy_(): self and source expected to have the same dtype, but got (self) {0} and "
+                      "(source) {1}", input, source)
+    dst = [s for i, s in enumerate(input.shape) if i != d]
+    src = [s for i, s in enumerate(source.shape) if i != d]
+    if dst != src:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {' '.join(map(str, dst))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, src))} at dimension 0.")
+    if source.ndim and k != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({k}) should be equal to source.size(dim) "
+                         f"({source.shape[d]})")
+
+
 def index_fill(input, dim, index, value):
     d = _dim(dim, input.ndim)
+    if isinstance(index, Tensor):
+        if index.ndim > 1:
+            raise RuntimeError("Index has to be a vector/scalar")
+        if index._np_dtype() != np.int64:
+            raise IndexError("index_fill_(): Expected dtype int64 for index.")
     idx = _idx_arr(index).reshape(-1)
     dt = input._np_dtype()
     key = (slice(None),) * d + (idx,)

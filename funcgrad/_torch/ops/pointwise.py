@@ -267,7 +267,12 @@ def mvlgamma(input, p):
     """The multivariate log-gamma of dimension p, elementwise."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if D.kind(input._np_dtype()) not in "f":
+    kind = D.kind(input._np_dtype())
+    if kind == "b":
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if kind in "iu":  # (torch computes integers in the default float dtype)
+        input = input.to(D.from_np(D.default_float()))
+    elif kind != "f":
         raise RuntimeError("mvlgamma: Expected a floating point tensor as input")
     # (torch computes outside the domain x > (p - 1) / 2 too, as lgamma's sum)
     offs = Array(np.arange(p, dtype=input._np_dtype()) / 2)

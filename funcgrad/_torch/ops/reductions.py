@@ -443,7 +443,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
             raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
                                f"{' '.join(str(i) for i in _range(input.ndim))}")
         return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
-    return _apply1("LinalgVectorNorm", _vector_norm(p, axes, keepdim), input)
+    out = _apply1("LinalgVectorNorm", _vector_norm(p, axes, keepdim), input)
+    if p == 0 and out._gfn is not None:  # torch's backward of the count returns an undefined gradient
+        out._gfn._undefined = True
+    return out
 
 
 def _vector_norm(p, axes, keepdim):

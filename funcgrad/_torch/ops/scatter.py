@@ -97,6 +97,7 @@ def put(input, index, source, accumulate=False):
 
 def masked_scatter(input, mask, source):
     """A copy of input whose entries where mask is True take source's elements in order."""
+    _bshape(tuple(mask.shape), tuple(input.shape))  # (torch's first check)
     if mask._np_dtype() != np.bool_:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{_legacy(mask._np_dtype())}")

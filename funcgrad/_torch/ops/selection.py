@@ -11,6 +11,7 @@ from ..._src.prims import elementwise as ew
 from .._tensor import Tensor
 from .._dispatch import _apply, _apply_prim, _apply_prim1
 from .._errors import _legacy
+from .._argcheck import DtypeName
 from ._common import (_as_tensor, _bshape, _cast, _not_impl, _NPB, _out, _promote, _result_type_many, _scalar_arr,
                       _with_out)
 from .indexing import nonzero
@@ -19,6 +20,11 @@ from .indexing import nonzero
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (input, min, max))
+        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                        " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     return _clamp(input, min, max, out, "Clamp1")
 
 
@@ -70,7 +76,10 @@ def _clamp(input, lo, hi, out, name):
                 shape = _bshape(shape, o.shape)
         ops = [o if o.shape == shape else jnp.broadcast_to(o, shape) for o in ops]
         return _clamp_tensor_bounds(ops[0], ops[1] if lo is not None else None, ops[-1] if hi is not None else None)
-    return _out(_apply("Clamp", fn, tuple(ts)), out)
+    r = _apply("Clamp", fn, tuple(ts))
+    if r._gfn is not None and (lo is None or hi is None):  # (torch's clamp.Tensor: an entry for the absent bound)
+        r._gfn.absent_slots = (1,) if lo is None else (2,)
+    return _out(r, out)
 
 
 def _clamp_tensor_bounds(a, lo, hi):
@@ -162,7 +171,7 @@ def masked_fill(input, mask, value):
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
-    _check_mask(mask)
+    _check_mask(mask, input)
     dt = input._np_dtype()
     if isinstance(value, Tensor):
         def fn(a, m, v):
@@ -178,10 +187,13 @@ def masked_fill(input, mask, value):
     return _apply("MaskedFill", fn1, (input, mask))
 
 
-def _check_mask(mask):
+def _check_mask(mask, input=None):
+    """masked_fill's mask: it broadcasts with input (torch's first check), and is bool."""
+    if isinstance(mask, Tensor) and input is not None:
+        _bshape(tuple(mask.shape), tuple(input.shape))
     if not isinstance(mask, Tensor) or mask._np_dtype() != _NPB:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
+        got = f"{DtypeName(mask._np_dtype()):c}" if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {got}")
 
 
 @_with_out()

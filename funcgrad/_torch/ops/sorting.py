@@ -11,6 +11,7 @@ from .._tensor import Tensor, _dim, _wrap
 from .._dispatch import _apply, _apply1, _apply_nograd
 from ._common import _bool, _cast, _NPB, _with_out
 from .views import clone
+from .._errors import _legacy
 from .join_split import narrow
 from .extrema import _take_at
 
@@ -242,7 +243,15 @@ def _unique_consecutive_dim(input, return_inverse, return_counts, d):
 
 
 def bincount(input, weights=None, minlength=0):
+    if input._np_dtype().kind not in "iu":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{_legacy(input._np_dtype())}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
     v = input._host()
+    if v.ndim != 1 or (v.size and v.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != v.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
     w = None if weights is None else weights._host()
     r = np.bincount(v, w, minlength)
     if w is not None:  # float32 weights count in float32, any other weights in float64 (as torch)
@@ -281,6 +290,8 @@ def _bisect(s, v, right: bool):
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 

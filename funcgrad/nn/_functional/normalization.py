@@ -162,31 +162,26 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps):
-    c = input.shape[1]
-    dims = list(range(2, input.dim()))
-    shape = [1, -1] + [1] * (input.dim() - 2)
+    """torch's composition: a batch norm of the (1, N*C, ...) view with weight, bias and running statistics
+    repeated N times (its graph: ViewBackward0 <- NativeBatchNormBackward0 <- ViewBackward0 / RepeatBackward0),
+    the running statistics then the mean of their N updated copies."""
+    b, c = input.shape[0], input.shape[1]
     if use_input_stats:
         n = 1
         for s in input.shape[2:]:
             n *= s
         if n <= 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got input size {_size(input)}")
-        mean = input.mean(dims, keepdim=True)
-        var = ((input - mean) ** 2).mean(dims, keepdim=True)
-        if running_mean is not None or running_var is not None:
-            with _no_grad():
-                m = mean.detach().reshape(input.shape[0], c)
-                v = var.detach().reshape(input.shape[0], c) * (n / (n - 1))
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(m.mean(0) * momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(v.mean(0) * momentum)
-        out = (input - mean) * _fg.rsqrt(var + eps)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
-        out = (input - running_mean.reshape(shape)) * _fg.rsqrt(running_var.reshape(shape) + eps)
-    return _affine(out, weight, bias, shape)
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    rep = [None if t is None else t.repeat(b) for t in (weight, bias, running_mean, running_var)]
+    x = input.contiguous().view((1, b * c) + tuple(input.shape[2:]))
+    out = _batch_norm(x, rep[2], rep[3], rep[0], rep[1], use_input_stats, momentum, eps)
+    with _no_grad():
+        for stat, r in ((running_mean, rep[2]), (running_var, rep[3])):
+            if stat is not None and use_input_stats:
+                stat.copy_(r.view(b, c).mean(0))
+    return out.view(input.shape)
 
 
 def _check_normalized_shape(input, normalized_shape):

@@ -94,14 +94,32 @@ def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1, eps
     return module
 
 
-class _Orthogonal(Module):
-    """Q = map(A - A^H)[:, :k] from the lower triangle A of the original (n >= k after transposing), with map
-    the matrix exponential or the Cayley transform: orthonormal columns for any original."""
+def _is_orthogonal(Q) -> bool:
+    n, k = Q.shape[-2], Q.shape[-1]
+    eps = 10.0 * n * _fg.finfo(Q.dtype).eps
+    return bool(_fg.allclose(Q.mH @ Q, _fg.eye(k, dtype=Q.dtype), atol=eps))
 
-    def __init__(self, weight, orthogonal_map):
+
+def _make_orthogonal(A):
+    """The Q of A = QR (A tall) with diag(R) real and non-negative (torch's, through geqrf)."""
+    X, tau = _fg.geqrf(A)
+    Q = _fg.linalg.householder_product(X, tau)
+    return Q * X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+class _Orthogonal(Module):
+    """torch's: Q = map(X) with map the matrix exponential or Cayley transform of A - A^H (A the lower triangle of
+    the original, n >= k after transposing) or a product of Householder reflectors; with use_trivialization,
+    Q = base @ map(X), base the orthogonal matrix the last assignment gave (the original is then reset)."""
+
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
         super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex tensors.")
         self.shape = tuple(weight.shape)
         self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
 
     def forward(self, X):
         n, k = X.shape[-2], X.shape[-1]
@@ -109,34 +127,71 @@ class _Orthogonal(Module):
         if transposed:
             X = X.mT
             n, k = k, n
-        A = X.tril()
-        if n != k:
-            A = _fg.cat([A, _fg.zeros(*A.shape[:-2], n, n - k, dtype=A.dtype)], -1)
-        A = A - A.mH
-        if self.orthogonal_map == "matrix_exp":
-            Q = _fg.matrix_exp(A)
-        else:  # cayley: (I - A/2)^-1 (I + A/2)
-            Id = _fg.eye(n, dtype=A.dtype)
-            Q = _fg.linalg.solve(Id - A / 2, Id + A / 2)
-        Q = Q[..., :k]
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:
+                X = _fg.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH
+            if self.orthogonal_map == "matrix_exp":
+                Q = _fg.matrix_exp(A)
+            else:
+                Id = _fg.eye(n, dtype=A.dtype)
+                Q = _fg.linalg.solve(_fg.add(Id, A, alpha=-0.5), _fg.add(Id, A, alpha=0.5))
+            if n != k:
+                Q = Q[..., :k]
+        else:  # householder (real only): reflectors below the diagonal, the diagonal's signs (+-1) kept
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = _fg.linalg.householder_product(A, tau)
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
         return Q.mT if transposed else Q
 
+    @_no_grad()
     def right_inverse(self, Q):
-        """The zero original (whose image is the identity frame): assignments re-initialise to it."""
-        return _fg.zeros_like(Q)
+        if tuple(Q.shape) != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {_fg.Size(self.shape)}. Got a tensor "
+                             f"of shape {Q.shape}.")
+        Q_init = Q
+        n, k = Q.shape[-2], Q.shape[-1]
+        transpose = n < k
+        if transpose:
+            Q = Q.mT
+            n, k = k, n
+        if not hasattr(self, "base"):
+            if self.orthogonal_map in ("cayley", "matrix_exp"):
+                raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
+                                          "parametrizations when use_trivialization=False.")
+            A, tau = _fg.geqrf(Q)
+            A.diagonal(dim1=-2, dim2=-1).sign_()
+            A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+            return A.mT if transpose else A
+        if n == k:
+            Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
+        else:  # complete Q into an n x n orthogonal matrix
+            N = _fg.randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype)
+            Q = _make_orthogonal(_fg.cat([Q, N], dim=-1))
+        self.base = Q
+        neg_id = _fg.zeros_like(Q_init)
+        neg_id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_id
 
 
 def orthogonal(module, name: str = "weight", orthogonal_map=None, *, use_trivialization: bool = True):
-    """Constrain module.<name> to orthonormal columns (or rows): Q = exp(A - A^H)[:, :k] ('matrix_exp') or the
-    Cayley map. The original starts at 0, so the initial weight is the identity frame (torch instead starts
-    from the orthogonal matrix nearest the current weight); 'householder' is not available."""
+    """Constrain module.<name> to orthonormal columns (or rows), as torch's: 'matrix_exp' (the default for a square
+    or complex weight), 'cayley' or 'householder' (the default otherwise); the initial weight is the orthogonal
+    matrix nearest the current one (its QR's Q)."""
     weight = getattr(module, name, None)
     if not isinstance(weight, _fg.Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if weight.ndim < 2:
         raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
-    orthogonal_map = orthogonal_map or "matrix_exp"
-    if orthogonal_map not in ("matrix_exp", "cayley"):
-        raise ValueError(f"orthogonal_map has to be one of \"matrix_exp\", \"cayley\" here. Got: {orthogonal_map}")
-    parametrize.register_parametrization(module, name, _Orthogonal(weight, orthogonal_map), unsafe=True)
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] or weight.is_complex() else "householder"
+    if orthogonal_map not in ("matrix_exp", "cayley", "householder"):
+        raise ValueError(f"orthogonal_map has to be one of \"matrix_exp\", \"cayley\", \"householder\". Got: "
+                         f"{orthogonal_map}")
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module

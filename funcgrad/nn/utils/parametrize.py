@@ -58,7 +58,10 @@ class ParametrizationList(ModuleList):
             new = original
             for m in reversed(list(self)):
                 if hasattr(m, "right_inverse"):
-                    new = m.right_inverse(new)
+                    try:
+                        new = m.right_inverse(new)
+                    except NotImplementedError:  # (torch: taken as the identity at registration)
+                        pass
         self.is_tensor = isinstance(new, _fg.Tensor)
         if self.is_tensor:
             self.original = Parameter(new.detach().clone(), original.requires_grad)
