@@ -690,6 +690,21 @@ def test_jnp_linspace_logspace_geomspace_jax_cases():
     agree(lambda np_: np_.geomspace(np.float32(2), 50, 5, endpoint=False, axis=0))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_jnp_linspace_from_nonzero_start_bit_exact(dtype):
+    """From a nonzero start XLA's CPU code fuses linspace's sum into fused multiply-adds, which differ
+    with the row's length (unrolled rows of at most 33 samples, vectorised ones of 1408 bytes or more)
+    and with where the samples run (innermost dimension or not): bit for bit against JAX over random
+    bounds, lengths across those thresholds, endpoints and axes."""
+    rng = np.random.default_rng(0)
+    for num in [2, 3, 5, 9, 33, 34, 35, 50, 176, 177, 352, 353, 1000]:
+        for shape, axis in [((), 0), ((), 0), ((3,), 0), ((3,), -1), ((2, 1), 1), ((2, 3), 1), ((1,), 0)]:
+            start, stop = (dtype(rng.standard_normal(shape) * 10.0 ** rng.integers(-2, 4)) for _ in range(2))
+            endpoint = bool(rng.integers(0, 2))
+            agree(lambda np_: np_.linspace(start, stop, num, endpoint=endpoint, axis=axis, retstep=True),
+                  exact=True)
+
+
 @given(a=st.lists(st.integers(-20, 20), min_size=1, max_size=6), b=st.integers(-5, 5).filter(bool))
 def test_jnp_integer_division_signs(a, b):
     x = np.array(a)
