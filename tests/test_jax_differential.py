@@ -1003,6 +1003,27 @@ def test_jnp_asarray_of_python_scalar_is_weak():
     agree(lambda np_: np_.full((2,), 3))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16", "complex64"])
+def test_lax_cumsum_cumprod_round_in_xlas_order(dtype):
+    """JAX's scans are a reduce_window over the axis that XLA splits into rows of 16 (row scans, then the
+    rows' totals scanned the same way, then combined), each window summed left to right from +0: bit for
+    bit against JAX, forward and reverse, over lengths across the row and its square, along each axis
+    (was: NumPy's sequential scan, off in the last bits of most elements past 16, the reverse past 1)."""
+    dt = jjnp.dtype(dtype)
+    rng = np.random.default_rng(0)
+    for shape, axis in [((10,), 0), ((17,), 0), ((300,), 0), ((5000,), 0), ((7, 40), 1), ((40, 7), 0), ((1,), 0)]:
+        x = (rng.standard_normal(shape) * 3).astype(dt)
+        if dt.kind == "c":
+            x = x + 1j * rng.standard_normal(shape).astype(dt)
+        x.flat[0] = -0.0
+        p = (1 + rng.standard_normal(shape) / 20).astype(dt)
+        for reverse in (False, True):
+            agree(lambda np_: (jlax if np_ is jjnp else flax).cumsum(x, axis, reverse=reverse), exact=True)
+            agree(lambda np_: (jlax if np_ is jjnp else flax).cumprod(p, axis, reverse=reverse), exact=True)
+        agree(lambda np_: np_.cumsum(x, axis=axis), exact=True)
+        agree(lambda np_: np_.nancumprod(p, axis=axis), exact=True)
+
+
 def test_jnp_cumsum_keeps_small_ints():
     agree(lambda np_: np_.cumsum(np.ones(3, np.int8)))
 
