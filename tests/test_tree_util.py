@@ -26,6 +26,27 @@ def test_dict_keys_are_sorted_and_none_is_a_node():
     assert td.num_leaves == 2
 
 
+def test_dict_keys_that_do_not_compare_raise_as_jax():
+    """JAX sorts a dict's keys with Python's <: mixed numbers sort by value; keys that do not compare
+    raise its ValueError (a defaultdict's, flattened in Python, the TypeError itself); an OrderedDict
+    keeps its order. Was: keys sorted by type name, so {1: 1, 'a': 2} flattened where JAX raises."""
+    jax = pytest.importorskip("jax")
+    cases = [{1: 1, "a": 2}, {None: 1, "a": 2}, {"b": 1, "a": 2, "c": {None: 5}}, {2: "x", 1.5: "y", 0: "z", True: "w"},
+             collections.OrderedDict([(1, 1), ("a", 2)]), collections.defaultdict(int, {1: 1, "a": 2}),
+             {(1, "a"): 1, (1, 2): 2}, {"only": {3: 1}}]
+
+    def outcome(lib, tree):
+        try:
+            return lib.tree_util.tree_leaves(tree), [str(k) for k, _ in lib.tree_util.tree_flatten_with_path(tree)[0]]
+        except Exception as e:  # noqa: BLE001 (the exception's type and message are what is compared)
+            return type(e), str(e)
+
+    for tree in cases:
+        assert outcome(fg, tree) == outcome(jax, tree), tree
+    with pytest.raises(ValueError, match="Comparator raised exception while sorting pytree dictionary keys"):
+        fg.tree.map(lambda v: v, {1: 1, "a": 2})
+
+
 def test_tree_map_multi_tree_and_structure_mismatch():
     out = tu.tree_map(lambda a, b: a + b, {"a": 1, "b": (2, 3)}, {"a": 10, "b": (20, 30)})
     assert out == {"a": 11, "b": (22, 33)}

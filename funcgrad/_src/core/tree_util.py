@@ -96,12 +96,15 @@ def register_dataclass(cls: type, data_fields=None, meta_fields=None) -> type:
 
 
 def _dict_flatten(d):
-    keys = sorted(d.keys(), key=_sort_key)
+    """A dict's children in the order of its sorted keys, as JAX's: keys that do not compare (1 and 'a')
+    raise JAX's ValueError (a defaultdict, flattened by JAX in Python, its TypeError)."""
+    try:
+        keys = sorted(d.keys())
+    except TypeError as e:
+        if isinstance(d, defaultdict):
+            raise
+        raise ValueError("Comparator raised exception while sorting pytree dictionary keys.") from e
     return [d[k] for k in keys], (type(d), tuple(keys), getattr(d, "default_factory", None))
-
-
-def _sort_key(k):
-    return (type(k).__name__, k) if not isinstance(k, (int, float)) else ("", k)
 
 
 def _dict_unflatten(aux, children):
