@@ -1042,3 +1042,29 @@ def test_torch_svd_full_matrices_gradient_as_torch(shape):
         loss.backward()
         grads.append(a.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+def test_qr_raw_mode_is_lapacks_householder_form_as_jax():
+    """jnp.linalg.qr(mode='raw'): QRResult(h, taus), h LAPACK's geqrf result transposed (..., N, M), as JAX
+    returns it, for tall, wide, square and stacked float / complex matrices, under jit and vmap; no
+    derivative (JAX's NotImplementedError); mode 'full' is 'reduced'. Was: NotImplementedError."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jjnp
+    rng = np.random.default_rng(0)
+    for shape in [(4, 3), (3, 4), (3, 3), (2, 4, 3), (1, 1)]:
+        for dt in [np.float32, np.complex64]:
+            a = rng.standard_normal(shape).astype(dt)
+            ours, theirs = jnp.linalg.qr(a, mode="raw"), jjnp.linalg.qr(a, mode="raw")
+            assert type(ours).__name__ == type(theirs).__name__ == "QRResult"
+            for o, t in zip(ours, theirs):
+                assert o.shape == t.shape and o.dtype == t.dtype
+                np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=2e-5, atol=2e-6)
+    a = rng.standard_normal((4, 3)).astype(np.float32)
+    want = jjnp.linalg.qr(a, mode="raw")
+    np.testing.assert_allclose(np.asarray(fg.jit(lambda x: jnp.linalg.qr(x, mode="raw"))(a)[0]), want[0], rtol=2e-5, atol=2e-6)
+    taus = fg.vmap(lambda x: jnp.linalg.qr(x, mode="raw")[1])(np.stack([a, 2 * a]))
+    np.testing.assert_allclose(np.asarray(taus), np.stack([want[1], want[1]]), rtol=2e-5)
+    with pytest.raises(NotImplementedError, match="geqrf"):
+        fg.grad(lambda x: jnp.linalg.qr(x, mode="raw")[1].sum())(a)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.qr(a, mode="full")[1]), jjnp.linalg.qr(a, mode="full")[1],
+                               rtol=2e-5, atol=2e-6)
