@@ -1048,7 +1048,7 @@ def test_qr_raw_mode_is_lapacks_householder_form_as_jax():
     """jnp.linalg.qr(mode='raw'): QRResult(h, taus), h LAPACK's geqrf result transposed (..., N, M), as JAX
     returns it, for tall, wide, square and stacked float / complex matrices, under jit and vmap; no
     derivative (JAX's NotImplementedError); mode 'full' is 'reduced'. Was: NotImplementedError."""
-    jax = pytest.importorskip("jax")
+    pytest.importorskip("jax")
     import jax.numpy as jjnp
     rng = np.random.default_rng(0)
     for shape in [(4, 3), (3, 4), (3, 3), (2, 4, 3), (1, 1)]:
