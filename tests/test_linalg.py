@@ -515,7 +515,8 @@ def test_symmetrize_input_false_reads_one_triangle_like_numpy():
     close(la.eigvalsh(a, symmetrize_input=False), np.linalg.eigvalsh(a))
     b = S4 + np.tril(rand(4, 4, seed=3), -1)
     close(la.eigvalsh(b, UPLO="U", symmetrize_input=False), np.linalg.eigvalsh(b, UPLO="U"))
-    close(la.cholesky(b, upper=True, symmetrize_input=False), mT(np.linalg.cholesky(b.T)))
+    # upper=True transposes the factor of the lower triangle, as JAX's (jnp.linalg.cholesky reads the lower one)
+    close(la.cholesky(a, upper=True, symmetrize_input=False), mT(np.linalg.cholesky(a)))
     close(la.eigvalsh(a), np.linalg.eigvalsh((a + a.T) / 2))  # the default: the symmetric part, as JAX
 
 
@@ -1068,3 +1069,31 @@ def test_qr_raw_mode_is_lapacks_householder_form_as_jax():
         fg.grad(lambda x: jnp.linalg.qr(x, mode="raw")[1].sum())(a)
     np.testing.assert_allclose(np.asarray(jnp.linalg.qr(a, mode="full")[1]), jjnp.linalg.qr(a, mode="full")[1],
                                rtol=2e-5, atol=2e-6)
+
+
+def test_cholesky_of_one_triangle_value_and_gradient_as_jax():
+    """jax.scipy.linalg.cholesky (and cho_factor) read only the triangle they are asked for, and
+    jnp.linalg.cholesky(symmetrize_input=False) the lower one whatever `upper` says; their gradients are
+    JAX's (the rule takes the tangent as it is, so the other triangle gets a gradient too), as are
+    cho_solve's through them. Was: the Hermitian part read (NaN where the other triangle held anything
+    else) and the symmetric gradient."""
+    pytest.importorskip("jax")
+    import jax
+    import jax.numpy as jjnp
+    import jax.scipy.linalg as jsl
+    import funcgrad.scipy.linalg as fsl
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 3))
+    s = (a @ a.T + 3 * np.eye(3)).astype(np.float32)
+    junk = (np.tril(s) + 7 * np.triu(np.ones((3, 3)), 1)).astype(np.float32)
+    b = rng.standard_normal((3, 2)).astype(np.float32)
+    cases = [lambda np_, sl, m: sl.cholesky(m, lower=True), lambda np_, sl, m: sl.cholesky(m.T),
+             lambda np_, sl, m: np_.linalg.cholesky(m, symmetrize_input=False),
+             lambda np_, sl, m: np_.linalg.cholesky(m, upper=True, symmetrize_input=False),
+             lambda np_, sl, m: sl.cho_solve(sl.cho_factor(m, lower=True), b),
+             lambda np_, sl, m: sl.cho_solve((sl.cholesky(m.T, lower=False), False), b)]
+    for f in cases:
+        np.testing.assert_allclose(np.asarray(f(jnp, fsl, junk)), np.asarray(f(jjnp, jsl, junk)), rtol=1e-5, atol=1e-6)
+        ours = fg.grad(lambda m: jnp.sum(f(jnp, fsl, m)))(s)
+        theirs = jax.grad(lambda m: jjnp.sum(f(jjnp, jsl, m)))(s)
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-4, atol=1e-5)

@@ -183,9 +183,7 @@ def cholesky(a, /, *, upper: bool = False, symmetrize_input: bool = True):
 def _cholesky(a, *, upper: bool = False, symmetrize_input: bool = True, convention: str = "jax"):
     """cholesky with the card's failure convention: "jax" (NaN) or "torch" (LinAlgError; the torch face's)."""
     x = _matrix(a, "cholesky", square=True)
-    if not symmetrize_input:
-        x = _from_triangle(x, lower=not upper)
-    factor = ld.cholesky(x, convention=convention)
+    factor = ld.cholesky(x, convention=convention, symmetrize=bool(symmetrize_input))  # (the lower triangle: JAX's)
     return _H(factor) if upper else factor
 
 
