@@ -65,7 +65,7 @@ def test_gradient_and_jit():
 def test_integer_and_bool_inputs_convolve_in_floats_as_jax():
     """jax.scipy.signal promotes its inputs to inexact (int32, int8, bool -> float32 with x64 off), where
     scipy keeps integers. Was: int32 / int8 / int64 results."""
-    jax = pytest.importorskip("jax")
+    pytest.importorskip("jax")
     import jax.scipy.signal as jsig
     a, b = np.arange(4), np.arange(3)
     A, B = np.arange(12).reshape(3, 4), np.ones((2, 2), int)
