@@ -90,3 +90,18 @@ def test_structure_equality_and_leaves():
 def test_transforms_accept_namedtuples():
     g = fg.grad(lambda p: p.x * p.y)(Point(np.float64(2.0), np.float64(5.0)))
     assert isinstance(g, Point) and float(g.x) == 5.0 and float(g.y) == 2.0
+
+
+def test_treedef_flatten_up_to_as_jax():
+    """PyTreeDef.flatten_up_to: the subtrees at the structure's leaves, JAX's ValueError where the
+    structure differs (was: no such method)."""
+    jax = pytest.importorskip("jax")
+    for lib in (fg, jax):
+        td = lib.tree_util.tree_structure([0, (0, 0)])
+        assert td.flatten_up_to([1, ({"a": 2}, [3])]) == [1, {"a": 2}, [3]]
+        assert lib.tree_util.tree_structure({"a": 0, "b": None}).flatten_up_to({"a": [1], "b": None}) == [[1]]
+        for bad in [[1, 2], [1, (2, 3), 4], (1, (2, 3)), [1, [2, 3]]]:
+            with pytest.raises(ValueError):
+                td.flatten_up_to(bad)
+        with pytest.raises(ValueError):
+            lib.tree_util.tree_structure(None).flatten_up_to(3)

@@ -154,6 +154,11 @@ class PyTreeDef:
         """The structures of this node's children (PyTreeDef.children() in JAX)."""
         return list(self.child_defs)
 
+    def flatten_up_to(self, xs) -> list:
+        """The subtrees of xs at this structure's leaves (PyTreeDef.flatten_up_to in JAX): ValueError where
+        xs does not have this structure down to them."""
+        return flatten_up_to(self, xs, "flatten_up_to")
+
     def _key(self):
         kind = self.kind if isinstance(self.kind, str) else self.kind
         return (kind, _hashable(self.aux), self.child_defs)
