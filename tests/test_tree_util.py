@@ -105,3 +105,30 @@ def test_treedef_flatten_up_to_as_jax():
                 td.flatten_up_to(bad)
         with pytest.raises(ValueError):
             lib.tree_util.tree_structure(None).flatten_up_to(3)
+
+
+def test_treedef_str_as_jax():
+    """str(PyTreeDef) prints every node kind as JAX's does: namedtuples by class name, OrderedDict and
+    defaultdict as custom nodes with their keys (and factory), custom nodes' aux data as str prints it."""
+    jax = pytest.importorskip("jax")
+    P = collections.namedtuple("P", ["x", "y"])
+
+    def classes(lib):
+        @lib.tree_util.register_pytree_node_class
+        class B:
+            def __init__(self, v, t):
+                self.v, self.t = v, t
+
+            def tree_flatten(self):
+                return (self.v,), self.t
+
+            @classmethod
+            def tree_unflatten(cls, aux, children):
+                return cls(children[0], aux)
+        return B
+
+    trees = lambda B: [P(1, (2, 3)), collections.OrderedDict(a=1, b=[2]), collections.defaultdict(int, {"a": 1}),
+                       B(1, "tag"), B(1, None), {"k": (1,), "j": None}, [()]]
+    ours = [str(fg.tree_util.tree_structure(t)) for t in trees(classes(fg))]
+    theirs = [str(jax.tree_util.tree_structure(t)) for t in trees(classes(jax))]
+    assert ours == theirs

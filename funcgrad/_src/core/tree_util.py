@@ -184,9 +184,18 @@ class PyTreeDef:
             return f"({kids}{',' if len(self.child_defs) == 1 else ''})"
         if self.kind is list:
             return f"[{kids}]"
-        if self.kind in (dict, OrderedDict, defaultdict):
+        if self.kind is dict:
             return "{" + ", ".join(f"{k!r}: {c._str()}" for k, c in zip(self.aux[1], self.child_defs)) + "}"
-        return f"CustomNode({getattr(self.kind, '__name__', self.kind)}[{self.aux!r}], [{kids}])"
+        # JAX's: the other nodes as CustomNode(name[aux data, as str prints it], [children])
+        if self.kind is OrderedDict:
+            aux = tuple(self.aux[1])
+        elif self.kind is defaultdict:
+            aux = (self.aux[2], tuple(self.aux[1]))
+        elif self.kind == "namedtuple":
+            return f"CustomNode(namedtuple[{self.aux[0].__name__}], [{kids}])"
+        else:
+            aux = self.aux
+        return f"CustomNode({getattr(self.kind, '__name__', self.kind)}[{aux}], [{kids}])"
 
 
 def _hashable(aux):
