@@ -253,7 +253,7 @@ def qr(a, mode: str = "reduced"):
     for mode 'r', and for mode 'raw' LAPACK's Householder form as JAX returns it: QRResult(h, taus) with h
     the geqrf result transposed (..., N, M), as numpy.linalg.qr's (no derivative, as JAX's)."""
     if mode not in ("reduced", "complete", "r", "raw", "full"):
-        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+        raise ValueError(f"qr: Unrecognized mode '{mode}'")
     x = _matrix(a, "qr")
     if mode == "raw":
         h, taus = ld_qr.geqrf(x)
