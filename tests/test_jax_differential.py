@@ -690,6 +690,21 @@ def test_jnp_linspace_logspace_geomspace_jax_cases():
     agree(lambda np_: np_.geomspace(np.float32(2), 50, 5, endpoint=False, axis=0))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_jnp_linspace_from_nonzero_start_bit_exact(dtype):
+    """From a nonzero start XLA's CPU code fuses linspace's sum into fused multiply-adds, which differ
+    with the row's length (unrolled rows of at most 33 samples, vectorised ones of 1408 bytes or more)
+    and with where the samples run (innermost dimension or not): bit for bit against JAX over random
+    bounds, lengths across those thresholds, endpoints and axes."""
+    rng = np.random.default_rng(0)
+    for num in [2, 3, 5, 9, 33, 34, 35, 50, 176, 177, 352, 353, 1000]:
+        for shape, axis in [((), 0), ((), 0), ((3,), 0), ((3,), -1), ((2, 1), 1), ((2, 3), 1), ((1,), 0)]:
+            start, stop = (dtype(rng.standard_normal(shape) * 10.0 ** rng.integers(-2, 4)) for _ in range(2))
+            endpoint = bool(rng.integers(0, 2))
+            agree(lambda np_: np_.linspace(start, stop, num, endpoint=endpoint, axis=axis, retstep=True),
+                  exact=True)
+
+
 @given(a=st.lists(st.integers(-20, 20), min_size=1, max_size=6), b=st.integers(-5, 5).filter(bool))
 def test_jnp_integer_division_signs(a, b):
     x = np.array(a)
@@ -986,6 +1001,27 @@ def test_jnp_weak_type_lattice(x64_on):
 def test_jnp_asarray_of_python_scalar_is_weak():
     agree(lambda np_: np_.asarray(3.0))
     agree(lambda np_: np_.full((2,), 3))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16", "complex64"])
+def test_lax_cumsum_cumprod_round_in_xlas_order(dtype):
+    """JAX's scans are a reduce_window over the axis that XLA splits into rows of 16 (row scans, then the
+    rows' totals scanned the same way, then combined), each window summed left to right from +0: bit for
+    bit against JAX, forward and reverse, over lengths across the row and its square, along each axis
+    (was: NumPy's sequential scan, off in the last bits of most elements past 16, the reverse past 1)."""
+    dt = jjnp.dtype(dtype)
+    rng = np.random.default_rng(0)
+    for shape, axis in [((10,), 0), ((17,), 0), ((300,), 0), ((5000,), 0), ((7, 40), 1), ((40, 7), 0), ((1,), 0)]:
+        x = (rng.standard_normal(shape) * 3).astype(dt)
+        if dt.kind == "c":
+            x = x + 1j * rng.standard_normal(shape).astype(dt)
+        x.flat[0] = -0.0
+        p = (1 + rng.standard_normal(shape) / 20).astype(dt)
+        for reverse in (False, True):
+            agree(lambda np_: (jlax if np_ is jjnp else flax).cumsum(x, axis, reverse=reverse), exact=True)
+            agree(lambda np_: (jlax if np_ is jjnp else flax).cumprod(p, axis, reverse=reverse), exact=True)
+        agree(lambda np_: np_.cumsum(x, axis=axis), exact=True)
+        agree(lambda np_: np_.nancumprod(p, axis=axis), exact=True)
 
 
 def test_jnp_cumsum_keeps_small_ints():

@@ -32,7 +32,8 @@ def test_one_device_shardings():
     x = fg.device_put(np.arange(4.0).reshape(2, 2), s)
     assert isinstance(x, fg.Array) and x.dtype == np.float32  # x64 off (this module's mode): canonicalised, as JAX
     np.testing.assert_array_equal(np.asarray(x), np.arange(4.0).reshape(2, 2))
-    assert x.sharding == SingleDeviceSharding(dev) and x.sharding.device_set == {dev}
+    assert x.sharding == s and x.sharding.device_set == {dev}   # (JAX's: the NamedSharding it was put with)
+    assert (x * 2).sharding == SingleDeviceSharding(dev)        # (JAX propagates it; funcgrad does not yet)
     y = fg.jit(lambda a: fg.lax.with_sharding_constraint(a * 2, s))(x)
     np.testing.assert_array_equal(np.asarray(y), 2 * np.arange(4.0).reshape(2, 2))
     with pytest.raises(ValueError, match="'model'"):
@@ -42,6 +43,28 @@ def test_one_device_shardings():
         fg.device_put(np.ones(2), NamedSharding(two, P()))
     with pytest.raises(TypeError, match="Device or a Sharding"):
         fg.device_put(np.ones(2), "cpu")
+
+
+def test_device_put_with_a_named_sharding_as_jax():
+    """device_put(x, NamedSharding) gives arrays that carry that sharding (x.sharding is it), leaf by leaf
+    of a pytree, with JAX's ValueError for a spec longer than a value's rank. Was: SingleDeviceSharding."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jjnp
+
+    def outcome(lib, np_, spec, v):
+        mesh = lib.make_mesh((1,), ("x",))
+        try:
+            leaves = lib.tree_util.tree_leaves(lib.device_put(v, lib.sharding.NamedSharding(mesh, spec)))
+        except ValueError as e:
+            return str(e).split("is only valid")[1]
+        return [(type(a.sharding).__name__, tuple(a.sharding.spec), a.sharding.mesh.axis_names, a.dtype,
+                 a.weak_type, a.shape, np.asarray(a).tolist()) for a in leaves]
+
+    for spec in ("x",), (), (None,), ("x", None):
+        for v in [np.arange(4.0, dtype=np.float32), np.ones((2, 3), np.float32), {"a": np.ones(2, np.float32), "b": np.zeros((3, 1), np.float32)}]:
+            assert outcome(fg, jnp, P(*spec), v) == outcome(jax, jjnp, jax.sharding.PartitionSpec(*spec), v)
+    for spec in (), (None,):   # a Python scalar: weakly typed; rank 0 takes only P()
+        assert outcome(fg, jnp, P(*spec), 1.0) == outcome(jax, jjnp, jax.sharding.PartitionSpec(*spec), 1.0)
 
 
 def test_default_device_and_device_put():

@@ -97,7 +97,7 @@ def _outs(x):
 
 def test_every_primitive_has_a_case_and_every_rule():
     mine = {"cholesky", "triangular_solve", "cholesky_solve", "solve", "det", "adjugate", "slogdet", "eigh", "svd",
-            "qr", "eig"}
+            "qr", "eig", "geqrf"}
     assert mine == set(PRIMS)
     for name in mine:
         p = registry[name]
@@ -147,6 +147,9 @@ def _reference(name, args, params):
         return [np.linalg.svd(a, compute_uv=False)]
     if name == "qr":
         return list(np.linalg.qr(a, mode="complete" if params["full_matrices"] else "reduced"))
+    if name == "geqrf":   # (NumPy's raw mode hands back LAPACK's array transposed)
+        h, tau = np.linalg.qr(a, mode="raw")
+        return [np.ascontiguousarray(mT(h)), tau]
     raise AssertionError(name)
 
 
@@ -162,7 +165,7 @@ def test_primitive_values_match_numpy(name, data):
         close(o, r, rtol=1e-9, atol=1e-10)
 
 
-@pytest.mark.parametrize("name", PRIMS)
+@pytest.mark.parametrize("name", [n for n in PRIMS if n != "geqrf"])   # (geqrf: no derivative, as JAX's)
 @given(data=st.data())
 def test_primitive_derivatives_match_finite_differences(name, data):
     # jvp against central differences and vjp against jvp, to second order.
@@ -515,7 +518,8 @@ def test_symmetrize_input_false_reads_one_triangle_like_numpy():
     close(la.eigvalsh(a, symmetrize_input=False), np.linalg.eigvalsh(a))
     b = S4 + np.tril(rand(4, 4, seed=3), -1)
     close(la.eigvalsh(b, UPLO="U", symmetrize_input=False), np.linalg.eigvalsh(b, UPLO="U"))
-    close(la.cholesky(b, upper=True, symmetrize_input=False), mT(np.linalg.cholesky(b.T)))
+    # upper=True transposes the factor of the lower triangle, as JAX's (jnp.linalg.cholesky reads the lower one)
+    close(la.cholesky(a, upper=True, symmetrize_input=False), mT(np.linalg.cholesky(a)))
     close(la.eigvalsh(a), np.linalg.eigvalsh((a + a.T) / 2))  # the default: the symmetric part, as JAX
 
 
@@ -1056,3 +1060,57 @@ def test_solve_gradient_of_a_float32_matrix_whose_det_overflows_warns_nothing():
     a64 = np.asarray(a, np.float64)
     want = -np.outer(np.linalg.solve(a64.T, np.ones(4)), np.linalg.solve(a64, np.ones(4)))
     np.testing.assert_allclose(np.asarray(g), want, rtol=1e-4)
+
+
+def test_qr_raw_mode_is_lapacks_householder_form_as_jax():
+    """jnp.linalg.qr(mode='raw'): QRResult(h, taus), h LAPACK's geqrf result transposed (..., N, M), as JAX
+    returns it, for tall, wide, square and stacked float / complex matrices, under jit and vmap; no
+    derivative (JAX's NotImplementedError); mode 'full' is 'reduced'. Was: NotImplementedError."""
+    pytest.importorskip("jax")
+    import jax.numpy as jjnp
+    rng = np.random.default_rng(0)
+    for shape in [(4, 3), (3, 4), (3, 3), (2, 4, 3), (1, 1)]:
+        for dt in [np.float32, np.complex64]:
+            a = rng.standard_normal(shape).astype(dt)
+            ours, theirs = jnp.linalg.qr(a, mode="raw"), jjnp.linalg.qr(a, mode="raw")
+            assert type(ours).__name__ == type(theirs).__name__ == "QRResult"
+            for o, t in zip(ours, theirs):
+                assert o.shape == t.shape and o.dtype == t.dtype
+                np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=2e-5, atol=2e-6)
+    a = rng.standard_normal((4, 3)).astype(np.float32)
+    want = jjnp.linalg.qr(a, mode="raw")
+    np.testing.assert_allclose(np.asarray(fg.jit(lambda x: jnp.linalg.qr(x, mode="raw"))(a)[0]), want[0], rtol=2e-5, atol=2e-6)
+    taus = fg.vmap(lambda x: jnp.linalg.qr(x, mode="raw")[1])(np.stack([a, 2 * a]))
+    np.testing.assert_allclose(np.asarray(taus), np.stack([want[1], want[1]]), rtol=2e-5)
+    with pytest.raises(NotImplementedError, match="geqrf"):
+        fg.grad(lambda x: jnp.linalg.qr(x, mode="raw")[1].sum())(a)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.qr(a, mode="full")[1]), jjnp.linalg.qr(a, mode="full")[1],
+                               rtol=2e-5, atol=2e-6)
+
+
+def test_cholesky_of_one_triangle_value_and_gradient_as_jax():
+    """jax.scipy.linalg.cholesky (and cho_factor) read only the triangle they are asked for, and
+    jnp.linalg.cholesky(symmetrize_input=False) the lower one whatever `upper` says; their gradients are
+    JAX's (the rule takes the tangent as it is, so the other triangle gets a gradient too), as are
+    cho_solve's through them. Was: the Hermitian part read (NaN where the other triangle held anything
+    else) and the symmetric gradient."""
+    pytest.importorskip("jax")
+    import jax
+    import jax.numpy as jjnp
+    import jax.scipy.linalg as jsl
+    import funcgrad.scipy.linalg as fsl
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 3))
+    s = (a @ a.T + 3 * np.eye(3)).astype(np.float32)
+    junk = (np.tril(s) + 7 * np.triu(np.ones((3, 3)), 1)).astype(np.float32)
+    b = rng.standard_normal((3, 2)).astype(np.float32)
+    cases = [lambda np_, sl, m: sl.cholesky(m, lower=True), lambda np_, sl, m: sl.cholesky(m.T),
+             lambda np_, sl, m: np_.linalg.cholesky(m, symmetrize_input=False),
+             lambda np_, sl, m: np_.linalg.cholesky(m, upper=True, symmetrize_input=False),
+             lambda np_, sl, m: sl.cho_solve(sl.cho_factor(m, lower=True), b),
+             lambda np_, sl, m: sl.cho_solve((sl.cholesky(m.T, lower=False), False), b)]
+    for f in cases:
+        np.testing.assert_allclose(np.asarray(f(jnp, fsl, junk)), np.asarray(f(jjnp, jsl, junk)), rtol=1e-5, atol=1e-6)
+        ours = fg.grad(lambda m: jnp.sum(f(jnp, fsl, m)))(s)
+        theirs = jax.grad(lambda m: jjnp.sum(f(jjnp, jsl, m)))(s)
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-4, atol=1e-5)

@@ -20,7 +20,7 @@ import pytest
 import funcgrad
 import funcgrad.random as fr
 from funcgrad._src.core import dtypes
-from funcgrad.random import _util
+from funcgrad.lax import _fused
 
 try:
     import ml_dtypes
@@ -384,13 +384,13 @@ def test_fma_and_round_to_odd_are_correctly_rounded(x64_on):  # float64 data kep
     b = np.concatenate([rs.randn(400) * 10, rs.randn(100), [10.4, 3.0, 7.0]])
     c = np.concatenate([-rs.rand(400) * 5, rs.randn(100) * 1e-9, [-3.3, 2.0 ** -60, -1.0]])
     A = funcgrad.numpy.asarray
-    got = np.asarray(_util.fma(A(a), A(b), A(c)))
+    got = np.asarray(_fused.fma(A(a), A(b), A(c)))
     want = np.array([_exact(x, y, z) for x, y, z in zip(a, b, c)])
     np.testing.assert_array_equal(got, want)
     assert (got != a * b + c).any()   # the twice-rounded sum differs somewhere: the test can fail
     # a float64 sum rounded to odd, then to float32, is the correctly rounded float32 sum
     p = (a.astype(np.float32).astype(np.float64) * b.astype(np.float32).astype(np.float64))
     q = c.astype(np.float32).astype(np.float64)
-    got32 = np.asarray(_util.round_to_odd_sum(A(p), A(q))).astype(np.float32)
+    got32 = np.asarray(_fused.round_to_odd_sum(A(p), A(q))).astype(np.float32)
     want32 = np.array([_round_f32(Fraction(x) + Fraction(y)) for x, y in zip(p, q)])
     np.testing.assert_array_equal(got32, want32)

@@ -60,3 +60,24 @@ def test_gradient_and_jit():
         funcgrad.config.update("enable_x64", False)
 
 
+
+
+def test_integer_and_bool_inputs_convolve_in_floats_as_jax():
+    """jax.scipy.signal promotes its inputs to inexact (int32, int8, bool -> float32 with x64 off), where
+    scipy keeps integers. Was: int32 / int8 / int64 results."""
+    jax = pytest.importorskip("jax")
+    import jax.scipy.signal as jsig
+    a, b = np.arange(4), np.arange(3)
+    A, B = np.arange(12).reshape(3, 4), np.ones((2, 2), int)
+    prev = jax.config.jax_enable_x64
+    try:
+        for x64 in (False, True):
+            jax.config.update("jax_enable_x64", x64)
+            with funcgrad.enable_x64(x64):
+                for fn, x, y in [("convolve", a, b), ("correlate", a, b), ("convolve2d", A, B), ("correlate2d", A, B),
+                                 ("convolve", a > 1, b > 0), ("convolve", a.astype(np.int8), b.astype(np.int8))]:
+                    ours, theirs = getattr(fsig, fn)(x, y), getattr(jsig, fn)(x, y)
+                    assert ours.dtype == theirs.dtype, (fn, x64, ours.dtype, theirs.dtype)
+                    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+    finally:
+        jax.config.update("jax_enable_x64", prev)

@@ -339,3 +339,22 @@ def test_gumbel_mode_rankdata_against_jax():
             np.testing.assert_allclose(np.asarray(getattr(getattr(stats, name), f)(GX.astype(np.float32), 0.3, 1.7)),
                                        np.asarray(getattr(getattr(js, name), f)(GX.astype(np.float32), 0.3, 1.7)),
                                        rtol=2e-6)
+
+
+def test_python_scalar_parameters_keep_the_arrays_dtype_as_jax(x64_on):
+    """A Python scalar beside a float32 array is promoted strongly typed (JAX's promote_args_inexact), so
+    beta.logpdf / truncnorm.logpdf / uniform.logpdf of float32 data stay float32 with x64 on and give JAX's
+    weak type (were float64: betaln of two weakly typed float32 values promoted as Python scalars)."""
+    jax = pytest.importorskip("jax")
+    import jax.scipy.stats as jst
+    import funcgrad.scipy.stats as fst
+    jax.config.update("jax_enable_x64", True)
+    try:
+        u = np.linspace(0.1, 0.9, 5).astype(np.float32)
+        for name, args in [("beta", (2.0, 3.0)), ("truncnorm", (-1, 1)), ("uniform", ()), ("norm", (1.0, 2.0)),
+                           ("gamma", (2.0,)), ("t", (3.0,))]:
+            ours, theirs = getattr(fst, name).logpdf(u, *args), getattr(jst, name).logpdf(u, *args)
+            assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.weak_type), name
+            np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-5, atol=1e-6)
+    finally:
+        jax.config.update("jax_enable_x64", False)

@@ -738,3 +738,27 @@ def test_index_put_out_of_range_raises_as_torch(idx, accumulate):
         assert res[fg] == res[torch]
     else:
         np.testing.assert_array_equal(res[fg], res[torch])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+def test_cumsum_cumprod_bit_for_bit_as_torch(dtype):
+    """torch's CPU cumsum/cumprod: a running sum or product accumulated in float64 for float32 and the half types
+    (torch's accumulation type), each output rounded once; the JAX face rounds in XLA's order instead. Values
+    and the cumsum gradient (a reversed running sum) equal torch's bit for bit."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for shape, dim in (((300,), 0), ((7, 40), 1), ((40, 7), 0), ((3, 5, 9), -1)):
+        x = rng.standard_normal(shape)
+        for name, scale in (("cumsum", 1.0), ("cumprod", 0.1)):
+            got, want = [], []
+            for lib, out in ((fg, got), (torch, want)):
+                t = lib.tensor(x * scale + (1.0 if name == "cumprod" else 0.0)).to(getattr(lib, dtype)).requires_grad_()
+                out.append(getattr(lib, name)(t, dim).detach().float().numpy())
+            np.testing.assert_array_equal(got[0], want[0], err_msg=f"{name} {shape} {dim}")
+        g = rng.standard_normal(shape)
+        grads = []
+        for lib in (fg, torch):
+            t = lib.tensor(x).to(getattr(lib, dtype)).requires_grad_()
+            lib.cumsum(t, dim).backward(lib.tensor(g).to(getattr(lib, dtype)))
+            grads.append(t.grad.float().numpy())
+        np.testing.assert_array_equal(grads[0], grads[1], err_msg=f"cumsum grad {shape} {dim}")

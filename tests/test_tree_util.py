@@ -27,6 +27,27 @@ def test_dict_keys_are_sorted_and_none_is_a_node():
 
 
 def test_dict_keys_that_do_not_compare_raise_as_jax():
+    """JAX sorts a dict's keys with Python's <: mixed numbers sort by value; keys that do not compare
+    raise its ValueError (a defaultdict's, flattened in Python, the TypeError itself); an OrderedDict
+    keeps its order. Was: keys sorted by type name, so {1: 1, 'a': 2} flattened where JAX raises."""
+    jax = pytest.importorskip("jax")
+    cases = [{1: 1, "a": 2}, {None: 1, "a": 2}, {"b": 1, "a": 2, "c": {None: 5}}, {2: "x", 1.5: "y", 0: "z", True: "w"},
+             collections.OrderedDict([(1, 1), ("a", 2)]), collections.defaultdict(int, {1: 1, "a": 2}),
+             {(1, "a"): 1, (1, 2): 2}, {"only": {3: 1}}]
+
+    def outcome(lib, tree):
+        try:
+            return lib.tree_util.tree_leaves(tree), [str(k) for k, _ in lib.tree_util.tree_flatten_with_path(tree)[0]]
+        except Exception as e:  # noqa: BLE001 (the exception's type and message are what is compared)
+            return type(e), str(e)
+
+    for tree in cases:
+        assert outcome(fg, tree) == outcome(jax, tree), tree
+    with pytest.raises(ValueError, match="Comparator raised exception while sorting pytree dictionary keys"):
+        fg.tree.map(lambda v: v, {1: 1, "a": 2})
+
+
+def test_dict_keys_of_the_pytrees_page_raise_as_jax():
     """JAX's pytrees page: {1: 7, "y": 42} has keys that cannot be sorted, and JAX refuses it."""
     jax = pytest.importorskip("jax")
     tree = {1: 7, "y": 42}
@@ -91,3 +112,45 @@ def test_structure_equality_and_leaves():
 def test_transforms_accept_namedtuples():
     g = fg.grad(lambda p: p.x * p.y)(Point(np.float64(2.0), np.float64(5.0)))
     assert isinstance(g, Point) and float(g.x) == 5.0 and float(g.y) == 2.0
+
+
+def test_treedef_flatten_up_to_as_jax():
+    """PyTreeDef.flatten_up_to: the subtrees at the structure's leaves, JAX's ValueError where the
+    structure differs (was: no such method)."""
+    jax = pytest.importorskip("jax")
+    for lib in (fg, jax):
+        td = lib.tree_util.tree_structure([0, (0, 0)])
+        assert td.flatten_up_to([1, ({"a": 2}, [3])]) == [1, {"a": 2}, [3]]
+        assert lib.tree_util.tree_structure({"a": 0, "b": None}).flatten_up_to({"a": [1], "b": None}) == [[1]]
+        for bad in [[1, 2], [1, (2, 3), 4], (1, (2, 3)), [1, [2, 3]]]:
+            with pytest.raises(ValueError):
+                td.flatten_up_to(bad)
+        with pytest.raises(ValueError):
+            lib.tree_util.tree_structure(None).flatten_up_to(3)
+
+
+def test_treedef_str_as_jax():
+    """str(PyTreeDef) prints every node kind as JAX's does: namedtuples by class name, OrderedDict and
+    defaultdict as custom nodes with their keys (and factory), custom nodes' aux data as str prints it."""
+    jax = pytest.importorskip("jax")
+    P = collections.namedtuple("P", ["x", "y"])
+
+    def classes(lib):
+        @lib.tree_util.register_pytree_node_class
+        class B:
+            def __init__(self, v, t):
+                self.v, self.t = v, t
+
+            def tree_flatten(self):
+                return (self.v,), self.t
+
+            @classmethod
+            def tree_unflatten(cls, aux, children):
+                return cls(children[0], aux)
+        return B
+
+    trees = lambda B: [P(1, (2, 3)), collections.OrderedDict(a=1, b=[2]), collections.defaultdict(int, {"a": 1}),
+                       B(1, "tag"), B(1, None), {"k": (1,), "j": None}, [()]]
+    ours = [str(fg.tree_util.tree_structure(t)) for t in trees(classes(fg))]
+    theirs = [str(jax.tree_util.tree_structure(t)) for t in trees(classes(jax))]
+    assert ours == theirs

@@ -23,12 +23,12 @@ import numpy as np
 from .._src.core.config import config
 from .._src.core import dtypes as _dt
 from .._src.core import processes
-from .._src.core.array import ArrayBase, get_aval
+from .._src.core.array import Array, ArrayBase, get_aval
 from .._src.core.aval import ShapeDtypeStruct, ShapedArray
 from .._src.core.backend import CPU, Device, devices
 from .._src.core.backend import backend_devices as _backend_devices
 from .._src.core.jaxpr import eval_jaxpr
-from .._src.core.sharding import Sharding
+from .._src.core.sharding import NamedSharding, Sharding
 from .._src.core.tree_util import tree_flatten, tree_map, tree_unflatten
 from ..numpy import asarray, stack
 from .._src.prims.callbacks import pure_callback_p
@@ -166,13 +166,31 @@ def device_get(x):
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Place x (a pytree) on a device as Arrays: `device` is a Device, a Sharding of one device, or None
     (the array's own device, else the default one)."""
+    sharding = None
     if device is not None and not isinstance(device, Device):
         if not isinstance(device, Sharding):
             raise TypeError(f"device_put: device must be a Device or a Sharding, got {type(device).__name__}")
+        sharding = device if isinstance(device, NamedSharding) else None
         device = device.single_device("device_put")
     if device is None:
         device = _default_device.value
-    return tree_map(lambda v: asarray(v, device=device), x)
+    if sharding is None:
+        return tree_map(lambda v: asarray(v, device=device), x)
+    return tree_map(lambda v: _put_named(asarray(v, device=device), sharding), x)
+
+
+def _put_named(a, sharding):
+    """a as an Array carrying `sharding` (its buffer shared), after JAX's check of the spec's rank."""
+    if len(sharding.spec) > a.ndim:
+        raise ValueError(f"One of device_put args is incompatible with its sharding annotation {sharding!r}: "
+                         f"Sharding {sharding!r} is only valid for values of rank at least {len(sharding.spec)}, "
+                         f"but was applied to a value of rank {a.ndim}."
+                         + (" For scalars the PartitionSpec should be P()" if a.ndim == 0 else ""))
+    if type(a) is not Array:   # (a tracer under a transform: placed as it is)
+        return a
+    out = Array(a._buf, a.weak_type)
+    out._sharding = sharding
+    return out
 
 
 class _DefaultDevice:

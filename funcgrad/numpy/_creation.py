@@ -14,6 +14,7 @@ from .._src.core.errors import ConcretizationError, IncompatibleShapesError
 from .._src.core.trace import Tracer
 from .._src.prims import elementwise as ew
 from ..lax._elementwise import convert_element_type as _xla_convert
+from ..lax._fused import fma_any
 from .._src.prims.shape import (broadcast_in_dim, broadcasted_iota, concatenate, full as _full, pad, reshape)
 from ._device import put, resolve
 from ._manipulation import broadcast_arrays, moveaxis, ravel, stack
@@ -228,7 +229,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     JAX's arithmetic, as XLA compiles it: in the inexact dtype of `dtype` (or of start and stop), with
     t_i = i * fl(1/div) (div = num - 1, or num without the endpoint), each sample is
     start * (1 - t_i) + stop * t_i -- stop * t_i taken as i * (stop * fl(1/div)) where stop is a single
-    real value -- and the endpoint, if any, is stop itself. An integer dtype takes the floor."""
+    real value -- with the fused multiply-adds XLA's CPU code makes of that sum (float32/float64), and the
+    endpoint, if any, is stop itself. An integer dtype takes the floor."""
     num = operator.index(num)
     axis = operator.index(axis)
     if num < 0:
@@ -253,13 +255,17 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         i = broadcasted_iota(real, (div,), 0)
         t = ew.convert_element_type(ew.mul(ew.convert_element_type(i, wide), broadcast_to(c, (div,))), calc)
         one_minus = ew.sub(broadcast_to(scalar_array(1, calc, False), (div,)), t)
-        y = ew.mul(broadcast_in_dim(s, rows, bdims), broadcast_in_dim(one_minus, rows, (axis,)))
         if math.prod(bounds) == 1 and c.dtype == calc:
             ec = multiply(reshape(e, ()), c)     # XLA's reassociation: stop * (i * c) -> i * (stop * c)
-            ye = broadcast_in_dim(ew.mul(i, broadcast_to(ec, (div,))), rows, (axis,))
-        else:
-            ye = ew.mul(broadcast_in_dim(e, rows, bdims), broadcast_in_dim(t, rows, (axis,)))
-        y = ew.add(y, ye)
+            y = broadcast_in_dim(_linspace_row(reshape(s, ()), ec, c, i, one_minus, div), rows, (axis,))
+        else:   # XLA's CPU code fuses the sum (fma_any: float32/float64): fma(stop, t, start * (1 - t))
+            # where the samples run along the innermost dimension, else fma(start, 1 - t, stop * t)
+            sb, eb = broadcast_in_dim(s, rows, bdims), broadcast_in_dim(e, rows, bdims)
+            om, tb = broadcast_in_dim(one_minus, rows, (axis,)), broadcast_in_dim(t, rows, (axis,))
+            if math.prod(rows[axis + 1:]) == 1:
+                y = fma_any(eb, tb, ew.mul(sb, om))
+            else:
+                y = fma_any(sb, om, ew.mul(eb, tb))
         if endpoint:
             last = bounds[:axis] + (1,) + bounds[axis:]
             y = concatenate([y, broadcast_in_dim(e, last, bdims)], axis)
@@ -276,6 +282,28 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         y = put(y, device, "linspace")
     if retstep:
         return y, delta
+    return y
+
+
+def _linspace_row(s, ec, c, i, one_minus, div: int):
+    """The samples s * (1 - i*c) + i * ec of a linspace between single real values, with the fused
+    multiply-adds XLA's CPU code makes of them (float32/float64; other dtypes take the plain formula):
+    fma(i, ec, s * (1 - i*c)); for a row of at most 33 samples (unrolled, its constants folded) the
+    sample i = 1 is fma(s, 1 - c, ec); for a row of 1408 bytes or more (a vectorised loop) each full
+    block of 128 bytes takes 1 - i*c as fma(-i, c, 1) too, the remainder as above."""
+    S, EC = broadcast_to(s, (div,)), broadcast_to(ec, (div,))
+    dt = np.dtype(s.dtype)
+    if dt not in (np.float32, np.float64):
+        return ew.add(ew.mul(S, one_minus), ew.mul(i, EC))
+    y = fma_any(i, EC, ew.mul(S, one_minus))
+    idx = np.arange(div)
+    if div <= 33:
+        if div > 1:
+            y = ew.select(to_array(idx == 1), fma_any(S, one_minus, EC), y)
+    elif div * dt.itemsize >= 1408:
+        head = div - div % (128 // dt.itemsize)
+        fused_one_minus = fma_any(ew.neg(i), broadcast_to(c, (div,)), broadcast_to(scalar_array(1, dt, False), (div,)))
+        y = ew.select(to_array(idx < head), fma_any(i, EC, ew.mul(S, fused_one_minus)), y)
     return y
 
 

@@ -17,7 +17,7 @@ differences, all deliberate:
 - lstsq returns its rank as an integer array. Under jit or vmap, where the rank is not known while
   tracing, the residuals are always computed (shape (K,)), as JAX does; eagerly and under grad they
   follow NumPy (empty unless the rank is N and M > N).
-- qr(mode='raw') is not supported; `out=` is not supported (arrays are immutable).
+- `out=` is not supported (arrays are immutable).
 
 Derivatives: see funcgrad._src.prims.linalg_decomp for the rules and their degenerate cases
 (repeated eigenvalues / singular values give inf or NaN derivatives of eigenvectors / singular
@@ -183,9 +183,7 @@ def cholesky(a, /, *, upper: bool = False, symmetrize_input: bool = True):
 def _cholesky(a, *, upper: bool = False, symmetrize_input: bool = True, convention: str = "jax"):
     """cholesky with the card's failure convention: "jax" (NaN) or "torch" (LinAlgError; the torch face's)."""
     x = _matrix(a, "cholesky", square=True)
-    if not symmetrize_input:
-        x = _from_triangle(x, lower=not upper)
-    factor = ld.cholesky(x, convention=convention)
+    factor = ld.cholesky(x, convention=convention, symmetrize=bool(symmetrize_input))  # (the lower triangle: JAX's)
     return _H(factor) if upper else factor
 
 
@@ -251,13 +249,15 @@ def svdvals(x, /):
 
 
 def qr(a, mode: str = "reduced"):
-    """QR decomposition: QRResult(Q, R) for mode 'reduced' or 'complete', R alone for mode 'r'."""
-    if mode not in ("reduced", "complete", "r", "raw"):
+    """QR decomposition: QRResult(Q, R) for mode 'reduced' (or 'full', its old name) or 'complete', R alone
+    for mode 'r', and for mode 'raw' LAPACK's Householder form as JAX returns it: QRResult(h, taus) with h
+    the geqrf result transposed (..., N, M), as numpy.linalg.qr's (no derivative, as JAX's)."""
+    if mode not in ("reduced", "complete", "r", "raw", "full"):
         raise ValueError(f"qr: Unrecognized mode '{mode}'")
-    if mode == "raw":
-        raise NotImplementedError("qr: mode='raw' (Householder reflectors) is not supported; use 'reduced', "
-                                  "'complete' or 'r'")
     x = _matrix(a, "qr")
+    if mode == "raw":
+        h, taus = ld_qr.geqrf(x)
+        return QRResult(_m.swapaxes(h, -1, -2), taus)
     q, r = ld_qr.qr(x, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 

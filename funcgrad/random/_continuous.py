@@ -17,8 +17,9 @@ from .._src.prims import elementwise as ew, shape as sh
 from .._src.prims.reduction import reduce_sum
 from ._keys import (UINT_DTYPES, _partitionable_bits, blockwise, canonical_shape, check_key, const, flags,
                     random_bits, split2)
-from ._util import (as_dtype, broadcast_shapes, broadcast_to, check_shape, erf, erf_inv, finfo, float_dtype, fma,
-                    next_up, round_to_odd_sum)
+from ..lax._fused import fma, round_to_odd_sum
+from ._util import (as_dtype, broadcast_shapes, broadcast_to, check_shape, erf, erf_inv, finfo, float_dtype,
+                    next_up)
 from .. import numpy as jnp
 
 SQRT2 = math.sqrt(2.0)
@@ -58,7 +59,7 @@ def _uniform_scaled(floats, shape, dtype, minval, maxval):
     """floats in [0, 1) scaled to [minval, maxval) as XLA rounds it: XLA (on CPUs and GPUs with FMA)
     fuses floats * span + minval into one fused multiply-add, i.e. one rounding of the exact value.
     For floats of <= 32 bits the float64 product is exact and the float64 sum is rounded to odd, so
-    the final rounding to `dtype` is the correct one; float64 uses an emulated FMA (`_util.fma`). The
+    the final rounding to `dtype` is the correct one; float64 uses an emulated FMA (`lax._fused.fma`). The
     derivative is that of floats * span + minval (the correction is a constant). The half types
     (float16, bfloat16) round twice, as XLA's CPU backend does for them (it does not fuse half-precision
     arithmetic: JAX 0.10.2 on x86-64)."""

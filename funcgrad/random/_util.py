@@ -98,54 +98,6 @@ def next_up(x, sign: int):
     return ew.select(finite, moved, x)
 
 
-# --- correctly rounded a * b + c (XLA fuses uniform's scaling into one fused multiply-add) ------------
-
-def _two_sum(a, b):
-    """(s, e) with s = fl(a + b) and s + e == a + b exactly (Knuth's TwoSum)."""
-    s = ew.add(a, b)
-    bb = ew.sub(s, a)
-    return s, ew.add(ew.sub(a, ew.sub(s, bb)), ew.sub(b, bb))
-
-
-def _two_prod(a, b):
-    """(p, e) with p = fl(a * b) and p + e == a * b exactly (Dekker's product, float64 operands)."""
-    p = ew.mul(a, b)
-    split = const(134217729.0, a.dtype, a.shape)   # 2**27 + 1
-    ca, cb = ew.mul(split, a), ew.mul(split, b)
-    ah, bh = ew.sub(ca, ew.sub(ca, a)), ew.sub(cb, ew.sub(cb, b))
-    al, bl = ew.sub(a, ah), ew.sub(b, bh)
-    e = ew.add(ew.add(ew.add(ew.sub(ew.mul(ah, bh), p), ew.mul(ah, bl)), ew.mul(al, bh)), ew.mul(al, bl))
-    return p, e
-
-
-def round_to_odd_sum(a, b):
-    """a + b rounded to odd: the exact sum where representable, else the neighbour of the
-    round-to-nearest sum whose last significand bit is 1. Rounding that result again to a format at
-    least two bits narrower rounds the exact sum correctly (Boldo and Melquiond, "Emulation of FMA
-    and correctly rounded sums: proved algorithms using rounding to odd", 2008). Float64 operands."""
-    s, e = _two_sum(a, b)
-    ibits = np.dtype(f"int{8 * np.dtype(s.dtype).itemsize}")
-    even = ew.eq(ew.bitwise_and(ew.bitcast_convert_type(s, ibits), const(1, ibits, s.shape)),
-                 const(0, ibits, s.shape))
-    # inexact (e != 0; a NaN e means s is not finite, left as it is) with an even last bit
-    inexact = ew.bitwise_and(ew.bitwise_and(ew.ne(e, const(0.0, e.dtype, e.shape)), ew.eq(e, e)), even)
-    toward = ew.select(ew.gt(e, const(0.0, e.dtype, e.shape)), const(np.inf, s.dtype, s.shape),
-                       const(-np.inf, s.dtype, s.shape))
-    return ew.select(inexact, ew.nextafter(ew.stop_gradient(s), toward), s)  # (nextafter: no derivative)
-
-
-def fma(a, b, c):
-    """a * b + c rounded once, as a fused multiply-add (float64 operands of one shape): the exact
-    product a * b = p + e (Dekker), p + c = t + u (TwoSum), then t + (u + e rounded to odd) rounded
-    to nearest, which is correctly rounded (Boldo and Melquiond 2008). Where the splitting overflows
-    (|a| or |b| above ~1e300) or the result is not finite, the twice-rounded a * b + c is used."""
-    naive = ew.add(ew.mul(a, b), c)
-    p, e = _two_prod(a, b)
-    t, u = _two_sum(c, p)
-    fused = ew.add(t, round_to_odd_sum(u, e))
-    return ew.select(ew.is_finite(fused), fused, naive)
-
-
 def erf(x):
     return _special.erf(x)
 

@@ -25,8 +25,12 @@ __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "solve", "
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
-    """The Cholesky factor: upper U with a = U^H U (SciPy's default), or lower L with a = L L^H."""
-    return _la.cholesky(a, upper=not lower)
+    """The Cholesky factor: upper U with a = U^H U (SciPy's default), or lower L with a = L L^H, read from
+    that triangle of a only (as SciPy and JAX; JAX's derivative, the tangent taken as it is)."""
+    x = jnp.asarray(a)
+    if lower:
+        return _la.cholesky(x, symmetrize_input=False)
+    return jnp.conj(jnp.swapaxes(_la.cholesky(jnp.conj(jnp.swapaxes(x, -1, -2)), symmetrize_input=False), -1, -2))
 
 
 def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):

@@ -31,8 +31,8 @@ def _check(name, in1, in2, mode, method):
     if a.size == 0 or b.size == 0:
         raise ValueError(f"{name}: inputs cannot be empty")
     dt = jnp.result_type(a, b)
-    if dt == dtypes.bool_:
-        dt = jnp.int64
+    if not dtypes.is_inexact(dt):   # integers and bools convolve in the default float, as JAX's
+        dt = dtypes.to_inexact(dt, False)
     return a.astype(dt), b.astype(dt)
 
 

@@ -174,6 +174,7 @@ CASES = {
     "eigh": eigh_case,
     "svd": svd_case,
     "qr": qr_case,
+    "geqrf": lambda draw: (qr_case(draw)[0], {}),
 }
 
 

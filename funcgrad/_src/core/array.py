@@ -39,7 +39,7 @@ class ArrayBase(Shaped):
 
 class Array(ArrayBase):
     """An immutable n-dimensional array. Create one with `funcgrad.numpy.asarray` and friends."""
-    __slots__ = ("_buf", "weak_type", "__weakref__")
+    __slots__ = ("_buf", "weak_type", "_sharding", "__weakref__")   # (_sharding: set by device_put only)
 
     def __init__(self, buf, weak_type: bool = False):
         self._buf = buf
@@ -90,8 +90,10 @@ class Array(ArrayBase):
 
     @property
     def sharding(self):
-        """The SingleDeviceSharding of the device holding this array (funcgrad.sharding)."""
-        return SingleDeviceSharding(self.device)
+        """The sharding device_put gave this array (a NamedSharding of a one-device mesh), else the
+        SingleDeviceSharding of the device holding it (funcgrad.sharding)."""
+        s = getattr(self, "_sharding", None)
+        return s if s is not None else SingleDeviceSharding(self.device)
 
     @property
     def addressable_shards(self) -> list:

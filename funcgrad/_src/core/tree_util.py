@@ -96,10 +96,14 @@ def register_dataclass(cls: type, data_fields=None, meta_fields=None) -> type:
 
 
 def _dict_flatten(d):
+    """A dict's children in the order of its sorted keys, as JAX's: keys that do not compare (1 and 'a')
+    raise JAX's ValueError (a defaultdict, flattened by JAX in Python, its TypeError)."""
     try:
-        keys = sorted(d)
-    except TypeError:  # keys that do not compare ({1: a, "y": b}): JAX's error
-        raise ValueError("Comparator raised exception while sorting pytree dictionary keys.") from None
+        keys = sorted(d.keys())
+    except TypeError as e:
+        if isinstance(d, defaultdict):
+            raise
+        raise ValueError("Comparator raised exception while sorting pytree dictionary keys.") from e
     return [d[k] for k in keys], (type(d), tuple(keys), getattr(d, "default_factory", None))
 
 
@@ -150,6 +154,11 @@ class PyTreeDef:
         """The structures of this node's children (PyTreeDef.children() in JAX)."""
         return list(self.child_defs)
 
+    def flatten_up_to(self, xs) -> list:
+        """The subtrees of xs at this structure's leaves (PyTreeDef.flatten_up_to in JAX): ValueError where
+        xs does not have this structure down to them."""
+        return flatten_up_to(self, xs, "flatten_up_to")
+
     def _key(self):
         kind = self.kind if isinstance(self.kind, str) else self.kind
         return (kind, _hashable(self.aux), self.child_defs)
@@ -175,11 +184,18 @@ class PyTreeDef:
             return f"({kids}{',' if len(self.child_defs) == 1 else ''})"
         if self.kind is list:
             return f"[{kids}]"
-        if self.kind in (dict, OrderedDict, defaultdict):
+        if self.kind is dict:
             return "{" + ", ".join(f"{k!r}: {c._str()}" for k, c in zip(self.aux[1], self.child_defs)) + "}"
-        if self.kind == "namedtuple":  # JAX names the class alone: namedtuple[Point]
+        # JAX's: the other nodes as CustomNode(name[aux data, as str prints it], [children])
+        if self.kind is OrderedDict:
+            aux = tuple(self.aux[1])
+        elif self.kind is defaultdict:
+            aux = (self.aux[2], tuple(self.aux[1]))
+        elif self.kind == "namedtuple":
             return f"CustomNode(namedtuple[{self.aux[0].__name__}], [{kids}])"
-        return f"CustomNode({getattr(self.kind, '__name__', self.kind)}[{self.aux!r}], [{kids}])"
+        else:
+            aux = self.aux
+        return f"CustomNode({getattr(self.kind, '__name__', self.kind)}[{aux}], [{kids}])"
 
 
 def _hashable(aux):

@@ -66,8 +66,10 @@ def _isfinite(x):
 # --- the cards ------------------------------------------------------------------------------------
 
 def _scan_rule(op: str, kinds: str):
-    def rule(x: ShapedArray, *, axis, reverse) -> ShapedArray:
+    def rule(x: ShapedArray, *, axis, reverse, order="window") -> ShapedArray:
         check_dtype(op, x, kinds)
+        if order not in ("window", "sequential"):
+            value_error(op, f"order must be 'window' or 'sequential', got {order!r}")
         if not isinstance(axis, int) or not 0 <= axis < x.ndim:
             value_error(op, f"axis {axis!r} out of range for operand {x.str_short()} "
                             "(a scan needs an array of rank >= 1 and 0 <= axis < rank)")
@@ -112,7 +114,7 @@ def _accumulate(name):
 
 def _forward_only(rule):
     """A derivative rule written for reverse=False, extended to reverse=True by flipping the axis."""
-    def wrapped(t, ans, x, *, axis, reverse):
+    def wrapped(t, ans, x, *, axis, reverse, order="window"):
         if not reverse:
             return rule(t, ans, x, axis)
         return rev(rule(rev(t, (axis,)), rev(ans, (axis,)), rev(x, (axis,)), axis), (axis,))
@@ -120,8 +122,8 @@ def _forward_only(rule):
 
 
 def _scan_batch(prim):
-    def rule(args, dims, *, axis, reverse):
-        return prim.bind(move_axis(args[0], dims[0], 0), axis=axis + 1, reverse=reverse), 0
+    def rule(args, dims, *, axis, **params):
+        return prim.bind(move_axis(args[0], dims[0], 0), axis=axis + 1, **params), 0
     return rule
 
 
@@ -175,22 +177,75 @@ def _extreme_scan_vjp(jvp):
     return vjp
 
 
-def _cumsum_impl(xp):
-    return lambda x, axis: xp.cumsum(x, axis=axis, dtype=x.dtype)
+# XLA computes a scan as JAX lowers it, a reduce_window over the whole axis (out[k] sums its window left
+# to right from the identity), which XLA's reduce-window rewriter splits into rows of 16: each row scanned
+# on its own, the rows' totals scanned the same way (recursively), and each row's result combined with
+# the totals of the rows before it (after it, in reverse). Floating-point sums and products round in that
+# order, so the impls below follow it (integers are exact in any order and take NumPy's scan). The param
+# order="sequential" gives a running sum or product instead (torch's CPU kernels).
+_ROW = 16
 
 
-def _cumprod_impl(xp):
-    return lambda x, axis: xp.cumprod(x, axis=axis, dtype=x.dtype)
+def _row_scan(xp, op, accumulate, x, reverse: bool):
+    """The scan of each row along the last axis, each output its window's left-to-right combination:
+    x[0] op ... op x[k], or x[k] op ... op x[n-1] in reverse (15 vectorised steps for a row of 16)."""
+    if not reverse:
+        return accumulate(x, axis=-1, dtype=x.dtype)
+    out = x.copy()
+    for j in range(1, x.shape[-1]):
+        out[..., :j] = op(out[..., :j], x[..., j:j + 1])
+    return out
+
+
+def _window_scan(xp, op, accumulate, identity, x, reverse: bool):
+    """XLA's scan along the last axis of x (see _ROW)."""
+    n = x.shape[-1]
+    if n <= _ROW:
+        return _row_scan(xp, op, accumulate, x, reverse)
+    m = -(-n // _ROW)
+    lead = x.shape[:-1]
+    rows = xp.concatenate([x, xp.full(lead + (m * _ROW - n,), identity, x.dtype)], -1).reshape(lead + (m, _ROW))
+    inner = _row_scan(xp, op, accumulate, rows, reverse)
+    totals = _window_scan(xp, op, accumulate, identity, inner[..., 0] if reverse else inner[..., -1], reverse)
+    one = xp.full(lead + (1,), identity, x.dtype)
+    before = xp.concatenate([totals[..., 1:], one], -1) if reverse else xp.concatenate([one, totals[..., :-1]], -1)
+    return op(before[..., None], inner).reshape(lead + (m * _ROW,))[..., :n]
+
+
+def _xla_scan(xp, name: str, identity, x, axis: int, reverse: bool):
+    op, accumulate = (xp.add, xp.cumsum) if name == "add" else (xp.multiply, xp.cumprod)
+    if name == "add" and x.dtype.kind not in "iub" and (x.shape[axis] > 1 or x.dtype == dtypes.bfloat16):
+        x = x + xp.zeros((), x.dtype)   # the window's sum starts from +0: a -0.0 term adds as +0.0 (XLA keeps
+        #                                 a window of one float32/16 element as it is, not bfloat16's)
+    if x.dtype.kind in "iub" or x.shape[axis] <= 1:
+        y = accumulate(xp.flip(x, axis) if reverse else x, axis=axis, dtype=x.dtype)
+        return xp.flip(y, axis) if reverse else y
+    y = _window_scan(xp, op, accumulate, identity, xp.moveaxis(x, axis, -1), reverse)
+    return xp.moveaxis(y, -1, axis)
+
+
+def _xla_scan_impl(name: str, identity, kinds: str):
+    def impl(xp):
+        def scan(x, *, axis, reverse, order="window"):
+            if not 0 <= axis < x.ndim or _kind(x.dtype) not in kinds:
+                raise ValueError("bad operand")  # the caller reports it with the shape rule's message
+            if order == "sequential":
+                accumulate = xp.cumsum if name == "add" else xp.cumprod
+                y = accumulate(xp.flip(x, axis) if reverse else x, axis=axis, dtype=x.dtype)
+                return xp.flip(y, axis) if reverse else y
+            return _xla_scan(xp, name, identity, x, axis, reverse)
+        return scan
+    return impl
 
 
 cumsum_p = Primitive(
-    "cumsum", impl=_scan_impl(_cumsum_impl, "ifc"), abstract_eval=_scan_rule("cumsum", "ifc"),
-    jvp=[lambda t, ans, x, *, axis, reverse: cumsum(t, axis, reverse)],
-    vjp=[lambda g, ans, x, *, axis, reverse: cumsum(g, axis, not reverse)])
+    "cumsum", impl=_xla_scan_impl("add", 0, "ifc"), abstract_eval=_scan_rule("cumsum", "ifc"),
+    jvp=[lambda t, ans, x, *, axis, reverse, order="window": cumsum(t, axis, reverse, order=order)],
+    vjp=[lambda g, ans, x, *, axis, reverse, order="window": cumsum(g, axis, not reverse, order=order)])
 
 _cumprod_jvp, _cumprod_vjp = _affine_rules(_cumprod_coefficients)
 cumprod_p = Primitive(
-    "cumprod", impl=_scan_impl(_cumprod_impl, "ifc"), abstract_eval=_scan_rule("cumprod", "ifc"),
+    "cumprod", impl=_xla_scan_impl("multiply", 1, "ifc"), abstract_eval=_scan_rule("cumprod", "ifc"),
     jvp=[_cumprod_jvp], vjp=[_cumprod_vjp])
 
 _cle_jvp, _cle_vjp = _affine_rules(_cumlogsumexp_coefficients)
@@ -255,14 +310,23 @@ def _axis(x, axis) -> int:
     return axis  # out of range: the shape rule reports it
 
 
-def cumsum(operand, axis: int = 0, reverse: bool = False):
-    """Cumulative sum along `axis` (from the end when reverse=True), as jax.lax.cumsum."""
-    return cumsum_p.bind(operand, axis=_axis(operand, axis), reverse=bool(reverse))
+def cumsum(operand, axis: int = 0, reverse: bool = False, *, order: str = "window"):
+    """Cumulative sum along `axis` (from the end when reverse=True), as jax.lax.cumsum. `order` is the
+    face's rounding order for floats: "window" XLA's (JAX), "sequential" a running sum (torch's CPU
+    kernels); the default binds no param, so JAX's jaxprs read as JAX's."""
+    return cumsum_p.bind(operand, axis=_axis(operand, axis), reverse=bool(reverse), **_order(order))
 
 
-def cumprod(operand, axis: int = 0, reverse: bool = False):
-    """Cumulative product along `axis`, as jax.lax.cumprod (its derivative is exact with zeros)."""
-    return cumprod_p.bind(operand, axis=_axis(operand, axis), reverse=bool(reverse))
+def cumprod(operand, axis: int = 0, reverse: bool = False, *, order: str = "window"):
+    """Cumulative product along `axis`, as jax.lax.cumprod (its derivative is exact with zeros); `order`
+    as cumsum's."""
+    return cumprod_p.bind(operand, axis=_axis(operand, axis), reverse=bool(reverse), **_order(order))
+
+
+def _order(order: str) -> dict:
+    if order not in ("window", "sequential"):
+        raise ValueError(f"cumsum/cumprod: order must be 'window' or 'sequential', got {order!r}")
+    return {} if order == "window" else {"order": order}
 
 
 def cummax(operand, axis: int = 0, reverse: bool = False):

@@ -224,7 +224,7 @@ def _front_batch(prim):
 
 # --- cholesky -------------------------------------------------------------------------------------
 
-def _cholesky_rule(x: ShapedArray, *, convention="jax") -> ShapedArray:
+def _cholesky_rule(x: ShapedArray, *, convention="jax", symmetrize=True) -> ShapedArray:
     _check_convention("cholesky", convention)
     _check_matrix("cholesky", x, square=True)
     return x
@@ -239,10 +239,13 @@ def _fit_lapack(xp, a, nrhs: int = 0) -> None:
 
 
 def _cholesky_impl(xp):
-    def f(x, *, convention="jax"):
+    def f(x, *, convention="jax", symmetrize=True):
         _impl_check(x, square=True)
         _fit_lapack(xp, x)
-        h = 0.5 * (x + xp.swapaxes(x, -1, -2).conj())  # symmetrize as JAX does
+        if symmetrize:
+            h = 0.5 * (x + xp.swapaxes(x, -1, -2).conj())  # symmetrize as JAX does
+        else:   # the lower triangle only (LAPACK's potrf, JAX's symmetrize_input=False)
+            h = xp.tril(x) + xp.swapaxes(xp.tril(x, -1), -1, -2).conj()
         try:
             L = xp.linalg.cholesky(h)
             if convention == "torch" and not xp.isfinite(xp.diagonal(L, 0, -2, -1)).all():
@@ -270,19 +273,22 @@ def _phi(x):
     return ew.add(_tril(x, -1), _diag_embed(ew.mul(_diag(x), sh.full(x.shape[:-1], 0.5, x.dtype))))
 
 
-def _cholesky_jvp(t, L, x, **params):
-    # dL = L Phi(L^-1 dA L^-H), dA made Hermitian (the impl reads the Hermitian part of its input).
+def _cholesky_jvp(t, L, x, *, symmetrize=True, **params):
+    # dL = L Phi(L^-1 dA L^-H), dA made Hermitian (the impl reads the Hermitian part of its input); with
+    # symmetrize=False dA is the tangent as it is, as JAX's rule takes it (its value read the lower triangle).
     # (lower triangular; kept so explicitly, as JAX's tril of the factor does, where a NaN factor would spread)
-    tmp = triangular_solve(L, _sym(t), left_side=False, lower=True, transpose_a=True, conjugate_a=True)
+    tmp = triangular_solve(L, _sym(t) if symmetrize else t, left_side=False, lower=True, transpose_a=True,
+                           conjugate_a=True)
     return _tril(_mm(L, _phi(triangular_solve(L, tmp, left_side=True, lower=True))))
 
 
-def _cholesky_vjp(g, L, x, **params):
-    # The (linear, unconjugated) transpose of the jvp: herm(L^-T Phi(L^T Lbar) conj(L)^-1); the
-    # Hermitian-part map is its own transpose, as conj is.
+def _cholesky_vjp(g, L, x, *, symmetrize=True, **params):
+    # The (linear, unconjugated) transpose of the jvp: herm(L^-T Phi(L^T Lbar) conj(L)^-1) (without herm
+    # for symmetrize=False); the Hermitian-part map is its own transpose, as conj is.
     p = _phi(_mm(_T(L), g))
     tmp = triangular_solve(L, p, left_side=True, lower=True, transpose_a=True)
-    return _sym(triangular_solve(L, tmp, left_side=False, lower=True, conjugate_a=True))
+    out = triangular_solve(L, tmp, left_side=False, lower=True, conjugate_a=True)
+    return _sym(out) if symmetrize else out
 
 
 cholesky_p = Primitive("cholesky", impl=_cholesky_impl, abstract_eval=_cholesky_rule,
@@ -290,12 +296,16 @@ cholesky_p = Primitive("cholesky", impl=_cholesky_impl, abstract_eval=_cholesky_
 cholesky_p.batch = _front_batch(cholesky_p)
 
 
-def cholesky(x, *, convention: str = "jax"):
-    """Lower Cholesky factor L (L L^H = x) of the Hermitian part (x + x^H) / 2 of x, as JAX.
+def cholesky(x, *, convention: str = "jax", symmetrize: bool = True):
+    """Lower Cholesky factor L (L L^H = x) of the Hermitian part (x + x^H) / 2 of x, as JAX; with
+    symmetrize=False, of the Hermitian matrix of x's lower triangle, differentiated as JAX's
+    symmetrize_input=False is (the tangent taken as it is, so the upper triangle gets a gradient too).
 
     Where that part is not positive definite, convention "jax" gives a matrix of NaN (per batch element, as
     jax.lax.linalg.cholesky), "torch" raises numpy.linalg.LinAlgError (torch.linalg.cholesky raises)."""
-    return cholesky_p.bind(x, convention=convention)
+    if symmetrize:
+        return cholesky_p.bind(x, convention=convention)
+    return cholesky_p.bind(x, convention=convention, symmetrize=False)
 
 
 # --- triangular_solve -----------------------------------------------------------------------------

@@ -134,3 +134,35 @@ def qr(x, *, full_matrices: bool = False):
     Differentiable in reduced mode for any shape (and in complete mode when M <= N); a rank-deficient
     input gives inf / NaN derivatives (R is singular)."""
     return qr_p.bind(x, full_matrices=bool(full_matrices))
+
+
+# --- geqrf: the Householder form (numpy.linalg.qr's mode 'raw', jnp.linalg.qr(mode='raw')) ---------
+
+def _geqrf_rule(x: ShapedArray):
+    _check_matrix("geqrf", x)
+    m, n = x.shape[-2:]
+    b = tuple(x.shape[:-2])
+    return [ShapedArray(b + (m, n), x.dtype, x.weak_type), ShapedArray(b + (min(m, n),), x.dtype, x.weak_type)]
+
+
+def _geqrf_impl(xp):
+    def f(x):
+        _impl_check(x)
+        h, tau = xp.linalg.qr(x, mode="raw")   # (LAPACK's geqrf; NumPy hands back h transposed)
+        return [xp.ascontiguousarray(xp.swapaxes(h, -1, -2)), tau]
+    return f
+
+
+def _geqrf_no_derivative(*args, **params):
+    raise NotImplementedError("Differentiation rule for 'geqrf' not implemented")
+
+
+geqrf_p = Primitive("geqrf", impl=_geqrf_impl, abstract_eval=_geqrf_rule, jvp_full=_geqrf_no_derivative,
+                    vjp_full=_geqrf_no_derivative, multiple_results=True)
+geqrf_p.batch = _front_batch(geqrf_p)
+
+
+def geqrf(x):
+    """[a, taus]: LAPACK's geqrf of x (as jax.lax.linalg.geqrf): R on and above the diagonal of a, the
+    Householder vectors below it, and their scale factors taus. No derivative (as JAX's)."""
+    return geqrf_p.bind(x)

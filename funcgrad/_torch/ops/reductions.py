@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from .. import _jnp as jnp, _dtype as D
-from ..._src.prims import elementwise as ew, stop_gradient as _stop_gradient
+from ..._src.prims import cumulative as _cum, elementwise as ew, stop_gradient as _stop_gradient
 from ..._src.prims.reduction import reduce_sum as _reduce_sum, reduce_sum_p as _reduce_sum_p
 from ..._src.prims.shape import (REDUCE_TO_ARRAY as _REDUCE_TO_ARRAY, broadcast_in_dim_p as _bid_p,
                                  reshape_p as _reshape_p)
@@ -483,23 +483,25 @@ def _vector_norm(p, axes, keepdim):
 
 
 def _cumulative(name, jfn, input, dim, dtype):
-    """cumsum/cumprod: integers and bool accumulate in int64, float16 and bfloat16 in float32 (as torch)."""
+    """cumsum/cumprod: integers and bool accumulate in int64, float16, bfloat16 and float32 in float64 (torch's
+    CPU accumulation type), as a running sum or product (torch's CPU kernels; the JAX face rounds in XLA's
+    order)."""
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
     if odt == np.bool_:
         raise NotImplementedError(f"\"{name.lower()}_out_cpu\" not implemented for 'Bool'")
-    acc = np.dtype(np.float32) if odt == np.float16 or odt.name == "bfloat16" else odt
+    acc = np.dtype(np.float64) if odt in (np.float16, np.float32) or odt.name == "bfloat16" else odt
     return _apply1(name, lambda a: _cast(jfn(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt), input)
 
 
 @_with_out(None)
 def cumsum(input, dim, *, dtype=None):
-    return _cumulative("Cumsum", jnp.cumsum, input, dim, dtype)
+    return _cumulative("Cumsum", lambda a, axis: _cum.cumsum(a, axis, order="sequential"), input, dim, dtype)
 
 
 @_with_out(None)
 def cumprod(input, dim, *, dtype=None):
-    return _cumulative("Cumprod", jnp.cumprod, input, dim, dtype)
+    return _cumulative("Cumprod", lambda a, axis: _cum.cumprod(a, axis, order="sequential"), input, dim, dtype)
 
 
 def cdist(x1, x2, p=2.0):

@@ -18,7 +18,9 @@ def promote_float(name: str, *xs):
         raise _ComplexUndefinedError(f"{name}: complex input is not supported")
     if not dtypes.is_inexact(dt):
         dt = dtypes.to_inexact(dt, weak)
-    arrs = [scalar_array(a, dt, True) if is_python_scalar(a) else a if a.dtype == dt else a.astype(dt)
+    # a Python scalar beside an array is made strongly typed at the array's dtype (weak only where every
+    # operand is), as JAX's promote_args_inexact: a weak result would promote further to float64 with x64 on
+    arrs = [scalar_array(a, dt, weak) if is_python_scalar(a) else a if a.dtype == dt else a.astype(dt)
             for a in args]
     if len(arrs) > 1:
         arrs = list(jnp.broadcast_arrays(*arrs))
