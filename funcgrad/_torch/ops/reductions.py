@@ -483,14 +483,15 @@ def _vector_norm(p, axes, keepdim):
 
 
 def _cumulative(name, jfn, input, dim, dtype):
-    """cumsum/cumprod: integers and bool accumulate in int64, float16, bfloat16 and float32 in float64 (torch's
-    CPU accumulation type), as a running sum or product (torch's CPU kernels; the JAX face rounds in XLA's
-    order)."""
+    """cumsum/cumprod: integers and bool accumulate in int64, float16 and bfloat16 in float32, float32 in float64
+    (torch's CPU accumulation types), as a running sum or product (torch's CPU kernels; the JAX face rounds in
+    XLA's order)."""
     d = _dim(dim, input.ndim)
     odt = _np(dtype) if dtype is not None else _red_int64(input._np_dtype())
     if odt == np.bool_:
         raise NotImplementedError(f"\"{name.lower()}_out_cpu\" not implemented for 'Bool'")
-    acc = np.dtype(np.float64) if odt in (np.float16, np.float32) or odt.name == "bfloat16" else odt
+    acc = np.dtype(np.float64) if odt == np.float32 else \
+        np.dtype(np.float32) if odt == np.float16 or odt.name == "bfloat16" else odt
     return _apply1(name, lambda a: _cast(jfn(_cast(a, acc), axis=d), odt) if a.ndim else _cast(a, odt), input)
 
 
