@@ -36,10 +36,19 @@ def _one_file(config) -> bool:
     return len(files) == 1 and all(f.endswith(".py") for f in files)
 
 
+def _cpus() -> int:
+    """PYTEST_XDIST_AUTO_NUM_WORKERS if set, else the CPUs this process may run on (cgroup/taskset aware;
+    xdist's own `-n auto` counts physical cores where psutil is installed: 1 on a 2-vCPU hyperthreaded VM)."""
+    env = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
+    if env and env.strip().isdigit():
+        return int(env)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
     """Plain `pytest` runs on both cores of the 2-core CI machine: with pytest-xdist installed (the `test` extra)
-    and no `-n`/`--dist`/`-p no:xdist` on the command line, this sets `-n <CPUs, at most 4> --dist loadfile`
+    and no `-n`/`--dist`/`-p no:xdist` on the command line, this sets `-n <_cpus(), at most 4> --dist loadfile`
     (every file's tests in one worker, in order, so module-level state and module fixtures behave as in a serial
     run). A serial run where xdist is missing, for one file, on one CPU, under --pdb, or with `-n 0`. An initial
     conftest may implement this hook; it runs before xdist's own (tryfirst, registered later), which turns
@@ -48,7 +57,7 @@ def pytest_cmdline_main(config):
             or config.option.numprocesses is not None or config.option.dist != "no" or config.option.tx
             or config.getoption("usepdb", False) or _one_file(config)):
         return
-    n = min(config.hook.pytest_xdist_auto_num_workers(config=config) or 1, _MAX_WORKERS)
+    n = min(_cpus(), _MAX_WORKERS)
     if n >= 2:
         config.option.numprocesses = n
         config.option.dist = "loadfile"
