@@ -27,6 +27,41 @@ if not os.environ.get("FUNCGRAD_NATIVE"):
 
 import pytest  # noqa: E402
 
+_MAX_WORKERS = 4  # each worker imports funcgrad, torch and JAX (~1 GB); the MPI jobs start up to 4 ranks
+
+
+def _one_file(config) -> bool:
+    """Whether the command line names test nodes of a single file (loadfile cannot split one file)."""
+    files = {arg.split("::")[0] for arg in config.args}
+    return len(files) == 1 and all(f.endswith(".py") for f in files)
+
+
+def _cpus() -> int:
+    """PYTEST_XDIST_AUTO_NUM_WORKERS if set, else the CPUs this process may run on (cgroup/taskset aware;
+    xdist's own `-n auto` counts physical cores where psutil is installed: 1 on a 2-vCPU hyperthreaded VM)."""
+    env = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
+    if env and env.strip().isdigit():
+        return int(env)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Plain `pytest` runs on both cores of the 2-core CI machine: with pytest-xdist installed (the `test` extra)
+    and no `-n`/`--dist`/`-p no:xdist` on the command line, this sets `-n <_cpus(), at most 4> --dist loadfile`
+    (every file's tests in one worker, in order, so module-level state and module fixtures behave as in a serial
+    run). A serial run where xdist is missing, for one file, on one CPU, under --pdb, or with `-n 0`. An initial
+    conftest may implement this hook; it runs before xdist's own (tryfirst, registered later), which turns
+    numprocesses into the workers. The workers (`config.workerinput`) run their share serially."""
+    if (not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput")
+            or config.option.numprocesses is not None or config.option.dist != "no" or config.option.tx
+            or config.getoption("usepdb", False) or _one_file(config)):
+        return
+    n = min(_cpus(), _MAX_WORKERS)
+    if n >= 2:
+        config.option.numprocesses = n
+        config.option.dist = "loadfile"
+
 
 _X64_OFF = ("test_x64_modes", "test_dtypes", "test_config", "test_random", "test_sampling", "test_tensor", "test_torch_",
             "test_nn", "test_autograd", "test_optim", "test_func_views", "test_forward_ad", "test_serialization_torch",

@@ -46,7 +46,12 @@ class JaxAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.util.spec_from_loader(name, self)
 
     def create_module(self, spec):
-        return importlib.import_module(_target(spec.name))
+        module = importlib.import_module(_target(spec.name))
+        parent_name, _, child = spec.name.rpartition(".")
+        parent = sys.modules.get(parent_name)
+        if parent is not None:  # the import system will set parent.child = module next: note what is there
+            _overwritten.append((parent, child, getattr(parent, child, _MISSING)))
+        return module
 
     def exec_module(self, module):
         pass
@@ -57,6 +62,10 @@ def _jax_modules():
 
 
 _finder = JaxAlias()
+_MISSING = object()
+# (module, name, old value) for each attribute the import system set on a parent (`jax` is funcgrad, so
+# `import jax.config` would leave funcgrad.config the module of that name): restored when the block ends.
+_overwritten: list = []
 
 
 def install() -> None:
@@ -71,12 +80,19 @@ def install() -> None:
 def jax_is_funcgrad():
     """While the block runs, `import jax` (and jax.numpy, jax.lax, ...) gives funcgrad."""
     saved = _jax_modules()
+    mark = len(_overwritten)
     install()
     try:
         yield
     finally:
         if _finder in sys.meta_path:
             sys.meta_path.remove(_finder)
+        while len(_overwritten) > mark:
+            parent, name, old = _overwritten.pop()
+            if old is _MISSING:
+                parent.__dict__.pop(name, None)
+            else:
+                setattr(parent, name, old)
         for k in _jax_modules():
             del sys.modules[k]
         sys.modules.update(saved)

@@ -22,8 +22,10 @@ torch = pytest.importorskip("torch")
 @pytest.fixture(autouse=True)
 def _match_from_the_first_record(monkeypatch):
     """Records are matched from the first one met again (_MATCH_AFTER: normally after many, through
-    node_record.prune until then), so that the loops below go through the cache."""
+    node_record.prune until then), so that the loops below go through the cache. Each test starts from an
+    empty cache: the counts below would not grow where earlier tests in the process filled an op's list."""
     monkeypatch.setattr(_dispatch, "_MATCH_AFTER", 1)
+    monkeypatch.setattr(_dispatch, "_SIG_OF_OP", {})
 
 
 def _sigs(name):

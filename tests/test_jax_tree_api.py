@@ -129,6 +129,23 @@ def test_disable_jit_runs_python_eagerly():
     assert g._cache_size() == 0
 
 
+def test_clear_caches_with_a_dead_weak_proxy_alive():
+    """clear_caches walks gc's objects: a weakref.proxy whose referent is gone is among them (isinstance on it
+    raised ReferenceError) and is skipped."""
+    import weakref
+
+    class Referent:
+        pass
+    r = Referent()
+    dead = [weakref.proxy(r)]
+    del r
+    g = jax.jit(lambda x: x + 1)
+    g(jnp.ones(2))
+    assert g._cache_size() == 1
+    jax.clear_caches()
+    assert g._cache_size() == 0 and len(dead) == 1
+
+
 def test_linear_transpose_matches_matrix_transpose():
     A = np.arange(6.0).reshape(2, 3)
     f_t = jax.linear_transpose(lambda x: jnp.asarray(A) @ x, jax.ShapeDtypeStruct((3,), jnp.float64))

@@ -249,7 +249,7 @@ def disable_jit(disable: bool = True):
 def clear_caches() -> None:
     """Empty every jitted function's cache of compiled signatures (the next call re-traces)."""
     for obj in gc.get_objects():
-        if isinstance(obj, JitFunction):
+        if issubclass(type(obj), JitFunction):  # (not isinstance: a dead weakref.proxy raises ReferenceError)
             obj.clear_cache()
 
 
