@@ -423,3 +423,16 @@ def test_spawn_context_and_shared_memory_batches():
 def test_pin_memory_warns_without_accelerator():
     with pytest.warns(UserWarning, match="pin_memory"):
         list(fd.DataLoader(fd.TensorDataset(X), batch_size=10, pin_memory=True))
+
+
+def test_backward_compatibility_worker_init_fn_warns_as_torch():
+    """torch.utils.data.backward_compatibility.worker_init_fn (old sharding pipelines pass it) only warns."""
+    pytest.importorskip("torch")
+    import torch.utils.data.backward_compatibility as tb
+    import funcgrad.utils.data as fd
+    messages = []
+    for mod in (tb, fd.backward_compatibility):
+        with pytest.warns(FutureWarning) as rec:
+            assert mod.worker_init_fn(0) is None
+        messages.append([str(r.message) for r in rec])
+    assert messages[0] == messages[1]

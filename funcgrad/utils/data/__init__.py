@@ -1,5 +1,5 @@
 """torch.utils.data: datasets, samplers, collation and the DataLoader (with worker processes)."""
-from . import distributed  # noqa: F401
+from . import backward_compatibility, distributed  # noqa: F401
 from ._collate import default_collate, default_convert  # noqa: F401
 from ._worker import WorkerInfo, get_worker_info  # noqa: F401
 from .dataloader import DataLoader  # noqa: F401
