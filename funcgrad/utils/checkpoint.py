@@ -72,6 +72,9 @@ def _outputs(out) -> list:
 
 
 class CheckpointFunction(Function):
+    """The reentrant checkpoint (use_reentrant=True) as one autograd Function, torch's CheckpointFunction: the
+    forward runs without recording, the backward runs it again (with the saved RNG state) and differentiates."""
+
     @staticmethod
     def forward(ctx, run, n_args, preserve_rng, context_fn, *inputs):
         ctx.run = run
