@@ -713,37 +713,51 @@ def gemm_peak_flops() -> float:
     return 2 * 512 ** 3 / best
 
 
+def w2_fg_step(params, x, y):
+    """W2's step on funcgrad: value_and_grad of the MLP loss, then the SGD update."""
+    loss, grads = funcgrad.value_and_grad(lambda p: mlp_loss(FG, p, x, y))(params)
+    return loss, tree_map(lambda p, g: p - LR * g, params, grads)
+
+
+def w2_numpy_step(params, x, y):
+    """W2's step by hand in NumPy."""
+    loss, grads = numpy_mlp_value_and_grad(params, x, y)
+    return loss, [(w - LR * gw, b - LR * gb) for (w, b), (gw, gb) in zip(params, grads)]
+
+
+def w2_jax_step():
+    """W2's step on JAX, under jax.jit (blocking until its results are ready)."""
+    ns = jax_ns()
+
+    def step(p, xx, yy):
+        loss, g = jax.value_and_grad(lambda q: mlp_loss(ns, q, xx, yy))(p)
+        return loss, jax.tree_util.tree_map(lambda a, b: a - LR * b, p, g)
+    return jax_ready(jax.jit(step))
+
+
 def bench_w2() -> None:
     np_params, x_np, y_np = mlp_data()
     params, x, y = fg_tree(np_params), jnp.asarray(x_np), jnp.asarray(y_np)
 
-    def fg_step(params, x, y):
-        loss, grads = funcgrad.value_and_grad(lambda p: mlp_loss(FG, p, x, y))(params)
-        return loss, tree_map(lambda p, g: p - LR * g, params, grads)
-
-    def numpy_step(params, x, y):
-        loss, grads = numpy_mlp_value_and_grad(params, x, y)
-        return loss, [(w - LR * gw, b - LR * gb) for (w, b), (gw, gb) in zip(params, grads)]
-
     ref_loss, ref_grads = numpy_mlp_value_and_grad(np_params, x_np, y_np)
     check("W2 value_and_grad (eager)",
           funcgrad.value_and_grad(lambda p: mlp_loss(FG, p, x, y))(params), (ref_loss, ref_grads), 1e-4)
-    want = numpy_step(np_params, x_np, y_np)
-    step_jit = funcgrad.jit(fg_step)
+    want = w2_numpy_step(np_params, x_np, y_np)
+    step_jit = funcgrad.jit(w2_fg_step)
     # new parameters to 1e-6: the update LR * g is ~1e-3 of the parameters, so a missing or wrong update
     # (or a gradient off by more than ~1e-3 relative) fails
-    check("W2 SGD step (eager)", fg_step(params, x, y), want, 1e-6)
+    check("W2 SGD step (eager)", w2_fg_step(params, x, y), want, 1e-6)
     check("W2 SGD step (jit)", step_jit(params, x, y), want, 1e-6)
 
     c = Case("W2 MLP 784-512-512-10 SGD step, batch 128")
-    base = c.numpy(lambda: numpy_step(np_params, x_np, y_np), "NumPy (by hand)")
+    base = c.numpy(lambda: w2_numpy_step(np_params, x_np, y_np), "NumPy (by hand)")
     peak = gemm_peak_flops()
     ROWS[-1] = ROWS[-1][:5] + (f"{W2_FLOPS / 1e6:.0f} MFLOP at {W2_FLOPS / base / 1e9:.0f} GFLOP/s: "
                                f"{100 * W2_FLOPS / base / peak:.0f}% of one core's GEMM peak "
                                f"({peak / 1e9:.0f} GFLOP/s)",)
-    c.time("funcgrad eager", lambda: fg_step(params, x, y))
+    c.time("funcgrad eager", lambda: w2_fg_step(params, x, y))
     c.time("funcgrad.jit", lambda: step_jit(params, x, y), settle(step_jit, lambda: step_jit(params, x, y)))
-    step_par, out = compiled_with_parallel_ops(fg_step, params, x, y)
+    step_par, out = compiled_with_parallel_ops(w2_fg_step, params, x, y)
     check("W2 SGD step (jit, parallel ops)", out, want, 1e-6)
     settle(step_par, lambda: step_par(params, x, y))  # (no compile thread under the row)
     c.time("funcgrad.jit, jit_parallel_ops", lambda: step_par(params, x, y), "opt-in: a second thread (not BLAS's)")
@@ -767,13 +781,7 @@ def bench_w2() -> None:
         c.optional("torch eager", make_torch, want, 1e-6)
     if jax is not None:
         def make_jax():
-            ns = jax_ns()
-
-            def step(p, xx, yy):
-                loss, g = jax.value_and_grad(lambda q: mlp_loss(ns, q, xx, yy))(p)
-                return loss, jax.tree_util.tree_map(lambda a, b: a - LR * b, p, g)
-            return lambda f=jax_ready(jax.jit(step)), a=jax_tree(np_params), b=jax_tree(x_np), \
-                c=jax_tree(y_np): f(a, b, c)
+            return lambda f=w2_jax_step(), a=jax_tree(np_params), b=jax_tree(x_np), c=jax_tree(y_np): f(a, b, c)
         c.optional("jax.jit", make_jax, want, 1e-6)
 
 
@@ -806,16 +814,8 @@ def w2d_child(use_jax: bool) -> None:
     np_params, x_np, y_np = mlp_data()
     params, x, y = fg_tree(np_params), jnp.asarray(x_np), jnp.asarray(y_np)
 
-    def fg_step(params, x, y):
-        loss, grads = funcgrad.value_and_grad(lambda p: mlp_loss(FG, p, x, y))(params)
-        return loss, tree_map(lambda p, g: p - LR * g, params, grads)
-
-    def numpy_step(params, x, y):
-        loss, grads = numpy_mlp_value_and_grad(params, x, y)
-        return loss, [(w - LR * gw, b - LR * gb) for (w, b), (gw, gb) in zip(params, grads)]
-
-    want = numpy_step(np_params, x_np, y_np)
-    step_jit = funcgrad.jit(fg_step)
+    want = w2_numpy_step(np_params, x_np, y_np)
+    step_jit = funcgrad.jit(w2_fg_step)
     check("W2D SGD step (jit)", step_jit(params, x, y), want, 1e-6)
     n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     label = f"W2D W2's step at default threads ({n} CPUs)"
@@ -825,17 +825,12 @@ def w2d_child(use_jax: bool) -> None:
         t = measure(fn)
         rows.append((label, impl, t, _PEAK[0], note))
 
-    row("NumPy (by hand)", lambda: numpy_step(np_params, x_np, y_np), "NumPy's BLAS at its default threads")
+    row("NumPy (by hand)", lambda: w2_numpy_step(np_params, x_np, y_np), "NumPy's BLAS at its default threads")
     tier = settle(step_jit, lambda: step_jit(params, x, y))
     row("funcgrad.jit", lambda: step_jit(params, x, y), "; ".join(
         filter(None, [tier, f"BLAS threads per product by size, ceiling {funcgrad.get_num_threads()}"])))
     if jax is not None:
-        ns = jax_ns()
-
-        def step(p, xx, yy):
-            loss, g = jax.value_and_grad(lambda q: mlp_loss(ns, q, xx, yy))(p)
-            return loss, jax.tree_util.tree_map(lambda a, b: a - LR * b, p, g)
-        jf, a, b, c = jax_ready(jax.jit(step)), jax_tree(np_params), jax_tree(x_np), jax_tree(y_np)
+        jf, a, b, c = w2_jax_step(), jax_tree(np_params), jax_tree(x_np), jax_tree(y_np)
         check("W2D SGD step (jax.jit)", jf(a, b, c), want, 1e-6, check_dtype=False)
         row("jax.jit", lambda: jf(a, b, c), "XLA's default thread pool")
     print(json.dumps(rows))
